@@ -1,0 +1,4 @@
+import type { PluginDefinition } from '../src/plugins/sdk.js';
+
+/** The explicit list of built-in plugins. A plugin is one folder; add its manifest here. */
+export const builtinPlugins: PluginDefinition[] = [];

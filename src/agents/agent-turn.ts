@@ -1,0 +1,55 @@
+import type { HeraldConfig } from '../config/schema.js';
+import type { ModelRegistry } from '../models/model-registry.js';
+import type { ChatMessage, KnowledgePassage, ModelRequest, ThinkingLevel } from '../models/provider.js';
+import type { SessionMessage } from '../store/port.js';
+import type { AgentConfig } from './agent-directory.js';
+
+export interface TurnInput {
+  agent: AgentConfig;
+  /** model ref override; the agent's own model otherwise */
+  model?: string;
+  purpose: ModelRequest['purpose'];
+  history: SessionMessage[];
+  /** what the model sees as the new user message (possibly safety-wrapped) */
+  prompt: string;
+  /** the new message as received */
+  question?: string;
+  events?: string[];
+  knowledge?: KnowledgePassage[];
+  thinking?: ThinkingLevel;
+  temperature?: number;
+  maxTokens?: number;
+  user?: string;
+  signal?: AbortSignal;
+}
+
+/** Assembles an agent's prompt (instructions, knowledge, history, message) and picks its model. */
+export function prepareTurn(input: TurnInput, models: ModelRegistry, config: HeraldConfig) {
+  const ref = input.model ?? input.agent.model ?? config.agents.defaults.model;
+  const { provider, resolved } = models.resolve(ref);
+  const messages: ChatMessage[] = [];
+  const system = [input.agent.instructions?.trim(), knowledgeBlock(input.knowledge)].filter(Boolean).join('\n\n');
+  if (system) messages.push({ role: 'system', content: system });
+  for (const m of input.history) if (m.role !== 'system') messages.push({ role: m.role, content: m.content });
+  messages.push({ role: 'user', content: input.prompt });
+  const request: ModelRequest = {
+    model: resolved.model,
+    messages,
+    purpose: input.purpose,
+    events: input.events,
+    knowledge: input.knowledge,
+    question: input.question,
+    thinking: input.thinking ?? config.agents.defaults.thinking,
+    temperature: input.temperature,
+    maxTokens: input.maxTokens,
+    user: input.user,
+    signal: input.signal,
+  };
+  return { provider, resolved, request };
+}
+
+function knowledgeBlock(passages: KnowledgePassage[] | undefined): string | undefined {
+  if (!passages?.length) return undefined;
+  const lines = passages.map((p, i) => `[${i + 1}] (${p.filename})\n${p.content}`);
+  return `Answer from these knowledge-base passages when they are relevant, and cite them by number:\n\n${lines.join('\n\n')}`;
+}

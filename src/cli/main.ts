@@ -1,0 +1,57 @@
+import { ConfigError } from '../errors.js';
+import { loadBuiltinPlugins } from '../plugins/registry.js';
+import type { PluginCommand } from '../plugins/sdk.js';
+import { processIo, type CliIo } from './cli-io.js';
+import { configCheckCommand } from './config-check.js';
+import { configPathFrom } from './config-path.js';
+import { serveCommand } from './serve.js';
+
+type Command = { summary: string; run: (argv: string[], io: CliIo) => Promise<number> };
+
+/** herald's own commands, by their words; plugin commands (e.g. `webhooks gmail setup`) join them */
+const commands: Record<string, Command> = {
+  serve: { summary: 'start the gateway (writes a starter config on first run)', run: serveCommand },
+  'config check': { summary: 'validate a config file and print every fault', run: configCheckCommand },
+};
+
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  const pluginCommands = await pluginCommandTable(io);
+  const table = { ...commands, ...pluginCommands };
+  const words = Object.keys(table)
+    .filter((name) => name.split(' ').every((w, i) => argv[i] === w))
+    .sort((a, b) => b.split(' ').length - a.split(' ').length)[0];
+  if (!words || argv[0] === '--help' || argv[0] === 'help') {
+    io.out('usage: herald <command> [options]\n');
+    for (const [name, command] of Object.entries(table)) io.out(`  ${name.padEnd(24)} ${command.summary}`);
+    return words || argv.length === 0 || argv[0] === '--help' || argv[0] === 'help' ? 0 : 2;
+  }
+  try {
+    return await table[words]!.run(argv.slice(words.split(' ').length), io);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.err('herald: the configuration has faults:');
+      for (const fault of error.faults) io.err(`  ${fault}`);
+    } else {
+      io.err(`herald: ${(error as Error).message}`);
+    }
+    return 1;
+  }
+}
+
+async function pluginCommandTable(io: CliIo): Promise<Record<string, Command>> {
+  const table: Record<string, Command> = {};
+  for (const plugin of await loadBuiltinPlugins()) {
+    for (const command of plugin.commands ?? []) table[command.path.join(' ')] = wrap(command, io);
+  }
+  return table;
+}
+
+function wrap(command: PluginCommand, io: CliIo): Command {
+  return {
+    summary: command.summary,
+    run: (argv) => {
+      const flag = argv.findIndex((a) => a === '--config' || a === '-c');
+      return command.run(argv, { configPath: configPathFrom(flag >= 0 ? argv[flag + 1] : undefined), stdout: io.stdout, stderr: io.stderr });
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { serve as listen, type ServerType } from '@hono/node-server';
+import { loadConfigFile } from '../config/load.js';
+import { writeStarterConfig, type StarterSecrets } from '../config/starter-config.js';
+import { createGateway } from '../gateway.js';
+import { configPathFrom } from './config-path.js';
+import type { CliIo } from './cli-io.js';
+
+/** `herald serve`: the gateway. Writes a starter config on first run, then listens until a signal. */
+export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { config: { type: 'string', short: 'c' }, port: { type: 'string' }, host: { type: 'string' } },
+  });
+  const file = configPathFrom(values.config);
+  let starter: StarterSecrets | undefined;
+  if (!fs.existsSync(file)) {
+    starter = writeStarterConfig(file);
+    io.out(`No config found: wrote a starter config to ${file}`);
+  }
+  const loaded = await loadConfigFile(file);
+  if (values.port !== undefined) loaded.config.gateway.port = Number(values.port);
+  if (values.host !== undefined) loaded.config.gateway.host = values.host;
+  const gateway = await createGateway(loaded);
+  await gateway.start();
+
+  const server = await new Promise<ServerType>((resolve, reject) => {
+    const s = listen({ fetch: gateway.app.fetch, hostname: loaded.config.gateway.host, port: loaded.config.gateway.port }, () => resolve(s));
+    s.once('error', reject);
+  }).catch(async (error: NodeJS.ErrnoException) => {
+    await gateway.stop(0);
+    if (error.code === 'EADDRINUSE') {
+      throw new Error(`gateway.port: ${loaded.config.gateway.host}:${loaded.config.gateway.port} is already in use (set another port in ${file} or pass --port)`);
+    }
+    throw error;
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : loaded.config.gateway.port;
+  const base = `http://${loaded.config.gateway.host.includes(':') ? `[${loaded.config.gateway.host}]` : loaded.config.gateway.host}:${port}`;
+  io.out(`herald listening on ${base}`);
+  io.out(`config: ${file}`);
+  if (starter) printStarterHelp(io, base, loaded.config.hooks.path, starter);
+
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      gateway.logger.info({ signal }, 'shutting down');
+      server.close();
+      gateway.stop().then(resolve, resolve);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  return 0;
+}
+
+function printStarterHelp(io: CliIo, base: string, hooksPath: string, secrets: StarterSecrets): void {
+  io.out('');
+  io.out(`hook token:    ${secrets.hookToken}`);
+  io.out(`gateway token: ${secrets.gatewayToken}`);
+  io.out(`API key:       ${secrets.apiKey}`);
+  io.out('Try it:');
+  io.out(`  curl -s -X POST ${base}${hooksPath}/wake -H 'Authorization: Bearer ${secrets.hookToken}' -H 'Content-Type: application/json' -d '{"text":"Hello from curl"}'`);
+  io.out(`  curl -s -X POST ${base}${hooksPath}/agent -H 'Authorization: Bearer ${secrets.hookToken}' -H 'Content-Type: application/json' -d '{"message":"Summarise the day","deliver":false}'`);
+  io.out('');
+}

@@ -1,0 +1,75 @@
+import path from 'node:path';
+import { ConfigError } from '../errors.js';
+import { PluginRegistry, loadBuiltinPlugins, loadExternalPlugins } from '../plugins/registry.js';
+import type { PluginDefinition } from '../plugins/sdk.js';
+import { buildConfigSchema } from './build-schema.js';
+import { checkConfig } from './checks.js';
+import { substituteEnv } from './env-substitution.js';
+import { formatIssues } from './format-issues.js';
+import { parseStructuredFile } from './parse-file.js';
+import type { HeraldConfig } from './schema.js';
+import { checkModelRefs } from '../models/model-refs.js';
+
+export interface LoadedConfig {
+  config: HeraldConfig;
+  /** the raw, env-substituted section of each plugin, parsed by the plugin's schema */
+  file: string;
+  dir: string;
+  plugins: PluginRegistry;
+}
+
+export interface LoadConfigOptions {
+  env?: NodeJS.ProcessEnv;
+  /** the built-in plugins; discovered from plugins/index.ts when omitted */
+  builtins?: PluginDefinition[];
+}
+
+/** Reads, substitutes, validates and resolves a config file. Throws ConfigError with every fault. */
+export async function loadConfigFile(file: string, options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const absolute = path.resolve(file);
+  const raw = parseStructuredFile(absolute);
+  return loadConfigValue(raw, absolute, options);
+}
+
+export async function loadConfigValue(raw: unknown, file: string, options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const dir = path.dirname(file);
+  const faults: string[] = [];
+  const value = substituteEnv(raw ?? {}, options.env ?? process.env, faults);
+  if (faults.length) throw new ConfigError(faults.map((f) => `${file}: ${f}`));
+
+  const external = Array.isArray((value as { plugins?: unknown }).plugins)
+    ? ((value as { plugins: unknown[] }).plugins.filter((p) => typeof p === 'string') as string[])
+    : [];
+  const builtins = options.builtins ?? (await loadBuiltinPlugins());
+  const plugins = new PluginRegistry([...builtins, ...(await loadExternalPlugins(external, dir))]);
+
+  const parsed = buildConfigSchema(plugins.plugins).safeParse(value);
+  if (!parsed.success) throw new ConfigError(formatIssues(parsed.error.issues).map((f) => `${file}: ${f}`));
+  const config = resolvePaths(parsed.data as HeraldConfig, dir);
+
+  const semantic = [...checkConfig(config), ...checkModelRefs(config), ...checkPresets(config, plugins)];
+  if (semantic.length) throw new ConfigError(semantic.map((f) => `${file}: ${f}`));
+  return { config, file, dir, plugins };
+}
+
+/** Relative paths in the config are relative to the config file's folder, not the cwd. */
+function resolvePaths(config: HeraldConfig, dir: string): HeraldConfig {
+  const at = (p: string) => (p === ':memory:' ? p : path.resolve(dir, p));
+  return {
+    ...config,
+    storage: { ...config.storage, sqlite: at(config.storage.sqlite) },
+    hooks: { ...config.hooks, mappingsDir: at(config.hooks.mappingsDir), transformsDir: at(config.hooks.transformsDir) },
+  };
+}
+
+function checkPresets(config: HeraldConfig, plugins: PluginRegistry): string[] {
+  const faults: string[] = [];
+  config.hooks.presets.forEach((id, i) => {
+    const plugin = plugins.get(id);
+    if (!plugin || !plugin.roles.includes('preset')) {
+      const known = plugins.plugins.filter((p) => p.roles.includes('preset')).map((p) => p.id);
+      faults.push(`hooks.presets[${i}]: unknown preset "${id}" (known: ${known.join(', ') || 'none'})`);
+    }
+  });
+  return faults;
+}

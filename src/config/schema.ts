@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import { mappingSchema, thinkingLevels } from '../mappings/mapping-schema.js';
+
+/**
+ * The whole configuration file, declared once: types come from `z.infer`, validation from
+ * `safeParse`, the README's reference from `z.toJSONSchema` (see `config/reference-docs.ts`).
+ * Plugins add their own sections (`channels.<id>`, `hooks.<preset>`) through `buildConfigSchema`.
+ */
+const duration = z
+  .string()
+  .regex(/^(0|\d+(\.\d+)?(ms|s|m|h|d))$/, 'a duration like 30s, 30m, 2h, or 0 for off');
+
+export const gatewaySchema = z
+  .object({
+    host: z.string().default('127.0.0.1').describe('Address to listen on; keep it on loopback unless a trusted proxy is in front.'),
+    port: z.number().int().min(0).max(65535).default(8787).describe('Port to listen on (0 picks a free one).'),
+    auth: z
+      .object({ token: z.string().min(16).optional().describe('Bearer token of the admin API (/admin).') })
+      .strict()
+      .default({})
+      .describe('Gateway (operator) authentication.'),
+  })
+  .strict();
+
+export const hooksSchema = z
+  .object({
+    enabled: z.boolean().default(false).describe('Turns the webhook surface on.'),
+    token: z.string().min(16).optional().describe('The hook token; required when enabled. Must differ from the gateway token and API keys.'),
+    path: z.string().regex(/^\/[^?#]*$/, 'a path starting with /').default('/hooks').describe('Path prefix of the webhook endpoints.'),
+    maxBodyBytes: z.number().int().positive().default(262144).describe('Largest accepted request body, declared or streamed (413 above).'),
+    bodyTimeoutMs: z.number().int().positive().default(10000).describe('A body that stops arriving for this long gets 408.'),
+    presets: z.array(z.string()).default([]).describe('Built-in mapping presets to enable, e.g. ["gmail"].'),
+    mappings: z.array(mappingSchema).default([]).describe('Custom hook mappings, tried in order before mappingsDir and presets.'),
+    mappingsDir: z.string().default('./mappings').describe('Folder of mapping files (.yaml, .yml, .json, .json5), loaded in name order.'),
+    transformsDir: z.string().default('./transforms').describe('Folder transform modules are loaded from (never outside it).'),
+    transformTimeoutMs: z.number().int().positive().default(5000).describe('Time limit of one transform call.'),
+  })
+  .strict();
+
+export const agentSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, . _ -').describe('Agent id; the `model` of /v1/chat/completions.'),
+    name: z.string().optional().describe('Display name.'),
+    description: z.string().optional().describe('What this digital employee does.'),
+    instructions: z.string().optional().describe('System instructions given to its model.'),
+    model: z.string().optional().describe('Model ref of this agent; defaults to agents.defaults.model.'),
+  })
+  .strict();
+
+export const agentsSchema = z
+  .object({
+    defaults: z
+      .object({
+        model: z.string().default('embedded/extractive').describe('Default model ref, <provider>/<model> or an alias.'),
+        models: z.array(z.string()).optional().describe('When set, the only models a hook or mapping may override to.'),
+        thinking: z.enum(thinkingLevels).optional().describe('Default thinking level.'),
+        timeoutSeconds: z.number().positive().default(600).describe('Default time limit of an agent run.'),
+        maxConcurrent: z.number().int().positive().default(4).describe('Agent runs executing at once; the rest wait queued.'),
+      })
+      .strict()
+      .default({ model: 'embedded/extractive', timeoutSeconds: 600, maxConcurrent: 4 })
+      .describe('Defaults for every agent and run.'),
+    list: z
+      .array(agentSchema)
+      .min(1)
+      .default([{ id: 'main', name: 'Main' }])
+      .describe('The digital employees; the first one runs hooks and heartbeats.'),
+  })
+  .strict();
+
+export const providerSchema = z
+  .object({
+    api: z.literal('openai').describe('Wire protocol: any OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp).'),
+    baseUrl: z.string().url().describe('Base URL, e.g. https://api.openai.com/v1.'),
+    apiKey: z.string().optional().describe('API key sent as Bearer.'),
+  })
+  .strict();
+
+export const modelsSchema = z
+  .object({
+    providers: z.record(z.string(), providerSchema).default({}).describe('Model providers by name; `embedded` is built in.'),
+    aliases: z.record(z.string(), z.string()).default({}).describe('Short names for model refs, e.g. { fast: "openai/gpt-4o-mini" }.'),
+  })
+  .strict();
+
+export const heartbeatSchema = z
+  .object({
+    every: duration.default('30m').describe('Period of the main-session heartbeat; "0" turns it off.'),
+    ackMaxChars: z.number().int().nonnegative().default(300).describe('A reply that is only HEARTBEAT_OK within this length is not delivered.'),
+  })
+  .strict();
+
+export const storageSchema = z
+  .object({ sqlite: z.string().default('./data/herald.db').describe('SQLite database file (":memory:" for none).') })
+  .strict();
+
+export const apiKeySchema = z.union([
+  z.object({ name: z.string().min(1), key: z.string().min(16), agents: z.array(z.string()).optional() }).strict(),
+  z.object({ name: z.string().min(1), keyHash: z.string().regex(/^[a-f0-9]{64}$/, 'a sha256 hex digest'), agents: z.array(z.string()).optional() }).strict(),
+]);
+
+export const platformSchema = z
+  .object({
+    apiKeys: z
+      .array(apiKeySchema)
+      .default([])
+      .describe('Platform API keys: {name, key} or {name, keyHash} (sha256 hex), optionally limited to `agents`.'),
+    rateLimit: z
+      .object({
+        requestsPerMinute: z.number().int().positive().default(600).describe('Requests one key may make per minute.'),
+      })
+      .strict()
+      .default({ requestsPerMinute: 600 })
+      .describe('Per-key rate limit of /v1.'),
+    maxUploadBytes: z.number().int().positive().default(20 * 1024 * 1024).describe('Largest knowledge upload (413 above).'),
+  })
+  .strict();
+
+export const coreConfigShape = {
+  gateway: gatewaySchema.default(gatewaySchema.parse({})).describe('The HTTP listener.'),
+  hooks: hooksSchema.default(hooksSchema.parse({})).describe('The webhook surface.'),
+  agents: agentsSchema.default(agentsSchema.parse({})).describe('The digital employees and their defaults.'),
+  models: modelsSchema.default(modelsSchema.parse({})).describe('Model providers and aliases.'),
+  heartbeat: heartbeatSchema.default(heartbeatSchema.parse({})).describe('The main-session heartbeat.'),
+  storage: storageSchema.default(storageSchema.parse({})).describe('Where herald keeps what it accepted.'),
+  platform: platformSchema.default(platformSchema.parse({})).describe('The /v1 platform API.'),
+  channels: z.record(z.string(), z.unknown()).default({}).describe('Channel plugin settings by plugin id; each plugin declares its own schema.'),
+  plugins: z.array(z.string()).default([]).describe('Third-party plugins: paths (relative to this file) or package names.'),
+};
+
+export const coreConfigSchema = z.object(coreConfigShape).strict();
+export type HeraldConfig = z.output<typeof coreConfigSchema>;
+export type HeraldConfigInput = z.input<typeof coreConfigSchema>;

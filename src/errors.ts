@@ -1,0 +1,67 @@
+/**
+ * The one error catalog. Every error herald answers with over HTTP has a stable code here,
+ * a status and a default message; `http/error-handler.ts` is the only place that turns them
+ * into responses (the webhook shape `{ok:false,error}` or OpenAI's `{error:{...}}`).
+ * A test keeps this table and the README's error table in step.
+ */
+export const errorCatalog = {
+  HERALD_BAD_REQUEST: { status: 400, message: 'invalid request', openai: 'invalid_request_error' },
+  HERALD_INVALID_JSON: { status: 400, message: 'invalid JSON body', openai: 'invalid_request_error' },
+  HERALD_INVALID_FIELD: { status: 400, message: 'invalid field', openai: 'invalid_request_error' },
+  HERALD_MODEL_NOT_ALLOWED: { status: 400, message: 'model not allowed', openai: 'invalid_request_error' },
+  HERALD_SCHEMA_MISMATCH: { status: 400, message: 'payload does not match the mapping schema', openai: 'invalid_request_error' },
+  HERALD_UNAUTHORIZED: { status: 401, message: 'unauthorized', openai: 'invalid_api_key' },
+  HERALD_FORBIDDEN: { status: 403, message: 'forbidden', openai: 'permission_denied' },
+  HERALD_NOT_FOUND: { status: 404, message: 'not found', openai: 'not_found' },
+  HERALD_MAPPING_NOT_FOUND: { status: 404, message: 'no hook mapping for this path', openai: 'not_found' },
+  HERALD_METHOD_NOT_ALLOWED: { status: 405, message: 'method not allowed', openai: 'invalid_request_error' },
+  HERALD_BODY_TIMEOUT: { status: 408, message: 'request body timeout', openai: 'invalid_request_error' },
+  HERALD_PAYLOAD_TOO_LARGE: { status: 413, message: 'payload too large', openai: 'file_too_large' },
+  HERALD_UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'unsupported media type', openai: 'unsupported_file_type' },
+  HERALD_RATE_LIMITED: { status: 429, message: 'too many requests', openai: 'rate_limit_exceeded' },
+  HERALD_MAPPING_FAILED: { status: 500, message: 'hook mapping failed', openai: 'server_error' },
+  HERALD_INTERNAL: { status: 500, message: 'internal error', openai: 'server_error' },
+  HERALD_UNAVAILABLE: { status: 503, message: 'service unavailable', openai: 'server_error' },
+} as const satisfies Record<string, { status: number; message: string; openai: string }>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+export interface HeraldErrorOptions {
+  /** the request field at fault (OpenAI's `param`) */
+  param?: string;
+  /** extra response headers, e.g. Retry-After */
+  headers?: Record<string, string>;
+  /** structured details safe to show the caller (never a body or a secret) */
+  details?: unknown;
+  /** overrides the OpenAI `code` of the catalog entry */
+  openaiCode?: string;
+  cause?: unknown;
+}
+
+export class HeraldError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly param?: string;
+  readonly headers?: Record<string, string>;
+  readonly details?: unknown;
+  readonly openaiCode?: string;
+
+  constructor(code: ErrorCode, message?: string, options: HeraldErrorOptions = {}) {
+    super(message ?? errorCatalog[code].message, { cause: options.cause });
+    this.name = 'HeraldError';
+    this.code = code;
+    this.status = errorCatalog[code].status;
+    this.param = options.param;
+    this.headers = options.headers;
+    this.details = options.details;
+    this.openaiCode = options.openaiCode;
+  }
+}
+
+/** A fault in the configuration: never an HTTP answer, always a refused start naming the key. */
+export class ConfigError extends Error {
+  constructor(readonly faults: string[]) {
+    super(faults.join('\n'));
+    this.name = 'ConfigError';
+  }
+}

@@ -1,0 +1,106 @@
+import type { Hono } from 'hono';
+import type { Logger } from 'pino';
+import { AgentDirectory } from './agents/agent-directory.js';
+import type { LoadedConfig } from './config/load.js';
+import type { HeraldConfig } from './config/schema.js';
+import { createApp } from './http/create-app.js';
+import { createLogger } from './log.js';
+import { builtinMappings } from './mappings/builtin-mappings.js';
+import { MappingsEngine } from './mappings/mappings-engine.js';
+import { resolveMappings } from './mappings/resolve-mappings.js';
+import { ModelRegistry } from './models/model-registry.js';
+import { instantiatePlugins, type PluginInstances } from './plugins/instantiate.js';
+import type { PluginRegistry } from './plugins/registry.js';
+import { createDispatcher, type DispatchAction } from './runtime/dispatch-action.js';
+import { parseDuration } from './runtime/duration.js';
+import { Heartbeat } from './runtime/heartbeat.js';
+import { heartbeatTurn } from './runtime/heartbeat-turn.js';
+import { MainSession } from './runtime/main-session.js';
+import { recordOnlyDelivery, type ReplyDelivery } from './runtime/reply-delivery.js';
+import { RunQueue } from './runtime/run-queue.js';
+import { openSqliteStore, type SqliteStore } from './store/sqlite/sqlite-store.js';
+
+export interface Gateway {
+  app: Hono;
+  config: HeraldConfig;
+  plugins: PluginRegistry;
+  store: SqliteStore;
+  logger: Logger;
+  models: ModelRegistry;
+  agents: AgentDirectory;
+  mainSession: MainSession;
+  heartbeat: Heartbeat;
+  runs: RunQueue;
+  engine: MappingsEngine;
+  dispatch: DispatchAction;
+  instances: PluginInstances;
+  delivery: ReplyDelivery;
+  /** resumes unfinished work and starts timers and plugin services */
+  start(): Promise<void>;
+  /** stops taking work, lets running runs finish within `graceMs`, closes the store */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface GatewayOptions {
+  logger?: Logger;
+}
+
+/** Assembles herald from a loaded config: the composition root every command and test uses. */
+export async function createGateway(loaded: LoadedConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  const { config, plugins } = loaded;
+  const logger = options.logger ?? createLogger();
+  const store = openSqliteStore(config.storage.sqlite);
+  const models = new ModelRegistry(config);
+  const agents = new AgentDirectory(config);
+  const mainSession = new MainSession(store);
+  const instances = await instantiatePlugins(plugins, config, store, logger);
+
+  let delivery: ReplyDelivery = recordOnlyDelivery;
+  const getDelivery = () => delivery;
+  const heartbeat = new Heartbeat(
+    parseDuration(config.heartbeat.every),
+    heartbeatTurn({ config, store, models, agents, delivery: getDelivery, logger }),
+    logger,
+  );
+  const runs = new RunQueue({ config, store, models, agents, mainSession, heartbeat, delivery: getDelivery, logger });
+  const dispatch = createDispatcher({ mainSession, heartbeat, runs });
+
+  const actionContext = { config, channelNames: plugins.channelNames() };
+  const engine = new MappingsEngine([...builtinMappings(actionContext), ...(await resolveMappings(loaded, actionContext))]);
+  const app = createApp({ config, logger, store, engine, dispatch, delivery: getDelivery });
+
+  const gateway: Gateway = {
+    app,
+    config,
+    plugins,
+    store,
+    logger,
+    models,
+    agents,
+    mainSession,
+    heartbeat,
+    runs,
+    engine,
+    dispatch,
+    instances,
+    get delivery() {
+      return delivery;
+    },
+    async start() {
+      await store.events.requeueProcessing();
+      await delivery.start();
+      await runs.resume();
+      heartbeat.start();
+      if ((await store.events.countPending('main')) > 0) heartbeat.request();
+      for (const service of instances.services) await service.start();
+    },
+    async stop(graceMs = 10_000) {
+      for (const service of [...instances.services].reverse()) await service.stop().catch((err) => logger.error({ err }, 'service stop failed'));
+      await runs.stop(graceMs);
+      await heartbeat.stop();
+      await delivery.stop();
+      await store.close();
+    },
+  };
+  return gateway;
+}

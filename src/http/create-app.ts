@@ -1,0 +1,42 @@
+import { Hono } from 'hono';
+import type { Logger } from 'pino';
+import type { HeraldConfig } from '../config/schema.js';
+import { HeraldError } from '../errors.js';
+import type { MappingsEngine } from '../mappings/mappings-engine.js';
+import type { DispatchAction } from '../runtime/dispatch-action.js';
+import type { ReplyDelivery } from '../runtime/reply-delivery.js';
+import type { Store } from '../store/port.js';
+import { adminRoutes } from './admin/admin-routes.js';
+import { errorHandler, errorResponse } from './error-handler.js';
+import { FailedAuthLimiter } from './failed-auth-limiter.js';
+import { hooksRoutes } from './hooks/hooks-routes.js';
+import { requestContext } from './request-context.js';
+
+export interface AppDeps {
+  config: HeraldConfig;
+  logger: Logger;
+  store: Store;
+  engine: MappingsEngine;
+  dispatch: DispatchAction;
+  delivery: () => ReplyDelivery;
+  /** extra route groups mounted by later areas (the platform API), by path prefix */
+  mounts?: { path: string; app: Hono }[];
+}
+
+/** The HTTP face of herald. It never listens: `serve` does, tests use `app.request()`. */
+export function createApp(deps: AppDeps): Hono {
+  const app = new Hono();
+  const limiter = new FailedAuthLimiter();
+  app.use('*', requestContext(deps.logger));
+  app.onError(errorHandler(deps.logger));
+  app.notFound((c) => errorResponse(c, new HeraldError('HERALD_NOT_FOUND')));
+
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  if (deps.config.hooks.enabled) {
+    const prefix = deps.config.hooks.path.replace(/\/+$/, '');
+    app.route(prefix, hooksRoutes({ ...deps, limiter }));
+  }
+  app.route('/admin', adminRoutes({ ...deps, limiter }));
+  for (const mount of deps.mounts ?? []) app.route(mount.path, mount.app);
+  return app;
+}

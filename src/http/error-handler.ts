@@ -1,0 +1,47 @@
+import type { Context, ErrorHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { Logger } from 'pino';
+import { errorCatalog, HeraldError } from '../errors.js';
+
+/** the OpenAI error type of each status, for the /v1 surface */
+function openaiType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request_error';
+}
+
+/** The one place errors become responses: OpenAI's shape under /v1, `{ok:false,error}` elsewhere. */
+export function errorResponse(c: Context, error: HeraldError): Response {
+  for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
+  if (c.req.path === '/v1' || c.req.path.startsWith('/v1/')) {
+    return c.json(
+      {
+        error: {
+          message: error.message,
+          type: openaiType(error.status),
+          param: error.param ?? null,
+          code: error.openaiCode ?? errorCatalog[error.code].openai,
+        },
+      },
+      error.status as never,
+    );
+  }
+  const body: Record<string, unknown> = { ok: false, error: error.message };
+  if (error.details !== undefined) body.details = error.details;
+  return c.json(body, error.status as never);
+}
+
+export function errorHandler(logger: Logger): ErrorHandler {
+  return function errorHandler(error, c) {
+    if (error instanceof HeraldError) return errorResponse(c, error);
+    if (error instanceof HTTPException && error.status === 413) return errorResponse(c, new HeraldError('HERALD_PAYLOAD_TOO_LARGE'));
+    if (error instanceof HTTPException && error.status < 500) {
+      return errorResponse(c, new HeraldError('HERALD_BAD_REQUEST', error.message || undefined));
+    }
+    logger.error({ err: error, reqId: c.get('requestId'), path: c.req.path }, 'unhandled error');
+    return errorResponse(c, new HeraldError('HERALD_INTERNAL'));
+  };
+}

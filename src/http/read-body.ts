@@ -1,0 +1,58 @@
+import type { Context } from 'hono';
+import { HeraldError } from '../errors.js';
+
+export interface BodyLimits {
+  maxBytes: number;
+  /** a body that sends nothing for this long is abandoned with 408 */
+  idleTimeoutMs: number;
+}
+
+/**
+ * Reads a request body under a byte limit that holds for the declared length and for what
+ * actually streams (chunked bodies lie by omission), with an idle timeout for stalled senders.
+ */
+export async function readBody(c: Context, limits: BodyLimits): Promise<Uint8Array> {
+  const declared = c.req.header('content-length');
+  if (declared !== undefined && Number(declared) > limits.maxBytes) throw new HeraldError('HERALD_PAYLOAD_TOO_LARGE');
+  const body = c.req.raw.body;
+  if (!body) return new Uint8Array();
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await withIdleTimeout(reader.read(), limits.idleTimeoutMs);
+      if (done) break;
+      size += value.byteLength;
+      if (size > limits.maxBytes) throw new HeraldError('HERALD_PAYLOAD_TOO_LARGE');
+      chunks.push(value);
+    }
+  } catch (error) {
+    reader.cancel().catch(() => {});
+    throw error;
+  }
+  return Buffer.concat(chunks, size);
+}
+
+async function withIdleTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new HeraldError('HERALD_BODY_TIMEOUT')), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** JSON of a webhook body: empty is `{}`; anything unparsable is a 400. */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  const text = Buffer.from(bytes).toString('utf8').trim();
+  if (!text) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HeraldError('HERALD_INVALID_JSON', 'invalid JSON body');
+  }
+}

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import type { Logger } from 'pino';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    requestId: string;
+    /** the mapping that handled a hook request, for the access log */
+    mappingId?: string;
+    /** body bytes actually read, for the access log */
+    bodyBytes?: number;
+  }
+}
+
+const GOOD_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * Gives every request an id (the caller's X-Request-Id when sane) and logs one line per
+ * request: method, path (never the query: it may hold a token), status, latency, size.
+ */
+export function requestContext(logger: Logger): MiddlewareHandler {
+  return async function requestContext(c, next) {
+    const started = performance.now();
+    const given = c.req.header('x-request-id');
+    const id = given && GOOD_ID.test(given) ? given : randomUUID();
+    c.set('requestId', id);
+    c.header('X-Request-Id', id);
+    await next();
+    if (!c.res.headers.has('X-Request-Id')) {
+      try {
+        c.res.headers.set('X-Request-Id', id);
+      } catch {
+        c.res = new Response(c.res.body, c.res);
+        c.res.headers.set('X-Request-Id', id);
+      }
+    }
+    const declared = Number(c.req.header('content-length') ?? NaN);
+    logger.info(
+      {
+        reqId: id,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+        bodyBytes: c.get('bodyBytes') ?? (Number.isFinite(declared) ? declared : 0),
+        ...(c.get('mappingId') && { mapping: c.get('mappingId') }),
+      },
+      'request',
+    );
+  };
+}

@@ -1,0 +1,32 @@
+import { HeraldError } from '../errors.js';
+import type { CompiledMapping } from './compiled-mapping.js';
+import { validateAction, type ActionContext } from './hook-action.js';
+import type { HookRequest } from './hook-request.js';
+
+/**
+ * `/wake` and `/agent`: fixed mappings whose template is the body itself. They go through
+ * the same engine, validation and dispatch as every mapped hook.
+ */
+export function builtinMappings(ctx: Omit<ActionContext, 'mappingId' | 'path' | 'requiredMessage'>): CompiledMapping[] {
+  const fixed = (kind: 'wake' | 'agent'): CompiledMapping => ({
+    id: kind,
+    matches: (request: HookRequest) => request.path === kind,
+    async apply(request) {
+      const body = request.payload;
+      if (!body || typeof body !== 'object' || Array.isArray(body)) {
+        throw new HeraldError('HERALD_BAD_REQUEST', 'body must be a JSON object');
+      }
+      const { allowUnsafeExternalContent: _ignored, ...fields } = body as Record<string, unknown>;
+      const action = validateAction(fields, kind, {
+        ...ctx,
+        mappingId: kind,
+        path: kind,
+        requiredMessage: (field) => `${field} is required (a non-blank string)`,
+        // a request body can never turn the safety wrapper off
+        allowUnsafeExternalContent: false,
+      });
+      return { type: 'action', action };
+    },
+  });
+  return [fixed('wake'), fixed('agent')];
+}

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { HeraldError } from '../errors.js';
+import type { HeraldConfig } from '../config/schema.js';
+import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
+import { thinkingLevels, wakeModes } from './mapping-schema.js';
+
+/** What every webhook turns into: `/wake`, `/agent` and every mapped hook end here. */
+export interface WakeAction {
+  kind: 'wake';
+  text: string;
+  mode: (typeof wakeModes)[number];
+}
+
+export interface AgentAction {
+  kind: 'agent';
+  message: string;
+  name: string;
+  sessionKey?: string;
+  wakeMode: (typeof wakeModes)[number];
+  deliver: boolean;
+  channel: string;
+  to?: string;
+  model?: string;
+  thinking?: (typeof thinkingLevels)[number];
+  timeoutSeconds?: number;
+  /** set only from config (a mapping or a preset), never from a request body */
+  allowUnsafeExternalContent: boolean;
+  /** where the action came from, for the safety wrapper's metadata and logs */
+  source: { mappingId: string; path: string };
+}
+
+export type HookAction = WakeAction | AgentAction;
+
+export interface ActionContext {
+  config: Pick<HeraldConfig, 'models' | 'agents'>;
+  /** `last` plus the ids and aliases of the loaded channel plugins */
+  channelNames: string[];
+  mappingId: string;
+  path: string;
+  /** the wording of a missing text/message: the built-ins say "text is required", mappings "hook mapping requires text" */
+  requiredMessage: (field: 'text' | 'message') => string;
+  allowUnsafeExternalContent?: boolean;
+}
+
+const nonBlank = z.string().refine((s) => s.trim().length > 0);
+const optionalString = z.string().optional();
+
+/** each field's check, so a fault names its field */
+const fieldChecks = {
+  mode: [z.enum(wakeModes).optional(), `must be one of ${wakeModes.join(', ')}`],
+  wakeMode: [z.enum(wakeModes).optional(), `must be one of ${wakeModes.join(', ')}`],
+  name: [optionalString, 'must be a string'],
+  sessionKey: [z.string().min(1).max(512).optional(), 'must be a non-empty string (at most 512 characters)'],
+  deliver: [z.boolean().optional(), 'must be a boolean'],
+  channel: [optionalString, 'must be a string'],
+  to: [optionalString, 'must be a string'],
+  model: [optionalString, 'must be a string'],
+  thinking: [z.enum(thinkingLevels).optional(), `must be one of ${thinkingLevels.join(', ')}`],
+  timeoutSeconds: [z.number().positive().finite().optional(), 'must be a positive number'],
+} as const;
+
+function invalid(field: string, message: string): HeraldError {
+  return new HeraldError('HERALD_INVALID_FIELD', `${field} ${message}`, { param: field });
+}
+
+function check<K extends keyof typeof fieldChecks>(raw: Record<string, unknown>, field: K) {
+  const [schema, message] = fieldChecks[field];
+  const result = schema.safeParse(raw[field] === null ? undefined : raw[field]);
+  if (!result.success) throw invalid(field, message);
+  return result.data as z.output<(typeof fieldChecks)[K][0]>;
+}
+
+/** Validates a raw action (a request body or a mapping's rendered result) into a HookAction. */
+export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'agent', ctx: ActionContext): HookAction {
+  if (kind === 'wake') {
+    if (!nonBlank.safeParse(raw.text).success) {
+      throw new HeraldError('HERALD_INVALID_FIELD', ctx.requiredMessage('text'), { param: 'text' });
+    }
+    return { kind: 'wake', text: (raw.text as string).trim(), mode: check(raw, 'mode') ?? 'now' };
+  }
+  if (!nonBlank.safeParse(raw.message).success) {
+    throw new HeraldError('HERALD_INVALID_FIELD', ctx.requiredMessage('message'), { param: 'message' });
+  }
+  const channel = check(raw, 'channel') ?? 'last';
+  if (!ctx.channelNames.includes(channel)) throw invalid('channel', `must be one of ${ctx.channelNames.join(', ')}`);
+  const model = check(raw, 'model') || undefined;
+  if (model !== undefined) {
+    if (!resolveModelRef(model, ctx.config)) {
+      throw new HeraldError('HERALD_INVALID_FIELD', `model "${model}" is not a known model (use <provider>/<model> or an alias)`, { param: 'model' });
+    }
+    if (!isModelAllowed(model, ctx.config)) {
+      throw new HeraldError('HERALD_MODEL_NOT_ALLOWED', `model "${model}" is not in agents.defaults.models`, { param: 'model' });
+    }
+  }
+  const name = check(raw, 'name')?.trim();
+  const to = check(raw, 'to')?.trim();
+  return {
+    kind: 'agent',
+    message: raw.message as string,
+    name: name || 'Hook',
+    sessionKey: check(raw, 'sessionKey'),
+    wakeMode: check(raw, 'wakeMode') ?? 'now',
+    deliver: check(raw, 'deliver') ?? true,
+    channel,
+    to: to || undefined,
+    model,
+    thinking: check(raw, 'thinking'),
+    timeoutSeconds: check(raw, 'timeoutSeconds'),
+    allowUnsafeExternalContent: ctx.allowUnsafeExternalContent === true,
+    source: { mappingId: ctx.mappingId, path: ctx.path },
+  };
+}

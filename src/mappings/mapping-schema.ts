@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+export const thinkingLevels = ['off', 'minimal', 'low', 'medium', 'high'] as const;
+export const wakeModes = ['now', 'next-heartbeat'] as const;
+
+/** One declarative hook mapping: how a request to `hooks.path/<name>` becomes a wake or agent action. */
+export const mappingSchema = z
+  .object({
+    id: z.string().min(1).optional().describe('Stable id, used in logs and errors; defaults to mapping-<n>.'),
+    match: z
+      .object({
+        path: z.string().optional().describe('The part of the URL after hooks.path (may contain /, slashes trimmed, exact match).'),
+        source: z.string().optional().describe('Matches when payload.source equals this value.'),
+        when: z.string().optional().describe('A JSONata predicate over the payload ($headers, $query, $path bound); the mapping matches when it is truthy.'),
+      })
+      .strict()
+      .optional()
+      .describe('When this mapping applies; all given conditions must hold.'),
+    action: z.enum(['agent', 'wake']).default('agent').describe('What the request turns into.'),
+    schema: z.record(z.string(), z.unknown()).optional().describe('A JSON Schema the payload must satisfy (400 with the errors otherwise).'),
+    textTemplate: z.string().optional().describe('Wake text; {{ expr }} templates over the payload.'),
+    messageTemplate: z.string().optional().describe('Agent message; {{ expr }} templates over the payload.'),
+    name: z.string().optional().describe('Hook name, the prefix of the summary posted to the main session (templated).'),
+    sessionKey: z.string().optional().describe('Session key of the agent run (templated); reusing one continues its conversation.'),
+    wakeMode: z.enum(wakeModes).optional().describe('now triggers a heartbeat at once; next-heartbeat waits.'),
+    deliver: z.boolean().optional().describe('Deliver the reply to a chat channel (default true).'),
+    channel: z.string().optional().describe('Delivery channel: last or a channel plugin id/alias.'),
+    to: z.string().optional().describe('Recipient on the channel (templated).'),
+    model: z.string().optional().describe('Model override, <provider>/<model> or an alias (templated); must be in agents.defaults.models when set.'),
+    thinking: z.string().optional().describe('Thinking level override: off, minimal, low, medium, high (templated).'),
+    timeoutSeconds: z.number().positive().optional().describe('Maximum duration of the agent run.'),
+    transform: z
+      .object({
+        module: z.string().min(1).describe('Module path inside hooks.transformsDir (.js, .mjs, .cjs, .ts).'),
+        export: z.string().min(1).optional().describe('Export to call; default, else transform.'),
+      })
+      .strict()
+      .optional()
+      .describe('A code transform whose result is merged over the templated action.'),
+    allowUnsafeExternalContent: z
+      .boolean()
+      .optional()
+      .describe('Turns off the external-content safety wrapper for this hook (dangerous; trusted sources only).'),
+  })
+  .strict();
+
+export type MappingConfig = z.input<typeof mappingSchema>;
+export type Mapping = z.output<typeof mappingSchema>;

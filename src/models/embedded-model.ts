@@ -1,0 +1,55 @@
+import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent, ModelUsage } from './provider.js';
+
+export const HEARTBEAT_OK = 'HEARTBEAT_OK';
+
+/**
+ * The embedded model: offline and deterministic, so a fresh install works with no network
+ * and tests need no fakes. It never pretends to reason: it digests events, quotes knowledge,
+ * and otherwise says plainly what it received.
+ */
+export class EmbeddedModel implements ModelProvider {
+  async complete(request: ModelRequest): Promise<ModelResponse> {
+    request.signal?.throwIfAborted();
+    const text = answer(request);
+    return { text, usage: usageOf(request, text), finishReason: 'stop' };
+  }
+
+  async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    const { text, usage } = await this.complete(request);
+    // word-sized deltas, so streaming clients see a real stream
+    for (const piece of text.match(/\S+\s*|\s+/g) ?? []) yield { type: 'delta', text: piece };
+    if (usage) yield { type: 'usage', usage };
+  }
+}
+
+function answer(request: ModelRequest): string {
+  if (request.purpose === 'heartbeat') {
+    const events = request.events ?? [];
+    if (events.length === 0) return HEARTBEAT_OK;
+    const lines = events.map((e) => `- ${oneLine(e, 200)}`);
+    return `${events.length} new event${events.length === 1 ? '' : 's'}:\n${lines.join('\n')}`;
+  }
+  if (request.purpose === 'chat') {
+    const passages = request.knowledge ?? [];
+    if (passages.length === 0) {
+      return "I don't have anything on that in my knowledge base, so I can't answer it from my documents.";
+    }
+    const quotes = passages.slice(0, 3).map((p, i) => `"${oneLine(p.content, 600)}" [${i + 1}: ${p.filename}]`);
+    return `From my knowledge base:\n${quotes.join('\n')}`;
+  }
+  const question = oneLine(request.question ?? '', 280);
+  return `Received: "${question}". I am herald's embedded model: I can acknowledge and digest events, but I cannot act on this myself. Configure a model provider to have it handled.`;
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** a rough whitespace token count: the embedded model has no tokenizer, and clients want usage */
+function usageOf(request: ModelRequest, text: string): ModelUsage {
+  const count = (s: string) => (s.match(/\S+/g) ?? []).length;
+  const prompt_tokens = request.messages.reduce((n, m) => n + count(m.content), 0);
+  const completion_tokens = count(text);
+  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+}

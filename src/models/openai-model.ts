@@ -1,0 +1,69 @@
+import OpenAI from 'openai';
+import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent } from './provider.js';
+
+export interface OpenAIProviderConfig {
+  baseUrl: string;
+  apiKey?: string;
+}
+
+/** Any OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp) over real HTTP. */
+export class OpenAIModel implements ModelProvider {
+  private readonly client: OpenAI;
+
+  constructor(config: OpenAIProviderConfig) {
+    // retries belong to herald's run queue, not hidden inside the client
+    this.client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'not-set', maxRetries: 0, timeout: 10 * 60_000 });
+  }
+
+  private params(request: ModelRequest) {
+    return {
+      model: request.model,
+      messages: request.messages,
+      ...(request.temperature !== undefined && { temperature: request.temperature }),
+      ...(request.maxTokens !== undefined && { max_tokens: request.maxTokens }),
+      ...(request.user !== undefined && { user: request.user }),
+      // herald's thinking levels are OpenAI's reasoning efforts; "off" sends none
+      ...(request.thinking && request.thinking !== 'off' && { reasoning_effort: request.thinking }),
+    };
+  }
+
+  async complete(request: ModelRequest): Promise<ModelResponse> {
+    const completion = await this.client.chat.completions.create(
+      { ...this.params(request), stream: false },
+      { signal: request.signal },
+    );
+    const choice = completion.choices[0];
+    return {
+      text: choice?.message?.content ?? '',
+      finishReason: choice?.finish_reason ?? 'stop',
+      usage: completion.usage
+        ? {
+            prompt_tokens: completion.usage.prompt_tokens,
+            completion_tokens: completion.usage.completion_tokens,
+            total_tokens: completion.usage.total_tokens,
+          }
+        : undefined,
+    };
+  }
+
+  async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    const stream = await this.client.chat.completions.create(
+      { ...this.params(request), stream: true, stream_options: { include_usage: true } },
+      { signal: request.signal },
+    );
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta?.content;
+      if (delta) yield { type: 'delta', text: delta };
+      if (chunk.usage) {
+        yield {
+          type: 'usage',
+          usage: {
+            prompt_tokens: chunk.usage.prompt_tokens,
+            completion_tokens: chunk.usage.completion_tokens,
+            total_tokens: chunk.usage.total_tokens,
+          },
+        };
+      }
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import type { thinkingLevels } from '../mappings/mapping-schema.js';
+
+export type ThinkingLevel = (typeof thinkingLevels)[number];
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** A retrieved knowledge passage offered to the model, with what a citation needs. */
+export interface KnowledgePassage {
+  documentId: string;
+  filename: string;
+  chunkId: string;
+  score: number;
+  content: string;
+}
+
+export interface ModelRequest {
+  /** the model name inside its provider */
+  model: string;
+  /** the assembled prompt: instructions, knowledge, history, the new message */
+  messages: ChatMessage[];
+  /** why the model is called; the embedded model answers by it */
+  purpose: 'heartbeat' | 'run' | 'chat';
+  /** heartbeat: the pending system events */
+  events?: string[];
+  /** chat: the retrieved passages (already in `messages` for real models) */
+  knowledge?: KnowledgePassage[];
+  /** the latest user message, unwrapped */
+  question?: string;
+  thinking?: ThinkingLevel;
+  temperature?: number;
+  maxTokens?: number;
+  user?: string;
+  signal?: AbortSignal;
+}
+
+export interface ModelUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export interface ModelResponse {
+  text: string;
+  usage?: ModelUsage;
+  finishReason?: string;
+}
+
+export type ModelStreamEvent = { type: 'delta'; text: string } | { type: 'usage'; usage: ModelUsage };
+
+export interface ModelProvider {
+  complete(request: ModelRequest): Promise<ModelResponse>;
+  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
+}

@@ -1,0 +1,83 @@
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+import { ConfigError } from '../errors.js';
+import type { PluginDefinition } from './sdk.js';
+
+/**
+ * Registers plugins: built-ins first, then the third-party ones named in `plugins`.
+ * A duplicate id, an alias that clashes or a missing dependency fails the start, loudly.
+ */
+export class PluginRegistry {
+  readonly plugins: PluginDefinition[];
+
+  constructor(plugins: PluginDefinition[]) {
+    const faults: string[] = [];
+    const ids = new Set<string>();
+    for (const plugin of plugins) {
+      if (ids.has(plugin.id)) faults.push(`plugins: duplicate plugin id "${plugin.id}"`);
+      ids.add(plugin.id);
+    }
+    const names = new Set(ids);
+    for (const plugin of plugins) {
+      for (const alias of plugin.aliases ?? []) {
+        if (names.has(alias)) faults.push(`plugins: alias "${alias}" of "${plugin.id}" is already taken`);
+        names.add(alias);
+      }
+      for (const dependency of plugin.dependsOn ?? []) {
+        if (!ids.has(dependency)) faults.push(`plugins: "${plugin.id}" needs plugin "${dependency}", which is not loaded`);
+      }
+    }
+    if (faults.length) throw new ConfigError(faults);
+    this.plugins = plugins;
+  }
+
+  get(id: string): PluginDefinition | undefined {
+    return this.plugins.find((p) => p.id === id);
+  }
+
+  channels(): PluginDefinition[] {
+    return this.plugins.filter((p) => p.roles.includes('channel'));
+  }
+
+  /** `imsg` -> `imessage`; a plain id maps to itself; unknown names give undefined */
+  resolveChannel(name: string): string | undefined {
+    for (const plugin of this.channels()) {
+      if (plugin.id === name || plugin.aliases?.includes(name)) return plugin.id;
+    }
+    return undefined;
+  }
+
+  /** every value the `channel` field may take */
+  channelNames(): string[] {
+    return ['last', ...this.channels().flatMap((p) => [p.id, ...(p.aliases ?? [])])];
+  }
+}
+
+/** Loads third-party plugins: a path relative to the config file, or a package name. */
+export async function loadExternalPlugins(specs: string[], baseDir: string): Promise<PluginDefinition[]> {
+  const loaded: PluginDefinition[] = [];
+  for (const spec of specs) {
+    const target = spec.startsWith('.') || path.isAbsolute(spec) ? pathToFileURL(path.resolve(baseDir, spec)).href : spec;
+    let mod: Record<string, unknown>;
+    try {
+      mod = (await import(target)) as Record<string, unknown>;
+    } catch (error) {
+      throw new ConfigError([`plugins: cannot load "${spec}": ${(error as Error).message}`]);
+    }
+    const exported = mod.default ?? mod.plugin;
+    const list = Array.isArray(exported) ? exported : [exported];
+    for (const plugin of list) {
+      if (!plugin || typeof plugin !== 'object' || typeof (plugin as PluginDefinition).id !== 'string' || typeof (plugin as PluginDefinition).create !== 'function') {
+        throw new ConfigError([`plugins: "${spec}" does not export a plugin made with definePlugin (default export)`]);
+      }
+      loaded.push(plugin as PluginDefinition);
+    }
+  }
+  return loaded;
+}
+
+/** The built-in plugins, discovered from the top-level `plugins/index.ts` list. */
+export async function loadBuiltinPlugins(): Promise<PluginDefinition[]> {
+  const mod = (await import(new URL('../../plugins/index.ts', import.meta.url).href)) as { builtinPlugins: PluginDefinition[] };
+  return mod.builtinPlugins;
+}

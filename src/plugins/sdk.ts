@@ -1,0 +1,125 @@
+import type { z } from 'zod';
+import type { Logger } from 'pino';
+import type { MappingConfig } from '../mappings/mapping-schema.js';
+
+/**
+ * The plugin SDK: the only part of herald a plugin imports. A plugin is one folder under
+ * `plugins/<provider>/` whose manifest calls `definePlugin`; herald discovers and registers it.
+ */
+export type PluginRole = 'channel' | 'preset' | 'commands' | 'service';
+
+/** One message to send on a chat platform. */
+export interface ChannelMessage {
+  to: string;
+  text: string;
+  /** stable per delivery: use it as the platform's idempotency key where there is one */
+  deliveryId: string;
+  runId: string;
+  sessionKey: string;
+  agentId: string;
+  createdAt: string;
+  signal: AbortSignal;
+}
+
+export interface ChannelSendResult {
+  /** platform message ids, when the platform returns them */
+  messageIds?: string[];
+}
+
+/** A channel: sends text to a recipient over the platform's real HTTP API. */
+export interface ChannelAdapter {
+  send(message: ChannelMessage): Promise<ChannelSendResult>;
+}
+
+/** A background service a plugin runs inside `serve` (e.g. the gmail watcher). */
+export interface PluginService {
+  name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A CLI command contributed by a plugin: `herald <group...> <name>`. */
+export interface PluginCommand {
+  /** words after `herald`, e.g. ["webhooks", "gmail", "setup"] */
+  path: string[];
+  summary: string;
+  run(argv: string[], ctx: PluginCommandContext): Promise<number>;
+}
+
+export interface PluginCommandContext {
+  /** path of the config file the user pointed at (may not exist yet) */
+  configPath: string;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** What the host lends a plugin at creation. */
+export interface PluginContext<C> {
+  /** the plugin's own config section, parsed by its schema; undefined when absent */
+  config: C | undefined;
+  logger: Logger;
+  /** the host's services a plugin may use; typed loosely so plugins stay decoupled */
+  host: PluginHost;
+}
+
+export interface PluginHost {
+  /** the full, validated herald config */
+  config: Record<string, unknown> & { hooks: { enabled: boolean; token?: string; path: string }; gateway: { host: string; port: number } };
+  /** small durable key/value state, namespaced per plugin */
+  state: PluginState;
+}
+
+export interface PluginState {
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  set(key: string, value: unknown): Promise<void>;
+  /** runs fn atomically over one key (read, compute, write) */
+  update<T>(key: string, fn: (current: T | undefined) => T): Promise<T>;
+}
+
+export interface PluginInstance {
+  channel?: ChannelAdapter;
+  services?: PluginService[];
+}
+
+export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
+  id: string;
+  roles: PluginRole[];
+  /** other names for this plugin's channel, e.g. imsg for imessage */
+  aliases?: string[];
+  /** ids of plugins this one needs */
+  dependsOn?: string[];
+  /** one line for the README */
+  summary: string;
+  /** where its config lives: `channels.<id>` (default for channels) or `hooks.<id>` (presets) */
+  configKey?: string;
+  config: S;
+  /** README notes: what `to` means on the platform, how to get a token */
+  docs?: string;
+  /** a preset's mappings, as plain data, given its config section (undefined when absent) */
+  mappings?(config: z.output<S> | undefined): MappingConfig[];
+  /** CLI commands, available without starting the gateway */
+  commands?: PluginCommand[];
+  create(ctx: PluginContext<z.output<S>>): PluginInstance | Promise<PluginInstance>;
+}
+
+export function definePlugin<S extends z.ZodType>(definition: PluginDefinition<S>): PluginDefinition<S> {
+  return definition;
+}
+
+/** Where a plugin's config section lives in herald.json5. */
+export function pluginConfigKey(plugin: PluginDefinition): string {
+  return plugin.configKey ?? (plugin.roles.includes('channel') ? `channels.${plugin.id}` : `plugins.${plugin.id}`);
+}
+
+/** A failed send. `retryable` marks network errors, 5xx and 429; `retryAfterMs` honours the platform's hint. */
+export class ChannelError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'ChannelError';
+  }
+}

@@ -1,0 +1,23 @@
+import type { HookAction } from '../mappings/hook-action.js';
+import type { Heartbeat } from './heartbeat.js';
+import type { MainSession } from './main-session.js';
+import type { RunQueue } from './run-queue.js';
+
+export type DispatchResult =
+  | { status: 200; body: { ok: true; mode: string } }
+  | { status: 202; body: { ok: true; runId: string } };
+
+export type DispatchAction = (action: HookAction) => Promise<DispatchResult>;
+
+/** Carries out an action; everything it accepts is in the store before it returns. */
+export function createDispatcher(deps: { mainSession: MainSession; heartbeat: Heartbeat; runs: RunQueue }): DispatchAction {
+  return async function dispatchAction(action) {
+    if (action.kind === 'wake') {
+      await deps.mainSession.enqueueSystemEvent(action.text);
+      if (action.mode === 'now') deps.heartbeat.request();
+      return { status: 200, body: { ok: true, mode: action.mode } };
+    }
+    const runId = await deps.runs.submit(action);
+    return { status: 202, body: { ok: true, runId } };
+  };
+}

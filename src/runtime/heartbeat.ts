@@ -1,0 +1,69 @@
+import type { Logger } from 'pino';
+
+/**
+ * Schedules heartbeat turns: periodically, and at once on request. Requests that arrive
+ * while a turn runs coalesce into exactly one more turn, so a burst of wakes costs two turns, not N.
+ */
+export class Heartbeat {
+  private timer?: NodeJS.Timeout;
+  private scheduled?: NodeJS.Immediate;
+  private running?: Promise<void>;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly everyMs: number,
+    private readonly turn: () => Promise<void>,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    if (this.everyMs > 0) {
+      this.timer = setInterval(() => this.request(), this.everyMs);
+      this.timer.unref();
+    }
+  }
+
+  /** asks for a heartbeat now; cheap to call often */
+  request(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.scheduled) return;
+    this.scheduled = setImmediate(() => {
+      this.scheduled = undefined;
+      this.running = this.runTurn();
+    });
+  }
+
+  private async runTurn(): Promise<void> {
+    try {
+      await this.turn();
+    } catch (error) {
+      this.logger.error({ err: error }, 'heartbeat turn failed');
+    } finally {
+      this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        this.request();
+      }
+    }
+  }
+
+  /** resolves once nothing is running or scheduled (tests and shutdown) */
+  async idle(): Promise<void> {
+    while (this.running || this.scheduled) {
+      await (this.running ?? new Promise((r) => setImmediate(r)));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    await this.running;
+  }
+}

@@ -1,0 +1,31 @@
+import type { Store, SystemEvent } from '../store/port.js';
+
+export const MAIN_SESSION = 'main';
+/** the queue stays small: an agent waking to hundreds of stale events helps nobody */
+export const MAX_PENDING_EVENTS = 20;
+
+/** Where the main session last delivered to: `channel: "last"` and a missing `to` resolve here. */
+export interface DeliveryRoute {
+  channel: string;
+  to: string;
+}
+
+const LAST_ROUTE_KEY = 'main:lastRoute';
+
+/** The main session: a durable queue of system events the heartbeat turns into agent turns. */
+export class MainSession {
+  constructor(private readonly store: Store) {}
+
+  /** durable before it returns; undefined when it repeated the previous event */
+  enqueueSystemEvent(text: string): Promise<SystemEvent | undefined> {
+    return this.store.events.enqueue(MAIN_SESSION, text, MAX_PENDING_EVENTS);
+  }
+
+  lastRoute(): Promise<DeliveryRoute | undefined> {
+    return this.store.state.get<DeliveryRoute>(LAST_ROUTE_KEY);
+  }
+
+  setLastRoute(route: DeliveryRoute): Promise<void> {
+    return this.store.state.set(LAST_ROUTE_KEY, route);
+  }
+}

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { HeraldConfig } from '../config/schema.js';
+import type { AgentDirectory } from '../agents/agent-directory.js';
+import { prepareTurn } from '../agents/agent-turn.js';
+import { wrapExternalContent } from '../agents/external-content.js';
+import type { AgentAction } from '../mappings/hook-action.js';
+import type { ModelRegistry } from '../models/model-registry.js';
+import type { RunRecord, Store } from '../store/port.js';
+import type { Heartbeat } from './heartbeat.js';
+import type { MainSession } from './main-session.js';
+import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
+import { runSummary } from './summary.js';
+
+/** how many earlier messages of a session the model sees */
+const HISTORY_LIMIT = 50;
+
+export interface RunQueueDeps {
+  config: HeraldConfig;
+  store: Store;
+  models: ModelRegistry;
+  agents: AgentDirectory;
+  mainSession: MainSession;
+  heartbeat: Heartbeat;
+  delivery: () => ReplyDelivery;
+  logger: Logger;
+}
+
+class RunTimeout extends Error {}
+
+/**
+ * Agent runs: recorded durably before the 202, executed with bounded concurrency, each in its
+ * own session, each aborted at its time limit. Runs left queued or running by a stopped
+ * process are picked up again by `resume()`.
+ */
+export class RunQueue {
+  private readonly waiting: string[] = [];
+  private readonly active = new Map<string, { promise: Promise<void>; abort: AbortController }>();
+  private accepting = true;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly deps: RunQueueDeps) {}
+
+  async submit(action: AgentAction): Promise<string> {
+    const id = randomUUID();
+    const agent = this.deps.agents.default();
+    const run: RunRecord = {
+      id,
+      status: 'queued',
+      agentId: agent.id,
+      name: action.name,
+      sessionKey: action.sessionKey ?? `hook:${randomUUID()}`,
+      message: action.message,
+      action: { ...action },
+      reply: null,
+      error: null,
+      createdAt: Date.now(),
+      startedAt: null,
+      finishedAt: null,
+    };
+    await this.deps.store.runs.insert(run);
+    this.enqueue(id);
+    return id;
+  }
+
+  /** re-queues what a previous process accepted but did not finish */
+  async resume(): Promise<number> {
+    const unfinished = await this.deps.store.runs.unfinished();
+    for (const run of unfinished) this.enqueue(run.id);
+    if (unfinished.length) this.deps.logger.info({ runs: unfinished.length }, 'resuming unfinished runs');
+    return unfinished.length;
+  }
+
+  private enqueue(id: string): void {
+    if (this.waiting.includes(id) || this.active.has(id)) return;
+    this.waiting.push(id);
+    this.pump();
+  }
+
+  private pump(): void {
+    const max = this.deps.config.agents.defaults.maxConcurrent;
+    while (this.accepting && this.active.size < max && this.waiting.length) {
+      const id = this.waiting.shift()!;
+      const abort = new AbortController();
+      const promise = this.execute(id, abort.signal)
+        .catch((error) => this.deps.logger.error({ err: error, runId: id }, 'run bookkeeping failed'))
+        .finally(() => {
+          this.active.delete(id);
+          this.pump();
+          if (this.active.size === 0 && this.waiting.length === 0) this.idleWaiters.splice(0).forEach((w) => w());
+        });
+      this.active.set(id, { promise, abort });
+    }
+  }
+
+  private async execute(id: string, shutdown: AbortSignal): Promise<void> {
+    const { store, config, logger } = this.deps;
+    const run = await store.runs.get(id);
+    if (!run || (run.status !== 'queued' && run.status !== 'running')) return;
+    const action = run.action as unknown as AgentAction;
+    const agent = this.deps.agents.get(run.agentId) ?? this.deps.agents.default();
+    await store.runs.markRunning(id, Date.now());
+
+    const timeoutMs = (action.timeoutSeconds ?? config.agents.defaults.timeoutSeconds) * 1000;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new RunTimeout('run timed out')), timeoutMs);
+    const onShutdown = () => controller.abort(shutdown.reason);
+    shutdown.addEventListener('abort', onShutdown);
+    const log = logger.child({ runId: id, sessionKey: run.sessionKey });
+    try {
+      const history = await store.sessions.messages(run.sessionKey, HISTORY_LIMIT);
+      const prompt = action.allowUnsafeExternalContent
+        ? action.message
+        : wrapExternalContent(action.message, {
+            source: action.source?.mappingId === 'agent' ? 'webhook /agent' : `webhook mapping ${action.source?.mappingId ?? 'unknown'}`,
+            hookName: action.name,
+            receivedAt: new Date(run.createdAt).toISOString(),
+          });
+      const { provider, request } = prepareTurn(
+        { agent, model: action.model, purpose: 'run', history, prompt, question: action.message, thinking: action.thinking, signal: controller.signal },
+        this.deps.models,
+        config,
+      );
+      const response = await provider.complete(request);
+      const now = Date.now();
+      await store.sessions.append(run.sessionKey, { role: 'user', content: action.message, createdAt: run.createdAt, runId: id });
+      await store.sessions.append(run.sessionKey, { role: 'assistant', content: response.text, createdAt: now, runId: id });
+      await store.runs.finish(id, 'succeeded', { reply: response.text, at: now });
+      log.info({ status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
+      await this.afterRun({ ...run, status: 'succeeded', reply: response.text }, action, { reply: response.text });
+    } catch (error) {
+      if (shutdown.aborted) return; // left as running: the next process resumes it
+      const timedOut = controller.signal.reason instanceof RunTimeout;
+      const message = timedOut ? `timed out after ${timeoutMs / 1000}s` : describeError(error);
+      await store.runs.finish(id, timedOut ? 'timed_out' : 'failed', { error: message, at: Date.now() });
+      log.warn({ status: timedOut ? 'timed_out' : 'failed', error: message }, 'run failed');
+      await this.afterRun({ ...run, status: timedOut ? 'timed_out' : 'failed', error: message }, action, timedOut ? { timedOut } : { error: message });
+    } finally {
+      clearTimeout(timer);
+      shutdown.removeEventListener('abort', onShutdown);
+    }
+  }
+
+  /** always a summary on the main session; then delivery; then the heartbeat if asked */
+  private async afterRun(run: RunRecord, action: AgentAction, outcome: { reply?: string; error?: string; timedOut?: boolean }) {
+    await this.deps.mainSession.enqueueSystemEvent(runSummary(action.name, outcome));
+    if (outcome.reply !== undefined && action.deliver && !isHeartbeatAck(outcome.reply, this.deps.config.heartbeat.ackMaxChars)) {
+      await this.deps.delivery().deliverRunReply(run, action, outcome.reply);
+    }
+    if (action.wakeMode === 'now') this.deps.heartbeat.request();
+  }
+
+  /** resolves when no run is queued or running (tests) */
+  idle(): Promise<void> {
+    if (this.active.size === 0 && this.waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** stops taking work; runs still going after `graceMs` are aborted and stay resumable */
+  async stop(graceMs: number): Promise<void> {
+    this.accepting = false;
+    this.waiting.length = 0;
+    const all = Promise.all([...this.active.values()].map((a) => a.promise));
+    const grace = new Promise((r) => setTimeout(r, graceMs).unref());
+    await Promise.race([all, grace]);
+    for (const { abort } of this.active.values()) abort.abort(new Error('shutting down'));
+    await all;
+  }
+}
+
+function describeError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.length > 500 ? `${message.slice(0, 499)}…` : message;
+}

@@ -1,0 +1,60 @@
+import type { EventsRepo, SystemEvent } from '../port.js';
+import type { SqliteDatabase } from './open-database.js';
+
+interface Row {
+  id: number;
+  session: string;
+  text: string;
+  status: SystemEvent['status'];
+  created_at: number;
+}
+
+const toEvent = (r: Row): SystemEvent => ({ id: r.id, session: r.session, text: r.text, status: r.status, createdAt: r.created_at });
+
+export function sqliteEventsRepo(db: SqliteDatabase): EventsRepo {
+  const last = db.prepare<[string], Row>('SELECT * FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
+  const insert = db.prepare<[string, string, number], Row>(
+    "INSERT INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?) RETURNING *",
+  );
+  const pendingCount = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'");
+  const dropOldest = db.prepare<[string, number]>(
+    "UPDATE events SET status = 'dropped' WHERE id IN (SELECT id FROM events WHERE session = ? AND status = 'pending' ORDER BY id LIMIT ?)",
+  );
+  const claim = db.prepare<[string], Row>(
+    "UPDATE events SET status = 'processing' WHERE session = ? AND status = 'pending' RETURNING *",
+  );
+  const done = db.prepare<[number]>("UPDATE events SET status = 'done' WHERE id = ?");
+  const requeue = db.prepare("UPDATE events SET status = 'pending' WHERE status = 'processing'");
+  const list = db.prepare<[string, number], Row>('SELECT * FROM events WHERE session = ? ORDER BY id DESC LIMIT ?');
+
+  const enqueue = db.transaction((session: string, text: string, maxPending: number) => {
+    const previous = last.get(session);
+    // a retried webhook must not wake the agent twice with the same news
+    if (previous && previous.text === text && previous.status !== 'dropped') return undefined;
+    const row = insert.get(session, text, Date.now())!;
+    const over = pendingCount.get(session)!.n - maxPending;
+    if (over > 0) dropOldest.run(session, over);
+    return toEvent(row);
+  });
+
+  return {
+    async enqueue(session, text, maxPending) {
+      return enqueue(session, text, maxPending);
+    },
+    async claimPending(session) {
+      return claim.all(session).map(toEvent).sort((a, b) => a.id - b.id);
+    },
+    async complete(ids) {
+      db.transaction(() => ids.forEach((id) => done.run(id)))();
+    },
+    async requeueProcessing() {
+      requeue.run();
+    },
+    async list(session, limit) {
+      return list.all(session, limit).map(toEvent);
+    },
+    async countPending(session) {
+      return pendingCount.get(session)!.n;
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import type { RunRecord, RunsRepo } from '../port.js';
+import type { SqliteDatabase } from './open-database.js';
+
+interface Row {
+  id: string;
+  status: RunRecord['status'];
+  agent_id: string;
+  name: string;
+  session_key: string;
+  message: string;
+  action: string;
+  reply: string | null;
+  error: string | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+const toRun = (r: Row): RunRecord => ({
+  id: r.id,
+  status: r.status,
+  agentId: r.agent_id,
+  name: r.name,
+  sessionKey: r.session_key,
+  message: r.message,
+  action: JSON.parse(r.action) as Record<string, unknown>,
+  reply: r.reply,
+  error: r.error,
+  createdAt: r.created_at,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+});
+
+export function sqliteRunsRepo(db: SqliteDatabase): RunsRepo {
+  const insert = db.prepare(
+    `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at)
+     VALUES (@id, @status, @agentId, @name, @sessionKey, @message, @action, @reply, @error, @createdAt, @startedAt, @finishedAt)`,
+  );
+  const get = db.prepare<[string], Row>('SELECT * FROM runs WHERE id = ?');
+  const running = db.prepare<[number, string]>("UPDATE runs SET status = 'running', started_at = ? WHERE id = ?");
+  const finish = db.prepare<[string, string | null, string | null, number, string]>(
+    'UPDATE runs SET status = ?, reply = ?, error = ?, finished_at = ? WHERE id = ?',
+  );
+  const unfinished = db.prepare<[], Row>("SELECT * FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at, rowid");
+
+  return {
+    async insert(run) {
+      insert.run({ ...run, action: JSON.stringify(run.action) });
+    },
+    async get(id) {
+      const row = get.get(id);
+      return row && toRun(row);
+    },
+    async markRunning(id, at) {
+      running.run(at, id);
+    },
+    async finish(id, status, fields) {
+      finish.run(status, fields.reply ?? null, fields.error ?? null, fields.at, id);
+    },
+    async unfinished() {
+      return unfinished.all().map(toRun);
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import type { SessionMessage, SessionsRepo } from '../port.js';
+import type { SqliteDatabase } from './open-database.js';
+
+interface Row {
+  role: SessionMessage['role'];
+  content: string;
+  run_id: string | null;
+  meta: string | null;
+  created_at: number;
+}
+
+export function sqliteSessionsRepo(db: SqliteDatabase): SessionsRepo {
+  const append = db.prepare<[string, string, string, string | null, string | null, number]>(
+    'INSERT INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  // the newest `limit` messages, returned oldest first
+  const recent = db.prepare<[string, number], Row>(
+    'SELECT * FROM (SELECT * FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT ?) ORDER BY id',
+  );
+  const exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM session_messages WHERE session_key = ? LIMIT 1');
+
+  return {
+    async append(sessionKey, m) {
+      append.run(sessionKey, m.role, m.content, m.runId ?? null, m.meta ? JSON.stringify(m.meta) : null, m.createdAt);
+    },
+    async messages(sessionKey, limit = 1000) {
+      return recent.all(sessionKey, limit).map((r) => ({
+        role: r.role,
+        content: r.content,
+        runId: r.run_id,
+        meta: r.meta ? (JSON.parse(r.meta) as Record<string, unknown>) : null,
+        createdAt: r.created_at,
+      }));
+    },
+    async exists(sessionKey) {
+      return exists.get(sessionKey) !== undefined;
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import type { Store } from '../port.js';
+import { sqliteEventsRepo } from './events-repo.js';
+import { openDatabase, type SqliteDatabase } from './open-database.js';
+import { sqliteRunsRepo } from './runs-repo.js';
+import { sqliteSessionsRepo } from './sessions-repo.js';
+import { sqliteStateRepo } from './state-repo.js';
+
+export interface SqliteStore extends Store {
+  /** the raw database, for adapters of later areas (knowledge index, outbox) living in this same file */
+  db: SqliteDatabase;
+}
+
+export function openSqliteStore(file: string): SqliteStore {
+  const db = openDatabase(file);
+  return {
+    db,
+    events: sqliteEventsRepo(db),
+    runs: sqliteRunsRepo(db),
+    sessions: sqliteSessionsRepo(db),
+    state: sqliteStateRepo(db),
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
