@@ -1,0 +1,130 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { serve, type ServerType } from '@hono/node-server';
+import { loadConfigFile } from '../../src/config/load.js';
+import { createGateway, type Gateway } from '../../src/gateway.js';
+import { createLogger } from '../../src/log.js';
+
+export const HOOK_TOKEN = 'hook-token-0123456789abcdef';
+export const GATEWAY_TOKEN = 'gateway-token-0123456789abcdef';
+export const API_KEY = 'sk-test-0123456789abcdef0123';
+
+/** a config with hooks on, the test tokens, an in-folder database, a fast heartbeat off */
+export function baseConfig(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const base: Record<string, any> = {
+    gateway: { host: '127.0.0.1', port: 0, auth: { token: GATEWAY_TOKEN } },
+    hooks: { enabled: true, token: HOOK_TOKEN },
+    platform: { apiKeys: [{ name: 'test', key: API_KEY }] },
+    heartbeat: { every: '0' },
+    storage: { sqlite: './data/herald.db' },
+  };
+  return deepMerge(base, overrides);
+}
+
+function deepMerge(a: Record<string, any>, b: Record<string, any>): Record<string, any> {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    out[k] = v && typeof v === 'object' && !Array.isArray(v) && a[k] && typeof a[k] === 'object' ? deepMerge(a[k], v) : v;
+  }
+  return out;
+}
+
+export function tempDir(prefix = 'herald-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export interface RunningHerald {
+  url: string;
+  dir: string;
+  configFile: string;
+  gateway: Gateway;
+  /** every log line, parsed */
+  logs: Record<string, unknown>[];
+  /** the raw log text, for "never logs X" assertions */
+  rawLogs(): string;
+  stop(): Promise<void>;
+  /** stops and starts again on the same folder (same database and config) */
+  restart(): Promise<RunningHerald>;
+}
+
+/**
+ * Starts the real gateway, listening on 127.0.0.1:0, from a config file written into a
+ * fresh folder (or `dir`), with logs captured in memory.
+ */
+export async function startHerald(config: Record<string, unknown> = baseConfig(), options: { dir?: string; files?: Record<string, string> } = {}): Promise<RunningHerald> {
+  const dir = options.dir ?? tempDir();
+  const configFile = path.join(dir, 'herald.json');
+  if (!options.dir || !fs.existsSync(configFile)) fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
+  for (const [name, text] of Object.entries(options.files ?? {})) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      cb();
+    },
+  });
+  const logger = createLogger({ level: 'debug', destination });
+  const loaded = await loadConfigFile(configFile);
+  const gateway = await createGateway(loaded, { logger });
+  await gateway.start();
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: gateway.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+  });
+  const address = server.address() as { port: number };
+  let stopped = false;
+  const running: RunningHerald = {
+    url: `http://127.0.0.1:${address.port}`,
+    dir,
+    configFile,
+    gateway,
+    get logs() {
+      return lines.map((l) => {
+        try {
+          return JSON.parse(l) as Record<string, unknown>;
+        } catch {
+          return { raw: l };
+        }
+      });
+    },
+    rawLogs: () => lines.join('\n'),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      await gateway.stop(0);
+    },
+    async restart() {
+      await running.stop();
+      return startHerald(config, { dir });
+    },
+  };
+  return running;
+}
+
+/** waits until `check` returns a truthy value (polling; no fixed sleeps in tests) */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000, everyMs = 20): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value as NonNullable<T>;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs}ms${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export function hookHeaders(token = HOOK_TOKEN): Record<string, string> {
+  return { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+}
