@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/** `hooks.gmail`: written by `herald webhooks gmail setup`, read by the preset and the watcher. */
+export const gmailConfigSchema = z
+  .object({
+    account: z.string().optional().describe('The Gmail address watched; the watcher runs inside `serve` when set.'),
+    label: z.string().default('INBOX').describe('Label whose new messages are reported.'),
+    topic: z.string().optional().describe('Pub/Sub topic, projects/<project>/topics/<topic>.'),
+    subscription: z.string().optional().describe('Pub/Sub push subscription name.'),
+    pushToken: z.string().optional().describe('Token Pub/Sub must send as ?token= on each push.'),
+    hookUrl: z.string().url().optional().describe('Where the watcher posts new mail (default http://127.0.0.1:<gateway.port><hooks.path>/gmail).'),
+    includeBody: z.boolean().default(true).describe('Include the decoded text body of each message.'),
+    maxBytes: z.number().int().positive().default(20000).describe('Body size cut-off (bodyTruncated marks a cut).'),
+    renewEveryMinutes: z.number().int().positive().default(720).describe('How often the Gmail watch is renewed.'),
+    serve: z
+      .object({
+        bind: z.string().default('127.0.0.1').describe('Address the push endpoint listens on.'),
+        port: z.number().int().min(0).max(65535).default(8788).describe('Port of the push endpoint.'),
+        path: z.string().default('/gmail-pubsub').describe('Path of the push endpoint.'),
+      })
+      .strict()
+      .default({ bind: '127.0.0.1', port: 8788, path: '/gmail-pubsub' })
+      .describe('The Pub/Sub push endpoint of the watcher.'),
+    oauth: z
+      .object({
+        clientId: z.string().describe('OAuth client id.'),
+        clientSecret: z.string().describe('OAuth client secret.'),
+        refreshToken: z.string().describe('Refresh token with the gmail.readonly and pubsub scopes.'),
+      })
+      .strict()
+      .optional()
+      .describe('Google OAuth credentials; access tokens are minted from the refresh token.'),
+    endpoints: z
+      .object({
+        oauthToken: z.string().url().default('https://oauth2.googleapis.com/token').describe('OAuth token endpoint.'),
+        gmail: z.string().url().default('https://gmail.googleapis.com').describe('Gmail API base URL.'),
+        pubsub: z.string().url().default('https://pubsub.googleapis.com').describe('Pub/Sub API base URL.'),
+      })
+      .strict()
+      .default({ oauthToken: 'https://oauth2.googleapis.com/token', gmail: 'https://gmail.googleapis.com', pubsub: 'https://pubsub.googleapis.com' })
+      .describe('Google API endpoints (tests point them at a fake).'),
+    model: z.string().optional().describe('Model override for gmail runs.'),
+    thinking: z.enum(['off', 'minimal', 'low', 'medium', 'high']).optional().describe('Thinking level for gmail runs.'),
+    allowUnsafeExternalContent: z.boolean().optional().describe('Turns off the safety wrapper for mail (dangerous).'),
+  })
+  .strict();
+
+export type GmailConfig = z.output<typeof gmailConfigSchema>;
