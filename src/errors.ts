@@ -14,6 +14,10 @@ export const errorCatalog = {
   HERALD_FORBIDDEN: { status: 403, message: 'forbidden', openai: 'permission_denied' },
   HERALD_NOT_FOUND: { status: 404, message: 'not found', openai: 'not_found' },
   HERALD_MAPPING_NOT_FOUND: { status: 404, message: 'no hook mapping for this path', openai: 'not_found' },
+  HERALD_AGENT_NOT_ALLOWED: { status: 403, message: 'this API key may not use this agent', openai: 'agent_not_allowed' },
+  HERALD_AGENT_NOT_FOUND: { status: 404, message: 'agent not found', openai: 'agent_not_found' },
+  HERALD_CONVERSATION_NOT_FOUND: { status: 404, message: 'conversation not found', openai: 'conversation_not_found' },
+  HERALD_DOCUMENT_NOT_FOUND: { status: 404, message: 'knowledge document not found', openai: 'document_not_found' },
   HERALD_METHOD_NOT_ALLOWED: { status: 405, message: 'method not allowed', openai: 'invalid_request_error' },
   HERALD_BODY_TIMEOUT: { status: 408, message: 'request body timeout', openai: 'invalid_request_error' },
   HERALD_PAYLOAD_TOO_LARGE: { status: 413, message: 'payload too large', openai: 'file_too_large' },
@@ -21,6 +25,7 @@ export const errorCatalog = {
   HERALD_RATE_LIMITED: { status: 429, message: 'too many requests', openai: 'rate_limit_exceeded' },
   HERALD_MAPPING_FAILED: { status: 500, message: 'hook mapping failed', openai: 'server_error' },
   HERALD_INTERNAL: { status: 500, message: 'internal error', openai: 'server_error' },
+  HERALD_MODEL_FAILED: { status: 502, message: 'the model provider failed', openai: 'upstream_error' },
   HERALD_UNAVAILABLE: { status: 503, message: 'service unavailable', openai: 'server_error' },
 } as const satisfies Record<string, { status: number; message: string; openai: string }>;
 

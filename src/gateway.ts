@@ -16,9 +16,13 @@ import { parseDuration } from './runtime/duration.js';
 import { Heartbeat } from './runtime/heartbeat.js';
 import { heartbeatTurn } from './runtime/heartbeat-turn.js';
 import { MainSession } from './runtime/main-session.js';
-import { recordOnlyDelivery, type ReplyDelivery } from './runtime/reply-delivery.js';
+import { DeliveryOutbox } from './runtime/delivery-outbox.js';
+import type { ReplyDelivery } from './runtime/reply-delivery.js';
 import { RunQueue } from './runtime/run-queue.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/sqlite-store.js';
+import { platformRoutes } from './http/platform/platform-routes.js';
+import { KnowledgeIndex } from './knowledge/knowledge-index.js';
+import { ApiKeyStore, ApiKeyVerifier } from './platform/api-keys.js';
 
 export interface Gateway {
   app: Hono;
@@ -55,7 +59,15 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const mainSession = new MainSession(store);
   const instances = await instantiatePlugins(plugins, config, store, logger);
 
-  let delivery: ReplyDelivery = recordOnlyDelivery;
+  const delivery: ReplyDelivery = new DeliveryOutbox({
+    config,
+    store,
+    mainSession,
+    channels: instances.channels,
+    resolveChannel: (name) => plugins.resolveChannel(name),
+    defaultAgentId: agents.default().id,
+    logger,
+  });
   const getDelivery = () => delivery;
   const heartbeat = new Heartbeat(
     parseDuration(config.heartbeat.every),
@@ -66,8 +78,11 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const dispatch = createDispatcher({ mainSession, heartbeat, runs });
 
   const actionContext = { config, channelNames: plugins.channelNames() };
-  const engine = new MappingsEngine([...builtinMappings(actionContext), ...(await resolveMappings(loaded, actionContext))]);
-  const app = createApp({ config, logger, store, engine, dispatch, delivery: getDelivery });
+  const engine = new MappingsEngine([...builtinMappings(actionContext), ...(await resolveMappings(loaded, { ...actionContext, logger }))]);
+  const knowledge = new KnowledgeIndex(store.db);
+  const keys = new ApiKeyVerifier(config, new ApiKeyStore(store.db));
+  const platform = platformRoutes({ config, store, knowledge, keys, models, agents, logger });
+  const app = createApp({ config, logger, store, engine, dispatch, delivery: getDelivery, mounts: [{ path: '/v1', app: platform }] });
 
   const gateway: Gateway = {
     app,

@@ -8,10 +8,18 @@ export const gmailConfigSchema = z
     topic: z.string().optional().describe('Pub/Sub topic, projects/<project>/topics/<topic>.'),
     subscription: z.string().optional().describe('Pub/Sub push subscription name.'),
     pushToken: z.string().optional().describe('Token Pub/Sub must send as ?token= on each push.'),
+    pushEndpoint: z.string().url().optional().describe('The public HTTPS URL Pub/Sub pushes to (without ?token=); it must reach serve.path.'),
     hookUrl: z.string().url().optional().describe('Where the watcher posts new mail (default http://127.0.0.1:<gateway.port><hooks.path>/gmail).'),
     includeBody: z.boolean().default(true).describe('Include the decoded text body of each message.'),
     maxBytes: z.number().int().positive().default(20000).describe('Body size cut-off (bodyTruncated marks a cut).'),
     renewEveryMinutes: z.number().int().positive().default(720).describe('How often the Gmail watch is renewed.'),
+    recoverMaxMessages: z
+      .number()
+      .int()
+      .positive()
+      .max(500)
+      .default(10)
+      .describe('When the stored historyId is too old (404), how many of the newest messages are checked instead.'),
     serve: z
       .object({
         bind: z.string().default('127.0.0.1').describe('Address the push endpoint listens on.'),

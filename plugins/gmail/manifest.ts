@@ -1,12 +1,18 @@
 import { definePlugin } from '../../src/plugins/sdk.js';
 import { gmailConfigSchema } from './config.js';
+import { gmailPresetMappings } from './preset.js';
+import { gmailCommands } from './commands.js';
+import { createGmailServices } from './services.js';
 
 /** The gmail preset: new mail becomes a `hook:gmail:<messageId>` agent run. */
 export const gmailPlugin = definePlugin({
   id: 'gmail',
-  roles: ['preset'],
+  // 'service': the watcher runs inside serve even when the preset mapping is not listed in hooks.presets
+  roles: ['preset', 'service'],
   summary: 'Gmail: new mail in a watched inbox becomes an agent run (preset `gmail`).',
   configKey: 'hooks.gmail',
   config: gmailConfigSchema,
-  create: () => ({}),
+  mappings: gmailPresetMappings,
+  commands: gmailCommands,
+  create: createGmailServices,
 });

@@ -1,10 +1,16 @@
 import { ConfigError } from '../errors.js';
 import { loadBuiltinPlugins } from '../plugins/registry.js';
+import { openCommandHost } from '../plugins/command-host.js';
 import type { PluginCommand } from '../plugins/sdk.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { configCheckCommand } from './config-check.js';
 import { configPathFrom } from './config-path.js';
+import { hooksTestCommand } from './hooks-test.js';
+import { docsCommand } from './docs.js';
 import { serveCommand } from './serve.js';
+import { agentsListCommand } from './agents-list.js';
+import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './keys.js';
+import { knowledgeUploadCommand } from './knowledge-upload.js';
 
 type Command = { summary: string; run: (argv: string[], io: CliIo) => Promise<number> };
 
@@ -12,6 +18,13 @@ type Command = { summary: string; run: (argv: string[], io: CliIo) => Promise<nu
 const commands: Record<string, Command> = {
   serve: { summary: 'start the gateway (writes a starter config on first run)', run: serveCommand },
   'config check': { summary: 'validate a config file and print every fault', run: configCheckCommand },
+  'hooks test': { summary: 'dry run: print the action a hook request becomes (or run --fixtures FILE)', run: hooksTestCommand },
+  'keys create': { summary: 'create a platform API key (--name N [--agents a,b]); prints it once', run: keysCreateCommand },
+  'keys list': { summary: 'list platform API key names (never the keys)', run: keysListCommand },
+  'keys revoke': { summary: 'delete a stored platform API key (--name N)', run: keysRevokeCommand },
+  'agents list': { summary: 'list the digital employees, their model and document count', run: agentsListCommand },
+  'knowledge upload': { summary: 'upload files to an agent knowledge base (--agent ID FILE...)', run: knowledgeUploadCommand },
+  docs: { summary: "regenerate the README's generated blocks (--write, or --check for staleness)", run: docsCommand },
 };
 
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
@@ -41,17 +54,18 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
 async function pluginCommandTable(io: CliIo): Promise<Record<string, Command>> {
   const table: Record<string, Command> = {};
   for (const plugin of await loadBuiltinPlugins()) {
-    for (const command of plugin.commands ?? []) table[command.path.join(' ')] = wrap(command, io);
+    for (const command of plugin.commands ?? []) table[command.path.join(' ')] = wrap(command, io, plugin.id);
   }
   return table;
 }
 
-function wrap(command: PluginCommand, io: CliIo): Command {
+function wrap(command: PluginCommand, io: CliIo, pluginId: string): Command {
   return {
     summary: command.summary,
     run: (argv) => {
       const flag = argv.findIndex((a) => a === '--config' || a === '-c');
-      return command.run(argv, { configPath: configPathFrom(flag >= 0 ? argv[flag + 1] : undefined), stdout: io.stdout, stderr: io.stderr });
+      const configPath = configPathFrom(flag >= 0 ? argv[flag + 1] : undefined);
+      return command.run(argv, { configPath, stdout: io.stdout, stderr: io.stderr, openHost: () => openCommandHost(pluginId, configPath) });
     },
   };
 }

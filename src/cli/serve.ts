@@ -42,19 +42,32 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   io.out(`config: ${file}`);
   if (starter) printStarterHelp(io, base, loaded.config.hooks.path, starter);
 
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      gateway.logger.info({ signal }, 'shutting down');
-      server.close();
-      gateway.stop().then(resolve, resolve);
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+  const signal = await new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
   });
+  await shutdown(server, gateway, signal);
   return 0;
+}
+
+/** how long in-flight requests and runs get to finish after a signal */
+const GRACE_MS = 10_000;
+
+/**
+ * Graceful stop: no new connections, in-flight requests answered, running runs given the grace
+ * period (those still going stay `running` in the store and resume on the next start), then
+ * the store closes and the last log lines are flushed.
+ */
+async function shutdown(server: ServerType, gateway: Awaited<ReturnType<typeof createGateway>>, signal: string): Promise<void> {
+  gateway.logger.info({ signal }, 'shutting down');
+  const http = server as ServerType & { closeIdleConnections?: () => void; closeAllConnections?: () => void };
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  http.closeIdleConnections?.();
+  await Promise.race([closed, new Promise((r) => setTimeout(r, GRACE_MS).unref())]);
+  http.closeAllConnections?.();
+  await gateway.stop(GRACE_MS);
+  gateway.logger.info('stopped');
+  await new Promise<void>((resolve) => gateway.logger.flush(() => resolve()));
 }
 
 function printStarterHelp(io: CliIo, base: string, hooksPath: string, secrets: StarterSecrets): void {

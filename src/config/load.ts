@@ -34,8 +34,8 @@ export async function loadConfigFile(file: string, options: LoadConfigOptions = 
 export async function loadConfigValue(raw: unknown, file: string, options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const dir = path.dirname(file);
   const faults: string[] = [];
+  // a missing variable does not stop the check: every fault of the file is reported at once
   const value = substituteEnv(raw ?? {}, options.env ?? process.env, faults);
-  if (faults.length) throw new ConfigError(faults.map((f) => `${file}: ${f}`));
 
   const external = Array.isArray((value as { plugins?: unknown }).plugins)
     ? ((value as { plugins: unknown[] }).plugins.filter((p) => typeof p === 'string') as string[])
@@ -44,7 +44,12 @@ export async function loadConfigValue(raw: unknown, file: string, options: LoadC
   const plugins = new PluginRegistry([...builtins, ...(await loadExternalPlugins(external, dir))]);
 
   const parsed = buildConfigSchema(plugins.plugins).safeParse(value);
-  if (!parsed.success) throw new ConfigError(formatIssues(parsed.error.issues).map((f) => `${file}: ${f}`));
+  if (!parsed.success) {
+    // a key whose variable is missing is already reported; its empty stand-in is not a second fault
+    const unset = new Set(faults.map((f) => f.slice(0, f.indexOf(': '))));
+    faults.push(...formatIssues(parsed.error.issues).filter((f) => !unset.has(f.slice(0, f.indexOf(': ')))));
+  }
+  if (!parsed.success || faults.length) throw new ConfigError(faults.map((f) => `${file}: ${f}`));
   const config = resolvePaths(parsed.data as HeraldConfig, dir);
 
   const semantic = [...checkConfig(config), ...checkModelRefs(config), ...checkPresets(config, plugins)];

@@ -94,9 +94,17 @@ export const storageSchema = z
   .object({ sqlite: z.string().default('./data/herald.db').describe('SQLite database file (":memory:" for none).') })
   .strict();
 
+const apiKeyName = z.string().min(1).describe('Name of the key, for logs and `herald keys`.');
+const apiKeyAgents = z.array(z.string()).optional().describe('When set, the only agent ids this key may use.');
 export const apiKeySchema = z.union([
-  z.object({ name: z.string().min(1), key: z.string().min(16), agents: z.array(z.string()).optional() }).strict(),
-  z.object({ name: z.string().min(1), keyHash: z.string().regex(/^[a-f0-9]{64}$/, 'a sha256 hex digest'), agents: z.array(z.string()).optional() }).strict(),
+  z.object({ name: apiKeyName, key: z.string().min(16).describe('The key itself (at least 16 characters).'), agents: apiKeyAgents }).strict(),
+  z
+    .object({
+      name: apiKeyName,
+      keyHash: z.string().regex(/^[a-f0-9]{64}$/, 'a sha256 hex digest').describe('sha256 hex digest of the key, instead of the key.'),
+      agents: apiKeyAgents,
+    })
+    .strict(),
 ]);
 
 export const platformSchema = z
@@ -113,6 +121,23 @@ export const platformSchema = z
       .default({ requestsPerMinute: 600 })
       .describe('Per-key rate limit of /v1.'),
     maxUploadBytes: z.number().int().positive().default(20 * 1024 * 1024).describe('Largest knowledge upload (413 above).'),
+    streamPingMs: z
+      .number()
+      .int()
+      .positive()
+      .default(15000)
+      .describe('While a streamed chat completion waits for its model, an SSE `: ping` comment is sent this often (keeps proxies from closing it).'),
+  })
+  .strict();
+
+export const deliverySchema = z
+  .object({
+    maxAttempts: z.number().int().positive().default(8).describe('Attempts of one delivery before it fails for good (network errors, 5xx and 429 are retried).'),
+    baseDelayMs: z.number().int().nonnegative().default(2000).describe('Delay before the first retry; doubles each attempt, with jitter.'),
+    maxDelayMs: z.number().int().positive().default(300000).describe('Longest delay between two attempts (a platform\'s Retry-After is honoured up to this).'),
+    requestTimeoutMs: z.number().int().positive().default(30000).describe('Time limit of one request to a platform.'),
+    leaseMs: z.number().int().positive().default(120000).describe('How long a worker holds a delivery it claimed; a crashed worker\'s claim is retaken after this.'),
+    concurrency: z.number().int().positive().default(4).describe('Deliveries sent at once.'),
   })
   .strict();
 
@@ -124,6 +149,7 @@ export const coreConfigShape = {
   heartbeat: heartbeatSchema.default(heartbeatSchema.parse({})).describe('The main-session heartbeat.'),
   storage: storageSchema.default(storageSchema.parse({})).describe('Where herald keeps what it accepted.'),
   platform: platformSchema.default(platformSchema.parse({})).describe('The /v1 platform API.'),
+  delivery: deliverySchema.default(deliverySchema.parse({})).describe('The durable outbox that sends replies to chat channels.'),
   channels: z.record(z.string(), z.unknown()).default({}).describe('Channel plugin settings by plugin id; each plugin declares its own schema.'),
   plugins: z.array(z.string()).default([]).describe('Third-party plugins: paths (relative to this file) or package names.'),
 };

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { errorCatalog, HeraldError } from '../errors.js';
 
 /** the OpenAI error type of each status, for the /v1 surface */
-function openaiType(status: number): string {
+export function openaiType(status: number): string {
   if (status === 401) return 'authentication_error';
   if (status === 403) return 'permission_error';
   if (status === 404) return 'not_found_error';

@@ -13,7 +13,7 @@ export interface BodyLimits {
  */
 export async function readBody(c: Context, limits: BodyLimits): Promise<Uint8Array> {
   const declared = c.req.header('content-length');
-  if (declared !== undefined && Number(declared) > limits.maxBytes) throw new HeraldError('HERALD_PAYLOAD_TOO_LARGE');
+  if (declared !== undefined && Number(declared) > limits.maxBytes) throw tooLarge();
   const body = c.req.raw.body;
   if (!body) return new Uint8Array();
   const reader = body.getReader();
@@ -24,7 +24,7 @@ export async function readBody(c: Context, limits: BodyLimits): Promise<Uint8Arr
       const { done, value } = await withIdleTimeout(reader.read(), limits.idleTimeoutMs);
       if (done) break;
       size += value.byteLength;
-      if (size > limits.maxBytes) throw new HeraldError('HERALD_PAYLOAD_TOO_LARGE');
+      if (size > limits.maxBytes) throw tooLarge();
       chunks.push(value);
     }
   } catch (error) {
@@ -34,10 +34,14 @@ export async function readBody(c: Context, limits: BodyLimits): Promise<Uint8Arr
   return Buffer.concat(chunks, size);
 }
 
+// the unread rest of the body must not be parsed as the next request on a kept-alive socket
+const CLOSE = { Connection: 'close' };
+const tooLarge = () => new HeraldError('HERALD_PAYLOAD_TOO_LARGE', undefined, { headers: CLOSE });
+
 async function withIdleTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new HeraldError('HERALD_BODY_TIMEOUT')), ms);
+    timer = setTimeout(() => reject(new HeraldError('HERALD_BODY_TIMEOUT', undefined, { headers: CLOSE })), ms);
   });
   try {
     return await Promise.race([promise, timeout]);

@@ -1,3 +1,4 @@
+import { extractiveAnswer } from '../knowledge/extractive-answer.js';
 import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent, ModelUsage } from './provider.js';
 
 export const HEARTBEAT_OK = 'HEARTBEAT_OK';
@@ -10,8 +11,12 @@ export const HEARTBEAT_OK = 'HEARTBEAT_OK';
 export class EmbeddedModel implements ModelProvider {
   async complete(request: ModelRequest): Promise<ModelResponse> {
     request.signal?.throwIfAborted();
-    const text = answer(request);
-    return { text, usage: usageOf(request, text), finishReason: 'stop' };
+    const full = answer(request);
+    // max_tokens counts whitespace words here, as usage does
+    const words = full.match(/\S+\s*/g) ?? [];
+    const cut = request.maxTokens !== undefined && words.length > request.maxTokens;
+    const text = cut ? words.slice(0, request.maxTokens).join('').trimEnd() : full;
+    return { text, usage: usageOf(request, text), finishReason: cut ? 'length' : 'stop' };
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
@@ -30,12 +35,8 @@ function answer(request: ModelRequest): string {
     return `${events.length} new event${events.length === 1 ? '' : 's'}:\n${lines.join('\n')}`;
   }
   if (request.purpose === 'chat') {
-    const passages = request.knowledge ?? [];
-    if (passages.length === 0) {
-      return "I don't have anything on that in my knowledge base, so I can't answer it from my documents.";
-    }
-    const quotes = passages.slice(0, 3).map((p, i) => `"${oneLine(p.content, 600)}" [${i + 1}: ${p.filename}]`);
-    return `From my knowledge base:\n${quotes.join('\n')}`;
+    // extractive: quotes the matching sentences of the retrieved passages, or says it has nothing
+    return extractiveAnswer(request.question ?? request.messages.at(-1)?.content ?? '', request.knowledge ?? []);
   }
   const question = oneLine(request.question ?? '', 280);
   return `Received: "${question}". I am herald's embedded model: I can acknowledge and digest events, but I cannot act on this myself. Configure a model provider to have it handled.`;

@@ -17,7 +17,7 @@ export function pluginSection(config: HeraldConfig, plugin: PluginDefinition): u
     .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), config);
 }
 
-function stateFor(store: Store, pluginId: string): PluginState {
+export function stateFor(store: Store, pluginId: string): PluginState {
   const key = (k: string) => `plugin:${pluginId}:${k}`;
   return {
     get: (k) => store.state.get(key(k)),

@@ -10,15 +10,24 @@ export type PluginRole = 'channel' | 'preset' | 'commands' | 'service';
 
 /** One message to send on a chat platform. */
 export interface ChannelMessage {
+  /** the recipient on the platform; empty only for channels that need none (webhook) */
   to: string;
   text: string;
   /** stable per delivery: use it as the platform's idempotency key where there is one */
   deliveryId: string;
-  runId: string;
+  /** null for a heartbeat reply */
+  runId: string | null;
   sessionKey: string;
   agentId: string;
   createdAt: string;
   signal: AbortSignal;
+  /**
+   * parts of a split message an earlier attempt already delivered: a retry starts after them
+   * (see `sendInParts`), so nobody gets part 1 twice
+   */
+  partsSent?: number;
+  /** called after each part is accepted by the platform; the outbox records the progress */
+  onPartSent?(index: number, messageId?: string): Promise<void>;
 }
 
 export interface ChannelSendResult {
@@ -29,6 +38,8 @@ export interface ChannelSendResult {
 /** A channel: sends text to a recipient over the platform's real HTTP API. */
 export interface ChannelAdapter {
   send(message: ChannelMessage): Promise<ChannelSendResult>;
+  /** false for channels with no recipient (webhook): then a missing `to` is not an error */
+  requiresRecipient?: boolean;
 }
 
 /** A background service a plugin runs inside `serve` (e.g. the gmail watcher). */
@@ -51,6 +62,20 @@ export interface PluginCommandContext {
   configPath: string;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /**
+   * loads and validates the config file as `serve` does (throws ConfigError with every fault) and
+   * lends the plugin what `create` gets: its section, the host (config, durable state) and a logger.
+   * For commands that work on their own, e.g. `webhooks gmail run`; close() releases the store.
+   */
+  openHost?(): Promise<PluginCommandHost>;
+}
+
+export interface PluginCommandHost {
+  /** the plugin's own config section, parsed by its schema; undefined when absent */
+  config: unknown;
+  host: PluginHost;
+  logger: Logger;
+  close(): Promise<void>;
 }
 
 /** What the host lends a plugin at creation. */

@@ -34,8 +34,8 @@ class RunTimeout extends Error {}
  * process are picked up again by `resume()`.
  */
 export class RunQueue {
-  private readonly waiting: string[] = [];
-  private readonly active = new Map<string, { promise: Promise<void>; abort: AbortController }>();
+  private readonly waiting: { id: string; sessionKey: string }[] = [];
+  private readonly active = new Map<string, { promise: Promise<void>; abort: AbortController; sessionKey: string }>();
   private accepting = true;
   private idleWaiters: (() => void)[] = [];
 
@@ -59,28 +59,35 @@ export class RunQueue {
       finishedAt: null,
     };
     await this.deps.store.runs.insert(run);
-    this.enqueue(id);
+    this.enqueue(id, run.sessionKey);
     return id;
   }
 
   /** re-queues what a previous process accepted but did not finish */
   async resume(): Promise<number> {
     const unfinished = await this.deps.store.runs.unfinished();
-    for (const run of unfinished) this.enqueue(run.id);
+    for (const run of unfinished) this.enqueue(run.id, run.sessionKey);
     if (unfinished.length) this.deps.logger.info({ runs: unfinished.length }, 'resuming unfinished runs');
     return unfinished.length;
   }
 
-  private enqueue(id: string): void {
-    if (this.waiting.includes(id) || this.active.has(id)) return;
-    this.waiting.push(id);
+  private enqueue(id: string, sessionKey: string): void {
+    if (this.waiting.some((w) => w.id === id) || this.active.has(id)) return;
+    this.waiting.push({ id, sessionKey });
     this.pump();
   }
 
+  /**
+   * Starts waiting runs, oldest first, up to the concurrency bound. Runs of one session go one
+   * at a time, in order: the second turn of a conversation must see the first one's reply.
+   */
   private pump(): void {
     const max = this.deps.config.agents.defaults.maxConcurrent;
-    while (this.accepting && this.active.size < max && this.waiting.length) {
-      const id = this.waiting.shift()!;
+    while (this.accepting && this.active.size < max) {
+      const busy = new Set([...this.active.values()].map((a) => a.sessionKey));
+      const index = this.waiting.findIndex((w) => !busy.has(w.sessionKey));
+      if (index < 0) return;
+      const { id, sessionKey } = this.waiting.splice(index, 1)[0]!;
       const abort = new AbortController();
       const promise = this.execute(id, abort.signal)
         .catch((error) => this.deps.logger.error({ err: error, runId: id }, 'run bookkeeping failed'))
@@ -89,7 +96,7 @@ export class RunQueue {
           this.pump();
           if (this.active.size === 0 && this.waiting.length === 0) this.idleWaiters.splice(0).forEach((w) => w());
         });
-      this.active.set(id, { promise, abort });
+      this.active.set(id, { promise, abort, sessionKey });
     }
   }
 

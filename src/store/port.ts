@@ -74,10 +74,62 @@ export interface StateRepo {
   update<T>(key: string, fn: (current: T | undefined) => T): Promise<T>;
 }
 
+export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed';
+
+/** One reply on its way to a chat channel: a row of the durable outbox. */
+export interface DeliveryRecord {
+  id: string;
+  /** null for a heartbeat reply */
+  runId: string | null;
+  kind: 'run' | 'heartbeat';
+  /** the resolved plugin id; null when no channel could be resolved */
+  channel: string | null;
+  to: string | null;
+  text: string;
+  sessionKey: string;
+  agentId: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** parts of a split message the platform already accepted */
+  partsSent: number;
+  lastError: string | null;
+  nextAttemptAt: number;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  createdAt: number;
+  updatedAt: number;
+  deliveredAt: number | null;
+}
+
+export interface DeliveriesRepo {
+  insert(delivery: DeliveryRecord): Promise<void>;
+  get(id: string): Promise<DeliveryRecord | undefined>;
+  /** the deliveries of a run, oldest first */
+  forRun(runId: string): Promise<DeliveryRecord[]>;
+  list(filter: { status?: DeliveryStatus; limit: number }): Promise<DeliveryRecord[]>;
+  /** ids that are due: pending and due, or sending with an expired lease (a crashed worker's) */
+  due(now: number, limit: number): Promise<string[]>;
+  /** the earliest time something may become due: next attempt of a pending one or lease expiry */
+  nextDueAt(): Promise<number | undefined>;
+  /**
+   * Takes a due delivery for `owner` until `leaseUntil` and counts the attempt, atomically:
+   * of two workers claiming one delivery, exactly one gets it (the other gets undefined).
+   */
+  claim(id: string, owner: string, now: number, leaseUntil: number): Promise<DeliveryRecord | undefined>;
+  /** records a part accepted by the platform; false when the lease was lost */
+  partSent(id: string, owner: string, partsSent: number): Promise<boolean>;
+  delivered(id: string, owner: string, at: number): Promise<boolean>;
+  retryAt(id: string, owner: string, nextAttemptAt: number, error: string): Promise<boolean>;
+  failed(id: string, owner: string | null, error: string, at: number): Promise<boolean>;
+  /** gives a claim back without counting the attempt (shutdown in the middle of a send) */
+  release(id: string, owner: string, at: number): Promise<void>;
+}
+
 export interface Store {
   events: EventsRepo;
   runs: RunsRepo;
   sessions: SessionsRepo;
   state: StateRepo;
+  deliveries: DeliveriesRepo;
   close(): Promise<void>;
 }

@@ -2,7 +2,8 @@ import { Hono } from 'hono';
 import { HeraldError } from '../../errors.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { ReplyDelivery } from '../../runtime/reply-delivery.js';
-import type { Store } from '../../store/port.js';
+import type { DeliveryStatus, Store } from '../../store/port.js';
+import { deliveryView } from '../../runtime/delivery-view.js';
 import { bearerToken } from '../bearer-token.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { checkToken } from '../token-auth.js';
@@ -13,6 +14,8 @@ export interface AdminRoutesDeps {
   delivery: () => ReplyDelivery;
   limiter: FailedAuthLimiter;
 }
+
+const deliveryStatuses: DeliveryStatus[] = ['pending', 'sending', 'delivered', 'failed'];
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -58,6 +61,15 @@ export function adminRoutes(deps: AdminRoutesDeps): Hono {
   app.get('/events', async (c) => {
     const events = await deps.store.events.list(c.req.query('session') ?? 'main', limitParam(c.req.query('limit'), 100));
     return c.json({ data: events.map((e) => ({ id: e.id, text: e.text, status: e.status, createdAt: iso(e.createdAt) })) });
+  });
+
+  app.get('/deliveries', async (c) => {
+    const status = c.req.query('status');
+    if (status !== undefined && !deliveryStatuses.includes(status as DeliveryStatus)) {
+      throw new HeraldError('HERALD_INVALID_FIELD', `status must be one of ${deliveryStatuses.join(', ')}`, { param: 'status' });
+    }
+    const deliveries = await deps.store.deliveries.list({ status: status as DeliveryStatus | undefined, limit: limitParam(c.req.query('limit'), 100) });
+    return c.json({ data: deliveries.map(deliveryView) });
   });
 
   return app;

@@ -29,8 +29,9 @@ export function sqliteEventsRepo(db: SqliteDatabase): EventsRepo {
 
   const enqueue = db.transaction((session: string, text: string, maxPending: number) => {
     const previous = last.get(session);
-    // a retried webhook must not wake the agent twice with the same news
-    if (previous && previous.text === text && previous.status !== 'dropped') return undefined;
+    // a retried webhook must not wake the agent twice with the same news; once the previous
+    // event has been handled, the same text is news again (a deploy finishing twice in a day)
+    if (previous && previous.text === text && (previous.status === 'pending' || previous.status === 'processing')) return undefined;
     const row = insert.get(session, text, Date.now())!;
     const over = pendingCount.get(session)!.n - maxPending;
     if (over > 0) dropOldest.run(session, over);

@@ -57,4 +57,88 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'deliveries: the durable outbox of replies to chat channels',
+    sql: `
+      CREATE TABLE deliveries (
+        id TEXT PRIMARY KEY,
+        run_id TEXT,
+        kind TEXT NOT NULL,
+        channel TEXT,
+        recipient TEXT,
+        text TEXT NOT NULL,
+        session_key TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        parts_sent INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        next_attempt_at INTEGER NOT NULL,
+        lease_owner TEXT,
+        lease_until INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        delivered_at INTEGER
+      );
+      CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at) WHERE status IN ('pending', 'sending');
+      CREATE INDEX deliveries_run ON deliveries (run_id);
+      CREATE INDEX deliveries_created ON deliveries (created_at);
+    `,
+  },
+  {
+    version: 3,
+    name: 'knowledge: documents, chunks, FTS5 index (bm25, porter stemming)',
+    sql: `
+      CREATE TABLE knowledge_documents (
+        id TEXT PRIMARY KEY,
+        agent_id TEXT NOT NULL,
+        filename TEXT NOT NULL,
+        bytes INTEGER NOT NULL,
+        mime_type TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        status TEXT NOT NULL,
+        chunk_count INTEGER NOT NULL,
+        metadata TEXT,
+        created_at INTEGER NOT NULL,
+        UNIQUE (agent_id, sha256)
+      );
+      CREATE INDEX knowledge_documents_agent ON knowledge_documents (agent_id, created_at);
+
+      CREATE TABLE knowledge_chunks (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        document_id TEXT NOT NULL REFERENCES knowledge_documents (id) ON DELETE CASCADE,
+        agent_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        content TEXT NOT NULL
+      );
+      CREATE INDEX knowledge_chunks_document ON knowledge_chunks (document_id, seq);
+
+      -- external-content FTS5: the text lives once, in knowledge_chunks; triggers keep the index in step
+      CREATE VIRTUAL TABLE knowledge_fts USING fts5(
+        content, agent_id UNINDEXED,
+        content = 'knowledge_chunks', content_rowid = 'rowid',
+        tokenize = 'porter unicode61 remove_diacritics 2'
+      );
+      CREATE TRIGGER knowledge_chunks_ai AFTER INSERT ON knowledge_chunks BEGIN
+        INSERT INTO knowledge_fts (rowid, content, agent_id) VALUES (new.rowid, new.content, new.agent_id);
+      END;
+      CREATE TRIGGER knowledge_chunks_ad AFTER DELETE ON knowledge_chunks BEGIN
+        INSERT INTO knowledge_fts (knowledge_fts, rowid, content, agent_id) VALUES ('delete', old.rowid, old.content, old.agent_id);
+      END;
+    `,
+  },
+  {
+    version: 4,
+    name: 'platform: API keys created by `herald keys create` (sha256 only, never the key)',
+    sql: `
+      CREATE TABLE api_keys (
+        name TEXT PRIMARY KEY,
+        key_hash TEXT NOT NULL UNIQUE,
+        agents TEXT,
+        created_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

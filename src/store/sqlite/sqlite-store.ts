@@ -1,4 +1,5 @@
 import type { Store } from '../port.js';
+import { sqliteDeliveriesRepo } from './deliveries-repo.js';
 import { sqliteEventsRepo } from './events-repo.js';
 import { openDatabase, type SqliteDatabase } from './open-database.js';
 import { sqliteRunsRepo } from './runs-repo.js';
@@ -18,6 +19,7 @@ export function openSqliteStore(file: string): SqliteStore {
     runs: sqliteRunsRepo(db),
     sessions: sqliteSessionsRepo(db),
     state: sqliteStateRepo(db),
+    deliveries: sqliteDeliveriesRepo(db),
     async close() {
       if (db.open) db.close();
     },

@@ -1,0 +1,216 @@
+/**
+ * The benchmark's yardstick: a raw `node:http` server doing per request what herald's
+ * `/hooks/wake` and `/hooks/agent` do up to the response, and nothing more: bearer auth
+ * compared in constant time, the body read under the same size limit (declared and streamed),
+ * JSON parsed, the fields validated, and the same durable insert into SQLite (better-sqlite3,
+ * WAL): an events row (with the duplicate skip and the 20-pending cap) for wake, a runs row
+ * for agent. It never runs an agent: that is the difference the benchmark reports.
+ *
+ * Self-contained on purpose (no herald imports), so it measures raw node:http, not herald.
+ * Env: BASELINE_DB (file), BASELINE_TOKEN, BASELINE_PORT (default 0), BASELINE_MAX_BODY_BYTES.
+ * Prints `baseline listening on http://127.0.0.1:<port>` once it listens.
+ */
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+const dbFile = process.env.BASELINE_DB ?? './data/baseline.db';
+const token = process.env.BASELINE_TOKEN ?? '';
+const port = Number(process.env.BASELINE_PORT ?? 0);
+const maxBodyBytes = Number(process.env.BASELINE_MAX_BODY_BYTES ?? 262144);
+const bodyIdleMs = 10_000;
+if (token.length < 16) throw new Error('BASELINE_TOKEN must be set (16+ characters)');
+
+const MAX_PENDING = 20;
+const WAKE_MODES = ['now', 'next-heartbeat'];
+const THINKING = ['off', 'minimal', 'low', 'medium', 'high'];
+const CHANNELS = ['last', 'whatsapp', 'telegram', 'discord', 'slack', 'mattermost', 'signal', 'imessage', 'msteams', 'webhook'];
+
+// the same tables, indexes and pragmas as herald's store, so the insert costs the same
+fs.mkdirSync(path.dirname(dbFile), { recursive: true });
+const db = new Database(dbFile);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+db.pragma('busy_timeout = 5000');
+db.exec(`
+  CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, session TEXT NOT NULL, text TEXT NOT NULL,
+    status TEXT NOT NULL, created_at INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS events_session_status ON events (session, status, id);
+  CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY, status TEXT NOT NULL, agent_id TEXT NOT NULL, name TEXT NOT NULL,
+    session_key TEXT NOT NULL, message TEXT NOT NULL, action TEXT NOT NULL, reply TEXT, error TEXT,
+    created_at INTEGER NOT NULL, started_at INTEGER, finished_at INTEGER
+  );
+  CREATE INDEX IF NOT EXISTS runs_unfinished ON runs (status, created_at) WHERE status IN ('queued', 'running');
+`);
+
+const lastEvent = db.prepare<[string], { text: string; status: string }>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
+const insertEvent = db.prepare("INSERT INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?) RETURNING *");
+const pendingCount = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'");
+const dropOldest = db.prepare(
+  "UPDATE events SET status = 'dropped' WHERE id IN (SELECT id FROM events WHERE session = ? AND status = 'pending' ORDER BY id LIMIT ?)",
+);
+const insertRun = db.prepare(
+  `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at)
+   VALUES (?, 'queued', 'main', ?, ?, ?, ?, NULL, NULL, ?, NULL, NULL)`,
+);
+
+const enqueueEvent = db.transaction((text: string) => {
+  const previous = lastEvent.get('main');
+  if (previous && previous.text === text && previous.status !== 'dropped') return;
+  insertEvent.get('main', text, Date.now());
+  const over = pendingCount.get('main')!.n - MAX_PENDING;
+  if (over > 0) dropOldest.run('main', over);
+});
+
+class HttpFault extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const expectedDigest = createHash('sha256').update(token).digest();
+function authorized(header: string | undefined): boolean {
+  const match = header && /^Bearer\s+(.+)$/i.exec(header.trim());
+  const given = match ? match[1]!.trim() : '';
+  const digest = createHash('sha256').update(given).digest();
+  return timingSafeEqual(digest, expectedDigest) && given.length === token.length;
+}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > maxBodyBytes) return Promise.reject(new HttpFault(413, 'payload too large'));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const idle = setTimeout(() => fail(new HttpFault(408, 'request body timeout')), bodyIdleMs);
+    const fail = (error: Error) => {
+      clearTimeout(idle);
+      req.removeAllListeners('data');
+      req.resume();
+      reject(error);
+    };
+    req.on('data', (chunk: Buffer) => {
+      idle.refresh();
+      size += chunk.byteLength;
+      if (size > maxBodyBytes) return fail(new HttpFault(413, 'payload too large'));
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      clearTimeout(idle);
+      resolve(Buffer.concat(chunks, size));
+    });
+    req.on('error', fail);
+  });
+}
+
+function parseObject(bytes: Buffer): Record<string, unknown> {
+  const text = bytes.toString('utf8').trim();
+  let value: unknown = {};
+  if (text) {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new HttpFault(400, 'invalid JSON body');
+    }
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new HttpFault(400, 'body must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+const nonBlank = (v: unknown): v is string => typeof v === 'string' && v.trim().length > 0;
+function optional(body: Record<string, unknown>, field: string, ok: (v: unknown) => boolean, message: string): void {
+  const v = body[field];
+  if (v !== undefined && v !== null && !ok(v)) throw new HttpFault(400, `${field} ${message}`);
+}
+const isString = (v: unknown) => typeof v === 'string';
+
+function wake(body: Record<string, unknown>): { status: number; body: unknown } {
+  if (!nonBlank(body.text)) throw new HttpFault(400, 'text is required (a non-blank string)');
+  optional(body, 'mode', (v) => WAKE_MODES.includes(v as string), 'must be one of now, next-heartbeat');
+  const mode = (body.mode as string | undefined) ?? 'now';
+  enqueueEvent(body.text.trim());
+  return { status: 200, body: { ok: true, mode } };
+}
+
+function agent(body: Record<string, unknown>): { status: number; body: unknown } {
+  if (!nonBlank(body.message)) throw new HttpFault(400, 'message is required (a non-blank string)');
+  optional(body, 'name', isString, 'must be a string');
+  optional(body, 'sessionKey', (v) => typeof v === 'string' && v.length > 0 && v.length <= 512, 'must be a non-empty string');
+  optional(body, 'wakeMode', (v) => WAKE_MODES.includes(v as string), 'must be one of now, next-heartbeat');
+  optional(body, 'deliver', (v) => typeof v === 'boolean', 'must be a boolean');
+  optional(body, 'channel', (v) => CHANNELS.includes(v as string), `must be one of ${CHANNELS.join(', ')}`);
+  optional(body, 'to', isString, 'must be a string');
+  optional(body, 'model', isString, 'must be a string');
+  optional(body, 'thinking', (v) => THINKING.includes(v as string), `must be one of ${THINKING.join(', ')}`);
+  optional(body, 'timeoutSeconds', (v) => typeof v === 'number' && v > 0 && Number.isFinite(v), 'must be a positive number');
+  const id = randomUUID();
+  const name = (typeof body.name === 'string' && body.name.trim()) || 'Hook';
+  const sessionKey = (body.sessionKey as string | undefined) ?? `hook:${randomUUID()}`;
+  const action = {
+    kind: 'agent',
+    message: body.message,
+    name,
+    sessionKey: body.sessionKey,
+    wakeMode: body.wakeMode ?? 'now',
+    deliver: body.deliver ?? true,
+    channel: body.channel ?? 'last',
+    to: body.to,
+    model: body.model,
+    thinking: body.thinking,
+    timeoutSeconds: body.timeoutSeconds,
+    allowUnsafeExternalContent: false,
+    source: { mappingId: 'agent', path: 'agent' },
+  };
+  insertRun.run(id, name, sessionKey, body.message, JSON.stringify(action), Date.now());
+  return { status: 202, body: { ok: true, runId: id } };
+}
+
+const routes: Record<string, (body: Record<string, unknown>) => { status: number; body: unknown }> = {
+  '/hooks/wake': wake,
+  '/hooks/agent': agent,
+};
+
+function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+const server = http.createServer(async (req, res) => {
+  res.setHeader('X-Request-Id', randomUUID());
+  try {
+    const handler = routes[(req.url ?? '').split('?')[0]!];
+    if (req.method !== 'POST') return send(res, 405, { ok: false, error: 'method not allowed' }, { Allow: 'POST' });
+    if (!authorized(req.headers.authorization)) return send(res, 401, { ok: false, error: 'unauthorized' });
+    if (!handler) return send(res, 404, { ok: false, error: 'not found' });
+    const result = handler(parseObject(await readBody(req)));
+    send(res, result.status, result.body);
+  } catch (error) {
+    if (error instanceof HttpFault) return send(res, error.status, { ok: false, error: error.message });
+    process.stderr.write(`baseline: ${(error as Error).stack}\n`);
+    send(res, 500, { ok: false, error: 'internal error' });
+  }
+});
+
+server.listen(port, '127.0.0.1', () => {
+  const address = server.address() as { port: number };
+  process.stdout.write(`baseline listening on http://127.0.0.1:${address.port}\n`);
+});
+
+const stop = () => {
+  server.close(() => {
+    db.close();
+    process.exit(0);
+  });
+  server.closeAllConnections();
+};
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);

@@ -1,0 +1,62 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/** a server running in its own process, so its CPU and memory are its own */
+export interface ChildServer {
+  name: string;
+  url: string;
+  pid: number;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface ChildServerOptions {
+  name: string;
+  /** node arguments: flags, script, script arguments */
+  args: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  /** the line announcing the listening URL; its first group is the URL */
+  listening?: RegExp;
+  startTimeoutMs?: number;
+}
+
+/** Spawns `node <args>` and resolves with its URL once it prints its listening line. */
+export function startChildServer(options: ChildServerOptions): Promise<ChildServer> {
+  const listening = options.listening ?? /listening on (http:\/\/\S+)/;
+  const child = spawn(process.execPath, options.args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // stderr is passed through (warnings and errors are worth seeing); stdout is only scanned
+  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(`[${options.name}] ${chunk}`));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${options.name} did not start in time; output:\n${output}`));
+    }, options.startTimeoutMs ?? 30_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${options.name} exited with ${code} before listening; output:\n${output}`));
+    });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk;
+      const match = listening.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout!.removeAllListeners('data');
+      child.stdout!.resume();
+      resolve({ name: options.name, url: match[1]!, pid: child.pid!, stop: (graceMs) => stopChild(child, exited, graceMs) });
+    });
+  });
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<void>, graceMs = 15_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}

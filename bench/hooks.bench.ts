@@ -1,0 +1,181 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startChildServer, type ChildServer } from './child-server.js';
+import { runLoad, type LoadResult } from './load.js';
+import { cpuMillis, trackPeakMemory, waitUntilIdle } from './process-stats.js';
+import { formatTable, mb, ms } from './table.js';
+
+/**
+ * The webhook benchmark: herald (`herald serve`, its own process) against a raw node:http
+ * baseline doing the same per-request work (bench/baseline-server.ts, its own process), on
+ * POST /hooks/wake and POST /hooks/agent, with the same bodies, connections and duration.
+ */
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const HOOK_TOKEN = 'bench-hook-token-0123456789abcdef';
+const GATEWAY_TOKEN = 'bench-gateway-token-0123456789abcdef';
+
+export interface HooksBenchOptions {
+  durationSeconds: number;
+  warmupSeconds: number;
+  connections: number;
+  /** a folder: herald runs under `--cpu-prof` and writes its profile there */
+  cpuProfileDir?: string;
+}
+
+export interface HooksBenchRow extends LoadResult {
+  endpoint: string;
+  server: 'herald' | 'baseline';
+  peakRssBytes: number;
+  /** CPU time of the server process per request, from the start of the load until it is idle again */
+  cpuMsPerRequest: number;
+  /** herald only: how long it kept working after the load ended (accepted runs, heartbeats) */
+  drainMs?: number;
+}
+
+interface Endpoint {
+  path: string;
+  body: (n: number, tag: string) => string;
+}
+
+// a different text per request: the main session skips an event equal to the one before it
+const endpoints: Endpoint[] = [
+  { path: '/hooks/wake', body: (n, tag) => JSON.stringify({ text: `${tag} event ${n}: the nightly export finished` }) },
+  {
+    path: '/hooks/agent',
+    body: (n, tag) => JSON.stringify({ message: `${tag} message ${n}: summarise the open tickets`, name: 'Bench', deliver: false }),
+  },
+];
+
+export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): HooksBenchOptions {
+  const number = (name: string, fallback: number) => {
+    const value = env[name] === undefined || env[name] === '' ? fallback : Number(env[name]);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
+    return value;
+  };
+  return {
+    durationSeconds: number('BENCH_DURATION', 10),
+    warmupSeconds: number('BENCH_WARMUP', 3),
+    connections: number('BENCH_CONNECTIONS', 50),
+    cpuProfileDir: env.BENCH_CPU_PROFILE || undefined,
+  };
+}
+
+async function startServers(dir: string, options: HooksBenchOptions): Promise<{ herald: ChildServer; baseline: ChildServer }> {
+  const configFile = path.join(dir, 'herald', 'herald.json');
+  fs.mkdirSync(path.dirname(configFile), { recursive: true });
+  fs.writeFileSync(
+    configFile,
+    JSON.stringify(
+      {
+        gateway: { host: '127.0.0.1', port: 0, auth: { token: GATEWAY_TOKEN } },
+        hooks: { enabled: true, token: HOOK_TOKEN },
+        heartbeat: { every: '0' },
+        storage: { sqlite: './data/herald.db' },
+      },
+      null,
+      2,
+    ),
+  );
+  const logEnv = { HERALD_LOG_LEVEL: 'warn' };
+  const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfileDir)}`] : [];
+  const herald = await startChildServer({
+    name: 'herald',
+    args: [...profile, path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
+    cwd: ROOT,
+    env: logEnv,
+  });
+  const baseline = await startChildServer({
+    name: 'baseline',
+    args: ['--import', 'tsx', path.join(ROOT, 'bench/baseline-server.ts')],
+    cwd: ROOT,
+    env: { ...logEnv, BASELINE_DB: path.join(dir, 'baseline', 'baseline.db'), BASELINE_TOKEN: HOOK_TOKEN },
+  });
+  return { herald, baseline };
+}
+
+async function measure(server: ChildServer, endpoint: Endpoint, options: HooksBenchOptions): Promise<Omit<HooksBenchRow, 'endpoint' | 'server'>> {
+  const load = (tag: string, durationSeconds: number) =>
+    runLoad({
+      url: server.url,
+      path: endpoint.path,
+      headers: { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
+      body: (n) => endpoint.body(n, tag),
+      connections: options.connections,
+      durationSeconds,
+    });
+  if (options.warmupSeconds > 0) {
+    await load('warm-up', options.warmupSeconds);
+    await waitUntilIdle(server.pid);
+  }
+  const memory = trackPeakMemory(server.pid);
+  const cpuBefore = cpuMillis(server.pid);
+  const result = await load('bench', options.durationSeconds);
+  const drainMs = await waitUntilIdle(server.pid);
+  const cpuMsPerRequest = (cpuMillis(server.pid) - cpuBefore) / Math.max(1, result.total);
+  return { ...result, peakRssBytes: memory.stop(), cpuMsPerRequest, drainMs };
+}
+
+export function renderHooksTable(rows: HooksBenchRow[]): string {
+  const baselineOf = (endpoint: string) => rows.find((r) => r.endpoint === endpoint && r.server === 'baseline');
+  return formatTable(
+    ['endpoint', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'CPU ms/req', 'herald/baseline'],
+    rows.map((r) => {
+      const base = baselineOf(r.endpoint);
+      const ratio = r.server === 'herald' && base ? `${((r.requestsPerSecond / base.requestsPerSecond) * 100).toFixed(0)}%` : '';
+      return [`POST ${r.endpoint}`, r.server, r.requestsPerSecond.toFixed(0), ms(r.latencyP50Ms), ms(r.latencyP99Ms), mb(r.peakRssBytes), r.cpuMsPerRequest.toFixed(2), ratio];
+    }),
+  );
+}
+
+/** runs the benchmark and prints the table; resolves with the rows */
+export async function run(options: HooksBenchOptions = optionsFromEnv()): Promise<HooksBenchRow[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-'));
+  console.log(
+    `webhook benchmark: ${options.connections} connections, ${options.durationSeconds}s per run after a ${options.warmupSeconds}s warm-up; ` +
+      `node ${process.version}, ${os.cpus().length} CPUs (load average ${os.loadavg()[0]!.toFixed(1)}); load generator, herald and baseline share this machine`,
+  );
+  const { herald, baseline } = await startServers(dir, options);
+  const rows: HooksBenchRow[] = [];
+  try {
+    for (const endpoint of endpoints) {
+      // the baseline first: herald keeps executing accepted runs after its phase, and that
+      // leftover work must not overlap the baseline's measurement
+      for (const server of [baseline, herald]) {
+        await waitUntilIdle(server.pid);
+        process.stdout.write(`  POST ${endpoint.path} on ${server.name} ... `);
+        const result = await measure(server, endpoint, options);
+        const row: HooksBenchRow = { endpoint: endpoint.path, server: server.name as 'herald' | 'baseline', ...result };
+        rows.push(row);
+        const faults = row.non2xx + row.errors + row.timeouts;
+        console.log(`${row.requestsPerSecond.toFixed(0)} req/s${faults ? `, ${row.non2xx} non-2xx, ${row.errors} errors, ${row.timeouts} timeouts` : ''}`);
+      }
+    }
+  } finally {
+    await Promise.all([herald.stop(), baseline.stop()]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+
+  const agentRow = rows.find((r) => r.server === 'herald' && r.endpoint === '/hooks/agent');
+  console.log('');
+  console.log(renderHooksTable(rows));
+  console.log('');
+  console.log('Notes:');
+  console.log('- herald/baseline compares req/s. CPU ms/req is the server process\'s CPU time from the start of the load until it is idle');
+  console.log('  again, per request: it includes work done after the response (agent runs, heartbeats) and is steadier than req/s on a busy machine.');
+  console.log('- Both servers log at level warn (HERALD_LOG_LEVEL=warn): no per-request access log line on either side.');
+  console.log('- Both do per request: bearer auth (constant-time), body read under the 256 KiB limit, JSON parse, field validation,');
+  console.log('  and the same durable SQLite insert (better-sqlite3, WAL) before responding: an events row for wake, a runs row for agent.');
+  console.log('- herald also does what the baseline does not: after a wake (mode now) it runs heartbeat turns with the embedded model,');
+  console.log('  and after each 202 of /hooks/agent it executes the run with the embedded model (session transcript, summary event),');
+  console.log('  in the same process while the load goes on. The baseline only inserts the row.');
+  if (agentRow?.drainMs !== undefined) {
+    console.log(`- herald finished executing the ${agentRow.total} accepted agent runs ${(agentRow.drainMs / 1000).toFixed(1)}s after its /hooks/agent load ended.`);
+  }
+  const faulty = rows.filter((r) => r.non2xx + r.errors + r.timeouts > 0);
+  for (const r of faulty) console.log(`! ${r.server} ${r.endpoint}: ${r.non2xx} non-2xx responses, ${r.errors} errors, ${r.timeouts} timeouts`);
+  if (options.cpuProfileDir) console.log(`herald CPU profile written to ${path.resolve(options.cpuProfileDir)}`);
+  return rows;
+}

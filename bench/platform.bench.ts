@@ -1,0 +1,175 @@
+/**
+ * Platform API benchmark: what herald adds on top of the model it fronts, and how fast the
+ * knowledge index ingests and searches a generated corpus of ~100,000 chunks.
+ * Standalone: `node --import tsx bench/platform.bench.ts`; `bench/run.ts` calls `run()`.
+ * Figures are printed, never asserted: they depend on the machine.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { serve, type ServerType } from '@hono/node-server';
+import autocannon from 'autocannon';
+import { loadConfigFile } from '../src/config/load.js';
+import { createGateway } from '../src/gateway.js';
+import { createLogger } from '../src/log.js';
+import { chunkText } from '../src/knowledge/chunk-text.js';
+import { KnowledgeIndex } from '../src/knowledge/knowledge-index.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+
+const API_KEY = 'sk-bench-0123456789abcdef';
+
+export interface PlatformBenchResult {
+  chat: { direct: Figures; herald: Figures; overheadMsP50: number };
+  ingest: { chunks: number; seconds: number; chunksPerSecond: number };
+  search: { queries: number; p50Ms: number; p95Ms: number; meanMs: number };
+}
+
+interface Figures {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/** a minimal OpenAI-compatible upstream answering at once */
+async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  const body = JSON.stringify({
+    id: 'chatcmpl-bench',
+    object: 'chat.completion',
+    created: 1,
+    model: 'bench',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'fine, thanks' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 },
+  });
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+async function load(url: string, headers: Record<string, string>, seconds: number): Promise<Figures> {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    connections: 10,
+    duration: seconds,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ model: 'agent', messages: [{ role: 'user', content: 'How are you today?' }] }),
+  });
+  if (result.non2xx) throw new Error(`${result.non2xx} non-2xx answers from ${url}`);
+  return { requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
+}
+
+async function chatOverhead(seconds: number): Promise<PlatformBenchResult['chat']> {
+  const upstream = await startUpstream();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-'));
+  const configFile = path.join(dir, 'herald.json');
+  fs.writeFileSync(
+    configFile,
+    JSON.stringify({
+      gateway: { host: '127.0.0.1', port: 0 },
+      heartbeat: { every: '0' },
+      models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1` } } },
+      agents: { list: [{ id: 'agent', model: 'up/bench', instructions: 'Be brief.' }] },
+      platform: { apiKeys: [{ name: 'bench', key: API_KEY }], rateLimit: { requestsPerMinute: 1_000_000_000 } },
+    }),
+  );
+  const gateway = await createGateway(await loadConfigFile(configFile), { logger: createLogger({ level: 'silent' }) });
+  await gateway.start();
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: gateway.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+  });
+  const heraldUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  try {
+    const direct = await load(`${upstream.url}/v1/chat/completions`, {}, seconds);
+    const herald = await load(`${heraldUrl}/v1/chat/completions`, { authorization: `Bearer ${API_KEY}` }, seconds);
+    return { direct, herald, overheadMsP50: herald.p50Ms - direct.p50Ms };
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await gateway.stop(0);
+    await upstream.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** a deterministic pseudo-random generator, so every run indexes the same corpus */
+function random(seed: number) {
+  return () => {
+    seed = (seed * 1664525 + 1013904223) >>> 0;
+    return seed / 2 ** 32;
+  };
+}
+
+function vocabulary(size: number, rand: () => number): string[] {
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  return Array.from({ length: size }, () => Array.from({ length: 3 + Math.floor(rand() * 7) }, () => letters[Math.floor(rand() * 26)]).join(''));
+}
+
+async function knowledgeSpeed(documents: number, chunksPerDocument: number, queries: number) {
+  const rand = random(42);
+  const words = vocabulary(20_000, rand);
+  // Zipf-like: a few words are everywhere, most are rare, like real text
+  const word = () => words[Math.floor(words.length * rand() ** 3)]!;
+  const sentence = () => `${Array.from({ length: 8 + Math.floor(rand() * 10) }, word).join(' ')}.`;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-kb-'));
+  const store = openSqliteStore(path.join(dir, 'kb.db'));
+  const index = new KnowledgeIndex(store.db);
+  try {
+    let chunks = 0;
+    const started = performance.now();
+    for (let d = 0; d < documents; d++) {
+      const text = Array.from({ length: chunksPerDocument * 6 }, sentence).join(' ');
+      const pieces = chunkText(text, { size: 700, overlap: 100 });
+      index.add({ agentId: 'bench', filename: `doc-${d}.txt`, bytes: text.length, mimeType: 'text/plain', sha256: `${d}`.padStart(64, '0'), metadata: null }, pieces);
+      chunks += pieces.length;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const times: number[] = [];
+    for (let q = 0; q < queries; q++) {
+      const question = `what about ${word()} and ${words[Math.floor(rand() * words.length)]} ${word()}?`;
+      const t = performance.now();
+      index.search('bench', question, 4);
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    const at = (p: number) => Math.round(times[Math.min(times.length - 1, Math.floor(p * times.length))]! * 100) / 100;
+    return {
+      ingest: { chunks, seconds: Math.round(seconds * 100) / 100, chunksPerSecond: Math.round(chunks / seconds) },
+      search: { queries, p50Ms: at(0.5), p95Ms: at(0.95), meanMs: Math.round((times.reduce((a, b) => a + b, 0) / times.length) * 100) / 100 },
+    };
+  } finally {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run(options: { seconds?: number; documents?: number; chunksPerDocument?: number; queries?: number } = {}): Promise<PlatformBenchResult> {
+  const chat = await chatOverhead(options.seconds ?? 5);
+  console.log('platform: chat completion, 10 connections, embedded upstream answering at once');
+  console.log(`  upstream direct : ${chat.direct.requestsPerSecond} req/s, p50 ${chat.direct.p50Ms} ms, p99 ${chat.direct.p99Ms} ms`);
+  console.log(`  through herald  : ${chat.herald.requestsPerSecond} req/s, p50 ${chat.herald.p50Ms} ms, p99 ${chat.herald.p99Ms} ms`);
+  console.log(`  overhead (p50)  : ${chat.overheadMsP50} ms per completion (auth, retrieval, conversation writes, proxying)`);
+  const kb = await knowledgeSpeed(options.documents ?? 100, options.chunksPerDocument ?? 1000, options.queries ?? 500);
+  console.log(`platform: knowledge ingest ${kb.ingest.chunks} chunks in ${kb.ingest.seconds} s (${kb.ingest.chunksPerSecond} chunks/s)`);
+  console.log(`platform: knowledge search over ${kb.ingest.chunks} chunks: p50 ${kb.search.p50Ms} ms, p95 ${kb.search.p95Ms} ms, mean ${kb.search.meanMs} ms (${kb.search.queries} queries)`);
+  return { chat, ...kb };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  run().then(
+    () => process.exit(0),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,32 @@
+import { createHash } from 'node:crypto';
+import { callPlatform, joinUrl, secondsToMs } from '../../src/plugins/channel-http.js';
+import type { ChannelAdapter } from '../../src/plugins/sdk.js';
+import { sendInParts } from '../../src/plugins/split-message.js';
+import type { DiscordConfig } from './manifest.js';
+
+export const DISCORD_MAX_CHARS = 2000;
+
+/** Discord nonces are at most 25 characters; a hash of the part's key fits and stays stable */
+export function discordNonce(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 25);
+}
+
+/** `POST {baseUrl}/channels/{to}/messages`, `Authorization: Bot <token>`, `{content}`. */
+export function discordChannel(config: DiscordConfig): ChannelAdapter {
+  return {
+    send: (message) =>
+      sendInParts(message, DISCORD_MAX_CHARS, async ({ text, key }) => {
+        const { body } = await callPlatform({
+          platform: 'discord',
+          url: joinUrl(config.baseUrl, `/channels/${encodeURIComponent(message.to)}/messages`),
+          headers: { authorization: `Bot ${config.botToken}` },
+          // enforce_nonce: a retry of a part Discord already created returns that message instead of a copy
+          json: { content: text, nonce: discordNonce(key), enforce_nonce: true },
+          signal: message.signal,
+          errorText: (b) => b?.message,
+          retryAfterMs: (b) => secondsToMs(b?.retry_after),
+        });
+        return typeof body?.id === 'string' ? body.id : undefined;
+      }),
+  };
+}

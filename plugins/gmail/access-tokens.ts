@@ -1,0 +1,50 @@
+import { errorFrom, GoogleApiError, readJson, type AccessTokenSource } from './google-api.js';
+
+export interface OAuthCredentials {
+  clientId: string;
+  clientSecret: string;
+  refreshToken: string;
+}
+
+/**
+ * Access tokens minted from the refresh token (grant_type=refresh_token) and cached until
+ * shortly before they expire; concurrent callers share one refresh.
+ */
+export function accessTokenSource(tokenEndpoint: string, credentials: OAuthCredentials, now: () => number = Date.now): AccessTokenSource {
+  let cached: { token: string; expiresAt: number } | undefined;
+  let pending: Promise<string> | undefined;
+
+  async function refresh(): Promise<string> {
+    const step = 'get an access token from the refresh token';
+    let response: Response;
+    try {
+      response = await fetch(tokenEndpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          client_id: credentials.clientId,
+          client_secret: credentials.clientSecret,
+          refresh_token: credentials.refreshToken,
+        }).toString(),
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (error) {
+      throw new GoogleApiError(step, 0, undefined, `no answer from ${new URL(tokenEndpoint).origin}: ${(error as Error).message}`);
+    }
+    const body = (await readJson(response)) as { access_token?: string; expires_in?: number };
+    if (!response.ok || typeof body.access_token !== 'string') throw errorFrom(step, response.status, body);
+    // a minute of margin so a token never expires in flight
+    const lifetimeMs = Math.max(0, (body.expires_in ?? 3600) * 1000 - 60_000);
+    cached = { token: body.access_token, expiresAt: now() + lifetimeMs };
+    return body.access_token;
+  }
+
+  return async () => {
+    if (cached && now() < cached.expiresAt) return cached.token;
+    pending ??= refresh().finally(() => {
+      pending = undefined;
+    });
+    return pending;
+  };
+}

@@ -1,0 +1,253 @@
+import type http from 'node:http';
+import type { Logger } from 'pino';
+import type { PluginService, PluginState } from '../../src/plugins/sdk.js';
+import { accessTokenSource } from './access-tokens.js';
+import type { GmailConfig } from './config.js';
+import { GmailApi } from './gmail-api.js';
+import { GoogleApiError } from './google-api.js';
+import { laterHistoryId } from './history-id.js';
+import { isOwnMessage, summarizeMessage } from './message-decode.js';
+import { startPushEndpoint, type GmailNotification } from './push-endpoint.js';
+
+export interface WatcherSettings {
+  gmail: GmailConfig & { account: string; pushToken: string; topic: string; oauth: NonNullable<GmailConfig['oauth']> };
+  hookUrl: string;
+  hookToken: string;
+  state: PluginState;
+  logger: Logger;
+  /** first retry delay; doubles up to `maxRetryMs` */
+  retryMs?: number;
+  maxRetryMs?: number;
+}
+
+type SeenOutcome = 'posted' | 'skipped' | 'rejected' | 'gone';
+
+/**
+ * The Gmail watcher: keeps the Gmail watch alive, receives Pub/Sub pushes, and turns each
+ * new message into one POST to the gmail hook. Processing is serialised (one pump), the
+ * stored historyId only moves forward, and every handled message id is recorded, so
+ * redelivered or overlapping notifications never post a message twice.
+ */
+export class GmailWatcher implements PluginService {
+  readonly name = 'gmail-watcher';
+  private readonly gmail: GmailApi;
+  private readonly log: Logger;
+  private server?: http.Server;
+  private stopped = false;
+  private pumping?: Promise<void>;
+  private again = false;
+  private pumpFailures = 0;
+  private watchFailures = 0;
+  private timers = new Set<NodeJS.Timeout>();
+
+  constructor(private readonly settings: WatcherSettings) {
+    const { gmail } = settings;
+    this.gmail = new GmailApi(gmail.endpoints.gmail, accessTokenSource(gmail.endpoints.oauthToken, gmail.oauth));
+    this.log = settings.logger.child({ account: gmail.account });
+  }
+
+  /** where the push endpoint listens (its port is known once started, e.g. for port 0) */
+  get url(): string | undefined {
+    const address = this.server?.address();
+    if (!address || typeof address === 'string') return undefined;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return `http://${host}:${address.port}${this.settings.gmail.serve.path}`;
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    const { serve, pushToken } = this.settings.gmail;
+    this.server = await startPushEndpoint({ ...serve, pushToken, logger: this.log, record: (n) => this.record(n) });
+    this.log.info({ url: this.url }, 'gmail push endpoint listening');
+    void this.renewWatch();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    const server = this.server;
+    this.server = undefined;
+    if (server) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    // let a message being posted finish, but never hold up shutdown for a slow Google call:
+    // whatever is cut short is simply handled again after the restart (nothing is marked done early)
+    if (this.pumping) await Promise.race([this.pumping.catch(() => undefined), new Promise((r) => setTimeout(r, 5000).unref())]);
+  }
+
+  private key(name: string): string {
+    return `${name}:${this.settings.gmail.account.toLowerCase()}`;
+  }
+
+  private later(ms: number, fn: () => void): void {
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  private backoff(failures: number): number {
+    const base = this.settings.retryMs ?? 1000;
+    return Math.min(base * 2 ** Math.max(0, failures - 1), this.settings.maxRetryMs ?? 5 * 60_000);
+  }
+
+  /** Watch now, then every renewEveryMinutes; a failure is retried with backoff. */
+  private async renewWatch(): Promise<void> {
+    if (this.stopped) return;
+    const { gmail } = this.settings;
+    try {
+      const watch = await this.gmail.watch(gmail.topic, gmail.label);
+      this.watchFailures = 0;
+      // the first history id comes from the watch; an existing one is kept (it covers mail that arrived while down)
+      await this.settings.state.update<string | undefined>(this.key('historyId'), (current) => current ?? watch.historyId);
+      this.log.info({ expiration: watch.expiration }, 'gmail watch renewed');
+      this.later(gmail.renewEveryMinutes * 60_000, () => void this.renewWatch());
+      this.kick();
+    } catch (err) {
+      this.watchFailures++;
+      const retryInMs = this.backoff(this.watchFailures);
+      this.log.error({ err: describe(err), retryInMs }, 'gmail watch failed; retrying');
+      this.later(retryInMs, () => void this.renewWatch());
+    }
+  }
+
+  /** Records a push durably (the highest notified history id), then starts processing. */
+  private async record(notification: GmailNotification): Promise<void> {
+    if (notification.emailAddress.toLowerCase() !== this.settings.gmail.account.toLowerCase()) {
+      this.log.warn('gmail push for another mailbox ignored');
+      return;
+    }
+    await this.settings.state.update<string | undefined>(this.key('notifiedHistoryId'), (current) => laterHistoryId(current, notification.historyId));
+    this.log.debug({ historyId: notification.historyId }, 'gmail push recorded');
+    this.kick();
+  }
+
+  /** Runs the pump; pushes arriving meanwhile make it run once more (serialised, coalesced). */
+  private kick(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.processNewMail();
+          this.pumpFailures = 0;
+        } catch (err) {
+          this.pumpFailures++;
+          const retryInMs = this.backoff(this.pumpFailures);
+          this.log.error({ err: describe(err), retryInMs }, 'gmail processing failed; retrying');
+          this.later(retryInMs, () => this.kick());
+          break;
+        }
+      } while (this.again && !this.stopped);
+    })().finally(() => {
+      this.pumping = undefined;
+    });
+  }
+
+  private async processNewMail(): Promise<void> {
+    const { state, gmail } = this.settings;
+    const start = await state.get<string>(this.key('historyId'));
+    if (!start) return this.recover('no stored history id');
+    const added: { id: string }[] = [];
+    let latest: string | undefined;
+    let pageToken: string | undefined;
+    do {
+      const page = await this.gmail.historyPage(start, gmail.label, pageToken);
+      if (page.status === 404) return this.recover('history id too old');
+      for (const entry of page.body.history ?? []) for (const item of entry.messagesAdded ?? []) added.push(item.message);
+      latest = laterHistoryId(latest, page.body.historyId === undefined ? undefined : String(page.body.historyId));
+      pageToken = page.body.nextPageToken;
+    } while (pageToken && !this.stopped);
+    const ids = [...new Set(added.map((m) => m.id))];
+    for (const id of ids) {
+      if (this.stopped) return;
+      await this.handleMessage(id, latest ?? start);
+    }
+    await this.advance(latest);
+  }
+
+  /** When history is gone (or never known): report the newest unseen messages, then resume from now. */
+  private async recover(reason: string): Promise<void> {
+    const { gmail } = this.settings;
+    this.log.warn({ reason }, 'gmail history unavailable: recovering from the newest messages');
+    const profile = await this.gmail.profile();
+    const recent = await this.gmail.recentMessages(gmail.label, gmail.recoverMaxMessages);
+    for (const message of [...recent].reverse()) {
+      if (this.stopped) return;
+      await this.handleMessage(message.id, profile.historyId);
+    }
+    await this.advance(profile.historyId);
+  }
+
+  private async advance(historyId: string | undefined): Promise<void> {
+    if (!historyId) return;
+    await this.settings.state.update<string | undefined>(this.key('historyId'), (current) => laterHistoryId(current, historyId));
+  }
+
+  /** Posts one message to the hook unless it was handled before. Throws to retry later. */
+  private async handleMessage(id: string, historyId: string): Promise<void> {
+    const { state, gmail } = this.settings;
+    const seenKey = this.key(`seen:${id}`);
+    if (await state.get(seenKey)) return;
+    const mark = (outcome: SeenOutcome) => state.set(seenKey, { outcome, at: Date.now() });
+    let message;
+    try {
+      message = await this.gmail.message(id);
+    } catch (err) {
+      if (err instanceof GoogleApiError && err.status === 404) return mark('gone');
+      throw err;
+    }
+    if (isOwnMessage(message)) {
+      this.log.debug({ messageId: id }, 'gmail message skipped (sent or draft)');
+      return mark('skipped');
+    }
+    const summary = summarizeMessage(message, gmail);
+    const outcome = await this.postToHook({ source: 'gmail', account: gmail.account, historyId: message.historyId ?? historyId, messages: [summary] });
+    await mark(outcome);
+    this.log.info({ messageId: id, outcome }, 'gmail message handled');
+  }
+
+  private async postToHook(payload: unknown): Promise<SeenOutcome> {
+    let response: Response;
+    try {
+      response = await fetch(this.settings.hookUrl, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.settings.hookToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(payload),
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (error) {
+      throw new Error(`hook ${redactUrl(this.settings.hookUrl)} did not answer: ${(error as Error).message}`);
+    }
+    await response.body?.cancel();
+    if (response.ok) return 'posted';
+    // a refused message (bad payload for the mapping) would block the mailbox forever: record and move on;
+    // auth, missing mapping, throttling and server errors are fixable, so they are retried
+    const retryable = [401, 403, 404, 408, 429].includes(response.status) || response.status >= 500;
+    if (retryable) throw new Error(`hook ${redactUrl(this.settings.hookUrl)} answered ${response.status}`);
+    this.log.error({ status: response.status }, 'gmail hook refused the message; not retried');
+    return 'rejected';
+  }
+}
+
+function redactUrl(url: string): string {
+  const u = new URL(url);
+  u.search = '';
+  u.username = '';
+  u.password = '';
+  return u.toString();
+}
+
+/** errors are logged by message only: Google's messages carry no secrets, request objects might */
+function describe(err: unknown): { message: string; status?: number } {
+  return err instanceof GoogleApiError ? { message: err.message, status: err.status } : { message: (err as Error).message };
+}

@@ -1,0 +1,22 @@
+import type { PluginContext, PluginInstance } from '../../src/plugins/sdk.js';
+import type { GmailConfig } from './config.js';
+import { watcherFaults, watcherFromConfig } from './watcher-from-config.js';
+
+/**
+ * The watcher inside `serve`: only when hooks.enabled and hooks.gmail.account are set and
+ * HERALD_SKIP_GMAIL_WATCHER is not 1. An account with an incomplete setup is logged, not fatal.
+ */
+export function createGmailServices(ctx: PluginContext<GmailConfig>, env: NodeJS.ProcessEnv = process.env): PluginInstance {
+  const gmail = ctx.config;
+  if (!gmail?.account || !ctx.host.config.hooks.enabled) return {};
+  if (env.HERALD_SKIP_GMAIL_WATCHER === '1') {
+    ctx.logger.info('gmail watcher off (HERALD_SKIP_GMAIL_WATCHER=1)');
+    return {};
+  }
+  const faults = watcherFaults(gmail, ctx.host.config);
+  if (faults.length) {
+    ctx.logger.error({ faults }, 'gmail watcher not started: run `herald webhooks gmail setup`');
+    return {};
+  }
+  return { services: [watcherFromConfig(gmail, ctx.host.config, ctx.host.state, ctx.logger)] };
+}

@@ -1,0 +1,33 @@
+import type { Logger } from 'pino';
+import type { PluginHost, PluginState } from '../../src/plugins/sdk.js';
+import type { GmailConfig } from './config.js';
+import { GmailWatcher } from './gmail-watcher.js';
+
+/** The hook the watcher posts to unless hooks.gmail.hookUrl says otherwise. */
+export function defaultHookUrl(host: PluginHost['config']): string {
+  return `http://127.0.0.1:${host.gateway.port}${host.hooks.path.replace(/\/+$/, '')}/gmail`;
+}
+
+/** What keeps the watcher from running with this config; empty when it can run. */
+export function watcherFaults(gmail: GmailConfig | undefined, host: PluginHost['config']): string[] {
+  if (!gmail?.account) return ['hooks.gmail.account is not set'];
+  const faults: string[] = [];
+  if (!host.hooks.enabled) faults.push('hooks.enabled is false');
+  if (!host.hooks.token) faults.push('hooks.token is not set');
+  if (!gmail.oauth) faults.push('hooks.gmail.oauth (clientId, clientSecret, refreshToken) is not set');
+  if (!gmail.pushToken) faults.push('hooks.gmail.pushToken is not set');
+  if (!gmail.topic) faults.push('hooks.gmail.topic is not set');
+  return faults;
+}
+
+export function watcherFromConfig(gmail: GmailConfig, host: PluginHost['config'], state: PluginState, logger: Logger): GmailWatcher {
+  const faults = watcherFaults(gmail, host);
+  if (faults.length) throw new Error(`the gmail watcher cannot run: ${faults.join('; ')} (run \`herald webhooks gmail setup\`)`);
+  return new GmailWatcher({
+    gmail: gmail as ConstructorParameters<typeof GmailWatcher>[0]['gmail'],
+    hookUrl: gmail.hookUrl ?? defaultHookUrl(host),
+    hookToken: host.hooks.token!,
+    state,
+    logger,
+  });
+}

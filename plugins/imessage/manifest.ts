@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { definePlugin } from '../../src/plugins/sdk.js';
+import { imessageChannel } from './channel.js';
+
+export const imessageConfigSchema = z
+  .object({
+    url: z.string().url().describe('Base URL of the BlueBubbles server running on a Mac signed in to iMessage, e.g. `http://mac.local:1234`.'),
+    password: z.string().min(1).describe('The BlueBubbles server password (sent as `?password=`, as its API requires).'),
+    method: z
+      .enum(['apple-script', 'private-api'])
+      .default('apple-script')
+      .describe('How BlueBubbles sends: `apple-script` works everywhere, `private-api` needs its helper bundle.'),
+  })
+  .strict();
+
+export type ImessageConfig = z.output<typeof imessageConfigSchema>;
+
+export const imessagePlugin = definePlugin({
+  id: 'imessage',
+  roles: ['channel'],
+  aliases: ['imsg'],
+  summary: 'iMessage: sends replies through a BlueBubbles server (`POST /api/v1/message/text`). Alias `imsg`.',
+  config: imessageConfigSchema,
+  docs: [
+    '`to` is a BlueBubbles chat guid: `iMessage;-;+15551234567` or `iMessage;-;someone@icloud.com` for one person, `iMessage;+;chat123456789` for a group (GET `/api/v1/chat/query` lists them).',
+    'Token: install [BlueBubbles Server](https://bluebubbles.app) on a Mac signed in to Messages, set a server password in its settings, and reach it over a private network or its proxy URL. Keep the password secret: it is the only key.',
+    'Each part carries `tempGuid` = the delivery id, so BlueBubbles can recognise a repeat. Messages over 20000 characters are split.',
+  ].join('\n\n'),
+  create: ({ config }) => ({ channel: config ? imessageChannel(config) : undefined }),
+});

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { definePlugin } from '../../src/plugins/sdk.js';
+import { mattermostChannel } from './channel.js';
+
+export const mattermostConfigSchema = z
+  .object({
+    url: z.string().url().describe('Base URL of the Mattermost server, e.g. `https://chat.example.com`.'),
+    token: z.string().min(1).describe('Bot access token or personal access token (sent as Bearer).'),
+  })
+  .strict();
+
+export type MattermostConfig = z.output<typeof mattermostConfigSchema>;
+
+export const mattermostPlugin = definePlugin({
+  id: 'mattermost',
+  roles: ['channel'],
+  summary: 'Mattermost: posts replies as a bot (REST `POST /api/v4/posts`).',
+  config: mattermostConfigSchema,
+  docs: [
+    '`to` is a channel id (26 characters, e.g. `4xp9fdt77pncbef59f4k1qe83o`): *View Info* on the channel shows it. For a direct message use the id of the DM channel between the bot and the user.',
+    'Token: *System Console > Integrations > Bot Accounts*, enable bot accounts, *Add Bot Account*, copy the token; add the bot to the team and channel. A personal access token works too.',
+    'Each post carries `pending_post_id` = the delivery id, which Mattermost uses to drop a repeated post. Messages over 16383 characters are split.',
+  ].join('\n\n'),
+  create: ({ config }) => ({ channel: config ? mattermostChannel(config) : undefined }),
+});

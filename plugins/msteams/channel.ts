@@ -1,0 +1,69 @@
+import { callPlatform, joinUrl } from '../../src/plugins/channel-http.js';
+import { ChannelError, type ChannelAdapter } from '../../src/plugins/sdk.js';
+import { sendInParts } from '../../src/plugins/split-message.js';
+import type { MsteamsConfig } from './manifest.js';
+
+/** Teams rejects activities over about 28 KB */
+export const MSTEAMS_MAX_CHARS = 28000;
+/** renew a minute early so a token never expires mid-request */
+const EXPIRY_MARGIN_MS = 60_000;
+
+interface CachedToken {
+  value: string;
+  expiresAt: number;
+}
+
+/**
+ * Client-credentials token (cached until shortly before it expires), then
+ * `POST {serviceUrl}/v3/conversations/{to}/activities`, Bearer, `{type:"message", text}`.
+ */
+export function msteamsChannel(config: MsteamsConfig): ChannelAdapter {
+  let cached: CachedToken | undefined;
+  let pending: Promise<CachedToken> | undefined;
+
+  async function fetchToken(signal: AbortSignal): Promise<CachedToken> {
+    const { body } = await callPlatform({
+      platform: 'msteams token',
+      url: config.tokenUrl,
+      form: { grant_type: 'client_credentials', client_id: config.appId, client_secret: config.appPassword, scope: config.scope },
+      signal,
+      errorText: (b) => b?.error_description ?? b?.error,
+    });
+    if (typeof body?.access_token !== 'string') throw new ChannelError('msteams token: no access_token in the answer', false);
+    const lifetimeMs = (Number(body.expires_in) || 3600) * 1000;
+    return { value: body.access_token, expiresAt: Date.now() + lifetimeMs - EXPIRY_MARGIN_MS };
+  }
+
+  async function token(signal: AbortSignal): Promise<string> {
+    if (cached && cached.expiresAt > Date.now()) return cached.value;
+    // concurrent sends share one token request
+    pending ??= fetchToken(signal).finally(() => (pending = undefined));
+    cached = await pending;
+    return cached.value;
+  }
+
+  return {
+    send: (message) =>
+      sendInParts(message, MSTEAMS_MAX_CHARS, async ({ text }) => {
+        const post = async () =>
+          callPlatform({
+            platform: 'msteams',
+            url: joinUrl(config.serviceUrl, `/v3/conversations/${encodeURIComponent(message.to)}/activities`),
+            headers: { authorization: `Bearer ${await token(message.signal)}` },
+            json: { type: 'message', text },
+            signal: message.signal,
+            errorText: (b) => b?.error?.message ?? b?.message,
+          });
+        let response;
+        try {
+          response = await post();
+        } catch (error) {
+          // a revoked or expired cached token: fetch a fresh one and try once more
+          if (!(error instanceof ChannelError && error.status === 401)) throw error;
+          cached = undefined;
+          response = await post();
+        }
+        return typeof response.body?.id === 'string' ? response.body.id : undefined;
+      }),
+  };
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { definePlugin } from '../../src/plugins/sdk.js';
+import { msteamsChannel } from './channel.js';
+
+export const msteamsConfigSchema = z
+  .object({
+    appId: z.string().min(1).describe('The bot\'s Microsoft App ID (Azure Bot resource, *Configuration*).'),
+    appPassword: z.string().min(1).describe('A client secret of that app registration.'),
+    serviceUrl: z
+      .string()
+      .url()
+      .default('https://smba.trafficmanager.net/teams')
+      .describe('Bot Connector service URL of your tenant\'s region (the `serviceUrl` of activities the bot receives).'),
+    tokenUrl: z
+      .string()
+      .url()
+      .default('https://login.microsoftonline.com/botframework.com/oauth2/v2.0/token')
+      .describe('OAuth token endpoint; for a single-tenant bot use `https://login.microsoftonline.com/<tenant-id>/oauth2/v2.0/token`.'),
+    scope: z.string().default('https://api.botframework.com/.default').describe('Scope of the client-credentials token.'),
+  })
+  .strict();
+
+export type MsteamsConfig = z.output<typeof msteamsConfigSchema>;
+
+export const msteamsPlugin = definePlugin({
+  id: 'msteams',
+  roles: ['channel'],
+  aliases: ['teams'],
+  summary: 'Microsoft Teams: posts replies as a Bot Framework bot (Bot Connector `POST /v3/conversations/{id}/activities`). Alias `teams`.',
+  config: msteamsConfigSchema,
+  docs: [
+    '`to` is a Bot Framework conversation id, e.g. `19:abc123...@thread.tacv2` for a channel or `a:1xyz...` for a personal chat; the bot learns it from the `conversation.id` of any activity it receives, so the user or channel must have talked to (or installed) the bot first.',
+    'Token: create an *Azure Bot* resource (or register in the Teams Developer Portal), note the *Microsoft App ID*, create a client secret under *Certificates & secrets* (that is `appPassword`), enable the Teams channel and install the app in Teams. herald fetches a client-credentials token and caches it until it expires.',
+    'Messages over 28000 characters are split. The Bot Connector has no idempotency key: a retry after a lost response may repeat a part.',
+  ].join('\n\n'),
+  create: ({ config }) => ({ channel: config ? msteamsChannel(config) : undefined }),
+});

@@ -1,0 +1,32 @@
+import { callPlatform, joinUrl } from '../../src/plugins/channel-http.js';
+import { ChannelError, type ChannelAdapter } from '../../src/plugins/sdk.js';
+import { sendInParts } from '../../src/plugins/split-message.js';
+import type { SlackConfig } from './manifest.js';
+
+/** Slack truncates past 40000 characters and advises at most 4000 per message */
+export const SLACK_MAX_CHARS = 4000;
+
+/** Slack errors that mean "try again later" rather than "this request is wrong" */
+const TRANSIENT = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited']);
+
+/** `POST {baseUrl}/chat.postMessage`, Bearer, `{channel, text}`; HTTP 200 with `ok:false` is a failure. */
+export function slackChannel(config: SlackConfig): ChannelAdapter {
+  return {
+    send: (message) =>
+      sendInParts(message, SLACK_MAX_CHARS, async ({ text }) => {
+        const { body } = await callPlatform({
+          platform: 'slack',
+          url: joinUrl(config.baseUrl, '/chat.postMessage'),
+          headers: { authorization: `Bearer ${config.botToken}` },
+          json: { channel: message.to, text },
+          signal: message.signal,
+          errorText: (b) => b?.error,
+        });
+        if (!body || body.ok !== true) {
+          const error = typeof body?.error === 'string' ? body.error : 'ok:false';
+          throw new ChannelError(`slack: ${error}`, TRANSIENT.has(error));
+        }
+        return typeof body.ts === 'string' ? body.ts : undefined;
+      }),
+  };
+}

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { definePlugin } from '../../src/plugins/sdk.js';
+import { slackChannel } from './channel.js';
+
+export const slackConfigSchema = z
+  .object({
+    botToken: z.string().min(1).describe('Bot User OAuth token (`xoxb-...`) with the `chat:write` scope.'),
+    baseUrl: z.string().url().default('https://slack.com/api').describe('Web API base URL (a fake in tests).'),
+  })
+  .strict();
+
+export type SlackConfig = z.output<typeof slackConfigSchema>;
+
+export const slackPlugin = definePlugin({
+  id: 'slack',
+  roles: ['channel'],
+  summary: 'Slack: posts replies as a bot (Web API `chat.postMessage`).',
+  config: slackConfigSchema,
+  docs: [
+    '`to` is a conversation id: a channel (`C0123456789`), a private channel or group DM (`G...`), or a user id (`U...`) for a direct message from the bot. Channel names like `#general` also work but ids survive renames.',
+    'Token: create an app at <https://api.slack.com/apps>, add the `chat:write` bot scope under *OAuth & Permissions*, install it to the workspace and copy the *Bot User OAuth Token*. Invite the bot to the channel (`/invite @yourbot`).',
+    'A response with `ok: false` is a failure (`channel_not_found`, `not_in_channel`, ... fail at once). Messages over 4000 characters are split.',
+  ].join('\n\n'),
+  create: ({ config }) => ({ channel: config ? slackChannel(config) : undefined }),
+});

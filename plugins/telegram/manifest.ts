@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { definePlugin } from '../../src/plugins/sdk.js';
+import { telegramChannel } from './channel.js';
+
+export const telegramConfigSchema = z
+  .object({
+    botToken: z.string().min(1).describe('Bot token from @BotFather, like `123456:ABC-DEF...`.'),
+    baseUrl: z.string().url().default('https://api.telegram.org').describe('Bot API base URL (a self-hosted Bot API server, or a fake in tests).'),
+  })
+  .strict();
+
+export type TelegramConfig = z.output<typeof telegramConfigSchema>;
+
+export const telegramPlugin = definePlugin({
+  id: 'telegram',
+  roles: ['channel'],
+  summary: 'Telegram: sends replies through a bot (Bot API `sendMessage`).',
+  config: telegramConfigSchema,
+  docs: [
+    '`to` is the chat id: a user id, a group id (negative, e.g. `-1001234567890`) or `@channelusername` for a public channel.',
+    'Token: talk to [@BotFather](https://t.me/BotFather), `/newbot`, copy the token. The bot can write to a user only after that user pressed Start; add it to a group or make it a channel admin to post there. Your chat id: message the bot, then open `https://api.telegram.org/bot<token>/getUpdates`.',
+    'Messages over 4096 characters are split on paragraph or line boundaries.',
+  ].join('\n\n'),
+  create: ({ config }) => ({ channel: config ? telegramChannel(config) : undefined }),
+});

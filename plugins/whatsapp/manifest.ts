@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { definePlugin } from '../../src/plugins/sdk.js';
+import { whatsappChannel } from './channel.js';
+
+export const whatsappConfigSchema = z
+  .object({
+    accessToken: z.string().min(1).describe('WhatsApp Cloud API access token (a System User token for production).'),
+    phoneNumberId: z.string().min(1).describe('The *Phone number ID* herald sends from (not the phone number itself).'),
+    baseUrl: z.string().url().default('https://graph.facebook.com/v21.0').describe('Graph API base URL, with its version (a fake in tests).'),
+  })
+  .strict();
+
+export type WhatsappConfig = z.output<typeof whatsappConfigSchema>;
+
+export const whatsappPlugin = definePlugin({
+  id: 'whatsapp',
+  roles: ['channel'],
+  summary: 'WhatsApp: sends replies through the WhatsApp Business Cloud API (`POST /{phone-number-id}/messages`). The fallback of `channel: "last"`.',
+  config: whatsappConfigSchema,
+  docs: [
+    '`to` is the recipient\'s phone number in international format, digits only or with `+` (`4915112345678`). WhatsApp lets a business send free text only within 24 hours of the user\'s last message; outside it the API answers an error (code 131047), which fails the delivery.',
+    'Token: create an app of type *Business* at <https://developers.facebook.com/apps>, add the *WhatsApp* product; *API Setup* shows a temporary access token and the *Phone number ID*. For a token that does not expire, create a System User in Business Settings with the `whatsapp_business_messaging` permission.',
+    'Messages over 4096 characters are split. The Cloud API has no idempotency key.',
+  ].join('\n\n'),
+  create: ({ config }) => ({ channel: config ? whatsappChannel(config) : undefined }),
+});

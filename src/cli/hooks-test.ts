@@ -1,0 +1,91 @@
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { loadConfigFile } from '../config/load.js';
+import { HeraldError } from '../errors.js';
+import { builtinMappings } from '../mappings/builtin-mappings.js';
+import { trimSlashes, type HookRequest } from '../mappings/hook-request.js';
+import { runMappingFixtures } from '../mappings/mapping-fixtures.js';
+import { MappingsEngine } from '../mappings/mappings-engine.js';
+import { resolveMappings } from '../mappings/resolve-mappings.js';
+import type { CliIo } from './cli-io.js';
+import { configPathFrom } from './config-path.js';
+
+const USAGE =
+  'usage: herald hooks test <name> --payload FILE [--header K:V ...] [--query K=V ...] [--config FILE]\n' +
+  '       herald hooks test --fixtures FILE [--config FILE]';
+
+function pairs(values: string[] | undefined, separator: string, what: string, lowerKeys = false): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const value of values ?? []) {
+    const at = value.indexOf(separator);
+    if (at <= 0) throw new Error(`${what} "${value}" must look like NAME${separator}VALUE`);
+    const key = value.slice(0, at).trim();
+    out[lowerKeys ? key.toLowerCase() : key] = value.slice(at + 1).trim();
+  }
+  return out;
+}
+
+/**
+ * `herald hooks test`: a dry run of the mappings engine. Prints the action a request would
+ * become (running its transform) without touching the store or starting a run.
+ */
+export async function hooksTestCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      payload: { type: 'string', short: 'p' },
+      header: { type: 'string', short: 'H', multiple: true },
+      query: { type: 'string', short: 'q', multiple: true },
+      config: { type: 'string', short: 'c' },
+      fixtures: { type: 'string' },
+    },
+  });
+  const loaded = await loadConfigFile(configPathFrom(values.config));
+  const ctx = { config: loaded.config, channelNames: loaded.plugins.channelNames() };
+  if (values.fixtures) return runFixtures(values.fixtures, loaded, ctx, io);
+
+  const name = positionals[0];
+  if (!name || !values.payload) {
+    io.err(USAGE);
+    return 2;
+  }
+  let payload: unknown;
+  try {
+    const text = fs.readFileSync(values.payload, 'utf8');
+    payload = text.trim() ? JSON.parse(text) : {};
+  } catch (error) {
+    io.err(`herald hooks test: cannot read the payload ${values.payload}: ${(error as Error).message}`);
+    return 1;
+  }
+  const path = trimSlashes(name);
+  const request: HookRequest = {
+    path,
+    payload,
+    headers: pairs(values.header, ':', '--header', true),
+    query: pairs(values.query, '=', '--query'),
+    url: `http://${loaded.config.gateway.host}:${loaded.config.gateway.port}${loaded.config.hooks.path.replace(/\/+$/, '')}/${path}`,
+  };
+  const engine = new MappingsEngine([...builtinMappings(ctx), ...(await resolveMappings(loaded, ctx))]);
+  try {
+    const outcome = await engine.handle(request);
+    io.err(`mapping: ${outcome.mappingId}`);
+    io.out(JSON.stringify(outcome.type === 'skip' ? { skip: true } : outcome.action, null, 2));
+    return 0;
+  } catch (error) {
+    if (!(error instanceof HeraldError)) throw error;
+    io.err(`herald hooks test: ${error.status} ${error.message}`);
+    if (error.cause instanceof Error) io.err(`  reason: ${error.cause.message}`);
+    if (Array.isArray(error.details)) for (const d of error.details as { path: string; message: string }[]) io.err(`  ${d.path} ${d.message}`);
+    return 1;
+  }
+}
+
+async function runFixtures(file: string, loaded: Parameters<typeof runMappingFixtures>[1], ctx: Parameters<typeof runMappingFixtures>[2], io: CliIo) {
+  const results = await runMappingFixtures(file, loaded, ctx);
+  for (const result of results) {
+    io.out(`${result.ok ? 'ok  ' : 'FAIL'} ${result.label}`);
+    for (const mismatch of result.mismatches) io.out(`       ${mismatch}`);
+  }
+  return results.every((r) => r.ok) ? 0 : 1;
+}

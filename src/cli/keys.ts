@@ -1,0 +1,75 @@
+import { parseArgs } from 'node:util';
+import { loadConfigFile } from '../config/load.js';
+import { ApiKeyStore, generateApiKey, hashApiKey } from '../platform/api-keys.js';
+import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+import type { CliIo } from './cli-io.js';
+import { configPathFrom } from './config-path.js';
+
+/** opens the store of the config at --config, runs `fn` with its key table, closes it */
+async function withKeyStore<T>(configFlag: string | undefined, fn: (keys: ApiKeyStore, config: Awaited<ReturnType<typeof loadConfigFile>>['config']) => T): Promise<T> {
+  const { config } = await loadConfigFile(configPathFrom(configFlag));
+  const store = openSqliteStore(config.storage.sqlite);
+  try {
+    return fn(new ApiKeyStore(store.db), config);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * `herald keys create --name N [--agents a,b]`: a new platform API key. Only its sha256 is
+ * stored; the key itself is printed once, here, and cannot be shown again. A running gateway
+ * accepts it at once (keys are looked up in the store per request).
+ */
+export async function keysCreateCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { name: { type: 'string' }, agents: { type: 'string' }, config: { type: 'string', short: 'c' } } });
+  if (!values.name) {
+    io.err('usage: herald keys create --name NAME [--agents id1,id2] [--config FILE]');
+    return 2;
+  }
+  const name = values.name;
+  const agents = values.agents?.split(',').map((a) => a.trim()).filter(Boolean);
+  return withKeyStore(values.config, (keys, config) => {
+    const unknown = agents?.filter((id) => !config.agents.list.some((a) => a.id === id)) ?? [];
+    if (unknown.length) {
+      io.err(`herald: unknown agent${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (known: ${config.agents.list.map((a) => a.id).join(', ')})`);
+      return 1;
+    }
+    if (keys.has(name) || config.platform.apiKeys.some((k) => k.name === name)) {
+      io.err(`herald: an API key named "${name}" already exists`);
+      return 1;
+    }
+    const key = generateApiKey();
+    keys.create(name, hashApiKey(key), agents);
+    io.out(key);
+    io.err(`API key "${name}" created${agents ? ` for ${agents.join(', ')}` : ' for every agent'}. It is shown only this once: store it now.`);
+    return 0;
+  });
+}
+
+/** `herald keys list`: names, agent limits and creation dates of stored and configured keys (never a key) */
+export async function keysListCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
+  return withKeyStore(values.config, (keys, config) => {
+    for (const k of config.platform.apiKeys) io.out(`${k.name.padEnd(24)} config   ${k.agents?.join(',') ?? '*'}`);
+    for (const k of keys.list()) io.out(`${k.name.padEnd(24)} store    ${k.agents?.join(',') ?? '*'}  ${new Date(k.createdAt).toISOString()}`);
+    return 0;
+  });
+}
+
+/** `herald keys revoke --name N`: removes a stored key (config keys are removed from the config) */
+export async function keysRevokeCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { name: { type: 'string' }, config: { type: 'string', short: 'c' } } });
+  if (!values.name) {
+    io.err('usage: herald keys revoke --name NAME [--config FILE]');
+    return 2;
+  }
+  return withKeyStore(values.config, (keys) => {
+    if (!keys.revoke(values.name!)) {
+      io.err(`herald: no stored API key named "${values.name}"`);
+      return 1;
+    }
+    io.out(`revoked ${values.name}`);
+    return 0;
+  });
+}

@@ -1,0 +1,86 @@
+import { Hono } from 'hono';
+import type { AgentConfig, AgentDirectory } from '../../agents/agent-directory.js';
+import { HeraldError } from '../../errors.js';
+import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
+import { mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
+import type { StateRepo } from '../../store/port.js';
+import { listPage } from './list-page.js';
+
+export interface AgentsRoutesDeps {
+  agents: AgentDirectory;
+  knowledge: KnowledgeIndex;
+  state: StateRepo;
+}
+
+const CREATED_KEY = 'platform.agentCreatedAt';
+
+/** The agent a /v1 call names, or 404 / 403 naming the parameter it came from. */
+export function requireAgent(agents: AgentDirectory, principal: ApiPrincipal, id: unknown, param: string): AgentConfig {
+  const agent = typeof id === 'string' ? agents.get(id) : undefined;
+  if (!agent) throw new HeraldError('HERALD_AGENT_NOT_FOUND', `The agent "${String(id)}" does not exist.`, { param });
+  if (!mayUseAgent(principal, agent.id)) {
+    throw new HeraldError('HERALD_AGENT_NOT_ALLOWED', `This API key may not use the agent "${agent.id}".`, { param });
+  }
+  return agent;
+}
+
+/** GET /v1/agents[/:id] and the same agents as OpenAI models at GET /v1/models[/:id]. */
+export function agentsRoutes(deps: AgentsRoutesDeps): Hono {
+  const app = new Hono();
+
+  // an agent's `created` is when this store first served it, kept so it is stable across restarts
+  const createdAt = async (): Promise<Record<string, number>> => {
+    const known = (await deps.state.get<Record<string, number>>(CREATED_KEY)) ?? {};
+    if (deps.agents.all().every((a) => known[a.id] !== undefined)) return known;
+    return deps.state.update<Record<string, number>>(CREATED_KEY, (current = {}) => {
+      const now = Math.floor(Date.now() / 1000);
+      for (const a of deps.agents.all()) current[a.id] ??= now;
+      return current;
+    });
+  };
+
+  const visible = (principal: ApiPrincipal) => deps.agents.all().filter((a) => mayUseAgent(principal, a.id));
+
+  const agentObject = (agent: AgentConfig, created: Record<string, number>, counts: Map<string, number>) => ({
+    id: agent.id,
+    object: 'agent' as const,
+    created: created[agent.id] ?? 0,
+    owned_by: 'herald',
+    name: agent.name ?? agent.id,
+    description: agent.description ?? null,
+    model: deps.agents.modelOf(agent),
+    knowledge_document_count: counts.get(agent.id) ?? 0,
+  });
+
+  const modelObject = (agent: AgentConfig, created: Record<string, number>) => ({
+    id: agent.id,
+    object: 'model' as const,
+    created: created[agent.id] ?? 0,
+    owned_by: 'herald',
+  });
+
+  app.get('/agents', async (c) => {
+    const [created, counts] = [await createdAt(), deps.knowledge.documentCounts()];
+    return c.json(listPage(c, visible(c.get('principal')).map((a) => agentObject(a, created, counts))));
+  });
+
+  app.get('/agents/:id', async (c) => {
+    const agent = requireAgent(deps.agents, c.get('principal'), c.req.param('id'), 'id');
+    return c.json(agentObject(agent, await createdAt(), deps.knowledge.documentCounts()));
+  });
+
+  // model pickers want the whole list at once, so the default page holds every agent
+  app.get('/models', async (c) => {
+    const created = await createdAt();
+    return c.json(listPage(c, visible(c.get('principal')).map((a) => modelObject(a, created)), 100));
+  });
+
+  app.get('/models/:id', async (c) => {
+    const agent = deps.agents.get(c.req.param('id'));
+    if (!agent) throw new HeraldError('HERALD_AGENT_NOT_FOUND', `The model "${c.req.param('id')}" does not exist.`, { param: 'model', openaiCode: 'model_not_found' });
+    requireAgent(deps.agents, c.get('principal'), agent.id, 'model');
+    return c.json(modelObject(agent, await createdAt()));
+  });
+
+  return app;
+}

@@ -1,0 +1,105 @@
+import { Hono } from 'hono';
+import type { AgentDirectory } from '../../agents/agent-directory.js';
+import { HeraldError } from '../../errors.js';
+import { DEFAULT_CHUNK, type ChunkOptions } from '../../knowledge/chunk-text.js';
+import { ingestDocument } from '../../knowledge/ingest-document.js';
+import type { KnowledgeDocument, KnowledgeIndex } from '../../knowledge/knowledge-index.js';
+import { mayUseAgent } from '../../platform/api-keys.js';
+import { requireAgent } from './agents-routes.js';
+import { listPage } from './list-page.js';
+import { readUploadForm } from './multipart-upload.js';
+
+export interface KnowledgeRoutesDeps {
+  agents: AgentDirectory;
+  knowledge: KnowledgeIndex;
+  maxUploadBytes: number;
+}
+
+export const documentObject = (d: KnowledgeDocument) => ({
+  id: d.id,
+  object: 'knowledge.document' as const,
+  agent_id: d.agentId,
+  filename: d.filename,
+  bytes: d.bytes,
+  mime_type: d.mimeType,
+  sha256: d.sha256,
+  status: d.status,
+  chunk_count: d.chunkCount,
+  metadata: d.metadata,
+  created_at: Math.floor(d.createdAt / 1000),
+});
+
+function integerField(fields: Map<string, string>, name: string, fallback: number, min: number, max: number): number {
+  const text = fields.get(name);
+  if (text === undefined || text.trim() === '') return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min || n > max) throw new HeraldError('HERALD_INVALID_FIELD', `${name} must be an integer from ${min} to ${max}`, { param: name });
+  return n;
+}
+
+function chunkingOf(fields: Map<string, string>): ChunkOptions {
+  const size = integerField(fields, 'chunk_size', DEFAULT_CHUNK.size, 100, 20_000);
+  const overlap = integerField(fields, 'chunk_overlap', Math.min(DEFAULT_CHUNK.overlap, Math.floor(size / 2)), 0, 10_000);
+  if (overlap > size / 2) throw new HeraldError('HERALD_INVALID_FIELD', `chunk_overlap must be at most half of chunk_size (${Math.floor(size / 2)})`, { param: 'chunk_overlap' });
+  return { size, overlap };
+}
+
+function metadataOf(fields: Map<string, string>): Record<string, unknown> | null {
+  const text = fields.get('metadata');
+  if (text === undefined || text.trim() === '') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new HeraldError('HERALD_INVALID_FIELD', 'metadata must be a JSON object (as a string)', { param: 'metadata' });
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new HeraldError('HERALD_INVALID_FIELD', 'metadata must be a JSON object', { param: 'metadata' });
+  return value as Record<string, unknown>;
+}
+
+/** POST /v1/knowledge/upload, GET /v1/knowledge, DELETE /v1/knowledge/:id */
+export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
+  const app = new Hono();
+
+  app.post('/knowledge/upload', async (c) => {
+    const { file, fields } = await readUploadForm(c, deps.maxUploadBytes);
+    const agentId = fields.get('agent_id');
+    if (!agentId) throw new HeraldError('HERALD_INVALID_FIELD', 'agent_id is required', { param: 'agent_id' });
+    const agent = requireAgent(deps.agents, c.get('principal'), agentId, 'agent_id');
+    const { document, created } = await ingestDocument(deps.knowledge, {
+      agentId: agent.id,
+      filename: file.name,
+      bytes: file.bytes,
+      chunking: chunkingOf(fields),
+      metadata: metadataOf(fields),
+    });
+    return c.json(documentObject(document), created ? 201 : 200);
+  });
+
+  app.get('/knowledge', (c) => {
+    const principal = c.get('principal');
+    const agentId = c.req.query('agent_id');
+    if (agentId !== undefined) requireAgent(deps.agents, principal, agentId, 'agent_id');
+    const documents = deps.knowledge.list(agentId).filter((d) => mayUseAgent(principal, d.agentId));
+    return c.json(listPage(c, documents.map(documentObject)));
+  });
+
+  app.get('/knowledge/:id', (c) => {
+    const document = deps.knowledge.get(c.req.param('id'));
+    if (!document || !mayUseAgent(c.get('principal'), document.agentId)) {
+      throw new HeraldError('HERALD_DOCUMENT_NOT_FOUND', `No knowledge document "${c.req.param('id')}".`, { param: 'id' });
+    }
+    return c.json(documentObject(document));
+  });
+
+  app.delete('/knowledge/:id', (c) => {
+    const document = deps.knowledge.get(c.req.param('id'));
+    if (!document || !mayUseAgent(c.get('principal'), document.agentId)) {
+      throw new HeraldError('HERALD_DOCUMENT_NOT_FOUND', `No knowledge document "${c.req.param('id')}".`, { param: 'id' });
+    }
+    deps.knowledge.delete(document.id);
+    return c.json({ id: document.id, object: 'knowledge.document.deleted', deleted: true });
+  });
+
+  return app;
+}

@@ -1,0 +1,34 @@
+import { Hono } from 'hono';
+import type { Logger } from 'pino';
+import type { AgentDirectory } from '../../agents/agent-directory.js';
+import type { HeraldConfig } from '../../config/schema.js';
+import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
+import type { ModelRegistry } from '../../models/model-registry.js';
+import type { ApiKeyVerifier } from '../../platform/api-keys.js';
+import { RateLimiter } from '../../platform/rate-limiter.js';
+import type { Store } from '../../store/port.js';
+import { FailedAuthLimiter } from '../failed-auth-limiter.js';
+import { agentsRoutes } from './agents-routes.js';
+import { chatRoutes } from './chat-completions.js';
+import { knowledgeRoutes } from './knowledge-routes.js';
+import { platformAuth } from './platform-auth.js';
+
+export interface PlatformRoutesDeps {
+  config: HeraldConfig;
+  store: Store;
+  knowledge: KnowledgeIndex;
+  keys: ApiKeyVerifier;
+  models: ModelRegistry;
+  agents: AgentDirectory;
+  logger: Logger;
+}
+
+/** The /v1 platform API (mounted by the gateway under /v1): API-key auth and rate limit first. */
+export function platformRoutes(deps: PlatformRoutesDeps): Hono {
+  const app = new Hono();
+  app.use('*', platformAuth(deps.keys, new RateLimiter(deps.config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter()));
+  app.route('/', agentsRoutes({ agents: deps.agents, knowledge: deps.knowledge, state: deps.store.state }));
+  app.route('/', chatRoutes(deps));
+  app.route('/', knowledgeRoutes({ agents: deps.agents, knowledge: deps.knowledge, maxUploadBytes: deps.config.platform.maxUploadBytes }));
+  return app;
+}

@@ -1,0 +1,66 @@
+import { errorCatalog, HeraldError } from '../../errors.js';
+import { openaiType } from '../error-handler.js';
+
+export type SendEvent = (data: unknown) => void;
+
+/** the OpenAI error object of any failure (unknown errors say no more than "internal error") */
+export function openaiError(error: unknown) {
+  const e = error instanceof HeraldError ? error : new HeraldError('HERALD_INTERNAL');
+  return { message: e.message, type: openaiType(e.status), param: e.param ?? null, code: e.openaiCode ?? errorCatalog[e.code].openai };
+}
+
+/**
+ * A server-sent-events response: `data: <json>` frames, `: ping` comments while `produce`
+ * waits (proxies close silent connections), `data: [DONE]` at the end. A failure after the
+ * headers went out becomes one `data: {"error":...}` frame. The signal aborts when the
+ * client goes away.
+ */
+export function sseResponse(
+  produce: (send: SendEvent, signal: AbortSignal) => Promise<void>,
+  options: { pingMs: number; headers?: Record<string, string>; onError?: (error: unknown) => void },
+): Response {
+  const encoder = new TextEncoder();
+  const abort = new AbortController();
+  let closed = false;
+  let ping: NodeJS.Timeout | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const write = (text: string) => {
+        if (!closed) controller.enqueue(encoder.encode(text));
+      };
+      ping = setInterval(() => write(': ping\n\n'), options.pingMs);
+      const send: SendEvent = (data) => write(`data: ${JSON.stringify(data)}\n\n`);
+      produce(send, abort.signal)
+        .then(
+          () => write('data: [DONE]\n\n'),
+          (error) => {
+            options.onError?.(error);
+            send({ error: openaiError(error) });
+          },
+        )
+        .finally(() => {
+          clearInterval(ping);
+          if (!closed) {
+            closed = true;
+            controller.close();
+          }
+        });
+    },
+    cancel() {
+      closed = true;
+      clearInterval(ping);
+      abort.abort(new Error('client closed the stream'));
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      // nginx would otherwise buffer the stream and deliver it all at the end
+      'x-accel-buffering': 'no',
+      ...options.headers,
+    },
+  });
+}

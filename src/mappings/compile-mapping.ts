@@ -1,0 +1,117 @@
+import type { Logger } from 'pino';
+import { HeraldError } from '../errors.js';
+import type { CompiledMapping } from './compiled-mapping.js';
+import { validateAction } from './hook-action.js';
+import type { HookRequest } from './hook-request.js';
+import { compileMatch } from './match.js';
+import { compilePayloadSchema, type PayloadSchema } from './json-schema.js';
+import { describeJsonataError } from './jsonata-expression.js';
+import { compileMappingTemplates } from './mapping-templates.js';
+import type { Mapping } from './mapping-schema.js';
+import type { MappingContext } from './resolve-mappings.js';
+import { runTransform } from './run-transform.js';
+import type { TransformFunction, TransformLoader } from './transform-loader.js';
+import { templateScope } from './template-scope.js';
+
+export interface CompileDeps {
+  ctx: MappingContext;
+  transforms: TransformLoader;
+  transformTimeoutMs: number;
+  logger?: Logger;
+}
+
+/** paths the built-in endpoints own: a mapping there would never be reached */
+const RESERVED_PATHS = ['wake', 'agent'];
+
+/** An agent mapping without a message template sends the payload itself, as indented JSON. */
+export function defaultAgentMessage(payload: unknown): string {
+  return JSON.stringify(payload ?? {}, null, 2);
+}
+
+/**
+ * Compiles one mapping (match, schema, templates, transform) at load. Faults are pushed to
+ * `faults` (the caller names the mapping); per-request faults are thrown as HeraldError.
+ */
+export async function compileMapping(mapping: Mapping & { id: string }, deps: CompileDeps, faults: string[]): Promise<CompiledMapping> {
+  const { id } = mapping;
+  let matches: CompiledMapping['matches'] = async () => false;
+  try {
+    matches = compileMatch(mapping.match);
+  } catch (error) {
+    faults.push(`match.when: syntax error in ${JSON.stringify(mapping.match?.when)}: ${describeJsonataError(error)}`);
+  }
+  const path = mapping.match?.path?.replace(/^\/+|\/+$/g, '');
+  if (path !== undefined && RESERVED_PATHS.includes(path)) faults.push(`match.path: "${path}" is the built-in /${path} endpoint and cannot be mapped`);
+
+  let schema: PayloadSchema | undefined;
+  if (mapping.schema) {
+    try {
+      schema = compilePayloadSchema(mapping.schema);
+    } catch (error) {
+      faults.push(`schema: not a valid JSON Schema: ${(error as Error).message}`);
+    }
+  }
+
+  const templates = compileMappingTemplates(mapping, deps.ctx, faults);
+  if (mapping.action === 'wake' && mapping.textTemplate === undefined && !mapping.transform) {
+    faults.push('textTemplate: a wake mapping needs a textTemplate (or a transform that sets text)');
+  }
+
+  let transformFile: string | undefined;
+  if (mapping.transform) {
+    try {
+      transformFile = deps.transforms.resolve(mapping.transform.module);
+      await deps.transforms.load(transformFile, mapping.transform.export);
+    } catch (error) {
+      faults.push(`transform: ${(error as Error).message}`);
+    }
+  }
+
+  /** a per-request failure: 500 to the caller, the reason to the log (never the body) */
+  const failed = (stage: string, error: unknown): HeraldError => {
+    const reason = `${stage}: ${error instanceof Error ? error.message : String(error)}`;
+    deps.logger?.error({ mapping: id, error: reason }, 'hook mapping failed');
+    return new HeraldError('HERALD_MAPPING_FAILED', undefined, { cause: new Error(reason) });
+  };
+
+  return {
+    id,
+    matches,
+    async apply(request: HookRequest) {
+      schema?.check(request.payload);
+      let raw: Record<string, unknown>;
+      try {
+        raw = await templates.render(templateScope(request));
+      } catch (error) {
+        throw failed('template', describeJsonataError(error));
+      }
+      let kind = mapping.action;
+      if (transformFile) {
+        let fn: TransformFunction;
+        let result: Awaited<ReturnType<typeof runTransform>>;
+        try {
+          fn = await deps.transforms.load(transformFile, mapping.transform!.export);
+          result = await runTransform(fn, request, mapping, deps.transformTimeoutMs);
+        } catch (error) {
+          throw failed(`transform ${mapping.transform!.module}`, error);
+        }
+        if (result.type === 'skip') return { type: 'skip' };
+        if (result.type === 'merge') {
+          raw = { ...raw, ...result.fields };
+          kind = result.kind ?? kind;
+        }
+      }
+      if (kind === 'agent' && raw.message === undefined) raw.message = defaultAgentMessage(request.payload);
+      if (kind === 'wake' && raw.mode === undefined && raw.wakeMode !== undefined) raw.mode = raw.wakeMode;
+      const action = validateAction(raw, kind, {
+        ...deps.ctx,
+        mappingId: id,
+        path: request.path,
+        requiredMessage: (field) => `hook mapping requires ${field}`,
+        // from config only: a payload or a transform's fields never turn the wrapper off
+        allowUnsafeExternalContent: mapping.allowUnsafeExternalContent === true,
+      });
+      return { type: 'action', action };
+    },
+  };
+}

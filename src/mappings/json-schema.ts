@@ -1,0 +1,37 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { HeraldError } from '../errors.js';
+
+// ajv-formats is CommonJS with a default export; NodeNext sees the module object
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+export interface SchemaFault {
+  /** JSON Pointer into the payload ("" is the payload itself) */
+  path: string;
+  message: string;
+}
+
+/** A payload check compiled once at load; `check` throws 400 with ajv's paths and messages. */
+export interface PayloadSchema {
+  check(payload: unknown): void;
+}
+
+function describe(error: ErrorObject): SchemaFault {
+  const extra = error.keyword === 'additionalProperties' ? ` (${(error.params as { additionalProperty: string }).additionalProperty})` : '';
+  return { path: error.instancePath || '/', message: `${error.message ?? error.keyword}${extra}` };
+}
+
+/** Compiles a mapping's JSON Schema; an invalid schema throws (the caller names the mapping). */
+export function compilePayloadSchema(schema: Record<string, unknown>): PayloadSchema {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats(ajv);
+  const validate = ajv.compile(schema);
+  return {
+    check(payload) {
+      if (validate(payload)) return;
+      const faults = (validate.errors ?? []).map(describe);
+      const summary = faults.map((f) => `${f.path} ${f.message}`).join('; ');
+      throw new HeraldError('HERALD_SCHEMA_MISMATCH', `payload does not match the mapping schema: ${summary}`, { details: faults });
+    },
+  };
+}

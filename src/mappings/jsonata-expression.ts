@@ -1,0 +1,77 @@
+import jsonata from 'jsonata';
+import type { TemplateScope } from './template-scope.js';
+
+/**
+ * An OpenClaw-style reference: `payload.a.b`, `headers.x-github-event`, `query.x`, `path`,
+ * `now`, or a bare payload path like `messages[0].subject`. The first segment has no hyphen
+ * (so `a-b` stays JSONata subtraction); later segments may have one.
+ */
+const SIMPLE_REFERENCE = /^\$?[A-Za-z_]\w*(?:\.[A-Za-z_][\w-]*|\[\d+\])*$/;
+const ROOTS: Record<string, string> = { payload: '$payload', headers: '$headers', query: '$query' };
+const SCALARS: Record<string, string> = { path: '$path', now: '$now' };
+const FORBIDDEN_SEGMENT = /(^|[.[])(__proto__|prototype|constructor)(?=$|[.[])/;
+/** an unbound variable: evaluates to nothing, so a forbidden reference renders empty */
+const NOTHING = '$forbiddenReference';
+
+/** `headers.x-github-event` inside a larger expression: header names may hold hyphens, payload and query keys not */
+const ROOTED_REFERENCE = /(headers)((?:\.[A-Za-z_][\w-]*|\[\d+\])+)|(payload|query)((?:\.[A-Za-z_]\w*|\[\d+\])*)/y;
+
+function quoteSegments(segments: string): string {
+  return segments.replace(/\.([A-Za-z_][\w-]*)/g, (whole, name: string) => (name.includes('-') ? `.\`${name}\`` : whole));
+}
+
+/** Rewrites `payload.`, `headers.` and `query.` references in an expression, leaving string literals alone. */
+function rewriteRootedReferences(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; ) {
+    const ch = text[i]!;
+    if (ch === '"' || ch === "'" || ch === '`') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== ch) j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+      continue;
+    }
+    ROOTED_REFERENCE.lastIndex = i;
+    const prev = text[i - 1];
+    const match = prev !== undefined && /[\w$.`]/.test(prev) ? null : ROOTED_REFERENCE.exec(text);
+    const next = match ? text[i + match[0].length] : undefined;
+    if (match && !(next !== undefined && /[\w$(]/.test(next))) {
+      const root = match[1] ?? match[3]!;
+      out += `$${root}${quoteSegments(match[2] ?? match[4] ?? '')}`;
+      i += match[0].length;
+      continue;
+    }
+    out += ch;
+    i++;
+  }
+  return out;
+}
+
+/** Rewrites OpenClaw-style references into JSONata; everything else is JSONata already. */
+export function toJsonata(expr: string): string {
+  const text = expr.trim();
+  if (!SIMPLE_REFERENCE.test(text)) return rewriteRootedReferences(text);
+  if (FORBIDDEN_SEGMENT.test(text)) return NOTHING;
+  const [head, ...rest] = text.split(/(?=\.|\[)/) as [string, ...string[]];
+  const root = rest.length === 0 && SCALARS[head] ? SCALARS[head] : (ROOTS[head] ?? head);
+  return root + quoteSegments(rest.join(''));
+}
+
+export interface CompiledExpression {
+  evaluate(scope: TemplateScope): Promise<unknown>;
+}
+
+/** Compiles once; throws the JSONata syntax error (with its position) for the caller to name. */
+export function compileExpression(expr: string): CompiledExpression {
+  const compiled = jsonata(toJsonata(expr));
+  return {
+    evaluate: (scope) => compiled.evaluate(scope.payload, scope.bindings),
+  };
+}
+
+/** A JSONata syntax error as one line: "Syntax error: ... (at 4)". */
+export function describeJsonataError(error: unknown): string {
+  const e = error as { message?: string; position?: number };
+  return `${e.message ?? String(error)}${typeof e.position === 'number' ? ` (at ${e.position})` : ''}`;
+}

@@ -1,0 +1,69 @@
+import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
+import type { MappingContext } from './resolve-mappings.js';
+import { thinkingLevels, type Mapping } from './mapping-schema.js';
+import { compileTemplate, TemplateSyntaxError, type CompiledTemplate } from './template.js';
+import type { TemplateScope } from './template-scope.js';
+
+/** The mapping fields that may hold `{{ expr }}`, and the action field each one fills. */
+const TEMPLATED = { textTemplate: 'text', messageTemplate: 'message', name: 'name', sessionKey: 'sessionKey', to: 'to', model: 'model', thinking: 'thinking' } as const;
+type TemplatedField = keyof typeof TEMPLATED;
+
+/** fields whose empty rendering means "not given" (the default applies), unlike text and message */
+const OPTIONAL = new Set<string>(['name', 'sessionKey', 'to', 'model', 'thinking']);
+
+export interface MappingTemplates {
+  /** the raw action fields (text, message, name, ... and the static ones), before validation */
+  render(scope: TemplateScope): Promise<Record<string, unknown>>;
+}
+
+/**
+ * Compiles every templated field of a mapping, once. Syntax errors and static values that can
+ * never pass (an unknown or disallowed model, a bad thinking level or channel) go to `faults`.
+ */
+export function compileMappingTemplates(mapping: Mapping, ctx: MappingContext, faults: string[]): MappingTemplates {
+  const compiled: [string, CompiledTemplate][] = [];
+  for (const field of Object.keys(TEMPLATED) as TemplatedField[]) {
+    const source = mapping[field];
+    if (source === undefined) continue;
+    try {
+      compiled.push([TEMPLATED[field], compileTemplate(source)]);
+    } catch (error) {
+      if (!(error instanceof TemplateSyntaxError)) throw error;
+      faults.push(`${field}: template error in ${JSON.stringify(source)}: ${error.message}`);
+      continue;
+    }
+    if (!compiled.at(-1)![1].dynamic) checkStatic(field, source, ctx, faults);
+  }
+  if (mapping.channel !== undefined && !ctx.channelNames.includes(mapping.channel)) {
+    faults.push(`channel: "${mapping.channel}" is not one of ${ctx.channelNames.join(', ')}`);
+  }
+
+  const fixed: Record<string, unknown> = {};
+  if (mapping.wakeMode !== undefined) Object.assign(fixed, { wakeMode: mapping.wakeMode, mode: mapping.wakeMode });
+  if (mapping.deliver !== undefined) fixed.deliver = mapping.deliver;
+  if (mapping.channel !== undefined) fixed.channel = mapping.channel;
+  if (mapping.timeoutSeconds !== undefined) fixed.timeoutSeconds = mapping.timeoutSeconds;
+
+  return {
+    async render(scope) {
+      const raw: Record<string, unknown> = { ...fixed };
+      for (const [field, template] of compiled) {
+        const rendered = await template.render(scope);
+        const value = OPTIONAL.has(field) ? rendered.trim() : rendered;
+        if (value === '' && OPTIONAL.has(field)) continue;
+        raw[field] = value;
+      }
+      return raw;
+    },
+  };
+}
+
+function checkStatic(field: TemplatedField, value: string, ctx: MappingContext, faults: string[]): void {
+  if (field === 'model' && value) {
+    if (!resolveModelRef(value, ctx.config)) faults.push(`model: unknown model "${value}"`);
+    else if (!isModelAllowed(value, ctx.config)) faults.push(`model: "${value}" is not in agents.defaults.models`);
+  }
+  if (field === 'thinking' && value && !(thinkingLevels as readonly string[]).includes(value)) {
+    faults.push(`thinking: "${value}" is not one of ${thinkingLevels.join(', ')}`);
+  }
+}

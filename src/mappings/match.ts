@@ -1,0 +1,40 @@
+import { compileExpression, type CompiledExpression } from './jsonata-expression.js';
+import { trimSlashes, type HookRequest } from './hook-request.js';
+import type { Mapping } from './mapping-schema.js';
+import { templateScope } from './template-scope.js';
+
+export type MatchRule = NonNullable<Mapping['match']>;
+
+/** JSONata's truthiness ($boolean): empty strings, 0, empty arrays and null are false. */
+export function isTruthy(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(isTruthy);
+  if (typeof value === 'string') return value.length > 0;
+  if (typeof value === 'number') return value !== 0 && !Number.isNaN(value);
+  if (typeof value === 'function') return false;
+  return Boolean(value);
+}
+
+/**
+ * Compiles a mapping's `match`: every given condition must hold; none given matches every path.
+ * A `when` that fails to evaluate on a payload is no match (the next mapping gets its chance).
+ */
+export function compileMatch(rule: MatchRule | undefined): (request: HookRequest) => Promise<boolean> {
+  const path = rule?.path === undefined ? undefined : trimSlashes(rule.path);
+  const source = rule?.source;
+  const when: CompiledExpression | undefined = rule?.when === undefined ? undefined : compileExpression(rule.when);
+  return async function matches(request) {
+    if (path !== undefined && request.path !== path) return false;
+    if (source !== undefined) {
+      const payload = request.payload;
+      if (!payload || typeof payload !== 'object' || (payload as Record<string, unknown>).source !== source) return false;
+    }
+    if (when) {
+      try {
+        return isTruthy(await when.evaluate(templateScope(request)));
+      } catch {
+        return false;
+      }
+    }
+    return true;
+  };
+}

@@ -1,0 +1,35 @@
+import type { HookRequest } from './hook-request.js';
+import type { TransformContext, TransformFunction } from './transform-loader.js';
+
+/** What a transform asked for: skip the request, keep the templated action, or merge fields over it. */
+export type TransformResult = { type: 'skip' } | { type: 'keep' } | { type: 'merge'; kind?: 'wake' | 'agent'; fields: Record<string, unknown> };
+
+/** Calls a transform within its time limit and checks the shape of what it returned. */
+export async function runTransform(fn: TransformFunction, request: HookRequest, mapping: Record<string, unknown>, timeoutMs: number): Promise<TransformResult> {
+  const ctx: TransformContext = {
+    payload: structuredClone(request.payload),
+    headers: { ...request.headers },
+    query: { ...request.query },
+    path: request.path,
+    url: request.url,
+    mapping: structuredClone(mapping),
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`transform timed out after ${timeoutMs}ms`)), timeoutMs);
+  });
+  let result: unknown;
+  try {
+    result = await Promise.race([Promise.resolve().then(() => fn(ctx)), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (result === null) return { type: 'skip' };
+  if (result === undefined) return { type: 'keep' };
+  if (typeof result !== 'object' || Array.isArray(result)) {
+    throw new Error(`transform returned ${Array.isArray(result) ? 'an array' : typeof result}; expected an object, null or undefined`);
+  }
+  const { kind, ...fields } = result as Record<string, unknown>;
+  if (kind !== undefined && kind !== 'wake' && kind !== 'agent') throw new Error(`transform returned kind ${JSON.stringify(kind)}; expected "wake" or "agent"`);
+  return { type: 'merge', kind: kind as 'wake' | 'agent' | undefined, fields };
+}

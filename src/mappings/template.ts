@@ -1,0 +1,70 @@
+import { compileExpression, describeJsonataError, type CompiledExpression } from './jsonata-expression.js';
+import type { TemplateScope } from './template-scope.js';
+
+type Part = string | CompiledExpression;
+
+/** A string with `{{ expr }}` holes, compiled once at load. */
+export interface CompiledTemplate {
+  source: string;
+  /** true when the string holds at least one `{{ }}` */
+  dynamic: boolean;
+  render(scope: TemplateScope): Promise<string>;
+}
+
+export class TemplateSyntaxError extends Error {}
+
+/** Missing renders as empty, strings as themselves, objects and arrays as JSON. */
+export function renderValue(value: unknown): string {
+  if (value === undefined || value === null || typeof value === 'function') return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+/** Index of the `}}` closing the hole opened before `from`, skipping quoted text and nested braces. */
+function closingBraces(text: string, from: number): number {
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = from; i < text.length; i++) {
+    const ch = text[i];
+    if (quote) {
+      if (ch === '\\') i++;
+      else if (ch === quote) quote = undefined;
+    } else if (ch === '"' || ch === "'" || ch === '`') quote = ch;
+    else if (ch === '{') depth++;
+    else if (ch === '}' && depth > 0) depth--;
+    else if (ch === '}' && text[i + 1] === '}') return i;
+  }
+  return -1;
+}
+
+/** Parses and compiles every hole; a fault throws TemplateSyntaxError naming the expression. */
+export function compileTemplate(source: string): CompiledTemplate {
+  const parts: Part[] = [];
+  let at = 0;
+  for (;;) {
+    const open = source.indexOf('{{', at);
+    if (open < 0) break;
+    const close = closingBraces(source, open + 2);
+    if (close < 0) throw new TemplateSyntaxError(`unclosed "{{" at ${open}`);
+    const expr = source.slice(open + 2, close).trim();
+    if (!expr) throw new TemplateSyntaxError(`empty "{{ }}" at ${open}`);
+    if (open > at) parts.push(source.slice(at, open));
+    try {
+      parts.push(compileExpression(expr));
+    } catch (error) {
+      throw new TemplateSyntaxError(`{{ ${expr} }}: ${describeJsonataError(error)}`);
+    }
+    at = close + 2;
+  }
+  if (at < source.length) parts.push(source.slice(at));
+  return {
+    source,
+    dynamic: parts.some((p) => typeof p !== 'string'),
+    async render(scope) {
+      let out = '';
+      for (const part of parts) out += typeof part === 'string' ? part : renderValue(await part.evaluate(scope));
+      return out;
+    },
+  };
+}

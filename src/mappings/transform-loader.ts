@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const TRANSFORM_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts'];
+
+/** What a transform is called with. */
+export interface TransformContext {
+  payload: unknown;
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  path: string;
+  url: string;
+  /** the mapping being applied, as configured (with its resolved id) */
+  mapping: Record<string, unknown>;
+}
+
+export type TransformFunction = (ctx: TransformContext) => unknown;
+
+/** A transform that cannot be used as configured: the caller turns it into a ConfigError. */
+export class TransformConfigError extends Error {}
+
+const requireModule = createRequire(import.meta.url);
+
+/**
+ * Loads transform modules from `hooks.transformsDir`, never from outside it (realpath, so a
+ * symlink cannot point out), and caches each function by file and export. The file's mtime is
+ * checked on every use: an edited transform is reloaded without a restart.
+ */
+export class TransformLoader {
+  private readonly cache = new Map<string, { mtimeMs: number; fn: TransformFunction }>();
+
+  constructor(readonly dir: string) {}
+
+  /** The real path of `module` inside the folder; throws TransformConfigError otherwise. */
+  resolve(module: string): string {
+    if (path.isAbsolute(module)) throw new TransformConfigError(`"${module}" must be a path relative to hooks.transformsDir, not an absolute path`);
+    const ext = path.extname(module).toLowerCase();
+    if (!TRANSFORM_EXTENSIONS.includes(ext)) {
+      throw new TransformConfigError(`"${module}" must end in ${TRANSFORM_EXTENSIONS.join(', ')}`);
+    }
+    let realDir: string;
+    try {
+      realDir = fs.realpathSync(this.dir);
+    } catch {
+      throw new TransformConfigError(`hooks.transformsDir ${this.dir} does not exist`);
+    }
+    const candidate = path.resolve(this.dir, module);
+    const relative = path.relative(this.dir, candidate);
+    if (relative.startsWith('..') || path.isAbsolute(relative)) throw new TransformConfigError(`"${module}" is outside hooks.transformsDir (${this.dir})`);
+    let real: string;
+    try {
+      real = fs.realpathSync(candidate);
+    } catch {
+      throw new TransformConfigError(`"${module}" not found in hooks.transformsDir (${this.dir})`);
+    }
+    if (!real.startsWith(realDir + path.sep)) {
+      throw new TransformConfigError(`"${module}" resolves outside hooks.transformsDir (${real}): symlinks may not leave the folder`);
+    }
+    if (!fs.statSync(real).isFile()) throw new TransformConfigError(`"${module}" is not a file`);
+    return real;
+  }
+
+  /** The transform function, from the cache unless the file changed since it was loaded. */
+  async load(file: string, exportName?: string): Promise<TransformFunction> {
+    const { mtimeMs } = fs.statSync(file);
+    const key = `${file}#${exportName ?? ''}`;
+    const cached = this.cache.get(key);
+    if (cached && cached.mtimeMs === mtimeMs) return cached.fn;
+    const fn = pickExport(await importFresh(file, mtimeMs), exportName, path.basename(file));
+    this.cache.set(key, { mtimeMs, fn });
+    return fn;
+  }
+}
+
+/** Imports a module past the runtime's module cache, so an edited file is read again. */
+async function importFresh(file: string, version: number): Promise<Record<string, unknown>> {
+  // a .js or .ts file outside a "type": "module" package is CommonJS even when imported
+  delete requireModule.cache[file];
+  if (path.extname(file).toLowerCase() === '.cjs') {
+    const exported = requireModule(file) as unknown;
+    return typeof exported === 'function' ? { default: exported } : (exported as Record<string, unknown>);
+  }
+  // the query string makes a new ESM cache entry; tsx (and vitest) load .ts files the same way
+  return (await import(`${pathToFileURL(file).href}?v=${Math.round(version * 1000)}`)) as Record<string, unknown>;
+}
+
+/** `export` if named, else `default`, else `transform`; a CommonJS module's exports count as its default. */
+export function pickExport(mod: Record<string, unknown>, exportName: string | undefined, label: string): TransformFunction {
+  const inner = mod.default && typeof mod.default === 'object' ? (mod.default as Record<string, unknown>) : {};
+  const fn = exportName ? (mod[exportName] ?? inner[exportName]) : (mod.default ?? mod.transform ?? inner.transform);
+  if (typeof fn !== 'function') {
+    throw new TransformConfigError(
+      exportName ? `${label}: export "${exportName}" is not a function` : `${label}: neither the default export nor "transform" is a function`,
+    );
+  }
+  return fn as TransformFunction;
+}

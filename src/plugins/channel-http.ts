@@ -1,0 +1,115 @@
+import { ChannelError } from './sdk.js';
+
+/** One request to a chat platform's HTTP API. */
+export interface PlatformRequest {
+  /** names the platform in error messages, e.g. "telegram" */
+  platform: string;
+  url: string;
+  headers?: Record<string, string>;
+  /** sent as JSON */
+  json?: unknown;
+  /** sent as application/x-www-form-urlencoded */
+  form?: Record<string, string>;
+  /** sent as is (the caller sets content-type) */
+  body?: string;
+  signal: AbortSignal;
+  /** the platform's own error text in an error body */
+  errorText?(body: any): string | undefined;
+  /** a retry hint in the body, in milliseconds (Discord's and Telegram's `retry_after`) */
+  retryAfterMs?(body: any): number | undefined;
+}
+
+export interface PlatformResponse {
+  status: number;
+  headers: Headers;
+  /** the body parsed as JSON, or the raw text when it is not JSON */
+  body: any;
+}
+
+const MAX_ERROR_TEXT = 300;
+
+/**
+ * POSTs to a platform and maps failures to ChannelError: network errors, timeouts, 5xx and 429
+ * are retryable (with the platform's Retry-After), any other 4xx is final and carries the
+ * platform's error text. Messages never contain the URL: some platforms put the token in it.
+ */
+export async function callPlatform(request: PlatformRequest): Promise<PlatformResponse> {
+  const headers: Record<string, string> = { ...request.headers };
+  let body = request.body;
+  if (request.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(request.json);
+  } else if (request.form) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(request.form).toString();
+  }
+  let response: Response;
+  try {
+    response = await fetch(request.url, { method: 'POST', headers, body, signal: request.signal });
+  } catch (error) {
+    throw new ChannelError(`${request.platform}: ${networkReason(error)}`, true);
+  }
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    throw new ChannelError(`${request.platform}: ${networkReason(error)}`, true);
+  }
+  const parsed = parseBody(text);
+  if (response.ok) return { status: response.status, headers: response.headers, body: parsed };
+
+  const detail = clip(safe(() => request.errorText?.(parsed)) ?? (typeof parsed === 'string' && parsed ? parsed : response.statusText || 'error'));
+  const message = `${request.platform} ${response.status}: ${detail}`;
+  const retryable = response.status === 429 || response.status >= 500;
+  const retryAfterMs = retryable ? (safe(() => request.retryAfterMs?.(parsed)) ?? parseRetryAfter(response.headers.get('retry-after'))) : undefined;
+  throw new ChannelError(message, retryable, response.status, retryAfterMs);
+}
+
+/** `Retry-After`: delay-seconds or an HTTP date, in milliseconds from now */
+export function parseRetryAfter(value: string | null): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** a seconds value from a body (may be fractional) in milliseconds */
+export function secondsToMs(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value * 1000) : undefined;
+}
+
+function parseBody(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function networkReason(error: unknown): string {
+  const err = error as { name?: string; cause?: { code?: string; message?: string } };
+  if (err?.name === 'TimeoutError') return 'request timed out';
+  if (err?.name === 'AbortError') return 'request aborted';
+  // undici's "fetch failed" hides the reason in `cause`; its message never has the URL in it
+  return `network error (${err?.cause?.code ?? err?.cause?.message ?? (error as Error)?.message ?? 'unknown'})`;
+}
+
+function clip(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_ERROR_TEXT ? `${flat.slice(0, MAX_ERROR_TEXT - 1)}…` : flat;
+}
+
+function safe<T>(fn: () => T): T | undefined {
+  try {
+    return fn() ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** trims a trailing slash so `${base}/path` never doubles it */
+export function joinUrl(base: string, path: string): string {
+  return `${base.replace(/\/+$/, '')}${path}`;
+}

@@ -1,0 +1,22 @@
+import { loadConfigFile } from '../config/load.js';
+import { createLogger } from '../log.js';
+import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { pluginSection, stateFor } from './instantiate.js';
+import type { PluginCommandHost, PluginDefinition } from './sdk.js';
+
+/**
+ * What a plugin command that works on its own gets (`webhooks gmail run`): the validated
+ * config, the plugin's section, its durable state in the configured store, and a logger.
+ */
+export async function openCommandHost(pluginId: string, configPath: string): Promise<PluginCommandHost> {
+  const loaded = await loadConfigFile(configPath);
+  const plugin = loaded.plugins.get(pluginId) as PluginDefinition;
+  const store = openSqliteStore(loaded.config.storage.sqlite);
+  const logger = createLogger().child({ plugin: pluginId });
+  return {
+    config: pluginSection(loaded.config, plugin),
+    host: { config: loaded.config as never, state: stateFor(store, pluginId) },
+    logger,
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,52 @@
+import type { ChannelMessage, ChannelSendResult } from './sdk.js';
+
+/**
+ * Splits text into parts of at most `limit` characters, cutting at the last paragraph break
+ * before the limit, else the last line break, else the last space, and only as a last resort
+ * inside a word. Parts are trimmed of the whitespace at the cut; empty parts are dropped.
+ */
+export function splitMessage(text: string, limit: number): string[] {
+  if (!Number.isFinite(limit) || text.length <= limit) return [text];
+  const parts: string[] = [];
+  let rest = text;
+  while (rest.length > limit) {
+    const window = rest.slice(0, limit + 1);
+    const cut = lastBreak(window, '\n\n') ?? lastBreak(window, '\n') ?? lastBreak(window, ' ') ?? limit;
+    const head = rest.slice(0, cut).trimEnd();
+    if (head) parts.push(head);
+    rest = rest.slice(cut).replace(/^\s+/, '');
+  }
+  if (rest) parts.push(rest);
+  return parts;
+}
+
+/** the last position of `separator` in `window` that leaves a non-empty head; undefined if none */
+function lastBreak(window: string, separator: string): number | undefined {
+  const at = window.lastIndexOf(separator);
+  return at > 0 ? at : undefined;
+}
+
+/** The idempotency key of one part: the delivery id itself for a single part, `<id>-<n>` otherwise. */
+export function partKey(deliveryId: string, index: number, count: number): string {
+  return count === 1 ? deliveryId : `${deliveryId}-${index + 1}`;
+}
+
+/**
+ * Sends a message in parts of at most `limit` characters, one request per part, in order.
+ * Skips the parts an earlier attempt delivered (`message.partsSent`) and reports each part
+ * accepted (`message.onPartSent`), so a retry after a failure on part 3 resumes at part 3.
+ */
+export async function sendInParts(
+  message: ChannelMessage,
+  limit: number,
+  sendPart: (part: { text: string; index: number; count: number; key: string }) => Promise<string | undefined>,
+): Promise<ChannelSendResult> {
+  const parts = splitMessage(message.text, limit);
+  const messageIds: string[] = [];
+  for (let index = message.partsSent ?? 0; index < parts.length; index++) {
+    const id = await sendPart({ text: parts[index]!, index, count: parts.length, key: partKey(message.deliveryId, index, parts.length) });
+    if (id !== undefined) messageIds.push(id);
+    await message.onPartSent?.(index, id);
+  }
+  return { messageIds };
+}

@@ -1,0 +1,241 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { HeraldConfig } from '../config/schema.js';
+import type { AgentAction } from '../mappings/hook-action.js';
+import { ChannelError, type ChannelAdapter } from '../plugins/sdk.js';
+import type { DeliveryRecord, RunRecord, Store } from '../store/port.js';
+import { resolveTarget, rememberRoute, type ResolvedTarget, type TargetDeps } from './delivery-target.js';
+import { deliveryView } from './delivery-view.js';
+import { MAIN_SESSION, type MainSession } from './main-session.js';
+import { intendedTarget, isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
+import { retryDelay } from './retry-delay.js';
+
+/** how often the outbox looks for work it was not told about (another process, an expired lease) */
+const POLL_MS = 1000;
+
+export interface DeliveryOutboxDeps {
+  config: HeraldConfig;
+  store: Store;
+  mainSession: MainSession;
+  /** configured channel adapters by plugin id */
+  channels: Map<string, ChannelAdapter>;
+  resolveChannel(name: string): string | undefined;
+  /** the agent heartbeat replies speak for */
+  defaultAgentId: string;
+  logger: Logger;
+}
+
+/**
+ * The durable outbox. A reply becomes a row before the first attempt; a worker claims a due
+ * row atomically with a lease, sends it through the channel plugin, and records the outcome.
+ * Retryable failures wait (exponential backoff with jitter, or the platform's Retry-After);
+ * a final failure is posted to the main session. Rows left by a stopped process resume at start;
+ * a crashed worker's claim is retaken when its lease expires.
+ */
+export class DeliveryOutbox implements ReplyDelivery {
+  /** this process's identity on claims */
+  private readonly owner = randomUUID();
+  private readonly inFlight = new Map<string, { promise: Promise<void>; abort: AbortController }>();
+  private timer?: NodeJS.Timeout;
+  private draining?: Promise<void>;
+  private again = false;
+  private running = false;
+  private readonly log: Logger;
+  private readonly targets: TargetDeps;
+
+  constructor(private readonly deps: DeliveryOutboxDeps) {
+    this.log = deps.logger.child({ component: 'delivery' });
+    this.targets = { mainSession: deps.mainSession, state: deps.store.state, channels: deps.channels, resolveChannel: deps.resolveChannel };
+  }
+
+  async deliverRunReply(run: RunRecord, action: AgentAction, reply: string): Promise<void> {
+    // a run resumed after a crash must not queue its reply twice
+    if ((await this.deps.store.deliveries.forRun(run.id)).length) return;
+    const target = await resolveTarget(this.targets, { channel: action.channel, to: action.to });
+    await this.enqueue({ runId: run.id, kind: 'run', sessionKey: run.sessionKey, agentId: run.agentId, text: reply }, target);
+  }
+
+  async deliverHeartbeatReply(reply: string): Promise<void> {
+    const target = await resolveTarget(this.targets, { channel: 'last' });
+    await this.enqueue({ runId: null, kind: 'heartbeat', sessionKey: MAIN_SESSION, agentId: this.deps.defaultAgentId, text: reply }, target);
+  }
+
+  async describe(run: RunRecord): Promise<unknown> {
+    const rows = await this.deps.store.deliveries.forRun(run.id);
+    const intended = intendedTarget(run);
+    const requested = { channel: intended.channel, to: intended.to };
+    const latest = rows.at(-1);
+    if (latest) return { ...deliveryView(latest), requested };
+    if (!intended.deliver) return { status: 'not_requested', requested };
+    if (run.status === 'queued' || run.status === 'running') return { status: 'waiting_for_run', requested };
+    if (run.status === 'succeeded' && run.reply !== null && isHeartbeatAck(run.reply, this.deps.config.heartbeat.ackMaxChars)) {
+      return { status: 'skipped', reason: 'the reply was only a heartbeat acknowledgement', requested };
+    }
+    return { status: 'none', reason: run.status === 'succeeded' ? 'nothing was queued' : 'the run produced no reply', requested };
+  }
+
+  async start(): Promise<void> {
+    this.running = true;
+    const pending = await this.deps.store.deliveries.list({ status: 'pending', limit: 1 });
+    if (pending.length) this.log.info('resuming pending deliveries');
+    this.kick();
+  }
+
+  /** stops claiming; sends in flight are aborted and handed back (not counted as an attempt) */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    await this.draining;
+    for (const { abort } of this.inFlight.values()) abort.abort(new Error('shutting down'));
+    await Promise.all([...this.inFlight.values()].map((f) => f.promise));
+  }
+
+  private async enqueue(base: Pick<DeliveryRecord, 'runId' | 'kind' | 'sessionKey' | 'agentId' | 'text'>, target: ResolvedTarget): Promise<void> {
+    const now = Date.now();
+    const record: DeliveryRecord = {
+      ...base,
+      id: randomUUID(),
+      channel: target.channel,
+      to: target.to,
+      status: target.ok ? 'pending' : 'failed',
+      attempts: 0,
+      partsSent: 0,
+      lastError: target.ok ? null : target.error,
+      nextAttemptAt: now,
+      leaseOwner: null,
+      leaseUntil: null,
+      createdAt: now,
+      updatedAt: now,
+      deliveredAt: null,
+    };
+    await this.deps.store.deliveries.insert(record);
+    if (!target.ok) {
+      this.log.warn({ deliveryId: record.id, runId: record.runId, channel: record.channel, error: target.error }, 'delivery has no target');
+      await this.tellMainSession(record, `Delivery failed: ${target.error}`);
+      return;
+    }
+    this.log.info({ deliveryId: record.id, runId: record.runId, channel: record.channel }, 'delivery queued');
+    this.kick();
+  }
+
+  /** looks for due work now; calls while a pass runs coalesce into one more pass */
+  private kick(): void {
+    if (!this.running) return;
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.draining = this.drain()
+      .catch((err) => this.log.error({ err }, 'delivery pass failed'))
+      .finally(() => {
+        this.draining = undefined;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        } else this.schedule();
+      });
+  }
+
+  private async drain(): Promise<void> {
+    const { store, config } = this.deps;
+    const free = config.delivery.concurrency - this.inFlight.size;
+    if (free <= 0) return;
+    const now = Date.now();
+    const ids = (await store.deliveries.due(now, free + this.inFlight.size)).filter((id) => !this.inFlight.has(id)).slice(0, free);
+    // a claim outlives the longest attempt, so a live worker never loses one it is still sending
+    const leaseMs = Math.max(config.delivery.leaseMs, config.delivery.requestTimeoutMs * 2);
+    for (const id of ids) {
+      const claimed = await store.deliveries.claim(id, this.owner, now, now + leaseMs);
+      if (!claimed) continue; // another worker was faster
+      const abort = new AbortController();
+      const promise = this.attempt(claimed, abort.signal)
+        .catch((err) => this.log.error({ err, deliveryId: id }, 'delivery bookkeeping failed'))
+        .finally(() => {
+          this.inFlight.delete(id);
+          this.kick();
+        });
+      this.inFlight.set(id, { promise, abort });
+    }
+  }
+
+  /** the next pass: when the earliest pending delivery is due, at most a poll interval away */
+  private schedule(): void {
+    if (!this.running || this.inFlight.size >= this.deps.config.delivery.concurrency) return;
+    void this.deps.store.deliveries
+      .nextDueAt()
+      .then((next) => {
+        if (!this.running) return;
+        const wait = next === undefined ? POLL_MS : Math.min(POLL_MS, Math.max(5, next - Date.now()));
+        if (this.timer) clearTimeout(this.timer);
+        this.timer = setTimeout(() => this.kick(), wait);
+        this.timer.unref();
+      })
+      .catch((err) => this.log.error({ err }, 'delivery schedule failed'));
+  }
+
+  private async attempt(d: DeliveryRecord, shutdown: AbortSignal): Promise<void> {
+    const { store, config, mainSession } = this.deps;
+    const log = this.log.child({ deliveryId: d.id, runId: d.runId, channel: d.channel, attempt: d.attempts });
+    const adapter = d.channel ? this.deps.channels.get(d.channel) : undefined;
+    if (!adapter || !d.channel) {
+      await this.finalFailure(d, `channel ${d.channel ?? '(none)'} is not configured (no channels.${d.channel} in the config)`, log);
+      return;
+    }
+    const signal = AbortSignal.any([shutdown, AbortSignal.timeout(config.delivery.requestTimeoutMs)]);
+    try {
+      await adapter.send({
+        to: d.to ?? '',
+        text: d.text,
+        deliveryId: d.id,
+        runId: d.runId,
+        sessionKey: d.sessionKey,
+        agentId: d.agentId,
+        createdAt: new Date(d.createdAt).toISOString(),
+        signal,
+        partsSent: d.partsSent,
+        onPartSent: async (index) => {
+          await store.deliveries.partSent(d.id, this.owner, index + 1);
+        },
+      });
+    } catch (error) {
+      if (shutdown.aborted) {
+        await store.deliveries.release(d.id, this.owner, Date.now());
+        log.info('delivery handed back at shutdown');
+        return;
+      }
+      // anything that is not a ChannelError (a third-party plugin's own throw) is treated as transient
+      const failure = error instanceof ChannelError ? error : new ChannelError(error instanceof Error ? error.message : String(error), true);
+      if (failure.retryable && d.attempts < config.delivery.maxAttempts) {
+        const wait = retryDelay(d.attempts, config.delivery, failure.retryAfterMs);
+        await store.deliveries.retryAt(d.id, this.owner, Date.now() + wait, failure.message);
+        log.warn({ error: failure.message, retryInMs: wait }, 'delivery attempt failed; will retry');
+        return;
+      }
+      const reason = failure.retryable ? `${failure.message} (gave up after ${d.attempts} attempts)` : failure.message;
+      await this.finalFailure(d, reason, log);
+      return;
+    }
+    if (await store.deliveries.delivered(d.id, this.owner, Date.now())) {
+      await rememberRoute(this.targets, { channel: d.channel, to: d.to ?? '' });
+      log.info('delivered');
+    } else {
+      log.warn('delivered, but the claim had been lost meanwhile');
+    }
+  }
+
+  private async finalFailure(d: DeliveryRecord, reason: string, log: Logger): Promise<void> {
+    if (!(await this.deps.store.deliveries.failed(d.id, this.owner, reason, Date.now()))) return;
+    log.warn({ error: reason }, 'delivery failed');
+    const target = d.to ? `${d.channel} to ${d.to}` : `${d.channel}`;
+    await this.tellMainSession(d, `Delivery failed: ${target}: ${reason}`);
+  }
+
+  /**
+   * A failed run delivery becomes a system event. A failed heartbeat reply does not: the next
+   * heartbeat would answer the event, that answer would fail the same way, and so on forever;
+   * it stays visible in the admin API and the log.
+   */
+  private async tellMainSession(d: Pick<DeliveryRecord, 'kind'>, text: string): Promise<void> {
+    if (d.kind === 'run') await this.deps.mainSession.enqueueSystemEvent(text);
+  }
+}

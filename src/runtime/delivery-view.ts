@@ -1,0 +1,22 @@
+import type { DeliveryRecord } from '../store/port.js';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** What the admin API shows of a delivery: its state and target, never the text or a secret. */
+export function deliveryView(d: DeliveryRecord) {
+  return {
+    id: d.id,
+    runId: d.runId,
+    kind: d.kind,
+    status: d.status,
+    channel: d.channel,
+    to: d.to,
+    attempts: d.attempts,
+    partsSent: d.partsSent,
+    lastError: d.lastError,
+    createdAt: iso(d.createdAt),
+    updatedAt: iso(d.updatedAt),
+    nextAttemptAt: d.status === 'pending' ? iso(d.nextAttemptAt) : null,
+    deliveredAt: iso(d.deliveredAt),
+  };
+}

@@ -1,0 +1,133 @@
+import type { DeliveriesRepo, DeliveryRecord } from '../port.js';
+import type { SqliteDatabase } from './open-database.js';
+
+interface Row {
+  id: string;
+  run_id: string | null;
+  kind: DeliveryRecord['kind'];
+  channel: string | null;
+  recipient: string | null;
+  text: string;
+  session_key: string;
+  agent_id: string;
+  status: DeliveryRecord['status'];
+  attempts: number;
+  parts_sent: number;
+  last_error: string | null;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+  delivered_at: number | null;
+}
+
+const toDelivery = (r: Row): DeliveryRecord => ({
+  id: r.id,
+  runId: r.run_id,
+  kind: r.kind,
+  channel: r.channel,
+  to: r.recipient,
+  text: r.text,
+  sessionKey: r.session_key,
+  agentId: r.agent_id,
+  status: r.status,
+  attempts: r.attempts,
+  partsSent: r.parts_sent,
+  lastError: r.last_error,
+  nextAttemptAt: r.next_attempt_at,
+  leaseOwner: r.lease_owner,
+  leaseUntil: r.lease_until,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  deliveredAt: r.delivered_at,
+});
+
+/** The outbox table. Every state change after a claim is conditional on still holding the lease. */
+export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
+  const insert = db.prepare(
+    `INSERT INTO deliveries (id, run_id, kind, channel, recipient, text, session_key, agent_id, status, attempts, parts_sent,
+       last_error, next_attempt_at, lease_owner, lease_until, created_at, updated_at, delivered_at)
+     VALUES (@id, @runId, @kind, @channel, @to, @text, @sessionKey, @agentId, @status, @attempts, @partsSent,
+       @lastError, @nextAttemptAt, @leaseOwner, @leaseUntil, @createdAt, @updatedAt, @deliveredAt)`,
+  );
+  const get = db.prepare<[string], Row>('SELECT * FROM deliveries WHERE id = ?');
+  const forRun = db.prepare<[string], Row>('SELECT * FROM deliveries WHERE run_id = ? ORDER BY created_at, rowid');
+  const listAll = db.prepare<[number], Row>('SELECT * FROM deliveries ORDER BY created_at DESC, rowid DESC LIMIT ?');
+  const listByStatus = db.prepare<[string, number], Row>('SELECT * FROM deliveries WHERE status = ? ORDER BY created_at DESC, rowid DESC LIMIT ?');
+  const due = db.prepare<{ now: number; limit: number }, { id: string }>(
+    `SELECT id FROM deliveries
+     WHERE (status = 'pending' AND next_attempt_at <= @now) OR (status = 'sending' AND lease_until < @now)
+     ORDER BY next_attempt_at, rowid LIMIT @limit`,
+  );
+  const nextDue = db.prepare<[], { at: number | null }>(
+    `SELECT MIN(CASE status WHEN 'pending' THEN next_attempt_at ELSE lease_until END) AS at
+     FROM deliveries WHERE status IN ('pending', 'sending')`,
+  );
+  // one statement: SQLite runs it under the write lock, so two claimers can never both win
+  const claim = db.prepare<{ id: string; owner: string; now: number; leaseUntil: number }, Row>(
+    `UPDATE deliveries SET status = 'sending', lease_owner = @owner, lease_until = @leaseUntil, attempts = attempts + 1, updated_at = @now
+     WHERE id = @id AND ((status = 'pending' AND next_attempt_at <= @now) OR (status = 'sending' AND lease_until < @now))
+     RETURNING *`,
+  );
+  const partSent = db.prepare<{ id: string; owner: string; parts: number; now: number }>(
+    `UPDATE deliveries SET parts_sent = @parts, updated_at = @now WHERE id = @id AND lease_owner = @owner AND status = 'sending'`,
+  );
+  const delivered = db.prepare<{ id: string; owner: string; at: number }>(
+    `UPDATE deliveries SET status = 'delivered', delivered_at = @at, updated_at = @at, lease_owner = NULL, lease_until = NULL
+     WHERE id = @id AND lease_owner = @owner AND status = 'sending'`,
+  );
+  const retryAt = db.prepare<{ id: string; owner: string; next: number; error: string; now: number }>(
+    `UPDATE deliveries SET status = 'pending', next_attempt_at = @next, last_error = @error, updated_at = @now, lease_owner = NULL, lease_until = NULL
+     WHERE id = @id AND lease_owner = @owner AND status = 'sending'`,
+  );
+  const failed = db.prepare<{ id: string; owner: string | null; error: string; at: number }>(
+    `UPDATE deliveries SET status = 'failed', last_error = @error, updated_at = @at, lease_owner = NULL, lease_until = NULL
+     WHERE id = @id AND status IN ('pending', 'sending') AND (@owner IS NULL OR lease_owner = @owner)`,
+  );
+  const release = db.prepare<{ id: string; owner: string; at: number }>(
+    `UPDATE deliveries SET status = 'pending', attempts = MAX(attempts - 1, 0), next_attempt_at = @at, updated_at = @at, lease_owner = NULL, lease_until = NULL
+     WHERE id = @id AND lease_owner = @owner AND status = 'sending'`,
+  );
+
+  return {
+    async insert(d) {
+      insert.run(d);
+    },
+    async get(id) {
+      const row = get.get(id);
+      return row && toDelivery(row);
+    },
+    async forRun(runId) {
+      return forRun.all(runId).map(toDelivery);
+    },
+    async list({ status, limit }) {
+      return (status ? listByStatus.all(status, limit) : listAll.all(limit)).map(toDelivery);
+    },
+    async due(now, limit) {
+      return due.all({ now, limit }).map((r) => r.id);
+    },
+    async nextDueAt() {
+      return nextDue.get()?.at ?? undefined;
+    },
+    async claim(id, owner, now, leaseUntil) {
+      const row = claim.get({ id, owner, now, leaseUntil });
+      return row && toDelivery(row);
+    },
+    async partSent(id, owner, parts) {
+      return partSent.run({ id, owner, parts, now: Date.now() }).changes === 1;
+    },
+    async delivered(id, owner, at) {
+      return delivered.run({ id, owner, at }).changes === 1;
+    },
+    async retryAt(id, owner, next, error) {
+      return retryAt.run({ id, owner, next, error, now: Date.now() }).changes === 1;
+    },
+    async failed(id, owner, error, at) {
+      return failed.run({ id, owner, error, at }).changes === 1;
+    },
+    async release(id, owner, at) {
+      release.run({ id, owner, at });
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CliIo } from '../../src/cli/cli-io.js';
+import { DEFAULT_README, regenerateReadme, replaceBlock } from '../../src/cli/docs.js';
+import { main } from '../../src/cli/main.js';
+import { errorCatalog } from '../../src/errors.js';
+import { tempDir } from '../helpers/start-herald.js';
+
+const readme = () => fs.readFileSync(DEFAULT_README, 'utf8');
+const quietIo = (): CliIo & { lines: string[] } => {
+  const lines: string[] = [];
+  return { lines, out: (l) => lines.push(l), err: (l) => lines.push(l), stdout: process.stdout, stderr: process.stderr };
+};
+
+/** the text between a generated block's markers */
+function block(text: string, name: string): string {
+  const start = text.indexOf(`<!-- generated:${name}:start -->`);
+  const end = text.indexOf(`<!-- generated:${name}:end -->`);
+  expect(start, `README has no generated:${name} block`).toBeGreaterThanOrEqual(0);
+  return text.slice(start, end);
+}
+
+describe('README generated blocks', () => {
+  it('are up to date (run `npm run docs` after changing the config schema, the error catalog or a plugin)', async () => {
+    const current = readme();
+    const fresh = await regenerateReadme(current);
+    expect(fresh === current, 'README generated blocks are stale: run `npm run docs`').toBe(true);
+    const io = quietIo();
+    expect(await main(['docs', '--check'], io)).toBe(0);
+  });
+
+  it('the error table lists every code of the error catalog with its status', () => {
+    const table = block(readme(), 'errors');
+    for (const [code, entry] of Object.entries(errorCatalog)) {
+      expect(table, code).toMatch(new RegExp(`\\| \`${code}\` \\| ${entry.status} \\|`));
+    }
+  });
+
+  it('the config reference documents every core key, inside the config section', () => {
+    const text = readme();
+    const table = block(text, 'config');
+    expect(text.indexOf('<!-- section:config -->')).toBeLessThan(text.indexOf('<!-- generated:config:start -->'));
+    for (const key of ['gateway.auth.token', 'hooks.maxBodyBytes', 'agents.defaults.models', 'models.providers.<name>.baseUrl', 'heartbeat.every', 'storage.sqlite', 'platform.apiKeys']) {
+      expect(table).toContain(`\`${key}\``);
+    }
+  });
+
+  it('--check fails on a stale block and --write repairs it', async () => {
+    const file = path.join(tempDir(), 'README.md');
+    const stale = replaceBlock(readme(), { section: 'errors', name: 'errors', content: '| stale |' });
+    fs.writeFileSync(file, stale);
+    expect(await main(['docs', '--check', '--readme', file], quietIo())).toBe(1);
+    expect(await main(['docs', '--write', '--readme', file], quietIo())).toBe(0);
+    expect(await main(['docs', '--check', '--readme', file], quietIo())).toBe(0);
+  });
+
+  it('adds a missing block at the end of its section, leaving other sections alone', () => {
+    const text = '# x\n<!-- section:config -->\nIntro.\n<!-- section:errors -->\nErrors.\n';
+    const out = replaceBlock(text, { section: 'config', name: 'config', content: '| t |' });
+    expect(out).toContain('Intro.\n\n<!-- generated:config:start -->');
+    expect(out).toContain('| t |\n<!-- generated:config:end -->\n\n<!-- section:errors -->\nErrors.\n');
+    expect(replaceBlock(out, { section: 'config', name: 'config', content: '| t |' })).toBe(out);
+  });
+});

@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { baseConfig, GATEWAY_TOKEN, HOOK_TOKEN, tempDir } from '../helpers/start-herald.js';
+import { spawnHerald, type SpawnedHerald } from './spawn-herald.js';
+
+let spawned: SpawnedHerald | undefined;
+afterEach(async () => {
+  if (spawned && spawned.child.exitCode === null) {
+    spawned.child.kill('SIGKILL');
+    await spawned.exited;
+  }
+  spawned = undefined;
+});
+
+// each spawn pays for tsx and the plugin imports: generous limits, no timing assertions
+describe('herald serve (spawned)', { timeout: 90_000 }, () => {
+  it('first start: writes a starter herald.json5 and prints the URL, config path and two curl lines that work', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'herald.json5');
+    spawned = spawnHerald(['serve', '--config', file, '--port', '0']);
+    await spawned.waitFor(/curl[^\n]*\/agent[^\n]*\n/);
+    const out = spawned.stdout();
+    expect(fs.existsSync(file)).toBe(true);
+    expect(fs.statSync(file).mode & 0o077).toBe(0);
+    expect(out).toContain(`wrote a starter config to ${file}`);
+    expect(out).toContain(`config: ${file}`);
+    const url = out.match(/herald listening on (http:\/\/127\.0\.0\.1:\d+)/)![1]!;
+
+    const curls = out.split('\n').filter((l) => l.trim().startsWith('curl '));
+    expect(curls).toHaveLength(2);
+    for (const line of curls) {
+      // run what the line says: URL, headers and body as printed
+      const target = line.match(/-X POST (\S+)/)![1]!;
+      expect(target.startsWith(url)).toBe(true);
+      const headers = Object.fromEntries([...line.matchAll(/-H '([^:']+): ([^']+)'/g)].map((m) => [m[1]!, m[2]!]));
+      const body = line.match(/-d '([^']+)'/)![1]!;
+      const res = await fetch(target, { method: 'POST', headers, body });
+      expect([200, 202]).toContain(res.status);
+      expect(await res.json()).toMatchObject({ ok: true });
+    }
+
+    // the starter config is a real, valid config: it has hooks on and the agent main
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text).toMatch(/enabled: true/);
+    expect(text).toMatch(/id: 'main'/);
+
+    spawned.child.kill('SIGTERM');
+    expect(await spawned.exited).toBe(0);
+    expect(spawned.stdout()).toMatch(/"msg":"shutting down"/);
+    expect(fs.existsSync(path.join(dir, 'data', 'herald.db'))).toBe(true);
+  });
+
+  it('with no --config writes herald.json5 in the working folder', async () => {
+    const dir = tempDir();
+    spawned = spawnHerald(['serve', '--port', '0'], { cwd: dir });
+    await spawned.waitFor(/curl[^\n]*\/agent/);
+    expect(fs.existsSync(path.join(dir, 'herald.json5'))).toBe(true);
+    spawned.child.kill('SIGINT');
+    expect(await spawned.exited).toBe(0);
+  });
+
+  it('shuts down gracefully on SIGTERM: answers what it accepted, stops, exits 0, keeps the data', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'herald.json');
+    fs.writeFileSync(file, JSON.stringify(baseConfig()));
+    spawned = spawnHerald(['serve', '--config', file]);
+    const url = (await spawned.waitFor(/herald listening on (http:\/\/\S+)/))[1]!;
+    const wake = await fetch(`${url}/hooks/wake`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'before shutdown', mode: 'next-heartbeat' }),
+    });
+    expect(wake.status).toBe(200);
+    spawned.child.kill('SIGTERM');
+    expect(await spawned.exited).toBe(0);
+    expect(spawned.stdout()).toMatch(/"signal":"SIGTERM".*"msg":"shutting down"/);
+    expect(spawned.stdout()).toMatch(/"msg":"stopped"/);
+
+    spawned = spawnHerald(['serve', '--config', file]);
+    const again = (await spawned.waitFor(/herald listening on (http:\/\/\S+)/))[1]!;
+    const events = await fetch(`${again}/admin/events?session=main`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    expect(((await events.json()) as { data: { text: string }[] }).data.map((e) => e.text)).toContain('before shutdown');
+    spawned.child.kill('SIGTERM');
+    expect(await spawned.exited).toBe(0);
+  });
+
+  it('refuses to start on a config fault, naming the key, with a non-zero exit', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'herald.json');
+    fs.writeFileSync(file, JSON.stringify(baseConfig({ hooks: { token: GATEWAY_TOKEN } })));
+    spawned = spawnHerald(['serve', '--config', file]);
+    expect(await spawned.exited).not.toBe(0);
+    expect(spawned.stderr()).toMatch(/hooks\.token: must differ from gateway\.auth\.token/);
+    expect(spawned.stdout()).not.toContain('listening');
+  });
+});

@@ -1,0 +1,45 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/herald.mjs', import.meta.url));
+
+export interface SpawnedHerald {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** resolves with the exit code */
+  exited: Promise<number | null>;
+  /** waits until stdout matches */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+}
+
+/** `node bin/herald.mjs <args>` as a real child process, its output captured */
+export function spawnHerald(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): SpawnedHerald {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, HERALD_CONFIG: undefined, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (c) => (out += String(c)));
+  child.stderr!.on('data', (c) => (err += String(c)));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    async waitFor(pattern, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = out.match(pattern);
+        if (match) return match;
+        if (child.exitCode !== null || Date.now() > deadline) {
+          throw new Error(`no ${pattern} in output (exit ${child.exitCode})\nstdout:\n${out}\nstderr:\n${err}`);
+        }
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { EmbeddedModel, HEARTBEAT_OK } from '../../src/models/embedded-model.js';
+import { isModelAllowed, resolveModelRef } from '../../src/models/model-refs.js';
+import type { ModelRequest } from '../../src/models/provider.js';
+
+const model = new EmbeddedModel();
+const base: ModelRequest = { model: 'extractive', messages: [{ role: 'user', content: 'x' }], purpose: 'run' };
+
+describe('embedded model', () => {
+  it('answers HEARTBEAT_OK on a heartbeat with nothing pending', async () => {
+    expect((await model.complete({ ...base, purpose: 'heartbeat', events: [] })).text).toBe(HEARTBEAT_OK);
+  });
+
+  it('digests pending events on a heartbeat', async () => {
+    const { text } = await model.complete({ ...base, purpose: 'heartbeat', events: ['Deploy finished', 'Disk at 91%'] });
+    expect(text).toBe('2 new events:\n- Deploy finished\n- Disk at 91%');
+  });
+
+  it('acknowledges a run message honestly, the same way every time', async () => {
+    const first = await model.complete({ ...base, question: 'Summarise the day' });
+    const second = await model.complete({ ...base, question: 'Summarise the day' });
+    expect(first).toEqual(second);
+    expect(first.text).toContain('"Summarise the day"');
+    expect(first.text).toMatch(/cannot act on this/);
+  });
+
+  it('says plainly when chat has no knowledge to answer from, and quotes it when it has', async () => {
+    expect((await model.complete({ ...base, purpose: 'chat' })).text).toMatch(/don't have anything/);
+    const { text } = await model.complete({
+      ...base,
+      purpose: 'chat',
+      knowledge: [{ documentId: 'd', filename: 'faq.md', chunkId: 'c', score: 1, content: 'Refunds take 5 days.' }],
+    });
+    expect(text).toContain('Refunds take 5 days.');
+    expect(text).toContain('faq.md');
+  });
+
+  it('streams the same text it completes', async () => {
+    let streamed = '';
+    for await (const event of model.stream({ ...base, question: 'hello' })) if (event.type === 'delta') streamed += event.text;
+    expect(streamed).toBe((await model.complete({ ...base, question: 'hello' })).text);
+  });
+});
+
+describe('model refs', () => {
+  const config = {
+    models: { providers: { local: { api: 'openai' as const, baseUrl: 'http://127.0.0.1/v1' } }, aliases: { fast: 'local/llama3' } },
+    agents: { defaults: { model: 'embedded/extractive', models: ['fast', 'embedded/extractive'], timeoutSeconds: 600, maxConcurrent: 4 }, list: [{ id: 'main' }] },
+  };
+  it('resolves <provider>/<model> and aliases, and refuses unknown providers', () => {
+    expect(resolveModelRef('local/qwen', config)).toEqual({ provider: 'local', model: 'qwen', ref: 'local/qwen' });
+    expect(resolveModelRef('fast', config)).toEqual({ provider: 'local', model: 'llama3', ref: 'local/llama3' });
+    expect(resolveModelRef('embedded/extractive', config)?.provider).toBe('embedded');
+    expect(resolveModelRef('cloud/gpt', config)).toBeUndefined();
+    expect(resolveModelRef('noslash', config)).toBeUndefined();
+  });
+  it('checks the allowlist by resolved ref', () => {
+    expect(isModelAllowed('fast', config)).toBe(true);
+    expect(isModelAllowed('local/llama3', config)).toBe(true);
+    expect(isModelAllowed('local/qwen', config)).toBe(false);
+  });
+});

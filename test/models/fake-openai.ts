@@ -1,0 +1,39 @@
+import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
+
+/** an OpenAI chat completion body with `text` as the reply */
+export function completion(text: string, model = 'test-model') {
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+  };
+}
+
+/** SSE chunks of a streamed completion, ending with a usage chunk and [DONE] */
+export function sse(pieces: string[]): string {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    id: 'chatcmpl-1',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'test-model',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const events = [
+    chunk({ role: 'assistant', content: '' }),
+    ...pieces.map((p) => chunk({ content: p })),
+    chunk({}, 'stop'),
+    { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'test-model', choices: [], usage: { prompt_tokens: 4, completion_tokens: pieces.length, total_tokens: 4 + pieces.length } },
+  ];
+  return `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`;
+}
+
+/** a fake OpenAI-compatible server answering every chat completion with `reply` (or per request) */
+export function startFakeOpenAI(reply: string | ((messages: { role: string; content: string }[]) => string) = 'fake reply'): Promise<FakeServer> {
+  return startFakeServer((request) => {
+    const messages = (request.json?.messages ?? []) as { role: string; content: string }[];
+    return { body: completion(typeof reply === 'string' ? reply : reply(messages)) };
+  });
+}

@@ -1,0 +1,180 @@
+import { expect } from 'vitest';
+import type { PluginDefinition } from '../../src/plugins/sdk.js';
+import { discordPlugin } from '../../plugins/discord/manifest.js';
+import { imessagePlugin } from '../../plugins/imessage/manifest.js';
+import { mattermostPlugin } from '../../plugins/mattermost/manifest.js';
+import { msteamsPlugin } from '../../plugins/msteams/manifest.js';
+import { signalPlugin } from '../../plugins/signal/manifest.js';
+import { slackPlugin } from '../../plugins/slack/manifest.js';
+import { telegramPlugin } from '../../plugins/telegram/manifest.js';
+import { webhookPlugin } from '../../plugins/webhook/manifest.js';
+import { whatsappPlugin } from '../../plugins/whatsapp/manifest.js';
+import type { ChannelCase } from './channel.case.js';
+
+const as = (p: unknown) => p as PluginDefinition;
+export const TELEGRAM_TOKEN = '123456:telegram-secret-token';
+export const SLACK_TOKEN = 'xoxb-slack-secret-token';
+export const DISCORD_TOKEN = 'discord-secret-token';
+export const MATTERMOST_TOKEN = 'mattermost-secret-token';
+export const IMESSAGE_PASSWORD = 'bluebubbles-secret-password';
+export const TEAMS_PASSWORD = 'teams-secret-password';
+export const TEAMS_ACCESS_TOKEN = 'teams-access-token-from-login';
+export const WHATSAPP_TOKEN = 'whatsapp-secret-token';
+export const WEBHOOK_SECRET = `whsec_${Buffer.from('webhook-secret-bytes-0123456789').toString('base64')}`;
+
+/** One case per built-in channel: how its platform is called and how it answers. */
+export const channelCases: ChannelCase[] = [
+  {
+    plugin: as(telegramPlugin),
+    config: (url) => ({ botToken: TELEGRAM_TOKEN, baseUrl: url }),
+    secrets: [TELEGRAM_TOKEN],
+    to: '-1001234567890',
+    isSend: (r) => r.path.endsWith('/sendMessage'),
+    ok: { body: { ok: true, result: { message_id: 42 } } },
+    expectSend(r, text, to) {
+      expect(r.method).toBe('POST');
+      expect(r.path).toBe(`/bot${TELEGRAM_TOKEN}/sendMessage`);
+      expect(r.json).toEqual({ chat_id: to, text });
+    },
+    maxChars: 4096,
+    rejected: { response: { status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: chat not found' } }, text: 'Bad Request: chat not found' },
+    rateLimited: {
+      response: { status: 429, body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 3', parameters: { retry_after: 3 } } },
+      retryAfterMs: 3000,
+    },
+  },
+  {
+    plugin: as(slackPlugin),
+    config: (url) => ({ botToken: SLACK_TOKEN, baseUrl: url }),
+    secrets: [SLACK_TOKEN],
+    to: 'C0123456789',
+    isSend: (r) => r.path === '/chat.postMessage',
+    ok: { body: { ok: true, channel: 'C0123456789', ts: '1700000000.000100' } },
+    expectSend(r, text, to) {
+      expect(r.headers.authorization).toBe(`Bearer ${SLACK_TOKEN}`);
+      expect(r.headers['content-type']).toContain('application/json');
+      expect(r.json).toEqual({ channel: to, text });
+    },
+    maxChars: 4000,
+    // Slack answers 200 with ok:false for a request it refuses
+    rejected: { response: { status: 200, body: { ok: false, error: 'channel_not_found' } }, text: 'channel_not_found' },
+    rateLimited: { response: { status: 429, headers: { 'retry-after': '7' }, body: { ok: false, error: 'ratelimited' } }, retryAfterMs: 7000 },
+  },
+  {
+    plugin: as(discordPlugin),
+    config: (url) => ({ botToken: DISCORD_TOKEN, baseUrl: url }),
+    secrets: [DISCORD_TOKEN],
+    to: '1234567890123456789',
+    isSend: (r) => /^\/channels\/[^/]+\/messages$/.test(r.path),
+    ok: { body: { id: '99', content: 'x' } },
+    expectSend(r, text, to) {
+      expect(r.path).toBe(`/channels/${to}/messages`);
+      expect(r.headers.authorization).toBe(`Bot ${DISCORD_TOKEN}`);
+      expect(r.json).toMatchObject({ content: text, enforce_nonce: true });
+      expect(r.json.nonce).toMatch(/^[0-9a-f]{25}$/);
+    },
+    maxChars: 2000,
+    rejected: { response: { status: 403, body: { message: 'Missing Permissions', code: 50013 } }, text: 'Missing Permissions' },
+    // the body's retry_after (seconds, fractional) is more precise than the header
+    rateLimited: { response: { status: 429, headers: { 'retry-after': '2' }, body: { message: 'You are being rate limited.', retry_after: 1.5, global: false } }, retryAfterMs: 1500 },
+  },
+  {
+    plugin: as(mattermostPlugin),
+    config: (url) => ({ url, token: MATTERMOST_TOKEN }),
+    secrets: [MATTERMOST_TOKEN],
+    to: '4xp9fdt77pncbef59f4k1qe83o',
+    isSend: (r) => r.path === '/api/v4/posts',
+    ok: { status: 201, body: { id: 'post1' } },
+    expectSend(r, text, to) {
+      expect(r.headers.authorization).toBe(`Bearer ${MATTERMOST_TOKEN}`);
+      expect(r.json).toMatchObject({ channel_id: to, message: text });
+      expect(typeof r.json.pending_post_id).toBe('string');
+    },
+    maxChars: 16383,
+    rejected: { response: { status: 403, body: { id: 'api.context.permissions.app_error', message: 'You do not have the appropriate permissions.', status_code: 403 } }, text: 'You do not have the appropriate permissions.' },
+    rateLimited: { response: { status: 429, headers: { 'retry-after': '1' }, body: { message: 'too many requests' } }, retryAfterMs: 1000 },
+  },
+  {
+    plugin: as(signalPlugin),
+    config: (url) => ({ url, number: '+4915100000000' }),
+    secrets: [],
+    to: '+4915112345678',
+    isSend: (r) => r.path === '/v2/send',
+    ok: { status: 201, body: { timestamp: '1700000000000' } },
+    expectSend(r, text, to) {
+      expect(r.json).toEqual({ message: text, number: '+4915100000000', recipients: [to] });
+    },
+    maxChars: 2000,
+    rejected: { response: { status: 400, body: { error: 'Failed to send message: Unregistered user' } }, text: 'Unregistered user' },
+    rateLimited: { response: { status: 429, headers: { 'retry-after': '4' }, body: { error: 'rate limit' } }, retryAfterMs: 4000 },
+  },
+  {
+    plugin: as(imessagePlugin),
+    config: (url) => ({ url, password: IMESSAGE_PASSWORD }),
+    secrets: [IMESSAGE_PASSWORD],
+    to: 'iMessage;-;+15551234567',
+    isSend: (r) => r.path === '/api/v1/message/text',
+    ok: { body: { status: 200, message: 'Message sent!', data: { guid: 'G1' } } },
+    expectSend(r, text, to) {
+      expect(r.query.password).toBe(IMESSAGE_PASSWORD);
+      expect(r.json).toMatchObject({ chatGuid: to, message: text });
+      expect(r.json.tempGuid).toMatch(/^[0-9a-f-]{36}/);
+    },
+    maxChars: 20000,
+    rejected: { response: { status: 400, body: { status: 400, message: 'Bad request', error: { type: 'Validation Error', message: 'Chat does not exist' } } }, text: 'Chat does not exist' },
+    rateLimited: { response: { status: 429, headers: { 'retry-after': '2' }, body: {} }, retryAfterMs: 2000 },
+  },
+  {
+    plugin: as(msteamsPlugin),
+    config: (url) => ({ appId: 'app-id-1', appPassword: TEAMS_PASSWORD, serviceUrl: `${url}/teams`, tokenUrl: `${url}/token` }),
+    secrets: [TEAMS_PASSWORD, TEAMS_ACCESS_TOKEN],
+    to: '19:abc123@thread.tacv2',
+    isSend: (r) => r.path.startsWith('/teams/'),
+    other: (r) => (r.path === '/token' ? { body: { token_type: 'Bearer', expires_in: 3599, access_token: TEAMS_ACCESS_TOKEN } } : { status: 404 }),
+    ok: { status: 201, body: { id: 'activity-1' } },
+    expectSend(r, text, to) {
+      expect(r.path).toBe(`/teams/v3/conversations/${encodeURIComponent(to)}/activities`);
+      expect(r.headers.authorization).toBe(`Bearer ${TEAMS_ACCESS_TOKEN}`);
+      expect(r.json).toEqual({ type: 'message', text });
+    },
+    maxChars: 28000,
+    rejected: { response: { status: 403, body: { error: { code: 'BotNotInConversationRoster', message: 'The bot is not part of the conversation roster.' } } }, text: 'not part of the conversation roster' },
+    rateLimited: { response: { status: 429, headers: { 'retry-after': '5' }, body: {} }, retryAfterMs: 5000 },
+  },
+  {
+    plugin: as(whatsappPlugin),
+    config: (url) => ({ accessToken: WHATSAPP_TOKEN, phoneNumberId: '1098765432', baseUrl: url }),
+    secrets: [WHATSAPP_TOKEN],
+    to: '4915112345678',
+    isSend: (r) => r.path === '/1098765432/messages',
+    ok: { body: { messaging_product: 'whatsapp', contacts: [{ input: '4915112345678', wa_id: '4915112345678' }], messages: [{ id: 'wamid.X' }] } },
+    expectSend(r, text, to) {
+      expect(r.headers.authorization).toBe(`Bearer ${WHATSAPP_TOKEN}`);
+      expect(r.json).toMatchObject({ messaging_product: 'whatsapp', to, type: 'text', text: { body: text } });
+    },
+    maxChars: 4096,
+    rejected: {
+      response: { status: 400, body: { error: { message: '(#131030) Recipient phone number not in allowed list', type: 'OAuthException', code: 131030, fbtrace_id: 'A' } } },
+      text: 'Recipient phone number not in allowed list',
+    },
+    rateLimited: { response: { status: 429, headers: { 'retry-after': '6' }, body: { error: { message: 'Rate limit hit', code: 130429 } } }, retryAfterMs: 6000 },
+  },
+  {
+    plugin: as(webhookPlugin),
+    config: (url) => ({ url: `${url}/inbox`, secret: WEBHOOK_SECRET }),
+    secrets: [WEBHOOK_SECRET],
+    to: 'ops-team',
+    isSend: (r) => r.path === '/inbox',
+    ok: { status: 204, body: '' },
+    expectSend(r, text, to) {
+      expect(Object.keys(r.json).sort()).toEqual(['agent', 'createdAt', 'runId', 'sessionKey', 'text', 'to']);
+      expect(r.json).toMatchObject({ text, to, agent: 'main' });
+      expect(r.json.createdAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+      expect(r.headers['webhook-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(r.headers['webhook-timestamp']).toMatch(/^\d+$/);
+      expect(r.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    },
+    rejected: { response: { status: 422, body: { error: 'unknown recipient ops-team' } }, text: 'unknown recipient ops-team' },
+    rateLimited: { response: { status: 429, headers: { 'retry-after': '9' }, body: {} }, retryAfterMs: 9000 },
+  },
+];

@@ -1,0 +1,104 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
+import { baseConfig, eventually, startHerald, tempDir, HOOK_TOKEN } from '../../helpers/start-herald.js';
+import { CLIENT_ID, CLIENT_SECRET, FakeGoogle, REFRESH_TOKEN, pushEnvelope } from './fake-google.js';
+
+const ACCOUNT = 'me@example.com';
+const PUSH_TOKEN = 'push-token-0123456789abcdef';
+
+describe('starting and stopping the gmail watcher', () => {
+  let google: FakeGoogle;
+  let hook: FakeServer;
+
+  beforeEach(async () => {
+    google = await FakeGoogle.start();
+    hook = await startFakeServer(() => ({ status: 202, body: { ok: true, runId: 'r' } }));
+  });
+  afterEach(async () => {
+    await hook.close();
+    await google.server.close();
+  });
+
+  function gmailSection(overrides: Record<string, unknown> = {}) {
+    return {
+      account: ACCOUNT,
+      topic: 'projects/proj/topics/gog-gmail-watch',
+      pushToken: PUSH_TOKEN,
+      hookUrl: `${hook.url}/hooks/gmail`,
+      serve: { bind: '127.0.0.1', port: 0, path: '/gmail-pubsub' },
+      oauth: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, refreshToken: REFRESH_TOKEN },
+      endpoints: google.endpoints(),
+      ...overrides,
+    };
+  }
+
+  it('does not start without hooks.gmail.account, or with HERALD_SKIP_GMAIL_WATCHER=1', async () => {
+    const without = await startHerald(baseConfig({ hooks: { presets: ['gmail'], gmail: gmailSection({ account: undefined }) } }));
+    expect(without.gateway.instances.services.filter((s) => s.name === 'gmail-watcher')).toHaveLength(0);
+    await without.stop();
+
+    process.env.HERALD_SKIP_GMAIL_WATCHER = '1';
+    try {
+      const skipped = await startHerald(baseConfig({ hooks: { gmail: gmailSection() } }));
+      expect(skipped.gateway.instances.services.filter((s) => s.name === 'gmail-watcher')).toHaveLength(0);
+      await skipped.stop();
+    } finally {
+      delete process.env.HERALD_SKIP_GMAIL_WATCHER;
+    }
+    expect(google.requests).toHaveLength(0);
+  });
+
+  it('a push port already in use is a clear error', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      await expect(startHerald(baseConfig({ hooks: { gmail: gmailSection({ serve: { bind: '127.0.0.1', port, path: '/gmail-pubsub' } }) } }))).rejects.toThrow(
+        `hooks.gmail.serve.port: 127.0.0.1:${port} is already in use`,
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('a failing watch is logged and retried, never a crash', async () => {
+    google.failures.set('/gmail/v1/users/me/watch', { status: 503, body: { error: { code: 503, message: 'backend error', status: 'UNAVAILABLE' } } });
+    const herald = await startHerald(baseConfig({ hooks: { gmail: gmailSection() } }));
+    try {
+      await eventually(() => herald.logs.some((l) => l.msg === 'gmail watch failed; retrying'));
+      google.failures.clear();
+      await eventually(() => herald.logs.some((l) => l.msg === 'gmail watch renewed'));
+      expect(google.calls('POST', '/gmail/v1/users/me/watch').length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await herald.stop();
+    }
+  });
+
+  it('`herald webhooks gmail run` runs the watcher alone', async () => {
+    const dir = tempDir('herald-gmail-run-');
+    const file = path.join(dir, 'herald.json');
+    fs.writeFileSync(file, JSON.stringify(baseConfig({ hooks: { gmail: gmailSection() } })));
+    const child = spawn(process.execPath, ['bin/herald.mjs', 'webhooks', 'gmail', 'run', '--config', file], { cwd: path.resolve(import.meta.dirname, '../../..'), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += String(d)));
+    child.stderr.on('data', (d) => (output += String(d)));
+    try {
+      const url = (await eventually(() => /push endpoint (http:\S+)/.exec(output), 20_000))[1]!;
+      await eventually(() => google.calls('POST', '/gmail/v1/users/me/watch').length > 0);
+      const historyId = google.addMail({ id: 'run-1', subject: 'via run', text: 'x' });
+      const response = await fetch(`${url}?token=${PUSH_TOKEN}`, { method: 'POST', body: JSON.stringify(pushEnvelope(ACCOUNT, historyId)) });
+      expect(response.status).toBe(204);
+      const posted = await eventually(() => hook.requests[0]);
+      expect(posted.headers.authorization).toBe(`Bearer ${HOOK_TOKEN}`);
+      expect(posted.json.messages[0]).toMatchObject({ id: 'run-1', subject: 'via run' });
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+    expect(output).not.toContain(CLIENT_SECRET);
+  });
+});

@@ -1,0 +1,22 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { pluginDocBlocks, readGeneratedBlock } from '../../src/plugins/plugin-docs.js';
+
+const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+describe('README channel sections', () => {
+  it('has a generated block per built-in channel, matching its manifest (run `npm run docs` when this fails)', async () => {
+    const blocks = await pluginDocBlocks();
+    expect(blocks.map((b) => b.name.replace('channel:', '')).sort()).toEqual(
+      ['discord', 'imessage', 'mattermost', 'msteams', 'signal', 'slack', 'telegram', 'webhook', 'whatsapp'],
+    );
+    for (const block of blocks) expect(readGeneratedBlock(readme, block.name), block.name).toBe(block.content.trim());
+  });
+
+  it('puts every channel block inside the channels section', () => {
+    const start = readme.indexOf('<!-- section:channels -->');
+    const next = readme.indexOf('<!-- section:', start + 1);
+    const section = readme.slice(start, next < 0 ? undefined : next);
+    for (const id of ['telegram', 'webhook']) expect(section).toContain(`<!-- generated:channel:${id}:start -->`);
+  });
+});

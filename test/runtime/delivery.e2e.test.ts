@@ -1,0 +1,292 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeServer, type FakeServer, type RecordedRequest } from '../helpers/fake-server.js';
+import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { channelCases } from '../plugins/channel-cases.js';
+
+const fast = { delivery: { baseDelayMs: 10, maxDelayMs: 50, maxAttempts: 5 } };
+const caseOf = (id: string) => channelCases.find((c) => c.plugin.id === id)!;
+
+let herald: RunningHerald | undefined;
+let fakes: FakeServer[] = [];
+afterEach(async () => {
+  await herald?.stop();
+  herald = undefined;
+  await Promise.all(fakes.map((f) => f.close()));
+  fakes = [];
+});
+
+async function fake(...args: Parameters<typeof startFakeServer>) {
+  const server = await startFakeServer(...args);
+  fakes.push(server);
+  return server;
+}
+
+async function admin<T = any>(path: string): Promise<T> {
+  const res = await fetch(`${herald!.url}/admin${path}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+  expect(res.status).toBe(200);
+  return (await res.json()) as T;
+}
+
+/** an agent run; no immediate heartbeat, whose own reply would go to the last route too */
+async function agent(body: Record<string, unknown>): Promise<string> {
+  const res = await fetch(`${herald!.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ wakeMode: 'next-heartbeat', ...body }) });
+  expect(res.status).toBe(202);
+  return ((await res.json()) as { runId: string }).runId;
+}
+
+/** waits for the run's delivery to reach a final state and returns the run */
+function settled(runId: string) {
+  return eventually(async () => {
+    const run = await admin(`/runs/${runId}`);
+    return ['delivered', 'failed', 'skipped', 'not_requested'].includes(run.delivery?.status) && run;
+  });
+}
+
+/** one fake answering every platform's send (and the Teams token endpoint) */
+async function platformFake() {
+  return fake((r: RecordedRequest) => {
+    const c = channelCases.find((k) => k.isSend(r));
+    if (c) return c.ok;
+    return caseOf('msteams').other!(r);
+  });
+}
+
+function allChannels(url: string) {
+  return Object.fromEntries(channelCases.map((c) => [c.plugin.id, c.config(url)]));
+}
+
+describe('delivery to every channel', () => {
+  it('sends a run\'s reply through each channel\'s real API, aliases included', async () => {
+    const platform = await platformFake();
+    herald = await startHerald(baseConfig({ ...fast, channels: allChannels(platform.url) }));
+    const names: Record<string, string> = { imessage: 'imsg', msteams: 'teams' };
+    for (const c of channelCases) {
+      const runId = await agent({ message: `Tell ${c.plugin.id} about the deploy`, name: 'Deploy', channel: names[c.plugin.id] ?? c.plugin.id, to: c.to });
+      const run = await settled(runId);
+      expect(run.delivery).toMatchObject({ status: 'delivered', channel: c.plugin.id, to: c.to, attempts: 1, runId });
+      const sent = platform.requests.filter((r) => c.isSend(r));
+      expect(sent).toHaveLength(1);
+      c.expectSend(sent[0]!, run.reply, c.to);
+    }
+    const list = await admin('/deliveries?status=delivered');
+    expect(list.data).toHaveLength(channelCases.length);
+    const runs = await Promise.all(list.data.map((d: { runId: string }) => admin(`/runs/${d.runId}`)));
+    const raw = herald.rawLogs() + JSON.stringify(list) + JSON.stringify(runs);
+    for (const c of channelCases) for (const secret of c.secrets) expect(raw).not.toContain(secret);
+  });
+});
+
+describe('the target', () => {
+  it('`last` goes to the last route, and a missing `to` is the last recipient', async () => {
+    const platform = await platformFake();
+    herald = await startHerald(baseConfig({ ...fast, channels: allChannels(platform.url) }));
+    await settled(await agent({ message: 'first', channel: 'telegram', to: '555' }));
+    const run = await settled(await agent({ message: 'second' }));
+    expect(run.delivery).toMatchObject({ status: 'delivered', channel: 'telegram', to: '555', requested: { channel: 'last', to: null } });
+    const sameChannel = await settled(await agent({ message: 'third', channel: 'telegram' }));
+    expect(sameChannel.delivery).toMatchObject({ status: 'delivered', channel: 'telegram', to: '555' });
+    expect(platform.requests.filter((r) => r.path.endsWith('/sendMessage')).map((r) => r.json.chat_id)).toEqual(['555', '555', '555']);
+  });
+
+  it('refuses a channel no plugin provides, naming the allowed ones', async () => {
+    herald = await startHerald(baseConfig(fast));
+    const res = await fetch(`${herald.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'hi', channel: 'fax' }) });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { ok: boolean; error: string };
+    expect(body.ok).toBe(false);
+    expect(body.error).toContain('channel');
+    expect(body.error).toContain('imsg');
+  });
+
+  it('`last` with no earlier delivery falls back to whatsapp', async () => {
+    const platform = await platformFake();
+    herald = await startHerald(baseConfig({ ...fast, channels: allChannels(platform.url) }));
+    const run = await settled(await agent({ message: 'hello', to: '4915112345678' }));
+    expect(run.delivery).toMatchObject({ status: 'delivered', channel: 'whatsapp', to: '4915112345678' });
+  });
+
+  it('an unresolvable target fails the delivery and tells the main session', async () => {
+    const platform = await platformFake();
+    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } }));
+    const noRecipient = await settled(await agent({ message: 'hello', channel: 'telegram', name: 'NoTo' }));
+    expect(noRecipient.delivery).toMatchObject({ status: 'failed', channel: 'telegram', attempts: 0 });
+    expect(noRecipient.delivery.lastError).toContain('no recipient');
+    const unconfigured = await settled(await agent({ message: 'hello', channel: 'slack', to: 'C1', name: 'Unconfigured' }));
+    expect(unconfigured.delivery).toMatchObject({ status: 'failed', channel: 'slack' });
+    expect(unconfigured.delivery.lastError).toContain('channel slack is not configured');
+    const events = await admin('/events?session=main');
+    expect(events.data.map((e: { text: string }) => e.text)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Delivery failed: no recipient on telegram/), expect.stringMatching(/^Delivery failed: channel slack is not configured/)]),
+    );
+    expect(platform.requests).toHaveLength(0);
+  });
+});
+
+describe('heartbeat acknowledgements', () => {
+  function openaiAnswering(text: string) {
+    return fake((r) =>
+      r.path === '/v1/chat/completions'
+        ? {
+            body: {
+              id: 'chatcmpl-1',
+              object: 'chat.completion',
+              created: 1,
+              model: 'm',
+              choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+              usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+            },
+          }
+        : { status: 404 },
+    );
+  }
+
+  it('a run whose reply is only HEARTBEAT_OK is not delivered, but its summary is posted', async () => {
+    const platform = await platformFake();
+    const model = await openaiAnswering('HEARTBEAT_OK');
+    herald = await startHerald(
+      baseConfig({
+        ...fast,
+        channels: allChannels(platform.url),
+        models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1` } } },
+        agents: { defaults: { model: 'fake/m' } },
+      }),
+    );
+    const run = await settled(await agent({ message: 'anything new?', channel: 'telegram', to: '555', name: 'Check', wakeMode: 'next-heartbeat' }));
+    expect(run.reply).toBe('HEARTBEAT_OK');
+    expect(run.delivery).toMatchObject({ status: 'skipped' });
+    expect(platform.requests).toHaveLength(0);
+    expect((await admin('/deliveries')).data).toHaveLength(0);
+    const events = await admin('/events?session=main');
+    expect(events.data.map((e: { text: string }) => e.text)).toContain('Hook Check: HEARTBEAT_OK');
+  });
+
+  it('a heartbeat reply that is more than an ack goes to the last route', async () => {
+    const platform = await platformFake();
+    herald = await startHerald(baseConfig({ ...fast, channels: allChannels(platform.url) }));
+    await settled(await agent({ message: 'set the route', channel: 'discord', to: '42', wakeMode: 'next-heartbeat' }));
+    const before = platform.requests.length;
+    const wake = await fetch(`${herald.url}/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text: 'The build is broken' }) });
+    expect(wake.status).toBe(200);
+    const heartbeatDelivery = await eventually(async () => {
+      const list = await admin('/deliveries?status=delivered');
+      return list.data.find((d: { kind: string }) => d.kind === 'heartbeat');
+    });
+    expect(heartbeatDelivery).toMatchObject({ channel: 'discord', to: '42', runId: null });
+    const sent = platform.requests.slice(before).filter((r) => r.path === '/channels/42/messages');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.json.content).not.toContain('HEARTBEAT_OK');
+  });
+});
+
+describe('retries', () => {
+  it('retries after a 500 and a 429 (honouring Retry-After) and delivers once', async () => {
+    const answers = [{ status: 500, body: { ok: false, description: 'Internal Server Error' } }, { status: 429, headers: { 'retry-after': '0' }, body: { ok: false, description: 'Too Many Requests' } }];
+    let accepted = 0;
+    const platform = await fake(() => {
+      const next = answers.shift();
+      if (next) return next;
+      accepted++;
+      return { body: { ok: true, result: { message_id: 1 } } };
+    });
+    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } }));
+    const run = await settled(await agent({ message: 'hello', channel: 'telegram', to: '555' }));
+    expect(run.delivery).toMatchObject({ status: 'delivered', attempts: 3, lastError: 'telegram 429: Too Many Requests' });
+    expect(accepted).toBe(1);
+    expect(platform.requests).toHaveLength(3);
+  });
+
+  it('a 4xx fails at once with the platform\'s error, posted to the main session', async () => {
+    const platform = await fake(() => ({ status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: chat not found' } }));
+    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } }));
+    const run = await settled(await agent({ message: 'hello', channel: 'telegram', to: '999' }));
+    expect(run.delivery).toMatchObject({ status: 'failed', attempts: 1, lastError: 'telegram 400: Bad Request: chat not found' });
+    expect(platform.requests).toHaveLength(1);
+    const events = await admin('/events?session=main');
+    expect(events.data.map((e: { text: string }) => e.text)).toContain('Delivery failed: telegram to 999: telegram 400: Bad Request: chat not found');
+  });
+
+  it('gives up after maxAttempts retryable failures and says so', async () => {
+    const platform = await fake(() => ({ status: 502, body: { message: 'bad gateway' } }));
+    herald = await startHerald(baseConfig({ ...fast, channels: { discord: caseOf('discord').config(platform.url) } }));
+    const run = await settled(await agent({ message: 'hello', channel: 'discord', to: '42' }));
+    expect(run.delivery).toMatchObject({ status: 'failed', attempts: 5 });
+    expect(run.delivery.lastError).toBe('discord 502: bad gateway (gave up after 5 attempts)');
+    expect(platform.requests).toHaveLength(5);
+  });
+
+  it('a retry of a split message does not resend the parts already delivered', async () => {
+    let calls = 0;
+    const platform = await fake(() => (++calls === 2 ? { status: 503, body: { message: 'busy' } } : { body: { id: String(calls) } }));
+    const longRun = `${'a'.repeat(1500)}\n\n${'b'.repeat(1500)}\n\n${'c'.repeat(1500)}`;
+    const model = await fake((r) =>
+      r.path === '/v1/chat/completions'
+        ? { body: { id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: longRun }, finish_reason: 'stop' }] } }
+        : { status: 404 },
+    );
+    herald = await startHerald(
+      baseConfig({
+        ...fast,
+        channels: { discord: caseOf('discord').config(platform.url) },
+        models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1` } } },
+        agents: { defaults: { model: 'fake/m' } },
+      }),
+    );
+    const run = await settled(await agent({ message: 'long one', channel: 'discord', to: '42' }));
+    expect(run.delivery).toMatchObject({ status: 'delivered', attempts: 2, partsSent: 3 });
+    const contents = platform.requests.map((r) => r.json.content[0]);
+    expect(contents).toEqual(['a', 'b', 'b', 'c']); // part 2 failed once and was retried; part 1 never twice
+  });
+});
+
+describe('durability', () => {
+  it('a delivery pending across a restart completes, exactly once', async () => {
+    let up = false;
+    const accepted: string[] = [];
+    const platform = await fake((r) => {
+      if (!up) return 'destroy';
+      accepted.push(r.json.text);
+      return { body: { ok: true, channel: 'C1', ts: '1.0' } };
+    });
+    const config = baseConfig({ delivery: { baseDelayMs: 10, maxDelayMs: 30, maxAttempts: 1000 }, channels: { slack: caseOf('slack').config(platform.url) } });
+    herald = await startHerald(config);
+    const runId = await agent({ message: 'survive this', channel: 'slack', to: 'C1' });
+    await eventually(async () => (await admin(`/runs/${runId}`)).delivery?.attempts >= 2);
+    herald = await herald.restart();
+    const pending = await admin(`/runs/${runId}`);
+    expect(['pending', 'sending']).toContain(pending.delivery.status);
+    expect(pending.delivery.lastError).toMatch(/^slack: network error/);
+    expect(accepted).toEqual([]);
+    up = true;
+    const run = await settled(runId);
+    expect(run.delivery.status).toBe('delivered');
+    expect(accepted).toEqual([run.reply]);
+    // the next process finds it delivered and sends nothing again (the main session's own
+    // heartbeat reply, which also goes to the last route, is a different message)
+    herald = await herald.restart();
+    await herald.gateway.heartbeat.idle();
+    await herald.gateway.runs.idle();
+    expect((await admin(`/runs/${runId}`)).delivery.status).toBe('delivered');
+    expect(accepted.filter((t) => t === run.reply)).toHaveLength(1);
+  });
+});
+
+describe('admin', () => {
+  it('lists deliveries with status filter and limit, and refuses an unknown status', async () => {
+    const platform = await platformFake();
+    herald = await startHerald(baseConfig({ ...fast, channels: allChannels(platform.url) }));
+    await settled(await agent({ message: 'one', channel: 'slack', to: 'C1' }));
+    await settled(await agent({ message: 'two', channel: 'telegram' }));
+    expect((await admin('/deliveries')).data).toHaveLength(2);
+    expect((await admin('/deliveries?limit=1')).data).toHaveLength(1);
+    const failed = await admin('/deliveries?status=failed');
+    expect(failed.data).toHaveLength(1);
+    expect(failed.data[0]).toMatchObject({ channel: 'telegram', status: 'failed', to: null });
+    expect(Object.keys(failed.data[0]).sort()).toEqual(
+      ['id', 'runId', 'kind', 'status', 'channel', 'to', 'attempts', 'partsSent', 'lastError', 'createdAt', 'updatedAt', 'nextAttemptAt', 'deliveredAt'].sort(),
+    );
+    const bad = await fetch(`${herald.url}/admin/deliveries?status=lost`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    expect(bad.status).toBe(400);
+    const noAuth = await fetch(`${herald.url}/admin/deliveries`);
+    expect(noAuth.status).toBe(401);
+  });
+});

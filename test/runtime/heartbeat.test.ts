@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { Heartbeat } from '../../src/runtime/heartbeat.js';
+import { parseDuration } from '../../src/runtime/duration.js';
+import { createLogger } from '../../src/log.js';
+import { runSummary } from '../../src/runtime/summary.js';
+
+const logger = createLogger({ level: 'silent' });
+
+describe('heartbeat', () => {
+  it('coalesces a burst: requests during a turn cost one more turn, not one each', async () => {
+    let turns = 0;
+    let release!: () => void;
+    const heartbeat = new Heartbeat(0, async () => {
+      turns++;
+      if (turns === 1) await new Promise<void>((r) => (release = r));
+    }, logger);
+    heartbeat.request();
+    heartbeat.request();
+    await new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 50; i++) heartbeat.request();
+    release();
+    await heartbeat.idle();
+    expect(turns).toBe(2);
+    await heartbeat.stop();
+  });
+
+  it('keeps running after a failed turn', async () => {
+    let turns = 0;
+    const heartbeat = new Heartbeat(0, async () => {
+      turns++;
+      if (turns === 1) throw new Error('model down');
+    }, logger);
+    heartbeat.request();
+    await heartbeat.idle();
+    heartbeat.request();
+    await heartbeat.idle();
+    expect(turns).toBe(2);
+    await heartbeat.stop();
+  });
+
+  it('ticks periodically per heartbeat.every, and not at all for "0"', async () => {
+    let turns = 0;
+    const heartbeat = new Heartbeat(20, async () => void turns++, logger);
+    heartbeat.start();
+    await new Promise((r) => setTimeout(r, 200));
+    await heartbeat.stop();
+    expect(turns).toBeGreaterThan(1);
+    const off = new Heartbeat(parseDuration('0'), async () => void turns++, logger);
+    const before = turns;
+    off.start();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(turns).toBe(before);
+    await off.stop();
+  });
+});
+
+describe('durations and summaries', () => {
+  it('parses 30m-style durations', () => {
+    expect(parseDuration('30m')).toBe(1_800_000);
+    expect(parseDuration('1.5h')).toBe(5_400_000);
+    expect(parseDuration('250ms')).toBe(250);
+    expect(parseDuration('0')).toBe(0);
+    expect(() => parseDuration('soon')).toThrow();
+  });
+
+  it('words summaries as `Hook <name>: …`', () => {
+    expect(runSummary('CI', { reply: ' done ' })).toBe('Hook CI: done');
+    expect(runSummary('CI', { timedOut: true })).toBe('Hook CI: (timeout)');
+    expect(runSummary('CI', { error: 'boom' })).toBe('Hook CI: (error) boom');
+    expect(runSummary('CI', { reply: 'y'.repeat(2000) })).toBe(`Hook CI: ${'y'.repeat(2000)}`);
+    expect(runSummary('CI', { reply: 'y'.repeat(2001) })).toBe(`Hook CI: ${'y'.repeat(2000)}…`);
+  });
+});

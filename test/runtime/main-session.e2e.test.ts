@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_PENDING_EVENTS } from '../../src/runtime/main-session.js';
+import { baseConfig, eventually, GATEWAY_TOKEN, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+
+let herald: RunningHerald | undefined;
+afterEach(async () => {
+  await herald?.stop();
+  herald = undefined;
+});
+
+const wake = async (h: RunningHerald, text: string, mode = 'next-heartbeat') => {
+  const res = await fetch(`${h.url}/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text, mode }) });
+  expect(res.status).toBe(200);
+};
+const SENT = /^(Deploy finished|Backup done|Disk full|event \d+|CI is red on main|Pager: db latency|remember me|and me)$/;
+/** the events these tests sent (a heartbeat reply may add others, e.g. a delivery failure with no channel configured) */
+const events = async (h: RunningHerald) => {
+  const res = await fetch(`${h.url}/admin/events?session=main&limit=1000`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+  return ((await res.json()) as { data: { id: number; text: string; status: string }[] }).data.filter((e) => SENT.test(e.text));
+};
+
+describe('main session events', () => {
+  it('skips a repeat of the previous pending event, but not once it has been handled', async () => {
+    herald = await startHerald();
+    await wake(herald, 'Deploy finished');
+    await wake(herald, 'Deploy finished');
+    expect((await events(herald)).map((e) => e.text)).toEqual(['Deploy finished']);
+    await wake(herald, 'Backup done');
+    await wake(herald, 'Deploy finished');
+    expect((await events(herald)).map((e) => e.text)).toEqual(['Deploy finished', 'Backup done', 'Deploy finished']);
+
+    // a heartbeat handles them; the same news later is news again
+    await wake(herald, 'Disk full', 'now');
+    await eventually(async () => (await events(herald!)).every((e) => e.status === 'done'));
+    await wake(herald, 'Disk full');
+    expect((await events(herald))[0]).toMatchObject({ text: 'Disk full', status: 'pending' });
+  });
+
+  it(`keeps at most ${MAX_PENDING_EVENTS} pending events, dropping the oldest`, async () => {
+    herald = await startHerald();
+    for (let i = 1; i <= 25; i++) await wake(herald, `event ${i}`);
+    const all = await events(herald);
+    const pending = all.filter((e) => e.status === 'pending').map((e) => e.text);
+    expect(pending).toHaveLength(20);
+    expect(pending).toContain('event 25');
+    expect(pending).toContain('event 6');
+    expect(pending).not.toContain('event 5');
+    expect(await herald.gateway.store.events.countPending('main')).toBe(20);
+  });
+
+  it('a wake with mode now runs a heartbeat over the pending events', async () => {
+    herald = await startHerald();
+    await wake(herald, 'CI is red on main');
+    await wake(herald, 'Pager: db latency', 'now');
+    await eventually(async () => (await events(herald!)).every((e) => e.status === 'done'));
+    const transcript = await herald.gateway.store.sessions.messages('main');
+    expect(transcript.find((m) => m.role === 'assistant')).toMatchObject({ role: 'assistant', content: '2 new events:\n- CI is red on main\n- Pager: db latency' });
+  });
+
+  it('events survive a restart', async () => {
+    herald = await startHerald(baseConfig());
+    await wake(herald, 'remember me');
+    await wake(herald, 'and me');
+    herald = await herald.restart();
+    const after = await events(herald);
+    expect(after.map((e) => e.text).sort()).toEqual(['and me', 'remember me']);
+  });
+});

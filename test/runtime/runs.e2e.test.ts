@@ -1,0 +1,165 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunRecord } from '../../src/store/port.js';
+import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
+import { baseConfig, eventually, GATEWAY_TOKEN, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { completion } from '../models/fake-openai.js';
+
+let herald: RunningHerald | undefined;
+let fake: FakeServer | undefined;
+afterEach(async () => {
+  await herald?.stop();
+  await fake?.close();
+  herald = undefined;
+  fake = undefined;
+});
+
+const withFakeModel = (url: string, agents: Record<string, unknown> = {}) =>
+  baseConfig({
+    models: { providers: { fake: { api: 'openai', baseUrl: `${url}/v1`, apiKey: 'sk-fake-upstream' } } },
+    agents: { defaults: { model: 'fake/test-model', ...agents } },
+  });
+
+async function submit(h: RunningHerald, body: Record<string, unknown>): Promise<string> {
+  const res = await fetch(`${h.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ deliver: false, ...body }) });
+  expect(res.status).toBe(202);
+  return ((await res.json()) as { runId: string }).runId;
+}
+
+async function run(h: RunningHerald, id: string): Promise<Record<string, any>> {
+  const res = await fetch(`${h.url}/admin/runs/${id}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+  return (await res.json()) as Record<string, any>;
+}
+
+const finished = (h: RunningHerald, id: string): Promise<Record<string, any>> =>
+  eventually(async () => {
+    const r = await run(h, id);
+    return ['queued', 'running'].includes(r.status) ? undefined : r;
+  });
+
+async function mainEvents(h: RunningHerald): Promise<string[]> {
+  const res = await fetch(`${h.url}/admin/events?session=main`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+  return ((await res.json()) as { data: { text: string }[] }).data.map((e) => e.text);
+}
+
+describe('agent runs', () => {
+  it('continues a session: the second run sends the first exchange upstream', async () => {
+    let n = 0;
+    fake = await startFakeServer(() => ({ body: completion(`reply number ${++n}`) }));
+    herald = await startHerald(withFakeModel(fake.url));
+    // next-heartbeat: no heartbeat turn calls the fake model in between
+    const first = await submit(herald, { message: 'My name is Ada.', sessionKey: 'chat:ada', wakeMode: 'next-heartbeat' });
+    expect(await finished(herald, first)).toMatchObject({ status: 'succeeded', reply: 'reply number 1', sessionKey: 'chat:ada' });
+    const second = await submit(herald, { message: 'What is my name?', sessionKey: 'chat:ada', wakeMode: 'next-heartbeat' });
+    expect(await finished(herald, second)).toMatchObject({ status: 'succeeded', reply: 'reply number 2' });
+
+    const messages = fake.requests[1]!.json.messages as { role: string; content: string }[];
+    const [user1, assistant1, user2] = messages.filter((m) => m.role !== 'system');
+    expect(user1).toEqual({ role: 'user', content: 'My name is Ada.' });
+    expect(assistant1).toEqual({ role: 'assistant', content: 'reply number 1' });
+    // the new message is wrapped as untrusted external content
+    expect(user2!.content).toContain('What is my name?');
+    expect(user2!.content).toContain('EXTERNAL_UNTRUSTED_CONTENT');
+    expect(fake.requests[1]!.json.model).toBe('test-model');
+    expect(fake.requests[1]!.headers.authorization).toBe('Bearer sk-fake-upstream');
+
+    // a run without sessionKey gets its own hook:<uuid> session and sees no history
+    const lone = await submit(herald, { message: 'Alone', wakeMode: 'next-heartbeat' });
+    expect((await finished(herald, lone)).sessionKey).toMatch(/^hook:[0-9a-f-]{36}$/);
+    expect((fake.requests[2]!.json.messages as unknown[]).filter((m: any) => m.role !== 'system')).toHaveLength(1);
+  });
+
+  it('runs turns of one session in order, even when submitted back to back', async () => {
+    let n = 0;
+    fake = await startFakeServer(async () => ({ delayMs: 50, body: completion(`turn ${++n}`) }));
+    herald = await startHerald(withFakeModel(fake.url));
+    const a = await submit(herald, { message: 'first turn', sessionKey: 'busy', wakeMode: 'next-heartbeat' });
+    const b = await submit(herald, { message: 'second turn', sessionKey: 'busy', wakeMode: 'next-heartbeat' });
+    await finished(herald, a);
+    await finished(herald, b);
+    const second = (fake.requests[1]!.json.messages as { role: string; content: string }[]).filter((m) => m.role !== 'system');
+    expect(second.slice(0, 2)).toEqual([
+      { role: 'user', content: 'first turn' },
+      { role: 'assistant', content: 'turn 1' },
+    ]);
+  });
+
+  it('posts `Hook <name>: <reply>` to the main session, cutting the reply at 2000 characters', async () => {
+    const long = 'x'.repeat(5000);
+    fake = await startFakeServer((r) => ({ body: completion(String(r.json.messages.at(-1).content).includes('long') ? long : 'short answer') }));
+    herald = await startHerald(withFakeModel(fake.url));
+    await finished(herald, await submit(herald, { message: 'short please', name: 'Brief', wakeMode: 'next-heartbeat' }));
+    await finished(herald, await submit(herald, { message: 'long please', name: 'Verbose', wakeMode: 'next-heartbeat' }));
+    await finished(herald, await submit(herald, { message: 'no name', wakeMode: 'next-heartbeat' }));
+    const events = await mainEvents(herald);
+    expect(events).toContain('Hook Brief: short answer');
+    expect(events).toContain('Hook Hook: short answer');
+    const verbose = events.find((e) => e.startsWith('Hook Verbose: '))!;
+    expect(verbose).toBe(`Hook Verbose: ${'x'.repeat(2000)}…`);
+  });
+
+  it('times out a hanging model call: timed_out and `Hook <name>: (timeout)`', async () => {
+    fake = await startFakeServer(() => 'hang');
+    herald = await startHerald(withFakeModel(fake.url));
+    const id = await submit(herald, { message: 'slow one', name: 'Slow', timeoutSeconds: 0.5, wakeMode: 'next-heartbeat' });
+    const done = await finished(herald, id);
+    expect(done).toMatchObject({ status: 'timed_out', reply: null, error: expect.stringContaining('timed out') });
+    expect(done.finishedAt).toBeTruthy();
+    expect(await mainEvents(herald)).toContain('Hook Slow: (timeout)');
+  });
+
+  it('records a provider failure: failed and `Hook <name>: (error) …`', async () => {
+    fake = await startFakeServer(() => ({ status: 500, body: { error: { message: 'upstream exploded' } } }));
+    herald = await startHerald(withFakeModel(fake.url));
+    const id = await submit(herald, { message: 'fail', name: 'Broken', wakeMode: 'next-heartbeat' });
+    expect(await finished(herald, id)).toMatchObject({ status: 'failed', error: expect.any(String) });
+    expect((await mainEvents(herald)).some((e) => e.startsWith('Hook Broken: (error)'))).toBe(true);
+  });
+
+  it('runs at most agents.defaults.maxConcurrent at once; the rest wait queued', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    fake = await startFakeServer(async () => {
+      await gate;
+      return { body: completion('done') };
+    });
+    herald = await startHerald(withFakeModel(fake.url, { maxConcurrent: 2 }));
+    const ids = [];
+    for (let i = 0; i < 4; i++) ids.push(await submit(herald, { message: `job ${i}`, wakeMode: 'next-heartbeat' }));
+    await eventually(() => fake!.requests.length === 2);
+    const statuses = await Promise.all(ids.map(async (id) => (await run(herald!, id)).status));
+    expect(statuses.filter((s) => s === 'running')).toHaveLength(2);
+    expect(statuses.filter((s) => s === 'queued')).toHaveLength(2);
+    release();
+    for (const id of ids) expect((await finished(herald, id)).status).toBe('succeeded');
+    expect(fake.requests).toHaveLength(4);
+  });
+
+  it('resumes runs left queued or running when the process stopped', async () => {
+    fake = await startFakeServer(() => 'hang');
+    herald = await startHerald(withFakeModel(fake.url, { maxConcurrent: 1 }));
+    const running = await submit(herald, { message: 'first', name: 'First', wakeMode: 'next-heartbeat' });
+    const queued = await submit(herald, { message: 'second', name: 'Second', wakeMode: 'next-heartbeat' });
+    await eventually(async () => (await run(herald!, running)).status === 'running');
+    expect((await run(herald, queued)).status).toBe('queued');
+    await herald.stop();
+
+    fake.handle(() => ({ body: completion('answered after restart') }));
+    herald = await herald.restart();
+    expect(await finished(herald, running)).toMatchObject({ status: 'succeeded', reply: 'answered after restart' });
+    expect(await finished(herald, queued)).toMatchObject({ status: 'succeeded', reply: 'answered after restart' });
+    const events = await mainEvents(herald);
+    expect(events).toEqual(expect.arrayContaining(['Hook First: answered after restart', 'Hook Second: answered after restart']));
+  });
+
+  it('keeps the run and its session in the store across a restart', async () => {
+    fake = await startFakeServer(() => ({ body: completion('remembered') }));
+    herald = await startHerald(withFakeModel(fake.url));
+    const id = await submit(herald, { message: 'keep me', sessionKey: 'durable:1' });
+    await finished(herald, id);
+    herald = await herald.restart();
+    expect(await run(herald, id)).toMatchObject({ status: 'succeeded', reply: 'remembered' });
+    const stored = (await herald.gateway.store.runs.get(id)) as RunRecord;
+    expect(stored.sessionKey).toBe('durable:1');
+    expect((await herald.gateway.store.sessions.messages('durable:1')).map((m) => m.content)).toEqual(['keep me', 'remembered']);
+  });
+});

@@ -1,0 +1,97 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RunRecord } from '../../src/store/port.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { tempDir } from '../helpers/start-herald.js';
+
+const file = () => path.join(tempDir(), 'nested', 'herald.db');
+
+const run = (id: string, createdAt: number): RunRecord => ({
+  id,
+  status: 'queued',
+  agentId: 'main',
+  name: 'Hook',
+  sessionKey: `hook:${id}`,
+  message: `message ${id}`,
+  action: { kind: 'agent', message: `message ${id}`, deliver: false },
+  reply: null,
+  error: null,
+  createdAt,
+  startedAt: null,
+  finishedAt: null,
+});
+
+describe('sqlite store', () => {
+  it('creates its folder, uses WAL and records the schema version', async () => {
+    const store = openSqliteStore(file());
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(store.db.pragma('user_version', { simple: true })).toBeGreaterThanOrEqual(1);
+    await store.close();
+  });
+
+  it('events: dedupes against the previous pending event, caps pending, claims and completes', async () => {
+    const store = openSqliteStore(file());
+    const { events } = store;
+    expect(await events.enqueue('main', 'a', 3)).toMatchObject({ text: 'a', status: 'pending' });
+    expect(await events.enqueue('main', 'a', 3)).toBeUndefined();
+    await events.enqueue('other', 'a', 3); // sessions are separate queues
+    await events.enqueue('main', 'b', 3);
+    await events.enqueue('main', 'c', 3);
+    await events.enqueue('main', 'd', 3);
+    expect(await events.countPending('main')).toBe(3);
+    expect((await events.list('main', 10)).map((e) => `${e.text}:${e.status}`)).toEqual(['d:pending', 'c:pending', 'b:pending', 'a:dropped']);
+
+    const claimed = await events.claimPending('main');
+    expect(claimed.map((e) => e.text)).toEqual(['b', 'c', 'd']);
+    // while the heartbeat is looking at it, a repeat is still a repeat
+    expect(await events.enqueue('main', 'd', 3)).toBeUndefined();
+    await events.requeueProcessing();
+    expect(await events.countPending('main')).toBe(3);
+    const again = await events.claimPending('main');
+    await events.complete(again.map((e) => e.id));
+    expect(await events.countPending('main')).toBe(0);
+    // handled: the same text is news again
+    expect(await events.enqueue('main', 'd', 3)).toMatchObject({ text: 'd', status: 'pending' });
+    await store.close();
+  });
+
+  it('runs: insert, progress and the unfinished ones in order, across a reopen', async () => {
+    const db = file();
+    let store = openSqliteStore(db);
+    await store.runs.insert(run('r1', 1));
+    await store.runs.insert(run('r2', 2));
+    await store.runs.insert(run('r3', 3));
+    await store.runs.markRunning('r2', 10);
+    await store.runs.finish('r3', 'timed_out', { error: 'timed out after 1s', at: 20 });
+    await store.close();
+
+    store = openSqliteStore(db);
+    expect((await store.runs.unfinished()).map((r) => `${r.id}:${r.status}`)).toEqual(['r1:queued', 'r2:running']);
+    expect(await store.runs.get('r2')).toMatchObject({ status: 'running', startedAt: 10, action: { kind: 'agent', deliver: false } });
+    expect(await store.runs.get('r3')).toMatchObject({ status: 'timed_out', error: 'timed out after 1s', finishedAt: 20, reply: null });
+    await store.runs.finish('r1', 'succeeded', { reply: 'ok', at: 30 });
+    expect(await store.runs.get('r1')).toMatchObject({ status: 'succeeded', reply: 'ok' });
+    expect(await store.runs.get('nope')).toBeUndefined();
+    await store.close();
+  });
+
+  it('sessions: the newest messages, oldest first', async () => {
+    const store = openSqliteStore(file());
+    for (let i = 1; i <= 5; i++) await store.sessions.append('s', { role: i % 2 ? 'user' : 'assistant', content: `m${i}`, createdAt: i, runId: 'r' });
+    expect((await store.sessions.messages('s')).map((m) => m.content)).toEqual(['m1', 'm2', 'm3', 'm4', 'm5']);
+    expect((await store.sessions.messages('s', 2)).map((m) => m.content)).toEqual(['m4', 'm5']);
+    expect(await store.sessions.exists('s')).toBe(true);
+    expect(await store.sessions.exists('t')).toBe(false);
+    await store.close();
+  });
+
+  it('state: get, set and atomic update', async () => {
+    const store = openSqliteStore(file());
+    expect(await store.state.get('k')).toBeUndefined();
+    await store.state.set('k', { channel: 'telegram', to: '42' });
+    expect(await store.state.get('k')).toEqual({ channel: 'telegram', to: '42' });
+    expect(await store.state.update<number>('n', (n) => (n ?? 0) + 1)).toBe(1);
+    expect(await store.state.update<number>('n', (n) => (n ?? 0) + 1)).toBe(2);
+    await store.close();
+  });
+});
