@@ -50,6 +50,8 @@ declare module 'autocannon' {
   type Instance = { stop(): void; on(event: 'response', listener: (client: ClientRequest, status: number) => void): void };
 
   function autocannon(options: Options, callback: (error: Error | null, result: Result) => void): Instance;
+  /** without a callback: a promise of the result (that is also the running instance) */
+  function autocannon(options: Options): Promise<Result> & Instance;
   export default autocannon;
   export type { Options, Result, AutocannonRequest };
 }

@@ -20,7 +20,11 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     io.out(`No config found: wrote a starter config to ${file}`);
   }
   const loaded = await loadConfigFile(file);
-  if (values.port !== undefined) loaded.config.gateway.port = Number(values.port);
+  if (values.port !== undefined) {
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: "${values.port}" is not a port (0-65535; 0 picks a free one)`);
+    loaded.config.gateway.port = port;
+  }
   if (values.host !== undefined) loaded.config.gateway.host = values.host;
   const gateway = await createGateway(loaded);
   await gateway.start();
@@ -40,7 +44,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const base = `http://${loaded.config.gateway.host.includes(':') ? `[${loaded.config.gateway.host}]` : loaded.config.gateway.host}:${port}`;
   io.out(`herald listening on ${base}`);
   io.out(`config: ${file}`);
-  if (starter) printStarterHelp(io, base, loaded.config.hooks.path, starter);
+  if (starter) printStarterHelp(io, base, loaded.config.hooks.path.replace(/\/+$/, ''), starter);
 
   const signal = await new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));

@@ -43,6 +43,9 @@ const toDocument = (r: DocumentRow): KnowledgeDocument => ({
   createdAt: r.created_at,
 });
 
+/** the one FTS token naming an agent, as the insert trigger writes it ('x' || hex(agent_id)) */
+const agentToken = (agentId: string) => `x${Buffer.from(agentId, 'utf8').toString('hex').toUpperCase()}`;
+
 export const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
 /**
@@ -74,15 +77,14 @@ export class KnowledgeIndex {
       'INSERT INTO knowledge_chunks (id, document_id, agent_id, seq, content) VALUES (?, ?, ?, ?, ?)',
     );
     this.deleteDoc = db.prepare<[string]>('DELETE FROM knowledge_documents WHERE id = ?');
-    // bm25() is lower-is-better; the agent filter rides along on the UNINDEXED column
-    this.search_ = db.prepare<[string, string, number], { id: string; document_id: string; filename: string; content: string; rank: number }>(
-      `SELECT c.id, c.document_id, d.filename, c.content, f.rank AS rank
-         FROM knowledge_fts f
-         JOIN knowledge_chunks c ON c.rowid = f.rowid
+    // bm25 is lower-is-better; the top rows are picked inside FTS5 before any join
+    this.search_ = db.prepare<[string, number], { id: string; document_id: string; filename: string; content: string; rank: number }>(
+      `WITH top AS (SELECT rowid, rank FROM knowledge_fts WHERE knowledge_fts MATCH ? ORDER BY rank LIMIT ?)
+       SELECT c.id, c.document_id, d.filename, c.content, top.rank AS rank
+         FROM top
+         JOIN knowledge_chunks c ON c.rowid = top.rowid
          JOIN knowledge_documents d ON d.id = c.document_id
-        WHERE knowledge_fts MATCH ? AND f.agent_id = ?
-        ORDER BY f.rank
-        LIMIT ?`,
+        ORDER BY top.rank`,
     );
   }
 
@@ -134,9 +136,9 @@ export class KnowledgeIndex {
 
   /** the agent's best passages for a question, best first; score is -bm25 (higher is better) */
   search(agentId: string, question: string, limit = 4): KnowledgePassage[] {
-    const match = ftsQuery(question);
-    if (!match) return [];
-    return this.search_.all(match, agentId, limit).map((r) => ({
+    const terms = ftsQuery(question);
+    if (!terms) return [];
+    return this.search_.all(`agent : ${agentToken(agentId)} AND (${terms})`, limit).map((r) => ({
       documentId: r.document_id,
       filename: r.filename,
       chunkId: r.id,

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { HeraldError } from '../errors.js';
 import type { CompiledMapping } from './compiled-mapping.js';
 import { validateAction } from './hook-action.js';
-import type { HookRequest } from './hook-request.js';
+import { trimSlashes, type HookRequest } from './hook-request.js';
 import { compileMatch } from './match.js';
 import { compilePayloadSchema, type PayloadSchema } from './json-schema.js';
 import { describeJsonataError } from './jsonata-expression.js';
@@ -40,7 +40,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
   } catch (error) {
     faults.push(`match.when: syntax error in ${JSON.stringify(mapping.match?.when)}: ${describeJsonataError(error)}`);
   }
-  const path = mapping.match?.path?.replace(/^\/+|\/+$/g, '');
+  const path = mapping.match?.path === undefined ? undefined : trimSlashes(mapping.match.path);
   if (path !== undefined && RESERVED_PATHS.includes(path)) faults.push(`match.path: "${path}" is the built-in /${path} endpoint and cannot be mapped`);
 
   let schema: PayloadSchema | undefined;

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 
+const MAX_TIMER_MS = 2_147_483_647;
+
 /**
  * Schedules heartbeat turns: periodically, and at once on request. Requests that arrive
  * while a turn runs coalesce into exactly one more turn, so a burst of wakes costs two turns, not N.
@@ -18,10 +20,19 @@ export class Heartbeat {
   ) {}
 
   start(): void {
-    if (this.everyMs > 0) {
-      this.timer = setInterval(() => this.request(), this.everyMs);
-      this.timer.unref();
-    }
+    if (this.everyMs > 0) this.schedule(this.everyMs);
+  }
+
+  /** chained timeouts: a period past Node's timer limit (~24.8 days) would otherwise fire every 1 ms */
+  private schedule(remainingMs: number): void {
+    if (this.stopped) return;
+    const step = Math.min(remainingMs, MAX_TIMER_MS);
+    this.timer = setTimeout(() => {
+      if (remainingMs > step) return this.schedule(remainingMs - step);
+      this.request();
+      this.schedule(this.everyMs);
+    }, step);
+    this.timer.unref();
   }
 
   /** asks for a heartbeat now; cheap to call often */
@@ -61,7 +72,7 @@ export class Heartbeat {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
     await this.running;

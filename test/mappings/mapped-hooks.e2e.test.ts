@@ -127,6 +127,24 @@ describe('mapped hooks end to end', () => {
     expect(herald.rawLogs()).not.toContain(SECRET_IN_BODY);
   });
 
+  it('serves the gmail preset when enabled, and a mapping of yours on its path wins', async () => {
+    herald = await startHerald(config({ hooks: { presets: ['gmail'], transformTimeoutMs: 300 } }), { files });
+    const mail = { source: 'gmail', messages: [{ id: 'm-1', from: 'ada@example.com', subject: 'Invoice', snippet: 'Please pay', body: 'Full text' }] };
+    const res = await post('gmail', mail);
+    expect(res.status).toBe(202);
+    expect(await finishedRun(res.body.runId)).toMatchObject({
+      name: 'Gmail',
+      sessionKey: 'hook:gmail:m-1',
+      message: 'New email from ada@example.com\nSubject: Invoice\nPlease pay\nFull text',
+    });
+    await herald.stop();
+    herald = await startHerald(
+      config({ hooks: { presets: ['gmail'], mappings: [{ id: 'my-gmail', match: { path: 'gmail' }, action: 'wake', textTemplate: 'mail: {{messages[0].subject}}' }] } }),
+      { files },
+    );
+    expect(await post('gmail', mail)).toEqual({ status: 200, body: { ok: true, mode: 'now' } });
+  });
+
   it('picks up an edited transform without a restart', async () => {
     herald = await startHerald(config(), {
       files: { ...files, 'mappings/live.json': JSON.stringify({ id: 'live', match: { path: 'live' }, action: 'wake', transform: { module: 'live.mjs' } }), 'transforms/live.mjs': 'export default () => ({ text: "first" });' },

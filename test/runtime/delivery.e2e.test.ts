@@ -178,6 +178,18 @@ describe('heartbeat acknowledgements', () => {
   });
 });
 
+describe('undeliverable heartbeat replies', () => {
+  it('are recorded as failed but not fed back to the main session (no loop)', async () => {
+    herald = await startHerald(baseConfig(fast));
+    await fetch(`${herald.url}/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text: 'Disk almost full' }) });
+    const failed = await eventually(async () => (await admin('/deliveries?status=failed')).data[0]);
+    expect(failed).toMatchObject({ kind: 'heartbeat', channel: 'whatsapp', runId: null, attempts: 0 });
+    await herald.gateway.heartbeat.idle();
+    const events = await admin('/events?session=main');
+    expect(events.data.map((e: { text: string }) => e.text)).toEqual(['Disk almost full']);
+  });
+});
+
 describe('retries', () => {
   it('retries after a 500 and a 429 (honouring Retry-After) and delivers once', async () => {
     const answers = [{ status: 500, body: { ok: false, description: 'Internal Server Error' } }, { status: 429, headers: { 'retry-after': '0' }, body: { ok: false, description: 'Too Many Requests' } }];

@@ -54,6 +54,17 @@ describe('heartbeat', () => {
   });
 });
 
+describe('heartbeat period past the timer limit', () => {
+  it('does not fire early for a period of 30 days', async () => {
+    let turns = 0;
+    const heartbeat = new Heartbeat(parseDuration('30d'), async () => void turns++, logger);
+    heartbeat.start();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(turns).toBe(0);
+    await heartbeat.stop();
+  });
+});
+
 describe('durations and summaries', () => {
   it('parses 30m-style durations', () => {
     expect(parseDuration('30m')).toBe(1_800_000);

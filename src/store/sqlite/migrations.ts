@@ -115,17 +115,20 @@ export const migrations: Migration[] = [
       );
       CREATE INDEX knowledge_chunks_document ON knowledge_chunks (document_id, seq);
 
-      -- external-content FTS5: the text lives once, in knowledge_chunks; triggers keep the index in step
+      -- contentless FTS5 (the text lives once, in knowledge_chunks); the agent is an indexed column
+      -- holding one token ('x' || hex(agent_id)) so MATCH narrows to one agent inside the index
+      -- instead of reading every matching row; bm25 gives that column no weight
       CREATE VIRTUAL TABLE knowledge_fts USING fts5(
-        content, agent_id UNINDEXED,
-        content = 'knowledge_chunks', content_rowid = 'rowid',
+        content, agent,
+        content = '', contentless_delete = 1,
         tokenize = 'porter unicode61 remove_diacritics 2'
       );
+      INSERT INTO knowledge_fts (knowledge_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)');
       CREATE TRIGGER knowledge_chunks_ai AFTER INSERT ON knowledge_chunks BEGIN
-        INSERT INTO knowledge_fts (rowid, content, agent_id) VALUES (new.rowid, new.content, new.agent_id);
+        INSERT INTO knowledge_fts (rowid, content, agent) VALUES (new.rowid, new.content, 'x' || hex(new.agent_id));
       END;
       CREATE TRIGGER knowledge_chunks_ad AFTER DELETE ON knowledge_chunks BEGIN
-        INSERT INTO knowledge_fts (knowledge_fts, rowid, content, agent_id) VALUES ('delete', old.rowid, old.content, old.agent_id);
+        DELETE FROM knowledge_fts WHERE rowid = old.rowid;
       END;
     `,
   },
