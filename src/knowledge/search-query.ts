@@ -15,11 +15,10 @@ export function queryTerms(question: string): string[] {
 }
 
 /**
- * An FTS5 MATCH expression: every term quoted (so no word is read as FTS syntax) and OR-ed,
+ * An FTS5 MATCH expression over query terms: every term quoted (so no word is read as FTS syntax) and OR-ed,
  * leaving bm25 to rank chunks that hold more, and rarer, terms first. Undefined when the
  * question has no searchable word.
  */
-export function ftsQuery(question: string): string | undefined {
-  const terms = queryTerms(question);
+export function ftsQuery(terms: string[]): string | undefined {
   return terms.length ? terms.map((t) => `"${t}"`).join(' OR ') : undefined;
 }

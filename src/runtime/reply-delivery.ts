@@ -1,10 +1,7 @@
 import type { AgentAction } from '../mappings/hook-action.js';
 import type { RunRecord } from '../store/port.js';
 
-/**
- * Where finished replies go. The channel plugins' durable outbox implements this;
- * without it the intended target is only recorded on the run.
- */
+/** Where finished replies go: implemented by the durable outbox (`delivery-outbox.ts`). */
 export interface ReplyDelivery {
   /** a run finished with a reply (already known not to be a bare heartbeat ack) */
   deliverRunReply(run: RunRecord, action: AgentAction, reply: string): Promise<void>;
@@ -21,16 +18,6 @@ export function intendedTarget(run: RunRecord) {
   const action = run.action as Partial<AgentAction>;
   return { deliver: action.deliver ?? true, channel: action.channel ?? 'last', to: action.to ?? null };
 }
-
-export const recordOnlyDelivery: ReplyDelivery = {
-  async deliverRunReply() {},
-  async deliverHeartbeatReply() {},
-  async describe(run) {
-    return { ...intendedTarget(run), status: 'not_sent' };
-  },
-  async start() {},
-  async stop() {},
-};
 
 /** A reply that is only a heartbeat acknowledgement is never delivered. */
 export function isHeartbeatAck(reply: string, ackMaxChars: number): boolean {

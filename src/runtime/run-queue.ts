@@ -74,7 +74,21 @@ export class RunQueue {
   private enqueue(id: string, sessionKey: string): void {
     if (this.waiting.some((w) => w.id === id) || this.active.has(id)) return;
     this.waiting.push({ id, sessionKey });
-    this.pump();
+    this.schedulePump();
+  }
+
+  /**
+   * Runs start from a setImmediate, never straight from a promise callback: a run on the
+   * embedded model finishes without real I/O, so starting the next one in `.finally` chained
+   * the whole backlog into one microtask burst that starved the HTTP server (the benchmark saw
+   * seconds-long p99 on /hooks/agent). Yielding lets pending requests in between runs.
+   */
+  private pumpScheduled?: NodeJS.Immediate;
+  private schedulePump(): void {
+    this.pumpScheduled ??= setImmediate(() => {
+      this.pumpScheduled = undefined;
+      this.pump();
+    });
   }
 
   /**
@@ -93,7 +107,7 @@ export class RunQueue {
         .catch((error) => this.deps.logger.error({ err: error, runId: id }, 'run bookkeeping failed'))
         .finally(() => {
           this.active.delete(id);
-          this.pump();
+          this.schedulePump();
           if (this.active.size === 0 && this.waiting.length === 0) this.idleWaiters.splice(0).forEach((w) => w());
         });
       this.active.set(id, { promise, abort, sessionKey });

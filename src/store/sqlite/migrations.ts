@@ -88,7 +88,7 @@ export const migrations: Migration[] = [
   },
   {
     version: 3,
-    name: 'knowledge: documents, chunks, FTS5 index (bm25, porter stemming)',
+    name: 'knowledge: documents and chunks (FTS5 tables per agent are created on first upload)',
     sql: `
       CREATE TABLE knowledge_documents (
         id TEXT PRIMARY KEY,
@@ -115,21 +115,9 @@ export const migrations: Migration[] = [
       );
       CREATE INDEX knowledge_chunks_document ON knowledge_chunks (document_id, seq);
 
-      -- contentless FTS5 (the text lives once, in knowledge_chunks); the agent is an indexed column
-      -- holding one token ('x' || hex(agent_id)) so MATCH narrows to one agent inside the index
-      -- instead of reading every matching row; bm25 gives that column no weight
-      CREATE VIRTUAL TABLE knowledge_fts USING fts5(
-        content, agent,
-        content = '', contentless_delete = 1,
-        tokenize = 'porter unicode61 remove_diacritics 2'
-      );
-      INSERT INTO knowledge_fts (knowledge_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)');
-      CREATE TRIGGER knowledge_chunks_ai AFTER INSERT ON knowledge_chunks BEGIN
-        INSERT INTO knowledge_fts (rowid, content, agent) VALUES (new.rowid, new.content, 'x' || hex(new.agent_id));
-      END;
-      CREATE TRIGGER knowledge_chunks_ad AFTER DELETE ON knowledge_chunks BEGIN
-        DELETE FROM knowledge_fts WHERE rowid = old.rowid;
-      END;
+      -- the full-text index is one contentless FTS5 table per agent (knowledge_fts_<hex of the agent id>),
+      -- created by KnowledgeIndex on the agent's first upload: bm25 statistics then describe that
+      -- agent's documents only, and a search reads no other agent's postings
     `,
   },
   {
