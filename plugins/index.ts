@@ -12,8 +12,14 @@ import { webhookPlugin } from './webhook/manifest.js';
 
 /** The explicit list of built-in plugins. A plugin is one folder; add its manifest here. */
 export const builtinPlugins: PluginDefinition[] = [
-  gmailPlugin as unknown as PluginDefinition,
-  ...[telegramPlugin, slackPlugin, discordPlugin, mattermostPlugin, signalPlugin, imessagePlugin, msteamsPlugin, whatsappPlugin, webhookPlugin].map(
-    (plugin) => plugin as unknown as PluginDefinition,
-  ),
+  gmailPlugin,
+  telegramPlugin,
+  slackPlugin,
+  discordPlugin,
+  mattermostPlugin,
+  signalPlugin,
+  imessagePlugin,
+  msteamsPlugin,
+  whatsappPlugin,
+  webhookPlugin,
 ];

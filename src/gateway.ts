@@ -68,13 +68,12 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     defaultAgentId: agents.default().id,
     logger,
   });
-  const getDelivery = () => delivery;
   const heartbeat = new Heartbeat(
     parseDuration(config.heartbeat.every),
-    heartbeatTurn({ config, store, models, agents, delivery: getDelivery, logger }),
+    heartbeatTurn({ config, store, models, agents, delivery, logger }),
     logger,
   );
-  const runs = new RunQueue({ config, store, models, agents, mainSession, heartbeat, delivery: getDelivery, logger });
+  const runs = new RunQueue({ config, store, models, agents, mainSession, heartbeat, delivery, logger });
   const dispatch = createDispatcher({ mainSession, heartbeat, runs });
 
   const actionContext = { config, channelNames: plugins.channelNames() };
@@ -82,7 +81,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const knowledge = new KnowledgeIndex(store.db);
   const keys = new ApiKeyVerifier(config, new ApiKeyStore(store.db));
   const platform = platformRoutes({ config, store, knowledge, keys, models, agents, logger });
-  const app = createApp({ config, logger, store, engine, dispatch, delivery: getDelivery, mounts: [{ path: '/v1', app: platform }] });
+  const app = createApp({ config, logger, store, engine, dispatch, delivery, mounts: [{ path: '/v1', app: platform }] });
 
   const gateway: Gateway = {
     app,
@@ -98,9 +97,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     engine,
     dispatch,
     instances,
-    get delivery() {
-      return delivery;
-    },
+    delivery,
     async start() {
       await store.events.requeueProcessing();
       await delivery.start();

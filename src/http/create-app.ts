@@ -18,7 +18,7 @@ export interface AppDeps {
   store: Store;
   engine: MappingsEngine;
   dispatch: DispatchAction;
-  delivery: () => ReplyDelivery;
+  delivery: ReplyDelivery;
   /** extra route groups mounted by later areas (the platform API), by path prefix */
   mounts?: { path: string; app: Hono }[];
 }

@@ -127,8 +127,12 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   create(ctx: PluginContext<z.output<S>>): PluginInstance | Promise<PluginInstance>;
 }
 
-export function definePlugin<S extends z.ZodType>(definition: PluginDefinition<S>): PluginDefinition<S> {
-  return definition;
+/**
+ * Declares a plugin. Its config type is checked here, against its own schema; the result is
+ * erased to the plain PluginDefinition the registry holds (the host parses the config first).
+ */
+export function definePlugin<S extends z.ZodType>(definition: PluginDefinition<S>): PluginDefinition {
+  return definition as unknown as PluginDefinition;
 }
 
 /** Where a plugin's config section lives in herald.json5. */

@@ -12,7 +12,7 @@ export interface HeartbeatTurnDeps {
   store: Store;
   models: ModelRegistry;
   agents: AgentDirectory;
-  delivery: () => ReplyDelivery;
+  delivery: ReplyDelivery;
   logger: Logger;
 }
 
@@ -45,7 +45,7 @@ export function heartbeatTurn(deps: HeartbeatTurnDeps): () => Promise<void> {
       }
       await store.events.complete(events.map((e) => e.id));
       deps.logger.info({ events: events.length, ack }, 'heartbeat');
-      if (!ack) await deps.delivery().deliverHeartbeatReply(text);
+      if (!ack) await deps.delivery.deliverHeartbeatReply(text);
     } catch (error) {
       await store.events.requeueProcessing();
       throw error;

@@ -22,7 +22,7 @@ export interface RunQueueDeps {
   agents: AgentDirectory;
   mainSession: MainSession;
   heartbeat: Heartbeat;
-  delivery: () => ReplyDelivery;
+  delivery: ReplyDelivery;
   logger: Logger;
 }
 
@@ -35,6 +35,8 @@ class RunTimeout extends Error {}
  */
 export class RunQueue {
   private readonly waiting: { id: string; sessionKey: string }[] = [];
+  /** the ids of `waiting`: a backlog of thousands must not be scanned on every submit */
+  private readonly waitingIds = new Set<string>();
   private readonly active = new Map<string, { promise: Promise<void>; abort: AbortController; sessionKey: string }>();
   private accepting = true;
   private idleWaiters: (() => void)[] = [];
@@ -72,7 +74,8 @@ export class RunQueue {
   }
 
   private enqueue(id: string, sessionKey: string): void {
-    if (this.waiting.some((w) => w.id === id) || this.active.has(id)) return;
+    if (this.waitingIds.has(id) || this.active.has(id)) return;
+    this.waitingIds.add(id);
     this.waiting.push({ id, sessionKey });
     this.schedulePump();
   }
@@ -102,6 +105,7 @@ export class RunQueue {
       const index = this.waiting.findIndex((w) => !busy.has(w.sessionKey));
       if (index < 0) return;
       const { id, sessionKey } = this.waiting.splice(index, 1)[0]!;
+      this.waitingIds.delete(id);
       const abort = new AbortController();
       const promise = this.execute(id, abort.signal)
         .catch((error) => this.deps.logger.error({ err: error, runId: id }, 'run bookkeeping failed'))
@@ -166,7 +170,7 @@ export class RunQueue {
   private async afterRun(run: RunRecord, action: AgentAction, outcome: { reply?: string; error?: string; timedOut?: boolean }) {
     await this.deps.mainSession.enqueueSystemEvent(runSummary(action.name, outcome));
     if (outcome.reply !== undefined && action.deliver && !isHeartbeatAck(outcome.reply, this.deps.config.heartbeat.ackMaxChars)) {
-      await this.deps.delivery().deliverRunReply(run, action, outcome.reply);
+      await this.deps.delivery.deliverRunReply(run, action, outcome.reply);
     }
     if (action.wakeMode === 'now') this.deps.heartbeat.request();
   }
@@ -181,6 +185,7 @@ export class RunQueue {
   async stop(graceMs: number): Promise<void> {
     this.accepting = false;
     this.waiting.length = 0;
+    this.waitingIds.clear();
     const all = Promise.all([...this.active.values()].map((a) => a.promise));
     const grace = new Promise((r) => setTimeout(r, graceMs).unref());
     await Promise.race([all, grace]);

@@ -9,7 +9,7 @@ import { definePlugin, type PluginDefinition } from '../../src/plugins/sdk.js';
 import { tempDir } from '../helpers/start-herald.js';
 
 const plugin = (id: string, extra: Partial<PluginDefinition> = {}) =>
-  definePlugin({ id, roles: ['channel'], summary: id, config: z.object({}).strict(), create: () => ({}), ...extra }) as unknown as PluginDefinition;
+  definePlugin({ id, roles: ['channel'], summary: id, config: z.object({}).strict(), create: () => ({}), ...extra });
 
 function faultsOf(fn: () => unknown): string[] {
   try {

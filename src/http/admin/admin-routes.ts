@@ -11,7 +11,7 @@ import { checkToken } from '../token-auth.js';
 export interface AdminRoutesDeps {
   config: HeraldConfig;
   store: Store;
-  delivery: () => ReplyDelivery;
+  delivery: ReplyDelivery;
   limiter: FailedAuthLimiter;
 }
 
@@ -49,7 +49,7 @@ export function adminRoutes(deps: AdminRoutesDeps): Hono {
       createdAt: iso(run.createdAt),
       startedAt: iso(run.startedAt),
       finishedAt: iso(run.finishedAt),
-      delivery: await deps.delivery().describe(run),
+      delivery: await deps.delivery.describe(run),
     });
   });
 
