@@ -9,14 +9,11 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { serve, type ServerType } from '@hono/node-server';
 import autocannon from 'autocannon';
-import { loadConfigFile } from '../src/config/load.js';
-import { createGateway } from '../src/gateway.js';
-import { createLogger } from '../src/log.js';
 import { chunkText } from '../src/knowledge/chunk-text.js';
 import { KnowledgeIndex } from '../src/knowledge/knowledge-index.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { startChildServer } from './child-server.js';
 
 const API_KEY = 'sk-bench-0123456789abcdef';
 
@@ -77,25 +74,21 @@ async function chatOverhead(seconds: number): Promise<PlatformBenchResult['chat'
     configFile,
     JSON.stringify({
       gateway: { host: '127.0.0.1', port: 0 },
+      storage: { sqlite: './herald.db' },
       heartbeat: { every: '0' },
       models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1` } } },
       agents: { list: [{ id: 'agent', model: 'up/bench', instructions: 'Be brief.' }] },
       platform: { apiKeys: [{ name: 'bench', key: API_KEY }], rateLimit: { requestsPerMinute: 1_000_000_000 } },
     }),
   );
-  const gateway = await createGateway(await loadConfigFile(configFile), { logger: createLogger({ level: 'silent' }) });
-  await gateway.start();
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: gateway.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
-  });
-  const heraldUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  // herald runs in its own process (as in production); the upstream and the load generator share this one
+  const herald = await startChildServer({ name: 'herald', args: ['bin/herald.mjs', 'serve', '--config', configFile], cwd: process.cwd() });
   try {
     const direct = await load(`${upstream.url}/v1/chat/completions`, {}, seconds);
-    const herald = await load(`${heraldUrl}/v1/chat/completions`, { authorization: `Bearer ${API_KEY}` }, seconds);
-    return { direct, herald, overheadMsP50: herald.p50Ms - direct.p50Ms };
+    const through = await load(`${herald.url}/v1/chat/completions`, { authorization: `Bearer ${API_KEY}` }, seconds);
+    return { direct, herald: through, overheadMsP50: through.p50Ms - direct.p50Ms };
   } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await gateway.stop(0);
+    await herald.stop();
     await upstream.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -154,10 +147,11 @@ async function knowledgeSpeed(documents: number, chunksPerDocument: number, quer
 
 export async function run(options: { seconds?: number; documents?: number; chunksPerDocument?: number; queries?: number } = {}): Promise<PlatformBenchResult> {
   const chat = await chatOverhead(options.seconds ?? 5);
-  console.log('platform: chat completion, 10 connections, embedded upstream answering at once');
+  console.log('platform: POST /v1/chat/completions, 10 connections, an OpenAI-compatible upstream answering at once');
   console.log(`  upstream direct : ${chat.direct.requestsPerSecond} req/s, p50 ${chat.direct.p50Ms} ms, p99 ${chat.direct.p99Ms} ms`);
   console.log(`  through herald  : ${chat.herald.requestsPerSecond} req/s, p50 ${chat.herald.p50Ms} ms, p99 ${chat.herald.p99Ms} ms`);
-  console.log(`  overhead (p50)  : ${chat.overheadMsP50} ms per completion (auth, retrieval, conversation writes, proxying)`);
+  console.log(`  overhead (p50)  : ${chat.overheadMsP50} ms per completion under this load (auth, retrieval, conversation writes, proxying)`);
+  console.log(`  herald time    : ~${(1000 / Math.max(1, chat.herald.requestsPerSecond)).toFixed(1)} ms of its event loop per completion (1000 / req/s)`);
   const kb = await knowledgeSpeed(options.documents ?? 100, options.chunksPerDocument ?? 1000, options.queries ?? 500);
   console.log(`platform: knowledge ingest ${kb.ingest.chunks} chunks in ${kb.ingest.seconds} s (${kb.ingest.chunksPerSecond} chunks/s)`);
   console.log(`platform: knowledge search over ${kb.ingest.chunks} chunks: p50 ${kb.search.p50Ms} ms, p95 ${kb.search.p95Ms} ms, mean ${kb.search.meanMs} ms (${kb.search.queries} queries)`);

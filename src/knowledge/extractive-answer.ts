@@ -13,18 +13,15 @@ const sentencesOf = (text: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-/** the one or two sentences of a passage that hold most of the question's words, in passage order */
+/** the (at most two) sentences of a passage holding the most of the question's words, in passage order */
 function bestSentences(content: string, stems: string[]): string {
   const sentences = sentencesOf(content);
   const scored = sentences.map((text, i) => {
     const words = new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map(stem));
     return { i, text, hits: stems.filter((s) => words.has(s)).length };
   });
-  const picked = scored
-    .filter((s) => s.hits > 0)
-    .sort((a, b) => b.hits - a.hits || a.i - b.i)
-    .slice(0, 2)
-    .sort((a, b) => a.i - b.i);
+  const most = Math.max(0, ...scored.map((s) => s.hits));
+  const picked = scored.filter((s) => most > 0 && s.hits === most).slice(0, 2);
   const chosen = picked.length ? picked.map((s) => s.text).join(' ') : (sentences[0] ?? content);
   return chosen.length > 600 ? `${chosen.slice(0, 599)}…` : chosen;
 }

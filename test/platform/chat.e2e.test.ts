@@ -38,7 +38,8 @@ describe('GET /v1/models and /v1/agents', () => {
 
   it('lists agents with their knowledge document count and paginates', async () => {
     const auth = { authorization: `Bearer ${API_KEY}` };
-    const all = await (await fetch(`${herald.url}/v1/agents`, { headers: auth })).json();
+    const getJson = async (p: string): Promise<any> => (await fetch(`${herald.url}${p}`, { headers: auth })).json();
+    const all = await getJson(`/v1/agents`);
     expect(all).toMatchObject({ object: 'list', first_id: 'support', last_id: 'ops', has_more: false });
     expect(all.data[0]).toMatchObject({
       id: 'support',
@@ -50,24 +51,24 @@ describe('GET /v1/models and /v1/agents', () => {
       knowledge_document_count: 1,
     });
     expect(typeof all.data[0].created).toBe('number');
-    const first = await (await fetch(`${herald.url}/v1/agents?limit=2`, { headers: auth })).json();
+    const first = await getJson(`/v1/agents?limit=2`);
     expect(first.data.map((a: { id: string }) => a.id)).toEqual(['support', 'sales']);
     expect(first.has_more).toBe(true);
-    const next = await (await fetch(`${herald.url}/v1/agents?limit=2&after=${first.last_id}`, { headers: auth })).json();
+    const next = await getJson(`/v1/agents?limit=2&after=${first.last_id}`);
     expect(next.data.map((a: { id: string }) => a.id)).toEqual(['ops']);
     expect(next.has_more).toBe(false);
-    const before = await (await fetch(`${herald.url}/v1/agents?before=ops`, { headers: auth })).json();
+    const before = await getJson(`/v1/agents?before=ops`);
     expect(before.data.map((a: { id: string }) => a.id)).toEqual(['support', 'sales']);
-    const desc = await (await fetch(`${herald.url}/v1/agents?order=desc&limit=1`, { headers: auth })).json();
+    const desc = await getJson(`/v1/agents?order=desc&limit=1`);
     expect(desc.data.map((a: { id: string }) => a.id)).toEqual(['ops']);
     const bad = await fetch(`${herald.url}/v1/agents?limit=0`, { headers: auth });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error).toMatchObject({ type: 'invalid_request_error', param: 'limit' });
-    const one = await (await fetch(`${herald.url}/v1/agents/sales`, { headers: auth })).json();
+    expect(((await bad.json()) as any).error).toMatchObject({ type: 'invalid_request_error', param: 'limit' });
+    const one = await getJson(`/v1/agents/sales`);
     expect(one).toMatchObject({ id: 'sales', object: 'agent', knowledge_document_count: 0 });
     const missing = await fetch(`${herald.url}/v1/agents/nobody`, { headers: auth });
     expect(missing.status).toBe(404);
-    expect((await missing.json()).error.code).toBe('agent_not_found');
+    expect(((await missing.json()) as any).error.code).toBe('agent_not_found');
   });
 });
 

@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { chunkText } from '../../src/knowledge/chunk-text.js';
+import { csvRows } from '../../src/knowledge/csv-rows.js';
+import { detectType } from '../../src/knowledge/detect-type.js';
+import { extractiveAnswer, NOTHING_KNOWN } from '../../src/knowledge/extractive-answer.js';
+import { KnowledgeIndex } from '../../src/knowledge/knowledge-index.js';
+import { ftsQuery, queryTerms } from '../../src/knowledge/search-query.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+
+describe('chunkText', () => {
+  it('cuts at sentence boundaries within the size, overlapping by at most the overlap', () => {
+    const text = Array.from({ length: 60 }, (_, i) => `Sentence number ${i} says something useful.`).join(' ');
+    const chunks = chunkText(text, { size: 200, overlap: 50 });
+    expect(chunks.length).toBeGreaterThan(10);
+    for (const c of chunks) expect(c.length).toBeLessThanOrEqual(200);
+    for (const c of chunks.slice(0, -1)) expect(c.endsWith('.')).toBe(true);
+    // every sentence survives somewhere
+    for (let i = 0; i < 60; i++) expect(chunks.some((c) => c.includes(`Sentence number ${i} says`))).toBe(true);
+  });
+
+  it('gives no chunk for blank text and one for short text', () => {
+    expect(chunkText('  \n\n ', { size: 100, overlap: 0 })).toEqual([]);
+    expect(chunkText('short', { size: 100, overlap: 10 })).toEqual(['short']);
+  });
+});
+
+describe('detectType', () => {
+  it('reads the type from content, using the name only among texts', () => {
+    expect(detectType(bytes('%PDF-1.7 ...'), 'x.bin')).toMatchObject({ ok: true, type: 'pdf' });
+    expect(detectType(bytes('{"a":1}'), 'data.txt')).toMatchObject({ ok: true, type: 'json' });
+    expect(detectType(bytes('<!DOCTYPE html><p>x</p>'), 'page')).toMatchObject({ ok: true, type: 'html' });
+    expect(detectType(bytes('a,b\n1,2'), 'table.csv')).toMatchObject({ ok: true, type: 'csv' });
+    expect(detectType(bytes('# Title\n\ntext'), 'notes')).toMatchObject({ ok: true, type: 'md' });
+    expect(detectType(bytes('plain words'), 'notes.txt')).toMatchObject({ ok: true, type: 'txt' });
+    expect(detectType(new Uint8Array([0xff, 0xfe, 0x00, 0x41]), 'a.txt').ok).toBe(false);
+    expect(detectType(bytes('words'), 'fake.docx').ok).toBe(false);
+  });
+});
+
+describe('csvRows', () => {
+  it('handles quotes, doubled quotes and CRLF', () => {
+    expect(csvRows('a,b\r\n"x, y","say ""hi"""\r\n')).toEqual([
+      ['a', 'b'],
+      ['x, y', 'say "hi"'],
+    ]);
+  });
+});
+
+describe('search query', () => {
+  it('keeps meaningful words and quotes them, so FTS syntax in a question is inert', () => {
+    expect(queryTerms('What is the NEAR(refund) policy* for "VIP" customers?')).toEqual(['near', 'refund', 'policy', 'vip', 'customers']);
+    expect(ftsQuery(['a"b'.replace('"', ''), 'c'])).toBe('"ab" OR "c"');
+    expect(ftsQuery([])).toBeUndefined();
+  });
+});
+
+describe('KnowledgeIndex', () => {
+  it('keeps agents apart and ranks by bm25 with stemming', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-kb-'));
+    const store = openSqliteStore(path.join(dir, 'kb.db'));
+    const index = new KnowledgeIndex(store.db);
+    const doc = (agentId: string, filename: string, sha: string) => ({ agentId, filename, bytes: 1, mimeType: 'text/plain', sha256: sha.padStart(64, '0'), metadata: null });
+    index.add(doc('a', 'cats.txt', '1'), ['Cats sleep sixteen hours a day.', 'Cats purr when they are content.']);
+    index.add(doc('a', 'dogs.txt', '2'), ['Dogs need a walk twice a day.']);
+    index.add(doc('b', 'secret.txt', '3'), ['Cats are secretly plotting.']);
+    const hits = index.search('a', 'How long do cats sleep?');
+    expect(hits[0]).toMatchObject({ filename: 'cats.txt', content: 'Cats sleep sixteen hours a day.' });
+    expect(hits.every((h) => h.filename !== 'secret.txt')).toBe(true);
+    expect(index.search('a', 'walking dogs')[0]!.filename).toBe('dogs.txt');
+    expect(index.search('c', 'cats')).toEqual([]);
+    expect(index.search('a', 'the of and')).toEqual([]);
+    const again = index.add(doc('a', 'other-name.txt', '1'), ['ignored']);
+    expect(again.created).toBe(false);
+    expect(index.delete(hits[0]!.documentId)).toBe(true);
+    expect(index.search('a', 'cats sleep').map((h) => h.filename)).not.toContain('cats.txt');
+    expect(index.documentCounts()).toEqual(new Map([['a', 1], ['b', 1]]));
+    await store.close();
+  });
+});
+
+describe('extractiveAnswer', () => {
+  it('quotes the matching sentences with numbered sources, or says it has nothing', () => {
+    const answer = extractiveAnswer('How long do cats sleep?', [
+      { documentId: 'd', filename: 'cats.txt', chunkId: 'c', score: 2, content: 'Cats are mammals. Cats sleep sixteen hours a day. They purr.' },
+    ]);
+    expect(answer).toContain('"Cats sleep sixteen hours a day." [1]');
+    expect(answer).toContain('Sources: [1] cats.txt');
+    expect(answer).not.toContain('They purr');
+    expect(extractiveAnswer('anything', [])).toBe(NOTHING_KNOWN);
+  });
+});
