@@ -73,12 +73,12 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     heartbeatTurn({ config, store, models, agents, delivery, logger }),
     logger,
   );
-  const runs = new RunQueue({ config, store, models, agents, mainSession, heartbeat, delivery, logger });
+  const knowledge = new KnowledgeIndex(store.db);
+  const runs = new RunQueue({ config, store, models, agents, mainSession, heartbeat, delivery, knowledge, logger });
   const dispatch = createDispatcher({ mainSession, heartbeat, runs });
 
   const actionContext = { config, channelNames: plugins.channelNames() };
   const engine = new MappingsEngine([...builtinMappings(actionContext), ...(await resolveMappings(loaded, { ...actionContext, logger }))]);
-  const knowledge = new KnowledgeIndex(store.db);
   const keys = new ApiKeyVerifier(config, new ApiKeyStore(store.db));
   const platform = platformRoutes({ config, store, knowledge, keys, models, agents, logger });
   const app = createApp({ config, logger, store, engine, dispatch, delivery, mounts: [{ path: '/v1', app: platform }] });

@@ -6,6 +6,7 @@ import { prepareTurn } from '../agents/agent-turn.js';
 import { wrapExternalContent } from '../agents/external-content.js';
 import type { AgentAction } from '../mappings/hook-action.js';
 import type { ModelRegistry } from '../models/model-registry.js';
+import type { KnowledgePassage } from '../models/provider.js';
 import type { RunRecord, Store } from '../store/port.js';
 import type { Heartbeat } from './heartbeat.js';
 import type { MainSession } from './main-session.js';
@@ -23,6 +24,8 @@ export interface RunQueueDeps {
   mainSession: MainSession;
   heartbeat: Heartbeat;
   delivery: ReplyDelivery;
+  /** the agent's knowledge base: a hook run's model sees the passages its message matches */
+  knowledge?: { search(agentId: string, question: string): KnowledgePassage[] };
   logger: Logger;
 }
 
@@ -142,7 +145,17 @@ export class RunQueue {
             receivedAt: new Date(run.createdAt).toISOString(),
           });
       const { provider, request } = prepareTurn(
-        { agent, model: action.model, purpose: 'run', history, prompt, question: action.message, thinking: action.thinking, signal: controller.signal },
+        {
+          agent,
+          model: action.model,
+          purpose: 'run',
+          history,
+          prompt,
+          question: action.message,
+          knowledge: this.deps.knowledge?.search(agent.id, action.message),
+          thinking: action.thinking,
+          signal: controller.signal,
+        },
         this.deps.models,
         config,
       );

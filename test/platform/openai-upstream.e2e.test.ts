@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, GATEWAY_TOKEN, baseConfig, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { API_KEY, GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 import { gate, startFakeUpstream } from './fake-openai-upstream.js';
 
 let herald: RunningHerald;
@@ -145,5 +145,24 @@ describe('an openai-kind agent', () => {
     expect((error as Error).message).not.toContain('upstream exploded');
     expect(herald.rawLogs()).not.toContain('upstream exploded');
     expect(herald.rawLogs()).not.toContain('upstream-secret-key');
+  });
+
+  it('gives a hook agent run the passages of its knowledge base that match the message', async () => {
+    upstream.reply({ text: 'Noted: 4.2 million euros.' });
+    const before = upstream.requests.length;
+    const res = await fetch(`${herald.url}/hooks/agent`, {
+      method: 'POST',
+      headers: hookHeaders(),
+      body: JSON.stringify({ message: 'CRM update: the Nordic region revenue target changed?', deliver: false }),
+    });
+    expect(res.status).toBe(202);
+    const { runId } = (await res.json()) as { runId: string };
+    await eventually(async () => {
+      const run = (await (await fetch(`${herald.url}/admin/runs/${runId}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { status: string };
+      return run.status === 'succeeded';
+    });
+    const sent = upstream.requests.slice(before).find((r) => r.path === '/v1/chat/completions')!;
+    expect(sent.json.messages[0].content).toContain('4.2 million euros');
+    expect(sent.json.messages.at(-1).content).toContain('<<<EXTERNAL_UNTRUSTED_CONTENT');
   });
 });
