@@ -11,7 +11,7 @@ export const mappingSchema = z
       .object({
         path: z.string().optional().describe('The part of the URL after hooks.path (may contain /, slashes trimmed, exact match).'),
         source: z.string().optional().describe('Matches when payload.source equals this value.'),
-        when: z.string().optional().describe('A JSONata predicate over the payload ($headers, $query, $path bound); the mapping matches when it is truthy.'),
+        when: z.string().optional().describe('A JSONata predicate over the payload ($payload, $headers, $query, $path, $now bound); the mapping matches when it is truthy.'),
       })
       .strict()
       .optional()
