@@ -40,6 +40,7 @@ db.exec(`
     status TEXT NOT NULL, created_at INTEGER NOT NULL
   );
   CREATE INDEX IF NOT EXISTS events_session_status ON events (session, status, id);
+  CREATE INDEX IF NOT EXISTS events_session_id ON events (session, id);
   CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY, status TEXT NOT NULL, agent_id TEXT NOT NULL, name TEXT NOT NULL,
     session_key TEXT NOT NULL, message TEXT NOT NULL, action TEXT NOT NULL, reply TEXT, error TEXT,

@@ -20,6 +20,7 @@ export const errorCatalog = {
   HERALD_DOCUMENT_NOT_FOUND: { status: 404, message: 'knowledge document not found', openai: 'document_not_found' },
   HERALD_METHOD_NOT_ALLOWED: { status: 405, message: 'method not allowed', openai: 'invalid_request_error' },
   HERALD_BODY_TIMEOUT: { status: 408, message: 'request body timeout', openai: 'invalid_request_error' },
+  HERALD_DELIVERY_NOT_RETRYABLE: { status: 409, message: 'only a failed delivery with a target can be retried', openai: 'invalid_request_error' },
   HERALD_PAYLOAD_TOO_LARGE: { status: 413, message: 'payload too large', openai: 'file_too_large' },
   HERALD_UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'unsupported media type', openai: 'unsupported_file_type' },
   HERALD_RATE_LIMITED: { status: 429, message: 'too many requests', openai: 'rate_limit_exceeded' },

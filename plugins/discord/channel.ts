@@ -6,6 +6,9 @@ import type { DiscordConfig } from './manifest.js';
 
 export const DISCORD_MAX_CHARS = 2000;
 
+/** Discord requires `DiscordBot ($url, $versionNumber)`; Cloudflare may block requests without it */
+export const DISCORD_USER_AGENT = 'DiscordBot (herald, 0.1.0)';
+
 /** Discord nonces are at most 25 characters; a hash of the part's key fits and stays stable */
 export function discordNonce(key: string): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 25);
@@ -19,10 +22,11 @@ export function discordChannel(config: DiscordConfig): ChannelAdapter {
         const { body } = await callPlatform({
           platform: 'discord',
           url: joinUrl(config.baseUrl, `/channels/${encodeURIComponent(message.to)}/messages`),
-          headers: { authorization: `Bot ${config.botToken}` },
+          headers: { authorization: `Bot ${config.botToken}`, 'user-agent': DISCORD_USER_AGENT },
           // enforce_nonce: a retry of a part Discord already created returns that message instead of a copy
           json: { content: text, nonce: discordNonce(key), enforce_nonce: true },
           signal: message.signal,
+          secrets: [config.botToken],
           errorText: (b) => b?.message,
           retryAfterMs: (b) => secondsToMs(b?.retry_after),
         });

@@ -19,7 +19,7 @@ export const discordPlugin = definePlugin({
   docs: [
     '`to` is a channel id (a snowflake like `1234567890123456789`; turn on Developer Mode, right-click the channel, *Copy Channel ID*). A DM channel id works too.',
     'Token: <https://discord.com/developers/applications>, *New Application*, *Bot*, *Reset Token*, copy it. Invite the bot with the `bot` scope and the *Send Messages* permission.',
-    'Messages over 2000 characters are split. Each part carries a `nonce` with `enforce_nonce`, so Discord drops a repeat of a part it already accepted. A 429 waits for Discord\'s `retry_after`.',
+    'Messages over 2000 characters are split. Each part carries a `nonce` with `enforce_nonce`, so Discord drops a repeat of a part it already accepted. A 429 waits for Discord\'s `retry_after`. Requests carry the `User-Agent: DiscordBot (...)` Discord requires.',
   ].join('\n\n'),
   create: ({ config }) => ({ channel: config ? discordChannel(config) : undefined }),
 });

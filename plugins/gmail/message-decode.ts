@@ -1,5 +1,6 @@
 import { convert } from 'html-to-text';
 import type { GmailMessage, GmailMessagePart } from './gmail-api.js';
+import { charsetOf, decodeBytes, decodeHeaderValue } from './mime-text.js';
 
 /** One message as the watcher posts it to the hook. */
 export interface MailSummary {
@@ -15,14 +16,19 @@ export interface MailSummary {
   labels: string[];
 }
 
-/** Gmail's body data is base64url. */
-function decodeData(data: string | undefined): string {
-  return data ? Buffer.from(data, 'base64url').toString('utf8') : '';
+function rawHeader(part: GmailMessagePart | undefined, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  return part?.headers?.find((h) => h.name.toLowerCase() === wanted)?.value;
 }
 
 function header(part: GmailMessagePart | undefined, name: string): string {
-  const wanted = name.toLowerCase();
-  return part?.headers?.find((h) => h.name.toLowerCase() === wanted)?.value ?? '';
+  return decodeHeaderValue(rawHeader(part, name) ?? '');
+}
+
+/** Gmail's body data is base64url bytes in the part's charset. */
+function decodeData(part: GmailMessagePart): string {
+  const data = part.body?.data;
+  return data ? decodeBytes(Buffer.from(data, 'base64url'), charsetOf(rawHeader(part, 'Content-Type'))) : '';
 }
 
 /** Walks the MIME tree, skipping attachments, and returns the first part of each text type. */
@@ -30,8 +36,8 @@ function findText(part: GmailMessagePart | undefined, found: { plain?: string; h
   if (!part) return found;
   const isAttachment = Boolean(part.filename) || Boolean(part.body?.attachmentId);
   const type = (part.mimeType ?? '').toLowerCase();
-  if (!isAttachment && type === 'text/plain' && found.plain === undefined) found.plain = decodeData(part.body?.data);
-  if (!isAttachment && type === 'text/html' && found.html === undefined) found.html = decodeData(part.body?.data);
+  if (!isAttachment && type === 'text/plain' && found.plain === undefined) found.plain = decodeData(part);
+  if (!isAttachment && type === 'text/html' && found.html === undefined) found.html = decodeData(part);
   for (const child of part.parts ?? []) findText(child, found);
   return found;
 }

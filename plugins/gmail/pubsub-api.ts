@@ -26,7 +26,8 @@ export class PubSubApi {
   /** Adds roles/pubsub.publisher for Gmail's push account unless the policy already has it. */
   async ensureGmailPublisher(topic: string): Promise<'added' | 'present'> {
     const step = `grant ${PUBLISHER_ROLE} on ${topic} to gmail-api-push`;
-    const { body: policy } = await googleRequest<IamPolicy>(this.token, { step, method: 'POST', url: this.url(`${topic}:getIamPolicy`), body: {} });
+    // getIamPolicy is a GET with an empty body; version 3 so a policy with conditional bindings is read whole
+    const { body: policy } = await googleRequest<IamPolicy>(this.token, { step, url: this.url(`${topic}:getIamPolicy?options.requestedPolicyVersion=3`) });
     const bindings = policy.bindings ?? [];
     const binding = bindings.find((b) => b.role === PUBLISHER_ROLE);
     if (binding?.members?.includes(GMAIL_PUSH_MEMBER)) return 'present';

@@ -20,14 +20,22 @@ export interface PushEndpointOptions {
 
 const MAX_PUSH_BYTES = 1024 * 1024;
 
-/** Parses a Pub/Sub push envelope: `{message:{data: base64 of {emailAddress, historyId}}}`. */
+/**
+ * Parses a Pub/Sub push: the wrapped envelope `{message:{data: base64 of {emailAddress, historyId},
+ * messageId, publishTime, attributes}, subscription}`, or, from a subscription with payload
+ * unwrapping (`pushConfig.noWrapper`), the notification itself as the body.
+ */
 export function parsePushEnvelope(text: string): GmailNotification | undefined {
   try {
-    const envelope = JSON.parse(text) as { message?: { data?: unknown } };
-    const data = envelope?.message?.data;
-    if (typeof data !== 'string' || !data) return undefined;
-    const inner = JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as { emailAddress?: unknown; historyId?: unknown };
-    if (typeof inner.emailAddress !== 'string' || !isHistoryId(inner.historyId)) return undefined;
+    const envelope = JSON.parse(text) as { message?: { data?: unknown }; emailAddress?: unknown; historyId?: unknown };
+    let inner: { emailAddress?: unknown; historyId?: unknown } | undefined;
+    if (envelope && typeof envelope === 'object' && envelope.message === undefined && 'emailAddress' in envelope) inner = envelope;
+    else {
+      const data = envelope?.message?.data;
+      if (typeof data !== 'string' || !data) return undefined;
+      inner = JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as { emailAddress?: unknown; historyId?: unknown };
+    }
+    if (!inner || typeof inner.emailAddress !== 'string' || !isHistoryId(inner.historyId)) return undefined;
     return { emailAddress: inner.emailAddress, historyId: String(inner.historyId) };
   } catch {
     return undefined;

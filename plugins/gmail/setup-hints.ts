@@ -10,11 +10,13 @@ export function setupHint(step: SetupStepId, error: GoogleApiError, project: str
     if (reason === 'invalid_client' || status === 401) return 'The OAuth client id or secret is wrong: check --client-id/--client-secret (or hooks.gmail.oauth).';
     return 'The refresh token was refused (expired, revoked, or issued to another client): get a new one (README, Gmail: getting a refresh token).';
   }
-  if (status === 401) {
+  // Google answers a missing scope with 403 PERMISSION_DENIED "Request had insufficient authentication scopes."
+  if (status === 403 && /insufficient authentication scopes|SCOPE_INSUFFICIENT/i.test(error.message)) {
     return step === 'watch'
-      ? 'The access token lacks the Gmail scope: get a refresh token with https://www.googleapis.com/auth/gmail.readonly.'
-      : 'The access token lacks the Pub/Sub scope: get a refresh token with https://www.googleapis.com/auth/pubsub.';
+      ? 'The refresh token lacks the Gmail scope: get one with https://www.googleapis.com/auth/gmail.readonly (and .../auth/pubsub).'
+      : 'The refresh token lacks the Pub/Sub scope: get one with https://www.googleapis.com/auth/pubsub (and .../auth/gmail.readonly).';
   }
+  if (status === 401) return 'Google refused the access token (invalid credentials): get a new refresh token (README, Gmail: getting a refresh token).';
   if (status === 404) return `Project "${project}" or the resource was not found: check --project (the project id, not its name).`;
   if (step === 'watch') {
     if (status === 403) return `Enable the Gmail API in project ${project} (console.cloud.google.com/apis/library/gmail.googleapis.com), and check that gmail-api-push may publish to the topic.`;

@@ -17,6 +17,7 @@ export function mattermostChannel(config: MattermostConfig): ChannelAdapter {
           headers: { authorization: `Bearer ${config.token}` },
           json: { channel_id: message.to, message: text, pending_post_id: key },
           signal: message.signal,
+          secrets: [config.token],
           errorText: (b) => b?.message,
         });
         return typeof body?.id === 'string' ? body.id : undefined;

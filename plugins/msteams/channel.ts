@@ -27,6 +27,7 @@ export function msteamsChannel(config: MsteamsConfig): ChannelAdapter {
       url: config.tokenUrl,
       form: { grant_type: 'client_credentials', client_id: config.appId, client_secret: config.appPassword, scope: config.scope },
       signal,
+      secrets: [config.appPassword],
       errorText: (b) => b?.error_description ?? b?.error,
     });
     if (typeof body?.access_token !== 'string') throw new ChannelError('msteams token: no access_token in the answer', false);
@@ -52,6 +53,7 @@ export function msteamsChannel(config: MsteamsConfig): ChannelAdapter {
             headers: { authorization: `Bearer ${await token(message.signal)}` },
             json: { type: 'message', text },
             signal: message.signal,
+            secrets: [config.appPassword, ...(cached ? [cached.value] : [])],
             errorText: (b) => b?.error?.message ?? b?.message,
           });
         let response;

@@ -7,7 +7,7 @@ import type { SlackConfig } from './manifest.js';
 export const SLACK_MAX_CHARS = 4000;
 
 /** Slack errors that mean "try again later" rather than "this request is wrong" */
-const TRANSIENT = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited']);
+const TRANSIENT = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited', 'rate_limited']);
 
 /** `POST {baseUrl}/chat.postMessage`, Bearer, `{channel, text}`; HTTP 200 with `ok:false` is a failure. */
 export function slackChannel(config: SlackConfig): ChannelAdapter {
@@ -20,6 +20,7 @@ export function slackChannel(config: SlackConfig): ChannelAdapter {
           headers: { authorization: `Bearer ${config.botToken}` },
           json: { channel: message.to, text },
           signal: message.signal,
+          secrets: [config.botToken],
           errorText: (b) => b?.error,
         });
         if (!body || body.ok !== true) {

@@ -16,6 +16,7 @@ export function telegramChannel(config: TelegramConfig): ChannelAdapter {
           url: joinUrl(config.baseUrl, `/bot${config.botToken}/sendMessage`),
           json: { chat_id: message.to, text },
           signal: message.signal,
+          secrets: [config.botToken],
           errorText: (b) => b?.description,
           retryAfterMs: (b) => secondsToMs(b?.parameters?.retry_after),
         });

@@ -36,6 +36,7 @@ export function webhookChannel(config: WebhookConfig): ChannelAdapter {
         headers,
         body,
         signal: message.signal,
+        secrets: config.secret ? [config.secret] : [],
         errorText: (b) => (typeof b === 'object' && b ? (b.error ?? b.message) : undefined),
       });
       await message.onPartSent?.(0);

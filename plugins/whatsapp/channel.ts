@@ -20,6 +20,7 @@ export function whatsappChannel(config: WhatsappConfig): ChannelAdapter {
             headers: { authorization: `Bearer ${config.accessToken}` },
             json: { messaging_product: 'whatsapp', recipient_type: 'individual', to: message.to, type: 'text', text: { body: text } },
             signal: message.signal,
+            secrets: [config.accessToken],
             errorText: (b) => (b?.error ? `${b.error.message ?? 'error'}${b.error.code ? ` (code ${b.error.code})` : ''}` : undefined),
           });
           return typeof body?.messages?.[0]?.id === 'string' ? body.messages[0].id : undefined;

@@ -7,7 +7,9 @@ export interface ExternalContentMeta {
 }
 
 /** invisible characters a spoofed marker can hide behind */
-const INVISIBLE = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/u;
+const INVISIBLE = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/u;
+/** combining marks: `E\u0301` or `É` still reads as E */
+const MARKS = /\p{M}/gu;
 
 /** letters NFKC leaves alone that look like the Latin ones of the marker (Cyrillic, Greek) and bracket look-alikes */
 const LOOKALIKES: Record<string, string> = {
@@ -20,14 +22,14 @@ const LOOKALIKES: Record<string, string> = {
   '‐': '-', '‑': '-', '‒': '-', '–': '-', '—': '-', '﹘': '-',
 };
 
-/** a marker or a fragment of one: optional brackets, END, the three words with any separator, an id */
+/** a marker or a fragment of one: optional brackets, END, the three words with any short run of separators, an id */
 const MARKER =
-  /(?:<+\s*)?(END[\s_\-.]*)?EXTERNAL[\s_\-.]*UNTRUSTED[\s_\-.]*CONTENT(?:\s*ID\s*=\s*["'][^"'\n]{0,64}["'])?(?:\s*>+)?/gi;
+  /(?:<+\s*)?(END[\W_]{0,8})?EXTERNAL[\W_]{0,8}UNTRUSTED[\W_]{0,8}CONTENT(?:\s*ID\s*=\s*(?:["'][^"'\n]{0,64}["']|[^\s>]{0,64}))?(?:\s*>+)?/gi;
 
-/** Folds one character to what it looks like: invisible ones vanish, compatibility forms and homoglyphs become ASCII. */
+/** Folds one character to what it looks like: invisible ones and accents vanish, compatibility forms and homoglyphs become ASCII. */
 function fold(ch: string): string {
   if (INVISIBLE.test(ch)) return '';
-  return LOOKALIKES[ch] ?? ch.normalize('NFKC');
+  return LOOKALIKES[ch] ?? ch.normalize('NFKD').replace(MARKS, '');
 }
 
 /**

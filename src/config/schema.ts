@@ -132,7 +132,7 @@ export const platformSchema = z
 
 export const deliverySchema = z
   .object({
-    maxAttempts: z.number().int().positive().default(8).describe('Attempts of one delivery before it fails for good (network errors, 5xx and 429 are retried).'),
+    maxAttempts: z.number().int().positive().default(20).describe('Attempts of one delivery before it fails for good (network errors, 5xx and 429 are retried); the default rides out about an hour of a channel being down.'),
     baseDelayMs: z.number().int().nonnegative().default(2000).describe('Delay before the first retry; doubles each attempt, with jitter.'),
     maxDelayMs: z.number().int().positive().default(300000).describe('Longest delay between two attempts (a platform\'s Retry-After is honoured up to this).'),
     requestTimeoutMs: z.number().int().positive().default(30000).describe('Time limit of one request to a platform.'),

@@ -1,3 +1,5 @@
+import { csvRows } from './csv-rows.js';
+
 /** The document types herald can read, by what their bytes are (the filename only breaks ties among texts). */
 export const documentTypes = {
   txt: 'text/plain',
@@ -60,8 +62,22 @@ function textType(text: string, ext: string): DocumentType {
   if (/^[[{]/.test(head) && isJson(text)) return 'json';
   if (/^(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(head) || (['html', 'htm'].includes(ext) && /<[a-z][^>]*>/i.test(head))) return 'html';
   if (ext === 'csv' || ext === 'tsv') return 'csv';
-  if (['md', 'markdown', 'mdx'].includes(ext) || /^#{1,6} \S/m.test(head)) return 'md';
+  if (['md', 'markdown', 'mdx'].includes(ext)) return 'md';
+  if (looksLikeCsv(text)) return 'csv';
+  if (/^#{1,6} \S/m.test(head)) return 'md';
   return 'txt';
+}
+
+/**
+ * A table whatever its name: a header of short, non-empty names and at least two rows, every
+ * sampled row with the header's number (at least two) of comma- or tab-separated fields.
+ */
+function looksLikeCsv(text: string): boolean {
+  const sample = text.length > 8192 ? text.slice(0, text.lastIndexOf('\n', 8192) + 1 || 8192) : text;
+  const rows = csvRows(sample).slice(0, 20);
+  const width = rows[0]?.length ?? 0;
+  if (rows.length < 3 || width < 2) return false;
+  return rows.every((r) => r.length === width) && rows[0]!.every((h) => h.trim() !== '' && h.length <= 64 && !/[.!?]$/.test(h.trim()));
 }
 
 function isJson(text: string): boolean {

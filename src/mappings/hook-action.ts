@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { HeraldError } from '../errors.js';
 import type { HeraldConfig } from '../config/schema.js';
 import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
-import { thinkingLevels, wakeModes } from './mapping-schema.js';
+import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from './mapping-schema.js';
 
 /** What every webhook turns into: `/wake`, `/agent` and every mapped hook end here. */
 export interface WakeAction {
@@ -56,7 +56,7 @@ const fieldChecks = {
   to: [optionalString, 'must be a string'],
   model: [optionalString, 'must be a string'],
   thinking: [z.enum(thinkingLevels).optional(), `must be one of ${thinkingLevels.join(', ')}`],
-  timeoutSeconds: [z.number().positive().finite().optional(), 'must be a positive number'],
+  timeoutSeconds: [z.number().positive().max(MAX_TIMEOUT_SECONDS).optional(), `must be a positive number (at most ${MAX_TIMEOUT_SECONDS})`],
 } as const;
 
 function invalid(field: string, message: string): HeraldError {

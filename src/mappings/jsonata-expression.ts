@@ -3,10 +3,10 @@ import type { TemplateScope } from './template-scope.js';
 
 /**
  * An OpenClaw-style reference: `payload.a.b`, `headers.x-github-event`, `query.x`, `path`,
- * `now`, or a bare payload path like `messages[0].subject`. The first segment has no hyphen
- * (so `a-b` stays JSONata subtraction); later segments may have one.
+ * `now`, or a bare payload path like `messages[0].subject` (or `messages.0.subject`). The
+ * first segment has no hyphen (so `a-b` stays JSONata subtraction); later segments may have one.
  */
-const SIMPLE_REFERENCE = /^\$?[A-Za-z_]\w*(?:\.[A-Za-z_][\w-]*|\[\d+\])*$/;
+const SIMPLE_REFERENCE = /^\$?[A-Za-z_]\w*(?:\.[A-Za-z_][\w-]*|\.\d+|\[\d+\])*$/;
 const ROOTS: Record<string, string> = { payload: '$payload', headers: '$headers', query: '$query' };
 const SCALARS: Record<string, string> = { path: '$path', now: '$now' };
 const FORBIDDEN_SEGMENT = /(^|[.[])(__proto__|prototype|constructor)(?=$|[.[])/;
@@ -14,10 +14,16 @@ const FORBIDDEN_SEGMENT = /(^|[.[])(__proto__|prototype|constructor)(?=$|[.[])/;
 const NOTHING = '$forbiddenReference';
 
 /** `headers.x-github-event` inside a larger expression: header names may hold hyphens, payload and query keys not */
-const ROOTED_REFERENCE = /(headers)((?:\.[A-Za-z_][\w-]*|\[\d+\])+)|(payload|query)((?:\.[A-Za-z_]\w*|\[\d+\])*)/y;
+const ROOTED_REFERENCE = /(headers)((?:\.[A-Za-z_][\w-]*|\.\d+|\[\d+\])+)|(payload|query)((?:\.[A-Za-z_]\w*|\.\d+|\[\d+\])*)/y;
 
-function quoteSegments(segments: string): string {
-  return segments.replace(/\.([A-Za-z_][\w-]*)/g, (whole, name: string) => (name.includes('-') ? `.\`${name}\`` : whole));
+/**
+ * JSONata for the segments after a root: hyphenated names quoted, OpenClaw's `.0` index as
+ * `[0]`, and under `headers` the name lower-cased (headers are, so `headers.X-GitHub-Event` works).
+ */
+function quoteSegments(segments: string, root?: string): string {
+  const rewritten = segments.replace(/\.(\d+)(?=$|[.[])/g, '[$1]');
+  const named = root === 'headers' ? rewritten.replace(/^\.([A-Za-z_][\w-]*)/, (_whole, name: string) => `.${name.toLowerCase()}`) : rewritten;
+  return named.replace(/\.([A-Za-z_][\w-]*)/g, (whole, name: string) => (name.includes('-') ? `.\`${name}\`` : whole));
 }
 
 /** Rewrites `payload.`, `headers.` and `query.` references in an expression, leaving string literals alone. */
@@ -38,7 +44,7 @@ function rewriteRootedReferences(text: string): string {
     const next = match ? text[i + match[0].length] : undefined;
     if (match && !(next !== undefined && /[\w$(]/.test(next))) {
       const root = match[1] ?? match[3]!;
-      out += `$${root}${quoteSegments(match[2] ?? match[4] ?? '')}`;
+      out += `$${root}${quoteSegments(match[2] ?? match[4] ?? '', root)}`;
       i += match[0].length;
       continue;
     }
@@ -55,7 +61,7 @@ export function toJsonata(expr: string): string {
   if (FORBIDDEN_SEGMENT.test(text)) return NOTHING;
   const [head, ...rest] = text.split(/(?=\.|\[)/) as [string, ...string[]];
   const root = rest.length === 0 && SCALARS[head] ? SCALARS[head] : (ROOTS[head] ?? head);
-  return root + quoteSegments(rest.join(''));
+  return root + quoteSegments(rest.join(''), head);
 }
 
 export interface CompiledExpression {

@@ -2,6 +2,8 @@ import { z } from 'zod';
 
 export const thinkingLevels = ['off', 'minimal', 'low', 'medium', 'high'] as const;
 export const wakeModes = ['now', 'next-heartbeat'] as const;
+/** the longest run a timer can wait for: Node's setTimeout fires at once past 2^31-1 ms */
+export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
 /** One declarative hook mapping: how a request to `hooks.path/<name>` becomes a wake or agent action. */
 export const mappingSchema = z
@@ -28,7 +30,7 @@ export const mappingSchema = z
     to: z.string().optional().describe('Recipient on the channel (templated).'),
     model: z.string().optional().describe('Model override, <provider>/<model> or an alias (templated); must be in agents.defaults.models when set.'),
     thinking: z.string().optional().describe('Thinking level override: off, minimal, low, medium, high (templated).'),
-    timeoutSeconds: z.number().positive().optional().describe('Maximum duration of the agent run.'),
+    timeoutSeconds: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional().describe(`Maximum duration of the agent run, in seconds (at most ${MAX_TIMEOUT_SECONDS}, about 24 days).`),
     transform: z
       .object({
         module: z.string().min(1).describe('Module path inside hooks.transformsDir (.js, .mjs, .cjs, .ts).'),

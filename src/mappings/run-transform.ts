@@ -1,4 +1,5 @@
 import type { HookRequest } from './hook-request.js';
+import { isForbiddenKey, withoutForbiddenKeys } from './template-scope.js';
 import type { TransformContext, TransformFunction } from './transform-loader.js';
 
 /** What a transform asked for: skip the request, keep the templated action, or merge fields over it. */
@@ -7,9 +8,10 @@ export type TransformResult = { type: 'skip' } | { type: 'keep' } | { type: 'mer
 /** Calls a transform within its time limit and checks the shape of what it returned. */
 export async function runTransform(fn: TransformFunction, request: HookRequest, mapping: Record<string, unknown>, timeoutMs: number): Promise<TransformResult> {
   const ctx: TransformContext = {
-    payload: structuredClone(request.payload),
-    headers: { ...request.headers },
-    query: { ...request.query },
+    // copies without __proto__, prototype and constructor keys: they never resolve, here either
+    payload: withoutForbiddenKeys(request.payload),
+    headers: withoutForbiddenKeys(request.headers) as Record<string, string>,
+    query: withoutForbiddenKeys(request.query) as Record<string, string>,
     path: request.path,
     url: request.url,
     mapping: structuredClone(mapping),
@@ -29,7 +31,8 @@ export async function runTransform(fn: TransformFunction, request: HookRequest, 
   if (typeof result !== 'object' || Array.isArray(result)) {
     throw new Error(`transform returned ${Array.isArray(result) ? 'an array' : typeof result}; expected an object, null or undefined`);
   }
-  const { kind, ...fields } = result as Record<string, unknown>;
+  const { kind, ...rest } = result as Record<string, unknown>;
+  const fields = Object.fromEntries(Object.entries(rest).filter(([key]) => !isForbiddenKey(key)));
   if (kind !== undefined && kind !== 'wake' && kind !== 'agent') throw new Error(`transform returned kind ${JSON.stringify(kind)}; expected "wake" or "agent"`);
   return { type: 'merge', kind: kind as 'wake' | 'agent' | undefined, fields };
 }

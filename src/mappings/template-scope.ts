@@ -19,16 +19,43 @@ export function sanitize(value: unknown): unknown {
   return value;
 }
 
+/**
+ * A copy of untrusted JSON without the forbidden keys, made of ordinary objects: what a
+ * transform gets, so even `Object.assign({}, ctx.payload)` cannot pick up a prototype from it.
+ */
+export function withoutForbiddenKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutForbiddenKeys);
+  if (value && typeof value === 'object') {
+    const copy: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) {
+      if (!FORBIDDEN_KEYS.has(key)) copy[key] = withoutForbiddenKeys(inner);
+    }
+    return copy;
+  }
+  return value;
+}
+
+export function isForbiddenKey(key: string): boolean {
+  return FORBIDDEN_KEYS.has(key);
+}
+
 /** What a template or `match.when` sees: the payload as input, the rest as `$` variables. */
 export interface TemplateScope {
   payload: unknown;
   bindings: { payload: unknown; headers: unknown; query: unknown; path: string; now: string };
 }
 
-export function templateScope(request: HookRequest, now = new Date()): TemplateScope {
+/** one scope per request: every `match.when` and template of it sees the same copy and the same `$now` */
+const scopes = new WeakMap<HookRequest, TemplateScope>();
+
+export function templateScope(request: HookRequest, now?: Date): TemplateScope {
+  const cached = now === undefined ? scopes.get(request) : undefined;
+  if (cached) return cached;
   const payload = sanitize(request.payload);
-  return {
+  const scope: TemplateScope = {
     payload,
-    bindings: { payload, headers: sanitize(request.headers), query: sanitize(request.query), path: request.path, now: now.toISOString() },
+    bindings: { payload, headers: sanitize(request.headers), query: sanitize(request.query), path: request.path, now: (now ?? new Date()).toISOString() },
   };
+  if (now === undefined) scopes.set(request, scope);
+  return scope;
 }

@@ -48,7 +48,7 @@ export class TransformLoader {
     }
     const candidate = path.resolve(this.dir, module);
     const relative = path.relative(this.dir, candidate);
-    if (relative.startsWith('..') || path.isAbsolute(relative)) throw new TransformConfigError(`"${module}" is outside hooks.transformsDir (${this.dir})`);
+    if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) throw new TransformConfigError(`"${module}" is outside hooks.transformsDir (${this.dir})`);
     let real: string;
     try {
       real = fs.realpathSync(candidate);
@@ -86,10 +86,17 @@ async function importFresh(file: string, version: number): Promise<Record<string
   return (await import(`${pathToFileURL(file).href}?v=${Math.round(version * 1000)}`)) as Record<string, unknown>;
 }
 
-/** `export` if named, else `default`, else `transform`; a CommonJS module's exports count as its default. */
+/**
+ * `export` if named, else `default`, else `transform`. A CommonJS module's exports count as its
+ * default; an ES module compiled to CommonJS (a `.ts` file outside a `"type": "module"`
+ * package) arrives as `{ default: { default, transform, ... } }`.
+ */
 export function pickExport(mod: Record<string, unknown>, exportName: string | undefined, label: string): TransformFunction {
   const inner = mod.default && typeof mod.default === 'object' ? (mod.default as Record<string, unknown>) : {};
-  const fn = exportName ? (mod[exportName] ?? inner[exportName]) : (mod.default ?? mod.transform ?? inner.transform);
+  const asFunction = (value: unknown) => (typeof value === 'function' ? value : undefined);
+  const fn = exportName
+    ? (asFunction(mod[exportName]) ?? inner[exportName])
+    : (asFunction(mod.default) ?? asFunction(mod.transform) ?? asFunction(inner.default) ?? inner.transform);
   if (typeof fn !== 'function') {
     throw new TransformConfigError(
       exportName ? `${label}: export "${exportName}" is not a function` : `${label}: neither the default export nor "transform" is a function`,

@@ -20,9 +20,10 @@ export class EmbeddedModel implements ModelProvider {
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
-    const { text, usage } = await this.complete(request);
+    const { text, usage, finishReason } = await this.complete(request);
     // word-sized deltas, so streaming clients see a real stream
     for (const piece of text.match(/\S+\s*|\s+/g) ?? []) yield { type: 'delta', text: piece };
+    if (finishReason) yield { type: 'finish', reason: finishReason };
     if (usage) yield { type: 'usage', usage };
   }
 }

@@ -54,6 +54,8 @@ export class OpenAIModel implements ModelProvider {
     for await (const chunk of stream) {
       const delta = chunk.choices[0]?.delta?.content;
       if (delta) yield { type: 'delta', text: delta };
+      const finish = chunk.choices[0]?.finish_reason;
+      if (finish) yield { type: 'finish', reason: finish };
       if (chunk.usage) {
         yield {
           type: 'usage',

@@ -48,7 +48,11 @@ export interface ModelResponse {
   finishReason?: string;
 }
 
-export type ModelStreamEvent = { type: 'delta'; text: string } | { type: 'usage'; usage: ModelUsage };
+export type ModelStreamEvent =
+  | { type: 'delta'; text: string }
+  | { type: 'usage'; usage: ModelUsage }
+  /** why the model stopped (`stop`, `length`, ...), when it says */
+  | { type: 'finish'; reason: string };
 
 export interface ModelProvider {
   complete(request: ModelRequest): Promise<ModelResponse>;

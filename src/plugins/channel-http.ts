@@ -13,6 +13,11 @@ export interface PlatformRequest {
   /** sent as is (the caller sets content-type) */
   body?: string;
   signal: AbortSignal;
+  /**
+   * values that must never reach an error message (tokens, passwords): a misconfigured base URL
+   * can hit a server whose error page echoes the request path, and Telegram puts the token there
+   */
+  secrets?: string[];
   /** the platform's own error text in an error body */
   errorText?(body: any): string | undefined;
   /** a retry hint in the body, in milliseconds (Discord's and Telegram's `retry_after`) */
@@ -37,7 +42,8 @@ export async function callPlatform(request: PlatformRequest): Promise<PlatformRe
   const headers: Record<string, string> = { ...request.headers };
   let body = request.body;
   if (request.json !== undefined) {
-    headers['content-type'] = 'application/json';
+    // the charset spares Slack's `missing_charset` warning; every platform here reads UTF-8 JSON
+    headers['content-type'] = 'application/json; charset=utf-8';
     body = JSON.stringify(request.json);
   } else if (request.form) {
     headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -47,18 +53,20 @@ export async function callPlatform(request: PlatformRequest): Promise<PlatformRe
   try {
     response = await fetch(request.url, { method: 'POST', headers, body, signal: request.signal });
   } catch (error) {
-    throw new ChannelError(`${request.platform}: ${networkReason(error)}`, true);
+    throw new ChannelError(`${request.platform}: ${scrub(networkReason(error), request.secrets)}`, true);
   }
   let text: string;
   try {
     text = await response.text();
   } catch (error) {
-    throw new ChannelError(`${request.platform}: ${networkReason(error)}`, true);
+    throw new ChannelError(`${request.platform}: ${scrub(networkReason(error), request.secrets)}`, true);
   }
   const parsed = parseBody(text);
   if (response.ok) return { status: response.status, headers: response.headers, body: parsed };
 
-  const detail = clip(safe(() => request.errorText?.(parsed)) ?? (typeof parsed === 'string' && parsed ? parsed : response.statusText || 'error'));
+  const detail = clip(
+    scrub(safe(() => request.errorText?.(parsed)) ?? (typeof parsed === 'string' && parsed ? parsed : response.statusText || 'error'), request.secrets),
+  );
   const message = `${request.platform} ${response.status}: ${detail}`;
   const retryable = response.status === 429 || response.status >= 500;
   const retryAfterMs = retryable ? (safe(() => request.retryAfterMs?.(parsed)) ?? parseRetryAfter(response.headers.get('retry-after'))) : undefined;
@@ -94,6 +102,16 @@ function networkReason(error: unknown): string {
   if (err?.name === 'AbortError') return 'request aborted';
   // undici's "fetch failed" hides the reason in `cause`; its message never has the URL in it
   return `network error (${err?.cause?.code ?? err?.cause?.message ?? (error as Error)?.message ?? 'unknown'})`;
+}
+
+/** replaces each secret, raw or URL-encoded, with `***` */
+export function scrub(text: string, secrets: string[] = []): string {
+  let result = String(text);
+  for (const secret of secrets) {
+    if (!secret) continue;
+    for (const form of new Set([secret, encodeURIComponent(secret)])) result = result.split(form).join('***');
+  }
+  return result;
 }
 
 function clip(text: string): string {

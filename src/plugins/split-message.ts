@@ -11,13 +11,19 @@ export function splitMessage(text: string, limit: number): string[] {
   let rest = text;
   while (rest.length > limit) {
     const window = rest.slice(0, limit + 1);
-    const cut = lastBreak(window, '\n\n') ?? lastBreak(window, '\n') ?? lastBreak(window, ' ') ?? limit;
+    const cut = lastBreak(window, '\n\n') ?? lastBreak(window, '\n') ?? lastBreak(window, ' ') ?? hardCut(rest, limit);
     const head = rest.slice(0, cut).trimEnd();
     if (head) parts.push(head);
     rest = rest.slice(cut).replace(/^\s+/, '');
   }
   if (rest) parts.push(rest);
   return parts;
+}
+
+/** a cut inside a word at `limit`, moved back one so it never halves a surrogate pair (an emoji) */
+function hardCut(text: string, limit: number): number {
+  const code = text.charCodeAt(limit - 1);
+  return code >= 0xd800 && code <= 0xdbff && limit > 1 ? limit - 1 : limit;
 }
 
 /** the last position of `separator` in `window` that leaves a non-empty head; undefined if none */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import type { AgentAction } from '../mappings/hook-action.js';
+import { HeraldError } from '../errors.js';
 import { ChannelError, type ChannelAdapter } from '../plugins/sdk.js';
 import type { DeliveryRecord, RunRecord, Store } from '../store/port.js';
 import { resolveTarget, rememberRoute, type ResolvedTarget, type TargetDeps } from './delivery-target.js';
@@ -12,6 +13,12 @@ import { retryDelay } from './retry-delay.js';
 
 /** how often the outbox looks for work it was not told about (another process, an expired lease) */
 const POLL_MS = 1000;
+/** the state key remembering from when the next start looks for replies a stopped process never queued */
+const SWEEP_FROM_KEY = 'delivery:sweepFrom';
+/** overlap between two sweeps, for a run finished (its clock read) just before a sweep began */
+const SWEEP_OVERLAP_MS = 60_000;
+/** how long `stop()` lets sends in flight finish before aborting them */
+const STOP_GRACE_MS = 5_000;
 
 export interface DeliveryOutboxDeps {
   config: HeraldConfig;
@@ -60,6 +67,21 @@ export class DeliveryOutbox implements ReplyDelivery {
     await this.enqueue({ runId: null, kind: 'heartbeat', sessionKey: MAIN_SESSION, agentId: this.deps.defaultAgentId, text: reply }, target);
   }
 
+  async retry(deliveryId: string): Promise<unknown> {
+    const { deliveries } = this.deps.store;
+    const d = await deliveries.get(deliveryId);
+    if (!d) throw new HeraldError('HERALD_NOT_FOUND', 'delivery not found');
+    const adapter = d.channel ? this.deps.channels.get(d.channel) : undefined;
+    // a delivery that never had a target would fail the same way again: the run must be redone
+    const hasTarget = adapter !== undefined && (d.to !== null || adapter.requiresRecipient === false);
+    if (d.status !== 'failed' || !hasTarget || !(await deliveries.requeue(d.id, Date.now()))) {
+      throw new HeraldError('HERALD_DELIVERY_NOT_RETRYABLE', d.status === 'failed' ? 'this delivery has no target to retry' : `delivery is ${d.status}, not failed`);
+    }
+    this.log.info({ deliveryId: d.id, runId: d.runId, channel: d.channel }, 'delivery retried by an operator');
+    this.kick();
+    return deliveryView((await deliveries.get(d.id))!);
+  }
+
   async describe(run: RunRecord): Promise<unknown> {
     const rows = await this.deps.store.deliveries.forRun(run.id);
     const intended = intendedTarget(run);
@@ -76,21 +98,52 @@ export class DeliveryOutbox implements ReplyDelivery {
 
   async start(): Promise<void> {
     this.running = true;
+    await this.queueRepliesLeftBehind();
     const pending = await this.deps.store.deliveries.list({ status: 'pending', limit: 1 });
     if (pending.length) this.log.info('resuming pending deliveries');
     this.kick();
   }
 
-  /** stops claiming; sends in flight are aborted and handed back (not counted as an attempt) */
-  async stop(): Promise<void> {
+  /**
+   * A run is marked succeeded before its reply is queued; a process that stopped in between
+   * left a reply nobody will send. Queue those now (the insert refuses a second row for a run).
+   * Each start looks only at runs finished since the previous start, so this stays cheap.
+   */
+  private async queueRepliesLeftBehind(): Promise<void> {
+    const { store, config } = this.deps;
+    const startedAt = Date.now();
+    const since = (await store.state.get<number>(SWEEP_FROM_KEY)) ?? 0;
+    let queued = 0;
+    for (const runId of await store.deliveries.runsAwaitingDelivery(since)) {
+      const run = await store.runs.get(runId);
+      if (!run || run.reply === null || isHeartbeatAck(run.reply, config.heartbeat.ackMaxChars)) continue;
+      const action = run.action as unknown as AgentAction;
+      const target = await resolveTarget(this.targets, { channel: action.channel, to: action.to });
+      if (await this.enqueue({ runId: run.id, kind: 'run', sessionKey: run.sessionKey, agentId: run.agentId, text: run.reply }, target)) queued++;
+    }
+    if (queued) this.log.info({ deliveries: queued }, 'queued replies of runs that finished just before a stop');
+    await store.state.set(SWEEP_FROM_KEY, startedAt - SWEEP_OVERLAP_MS);
+  }
+
+  /**
+   * Stops claiming. Sends in flight get `graceMs` to finish (a send cut off after the platform
+   * took it would be sent again by the next process); after that they are aborted and handed
+   * back without counting the attempt.
+   */
+  async stop(graceMs = STOP_GRACE_MS): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     await this.draining;
+    const all = Promise.all([...this.inFlight.values()].map((f) => f.promise));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([all, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
     for (const { abort } of this.inFlight.values()) abort.abort(new Error('shutting down'));
-    await Promise.all([...this.inFlight.values()].map((f) => f.promise));
+    await all;
   }
 
-  private async enqueue(base: Pick<DeliveryRecord, 'runId' | 'kind' | 'sessionKey' | 'agentId' | 'text'>, target: ResolvedTarget): Promise<void> {
+  /** writes the delivery row (before any attempt); false when the run already had one */
+  private async enqueue(base: Pick<DeliveryRecord, 'runId' | 'kind' | 'sessionKey' | 'agentId' | 'text'>, target: ResolvedTarget): Promise<boolean> {
     const now = Date.now();
     const record: DeliveryRecord = {
       ...base,
@@ -108,14 +161,15 @@ export class DeliveryOutbox implements ReplyDelivery {
       updatedAt: now,
       deliveredAt: null,
     };
-    await this.deps.store.deliveries.insert(record);
+    if (!(await this.deps.store.deliveries.insert(record))) return false;
     if (!target.ok) {
       this.log.warn({ deliveryId: record.id, runId: record.runId, channel: record.channel, error: target.error }, 'delivery has no target');
       await this.tellMainSession(record, `Delivery failed: ${target.error}`);
-      return;
+      return true;
     }
     this.log.info({ deliveryId: record.id, runId: record.runId, channel: record.channel }, 'delivery queued');
     this.kick();
+    return true;
   }
 
   /** looks for due work now; calls while a pass runs coalesce into one more pass */

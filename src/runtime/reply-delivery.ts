@@ -7,10 +7,17 @@ export interface ReplyDelivery {
   deliverRunReply(run: RunRecord, action: AgentAction, reply: string): Promise<void>;
   /** a heartbeat produced something worth saying: it goes to the main session's last route */
   deliverHeartbeatReply(reply: string): Promise<void>;
+  /**
+   * An operator's retry of a failed delivery (after a longer outage than the retries covered):
+   * back to pending with fresh attempts; answers its admin view. Throws HERALD_NOT_FOUND, or
+   * HERALD_DELIVERY_NOT_RETRYABLE when it is not failed or never had a target.
+   */
+  retry(deliveryId: string): Promise<unknown>;
   /** what GET /admin/runs/:id shows under `delivery` */
   describe(run: RunRecord): Promise<unknown>;
   start(): Promise<void>;
-  stop(): Promise<void>;
+  /** stops sending; sends in flight get `graceMs` to finish before they are aborted and handed back */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** The intended target, as the run's action recorded it. */

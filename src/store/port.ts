@@ -102,7 +102,16 @@ export interface DeliveryRecord {
 }
 
 export interface DeliveriesRepo {
-  insert(delivery: DeliveryRecord): Promise<void>;
+  /**
+   * Adds a delivery; a run's reply only when that run has none yet (checked in the same
+   * statement, so two callers racing on one run insert one row). False when it was not added.
+   */
+  insert(delivery: DeliveryRecord): Promise<boolean>;
+  /**
+   * Ids of runs that succeeded at or after `since`, asked for delivery (`deliver` not false) and
+   * have no delivery row: a process that stopped between finishing a run and queueing its reply.
+   */
+  runsAwaitingDelivery(since: number): Promise<string[]>;
   get(id: string): Promise<DeliveryRecord | undefined>;
   /** the deliveries of a run, oldest first */
   forRun(runId: string): Promise<DeliveryRecord[]>;
@@ -121,6 +130,11 @@ export interface DeliveriesRepo {
   delivered(id: string, owner: string, at: number): Promise<boolean>;
   retryAt(id: string, owner: string, nextAttemptAt: number, error: string): Promise<boolean>;
   failed(id: string, owner: string | null, error: string, at: number): Promise<boolean>;
+  /**
+   * Puts a failed delivery back in line (an operator's retry): pending, due at `at`, attempts
+   * counted afresh; parts already accepted stay sent. False when it is not failed.
+   */
+  requeue(id: string, at: number): Promise<boolean>;
   /** gives a claim back without counting the attempt (shutdown in the middle of a send) */
   release(id: string, owner: string, at: number): Promise<void>;
 }

@@ -37,6 +37,11 @@ describe('detectType', () => {
     expect(detectType(bytes('a,b\n1,2'), 'table.csv')).toMatchObject({ ok: true, type: 'csv' });
     expect(detectType(bytes('# Title\n\ntext'), 'notes')).toMatchObject({ ok: true, type: 'md' });
     expect(detectType(bytes('plain words'), 'notes.txt')).toMatchObject({ ok: true, type: 'txt' });
+    // a table is a table whatever its name; prose with commas is not
+    expect(detectType(bytes('name,age,city\nBob,32,Paris\nAnn,41,Rome\n'), 'people.txt')).toMatchObject({ ok: true, type: 'csv' });
+    expect(detectType(bytes('id\tqty\n1\t4\n2\t9'), 'export')).toMatchObject({ ok: true, type: 'csv' });
+    expect(detectType(bytes('Hello, world.\nYes, really.\nNo, never.'), 'notes.txt')).toMatchObject({ ok: true, type: 'txt' });
+    expect(detectType(bytes('a,b\n1,2\n3,4'), 'table.md')).toMatchObject({ ok: true, type: 'md' });
     expect(detectType(new Uint8Array([0xff, 0xfe, 0x00, 0x41]), 'a.txt').ok).toBe(false);
     expect(detectType(bytes('words'), 'fake.docx').ok).toBe(false);
   });

@@ -97,6 +97,11 @@ describe('POST /v1/knowledge/upload', () => {
     zip.file('a.txt', 'hello');
     const plainZip = await upload('kb', 'archive.docx', await zip.generateAsync({ type: 'uint8array' }));
     expect(plainZip.status).toBe(415);
+    // and the other way round: a table named .txt, JSON and HTML with no extension are read as what they are
+    const table = await upload('kb', 'export.txt', 'sku,stock,warehouse\nA-17,40,Lyon\nB-22,0,Porto\n');
+    expect(table.body.mime_type).toBe('text/csv');
+    expect((await upload('kb', 'data', '{"ceo":"Maren"}')).body.mime_type).toBe('application/json');
+    expect((await upload('kb', 'page', '<html><body><p>Hi</p></body></html>')).body.mime_type).toBe('text/html');
   });
 
   it('returns the existing document for the same content and agent (200), a new one for another agent', async () => {

@@ -37,6 +37,8 @@ const files = {
     { id: 'transformed', match: { path: 'transformed' }, messageTemplate: 'templated', transform: { module: 'route.ts' }, deliver: false },
     { id: 'throws', match: { path: 'throws' }, messageTemplate: 'x', transform: { module: 'throws.mjs' } },
     { id: 'slow', match: { path: 'slow' }, messageTemplate: 'x', transform: { module: 'slow.mjs' } },
+    { id: 'proto', match: { path: 'proto' }, transform: { module: 'proto.mjs' }, deliver: false },
+    { id: 'proto-template', match: { path: 'proto-template', when: '$not($exists(constructor))' }, messageTemplate: '[{{__proto__}}][{{ $keys($) }}][{{a.constructor}}][{{ $lookup(a, "prototype") }}][{{headers.constructor}}]', deliver: false },
     { id: 'trusted', match: { path: 'trusted' }, messageTemplate: 'trusted: {{text}}', deliver: false, allowUnsafeExternalContent: true },
     { id: 'untrusted', match: { path: 'untrusted' }, messageTemplate: 'untrusted: {{text}}', deliver: false },
   ]),
@@ -50,6 +52,12 @@ export default function route(ctx: Ctx): Record<string, unknown> | null | undefi
 }
 `,
   'transforms/throws.mjs': `export default () => { throw new Error('transform exploded'); };`,
+  // what a careless transform does with untrusted input, and what it may hand back
+  'transforms/proto.mjs': `export default (ctx) => {
+  const copy = Object.assign({}, ctx.payload);
+  const seen = Object.keys(ctx.payload).join(',') + ' name=' + copy.name + ' polluted=' + ({}).polluted;
+  return JSON.parse(JSON.stringify({ message: seen }).slice(0, -1) + ',"__proto__":{"kind":"wake","text":"t"},"constructor":"c"}');
+};`,
   'transforms/slow.mjs': `export default () => new Promise(() => {});`,
 };
 
@@ -143,6 +151,32 @@ describe('mapped hooks end to end', () => {
       { files },
     );
     expect(await post('gmail', mail)).toEqual({ status: 200, body: { ok: true, mode: 'now' } });
+  });
+
+  it('never resolves __proto__, prototype or constructor: not in templates, predicates, a transform\'s payload or its result', async () => {
+    herald = await startHerald(config(), { files });
+    const hostile = '{"__proto__":{"name":"evil","polluted":"yes"},"constructor":{"name":"c"},"a":{"prototype":1,"constructor":2,"b":3}}';
+    const send = (path: string) =>
+      fetch(`${herald!.url}/hooks/${path}`, { method: 'POST', headers: { ...hookHeaders(), constructor: 'h' }, body: hostile }).then(async (r) => ({ status: r.status, body: (await r.json()) as { runId: string } }));
+
+    const viaTransform = await send('proto');
+    expect(viaTransform.status).toBe(202);
+    expect(await finishedRun(viaTransform.body.runId)).toMatchObject({ message: 'a name=undefined polluted=undefined' });
+
+    const viaTemplate = await send('proto-template');
+    expect(viaTemplate.status).toBe(202);
+    expect(await finishedRun(viaTemplate.body.runId)).toMatchObject({ message: '[][a][][][]' });
+  });
+
+  it('answers 400, not 500, for a payload nested too deeply and for a run time limit no timer can hold', async () => {
+    herald = await startHerald(config(), { files });
+    const deep = '['.repeat(5000) + ']'.repeat(5000);
+    for (const path of ['raw', 'transformed', 'github', 'agent']) {
+      const res = await fetch(`${herald.url}/hooks/${path}`, { method: 'POST', headers: hookHeaders(), body: deep });
+      expect({ path, status: res.status, body: await res.json() }).toEqual({ path, status: 400, body: { ok: false, error: 'payload nests deeper than 64 levels' } });
+    }
+    const tooLong = await post('agent', { message: 'hi', timeoutSeconds: 1e9 });
+    expect(tooLong).toEqual({ status: 400, body: { ok: false, error: 'timeoutSeconds must be a positive number (at most 2147483)' } });
   });
 
   it('picks up an edited transform without a restart', async () => {

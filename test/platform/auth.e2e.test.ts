@@ -70,6 +70,17 @@ describe('/v1 authentication', () => {
     expect((await get('/v1/models', HASHED_KEY)).status).toBe(200);
   });
 
+  it('lists every agent as a model, however many (OpenAI does not page models)', async () => {
+    const many = Array.from({ length: 130 }, (_, i) => ({ id: `agent-${String(i).padStart(3, '0')}` }));
+    herald = await startHerald(baseConfig({ agents: { list: many } }));
+    const client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+    expect((await client.models.list()).data).toHaveLength(130);
+    const page = (await (await get('/v1/models?limit=100', API_KEY)).json()) as { data: unknown[]; has_more: boolean };
+    expect(page.data).toHaveLength(100);
+    expect(page.has_more).toBe(true);
+    expect((await get('/v1/agents', API_KEY).then((r) => r.json()) as { data: unknown[] }).data).toHaveLength(20);
+  });
+
   it('answers unknown /v1 paths in the OpenAI error shape', async () => {
     herald = await startHerald(config());
     const res = await get('/v1/nothing-here', API_KEY);

@@ -215,5 +215,9 @@ describe('POST /v1/chat/completions', () => {
     });
     expect(completion.choices[0]!.finish_reason).toBe('length');
     expect(completion.choices[0]!.message.content!.split(/\s+/).length).toBe(3);
+    const stream = await client.chat.completions.create({ model: 'support', messages: [{ role: 'user', content: 'refunds' }], max_tokens: 3, stream: true });
+    const finished = [];
+    for await (const chunk of stream) if (chunk.choices[0]?.finish_reason) finished.push(chunk.choices[0].finish_reason);
+    expect(finished).toEqual(['length']);
   });
 });

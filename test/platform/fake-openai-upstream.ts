@@ -13,6 +13,8 @@ export interface StreamScript {
   before?: (i: number) => Promise<void>;
   /** destroys the connection after this many deltas */
   breakAfter?: number;
+  /** the finish_reason of the last chunk (default stop) */
+  finish?: string;
 }
 
 /**
@@ -61,7 +63,7 @@ export async function startFakeUpstream() {
       // flushed before a scripted break, so the client has really seen it
       await new Promise<void>((resolve) => res.write(frame({ content: delta }), () => resolve()));
     }
-    res.write(frame({}, 'stop'));
+    res.write(frame({}, current.finish ?? 'stop'));
     res.write(frame({}, null, { prompt_tokens: 7, completion_tokens: current.deltas.length, total_tokens: 7 + current.deltas.length }));
     res.end('data: [DONE]\n\n');
   });

@@ -108,6 +108,12 @@ describe('an openai-kind agent', () => {
       conversationId = (chunk as unknown as { conversation_id: string }).conversation_id;
     }
     expect(text).toBe('ABC');
+    upstream.stream({ deltas: ['cut'], finish: 'length' });
+    const cut = await client.chat.completions.create({ model: 'analyst', messages: [{ role: 'user', content: 'long?' }], stream: true, max_tokens: 1 });
+    const reasons: (string | null)[] = [];
+    for await (const chunk of cut) if (chunk.choices[0]) reasons.push(chunk.choices[0].finish_reason);
+    // the upstream's own finish_reason reaches the client
+    expect(reasons.at(-1)).toBe('length');
     const res = await fetch(`${herald.url}/admin/sessions/chat:${conversationId}/messages`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
     const { data } = (await res.json()) as { data: { role: string; content: string }[] };
     expect(data.map((m) => [m.role, m.content])).toEqual([

@@ -52,7 +52,8 @@ export const channelCases: ChannelCase[] = [
     ok: { body: { ok: true, channel: 'C0123456789', ts: '1700000000.000100' } },
     expectSend(r, text, to) {
       expect(r.headers.authorization).toBe(`Bearer ${SLACK_TOKEN}`);
-      expect(r.headers['content-type']).toContain('application/json');
+      // without a charset Slack answers a `missing_charset` warning
+      expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(r.json).toEqual({ channel: to, text });
     },
     maxChars: 4000,
@@ -70,6 +71,8 @@ export const channelCases: ChannelCase[] = [
     expectSend(r, text, to) {
       expect(r.path).toBe(`/channels/${to}/messages`);
       expect(r.headers.authorization).toBe(`Bot ${DISCORD_TOKEN}`);
+      // Discord requires `DiscordBot ($url, $versionNumber)`
+      expect(r.headers['user-agent']).toMatch(/^DiscordBot \(.+, .+\)$/);
       expect(r.json).toMatchObject({ content: text, enforce_nonce: true });
       expect(r.json.nonce).toMatch(/^[0-9a-f]{25}$/);
     },

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { standardWebhookSignature } from '../../plugins/webhook/channel.js';
 import { splitMessage } from '../../src/plugins/split-message.js';
+import { ChannelError } from '../../src/plugins/sdk.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 import { createChannel, message } from './channel.case.js';
 import { TEAMS_ACCESS_TOKEN, WEBHOOK_SECRET, channelCases } from './channel-cases.js';
@@ -91,5 +92,60 @@ describe('idempotency keys', () => {
     const keys = fake.requests.map((r) => r.json.tempGuid);
     expect(keys.slice(0, 2)).toEqual(keys.slice(2));
     expect(new Set(keys.slice(0, 2)).size).toBe(2);
+  });
+});
+
+describe('splitMessage and surrogate pairs', () => {
+  it('never cuts an emoji in half when it must cut inside a word', () => {
+    const parts = splitMessage('😀'.repeat(5), 3);
+    expect(parts.join('')).toBe('😀'.repeat(5));
+    for (const part of parts) {
+      expect(part.length).toBeLessThanOrEqual(3);
+      expect(part).not.toMatch(/^[\udc00-\udfff]|[\ud800-\udbff]$/);
+    }
+  });
+});
+
+describe('slack transient errors', () => {
+  it('retries `rate_limited` and `ratelimited`, fails `not_in_channel` at once', async () => {
+    const c = caseOf('slack');
+    let error = 'rate_limited';
+    fake = await startFakeServer(() => ({ status: 200, body: { ok: false, error } }));
+    const channel = await createChannel(c, fake.url);
+    for (const [code, retryable] of [['rate_limited', true], ['ratelimited', true], ['not_in_channel', false]] as const) {
+      error = code;
+      const failure = await channel.send(message('hi', c.to)).catch((e: ChannelError) => e);
+      expect(failure).toBeInstanceOf(ChannelError);
+      expect((failure as ChannelError).retryable, code).toBe(retryable);
+    }
+  });
+});
+
+describe('imessage tempGuid still being sent', () => {
+  it('takes BlueBubbles\' "already queued" for the earlier attempt of that part, not as a failure', async () => {
+    const c = caseOf('imessage');
+    const seen = new Set<string>();
+    fake = await startFakeServer((r) => {
+      if (seen.has(r.json.tempGuid)) {
+        return { status: 400, body: { status: 400, message: 'Bad request', error: { type: 'Validation Error', message: `Message is already queued to be sent! (Temp GUID: ${r.json.tempGuid})` } } };
+      }
+      seen.add(r.json.tempGuid);
+      return 'hang'; // the first attempt times out on herald's side while BlueBubbles keeps sending
+    });
+    const channel = await createChannel(c, fake.url);
+    const first = await channel.send(message('hello', c.to, { signal: AbortSignal.timeout(200) })).catch((e: ChannelError) => e);
+    expect((first as ChannelError).retryable).toBe(true);
+    const parted: number[] = [];
+    await channel.send(message('hello', c.to, { onPartSent: async (i) => void parted.push(i) }));
+    expect(parted).toEqual([0]);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('still fails at once on another 400', async () => {
+    const c = caseOf('imessage');
+    fake = await startFakeServer(() => c.rejected.response);
+    const channel = await createChannel(c, fake.url);
+    const failure = await channel.send(message('hello', c.to)).catch((e: ChannelError) => e);
+    expect((failure as ChannelError).retryable).toBe(false);
   });
 });

@@ -136,6 +136,17 @@ export function channelContract(c: ChannelCase): void {
       for (const secret of c.secrets) expect(error.message).not.toContain(secret);
     });
 
+    it('keeps secrets out of an error page that echoes the request (a wrong base URL)', async () => {
+      answer = (r) => ({ status: 404, body: `Cannot POST ${r.url} (authorization: ${r.headers.authorization ?? 'none'})` });
+      const error = await sendError(channel, message('hi', c.to));
+      expect(error.retryable).toBe(false);
+      expect(error.message).toContain('Cannot POST');
+      for (const secret of c.secrets) {
+        expect(error.message).not.toContain(secret);
+        expect(error.message).not.toContain(encodeURIComponent(secret));
+      }
+    });
+
     it('marks a 5xx retryable', async () => {
       answer = () => ({ status: 503, body: { error: 'down for maintenance' } });
       const error = await sendError(channel, message('hi', c.to));

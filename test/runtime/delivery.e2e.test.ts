@@ -1,3 +1,5 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer, type RecordedRequest } from '../helpers/fake-server.js';
 import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
@@ -300,5 +302,86 @@ describe('admin', () => {
     expect(bad.status).toBe(400);
     const noAuth = await fetch(`${herald.url}/admin/deliveries`);
     expect(noAuth.status).toBe(401);
+  });
+});
+
+describe('durability at the edges', () => {
+  it('a reply whose run finished just before the process died is queued at the next start, once', async () => {
+    let up = false;
+    const accepted: string[] = [];
+    const platform = await fake((r) => {
+      if (!up) return 'destroy';
+      accepted.push(r.json.text);
+      return { body: { ok: true, result: { message_id: 1 } } };
+    });
+    const config = baseConfig({ delivery: { baseDelayMs: 10, maxDelayMs: 30, maxAttempts: 1000 }, channels: { telegram: caseOf('telegram').config(platform.url) } });
+    herald = await startHerald(config);
+    const runId = await agent({ message: 'finish me', channel: 'telegram', to: '555' });
+    await eventually(async () => (await admin(`/runs/${runId}`)).status === 'succeeded');
+    await herald.stop();
+    // the state a crash leaves between "run succeeded" and "reply queued": no delivery row
+    const db = new Database(path.join(herald.dir, 'data/herald.db'));
+    db.prepare('DELETE FROM deliveries WHERE run_id = ?').run(runId);
+    db.close();
+    up = true;
+    herald = await herald.restart();
+    const run = await settled(runId);
+    expect(run.delivery).toMatchObject({ status: 'delivered', channel: 'telegram', to: '555' });
+    expect(accepted).toEqual([run.reply]);
+    herald = await herald.restart();
+    await herald.gateway.runs.idle();
+    expect((await admin('/deliveries')).data.filter((d: { runId: string }) => d.runId === runId)).toHaveLength(1);
+    expect(accepted.filter((t) => t === run.reply)).toHaveLength(1);
+  });
+
+  it('a send in flight at shutdown is let finish, not cut off and sent again', async () => {
+    const platform = await fake(() => ({ delayMs: 300, body: { ok: true, result: { message_id: 1 } } }));
+    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } }));
+    const runId = await agent({ message: 'in flight', channel: 'telegram', to: '555' });
+    await eventually(() => platform.requests.length === 1);
+    herald = await herald.restart();
+    const run = await settled(runId);
+    expect(run.delivery).toMatchObject({ status: 'delivered', attempts: 1 });
+    await herald.gateway.runs.idle();
+    // (the restarted main session's heartbeat reply may also go to 555: a different text)
+    expect(platform.requests.filter((r) => r.json.text === run.reply)).toHaveLength(1);
+  });
+});
+
+describe('operator retry', () => {
+  async function retry(id: string, token = GATEWAY_TOKEN) {
+    return fetch(`${herald!.url}/admin/deliveries/${id}/retry`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+  }
+
+  it('puts a failed delivery back in line and delivers it; refuses what is not failed', async () => {
+    let down = true;
+    const platform = await fake(() => (down ? { status: 403, body: { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' } } : { body: { ok: true, result: { message_id: 7 } } }));
+    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } }));
+    const runId = await agent({ message: 'try again later', channel: 'telegram', to: '555' });
+    const failed = await settled(runId);
+    expect(failed.delivery).toMatchObject({ status: 'failed', attempts: 1 });
+    down = false;
+    const res = await retry(failed.delivery.id);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ id: failed.delivery.id, status: 'pending', attempts: 0 });
+    const run = await settled(runId);
+    expect(run.delivery).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(platform.requests).toHaveLength(2);
+
+    const again = await retry(failed.delivery.id);
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { ok: boolean; error: string }).error).toContain('delivered');
+    expect((await retry('no-such-delivery')).status).toBe(404);
+    expect((await retry(failed.delivery.id, 'wrong-token')).status).toBe(401);
+  });
+
+  it('refuses a failed delivery that never had a target', async () => {
+    const platform = await platformFake();
+    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } }));
+    const run = await settled(await agent({ message: 'nobody to tell', channel: 'telegram' }));
+    expect(run.delivery.status).toBe('failed');
+    const res = await retry(run.delivery.id);
+    expect(res.status).toBe(409);
+    expect(platform.requests).toHaveLength(0);
   });
 });

@@ -72,5 +72,7 @@ export function adminRoutes(deps: AdminRoutesDeps): Hono {
     return c.json({ data: deliveries.map(deliveryView) });
   });
 
+  app.post('/deliveries/:id/retry', async (c) => c.json(await deps.delivery.retry(c.req.param('id'))));
+
   return app;
 }

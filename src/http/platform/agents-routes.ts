@@ -69,10 +69,10 @@ export function agentsRoutes(deps: AgentsRoutesDeps): Hono {
     return c.json(agentObject(agent, await createdAt(), deps.knowledge.documentCounts()));
   });
 
-  // model pickers want the whole list at once, so the default page holds every agent
+  // OpenAI's model list is not paged and model pickers want it whole: without `limit`, every agent
   app.get('/models', async (c) => {
     const created = await createdAt();
-    return c.json(listPage(c, visible(c.get('principal')).map((a) => modelObject(a, created)), 100));
+    return c.json(listPage(c, visible(c.get('principal')).map((a) => modelObject(a, created)), Number.POSITIVE_INFINITY));
   });
 
   app.get('/models/:id', async (c) => {

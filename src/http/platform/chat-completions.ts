@@ -145,9 +145,11 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
         const { provider, request } = turn(signal);
         let text = '';
         let usage: ModelUsage | undefined;
+        let finishReason = 'stop';
         try {
           for await (const event of provider.stream(request)) {
             if (event.type === 'usage') usage = event.usage;
+            else if (event.type === 'finish') finishReason = event.reason;
             else if (event.text) {
               text += event.text;
               send(chunk([{ index: 0, delta: { content: event.text }, logprobs: null, finish_reason: null }]));
@@ -158,7 +160,7 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
         }
         await recordAnswer(text);
         const { conversation_id: _, ...finalExtras } = extensions;
-        send(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], finalExtras));
+        send(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }], finalExtras));
         if (includeUsage) send(chunk([], { usage: usage ?? estimateUsage(request.messages, text), ...finalExtras }));
       },
       {

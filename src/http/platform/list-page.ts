@@ -16,7 +16,7 @@ export interface ListPage<T> {
 export function listPage<T extends { id: string }>(c: Context, items: T[], defaultLimit = 20): ListPage<T> {
   const limitText = c.req.query('limit');
   const limit = limitText === undefined ? defaultLimit : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+  if (limitText !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 100)) {
     throw new HeraldError('HERALD_INVALID_FIELD', 'limit must be an integer from 1 to 100', { param: 'limit' });
   }
   const order = c.req.query('order') ?? 'asc';

@@ -45,11 +45,21 @@ const toDelivery = (r: Row): DeliveryRecord => ({
 
 /** The outbox table. Every state change after a claim is conditional on still holding the lease. */
 export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
+  // one statement: a run's reply is added only when the run has no delivery yet (a heartbeat
+  // reply has no run id, and `run_id = NULL` never matches, so it is always added)
   const insert = db.prepare(
     `INSERT INTO deliveries (id, run_id, kind, channel, recipient, text, session_key, agent_id, status, attempts, parts_sent,
        last_error, next_attempt_at, lease_owner, lease_until, created_at, updated_at, delivered_at)
-     VALUES (@id, @runId, @kind, @channel, @to, @text, @sessionKey, @agentId, @status, @attempts, @partsSent,
-       @lastError, @nextAttemptAt, @leaseOwner, @leaseUntil, @createdAt, @updatedAt, @deliveredAt)`,
+     SELECT @id, @runId, @kind, @channel, @to, @text, @sessionKey, @agentId, @status, @attempts, @partsSent,
+       @lastError, @nextAttemptAt, @leaseOwner, @leaseUntil, @createdAt, @updatedAt, @deliveredAt
+     WHERE NOT EXISTS (SELECT 1 FROM deliveries WHERE run_id = @runId)`,
+  );
+  const awaiting = db.prepare<[number], { id: string }>(
+    `SELECT r.id FROM runs r
+     WHERE r.status = 'succeeded' AND r.reply IS NOT NULL AND r.finished_at >= ?
+       AND json_extract(r.action, '$.deliver') IS NOT 0
+       AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id)
+     ORDER BY r.finished_at, r.rowid`,
   );
   const get = db.prepare<[string], Row>('SELECT * FROM deliveries WHERE id = ?');
   const forRun = db.prepare<[string], Row>('SELECT * FROM deliveries WHERE run_id = ? ORDER BY created_at, rowid');
@@ -85,6 +95,9 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
     `UPDATE deliveries SET status = 'failed', last_error = @error, updated_at = @at, lease_owner = NULL, lease_until = NULL
      WHERE id = @id AND status IN ('pending', 'sending') AND (@owner IS NULL OR lease_owner = @owner)`,
   );
+  const requeue = db.prepare<{ id: string; at: number }>(
+    `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = @at, updated_at = @at WHERE id = @id AND status = 'failed'`,
+  );
   const release = db.prepare<{ id: string; owner: string; at: number }>(
     `UPDATE deliveries SET status = 'pending', attempts = MAX(attempts - 1, 0), next_attempt_at = @at, updated_at = @at, lease_owner = NULL, lease_until = NULL
      WHERE id = @id AND lease_owner = @owner AND status = 'sending'`,
@@ -92,7 +105,10 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
 
   return {
     async insert(d) {
-      insert.run(d);
+      return insert.run(d).changes === 1;
+    },
+    async runsAwaitingDelivery(since) {
+      return awaiting.all(since).map((r) => r.id);
     },
     async get(id) {
       const row = get.get(id);
@@ -125,6 +141,9 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
     },
     async failed(id, owner, error, at) {
       return failed.run({ id, owner, error, at }).changes === 1;
+    },
+    async requeue(id, at) {
+      return requeue.run({ id, at }).changes === 1;
     },
     async release(id, owner, at) {
       release.run({ id, owner, at });

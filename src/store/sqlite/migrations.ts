@@ -132,4 +132,11 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: "events: index the session's newest event (the duplicate check runs on every event)",
+    sql: `
+      CREATE INDEX events_session_id ON events (session, id);
+    `,
+  },
 ];

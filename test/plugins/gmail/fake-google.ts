@@ -112,11 +112,20 @@ export class FakeGoogle {
         this.topics.add(name);
         return { body: { name } };
       }
-      if (verb === ':getIamPolicy') return { body: this.policies.get(name) ?? { etag: 'ACAB' } };
-      if (verb === ':setIamPolicy') {
-        this.policies.set(name, { ...r.json.policy, etag: 'BwX2' });
+      // as Google maps them: getIamPolicy is GET (empty body, options as query), setIamPolicy is POST {policy}
+      if (verb === ':getIamPolicy' && r.method === 'GET') {
+        if (r.body) return { status: 400, body: { error: { code: 400, message: 'The request body must be empty.', status: 'INVALID_ARGUMENT' } } };
+        return { body: this.policies.get(name) ?? { version: 1, etag: 'ACAB' } };
+      }
+      if (verb === ':setIamPolicy' && r.method === 'POST') {
+        const current = this.policies.get(name)?.etag ?? 'ACAB';
+        if (r.json.policy.etag !== undefined && r.json.policy.etag !== current) {
+          return { status: 409, body: { error: { code: 409, message: 'There were concurrent policy changes.', status: 'ABORTED' } } };
+        }
+        this.policies.set(name, { ...r.json.policy, etag: `${current}+` });
         return { body: this.policies.get(name) };
       }
+      if (verb) return { status: 404, body: { error: { code: 404, message: `no ${r.method} ${verb}`, status: 'NOT_FOUND' } } };
     }
     if (kind === 'subscriptions') {
       if (r.method === 'PUT') {
@@ -136,6 +145,7 @@ export class FakeGoogle {
   }
 
   private gmail(r: RecordedRequest, rest: string) {
+    if (rest !== 'watch' && r.method !== 'GET') return { status: 404, body: { error: { code: 404, message: `no ${r.method} ${rest}`, status: 'NOT_FOUND' } } };
     if (rest === 'watch' && r.method === 'POST') return { body: { historyId: String(this.historyId), expiration: String(Date.now() + 7 * 86400_000) } };
     if (rest === 'profile') return { body: { emailAddress: 'me@example.com', historyId: String(this.historyId) } };
     if (rest === 'history') {

@@ -69,7 +69,11 @@ describe('herald webhooks gmail setup', () => {
     const token = google.calls('POST', '/token')[0]!;
     expect(new URLSearchParams(token.body).get('grant_type')).toBe('refresh_token');
     expect(google.calls('PUT', '/v1/projects/proj/topics/gog-gmail-watch')).toHaveLength(1);
+    const getPolicy = google.calls('GET', '/v1/projects/proj/topics/gog-gmail-watch:getIamPolicy')[0]!;
+    expect(getPolicy.query['options.requestedPolicyVersion']).toBe('3');
     const setPolicy = google.calls('POST', '/v1/projects/proj/topics/gog-gmail-watch:setIamPolicy')[0]!;
+    // the etag read is sent back, so a concurrent policy change is not overwritten
+    expect(setPolicy.json.policy.etag).toBe('ACAB');
     expect(setPolicy.json.policy.bindings).toEqual([{ role: 'roles/pubsub.publisher', members: ['serviceAccount:gmail-api-push@system.gserviceaccount.com'] }]);
     const sub = google.calls('PUT', '/v1/projects/proj/subscriptions/gog-gmail-watch-push')[0]!;
     expect(sub.json.topic).toBe('projects/proj/topics/gog-gmail-watch');
@@ -202,6 +206,18 @@ describe('herald webhooks gmail setup', () => {
     expect(output).toContain('Cloud Pub/Sub API has not been used');
     expect(output).toMatch(/fix: Enable the Cloud Pub\/Sub API in project proj/);
     expect(google.calls('POST', '/gmail/v1/users/me/watch')).toHaveLength(0);
+    expect(fs.readFileSync(file, 'utf8')).toBe(before);
+
+    // a token without the Gmail scope: Google's 403 names the scopes, and so does the fix
+    google.failures.clear();
+    google.failures.set('/gmail/v1/users/me/watch', {
+      status: 403,
+      body: { error: { code: 403, message: 'Request had insufficient authentication scopes.', status: 'PERMISSION_DENIED' } },
+    });
+    const scopes = await setup(file);
+    expect(scopes.code).toBe(1);
+    expect(scopes.output).toMatch(/✗ watch me@example.com label INBOX: .*403 PERMISSION_DENIED/);
+    expect(scopes.output).toMatch(/fix: The refresh token lacks the Gmail scope/);
     expect(fs.readFileSync(file, 'utf8')).toBe(before);
   });
 

@@ -87,6 +87,12 @@ describe('the gmail watcher inside serve', () => {
     expect(typeof posted.json.historyId).toBe('string');
   });
 
+  it('an unwrapped push (a subscription with payload unwrapping) is accepted too', async () => {
+    const historyId = google.addMail({ id: 'raw-1', subject: 'unwrapped', text: 'x' });
+    expect((await push(historyId, PUSH_TOKEN, { emailAddress: ACCOUNT, historyId: Number(historyId) })).status).toBe(204);
+    await eventually(() => runsFor('raw-1').length === 1);
+  });
+
   it('redelivered and concurrent pushes make one run per message; history is paged', async () => {
     const ids = ['a-1', 'a-2', 'a-3', 'a-4', 'a-5'];
     let last = '';

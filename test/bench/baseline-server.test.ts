@@ -1,0 +1,58 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChildServer, type ChildServer } from '../../bench/child-server.js';
+import { tempDir } from '../helpers/start-herald.js';
+
+// The benchmark's yardstick must do herald's per-request work, or the ratio means nothing:
+// this pins its answers and its durable inserts to the webhook contract.
+const TOKEN = 'baseline-token-0123456789abcdef';
+let server: ChildServer;
+let dbFile: string;
+
+beforeAll(async () => {
+  dbFile = path.join(tempDir('herald-baseline-'), 'baseline.db');
+  server = await startChildServer({
+    name: 'baseline',
+    args: ['--import', 'tsx', path.resolve('bench/baseline-server.ts')],
+    env: { BASELINE_DB: dbFile, BASELINE_TOKEN: TOKEN, BASELINE_MAX_BODY_BYTES: '1024' },
+  });
+});
+afterAll(() => server?.stop());
+
+const post = (p: string, body: string, token = TOKEN) =>
+  fetch(`${server.url}${p}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+
+describe('bench baseline server', () => {
+  it('answers like herald: 200 wake, 202 agent, 401, 400, 413, 405', async () => {
+    const wake = await post('/hooks/wake', JSON.stringify({ text: 'disk almost full' }));
+    expect(wake.status).toBe(200);
+    expect(await wake.json()).toEqual({ ok: true, mode: 'now' });
+    const agent = await post('/hooks/agent', JSON.stringify({ message: 'summarise', deliver: false }));
+    expect(agent.status).toBe(202);
+    expect(await agent.json()).toMatchObject({ ok: true, runId: expect.any(String) });
+
+    expect((await post('/hooks/wake', JSON.stringify({ text: 'x' }), 'wrong-token-0123456789abcdef')).status).toBe(401);
+    expect((await post('/hooks/wake', '{not json')).status).toBe(400);
+    expect((await post('/hooks/wake', JSON.stringify({ text: '  ' }))).status).toBe(400);
+    expect((await post('/hooks/agent', JSON.stringify({ message: 'm', deliver: 'yes' }))).status).toBe(400);
+    expect((await post('/hooks/wake', JSON.stringify({ text: 'a'.repeat(2000) }))).status).toBe(413);
+    const get = await fetch(`${server.url}/hooks/wake`);
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+
+  it('stores what it accepted, skipping a repeated wake text', async () => {
+    await post('/hooks/wake', JSON.stringify({ text: 'same news' }));
+    await post('/hooks/wake', JSON.stringify({ text: 'same news' }));
+    const res = await post('/hooks/agent', JSON.stringify({ message: 'look at this' }));
+    const { runId } = (await res.json()) as { runId: string };
+    const db = new Database(dbFile, { readonly: true });
+    try {
+      expect(db.prepare("SELECT COUNT(*) AS n FROM events WHERE text = 'same news'").get()).toEqual({ n: 1 });
+      expect(db.prepare('SELECT status, message FROM runs WHERE id = ?').get(runId)).toEqual({ status: 'queued', message: 'look at this' });
+    } finally {
+      db.close();
+    }
+  });
+});
