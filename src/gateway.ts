@@ -72,6 +72,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     parseDuration(config.heartbeat.every),
     heartbeatTurn({ config, store, models, agents, delivery, logger }),
     logger,
+    config.heartbeat.coalesceMs,
   );
   const knowledge = new KnowledgeIndex(store.db);
   const runs = new RunQueue({ config, store, models, agents, mainSession, heartbeat, delivery, knowledge, logger });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { mappingSchema, thinkingLevels } from '../mappings/mapping-schema.js';
+import { MAX_TIMEOUT_SECONDS, mappingSchema, thinkingLevels } from '../mappings/mapping-schema.js';
 
 /**
  * The whole configuration file, declared once: types come from `z.infer`, validation from
@@ -26,7 +26,12 @@ export const hooksSchema = z
   .object({
     enabled: z.boolean().default(false).describe('Turns the webhook surface on.'),
     token: z.string().min(16).optional().describe('The hook token; required when enabled. Must differ from the gateway token and API keys.'),
-    path: z.string().regex(/^\/[^?#]*$/, 'a path starting with /').default('/hooks').describe('Path prefix of the webhook endpoints.'),
+    // plain segments only: `:` or `*` would turn the prefix into a route pattern (`/*` shadows every route)
+    path: z
+      .string()
+      .regex(/^(\/[A-Za-z0-9._~-]+)*\/?$/, 'a path starting with /, its segments made of letters, digits and . _ ~ -')
+      .default('/hooks')
+      .describe('Path prefix of the webhook endpoints.'),
     maxBodyBytes: z.number().int().positive().default(262144).describe('Largest accepted request body, declared or streamed (413 above).'),
     bodyTimeoutMs: z.number().int().positive().default(10000).describe('A body that stops arriving for this long gets 408.'),
     presets: z.array(z.string()).default([]).describe('Built-in mapping presets to enable, e.g. ["gmail"].'),
@@ -54,7 +59,12 @@ export const agentsSchema = z
         model: z.string().default('embedded/extractive').describe('Default model ref, <provider>/<model> or an alias.'),
         models: z.array(z.string()).optional().describe('When set, the only models a hook or mapping may override to.'),
         thinking: z.enum(thinkingLevels).optional().describe('Default thinking level.'),
-        timeoutSeconds: z.number().positive().default(600).describe('Default time limit of an agent run.'),
+        timeoutSeconds: z
+          .number()
+          .positive()
+          .max(MAX_TIMEOUT_SECONDS)
+          .default(600)
+          .describe(`Default time limit of an agent run, in seconds (at most ${MAX_TIMEOUT_SECONDS}, about 24 days).`),
         maxConcurrent: z.number().int().positive().default(4).describe('Agent runs executing at once; the rest wait queued.'),
       })
       .strict()
@@ -87,6 +97,13 @@ export const heartbeatSchema = z
   .object({
     every: duration.default('30m').describe('Period of the main-session heartbeat; "0" turns it off.'),
     ackMaxChars: z.number().int().nonnegative().default(300).describe('A reply that is only HEARTBEAT_OK within this length is not delivered.'),
+    coalesceMs: z
+      .number()
+      .int()
+      .nonnegative()
+      .max(60_000)
+      .default(250)
+      .describe('Wakes and runs asking for a heartbeat within this window share one turn.'),
   })
   .strict();
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { importModule } from './import-module.mjs';
 
 export const TRANSFORM_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts'];
 
@@ -83,7 +84,7 @@ async function importFresh(file: string, version: number): Promise<Record<string
     return typeof exported === 'function' ? { default: exported } : (exported as Record<string, unknown>);
   }
   // the query string makes a new ESM cache entry; tsx (and vitest) load .ts files the same way
-  return (await import(`${pathToFileURL(file).href}?v=${Math.round(version * 1000)}`)) as Record<string, unknown>;
+  return importModule(`${pathToFileURL(file).href}?v=${Math.round(version * 1000)}`);
 }
 
 /**

@@ -12,12 +12,13 @@ export const EMBEDDED_PROVIDER = 'embedded';
 
 /** Follows an alias (once) and splits `provider/model`; undefined when it names no known provider. */
 export function resolveModelRef(ref: string, config: Pick<HeraldConfig, 'models'>): ResolvedModel | undefined {
-  const target = config.models.aliases[ref] ?? ref;
+  // own keys only: a ref like "__proto__" or "constructor/x" must not find Object.prototype's members
+  const target = Object.hasOwn(config.models.aliases, ref) ? config.models.aliases[ref]! : ref;
   const slash = target.indexOf('/');
   if (slash <= 0 || slash === target.length - 1) return undefined;
   const provider = target.slice(0, slash);
   const model = target.slice(slash + 1);
-  if (provider !== EMBEDDED_PROVIDER && !config.models.providers[provider]) return undefined;
+  if (provider !== EMBEDDED_PROVIDER && !Object.hasOwn(config.models.providers, provider)) return undefined;
   return { provider, model, ref: `${provider}/${model}` };
 }
 

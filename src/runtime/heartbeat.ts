@@ -3,12 +3,13 @@ import type { Logger } from 'pino';
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
- * Schedules heartbeat turns: periodically, and at once on request. Requests that arrive
- * while a turn runs coalesce into exactly one more turn, so a burst of wakes costs two turns, not N.
+ * Schedules heartbeat turns: periodically, and at once on request. Requests within
+ * `coalesceMs` of each other, and those that arrive while a turn runs, coalesce: a burst of
+ * wakes costs one or two turns, not N.
  */
 export class Heartbeat {
   private timer?: NodeJS.Timeout;
-  private scheduled?: NodeJS.Immediate;
+  private scheduled?: NodeJS.Timeout;
   private running?: Promise<void>;
   private again = false;
   private stopped = false;
@@ -17,6 +18,7 @@ export class Heartbeat {
     private readonly everyMs: number,
     private readonly turn: () => Promise<void>,
     private readonly logger: Logger,
+    private readonly coalesceMs = 0,
   ) {}
 
   start(): void {
@@ -43,10 +45,10 @@ export class Heartbeat {
       return;
     }
     if (this.scheduled) return;
-    this.scheduled = setImmediate(() => {
+    this.scheduled = setTimeout(() => {
       this.scheduled = undefined;
       this.running = this.runTurn();
-    });
+    }, this.coalesceMs);
   }
 
   private async runTurn(): Promise<void> {
@@ -66,14 +68,14 @@ export class Heartbeat {
   /** resolves once nothing is running or scheduled (tests and shutdown) */
   async idle(): Promise<void> {
     while (this.running || this.scheduled) {
-      await (this.running ?? new Promise((r) => setImmediate(r)));
+      await (this.running ?? new Promise((r) => setTimeout(r, Math.max(1, this.coalesceMs))));
     }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    if (this.scheduled) clearImmediate(this.scheduled);
+    if (this.scheduled) clearTimeout(this.scheduled);
     this.scheduled = undefined;
     await this.running;
   }

@@ -115,6 +115,18 @@ describe('config loading', () => {
     });
     it('an unknown default model', async () => {
       expect(await faultsOf(baseConfig({ agents: { defaults: { model: 'nowhere/x' } } }))).toEqual([expect.stringMatching(/agents\.defaults\.model: unknown model/)]);
+      expect(await faultsOf(baseConfig({ agents: { defaults: { model: 'constructor/x' } } }))).toEqual([expect.stringMatching(/agents\.defaults\.model: unknown model/)]);
+    });
+    it('a hooks.path that is a route pattern, not a plain path', async () => {
+      for (const bad of ['/*', '/hooks/:name', '/hooks/*', '/a b']) {
+        expect(await faultsOf(baseConfig({ hooks: { path: bad } })), bad).toEqual([expect.stringMatching(/hooks\.path: a path starting with \//)]);
+      }
+      expect(await faultsOf(baseConfig({ hooks: { path: '/webhooks/v2/' } }))).toEqual([]);
+    });
+    it('a default run time limit past what a timer can wait', async () => {
+      expect(await faultsOf(baseConfig({ agents: { defaults: { timeoutSeconds: 3_000_000 } } }))).toEqual([
+        expect.stringMatching(/agents\.defaults\.timeoutSeconds: /),
+      ]);
     });
   });
 });

@@ -162,6 +162,12 @@ describe('webhook contract (app.request)', () => {
       [{ message: 'm', to: 5 }, 'to'],
       [{ message: 'm', model: 5 }, 'model'],
       [{ message: 'm', model: 'nowhere/gpt' }, 'model'],
+      // names of Object.prototype are no aliases or providers
+      [{ message: 'm', model: '__proto__' }, 'model'],
+      [{ message: 'm', model: 'constructor' }, 'model'],
+      [{ message: 'm', model: 'constructor/x' }, 'model'],
+      [{ message: 'm', model: 'toString/x' }, 'model'],
+      [{ message: 'm', timeoutSeconds: 3_000_000 }, 'timeoutSeconds'],
       [{ message: 'm', thinking: 'extreme' }, 'thinking'],
       [{ message: 'm', thinking: true }, 'thinking'],
       [{ message: 'm', timeoutSeconds: '30' }, 'timeoutSeconds'],

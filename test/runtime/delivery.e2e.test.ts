@@ -385,3 +385,32 @@ describe('operator retry', () => {
     expect(platform.requests).toHaveLength(0);
   });
 });
+
+describe('two processes on one database', () => {
+  it('never send one delivery twice', async () => {
+    let up = false;
+    const accepted: string[] = [];
+    const platform = await fake((r) => {
+      if (!up) return 'destroy';
+      accepted.push(r.json.text);
+      return { delayMs: 20, body: { ok: true, channel: r.json.channel, ts: '1.0' } };
+    });
+    const config = baseConfig({ delivery: { baseDelayMs: 10, maxDelayMs: 20, maxAttempts: 1000, concurrency: 8 }, channels: { slack: caseOf('slack').config(platform.url) } });
+    herald = await startHerald(config);
+    const runIds: string[] = [];
+    for (let i = 0; i < 8; i++) runIds.push(await agent({ message: `reply ${i}`, channel: 'slack', to: `C${i}` }));
+    await eventually(async () => {
+      const runs = await Promise.all(runIds.map((id) => admin(`/runs/${id}`)));
+      return runs.every((r) => r.delivery?.status === 'pending' || r.delivery?.status === 'sending');
+    });
+    const second = await startHerald(config, { dir: herald.dir });
+    try {
+      up = true;
+      const runs = await Promise.all(runIds.map((id) => settled(id)));
+      for (const run of runs) expect(run.delivery.status).toBe('delivered');
+      for (const run of runs) expect(accepted.filter((t) => t === run.reply), run.reply).toHaveLength(1);
+    } finally {
+      await second.stop();
+    }
+  });
+});

@@ -16,9 +16,21 @@ describe('heartbeat', () => {
     }, logger);
     heartbeat.request();
     heartbeat.request();
-    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 5));
     for (let i = 0; i < 50; i++) heartbeat.request();
     release();
+    await heartbeat.idle();
+    expect(turns).toBe(2);
+    await heartbeat.stop();
+  });
+
+  it('coalesces requests within the window into one turn', async () => {
+    let turns = 0;
+    const heartbeat = new Heartbeat(0, async () => void turns++, logger, 50);
+    for (let i = 0; i < 20; i++) heartbeat.request();
+    await heartbeat.idle();
+    expect(turns).toBe(1);
+    heartbeat.request();
     await heartbeat.idle();
     expect(turns).toBe(2);
     await heartbeat.stop();

@@ -57,3 +57,16 @@ describe('deliveries claim', () => {
     expect(await a.deliveries.nextDueAt()).toBe(now + 1000);
   });
 });
+
+describe('deliveries insert', () => {
+  it('adds one delivery per run, even when two workers race on it; heartbeat replies always', async () => {
+    const [a, b] = twoWorkers();
+    const now = Date.now();
+    const results = await Promise.all([a.deliveries.insert(pending('d1', now)), b.deliveries.insert(pending('d2', now))]);
+    expect(results.sort()).toEqual([false, true]);
+    expect(await a.deliveries.forRun('run-1')).toHaveLength(1);
+    const heartbeat = (id: string) => ({ ...pending(id, now), runId: null, kind: 'heartbeat' as const });
+    expect(await a.deliveries.insert(heartbeat('h1'))).toBe(true);
+    expect(await a.deliveries.insert(heartbeat('h2'))).toBe(true);
+  });
+});
