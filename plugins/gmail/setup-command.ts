@@ -73,8 +73,20 @@ function credentialsFrom(values: ReturnType<typeof parseSetupArgs>, env: NodeJS.
   return { credentials: resolved as OAuthCredentials, written: written as OAuthCredentials, changed, missing };
 }
 
+/** A role granted moments ago may not be in force yet: Gmail's watch then fails its test publish with a 403. */
+const isPublishNotYetAllowed = (error: unknown) =>
+  error instanceof GoogleApiError && error.status === 403 && /sending test message to Cloud PubSub/i.test(error.message);
+
+/** waits before retrying the watch while a just-granted publisher role propagates (IAM takes up to a few minutes) */
+export const IAM_PROPAGATION_WAITS_MS = [5_000, 10_000, 20_000, 30_000, 60_000];
+
 /** `herald webhooks gmail setup`: Pub/Sub topic, permission, push subscription, Gmail watch, then the config. */
-export async function setupCommand(argv: string[], ctx: PluginCommandContext, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function setupCommand(
+  argv: string[],
+  ctx: PluginCommandContext,
+  env: NodeJS.ProcessEnv = process.env,
+  iamWaitsMs: number[] = IAM_PROPAGATION_WAITS_MS,
+): Promise<number> {
   const out = (line: string) => ctx.stdout.write(`${line}\n`);
   const err = (line: string) => ctx.stderr.write(`${line}\n`);
   let values: ReturnType<typeof parseSetupArgs>;
@@ -218,13 +230,29 @@ export async function setupCommand(argv: string[], ctx: PluginCommandContext, en
   const token = accessTokenSource(endpoints.oauthToken, credentials.credentials);
   const pubsub = new PubSubApi(endpoints.pubsub, token);
   const gmail = new GmailApi(endpoints.gmail, token);
+  let roleJustAdded = false;
+  const watchOnceAllowed = async () => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await gmail.watch(settings.topic, settings.label);
+      } catch (error) {
+        const wait = iamWaitsMs[attempt];
+        if (!roleJustAdded || wait === undefined || !isPublishNotYetAllowed(error)) throw error;
+        if (!values.json) out(`  … the publisher role is not in force yet; trying again in ${Math.round(wait / 1000)}s`);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  };
   const actions: Record<SetupStepId, () => Promise<string>> = {
     token: async () => (await token(), 'ok'),
     topic: async () => ((await pubsub.ensureTopic(settings.topic)) === 'created' ? 'created' : 'exists already'),
-    publisher: async () => ((await pubsub.ensureGmailPublisher(settings.topic)) === 'added' ? 'role added' : 'already allowed'),
+    publisher: async () => {
+      roleJustAdded = (await pubsub.ensureGmailPublisher(settings.topic)) === 'added';
+      return roleJustAdded ? 'role added' : 'already allowed';
+    },
     subscription: async () => await pubsub.ensurePushSubscription(subscriptionPath, settings.topic, pushUrl!.toString()),
     watch: async () => {
-      const watch = await gmail.watch(settings.topic, settings.label);
+      const watch = await watchOnceAllowed();
       const expires = watch.expiration ? `, expires ${new Date(Number(watch.expiration)).toISOString()}` : '';
       return `historyId ${watch.historyId}${expires}`;
     },

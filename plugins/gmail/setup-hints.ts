@@ -19,6 +19,9 @@ export function setupHint(step: SetupStepId, error: GoogleApiError, project: str
   if (status === 401) return 'Google refused the access token (invalid credentials): get a new refresh token (README, Gmail: getting a refresh token).';
   if (status === 404) return `Project "${project}" or the resource was not found: check --project (the project id, not its name).`;
   if (step === 'watch') {
+    if (status === 403 && /sending test message to Cloud PubSub/i.test(error.message)) {
+      return 'gmail-api-push@system.gserviceaccount.com may not publish to the topic yet: a role just granted can take a few minutes to apply; run setup again shortly (it is safe to repeat).';
+    }
     if (status === 403) return `Enable the Gmail API in project ${project} (console.cloud.google.com/apis/library/gmail.googleapis.com), and check that gmail-api-push may publish to the topic.`;
     if (status === 400) return 'Gmail refused the watch: check --label (e.g. INBOX, or a label id) and that the topic exists in the same project.';
   }

@@ -25,12 +25,8 @@ function pairs(values: string[] | undefined, separator: string, what: string, lo
   return out;
 }
 
-/**
- * `herald hooks test`: a dry run of the mappings engine. Prints the action a request would
- * become (running its transform) without touching the store or starting a run.
- */
-export async function hooksTestCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
+function parseOptions(argv: string[]) {
+  return parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
@@ -41,6 +37,25 @@ export async function hooksTestCommand(argv: string[], io: CliIo): Promise<numbe
       fixtures: { type: 'string' },
     },
   });
+}
+
+/**
+ * `herald hooks test`: a dry run of the mappings engine. Prints the action a request would
+ * become (running its transform) without touching the store or starting a run.
+ */
+export async function hooksTestCommand(argv: string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parseOptions>;
+  let headers: Record<string, string>;
+  let query: Record<string, string>;
+  try {
+    parsed = parseOptions(argv);
+    headers = pairs(parsed.values.header, ':', '--header', true);
+    query = pairs(parsed.values.query, '=', '--query');
+  } catch (error) {
+    io.err(`herald hooks test: ${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
   const loaded = await loadConfigFile(configPathFrom(values.config));
   const ctx = { config: loaded.config, channelNames: loaded.plugins.channelNames() };
   if (values.fixtures) return runFixtures(values.fixtures, loaded, ctx, io);
@@ -62,8 +77,8 @@ export async function hooksTestCommand(argv: string[], io: CliIo): Promise<numbe
   const request: HookRequest = {
     path,
     payload,
-    headers: pairs(values.header, ':', '--header', true),
-    query: pairs(values.query, '=', '--query'),
+    headers,
+    query,
     url: `http://${loaded.config.gateway.host}:${loaded.config.gateway.port}${loaded.config.hooks.path.replace(/\/+$/, '')}/${path}`,
   };
   const engine = new MappingsEngine([...builtinMappings(ctx), ...(await resolveMappings(loaded, ctx))]);

@@ -17,14 +17,19 @@ export function trimSlashes(path: string): string {
 /** deeper payloads are refused (400): templates, predicates and copies walk them recursively */
 export const MAX_PAYLOAD_DEPTH = 64;
 
-/** Whether a parsed JSON value nests deeper than `max` objects or arrays (walked without recursion). */
-export function nestsDeeperThan(value: unknown, max: number): boolean {
+/**
+ * Why a parsed payload cannot be mapped, if it cannot: nested deeper than MAX_PAYLOAD_DEPTH, or
+ * holding a number JSON allows but JavaScript cannot represent (`1e400` parses to Infinity,
+ * which JSONata refuses). Walked without recursion.
+ */
+export function payloadFault(value: unknown): string | undefined {
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length) {
     const [node, depth] = stack.pop()!;
+    if (typeof node === 'number' && !Number.isFinite(node)) return 'payload holds a number out of range';
     if (!node || typeof node !== 'object') continue;
-    if (depth + 1 > max) return true;
+    if (depth + 1 > MAX_PAYLOAD_DEPTH) return `payload nests deeper than ${MAX_PAYLOAD_DEPTH} levels`;
     for (const inner of Object.values(node)) stack.push([inner, depth + 1]);
   }
-  return false;
+  return undefined;
 }

@@ -1,6 +1,6 @@
 import { HeraldError } from '../errors.js';
 import type { CompiledMapping, MappingOutcome } from './compiled-mapping.js';
-import { MAX_PAYLOAD_DEPTH, nestsDeeperThan, type HookRequest } from './hook-request.js';
+import { payloadFault, type HookRequest } from './hook-request.js';
 
 /** Applies the first mapping that matches a request; built-ins first, then config, folder, presets. */
 export class MappingsEngine {
@@ -14,9 +14,8 @@ export class MappingsEngine {
   }
 
   async handle(request: HookRequest): Promise<MappingOutcome & { mappingId: string }> {
-    if (nestsDeeperThan(request.payload, MAX_PAYLOAD_DEPTH)) {
-      throw new HeraldError('HERALD_BAD_REQUEST', `payload nests deeper than ${MAX_PAYLOAD_DEPTH} levels`);
-    }
+    const fault = payloadFault(request.payload);
+    if (fault) throw new HeraldError('HERALD_BAD_REQUEST', fault);
     const mapping = await this.find(request);
     if (!mapping) throw new HeraldError('HERALD_MAPPING_NOT_FOUND', `no hook mapping for "${request.path}"`);
     return { ...(await mapping.apply(request)), mappingId: mapping.id };

@@ -26,11 +26,11 @@ const requireModule = createRequire(import.meta.url);
 
 /**
  * Loads transform modules from `hooks.transformsDir`, never from outside it (realpath, so a
- * symlink cannot point out), and caches each function by file and export. The file's mtime is
- * checked on every use: an edited transform is reloaded without a restart.
+ * symlink cannot point out), and caches each function by file and export. The file's mtime,
+ * ctime and size are checked on every use: an edited transform is reloaded without a restart.
  */
 export class TransformLoader {
-  private readonly cache = new Map<string, { mtimeMs: number; fn: TransformFunction }>();
+  private readonly cache = new Map<string, { version: string; fn: TransformFunction }>();
 
   constructor(readonly dir: string) {}
 
@@ -65,18 +65,20 @@ export class TransformLoader {
 
   /** The transform function, from the cache unless the file changed since it was loaded. */
   async load(file: string, exportName?: string): Promise<TransformFunction> {
-    const { mtimeMs } = fs.statSync(file);
+    // ctime and size too: a copy that keeps an old mtime (cp -p, an unpacked archive) is still a change
+    const { mtimeMs, ctimeMs, size } = fs.statSync(file);
+    const version = `${Math.round(mtimeMs * 1000)}-${Math.round(ctimeMs * 1000)}-${size}`;
     const key = `${file}#${exportName ?? ''}`;
     const cached = this.cache.get(key);
-    if (cached && cached.mtimeMs === mtimeMs) return cached.fn;
-    const fn = pickExport(await importFresh(file, mtimeMs), exportName, path.basename(file));
-    this.cache.set(key, { mtimeMs, fn });
+    if (cached && cached.version === version) return cached.fn;
+    const fn = pickExport(await importFresh(file, version), exportName, path.basename(file));
+    this.cache.set(key, { version, fn });
     return fn;
   }
 }
 
 /** Imports a module past the runtime's module cache, so an edited file is read again. */
-async function importFresh(file: string, version: number): Promise<Record<string, unknown>> {
+async function importFresh(file: string, version: string): Promise<Record<string, unknown>> {
   // a .js or .ts file outside a "type": "module" package is CommonJS even when imported
   delete requireModule.cache[file];
   if (path.extname(file).toLowerCase() === '.cjs') {
@@ -84,7 +86,7 @@ async function importFresh(file: string, version: number): Promise<Record<string
     return typeof exported === 'function' ? { default: exported } : (exported as Record<string, unknown>);
   }
   // the query string makes a new ESM cache entry; tsx (and vitest) load .ts files the same way
-  return importModule(`${pathToFileURL(file).href}?v=${Math.round(version * 1000)}`);
+  return importModule(`${pathToFileURL(file).href}?v=${version}`);
 }
 
 /**

@@ -54,6 +54,8 @@ describe('herald CLI main()', () => {
       [{ hooks: { enabled: true } }, /hooks\.token: required/],
       [baseConfig({ hooks: { path: '/' } }), /hooks\.path: must not be "\/"/],
       [baseConfig({ hooks: { token: 'sk-test-0123456789abcdef0123' } }), /hooks\.token: must differ from platform\.apiKeys\[0\]/],
+      // the config's own folder is no database file
+      [baseConfig({ storage: { sqlite: '.' } }), /storage\.sqlite: cannot open /],
     ] as const) {
       const file = writeConfig(config);
       const { io, err } = captureIo();

@@ -60,6 +60,20 @@ describe('herald serve (spawned)', { timeout: 90_000 }, () => {
     expect(await spawned.exited).toBe(0);
   });
 
+  it('first start with --config FILE.yaml writes a YAML starter it can read back, and serves', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'herald.yaml');
+    spawned = spawnHerald(['serve', '--config', file, '--port', '0']);
+    await spawned.waitFor(/curl[^\n]*\/agent[^\n]*\n/);
+    expect(fs.readFileSync(file, 'utf8')).toMatch(/^hooks:\n {2}enabled: true$/m);
+    const url = spawned.stdout().match(/herald listening on (http:\/\/\S+)/)![1]!;
+    const token = spawned.stdout().match(/hook token: +(\S+)/)![1]!;
+    const wake = await fetch(`${url}/hooks/wake`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{"text":"yaml"}' });
+    expect(wake.status).toBe(200);
+    spawned.child.kill('SIGTERM');
+    expect(await spawned.exited).toBe(0);
+  });
+
   it('shuts down gracefully on SIGTERM: answers what it accepted, stops, exits 0, keeps the data', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'herald.json');

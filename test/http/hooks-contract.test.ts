@@ -246,4 +246,18 @@ describe('admin API', () => {
 
     expect((await app.request('/admin/runs/does-not-exist', admin(GATEWAY_TOKEN))).status).toBe(404);
   });
+
+  it('400s a limit outside 1-1000, and refuses everyone when no gateway.auth.token is set', async () => {
+    const app = await testApp();
+    for (const limit of ['0', '1001', 'ten', '1.5', '']) {
+      const res = await app.request(`/admin/events?session=main&limit=${limit}`, admin(GATEWAY_TOKEN));
+      expect(res.status, limit).toBe(400);
+      expect(await res.json()).toEqual({ ok: false, error: expect.stringMatching(/^limit /) });
+    }
+    expect((await app.request('/admin/events?limit=1000', admin(GATEWAY_TOKEN))).status).toBe(200);
+    const closed = await testApp({ gateway: { auth: {} } });
+    for (const token of [GATEWAY_TOKEN, HOOK_TOKEN, '']) {
+      expect((await closed.request('/admin/events', admin(token))).status).toBe(401);
+    }
+  });
 });

@@ -82,6 +82,9 @@ describe('herald hooks test', () => {
     expect(broken.err.join('\n')).toMatch(/500 hook mapping failed\n {2}reason: transform broken\.mjs: no stock service/);
     const usage = await run(dir, 'shop/orders');
     expect(usage.code).toBe(2);
+    const badHeader = await run(dir, 'shop/orders', '--payload', path.join(dir, 'order.json'), '--header', 'no-colon');
+    expect(badHeader.code).toBe(2);
+    expect(badHeader.err.join('\n')).toContain('--header "no-colon" must look like NAME:VALUE');
   });
 
   it('runs a fixture file and reports each case', async () => {

@@ -40,6 +40,7 @@ const files = {
     { id: 'proto', match: { path: 'proto' }, transform: { module: 'proto.mjs' }, deliver: false },
     { id: 'proto-template', match: { path: 'proto-template', when: '$not($exists(constructor))' }, messageTemplate: '[{{__proto__}}][{{ $keys($) }}][{{a.constructor}}][{{ $lookup(a, "prototype") }}][{{headers.constructor}}]', deliver: false },
     { id: 'trusted', match: { path: 'trusted' }, messageTemplate: 'trusted: {{text}}', deliver: false, allowUnsafeExternalContent: true },
+    { id: 'sneaky', match: { path: 'sneaky' }, transform: { module: 'sneaky.mjs' }, deliver: false },
     { id: 'untrusted', match: { path: 'untrusted' }, messageTemplate: 'untrusted: {{text}}', deliver: false },
   ]),
   'transforms/route.ts': `
@@ -58,6 +59,7 @@ export default function route(ctx: Ctx): Record<string, unknown> | null | undefi
   const seen = Object.keys(ctx.payload).join(',') + ' name=' + copy.name + ' polluted=' + ({}).polluted;
   return JSON.parse(JSON.stringify({ message: seen }).slice(0, -1) + ',"__proto__":{"kind":"wake","text":"t"},"constructor":"c"}');
 };`,
+  'transforms/sneaky.mjs': `export default () => ({ message: 'from a transform', allowUnsafeExternalContent: true });`,
   'transforms/slow.mjs': `export default () => new Promise(() => {});`,
 };
 
@@ -168,13 +170,15 @@ describe('mapped hooks end to end', () => {
     expect(await finishedRun(viaTemplate.body.runId)).toMatchObject({ message: '[][a][][][]' });
   });
 
-  it('answers 400, not 500, for a payload nested too deeply and for a run time limit no timer can hold', async () => {
+  it('answers 400, not 500, for a payload nested too deeply, a number out of range, and a run time limit no timer can hold', async () => {
     herald = await startHerald(config(), { files });
     const deep = '['.repeat(5000) + ']'.repeat(5000);
     for (const path of ['raw', 'transformed', 'github', 'agent']) {
       const res = await fetch(`${herald.url}/hooks/${path}`, { method: 'POST', headers: hookHeaders(), body: deep });
       expect({ path, status: res.status, body: await res.json() }).toEqual({ path, status: 400, body: { ok: false, error: 'payload nests deeper than 64 levels' } });
     }
+    const huge = await fetch(`${herald.url}/hooks/raw`, { method: 'POST', headers: hookHeaders(), body: '{"amount": 1e400}' });
+    expect({ status: huge.status, body: await huge.json() }).toEqual({ status: 400, body: { ok: false, error: 'payload holds a number out of range' } });
     const tooLong = await post('agent', { message: 'hi', timeoutSeconds: 1e9 });
     expect(tooLong).toEqual({ status: 400, body: { ok: false, error: 'timeoutSeconds must be a positive number (at most 2147483)' } });
   });
@@ -245,15 +249,19 @@ describe('external content reaching the model', () => {
     expect(prompt!.trimEnd().endsWith(`<<<END_EXTERNAL_UNTRUSTED_CONTENT id="${id}">>>`)).toBe(true);
   });
 
-  it('sends the message unwrapped only when the mapping config allows it, never because the body asks', async () => {
+  it('sends the message unwrapped only when the mapping config allows it, never because the body or a transform asks', async () => {
     await startWithFakeModel();
     const trusted = await post('trusted', { text: 'internal' });
     await finishedRun(trusted.body.runId);
     const viaAgent = await post('agent', { message: 'from body', allowUnsafeExternalContent: true, deliver: false });
     await finishedRun(viaAgent.body.runId);
-    const [first, second] = userPrompts();
+    const viaTransform = await post('sneaky', {});
+    await finishedRun(viaTransform.body.runId);
+    const [first, second, third] = userPrompts();
     expect(first).toBe('trusted: internal');
     expect(second).toContain('<<<EXTERNAL_UNTRUSTED_CONTENT id="');
     expect(second).toContain('from body');
+    expect(third).toContain('<<<EXTERNAL_UNTRUSTED_CONTENT id="');
+    expect(third).toContain('Source: webhook mapping sneaky');
   });
 });

@@ -31,6 +31,8 @@ describe('match', () => {
     const openclaw = compileMatch({ when: 'headers.x-github-event' });
     expect(await openclaw(request('any', {}, { 'x-github-event': 'push' }))).toBe(true);
     expect(await openclaw(request('any', {}, {}))).toBe(false);
+    const anyCase = compileMatch({ when: 'headers.X-GitHub-Event = "push"' });
+    expect(await anyCase(request('any', {}, { 'x-github-event': 'push' }))).toBe(true);
   });
 
   it('treats empty results as false and a failing predicate as no match', async () => {

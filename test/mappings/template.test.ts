@@ -29,6 +29,9 @@ describe('templates', () => {
     expect(await render('{{now}}', req, new Date('2025-02-03T04:05:06Z'))).toBe('2025-02-03T04:05:06.000Z');
     expect(await render('{{messages[0].subject}} from {{messages[0].from}}', req)).toBe('Hello from ada@example.com');
     expect(await render('{{payload.messages[1].id}}', req)).toBe('m2');
+    // OpenClaw also reads `.0` as an index, and header names in any case
+    expect(await render('{{messages.1.subject}}|{{payload.messages.0.labels.1}}', req)).toBe('Again|UNREAD');
+    expect(await render('{{headers.X-GitHub-Event}}', req)).toBe('push');
   });
 
   it('evaluates JSONata with $payload, $headers, $query, $path and $now bound', async () => {
@@ -59,6 +62,9 @@ describe('templates', () => {
     expect(await render('[{{__proto__.polluted}}][{{payload.__proto__}}][{{a.constructor}}][{{a.prototype}}][{{ $payload.constructor }}]', req)).toBe('[][][][][]');
     expect(await render('{{ $lookup(a, "constructor") }}{{ constructor.name }}{{ a.b.constructor.name }}', req)).toBe('');
     expect(await render('{{a}}', req)).toBe('{"b":1}');
+    expect(await render('[{{ $keys($) }}][{{ $string($) }}][{{ $now.constructor }}][{{ $path.constructor.name }}][{{ $sift(a, function($v, $k) { $k = "constructor" }) }}]', req)).toBe(
+      '[a][{"a":{"b":1}}][][][]',
+    );
   });
 
   it('rewrites only simple references to JSONata', () => {
@@ -72,6 +78,8 @@ describe('templates', () => {
     );
     expect(toJsonata('$count(payload.items) > 1 and $payload.headers.a')).toBe('$count($payload.items) > 1 and $payload.headers.a');
     expect(toJsonata('payloadSize + query.n')).toBe('payloadSize + $query.n');
+    expect(toJsonata('messages.0.subject')).toBe('messages[0].subject');
+    expect(toJsonata('headers.X-GitHub-Event = "push" and payload.items.2.id')).toBe('$headers.`x-github-event` = "push" and $payload.items[2].id');
   });
 
   it('reports syntax errors at compile time', () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TransformConfigError, TransformLoader } from '../../src/mappings/transform-loader.js';
+import { pickExport, TransformConfigError, TransformLoader } from '../../src/mappings/transform-loader.js';
 import { tempDir } from '../helpers/start-herald.js';
 
 function setup(files: Record<string, string>) {
@@ -32,6 +32,8 @@ describe('transform containment', () => {
     expect(() => loader.resolve('missing.mjs')).toThrow(/not found/);
     expect(() => loader.resolve('notes.txt')).toThrow(TransformConfigError);
     expect(loader.resolve('inside.mjs')).toBe(fs.realpathSync(path.join(dir, 'inside.mjs')));
+    fs.writeFileSync(path.join(dir, '..dotted.mjs'), 'export default () => ({})');
+    expect(loader.resolve('..dotted.mjs')).toBe(fs.realpathSync(path.join(dir, '..dotted.mjs')));
   });
 
   it('accepts a symlink that stays inside the folder', () => {
@@ -57,6 +59,9 @@ describe('export resolution', () => {
     expect(await call('typed.ts')).toBe('ts:p');
     expect(await call('common.cjs')).toBe('cjs');
     expect(await call('common-named.cjs')).toBe('cjs-named');
+    // an ES module compiled to CommonJS, as a .ts file outside a "type": "module" package arrives
+    const compiled = { default: { __esModule: true, default: () => 'compiled' } };
+    expect(pickExport(compiled, undefined, 'compiled.ts')({} as never)).toBe('compiled');
     await expect(loader.load(loader.resolve('both.mjs'), 'missing')).rejects.toThrow(/export "missing" is not a function/);
     fs.writeFileSync(path.join(dir, 'value.mjs'), 'export default 42;');
     await expect(loader.load(loader.resolve('value.mjs'))).rejects.toThrow(/neither the default export nor "transform" is a function/);
@@ -81,5 +86,15 @@ describe('caching and reload', () => {
       expect(second).not.toBe(first);
       expect(second({} as never)).toBe('v2');
     }
+  });
+
+  it('reloads a file replaced under its old modification time (cp -p, an unpacked archive)', async () => {
+    const { dir, loader } = setup({ 'transforms/kept.mjs': 'export default () => "old";' });
+    const file = loader.resolve('kept.mjs');
+    expect((await loader.load(file))({} as never)).toBe('old');
+    const { atime, mtime } = fs.statSync(file);
+    fs.writeFileSync(path.join(dir, 'kept.mjs'), 'export default () => "replaced";');
+    fs.utimesSync(file, atime, mtime);
+    expect((await loader.load(file))({} as never)).toBe('replaced');
   });
 });

@@ -1,25 +1,44 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { ConfigError } from '../../errors.js';
 import { migrations as coreMigrations, type Migration } from './migrations.js';
 
 export type SqliteDatabase = Database.Database;
 
-/** Opens (creating its folder) and migrates the database; WAL so readers never block the writer. */
+/**
+ * Opens (creating its folder) and migrates the database; WAL so readers never block the writer.
+ * A file that cannot be opened, or that a newer herald migrated, refuses the start naming `storage.sqlite`.
+ */
 export function openDatabase(file: string, migrations: Migration[] = coreMigrations): SqliteDatabase {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
+  let db: SqliteDatabase;
+  try {
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+  } catch (error) {
+    throw new ConfigError([`storage.sqlite: cannot open ${file}: ${(error as Error).message}`]);
+  }
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
-  migrate(db, migrations);
+  try {
+    migrate(db, migrations, file);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   return db;
 }
 
-function migrate(db: SqliteDatabase, migrations: Migration[]): void {
+function migrate(db: SqliteDatabase, migrations: Migration[], file: string): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   const ordered = [...migrations].sort((a, b) => a.version - b.version);
+  const latest = ordered.at(-1)?.version ?? 0;
+  // an older herald would read and write tables it does not know the shape of
+  if (current > latest) {
+    throw new ConfigError([`storage.sqlite: ${file} has schema version ${current}, newer than this herald knows (${latest}); run a newer herald or use another file`]);
+  }
   for (const migration of ordered) {
     if (migration.version <= current) continue;
     db.transaction(() => {

@@ -31,8 +31,8 @@ export class FakeGoogle {
   staleBefore = 0;
   /** history entries per page, to exercise paging */
   pageSize = 2;
-  /** answer this status on a path prefix (e.g. make Pub/Sub refuse) */
-  failures = new Map<string, { status: number; body: unknown }>();
+  /** answer this status on a path prefix (e.g. make Pub/Sub refuse); with `times`, only that many times */
+  failures = new Map<string, { status: number; body: unknown; times?: number }>();
 
   static async start(): Promise<FakeGoogle> {
     const fake = new FakeGoogle();
@@ -89,7 +89,11 @@ export class FakeGoogle {
   }
 
   private handle(r: RecordedRequest) {
-    for (const [prefix, answer] of this.failures) if (r.path.startsWith(prefix)) return answer;
+    for (const [prefix, answer] of this.failures) {
+      if (!r.path.startsWith(prefix)) continue;
+      if (answer.times !== undefined && --answer.times <= 0) this.failures.delete(prefix);
+      return { status: answer.status, body: answer.body };
+    }
     if (r.path === '/token') {
       const form = new URLSearchParams(r.body);
       if (form.get('refresh_token') !== REFRESH_TOKEN || form.get('client_secret') !== CLIENT_SECRET) {

@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import JSON5 from 'json5';
 import YAML from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { setupCommand } from '../../../plugins/gmail/setup-command.js';
 import { main } from '../../../src/cli/main.js';
 import type { CliIo } from '../../../src/cli/cli-io.js';
 import { loadConfigFile } from '../../../src/config/load.js';
@@ -219,6 +220,33 @@ describe('herald webhooks gmail setup', () => {
     expect(scopes.output).toMatch(/✗ watch me@example.com label INBOX: .*403 PERMISSION_DENIED/);
     expect(scopes.output).toMatch(/fix: The refresh token lacks the Gmail scope/);
     expect(fs.readFileSync(file, 'utf8')).toBe(before);
+  });
+
+  it('waits for a just-granted publisher role to apply before the watch gives up', async () => {
+    const file = path.join(dir, 'herald.json5');
+    fs.writeFileSync(file, json5Config());
+    // what Gmail answers while the new IAM binding has not reached Pub/Sub yet
+    google.failures.set('/gmail/v1/users/me/watch', {
+      status: 403,
+      body: { error: { code: 403, message: 'Error sending test message to Cloud PubSub projects/proj/topics/gog-gmail-watch : User not authorized to perform this action.', status: 'PERMISSION_DENIED' } },
+      times: 2,
+    });
+    const io = captureIo();
+    const argv = ['--account', 'me@example.com', '--project', 'proj', '--push-endpoint', 'https://push.example.com/gmail-pubsub', ...credentialFlags, '--config', file];
+    const code = await setupCommand(argv, { configPath: file, stdout: io.stdout, stderr: io.stderr }, process.env, [10, 10, 10]);
+    expect(io.text()).toContain('the publisher role is not in force yet');
+    expect(code).toBe(0);
+    expect(google.calls('POST', '/gmail/v1/users/me/watch')).toHaveLength(3);
+    expect(JSON5.parse(fs.readFileSync(file, 'utf8')).hooks.gmail.account).toBe('me@example.com');
+
+    // with the role already there (a second run), the same answer is not waited on: it names the fix
+    google.failures.set('/gmail/v1/users/me/watch', {
+      status: 403,
+      body: { error: { code: 403, message: 'Error sending test message to Cloud PubSub projects/proj/topics/gog-gmail-watch : User not authorized to perform this action.', status: 'PERMISSION_DENIED' } },
+    });
+    const again = captureIo();
+    expect(await setupCommand(argv, { configPath: file, stdout: again.stdout, stderr: again.stderr }, process.env, [10])).toBe(1);
+    expect(again.text()).toMatch(/fix: gmail-api-push@system.gserviceaccount.com may not publish to the topic yet/);
   });
 
   it('refuses without --account/--project, and names missing credentials', async () => {
