@@ -18,11 +18,5 @@ export function createGmailServices(ctx: PluginContext<GmailConfig>, env: NodeJS
     ctx.logger.error({ faults }, 'gmail watcher not started: run `herald webhooks gmail setup`');
     return {};
   }
-  const hooks = ctx.host.config.hooks;
-  const handled = hooks.presets.includes('gmail') || hooks.mappings.some((m) => m.match?.path === 'gmail');
-  if (!gmail.hookUrl && !handled) {
-    // the watcher would post every mail to a path nothing answers (404, retried forever)
-    ctx.logger.warn("hooks.presets does not include 'gmail' and no hooks.mappings entry matches path 'gmail': new mail gets 404 at <hooks.path>/gmail unless a mapping file handles it");
-  }
   return { services: [watcherFromConfig(gmail, ctx.host.config, ctx.host.state, ctx.logger)] };
 }

@@ -64,7 +64,7 @@ export const agentsSchema = z
           .positive()
           .max(MAX_TIMEOUT_SECONDS)
           .default(600)
-          .describe(`Default time limit of an agent run, in seconds (at most ${MAX_TIMEOUT_SECONDS}, about 24 days).`),
+          .describe(`Default time limit of an agent run (and the limit of a heartbeat turn), in seconds (at most ${MAX_TIMEOUT_SECONDS}, about 24 days).`),
         maxConcurrent: z.number().int().positive().default(4).describe('Agent runs executing at once; the rest wait queued.'),
       })
       .strict()

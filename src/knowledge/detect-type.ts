@@ -63,7 +63,7 @@ function textType(text: string, ext: string): DocumentType {
   if (/^(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(head) || (['html', 'htm'].includes(ext) && /<[a-z][^>]*>/i.test(head))) return 'html';
   if (ext === 'csv' || ext === 'tsv') return 'csv';
   if (['md', 'markdown', 'mdx'].includes(ext)) return 'md';
-  if (looksLikeCsv(text)) return 'csv';
+  if (!['jsonl', 'ndjson', 'log'].includes(ext) && looksLikeCsv(text)) return 'csv';
   if (/^#{1,6} \S/m.test(head)) return 'md';
   return 'txt';
 }
@@ -77,7 +77,8 @@ function looksLikeCsv(text: string): boolean {
   const rows = csvRows(sample).slice(0, 20);
   const width = rows[0]?.length ?? 0;
   if (rows.length < 3 || width < 2) return false;
-  return rows.every((r) => r.length === width) && rows[0]!.every((h) => h.trim() !== '' && h.length <= 64 && !/[.!?]$/.test(h.trim()));
+  // JSON lines and markup split on commas too, but their "headers" start with a bracket
+  return rows.every((r) => r.length === width) && rows[0]!.every((h) => h.trim() !== '' && h.length <= 64 && !/[.!?]$/.test(h.trim()) && !/^\s*[[{<]/.test(h));
 }
 
 function isJson(text: string): boolean {

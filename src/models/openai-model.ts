@@ -11,8 +11,10 @@ export class OpenAIModel implements ModelProvider {
   private readonly client: OpenAI;
 
   constructor(config: OpenAIProviderConfig) {
-    // retries belong to herald's run queue, not hidden inside the client
-    this.client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'not-set', maxRetries: 0, timeout: 10 * 60_000 });
+    // retries belong to herald's run queue, not hidden inside the client; so does the time limit
+    // (agents.defaults.timeoutSeconds / timeoutSeconds abort through the signal): the client's own
+    // timeout is only the longest a timer can wait, so it never cuts a run short of its limit
+    this.client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'not-set', maxRetries: 0, timeout: 2_147_483_647 });
   }
 
   private params(request: ModelRequest) {

@@ -18,11 +18,14 @@ export interface HeartbeatTurnDeps {
 
 /**
  * One heartbeat: the main agent looks at the pending system events. Events are claimed,
- * and only marked done once the turn succeeded; a failed turn leaves them pending.
+ * and only marked done once the turn succeeded; a failed turn leaves them pending. The model
+ * call gets `agents.defaults.timeoutSeconds`, like a run, and is aborted by a shutdown.
  */
-export function heartbeatTurn(deps: HeartbeatTurnDeps): () => Promise<void> {
-  return async () => {
+export function heartbeatTurn(deps: HeartbeatTurnDeps): (shutdown?: AbortSignal) => Promise<void> {
+  return async (shutdown) => {
     const { store, config } = deps;
+    const limit = AbortSignal.timeout(config.agents.defaults.timeoutSeconds * 1000);
+    const signal = shutdown ? AbortSignal.any([shutdown, limit]) : limit;
     const events = await store.events.claimPending(MAIN_SESSION);
     try {
       const texts = events.map((e) => e.text);
@@ -31,7 +34,7 @@ export function heartbeatTurn(deps: HeartbeatTurnDeps): () => Promise<void> {
         : 'Heartbeat. No new system events. Reply HEARTBEAT_OK if nothing needs attention.';
       const history = await store.sessions.messages(MAIN_SESSION, 50);
       const { provider, request } = prepareTurn(
-        { agent: deps.agents.default(), purpose: 'heartbeat', history, prompt, events: texts },
+        { agent: deps.agents.default(), purpose: 'heartbeat', history, prompt, events: texts, signal },
         deps.models,
         config,
       );

@@ -13,10 +13,12 @@ export class Heartbeat {
   private running?: Promise<void>;
   private again = false;
   private stopped = false;
+  /** aborted by stop(): a turn waiting on a model must not hold the shutdown up */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly everyMs: number,
-    private readonly turn: () => Promise<void>,
+    private readonly turn: (signal: AbortSignal) => Promise<void>,
     private readonly logger: Logger,
     private readonly coalesceMs = 0,
   ) {}
@@ -53,9 +55,10 @@ export class Heartbeat {
 
   private async runTurn(): Promise<void> {
     try {
-      await this.turn();
+      await this.turn(this.stopping.signal);
     } catch (error) {
-      this.logger.error({ err: error }, 'heartbeat turn failed');
+      if (this.stopping.signal.aborted) this.logger.info('heartbeat turn cut short by shutdown; its events stay pending');
+      else this.logger.error({ err: error }, 'heartbeat turn failed');
     } finally {
       this.running = undefined;
       if (this.again) {
@@ -77,6 +80,7 @@ export class Heartbeat {
     if (this.timer) clearTimeout(this.timer);
     if (this.scheduled) clearTimeout(this.scheduled);
     this.scheduled = undefined;
+    this.stopping.abort(new Error('shutting down'));
     await this.running;
   }
 }

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { baseConfig, GATEWAY_TOKEN, HOOK_TOKEN, tempDir } from '../helpers/start-herald.js';
+import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
+import { baseConfig, eventually, GATEWAY_TOKEN, HOOK_TOKEN, tempDir } from '../helpers/start-herald.js';
+import { completion } from '../models/fake-openai.js';
 import { spawnHerald, type SpawnedHerald } from './spawn-herald.js';
 
 let spawned: SpawnedHerald | undefined;
@@ -97,6 +99,51 @@ describe('herald serve (spawned)', { timeout: 90_000 }, () => {
     expect(((await events.json()) as { data: { text: string }[] }).data.map((e) => e.text)).toContain('before shutdown');
     spawned.child.kill('SIGTERM');
     expect(await spawned.exited).toBe(0);
+  });
+
+  it('keeps what it accepted through a SIGKILL: the event is there and the runs resume after the restart', async () => {
+    const fake: FakeServer = await startFakeServer(() => 'hang');
+    try {
+      const dir = tempDir();
+      const file = path.join(dir, 'herald.json');
+      const config = baseConfig({
+        models: { providers: { fake: { api: 'openai', baseUrl: `${fake.url}/v1` } } },
+        agents: { defaults: { model: 'fake/test-model', maxConcurrent: 1 } },
+      });
+      fs.writeFileSync(file, JSON.stringify(config));
+      spawned = spawnHerald(['serve', '--config', file]);
+      let url = (await spawned.waitFor(/herald listening on (http:\/\/\S+)/))[1]!;
+      const hook = (path: string, body: unknown) =>
+        fetch(`${url}/hooks/${path}`, { method: 'POST', headers: { authorization: `Bearer ${HOOK_TOKEN}` }, body: JSON.stringify(body) });
+      expect((await hook('wake', { text: 'accepted before the crash', mode: 'next-heartbeat' })).status).toBe(200);
+      const ids: string[] = [];
+      for (const name of ['Running', 'Queued']) {
+        const res = await hook('agent', { message: `${name} run`, name, deliver: false, wakeMode: 'next-heartbeat' });
+        expect(res.status).toBe(202);
+        ids.push(((await res.json()) as { runId: string }).runId);
+      }
+      await eventually(() => fake.requests.length === 1);
+      spawned.child.kill('SIGKILL');
+      await spawned.exited;
+
+      fake.handle(() => ({ body: completion('answered after the crash') }));
+      spawned = spawnHerald(['serve', '--config', file]);
+      url = (await spawned.waitFor(/herald listening on (http:\/\/\S+)/))[1]!;
+      const admin = async (p: string) => (await fetch(`${url}/admin/${p}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json() as Promise<any>;
+      for (const id of ids) {
+        const run = await eventually(async () => {
+          const r = await admin(`runs/${id}`);
+          return r.status === 'succeeded' && r;
+        });
+        expect(run.reply).toBe('answered after the crash');
+      }
+      const texts = ((await admin('events?session=main')).data as { text: string }[]).map((e) => e.text);
+      expect(texts).toEqual(expect.arrayContaining(['accepted before the crash', 'Hook Running: answered after the crash', 'Hook Queued: answered after the crash']));
+      spawned.child.kill('SIGTERM');
+      expect(await spawned.exited).toBe(0);
+    } finally {
+      await fake.close();
+    }
   });
 
   it('refuses to start on a config fault, naming the key, with a non-zero exit', async () => {

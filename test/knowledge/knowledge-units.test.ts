@@ -42,6 +42,7 @@ describe('detectType', () => {
     expect(detectType(bytes('id\tqty\n1\t4\n2\t9'), 'export')).toMatchObject({ ok: true, type: 'csv' });
     expect(detectType(bytes('Hello, world.\nYes, really.\nNo, never.'), 'notes.txt')).toMatchObject({ ok: true, type: 'txt' });
     expect(detectType(bytes('a,b\n1,2\n3,4'), 'table.md')).toMatchObject({ ok: true, type: 'md' });
+    expect(detectType(bytes('{"a":1,"b":2}\n{"a":3,"b":4}\n{"a":5,"b":6}'), 'events')).toMatchObject({ ok: true, type: 'txt' });
     expect(detectType(new Uint8Array([0xff, 0xfe, 0x00, 0x41]), 'a.txt').ok).toBe(false);
     expect(detectType(bytes('words'), 'fake.docx').ok).toBe(false);
   });

@@ -33,7 +33,8 @@ function project(files: Record<string, string>) {
   return dir;
 }
 
-describe('the herald binary in a project without "type": "module"', () => {
+// each case starts node and tsx from cold: more room than the default when the whole suite runs
+describe('the herald binary in a project without "type": "module"', { timeout: 60_000 }, () => {
   it('runs a TypeScript transform and a CommonJS .js transform with no build step', async () => {
     const dir = project({
       'mappings/orders.yaml': `

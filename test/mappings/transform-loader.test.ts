@@ -29,6 +29,8 @@ describe('transform containment', () => {
     expect(() => loader.resolve('../outside.mjs')).toThrow(/outside hooks.transformsDir/);
     expect(() => loader.resolve(path.join(root, 'outside.mjs'))).toThrow(/not an absolute path/);
     expect(() => loader.resolve('link.mjs')).toThrow(/symlinks may not leave the folder/);
+    fs.symlinkSync(root, path.join(dir, 'linked-dir'));
+    expect(() => loader.resolve('linked-dir/outside.mjs')).toThrow(/symlinks may not leave the folder/);
     expect(() => loader.resolve('missing.mjs')).toThrow(/not found/);
     expect(() => loader.resolve('notes.txt')).toThrow(TransformConfigError);
     expect(loader.resolve('inside.mjs')).toBe(fs.realpathSync(path.join(dir, 'inside.mjs')));

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_PENDING_EVENTS } from '../../src/runtime/main-session.js';
+import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
+import { completion } from '../models/fake-openai.js';
 import { baseConfig, eventually, GATEWAY_TOKEN, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 
 let herald: RunningHerald | undefined;
@@ -64,5 +66,42 @@ describe('main session events', () => {
     herald = await herald.restart();
     const after = await events(herald);
     expect(after.map((e) => e.text).sort()).toEqual(['and me', 'remember me']);
+  });
+});
+
+describe('heartbeat turns that wait on a model', () => {
+  let fake: FakeServer | undefined;
+  afterEach(async () => {
+    await fake?.close();
+    fake = undefined;
+  });
+  const withFakeModel = (url: string, timeoutSeconds = 600) =>
+    baseConfig({
+      models: { providers: { fake: { api: 'openai', baseUrl: `${url}/v1` } } },
+      agents: { defaults: { model: 'fake/test-model', timeoutSeconds } },
+    });
+
+  it('a shutdown cuts a hanging heartbeat short; its events stay pending and are handled after the restart', async () => {
+    fake = await startFakeServer(() => 'hang');
+    herald = await startHerald(withFakeModel(fake.url));
+    await wake(herald, 'Disk full', 'now');
+    await eventually(() => fake!.requests.length === 1);
+    fake.handle(() => ({ body: completion('Looked at the disk.') }));
+    herald = await herald.restart();
+    await eventually(async () => (await events(herald!)).every((e) => e.status === 'done'));
+    const transcript = await herald.gateway.store.sessions.messages('main');
+    expect(transcript.at(-1)).toMatchObject({ role: 'assistant', content: 'Looked at the disk.' });
+  });
+
+  it('a heartbeat past agents.defaults.timeoutSeconds fails and leaves its events pending for the next one', async () => {
+    fake = await startFakeServer(() => 'hang');
+    herald = await startHerald(withFakeModel(fake.url, 0.3));
+    await wake(herald, 'CI is red on main', 'now');
+    await eventually(() => herald!.logs.some((l) => l.msg === 'heartbeat turn failed'));
+    expect((await events(herald)).map((e) => e.status)).toEqual(['pending']);
+    fake.handle(() => ({ body: completion('On it.') }));
+    await wake(herald, 'Pager: db latency', 'now');
+    await eventually(async () => (await events(herald!)).every((e) => e.status === 'done'));
+    expect(fake.requests.at(-1)!.json.messages.at(-1).content).toContain('CI is red on main');
   });
 });
