@@ -8,7 +8,7 @@ export interface OAuthCredentials {
 
 /**
  * Access tokens minted from the refresh token (grant_type=refresh_token) and cached until
- * shortly before they expire; concurrent callers share one refresh.
+ * shortly before they expire, or until Google refuses one (invalidate); concurrent callers share one refresh.
  */
 export function accessTokenSource(tokenEndpoint: string, credentials: OAuthCredentials, now: () => number = Date.now): AccessTokenSource {
   let cached: { token: string; expiresAt: number } | undefined;
@@ -40,11 +40,16 @@ export function accessTokenSource(tokenEndpoint: string, credentials: OAuthCrede
     return body.access_token;
   }
 
-  return async () => {
+  const source: AccessTokenSource = async () => {
     if (cached && now() < cached.expiresAt) return cached.token;
     pending ??= refresh().finally(() => {
       pending = undefined;
     });
     return pending;
   };
+  // only the token that failed: a caller late with its 401 must not drop a fresh one another caller got
+  source.invalidate = (token) => {
+    if (cached?.token === token) cached = undefined;
+  };
+  return source;
 }

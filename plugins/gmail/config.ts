@@ -20,6 +20,12 @@ export const gmailConfigSchema = z
       .max(500)
       .default(10)
       .describe('When the stored historyId is too old (404), how many of the newest messages are checked instead.'),
+    dedupeDays: z
+      .number()
+      .int()
+      .positive()
+      .default(30)
+      .describe('How long a handled message id is remembered (so redelivered pushes make no second run); older records are pruned.'),
     serve: z
       .object({
         bind: z.string().default('127.0.0.1').describe('Address the push endpoint listens on.'),

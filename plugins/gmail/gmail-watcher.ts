@@ -20,7 +20,12 @@ export interface WatcherSettings {
   maxRetryMs?: number;
 }
 
-type SeenOutcome = 'posted' | 'skipped' | 'rejected' | 'gone';
+type SeenOutcome = 'posted' | 'skipped' | 'rejected' | 'gone' | 'duplicate';
+
+const DAY_MS = 86_400_000;
+
+/** The hook answered 404: no mapping handles path `gmail`. A configuration fault: kept and retried, never dropped. */
+class HookNotRoutedError extends Error {}
 
 /**
  * The Gmail watcher: keeps the Gmail watch alive, receives Pub/Sub pushes, and turns each
@@ -39,6 +44,8 @@ export class GmailWatcher implements PluginService {
   private pumpFailures = 0;
   private watchFailures = 0;
   private timers = new Set<NodeJS.Timeout>();
+  /** message ids whose 404 from the hook was logged with the fix (once each, however often retried) */
+  private notRoutedLogged = new Set<string>();
 
   constructor(private readonly settings: WatcherSettings) {
     const { gmail } = settings;
@@ -59,6 +66,7 @@ export class GmailWatcher implements PluginService {
     const { serve, pushToken } = this.settings.gmail;
     this.server = await startPushEndpoint({ ...serve, pushToken, logger: this.log, record: (n) => this.record(n) });
     this.log.info({ url: this.url }, 'gmail push endpoint listening');
+    await this.pruneHandled();
     void this.renewWatch();
   }
 
@@ -94,6 +102,20 @@ export class GmailWatcher implements PluginService {
   private backoff(failures: number): number {
     const base = this.settings.retryMs ?? 1000;
     return Math.min(base * 2 ** Math.max(0, failures - 1), this.settings.maxRetryMs ?? 5 * 60_000);
+  }
+
+  /**
+   * Forgets handled-message records older than dedupeDays, now and daily. Safe: history only
+   * reports newer mail, and recovery ignores mail received before the window (see recover).
+   */
+  private async pruneHandled(): Promise<void> {
+    try {
+      const pruned = await this.settings.state.deleteOlderThan('seen:', Date.now() - this.settings.gmail.dedupeDays * DAY_MS);
+      if (pruned) this.log.info({ pruned }, 'gmail handled-message records pruned');
+    } catch (err) {
+      this.log.error({ err: describe(err) }, 'gmail pruning failed');
+    }
+    this.later(DAY_MS, () => void this.pruneHandled());
   }
 
   /** Watch now, then every renewEveryMinutes; a failure is retried with backoff. */
@@ -143,7 +165,9 @@ export class GmailWatcher implements PluginService {
         } catch (err) {
           this.pumpFailures++;
           const retryInMs = this.backoff(this.pumpFailures);
-          this.log.error({ err: describe(err), retryInMs }, 'gmail processing failed; retrying');
+          // a 404 from the hook was logged with its fix once per message; its retries stay quiet
+          if (err instanceof HookNotRoutedError) this.log.debug({ err: describe(err), retryInMs }, 'gmail processing failed; retrying');
+          else this.log.error({ err: describe(err), retryInMs }, 'gmail processing failed; retrying');
           this.later(retryInMs, () => this.kick());
           break;
         }
@@ -181,9 +205,11 @@ export class GmailWatcher implements PluginService {
     this.log.warn({ reason }, 'gmail history unavailable: recovering from the newest messages');
     const profile = await this.gmail.profile();
     const recent = await this.gmail.recentMessages(gmail.label, gmail.recoverMaxMessages);
+    // mail received before the dedupe window may have had its record pruned: it is not new, never re-posted
+    const receivedAfter = Date.now() - gmail.dedupeDays * DAY_MS;
     for (const message of [...recent].reverse()) {
       if (this.stopped) return;
-      await this.handleMessage(message.id, profile.historyId);
+      await this.handleMessage(message.id, profile.historyId, receivedAfter);
     }
     await this.advance(profile.historyId);
   }
@@ -193,8 +219,8 @@ export class GmailWatcher implements PluginService {
     await this.settings.state.update<string | undefined>(this.key('historyId'), (current) => laterHistoryId(current, historyId));
   }
 
-  /** Posts one message to the hook unless it was handled before. Throws to retry later. */
-  private async handleMessage(id: string, historyId: string): Promise<void> {
+  /** Posts one message to the hook unless it was handled before (or arrived before `receivedAfter`). Throws to retry later. */
+  private async handleMessage(id: string, historyId: string, receivedAfter?: number): Promise<void> {
     const { state, gmail } = this.settings;
     const seenKey = this.key(`seen:${id}`);
     if (await state.get(seenKey)) return;
@@ -210,18 +236,30 @@ export class GmailWatcher implements PluginService {
       this.log.debug({ messageId: id }, 'gmail message skipped (sent or draft)');
       return mark('skipped');
     }
+    if (receivedAfter !== undefined && Number(message.internalDate) < receivedAfter) {
+      this.log.debug({ messageId: id }, 'gmail message skipped (older than dedupeDays)');
+      return mark('skipped');
+    }
     const summary = summarizeMessage(message, gmail);
-    const outcome = await this.postToHook({ source: 'gmail', account: gmail.account, historyId: message.historyId ?? historyId, messages: [summary] });
+    const outcome = await this.postToHook(id, { source: 'gmail', account: gmail.account, historyId: message.historyId ?? historyId, messages: [summary] });
     await mark(outcome);
     this.log.info({ messageId: id, outcome }, 'gmail message handled');
   }
 
-  private async postToHook(payload: unknown): Promise<SeenOutcome> {
+  /**
+   * One POST per message. Its Idempotency-Key is stable across retries and restarts, so a crash
+   * after the hook accepted the message but before it was marked handled makes no second run.
+   */
+  private async postToHook(messageId: string, payload: unknown): Promise<SeenOutcome> {
     let response: Response;
     try {
       response = await fetch(this.settings.hookUrl, {
         method: 'POST',
-        headers: { authorization: `Bearer ${this.settings.hookToken}`, 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${this.settings.hookToken}`,
+          'content-type': 'application/json',
+          'idempotency-key': `gmail:${this.settings.gmail.account.toLowerCase()}:${messageId}`,
+        },
         body: JSON.stringify(payload),
         signal: AbortSignal.timeout(30_000),
       });
@@ -229,10 +267,29 @@ export class GmailWatcher implements PluginService {
       throw new Error(`hook ${redactUrl(this.settings.hookUrl)} did not answer: ${(error as Error).message}`);
     }
     await response.body?.cancel();
-    if (response.ok) return 'posted';
+    if (response.ok) {
+      this.notRoutedLogged.delete(messageId);
+      return 'posted';
+    }
+    if (response.status === 404) {
+      if (!this.notRoutedLogged.has(messageId)) {
+        this.notRoutedLogged.add(messageId);
+        this.log.error(
+          { messageId, status: 404, hookUrl: redactUrl(this.settings.hookUrl) },
+          'gmail hook answered 404: no mapping handles path "gmail". Fix: hooks.presets: add "gmail" (or point hooks.gmail.hookUrl at <hooks.path>/gmail), then restart; the message is kept and retried',
+        );
+      }
+      throw new HookNotRoutedError(`hook ${redactUrl(this.settings.hookUrl)} answered 404`);
+    }
+    // 422: the hook has this Idempotency-Key for another body: an earlier post of this message was taken
+    // (a crash came before it was recorded) and the message has changed since (labels, historyId)
+    if (response.status === 422) {
+      this.log.info({ messageId }, 'gmail message was posted before (Idempotency-Key known to the hook); not posted again');
+      return 'duplicate';
+    }
     // a refused message (bad payload for the mapping) would block the mailbox forever: record and move on;
-    // auth, missing mapping, throttling and server errors are fixable, so they are retried
-    const retryable = [401, 403, 404, 408, 429].includes(response.status) || response.status >= 500;
+    // auth, an earlier post still in progress (409), throttling and server errors are fixable, so they are retried
+    const retryable = [401, 403, 408, 409, 429].includes(response.status) || response.status >= 500;
     if (retryable) throw new Error(`hook ${redactUrl(this.settings.hookUrl)} answered ${response.status}`);
     this.log.error({ status: response.status }, 'gmail hook refused the message; not retried');
     return 'rejected';

@@ -17,7 +17,11 @@ export class GoogleApiError extends Error {
   }
 }
 
-export type AccessTokenSource = () => Promise<string>;
+export interface AccessTokenSource {
+  (): Promise<string>;
+  /** forgets `token` when it is still the cached one (Google answered 401: revoked or expired early) */
+  invalidate?(token: string): void;
+}
 
 export interface GoogleRequest {
   step: string;
@@ -29,11 +33,24 @@ export interface GoogleRequest {
   timeoutMs?: number;
 }
 
+/** One call with a cached access token; a 401 drops that token and the call is made once more with a fresh one. */
 export async function googleRequest<T = Record<string, unknown>>(token: AccessTokenSource, request: GoogleRequest): Promise<{ status: number; body: T }> {
-  const accessToken = await token();
-  let response: Response;
+  let accessToken = await token();
+  let response = await send(request, accessToken);
+  if (response.status === 401 && token.invalidate) {
+    await response.body?.cancel();
+    token.invalidate(accessToken);
+    accessToken = await token();
+    response = await send(request, accessToken);
+  }
+  const body = await readJson(response);
+  if (response.ok || request.accept?.includes(response.status)) return { status: response.status, body: body as T };
+  throw errorFrom(request.step, response.status, body);
+}
+
+async function send(request: GoogleRequest, accessToken: string): Promise<Response> {
   try {
-    response = await fetch(request.url, {
+    return await fetch(request.url, {
       method: request.method ?? 'GET',
       headers: { authorization: `Bearer ${accessToken}`, ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) },
       body: request.body !== undefined ? JSON.stringify(request.body) : undefined,
@@ -42,9 +59,6 @@ export async function googleRequest<T = Record<string, unknown>>(token: AccessTo
   } catch (error) {
     throw new GoogleApiError(request.step, 0, undefined, `no answer from ${new URL(request.url).origin}: ${(error as Error).message}`);
   }
-  const body = await readJson(response);
-  if (response.ok || request.accept?.includes(response.status)) return { status: response.status, body: body as T };
-  throw errorFrom(request.step, response.status, body);
 }
 
 export async function readJson(response: Response): Promise<unknown> {

@@ -20,9 +20,23 @@ export function watcherFaults(gmail: GmailConfig | undefined, host: PluginHost['
   return faults;
 }
 
+/**
+ * Why mail posted to this config's `<hooks.path>/gmail` would get 404, or undefined when a mapping
+ * may handle it: the gmail preset, or a hooks.mappings entry whose path is gmail or unset
+ * (files of hooks.mappingsDir are not read here; the watcher's own 404 log covers them).
+ */
+export function hookRouteFault(host: PluginHost['config']): string | undefined {
+  if (host.hooks.presets?.includes('gmail')) return undefined;
+  const handles = (host.hooks.mappings ?? []).some((m) => m.match?.path === undefined || m.match.path.replace(/^\/+|\/+$/g, '') === 'gmail');
+  if (handles) return undefined;
+  return 'hooks.gmail.account is set but no mapping handles path "gmail", so new mail would get 404 and wait. Fix: hooks.presets: add "gmail"';
+}
+
 export function watcherFromConfig(gmail: GmailConfig, host: PluginHost['config'], state: PluginState, logger: Logger): GmailWatcher {
   const faults = watcherFaults(gmail, host);
   if (faults.length) throw new Error(`the gmail watcher cannot run: ${faults.join('; ')} (run \`herald webhooks gmail setup\`)`);
+  const routeFault = hookRouteFault(host);
+  if (routeFault) logger.warn({ fix: 'hooks.presets: add "gmail"' }, routeFault);
   return new GmailWatcher({
     gmail: gmail as ConstructorParameters<typeof GmailWatcher>[0]['gmail'],
     hookUrl: gmail.hookUrl ?? defaultHookUrl(host),

@@ -39,6 +39,12 @@ export const hooksSchema = z
     mappingsDir: z.string().default('./mappings').describe('Folder of mapping files (.yaml, .yml, .json, .json5), loaded in name order.'),
     transformsDir: z.string().default('./transforms').describe('Folder transform modules are loaded from (never outside it).'),
     transformTimeoutMs: z.number().int().positive().default(5000).describe('Time limit of one transform call.'),
+    idempotencyTtlHours: z
+      .number()
+      .positive()
+      .max(24 * 365)
+      .default(24)
+      .describe('How long an Idempotency-Key of a hook path is remembered (its stored response replayed), in hours.'),
   })
   .strict();
 

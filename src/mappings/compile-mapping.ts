@@ -10,6 +10,7 @@ import { compileMappingTemplates } from './mapping-templates.js';
 import type { Mapping } from './mapping-schema.js';
 import type { MappingContext } from './resolve-mappings.js';
 import { runTransform } from './run-transform.js';
+import { compileSignatureVerifier, type SignatureVerifier } from './signature-verifier.js';
 import type { TransformFunction, TransformLoader } from './transform-loader.js';
 import { templateScope } from './template-scope.js';
 
@@ -42,6 +43,17 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
   }
   const path = mapping.match?.path === undefined ? undefined : trimSlashes(mapping.match.path);
   if (path !== undefined && RESERVED_PATHS.includes(path)) faults.push(`match.path: "${path}" is the built-in /${path} endpoint and cannot be mapped`);
+
+  // the body is verified before it is parsed, so the mapping is picked by its path alone
+  let signature: SignatureVerifier | undefined;
+  if (mapping.auth) {
+    if (path === undefined) faults.push('auth: a mapping with auth needs match.path (the signature is checked before the body is parsed)');
+    try {
+      signature = compileSignatureVerifier(mapping.auth);
+    } catch (error) {
+      faults.push(`auth.${(error as Error).message}`);
+    }
+  }
 
   let schema: PayloadSchema | undefined;
   if (mapping.schema) {
@@ -76,6 +88,8 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
 
   return {
     id,
+    path,
+    signature,
     matches,
     async apply(request: HookRequest) {
       schema?.check(request.payload);

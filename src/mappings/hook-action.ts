@@ -98,7 +98,7 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
     kind: 'agent',
     message: raw.message as string,
     name: name || 'Hook',
-    sessionKey: check(raw, 'sessionKey'),
+    sessionKey: hookSessionKey(check(raw, 'sessionKey')),
     wakeMode: check(raw, 'wakeMode') ?? 'now',
     deliver: check(raw, 'deliver') ?? true,
     channel,
@@ -109,4 +109,15 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
     allowUnsafeExternalContent: ctx.allowUnsafeExternalContent === true,
     source: { mappingId: ctx.mappingId, path: ctx.path },
   };
+}
+
+/**
+ * The main session and the platform's chat conversations are not hook sessions: a webhook
+ * writing there would put raw, unwrapped outside text in front of the heartbeat or a customer.
+ */
+function hookSessionKey(key: string | undefined): string | undefined {
+  if (key === 'main' || key?.startsWith('chat:')) {
+    throw invalid('sessionKey', 'must not be "main" or start with "chat:" (reserved for the main session and platform conversations)');
+  }
+  return key;
 }

@@ -5,6 +5,31 @@ export const wakeModes = ['now', 'next-heartbeat'] as const;
 /** the longest run a timer can wait for: Node's setTimeout fires at once past 2^31-1 ms */
 export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
+export const signatureTypes = ['github', 'stripe', 'standard-webhooks', 'hmac-sha256'] as const;
+
+/** How a sender that cannot send the hook token proves itself: a signature over the raw body. */
+export const mappingAuthSchema = z
+  .object({
+    type: z
+      .enum(signatureTypes)
+      .describe('Signature scheme: github (X-Hub-Signature-256), stripe (Stripe-Signature), standard-webhooks (webhook-id/-timestamp/-signature), hmac-sha256 (hex digest in `header`).'),
+    secret: z.string().min(1).describe('The signing secret shared with the sender (${ENV} allowed, also in mapping files); standard-webhooks takes the whsec_<base64> form.'),
+    header: z
+      .string()
+      .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name')
+      .optional()
+      .describe('hmac-sha256 only: the header carrying the hex digest of the raw body (a sha256= prefix is allowed).'),
+    toleranceSeconds: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('stripe and standard-webhooks: largest accepted distance between the signed timestamp and now, in seconds (default 300).'),
+  })
+  .strict();
+
+export type MappingAuth = z.output<typeof mappingAuthSchema>;
+
 /** One declarative hook mapping: how a request to `hooks.path/<name>` becomes a wake or agent action. */
 export const mappingSchema = z
   .object({
@@ -43,6 +68,9 @@ export const mappingSchema = z
       .boolean()
       .optional()
       .describe('Turns off the external-content safety wrapper for this hook (dangerous; trusted sources only).'),
+    auth: mappingAuthSchema
+      .optional()
+      .describe('Signature verification for senders that cannot send the hook token (GitHub, Stripe, ...): a request to match.path is accepted with a valid hook token or a valid signature. Needs match.path.'),
   })
   .strict();
 

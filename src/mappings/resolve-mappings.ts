@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { LoadedConfig } from '../config/load.js';
+import { substituteEnv } from '../config/env-substitution.js';
 import { formatIssues } from '../config/format-issues.js';
 import { ConfigError } from '../errors.js';
 import { compileMapping } from './compile-mapping.js';
@@ -19,13 +20,18 @@ export type MappingContext = Pick<ActionContext, 'config' | 'channelNames'> & {
 export interface MappingSource {
   origin: string;
   raw: unknown;
+  /**
+   * a mapping file's `auth` still holds `${ENV}` references (the config file's mappings were
+   * substituted with the rest of the config; substituting twice would undo a `$${X}` escape)
+   */
+  substituteAuthEnv?: boolean;
 }
 
 /** `hooks.mappings`, then every file of `hooks.mappingsDir` in name order, then the enabled presets. */
 export function collectMappingSources(loaded: LoadedConfig): MappingSource[] {
   const sources: MappingSource[] = loaded.config.hooks.mappings.map((raw, i) => ({ origin: `hooks.mappings[${i}]`, raw }));
   for (const file of listMappingFiles(loaded.config.hooks.mappingsDir)) {
-    readMappingFile(file).forEach((raw, i) => sources.push({ origin: `${file}[${i}]`, raw }));
+    readMappingFile(file).forEach((raw, i) => sources.push({ origin: `${file}[${i}]`, raw, substituteAuthEnv: true }));
   }
   return [...sources, ...presetMappings(loaded)];
 }
@@ -36,8 +42,9 @@ export async function compileMappingSources(sources: MappingSource[], loaded: Lo
   const seen = new Map<string, string>();
   const transforms = new TransformLoader(loaded.config.hooks.transformsDir);
   const compiled: CompiledMapping[] = [];
+  const labels = new Map<CompiledMapping, string>();
   for (const [index, source] of sources.entries()) {
-    const parsed = mappingSchema.safeParse(source.raw);
+    const parsed = mappingSchema.safeParse(source.substituteAuthEnv ? withAuthEnv(source.raw, source.origin, faults) : source.raw);
     if (!parsed.success) {
       faults.push(...formatIssues(parsed.error.issues, source.origin));
       continue;
@@ -49,11 +56,37 @@ export async function compileMappingSources(sources: MappingSource[], loaded: Lo
     seen.set(mapping.id, source.origin);
     const own: string[] = [];
     const deps = { ctx, transforms, transformTimeoutMs: loaded.config.hooks.transformTimeoutMs, logger: ctx.logger };
-    compiled.push(await compileMapping(mapping, deps, own));
+    const one = await compileMapping(mapping, deps, own);
+    compiled.push(one);
+    labels.set(one, label);
     faults.push(...own.map((f) => `${label}: ${f}`));
   }
+  faults.push(...mixedAuthFaults(compiled, labels));
   if (faults.length) throw new ConfigError(faults);
   return compiled;
+}
+
+/** `${ENV}` in a mapping file's `auth` (its secret), substituted like every config string. */
+function withAuthEnv(raw: unknown, origin: string, faults: string[]): unknown {
+  if (!raw || typeof raw !== 'object' || !('auth' in raw)) return raw;
+  return { ...raw, auth: substituteEnv((raw as { auth: unknown }).auth, process.env, faults, `${origin}.auth`) };
+}
+
+/**
+ * A request admitted by its signature is handled only by the mappings of its path that declare
+ * an auth it satisfies; a path where some mappings declare auth and others do not would answer
+ * 404 for the signed events of the others. Refused at start instead.
+ */
+function mixedAuthFaults(compiled: CompiledMapping[], labels: Map<CompiledMapping, string>): string[] {
+  const faults: string[] = [];
+  for (const mapping of compiled) {
+    if (mapping.path === undefined || mapping.signature) continue;
+    const signed = compiled.find((other) => other.path === mapping.path && other.signature);
+    if (signed) {
+      faults.push(`${labels.get(mapping)}: auth: mapping "${signed.id}" of match.path "${mapping.path}" declares auth, so every mapping of that path must (a YAML anchor shares one block)`);
+    }
+  }
+  return faults;
 }
 
 /**

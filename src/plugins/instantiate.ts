@@ -23,6 +23,8 @@ export function stateFor(store: Store, pluginId: string): PluginState {
     get: (k) => store.state.get(key(k)),
     set: (k, v) => store.state.set(key(k), v),
     update: (k, fn) => store.state.update(key(k), fn),
+    delete: (k) => store.state.delete(key(k)),
+    deleteOlderThan: (prefix, before) => store.state.deleteOlderThan(key(prefix), before),
   };
 }
 

@@ -89,7 +89,10 @@ export interface PluginContext<C> {
 
 export interface PluginHost {
   /** the full, validated herald config */
-  config: Record<string, unknown> & { hooks: { enabled: boolean; token?: string; path: string }; gateway: { host: string; port: number } };
+  config: Record<string, unknown> & {
+    hooks: { enabled: boolean; token?: string; path: string; presets: string[]; mappings: { match?: { path?: string } }[] };
+    gateway: { host: string; port: number };
+  };
   /** small durable key/value state, namespaced per plugin */
   state: PluginState;
 }
@@ -99,6 +102,9 @@ export interface PluginState {
   set(key: string, value: unknown): Promise<void>;
   /** runs fn atomically over one key (read, compute, write) */
   update<T>(key: string, fn: (current: T | undefined) => T): Promise<T>;
+  delete(key: string): Promise<void>;
+  /** deletes this plugin's keys starting with `prefix` last written before `before` (epoch ms); returns how many */
+  deleteOlderThan(prefix: string, before: number): Promise<number>;
 }
 
 export interface PluginInstance {

@@ -7,9 +7,9 @@ import { wrapExternalContent } from '../agents/external-content.js';
 import type { AgentAction } from '../mappings/hook-action.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { KnowledgePassage } from '../models/provider.js';
-import type { RunRecord, Store } from '../store/port.js';
+import type { RunCompletion, RunRecord, Store } from '../store/port.js';
 import type { Heartbeat } from './heartbeat.js';
-import type { MainSession } from './main-session.js';
+import { MAIN_SESSION, MAX_PENDING_EVENTS, type MainSession } from './main-session.js';
 import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
 import { runSummary } from './summary.js';
 
@@ -46,8 +46,9 @@ export class RunQueue {
 
   constructor(private readonly deps: RunQueueDeps) {}
 
-  async submit(action: AgentAction): Promise<string> {
-    const id = randomUUID();
+  /** `options.id`: an id chosen before dispatch (an Idempotency-Key record points at it) */
+  async submit(action: AgentAction, options: { id?: string } = {}): Promise<string> {
+    const id = options.id ?? randomUUID();
     const agent = this.deps.agents.default();
     const run: RunRecord = {
       id,
@@ -161,29 +162,37 @@ export class RunQueue {
       );
       const response = await provider.complete(request);
       const now = Date.now();
-      await store.sessions.append(run.sessionKey, { role: 'user', content: action.message, createdAt: run.createdAt, runId: id });
-      await store.sessions.append(run.sessionKey, { role: 'assistant', content: response.text, createdAt: now, runId: id });
-      await store.runs.finish(id, 'succeeded', { reply: response.text, at: now });
+      const transcript = [
+        { role: 'user' as const, content: action.message, createdAt: run.createdAt, runId: id },
+        { role: 'assistant' as const, content: response.text, createdAt: now, runId: id },
+      ];
+      await this.complete(id, { status: 'succeeded', reply: response.text, at: now, transcript }, action.name, { reply: response.text });
       log.info({ status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
-      await this.afterRun({ ...run, status: 'succeeded', reply: response.text }, action, { reply: response.text });
+      await this.afterRun({ ...run, status: 'succeeded', reply: response.text }, action, response.text);
     } catch (error) {
       if (shutdown.aborted) return; // left as running: the next process resumes it
       const timedOut = controller.signal.reason instanceof RunTimeout;
       const message = timedOut ? `timed out after ${timeoutMs / 1000}s` : describeError(error);
-      await store.runs.finish(id, timedOut ? 'timed_out' : 'failed', { error: message, at: Date.now() });
-      log.warn({ status: timedOut ? 'timed_out' : 'failed', error: message }, 'run failed');
-      await this.afterRun({ ...run, status: timedOut ? 'timed_out' : 'failed', error: message }, action, timedOut ? { timedOut } : { error: message });
+      const status = timedOut ? 'timed_out' : 'failed';
+      await this.complete(id, { status, error: message, at: Date.now(), transcript: [] }, action.name, timedOut ? { timedOut } : { error: message });
+      log.warn({ status, error: message }, 'run failed');
+      await this.afterRun({ ...run, status, error: message }, action);
     } finally {
       clearTimeout(timer);
       shutdown.removeEventListener('abort', onShutdown);
     }
   }
 
-  /** always a summary on the main session; then delivery; then the heartbeat if asked */
-  private async afterRun(run: RunRecord, action: AgentAction, outcome: { reply?: string; error?: string; timedOut?: boolean }) {
-    await this.deps.mainSession.enqueueSystemEvent(runSummary(action.name, outcome));
-    if (outcome.reply !== undefined && action.deliver && !isHeartbeatAck(outcome.reply, this.deps.config.heartbeat.ackMaxChars)) {
-      await this.deps.delivery.deliverRunReply(run, action, outcome.reply);
+  /** the run's status, transcript and its always-posted summary, in one transaction */
+  private complete(id: string, completion: Omit<RunCompletion, 'summary'>, name: string, outcome: Parameters<typeof runSummary>[1]) {
+    const summary = { session: MAIN_SESSION, text: runSummary(name, outcome), maxPending: MAX_PENDING_EVENTS };
+    return this.deps.store.runs.complete(id, { ...completion, summary });
+  }
+
+  /** then delivery (the outbox re-queues it at start should the process die first); then the heartbeat if asked */
+  private async afterRun(run: RunRecord, action: AgentAction, reply?: string) {
+    if (reply !== undefined && action.deliver && !isHeartbeatAck(reply, this.deps.config.heartbeat.ackMaxChars)) {
+      await this.deps.delivery.deliverRunReply(run, action, reply);
     }
     if (action.wakeMode === 'now') this.deps.heartbeat.request();
   }

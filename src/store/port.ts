@@ -32,6 +32,16 @@ export interface RunRecord {
   finishedAt: number | null;
 }
 
+export interface RunCompletion {
+  status: Exclude<RunStatus, 'queued' | 'running'>;
+  reply?: string | null;
+  error?: string | null;
+  at: number;
+  /** messages appended to the run's session (empty when the run failed) */
+  transcript: SessionMessage[];
+  summary: { session: string; text: string; maxPending: number };
+}
+
 export interface SessionMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
@@ -56,7 +66,12 @@ export interface RunsRepo {
   insert(run: RunRecord): Promise<void>;
   get(id: string): Promise<RunRecord | undefined>;
   markRunning(id: string, at: number): Promise<void>;
-  finish(id: string, status: RunStatus, fields: { reply?: string | null; error?: string | null; at: number }): Promise<void>;
+  /**
+   * Finishes a run in one transaction: its transcript, its final status and its summary event
+   * on the main session, so a crash can neither lose the summary nor double the transcript.
+   * A run that is already finished is left as it is (false).
+   */
+  complete(id: string, completion: RunCompletion): Promise<boolean>;
   /** queued and running runs, oldest first: what must resume after a restart */
   unfinished(): Promise<RunRecord[]>;
 }
@@ -72,6 +87,9 @@ export interface StateRepo {
   get<T = unknown>(key: string): Promise<T | undefined>;
   set(key: string, value: unknown): Promise<void>;
   update<T>(key: string, fn: (current: T | undefined) => T): Promise<T>;
+  delete(key: string): Promise<void>;
+  /** deletes the keys starting with `prefix` last written before `before` (epoch ms); returns how many */
+  deleteOlderThan(prefix: string, before: number): Promise<number>;
 }
 
 export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed';
@@ -139,11 +157,52 @@ export interface DeliveriesRepo {
   release(id: string, owner: string, at: number): Promise<void>;
 }
 
+/** One Idempotency-Key of a hook path: in progress, or done with the response to replay. */
+export interface IdempotencyRecord {
+  /** the hook path the key belongs to: keys are scoped per path */
+  scope: string;
+  key: string;
+  /** sha256 hex of the hook path and the raw body */
+  requestHash: string;
+  status: 'in_progress' | 'done';
+  /** the id the agent run of this request gets, chosen before dispatch (how a crash is recovered) */
+  runId: string;
+  responseStatus: number | null;
+  /** the response body as JSON text; null for 204 */
+  responseBody: string | null;
+  createdAt: number;
+  /** an in-progress record older than this belongs to a process that died */
+  lockedUntil: number;
+  expiresAt: number;
+}
+
+export type IdempotencyClaim =
+  /** the caller owns the key now and processes the request */
+  | { type: 'claimed'; record: IdempotencyRecord }
+  /** someone else's: done (replay or mismatch) or still in progress */
+  | { type: 'existing'; record: IdempotencyRecord };
+
+export interface IdempotencyRepo {
+  /**
+   * Takes a key or returns what holds it, atomically (of two racing callers one claims it).
+   * An expired record is forgotten first. A stale in-progress record (past `lockedUntil`)
+   * is recovered: when its run exists (the process died after the run was stored) it becomes
+   * done with that run's 202; otherwise, for the same request, it is claimed afresh.
+   */
+  claim(record: IdempotencyRecord, now: number): Promise<IdempotencyClaim>;
+  complete(scope: string, key: string, response: { status: number; body: string | null }): Promise<void>;
+  /** forgets an in-progress key whose request failed, so a retry is processed afresh */
+  release(scope: string, key: string): Promise<void>;
+  /** deletes expired records (never one still locked); returns how many */
+  prune(now: number): Promise<number>;
+}
+
 export interface Store {
   events: EventsRepo;
   runs: RunsRepo;
   sessions: SessionsRepo;
   state: StateRepo;
   deliveries: DeliveriesRepo;
+  idempotency: IdempotencyRepo;
   close(): Promise<void>;
 }

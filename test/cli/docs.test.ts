@@ -46,6 +46,15 @@ describe('README generated blocks', () => {
     }
   });
 
+  it('every key of the config reference has a description (each zod field carries .describe())', () => {
+    const rows = block(readme(), 'config').split('\n').filter((l) => l.startsWith('| `'));
+    expect(rows.length).toBeGreaterThan(50);
+    for (const row of rows) {
+      const cells = row.split(/(?<!\\)\|/).map((c) => c.trim());
+      expect(cells[4], cells[1]).not.toBe('');
+    }
+  });
+
   it('--check fails on a stale block and --write repairs it', async () => {
     const file = path.join(tempDir(), 'README.md');
     const stale = replaceBlock(readme(), { section: 'errors', name: 'errors', content: '| stale |' });

@@ -155,6 +155,8 @@ describe('webhook contract (app.request)', () => {
       [{ message: 'm', name: 7 }, 'name'],
       [{ message: 'm', sessionKey: 7 }, 'sessionKey'],
       [{ message: 'm', sessionKey: '' }, 'sessionKey'],
+      [{ message: 'm', sessionKey: 'main' }, 'sessionKey'],
+      [{ message: 'm', sessionKey: 'chat:conv_1' }, 'sessionKey'],
       [{ message: 'm', wakeMode: 'soon' }, 'wakeMode'],
       [{ message: 'm', deliver: 'yes' }, 'deliver'],
       [{ message: 'm', channel: 5 }, 'channel'],

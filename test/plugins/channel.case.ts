@@ -34,7 +34,7 @@ export async function createChannel(c: ChannelCase, url: string): Promise<Channe
   const instance = await c.plugin.create({
     config: c.plugin.config.parse(c.config(url)),
     logger: quietLogger,
-    host: { config: {} as never, state: { get: async () => undefined, set: async () => {}, update: async (_k, fn) => fn(undefined) } },
+    host: { config: {} as never, state: { get: async () => undefined, set: async () => {}, update: async (_k, fn) => fn(undefined), delete: async () => {}, deleteOlderThan: async () => 0 } },
   });
   if (!instance.channel) throw new Error(`${c.plugin.id} made no channel`);
   return instance.channel;

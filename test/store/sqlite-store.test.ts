@@ -86,14 +86,24 @@ describe('sqlite store', () => {
     await store.runs.insert(run('r2', 2));
     await store.runs.insert(run('r3', 3));
     await store.runs.markRunning('r2', 10);
-    await store.runs.finish('r3', 'timed_out', { error: 'timed out after 1s', at: 20 });
+    const summary = (text: string) => ({ session: 'main', text, maxPending: 20 });
+    await store.runs.complete('r3', { status: 'timed_out', error: 'timed out after 1s', at: 20, transcript: [], summary: summary('Hook r3: (timeout)') });
     await store.close();
 
     store = openSqliteStore(db);
     expect((await store.runs.unfinished()).map((r) => `${r.id}:${r.status}`)).toEqual(['r1:queued', 'r2:running']);
     expect(await store.runs.get('r2')).toMatchObject({ status: 'running', startedAt: 10, action: { kind: 'agent', deliver: false } });
     expect(await store.runs.get('r3')).toMatchObject({ status: 'timed_out', error: 'timed out after 1s', finishedAt: 20, reply: null });
-    await store.runs.finish('r1', 'succeeded', { reply: 'ok', at: 30 });
+    const transcript = [
+      { role: 'user' as const, content: 'hi', createdAt: 1, runId: 'r1' },
+      { role: 'assistant' as const, content: 'ok', createdAt: 30, runId: 'r1' },
+    ];
+    expect(await store.runs.complete('r1', { status: 'succeeded', reply: 'ok', at: 30, transcript, summary: summary('Hook r1: ok') })).toBe(true);
+    expect(await store.runs.get('r1')).toMatchObject({ status: 'succeeded', reply: 'ok' });
+    // one transaction: transcript and summary are there together, and a second completion (a resumed run) changes nothing
+    expect(await store.runs.complete('r1', { status: 'failed', error: 'again', at: 40, transcript, summary: summary('Hook r1: (error) again') })).toBe(false);
+    expect((await store.sessions.messages(run('r1', 1).sessionKey)).map((m) => m.content)).toEqual(['hi', 'ok']);
+    expect((await store.events.list('main', 10)).map((e) => e.text)).toEqual(['Hook r1: ok', 'Hook r3: (timeout)']);
     expect(await store.runs.get('r1')).toMatchObject({ status: 'succeeded', reply: 'ok' });
     expect(await store.runs.get('nope')).toBeUndefined();
     await store.close();
@@ -117,5 +127,26 @@ describe('sqlite store', () => {
     expect(await store.state.update<number>('n', (n) => (n ?? 0) + 1)).toBe(1);
     expect(await store.state.update<number>('n', (n) => (n ?? 0) + 1)).toBe(2);
     await store.close();
+  });
+
+  it('state: delete one key, and prune a prefix by age (a prefix, not a LIKE pattern)', async () => {
+    const path = file();
+    const store = openSqliteStore(path);
+    // LIKE 'seen_:%' would also take seenX:old (_ is a wildcard) and SEEN_:old (LIKE ignores case)
+    const old = ['seen_:old-1', 'seen_:old-2', 'seenX:old', 'SEEN_:old', 'other:old'];
+    for (const key of [...old, 'seen_:new']) await store.state.set(key, { at: 1 });
+    const age = store.db.prepare('UPDATE state SET updated_at = ? WHERE key = ?');
+    for (const key of old) age.run(1_000, key);
+
+    expect(await store.state.deleteOlderThan('seen_:', 2_000)).toBe(2);
+    expect(await store.state.deleteOlderThan('seen_:', 2_000)).toBe(0);
+    await store.state.delete('seen_:new');
+    await store.state.delete('no-such-key');
+    await store.close();
+
+    const reopened = openSqliteStore(path);
+    for (const key of ['seen_:old-1', 'seen_:old-2', 'seen_:new']) expect(await reopened.state.get(key)).toBeUndefined();
+    for (const key of ['seenX:old', 'SEEN_:old', 'other:old']) expect(await reopened.state.get(key)).toEqual({ at: 1 });
+    await reopened.close();
   });
 });

@@ -11,7 +11,11 @@ interface Row {
 
 const toEvent = (r: Row): SystemEvent => ({ id: r.id, session: r.session, text: r.text, status: r.status, createdAt: r.created_at });
 
-export function sqliteEventsRepo(db: SqliteDatabase): EventsRepo {
+/**
+ * Adds a pending event unless it repeats the session's pending one, keeping at most `maxPending`
+ * pending. Synchronous, so other statements can share its transaction (a run's completion).
+ */
+export function eventEnqueuer(db: SqliteDatabase) {
   const last = db.prepare<[string], Row>('SELECT * FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
   const insert = db.prepare<[string, string, number], Row>(
     "INSERT INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?) RETURNING *",
@@ -20,14 +24,7 @@ export function sqliteEventsRepo(db: SqliteDatabase): EventsRepo {
   const dropOldest = db.prepare<[string, number]>(
     "UPDATE events SET status = 'dropped' WHERE id IN (SELECT id FROM events WHERE session = ? AND status = 'pending' ORDER BY id LIMIT ?)",
   );
-  const claim = db.prepare<[string], Row>(
-    "UPDATE events SET status = 'processing' WHERE session = ? AND status = 'pending' RETURNING *",
-  );
-  const done = db.prepare<[number]>("UPDATE events SET status = 'done' WHERE id = ?");
-  const requeue = db.prepare("UPDATE events SET status = 'pending' WHERE status = 'processing'");
-  const list = db.prepare<[string, number], Row>('SELECT * FROM events WHERE session = ? ORDER BY id DESC LIMIT ?');
-
-  const enqueue = db.transaction((session: string, text: string, maxPending: number) => {
+  return db.transaction((session: string, text: string, maxPending: number) => {
     const previous = last.get(session);
     // a retried webhook must not wake the agent twice with the same news; once the previous
     // event has been handled, the same text is news again (a deploy finishing twice in a day)
@@ -37,6 +34,17 @@ export function sqliteEventsRepo(db: SqliteDatabase): EventsRepo {
     if (over > 0) dropOldest.run(session, over);
     return toEvent(row);
   });
+}
+
+export function sqliteEventsRepo(db: SqliteDatabase): EventsRepo {
+  const enqueue = eventEnqueuer(db);
+  const pendingCount = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'");
+  const claim = db.prepare<[string], Row>(
+    "UPDATE events SET status = 'processing' WHERE session = ? AND status = 'pending' RETURNING *",
+  );
+  const done = db.prepare<[number]>("UPDATE events SET status = 'done' WHERE id = ?");
+  const requeue = db.prepare("UPDATE events SET status = 'pending' WHERE status = 'processing'");
+  const list = db.prepare<[string, number], Row>('SELECT * FROM events WHERE session = ? ORDER BY id DESC LIMIT ?');
 
   return {
     async enqueue(session, text, maxPending) {

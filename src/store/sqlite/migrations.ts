@@ -139,4 +139,24 @@ export const migrations: Migration[] = [
       CREATE INDEX events_session_id ON events (session, id);
     `,
   },
+  {
+    version: 6,
+    name: 'hooks: Idempotency-Key records (the stored response a repeated request gets again)',
+    sql: `
+      CREATE TABLE idempotency_keys (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        request_hash TEXT NOT NULL,
+        status TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        response_status INTEGER,
+        response_body TEXT,
+        created_at INTEGER NOT NULL,
+        locked_until INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (scope, key)
+      );
+      CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+    `,
+  },
 ];

@@ -1,4 +1,6 @@
-import type { RunRecord, RunsRepo } from '../port.js';
+import type { RunCompletion, RunRecord, RunsRepo } from '../port.js';
+import { eventEnqueuer } from './events-repo.js';
+import { messageAppender } from './sessions-repo.js';
 import type { SqliteDatabase } from './open-database.js';
 
 interface Row {
@@ -39,8 +41,17 @@ export function sqliteRunsRepo(db: SqliteDatabase): RunsRepo {
   const get = db.prepare<[string], Row>('SELECT * FROM runs WHERE id = ?');
   const running = db.prepare<[number, string]>("UPDATE runs SET status = 'running', started_at = ? WHERE id = ?");
   const finish = db.prepare<[string, string | null, string | null, number, string]>(
-    'UPDATE runs SET status = ?, reply = ?, error = ?, finished_at = ? WHERE id = ?',
+    "UPDATE runs SET status = ?, reply = ?, error = ?, finished_at = ? WHERE id = ? AND status IN ('queued', 'running')",
   );
+  const appendMessage = messageAppender(db);
+  const enqueueEvent = eventEnqueuer(db);
+  const complete = db.transaction((id: string, c: RunCompletion, sessionKey: string) => {
+    if (finish.run(c.status, c.reply ?? null, c.error ?? null, c.at, id).changes === 0) return false;
+    for (const message of c.transcript) appendMessage(sessionKey, message);
+    enqueueEvent(c.summary.session, c.summary.text, c.summary.maxPending);
+    return true;
+  });
+  const sessionOf = db.prepare<[string], { session_key: string }>('SELECT session_key FROM runs WHERE id = ?');
   const unfinished = db.prepare<[], Row>("SELECT * FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at, rowid");
 
   return {
@@ -54,8 +65,9 @@ export function sqliteRunsRepo(db: SqliteDatabase): RunsRepo {
     async markRunning(id, at) {
       running.run(at, id);
     },
-    async finish(id, status, fields) {
-      finish.run(status, fields.reply ?? null, fields.error ?? null, fields.at, id);
+    async complete(id, completion) {
+      const row = sessionOf.get(id);
+      return row ? complete.immediate(id, completion, row.session_key) : false;
     },
     async unfinished() {
       return unfinished.all().map(toRun);

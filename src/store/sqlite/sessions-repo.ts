@@ -9,10 +9,17 @@ interface Row {
   created_at: number;
 }
 
-export function sqliteSessionsRepo(db: SqliteDatabase): SessionsRepo {
-  const append = db.prepare<[string, string, string, string | null, string | null, number]>(
+/** Appends one message to a session; synchronous, so it can join another transaction. */
+export function messageAppender(db: SqliteDatabase) {
+  const insert = db.prepare<[string, string, string, string | null, string | null, number]>(
     'INSERT INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES (?, ?, ?, ?, ?, ?)',
   );
+  return (sessionKey: string, m: SessionMessage) =>
+    insert.run(sessionKey, m.role, m.content, m.runId ?? null, m.meta ? JSON.stringify(m.meta) : null, m.createdAt);
+}
+
+export function sqliteSessionsRepo(db: SqliteDatabase): SessionsRepo {
+  const append = messageAppender(db);
   // the newest `limit` messages, returned oldest first
   const recent = db.prepare<[string, number], Row>(
     'SELECT * FROM (SELECT * FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT ?) ORDER BY id',
@@ -21,7 +28,7 @@ export function sqliteSessionsRepo(db: SqliteDatabase): SessionsRepo {
 
   return {
     async append(sessionKey, m) {
-      append.run(sessionKey, m.role, m.content, m.runId ?? null, m.meta ? JSON.stringify(m.meta) : null, m.createdAt);
+      append(sessionKey, m);
     },
     async messages(sessionKey, limit = 1000) {
       return recent.all(sessionKey, limit).map((r) => ({

@@ -1,6 +1,7 @@
 import type { Store } from '../port.js';
 import { sqliteDeliveriesRepo } from './deliveries-repo.js';
 import { sqliteEventsRepo } from './events-repo.js';
+import { sqliteIdempotencyRepo } from './idempotency-repo.js';
 import { openDatabase, type SqliteDatabase } from './open-database.js';
 import { sqliteRunsRepo } from './runs-repo.js';
 import { sqliteSessionsRepo } from './sessions-repo.js';
@@ -20,6 +21,7 @@ export function openSqliteStore(file: string): SqliteStore {
     sessions: sqliteSessionsRepo(db),
     state: sqliteStateRepo(db),
     deliveries: sqliteDeliveriesRepo(db),
+    idempotency: sqliteIdempotencyRepo(db),
     async close() {
       if (db.open) db.close();
     },

@@ -6,6 +6,9 @@ export function sqliteStateRepo(db: SqliteDatabase): StateRepo {
   const set = db.prepare<[string, string, number]>(
     'INSERT INTO state (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
   );
+  const remove = db.prepare<[string]>('DELETE FROM state WHERE key = ?');
+  // a prefix compare, not LIKE: keys may hold % or _
+  const removeOlder = db.prepare<[number, string, number]>('DELETE FROM state WHERE substr(key, 1, ?) = ? AND updated_at < ?');
   const read = <T>(key: string) => {
     const row = get.get(key);
     return row ? (JSON.parse(row.value) as T) : undefined;
@@ -26,6 +29,12 @@ export function sqliteStateRepo(db: SqliteDatabase): StateRepo {
     },
     async update(key, fn) {
       return update.immediate(key, fn as (c: unknown) => unknown) as never;
+    },
+    async delete(key) {
+      remove.run(key);
+    },
+    async deleteOlderThan(prefix, before) {
+      return removeOlder.run(prefix.length, prefix, before).changes;
     },
   };
 }

@@ -13,6 +13,8 @@ export interface FakeMail {
   text?: string;
   html?: string;
   labels?: string[];
+  /** when Gmail received it (internalDate, epoch ms); now by default */
+  receivedAt?: number;
 }
 
 /**
@@ -33,6 +35,9 @@ export class FakeGoogle {
   pageSize = 2;
   /** answer this status on a path prefix (e.g. make Pub/Sub refuse); with `times`, only that many times */
   failures = new Map<string, { status: number; body: unknown; times?: number }>();
+  /** access tokens minted (the first is ACCESS_TOKEN, later ones ACCESS_TOKEN-2, -3, ...) and those revoked */
+  issued: string[] = [];
+  revoked = new Set<string>();
 
   static async start(): Promise<FakeGoogle> {
     const fake = new FakeGoogle();
@@ -68,7 +73,7 @@ export class FakeGoogle {
       labelIds: labels,
       snippet: (mail.text ?? '').slice(0, 40),
       historyId: String(this.historyId),
-      internalDate: String(Date.now()),
+      internalDate: String(mail.receivedAt ?? Date.now()),
       payload: {
         mimeType: 'multipart/mixed',
         headers: [
@@ -82,6 +87,11 @@ export class FakeGoogle {
     });
     this.history.push({ id: String(this.historyId), messageId: mail.id, labels });
     return String(this.historyId);
+  }
+
+  /** what a user revoking access (or Google expiring tokens early) does: every token minted so far is refused with 401 */
+  revokeAccessTokens(): void {
+    for (const token of this.issued) this.revoked.add(token);
   }
 
   calls(method: string, pathPrefix: string): RecordedRequest[] {
@@ -99,9 +109,12 @@ export class FakeGoogle {
       if (form.get('refresh_token') !== REFRESH_TOKEN || form.get('client_secret') !== CLIENT_SECRET) {
         return { status: 400, body: { error: 'invalid_grant', error_description: 'Bad Request' } };
       }
-      return { body: { access_token: ACCESS_TOKEN, expires_in: 3599, token_type: 'Bearer' } };
+      const token = this.issued.length ? `${ACCESS_TOKEN}-${this.issued.length + 1}` : ACCESS_TOKEN;
+      this.issued.push(token);
+      return { body: { access_token: token, expires_in: 3599, token_type: 'Bearer' } };
     }
-    if (r.headers.authorization !== `Bearer ${ACCESS_TOKEN}`) return { status: 401, body: { error: { code: 401, message: 'Invalid Credentials', status: 'UNAUTHENTICATED' } } };
+    const bearer = r.headers.authorization?.replace(/^Bearer /, '');
+    if (!bearer || !this.issued.includes(bearer) || this.revoked.has(bearer)) return { status: 401, body: { error: { code: 401, message: 'Invalid Credentials', status: 'UNAUTHENTICATED' } } };
     const pubsub = /^\/v1\/(projects\/[^/]+\/(topics|subscriptions)\/[^/:]+)(:\w+)?$/.exec(r.path);
     if (pubsub) return this.pubsub(r, pubsub[1]!, pubsub[2]!, pubsub[3]);
     if (r.path.startsWith('/gmail/v1/users/me/')) return this.gmail(r, r.path.slice('/gmail/v1/users/me/'.length));

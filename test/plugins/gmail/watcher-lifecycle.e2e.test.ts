@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { GmailWatcher } from '../../../plugins/gmail/gmail-watcher.js';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
 import { baseConfig, eventually, startHerald, tempDir, HOOK_TOKEN } from '../../helpers/start-herald.js';
 import { CLIENT_ID, CLIENT_SECRET, FakeGoogle, REFRESH_TOKEN, pushEnvelope } from './fake-google.js';
@@ -75,6 +76,48 @@ describe('starting and stopping the gmail watcher', () => {
       expect(google.calls('POST', '/gmail/v1/users/me/watch').length).toBeGreaterThanOrEqual(2);
     } finally {
       await herald.stop();
+    }
+  });
+
+  it('without the gmail preset: a warning at start names the fix; mail answered 404 is kept until it is fixed', async () => {
+    // the hook is the real herald (through a relay: its port is known only once it runs)
+    let heraldUrl = '';
+    const relay = await startFakeServer(async (r) => {
+      const headers = { authorization: String(r.headers.authorization), 'content-type': 'application/json' };
+      const response = await fetch(`${heraldUrl}/hooks/gmail`, { method: 'POST', headers, body: r.body });
+      return { status: response.status, body: await response.text() };
+    });
+    const config = baseConfig({ hooks: { presets: [], gmail: gmailSection({ hookUrl: `${relay.url}/hooks/gmail` }) } });
+    let herald = await startHerald(config);
+    try {
+      heraldUrl = herald.url;
+      const warning = herald.logs.find((l) => String(l.msg).includes('no mapping handles path "gmail"'));
+      expect(warning).toMatchObject({ level: 40, fix: 'hooks.presets: add "gmail"' });
+      expect(String(warning!.msg)).toContain('hooks.presets: add "gmail"');
+
+      await eventually(() => google.calls('POST', '/gmail/v1/users/me/watch').length > 0);
+      const historyId = google.addMail({ id: 'nf-1', subject: 'waits for the preset', text: 'x' });
+      const watcher = herald.gateway.instances.services.find((s) => s.name === 'gmail-watcher') as GmailWatcher;
+      expect((await fetch(`${watcher.url}?token=${PUSH_TOKEN}`, { method: 'POST', body: JSON.stringify(pushEnvelope(ACCOUNT, historyId)) })).status).toBe(204);
+      // retried (the same message, the same key), but the fix is logged once for the message
+      await eventually(() => relay.requests.length >= 2);
+      const notRouted = herald.logs.filter((l) => String(l.msg).startsWith('gmail hook answered 404'));
+      expect(notRouted).toHaveLength(1);
+      expect(notRouted[0]).toMatchObject({ messageId: 'nf-1', status: 404 });
+      expect(String(notRouted[0]!.msg)).toContain('hooks.presets: add "gmail"');
+      expect(new Set(relay.requests.map((r) => r.headers['idempotency-key']))).toEqual(new Set([`gmail:${ACCOUNT}:nf-1`]));
+
+      // the fix, and a restart: the kept message becomes a run
+      await herald.stop();
+      fs.writeFileSync(herald.configFile, JSON.stringify(baseConfig({ hooks: { presets: ['gmail'], gmail: gmailSection({ hookUrl: `${relay.url}/hooks/gmail` }) } })));
+      herald = await startHerald(config, { dir: herald.dir });
+      heraldUrl = herald.url;
+      const runs = () => herald.gateway.store.db.prepare('SELECT id FROM runs WHERE session_key = ?').all('hook:gmail:nf-1');
+      await eventually(() => runs().length === 1);
+      expect(herald.logs.some((l) => String(l.msg).includes('no mapping handles path "gmail"'))).toBe(false);
+    } finally {
+      await herald.stop();
+      await relay.close();
     }
   });
 

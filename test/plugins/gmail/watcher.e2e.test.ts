@@ -18,7 +18,8 @@ describe('the gmail watcher inside serve', () => {
     // the gateway listens on a port chosen at start, after the watcher's config is written:
     // the hook URL points at this relay, which forwards to the gateway (and shows what was posted)
     relay = await startFakeServer(async (r) => {
-      const response = await fetch(`${heraldUrl}/hooks/gmail`, { method: 'POST', headers: { authorization: String(r.headers.authorization), 'content-type': 'application/json' }, body: r.body });
+      const headers = { authorization: String(r.headers.authorization), 'content-type': 'application/json', 'idempotency-key': String(r.headers['idempotency-key']) };
+      const response = await fetch(`${heraldUrl}/hooks/gmail`, { method: 'POST', headers, body: r.body });
       return { status: response.status, body: await response.text() };
     });
     herald = await startHerald(
@@ -79,6 +80,8 @@ describe('the gmail watcher inside serve', () => {
 
     const posted = relay.requests[0]!;
     expect(posted.headers.authorization).toBe(`Bearer ${HOOK_TOKEN}`);
+    // stable per message, so a repost after a crash between posting and recording gets the first answer
+    expect(posted.headers['idempotency-key']).toBe(`gmail:${ACCOUNT}:msg-1`);
     expect(posted.json).toMatchObject({
       source: 'gmail',
       account: ACCOUNT,
@@ -110,7 +113,67 @@ describe('the gmail watcher inside serve', () => {
     expect((await push(next)).status).toBe(204);
     await eventually(() => runsFor('b-1').length === 1);
     for (const id of ids) expect(runsFor(id)).toHaveLength(1);
-    expect(relay.requests).toHaveLength(ids.length + 1);
+    expect(relay.requests.map((r) => r.headers['idempotency-key'])).toEqual([...ids, 'b-1'].map((id) => `gmail:${ACCOUNT}:${id}`));
+  });
+
+  function seenKey(messageId: string): string {
+    return `plugin:gmail:seen:${messageId}:${ACCOUNT}`;
+  }
+
+  it('a message the hook took before a crash, then changed, is not posted again (its Idempotency-Key is known)', async () => {
+    // the first post reached herald but the watcher stopped before recording it; since then the mail was read
+    const first = await fetch(`${herald.url}/hooks/gmail`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json', 'idempotency-key': `gmail:${ACCOUNT}:dup-1` },
+      body: JSON.stringify({ source: 'gmail', account: ACCOUNT, historyId: '1', messages: [{ id: 'dup-1', subject: 'as first posted', labels: ['INBOX', 'UNREAD'] }] }),
+    });
+    expect(first.status).toBe(202);
+    const historyId = google.addMail({ id: 'dup-1', subject: 'as first posted', text: 'x', labels: ['INBOX'] });
+    expect((await push(historyId)).status).toBe(204);
+    await eventually(() => herald.gateway.store.state.get(seenKey('dup-1')));
+    expect(await herald.gateway.store.state.get(seenKey('dup-1'))).toMatchObject({ outcome: 'duplicate' });
+    expect(relay.requests.map((r) => r.headers['idempotency-key'])).toEqual([`gmail:${ACCOUNT}:dup-1`]);
+    expect(runsFor('dup-1')).toHaveLength(1);
+    expect(herald.logs.filter((l) => l.msg === 'gmail hook refused the message; not retried')).toHaveLength(0);
+  });
+
+  it('a revoked access token is dropped and the call made once more with a fresh one', async () => {
+    const first = google.addMail({ id: 'tok-1', subject: 'before', text: 'x' });
+    expect((await push(first)).status).toBe(204);
+    await eventually(() => runsFor('tok-1').length === 1);
+    expect(google.issued).toHaveLength(1);
+
+    google.revokeAccessTokens();
+    const second = google.addMail({ id: 'tok-2', subject: 'after revocation', text: 'x' });
+    expect((await push(second)).status).toBe(204);
+    await eventually(() => runsFor('tok-2').length === 1);
+    expect(google.issued).toHaveLength(2);
+    const reads = google.calls('GET', '/gmail/v1/users/me/history').slice(-2);
+    expect(reads.map((r) => r.headers.authorization)).toEqual([`Bearer ${google.issued[0]}`, `Bearer ${google.issued[1]}`]);
+    expect(herald.logs.filter((l) => l.msg === 'gmail processing failed; retrying')).toHaveLength(0);
+  });
+
+  it('handled-message records older than dedupeDays (30) are pruned at start', async () => {
+    const last = [google.addMail({ id: 'p-1', text: 'x' }), google.addMail({ id: 'p-2', text: 'x' })].at(-1)!;
+    expect((await push(last)).status).toBe(204);
+    await eventually(() => runsFor('p-2').length === 1);
+    herald.gateway.store.db.prepare('UPDATE state SET updated_at = ? WHERE key = ?').run(Date.now() - 31 * 86_400_000, seenKey('p-1'));
+
+    herald = await herald.restart();
+    heraldUrl = herald.url;
+    expect(await herald.gateway.store.state.get(seenKey('p-1'))).toBeUndefined();
+    expect(await herald.gateway.store.state.get(seenKey('p-2'))).toMatchObject({ outcome: 'posted' });
+    expect(herald.logs.find((l) => l.msg === 'gmail handled-message records pruned')).toMatchObject({ pruned: 1 });
+  });
+
+  it('recovery never reports mail received before the dedupe window (its record may be pruned)', async () => {
+    google.addMail({ id: 'ancient-1', subject: 'from last quarter', text: 'x', receivedAt: Date.now() - 40 * 86_400_000 });
+    google.staleBefore = google.historyId + 100;
+    const last = google.addMail({ id: 'recent-1', subject: 'today', text: 'x' });
+    expect((await push(last)).status).toBe(204);
+    await eventually(() => runsFor('recent-1').length === 1);
+    expect(runsFor('ancient-1')).toHaveLength(0);
+    expect(relay.requests.map((r) => r.json.messages[0].id)).toEqual(['recent-1']);
   });
 
   it('sent and draft messages are skipped', async () => {

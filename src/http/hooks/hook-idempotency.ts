@@ -1,0 +1,91 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Context } from 'hono';
+import { HeraldError } from '../../errors.js';
+import type { IdempotencyRepo } from '../../store/port.js';
+
+/** 1..255 printable ASCII characters (space allowed inside; the header value arrives trimmed) */
+const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+const PRUNE_EVERY_MS = 60_000;
+
+/** The request's `Idempotency-Key`, if any; a malformed one is a 400 naming the header. */
+export function idempotencyKeyOf(c: Context): string | undefined {
+  const value = c.req.header('idempotency-key');
+  if (value === undefined) return undefined;
+  const key = value.trim();
+  if (!KEY_PATTERN.test(key)) {
+    throw new HeraldError('HERALD_BAD_REQUEST', 'Idempotency-Key must be 1 to 255 printable ASCII characters', { param: 'Idempotency-Key' });
+  }
+  return key;
+}
+
+/** What identifies "the same request": its hook path and its exact body bytes. */
+export function requestHash(path: string, body: Uint8Array): string {
+  return createHash('sha256').update(path).update('\n').update(body).digest('hex');
+}
+
+export interface StoredResponse {
+  status: number;
+  /** the JSON body; null for 204 */
+  body: unknown;
+}
+
+export type IdempotencyStart =
+  /** first of its key: process it with this run id, then `complete` (or `release` on failure) */
+  | { type: 'process'; runId: string }
+  /** a repeat: answer the stored response again */
+  | { type: 'replay'; response: StoredResponse };
+
+export interface HookIdempotencyOptions {
+  ttlMs: number;
+  /** how long a request may take before a repeat may assume its process died */
+  lockMs: number;
+}
+
+/** Idempotency-Key on the webhook surface: one processing per key and path, the response stored and replayed. */
+export class HookIdempotency {
+  private nextPruneAt = 0;
+
+  constructor(
+    private readonly repo: IdempotencyRepo,
+    private readonly options: HookIdempotencyOptions,
+  ) {}
+
+  /** Claims the key for this request, or answers for it: replay, 409 while in progress, 422 for another request. */
+  async start(scope: string, key: string, hash: string, now = Date.now()): Promise<IdempotencyStart> {
+    if (now >= this.nextPruneAt) {
+      this.nextPruneAt = now + PRUNE_EVERY_MS;
+      await this.repo.prune(now);
+    }
+    const claim = await this.repo.claim(
+      {
+        scope,
+        key,
+        requestHash: hash,
+        status: 'in_progress',
+        runId: randomUUID(),
+        responseStatus: null,
+        responseBody: null,
+        createdAt: now,
+        lockedUntil: now + this.options.lockMs,
+        expiresAt: now + this.options.ttlMs,
+      },
+      now,
+    );
+    const { record } = claim;
+    if (claim.type === 'claimed') return { type: 'process', runId: record.runId };
+    if (record.requestHash !== hash) throw new HeraldError('HERALD_IDEMPOTENCY_MISMATCH');
+    if (record.status === 'in_progress') throw new HeraldError('HERALD_IDEMPOTENCY_IN_PROGRESS', undefined, { headers: { 'Retry-After': '1' } });
+    return {
+      type: 'replay',
+      response: { status: record.responseStatus ?? 200, body: record.responseBody === null ? null : JSON.parse(record.responseBody) },
+    };
+  }
+
+  async complete(scope: string, key: string, response: StoredResponse): Promise<void> {
+    await this.repo.complete(scope, key, { status: response.status, body: response.body === null ? null : JSON.stringify(response.body) });
+  }
+
+  async release(scope: string, key: string): Promise<void> {
+    await this.repo.release(scope, key);
+  }
+}

@@ -1,0 +1,113 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { MappingAuth } from './mapping-schema.js';
+
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/** A mapping's `auth`, compiled at load: checks a request's signature over its raw body. */
+export interface SignatureVerifier {
+  type: MappingAuth['type'];
+  /** true when the signature headers (names lower-cased) verify over the exact bytes received */
+  verify(headers: Record<string, string | undefined>, body: Uint8Array, nowMs: number): boolean;
+}
+
+const HEX_DIGEST = /^[0-9a-f]{64}$/i;
+
+/** constant time for equal lengths; a digest's length is public (32 bytes), its bytes are not */
+function sameDigest(given: Buffer, expected: Buffer): boolean {
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function hmac(key: string | Buffer, prefix: string, body: Uint8Array): Buffer {
+  return createHmac('sha256', key).update(prefix).update(body).digest();
+}
+
+function hexDigest(value: string | undefined): Buffer | undefined {
+  const hex = value?.trim().replace(/^sha256=/i, '');
+  return hex !== undefined && HEX_DIGEST.test(hex) ? Buffer.from(hex, 'hex') : undefined;
+}
+
+function withinTolerance(timestamp: string | undefined, nowMs: number, toleranceSeconds: number): boolean {
+  if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp.trim())) return false;
+  return Math.abs(nowMs / 1000 - Number(timestamp)) <= toleranceSeconds;
+}
+
+/**
+ * Compiles a mapping's `auth`. Throws (a config fault, reported with the mapping id) when the
+ * fields do not fit the type: a header for anything but hmac-sha256, a tolerance where no
+ * timestamp is signed, a standard-webhooks secret that is not `whsec_<base64>`.
+ */
+export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
+  const { type, secret } = auth;
+  if (auth.header !== undefined && type !== 'hmac-sha256') throw new Error(`header: only for type hmac-sha256 (${type} has its own header)`);
+  if (auth.toleranceSeconds !== undefined && type !== 'stripe' && type !== 'standard-webhooks') {
+    throw new Error(`toleranceSeconds: ${type} signs no timestamp`);
+  }
+  const tolerance = auth.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+
+  switch (type) {
+    case 'github':
+      // X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>
+      return {
+        type,
+        verify(headers, body) {
+          const value = headers['x-hub-signature-256'];
+          const given = value?.trim().toLowerCase().startsWith('sha256=') ? hexDigest(value) : undefined;
+          return given !== undefined && sameDigest(given, hmac(secret, '', body));
+        },
+      };
+    case 'stripe':
+      // Stripe-Signature: t=<unix seconds>,v1=<hex HMAC of "<t>.<raw body>">[,v1=...]; other schemes ignored
+      return {
+        type,
+        verify(headers, body, nowMs) {
+          const fields = (headers['stripe-signature'] ?? '').split(',').map((part) => {
+            const at = part.indexOf('=');
+            return at < 0 ? ['', ''] : [part.slice(0, at).trim(), part.slice(at + 1).trim()];
+          });
+          const timestamp = fields.find(([k]) => k === 't')?.[1];
+          if (timestamp === undefined || !withinTolerance(timestamp, nowMs, tolerance)) return false;
+          const expected = hmac(secret, `${timestamp}.`, body);
+          // every candidate is compared: no early exit that times which one matched
+          let ok = false;
+          for (const [k, v] of fields) {
+            const given = k === 'v1' ? hexDigest(v) : undefined;
+            if (given !== undefined && sameDigest(given, expected)) ok = true;
+          }
+          return ok;
+        },
+      };
+    case 'standard-webhooks': {
+      // webhook-signature: "v1,<base64 HMAC of id.timestamp.body>" entries, space separated
+      const encoded = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) throw new Error('secret: a standard-webhooks secret is whsec_<base64>');
+      const key = Buffer.from(encoded, 'base64');
+      return {
+        type,
+        verify(headers, body, nowMs) {
+          const id = headers['webhook-id']?.trim();
+          const timestamp = headers['webhook-timestamp']?.trim();
+          if (!id || !timestamp || !withinTolerance(timestamp, nowMs, tolerance)) return false;
+          const expected = hmac(key, `${id}.${timestamp}.`, body);
+          let ok = false;
+          for (const entry of (headers['webhook-signature'] ?? '').split(' ')) {
+            const [version, signature] = entry.split(',', 2);
+            if (version !== 'v1' || !signature) continue;
+            if (sameDigest(Buffer.from(signature, 'base64'), expected)) ok = true;
+          }
+          return ok;
+        },
+      };
+    }
+    case 'hmac-sha256': {
+      if (auth.header === undefined) throw new Error('header: hmac-sha256 needs the header that carries the digest');
+      const header = auth.header.toLowerCase();
+      return {
+        type,
+        verify(headers, body) {
+          const given = hexDigest(headers[header]);
+          return given !== undefined && sameDigest(given, hmac(secret, '', body));
+        },
+      };
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import type { IdempotencyClaim, IdempotencyRecord, IdempotencyRepo } from '../port.js';
+import type { SqliteDatabase } from './open-database.js';
+
+interface Row {
+  scope: string;
+  key: string;
+  request_hash: string;
+  status: IdempotencyRecord['status'];
+  run_id: string;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: number;
+  locked_until: number;
+  expires_at: number;
+}
+
+const toRecord = (r: Row): IdempotencyRecord => ({
+  scope: r.scope,
+  key: r.key,
+  requestHash: r.request_hash,
+  status: r.status,
+  runId: r.run_id,
+  responseStatus: r.response_status,
+  responseBody: r.response_body,
+  createdAt: r.created_at,
+  lockedUntil: r.locked_until,
+  expiresAt: r.expires_at,
+});
+
+export function sqliteIdempotencyRepo(db: SqliteDatabase): IdempotencyRepo {
+  const get = db.prepare<[string, string], Row>('SELECT * FROM idempotency_keys WHERE scope = ? AND key = ?');
+  const remove = db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE scope = ? AND key = ?');
+  const insert = db.prepare(
+    `INSERT INTO idempotency_keys (scope, key, request_hash, status, run_id, response_status, response_body, created_at, locked_until, expires_at)
+     VALUES (@scope, @key, @requestHash, 'in_progress', @runId, NULL, NULL, @createdAt, @lockedUntil, @expiresAt)`,
+  );
+  const release = db.prepare<[string, string]>("DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND status = 'in_progress'");
+  const relock = db.prepare<[number, string, string]>('UPDATE idempotency_keys SET locked_until = ? WHERE scope = ? AND key = ?');
+  const complete = db.prepare<[number, string | null, string, string]>(
+    "UPDATE idempotency_keys SET status = 'done', response_status = ?, response_body = ? WHERE scope = ? AND key = ?",
+  );
+  const runExists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM runs WHERE id = ?');
+  const prune = db.prepare<[number, number]>(
+    "DELETE FROM idempotency_keys WHERE expires_at <= ? AND (status = 'done' OR locked_until <= ?)",
+  );
+
+  // IMMEDIATE: the read and the write happen under one write lock, so of two racing claims one wins
+  const claim = db.transaction((record: IdempotencyRecord, now: number): IdempotencyClaim => {
+    let row = get.get(record.scope, record.key);
+    const stale = row !== undefined && row.status === 'in_progress' && row.locked_until <= now;
+    if (row && row.expires_at <= now && (row.status === 'done' || stale)) {
+      remove.run(record.scope, record.key);
+      row = undefined;
+    }
+    if (!row) {
+      insert.run(record);
+      return { type: 'claimed', record: { ...record, status: 'in_progress', responseStatus: null, responseBody: null } };
+    }
+    if (stale) {
+      // the process holding it died: the run row is the commit point of an agent request
+      if (runExists.get(row.run_id)) {
+        const body = JSON.stringify({ ok: true, runId: row.run_id });
+        complete.run(202, body, row.scope, row.key);
+        return { type: 'existing', record: { ...toRecord(row), status: 'done', responseStatus: 202, responseBody: body } };
+      }
+      if (row.request_hash === record.requestHash) {
+        relock.run(record.lockedUntil, row.scope, row.key);
+        return { type: 'claimed', record: { ...toRecord(row), lockedUntil: record.lockedUntil } };
+      }
+    }
+    return { type: 'existing', record: toRecord(row) };
+  });
+
+  return {
+    async claim(record, now) {
+      return claim.immediate(record, now);
+    },
+    async complete(scope, key, response) {
+      complete.run(response.status, response.body, scope, key);
+    },
+    async release(scope, key) {
+      release.run(scope, key);
+    },
+    async prune(now) {
+      return prune.run(now, now).changes;
+    },
+  };
+}
