@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderSchemaTable } from '../config/reference-docs.js';
 import { coreConfigSchema } from '../config/schema.js';
 import { errorCatalog } from '../errors.js';
+import { pluginDocBlocks, type DocBlock } from '../plugins/plugin-docs.js';
 import type { CliIo } from './cli-io.js';
 
 /**
@@ -40,13 +41,6 @@ export async function docsCommand(argv: string[], io: CliIo): Promise<number> {
 
 export const DEFAULT_README = fileURLToPath(new URL('../../README.md', import.meta.url));
 
-/** One generated block: its content sits between `<!-- generated:NAME:start -->` and `:end` inside `<!-- section:SECTION -->`. */
-export interface DocBlock {
-  section: string;
-  name: string;
-  content: string;
-}
-
 export function coreBlocks(): DocBlock[] {
   return [
     { section: 'config', name: 'config', content: renderSchemaTable(coreConfigSchema) },
@@ -62,11 +56,9 @@ export function renderErrorTable(): string {
   return ['| code | status | webhook / admin `error` (default text) | `/v1` `error.code` |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-/** The README with every generated block rebuilt: herald's own, then the channel plugins'. */
+/** The README with every generated block rebuilt: herald's own, then the built-in plugins'. */
 export async function regenerateReadme(readme: string): Promise<string> {
-  let text = readme;
-  for (const block of coreBlocks()) text = replaceBlock(text, block);
-  return applyPluginDocs(text);
+  return [...coreBlocks(), ...(await pluginDocBlocks())].reduce(replaceBlock, readme);
 }
 
 /** Replaces a generated block's content, adding the block at the end of its section when absent. */
@@ -87,23 +79,4 @@ export function replaceBlock(readme: string, block: DocBlock): string {
       ? `${section.slice(0, from)}${generated}${section.slice(to + end.length)}`
       : `${section.replace(/\s*$/, '')}\n\n${generated}\n\n`;
   return `${readme.slice(0, sectionStart)}${updated}${readme.slice(sectionEnd)}`;
-}
-
-/**
- * The channel plugins' blocks come from `src/plugins/plugin-docs.ts` (`pluginDocBlocks()`, one
- * block per channel plugin in the channels section). Loaded lazily so `herald docs` keeps working
- * in a checkout without it; a function returning the whole README updated is accepted too.
- */
-async function applyPluginDocs(readme: string): Promise<string> {
-  const file = fileURLToPath(new URL('../plugins/plugin-docs.ts', import.meta.url));
-  if (!fs.existsSync(file)) return readme;
-  const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  const names = ['pluginDocBlocks', 'updateReadme', 'updatePluginDocs', 'applyPluginDocs', 'renderPluginDocs', 'default'];
-  const fn = names.map((n) => mod[n]).find((v): v is (text: string) => unknown => typeof v === 'function');
-  if (!fn) throw new Error(`${file} exports none of ${names.join(', ')}`);
-  const result = await fn(readme);
-  // a whole README keeps herald's own sections; anything else is not ours to write
-  if (typeof result === 'string' && result.includes('<!-- section:config -->')) return result;
-  if (Array.isArray(result)) return (result as DocBlock[]).reduce((text, block) => replaceBlock(text, block), readme);
-  throw new Error(`${file}: expected the README text or a list of { section, name, content } blocks`);
 }

@@ -187,7 +187,7 @@ export interface IdempotencyRepo {
    * Takes a key or returns what holds it, atomically (of two racing callers one claims it).
    * An expired record is forgotten first. A stale in-progress record (past `lockedUntil`)
    * is recovered: when its run exists (the process died after the run was stored) it becomes
-   * done with that run's 202; otherwise, for the same request, it is claimed afresh.
+   * done with that run's 202; otherwise nothing of it was stored and it is claimed afresh.
    */
   claim(record: IdempotencyRecord, now: number): Promise<IdempotencyClaim>;
   complete(scope: string, key: string, response: { status: number; body: string | null }): Promise<void>;

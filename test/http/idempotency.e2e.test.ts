@@ -109,10 +109,13 @@ export default async function gated() {
     await eventually(() => count("SELECT count(*) AS n FROM idempotency_keys WHERE key = 'slow-1' AND status = 'in_progress'") === 1);
     const during = await post('gated', { n: 1 }, 'slow-1');
     expect(during).toMatchObject({ status: 409, retryAfter: '1', body: { ok: false, error: 'a request with this Idempotency-Key is still being processed' } });
+    // another body too: the first may still fail and free the key, so its outcome is not known yet
+    expect((await post('gated', { n: 2 }, 'slow-1')).status).toBe(409);
     fs.writeFileSync(gate, '');
     const done = await first;
     expect(done).toMatchObject({ status: 202, replayed: null });
     expect(await post('gated', { n: 1 }, 'slow-1')).toMatchObject({ status: 202, body: done.body, replayed: 'true' });
+    expect((await post('gated', { n: 2 }, 'slow-1')).status).toBe(422);
     expect(runs()).toBe(1);
   });
 

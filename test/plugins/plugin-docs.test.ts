@@ -4,13 +4,22 @@ import { pluginDocBlocks, readGeneratedBlock } from '../../src/plugins/plugin-do
 
 const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
-describe('README channel sections', () => {
+describe('README plugin sections', () => {
   it('has a generated block per built-in channel, matching its manifest (run `npm run docs` when this fails)', async () => {
     const blocks = await pluginDocBlocks();
-    expect(blocks.map((b) => b.name.replace('channel:', '')).sort()).toEqual(
+    expect(blocks.filter((b) => b.section === 'channels').map((b) => b.name.replace('channel:', '')).sort()).toEqual(
       ['discord', 'imessage', 'mattermost', 'msteams', 'signal', 'slack', 'telegram', 'webhook', 'whatsapp'],
     );
     for (const block of blocks) expect(readGeneratedBlock(readme, block.name), block.name).toBe(block.content.trim());
+  });
+
+  it("documents each preset's config in its own section (gmail)", async () => {
+    const gmail = (await pluginDocBlocks()).find((b) => b.name === 'preset:gmail')!;
+    expect(gmail.content).toContain('`hooks.gmail`');
+    const start = readme.indexOf('<!-- section:gmail -->');
+    const next = readme.indexOf('<!-- section:', start + 1);
+    expect(readme.slice(start, next)).toContain('<!-- generated:preset:gmail:start -->');
+    expect(readGeneratedBlock(readme, 'preset:gmail')).toBe(gmail.content.trim());
   });
 
   it('puts every channel block inside the channels section', () => {

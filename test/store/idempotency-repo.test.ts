@@ -47,15 +47,16 @@ describe('idempotency keys in the sqlite store', () => {
       record: { status: 'done', responseStatus: 202, responseBody: '{"ok":true,"runId":"run-a"}' },
     });
 
-    // died before storing anything: the same request claims it afresh (with the id it was given)
+    // died before storing anything: the key is free again (it keeps the run id it was given)
     await store.idempotency.claim(record({ key: 'before-run', runId: 'run-c' }), T);
     expect(await store.idempotency.claim(record({ key: 'before-run', runId: 'run-d', lockedUntil: later + 60_000 }), later)).toMatchObject({
       type: 'claimed',
       record: { runId: 'run-c', lockedUntil: later + 60_000 },
     });
-    // ...but another request under that key is still a mismatch for the caller to refuse
+    // ...for another body too: nothing was done under the key
     await store.idempotency.claim(record({ key: 'other', requestHash: 'h1' }), T);
-    expect(await store.idempotency.claim(record({ key: 'other', requestHash: 'h2' }), later)).toMatchObject({ type: 'existing', record: { requestHash: 'h1' } });
+    expect(await store.idempotency.claim(record({ key: 'other', requestHash: 'h2', lockedUntil: later + 60_000 }), later)).toMatchObject({ type: 'claimed', record: { requestHash: 'h2' } });
+    expect(await store.idempotency.claim(record({ key: 'other', requestHash: 'h1' }), later + 1)).toMatchObject({ type: 'existing', record: { requestHash: 'h2', status: 'in_progress' } });
     await store.close();
   });
 

@@ -50,7 +50,7 @@ export class HookIdempotency {
     private readonly options: HookIdempotencyOptions,
   ) {}
 
-  /** Claims the key for this request, or answers for it: replay, 409 while in progress, 422 for another request. */
+  /** Claims the key for this request, or answers for it: replay, 409 while in progress, 422 for another request than the stored one. */
   async start(scope: string, key: string, hash: string, now = Date.now()): Promise<IdempotencyStart> {
     if (now >= this.nextPruneAt) {
       this.nextPruneAt = now + PRUNE_EVERY_MS;
@@ -73,8 +73,10 @@ export class HookIdempotency {
     );
     const { record } = claim;
     if (claim.type === 'claimed') return { type: 'process', runId: record.runId };
-    if (record.requestHash !== hash) throw new HeraldError('HERALD_IDEMPOTENCY_MISMATCH');
+    // in progress: 409 even for another body, since the first may still fail and free the key;
+    // a retry then learns the outcome (422 against a success, or its own processing)
     if (record.status === 'in_progress') throw new HeraldError('HERALD_IDEMPOTENCY_IN_PROGRESS', undefined, { headers: { 'Retry-After': '1' } });
+    if (record.requestHash !== hash) throw new HeraldError('HERALD_IDEMPOTENCY_MISMATCH');
     return {
       type: 'replay',
       response: { status: record.responseStatus ?? 200, body: record.responseBody === null ? null : JSON.parse(record.responseBody) },

@@ -35,7 +35,7 @@ export function sqliteIdempotencyRepo(db: SqliteDatabase): IdempotencyRepo {
      VALUES (@scope, @key, @requestHash, 'in_progress', @runId, NULL, NULL, @createdAt, @lockedUntil, @expiresAt)`,
   );
   const release = db.prepare<[string, string]>("DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND status = 'in_progress'");
-  const relock = db.prepare<[number, string, string]>('UPDATE idempotency_keys SET locked_until = ? WHERE scope = ? AND key = ?');
+  const reclaim = db.prepare<[string, number, string, string]>('UPDATE idempotency_keys SET request_hash = ?, locked_until = ? WHERE scope = ? AND key = ?');
   const complete = db.prepare<[number, string | null, string, string]>(
     "UPDATE idempotency_keys SET status = 'done', response_status = ?, response_body = ? WHERE scope = ? AND key = ?",
   );
@@ -63,10 +63,9 @@ export function sqliteIdempotencyRepo(db: SqliteDatabase): IdempotencyRepo {
         complete.run(202, body, row.scope, row.key);
         return { type: 'existing', record: { ...toRecord(row), status: 'done', responseStatus: 202, responseBody: body } };
       }
-      if (row.request_hash === record.requestHash) {
-        relock.run(record.lockedUntil, row.scope, row.key);
-        return { type: 'claimed', record: { ...toRecord(row), lockedUntil: record.lockedUntil } };
-      }
+      // nothing of it was stored: the key is free again, for whatever request comes with it now
+      reclaim.run(record.requestHash, record.lockedUntil, row.scope, row.key);
+      return { type: 'claimed', record: { ...toRecord(row), requestHash: record.requestHash, lockedUntil: record.lockedUntil } };
     }
     return { type: 'existing', record: toRecord(row) };
   });
