@@ -5,6 +5,7 @@ import type { LoadedConfig } from './config/load.js';
 import type { HeraldConfig } from './config/schema.js';
 import { createApp } from './http/create-app.js';
 import { createLogger } from './log.js';
+import { HeraldMetrics } from './metrics/herald-metrics.js';
 import { builtinMappings } from './mappings/builtin-mappings.js';
 import { MappingsEngine } from './mappings/mappings-engine.js';
 import { resolveMappings } from './mappings/resolve-mappings.js';
@@ -20,6 +21,7 @@ import { DeliveryOutbox } from './runtime/delivery-outbox.js';
 import type { ReplyDelivery } from './runtime/reply-delivery.js';
 import { RunQueue } from './runtime/run-queue.js';
 import { openSqliteStore, type SqliteStore } from './store/sqlite/sqlite-store.js';
+import { sqliteProbe } from './store/sqlite/sqlite-probe.js';
 import { platformRoutes } from './http/platform/platform-routes.js';
 import { KnowledgeIndex } from './knowledge/knowledge-index.js';
 import { ApiKeyStore, ApiKeyVerifier } from './platform/api-keys.js';
@@ -39,6 +41,8 @@ export interface Gateway {
   dispatch: DispatchAction;
   instances: PluginInstances;
   delivery: ReplyDelivery;
+  /** this gateway's Prometheus metrics; undefined when gateway.metrics.enabled is false */
+  metrics?: HeraldMetrics;
   /** resumes unfinished work and starts timers and plugin services */
   start(): Promise<void>;
   /** stops taking work, lets running runs finish within `graceMs`, closes the store */
@@ -54,6 +58,10 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const { config, plugins } = loaded;
   const logger = options.logger ?? createLogger();
   const store = openSqliteStore(config.storage.sqlite);
+  const probe = sqliteProbe(store.db);
+  const metrics = config.gateway.metrics.enabled
+    ? new HeraldMetrics({ probe, hooksPath: config.hooks.enabled ? config.hooks.path : undefined })
+    : undefined;
   const models = new ModelRegistry(config);
   const agents = new AgentDirectory(config);
   const mainSession = new MainSession(store);
@@ -68,21 +76,25 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     defaultAgentId: agents.default().id,
     logger,
   });
+  const turn = heartbeatTurn({ config, store, models, agents, delivery, logger });
   const heartbeat = new Heartbeat(
     parseDuration(config.heartbeat.every),
-    heartbeatTurn({ config, store, models, agents, delivery, logger }),
+    metrics ? metrics.countHeartbeatTurns(turn) : turn,
     logger,
     config.heartbeat.coalesceMs,
   );
   const knowledge = new KnowledgeIndex(store.db);
-  const runs = new RunQueue({ config, store, models, agents, mainSession, heartbeat, delivery, knowledge, logger });
+  const runs = new RunQueue({
+    config, store, models, agents, mainSession, heartbeat, delivery, knowledge, logger,
+    onRunFinished: metrics && ((status) => metrics.runFinished(status)),
+  });
   const dispatch = createDispatcher({ mainSession, heartbeat, runs });
 
   const actionContext = { config, channelNames: plugins.channelNames() };
   const engine = new MappingsEngine([...builtinMappings(actionContext), ...(await resolveMappings(loaded, { ...actionContext, logger }))]);
   const keys = new ApiKeyVerifier(config, new ApiKeyStore(store.db));
   const platform = platformRoutes({ config, store, knowledge, keys, models, agents, logger });
-  const app = createApp({ config, logger, store, engine, dispatch, delivery, mounts: [{ path: '/v1', app: platform }] });
+  const app = createApp({ config, logger, store, engine, dispatch, delivery, probe, metrics, mounts: [{ path: '/v1', app: platform }] });
 
   const gateway: Gateway = {
     app,
@@ -99,6 +111,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     dispatch,
     instances,
     delivery,
+    metrics,
     async start() {
       await store.events.requeueProcessing();
       await delivery.start();

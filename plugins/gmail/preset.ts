@@ -14,6 +14,9 @@ export function gmailPresetMappings(config: GmailConfig | undefined): MappingCon
       action: 'agent',
       name: 'Gmail',
       sessionKey: 'hook:gmail:{{messages[0].id}}',
+      // the key the watcher sends as its Idempotency-Key header (which wins when present), so a
+      // message posted by hand or by a relay without the header is still taken once
+      idempotencyKey: 'gmail:{{ $lowercase(account) }}:{{messages[0].id}}',
       messageTemplate: 'New email from {{messages[0].from}}\nSubject: {{messages[0].subject}}\n{{messages[0].snippet}}\n{{messages[0].body}}',
       ...(config?.model !== undefined && { model: config.model }),
       ...(config?.thinking !== undefined && { thinking: config.thinking }),

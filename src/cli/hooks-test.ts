@@ -85,6 +85,7 @@ export async function hooksTestCommand(argv: string[], io: CliIo): Promise<numbe
   try {
     const outcome = await engine.handle(request);
     io.err(`mapping: ${outcome.mappingId}`);
+    if (outcome.idempotencyKey !== undefined) io.err(`idempotency key: ${outcome.idempotencyKey}`);
     io.out(JSON.stringify(outcome.type === 'skip' ? { skip: true } : outcome.action, null, 2));
     return 0;
   } catch (error) {

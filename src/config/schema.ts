@@ -19,6 +19,13 @@ export const gatewaySchema = z
       .strict()
       .default({})
       .describe('Gateway (operator) authentication.'),
+    metrics: z
+      .object({
+        enabled: z.boolean().default(true).describe('Serves GET /metrics (Prometheus text format, behind the gateway token) and counts requests, runs and heartbeats; false: 404 and no counting.'),
+      })
+      .strict()
+      .default({ enabled: true })
+      .describe('Prometheus metrics.'),
   })
   .strict();
 

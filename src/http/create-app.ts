@@ -3,13 +3,17 @@ import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import { HeraldError } from '../errors.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
+import type { HeraldMetrics } from '../metrics/herald-metrics.js';
 import type { DispatchAction } from '../runtime/dispatch-action.js';
 import type { ReplyDelivery } from '../runtime/reply-delivery.js';
 import type { Store } from '../store/port.js';
+import type { StoreProbe } from '../store/store-probe.js';
 import { adminRoutes } from './admin/admin-routes.js';
 import { errorHandler, errorResponse } from './error-handler.js';
 import { FailedAuthLimiter } from './failed-auth-limiter.js';
 import { hooksRoutes } from './hooks/hooks-routes.js';
+import { metricsRoute } from './metrics-route.js';
+import { readinessRoute } from './readiness-route.js';
 import { requestContext } from './request-context.js';
 
 export interface AppDeps {
@@ -21,17 +25,23 @@ export interface AppDeps {
   delivery: ReplyDelivery;
   /** extra route groups mounted by later areas (the platform API), by path prefix */
   mounts?: { path: string; app: Hono }[];
+  /** the store's liveness and counts: /readyz and the store gauges */
+  probe?: StoreProbe;
+  /** when given (gateway.metrics.enabled), requests are counted and GET /metrics serves them */
+  metrics?: HeraldMetrics;
 }
 
 /** The HTTP face of herald. It never listens: `serve` does, tests use `app.request()`. */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const limiter = new FailedAuthLimiter();
-  app.use('*', requestContext(deps.logger));
+  app.use('*', requestContext(deps.logger, deps.metrics?.http));
   app.onError(errorHandler(deps.logger));
   app.notFound((c) => errorResponse(c, new HeraldError('HERALD_NOT_FOUND')));
 
   app.get('/healthz', (c) => c.json({ ok: true }));
+  if (deps.probe) app.get('/readyz', readinessRoute({ probe: deps.probe, logger: deps.logger }));
+  if (deps.metrics) app.get('/metrics', metricsRoute({ config: deps.config, metrics: deps.metrics, limiter }));
   if (deps.config.hooks.enabled) {
     const prefix = deps.config.hooks.path.replace(/\/+$/, '');
     app.route(prefix, hooksRoutes({ ...deps, limiter }));

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
+import type { HttpMetrics } from '../metrics/http-metrics.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -17,8 +18,9 @@ const GOOD_ID = /^[A-Za-z0-9._-]{1,128}$/;
 /**
  * Gives every request an id (the caller's X-Request-Id when sane) and logs one line per
  * request: method, path (never the query: it may hold a token), status, latency, size.
+ * With `metrics`, the same latency also feeds the request counter and histogram.
  */
-export function requestContext(logger: Logger): MiddlewareHandler {
+export function requestContext(logger: Logger, metrics?: HttpMetrics): MiddlewareHandler {
   return async function requestContext(c, next) {
     const started = performance.now();
     const given = c.req.header('x-request-id');
@@ -34,6 +36,8 @@ export function requestContext(logger: Logger): MiddlewareHandler {
         c.res.headers.set('X-Request-Id', id);
       }
     }
+    const ms = performance.now() - started;
+    metrics?.record(c.req.path, c.req.method, c.res.status, ms / 1000, c.get('mappingId'));
     const declared = Number(c.req.header('content-length') ?? NaN);
     logger.info(
       {
@@ -41,7 +45,7 @@ export function requestContext(logger: Logger): MiddlewareHandler {
         method: c.req.method,
         path: c.req.path,
         status: c.res.status,
-        ms: Math.round((performance.now() - started) * 100) / 100,
+        ms: Math.round(ms * 100) / 100,
         bodyBytes: c.get('bodyBytes') ?? (Number.isFinite(declared) ? declared : 0),
         ...(c.get('mappingId') && { mapping: c.get('mappingId') }),
       },

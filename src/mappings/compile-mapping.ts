@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { HeraldError } from '../errors.js';
-import type { CompiledMapping } from './compiled-mapping.js';
+import type { CompiledMapping, MappingOutcome, PreparedMapping } from './compiled-mapping.js';
 import { validateAction } from './hook-action.js';
 import { trimSlashes, type HookRequest } from './hook-request.js';
 import { compileMatch } from './match.js';
@@ -86,46 +86,61 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     return new HeraldError('HERALD_MAPPING_FAILED', undefined, { cause: new Error(reason) });
   };
 
+  /** schema and templates: no side effects, so a repeat of a known idempotency key may run them again */
+  async function prepare(request: HookRequest): Promise<PreparedMapping> {
+    schema?.check(request.payload);
+    let raw: Record<string, unknown>;
+    let idempotencyKey: string | undefined;
+    try {
+      const scope = templateScope(request);
+      raw = await templates.render(scope);
+      idempotencyKey = await templates.idempotencyKey(scope);
+    } catch (error) {
+      throw failed('template', describeJsonataError(error));
+    }
+    return { ...(idempotencyKey !== undefined && { idempotencyKey }), run: () => finish(request, raw) };
+  }
+
+  /** the transform (which may have side effects: it runs once the key, if any, is claimed) and validation */
+  async function finish(request: HookRequest, templated: Record<string, unknown>): Promise<MappingOutcome> {
+    let raw = templated;
+    let kind = mapping.action;
+    if (transformFile) {
+      let fn: TransformFunction;
+      let result: Awaited<ReturnType<typeof runTransform>>;
+      try {
+        fn = await deps.transforms.load(transformFile, mapping.transform!.export);
+        result = await runTransform(fn, request, mapping, deps.transformTimeoutMs);
+      } catch (error) {
+        throw failed(`transform ${mapping.transform!.module}`, error);
+      }
+      if (result.type === 'skip') return { type: 'skip' };
+      if (result.type === 'merge') {
+        raw = { ...raw, ...result.fields };
+        kind = result.kind ?? kind;
+      }
+    }
+    if (kind === 'agent' && raw.message === undefined) raw.message = defaultAgentMessage(request.payload);
+    if (kind === 'wake' && raw.mode === undefined && raw.wakeMode !== undefined) raw.mode = raw.wakeMode;
+    const action = validateAction(raw, kind, {
+      ...deps.ctx,
+      mappingId: id,
+      path: request.path,
+      requiredMessage: (field) => `hook mapping requires ${field}`,
+      // from config only: a payload or a transform's fields never turn the wrapper off
+      allowUnsafeExternalContent: mapping.allowUnsafeExternalContent === true,
+    });
+    return { type: 'action', action };
+  }
+
   return {
     id,
     path,
     signature,
     matches,
+    prepare,
     async apply(request: HookRequest) {
-      schema?.check(request.payload);
-      let raw: Record<string, unknown>;
-      try {
-        raw = await templates.render(templateScope(request));
-      } catch (error) {
-        throw failed('template', describeJsonataError(error));
-      }
-      let kind = mapping.action;
-      if (transformFile) {
-        let fn: TransformFunction;
-        let result: Awaited<ReturnType<typeof runTransform>>;
-        try {
-          fn = await deps.transforms.load(transformFile, mapping.transform!.export);
-          result = await runTransform(fn, request, mapping, deps.transformTimeoutMs);
-        } catch (error) {
-          throw failed(`transform ${mapping.transform!.module}`, error);
-        }
-        if (result.type === 'skip') return { type: 'skip' };
-        if (result.type === 'merge') {
-          raw = { ...raw, ...result.fields };
-          kind = result.kind ?? kind;
-        }
-      }
-      if (kind === 'agent' && raw.message === undefined) raw.message = defaultAgentMessage(request.payload);
-      if (kind === 'wake' && raw.mode === undefined && raw.wakeMode !== undefined) raw.mode = raw.wakeMode;
-      const action = validateAction(raw, kind, {
-        ...deps.ctx,
-        mappingId: id,
-        path: request.path,
-        requiredMessage: (field) => `hook mapping requires ${field}`,
-        // from config only: a payload or a transform's fields never turn the wrapper off
-        allowUnsafeExternalContent: mapping.allowUnsafeExternalContent === true,
-      });
-      return { type: 'action', action };
+      return (await prepare(request)).run();
     },
   };
 }

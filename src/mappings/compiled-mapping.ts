@@ -5,6 +5,18 @@ import type { SignatureVerifier } from './signature-verifier.js';
 /** The result of applying a mapping: an action, or a handled-and-skipped request (204). */
 export type MappingOutcome = { type: 'action'; action: HookAction } | { type: 'skip' };
 
+/**
+ * A request checked and templated by its mapping, not yet transformed: what the hook route needs
+ * to claim the mapping's idempotency key before anything with side effects (the transform, the
+ * dispatch) happens.
+ */
+export interface PreparedMapping {
+  /** the rendered `idempotencyKey`, when the mapping has one and it rendered non-empty */
+  idempotencyKey?: string;
+  /** runs the rest: transform, then validation of the action */
+  run(): Promise<MappingOutcome>;
+}
+
 /** A mapping after load: everything compiled, ready to apply per request. */
 export interface CompiledMapping {
   id: string;
@@ -16,4 +28,6 @@ export interface CompiledMapping {
   matches(request: HookRequest): boolean | Promise<boolean>;
   /** turns the request into an outcome; per-request faults are thrown as HeraldError */
   apply(request: HookRequest): Promise<MappingOutcome>;
+  /** `apply` in two steps (schema and templates, then the rest); mappings without one are applied in one */
+  prepare?(request: HookRequest): Promise<PreparedMapping>;
 }

@@ -20,7 +20,7 @@ export const fixtureCaseSchema = z
     query: z.record(z.string(), z.string()).optional().describe('Query parameters.'),
     expect: z
       .record(z.string(), z.unknown())
-      .describe('Fields the outcome must have: action fields ({kind, message, ...}), {skip: true}, or {status, error} for a refusal.'),
+      .describe('Fields the outcome must have: action fields ({kind, message, ...}), {skip: true}, or {status, error} for a refusal; idempotencyKey: the rendered key.'),
   })
   .strict();
 export const fixtureFileSchema = z.array(fixtureCaseSchema);
@@ -54,7 +54,9 @@ export function findFixtureFiles(dir: string): string[] {
 async function outcomeOf(engine: MappingsEngine, request: Parameters<MappingsEngine['handle']>[0]): Promise<Record<string, unknown>> {
   try {
     const outcome = await engine.handle(request);
-    return outcome.type === 'skip' ? { skip: true } : { ...outcome.action };
+    // the rendered idempotencyKey beside the action, so a fixture can pin the key a delivery gets
+    const key = outcome.idempotencyKey === undefined ? {} : { idempotencyKey: outcome.idempotencyKey };
+    return outcome.type === 'skip' ? { skip: true, ...key } : { ...outcome.action, ...key };
   } catch (error) {
     if (!(error instanceof HeraldError)) throw error;
     const reason = error.cause instanceof Error ? { reason: error.cause.message } : {};

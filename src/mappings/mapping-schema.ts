@@ -68,6 +68,12 @@ export const mappingSchema = z
       .boolean()
       .optional()
       .describe('Turns off the external-content safety wrapper for this hook (dangerous; trusted sources only).'),
+    idempotencyKey: z
+      .string()
+      .optional()
+      .describe(
+        "The sender's delivery id as an Idempotency-Key (templated), e.g. {{ headers.x-github-delivery }} or Stripe's {{ id }}: a repeat with the same rendered key on the same path is answered with the stored response instead of being processed again. Empty: no key. A request's Idempotency-Key header wins.",
+      ),
     auth: mappingAuthSchema
       .optional()
       .describe('Signature verification for senders that cannot send the hook token (GitHub, Stripe, ...): a request to match.path is accepted with a valid hook token or a valid signature. Needs match.path.'),

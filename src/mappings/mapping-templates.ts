@@ -3,6 +3,7 @@ import type { MappingContext } from './resolve-mappings.js';
 import { thinkingLevels, type Mapping } from './mapping-schema.js';
 import { compileTemplate, TemplateSyntaxError, type CompiledTemplate } from './template.js';
 import type { TemplateScope } from './template-scope.js';
+import { storableIdempotencyKey } from './idempotency-key.js';
 
 /** The mapping fields that may hold `{{ expr }}`, and the action field each one fills. */
 const TEMPLATED = { textTemplate: 'text', messageTemplate: 'message', name: 'name', sessionKey: 'sessionKey', to: 'to', model: 'model', thinking: 'thinking' } as const;
@@ -14,6 +15,8 @@ const OPTIONAL = new Set<string>(['name', 'sessionKey', 'to', 'model', 'thinking
 export interface MappingTemplates {
   /** the raw action fields (text, message, name, ... and the static ones), before validation */
   render(scope: TemplateScope): Promise<Record<string, unknown>>;
+  /** the rendered `idempotencyKey` as a storable key; undefined when the mapping has none or it renders empty */
+  idempotencyKey(scope: TemplateScope): Promise<string | undefined>;
 }
 
 /**
@@ -33,6 +36,20 @@ export function compileMappingTemplates(mapping: Mapping, ctx: MappingContext, f
       continue;
     }
     if (!compiled.at(-1)![1].dynamic) checkStatic(field, source, ctx, faults);
+  }
+  // not an action field: it decides whether the request is processed at all, before any transform
+  let idempotencyKey: CompiledTemplate | undefined;
+  if (mapping.idempotencyKey !== undefined) {
+    try {
+      idempotencyKey = compileTemplate(mapping.idempotencyKey);
+    } catch (error) {
+      if (!(error instanceof TemplateSyntaxError)) throw error;
+      faults.push(`idempotencyKey: template error in ${JSON.stringify(mapping.idempotencyKey)}: ${error.message}`);
+    }
+    // a fixed key would make every request after the first a replay of it
+    if (idempotencyKey && !idempotencyKey.dynamic) {
+      faults.push(`idempotencyKey: ${JSON.stringify(mapping.idempotencyKey)} has no {{ }}: every request would share one key`);
+    }
   }
   if (mapping.channel !== undefined && !ctx.channelNames.includes(mapping.channel)) {
     faults.push(`channel: "${mapping.channel}" is not one of ${ctx.channelNames.join(', ')}`);
@@ -54,6 +71,11 @@ export function compileMappingTemplates(mapping: Mapping, ctx: MappingContext, f
         raw[field] = value;
       }
       return raw;
+    },
+    async idempotencyKey(scope) {
+      // `gmail:{{account}}:{{id}}` without an id is no key, not one key shared by every such request
+      const rendered = await idempotencyKey?.renderComplete(scope);
+      return rendered === undefined ? undefined : storableIdempotencyKey(rendered);
     },
   };
 }

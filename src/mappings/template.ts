@@ -9,6 +9,8 @@ export interface CompiledTemplate {
   /** true when the string holds at least one `{{ }}` */
   dynamic: boolean;
   render(scope: TemplateScope): Promise<string>;
+  /** like render, but undefined when any hole renders empty: for a key, which is only as unique as each of its parts */
+  renderComplete(scope: TemplateScope): Promise<string | undefined>;
 }
 
 export class TemplateSyntaxError extends Error {}
@@ -64,6 +66,15 @@ export function compileTemplate(source: string): CompiledTemplate {
     async render(scope) {
       let out = '';
       for (const part of parts) out += typeof part === 'string' ? part : renderValue(await part.evaluate(scope));
+      return out;
+    },
+    async renderComplete(scope) {
+      let out = '';
+      for (const part of parts) {
+        const text = typeof part === 'string' ? part : renderValue(await part.evaluate(scope));
+        if (typeof part !== 'string' && !text.trim()) return undefined;
+        out += text;
+      }
       return out;
     },
   };

@@ -27,6 +27,8 @@ export interface RunQueueDeps {
   /** the agent's knowledge base: a hook run's model sees the passages its message matches */
   knowledge?: { search(agentId: string, question: string): KnowledgePassage[] };
   logger: Logger;
+  /** told of each run that reached a final status (metrics) */
+  onRunFinished?: (status: RunCompletion['status']) => void;
 }
 
 class RunTimeout extends Error {}
@@ -184,9 +186,11 @@ export class RunQueue {
   }
 
   /** the run's status, transcript and its always-posted summary, in one transaction */
-  private complete(id: string, completion: Omit<RunCompletion, 'summary'>, name: string, outcome: Parameters<typeof runSummary>[1]) {
+  private async complete(id: string, completion: Omit<RunCompletion, 'summary'>, name: string, outcome: Parameters<typeof runSummary>[1]) {
     const summary = { session: MAIN_SESSION, text: runSummary(name, outcome), maxPending: MAX_PENDING_EVENTS };
-    return this.deps.store.runs.complete(id, { ...completion, summary });
+    const finished = await this.deps.store.runs.complete(id, { ...completion, summary });
+    if (finished) this.deps.onRunFinished?.(completion.status);
+    return finished;
   }
 
   /** then delivery (the outbox re-queues it at start should the process die first); then the heartbeat if asked */

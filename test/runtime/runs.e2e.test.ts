@@ -47,9 +47,9 @@ describe('agent runs', () => {
     fake = await startFakeServer(() => ({ body: completion(`reply number ${++n}`) }));
     herald = await startHerald(withFakeModel(fake.url));
     // next-heartbeat: no heartbeat turn calls the fake model in between
-    const first = await submit(herald, { message: 'My name is Ada.', sessionKey: 'chat:ada', wakeMode: 'next-heartbeat' });
-    expect(await finished(herald, first)).toMatchObject({ status: 'succeeded', reply: 'reply number 1', sessionKey: 'chat:ada' });
-    const second = await submit(herald, { message: 'What is my name?', sessionKey: 'chat:ada', wakeMode: 'next-heartbeat' });
+    const first = await submit(herald, { message: 'My name is Ada.', sessionKey: 'hook:ada', wakeMode: 'next-heartbeat' });
+    expect(await finished(herald, first)).toMatchObject({ status: 'succeeded', reply: 'reply number 1', sessionKey: 'hook:ada' });
+    const second = await submit(herald, { message: 'What is my name?', sessionKey: 'hook:ada', wakeMode: 'next-heartbeat' });
     expect(await finished(herald, second)).toMatchObject({ status: 'succeeded', reply: 'reply number 2' });
 
     const messages = fake.requests[1]!.json.messages as { role: string; content: string }[];

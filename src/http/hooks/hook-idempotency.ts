@@ -1,10 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import { HeraldError } from '../../errors.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../mappings/idempotency-key.js';
 import type { IdempotencyRepo } from '../../store/port.js';
 
-/** 1..255 printable ASCII characters (space allowed inside; the header value arrives trimmed) */
-const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 const PRUNE_EVERY_MS = 60_000;
 
 /** The request's `Idempotency-Key`, if any; a malformed one is a 400 naming the header. */
@@ -12,7 +11,8 @@ export function idempotencyKeyOf(c: Context): string | undefined {
   const value = c.req.header('idempotency-key');
   if (value === undefined) return undefined;
   const key = value.trim();
-  if (!KEY_PATTERN.test(key)) {
+  // trimmed first, so spaces are allowed only inside
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw new HeraldError('HERALD_BAD_REQUEST', 'Idempotency-Key must be 1 to 255 printable ASCII characters', { param: 'Idempotency-Key' });
   }
   return key;
@@ -50,8 +50,13 @@ export class HookIdempotency {
     private readonly options: HookIdempotencyOptions,
   ) {}
 
-  /** Claims the key for this request, or answers for it: replay, 409 while in progress, 422 for another request than the stored one. */
-  async start(scope: string, key: string, hash: string, now = Date.now()): Promise<IdempotencyStart> {
+  /**
+   * Claims the key for this request, or answers for it: replay, 409 while in progress, 422 for
+   * another request than the stored one. `anyBody`: the key is the sender's delivery id (a
+   * mapping's `idempotencyKey`), which names the delivery whatever its bytes, so a repeat with
+   * another body is replayed too rather than refused.
+   */
+  async start(scope: string, key: string, hash: string, now = Date.now(), options: { anyBody?: boolean } = {}): Promise<IdempotencyStart> {
     if (now >= this.nextPruneAt) {
       this.nextPruneAt = now + PRUNE_EVERY_MS;
       await this.repo.prune(now);
@@ -76,7 +81,7 @@ export class HookIdempotency {
     // in progress: 409 even for another body, since the first may still fail and free the key;
     // a retry then learns the outcome (422 against a success, or its own processing)
     if (record.status === 'in_progress') throw new HeraldError('HERALD_IDEMPOTENCY_IN_PROGRESS', undefined, { headers: { 'Retry-After': '1' } });
-    if (record.requestHash !== hash) throw new HeraldError('HERALD_IDEMPOTENCY_MISMATCH');
+    if (record.requestHash !== hash && !options.anyBody) throw new HeraldError('HERALD_IDEMPOTENCY_MISMATCH');
     return {
       type: 'replay',
       response: { status: record.responseStatus ?? 200, body: record.responseBody === null ? null : JSON.parse(record.responseBody) },

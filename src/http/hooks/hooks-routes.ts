@@ -67,31 +67,45 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
     delete request.headers['x-gateway-token'];
     delete request.headers['x-openclaw-token'];
 
-    const handle = async (runId?: string): Promise<StoredResponse> => {
-      const outcome = await deps.engine.handle(request, { signedBy });
-      c.set('mappingId', outcome.mappingId);
+    const prepare = async () => {
+      const prepared = await deps.engine.prepare(request, { signedBy });
+      c.set('mappingId', prepared.mappingId);
+      return prepared;
+    };
+    const finish = async (prepared: Awaited<ReturnType<typeof prepare>>, runId?: string): Promise<StoredResponse> => {
+      const outcome = await prepared.run();
       if (outcome.type === 'skip') return { status: 204, body: null };
       return deps.dispatch(outcome.action, { runId });
     };
     const send = (response: StoredResponse) =>
       response.body === null ? c.body(null, response.status as 204) : c.json(response.body as object, response.status as 200);
 
-    if (key === undefined) return send(await handle());
-    const started = await idempotency.start(path, key, requestHash(path, bytes));
-    if (started.type === 'replay') {
-      c.header('Idempotent-Replayed', 'true');
-      return send(started.response);
-    }
-    let response: StoredResponse;
-    try {
-      response = await handle(started.runId);
-    } catch (error) {
-      // only a success is remembered: a refused or failed request may be retried with its key
-      await idempotency.release(path, key).catch((err) => deps.logger.error({ err }, 'idempotency key release failed'));
-      throw error;
-    }
-    await idempotency.complete(path, key, response);
-    return send(response);
+    /** processes the request once per key of this path; a repeat gets the stored response */
+    const once = async (key: string, work: (runId: string) => Promise<StoredResponse>, options: { anyBody?: boolean } = {}) => {
+      const started = await idempotency.start(path, key, requestHash(path, bytes), undefined, options);
+      if (started.type === 'replay') {
+        c.header('Idempotent-Replayed', 'true');
+        return send(started.response);
+      }
+      let response: StoredResponse;
+      try {
+        response = await work(started.runId);
+      } catch (error) {
+        // only a success is remembered: a refused or failed request may be retried with its key
+        await idempotency.release(path, key).catch((err) => deps.logger.error({ err }, 'idempotency key release failed'));
+        throw error;
+      }
+      await idempotency.complete(path, key, response);
+      return send(response);
+    };
+
+    // the header wins, and is claimed before any mapping work
+    if (key !== undefined) return once(key, async (runId) => finish(await prepare(), runId));
+    // else the mapping's `idempotencyKey` (the sender's delivery id), known once it matched and rendered:
+    // claimed after the templates and before the transform and the dispatch, the only steps with effects
+    const prepared = await prepare();
+    if (prepared.idempotencyKey === undefined) return send(await finish(prepared));
+    return once(prepared.idempotencyKey, (runId) => finish(prepared, runId), { anyBody: true });
   });
   return app;
 }

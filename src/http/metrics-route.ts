@@ -1,0 +1,18 @@
+import type { Handler } from 'hono';
+import type { HeraldConfig } from '../config/schema.js';
+import type { HeraldMetrics } from '../metrics/herald-metrics.js';
+import { bearerToken } from './bearer-token.js';
+import type { FailedAuthLimiter } from './failed-auth-limiter.js';
+import { checkToken } from './token-auth.js';
+
+/**
+ * `GET /metrics`: the Prometheus text exposition, behind the gateway token like the admin API
+ * (queue depths and mapping ids are operator knowledge), failures counted by the same limiter.
+ */
+export function metricsRoute(deps: { config: HeraldConfig; metrics: HeraldMetrics; limiter: FailedAuthLimiter }): Handler {
+  return async function metricsRoute(c) {
+    checkToken(c, deps.limiter, bearerToken(c), deps.config.gateway.auth.token);
+    const text = await deps.metrics.render();
+    return c.body(text, 200, { 'Content-Type': deps.metrics.contentType, 'Cache-Control': 'no-store' });
+  };
+}

@@ -1,0 +1,65 @@
+import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+import type { RunStatus } from '../store/port.js';
+import type { StoreProbe } from '../store/store-probe.js';
+import { HttpMetrics } from './http-metrics.js';
+import { registerStoreGauges } from './store-gauges.js';
+
+export type FinishedRunStatus = Exclude<RunStatus, 'queued' | 'running'>;
+
+/**
+ * The metrics of one gateway, in a registry of its own: never prom-client's global one, since
+ * one process may run several gateways (the tests do) and a name registered twice throws.
+ */
+export class HeraldMetrics {
+  readonly registry = new Registry();
+  readonly http: HttpMetrics;
+  private readonly runs: Counter<'status'>;
+  private readonly heartbeatTurns: Counter<'outcome'>;
+
+  constructor(options: { probe: StoreProbe; hooksPath?: string }) {
+    collectDefaultMetrics({ register: this.registry });
+    this.http = new HttpMetrics(this.registry, options.hooksPath);
+    this.runs = new Counter({
+      name: 'herald_runs_total',
+      help: 'Agent runs finished, by final status (succeeded, failed, timed_out).',
+      labelNames: ['status'],
+      registers: [this.registry],
+    });
+    this.heartbeatTurns = new Counter({
+      name: 'herald_heartbeat_turns_total',
+      help: 'Heartbeat turns of the main session, by outcome (succeeded, failed).',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    // present at 0 from the start, so rate() and alerts see the series before the first event
+    for (const status of ['succeeded', 'failed', 'timed_out'] as const) this.runs.inc({ status }, 0);
+    for (const outcome of ['succeeded', 'failed'] as const) this.heartbeatTurns.inc({ outcome }, 0);
+    registerStoreGauges(this.registry, options.probe);
+  }
+
+  runFinished(status: FinishedRunStatus): void {
+    this.runs.inc({ status });
+  }
+
+  /** wraps the heartbeat's turn so each one is counted, whatever it ends in */
+  countHeartbeatTurns<A extends unknown[]>(turn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+    return async (...args) => {
+      try {
+        await turn(...args);
+        this.heartbeatTurns.inc({ outcome: 'succeeded' });
+      } catch (error) {
+        this.heartbeatTurns.inc({ outcome: 'failed' });
+        throw error;
+      }
+    };
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** the Prometheus text exposition of every metric */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

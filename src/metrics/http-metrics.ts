@@ -1,0 +1,99 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+export type Surface = 'hooks' | 'v1' | 'admin' | 'other';
+
+/** any other method a client invents is one label value, not one each */
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+type CounterChild = ReturnType<Counter<string>['labels']>;
+type HistogramChild = ReturnType<Histogram<string>['labels']>;
+
+/**
+ * Request counters and latencies by surface, method and status. Label values are few
+ * (4 surfaces, 8 methods, the statuses herald answers with, the configured mapping ids), and
+ * their children are cached so a request costs map lookups and the metric update itself,
+ * never a fresh labels object.
+ */
+export class HttpMetrics {
+  private readonly requests: Counter<'surface' | 'method' | 'status'>;
+  private readonly duration: Histogram<'surface' | 'method'>;
+  private readonly hooks: Counter<'mapping' | 'outcome'>;
+  private readonly requestChildren = new Map<string, Map<string, Map<number, CounterChild>>>();
+  private readonly durationChildren = new Map<string, Map<string, HistogramChild>>();
+  private readonly hookChildren = new Map<string, Map<string, CounterChild>>();
+  private readonly hooksPrefix?: string;
+  private readonly hooksPrefixSlash?: string;
+
+  /** `hooksPath`: the webhook prefix when the webhook surface is on */
+  constructor(registry: Registry, hooksPath: string | undefined) {
+    this.requests = new Counter({
+      name: 'herald_http_requests_total',
+      help: 'HTTP requests answered, by surface (hooks, v1, admin, other), method and status.',
+      labelNames: ['surface', 'method', 'status'],
+      registers: [registry],
+    });
+    this.duration = new Histogram({
+      name: 'herald_http_request_duration_seconds',
+      help: 'Time from a request arriving to its response being ready (a stream: to its first byte), by surface and method.',
+      labelNames: ['surface', 'method'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    });
+    this.hooks = new Counter({
+      name: 'herald_hook_requests_total',
+      help: 'Webhook requests by mapping id ("none" before one matched) and outcome (accepted, skipped, refused, unmatched, invalid, failed).',
+      labelNames: ['mapping', 'outcome'],
+      registers: [registry],
+    });
+    if (hooksPath !== undefined) {
+      this.hooksPrefix = hooksPath.replace(/\/+$/, '');
+      this.hooksPrefixSlash = `${this.hooksPrefix}/`;
+    }
+  }
+
+  surfaceOf(path: string): Surface {
+    if (this.hooksPrefix !== undefined && (path === this.hooksPrefix || path.startsWith(this.hooksPrefixSlash!))) return 'hooks';
+    if (path === '/v1' || path.startsWith('/v1/')) return 'v1';
+    if (path === '/admin' || path.startsWith('/admin/')) return 'admin';
+    return 'other';
+  }
+
+  /** one answered request; `mappingId` only for the webhook surface */
+  record(path: string, rawMethod: string, status: number, seconds: number, mappingId: string | undefined): void {
+    const surface = this.surfaceOf(path);
+    const method = KNOWN_METHODS.has(rawMethod) ? rawMethod : 'other';
+    let byMethod = this.requestChildren.get(surface);
+    if (!byMethod) this.requestChildren.set(surface, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let counter = byStatus.get(status);
+    if (!counter) byStatus.set(status, (counter = this.requests.labels(surface, method, String(status))));
+    counter.inc();
+
+    let histograms = this.durationChildren.get(surface);
+    if (!histograms) this.durationChildren.set(surface, (histograms = new Map()));
+    let histogram = histograms.get(method);
+    if (!histogram) histograms.set(method, (histogram = this.duration.labels(surface, method)));
+    histogram.observe(seconds);
+
+    if (surface === 'hooks') this.recordHook(mappingId ?? 'none', hookOutcome(status));
+  }
+
+  private recordHook(mapping: string, outcome: string): void {
+    let byOutcome = this.hookChildren.get(mapping);
+    if (!byOutcome) this.hookChildren.set(mapping, (byOutcome = new Map()));
+    let counter = byOutcome.get(outcome);
+    if (!counter) byOutcome.set(outcome, (counter = this.hooks.labels(mapping, outcome)));
+    counter.inc();
+  }
+}
+
+/** what a webhook caller got, in words an alert can use */
+export function hookOutcome(status: number): string {
+  if (status === 204) return 'skipped';
+  if (status < 300) return 'accepted';
+  if (status === 401 || status === 403 || status === 429) return 'refused';
+  if (status === 404) return 'unmatched';
+  if (status < 500) return 'invalid';
+  return 'failed';
+}
