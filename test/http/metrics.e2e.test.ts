@@ -74,7 +74,8 @@ describe('GET /metrics', () => {
 
     const text = await eventually(async () => {
       const t = await scrape(herald!);
-      return sample(t, 'herald_runs_total', { status: 'succeeded' }) === 1 && sample(t, 'herald_heartbeat_turns_total', { outcome: 'succeeded' }) >= 1 && t;
+      const done = sample(t, 'herald_runs_total', { status: 'succeeded' }) === 1 && sample(t, 'herald_heartbeat_turns_total', { outcome: 'succeeded' }) >= 1;
+      return done ? t : undefined;
     });
     expect(sample(text, 'herald_hook_requests_total', { mapping: 'wake', outcome: 'accepted' })).toBe(1);
     expect(sample(text, 'herald_hook_requests_total', { mapping: 'github', outcome: 'accepted' })).toBe(1);
@@ -146,7 +147,7 @@ describe('GET /metrics', () => {
         sample(t, 'herald_deliveries', { status: 'delivered' }) === 1 &&
         sample(t, 'herald_deliveries', { status: 'failed' }) === 1 &&
         sample(t, 'herald_runs_total', { status: 'failed' }) === 1;
-      return settled && t;
+      return settled ? t : undefined;
     });
     expect(sample(text, 'herald_runs', { status: 'queued' })).toBe(0);
     expect(sample(text, 'herald_runs_total', { status: 'succeeded' })).toBe(2);
