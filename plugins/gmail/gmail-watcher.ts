@@ -61,6 +61,11 @@ export class GmailWatcher implements PluginService {
     return `http://${host}:${address.port}${this.settings.gmail.serve.path}`;
   }
 
+  /** resolves once no processing is running (the first catch-up after the watch, a push being handled) */
+  async idle(): Promise<void> {
+    while (this.pumping) await this.pumping.catch(() => undefined);
+  }
+
   async start(): Promise<void> {
     this.stopped = false;
     const { serve, pushToken } = this.settings.gmail;

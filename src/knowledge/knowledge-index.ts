@@ -93,6 +93,8 @@ export class KnowledgeIndex {
   private readonly fts = new Map<string, AgentFts>();
   /** chunks holding a term, by agent and term; cleared on every write */
   private readonly frequencies = new Map<string, number>();
+  /** chunks per agent, cleared on every write: every hook run searches, and most agents have no documents */
+  private readonly totals = new Map<string, number>();
 
   constructor(private readonly db: SqliteDatabase) {
     this.byHash = db.prepare<[string, string], DocumentRow>('SELECT * FROM knowledge_documents WHERE agent_id = ? AND sha256 = ?');
@@ -163,6 +165,7 @@ export class KnowledgeIndex {
         fts.insert.run(lastInsertRowid, content);
       });
       this.frequencies.clear();
+      this.totals.clear();
       return { document: this.get(id)!, created: true };
     }).immediate();
   }
@@ -175,6 +178,7 @@ export class KnowledgeIndex {
       fts.remove.run(id);
       this.deleteDoc.run(id);
       this.frequencies.clear();
+      this.totals.clear();
     }).immediate();
     return true;
   }
@@ -205,7 +209,11 @@ export class KnowledgeIndex {
 
   /** the agent's best passages for a question, best first; score is -bm25 (higher is better) */
   search(agentId: string, question: string, limit = 4): KnowledgePassage[] {
-    const total = this.chunkTotal.get(agentId)!.n;
+    let total = this.totals.get(agentId);
+    if (total === undefined) {
+      total = this.chunkTotal.get(agentId)!.n;
+      this.totals.set(agentId, total);
+    }
     if (total === 0) return [];
     const fts = this.ftsOf(agentId);
     const match = ftsQuery(this.discriminating(agentId, fts, total, queryTerms(question)));

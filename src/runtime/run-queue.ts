@@ -33,13 +33,20 @@ export interface RunQueueDeps {
 
 class RunTimeout extends Error {}
 
+/** a run waiting for a slot; `freshSession`: its session key was made up at submit, so the session is empty */
+interface Waiting {
+  run: RunRecord;
+  freshSession: boolean;
+}
+
 /**
  * Agent runs: recorded durably before the 202, executed with bounded concurrency, each in its
  * own session, each aborted at its time limit. Runs left queued or running by a stopped
  * process are picked up again by `resume()`.
  */
 export class RunQueue {
-  private readonly waiting: { id: string; sessionKey: string }[] = [];
+  /** the record itself is kept: reading it back from the store before executing told nothing new */
+  private readonly waiting: Waiting[] = [];
   /** the ids of `waiting`: a backlog of thousands must not be scanned on every submit */
   private readonly waitingIds = new Set<string>();
   private readonly active = new Map<string, { promise: Promise<void>; abort: AbortController; sessionKey: string }>();
@@ -52,6 +59,7 @@ export class RunQueue {
   async submit(action: AgentAction, options: { id?: string } = {}): Promise<string> {
     const id = options.id ?? randomUUID();
     const agent = this.deps.agents.default();
+    const freshSession = action.sessionKey === undefined;
     const run: RunRecord = {
       id,
       status: 'queued',
@@ -67,22 +75,23 @@ export class RunQueue {
       finishedAt: null,
     };
     await this.deps.store.runs.insert(run);
-    this.enqueue(id, run.sessionKey);
+    this.enqueue({ run, freshSession });
     return id;
   }
 
   /** re-queues what a previous process accepted but did not finish */
   async resume(): Promise<number> {
     const unfinished = await this.deps.store.runs.unfinished();
-    for (const run of unfinished) this.enqueue(run.id, run.sessionKey);
+    for (const run of unfinished) this.enqueue({ run, freshSession: false });
     if (unfinished.length) this.deps.logger.info({ runs: unfinished.length }, 'resuming unfinished runs');
     return unfinished.length;
   }
 
-  private enqueue(id: string, sessionKey: string): void {
+  private enqueue(waiting: Waiting): void {
+    const { id } = waiting.run;
     if (this.waitingIds.has(id) || this.active.has(id)) return;
     this.waitingIds.add(id);
-    this.waiting.push({ id, sessionKey });
+    this.waiting.push(waiting);
     this.schedulePump();
   }
 
@@ -108,12 +117,13 @@ export class RunQueue {
     const max = this.deps.config.agents.defaults.maxConcurrent;
     while (this.accepting && this.active.size < max) {
       const busy = new Set([...this.active.values()].map((a) => a.sessionKey));
-      const index = this.waiting.findIndex((w) => !busy.has(w.sessionKey));
+      const index = this.waiting.findIndex((w) => !busy.has(w.run.sessionKey));
       if (index < 0) return;
-      const { id, sessionKey } = this.waiting.splice(index, 1)[0]!;
+      const waiting = this.waiting.splice(index, 1)[0]!;
+      const { id, sessionKey } = waiting.run;
       this.waitingIds.delete(id);
       const abort = new AbortController();
-      const promise = this.execute(id, abort.signal)
+      const promise = this.execute(waiting, abort.signal)
         .catch((error) => this.deps.logger.error({ err: error, runId: id }, 'run bookkeeping failed'))
         .finally(() => {
           this.active.delete(id);
@@ -124,10 +134,9 @@ export class RunQueue {
     }
   }
 
-  private async execute(id: string, shutdown: AbortSignal): Promise<void> {
+  private async execute({ run, freshSession }: Waiting, shutdown: AbortSignal): Promise<void> {
     const { store, config, logger } = this.deps;
-    const run = await store.runs.get(id);
-    if (!run || (run.status !== 'queued' && run.status !== 'running')) return;
+    const { id } = run;
     const action = run.action as unknown as AgentAction;
     const agent = this.deps.agents.get(run.agentId) ?? this.deps.agents.default();
     await store.runs.markRunning(id, Date.now());
@@ -139,7 +148,8 @@ export class RunQueue {
     shutdown.addEventListener('abort', onShutdown);
     const log = logger.child({ runId: id, sessionKey: run.sessionKey });
     try {
-      const history = await store.sessions.messages(run.sessionKey, HISTORY_LIMIT);
+      // a session key made up at submit (a random uuid) has no history to read
+      const history = freshSession ? [] : await store.sessions.messages(run.sessionKey, HISTORY_LIMIT);
       const prompt = action.allowUnsafeExternalContent
         ? action.message
         : wrapExternalContent(action.message, {

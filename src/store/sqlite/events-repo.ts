@@ -1,4 +1,5 @@
 import type { EventsRepo, SystemEvent } from '../port.js';
+import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
 interface Row {
@@ -16,27 +17,28 @@ const toEvent = (r: Row): SystemEvent => ({ id: r.id, session: r.session, text: 
  * pending. Synchronous, so other statements can share its transaction (a run's completion).
  */
 export function eventEnqueuer(db: SqliteDatabase) {
-  const last = db.prepare<[string], Row>('SELECT * FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
-  const insert = db.prepare<[string, string, number], Row>(
-    "INSERT INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?) RETURNING *",
+  const last = db.prepare<[string], Pick<Row, 'text' | 'status'>>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
+  const insert = db.prepare<[string, string, number]>("INSERT INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?)");
+  // one statement instead of count-then-update: every pending event older than the newest
+  // `maxPending` ones (the subquery finds none while there are at most that many)
+  const dropOverflow = db.prepare<{ session: string; maxPending: number }>(
+    `UPDATE events SET status = 'dropped' WHERE session = @session AND status = 'pending' AND id <=
+       (SELECT id FROM events WHERE session = @session AND status = 'pending' ORDER BY id DESC LIMIT 1 OFFSET @maxPending)`,
   );
-  const pendingCount = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'");
-  const dropOldest = db.prepare<[string, number]>(
-    "UPDATE events SET status = 'dropped' WHERE id IN (SELECT id FROM events WHERE session = ? AND status = 'pending' ORDER BY id LIMIT ?)",
-  );
-  return db.transaction((session: string, text: string, maxPending: number) => {
+  return db.transaction((session: string, text: string, maxPending: number): SystemEvent | undefined => {
     const previous = last.get(session);
     // a retried webhook must not wake the agent twice with the same news; once the previous
     // event has been handled, the same text is news again (a deploy finishing twice in a day)
     if (previous && previous.text === text && (previous.status === 'pending' || previous.status === 'processing')) return undefined;
-    const row = insert.get(session, text, Date.now())!;
-    const over = pendingCount.get(session)!.n - maxPending;
-    if (over > 0) dropOldest.run(session, over);
-    return toEvent(row);
+    const createdAt = Date.now();
+    const id = Number(insert.run(session, text, createdAt).lastInsertRowid);
+    dropOverflow.run({ session, maxPending });
+    // as inserted: the drop only touches the events older than the newest `maxPending`
+    return { id, session, text, status: 'pending', createdAt };
   });
 }
 
-export function sqliteEventsRepo(db: SqliteDatabase): EventsRepo {
+export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit): EventsRepo {
   const enqueue = eventEnqueuer(db);
   const pendingCount = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'");
   const claim = db.prepare<[string], Row>(
@@ -48,7 +50,7 @@ export function sqliteEventsRepo(db: SqliteDatabase): EventsRepo {
 
   return {
     async enqueue(session, text, maxPending) {
-      return enqueue(session, text, maxPending);
+      return commits.run(() => enqueue(session, text, maxPending));
     },
     async claimPending(session) {
       return claim.all(session).map(toEvent).sort((a, b) => a.id - b.id);

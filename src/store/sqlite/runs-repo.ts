@@ -1,6 +1,7 @@
 import type { RunCompletion, RunRecord, RunsRepo } from '../port.js';
 import { eventEnqueuer } from './events-repo.js';
 import { messageAppender } from './sessions-repo.js';
+import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
 interface Row {
@@ -33,10 +34,11 @@ const toRun = (r: Row): RunRecord => ({
   finishedAt: r.finished_at,
 });
 
-export function sqliteRunsRepo(db: SqliteDatabase): RunsRepo {
+/** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */
+export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRepo {
   const insert = db.prepare(
     `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at)
-     VALUES (@id, @status, @agentId, @name, @sessionKey, @message, @action, @reply, @error, @createdAt, @startedAt, @finishedAt)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const get = db.prepare<[string], Row>('SELECT * FROM runs WHERE id = ?');
   const running = db.prepare<[number, string]>("UPDATE runs SET status = 'running', started_at = ? WHERE id = ?");
@@ -56,18 +58,23 @@ export function sqliteRunsRepo(db: SqliteDatabase): RunsRepo {
 
   return {
     async insert(run) {
-      insert.run({ ...run, action: JSON.stringify(run.action) });
+      const action = JSON.stringify(run.action);
+      await commits.run(() =>
+        insert.run(run.id, run.status, run.agentId, run.name, run.sessionKey, run.message, action, run.reply, run.error, run.createdAt, run.startedAt, run.finishedAt),
+      );
     },
     async get(id) {
       const row = get.get(id);
       return row && toRun(row);
     },
     async markRunning(id, at) {
-      running.run(at, id);
+      await commits.run(() => running.run(at, id));
     },
     async complete(id, completion) {
-      const row = sessionOf.get(id);
-      return row ? complete.immediate(id, completion, row.session_key) : false;
+      return commits.run(() => {
+        const row = sessionOf.get(id);
+        return row ? complete(id, completion, row.session_key) : false;
+      });
     },
     async unfinished() {
       return unfinished.all().map(toRun);

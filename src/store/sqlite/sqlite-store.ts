@@ -1,6 +1,7 @@
 import type { Store } from '../port.js';
 import { sqliteDeliveriesRepo } from './deliveries-repo.js';
 import { sqliteEventsRepo } from './events-repo.js';
+import { GroupCommit } from './group-commit.js';
 import { sqliteIdempotencyRepo } from './idempotency-repo.js';
 import { openDatabase, type SqliteDatabase } from './open-database.js';
 import { sqliteRunsRepo } from './runs-repo.js';
@@ -14,16 +15,19 @@ export interface SqliteStore extends Store {
 
 export function openSqliteStore(file: string): SqliteStore {
   const db = openDatabase(file);
+  const commits = new GroupCommit(db);
   return {
     db,
-    events: sqliteEventsRepo(db),
-    runs: sqliteRunsRepo(db),
+    events: sqliteEventsRepo(db, commits),
+    runs: sqliteRunsRepo(db, commits),
     sessions: sqliteSessionsRepo(db),
     state: sqliteStateRepo(db),
     deliveries: sqliteDeliveriesRepo(db),
     idempotency: sqliteIdempotencyRepo(db),
     async close() {
-      if (db.open) db.close();
+      if (!db.open) return;
+      commits.flush();
+      db.close();
     },
   };
 }

@@ -42,6 +42,9 @@ describe('the gmail watcher inside serve', () => {
     );
     heraldUrl = herald.url;
     await eventually(() => google.calls('POST', '/gmail/v1/users/me/watch').length > 0);
+    // the watch is followed by a first catch-up of history: mail a test adds must come after it
+    await eventually(() => google.calls('GET', '/gmail/v1/users/me/history').length > 0);
+    await watcher().idle();
   });
 
   afterEach(async () => {
