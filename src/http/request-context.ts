@@ -38,6 +38,8 @@ export function requestContext(logger: Logger, metrics?: HttpMetrics): Middlewar
     }
     const ms = performance.now() - started;
     metrics?.record(c.req.path, c.req.method, c.res.status, ms / 1000, c.get('mappingId'));
+    // below info (the benchmark's warn) the line would be built only to be thrown away
+    if (!logger.isLevelEnabled('info')) return;
     const declared = Number(c.req.header('content-length') ?? NaN);
     logger.info(
       {

@@ -8,6 +8,7 @@ import type { AgentAction } from '../mappings/hook-action.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { KnowledgePassage } from '../models/provider.js';
 import type { RunCompletion, RunRecord, Store } from '../store/port.js';
+import { Backlog } from './backlog.js';
 import type { Heartbeat } from './heartbeat.js';
 import { MAIN_SESSION, MAX_PENDING_EVENTS, type MainSession } from './main-session.js';
 import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
@@ -46,7 +47,7 @@ interface Waiting {
  */
 export class RunQueue {
   /** the record itself is kept: reading it back from the store before executing told nothing new */
-  private readonly waiting: Waiting[] = [];
+  private readonly waiting = new Backlog<Waiting>();
   /** the ids of `waiting`: a backlog of thousands must not be scanned on every submit */
   private readonly waitingIds = new Set<string>();
   private readonly active = new Map<string, { promise: Promise<void>; abort: AbortController; sessionKey: string }>();
@@ -117,9 +118,8 @@ export class RunQueue {
     const max = this.deps.config.agents.defaults.maxConcurrent;
     while (this.accepting && this.active.size < max) {
       const busy = new Set([...this.active.values()].map((a) => a.sessionKey));
-      const index = this.waiting.findIndex((w) => !busy.has(w.run.sessionKey));
-      if (index < 0) return;
-      const waiting = this.waiting.splice(index, 1)[0]!;
+      const waiting = this.waiting.take((w) => !busy.has(w.run.sessionKey));
+      if (!waiting) return;
       const { id, sessionKey } = waiting.run;
       this.waitingIds.delete(id);
       const abort = new AbortController();
@@ -146,7 +146,6 @@ export class RunQueue {
     const timer = setTimeout(() => controller.abort(new RunTimeout('run timed out')), timeoutMs);
     const onShutdown = () => controller.abort(shutdown.reason);
     shutdown.addEventListener('abort', onShutdown);
-    const log = logger.child({ runId: id, sessionKey: run.sessionKey });
     try {
       // a session key made up at submit (a random uuid) has no history to read
       const history = freshSession ? [] : await store.sessions.messages(run.sessionKey, HISTORY_LIMIT);
@@ -179,7 +178,8 @@ export class RunQueue {
         { role: 'assistant' as const, content: response.text, createdAt: now, runId: id },
       ];
       await this.complete(id, { status: 'succeeded', reply: response.text, at: now, transcript }, action.name, { reply: response.text });
-      log.info({ status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
+      // fields, not a child logger: a child per run cost more than the run's own log line
+      logger.info({ runId: id, sessionKey: run.sessionKey, status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
       await this.afterRun({ ...run, status: 'succeeded', reply: response.text }, action, response.text);
     } catch (error) {
       if (shutdown.aborted) return; // left as running: the next process resumes it
@@ -187,7 +187,7 @@ export class RunQueue {
       const message = timedOut ? `timed out after ${timeoutMs / 1000}s` : describeError(error);
       const status = timedOut ? 'timed_out' : 'failed';
       await this.complete(id, { status, error: message, at: Date.now(), transcript: [] }, action.name, timedOut ? { timedOut } : { error: message });
-      log.warn({ status, error: message }, 'run failed');
+      logger.warn({ runId: id, sessionKey: run.sessionKey, status, error: message }, 'run failed');
       await this.afterRun({ ...run, status, error: message }, action);
     } finally {
       clearTimeout(timer);
@@ -220,7 +220,7 @@ export class RunQueue {
   /** stops taking work; runs still going after `graceMs` are aborted and stay resumable */
   async stop(graceMs: number): Promise<void> {
     this.accepting = false;
-    this.waiting.length = 0;
+    this.waiting.clear();
     this.waitingIds.clear();
     const all = Promise.all([...this.active.values()].map((a) => a.promise));
     const grace = new Promise((r) => setTimeout(r, graceMs).unref());

@@ -38,6 +38,7 @@ export function eventEnqueuer(db: SqliteDatabase) {
   });
 }
 
+/** writes go through the group commit: a wake's event shares its commit with the requests beside it */
 export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit): EventsRepo {
   const enqueue = eventEnqueuer(db);
   const pendingCount = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'");
@@ -53,13 +54,14 @@ export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit): Even
       return commits.run(() => enqueue(session, text, maxPending));
     },
     async claimPending(session) {
-      return claim.all(session).map(toEvent).sort((a, b) => a.id - b.id);
+      const rows = await commits.run(() => claim.all(session));
+      return rows.map(toEvent).sort((a, b) => a.id - b.id);
     },
     async complete(ids) {
-      db.transaction(() => ids.forEach((id) => done.run(id)))();
+      await commits.run(db.transaction(() => ids.forEach((id) => done.run(id))));
     },
     async requeueProcessing() {
-      requeue.run();
+      await commits.run(() => requeue.run());
     },
     async list(session, limit) {
       return list.all(session, limit).map(toEvent);

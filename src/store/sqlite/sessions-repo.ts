@@ -1,4 +1,5 @@
 import type { SessionMessage, SessionsRepo } from '../port.js';
+import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
 interface Row {
@@ -18,7 +19,7 @@ export function messageAppender(db: SqliteDatabase) {
     insert.run(sessionKey, m.role, m.content, m.runId ?? null, m.meta ? JSON.stringify(m.meta) : null, m.createdAt);
 }
 
-export function sqliteSessionsRepo(db: SqliteDatabase): SessionsRepo {
+export function sqliteSessionsRepo(db: SqliteDatabase, commits: GroupCommit): SessionsRepo {
   const append = messageAppender(db);
   // the newest `limit` messages, returned oldest first
   const recent = db.prepare<[string, number], Row>(
@@ -28,7 +29,7 @@ export function sqliteSessionsRepo(db: SqliteDatabase): SessionsRepo {
 
   return {
     async append(sessionKey, m) {
-      append(sessionKey, m);
+      await commits.run(() => append(sessionKey, m));
     },
     async messages(sessionKey, limit = 1000) {
       return recent.all(sessionKey, limit).map((r) => ({

@@ -20,7 +20,7 @@ export function openSqliteStore(file: string): SqliteStore {
     db,
     events: sqliteEventsRepo(db, commits),
     runs: sqliteRunsRepo(db, commits),
-    sessions: sqliteSessionsRepo(db),
+    sessions: sqliteSessionsRepo(db, commits),
     state: sqliteStateRepo(db),
     deliveries: sqliteDeliveriesRepo(db),
     idempotency: sqliteIdempotencyRepo(db),

@@ -1,0 +1,72 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RunRecord } from '../../src/store/port.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { tempDir } from '../helpers/start-herald.js';
+
+const run = (id: string): RunRecord => ({
+  id,
+  status: 'queued',
+  agentId: 'main',
+  name: 'Hook',
+  sessionKey: `hook:${id}`,
+  message: `message ${id}`,
+  action: { kind: 'agent', message: `message ${id}`, deliver: false },
+  reply: null,
+  error: null,
+  createdAt: 1,
+  startedAt: null,
+  finishedAt: null,
+});
+
+// writes asked for in one event-loop turn share a commit (src/store/sqlite/group-commit.ts)
+describe('group commit of store writes', () => {
+  it('keeps every write of a burst, each resolved only once it is durable', async () => {
+    const file = path.join(tempDir(), 'herald.db');
+    const store = openSqliteStore(file);
+    const ids = Array.from({ length: 50 }, (_, i) => `run-${i}`);
+    await Promise.all([...ids.map((id) => store.runs.insert(run(id))), ...ids.map((id) => store.events.enqueue('s', `event ${id}`, 100))]);
+    await store.close();
+
+    const reopened = openSqliteStore(file);
+    expect((await reopened.runs.unfinished()).map((r) => r.id).sort()).toEqual([...ids].sort());
+    expect(await reopened.events.countPending('s')).toBe(50);
+    await reopened.close();
+  });
+
+  it('fails a refused write alone: the others of its group are committed', async () => {
+    const file = path.join(tempDir(), 'herald.db');
+    const store = openSqliteStore(file);
+    await store.runs.insert(run('taken'));
+    const results = await Promise.allSettled([store.runs.insert(run('a')), store.runs.insert(run('taken')), store.runs.insert(run('b'))]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    await store.close();
+
+    const reopened = openSqliteStore(file);
+    expect((await reopened.runs.unfinished()).map((r) => r.id).sort()).toEqual(['a', 'b', 'taken']);
+    await reopened.close();
+  });
+
+  it('commits writes still queued when the store closes', async () => {
+    const file = path.join(tempDir(), 'herald.db');
+    const store = openSqliteStore(file);
+    const pending = store.runs.insert(run('late'));
+    await store.close();
+    await expect(pending).resolves.toBeUndefined();
+
+    const reopened = openSqliteStore(file);
+    expect(await reopened.runs.get('late')).toMatchObject({ id: 'late', status: 'queued' });
+    await reopened.close();
+  });
+
+  it('still caps the pending events and skips a repeat of the pending one', async () => {
+    const store = openSqliteStore(path.join(tempDir(), 'herald.db'));
+    const texts = Array.from({ length: 25 }, (_, i) => `event ${i}`);
+    await Promise.all(texts.map((text) => store.events.enqueue('main', text, 20)));
+    expect(await store.events.enqueue('main', 'event 24', 20)).toBeUndefined();
+    const events = await store.events.list('main', 100);
+    expect(events.filter((e) => e.status === 'pending').map((e) => e.text)).toEqual(texts.slice(5).reverse());
+    expect(events.filter((e) => e.status === 'dropped')).toHaveLength(5);
+    await store.close();
+  });
+});
