@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../platform/random-hex.js';
 import type { SqliteDatabase } from '../store/sqlite/open-database.js';
 import type { KnowledgePassage } from '../models/provider.js';
 import { ftsQuery, queryTerms } from './search-query.js';
@@ -43,7 +43,7 @@ const toDocument = (r: DocumentRow): KnowledgeDocument => ({
   createdAt: r.created_at,
 });
 
-export const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
+export const newId = (prefix: string) => `${prefix}_${randomHex(12)}`;
 
 type Passage = { id: string; document_id: string; filename: string; content: string; rank: number };
 

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { nodeFetch } from './node-fetch.js';
 import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent } from './provider.js';
 
 export interface OpenAIProviderConfig {
@@ -14,7 +15,7 @@ export class OpenAIModel implements ModelProvider {
     // retries belong to herald's run queue, not hidden inside the client; so does the time limit
     // (agents.defaults.timeoutSeconds / timeoutSeconds abort through the signal): the client's own
     // timeout is only the longest a timer can wait, so it never cuts a run short of its limit
-    this.client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'not-set', maxRetries: 0, timeout: 2_147_483_647 });
+    this.client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'not-set', maxRetries: 0, timeout: 2_147_483_647, fetch: nodeFetch });
   }
 
   private params(request: ModelRequest) {
