@@ -1,6 +1,5 @@
 import type { DeliveryRecord } from '../store/port.js';
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+import { isoTime as iso } from '../iso-time.js';
 
 /** What the admin API shows of a delivery: its state and target, never the text or a secret. */
 export function deliveryView(d: DeliveryRecord) {

@@ -1,23 +1,9 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunRecord } from '../../src/store/port.js';
+import { queuedRun } from './run-record.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/start-herald.js';
 
-const run = (id: string): RunRecord => ({
-  id,
-  status: 'queued',
-  agentId: 'main',
-  name: 'Hook',
-  sessionKey: `hook:${id}`,
-  message: `message ${id}`,
-  action: { kind: 'agent', message: `message ${id}`, deliver: false },
-  reply: null,
-  error: null,
-  createdAt: 1,
-  startedAt: null,
-  finishedAt: null,
-});
 
 // writes asked for in one event-loop turn share a commit (src/store/sqlite/group-commit.ts)
 describe('group commit of store writes', () => {
@@ -25,7 +11,7 @@ describe('group commit of store writes', () => {
     const file = path.join(tempDir(), 'herald.db');
     const store = openSqliteStore(file);
     const ids = Array.from({ length: 50 }, (_, i) => `run-${i}`);
-    await Promise.all([...ids.map((id) => store.runs.insert(run(id))), ...ids.map((id) => store.events.enqueue('s', `event ${id}`, 100))]);
+    await Promise.all([...ids.map((id) => store.runs.insert(queuedRun(id))), ...ids.map((id) => store.events.enqueue('s', `event ${id}`, 100))]);
     await store.close();
 
     const reopened = openSqliteStore(file);
@@ -37,8 +23,8 @@ describe('group commit of store writes', () => {
   it('fails a refused write alone: the others of its group are committed', async () => {
     const file = path.join(tempDir(), 'herald.db');
     const store = openSqliteStore(file);
-    await store.runs.insert(run('taken'));
-    const results = await Promise.allSettled([store.runs.insert(run('a')), store.runs.insert(run('taken')), store.runs.insert(run('b'))]);
+    await store.runs.insert(queuedRun('taken'));
+    const results = await Promise.allSettled([store.runs.insert(queuedRun('a')), store.runs.insert(queuedRun('taken')), store.runs.insert(queuedRun('b'))]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     await store.close();
 
@@ -50,7 +36,7 @@ describe('group commit of store writes', () => {
   it('commits writes still queued when the store closes', async () => {
     const file = path.join(tempDir(), 'herald.db');
     const store = openSqliteStore(file);
-    const pending = store.runs.insert(run('late'));
+    const pending = store.runs.insert(queuedRun('late'));
     await store.close();
     await expect(pending).resolves.toBeUndefined();
 

@@ -2,26 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import type { RunRecord } from '../../src/store/port.js';
+import { queuedRun } from './run-record.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/start-herald.js';
 
 const file = () => path.join(tempDir(), 'nested', 'herald.db');
 
-const run = (id: string, createdAt: number): RunRecord => ({
-  id,
-  status: 'queued',
-  agentId: 'main',
-  name: 'Hook',
-  sessionKey: `hook:${id}`,
-  message: `message ${id}`,
-  action: { kind: 'agent', message: `message ${id}`, deliver: false },
-  reply: null,
-  error: null,
-  createdAt,
-  startedAt: null,
-  finishedAt: null,
-});
 
 describe('sqlite store', () => {
   it('creates its folder, uses WAL and records the schema version', async () => {
@@ -42,7 +28,7 @@ describe('sqlite store', () => {
     const db = path.join(dir, 'newer.db');
     const store = openSqliteStore(db);
     const known = store.db.pragma('user_version', { simple: true }) as number;
-    await store.runs.insert(run('kept', 1));
+    await store.runs.insert(queuedRun('kept', 1));
     store.db.pragma(`user_version = ${known + 1}`);
     await store.close();
     expect(() => openSqliteStore(db)).toThrow(new RegExp(`storage\\.sqlite: .*schema version ${known + 1}, newer than this herald knows \\(${known}\\)`));
@@ -82,9 +68,9 @@ describe('sqlite store', () => {
   it('runs: insert, progress and the unfinished ones in order, across a reopen', async () => {
     const db = file();
     let store = openSqliteStore(db);
-    await store.runs.insert(run('r1', 1));
-    await store.runs.insert(run('r2', 2));
-    await store.runs.insert(run('r3', 3));
+    await store.runs.insert(queuedRun('r1', 1));
+    await store.runs.insert(queuedRun('r2', 2));
+    await store.runs.insert(queuedRun('r3', 3));
     await store.runs.markRunning('r2', 10);
     const summary = (text: string) => ({ session: 'main', text, maxPending: 20 });
     await store.runs.complete('r3', { status: 'timed_out', error: 'timed out after 1s', at: 20, transcript: [], summary: summary('Hook r3: (timeout)') });
@@ -102,7 +88,7 @@ describe('sqlite store', () => {
     expect(await store.runs.get('r1')).toMatchObject({ status: 'succeeded', reply: 'ok' });
     // one transaction: transcript and summary are there together, and a second completion (a resumed run) changes nothing
     expect(await store.runs.complete('r1', { status: 'failed', error: 'again', at: 40, transcript, summary: summary('Hook r1: (error) again') })).toBe(false);
-    expect((await store.sessions.messages(run('r1', 1).sessionKey)).map((m) => m.content)).toEqual(['hi', 'ok']);
+    expect((await store.sessions.messages(queuedRun('r1', 1).sessionKey)).map((m) => m.content)).toEqual(['hi', 'ok']);
     expect((await store.events.list('main', 10)).map((e) => e.text)).toEqual(['Hook r1: ok', 'Hook r3: (timeout)']);
     expect(await store.runs.get('r1')).toMatchObject({ status: 'succeeded', reply: 'ok' });
     expect(await store.runs.get('nope')).toBeUndefined();

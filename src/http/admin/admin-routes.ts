@@ -7,6 +7,7 @@ import { deliveryView } from '../../runtime/delivery-view.js';
 import { bearerToken } from '../bearer-token.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { checkToken } from '../token-auth.js';
+import { isoTime as iso } from '../../iso-time.js';
 
 export interface AdminRoutesDeps {
   config: HeraldConfig;
@@ -16,8 +17,6 @@ export interface AdminRoutesDeps {
 }
 
 const deliveryStatuses: DeliveryStatus[] = ['pending', 'sending', 'delivered', 'failed'];
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 function limitParam(value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
