@@ -5,6 +5,8 @@ import { parseArgs } from 'node:util';
 import { renderSchemaTable } from '../config/reference-docs.js';
 import { coreConfigSchema } from '../config/schema.js';
 import { errorCatalog } from '../errors.js';
+import { renderReferenceTable } from '../http/openapi/reference-table.js';
+import { routeDocs } from '../http/openapi/route-docs.js';
 import { pluginDocBlocks, type DocBlock } from '../plugins/plugin-docs.js';
 import type { CliIo } from './cli-io.js';
 
@@ -45,6 +47,7 @@ export function coreBlocks(): DocBlock[] {
   return [
     { section: 'config', name: 'config', content: renderSchemaTable(coreConfigSchema) },
     { section: 'errors', name: 'errors', content: renderErrorTable() },
+    { section: 'api-reference', name: 'api-reference', content: renderReferenceTable(routeDocs) },
   ];
 }
 

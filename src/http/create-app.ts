@@ -13,6 +13,7 @@ import { errorHandler, errorResponse } from './error-handler.js';
 import { FailedAuthLimiter } from './failed-auth-limiter.js';
 import { hooksRoutes } from './hooks/hooks-routes.js';
 import { metricsRoute } from './metrics-route.js';
+import { openApiRoute } from './openapi/openapi-route.js';
 import { readinessRoute } from './readiness-route.js';
 import { requestContext } from './request-context.js';
 
@@ -41,6 +42,7 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get('/healthz', (c) => c.json({ ok: true }));
   if (deps.probe) app.get('/readyz', readinessRoute({ probe: deps.probe, logger: deps.logger }));
+  app.get('/openapi.json', openApiRoute(deps));
   if (deps.metrics) app.get('/metrics', metricsRoute({ config: deps.config, metrics: deps.metrics, limiter }));
   if (deps.config.hooks.enabled) {
     const prefix = deps.config.hooks.path.replace(/\/+$/, '');

@@ -137,6 +137,8 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     id,
     path,
     signature,
+    action: mapping.action,
+    schema: mapping.schema,
     matches,
     prepare,
     async apply(request: HookRequest) {

@@ -24,6 +24,9 @@ export interface CompiledMapping {
   path?: string;
   /** the compiled `auth`: a request to `path` may prove itself with this signature instead of the hook token */
   signature?: SignatureVerifier;
+  /** what the mapping turns a request into, and its payload `schema`: for the OpenAPI document */
+  action?: 'wake' | 'agent';
+  schema?: Record<string, unknown>;
   /** does this mapping take the request? (path, source, when) */
   matches(request: HookRequest): boolean | Promise<boolean>;
   /** turns the request into an outcome; per-request faults are thrown as HeraldError */

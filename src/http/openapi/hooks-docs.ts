@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from '../../mappings/mapping-schema.js';
+import { okFalseSchema } from './common-schemas.js';
+import { defineRoutes, type ResponseDoc } from './route-doc.js';
+
+/** The body of `POST /hooks/wake`, as `mappings/hook-action.ts` checks it field by field. */
+export const wakeBodySchema = z
+  .object({
+    text: z.string().min(1).describe('The event description (non-blank).'),
+    mode: z.enum(wakeModes).default('now').describe('`now` triggers a heartbeat immediately; `next-heartbeat` waits for the periodic one.'),
+  })
+  .loose();
+
+/** The body of `POST /hooks/agent`. */
+export const agentBodySchema = z
+  .object({
+    message: z.string().min(1).describe('What the agent processes (non-blank).'),
+    name: z.string().default('Hook').describe('Prefix of the summary posted to the main session.'),
+    sessionKey: z.string().min(1).max(512).optional().describe('Session of the run (default hook:<uuid>); `main` and `chat:…` are reserved.'),
+    wakeMode: z.enum(wakeModes).default('now').describe('Heartbeat after the summary is posted: now or at the next periodic one.'),
+    deliver: z.boolean().default(true).describe('Send the reply to a chat channel.'),
+    channel: z.string().default('last').describe('`last` or a channel id/alias (whatsapp, telegram, discord, slack, mattermost, signal, imessage, msteams, webhook).'),
+    to: z.string().optional().describe('Recipient on the channel (default: the last recipient).'),
+    model: z.string().optional().describe('Model override: <provider>/<model> or an alias; must be in agents.defaults.models when that list is set.'),
+    thinking: z.enum(thinkingLevels).optional().describe('Thinking level override.'),
+    timeoutSeconds: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional().describe('Time limit of the run, in seconds.'),
+  })
+  .loose();
+
+export const wakeAcceptedSchema = z.object({ ok: z.literal(true), mode: z.enum(wakeModes) });
+export const runAcceptedSchema = z.object({ ok: z.literal(true), runId: z.string().describe('See GET /admin/runs/{id}.') });
+
+/** the answers every hook shares (auth, body limits, idempotency) */
+export const hookErrorResponses: Record<number, ResponseDoc> = {
+  400: { description: 'Unreadable JSON, or a missing or mistyped field (named).', schema: okFalseSchema },
+  401: { description: 'Missing or wrong hook token.', schema: okFalseSchema },
+  405: { description: 'Not POST (`Allow: POST`).', schema: okFalseSchema },
+  408: { description: 'The body stopped arriving for hooks.bodyTimeoutMs.', schema: okFalseSchema },
+  409: { description: 'The same Idempotency-Key is still being processed (`Retry-After: 1`).', schema: okFalseSchema },
+  413: { description: 'Body over hooks.maxBodyBytes.', schema: okFalseSchema },
+  422: { description: 'The Idempotency-Key was used for a different request.', schema: okFalseSchema },
+  429: { description: 'Too many failed authentications from this address (`Retry-After`).', schema: okFalseSchema },
+};
+
+export const hooksDocs = defineRoutes('hooks', [
+  {
+    method: 'post',
+    path: '/wake',
+    summary: 'Add a system event to the main session',
+    security: 'hookToken',
+    request: { body: { schema: wakeBodySchema } },
+    responses: { 200: { description: 'Event queued.', schema: wakeAcceptedSchema }, ...hookErrorResponses },
+  },
+  {
+    method: 'post',
+    path: '/agent',
+    summary: 'Run an isolated agent turn',
+    security: 'hookToken',
+    request: { body: { schema: agentBodySchema } },
+    responses: { 202: { description: 'Run accepted (stored as queued).', schema: runAcceptedSchema }, ...hookErrorResponses },
+  },
+]);

@@ -1,0 +1,30 @@
+import fs from 'node:fs';
+import type { Handler } from 'hono';
+import type { HeraldConfig } from '../../config/schema.js';
+import type { MappingsEngine } from '../../mappings/mappings-engine.js';
+import { openApiDocument, type MappedHookDoc } from './openapi-document.js';
+import { routeDocs } from './route-docs.js';
+
+const version = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** the mapped hooks that declare a payload `schema`, as the document shows them */
+export function mappedHookDocs(engine: MappingsEngine): MappedHookDoc[] {
+  return engine.mappings.flatMap((m) => (m.path !== undefined && m.schema && m.action ? [{ id: m.id, path: m.path, action: m.action, schema: m.schema }] : []));
+}
+
+/**
+ * `GET /openapi.json`, no token (like /healthz): the document of this gateway as configured.
+ * It holds shapes, never a token or a secret.
+ */
+export function openApiRoute(deps: { config: HeraldConfig; engine: MappingsEngine }): Handler {
+  return function openApiRoute(c) {
+    const document = openApiDocument({
+      routes: routeDocs,
+      hooksPath: deps.config.hooks.enabled ? deps.config.hooks.path : undefined,
+      mappedHooks: mappedHookDocs(deps.engine),
+      exclude: (route) => route.surface === 'root' && route.path === '/metrics' && !deps.config.gateway.metrics.enabled,
+      version,
+    });
+    return c.json(document);
+  };
+}

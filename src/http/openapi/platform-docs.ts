@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { chatRequestSchema } from '../platform/chat-request.js';
+import { openaiErrorSchema } from './common-schemas.js';
+import { defineRoutes, type ResponseDoc } from './route-doc.js';
+
+const listOf = <T extends z.ZodType>(item: T) =>
+  z.object({ object: z.literal('list'), data: z.array(item), first_id: z.string().nullable(), last_id: z.string().nullable(), has_more: z.boolean() });
+
+/** OpenAI's cursor pagination (`http/platform/list-page.ts`) */
+export const listQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1 to 100 (default 20).'),
+  order: z.enum(['asc', 'desc']).optional().describe('asc (default) or desc.'),
+  after: z.string().optional().describe('An id of the list: the page starts after it.'),
+  before: z.string().optional().describe('An id of the list: the page ends before it.'),
+});
+
+export const agentObjectSchema = z.object({
+  id: z.string(),
+  object: z.literal('agent'),
+  created: z.number().int(),
+  owned_by: z.literal('herald'),
+  name: z.string(),
+  description: z.string().nullable(),
+  model: z.string(),
+  knowledge_document_count: z.number().int(),
+});
+
+export const modelObjectSchema = z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.literal('herald') });
+
+export const documentObjectSchema = z.object({
+  id: z.string(),
+  object: z.literal('knowledge.document'),
+  agent_id: z.string(),
+  filename: z.string(),
+  bytes: z.number().int(),
+  mime_type: z.string(),
+  sha256: z.string(),
+  status: z.string(),
+  chunk_count: z.number().int(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  created_at: z.number().int(),
+});
+
+export const uploadFormSchema = z.object({
+  file: z.string().describe('The document (multipart file part): pdf, docx, html, markdown, csv, json, text.'),
+  agent_id: z.string().describe('The agent whose knowledge base takes it.'),
+  chunk_size: z.string().optional().describe('Characters per chunk, 100 to 20000.'),
+  chunk_overlap: z.string().optional().describe('Characters shared by neighbouring chunks, at most half of chunk_size.'),
+  metadata: z.string().optional().describe('A JSON object, kept with the document.'),
+});
+
+export const chatCompletionSchema = z.object({
+  id: z.string(),
+  object: z.literal('chat.completion'),
+  created: z.number().int(),
+  model: z.string(),
+  choices: z.array(
+    z.object({
+      index: z.number().int(),
+      message: z.object({ role: z.literal('assistant'), content: z.string(), refusal: z.null() }),
+      logprobs: z.null(),
+      finish_reason: z.string(),
+    }),
+  ),
+  usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }).loose(),
+  conversation_id: z.string().describe('Extension: the server-side conversation.'),
+  citations: z.array(z.record(z.string(), z.unknown())).optional().describe('Extension: the knowledge chunks used.'),
+}).loose();
+
+const idParams = z.object({ id: z.string() });
+const errors = (...statuses: number[]): Record<number, ResponseDoc> =>
+  Object.fromEntries(statuses.map((s) => [s, { description: errorText[s] ?? 'Error.', schema: openaiErrorSchema }]));
+const errorText: Record<number, string> = {
+  400: 'Invalid request (the field is named in `param`).',
+  401: 'Missing or wrong API key.',
+  403: 'The key may not use this agent.',
+  404: 'No such agent or document.',
+  413: 'Upload over platform.maxUploadBytes.',
+  415: 'Not multipart/form-data, or a file type herald cannot read.',
+  429: 'Rate limit of the key (`Retry-After`).',
+};
+
+export const platformDocs = defineRoutes('platform', [
+  {
+    method: 'get', path: '/agents', summary: 'List the digital employees', security: 'apiKey',
+    request: { query: listQuerySchema },
+    responses: { 200: { description: 'A page of agents.', schema: listOf(agentObjectSchema) }, ...errors(400, 401, 429) },
+  },
+  {
+    method: 'get', path: '/agents/{id}', summary: 'One digital employee', security: 'apiKey',
+    request: { params: idParams },
+    responses: { 200: { description: 'The agent.', schema: agentObjectSchema }, ...errors(401, 403, 404, 429) },
+  },
+  {
+    method: 'get', path: '/models', summary: 'The agents as OpenAI models', security: 'apiKey',
+    request: { query: listQuerySchema },
+    responses: { 200: { description: 'Every agent (paged only with limit).', schema: listOf(modelObjectSchema) }, ...errors(400, 401, 429) },
+  },
+  {
+    method: 'get', path: '/models/{id}', summary: 'One agent as an OpenAI model', security: 'apiKey',
+    request: { params: idParams },
+    responses: { 200: { description: 'The model.', schema: modelObjectSchema }, ...errors(401, 403, 404, 429) },
+  },
+  {
+    method: 'post', path: '/chat/completions', summary: 'Chat with a digital employee', security: 'apiKey',
+    request: { body: { schema: chatRequestSchema } },
+    responses: {
+      200: { description: 'The answer; with `stream: true`, server-sent `chat.completion.chunk` events ending `data: [DONE]`.', schema: chatCompletionSchema },
+      ...errors(400, 401, 403, 404, 413, 415, 429),
+    },
+  },
+  {
+    method: 'post', path: '/knowledge/upload', summary: 'Upload a knowledge document', security: 'apiKey',
+    request: { body: { schema: uploadFormSchema, contentType: 'multipart/form-data' } },
+    responses: {
+      201: { description: 'Stored, chunked and indexed.', schema: documentObjectSchema },
+      200: { description: 'The same content was already stored: the existing document.', schema: documentObjectSchema },
+      ...errors(400, 401, 403, 404, 413, 415, 429),
+    },
+  },
+  {
+    method: 'get', path: '/knowledge', summary: 'List knowledge documents', security: 'apiKey',
+    request: { query: listQuerySchema.extend({ agent_id: z.string().optional().describe('Only this agent\'s documents.') }) },
+    responses: { 200: { description: 'A page of documents.', schema: listOf(documentObjectSchema) }, ...errors(400, 401, 403, 404, 429) },
+  },
+  {
+    method: 'get', path: '/knowledge/{id}', summary: 'One knowledge document', security: 'apiKey',
+    request: { params: idParams },
+    responses: { 200: { description: 'The document.', schema: documentObjectSchema }, ...errors(401, 404, 429) },
+  },
+  {
+    method: 'delete', path: '/knowledge/{id}', summary: 'Delete a knowledge document and its chunks', security: 'apiKey',
+    request: { params: idParams },
+    responses: {
+      200: { description: 'Deleted.', schema: z.object({ id: z.string(), object: z.literal('knowledge.document.deleted'), deleted: z.literal(true) }) },
+      ...errors(401, 404, 429),
+    },
+  },
+]);
