@@ -30,6 +30,7 @@ export const errorCatalog = {
   HERALD_INTERNAL: { status: 500, message: 'internal error', openai: 'server_error' },
   HERALD_MODEL_FAILED: { status: 502, message: 'the model provider failed', openai: 'upstream_error' },
   HERALD_UNAVAILABLE: { status: 503, message: 'service unavailable', openai: 'server_error' },
+  HERALD_STORE_UNAVAILABLE: { status: 503, message: 'the store is unavailable; retry later', openai: 'store_unavailable' },
 } as const satisfies Record<string, { status: number; message: string; openai: string }>;
 
 export type ErrorCode = keyof typeof errorCatalog;
@@ -63,6 +64,20 @@ export class HeraldError extends Error {
     this.headers = options.headers;
     this.details = options.details;
     this.openaiCode = options.openaiCode;
+  }
+}
+
+/** how long a caller is asked to wait when the store is away: a reconnect usually takes seconds */
+const STORE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The database does not answer (connection refused or lost, server shutting down). Nothing of
+ * the request was stored (each write is one transaction), so the caller may safely retry.
+ */
+export class StoreUnavailableError extends HeraldError {
+  constructor(cause?: unknown) {
+    super('HERALD_STORE_UNAVAILABLE', undefined, { headers: { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) }, cause });
+    this.name = 'StoreUnavailableError';
   }
 }
 

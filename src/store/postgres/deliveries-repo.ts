@@ -1,0 +1,155 @@
+import type pg from 'pg';
+import type { DeliveriesRepo, DeliveryRecord } from '../port.js';
+import { query } from './pg-pool.js';
+
+interface Row {
+  id: string;
+  run_id: string | null;
+  kind: DeliveryRecord['kind'];
+  channel: string | null;
+  recipient: string | null;
+  text: string;
+  session_key: string;
+  agent_id: string;
+  status: DeliveryRecord['status'];
+  attempts: number;
+  parts_sent: number;
+  last_error: string | null;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+  delivered_at: number | null;
+}
+
+const toDelivery = (r: Row): DeliveryRecord => ({
+  id: r.id,
+  runId: r.run_id,
+  kind: r.kind,
+  channel: r.channel,
+  to: r.recipient,
+  text: r.text,
+  sessionKey: r.session_key,
+  agentId: r.agent_id,
+  status: r.status,
+  attempts: r.attempts,
+  partsSent: r.parts_sent,
+  lastError: r.last_error,
+  nextAttemptAt: r.next_attempt_at,
+  leaseOwner: r.lease_owner,
+  leaseUntil: r.lease_until,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  deliveredAt: r.delivered_at,
+});
+
+const COLUMNS = `id, run_id, kind, channel, recipient, text, session_key, agent_id, status, attempts, parts_sent, last_error,
+  next_attempt_at, lease_owner, lease_until, created_at, updated_at, delivered_at`;
+const DUE = "((status = 'pending' AND next_attempt_at <= $2) OR (status = 'sending' AND lease_until < $2))";
+
+/** The outbox table. Every state change after a claim is conditional on still holding the lease. */
+export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
+  const changed = async (text: string, values: unknown[]) => ((await query(pool, text, values)).rowCount ?? 0) === 1;
+  return {
+    async insert(d) {
+      // the partial unique index on run_id decides between two replicas finishing one run
+      return changed(
+        `INSERT INTO deliveries (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+         ON CONFLICT (run_id) WHERE run_id IS NOT NULL DO NOTHING`,
+        [d.id, d.runId, d.kind, d.channel, d.to, d.text, d.sessionKey, d.agentId, d.status, d.attempts, d.partsSent, d.lastError,
+          d.nextAttemptAt, d.leaseOwner, d.leaseUntil, d.createdAt, d.updatedAt, d.deliveredAt],
+      );
+    },
+    async runsAwaitingDelivery(since) {
+      const { rows } = await query<{ id: string }>(
+        pool,
+        `SELECT r.id FROM runs r
+         WHERE r.status = 'succeeded' AND r.reply IS NOT NULL AND r.finished_at >= $1 AND r.deliver
+           AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id)
+         ORDER BY r.finished_at, r.seq`,
+        [since],
+      );
+      return rows.map((r) => r.id);
+    },
+    async get(id) {
+      const { rows } = await query<Row>(pool, `SELECT ${COLUMNS} FROM deliveries WHERE id = $1`, [id]);
+      return rows[0] && toDelivery(rows[0]);
+    },
+    async forRun(runId) {
+      const { rows } = await query<Row>(pool, `SELECT ${COLUMNS} FROM deliveries WHERE run_id = $1 ORDER BY created_at, seq`, [runId]);
+      return rows.map(toDelivery);
+    },
+    async list({ status, limit }) {
+      const { rows } = status
+        ? await query<Row>(pool, `SELECT ${COLUMNS} FROM deliveries WHERE status = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`, [status, limit])
+        : await query<Row>(pool, `SELECT ${COLUMNS} FROM deliveries ORDER BY created_at DESC, seq DESC LIMIT $1`, [limit]);
+      return rows.map(toDelivery);
+    },
+    async due(now, limit) {
+      const { rows } = await query<{ id: string }>(
+        pool,
+        `SELECT id FROM deliveries WHERE ${DUE.replaceAll('$2', '$1')} ORDER BY next_attempt_at, seq LIMIT $2`,
+        [now, limit],
+      );
+      return rows.map((r) => r.id);
+    },
+    async nextDueAt() {
+      const { rows } = await query<{ at: number | null }>(
+        pool,
+        `SELECT MIN(CASE status WHEN 'pending' THEN next_attempt_at ELSE lease_until END) AS at
+         FROM deliveries WHERE status IN ('pending', 'sending')`,
+      );
+      return rows[0]?.at ?? undefined;
+    },
+    async claim(id, owner, now, leaseUntil) {
+      // SKIP LOCKED: a replica claiming the same row at this instant is not waited for; it has it
+      const { rows } = await query<Row>(
+        pool,
+        `UPDATE deliveries SET status = 'sending', lease_owner = $3, lease_until = $4, attempts = attempts + 1, updated_at = $2
+         WHERE id = (SELECT id FROM deliveries WHERE id = $1 AND ${DUE} FOR UPDATE SKIP LOCKED)
+         RETURNING ${COLUMNS}`,
+        [id, now, owner, leaseUntil],
+      );
+      return rows[0] && toDelivery(rows[0]);
+    },
+    partSent(id, owner, parts) {
+      return changed(
+        "UPDATE deliveries SET parts_sent = $3, updated_at = $4 WHERE id = $1 AND lease_owner = $2 AND status = 'sending'",
+        [id, owner, parts, Date.now()],
+      );
+    },
+    delivered(id, owner, at) {
+      return changed(
+        `UPDATE deliveries SET status = 'delivered', delivered_at = $3, updated_at = $3, lease_owner = NULL, lease_until = NULL
+         WHERE id = $1 AND lease_owner = $2 AND status = 'sending'`,
+        [id, owner, at],
+      );
+    },
+    retryAt(id, owner, next, error) {
+      return changed(
+        `UPDATE deliveries SET status = 'pending', next_attempt_at = $3, last_error = $4, updated_at = $5, lease_owner = NULL, lease_until = NULL
+         WHERE id = $1 AND lease_owner = $2 AND status = 'sending'`,
+        [id, owner, next, error, Date.now()],
+      );
+    },
+    failed(id, owner, error, at) {
+      return changed(
+        `UPDATE deliveries SET status = 'failed', last_error = $3, updated_at = $4, lease_owner = NULL, lease_until = NULL
+         WHERE id = $1 AND status IN ('pending', 'sending') AND ($2::text IS NULL OR lease_owner = $2)`,
+        [id, owner, error, at],
+      );
+    },
+    requeue(id, at) {
+      return changed("UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = $2, updated_at = $2 WHERE id = $1 AND status = 'failed'", [id, at]);
+    },
+    async release(id, owner, at) {
+      await query(
+        pool,
+        `UPDATE deliveries SET status = 'pending', attempts = GREATEST(attempts - 1, 0), next_attempt_at = $3, updated_at = $3, lease_owner = NULL, lease_until = NULL
+         WHERE id = $1 AND lease_owner = $2 AND status = 'sending'`,
+        [id, owner, at],
+      );
+    },
+  };
+}

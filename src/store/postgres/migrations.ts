@@ -1,0 +1,136 @@
+/**
+ * Versioned migrations of the PostgreSQL adapter, applied in order in one transaction under an
+ * advisory lock (replicas starting together migrate once), recorded in `herald_migrations` of the deployment's schema. Never edit a migration that has
+ * shipped: add the next one. The numbering is this adapter's own (SQLite has its own list).
+ *
+ * Times are BIGINT epoch milliseconds, as the port speaks them. Every guarantee SQLite got from
+ * its single writer is explicit here: unique constraints, row locks, advisory locks.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'core: events, runs, session messages, state, deliveries, idempotency keys',
+    sql: `
+      CREATE TABLE events (
+        id BIGSERIAL PRIMARY KEY,
+        session TEXT NOT NULL,
+        text TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        lease_owner TEXT,
+        lease_until BIGINT
+      );
+      CREATE INDEX events_session_status ON events (session, status, id);
+      CREATE INDEX events_session_id ON events (session, id);
+
+      -- Adds a pending event unless it repeats the session's previous one, keeping at most
+      -- p_max pending. The advisory lock serialises enqueues of one session across replicas
+      -- (the duplicate check reads the newest row, which a concurrent insert would change);
+      -- its key includes the schema so deployments sharing a database never wait on each other.
+      CREATE FUNCTION herald_enqueue_event(p_session TEXT, p_text TEXT, p_max INT, p_now BIGINT)
+      RETURNS SETOF events LANGUAGE plpgsql AS $$
+      DECLARE
+        prev events%ROWTYPE;
+        added events%ROWTYPE;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtext('herald.events:' || current_schema() || ':' || p_session));
+        SELECT * INTO prev FROM events WHERE session = p_session ORDER BY id DESC LIMIT 1;
+        IF FOUND AND prev.text = p_text AND prev.status IN ('pending', 'processing') THEN
+          RETURN;
+        END IF;
+        INSERT INTO events (session, text, status, created_at) VALUES (p_session, p_text, 'pending', p_now) RETURNING * INTO added;
+        UPDATE events SET status = 'dropped'
+          WHERE session = p_session AND status = 'pending' AND id <=
+            (SELECT e.id FROM events e WHERE e.session = p_session AND e.status = 'pending' ORDER BY e.id DESC LIMIT 1 OFFSET p_max);
+        RETURN NEXT added;
+      END $$;
+
+      CREATE TABLE runs (
+        seq BIGSERIAL NOT NULL,
+        id TEXT PRIMARY KEY,
+        status TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        session_key TEXT NOT NULL,
+        message TEXT NOT NULL,
+        action JSONB NOT NULL,
+        deliver BOOLEAN NOT NULL DEFAULT TRUE,
+        reply TEXT,
+        error TEXT,
+        created_at BIGINT NOT NULL,
+        started_at BIGINT,
+        finished_at BIGINT,
+        lease_owner TEXT,
+        lease_until BIGINT
+      );
+      CREATE INDEX runs_unfinished ON runs (created_at, seq) WHERE status IN ('queued', 'running');
+      CREATE INDEX runs_session_unfinished ON runs (session_key, created_at, seq) WHERE status IN ('queued', 'running');
+      CREATE INDEX runs_succeeded ON runs (finished_at) WHERE status = 'succeeded';
+
+      CREATE TABLE session_messages (
+        id BIGSERIAL PRIMARY KEY,
+        session_key TEXT NOT NULL,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        run_id TEXT,
+        meta JSONB,
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX session_messages_key ON session_messages (session_key, id);
+
+      CREATE TABLE state (
+        key TEXT PRIMARY KEY,
+        value JSONB NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+
+      CREATE TABLE deliveries (
+        seq BIGSERIAL NOT NULL,
+        id TEXT PRIMARY KEY,
+        run_id TEXT,
+        kind TEXT NOT NULL,
+        channel TEXT,
+        recipient TEXT,
+        text TEXT NOT NULL,
+        session_key TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        parts_sent INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        next_attempt_at BIGINT NOT NULL,
+        lease_owner TEXT,
+        lease_until BIGINT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        delivered_at BIGINT
+      );
+      -- one delivery per run, whichever replica finishes it: the constraint, not a check-then-insert
+      CREATE UNIQUE INDEX deliveries_one_per_run ON deliveries (run_id) WHERE run_id IS NOT NULL;
+      CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at) WHERE status IN ('pending', 'sending');
+      CREATE INDEX deliveries_created ON deliveries (created_at, seq);
+      CREATE INDEX deliveries_status ON deliveries (status);
+
+      CREATE TABLE idempotency_keys (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        request_hash TEXT NOT NULL,
+        status TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        response_status INTEGER,
+        response_body TEXT,
+        created_at BIGINT NOT NULL,
+        locked_until BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        PRIMARY KEY (scope, key)
+      );
+      CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+    `,
+  },
+];

@@ -1,0 +1,67 @@
+import type pg from 'pg';
+import { ConfigError } from '../../errors.js';
+import type { Store } from '../port.js';
+import type { StoreProbe } from '../store-probe.js';
+import { postgresDeliveriesRepo } from './deliveries-repo.js';
+import { postgresEventsRepo } from './events-repo.js';
+import { postgresIdempotencyRepo } from './idempotency-repo.js';
+import { migrate } from './migrate.js';
+import { checkSchemaName, createPool, DEFAULT_SCHEMA, type PostgresOptions } from './pg-pool.js';
+import { postgresProbe } from './postgres-probe.js';
+import { postgresRunsRepo } from './runs-repo.js';
+import { postgresSessionsRepo } from './sessions-repo.js';
+import { postgresStateRepo } from './state-repo.js';
+
+export type { PostgresOptions } from './pg-pool.js';
+
+export interface PostgresStore extends Store {
+  probe: StoreProbe;
+  /** the schema this deployment's tables live in */
+  schema: string;
+  pool: pg.Pool;
+}
+
+/** the URL without its password, for a message a person reads */
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable url)';
+  }
+}
+
+/**
+ * Opens a pool on the database and migrates the schema. The database must answer at start:
+ * a replica that cannot reach it refuses to start (its supervisor retries), naming the key.
+ * Later losses of the connection are survived: requests get 503 and the pool reconnects.
+ */
+export async function openPostgresStore(options: PostgresOptions): Promise<PostgresStore> {
+  const schema = checkSchemaName(options.schema ?? DEFAULT_SCHEMA);
+  const pool = createPool({ ...options, schema });
+  try {
+    await migrate(pool, schema);
+  } catch (error) {
+    await pool.end().catch(() => {});
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError([`storage.postgres: cannot open ${redact(options.url)} (schema ${schema}): ${(error as Error).message}`]);
+  }
+  let closed = false;
+  return {
+    schema,
+    pool,
+    probe: postgresProbe(pool),
+    events: postgresEventsRepo(pool),
+    runs: postgresRunsRepo(pool),
+    sessions: postgresSessionsRepo(pool),
+    state: postgresStateRepo(pool),
+    deliveries: postgresDeliveriesRepo(pool),
+    idempotency: postgresIdempotencyRepo(pool),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}

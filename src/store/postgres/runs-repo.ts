@@ -1,0 +1,76 @@
+import type pg from 'pg';
+import type { RunRecord, RunsRepo } from '../port.js';
+import { enqueueEvent } from './events-repo.js';
+import { query, transaction } from './pg-pool.js';
+import { appendMessages } from './sessions-repo.js';
+
+interface Row {
+  id: string;
+  status: RunRecord['status'];
+  agent_id: string;
+  name: string;
+  session_key: string;
+  message: string;
+  action: Record<string, unknown>;
+  reply: string | null;
+  error: string | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+const COLUMNS = 'id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at';
+
+const toRun = (r: Row): RunRecord => ({
+  id: r.id,
+  status: r.status,
+  agentId: r.agent_id,
+  name: r.name,
+  sessionKey: r.session_key,
+  message: r.message,
+  action: r.action,
+  reply: r.reply,
+  error: r.error,
+  createdAt: r.created_at,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+});
+
+export function postgresRunsRepo(pool: pg.Pool): RunsRepo {
+  return {
+    async insert(run) {
+      await query(
+        pool,
+        `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13)`,
+        [run.id, run.status, run.agentId, run.name, run.sessionKey, run.message, JSON.stringify(run.action), run.action.deliver !== false,
+          run.reply, run.error, run.createdAt, run.startedAt, run.finishedAt],
+      );
+    },
+    async get(id) {
+      const { rows } = await query<Row>(pool, `SELECT ${COLUMNS} FROM runs WHERE id = $1`, [id]);
+      return rows[0] && toRun(rows[0]);
+    },
+    async markRunning(id, at) {
+      await query(pool, "UPDATE runs SET status = 'running', started_at = $2 WHERE id = $1", [id, at]);
+    },
+    /** status, transcript and summary event commit together, or not at all */
+    async complete(id, c) {
+      return transaction(pool, async (client) => {
+        const { rows } = await client.query<{ session_key: string }>(
+          `UPDATE runs SET status = $2, reply = $3, error = $4, finished_at = $5, lease_owner = NULL, lease_until = NULL
+           WHERE id = $1 AND status IN ('queued', 'running') RETURNING session_key`,
+          [id, c.status, c.reply ?? null, c.error ?? null, c.at],
+        );
+        if (!rows[0]) return false;
+        await appendMessages(client, rows[0].session_key, c.transcript);
+        await enqueueEvent(client, c.summary.session, c.summary.text, c.summary.maxPending);
+        return true;
+      });
+    },
+    async unfinished() {
+      const { rows } = await query<Row>(pool, `SELECT ${COLUMNS} FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at, seq`);
+      return rows.map(toRun);
+    },
+  };
+}

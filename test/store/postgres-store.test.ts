@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, StoreUnavailableError } from '../../src/errors.js';
+import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
+import { queuedRun } from './run-record.js';
+import { eventually } from '../helpers/start-herald.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
+
+const schemas: string[] = [];
+const open = async (schema = uniqueSchema()) => {
+  schemas.push(schema);
+  return openPostgresStore({ url: PG_URL, schema, poolSize: 4 });
+};
+
+beforeAll(requirePostgres);
+afterAll(async () => {
+  for (const s of schemas) await dropSchema(s);
+});
+
+describe('postgres store: what only this adapter has', () => {
+  it('migrates a fresh schema once, even when replicas open it together, and records the version', async () => {
+    const schema = uniqueSchema();
+    const stores = await Promise.all([open(schema), open(schema), open(schema)]);
+    const { rows } = await stores[0]!.pool.query('SELECT version FROM herald_migrations ORDER BY version');
+    expect(rows.map((r) => r.version)).toEqual(rows.map((_, i) => i + 1));
+    await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it('keeps deployments apart by schema', async () => {
+    const [a, b] = [await open(), await open()];
+    await a.runs.insert(queuedRun('only-in-a'));
+    expect(await a.runs.get('only-in-a')).toMatchObject({ id: 'only-in-a', status: 'queued' });
+    expect(await b.runs.get('only-in-a')).toBeUndefined();
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('refuses a schema a newer herald migrated, and a schema name that is not an identifier', async () => {
+    const schema = uniqueSchema();
+    const store = await open(schema);
+    const { rows } = await store.pool.query<{ v: number }>('SELECT MAX(version) AS v FROM herald_migrations');
+    await store.pool.query("INSERT INTO herald_migrations VALUES ($1, 'from the future', 0)", [rows[0]!.v + 1]);
+    await store.close();
+    await expect(open(schema)).rejects.toThrow(/storage\.postgres: schema .* newer than this herald knows/);
+    await expect(openPostgresStore({ url: PG_URL, schema: 'Robert"); DROP' })).rejects.toThrow(ConfigError);
+  });
+
+  it('refuses to start, naming the key and hiding the password, when the database does not answer', async () => {
+    const error = await openPostgresStore({ url: 'postgres://postgres:s3cret@127.0.0.1:1/test' }).catch((e) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toMatch(/^storage\.postgres: cannot open /);
+    expect(error.message).not.toContain('s3cret');
+  });
+
+  it('answers StoreUnavailableError (503, Retry-After) while the database is away, and reconnects by itself', async () => {
+    const url = new URL(PG_URL);
+    const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+    url.port = String(proxy.port);
+    const schema = uniqueSchema();
+    schemas.push(schema);
+    const store = await openPostgresStore({ url: url.toString(), schema, poolSize: 2 });
+    try {
+      await store.runs.insert(queuedRun('before'));
+      await proxy.cut();
+      const error = await store.runs.insert(queuedRun('during')).catch((e) => e);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(error).toMatchObject({ status: 503, code: 'HERALD_STORE_UNAVAILABLE', headers: { 'Retry-After': expect.any(String) } });
+      await expect(store.probe.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+      await proxy.restore();
+      await eventually(() => store.probe.ping().then(() => true));
+      await store.runs.insert(queuedRun('after'));
+      // nothing of the refused write reached the database
+      expect(await store.runs.get('during')).toBeUndefined();
+      expect(await store.runs.get('after')).toMatchObject({ id: 'after' });
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
+  });
+});
