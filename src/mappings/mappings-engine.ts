@@ -2,20 +2,48 @@ import { HeraldError } from '../errors.js';
 import type { CompiledMapping, MappingOutcome, PreparedMapping } from './compiled-mapping.js';
 import { payloadFault, type HookRequest } from './hook-request.js';
 
-/** Applies the first mapping that matches a request; built-ins first, then config, folder, presets. */
+/**
+ * Applies the first mapping that matches a request; built-ins first, then config, folder, presets.
+ * Mappings are indexed by `match.path` at load: a request only meets the mappings of its own path
+ * and those without a path, in their configured order, so lookup does not grow with the number of
+ * mappings and a `match.when` is evaluated only where path (and source) already agree.
+ */
 export class MappingsEngine {
-  constructor(readonly mappings: CompiledMapping[]) {}
+  /** per path: its own mappings and the path-less ones, merged in configured order */
+  private readonly byPath = new Map<string, CompiledMapping[]>();
+  /** mappings without `match.path`: what a path with no mapping of its own meets */
+  private readonly anyPath: CompiledMapping[];
+  private readonly signedByPath = new Map<string, CompiledMapping[]>();
 
-  async find(request: HookRequest, among: readonly CompiledMapping[] = this.mappings): Promise<CompiledMapping | undefined> {
-    for (const mapping of among) {
+  constructor(readonly mappings: CompiledMapping[]) {
+    this.anyPath = [];
+    for (const mapping of mappings) {
+      if (mapping.path === undefined) {
+        this.anyPath.push(mapping);
+        for (const list of this.byPath.values()) list.push(mapping);
+        continue;
+      }
+      let list = this.byPath.get(mapping.path);
+      if (!list) this.byPath.set(mapping.path, (list = [...this.anyPath]));
+      list.push(mapping);
+      if (mapping.signature) {
+        const signed = this.signedByPath.get(mapping.path) ?? [];
+        signed.push(mapping);
+        this.signedByPath.set(mapping.path, signed);
+      }
+    }
+  }
+
+  async find(request: HookRequest, among?: readonly CompiledMapping[]): Promise<CompiledMapping | undefined> {
+    for (const mapping of among ?? this.byPath.get(request.path) ?? this.anyPath) {
       if (await mapping.matches(request)) return mapping;
     }
     return undefined;
   }
 
   /** the mappings of a path that declare `auth`: the signatures a request there may carry instead of the token */
-  signedMappings(path: string): CompiledMapping[] {
-    return this.mappings.filter((m) => m.signature && m.path === path);
+  signedMappings(path: string): readonly CompiledMapping[] {
+    return this.signedByPath.get(path) ?? [];
   }
 
   /**
@@ -38,7 +66,7 @@ export class MappingsEngine {
   async prepare(request: HookRequest, options: { signedBy?: readonly CompiledMapping[] } = {}): Promise<PreparedMapping & { mappingId: string }> {
     const fault = payloadFault(request.payload);
     if (fault) throw new HeraldError('HERALD_BAD_REQUEST', fault);
-    const mapping = await this.find(request, options.signedBy ?? this.mappings);
+    const mapping = await this.find(request, options.signedBy);
     if (!mapping) throw new HeraldError('HERALD_MAPPING_NOT_FOUND', `no hook mapping for "${request.path}"`);
     const prepared = mapping.prepare ? await mapping.prepare(request) : { run: () => mapping.apply(request) };
     return { ...prepared, mappingId: mapping.id };

@@ -8,7 +8,7 @@ import type { AgentAction } from '../mappings/hook-action.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { KnowledgePassage } from '../models/provider.js';
 import type { RunCompletion, RunRecord, Store } from '../store/port.js';
-import { Backlog } from './backlog.js';
+import { SessionLanes } from './session-lanes.js';
 import type { Heartbeat } from './heartbeat.js';
 import { MAIN_SESSION, MAX_PENDING_EVENTS, type MainSession } from './main-session.js';
 import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
@@ -47,7 +47,7 @@ interface Waiting {
  */
 export class RunQueue {
   /** the record itself is kept: reading it back from the store before executing told nothing new */
-  private readonly waiting = new Backlog<Waiting>();
+  private readonly waiting = new SessionLanes<Waiting>();
   /** the ids of `waiting`: a backlog of thousands must not be scanned on every submit */
   private readonly waitingIds = new Set<string>();
   private readonly active = new Map<string, { promise: Promise<void>; abort: AbortController; sessionKey: string }>();
@@ -92,7 +92,7 @@ export class RunQueue {
     const { id } = waiting.run;
     if (this.waitingIds.has(id) || this.active.has(id)) return;
     this.waitingIds.add(id);
-    this.waiting.push(waiting);
+    this.waiting.push(waiting.run.sessionKey, waiting);
     this.schedulePump();
   }
 
@@ -117,8 +117,7 @@ export class RunQueue {
   private pump(): void {
     const max = this.deps.config.agents.defaults.maxConcurrent;
     while (this.accepting && this.active.size < max) {
-      const busy = new Set([...this.active.values()].map((a) => a.sessionKey));
-      const waiting = this.waiting.take((w) => !busy.has(w.run.sessionKey));
+      const waiting = this.waiting.take();
       if (!waiting) return;
       const { id, sessionKey } = waiting.run;
       this.waitingIds.delete(id);
@@ -127,6 +126,7 @@ export class RunQueue {
         .catch((error) => this.deps.logger.error({ err: error, runId: id }, 'run bookkeeping failed'))
         .finally(() => {
           this.active.delete(id);
+          this.waiting.release(sessionKey);
           this.schedulePump();
           if (this.active.size === 0 && this.waiting.length === 0) this.idleWaiters.splice(0).forEach((w) => w());
         });
