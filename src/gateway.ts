@@ -91,7 +91,9 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const dispatch = createDispatcher({ mainSession, heartbeat, runs });
 
   const actionContext = { config, channelNames: plugins.channelNames() };
-  const engine = new MappingsEngine([...builtinMappings(actionContext), ...(await resolveMappings(loaded, { ...actionContext, logger }))]);
+  const warnings = [...loaded.warnings];
+  const engine = new MappingsEngine([...builtinMappings(actionContext), ...(await resolveMappings(loaded, { ...actionContext, logger, warnings }))]);
+  for (const warning of warnings) logger.warn({ config: loaded.file }, warning);
   const keys = new ApiKeyVerifier(config, new ApiKeyStore(store.db));
   const platform = platformRoutes({ config, store, knowledge, keys, models, agents, logger });
   const app = createApp({ config, logger, store, engine, dispatch, delivery, probe, metrics, mounts: [{ path: '/v1', app: platform }] });

@@ -35,6 +35,15 @@ export const gmailConfigSchema = z
       .strict()
       .default({ bind: '127.0.0.1', port: 8788, path: '/gmail-pubsub' })
       .describe('The Pub/Sub push endpoint of the watcher.'),
+    tailscale: z
+      .object({
+        mode: z.enum(['off', 'serve', 'funnel']).default('off').describe('off; serve (reachable in the tailnet) or funnel (public HTTPS): herald runs the tailscale binary to expose the push endpoint when the watcher starts.'),
+        path: z.string().optional().describe('Path the endpoint is published under (default serve.path).'),
+        target: z.string().optional().describe('What tailscale proxies to: a port, host:port or URL (default http://127.0.0.1:<serve.port><serve.path>).'),
+      })
+      .strict()
+      .default({ mode: 'off' })
+      .describe('Publishing the push endpoint through Tailscale, as OpenClaw does.'),
     oauth: z
       .object({
         clientId: z.string().describe('OAuth client id.'),

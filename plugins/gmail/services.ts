@@ -1,5 +1,6 @@
 import type { PluginContext, PluginInstance } from '../../src/plugins/sdk.js';
 import type { GmailConfig } from './config.js';
+import { tailscaleExposure } from './tailscale.js';
 import { watcherFaults, watcherFromConfig } from './watcher-from-config.js';
 
 /**
@@ -18,5 +19,7 @@ export function createGmailServices(ctx: PluginContext<GmailConfig>, env: NodeJS
     ctx.logger.error({ faults }, 'gmail watcher not started: run `herald webhooks gmail setup`');
     return {};
   }
-  return { services: [watcherFromConfig(gmail, ctx.host.config, ctx.host.state, ctx.logger)] };
+  const exposure = tailscaleExposure(gmail, ctx.logger, env);
+  // the endpoint is published before the watcher asks Gmail to push to it
+  return { services: [...(exposure ? [exposure] : []), watcherFromConfig(gmail, ctx.host.config, ctx.host.state, ctx.logger)] };
 }

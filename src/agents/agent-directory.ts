@@ -1,8 +1,9 @@
 import type { HeraldConfig } from '../config/schema.js';
+import { defaultAgent, type AgentConfig } from '../config/default-agent.js';
 
-export type AgentConfig = HeraldConfig['agents']['list'][number];
+export type { AgentConfig };
 
-/** The digital employees of the config; the first one runs hooks and heartbeats. */
+/** The digital employees of the config; the one marked `default: true` (else the first) runs hooks and heartbeats. */
 export class AgentDirectory {
   constructor(private readonly config: HeraldConfig) {}
 
@@ -15,10 +16,10 @@ export class AgentDirectory {
   }
 
   default(): AgentConfig {
-    return this.config.agents.list[0]!;
+    return defaultAgent(this.config);
   }
 
   modelOf(agent: AgentConfig): string {
-    return agent.model ?? this.config.agents.defaults.model;
+    return agent.model ?? this.config.agents.defaults.model.primary;
   }
 }

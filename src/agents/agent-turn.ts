@@ -1,4 +1,5 @@
 import type { HeraldConfig } from '../config/schema.js';
+import { modelChain } from '../models/model-chain.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { ChatMessage, KnowledgePassage, ModelRequest, ThinkingLevel } from '../models/provider.js';
 import type { SessionMessage } from '../store/port.js';
@@ -23,10 +24,13 @@ export interface TurnInput {
   signal?: AbortSignal;
 }
 
-/** Assembles an agent's prompt (instructions, knowledge, history, message) and picks its model. */
+/**
+ * Assembles an agent's prompt (instructions, knowledge, history, message) and picks its models:
+ * `provider` and `resolved` are the first of `refs`, the chain a non-streamed turn falls back along.
+ */
 export function prepareTurn(input: TurnInput, models: ModelRegistry, config: HeraldConfig) {
-  const ref = input.model ?? input.agent.model ?? config.agents.defaults.model;
-  const { provider, resolved } = models.resolve(ref);
+  const refs = modelChain(config.agents.defaults.model, input.model ?? input.agent.model);
+  const { provider, resolved } = models.resolve(refs[0]!);
   const messages: ChatMessage[] = [];
   const system = [input.agent.instructions?.trim(), knowledgeBlock(input.knowledge)].filter(Boolean).join('\n\n');
   if (system) messages.push({ role: 'system', content: system });
@@ -45,7 +49,7 @@ export function prepareTurn(input: TurnInput, models: ModelRegistry, config: Her
     user: input.user,
     signal: input.signal,
   };
-  return { provider, resolved, request };
+  return { provider, resolved, request, refs };
 }
 
 function knowledgeBlock(passages: KnowledgePassage[] | undefined): string | undefined {

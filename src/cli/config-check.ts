@@ -11,8 +11,11 @@ export async function configCheckCommand(argv: string[], io: CliIo): Promise<num
   const file = configPathFrom(values.config);
   try {
     const loaded = await loadConfigFile(file);
-    await resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() });
+    const warnings = [...loaded.warnings];
+    await resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames(), warnings });
     io.out(`${file}: ok`);
+    // loads and starts, but each of these wants a look (the line names the key)
+    for (const warning of warnings) io.out(`  warning: ${warning}`);
     return 0;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { serve as listen, type ServerType } from '@hono/node-server';
+import { checkHookTokenStrength } from '../config/checks.js';
 import { loadConfigFile } from '../config/load.js';
+import { ConfigError } from '../errors.js';
 import { writeStarterConfig, type StarterSecrets } from '../config/starter-config.js';
 import { createGateway } from '../gateway.js';
 import { configPathFrom } from './config-path.js';
@@ -25,7 +27,12 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: "${values.port}" is not a port (0-65535; 0 picks a free one)`);
     loaded.config.gateway.port = port;
   }
-  if (values.host !== undefined) loaded.config.gateway.host = values.host;
+  if (values.host !== undefined) {
+    loaded.config.gateway.host = values.host;
+    // a short hook token tolerated on loopback is refused once --host exposes it
+    const { faults } = checkHookTokenStrength(loaded.config);
+    if (faults.length) throw new ConfigError(faults.map((f) => `${f} (--host ${values.host})`));
+  }
   const gateway = await createGateway(loaded);
   await gateway.start();
 

@@ -1,11 +1,37 @@
 import { createHash } from 'node:crypto';
+import { isLoopbackHost } from './loopback.js';
+import { checkSessionKeyPolicy } from './session-key-policy.js';
 import type { HeraldConfig } from './schema.js';
+
+/** the shortest hook token herald accepts on an address other machines can reach */
+export const MIN_EXPOSED_TOKEN_LENGTH = 16;
+
+/**
+ * OpenClaw's examples use `token: "shared-secret"`. Short is tolerable while only this machine
+ * can reach the gateway (a warning), not once it listens beyond loopback, where a short token
+ * is guessable (refused, naming the key and the reason).
+ */
+export function checkHookTokenStrength(config: Pick<HeraldConfig, 'hooks' | 'gateway'>): { faults: string[]; warnings: string[] } {
+  const { token } = config.hooks;
+  if (token === undefined || token.length >= MIN_EXPOSED_TOKEN_LENGTH) return { faults: [], warnings: [] };
+  const why = `hooks.token: shorter than ${MIN_EXPOSED_TOKEN_LENGTH} characters`;
+  if (isLoopbackHost(config.gateway.host)) {
+    return { faults: [], warnings: [`${why}; accepted because gateway.host (${config.gateway.host}) is loopback only, use a long random token before exposing it`] };
+  }
+  return { faults: [`${why}: refused because gateway.host (${config.gateway.host}) is reachable from other machines, where a short token can be guessed (use at least ${MIN_EXPOSED_TOKEN_LENGTH} random characters, e.g. openssl rand -hex 32)`], warnings: [] };
+}
 
 /** Rules across keys that a schema cannot say; each fault names the key at fault. */
 export function checkConfig(config: HeraldConfig): string[] {
   const faults: string[] = [];
   const { hooks, gateway, platform, agents } = config;
   if (hooks.enabled && !hooks.token) faults.push('hooks.token: required when hooks.enabled is true');
+  faults.push(...checkHookTokenStrength(config).faults);
+  faults.push(...checkSessionKeyPolicy(hooks));
+  const fallbackKey = hooks.defaultSessionKey?.trim();
+  if (fallbackKey === 'main' || fallbackKey?.startsWith('chat:')) {
+    faults.push('hooks.defaultSessionKey: must not be "main" or start with "chat:" (reserved for the main session and platform conversations)');
+  }
   if (hooks.path.replace(/\/+$/, '') === '') faults.push('hooks.path: must not be "/" (it would shadow every other route)');
   if (['/v1', '/admin', '/healthz'].some((p) => hooks.path === p || hooks.path.startsWith(`${p}/`))) {
     faults.push(`hooks.path: "${hooks.path}" collides with a built-in route`);

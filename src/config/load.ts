@@ -3,12 +3,14 @@ import { ConfigError } from '../errors.js';
 import { PluginRegistry, loadBuiltinPlugins, loadExternalPlugins } from '../plugins/registry.js';
 import type { PluginDefinition } from '../plugins/sdk.js';
 import { buildConfigSchema } from './build-schema.js';
-import { checkConfig } from './checks.js';
+import { checkConfig, checkHookTokenStrength } from './checks.js';
+import { expandHome } from './home-path.js';
 import { substituteEnv } from './env-substitution.js';
 import { formatIssues } from './format-issues.js';
 import { parseStructuredFile } from './parse-file.js';
 import type { HeraldConfig } from './schema.js';
 import { checkModelRefs } from '../models/model-refs.js';
+import { modelKeyWarnings } from '../models/model-keys.js';
 
 export interface LoadedConfig {
   config: HeraldConfig;
@@ -16,6 +18,8 @@ export interface LoadedConfig {
   file: string;
   dir: string;
   plugins: PluginRegistry;
+  /** what loads but deserves attention (a short token on loopback, a missing provider key, ...): printed by config check, logged by serve */
+  warnings: string[];
 }
 
 export interface LoadConfigOptions {
@@ -54,12 +58,13 @@ export async function loadConfigValue(raw: unknown, file: string, options: LoadC
 
   const semantic = [...checkConfig(config), ...checkModelRefs(config), ...checkPresets(config, plugins)];
   if (semantic.length) throw new ConfigError(semantic.map((f) => `${file}: ${f}`));
-  return { config, file, dir, plugins };
+  const warnings = [...checkHookTokenStrength(config).warnings, ...modelKeyWarnings(config, options.env ?? process.env), ...defaultAgentWarnings(config)];
+  return { config, file, dir, plugins, warnings };
 }
 
-/** Relative paths in the config are relative to the config file's folder, not the cwd. */
+/** Relative paths in the config are relative to the config file's folder, not the cwd; `~/` is the home folder. */
 function resolvePaths(config: HeraldConfig, dir: string): HeraldConfig {
-  const at = (p: string) => (p === ':memory:' ? p : path.resolve(dir, p));
+  const at = (p: string) => (p === ':memory:' ? p : path.resolve(dir, expandHome(p)));
   return {
     ...config,
     storage: { ...config.storage, sqlite: at(config.storage.sqlite) },
@@ -77,4 +82,10 @@ function checkPresets(config: HeraldConfig, plugins: PluginRegistry): string[] {
     }
   });
   return faults;
+}
+
+/** OpenClaw takes the first agent marked default; a second mark is ignored, and said so */
+function defaultAgentWarnings(config: HeraldConfig): string[] {
+  const marked = config.agents.list.flatMap((agent, i) => (agent.default ? [i] : []));
+  return marked.slice(1).map((i) => `agents.list[${i}].default: ignored, agents.list[${marked[0]}] ("${config.agents.list[marked[0]!]!.id}") is already the default agent`);
 }

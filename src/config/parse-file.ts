@@ -26,9 +26,22 @@ export function parseStructuredFile(file: string): unknown {
   return parseStructuredText(text, format, file);
 }
 
+/**
+ * OpenClaw's `openclaw.json` is JSON5 (comments, unquoted keys, trailing commas) under a `.json`
+ * name, and users bring it as is: strict JSON first, then JSON5; a file that is neither is
+ * reported with JSON5's message, which names the line and column.
+ */
+function parseJsonOrJson5(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return JSON5.parse(text);
+  }
+}
+
 export function parseStructuredText(text: string, format: ConfigFormat, file: string): unknown {
   try {
-    if (format === 'json') return JSON.parse(text);
+    if (format === 'json') return parseJsonOrJson5(text);
     if (format === 'json5') return JSON5.parse(text);
     const doc = YAML.parseDocument(text);
     if (doc.errors.length) throw new Error(doc.errors.map((e) => e.message).join('; '));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_TIMEOUT_SECONDS, mappingSchema, thinkingLevels } from '../mappings/mapping-schema.js';
+import { normaliseHooksPath } from './hooks-path.js';
 
 /**
  * The whole configuration file, declared once: types come from `z.infer`, validation from
@@ -32,13 +33,18 @@ export const gatewaySchema = z
 export const hooksSchema = z
   .object({
     enabled: z.boolean().default(false).describe('Turns the webhook surface on.'),
-    token: z.string().min(16).optional().describe('The hook token; required when enabled. Must differ from the gateway token and API keys.'),
+    token: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The hook token; required when enabled. Must differ from the gateway token and API keys. Shorter than 16 characters: a warning on a loopback gateway.host, refused on any other.'),
     // plain segments only: `:` or `*` would turn the prefix into a route pattern (`/*` shadows every route)
     path: z
       .string()
-      .regex(/^(\/[A-Za-z0-9._~-]+)*\/?$/, 'a path starting with /, its segments made of letters, digits and . _ ~ -')
+      .transform(normaliseHooksPath)
+      .pipe(z.string().regex(/^(\/[A-Za-z0-9._~-]+)*\/?$/, 'a path whose segments are made of letters, digits and . _ ~ -'))
       .default('/hooks')
-      .describe('Path prefix of the webhook endpoints.'),
+      .describe('Path prefix of the webhook endpoints; a leading slash is added and repeated or trailing slashes removed ("/" is refused).'),
     maxBodyBytes: z.number().int().positive().default(262144).describe('Largest accepted request body, declared or streamed (413 above).'),
     bodyTimeoutMs: z.number().int().positive().default(10000).describe('A body that stops arriving for this long gets 408.'),
     presets: z.array(z.string()).default([]).describe('Built-in mapping presets to enable, e.g. ["gmail"].'),
@@ -52,6 +58,30 @@ export const hooksSchema = z
       .max(24 * 365)
       .default(24)
       .describe('How long an Idempotency-Key of a hook path is remembered (its stored response replayed), in hours.'),
+    defaultSessionKey: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Session key of an agent run whose request and mapping give none (else a fresh hook:<uuid>); must match allowedSessionKeyPrefixes.'),
+    allowRequestSessionKey: z
+      .boolean()
+      .optional()
+      .describe('Whether a /agent request body may choose its sessionKey. Unset: allowed (the interface documents the field); false: such a request gets 400, as in OpenClaw.'),
+    allowedSessionKeyPrefixes: z
+      .array(z.string())
+      .optional()
+      .describe('Case-insensitive prefixes every session key of a hook run must start with (request, mapping, default or generated); blank entries are ignored, none means no restriction. Without defaultSessionKey it must admit "hook:".'),
+    allowedAgentIds: z
+      .array(z.string())
+      .optional()
+      .describe('Agent ids a hook may target with agentId (400 otherwise); unset or containing "*" allows all, [] allows none.'),
+    maxForEachItems: z
+      .number()
+      .int()
+      .positive()
+      .max(10_000)
+      .default(200)
+      .describe('Most items a mapping\'s forEach fans out to per request; the rest are dropped with a warning in the log.'),
   })
   .strict();
 
@@ -62,15 +92,49 @@ export const agentSchema = z
     description: z.string().optional().describe('What this digital employee does.'),
     instructions: z.string().optional().describe('System instructions given to its model.'),
     model: z.string().optional().describe('Model ref of this agent; defaults to agents.defaults.model.'),
+    default: z.boolean().optional().describe('Marks the default agent (runs hooks without agentId, and heartbeats); else the first of the list.'),
   })
   .strict();
+
+/** `"<ref>"` or OpenClaw's `{ primary, fallbacks }`, read as one shape: the models a turn tries, in order. */
+export const modelChoiceSchema = z
+  .union([
+    z.string(),
+    z
+      .object({
+        primary: z.string().describe('The model tried first.'),
+        fallbacks: z.array(z.string()).default([]).describe('Tried in order when the one before fails (an error or its share of the time limit).'),
+      })
+      .strict(),
+  ])
+  .transform((value) => (typeof value === 'string' ? { primary: value, fallbacks: [] as string[] } : value));
+export type ModelChoice = z.output<typeof modelChoiceSchema>;
+
+/** the allowlist as a list of refs, or OpenClaw's map `{ "<ref>": { alias } }` whose aliases work as model aliases */
+const modelAllowlistSchema = z
+  .union([
+    z.array(z.string()),
+    z.record(z.string(), z.object({ alias: z.string().min(1).optional().describe('A short name for this model.') }).passthrough()),
+  ])
+  .transform((value) =>
+    Array.isArray(value)
+      ? { refs: value, aliases: {} as Record<string, string> }
+      : {
+          refs: Object.keys(value),
+          aliases: Object.fromEntries(Object.entries(value).flatMap(([ref, entry]) => (entry.alias ? [[entry.alias, ref]] : []))),
+        },
+  );
 
 export const agentsSchema = z
   .object({
     defaults: z
       .object({
-        model: z.string().default('embedded/extractive').describe('Default model ref, <provider>/<model> or an alias.'),
-        models: z.array(z.string()).optional().describe('When set, the only models a hook or mapping may override to.'),
+        model: modelChoiceSchema
+          .prefault('embedded/extractive')
+          .describe('Default model: a ref (<provider>/<model> or an alias), or { primary, fallbacks: [refs] } tried in order when one fails.'),
+        models: modelAllowlistSchema
+          .optional()
+          .describe('When set, the only models a hook or mapping may override to: a list of refs, or a map { "<ref>": { alias } } whose aliases work as model aliases.'),
         thinking: z.enum(thinkingLevels).optional().describe('Default thinking level.'),
         timeoutSeconds: z
           .number()
@@ -81,13 +145,13 @@ export const agentsSchema = z
         maxConcurrent: z.number().int().positive().default(4).describe('Agent runs executing at once; the rest wait queued.'),
       })
       .strict()
-      .default({ model: 'embedded/extractive', timeoutSeconds: 600, maxConcurrent: 4 })
+      .prefault({})
       .describe('Defaults for every agent and run.'),
     list: z
       .array(agentSchema)
       .min(1)
       .default([{ id: 'main', name: 'Main' }])
-      .describe('The digital employees; the first one runs hooks and heartbeats.'),
+      .describe('The digital employees; the one marked default (else the first) runs hooks without agentId and heartbeats.'),
   })
   .strict();
 

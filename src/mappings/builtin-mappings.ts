@@ -21,6 +21,7 @@ export function builtinMappings(ctx: Omit<ActionContext, 'mappingId' | 'path' | 
         ...ctx,
         mappingId: kind,
         path: kind,
+        fieldSource: 'request',
         requiredMessage: (field) => `${field} is required (a non-blank string)`,
         // a request body can never turn the safety wrapper off
         allowUnsafeExternalContent: false,

@@ -11,7 +11,7 @@ import type { Mapping } from './mapping-schema.js';
 import type { MappingContext } from './resolve-mappings.js';
 import { runTransform } from './run-transform.js';
 import { compileSignatureVerifier, type SignatureVerifier } from './signature-verifier.js';
-import type { TransformFunction, TransformLoader } from './transform-loader.js';
+import { TransformMissingError, type TransformFunction, type TransformLoader } from './transform-loader.js';
 import { templateScope } from './template-scope.js';
 
 export interface CompileDeps {
@@ -33,7 +33,7 @@ export function defaultAgentMessage(payload: unknown): string {
  * Compiles one mapping (match, schema, templates, transform) at load. Faults are pushed to
  * `faults` (the caller names the mapping); per-request faults are thrown as HeraldError.
  */
-export async function compileMapping(mapping: Mapping & { id: string }, deps: CompileDeps, faults: string[]): Promise<CompiledMapping> {
+export async function compileMapping(mapping: Mapping & { id: string }, deps: CompileDeps, faults: string[], warnings: string[] = []): Promise<CompiledMapping> {
   const { id } = mapping;
   let matches: CompiledMapping['matches'] = async () => false;
   try {
@@ -64,7 +64,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     }
   }
 
-  const templates = compileMappingTemplates(mapping, deps.ctx, faults);
+  const templates = compileMappingTemplates(mapping, deps.ctx, faults, warnings);
   if (mapping.action === 'wake' && mapping.textTemplate === undefined && !mapping.transform) {
     faults.push('textTemplate: a wake mapping needs a textTemplate (or a transform that sets text)');
   }
@@ -75,7 +75,8 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
       transformFile = deps.transforms.resolve(mapping.transform.module);
       await deps.transforms.load(transformFile, mapping.transform.export);
     } catch (error) {
-      faults.push(`transform: ${(error as Error).message}`);
+      if (error instanceof TransformMissingError) warnings.push(`transform: ${error.message}; requests to this mapping fail (500) until it exists`);
+      else faults.push(`transform: ${(error as Error).message}`);
     }
   }
 
@@ -105,11 +106,13 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
   async function finish(request: HookRequest, templated: Record<string, unknown>): Promise<MappingOutcome> {
     let raw = templated;
     let kind = mapping.action;
-    if (transformFile) {
+    if (mapping.transform) {
       let fn: TransformFunction;
       let result: Awaited<ReturnType<typeof runTransform>>;
       try {
-        fn = await deps.transforms.load(transformFile, mapping.transform!.export);
+        // missing at start: looked for again on each request, so a file put in place later is used
+        transformFile ??= deps.transforms.resolve(mapping.transform.module);
+        fn = await deps.transforms.load(transformFile, mapping.transform.export);
         result = await runTransform(fn, request, mapping, deps.transformTimeoutMs);
       } catch (error) {
         throw failed(`transform ${mapping.transform!.module}`, error);

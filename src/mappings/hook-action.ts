@@ -3,6 +3,7 @@ import { HeraldError } from '../errors.js';
 import type { HeraldConfig } from '../config/schema.js';
 import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
 import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from './mapping-schema.js';
+import { hookAgentId, hookSessionKey as policySessionKey, type FieldSource } from './hook-routing.js';
 
 /** What every webhook turns into: `/wake`, `/agent` and every mapped hook end here. */
 export interface WakeAction {
@@ -15,6 +16,8 @@ export interface AgentAction {
   kind: 'agent';
   message: string;
   name: string;
+  /** the digital employee that runs it (agentId, OpenClaw's fallback and hooks.allowedAgentIds applied) */
+  agentId: string;
   sessionKey?: string;
   wakeMode: (typeof wakeModes)[number];
   deliver: boolean;
@@ -32,7 +35,9 @@ export interface AgentAction {
 export type HookAction = WakeAction | AgentAction;
 
 export interface ActionContext {
-  config: Pick<HeraldConfig, 'models' | 'agents'>;
+  config: Pick<HeraldConfig, 'models' | 'agents' | 'hooks'>;
+  /** a request body (`/agent`) or a mapping: they differ on agentId and sessionKey policy */
+  fieldSource?: FieldSource;
   /** `last` plus the ids and aliases of the loaded channel plugins */
   channelNames: string[];
   mappingId: string;
@@ -50,6 +55,7 @@ const fieldChecks = {
   mode: [z.enum(wakeModes).optional(), `must be one of ${wakeModes.join(', ')}`],
   wakeMode: [z.enum(wakeModes).optional(), `must be one of ${wakeModes.join(', ')}`],
   name: [optionalString, 'must be a string'],
+  agentId: [optionalString, 'must be a string'],
   sessionKey: [z.string().min(1).max(512).optional(), 'must be a non-empty string (at most 512 characters)'],
   deliver: [z.boolean().optional(), 'must be a boolean'],
   channel: [optionalString, 'must be a string'],
@@ -94,11 +100,13 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
   }
   const name = check(raw, 'name')?.trim();
   const to = check(raw, 'to')?.trim();
+  const source = ctx.fieldSource ?? 'mapping';
   return {
     kind: 'agent',
     message: raw.message as string,
     name: name || 'Hook',
-    sessionKey: hookSessionKey(check(raw, 'sessionKey')),
+    agentId: hookAgentId(check(raw, 'agentId'), source, ctx.config),
+    sessionKey: hookSessionKey(policySessionKey(check(raw, 'sessionKey'), source, ctx.config.hooks)),
     wakeMode: check(raw, 'wakeMode') ?? 'now',
     deliver: check(raw, 'deliver') ?? true,
     channel,

@@ -1,4 +1,5 @@
 import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
+import { missingKeyMessage, missingKeyOf } from '../models/model-keys.js';
 import type { MappingContext } from './resolve-mappings.js';
 import { thinkingLevels, type Mapping } from './mapping-schema.js';
 import { compileTemplate, TemplateSyntaxError, type CompiledTemplate } from './template.js';
@@ -23,7 +24,7 @@ export interface MappingTemplates {
  * Compiles every templated field of a mapping, once. Syntax errors and static values that can
  * never pass (an unknown or disallowed model, a bad thinking level or channel) go to `faults`.
  */
-export function compileMappingTemplates(mapping: Mapping, ctx: MappingContext, faults: string[]): MappingTemplates {
+export function compileMappingTemplates(mapping: Mapping, ctx: MappingContext, faults: string[], warnings: string[] = []): MappingTemplates {
   const compiled: [string, CompiledTemplate][] = [];
   for (const field of Object.keys(TEMPLATED) as TemplatedField[]) {
     const source = mapping[field];
@@ -35,7 +36,7 @@ export function compileMappingTemplates(mapping: Mapping, ctx: MappingContext, f
       faults.push(`${field}: template error in ${JSON.stringify(source)}: ${error.message}`);
       continue;
     }
-    if (!compiled.at(-1)![1].dynamic) checkStatic(field, source, ctx, faults);
+    if (!compiled.at(-1)![1].dynamic) checkStatic(field, source, ctx, faults, warnings);
   }
   // not an action field: it decides whether the request is processed at all, before any transform
   let idempotencyKey: CompiledTemplate | undefined;
@@ -60,6 +61,12 @@ export function compileMappingTemplates(mapping: Mapping, ctx: MappingContext, f
   if (mapping.deliver !== undefined) fixed.deliver = mapping.deliver;
   if (mapping.channel !== undefined) fixed.channel = mapping.channel;
   if (mapping.timeoutSeconds !== undefined) fixed.timeoutSeconds = mapping.timeoutSeconds;
+  if (mapping.agentId !== undefined) {
+    fixed.agentId = mapping.agentId;
+    if (!ctx.config.agents.list.some((a) => a.id === mapping.agentId)) {
+      warnings.push(`agentId: "${mapping.agentId}" is not a configured agent: its runs go to the default agent (OpenClaw's fallback)`);
+    }
+  }
 
   return {
     async render(scope) {
@@ -80,10 +87,14 @@ export function compileMappingTemplates(mapping: Mapping, ctx: MappingContext, f
   };
 }
 
-function checkStatic(field: TemplatedField, value: string, ctx: MappingContext, faults: string[]): void {
+function checkStatic(field: TemplatedField, value: string, ctx: MappingContext, faults: string[], warnings: string[]): void {
   if (field === 'model' && value) {
     if (!resolveModelRef(value, ctx.config)) faults.push(`model: unknown model "${value}"`);
     else if (!isModelAllowed(value, ctx.config)) faults.push(`model: "${value}" is not in agents.defaults.models`);
+    else {
+      const missing = missingKeyOf(value, ctx.config);
+      if (missing) warnings.push(`model: ${missingKeyMessage(value, missing)}; runs on it will fail`);
+    }
   }
   if (field === 'thinking' && value && !(thinkingLevels as readonly string[]).includes(value)) {
     faults.push(`thinking: "${value}" is not one of ${thinkingLevels.join(', ')}`);

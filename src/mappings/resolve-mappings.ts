@@ -10,10 +10,13 @@ import { listMappingFiles, readMappingFile } from './mapping-files.js';
 import { mappingSchema, type Mapping } from './mapping-schema.js';
 import { presetMappings } from './preset-mappings.js';
 import { TransformLoader } from './transform-loader.js';
+import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
 
 export type MappingContext = Pick<ActionContext, 'config' | 'channelNames'> & {
   /** where per-request mapping failures are logged (mapping id and reason, never the body) */
   logger?: Logger;
+  /** receives what loads but deserves attention (a transform not there yet, ...), each naming its mapping */
+  warnings?: string[];
 };
 
 /** A mapping as found, before compiling: raw data and where it came from, for fault messages. */
@@ -25,6 +28,8 @@ export interface MappingSource {
    * substituted with the rest of the config; substituting twice would undo a `$${X}` escape)
    */
   substituteAuthEnv?: boolean;
+  /** a preset's mapping: its model default (e.g. hooks.gmail.model) is dropped with a warning when not allowed, as OpenClaw ignores it */
+  preset?: boolean;
 }
 
 /** `hooks.mappings`, then every file of `hooks.mappingsDir` in name order, then the enabled presets. */
@@ -51,12 +56,21 @@ export async function compileMappingSources(sources: MappingSource[], loaded: Lo
     }
     const mapping: Mapping & { id: string } = { ...parsed.data, id: parsed.data.id ?? `mapping-${index + 1}` };
     const label = `mapping "${mapping.id}" (${source.origin})`;
+    if (source.preset && mapping.model !== undefined && !mapping.model.includes('{{')) {
+      const known = resolveModelRef(mapping.model, loaded.config) !== undefined;
+      if (!known || !isModelAllowed(mapping.model, loaded.config)) {
+        ctx.warnings?.push(`${label}: model "${mapping.model}" ${known ? 'is not in agents.defaults.models' : 'is unknown'}: ignored, runs use the agent's model (OpenClaw ignores a disallowed preset default too)`);
+        delete mapping.model;
+      }
+    }
     const earlier = seen.get(mapping.id);
     if (earlier) faults.push(`${label}: duplicate mapping id (also used by ${earlier})`);
     seen.set(mapping.id, source.origin);
     const own: string[] = [];
+    const notes: string[] = [];
     const deps = { ctx, transforms, transformTimeoutMs: loaded.config.hooks.transformTimeoutMs, logger: ctx.logger };
-    const one = await compileMapping(mapping, deps, own);
+    const one = await compileMapping(mapping, deps, own, notes);
+    ctx.warnings?.push(...notes.map((w) => `${label}: ${w}`));
     compiled.push(one);
     labels.set(one, label);
     faults.push(...own.map((f) => `${label}: ${f}`));

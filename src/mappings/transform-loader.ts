@@ -22,6 +22,12 @@ export type TransformFunction = (ctx: TransformContext) => unknown;
 /** A transform that cannot be used as configured: the caller turns it into a ConfigError. */
 export class TransformConfigError extends Error {}
 
+/**
+ * The folder or the module is not there (yet): OpenClaw loads a transform on first use, so a
+ * config naming one that is missing still starts; the mapping fails (500) until the file appears.
+ */
+export class TransformMissingError extends TransformConfigError {}
+
 const requireModule = createRequire(import.meta.url);
 
 /**
@@ -45,7 +51,7 @@ export class TransformLoader {
     try {
       realDir = fs.realpathSync(this.dir);
     } catch {
-      throw new TransformConfigError(`hooks.transformsDir ${this.dir} does not exist`);
+      throw new TransformMissingError(`hooks.transformsDir ${this.dir} does not exist`);
     }
     const candidate = path.resolve(this.dir, module);
     const relative = path.relative(this.dir, candidate);
@@ -54,7 +60,7 @@ export class TransformLoader {
     try {
       real = fs.realpathSync(candidate);
     } catch {
-      throw new TransformConfigError(`"${module}" not found in hooks.transformsDir (${this.dir})`);
+      throw new TransformMissingError(`"${module}" not found in hooks.transformsDir (${this.dir})`);
     }
     if (!real.startsWith(realDir + path.sep)) {
       throw new TransformConfigError(`"${module}" resolves outside hooks.transformsDir (${real}): symlinks may not leave the folder`);

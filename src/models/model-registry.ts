@@ -1,14 +1,23 @@
 import type { HeraldConfig } from '../config/schema.js';
+import { HeraldError } from '../errors.js';
 import { EmbeddedModel } from './embedded-model.js';
+import { missingKeyMessage } from './model-keys.js';
 import { EMBEDDED_PROVIDER, resolveModelRef, type ResolvedModel } from './model-refs.js';
 import { OpenAIModel } from './openai-model.js';
 import type { ModelProvider } from './provider.js';
+import { catalogueProvider } from './provider-catalogue.js';
 
-/** Providers by name, built once from config; `embedded` is always there. */
+/**
+ * Providers by name, built once from config; `embedded` is always there, catalogue providers
+ * (openai, openrouter, ...) are made on first use with the key their environment variable holds.
+ */
 export class ModelRegistry {
   private readonly providers = new Map<string, ModelProvider>();
 
-  constructor(private readonly config: HeraldConfig) {
+  constructor(
+    private readonly config: HeraldConfig,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
     this.providers.set(EMBEDDED_PROVIDER, new EmbeddedModel());
     for (const [name, provider] of Object.entries(config.models.providers)) {
       this.providers.set(name, new OpenAIModel(provider));
@@ -18,8 +27,21 @@ export class ModelRegistry {
   /** resolves a ref (validated at config load or request time) to its provider */
   resolve(ref: string): { resolved: ResolvedModel; provider: ModelProvider } {
     const resolved = resolveModelRef(ref, this.config);
-    const provider = resolved && this.providers.get(resolved.provider);
+    const provider = resolved && (this.providers.get(resolved.provider) ?? this.fromCatalogue(resolved));
     if (!resolved || !provider) throw new Error(`unknown model "${ref}"`);
     return { resolved, provider };
+  }
+
+  private fromCatalogue(resolved: ResolvedModel): ModelProvider | undefined {
+    const entry = catalogueProvider(resolved.provider);
+    if (!entry) return undefined;
+    const apiKey = entry.keyEnv ? this.env[entry.keyEnv] : undefined;
+    // not cached: a key set later (a restart is not needed for the next run to see it) is picked up
+    if (entry.keyEnv && !apiKey) {
+      throw new HeraldError('HERALD_MODEL_FAILED', missingKeyMessage(resolved.ref, { provider: resolved.provider, keyEnv: entry.keyEnv }));
+    }
+    const provider = new OpenAIModel({ baseUrl: entry.baseUrl, apiKey });
+    this.providers.set(resolved.provider, provider);
+    return provider;
   }
 }

@@ -59,7 +59,8 @@ export class RunQueue {
   /** `options.id`: an id chosen before dispatch (an Idempotency-Key record points at it) */
   async submit(action: AgentAction, options: { id?: string } = {}): Promise<string> {
     const id = options.id ?? randomUUID();
-    const agent = this.deps.agents.default();
+    // runs accepted before agentId existed carry none: the default agent, as then
+    const agent = (action.agentId && this.deps.agents.get(action.agentId)) || this.deps.agents.default();
     const freshSession = action.sessionKey === undefined;
     const run: RunRecord = {
       id,

@@ -29,7 +29,7 @@ describe('config loading', () => {
       expect(config.gateway.host).toBe('127.0.0.1');
       expect(config.hooks).toMatchObject({ enabled: false, path: '/hooks', maxBodyBytes: 262144 });
       expect(config.agents.list).toEqual([{ id: 'main', name: 'Main' }]);
-      expect(config.agents.defaults.model).toBe('embedded/extractive');
+      expect(config.agents.defaults.model).toEqual({ primary: 'embedded/extractive', fallbacks: [] });
     }
   });
 
@@ -100,7 +100,8 @@ describe('config loading', () => {
     });
     it('hooks.path of /', async () => {
       expect(await faultsOf(baseConfig({ hooks: { path: '/' } }))).toEqual([expect.stringMatching(/hooks\.path: must not be "\/"/)]);
-      expect((await faultsOf(baseConfig({ hooks: { path: 'hooks' } })))[0]).toMatch(/hooks\.path:/);
+      // written loosely, as OpenClaw accepts it: normalised, not refused (see openclaw-compat.test.ts)
+      expect(await faultsOf(baseConfig({ hooks: { path: 'hooks' } }))).toEqual([]);
     });
     it('a hook token equal to the gateway token', async () => {
       expect(await faultsOf(baseConfig({ hooks: { token: GATEWAY_TOKEN } }))).toEqual([expect.stringMatching(/hooks\.token: must differ from gateway\.auth\.token/)]);
@@ -119,7 +120,7 @@ describe('config loading', () => {
     });
     it('a hooks.path that is a route pattern, not a plain path', async () => {
       for (const bad of ['/*', '/hooks/:name', '/hooks/*', '/a b']) {
-        expect(await faultsOf(baseConfig({ hooks: { path: bad } })), bad).toEqual([expect.stringMatching(/hooks\.path: a path starting with \//)]);
+        expect(await faultsOf(baseConfig({ hooks: { path: bad } })), bad).toEqual([expect.stringMatching(/hooks\.path: a path whose segments are made of letters, digits and \. _ ~ -/)]);
       }
       expect(await faultsOf(baseConfig({ hooks: { path: '/webhooks/v2/' } }))).toEqual([]);
     });

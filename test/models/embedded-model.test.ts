@@ -45,7 +45,10 @@ describe('embedded model', () => {
 describe('model refs', () => {
   const config = {
     models: { providers: { local: { api: 'openai' as const, baseUrl: 'http://127.0.0.1/v1' } }, aliases: { fast: 'local/llama3' } },
-    agents: { defaults: { model: 'embedded/extractive', models: ['fast', 'embedded/extractive'], timeoutSeconds: 600, maxConcurrent: 4 }, list: [{ id: 'main' }] },
+    agents: {
+      defaults: { model: { primary: 'embedded/extractive', fallbacks: [] }, models: { refs: ['fast', 'embedded/extractive'], aliases: {} }, timeoutSeconds: 600, maxConcurrent: 4 },
+      list: [{ id: 'main' }],
+    },
   };
   it('resolves <provider>/<model> and aliases, and refuses unknown providers', () => {
     expect(resolveModelRef('local/qwen', config)).toEqual({ provider: 'local', model: 'qwen', ref: 'local/qwen' });

@@ -1,0 +1,56 @@
+import type { ModelRegistry } from './model-registry.js';
+import type { ModelRequest, ModelResponse } from './provider.js';
+
+export interface FallbackResult extends ModelResponse {
+  /** the canonical ref of the model that answered */
+  ref: string;
+  /** what the models before it failed with, in order */
+  failures: { ref: string; error: string }[];
+}
+
+/** Every model of the chain failed; the message names each with its reason. */
+export class AllModelsFailedError extends Error {
+  constructor(readonly failures: { ref: string; error: string }[]) {
+    super(failures.length === 1 ? failures[0]!.error : `every model failed: ${failures.map((f) => `${f.ref}: ${f.error}`).join('; ')}`);
+    this.name = 'AllModelsFailedError';
+  }
+}
+
+/**
+ * Asks the models of `refs` in order until one answers. The caller's `signal` bounds the whole
+ * turn (its time limit, a shutdown): when it fires, no further model is tried and its reason is
+ * thrown. While fallbacks remain, a model gets an even share of the time left (`deadline`), so a
+ * hanging primary still leaves the fallbacks their turn inside the run's limit.
+ */
+export async function completeWithFallbacks(
+  refs: string[],
+  models: ModelRegistry,
+  request: Omit<ModelRequest, 'model' | 'signal'>,
+  options: { signal?: AbortSignal; deadline?: number; now?: () => number },
+): Promise<FallbackResult> {
+  const now = options.now ?? Date.now;
+  const failures: { ref: string; error: string }[] = [];
+  for (const [index, ref] of refs.entries()) {
+    options.signal?.throwIfAborted();
+    const left = refs.length - index;
+    let share: AbortController | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    if (left > 1 && options.deadline !== undefined) {
+      share = new AbortController();
+      timer = setTimeout(() => share!.abort(new Error(`no answer within its share of the time limit (${Math.round((options.deadline! - now()) / left / 1000)}s)`)), Math.max(0, (options.deadline - now()) / left));
+    }
+    const signals = [options.signal, share?.signal].filter((s): s is AbortSignal => s !== undefined);
+    try {
+      const { provider, resolved } = models.resolve(ref);
+      const response = await provider.complete({ ...request, model: resolved.model, signal: signals.length ? AbortSignal.any(signals) : undefined });
+      return { ...response, ref: resolved.ref, failures };
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      const reason = share?.signal.aborted ? (share.signal.reason as Error).message : error instanceof Error ? error.message : String(error);
+      failures.push({ ref, error: reason });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  throw new AllModelsFailedError(failures);
+}
