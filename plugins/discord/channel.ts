@@ -14,7 +14,12 @@ export function discordNonce(key: string): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 25);
 }
 
-/** `POST {baseUrl}/channels/{to}/messages`, `Authorization: Bot <token>`, `{content}`. */
+/**
+ * `POST {baseUrl}/channels/{to}/messages`, `Authorization: Bot <token>`, `{content}`.
+ * `allowed_mentions` (default `{parse: []}`): Discord otherwise parses `@everyone`, `@here`,
+ * `<@id>` and `<@&role>` in the content and pings them
+ * (https://discord.com/developers/docs/resources/message#allowed-mentions-object).
+ */
 export function discordChannel(config: DiscordConfig): ChannelAdapter {
   return {
     send: (message) =>
@@ -23,9 +28,11 @@ export function discordChannel(config: DiscordConfig): ChannelAdapter {
           platform: 'discord',
           url: joinUrl(config.baseUrl, `/channels/${encodeURIComponent(message.to)}/messages`),
           headers: { authorization: `Bot ${config.botToken}`, 'user-agent': DISCORD_USER_AGENT },
-          // enforce_nonce: a retry of a part Discord already created returns that message instead of a copy
-          json: { content: text, nonce: discordNonce(key), enforce_nonce: true },
+          // enforce_nonce: a retry of a part Discord already created (within its window of a few
+          // minutes) returns that message instead of a copy
+          json: { content: text, nonce: discordNonce(key), enforce_nonce: true, allowed_mentions: config.allowedMentions },
           signal: message.signal,
+          timeoutMs: message.requestTimeoutMs,
           secrets: [config.botToken],
           errorText: (b) => b?.message,
           retryAfterMs: (b) => secondsToMs(b?.retry_after),

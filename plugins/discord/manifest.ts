@@ -6,6 +6,15 @@ export const discordConfigSchema = z
   .object({
     botToken: z.string().min(1).describe('Bot token from the Discord developer portal (sent as `Authorization: Bot <token>`).'),
     baseUrl: z.string().url().default('https://discord.com/api/v10').describe('REST API base URL (a fake in tests).'),
+    allowedMentions: z
+      .object({
+        parse: z.array(z.enum(['roles', 'users', 'everyone'])).default([]).describe('Mention kinds Discord may parse from the text.'),
+        roles: z.array(z.string()).max(100).optional().describe('Role ids that may be pinged.'),
+        users: z.array(z.string()).max(100).optional().describe('User ids that may be pinged.'),
+      })
+      .strict()
+      .default({ parse: [] })
+      .describe('Discord `allowed_mentions` sent with every message. The default `{parse: []}` pings nobody: a reply quoting `@everyone`, `@here`, a role or a user stays plain text. `{parse: ["users"]}` lets user mentions ping.'),
   })
   .strict();
 
@@ -19,7 +28,13 @@ export const discordPlugin = definePlugin({
   docs: [
     '`to` is a channel id (a snowflake like `1234567890123456789`; turn on Developer Mode, right-click the channel, *Copy Channel ID*). A DM channel id works too.',
     'Token: <https://discord.com/developers/applications>, *New Application*, *Bot*, *Reset Token*, copy it. Invite the bot with the `bot` scope and the *Send Messages* permission.',
-    'Messages over 2000 characters are split. Each part carries a `nonce` with `enforce_nonce`, so Discord drops a repeat of a part it already accepted. A 429 waits for Discord\'s `retry_after`. Requests carry the `User-Agent: DiscordBot (...)` Discord requires.',
+    'Messages over 2000 characters are split. Each part carries a `nonce` with `enforce_nonce`: Discord checks it for uniqueness only "in the past few minutes" (its own words), so a retry within minutes of a lost answer returns the message already made, while a retry after a longer outage may post a part twice. A 429 waits for Discord\'s `retry_after`. Requests carry the `User-Agent: DiscordBot (...)` Discord requires.',
+    'Mentions: every message carries `allowed_mentions` (default `{parse: []}`), so `@everyone`, `@here`, role and user mentions in a reply ping nobody; set `allowedMentions` to allow some.',
   ].join('\n\n'),
+  guarantees: {
+    idempotency: "`nonce` + `enforce_nonce`: Discord returns the message already made for a repeat \"in the past few minutes\"; a retry after a longer outage may repeat a part",
+    splitAbove: "2000 characters",
+    escaping: "`allowed_mentions: {parse: []}` (configurable): `@everyone`, `@here`, role and user mentions ping nobody; Markdown is rendered",
+  },
   create: ({ config }) => ({ channel: config ? discordChannel(config) : undefined }),
 });

@@ -1,4 +1,5 @@
-import { errorFrom, GoogleApiError, readJson, type AccessTokenSource } from './google-api.js';
+import { errorFrom, GoogleApiError, type AccessTokenSource } from './google-api.js';
+import { fetchText, parseJsonText, type FetchedText } from './timed-fetch.js';
 
 export interface OAuthCredentials {
   clientId: string;
@@ -16,9 +17,9 @@ export function accessTokenSource(tokenEndpoint: string, credentials: OAuthCrede
 
   async function refresh(): Promise<string> {
     const step = 'get an access token from the refresh token';
-    let response: Response;
+    let response: FetchedText;
     try {
-      response = await fetch(tokenEndpoint, {
+      response = await fetchText(tokenEndpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({
@@ -27,12 +28,11 @@ export function accessTokenSource(tokenEndpoint: string, credentials: OAuthCrede
           client_secret: credentials.clientSecret,
           refresh_token: credentials.refreshToken,
         }).toString(),
-        signal: AbortSignal.timeout(30_000),
       });
     } catch (error) {
       throw new GoogleApiError(step, 0, undefined, `no answer from ${new URL(tokenEndpoint).origin}: ${(error as Error).message}`);
     }
-    const body = (await readJson(response)) as { access_token?: string; expires_in?: number };
+    const body = parseJsonText(response.text) as { access_token?: string; expires_in?: number };
     if (!response.ok || typeof body.access_token !== 'string') throw errorFrom(step, response.status, body);
     // a minute of margin so a token never expires in flight
     const lifetimeMs = Math.max(0, (body.expires_in ?? 3600) * 1000 - 60_000);

@@ -5,6 +5,7 @@ import { accessTokenSource } from './access-tokens.js';
 import type { GmailConfig } from './config.js';
 import { GmailApi } from './gmail-api.js';
 import { GoogleApiError } from './google-api.js';
+import { fetchText, type FetchedText } from './timed-fetch.js';
 import { laterHistoryId } from './history-id.js';
 import { isOwnMessage, summarizeMessage } from './message-decode.js';
 import { startPushEndpoint, type GmailNotification } from './push-endpoint.js';
@@ -256,9 +257,9 @@ export class GmailWatcher implements PluginService {
    * after the hook accepted the message but before it was marked handled makes no second run.
    */
   private async postToHook(messageId: string, payload: unknown): Promise<SeenOutcome> {
-    let response: Response;
+    let response: FetchedText;
     try {
-      response = await fetch(this.settings.hookUrl, {
+      response = await fetchText(this.settings.hookUrl, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${this.settings.hookToken}`,
@@ -266,12 +267,10 @@ export class GmailWatcher implements PluginService {
           'idempotency-key': `gmail:${this.settings.gmail.account.toLowerCase()}:${messageId}`,
         },
         body: JSON.stringify(payload),
-        signal: AbortSignal.timeout(30_000),
       });
     } catch (error) {
       throw new Error(`hook ${redactUrl(this.settings.hookUrl)} did not answer: ${(error as Error).message}`);
     }
-    await response.body?.cancel();
     if (response.ok) {
       this.notRoutedLogged.delete(messageId);
       return 'posted';

@@ -1,3 +1,5 @@
+import { fetchText, parseJsonText, type FetchedText } from './timed-fetch.js';
+
 /**
  * Plain-HTTP access to Google's REST APIs (global fetch): one request helper that adds the
  * access token and turns Google's `{error:{code,message,status}}` into a typed error.
@@ -31,6 +33,8 @@ export interface GoogleRequest {
   /** statuses answered with their body instead of an error (e.g. 409 for "already exists") */
   accept?: number[];
   timeoutMs?: number;
+  /** aborts the call (the watcher stopping) */
+  signal?: AbortSignal;
 }
 
 /** One call with a cached access token; a 401 drops that token and the call is made once more with a fresh one. */
@@ -38,36 +42,29 @@ export async function googleRequest<T = Record<string, unknown>>(token: AccessTo
   let accessToken = await token();
   let response = await send(request, accessToken);
   if (response.status === 401 && token.invalidate) {
-    await response.body?.cancel();
     token.invalidate(accessToken);
     accessToken = await token();
     response = await send(request, accessToken);
   }
-  const body = await readJson(response);
+  const body = parseJsonText(response.text);
   if (response.ok || request.accept?.includes(response.status)) return { status: response.status, body: body as T };
   throw errorFrom(request.step, response.status, body);
 }
 
-async function send(request: GoogleRequest, accessToken: string): Promise<Response> {
+async function send(request: GoogleRequest, accessToken: string): Promise<FetchedText> {
   try {
-    return await fetch(request.url, {
-      method: request.method ?? 'GET',
-      headers: { authorization: `Bearer ${accessToken}`, ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: request.body !== undefined ? JSON.stringify(request.body) : undefined,
-      signal: AbortSignal.timeout(request.timeoutMs ?? 30_000),
-    });
+    return await fetchText(
+      request.url,
+      {
+        method: request.method ?? 'GET',
+        headers: { authorization: `Bearer ${accessToken}`, ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: request.body !== undefined ? JSON.stringify(request.body) : undefined,
+        signal: request.signal,
+      },
+      request.timeoutMs ?? 30_000,
+    );
   } catch (error) {
     throw new GoogleApiError(request.step, 0, undefined, `no answer from ${new URL(request.url).origin}: ${(error as Error).message}`);
-  }
-}
-
-export async function readJson(response: Response): Promise<unknown> {
-  const text = await response.text();
-  if (!text) return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    return { error: { message: text.slice(0, 300) } };
   }
 }
 

@@ -1,26 +1,66 @@
 import { callPlatform, joinUrl } from '../../src/plugins/channel-http.js';
-import type { ChannelAdapter } from '../../src/plugins/sdk.js';
+import { ChannelError, type ChannelAdapter } from '../../src/plugins/sdk.js';
 import { sendInParts } from '../../src/plugins/split-message.js';
 import type { MattermostConfig } from './manifest.js';
 
-/** the server's default maximum post size */
-export const MATTERMOST_MAX_CHARS = 16383;
+/**
+ * What a server accepts when it does not say: servers before 5.0 (and posts stored in the old
+ * `varchar(4000)` column) take 4000 runes, as Mattermost's own clients assume
+ * (`MAX_MESSAGE_LENGTH_FALLBACK = 4000` in mattermost-mobile).
+ */
+export const MATTERMOST_LEGACY_MAX_RUNES = 4000;
 
-/** `POST {url}/api/v4/posts`, Bearer, `{channel_id, message}`. */
+/**
+ * The server's limit on one post, in runes (it counts `utf8.RuneCountInString`): `MaxPostSize` of
+ * the client config (`GET /api/v4/config/client?format=old`), 16383 on a current server.
+ */
+async function maxPostSize(config: MattermostConfig, signal: AbortSignal, timeoutMs?: number): Promise<number> {
+  let body: any;
+  try {
+    ({ body } = await callPlatform({
+    platform: 'mattermost',
+    method: 'GET',
+    url: joinUrl(config.url, '/api/v4/config/client?format=old'),
+    headers: { authorization: `Bearer ${config.token}` },
+    signal,
+    timeoutMs,
+    secrets: [config.token],
+    errorText: (b) => b?.message,
+    }));
+  } catch (error) {
+    // a server that will not tell (an old one, a proxy refusing the path): assume the legacy limit
+    if (error instanceof ChannelError && !error.retryable) return MATTERMOST_LEGACY_MAX_RUNES;
+    throw error;
+  }
+  const size = Number(body?.MaxPostSize);
+  return Number.isInteger(size) && size > 0 ? size : MATTERMOST_LEGACY_MAX_RUNES;
+}
+
+/** `POST {url}/api/v4/posts`, Bearer, `{channel_id, message}`, split at the server's own limit. */
 export function mattermostChannel(config: MattermostConfig): ChannelAdapter {
+  // asked once per process; a failed question is asked again by the next send
+  let limit: number | undefined;
   return {
-    send: (message) =>
-      sendInParts(message, MATTERMOST_MAX_CHARS, async ({ text, key }) => {
-        const { body } = await callPlatform({
-          platform: 'mattermost',
-          url: joinUrl(config.url, '/api/v4/posts'),
-          headers: { authorization: `Bearer ${config.token}` },
-          json: { channel_id: message.to, message: text, pending_post_id: key },
-          signal: message.signal,
-          secrets: [config.token],
-          errorText: (b) => b?.message,
-        });
-        return typeof body?.id === 'string' ? body.id : undefined;
-      }),
+    send: async (message) => {
+      limit ??= await maxPostSize(config, message.signal, message.requestTimeoutMs);
+      return sendInParts(
+        message,
+        limit,
+        async ({ text, key }) => {
+          const { body } = await callPlatform({
+            platform: 'mattermost',
+            url: joinUrl(config.url, '/api/v4/posts'),
+            headers: { authorization: `Bearer ${config.token}` },
+            json: { channel_id: message.to, message: text, pending_post_id: key },
+            signal: message.signal,
+            timeoutMs: message.requestTimeoutMs,
+            secrets: [config.token],
+            errorText: (b) => b?.message,
+          });
+          return typeof body?.id === 'string' ? body.id : undefined;
+        },
+        'codepoints',
+      );
+    },
   };
 }

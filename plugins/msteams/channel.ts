@@ -3,7 +3,12 @@ import { ChannelError, type ChannelAdapter } from '../../src/plugins/sdk.js';
 import { sendInParts } from '../../src/plugins/split-message.js';
 import type { MsteamsConfig } from './manifest.js';
 
-/** Teams rejects activities over about 28 KB */
+/**
+ * Teams limits a bot message to about 100 KB of its payload encoded as UTF-16 and advises
+ * staying within 80 KB; past it the Bot Connector answers 413 `MessageSizeTooBig`
+ * (https://learn.microsoft.com/microsoftteams/platform/bots/how-to/format-your-bot-messages).
+ * 28000 UTF-16 units are 56 KB, leaving room for the activity's other fields.
+ */
 export const MSTEAMS_MAX_CHARS = 28000;
 /** renew a minute early so a token never expires mid-request */
 const EXPIRY_MARGIN_MS = 60_000;
@@ -21,12 +26,14 @@ export function msteamsChannel(config: MsteamsConfig): ChannelAdapter {
   let cached: CachedToken | undefined;
   let pending: Promise<CachedToken> | undefined;
 
-  async function fetchToken(signal: AbortSignal): Promise<CachedToken> {
+  // the token request is a request of its own, with its own time limit
+  async function fetchToken(signal: AbortSignal, timeoutMs?: number): Promise<CachedToken> {
     const { body } = await callPlatform({
       platform: 'msteams token',
       url: config.tokenUrl,
       form: { grant_type: 'client_credentials', client_id: config.appId, client_secret: config.appPassword, scope: config.scope },
       signal,
+      timeoutMs,
       secrets: [config.appPassword],
       errorText: (b) => b?.error_description ?? b?.error,
     });
@@ -35,10 +42,10 @@ export function msteamsChannel(config: MsteamsConfig): ChannelAdapter {
     return { value: body.access_token, expiresAt: Date.now() + lifetimeMs - EXPIRY_MARGIN_MS };
   }
 
-  async function token(signal: AbortSignal): Promise<string> {
+  async function token(signal: AbortSignal, timeoutMs?: number): Promise<string> {
     if (cached && cached.expiresAt > Date.now()) return cached.value;
     // concurrent sends share one token request
-    pending ??= fetchToken(signal).finally(() => (pending = undefined));
+    pending ??= fetchToken(signal, timeoutMs).finally(() => (pending = undefined));
     cached = await pending;
     return cached.value;
   }
@@ -50,9 +57,10 @@ export function msteamsChannel(config: MsteamsConfig): ChannelAdapter {
           callPlatform({
             platform: 'msteams',
             url: joinUrl(config.serviceUrl, `/v3/conversations/${encodeURIComponent(message.to)}/activities`),
-            headers: { authorization: `Bearer ${await token(message.signal)}` },
+            headers: { authorization: `Bearer ${await token(message.signal, message.requestTimeoutMs)}` },
             json: { type: 'message', text },
             signal: message.signal,
+            timeoutMs: message.requestTimeoutMs,
             secrets: [config.appPassword, ...(cached ? [cached.value] : [])],
             errorText: (b) => b?.error?.message ?? b?.message,
           });

@@ -33,5 +33,10 @@ export const msteamsPlugin = definePlugin({
     'Token: create an *Azure Bot* resource (or register in the Teams Developer Portal), note the *Microsoft App ID*, create a client secret under *Certificates & secrets* (that is `appPassword`), enable the Teams channel and install the app in Teams. herald fetches a client-credentials token and caches it until it expires.',
     'Messages over 28000 characters are split. The Bot Connector has no idempotency key: a retry after a lost response may repeat a part.',
   ].join('\n\n'),
+  guarantees: {
+    idempotency: "none: the Bot Connector has no idempotency key",
+    splitAbove: "28000 UTF-16 characters (56 KB; Teams takes about 100 KB)",
+    escaping: "the text is Markdown (Teams' default `textFormat`)",
+  },
   create: ({ config }) => ({ channel: config ? msteamsChannel(config) : undefined }),
 });

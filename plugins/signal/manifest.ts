@@ -21,5 +21,10 @@ export const signalPlugin = definePlugin({
     'There is no token: run [signal-cli-rest-api](https://github.com/bbernhard/signal-cli-rest-api) (Docker), register or link a number there (`/v1/register/<number>` or `/v1/qrcodelink`), and keep that server on a private network, since anyone who reaches it can send as you.',
     'Messages over 2000 characters are split (Signal turns longer texts into attachments).',
   ].join('\n\n'),
+  guarantees: {
+    idempotency: "none: signal-cli has no idempotency key",
+    splitAbove: "2000 characters",
+    escaping: "plain text",
+  },
   create: ({ config }) => ({ channel: config ? signalChannel(config) : undefined }),
 });

@@ -9,6 +9,15 @@ export const SLACK_MAX_CHARS = 4000;
 /** Slack errors that mean "try again later" rather than "this request is wrong" */
 const TRANSIENT = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited', 'rate_limited']);
 
+/**
+ * Slack's formatting reference: "&" "<" ">" are control characters and must be sent as
+ * `&amp;` `&lt;` `&gt;` (https://api.slack.com/reference/surfaces/formatting#escaping). Unescaped,
+ * a reply echoing webhook content garbles and `<!channel>`, `<!here>`, `<@U…>` notify people.
+ */
+export function escapeSlack(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 /** `POST {baseUrl}/chat.postMessage`, Bearer, `{channel, text}`; HTTP 200 with `ok:false` is a failure. */
 export function slackChannel(config: SlackConfig): ChannelAdapter {
   return {
@@ -18,8 +27,9 @@ export function slackChannel(config: SlackConfig): ChannelAdapter {
           platform: 'slack',
           url: joinUrl(config.baseUrl, '/chat.postMessage'),
           headers: { authorization: `Bearer ${config.botToken}` },
-          json: { channel: message.to, text },
+          json: { channel: message.to, text: escapeSlack(text) },
           signal: message.signal,
+          timeoutMs: message.requestTimeoutMs,
           secrets: [config.botToken],
           errorText: (b) => b?.error,
         });

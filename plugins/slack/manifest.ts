@@ -21,5 +21,10 @@ export const slackPlugin = definePlugin({
     'Token: create an app at <https://api.slack.com/apps>, add the `chat:write` bot scope under *OAuth & Permissions*, install it to the workspace and copy the *Bot User OAuth Token*. Invite the bot to the channel (`/invite @yourbot`).',
     'A response with `ok: false` is a failure (`channel_not_found`, `not_in_channel`, ... fail at once). Messages over 4000 characters are split.',
   ].join('\n\n'),
+  guarantees: {
+    idempotency: "none: `chat.postMessage` has no idempotency key",
+    splitAbove: "4000 characters (Slack's advice; it truncates at 40000)",
+    escaping: "`&` `<` `>` sent as `&amp;` `&lt;` `&gt;` (Slack's formatting rules), so `<!channel>`, `<!here>`, `<@U\u2026>` in a reply show as text and notify nobody",
+  },
   create: ({ config }) => ({ channel: config ? slackChannel(config) : undefined }),
 });

@@ -6,22 +6,47 @@ import type { TelegramConfig } from './manifest.js';
 /** Telegram's limit on one message's text */
 export const TELEGRAM_MAX_CHARS = 4096;
 
+/**
+ * A group upgraded to a supergroup gets a new id; Telegram refuses the old one with 400 and
+ * `parameters.migrate_to_chat_id` (https://core.telegram.org/bots/api#responseparameters).
+ */
+function migratedTo(error: unknown): string | undefined {
+  if (!(error instanceof ChannelError) || error.status !== 400) return undefined;
+  const id = (error.body as { parameters?: { migrate_to_chat_id?: unknown } } | undefined)?.parameters?.migrate_to_chat_id;
+  return typeof id === 'number' || typeof id === 'string' ? String(id) : undefined;
+}
+
 /** `POST {baseUrl}/bot{token}/sendMessage {chat_id, text}`; Telegram has no idempotency key. */
 export function telegramChannel(config: TelegramConfig): ChannelAdapter {
   return {
-    send: (message) =>
-      sendInParts(message, TELEGRAM_MAX_CHARS, async ({ text }) => {
-        const { body } = await callPlatform({
+    send: (message) => {
+      let chatId = message.to;
+      const post = (text: string) =>
+        callPlatform({
           platform: 'telegram',
           url: joinUrl(config.baseUrl, `/bot${config.botToken}/sendMessage`),
-          json: { chat_id: message.to, text },
+          json: { chat_id: chatId, text },
           signal: message.signal,
+          timeoutMs: message.requestTimeoutMs,
           secrets: [config.botToken],
           errorText: (b) => b?.description,
           retryAfterMs: (b) => secondsToMs(b?.parameters?.retry_after),
         });
+      return sendInParts(message, TELEGRAM_MAX_CHARS, async ({ text }) => {
+        let response;
+        try {
+          response = await post(text);
+        } catch (error) {
+          const next = migratedTo(error);
+          if (!next || next === chatId) throw error;
+          // the rest of this message goes to the supergroup too; nothing was sent to the old id
+          chatId = next;
+          response = await post(text);
+        }
+        const { body } = response;
         if (body?.ok === false) throw new ChannelError(`telegram: ${body.description ?? 'not ok'}`, false);
         return body?.result?.message_id === undefined ? undefined : String(body.result.message_id);
-      }),
+      });
+    },
   };
 }

@@ -21,5 +21,10 @@ export const telegramPlugin = definePlugin({
     'Token: talk to [@BotFather](https://t.me/BotFather), `/newbot`, copy the token. The bot can write to a user only after that user pressed Start; add it to a group or make it a channel admin to post there. Your chat id: message the bot, then open `https://api.telegram.org/bot<token>/getUpdates`.',
     'Messages over 4096 characters are split on paragraph or line boundaries.',
   ].join('\n\n'),
+  guarantees: {
+    idempotency: "none: the Bot API has no idempotency key; a retry after a lost answer may repeat a part",
+    splitAbove: "4096 UTF-16 characters",
+    escaping: "plain text (no `parse_mode`): Markdown and HTML show as written; an `@username` in a reply still notifies that user in a group",
+  },
   create: ({ config }) => ({ channel: config ? telegramChannel(config) : undefined }),
 });

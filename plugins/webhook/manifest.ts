@@ -25,5 +25,10 @@ export const webhookPlugin = definePlugin({
     'Body: `{"text", "to", "runId", "sessionKey", "agent", "createdAt"}` (`runId` is null for a heartbeat reply). Headers: `webhook-id` (the delivery id: the same on every retry, so the receiver can drop repeats), `webhook-timestamp` (Unix seconds) and, with `secret`, `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` keyed with the base64-decoded part after `whsec_`. Any Standard Webhooks library verifies it (e.g. `new Webhook(secret).verify(body, headers)`).',
     'Secret: generate one with `node -e "console.log(\'whsec_\' + require(\'crypto\').randomBytes(32).toString(\'base64\'))"` and give the same value to the receiver. Answer 2xx to accept; 5xx or 429 make herald retry; another 4xx fails the delivery.',
   ].join('\n\n'),
+  guarantees: {
+    idempotency: "`webhook-id` header = the delivery id, the same on every retry (your receiver deduplicates)",
+    splitAbove: "never split",
+    escaping: "JSON body: nothing to escape",
+  },
   create: ({ config }) => ({ channel: config ? webhookChannel(config) : undefined }),
 });

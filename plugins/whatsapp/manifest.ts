@@ -22,5 +22,10 @@ export const whatsappPlugin = definePlugin({
     'Token: create an app of type *Business* at <https://developers.facebook.com/apps>, add the *WhatsApp* product; *API Setup* shows a temporary access token and the *Phone number ID*. For a token that does not expire, create a System User in Business Settings with the `whatsapp_business_messaging` permission.',
     'Messages over 4096 characters are split. The Cloud API has no idempotency key.',
   ].join('\n\n'),
+  guarantees: {
+    idempotency: "none: the Cloud API has no idempotency key",
+    splitAbove: "4096 characters",
+    escaping: "plain text; WhatsApp renders `*bold*` `_italic_`",
+  },
   create: ({ config }) => ({ channel: config ? whatsappChannel(config) : undefined }),
 });

@@ -228,8 +228,8 @@ export const deliverySchema = z
   .object({
     maxAttempts: z.number().int().positive().default(20).describe('Attempts of one delivery before it fails for good (network errors, 5xx and 429 are retried); the default rides out about an hour of a channel being down.'),
     baseDelayMs: z.number().int().nonnegative().default(2000).describe('Delay before the first retry; doubles each attempt, with jitter.'),
-    maxDelayMs: z.number().int().positive().default(300000).describe('Longest delay between two attempts (a platform\'s Retry-After is honoured up to this).'),
-    requestTimeoutMs: z.number().int().positive().default(30000).describe('Time limit of one request to a platform.'),
+    maxDelayMs: z.number().int().positive().default(300000).describe('Longest computed delay between two attempts. A platform\'s own Retry-After is honoured whole, even when longer.'),
+    requestTimeoutMs: z.number().int().positive().default(30000).describe('Time limit of each HTTP request to a platform (each part of a split message, a token request: each gets its own).'),
     leaseMs: z.number().int().positive().default(120000).describe('How long a worker holds a delivery it claimed; a crashed worker\'s claim is retaken after this.'),
     concurrency: z.number().int().positive().default(4).describe('Deliveries sent at once.'),
   })

@@ -1,10 +1,22 @@
+import { deadline } from '../deadline.js';
 import { ChannelError } from './sdk.js';
+
+/** the limit of one request when the caller gives none */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/** a platform's own verdict on a failed answer, where its status code does not tell */
+export interface Verdict {
+  retryable: boolean;
+  retryAfterMs?: number;
+}
 
 /** One request to a chat platform's HTTP API. */
 export interface PlatformRequest {
   /** names the platform in error messages, e.g. "telegram" */
   platform: string;
   url: string;
+  /** default POST */
+  method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   /** sent as JSON */
   json?: unknown;
@@ -12,7 +24,10 @@ export interface PlatformRequest {
   form?: Record<string, string>;
   /** sent as is (the caller sets content-type) */
   body?: string;
-  signal: AbortSignal;
+  /** aborts the request (shutdown); the time limit is `timeoutMs` */
+  signal?: AbortSignal;
+  /** the time limit of this one request, reading the answer included (default 30 s) */
+  timeoutMs?: number;
   /**
    * values that must never reach an error message (tokens, passwords): a misconfigured base URL
    * can hit a server whose error page echoes the request path, and Telegram puts the token there
@@ -22,6 +37,12 @@ export interface PlatformRequest {
   errorText?(body: any): string | undefined;
   /** a retry hint in the body, in milliseconds (Discord's and Telegram's `retry_after`) */
   retryAfterMs?(body: any): number | undefined;
+  /**
+   * classifies a failed answer (any non-2xx) where the status alone misleads: signal-cli answers
+   * 400 for a daemon that is down, WhatsApp 400 for a rate limit. undefined keeps the default
+   * (5xx and 429 retryable, other 4xx final).
+   */
+  classify?(status: number, body: any): Verdict | undefined;
 }
 
 export interface PlatformResponse {
@@ -34,7 +55,7 @@ export interface PlatformResponse {
 const MAX_ERROR_TEXT = 300;
 
 /**
- * POSTs to a platform and maps failures to ChannelError: network errors, timeouts, 5xx and 429
+ * Calls a platform (POST unless `method` says otherwise) and maps failures to ChannelError: network errors, timeouts, 5xx and 429
  * are retryable (with the platform's Retry-After), any other 4xx is final and carries the
  * platform's error text. Messages never contain the URL: some platforms put the token in it.
  */
@@ -49,17 +70,23 @@ export async function callPlatform(request: PlatformRequest): Promise<PlatformRe
     headers['content-type'] = 'application/x-www-form-urlencoded';
     body = new URLSearchParams(request.form).toString();
   }
+  // one limit per request (GC-safe, see deadline.ts), covering the answer's body too
+  const limit = deadline(request.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, request.signal);
   let response: Response;
-  try {
-    response = await fetch(request.url, { method: 'POST', headers, body, signal: request.signal });
-  } catch (error) {
-    throw new ChannelError(`${request.platform}: ${scrub(networkReason(error), request.secrets)}`, true);
-  }
   let text: string;
   try {
-    text = await response.text();
-  } catch (error) {
-    throw new ChannelError(`${request.platform}: ${scrub(networkReason(error), request.secrets)}`, true);
+    try {
+      response = await fetch(request.url, { method: request.method ?? 'POST', headers, body, signal: limit.signal });
+    } catch (error) {
+      throw new ChannelError(`${request.platform}: ${scrub(networkReason(error), request.secrets)}`, true);
+    }
+    try {
+      text = await response.text();
+    } catch (error) {
+      throw new ChannelError(`${request.platform}: ${scrub(networkReason(error), request.secrets)}`, true);
+    }
+  } finally {
+    limit.clear();
   }
   const parsed = parseBody(text);
   if (response.ok) return { status: response.status, headers: response.headers, body: parsed };
@@ -68,9 +95,12 @@ export async function callPlatform(request: PlatformRequest): Promise<PlatformRe
     scrub(safe(() => request.errorText?.(parsed)) ?? (typeof parsed === 'string' && parsed ? parsed : response.statusText || 'error'), request.secrets),
   );
   const message = `${request.platform} ${response.status}: ${detail}`;
-  const retryable = response.status === 429 || response.status >= 500;
-  const retryAfterMs = retryable ? (safe(() => request.retryAfterMs?.(parsed)) ?? parseRetryAfter(response.headers.get('retry-after'))) : undefined;
-  throw new ChannelError(message, retryable, response.status, retryAfterMs);
+  const verdict = safe(() => request.classify?.(response.status, parsed));
+  const retryable = verdict?.retryable ?? (response.status === 429 || response.status >= 500);
+  const retryAfterMs = retryable
+    ? (verdict?.retryAfterMs ?? safe(() => request.retryAfterMs?.(parsed)) ?? parseRetryAfter(response.headers.get('retry-after')))
+    : undefined;
+  throw new ChannelError(message, retryable, response.status, retryAfterMs, parsed);
 }
 
 /** `Retry-After`: delay-seconds or an HTTP date, in milliseconds from now */

@@ -21,6 +21,15 @@ export function renderChannelDoc(plugin: PluginDefinition): string {
   return lines.join('\n').trim();
 }
 
+/** The table of what each channel's platform guarantees, one row per channel plugin that states it. */
+export function renderGuaranteesTable(plugins: PluginDefinition[]): string {
+  const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const rows = plugins
+    .filter((p) => p.roles.includes('channel') && p.guarantees)
+    .map((p) => `| ${p.id} | ${cell(p.guarantees!.idempotency)} | ${cell(p.guarantees!.splitAbove)} | ${cell(p.guarantees!.escaping)} |`);
+  return ['| channel | a repeated part (idempotency) | split above | escaping, mentions |', '|---|---|---|---|', ...rows].join('\n');
+}
+
 /** A preset's config table, for its own README section (`<!-- section:<id> -->`). */
 export function renderPresetDoc(plugin: PluginDefinition): string {
   return [`Config section \`${pluginConfigKey(plugin)}\`:`, '', renderSchemaTable(plugin.config)].join('\n');
@@ -34,6 +43,7 @@ export function renderPresetDoc(plugin: PluginDefinition): string {
 export async function pluginDocBlocks(plugins?: PluginDefinition[]): Promise<DocBlock[]> {
   const list = plugins ?? (await loadBuiltinPlugins());
   return [
+    { section: 'channels', name: 'channel-guarantees', content: renderGuaranteesTable(list) },
     ...list
       .filter((p) => p.roles.includes('channel'))
       .map((plugin) => ({ section: 'channels', name: `channel:${plugin.id}`, content: renderChannelDoc(plugin) })),

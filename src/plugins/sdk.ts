@@ -20,7 +20,17 @@ export interface ChannelMessage {
   sessionKey: string;
   agentId: string;
   createdAt: string;
+  /**
+   * aborts when herald shuts down. It carries no time limit: each HTTP request gets its own
+   * (`requestTimeoutMs`), which `callPlatform` applies; a plugin calling fetch itself uses
+   * `deadline(requestTimeoutMs, signal)` per request. One limit for all parts of a long message
+   * would cut the last parts short and, on platforms without idempotency, resend the one in flight.
+   */
   signal: AbortSignal;
+  /** the time limit of one HTTP request to the platform (`delivery.requestTimeoutMs`) */
+  requestTimeoutMs?: number;
+  /** 1 for the first attempt of this delivery, 2 for its first retry, ... */
+  attempt?: number;
   /**
    * parts of a split message an earlier attempt already delivered: a retry starts after them
    * (see `sendInParts`), so nobody gets part 1 twice
@@ -112,6 +122,16 @@ export interface PluginInstance {
   services?: PluginService[];
 }
 
+/** What a channel's platform guarantees, as the README's channel table states it. */
+export interface ChannelGuarantees {
+  /** how the platform recognises a repeated part (and for how long), or why nothing does */
+  idempotency: string;
+  /** the size above which a reply is split, with its unit */
+  splitAbove: string;
+  /** what herald does to the text so the platform shows it as written (and pings nobody) */
+  escaping: string;
+}
+
 export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   id: string;
   roles: PluginRole[];
@@ -126,6 +146,8 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   config: S;
   /** README notes: what `to` means on the platform, how to get a token */
   docs?: string;
+  /** a channel's row in the README's table of what each platform guarantees */
+  guarantees?: ChannelGuarantees;
   /** a preset's mappings, as plain data, given its config section (undefined when absent) */
   mappings?(config: z.output<S> | undefined): MappingConfig[];
   /** CLI commands, available without starting the gateway */
@@ -146,15 +168,23 @@ export function pluginConfigKey(plugin: PluginDefinition): string {
   return plugin.configKey ?? (plugin.roles.includes('channel') ? `channels.${plugin.id}` : `plugins.${plugin.id}`);
 }
 
-/** A failed send. `retryable` marks network errors, 5xx and 429; `retryAfterMs` honours the platform's hint. */
+/**
+ * A failed send. `retryable` marks network errors, 5xx and 429; `retryAfterMs` honours the platform's
+ * hint (the outbox waits at least that long, even past `delivery.maxDelayMs`). `body` is the
+ * platform's parsed error answer, for a plugin that reacts to it (Telegram's `migrate_to_chat_id`);
+ * it is never logged.
+ */
 export class ChannelError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly status?: number,
     readonly retryAfterMs?: number,
+    readonly body?: unknown,
   ) {
     super(message);
     this.name = 'ChannelError';
   }
 }
+
+export { deadline, withDeadline, type Deadline } from '../deadline.js';

@@ -1,17 +1,43 @@
 import type { ChannelMessage, ChannelSendResult } from './sdk.js';
 
 /**
- * Splits text into parts of at most `limit` characters, cutting at the last paragraph break
+ * What a platform counts: UTF-16 code units (JavaScript's `length`: Telegram, Discord, Slack...)
+ * or code points (Go's runes: Mattermost counts `utf8.RuneCountInString`).
+ */
+export type LengthUnit = 'utf16' | 'codepoints';
+
+function sizeOf(text: string, unit: LengthUnit): number {
+  if (unit === 'utf16') return text.length;
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/** the UTF-16 length of the first `limit` units of `text` */
+function spanOf(text: string, limit: number, unit: LengthUnit): number {
+  if (unit === 'utf16') return limit;
+  let span = 0;
+  let count = 0;
+  for (const char of text) {
+    if (count++ === limit) break;
+    span += char.length;
+  }
+  return span;
+}
+
+/**
+ * Splits text into parts of at most `limit` units, cutting at the last paragraph break
  * before the limit, else the last line break, else the last space, and only as a last resort
  * inside a word. Parts are trimmed of the whitespace at the cut; empty parts are dropped.
  */
-export function splitMessage(text: string, limit: number): string[] {
-  if (!Number.isFinite(limit) || text.length <= limit) return [text];
+export function splitMessage(text: string, limit: number, unit: LengthUnit = 'utf16'): string[] {
+  if (!Number.isFinite(limit) || sizeOf(text, unit) <= limit) return [text];
   const parts: string[] = [];
   let rest = text;
-  while (rest.length > limit) {
-    const window = rest.slice(0, limit + 1);
-    const cut = lastBreak(window, '\n\n') ?? lastBreak(window, '\n') ?? lastBreak(window, ' ') ?? hardCut(rest, limit);
+  while (sizeOf(rest, unit) > limit) {
+    const span = spanOf(rest, limit, unit);
+    const window = rest.slice(0, span + 1);
+    const cut = lastBreak(window, '\n\n') ?? lastBreak(window, '\n') ?? lastBreak(window, ' ') ?? hardCut(rest, span);
     const head = rest.slice(0, cut).trimEnd();
     if (head) parts.push(head);
     rest = rest.slice(cut).replace(/^\s+/, '');
@@ -46,8 +72,9 @@ export async function sendInParts(
   message: ChannelMessage,
   limit: number,
   sendPart: (part: { text: string; index: number; count: number; key: string }) => Promise<string | undefined>,
+  unit: LengthUnit = 'utf16',
 ): Promise<ChannelSendResult> {
-  const parts = splitMessage(message.text, limit);
+  const parts = splitMessage(message.text, limit, unit);
   const messageIds: string[] = [];
   for (let index = message.partsSent ?? 0; index < parts.length; index++) {
     const id = await sendPart({ text: parts[index]!, index, count: parts.length, key: partKey(message.deliveryId, index, parts.length) });

@@ -196,8 +196,7 @@ export class DeliveryOutbox implements ReplyDelivery {
     if (free <= 0) return;
     const now = Date.now();
     const ids = (await store.deliveries.due(now, free + this.inFlight.size)).filter((id) => !this.inFlight.has(id)).slice(0, free);
-    // a claim outlives the longest attempt, so a live worker never loses one it is still sending
-    const leaseMs = Math.max(config.delivery.leaseMs, config.delivery.requestTimeoutMs * 2);
+    const leaseMs = this.leaseMs();
     for (const id of ids) {
       const claimed = await store.deliveries.claim(id, this.owner, now, now + leaseMs);
       if (!claimed) continue; // another worker was faster
@@ -210,6 +209,12 @@ export class DeliveryOutbox implements ReplyDelivery {
         });
       this.inFlight.set(id, { promise, abort });
     }
+  }
+
+  /** a claim outlives the longest request (and each part sent renews it), so a live worker never loses one it is still sending */
+  private leaseMs(): number {
+    const { delivery } = this.deps.config;
+    return Math.max(delivery.leaseMs, delivery.requestTimeoutMs * 2);
   }
 
   /** the next pass: when the earliest pending delivery is due, at most a poll interval away */
@@ -235,7 +240,9 @@ export class DeliveryOutbox implements ReplyDelivery {
       await this.finalFailure(d, `channel ${d.channel ?? '(none)'} is not configured (no channels.${d.channel} in the config)`, log);
       return;
     }
-    const signal = AbortSignal.any([shutdown, AbortSignal.timeout(config.delivery.requestTimeoutMs)]);
+    // the shutdown signal only: each request to the platform gets its own time limit
+    // (`requestTimeoutMs`), so a long reply in many parts is never cut short midway
+    const leaseMs = this.leaseMs();
     try {
       await adapter.send({
         to: d.to ?? '',
@@ -245,10 +252,13 @@ export class DeliveryOutbox implements ReplyDelivery {
         sessionKey: d.sessionKey,
         agentId: d.agentId,
         createdAt: new Date(d.createdAt).toISOString(),
-        signal,
+        signal: shutdown,
+        requestTimeoutMs: config.delivery.requestTimeoutMs,
+        attempt: d.attempts,
         partsSent: d.partsSent,
         onPartSent: async (index) => {
-          await store.deliveries.partSent(d.id, this.owner, index + 1);
+          // each accepted part renews the claim for the next one
+          await store.deliveries.partSent(d.id, this.owner, index + 1, Date.now() + leaseMs);
         },
       });
     } catch (error) {

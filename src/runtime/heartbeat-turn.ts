@@ -4,6 +4,7 @@ import type { AgentDirectory } from '../agents/agent-directory.js';
 import { prepareTurn } from '../agents/agent-turn.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { Store } from '../store/port.js';
+import { deadline } from '../deadline.js';
 import { MAIN_SESSION } from './main-session.js';
 import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
 
@@ -24,8 +25,9 @@ export interface HeartbeatTurnDeps {
 export function heartbeatTurn(deps: HeartbeatTurnDeps): (shutdown?: AbortSignal) => Promise<void> {
   return async (shutdown) => {
     const { store, config } = deps;
-    const limit = AbortSignal.timeout(config.agents.defaults.timeoutSeconds * 1000);
-    const signal = shutdown ? AbortSignal.any([shutdown, limit]) : limit;
+    // GC-safe on Node 20, unlike AbortSignal.any with AbortSignal.timeout (see deadline.ts)
+    const limit = deadline(config.agents.defaults.timeoutSeconds * 1000, shutdown);
+    const signal = limit.signal;
     const events = await store.events.claimPending(MAIN_SESSION);
     try {
       const texts = events.map((e) => e.text);
@@ -52,6 +54,8 @@ export function heartbeatTurn(deps: HeartbeatTurnDeps): (shutdown?: AbortSignal)
     } catch (error) {
       await store.events.requeueProcessing();
       throw error;
+    } finally {
+      limit.clear();
     }
   };
 }

@@ -143,8 +143,8 @@ export interface DeliveriesRepo {
    * of two workers claiming one delivery, exactly one gets it (the other gets undefined).
    */
   claim(id: string, owner: string, now: number, leaseUntil: number): Promise<DeliveryRecord | undefined>;
-  /** records a part accepted by the platform; false when the lease was lost */
-  partSent(id: string, owner: string, partsSent: number): Promise<boolean>;
+  /** records a part accepted by the platform and extends the claim to `leaseUntil` (never shortens it); false when the lease was lost */
+  partSent(id: string, owner: string, partsSent: number, leaseUntil?: number): Promise<boolean>;
   delivered(id: string, owner: string, at: number): Promise<boolean>;
   retryAt(id: string, owner: string, nextAttemptAt: number, error: string): Promise<boolean>;
   failed(id: string, owner: string | null, error: string, at: number): Promise<boolean>;

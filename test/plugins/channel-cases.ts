@@ -25,6 +25,8 @@ export const WEBHOOK_SECRET = `whsec_${Buffer.from('webhook-secret-bytes-0123456
 /** One case per built-in channel: how its platform is called and how it answers. */
 export const channelCases: ChannelCase[] = [
   {
+    // https://core.telegram.org/bots/api#making-requests: `{ok, result}` or `{ok:false, error_code,
+    // description, parameters}`; https://core.telegram.org/bots/api#responseparameters (retry_after)
     plugin: as(telegramPlugin),
     config: (url) => ({ botToken: TELEGRAM_TOKEN, baseUrl: url }),
     secrets: [TELEGRAM_TOKEN],
@@ -44,6 +46,8 @@ export const channelCases: ChannelCase[] = [
     },
   },
   {
+    // https://api.slack.com/methods/chat.postMessage: HTTP 200 with `ok:false, error` for a refused
+    // request; https://api.slack.com/apis/rate-limits: 429 with a Retry-After header (seconds)
     plugin: as(slackPlugin),
     config: (url) => ({ botToken: SLACK_TOKEN, baseUrl: url }),
     secrets: [SLACK_TOKEN],
@@ -62,6 +66,9 @@ export const channelCases: ChannelCase[] = [
     rateLimited: { response: { status: 429, headers: { 'retry-after': '7' }, body: { ok: false, error: 'ratelimited' } }, retryAfterMs: 7000 },
   },
   {
+    // https://discord.com/developers/docs/resources/message#create-message (200 with the message);
+    // errors `{message, code}` (https://discord.com/developers/docs/reference#error-messages);
+    // https://discord.com/developers/docs/topics/rate-limits: 429 `{message, retry_after, global}`
     plugin: as(discordPlugin),
     config: (url) => ({ botToken: DISCORD_TOKEN, baseUrl: url }),
     secrets: [DISCORD_TOKEN],
@@ -73,7 +80,7 @@ export const channelCases: ChannelCase[] = [
       expect(r.headers.authorization).toBe(`Bot ${DISCORD_TOKEN}`);
       // Discord requires `DiscordBot ($url, $versionNumber)`
       expect(r.headers['user-agent']).toMatch(/^DiscordBot \(.+, .+\)$/);
-      expect(r.json).toMatchObject({ content: text, enforce_nonce: true });
+      expect(r.json).toMatchObject({ content: text, enforce_nonce: true, allowed_mentions: { parse: [] } });
       expect(r.json.nonce).toMatch(/^[0-9a-f]{25}$/);
     },
     maxChars: 2000,
@@ -82,11 +89,15 @@ export const channelCases: ChannelCase[] = [
     rateLimited: { response: { status: 429, headers: { 'retry-after': '2' }, body: { message: 'You are being rate limited.', retry_after: 1.5, global: false } }, retryAfterMs: 1500 },
   },
   {
+    // https://api.mattermost.com/#tag/posts/operation/CreatePost: 201 with the post; errors are
+    // AppError `{id, message, detailed_error, request_id, status_code}`; the client config
+    // (GET /api/v4/config/client?format=old) carries MaxPostSize as a string
     plugin: as(mattermostPlugin),
     config: (url) => ({ url, token: MATTERMOST_TOKEN }),
     secrets: [MATTERMOST_TOKEN],
     to: '4xp9fdt77pncbef59f4k1qe83o',
     isSend: (r) => r.path === '/api/v4/posts',
+    other: (r) => (r.path === '/api/v4/config/client' && r.query.format === 'old' ? { body: { MaxPostSize: '16383', Version: '9.11.0' } } : { status: 404, body: {} }),
     ok: { status: 201, body: { id: 'post1' } },
     expectSend(r, text, to) {
       expect(r.headers.authorization).toBe(`Bearer ${MATTERMOST_TOKEN}`);
@@ -94,10 +105,15 @@ export const channelCases: ChannelCase[] = [
       expect(typeof r.json.pending_post_id).toBe('string');
     },
     maxChars: 16383,
-    rejected: { response: { status: 403, body: { id: 'api.context.permissions.app_error', message: 'You do not have the appropriate permissions.', status_code: 403 } }, text: 'You do not have the appropriate permissions.' },
+    rejected: {
+      response: { status: 403, body: { id: 'api.context.permissions.app_error', message: 'You do not have the appropriate permissions.', detailed_error: '', request_id: 'r1', status_code: 403 } },
+      text: 'You do not have the appropriate permissions.',
+    },
     rateLimited: { response: { status: 429, headers: { 'retry-after': '1' }, body: { message: 'too many requests' } }, retryAfterMs: 1000 },
   },
   {
+    // signal-cli-rest-api, src/api/api.go (SendV2) and its swagger (https://bbernhard.github.io/signal-cli-rest-api/):
+    // 201 `{timestamp}` on success, 400 `{error}` for every failure but a rate limit, 429 for that
     plugin: as(signalPlugin),
     config: (url) => ({ url, number: '+4915100000000' }),
     secrets: [],
@@ -108,16 +124,20 @@ export const channelCases: ChannelCase[] = [
       expect(r.json).toEqual({ message: text, number: '+4915100000000', recipients: [to] });
     },
     maxChars: 2000,
-    rejected: { response: { status: 400, body: { error: 'Failed to send message: Unregistered user' } }, text: 'Unregistered user' },
-    rateLimited: { response: { status: 429, headers: { 'retry-after': '4' }, body: { error: 'rate limit' } }, retryAfterMs: 4000 },
+    rejected: { response: { status: 400, body: { error: 'Failed to send message due to an unregistered user\n' } }, text: 'unregistered user' },
+    // no Retry-After: signal-cli reports Signal's rate limit in the text (and challenge tokens)
+    rateLimited: { response: { status: 429, body: { error: 'Failed to send message due to rate limiting', challenge_tokens: ['t1'] } }, retryAfterMs: undefined },
   },
   {
+    // BlueBubbles server, packages/server/src/server/api/http/api/v1/routers/messageRouter.ts (sendText)
+    // and responses/success.ts, errors.ts (https://github.com/BlueBubblesApp/bluebubbles-server):
+    // 200 `{status, message:"Message sent!", data}`, errors `{status, message, error:{type, message}}`
     plugin: as(imessagePlugin),
     config: (url) => ({ url, password: IMESSAGE_PASSWORD }),
     secrets: [IMESSAGE_PASSWORD],
     to: 'iMessage;-;+15551234567',
     isSend: (r) => r.path === '/api/v1/message/text',
-    ok: { body: { status: 200, message: 'Message sent!', data: { guid: 'G1' } } },
+    ok: { body: { status: 200, message: 'Message sent!', data: { guid: 'G1', text: 'x', isFromMe: true, error: 0 } } },
     expectSend(r, text, to) {
       expect(r.query.password).toBe(IMESSAGE_PASSWORD);
       expect(r.json).toMatchObject({ chatGuid: to, message: text });
@@ -125,9 +145,13 @@ export const channelCases: ChannelCase[] = [
     },
     maxChars: 20000,
     rejected: { response: { status: 400, body: { status: 400, message: 'Bad request', error: { type: 'Validation Error', message: 'Chat does not exist' } } }, text: 'Chat does not exist' },
+    // BlueBubbles itself has no rate limit; its proxy (Cloudflare, ngrok) answers 429 with Retry-After
     rateLimited: { response: { status: 429, headers: { 'retry-after': '2' }, body: {} }, retryAfterMs: 2000 },
   },
   {
+    // Bot Connector: https://learn.microsoft.com/azure/bot-service/rest-api/bot-framework-rest-connector-api-reference
+    // (201 `{id}`, ErrorResponse `{error:{code, message}}`); 429 with Retry-After per
+    // https://learn.microsoft.com/microsoftteams/platform/bots/how-to/rate-limit
     plugin: as(msteamsPlugin),
     config: (url) => ({ appId: 'app-id-1', appPassword: TEAMS_PASSWORD, serviceUrl: `${url}/teams`, tokenUrl: `${url}/token` }),
     secrets: [TEAMS_PASSWORD, TEAMS_ACCESS_TOKEN],
@@ -145,6 +169,9 @@ export const channelCases: ChannelCase[] = [
     rateLimited: { response: { status: 429, headers: { 'retry-after': '5' }, body: {} }, retryAfterMs: 5000 },
   },
   {
+    // https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages (200 `{messaging_product,
+    // contacts, messages:[{id}]}`); https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes:
+    // Graph errors `{error:{message, type, code, error_data, fbtrace_id}}`, throughput limits as code 130429
     plugin: as(whatsappPlugin),
     config: (url) => ({ accessToken: WHATSAPP_TOKEN, phoneNumberId: '1098765432', baseUrl: url }),
     secrets: [WHATSAPP_TOKEN],
@@ -160,9 +187,17 @@ export const channelCases: ChannelCase[] = [
       response: { status: 400, body: { error: { message: '(#131030) Recipient phone number not in allowed list', type: 'OAuthException', code: 131030, fbtrace_id: 'A' } } },
       text: 'Recipient phone number not in allowed list',
     },
-    rateLimited: { response: { status: 429, headers: { 'retry-after': '6' }, body: { error: { message: 'Rate limit hit', code: 130429 } } }, retryAfterMs: 6000 },
+    // Graph answers a throughput limit with 400 and code 130429, no Retry-After
+    rateLimited: {
+      response: {
+        status: 400,
+        body: { error: { message: '(#130429) Rate limit hit', type: 'OAuthException', code: 130429, error_data: { messaging_product: 'whatsapp', details: 'Cloud API message throughput has been reached.' }, fbtrace_id: 'B' } },
+      },
+      retryAfterMs: undefined,
+    },
   },
   {
+    // Standard Webhooks (https://www.standardwebhooks.com/, spec.md): any 2xx accepts
     plugin: as(webhookPlugin),
     config: (url) => ({ url: `${url}/inbox`, secret: WEBHOOK_SECRET }),
     secrets: [WEBHOOK_SECRET],

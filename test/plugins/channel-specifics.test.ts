@@ -120,32 +120,3 @@ describe('slack transient errors', () => {
     }
   });
 });
-
-describe('imessage tempGuid still being sent', () => {
-  it('takes BlueBubbles\' "already queued" for the earlier attempt of that part, not as a failure', async () => {
-    const c = caseOf('imessage');
-    const seen = new Set<string>();
-    fake = await startFakeServer((r) => {
-      if (seen.has(r.json.tempGuid)) {
-        return { status: 400, body: { status: 400, message: 'Bad request', error: { type: 'Validation Error', message: `Message is already queued to be sent! (Temp GUID: ${r.json.tempGuid})` } } };
-      }
-      seen.add(r.json.tempGuid);
-      return 'hang'; // the first attempt times out on herald's side while BlueBubbles keeps sending
-    });
-    const channel = await createChannel(c, fake.url);
-    const first = await channel.send(message('hello', c.to, { signal: AbortSignal.timeout(200) })).catch((e: ChannelError) => e);
-    expect((first as ChannelError).retryable).toBe(true);
-    const parted: number[] = [];
-    await channel.send(message('hello', c.to, { onPartSent: async (i) => void parted.push(i) }));
-    expect(parted).toEqual([0]);
-    expect(fake.requests).toHaveLength(2);
-  });
-
-  it('still fails at once on another 400', async () => {
-    const c = caseOf('imessage');
-    fake = await startFakeServer(() => c.rejected.response);
-    const channel = await createChannel(c, fake.url);
-    const failure = await channel.send(message('hello', c.to)).catch((e: ChannelError) => e);
-    expect((failure as ChannelError).retryable).toBe(false);
-  });
-});

@@ -24,8 +24,8 @@ export interface ChannelCase {
   maxChars?: number;
   /** a final (4xx) failure as the platform answers it, and the error text it must surface */
   rejected: { response: FakeResponse; text: string };
-  /** a 429 as the platform answers it, and the wait herald must honour */
-  rateLimited: { response: FakeResponse; retryAfterMs: number };
+  /** a rate limit as the platform answers it, and the wait herald must honour (undefined: none given) */
+  rateLimited: { response: FakeResponse; retryAfterMs: number | undefined };
 }
 
 const quietLogger = createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) });
@@ -49,7 +49,8 @@ export function message(text: string, to: string, extra: Partial<ChannelMessage>
     sessionKey: 'hook:test',
     agentId: 'main',
     createdAt: '2025-01-01T00:00:00.000Z',
-    signal: AbortSignal.timeout(5000),
+    signal: new AbortController().signal,
+    requestTimeoutMs: 5000,
     ...extra,
   };
 }
@@ -154,7 +155,7 @@ export function channelContract(c: ChannelCase): void {
       expect(error.status).toBe(503);
     });
 
-    it('marks a 429 retryable and honours the platform\'s wait', async () => {
+    it('marks a rate limit retryable and honours the platform\'s wait', async () => {
       answer = () => c.rateLimited.response;
       const error = await sendError(channel, message('hi', c.to));
       expect(error.retryable).toBe(true);

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
 import { prepareTurn } from '../../agents/agent-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
+import { deadline, type Deadline } from '../../deadline.js';
 import { HeraldError } from '../../errors.js';
 import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
 import type { ModelRegistry } from '../../models/model-registry.js';
@@ -87,9 +88,12 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
     // the client's own system messages join the agent's instructions, after them
     const clientSystem = conversation.history.filter((m) => m.role === 'system').map((m) => m.content);
     const turnAgent = clientSystem.length ? { ...agent, instructions: [agent.instructions, ...clientSystem].filter(Boolean).join('\n\n') } : agent;
-    const timeout = AbortSignal.timeout(timeoutSeconds * 1000);
-    const turn = (signal: AbortSignal) =>
-      prepareTurn(
+    // the time limit, GC-safe (AbortSignal.any with AbortSignal.timeout is not on Node 20: deadline.ts)
+    let limit: Deadline | undefined;
+    const timedOut = () => limit?.timedOut ?? false;
+    const turn = (signal: AbortSignal) => {
+      limit = deadline(timeoutSeconds * 1000, signal);
+      return prepareTurn(
         {
           agent: turnAgent,
           purpose: 'chat',
@@ -100,11 +104,12 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
           temperature: body.temperature ?? undefined,
           maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
           user: body.user ?? undefined,
-          signal: AbortSignal.any([signal, timeout]),
+          signal: limit.signal,
         },
         deps.models,
         deps.config,
       );
+    };
     const estimateUsage = (prompt: { content: string }[], text: string): ModelUsage => {
       const prompt_tokens = prompt.reduce((n, m) => n + wordCount(m.content), 0);
       return { prompt_tokens, completion_tokens: wordCount(text), total_tokens: prompt_tokens + wordCount(text) };
@@ -125,10 +130,13 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
 
     if (!body.stream) {
       const { provider, request } = turn(clientGone(c));
-      const response = await provider.complete(request).catch((error) => {
-        deps.logger.warn({ ...failureFields(error), reqId: c.get('requestId'), agent: agent.id }, 'chat completion failed');
-        throw modelFailure(error, timeout.aborted, timeoutSeconds);
-      });
+      const response = await provider
+        .complete(request)
+        .catch((error) => {
+          deps.logger.warn({ ...failureFields(error), reqId: c.get('requestId'), agent: agent.id }, 'chat completion failed');
+          throw modelFailure(error, timedOut(), timeoutSeconds);
+        })
+        .finally(() => limit?.clear());
       await recordAnswer(response.text);
       return c.json({
         id,
@@ -172,7 +180,9 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
             }
           }
         } catch (error) {
-          throw modelFailure(error, timeout.aborted, timeoutSeconds);
+          throw modelFailure(error, timedOut(), timeoutSeconds);
+        } finally {
+          limit?.clear();
         }
         await recordAnswer(text);
         const { conversation_id: _, ...finalExtras } = extensions;

@@ -80,8 +80,9 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
      WHERE id = @id AND ((status = 'pending' AND next_attempt_at <= @now) OR (status = 'sending' AND lease_until < @now))
      RETURNING *`,
   );
-  const partSent = db.prepare<{ id: string; owner: string; parts: number; now: number }>(
-    `UPDATE deliveries SET parts_sent = @parts, updated_at = @now WHERE id = @id AND lease_owner = @owner AND status = 'sending'`,
+  const partSent = db.prepare<{ id: string; owner: string; parts: number; now: number; leaseUntil: number }>(
+    `UPDATE deliveries SET parts_sent = @parts, updated_at = @now, lease_until = MAX(COALESCE(lease_until, 0), @leaseUntil)
+     WHERE id = @id AND lease_owner = @owner AND status = 'sending'`,
   );
   const delivered = db.prepare<{ id: string; owner: string; at: number }>(
     `UPDATE deliveries SET status = 'delivered', delivered_at = @at, updated_at = @at, lease_owner = NULL, lease_until = NULL
@@ -130,8 +131,8 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
       const row = claim.get({ id, owner, now, leaseUntil });
       return row && toDelivery(row);
     },
-    async partSent(id, owner, parts) {
-      return partSent.run({ id, owner, parts, now: Date.now() }).changes === 1;
+    async partSent(id, owner, parts, leaseUntil = 0) {
+      return partSent.run({ id, owner, parts, now: Date.now(), leaseUntil }).changes === 1;
     },
     async delivered(id, owner, at) {
       return delivered.run({ id, owner, at }).changes === 1;
