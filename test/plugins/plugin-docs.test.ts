@@ -7,10 +7,15 @@ const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf
 describe('README plugin sections', () => {
   it('has a generated block per built-in channel, matching its manifest (run `npm run docs` when this fails)', async () => {
     const blocks = await pluginDocBlocks();
-    expect(blocks.filter((b) => b.section === 'channels').map((b) => b.name.replace('channel:', '')).sort()).toEqual(
+    expect(blocks.filter((b) => b.name.startsWith('channel:')).map((b) => b.name.replace('channel:', '')).sort()).toEqual(
       ['discord', 'imessage', 'mattermost', 'msteams', 'signal', 'slack', 'telegram', 'webhook', 'whatsapp'],
     );
     for (const block of blocks) expect(readGeneratedBlock(readme, block.name), block.name).toBe(block.content.trim());
+  });
+
+  it('has the table of what each platform guarantees, one row per built-in channel', async () => {
+    const table = readGeneratedBlock(readme, 'channel-guarantees')!;
+    for (const id of ['telegram', 'slack', 'discord', 'mattermost', 'signal', 'imessage', 'msteams', 'whatsapp', 'webhook']) expect(table).toContain(`| ${id} |`);
   });
 
   it("documents each preset's config in its own section (gmail)", async () => {

@@ -58,6 +58,22 @@ describe('deliveries claim', () => {
   });
 });
 
+describe('deliveries partSent', () => {
+  it('renews the claim with each accepted part, so a long reply in many parts keeps its worker', async () => {
+    const [a, b] = twoWorkers();
+    const now = Date.now();
+    await a.deliveries.insert(pending('d1', now));
+    await a.deliveries.claim('d1', 'worker-a', now, now + 1000);
+    expect(await a.deliveries.partSent('d1', 'worker-a', 1, now + 60_000)).toBe(true);
+    // past the first lease, the claim still holds: nobody else may take it
+    expect(await b.deliveries.due(now + 5000, 10)).toEqual([]);
+    expect(await b.deliveries.claim('d1', 'worker-b', now + 5000, now + 65_000)).toBeUndefined();
+    // a renewal never shortens a claim
+    await a.deliveries.partSent('d1', 'worker-a', 2, now + 10);
+    expect((await a.deliveries.get('d1'))!.leaseUntil).toBe(now + 60_000);
+  });
+});
+
 describe('deliveries insert', () => {
   it('adds one delivery per run, even when two workers race on it; heartbeat replies always', async () => {
     const [a, b] = twoWorkers();

@@ -113,10 +113,11 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
       );
       return rows[0] && toDelivery(rows[0]);
     },
-    partSent(id, owner, parts) {
+    partSent(id, owner, parts, leaseUntil = 0) {
       return changed(
-        "UPDATE deliveries SET parts_sent = $3, updated_at = $4 WHERE id = $1 AND lease_owner = $2 AND status = 'sending'",
-        [id, owner, parts, Date.now()],
+        `UPDATE deliveries SET parts_sent = $3, updated_at = $4, lease_until = GREATEST(COALESCE(lease_until, 0), $5)
+         WHERE id = $1 AND lease_owner = $2 AND status = 'sending'`,
+        [id, owner, parts, Date.now(), leaseUntil],
       );
     },
     delivered(id, owner, at) {
