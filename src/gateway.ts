@@ -24,6 +24,7 @@ import { openSqliteStore, type SqliteStore } from './store/sqlite/sqlite-store.j
 import { sqliteProbe } from './store/sqlite/sqlite-probe.js';
 import { platformRoutes } from './http/platform/platform-routes.js';
 import { KnowledgeIndex } from './knowledge/knowledge-index.js';
+import { ParsePool } from './knowledge/parse-pool.js';
 import { ApiKeyStore, ApiKeyVerifier } from './platform/api-keys.js';
 
 export interface Gateway {
@@ -95,7 +96,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const engine = new MappingsEngine([...builtinMappings(actionContext), ...(await resolveMappings(loaded, { ...actionContext, logger, warnings }))]);
   for (const warning of warnings) logger.warn({ config: loaded.file }, warning);
   const keys = new ApiKeyVerifier(config, new ApiKeyStore(store.db));
-  const platform = platformRoutes({ config, store, knowledge, keys, models, agents, logger });
+  const parser = new ParsePool(config.platform.knowledge);
+  const platform = platformRoutes({ config, store, knowledge, parser, keys, models, agents, logger });
   const app = createApp({ config, logger, store, engine, dispatch, delivery, probe, metrics, mounts: [{ path: '/v1', app: platform }] });
 
   const gateway: Gateway = {
@@ -127,6 +129,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       await runs.stop(graceMs);
       await heartbeat.stop();
       await delivery.stop();
+      await parser.close();
       await store.close();
     },
   };

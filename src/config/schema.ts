@@ -201,6 +201,37 @@ export const apiKeySchema = z.union([
     .strict(),
 ]);
 
+export const knowledgeLimitsSchema = z
+  .object({
+    maxInflatedEntryBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(16 * 1024 * 1024)
+      .describe('Largest size one entry of an uploaded archive (a DOCX is a ZIP) may inflate to; a zip bomb is refused with 413 before it is parsed.'),
+    maxTextChars: z
+      .number()
+      .int()
+      .positive()
+      .default(50_000_000)
+      .describe('Longest text one document may yield once extracted (a CSV row or JSON leaf carries its column or key path, so text may outgrow the file): 413 above.'),
+    maxChunks: z.number().int().positive().default(50_000).describe('Most chunks one document may be cut into: 413 above.'),
+    parseTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(60_000)
+      .describe('Time limit of reading and chunking one document (in a worker thread, which is stopped past it): 422.'),
+    workerMemoryMb: z
+      .number()
+      .int()
+      .min(64)
+      .default(1024)
+      .describe('Heap limit of a parse worker thread; a document needing more is refused with 422 and the worker replaced.'),
+    workers: z.number().int().positive().max(64).default(1).describe('Worker threads reading documents at once; further uploads wait their turn.'),
+  })
+  .strict();
+
 export const platformSchema = z
   .object({
     apiKeys: z
@@ -215,6 +246,9 @@ export const platformSchema = z
       .default({ requestsPerMinute: 600 })
       .describe('Per-key rate limit of /v1.'),
     maxUploadBytes: z.number().int().positive().default(20 * 1024 * 1024).describe('Largest knowledge upload (413 above).'),
+    knowledge: knowledgeLimitsSchema
+      .default(knowledgeLimitsSchema.parse({}))
+      .describe('Limits on reading an uploaded document, each refused with a 413 or 422 naming it; documents are read off the main thread.'),
     streamPingMs: z
       .number()
       .int()
@@ -251,3 +285,4 @@ export const coreConfigShape = {
 export const coreConfigSchema = z.object(coreConfigShape).strict();
 export type HeraldConfig = z.output<typeof coreConfigSchema>;
 export type HeraldConfigInput = z.input<typeof coreConfigSchema>;
+export type KnowledgeLimits = z.output<typeof knowledgeLimitsSchema>;

@@ -11,8 +11,9 @@ export const DEFAULT_CHUNK: ChunkOptions = { size: 1000, overlap: 150 };
  * Cuts text into overlapping windows of about `size` characters, ending each at the best
  * boundary in its last third (paragraph, then sentence, then word), so a passage rarely
  * stops mid-sentence. Whitespace runs are collapsed first; empty text gives no chunks.
+ * Stops once it holds more than `max` chunks (the caller refuses the document then).
  */
-export function chunkText(text: string, options: ChunkOptions = DEFAULT_CHUNK): string[] {
+export function chunkText(text: string, options: ChunkOptions = DEFAULT_CHUNK, max = Infinity): string[] {
   const clean = text
     .replace(/\r\n?/g, '\n')
     .replace(/[ \t\f\v]+/g, ' ')
@@ -23,7 +24,7 @@ export function chunkText(text: string, options: ChunkOptions = DEFAULT_CHUNK): 
   const { size, overlap } = options;
   const chunks: string[] = [];
   let start = 0;
-  while (start < clean.length) {
+  while (start < clean.length && chunks.length <= max) {
     let end = Math.min(start + size, clean.length);
     if (end < clean.length) end = boundary(clean, start + Math.floor((size * 2) / 3), end);
     const piece = clean.slice(start, end).trim();
@@ -32,10 +33,9 @@ export function chunkText(text: string, options: ChunkOptions = DEFAULT_CHUNK): 
     // step back by the overlap, but to a word start, and always move forward
     let next = Math.max(end - overlap, start + 1);
     if (overlap > 0) {
-      const space = clean.indexOf(' ', next);
-      const newline = clean.indexOf('\n', next);
-      const cut = [space, newline].filter((i) => i >= 0 && i < end).sort((a, b) => a - b)[0];
-      if (cut !== undefined) next = cut + 1;
+      // searched within [next, end) only: a search to the end of a text without newlines, once per chunk, is quadratic
+      const cut = /[ \n]/.exec(clean.slice(next, end))?.index;
+      if (cut !== undefined) next += cut + 1;
     } else next = end;
     start = next;
   }

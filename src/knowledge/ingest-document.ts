@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
-import { HeraldError } from '../errors.js';
-import { chunkText, type ChunkOptions } from './chunk-text.js';
-import { detectType, documentTypes } from './detect-type.js';
-import { extractText } from './extract-text.js';
+import { webcrypto } from 'node:crypto';
+import type { ChunkOptions } from './chunk-text.js';
+import { documentTypes } from './detect-type.js';
 import type { KnowledgeDocument, KnowledgeIndex } from './knowledge-index.js';
+import type { ParsePool } from './parse-pool.js';
 
 export interface IngestInput {
   agentId: string;
@@ -14,28 +13,19 @@ export interface IngestInput {
 }
 
 /**
- * Adds one file to an agent's knowledge base: type by content, text, chunks, index.
- * The same bytes for the same agent return the document already there (`created: false`).
+ * Adds one file to an agent's knowledge base: type by content, text, chunks (all three in a
+ * parse worker, under the knowledge limits), then the index. The same bytes for the same agent
+ * return the document already there (`created: false`). The event loop only hashes (WebCrypto
+ * digests on libuv's thread pool) and stores.
  */
-export async function ingestDocument(index: KnowledgeIndex, input: IngestInput): Promise<{ document: KnowledgeDocument; created: boolean }> {
-  const sha256 = createHash('sha256').update(input.bytes).digest('hex');
+export async function ingestDocument(index: KnowledgeIndex, parser: ParsePool, input: IngestInput): Promise<{ document: KnowledgeDocument; created: boolean }> {
+  const sha256 = Buffer.from(await webcrypto.subtle.digest('SHA-256', input.bytes)).toString('hex');
   const existing = index.findByHash(input.agentId, sha256);
   if (existing) return { document: existing, created: false };
-
-  const detected = detectType(input.bytes, input.filename);
-  if (!detected.ok) {
-    throw new HeraldError('HERALD_UNSUPPORTED_MEDIA_TYPE', `unsupported file type: ${detected.reason}; accepted: txt, md, html, csv, json, pdf, docx`, { param: 'file' });
-  }
-  let text: string;
-  try {
-    text = await extractText(detected.type, input.bytes, detected.text);
-  } catch (error) {
-    throw new HeraldError('HERALD_INVALID_FIELD', `could not read the ${detected.type.toUpperCase()} file: ${(error as Error).message}`, { param: 'file', cause: error });
-  }
-  const chunks = chunkText(text, input.chunking);
-  if (!chunks.length) throw new HeraldError('HERALD_INVALID_FIELD', 'the file holds no text to index', { param: 'file' });
+  const parsed = await parser.parse(input.bytes, input.filename, input.chunking);
+  const chunks = Array.from({ length: parsed.count }, (_, i) => parsed.chunk(i));
   return index.add(
-    { agentId: input.agentId, filename: input.filename, bytes: input.bytes.byteLength, mimeType: documentTypes[detected.type], sha256, metadata: input.metadata ?? null },
+    { agentId: input.agentId, filename: input.filename, bytes: input.bytes.byteLength, mimeType: documentTypes[parsed.type], sha256, metadata: input.metadata ?? null },
     chunks,
   );
 }

@@ -4,6 +4,7 @@ import { HeraldError } from '../../errors.js';
 import { DEFAULT_CHUNK, type ChunkOptions } from '../../knowledge/chunk-text.js';
 import { ingestDocument } from '../../knowledge/ingest-document.js';
 import type { KnowledgeDocument, KnowledgeIndex } from '../../knowledge/knowledge-index.js';
+import type { ParsePool } from '../../knowledge/parse-pool.js';
 import { mayUseAgent } from '../../platform/api-keys.js';
 import { requireAgent } from './agents-routes.js';
 import { listPage } from './list-page.js';
@@ -12,8 +13,13 @@ import { readUploadForm } from './multipart-upload.js';
 export interface KnowledgeRoutesDeps {
   agents: AgentDirectory;
   knowledge: KnowledgeIndex;
+  parser: ParsePool;
   maxUploadBytes: number;
 }
+
+/** metadata is a small label set kept with the document, not a second document */
+export const METADATA_MAX_BYTES = 16 * 1024;
+export const METADATA_MAX_DEPTH = 8;
 
 export const documentObject = (d: KnowledgeDocument) => ({
   id: d.id,
@@ -44,9 +50,26 @@ function chunkingOf(fields: Map<string, string>): ChunkOptions {
   return { size, overlap };
 }
 
+/** nesting depth of a parsed JSON value, walked without recursion (a deep value must not overflow the stack here either) */
+function depthOf(root: unknown, max: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length) {
+    const [value, depth] = stack.pop()!;
+    if (!value || typeof value !== 'object') continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > max) return deepest;
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 function metadataOf(fields: Map<string, string>): Record<string, unknown> | null {
   const text = fields.get('metadata');
   if (text === undefined || text.trim() === '') return null;
+  if (Buffer.byteLength(text) > METADATA_MAX_BYTES) {
+    throw new HeraldError('HERALD_INVALID_FIELD', `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`, { param: 'metadata' });
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -54,6 +77,9 @@ function metadataOf(fields: Map<string, string>): Record<string, unknown> | null
     throw new HeraldError('HERALD_INVALID_FIELD', 'metadata must be a JSON object (as a string)', { param: 'metadata' });
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new HeraldError('HERALD_INVALID_FIELD', 'metadata must be a JSON object', { param: 'metadata' });
+  if (depthOf(value, METADATA_MAX_DEPTH) > METADATA_MAX_DEPTH) {
+    throw new HeraldError('HERALD_INVALID_FIELD', `metadata may nest at most ${METADATA_MAX_DEPTH} levels deep`, { param: 'metadata' });
+  }
   return value as Record<string, unknown>;
 }
 
@@ -66,7 +92,7 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
     const agentId = fields.get('agent_id');
     if (!agentId) throw new HeraldError('HERALD_INVALID_FIELD', 'agent_id is required', { param: 'agent_id' });
     const agent = requireAgent(deps.agents, c.get('principal'), agentId, 'agent_id');
-    const { document, created } = await ingestDocument(deps.knowledge, {
+    const { document, created } = await ingestDocument(deps.knowledge, deps.parser, {
       agentId: agent.id,
       filename: file.name,
       bytes: file.bytes,

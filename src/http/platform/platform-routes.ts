@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
+import type { ParsePool } from '../../knowledge/parse-pool.js';
 import type { ModelRegistry } from '../../models/model-registry.js';
 import type { ApiKeyVerifier } from '../../platform/api-keys.js';
 import { RateLimiter } from '../../platform/rate-limiter.js';
@@ -17,6 +18,8 @@ export interface PlatformRoutesDeps {
   config: HeraldConfig;
   store: Store;
   knowledge: KnowledgeIndex;
+  /** the worker threads that read uploaded documents */
+  parser: ParsePool;
   keys: ApiKeyVerifier;
   models: ModelRegistry;
   agents: AgentDirectory;
@@ -29,6 +32,6 @@ export function platformRoutes(deps: PlatformRoutesDeps): Hono {
   app.use('*', platformAuth(deps.keys, new RateLimiter(deps.config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter()));
   app.route('/', agentsRoutes({ agents: deps.agents, knowledge: deps.knowledge, state: deps.store.state }));
   app.route('/', chatRoutes(deps));
-  app.route('/', knowledgeRoutes({ agents: deps.agents, knowledge: deps.knowledge, maxUploadBytes: deps.config.platform.maxUploadBytes }));
+  app.route('/', knowledgeRoutes({ agents: deps.agents, knowledge: deps.knowledge, parser: deps.parser, maxUploadBytes: deps.config.platform.maxUploadBytes }));
   return app;
 }
