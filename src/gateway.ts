@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { AgentDirectory } from './agents/agent-directory.js';
@@ -50,6 +51,9 @@ export interface Gateway {
   stop(graceMs?: number): Promise<void>;
 }
 
+/** the store signal that asks for a heartbeat turn */
+const HEARTBEAT_TOPIC = 'heartbeat';
+
 export interface GatewayOptions {
   logger?: Logger;
 }
@@ -77,19 +81,21 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     defaultAgentId: agents.default().id,
     logger,
   });
-  const turn = heartbeatTurn({ config, store, models, agents, delivery, logger });
+  const turn = heartbeatTurn({ config, store, models, agents, delivery, logger, owner: randomUUID() });
   const heartbeat = new Heartbeat(
     parseDuration(config.heartbeat.every),
-    metrics ? metrics.countHeartbeatTurns(turn) : turn,
+    metrics ? metrics.countHeartbeatTurns(turn, (outcome) => outcome.ran) : turn,
     logger,
     config.heartbeat.coalesceMs,
   );
   const knowledge = new KnowledgeIndex(store.db);
+  // a wake on any process reaches the one holding the heartbeat lease (LISTEN/NOTIFY on PostgreSQL)
+  const wakeHeartbeat = { request: () => store.signals.publish(HEARTBEAT_TOPIC) };
   const runs = new RunQueue({
-    config, store, models, agents, mainSession, heartbeat, delivery, knowledge, logger,
+    config, store, models, agents, mainSession, heartbeat: wakeHeartbeat, delivery, knowledge, logger,
     onRunFinished: metrics && ((status) => metrics.runFinished(status)),
   });
-  const dispatch = createDispatcher({ mainSession, heartbeat, runs });
+  const dispatch = createDispatcher({ mainSession, heartbeat: wakeHeartbeat, runs });
 
   const actionContext = { config, channelNames: plugins.channelNames() };
   const warnings = [...loaded.warnings];
@@ -100,6 +106,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const platform = platformRoutes({ config, store, knowledge, parser, keys, models, agents, logger });
   const app = createApp({ config, logger, store, engine, dispatch, delivery, probe, metrics, mounts: [{ path: '/v1', app: platform }] });
 
+  let unsubscribe: (() => void) | undefined;
   const gateway: Gateway = {
     app,
     config,
@@ -117,9 +124,9 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     delivery,
     metrics,
     async start() {
-      await store.events.requeueProcessing();
       await delivery.start();
-      await runs.resume();
+      runs.start();
+      unsubscribe = store.signals.subscribe(HEARTBEAT_TOPIC, () => heartbeat.request());
       heartbeat.start();
       if ((await store.events.countPending('main')) > 0) heartbeat.request();
       for (const service of instances.services) await service.start();
@@ -127,6 +134,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     async stop(graceMs = 10_000) {
       for (const service of [...instances.services].reverse()) await service.stop().catch((err) => logger.error({ err }, 'service stop failed'));
       await runs.stop(graceMs);
+      unsubscribe?.();
       await heartbeat.stop();
       await delivery.stop();
       await parser.close();

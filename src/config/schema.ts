@@ -142,7 +142,15 @@ export const agentsSchema = z
           .max(MAX_TIMEOUT_SECONDS)
           .default(600)
           .describe(`Default time limit of an agent run (and the limit of a heartbeat turn), in seconds (at most ${MAX_TIMEOUT_SECONDS}, about 24 days).`),
-        maxConcurrent: z.number().int().positive().default(4).describe('Agent runs executing at once; the rest wait queued.'),
+        maxConcurrent: z.number().int().positive().default(4).describe('Agent runs executing at once (per process); the rest wait queued.'),
+        leaseMs: z
+          .number()
+          .int()
+          .min(1000)
+          .default(30000)
+          .describe(
+            "How long a process holds a run or a heartbeat turn it claimed without renewing it (it renews every third of this while working). A crashed process's runs are retaken by another replica, or by itself after a restart, once this runs out.",
+          ),
       })
       .strict()
       .prefault({})

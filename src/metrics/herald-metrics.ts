@@ -42,11 +42,13 @@ export class HeraldMetrics {
   }
 
   /** wraps the heartbeat's turn so each one is counted, whatever it ends in */
-  countHeartbeatTurns<A extends unknown[]>(turn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  /** `ran`: whether an outcome was a turn (not one left to the replica holding the heartbeat) */
+  countHeartbeatTurns<A extends unknown[], R>(turn: (...args: A) => Promise<R>, ran: (outcome: R) => boolean = () => true): (...args: A) => Promise<R> {
     return async (...args) => {
       try {
-        await turn(...args);
-        this.heartbeatTurns.inc({ outcome: 'succeeded' });
+        const outcome = await turn(...args);
+        if (ran(outcome)) this.heartbeatTurns.inc({ outcome: 'succeeded' });
+        return outcome;
       } catch (error) {
         this.heartbeatTurns.inc({ outcome: 'failed' });
         throw error;

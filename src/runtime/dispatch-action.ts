@@ -11,7 +11,7 @@ export type DispatchResult =
 export type DispatchAction = (action: HookAction, options?: { runId?: string }) => Promise<DispatchResult>;
 
 /** Carries out an action; everything it accepts is in the store before it returns. */
-export function createDispatcher(deps: { mainSession: MainSession; heartbeat: Heartbeat; runs: RunQueue }): DispatchAction {
+export function createDispatcher(deps: { mainSession: MainSession; heartbeat: Pick<Heartbeat, 'request'>; runs: RunQueue }): DispatchAction {
   return async function dispatchAction(action, options = {}) {
     if (action.kind === 'wake') {
       await deps.mainSession.enqueueSystemEvent(action.text);

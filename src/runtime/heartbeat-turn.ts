@@ -3,10 +3,17 @@ import type { HeraldConfig } from '../config/schema.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';
 import { prepareTurn } from '../agents/agent-turn.js';
 import type { ModelRegistry } from '../models/model-registry.js';
-import type { Store } from '../store/port.js';
+import type { Store, SystemEvent } from '../store/port.js';
 import { deadline } from '../deadline.js';
 import { MAIN_SESSION } from './main-session.js';
 import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
+import { withLease, type StateLease } from './state-lease.js';
+
+/** the state key of the heartbeat's lease: one turn at a time across every process on the store */
+export const HEARTBEAT_LEASE_KEY = 'heartbeat:lease';
+
+/** a turn that did not run: another process holds the heartbeat (until `busyUntil` at most), or ran one lately */
+export type HeartbeatOutcome = { ran: true } | { ran: false; busyUntil?: number };
 
 export interface HeartbeatTurnDeps {
   config: HeraldConfig;
@@ -15,47 +22,81 @@ export interface HeartbeatTurnDeps {
   agents: AgentDirectory;
   delivery: ReplyDelivery;
   logger: Logger;
+  /** this process's identity on the heartbeat lease and the events it claims */
+  owner: string;
 }
 
 /**
- * One heartbeat: the main agent looks at the pending system events. Events are claimed,
- * and only marked done once the turn succeeded; a failed turn leaves them pending. The model
- * call gets `agents.defaults.timeoutSeconds`, like a run, and is aborted by a shutdown.
+ * One heartbeat: the main agent looks at the pending system events. It runs only under the
+ * heartbeat lease, so across replicas one turn runs at a time. Events are claimed with the same
+ * lease (renewed with it) and only marked done once the turn succeeded; a failed turn gives them
+ * back, a crashed one leaves them to the next holder once the lease runs out. The model call gets
+ * `agents.defaults.timeoutSeconds`, like a run, and is aborted by a shutdown.
+ *
+ * `periodic`: the timer asked (every `everyMs`), not a wake; skipped when any replica finished a
+ * turn within half a period, so N replicas do not make N periodic heartbeats.
  */
-export function heartbeatTurn(deps: HeartbeatTurnDeps): (shutdown?: AbortSignal) => Promise<void> {
-  return async (shutdown) => {
-    const { store, config } = deps;
-    // GC-safe on Node 20, unlike AbortSignal.any with AbortSignal.timeout (see deadline.ts)
-    const limit = deadline(config.agents.defaults.timeoutSeconds * 1000, shutdown);
-    const signal = limit.signal;
-    const events = await store.events.claimPending(MAIN_SESSION);
-    try {
-      const texts = events.map((e) => e.text);
-      const prompt = texts.length
-        ? `Heartbeat. System events since the last heartbeat:\n${texts.map((t) => `- ${t}`).join('\n')}\n\nAct on what needs attention; reply HEARTBEAT_OK if nothing does.`
-        : 'Heartbeat. No new system events. Reply HEARTBEAT_OK if nothing needs attention.';
-      const history = await store.sessions.messages(MAIN_SESSION, 50);
-      const { provider, request } = prepareTurn(
-        { agent: deps.agents.default(), purpose: 'heartbeat', history, prompt, events: texts, signal },
-        deps.models,
-        config,
-      );
-      const { text } = await provider.complete(request);
-      const ack = isHeartbeatAck(text, config.heartbeat.ackMaxChars);
-      // an idle ack carries nothing worth keeping in the transcript
-      if (texts.length || !ack) {
+export function heartbeatTurn(deps: HeartbeatTurnDeps): (shutdown?: AbortSignal, periodic?: { everyMs: number }) => Promise<HeartbeatOutcome> {
+  return async (shutdown, periodic) => {
+    const { store, config, owner } = deps;
+    const leaseMs = config.agents.defaults.leaseMs;
+    let claimed: number[] = [];
+    const outcome = await withLease(
+      store.state,
+      HEARTBEAT_LEASE_KEY,
+      owner,
+      leaseMs,
+      async () => {
+        if (periodic) {
+          const lease = await store.state.get<StateLease>(HEARTBEAT_LEASE_KEY);
+          if (lease?.lastDoneAt !== undefined && lease.lastDoneAt > Date.now() - periodic.everyMs / 2) return false;
+        }
         const now = Date.now();
-        await store.sessions.append(MAIN_SESSION, { role: 'user', content: prompt, createdAt: now });
-        await store.sessions.append(MAIN_SESSION, { role: 'assistant', content: text, createdAt: now });
-      }
-      await store.events.complete(events.map((e) => e.id));
-      deps.logger.info({ events: events.length, ack }, 'heartbeat');
-      if (!ack) await deps.delivery.deliverHeartbeatReply(text);
-    } catch (error) {
-      await store.events.requeueProcessing();
-      throw error;
-    } finally {
-      limit.clear();
-    }
+        const events = await store.events.claimPending(MAIN_SESSION, { owner, now, until: now + leaseMs });
+        claimed = events.map((e) => e.id);
+        try {
+          await runTurn(deps, events, shutdown);
+        } catch (error) {
+          await store.events.release(claimed, owner).catch(() => {});
+          throw error;
+        }
+        return true;
+      },
+      (until) => store.events.renew(claimed, owner, until),
+    );
+    if (!outcome.held) return { ran: false, busyUntil: outcome.lease.until };
+    return outcome.value ? { ran: true } : { ran: false };
   };
+}
+
+async function runTurn(deps: HeartbeatTurnDeps, events: SystemEvent[], shutdown?: AbortSignal): Promise<void> {
+  const { store, config } = deps;
+  // GC-safe on Node 20, unlike AbortSignal.any with AbortSignal.timeout (see deadline.ts)
+  const limit = deadline(config.agents.defaults.timeoutSeconds * 1000, shutdown);
+  const signal = limit.signal;
+  try {
+  const texts = events.map((e) => e.text);
+  const prompt = texts.length
+    ? `Heartbeat. System events since the last heartbeat:\n${texts.map((t) => `- ${t}`).join('\n')}\n\nAct on what needs attention; reply HEARTBEAT_OK if nothing does.`
+    : 'Heartbeat. No new system events. Reply HEARTBEAT_OK if nothing needs attention.';
+  const history = await store.sessions.messages(MAIN_SESSION, 50);
+  const { provider, request } = prepareTurn(
+    { agent: deps.agents.default(), purpose: 'heartbeat', history, prompt, events: texts, signal },
+    deps.models,
+    config,
+  );
+  const { text } = await provider.complete(request);
+  const ack = isHeartbeatAck(text, config.heartbeat.ackMaxChars);
+  // an idle ack carries nothing worth keeping in the transcript
+  if (texts.length || !ack) {
+    const now = Date.now();
+    await store.sessions.append(MAIN_SESSION, { role: 'user', content: prompt, createdAt: now });
+    await store.sessions.append(MAIN_SESSION, { role: 'assistant', content: text, createdAt: now });
+  }
+  await store.events.complete(events.map((e) => e.id));
+  deps.logger.info({ events: events.length, ack }, 'heartbeat');
+  if (!ack) await deps.delivery.deliverHeartbeatReply(text);
+  } finally {
+    limit.clear();
+  }
 }

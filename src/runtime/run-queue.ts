@@ -8,7 +8,6 @@ import type { AgentAction } from '../mappings/hook-action.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { KnowledgePassage } from '../models/provider.js';
 import type { RunCompletion, RunRecord, Store } from '../store/port.js';
-import { SessionLanes } from './session-lanes.js';
 import type { Heartbeat } from './heartbeat.js';
 import { MAIN_SESSION, MAX_PENDING_EVENTS, type MainSession } from './main-session.js';
 import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
@@ -23,7 +22,8 @@ export interface RunQueueDeps {
   models: ModelRegistry;
   agents: AgentDirectory;
   mainSession: MainSession;
-  heartbeat: Heartbeat;
+  /** asks for a heartbeat turn (on whichever process holds the heartbeat) */
+  heartbeat: Pick<Heartbeat, 'request'>;
   delivery: ReplyDelivery;
   /** the agent's knowledge base: a hook run's model sees the passages its message matches */
   knowledge?: { search(agentId: string, question: string): KnowledgePassage[] };
@@ -34,25 +34,27 @@ export interface RunQueueDeps {
 
 class RunTimeout extends Error {}
 
-/** a run waiting for a slot; `freshSession`: its session key was made up at submit, so the session is empty */
-interface Waiting {
-  run: RunRecord;
-  freshSession: boolean;
-}
+/** how often a process looks for runs it was not told about (another replica's, an expired lease) */
+const POLL_MS = 1000;
 
 /**
- * Agent runs: recorded durably before the 202, executed with bounded concurrency, each in its
- * own session, each aborted at its time limit. Runs left queued or running by a stopped
- * process are picked up again by `resume()`.
+ * Agent runs: recorded durably (queued) before the 202, then claimed from the store with a lease
+ * by whichever process has a free slot: this one at once, another replica when this one is busy,
+ * any of them when the claimer died (its lease runs out). Each run executes in its own session,
+ * at most `maxConcurrent` per process, aborted at its time limit. The store hands out only the
+ * oldest unfinished run of a session, so a conversation's turns go in order across replicas.
  */
 export class RunQueue {
-  /** the record itself is kept: reading it back from the store before executing told nothing new */
-  private readonly waiting = new SessionLanes<Waiting>();
-  /** the ids of `waiting`: a backlog of thousands must not be scanned on every submit */
-  private readonly waitingIds = new Set<string>();
-  private readonly active = new Map<string, { promise: Promise<void>; abort: AbortController; sessionKey: string }>();
-  private accepting = true;
-  private idleWaiters: (() => void)[] = [];
+  /** this process's identity on claims */
+  private readonly owner = randomUUID();
+  private readonly active = new Map<string, { promise: Promise<void>; abort: AbortController }>();
+  private accepting = false;
+  private claiming?: Promise<void>;
+  private again = false;
+  /** the last claim filled every free slot: there may be more to take */
+  private moreWaiting = true;
+  private poll?: NodeJS.Timeout;
+  private renewal?: NodeJS.Timeout;
 
   constructor(private readonly deps: RunQueueDeps) {}
 
@@ -61,7 +63,6 @@ export class RunQueue {
     const id = options.id ?? randomUUID();
     // runs accepted before agentId existed carry none: the default agent, as then
     const agent = (action.agentId && this.deps.agents.get(action.agentId)) || this.deps.agents.default();
-    const freshSession = action.sessionKey === undefined;
     const run: RunRecord = {
       id,
       status: 'queued',
@@ -77,24 +78,48 @@ export class RunQueue {
       finishedAt: null,
     };
     await this.deps.store.runs.insert(run);
-    this.enqueue({ run, freshSession });
+    this.kick();
     return id;
   }
 
-  /** re-queues what a previous process accepted but did not finish */
-  async resume(): Promise<number> {
-    const unfinished = await this.deps.store.runs.unfinished();
-    for (const run of unfinished) this.enqueue({ run, freshSession: false });
-    if (unfinished.length) this.deps.logger.info({ runs: unfinished.length }, 'resuming unfinished runs');
-    return unfinished.length;
+  /** starts claiming: what this or a dead process left unfinished is taken as leases allow */
+  start(): void {
+    this.accepting = true;
+    const leaseMs = this.deps.config.agents.defaults.leaseMs;
+    this.poll = setInterval(() => this.kick(), POLL_MS);
+    this.poll.unref();
+    this.renewal = setInterval(() => void this.renew(), Math.max(100, Math.floor(leaseMs / 3)));
+    this.renewal.unref();
+    this.kick();
   }
 
-  private enqueue(waiting: Waiting): void {
-    const { id } = waiting.run;
-    if (this.waitingIds.has(id) || this.active.has(id)) return;
-    this.waitingIds.add(id);
-    this.waiting.push(waiting.run.sessionKey, waiting);
-    this.schedulePump();
+  /** claims runs into free slots; calls while a claim is in flight coalesce into one more */
+  private kick(): void {
+    if (!this.accepting) return;
+    if (this.claiming) {
+      this.again = true;
+      return;
+    }
+    this.claiming = this.claim()
+      .catch((err) => this.deps.logger.warn({ err }, 'claiming runs failed; retrying at the next poll'))
+      .finally(() => {
+        this.claiming = undefined;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async claim(): Promise<void> {
+    const { config, store } = this.deps;
+    const free = config.agents.defaults.maxConcurrent - this.active.size;
+    if (free <= 0) return;
+    const now = Date.now();
+    const runs = await store.runs.claim({ owner: this.owner, now, until: now + config.agents.defaults.leaseMs }, free);
+    this.moreWaiting = runs.length === free;
+    for (const run of runs) this.begin(run);
+    if (this.moreWaiting) this.again = true;
   }
 
   /**
@@ -103,44 +128,42 @@ export class RunQueue {
    * the whole backlog into one microtask burst that starved the HTTP server (the benchmark saw
    * seconds-long p99 on /hooks/agent). Yielding lets pending requests in between runs.
    */
-  private pumpScheduled?: NodeJS.Immediate;
-  private schedulePump(): void {
-    this.pumpScheduled ??= setImmediate(() => {
-      this.pumpScheduled = undefined;
-      this.pump();
-    });
+  private begin(run: RunRecord): void {
+    const abort = new AbortController();
+    const promise = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.execute(run, abort.signal))
+      .catch((error) => this.deps.logger.error({ err: error, runId: run.id }, 'run bookkeeping failed'))
+      .finally(() => {
+        this.active.delete(run.id);
+        this.kick();
+      });
+    this.active.set(run.id, { promise, abort });
   }
 
-  /**
-   * Starts waiting runs, oldest first, up to the concurrency bound. Runs of one session go one
-   * at a time, in order: the second turn of a conversation must see the first one's reply.
-   */
-  private pump(): void {
-    const max = this.deps.config.agents.defaults.maxConcurrent;
-    while (this.accepting && this.active.size < max) {
-      const waiting = this.waiting.take();
-      if (!waiting) return;
-      const { id, sessionKey } = waiting.run;
-      this.waitingIds.delete(id);
-      const abort = new AbortController();
-      const promise = this.execute(waiting, abort.signal)
-        .catch((error) => this.deps.logger.error({ err: error, runId: id }, 'run bookkeeping failed'))
-        .finally(() => {
-          this.active.delete(id);
-          this.waiting.release(sessionKey);
-          this.schedulePump();
-          if (this.active.size === 0 && this.waiting.length === 0) this.idleWaiters.splice(0).forEach((w) => w());
-        });
-      this.active.set(id, { promise, abort, sessionKey });
+  /** keeps this process's claims alive; a run whose lease was lost (a long pause) is abandoned to its new owner */
+  private async renew(): Promise<void> {
+    const ids = [...this.active.keys()];
+    if (!ids.length) return;
+    try {
+      const held = new Set(await this.deps.store.runs.renew(ids, this.owner, Date.now() + this.deps.config.agents.defaults.leaseMs));
+      for (const id of ids) {
+        if (held.has(id) || !this.active.has(id)) continue;
+        this.deps.logger.warn({ runId: id }, 'run lease lost to another process; abandoning it here');
+        this.active.get(id)!.abort.abort(new LeaseLost());
+      }
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'renewing run leases failed');
     }
   }
 
-  private async execute({ run, freshSession }: Waiting, shutdown: AbortSignal): Promise<void> {
+  private async execute(run: RunRecord, shutdown: AbortSignal): Promise<void> {
     const { store, config, logger } = this.deps;
     const { id } = run;
     const action = run.action as unknown as AgentAction;
     const agent = this.deps.agents.get(run.agentId) ?? this.deps.agents.default();
-    await store.runs.markRunning(id, Date.now());
+    // a session key made up at submit (a random uuid) has no history to read: a run that did not
+    // name one is the only one in its session (a retaken run's transcript was never written)
+    const freshSession = action.sessionKey === undefined;
 
     const timeoutMs = (action.timeoutSeconds ?? config.agents.defaults.timeoutSeconds) * 1000;
     const controller = new AbortController();
@@ -178,16 +201,21 @@ export class RunQueue {
         { role: 'user' as const, content: action.message, createdAt: run.createdAt, runId: id },
         { role: 'assistant' as const, content: response.text, createdAt: now, runId: id },
       ];
-      await this.complete(id, { status: 'succeeded', reply: response.text, at: now, transcript }, action.name, { reply: response.text });
+      // of two processes finishing one run (the first lost its lease), only one completes it
+      if (!(await this.complete(id, { status: 'succeeded', reply: response.text, at: now, transcript }, action.name, { reply: response.text }))) return;
       // fields, not a child logger: a child per run cost more than the run's own log line
       logger.info({ runId: id, sessionKey: run.sessionKey, status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
       await this.afterRun({ ...run, status: 'succeeded', reply: response.text }, action, response.text);
     } catch (error) {
-      if (shutdown.aborted) return; // left as running: the next process resumes it
+      if (shutdown.aborted) {
+        // handed back, queued again: the next claimer (another replica, or this one restarted) runs it
+        if (!(shutdown.reason instanceof LeaseLost)) await store.runs.release([id], this.owner);
+        return;
+      }
       const timedOut = controller.signal.reason instanceof RunTimeout;
       const message = timedOut ? `timed out after ${timeoutMs / 1000}s` : describeError(error);
       const status = timedOut ? 'timed_out' : 'failed';
-      await this.complete(id, { status, error: message, at: Date.now(), transcript: [] }, action.name, timedOut ? { timedOut } : { error: message });
+      if (!(await this.complete(id, { status, error: message, at: Date.now(), transcript: [] }, action.name, timedOut ? { timedOut } : { error: message }))) return;
       logger.warn({ runId: id, sessionKey: run.sessionKey, status, error: message }, 'run failed');
       await this.afterRun({ ...run, status, error: message }, action);
     } finally {
@@ -212,17 +240,26 @@ export class RunQueue {
     if (action.wakeMode === 'now') this.deps.heartbeat.request();
   }
 
-  /** resolves when no run is queued or running (tests) */
-  idle(): Promise<void> {
-    if (this.active.size === 0 && this.waiting.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  /** resolves when this process runs nothing and the store had nothing more for it (tests) */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.claiming;
+      if (this.active.size === 0) {
+        // one more look: a run queued since the last claim
+        this.kick();
+        await this.claiming;
+        if (this.active.size === 0) return;
+      }
+      await Promise.all([...this.active.values()].map((a) => a.promise));
+    }
   }
 
-  /** stops taking work; runs still going after `graceMs` are aborted and stay resumable */
+  /** stops claiming; runs still going after `graceMs` are aborted and handed back, queued */
   async stop(graceMs: number): Promise<void> {
     this.accepting = false;
-    this.waiting.clear();
-    this.waitingIds.clear();
+    clearInterval(this.poll);
+    clearInterval(this.renewal);
+    await this.claiming;
     const all = Promise.all([...this.active.values()].map((a) => a.promise));
     const grace = new Promise((r) => setTimeout(r, graceMs).unref());
     await Promise.race([all, grace]);
@@ -230,6 +267,9 @@ export class RunQueue {
     await all;
   }
 }
+
+/** the abort reason of a run another process took over */
+class LeaseLost extends Error {}
 
 function describeError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);

@@ -50,14 +50,30 @@ export interface SessionMessage {
   meta?: Record<string, unknown> | null;
 }
 
+/**
+ * A claim on work: who holds it and until when. A replica renews the leases of the work it is
+ * doing; work whose lease ran out (its replica died or hung) may be claimed by anyone.
+ */
+export interface Lease {
+  owner: string;
+  now: number;
+  until: number;
+}
+
 export interface EventsRepo {
   /** adds a pending event unless it repeats the session's previous one; keeps at most `maxPending` pending */
   enqueue(session: string, text: string, maxPending: number): Promise<SystemEvent | undefined>;
-  /** marks the session's pending events processing and returns them, oldest first */
-  claimPending(session: string): Promise<SystemEvent[]>;
+  /**
+   * Claims the session's pending events, and processing ones whose lease ran out (a replica that
+   * died mid-heartbeat), for `lease.owner` until `lease.until`; oldest first. Two claimers never
+   * get the same event.
+   */
+  claimPending(session: string, lease: Lease): Promise<SystemEvent[]>;
   complete(ids: number[]): Promise<void>;
-  /** after a crash: processing events become pending again */
-  requeueProcessing(): Promise<void>;
+  /** extends the owner's claim on these events */
+  renew(ids: number[], owner: string, until: number): Promise<void>;
+  /** gives the owner's claimed events back: pending again (a failed heartbeat) */
+  release(ids: number[], owner: string): Promise<void>;
   list(session: string, limit: number): Promise<SystemEvent[]>;
   countPending(session: string): Promise<number>;
 }
@@ -65,15 +81,24 @@ export interface EventsRepo {
 export interface RunsRepo {
   insert(run: RunRecord): Promise<void>;
   get(id: string): Promise<RunRecord | undefined>;
-  markRunning(id: string, at: number): Promise<void>;
+  /**
+   * Claims up to `limit` runs for `lease.owner`, marking them running until `lease.until`, oldest
+   * first: queued runs, and running ones whose lease ran out (their replica died). Only the oldest
+   * unfinished run of a session is ever claimable, so the runs of one session go one at a time, in
+   * order, across every replica. Two claimers never get the same run.
+   */
+  claim(lease: Lease, limit: number): Promise<RunRecord[]>;
+  /** extends the owner's leases on these running runs; returns the ids it still holds */
+  renew(ids: string[], owner: string, until: number): Promise<string[]>;
+  /** hands the owner's running runs back, queued again (a shutdown cut them short) */
+  release(ids: string[], owner: string): Promise<void>;
   /**
    * Finishes a run in one transaction: its transcript, its final status and its summary event
    * on the main session, so a crash can neither lose the summary nor double the transcript.
-   * A run that is already finished is left as it is (false).
+   * A run that is already finished is left as it is (false): of two replicas finishing one run
+   * (the first lost its lease), exactly one completes it.
    */
   complete(id: string, completion: RunCompletion): Promise<boolean>;
-  /** queued and running runs, oldest first: what must resume after a restart */
-  unfinished(): Promise<RunRecord[]>;
 }
 
 export interface SessionsRepo {
@@ -197,6 +222,18 @@ export interface IdempotencyRepo {
   prune(now: number): Promise<number>;
 }
 
+/**
+ * Wake-ups between the processes sharing a store (a `/hooks/wake` on one replica starts the
+ * heartbeat on whichever holds its lease). Best effort and coalesced: a lost signal costs latency,
+ * never work, because the work itself is in the store and polled for.
+ */
+export interface StoreSignals {
+  /** tells every process on this store, this one included */
+  publish(topic: string): void;
+  /** returns the unsubscribe function */
+  subscribe(topic: string, listener: () => void): () => void;
+}
+
 export interface Store {
   events: EventsRepo;
   runs: RunsRepo;
@@ -204,5 +241,6 @@ export interface Store {
   state: StateRepo;
   deliveries: DeliveriesRepo;
   idempotency: IdempotencyRepo;
+  signals: StoreSignals;
   close(): Promise<void>;
 }

@@ -15,7 +15,7 @@ describe('group commit of store writes', () => {
     await store.close();
 
     const reopened = openSqliteStore(file);
-    expect((await reopened.runs.unfinished()).map((r) => r.id).sort()).toEqual([...ids].sort());
+    expect((await reopened.runs.claim({ owner: 'test', now: 1, until: 2 }, 1000)).map((r) => r.id).sort()).toEqual([...ids].sort());
     expect(await reopened.events.countPending('s')).toBe(50);
     await reopened.close();
   });
@@ -29,7 +29,7 @@ describe('group commit of store writes', () => {
     await store.close();
 
     const reopened = openSqliteStore(file);
-    expect((await reopened.runs.unfinished()).map((r) => r.id).sort()).toEqual(['a', 'b', 'taken']);
+    expect((await reopened.runs.claim({ owner: 'test', now: 1, until: 2 }, 1000)).map((r) => r.id).sort()).toEqual(['a', 'b', 'taken']);
     await reopened.close();
   });
 

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, StoreUnavailableError } from '../../src/errors.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
 import { queuedRun } from './run-record.js';
 import { eventually } from '../helpers/start-herald.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
+import { leaseCases } from './leases.case.js';
 
 const schemas: string[] = [];
 const open = async (schema = uniqueSchema()) => {
@@ -12,7 +13,11 @@ const open = async (schema = uniqueSchema()) => {
   return openPostgresStore({ url: PG_URL, schema, poolSize: 4 });
 };
 
+const opened: PostgresStore[] = [];
 beforeAll(requirePostgres);
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
 afterAll(async () => {
   for (const s of schemas) await dropSchema(s);
 });
@@ -76,4 +81,14 @@ describe('postgres store: what only this adapter has', () => {
       await proxy.close();
     }
   });
+});
+
+describe('postgres store: leases and claims between two replicas', () => {
+  leaseCases(async () => {
+    const schema = uniqueSchema();
+    const a = await open(schema);
+    const b = await open(schema);
+    opened.push(a, b);
+    return [a, b] as const;
+  }, { signalsCrossProcesses: true });
 });

@@ -51,13 +51,21 @@ describe('sqlite store', () => {
     expect(await events.countPending('main')).toBe(3);
     expect((await events.list('main', 10)).map((e) => `${e.text}:${e.status}`)).toEqual(['d:pending', 'c:pending', 'b:pending', 'a:dropped']);
 
-    const claimed = await events.claimPending('main');
+    const lease = (owner: string, now = 100) => ({ owner, now, until: now + 1000 });
+    const claimed = await events.claimPending('main', lease('a'));
     expect(claimed.map((e) => e.text)).toEqual(['b', 'c', 'd']);
+    // claimed under a live lease: nobody else gets them
+    expect(await events.claimPending('main', lease('b', 200))).toEqual([]);
     // while the heartbeat is looking at it, a repeat is still a repeat
     expect(await events.enqueue('main', 'd', 3)).toBeUndefined();
-    await events.requeueProcessing();
+    await events.release(claimed.map((e) => e.id), 'someone else');
+    expect(await events.countPending('main')).toBe(0);
+    await events.release(claimed.map((e) => e.id), 'a');
     expect(await events.countPending('main')).toBe(3);
-    const again = await events.claimPending('main');
+    const taken = await events.claimPending('main', lease('b', 300));
+    // b died mid-turn: once its lease ran out, c takes the events
+    const again = await events.claimPending('main', lease('c', 300 + 1001));
+    expect(again.map((e) => e.id)).toEqual(taken.map((e) => e.id));
     await events.complete(again.map((e) => e.id));
     expect(await events.countPending('main')).toBe(0);
     // handled: the same text is news again
@@ -65,20 +73,21 @@ describe('sqlite store', () => {
     await store.close();
   });
 
-  it('runs: insert, progress and the unfinished ones in order, across a reopen', async () => {
+  it('runs: insert, claim, progress and the unfinished ones in order, across a reopen', async () => {
     const db = file();
     let store = openSqliteStore(db);
     await store.runs.insert(queuedRun('r1', 1));
     await store.runs.insert(queuedRun('r2', 2));
     await store.runs.insert(queuedRun('r3', 3));
-    await store.runs.markRunning('r2', 10);
+    expect((await store.runs.claim({ owner: 'a', now: 10, until: 1000 }, 1)).map((r) => r.id)).toEqual(['r1']);
+    await store.runs.release(['r1'], 'a');
     const summary = (text: string) => ({ session: 'main', text, maxPending: 20 });
     await store.runs.complete('r3', { status: 'timed_out', error: 'timed out after 1s', at: 20, transcript: [], summary: summary('Hook r3: (timeout)') });
     await store.close();
 
     store = openSqliteStore(db);
-    expect((await store.runs.unfinished()).map((r) => `${r.id}:${r.status}`)).toEqual(['r1:queued', 'r2:running']);
-    expect(await store.runs.get('r2')).toMatchObject({ status: 'running', startedAt: 10, action: { kind: 'agent', deliver: false } });
+    expect((await store.runs.claim({ owner: 'b', now: 11, until: 1000 }, 5)).map((r) => `${r.id}:${r.status}`)).toEqual(['r1:running', 'r2:running']);
+    expect(await store.runs.get('r2')).toMatchObject({ status: 'running', startedAt: 11, action: { kind: 'agent', deliver: false } });
     expect(await store.runs.get('r3')).toMatchObject({ status: 'timed_out', error: 'timed out after 1s', finishedAt: 20, reply: null });
     const transcript = [
       { role: 'user' as const, content: 'hi', createdAt: 1, runId: 'r1' },

@@ -23,21 +23,32 @@ export function postgresEventsRepo(pool: pg.Pool): EventsRepo {
     enqueue(session, text, maxPending) {
       return enqueueEvent(pool, session, text, maxPending);
     },
-    async claimPending(session) {
+    async claimPending(session, { owner, now, until }) {
+      // pending, or processing under a lease that ran out; SKIP LOCKED: never wait on another claimer
       const { rows } = await query<Row>(
         pool,
-        `UPDATE events SET status = 'processing' WHERE id IN
-           (SELECT id FROM events WHERE session = $1 AND status = 'pending' FOR UPDATE SKIP LOCKED)
+        `UPDATE events SET status = 'processing', lease_owner = $2, lease_until = $4 WHERE id IN
+           (SELECT id FROM events WHERE session = $1
+              AND (status = 'pending' OR (status = 'processing' AND (lease_until IS NULL OR lease_until < $3)))
+            FOR UPDATE SKIP LOCKED)
          RETURNING *`,
-        [session],
+        [session, owner, now, until],
       );
       return rows.map(toEvent).sort((a, b) => a.id - b.id);
     },
     async complete(ids) {
-      if (ids.length) await query(pool, "UPDATE events SET status = 'done' WHERE id = ANY($1::bigint[])", [ids]);
+      if (ids.length) await query(pool, "UPDATE events SET status = 'done', lease_owner = NULL, lease_until = NULL WHERE id = ANY($1::bigint[])", [ids]);
     },
-    async requeueProcessing() {
-      await query(pool, "UPDATE events SET status = 'pending' WHERE status = 'processing'");
+    async renew(ids, owner, until) {
+      if (ids.length) await query(pool, "UPDATE events SET lease_until = $3 WHERE id = ANY($1::bigint[]) AND lease_owner = $2 AND status = 'processing'", [ids, owner, until]);
+    },
+    async release(ids, owner) {
+      if (!ids.length) return;
+      await query(
+        pool,
+        "UPDATE events SET status = 'pending', lease_owner = NULL, lease_until = NULL WHERE id = ANY($1::bigint[]) AND lease_owner = $2 AND status = 'processing'",
+        [ids, owner],
+      );
     },
     async list(session, limit) {
       const { rows } = await query<Row>(pool, 'SELECT * FROM events WHERE session = $1 ORDER BY id DESC LIMIT $2', [session, limit]);

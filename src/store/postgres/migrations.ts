@@ -69,8 +69,9 @@ export const migrations: Migration[] = [
         lease_owner TEXT,
         lease_until BIGINT
       );
-      CREATE INDEX runs_unfinished ON runs (created_at, seq) WHERE status IN ('queued', 'running');
-      CREATE INDEX runs_session_unfinished ON runs (session_key, created_at, seq) WHERE status IN ('queued', 'running');
+      -- runs are claimed in insert order (seq), not by created_at: replicas' clocks differ
+      CREATE INDEX runs_unfinished ON runs (seq) WHERE status IN ('queued', 'running');
+      CREATE INDEX runs_session_unfinished ON runs (session_key, seq) WHERE status IN ('queued', 'running');
       CREATE INDEX runs_succeeded ON runs (finished_at) WHERE status = 'succeeded';
 
       CREATE TABLE session_messages (

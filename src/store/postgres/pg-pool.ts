@@ -42,18 +42,23 @@ export function checkSchemaName(schema: string): string {
   return schema;
 }
 
-export function createPool(options: PostgresOptions): pg.Pool {
+/** what every connection of a deployment is opened with (the pool's, and the listener's) */
+export function connectionConfig(options: PostgresOptions): pg.ClientConfig {
   const schema = checkSchemaName(options.schema ?? DEFAULT_SCHEMA);
-  const pool = new pg.Pool({
+  return {
     connectionString: options.url,
-    max: options.poolSize ?? 10,
     // every connection sees this deployment's tables first, unqualified
     options: `-c search_path=${schema}`,
+    // shows which deployment a connection belongs to in pg_stat_activity
+    application_name: `herald:${schema}`,
     // a request waits this long for a connection while the database is away, then gets a 503
     connectionTimeoutMillis: 5000,
-    idleTimeoutMillis: 30_000,
     types,
-  });
+  };
+}
+
+export function createPool(options: PostgresOptions): pg.Pool {
+  const pool = new pg.Pool({ ...connectionConfig(options), max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
   // an idle connection dropped by the server emits here; without a listener it would crash the
   // process. The pool discards that client and opens a new one on the next query (reconnect).
   pool.on('error', () => {});

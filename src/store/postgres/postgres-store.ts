@@ -6,7 +6,8 @@ import { postgresDeliveriesRepo } from './deliveries-repo.js';
 import { postgresEventsRepo } from './events-repo.js';
 import { postgresIdempotencyRepo } from './idempotency-repo.js';
 import { migrate } from './migrate.js';
-import { checkSchemaName, createPool, DEFAULT_SCHEMA, type PostgresOptions } from './pg-pool.js';
+import { checkSchemaName, connectionConfig, createPool, DEFAULT_SCHEMA, type PostgresOptions } from './pg-pool.js';
+import { PgSignals } from './pg-signals.js';
 import { postgresProbe } from './postgres-probe.js';
 import { postgresRunsRepo } from './runs-repo.js';
 import { postgresSessionsRepo } from './sessions-repo.js';
@@ -47,6 +48,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     if (error instanceof ConfigError) throw error;
     throw new ConfigError([`storage.postgres: cannot open ${redact(options.url)} (schema ${schema}): ${(error as Error).message}`]);
   }
+  const signals = new PgSignals(pool, connectionConfig({ ...options, schema }), schema);
+  await signals.start();
   let closed = false;
   return {
     schema,
@@ -58,9 +61,11 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     state: postgresStateRepo(pool),
     deliveries: postgresDeliveriesRepo(pool),
     idempotency: postgresIdempotencyRepo(pool),
+    signals,
     async close() {
       if (closed) return;
       closed = true;
+      await signals.close();
       await pool.end();
     },
   };

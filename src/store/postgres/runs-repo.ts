@@ -51,8 +51,43 @@ export function postgresRunsRepo(pool: pg.Pool): RunsRepo {
       const { rows } = await query<Row>(pool, `SELECT ${COLUMNS} FROM runs WHERE id = $1`, [id]);
       return rows[0] && toRun(rows[0]);
     },
-    async markRunning(id, at) {
-      await query(pool, "UPDATE runs SET status = 'running', started_at = $2 WHERE id = $1", [id, at]);
+    /**
+     * FOR UPDATE SKIP LOCKED: replicas claiming at once take different runs and never wait on
+     * each other. A run whose session has an older unfinished run is not a candidate (per-session
+     * order); that older run, locked by another claimer right now, still counts as unfinished.
+     */
+    async claim({ owner, now, until }, limit) {
+      const { rows } = await query<Row & { seq: number }>(
+        pool,
+        `WITH candidates AS (
+           SELECT r.id FROM runs r
+           WHERE (r.status = 'queued' OR (r.status = 'running' AND (r.lease_until IS NULL OR r.lease_until < $2)))
+             AND NOT EXISTS (SELECT 1 FROM runs p WHERE p.session_key = r.session_key AND p.status IN ('queued', 'running') AND p.seq < r.seq)
+           ORDER BY r.seq LIMIT $4
+           FOR UPDATE SKIP LOCKED)
+         UPDATE runs SET status = 'running', started_at = $2, lease_owner = $1, lease_until = $3
+         FROM candidates WHERE runs.id = candidates.id
+         RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq`,
+        [owner, now, until, limit],
+      );
+      return rows.sort((a, b) => a.seq - b.seq).map(toRun);
+    },
+    async renew(ids, owner, until) {
+      if (!ids.length) return [];
+      const { rows } = await query<{ id: string }>(
+        pool,
+        "UPDATE runs SET lease_until = $3 WHERE id = ANY($1::text[]) AND lease_owner = $2 AND status = 'running' RETURNING id",
+        [ids, owner, until],
+      );
+      return rows.map((r) => r.id);
+    },
+    async release(ids, owner) {
+      if (!ids.length) return;
+      await query(
+        pool,
+        "UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE id = ANY($1::text[]) AND lease_owner = $2 AND status = 'running'",
+        [ids, owner],
+      );
     },
     /** status, transcript and summary event commit together, or not at all */
     async complete(id, c) {
@@ -67,10 +102,6 @@ export function postgresRunsRepo(pool: pg.Pool): RunsRepo {
         await enqueueEvent(client, c.summary.session, c.summary.text, c.summary.maxPending);
         return true;
       });
-    },
-    async unfinished() {
-      const { rows } = await query<Row>(pool, `SELECT ${COLUMNS} FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at, seq`);
-      return rows.map(toRun);
     },
   };
 }

@@ -42,26 +42,35 @@ export function eventEnqueuer(db: SqliteDatabase) {
 export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit): EventsRepo {
   const enqueue = eventEnqueuer(db);
   const pendingCount = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'");
-  const claim = db.prepare<[string], Row>(
-    "UPDATE events SET status = 'processing' WHERE session = ? AND status = 'pending' RETURNING *",
+  // pending, or processing under a lease that ran out (NULL: claimed before leases existed)
+  const claim = db.prepare<{ session: string; owner: string; now: number; until: number }, Row>(
+    `UPDATE events SET status = 'processing', lease_owner = @owner, lease_until = @until
+     WHERE session = @session AND (status = 'pending' OR (status = 'processing' AND (lease_until IS NULL OR lease_until < @now)))
+     RETURNING *`,
   );
-  const done = db.prepare<[number]>("UPDATE events SET status = 'done' WHERE id = ?");
-  const requeue = db.prepare("UPDATE events SET status = 'pending' WHERE status = 'processing'");
+  const done = db.prepare<[number]>("UPDATE events SET status = 'done', lease_owner = NULL, lease_until = NULL WHERE id = ?");
+  const renew = db.prepare<[number, number, string]>("UPDATE events SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'processing'");
+  const release = db.prepare<[number, string]>(
+    "UPDATE events SET status = 'pending', lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'processing'",
+  );
   const list = db.prepare<[string, number], Row>('SELECT * FROM events WHERE session = ? ORDER BY id DESC LIMIT ?');
 
   return {
     async enqueue(session, text, maxPending) {
       return commits.run(() => enqueue(session, text, maxPending));
     },
-    async claimPending(session) {
-      const rows = await commits.run(() => claim.all(session));
+    async claimPending(session, lease) {
+      const rows = await commits.run(() => claim.all({ session, ...lease }));
       return rows.map(toEvent).sort((a, b) => a.id - b.id);
     },
     async complete(ids) {
       await commits.run(db.transaction(() => ids.forEach((id) => done.run(id))));
     },
-    async requeueProcessing() {
-      await commits.run(() => requeue.run());
+    async renew(ids, owner, until) {
+      await commits.run(db.transaction(() => ids.forEach((id) => renew.run(until, id, owner))));
+    },
+    async release(ids, owner) {
+      await commits.run(db.transaction(() => ids.forEach((id) => release.run(id, owner))));
     },
     async list(session, limit) {
       return list.all(session, limit).map(toEvent);

@@ -166,4 +166,16 @@ export const migrations: Migration[] = [
       CREATE INDEX deliveries_status ON deliveries (status);
     `,
   },
+  {
+    version: 8,
+    name: 'replicas: leases on claimed runs and events (a crashed process\'s work is retaken when its lease runs out)',
+    sql: `
+      ALTER TABLE runs ADD COLUMN lease_owner TEXT;
+      ALTER TABLE runs ADD COLUMN lease_until INTEGER;
+      ALTER TABLE events ADD COLUMN lease_owner TEXT;
+      ALTER TABLE events ADD COLUMN lease_until INTEGER;
+      -- the claim asks, per candidate run, whether an older run of its session is unfinished
+      CREATE INDEX runs_session_unfinished ON runs (session_key) WHERE status IN ('queued', 'running');
+    `,
+  },
 ];

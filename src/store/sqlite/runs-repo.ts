@@ -41,9 +41,24 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const get = db.prepare<[string], Row>('SELECT * FROM runs WHERE id = ?');
-  const running = db.prepare<[number, string]>("UPDATE runs SET status = 'running', started_at = ? WHERE id = ?");
+  // the oldest unfinished run of each session only: a session's runs go one at a time, in order
+  const claim = db.prepare<{ owner: string; now: number; until: number; limit: number }, Row & { seq: number }>(
+    `UPDATE runs SET status = 'running', started_at = @now, lease_owner = @owner, lease_until = @until
+     WHERE rowid IN (
+       SELECT r.rowid FROM runs r
+       WHERE (r.status = 'queued' OR (r.status = 'running' AND (r.lease_until IS NULL OR r.lease_until < @now)))
+         AND NOT EXISTS (SELECT 1 FROM runs p WHERE p.session_key = r.session_key AND p.status IN ('queued', 'running') AND p.rowid < r.rowid)
+       ORDER BY r.rowid LIMIT @limit)
+     RETURNING *, rowid AS seq`,
+  );
+  const renew = db.prepare<[number, string, string], { id: string }>(
+    "UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'running' RETURNING id",
+  );
+  const release = db.prepare<[string, string]>(
+    "UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'running'",
+  );
   const finish = db.prepare<[string, string | null, string | null, number, string]>(
-    "UPDATE runs SET status = ?, reply = ?, error = ?, finished_at = ? WHERE id = ? AND status IN ('queued', 'running')",
+    "UPDATE runs SET status = ?, reply = ?, error = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('queued', 'running')",
   );
   const appendMessage = messageAppender(db);
   const enqueueEvent = eventEnqueuer(db);
@@ -54,7 +69,6 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     return true;
   });
   const sessionOf = db.prepare<[string], { session_key: string }>('SELECT session_key FROM runs WHERE id = ?');
-  const unfinished = db.prepare<[], Row>("SELECT * FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at, rowid");
 
   return {
     async insert(run) {
@@ -67,17 +81,21 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
       const row = get.get(id);
       return row && toRun(row);
     },
-    async markRunning(id, at) {
-      await commits.run(() => running.run(at, id));
+    async claim(lease, limit) {
+      const rows = await commits.run(() => claim.all({ ...lease, limit }));
+      return rows.sort((a, b) => a.seq - b.seq).map(toRun);
+    },
+    async renew(ids, owner, until) {
+      return commits.run(db.transaction(() => ids.filter((id) => renew.get(until, id, owner) !== undefined)));
+    },
+    async release(ids, owner) {
+      await commits.run(db.transaction(() => ids.forEach((id) => release.run(id, owner))));
     },
     async complete(id, completion) {
       return commits.run(() => {
         const row = sessionOf.get(id);
         return row ? complete(id, completion, row.session_key) : false;
       });
-    },
-    async unfinished() {
-      return unfinished.all().map(toRun);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { LocalSignals } from '../local-signals.js';
 import type { Store } from '../port.js';
 import { sqliteDeliveriesRepo } from './deliveries-repo.js';
 import { sqliteEventsRepo } from './events-repo.js';
@@ -24,6 +25,8 @@ export function openSqliteStore(file: string): SqliteStore {
     state: sqliteStateRepo(db),
     deliveries: sqliteDeliveriesRepo(db),
     idempotency: sqliteIdempotencyRepo(db),
+    // one process per database file: a signal never needs to leave it
+    signals: new LocalSignals(),
     async close() {
       if (!db.open) return;
       commits.flush();
