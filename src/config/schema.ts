@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isCidr } from './cidr.js';
 import { MAX_TIMEOUT_SECONDS, mappingSchema, thinkingLevels } from '../mappings/mapping-schema.js';
 import { normaliseHooksPath } from './hooks-path.js';
 
@@ -20,6 +21,12 @@ export const gatewaySchema = z
       .strict()
       .default({})
       .describe('Gateway (operator) authentication.'),
+    trustedProxies: z
+      .array(z.string().refine(isCidr, 'an IP address or CIDR, e.g. 10.0.0.0/8 or fd00::/8'))
+      .default([])
+      .describe(
+        'Reverse proxies (IP addresses or CIDRs) whose X-Forwarded-For / Forwarded headers name the client, for the failed-auth limits and logs; from any other peer those headers are ignored.',
+      ),
     metrics: z
       .object({
         enabled: z.boolean().default(true).describe('Serves GET /metrics (Prometheus text format, behind the gateway token) and counts requests, runs and heartbeats; false: 404 and no counting.'),

@@ -1,7 +1,24 @@
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { plainAddress, type TrustedProxies } from './trusted-proxies.js';
 
-/** The peer's address from the socket; never from X-Forwarded-For, which any client can write. */
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** the client's address: the socket peer, or what a trusted proxy says the client was */
+    clientAddress?: string;
+  }
+}
+
+const peerOf = (c: Context) => (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress ?? 'local';
+
+/** Resolves the client address once per request (see TrustedProxies for when headers count). */
+export function clientAddressOf(proxies: TrustedProxies): MiddlewareHandler {
+  return async function clientAddressOf(c, next) {
+    c.set('clientAddress', proxies.clientAddress(peerOf(c), { forwarded: c.req.header('forwarded'), xForwardedFor: c.req.header('x-forwarded-for') }));
+    await next();
+  };
+}
+
+/** The client's address: X-Forwarded-For and Forwarded count only from a trusted proxy (`gateway.trustedProxies`). */
 export function clientAddress(c: Context): string {
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  return incoming?.socket?.remoteAddress ?? 'local';
+  return c.get('clientAddress') ?? plainAddress(peerOf(c));
 }

@@ -10,12 +10,14 @@ import type { Store } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
 import { adminRoutes } from './admin/admin-routes.js';
 import { errorHandler, errorResponse } from './error-handler.js';
+import { clientAddressOf } from './client-address.js';
 import { FailedAuthLimiter } from './failed-auth-limiter.js';
 import { hooksRoutes } from './hooks/hooks-routes.js';
 import { metricsRoute } from './metrics-route.js';
 import { openApiRoute } from './openapi/openapi-route.js';
 import { readinessRoute } from './readiness-route.js';
 import { requestContext } from './request-context.js';
+import { TrustedProxies } from './trusted-proxies.js';
 
 export interface AppDeps {
   config: HeraldConfig;
@@ -35,20 +37,23 @@ export interface AppDeps {
 /** The HTTP face of herald. It never listens: `serve` does, tests use `app.request()`. */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
-  const limiter = new FailedAuthLimiter();
+  // one limiter per surface: wrong hook tokens must not lock operators out of /admin and /metrics
+  const hooksLimiter = new FailedAuthLimiter('hooks', deps.logger);
+  const operatorLimiter = new FailedAuthLimiter('operator', deps.logger);
   app.use('*', requestContext(deps.logger, deps.metrics?.http));
+  app.use('*', clientAddressOf(new TrustedProxies(deps.config.gateway.trustedProxies)));
   app.onError(errorHandler(deps.logger));
   app.notFound((c) => errorResponse(c, new HeraldError('HERALD_NOT_FOUND')));
 
   app.get('/healthz', (c) => c.json({ ok: true }));
   if (deps.probe) app.get('/readyz', readinessRoute({ probe: deps.probe, logger: deps.logger }));
   app.get('/openapi.json', openApiRoute(deps));
-  if (deps.metrics) app.get('/metrics', metricsRoute({ config: deps.config, metrics: deps.metrics, limiter }));
+  if (deps.metrics) app.get('/metrics', metricsRoute({ config: deps.config, metrics: deps.metrics, limiter: operatorLimiter }));
   if (deps.config.hooks.enabled) {
     const prefix = deps.config.hooks.path.replace(/\/+$/, '');
-    app.route(prefix, hooksRoutes({ ...deps, limiter }));
+    app.route(prefix, hooksRoutes({ ...deps, limiter: hooksLimiter }));
   }
-  app.route('/admin', adminRoutes({ ...deps, limiter }));
+  app.route('/admin', adminRoutes({ ...deps, limiter: operatorLimiter }));
   for (const mount of deps.mounts ?? []) app.route(mount.path, mount.app);
   return app;
 }

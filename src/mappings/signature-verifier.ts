@@ -8,7 +8,13 @@ export interface SignatureVerifier {
   type: MappingAuth['type'];
   /** true when the signature headers (names lower-cased) verify over the exact bytes received */
   verify(headers: Record<string, string | undefined>, body: Uint8Array, nowMs: number): boolean;
+  /** why `verify` said no, for the log (it reads headers only, never says what was expected) */
+  failure(headers: Record<string, string | undefined>, nowMs: number): SignatureFailure;
 }
+
+export type SignatureFailure = 'missing signature' | 'stale timestamp' | 'bad signature';
+
+const missingOr = (value: string | undefined): SignatureFailure | undefined => (value === undefined || value.trim() === '' ? 'missing signature' : undefined);
 
 const HEX_DIGEST = /^[0-9a-f]{64}$/i;
 
@@ -54,6 +60,7 @@ export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
           const given = value?.trim().toLowerCase().startsWith('sha256=') ? hexDigest(value) : undefined;
           return given !== undefined && sameDigest(given, hmac(secret, '', body));
         },
+        failure: (headers) => missingOr(headers['x-hub-signature-256']) ?? 'bad signature',
       };
     case 'stripe':
       // Stripe-Signature: t=<unix seconds>,v1=<hex HMAC of "<t>.<raw body>">[,v1=...]; other schemes ignored
@@ -74,6 +81,11 @@ export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
             if (given !== undefined && sameDigest(given, expected)) ok = true;
           }
           return ok;
+        },
+        failure(headers, nowMs) {
+          const value = headers['stripe-signature'];
+          const timestamp = /(?:^|,)\s*t=([^,]*)/.exec(value ?? '')?.[1];
+          return missingOr(value) ?? (withinTolerance(timestamp, nowMs, tolerance) ? 'bad signature' : 'stale timestamp');
         },
       };
     case 'standard-webhooks': {
@@ -96,6 +108,10 @@ export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
           }
           return ok;
         },
+        failure(headers, nowMs) {
+          const missing = missingOr(headers['webhook-id']) ?? missingOr(headers['webhook-timestamp']) ?? missingOr(headers['webhook-signature']);
+          return missing ?? (withinTolerance(headers['webhook-timestamp'], nowMs, tolerance) ? 'bad signature' : 'stale timestamp');
+        },
       };
     }
     case 'hmac-sha256': {
@@ -107,6 +123,7 @@ export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
           const given = hexDigest(headers[header]);
           return given !== undefined && sameDigest(given, hmac(secret, '', body));
         },
+        failure: (headers) => missingOr(headers[header]) ?? 'bad signature',
       };
     }
   }

@@ -58,9 +58,9 @@ describe('webhook statuses end to end (real server)', () => {
     expect(await limited.json()).toMatchObject({ ok: false });
     // nothing of the refused requests reached the store
     expect(await herald.gateway.store.events.list('main', 10)).toHaveLength(0);
-    // the admin API shares the limit: the address stays refused there too
+    // the admin API counts its own failures: the operator is not locked out by a broken sender
     const admin = await fetch(`${herald.url}/admin/events`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
-    expect(admin.status).toBe(429);
+    expect(admin.status).toBe(200);
   });
 
   it('413 for a declared or streamed body over hooks.maxBodyBytes, 408 for a stalled one', async () => {

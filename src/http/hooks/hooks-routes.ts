@@ -11,7 +11,7 @@ import { parseJsonBody, readBody } from '../read-body.js';
 import { checkToken } from '../token-auth.js';
 import { HookIdempotency, idempotencyKeyOf, requestHash, type StoredResponse } from './hook-idempotency.js';
 import { presentedHookToken } from './hook-token.js';
-import { admitBySignature, refuseWhileLimited } from './signature-auth.js';
+import { admitBySignature } from './signature-auth.js';
 
 export interface HooksRoutesDeps {
   config: HeraldConfig;
@@ -41,7 +41,7 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
     // no token, but the path's mappings declare auth: the signature is checked once the raw body is read.
     // A presented token always decides by itself (a wrong one is not rescued by a signature).
     const signed = presented ? [] : deps.engine.signedMappings(path);
-    if (signed.length) refuseWhileLimited(c, deps.limiter);
+    if (signed.length) deps.limiter.refuseWhileLimited(c, path);
     else checkToken(c, deps.limiter, presented?.token, hooks.token);
     if (presented?.form === 'query') {
       c.header('Deprecation', 'true');
@@ -52,7 +52,7 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
     c.set('bodyBytes', bytes.byteLength);
     const headers = Object.fromEntries(Object.entries(c.req.header()).map(([k, v]) => [k.toLowerCase(), v]));
     // over the exact bytes received, before any parsing
-    const signedBy = signed.length ? admitBySignature(c, deps.limiter, signed, headers, bytes) : undefined;
+    const signedBy = signed.length ? admitBySignature(c, deps.limiter, path, signed, headers, bytes) : undefined;
     const key = idempotencyKeyOf(c);
     const url = new URL(c.req.url);
     const { token: _token, ...query } = c.req.query();

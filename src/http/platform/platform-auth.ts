@@ -3,7 +3,6 @@ import { HeraldError } from '../../errors.js';
 import { type ApiKeyVerifier, type ApiPrincipal } from '../../platform/api-keys.js';
 import { rateLimitHeaders, type RateLimiter } from '../../platform/rate-limiter.js';
 import { bearerToken } from '../bearer-token.js';
-import { clientAddress } from '../client-address.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 
 declare module 'hono' {
@@ -19,15 +18,11 @@ declare module 'hono' {
  */
 export function platformAuth(keys: ApiKeyVerifier, rate: RateLimiter, failures: FailedAuthLimiter): MiddlewareHandler {
   return async function platformAuth(c, next) {
-    const address = clientAddress(c);
-    const wait = failures.retryAfter(address);
-    if (wait > 0) {
-      throw new HeraldError('HERALD_RATE_LIMITED', 'too many failed authentication attempts', { headers: { 'Retry-After': String(wait) } });
-    }
+    failures.refuseWhileLimited(c);
     const presented = bearerToken(c);
     const principal = keys.verify(presented);
     if (!principal) {
-      failures.fail(address);
+      failures.failed(c, presented ? 'unknown key' : 'missing key');
       const message = presented
         ? 'Incorrect API key provided.'
         : "You didn't provide an API key. Send it as `Authorization: Bearer <API_KEY>`.";

@@ -29,7 +29,7 @@ export interface PlatformRoutesDeps {
 /** The /v1 platform API (mounted by the gateway under /v1): API-key auth and rate limit first. */
 export function platformRoutes(deps: PlatformRoutesDeps): Hono {
   const app = new Hono();
-  app.use('*', platformAuth(deps.keys, new RateLimiter(deps.config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter()));
+  app.use('*', platformAuth(deps.keys, new RateLimiter(deps.config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter('platform', deps.logger)));
   app.route('/', agentsRoutes({ agents: deps.agents, knowledge: deps.knowledge, state: deps.store.state }));
   app.route('/', chatRoutes(deps));
   app.route('/', knowledgeRoutes({ agents: deps.agents, knowledge: deps.knowledge, parser: deps.parser, maxUploadBytes: deps.config.platform.maxUploadBytes }));
