@@ -1,5 +1,10 @@
 import { z } from 'zod';
 
+/** Google's OAuth2 signing keys, which sign Pub/Sub's push tokens (https://www.googleapis.com/oauth2/v3/certs) */
+export const GOOGLE_JWKS_URL = 'https://www.googleapis.com/oauth2/v3/certs';
+/** a Gmail watch expires after 7 days (users.watch); renewal must come before, with an hour to spare */
+export const MAX_RENEW_MINUTES = 7 * 24 * 60 - 60;
+
 /** `hooks.gmail`: written by `herald webhooks gmail setup`, read by the preset and the watcher. */
 export const gmailConfigSchema = z
   .object({
@@ -7,12 +12,27 @@ export const gmailConfigSchema = z
     label: z.string().default('INBOX').describe('Label whose new messages are reported.'),
     topic: z.string().optional().describe('Pub/Sub topic, projects/<project>/topics/<topic>.'),
     subscription: z.string().optional().describe('Pub/Sub push subscription name.'),
-    pushToken: z.string().optional().describe('Token Pub/Sub must send as ?token= on each push.'),
+    pushToken: z.string().optional().describe('Token Pub/Sub must send as ?token= on each push (the simple option; with `pushOidc` both are checked).'),
+    pushOidc: z
+      .object({
+        serviceAccountEmail: z.string().email().describe('The service account the push subscription signs its tokens as (`pushConfig.oidcToken.serviceAccountEmail`); the token\'s `email` must be it.'),
+        audience: z.string().min(1).describe('The token\'s expected `aud` (`pushConfig.oidcToken.audience`; Pub/Sub uses the push endpoint URL when none is set).'),
+        jwksUrl: z.string().url().default(GOOGLE_JWKS_URL).describe('Google\'s published signing keys (JWKS); a fake in tests.'),
+      })
+      .strict()
+      .optional()
+      .describe('Pub/Sub authenticated push: each push carries `Authorization: Bearer <OIDC JWT>` signed by Google; herald verifies its RS256 signature against Google\'s keys, issuer, audience, expiry and service account email.'),
     pushEndpoint: z.string().url().optional().describe('The public HTTPS URL Pub/Sub pushes to (without ?token=); it must reach serve.path.'),
     hookUrl: z.string().url().optional().describe('Where the watcher posts new mail (default http://127.0.0.1:<gateway.port><hooks.path>/gmail).'),
     includeBody: z.boolean().default(true).describe('Include the decoded text body of each message.'),
     maxBytes: z.number().int().positive().default(20000).describe('Body size cut-off (bodyTruncated marks a cut).'),
-    renewEveryMinutes: z.number().int().positive().default(720).describe('How often the Gmail watch is renewed.'),
+    renewEveryMinutes: z
+      .number()
+      .int()
+      .positive()
+      .max(MAX_RENEW_MINUTES)
+      .default(720)
+      .describe('How often the Gmail watch is renewed. A watch expires after 7 days, so at most 6 days 23 hours; the watcher also renews an hour before the expiration Gmail returns, whichever comes first.'),
     recoverMaxMessages: z
       .number()
       .int()

@@ -54,6 +54,19 @@ export class GmailApi {
     return body;
   }
 
+  /**
+   * A body Gmail keeps out of the message (`body.attachmentId`, large text parts):
+   * users.messages.attachments.get answers `{size, data}` with data in base64url
+   * (https://developers.google.com/gmail/api/reference/rest/v1/users.messages.attachments/get).
+   */
+  async attachment(messageId: string, attachmentId: string): Promise<{ size?: number; data?: string }> {
+    const { body } = await googleRequest<{ size?: number; data?: string }>(this.token, {
+      step: `read a body part of message ${messageId}`,
+      url: this.url(`/messages/${encodeURIComponent(messageId)}/attachments/${encodeURIComponent(attachmentId)}`),
+    });
+    return body;
+  }
+
   /** The newest messages of a label: the recovery when history is no longer available. */
   async recentMessages(label: string, maxResults: number): Promise<{ id: string; threadId?: string }[]> {
     const query = new URLSearchParams({ labelIds: label, maxResults: String(maxResults) });

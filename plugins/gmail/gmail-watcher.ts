@@ -7,11 +7,13 @@ import { GmailApi } from './gmail-api.js';
 import { GoogleApiError } from './google-api.js';
 import { fetchText, type FetchedText } from './timed-fetch.js';
 import { laterHistoryId } from './history-id.js';
-import { isOwnMessage, summarizeMessage } from './message-decode.js';
+import { fetchDetachedBodies, isOwnMessage, summarizeMessage } from './message-decode.js';
 import { startPushEndpoint, type GmailNotification } from './push-endpoint.js';
+import { PushOidcVerifier } from './push-oidc.js';
+import { PubSubApi, type PushConfig } from './pubsub-api.js';
 
 export interface WatcherSettings {
-  gmail: GmailConfig & { account: string; pushToken: string; topic: string; oauth: NonNullable<GmailConfig['oauth']> };
+  gmail: GmailConfig & { account: string; topic: string; oauth: NonNullable<GmailConfig['oauth']> };
   hookUrl: string;
   hookToken: string;
   state: PluginState;
@@ -24,6 +26,14 @@ export interface WatcherSettings {
 type SeenOutcome = 'posted' | 'skipped' | 'rejected' | 'gone' | 'duplicate';
 
 const DAY_MS = 86_400_000;
+/** renew this long before the expiration Gmail returned for the watch */
+const RENEW_MARGIN_MS = 3_600_000;
+
+/** where new mail starts counting: nothing received before it is ever reported (set at setup or the first watch) */
+interface Baseline {
+  historyId: string;
+  at: number;
+}
 
 /** The hook answered 404: no mapping handles path `gmail`. A configuration fault: kept and retried, never dropped. */
 class HookNotRoutedError extends Error {}
@@ -37,6 +47,8 @@ class HookNotRoutedError extends Error {}
 export class GmailWatcher implements PluginService {
   readonly name = 'gmail-watcher';
   private readonly gmail: GmailApi;
+  private readonly pubsub: PubSubApi;
+  private readonly oidc?: PushOidcVerifier;
   private readonly log: Logger;
   private server?: http.Server;
   private stopped = false;
@@ -50,7 +62,10 @@ export class GmailWatcher implements PluginService {
 
   constructor(private readonly settings: WatcherSettings) {
     const { gmail } = settings;
-    this.gmail = new GmailApi(gmail.endpoints.gmail, accessTokenSource(gmail.endpoints.oauthToken, gmail.oauth));
+    const token = accessTokenSource(gmail.endpoints.oauthToken, gmail.oauth);
+    this.gmail = new GmailApi(gmail.endpoints.gmail, token);
+    this.pubsub = new PubSubApi(gmail.endpoints.pubsub, token);
+    if (gmail.pushOidc) this.oidc = new PushOidcVerifier(gmail.pushOidc);
     this.log = settings.logger.child({ account: gmail.account });
   }
 
@@ -70,7 +85,7 @@ export class GmailWatcher implements PluginService {
   async start(): Promise<void> {
     this.stopped = false;
     const { serve, pushToken } = this.settings.gmail;
-    this.server = await startPushEndpoint({ ...serve, pushToken, logger: this.log, record: (n) => this.record(n) });
+    this.server = await startPushEndpoint({ ...serve, pushToken, oidc: this.oidc, logger: this.log, record: (n) => this.record(n) });
     this.log.info({ url: this.url }, 'gmail push endpoint listening');
     await this.pruneHandled();
     void this.renewWatch();
@@ -124,23 +139,47 @@ export class GmailWatcher implements PluginService {
     this.later(DAY_MS, () => void this.pruneHandled());
   }
 
-  /** Watch now, then every renewEveryMinutes; a failure is retried with backoff. */
+  /**
+   * Watch now, then every renewEveryMinutes (and always an hour before the watch's 7-day expiry);
+   * a failure is retried with backoff. Each watch's historyId is stored: as the cursor when there
+   * is none yet, and as the baseline (first time only) before which no mail is ever reported.
+   * Each renewal also checks that the push subscription still exists, and re-creates it if not.
+   */
   private async renewWatch(): Promise<void> {
     if (this.stopped) return;
     const { gmail } = this.settings;
     try {
       const watch = await this.gmail.watch(gmail.topic, gmail.label);
       this.watchFailures = 0;
-      // the first history id comes from the watch; an existing one is kept (it covers mail that arrived while down)
-      await this.settings.state.update<string | undefined>(this.key('historyId'), (current) => current ?? watch.historyId);
+      await storeWatchHistoryId(this.settings.state, gmail.account, watch.historyId);
       this.log.info({ expiration: watch.expiration }, 'gmail watch renewed');
-      this.later(gmail.renewEveryMinutes * 60_000, () => void this.renewWatch());
+      const untilExpiry = watch.expiration ? Number(watch.expiration) - Date.now() - RENEW_MARGIN_MS : Infinity;
+      this.later(Math.max(60_000, Math.min(gmail.renewEveryMinutes * 60_000, untilExpiry)), () => void this.renewWatch());
       this.kick();
     } catch (err) {
       this.watchFailures++;
       const retryInMs = this.backoff(this.watchFailures);
       this.log.error({ err: describe(err), retryInMs }, 'gmail watch failed; retrying');
       this.later(retryInMs, () => void this.renewWatch());
+      return;
+    }
+    await this.checkSubscription();
+  }
+
+  /** A deleted (or, under an old default policy, expired) push subscription would lose all mail silently. */
+  private async checkSubscription(): Promise<void> {
+    const { gmail } = this.settings;
+    const pushConfig = pushConfigOf(gmail);
+    if (!gmail.subscription || !pushConfig) return;
+    const path = gmail.subscription.startsWith('projects/') ? gmail.subscription : `${projectOf(gmail.topic)}/subscriptions/${gmail.subscription}`;
+    try {
+      const existing = await this.pubsub.subscription(path);
+      if (existing && existing.expirationPolicy !== undefined && !existing.expirationPolicy.ttl) return;
+      const outcome = await this.pubsub.ensurePushSubscription(path, gmail.topic, pushConfig);
+      if (existing) this.log.warn({ subscription: path, outcome }, 'gmail push subscription could expire; set to never expire');
+      else this.log.warn({ subscription: path, outcome }, 'gmail push subscription was gone; re-created');
+    } catch (err) {
+      this.log.error({ err: describe(err), subscription: path }, 'gmail push subscription check failed; checked again at the next renewal');
     }
   }
 
@@ -186,7 +225,14 @@ export class GmailWatcher implements PluginService {
   private async processNewMail(): Promise<void> {
     const { state, gmail } = this.settings;
     const start = await state.get<string>(this.key('historyId'));
-    if (!start) return this.recover('no stored history id');
+    if (!start) {
+      // a push before the first watch (Pub/Sub keeps pushes queued since setup): no replay of old
+      // mail, the baseline is now; history from here on is reported
+      const { historyId } = await this.gmail.profile();
+      await storeWatchHistoryId(state, gmail.account, historyId);
+      this.log.info('gmail: no history id stored yet; starting from now (earlier mail is not reported)');
+      return;
+    }
     const added: { id: string }[] = [];
     let latest: string | undefined;
     let pageToken: string | undefined;
@@ -211,8 +257,10 @@ export class GmailWatcher implements PluginService {
     this.log.warn({ reason }, 'gmail history unavailable: recovering from the newest messages');
     const profile = await this.gmail.profile();
     const recent = await this.gmail.recentMessages(gmail.label, gmail.recoverMaxMessages);
-    // mail received before the dedupe window may have had its record pruned: it is not new, never re-posted
-    const receivedAfter = Date.now() - gmail.dedupeDays * DAY_MS;
+    // mail received before the dedupe window may have had its record pruned: it is not new, never re-posted;
+    // nor is mail received before the baseline (setup, or the first watch)
+    const baseline = await this.settings.state.get<Baseline>(this.key('baseline'));
+    const receivedAfter = Math.max(Date.now() - gmail.dedupeDays * DAY_MS, baseline?.at ?? 0);
     for (const message of [...recent].reverse()) {
       if (this.stopped) return;
       await this.handleMessage(message.id, profile.historyId, receivedAfter);
@@ -246,7 +294,8 @@ export class GmailWatcher implements PluginService {
       this.log.debug({ messageId: id }, 'gmail message skipped (older than dedupeDays)');
       return mark('skipped');
     }
-    const summary = summarizeMessage(message, gmail);
+    const detached = await fetchDetachedBodies(message, (attachmentId) => this.gmail.attachment(id, attachmentId), gmail);
+    const summary = summarizeMessage(detached.message, { ...gmail, bodySkipped: detached.skipped });
     const outcome = await this.postToHook(id, { source: 'gmail', account: gmail.account, historyId: message.historyId ?? historyId, messages: [summary] });
     await mark(outcome);
     this.log.info({ messageId: id, outcome }, 'gmail message handled');
@@ -311,4 +360,31 @@ function redactUrl(url: string): string {
 /** errors are logged by message only: Google's messages carry no secrets, request objects might */
 function describe(err: unknown): { message: string; status?: number } {
   return err instanceof GoogleApiError ? { message: err.message, status: err.status } : { message: (err as Error).message };
+}
+
+/**
+ * Records a watch's historyId (setup calls it too): the cursor when none is stored yet (an
+ * existing one is kept: it covers mail that arrived while herald was down), and the baseline,
+ * the first time only.
+ */
+export async function storeWatchHistoryId(state: PluginState, account: string, historyId: string, now = Date.now()): Promise<void> {
+  const who = account.toLowerCase();
+  await state.update<string | undefined>(`historyId:${who}`, (current) => current ?? historyId);
+  await state.update<Baseline | undefined>(`baseline:${who}`, (current) => current ?? { historyId, at: now });
+}
+
+/** the push config the subscription must have, as setup made it; undefined without a push endpoint */
+export function pushConfigOf(gmail: { pushEndpoint?: string; pushToken?: string; pushOidc?: { serviceAccountEmail: string; audience: string } }): PushConfig | undefined {
+  if (!gmail.pushEndpoint) return undefined;
+  const url = new URL(gmail.pushEndpoint);
+  if (gmail.pushToken) url.searchParams.set('token', gmail.pushToken);
+  return {
+    pushEndpoint: url.toString(),
+    ...(gmail.pushOidc && { oidcToken: { serviceAccountEmail: gmail.pushOidc.serviceAccountEmail, audience: gmail.pushOidc.audience } }),
+  };
+}
+
+/** `projects/<p>` of `projects/<p>/topics/<t>` */
+function projectOf(topic: string): string {
+  return topic.split('/').slice(0, 2).join('/');
 }

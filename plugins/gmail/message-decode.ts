@@ -34,7 +34,8 @@ function decodeData(part: GmailMessagePart): string {
 /** Walks the MIME tree, skipping attachments, and returns the first part of each text type. */
 function findText(part: GmailMessagePart | undefined, found: { plain?: string; html?: string } = {}): { plain?: string; html?: string } {
   if (!part) return found;
-  const isAttachment = Boolean(part.filename) || Boolean(part.body?.attachmentId);
+  // a body part Gmail kept out of the message has an attachmentId but no filename; once fetched it has data
+  const isAttachment = Boolean(part.filename) || (Boolean(part.body?.attachmentId) && !part.body?.data);
   const type = (part.mimeType ?? '').toLowerCase();
   if (!isAttachment && type === 'text/plain' && found.plain === undefined) found.plain = decodeData(part);
   if (!isAttachment && type === 'text/html' && found.html === undefined) found.html = decodeData(part);
@@ -60,8 +61,48 @@ export function messageText(message: GmailMessage): string {
   return plain ?? '';
 }
 
-export function summarizeMessage(message: GmailMessage, options: { includeBody: boolean; maxBytes: number }): MailSummary {
+/** a detached text body is fetched when its size is at most this many times maxBytes (HTML shrinks to text) */
+export const DETACHED_BODY_FACTOR = 4;
+
+function isDetachedText(part: GmailMessagePart): boolean {
+  const type = (part.mimeType ?? '').toLowerCase();
+  return !part.filename && (type === 'text/plain' || type === 'text/html') && Boolean(part.body?.attachmentId) && !part.body?.data;
+}
+
+/**
+ * Gmail leaves large text bodies out of `messages.get` and gives them an `attachmentId`
+ * (https://developers.google.com/gmail/api/reference/rest/v1/users.messages#MessagePartBody).
+ * Fetches each such text part whose size is within `maxBytes × DETACHED_BODY_FACTOR` into the
+ * part; a larger one is not downloaded and the body counts as truncated.
+ */
+export async function fetchDetachedBodies(
+  message: GmailMessage,
+  fetchPart: (attachmentId: string) => Promise<{ data?: string }>,
+  options: { includeBody: boolean; maxBytes: number },
+): Promise<{ message: GmailMessage; skipped: boolean }> {
+  if (!options.includeBody || !message.payload) return { message, skipped: false };
+  let skipped = false;
+  const visit = async (part: GmailMessagePart): Promise<GmailMessagePart> => {
+    let next = part;
+    if (isDetachedText(part)) {
+      if ((part.body?.size ?? 0) <= options.maxBytes * DETACHED_BODY_FACTOR) {
+        const fetched = await fetchPart(part.body!.attachmentId!);
+        next = { ...part, body: { ...part.body, data: fetched.data ?? '' } };
+      } else skipped = true;
+    }
+    if (part.parts) {
+      const children: GmailMessagePart[] = [];
+      for (const child of part.parts) children.push(await visit(child));
+      next = { ...next, parts: children };
+    }
+    return next;
+  };
+  return { message: { ...message, payload: await visit(message.payload) }, skipped };
+}
+
+export function summarizeMessage(message: GmailMessage, options: { includeBody: boolean; maxBytes: number; bodySkipped?: boolean }): MailSummary {
   const cut = options.includeBody ? cutToBytes(messageText(message), options.maxBytes) : { text: '', truncated: false };
+  if (options.bodySkipped) cut.truncated = true;
   return {
     id: message.id,
     threadId: message.threadId ?? '',

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { Logger } from 'pino';
 import { safeEqual } from '../../src/http/constant-time.js';
 import { isHistoryId } from './history-id.js';
+import { PushAuthError, type PushOidcVerifier } from './push-oidc.js';
 
 export interface GmailNotification {
   emailAddress: string;
@@ -12,7 +13,10 @@ export interface PushEndpointOptions {
   bind: string;
   port: number;
   path: string;
-  pushToken: string;
+  /** the ?token= each push must carry; undefined when only OIDC authenticates */
+  pushToken?: string;
+  /** verifies Pub/Sub's OIDC push token when configured */
+  oidc?: PushOidcVerifier;
   logger: Logger;
   /** must resolve only once the notification is durably recorded: the 2xx tells Pub/Sub to stop redelivering */
   record(notification: GmailNotification): Promise<void>;
@@ -57,10 +61,21 @@ export async function startPushEndpoint(options: PushEndpointOptions): Promise<h
         res.setHeader('allow', 'POST');
         return reply(405, { ok: false, error: 'method not allowed' });
       }
-      if (!safeEqual(url.searchParams.get('token') ?? '', options.pushToken)) {
+      if (options.pushToken !== undefined && !safeEqual(url.searchParams.get('token') ?? '', options.pushToken)) {
         logger.warn({ address: req.socket.remoteAddress }, 'gmail push refused: wrong or missing push token');
         req.resume();
         return reply(401, { ok: false, error: 'unauthorized' });
+      }
+      if (options.oidc) {
+        try {
+          await options.oidc.verify(req.headers.authorization);
+        } catch (error) {
+          // a bad token is the sender's fault (401); Google's keys out of reach is ours (503, Pub/Sub redelivers)
+          const refused = error instanceof PushAuthError;
+          logger.warn({ address: req.socket.remoteAddress, reason: (error as Error).message }, refused ? 'gmail push refused: OIDC token not valid' : 'gmail push: Google\'s signing keys unavailable');
+          req.resume();
+          return refused ? reply(401, { ok: false, error: 'unauthorized' }) : reply(503, { ok: false, error: 'cannot verify the push now' });
+        }
       }
       const chunks: Buffer[] = [];
       let size = 0;

@@ -6,7 +6,9 @@ import { GmailApi } from './gmail-api.js';
 import { GoogleApiError } from './google-api.js';
 import { PubSubApi } from './pubsub-api.js';
 import { setupHint, type SetupStepId } from './setup-hints.js';
-import { booleanFlag, parseSetupArgs, positiveInt, SETUP_DEFAULTS, SETUP_USAGE } from './setup-options.js';
+import { MAX_RENEW_MINUTES } from './config.js';
+import { pushConfigOf, storeWatchHistoryId } from './gmail-watcher.js';
+import { booleanFlag, parseSetupArgs, positiveInt, renewMinutes, SETUP_DEFAULTS, SETUP_USAGE } from './setup-options.js';
 
 interface StepReport {
   step: string;
@@ -71,6 +73,18 @@ function credentialsFrom(values: ReturnType<typeof parseSetupArgs>, env: NodeJS.
     } else missing.push(`--${flag} (or ${variable}, or hooks.gmail.oauth.${key})`);
   }
   return { credentials: resolved as OAuthCredentials, written: written as OAuthCredentials, changed, missing };
+}
+
+/** `--oidc-service-account` (else what an earlier setup wrote): the push subscription signs tokens, the watcher checks them */
+function oidcFrom(values: ReturnType<typeof parseSetupArgs>, gmailOld: Raw, pushEndpoint: string | undefined) {
+  const old = gmailOld.pushOidc && typeof gmailOld.pushOidc === 'object' ? (gmailOld.pushOidc as Raw) : undefined;
+  const serviceAccountEmail = values['oidc-service-account'] ?? old?.serviceAccountEmail;
+  if (!serviceAccountEmail) return undefined;
+  const endpoint = pushEndpoint ? new URL(pushEndpoint) : undefined;
+  endpoint && (endpoint.search = '');
+  const audience = values['oidc-audience'] ?? old?.audience ?? endpoint?.toString();
+  if (!audience) throw new Error('--oidc-audience is needed when there is no --push-endpoint');
+  return { serviceAccountEmail: String(serviceAccountEmail), audience: String(audience), ...(old?.jwksUrl ? { jwksUrl: String(old.jwksUrl) } : {}) };
 }
 
 /** A role granted moments ago may not be in force yet: Gmail's watch then fails its test publish with a 403. */
@@ -163,7 +177,8 @@ export async function setupCommand(
       path: values.path ?? serveOld.path ?? SETUP_DEFAULTS.path,
       includeBody: values['no-include-body'] ? false : booleanFlag('include-body', values['include-body'], gmailOld.includeBody ?? SETUP_DEFAULTS.includeBody),
       maxBytes: positiveInt('max-bytes', values['max-bytes'], gmailOld.maxBytes ?? SETUP_DEFAULTS.maxBytes),
-      renewEveryMinutes: positiveInt('renew-minutes', values['renew-minutes'], gmailOld.renewEveryMinutes ?? SETUP_DEFAULTS.renewEveryMinutes),
+      renewEveryMinutes: renewMinutes(values['renew-minutes'], gmailOld.renewEveryMinutes ?? SETUP_DEFAULTS.renewEveryMinutes, MAX_RENEW_MINUTES),
+      oidc: oidcFrom(values, gmailOld, typeof pushEndpoint === 'string' ? pushEndpoint : undefined),
       presets: Array.isArray(hooksOld.presets) ? (hooksOld.presets as unknown[]) : [],
     };
   } catch (error) {
@@ -174,14 +189,15 @@ export async function setupCommand(
   const problems: string[] = [];
   if (credentials.missing.length) problems.push(`OAuth credentials missing: ${credentials.missing.join(', ')}`);
   if (!settings.pushEndpoint) problems.push('--push-endpoint is missing: the public https:// URL that reaches the watcher (see README, Gmail: exposing the push endpoint)');
-  else if (!/^https?:\/\//.test(settings.pushEndpoint)) problems.push('--push-endpoint must be an https:// URL');
+  else if (/^http:\/\//i.test(settings.pushEndpoint) && !values['allow-http']) {
+    problems.push('--push-endpoint is http://: the push token would travel in clear; use https:// (or pass --allow-http, e.g. behind a TLS-terminating tunnel you trust)');
+  } else if (!/^https?:\/\//i.test(settings.pushEndpoint)) problems.push('--push-endpoint must be an https:// URL');
   if (problems.length && !dryRun) {
     for (const problem of problems) report({ step: 'check the options', status: 'failed', detail: problem });
     return finish(false);
   }
 
-  const pushUrl = settings.pushEndpoint ? new URL(settings.pushEndpoint) : undefined;
-  pushUrl?.searchParams.set('token', settings.pushToken);
+  const pushConfig = pushConfigOf({ pushEndpoint: settings.pushEndpoint, pushToken: settings.pushToken, pushOidc: settings.oidc });
   const subscriptionPath = `projects/${project}/subscriptions/${settings.subscription}`;
 
   const edits: ConfigEdit[] = [
@@ -207,6 +223,7 @@ export async function setupCommand(
     { path: ['hooks', 'gmail', 'serve', 'bind'], value: settings.bind },
     { path: ['hooks', 'gmail', 'serve', 'port'], value: settings.port },
     { path: ['hooks', 'gmail', 'serve', 'path'], value: settings.path },
+    ...(settings.oidc ? [{ path: ['hooks', 'gmail', 'pushOidc'], value: settings.oidc }] : []),
     ...(credentials.changed ? [{ path: ['hooks', 'gmail', 'oauth'], value: credentials.written }] : []),
   ];
 
@@ -231,6 +248,7 @@ export async function setupCommand(
   const pubsub = new PubSubApi(endpoints.pubsub, token);
   const gmail = new GmailApi(endpoints.gmail, token);
   let roleJustAdded = false;
+  let watchedHistoryId: string | undefined;
   const watchOnceAllowed = async () => {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -250,9 +268,10 @@ export async function setupCommand(
       roleJustAdded = (await pubsub.ensureGmailPublisher(settings.topic)) === 'added';
       return roleJustAdded ? 'role added' : 'already allowed';
     },
-    subscription: async () => await pubsub.ensurePushSubscription(subscriptionPath, settings.topic, pushUrl!.toString()),
+    subscription: async () => `${await pubsub.ensurePushSubscription(subscriptionPath, settings.topic, pushConfig!)}, never expires`,
     watch: async () => {
       const watch = await watchOnceAllowed();
+      watchedHistoryId = watch.historyId;
       const expires = watch.expiration ? `, expires ${new Date(Number(watch.expiration)).toISOString()}` : '';
       return `historyId ${watch.historyId}${expires}`;
     },
@@ -276,6 +295,23 @@ export async function setupCommand(
   } catch (error) {
     report({ step: `update ${file}`, status: 'failed', detail: (error as Error).message, fix: 'check the file is writable and valid' });
     return finish(false);
+  }
+  // the watch's historyId is where new mail starts: stored now, so a push queued since setup
+  // never makes the watcher replay older mail
+  if (watchedHistoryId && ctx.openHost) {
+    const step = `store the starting point (historyId ${watchedHistoryId})`;
+    try {
+      const host = await ctx.openHost();
+      try {
+        await storeWatchHistoryId(host.host.state, account, watchedHistoryId);
+      } finally {
+        await host.close();
+      }
+      report({ step, status: 'ok', detail: 'mail received before it is never reported' });
+    } catch (error) {
+      // not fatal: the watcher takes its own first watch as the starting point
+      report({ step, status: 'failed', detail: (error as Error).message, fix: 'the watcher will start from its first watch instead; fix the config and run setup again to pin it now' });
+    }
   }
   if (!values.json) {
     out('');

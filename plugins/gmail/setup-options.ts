@@ -14,6 +14,9 @@ export const setupOptionSpec = {
   port: { type: 'string' },
   path: { type: 'string' },
   'push-endpoint': { type: 'string' },
+  'allow-http': { type: 'boolean' },
+  'oidc-service-account': { type: 'string' },
+  'oidc-audience': { type: 'string' },
   'include-body': { type: 'string' },
   'no-include-body': { type: 'boolean' },
   'max-bytes': { type: 'string' },
@@ -47,6 +50,10 @@ export const SETUP_USAGE = `usage: herald webhooks gmail setup --account ADDRESS
   --subscription NAME      Pub/Sub push subscription (default ${SETUP_DEFAULTS.subscription})
   --label LABEL            Gmail label watched (default ${SETUP_DEFAULTS.label})
   --push-endpoint URL      the public HTTPS URL Pub/Sub pushes to (required on the first run)
+  --allow-http             accept an http:// push endpoint (the push token would travel in clear)
+  --oidc-service-account EMAIL   authenticated push: Pub/Sub signs an OIDC token as EMAIL and the
+                           watcher verifies it (with ?token= kept as well)
+  --oidc-audience AUD      the token's audience (default: the push endpoint URL)
   --bind ADDR --port N --path P   where the watcher listens (default ${SETUP_DEFAULTS.bind}:${SETUP_DEFAULTS.port}${SETUP_DEFAULTS.path})
   --hook-url URL           where new mail is posted (default http://127.0.0.1:<gateway.port><hooks.path>/gmail)
   --hook-token T           hooks.token (default: keep the current one, else generate)
@@ -69,6 +76,13 @@ export function positiveInt(name: string, value: string | undefined, fallback: n
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`--${name}: expected a whole number, got "${value}"`);
+  return n;
+}
+
+/** a watch expires after 7 days: renewing less often would let it lapse */
+export function renewMinutes(value: string | undefined, fallback: number, max: number): number {
+  const n = positiveInt('renew-minutes', value, fallback);
+  if (n < 1 || n > max) throw new Error(`--renew-minutes: at most ${max} (a Gmail watch expires after 7 days), got ${n}`);
   return n;
 }
 

@@ -15,7 +15,7 @@ export function watcherFaults(gmail: GmailConfig | undefined, host: PluginHost['
   if (!host.hooks.enabled) faults.push('hooks.enabled is false');
   if (!host.hooks.token) faults.push('hooks.token is not set');
   if (!gmail.oauth) faults.push('hooks.gmail.oauth (clientId, clientSecret, refreshToken) is not set');
-  if (!gmail.pushToken) faults.push('hooks.gmail.pushToken is not set');
+  if (!gmail.pushToken && !gmail.pushOidc) faults.push('neither hooks.gmail.pushToken nor hooks.gmail.pushOidc is set (pushes could not be authenticated)');
   if (!gmail.topic) faults.push('hooks.gmail.topic is not set');
   return faults;
 }

@@ -1,3 +1,4 @@
+import { createSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { startFakeServer, type FakeServer, type RecordedRequest } from '../../helpers/fake-server.js';
 
 export const CLIENT_ID = 'client-id-123.apps.googleusercontent.com';
@@ -15,7 +16,21 @@ export interface FakeMail {
   labels?: string[];
   /** when Gmail received it (internalDate, epoch ms); now by default */
   receivedAt?: number;
+  /** the text body is kept out of the message, as Gmail does with large bodies: `body.attachmentId`, fetched with attachments.get */
+  detached?: boolean;
 }
+
+/**
+ * A fake of Google's REST APIs, each behaving as documented:
+ * - OAuth token: https://developers.google.com/identity/protocols/oauth2/web-server#offline (`{error, error_description}` on 400)
+ * - Pub/Sub: https://cloud.google.com/pubsub/docs/reference/rest/v1/projects.topics and .subscriptions
+ *   (PUT create, 409 ALREADY_EXISTS, GET 404 NOT_FOUND for a missing subscription, PATCH with updateMask,
+ *   getIamPolicy as GET, setIamPolicy as POST with etag check, conditional bindings kept as sent)
+ * - Gmail: https://developers.google.com/gmail/api/reference/rest/v1/users (watch, history with 404 for a
+ *   stale startHistoryId, messages.get, messages.list, messages.attachments.get, getProfile)
+ * - Google's signing keys for OIDC tokens: https://www.googleapis.com/oauth2/v3/certs (JWKS, Cache-Control max-age)
+ * Errors are `{error:{code, message, status}}` (https://cloud.google.com/apis/design/errors).
+ */
 
 /**
  * A fake of Google's token, Pub/Sub and Gmail REST APIs on 127.0.0.1: one server (the three
@@ -24,8 +39,12 @@ export interface FakeMail {
 export class FakeGoogle {
   server!: FakeServer;
   topics = new Set<string>();
-  policies = new Map<string, { bindings: { role: string; members: string[] }[]; etag: string }>();
-  subscriptions = new Map<string, { topic: string; pushConfig: { pushEndpoint: string } }>();
+  policies = new Map<string, { bindings: { role: string; members: string[]; condition?: unknown }[]; etag: string; version?: number }>();
+  subscriptions = new Map<string, { topic: string; pushConfig: { pushEndpoint: string; oidcToken?: { serviceAccountEmail: string; audience?: string } }; expirationPolicy: { ttl?: string } }>();
+  attachments = new Map<string, string>();
+  /** the RSA key Google signs push tokens with here (its public half is served as JWKS) */
+  readonly signingKey: KeyObject;
+  readonly kid = 'fake-key-1';
   messages = new Map<string, Record<string, unknown>>();
   history: { id: string; messageId: string; labels: string[] }[] = [];
   historyId = 1000;
@@ -38,6 +57,20 @@ export class FakeGoogle {
   /** access tokens minted (the first is ACCESS_TOKEN, later ones ACCESS_TOKEN-2, -3, ...) and those revoked */
   issued: string[] = [];
   revoked = new Set<string>();
+
+  constructor() {
+    this.signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  }
+
+  /** an OIDC ID token as Pub/Sub sends it for an authenticated push, signed RS256 with the served key */
+  pushToken(claims: Record<string, unknown>, options: { kid?: string; key?: KeyObject } = {}): string {
+    const enc = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    const head = enc({ alg: 'RS256', kid: options.kid ?? this.kid, typ: 'JWT' });
+    const body = enc({ iss: 'https://accounts.google.com', iat: now, exp: now + 3600, email_verified: true, sub: '1234', ...claims });
+    const signature = createSign('RSA-SHA256').update(`${head}.${body}`).sign(options.key ?? this.signingKey).toString('base64url');
+    return `${head}.${body}.${signature}`;
+  }
 
   static async start(): Promise<FakeGoogle> {
     const fake = new FakeGoogle();
@@ -57,13 +90,23 @@ export class FakeGoogle {
     return { oauthToken: `${this.url}/token`, gmail: this.url, pubsub: this.url };
   }
 
+  get jwksUrl(): string {
+    return `${this.url}/oauth2/v3/certs`;
+  }
+
   /** a new message in the mailbox; returns the mailbox history id after it */
   addMail(mail: FakeMail): string {
     this.historyId += 1;
     const labels = mail.labels ?? ['INBOX', 'UNREAD'];
     const enc = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
+    const textBody = (text: string) => {
+      if (!mail.detached) return { size: Buffer.byteLength(text), data: enc(text) };
+      const attachmentId = `ANGjdJ-${mail.id}-body`;
+      this.attachments.set(`${mail.id}/${attachmentId}`, enc(text));
+      return { size: Buffer.byteLength(text), attachmentId };
+    };
     const parts = [
-      ...(mail.text !== undefined ? [{ partId: '0', mimeType: 'text/plain', headers: [], body: { size: mail.text.length, data: enc(mail.text) } }] : []),
+      ...(mail.text !== undefined ? [{ partId: '0', mimeType: 'text/plain', filename: '', headers: [], body: textBody(mail.text) }] : []),
       ...(mail.html !== undefined ? [{ partId: '1', mimeType: 'text/html', headers: [], body: { size: mail.html.length, data: enc(mail.html) } }] : []),
       { partId: '2', mimeType: 'application/pdf', filename: 'invoice.pdf', body: { attachmentId: 'att-1', size: 10 } },
     ];
@@ -103,6 +146,10 @@ export class FakeGoogle {
       if (!r.path.startsWith(prefix)) continue;
       if (answer.times !== undefined && --answer.times <= 0) this.failures.delete(prefix);
       return { status: answer.status, body: answer.body };
+    }
+    if (r.path === '/oauth2/v3/certs') {
+      const jwk = this.signingKey.export({ format: 'jwk' }) as Record<string, unknown>;
+      return { headers: { 'cache-control': 'public, max-age=21600' }, body: { keys: [{ kty: 'RSA', alg: 'RS256', use: 'sig', kid: this.kid, n: jwk.n, e: jwk.e }] } };
     }
     if (r.path === '/token') {
       const form = new URLSearchParams(r.body);
@@ -145,16 +192,23 @@ export class FakeGoogle {
       if (verb) return { status: 404, body: { error: { code: 404, message: `no ${r.method} ${verb}`, status: 'NOT_FOUND' } } };
     }
     if (kind === 'subscriptions') {
+      const notFound = { status: 404, body: { error: { code: 404, message: `Resource not found (resource=${name.split('/').at(-1)}).`, status: 'NOT_FOUND' } } };
       if (r.method === 'PUT') {
         if (this.subscriptions.has(name)) return exists;
         if (!this.topics.has(r.json.topic)) return { status: 404, body: { error: { code: 404, message: 'Topic not found', status: 'NOT_FOUND' } } };
-        this.subscriptions.set(name, { topic: r.json.topic, pushConfig: r.json.pushConfig });
-        return { body: { name, ...r.json } };
+        // no expirationPolicy: Pub/Sub applies its default, a ttl of 31 days ("2678400s")
+        const expirationPolicy = r.json.expirationPolicy ?? { ttl: '2678400s' };
+        this.subscriptions.set(name, { topic: r.json.topic, pushConfig: r.json.pushConfig, expirationPolicy });
+        return { body: { name, ...this.subscriptions.get(name) } };
       }
-      if (r.method === 'GET') return { body: { name, ...this.subscriptions.get(name) } };
+      const sub = this.subscriptions.get(name);
+      if (!sub) return notFound;
+      if (r.method === 'GET') return { body: { name, ...sub } };
       if (r.method === 'PATCH') {
-        const sub = this.subscriptions.get(name)!;
-        sub.pushConfig = r.json.subscription.pushConfig;
+        const mask = String(r.json.updateMask ?? '').split(',').filter(Boolean);
+        if (!mask.length) return { status: 400, body: { error: { code: 400, message: 'The update_mask in the UpdateSubscriptionRequest must be set, and must be non-empty.', status: 'INVALID_ARGUMENT' } } };
+        if (mask.includes('pushConfig')) sub.pushConfig = r.json.subscription.pushConfig;
+        if (mask.includes('expirationPolicy')) sub.expirationPolicy = r.json.subscription.expirationPolicy ?? { ttl: '2678400s' };
         return { body: { name, ...sub } };
       }
     }
@@ -182,6 +236,11 @@ export class FakeGoogle {
     if (rest === 'messages') {
       const list = [...this.messages.values()].filter((m) => (m.labelIds as string[]).includes(r.query.labelIds ?? 'INBOX')).reverse();
       return { body: { messages: list.slice(0, Number(r.query.maxResults ?? 100)).map((m) => ({ id: m.id, threadId: m.threadId })), resultSizeEstimate: list.length } };
+    }
+    const attachment = /^messages\/([^/]+)\/attachments\/([^/]+)$/.exec(rest);
+    if (attachment) {
+      const data = this.attachments.get(`${decodeURIComponent(attachment[1]!)}/${decodeURIComponent(attachment[2]!)}`);
+      return data ? { body: { size: Buffer.from(data, 'base64url').length, data } } : { status: 404, body: { error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' } } };
     }
     const message = /^messages\/([^/]+)$/.exec(rest);
     if (message) {

@@ -8,6 +8,7 @@ import { setupCommand } from '../../../plugins/gmail/setup-command.js';
 import { main } from '../../../src/cli/main.js';
 import type { CliIo } from '../../../src/cli/cli-io.js';
 import { loadConfigFile } from '../../../src/config/load.js';
+import { openCommandHost } from '../../../src/plugins/command-host.js';
 import { tempDir } from '../../helpers/start-herald.js';
 import { ACCESS_TOKEN, CLIENT_ID, CLIENT_SECRET, FakeGoogle, REFRESH_TOKEN } from './fake-google.js';
 
@@ -259,5 +260,75 @@ describe('herald webhooks gmail setup', () => {
     expect(await main(['webhooks', 'gmail', 'setup', '--account', 'a@b.c', '--project', 'proj', '--push-endpoint', 'https://x.example.com/p', '--config', file], io2)).toBe(1);
     expect(io2.text()).toContain('GOOGLE_REFRESH_TOKEN');
     expect(google.requests).toHaveLength(0);
+  });
+
+  it('stores the watch\'s historyId as the starting point, in the configured store', async () => {
+    const file = path.join(dir, 'herald.json5');
+    fs.writeFileSync(file, json5Config());
+    google.addMail({ id: 'before-setup', text: 'x' });
+    const { code, output } = await setup(file);
+    expect(code).toBe(0);
+    expect(output).toContain(`store the starting point (historyId ${google.historyId})`);
+    const host = await openCommandHost('gmail', file);
+    try {
+      expect(await host.host.state.get('historyId:me@example.com')).toBe(String(google.historyId));
+      expect(await host.host.state.get('baseline:me@example.com')).toMatchObject({ historyId: String(google.historyId) });
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('creates the subscription never to expire, and fixes one that would', async () => {
+    const file = path.join(dir, 'herald.json5');
+    fs.writeFileSync(file, json5Config());
+    expect((await setup(file)).code).toBe(0);
+    const sub = 'projects/proj/subscriptions/gog-gmail-watch-push';
+    expect(google.calls('PUT', `/v1/${sub}`)[0]!.json.expirationPolicy).toEqual({});
+    google.subscriptions.get(sub)!.expirationPolicy = { ttl: '2678400s' };
+    const again = await setup(file);
+    expect(again.code).toBe(0);
+    expect(google.calls('PATCH', `/v1/${sub}`)[0]!.json).toMatchObject({ updateMask: 'expirationPolicy', subscription: { expirationPolicy: {} } });
+  });
+
+  it('never appends Gmail\'s publisher to a conditional binding', async () => {
+    const file = path.join(dir, 'herald.json5');
+    fs.writeFileSync(file, json5Config());
+    const topic = 'projects/proj/topics/gog-gmail-watch';
+    google.topics.add(topic);
+    const conditional = { role: 'roles/pubsub.publisher', members: ['user:ops@example.com'], condition: { title: 'office hours', expression: 'request.time.getHours("Europe/Berlin") < 18' } };
+    google.policies.set(topic, { version: 3, etag: 'BwX1', bindings: [conditional] });
+    expect((await setup(file)).code).toBe(0);
+    const sent = google.calls('POST', `/v1/${topic}:setIamPolicy`)[0]!.json.policy;
+    expect(sent.bindings).toEqual([conditional, { role: 'roles/pubsub.publisher', members: ['serviceAccount:gmail-api-push@system.gserviceaccount.com'] }]);
+  });
+
+  it('refuses an http:// push endpoint unless --allow-http', async () => {
+    const file = path.join(dir, 'herald.json5');
+    fs.writeFileSync(file, json5Config());
+    const io = captureIo();
+    const args = ['webhooks', 'gmail', 'setup', '--account', 'me@example.com', '--project', 'proj', '--push-endpoint', 'http://push.example.com/gmail-pubsub', ...credentialFlags, '--config', file];
+    expect(await main(args, io)).toBe(1);
+    expect(io.text()).toContain('--allow-http');
+    expect(google.requests).toHaveLength(0);
+    expect(await main([...args, '--allow-http'], captureIo())).toBe(0);
+  });
+
+  it('--renew-minutes past the 7-day watch expiry is refused', async () => {
+    const file = path.join(dir, 'herald.json5');
+    fs.writeFileSync(file, json5Config());
+    const { code, output } = await setup(file, ['--renew-minutes', String(7 * 24 * 60)]);
+    expect(code).toBe(1);
+    expect(output).toContain('7 days');
+  });
+
+  it('--oidc-service-account makes an authenticated push subscription and writes hooks.gmail.pushOidc', async () => {
+    const file = path.join(dir, 'herald.json5');
+    fs.writeFileSync(file, json5Config());
+    expect((await setup(file, ['--oidc-service-account', 'pusher@proj.iam.gserviceaccount.com'])).code).toBe(0);
+    const put = google.calls('PUT', '/v1/projects/proj/subscriptions/gog-gmail-watch-push')[0]!;
+    expect(put.json.pushConfig.oidcToken).toEqual({ serviceAccountEmail: 'pusher@proj.iam.gserviceaccount.com', audience: 'https://push.example.com/gmail-pubsub' });
+    const written = JSON5.parse(fs.readFileSync(file, 'utf8'));
+    expect(written.hooks.gmail.pushOidc).toEqual({ serviceAccountEmail: 'pusher@proj.iam.gserviceaccount.com', audience: 'https://push.example.com/gmail-pubsub' });
+    await loadConfigFile(file);
   });
 });
