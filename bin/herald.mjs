@@ -7,4 +7,6 @@ register();
 // a .ts transform in a project without "type": "module" is CommonJS: Node loads it through require
 registerCommonJs();
 const { main } = await import('../src/cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+// the entry point hands the built-in plugins in: src/ never imports plugins/ itself
+const { builtinPlugins } = await import('../plugins/index.ts');
+process.exitCode = await main(process.argv.slice(2), builtinPlugins);

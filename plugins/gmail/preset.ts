@@ -1,4 +1,4 @@
-import type { MappingConfig } from '../../src/mappings/mapping-schema.js';
+import type { MappingConfig } from '../../src/plugins/sdk.js';
 import type { GmailConfig } from './config.js';
 
 /**

@@ -1,15 +1,16 @@
 import { parseArgs } from 'node:util';
 import { AgentDirectory } from '../agents/agent-directory.js';
-import { loadConfigFile } from '../config/load.js';
+import { loadConfigFile } from '../plugin-host/load-config.js';
+import type { PluginDefinition } from '../plugins/sdk.js';
 import { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { CliIo } from './cli-io.js';
 import { configPathFrom } from './config-path.js';
 
 /** `herald agents list [--json]`: the digital employees of the config, their model and knowledge. */
-export async function agentsListCommand(argv: string[], io: CliIo): Promise<number> {
+export async function agentsListCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, json: { type: 'boolean' } } });
-  const { config } = await loadConfigFile(configPathFrom(values.config));
+  const { config } = await loadConfigFile(configPathFrom(values.config), { builtins });
   const store = openSqliteStore(config.storage.sqlite);
   try {
     const directory = new AgentDirectory(config);

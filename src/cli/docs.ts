@@ -7,7 +7,8 @@ import { coreConfigSchema } from '../config/schema.js';
 import { errorCatalog } from '../errors.js';
 import { renderReferenceTable } from '../http/openapi/reference-table.js';
 import { routeDocs } from '../http/openapi/route-docs.js';
-import { pluginDocBlocks, type DocBlock } from '../plugins/plugin-docs.js';
+import { pluginDocBlocks, type DocBlock } from '../plugin-host/plugin-docs.js';
+import type { PluginDefinition } from '../plugins/sdk.js';
 import type { CliIo } from './cli-io.js';
 
 /**
@@ -16,14 +17,14 @@ import type { CliIo } from './cli-io.js';
  * catalog, the channel plugins' blocks from their manifests). `--check` fails when they are stale,
  * `--write` rewrites them, no flag prints them.
  */
-export async function docsCommand(argv: string[], io: CliIo): Promise<number> {
+export async function docsCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: { write: { type: 'boolean' }, check: { type: 'boolean' }, readme: { type: 'string' } },
   });
   const file = path.resolve(values.readme ?? DEFAULT_README);
   const current = fs.readFileSync(file, 'utf8');
-  const next = await regenerateReadme(current);
+  const next = regenerateReadme(current, builtins);
   if (values.write) {
     if (next !== current) fs.writeFileSync(file, next);
     io.out(next === current ? `${file}: up to date` : `${file}: generated blocks rewritten`);
@@ -60,8 +61,8 @@ export function renderErrorTable(): string {
 }
 
 /** The README with every generated block rebuilt: herald's own, then the built-in plugins'. */
-export async function regenerateReadme(readme: string): Promise<string> {
-  return [...coreBlocks(), ...(await pluginDocBlocks())].reduce(replaceBlock, readme);
+export function regenerateReadme(readme: string, builtins: PluginDefinition[]): string {
+  return [...coreBlocks(), ...pluginDocBlocks(builtins)].reduce(replaceBlock, readme);
 }
 
 /** Replaces a generated block's content, adding the block at the end of its section when absent. */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadConfigFile } from '../config/load.js';
+import { loadConfigFile } from '../plugin-host/load-config.js';
+import type { PluginDefinition } from '../plugins/sdk.js';
 import { HeraldError } from '../errors.js';
 import { builtinMappings } from '../mappings/builtin-mappings.js';
 import { trimSlashes, type HookRequest } from '../mappings/hook-request.js';
@@ -43,7 +44,7 @@ function parseOptions(argv: string[]) {
  * `herald hooks test`: a dry run of the mappings engine. Prints the action a request would
  * become (running its transform) without touching the store or starting a run.
  */
-export async function hooksTestCommand(argv: string[], io: CliIo): Promise<number> {
+export async function hooksTestCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   let parsed: ReturnType<typeof parseOptions>;
   let headers: Record<string, string>;
   let query: Record<string, string>;
@@ -56,7 +57,7 @@ export async function hooksTestCommand(argv: string[], io: CliIo): Promise<numbe
     return 2;
   }
   const { values, positionals } = parsed;
-  const loaded = await loadConfigFile(configPathFrom(values.config));
+  const loaded = await loadConfigFile(configPathFrom(values.config), { builtins });
   const ctx = { config: loaded.config, channelNames: loaded.plugins.channelNames() };
   if (values.fixtures) return runFixtures(values.fixtures, loaded, ctx, io);
 

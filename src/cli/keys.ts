@@ -1,13 +1,14 @@
 import { parseArgs } from 'node:util';
-import { loadConfigFile } from '../config/load.js';
+import { loadConfigFile } from '../plugin-host/load-config.js';
+import type { PluginDefinition } from '../plugins/sdk.js';
 import { ApiKeyStore, generateApiKey, hashApiKey } from '../platform/api-keys.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { CliIo } from './cli-io.js';
 import { configPathFrom } from './config-path.js';
 
 /** opens the store of the config at --config, runs `fn` with its key table, closes it */
-async function withKeyStore<T>(configFlag: string | undefined, fn: (keys: ApiKeyStore, config: Awaited<ReturnType<typeof loadConfigFile>>['config']) => T): Promise<T> {
-  const { config } = await loadConfigFile(configPathFrom(configFlag));
+async function withKeyStore<T>(configFlag: string | undefined, builtins: PluginDefinition[], fn: (keys: ApiKeyStore, config: Awaited<ReturnType<typeof loadConfigFile>>['config']) => T): Promise<T> {
+  const { config } = await loadConfigFile(configPathFrom(configFlag), { builtins });
   const store = openSqliteStore(config.storage.sqlite);
   try {
     return fn(new ApiKeyStore(store.db), config);
@@ -21,7 +22,7 @@ async function withKeyStore<T>(configFlag: string | undefined, fn: (keys: ApiKey
  * stored; the key itself is printed once, here, and cannot be shown again. A running gateway
  * accepts it at once (keys are looked up in the store per request).
  */
-export async function keysCreateCommand(argv: string[], io: CliIo): Promise<number> {
+export async function keysCreateCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { name: { type: 'string' }, agents: { type: 'string' }, config: { type: 'string', short: 'c' } } });
   if (!values.name) {
     io.err('usage: herald keys create --name NAME [--agents id1,id2] [--config FILE]');
@@ -29,7 +30,7 @@ export async function keysCreateCommand(argv: string[], io: CliIo): Promise<numb
   }
   const name = values.name;
   const agents = values.agents?.split(',').map((a) => a.trim()).filter(Boolean);
-  return withKeyStore(values.config, (keys, config) => {
+  return withKeyStore(values.config, builtins, (keys, config) => {
     const unknown = agents?.filter((id) => !config.agents.list.some((a) => a.id === id)) ?? [];
     if (unknown.length) {
       io.err(`herald: unknown agent${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (known: ${config.agents.list.map((a) => a.id).join(', ')})`);
@@ -48,9 +49,9 @@ export async function keysCreateCommand(argv: string[], io: CliIo): Promise<numb
 }
 
 /** `herald keys list`: names, agent limits and creation dates of stored and configured keys (never a key) */
-export async function keysListCommand(argv: string[], io: CliIo): Promise<number> {
+export async function keysListCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
-  return withKeyStore(values.config, (keys, config) => {
+  return withKeyStore(values.config, builtins, (keys, config) => {
     for (const k of config.platform.apiKeys) io.out(`${k.name.padEnd(24)} config   ${k.agents?.join(',') ?? '*'}`);
     for (const k of keys.list()) io.out(`${k.name.padEnd(24)} store    ${k.agents?.join(',') ?? '*'}  ${new Date(k.createdAt).toISOString()}`);
     return 0;
@@ -58,13 +59,13 @@ export async function keysListCommand(argv: string[], io: CliIo): Promise<number
 }
 
 /** `herald keys revoke --name N`: removes a stored key (config keys are removed from the config) */
-export async function keysRevokeCommand(argv: string[], io: CliIo): Promise<number> {
+export async function keysRevokeCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { name: { type: 'string' }, config: { type: 'string', short: 'c' } } });
   if (!values.name) {
     io.err('usage: herald keys revoke --name NAME [--config FILE]');
     return 2;
   }
-  return withKeyStore(values.config, (keys) => {
+  return withKeyStore(values.config, builtins, (keys) => {
     if (!keys.revoke(values.name!)) {
       io.err(`herald: no stored API key named "${values.name}"`);
       return 1;

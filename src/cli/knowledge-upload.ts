@@ -1,18 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfigFile } from '../config/load.js';
+import { loadConfigFile } from '../plugin-host/load-config.js';
+import type { PluginDefinition } from '../plugins/sdk.js';
 import type { CliIo } from './cli-io.js';
 import { configPathFrom } from './config-path.js';
 
 const USAGE = 'usage: herald knowledge upload --agent ID [--url URL] [--api-key KEY] [--chunk-size N] [--chunk-overlap N] [--metadata JSON] FILE...';
 
 /** the gateway to talk to: --url, else the config's listener, else the default one */
-async function gatewayUrl(flag: string | undefined, configFlag: string | undefined): Promise<string> {
+async function gatewayUrl(flag: string | undefined, configFlag: string | undefined, builtins: PluginDefinition[]): Promise<string> {
   if (flag) return flag.replace(/\/+$/, '');
   const file = configPathFrom(configFlag);
   if (!fs.existsSync(file)) return 'http://127.0.0.1:8787';
-  const { host, port } = (await loadConfigFile(file)).config.gateway;
+  const { host, port } = (await loadConfigFile(file, { builtins })).config.gateway;
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return `http://${shown}:${port}`;
 }
@@ -28,7 +29,7 @@ function progressBar(done: number, total: number, bytes: number): string {
  * /v1 API (the same checks as any client: types, limits, duplicates), with a progress bar on
  * stderr and one line per file on stdout. The key comes from --api-key or HERALD_API_KEY.
  */
-export async function knowledgeUploadCommand(argv: string[], io: CliIo): Promise<number> {
+export async function knowledgeUploadCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -51,7 +52,7 @@ export async function knowledgeUploadCommand(argv: string[], io: CliIo): Promise
     io.err('herald: an API key is needed: pass --api-key or set HERALD_API_KEY (create one with `herald keys create --name NAME`)');
     return 2;
   }
-  const base = await gatewayUrl(values.url, values.config);
+  const base = await gatewayUrl(values.url, values.config, builtins);
   const tty = (io.stderr as NodeJS.WriteStream).isTTY === true;
   let failed = 0;
   let sentBytes = 0;

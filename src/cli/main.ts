@@ -1,7 +1,6 @@
 import { ConfigError } from '../errors.js';
-import { loadBuiltinPlugins } from '../plugins/registry.js';
-import { openCommandHost } from '../plugins/command-host.js';
-import type { PluginCommand } from '../plugins/sdk.js';
+import { openCommandHost } from '../plugin-host/command-host.js';
+import type { PluginCommand, PluginDefinition } from '../plugins/sdk.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { configCheckCommand } from './config-check.js';
 import { configPathFrom } from './config-path.js';
@@ -12,7 +11,7 @@ import { agentsListCommand } from './agents-list.js';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './keys.js';
 import { knowledgeUploadCommand } from './knowledge-upload.js';
 
-type Command = { summary: string; run: (argv: string[], io: CliIo) => Promise<number> };
+type Command = { summary: string; run: (argv: string[], io: CliIo, builtins: PluginDefinition[]) => Promise<number> };
 
 /** herald's own commands, by their words; plugin commands (e.g. `webhooks gmail setup`) join them */
 const commands: Record<string, Command> = {
@@ -27,8 +26,12 @@ const commands: Record<string, Command> = {
   docs: { summary: "regenerate the README's generated blocks (--write, or --check for staleness)", run: docsCommand },
 };
 
-export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
-  const pluginCommands = await pluginCommandTable(io);
+/**
+ * Runs one command. `builtins` is the list of plugins/index.ts, handed in by the entry point
+ * (bin/herald.mjs): src/ never reaches into plugins/ itself.
+ */
+export async function main(argv: string[], builtins: PluginDefinition[], io: CliIo = processIo): Promise<number> {
+  const pluginCommands = pluginCommandTable(io, builtins);
   const table = { ...commands, ...pluginCommands };
   const words = Object.keys(table)
     .filter((name) => name.split(' ').every((w, i) => argv[i] === w))
@@ -39,7 +42,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return words || argv.length === 0 || argv[0] === '--help' || argv[0] === 'help' ? 0 : 2;
   }
   try {
-    return await table[words]!.run(argv.slice(words.split(' ').length), io);
+    return await table[words]!.run(argv.slice(words.split(' ').length), io, builtins);
   } catch (error) {
     if (error instanceof ConfigError) {
       io.err('herald: the configuration has faults:');
@@ -51,21 +54,21 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   }
 }
 
-async function pluginCommandTable(io: CliIo): Promise<Record<string, Command>> {
+function pluginCommandTable(io: CliIo, builtins: PluginDefinition[]): Record<string, Command> {
   const table: Record<string, Command> = {};
-  for (const plugin of await loadBuiltinPlugins()) {
-    for (const command of plugin.commands ?? []) table[command.path.join(' ')] = wrap(command, io, plugin.id);
+  for (const plugin of builtins) {
+    for (const command of plugin.commands ?? []) table[command.path.join(' ')] = wrap(command, io, plugin.id, builtins);
   }
   return table;
 }
 
-function wrap(command: PluginCommand, io: CliIo, pluginId: string): Command {
+function wrap(command: PluginCommand, io: CliIo, pluginId: string, builtins: PluginDefinition[]): Command {
   return {
     summary: command.summary,
     run: (argv) => {
       const flag = argv.findIndex((a) => a === '--config' || a === '-c');
       const configPath = configPathFrom(flag >= 0 ? argv[flag + 1] : undefined);
-      return command.run(argv, { configPath, stdout: io.stdout, stderr: io.stderr, openHost: () => openCommandHost(pluginId, configPath) });
+      return command.run(argv, { configPath, stdout: io.stdout, stderr: io.stderr, openHost: () => openCommandHost(pluginId, configPath, builtins) });
     },
   };
 }

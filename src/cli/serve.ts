@@ -2,15 +2,16 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { serve as listen, type ServerType } from '@hono/node-server';
 import { checkHookTokenStrength } from '../config/checks.js';
-import { loadConfigFile } from '../config/load.js';
 import { ConfigError } from '../errors.js';
+import { loadConfigFile } from '../plugin-host/load-config.js';
+import type { PluginDefinition } from '../plugins/sdk.js';
 import { writeStarterConfig, type StarterSecrets } from '../config/starter-config.js';
 import { createGateway } from '../gateway.js';
 import { configPathFrom } from './config-path.js';
 import type { CliIo } from './cli-io.js';
 
 /** `herald serve`: the gateway. Writes a starter config on first run, then listens until a signal. */
-export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
+export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: { config: { type: 'string', short: 'c' }, port: { type: 'string' }, host: { type: 'string' } },
@@ -21,7 +22,7 @@ export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
     starter = writeStarterConfig(file);
     io.out(`No config found: wrote a starter config to ${file}`);
   }
-  const loaded = await loadConfigFile(file);
+  const loaded = await loadConfigFile(file, { builtins });
   if (values.port !== undefined) {
     const port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: "${values.port}" is not a port (0-65535; 0 picks a free one)`);

@@ -1,19 +1,29 @@
 import { z } from 'zod';
 import { coreConfigShape, hooksSchema } from './schema.js';
-import { pluginConfigKey, type PluginDefinition } from '../plugins/sdk.js';
 
 /**
- * The schema of a config file for a given set of plugins: the core schema with each plugin's
- * own schema mounted at its key (`channels.<id>` or `hooks.<id>`), so unknown keys stay errors
- * everywhere and every plugin's config is declared exactly once, in its manifest.
+ * A config section that an extension (a plugin) declares: where it mounts (`channels.<id>` or
+ * `hooks.<id>`), its own schema and one line for the docs. The config layer knows sections, not
+ * plugins: the plugin host turns each plugin into one.
  */
-export function buildConfigSchema(plugins: PluginDefinition[]) {
+export interface ConfigSection {
+  key: string;
+  schema: z.ZodType;
+  summary: string;
+}
+
+/**
+ * The schema of a config file for a given set of sections: the core schema with each section's
+ * schema mounted at its key, so unknown keys stay errors everywhere and every plugin's config is
+ * declared exactly once, in its manifest.
+ */
+export function buildConfigSchema(sections: ConfigSection[]) {
   const channelShape: Record<string, z.ZodType> = {};
   const hooksShape: Record<string, z.ZodType> = {};
-  for (const plugin of plugins) {
-    const [section, key] = pluginConfigKey(plugin).split('.') as [string, string];
-    const target = section === 'channels' ? channelShape : section === 'hooks' ? hooksShape : undefined;
-    if (target) target[key] = plugin.config.optional().describe(`${plugin.summary}`);
+  for (const section of sections) {
+    const [top, key] = section.key.split('.') as [string, string];
+    const target = top === 'channels' ? channelShape : top === 'hooks' ? hooksShape : undefined;
+    if (target) target[key] = section.schema.optional().describe(section.summary);
   }
   const hooks = hooksSchema.extend(hooksShape);
   return z

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isCidr } from './cidr.js';
-import { MAX_TIMEOUT_SECONDS, mappingSchema, thinkingLevels } from '../mappings/mapping-schema.js';
+import { MAX_TIMEOUT_SECONDS, mappingSchema, thinkingLevels } from './mapping-schema.js';
 import { normaliseHooksPath } from './hooks-path.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { KnowledgePassage } from '../models/provider.js';
+import type { KnowledgePassage } from './knowledge-passage.js';
 import { queryTerms } from './search-query.js';
 
 export const NOTHING_KNOWN = "I don't have anything on that in my knowledge base, so I can't answer it from my documents.";

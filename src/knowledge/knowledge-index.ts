@@ -1,6 +1,6 @@
 import { randomHex } from '../platform/random-hex.js';
 import type { SqliteDatabase } from '../store/sqlite/open-database.js';
-import type { KnowledgePassage } from '../models/provider.js';
+import type { KnowledgePassage } from './knowledge-passage.js';
 import { ftsQuery, queryTerms } from './search-query.js';
 
 export interface KnowledgeDocument {

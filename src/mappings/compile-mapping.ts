@@ -7,7 +7,7 @@ import { compileMatch } from './match.js';
 import { compilePayloadSchema, type PayloadSchema } from './json-schema.js';
 import { describeJsonataError } from './jsonata-expression.js';
 import { compileMappingTemplates } from './mapping-templates.js';
-import type { Mapping } from './mapping-schema.js';
+import type { Mapping } from '../config/mapping-schema.js';
 import type { MappingContext } from './resolve-mappings.js';
 import { runTransform } from './run-transform.js';
 import { compileSignatureVerifier, type SignatureVerifier } from './signature-verifier.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { HeraldError } from '../errors.js';
 import type { HeraldConfig } from '../config/schema.js';
 import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
-import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from './mapping-schema.js';
+import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from '../config/mapping-schema.js';
 import { hookAgentId, hookSessionKey as policySessionKey, type FieldSource } from './hook-routing.js';
 
 /** What every webhook turns into: `/wake`, `/agent` and every mapped hook end here. */

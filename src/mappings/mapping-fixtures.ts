@@ -2,13 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import type { LoadedConfig } from '../config/load.js';
 import { formatIssues } from '../config/format-issues.js';
 import { ConfigError, HeraldError } from '../errors.js';
 import { MAPPING_FILE_EXTENSIONS, readMappingFile } from './mapping-files.js';
 import { MappingsEngine } from './mappings-engine.js';
 import { trimSlashes } from './hook-request.js';
-import { compileMappingSources, type MappingContext } from './resolve-mappings.js';
+import { compileMappingSources, type MappingContext, type MappingInputs } from './resolve-mappings.js';
 
 /** One case of a `<x>.test.json` file beside the mapping file `<x>.yaml`. */
 export const fixtureCaseSchema = z
@@ -65,7 +64,7 @@ async function outcomeOf(engine: MappingsEngine, request: Parameters<MappingsEng
 }
 
 /** Runs the cases of one fixture file against the mappings of its sibling file, and only those. */
-export async function runMappingFixtures(fixtureFile: string, loaded: LoadedConfig, ctx: MappingContext): Promise<FixtureResult[]> {
+export async function runMappingFixtures(fixtureFile: string, loaded: Pick<MappingInputs, 'config'>, ctx: MappingContext): Promise<FixtureResult[]> {
   const mappingFile = mappingFileOf(fixtureFile);
   if (!mappingFile) throw new ConfigError([`${fixtureFile}: no mapping file beside it (${MAPPING_FILE_EXTENSIONS.map((e) => `*${e}`).join(', ')})`]);
   const parsed = fixtureFileSchema.safeParse(JSON.parse(fs.readFileSync(fixtureFile, 'utf8')));

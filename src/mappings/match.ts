@@ -1,6 +1,6 @@
 import { compileExpression, type CompiledExpression } from './jsonata-expression.js';
 import { trimSlashes, type HookRequest } from './hook-request.js';
-import type { Mapping } from './mapping-schema.js';
+import type { Mapping } from '../config/mapping-schema.js';
 import { templateScope } from './template-scope.js';
 
 export type MatchRule = NonNullable<Mapping['match']>;

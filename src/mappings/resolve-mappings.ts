@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { LoadedConfig } from '../config/load.js';
+import type { HeraldConfig } from '../config/schema.js';
 import { substituteEnv } from '../config/env-substitution.js';
 import { formatIssues } from '../config/format-issues.js';
 import { ConfigError } from '../errors.js';
@@ -7,8 +7,7 @@ import { compileMapping } from './compile-mapping.js';
 import type { CompiledMapping } from './compiled-mapping.js';
 import type { ActionContext } from './hook-action.js';
 import { listMappingFiles, readMappingFile } from './mapping-files.js';
-import { mappingSchema, type Mapping } from './mapping-schema.js';
-import { presetMappings } from './preset-mappings.js';
+import { mappingSchema, type Mapping } from '../config/mapping-schema.js';
 import { TransformLoader } from './transform-loader.js';
 import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
 
@@ -18,6 +17,15 @@ export type MappingContext = Pick<ActionContext, 'config' | 'channelNames'> & {
   /** receives what loads but deserves attention (a transform not there yet, ...), each naming its mapping */
   warnings?: string[];
 };
+
+/**
+ * What resolving needs of a loaded config: its values and the mapping data of the enabled presets
+ * (the plugin registry gives it; mappings know no plugins).
+ */
+export interface MappingInputs {
+  config: HeraldConfig;
+  plugins: { presetMappings(config: HeraldConfig): { origin: string; raw: unknown; preset: true }[] };
+}
 
 /** A mapping as found, before compiling: raw data and where it came from, for fault messages. */
 export interface MappingSource {
@@ -33,16 +41,16 @@ export interface MappingSource {
 }
 
 /** `hooks.mappings`, then every file of `hooks.mappingsDir` in name order, then the enabled presets. */
-export function collectMappingSources(loaded: LoadedConfig): MappingSource[] {
+export function collectMappingSources(loaded: MappingInputs): MappingSource[] {
   const sources: MappingSource[] = loaded.config.hooks.mappings.map((raw, i) => ({ origin: `hooks.mappings[${i}]`, raw }));
   for (const file of listMappingFiles(loaded.config.hooks.mappingsDir)) {
     readMappingFile(file).forEach((raw, i) => sources.push({ origin: `${file}[${i}]`, raw, substituteAuthEnv: true }));
   }
-  return [...sources, ...presetMappings(loaded)];
+  return [...sources, ...loaded.plugins.presetMappings(loaded.config)];
 }
 
 /** Validates and compiles mapping sources; every fault of every mapping is reported at once. */
-export async function compileMappingSources(sources: MappingSource[], loaded: LoadedConfig, ctx: MappingContext): Promise<CompiledMapping[]> {
+export async function compileMappingSources(sources: MappingSource[], loaded: Pick<MappingInputs, 'config'>, ctx: MappingContext): Promise<CompiledMapping[]> {
   const faults: string[] = [];
   const seen = new Map<string, string>();
   const transforms = new TransformLoader(loaded.config.hooks.transformsDir);
@@ -107,6 +115,6 @@ function mixedAuthFaults(compiled: CompiledMapping[], labels: Map<CompiledMappin
  * Resolves every configured mapping once, at load: `hooks.mappings`, then the files of
  * `hooks.mappingsDir`, then the enabled presets. A fault throws ConfigError naming the mapping.
  */
-export async function resolveMappings(loaded: LoadedConfig, ctx: MappingContext): Promise<CompiledMapping[]> {
+export async function resolveMappings(loaded: MappingInputs, ctx: MappingContext): Promise<CompiledMapping[]> {
   return compileMappingSources(collectMappingSources(loaded), loaded, ctx);
 }

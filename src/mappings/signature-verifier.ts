@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { MappingAuth } from './mapping-schema.js';
+import type { MappingAuth } from '../config/mapping-schema.js';
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 

@@ -1,4 +1,8 @@
-import type { thinkingLevels } from '../mappings/mapping-schema.js';
+import type { thinkingLevels } from '../config/mapping-schema.js';
+import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
+
+// knowledge owns the passage; the model request carries it
+export type { KnowledgePassage };
 
 export type ThinkingLevel = (typeof thinkingLevels)[number];
 
@@ -8,13 +12,6 @@ export interface ChatMessage {
 }
 
 /** A retrieved knowledge passage offered to the model, with what a citation needs. */
-export interface KnowledgePassage {
-  documentId: string;
-  filename: string;
-  chunkId: string;
-  score: number;
-  content: string;
-}
 
 export interface ModelRequest {
   /** the model name inside its provider */

@@ -1,6 +1,10 @@
 import type { z } from 'zod';
 import type { Logger } from 'pino';
-import type { MappingConfig } from '../mappings/mapping-schema.js';
+import type { MappingConfig } from '../config/mapping-schema.js';
+
+// the few host helpers a plugin may use, handed on here so a plugin imports the SDK and nothing else
+export type { MappingConfig } from '../config/mapping-schema.js';
+export { safeEqual } from '../constant-time.js';
 
 /**
  * The plugin SDK: the only part of herald a plugin imports. A plugin is one folder under

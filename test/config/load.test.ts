@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfigFile, loadConfigValue } from '../../src/config/load.js';
+import { loadConfigFile, loadConfigValue } from '../helpers/builtins.js';
 import { ConfigError } from '../../src/errors.js';
 import { API_KEY, baseConfig, GATEWAY_TOKEN, HOOK_TOKEN, tempDir } from '../helpers/start-herald.js';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfigFile, loadConfigValue } from '../../src/config/load.js';
+import { loadConfigFile, loadConfigValue } from '../helpers/builtins.js';
 import { expandHome } from '../../src/config/home-path.js';
 import { ConfigError } from '../../src/errors.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';

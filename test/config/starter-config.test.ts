@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import JSON5 from 'json5';
 import { describe, expect, it } from 'vitest';
-import { loadConfigFile } from '../../src/config/load.js';
+import { loadConfigFile } from '../helpers/builtins.js';
 import { generateSecrets, starterConfigText, starterConfigValue, writeStarterConfig } from '../../src/config/starter-config.js';
 import { tempDir } from '../helpers/start-herald.js';
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { serve, type ServerType } from '@hono/node-server';
-import { loadConfigFile } from '../../src/config/load.js';
+import { loadConfigFile } from './builtins.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createLogger } from '../../src/log.js';
 

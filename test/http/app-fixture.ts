@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach } from 'vitest';
-import { loadConfigValue } from '../../src/config/load.js';
+import { loadConfigValue } from '../helpers/builtins.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createLogger } from '../../src/log.js';
 import { baseConfig, tempDir } from '../helpers/start-herald.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfigValue } from '../../src/config/load.js';
+import { loadConfigValue } from '../helpers/builtins.js';
 import { runMappingFixtures } from '../../src/mappings/mapping-fixtures.js';
 import { HOOK_TOKEN, baseConfig, hookHeaders, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
 

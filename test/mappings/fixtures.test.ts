@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadConfigValue } from '../../src/config/load.js';
+import { loadConfigValue } from '../helpers/builtins.js';
 import { findFixtureFiles, runMappingFixtures } from '../../src/mappings/mapping-fixtures.js';
 
 /**

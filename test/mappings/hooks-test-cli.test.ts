@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.js';
-import { main } from '../../src/cli/main.js';
+import { main } from '../helpers/builtins.js';
 import { baseConfig, tempDir } from '../helpers/start-herald.js';
 
 function captureIo() {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfigValue } from '../../src/config/load.js';
+import { loadConfigValue } from '../helpers/builtins.js';
 import { ConfigError } from '../../src/errors.js';
 import { HeraldError } from '../../src/errors.js';
 import { MappingsEngine } from '../../src/mappings/mappings-engine.js';

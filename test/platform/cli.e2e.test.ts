@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.js';
-import { main } from '../../src/cli/main.js';
+import { main } from '../helpers/builtins.js';
 import { API_KEY, baseConfig, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 
 let herald: RunningHerald | undefined;

@@ -5,10 +5,10 @@ import JSON5 from 'json5';
 import YAML from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setupCommand } from '../../../plugins/gmail/setup-command.js';
-import { main } from '../../../src/cli/main.js';
+import { main } from '../../helpers/builtins.js';
 import type { CliIo } from '../../../src/cli/cli-io.js';
-import { loadConfigFile } from '../../../src/config/load.js';
-import { openCommandHost } from '../../../src/plugins/command-host.js';
+import { builtinPlugins, loadConfigFile } from '../../helpers/builtins.js';
+import { openCommandHost } from '../../../src/plugin-host/command-host.js';
 import { tempDir } from '../../helpers/start-herald.js';
 import { ACCESS_TOKEN, CLIENT_ID, CLIENT_SECRET, FakeGoogle, REFRESH_TOKEN } from './fake-google.js';
 
@@ -269,7 +269,7 @@ describe('herald webhooks gmail setup', () => {
     const { code, output } = await setup(file);
     expect(code).toBe(0);
     expect(output).toContain(`store the starting point (historyId ${google.historyId})`);
-    const host = await openCommandHost('gmail', file);
+    const host = await openCommandHost('gmail', file, builtinPlugins);
     try {
       expect(await host.host.state.get('historyId:me@example.com')).toBe(String(google.historyId));
       expect(await host.host.state.get('baseline:me@example.com')).toMatchObject({ historyId: String(google.historyId) });

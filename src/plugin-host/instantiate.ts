@@ -2,19 +2,13 @@ import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import type { Store } from '../store/port.js';
 import type { PluginRegistry } from './registry.js';
-import { pluginConfigKey, type ChannelAdapter, type PluginDefinition, type PluginInstance, type PluginState } from './sdk.js';
+import type { ChannelAdapter, PluginInstance, PluginState } from '../plugins/sdk.js';
+import { pluginSection } from './plugin-section.js';
 
 export interface PluginInstances {
   /** configured channels by plugin id */
   channels: Map<string, ChannelAdapter>;
   services: NonNullable<PluginInstance['services']>;
-}
-
-/** a plugin's own section of the validated config, e.g. config.channels.telegram */
-export function pluginSection(config: HeraldConfig, plugin: PluginDefinition): unknown {
-  return pluginConfigKey(plugin)
-    .split('.')
-    .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), config);
 }
 
 export function stateFor(store: Store, pluginId: string): PluginState {

@@ -1,15 +1,16 @@
-import { loadConfigFile } from '../config/load.js';
 import { createLogger } from '../log.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import { pluginSection, stateFor } from './instantiate.js';
-import type { PluginCommandHost, PluginDefinition } from './sdk.js';
+import type { PluginCommandHost, PluginDefinition } from '../plugins/sdk.js';
+import { stateFor } from './instantiate.js';
+import { loadConfigFile } from './load-config.js';
+import { pluginSection } from './plugin-section.js';
 
 /**
  * What a plugin command that works on its own gets (`webhooks gmail run`): the validated
  * config, the plugin's section, its durable state in the configured store, and a logger.
  */
-export async function openCommandHost(pluginId: string, configPath: string): Promise<PluginCommandHost> {
-  const loaded = await loadConfigFile(configPath);
+export async function openCommandHost(pluginId: string, configPath: string, builtins: PluginDefinition[]): Promise<PluginCommandHost> {
+  const loaded = await loadConfigFile(configPath, { builtins });
   const plugin = loaded.plugins.get(pluginId) as PluginDefinition;
   const store = openSqliteStore(loaded.config.storage.sqlite);
   const logger = createLogger().child({ plugin: pluginId });

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loadConfigFile } from '../../src/config/load.js';
+import { builtinPlugins, loadConfigFile } from '../helpers/builtins.js';
 import { ConfigError } from '../../src/errors.js';
-import { PluginRegistry, loadBuiltinPlugins, loadExternalPlugins } from '../../src/plugins/registry.js';
+import { PluginRegistry, loadExternalPlugins } from '../../src/plugin-host/registry.js';
 import { definePlugin, type PluginDefinition } from '../../src/plugins/sdk.js';
 import { tempDir } from '../helpers/start-herald.js';
 
@@ -36,7 +36,7 @@ describe('plugin registry', () => {
   });
 
   it('lists last plus the ids and aliases of the built-in channels, and resolves aliases', async () => {
-    const registry = new PluginRegistry(await loadBuiltinPlugins());
+    const registry = new PluginRegistry(builtinPlugins);
     expect(registry.channelNames().sort()).toEqual(
       ['last', 'telegram', 'slack', 'discord', 'mattermost', 'signal', 'imessage', 'imsg', 'msteams', 'teams', 'whatsapp', 'webhook'].sort(),
     );

@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { pluginDocBlocks, readGeneratedBlock } from '../../src/plugins/plugin-docs.js';
+import { pluginDocBlocks, readGeneratedBlock } from '../../src/plugin-host/plugin-docs.js';
+import { builtinPlugins } from '../helpers/builtins.js';
 
 const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
 describe('README plugin sections', () => {
   it('has a generated block per built-in channel, matching its manifest (run `npm run docs` when this fails)', async () => {
-    const blocks = await pluginDocBlocks();
+    const blocks = pluginDocBlocks(builtinPlugins);
     expect(blocks.filter((b) => b.name.startsWith('channel:')).map((b) => b.name.replace('channel:', '')).sort()).toEqual(
       ['discord', 'imessage', 'mattermost', 'msteams', 'signal', 'slack', 'telegram', 'webhook', 'whatsapp'],
     );
@@ -19,7 +20,7 @@ describe('README plugin sections', () => {
   });
 
   it("documents each preset's config in its own section (gmail)", async () => {
-    const gmail = (await pluginDocBlocks()).find((b) => b.name === 'preset:gmail')!;
+    const gmail = pluginDocBlocks(builtinPlugins).find((b) => b.name === 'preset:gmail')!;
     expect(gmail.content).toContain('`hooks.gmail`');
     const start = readme.indexOf('<!-- section:gmail -->');
     const next = readme.indexOf('<!-- section:', start + 1);

@@ -1,10 +1,13 @@
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
-import type { PluginDefinition } from './sdk.js';
+import type { ConfigSection } from '../config/build-schema.js';
+import type { HeraldConfig } from '../config/schema.js';
+import { pluginConfigKey, type PluginDefinition } from '../plugins/sdk.js';
+import { pluginSection } from './plugin-section.js';
 
 /**
- * Registers plugins: built-ins first, then the third-party ones named in `plugins`.
+ * Registers plugins: built-ins first (handed in by the CLI), then the third-party ones named in `plugins`.
  * A duplicate id, an alias that clashes or a missing dependency fails the start, loudly.
  */
 export class PluginRegistry {
@@ -47,6 +50,22 @@ export class PluginRegistry {
     return undefined;
   }
 
+  /** each plugin's config section, for the config schema */
+  configSections(): ConfigSection[] {
+    return this.plugins.map((plugin) => ({ key: pluginConfigKey(plugin), schema: plugin.config, summary: plugin.summary }));
+  }
+
+  /** the mapping data of every preset listed in `hooks.presets`, in that order */
+  presetMappings(config: HeraldConfig): { origin: string; raw: unknown; preset: true }[] {
+    const out: { origin: string; raw: unknown; preset: true }[] = [];
+    for (const id of config.hooks.presets) {
+      const plugin = this.get(id);
+      if (!plugin?.roles.includes('preset') || !plugin.mappings) continue;
+      plugin.mappings(pluginSection(config, plugin)).forEach((raw, i) => out.push({ origin: `preset ${id} [${i}]`, raw, preset: true }));
+    }
+    return out;
+  }
+
   /** every value the `channel` field may take */
   channelNames(): string[] {
     return ['last', ...this.channels().flatMap((p) => [p.id, ...(p.aliases ?? [])])];
@@ -74,10 +93,4 @@ export async function loadExternalPlugins(specs: string[], baseDir: string): Pro
     }
   }
   return loaded;
-}
-
-/** The built-in plugins, discovered from the top-level `plugins/index.ts` list. */
-export async function loadBuiltinPlugins(): Promise<PluginDefinition[]> {
-  const mod = (await import(new URL('../../plugins/index.ts', import.meta.url).href)) as { builtinPlugins: PluginDefinition[] };
-  return mod.builtinPlugins;
 }

@@ -1,6 +1,5 @@
 import { renderSchemaTable } from '../config/reference-docs.js';
-import { loadBuiltinPlugins } from './registry.js';
-import { pluginConfigKey, type PluginDefinition } from './sdk.js';
+import { pluginConfigKey, type PluginDefinition } from '../plugins/sdk.js';
 
 /**
  * One generated README block (the shape `herald docs` writes): its content sits between
@@ -38,10 +37,9 @@ export function renderPresetDoc(plugin: PluginDefinition): string {
 /**
  * The plugins' generated README blocks for `herald docs --write|--check`: one per channel plugin
  * in the channels section (`channel:<id>`), and each preset's config table in its own section
- * (`preset:<id>`). Without a list it documents the built-ins.
+ * (`preset:<id>`).
  */
-export async function pluginDocBlocks(plugins?: PluginDefinition[]): Promise<DocBlock[]> {
-  const list = plugins ?? (await loadBuiltinPlugins());
+export function pluginDocBlocks(list: PluginDefinition[]): DocBlock[] {
   return [
     { section: 'channels', name: 'channel-guarantees', content: renderGuaranteesTable(list) },
     ...list
