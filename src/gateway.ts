@@ -5,6 +5,7 @@ import { AgentDirectory } from './agents/agent-directory.js';
 import type { HeraldConfig } from './config/schema.js';
 import { createApp } from './http/create-app.js';
 import { createLogger } from './log.js';
+import { setVerboseErrors } from './log-detail.js';
 import { HeraldMetrics } from './metrics/herald-metrics.js';
 import { builtinMappings } from './mappings/builtin-mappings.js';
 import { MappingsEngine } from './mappings/mappings-engine.js';
@@ -62,6 +63,7 @@ export interface GatewayOptions {
 export async function createGateway(loaded: LoadedConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const { config, plugins } = loaded;
   const logger = options.logger ?? createLogger();
+  setVerboseErrors(logger, config.gateway.log.verboseErrors);
   const store = openSqliteStore(config.storage.sqlite);
   const probe = sqliteProbe(store.db);
   const metrics = config.gateway.metrics.enabled

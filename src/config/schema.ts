@@ -27,6 +27,18 @@ export const gatewaySchema = z
       .describe(
         'Reverse proxies (IP addresses or CIDRs) whose X-Forwarded-For / Forwarded headers name the client, for the failed-auth limits and logs; from any other peer those headers are ignored.',
       ),
+    log: z
+      .object({
+        verboseErrors: z
+          .boolean()
+          .default(false)
+          .describe(
+            'Adds error messages, stacks and session keys to log lines. Off by default because they can quote payload values (a template\'s cast error, a transform\'s exception); turn on only to debug, on a log sink you trust with payloads.',
+          ),
+      })
+      .strict()
+      .default({ verboseErrors: false })
+      .describe('What log lines may carry.'),
     metrics: z
       .object({
         enabled: z.boolean().default(true).describe('Serves GET /metrics (Prometheus text format, behind the gateway token) and counts requests, runs and heartbeats; false: 404 and no counting.'),

@@ -2,6 +2,7 @@ import type { Context, ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { errorCatalog, HeraldError } from '../errors.js';
+import { errorDetail } from '../log-detail.js';
 
 /** the OpenAI error type of each status, for the /v1 surface */
 export function openaiType(status: number): string {
@@ -41,7 +42,7 @@ export function errorHandler(logger: Logger): ErrorHandler {
     if (error instanceof HTTPException && error.status < 500) {
       return errorResponse(c, new HeraldError('HERALD_BAD_REQUEST', error.message || undefined));
     }
-    logger.error({ err: error, reqId: c.get('requestId'), path: c.req.path }, 'unhandled error');
+    logger.error({ ...errorDetail(logger, error), reqId: c.get('requestId'), path: c.req.path }, 'unhandled error');
     return errorResponse(c, new HeraldError('HERALD_INTERNAL'));
   };
 }

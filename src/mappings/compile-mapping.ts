@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { errorDetail } from '../log-detail.js';
 import { HeraldError } from '../errors.js';
 import type { CompiledMapping, MappingOutcome, PreparedMapping } from './compiled-mapping.js';
 import { validateAction } from './hook-action.js';
@@ -80,11 +81,16 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     }
   }
 
-  /** a per-request failure: 500 to the caller, the reason to the log (never the body) */
+  /**
+   * A per-request failure: 500 to the caller; to the log the mapping, the stage and the error's
+   * kind and code, never its message unless gateway.log.verboseErrors (a JSONata cast error quotes
+   * the payload value, a transform's message is whatever it threw).
+   */
   const failed = (stage: string, error: unknown): HeraldError => {
-    const reason = `${stage}: ${error instanceof Error ? error.message : String(error)}`;
-    deps.logger?.error({ mapping: id, error: reason }, 'hook mapping failed');
-    return new HeraldError('HERALD_MAPPING_FAILED', undefined, { cause: new Error(reason) });
+    deps.logger?.error({ mapping: id, stage, ...errorDetail(deps.logger, error) }, 'hook mapping failed');
+    // the whole reason stays on the error, for the dry-run tools (herald hooks test, fixtures) that print it to their operator
+    const message = stage === 'template' ? describeJsonataError(error) : error instanceof Error ? error.message : String(error);
+    return new HeraldError('HERALD_MAPPING_FAILED', undefined, { cause: new Error(`${stage === 'transform' ? `transform ${mapping.transform!.module}` : stage}: ${message}`) });
   };
 
   /** schema and templates: no side effects, so a repeat of a known idempotency key may run them again */
@@ -97,7 +103,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
       raw = await templates.render(scope);
       idempotencyKey = await templates.idempotencyKey(scope);
     } catch (error) {
-      throw failed('template', describeJsonataError(error));
+      throw failed('template', error);
     }
     return { ...(idempotencyKey !== undefined && { idempotencyKey }), run: () => finish(request, raw) };
   }
@@ -115,7 +121,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
         fn = await deps.transforms.load(transformFile, mapping.transform.export);
         result = await runTransform(fn, request, mapping, deps.transformTimeoutMs);
       } catch (error) {
-        throw failed(`transform ${mapping.transform!.module}`, error);
+        throw failed('transform', error);
       }
       if (result.type === 'skip') return { type: 'skip' };
       if (result.type === 'merge') {

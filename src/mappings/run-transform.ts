@@ -18,7 +18,7 @@ export async function runTransform(fn: TransformFunction, request: HookRequest, 
   };
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`transform timed out after ${timeoutMs}ms`)), timeoutMs);
+    timer = setTimeout(() => reject(Object.assign(new Error(`transform timed out after ${timeoutMs}ms`), { name: 'TransformTimeout' })), timeoutMs);
   });
   let result: unknown;
   try {

@@ -1,3 +1,4 @@
+import { errorDetail, verboseErrors } from '../log-detail.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
@@ -204,7 +205,8 @@ export class RunQueue {
       // of two processes finishing one run (the first lost its lease), only one completes it
       if (!(await this.complete(id, { status: 'succeeded', reply: response.text, at: now, transcript }, action.name, { reply: response.text }))) return;
       // fields, not a child logger: a child per run cost more than the run's own log line
-      logger.info({ runId: id, sessionKey: run.sessionKey, status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
+      // the session key is often templated from the payload (hook:github:owner/repo): only with gateway.log.verboseErrors
+      logger.info({ runId: id, ...(verboseErrors(logger) && { sessionKey: run.sessionKey }), status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
       await this.afterRun({ ...run, status: 'succeeded', reply: response.text }, action, response.text);
     } catch (error) {
       if (shutdown.aborted) {
@@ -216,7 +218,7 @@ export class RunQueue {
       const message = timedOut ? `timed out after ${timeoutMs / 1000}s` : describeError(error);
       const status = timedOut ? 'timed_out' : 'failed';
       if (!(await this.complete(id, { status, error: message, at: Date.now(), transcript: [] }, action.name, timedOut ? { timedOut } : { error: message }))) return;
-      logger.warn({ runId: id, sessionKey: run.sessionKey, status, error: message }, 'run failed');
+      logger.warn({ runId: id, status, ...(timedOut ? {} : errorDetail(logger, error)), ...(verboseErrors(logger) && { sessionKey: run.sessionKey }) }, 'run failed');
       await this.afterRun({ ...run, status, error: message }, action);
     } finally {
       clearTimeout(timer);
