@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { AgentDirectory } from './agents/agent-directory.js';
+import type { AgentTurnDeps } from './agents/agent-turn.js';
 import type { HeraldConfig } from './config/schema.js';
 import { createApp } from './http/create-app.js';
 import { createLogger } from './log.js';
@@ -15,6 +16,7 @@ import { instantiatePlugins, type PluginInstances } from './plugin-host/instanti
 import type { LoadedConfig } from './plugin-host/load-config.js';
 import type { PluginRegistry } from './plugin-host/registry.js';
 import { createDispatcher, type DispatchAction } from './runtime/dispatch-action.js';
+import { HookIntake } from './runtime/hook-intake.js';
 import { parseDuration } from './runtime/duration.js';
 import { Heartbeat } from './runtime/heartbeat.js';
 import { heartbeatTurn } from './runtime/heartbeat-turn.js';
@@ -83,18 +85,20 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     defaultAgentId: agents.default().id,
     logger,
   });
-  const turn = heartbeatTurn({ config, store, models, agents, delivery, logger, owner: randomUUID() });
+  const knowledge = new KnowledgeIndex(store.db);
+  // the one agent turn's needs, shared by hook runs, chat and heartbeats
+  const turns: AgentTurnDeps = { config, models, sessions: store.sessions, knowledge };
+  const turn = heartbeatTurn({ config, store, turns, agents, delivery, logger, owner: randomUUID() });
   const heartbeat = new Heartbeat(
     parseDuration(config.heartbeat.every),
     metrics ? metrics.countHeartbeatTurns(turn, (outcome) => outcome.ran) : turn,
     logger,
     config.heartbeat.coalesceMs,
   );
-  const knowledge = new KnowledgeIndex(store.db);
   // a wake on any process reaches the one holding the heartbeat lease (LISTEN/NOTIFY on PostgreSQL)
   const wakeHeartbeat = { request: () => store.signals.publish(HEARTBEAT_TOPIC) };
   const runs = new RunQueue({
-    config, store, models, agents, mainSession, heartbeat: wakeHeartbeat, delivery, knowledge, logger,
+    config, store, turns, agents, mainSession, heartbeat: wakeHeartbeat, delivery, logger,
     onRunFinished: metrics && ((status) => metrics.runFinished(status)),
   });
   const dispatch = createDispatcher({ mainSession, heartbeat: wakeHeartbeat, runs });
@@ -105,8 +109,17 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   for (const warning of warnings) logger.warn({ config: loaded.file }, warning);
   const keys = new ApiKeyVerifier(config, new ApiKeyStore(store.db));
   const parser = new ParsePool(config.platform.knowledge);
-  const platform = platformRoutes({ config, store, knowledge, parser, keys, models, agents, logger });
-  const app = createApp({ config, logger, store, engine, dispatch, delivery, probe, metrics, mounts: [{ path: '/v1', app: platform }] });
+  const platform = platformRoutes({ config, store, knowledge, parser, keys, turns, agents, logger });
+  const intake = new HookIntake({
+    engine,
+    dispatch,
+    idempotency: store.idempotency,
+    logger,
+    ttlMs: config.hooks.idempotencyTtlHours * 3_600_000,
+    // past the longest a request can take (its transform's limit, then the store), a holder is presumed dead
+    lockMs: config.hooks.transformTimeoutMs + 60_000,
+  });
+  const app = createApp({ config, logger, store, engine, intake, delivery, probe, metrics, mounts: [{ path: '/v1', app: platform }] });
 
   let unsubscribe: (() => void) | undefined;
   const gateway: Gateway = {

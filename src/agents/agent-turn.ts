@@ -1,59 +1,166 @@
 import type { HeraldConfig } from '../config/schema.js';
-import { modelChain } from '../models/model-chain.js';
+import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
+import { completeWithFallbacks } from '../models/complete-with-fallbacks.js';
 import type { ModelRegistry } from '../models/model-registry.js';
-import type { ChatMessage, KnowledgePassage, ModelRequest, ThinkingLevel } from '../models/provider.js';
-import type { SessionMessage } from '../store/port.js';
+import type { ModelOptions, ModelRequest, ModelUsage } from '../models/provider.js';
+import type { SessionMessage, SessionsRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
+import { ModelCallError } from './model-call-error.js';
+import { assembleTurn } from './turn-prompt.js';
 
-export interface TurnInput {
+/** passages of the agent's knowledge base a turn's model sees */
+export const PASSAGES_PER_TURN = 4;
+
+/** the agent's knowledge base; sync or async, so a networked store fits */
+export interface KnowledgeSearch {
+  search(agentId: string, question: string, limit: number): KnowledgePassage[] | Promise<KnowledgePassage[]>;
+}
+
+export interface AgentTurnDeps {
+  config: HeraldConfig;
+  models: ModelRegistry;
+  sessions: SessionsRepo;
+  knowledge?: KnowledgeSearch;
+}
+
+/** What one turn is: whose, in which session, what the model sees, and how its transcript is kept. */
+export interface AgentTurnInput {
   agent: AgentConfig;
-  /** model ref override; the agent's own model otherwise */
-  model?: string;
   purpose: ModelRequest['purpose'];
-  history: SessionMessage[];
-  /** what the model sees as the new user message (possibly safety-wrapped) */
+  /** the session the turn belongs to: its history is read from it, its transcript written to it */
+  sessionKey: string;
+  /**
+   * earlier messages, oldest first, when the caller has them already (a chat conversation it
+   * checked, a new session known empty); otherwise the session's newest `agents.defaults.historyLimit`
+   */
+  history?: SessionMessage[];
+  /** what the model sees as the new user message (safety-wrapped for hooks) */
   prompt: string;
-  /** the new message as received */
+  /** the new message as received: the knowledge query, and what the embedded model answers */
   question?: string;
+  /** heartbeat: the pending system events */
   events?: string[];
-  knowledge?: KnowledgePassage[];
-  thinking?: ThinkingLevel;
-  temperature?: number;
-  maxTokens?: number;
-  user?: string;
+  /** model ref override (a hook's `model`) */
+  model?: string;
+  /** search the agent's knowledge base with `question` */
+  retrieve?: boolean;
+  /** passed through to the model (sampling, thinking, provider fields such as tools) */
+  options?: ModelOptions;
   signal?: AbortSignal;
+  /**
+   * on a failure, try the chain of agents.defaults.model (override, fallbacks, primary) in order
+   * (hook runs, heartbeats); without it the first model's failure is the turn's (a chat's 502)
+   */
+  fallbacks?: boolean;
+  /** when the turn's time is up (epoch ms): while fallbacks remain, each model gets a share of what is left */
+  deadlineAt?: number;
+  /** stream the model's answer (the routine yields its deltas), or one complete call */
+  stream?: boolean;
+  /** the user-side messages this turn adds, stored with the answer */
+  incoming: SessionMessage[];
+  /** the answer message's run id and meta, given what the turn found (its citations) */
+  answer?: (outcome: TurnOutcome) => Pick<SessionMessage, 'runId' | 'meta'>;
+  /** false for an answer that leaves no transcript (a heartbeat's idle ack) */
+  keep?: (text: string) => boolean;
+  /**
+   * stores the transcript, atomically; by default it is appended to the session in one
+   * transaction. A hook run passes its own: the run's completion writes it with the run's
+   * status and summary in one transaction.
+   */
+  record?: (transcript: SessionMessage[], outcome: TurnOutcome) => Promise<void>;
+}
+
+export interface TurnDelta {
+  type: 'delta';
+  text: string;
+}
+
+export interface TurnOutcome {
+  text: string;
+  finishReason: string;
+  /** the provider's count, or an estimate in words when it gave none */
+  usage: ModelUsage;
+  /** the passages the model was given (the answer's citations) */
+  knowledge: KnowledgePassage[];
+  /** the model ref that answered */
+  modelRef: string;
+  /** the models of the chain that failed before it, with their reasons */
+  failures: { ref: string; error: string }[];
 }
 
 /**
- * Assembles an agent's prompt (instructions, knowledge, history, message) and picks its models:
- * `provider` and `resolved` are the first of `refs`, the chain a non-streamed turn falls back along.
+ * The one agent turn of herald, for hook runs, chat completions (plain and streamed) and
+ * heartbeats: read the history, retrieve knowledge, assemble the prompt, call the model, then
+ * record the turn's messages in one write. Streamed, it yields the answer's deltas as they come
+ * and records only at the end, so a failed or aborted call leaves no half a turn behind.
+ * The model call's failures (an abort included) are thrown as ModelCallError, the rest as they
+ * are: each caller maps them to its surface.
  */
-export function prepareTurn(input: TurnInput, models: ModelRegistry, config: HeraldConfig) {
-  const refs = modelChain(config.agents.defaults.model, input.model ?? input.agent.model);
-  const { provider, resolved } = models.resolve(refs[0]!);
-  const messages: ChatMessage[] = [];
-  const system = [input.agent.instructions?.trim(), knowledgeBlock(input.knowledge)].filter(Boolean).join('\n\n');
-  if (system) messages.push({ role: 'system', content: system });
-  for (const m of input.history) if (m.role !== 'system') messages.push({ role: m.role, content: m.content });
-  messages.push({ role: 'user', content: input.prompt });
-  const request: ModelRequest = {
-    model: resolved.model,
-    messages,
-    purpose: input.purpose,
-    events: input.events,
-    knowledge: input.knowledge,
-    question: input.question,
-    thinking: input.thinking ?? config.agents.defaults.thinking,
-    temperature: input.temperature,
-    maxTokens: input.maxTokens,
-    user: input.user,
-    signal: input.signal,
-  };
-  return { provider, resolved, request, refs };
+export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): AsyncGenerator<TurnDelta, TurnOutcome, undefined> {
+  const { config } = deps;
+  const history = input.history ?? (await deps.sessions.messages(input.sessionKey, config.agents.defaults.historyLimit));
+  const knowledge =
+    input.retrieve && deps.knowledge && input.question !== undefined
+      ? await deps.knowledge.search(input.agent.id, input.question, PASSAGES_PER_TURN)
+      : [];
+  const { provider, resolved, request, refs } = assembleTurn({ ...input, history, knowledge }, deps.models, config);
+
+  let text = '';
+  let usage: ModelUsage | undefined;
+  let finishReason = 'stop';
+  let modelRef = resolved.ref;
+  let failures: TurnOutcome['failures'] = [];
+  try {
+    if (input.stream) {
+      for await (const event of provider.stream(request)) {
+        if (event.type === 'usage') usage = event.usage;
+        else if (event.type === 'finish') finishReason = event.reason;
+        else if (event.text) {
+          text += event.text;
+          yield { type: 'delta', text: event.text };
+        }
+      }
+    } else if (input.fallbacks) {
+      // the chain, tried in order (a stream, once begun, cannot change model: it has none)
+      const { model: _model, signal, ...rest } = request;
+      const response = await completeWithFallbacks(refs, deps.models, rest, { signal, deadline: input.deadlineAt });
+      text = response.text;
+      usage = response.usage;
+      finishReason = response.finishReason ?? 'stop';
+      modelRef = response.ref;
+      failures = response.failures;
+    } else {
+      const response = await provider.complete(request);
+      text = response.text;
+      usage = response.usage;
+      finishReason = response.finishReason ?? 'stop';
+    }
+  } catch (error) {
+    throw new ModelCallError(error);
+  }
+
+  const outcome: TurnOutcome = { text, finishReason, usage: usage ?? estimateUsage(request, text), knowledge, modelRef, failures };
+  const transcript =
+    input.keep && !input.keep(text)
+      ? []
+      : [...input.incoming, { role: 'assistant' as const, content: text, createdAt: Date.now(), ...input.answer?.(outcome) }];
+  if (input.record) await input.record(transcript, outcome);
+  else await deps.sessions.appendMany(input.sessionKey, transcript);
+  return outcome;
 }
 
-function knowledgeBlock(passages: KnowledgePassage[] | undefined): string | undefined {
-  if (!passages?.length) return undefined;
-  const lines = passages.map((p, i) => `[${i + 1}] (${p.filename})\n${p.content}`);
-  return `Answer from these knowledge-base passages when they are relevant, and cite them by number:\n\n${lines.join('\n\n')}`;
+/** The turn without streaming: one model call, then the record. */
+export async function completeAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput): Promise<TurnOutcome> {
+  const turn = agentTurn(deps, { ...input, stream: false });
+  for (;;) {
+    const step = await turn.next();
+    if (step.done) return step.value;
+  }
+}
+
+const wordCount = (s: string) => (s.match(/\S+/g) ?? []).length;
+
+function estimateUsage(request: ModelRequest, text: string): ModelUsage {
+  const prompt_tokens = request.messages.reduce((n, m) => n + wordCount(m.content), 0);
+  return { prompt_tokens, completion_tokens: wordCount(text), total_tokens: prompt_tokens + wordCount(text) };
 }

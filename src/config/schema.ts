@@ -170,6 +170,13 @@ export const agentsSchema = z
           .describe(
             "How long a process holds a run or a heartbeat turn it claimed without renewing it (it renews every third of this while working). A crashed process's runs are retaken by another replica, or by itself after a restart, once this runs out.",
           ),
+        historyLimit: z
+          .number()
+          .int()
+          .positive()
+          .max(10_000)
+          .default(50)
+          .describe('How many earlier messages of a session the model sees in a turn (hook runs, chat conversations, heartbeats alike); older ones stay stored.'),
       })
       .strict()
       .prefault({})

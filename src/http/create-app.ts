@@ -4,7 +4,7 @@ import type { HeraldConfig } from '../config/schema.js';
 import { HeraldError } from '../errors.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import type { HeraldMetrics } from '../metrics/herald-metrics.js';
-import type { DispatchAction } from '../runtime/dispatch-action.js';
+import type { HookIntake } from '../runtime/hook-intake.js';
 import type { ReplyDelivery } from '../runtime/reply-delivery.js';
 import type { Store } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
@@ -24,7 +24,8 @@ export interface AppDeps {
   logger: Logger;
   store: Store;
   engine: MappingsEngine;
-  dispatch: DispatchAction;
+  /** the webhook use case the hook routes call */
+  intake: HookIntake;
   delivery: ReplyDelivery;
   /** extra route groups mounted by later areas (the platform API), by path prefix */
   mounts?: { path: string; app: Hono }[];

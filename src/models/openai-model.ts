@@ -20,6 +20,8 @@ export class OpenAIModel implements ModelProvider {
 
   private params(request: ModelRequest) {
     return {
+      // first, so herald's own fields win over a pass-through of the same name
+      ...request.extra,
       model: request.model,
       messages: request.messages,
       ...(request.temperature !== undefined && { temperature: request.temperature }),

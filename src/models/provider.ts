@@ -13,7 +13,21 @@ export interface ChatMessage {
 
 /** A retrieved knowledge passage offered to the model, with what a citation needs. */
 
-export interface ModelRequest {
+/**
+ * Per-call settings a caller passes through to the provider: the sampling knobs herald knows,
+ * and `extra`, request fields sent to an OpenAI-compatible provider as they are, so a later API
+ * (client tools, structured output) reaches the model without a new field at every layer.
+ */
+export interface ModelOptions {
+  thinking?: ThinkingLevel;
+  temperature?: number;
+  maxTokens?: number;
+  user?: string;
+  /** provider request fields passed through unchanged (e.g. `tools`, `response_format`) */
+  extra?: Record<string, unknown>;
+}
+
+export interface ModelRequest extends ModelOptions {
   /** the model name inside its provider */
   model: string;
   /** the assembled prompt: instructions, knowledge, history, the new message */
@@ -26,10 +40,6 @@ export interface ModelRequest {
   knowledge?: KnowledgePassage[];
   /** the latest user message, unwrapped */
   question?: string;
-  thinking?: ThinkingLevel;
-  temperature?: number;
-  maxTokens?: number;
-  user?: string;
   signal?: AbortSignal;
 }
 

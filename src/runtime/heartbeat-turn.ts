@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';
-import { prepareTurn } from '../agents/agent-turn.js';
-import type { ModelRegistry } from '../models/model-registry.js';
+import { completeAgentTurn, type AgentTurnDeps } from '../agents/agent-turn.js';
 import type { Store, SystemEvent } from '../store/port.js';
 import { deadline } from '../deadline.js';
 import { MAIN_SESSION } from './main-session.js';
@@ -18,7 +17,8 @@ export type HeartbeatOutcome = { ran: true } | { ran: false; busyUntil?: number 
 export interface HeartbeatTurnDeps {
   config: HeraldConfig;
   store: Store;
-  models: ModelRegistry;
+  /** the agent turn's own needs (models, sessions); the heartbeat reads no knowledge */
+  turns: AgentTurnDeps;
   agents: AgentDirectory;
   delivery: ReplyDelivery;
   logger: Logger;
@@ -73,29 +73,28 @@ async function runTurn(deps: HeartbeatTurnDeps, events: SystemEvent[], shutdown?
   const { store, config } = deps;
   // GC-safe on Node 20, unlike AbortSignal.any with AbortSignal.timeout (see deadline.ts)
   const limit = deadline(config.agents.defaults.timeoutSeconds * 1000, shutdown);
-  const signal = limit.signal;
   try {
-  const texts = events.map((e) => e.text);
-  const prompt = texts.length
-    ? `Heartbeat. System events since the last heartbeat:\n${texts.map((t) => `- ${t}`).join('\n')}\n\nAct on what needs attention; reply HEARTBEAT_OK if nothing does.`
-    : 'Heartbeat. No new system events. Reply HEARTBEAT_OK if nothing needs attention.';
-  const history = await store.sessions.messages(MAIN_SESSION, 50);
-  const { provider, request } = prepareTurn(
-    { agent: deps.agents.default(), purpose: 'heartbeat', history, prompt, events: texts, signal },
-    deps.models,
-    config,
-  );
-  const { text } = await provider.complete(request);
-  const ack = isHeartbeatAck(text, config.heartbeat.ackMaxChars);
-  // an idle ack carries nothing worth keeping in the transcript
-  if (texts.length || !ack) {
-    const now = Date.now();
-    await store.sessions.append(MAIN_SESSION, { role: 'user', content: prompt, createdAt: now });
-    await store.sessions.append(MAIN_SESSION, { role: 'assistant', content: text, createdAt: now });
-  }
-  await store.events.complete(events.map((e) => e.id));
-  deps.logger.info({ events: events.length, ack }, 'heartbeat');
-  if (!ack) await deps.delivery.deliverHeartbeatReply(text);
+    const texts = events.map((e) => e.text);
+    const prompt = texts.length
+      ? `Heartbeat. System events since the last heartbeat:\n${texts.map((t) => `- ${t}`).join('\n')}\n\nAct on what needs attention; reply HEARTBEAT_OK if nothing does.`
+      : 'Heartbeat. No new system events. Reply HEARTBEAT_OK if nothing needs attention.';
+    const { text } = await completeAgentTurn(deps.turns, {
+      agent: deps.agents.default(),
+      purpose: 'heartbeat',
+      sessionKey: MAIN_SESSION,
+      prompt,
+      events: texts,
+      signal: limit.signal,
+      fallbacks: true,
+      deadlineAt: Date.now() + config.agents.defaults.timeoutSeconds * 1000,
+      incoming: [{ role: 'user', content: prompt, createdAt: Date.now() }],
+      // an idle ack carries nothing worth keeping in the transcript
+      keep: (answer) => texts.length > 0 || !isHeartbeatAck(answer, config.heartbeat.ackMaxChars),
+    });
+    const ack = isHeartbeatAck(text, config.heartbeat.ackMaxChars);
+    await store.events.complete(events.map((e) => e.id));
+    deps.logger.info({ events: events.length, ack }, 'heartbeat');
+    if (!ack) await deps.delivery.deliverHeartbeatReply(text);
   } finally {
     limit.clear();
   }

@@ -3,31 +3,25 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';
-import { prepareTurn } from '../agents/agent-turn.js';
+import { completeAgentTurn, type AgentTurnDeps } from '../agents/agent-turn.js';
 import { wrapExternalContent } from '../agents/external-content.js';
 import type { AgentAction } from '../mappings/hook-action.js';
-import type { ModelRegistry } from '../models/model-registry.js';
-import type { KnowledgePassage } from '../models/provider.js';
 import type { RunCompletion, RunRecord, Store } from '../store/port.js';
 import type { Heartbeat } from './heartbeat.js';
 import { MAIN_SESSION, MAX_PENDING_EVENTS, type MainSession } from './main-session.js';
 import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
 import { runSummary } from './summary.js';
 
-/** how many earlier messages of a session the model sees */
-const HISTORY_LIMIT = 50;
-
 export interface RunQueueDeps {
   config: HeraldConfig;
   store: Store;
-  models: ModelRegistry;
+  /** what an agent turn needs: models, sessions, and the knowledge base a run's model sees passages of */
+  turns: AgentTurnDeps;
   agents: AgentDirectory;
   mainSession: MainSession;
   /** asks for a heartbeat turn (on whichever process holds the heartbeat) */
   heartbeat: Pick<Heartbeat, 'request'>;
   delivery: ReplyDelivery;
-  /** the agent's knowledge base: a hook run's model sees the passages its message matches */
-  knowledge?: { search(agentId: string, question: string): KnowledgePassage[] };
   logger: Logger;
   /** told of each run that reached a final status (metrics) */
   onRunFinished?: (status: RunCompletion['status']) => void;
@@ -168,12 +162,11 @@ export class RunQueue {
 
     const timeoutMs = (action.timeoutSeconds ?? config.agents.defaults.timeoutSeconds) * 1000;
     const controller = new AbortController();
+    const deadlineAt = Date.now() + timeoutMs;
     const timer = setTimeout(() => controller.abort(new RunTimeout('run timed out')), timeoutMs);
     const onShutdown = () => controller.abort(shutdown.reason);
     shutdown.addEventListener('abort', onShutdown);
     try {
-      // a session key made up at submit (a random uuid) has no history to read
-      const history = freshSession ? [] : await store.sessions.messages(run.sessionKey, HISTORY_LIMIT);
       const prompt = action.allowUnsafeExternalContent
         ? action.message
         : wrapExternalContent(action.message, {
@@ -181,33 +174,37 @@ export class RunQueue {
             hookName: action.name,
             receivedAt: new Date(run.createdAt).toISOString(),
           });
-      const { provider, request } = prepareTurn(
-        {
-          agent,
-          model: action.model,
-          purpose: 'run',
-          history,
-          prompt,
-          question: action.message,
-          knowledge: this.deps.knowledge?.search(agent.id, action.message),
-          thinking: action.thinking,
-          signal: controller.signal,
+      let now = 0;
+      let completed = false;
+      const { text: reply } = await completeAgentTurn(this.deps.turns, {
+        agent,
+        purpose: 'run',
+        sessionKey: run.sessionKey,
+        history: freshSession ? [] : undefined,
+        prompt,
+        question: action.message,
+        model: action.model,
+        retrieve: true,
+        options: { thinking: action.thinking },
+        signal: controller.signal,
+        // the primary, then each fallback on an error or when its share of the time limit runs out
+        fallbacks: true,
+        deadlineAt,
+        // the message as received, never the safety-wrapped form
+        incoming: [{ role: 'user', content: action.message, createdAt: run.createdAt, runId: id }],
+        answer: () => ({ runId: id }),
+        // the transcript is written by the run's completion, with its status and summary, in one transaction
+        record: async (transcript, outcome) => {
+          now = transcript.at(-1)?.createdAt ?? Date.now();
+          completed = await this.complete(id, { status: 'succeeded', reply: outcome.text, at: now, transcript }, action.name, { reply: outcome.text });
         },
-        this.deps.models,
-        config,
-      );
-      const response = await provider.complete(request);
-      const now = Date.now();
-      const transcript = [
-        { role: 'user' as const, content: action.message, createdAt: run.createdAt, runId: id },
-        { role: 'assistant' as const, content: response.text, createdAt: now, runId: id },
-      ];
+      });
       // of two processes finishing one run (the first lost its lease), only one completes it
-      if (!(await this.complete(id, { status: 'succeeded', reply: response.text, at: now, transcript }, action.name, { reply: response.text }))) return;
+      if (!completed) return;
       // fields, not a child logger: a child per run cost more than the run's own log line
       // the session key is often templated from the payload (hook:github:owner/repo): only with gateway.log.verboseErrors
       logger.info({ runId: id, ...(verboseErrors(logger) && { sessionKey: run.sessionKey }), status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
-      await this.afterRun({ ...run, status: 'succeeded', reply: response.text }, action, response.text);
+      await this.afterRun({ ...run, status: 'succeeded', reply }, action, reply);
     } catch (error) {
       if (shutdown.aborted) {
         // handed back, queued again: the next claimer (another replica, or this one restarted) runs it

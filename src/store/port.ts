@@ -103,6 +103,11 @@ export interface RunsRepo {
 
 export interface SessionsRepo {
   append(sessionKey: string, message: SessionMessage): Promise<void>;
+  /**
+   * Appends messages to a session in one transaction: a turn's question and its answer are
+   * stored together or not at all, never a question without its answer.
+   */
+  appendMany(sessionKey: string, messages: SessionMessage[]): Promise<void>;
   messages(sessionKey: string, limit?: number): Promise<SessionMessage[]>;
   exists(sessionKey: string): Promise<boolean>;
 }

@@ -114,6 +114,25 @@ describe('sqlite store', () => {
     await store.close();
   });
 
+  it('sessions: a turn appended together is stored whole or not at all, and kept across a reopen', async () => {
+    const db = file();
+    const store = openSqliteStore(db);
+    await store.sessions.appendMany('chat:a', [
+      { role: 'user', content: 'question', createdAt: 1, meta: { agentId: 'x' } },
+      { role: 'assistant', content: 'answer', createdAt: 2, meta: { agentId: 'x' } },
+    ]);
+    // the second message breaks a constraint: the first must not stay behind alone
+    const broken = [{ role: 'user' as const, content: 'orphan', createdAt: 3 }, { role: 'assistant' as const, content: null as unknown as string, createdAt: 4 }];
+    await expect(store.sessions.appendMany('chat:a', broken)).rejects.toThrow();
+    await store.close();
+    const again = openSqliteStore(db);
+    expect((await again.sessions.messages('chat:a')).map((m) => [m.role, m.content, m.meta])).toEqual([
+      ['user', 'question', { agentId: 'x' }],
+      ['assistant', 'answer', { agentId: 'x' }],
+    ]);
+    await again.close();
+  });
+
   it('state: get, set and atomic update', async () => {
     const store = openSqliteStore(file());
     expect(await store.state.get('k')).toBeUndefined();

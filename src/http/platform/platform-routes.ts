@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
+import type { AgentTurnDeps } from '../../agents/agent-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
 import type { ParsePool } from '../../knowledge/parse-pool.js';
-import type { ModelRegistry } from '../../models/model-registry.js';
 import type { ApiKeyVerifier } from '../../platform/api-keys.js';
 import { RateLimiter } from '../../platform/rate-limiter.js';
 import type { Store } from '../../store/port.js';
@@ -21,7 +21,8 @@ export interface PlatformRoutesDeps {
   /** the worker threads that read uploaded documents */
   parser: ParsePool;
   keys: ApiKeyVerifier;
-  models: ModelRegistry;
+  /** what the chat's agent turn needs: models, sessions, knowledge */
+  turns: AgentTurnDeps;
   agents: AgentDirectory;
   logger: Logger;
 }

@@ -27,6 +27,10 @@ export function postgresSessionsRepo(pool: pg.Pool): SessionsRepo {
     append(sessionKey, m) {
       return appendMessages(pool, sessionKey, [m]);
     },
+    // one INSERT of every row: atomic by itself, no transaction needed
+    appendMany(sessionKey, messages) {
+      return appendMessages(pool, sessionKey, messages);
+    },
     async messages(sessionKey, limit = 1000) {
       // the newest `limit` messages, returned oldest first
       const { rows } = await query<Row>(

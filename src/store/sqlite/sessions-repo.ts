@@ -21,6 +21,9 @@ export function messageAppender(db: SqliteDatabase) {
 
 export function sqliteSessionsRepo(db: SqliteDatabase, commits: GroupCommit): SessionsRepo {
   const append = messageAppender(db);
+  const appendMany = db.transaction((sessionKey: string, messages: SessionMessage[]) => {
+    for (const m of messages) append(sessionKey, m);
+  });
   // the newest `limit` messages, returned oldest first
   const recent = db.prepare<[string, number], Row>(
     'SELECT * FROM (SELECT * FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT ?) ORDER BY id',
@@ -30,6 +33,9 @@ export function sqliteSessionsRepo(db: SqliteDatabase, commits: GroupCommit): Se
   return {
     async append(sessionKey, m) {
       await commits.run(() => append(sessionKey, m));
+    },
+    async appendMany(sessionKey, messages) {
+      if (messages.length) await commits.run(() => appendMany(sessionKey, messages));
     },
     async messages(sessionKey, limit = 1000) {
       return recent.all(sessionKey, limit).map((r) => ({

@@ -1,22 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Context } from 'hono';
-import { HeraldError } from '../../errors.js';
-import { IDEMPOTENCY_KEY_PATTERN } from '../../mappings/idempotency-key.js';
-import type { IdempotencyRepo } from '../../store/port.js';
+import { HeraldError } from '../errors.js';
+import type { IdempotencyRepo } from '../store/port.js';
 
 const PRUNE_EVERY_MS = 60_000;
-
-/** The request's `Idempotency-Key`, if any; a malformed one is a 400 naming the header. */
-export function idempotencyKeyOf(c: Context): string | undefined {
-  const value = c.req.header('idempotency-key');
-  if (value === undefined) return undefined;
-  const key = value.trim();
-  // trimmed first, so spaces are allowed only inside
-  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw new HeraldError('HERALD_BAD_REQUEST', 'Idempotency-Key must be 1 to 255 printable ASCII characters', { param: 'Idempotency-Key' });
-  }
-  return key;
-}
 
 /** What identifies "the same request": its hook path and its exact body bytes. */
 export function requestHash(path: string, body: Uint8Array): string {

@@ -1,0 +1,60 @@
+import type { HeraldConfig } from '../config/schema.js';
+import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
+import { modelChain } from '../models/model-chain.js';
+import type { ModelRegistry } from '../models/model-registry.js';
+import type { ChatMessage, ModelOptions, ModelRequest } from '../models/provider.js';
+import type { SessionMessage } from '../store/port.js';
+import type { AgentConfig } from './agent-directory.js';
+
+export interface TurnPromptInput {
+  agent: AgentConfig;
+  /** model ref override; the agent's own model otherwise */
+  model?: string;
+  purpose: ModelRequest['purpose'];
+  /** earlier messages, oldest first; system ones join the instructions */
+  history: SessionMessage[];
+  /** what the model sees as the new user message (possibly safety-wrapped) */
+  prompt: string;
+  /** the new message as received */
+  question?: string;
+  events?: string[];
+  knowledge: KnowledgePassage[];
+  options?: ModelOptions;
+  signal?: AbortSignal;
+}
+
+/**
+ * Assembles an agent's prompt and picks its models: the agent's instructions, then the session's
+ * own system messages (a chat client's), then the knowledge passages, the history and the message.
+ * `provider` and `resolved` are the first of `refs`, the chain a non-streamed turn falls back along.
+ */
+export function assembleTurn(input: TurnPromptInput, models: ModelRegistry, config: HeraldConfig) {
+  const refs = modelChain(config.agents.defaults.model, input.model ?? input.agent.model);
+  const { provider, resolved } = models.resolve(refs[0]!);
+  const instructions = [input.agent.instructions, ...input.history.filter((m) => m.role === 'system').map((m) => m.content)]
+    .filter(Boolean)
+    .join('\n\n');
+  const messages: ChatMessage[] = [];
+  const system = [instructions.trim(), knowledgeBlock(input.knowledge)].filter(Boolean).join('\n\n');
+  if (system) messages.push({ role: 'system', content: system });
+  for (const m of input.history) if (m.role !== 'system') messages.push({ role: m.role, content: m.content });
+  messages.push({ role: 'user', content: input.prompt });
+  const request: ModelRequest = {
+    ...input.options,
+    model: resolved.model,
+    messages,
+    purpose: input.purpose,
+    events: input.events,
+    knowledge: input.knowledge,
+    question: input.question,
+    thinking: input.options?.thinking ?? config.agents.defaults.thinking,
+    signal: input.signal,
+  };
+  return { provider, resolved, request, refs };
+}
+
+function knowledgeBlock(passages: KnowledgePassage[]): string | undefined {
+  if (!passages.length) return undefined;
+  const lines = passages.map((p, i) => `[${i + 1}] (${p.filename})\n${p.content}`);
+  return `Answer from these knowledge-base passages when they are relevant, and cite them by number:\n\n${lines.join('\n\n')}`;
+}
