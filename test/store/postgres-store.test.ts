@@ -31,6 +31,22 @@ describe('postgres store: what only this adapter has', () => {
     await Promise.all(stores.map((s) => s.close()));
   });
 
+  it('stores a turn appended together whole or not at all', async () => {
+    const store = await open();
+    opened.push(store);
+    await store.sessions.appendMany('chat:a', [
+      { role: 'user', content: 'question', createdAt: 1, meta: { agentId: 'x' } },
+      { role: 'assistant', content: 'answer', createdAt: 2, meta: { agentId: 'x' } },
+    ]);
+    // the second message breaks a constraint: the first must not stay behind alone
+    const broken = [{ role: 'user' as const, content: 'orphan', createdAt: 3 }, { role: 'assistant' as const, content: null as unknown as string, createdAt: 4 }];
+    await expect(store.sessions.appendMany('chat:a', broken)).rejects.toThrow();
+    expect((await store.sessions.messages('chat:a')).map((m) => [m.role, m.content])).toEqual([
+      ['user', 'question'],
+      ['assistant', 'answer'],
+    ]);
+  });
+
   it('keeps deployments apart by schema', async () => {
     const [a, b] = [await open(), await open()];
     await a.runs.insert(queuedRun('only-in-a'));
