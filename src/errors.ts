@@ -27,6 +27,7 @@ export const errorCatalog = {
   HERALD_UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'unsupported media type', openai: 'unsupported_file_type' },
   HERALD_IDEMPOTENCY_MISMATCH: { status: 422, message: 'this Idempotency-Key was used for a different request', openai: 'idempotency_mismatch' },
   HERALD_DOCUMENT_UNPROCESSABLE: { status: 422, message: 'the document could not be read within the knowledge limits', openai: 'document_unprocessable' },
+  HERALD_CLIENT_CLOSED: { status: 499, message: 'client closed the request', openai: 'client_closed_request' },
   HERALD_RATE_LIMITED: { status: 429, message: 'too many requests', openai: 'rate_limit_exceeded' },
   HERALD_MAPPING_FAILED: { status: 500, message: 'hook mapping failed', openai: 'server_error' },
   HERALD_INTERNAL: { status: 500, message: 'internal error', openai: 'server_error' },

@@ -37,7 +37,10 @@ export function errorResponse(c: Context, error: HeraldError): Response {
 
 export function errorHandler(logger: Logger): ErrorHandler {
   return function errorHandler(error, c) {
-    if (error instanceof HeraldError) return errorResponse(c, error);
+    if (error instanceof HeraldError) {
+      if (error.code === 'HERALD_CLIENT_CLOSED') logger.debug({ reqId: c.get('requestId'), path: c.req.path }, 'client closed the request mid-body');
+      return errorResponse(c, error);
+    }
     if (error instanceof HTTPException && error.status === 413) return errorResponse(c, new HeraldError('HERALD_PAYLOAD_TOO_LARGE'));
     if (error instanceof HTTPException && error.status < 500) {
       return errorResponse(c, new HeraldError('HERALD_BAD_REQUEST', error.message || undefined));

@@ -32,7 +32,7 @@ export async function readBody(c: Context, limits: BodyLimits): Promise<Uint8Arr
     }
   } catch (error) {
     reader.cancel().catch(() => {});
-    throw error;
+    throw error instanceof HeraldError ? error : clientClosed(error);
   }
   return Buffer.concat(chunks, size);
 }
@@ -40,6 +40,12 @@ export async function readBody(c: Context, limits: BodyLimits): Promise<Uint8Arr
 // the unread rest of the body must not be parsed as the next request on a kept-alive socket
 const CLOSE = { Connection: 'close' };
 const tooLarge = () => new HeraldError('HERALD_PAYLOAD_TOO_LARGE', undefined, { headers: CLOSE });
+/**
+ * The client went away mid-body (ECONNRESET, aborted): its fault, not herald's, and nobody is
+ * left to read the answer. 499 (nginx's "client closed request") keeps it out of the 5xx counts;
+ * the error handler logs it at debug.
+ */
+const clientClosed = (cause?: unknown) => new HeraldError('HERALD_CLIENT_CLOSED', undefined, { headers: CLOSE, cause });
 
 async function withIdleTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -79,10 +85,11 @@ function readIncoming(incoming: IncomingMessage, limits: BodyLimits): Promise<Ui
       cleanup();
       resolve(Buffer.concat(chunks, size));
     };
-    const onClose = () => fail(new HeraldError('HERALD_BAD_REQUEST', 'request body aborted'));
+    const onClose = () => fail(clientClosed());
+    const onError = (error: Error) => fail(clientClosed(error));
     const cleanup = () => {
       clearTimeout(idle);
-      incoming.off('data', onData).off('end', onEnd).off('error', fail).off('close', onClose);
+      incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
     };
     // the rest of an abandoned body is not read: the response carries Connection: close
     function fail(error: Error) {
@@ -90,7 +97,7 @@ function readIncoming(incoming: IncomingMessage, limits: BodyLimits): Promise<Ui
       incoming.pause();
       reject(error);
     }
-    incoming.on('data', onData).on('end', onEnd).on('error', fail).on('close', onClose);
+    incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }
 

@@ -70,11 +70,9 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     faults.push('textTemplate: a wake mapping needs a textTemplate (or a transform that sets text)');
   }
 
-  let transformFile: string | undefined;
   if (mapping.transform) {
     try {
-      transformFile = deps.transforms.resolve(mapping.transform.module);
-      await deps.transforms.load(transformFile, mapping.transform.export);
+      await deps.transforms.load(deps.transforms.resolve(mapping.transform.module), mapping.transform.export);
     } catch (error) {
       if (error instanceof TransformMissingError) warnings.push(`transform: ${error.message}; requests to this mapping fail (500) until it exists`);
       else faults.push(`transform: ${(error as Error).message}`);
@@ -116,9 +114,9 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
       let fn: TransformFunction;
       let result: Awaited<ReturnType<typeof runTransform>>;
       try {
-        // missing at start: looked for again on each request, so a file put in place later is used
-        transformFile ??= deps.transforms.resolve(mapping.transform.module);
-        fn = await deps.transforms.load(transformFile, mapping.transform.export);
+        // resolved again on each request: a file put in place after the start is used, and one
+        // replaced by a symlink out of the folder is refused (load checks the real path too)
+        fn = await deps.transforms.load(deps.transforms.resolve(mapping.transform.module), mapping.transform.export);
         result = await runTransform(fn, request, mapping, deps.transformTimeoutMs);
       } catch (error) {
         throw failed('transform', error);

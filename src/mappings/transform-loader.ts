@@ -69,15 +69,28 @@ export class TransformLoader {
     return real;
   }
 
+  /** the real path of `file`, which must still lie inside the folder */
+  private contained(file: string): string {
+    const real = fs.realpathSync(file);
+    const realDir = fs.realpathSync(this.dir);
+    if (!real.startsWith(realDir + path.sep)) {
+      throw new TransformConfigError(`${path.basename(file)} now resolves outside hooks.transformsDir: symlinks may not leave the folder`);
+    }
+    return real;
+  }
+
   /** The transform function, from the cache unless the file changed since it was loaded. */
   async load(file: string, exportName?: string): Promise<TransformFunction> {
+    // contained again on every use, not only at start: the file may have been replaced since by a
+    // symlink to something outside the folder. What is checked (the real path) is what is imported.
+    const real = this.contained(file);
     // ctime and size too: a copy that keeps an old mtime (cp -p, an unpacked archive) is still a change
-    const { mtimeMs, ctimeMs, size } = fs.statSync(file);
+    const { mtimeMs, ctimeMs, size } = fs.statSync(real);
     const version = `${Math.round(mtimeMs * 1000)}-${Math.round(ctimeMs * 1000)}-${size}`;
     const key = `${file}#${exportName ?? ''}`;
     const cached = this.cache.get(key);
     if (cached && cached.version === version) return cached.fn;
-    const fn = pickExport(await importFresh(file, version), exportName, path.basename(file));
+    const fn = pickExport(await importFresh(real, version), exportName, path.basename(file));
     this.cache.set(key, { version, fn });
     return fn;
   }

@@ -13,9 +13,10 @@ export type SqliteDatabase = Database.Database;
 export function openDatabase(file: string, migrations: Migration[] = coreMigrations): SqliteDatabase {
   let db: SqliteDatabase;
   try {
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (file !== ':memory:') createPrivately(file);
     db = new Database(file);
     db.pragma('journal_mode = WAL');
+    if (file !== ':memory:') for (const f of [file, `${file}-wal`, `${file}-shm`]) if (fs.existsSync(f)) fs.chmodSync(f, 0o600);
   } catch (error) {
     throw new ConfigError([`storage.sqlite: cannot open ${file}: ${(error as Error).message}`]);
   }
@@ -29,6 +30,18 @@ export function openDatabase(file: string, migrations: Migration[] = coreMigrati
     throw error;
   }
   return db;
+}
+
+/**
+ * The database holds conversations and transcripts: a folder herald creates for it is 0700 and
+ * the file 0600 (SQLite gives its -wal and -shm files the database file's mode). A folder that
+ * already exists is left as it is: it may be the project folder, shared with other things.
+ */
+function createPrivately(file: string): void {
+  const dir = path.dirname(file);
+  if (!fs.existsSync(dir)) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  fs.chmodSync(file, 0o600);
 }
 
 function migrate(db: SqliteDatabase, migrations: Migration[], file: string): void {
