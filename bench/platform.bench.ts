@@ -115,14 +115,14 @@ async function knowledgeSpeed(documents: number, chunksPerDocument: number, quer
   const sentence = () => `${Array.from({ length: 8 + Math.floor(rand() * 10) }, word).join(' ')}.`;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-kb-'));
   const store = openSqliteStore(path.join(dir, 'kb.db'));
-  const index = new KnowledgeIndex(store.db);
+  const index = new KnowledgeIndex(store.knowledge);
   try {
     let chunks = 0;
     const started = performance.now();
     for (let d = 0; d < documents; d++) {
       const text = Array.from({ length: chunksPerDocument * 6 }, sentence).join(' ');
       const pieces = chunkText(text, { size: 700, overlap: 100 });
-      index.add({ agentId: 'bench', filename: `doc-${d}.txt`, bytes: text.length, mimeType: 'text/plain', sha256: `${d}`.padStart(64, '0'), metadata: null }, pieces);
+      await index.add({ agentId: 'bench', filename: `doc-${d}.txt`, bytes: text.length, mimeType: 'text/plain', sha256: `${d}`.padStart(64, '0'), metadata: null }, pieces);
       chunks += pieces.length;
     }
     const seconds = (performance.now() - started) / 1000;
@@ -130,7 +130,7 @@ async function knowledgeSpeed(documents: number, chunksPerDocument: number, quer
     for (let q = 0; q < queries; q++) {
       const question = `what about ${word()} and ${words[Math.floor(rand() * words.length)]} ${word()}?`;
       const t = performance.now();
-      index.search('bench', question, 4);
+      await index.search('bench', question, 4);
       times.push(performance.now() - t);
     }
     times.sort((a, b) => a - b);

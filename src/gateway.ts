@@ -24,18 +24,18 @@ import { MainSession } from './runtime/main-session.js';
 import { DeliveryOutbox } from './runtime/delivery-outbox.js';
 import type { ReplyDelivery } from './runtime/reply-delivery.js';
 import { RunQueue } from './runtime/run-queue.js';
-import { openSqliteStore, type SqliteStore } from './store/sqlite/sqlite-store.js';
-import { sqliteProbe } from './store/sqlite/sqlite-probe.js';
+import { openStore } from './store/open-store.js';
+import type { Store } from './store/port.js';
 import { platformRoutes } from './http/platform/platform-routes.js';
 import { KnowledgeIndex } from './knowledge/knowledge-index.js';
 import { ParsePool } from './knowledge/parse-pool.js';
-import { ApiKeyStore, ApiKeyVerifier } from './platform/api-keys.js';
+import { ApiKeyVerifier } from './platform/api-keys.js';
 
 export interface Gateway {
   app: Hono;
   config: HeraldConfig;
   plugins: PluginRegistry;
-  store: SqliteStore;
+  store: Store;
   logger: Logger;
   models: ModelRegistry;
   agents: AgentDirectory;
@@ -66,8 +66,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const { config, plugins } = loaded;
   const logger = options.logger ?? createLogger();
   setVerboseErrors(logger, config.gateway.log.verboseErrors);
-  const store = openSqliteStore(config.storage.sqlite);
-  const probe = sqliteProbe(store.db);
+  const store = await openStore(config);
+  const { probe } = store;
   const metrics = config.gateway.metrics.enabled
     ? new HeraldMetrics({ probe, hooksPath: config.hooks.enabled ? config.hooks.path : undefined })
     : undefined;
@@ -85,7 +85,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     defaultAgentId: agents.default().id,
     logger,
   });
-  const knowledge = new KnowledgeIndex(store.db);
+  const knowledge = new KnowledgeIndex(store.knowledge);
   // the one agent turn's needs, shared by hook runs, chat and heartbeats
   const turns: AgentTurnDeps = { config, models, sessions: store.sessions, knowledge };
   const turn = heartbeatTurn({ config, store, turns, agents, delivery, logger, owner: randomUUID() });
@@ -107,7 +107,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const warnings = [...loaded.warnings];
   const engine = new MappingsEngine([...builtinMappings(actionContext), ...(await resolveMappings(loaded, { ...actionContext, logger, warnings }))]);
   for (const warning of warnings) logger.warn({ config: loaded.file }, warning);
-  const keys = new ApiKeyVerifier(config, new ApiKeyStore(store.db));
+  const keys = new ApiKeyVerifier(config, store.apiKeys);
   const parser = new ParsePool(config.platform.knowledge);
   const platform = platformRoutes({ config, store, knowledge, parser, keys, turns, agents, logger });
   const intake = new HookIntake({

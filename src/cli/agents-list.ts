@@ -2,8 +2,7 @@ import { parseArgs } from 'node:util';
 import { AgentDirectory } from '../agents/agent-directory.js';
 import { loadConfigFile } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugins/sdk.js';
-import { KnowledgeIndex } from '../knowledge/knowledge-index.js';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { openStore } from '../store/open-store.js';
 import type { CliIo } from './cli-io.js';
 import { configPathFrom } from './config-path.js';
 
@@ -11,10 +10,10 @@ import { configPathFrom } from './config-path.js';
 export async function agentsListCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, json: { type: 'boolean' } } });
   const { config } = await loadConfigFile(configPathFrom(values.config), { builtins });
-  const store = openSqliteStore(config.storage.sqlite);
+  const store = await openStore(config);
   try {
     const directory = new AgentDirectory(config);
-    const counts = new KnowledgeIndex(store.db).documentCounts();
+    const counts = await store.knowledge.documentCounts();
     const rows = directory.all().map((a) => ({
       id: a.id,
       name: a.name ?? a.id,

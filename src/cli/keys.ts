@@ -1,17 +1,18 @@
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugins/sdk.js';
-import { ApiKeyStore, generateApiKey, hashApiKey } from '../platform/api-keys.js';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { generateApiKey, hashApiKey } from '../platform/api-keys.js';
+import { openStore } from '../store/open-store.js';
+import type { ApiKeysRepo } from '../store/port.js';
 import type { CliIo } from './cli-io.js';
 import { configPathFrom } from './config-path.js';
 
 /** opens the store of the config at --config, runs `fn` with its key table, closes it */
-async function withKeyStore<T>(configFlag: string | undefined, builtins: PluginDefinition[], fn: (keys: ApiKeyStore, config: Awaited<ReturnType<typeof loadConfigFile>>['config']) => T): Promise<T> {
+async function withKeyStore<T>(configFlag: string | undefined, builtins: PluginDefinition[], fn: (keys: ApiKeysRepo, config: Awaited<ReturnType<typeof loadConfigFile>>['config']) => Promise<T>): Promise<T> {
   const { config } = await loadConfigFile(configPathFrom(configFlag), { builtins });
-  const store = openSqliteStore(config.storage.sqlite);
+  const store = await openStore(config);
   try {
-    return fn(new ApiKeyStore(store.db), config);
+    return await fn(store.apiKeys, config);
   } finally {
     await store.close();
   }
@@ -30,18 +31,20 @@ export async function keysCreateCommand(argv: string[], io: CliIo, builtins: Plu
   }
   const name = values.name;
   const agents = values.agents?.split(',').map((a) => a.trim()).filter(Boolean);
-  return withKeyStore(values.config, builtins, (keys, config) => {
+  return withKeyStore(values.config, builtins, async (keys, config) => {
     const unknown = agents?.filter((id) => !config.agents.list.some((a) => a.id === id)) ?? [];
     if (unknown.length) {
       io.err(`herald: unknown agent${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (known: ${config.agents.list.map((a) => a.id).join(', ')})`);
       return 1;
     }
-    if (keys.has(name) || config.platform.apiKeys.some((k) => k.name === name)) {
+    const taken = () => {
       io.err(`herald: an API key named "${name}" already exists`);
       return 1;
-    }
+    };
+    if (config.platform.apiKeys.some((k) => k.name === name)) return taken();
     const key = generateApiKey();
-    keys.create(name, hashApiKey(key), agents);
+    // the insert itself refuses a taken name: two `keys create` racing on one name make one key
+    if (!(await keys.create({ name, keyHash: hashApiKey(key), ...(agents && { agents }), createdAt: Date.now() }))) return taken();
     io.out(key);
     io.err(`API key "${name}" created${agents ? ` for ${agents.join(', ')}` : ' for every agent'}. It is shown only this once: store it now.`);
     return 0;
@@ -51,9 +54,9 @@ export async function keysCreateCommand(argv: string[], io: CliIo, builtins: Plu
 /** `herald keys list`: names, agent limits and creation dates of stored and configured keys (never a key) */
 export async function keysListCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
-  return withKeyStore(values.config, builtins, (keys, config) => {
+  return withKeyStore(values.config, builtins, async (keys, config) => {
     for (const k of config.platform.apiKeys) io.out(`${k.name.padEnd(24)} config   ${k.agents?.join(',') ?? '*'}`);
-    for (const k of keys.list()) io.out(`${k.name.padEnd(24)} store    ${k.agents?.join(',') ?? '*'}  ${new Date(k.createdAt).toISOString()}`);
+    for (const k of await keys.list()) io.out(`${k.name.padEnd(24)} store    ${k.agents?.join(',') ?? '*'}  ${new Date(k.createdAt).toISOString()}`);
     return 0;
   });
 }
@@ -65,8 +68,8 @@ export async function keysRevokeCommand(argv: string[], io: CliIo, builtins: Plu
     io.err('usage: herald keys revoke --name NAME [--config FILE]');
     return 2;
   }
-  return withKeyStore(values.config, builtins, (keys) => {
-    if (!keys.revoke(values.name!)) {
+  return withKeyStore(values.config, builtins, async (keys) => {
+    if (!(await keys.revoke(values.name!))) {
       io.err(`herald: no stored API key named "${values.name}"`);
       return 1;
     }

@@ -45,7 +45,7 @@ function resolvePaths(config: HeraldConfig, dir: string): HeraldConfig {
   const at = (p: string) => (p === ':memory:' ? p : path.resolve(dir, expandHome(p)));
   return {
     ...config,
-    storage: { ...config.storage, sqlite: at(config.storage.sqlite) },
+    storage: 'sqlite' in config.storage ? { sqlite: at(config.storage.sqlite) } : config.storage,
     hooks: { ...config.hooks, mappingsDir: at(config.hooks.mappingsDir), transformsDir: at(config.hooks.transformsDir) },
   };
 }

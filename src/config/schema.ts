@@ -218,9 +218,35 @@ export const heartbeatSchema = z
   })
   .strict();
 
-export const storageSchema = z
-  .object({ sqlite: z.string().default('./data/herald.db').describe('SQLite database file (":memory:" for none).') })
+const DEFAULT_SQLITE = './data/herald.db';
+
+const postgresStorageSchema = z
+  .object({
+    url: z.string().min(1).describe('PostgreSQL connection URL, e.g. "postgres://herald@db:5432/herald" or "${DATABASE_URL}".'),
+    schema: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a lower-case SQL identifier (letters, digits, _; at most 63)')
+      .optional()
+      .describe("Schema holding herald's tables, created if missing, so several deployments can share one database (default: the connection's own, normally public)."),
+    poolSize: z.number().int().positive().max(1000).optional().describe('Most connections this process opens (default 10).'),
+  })
   .strict();
+
+/**
+ * One of two adapters. Declared as one object with both keys optional (not a union) so a fault
+ * inside `postgres` is reported at its field, not as an unknown key of the sqlite branch;
+ * the output is the union every caller narrows with `'sqlite' in storage`.
+ */
+export const storageSchema = z
+  .object({
+    sqlite: z.string().optional().describe(`SQLite database file (":memory:" for none). The default store: embedded, one process (default "${DEFAULT_SQLITE}").`),
+    postgres: postgresStorageSchema.optional().describe('PostgreSQL instead of SQLite: several `herald serve` replicas may share one database.'),
+  })
+  .strict()
+  .refine((s) => s.sqlite === undefined || s.postgres === undefined, { message: 'set either sqlite or postgres, not both' })
+  .transform((s): { sqlite: string } | { postgres: PostgresStorageOptions } => (s.postgres ? { postgres: s.postgres } : { sqlite: s.sqlite ?? DEFAULT_SQLITE }));
+export type StorageConfig = z.output<typeof storageSchema>;
+export type PostgresStorageOptions = z.infer<typeof postgresStorageSchema>;
 
 const apiKeyName = z.string().min(1).describe('Name of the key, for logs and `herald keys`.');
 const apiKeyAgents = z.array(z.string()).optional().describe('When set, the only agent ids this key may use.');

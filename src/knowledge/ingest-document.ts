@@ -20,7 +20,7 @@ export interface IngestInput {
  */
 export async function ingestDocument(index: KnowledgeIndex, parser: ParsePool, input: IngestInput): Promise<{ document: KnowledgeDocument; created: boolean }> {
   const sha256 = Buffer.from(await webcrypto.subtle.digest('SHA-256', input.bytes)).toString('hex');
-  const existing = index.findByHash(input.agentId, sha256);
+  const existing = await index.findByHash(input.agentId, sha256);
   if (existing) return { document: existing, created: false };
   const parsed = await parser.parse(input.bytes, input.filename, input.chunking);
   const chunks = Array.from({ length: parsed.count }, (_, i) => parsed.chunk(i));

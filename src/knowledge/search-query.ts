@@ -13,12 +13,3 @@ export function queryTerms(question: string): string[] {
   const terms = [...new Set(words.filter((w) => !STOPWORDS.has(w) && (w.length > 1 || /\d/.test(w))))];
   return terms.slice(0, 32);
 }
-
-/**
- * An FTS5 MATCH expression over query terms: every term quoted (so no word is read as FTS syntax) and OR-ed,
- * leaving bm25 to rank chunks that hold more, and rarer, terms first. Undefined when the
- * question has no searchable word.
- */
-export function ftsQuery(terms: string[]): string | undefined {
-  return terms.length ? terms.map((t) => `"${t}"`).join(' OR ') : undefined;
-}

@@ -4,6 +4,7 @@ import type { HeraldConfig } from '../config/schema.js';
 import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
 import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from '../config/mapping-schema.js';
 import { hookAgentId, hookSessionKey as policySessionKey, type FieldSource } from './hook-routing.js';
+import type { RunAction } from '../store/run-action.js';
 
 /** What every webhook turns into: `/wake`, `/agent` and every mapped hook end here. */
 export interface WakeAction {
@@ -12,25 +13,8 @@ export interface WakeAction {
   mode: (typeof wakeModes)[number];
 }
 
-export interface AgentAction {
-  kind: 'agent';
-  message: string;
-  name: string;
-  /** the digital employee that runs it (agentId, OpenClaw's fallback and hooks.allowedAgentIds applied) */
-  agentId: string;
-  sessionKey?: string;
-  wakeMode: (typeof wakeModes)[number];
-  deliver: boolean;
-  channel: string;
-  to?: string;
-  model?: string;
-  thinking?: (typeof thinkingLevels)[number];
-  timeoutSeconds?: number;
-  /** set only from config (a mapping or a preset), never from a request body */
-  allowUnsafeExternalContent: boolean;
-  /** where the action came from, for the safety wrapper's metadata and logs */
-  source: { mappingId: string; path: string };
-}
+/** an agent run's action: the shape the store keeps and parses back on read */
+export type AgentAction = RunAction;
 
 export type HookAction = WakeAction | AgentAction;
 

@@ -1,5 +1,5 @@
 import { createLogger } from '../log.js';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { openStore } from '../store/open-store.js';
 import type { PluginCommandHost, PluginDefinition } from '../plugins/sdk.js';
 import { stateFor } from './instantiate.js';
 import { loadConfigFile } from './load-config.js';
@@ -12,7 +12,7 @@ import { pluginSection } from './plugin-section.js';
 export async function openCommandHost(pluginId: string, configPath: string, builtins: PluginDefinition[]): Promise<PluginCommandHost> {
   const loaded = await loadConfigFile(configPath, { builtins });
   const plugin = loaded.plugins.get(pluginId) as PluginDefinition;
-  const store = openSqliteStore(loaded.config.storage.sqlite);
+  const store = await openStore(loaded.config);
   const logger = createLogger().child({ plugin: pluginId });
   return {
     config: pluginSection(loaded.config, plugin),

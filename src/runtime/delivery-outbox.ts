@@ -117,7 +117,7 @@ export class DeliveryOutbox implements ReplyDelivery {
     for (const runId of await store.deliveries.runsAwaitingDelivery(since)) {
       const run = await store.runs.get(runId);
       if (!run || run.reply === null || isHeartbeatAck(run.reply, config.heartbeat.ackMaxChars)) continue;
-      const action = run.action as unknown as AgentAction;
+      const action: AgentAction = run.action;
       const target = await resolveTarget(this.targets, { channel: action.channel, to: action.to });
       if (await this.enqueue({ runId: run.id, kind: 'run', sessionKey: run.sessionKey, agentId: run.agentId, text: run.reply }, target)) queued++;
     }

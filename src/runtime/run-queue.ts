@@ -154,7 +154,7 @@ export class RunQueue {
   private async execute(run: RunRecord, shutdown: AbortSignal): Promise<void> {
     const { store, config, logger } = this.deps;
     const { id } = run;
-    const action = run.action as unknown as AgentAction;
+    const action: AgentAction = run.action;
     const agent = this.deps.agents.get(run.agentId) ?? this.deps.agents.default();
     // a session key made up at submit (a random uuid) has no history to read: a run that did not
     // name one is the only one in its session (a retaken run's transcript was never written)

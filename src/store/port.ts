@@ -1,7 +1,12 @@
+import type { RunAction } from './run-action.js';
+import type { StoreProbe } from './store-probe.js';
+
 /**
- * The storage port: what the rest of herald asks of a store. The SQLite adapter
- * (`store/sqlite/`) is the default; every method is async so a networked adapter
- * (PostgreSQL) fits behind the same port. Times are epoch milliseconds.
+ * The storage port: what the rest of herald asks of a store, and the only door to the database.
+ * `openStore` (open-store.ts) picks the adapter: SQLite (`store/sqlite/`, the default) or
+ * PostgreSQL (`store/postgres/`). Every method is async so a networked adapter fits behind the
+ * same port; every atomicity rule written here holds on every adapter, and the contract suite
+ * (test/store/*.case.ts) checks it on each. Times are epoch milliseconds.
  */
 export type EventStatus = 'pending' | 'processing' | 'done' | 'dropped';
 
@@ -23,8 +28,8 @@ export interface RunRecord {
   sessionKey: string;
   /** the message as received, never the safety-wrapped form */
   message: string;
-  /** the whole validated action, so a run can resume after a restart */
-  action: Record<string, unknown>;
+  /** the whole validated action, so a run can resume after a restart (parsed on read, never cast) */
+  action: RunAction;
   reply: string | null;
   error: string | null;
   createdAt: number;
@@ -239,6 +244,75 @@ export interface StoreSignals {
   subscribe(topic: string, listener: () => void): () => void;
 }
 
+/** One file of an agent's knowledge base. */
+export interface KnowledgeDocument {
+  id: string;
+  agentId: string;
+  filename: string;
+  bytes: number;
+  mimeType: string;
+  sha256: string;
+  status: 'ready';
+  chunkCount: number;
+  metadata: Record<string, unknown> | null;
+  createdAt: number;
+}
+
+export type NewKnowledgeDocument = Pick<KnowledgeDocument, 'agentId' | 'filename' | 'bytes' | 'mimeType' | 'sha256' | 'metadata'>;
+
+/** A chunk found by a search; `score` is higher-is-better, rounded to 4 decimals. */
+export interface KnowledgeHit {
+  documentId: string;
+  filename: string;
+  chunkId: string;
+  score: number;
+  content: string;
+}
+
+/** Documents, their chunks and each agent's full-text index. */
+export interface KnowledgeRepo {
+  /**
+   * Stores a document and its chunks in one transaction, searchable once it resolves. The same
+   * sha256 for the same agent (also two racing uploads) returns the document stored first (`created: false`).
+   */
+  add(document: NewKnowledgeDocument, chunks: string[]): Promise<{ document: KnowledgeDocument; created: boolean }>;
+  get(id: string): Promise<KnowledgeDocument | undefined>;
+  findByHash(agentId: string, sha256: string): Promise<KnowledgeDocument | undefined>;
+  /** oldest first; every agent's when `agentId` is undefined */
+  list(agentId?: string): Promise<KnowledgeDocument[]>;
+  /** documents per agent id (agents without documents are absent) */
+  documentCounts(): Promise<Map<string, number>>;
+  /** removes the document, its chunks and their index entries at once; false when there was none */
+  delete(id: string): Promise<boolean>;
+  /**
+   * The agent's best chunks for query terms (lower-cased words, already chosen by knowledge/),
+   * best first, at most `limit`. Ranking is BM25-like over that agent's chunks only: a chunk
+   * holding more, and rarer, terms ranks higher; a term found in more than half the agent's
+   * chunks is ignored unless nothing else matches. No term found: [].
+   */
+  search(agentId: string, terms: string[], limit: number): Promise<KnowledgeHit[]>;
+}
+
+/** A platform API key made by `herald keys create`: only its sha256 is kept. */
+export interface StoredApiKey {
+  name: string;
+  /** sha256 hex of the key */
+  keyHash: string;
+  /** undefined: every agent */
+  agents?: string[];
+  createdAt: number;
+}
+
+export interface ApiKeysRepo {
+  /** false when the name (or the hash) is taken */
+  create(key: StoredApiKey): Promise<boolean>;
+  findByHash(keyHash: string): Promise<StoredApiKey | undefined>;
+  get(name: string): Promise<StoredApiKey | undefined>;
+  /** oldest first */
+  list(): Promise<StoredApiKey[]>;
+  revoke(name: string): Promise<boolean>;
+}
+
 export interface Store {
   events: EventsRepo;
   runs: RunsRepo;
@@ -247,5 +321,13 @@ export interface Store {
   deliveries: DeliveriesRepo;
   idempotency: IdempotencyRepo;
   signals: StoreSignals;
+  knowledge: KnowledgeRepo;
+  apiKeys: ApiKeysRepo;
+  /** readiness and metrics counts */
+  probe: StoreProbe;
+  /** commits what is queued, then closes; the store is unusable afterwards */
   close(): Promise<void>;
 }
+
+export type { RunAction } from './run-action.js';
+export type { StoreCounts, StoreProbe } from './store-probe.js';

@@ -87,11 +87,11 @@ describe('config loading', () => {
     fs.mkdirSync(path.dirname(file));
     fs.writeFileSync(file, 'storage:\n  sqlite: ./state/h.db\nhooks:\n  mappingsDir: ../maps\n');
     const { config } = await loadConfigFile(file);
-    expect(config.storage.sqlite).toBe(path.join(dir, 'conf', 'state', 'h.db'));
+    expect(config.storage).toEqual({ sqlite: path.join(dir, 'conf', 'state', 'h.db') });
     expect(config.hooks.mappingsDir).toBe(path.join(dir, 'maps'));
     expect(config.hooks.transformsDir).toBe(path.join(dir, 'conf', 'transforms'));
     const memory = await loadConfigValue({ storage: { sqlite: ':memory:' } }, file);
-    expect(memory.config.storage.sqlite).toBe(':memory:');
+    expect(memory.config.storage).toEqual({ sqlite: ':memory:' });
   });
 
   describe('start refusals, each naming the key', () => {

@@ -38,7 +38,7 @@ describe('OpenClaw config forms', () => {
     const home = (await import('node:os')).homedir();
     expect(config.hooks.transformsDir).toBe(path.join(home, '.openclaw/hooks/transforms'));
     expect(config.hooks.mappingsDir).toBe(path.join(home, 'm'));
-    expect(config.storage.sqlite).toBe(path.join(home, 'herald.db'));
+    expect(config.storage).toEqual({ sqlite: path.join(home, 'herald.db') });
   });
 
   it('normalises a loosely written hooks.path and still refuses /', async () => {

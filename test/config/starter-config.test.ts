@@ -17,7 +17,7 @@ describe('starter config', () => {
       expect(config.gateway).toMatchObject({ host: '127.0.0.1', port: 8787, auth: { token: secrets.gatewayToken } });
       expect(config.platform.apiKeys).toEqual([{ name: 'default', key: secrets.apiKey }]);
       expect(config.agents.list.map((a) => a.id)).toEqual(['main']);
-      expect(config.storage.sqlite).toBe(path.join(path.dirname(file), 'data', 'herald.db'));
+      expect(config.storage).toEqual({ sqlite: path.join(path.dirname(file), 'data', 'herald.db') });
       // the three secrets are fresh and distinct
       expect(new Set([secrets.hookToken, secrets.gatewayToken, secrets.apiKey]).size).toBe(3);
       expect(generateSecrets().hookToken).not.toBe(secrets.hookToken);

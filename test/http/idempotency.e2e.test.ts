@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { sqliteDb } from '../helpers/sqlite-db.js';
 
 let herald: RunningHerald | undefined;
 afterEach(async () => {
@@ -20,7 +21,7 @@ async function post(hookPath: string, body: unknown, key?: string) {
   };
 }
 
-const count = (sql: string) => (herald!.gateway.store.db.prepare(sql).get() as { n: number }).n;
+const count = (sql: string) => (sqliteDb(herald!.gateway.store).prepare(sql).get() as { n: number }).n;
 const runs = () => count('SELECT count(*) AS n FROM runs');
 
 const agentBody = { message: 'Summarise the incident', name: 'Ops', deliver: false };
@@ -83,7 +84,7 @@ describe('Idempotency-Key on the webhook surface', () => {
     herald = await startHerald();
     const first = await post('agent', agentBody, 'crashed');
     // the state such a crash leaves: the run stored, its key still in progress, its process gone
-    herald.gateway.store.db.prepare("UPDATE idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL, locked_until = 0 WHERE key = 'crashed'").run();
+    sqliteDb(herald.gateway.store).prepare("UPDATE idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL, locked_until = 0 WHERE key = 'crashed'").run();
     herald = await herald.restart();
     expect(await post('agent', agentBody, 'crashed')).toMatchObject({ status: 202, body: first.body, replayed: 'true' });
     expect(runs()).toBe(1);

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigValue } from '../helpers/builtins.js';
 import { runMappingFixtures } from '../../src/mappings/mapping-fixtures.js';
 import { HOOK_TOKEN, baseConfig, hookHeaders, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
+import { sqliteDb } from '../helpers/sqlite-db.js';
 
 /**
  * Per-mapping signature verification, end to end: the repository's own github.yaml and
@@ -111,7 +112,7 @@ describe('per-mapping signature verification', () => {
     expect((await post('github', { ...good, body: `${good.body} ` })).status).toBe(401);
     // a GitHub signature says nothing about another path
     expect((await post('stripe', good)).status).toBe(401);
-    expect(herald.gateway.store.db.prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 0 });
+    expect(sqliteDb(herald.gateway.store).prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: 0 });
   });
 
   it('accepts Stripe deliveries within the tolerance and refuses a stale timestamp', async () => {

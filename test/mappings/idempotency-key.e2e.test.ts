@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { baseConfig, eventually, HOOK_TOKEN, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { sqliteDb } from '../helpers/sqlite-db.js';
 
 let herald: RunningHerald | undefined;
 afterEach(async () => {
@@ -38,7 +39,7 @@ async function post(hookPath: string, body: unknown, headers: Record<string, str
   };
 }
 
-const count = (sql: string) => (herald!.gateway.store.db.prepare(sql).get() as { n: number }).n;
+const count = (sql: string) => (sqliteDb(herald!.gateway.store).prepare(sql).get() as { n: number }).n;
 const runs = () => count('SELECT count(*) AS n FROM runs');
 
 describe('a mapping idempotencyKey: the sender delivery id as an Idempotency-Key', () => {

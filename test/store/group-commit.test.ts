@@ -4,7 +4,6 @@ import { queuedRun } from './run-record.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/start-herald.js';
 
-
 // writes asked for in one event-loop turn share a commit (src/store/sqlite/group-commit.ts)
 describe('group commit of store writes', () => {
   it('keeps every write of a burst, each resolved only once it is durable', async () => {
@@ -43,16 +42,5 @@ describe('group commit of store writes', () => {
     const reopened = openSqliteStore(file);
     expect(await reopened.runs.get('late')).toMatchObject({ id: 'late', status: 'queued' });
     await reopened.close();
-  });
-
-  it('still caps the pending events and skips a repeat of the pending one', async () => {
-    const store = openSqliteStore(path.join(tempDir(), 'herald.db'));
-    const texts = Array.from({ length: 25 }, (_, i) => `event ${i}`);
-    await Promise.all(texts.map((text) => store.events.enqueue('main', text, 20)));
-    expect(await store.events.enqueue('main', 'event 24', 20)).toBeUndefined();
-    const events = await store.events.list('main', 100);
-    expect(events.filter((e) => e.status === 'pending').map((e) => e.text)).toEqual(texts.slice(5).reverse());
-    expect(events.filter((e) => e.status === 'dropped')).toHaveLength(5);
-    await store.close();
   });
 });

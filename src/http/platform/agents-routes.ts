@@ -60,13 +60,13 @@ export function agentsRoutes(deps: AgentsRoutesDeps): Hono {
   });
 
   app.get('/agents', async (c) => {
-    const [created, counts] = [await createdAt(), deps.knowledge.documentCounts()];
+    const [created, counts] = [await createdAt(), await deps.knowledge.documentCounts()];
     return c.json(listPage(c, visible(c.get('principal')).map((a) => agentObject(a, created, counts))));
   });
 
   app.get('/agents/:id', async (c) => {
     const agent = requireAgent(deps.agents, c.get('principal'), c.req.param('id'), 'id');
-    return c.json(agentObject(agent, await createdAt(), deps.knowledge.documentCounts()));
+    return c.json(agentObject(agent, await createdAt(), await deps.knowledge.documentCounts()));
   });
 
   // OpenAI's model list is not paged and model pickers want it whole: without `limit`, every agent

@@ -102,28 +102,28 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
     return c.json(documentObject(document), created ? 201 : 200);
   });
 
-  app.get('/knowledge', (c) => {
+  app.get('/knowledge', async (c) => {
     const principal = c.get('principal');
     const agentId = c.req.query('agent_id');
     if (agentId !== undefined) requireAgent(deps.agents, principal, agentId, 'agent_id');
-    const documents = deps.knowledge.list(agentId).filter((d) => mayUseAgent(principal, d.agentId));
+    const documents = (await deps.knowledge.list(agentId)).filter((d) => mayUseAgent(principal, d.agentId));
     return c.json(listPage(c, documents.map(documentObject)));
   });
 
-  app.get('/knowledge/:id', (c) => {
-    const document = deps.knowledge.get(c.req.param('id'));
+  app.get('/knowledge/:id', async (c) => {
+    const document = await deps.knowledge.get(c.req.param('id'));
     if (!document || !mayUseAgent(c.get('principal'), document.agentId)) {
       throw new HeraldError('HERALD_DOCUMENT_NOT_FOUND', `No knowledge document "${c.req.param('id')}".`, { param: 'id' });
     }
     return c.json(documentObject(document));
   });
 
-  app.delete('/knowledge/:id', (c) => {
-    const document = deps.knowledge.get(c.req.param('id'));
+  app.delete('/knowledge/:id', async (c) => {
+    const document = await deps.knowledge.get(c.req.param('id'));
     if (!document || !mayUseAgent(c.get('principal'), document.agentId)) {
       throw new HeraldError('HERALD_DOCUMENT_NOT_FOUND', `No knowledge document "${c.req.param('id')}".`, { param: 'id' });
     }
-    deps.knowledge.delete(document.id);
+    await deps.knowledge.delete(document.id);
     return c.json({ id: document.id, object: 'knowledge.document.deleted', deleted: true });
   });
 

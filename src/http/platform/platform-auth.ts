@@ -20,7 +20,7 @@ export function platformAuth(keys: ApiKeyVerifier, rate: RateLimiter, failures: 
   return async function platformAuth(c, next) {
     failures.refuseWhileLimited(c);
     const presented = bearerToken(c);
-    const principal = keys.verify(presented);
+    const principal = await keys.verify(presented);
     if (!principal) {
       failures.failed(c, presented ? 'unknown key' : 'missing key');
       const message = presented

@@ -57,7 +57,7 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
   const awaiting = db.prepare<[number], { id: string }>(
     `SELECT r.id FROM runs r
      WHERE r.status = 'succeeded' AND r.reply IS NOT NULL AND r.finished_at >= ?
-       AND json_extract(r.action, '$.deliver') IS NOT 0
+       AND r.deliver = 1
        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id)
      ORDER BY r.finished_at, r.rowid`,
   );

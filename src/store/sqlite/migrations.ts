@@ -178,4 +178,12 @@ export const migrations: Migration[] = [
       CREATE INDEX runs_session_unfinished ON runs (session_key) WHERE status IN ('queued', 'running');
     `,
   },
+  {
+    version: 9,
+    name: "runs: `deliver` as a column (the outbox's recovery query read it out of the action's JSON)",
+    sql: `
+      ALTER TABLE runs ADD COLUMN deliver INTEGER NOT NULL DEFAULT 1;
+      UPDATE runs SET deliver = 0 WHERE json_extract(action, '$.deliver') IS 0;
+    `,
+  },
 ];

@@ -1,4 +1,6 @@
+import { HeraldError } from '../../errors.js';
 import type { RunCompletion, RunRecord, RunsRepo } from '../port.js';
+import { runActionSchema, type RunAction } from '../run-action.js';
 import { eventEnqueuer } from './events-repo.js';
 import { messageAppender } from './sessions-repo.js';
 import type { GroupCommit } from './group-commit.js';
@@ -26,7 +28,7 @@ const toRun = (r: Row): RunRecord => ({
   name: r.name,
   sessionKey: r.session_key,
   message: r.message,
-  action: JSON.parse(r.action) as Record<string, unknown>,
+  action: parseAction(r.id, r.action, r.agent_id),
   reply: r.reply,
   error: r.error,
   createdAt: r.created_at,
@@ -34,11 +36,22 @@ const toRun = (r: Row): RunRecord => ({
   finishedAt: r.finished_at,
 });
 
+/** a row another program (or a bug) wrote wrongly fails loudly, naming the run, instead of running half-understood */
+function parseAction(id: string, text: string, agentId: string): RunAction {
+  // actions stored before they named their agent: the run's own agent column says it
+  const parsed = runActionSchema.safeParse({ agentId, ...(JSON.parse(text) as object) });
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((i) => i.path.join('.') || '(action)').join(', ');
+    throw new HeraldError('HERALD_INTERNAL', `stored run ${id} has an invalid action (${fields})`);
+  }
+  return parsed.data;
+}
+
 /** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */
 export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRepo {
   const insert = db.prepare(
-    `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const get = db.prepare<[string], Row>('SELECT * FROM runs WHERE id = ?');
   // the oldest unfinished run of each session only: a session's runs go one at a time, in order
@@ -72,9 +85,10 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
 
   return {
     async insert(run) {
-      const action = JSON.stringify(run.action);
+      const action = JSON.stringify(runActionSchema.parse(run.action));
+      const deliver = run.action.deliver ? 1 : 0;
       await commits.run(() =>
-        insert.run(run.id, run.status, run.agentId, run.name, run.sessionKey, run.message, action, run.reply, run.error, run.createdAt, run.startedAt, run.finishedAt),
+        insert.run(run.id, run.status, run.agentId, run.name, run.sessionKey, run.message, action, deliver, run.reply, run.error, run.createdAt, run.startedAt, run.finishedAt),
       );
     },
     async get(id) {

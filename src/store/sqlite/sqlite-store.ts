@@ -4,13 +4,16 @@ import { sqliteDeliveriesRepo } from './deliveries-repo.js';
 import { sqliteEventsRepo } from './events-repo.js';
 import { GroupCommit } from './group-commit.js';
 import { sqliteIdempotencyRepo } from './idempotency-repo.js';
+import { sqliteApiKeysRepo } from './api-keys-repo.js';
+import { sqliteKnowledgeRepo } from './knowledge-repo.js';
+import { sqliteProbe } from './sqlite-probe.js';
 import { openDatabase, type SqliteDatabase } from './open-database.js';
 import { sqliteRunsRepo } from './runs-repo.js';
 import { sqliteSessionsRepo } from './sessions-repo.js';
 import { sqliteStateRepo } from './state-repo.js';
 
 export interface SqliteStore extends Store {
-  /** the raw database, for adapters of later areas (knowledge index, outbox) living in this same file */
+  /** the raw database: for this adapter's own tests only; nothing above src/store/ sees it (it gets a `Store`) */
   db: SqliteDatabase;
 }
 
@@ -27,6 +30,9 @@ export function openSqliteStore(file: string): SqliteStore {
     idempotency: sqliteIdempotencyRepo(db),
     // one process per database file: a signal never needs to leave it
     signals: new LocalSignals(),
+    knowledge: sqliteKnowledgeRepo(db),
+    apiKeys: sqliteApiKeysRepo(db),
+    probe: sqliteProbe(db),
     async close() {
       if (!db.open) return;
       commits.flush();

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { baseConfig, hookHeaders, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
+import { sqliteDb } from '../../helpers/sqlite-db.js';
 
 let herald: RunningHerald | undefined;
 afterEach(async () => {
@@ -12,7 +13,7 @@ async function post(body: unknown, headers: Record<string, string> = {}) {
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, replayed: res.headers.get('idempotent-replayed') };
 }
 
-const runs = () => (herald!.gateway.store.db.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n;
+const runs = () => (sqliteDb(herald!.gateway.store).prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n;
 const mail = (id: string, labels: string[] = ['INBOX']) => ({
   source: 'gmail',
   account: 'Ada@Example.com',

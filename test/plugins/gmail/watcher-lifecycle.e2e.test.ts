@@ -7,6 +7,7 @@ import type { GmailWatcher } from '../../../plugins/gmail/gmail-watcher.js';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
 import { baseConfig, eventually, startHerald, tempDir, HOOK_TOKEN } from '../../helpers/start-herald.js';
 import { CLIENT_ID, CLIENT_SECRET, FakeGoogle, REFRESH_TOKEN, pushEnvelope } from './fake-google.js';
+import { sqliteDb } from '../../helpers/sqlite-db.js';
 
 const ACCOUNT = 'me@example.com';
 const PUSH_TOKEN = 'push-token-0123456789abcdef';
@@ -112,7 +113,7 @@ describe('starting and stopping the gmail watcher', () => {
       fs.writeFileSync(herald.configFile, JSON.stringify(baseConfig({ hooks: { presets: ['gmail'], gmail: gmailSection({ hookUrl: `${relay.url}/hooks/gmail` }) } })));
       herald = await startHerald(config, { dir: herald.dir });
       heraldUrl = herald.url;
-      const runs = () => herald.gateway.store.db.prepare('SELECT id FROM runs WHERE session_key = ?').all('hook:gmail:nf-1');
+      const runs = () => sqliteDb(herald.gateway.store).prepare('SELECT id FROM runs WHERE session_key = ?').all('hook:gmail:nf-1');
       await eventually(() => runs().length === 1);
       expect(herald.logs.some((l) => String(l.msg).includes('no mapping handles path "gmail"'))).toBe(false);
     } finally {

@@ -3,6 +3,7 @@ import type { GmailWatcher } from '../../../plugins/gmail/gmail-watcher.js';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
 import { GATEWAY_TOKEN, HOOK_TOKEN, baseConfig, eventually, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
 import { ACCESS_TOKEN, CLIENT_ID, CLIENT_SECRET, FakeGoogle, REFRESH_TOKEN, pushEnvelope } from './fake-google.js';
+import { sqliteDb } from '../../helpers/sqlite-db.js';
 
 const ACCOUNT = 'me@example.com';
 const PUSH_TOKEN = 'push-token-0123456789abcdef';
@@ -62,7 +63,7 @@ describe('the gmail watcher inside serve', () => {
   }
 
   function runsFor(messageId: string): { id: string; message: string }[] {
-    return herald.gateway.store.db.prepare('SELECT id, message FROM runs WHERE session_key = ?').all(`hook:gmail:${messageId}`) as never;
+    return sqliteDb(herald.gateway.store).prepare('SELECT id, message FROM runs WHERE session_key = ?').all(`hook:gmail:${messageId}`) as never;
   }
 
   async function adminRun(id: string) {
@@ -160,7 +161,7 @@ describe('the gmail watcher inside serve', () => {
     const last = [google.addMail({ id: 'p-1', text: 'x' }), google.addMail({ id: 'p-2', text: 'x' })].at(-1)!;
     expect((await push(last)).status).toBe(204);
     await eventually(() => runsFor('p-2').length === 1);
-    herald.gateway.store.db.prepare('UPDATE state SET updated_at = ? WHERE key = ?').run(Date.now() - 31 * 86_400_000, seenKey('p-1'));
+    sqliteDb(herald.gateway.store).prepare('UPDATE state SET updated_at = ? WHERE key = ?').run(Date.now() - 31 * 86_400_000, seenKey('p-1'));
 
     herald = await herald.restart();
     heraldUrl = herald.url;

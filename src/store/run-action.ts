@@ -1,0 +1,33 @@
+import { z } from 'zod';
+
+export const thinkingLevels = ['off', 'minimal', 'low', 'medium', 'high'] as const;
+export const wakeModes = ['now', 'next-heartbeat'] as const;
+/** the longest run a timer can wait for: Node's setTimeout fires at once past 2^31-1 ms */
+export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+/**
+ * The validated agent action a run keeps, so it can resume after a restart. Declared here,
+ * at the bottom, because the store parses it on every read: a row is checked, never cast.
+ * The mappings engine produces exactly this (`AgentAction` is this type).
+ */
+export const runActionSchema = z.object({
+  kind: z.literal('agent'),
+  message: z.string(),
+  name: z.string(),
+  /** the digital employee that runs it (agentId, OpenClaw's fallback and hooks.allowedAgentIds applied) */
+  agentId: z.string(),
+  sessionKey: z.string().optional(),
+  wakeMode: z.enum(wakeModes),
+  deliver: z.boolean(),
+  channel: z.string(),
+  to: z.string().optional(),
+  model: z.string().optional(),
+  thinking: z.enum(thinkingLevels).optional(),
+  timeoutSeconds: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional(),
+  /** set only from config (a mapping or a preset), never from a request body */
+  allowUnsafeExternalContent: z.boolean(),
+  /** where the action came from, for the safety wrapper's metadata and logs */
+  source: z.object({ mappingId: z.string(), path: z.string() }),
+});
+
+export type RunAction = z.infer<typeof runActionSchema>;

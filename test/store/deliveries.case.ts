@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import type { DeliveryRecord } from '../../src/store/port.js';
+import type { OpenStore } from './open-store-under-test.js';
+import { queuedRun } from './run-record.js';
+
+function pending(id: string, now: number): DeliveryRecord {
+  return {
+    id, runId: 'run-1', kind: 'run', channel: 'telegram', to: '555', text: 'hi', sessionKey: 'hook:x', agentId: 'main',
+    status: 'pending', attempts: 0, partsSent: 0, lastError: null, nextAttemptAt: now, leaseOwner: null, leaseUntil: null,
+    createdAt: now, updatedAt: now, deliveredAt: null,
+  };
+}
+
+/** the durable outbox: one delivery per run, claims with leases, every change after a claim conditional on the lease */
+export function deliveriesCases(open: OpenStore) {
+  /** two handles on one database: two herald processes sharing a store */
+  const twoWorkers = async () => {
+    const a = await open();
+    return [a, await open(a)] as const;
+  };
+
+  describe('deliveries', () => {
+    it('gives a due delivery to exactly one of two workers', async () => {
+      const [a, b] = await twoWorkers();
+      const now = Date.now();
+      await a.deliveries.insert(pending('d1', now));
+      const [first, second] = await Promise.all([a.deliveries.claim('d1', 'worker-a', now, now + 60_000), b.deliveries.claim('d1', 'worker-b', now, now + 60_000)]);
+      expect([first, second].filter(Boolean)).toHaveLength(1);
+      expect(first ?? second).toMatchObject({ status: 'sending', attempts: 1, leaseUntil: now + 60_000 });
+      expect(await b.deliveries.due(now + 1, 10)).toEqual([]);
+    });
+
+    it("retakes a crashed worker's claim once its lease expired; the old worker can no longer finish it", async () => {
+      const [a, b] = await twoWorkers();
+      const now = Date.now();
+      await a.deliveries.insert(pending('d1', now));
+      await a.deliveries.claim('d1', 'worker-a', now, now + 1000);
+      expect(await b.deliveries.claim('d1', 'worker-b', now + 500, now + 2000)).toBeUndefined();
+      expect(await b.deliveries.nextDueAt()).toBe(now + 1000);
+      expect(await b.deliveries.due(now + 1001, 10)).toEqual(['d1']);
+      const retaken = await b.deliveries.claim('d1', 'worker-b', now + 1001, now + 5000);
+      expect(retaken).toMatchObject({ leaseOwner: 'worker-b', attempts: 2 });
+      expect(await a.deliveries.partSent('d1', 'worker-a', 1, now + 5000)).toBe(false);
+      expect(await a.deliveries.delivered('d1', 'worker-a', now + 1002)).toBe(false);
+      expect(await b.deliveries.partSent('d1', 'worker-b', 1, now + 5000)).toBe(true);
+      expect(await b.deliveries.delivered('d1', 'worker-b', now + 1003)).toBe(true);
+      expect(await a.deliveries.get('d1')).toMatchObject({ status: 'delivered', deliveredAt: now + 1003, leaseOwner: null, partsSent: 1 });
+    });
+
+    it('renews the claim with each accepted part, so a long reply in many parts keeps its worker', async () => {
+      const [a, b] = await twoWorkers();
+      const now = Date.now();
+      await a.deliveries.insert(pending('d1', now));
+      await a.deliveries.claim('d1', 'worker-a', now, now + 1000);
+      expect(await a.deliveries.partSent('d1', 'worker-a', 1, now + 60_000)).toBe(true);
+      // past the first lease, the claim still holds: nobody else may take it
+      expect(await b.deliveries.due(now + 5000, 10)).toEqual([]);
+      expect(await b.deliveries.claim('d1', 'worker-b', now + 5000, now + 65_000)).toBeUndefined();
+      // a renewal never shortens a claim
+      await a.deliveries.partSent('d1', 'worker-a', 2, now + 10);
+      expect((await a.deliveries.get('d1'))!.leaseUntil).toBe(now + 60_000);
+    });
+
+    it('does not claim a pending delivery before its next attempt is due', async () => {
+      const [a] = await twoWorkers();
+      const now = Date.now();
+      await a.deliveries.insert({ ...pending('d1', now), nextAttemptAt: now + 1000 });
+      expect(await a.deliveries.claim('d1', 'w', now, now + 60_000)).toBeUndefined();
+      expect(await a.deliveries.nextDueAt()).toBe(now + 1000);
+    });
+
+    it('retries, fails, requeues and releases only under the lease', async () => {
+      const [a] = await twoWorkers();
+      const now = Date.now();
+      await a.deliveries.insert(pending('d1', now));
+      await a.deliveries.claim('d1', 'w', now, now + 1000);
+      expect(await a.deliveries.retryAt('d1', 'other', now + 10, 'x')).toBe(false);
+      expect(await a.deliveries.retryAt('d1', 'w', now + 10, '503 from the platform')).toBe(true);
+      expect(await a.deliveries.get('d1')).toMatchObject({ status: 'pending', nextAttemptAt: now + 10, lastError: '503 from the platform', leaseOwner: null });
+      await a.deliveries.claim('d1', 'w', now + 10, now + 1000);
+      await a.deliveries.release('d1', 'w', now + 11);
+      expect(await a.deliveries.get('d1')).toMatchObject({ status: 'pending', attempts: 1 });
+      await a.deliveries.claim('d1', 'w', now + 11, now + 1000);
+      expect(await a.deliveries.failed('d1', 'w', 'gave up', now + 12)).toBe(true);
+      expect(await a.deliveries.list({ status: 'failed', limit: 10 })).toMatchObject([{ id: 'd1', lastError: 'gave up' }]);
+      expect(await a.deliveries.requeue('d1', now + 20)).toBe(true);
+      expect(await a.deliveries.requeue('d1', now + 20)).toBe(false);
+      expect(await a.deliveries.get('d1')).toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: now + 20 });
+    });
+
+    it('adds one delivery per run, even when two workers race on it; heartbeat replies always', async () => {
+      const [a, b] = await twoWorkers();
+      const now = Date.now();
+      const results = await Promise.all([a.deliveries.insert(pending('d1', now)), b.deliveries.insert(pending('d2', now))]);
+      expect(results.sort()).toEqual([false, true]);
+      expect(await a.deliveries.forRun('run-1')).toHaveLength(1);
+      const heartbeat = (id: string) => ({ ...pending(id, now), runId: null, kind: 'heartbeat' as const });
+      expect(await a.deliveries.insert(heartbeat('h1'))).toBe(true);
+      expect(await a.deliveries.insert(heartbeat('h2'))).toBe(true);
+    });
+
+    it('finds succeeded runs that asked for delivery and have none yet (deliver: false never)', async () => {
+      const store = await open();
+      const finish = (id: string) => store.runs.complete(id, { status: 'succeeded', reply: 'ok', at: 100, transcript: [], summary: { session: 'main', text: `Hook ${id}: ok`, maxPending: 20 } });
+      await store.runs.insert(queuedRun('wants', 1, { deliver: true }));
+      await store.runs.insert(queuedRun('quiet', 2, { deliver: false }));
+      await store.runs.insert(queuedRun('done', 3, { deliver: true }));
+      await store.runs.insert(queuedRun('queued', 4, { deliver: true }));
+      for (const id of ['wants', 'quiet', 'done']) await finish(id);
+      await store.deliveries.insert({ ...pending('d-done', 100), runId: 'done' });
+      expect(await store.deliveries.runsAwaitingDelivery(0)).toEqual(['wants']);
+      expect(await store.deliveries.runsAwaitingDelivery(101)).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { OpenStore } from './open-store-under-test.js';
+
+/** the main session's durable event queue: dedupe against the previous event, a cap on pending */
+export function eventsCases(open: OpenStore) {
+  describe('events', () => {
+    it('dedupes against the previous pending event, caps pending, claims and completes', async () => {
+      const { events } = await open();
+      expect(await events.enqueue('main', 'a', 3)).toMatchObject({ text: 'a', status: 'pending' });
+      expect(await events.enqueue('main', 'a', 3)).toBeUndefined();
+      await events.enqueue('other', 'a', 3); // sessions are separate queues
+      await events.enqueue('main', 'b', 3);
+      await events.enqueue('main', 'c', 3);
+      await events.enqueue('main', 'd', 3);
+      expect(await events.countPending('main')).toBe(3);
+      expect((await events.list('main', 10)).map((e) => `${e.text}:${e.status}`)).toEqual(['d:pending', 'c:pending', 'b:pending', 'a:dropped']);
+
+      const lease = (owner: string, now = 100) => ({ owner, now, until: now + 1000 });
+      const claimed = await events.claimPending('main', lease('a'));
+      expect(claimed.map((e) => e.text)).toEqual(['b', 'c', 'd']);
+      // claimed under a live lease: nobody else gets them
+      expect(await events.claimPending('main', lease('b', 200))).toEqual([]);
+      // while the heartbeat is looking at it, a repeat is still a repeat
+      expect(await events.enqueue('main', 'd', 3)).toBeUndefined();
+      await events.release(claimed.map((e) => e.id), 'someone else');
+      expect(await events.countPending('main')).toBe(0);
+      await events.release(claimed.map((e) => e.id), 'a');
+      expect(await events.countPending('main')).toBe(3);
+      const taken = await events.claimPending('main', lease('b', 300));
+      // b died mid-turn: once its lease ran out, c takes the events
+      const again = await events.claimPending('main', lease('c', 300 + 1001));
+      expect(again.map((e) => e.id)).toEqual(taken.map((e) => e.id));
+      await events.complete(again.map((e) => e.id));
+      expect(await events.countPending('main')).toBe(0);
+      // handled: the same text is news again
+      expect(await events.enqueue('main', 'd', 3)).toMatchObject({ text: 'd', status: 'pending' });
+    });
+
+    it('keeps the cap of 20 and the dedupe when many events arrive at once', async () => {
+      const store = await open();
+      const texts = Array.from({ length: 25 }, (_, i) => `event ${i}`);
+      await Promise.all(texts.map((text) => store.events.enqueue('main', text, 20)));
+      expect(await store.events.enqueue('main', 'event 24', 20)).toBeUndefined();
+      const events = await store.events.list('main', 100);
+      expect(events.filter((e) => e.status === 'pending').map((e) => e.text)).toEqual(texts.slice(5).reverse());
+      expect(events.filter((e) => e.status === 'dropped')).toHaveLength(5);
+      expect(await store.events.countPending('main')).toBe(20);
+    });
+
+    it('keeps the cap of 20 when two processes add events to one session', async () => {
+      const a = await open();
+      const b = await open(a);
+      await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).events.enqueue('main', `event ${i}`, 20)));
+      expect(await a.events.countPending('main')).toBe(20);
+      expect((await b.events.list('main', 100)).filter((e) => e.status === 'dropped')).toHaveLength(10);
+    });
+  });
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/port.js';
+import type { OpenStore } from './open-store-under-test.js';
+import { agentAction, queuedRun } from './run-record.js';
+
+/** a run as the previous schema version kept it */
+export interface LegacyRun {
+  id: string;
+  status: 'queued' | 'succeeded';
+  sessionKey: string;
+  message: string;
+  /** the action as that version stored it (JSON) */
+  action: Record<string, unknown>;
+  reply: string | null;
+  createdAt: number;
+  finishedAt: number | null;
+}
+
+/** A database built with the adapter's migrations up to the previous version (N-1). */
+export interface PreviousVersionDatabase {
+  insertRun(run: LegacyRun): Promise<void>;
+  /** opens the store on it: migrates it to the current version */
+  migrate(): Promise<Store>;
+}
+
+/** migrations: from an empty database, and from the previous schema version with rows in it */
+export function migrationsCases(open: OpenStore, previousVersion: () => Promise<PreviousVersionDatabase>) {
+  describe('migrations', () => {
+    it('from empty: every table is there, and opening it again migrates nothing and keeps the rows', async () => {
+      const first = await open();
+      await first.runs.insert(queuedRun('r1'));
+      await first.events.enqueue('main', 'hello', 20);
+      await first.sessions.append('s', { role: 'user', content: 'hi', createdAt: 1 });
+      await first.state.set('k', 1);
+      await first.apiKeys.create({ name: 'ci', keyHash: 'a'.repeat(64), createdAt: 1 });
+      await first.knowledge.add({ agentId: 'main', filename: 'f.txt', bytes: 2, mimeType: 'text/plain', sha256: 'b'.repeat(64), metadata: null }, ['hello world']);
+      await first.idempotency.claim({ scope: 's', key: 'k', requestHash: 'h', status: 'in_progress', runId: 'r1', responseStatus: null, responseBody: null, createdAt: 1, lockedUntil: 2, expiresAt: 3 }, 1);
+      await first.close();
+      const again = await open(first);
+      expect(await again.runs.get('r1')).toEqual(queuedRun('r1'));
+      expect(await again.probe.counts()).toMatchObject({ runs: { queued: 1 }, eventsPending: 1, knowledgeDocuments: 1, knowledgeChunks: 1 });
+      expect(await again.sessions.exists('s')).toBe(true);
+      expect(await again.state.get('k')).toBe(1);
+      expect(await again.apiKeys.get('ci')).toMatchObject({ name: 'ci' });
+      expect(await again.knowledge.search('main', ['hello'], 4)).toHaveLength(1);
+    });
+
+    it('from the previous version: rows survive, a stored action parses, and `deliver: false` is kept', async () => {
+      const legacy = await previousVersion();
+      const succeeded = (id: string, deliver: boolean): LegacyRun => ({
+        id, status: 'succeeded', sessionKey: `hook:${id}`, message: 'm', action: agentAction('m', { deliver }), reply: 'ok', createdAt: 1, finishedAt: 50,
+      });
+      await legacy.insertRun(succeeded('wants', true));
+      await legacy.insertRun(succeeded('quiet', false));
+      await legacy.insertRun({ id: 'waiting', status: 'queued', sessionKey: 'hook:waiting', message: 'm', action: agentAction('m', { model: 'embedded/x' }), reply: null, createdAt: 2, finishedAt: null });
+      const store = await legacy.migrate();
+      expect(await store.deliveries.runsAwaitingDelivery(0)).toEqual(['wants']);
+      expect(await store.runs.claim({ owner: 'a', now: 3, until: 1000 }, 10)).toMatchObject([{ id: 'waiting', action: agentAction('m', { model: 'embedded/x' }) }]);
+      expect((await store.runs.get('quiet'))?.action.deliver).toBe(false);
+      // and the migrated store works like a fresh one
+      await store.runs.insert(queuedRun('new', 3, { deliver: true }));
+      await store.runs.complete('new', { status: 'succeeded', reply: 'ok', at: 60, transcript: [], summary: { session: 'main', text: 'Hook new: ok', maxPending: 20 } });
+      expect(await store.deliveries.runsAwaitingDelivery(0)).toEqual(['wants', 'new']);
+    });
+  });
+}

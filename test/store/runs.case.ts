@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import type { OpenStore } from './open-store-under-test.js';
+import { queuedRun } from './run-record.js';
+
+const summary = (text: string) => ({ session: 'main', text, maxPending: 20 });
+const transcript = (runId: string) => [
+  { role: 'user' as const, content: 'hi', createdAt: 1, runId },
+  { role: 'assistant' as const, content: 'ok', createdAt: 30, runId },
+];
+
+/** runs: durable across a restart, completed with transcript and summary in one transaction */
+export function runsCases(open: OpenStore) {
+  describe('runs', () => {
+    it('keeps runs, their claims and the unfinished ones in order across a restart', async () => {
+      const first = await open();
+      await first.runs.insert(queuedRun('r1', 1));
+      await first.runs.insert(queuedRun('r2', 2, { deliver: true, thinking: 'low', to: '42' }));
+      await first.runs.insert(queuedRun('r3', 3));
+      expect((await first.runs.claim({ owner: 'a', now: 10, until: 1000 }, 1)).map((r) => r.id)).toEqual(['r1']);
+      await first.runs.release(['r1'], 'a');
+      await first.runs.complete('r3', { status: 'timed_out', error: 'timed out after 1s', at: 20, transcript: [], summary: summary('Hook r3: (timeout)') });
+      await first.close();
+
+      const store = await open(first);
+      expect((await store.runs.claim({ owner: 'b', now: 11, until: 1000 }, 5)).map((r) => `${r.id}:${r.status}`)).toEqual(['r1:running', 'r2:running']);
+      // the action comes back whole and parsed, as it went in
+      expect(await store.runs.get('r2')).toEqual({ ...queuedRun('r2', 2, { deliver: true, thinking: 'low', to: '42' }), status: 'running', startedAt: 11 });
+      expect(await store.runs.get('r3')).toMatchObject({ status: 'timed_out', error: 'timed out after 1s', finishedAt: 20, reply: null });
+      expect(await store.runs.get('nope')).toBeUndefined();
+    });
+
+    it('completes a run with its transcript and summary at once, and only once', async () => {
+      const store = await open();
+      await store.runs.insert(queuedRun('r1', 1));
+      expect(await store.runs.complete('r1', { status: 'succeeded', reply: 'ok', at: 30, transcript: transcript('r1'), summary: summary('Hook r1: ok') })).toBe(true);
+      // a resumed run finishing again changes nothing: no second transcript, no second summary
+      expect(await store.runs.complete('r1', { status: 'failed', error: 'again', at: 40, transcript: transcript('r1'), summary: summary('Hook r1: (error) again') })).toBe(false);
+      expect(await store.runs.get('r1')).toMatchObject({ status: 'succeeded', reply: 'ok', finishedAt: 30 });
+      expect((await store.sessions.messages('hook:r1')).map((m) => m.content)).toEqual(['hi', 'ok']);
+      expect((await store.events.list('main', 10)).map((e) => e.text)).toEqual(['Hook r1: ok']);
+      expect(await store.runs.complete('nope', { status: 'failed', at: 1, transcript: [], summary: summary('x') })).toBe(false);
+      expect(await store.events.countPending('main')).toBe(1);
+    });
+
+    it('completes a run once when two processes finish it together', async () => {
+      const a = await open();
+      const b = await open(a);
+      await a.runs.insert(queuedRun('r1', 1));
+      const finish = (store: typeof a, reply: string) =>
+        store.runs.complete('r1', { status: 'succeeded', reply, at: 30, transcript: transcript('r1'), summary: summary(`Hook r1: ${reply}`) });
+      const results = await Promise.all([finish(a, 'from a'), finish(b, 'from b')]);
+      expect(results.sort()).toEqual([false, true]);
+      expect(await a.sessions.messages('hook:r1')).toHaveLength(2);
+      expect(await a.events.list('main', 10)).toHaveLength(1);
+    });
+
+    it('refuses a run whose action is not a whole agent action', async () => {
+      const store = await open();
+      const broken = { ...queuedRun('bad'), action: { kind: 'agent', message: 'm' } } as never;
+      await expect(store.runs.insert(broken)).rejects.toThrow();
+      expect(await store.runs.get('bad')).toBeUndefined();
+    });
+  });
+
+  describe('sessions', () => {
+    it('gives the newest messages, oldest first', async () => {
+      const store = await open();
+      for (let i = 1; i <= 5; i++) await store.sessions.append('s', { role: i % 2 ? 'user' : 'assistant', content: `m${i}`, createdAt: i, runId: 'r', meta: i === 5 ? { citations: ['c1'] } : null });
+      expect((await store.sessions.messages('s')).map((m) => m.content)).toEqual(['m1', 'm2', 'm3', 'm4', 'm5']);
+      expect(await store.sessions.messages('s', 2)).toMatchObject([{ content: 'm4', role: 'assistant' }, { content: 'm5', meta: { citations: ['c1'] } }]);
+      expect(await store.sessions.exists('s')).toBe(true);
+      expect(await store.sessions.exists('t')).toBe(false);
+    });
+
+    it('stores a turn appended together whole or not at all, and keeps it across a restart', async () => {
+      const store = await open();
+      await store.sessions.appendMany('chat:a', [
+        { role: 'user', content: 'question', createdAt: 1, meta: { agentId: 'x' } },
+        { role: 'assistant', content: 'answer', createdAt: 2, meta: { agentId: 'x' } },
+      ]);
+      // the second message breaks a constraint: the first must not stay behind alone
+      const broken = [{ role: 'user' as const, content: 'orphan', createdAt: 3 }, { role: 'assistant' as const, content: null as unknown as string, createdAt: 4 }];
+      await expect(store.sessions.appendMany('chat:a', broken)).rejects.toThrow();
+      await store.close();
+      const again = await open(store);
+      expect((await again.sessions.messages('chat:a')).map((m) => [m.role, m.content, m.meta])).toEqual([
+        ['user', 'question', { agentId: 'x' }],
+        ['assistant', 'answer', { agentId: 'x' }],
+      ]);
+    });
+  });
+}

@@ -1,0 +1,72 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe } from 'vitest';
+import type { Store } from '../../src/store/port.js';
+import { migrations } from '../../src/store/sqlite/migrations.js';
+import { openDatabase } from '../../src/store/sqlite/open-database.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { tempDir } from '../helpers/start-herald.js';
+import { apiKeysCases } from './api-keys.case.js';
+import { deliveriesCases } from './deliveries.case.js';
+import { eventsCases } from './events.case.js';
+import { idempotencyCases } from './idempotency.case.js';
+import { knowledgeCases } from './knowledge.case.js';
+import { leaseCases } from './leases.case.js';
+import { migrationsCases, type PreviousVersionDatabase } from './migrations.case.js';
+import type { OpenStore } from './open-store-under-test.js';
+import { probeCases } from './probe.case.js';
+import { runsCases } from './runs.case.js';
+import { stateCases } from './state.case.js';
+
+// the port contract on the SQLite adapter: each store a file of its own; a shared store is a
+// second connection on the same file, as a second herald process would open it
+const files = new WeakMap<Store, string>();
+const opened: Store[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+
+const open: OpenStore = async (shareWith) => {
+  const file = shareWith ? files.get(shareWith)! : path.join(tempDir(), 'herald.db');
+  const store = openSqliteStore(file);
+  files.set(store, file);
+  opened.push(store);
+  return store;
+};
+
+async function previousVersion(): Promise<PreviousVersionDatabase> {
+  const file = path.join(tempDir(), 'herald.db');
+  const latest = Math.max(...migrations.map((m) => m.version));
+  openDatabase(file, migrations.filter((m) => m.version < latest)).close();
+  return {
+    async insertRun(run) {
+      const db = new Database(file);
+      db.prepare(
+        `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at)
+         VALUES (?, ?, 'main', 'Hook', ?, ?, ?, ?, NULL, ?, NULL, ?)`,
+      ).run(run.id, run.status, run.sessionKey, run.message, JSON.stringify(run.action), run.reply, run.createdAt, run.finishedAt);
+      db.close();
+    },
+    async migrate() {
+      const store = openSqliteStore(file);
+      opened.push(store);
+      return store;
+    },
+  };
+}
+
+eventsCases(open);
+runsCases(open);
+deliveriesCases(open);
+idempotencyCases(open);
+stateCases(open);
+knowledgeCases(open);
+apiKeysCases(open);
+probeCases(open);
+migrationsCases(open, previousVersion);
+describe('leases and claims between two handles on one file', () => {
+  leaseCases(async () => {
+    const a = await open();
+    return [a, await open(a)] as const;
+  }, { signalsCrossProcesses: false });
+});
