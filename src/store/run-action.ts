@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HeraldError } from '../errors.js';
 
 export const thinkingLevels = ['off', 'minimal', 'low', 'medium', 'high'] as const;
 export const wakeModes = ['now', 'next-heartbeat'] as const;
@@ -31,3 +32,15 @@ export const runActionSchema = z.object({
 });
 
 export type RunAction = z.infer<typeof runActionSchema>;
+
+/** a row another program (or a bug) wrote wrongly fails loudly, naming the run, instead of running half-understood */
+export function parseRunAction(runId: string, stored: unknown, row: { agentId: string }): RunAction {
+  // actions stored before they named their agent: the run's own agent column says it
+  const withAgent = stored !== null && typeof stored === 'object' && !('agentId' in stored) ? { ...stored, agentId: row.agentId } : stored;
+  const parsed = runActionSchema.safeParse(withAgent);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((i) => i.path.join('.') || '(action)').join(', ');
+    throw new HeraldError('HERALD_INTERNAL', `stored run ${runId} has an invalid action (${fields})`);
+  }
+  return parsed.data;
+}

@@ -52,7 +52,9 @@ export function migrationsCases(open: OpenStore, previousVersion: () => Promise<
       });
       await legacy.insertRun(succeeded('wants', true));
       await legacy.insertRun(succeeded('quiet', false));
-      await legacy.insertRun({ id: 'waiting', status: 'queued', sessionKey: 'hook:waiting', message: 'm', action: agentAction('m', { model: 'embedded/x' }), reply: null, createdAt: 2, finishedAt: null });
+      // stored before actions named their agent: the run's agent column says it
+      const { agentId: _, ...withoutAgent } = agentAction('m', { model: 'embedded/x' });
+      await legacy.insertRun({ id: 'waiting', status: 'queued', sessionKey: 'hook:waiting', message: 'm', action: withoutAgent, reply: null, createdAt: 2, finishedAt: null });
       const store = await legacy.migrate();
       expect(await store.deliveries.runsAwaitingDelivery(0)).toEqual(['wants']);
       expect(await store.runs.claim({ owner: 'a', now: 3, until: 1000 }, 10)).toMatchObject([{ id: 'waiting', action: agentAction('m', { model: 'embedded/x' }) }]);

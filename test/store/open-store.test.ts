@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfigValue } from '../helpers/builtins.js';
 import { ConfigError } from '../../src/errors.js';
 import { openStore } from '../../src/store/open-store.js';
+import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/start-herald.js';
 
 const load = (value: unknown, env: NodeJS.ProcessEnv = {}) => loadConfigValue(value, path.join(tempDir(), 'herald.json'), { env });
@@ -39,10 +39,15 @@ describe('storage config and openStore', () => {
     await store.close();
   });
 
-  // until the PostgreSQL adapter is in this build (its helper replaces this test with its runner)
-  it.skipIf(fs.existsSync(new URL('../../src/store/postgres/postgres-store.ts', import.meta.url)))('refuses storage.postgres clearly while no adapter is built in', async () => {
-    const attempt = openStore({ storage: { postgres: { url: 'postgres://127.0.0.1/test' } } });
-    await expect(attempt).rejects.toThrow(ConfigError);
-    await expect(openStore({ storage: { postgres: { url: 'postgres://127.0.0.1/test' } } })).rejects.toThrow(/^storage\.postgres: this herald has no PostgreSQL adapter yet/);
+  it('opens the PostgreSQL adapter for storage.postgres', async () => {
+    await requirePostgres();
+    const schema = uniqueSchema();
+    try {
+      const store = await openStore({ storage: { postgres: { url: PG_URL, schema, poolSize: 2 } } });
+      await store.probe.ping();
+      await store.close();
+    } finally {
+      await dropSchema(schema);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { RunRecord, RunsRepo } from '../port.js';
+import { parseRunAction, runActionSchema } from '../run-action.js';
 import { enqueueEvent } from './events-repo.js';
 import { query, transaction } from './pg-pool.js';
 import { appendMessages } from './sessions-repo.js';
@@ -11,7 +12,7 @@ interface Row {
   name: string;
   session_key: string;
   message: string;
-  action: Record<string, unknown>;
+  action: unknown;
   reply: string | null;
   error: string | null;
   created_at: number;
@@ -28,7 +29,7 @@ const toRun = (r: Row): RunRecord => ({
   name: r.name,
   sessionKey: r.session_key,
   message: r.message,
-  action: r.action,
+  action: parseRunAction(r.id, r.action, { agentId: r.agent_id }),
   reply: r.reply,
   error: r.error,
   createdAt: r.created_at,
@@ -43,7 +44,7 @@ export function postgresRunsRepo(pool: pg.Pool): RunsRepo {
         pool,
         `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13)`,
-        [run.id, run.status, run.agentId, run.name, run.sessionKey, run.message, JSON.stringify(run.action), run.action.deliver !== false,
+        [run.id, run.status, run.agentId, run.name, run.sessionKey, run.message, JSON.stringify(runActionSchema.parse(run.action)), run.action.deliver,
           run.reply, run.error, run.createdAt, run.startedAt, run.finishedAt],
       );
     },

@@ -1,6 +1,5 @@
-import { HeraldError } from '../../errors.js';
 import type { RunCompletion, RunRecord, RunsRepo } from '../port.js';
-import { runActionSchema, type RunAction } from '../run-action.js';
+import { parseRunAction, runActionSchema } from '../run-action.js';
 import { eventEnqueuer } from './events-repo.js';
 import { messageAppender } from './sessions-repo.js';
 import type { GroupCommit } from './group-commit.js';
@@ -28,24 +27,13 @@ const toRun = (r: Row): RunRecord => ({
   name: r.name,
   sessionKey: r.session_key,
   message: r.message,
-  action: parseAction(r.id, r.action, r.agent_id),
+  action: parseRunAction(r.id, JSON.parse(r.action), { agentId: r.agent_id }),
   reply: r.reply,
   error: r.error,
   createdAt: r.created_at,
   startedAt: r.started_at,
   finishedAt: r.finished_at,
 });
-
-/** a row another program (or a bug) wrote wrongly fails loudly, naming the run, instead of running half-understood */
-function parseAction(id: string, text: string, agentId: string): RunAction {
-  // actions stored before they named their agent: the run's own agent column says it
-  const parsed = runActionSchema.safeParse({ agentId, ...(JSON.parse(text) as object) });
-  if (!parsed.success) {
-    const fields = parsed.error.issues.map((i) => i.path.join('.') || '(action)').join(', ');
-    throw new HeraldError('HERALD_INTERNAL', `stored run ${id} has an invalid action (${fields})`);
-  }
-  return parsed.data;
-}
 
 /** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */
 export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRepo {
