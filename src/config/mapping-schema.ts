@@ -1,8 +1,9 @@
 import { z } from 'zod';
 
-// declared with the stored run action, which the store parses on read
-import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from '../store/run-action.js';
-export { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes };
+export const thinkingLevels = ['off', 'minimal', 'low', 'medium', 'high'] as const;
+export const wakeModes = ['now', 'next-heartbeat'] as const;
+/** the longest run a timer can wait for: Node's setTimeout fires at once past 2^31-1 ms */
+export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
 export const signatureTypes = ['github', 'stripe', 'standard-webhooks', 'hmac-sha256'] as const;
 

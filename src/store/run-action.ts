@@ -1,10 +1,6 @@
 import { z } from 'zod';
+import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from '../config/mapping-schema.js';
 import { HeraldError } from '../errors.js';
-
-export const thinkingLevels = ['off', 'minimal', 'low', 'medium', 'high'] as const;
-export const wakeModes = ['now', 'next-heartbeat'] as const;
-/** the longest run a timer can wait for: Node's setTimeout fires at once past 2^31-1 ms */
-export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
 /**
  * The validated agent action a run keeps, so it can resume after a restart. Declared here,
