@@ -103,7 +103,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   });
   const dispatch = createDispatcher({ mainSession, heartbeat: wakeHeartbeat, runs });
 
-  const actionContext = { config, channelNames: plugins.channelNames() };
+  const actionContext = { config, channelNames: plugins.channelNames(), recipientFault: (channel: string, to: string) => plugins.recipientFault(channel, to) };
   const warnings = [...loaded.warnings];
   const engine = new MappingsEngine([...builtinMappings(actionContext), ...(await resolveMappings(loaded, { ...actionContext, logger, warnings }))]);
   for (const warning of warnings) logger.warn({ config: loaded.file }, warning);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { callPlatform, joinUrl, secondsToMs } from '../../src/plugins/channel-http.js';
+import { callPlatform, joinUrl, pathSegment, secondsToMs } from '../../src/plugins/channel-http.js';
 import type { ChannelAdapter } from '../../src/plugins/sdk.js';
 import { sendInParts } from '../../src/plugins/split-message.js';
 import type { DiscordConfig } from './manifest.js';
@@ -26,7 +26,7 @@ export function discordChannel(config: DiscordConfig): ChannelAdapter {
       sendInParts(message, DISCORD_MAX_CHARS, async ({ text, key }) => {
         const { body } = await callPlatform({
           platform: 'discord',
-          url: joinUrl(config.baseUrl, `/channels/${encodeURIComponent(message.to)}/messages`),
+          url: joinUrl(config.baseUrl, `/channels/${pathSegment(message.to)}/messages`),
           headers: { authorization: `Bot ${config.botToken}`, 'user-agent': DISCORD_USER_AGENT },
           // enforce_nonce: a retry of a part Discord already created (within its window of a few
           // minutes) returns that message instead of a copy

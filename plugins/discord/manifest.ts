@@ -25,6 +25,7 @@ export const discordPlugin = definePlugin({
   roles: ['channel'],
   summary: 'Discord: posts replies as a bot (REST `POST /channels/{id}/messages`).',
   config: discordConfigSchema,
+  recipient: { pattern: /^\d{1,25}$/, description: 'a channel id (a snowflake: digits only)' },
   docs: [
     '`to` is a channel id (a snowflake like `1234567890123456789`; turn on Developer Mode, right-click the channel, *Copy Channel ID*). A DM channel id works too.',
     'Token: <https://discord.com/developers/applications>, *New Application*, *Bot*, *Reset Token*, copy it. Invite the bot with the `bot` scope and the *Send Messages* permission.',

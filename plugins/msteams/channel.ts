@@ -1,4 +1,4 @@
-import { callPlatform, joinUrl } from '../../src/plugins/channel-http.js';
+import { callPlatform, joinUrl, pathSegment } from '../../src/plugins/channel-http.js';
 import { ChannelError, type ChannelAdapter } from '../../src/plugins/sdk.js';
 import { sendInParts } from '../../src/plugins/split-message.js';
 import type { MsteamsConfig } from './manifest.js';
@@ -56,7 +56,7 @@ export function msteamsChannel(config: MsteamsConfig): ChannelAdapter {
         const post = async () =>
           callPlatform({
             platform: 'msteams',
-            url: joinUrl(config.serviceUrl, `/v3/conversations/${encodeURIComponent(message.to)}/activities`),
+            url: joinUrl(config.serviceUrl, `/v3/conversations/${pathSegment(message.to)}/activities`),
             headers: { authorization: `Bearer ${await token(message.signal, message.requestTimeoutMs)}` },
             json: { type: 'message', text },
             signal: message.signal,

@@ -29,6 +29,8 @@ export interface ActionContext {
   /** the wording of a missing text/message: the built-ins say "text is required", mappings "hook mapping requires text" */
   requiredMessage: (field: 'text' | 'message') => string;
   allowUnsafeExternalContent?: boolean;
+  /** the channel plugin's check of `to` (see PluginDefinition.recipient) */
+  recipientFault?: (channel: string, to: string) => string | undefined;
 }
 
 const nonBlank = z.string().refine((s) => s.trim().length > 0);
@@ -84,6 +86,14 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
   }
   const name = check(raw, 'name')?.trim();
   const to = check(raw, 'to')?.trim();
+  if (to) {
+    // whatever the channel (`last` is only known at delivery): a recipient is a name, never a path step or a control character
+    if (to === '.' || to === '..' || /[\u0000-\u001f\u007f]/.test(to) || to.length > 512) {
+      throw invalid('to', 'must be a recipient id (at most 512 characters, no control characters, not "." or "..")');
+    }
+    const fault = ctx.recipientFault?.(channel, to);
+    if (fault) throw invalid('to', fault);
+  }
   const source = ctx.fieldSource ?? 'mapping';
   return {
     kind: 'agent',

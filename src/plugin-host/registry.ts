@@ -66,6 +66,13 @@ export class PluginRegistry {
     return out;
   }
 
+  /** why `to` is no recipient of `channel` (undefined when it is fine): the plugin's own pattern, checked at accept time */
+  recipientFault(channel: string, to: string): string | undefined {
+    const plugin = this.channels().find((p) => p.id === channel || p.aliases?.includes(channel));
+    if (plugin?.recipient && !plugin.recipient.pattern.test(to)) return `is not a ${plugin.id} recipient: ${plugin.recipient.description}`;
+    return undefined;
+  }
+
   /** every value the `channel` field may take */
   channelNames(): string[] {
     return ['last', ...this.channels().flatMap((p) => [p.id, ...(p.aliases ?? [])])];

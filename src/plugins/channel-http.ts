@@ -158,6 +158,16 @@ function safe<T>(fn: () => T): T | undefined {
 }
 
 /** trims a trailing slash so `${base}/path` never doubles it */
+/**
+ * A recipient as one path segment of a platform URL: percent-encoded, and never `.` or `..`
+ * (URL parsers resolve those, also as `%2e`, so `/channels/../messages` would become
+ * `/messages`: another endpoint, called with the bot's credentials).
+ */
+export function pathSegment(value: string): string {
+  if (value === '' || /^(\.|%2e){1,2}$/i.test(value)) throw new ChannelError(`recipient ${JSON.stringify(value)} is not a valid path segment`, false);
+  return encodeURIComponent(value);
+}
+
 export function joinUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}${path}`;
 }

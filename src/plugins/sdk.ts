@@ -150,6 +150,12 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   config: S;
   /** README notes: what `to` means on the platform, how to get a token */
   docs?: string;
+  /**
+   * What a valid `to` looks like on this platform, checked when a hook is accepted (400 naming
+   * `to`), so a bad recipient never reaches the outbox. Without it, any `to` without control
+   * characters other than `.` and `..` is accepted.
+   */
+  recipient?: { pattern: RegExp; description: string };
   /** a channel's row in the README's table of what each platform guarantees */
   guarantees?: ChannelGuarantees;
   /** a preset's mappings, as plain data, given its config section (undefined when absent) */
