@@ -1,10 +1,36 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The end-to-end files that run a second time with every herald on PostgreSQL (a fresh schema
+ * per herald, dropped at the end of the run): the hook and platform surfaces, runs, the main
+ * session and heartbeat. Files that read SQLite directly, and the unit tests, run once; the store
+ * contract runs on both adapters in its own files, and the replica test is PostgreSQL-only.
+ */
+const onPostgresToo = [
+  'test/http/smoke.e2e.test.ts',
+  'test/http/statuses.e2e.test.ts',
+  'test/mappings/mapped-hooks.e2e.test.ts',
+  'test/runtime/runs.e2e.test.ts',
+  'test/runtime/main-session.e2e.test.ts',
+  'test/platform/chat.e2e.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: onPostgresToo,
+          env: { HERALD_TEST_STORAGE: 'postgres' },
+          globalSetup: ['test/helpers/postgres-run.ts'],
+        },
+      },
+    ],
   },
 });

@@ -6,8 +6,13 @@
  * WAL): an events row (with the duplicate skip and the 20-pending cap) for wake, a runs row
  * for agent. It never runs an agent: that is the difference the benchmark reports.
  *
+ * With BASELINE_PG_URL it writes to PostgreSQL instead (schema BASELINE_PG_SCHEMA, created), the
+ * way herald's PostgreSQL adapter does: the same tables and events function, one autocommit
+ * statement per request on a pool of 10.
+ *
  * Self-contained on purpose (no herald imports), so it measures raw node:http, not herald.
- * Env: BASELINE_DB (file), BASELINE_TOKEN, BASELINE_PORT (default 0), BASELINE_MAX_BODY_BYTES.
+ * Env: BASELINE_DB (file), BASELINE_TOKEN, BASELINE_PORT (default 0), BASELINE_MAX_BODY_BYTES,
+ * BASELINE_PG_URL, BASELINE_PG_SCHEMA.
  * Prints `baseline listening on http://127.0.0.1:<port>` once it listens.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
@@ -15,6 +20,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 
 const dbFile = process.env.BASELINE_DB ?? './data/baseline.db';
 const token = process.env.BASELINE_TOKEN ?? '';
@@ -28,45 +34,107 @@ const WAKE_MODES = ['now', 'next-heartbeat'];
 const THINKING = ['off', 'minimal', 'low', 'medium', 'high'];
 const CHANNELS = ['last', 'whatsapp', 'telegram', 'discord', 'slack', 'mattermost', 'signal', 'imessage', 'msteams', 'webhook'];
 
-// the same tables, indexes and pragmas as herald's store, so the insert costs the same
-fs.mkdirSync(path.dirname(dbFile), { recursive: true });
-const db = new Database(dbFile);
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL');
-db.pragma('busy_timeout = 5000');
-db.exec(`
-  CREATE TABLE IF NOT EXISTS events (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, session TEXT NOT NULL, text TEXT NOT NULL,
-    status TEXT NOT NULL, created_at INTEGER NOT NULL
-  );
-  CREATE INDEX IF NOT EXISTS events_session_status ON events (session, status, id);
-  CREATE INDEX IF NOT EXISTS events_session_id ON events (session, id);
-  CREATE TABLE IF NOT EXISTS runs (
-    id TEXT PRIMARY KEY, status TEXT NOT NULL, agent_id TEXT NOT NULL, name TEXT NOT NULL,
-    session_key TEXT NOT NULL, message TEXT NOT NULL, action TEXT NOT NULL, reply TEXT, error TEXT,
-    created_at INTEGER NOT NULL, started_at INTEGER, finished_at INTEGER
-  );
-  CREATE INDEX IF NOT EXISTS runs_unfinished ON runs (status, created_at) WHERE status IN ('queued', 'running');
-`);
+const pgUrl = process.env.BASELINE_PG_URL;
+const pgSchema = process.env.BASELINE_PG_SCHEMA ?? 'baseline';
 
-const lastEvent = db.prepare<[string], { text: string; status: string }>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
-const insertEvent = db.prepare("INSERT INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?) RETURNING *");
-const pendingCount = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'");
-const dropOldest = db.prepare(
-  "UPDATE events SET status = 'dropped' WHERE id IN (SELECT id FROM events WHERE session = ? AND status = 'pending' ORDER BY id LIMIT ?)",
-);
-const insertRun = db.prepare(
-  `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at)
-   VALUES (?, 'queued', 'main', ?, ?, ?, ?, NULL, NULL, ?, NULL, NULL)`,
-);
+interface BaselineStore {
+  enqueueEvent(text: string): Promise<void> | void;
+  insertRun(id: string, name: string, sessionKey: string, message: string, action: string): Promise<void> | void;
+  close(): Promise<void> | void;
+}
 
-const enqueueEvent = db.transaction((text: string) => {
-  const previous = lastEvent.get('main');
-  if (previous && previous.text === text && previous.status !== 'dropped') return;
-  insertEvent.get('main', text, Date.now());
-  const over = pendingCount.get('main')!.n - MAX_PENDING;
-  if (over > 0) dropOldest.run('main', over);
-});
+function sqliteStore(): BaselineStore {
+  // the same tables, indexes and pragmas as herald's store, so the insert costs the same
+  fs.mkdirSync(path.dirname(dbFile), { recursive: true });
+  const db = new Database(dbFile);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS events (
+      id INTEGER PRIMARY KEY AUTOINCREMENT, session TEXT NOT NULL, text TEXT NOT NULL,
+      status TEXT NOT NULL, created_at INTEGER NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS events_session_status ON events (session, status, id);
+    CREATE INDEX IF NOT EXISTS events_session_id ON events (session, id);
+    CREATE TABLE IF NOT EXISTS runs (
+      id TEXT PRIMARY KEY, status TEXT NOT NULL, agent_id TEXT NOT NULL, name TEXT NOT NULL,
+      session_key TEXT NOT NULL, message TEXT NOT NULL, action TEXT NOT NULL, reply TEXT, error TEXT,
+      created_at INTEGER NOT NULL, started_at INTEGER, finished_at INTEGER
+    );
+    CREATE INDEX IF NOT EXISTS runs_unfinished ON runs (status, created_at) WHERE status IN ('queued', 'running');
+  `);
+
+  const lastEvent = db.prepare<[string], { text: string; status: string }>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
+  const insertEvent = db.prepare("INSERT INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?) RETURNING *");
+  const pendingCount = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'");
+  const dropOldest = db.prepare(
+    "UPDATE events SET status = 'dropped' WHERE id IN (SELECT id FROM events WHERE session = ? AND status = 'pending' ORDER BY id LIMIT ?)",
+  );
+  const insertRun = db.prepare(
+    `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at)
+     VALUES (?, 'queued', 'main', ?, ?, ?, ?, NULL, NULL, ?, NULL, NULL)`,
+  );
+
+  const enqueueEvent = db.transaction((text: string) => {
+    const previous = lastEvent.get('main');
+    if (previous && previous.text === text && previous.status !== 'dropped') return;
+    insertEvent.get('main', text, Date.now());
+    const over = pendingCount.get('main')!.n - MAX_PENDING;
+    if (over > 0) dropOldest.run('main', over);
+  });
+  return {
+    enqueueEvent,
+    insertRun: (id, name, sessionKey, message, action) => void insertRun.run(id, name, sessionKey, message, action, Date.now()),
+    close: () => void db.close(),
+  };
+}
+
+// herald's PostgreSQL tables and events function (src/store/postgres/migrations.ts), copied
+async function postgresStore(url: string): Promise<BaselineStore> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(pgSchema)) throw new Error('BASELINE_PG_SCHEMA must be a plain identifier');
+  const pool = new pg.Pool({ connectionString: url, max: 10, options: `-c search_path=${pgSchema}` });
+  pool.on('error', () => {});
+  await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pgSchema}`);
+  await pool.query(`
+    CREATE TABLE IF NOT EXISTS events (id BIGSERIAL PRIMARY KEY, session TEXT NOT NULL, text TEXT NOT NULL, status TEXT NOT NULL,
+      created_at BIGINT NOT NULL, lease_owner TEXT, lease_until BIGINT);
+    CREATE INDEX IF NOT EXISTS events_session_status ON events (session, status, id);
+    CREATE INDEX IF NOT EXISTS events_session_id ON events (session, id);
+    CREATE OR REPLACE FUNCTION herald_enqueue_event(p_session TEXT, p_text TEXT, p_max INT, p_now BIGINT)
+    RETURNS SETOF events LANGUAGE plpgsql AS $$
+    DECLARE prev events%ROWTYPE; added events%ROWTYPE;
+    BEGIN
+      PERFORM pg_advisory_xact_lock(hashtext('herald.events:' || current_schema() || ':' || p_session));
+      SELECT * INTO prev FROM events WHERE session = p_session ORDER BY id DESC LIMIT 1;
+      IF FOUND AND prev.text = p_text AND prev.status IN ('pending', 'processing') THEN RETURN; END IF;
+      INSERT INTO events (session, text, status, created_at) VALUES (p_session, p_text, 'pending', p_now) RETURNING * INTO added;
+      UPDATE events SET status = 'dropped' WHERE session = p_session AND status = 'pending' AND id <=
+        (SELECT e.id FROM events e WHERE e.session = p_session AND e.status = 'pending' ORDER BY e.id DESC LIMIT 1 OFFSET p_max);
+      RETURN NEXT added;
+    END $$;
+    CREATE TABLE IF NOT EXISTS runs (seq BIGSERIAL NOT NULL, id TEXT PRIMARY KEY, status TEXT NOT NULL, agent_id TEXT NOT NULL,
+      name TEXT NOT NULL, session_key TEXT NOT NULL, message TEXT NOT NULL, action JSONB NOT NULL, deliver BOOLEAN NOT NULL DEFAULT TRUE,
+      reply TEXT, error TEXT, created_at BIGINT NOT NULL, started_at BIGINT, finished_at BIGINT, lease_owner TEXT, lease_until BIGINT);
+    CREATE INDEX IF NOT EXISTS runs_unfinished ON runs (seq) WHERE status IN ('queued', 'running');
+    CREATE INDEX IF NOT EXISTS runs_session_unfinished ON runs (session_key, seq) WHERE status IN ('queued', 'running');
+  `);
+  return {
+    async enqueueEvent(text) {
+      await pool.query('SELECT * FROM herald_enqueue_event($1, $2, $3, $4)', ['main', text, MAX_PENDING, Date.now()]);
+    },
+    async insertRun(id, name, sessionKey, message, action) {
+      await pool.query(
+        `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at)
+         VALUES ($1, 'queued', 'main', $2, $3, $4, $5::jsonb, TRUE, $6)`,
+        [id, name, sessionKey, message, action, Date.now()],
+      );
+    },
+    close: () => pool.end(),
+  };
+}
+
+const store: BaselineStore = pgUrl ? await postgresStore(pgUrl) : sqliteStore();
 
 class HttpFault extends Error {
   constructor(
@@ -133,15 +201,15 @@ function optional(body: Record<string, unknown>, field: string, ok: (v: unknown)
 }
 const isString = (v: unknown) => typeof v === 'string';
 
-function wake(body: Record<string, unknown>): { status: number; body: unknown } {
+async function wake(body: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
   if (!nonBlank(body.text)) throw new HttpFault(400, 'text is required (a non-blank string)');
   optional(body, 'mode', (v) => WAKE_MODES.includes(v as string), 'must be one of now, next-heartbeat');
   const mode = (body.mode as string | undefined) ?? 'now';
-  enqueueEvent(body.text.trim());
+  await store.enqueueEvent(body.text.trim());
   return { status: 200, body: { ok: true, mode } };
 }
 
-function agent(body: Record<string, unknown>): { status: number; body: unknown } {
+async function agent(body: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
   if (!nonBlank(body.message)) throw new HttpFault(400, 'message is required (a non-blank string)');
   optional(body, 'name', isString, 'must be a string');
   optional(body, 'sessionKey', (v) => typeof v === 'string' && v.length > 0 && v.length <= 512, 'must be a non-empty string');
@@ -170,11 +238,11 @@ function agent(body: Record<string, unknown>): { status: number; body: unknown }
     allowUnsafeExternalContent: false,
     source: { mappingId: 'agent', path: 'agent' },
   };
-  insertRun.run(id, name, sessionKey, body.message, JSON.stringify(action), Date.now());
+  await store.insertRun(id, name, sessionKey, body.message, JSON.stringify(action));
   return { status: 202, body: { ok: true, runId: id } };
 }
 
-const routes: Record<string, (body: Record<string, unknown>) => { status: number; body: unknown }> = {
+const routes: Record<string, (body: Record<string, unknown>) => Promise<{ status: number; body: unknown }>> = {
   '/hooks/wake': wake,
   '/hooks/agent': agent,
 };
@@ -192,7 +260,7 @@ const server = http.createServer(async (req, res) => {
     if (req.method !== 'POST') return send(res, 405, { ok: false, error: 'method not allowed' }, { Allow: 'POST' });
     if (!authorized(req.headers.authorization)) return send(res, 401, { ok: false, error: 'unauthorized' });
     if (!handler) return send(res, 404, { ok: false, error: 'not found' });
-    const result = handler(parseObject(await readBody(req)));
+    const result = await handler(parseObject(await readBody(req)));
     send(res, result.status, result.body);
   } catch (error) {
     if (error instanceof HttpFault) return send(res, error.status, { ok: false, error: error.message });
@@ -208,8 +276,7 @@ server.listen(port, '127.0.0.1', () => {
 
 const stop = () => {
   server.close(() => {
-    db.close();
-    process.exit(0);
+    void Promise.resolve(store.close()).finally(() => process.exit(0));
   });
   server.closeAllConnections();
 };

@@ -1,15 +1,19 @@
 /**
- * `npm run bench`: the webhook benchmark, then the platform benchmark when
+ * `npm run bench`: the webhook benchmark (SQLite, then PostgreSQL with 1 and 2 replicas), then the platform benchmark when
  * bench/platform.bench.ts exists (it exports `run()`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { run as runHooksBench } from './hooks.bench.js';
+import { optionsFromEnv, run as runHooksBench } from './hooks.bench.js';
+import { run as runPostgresBench } from './postgres.bench.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-await runHooksBench();
+const options = optionsFromEnv();
+const sqliteRows = await runHooksBench(options);
+console.log('');
+await runPostgresBench(options, sqliteRows);
 
 const platformBench = path.join(here, 'platform.bench.ts');
 if (fs.existsSync(platformBench)) {

@@ -33,6 +33,12 @@ export const gmailConfigSchema = z
       .max(MAX_RENEW_MINUTES)
       .default(720)
       .describe('How often the Gmail watch is renewed. A watch expires after 7 days, so at most 6 days 23 hours; the watcher also renews an hour before the expiration Gmail returns, whichever comes first.'),
+    leaseSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .default(30)
+      .describe('Replicas on one store: only the holder of the account\'s watcher lease watches and processes mail; another takes over when it stops, or this long after it died.'),
     recoverMaxMessages: z
       .number()
       .int()

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Logger } from 'pino';
 import type { PluginService, PluginState } from '../../src/plugins/sdk.js';
+import { releaseLease, takeLease } from '../../src/plugins/state-lease.js';
 import { accessTokenSource } from './access-tokens.js';
 import type { GmailConfig } from './config.js';
 import { GmailApi } from './gmail-api.js';
@@ -18,6 +20,8 @@ export interface WatcherSettings {
   hookToken: string;
   state: PluginState;
   logger: Logger;
+  /** how long this process holds the account's watcher lease (default 30 s) */
+  leaseMs?: number;
   /** first retry delay; doubles up to `maxRetryMs` */
   retryMs?: number;
   maxRetryMs?: number;
@@ -34,6 +38,8 @@ interface Baseline {
   historyId: string;
   at: number;
 }
+/** how long a replica holds an account's watcher without renewing (renewed every third) */
+const WATCHER_LEASE_MS = 30_000;
 
 /** The hook answered 404: no mapping handles path `gmail`. A configuration fault: kept and retried, never dropped. */
 class HookNotRoutedError extends Error {}
@@ -43,6 +49,11 @@ class HookNotRoutedError extends Error {}
  * new message into one POST to the gmail hook. Processing is serialised (one pump), the
  * stored historyId only moves forward, and every handled message id is recorded, so
  * redelivered or overlapping notifications never post a message twice.
+ *
+ * Several replicas on one store: every one receives pushes (behind the load balancer) and records
+ * them durably, but only the holder of the account's watcher lease renews the watch and processes
+ * mail. The holder checks every third of the lease for pushes another replica recorded; when it
+ * dies, another takes the lease once it runs out.
  */
 export class GmailWatcher implements PluginService {
   readonly name = 'gmail-watcher';
@@ -59,6 +70,10 @@ export class GmailWatcher implements PluginService {
   private timers = new Set<NodeJS.Timeout>();
   /** message ids whose 404 from the hook was logged with the fix (once each, however often retried) */
   private notRoutedLogged = new Set<string>();
+  /** this process's identity on the watcher lease */
+  private readonly owner = randomUUID();
+  private holder = false;
+  private leaseTimer?: NodeJS.Timeout;
 
   constructor(private readonly settings: WatcherSettings) {
     const { gmail } = settings;
@@ -88,11 +103,46 @@ export class GmailWatcher implements PluginService {
     this.server = await startPushEndpoint({ ...serve, pushToken, oidc: this.oidc, logger: this.log, record: (n) => this.record(n) });
     this.log.info({ url: this.url }, 'gmail push endpoint listening');
     await this.pruneHandled();
-    void this.renewWatch();
+    await this.keepLease();
+  }
+
+  private get leaseMs(): number {
+    return this.settings.leaseMs ?? WATCHER_LEASE_MS;
+  }
+
+  /** takes or renews the account's lease; a new holder starts the watch, a holder looks for pushes recorded elsewhere */
+  private async keepLease(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const lease = await takeLease(this.settings.state, this.key('watcher'), this.owner, this.leaseMs);
+      const was = this.holder;
+      this.holder = lease.owner === this.owner;
+      if (this.holder && !was) {
+        this.log.info('gmail watcher lease taken: this process watches the account');
+        void this.renewWatch();
+      } else if (!this.holder && was) {
+        this.log.warn('gmail watcher lease lost to another process');
+      } else if (this.holder && (await this.pushedElsewhere())) this.kick();
+    } catch (err) {
+      this.log.error({ err: describe(err) }, 'gmail watcher lease check failed');
+    }
+    if (this.stopped) return;
+    this.leaseTimer = setTimeout(() => void this.keepLease(), Math.max(100, Math.floor(this.leaseMs / 3)));
+    this.leaseTimer.unref();
+  }
+
+  /** a push recorded (by any replica) past the history already processed */
+  private async pushedElsewhere(): Promise<boolean> {
+    const [notified, processed] = await Promise.all([
+      this.settings.state.get<string>(this.key('notifiedHistoryId')),
+      this.settings.state.get<string>(this.key('historyId')),
+    ]);
+    return notified !== undefined && processed !== undefined && laterHistoryId(processed, notified) !== processed;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.leaseTimer) clearTimeout(this.leaseTimer);
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     const server = this.server;
@@ -104,6 +154,9 @@ export class GmailWatcher implements PluginService {
     // let a message being posted finish, but never hold up shutdown for a slow Google call:
     // whatever is cut short is simply handled again after the restart (nothing is marked done early)
     if (this.pumping) await Promise.race([this.pumping.catch(() => undefined), new Promise((r) => setTimeout(r, 5000).unref())]);
+    // another replica takes the account at its next check instead of waiting for the lease to run out
+    if (this.holder) await releaseLease(this.settings.state, this.key('watcher'), this.owner).catch(() => {});
+    this.holder = false;
   }
 
   private key(name: string): string {
@@ -146,7 +199,7 @@ export class GmailWatcher implements PluginService {
    * Each renewal also checks that the push subscription still exists, and re-creates it if not.
    */
   private async renewWatch(): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped || !this.holder) return;
     const { gmail } = this.settings;
     try {
       const watch = await this.gmail.watch(gmail.topic, gmail.label);
@@ -196,7 +249,8 @@ export class GmailWatcher implements PluginService {
 
   /** Runs the pump; pushes arriving meanwhile make it run once more (serialised, coalesced). */
   private kick(): void {
-    if (this.stopped) return;
+    // not the holder: the push is recorded; the holder picks it up at its next lease check
+    if (this.stopped || !this.holder) return;
     if (this.pumping) {
       this.again = true;
       return;

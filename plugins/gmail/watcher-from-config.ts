@@ -42,6 +42,7 @@ export function watcherFromConfig(gmail: GmailConfig, host: PluginHost['config']
     hookUrl: gmail.hookUrl ?? defaultHookUrl(host),
     hookToken: host.hooks.token!,
     state,
+    leaseMs: gmail.leaseSeconds * 1000,
     logger,
   });
 }

@@ -6,7 +6,7 @@ import type { Store, SystemEvent } from '../store/port.js';
 import { deadline } from '../deadline.js';
 import { MAIN_SESSION } from './main-session.js';
 import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
-import { withLease, type StateLease } from './state-lease.js';
+import { withLease, type StateLease } from '../plugins/state-lease.js';
 
 /** the state key of the heartbeat's lease: one turn at a time across every process on the store */
 export const HEARTBEAT_LEASE_KEY = 'heartbeat:lease';

@@ -6,20 +6,35 @@ import { serve, type ServerType } from '@hono/node-server';
 import { loadConfigFile } from './builtins.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createLogger } from '../../src/log.js';
+import { PG_URL, uniqueSchema } from './postgres.js';
 
 export const HOOK_TOKEN = 'hook-token-0123456789abcdef';
 export const GATEWAY_TOKEN = 'gateway-token-0123456789abcdef';
 export const API_KEY = 'sk-test-0123456789abcdef0123';
 
-/** a config with hooks on, the test tokens, an in-folder database, a fast heartbeat off */
+/**
+ * The store the e2e tests run on: an in-folder SQLite file, or, in the `postgres` test project
+ * (HERALD_TEST_STORAGE=postgres), a fresh schema of the test database for each herald, dropped
+ * when the run ends.
+ */
+export function storageUnderTest(): Record<string, unknown> {
+  if (process.env.HERALD_TEST_STORAGE !== 'postgres') return { sqlite: './data/herald.db' };
+  const run = process.env.HERALD_TEST_PG_RUN;
+  if (!run) throw new Error('HERALD_TEST_STORAGE=postgres without the postgres project setup (test/helpers/postgres-run.ts)');
+  return { postgres: { url: PG_URL, schema: uniqueSchema(run), poolSize: 4 } };
+}
+
+/** a config with hooks on, the test tokens, the store under test, a fast heartbeat off */
 export function baseConfig(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const base: Record<string, any> = {
     gateway: { host: '127.0.0.1', port: 0, auth: { token: GATEWAY_TOKEN } },
     hooks: { enabled: true, token: HOOK_TOKEN },
     platform: { apiKeys: [{ name: 'test', key: API_KEY }] },
     heartbeat: { every: '0' },
-    storage: { sqlite: './data/herald.db' },
+    storage: storageUnderTest(),
   };
+  // a storage given replaces the one under test: `sqlite` and `postgres` never mix
+  if (overrides.storage) base.storage = overrides.storage;
   return deepMerge(base, overrides);
 }
 

@@ -147,3 +147,39 @@ describe('starting and stopping the gmail watcher', () => {
     expect(output).not.toContain(CLIENT_SECRET);
   });
 });
+
+describe('the gmail watcher on two processes sharing one store', () => {
+  it('one watches the account; when it stops, the other takes over', async () => {
+    const google = await FakeGoogle.start();
+    const hook = await startFakeServer(() => ({ status: 202, body: { ok: true, runId: 'r' } }));
+    const file = path.join(tempDir(), 'shared.db');
+    const gmail = {
+      account: ACCOUNT,
+      topic: 'projects/proj/topics/gog-gmail-watch',
+      pushToken: PUSH_TOKEN,
+      hookUrl: `${hook.url}/hooks/gmail`,
+      leaseSeconds: 1,
+      serve: { bind: '127.0.0.1', port: 0, path: '/gmail-pubsub' },
+      oauth: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, refreshToken: REFRESH_TOKEN },
+      endpoints: google.endpoints(),
+    };
+    const config = baseConfig({ storage: { sqlite: file }, hooks: { presets: ['gmail'], gmail } });
+    const first = await startHerald(config);
+    const second = await startHerald(config);
+    try {
+      await eventually(() => google.calls('POST', '/gmail/v1/users/me/watch').length === 1);
+      // whichever holds it: stopping it hands the account to the other, which watches anew
+      const watcher = (h: typeof first) => h.gateway.instances.services.find((s) => s.name === 'gmail-watcher') as unknown as { holder: boolean };
+      const [holding, other] = watcher(first).holder ? [first, second] : [second, first];
+      expect(watcher(other).holder).toBe(false);
+      await holding.stop();
+      await eventually(() => watcher(other).holder, 10_000);
+      await eventually(() => google.calls('POST', '/gmail/v1/users/me/watch').length === 2, 10_000);
+    } finally {
+      await first.stop();
+      await second.stop();
+      await hook.close();
+      await google.server.close();
+    }
+  });
+});

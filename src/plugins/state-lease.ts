@@ -1,4 +1,11 @@
-import type { StateRepo } from '../store/port.js';
+/**
+ * Leases kept in durable state, for singleton jobs among processes sharing a store (the heartbeat,
+ * a gmail watcher): part of the plugin SDK because plugins need them too.
+ */
+/** what a lease needs of the state: an atomic read-compute-write of one key */
+export interface LeaseState {
+  update<T>(key: string, fn: (current: T | undefined) => T): Promise<T>;
+}
 
 /** a lease kept in the state table: who holds a singleton job (the heartbeat, a gmail watcher) and until when */
 export interface StateLease {
@@ -13,7 +20,7 @@ export interface StateLease {
  * owner's; atomic across processes (the state update reads and writes under one lock). Returns
  * the lease as it now stands: held by `owner` or by someone else.
  */
-export async function takeLease(state: StateRepo, key: string, owner: string, ttlMs: number): Promise<StateLease> {
+export async function takeLease(state: LeaseState, key: string, owner: string, ttlMs: number): Promise<StateLease> {
   return state.update<StateLease>(key, (current) => {
     const now = Date.now();
     if (current && current.owner !== owner && current.until > now) return current;
@@ -22,7 +29,7 @@ export async function takeLease(state: StateRepo, key: string, owner: string, tt
 }
 
 /** gives the lease up (when still the owner's), noting the job done at `doneAt` */
-export async function releaseLease(state: StateRepo, key: string, owner: string, doneAt?: number): Promise<void> {
+export async function releaseLease(state: LeaseState, key: string, owner: string, doneAt?: number): Promise<void> {
   await state.update<StateLease>(key, (current) => {
     if (!current || current.owner !== owner) return current ?? { owner: '', until: 0 };
     return { owner: '', until: 0, lastDoneAt: doneAt ?? current.lastDoneAt };
@@ -34,7 +41,7 @@ export async function releaseLease(state: StateRepo, key: string, owner: string,
  * of its time, releases it after. `onRenew` extends whatever else the job claimed under it.
  */
 export async function withLease<T>(
-  state: StateRepo,
+  state: LeaseState,
   key: string,
   owner: string,
   ttlMs: number,
