@@ -13,6 +13,9 @@ const onPostgresToo = [
   'test/runtime/runs.e2e.test.ts',
   'test/runtime/main-session.e2e.test.ts',
   'test/platform/chat.e2e.test.ts',
+  'test/platform/auth.e2e.test.ts',
+  'test/knowledge/upload.e2e.test.ts',
+  'test/http/metrics.e2e.test.ts',
 ];
 
 export default defineConfig({
@@ -21,7 +24,7 @@ export default defineConfig({
     hookTimeout: 20_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'] } },
       {
         extends: true,
         test: {

@@ -159,5 +159,17 @@ describe('three replicas on one PostgreSQL database', () => {
     // the heartbeat ran, and never two turns at once across the replicas
     expect(heartbeats.total).toBeGreaterThan(0);
     expect(heartbeats.most).toBe(1);
+
+    // what the kill did, for whoever reads the log (the figures vary; nothing is asserted on them)
+    const calls = new Map<string, number>();
+    for (const r of model.requests) {
+      const task = /task-\d+/.exec(String(r.json?.messages?.at(-1)?.content ?? ''))?.[0];
+      if (task) calls.set(task, (calls.get(task) ?? 0) + 1);
+    }
+    const retaken = [...calls.values()].filter((n) => n > 1).length;
+    console.info(
+      `replicas: ${ids.length} runs and ${accepted.wakes.length} wakes accepted (per replica ${accepted.byReplica.join('/')}); ` +
+        `${retaken} runs called the model again after the kill; ${heartbeats.total} heartbeat turns; ${received.length} channel requests for ${ids.length} deliveries`,
+    );
   }, 180_000);
 });

@@ -5,7 +5,6 @@ import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/po
 import { queuedRun } from './run-record.js';
 import { eventually } from '../helpers/start-herald.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
-import { leaseCases } from './leases.case.js';
 
 const schemas: string[] = [];
 const open = async (schema = uniqueSchema()) => {
@@ -99,12 +98,3 @@ describe('postgres store: what only this adapter has', () => {
   });
 });
 
-describe('postgres store: leases and claims between two replicas', () => {
-  leaseCases(async () => {
-    const schema = uniqueSchema();
-    const a = await open(schema);
-    const b = await open(schema);
-    opened.push(a, b);
-    return [a, b] as const;
-  }, { signalsCrossProcesses: true });
-});

@@ -134,4 +134,46 @@ export const migrations: Migration[] = [
       CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
     `,
   },
+  {
+    version: 2,
+    name: 'knowledge (documents, chunks with a tsvector under GIN) and platform API keys',
+    sql: `
+      CREATE TABLE knowledge_documents (
+        seq BIGSERIAL NOT NULL,
+        id TEXT PRIMARY KEY,
+        agent_id TEXT NOT NULL,
+        filename TEXT NOT NULL,
+        bytes BIGINT NOT NULL,
+        mime_type TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        status TEXT NOT NULL,
+        chunk_count INTEGER NOT NULL,
+        metadata JSONB,
+        created_at BIGINT NOT NULL,
+        UNIQUE (agent_id, sha256)
+      );
+      CREATE INDEX knowledge_documents_agent ON knowledge_documents (agent_id, created_at, seq);
+
+      CREATE TABLE knowledge_chunks (
+        seq_no BIGSERIAL NOT NULL,
+        id TEXT PRIMARY KEY,
+        document_id TEXT NOT NULL REFERENCES knowledge_documents (id) ON DELETE CASCADE,
+        agent_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        content TEXT NOT NULL,
+        -- english stemming, as SQLite's porter tokenizer: "walking" finds "walk"
+        tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('english', content)) STORED
+      );
+      CREATE INDEX knowledge_chunks_document ON knowledge_chunks (document_id, seq);
+      CREATE INDEX knowledge_chunks_search ON knowledge_chunks USING GIN (tsv);
+      CREATE INDEX knowledge_chunks_agent ON knowledge_chunks (agent_id);
+
+      CREATE TABLE api_keys (
+        name TEXT PRIMARY KEY,
+        key_hash TEXT NOT NULL UNIQUE,
+        agents JSONB,
+        created_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];

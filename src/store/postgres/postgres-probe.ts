@@ -14,17 +14,22 @@ export function postgresProbe(pool: pg.Pool): StoreProbe {
         pool,
         `SELECT 'runs' AS what, status, COUNT(*)::int AS n FROM runs WHERE status IN ('queued', 'running') GROUP BY status
          UNION ALL SELECT 'events', 'pending', COUNT(*)::int FROM events WHERE status = 'pending'
-         UNION ALL SELECT 'deliveries', status, COUNT(*)::int FROM deliveries GROUP BY status`,
+         UNION ALL SELECT 'deliveries', status, COUNT(*)::int FROM deliveries GROUP BY status
+         UNION ALL SELECT 'knowledge', 'documents', COUNT(*)::int FROM knowledge_documents
+         UNION ALL SELECT 'knowledge', 'chunks', COALESCE(SUM(chunk_count), 0)::int FROM knowledge_documents`,
       );
       const runs = { queued: 0, running: 0 };
       const deliveries: Record<DeliveryStatus, number> = { pending: 0, sending: 0, delivered: 0, failed: 0 };
       let eventsPending = 0;
+      let knowledgeDocuments = 0;
+      let knowledgeChunks = 0;
       for (const row of rows) {
         if (row.what === 'runs' && (row.status === 'queued' || row.status === 'running')) runs[row.status] = row.n;
         else if (row.what === 'events') eventsPending = row.n;
         else if (row.what === 'deliveries' && row.status in deliveries) deliveries[row.status as DeliveryStatus] = row.n;
+        else if (row.what === 'knowledge') (row.status === 'documents' ? (knowledgeDocuments = row.n) : (knowledgeChunks = row.n));
       }
-      return { runs, eventsPending, deliveries, knowledgeDocuments: 0, knowledgeChunks: 0 };
+      return { runs, eventsPending, deliveries, knowledgeDocuments, knowledgeChunks };
     },
   };
 }

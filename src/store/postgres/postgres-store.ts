@@ -8,7 +8,8 @@ import { postgresIdempotencyRepo } from './idempotency-repo.js';
 import { migrate } from './migrate.js';
 import { checkSchemaName, connectionConfig, createPool, DEFAULT_SCHEMA, type PostgresOptions } from './pg-pool.js';
 import { PgSignals } from './pg-signals.js';
-import { pendingApiKeysRepo, pendingKnowledgeRepo } from './pending-repos.js';
+import { postgresApiKeysRepo } from './api-keys-repo.js';
+import { postgresKnowledgeRepo } from './knowledge-repo.js';
 import { postgresProbe } from './postgres-probe.js';
 import { postgresRunsRepo } from './runs-repo.js';
 import { postgresSessionsRepo } from './sessions-repo.js';
@@ -63,8 +64,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     deliveries: postgresDeliveriesRepo(pool),
     idempotency: postgresIdempotencyRepo(pool),
     signals,
-    knowledge: pendingKnowledgeRepo,
-    apiKeys: pendingApiKeysRepo,
+    knowledge: postgresKnowledgeRepo(pool),
+    apiKeys: postgresApiKeysRepo(pool),
     async close() {
       if (closed) return;
       closed = true;

@@ -1,0 +1,85 @@
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe } from 'vitest';
+import type { Store } from '../../src/store/port.js';
+import { migrate } from '../../src/store/postgres/migrate.js';
+import { migrations } from '../../src/store/postgres/migrations.js';
+import { createPool } from '../../src/store/postgres/pg-pool.js';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
+import { apiKeysCases } from './api-keys.case.js';
+import { deliveriesCases } from './deliveries.case.js';
+import { eventsCases } from './events.case.js';
+import { idempotencyCases } from './idempotency.case.js';
+import { knowledgeCases } from './knowledge.case.js';
+import { leaseCases } from './leases.case.js';
+import { migrationsCases, type PreviousVersionDatabase } from './migrations.case.js';
+import type { OpenStore } from './open-store-under-test.js';
+import { probeCases } from './probe.case.js';
+import { runsCases } from './runs.case.js';
+import { stateCases } from './state.case.js';
+
+// the port contract on the PostgreSQL adapter: each store a fresh schema of the test database
+// (dropped after the run); a shared store is a second pool on the same schema, as a second
+// replica would open it. No PostgreSQL: every test here fails, saying so.
+const schemaOf = new WeakMap<Store, string>();
+const schemas = new Set<string>();
+const opened: Store[] = [];
+
+beforeAll(requirePostgres);
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+afterAll(async () => {
+  for (const schema of schemas) await dropSchema(schema);
+});
+
+const open: OpenStore = async (shareWith) => {
+  const schema = shareWith ? schemaOf.get(shareWith)! : uniqueSchema('herald_contract');
+  schemas.add(schema);
+  const store = await openPostgresStore({ url: PG_URL, schema, poolSize: 4 });
+  schemaOf.set(store, schema);
+  opened.push(store);
+  return store;
+};
+
+async function previousVersion(): Promise<PreviousVersionDatabase> {
+  const schema = uniqueSchema('herald_contract');
+  schemas.add(schema);
+  const latest = Math.max(...migrations.map((m) => m.version));
+  const pool = createPool({ url: PG_URL, schema });
+  await migrate(pool, schema, migrations.filter((m) => m.version < latest));
+  await pool.end();
+  return {
+    async insertRun(run) {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(
+        `INSERT INTO ${schema}.runs (id, status, agent_id, name, session_key, message, action, deliver, reply, created_at, finished_at)
+         VALUES ($1, $2, 'main', 'Hook', $3, $4, $5::jsonb, $6, $7, $8, $9)`,
+        [run.id, run.status, run.sessionKey, run.message, JSON.stringify(run.action), run.action.deliver !== false, run.reply, run.createdAt, run.finishedAt],
+      );
+      await client.end();
+    },
+    async migrate() {
+      const store = await openPostgresStore({ url: PG_URL, schema, poolSize: 4 });
+      opened.push(store);
+      return store;
+    },
+  };
+}
+
+describe('the store port contract on PostgreSQL', () => {
+  eventsCases(open);
+  runsCases(open);
+  deliveriesCases(open);
+  idempotencyCases(open);
+  stateCases(open);
+  knowledgeCases(open);
+  apiKeysCases(open);
+  probeCases(open);
+  migrationsCases(open, previousVersion);
+  leaseCases(async () => {
+    const a = await open();
+    return [a, await open(a)] as const;
+  }, { signalsCrossProcesses: true });
+});
