@@ -45,6 +45,8 @@ export class RunQueue {
   private readonly active = new Map<string, { promise: Promise<void>; abort: AbortController }>();
   private accepting = false;
   private claiming?: Promise<void>;
+  /** slots taken by runs being inserted already claimed (see submit) */
+  private reserved = 0;
   private again = false;
   /** the last claim filled every free slot: there may be more to take */
   private moreWaiting = true;
@@ -72,8 +74,23 @@ export class RunQueue {
       startedAt: null,
       finishedAt: null,
     };
-    await this.deps.store.runs.insert(run);
-    this.kick();
+    // a run whose session key was made up here is alone in its session: with a slot free, it is
+    // stored already claimed by this process and starts at once (one write instead of two)
+    const { maxConcurrent, leaseMs } = this.deps.config.agents.defaults;
+    const now = Date.now();
+    const claimed = action.sessionKey === undefined && this.accepting && this.active.size + this.reserved < maxConcurrent
+      ? { owner: this.owner, now, until: now + leaseMs }
+      : undefined;
+    if (claimed) this.reserved++;
+    try {
+      await this.deps.store.runs.insert(run, claimed);
+    } finally {
+      if (claimed) this.reserved--;
+    }
+    if (!claimed) this.kick();
+    else if (this.accepting) this.begin({ ...run, status: 'running', startedAt: now });
+    // stopped meanwhile: handed back, for the next process
+    else await this.deps.store.runs.release([id], this.owner);
     return id;
   }
 
@@ -108,7 +125,7 @@ export class RunQueue {
 
   private async claim(): Promise<void> {
     const { config, store } = this.deps;
-    const free = config.agents.defaults.maxConcurrent - this.active.size;
+    const free = config.agents.defaults.maxConcurrent - this.active.size - this.reserved;
     if (free <= 0) return;
     const now = Date.now();
     const runs = await store.runs.claim({ owner: this.owner, now, until: now + config.agents.defaults.leaseMs }, free);

@@ -84,7 +84,12 @@ export interface EventsRepo {
 }
 
 export interface RunsRepo {
-  insert(run: RunRecord): Promise<void>;
+  /**
+   * Adds a run. With `claimedBy`, it is stored already running under that lease (the caller
+   * executes it at once; only for a run that is alone in its session, such as one with a fresh
+   * session key, since the claim's per-session order is not checked then): no second write to claim it.
+   */
+  insert(run: RunRecord, claimedBy?: Lease): Promise<void>;
   get(id: string): Promise<RunRecord | undefined>;
   /**
    * Claims up to `limit` runs for `lease.owner`, marking them running until `lease.until`, oldest

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { EventsRepo, SystemEvent } from '../port.js';
+import type { PgGroupCommit } from './group-commit.js';
 import { query, type Queryable } from './pg-pool.js';
 
 interface Row {
@@ -18,10 +19,11 @@ export async function enqueueEvent(db: Queryable, session: string, text: string,
   return rows[0] && toEvent(rows[0]);
 }
 
-export function postgresEventsRepo(pool: pg.Pool): EventsRepo {
+export function postgresEventsRepo(pool: pg.Pool, commits: PgGroupCommit): EventsRepo {
   return {
+    // grouped: the wakes of one event-loop turn share one commit and one hold of the session's lock
     enqueue(session, text, maxPending) {
-      return enqueueEvent(pool, session, text, maxPending);
+      return commits.run((client) => enqueueEvent(client, session, text, maxPending));
     },
     async claimPending(session, { owner, now, until }) {
       // pending, or processing under a lease that ran out; SKIP LOCKED: never wait on another claimer

@@ -5,6 +5,7 @@ import type { StoreProbe } from '../store-probe.js';
 import { postgresDeliveriesRepo } from './deliveries-repo.js';
 import { postgresEventsRepo } from './events-repo.js';
 import { postgresIdempotencyRepo } from './idempotency-repo.js';
+import { PgGroupCommit } from './group-commit.js';
 import { migrate } from './migrate.js';
 import { checkSchemaName, connectionConfig, createPool, DEFAULT_SCHEMA, type PostgresOptions } from './pg-pool.js';
 import { PgSignals } from './pg-signals.js';
@@ -52,13 +53,14 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
   }
   const signals = new PgSignals(pool, connectionConfig({ ...options, schema }), schema);
   await signals.start();
+  const commits = new PgGroupCommit(pool);
   let closed = false;
   return {
     schema,
     pool,
     probe: postgresProbe(pool),
-    events: postgresEventsRepo(pool),
-    runs: postgresRunsRepo(pool),
+    events: postgresEventsRepo(pool, commits),
+    runs: postgresRunsRepo(pool, commits),
     sessions: postgresSessionsRepo(pool),
     state: postgresStateRepo(pool),
     deliveries: postgresDeliveriesRepo(pool),
@@ -69,6 +71,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     async close() {
       if (closed) return;
       closed = true;
+      await commits.drain();
       await signals.close();
       await pool.end();
     },

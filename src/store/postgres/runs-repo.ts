@@ -2,7 +2,8 @@ import type pg from 'pg';
 import type { RunRecord, RunsRepo } from '../port.js';
 import { parseRunAction, runActionSchema } from '../run-action.js';
 import { enqueueEvent } from './events-repo.js';
-import { query, transaction } from './pg-pool.js';
+import type { PgGroupCommit } from './group-commit.js';
+import { query } from './pg-pool.js';
 import { appendMessages } from './sessions-repo.js';
 
 interface Row {
@@ -37,15 +38,15 @@ const toRun = (r: Row): RunRecord => ({
   finishedAt: r.finished_at,
 });
 
-export function postgresRunsRepo(pool: pg.Pool): RunsRepo {
+export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRepo {
   return {
-    async insert(run) {
+    async insert(run, claimedBy) {
       await query(
         pool,
-        `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13)`,
-        [run.id, run.status, run.agentId, run.name, run.sessionKey, run.message, JSON.stringify(runActionSchema.parse(run.action)), run.action.deliver,
-          run.reply, run.error, run.createdAt, run.startedAt, run.finishedAt],
+        `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, $14, $15)`,
+        [run.id, claimedBy ? 'running' : run.status, run.agentId, run.name, run.sessionKey, run.message, JSON.stringify(runActionSchema.parse(run.action)), run.action.deliver,
+          run.reply, run.error, run.createdAt, claimedBy ? claimedBy.now : run.startedAt, run.finishedAt, claimedBy?.owner ?? null, claimedBy?.until ?? null],
       );
     },
     async get(id) {
@@ -90,9 +91,9 @@ export function postgresRunsRepo(pool: pg.Pool): RunsRepo {
         [ids, owner],
       );
     },
-    /** status, transcript and summary event commit together, or not at all */
+    /** status, transcript and summary event commit together, or not at all (grouped with the completions beside it) */
     async complete(id, c) {
-      return transaction(pool, async (client) => {
+      return commits.run(async (client) => {
         const { rows } = await client.query<{ session_key: string }>(
           `UPDATE runs SET status = $2, reply = $3, error = $4, finished_at = $5, lease_owner = NULL, lease_until = NULL
            WHERE id = $1 AND status IN ('queued', 'running') RETURNING session_key`,

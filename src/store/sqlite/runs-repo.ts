@@ -38,8 +38,8 @@ const toRun = (r: Row): RunRecord => ({
 /** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */
 export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRepo {
   const insert = db.prepare(
-    `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const get = db.prepare<[string], Row>('SELECT * FROM runs WHERE id = ?');
   // the oldest unfinished run of each session only: a session's runs go one at a time, in order
@@ -72,11 +72,13 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   const sessionOf = db.prepare<[string], { session_key: string }>('SELECT session_key FROM runs WHERE id = ?');
 
   return {
-    async insert(run) {
+    async insert(run, claimedBy) {
       const action = JSON.stringify(runActionSchema.parse(run.action));
       const deliver = run.action.deliver ? 1 : 0;
+      const [status, startedAt] = claimedBy ? ['running', claimedBy.now] : [run.status, run.startedAt];
       await commits.run(() =>
-        insert.run(run.id, run.status, run.agentId, run.name, run.sessionKey, run.message, action, deliver, run.reply, run.error, run.createdAt, run.startedAt, run.finishedAt),
+        insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
+          claimedBy?.owner ?? null, claimedBy?.until ?? null),
       );
     },
     async get(id) {

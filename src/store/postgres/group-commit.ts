@@ -1,0 +1,80 @@
+import type pg from 'pg';
+import { isConnectionError, transaction, translate } from './pg-pool.js';
+
+interface Pending {
+  work: (client: pg.PoolClient) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** most works one transaction takes: a burst is cut into several transactions, run side by side */
+const MAX_GROUP = 256;
+
+/**
+ * Group commit on PostgreSQL: writes asked for in one event-loop turn run in ONE transaction,
+ * each under its own savepoint (a work that fails fails alone), and every caller's promise settles
+ * once that transaction committed: resolved still means durable. What it saves is the commit's
+ * WAL flush, and the hold of a session's advisory lock around it: every write to the main
+ * session's queue (a wake, a run's summary) takes that lock, so without grouping they would
+ * follow each other at the disk's flush rate. The benchmark measured it (bench/postgres.bench.ts).
+ *
+ * A lost connection fails every work of the group (none of it committed).
+ */
+export class PgGroupCommit {
+  private pending: Pending[] = [];
+  private scheduled?: NodeJS.Immediate;
+  private readonly committing = new Set<Promise<void>>();
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  run<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      // after the poll phase: every request read in this turn has queued its write by then
+      this.scheduled ??= setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    while (this.pending.length) {
+      const commit = this.commit(this.pending.splice(0, MAX_GROUP));
+      this.committing.add(commit);
+      void commit.finally(() => this.committing.delete(commit));
+    }
+  }
+
+  /** commits what is queued now and waits for every commit in flight (before the pool closes) */
+  async drain(): Promise<void> {
+    this.flush();
+    await Promise.all([...this.committing]);
+  }
+
+  private async commit(group: Pending[]): Promise<void> {
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    try {
+      await transaction(this.pool, async (client) => {
+        for (const { work } of group) {
+          if (group.length === 1) {
+            outcomes.push({ ok: true, value: await work(client) });
+            continue;
+          }
+          await client.query('SAVEPOINT work');
+          try {
+            outcomes.push({ ok: true, value: await work(client) });
+            await client.query('RELEASE SAVEPOINT work');
+          } catch (error) {
+            if (isConnectionError(error)) throw error;
+            await client.query('ROLLBACK TO SAVEPOINT work');
+            outcomes.push({ ok: false, value: translate(error) });
+          }
+        }
+      });
+    } catch (error) {
+      for (const { reject } of group) reject(translate(error));
+      return;
+    }
+    group.forEach(({ resolve, reject }, i) => (outcomes[i]!.ok ? resolve : reject)(outcomes[i]!.value));
+  }
+}
