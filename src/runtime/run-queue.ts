@@ -45,6 +45,8 @@ export class RunQueue {
   private readonly active = new Map<string, { promise: Promise<void>; abort: AbortController }>();
   private accepting = false;
   private claiming?: Promise<void>;
+  /** runs whose completion is being written */
+  private readonly finishing = new Set<string>();
   /** slots taken by runs being inserted already claimed (see submit) */
   private reserved = 0;
   private again = false;
@@ -154,7 +156,8 @@ export class RunQueue {
 
   /** keeps this process's claims alive; a run whose lease was lost (a long pause) is abandoned to its new owner */
   private async renew(): Promise<void> {
-    const ids = [...this.active.keys()];
+    // a run being completed is left out: its completion ends the lease anyway
+    const ids = [...this.active.keys()].filter((id) => !this.finishing.has(id));
     if (!ids.length) return;
     try {
       const held = new Set(await this.deps.store.runs.renew(ids, this.owner, Date.now() + this.deps.config.agents.defaults.leaseMs));
@@ -213,7 +216,13 @@ export class RunQueue {
         // the transcript is written by the run's completion, with its status and summary, in one transaction
         record: async (transcript, outcome) => {
           now = transcript.at(-1)?.createdAt ?? Date.now();
-          completed = await this.complete(id, { status: 'succeeded', reply: outcome.text, at: now, transcript }, action.name, { reply: outcome.text });
+          // a store error here is not the run's failure: the run stays running and, once its lease
+          // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)
+          completed = await this.complete(id, { status: 'succeeded', reply: outcome.text, at: now, transcript }, action.name, { reply: outcome.text }).catch(
+            (error: unknown) => {
+              throw new StoreFault(error);
+            },
+          );
         },
       });
       // of two processes finishing one run (the first lost its lease), only one completes it
@@ -223,6 +232,7 @@ export class RunQueue {
       logger.info({ runId: id, ...(verboseErrors(logger) && { sessionKey: run.sessionKey }), status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
       await this.afterRun({ ...run, status: 'succeeded', reply }, action, reply);
     } catch (error) {
+      if (error instanceof StoreFault) throw error.cause;
       if (shutdown.aborted) {
         // handed back, queued again: the next claimer (another replica, or this one restarted) runs it
         if (!(shutdown.reason instanceof LeaseLost)) await store.runs.release([id], this.owner);
@@ -243,7 +253,13 @@ export class RunQueue {
   /** the run's status, transcript and its always-posted summary, in one transaction */
   private async complete(id: string, completion: Omit<RunCompletion, 'summary'>, name: string, outcome: Parameters<typeof runSummary>[1]) {
     const summary = { session: MAIN_SESSION, text: runSummary(name, outcome), maxPending: MAX_PENDING_EVENTS };
-    const finished = await this.deps.store.runs.complete(id, { ...completion, summary });
+    this.finishing.add(id);
+    let finished: boolean;
+    try {
+      finished = await this.deps.store.runs.complete(id, { ...completion, summary });
+    } finally {
+      this.finishing.delete(id);
+    }
     if (finished) this.deps.onRunFinished?.(completion.status);
     return finished;
   }
@@ -281,6 +297,13 @@ export class RunQueue {
     await Promise.race([all, grace]);
     for (const { abort } of this.active.values()) abort.abort(new Error('shutting down'));
     await all;
+  }
+}
+
+/** the store failed to record a finished run: not the run's own failure */
+class StoreFault extends Error {
+  constructor(cause: unknown) {
+    super('completing the run failed', { cause });
   }
 }
 

@@ -126,13 +126,15 @@ describe('three replicas on one PostgreSQL database', () => {
     const q = async <R extends pg.QueryResultRow>(sql: string, values: unknown[] = []) => (await db.query<R>(sql.replaceAll('$schema', schema), values)).rows;
     // every accepted run finishes (the dead replica's once its lease ran out) and is delivered
     await eventually(async () => {
-      const [row] = await q<{ n: number }>("SELECT COUNT(*)::int AS n FROM $schema.runs WHERE id = ANY($1) AND status = 'succeeded'", [ids]);
+      const [row] = await q<{ n: number }>("SELECT COUNT(*)::int AS n FROM $schema.runs WHERE id = ANY($1) AND status NOT IN ('queued', 'running')", [ids]);
       return row!.n === ids.length;
-    }, 60_000, 200);
+    }, 90_000, 200);
+    const unsuccessful = await q<{ id: string; status: string; error: string | null }>("SELECT id, status, error FROM $schema.runs WHERE id = ANY($1) AND status <> 'succeeded'", [ids]);
+    expect(unsuccessful).toEqual([]);
     await eventually(async () => {
       const [row] = await q<{ n: number }>("SELECT COUNT(*)::int AS n FROM $schema.deliveries WHERE run_id = ANY($1) AND status = 'delivered'", [ids]);
       return row!.n === ids.length;
-    }, 60_000, 200);
+    }, 90_000, 200);
 
     // finished exactly once: one transcript (user + assistant) and one summary per run
     const transcripts = await q<{ run_id: string; n: number }>('SELECT run_id, COUNT(*)::int AS n FROM $schema.session_messages WHERE run_id = ANY($1) GROUP BY run_id', [ids]);
@@ -171,5 +173,5 @@ describe('three replicas on one PostgreSQL database', () => {
       `replicas: ${ids.length} runs and ${accepted.wakes.length} wakes accepted (per replica ${accepted.byReplica.join('/')}); ` +
         `${retaken} runs called the model again after the kill; ${heartbeats.total} heartbeat turns; ${received.length} channel requests for ${ids.length} deliveries`,
     );
-  }, 180_000);
+  }, 240_000);
 });

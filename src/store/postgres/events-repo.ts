@@ -39,16 +39,27 @@ export function postgresEventsRepo(pool: pg.Pool, commits: PgGroupCommit): Event
       return rows.map(toEvent).sort((a, b) => a.id - b.id);
     },
     async complete(ids) {
-      if (ids.length) await query(pool, "UPDATE events SET status = 'done', lease_owner = NULL, lease_until = NULL WHERE id = ANY($1::bigint[])", [ids]);
+      // rows locked in id order, as the enqueue function's overflow drop does: two writers never wait on each other in a cycle
+      if (!ids.length) return;
+      await query(
+        pool,
+        "UPDATE events SET status = 'done', lease_owner = NULL, lease_until = NULL WHERE id IN (SELECT id FROM events WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE)",
+        [ids],
+      );
     },
     async renew(ids, owner, until) {
-      if (ids.length) await query(pool, "UPDATE events SET lease_until = $3 WHERE id = ANY($1::bigint[]) AND lease_owner = $2 AND status = 'processing'", [ids, owner, until]);
+      if (!ids.length) return;
+      await query(
+        pool,
+        "UPDATE events SET lease_until = $3 WHERE id IN (SELECT id FROM events WHERE id = ANY($1::bigint[]) AND lease_owner = $2 AND status = 'processing' ORDER BY id FOR UPDATE)",
+        [ids, owner, until],
+      );
     },
     async release(ids, owner) {
       if (!ids.length) return;
       await query(
         pool,
-        "UPDATE events SET status = 'pending', lease_owner = NULL, lease_until = NULL WHERE id = ANY($1::bigint[]) AND lease_owner = $2 AND status = 'processing'",
+        "UPDATE events SET status = 'pending', lease_owner = NULL, lease_until = NULL WHERE id IN (SELECT id FROM events WHERE id = ANY($1::bigint[]) AND lease_owner = $2 AND status = 'processing' ORDER BY id FOR UPDATE)",
         [ids, owner],
       );
     },

@@ -7,6 +7,9 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/** SQLSTATE deadlock_detected */
+const DEADLOCK = '40P01';
+
 /** most works one transaction takes: a burst is cut into several transactions, run side by side */
 const MAX_GROUP = 256;
 
@@ -60,14 +63,20 @@ export class PgGroupCommit {
             outcomes.push({ ok: true, value: await work(client) });
             continue;
           }
-          await client.query('SAVEPOINT work');
-          try {
-            outcomes.push({ ok: true, value: await work(client) });
-            await client.query('RELEASE SAVEPOINT work');
-          } catch (error) {
-            if (isConnectionError(error)) throw error;
-            await client.query('ROLLBACK TO SAVEPOINT work');
-            outcomes.push({ ok: false, value: translate(error) });
+          // a work chosen as a deadlock's victim is undone alone and tried once more (the other side went on)
+          for (let attempt = 1; ; attempt++) {
+            await client.query('SAVEPOINT work');
+            try {
+              outcomes.push({ ok: true, value: await work(client) });
+              await client.query('RELEASE SAVEPOINT work');
+              break;
+            } catch (error) {
+              if (isConnectionError(error)) throw error;
+              await client.query('ROLLBACK TO SAVEPOINT work');
+              if ((error as { code?: string }).code === DEADLOCK && attempt < 3) continue;
+              outcomes.push({ ok: false, value: translate(error) });
+              break;
+            }
           }
         }
       });

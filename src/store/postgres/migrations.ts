@@ -45,9 +45,12 @@ export const migrations: Migration[] = [
           RETURN;
         END IF;
         INSERT INTO events (session, text, status, created_at) VALUES (p_session, p_text, 'pending', p_now) RETURNING * INTO added;
-        UPDATE events SET status = 'dropped'
-          WHERE session = p_session AND status = 'pending' AND id <=
-            (SELECT e.id FROM events e WHERE e.session = p_session AND e.status = 'pending' ORDER BY e.id DESC LIMIT 1 OFFSET p_max);
+        -- rows locked in id order (as every other writer of events locks them): no lock cycle
+        UPDATE events SET status = 'dropped' WHERE id IN (
+          SELECT d.id FROM events d
+          WHERE d.session = p_session AND d.status = 'pending' AND d.id <=
+            (SELECT e.id FROM events e WHERE e.session = p_session AND e.status = 'pending' ORDER BY e.id DESC LIMIT 1 OFFSET p_max)
+          ORDER BY d.id FOR UPDATE);
         RETURN NEXT added;
       END $$;
 

@@ -78,7 +78,11 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
       if (!ids.length) return [];
       const { rows } = await query<{ id: string }>(
         pool,
-        "UPDATE runs SET lease_until = $3 WHERE id = ANY($1::text[]) AND lease_owner = $2 AND status = 'running' RETURNING id",
+        // SKIP LOCKED: a renewal never waits on a row another transaction holds (a completion
+        // grouped with others would wait on this one in turn: a deadlock); such a run is not renewed
+        `UPDATE runs SET lease_until = $3 WHERE id IN
+           (SELECT id FROM runs WHERE id = ANY($1::text[]) AND lease_owner = $2 AND status = 'running' ORDER BY id FOR UPDATE SKIP LOCKED)
+         RETURNING id`,
         [ids, owner, until],
       );
       return rows.map((r) => r.id);
