@@ -73,6 +73,8 @@ export class GmailWatcher implements PluginService {
   /** this process's identity on the watcher lease */
   private readonly owner = randomUUID();
   private holder = false;
+  /** the first watch of this holder, until it has started the catch-up */
+  private watching?: Promise<void>;
   private leaseTimer?: NodeJS.Timeout;
 
   constructor(private readonly settings: WatcherSettings) {
@@ -94,6 +96,8 @@ export class GmailWatcher implements PluginService {
 
   /** resolves once no processing is running (the first catch-up after the watch, a push being handled) */
   async idle(): Promise<void> {
+    // the watch a new holder starts ends with the first catch-up: wait for it to begin
+    await this.watching;
     while (this.pumping) await this.pumping.catch(() => undefined);
   }
 
@@ -119,7 +123,7 @@ export class GmailWatcher implements PluginService {
       this.holder = lease.owner === this.owner;
       if (this.holder && !was) {
         this.log.info('gmail watcher lease taken: this process watches the account');
-        void this.renewWatch();
+        this.watching = this.renewWatch();
       } else if (!this.holder && was) {
         this.log.warn('gmail watcher lease lost to another process');
       } else if (this.holder && (await this.pushedElsewhere())) this.kick();
