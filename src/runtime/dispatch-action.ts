@@ -3,20 +3,28 @@ import type { Heartbeat } from './heartbeat.js';
 import type { MainSession } from './main-session.js';
 import type { RunQueue } from './run-queue.js';
 
-export type DispatchResult =
+export type DispatchResult = (
   | { status: 200; body: { ok: true; mode: string } }
-  | { status: 202; body: { ok: true; runId: string } };
+  | { status: 202; body: { ok: true; runId: string } }
+) & {
+  /** the idempotency key of `options.completes` is already completed with this answer */
+  completed?: true;
+};
 
-/** `options.runId`: the id an agent run gets, when the caller chose it beforehand */
-export type DispatchAction = (action: HookAction, options?: { runId?: string }) => Promise<DispatchResult>;
+/**
+ * `options.runId`: the id an agent run gets, when the caller chose it beforehand.
+ * `options.completes`: the idempotency key being processed; a wake completes it in the commit of its event.
+ */
+export type DispatchAction = (action: HookAction, options?: { runId?: string; completes?: { scope: string; key: string } }) => Promise<DispatchResult>;
 
 /** Carries out an action; everything it accepts is in the store before it returns. */
 export function createDispatcher(deps: { mainSession: MainSession; heartbeat: Pick<Heartbeat, 'request'>; runs: RunQueue }): DispatchAction {
   return async function dispatchAction(action, options = {}) {
     if (action.kind === 'wake') {
-      await deps.mainSession.enqueueSystemEvent(action.text);
+      const response = { status: 200 as const, body: { ok: true as const, mode: action.mode } };
+      const completed = options.completes ? await deps.mainSession.enqueueSystemEventCompleting(action.text, options.completes, response) : (await deps.mainSession.enqueueSystemEvent(action.text), false);
       if (action.mode === 'now') deps.heartbeat.request();
-      return { status: 200, body: { ok: true, mode: action.mode } };
+      return completed ? { ...response, completed: true } : response;
     }
     const runId = await deps.runs.submit(action, { id: options.runId });
     return { status: 202, body: { ok: true, runId } };

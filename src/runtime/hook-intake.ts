@@ -56,24 +56,26 @@ export class HookIntake {
       call.onMatch?.(prepared.mappingId);
       return prepared;
     };
-    const finish = async (prepared: Awaited<ReturnType<typeof prepare>>, runId?: string): Promise<StoredResponse> => {
+    const finish = async (prepared: Awaited<ReturnType<typeof prepare>>, runId?: string, key?: string): Promise<StoredResponse & { completed?: true }> => {
       const outcome = await prepared.run();
       if (outcome.type === 'skip') return { status: 204, body: null };
-      return this.deps.dispatch(outcome.action, { runId });
+      return this.deps.dispatch(outcome.action, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
     };
 
-    if (call.idempotencyKey !== undefined) return this.once(call, call.idempotencyKey, async (runId) => finish(await prepare(), runId));
+    const headerKey = call.idempotencyKey;
+    if (headerKey !== undefined) return this.once(call, headerKey, async (runId) => finish(await prepare(), runId, headerKey));
     const prepared = await prepare();
-    if (prepared.idempotencyKey === undefined) return toOutcome(await finish(prepared), false);
-    return this.once(call, prepared.idempotencyKey, (runId) => finish(prepared, runId), { anyBody: true });
+    const mappingKey = prepared.idempotencyKey;
+    if (mappingKey === undefined) return toOutcome(await finish(prepared), false);
+    return this.once(call, mappingKey, (runId) => finish(prepared, runId, mappingKey), { anyBody: true });
   }
 
   /** processes the call once per key of its path; a repeat gets the stored answer */
-  private async once(call: HookCall, key: string, work: (runId: string) => Promise<StoredResponse>, options: { anyBody?: boolean } = {}): Promise<HookOutcome> {
+  private async once(call: HookCall, key: string, work: (runId: string) => Promise<StoredResponse & { completed?: true }>, options: { anyBody?: boolean } = {}): Promise<HookOutcome> {
     const { path } = call.request;
     const started = await this.keys.start(path, key, requestHash(path, call.body), undefined, options);
     if (started.type === 'replay') return toOutcome(started.response, true);
-    let response: StoredResponse;
+    let response: StoredResponse & { completed?: true };
     try {
       response = await work(started.runId);
     } catch (error) {
@@ -81,8 +83,9 @@ export class HookIntake {
       await this.keys.release(path, key).catch((err) => this.deps.logger.error({ err }, 'idempotency key release failed'));
       throw error;
     }
-    await this.keys.complete(path, key, response);
-    return toOutcome(response, false);
+    // a wake completed its key in the commit of its event; anything else completes it now
+    if (!response.completed) await this.keys.complete(path, key, response);
+    return toOutcome({ status: response.status, body: response.body }, false);
   }
 }
 

@@ -21,6 +21,21 @@ export class MainSession {
     return this.store.events.enqueue(MAIN_SESSION, text, MAX_PENDING_EVENTS);
   }
 
+  /**
+   * The event and the completion of the idempotency key that carried it, in one commit when the
+   * store can (true), so a crash between them cannot make a retry store the event twice.
+   * False: the store cannot, the event was added alone and the caller completes the key.
+   */
+  async enqueueSystemEventCompleting(text: string, key: { scope: string; key: string }, response: { status: number; body: unknown }): Promise<boolean> {
+    const repo = this.store.idempotency;
+    if (!repo.completeWithEvent) {
+      await this.enqueueSystemEvent(text);
+      return false;
+    }
+    await repo.completeWithEvent(key.scope, key.key, { status: response.status, body: JSON.stringify(response.body) }, { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS });
+    return true;
+  }
+
   lastRoute(): Promise<DeliveryRoute | undefined> {
     return this.store.state.get<DeliveryRoute>(LAST_ROUTE_KEY);
   }

@@ -231,6 +231,17 @@ export interface IdempotencyRepo {
    */
   claim(record: IdempotencyRecord, now: number): Promise<IdempotencyClaim>;
   complete(scope: string, key: string, response: { status: number; body: string | null }): Promise<void>;
+  /**
+   * Adds a system event (as EventsRepo.enqueue) and completes the key with `response` in one
+   * commit: an idempotent wake whose answer was lost to a crash is replayed on retry, never
+   * stored twice. Optional while an adapter lacks it: callers then fall back to two commits.
+   */
+  completeWithEvent?(
+    scope: string,
+    key: string,
+    response: { status: number; body: string | null },
+    event: { session: string; text: string; maxPending: number },
+  ): Promise<void>;
   /** forgets an in-progress key whose request failed, so a retry is processed afresh */
   release(scope: string, key: string): Promise<void>;
   /** deletes expired records (never one still locked); returns how many */

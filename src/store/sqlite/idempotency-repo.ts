@@ -1,4 +1,6 @@
 import type { IdempotencyClaim, IdempotencyRecord, IdempotencyRepo } from '../port.js';
+import { eventEnqueuer } from './events-repo.js';
+import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
 interface Row {
@@ -27,7 +29,8 @@ const toRecord = (r: Row): IdempotencyRecord => ({
   expiresAt: r.expires_at,
 });
 
-export function sqliteIdempotencyRepo(db: SqliteDatabase): IdempotencyRepo {
+export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit): IdempotencyRepo {
+  const enqueueEvent = eventEnqueuer(db);
   const get = db.prepare<[string, string], Row>('SELECT * FROM idempotency_keys WHERE scope = ? AND key = ?');
   const remove = db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE scope = ? AND key = ?');
   const insert = db.prepare(
@@ -76,6 +79,14 @@ export function sqliteIdempotencyRepo(db: SqliteDatabase): IdempotencyRepo {
     },
     async complete(scope, key, response) {
       complete.run(response.status, response.body, scope, key);
+    },
+    async completeWithEvent(scope, key, response, event) {
+      await commits.run(
+        db.transaction(() => {
+          enqueueEvent(event.session, event.text, event.maxPending);
+          complete.run(response.status, response.body, scope, key);
+        }),
+      );
     },
     async release(scope, key) {
       release.run(scope, key);

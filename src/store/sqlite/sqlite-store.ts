@@ -27,7 +27,7 @@ export function openSqliteStore(file: string): SqliteStore {
     sessions: sqliteSessionsRepo(db, commits),
     state: sqliteStateRepo(db),
     deliveries: sqliteDeliveriesRepo(db),
-    idempotency: sqliteIdempotencyRepo(db),
+    idempotency: sqliteIdempotencyRepo(db, commits),
     // one process per database file: a signal never needs to leave it
     signals: new LocalSignals(),
     knowledge: sqliteKnowledgeRepo(db),
