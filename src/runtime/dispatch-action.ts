@@ -22,9 +22,10 @@ export function createDispatcher(deps: { mainSession: MainSession; heartbeat: Pi
   return async function dispatchAction(action, options = {}) {
     if (action.kind === 'wake') {
       const response = { status: 200 as const, body: { ok: true as const, mode: action.mode } };
-      const completed = options.completes ? await deps.mainSession.enqueueSystemEventCompleting(action.text, options.completes, response) : (await deps.mainSession.enqueueSystemEvent(action.text), false);
+      if (options.completes) await deps.mainSession.enqueueSystemEventCompleting(action.text, options.completes, response);
+      else await deps.mainSession.enqueueSystemEvent(action.text);
       if (action.mode === 'now') deps.heartbeat.request();
-      return completed ? { ...response, completed: true } : response;
+      return options.completes ? { ...response, completed: true } : response;
     }
     const runId = await deps.runs.submit(action, { id: options.runId });
     return { status: 202, body: { ok: true, runId } };

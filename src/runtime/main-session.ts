@@ -22,18 +22,11 @@ export class MainSession {
   }
 
   /**
-   * The event and the completion of the idempotency key that carried it, in one commit when the
-   * store can (true), so a crash between them cannot make a retry store the event twice.
-   * False: the store cannot, the event was added alone and the caller completes the key.
+   * The event and the completion of the idempotency key that carried it, in one commit, so a
+   * crash between them cannot make a retry store the event twice.
    */
-  async enqueueSystemEventCompleting(text: string, key: { scope: string; key: string }, response: { status: number; body: unknown }): Promise<boolean> {
-    const repo = this.store.idempotency;
-    if (!repo.completeWithEvent) {
-      await this.enqueueSystemEvent(text);
-      return false;
-    }
-    await repo.completeWithEvent(key.scope, key.key, { status: response.status, body: JSON.stringify(response.body) }, { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS });
-    return true;
+  async enqueueSystemEventCompleting(text: string, key: { scope: string; key: string }, response: { status: number; body: unknown }): Promise<void> {
+    await this.store.idempotency.completeWithEvent(key.scope, key.key, { status: response.status, body: JSON.stringify(response.body) }, { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS });
   }
 
   lastRoute(): Promise<DeliveryRoute | undefined> {

@@ -234,9 +234,9 @@ export interface IdempotencyRepo {
   /**
    * Adds a system event (as EventsRepo.enqueue) and completes the key with `response` in one
    * commit: an idempotent wake whose answer was lost to a crash is replayed on retry, never
-   * stored twice. Optional while an adapter lacks it: callers then fall back to two commits.
+   * stored twice.
    */
-  completeWithEvent?(
+  completeWithEvent(
     scope: string,
     key: string,
     response: { status: number; body: string | null },

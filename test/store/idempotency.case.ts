@@ -21,6 +21,14 @@ const record = (over: Partial<IdempotencyRecord> = {}): IdempotencyRecord => ({
 /** Idempotency-Key records: one claim wins, stale claims are recovered from the run they stored */
 export function idempotencyCases(open: OpenStore) {
   describe('idempotency keys', () => {
+    it('stores a wake\'s event and completes its key in one commit', async () => {
+      const store = await open();
+      expect((await store.idempotency.claim(record({ scope: 'wake' }), T)).type).toBe('claimed');
+      await store.idempotency.completeWithEvent('wake', 'k', { status: 200, body: '{"ok":true}' }, { session: 'main', text: 'deploy done', maxPending: 20 });
+      expect((await store.events.list('main', 10)).map((e) => e.text)).toEqual(['deploy done']);
+      expect(await store.idempotency.claim(record({ scope: 'wake' }), T + 1)).toMatchObject({ type: 'existing', record: { status: 'done', responseStatus: 200, responseBody: '{"ok":true}' } });
+    });
+
     it('lets one claim win; the others see it in progress, then done', async () => {
       const store = await open();
       expect(await store.idempotency.claim(record(), T)).toMatchObject({ type: 'claimed', record: { runId: 'run-1' } });

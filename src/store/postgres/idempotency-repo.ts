@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import type { IdempotencyClaim, IdempotencyRecord, IdempotencyRepo } from '../port.js';
+import { enqueueEvent } from './events-repo.js';
+import type { PgGroupCommit } from './group-commit.js';
 import { query, transaction } from './pg-pool.js';
 
 interface Row {
@@ -34,7 +36,7 @@ const insertValues = (r: IdempotencyRecord) => [r.scope, r.key, r.requestHash, r
 const claimed = (record: IdempotencyRecord): IdempotencyClaim => ({ type: 'claimed', record: { ...record, status: 'in_progress', responseStatus: null, responseBody: null } });
 
 /** The primary key decides which of two replicas claims a key; the slow path runs under the row's lock. */
-export function postgresIdempotencyRepo(pool: pg.Pool): IdempotencyRepo {
+export function postgresIdempotencyRepo(pool: pg.Pool, commits: PgGroupCommit): IdempotencyRepo {
   return {
     async claim(record, now) {
       // the common case, one statement: a key nobody holds
@@ -73,6 +75,13 @@ export function postgresIdempotencyRepo(pool: pg.Pool): IdempotencyRepo {
     },
     async complete(scope, key, response) {
       await query(pool, "UPDATE idempotency_keys SET status = 'done', response_status = $3, response_body = $4 WHERE scope = $1 AND key = $2", [scope, key, response.status, response.body]);
+    },
+    async completeWithEvent(scope, key, response, event) {
+      // grouped like any wake: the event and the key's answer share one commit
+      await commits.run(async (client) => {
+        await enqueueEvent(client, event.session, event.text, event.maxPending);
+        await client.query("UPDATE idempotency_keys SET status = 'done', response_status = $3, response_body = $4 WHERE scope = $1 AND key = $2", [scope, key, response.status, response.body]);
+      });
     },
     async release(scope, key) {
       await query(pool, "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status = 'in_progress'", [scope, key]);

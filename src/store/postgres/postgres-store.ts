@@ -64,7 +64,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     sessions: postgresSessionsRepo(pool),
     state: postgresStateRepo(pool),
     deliveries: postgresDeliveriesRepo(pool),
-    idempotency: postgresIdempotencyRepo(pool),
+    idempotency: postgresIdempotencyRepo(pool, commits),
     signals,
     knowledge: postgresKnowledgeRepo(pool),
     apiKeys: postgresApiKeysRepo(pool),
