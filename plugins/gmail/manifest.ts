@@ -2,7 +2,6 @@ import { definePlugin } from '../../src/plugins/sdk.js';
 import { gmailConfigSchema } from './config.js';
 import { gmailPresetMappings } from './preset.js';
 import { gmailCommands } from './commands.js';
-import { createGmailServices } from './services.js';
 
 /** The gmail preset: new mail becomes a `hook:gmail:<messageId>` agent run. */
 export const gmailPlugin = definePlugin({
@@ -14,5 +13,6 @@ export const gmailPlugin = definePlugin({
   config: gmailConfigSchema,
   mappings: gmailPresetMappings,
   commands: gmailCommands,
-  create: createGmailServices,
+  // the watcher (Gmail and Pub/Sub clients, MIME decoding) loads only when serve starts it, not for every CLI call
+  create: async (ctx) => (await import('./services.js')).createGmailServices(ctx),
 });

@@ -1,27 +1,98 @@
 import { parseArgs } from 'node:util';
-import { loadConfigFile } from '../plugin-host/load-config.js';
+import { buildConfigSchema } from '../config/build-schema.js';
+import { readConfigFile } from '../config/load.js';
+import { PluginRegistry } from '../plugin-host/registry.js';
+import { loadConfigValue } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugins/sdk.js';
 import { ConfigError } from '../errors.js';
-import { configPathFrom } from './config-path.js';
-import type { CliIo } from './cli-io.js';
 import { resolveMappings } from '../mappings/resolve-mappings.js';
+import type { CliIo } from './cli-io.js';
+import { collectFaults, EnvPlaceholders, keysAt, pathSegments, splitFault } from './config-faults.js';
+import { configPathFrom } from './config-path.js';
+import { configWarnings } from './config-warnings.js';
+import { nearest } from './nearest.js';
 
-/** `herald config check [--config FILE]`: every fault of a config file, or "ok". */
+/**
+ * `herald config check [--config FILE]`: every fault of a config file in one run (a fault that
+ * stops the load does not hide the others), the nearest valid key for an unknown one, each unset
+ * `${ENV}` once, then warnings about what will fail later. Exit 1 on a fault; warnings alone exit 0.
+ */
 export async function configCheckCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
   const file = configPathFrom(values.config);
+  let raw: unknown;
   try {
-    const loaded = await loadConfigFile(file, { builtins });
-    const warnings = [...loaded.warnings];
-    await resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames(), warnings });
-    io.out(`${file}: ok`);
-    // loads and starts, but each of these wants a look (the line names the key)
-    for (const warning of warnings) io.out(`  warning: ${warning}`);
-    return 0;
+    raw = readConfigFile(file);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    io.err(`${file}: ${error.faults.length} fault${error.faults.length === 1 ? '' : 's'}`);
-    for (const fault of error.faults) io.err(`  ${fault}`);
+    return report(io, file, error.faults.map((f) => stripFile(f, file)), []);
+  }
+  const placeholders = new EnvPlaceholders();
+  const mappingWarnings: string[] = [];
+  try {
+    const { faults, loaded } = await collectFaults(
+    raw,
+    async (value) => {
+      try {
+        return await loadConfigValue(value, file, { builtins });
+      } catch (error) {
+        if (error instanceof ConfigError) throw new ConfigError(error.faults.map((f) => stripFile(f, file)));
+        throw error;
+      }
+    },
+    async (ready) => {
+      mappingWarnings.length = 0;
+      await resolveMappings(ready, { config: ready.config, channelNames: ready.plugins.channelNames(), warnings: mappingWarnings });
+    },
+    placeholders.set,
+    );
+    const schema = buildConfigSchema((loaded?.plugins ?? new PluginRegistry(builtins)).configSections());
+    return report(io, file, explain(faults, schema), loaded ? [...loaded.warnings, ...mappingWarnings, ...configWarnings(loaded)] : []);
+  } finally {
+    placeholders.restore();
+  }
+}
+
+const stripFile = (fault: string, file: string) => (fault.startsWith(`${file}: `) ? fault.slice(file.length + 2) : fault);
+
+/** unknown keys get their nearest valid sibling; an unset variable is one line naming every key that uses it */
+function explain(faults: string[], schema: ReturnType<typeof buildConfigSchema>): string[] {
+  const lines: string[] = [];
+  const unset = new Map<string, string[]>();
+  for (const fault of faults) {
+    const { path, message } = splitFault(fault);
+    const variable = /^environment variable (\w+) is not set$/.exec(message)?.[1];
+    if (path && variable) {
+      if (!unset.has(variable)) lines.push(`\0${variable}`);
+      unset.set(variable, [...(unset.get(variable) ?? []), path]);
+      continue;
+    }
+    if (path && message === 'unknown key') {
+      const segments = pathSegments(path);
+      const key = String(segments.at(-1));
+      const match = nearest(key, keysAt(schema, segments.slice(0, -1)).filter((k) => k !== key));
+      lines.push(`${fault}${match ? ` (did you mean "${match}"?)` : ''}`);
+      continue;
+    }
+    lines.push(fault);
+  }
+  return lines.map((line) => {
+    if (!line.startsWith('\0')) return line;
+    const variable = line.slice(1);
+    const keys = unset.get(variable)!;
+    return `environment variable ${variable} is not set (used by ${keys.join(', ')})`;
+  });
+}
+
+function report(io: CliIo, file: string, faults: string[], warnings: string[]): number {
+  if (faults.length) {
+    io.err(`${file}: ${faults.length} fault${faults.length === 1 ? '' : 's'}`);
+    for (const fault of faults) io.err(`  ${fault}`);
+    for (const warning of warnings) io.err(`  warning: ${warning}`);
     return 1;
   }
+  io.out(`${file}: ok${warnings.length ? ` (${warnings.length} warning${warnings.length === 1 ? '' : 's'})` : ''}`);
+  // loads and starts, but each of these wants a look (the line names the key)
+  for (const warning of warnings) io.out(`  warning: ${warning}`);
+  return 0;
 }

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugins/sdk.js';
-import { HeraldError } from '../errors.js';
+import { ConfigError, HeraldError } from '../errors.js';
+import { EnvPlaceholders } from './config-faults.js';
 import { builtinMappings } from '../mappings/builtin-mappings.js';
 import { trimSlashes, type HookRequest } from '../mappings/hook-request.js';
 import { runMappingFixtures } from '../mappings/mapping-fixtures.js';
@@ -57,7 +58,25 @@ export async function hooksTestCommand(argv: string[], io: CliIo, builtins: Plug
     return 2;
   }
   const { values, positionals } = parsed;
-  const loaded = await loadConfigFile(configPathFrom(values.config), { builtins });
+  const placeholders = new EnvPlaceholders();
+  try {
+    return await dryRun(values, positionals, placeholders, headers, query, io, builtins);
+  } finally {
+    placeholders.restore();
+  }
+}
+
+async function dryRun(
+  values: ReturnType<typeof parseOptions>['values'],
+  positionals: string[],
+  placeholders: EnvPlaceholders,
+  headers: Record<string, string>,
+  query: Record<string, string>,
+  io: CliIo,
+  builtins: PluginDefinition[],
+): Promise<number> {
+  const { loaded, mappings, unset } = await loadWithPlaceholders(configPathFrom(values.config), placeholders, builtins);
+  if (unset.length) io.err(`herald hooks test: not set, replaced by placeholders for this dry run: ${unset.join(', ')}`);
   const ctx = { config: loaded.config, channelNames: loaded.plugins.channelNames() };
   if (values.fixtures) return runFixtures(values.fixtures, loaded, ctx, io);
 
@@ -82,7 +101,7 @@ export async function hooksTestCommand(argv: string[], io: CliIo, builtins: Plug
     query,
     url: `http://${loaded.config.gateway.host}:${loaded.config.gateway.port}${loaded.config.hooks.path.replace(/\/+$/, '')}/${path}`,
   };
-  const engine = new MappingsEngine([...builtinMappings(ctx), ...(await resolveMappings(loaded, ctx))]);
+  const engine = new MappingsEngine([...builtinMappings(ctx), ...mappings]);
   try {
     const outcome = await engine.handle(request);
     io.err(`mapping: ${outcome.mappingId}`);
@@ -95,6 +114,27 @@ export async function hooksTestCommand(argv: string[], io: CliIo, builtins: Plug
     if (error.cause instanceof Error) io.err(`  reason: ${error.cause.message}`);
     if (Array.isArray(error.details)) for (const d of error.details as { path: string; message: string }[]) io.err(`  ${d.path} ${d.message}`);
     return 1;
+  }
+}
+
+/**
+ * The config and its mappings, with every unset `${ENV}` (of the config file or a mapping file)
+ * replaced by a placeholder: a dry run must not need production secrets. Other faults still throw.
+ */
+async function loadWithPlaceholders(file: string, placeholders: EnvPlaceholders, builtins: PluginDefinition[]) {
+  const unset: string[] = [];
+  for (;;) {
+    try {
+      const loaded = await loadConfigFile(file, { builtins });
+      const mappings = await resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() });
+      return { loaded, mappings, unset };
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      const variables = error.faults.flatMap((f) => /environment variable (\w+) is not set/.exec(f)?.[1] ?? []);
+      const fresh = variables.filter(placeholders.set);
+      if (fresh.length === 0) throw error;
+      unset.push(...fresh);
+    }
   }
 }
 

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../plugin-host/load-config.js';
@@ -18,10 +20,10 @@ async function gatewayUrl(flag: string | undefined, configFlag: string | undefin
   return `http://${shown}:${port}`;
 }
 
-function progressBar(done: number, total: number, bytes: number): string {
+function progressBar(done: number, total: number, failed: number): string {
   const width = 24;
   const filled = total ? Math.round((done / total) * width) : width;
-  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} files, ${(bytes / 1024).toFixed(1)} KiB`;
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} files done${failed ? `, ${failed} failed` : ''}`;
 }
 
 /**
@@ -55,13 +57,11 @@ export async function knowledgeUploadCommand(argv: string[], io: CliIo, builtins
   const base = await gatewayUrl(values.url, values.config, builtins);
   const tty = (io.stderr as NodeJS.WriteStream).isTTY === true;
   let failed = 0;
-  let sentBytes = 0;
-  const draw = (done: number) => io.stderr.write(`${tty ? '\r' : ''}${progressBar(done, positionals.length, sentBytes)}${tty ? '' : '\n'}`);
+  const draw = (done: number) => io.stderr.write(`${tty ? '\r' : ''}${progressBar(done, positionals.length, failed)}${tty ? '' : '\n'}`);
   draw(0);
   for (const [i, file] of positionals.entries()) {
-    const line = await uploadOne(base, apiKey, values.agent, file, values).catch((error: Error) => ({ ok: false, text: `${path.basename(file)}: ${error.message}`, bytes: 0 }));
+    const line = await uploadOne(base, apiKey, values.agent, file, values).catch((error: Error) => ({ ok: false, text: `${path.basename(file)}: ${error.message}` }));
     if (!line.ok) failed++;
-    sentBytes += line.bytes;
     if (tty) io.stderr.write('\r\x1b[K');
     io.out(line.text);
     draw(i + 1);
@@ -77,7 +77,7 @@ async function uploadOne(
   agent: string,
   file: string,
   options: { 'chunk-size'?: string; 'chunk-overlap'?: string; metadata?: string },
-): Promise<{ ok: boolean; text: string; bytes: number }> {
+): Promise<{ ok: boolean; text: string }> {
   const name = path.basename(file);
   const bytes = await fs.promises.readFile(file).catch((error: NodeJS.ErrnoException) => {
     throw new Error(error.code === 'ENOENT' ? 'no such file' : error.message);
@@ -88,16 +88,56 @@ async function uploadOne(
   if (options['chunk-overlap']) form.append('chunk_overlap', options['chunk-overlap']);
   if (options.metadata) form.append('metadata', options.metadata);
   form.append('file', new Blob([bytes]), name);
-  let res: Response;
+  const res = await postForm(`${base}/v1/knowledge/upload`, apiKey, form).catch((error: Error) => {
+    throw new Error(`cannot reach ${base} (${error.message}); is \`herald serve\` running?`);
+  });
+  let body: { id?: string; chunk_count?: number; error?: { code?: string; message?: string } } = {};
   try {
-    res = await fetch(`${base}/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form });
-  } catch (error) {
-    throw new Error(`cannot reach ${base} (${((error as Error).cause as Error | undefined)?.message ?? (error as Error).message}); is \`herald serve\` running?`);
+    body = JSON.parse(res.text) as typeof body;
+  } catch {
+    // not JSON (a proxy's page): the status says enough
   }
-  const body = (await res.json().catch(() => ({}))) as { id?: string; chunk_count?: number; error?: { code?: string; message?: string } };
   if (res.status === 201 || res.status === 200) {
     const state = res.status === 201 ? 'added' : 'already there';
-    return { ok: true, text: `${name}: ${body.chunk_count} chunk${body.chunk_count === 1 ? '' : 's'}, ${body.id} (${state})`, bytes: bytes.byteLength };
+    return { ok: true, text: `${name}: ${body.chunk_count} chunk${body.chunk_count === 1 ? '' : 's'}, ${body.id} (${state})` };
   }
-  return { ok: false, text: `${name}: error ${res.status} ${body.error?.code ?? ''}: ${body.error?.message ?? res.statusText}`, bytes: 0 };
+  return { ok: false, text: `${name}: error ${res.status}${body.error?.code ? ` ${body.error.code}` : ''}: ${body.error?.message ?? (res.text.slice(0, 200) || 'no message')}` };
 }
+
+/**
+ * POSTs a form and returns the server's answer even when the server answers before reading the
+ * whole body (a 413 for a file over the limit) and closes the connection under the upload: the
+ * write then fails (EPIPE, ECONNRESET), but the answer already arrived and is what the user needs.
+ */
+async function postForm(url: string, apiKey: string, form: FormData): Promise<{ status: number; text: string }> {
+  const encoded = new Request(url, { method: 'POST', body: form });
+  const payload = Buffer.from(await encoded.arrayBuffer());
+  const target = new URL(url);
+  const client = target.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const request = client.request(
+      target,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': encoded.headers.get('content-type')!, 'content-length': payload.byteLength },
+      },
+      (response) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (answered) return;
+      // the server may have answered and closed while we were still writing: give its answer a moment to be read
+      if (error.code === 'EPIPE' || error.code === 'ECONNRESET') setTimeout(() => answered || reject(describe(error)), 1000);
+      else reject(describe(error));
+    });
+    request.end(payload);
+  });
+}
+
+const describe = (error: NodeJS.ErrnoException) => new Error(error.code ? `${error.code}${error.message.includes(error.code) ? '' : `: ${error.message}`}` : error.message);

@@ -1,49 +1,75 @@
-import { ConfigError } from '../errors.js';
-import { openCommandHost } from '../plugin-host/command-host.js';
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
 import type { PluginCommand, PluginDefinition } from '../plugins/sdk.js';
 import { processIo, type CliIo } from './cli-io.js';
-import { configCheckCommand } from './config-check.js';
+import type { CommandSpec, OptionSpec } from './command-spec.js';
+import { commands } from './commands.js';
 import { configPathFrom } from './config-path.js';
-import { hooksTestCommand } from './hooks-test.js';
-import { docsCommand } from './docs.js';
-import { serveCommand } from './serve.js';
-import { agentsListCommand } from './agents-list.js';
-import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './keys.js';
-import { knowledgeUploadCommand } from './knowledge-upload.js';
-
-type Command = { summary: string; run: (argv: string[], io: CliIo, builtins: PluginDefinition[]) => Promise<number> };
-
-/** herald's own commands, by their words; plugin commands (e.g. `webhooks gmail setup`) join them */
-const commands: Record<string, Command> = {
-  serve: { summary: 'start the gateway (writes a starter config on first run)', run: serveCommand },
-  'config check': { summary: 'validate a config file and print every fault', run: configCheckCommand },
-  'hooks test': { summary: 'dry run: print the action a hook request becomes (or run --fixtures FILE)', run: hooksTestCommand },
-  'keys create': { summary: 'create a platform API key (--name N [--agents a,b]); prints it once', run: keysCreateCommand },
-  'keys list': { summary: 'list platform API key names (never the keys)', run: keysListCommand },
-  'keys revoke': { summary: 'delete a stored platform API key (--name N)', run: keysRevokeCommand },
-  'agents list': { summary: 'list the digital employees, their model and document count', run: agentsListCommand },
-  'knowledge upload': { summary: 'upload files to an agent knowledge base (--agent ID FILE...)', run: knowledgeUploadCommand },
-  docs: { summary: "regenerate the README's generated blocks (--write, or --check for staleness)", run: docsCommand },
-};
+import { commandHelp, overallHelp } from './help.js';
+import { didYouMean, nearest } from './nearest.js';
 
 /**
- * Runs one command. `builtins` is the list of plugins/index.ts, handed in by the entry point
- * (bin/herald.mjs): src/ never reaches into plugins/ itself.
+ * Dispatches `herald <words> [options]`. Only this file, the command table and the help are
+ * loaded up front: a command's module is imported once it is the one asked for, and the
+ * plugins only when a plugin command (or the full list) is needed.
  */
-export async function main(argv: string[], builtins: PluginDefinition[], io: CliIo = processIo): Promise<number> {
-  const pluginCommands = pluginCommandTable(io, builtins);
-  const table = { ...commands, ...pluginCommands };
-  const words = Object.keys(table)
-    .filter((name) => name.split(' ').every((w, i) => argv[i] === w))
-    .sort((a, b) => b.split(' ').length - a.split(' ').length)[0];
-  if (!words || argv[0] === '--help' || argv[0] === 'help') {
-    io.out('usage: herald <command> [options]\n');
-    for (const [name, command] of Object.entries(table)) io.out(`  ${name.padEnd(24)} ${command.summary}`);
-    return words || argv.length === 0 || argv[0] === '--help' || argv[0] === 'help' ? 0 : 2;
+export async function main(
+  argv: string[],
+  builtins: PluginDefinition[] | (() => Promise<PluginDefinition[]>),
+  io: CliIo = processIo,
+): Promise<number> {
+  // the entry point hands the built-in plugins in (src/ never imports plugins/), as a list or, to
+  // keep `--help` from loading them, as a loader called only when a command needs them
+  let loaded: Promise<PluginDefinition[]> | undefined;
+  const loadPlugins = () => (loaded ??= typeof builtins === 'function' ? builtins() : Promise.resolve(builtins));
+  const first = argv[0];
+  if (first === '--version' || first === '-v' || first === 'version') {
+    io.out(`herald ${version()}`);
+    return 0;
+  }
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    const table = { ...commands, ...(await pluginCommands(loadPlugins, io)) };
+    const asked = first === 'help' ? argv.slice(1).join(' ') : '';
+    if (asked && table[asked]) {
+      io.out(commandHelp(asked, table[asked]));
+      return 0;
+    }
+    if (asked) return unknownCommand(argv.slice(1), table, io);
+    io.out(overallHelp(table, version()));
+    return first === undefined ? 2 : 0;
+  }
+  if (first.startsWith('-')) {
+    io.err(`herald: unknown option "${first}"${didYouMean(first, ['--help', '--version'])}; a command comes first (herald --help lists them)`);
+    return 2;
+  }
+
+  let table: Record<string, CommandSpec> = commands;
+  let words = matchWords(argv, table);
+  if (!words) {
+    table = { ...commands, ...(await pluginCommands(loadPlugins, io)) };
+    words = matchWords(argv, table);
+  }
+  if (!words) return unknownCommand(argv, table, io);
+  const spec = table[words]!;
+  const rest = argv.slice(words.split(' ').length);
+  const end = rest.indexOf('--');
+  if ((end < 0 ? rest : rest.slice(0, end)).some((a) => a === '--help' || a === '-h')) {
+    io.out(commandHelp(words, spec));
+    return 0;
+  }
+  if (!spec.ownOptions) {
+    const fault = optionFault(rest, spec);
+    if (fault) {
+      io.err(`herald ${words}: ${fault}`);
+      io.err(`usage: herald ${words}${spec.usage ? ` ${spec.usage}` : ''} [options] (herald ${words} --help for the options)`);
+      return 2;
+    }
   }
   try {
-    return await table[words]!.run(argv.slice(words.split(' ').length), io, builtins);
+    const run = await spec.load();
+    return await run(rest, io, spec.plugin ? [] : await loadPlugins());
   } catch (error) {
+    const { ConfigError } = await import('../errors.js');
     if (error instanceof ConfigError) {
       io.err('herald: the configuration has faults:');
       for (const fault of error.faults) io.err(`  ${fault}`);
@@ -54,21 +80,90 @@ export async function main(argv: string[], builtins: PluginDefinition[], io: Cli
   }
 }
 
-function pluginCommandTable(io: CliIo, builtins: PluginDefinition[]): Record<string, Command> {
-  const table: Record<string, Command> = {};
-  for (const plugin of builtins) {
-    for (const command of plugin.commands ?? []) table[command.path.join(' ')] = wrap(command, io, plugin.id, builtins);
+/** the longest command whose words start argv */
+function matchWords(argv: string[], table: Record<string, CommandSpec>): string | undefined {
+  return Object.keys(table)
+    .filter((name) => name.split(' ').every((w, i) => argv[i] === w))
+    .sort((a, b) => b.split(' ').length - a.split(' ').length)[0];
+}
+
+/** `herald keys` lists the keys commands; `herald sevre` suggests `serve` */
+function unknownCommand(argv: string[], table: Record<string, CommandSpec>, io: CliIo): number {
+  const words = argv.filter((a) => !a.startsWith('-'));
+  for (let n = words.length; n > 0; n--) {
+    const prefix = words.slice(0, n).join(' ');
+    const group = Object.keys(table).filter((name) => name.startsWith(`${prefix} `));
+    if (group.length === 0) continue;
+    const next = words[n];
+    if (next !== undefined) {
+      const match = nearest(next, group.map((name) => name.split(' ')[n]!));
+      io.err(`herald: unknown command "${prefix} ${next}"${match ? ` (did you mean "${prefix} ${match}"?)` : ''}`);
+    } else {
+      io.err(`herald ${prefix}: a subcommand is needed`);
+    }
+    io.err(`usage:\n${group.map((name) => `  herald ${name.padEnd(24)} ${table[name]!.summary}`).join('\n')}`);
+    return 2;
+  }
+  const asked = words.join(' ') || argv.join(' ');
+  const names = new Set(Object.keys(table).flatMap((name) => [name, name.split(' ')[0]!]));
+  io.err(`herald: unknown command "${asked}"${didYouMean(words[0] ?? asked, names)}; herald --help lists the commands`);
+  return 2;
+}
+
+/** the fault of argv against a command's options, with the nearest valid option named */
+function optionFault(argv: string[], spec: CommandSpec): string | undefined {
+  try {
+    const parseOptions = Object.fromEntries(
+      Object.entries(spec.options).map(([name, o]) => [name, { type: o.type, ...(o.short && { short: o.short }), ...(o.multiple && { multiple: true }) }]),
+    );
+    parseArgs({ args: argv, options: parseOptions, allowPositionals: spec.positionals === true, strict: true });
+    return undefined;
+  } catch (error) {
+    const message = (error as Error).message;
+    const unknown = /Unknown option '([^']+)'/.exec(message)?.[1];
+    if (unknown) {
+      const names = Object.entries(spec.options).flatMap(([name, o]) => [`--${name}`, ...(o.short ? [`-${o.short}`] : [])]);
+      return `unknown option "${unknown}"${didYouMean(unknown, names)}`;
+    }
+    const positional = /Unexpected argument '([^']+)'/.exec(message)?.[1];
+    if (positional) return `unexpected argument "${positional}" (this command takes options only)`;
+    return message.split('. ')[0]!;
+  }
+}
+
+/** the plugins' commands, as specs: loaded only when asked for */
+async function pluginCommands(load: () => Promise<PluginDefinition[]>, io: CliIo): Promise<Record<string, CommandSpec>> {
+  const table: Record<string, CommandSpec> = {};
+  for (const plugin of await load()) {
+    for (const command of plugin.commands ?? []) table[command.path.join(' ')] = pluginCommandSpec(command, plugin.id, io, load);
   }
   return table;
 }
 
-function wrap(command: PluginCommand, io: CliIo, pluginId: string, builtins: PluginDefinition[]): Command {
+function pluginCommandSpec(command: PluginCommand, pluginId: string, io: CliIo, loadPlugins: () => Promise<PluginDefinition[]>): CommandSpec {
+  const options = Object.fromEntries(
+    Object.entries(command.options ?? {}).map(([name, o]) => [name, { type: o.type, short: o.short, multiple: o.multiple, arg: o.arg, help: o.help ?? '' } satisfies OptionSpec]),
+  );
   return {
     summary: command.summary,
-    run: (argv) => {
+    usage: command.usage,
+    details: command.details,
+    options,
+    positionals: command.positionals,
+    ownOptions: command.options === undefined,
+    plugin: true,
+    load: async () => async (argv) => {
       const flag = argv.findIndex((a) => a === '--config' || a === '-c');
       const configPath = configPathFrom(flag >= 0 ? argv[flag + 1] : undefined);
+      const { openCommandHost } = await import('../plugin-host/command-host.js');
+      const builtins = await loadPlugins();
       return command.run(argv, { configPath, stdout: io.stdout, stderr: io.stderr, openHost: () => openCommandHost(pluginId, configPath, builtins) });
     },
   };
+}
+
+let cachedVersion: string | undefined;
+function version(): string {
+  cachedVersion ??= (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return cachedVersion;
 }

@@ -20,7 +20,7 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
   let starter: StarterSecrets | undefined;
   if (!fs.existsSync(file)) {
     starter = writeStarterConfig(file);
-    io.out(`No config found: wrote a starter config to ${file}`);
+    io.err(`No config found: wrote a starter config to ${file}`);
   }
   const loaded = await loadConfigFile(file, { builtins });
   if (values.port !== undefined) {
@@ -42,6 +42,8 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
     s.once('error', reject);
   }).catch(async (error: NodeJS.ErrnoException) => {
     await gateway.stop(0);
+    // the starter config is written already: without its secrets here, they would never be shown
+    if (starter) printStarterSecrets(io, starter, file);
     if (error.code === 'EADDRINUSE') {
       throw new Error(`gateway.port: ${loaded.config.gateway.host}:${loaded.config.gateway.port} is already in use (set another port in ${file} or pass --port)`);
     }
@@ -50,9 +52,9 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : loaded.config.gateway.port;
   const base = `http://${loaded.config.gateway.host.includes(':') ? `[${loaded.config.gateway.host}]` : loaded.config.gateway.host}:${port}`;
-  io.out(`herald listening on ${base}`);
-  io.out(`config: ${file}`);
-  if (starter) printStarterHelp(io, base, loaded.config.hooks.path.replace(/\/+$/, ''), starter);
+  io.err(`herald listening on ${base}`);
+  io.err(`config: ${file}`);
+  if (starter) printStarterHelp(io, base, loaded.config.hooks.path.replace(/\/+$/, ''), starter, file);
 
   const signal = await new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -82,13 +84,18 @@ async function shutdown(server: ServerType, gateway: Awaited<ReturnType<typeof c
   await new Promise<void>((resolve) => gateway.logger.flush(() => resolve()));
 }
 
-function printStarterHelp(io: CliIo, base: string, hooksPath: string, secrets: StarterSecrets): void {
-  io.out('');
-  io.out(`hook token:    ${secrets.hookToken}`);
-  io.out(`gateway token: ${secrets.gatewayToken}`);
-  io.out(`API key:       ${secrets.apiKey}`);
-  io.out('Try it:');
-  io.out(`  curl -s -X POST ${base}${hooksPath}/wake -H 'Authorization: Bearer ${secrets.hookToken}' -H 'Content-Type: application/json' -d '{"text":"Hello from curl"}'`);
-  io.out(`  curl -s -X POST ${base}${hooksPath}/agent -H 'Authorization: Bearer ${secrets.hookToken}' -H 'Content-Type: application/json' -d '{"message":"Summarise the day","deliver":false}'`);
-  io.out('');
+function printStarterSecrets(io: CliIo, secrets: StarterSecrets, file: string): void {
+  io.err('');
+  io.err(`The starter config ${file} holds these new secrets (shown once; they stay in the file):`);
+  io.err(`hook token:    ${secrets.hookToken}`);
+  io.err(`gateway token: ${secrets.gatewayToken}`);
+  io.err(`API key:       ${secrets.apiKey}`);
+}
+
+function printStarterHelp(io: CliIo, base: string, hooksPath: string, secrets: StarterSecrets, file: string): void {
+  printStarterSecrets(io, secrets, file);
+  io.err('Try it:');
+  io.err(`  curl -s -X POST ${base}${hooksPath}/wake -H 'Authorization: Bearer ${secrets.hookToken}' -H 'Content-Type: application/json' -d '{"text":"Hello from curl"}'`);
+  io.err(`  curl -s -X POST ${base}${hooksPath}/agent -H 'Authorization: Bearer ${secrets.hookToken}' -H 'Content-Type: application/json' -d '{"message":"Summarise the day","deliver":false}'`);
+  io.err('');
 }

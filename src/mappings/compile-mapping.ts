@@ -11,6 +11,7 @@ import { compileMappingTemplates } from './mapping-templates.js';
 import type { Mapping } from '../config/mapping-schema.js';
 import type { MappingContext } from './resolve-mappings.js';
 import { runTransform } from './run-transform.js';
+import { describeTransformError } from './transform-syntax.js';
 import { compileSignatureVerifier, type SignatureVerifier } from './signature-verifier.js';
 import { TransformMissingError, type TransformFunction, type TransformLoader } from './transform-loader.js';
 import { templateScope } from './template-scope.js';
@@ -75,7 +76,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
       await deps.transforms.load(deps.transforms.resolve(mapping.transform.module), mapping.transform.export);
     } catch (error) {
       if (error instanceof TransformMissingError) warnings.push(`transform: ${error.message}; requests to this mapping fail (500) until it exists`);
-      else faults.push(`transform: ${(error as Error).message}`);
+      else faults.push(`transform: ${await describeTransformError(error, transformFile)}`);
     }
   }
 

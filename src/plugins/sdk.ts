@@ -68,6 +68,17 @@ export interface PluginCommand {
   /** words after `herald`, e.g. ["webhooks", "gmail", "setup"] */
   path: string[];
   summary: string;
+  /** what follows the words in `--help`'s usage line, e.g. `--account ADDRESS [options]` */
+  usage?: string;
+  /** free text `--help` prints after the options */
+  details?: string;
+  /**
+   * the options, as node:util parseArgs takes them plus `arg` (placeholder) and `help`: herald
+   * prints them in `--help` and refuses an unknown one (naming the nearest) before `run`
+   */
+  options?: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean; arg?: string; help?: string }>;
+  /** takes positional arguments */
+  positionals?: boolean;
   run(argv: string[], ctx: PluginCommandContext): Promise<number>;
 }
 

@@ -33,11 +33,13 @@ describe('herald CLI main()', () => {
     );
     const { io, err } = captureIo();
     expect(await main(['config', 'check', '--config', file], io)).toBe(1);
-    expect(err[0]).toBe(`${file}: 4 faults`);
+    // one pass: the cross-key fault (hooks.token) is found although the file has schema faults too
+    expect(err[0]).toBe(`${file}: 5 faults`);
     const text = err.join('\n');
+    expect(text).toMatch(/hooks\.token: required when hooks\.enabled is true/);
     expect(text).toMatch(/hooks\.pth: unknown key/);
     expect(text).toMatch(/gateway\.port:/);
-    expect(text).toMatch(/heartbeat\.every: environment variable UNSET_HERALD_VAR is not set/);
+    expect(text).toMatch(/environment variable UNSET_HERALD_VAR is not set \(used by heartbeat\.every\)/);
     expect(text).toMatch(/storage\.sqlite:/);
   });
 

@@ -22,7 +22,7 @@ describe('herald serve (spawned)', { timeout: 90_000 }, () => {
     const file = path.join(dir, 'herald.json5');
     spawned = spawnHerald(['serve', '--config', file, '--port', '0']);
     await spawned.waitFor(/curl[^\n]*\/agent[^\n]*\n/);
-    const out = spawned.stdout();
+    const out = spawned.stderr();
     expect(fs.existsSync(file)).toBe(true);
     expect(fs.statSync(file).mode & 0o077).toBe(0);
     expect(out).toContain(`wrote a starter config to ${file}`);
@@ -50,6 +50,9 @@ describe('herald serve (spawned)', { timeout: 90_000 }, () => {
     spawned.child.kill('SIGTERM');
     expect(await spawned.exited).toBe(0);
     expect(spawned.stdout()).toMatch(/"msg":"shutting down"/);
+    // stdout is the log stream: JSON lines only, the secrets and banner never in it
+    for (const line of spawned.stdout().split('\n').filter(Boolean)) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(spawned.stdout()).not.toContain(out.match(/hook token: +(\S+)/)![1]!);
     expect(fs.existsSync(path.join(dir, 'data', 'herald.db'))).toBe(true);
   });
 
@@ -68,8 +71,8 @@ describe('herald serve (spawned)', { timeout: 90_000 }, () => {
     spawned = spawnHerald(['serve', '--config', file, '--port', '0']);
     await spawned.waitFor(/curl[^\n]*\/agent[^\n]*\n/);
     expect(fs.readFileSync(file, 'utf8')).toMatch(/^hooks:\n {2}enabled: true$/m);
-    const url = spawned.stdout().match(/herald listening on (http:\/\/\S+)/)![1]!;
-    const token = spawned.stdout().match(/hook token: +(\S+)/)![1]!;
+    const url = spawned.stderr().match(/herald listening on (http:\/\/\S+)/)![1]!;
+    const token = spawned.stderr().match(/hook token: +(\S+)/)![1]!;
     const wake = await fetch(`${url}/hooks/wake`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{"text":"yaml"}' });
     expect(wake.status).toBe(200);
     spawned.child.kill('SIGTERM');

@@ -9,7 +9,7 @@ export interface SpawnedHerald {
   stderr: () => string;
   /** resolves with the exit code */
   exited: Promise<number | null>;
-  /** waits until stdout matches */
+  /** waits until stderr (human messages) or stdout (JSON log lines) matches */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
 }
 
@@ -33,7 +33,7 @@ export function spawnHerald(args: string[], options: { cwd?: string; env?: NodeJ
     async waitFor(pattern, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const match = out.match(pattern);
+        const match = err.match(pattern) ?? out.match(pattern);
         if (match) return match;
         if (child.exitCode !== null || Date.now() > deadline) {
           throw new Error(`no ${pattern} in output (exit ${child.exitCode})\nstdout:\n${out}\nstderr:\n${err}`);

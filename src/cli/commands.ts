@@ -1,0 +1,86 @@
+import { configOption, type CommandSpec } from './command-spec.js';
+
+/**
+ * herald's own commands, by their words. Each module is imported only when its command runs;
+ * plugin commands (e.g. `webhooks gmail setup`) join them from the plugins' declarations.
+ */
+export const commands: Record<string, CommandSpec> = {
+  serve: {
+    summary: 'start the gateway (writes a starter config on first run)',
+    options: {
+      config: configOption,
+      port: { type: 'string', arg: 'N', help: 'listen on this port instead of gateway.port (0 picks a free one)' },
+      host: { type: 'string', arg: 'H', help: 'listen on this address instead of gateway.host' },
+    },
+    details: 'Stops gracefully on SIGTERM/SIGINT.',
+    load: async () => (await import('./serve.js')).serveCommand,
+  },
+  'config check': {
+    summary: 'validate a config file and print every fault',
+    options: { config: configOption },
+    details: 'Exit code 1 when the config has a fault; warnings (things that will fail later) do not change it.',
+    load: async () => (await import('./config-check.js')).configCheckCommand,
+  },
+  'hooks test': {
+    summary: 'dry run: print the action a hook request becomes (or run --fixtures FILE)',
+    usage: '<name> --payload FILE [--header K:V ...] [--query K=V ...] | --fixtures FILE',
+    positionals: true,
+    options: {
+      payload: { type: 'string', short: 'p', arg: 'FILE', help: 'the request body (JSON)' },
+      header: { type: 'string', short: 'H', multiple: true, arg: 'K:V', help: 'a request header (repeatable)' },
+      query: { type: 'string', short: 'q', multiple: true, arg: 'K=V', help: 'a query parameter (repeatable)' },
+      fixtures: { type: 'string', arg: 'FILE', help: 'run a fixture file (mappings/<x>.test.json) instead' },
+      config: configOption,
+    },
+    details: 'Runs the templates and the transform, touches no store and starts no run. Unset ${ENV} variables of the config become placeholders (named on stderr).',
+    load: async () => (await import('./hooks-test.js')).hooksTestCommand,
+  },
+  'keys create': {
+    summary: 'create a platform API key; prints it once',
+    options: {
+      name: { type: 'string', arg: 'NAME', help: 'the key name (required)' },
+      agents: { type: 'string', arg: 'ID,ID', help: 'only these agents may be used with it' },
+      config: configOption,
+    },
+    load: async () => (await import('./keys.js')).keysCreateCommand,
+  },
+  'keys list': {
+    summary: 'list platform API key names (never the keys)',
+    options: { config: configOption },
+    load: async () => (await import('./keys.js')).keysListCommand,
+  },
+  'keys revoke': {
+    summary: 'delete a stored platform API key',
+    options: { name: { type: 'string', arg: 'NAME', help: 'the key name (required)' }, config: configOption },
+    load: async () => (await import('./keys.js')).keysRevokeCommand,
+  },
+  'agents list': {
+    summary: 'list the digital employees, their model and document count',
+    options: { json: { type: 'boolean', help: 'print JSON' }, config: configOption },
+    load: async () => (await import('./agents-list.js')).agentsListCommand,
+  },
+  'knowledge upload': {
+    summary: 'upload files to an agent knowledge base through a running gateway',
+    usage: '--agent ID FILE...',
+    positionals: true,
+    options: {
+      agent: { type: 'string', short: 'a', arg: 'ID', help: 'the agent whose knowledge base takes the files (required)' },
+      url: { type: 'string', arg: 'URL', help: 'the gateway (default: the config\'s gateway.host and gateway.port)' },
+      'api-key': { type: 'string', arg: 'KEY', help: 'a platform API key (default: $HERALD_API_KEY)' },
+      'chunk-size': { type: 'string', arg: 'N', help: 'characters per chunk' },
+      'chunk-overlap': { type: 'string', arg: 'N', help: 'characters shared by neighbouring chunks' },
+      metadata: { type: 'string', arg: 'JSON', help: 'a JSON object kept with each document' },
+      config: configOption,
+    },
+    load: async () => (await import('./knowledge-upload.js')).knowledgeUploadCommand,
+  },
+  docs: {
+    summary: "regenerate the README's generated blocks (--write, or --check for staleness)",
+    options: {
+      write: { type: 'boolean', help: 'rewrite the blocks in place' },
+      check: { type: 'boolean', help: 'exit 1 when a block is stale' },
+      readme: { type: 'string', arg: 'FILE', help: 'the README (default: the repository\'s)' },
+    },
+    load: async () => (await import('./docs.js')).docsCommand,
+  },
+};

@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CliIo } from '../../src/cli/cli-io.js';
+import { main } from '../../src/cli/main.js';
+import { builtinPlugins } from '../../plugins/index.js';
+import { baseConfig, tempDir } from '../helpers/start-herald.js';
+
+function captureIo() {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { out: (l) => out.push(l), err: (l) => err.push(l), stdout: process.stdout, stderr: process.stderr };
+  return { io, out: () => out.join('\n'), err: () => err.join('\n') };
+}
+
+function project(config: unknown, files: Record<string, string> = {}): string {
+  const dir = tempDir();
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+  const file = path.join(dir, 'herald.json5');
+  fs.writeFileSync(file, typeof config === 'string' ? config : JSON.stringify(config, null, 2));
+  return file;
+}
+
+describe('herald config check', () => {
+  it('reports every fault in one pass: a plugin that cannot load hides nothing; each unset variable once; nearest keys', async () => {
+    const file = project(
+      `{
+        gateway: { prot: 8787, auth: { token: "\${HERALD_T_GW}" } },
+        hooks: { enabled: true, token: "\${HERALD_T_HOOK}", mappings: [
+          { id: "broken", match: { path: "b" }, transform: { module: "broken.mjs" } },
+          { id: "signed", match: { path: "s" }, action: "wake", textTemplate: "x", auth: { type: "github", secret: "\${HERALD_T_HOOK}" } },
+        ] },
+        agents: { defults: {} },
+        plugins: ["./missing-plugin.js"],
+        heartbeat: { every: "sometimes" },
+      }`,
+      { 'transforms/broken.mjs': 'export default function (ctx) {\n  return { message: "x" + };\n}\n' },
+    );
+    const cli = captureIo();
+    expect(await main(['config', 'check', '--config', file], builtinPlugins, cli.io)).toBe(1);
+    const text = cli.err();
+    expect(text).toContain(`${file}: 7 faults`);
+    expect(text).toMatch(/plugins: cannot load "\.\/missing-plugin\.js"/);
+    expect(text).toContain('environment variable HERALD_T_GW is not set (used by gateway.auth.token)');
+    expect(text).toContain('environment variable HERALD_T_HOOK is not set (used by hooks.token, hooks.mappings[1].auth.secret)');
+    expect(text.match(/HERALD_T_HOOK/g)).toHaveLength(1);
+    expect(text).toContain('gateway.prot: unknown key (did you mean "port"?)');
+    expect(text).toContain('agents.defults: unknown key (did you mean "defaults"?)');
+    expect(text).toMatch(/heartbeat\.every: a duration/);
+    // the mappings are checked too, and a transform's syntax error names file, line and column
+    expect(text).toContain(`mapping "broken" (hooks.mappings[0]): transform: ${path.join(path.dirname(file), 'transforms', 'broken.mjs')}:2:27: Unexpected "}"`);
+    // the placeholders do not outlive the command
+    expect(process.env.HERALD_T_HOOK).toBeUndefined();
+  });
+
+  it('warns about what will fail later, and still says ok (exit 0)', async () => {
+    const file = project(
+      baseConfig({
+        hooks: {
+          mappings: [{ id: 'to-telegram', match: { path: 'tg' }, messageTemplate: 'x', channel: 'telegram', to: '42' }],
+          gmail: { account: 'me@example.com' },
+        },
+        models: { providers: { local: { api: 'openai', baseUrl: 'http://127.0.0.1:11434/v1' } } },
+        agents: { list: [{ id: 'main', model: 'local/llama3' }] },
+      }),
+    );
+    const cli = captureIo();
+    expect(await main(['config', 'check', '--config', file], builtinPlugins, cli.io)).toBe(0);
+    expect(cli.out()).toMatch(new RegExp(`^${file}: ok \\(3 warnings\\)`));
+    expect(cli.out()).toContain('warning: mapping "to-telegram" (hooks.mappings[0]): channel "telegram" is not configured (no channels.telegram section)');
+    expect(cli.out()).toContain('warning: hooks.gmail.account: "me@example.com" is watched but hooks.gmail.oauth');
+    expect(cli.out()).toContain('warning: models.providers.local.apiKey: not set, and agents.list[0].model uses "local/llama3"');
+  });
+
+  it('a TypeScript transform with a syntax error is named by file:line:column too', async () => {
+    const file = project(baseConfig({ hooks: { mappings: [{ id: 'ts', match: { path: 't' }, transform: { module: 'bad.ts' } }] } }), {
+      'transforms/bad.ts': 'export default function (ctx: unknown) {\n  const x: number = ;\n  return x;\n}\n',
+    });
+    const cli = captureIo();
+    expect(await main(['config', 'check', '--config', file], builtinPlugins, cli.io)).toBe(1);
+    expect(cli.err()).toContain(`transform: ${path.join(path.dirname(file), 'transforms', 'bad.ts')}:2:21: Unexpected ";"`);
+  });
+});
+
+describe('herald hooks test with unset variables', () => {
+  it('runs the dry run with placeholders and names the variables that were missing', async () => {
+    const file = project(
+      {
+        ...baseConfig({ gateway: { auth: { token: '${HERALD_T_PROD_GW}' } }, hooks: { token: '${HERALD_T_PROD_HOOK}' } }),
+      },
+      {
+        'mappings/deploys.yaml': 'id: deploys\nmatch: { path: deploys }\naction: wake\nauth: { type: github, secret: "${HERALD_T_PROD_GH}" }\ntextTemplate: "Deployed {{service}}"\n',
+        'payload.json': '{"service":"api"}',
+      },
+    );
+    const cli = captureIo();
+    const code = await main(['hooks', 'test', 'deploys', '--payload', path.join(path.dirname(file), 'payload.json'), '--config', file], builtinPlugins, cli.io);
+    expect(code, cli.err()).toBe(0);
+    expect(JSON.parse(cli.out())).toEqual({ kind: 'wake', text: 'Deployed api', mode: 'now' });
+    expect(cli.err()).toContain('not set, replaced by placeholders for this dry run: HERALD_T_PROD_GW, HERALD_T_PROD_HOOK, HERALD_T_PROD_GH');
+    expect(process.env.HERALD_T_PROD_GH).toBeUndefined();
+  });
+});
