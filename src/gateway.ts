@@ -64,7 +64,7 @@ export interface GatewayOptions {
 /** Assembles herald from a loaded config: the composition root every command and test uses. */
 export async function createGateway(loaded: LoadedConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const { config, plugins } = loaded;
-  const logger = options.logger ?? createLogger();
+  const logger = options.logger ?? createLogger({ level: config.gateway.log.level });
   setVerboseErrors(logger, config.gateway.log.verboseErrors);
   const store = await openStore(config);
   const { probe } = store;

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 
 /**
  * The logger. Secrets are redacted by key wherever they appear; request bodies are never
@@ -19,16 +20,45 @@ export const REDACTED_KEYS = [
   'pushToken',
 ];
 
-export function createLogger(options: { level?: string; destination?: pino.DestinationStream } = {}): Logger {
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export interface LoggerOptions {
+  /** the config's gateway.log.level; HERALD_LOG_LEVEL wins over it (an operator's override for one run) */
+  level?: string;
+  destination?: pino.DestinationStream;
+  /** human-readable lines (pino-pretty) instead of JSON: for a terminal, never for a collector */
+  pretty?: boolean;
+}
+
+/**
+ * JSON lines on stdout (one object per line, `time` in ISO 8601), for a log collector; human
+ * messages (the start banner, generated secrets) go to stderr and never into this stream.
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
   const paths = REDACTED_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
+  const level = process.env.HERALD_LOG_LEVEL || options.level || 'info';
+  const destination = options.destination ?? (options.pretty ? prettyStream() : pino.destination({ dest: 1, sync: false }));
   return pino(
     {
-      level: options.level ?? process.env.HERALD_LOG_LEVEL ?? 'info',
+      level,
       base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths, censor: '[redacted]' },
     },
-    options.destination ?? pino.destination({ dest: 1, sync: false }),
+    destination,
   );
+}
+
+/** pino-pretty as a stream in this process (no worker thread): colours when stdout is a terminal */
+function prettyStream(): pino.DestinationStream {
+  return pinoPretty({ destination: 1, sync: true, colorize: process.stdout.isTTY === true, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname' });
+}
+
+/** pretty when asked (--pretty, HERALD_LOG_PRETTY=1) or when stdout is a terminal, unless HERALD_LOG_PRETTY=0 */
+export function wantsPretty(flag: boolean | undefined, env: NodeJS.ProcessEnv = process.env, tty = process.stdout.isTTY === true): boolean {
+  if (flag !== undefined) return flag;
+  if (env.HERALD_LOG_PRETTY === '0') return false;
+  return env.HERALD_LOG_PRETTY === '1' || tty;
 }
 
 export type { Logger };

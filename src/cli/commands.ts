@@ -11,6 +11,7 @@ export const commands: Record<string, CommandSpec> = {
       config: configOption,
       port: { type: 'string', arg: 'N', help: 'listen on this port instead of gateway.port (0 picks a free one)' },
       host: { type: 'string', arg: 'H', help: 'listen on this address instead of gateway.host' },
+      pretty: { type: 'boolean', help: 'human-readable log lines (the default when stdout is a terminal; HERALD_LOG_PRETTY=0|1)' },
     },
     details: 'Stops gracefully on SIGTERM/SIGINT.',
     load: async () => (await import('./serve.js')).serveCommand,

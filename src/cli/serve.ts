@@ -7,6 +7,7 @@ import { loadConfigFile } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugins/sdk.js';
 import { writeStarterConfig, type StarterSecrets } from '../config/starter-config.js';
 import { createGateway } from '../gateway.js';
+import { createLogger, wantsPretty } from '../log.js';
 import { configPathFrom } from './config-path.js';
 import type { CliIo } from './cli-io.js';
 
@@ -14,7 +15,7 @@ import type { CliIo } from './cli-io.js';
 export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { config: { type: 'string', short: 'c' }, port: { type: 'string' }, host: { type: 'string' } },
+    options: { config: { type: 'string', short: 'c' }, port: { type: 'string' }, host: { type: 'string' }, pretty: { type: 'boolean' } },
   });
   const file = configPathFrom(values.config);
   let starter: StarterSecrets | undefined;
@@ -34,7 +35,8 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
     const { faults } = checkHookTokenStrength(loaded.config);
     if (faults.length) throw new ConfigError(faults.map((f) => `${f} (--host ${values.host})`));
   }
-  const gateway = await createGateway(loaded);
+  const logger = createLogger({ level: loaded.config.gateway.log.level, pretty: wantsPretty(values.pretty) });
+  const gateway = await createGateway(loaded, { logger });
   await gateway.start();
 
   const server = await new Promise<ServerType>((resolve, reject) => {
@@ -52,6 +54,7 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : loaded.config.gateway.port;
   const base = `http://${loaded.config.gateway.host.includes(':') ? `[${loaded.config.gateway.host}]` : loaded.config.gateway.host}:${port}`;
+  logger.info({ url: base, config: file }, 'listening');
   io.err(`herald listening on ${base}`);
   io.err(`config: ${file}`);
   if (starter) printStarterHelp(io, base, loaded.config.hooks.path.replace(/\/+$/, ''), starter, file);

@@ -29,6 +29,10 @@ export const gatewaySchema = z
       ),
     log: z
       .object({
+        level: z
+          .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+          .default('info')
+          .describe('Least severe level logged; HERALD_LOG_LEVEL overrides it. debug adds /healthz and /readyz requests.'),
         verboseErrors: z
           .boolean()
           .default(false)
@@ -37,8 +41,8 @@ export const gatewaySchema = z
           ),
       })
       .strict()
-      .default({ verboseErrors: false })
-      .describe('What log lines may carry.'),
+      .default({ level: 'info', verboseErrors: false })
+      .describe('Logs: JSON lines on stdout; their level and what they may carry.'),
     metrics: z
       .object({
         enabled: z.boolean().default(true).describe('Serves GET /metrics (Prometheus text format, behind the gateway token) and counts requests, runs and heartbeats; false: 404 and no counting.'),

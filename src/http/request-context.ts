@@ -38,10 +38,12 @@ export function requestContext(logger: Logger, metrics?: HttpMetrics): Middlewar
     }
     const ms = performance.now() - started;
     metrics?.record(c.req.path, c.req.method, c.res.status, ms / 1000, c.get('mappingId'));
-    // below info (the benchmark's warn) the line would be built only to be thrown away
-    if (!logger.isLevelEnabled('info')) return;
+    // probes hit every few seconds: their lines would drown the rest, so they are debug
+    const level = c.req.path === '/healthz' || c.req.path === '/readyz' ? 'debug' : 'info';
+    // below the level (the benchmark's warn) the line would be built only to be thrown away
+    if (!logger.isLevelEnabled(level)) return;
     const declared = Number(c.req.header('content-length') ?? NaN);
-    logger.info(
+    logger[level](
       {
         reqId: id,
         method: c.req.method,

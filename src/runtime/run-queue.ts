@@ -1,4 +1,5 @@
 import { errorDetail, verboseErrors } from '../log-detail.js';
+import { providerFailureFields } from '../models/provider-failure.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
@@ -242,7 +243,7 @@ export class RunQueue {
       const message = timedOut ? `timed out after ${timeoutMs / 1000}s` : describeError(error);
       const status = timedOut ? 'timed_out' : 'failed';
       if (!(await this.complete(id, { status, error: message, at: Date.now(), transcript: [] }, action.name, timedOut ? { timedOut } : { error: message }))) return;
-      logger.warn({ runId: id, status, ...(timedOut ? {} : errorDetail(logger, error)), ...(verboseErrors(logger) && { sessionKey: run.sessionKey }) }, 'run failed');
+      logger.warn({ runId: id, status, ...(timedOut ? {} : { ...errorDetail(logger, error), ...providerFailureFields(error) }), ...(verboseErrors(logger) && { sessionKey: run.sessionKey }) }, 'run failed');
       await this.afterRun({ ...run, status, error: message }, action);
     } finally {
       clearTimeout(timer);

@@ -1,3 +1,4 @@
+import { providerFailureFields } from '../../models/provider-failure.js';
 import type { ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import type { Logger } from 'pino';
@@ -29,7 +30,7 @@ function failureFields(error: unknown) {
   const cause = error instanceof HeraldError && error.cause !== undefined ? error.cause : error;
   return {
     error: cause instanceof Error ? cause.name : 'Error',
-    ...(typeof (cause as { status?: unknown }).status === 'number' && { upstreamStatus: (cause as { status: number }).status }),
+    ...providerFailureFields(cause),
     ...(error instanceof HeraldError && { code: error.code, message: error.message }),
   };
 }
