@@ -7,6 +7,8 @@ import type { HeraldConfig } from './config/schema.js';
 import { createApp } from './http/create-app.js';
 import { createLogger } from './log.js';
 import { setVerboseErrors } from './log-detail.js';
+import { FolderWatch } from './folder-watch.js';
+import { reloadGateway, type ReloadResult } from './gateway-reload.js';
 import { HeraldMetrics } from './metrics/herald-metrics.js';
 import { builtinMappings } from './mappings/builtin-mappings.js';
 import { MappingsEngine } from './mappings/mappings-engine.js';
@@ -50,6 +52,11 @@ export interface Gateway {
   metrics?: HeraldMetrics;
   /** resumes unfinished work and starts timers and plugin services */
   start(): Promise<void>;
+  /**
+   * reloads the config file (SIGHUP, `herald reload`, an edit in hooks.mappingsDir): a valid one
+   * takes effect at once, an invalid one is refused and logged, and the running config stays
+   */
+  reload(reason?: string): Promise<ReloadResult>;
   /** stops taking work, lets running runs finish within `graceMs`, closes the store */
   stop(graceMs?: number): Promise<void>;
 }
@@ -119,7 +126,19 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     // past the longest a request can take (its transform's limit, then the store), a holder is presumed dead
     lockMs: config.hooks.transformTimeoutMs + 60_000,
   });
-  const app = createApp({ config, logger, store, engine, intake, delivery, probe, metrics, mounts: [{ path: '/v1', app: platform }] });
+  // one reload at a time: a SIGHUP during a folder-triggered reload waits for it, then reads the file again
+  let reloading: Promise<unknown> = Promise.resolve();
+  const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
+    const next = reloading.then(() =>
+      reloadGateway({ file: loaded.file, config, plugins, engine, keys, models, channels: instances.channels, store, logger }, reason, mappingsChanged),
+    );
+    reloading = next.catch(() => undefined);
+    return next;
+  };
+  const app = createApp({ config, logger, store, engine, intake, delivery, probe, metrics, reload, mounts: [{ path: '/v1', app: platform }] });
+  const mappingsWatch = new FolderWatch(config.hooks.mappingsDir, () => {
+    reload('mappingsDir changed', true).catch((err) => logger.error({ err }, 'config reload failed'));
+  }, logger);
 
   let unsubscribe: (() => void) | undefined;
   const gateway: Gateway = {
@@ -138,7 +157,9 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     instances,
     delivery,
     metrics,
+    reload,
     async start() {
+      mappingsWatch.start();
       await delivery.start();
       runs.start();
       unsubscribe = store.signals.subscribe(HEARTBEAT_TOPIC, () => heartbeat.request());
@@ -147,6 +168,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       for (const service of instances.services) await service.start();
     },
     async stop(graceMs = 10_000) {
+      mappingsWatch.stop();
       for (const service of [...instances.services].reverse()) await service.stop().catch((err) => logger.error({ err }, 'service stop failed'));
       await runs.stop(graceMs);
       unsubscribe?.();

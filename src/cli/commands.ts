@@ -13,7 +13,7 @@ export const commands: Record<string, CommandSpec> = {
       host: { type: 'string', arg: 'H', help: 'listen on this address instead of gateway.host' },
       pretty: { type: 'boolean', help: 'human-readable log lines (the default when stdout is a terminal; HERALD_LOG_PRETTY=0|1)' },
     },
-    details: 'Stops gracefully on SIGTERM/SIGINT.',
+    details: 'Stops gracefully on SIGTERM/SIGINT; SIGHUP reloads the config (see `herald reload`).',
     load: async () => (await import('./serve.js')).serveCommand,
   },
   'config check': {
@@ -74,6 +74,15 @@ export const commands: Record<string, CommandSpec> = {
       config: configOption,
     },
     load: async () => (await import('./knowledge-upload.js')).knowledgeUploadCommand,
+  },
+  reload: {
+    summary: 'reload the running gateway\'s config (as SIGHUP does)',
+    options: {
+      url: { type: 'string', arg: 'URL', help: 'the gateway (default: the config\'s gateway.host and gateway.port)' },
+      config: configOption,
+    },
+    details: 'Mappings, presets, agents, models, channels, keys and limits take effect at once; an invalid file is refused and the running config stays. Needs gateway.auth.token (or $HERALD_GATEWAY_TOKEN).',
+    load: async () => (await import('./reload.js')).reloadCommand,
   },
   docs: {
     summary: "regenerate the README's generated blocks (--write, or --check for staleness)",

@@ -59,10 +59,14 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
   io.err(`config: ${file}`);
   if (starter) printStarterHelp(io, base, loaded.config.hooks.path.replace(/\/+$/, ''), starter, file);
 
+  // SIGHUP reloads the config (its default action would end the process)
+  const onHangup = () => void gateway.reload('SIGHUP').catch((err) => logger.error({ err }, 'config reload failed'));
+  process.on('SIGHUP', onHangup);
   const signal = await new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
+  process.off('SIGHUP', onHangup);
   await shutdown(server, gateway, signal);
   return 0;
 }

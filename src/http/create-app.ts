@@ -8,7 +8,9 @@ import type { HookIntake } from '../runtime/hook-intake.js';
 import type { ReplyDelivery } from '../runtime/reply-delivery.js';
 import type { Store } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
+import type { ReloadResult } from '../gateway-reload.js';
 import { adminRoutes } from './admin/admin-routes.js';
+import { reloadRoute } from './admin/reload-route.js';
 import { errorHandler, errorResponse } from './error-handler.js';
 import { clientAddressOf } from './client-address.js';
 import { FailedAuthLimiter } from './failed-auth-limiter.js';
@@ -31,6 +33,8 @@ export interface AppDeps {
   mounts?: { path: string; app: Hono }[];
   /** the store's liveness and counts: /readyz and the store gauges */
   probe?: StoreProbe;
+  /** reloads the config file (POST /admin/reload) */
+  reload?: (reason?: string) => Promise<ReloadResult>;
   /** when given (gateway.metrics.enabled), requests are counted and GET /metrics serves them */
   metrics?: HeraldMetrics;
 }
@@ -54,6 +58,7 @@ export function createApp(deps: AppDeps): Hono {
     const prefix = deps.config.hooks.path.replace(/\/+$/, '');
     app.route(prefix, hooksRoutes({ ...deps, limiter: hooksLimiter }));
   }
+  if (deps.reload) app.post('/admin/reload', reloadRoute({ config: deps.config, limiter: operatorLimiter, reload: deps.reload }));
   app.route('/admin', adminRoutes({ ...deps, limiter: operatorLimiter }));
   for (const mount of deps.mounts ?? []) app.route(mount.path, mount.app);
   return app;

@@ -10,28 +10,47 @@ import { payloadFault, type HookRequest } from './hook-request.js';
  */
 export class MappingsEngine {
   /** per path: its own mappings and the path-less ones, merged in configured order */
-  private readonly byPath = new Map<string, CompiledMapping[]>();
+  private byPath = new Map<string, CompiledMapping[]>();
   /** mappings without `match.path`: what a path with no mapping of its own meets */
-  private readonly anyPath: CompiledMapping[];
-  private readonly signedByPath = new Map<string, CompiledMapping[]>();
+  private anyPath: CompiledMapping[] = [];
+  private signedByPath = new Map<string, CompiledMapping[]>();
+  private current: CompiledMapping[] = [];
 
-  constructor(readonly mappings: CompiledMapping[]) {
-    this.anyPath = [];
+  constructor(mappings: CompiledMapping[]) {
+    this.replace(mappings);
+  }
+
+  get mappings(): readonly CompiledMapping[] {
+    return this.current;
+  }
+
+  /**
+   * Swaps in a new set of mappings (a config reload): the indexes are built aside and switched in
+   * one step, so a request sees either the old set or the new one, never a mix.
+   */
+  replace(mappings: CompiledMapping[]): void {
+    const byPath = new Map<string, CompiledMapping[]>();
+    const anyPath: CompiledMapping[] = [];
+    const signedByPath = new Map<string, CompiledMapping[]>();
     for (const mapping of mappings) {
       if (mapping.path === undefined) {
-        this.anyPath.push(mapping);
-        for (const list of this.byPath.values()) list.push(mapping);
+        anyPath.push(mapping);
+        for (const list of byPath.values()) list.push(mapping);
         continue;
       }
-      let list = this.byPath.get(mapping.path);
-      if (!list) this.byPath.set(mapping.path, (list = [...this.anyPath]));
+      let list = byPath.get(mapping.path);
+      if (!list) byPath.set(mapping.path, (list = [...anyPath]));
       list.push(mapping);
       if (mapping.signature) {
-        const signed = this.signedByPath.get(mapping.path) ?? [];
+        const signed = signedByPath.get(mapping.path) ?? [];
         signed.push(mapping);
-        this.signedByPath.set(mapping.path, signed);
+        signedByPath.set(mapping.path, signed);
       }
     }
+    this.byPath = byPath;
+    this.anyPath = anyPath;
+    this.signedByPath = signedByPath;
+    this.current = mappings;
   }
 
   async find(request: HookRequest, among?: readonly CompiledMapping[]): Promise<CompiledMapping | undefined> {

@@ -15,9 +15,16 @@ export class ModelRegistry {
   private readonly providers = new Map<string, ModelProvider>();
 
   constructor(
-    private readonly config: HeraldConfig,
+    private config: HeraldConfig,
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {
+    this.useConfig(config);
+  }
+
+  /** (re)builds the providers of `models.providers` (a config reload); catalogue providers are made again on use */
+  useConfig(config: HeraldConfig): void {
+    this.config = config;
+    this.providers.clear();
     this.providers.set(EMBEDDED_PROVIDER, new EmbeddedModel());
     for (const [name, provider] of Object.entries(config.models.providers)) {
       this.providers.set(name, new OpenAIModel(provider));

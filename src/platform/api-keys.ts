@@ -26,6 +26,12 @@ export class ApiKeyVerifier {
     config: HeraldConfig,
     private readonly stored: ApiKeysRepo,
   ) {
+    this.useConfig(config);
+  }
+
+  /** the keys of `platform.apiKeys` (again, on a config reload: a removed key stops working at once) */
+  useConfig(config: HeraldConfig): void {
+    this.configured.clear();
     for (const key of config.platform.apiKeys) {
       const hash = 'key' in key ? hashApiKey(key.key) : key.keyHash.toLowerCase();
       this.configured.set(hash, { name: key.name, ...(key.agents && { agents: key.agents }) });

@@ -47,7 +47,22 @@ const adminErrors: Record<number, ResponseDoc> = {
 };
 const notFound: ResponseDoc = { description: 'Not found.', schema: okFalseSchema };
 
+export const reloadResultSchema = z.object({
+  ok: z.literal(true),
+  changed: z.array(z.string()).describe('Config keys whose new value is in effect, e.g. hooks.mappings, agents.list.'),
+  restartRequired: z.array(z.string()).describe('Changed keys that take effect only after a restart (port, host, storage, ...).'),
+});
+
 export const adminDocs = defineRoutes('admin', [
+  {
+    method: 'post', path: '/reload', summary: 'Reload the config file (herald reload)', security: 'gatewayToken',
+    responses: {
+      200: { description: 'Reloaded.', schema: reloadResultSchema },
+      401: adminErrors[401]!,
+      422: { description: 'The file has faults (in `details`); the running config stays.', schema: okFalseSchema },
+      429: adminErrors[429]!,
+    },
+  },
   {
     method: 'get', path: '/runs/{id}', summary: 'One agent run', security: 'gatewayToken',
     request: { params: z.object({ id: z.string() }) },

@@ -1,0 +1,39 @@
+import { parseArgs } from 'node:util';
+import { loadConfigFile } from '../config/load.js';
+import type { CliIo } from './cli-io.js';
+import { configPathFrom } from './config-path.js';
+
+/**
+ * `herald reload`: asks the running gateway to reload its config file (POST /admin/reload with the
+ * gateway token), as SIGHUP does, and prints what changed, what waits for a restart, or the faults.
+ */
+export async function reloadCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, url: { type: 'string' } } });
+  const file = configPathFrom(values.config);
+  const { config } = await loadConfigFile(file);
+  const token = process.env.HERALD_GATEWAY_TOKEN ?? config.gateway.auth.token;
+  if (!token) {
+    io.err('herald reload: gateway.auth.token is not set (the admin API needs it); send SIGHUP to the process instead');
+    return 2;
+  }
+  const { host, port } = config.gateway;
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const base = (values.url ?? `http://${shown}:${port}`).replace(/\/+$/, '');
+  let response: Response;
+  try {
+    response = await fetch(`${base}/admin/reload`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+  } catch (error) {
+    const cause = (error as Error & { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+    io.err(`herald reload: cannot reach ${base} (${cause}); is \`herald serve\` running?`);
+    return 1;
+  }
+  const body = (await response.json().catch(() => ({}))) as { changed?: string[]; restartRequired?: string[]; error?: string; details?: string[] };
+  if (response.status === 200) {
+    io.out(`reloaded ${file}: ${body.changed?.length ? `changed ${body.changed.join(', ')}` : 'nothing changed'}`);
+    if (body.restartRequired?.length) io.err(`these settings take effect only after a restart: ${body.restartRequired.join(', ')}`);
+    return 0;
+  }
+  io.err(`herald reload: ${response.status} ${body.error ?? response.statusText}`);
+  for (const fault of body.details ?? []) io.err(`  ${fault}`);
+  return 1;
+}

@@ -1,0 +1,172 @@
+import type { Logger } from 'pino';
+import { loadConfigFile, type LoadedConfig } from './config/load.js';
+import type { HeraldConfig } from './config/schema.js';
+import { ConfigError } from './errors.js';
+import { builtinMappings } from './mappings/builtin-mappings.js';
+import type { MappingsEngine } from './mappings/mappings-engine.js';
+import { resolveMappings } from './mappings/resolve-mappings.js';
+import type { ModelRegistry } from './models/model-registry.js';
+import type { ApiKeyVerifier } from './platform/api-keys.js';
+import { pluginSection, stateFor } from './plugins/instantiate.js';
+import type { PluginRegistry } from './plugins/registry.js';
+import type { ChannelAdapter } from './plugins/sdk.js';
+import type { Store } from './store/port.js';
+
+/** What a reload did: the settings that changed, those that wait for a restart, or why it was refused. */
+export interface ReloadResult {
+  ok: boolean;
+  /** config keys whose new value is in effect (e.g. `hooks.mappings`, `agents.list`, `mappings/`) */
+  changed: string[];
+  /** changed keys that only a restart applies; the running process keeps their old value */
+  restartRequired: string[];
+  /** why the new config was refused (the running one stays) */
+  faults?: string[];
+}
+
+/**
+ * Settings read once at start: the listener, the store, the plugin list, timers and pools sized
+ * at start. A reload keeps their running value and names them; everything else (mappings and
+ * presets, agents, models, channels, keys, request limits, delivery retries) takes effect at once.
+ */
+export const RESTART_ONLY = [
+  'gateway.host',
+  'gateway.port',
+  'gateway.metrics',
+  'gateway.log',
+  'hooks.enabled',
+  'hooks.path',
+  'hooks.idempotencyTtlHours',
+  'hooks.mappingsDir',
+  'hooks.gmail',
+  'storage',
+  'plugins',
+  'heartbeat.every',
+  'heartbeat.coalesceMs',
+  'agents.defaults.maxConcurrent',
+  'platform.rateLimit',
+  'platform.knowledge',
+  'delivery.concurrency',
+  'delivery.leaseMs',
+] as const;
+
+export interface ReloadTarget {
+  file: string;
+  /** the running config: updated in place, so every part holding it sees the new values */
+  config: HeraldConfig;
+  plugins: PluginRegistry;
+  engine: MappingsEngine;
+  keys: ApiKeyVerifier;
+  models: ModelRegistry;
+  /** the running channel adapters by plugin id (the delivery outbox holds this map) */
+  channels: Map<string, ChannelAdapter>;
+  store: Store;
+  logger: Logger;
+}
+
+const json = (value: unknown) => JSON.stringify(value ?? null);
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+function get(config: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((node, key) => (isObject(node) ? node[key] : undefined), config);
+}
+
+function set(config: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let node = config;
+  for (const key of keys.slice(0, -1)) {
+    if (!isObject(node[key])) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  if (value === undefined) delete node[keys.at(-1)!];
+  else node[keys.at(-1)!] = value;
+}
+
+/** the keys (two levels deep: `hooks.mappings`, `agents.list`) whose value differs */
+function changedKeys(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+  const changed: string[] = [];
+  for (const section of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const a = before[section];
+    const b = after[section];
+    if (json(a) === json(b)) continue;
+    if (!isObject(a) || !isObject(b)) {
+      changed.push(section);
+      continue;
+    }
+    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) if (json(a[key]) !== json(b[key])) changed.push(`${section}.${key}`);
+  }
+  return changed;
+}
+
+/** replaces `target`'s content with `source`'s, keeping every nested object's identity (parts hold references to them) */
+function assignInPlace(target: Record<string, unknown>, source: Record<string, unknown>): void {
+  for (const key of Object.keys(target)) if (!(key in source)) delete target[key];
+  for (const [key, value] of Object.entries(source)) {
+    if (isObject(value) && isObject(target[key])) assignInPlace(target[key] as Record<string, unknown>, value);
+    else target[key] = value;
+  }
+}
+
+/**
+ * Reloads the config file into a running gateway. The new file is validated and its mappings
+ * compiled first; a fault refuses the whole reload (logged, the running config stays). Then the
+ * running config is updated in place, the mappings engine, API keys, model providers and changed
+ * channels replaced, and the restart-only settings that changed are named in the log.
+ */
+export async function reloadGateway(target: ReloadTarget, reason: string, mappingsChanged = false): Promise<ReloadResult> {
+  const { logger } = target;
+  let loaded: LoadedConfig;
+  let mappings: Awaited<ReturnType<typeof resolveMappings>>;
+  const warnings: string[] = [];
+  const running = target.config as unknown as Record<string, unknown>;
+  let changed: string[];
+  let restartRequired: string[];
+  try {
+    loaded = await loadConfigFile(target.file);
+    const fresh = loaded.config as unknown as Record<string, unknown>;
+    changed = changedKeys(running, fresh);
+    restartRequired = RESTART_ONLY.filter((key) => json(get(running, key)) !== json(get(fresh, key)));
+    // a restart-only setting keeps its running value (the mappings folder watched, the presets' gmail
+    // section), so what runs and what the config object says agree
+    for (const key of restartRequired) set(fresh, key, structuredClone(get(running, key)));
+    mappings = await resolveMappings(loaded, { config: loaded.config, channelNames: target.plugins.channelNames(), logger, warnings });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    logger.error({ reason, config: target.file, faults: error.faults }, 'config reload refused: the running config stays');
+    return { ok: false, changed: [], restartRequired: [], faults: error.faults };
+  }
+  const next = structuredClone(loaded.config) as unknown as Record<string, unknown>;
+  const channelSections = new Map(target.plugins.channels().map((p) => [p.id, json(pluginSection(target.config, p))]));
+
+  assignInPlace(running, next);
+  target.engine.replace([...builtinMappings({ config: target.config, channelNames: target.plugins.channelNames() }), ...mappings]);
+  target.keys.useConfig(target.config);
+  target.models.useConfig(target.config);
+  await reloadChannels(target, channelSections);
+
+  const applied = changed.filter((key) => !restartRequired.includes(key));
+  if (mappingsChanged) applied.push('mappings/');
+  for (const warning of [...loaded.warnings, ...warnings]) logger.warn({ config: target.file }, warning);
+  logger.info({ reason, config: target.file, changed: applied }, 'config reloaded');
+  if (restartRequired.length) {
+    logger.warn({ reason, restartRequired }, `config reloaded, but these settings take effect only after a restart: ${restartRequired.join(', ')}`);
+  }
+  return { ok: true, changed: applied, restartRequired: [...restartRequired] };
+}
+
+/** a channel whose section changed gets a new adapter; one whose section is gone is removed */
+async function reloadChannels(target: ReloadTarget, before: Map<string, string>): Promise<void> {
+  for (const plugin of target.plugins.channels()) {
+    const section = pluginSection(target.config, plugin);
+    if (json(section) === before.get(plugin.id)) continue;
+    if (section === undefined) {
+      target.channels.delete(plugin.id);
+      continue;
+    }
+    const instance = await plugin.create({
+      config: section,
+      logger: target.logger.child({ plugin: plugin.id }),
+      host: { config: target.config as never, state: stateFor(target.store, plugin.id) },
+    });
+    if (instance.channel) target.channels.set(plugin.id, instance.channel);
+  }
+}

@@ -1,0 +1,124 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CliIo } from '../../src/cli/cli-io.js';
+import { main } from '../../src/cli/main.js';
+import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
+import { API_KEY, baseConfig, eventually, GATEWAY_TOKEN, HOOK_TOKEN, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
+import { spawnHerald, type SpawnedHerald } from '../cli/spawn-herald.js';
+
+let herald: RunningHerald | undefined;
+let fake: FakeServer | undefined;
+let spawned: SpawnedHerald | undefined;
+afterEach(async () => {
+  await herald?.stop();
+  herald = undefined;
+  await fake?.close();
+  fake = undefined;
+  if (spawned && spawned.child.exitCode === null) {
+    spawned.child.kill('SIGKILL');
+    await spawned.exited;
+  }
+  spawned = undefined;
+});
+
+const hook = (url: string, name: string, body: unknown) =>
+  fetch(`${url}/hooks/${name}`, { method: 'POST', headers: { Authorization: `Bearer ${HOOK_TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+const agents = async (url: string, key = API_KEY) => {
+  const res = await fetch(`${url}/v1/agents`, { headers: { Authorization: `Bearer ${key}` } });
+  return res.status === 200 ? ((await res.json()) as { data: { id: string }[] }).data.map((a) => a.id) : res.status;
+};
+const writeConfig = (file: string, config: Record<string, unknown>) => fs.writeFileSync(file, JSON.stringify(config, null, 2));
+
+describe('config reload', () => {
+  it('applies mappings, agents, keys, limits and channels at once; names restart-only settings', async () => {
+    fake = await startFakeServer(() => ({ body: { ok: true } }));
+    herald = await startHerald(baseConfig());
+    expect((await hook(herald.url, 'deploys', { service: 'api' })).status).toBe(404);
+    expect(await agents(herald.url)).toEqual(['main']);
+
+    const NEW_KEY = 'sk-new-key-0123456789abcdef';
+    writeConfig(
+      herald.configFile,
+      baseConfig({
+        gateway: { port: 1 },
+        hooks: {
+          maxBodyBytes: 64,
+          mappings: [{ id: 'deploys', match: { path: 'deploys' }, action: 'wake', textTemplate: 'Deployed {{service}}' }],
+        },
+        agents: { list: [{ id: 'main' }, { id: 'support', name: 'Support desk' }] },
+        platform: { apiKeys: [{ name: 'new', key: NEW_KEY }] },
+        channels: { webhook: { url: `${fake.url}/replies` } },
+      }),
+    );
+    const result = await herald.gateway.reload('test');
+    expect(result).toMatchObject({ ok: true, restartRequired: ['gateway.port'] });
+    expect(result.changed).toEqual(expect.arrayContaining(['hooks.maxBodyBytes', 'hooks.mappings', 'agents.list', 'platform.apiKeys', 'channels.webhook']));
+    expect(result.changed).not.toContain('gateway.port');
+
+    // mapping
+    expect(await (await hook(herald.url, 'deploys', { service: 'api' })).json()).toEqual({ ok: true, mode: 'now' });
+    // limit
+    expect((await hook(herald.url, 'wake', { text: 'x'.repeat(100) })).status).toBe(413);
+    // agents and keys: the removed key is refused at once, the new one works
+    expect(await agents(herald.url)).toBe(401);
+    expect(await agents(herald.url, NEW_KEY)).toEqual(['main', 'support']);
+    // channel: a reply delivered to the newly configured webhook channel
+    expect((await hook(herald.url, 'agent', { message: 'hi', channel: 'webhook', to: 'ops' })).status).toBe(202);
+    await eventually(() => fake!.requests.some((r) => r.path === '/replies'));
+    // the port stays what it was, and the log says a restart is needed for it
+    expect(herald.gateway.config.gateway.port).toBe(0);
+    expect(herald.logs.find((l) => l.msg === 'config reloaded')).toMatchObject({ reason: 'test' });
+    expect(herald.logs.find((l) => String(l.msg).startsWith('config reloaded, but'))).toMatchObject({ level: 40, restartRequired: ['gateway.port'] });
+  });
+
+  it('refuses a config that fails to validate, logs the faults, and keeps the running one', async () => {
+    herald = await startHerald(baseConfig({ hooks: { mappings: [{ id: 'deploys', match: { path: 'deploys' }, action: 'wake', textTemplate: 'Deployed {{service}}' }] } }));
+    writeConfig(herald.configFile, { ...baseConfig({ hooks: { mappings: [] } }), agentz: {} });
+    const result = await herald.gateway.reload('test');
+    expect(result.ok).toBe(false);
+    expect(result.faults!.join('\n')).toMatch(/agentz: unknown key/);
+    const refused = herald.logs.find((l) => l.msg === 'config reload refused: the running config stays');
+    expect(refused).toMatchObject({ level: 50 });
+    expect(JSON.stringify(refused)).toMatch(/agentz: unknown key/);
+    expect((await hook(herald.url, 'deploys', { service: 'api' })).status).toBe(200);
+
+    // over HTTP: 422 with the faults
+    const res = await fetch(`${herald.url}/admin/reload`, { method: 'POST', headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ ok: false, error: 'the config file has faults; the running config stays', details: [expect.stringMatching(/agentz: unknown key/)] });
+  });
+
+  it('a mapping file added to or edited in mappingsDir is picked up without a signal', async () => {
+    herald = await startHerald(baseConfig(), { files: { 'mappings/.keep': '' } });
+    expect((await hook(herald.url, 'alerts', { status: 'firing' })).status).toBe(404);
+    fs.writeFileSync(path.join(herald.dir, 'mappings', 'alerts.yaml'), 'id: alerts\nmatch: { path: alerts }\naction: wake\ntextTemplate: "Alert {{status}}"\n');
+    await eventually(async () => (await hook(herald!.url, 'alerts', { status: 'firing' })).status === 200);
+    // a broken edit is refused: the last good mapping keeps answering
+    fs.writeFileSync(path.join(herald.dir, 'mappings', 'alerts.yaml'), 'id: alerts\nmatch: { path: alerts }\naction: wake\ntextTemplate: "Alert {{ status + }}"\n');
+    await eventually(() => herald!.logs.some((l) => l.msg === 'config reload refused: the running config stays'));
+    expect((await hook(herald.url, 'alerts', { status: 'firing' })).status).toBe(200);
+  });
+
+  it('herald serve reloads on SIGHUP (and stays up), and on `herald reload`', { timeout: 90_000 }, async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'herald.json');
+    writeConfig(file, baseConfig());
+    spawned = spawnHerald(['serve', '--config', file]);
+    const url = (await spawned.waitFor(/herald listening on (http:\/\/\S+)/))[1]!;
+    writeConfig(file, baseConfig({ agents: { list: [{ id: 'main' }, { id: 'sales' }] } }));
+    spawned.child.kill('SIGHUP');
+    await spawned.waitFor(/"msg":"config reloaded"/);
+    expect(await agents(url)).toEqual(['main', 'sales']);
+
+    writeConfig(file, { ...baseConfig({ gateway: { port: Number(new URL(url).port) } }), agents: { list: [{ id: 'main' }, { id: 'sales' }, { id: 'support' }] } });
+    const out: string[] = [];
+    const io: CliIo = { out: (l) => out.push(l), err: (l) => out.push(l), stdout: process.stdout, stderr: process.stderr };
+    expect(await main(['reload', '--config', file], io), out.join('\n')).toBe(0);
+    expect(out.join('\n')).toMatch(/reloaded .*changed agents\.list/);
+    expect(await agents(url)).toEqual(['main', 'sales', 'support']);
+    expect(spawned.child.exitCode).toBeNull();
+    spawned.child.kill('SIGTERM');
+    expect(await spawned.exited).toBe(0);
+  });
+});
