@@ -1,0 +1,93 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeStarterConfig } from '../src/config/starter-config.js';
+import { spawnHerald, type SpawnedHerald } from './cli/spawn-herald.js';
+import { tempDir } from './helpers/start-herald.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** Blocks not run here, each with the reason; any other ```sh block of the README must run as printed. */
+const NOT_RUN: [RegExp, string][] = [
+  [/^npm install\nnpm start/, 'installs and starts the gateway: the test starts `herald serve` on the starter config itself, as `npm start` does'],
+  [/^herald hooks test github --payload issue\.json/, 'a synopsis ([--query K=V ...] marks optional parts), not a command'],
+  [/^export GOOGLE_CLIENT_ID=/, 'needs a Google Cloud project and OAuth credentials'],
+  [/\/admin\/deliveries\/\$DELIVERY_ID\/retry/, 'needs a failed delivery that has a target (a configured channel)'],
+  [/^HERALD_LOG_LEVEL=debug npx herald serve/, 'starts a second gateway in the foreground'],
+  [/^\s*docker build/, 'needs a Docker daemon (none on this machine)'],
+];
+
+let spawned: SpawnedHerald | undefined;
+afterEach(async () => {
+  if (spawned && spawned.child.exitCode === null) {
+    spawned.child.kill('SIGTERM');
+    await spawned.exited;
+  }
+});
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+
+/** the README's shell examples, in order */
+function shellBlocks(readme: string): { line: number; text: string }[] {
+  return [...readme.matchAll(/```(?:sh|bash|shell)\n([\s\S]*?)```/g)].map((m) => ({
+    line: readme.slice(0, m.index).split('\n').length,
+    text: m[1]!.replace(/^ {2}/gm, ''),
+  }));
+}
+
+describe('README shell examples', () => {
+  it('run as printed against a gateway started on the starter config', { timeout: 180_000 }, async () => {
+    const blocks = shellBlocks(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+    const skipped = blocks.filter((b) => NOT_RUN.some(([pattern]) => pattern.test(b.text)));
+    // every reason still matches a block: a README change cannot silently leave the list stale
+    for (const [pattern] of NOT_RUN) expect(blocks.some((b) => pattern.test(b.text)), String(pattern)).toBe(true);
+
+    // the starter config, as the first `npm start` writes it; only the port moves off 8787 (it may be taken here)
+    const dir = tempDir('herald-readme-');
+    const config = path.join(dir, 'herald.json5');
+    const secrets = writeStarterConfig(config);
+    const port = await freePort();
+    fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace(/port: 8787/, `port: ${port}`));
+    // the folder a user runs the commands from: the repository's example files, and `npx herald` resolving to this checkout
+    fs.symlinkSync(path.join(ROOT, 'examples'), path.join(dir, 'examples'));
+    fs.mkdirSync(path.join(dir, 'node_modules', '.bin'), { recursive: true });
+    fs.symlinkSync(path.join(ROOT, 'bin', 'herald.mjs'), path.join(dir, 'node_modules', '.bin', 'herald'));
+    // curl fails on an HTTP error status, so a 401 or 404 fails the block instead of printing JSON
+    fs.mkdirSync(path.join(dir, 'shims'));
+    fs.writeFileSync(path.join(dir, 'shims', 'curl'), `#!/bin/sh\nexec ${spawnSync('sh', ['-c', 'command -v curl'], { encoding: 'utf8' }).stdout.trim()} --fail-with-body "$@"\n`, { mode: 0o755 });
+
+    spawned = spawnHerald(['serve'], { cwd: dir });
+    await spawned.waitFor(/herald listening on/);
+
+    const env: Record<string, string> = {
+      PATH: `${path.join(dir, 'shims')}:${process.env.PATH}`,
+      HOME: process.env.HOME ?? dir,
+      HOOK_TOKEN: secrets.hookToken,
+      GATEWAY_TOKEN: secrets.gatewayToken,
+      HERALD_API_KEY: secrets.apiKey,
+      npm_config_yes: 'false',
+    };
+    let ran = 0;
+    for (const block of blocks) {
+      if (skipped.includes(block)) continue;
+      const script = block.text.replaceAll('127.0.0.1:8787', `127.0.0.1:${port}`);
+      const run = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
+      expect(run.status, `README.md line ${block.line}:\n${block.text}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
+      // `$RUN_ID` in later examples stands for a run id an earlier one printed
+      const runId = /"runId":"([^"]+)"/.exec(run.stdout)?.[1];
+      if (runId) env.RUN_ID = runId;
+      ran++;
+    }
+    expect(ran).toBeGreaterThanOrEqual(10);
+    expect(fs.existsSync(path.join(dir, 'herald-openapi.json'))).toBe(true);
+  });
+});
