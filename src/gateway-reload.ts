@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { loadConfigFile, type LoadedConfig } from './config/load.js';
+import { loadConfigFile, type LoadedConfig } from './plugin-host/load-config.js';
 import type { HeraldConfig } from './config/schema.js';
 import { ConfigError } from './errors.js';
 import { builtinMappings } from './mappings/builtin-mappings.js';
@@ -7,9 +7,10 @@ import type { MappingsEngine } from './mappings/mappings-engine.js';
 import { resolveMappings } from './mappings/resolve-mappings.js';
 import type { ModelRegistry } from './models/model-registry.js';
 import type { ApiKeyVerifier } from './platform/api-keys.js';
-import { pluginSection, stateFor } from './plugins/instantiate.js';
-import type { PluginRegistry } from './plugins/registry.js';
-import type { ChannelAdapter } from './plugins/sdk.js';
+import { stateFor } from './plugin-host/instantiate.js';
+import { pluginSection } from './plugin-host/plugin-section.js';
+import type { PluginRegistry } from './plugin-host/registry.js';
+import type { ChannelAdapter, PluginDefinition } from './plugins/sdk.js';
 import type { Store } from './store/port.js';
 
 /** What a reload did: the settings that changed, those that wait for a restart, or why it was refused. */
@@ -54,6 +55,8 @@ export interface ReloadTarget {
   /** the running config: updated in place, so every part holding it sees the new values */
   config: HeraldConfig;
   plugins: PluginRegistry;
+  /** the built-in plugins the config is loaded with (third-party ones are named by the file) */
+  builtins: PluginDefinition[];
   engine: MappingsEngine;
   keys: ApiKeyVerifier;
   models: ModelRegistry;
@@ -121,7 +124,7 @@ export async function reloadGateway(target: ReloadTarget, reason: string, mappin
   let changed: string[];
   let restartRequired: string[];
   try {
-    loaded = await loadConfigFile(target.file);
+    loaded = await loadConfigFile(target.file, { builtins: target.builtins });
     const fresh = loaded.config as unknown as Record<string, unknown>;
     changed = changedKeys(running, fresh);
     restartRequired = RESTART_ONLY.filter((key) => json(get(running, key)) !== json(get(fresh, key)));
@@ -135,7 +138,7 @@ export async function reloadGateway(target: ReloadTarget, reason: string, mappin
     return { ok: false, changed: [], restartRequired: [], faults: error.faults };
   }
   const next = structuredClone(loaded.config) as unknown as Record<string, unknown>;
-  const channelSections = new Map(target.plugins.channels().map((p) => [p.id, json(pluginSection(target.config, p))]));
+  const channelSections = new Map<string, string>(target.plugins.channels().map((p: PluginDefinition) => [p.id, json(pluginSection(target.config, p))]));
 
   assignInPlace(running, next);
   target.engine.replace([...builtinMappings({ config: target.config, channelNames: target.plugins.channelNames() }), ...mappings]);

@@ -7,6 +7,7 @@ import type { HeraldConfig } from './config/schema.js';
 import { createApp } from './http/create-app.js';
 import { createLogger } from './log.js';
 import { setVerboseErrors } from './log-detail.js';
+import type { PluginDefinition } from './plugins/sdk.js';
 import { FolderWatch } from './folder-watch.js';
 import { reloadGateway, type ReloadResult } from './gateway-reload.js';
 import { HeraldMetrics } from './metrics/herald-metrics.js';
@@ -66,6 +67,8 @@ const HEARTBEAT_TOPIC = 'heartbeat';
 
 export interface GatewayOptions {
   logger?: Logger;
+  /** the built-in plugins, for a config reload (default: every plugin of the running registry) */
+  builtins?: PluginDefinition[];
 }
 
 /** Assembles herald from a loaded config: the composition root every command and test uses. */
@@ -130,7 +133,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
     const next = reloading.then(() =>
-      reloadGateway({ file: loaded.file, config, plugins, engine, keys, models, channels: instances.channels, store, logger }, reason, mappingsChanged),
+      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, keys, models, channels: instances.channels, store, logger }, reason, mappingsChanged),
     );
     reloading = next.catch(() => undefined);
     return next;

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { loadConfigFile } from '../config/load.js';
+import { loadConfigFile } from '../plugin-host/load-config.js';
+import type { PluginDefinition } from '../plugins/sdk.js';
 import type { CliIo } from './cli-io.js';
 import { configPathFrom } from './config-path.js';
 
@@ -7,10 +8,10 @@ import { configPathFrom } from './config-path.js';
  * `herald reload`: asks the running gateway to reload its config file (POST /admin/reload with the
  * gateway token), as SIGHUP does, and prints what changed, what waits for a restart, or the faults.
  */
-export async function reloadCommand(argv: string[], io: CliIo): Promise<number> {
+export async function reloadCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, url: { type: 'string' } } });
   const file = configPathFrom(values.config);
-  const { config } = await loadConfigFile(file);
+  const { config } = await loadConfigFile(file, { builtins });
   const token = process.env.HERALD_GATEWAY_TOKEN ?? config.gateway.auth.token;
   if (!token) {
     io.err('herald reload: gateway.auth.token is not set (the admin API needs it); send SIGHUP to the process instead');

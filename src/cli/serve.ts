@@ -36,7 +36,7 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
     if (faults.length) throw new ConfigError(faults.map((f) => `${f} (--host ${values.host})`));
   }
   const logger = createLogger({ level: loaded.config.gateway.log.level, pretty: wantsPretty(values.pretty) });
-  const gateway = await createGateway(loaded, { logger });
+  const gateway = await createGateway(loaded, { logger, builtins });
   await gateway.start();
 
   const server = await new Promise<ServerType>((resolve, reject) => {

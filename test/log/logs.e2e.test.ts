@@ -2,7 +2,7 @@ import net from 'node:net';
 import { Writable } from 'node:stream';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfigValue } from '../../src/config/load.js';
+import { loadConfigValue } from '../helpers/builtins.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import { createLogger } from '../../src/log.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';

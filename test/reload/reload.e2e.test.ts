@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.js';
 import { main } from '../../src/cli/main.js';
+import { builtinPlugins } from '../../plugins/index.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 import { API_KEY, baseConfig, eventually, GATEWAY_TOKEN, HOOK_TOKEN, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
 import { spawnHerald, type SpawnedHerald } from '../cli/spawn-herald.js';
@@ -114,7 +115,7 @@ describe('config reload', () => {
     writeConfig(file, { ...baseConfig({ gateway: { port: Number(new URL(url).port) } }), agents: { list: [{ id: 'main' }, { id: 'sales' }, { id: 'support' }] } });
     const out: string[] = [];
     const io: CliIo = { out: (l) => out.push(l), err: (l) => out.push(l), stdout: process.stdout, stderr: process.stderr };
-    expect(await main(['reload', '--config', file], io), out.join('\n')).toBe(0);
+    expect(await main(['reload', '--config', file], builtinPlugins, io), out.join('\n')).toBe(0);
     expect(out.join('\n')).toMatch(/reloaded .*changed agents\.list/);
     expect(await agents(url)).toEqual(['main', 'sales', 'support']);
     expect(spawned.child.exitCode).toBeNull();
