@@ -9,6 +9,7 @@ import { createLogger } from './log.js';
 import { setVerboseErrors } from './log-detail.js';
 import type { PluginDefinition } from './plugins/sdk.js';
 import { FolderWatch } from './folder-watch.js';
+import { DropWatch } from './runtime/drop-watch.js';
 import { reloadGateway, type ReloadResult } from './gateway-reload.js';
 import { HeraldMetrics } from './metrics/herald-metrics.js';
 import { builtinMappings } from './mappings/builtin-mappings.js';
@@ -83,7 +84,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     : undefined;
   const models = new ModelRegistry(config);
   const agents = new AgentDirectory(config);
-  const mainSession = new MainSession(store);
+  const drops = new DropWatch(probe, logger);
+  const mainSession = new MainSession(store, () => drops.kick());
   const instances = await instantiatePlugins(plugins, config, store, logger);
 
   const delivery: ReplyDelivery = new DeliveryOutbox({
@@ -163,6 +165,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     reload,
     async start() {
       mappingsWatch.start();
+      await drops.start();
       await delivery.start();
       runs.start();
       unsubscribe = store.signals.subscribe(HEARTBEAT_TOPIC, () => heartbeat.request());
@@ -172,6 +175,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     },
     async stop(graceMs = 10_000) {
       mappingsWatch.stop();
+      drops.stop();
       for (const service of [...instances.services].reverse()) await service.stop().catch((err) => logger.error({ err }, 'service stop failed'));
       await runs.stop(graceMs);
       unsubscribe?.();

@@ -40,6 +40,7 @@ export function registerStoreGauges(registry: Registry, probe: StoreProbe): void
   });
   // label-less gauges cannot be absent once registered: on a failed read they read 0, and herald_store_up tells
   gauge('herald_events_pending', 'System events waiting for the next heartbeat.', [], (g, c) => g.set(c?.eventsPending ?? 0));
+  gauge('herald_events_dropped', 'System events dropped because the main session already held 20 pending (every sender got 200).', [], (g, c) => g.set(c?.eventsDropped ?? 0));
   gauge('herald_knowledge_documents', 'Knowledge documents, all agents.', [], (g, c) => g.set(c?.knowledgeDocuments ?? 0));
   gauge('herald_knowledge_chunks', 'Knowledge chunks, all agents.', [], (g, c) => g.set(c?.knowledgeChunks ?? 0));
 }

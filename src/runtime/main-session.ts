@@ -14,11 +14,17 @@ const LAST_ROUTE_KEY = 'main:lastRoute';
 
 /** The main session: a durable queue of system events the heartbeat turns into agent turns. */
 export class MainSession {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** told after each enqueue (the drop watch checks whether the queue overflowed) */
+    private readonly onEnqueued?: () => void,
+  ) {}
 
   /** durable before it returns; undefined when it repeated the previous event */
-  enqueueSystemEvent(text: string): Promise<SystemEvent | undefined> {
-    return this.store.events.enqueue(MAIN_SESSION, text, MAX_PENDING_EVENTS);
+  async enqueueSystemEvent(text: string): Promise<SystemEvent | undefined> {
+    const event = await this.store.events.enqueue(MAIN_SESSION, text, MAX_PENDING_EVENTS);
+    this.onEnqueued?.();
+    return event;
   }
 
   /**

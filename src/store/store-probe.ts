@@ -4,6 +4,8 @@ import type { DeliveryStatus } from './port.js';
 export interface StoreCounts {
   runs: { queued: number; running: number };
   eventsPending: number;
+  /** events dropped because the main session already held its 20 pending (kept in the store with status dropped) */
+  eventsDropped: number;
   deliveries: Record<DeliveryStatus, number>;
   knowledgeDocuments: number;
   knowledgeChunks: number;

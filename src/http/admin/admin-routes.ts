@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { HeraldError } from '../../errors.js';
+import type { StoreProbe } from '../../store/store-probe.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { ReplyDelivery } from '../../runtime/reply-delivery.js';
 import type { DeliveryStatus, Store } from '../../store/port.js';
@@ -14,6 +15,8 @@ export interface AdminRoutesDeps {
   store: Store;
   delivery: ReplyDelivery;
   limiter: FailedAuthLimiter;
+  /** the store's counts: the dropped events shown beside the events list */
+  probe?: StoreProbe;
 }
 
 const deliveryStatuses: DeliveryStatus[] = ['pending', 'sending', 'delivered', 'failed'];
@@ -59,7 +62,9 @@ export function adminRoutes(deps: AdminRoutesDeps): Hono {
 
   app.get('/events', async (c) => {
     const events = await deps.store.events.list(c.req.query('session') ?? 'main', limitParam(c.req.query('limit'), 100));
-    return c.json({ data: events.map((e) => ({ id: e.id, text: e.text, status: e.status, createdAt: iso(e.createdAt) })) });
+    // the main session keeps 20 pending at most: how many a burst pushed out, though every sender got 200
+    const dropped = deps.probe ? (await deps.probe.counts()).eventsDropped : undefined;
+    return c.json({ data: events.map((e) => ({ id: e.id, text: e.text, status: e.status, createdAt: iso(e.createdAt) })), ...(dropped !== undefined && { dropped }) });
   });
 
   app.get('/deliveries', async (c) => {

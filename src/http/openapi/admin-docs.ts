@@ -38,6 +38,7 @@ export const runViewSchema = z.object({
 
 export const eventsViewSchema = z.object({
   data: z.array(z.object({ id: z.number().int(), text: z.string(), status: z.enum(['pending', 'processing', 'done', 'dropped']), createdAt: isoTime })),
+  dropped: z.number().int().optional().describe('Events dropped because the main session already held 20 pending (all time, from the store).'),
 });
 
 const adminErrors: Record<number, ResponseDoc> = {

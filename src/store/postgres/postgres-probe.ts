@@ -14,6 +14,7 @@ export function postgresProbe(pool: pg.Pool): StoreProbe {
         pool,
         `SELECT 'runs' AS what, status, COUNT(*)::int AS n FROM runs WHERE status IN ('queued', 'running') GROUP BY status
          UNION ALL SELECT 'events', 'pending', COUNT(*)::int FROM events WHERE status = 'pending'
+         UNION ALL SELECT 'events', 'dropped', COUNT(*)::int FROM events WHERE status = 'dropped'
          UNION ALL SELECT 'deliveries', status, COUNT(*)::int FROM deliveries GROUP BY status
          UNION ALL SELECT 'knowledge', 'documents', COUNT(*)::int FROM knowledge_documents
          UNION ALL SELECT 'knowledge', 'chunks', COALESCE(SUM(chunk_count), 0)::int FROM knowledge_documents`,
@@ -23,13 +24,15 @@ export function postgresProbe(pool: pg.Pool): StoreProbe {
       let eventsPending = 0;
       let knowledgeDocuments = 0;
       let knowledgeChunks = 0;
+      let eventsDropped = 0;
       for (const row of rows) {
         if (row.what === 'runs' && (row.status === 'queued' || row.status === 'running')) runs[row.status] = row.n;
+        else if (row.what === 'events' && row.status === 'dropped') eventsDropped = row.n;
         else if (row.what === 'events') eventsPending = row.n;
         else if (row.what === 'deliveries' && row.status in deliveries) deliveries[row.status as DeliveryStatus] = row.n;
         else if (row.what === 'knowledge') (row.status === 'documents' ? (knowledgeDocuments = row.n) : (knowledgeChunks = row.n));
       }
-      return { runs, eventsPending, deliveries, knowledgeDocuments, knowledgeChunks };
+      return { runs, eventsPending, eventsDropped, deliveries, knowledgeDocuments, knowledgeChunks };
     },
   };
 }

@@ -11,6 +11,7 @@ export function sqliteProbe(db: SqliteDatabase): StoreProbe {
   const ping = db.prepare('SELECT COUNT(*) FROM sqlite_master').pluck();
   const runs = db.prepare("SELECT status, COUNT(*) AS n FROM runs WHERE status IN ('queued', 'running') GROUP BY status");
   const eventsPending = db.prepare("SELECT COUNT(*) FROM events WHERE status = 'pending'").pluck();
+  const eventsDropped = db.prepare("SELECT COUNT(*) FROM events WHERE status = 'dropped'").pluck();
   const deliveries = db.prepare('SELECT status, COUNT(*) AS n FROM deliveries GROUP BY status');
   const documents = db.prepare('SELECT COUNT(*) FROM knowledge_documents').pluck();
   const chunks = db.prepare('SELECT COUNT(*) FROM knowledge_chunks').pluck();
@@ -28,6 +29,7 @@ export function sqliteProbe(db: SqliteDatabase): StoreProbe {
       return {
         runs: runCounts,
         eventsPending: eventsPending.get() as number,
+        eventsDropped: eventsDropped.get() as number,
         deliveries: deliveryCounts,
         knowledgeDocuments: documents.get() as number,
         knowledgeChunks: chunks.get() as number,
