@@ -72,8 +72,10 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
   }
 
   if (mapping.transform) {
+    let transformFile: string | undefined;
     try {
-      await deps.transforms.load(deps.transforms.resolve(mapping.transform.module), mapping.transform.export);
+      transformFile = deps.transforms.resolve(mapping.transform.module);
+      await deps.transforms.load(transformFile, mapping.transform.export);
     } catch (error) {
       if (error instanceof TransformMissingError) warnings.push(`transform: ${error.message}; requests to this mapping fail (500) until it exists`);
       else faults.push(`transform: ${await describeTransformError(error, transformFile)}`);
