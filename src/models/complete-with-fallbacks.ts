@@ -10,8 +10,9 @@ export interface FallbackResult extends ModelResponse {
 
 /** Every model of the chain failed; the message names each with its reason. */
 export class AllModelsFailedError extends Error {
-  constructor(readonly failures: { ref: string; error: string }[]) {
-    super(failures.length === 1 ? failures[0]!.error : `every model failed: ${failures.map((f) => `${f.ref}: ${f.error}`).join('; ')}`);
+  /** `cause`: the last model's own error, so a log line can say why (ECONNREFUSED host:port, the upstream status) */
+  constructor(readonly failures: { ref: string; error: string }[], cause?: unknown) {
+    super(failures.length === 1 ? failures[0]!.error : `every model failed: ${failures.map((f) => `${f.ref}: ${f.error}`).join('; ')}`, { cause });
     this.name = 'AllModelsFailedError';
   }
 }
@@ -30,6 +31,7 @@ export async function completeWithFallbacks(
 ): Promise<FallbackResult> {
   const now = options.now ?? Date.now;
   const failures: { ref: string; error: string }[] = [];
+  let lastError: unknown;
   for (const [index, ref] of refs.entries()) {
     options.signal?.throwIfAborted();
     const left = refs.length - index;
@@ -48,9 +50,10 @@ export async function completeWithFallbacks(
       if (options.signal?.aborted) throw error;
       const reason = share?.signal.aborted ? (share.signal.reason as Error).message : error instanceof Error ? error.message : String(error);
       failures.push({ ref, error: reason });
+      lastError = error;
     } finally {
       clearTimeout(timer);
     }
   }
-  throw new AllModelsFailedError(failures);
+  throw new AllModelsFailedError(failures, lastError);
 }

@@ -4,8 +4,13 @@
  * never the upstream body or the prompt. The cause is searched down the `cause` chain (the
  * OpenAI client wraps fetch's TypeError, which wraps Node's socket error).
  */
-export function providerFailureFields(error: unknown): Record<string, unknown> {
+export function providerFailureFields(failure: unknown): Record<string, unknown> {
+  let error = failure;
   const fields: Record<string, unknown> = {};
+  // the upstream's answer is on the first error of the chain that carries an HTTP status (herald wraps the client's)
+  let upstream: unknown = error;
+  for (let depth = 0; depth < 4 && upstream && typeof (upstream as { status?: unknown }).status !== 'number'; depth++) upstream = (upstream as { cause?: unknown }).cause;
+  if (upstream) error = upstream;
   const status = (error as { status?: unknown }).status;
   if (typeof status === 'number') fields.upstreamStatus = status;
   const code = (error as { code?: unknown }).code;
@@ -15,7 +20,7 @@ export function providerFailureFields(error: unknown): Record<string, unknown> {
   if (typeof status === 'number' && typeof type === 'string') fields.upstreamType = type;
   const requestId = (error as { requestID?: unknown }).requestID;
   if (typeof requestId === 'string') fields.upstreamRequestId = requestId;
-  const cause = networkCause(error);
+  const cause = networkCause(failure);
   if (cause) fields.cause = cause;
   return fields;
 }
