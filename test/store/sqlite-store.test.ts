@@ -11,6 +11,42 @@ const file = () => path.join(tempDir(), 'nested', 'herald.db');
 
 // what only the SQLite adapter does; the port's behaviour is in sqlite.contract.test.ts
 describe('sqlite store', () => {
+  const newDoc = (sha256: string) => ({ agentId: 'a', filename: 'big.txt', bytes: 1, mimeType: 'text/plain', sha256, metadata: null });
+
+  it('writes a large document in batches: the event loop turns between them, and the document shows once whole', async () => {
+    const store = openSqliteStore(file());
+    const chunks = Array.from({ length: 1_200 }, (_, i) => `Chunk ${i} about invoices${i === 1_199 ? ' and zebras' : ''}.`);
+    let turnsDuringAdd = 0;
+    let adding = true;
+    const tick = () => {
+      if (!adding) return;
+      turnsDuringAdd++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const added = store.knowledge.add(newDoc('big'), chunks);
+    // while chunks are being written the document is not visible yet
+    expect(await store.knowledge.list('a')).toEqual([]);
+    const { document } = await added;
+    adding = false;
+    expect(turnsDuringAdd).toBeGreaterThan(1);
+    expect(document.chunkCount).toBe(1_200);
+    expect((await store.knowledge.search('a', ['zebras'], 5)).map((h) => h.content)).toEqual(['Chunk 1199 about invoices and zebras.']);
+    await store.close();
+  });
+
+  it('removes a document whose chunks were still being written when the process stopped', async () => {
+    const db = file();
+    const first = openSqliteStore(db);
+    await first.knowledge.add(newDoc('whole'), ['A finished document.']);
+    first.db.prepare("INSERT INTO knowledge_documents (id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at) VALUES ('doc_cut', 'a', 'cut.txt', 1, 'text/plain', 'cut', 'indexing', 2, NULL, 0)").run();
+    await first.close();
+    const second = openSqliteStore(db);
+    expect((await second.knowledge.list('a')).map((d) => d.filename)).toEqual(['big.txt']);
+    expect(second.db.prepare("SELECT COUNT(*) AS n FROM knowledge_documents WHERE id = 'doc_cut'").get()).toEqual({ n: 0 });
+    await second.close();
+  });
+
   it('creates its folder, uses WAL and records the schema version', async () => {
     const store = openSqliteStore(file());
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');

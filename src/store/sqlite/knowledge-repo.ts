@@ -9,7 +9,7 @@ interface DocumentRow {
   bytes: number;
   mime_type: string;
   sha256: string;
-  status: 'ready';
+  status: 'ready' | 'indexing';
   chunk_count: number;
   metadata: string | null;
   created_at: number;
@@ -22,11 +22,18 @@ const toDocument = (r: DocumentRow): KnowledgeDocument => ({
   bytes: r.bytes,
   mimeType: r.mime_type,
   sha256: r.sha256,
-  status: r.status,
+  status: 'ready',
   chunkCount: r.chunk_count,
   metadata: r.metadata ? (JSON.parse(r.metadata) as Record<string, unknown>) : null,
   createdAt: r.created_at,
 });
+
+/**
+ * Chunks written per transaction. SQLite writes block the event loop, and a 20 MB document is
+ * ~27k chunks: one transaction for all of them stalled every other request ~2 s. Batches of this
+ * size take a few milliseconds each, and the loop serves other requests between them.
+ */
+const CHUNKS_PER_TRANSACTION = 500;
 
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
@@ -54,7 +61,7 @@ class AgentFts {
        SELECT c.id, c.document_id, d.filename, c.content, top.rank AS rank
          FROM top
          JOIN knowledge_chunks c ON c.rowid = top.rowid
-         JOIN knowledge_documents d ON d.id = c.document_id
+         JOIN knowledge_documents d ON d.id = c.document_id AND d.status = 'ready'
         ORDER BY top.rank`,
     );
   }
@@ -66,15 +73,18 @@ const ftsQuery = (terms: string[]) => terms.map((t) => `"${t.replaceAll('"', '""
 /**
  * The knowledge base of every agent in the SQLite file: documents, their chunks, and one FTS5
  * index per agent ranked by bm25 (so term statistics are the agent's own). Writes of one
- * document are one transaction.
+ * document become visible at once: the document stays 'indexing' (hidden) while its chunks are
+ * written in batches.
  */
 export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
   const byHash = db.prepare<[string, string], DocumentRow>('SELECT * FROM knowledge_documents WHERE agent_id = ? AND sha256 = ?');
-  const byId = db.prepare<[string], DocumentRow>('SELECT * FROM knowledge_documents WHERE id = ?');
-  const byAgent = db.prepare<[string], DocumentRow>('SELECT * FROM knowledge_documents WHERE agent_id = ? ORDER BY created_at, rowid');
-  const all = db.prepare<[], DocumentRow>('SELECT * FROM knowledge_documents ORDER BY created_at, rowid');
-  const counts = db.prepare<[], { agent_id: string; n: number }>('SELECT agent_id, COUNT(*) AS n FROM knowledge_documents GROUP BY agent_id');
-  const chunkTotal = db.prepare<[string], { n: number }>('SELECT coalesce(sum(chunk_count), 0) AS n FROM knowledge_documents WHERE agent_id = ?');
+  const byId = db.prepare<[string], DocumentRow>("SELECT * FROM knowledge_documents WHERE id = ? AND status = 'ready'");
+  const byAgent = db.prepare<[string], DocumentRow>("SELECT * FROM knowledge_documents WHERE agent_id = ? AND status = 'ready' ORDER BY created_at, rowid");
+  const all = db.prepare<[], DocumentRow>("SELECT * FROM knowledge_documents WHERE status = 'ready' ORDER BY created_at, rowid");
+  const counts = db.prepare<[], { agent_id: string; n: number }>("SELECT agent_id, COUNT(*) AS n FROM knowledge_documents WHERE status = 'ready' GROUP BY agent_id");
+  const chunkTotal = db.prepare<[string], { n: number }>("SELECT coalesce(sum(chunk_count), 0) AS n FROM knowledge_documents WHERE agent_id = ? AND status = 'ready'");
+  const markReady = db.prepare<[string]>("UPDATE knowledge_documents SET status = 'ready' WHERE id = ?");
+  const unfinished = db.prepare<[], DocumentRow>("SELECT * FROM knowledge_documents WHERE status = 'indexing'");
   const insertDoc = db.prepare(
     `INSERT INTO knowledge_documents (id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at)
      VALUES (@id, @agent_id, @filename, @bytes, @mime_type, @sha256, @status, @chunk_count, @metadata, @created_at)`,
@@ -131,13 +141,27 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
     return (useful.length ? useful : present.slice(0, 1)).slice(0, 8).map((t) => t.term);
   };
 
+  const removeDocument = (fts: AgentFts, id: string) =>
+    db
+      .transaction(() => {
+        fts.remove.run(id);
+        deleteDoc.run(id);
+        forget();
+      })
+      .immediate();
+
+  // a document whose chunks were still being written when the process stopped is removed: its
+  // upload never got its answer, and the same file uploaded again is indexed afresh
+  for (const row of unfinished.all()) removeDocument(ftsOf(row.agent_id), row.id);
+
   return {
     async add(doc, chunks) {
       const fts = ftsOf(doc.agentId);
-      return db
+      // the document row first, hidden ('indexing') until its last chunk is in
+      const started = db
         .transaction(() => {
           const existing = byHash.get(doc.agentId, doc.sha256);
-          if (existing) return { document: toDocument(existing), created: false };
+          if (existing) return { existing: toDocument(existing) };
           const id = newId('doc');
           insertDoc.run({
             id,
@@ -146,19 +170,34 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
             bytes: doc.bytes,
             mime_type: doc.mimeType,
             sha256: doc.sha256,
-            status: 'ready',
+            status: 'indexing',
             chunk_count: chunks.length,
             metadata: doc.metadata ? JSON.stringify(doc.metadata) : null,
             created_at: Date.now(),
           });
-          chunks.forEach((content, seq) => {
-            const { lastInsertRowid } = insertChunk.run(newId('chunk'), id, doc.agentId, seq, content);
-            fts.insert.run(lastInsertRowid, content);
-          });
-          forget();
-          return { document: get(id)!, created: true };
+          return { id };
         })
         .immediate();
+      if (started.existing) return { document: started.existing, created: false };
+      const id = started.id!;
+      const insertBatch = db.transaction((from: number) => {
+        for (let seq = from; seq < Math.min(from + CHUNKS_PER_TRANSACTION, chunks.length); seq++) {
+          const { lastInsertRowid } = insertChunk.run(newId('chunk'), id, doc.agentId, seq, chunks[seq]!);
+          fts.insert.run(lastInsertRowid, chunks[seq]!);
+        }
+      });
+      try {
+        for (let from = 0; from < chunks.length; from += CHUNKS_PER_TRANSACTION) {
+          if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+          insertBatch.immediate(from);
+        }
+        markReady.run(id);
+      } catch (error) {
+        removeDocument(fts, id);
+        throw error;
+      }
+      forget();
+      return { document: get(id)!, created: true };
     },
     async get(id) {
       return get(id);
@@ -176,12 +215,7 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
     async delete(id) {
       const document = get(id);
       if (!document) return false;
-      const fts = ftsOf(document.agentId);
-      db.transaction(() => {
-        fts.remove.run(id);
-        deleteDoc.run(id);
-        forget();
-      }).immediate();
+      removeDocument(ftsOf(document.agentId), id);
       return true;
     },
     async search(agentId, terms, limit): Promise<KnowledgeHit[]> {
