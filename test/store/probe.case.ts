@@ -9,7 +9,7 @@ export function probeCases(open: OpenStore) {
       const store = await open();
       await store.probe.ping();
       expect(await store.probe.counts()).toEqual({
-        runs: { queued: 0, running: 0 }, eventsPending: 0, deliveries: { pending: 0, sending: 0, delivered: 0, failed: 0 }, knowledgeDocuments: 0, knowledgeChunks: 0,
+        runs: { queued: 0, running: 0 }, eventsPending: 0, eventsDropped: 0, deliveries: { pending: 0, sending: 0, delivered: 0, failed: 0 }, knowledgeDocuments: 0, knowledgeChunks: 0,
       });
       await store.runs.insert(queuedRun('r1'));
       await store.runs.insert(queuedRun('r2'));
@@ -20,7 +20,11 @@ export function probeCases(open: OpenStore) {
         id: 'd1', runId: null, kind: 'heartbeat', channel: 'telegram', to: '1', text: 'hi', sessionKey: 'main', agentId: 'main', status: 'pending',
         attempts: 0, partsSent: 0, lastError: null, nextAttemptAt: now, leaseOwner: null, leaseUntil: null, createdAt: now, updatedAt: now, deliveredAt: null,
       });
-      expect(await store.probe.counts()).toMatchObject({ runs: { queued: 1, running: 1 }, eventsPending: 1, deliveries: { pending: 1, sending: 0 } });
+      expect(await store.probe.counts()).toMatchObject({ runs: { queued: 1, running: 1 }, eventsPending: 1, eventsDropped: 0, deliveries: { pending: 1, sending: 0 } });
+      // past the cap the oldest pending events are dropped, and counted
+      await store.events.enqueue('main', 'y', 1);
+      await store.events.enqueue('main', 'z', 1);
+      expect(await store.probe.counts()).toMatchObject({ eventsPending: 1, eventsDropped: 2 });
     });
 
     it('fails a ping once closed', async () => {
