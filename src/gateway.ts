@@ -34,6 +34,9 @@ import { platformRoutes } from './http/platform/platform-routes.js';
 import { KnowledgeIndex } from './knowledge/knowledge-index.js';
 import { ParsePool } from './knowledge/parse-pool.js';
 import { ApiKeyVerifier } from './platform/api-keys.js';
+import { operatorDeps } from './operator-deps.js';
+import { ReceiptRecorder } from './runtime/receipts/receipt-recorder.js';
+import { RetentionPruner } from './runtime/receipts/retention-pruner.js';
 
 export interface Gateway {
   app: Hono;
@@ -80,7 +83,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const store = await openStore(config);
   const { probe } = store;
   const metrics = config.gateway.metrics.enabled
-    ? new HeraldMetrics({ probe, hooksPath: config.hooks.enabled ? config.hooks.path : undefined })
+    ? new HeraldMetrics({ probe, hooksPath: config.hooks.enabled ? config.hooks.path : undefined, retainedBytes: () => store.receipts.retainedBytes() })
     : undefined;
   const models = new ModelRegistry(config);
   const agents = new AgentDirectory(config);
@@ -131,6 +134,9 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     // past the longest a request can take (its transform's limit, then the store), a holder is presumed dead
     lockMs: config.hooks.transformTimeoutMs + 60_000,
   });
+  const receipts = new ReceiptRecorder({ config, store, engine, logger });
+  const pruner = new RetentionPruner({ config, store, logger });
+  const operator = operatorDeps({ loaded, store, engine, dispatch, runs, receipts, agents, knowledge, parser, logger, actionContext });
   // one reload at a time: a SIGHUP during a folder-triggered reload waits for it, then reads the file again
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
@@ -140,7 +146,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     reloading = next.catch(() => undefined);
     return next;
   };
-  const app = createApp({ config, logger, store, engine, intake, delivery, probe, metrics, reload, mounts: [{ path: '/v1', app: platform }] });
+  const app = createApp({ config, logger, store, engine, intake, delivery, probe, metrics, reload, receipts, operator, mounts: [{ path: '/v1', app: platform }] });
   const mappingsWatch = new FolderWatch(config.hooks.mappingsDir, () => {
     reload('mappingsDir changed', true).catch((err) => logger.error({ err }, 'config reload failed'));
   }, logger);
@@ -170,6 +176,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       runs.start();
       unsubscribe = store.signals.subscribe(HEARTBEAT_TOPIC, () => heartbeat.request());
       heartbeat.start();
+      pruner.start();
       if ((await store.events.countPending('main')) > 0) heartbeat.request();
       for (const service of instances.services) await service.start();
     },
@@ -180,6 +187,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       await runs.stop(graceMs);
       unsubscribe?.();
       await heartbeat.stop();
+      await pruner.stop();
       await delivery.stop();
       await parser.close();
       await store.close();

@@ -75,6 +75,10 @@ export const mappingSchema = z
       .describe(
         "The sender's delivery id as an Idempotency-Key (templated), e.g. {{ headers.x-github-delivery }} or Stripe's {{ id }}: a repeat with the same rendered key on the same path is answered with the stored response instead of being processed again. Empty: no key. A request's Idempotency-Key header wins.",
       ),
+    retainPayloads: z
+      .boolean()
+      .optional()
+      .describe("Retain this mapping's requests (raw body, non-secret headers) for replay and backtests, for hooks.retention.payloadTtlHours; overrides hooks.retainPayloads."),
     auth: mappingAuthSchema
       .optional()
       .describe('Signature verification for senders that cannot send the hook token (GitHub, Stripe, ...): a request to match.path is accepted with a valid hook token or a valid signature. Needs match.path.'),

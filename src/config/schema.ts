@@ -50,6 +50,14 @@ export const gatewaySchema = z
       .strict()
       .default({ enabled: true })
       .describe('Prometheus metrics.'),
+    console: z
+      .object({
+        enabled: z.boolean().default(true).describe('Serves the operator console at /console (signed in with gateway.auth.token; without a token nobody can sign in).'),
+        sessionHours: z.number().positive().max(24 * 30).default(12).describe('How long a console sign-in lasts, in hours.'),
+      })
+      .strict()
+      .default({ enabled: true, sessionHours: 12 })
+      .describe('The operator console.'),
   })
   .strict();
 
@@ -105,6 +113,21 @@ export const hooksSchema = z
       .max(10_000)
       .default(200)
       .describe('Most items a mapping\'s forEach fans out to per request; the rest are dropped with a warning in the log.'),
+    retainPayloads: z
+      .boolean()
+      .default(false)
+      .describe("Retain every hook request's raw body and non-secret headers (auth, cookie and signature headers removed) for replay and backtests; a mapping's own retainPayloads overrides this."),
+    retention: z
+      .object({
+        payloadTtlHours: z.number().positive().max(24 * 365).default(72).describe('How long a retained payload is kept, in hours.'),
+        maxPayloadBytes: z.number().int().positive().default(262144).describe('A body larger than this is not retained (its receipt says so).'),
+        maxTotalBytes: z.number().int().positive().default(67108864).describe('Retained bodies beyond this total are pruned, oldest first.'),
+        receiptDays: z.number().positive().max(3650).default(30).describe('How long receipts (the log of every request, without bodies) are kept, in days.'),
+        pruneEveryMinutes: z.number().positive().default(10).describe('How often retention pruning runs (also once at start).'),
+      })
+      .strict()
+      .default({ payloadTtlHours: 72, maxPayloadBytes: 262144, maxTotalBytes: 67108864, receiptDays: 30, pruneEveryMinutes: 10 })
+      .describe('Receipts and retained payloads: how long and how much.'),
   })
   .strict();
 

@@ -5,7 +5,11 @@ import { HeraldError } from '../errors.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import type { HeraldMetrics } from '../metrics/herald-metrics.js';
 import type { HookIntake } from '../runtime/hook-intake.js';
+import type { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import type { ReplyDelivery } from '../runtime/reply-delivery.js';
+import type { OperatorDeps } from './admin/operator-deps.js';
+import { consoleRoutes } from './console/console-routes.js';
+import { ConsoleSessions } from './console/console-session.js';
 import type { Store } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
 import type { ReloadResult } from '../gateway-reload.js';
@@ -15,6 +19,7 @@ import { errorHandler, errorResponse } from './error-handler.js';
 import { clientAddressOf } from './client-address.js';
 import { FailedAuthLimiter } from './failed-auth-limiter.js';
 import { hooksRoutes } from './hooks/hooks-routes.js';
+import { receiptMiddleware } from './hooks/receipt-middleware.js';
 import { metricsRoute } from './metrics-route.js';
 import { openApiRoute } from './openapi/openapi-route.js';
 import { readinessRoute } from './readiness-route.js';
@@ -37,6 +42,10 @@ export interface AppDeps {
   reload?: (reason?: string) => Promise<ReloadResult>;
   /** when given (gateway.metrics.enabled), requests are counted and GET /metrics serves them */
   metrics?: HeraldMetrics;
+  /** when given, every webhook request leaves a receipt */
+  receipts?: ReceiptRecorder;
+  /** the operator's use cases: the admin API's lists and actions, and the console */
+  operator?: OperatorDeps;
 }
 
 /** The HTTP face of herald. It never listens: `serve` does, tests use `app.request()`. */
@@ -56,10 +65,20 @@ export function createApp(deps: AppDeps): Hono {
   if (deps.metrics) app.get('/metrics', metricsRoute({ config: deps.config, metrics: deps.metrics, limiter: operatorLimiter }));
   if (deps.config.hooks.enabled) {
     const prefix = deps.config.hooks.path.replace(/\/+$/, '');
+    if (deps.receipts) {
+      const record = receiptMiddleware(deps.receipts, prefix);
+      app.use(prefix || '/', record);
+      app.use(`${prefix}/*`, record);
+    }
     app.route(prefix, hooksRoutes({ ...deps, limiter: hooksLimiter }));
   }
   if (deps.reload) app.post('/admin/reload', reloadRoute({ config: deps.config, limiter: operatorLimiter, reload: deps.reload }));
-  app.route('/admin', adminRoutes({ ...deps, limiter: operatorLimiter }));
+  const token = deps.config.gateway.auth.token;
+  const sessions = token ? new ConsoleSessions(token, deps.config.gateway.console.sessionHours * 3_600_000, deps.store.state) : undefined;
+  app.route('/admin', adminRoutes({ ...deps, limiter: operatorLimiter, sessions }));
+  if (deps.operator && deps.config.gateway.console.enabled) {
+    app.route('/console', consoleRoutes({ config: deps.config, limiter: operatorLimiter, sessions }));
+  }
   for (const mount of deps.mounts ?? []) app.route(mount.path, mount.app);
   return app;
 }

@@ -10,6 +10,8 @@ import type { HookRequest } from './hook-request.js';
 export function builtinMappings(ctx: Omit<ActionContext, 'mappingId' | 'path' | 'requiredMessage'>): CompiledMapping[] {
   const fixed = (kind: 'wake' | 'agent'): CompiledMapping => ({
     id: kind,
+    path: kind,
+    origin: 'built-in',
     matches: (request: HookRequest) => request.path === kind,
     async apply(request) {
       const body = request.payload;

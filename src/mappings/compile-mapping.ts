@@ -146,6 +146,8 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
   return {
     id,
     path,
+    definition: mapping,
+    retainPayloads: mapping.retainPayloads,
     signature,
     action: mapping.action,
     schema: mapping.schema,

@@ -27,6 +27,12 @@ export interface CompiledMapping {
   /** what the mapping turns a request into, and its payload `schema`: for the OpenAPI document */
   action?: 'wake' | 'agent';
   schema?: Record<string, unknown>;
+  /** where it was declared: `hooks.mappings[0]`, `mappings/github.yaml[1]`, `preset gmail`, `built-in` */
+  origin?: string;
+  /** the mapping as declared (validated), for the operator's view; never holds a resolved secret once shown (see mappingView) */
+  definition?: Record<string, unknown>;
+  /** the mapping's own `retainPayloads`, when it sets one */
+  retainPayloads?: boolean;
   /** does this mapping take the request? (path, source, when) */
   matches(request: HookRequest): boolean | Promise<boolean>;
   /** turns the request into an outcome; per-request faults are thrown as HeraldError */

@@ -79,6 +79,7 @@ export async function compileMappingSources(sources: MappingSource[], loaded: Pi
     const deps = { ctx, transforms, transformTimeoutMs: loaded.config.hooks.transformTimeoutMs, logger: ctx.logger };
     const one = await compileMapping(mapping, deps, own, notes);
     ctx.warnings?.push(...notes.map((w) => `${label}: ${w}`));
+    one.origin = source.origin;
     compiled.push(one);
     labels.set(one, label);
     faults.push(...own.map((f) => `${label}: ${f}`));

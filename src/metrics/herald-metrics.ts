@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { RunStatus } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
 import { HttpMetrics } from './http-metrics.js';
@@ -16,7 +16,8 @@ export class HeraldMetrics {
   private readonly runs: Counter<'status'>;
   private readonly heartbeatTurns: Counter<'outcome'>;
 
-  constructor(options: { probe: StoreProbe; hooksPath?: string }) {
+  /** `retainedBytes`: the bytes of retained webhook payloads, read from the store on each scrape */
+  constructor(options: { probe: StoreProbe; hooksPath?: string; retainedBytes?: () => Promise<number> }) {
     collectDefaultMetrics({ register: this.registry });
     this.http = new HttpMetrics(this.registry, options.hooksPath);
     this.runs = new Counter({
@@ -35,6 +36,17 @@ export class HeraldMetrics {
     for (const status of ['succeeded', 'failed', 'timed_out'] as const) this.runs.inc({ status }, 0);
     for (const outcome of ['succeeded', 'failed'] as const) this.heartbeatTurns.inc({ outcome }, 0);
     registerStoreGauges(this.registry, options.probe);
+    const retainedBytes = options.retainedBytes;
+    if (retainedBytes) {
+      const gauge: Gauge = new Gauge({
+        name: 'herald_retained_payload_bytes',
+        help: 'Bytes of webhook request bodies retained for replay and backtests (hooks.retention).',
+        registers: [this.registry],
+        async collect() {
+          gauge.set(await retainedBytes().catch(() => 0));
+        },
+      });
+    }
   }
 
   runFinished(status: FinishedRunStatus): void {

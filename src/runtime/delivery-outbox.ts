@@ -82,6 +82,17 @@ export class DeliveryOutbox implements ReplyDelivery {
     return deliveryView((await deliveries.get(d.id))!);
   }
 
+  async abandon(deliveryId: string): Promise<unknown> {
+    const { deliveries } = this.deps.store;
+    const d = await deliveries.get(deliveryId);
+    if (!d) throw new HeraldError('HERALD_NOT_FOUND', 'delivery not found');
+    if (!(await deliveries.abandon(d.id, Date.now()))) {
+      throw new HeraldError('HERALD_DELIVERY_NOT_ABANDONABLE', `delivery is ${d.status}: only a pending or failed one can be abandoned`);
+    }
+    this.log.info({ deliveryId: d.id, runId: d.runId, channel: d.channel }, 'delivery abandoned by an operator');
+    return deliveryView((await deliveries.get(d.id))!);
+  }
+
   async describe(run: RunRecord): Promise<unknown> {
     const rows = await this.deps.store.deliveries.forRun(run.id);
     const intended = intendedTarget(run);

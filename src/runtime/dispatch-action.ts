@@ -9,6 +9,8 @@ export type DispatchResult = (
 ) & {
   /** the idempotency key of `options.completes` is already completed with this answer */
   completed?: true;
+  /** the system event a wake added (when it did not repeat the one before), for the request's receipt */
+  eventId?: number;
 };
 
 /**
@@ -22,10 +24,14 @@ export function createDispatcher(deps: { mainSession: MainSession; heartbeat: Pi
   return async function dispatchAction(action, options = {}) {
     if (action.kind === 'wake') {
       const response = { status: 200 as const, body: { ok: true as const, mode: action.mode } };
-      if (options.completes) await deps.mainSession.enqueueSystemEventCompleting(action.text, options.completes, response);
-      else await deps.mainSession.enqueueSystemEvent(action.text);
+      if (options.completes) {
+        await deps.mainSession.enqueueSystemEventCompleting(action.text, options.completes, response);
+        if (action.mode === 'now') deps.heartbeat.request();
+        return { ...response, completed: true };
+      }
+      const event = await deps.mainSession.enqueueSystemEvent(action.text);
       if (action.mode === 'now') deps.heartbeat.request();
-      return options.completes ? { ...response, completed: true } : response;
+      return event ? { ...response, eventId: event.id } : response;
     }
     const runId = await deps.runs.submit(action, { id: options.runId });
     return { status: 202, body: { ok: true, runId } };

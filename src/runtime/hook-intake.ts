@@ -19,12 +19,17 @@ export interface HookCall {
   onMatch?: (mappingId: string) => void;
 }
 
-/** What became of a call the intake accepted; refusals are thrown as HeraldErrors. */
-export type HookOutcome =
+/**
+ * What became of a call the intake accepted; refusals are thrown as HeraldErrors. `idempotencyKey`:
+ * the key the call was processed under (the header's or the mapping's); `eventId`: the system
+ * event a wake added (the request's receipt records both).
+ */
+export type HookOutcome = (
   /** a wake (200) or a queued agent run (202) */
   | { type: 'dispatched'; status: DispatchResult['status']; body: DispatchResult['body']; replayed: boolean }
   /** the mapping's transform skipped the call (204) */
-  | { type: 'skipped'; status: 204; body: null; replayed: boolean };
+  | { type: 'skipped'; status: 204; body: null; replayed: boolean }
+) & { idempotencyKey?: string; eventId?: number };
 
 export interface HookIntakeDeps {
   engine: MappingsEngine;
@@ -74,8 +79,8 @@ export class HookIntake {
   private async once(call: HookCall, key: string, work: (runId: string) => Promise<StoredResponse & { completed?: true }>, options: { anyBody?: boolean } = {}): Promise<HookOutcome> {
     const { path } = call.request;
     const started = await this.keys.start(path, key, requestHash(path, call.body), undefined, options);
-    if (started.type === 'replay') return toOutcome(started.response, true);
-    let response: StoredResponse & { completed?: true };
+    if (started.type === 'replay') return toOutcome(started.response, true, key);
+    let response: StoredResponse & { completed?: true; eventId?: number };
     try {
       response = await work(started.runId);
     } catch (error) {
@@ -85,11 +90,12 @@ export class HookIntake {
     }
     // a wake completed its key in the commit of its event; anything else completes it now
     if (!response.completed) await this.keys.complete(path, key, response);
-    return toOutcome({ status: response.status, body: response.body }, false);
+    return toOutcome({ status: response.status, body: response.body, ...(response.eventId !== undefined && { eventId: response.eventId }) } as StoredResponse, false, key);
   }
 }
 
-function toOutcome(response: StoredResponse, replayed: boolean): HookOutcome {
-  if (response.status === 204) return { type: 'skipped', status: 204, body: null, replayed };
-  return { type: 'dispatched', status: response.status as DispatchResult['status'], body: response.body as DispatchResult['body'], replayed };
+function toOutcome(response: StoredResponse, replayed: boolean, idempotencyKey?: string): HookOutcome {
+  const extra = { ...(idempotencyKey !== undefined && { idempotencyKey }), ...((response as { eventId?: number }).eventId !== undefined && { eventId: (response as { eventId?: number }).eventId }) };
+  if (response.status === 204) return { type: 'skipped', status: 204, body: null, replayed, ...extra };
+  return { type: 'dispatched', status: response.status as DispatchResult['status'], body: response.body as DispatchResult['body'], replayed, ...extra };
 }

@@ -13,6 +13,11 @@ export interface ReplyDelivery {
    * HERALD_DELIVERY_NOT_RETRYABLE when it is not failed or never had a target.
    */
   retry(deliveryId: string): Promise<unknown>;
+  /**
+   * An operator gives up on a pending or failed delivery: it is never sent nor retried again;
+   * answers its admin view. Throws HERALD_NOT_FOUND or HERALD_DELIVERY_NOT_ABANDONABLE.
+   */
+  abandon(deliveryId: string): Promise<unknown>;
   /** what GET /admin/runs/:id shows under `delivery` */
   describe(run: RunRecord): Promise<unknown>;
   start(): Promise<void>;

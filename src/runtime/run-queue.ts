@@ -5,12 +5,12 @@ import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';
 import { completeAgentTurn, type AgentTurnDeps } from '../agents/agent-turn.js';
-import { wrapExternalContent } from '../agents/external-content.js';
 import type { AgentAction } from '../mappings/hook-action.js';
 import type { RunCompletion, RunRecord, Store } from '../store/port.js';
 import type { Heartbeat } from './heartbeat.js';
 import { MAIN_SESSION, MAX_PENDING_EVENTS, type MainSession } from './main-session.js';
 import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
+import { runPrompt } from './run-prompt.js';
 import { runSummary } from './summary.js';
 
 export interface RunQueueDeps {
@@ -58,8 +58,11 @@ export class RunQueue {
 
   constructor(private readonly deps: RunQueueDeps) {}
 
-  /** `options.id`: an id chosen before dispatch (an Idempotency-Key record points at it) */
-  async submit(action: AgentAction, options: { id?: string } = {}): Promise<string> {
+  /**
+   * `options.id`: an id chosen before dispatch (an Idempotency-Key record points at it);
+   * `options.rerunOf`: the run an operator re-runs (the new run is linked to it).
+   */
+  async submit(action: AgentAction, options: { id?: string; rerunOf?: string } = {}): Promise<string> {
     const id = options.id ?? randomUUID();
     // runs accepted before agentId existed carry none: the default agent, as then
     const agent = (action.agentId && this.deps.agents.get(action.agentId)) || this.deps.agents.default();
@@ -76,6 +79,7 @@ export class RunQueue {
       createdAt: Date.now(),
       startedAt: null,
       finishedAt: null,
+      rerunOf: options.rerunOf ?? null,
     };
     // a run whose session key was made up here is alone in its session: with a slot free, it is
     // stored already claimed by this process and starts at once (one write instead of two)
@@ -138,6 +142,17 @@ export class RunQueue {
   }
 
   /**
+   * An operator's cancel of a queued run: the store records it cancelled, so no process ever
+   * claims it. False when it is not queued any more (running or finished): a running model call
+   * is not interrupted, its effects may already be on their way.
+   */
+  async cancel(id: string): Promise<boolean> {
+    if (!(await this.deps.store.runs.cancel(id, Date.now()))) return false;
+    this.deps.logger.info({ runId: id }, 'run cancelled by an operator');
+    return true;
+  }
+
+  /**
    * Runs start from a setImmediate, never straight from a promise callback: a run on the
    * embedded model finishes without real I/O, so starting the next one in `.finally` chained
    * the whole backlog into one microtask burst that starved the HTTP server (the benchmark saw
@@ -188,13 +203,7 @@ export class RunQueue {
     const onShutdown = () => controller.abort(shutdown.reason);
     shutdown.addEventListener('abort', onShutdown);
     try {
-      const prompt = action.allowUnsafeExternalContent
-        ? action.message
-        : wrapExternalContent(action.message, {
-            source: action.source?.mappingId === 'agent' ? 'webhook /agent' : `webhook mapping ${action.source?.mappingId ?? 'unknown'}`,
-            hookName: action.name,
-            receivedAt: new Date(run.createdAt).toISOString(),
-          });
+      const prompt = runPrompt(action, run.createdAt);
       let now = 0;
       let completed = false;
       const { text: reply } = await completeAgentTurn(this.deps.turns, {
@@ -212,11 +221,14 @@ export class RunQueue {
         fallbacks: true,
         deadlineAt,
         // the message as received, never the safety-wrapped form
-        incoming: [{ role: 'user', content: action.message, createdAt: run.createdAt, runId: id }],
+        // (the wrapped prompt kept beside it, in meta: the console shows what the model saw)
+        incoming: [{ role: 'user', content: action.message, createdAt: run.createdAt, runId: id, meta: { prompt } }],
         answer: () => ({ runId: id }),
         // the transcript is written by the run's completion, with its status and summary, in one transaction
         record: async (transcript, outcome) => {
           now = transcript.at(-1)?.createdAt ?? Date.now();
+          const asked = transcript.find((m) => m.role === 'user' && m.runId === id);
+          if (asked) asked.meta = { ...asked.meta, model: outcome.modelRef };
           // a store error here is not the run's failure: the run stays running and, once its lease
           // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)
           completed = await this.complete(id, { status: 'succeeded', reply: outcome.text, at: now, transcript }, action.name, { reply: outcome.text }).catch(

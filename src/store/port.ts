@@ -8,6 +8,10 @@ import type { StoreProbe } from './store-probe.js';
  * same port; every atomicity rule written here holds on every adapter, and the contract suite
  * (test/store/*.case.ts) checks it on each. Times are epoch milliseconds.
  */
+import type { BrowseRepo, ReceiptsRepo } from './operator-port.js';
+
+export type * from './operator-port.js';
+
 export type EventStatus = 'pending' | 'processing' | 'done' | 'dropped';
 
 export interface SystemEvent {
@@ -18,7 +22,8 @@ export interface SystemEvent {
   createdAt: number;
 }
 
-export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'timed_out';
+/** `cancelled`: an operator cancelled it while it was queued */
+export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
 
 export interface RunRecord {
   id: string;
@@ -35,6 +40,8 @@ export interface RunRecord {
   createdAt: number;
   startedAt: number | null;
   finishedAt: number | null;
+  /** the run this one re-runs (an operator's re-run links the new run to the old one) */
+  rerunOf?: string | null;
 }
 
 export interface RunCompletion {
@@ -102,6 +109,8 @@ export interface RunsRepo {
   renew(ids: string[], owner: string, until: number): Promise<string[]>;
   /** hands the owner's running runs back, queued again (a shutdown cut them short) */
   release(ids: string[], owner: string): Promise<void>;
+  /** an operator's cancel: a queued run becomes cancelled (finishedAt = at) and is never claimed; false when it is not queued */
+  cancel(id: string, at: number): Promise<boolean>;
   /**
    * Finishes a run in one transaction: its transcript, its final status and its summary event
    * on the main session, so a crash can neither lose the summary nor double the transcript.
@@ -132,7 +141,8 @@ export interface StateRepo {
   deleteOlderThan(prefix: string, before: number): Promise<number>;
 }
 
-export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed';
+/** `abandoned`: an operator gave up on it (never retried again) */
+export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'abandoned';
 
 /** One reply on its way to a chat channel: a row of the durable outbox. */
 export interface DeliveryRecord {
@@ -193,6 +203,8 @@ export interface DeliveriesRepo {
    * counted afresh; parts already accepted stay sent. False when it is not failed.
    */
   requeue(id: string, at: number): Promise<boolean>;
+  /** an operator's abandon: a pending or failed delivery becomes abandoned; false otherwise (sending, delivered) */
+  abandon(id: string, at: number): Promise<boolean>;
   /** gives a claim back without counting the attempt (shutdown in the middle of a send) */
   release(id: string, owner: string, at: number): Promise<void>;
 }
@@ -341,6 +353,10 @@ export interface Store {
   apiKeys: ApiKeysRepo;
   /** readiness and metrics counts */
   probe: StoreProbe;
+  /** a receipt per webhook request, and the payloads retained for replay */
+  receipts: ReceiptsRepo;
+  /** the operator's filtered, paginated lists over runs, events, sessions and deliveries */
+  browse: BrowseRepo;
   /** commits what is queued, then closes; the store is unusable afterwards */
   close(): Promise<void>;
 }

@@ -11,6 +11,7 @@ import { checkToken } from '../token-auth.js';
 import { presentedHookToken } from './hook-token.js';
 import { idempotencyKeyOf } from './idempotency-key-header.js';
 import { admitBySignature } from './signature-auth.js';
+import { noteReceipt } from './receipt-middleware.js';
 
 export interface HooksRoutesDeps {
   config: HeraldConfig;
@@ -39,6 +40,7 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
     // no token, but the path's mappings declare auth: the signature is checked once the raw body is read.
     // A presented token always decides by itself (a wrong one is not rescued by a signature).
     const signed = presented ? [] : deps.engine.signedMappings(path);
+    noteReceipt(c, { authMethod: presented?.form ?? (signed.length ? 'signature' : 'none') });
     if (signed.length) deps.limiter.refuseWhileLimited(c, path);
     else checkToken(c, deps.limiter, presented?.token, hooks.token);
     if (presented?.form === 'query') {
@@ -50,10 +52,13 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
     c.set('bodyBytes', bytes.byteLength);
     const headers = Object.fromEntries(Object.entries(c.req.header()).map(([k, v]) => [k.toLowerCase(), v]));
     // over the exact bytes received, before any parsing
+    noteReceipt(c, { body: bytes, headers, signature: signed.length ? 'invalid' : null });
     const signedBy = signed.length ? admitBySignature(c, deps.limiter, path, signed, headers, bytes) : undefined;
+    if (signedBy) noteReceipt(c, { signature: signedBy.map((m) => m.id).join(',') });
     const key = idempotencyKeyOf(c);
     const url = new URL(c.req.url);
     const { token: _token, ...query } = c.req.query();
+    noteReceipt(c, { query, idempotencyKey: key });
     const request: HookRequest = {
       path,
       payload: parseJsonBody(bytes),
@@ -71,6 +76,12 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
       idempotencyKey: key,
       signedBy,
       onMatch: (mappingId) => c.set('mappingId', mappingId),
+    });
+    noteReceipt(c, {
+      outcome: outcome.replayed ? 'idempotent_replay' : outcome.type === 'skipped' ? 'skip' : outcome.status === 200 ? 'wake' : 'agent',
+      runId: outcome.body && 'runId' in outcome.body ? outcome.body.runId : undefined,
+      eventId: outcome.eventId,
+      idempotencyKey: outcome.idempotencyKey,
     });
     if (outcome.replayed) c.header('Idempotent-Replayed', 'true');
     return outcome.type === 'skipped' ? c.body(null, 204) : c.json(outcome.body, outcome.status);

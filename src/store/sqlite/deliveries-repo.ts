@@ -1,7 +1,7 @@
 import type { DeliveriesRepo, DeliveryRecord } from '../port.js';
 import type { SqliteDatabase } from './open-database.js';
 
-interface Row {
+export interface DeliveryRow {
   id: string;
   run_id: string | null;
   kind: DeliveryRecord['kind'];
@@ -22,7 +22,7 @@ interface Row {
   delivered_at: number | null;
 }
 
-const toDelivery = (r: Row): DeliveryRecord => ({
+export const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
   id: r.id,
   runId: r.run_id,
   kind: r.kind,
@@ -61,10 +61,10 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id)
      ORDER BY r.finished_at, r.rowid`,
   );
-  const get = db.prepare<[string], Row>('SELECT * FROM deliveries WHERE id = ?');
-  const forRun = db.prepare<[string], Row>('SELECT * FROM deliveries WHERE run_id = ? ORDER BY created_at, rowid');
-  const listAll = db.prepare<[number], Row>('SELECT * FROM deliveries ORDER BY created_at DESC, rowid DESC LIMIT ?');
-  const listByStatus = db.prepare<[string, number], Row>('SELECT * FROM deliveries WHERE status = ? ORDER BY created_at DESC, rowid DESC LIMIT ?');
+  const get = db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE id = ?');
+  const forRun = db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE run_id = ? ORDER BY created_at, rowid');
+  const listAll = db.prepare<[number], DeliveryRow>('SELECT * FROM deliveries ORDER BY created_at DESC, rowid DESC LIMIT ?');
+  const listByStatus = db.prepare<[string, number], DeliveryRow>('SELECT * FROM deliveries WHERE status = ? ORDER BY created_at DESC, rowid DESC LIMIT ?');
   const due = db.prepare<{ now: number; limit: number }, { id: string }>(
     `SELECT id FROM deliveries
      WHERE (status = 'pending' AND next_attempt_at <= @now) OR (status = 'sending' AND lease_until < @now)
@@ -75,7 +75,7 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
      FROM deliveries WHERE status IN ('pending', 'sending')`,
   );
   // one statement: SQLite runs it under the write lock, so two claimers can never both win
-  const claim = db.prepare<{ id: string; owner: string; now: number; leaseUntil: number }, Row>(
+  const claim = db.prepare<{ id: string; owner: string; now: number; leaseUntil: number }, DeliveryRow>(
     `UPDATE deliveries SET status = 'sending', lease_owner = @owner, lease_until = @leaseUntil, attempts = attempts + 1, updated_at = @now
      WHERE id = @id AND ((status = 'pending' AND next_attempt_at <= @now) OR (status = 'sending' AND lease_until < @now))
      RETURNING *`,
@@ -98,6 +98,9 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
   );
   const requeue = db.prepare<{ id: string; at: number }>(
     `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = @at, updated_at = @at WHERE id = @id AND status = 'failed'`,
+  );
+  const abandon = db.prepare<{ id: string; at: number }>(
+    `UPDATE deliveries SET status = 'abandoned', updated_at = @at, lease_owner = NULL, lease_until = NULL WHERE id = @id AND status IN ('pending', 'failed')`,
   );
   const release = db.prepare<{ id: string; owner: string; at: number }>(
     `UPDATE deliveries SET status = 'pending', attempts = MAX(attempts - 1, 0), next_attempt_at = @at, updated_at = @at, lease_owner = NULL, lease_until = NULL
@@ -145,6 +148,9 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
     },
     async requeue(id, at) {
       return requeue.run({ id, at }).changes === 1;
+    },
+    async abandon(id, at) {
+      return abandon.run({ id, at }).changes === 1;
     },
     async release(id, owner, at) {
       release.run({ id, owner, at });

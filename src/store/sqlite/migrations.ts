@@ -186,4 +186,52 @@ export const migrations: Migration[] = [
       UPDATE runs SET deliver = 0 WHERE json_extract(action, '$.deliver') IS 0;
     `,
   },
+  {
+    version: 10,
+    name: 'operator: receipts of webhook requests, retained payloads, re-run links',
+    sql: `
+      CREATE TABLE receipts (
+        id TEXT PRIMARY KEY,
+        request_id TEXT NOT NULL,
+        received_at INTEGER NOT NULL,
+        method TEXT NOT NULL,
+        path TEXT NOT NULL,
+        mapping_id TEXT,
+        status INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        error_code TEXT,
+        run_id TEXT,
+        event_id INTEGER,
+        idempotency_key TEXT,
+        auth_method TEXT NOT NULL,
+        signature TEXT,
+        client_address TEXT,
+        body_bytes INTEGER NOT NULL,
+        latency_ms REAL NOT NULL,
+        replay_of TEXT,
+        retained_until INTEGER
+      );
+      CREATE INDEX receipts_received ON receipts (received_at, id);
+      CREATE INDEX receipts_path ON receipts (path, received_at);
+      CREATE INDEX receipts_mapping ON receipts (mapping_id, received_at);
+      CREATE INDEX receipts_run ON receipts (run_id);
+
+      CREATE TABLE retained_payloads (
+        receipt_id TEXT PRIMARY KEY REFERENCES receipts (id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        body BLOB NOT NULL,
+        bytes INTEGER NOT NULL,
+        headers TEXT NOT NULL,
+        query TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX retained_payloads_path ON retained_payloads (path, created_at);
+      CREATE INDEX retained_payloads_expiry ON retained_payloads (expires_at);
+
+      ALTER TABLE runs ADD COLUMN rerun_of TEXT;
+      CREATE INDEX runs_created ON runs (created_at, id);
+      CREATE INDEX deliveries_created_id ON deliveries (created_at, id);
+    `,
+  },
 ];

@@ -5,7 +5,7 @@ import { messageAppender } from './sessions-repo.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
-interface Row {
+export interface RunRow {
   id: string;
   status: RunRecord['status'];
   agent_id: string;
@@ -18,9 +18,10 @@ interface Row {
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
+  rerun_of: string | null;
 }
 
-const toRun = (r: Row): RunRecord => ({
+export const toRun = (r: RunRow): RunRecord => ({
   id: r.id,
   status: r.status,
   agentId: r.agent_id,
@@ -33,17 +34,18 @@ const toRun = (r: Row): RunRecord => ({
   createdAt: r.created_at,
   startedAt: r.started_at,
   finishedAt: r.finished_at,
+  rerunOf: r.rerun_of,
 });
 
 /** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */
 export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRepo {
   const insert = db.prepare(
-    `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const get = db.prepare<[string], Row>('SELECT * FROM runs WHERE id = ?');
+  const get = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
   // the oldest unfinished run of each session only: a session's runs go one at a time, in order
-  const claim = db.prepare<{ owner: string; now: number; until: number; limit: number }, Row & { seq: number }>(
+  const claim = db.prepare<{ owner: string; now: number; until: number; limit: number }, RunRow & { seq: number }>(
     `UPDATE runs SET status = 'running', started_at = @now, lease_owner = @owner, lease_until = @until
      WHERE rowid IN (
        SELECT r.rowid FROM runs r
@@ -58,6 +60,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   const release = db.prepare<[string, string]>(
     "UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'running'",
   );
+  const cancel = db.prepare<[number, string]>("UPDATE runs SET status = 'cancelled', finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'queued'");
   const finish = db.prepare<[string, string | null, string | null, number, string]>(
     "UPDATE runs SET status = ?, reply = ?, error = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('queued', 'running')",
   );
@@ -78,7 +81,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
       const [status, startedAt] = claimedBy ? ['running', claimedBy.now] : [run.status, run.startedAt];
       await commits.run(() =>
         insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
-          claimedBy?.owner ?? null, claimedBy?.until ?? null),
+          claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null),
       );
     },
     async get(id) {
@@ -94,6 +97,9 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     },
     async release(ids, owner) {
       await commits.run(db.transaction(() => ids.forEach((id) => release.run(id, owner))));
+    },
+    async cancel(id, at) {
+      return commits.run(() => cancel.run(at, id).changes === 1);
     },
     async complete(id, completion) {
       return commits.run(() => {

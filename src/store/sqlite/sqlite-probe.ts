@@ -22,7 +22,7 @@ export function sqliteProbe(db: SqliteDatabase): StoreProbe {
     async counts(): Promise<StoreCounts> {
       const runCounts = { queued: 0, running: 0 };
       for (const row of runs.all() as { status: 'queued' | 'running'; n: number }[]) runCounts[row.status] = row.n;
-      const deliveryCounts: Record<DeliveryStatus, number> = { pending: 0, sending: 0, delivered: 0, failed: 0 };
+      const deliveryCounts: Record<DeliveryStatus, number> = { pending: 0, sending: 0, delivered: 0, failed: 0, abandoned: 0 };
       for (const row of deliveries.all() as { status: DeliveryStatus; n: number }[]) {
         if (row.status in deliveryCounts) deliveryCounts[row.status] = row.n;
       }

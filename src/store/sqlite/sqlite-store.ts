@@ -1,5 +1,6 @@
 import { LocalSignals } from '../local-signals.js';
 import type { Store } from '../port.js';
+import { sqliteBrowseRepo } from './browse-repo.js';
 import { sqliteDeliveriesRepo } from './deliveries-repo.js';
 import { sqliteEventsRepo } from './events-repo.js';
 import { GroupCommit } from './group-commit.js';
@@ -8,6 +9,7 @@ import { sqliteApiKeysRepo } from './api-keys-repo.js';
 import { sqliteKnowledgeRepo } from './knowledge-repo.js';
 import { sqliteProbe } from './sqlite-probe.js';
 import { openDatabase, type SqliteDatabase } from './open-database.js';
+import { sqliteReceiptsRepo } from './receipts-repo.js';
 import { sqliteRunsRepo } from './runs-repo.js';
 import { sqliteSessionsRepo } from './sessions-repo.js';
 import { sqliteStateRepo } from './state-repo.js';
@@ -33,6 +35,8 @@ export function openSqliteStore(file: string): SqliteStore {
     knowledge: sqliteKnowledgeRepo(db),
     apiKeys: sqliteApiKeysRepo(db),
     probe: sqliteProbe(db),
+    receipts: sqliteReceiptsRepo(db, commits),
+    browse: sqliteBrowseRepo(db),
     async close() {
       if (!db.open) return;
       commits.flush();

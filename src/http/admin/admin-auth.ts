@@ -1,0 +1,35 @@
+import type { MiddlewareHandler } from 'hono';
+import { getCookie } from 'hono/cookie';
+import type { HeraldConfig } from '../../config/schema.js';
+import { HeraldError } from '../../errors.js';
+import { bearerToken } from '../bearer-token.js';
+import { SESSION_COOKIE, type ConsoleSessions } from '../console/console-session.js';
+import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
+import { checkToken } from '../token-auth.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The admin API takes the gateway token as a Bearer (scripts, curl), or the console's session
+ * cookie: then every state-changing request must also carry the session's CSRF token in a header.
+ * A request presenting a Bearer is judged by it alone.
+ */
+export function adminAuth(deps: { config: HeraldConfig; limiter: FailedAuthLimiter; sessions?: ConsoleSessions }): MiddlewareHandler {
+  return async function adminAuth(c, next) {
+    const bearer = bearerToken(c);
+    if (bearer === undefined && c.req.header('authorization') === undefined && deps.sessions && getCookie(c, SESSION_COOKIE) !== undefined) {
+      deps.limiter.refuseWhileLimited(c);
+      const session = await deps.sessions.verify(c);
+      if (!session) {
+        // forged, expired or signed out: counted like a wrong token (the console simply signs in again)
+        deps.limiter.failed(c, 'wrong token');
+        throw new HeraldError('HERALD_UNAUTHORIZED');
+      }
+      if (!SAFE_METHODS.has(c.req.method) && !deps.sessions.csrfValid(c, session.id)) throw new HeraldError('HERALD_CSRF');
+      await next();
+      return;
+    }
+    checkToken(c, deps.limiter, bearer, deps.config.gateway.auth.token);
+    await next();
+  };
+}

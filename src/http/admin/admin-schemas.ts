@@ -1,0 +1,210 @@
+import { z } from '@hono/zod-openapi';
+
+/**
+ * The admin API's schemas, declared once: they validate the requests (params, query, bodies)
+ * and document requests and answers in /admin/openapi.json. Times in answers are ISO 8601.
+ */
+const time = z.string().nullable().openapi({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' });
+const isoQueryTime = z
+  .string()
+  .refine((v) => !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 time')
+  .transform((v) => Date.parse(v));
+
+export const cursorSchema = z.string().regex(/^[A-Za-z0-9_-]{1,400}$/, 'must be a cursor from a previous page');
+
+/** the query every list takes: `limit`, `cursor`, a time range and a text search */
+export const listQuery = z.object({
+  limit: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 1000), 'must be an integer from 1 to 1000')
+    .transform((v) => (v === undefined ? 100 : Number(v)))
+    .openapi({ param: { name: 'limit', in: 'query' }, type: 'integer', example: 50, description: 'Page size, 1 to 1000 (default 100).' }),
+  cursor: cursorSchema.optional().openapi({ param: { name: 'cursor', in: 'query' }, description: "The previous page's nextCursor." }),
+  since: isoQueryTime.optional().openapi({ param: { name: 'since', in: 'query' }, type: 'string', format: 'date-time', description: 'Only rows at or after this time.' }),
+  until: isoQueryTime.optional().openapi({ param: { name: 'until', in: 'query' }, type: 'string', format: 'date-time', description: 'Only rows at or before this time.' }),
+  q: z.string().min(1).max(200).optional().openapi({ param: { name: 'q', in: 'query' }, description: 'A substring of the ids and names of a row.' }),
+});
+
+export const page = <T extends z.ZodTypeAny>(item: T) =>
+  z.object({ data: z.array(item), nextCursor: z.string().nullable().openapi({ description: 'Pass as `cursor` for the next (older) page; null on the last page.' }) });
+
+export const errorSchema = z.object({ ok: z.literal(false), error: z.string(), details: z.unknown().optional() }).openapi('Error');
+
+export const receiptOutcomes = ['wake', 'agent', 'skip', 'error', 'idempotent_replay'] as const;
+export const receiptSchema = z
+  .object({
+    id: z.string(),
+    requestId: z.string(),
+    receivedAt: time,
+    method: z.string(),
+    path: z.string().openapi({ description: 'The hook path after hooks.path.' }),
+    mappingId: z.string().nullable(),
+    status: z.number().int(),
+    outcome: z.enum(receiptOutcomes),
+    errorCode: z.string().nullable(),
+    runId: z.string().nullable(),
+    eventId: z.number().int().nullable(),
+    idempotencyKey: z.string().nullable(),
+    authMethod: z.enum(['bearer', 'header', 'query', 'signature', 'none', 'operator']),
+    signature: z.string().nullable().openapi({ description: 'The mapping ids whose signature verified, `invalid`, or null when none was checked.' }),
+    clientAddress: z.string().nullable(),
+    bodyBytes: z.number().int(),
+    latencyMs: z.number(),
+    replayOf: z.string().nullable(),
+    retainedUntil: time,
+  })
+  .openapi('Receipt');
+
+export const retainedPayloadSchema = z
+  .object({
+    body: z.string().openapi({ description: 'The raw body as UTF-8 text.' }),
+    headers: z.record(z.string(), z.string()),
+    query: z.record(z.string(), z.string()),
+    expiresAt: time,
+  })
+  .openapi('RetainedPayload');
+
+export const runStatuses = ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
+export const runSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(runStatuses),
+    agentId: z.string(),
+    name: z.string(),
+    sessionKey: z.string(),
+    message: z.string(),
+    reply: z.string().nullable(),
+    error: z.string().nullable(),
+    mappingId: z.string().nullable(),
+    rerunOf: z.string().nullable(),
+    createdAt: time,
+    startedAt: time,
+    finishedAt: time,
+  })
+  .openapi('Run');
+
+export const messageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string(), createdAt: time }).openapi('SessionMessage');
+
+export const runDetailSchema = runSchema
+  .extend({
+    action: z.record(z.string(), z.unknown()),
+    delivery: z.unknown(),
+    prompt: z.string().nullable().openapi({ description: 'The user message as the model saw it (with the safety wrapper); null before the run finished.' }),
+    model: z.string().nullable(),
+    transcript: z.array(messageSchema),
+    receipt: receiptSchema.nullable(),
+    reruns: z.array(z.string()),
+  })
+  .openapi('RunDetail');
+
+export const eventSchema = z
+  .object({ id: z.number().int(), session: z.string(), text: z.string(), status: z.enum(['pending', 'processing', 'done', 'dropped']), createdAt: time })
+  .openapi('SystemEvent');
+
+export const deliveryStatuses = ['pending', 'sending', 'delivered', 'failed', 'abandoned'] as const;
+export const deliverySchema = z
+  .object({
+    id: z.string(),
+    runId: z.string().nullable(),
+    kind: z.enum(['run', 'heartbeat']),
+    status: z.enum(deliveryStatuses),
+    channel: z.string().nullable(),
+    to: z.string().nullable(),
+    attempts: z.number().int(),
+    partsSent: z.number().int(),
+    lastError: z.string().nullable(),
+    createdAt: time,
+    updatedAt: time,
+    nextAttemptAt: time,
+    deliveredAt: time,
+  })
+  .openapi('Delivery');
+
+export const sessionSchema = z.object({ key: z.string(), messages: z.number().int(), firstAt: time, lastAt: time }).openapi('Session');
+
+const fixtureSchema = z.object({
+  name: z.string().optional(),
+  path: z.string().optional(),
+  payload: z.unknown(),
+  headers: z.record(z.string(), z.string()).optional(),
+  query: z.record(z.string(), z.string()).optional(),
+  expect: z.record(z.string(), z.unknown()),
+});
+
+export const mappingSchemaView = z
+  .object({
+    id: z.string(),
+    origin: z.string().openapi({ description: 'Where it is declared: hooks.mappings[i], a mapping file and index, a preset, or built-in.' }),
+    path: z.string().nullable(),
+    builtIn: z.boolean(),
+    signed: z.boolean(),
+    retainPayloads: z.boolean(),
+    match: z.record(z.string(), z.unknown()),
+    definition: z.record(z.string(), z.unknown()).nullable().openapi({ description: 'The mapping as declared; a signing secret shows as "(set)".' }),
+    fixtures: z.array(fixtureSchema),
+  })
+  .openapi('Mapping');
+
+export const draftFaultSchema = z
+  .object({ field: z.string(), message: z.string(), expression: z.string().optional(), position: z.number().int().optional() })
+  .openapi('DraftFault');
+
+export const dryRunSchema = z
+  .object({
+    type: z.enum(['action', 'skip', 'error']),
+    mappingId: z.string().optional(),
+    action: z.record(z.string(), z.unknown()).optional(),
+    prompt: z.string().optional().openapi({ description: 'An agent action: the message as its model would see it (safety wrapper included).' }),
+    idempotencyKey: z.string().optional(),
+    status: z.number().int().optional(),
+    code: z.string().optional(),
+    error: z.string().optional(),
+    reason: z.string().optional().openapi({ description: "A mapping's own failure (template, transform): the reason the caller never sees." }),
+    details: z.unknown().optional(),
+  })
+  .openapi('DryRunOutcome');
+
+const stringMap = z.record(z.string(), z.string());
+export const mappingTestBody = z
+  .object({
+    path: z.string().max(500).openapi({ example: 'github' }),
+    payload: z.unknown().openapi({ example: { action: 'opened' } }),
+    headers: stringMap.optional(),
+    query: stringMap.optional(),
+    draft: z.unknown().optional().openapi({ description: 'A mapping (as in a mapping file, JSON) to test instead of the configured ones.' }),
+  })
+  .openapi('MappingTest');
+
+export const backtestBody = z
+  .object({
+    draft: z.unknown().openapi({ description: 'The draft mapping (as in a mapping file, JSON).' }),
+    path: z.string().max(500).optional().openapi({ description: "Defaults to the draft's match.path." }),
+    limit: z.number().int().min(1).max(500).default(50),
+  })
+  .openapi('Backtest');
+
+export const backtestSchema = z
+  .object({
+    faults: z.array(draftFaultSchema),
+    path: z.string().optional(),
+    results: z.array(z.object({ receipt: receiptSchema, before: dryRunSchema, after: dryRunSchema, changed: z.boolean() })),
+  })
+  .openapi('BacktestResult');
+
+const minute = z.object({ minute: time, total: z.number().int(), failed: z.number().int() });
+export const overviewSchema = z
+  .object({
+    perMinute: z.object({ requests: z.array(minute), runs: z.array(minute), deliveries: z.array(minute) }),
+    queues: z.object({
+      runsQueued: z.number().int(),
+      runsRunning: z.number().int(),
+      eventsPending: z.number().int(),
+      deliveries: z.record(z.string(), z.number().int()),
+    }),
+    retainedBytes: z.number().int(),
+  })
+  .openapi('Overview');
+
+export const idParam = (name: string, description: string) =>
+  z.object({ id: z.string().min(1).max(200).openapi({ param: { name: 'id', in: 'path' }, description: `${name} ${description}` }) });

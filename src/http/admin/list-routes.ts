@@ -1,0 +1,247 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { HeraldError } from '../../errors.js';
+import { isoTime as iso } from '../../iso-time.js';
+import type { ReplyDelivery } from '../../runtime/reply-delivery.js';
+import { deliveryView } from '../../runtime/delivery-view.js';
+import type { Store } from '../../store/port.js';
+import type { StoreProbe } from '../../store/store-probe.js';
+import { bearerSecurity } from './admin-app.js';
+import {
+  deliverySchema,
+  deliveryStatuses,
+  errorSchema,
+  eventSchema,
+  idParam,
+  listQuery,
+  messageSchema,
+  page,
+  receiptOutcomes,
+  receiptSchema,
+  retainedPayloadSchema,
+  runDetailSchema,
+  runSchema,
+  runStatuses,
+  sessionSchema,
+} from './admin-schemas.js';
+import { decodeCursor, eventView, pageOf, receiptView, runView, sessionView } from './admin-views.js';
+
+const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
+const errors = { 400: json(errorSchema, 'Invalid parameter'), 401: json(errorSchema, 'Not signed in') };
+const q = (name: string, description: string) => ({ param: { name, in: 'query' as const }, description });
+
+/** The lists and single-row reads of the admin API; newest first, cursor-paginated. */
+export function registerListRoutes(app: OpenAPIHono, deps: { store: Store; delivery: ReplyDelivery; probe?: StoreProbe }): void {
+  const { store } = deps;
+  const list = <T>(query: { limit: number; cursor?: string }) => ({ limit: query.limit + 1, after: decodeCursor(query.cursor) });
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/receipts',
+      tags: ['requests'],
+      summary: 'Receipts of webhook requests',
+      security: bearerSecurity,
+      request: {
+        query: listQuery.extend({
+          status: z.string().regex(/^\d{3}$/, 'must be an HTTP status').transform(Number).optional().openapi(q('status', 'Exact HTTP status.')),
+          result: z.enum(['ok', 'error']).optional().openapi(q('result', 'error: status 400 and above.')),
+          mapping: z.string().optional().openapi(q('mapping', 'Mapping id.')),
+          path: z.string().optional().openapi(q('path', 'Hook path after hooks.path.')),
+          outcome: z.enum(receiptOutcomes).optional().openapi(q('outcome', 'wake, agent, skip, error or idempotent_replay.')),
+          run: z.string().optional().openapi(q('run', 'The run the request started.')),
+          retained: z.enum(['true', 'false']).optional().openapi(q('retained', 'true: only requests whose payload is retained (replayable).')),
+        }),
+      },
+      responses: { 200: json(page(receiptSchema), 'One page of receipts'), ...errors },
+    }),
+    async (c) => {
+      const query = c.req.valid('query');
+      const rows = await store.receipts.list({
+        ...query,
+        ...list(query),
+        mappingId: query.mapping,
+        runId: query.run,
+        retained: query.retained === 'true' ? true : undefined,
+      });
+      return c.json(pageOf(rows, query.limit, (r) => [r.receivedAt, r.id], receiptView), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/receipts/{id}',
+      tags: ['requests'],
+      summary: 'One receipt, with its retained payload when there is one',
+      security: bearerSecurity,
+      request: { params: idParam('Receipt', 'id') },
+      responses: {
+        200: json(receiptSchema.extend({ payload: retainedPayloadSchema.nullable(), replays: z.array(receiptSchema) }), 'The receipt'),
+        404: json(errorSchema, 'No such receipt'),
+        401: errors[401],
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const receipt = await store.receipts.get(id);
+      if (!receipt) throw new HeraldError('HERALD_NOT_FOUND', 'receipt not found');
+      const payload = await store.receipts.payload(id, Date.now());
+      const replays = await store.receipts.list({ limit: 50, replayOf: id });
+      return c.json(
+        {
+          ...receiptView(receipt),
+          payload: payload
+            ? { body: Buffer.from(payload.body).toString('utf8'), headers: payload.headers, query: payload.query, expiresAt: iso(payload.expiresAt) }
+            : null,
+          replays: replays.map(receiptView),
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/runs',
+      tags: ['runs'],
+      summary: 'Agent runs',
+      security: bearerSecurity,
+      request: {
+        query: listQuery.extend({
+          status: z.enum(runStatuses).optional().openapi(q('status', 'Run status.')),
+          agent: z.string().optional().openapi(q('agent', 'Agent id.')),
+          session: z.string().optional().openapi(q('session', 'Session key.')),
+          mapping: z.string().optional().openapi(q('mapping', 'Runs started by requests this mapping handled.')),
+          rerunOf: z.string().optional().openapi(q('rerunOf', 'Re-runs of this run.')),
+        }),
+      },
+      responses: { 200: json(page(runSchema), 'One page of runs'), ...errors },
+    }),
+    async (c) => {
+      const query = c.req.valid('query');
+      const rows = await store.browse.runs({ ...query, ...list(query), agentId: query.agent, sessionKey: query.session, mappingId: query.mapping });
+      return c.json(pageOf(rows, query.limit, (r) => [r.createdAt, r.id], runView), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/runs/{id}',
+      tags: ['runs'],
+      summary: 'One run: its action, the prompt as the model saw it, transcript, reply, timing, model and delivery',
+      security: bearerSecurity,
+      request: { params: idParam('Run', 'id') },
+      responses: { 200: json(runDetailSchema, 'The run'), 404: json(errorSchema, 'No such run'), 401: errors[401] },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const run = await store.runs.get(id);
+      if (!run) throw new HeraldError('HERALD_NOT_FOUND', 'run not found');
+      const messages = (await store.sessions.messages(run.sessionKey, 1000)).filter((m) => m.runId === run.id);
+      const asked = messages.find((m) => m.role === 'user');
+      const [receipt] = await store.receipts.list({ limit: 1, runId: run.id });
+      const reruns = await store.browse.runs({ limit: 50, rerunOf: run.id });
+      return c.json(
+        {
+          ...runView(run),
+          action: run.action,
+          delivery: await deps.delivery.describe(run),
+          prompt: (asked?.meta?.prompt as string | undefined) ?? null,
+          model: (asked?.meta?.model as string | undefined) ?? ((run.action.model as string | undefined) ?? null),
+          transcript: messages.map((m) => ({ role: m.role, content: m.content, createdAt: iso(m.createdAt) })),
+          receipt: receipt ? receiptView(receipt) : null,
+          reruns: reruns.map((r) => r.id),
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/events',
+      tags: ['sessions'],
+      summary: 'System events (the main session queue and any other session)',
+      security: bearerSecurity,
+      request: {
+        query: listQuery.extend({
+          session: z.string().optional().openapi(q('session', 'Session key, e.g. main.')),
+          status: z.enum(['pending', 'processing', 'done', 'dropped']).optional().openapi(q('status', 'Event status.')),
+        }),
+      },
+      responses: { 200: json(page(eventSchema).extend({ dropped: z.number().int().optional().openapi({ description: 'Events the 20-pending cap of the main session dropped (all time).' }) }), 'One page of events'), ...errors },
+    }),
+    async (c) => {
+      const query = c.req.valid('query');
+      const rows = await store.browse.events({ ...query, ...list(query) });
+      // the main session keeps 20 pending at most: how many a burst pushed out, though every sender got 200
+      const dropped = deps.probe ? (await deps.probe.counts()).eventsDropped : undefined;
+      return c.json({ ...pageOf(rows, query.limit, (e) => [e.createdAt, e.id], eventView), ...(dropped !== undefined && { dropped }) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/deliveries',
+      tags: ['deliveries'],
+      summary: 'Deliveries of replies to chat channels (the outbox)',
+      security: bearerSecurity,
+      request: {
+        query: listQuery.extend({
+          status: z.enum(deliveryStatuses).optional().openapi(q('status', 'Delivery status.')),
+          channel: z.string().optional().openapi(q('channel', 'Channel plugin id.')),
+          run: z.string().optional().openapi(q('run', 'Run id.')),
+          agent: z.string().optional().openapi(q('agent', 'Agent id.')),
+        }),
+      },
+      responses: { 200: json(page(deliverySchema), 'One page of deliveries'), ...errors },
+    }),
+    async (c) => {
+      const query = c.req.valid('query');
+      const rows = await store.browse.deliveries({ ...query, ...list(query), runId: query.run, agentId: query.agent });
+      return c.json(pageOf(rows, query.limit, (d) => [d.createdAt, d.id], deliveryView), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/sessions',
+      tags: ['sessions'],
+      summary: 'Sessions with messages, most recently active first',
+      security: bearerSecurity,
+      request: { query: listQuery.extend({ prefix: z.string().optional().openapi(q('prefix', 'Key prefix, e.g. hook:')) }) },
+      responses: { 200: json(page(sessionSchema), 'One page of sessions'), ...errors },
+    }),
+    async (c) => {
+      const query = c.req.valid('query');
+      const rows = await store.browse.sessions({ ...query, ...list(query) });
+      return c.json(pageOf(rows, query.limit, (s) => [s.lastAt, s.key], sessionView), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/sessions/{key}/messages',
+      tags: ['sessions'],
+      summary: "A session's messages, oldest first",
+      security: bearerSecurity,
+      request: {
+        params: z.object({ key: z.string().min(1).openapi({ param: { name: 'key', in: 'path' } }) }),
+        query: z.object({ limit: listQuery.shape.limit.transform((n) => (n === 100 ? 1000 : n)) }).partial(),
+      },
+      responses: { 200: json(z.object({ data: z.array(messageSchema) }), 'The messages'), ...errors },
+    }),
+    async (c) => {
+      const { key } = c.req.valid('param');
+      const { limit } = c.req.valid('query');
+      const messages = await store.sessions.messages(key, limit ?? 1000);
+      return c.json({ data: messages.map((m) => ({ role: m.role, content: m.content, createdAt: iso(m.createdAt) })) }, 200);
+    },
+  );
+}

@@ -1,0 +1,30 @@
+import type { AgentDirectory } from '../../agents/agent-directory.js';
+import type { AgentAction } from '../../mappings/hook-action.js';
+import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
+import type { ParsePool } from '../../knowledge/parse-pool.js';
+import type { MappingLab } from '../../runtime/operator/mapping-lab.js';
+import type { ReceiptRecord } from '../../store/port.js';
+
+/** API keys as the operator manages them: created keys (their sha256 only) and the configured ones, read-only */
+export interface KeyBook {
+  list(): Promise<{ name: string; agents?: string[]; createdAt: number | null; source: 'store' | 'config' }[]>;
+  has(name: string): Promise<boolean>;
+  create(name: string, keyHash: string, agents?: string[]): Promise<void>;
+  revoke(name: string): Promise<boolean>;
+}
+
+/** The use cases behind the admin API's actions and the console, beyond the store's lists. */
+export interface OperatorDeps {
+  runs: {
+    submit(action: AgentAction, options: { rerunOf: string }): Promise<string>;
+    cancel(id: string): Promise<boolean>;
+  };
+  lab: MappingLab;
+  replay(receiptId: string): Promise<ReceiptRecord>;
+  agents: AgentDirectory;
+  knowledge: KnowledgeIndex;
+  /** the worker pool uploads are parsed in */
+  parser: ParsePool;
+  keys: KeyBook;
+  maxUploadBytes: number;
+}

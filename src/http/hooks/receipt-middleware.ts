@@ -1,0 +1,50 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { HeraldError } from '../../errors.js';
+import { trimSlashes } from '../../mappings/hook-request.js';
+import type { ReceiptInput, ReceiptRecorder } from '../../runtime/receipts/receipt-recorder.js';
+import { clientAddress } from '../client-address.js';
+
+/** what the hook route learns as it goes, for the request's receipt */
+export type ReceiptNotes = Partial<Pick<ReceiptInput, 'outcome' | 'runId' | 'eventId' | 'idempotencyKey' | 'authMethod' | 'signature' | 'body' | 'headers' | 'query'>>;
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** filled by the hook route, written as a receipt once the response is known */
+    receiptNotes?: ReceiptNotes;
+  }
+}
+
+/** adds to the request's receipt notes (nothing when receipts are not recorded) */
+export function noteReceipt(c: Context, notes: ReceiptNotes): void {
+  const current = c.get('receiptNotes');
+  if (current) Object.assign(current, notes);
+}
+
+/**
+ * A receipt for every request of the webhook surface, whatever its outcome: refused, failed,
+ * skipped or dispatched. Written after the response is settled (the error handler already ran).
+ */
+export function receiptMiddleware(recorder: ReceiptRecorder, prefix: string): MiddlewareHandler {
+  return async function receiptMiddleware(c, next) {
+    const receivedAt = Date.now();
+    const started = performance.now();
+    const notes: ReceiptNotes = { authMethod: 'none' };
+    c.set('receiptNotes', notes);
+    await next();
+    const error = c.error instanceof HeraldError ? c.error : undefined;
+    recorder.recordLater({
+      ...notes,
+      authMethod: notes.authMethod ?? 'none',
+      requestId: c.get('requestId'),
+      receivedAt,
+      method: c.req.method,
+      path: trimSlashes(c.req.path.slice(prefix.length)),
+      mappingId: c.get('mappingId'),
+      status: c.res.status,
+      errorCode: error?.code ?? (c.error ? 'HERALD_INTERNAL' : undefined),
+      clientAddress: clientAddress(c),
+      bodyBytes: c.get('bodyBytes') ?? 0,
+      latencyMs: performance.now() - started,
+    });
+  };
+}

@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import type { AgentDirectory } from './agents/agent-directory.js';
+import type { HeraldConfig } from './config/schema.js';
+import type { OperatorDeps } from './http/admin/operator-deps.js';
+import type { KnowledgeIndex } from './knowledge/knowledge-index.js';
+import type { ParsePool } from './knowledge/parse-pool.js';
+import type { ActionContext } from './mappings/hook-action.js';
+import type { MappingsEngine } from './mappings/mappings-engine.js';
+import type { DispatchAction } from './runtime/dispatch-action.js';
+import { MappingLab } from './runtime/operator/mapping-lab.js';
+import { replayReceipt } from './runtime/operator/replay-receipt.js';
+import type { ReceiptRecorder } from './runtime/receipts/receipt-recorder.js';
+import type { RunQueue } from './runtime/run-queue.js';
+import type { Store } from './store/port.js';
+
+/** Assembles the operator's use cases for the admin API and the console (part of the composition root). */
+export function operatorDeps(deps: {
+  loaded: { config: HeraldConfig };
+  store: Store;
+  engine: MappingsEngine;
+  dispatch: DispatchAction;
+  runs: RunQueue;
+  receipts: ReceiptRecorder;
+  agents: AgentDirectory;
+  knowledge: KnowledgeIndex;
+  parser: ParsePool;
+  logger: Logger;
+  actionContext: Pick<ActionContext, 'config' | 'channelNames'>;
+}): OperatorDeps {
+  const { config } = deps.loaded;
+  const hooksUrl = `http://${config.gateway.host}:${config.gateway.port}${config.hooks.path.replace(/\/+$/, '')}`;
+  return {
+    runs: deps.runs,
+    lab: new MappingLab({ config, store: deps.store, engine: deps.engine, ctx: { ...deps.actionContext, logger: deps.logger } }),
+    replay: (id) => replayReceipt({ store: deps.store, engine: deps.engine, dispatch: deps.dispatch, recorder: deps.receipts, hooksUrl }, id),
+    agents: deps.agents,
+    knowledge: deps.knowledge,
+    parser: deps.parser,
+    keys: {
+      async list() {
+        const configured = config.platform.apiKeys.map((k) => ({ name: k.name, ...(k.agents && { agents: k.agents }), createdAt: null, source: 'config' as const }));
+        const created = (await deps.store.apiKeys.list()).map((k) => ({ name: k.name, ...(k.agents && { agents: k.agents }), createdAt: k.createdAt, source: 'store' as const }));
+        return [...configured, ...created];
+      },
+      async has(name) {
+        return (await deps.store.apiKeys.get(name)) !== undefined || config.platform.apiKeys.some((k) => k.name === name);
+      },
+      async create(name, keyHash, agents) {
+        await deps.store.apiKeys.create({ name, keyHash, ...(agents && { agents }), createdAt: Date.now() });
+      },
+      async revoke(name) {
+        return deps.store.apiKeys.revoke(name);
+      },
+    },
+    maxUploadBytes: config.platform.maxUploadBytes,
+  };
+}

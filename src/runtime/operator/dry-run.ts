@@ -1,0 +1,40 @@
+import { HeraldError } from '../../errors.js';
+import type { HookAction } from '../../mappings/hook-action.js';
+import type { HookRequest } from '../../mappings/hook-request.js';
+import type { MappingsEngine } from '../../mappings/mappings-engine.js';
+import { runPrompt } from '../run-prompt.js';
+
+/** What a request would become, touching nothing: the action (and the prompt its model would see), a skip, or the refusal. */
+export type DryRunOutcome =
+  | { type: 'action'; mappingId: string; action: HookAction; prompt?: string; idempotencyKey?: string }
+  | { type: 'skip'; mappingId: string; idempotencyKey?: string }
+  | { type: 'error'; mappingId?: string; status: number; code: string; error: string; reason?: string; details?: unknown };
+
+/**
+ * The dry run of `herald hooks test`: the engine applied to a request (its transform runs), the
+ * action neither dispatched nor stored. Per-request faults are outcomes, not exceptions.
+ */
+export async function dryRun(engine: MappingsEngine, request: HookRequest, now = Date.now()): Promise<DryRunOutcome> {
+  let mappingId: string | undefined;
+  try {
+    const prepared = await engine.prepare(request);
+    mappingId = prepared.mappingId;
+    const key = prepared.idempotencyKey === undefined ? {} : { idempotencyKey: prepared.idempotencyKey };
+    const outcome = await prepared.run();
+    if (outcome.type === 'skip') return { type: 'skip', mappingId, ...key };
+    const prompt = outcome.action.kind === 'agent' ? runPrompt(outcome.action, now) : undefined;
+    return { type: 'action', mappingId, action: outcome.action, ...(prompt !== undefined && { prompt }), ...key };
+  } catch (error) {
+    if (!(error instanceof HeraldError)) throw error;
+    return {
+      type: 'error',
+      ...(mappingId !== undefined && { mappingId }),
+      status: error.status,
+      code: error.code,
+      error: error.message,
+      // the mapping's own fault (a template or transform failing): the operator needs the reason the caller never sees
+      ...(error.cause instanceof Error && { reason: error.cause.message }),
+      ...(error.details !== undefined && { details: error.details }),
+    };
+  }
+}

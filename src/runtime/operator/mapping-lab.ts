@@ -1,0 +1,143 @@
+import fs from 'node:fs';
+import type { HeraldConfig } from '../../config/schema.js';
+import { HeraldError } from '../../errors.js';
+import type { CompiledMapping } from '../../mappings/compiled-mapping.js';
+import { compileDraft, type DraftFault } from '../../mappings/draft-mapping.js';
+import { trimSlashes, type HookRequest } from '../../mappings/hook-request.js';
+import { fixtureFileSchema, type FixtureCase } from '../../mappings/mapping-fixtures.js';
+import { MappingsEngine } from '../../mappings/mappings-engine.js';
+import type { MappingContext } from '../../mappings/resolve-mappings.js';
+import type { ReceiptRecord, Store } from '../../store/port.js';
+import { dryRun, type DryRunOutcome } from './dry-run.js';
+
+export interface MappingLabDeps {
+  config: HeraldConfig;
+  store: Store;
+  engine: MappingsEngine;
+  ctx: MappingContext;
+}
+
+export interface MappingTestInput {
+  /** a draft to test instead of the configured mappings (it takes the place of the mapping of its id, or goes first) */
+  draft?: unknown;
+  path: string;
+  payload: unknown;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+}
+
+/** a mapping file's fixtures: `github.test.json` beside `github.yaml` */
+function fixturesOf(origin: string | undefined): FixtureCase[] {
+  const file = origin?.replace(/\[\d+\]$/, '');
+  if (!file || !/\.(ya?ml|json5?)$/.test(file)) return [];
+  const fixtureFile = file.replace(/\.(ya?ml|json5?)$/, '.test.json');
+  if (!fs.existsSync(fixtureFile)) return [];
+  try {
+    const parsed = fixtureFileSchema.safeParse(JSON.parse(fs.readFileSync(fixtureFile, 'utf8')));
+    return parsed.success ? parsed.data : [];
+  } catch {
+    return [];
+  }
+}
+
+/** a signing secret never leaves herald: shown as set, not as its value */
+function redacted(definition: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!definition?.auth) return definition;
+  return { ...definition, auth: { ...(definition.auth as object), secret: '(set)' } };
+}
+
+/**
+ * The operator's workbench for mappings: what is configured (and where), a dry run of a request
+ * against the configured mappings or a draft, and a backtest of a draft over retained requests.
+ */
+export class MappingLab {
+  constructor(private readonly deps: MappingLabDeps) {}
+
+  list() {
+    return this.deps.engine.mappings.map((m) => ({
+      id: m.id,
+      origin: m.origin ?? 'unknown',
+      path: m.path ?? null,
+      builtIn: m.origin === 'built-in',
+      signed: m.signature !== undefined,
+      retainPayloads: m.retainPayloads ?? this.deps.config.hooks.retainPayloads,
+      match: (m.definition?.match as Record<string, unknown> | undefined) ?? (m.path ? { path: m.path } : {}),
+      definition: redacted(m.definition) ?? null,
+      fixtures: fixturesOf(m.origin),
+    }));
+  }
+
+  private request(path: string, payload: unknown, headers: Record<string, string> = {}, query: Record<string, string> = {}): HookRequest {
+    const p = trimSlashes(path);
+    return {
+      path: p,
+      payload,
+      headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
+      query,
+      url: `http://${this.deps.config.gateway.host}:${this.deps.config.gateway.port}${this.deps.config.hooks.path.replace(/\/+$/, '')}/${p}`,
+    };
+  }
+
+  /** the configured mappings with a draft in place of the mapping of its id (or first after the built-ins) */
+  private withDraft(draft: CompiledMapping): MappingsEngine {
+    const current = this.deps.engine.mappings;
+    if (current.some((m) => m.id === draft.id)) return new MappingsEngine(current.map((m) => (m.id === draft.id ? draft : m)));
+    const builtIns = current.filter((m) => m.origin === 'built-in');
+    return new MappingsEngine([...builtIns, draft, ...current.filter((m) => m.origin !== 'built-in')]);
+  }
+
+  private async draftEngine(draft: unknown): Promise<{ engine?: MappingsEngine; draft?: CompiledMapping; faults: DraftFault[] }> {
+    const compiled = await compileDraft(draft, this.deps.config, this.deps.ctx);
+    if (!compiled.mapping) return { faults: compiled.faults };
+    return { engine: this.withDraft(compiled.mapping), draft: compiled.mapping, faults: [] };
+  }
+
+  async test(input: MappingTestInput): Promise<{ faults: DraftFault[]; outcome?: DryRunOutcome }> {
+    let engine = this.deps.engine;
+    if (input.draft !== undefined) {
+      const drafted = await this.draftEngine(input.draft);
+      if (!drafted.engine) return { faults: drafted.faults };
+      engine = drafted.engine;
+    }
+    return { faults: [], outcome: await dryRun(engine, this.request(input.path, input.payload, input.headers, input.query)) };
+  }
+
+  /**
+   * The draft over the newest `limit` retained requests of its path (or `path`): per request,
+   * the outcome under the current mappings and under the draft, and whether they differ.
+   */
+  async backtest(input: { draft: unknown; path?: string; limit: number }): Promise<{
+    faults: DraftFault[];
+    path?: string;
+    results: { receipt: ReceiptRecord; before: DryRunOutcome; after: DryRunOutcome; changed: boolean }[];
+  }> {
+    const drafted = await this.draftEngine(input.draft);
+    if (!drafted.engine) return { faults: drafted.faults, results: [] };
+    const path = input.path !== undefined ? trimSlashes(input.path) : drafted.draft!.path;
+    if (path === undefined) throw new HeraldError('HERALD_INVALID_FIELD', 'path is required when the draft has no match.path', { param: 'path' });
+    const now = Date.now();
+    const retained = await this.deps.store.receipts.retainedForPath(path, input.limit, now);
+    const results = [];
+    for (const { receipt, payload } of retained) {
+      const text = Buffer.from(payload.body).toString('utf8');
+      let body: unknown;
+      try {
+        body = text.trim() ? JSON.parse(text) : {};
+      } catch {
+        continue; // a body that was refused as bad JSON maps to nothing either way
+      }
+      const request = this.request(path, body, payload.headers, payload.query);
+      const before = await dryRun(this.deps.engine, request, receipt.receivedAt);
+      const after = await dryRun(drafted.engine, request, receipt.receivedAt);
+      results.push({ receipt, before, after, changed: JSON.stringify(strip(before)) !== JSON.stringify(strip(after)) });
+    }
+    return { faults: [], path, results };
+  }
+}
+
+/** the wrapper's random marker id differs between two renderings of one prompt: compare without it */
+function strip(outcome: DryRunOutcome): unknown {
+  if (outcome.type !== 'action') return outcome;
+  const { prompt: _prompt, ...rest } = outcome;
+  return rest;
+}

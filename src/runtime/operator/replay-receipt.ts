@@ -1,0 +1,67 @@
+import { HeraldError } from '../../errors.js';
+import type { HookRequest } from '../../mappings/hook-request.js';
+import type { MappingsEngine } from '../../mappings/mappings-engine.js';
+import type { ReceiptRecord, Store } from '../../store/port.js';
+import type { DispatchAction } from '../dispatch-action.js';
+import type { ReceiptRecorder } from '../receipts/receipt-recorder.js';
+
+export interface ReplayDeps {
+  store: Store;
+  engine: MappingsEngine;
+  dispatch: DispatchAction;
+  recorder: ReceiptRecorder;
+  /** the public URL prefix of the webhook surface, for `ctx.url` of transforms */
+  hooksUrl: string;
+}
+
+/**
+ * Replays a retained request through the current mappings, as if it had just arrived: a new
+ * receipt (marked as a replay of the old one) and, when it maps to an action, a new run or event.
+ * No Idempotency-Key is claimed: replaying is the operator's deliberate repeat.
+ */
+export async function replayReceipt(deps: ReplayDeps, receiptId: string, now = Date.now()): Promise<ReceiptRecord> {
+  const original = await deps.store.receipts.get(receiptId);
+  if (!original) throw new HeraldError('HERALD_NOT_FOUND', 'receipt not found');
+  const retained = await deps.store.receipts.payload(receiptId, now);
+  if (!retained) throw new HeraldError('HERALD_PAYLOAD_NOT_RETAINED');
+  const text = Buffer.from(retained.body).toString('utf8');
+  const request: HookRequest = {
+    path: retained.path,
+    payload: text.trim() ? JSON.parse(text) : {},
+    headers: retained.headers,
+    query: retained.query,
+    url: `${deps.hooksUrl}/${retained.path}`,
+  };
+  const started = performance.now();
+  const base = {
+    requestId: `replay-${original.requestId}`.slice(0, 128),
+    receivedAt: now,
+    method: 'POST',
+    path: retained.path,
+    authMethod: 'operator' as const,
+    bodyBytes: retained.body.byteLength,
+    replayOf: original.id,
+  };
+  let mappingId: string | undefined;
+  try {
+    const prepared = await deps.engine.prepare(request);
+    mappingId = prepared.mappingId;
+    const outcome = await prepared.run();
+    if (outcome.type === 'skip') {
+      return await deps.recorder.record({ ...base, mappingId, status: 204, outcome: 'skip', latencyMs: performance.now() - started });
+    }
+    const result = await deps.dispatch(outcome.action);
+    return await deps.recorder.record({
+      ...base,
+      mappingId,
+      status: result.status,
+      outcome: outcome.action.kind,
+      runId: 'runId' in result.body ? result.body.runId : undefined,
+      eventId: result.eventId,
+      latencyMs: performance.now() - started,
+    });
+  } catch (error) {
+    if (!(error instanceof HeraldError)) throw error;
+    return deps.recorder.record({ ...base, mappingId, status: error.status, errorCode: error.code, latencyMs: performance.now() - started });
+  }
+}

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { HeraldConfig } from '../../config/schema.js';
+import type { MappingsEngine } from '../../mappings/mappings-engine.js';
+import type { ReceiptAuth, ReceiptOutcome, ReceiptRecord, RetainedPayload, Store } from '../../store/port.js';
+import { retainableHeaders } from './retainable-headers.js';
+
+/** What the webhook surface knows of one request once it has answered it. */
+export interface ReceiptInput {
+  requestId: string;
+  receivedAt: number;
+  method: string;
+  path: string;
+  mappingId?: string;
+  status: number;
+  errorCode?: string;
+  /** the action kind dispatched, a skip, or a stored response replayed; unset for an error */
+  outcome?: Exclude<ReceiptOutcome, 'error'>;
+  runId?: string;
+  eventId?: number;
+  idempotencyKey?: string;
+  authMethod: ReceiptAuth;
+  signature?: string | null;
+  clientAddress?: string;
+  bodyBytes: number;
+  latencyMs: number;
+  replayOf?: string;
+  /** the raw body, headers and query as received: kept only when retention says so */
+  body?: Uint8Array;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+}
+
+/**
+ * Writes a receipt for every webhook request and, when the mapping (or `hooks.retainPayloads`)
+ * opts in, its payload for replay: only for a request that proved itself (never a stranger's
+ * body), within the size cap, without secret headers.
+ */
+export class ReceiptRecorder {
+  constructor(private readonly deps: { config: HeraldConfig; store: Store; engine: MappingsEngine; logger: Logger }) {}
+
+  private retains(input: ReceiptInput): boolean {
+    if (!input.body || input.status === 401 || input.status === 429 || input.status === 405) return false;
+    if (input.body.byteLength > this.deps.config.hooks.retention.maxPayloadBytes) return false;
+    const mapping = input.mappingId ? this.deps.engine.mappings.find((m) => m.id === input.mappingId) : undefined;
+    return mapping?.retainPayloads ?? this.deps.config.hooks.retainPayloads;
+  }
+
+  async record(input: ReceiptInput): Promise<ReceiptRecord> {
+    const retained = this.retains(input);
+    const expiresAt = input.receivedAt + this.deps.config.hooks.retention.payloadTtlHours * 3_600_000;
+    const receipt: ReceiptRecord = {
+      id: randomUUID(),
+      requestId: input.requestId,
+      receivedAt: input.receivedAt,
+      method: input.method,
+      path: input.path,
+      mappingId: input.mappingId ?? null,
+      status: input.status,
+      outcome: input.status >= 400 ? 'error' : (input.outcome ?? 'error'),
+      errorCode: input.errorCode ?? null,
+      runId: input.runId ?? null,
+      eventId: input.eventId ?? null,
+      idempotencyKey: input.idempotencyKey ?? null,
+      authMethod: input.authMethod,
+      signature: input.signature ?? null,
+      clientAddress: input.clientAddress ?? null,
+      bodyBytes: input.bodyBytes,
+      latencyMs: Math.round(input.latencyMs * 100) / 100,
+      replayOf: input.replayOf ?? null,
+      retainedUntil: retained ? expiresAt : null,
+    };
+    const payload: RetainedPayload | undefined = retained
+      ? {
+          receiptId: receipt.id,
+          path: input.path,
+          body: input.body!,
+          headers: retainableHeaders(input.headers ?? {}, this.deps.engine.signedMappings(input.path)),
+          query: input.query ?? {},
+          expiresAt,
+        }
+      : undefined;
+    await this.deps.store.receipts.record(receipt, payload);
+    return receipt;
+  }
+
+  /** for the HTTP layer: recorded after the response, a failure logged (never the body) and never the caller's problem */
+  recordLater(input: ReceiptInput): void {
+    this.record(input).catch((err) => this.deps.logger.error({ err, reqId: input.requestId }, 'receipt not recorded'));
+  }
+}

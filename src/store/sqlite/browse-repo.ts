@@ -1,0 +1,79 @@
+import type { BrowseRepo, MinuteCount, SessionSummary, SystemEvent } from '../port.js';
+import { toDelivery, type DeliveryRow } from './deliveries-repo.js';
+import { ListFilter } from './list-filter.js';
+import type { SqliteDatabase } from './open-database.js';
+import { MINUTE_SQL } from './receipts-repo.js';
+import { toRun, type RunRow } from './runs-repo.js';
+
+interface EventRow {
+  id: number;
+  session: string;
+  text: string;
+  status: SystemEvent['status'];
+  created_at: number;
+}
+
+/** The operator's lists over SQLite: statements are built per filter (a handful of shapes, cached by better-sqlite3's parser cost only). */
+export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
+  const all = <T>(sql: string, params: Record<string, unknown>) => db.prepare(sql).all(params) as T[];
+  const runsPerMinute = db.prepare<[number], MinuteCount>(
+    `SELECT ${MINUTE_SQL('created_at')} AS minute, COUNT(*) AS total, SUM(status IN ('failed', 'timed_out')) AS failed
+     FROM runs WHERE created_at >= ? GROUP BY minute ORDER BY minute`,
+  );
+  const deliveriesPerMinute = db.prepare<[number], MinuteCount>(
+    `SELECT ${MINUTE_SQL('created_at')} AS minute, COUNT(*) AS total, SUM(status IN ('failed', 'abandoned')) AS failed
+     FROM deliveries WHERE created_at >= ? GROUP BY minute ORDER BY minute`,
+  );
+  return {
+    async runs(query) {
+      const f = new ListFilter('created_at', 'id')
+        .where('status = ?', query.status)
+        .where('agent_id = ?', query.agentId)
+        .where('session_key = ?', query.sessionKey)
+        .where('rerun_of = ?', query.rerunOf)
+        .where('id IN (SELECT run_id FROM receipts WHERE mapping_id = ? AND run_id IS NOT NULL)', query.mappingId)
+        .page(query, ['id', 'name', 'session_key']);
+      return all<RunRow>(`SELECT * FROM runs ${f.sql()} ${f.order(query.limit)}`, f.params).map(toRun);
+    },
+    async events(query) {
+      // event ids are integers: compared as text, every integer would sort before the cursor
+      const after = query.after && { at: query.after.at, id: Number(query.after.id) as unknown as string };
+      const f = new ListFilter('created_at', 'id')
+        .where('session = ?', query.session)
+        .where('status = ?', query.status)
+        .page({ ...query, after }, ['text', 'session']);
+      return all<EventRow>(`SELECT * FROM events ${f.sql()} ${f.order(query.limit)}`, f.params).map((r) => ({
+        id: r.id,
+        session: r.session,
+        text: r.text,
+        status: r.status,
+        createdAt: r.created_at,
+      }));
+    },
+    async deliveries(query) {
+      const f = new ListFilter('created_at', 'id')
+        .where('status = ?', query.status)
+        .where('channel = ?', query.channel)
+        .where('run_id = ?', query.runId)
+        .where('agent_id = ?', query.agentId)
+        .page(query, ['id', 'run_id', 'channel', 'recipient']);
+      return all<DeliveryRow>(`SELECT * FROM deliveries ${f.sql()} ${f.order(query.limit)}`, f.params).map(toDelivery);
+    },
+    async sessions(query) {
+      const f = new ListFilter('last_at', 'key')
+        .where("substr(key, 1, length(?)) = ?", query.prefix, query.prefix)
+        .page(query, ['key']);
+      return all<SessionSummary>(
+        `SELECT * FROM (SELECT session_key AS key, COUNT(*) AS messages, MIN(created_at) AS firstAt, MAX(created_at) AS last_at
+           FROM session_messages GROUP BY session_key) ${f.sql()} ${f.order(query.limit)}`,
+        f.params,
+      ).map((r) => ({ key: r.key, messages: r.messages, firstAt: r.firstAt, lastAt: (r as unknown as { last_at: number }).last_at }));
+    },
+    async runsPerMinute(since) {
+      return runsPerMinute.all(since);
+    },
+    async deliveriesPerMinute(since) {
+      return deliveriesPerMinute.all(since);
+    },
+  };
+}

@@ -1,0 +1,164 @@
+import type { MinuteCount, ReceiptRecord, ReceiptsRepo, RetainedPayload } from '../port.js';
+import type { GroupCommit } from './group-commit.js';
+import { ListFilter } from './list-filter.js';
+import type { SqliteDatabase } from './open-database.js';
+
+interface Row {
+  id: string;
+  request_id: string;
+  received_at: number;
+  method: string;
+  path: string;
+  mapping_id: string | null;
+  status: number;
+  outcome: ReceiptRecord['outcome'];
+  error_code: string | null;
+  run_id: string | null;
+  event_id: number | null;
+  idempotency_key: string | null;
+  auth_method: ReceiptRecord['authMethod'];
+  signature: string | null;
+  client_address: string | null;
+  body_bytes: number;
+  latency_ms: number;
+  replay_of: string | null;
+  retained_until: number | null;
+}
+
+interface PayloadRow {
+  receipt_id: string;
+  path: string;
+  body: Buffer;
+  headers: string;
+  query: string;
+  expires_at: number;
+}
+
+const toReceipt = (r: Row): ReceiptRecord => ({
+  id: r.id,
+  requestId: r.request_id,
+  receivedAt: r.received_at,
+  method: r.method,
+  path: r.path,
+  mappingId: r.mapping_id,
+  status: r.status,
+  outcome: r.outcome,
+  errorCode: r.error_code,
+  runId: r.run_id,
+  eventId: r.event_id,
+  idempotencyKey: r.idempotency_key,
+  authMethod: r.auth_method,
+  signature: r.signature,
+  clientAddress: r.client_address,
+  bodyBytes: r.body_bytes,
+  latencyMs: r.latency_ms,
+  replayOf: r.replay_of,
+  retainedUntil: r.retained_until,
+});
+
+const toPayload = (r: PayloadRow): RetainedPayload => ({
+  receiptId: r.receipt_id,
+  path: r.path,
+  body: new Uint8Array(r.body),
+  headers: JSON.parse(r.headers) as Record<string, string>,
+  query: JSON.parse(r.query) as Record<string, string>,
+  expiresAt: r.expires_at,
+});
+
+/** per-minute buckets: integer division of epoch ms */
+export const MINUTE_SQL = (column: string) => `(${column} / 60000) * 60000`;
+
+/** a receipt is written through the group commit: under load it shares the commit of the request's own run insert */
+export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): ReceiptsRepo {
+  const insert = db.prepare(
+    `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id, event_id,
+       idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until)
+     VALUES (@id, @requestId, @receivedAt, @method, @path, @mappingId, @status, @outcome, @errorCode, @runId, @eventId,
+       @idempotencyKey, @authMethod, @signature, @clientAddress, @bodyBytes, @latencyMs, @replayOf, @retainedUntil)`,
+  );
+  const insertPayload = db.prepare(
+    `INSERT INTO retained_payloads (receipt_id, path, body, bytes, headers, query, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const record = db.transaction((receipt: ReceiptRecord, payload?: RetainedPayload) => {
+    insert.run(receipt);
+    if (payload) {
+      const body = Buffer.from(payload.body);
+      insertPayload.run(receipt.id, payload.path, body, body.byteLength, JSON.stringify(payload.headers), JSON.stringify(payload.query), receipt.receivedAt, payload.expiresAt);
+    }
+  });
+  const get = db.prepare<[string], Row>('SELECT * FROM receipts WHERE id = ?');
+  const payload = db.prepare<[string, number], PayloadRow>('SELECT * FROM retained_payloads WHERE receipt_id = ? AND expires_at > ?');
+  const forPath = db.prepare<[string, number, number], Row & PayloadRow>(
+    `SELECT r.*, p.receipt_id, p.body, p.headers, p.query, p.expires_at FROM retained_payloads p JOIN receipts r ON r.id = p.receipt_id
+     WHERE p.path = ? AND p.expires_at > ? ORDER BY p.created_at DESC, p.receipt_id DESC LIMIT ?`,
+  );
+  const expired = db.prepare<[number]>('DELETE FROM retained_payloads WHERE expires_at <= ?');
+  const total = db.prepare<[], { n: number | null }>('SELECT SUM(bytes) AS n FROM retained_payloads');
+  const oldest = db.prepare<[], { receipt_id: string; bytes: number }>('SELECT receipt_id, bytes FROM retained_payloads ORDER BY created_at, receipt_id');
+  const dropPayload = db.prepare<[string]>('DELETE FROM retained_payloads WHERE receipt_id = ?');
+  const unmark = db.prepare<[number]>(
+    'UPDATE receipts SET retained_until = NULL WHERE retained_until IS NOT NULL AND (retained_until <= ? OR id NOT IN (SELECT receipt_id FROM retained_payloads))',
+  );
+  const oldReceipts = db.prepare<[number]>('DELETE FROM receipts WHERE received_at < ?');
+  const perMinute = db.prepare<[number], MinuteCount>(
+    `SELECT ${MINUTE_SQL('received_at')} AS minute, COUNT(*) AS total, SUM(status >= 400) AS failed
+     FROM receipts WHERE received_at >= ? GROUP BY minute ORDER BY minute`,
+  );
+
+  const prune = db.transaction((now: number, maxTotalBytes: number, receiptsBefore: number) => {
+    let payloads = expired.run(now).changes;
+    let bytes = total.get()?.n ?? 0;
+    if (bytes > maxTotalBytes) {
+      // the oldest go first; iterate() would hold a read cursor across the deletes
+      for (const row of oldest.all()) {
+        if (bytes <= maxTotalBytes) break;
+        dropPayload.run(row.receipt_id);
+        bytes -= row.bytes;
+        payloads++;
+      }
+    }
+    const receipts = oldReceipts.run(receiptsBefore).changes;
+    unmark.run(now);
+    return { payloads, receipts };
+  });
+
+  return {
+    async record(receipt, retained) {
+      await commits.run(() => record(receipt, retained));
+    },
+    async get(id) {
+      const row = get.get(id);
+      return row && toReceipt(row);
+    },
+    async list(query) {
+      const f = new ListFilter('received_at', 'id')
+        .where('status = ?', query.status)
+        .where(query.result === 'error' ? 'status >= 400' : query.result === 'ok' ? 'status < 400' : '1 = 1')
+        .where('mapping_id = ?', query.mappingId)
+        .where('path = ?', query.path)
+        .where('outcome = ?', query.outcome)
+        .where('run_id = ?', query.runId)
+        .where('replay_of = ?', query.replayOf)
+        .where(query.retained ? 'retained_until > ?' : '1 = 1', query.retained ? Date.now() : 0)
+        .page(query, ['id', 'request_id', 'path', 'mapping_id', 'run_id', 'idempotency_key']);
+      const rows = db.prepare(`SELECT * FROM receipts ${f.sql()} ${f.order(query.limit)}`).all(f.params) as Row[];
+      return rows.map(toReceipt);
+    },
+    async payload(receiptId, now) {
+      const row = payload.get(receiptId, now);
+      return row && toPayload(row);
+    },
+    async retainedForPath(path, limit, now) {
+      return forPath.all(path, now, limit).map((row) => ({ receipt: toReceipt(row), payload: toPayload(row) }));
+    },
+    async prune({ now, maxTotalBytes, receiptsBefore }) {
+      return prune(now, maxTotalBytes, receiptsBefore);
+    },
+    async retainedBytes() {
+      return total.get()?.n ?? 0;
+    },
+    async perMinute(since) {
+      return perMinute.all(since);
+    },
+  };
+}
