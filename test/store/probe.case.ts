@@ -9,7 +9,7 @@ export function probeCases(open: OpenStore) {
       const store = await open();
       await store.probe.ping();
       expect(await store.probe.counts()).toEqual({
-        runs: { queued: 0, running: 0 }, eventsPending: 0, eventsDropped: 0, deliveries: { pending: 0, sending: 0, delivered: 0, failed: 0 }, knowledgeDocuments: 0, knowledgeChunks: 0,
+        runs: { queued: 0, running: 0 }, eventsPending: 0, eventsDropped: 0, deliveries: { pending: 0, sending: 0, delivered: 0, failed: 0, abandoned: 0 }, knowledgeDocuments: 0, knowledgeChunks: 0,
       });
       await store.runs.insert(queuedRun('r1'));
       await store.runs.insert(queuedRun('r2'));

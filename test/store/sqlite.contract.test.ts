@@ -42,9 +42,10 @@ async function previousVersion(): Promise<PreviousVersionDatabase> {
     async insertRun(run) {
       const db = new Database(file);
       db.prepare(
-        `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at)
-         VALUES (?, ?, 'main', 'Hook', ?, ?, ?, ?, NULL, ?, NULL, ?)`,
-      ).run(run.id, run.status, run.sessionKey, run.message, JSON.stringify(run.action), run.reply, run.createdAt, run.finishedAt);
+        // the previous version (9) already kept `deliver` as a column
+        `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at)
+         VALUES (?, ?, 'main', 'Hook', ?, ?, ?, ?, ?, NULL, ?, NULL, ?)`,
+      ).run(run.id, run.status, run.sessionKey, run.message, JSON.stringify(run.action), run.action.deliver === false ? 0 : 1, run.reply, run.createdAt, run.finishedAt);
       db.close();
     },
     async migrate() {

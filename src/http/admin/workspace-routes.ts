@@ -155,6 +155,15 @@ export function registerWorkspaceRoutes(app: OpenAPIHono, deps: { operator: Oper
     responses: { 201: json(documentSchema, 'Created'), 200: json(documentSchema, 'The same content was there already'), 413: json(errorSchema, 'Too large') },
   });
   registry.registerPath({
+    method: 'get',
+    path: '/knowledge/{id}',
+    tags: ['knowledge'],
+    summary: 'One knowledge document',
+    security: bearerSecurity,
+    request: { params: z.object({ id: z.string() }) },
+    responses: { 200: json(documentSchema, 'The document'), 404: json(errorSchema, 'No such document') },
+  });
+  registry.registerPath({
     method: 'delete',
     path: '/knowledge/{id}',
     tags: ['knowledge'],

@@ -36,6 +36,7 @@ const CSP = [
 function loadFiles(): Map<string, { body: Buffer; type: string }> {
   const files = new Map<string, { body: Buffer; type: string }>();
   for (const name of fs.readdirSync(PUBLIC_DIR, { recursive: true, encoding: 'utf8' })) {
+    // one level of folders (assets/): a URL names `assets/<file>`, never a deeper path
     const full = path.join(PUBLIC_DIR, name);
     const type = TYPES[path.extname(name)];
     if (type && fs.statSync(full).isFile()) files.set(name.split(path.sep).join('/'), { body: fs.readFileSync(full), type });
@@ -73,7 +74,7 @@ export function consoleRoutes(deps: ConsoleRoutesDeps): Hono {
     return new Response(new Uint8Array(file.body), { headers: { 'Content-Type': file.type } });
   };
   app.get('/', () => serve('index.html'));
-  app.get('/assets/*', (c) => serve(c.req.path.replace(/^.*?\/assets\//, '')));
+  app.get('/assets/:file', (c) => serve(`assets/${c.req.param('file')}`));
 
   /** a sign-in must come from this origin's page: a cross-site form cannot send JSON, and a browser's Origin must be ours */
   const sameOrigin = (c: Context) => {

@@ -28,3 +28,8 @@ export function openApiRoute(deps: { config: HeraldConfig; engine: MappingsEngin
     return c.json(document);
   };
 }
+
+/** `GET /admin/openapi.json`: the admin routes only (behind the gateway token, like the rest of /admin) */
+export function adminOpenApiDocument(): Record<string, unknown> {
+  return openApiDocument({ routes: routeDocs, prefix: '/admin', version });
+}

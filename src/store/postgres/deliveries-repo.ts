@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { DeliveriesRepo, DeliveryRecord } from '../port.js';
 import { query } from './pg-pool.js';
 
-interface Row {
+export interface DeliveryRow {
   id: string;
   run_id: string | null;
   kind: DeliveryRecord['kind'];
@@ -23,7 +23,7 @@ interface Row {
   delivered_at: number | null;
 }
 
-const toDelivery = (r: Row): DeliveryRecord => ({
+export const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
   id: r.id,
   runId: r.run_id,
   kind: r.kind,
@@ -44,7 +44,7 @@ const toDelivery = (r: Row): DeliveryRecord => ({
   deliveredAt: r.delivered_at,
 });
 
-const COLUMNS = `id, run_id, kind, channel, recipient, text, session_key, agent_id, status, attempts, parts_sent, last_error,
+export const DELIVERY_COLUMNS = `id, run_id, kind, channel, recipient, text, session_key, agent_id, status, attempts, parts_sent, last_error,
   next_attempt_at, lease_owner, lease_until, created_at, updated_at, delivered_at`;
 const DUE = "((status = 'pending' AND next_attempt_at <= $2) OR (status = 'sending' AND lease_until < $2))";
 
@@ -55,7 +55,7 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
     async insert(d) {
       // the partial unique index on run_id decides between two replicas finishing one run
       return changed(
-        `INSERT INTO deliveries (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+        `INSERT INTO deliveries (${DELIVERY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
          ON CONFLICT (run_id) WHERE run_id IS NOT NULL DO NOTHING`,
         [d.id, d.runId, d.kind, d.channel, d.to, d.text, d.sessionKey, d.agentId, d.status, d.attempts, d.partsSent, d.lastError,
           d.nextAttemptAt, d.leaseOwner, d.leaseUntil, d.createdAt, d.updatedAt, d.deliveredAt],
@@ -73,17 +73,17 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
       return rows.map((r) => r.id);
     },
     async get(id) {
-      const { rows } = await query<Row>(pool, `SELECT ${COLUMNS} FROM deliveries WHERE id = $1`, [id]);
+      const { rows } = await query<DeliveryRow>(pool, `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE id = $1`, [id]);
       return rows[0] && toDelivery(rows[0]);
     },
     async forRun(runId) {
-      const { rows } = await query<Row>(pool, `SELECT ${COLUMNS} FROM deliveries WHERE run_id = $1 ORDER BY created_at, seq`, [runId]);
+      const { rows } = await query<DeliveryRow>(pool, `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE run_id = $1 ORDER BY created_at, seq`, [runId]);
       return rows.map(toDelivery);
     },
     async list({ status, limit }) {
       const { rows } = status
-        ? await query<Row>(pool, `SELECT ${COLUMNS} FROM deliveries WHERE status = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`, [status, limit])
-        : await query<Row>(pool, `SELECT ${COLUMNS} FROM deliveries ORDER BY created_at DESC, seq DESC LIMIT $1`, [limit]);
+        ? await query<DeliveryRow>(pool, `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE status = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`, [status, limit])
+        : await query<DeliveryRow>(pool, `SELECT ${DELIVERY_COLUMNS} FROM deliveries ORDER BY created_at DESC, seq DESC LIMIT $1`, [limit]);
       return rows.map(toDelivery);
     },
     async due(now, limit) {
@@ -104,11 +104,11 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
     },
     async claim(id, owner, now, leaseUntil) {
       // SKIP LOCKED: a replica claiming the same row at this instant is not waited for; it has it
-      const { rows } = await query<Row>(
+      const { rows } = await query<DeliveryRow>(
         pool,
         `UPDATE deliveries SET status = 'sending', lease_owner = $3, lease_until = $4, attempts = attempts + 1, updated_at = $2
          WHERE id = (SELECT id FROM deliveries WHERE id = $1 AND ${DUE} FOR UPDATE SKIP LOCKED)
-         RETURNING ${COLUMNS}`,
+         RETURNING ${DELIVERY_COLUMNS}`,
         [id, now, owner, leaseUntil],
       );
       return rows[0] && toDelivery(rows[0]);
@@ -143,6 +143,14 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
     },
     requeue(id, at) {
       return changed("UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = $2, updated_at = $2 WHERE id = $1 AND status = 'failed'", [id, at]);
+    },
+    async abandon(id, at) {
+      const { rowCount } = await query(
+        pool,
+        "UPDATE deliveries SET status = 'abandoned', updated_at = $2, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND status IN ('pending', 'failed')",
+        [id, at],
+      );
+      return rowCount === 1;
     },
     async release(id, owner, at) {
       await query(

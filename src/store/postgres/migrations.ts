@@ -179,4 +179,56 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'operator: receipts of webhook requests, retained payloads, re-run links',
+    sql: `
+      CREATE TABLE receipts (
+        id TEXT PRIMARY KEY,
+        request_id TEXT NOT NULL,
+        received_at BIGINT NOT NULL,
+        method TEXT NOT NULL,
+        path TEXT NOT NULL,
+        mapping_id TEXT,
+        status INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        error_code TEXT,
+        run_id TEXT,
+        event_id BIGINT,
+        idempotency_key TEXT,
+        auth_method TEXT NOT NULL,
+        signature TEXT,
+        client_address TEXT,
+        body_bytes INTEGER NOT NULL,
+        latency_ms DOUBLE PRECISION NOT NULL,
+        replay_of TEXT,
+        retained_until BIGINT
+      );
+      CREATE INDEX receipts_received ON receipts (received_at, id);
+      CREATE INDEX receipts_path ON receipts (path, received_at);
+      CREATE INDEX receipts_mapping ON receipts (mapping_id, received_at);
+      CREATE INDEX receipts_run ON receipts (run_id);
+      CREATE INDEX receipts_replay ON receipts (replay_of) WHERE replay_of IS NOT NULL;
+
+      CREATE TABLE retained_payloads (
+        receipt_id TEXT PRIMARY KEY REFERENCES receipts (id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        body BYTEA NOT NULL,
+        bytes INTEGER NOT NULL,
+        headers JSONB NOT NULL,
+        query JSONB NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX retained_payloads_path ON retained_payloads (path, created_at);
+      CREATE INDEX retained_payloads_expiry ON retained_payloads (expires_at);
+      CREATE INDEX retained_payloads_created ON retained_payloads (created_at, receipt_id);
+
+      ALTER TABLE runs ADD COLUMN rerun_of TEXT;
+      CREATE INDEX runs_created ON runs (created_at, id);
+      CREATE INDEX runs_rerun_of ON runs (rerun_of) WHERE rerun_of IS NOT NULL;
+      CREATE INDEX deliveries_created_id ON deliveries (created_at, id);
+      CREATE INDEX events_created ON events (created_at, id);
+    `,
+  },
 ];

@@ -20,7 +20,7 @@ export function postgresProbe(pool: pg.Pool): StoreProbe {
          UNION ALL SELECT 'knowledge', 'chunks', COALESCE(SUM(chunk_count), 0)::int FROM knowledge_documents`,
       );
       const runs = { queued: 0, running: 0 };
-      const deliveries: Record<DeliveryStatus, number> = { pending: 0, sending: 0, delivered: 0, failed: 0 };
+      const deliveries: Record<DeliveryStatus, number> = { pending: 0, sending: 0, delivered: 0, failed: 0, abandoned: 0 };
       let eventsPending = 0;
       let knowledgeDocuments = 0;
       let knowledgeChunks = 0;

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { ConfigError } from '../../errors.js';
 import type { Store } from '../port.js';
 import type { StoreProbe } from '../store-probe.js';
+import { postgresBrowseRepo } from './browse-repo.js';
 import { postgresDeliveriesRepo } from './deliveries-repo.js';
 import { postgresEventsRepo } from './events-repo.js';
 import { postgresIdempotencyRepo } from './idempotency-repo.js';
@@ -12,6 +13,7 @@ import { PgSignals } from './pg-signals.js';
 import { postgresApiKeysRepo } from './api-keys-repo.js';
 import { postgresKnowledgeRepo } from './knowledge-repo.js';
 import { postgresProbe } from './postgres-probe.js';
+import { postgresReceiptsRepo } from './receipts-repo.js';
 import { postgresRunsRepo } from './runs-repo.js';
 import { postgresSessionsRepo } from './sessions-repo.js';
 import { postgresStateRepo } from './state-repo.js';
@@ -68,6 +70,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     signals,
     knowledge: postgresKnowledgeRepo(pool),
     apiKeys: postgresApiKeysRepo(pool),
+    receipts: postgresReceiptsRepo(pool),
+    browse: postgresBrowseRepo(pool),
     async close() {
       if (closed) return;
       closed = true;

@@ -6,7 +6,7 @@ import type { PgGroupCommit } from './group-commit.js';
 import { query } from './pg-pool.js';
 import { appendMessages } from './sessions-repo.js';
 
-interface Row {
+export interface RunRow {
   id: string;
   status: RunRecord['status'];
   agent_id: string;
@@ -19,11 +19,13 @@ interface Row {
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
+  rerun_of: string | null;
 }
 
-const COLUMNS = 'id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at';
+export const RUN_COLUMNS = 'id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, rerun_of';
+const COLUMNS = RUN_COLUMNS;
 
-const toRun = (r: Row): RunRecord => ({
+export const toRun = (r: RunRow): RunRecord => ({
   id: r.id,
   status: r.status,
   agentId: r.agent_id,
@@ -36,6 +38,8 @@ const toRun = (r: Row): RunRecord => ({
   createdAt: r.created_at,
   startedAt: r.started_at,
   finishedAt: r.finished_at,
+  // only a re-run carries the link: a record without one reads as before
+  ...(r.rerun_of !== null && { rerunOf: r.rerun_of }),
 });
 
 export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRepo {
@@ -43,14 +47,14 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
     async insert(run, claimedBy) {
       await query(
         pool,
-        `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, $14, $15)`,
+        `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
         [run.id, claimedBy ? 'running' : run.status, run.agentId, run.name, run.sessionKey, run.message, JSON.stringify(runActionSchema.parse(run.action)), run.action.deliver,
-          run.reply, run.error, run.createdAt, claimedBy ? claimedBy.now : run.startedAt, run.finishedAt, claimedBy?.owner ?? null, claimedBy?.until ?? null],
+          run.reply, run.error, run.createdAt, claimedBy ? claimedBy.now : run.startedAt, run.finishedAt, claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null],
       );
     },
     async get(id) {
-      const { rows } = await query<Row>(pool, `SELECT ${COLUMNS} FROM runs WHERE id = $1`, [id]);
+      const { rows } = await query<RunRow>(pool, `SELECT ${COLUMNS} FROM runs WHERE id = $1`, [id]);
       return rows[0] && toRun(rows[0]);
     },
     /**
@@ -59,7 +63,7 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
      * order); that older run, locked by another claimer right now, still counts as unfinished.
      */
     async claim({ owner, now, until }, limit) {
-      const { rows } = await query<Row & { seq: number }>(
+      const { rows } = await query<RunRow & { seq: number }>(
         pool,
         `WITH candidates AS (
            SELECT r.id FROM runs r
@@ -94,6 +98,10 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
         "UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE id = ANY($1::text[]) AND lease_owner = $2 AND status = 'running'",
         [ids, owner],
       );
+    },
+    async cancel(id, at) {
+      const { rowCount } = await query(pool, "UPDATE runs SET status = 'cancelled', finished_at = $2, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND status = 'queued'", [id, at]);
+      return rowCount === 1;
     },
     /** status, transcript and summary event commit together, or not at all (grouped with the completions beside it) */
     async complete(id, c) {

@@ -1,6 +1,6 @@
 import type { BrowseRepo, MinuteCount, SessionSummary, SystemEvent } from '../port.js';
 import { toDelivery, type DeliveryRow } from './deliveries-repo.js';
-import { ListFilter } from './list-filter.js';
+import { ListFilter, sqliteDialect } from '../list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { MINUTE_SQL } from './receipts-repo.js';
 import { toRun, type RunRow } from './runs-repo.js';
@@ -26,23 +26,22 @@ export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
   );
   return {
     async runs(query) {
-      const f = new ListFilter('created_at', 'id')
+      const f = new ListFilter(sqliteDialect, 'created_at', 'id')
         .where('status = ?', query.status)
         .where('agent_id = ?', query.agentId)
         .where('session_key = ?', query.sessionKey)
         .where('rerun_of = ?', query.rerunOf)
         .where('id IN (SELECT run_id FROM receipts WHERE mapping_id = ? AND run_id IS NOT NULL)', query.mappingId)
         .page(query, ['id', 'name', 'session_key']);
-      return all<RunRow>(`SELECT * FROM runs ${f.sql()} ${f.order(query.limit)}`, f.params).map(toRun);
+      return all<RunRow>(`SELECT * FROM runs ${f.sql()} ${f.order(query.limit)}`, f.named).map(toRun);
     },
     async events(query) {
       // event ids are integers: compared as text, every integer would sort before the cursor
-      const after = query.after && { at: query.after.at, id: Number(query.after.id) as unknown as string };
-      const f = new ListFilter('created_at', 'id')
+      const f = new ListFilter(sqliteDialect, 'created_at', 'id')
         .where('session = ?', query.session)
         .where('status = ?', query.status)
-        .page({ ...query, after }, ['text', 'session']);
-      return all<EventRow>(`SELECT * FROM events ${f.sql()} ${f.order(query.limit)}`, f.params).map((r) => ({
+        .page(query, ['text', 'session'], Number);
+      return all<EventRow>(`SELECT * FROM events ${f.sql()} ${f.order(query.limit)}`, f.named).map((r) => ({
         id: r.id,
         session: r.session,
         text: r.text,
@@ -51,22 +50,22 @@ export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
       }));
     },
     async deliveries(query) {
-      const f = new ListFilter('created_at', 'id')
+      const f = new ListFilter(sqliteDialect, 'created_at', 'id')
         .where('status = ?', query.status)
         .where('channel = ?', query.channel)
         .where('run_id = ?', query.runId)
         .where('agent_id = ?', query.agentId)
         .page(query, ['id', 'run_id', 'channel', 'recipient']);
-      return all<DeliveryRow>(`SELECT * FROM deliveries ${f.sql()} ${f.order(query.limit)}`, f.params).map(toDelivery);
+      return all<DeliveryRow>(`SELECT * FROM deliveries ${f.sql()} ${f.order(query.limit)}`, f.named).map(toDelivery);
     },
     async sessions(query) {
-      const f = new ListFilter('last_at', 'key')
+      const f = new ListFilter(sqliteDialect, 'last_at', 'key')
         .where("substr(key, 1, length(?)) = ?", query.prefix, query.prefix)
         .page(query, ['key']);
       return all<SessionSummary>(
         `SELECT * FROM (SELECT session_key AS key, COUNT(*) AS messages, MIN(created_at) AS firstAt, MAX(created_at) AS last_at
            FROM session_messages GROUP BY session_key) ${f.sql()} ${f.order(query.limit)}`,
-        f.params,
+        f.named,
       ).map((r) => ({ key: r.key, messages: r.messages, firstAt: r.firstAt, lastAt: (r as unknown as { last_at: number }).last_at }));
     },
     async runsPerMinute(since) {

@@ -1,6 +1,7 @@
 import type { MinuteCount, ReceiptRecord, ReceiptsRepo, RetainedPayload } from '../port.js';
 import type { GroupCommit } from './group-commit.js';
-import { ListFilter } from './list-filter.js';
+import { ListFilter, sqliteDialect } from '../list-filter.js';
+import { receiptFilter } from '../receipt-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 
 interface Row {
@@ -131,17 +132,8 @@ export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): Re
       return row && toReceipt(row);
     },
     async list(query) {
-      const f = new ListFilter('received_at', 'id')
-        .where('status = ?', query.status)
-        .where(query.result === 'error' ? 'status >= 400' : query.result === 'ok' ? 'status < 400' : '1 = 1')
-        .where('mapping_id = ?', query.mappingId)
-        .where('path = ?', query.path)
-        .where('outcome = ?', query.outcome)
-        .where('run_id = ?', query.runId)
-        .where('replay_of = ?', query.replayOf)
-        .where(query.retained ? 'retained_until > ?' : '1 = 1', query.retained ? Date.now() : 0)
-        .page(query, ['id', 'request_id', 'path', 'mapping_id', 'run_id', 'idempotency_key']);
-      const rows = db.prepare(`SELECT * FROM receipts ${f.sql()} ${f.order(query.limit)}`).all(f.params) as Row[];
+      const f = receiptFilter(new ListFilter(sqliteDialect, 'received_at', 'id'), query, Date.now());
+      const rows = db.prepare(`SELECT * FROM receipts ${f.sql()} ${f.order(query.limit)}`).all(f.named) as Row[];
       return rows.map(toReceipt);
     },
     async payload(receiptId, now) {

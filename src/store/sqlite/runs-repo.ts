@@ -34,7 +34,8 @@ export const toRun = (r: RunRow): RunRecord => ({
   createdAt: r.created_at,
   startedAt: r.started_at,
   finishedAt: r.finished_at,
-  rerunOf: r.rerun_of,
+  // only a re-run carries the link: a record without one reads as before
+  ...(r.rerun_of !== null && { rerunOf: r.rerun_of }),
 });
 
 /** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */

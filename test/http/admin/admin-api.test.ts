@@ -319,11 +319,16 @@ describe('the OpenAPI document', () => {
       'GET /deliveries', 'POST /deliveries/{id}/retry', 'POST /deliveries/{id}/abandon',
       'GET /mappings', 'POST /mappings/test', 'POST /mappings/backtest',
       'GET /overview', 'GET /stream', 'GET /agents', 'GET /keys', 'POST /keys', 'DELETE /keys/{name}',
-      'GET /knowledge', 'POST /knowledge/upload', 'DELETE /knowledge/{id}',
-    ]) expect(routes).toContain(route);
-    expect(doc.components.schemas.Receipt.properties).toHaveProperty('idempotencyKey');
-    const limit = (doc.paths['/runs'].get.parameters as any[]).find((p) => p.name === 'limit');
-    expect(limit).toMatchObject({ in: 'query' });
+      'GET /knowledge', 'GET /knowledge/{id}', 'POST /knowledge/upload', 'DELETE /knowledge/{id}',
+    ]) expect(routes).toContain(route.replace(' /', ' /admin/'));
+    expect(routes.every((r) => r.includes(' /admin/'))).toBe(true);
+    const receipts = doc.paths['/admin/receipts'].get;
+    expect(receipts.responses['200'].content['application/json'].schema.properties.data.items.properties).toHaveProperty('idempotencyKey');
+    const limit = (receipts.parameters as any[]).find((p) => p.name === 'limit');
+    expect(limit).toMatchObject({ in: 'query', required: false });
+    // the schema that documents the query is the one that validates it
+    expect((await app.request('/admin/receipts?outcome=lost', { headers: admin })).status).toBe(400);
+    expect((await app.request('/admin/openapi.json')).status).toBe(401);
   });
 });
 

@@ -1,0 +1,68 @@
+import type pg from 'pg';
+import { ListFilter, postgresDialect } from '../list-filter.js';
+import type { BrowseRepo, MinuteCount, SessionSummary, SystemEvent } from '../port.js';
+import { DELIVERY_COLUMNS, toDelivery, type DeliveryRow } from './deliveries-repo.js';
+import { query } from './pg-pool.js';
+import { minuteOf } from './receipts-repo.js';
+import { RUN_COLUMNS, toRun, type RunRow } from './runs-repo.js';
+
+interface EventRow {
+  id: number;
+  session: string;
+  text: string;
+  status: SystemEvent['status'];
+  created_at: number;
+}
+
+/** The operator's lists over PostgreSQL: the same conditions as SQLite's, ILIKE for the text search. */
+export function postgresBrowseRepo(pool: pg.Pool): BrowseRepo {
+  const all = async <T extends pg.QueryResultRow>(text: string, values: unknown[]) => (await query<T>(pool, text, values)).rows;
+  const perMinute = async (table: string, failed: string, since: number) =>
+    all<MinuteCount>(
+      `SELECT ${minuteOf('created_at')} AS minute, COUNT(*)::int AS total, COUNT(*) FILTER (WHERE ${failed})::int AS failed
+       FROM ${table} WHERE created_at >= $1 GROUP BY minute ORDER BY minute`,
+      [since],
+    );
+  return {
+    async runs(q) {
+      const f = new ListFilter(postgresDialect, 'created_at', 'id')
+        .where('status = ?', q.status)
+        .where('agent_id = ?', q.agentId)
+        .where('session_key = ?', q.sessionKey)
+        .where('rerun_of = ?', q.rerunOf)
+        .where('id IN (SELECT run_id FROM receipts WHERE mapping_id = ? AND run_id IS NOT NULL)', q.mappingId)
+        .page(q, ['id', 'name', 'session_key']);
+      return (await all<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs ${f.sql()} ${f.order(q.limit)}`, f.values)).map(toRun);
+    },
+    async events(q) {
+      const f = new ListFilter(postgresDialect, 'created_at', 'id')
+        .where('session = ?', q.session)
+        .where('status = ?', q.status)
+        .page(q, ['text', 'session'], Number);
+      const rows = await all<EventRow>(`SELECT id, session, text, status, created_at FROM events ${f.sql()} ${f.order(q.limit)}`, f.values);
+      return rows.map((r) => ({ id: r.id, session: r.session, text: r.text, status: r.status, createdAt: r.created_at }));
+    },
+    async deliveries(q) {
+      const f = new ListFilter(postgresDialect, 'created_at', 'id')
+        .where('status = ?', q.status)
+        .where('channel = ?', q.channel)
+        .where('run_id = ?', q.runId)
+        .where('agent_id = ?', q.agentId)
+        .page(q, ['id', 'run_id', 'channel', 'recipient']);
+      return (await all<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries ${f.sql()} ${f.order(q.limit)}`, f.values)).map(toDelivery);
+    },
+    async sessions(q) {
+      const f = new ListFilter(postgresDialect, 'last_at', 'key')
+        .where('starts_with(key, ?)', q.prefix)
+        .page(q, ['key']);
+      const rows = await all<{ key: string; messages: number; first_at: number; last_at: number }>(
+        `SELECT * FROM (SELECT session_key AS key, COUNT(*)::int AS messages, MIN(created_at) AS first_at, MAX(created_at) AS last_at
+           FROM session_messages GROUP BY session_key) s ${f.sql()} ${f.order(q.limit)}`,
+        f.values,
+      );
+      return rows.map((r): SessionSummary => ({ key: r.key, messages: r.messages, firstAt: r.first_at, lastAt: r.last_at }));
+    },
+    runsPerMinute: (since) => perMinute('runs', "status IN ('failed', 'timed_out')", since),
+    deliveriesPerMinute: (since) => perMinute('deliveries', "status IN ('failed', 'abandoned')", since),
+  };
+}

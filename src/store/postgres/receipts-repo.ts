@@ -1,0 +1,150 @@
+import type pg from 'pg';
+import { ListFilter, postgresDialect } from '../list-filter.js';
+import type { MinuteCount, ReceiptRecord, ReceiptsRepo, RetainedPayload } from '../port.js';
+import { receiptFilter } from '../receipt-filter.js';
+import { query, transaction } from './pg-pool.js';
+
+interface Row {
+  id: string;
+  request_id: string;
+  received_at: number;
+  method: string;
+  path: string;
+  mapping_id: string | null;
+  status: number;
+  outcome: ReceiptRecord['outcome'];
+  error_code: string | null;
+  run_id: string | null;
+  event_id: number | null;
+  idempotency_key: string | null;
+  auth_method: ReceiptRecord['authMethod'];
+  signature: string | null;
+  client_address: string | null;
+  body_bytes: number;
+  latency_ms: number;
+  replay_of: string | null;
+  retained_until: number | null;
+}
+
+interface PayloadRow {
+  receipt_id: string;
+  path: string;
+  body: Buffer;
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  expires_at: number;
+}
+
+const toReceipt = (r: Row): ReceiptRecord => ({
+  id: r.id,
+  requestId: r.request_id,
+  receivedAt: r.received_at,
+  method: r.method,
+  path: r.path,
+  mappingId: r.mapping_id,
+  status: r.status,
+  outcome: r.outcome,
+  errorCode: r.error_code,
+  runId: r.run_id,
+  eventId: r.event_id,
+  idempotencyKey: r.idempotency_key,
+  authMethod: r.auth_method,
+  signature: r.signature,
+  clientAddress: r.client_address,
+  bodyBytes: r.body_bytes,
+  latencyMs: r.latency_ms,
+  replayOf: r.replay_of,
+  retainedUntil: r.retained_until,
+});
+
+const toPayload = (r: PayloadRow): RetainedPayload => ({
+  receiptId: r.receipt_id,
+  path: r.path,
+  body: new Uint8Array(r.body),
+  headers: r.headers,
+  query: r.query,
+  expiresAt: r.expires_at,
+});
+
+const RECEIPT_COLUMNS = `id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id, event_id,
+  idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until`;
+
+/** per-minute buckets of an epoch-ms column, as BIGINT */
+export const minuteOf = (column: string) => `(${column} / 60000) * 60000`;
+
+/** Receipts over PostgreSQL: the same rules as the SQLite adapter; pruning deletes in one transaction. */
+export function postgresReceiptsRepo(pool: pg.Pool): ReceiptsRepo {
+  return {
+    async record(r, payload) {
+      await transaction(pool, async (client) => {
+        await client.query(
+          `INSERT INTO receipts (${RECEIPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+          [r.id, r.requestId, r.receivedAt, r.method, r.path, r.mappingId, r.status, r.outcome, r.errorCode, r.runId, r.eventId,
+            r.idempotencyKey, r.authMethod, r.signature, r.clientAddress, r.bodyBytes, r.latencyMs, r.replayOf, r.retainedUntil],
+        );
+        if (payload) {
+          const body = Buffer.from(payload.body);
+          await client.query(
+            'INSERT INTO retained_payloads (receipt_id, path, body, bytes, headers, query, created_at, expires_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8)',
+            [r.id, payload.path, body, body.byteLength, JSON.stringify(payload.headers), JSON.stringify(payload.query), r.receivedAt, payload.expiresAt],
+          );
+        }
+      });
+    },
+    async get(id) {
+      const { rows } = await query<Row>(pool, `SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE id = $1`, [id]);
+      return rows[0] && toReceipt(rows[0]);
+    },
+    async list(q) {
+      const f = receiptFilter(new ListFilter(postgresDialect, 'received_at', 'id'), q, Date.now());
+      const text = `SELECT ${RECEIPT_COLUMNS} FROM receipts ${f.sql()} ${f.order(q.limit)}`;
+      return (await query<Row>(pool, text, f.values)).rows.map(toReceipt);
+    },
+    async payload(receiptId, now) {
+      const { rows } = await query<PayloadRow>(pool, 'SELECT * FROM retained_payloads WHERE receipt_id = $1 AND expires_at > $2', [receiptId, now]);
+      return rows[0] && toPayload(rows[0]);
+    },
+    async retainedForPath(path, limit, now) {
+      const { rows } = await query<Row & PayloadRow>(
+        pool,
+        `SELECT r.*, p.receipt_id, p.body, p.headers, p.query, p.expires_at FROM retained_payloads p JOIN receipts r ON r.id = p.receipt_id
+         WHERE p.path = $1 AND p.expires_at > $2 ORDER BY p.created_at DESC, p.receipt_id DESC LIMIT $3`,
+        [path, now, limit],
+      );
+      return rows.map((row) => ({ receipt: toReceipt(row), payload: toPayload(row) }));
+    },
+    async prune({ now, maxTotalBytes, receiptsBefore }) {
+      return transaction(pool, async (client) => {
+        const expired = await client.query('DELETE FROM retained_payloads WHERE expires_at <= $1', [now]);
+        // beyond the cap, the oldest go: a running total from the newest down, everything past the cap deleted
+        const over = await client.query(
+          `DELETE FROM retained_payloads WHERE receipt_id IN (
+             SELECT receipt_id FROM (
+               SELECT receipt_id, SUM(bytes) OVER (ORDER BY created_at DESC, receipt_id DESC) AS running FROM retained_payloads
+             ) t WHERE running > $1)`,
+          [maxTotalBytes],
+        );
+        const receipts = await client.query('DELETE FROM receipts WHERE received_at < $1', [receiptsBefore]);
+        await client.query(
+          `UPDATE receipts SET retained_until = NULL WHERE retained_until IS NOT NULL
+             AND (retained_until <= $1 OR NOT EXISTS (SELECT 1 FROM retained_payloads p WHERE p.receipt_id = receipts.id))`,
+          [now],
+        );
+        return { payloads: (expired.rowCount ?? 0) + (over.rowCount ?? 0), receipts: receipts.rowCount ?? 0 };
+      });
+    },
+    async retainedBytes() {
+      const { rows } = await query<{ n: number | null }>(pool, 'SELECT SUM(bytes)::bigint AS n FROM retained_payloads');
+      return rows[0]?.n ?? 0;
+    },
+    async perMinute(since) {
+      const { rows } = await query<MinuteCount>(
+        pool,
+        `SELECT ${minuteOf('received_at')} AS minute, COUNT(*)::int AS total, COUNT(*) FILTER (WHERE status >= 400)::int AS failed
+         FROM receipts WHERE received_at >= $1 GROUP BY minute ORDER BY minute`,
+        [since],
+      );
+      return rows;
+    },
+  };
+}

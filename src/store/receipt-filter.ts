@@ -1,0 +1,17 @@
+import type { ListFilter } from './list-filter.js';
+import type { ReceiptQuery } from './port.js';
+
+/** the receipts list's conditions, the same on both adapters */
+export function receiptFilter(f: ListFilter, query: ReceiptQuery, now: number): ListFilter {
+  return f
+    .where('status = ?', query.status)
+    .whereIf(query.result === 'error', 'status >= 400')
+    .whereIf(query.result === 'ok', 'status < 400')
+    .where('mapping_id = ?', query.mappingId)
+    .where('path = ?', query.path)
+    .where('outcome = ?', query.outcome)
+    .where('run_id = ?', query.runId)
+    .where('replay_of = ?', query.replayOf)
+    .where('retained_until > ?', query.retained ? now : undefined)
+    .page(query, ['id', 'request_id', 'path', 'mapping_id', 'run_id', 'idempotency_key']);
+}

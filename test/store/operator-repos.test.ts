@@ -1,0 +1,143 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReceiptRecord, Store } from '../../src/store/port.js';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/start-herald.js';
+import { queuedRun } from './run-record.js';
+
+const schemas: string[] = [];
+const adapters: [string, () => Promise<Store>][] = [
+  ['sqlite', async () => openSqliteStore(path.join(tempDir(), 'herald.db'))],
+  [
+    'postgres',
+    async () => {
+      const schema = uniqueSchema();
+      schemas.push(schema);
+      return openPostgresStore({ url: PG_URL, schema, poolSize: 4 });
+    },
+  ],
+];
+
+beforeAll(requirePostgres);
+afterAll(async () => {
+  for (const s of schemas) await dropSchema(s);
+});
+
+const receipt = (id: string, receivedAt: number, over: Partial<ReceiptRecord> = {}): ReceiptRecord => ({
+  id,
+  requestId: `req-${id}`,
+  receivedAt,
+  method: 'POST',
+  path: 'github',
+  mappingId: 'github',
+  status: 202,
+  outcome: 'agent',
+  errorCode: null,
+  runId: null,
+  eventId: null,
+  idempotencyKey: null,
+  authMethod: 'bearer',
+  signature: null,
+  clientAddress: '127.0.0.1',
+  bodyBytes: 10,
+  latencyMs: 1.5,
+  replayOf: null,
+  retainedUntil: null,
+  ...over,
+});
+const payload = (id: string, body: string, expiresAt: number) => ({ receiptId: id, path: 'github', body: new TextEncoder().encode(body), headers: { 'x-event': 'push' }, query: { a: '1' }, expiresAt });
+
+/** one contract, both adapters: what the admin API and the console rely on */
+describe.each(adapters)('operator repos on %s', (_name, open) => {
+  it('receipts: filters, newest-first keyset pages, retained payloads, pruning by TTL and size, per-minute counts', async () => {
+    const store = await open();
+    const t = 1_700_000_000_000;
+    await store.receipts.record(receipt('a', t, { retainedUntil: t + 1000 }), payload('a', '{"n":1}', t + 1000));
+    await store.receipts.record(receipt('b', t + 10, { retainedUntil: t + 5000 }), payload('b', '{"n":22}', t + 5000));
+    await store.receipts.record(receipt('c', t + 10, { status: 404, outcome: 'error', errorCode: 'HERALD_MAPPING_NOT_FOUND', mappingId: null, path: 'nope' }));
+    await store.receipts.record(receipt('d', t + 60_000, { replayOf: 'a', runId: 'run-1', idempotencyKey: 'Key_%1' }));
+
+    const ids = async (q: Partial<Parameters<Store['receipts']['list']>[0]>) => (await store.receipts.list({ limit: 10, ...q })).map((r) => r.id);
+    expect(await ids({})).toEqual(['d', 'c', 'b', 'a']);
+    expect(await ids({ limit: 2 })).toEqual(['d', 'c']);
+    expect(await ids({ after: { at: t + 10, id: 'c' } })).toEqual(['b', 'a']);
+    expect(await ids({ result: 'error' })).toEqual(['c']);
+    expect(await ids({ result: 'ok', path: 'github' })).toEqual(['d', 'b', 'a']);
+    expect(await ids({ replayOf: 'a' })).toEqual(['d']);
+    expect(await ids({ q: 'key_%' })).toEqual(['d']);
+    expect(await ids({ since: t + 10, until: t + 10 })).toEqual(['c', 'b']);
+    expect(await store.receipts.get('d')).toMatchObject({ runId: 'run-1', latencyMs: 1.5, replayOf: 'a' });
+
+    const kept = await store.receipts.payload('a', t);
+    expect(new TextDecoder().decode(kept!.body)).toBe('{"n":1}');
+    expect(kept).toMatchObject({ headers: { 'x-event': 'push' }, query: { a: '1' } });
+    expect((await store.receipts.retainedForPath('github', 10, t)).map((r) => r.receipt.id)).toEqual(['b', 'a']);
+    expect(await store.receipts.retainedBytes()).toBe(15);
+    expect(await store.receipts.perMinute(t)).toEqual([
+      { minute: Math.floor(t / 60000) * 60000, total: 3, failed: 1 },
+      { minute: Math.floor((t + 60_000) / 60000) * 60000, total: 1, failed: 0 },
+    ]);
+
+    // past a's TTL: a goes; a cap of 7 bytes keeps b (8 bytes) out too
+    expect(await store.receipts.prune({ now: t + 1000, maxTotalBytes: 8, receiptsBefore: 0 })).toEqual({ payloads: 1, receipts: 0 });
+    expect(await store.receipts.payload('a', t)).toBeUndefined();
+    expect((await store.receipts.get('a'))!.retainedUntil).toBeNull();
+    expect(await store.receipts.prune({ now: t + 1000, maxTotalBytes: 7, receiptsBefore: t + 10 })).toEqual({ payloads: 1, receipts: 1 });
+    expect(await store.receipts.retainedBytes()).toBe(0);
+    expect(await ids({ retained: true })).toEqual([]);
+    expect(await ids({})).toEqual(['d', 'c', 'b']);
+    await store.close();
+  });
+
+  it('runs, events, deliveries and sessions: filters and pages; cancel, re-run links, abandon', async () => {
+    const store = await open();
+    await store.runs.insert(queuedRun('r1', 100));
+    await store.runs.insert({ ...queuedRun('r2', 200), rerunOf: 'r1', sessionKey: 'chat:x' });
+    await store.runs.insert(queuedRun('r3', 300));
+    await store.receipts.record(receipt('x', 100, { runId: 'r1', mappingId: 'gh' }));
+    const runIds = async (q: Partial<Parameters<Store['browse']['runs']>[0]>) => (await store.browse.runs({ limit: 10, ...q })).map((r) => r.id);
+    expect(await runIds({})).toEqual(['r3', 'r2', 'r1']);
+    expect(await runIds({ rerunOf: 'r1' })).toEqual(['r2']);
+    expect(await runIds({ mappingId: 'gh' })).toEqual(['r1']);
+    expect(await runIds({ sessionKey: 'chat:x' })).toEqual(['r2']);
+    expect(await runIds({ limit: 1, after: { at: 300, id: 'r3' } })).toEqual(['r2']);
+    expect((await store.runs.get('r2'))!.rerunOf).toBe('r1');
+
+    expect(await store.runs.cancel('r3', 400)).toBe(true);
+    expect(await store.runs.cancel('r3', 400)).toBe(false);
+    // a cancelled run is never claimed; a claimed (running) one cannot be cancelled
+    expect((await store.runs.claim({ owner: 'o', now: 500, until: 10_000 }, 10)).map((r) => r.id).sort()).toEqual(['r1', 'r2']);
+    expect(await store.runs.cancel('r1', 600)).toBe(false);
+    expect(await runIds({ status: 'cancelled' })).toEqual(['r3']);
+    expect(await store.browse.runsPerMinute(0)).toEqual([{ minute: 0, total: 3, failed: 0 }]);
+
+    for (let i = 0; i < 5; i++) await store.events.enqueue(i % 2 ? 'main' : 'other', `event ${i}`, 20);
+    const first = await store.browse.events({ limit: 2, session: 'main' });
+    expect(first.map((e) => e.text)).toEqual(['event 3', 'event 1']);
+    expect((await store.browse.events({ limit: 10, after: { at: first[0]!.createdAt, id: String(first[0]!.id) } })).map((e) => e.text)).toEqual(['event 2', 'event 1', 'event 0']);
+    expect((await store.browse.events({ limit: 10, q: 'EVENT 4' })).map((e) => e.text)).toEqual(['event 4']);
+
+    const now = 1000;
+    const base = { runId: null, kind: 'heartbeat' as const, to: '1', text: 't', sessionKey: 'main', agentId: 'main', attempts: 0, partsSent: 0, lastError: null, nextAttemptAt: now, leaseOwner: null, leaseUntil: null, updatedAt: now, deliveredAt: null };
+    await store.deliveries.insert({ ...base, id: 'd1', channel: 'telegram', status: 'pending', createdAt: now });
+    await store.deliveries.insert({ ...base, id: 'd2', channel: 'slack', status: 'delivered', createdAt: now + 1 });
+    expect(await store.deliveries.abandon('d1', now + 2)).toBe(true);
+    expect(await store.deliveries.abandon('d2', now + 2)).toBe(false);
+    expect((await store.browse.deliveries({ limit: 10, status: 'abandoned' })).map((d) => d.id)).toEqual(['d1']);
+    expect((await store.browse.deliveries({ limit: 10, channel: 'slack' })).map((d) => d.id)).toEqual(['d2']);
+    expect(await store.browse.deliveriesPerMinute(0)).toEqual([{ minute: 0, total: 2, failed: 1 }]);
+
+    await store.sessions.append('hook:a', { role: 'user', content: 'hi', createdAt: 10 });
+    await store.sessions.append('hook:a', { role: 'assistant', content: 'yo', createdAt: 20 });
+    await store.sessions.append('chat:b', { role: 'user', content: 'hey', createdAt: 30 });
+    expect(await store.browse.sessions({ limit: 10 })).toEqual([
+      { key: 'chat:b', messages: 1, firstAt: 30, lastAt: 30 },
+      { key: 'hook:a', messages: 2, firstAt: 10, lastAt: 20 },
+    ]);
+    expect((await store.browse.sessions({ limit: 10, prefix: 'hook:' })).map((s) => s.key)).toEqual(['hook:a']);
+    expect((await store.browse.sessions({ limit: 10, after: { at: 30, id: 'chat:b' } })).map((s) => s.key)).toEqual(['hook:a']);
+    await store.close();
+  });
+});
