@@ -118,7 +118,13 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   });
   const dispatch = createDispatcher({ mainSession, heartbeat: wakeHeartbeat, runs });
 
-  const actionContext = { config, channelNames: plugins.channelNames(), recipientFault: (channel: string, to: string) => plugins.recipientFault(channel, to) };
+  const actionContext = {
+    config,
+    channelNames: plugins.channelNames(),
+    recipientFault: (channel: string, to: string) => plugins.recipientFault(channel, to),
+    // an explicit channel without its channels.<id> section is refused at accept time (400)
+    isConfigured: (channel: string) => instances.channels.has(plugins.resolveChannel(channel) ?? channel),
+  };
   const warnings = [...loaded.warnings];
   const engine = new MappingsEngine([...builtinMappings(actionContext), ...(await resolveMappings(loaded, { ...actionContext, logger, warnings }))]);
   for (const warning of warnings) logger.warn({ config: loaded.file }, warning);

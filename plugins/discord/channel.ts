@@ -23,14 +23,22 @@ export function discordNonce(key: string): string {
 export function discordChannel(config: DiscordConfig): ChannelAdapter {
   return {
     send: (message) =>
-      sendInParts(message, DISCORD_MAX_CHARS, async ({ text, key }) => {
+      sendInParts(message, DISCORD_MAX_CHARS, async ({ text, key, index }) => {
         const { body } = await callPlatform({
           platform: 'discord',
           url: joinUrl(config.baseUrl, `/channels/${pathSegment(message.to)}/messages`),
           headers: { authorization: `Bot ${config.botToken}`, 'user-agent': DISCORD_USER_AGENT },
           // enforce_nonce: a retry of a part Discord already created (within its window of a few
           // minutes) returns that message instead of a copy
-          json: { content: text, nonce: discordNonce(key), enforce_nonce: true, allowed_mentions: config.allowedMentions },
+          json: {
+            content: text,
+            nonce: discordNonce(key),
+            enforce_nonce: true,
+            allowed_mentions: config.allowedMentions,
+            // threadId: the message replied to (the first part only; the rest follow it). A Discord thread is a
+            // channel of its own: its id goes in `to` (https://discord.com/developers/docs/resources/message#message-reference-structure)
+            ...(message.threadId && index === 0 && { message_reference: { message_id: message.threadId, fail_if_not_exists: false } }),
+          },
           signal: message.signal,
           timeoutMs: message.requestTimeoutMs,
           secrets: [config.botToken],

@@ -33,6 +33,7 @@ export const discordPlugin = definePlugin({
     'Mentions: every message carries `allowed_mentions` (default `{parse: []}`), so `@everyone`, `@here`, role and user mentions in a reply ping nobody; set `allowedMentions` to allow some.',
   ].join('\n\n'),
   guarantees: {
+    threads: "a message id \u2192 `message_reference` (the first part replies to it; sent even if it is gone). A Discord thread is a channel: give its id as `to`",
     idempotency: "`nonce` + `enforce_nonce`: Discord returns the message already made for a repeat \"in the past few minutes\"; a retry after a longer outage may repeat a part",
     splitAbove: "2000 characters",
     escaping: "`allowed_mentions: {parse: []}` (configurable): `@everyone`, `@here`, role and user mentions ping nobody; Markdown is rendered",

@@ -57,7 +57,14 @@ export function imessageChannel(config: ImessageConfig): ChannelAdapter {
         const { body } = await callPlatform({
           platform: 'imessage',
           url: joinUrl(config.url, `/api/v1/message/text?password=${encodeURIComponent(config.password)}`),
-          json: { chatGuid: message.to, message: text, tempGuid: key, method: config.method },
+          json: {
+            chatGuid: message.to,
+            message: text,
+            tempGuid: key,
+            method: config.method,
+            // a reply to that message (BlueBubbles needs its Private API for replies: apple-script ignores it)
+            ...(message.threadId && index === 0 && config.method === 'private-api' && { selectedMessageGuid: message.threadId, partIndex: 0 }),
+          },
           signal: message.signal,
           timeoutMs: message.requestTimeoutMs,
           secrets: [config.password],

@@ -51,7 +51,8 @@ export function mattermostChannel(config: MattermostConfig): ChannelAdapter {
             platform: 'mattermost',
             url: joinUrl(config.url, '/api/v4/posts'),
             headers: { authorization: `Bearer ${config.token}` },
-            json: { channel_id: message.to, message: text, pending_post_id: key },
+            // root_id: the thread's root post, every part a reply in it (https://api.mattermost.com/#tag/posts/operation/CreatePost)
+            json: { channel_id: message.to, message: text, pending_post_id: key, ...(message.threadId && { root_id: message.threadId }) },
             signal: message.signal,
             timeoutMs: message.requestTimeoutMs,
             secrets: [config.token],

@@ -19,6 +19,19 @@ interface CachedToken {
 }
 
 /**
+ * `threadId` on Teams: the activity id of the thread's first message. The Bot Connector's "reply to
+ * activity" (`POST /v3/conversations/{id}/activities/{activityId}`, `replyToId`) posts into it; in a
+ * channel the thread is also its own conversation, `<channel conversation id>;messageid=<activityId>`
+ * (https://learn.microsoft.com/azure/bot-service/rest-api/bot-framework-rest-connector-send-and-receive-messages#reply-to-a-message,
+ * https://learn.microsoft.com/microsoftteams/platform/bots/how-to/conversations/send-proactive-messages).
+ */
+export function teamsTarget(to: string, threadId: string | undefined): { conversation: string; path: string; extra: Record<string, unknown> } {
+  if (!threadId) return { conversation: to, path: '', extra: {} };
+  const conversation = to.includes('@thread.') && !to.includes(';messageid=') ? `${to};messageid=${threadId}` : to;
+  return { conversation, path: `/${encodeURIComponent(threadId)}`, extra: { replyToId: threadId } };
+}
+
+/**
  * Client-credentials token (cached until shortly before it expires), then
  * `POST {serviceUrl}/v3/conversations/{to}/activities`, Bearer, `{type:"message", text}`.
  */
@@ -53,12 +66,13 @@ export function msteamsChannel(config: MsteamsConfig): ChannelAdapter {
   return {
     send: (message) =>
       sendInParts(message, MSTEAMS_MAX_CHARS, async ({ text }) => {
+        const { conversation, path, extra } = teamsTarget(message.to, message.threadId);
         const post = async () =>
           callPlatform({
             platform: 'msteams',
-            url: joinUrl(config.serviceUrl, `/v3/conversations/${pathSegment(message.to)}/activities`),
+            url: joinUrl(config.serviceUrl, `/v3/conversations/${pathSegment(conversation)}/activities${path}`),
             headers: { authorization: `Bearer ${await token(message.signal, message.requestTimeoutMs)}` },
-            json: { type: 'message', text },
+            json: { type: 'message', text, ...extra },
             signal: message.signal,
             timeoutMs: message.requestTimeoutMs,
             secrets: [config.appPassword, ...(cached ? [cached.value] : [])],

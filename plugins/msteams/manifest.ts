@@ -35,6 +35,7 @@ export const msteamsPlugin = definePlugin({
     'Messages over 28000 characters are split. The Bot Connector has no idempotency key: a retry after a lost response may repeat a part.',
   ].join('\n\n'),
   guarantees: {
+    threads: "the thread's first activity id \u2192 the Bot Connector's reply to activity (`/activities/{id}`, `replyToId`); in a channel (`\u2026@thread.\u2026`) the conversation becomes `<to>;messageid=<id>`",
     idempotency: "none: the Bot Connector has no idempotency key",
     splitAbove: "28000 UTF-16 characters (56 KB; Teams takes about 100 KB)",
     escaping: "the text is Markdown (Teams' default `textFormat`)",

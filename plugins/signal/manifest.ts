@@ -22,6 +22,7 @@ export const signalPlugin = definePlugin({
     'Messages over 2000 characters are split (Signal turns longer texts into attachments).',
   ].join('\n\n'),
   guarantees: {
+    threads: "ignored: Signal has no threads (a quote needs the author and the original text)",
     idempotency: "none: signal-cli has no idempotency key",
     splitAbove: "2000 characters",
     escaping: "plain text",

@@ -27,7 +27,8 @@ export function slackChannel(config: SlackConfig): ChannelAdapter {
           platform: 'slack',
           url: joinUrl(config.baseUrl, '/chat.postMessage'),
           headers: { authorization: `Bearer ${config.botToken}` },
-          json: { channel: message.to, text: escapeSlack(text) },
+          // thread_ts: reply in that thread (https://api.slack.com/methods/chat.postMessage#arg_thread_ts)
+          json: { channel: message.to, text: escapeSlack(text), ...(message.threadId && { thread_ts: message.threadId }) },
           signal: message.signal,
           timeoutMs: message.requestTimeoutMs,
           secrets: [config.botToken],

@@ -22,6 +22,7 @@ export const slackPlugin = definePlugin({
     'A response with `ok: false` is a failure (`channel_not_found`, `not_in_channel`, ... fail at once). Messages over 4000 characters are split.',
   ].join('\n\n'),
   guarantees: {
+    threads: "the parent message's `ts` \u2192 `thread_ts`: every part is a reply in that thread (e.g. `{{ event.thread_ts ? event.thread_ts : event.ts }}`)",
     idempotency: "none: `chat.postMessage` has no idempotency key",
     splitAbove: "4000 characters (Slack's advice; it truncates at 40000)",
     escaping: "`&` `<` `>` sent as `&amp;` `&lt;` `&gt;` (Slack's formatting rules), so `<!channel>`, `<!here>`, `<@U\u2026>` in a reply show as text and notify nobody",

@@ -16,32 +16,45 @@ function migratedTo(error: unknown): string | undefined {
   return typeof id === 'number' || typeof id === 'string' ? String(id) : undefined;
 }
 
+/**
+ * `threadId` on Telegram: a forum topic id (`message_thread_id`, every part goes to the topic) or
+ * `reply:<message_id>` (`reply_parameters`, the first part replies; sent even if that message is
+ * gone) (https://core.telegram.org/bots/api#sendmessage, #replyparameters).
+ */
+export function telegramThread(threadId: string | undefined, index: number): Record<string, unknown> {
+  if (!threadId) return {};
+  const reply = /^reply:(\d+)$/.exec(threadId);
+  if (reply) return index === 0 ? { reply_parameters: { message_id: Number(reply[1]), allow_sending_without_reply: true } } : {};
+  if (/^\d+$/.test(threadId)) return { message_thread_id: Number(threadId) };
+  throw new ChannelError(`telegram: threadId "${threadId}" is neither a topic id nor reply:<message_id>`, false);
+}
+
 /** `POST {baseUrl}/bot{token}/sendMessage {chat_id, text}`; Telegram has no idempotency key. */
 export function telegramChannel(config: TelegramConfig): ChannelAdapter {
   return {
     send: (message) => {
       let chatId = message.to;
-      const post = (text: string) =>
+      const post = (text: string, index: number) =>
         callPlatform({
           platform: 'telegram',
           url: joinUrl(config.baseUrl, `/bot${config.botToken}/sendMessage`),
-          json: { chat_id: chatId, text },
+          json: { chat_id: chatId, text, ...telegramThread(message.threadId, index) },
           signal: message.signal,
           timeoutMs: message.requestTimeoutMs,
           secrets: [config.botToken],
           errorText: (b) => b?.description,
           retryAfterMs: (b) => secondsToMs(b?.parameters?.retry_after),
         });
-      return sendInParts(message, TELEGRAM_MAX_CHARS, async ({ text }) => {
+      return sendInParts(message, TELEGRAM_MAX_CHARS, async ({ text, index }) => {
         let response;
         try {
-          response = await post(text);
+          response = await post(text, index);
         } catch (error) {
           const next = migratedTo(error);
           if (!next || next === chatId) throw error;
           // the rest of this message goes to the supergroup too; nothing was sent to the old id
           chatId = next;
-          response = await post(text);
+          response = await post(text, index);
         }
         const { body } = response;
         if (body?.ok === false) throw new ChannelError(`telegram: ${body.description ?? 'not ok'}`, false);

@@ -23,6 +23,7 @@ export const telegramPlugin = definePlugin({
     'Messages over 4096 characters are split on paragraph or line boundaries.',
   ].join('\n\n'),
   guarantees: {
+    threads: "a forum topic id \u2192 `message_thread_id` (every part in the topic), or `reply:<message_id>` \u2192 `reply_parameters` (the first part replies, sent even if that message is gone); anything else fails the delivery",
     idempotency: "none: the Bot API has no idempotency key; a retry after a lost answer may repeat a part",
     splitAbove: "4096 UTF-16 characters",
     escaping: "plain text (no `parse_mode`): Markdown and HTML show as written; an `@username` in a reply still notifies that user in a group",

@@ -21,6 +21,7 @@ export function webhookChannel(config: WebhookConfig): ChannelAdapter {
         sessionKey: message.sessionKey,
         agent: message.agentId,
         createdAt: message.createdAt,
+        ...(message.threadId && { threadId: message.threadId }),
       });
       const timestamp = Math.floor(Date.now() / 1000);
       // webhook-id is the delivery id: stable across retries, the receiver's idempotency key

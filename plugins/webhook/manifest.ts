@@ -26,6 +26,7 @@ export const webhookPlugin = definePlugin({
     'Secret: generate one with `node -e "console.log(\'whsec_\' + require(\'crypto\').randomBytes(32).toString(\'base64\'))"` and give the same value to the receiver. Answer 2xx to accept; 5xx or 429 make herald retry; another 4xx fails the delivery.',
   ].join('\n\n'),
   guarantees: {
+    threads: "passed through as the body's `threadId` field (only when given)",
     idempotency: "`webhook-id` header = the delivery id, the same on every retry (your receiver deduplicates)",
     splitAbove: "never split",
     escaping: "JSON body: nothing to escape",

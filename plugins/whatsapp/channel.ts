@@ -17,12 +17,21 @@ const TRANSIENT_CODES = new Set([1, 2, 4, 80007, 130429, 131000, 131016, 131048,
 export function whatsappChannel(config: WhatsappConfig): ChannelAdapter {
   return {
     send: (message) =>
-      sendInParts(message, WHATSAPP_MAX_CHARS, async ({ text }) => {
+      sendInParts(message, WHATSAPP_MAX_CHARS, async ({ text, index }) => {
         const { body } = await callPlatform({
           platform: 'whatsapp',
           url: joinUrl(config.baseUrl, `/${encodeURIComponent(config.phoneNumberId)}/messages`),
           headers: { authorization: `Bearer ${config.accessToken}` },
-          json: { messaging_product: 'whatsapp', recipient_type: 'individual', to: message.to, type: 'text', text: { body: text } },
+          json: {
+            messaging_product: 'whatsapp',
+            recipient_type: 'individual',
+            to: message.to,
+            type: 'text',
+            text: { body: text },
+            // a reply quotes the message it answers (the first part only)
+            // (https://developers.facebook.com/docs/whatsapp/cloud-api/guides/send-messages#replies)
+            ...(message.threadId && index === 0 && { context: { message_id: message.threadId } }),
+          },
           signal: message.signal,
           timeoutMs: message.requestTimeoutMs,
           secrets: [config.accessToken],

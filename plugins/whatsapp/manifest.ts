@@ -24,6 +24,7 @@ export const whatsappPlugin = definePlugin({
     'Messages over 4096 characters are split. The Cloud API has no idempotency key.',
   ].join('\n\n'),
   guarantees: {
+    threads: "a message id (`wamid\u2026`) \u2192 `context.message_id`: the first part quotes and replies to it; WhatsApp has no threads",
     idempotency: "none: the Cloud API has no idempotency key",
     splitAbove: "4096 characters",
     escaping: "plain text; WhatsApp renders `*bold*` `_italic_`",

@@ -54,6 +54,10 @@ export const mappingSchema = z
     deliver: z.boolean().optional().describe('Deliver the reply to a chat channel (default true).'),
     channel: z.string().optional().describe('Delivery channel: last or a channel plugin id/alias.'),
     to: z.string().optional().describe('Recipient on the channel (templated).'),
+    threadId: z
+      .string()
+      .optional()
+      .describe('Reply in this platform thread or to this message (templated), e.g. {{ event.thread_ts ? event.thread_ts : event.ts }} for Slack; each channel maps it to its own field, channels without threads ignore it (see Channels).'),
     model: z.string().optional().describe('Model override, <provider>/<model> or an alias (templated); must be in agents.defaults.models when set.'),
     thinking: z.string().optional().describe('Thinking level override: off, minimal, low, medium, high (templated).'),
     timeoutSeconds: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional().describe(`Maximum duration of the agent run, in seconds (at most ${MAX_TIMEOUT_SECONDS}, about 24 days).`),

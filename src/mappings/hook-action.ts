@@ -24,6 +24,11 @@ export interface ActionContext {
   fieldSource?: FieldSource;
   /** `last` plus the ids and aliases of the loaded channel plugins */
   channelNames: string[];
+  /**
+   * whether a channel id or alias has its `channels.<id>` section; when given, an explicit
+   * channel that is not configured is refused at accept time (the CLI's dry runs leave it out)
+   */
+  isConfigured?(channel: string): boolean;
   mappingId: string;
   path: string;
   /** the wording of a missing text/message: the built-ins say "text is required", mappings "hook mapping requires text" */
@@ -46,6 +51,7 @@ const fieldChecks = {
   deliver: [z.boolean().optional(), 'must be a boolean'],
   channel: [optionalString, 'must be a string'],
   to: [optionalString, 'must be a string'],
+  threadId: [z.string().max(256).optional(), 'must be a string (at most 256 characters)'],
   model: [optionalString, 'must be a string'],
   thinking: [z.enum(thinkingLevels).optional(), `must be one of ${thinkingLevels.join(', ')}`],
   timeoutSeconds: [z.number().positive().max(MAX_TIMEOUT_SECONDS).optional(), `must be a positive number (at most ${MAX_TIMEOUT_SECONDS})`],
@@ -75,6 +81,9 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
   }
   const channel = check(raw, 'channel') ?? 'last';
   if (!ctx.channelNames.includes(channel)) throw invalid('channel', `must be one of ${ctx.channelNames.join(', ')}`);
+  if (channel !== 'last' && ctx.isConfigured && !ctx.isConfigured(channel)) {
+    throw invalid('channel', `"${channel}" is not configured (add its channels.<id> section to the config)`);
+  }
   const model = check(raw, 'model') || undefined;
   if (model !== undefined) {
     if (!resolveModelRef(model, ctx.config)) {
@@ -94,6 +103,7 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
     const fault = ctx.recipientFault?.(channel, to);
     if (fault) throw invalid('to', fault);
   }
+  const threadId = check(raw, 'threadId')?.trim();
   const source = ctx.fieldSource ?? 'mapping';
   return {
     kind: 'agent',
@@ -105,6 +115,7 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
     deliver: check(raw, 'deliver') ?? true,
     channel,
     to: to || undefined,
+    ...(threadId && { threadId }),
     model,
     thinking: check(raw, 'thinking'),
     timeoutSeconds: check(raw, 'timeoutSeconds'),

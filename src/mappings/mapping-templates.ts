@@ -7,11 +7,11 @@ import type { TemplateScope } from './template-scope.js';
 import { storableIdempotencyKey } from './idempotency-key.js';
 
 /** The mapping fields that may hold `{{ expr }}`, and the action field each one fills. */
-const TEMPLATED = { textTemplate: 'text', messageTemplate: 'message', name: 'name', sessionKey: 'sessionKey', to: 'to', model: 'model', thinking: 'thinking' } as const;
+const TEMPLATED = { textTemplate: 'text', messageTemplate: 'message', name: 'name', sessionKey: 'sessionKey', to: 'to', threadId: 'threadId', model: 'model', thinking: 'thinking' } as const;
 type TemplatedField = keyof typeof TEMPLATED;
 
 /** fields whose empty rendering means "not given" (the default applies), unlike text and message */
-const OPTIONAL = new Set<string>(['name', 'sessionKey', 'to', 'model', 'thinking']);
+const OPTIONAL = new Set<string>(['name', 'sessionKey', 'to', 'threadId', 'model', 'thinking']);
 
 export interface MappingTemplates {
   /** the raw action fields (text, message, name, ... and the static ones), before validation */

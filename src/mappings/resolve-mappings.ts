@@ -11,7 +11,7 @@ import { mappingSchema, type Mapping } from '../config/mapping-schema.js';
 import { TransformLoader } from './transform-loader.js';
 import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
 
-export type MappingContext = Pick<ActionContext, 'config' | 'channelNames' | 'recipientFault'> & {
+export type MappingContext = Pick<ActionContext, 'config' | 'channelNames' | 'recipientFault' | 'isConfigured'> & {
   /** where per-request mapping failures are logged (mapping id and reason, never the body) */
   logger?: Logger;
   /** receives what loads but deserves attention (a transform not there yet, ...), each naming its mapping */

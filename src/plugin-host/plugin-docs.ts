@@ -25,8 +25,8 @@ export function renderGuaranteesTable(plugins: PluginDefinition[]): string {
   const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
   const rows = plugins
     .filter((p) => p.roles.includes('channel') && p.guarantees)
-    .map((p) => `| ${p.id} | ${cell(p.guarantees!.idempotency)} | ${cell(p.guarantees!.splitAbove)} | ${cell(p.guarantees!.escaping)} |`);
-  return ['| channel | a repeated part (idempotency) | split above | escaping, mentions |', '|---|---|---|---|', ...rows].join('\n');
+    .map((p) => `| ${p.id} | ${cell(p.guarantees!.threads)} | ${cell(p.guarantees!.idempotency)} | ${cell(p.guarantees!.splitAbove)} | ${cell(p.guarantees!.escaping)} |`);
+  return ['| channel | `threadId` (replies in threads) | a repeated part (idempotency) | split above | escaping, mentions |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 
 /** A preset's config table, for its own README section (`<!-- section:<id> -->`). */

@@ -36,6 +36,11 @@ export interface ChannelMessage {
   /** 1 for the first attempt of this delivery, 2 for its first retry, ... */
   attempt?: number;
   /**
+   * the platform thread (or message) the reply belongs to, as the request or mapping gave it
+   * (`threadId`): each channel maps it to its own field; a channel without threads ignores it
+   */
+  threadId?: string;
+  /**
    * parts of a split message an earlier attempt already delivered: a retry starts after them
    * (see `sendInParts`), so nobody gets part 1 twice
    */
@@ -145,6 +150,8 @@ export interface ChannelGuarantees {
   splitAbove: string;
   /** what herald does to the text so the platform shows it as written (and pings nobody) */
   escaping: string;
+  /** what `threadId` becomes on the platform, or that the channel ignores it */
+  threads: string;
 }
 
 export interface PluginDefinition<S extends z.ZodType = z.ZodType> {

@@ -19,6 +19,8 @@ const SWEEP_FROM_KEY = 'delivery:sweepFrom';
 const SWEEP_OVERLAP_MS = 60_000;
 /** how long `stop()` lets sends in flight finish before aborting them */
 const STOP_GRACE_MS = 5_000;
+/** why a reply was not delivered on an install without any channel (not a failure) */
+export const NO_CHANNEL_CONFIGURED = 'no channel configured';
 
 export interface DeliveryOutboxDeps {
   config: HeraldConfig;
@@ -55,7 +57,18 @@ export class DeliveryOutbox implements ReplyDelivery {
     this.targets = { mainSession: deps.mainSession, state: deps.store.state, channels: deps.channels, resolveChannel: deps.resolveChannel };
   }
 
+  /**
+   * A fresh install has no channel, while `deliver` defaults to true and `last` falls back to
+   * whatsapp: a failed delivery, a warning and a "Delivery failed" event for every run would be
+   * noise. With no channel configured at all a reply is simply not delivered (the run's view says
+   * why); once any channel is configured the interface's rules apply unchanged.
+   */
+  private get quiet(): boolean {
+    return this.deps.channels.size === 0;
+  }
+
   async deliverRunReply(run: RunRecord, action: AgentAction, reply: string): Promise<void> {
+    if (this.quiet) return;
     // a run resumed after a crash must not queue its reply twice
     if ((await this.deps.store.deliveries.forRun(run.id)).length) return;
     const target = await resolveTarget(this.targets, { channel: action.channel, to: action.to });
@@ -63,6 +76,7 @@ export class DeliveryOutbox implements ReplyDelivery {
   }
 
   async deliverHeartbeatReply(reply: string): Promise<void> {
+    if (this.quiet) return;
     const target = await resolveTarget(this.targets, { channel: 'last' });
     await this.enqueue({ runId: null, kind: 'heartbeat', sessionKey: MAIN_SESSION, agentId: this.deps.defaultAgentId, text: reply }, target);
   }
@@ -104,6 +118,7 @@ export class DeliveryOutbox implements ReplyDelivery {
     if (run.status === 'succeeded' && run.reply !== null && isHeartbeatAck(run.reply, this.deps.config.heartbeat.ackMaxChars)) {
       return { status: 'skipped', reason: 'the reply was only a heartbeat acknowledgement', requested };
     }
+    if (run.status === 'succeeded' && this.quiet) return { status: 'not_delivered', reason: NO_CHANNEL_CONFIGURED, requested };
     return { status: 'none', reason: run.status === 'succeeded' ? 'nothing was queued' : 'the run produced no reply', requested };
   }
 
@@ -123,6 +138,7 @@ export class DeliveryOutbox implements ReplyDelivery {
   private async queueRepliesLeftBehind(): Promise<void> {
     const { store, config } = this.deps;
     const startedAt = Date.now();
+    if (this.quiet) return;
     const since = (await store.state.get<number>(SWEEP_FROM_KEY)) ?? 0;
     let queued = 0;
     for (const runId of await store.deliveries.runsAwaitingDelivery(since)) {
@@ -251,6 +267,7 @@ export class DeliveryOutbox implements ReplyDelivery {
       await this.finalFailure(d, `channel ${d.channel ?? '(none)'} is not configured (no channels.${d.channel} in the config)`, log);
       return;
     }
+    const threadId = await this.threadOf(d);
     // the shutdown signal only: each request to the platform gets its own time limit
     // (`requestTimeoutMs`), so a long reply in many parts is never cut short midway
     const leaseMs = this.leaseMs();
@@ -266,6 +283,7 @@ export class DeliveryOutbox implements ReplyDelivery {
         signal: shutdown,
         requestTimeoutMs: config.delivery.requestTimeoutMs,
         attempt: d.attempts,
+        ...(threadId && { threadId }),
         partsSent: d.partsSent,
         onPartSent: async (index) => {
           // each accepted part renews the claim for the next one
@@ -296,6 +314,14 @@ export class DeliveryOutbox implements ReplyDelivery {
     } else {
       log.warn('delivered, but the claim had been lost meanwhile');
     }
+  }
+
+  /** the thread a run asked its reply to go to (kept in the run's action; heartbeat replies have none) */
+  private async threadOf(d: DeliveryRecord): Promise<string | undefined> {
+    if (!d.runId) return undefined;
+    const run = await this.deps.store.runs.get(d.runId);
+    const threadId = (run?.action as Partial<AgentAction> | undefined)?.threadId;
+    return typeof threadId === 'string' && threadId ? threadId : undefined;
   }
 
   private async finalFailure(d: DeliveryRecord, reason: string, log: Logger): Promise<void> {

@@ -18,6 +18,8 @@ export const runActionSchema = z.object({
   deliver: z.boolean(),
   channel: z.string(),
   to: z.string().optional(),
+  /** the platform thread (or message) the reply belongs to; each channel maps it to its own field */
+  threadId: z.string().max(256).optional(),
   model: z.string().optional(),
   thinking: z.enum(thinkingLevels).optional(),
   timeoutSeconds: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional(),

@@ -158,3 +158,49 @@ describe('one time limit per request', () => {
     expect(failure!.message).toContain('timed out');
   });
 });
+
+describe('threads, channel by channel', () => {
+  it('telegram: reply:<id> replies with the first part only; a topic id holds every part; anything else fails', async () => {
+    const c = caseOf('telegram');
+    fake = await startFakeServer(() => c.ok);
+    const channel = await createChannel(c, fake.url);
+    const text = `${'a '.repeat(1500)}\n\n${'b '.repeat(1500)}`;
+    await channel.send(message(text, c.to, { threadId: 'reply:99' }));
+    expect(fake.requests.map((r) => r.json.reply_parameters)).toEqual([{ message_id: 99, allow_sending_without_reply: true }, undefined]);
+    fake.requests.length = 0;
+    await channel.send(message(text, c.to, { threadId: '7' }));
+    expect(fake.requests.map((r) => r.json.message_thread_id)).toEqual([7, 7]);
+    const failure = await failureOf(channel.send(message('hi', c.to, { threadId: 'general' })));
+    expect(failure!.retryable).toBe(false);
+    expect(failure!.message).toContain('threadId');
+  });
+
+  it('discord: only the first part carries the message reference', async () => {
+    const c = caseOf('discord');
+    fake = await startFakeServer(() => c.ok);
+    const channel = await createChannel(c, fake.url);
+    await channel.send(message(`${'a '.repeat(900)}\n\n${'b '.repeat(900)}`, c.to, { threadId: '123' }));
+    expect(fake.requests.map((r) => r.json.message_reference?.message_id)).toEqual(['123', undefined]);
+  });
+
+  it('imessage: a reply (selectedMessageGuid) with the private API; apple-script cannot and ignores it', async () => {
+    const c = caseOf('imessage');
+    fake = await startFakeServer(() => c.ok);
+    const privateApi = await createChannel({ ...c, config: (url) => ({ ...c.config(url), method: 'private-api' }) }, fake.url);
+    await privateApi.send(message('hi', c.to, { threadId: 'p:0/GUID-1' }));
+    expect(fake.requests[0]!.json).toMatchObject({ selectedMessageGuid: 'p:0/GUID-1', partIndex: 0, method: 'private-api' });
+    const appleScript = await createChannel(c, fake.url);
+    await appleScript.send(message('hi', c.to, { threadId: 'p:0/GUID-1' }));
+    expect(fake.requests[1]!.json.selectedMessageGuid).toBeUndefined();
+  });
+
+  it('msteams: a personal chat replies to the activity without a conversation suffix', async () => {
+    const c = caseOf('msteams');
+    fake = await startFakeServer((r) => (c.isSend(r) ? c.ok : c.other!(r)));
+    const channel = await createChannel(c, fake.url);
+    await channel.send(message('hi', 'a:1personal', { threadId: 'act-1' }));
+    const sent = fake.requests.find((r) => c.isSend(r))!;
+    expect(sent.path).toBe('/teams/v3/conversations/a%3A1personal/activities/act-1');
+    expect(sent.json.replyToId).toBe('act-1');
+  });
+});

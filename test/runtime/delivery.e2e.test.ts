@@ -113,12 +113,13 @@ describe('the target', () => {
     const noRecipient = await settled(await agent({ message: 'hello', channel: 'telegram', name: 'NoTo' }));
     expect(noRecipient.delivery).toMatchObject({ status: 'failed', channel: 'telegram', attempts: 0 });
     expect(noRecipient.delivery.lastError).toContain('no recipient');
-    const unconfigured = await settled(await agent({ message: 'hello', channel: 'slack', to: 'C1', name: 'Unconfigured' }));
-    expect(unconfigured.delivery).toMatchObject({ status: 'failed', channel: 'slack' });
-    expect(unconfigured.delivery.lastError).toContain('channel slack is not configured');
+    // `last` with no earlier delivery falls back to whatsapp, which is not configured here
+    const unconfigured = await settled(await agent({ message: 'hello', to: '4915112345678', name: 'Unconfigured' }));
+    expect(unconfigured.delivery).toMatchObject({ status: 'failed', channel: 'whatsapp' });
+    expect(unconfigured.delivery.lastError).toContain('channel whatsapp is not configured');
     const events = await admin('/events?session=main');
     expect(events.data.map((e: { text: string }) => e.text)).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^Delivery failed: no recipient on telegram/), expect.stringMatching(/^Delivery failed: channel slack is not configured/)]),
+      expect.arrayContaining([expect.stringMatching(/^Delivery failed: no recipient on telegram/), expect.stringMatching(/^Delivery failed: channel whatsapp is not configured/)]),
     );
     expect(platform.requests).toHaveLength(0);
   });
@@ -182,7 +183,9 @@ describe('heartbeat acknowledgements', () => {
 
 describe('undeliverable heartbeat replies', () => {
   it('are recorded as failed but not fed back to the main session (no loop)', async () => {
-    herald = await startHerald(baseConfig(fast));
+    const platform = await platformFake();
+    // a channel is configured, so the interface's rules apply: `last` falls back to whatsapp, which is not
+    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } }));
     await fetch(`${herald.url}/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text: 'Disk almost full' }) });
     const failed = await eventually(async () => (await admin('/deliveries?status=failed')).data[0]);
     expect(failed).toMatchObject({ kind: 'heartbeat', channel: 'whatsapp', runId: null, attempts: 0 });
@@ -412,5 +415,106 @@ describe('two processes on one database', () => {
     } finally {
       await second.stop();
     }
+  });
+});
+
+describe('an explicit channel that is not configured', () => {
+  it('is refused at accept time, naming it', async () => {
+    const platform = await platformFake();
+    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } }));
+    for (const channel of ['slack', 'teams']) {
+      const res = await fetch(`${herald.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'hi', channel, to: 'C1' }) });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { ok: boolean; error: string };
+      expect(body.error).toContain(`"${channel}" is not configured`);
+    }
+    expect((await admin('/deliveries')).data).toHaveLength(0);
+  });
+});
+
+describe('a fresh install with no channel configured', () => {
+  it('records replies as not delivered, with no failure, warning or event', async () => {
+    herald = await startHerald(baseConfig(fast));
+    const runId = await agent({ message: 'hello', name: 'Quiet' });
+    const run = await eventually(async () => {
+      const r = await admin(`/runs/${runId}`);
+      return r.status === 'succeeded' && r;
+    });
+    expect(run.delivery).toEqual({ status: 'not_delivered', reason: 'no channel configured', requested: { channel: 'last', to: null } });
+    // a heartbeat with something to say: not delivered either, and no failure recorded
+    await fetch(`${herald.url}/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text: 'Disk almost full' }) });
+    await herald.gateway.heartbeat.idle();
+    await herald.gateway.runs.idle();
+    expect((await admin('/deliveries')).data).toEqual([]);
+    const events = await admin('/events?session=main');
+    expect(events.data.map((e: { text: string }) => e.text).filter((t: string) => t.startsWith('Delivery failed'))).toEqual([]);
+    expect(herald.logs.filter((l) => Number(l.level) >= 40 && /deliver/i.test(String(l.msg)))).toEqual([]);
+    // a channel that is not configured, named explicitly, is still refused
+    const res = await fetch(`${herald.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'hi', channel: 'telegram', to: '1' }) });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('replies in threads', () => {
+  it('threadId from the request reaches each platform\'s own thread field', async () => {
+    const platform = await platformFake();
+    herald = await startHerald(baseConfig({ ...fast, channels: allChannels(platform.url) }));
+    const threads: Record<string, [string, (r: RecordedRequest) => unknown, unknown]> = {
+      slack: ['1700000000.000100', (r) => r.json.thread_ts, '1700000000.000100'],
+      telegram: ['42', (r) => r.json.message_thread_id, 42],
+      discord: ['1111111111111111111', (r) => r.json.message_reference, { message_id: '1111111111111111111', fail_if_not_exists: false }],
+      mattermost: ['rootpost0000000000000000ab', (r) => r.json.root_id, 'rootpost0000000000000000ab'],
+      msteams: ['1700000000001', (r) => [r.path, r.json.replyToId], [`/teams/v3/conversations/${encodeURIComponent('19:abc123@thread.tacv2;messageid=1700000000001')}/activities/1700000000001`, '1700000000001']],
+      whatsapp: ['wamid.HBgLMTIz', (r) => r.json.context, { message_id: 'wamid.HBgLMTIz' }],
+      webhook: ['t-1', (r) => r.json.threadId, 't-1'],
+      signal: ['ignored', (r) => Object.keys(r.json).sort(), ['message', 'number', 'recipients']],
+    };
+    for (const [id, [threadId, read, expected]] of Object.entries(threads)) {
+      const c = caseOf(id);
+      const before = platform.requests.filter((r) => c.isSend(r)).length;
+      const run = await settled(await agent({ message: `reply in a thread on ${id}`, channel: id, to: c.to, threadId }));
+      expect(run.delivery.status, id).toBe('delivered');
+      const sent = platform.requests.filter((r) => c.isSend(r)).slice(before);
+      expect(read(sent[0]!), id).toEqual(expected);
+    }
+  });
+
+  it('a mapping templates threadId from the payload (a Slack event\'s thread_ts)', async () => {
+    const platform = await platformFake();
+    herald = await startHerald(
+      baseConfig({
+        ...fast,
+        channels: { slack: caseOf('slack').config(platform.url) },
+        hooks: {
+          mappings: [
+            {
+              id: 'slack-events',
+              match: { path: 'slack' },
+              messageTemplate: '{{ event.text }}',
+              channel: 'slack',
+              to: '{{ event.channel }}',
+              threadId: '{{ event.thread_ts ? event.thread_ts : event.ts }}',
+              wakeMode: 'next-heartbeat',
+            },
+          ],
+        },
+      }),
+    );
+    const res = await fetch(`${herald.url}/hooks/slack`, {
+      method: 'POST',
+      headers: hookHeaders(),
+      body: JSON.stringify({ event: { type: 'app_mention', text: 'status?', channel: 'C0123456789', ts: '1700000000.000200' } }),
+    });
+    expect(res.status).toBe(202);
+    const run = await settled(((await res.json()) as { runId: string }).runId);
+    expect(run.delivery.status).toBe('delivered');
+    expect(platform.requests.find((r) => r.path === '/chat.postMessage')!.json).toMatchObject({ channel: 'C0123456789', thread_ts: '1700000000.000200' });
+  });
+
+  it('an invalid threadId is a 400 naming it', async () => {
+    herald = await startHerald(baseConfig(fast));
+    const res = await fetch(`${herald.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'hi', threadId: 42 }) });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toContain('threadId');
   });
 });

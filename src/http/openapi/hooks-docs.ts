@@ -21,6 +21,7 @@ export const agentBodySchema = z
     deliver: z.boolean().default(true).describe('Send the reply to a chat channel.'),
     channel: z.string().default('last').describe('`last` or a channel id/alias (whatsapp, telegram, discord, slack, mattermost, signal, imessage, msteams, webhook).'),
     to: z.string().optional().describe('Recipient on the channel (default: the last recipient).'),
+    threadId: z.string().max(256).optional().describe('Reply in this thread or to this message: Slack thread_ts, Telegram topic id (or reply:<message_id>), Discord message id, Mattermost root post id, Teams activity id, WhatsApp message id, iMessage message guid; channels without threads ignore it.'),
     model: z.string().optional().describe('Model override: <provider>/<model> or an alias; must be in agents.defaults.models when that list is set.'),
     thinking: z.enum(thinkingLevels).optional().describe('Thinking level override.'),
     timeoutSeconds: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional().describe('Time limit of the run, in seconds.'),
