@@ -55,6 +55,11 @@ describe('gmail against Google as documented', () => {
   const watcher = () => herald!.gateway.instances.services.find((s) => s.name === 'gmail-watcher') as GmailWatcher;
   const push = (historyId: string, headers: Record<string, string> = {}, token: string | null = PUSH_TOKEN) =>
     fetch(`${watcher().url}${token === null ? '' : `?token=${token}`}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(pushEnvelope(ACCOUNT, historyId)) });
+  /** the first watch and the catch-up after it are done: mail a test adds comes after them (else a race) */
+  const ready = async () => {
+    await eventually(() => google.calls('GET', '/gmail/v1/users/me/history').length > 0);
+    await watcher().idle();
+  };
   const posted = () => hook.requests.map((r) => r.json.messages[0].id as string);
 
   it('a push before the first watch replays no old mail; mail after it is reported', async () => {
@@ -77,8 +82,7 @@ describe('gmail against Google as documented', () => {
 
   it('recovery from a stale history id never reports mail older than the baseline', async () => {
     await start();
-    await eventually(() => google.calls('POST', '/gmail/v1/users/me/watch').length > 0);
-    await watcher().idle();
+    await ready();
     google.addMail({ id: 'before-setup', text: 'x', receivedAt: Date.now() - 3_600_000 });
     google.staleBefore = google.historyId + 100;
     const last = google.addMail({ id: 'after-setup', text: 'x' });
@@ -110,8 +114,7 @@ describe('gmail against Google as documented', () => {
 
   it('a body Gmail keeps as an attachment is fetched (messages.attachments.get) and cut at maxBytes', async () => {
     await start();
-    await eventually(() => google.calls('POST', '/gmail/v1/users/me/watch').length > 0);
-    await watcher().idle();
+    await ready();
     const last = google.addMail({ id: 'big-1', text: `Dear team, ${'figures '.repeat(20)}`, detached: true });
     expect((await push(last)).status).toBe(204);
     await eventually(() => posted().includes('big-1'));
@@ -123,8 +126,7 @@ describe('gmail against Google as documented', () => {
 
   it('a detached body far over maxBytes is not downloaded; the summary says it was cut', async () => {
     await start();
-    await eventually(() => google.calls('POST', '/gmail/v1/users/me/watch').length > 0);
-    await watcher().idle();
+    await ready();
     const last = google.addMail({ id: 'huge-1', text: 'y'.repeat(64 * 4 + 1), detached: true });
     expect((await push(last)).status).toBe(204);
     await eventually(() => posted().includes('huge-1'));
@@ -136,8 +138,7 @@ describe('gmail against Google as documented', () => {
     const oidc = () => ({ pushOidc: { serviceAccountEmail: PUSHER, audience: AUDIENCE, jwksUrl: google.jwksUrl } });
     beforeEach(async () => {
       await start(oidc());
-      await eventually(() => google.calls('POST', '/gmail/v1/users/me/watch').length > 0);
-      await watcher().idle();
+      await ready();
     });
     const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
