@@ -16,8 +16,11 @@ afterEach(async () => fake?.close());
  * took it); a Messages refusal is a 500 IMessageError carrying the failed message.
  * `POST /api/v1/message/query` lists the chat's messages, newest first.
  */
-function blueBubbles(behaviour: { sendMs?: number; hangFirst?: boolean; refuse?: boolean } = {}) {
+function blueBubbles(behaviour: { holdFirst?: boolean; hangFirst?: boolean; refuse?: boolean } = {}) {
   const sendCache = new Set<string>();
+  // the first send runs until the test releases it (Messages taking its time)
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
   const chat: { guid: string; text: string; isFromMe: boolean; dateCreated: number }[] = [];
   let sends = 0;
   const handler = async (r: RecordedRequest): Promise<FakeResponse> => {
@@ -32,7 +35,7 @@ function blueBubbles(behaviour: { sendMs?: number; hangFirst?: boolean; refuse?:
     }
     sendCache.add(tempGuid);
     const n = ++sends;
-    await new Promise((resolve) => setTimeout(resolve, behaviour.sendMs ?? 0));
+    if (behaviour.holdFirst && n === 1) await held;
     sendCache.delete(tempGuid);
     const sent = { guid: `G${n}`, text, isFromMe: true, dateCreated: Date.now() };
     if (behaviour.refuse) {
@@ -42,12 +45,12 @@ function blueBubbles(behaviour: { sendMs?: number; hangFirst?: boolean; refuse?:
     if (behaviour.hangFirst && n === 1) return 'hang'; // sent, but the answer never comes back
     return { body: { status: 200, message: 'Message sent!', data: { ...sent, tempGuid, error: 0 } } };
   };
-  return { handler, chat, sendCache };
+  return { handler, chat, sendCache, release };
 }
 
 describe('imessage (BlueBubbles semantics)', () => {
   it('a retry while the earlier send is still running is not counted as sent: it waits, then finds the part in the chat', async () => {
-    const bb = blueBubbles({ sendMs: 1500 });
+    const bb = blueBubbles({ holdFirst: true });
     fake = await startFakeServer(bb.handler);
     const channel = await createChannel(c, fake.url);
     // the first attempt gives up on its side while BlueBubbles keeps sending
@@ -59,7 +62,8 @@ describe('imessage (BlueBubbles semantics)', () => {
     expect((second as ChannelError).retryable).toBe(true);
     expect((second as ChannelError).retryAfterMs).toBeGreaterThan(0);
     // once it is done, the next retry finds the message and sends no copy
-    while (bb.sendCache.size) await new Promise((r) => setTimeout(r, 50));
+    bb.release();
+    while (bb.sendCache.size) await new Promise((r) => setTimeout(r, 20));
     const parted: number[] = [];
     const result = await channel.send(message('hello', c.to, { attempt: 3, onPartSent: async (i) => void parted.push(i) }));
     expect(parted).toEqual([0]);
