@@ -28,7 +28,7 @@ interface CachedToken {
 export function teamsTarget(to: string, threadId: string | undefined): { conversation: string; path: string; extra: Record<string, unknown> } {
   if (!threadId) return { conversation: to, path: '', extra: {} };
   const conversation = to.includes('@thread.') && !to.includes(';messageid=') ? `${to};messageid=${threadId}` : to;
-  return { conversation, path: `/${encodeURIComponent(threadId)}`, extra: { replyToId: threadId } };
+  return { conversation, path: `/${pathSegment(threadId)}`, extra: { replyToId: threadId } };
 }
 
 /**
