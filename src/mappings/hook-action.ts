@@ -81,9 +81,6 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
   }
   const channel = check(raw, 'channel') ?? 'last';
   if (!ctx.channelNames.includes(channel)) throw invalid('channel', `must be one of ${ctx.channelNames.join(', ')}`);
-  if (channel !== 'last' && ctx.isConfigured && !ctx.isConfigured(channel)) {
-    throw invalid('channel', `"${channel}" is not configured (add its channels.<id> section to the config)`);
-  }
   const model = check(raw, 'model') || undefined;
   if (model !== undefined) {
     if (!resolveModelRef(model, ctx.config)) {
@@ -104,6 +101,10 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
     if (fault) throw invalid('to', fault);
   }
   const threadId = check(raw, 'threadId')?.trim();
+  // after `to` (a malformed recipient is named first); only when the reply is to be delivered
+  if (channel !== 'last' && check(raw, 'deliver') !== false && ctx.isConfigured && !ctx.isConfigured(channel)) {
+    throw invalid('channel', `"${channel}" is not configured (add its channels.<id> section to the config)`);
+  }
   const source = ctx.fieldSource ?? 'mapping';
   return {
     kind: 'agent',
