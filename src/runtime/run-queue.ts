@@ -231,11 +231,13 @@ export class RunQueue {
           if (asked) asked.meta = { ...asked.meta, model: outcome.modelRef };
           // a store error here is not the run's failure: the run stays running and, once its lease
           // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)
-          completed = await this.complete(id, { status: 'succeeded', reply: outcome.text, at: now, transcript }, action.name, { reply: outcome.text }).catch(
+          completed = await this.complete(id, { status: 'succeeded', reply: outcome.text, model: outcome.modelRef, at: now, transcript }, action.name, { reply: outcome.text }).catch(
             (error: unknown) => {
               throw new StoreFault(error);
             },
           );
+          // refs only: a provider's error text may echo what it was sent
+          if (outcome.failures.length) logger.warn({ runId: id, answeredBy: outcome.modelRef, failed: outcome.failures.map((f) => f.ref) }, 'run answered by a fallback model');
         },
       });
       // of two processes finishing one run (the first lost its lease), only one completes it
