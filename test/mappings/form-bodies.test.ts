@@ -66,11 +66,14 @@ describe('form bodies on mapped hooks', () => {
     expect(await broken.json()).toEqual({ ok: false, error: 'invalid multipart/form-data body (check its boundary)' });
   });
 
-  it('/wake and /agent stay JSON: a form there is 415', async () => {
-    const app = await testApp();
-    const res = await app.request('/hooks/agent', { method: 'POST', headers: { ...withToken, 'content-type': 'application/x-www-form-urlencoded' }, body: 'message=hi' });
-    expect(res.status).toBe(415);
-    expect(await res.json()).toEqual({ ok: false, error: '/agent takes a JSON body (form bodies are for mapped hooks)' });
+  it("/wake and /agent stay JSON whatever the Content-Type; JSON labelled as a form (curl -d's default) is read as JSON", async () => {
+    const app = await testApp({ hooks: { mappings: [echo] } });
+    const form = { ...withToken, 'content-type': 'application/x-www-form-urlencoded' };
+    expect((await app.request('/hooks/wake', { method: 'POST', headers: form, body: '{"text":"from curl -d"}' })).status).toBe(200);
+    expect(await app.request('/hooks/agent', { method: 'POST', headers: form, body: 'message=hi' }).then((r) => r.status)).toBe(400);
+    const other = await testApp({ hooks: { mappings: [echo] } });
+    expect((await other.request('/hooks/echo', { method: 'POST', headers: form, body: '{"a":[1,2]}' })).status).toBe(200);
+    expect(JSON.parse(await lastEvent(other))).toEqual({ a: [1, 2] });
   });
 });
 
