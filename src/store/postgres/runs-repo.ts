@@ -36,7 +36,7 @@ export const toRun = (r: RunRow): RunRecord => ({
   action: parseRunAction(r.id, r.action, { agentId: r.agent_id }),
   reply: r.reply,
   error: r.error,
-  model: r.model ?? null,
+  ...(r.model != null && { model: r.model }),
   createdAt: r.created_at,
   startedAt: r.started_at,
   finishedAt: r.finished_at,

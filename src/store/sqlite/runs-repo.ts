@@ -32,7 +32,8 @@ export const toRun = (r: RunRow): RunRecord => ({
   action: parseRunAction(r.id, JSON.parse(r.action), { agentId: r.agent_id }),
   reply: r.reply,
   error: r.error,
-  model: r.model ?? null,
+  // only when one answered: a record without it reads as before the column existed
+  ...(r.model != null && { model: r.model }),
   createdAt: r.created_at,
   startedAt: r.started_at,
   finishedAt: r.finished_at,
