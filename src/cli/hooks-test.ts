@@ -106,7 +106,7 @@ async function dryRun(
     const outcome = await engine.handle(request);
     io.err(`mapping: ${outcome.mappingId}`);
     if (outcome.idempotencyKey !== undefined) io.err(`idempotency key: ${outcome.idempotencyKey}`);
-    io.out(JSON.stringify(outcome.type === 'skip' ? { skip: true } : outcome.action, null, 2));
+    io.out(JSON.stringify(outcome.type === 'skip' ? { skip: true } : outcome.type === 'actions' ? outcome.actions : outcome.action, null, 2));
     return 0;
   } catch (error) {
     if (!(error instanceof HeraldError)) throw error;

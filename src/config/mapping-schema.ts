@@ -5,14 +5,14 @@ export const wakeModes = ['now', 'next-heartbeat'] as const;
 /** the longest run a timer can wait for: Node's setTimeout fires at once past 2^31-1 ms */
 export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
-export const signatureTypes = ['github', 'stripe', 'standard-webhooks', 'hmac-sha256'] as const;
+export const signatureTypes = ['github', 'stripe', 'standard-webhooks', 'hmac-sha256', 'twilio', 'slack'] as const;
 
 /** How a sender that cannot send the hook token proves itself: a signature over the raw body. */
 export const mappingAuthSchema = z
   .object({
     type: z
       .enum(signatureTypes)
-      .describe('Signature scheme: github (X-Hub-Signature-256), stripe (Stripe-Signature), standard-webhooks (webhook-id/-timestamp/-signature), hmac-sha256 (hex digest in `header`).'),
+      .describe('Signature scheme: github (X-Hub-Signature-256), stripe (Stripe-Signature), standard-webhooks (webhook-id/-timestamp/-signature), hmac-sha256 (hex digest in `header`), twilio (X-Twilio-Signature over the URL and sorted form fields; secret: the auth token), slack (v0 X-Slack-Signature and X-Slack-Request-Timestamp; secret: the signing secret).'),
     secret: z.string().min(1).describe('The signing secret shared with the sender (${ENV} allowed, also in mapping files); standard-webhooks takes the whsec_<base64> form.'),
     header: z
       .string()
@@ -24,7 +24,12 @@ export const mappingAuthSchema = z
       .int()
       .positive()
       .optional()
-      .describe('stripe and standard-webhooks: largest accepted distance between the signed timestamp and now, in seconds (default 300).'),
+      .describe('stripe, standard-webhooks and slack: largest accepted distance between the signed timestamp and now, in seconds (default 300).'),
+    url: z
+      .string()
+      .url()
+      .optional()
+      .describe('twilio only: the URL exactly as configured in Twilio (scheme, host, path, query), when a proxy changes the URL herald sees; default: the URL of the request.'),
   })
   .strict();
 
@@ -48,6 +53,12 @@ export const mappingSchema = z
     textTemplate: z.string().optional().describe('Wake text; {{ expr }} templates over the payload.'),
     messageTemplate: z.string().optional().describe('Agent message; {{ expr }} templates over the payload.'),
     name: z.string().optional().describe('Hook name, the prefix of the summary posted to the main session (templated).'),
+    forEach: z
+      .string()
+      .regex(/^[A-Za-z_$][A-Za-z0-9_$-]*$/, 'a top-level payload key (no dots, no brackets)')
+      .refine((key) => !['__proto__', 'prototype', 'constructor'].includes(key), 'not a prototype key')
+      .optional()
+      .describe("Fan out over the array at this top-level payload key (e.g. gmail's messages): one action per item, whose templates and transform see the payload with that array replaced by [item]; missing or empty: 204. At most hooks.maxForEachItems items (the rest dropped with a warning); the answer lists every runId."),
     agentId: z.string().min(1).optional().describe('The digital employee that runs it (its model, instructions, knowledge); an unknown id falls back to the default agent, as in OpenClaw. Must pass hooks.allowedAgentIds.'),
     sessionKey: z.string().optional().describe('Session key of the agent run (templated); reusing one continues its conversation. Must match hooks.allowedSessionKeyPrefixes.'),
     wakeMode: z.enum(wakeModes).optional().describe('now triggers a heartbeat at once; next-heartbeat waits.'),

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { errorDetail } from '../log-detail.js';
 import { HeraldError } from '../errors.js';
 import type { CompiledMapping, MappingOutcome, PreparedMapping } from './compiled-mapping.js';
-import { validateAction } from './hook-action.js';
+import { validateAction, type HookAction } from './hook-action.js';
 import { trimSlashes, type HookRequest } from './hook-request.js';
 import { compileMatch } from './match.js';
 import { compilePayloadSchema, type PayloadSchema } from './json-schema.js';
@@ -94,9 +94,25 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     return new HeraldError('HERALD_MAPPING_FAILED', undefined, { cause: new Error(`${stage === 'transform' ? `transform ${mapping.transform!.module}` : stage}: ${message}`) });
   };
 
+  /**
+   * `forEach`: the request once per item of the payload's array, each seeing `[item]` in its place
+   * (OpenClaw's contract, so `{{messages[0].id}}` templates keep working), capped per request.
+   */
+  function fanOut(request: HookRequest): HookRequest[] {
+    const key = mapping.forEach!;
+    const payload = request.payload;
+    if (!payload || typeof payload !== 'object' || Array.isArray(payload) || !Object.hasOwn(payload, key)) return [];
+    const items = (payload as Record<string, unknown>)[key];
+    if (!Array.isArray(items)) return [];
+    const max = deps.ctx.config.hooks?.maxForEachItems ?? 200;
+    if (items.length > max) deps.logger?.warn({ mapping: id, items: items.length, dropped: items.length - max }, `forEach: only the first ${max} items are processed (hooks.maxForEachItems)`);
+    return items.slice(0, max).map((item) => ({ ...request, payload: { ...(payload as object), [key]: [item] } }));
+  }
+
   /** schema and templates: no side effects, so a repeat of a known idempotency key may run them again */
   async function prepare(request: HookRequest): Promise<PreparedMapping> {
     schema?.check(request.payload);
+    if (mapping.forEach !== undefined) return prepareEach(request);
     let raw: Record<string, unknown>;
     let idempotencyKey: string | undefined;
     try {
@@ -107,6 +123,29 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
       throw failed('template', error);
     }
     return { ...(idempotencyKey !== undefined && { idempotencyKey }), run: () => finish(request, raw) };
+  }
+
+  async function prepareEach(request: HookRequest): Promise<PreparedMapping> {
+    const requests = fanOut(request);
+    let raws: Record<string, unknown>[];
+    let idempotencyKey: string | undefined;
+    try {
+      raws = [];
+      for (const one of requests) raws.push(await templates.render(templateScope(one)));
+      // the key names the delivery (the whole request), not an item
+      idempotencyKey = await templates.idempotencyKey(templateScope(request));
+    } catch (error) {
+      throw failed('template', describeJsonataError(error));
+    }
+    const run = async (): Promise<MappingOutcome> => {
+      const actions: HookAction[] = [];
+      for (const [i, one] of requests.entries()) {
+        const outcome = await finish(one, raws[i]!);
+        if (outcome.type === 'action') actions.push(outcome.action);
+      }
+      return actions.length ? { type: 'actions', actions } : { type: 'skip' };
+    };
+    return { ...(idempotencyKey !== undefined && { idempotencyKey }), run };
   }
 
   /** the transform (which may have side effects: it runs once the key, if any, is claimed) and validation */

@@ -3,7 +3,11 @@ import type { HookRequest } from './hook-request.js';
 import type { SignatureVerifier } from './signature-verifier.js';
 
 /** The result of applying a mapping: an action, or a handled-and-skipped request (204). */
-export type MappingOutcome = { type: 'action'; action: HookAction } | { type: 'skip' };
+export type MappingOutcome =
+  | { type: 'action'; action: HookAction }
+  | { type: 'skip' }
+  /** a `forEach` mapping: one action per item (items its transform skipped left out) */
+  | { type: 'actions'; actions: HookAction[] };
 
 /**
  * A request checked and templated by its mapping, not yet transformed: what the hook route needs

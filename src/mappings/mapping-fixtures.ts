@@ -7,6 +7,7 @@ import { ConfigError, HeraldError } from '../errors.js';
 import { MAPPING_FILE_EXTENSIONS, readMappingFile } from './mapping-files.js';
 import { MappingsEngine } from './mappings-engine.js';
 import { trimSlashes } from './hook-request.js';
+import { parseUrlEncoded } from './form-payload.js';
 import { compileMappingSources, type MappingContext, type MappingInputs } from './resolve-mappings.js';
 
 /** One case of a `<x>.test.json` file beside the mapping file `<x>.yaml`. */
@@ -14,7 +15,8 @@ export const fixtureCaseSchema = z
   .object({
     name: z.string().optional().describe('What the case shows; printed when it fails.'),
     path: z.string().optional().describe('Hook path; defaults to the first match.path of the mapping file.'),
-    payload: z.unknown().describe('The request body.'),
+    payload: z.unknown().optional().describe('The request body (JSON); {} when neither payload nor form is given.'),
+    form: z.string().optional().describe('An application/x-www-form-urlencoded body instead of payload (Twilio, Slack), read as herald reads one: repeated keys become arrays.'),
     headers: z.record(z.string(), z.string()).optional().describe('Request headers (names are lower-cased).'),
     query: z.record(z.string(), z.string()).optional().describe('Query parameters.'),
     expect: z
@@ -55,6 +57,7 @@ async function outcomeOf(engine: MappingsEngine, request: Parameters<MappingsEng
     const outcome = await engine.handle(request);
     // the rendered idempotencyKey beside the action, so a fixture can pin the key a delivery gets
     const key = outcome.idempotencyKey === undefined ? {} : { idempotencyKey: outcome.idempotencyKey };
+    if (outcome.type === 'actions') return { actions: outcome.actions, ...key };
     return outcome.type === 'skip' ? { skip: true, ...key } : { ...outcome.action, ...key };
   } catch (error) {
     if (!(error instanceof HeraldError)) throw error;
@@ -78,7 +81,7 @@ export async function runMappingFixtures(fixtureFile: string, loaded: Pick<Mappi
     const hookPath = trimSlashes(testCase.path ?? defaultPath ?? '');
     const actual = await outcomeOf(engine, {
       path: hookPath,
-      payload: testCase.payload ?? {},
+      payload: testCase.form !== undefined ? parseUrlEncoded(testCase.form) : (testCase.payload ?? {}),
       headers: Object.fromEntries(Object.entries(testCase.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
       query: testCase.query ?? {},
       url: `http://127.0.0.1${loaded.config.hooks.path}/${hookPath}`,

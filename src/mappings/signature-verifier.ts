@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { MappingAuth } from '../config/mapping-schema.js';
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -6,8 +6,11 @@ export const DEFAULT_TOLERANCE_SECONDS = 300;
 /** A mapping's `auth`, compiled at load: checks a request's signature over its raw body. */
 export interface SignatureVerifier {
   type: MappingAuth['type'];
-  /** true when the signature headers (names lower-cased) verify over the exact bytes received */
-  verify(headers: Record<string, string | undefined>, body: Uint8Array, nowMs: number): boolean;
+  /**
+   * true when the signature headers (names lower-cased) verify over the exact bytes received;
+   * `url`: the full request URL with its query (Twilio signs it)
+   */
+  verify(headers: Record<string, string | undefined>, body: Uint8Array, nowMs: number, url?: string): boolean;
   /** why `verify` said no, for the log (it reads headers only, never says what was expected) */
   failure(headers: Record<string, string | undefined>, nowMs: number): SignatureFailure;
 }
@@ -45,9 +48,10 @@ function withinTolerance(timestamp: string | undefined, nowMs: number, tolerance
 export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
   const { type, secret } = auth;
   if (auth.header !== undefined && type !== 'hmac-sha256') throw new Error(`header: only for type hmac-sha256 (${type} has its own header)`);
-  if (auth.toleranceSeconds !== undefined && type !== 'stripe' && type !== 'standard-webhooks') {
+  if (auth.toleranceSeconds !== undefined && type !== 'stripe' && type !== 'standard-webhooks' && type !== 'slack') {
     throw new Error(`toleranceSeconds: ${type} signs no timestamp`);
   }
+  if (auth.url !== undefined && type !== 'twilio') throw new Error(`url: only for type twilio (${type} does not sign the URL)`);
   const tolerance = auth.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
 
   switch (type) {
@@ -114,6 +118,36 @@ export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
         },
       };
     }
+    case 'twilio':
+      return {
+        type,
+        verify(headers, body, _nowMs, url) {
+          const given = headers['x-twilio-signature']?.trim();
+          const signedUrl = auth.url ?? url;
+          if (!given || !signedUrl) return false;
+          const expected = createHmac('sha1', secret).update(twilioSignedText(signedUrl, headers['content-type'], body)).digest();
+          return sameDigest(Buffer.from(given, 'base64'), expected);
+        },
+        failure(headers) {
+          return missingOr(headers['x-twilio-signature']) ?? 'bad signature';
+        },
+      };
+    case 'slack':
+      // X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:<X-Slack-Request-Timestamp>:<raw body>">
+      return {
+        type,
+        verify(headers, body, nowMs) {
+          const timestamp = headers['x-slack-request-timestamp']?.trim();
+          if (timestamp === undefined || !withinTolerance(timestamp, nowMs, tolerance)) return false;
+          const value = headers['x-slack-signature']?.trim() ?? '';
+          const given = value.startsWith('v0=') ? hexDigest(value.slice(3)) : undefined;
+          return given !== undefined && sameDigest(given, hmac(secret, `v0:${timestamp}:`, body));
+        },
+        failure(headers, nowMs) {
+          const missing = missingOr(headers['x-slack-request-timestamp']) ?? missingOr(headers['x-slack-signature']);
+          return missing ?? (withinTolerance(headers['x-slack-request-timestamp'], nowMs, tolerance) ? 'bad signature' : 'stale timestamp');
+        },
+      };
     case 'hmac-sha256': {
       if (auth.header === undefined) throw new Error('header: hmac-sha256 needs the header that carries the digest');
       const header = auth.header.toLowerCase();
@@ -127,4 +161,23 @@ export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
       };
     }
   }
+}
+
+/**
+ * What Twilio signs (https://www.twilio.com/docs/usage/security#validating-requests): the full
+ * URL, then for a form body each field name followed by its value, sorted by name (repeated
+ * names: each value, sorted), with no separators. A JSON body is signed through the URL: its
+ * `bodySHA256` query parameter must be the hex SHA-256 of the raw body.
+ */
+export function twilioSignedText(url: string, contentType: string | undefined, body: Uint8Array): string {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') {
+    const declared = new URL(url).searchParams.get('bodySHA256');
+    const actual = createHash('sha256').update(body).digest('hex');
+    // a mismatch signs a text Twilio never signed, so the comparison fails
+    return declared !== null && declared.toLowerCase() === actual ? url : `${url}\n(body does not match bodySHA256)`;
+  }
+  const params = new URLSearchParams(Buffer.from(body).toString('utf8'));
+  const names = [...new Set(params.keys())].sort();
+  return url + names.map((name) => [...new Set(params.getAll(name))].sort().map((value) => name + value).join('')).join('');
 }

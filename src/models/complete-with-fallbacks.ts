@@ -1,3 +1,4 @@
+import { deadline } from '../deadline.js';
 import type { ModelRegistry } from './model-registry.js';
 import type { ModelRequest, ModelResponse } from './provider.js';
 
@@ -35,24 +36,20 @@ export async function completeWithFallbacks(
   for (const [index, ref] of refs.entries()) {
     options.signal?.throwIfAborted();
     const left = refs.length - index;
-    let share: AbortController | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    if (left > 1 && options.deadline !== undefined) {
-      share = new AbortController();
-      timer = setTimeout(() => share!.abort(new Error(`no answer within its share of the time limit (${Math.round((options.deadline! - now()) / left / 1000)}s)`)), Math.max(0, (options.deadline - now()) / left));
-    }
-    const signals = [options.signal, share?.signal].filter((s): s is AbortSignal => s !== undefined);
+    // while fallbacks remain, a time share of its own (GC-safe, see deadline.ts); the last model has the caller's limit only
+    const shareMs = left > 1 && options.deadline !== undefined ? Math.max(0, (options.deadline - now()) / left) : undefined;
+    const share = shareMs === undefined ? undefined : deadline(shareMs, options.signal);
     try {
       const { provider, resolved } = models.resolve(ref);
-      const response = await provider.complete({ ...request, model: resolved.model, signal: signals.length ? AbortSignal.any(signals) : undefined });
+      const response = await provider.complete({ ...request, model: resolved.model, signal: share?.signal ?? options.signal });
       return { ...response, ref: resolved.ref, failures };
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      const reason = share?.signal.aborted ? (share.signal.reason as Error).message : error instanceof Error ? error.message : String(error);
+      const reason = share?.timedOut ? `no answer within its share of the time limit (${Math.round(shareMs! / 1000)}s)` : error instanceof Error ? error.message : String(error);
       failures.push({ ref, error: reason });
       lastError = error;
     } finally {
-      clearTimeout(timer);
+      share?.clear();
     }
   }
   throw new AllModelsFailedError(failures, lastError);

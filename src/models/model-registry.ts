@@ -43,12 +43,22 @@ export class ModelRegistry {
     const entry = catalogueProvider(resolved.provider);
     if (!entry) return undefined;
     const apiKey = entry.keyEnv ? this.env[entry.keyEnv] : undefined;
-    // not cached: a key set later (a restart is not needed for the next run to see it) is picked up
-    if (entry.keyEnv && !apiKey) {
-      throw new HeraldError('HERALD_MODEL_FAILED', missingKeyMessage(resolved.ref, { provider: resolved.provider, keyEnv: entry.keyEnv }));
-    }
+    // a provider that fails each call, not a failed resolve: the turn's fallbacks still get their turn,
+    // and the run's error says which variable to set (not cached: it is looked for again next time)
+    if (entry.keyEnv && !apiKey) return missingKeyModel(missingKeyMessage(resolved.ref, { provider: resolved.provider, keyEnv: entry.keyEnv }));
     const provider = new OpenAIModel({ baseUrl: entry.baseUrl, apiKey });
     this.providers.set(resolved.provider, provider);
     return provider;
   }
+}
+
+function missingKeyModel(message: string): ModelProvider {
+  const fail = () => new HeraldError('HERALD_MODEL_FAILED', message);
+  return {
+    complete: () => Promise.reject(fail()),
+    // eslint-disable-next-line require-yield
+    async *stream() {
+      throw fail();
+    },
+  };
 }

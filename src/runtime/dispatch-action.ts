@@ -4,8 +4,8 @@ import type { MainSession } from './main-session.js';
 import type { RunQueue } from './run-queue.js';
 
 export type DispatchResult = (
-  | { status: 200; body: { ok: true; mode: string } }
-  | { status: 202; body: { ok: true; runId: string } }
+  | { status: 200; body: { ok: true; mode: string; dispatched?: number } }
+  | { status: 202; body: { ok: true; runId: string; runIds?: string[]; dispatched?: number } }
 ) & {
   /** the idempotency key of `options.completes` is already completed with this answer */
   completed?: true;
@@ -36,4 +36,27 @@ export function createDispatcher(deps: { mainSession: MainSession; heartbeat: Pi
     const runId = await deps.runs.submit(action, { id: options.runId });
     return { status: 202, body: { ok: true, runId } };
   };
+}
+
+/**
+ * The actions of a `forEach` mapping, in order. One action answers as a single one does; more
+ * answer OpenClaw's batch shape: 202 `{ok, runId (the first), runIds, dispatched}` when any is an
+ * agent run, else 200 `{ok, mode, dispatched}`. `runId`: the pre-chosen id goes to the first run.
+ */
+export async function dispatchAll(dispatch: DispatchAction, actions: HookAction[], options: Parameters<DispatchAction>[1] = {}): Promise<DispatchResult> {
+  // one action: exactly as a single one (its idempotency key may complete in the action's own commit)
+  if (actions.length === 1) return dispatch(actions[0]!, options);
+  let first = true;
+  const runIds: string[] = [];
+  let mode = 'now';
+  for (const action of actions) {
+    const runId = action.kind === 'agent' && first ? options.runId : undefined;
+    if (action.kind === 'agent') first = false;
+    // no `completes`: the caller completes the key once, with the whole batch's answer
+    const result = await dispatch(action, { runId });
+    if (result.status === 202) runIds.push(result.body.runId);
+    else mode = result.body.mode;
+  }
+  if (runIds.length) return { status: 202, body: { ok: true, runId: runIds[0]!, runIds, dispatched: actions.length } };
+  return { status: 200, body: { ok: true, mode, dispatched: actions.length } };
 }

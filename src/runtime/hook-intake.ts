@@ -3,7 +3,7 @@ import type { CompiledMapping } from '../mappings/compiled-mapping.js';
 import type { HookRequest } from '../mappings/hook-request.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import type { IdempotencyRepo } from '../store/port.js';
-import type { DispatchAction, DispatchResult } from './dispatch-action.js';
+import { dispatchAll, type DispatchAction, type DispatchResult } from './dispatch-action.js';
 import { HookIdempotency, requestHash, type StoredResponse } from './hook-idempotency.js';
 
 /** One authenticated webhook call, parsed: what the intake needs of it. */
@@ -64,6 +64,7 @@ export class HookIntake {
     const finish = async (prepared: Awaited<ReturnType<typeof prepare>>, runId?: string, key?: string): Promise<StoredResponse & { completed?: true }> => {
       const outcome = await prepared.run();
       if (outcome.type === 'skip') return { status: 204, body: null };
+      if (outcome.type === 'actions') return dispatchAll(this.deps.dispatch, outcome.actions, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
       return this.deps.dispatch(outcome.action, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
     };
 

@@ -231,11 +231,13 @@ export class RunQueue {
           if (asked) asked.meta = { ...asked.meta, model: outcome.modelRef };
           // a store error here is not the run's failure: the run stays running and, once its lease
           // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)
-          completed = await this.complete(id, { status: 'succeeded', reply: outcome.text, at: now, transcript }, action.name, { reply: outcome.text }).catch(
+          completed = await this.complete(id, { status: 'succeeded', reply: outcome.text, model: outcome.modelRef, at: now, transcript }, action, { reply: outcome.text }).catch(
             (error: unknown) => {
               throw new StoreFault(error);
             },
           );
+          // refs only: a provider's error text may echo what it was sent
+          if (outcome.failures.length) logger.warn({ runId: id, answeredBy: outcome.modelRef, failed: outcome.failures.map((f) => f.ref) }, 'run answered by a fallback model');
         },
       });
       // of two processes finishing one run (the first lost its lease), only one completes it
@@ -254,7 +256,7 @@ export class RunQueue {
       const timedOut = controller.signal.reason instanceof RunTimeout;
       const message = timedOut ? `timed out after ${timeoutMs / 1000}s` : describeError(error);
       const status = timedOut ? 'timed_out' : 'failed';
-      if (!(await this.complete(id, { status, error: message, at: Date.now(), transcript: [] }, action.name, timedOut ? { timedOut } : { error: message }))) return;
+      if (!(await this.complete(id, { status, error: message, at: Date.now(), transcript: [] }, action, timedOut ? { timedOut } : { error: message }))) return;
       logger.warn({ runId: id, status, ...(timedOut ? {} : { ...errorDetail(logger, error), ...providerFailureFields(error) }), ...(verboseErrors(logger) && { sessionKey: run.sessionKey }) }, 'run failed');
       await this.afterRun({ ...run, status, error: message }, action);
     } finally {
@@ -264,8 +266,9 @@ export class RunQueue {
   }
 
   /** the run's status, transcript and its always-posted summary, in one transaction */
-  private async complete(id: string, completion: Omit<RunCompletion, 'summary'>, name: string, outcome: Parameters<typeof runSummary>[1]) {
-    const summary = { session: MAIN_SESSION, text: runSummary(name, outcome), maxPending: MAX_PENDING_EVENTS };
+  private async complete(id: string, completion: Omit<RunCompletion, 'summary'>, action: AgentAction, outcome: Parameters<typeof runSummary>[1]) {
+    const untrusted = !action.allowUnsafeExternalContent;
+    const summary = { session: MAIN_SESSION, text: runSummary(action.name, { ...outcome, untrusted }), maxPending: MAX_PENDING_EVENTS };
     this.finishing.add(id);
     let finished: boolean;
     try {

@@ -37,6 +37,8 @@ export interface RunRecord {
   action: RunAction;
   reply: string | null;
   error: string | null;
+  /** the model that answered (`provider/model`): the primary, or the fallback that took over */
+  model?: string | null;
   createdAt: number;
   startedAt: number | null;
   finishedAt: number | null;
@@ -48,6 +50,8 @@ export interface RunCompletion {
   status: Exclude<RunStatus, 'queued' | 'running'>;
   reply?: string | null;
   error?: string | null;
+  /** the model that answered, when one did */
+  model?: string | null;
   at: number;
   /** messages appended to the run's session (empty when the run failed) */
   transcript: SessionMessage[];

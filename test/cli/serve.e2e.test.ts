@@ -142,7 +142,7 @@ describe('herald serve (spawned)', { timeout: 90_000 }, () => {
         expect(run.reply).toBe('answered after the crash');
       }
       const texts = ((await admin('events?session=main')).data as { text: string }[]).map((e) => e.text);
-      expect(texts).toEqual(expect.arrayContaining(['accepted before the crash', 'Hook Running: answered after the crash', 'Hook Queued: answered after the crash']));
+      expect(texts).toEqual(expect.arrayContaining(['accepted before the crash', 'Hook Running (untrusted): answered after the crash', 'Hook Queued (untrusted): answered after the crash']));
       spawned.child.kill('SIGTERM');
       expect(await spawned.exited).toBe(0);
     } finally {

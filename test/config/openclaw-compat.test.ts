@@ -93,7 +93,8 @@ describe('OpenClaw config forms', () => {
   it('knows the well-known providers; a missing key is a warning at load and a clear error at run time; models.providers wins', async () => {
     const { config, warnings } = await load(baseConfig({ agents: { defaults: { model: 'groq/llama-3.3-70b-versatile' } } }));
     expect(warnings).toEqual([expect.stringMatching(/^agents\.defaults\.model: model "groq\/llama-3\.3-70b-versatile" needs GROQ_API_KEY, which is not set \(set it, or configure models\.providers\.groq\); runs on it will fail$/)]);
-    expect(() => new ModelRegistry(config, {}).resolve('groq/llama-3.3-70b-versatile')).toThrow(/needs GROQ_API_KEY, which is not set/);
+    const { provider } = new ModelRegistry(config, {}).resolve('groq/llama-3.3-70b-versatile');
+    await expect(provider.complete({ model: 'llama-3.3-70b-versatile', messages: [], purpose: 'run' })).rejects.toThrow(/needs GROQ_API_KEY, which is not set/);
     for (const ref of ['openai/gpt-5.2-mini', 'anthropic/claude-sonnet-4-5', 'mistral/mistral-small-latest', 'deepseek/deepseek-chat', 'ollama/llama3.2']) {
       expect(resolveModelRef(ref, config), ref).toBeDefined();
     }

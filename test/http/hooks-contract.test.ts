@@ -244,7 +244,7 @@ describe('admin API', () => {
     expect(Date.parse(messages.data[0]!.createdAt)).not.toBeNaN();
 
     const events = (await (await app.request('/admin/events?session=main', admin(GATEWAY_TOKEN))).json()) as { data: { id: number; text: string; status: string; createdAt: string }[] };
-    expect(events.data[0]).toMatchObject({ id: expect.any(Number), text: expect.stringMatching(/^Hook Greeter: /), status: expect.any(String), createdAt: expect.any(String) });
+    expect(events.data[0]).toMatchObject({ id: expect.any(Number), text: expect.stringMatching(/^Hook Greeter \(untrusted\): /), status: expect.any(String), createdAt: expect.any(String) });
 
     expect((await app.request('/admin/runs/does-not-exist', admin(GATEWAY_TOKEN))).status).toBe(404);
   });

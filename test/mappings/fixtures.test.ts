@@ -13,7 +13,7 @@ const fixtureFiles = findFixtureFiles(path.join(root, 'mappings'));
 
 describe('mapping fixtures', () => {
   it('finds the shipped fixtures', () => {
-    expect(fixtureFiles.map((f) => path.basename(f))).toEqual(expect.arrayContaining(['github.test.json', 'stripe.test.json', 'alerts.test.json']));
+    expect(fixtureFiles.map((f) => path.basename(f))).toEqual(expect.arrayContaining(['github.test.json', 'stripe.test.json', 'alerts.test.json', 'twilio-sms.test.json']));
   });
 
   it.each(fixtureFiles.map((file) => [path.relative(root, file), file]))('%s', async (_label, file) => {

@@ -91,10 +91,10 @@ describe('agent runs', () => {
     await finished(herald, await submit(herald, { message: 'long please', name: 'Verbose', wakeMode: 'next-heartbeat' }));
     await finished(herald, await submit(herald, { message: 'no name', wakeMode: 'next-heartbeat' }));
     const events = await mainEvents(herald);
-    expect(events).toContain('Hook Brief: short answer');
-    expect(events).toContain('Hook Hook: short answer');
-    const verbose = events.find((e) => e.startsWith('Hook Verbose: '))!;
-    expect(verbose).toBe(`Hook Verbose: ${'x'.repeat(2000)}…`);
+    expect(events).toContain('Hook Brief (untrusted): short answer');
+    expect(events).toContain('Hook Hook (untrusted): short answer');
+    const verbose = events.find((e) => e.startsWith('Hook Verbose (untrusted): '))!;
+    expect(verbose).toBe(`Hook Verbose (untrusted): ${'x'.repeat(2000)}…`);
   });
 
   it('times out a hanging model call: timed_out and `Hook <name>: (timeout)`', async () => {
@@ -104,7 +104,7 @@ describe('agent runs', () => {
     const done = await finished(herald, id);
     expect(done).toMatchObject({ status: 'timed_out', reply: null, error: expect.stringContaining('timed out') });
     expect(done.finishedAt).toBeTruthy();
-    expect(await mainEvents(herald)).toContain('Hook Slow: (timeout)');
+    expect(await mainEvents(herald)).toContain('Hook Slow (untrusted): (timeout)');
   });
 
   it('records a provider failure: failed and `Hook <name>: (error) …`', async () => {
@@ -112,7 +112,7 @@ describe('agent runs', () => {
     herald = await startHerald(withFakeModel(fake.url));
     const id = await submit(herald, { message: 'fail', name: 'Broken', wakeMode: 'next-heartbeat' });
     expect(await finished(herald, id)).toMatchObject({ status: 'failed', error: expect.any(String) });
-    expect((await mainEvents(herald)).some((e) => e.startsWith('Hook Broken: (error)'))).toBe(true);
+    expect((await mainEvents(herald)).some((e) => e.startsWith('Hook Broken (untrusted): (error)'))).toBe(true);
   });
 
   it('runs at most agents.defaults.maxConcurrent at once; the rest wait queued', async () => {
@@ -148,7 +148,7 @@ describe('agent runs', () => {
     expect(await finished(herald, running)).toMatchObject({ status: 'succeeded', reply: 'answered after restart' });
     expect(await finished(herald, queued)).toMatchObject({ status: 'succeeded', reply: 'answered after restart' });
     const events = await mainEvents(herald);
-    expect(events).toEqual(expect.arrayContaining(['Hook First: answered after restart', 'Hook Second: answered after restart']));
+    expect(events).toEqual(expect.arrayContaining(['Hook First (untrusted): answered after restart', 'Hook Second (untrusted): answered after restart']));
   });
 
   it('keeps the run and its session in the store across a restart', async () => {

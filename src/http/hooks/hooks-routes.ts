@@ -6,10 +6,11 @@ import type { MappingsEngine } from '../../mappings/mappings-engine.js';
 import { trimSlashes, type HookRequest } from '../../mappings/hook-request.js';
 import type { HookIntake } from '../../runtime/hook-intake.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
-import { parseJsonBody, readBody } from '../read-body.js';
+import { readBody } from '../read-body.js';
 import { checkToken } from '../token-auth.js';
+import { parseHookPayload } from './hook-payload.js';
 import { presentedHookToken } from './hook-token.js';
-import { idempotencyKeyOf } from './idempotency-key-header.js';
+import { bodyIdempotencyKey, idempotencyKeyOf } from './idempotency-key-header.js';
 import { admitBySignature } from './signature-auth.js';
 import { noteReceipt } from './receipt-middleware.js';
 
@@ -55,13 +56,13 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
     noteReceipt(c, { body: bytes, headers, signature: signed.length ? 'invalid' : null });
     const signedBy = signed.length ? admitBySignature(c, deps.limiter, path, signed, headers, bytes) : undefined;
     if (signedBy) noteReceipt(c, { signature: signedBy.map((m) => m.id).join(',') });
-    const key = idempotencyKeyOf(c);
+    const headerKey = idempotencyKeyOf(c);
     const url = new URL(c.req.url);
     const { token: _token, ...query } = c.req.query();
-    noteReceipt(c, { query, idempotencyKey: key });
+    noteReceipt(c, { query, idempotencyKey: headerKey });
     const request: HookRequest = {
       path,
-      payload: parseJsonBody(bytes),
+      payload: await parseHookPayload(path, bytes, headers['content-type']),
       headers,
       query,
       url: `${url.origin}${url.pathname}`,
@@ -69,6 +70,7 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
     delete request.headers.authorization;
     delete request.headers['x-gateway-token'];
     delete request.headers['x-openclaw-token'];
+    const key = headerKey ?? bodyIdempotencyKey(path, request.payload);
 
     const outcome = await deps.intake.accept({
       request,

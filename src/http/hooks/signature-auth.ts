@@ -18,7 +18,8 @@ export function admitBySignature(
   body: Uint8Array,
   nowMs = Date.now(),
 ): CompiledMapping[] {
-  const admitted = signed.filter((m) => m.signature?.verify(headers, body, nowMs));
+  // the URL as received, query included: Twilio signs it (behind a TLS proxy, a mapping's auth.url says the public one)
+  const admitted = signed.filter((m) => m.signature?.verify(headers, body, nowMs, c.req.url));
   if (!admitted.length) {
     limiter.failed(c, signed[0]?.signature?.failure?.(headers, nowMs) ?? 'bad signature', path);
     throw new HeraldError('HERALD_UNAUTHORIZED');

@@ -22,8 +22,10 @@ export async function dryRun(engine: MappingsEngine, request: HookRequest, now =
     const key = prepared.idempotencyKey === undefined ? {} : { idempotencyKey: prepared.idempotencyKey };
     const outcome = await prepared.run();
     if (outcome.type === 'skip') return { type: 'skip', mappingId, ...key };
-    const prompt = outcome.action.kind === 'agent' ? runPrompt(outcome.action, now) : undefined;
-    return { type: 'action', mappingId, action: outcome.action, ...(prompt !== undefined && { prompt }), ...key };
+    // a forEach mapping's dry run shows its first item's action
+    const action = outcome.type === 'actions' ? outcome.actions[0]! : outcome.action;
+    const prompt = action.kind === 'agent' ? runPrompt(action, now) : undefined;
+    return { type: 'action', mappingId, action, ...(prompt !== undefined && { prompt }), ...key };
   } catch (error) {
     if (!(error instanceof HeraldError)) throw error;
     return {

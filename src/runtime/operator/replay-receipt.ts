@@ -2,7 +2,7 @@ import { HeraldError } from '../../errors.js';
 import type { HookRequest } from '../../mappings/hook-request.js';
 import type { MappingsEngine } from '../../mappings/mappings-engine.js';
 import type { ReceiptRecord, Store } from '../../store/port.js';
-import type { DispatchAction } from '../dispatch-action.js';
+import { dispatchAll, type DispatchAction } from '../dispatch-action.js';
 import type { ReceiptRecorder } from '../receipts/receipt-recorder.js';
 
 export interface ReplayDeps {
@@ -50,12 +50,13 @@ export async function replayReceipt(deps: ReplayDeps, receiptId: string, now = D
     if (outcome.type === 'skip') {
       return await deps.recorder.record({ ...base, mappingId, status: 204, outcome: 'skip', latencyMs: performance.now() - started });
     }
-    const result = await deps.dispatch(outcome.action);
+    const actions = outcome.type === 'actions' ? outcome.actions : [outcome.action];
+    const result = await dispatchAll(deps.dispatch, actions);
     return await deps.recorder.record({
       ...base,
       mappingId,
       status: result.status,
-      outcome: outcome.action.kind,
+      outcome: actions[0]!.kind,
       runId: 'runId' in result.body ? result.body.runId : undefined,
       eventId: result.eventId,
       latencyMs: performance.now() - started,

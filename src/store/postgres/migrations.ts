@@ -231,4 +231,11 @@ export const migrations: Migration[] = [
       CREATE INDEX events_created ON events (created_at, id);
     `,
   },
+  {
+    version: 4,
+    name: 'runs: the model that answered (the primary or the fallback that took over)',
+    sql: `
+      ALTER TABLE runs ADD COLUMN model TEXT;
+    `,
+  },
 ];

@@ -16,13 +16,14 @@ export interface RunRow {
   action: unknown;
   reply: string | null;
   error: string | null;
+  model: string | null;
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
   rerun_of: string | null;
 }
 
-export const RUN_COLUMNS = 'id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, rerun_of';
+export const RUN_COLUMNS = 'id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, rerun_of, model';
 const COLUMNS = RUN_COLUMNS;
 
 export const toRun = (r: RunRow): RunRecord => ({
@@ -35,6 +36,7 @@ export const toRun = (r: RunRow): RunRecord => ({
   action: parseRunAction(r.id, r.action, { agentId: r.agent_id }),
   reply: r.reply,
   error: r.error,
+  ...(r.model != null && { model: r.model }),
   createdAt: r.created_at,
   startedAt: r.started_at,
   finishedAt: r.finished_at,
@@ -107,9 +109,9 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
     async complete(id, c) {
       return commits.run(async (client) => {
         const { rows } = await client.query<{ session_key: string }>(
-          `UPDATE runs SET status = $2, reply = $3, error = $4, finished_at = $5, lease_owner = NULL, lease_until = NULL
+          `UPDATE runs SET status = $2, reply = $3, error = $4, finished_at = $5, model = $6, lease_owner = NULL, lease_until = NULL
            WHERE id = $1 AND status IN ('queued', 'running') RETURNING session_key`,
-          [id, c.status, c.reply ?? null, c.error ?? null, c.at],
+          [id, c.status, c.reply ?? null, c.error ?? null, c.at, c.model ?? null],
         );
         if (!rows[0]) return false;
         await appendMessages(client, rows[0].session_key, c.transcript);

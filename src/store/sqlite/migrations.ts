@@ -234,4 +234,11 @@ export const migrations: Migration[] = [
       CREATE INDEX deliveries_created_id ON deliveries (created_at, id);
     `,
   },
+  {
+    version: 11,
+    name: 'runs: the model that answered (the primary or the fallback that took over)',
+    sql: `
+      ALTER TABLE runs ADD COLUMN model TEXT;
+    `,
+  },
 ];

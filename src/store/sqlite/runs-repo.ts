@@ -15,6 +15,7 @@ export interface RunRow {
   action: string;
   reply: string | null;
   error: string | null;
+  model: string | null;
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
@@ -31,6 +32,8 @@ export const toRun = (r: RunRow): RunRecord => ({
   action: parseRunAction(r.id, JSON.parse(r.action), { agentId: r.agent_id }),
   reply: r.reply,
   error: r.error,
+  // only when one answered: a record without it reads as before the column existed
+  ...(r.model != null && { model: r.model }),
   createdAt: r.created_at,
   startedAt: r.started_at,
   finishedAt: r.finished_at,
@@ -62,13 +65,13 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     "UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'running'",
   );
   const cancel = db.prepare<[number, string]>("UPDATE runs SET status = 'cancelled', finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'queued'");
-  const finish = db.prepare<[string, string | null, string | null, number, string]>(
-    "UPDATE runs SET status = ?, reply = ?, error = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('queued', 'running')",
+  const finish = db.prepare<[string, string | null, string | null, string | null, number, string]>(
+    "UPDATE runs SET status = ?, reply = ?, error = ?, model = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('queued', 'running')",
   );
   const appendMessage = messageAppender(db);
   const enqueueEvent = eventEnqueuer(db);
   const complete = db.transaction((id: string, c: RunCompletion, sessionKey: string) => {
-    if (finish.run(c.status, c.reply ?? null, c.error ?? null, c.at, id).changes === 0) return false;
+    if (finish.run(c.status, c.reply ?? null, c.error ?? null, c.model ?? null, c.at, id).changes === 0) return false;
     for (const message of c.transcript) appendMessage(sessionKey, message);
     enqueueEvent(c.summary.session, c.summary.text, c.summary.maxPending);
     return true;
