@@ -1,17 +1,7 @@
 import type { ResponseRecord } from '../../agents/response-record.js';
 import type { KnowledgePassage } from '../../knowledge/knowledge-passage.js';
+import { fileCitations } from './citation-annotations.js';
 import type { ModelUsage } from '../../models/provider.js';
-
-/**
- * Knowledge passages as OpenAI `file_citation` annotations: `file_id` the knowledge document,
- * `index` where the answer cites it (its `[n]` marker), or the end of the text when it does not.
- */
-export function fileCitations(text: string, passages: KnowledgePassage[]) {
-  return passages.map((p, i) => {
-    const at = text.indexOf(`[${i + 1}]`);
-    return { type: 'file_citation' as const, file_id: p.documentId, filename: p.filename, index: at >= 0 ? at : text.length };
-  });
-}
 
 /** usage in the Responses API's names */
 export const responseUsage = (u: ModelUsage) => ({

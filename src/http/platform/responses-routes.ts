@@ -8,7 +8,8 @@ import { HeraldError } from '../../errors.js';
 import { mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
 import { parseJsonBody, readBody } from '../read-body.js';
 import { requireAgent } from './agents-routes.js';
-import { fileCitations, outputMessage, responseObject, headOf, type ResponseHead } from './response-object.js';
+import { fileCitations } from './citation-annotations.js';
+import { outputMessage, responseObject, headOf, type ResponseHead } from './response-object.js';
 import { inputMessages, parseResponsesRequest } from './responses-request.js';
 import { openaiError, sseResponse } from './sse-response.js';
 
