@@ -18,6 +18,7 @@ export const errorCatalog = {
   HERALD_AGENT_NOT_ALLOWED: { status: 403, message: 'this API key may not use this agent', openai: 'agent_not_allowed' },
   HERALD_AGENT_NOT_FOUND: { status: 404, message: 'agent not found', openai: 'agent_not_found' },
   HERALD_CONVERSATION_NOT_FOUND: { status: 404, message: 'conversation not found', openai: 'conversation_not_found' },
+  HERALD_RESPONSE_NOT_FOUND: { status: 404, message: 'response not found', openai: 'response_not_found' },
   HERALD_DOCUMENT_NOT_FOUND: { status: 404, message: 'knowledge document not found', openai: 'document_not_found' },
   HERALD_METHOD_NOT_ALLOWED: { status: 405, message: 'method not allowed', openai: 'invalid_request_error' },
   HERALD_BODY_TIMEOUT: { status: 408, message: 'request body timeout', openai: 'invalid_request_error' },

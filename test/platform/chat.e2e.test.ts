@@ -85,6 +85,11 @@ describe('POST /v1/chat/completions', () => {
     expect(extra.conversation_id).toMatch(/^conv_/);
     expect(extra.citations[0]).toMatchObject({ index: 1, filename: 'refunds.md' });
     expect(extra.citations[0]!.content).toContain('14 days');
+    // the same passages in OpenAI's own shape, for clients that ignore the extension
+    const annotation = completion.choices[0]!.message.annotations![0]!;
+    expect(annotation.type).toBe('url_citation');
+    expect(annotation.url_citation).toMatchObject({ url: `${herald.url}/v1/knowledge/${extra.citations[0]!.document_id}`, title: 'refunds.md' });
+    expect(text.slice(annotation.url_citation.start_index, annotation.url_citation.end_index)).toBe('[1]');
   });
 
   it('says plainly when it knows nothing on the subject', async () => {
@@ -109,6 +114,8 @@ describe('POST /v1/chat/completions', () => {
     expect(text).toContain('billing@example.com');
     const finish = chunks.find((c) => c.choices[0]?.finish_reason === 'stop')!;
     expect((finish as unknown as { citations: { filename: string }[] }).citations[0]!.filename).toBe('refunds.md');
+    const cited = (finish.choices[0]!.delta as { annotations?: { type: string; url_citation: { title: string } }[] }).annotations!;
+    expect(cited[0]).toMatchObject({ type: 'url_citation', url_citation: { title: 'refunds.md' } });
     const last = chunks.at(-1)!;
     expect(last.choices).toEqual([]);
     expect(last.usage!.completion_tokens).toBeGreaterThan(0);

@@ -57,7 +57,14 @@ export const chatCompletionSchema = z.object({
   choices: z.array(
     z.object({
       index: z.number().int(),
-      message: z.object({ role: z.literal('assistant'), content: z.string(), refusal: z.null() }),
+      message: z.object({
+        role: z.literal('assistant'),
+        content: z.string(),
+        refusal: z.null(),
+        annotations: z
+          .array(z.object({ type: z.literal('url_citation'), url_citation: z.object({ url: z.string(), title: z.string(), start_index: z.number().int(), end_index: z.number().int() }) }))
+          .describe('The knowledge passages used, as OpenAI url_citation annotations (url: the knowledge document).'),
+      }),
       logprobs: z.null(),
       finish_reason: z.string(),
     }),

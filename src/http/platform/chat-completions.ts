@@ -9,6 +9,7 @@ import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import type { KnowledgePassage } from '../../knowledge/knowledge-passage.js';
 import { randomHex } from '../../platform/random-hex.js';
+import { urlCitations } from './citation-annotations.js';
 import { parseJsonBody, readBody } from '../read-body.js';
 import { requireAgent } from './agents-routes.js';
 import { messageText, parseChatRequest } from './chat-request.js';
@@ -90,6 +91,8 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
     const created = Math.floor(Date.now() / 1000);
     const conversation_id = chat.conversationId;
     const extras = (outcome: TurnOutcome) => (body.citations !== false ? { citations: citationsOf(outcome.knowledge) } : {});
+    const origin = new URL(c.req.url).origin;
+    const annotations = (outcome: TurnOutcome) => urlCitations(outcome.text, outcome.knowledge, origin);
     c.header('x-conversation-id', conversation_id);
 
     if (!body.stream) {
@@ -103,7 +106,7 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
         created,
         model: agent.id,
         system_fingerprint: null,
-        choices: [{ index: 0, message: { role: 'assistant', content: outcome.text, refusal: null }, logprobs: null, finish_reason: outcome.finishReason }],
+        choices: [{ index: 0, message: { role: 'assistant', content: outcome.text, refusal: null, annotations: annotations(outcome) }, logprobs: null, finish_reason: outcome.finishReason }],
         usage: outcome.usage,
         conversation_id,
         ...extras(outcome),
@@ -132,7 +135,9 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
           send(chunk([{ index: 0, delta: { content: step.value.text }, logprobs: null, finish_reason: null }]));
         }
         const outcome = step.value;
-        send(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: outcome.finishReason }], extras(outcome)));
+        // OpenAI streams a message's annotations on a delta; herald has them once the answer is whole
+        const cited = annotations(outcome);
+        send(chunk([{ index: 0, delta: cited.length ? { annotations: cited } : {}, logprobs: null, finish_reason: outcome.finishReason }], extras(outcome)));
         if (includeUsage) send(chunk([], { usage: outcome.usage, ...extras(outcome) }));
       },
       {

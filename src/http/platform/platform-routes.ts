@@ -13,6 +13,7 @@ import { agentsRoutes } from './agents-routes.js';
 import { chatRoutes } from './chat-completions.js';
 import { knowledgeRoutes } from './knowledge-routes.js';
 import { platformAuth } from './platform-auth.js';
+import { responsesRoutes } from './responses-routes.js';
 
 export interface PlatformRoutesDeps {
   config: HeraldConfig;
@@ -33,6 +34,7 @@ export function platformRoutes(deps: PlatformRoutesDeps): Hono {
   app.use('*', platformAuth(deps.keys, new RateLimiter(deps.config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter('platform', deps.logger)));
   app.route('/', agentsRoutes({ agents: deps.agents, knowledge: deps.knowledge, state: deps.store.state }));
   app.route('/', chatRoutes(deps));
+  app.route('/', responsesRoutes({ ...deps, turns: { ...deps.turns, state: deps.store.state } }));
   app.route('/', knowledgeRoutes({ agents: deps.agents, knowledge: deps.knowledge, parser: deps.parser, maxUploadBytes: deps.config.platform.maxUploadBytes }));
   return app;
 }

@@ -17,7 +17,16 @@ export function openaiError(error: unknown) {
  */
 export function sseResponse(
   produce: (send: SendEvent, signal: AbortSignal) => Promise<void>,
-  options: { pingMs: number; headers?: Record<string, string>; onError?: (error: unknown) => void },
+  options: {
+    pingMs: number;
+    headers?: Record<string, string>;
+    onError?: (error: unknown) => void;
+    /**
+     * the Responses API's framing: each frame named by its data's `type` (`event: <type>`), no
+     * `[DONE]`, a failure as an `error` event built by this function
+     */
+    typed?: { errorEvent: (error: unknown) => { type: string } };
+  },
 ): Response {
   const encoder = new TextEncoder();
   const abort = new AbortController();
@@ -29,13 +38,18 @@ export function sseResponse(
         if (!closed) controller.enqueue(encoder.encode(text));
       };
       ping = setInterval(() => write(': ping\n\n'), options.pingMs);
-      const send: SendEvent = (data) => write(`data: ${JSON.stringify(data)}\n\n`);
+      const typed = options.typed;
+      const send: SendEvent = typed
+        ? (data) => write(`event: ${(data as { type: string }).type}\ndata: ${JSON.stringify(data)}\n\n`)
+        : (data) => write(`data: ${JSON.stringify(data)}\n\n`);
       produce(send, abort.signal)
         .then(
-          () => write('data: [DONE]\n\n'),
+          () => {
+            if (!typed) write('data: [DONE]\n\n');
+          },
           (error) => {
             options.onError?.(error);
-            send({ error: openaiError(error) });
+            send(typed ? typed.errorEvent(error) : { error: openaiError(error) });
           },
         )
         .finally(() => {

@@ -1,0 +1,59 @@
+import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
+import type { ModelUsage } from '../models/provider.js';
+import type { SessionMessage, StateRepo } from '../store/port.js';
+
+/**
+ * One stored Responses API response: what GET /v1/responses/:id returns and what a later
+ * `previous_response_id` continues from. It lives in the state repo under `response:<id>`, so it
+ * survives a restart and is shared by every replica, on SQLite and PostgreSQL alike, with no new
+ * table: a response is written once, read by id and deleted by id, which is all a key/value row does.
+ */
+export interface ResponseRecord {
+  id: string;
+  agentId: string;
+  createdAt: number;
+  previousResponseId: string | null;
+  instructions: string | null;
+  /** the messages this request added (its input items), oldest first */
+  input: SessionMessage[];
+  /** the answer's text */
+  output: string;
+  outputItemId: string;
+  finishReason: string;
+  knowledge: KnowledgePassage[];
+  usage: ModelUsage;
+  metadata: Record<string, string>;
+  maxOutputTokens: number | null;
+  temperature: number | null;
+}
+
+const key = (id: string) => `response:${id}`;
+
+export const RESPONSE_ID = /^resp_[a-f0-9]{24}$/;
+
+export function responseStore(state: StateRepo) {
+  return {
+    get: (id: string) => (RESPONSE_ID.test(id) ? state.get<ResponseRecord>(key(id)) : Promise.resolve(undefined)),
+    put: (record: ResponseRecord) => state.set(key(record.id), record),
+    delete: (id: string) => state.delete(key(id)),
+  };
+}
+
+export type ResponseStore = ReturnType<typeof responseStore>;
+
+/**
+ * The conversation a response continues: the chain of previous responses, each one's input and
+ * answer, oldest first, at most `limit` messages (the newest ones). Each response keeps only its
+ * own turn, so two responses continuing one predecessor branch without disturbing each other.
+ */
+export async function responseHistory(responses: ResponseStore, from: ResponseRecord, limit: number): Promise<SessionMessage[]> {
+  const turns: SessionMessage[][] = [];
+  let count = 0;
+  for (let record: ResponseRecord | undefined = from; record && count < limit; ) {
+    const turn = [...record.input, { role: 'assistant' as const, content: record.output, createdAt: record.createdAt }];
+    turns.unshift(turn);
+    count += turn.length;
+    record = record.previousResponseId ? await responses.get(record.previousResponseId) : undefined;
+  }
+  return turns.flat().slice(-limit);
+}

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { responsesRequestSchema } from '../platform/responses-request.js';
+import { openaiErrorSchema } from './common-schemas.js';
+import { defineRoutes, type ResponseDoc } from './route-doc.js';
+
+const fileCitation = z.object({ type: z.literal('file_citation'), file_id: z.string().describe('The knowledge document.'), filename: z.string(), index: z.number().int() });
+
+export const responseObjectSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('response'),
+    created_at: z.number().int(),
+    status: z.enum(['in_progress', 'completed', 'incomplete']),
+    model: z.string().describe('The agent id.'),
+    instructions: z.string().nullable(),
+    previous_response_id: z.string().nullable(),
+    max_output_tokens: z.number().int().nullable(),
+    store: z.boolean(),
+    metadata: z.record(z.string(), z.string()),
+    output: z.array(
+      z.object({
+        id: z.string(),
+        type: z.literal('message'),
+        role: z.literal('assistant'),
+        status: z.string(),
+        content: z.array(z.object({ type: z.literal('output_text'), text: z.string(), annotations: z.array(fileCitation).describe('The knowledge passages used.') }).loose()),
+      }),
+    ),
+    usage: z.object({ input_tokens: z.number().int(), output_tokens: z.number().int(), total_tokens: z.number().int() }).loose().nullable(),
+  })
+  .loose();
+
+const idParams = z.object({ id: z.string() });
+const errors = (text: Record<number, string>): Record<number, ResponseDoc> =>
+  Object.fromEntries(Object.entries(text).map(([s, description]) => [s, { description, schema: openaiErrorSchema }]));
+
+export const responsesDocs = defineRoutes('platform', [
+  {
+    method: 'post', path: '/responses', summary: 'A response of a digital employee (OpenAI Responses API)', security: 'apiKey',
+    request: { body: { schema: responsesRequestSchema } },
+    responses: {
+      200: {
+        description:
+          'The response; with `stream: true`, typed server-sent events (`event: response.created` ... `response.completed`, each with `sequence_number`), no `[DONE]`.',
+        schema: responseObjectSchema,
+      },
+      ...errors({ 400: 'Invalid or unsupported field (named in `param`).', 401: 'Missing or wrong API key.', 403: 'The key may not use this agent.', 404: 'No such agent, or no such previous_response_id.', 413: 'Body over 4 MiB.', 429: 'Rate limit of the key.', 502: 'The model provider failed.' }),
+    },
+  },
+  {
+    method: 'get', path: '/responses/{id}', summary: 'A stored response', security: 'apiKey',
+    request: { params: idParams },
+    responses: { 200: { description: 'The response.', schema: responseObjectSchema }, ...errors({ 401: 'Missing or wrong API key.', 404: 'No such response (or not stored).', 429: 'Rate limit of the key.' }) },
+  },
+  {
+    method: 'delete', path: '/responses/{id}', summary: 'Delete a stored response', security: 'apiKey',
+    request: { params: idParams },
+    responses: {
+      200: { description: 'Deleted.', schema: z.object({ id: z.string(), object: z.literal('response.deleted'), deleted: z.literal(true) }) },
+      ...errors({ 401: 'Missing or wrong API key.', 404: 'No such response.', 429: 'Rate limit of the key.' }),
+    },
+  },
+]);

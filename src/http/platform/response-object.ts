@@ -1,0 +1,68 @@
+import type { ResponseRecord } from '../../agents/response-record.js';
+import type { KnowledgePassage } from '../../knowledge/knowledge-passage.js';
+import { fileCitations } from './citation-annotations.js';
+import type { ModelUsage } from '../../models/provider.js';
+
+/** usage in the Responses API's names */
+export const responseUsage = (u: ModelUsage) => ({
+  input_tokens: u.prompt_tokens,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: u.completion_tokens,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: u.total_tokens,
+});
+
+/** the assistant message item of a response */
+export function outputMessage(itemId: string, text: string, passages: KnowledgePassage[], status: 'in_progress' | 'completed' = 'completed') {
+  return {
+    id: itemId,
+    type: 'message' as const,
+    status,
+    role: 'assistant' as const,
+    content: status === 'in_progress' ? [] : [{ type: 'output_text' as const, text, annotations: fileCitations(text, passages), logprobs: [] }],
+  };
+}
+
+export interface ResponseHead {
+  id: string;
+  createdAt: number;
+  agentId: string;
+  instructions: string | null;
+  previousResponseId: string | null;
+  maxOutputTokens: number | null;
+  temperature: number | null;
+  metadata: Record<string, string>;
+  store: boolean;
+}
+
+/** OpenAI's response object; without a record, the in-progress one that opens a stream */
+export function responseObject(head: ResponseHead, record?: ResponseRecord) {
+  const incomplete = record?.finishReason === 'length';
+  return {
+    id: head.id,
+    object: 'response' as const,
+    created_at: Math.floor(head.createdAt / 1000),
+    status: !record ? 'in_progress' : incomplete ? 'incomplete' : 'completed',
+    error: null,
+    incomplete_details: incomplete ? { reason: 'max_output_tokens' } : null,
+    instructions: head.instructions,
+    max_output_tokens: head.maxOutputTokens,
+    model: head.agentId,
+    output: record ? [outputMessage(record.outputItemId, record.output, record.knowledge)] : [],
+    parallel_tool_calls: true,
+    previous_response_id: head.previousResponseId,
+    reasoning: { effort: null, summary: null },
+    store: head.store,
+    temperature: head.temperature ?? 1,
+    text: { format: { type: 'text' } },
+    tool_choice: 'auto',
+    tools: [],
+    top_p: 1,
+    truncation: 'disabled',
+    usage: record ? responseUsage(record.usage) : null,
+    user: null,
+    metadata: head.metadata,
+  };
+}
+
+export const headOf = (record: ResponseRecord, store = true): ResponseHead => ({ ...record, store });

@@ -1,0 +1,129 @@
+import { Hono } from 'hono';
+import type { Logger } from 'pino';
+import type { AgentDirectory } from '../../agents/agent-directory.js';
+import { responseStore, type ResponseRecord } from '../../agents/response-record.js';
+import { openResponseTurn, type ResponseTurnDeps } from '../../agents/response-turn.js';
+import type { HeraldConfig } from '../../config/schema.js';
+import { HeraldError } from '../../errors.js';
+import { mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
+import { parseJsonBody, readBody } from '../read-body.js';
+import { requireAgent } from './agents-routes.js';
+import { fileCitations } from './citation-annotations.js';
+import { outputMessage, responseObject, headOf, type ResponseHead } from './response-object.js';
+import { inputMessages, parseResponsesRequest } from './responses-request.js';
+import { openaiError, sseResponse } from './sse-response.js';
+
+export interface ResponsesRoutesDeps {
+  config: HeraldConfig;
+  turns: ResponseTurnDeps;
+  agents: AgentDirectory;
+  logger: Logger;
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** what a log may say of a failure: its kind and code, never an upstream body */
+const failureFields = (error: unknown) => ({ error: error instanceof Error ? error.name : 'Error', ...(error instanceof HeraldError && { code: error.code }) });
+
+/**
+ * OpenAI's Responses API where `model` is a digital employee: POST /v1/responses (plain and
+ * streamed as typed events), GET and DELETE /v1/responses/:id.
+ */
+export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
+  const app = new Hono();
+  const responses = responseStore(deps.turns.state);
+
+  /** a stored response the caller's key may see (one of an agent it may use) */
+  const stored = async (id: string, principal: ApiPrincipal): Promise<ResponseRecord> => {
+    const record = await responses.get(id);
+    if (!record || !mayUseAgent(principal, record.agentId)) throw new HeraldError('HERALD_RESPONSE_NOT_FOUND', `No response "${id}".`, { param: 'response_id' });
+    return record;
+  };
+
+  app.get('/responses/:id', async (c) => {
+    const record = await stored(c.req.param('id'), c.get('principal'));
+    return c.json(responseObject(headOf(record), record));
+  });
+
+  app.delete('/responses/:id', async (c) => {
+    const record = await stored(c.req.param('id'), c.get('principal'));
+    await responses.delete(record.id);
+    return c.json({ id: record.id, object: 'response.deleted', deleted: true });
+  });
+
+  app.post('/responses', async (c) => {
+    const bytes = await readBody(c, { maxBytes: MAX_BODY_BYTES, idleTimeoutMs: 30_000 });
+    c.set('bodyBytes', bytes.byteLength);
+    const body = parseResponsesRequest(parseJsonBody(bytes));
+    const agent = requireAgent(deps.agents, c.get('principal'), body.model, 'model');
+    const store = body.store !== false;
+    const metadata = body.metadata ?? {};
+    const turn = await openResponseTurn(deps.turns, {
+      agent,
+      input: inputMessages(body.input),
+      instructions: body.instructions ?? undefined,
+      previousResponseId: body.previous_response_id ?? undefined,
+      store,
+      metadata: body.metadata ?? undefined,
+      options: { temperature: body.temperature ?? undefined, maxTokens: body.max_output_tokens ?? undefined, user: body.user ?? undefined },
+    });
+    const head: ResponseHead = {
+      id: turn.id,
+      createdAt: turn.createdAt,
+      agentId: agent.id,
+      instructions: body.instructions ?? null,
+      previousResponseId: body.previous_response_id ?? null,
+      maxOutputTokens: body.max_output_tokens ?? null,
+      temperature: body.temperature ?? null,
+      metadata,
+      store,
+    };
+    const log = (error: unknown) => deps.logger.warn({ ...failureFields(error), reqId: c.get('requestId'), agent: agent.id }, 'response failed');
+
+    if (!body.stream) {
+      const run = turn.run({ signal: c.req.raw.signal });
+      let step = await run.next().catch((error) => {
+        log(error);
+        throw error;
+      });
+      while (!step.done) step = await run.next();
+      return c.json(responseObject(head, step.value.record));
+    }
+
+    let sequence_number = 0;
+    return sseResponse(
+      async (send, signal) => {
+        const emit = (type: string, fields: Record<string, unknown>) => send({ type, sequence_number: sequence_number++, ...fields });
+        const at = { item_id: turn.outputItemId, output_index: 0, content_index: 0 };
+        emit('response.created', { response: responseObject(head) });
+        emit('response.in_progress', { response: responseObject(head) });
+        emit('response.output_item.added', { output_index: 0, item: outputMessage(turn.outputItemId, '', [], 'in_progress') });
+        emit('response.content_part.added', { ...at, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
+        const run = turn.run({ stream: true, signal });
+        let step = await run.next();
+        for (; !step.done; step = await run.next()) emit('response.output_text.delta', { ...at, delta: step.value.text, logprobs: [] });
+        const { record } = step.value;
+        const annotations = fileCitations(record.output, record.knowledge);
+        annotations.forEach((annotation, annotation_index) => emit('response.output_text.annotation.added', { ...at, annotation_index, annotation }));
+        emit('response.output_text.done', { ...at, text: record.output, logprobs: [] });
+        emit('response.content_part.done', { ...at, part: { type: 'output_text', text: record.output, annotations, logprobs: [] } });
+        emit('response.output_item.done', { output_index: 0, item: outputMessage(turn.outputItemId, record.output, record.knowledge) });
+        const done = responseObject(head, record);
+        emit(done.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: done });
+      },
+      {
+        pingMs: deps.config.platform.streamPingMs,
+        onError: log,
+        // OpenAI's stream error event has the error's fields at the top; the official client throws on `error`
+        typed: {
+          errorEvent: (error) => {
+            const e = openaiError(error);
+            return { type: 'error', code: e.code, message: e.message, param: e.param, sequence_number: sequence_number++, error: e };
+          },
+        },
+      },
+    );
+  });
+
+  return app;
+}
