@@ -18,6 +18,7 @@ const NOT_RUN: [RegExp, string][] = [
   [/\/admin\/deliveries\/\$DELIVERY_ID\/retry/, 'needs a failed delivery that has a target (a configured channel)'],
   [/^HERALD_LOG_LEVEL=debug npx herald serve/, 'starts a second gateway in the foreground'],
   [/^\s*docker build/, 'needs a Docker daemon (none on this machine)'],
+  [/^export DATABASE_URL=postgres:\/\/postgres@127\.0\.0\.1:5432\/test\ncat > replicas\.json/, 'starts three more gateways in the background on fixed ports (8801-8803); the replica tests run them'],
 ];
 
 let spawned: SpawnedHerald | undefined;
