@@ -36,8 +36,9 @@ const open: OpenStore = async (shareWith) => {
 
 async function previousVersion(): Promise<PreviousVersionDatabase> {
   const file = path.join(tempDir(), 'herald.db');
-  // the schema before runs.deliver became a column (version 9), the upgrade the migration cases cover
-  openDatabase(file, migrations.filter((m) => m.version < 9)).close();
+  // the schema before the operator tables (version 10): runs.deliver is a column already (9), and the
+  // upgrade covered is every migration since, runs.model (11) included
+  openDatabase(file, migrations.filter((m) => m.version < 10)).close();
   return {
     async insertRun(run) {
       const db = new Database(file);

@@ -78,6 +78,7 @@ export const runSchema = z
     error: z.string().nullable(),
     mappingId: z.string().nullable(),
     rerunOf: z.string().nullable(),
+    model: z.string().nullable().describe('The model that answered (provider/model): the primary, or the fallback that took over; null until one did.'),
     createdAt: time,
     startedAt: time,
     finishedAt: time,

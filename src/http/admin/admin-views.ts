@@ -42,6 +42,7 @@ export const runView = (r: RunRecord) => ({
   error: r.error,
   mappingId: ((r.action.source as { mappingId?: string } | undefined)?.mappingId ?? null) as string | null,
   rerunOf: r.rerunOf ?? null,
+  model: r.model ?? null,
   createdAt: iso(r.createdAt),
   startedAt: iso(r.startedAt),
   finishedAt: iso(r.finishedAt),
