@@ -4,7 +4,10 @@
  * compared in constant time, the body read under the same size limit (declared and streamed),
  * JSON parsed, the fields validated, and the same durable insert into SQLite (better-sqlite3,
  * WAL): an events row (with the duplicate skip and the 20-pending cap) for wake, a runs row
- * for agent. It never runs an agent: that is the difference the benchmark reports.
+ * for agent. It never runs an agent: that is the difference the benchmark reports. SQLite writes
+ * go through the same group commit as herald's (bench/baseline-group-commit.ts): one commit per
+ * event-loop turn, the response only after it. `/hooks/mapped-wake` and `/hooks/mapped-agent`
+ * do a mapped hook's work (bench/baseline-mapped.ts: ajv schema, JSONata templates) first.
  *
  * With BASELINE_PG_URL it writes to PostgreSQL instead (schema BASELINE_PG_SCHEMA, created), the
  * way herald's PostgreSQL adapter does: the same tables and events function, one autocommit
@@ -21,6 +24,8 @@ import http from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { groupCommit } from './baseline-group-commit.js';
+import { mappedHooks, SchemaFault } from './baseline-mapped.js';
 
 const dbFile = process.env.BASELINE_DB ?? './data/baseline.db';
 const token = process.env.BASELINE_TOKEN ?? '';
@@ -83,9 +88,10 @@ function sqliteStore(): BaselineStore {
     const over = pendingCount.get('main')!.n - MAX_PENDING;
     if (over > 0) dropOldest.run('main', over);
   });
+  const commit = groupCommit(db);
   return {
-    enqueueEvent,
-    insertRun: (id, name, sessionKey, message, action) => void insertRun.run(id, name, sessionKey, message, action, Date.now()),
+    enqueueEvent: (text) => commit(() => enqueueEvent(text)),
+    insertRun: (id, name, sessionKey, message, action) => commit(() => void insertRun.run(id, name, sessionKey, message, action, Date.now())),
     close: () => void db.close(),
   };
 }
@@ -242,9 +248,17 @@ async function agent(body: Record<string, unknown>): Promise<{ status: number; b
   return { status: 202, body: { ok: true, runId: id } };
 }
 
-const routes: Record<string, (body: Record<string, unknown>) => Promise<{ status: number; body: unknown }>> = {
+const mapped = mappedHooks();
+type Handler = (body: Record<string, unknown>, req: http.IncomingMessage) => Promise<{ status: number; body: unknown }>;
+const routes: Record<string, Handler> = {
   '/hooks/wake': wake,
   '/hooks/agent': agent,
+  // a mapped hook: schema and templates first, then the same action as /wake or /agent
+  '/hooks/mapped-wake': async (payload, req) => wake({ text: await mapped.wake({ payload, headers: req.headers, path: 'mapped-wake' }) }),
+  '/hooks/mapped-agent': async (payload, req) => {
+    const { message, name } = await mapped.agent({ payload, headers: req.headers, path: 'mapped-agent' });
+    return agent({ message, name, deliver: false });
+  },
 };
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -260,10 +274,11 @@ const server = http.createServer(async (req, res) => {
     if (req.method !== 'POST') return send(res, 405, { ok: false, error: 'method not allowed' }, { Allow: 'POST' });
     if (!authorized(req.headers.authorization)) return send(res, 401, { ok: false, error: 'unauthorized' });
     if (!handler) return send(res, 404, { ok: false, error: 'not found' });
-    const result = await handler(parseObject(await readBody(req)));
+    const result = await handler(parseObject(await readBody(req)), req);
     send(res, result.status, result.body);
   } catch (error) {
     if (error instanceof HttpFault) return send(res, error.status, { ok: false, error: error.message });
+    if (error instanceof SchemaFault) return send(res, 400, { ok: false, error: error.message });
     process.stderr.write(`baseline: ${(error as Error).stack}\n`);
     send(res, 500, { ok: false, error: 'internal error' });
   }

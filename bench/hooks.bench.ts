@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { startChildServer, type ChildServer } from './child-server.js';
 import { runLoad, type LoadResult } from './load.js';
 import { cpuMillis, trackPeakMemory, waitUntilIdle } from './process-stats.js';
+import { MAPPED_BODY, mappedHookMappings } from './mapped-hook.js';
 import { formatTable, mb, ms } from './table.js';
 
 /**
@@ -37,16 +38,20 @@ export interface HooksBenchRow extends LoadResult {
 
 interface Endpoint {
   path: string;
-  body: (n: number, tag: string) => string;
+  /** the request body for a run tagged `tag`; `{n}` becomes the request's number */
+  body: (tag: string) => string;
 }
 
 // a different text per request: the main session skips an event equal to the one before it
 const endpoints: Endpoint[] = [
-  { path: '/hooks/wake', body: (n, tag) => JSON.stringify({ text: `${tag} event ${n}: the nightly export finished` }) },
+  { path: '/hooks/wake', body: (tag) => JSON.stringify({ text: `${tag} event {n}: the nightly export finished` }) },
   {
     path: '/hooks/agent',
-    body: (n, tag) => JSON.stringify({ message: `${tag} message ${n}: summarise the open tickets`, name: 'Bench', deliver: false }),
+    body: (tag) => JSON.stringify({ message: `${tag} message {n}: summarise the open tickets`, name: 'Bench', deliver: false }),
   },
+  // mapped hooks (bench/mapped-hook.ts): JSON Schema + JSONata templates, then a wake or an agent run
+  { path: '/hooks/mapped-wake', body: (tag) => MAPPED_BODY.replace('{n}', `${tag} {n}`) },
+  { path: '/hooks/mapped-agent', body: (tag) => MAPPED_BODY.replace('{n}', `${tag} {n}`) },
 ];
 
 export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): HooksBenchOptions {
@@ -71,7 +76,7 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<{ 
     JSON.stringify(
       {
         gateway: { host: '127.0.0.1', port: 0, auth: { token: GATEWAY_TOKEN } },
-        hooks: { enabled: true, token: HOOK_TOKEN },
+        hooks: { enabled: true, token: HOOK_TOKEN, mappings: mappedHookMappings() },
         heartbeat: { every: '0' },
         storage: { sqlite: './data/herald.db' },
       },
@@ -102,7 +107,7 @@ async function measure(server: ChildServer, endpoint: Endpoint, options: HooksBe
       url: server.url,
       path: endpoint.path,
       headers: { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
-      body: (n) => endpoint.body(n, tag),
+      body: endpoint.body(tag),
       connections: options.connections,
       durationSeconds,
     });
@@ -167,7 +172,10 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('  again, per request: it includes work done after the response (agent runs, heartbeats) and is steadier than req/s on a busy machine.');
   console.log('- Both servers log at level warn (HERALD_LOG_LEVEL=warn): no per-request access log line on either side.');
   console.log('- Both do per request: bearer auth (constant-time), body read under the 256 KiB limit, JSON parse, field validation,');
-  console.log('  and the same durable SQLite insert (better-sqlite3, WAL) before responding: an events row for wake, a runs row for agent.');
+  console.log('  and the same durable SQLite insert (better-sqlite3, WAL) with the same group commit (the writes of one event-loop turn in');
+  console.log('  one transaction) before responding: an events row for wake, a runs row for agent.');
+  console.log('- mapped-wake / mapped-agent: both validate the payload with ajv (+ ajv-formats, compiled once) and render JSONata templates');
+  console.log('  (bench/mapped-hook.ts) before the same insert; herald also copies the payload without prototype keys first.');
   console.log('- herald also does what the baseline does not: after a wake (mode now) it runs heartbeat turns with the embedded model,');
   console.log('  and after each 202 of /hooks/agent it executes the run with the embedded model (session transcript, summary event),');
   console.log('  in the same process while the load goes on. The baseline only inserts the row.');

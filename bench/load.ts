@@ -1,12 +1,16 @@
-import autocannon, { type AutocannonRequest, type Result } from 'autocannon';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const worker = path.join(path.dirname(fileURLToPath(import.meta.url)), 'load-worker.ts');
 
 export interface LoadOptions {
   url: string;
   method?: string;
   path: string;
   headers: Record<string, string>;
-  /** the body of the n-th request (n counts from 0 across all connections) */
-  body: (n: number) => string;
+  /** the body of the n-th request: every `{n}` is replaced by n (counting from 0 across all connections) */
+  body?: string;
   connections: number;
   durationSeconds: number;
 }
@@ -21,30 +25,24 @@ export interface LoadResult {
   timeouts: number;
 }
 
-/** Drives one endpoint with autocannon; each request gets its own body from `body(n)`. */
+/**
+ * Drives one endpoint with autocannon in a separate process (bench/load-worker.ts), so the load
+ * generator never shares an event loop with the benchmark's bookkeeping.
+ */
 export function runLoad(options: LoadOptions): Promise<LoadResult> {
-  let n = 0;
-  const request: AutocannonRequest = {
+  const args = JSON.stringify({
+    url: options.url,
     method: options.method ?? 'POST',
     path: options.path,
     headers: options.headers,
-    setupRequest: (req) => ({ ...req, body: options.body(n++) }),
-  };
+    bodyTemplate: options.body,
+    connections: options.connections,
+    durationSeconds: options.durationSeconds,
+  });
   return new Promise((resolve, reject) => {
-    autocannon(
-      { url: options.url, connections: options.connections, duration: options.durationSeconds, requests: [request] },
-      (error: Error | null, result: Result) => {
-        if (error) return reject(error);
-        resolve({
-          requestsPerSecond: result.requests.average,
-          latencyP50Ms: result.latency.p50,
-          latencyP99Ms: result.latency.p99,
-          total: result['2xx'] + result.non2xx,
-          non2xx: result.non2xx,
-          errors: result.errors,
-          timeouts: result.timeouts,
-        });
-      },
-    );
+    execFile(process.execPath, ['--import', 'tsx', worker, args], { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`load generator failed: ${error.message}\n${stderr}`));
+      resolve(JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult);
+    });
   });
 }

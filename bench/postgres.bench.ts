@@ -29,8 +29,9 @@ export interface PostgresBenchRow extends LoadResult {
 }
 
 const endpoints = [
-  { path: '/hooks/wake', body: (n: number, tag: string) => JSON.stringify({ text: `${tag} event ${n}: the nightly export finished` }) },
-  { path: '/hooks/agent', body: (n: number, tag: string) => JSON.stringify({ message: `${tag} message ${n}: summarise the open tickets`, name: 'Bench', deliver: false }) },
+  // `{n}` becomes the request's number in the load generator (bench/load-worker.ts)
+  { path: '/hooks/wake', body: (tag: string) => JSON.stringify({ text: `${tag} event {n}: the nightly export finished` }) },
+  { path: '/hooks/agent', body: (tag: string) => JSON.stringify({ message: `${tag} message {n}: summarise the open tickets`, name: 'Bench', deliver: false }) },
 ];
 
 async function sql(text: string): Promise<void> {
@@ -65,7 +66,7 @@ async function loadOn(servers: ChildServer[], endpoint: (typeof endpoints)[numbe
         url: server.url,
         path: endpoint.path,
         headers: { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
-        body: (n) => endpoint.body(n, `${tag}-${i}`),
+        body: endpoint.body(`${tag}-${i}`),
         connections: Math.max(1, Math.round(options.connections / servers.length)),
         durationSeconds: seconds,
       }),
@@ -126,7 +127,7 @@ export async function run(options: HooksBenchOptions, sqliteRows: HooksBenchRow[
   }
 
   const table = [
-    ...sqliteRows.map((r) => ({ endpoint: r.endpoint, server: `${r.server} sqlite`, requestsPerSecond: r.requestsPerSecond, latencyP50Ms: r.latencyP50Ms, latencyP99Ms: r.latencyP99Ms })),
+    ...sqliteRows.filter((r) => endpoints.some((e) => e.path === r.endpoint)).map((r) => ({ endpoint: r.endpoint, server: `${r.server} sqlite`, requestsPerSecond: r.requestsPerSecond, latencyP50Ms: r.latencyP50Ms, latencyP99Ms: r.latencyP99Ms })),
     ...rows,
   ].sort((a, b) => a.endpoint.localeCompare(b.endpoint) || 0);
   const pgBaseline = (endpoint: string) => rows.find((r) => r.endpoint === endpoint && r.server === 'pg baseline');

@@ -55,4 +55,35 @@ describe('bench baseline server', () => {
       db.close();
     }
   });
+
+  it('commits concurrent writes together and answers each after the commit', async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => post('/hooks/wake', JSON.stringify({ text: `burst ${i}` }))));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    const db = new Database(dbFile, { readonly: true });
+    try {
+      expect(db.prepare("SELECT COUNT(*) AS n FROM events WHERE text LIKE 'burst %'").get()).toEqual({ n: 20 });
+    } finally {
+      db.close();
+    }
+  });
+
+  it('does a mapped hook\'s work: schema (400 naming the path) and templates', async () => {
+    const payload = { action: 'opened', issue: { number: 7, title: 'Broken', html_url: 'https://example.com/i/7' }, repository: { full_name: 'acme/x' } };
+    expect((await post('/hooks/mapped-wake', JSON.stringify(payload))).status).toBe(200);
+    const bad = await post('/hooks/mapped-wake', JSON.stringify({ ...payload, issue: { ...payload.issue, html_url: 'not a uri' } }));
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toContain('/issue/html_url');
+    const agent = await post('/hooks/mapped-agent', JSON.stringify(payload));
+    const { runId } = (await agent.json()) as { runId: string };
+    const db = new Database(dbFile, { readonly: true });
+    try {
+      expect(db.prepare("SELECT COUNT(*) AS n FROM events WHERE text = 'Issue #7 opened in acme/x: Broken'").get()).toEqual({ n: 1 });
+      expect(db.prepare('SELECT name, message FROM runs WHERE id = ?').get(runId)).toEqual({
+        name: 'GitHub acme/x',
+        message: 'Triage issue #7 (OPENED) of acme/x: Broken https://example.com/i/7',
+      });
+    } finally {
+      db.close();
+    }
+  });
 });

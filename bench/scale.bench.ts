@@ -1,0 +1,218 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { startChildServer, type ChildServer } from './child-server.js';
+import { optionsFromEnv, type HooksBenchOptions } from './hooks.bench.js';
+import { runLoad } from './load.js';
+import { MAPPED_BODY, manyMappings } from './mapped-hook.js';
+import { cpuMillis, residentBytes, trackPeakMemory, waitUntilIdle } from './process-stats.js';
+import { formatTable, mb, ms } from './table.js';
+
+/**
+ * What grows with the configuration and the store: 1/100/1,000 mappings matched by path and by
+ * `match.when` (each mapping its own path and predicate, the request for the last one), cold
+ * start to the first `/healthz` and idle RSS (0 and 1,000 mappings, and the baseline), and
+ * `/metrics` latency on an empty store and on one of 1M events + 1M runs (seeded directly).
+ */
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const HOOK_TOKEN = 'bench-hook-token-0123456789abcdef';
+const GATEWAY_TOKEN = 'bench-gateway-token-0123456789abcdef';
+
+function writeConfig(dir: string, mappings: Record<string, unknown>[]): string {
+  const configFile = path.join(dir, 'herald.json');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    configFile,
+    JSON.stringify({
+      gateway: { host: '127.0.0.1', port: 0, auth: { token: GATEWAY_TOKEN } },
+      hooks: { enabled: true, token: HOOK_TOKEN, mappings },
+      heartbeat: { every: '0' },
+      storage: { sqlite: './data/herald.db' },
+    }),
+  );
+  return configFile;
+}
+
+async function startHerald(configFile: string): Promise<{ server: ChildServer; coldStartMs: number }> {
+  const started = performance.now();
+  const server = await startChildServer({
+    name: 'herald',
+    args: [path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
+    cwd: ROOT,
+    env: { HERALD_LOG_LEVEL: 'warn' },
+    startTimeoutMs: 120_000,
+  });
+  const res = await fetch(`${server.url}/healthz`);
+  if (res.status !== 200) throw new Error(`/healthz answered ${res.status}`);
+  return { server, coldStartMs: performance.now() - started };
+}
+
+async function baselineColdStart(dir: string): Promise<{ coldStartMs: number; idleRssBytes: number }> {
+  const started = performance.now();
+  const server = await startChildServer({
+    name: 'baseline',
+    args: ['--import', 'tsx', path.join(ROOT, 'bench/baseline-server.ts')],
+    cwd: ROOT,
+    env: { BASELINE_DB: path.join(dir, 'baseline.db'), BASELINE_TOKEN: HOOK_TOKEN },
+  });
+  // the baseline has no /healthz: a 405 on GET is its first answer
+  await (await fetch(`${server.url}/hooks/wake`)).text();
+  const coldStartMs = performance.now() - started;
+  await new Promise((r) => setTimeout(r, 1000));
+  const idleRssBytes = residentBytes(server.pid);
+  await server.stop();
+  return { coldStartMs, idleRssBytes };
+}
+
+interface MappingRow {
+  mappings: number;
+  by: 'path' | 'when';
+  requestsPerSecond: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  cpuMsPerRequest: number;
+  peakRssBytes: number;
+  faults: number;
+}
+
+async function mappingScenario(dir: string, count: number, by: 'path' | 'when', options: HooksBenchOptions): Promise<MappingRow> {
+  const { server } = await startHerald(writeConfig(dir, manyMappings(count, by === 'when')));
+  try {
+    const load = (tag: string, durationSeconds: number) =>
+      runLoad({
+        url: server.url,
+        path: `/hooks/m-${count - 1}`,
+        headers: { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
+        body: MAPPED_BODY.replace('{n}', `${tag} {n}`),
+        connections: options.connections,
+        durationSeconds,
+      });
+    if (options.warmupSeconds > 0) await load('warm-up', options.warmupSeconds);
+    await waitUntilIdle(server.pid);
+    const memory = trackPeakMemory(server.pid);
+    const cpuBefore = cpuMillis(server.pid);
+    const result = await load('bench', options.durationSeconds);
+    await waitUntilIdle(server.pid);
+    return {
+      mappings: count,
+      by,
+      requestsPerSecond: result.requestsPerSecond,
+      latencyP50Ms: result.latencyP50Ms,
+      latencyP99Ms: result.latencyP99Ms,
+      cpuMsPerRequest: (cpuMillis(server.pid) - cpuBefore) / Math.max(1, result.total),
+      peakRssBytes: memory.stop(),
+      faults: result.non2xx + result.errors + result.timeouts,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function metricsLatency(url: string, times = 30): Promise<{ p50Ms: number; maxMs: number }> {
+  const took: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const started = performance.now();
+    const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    await res.text();
+    if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
+    took.push(performance.now() - started);
+  }
+  took.sort((a, b) => a - b);
+  return { p50Ms: took[Math.floor(times / 2)]!, maxMs: took[times - 1]! };
+}
+
+/** 1M finished events and 1M finished runs, written straight into herald's (migrated) file */
+function seedMillion(dbFile: string, rows = 1_000_000): void {
+  const db = new Database(dbFile);
+  try {
+    const now = Date.now();
+    const action = JSON.stringify({ kind: 'agent', message: 'seeded', name: 'Seed', wakeMode: 'now', deliver: false, channel: 'last', allowUnsafeExternalContent: false, source: { mappingId: 'agent', path: 'agent' } });
+    db.transaction(() => {
+      db.prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+         INSERT INTO events (session, text, status, created_at) SELECT 'main', 'seeded event ' || i, 'done', ? FROM n`,
+      ).run(rows, now);
+      db.prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+         INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, deliver)
+         SELECT 'seed-' || i, 'succeeded', 'main', 'Seed', 'hook:seed-' || i, 'seeded', ?, 'ok', NULL, ?, ?, ?, 0 FROM n`,
+      ).run(rows, action, now, now, now);
+    })();
+  } finally {
+    db.close();
+  }
+}
+
+async function idleRss(server: ChildServer): Promise<number> {
+  await waitUntilIdle(server.pid);
+  await new Promise((r) => setTimeout(r, 1000));
+  return residentBytes(server.pid);
+}
+
+export async function run(options: HooksBenchOptions = optionsFromEnv()): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-scale-'));
+  try {
+    console.log('scale benchmark: mappings, cold start, idle memory, /metrics on a large store');
+    // cold start and idle RSS
+    const starts: (string | number)[][] = [];
+    const base = await baselineColdStart(path.join(dir, 'baseline'));
+    starts.push(['baseline (raw node:http)', ms(base.coldStartMs), mb(base.idleRssBytes)]);
+    for (const count of [0, 1000]) {
+      const { server, coldStartMs } = await startHerald(writeConfig(path.join(dir, `cold-${count}`), manyMappings(count, true)));
+      const rss = await idleRss(server);
+      await server.stop();
+      starts.push([`herald, ${count} mappings`, ms(coldStartMs), mb(rss)]);
+      console.log(`  herald cold start with ${count} mappings: ${ms(coldStartMs)} ms`);
+    }
+
+    // mappings
+    const rows: MappingRow[] = [];
+    for (const by of ['path', 'when'] as const) {
+      for (const count of [1, 100, 1000]) {
+        process.stdout.write(`  ${count} mappings by ${by} ... `);
+        const row = await mappingScenario(path.join(dir, `map-${by}-${count}`), count, by, options);
+        rows.push(row);
+        console.log(`${row.requestsPerSecond.toFixed(0)} req/s${row.faults ? `, ${row.faults} faults` : ''}`);
+      }
+    }
+
+    // /metrics: empty, then 1M + 1M rows
+    const metricsDir = path.join(dir, 'metrics');
+    const configFile = writeConfig(metricsDir, []);
+    let { server } = await startHerald(configFile);
+    const empty = await metricsLatency(server.url);
+    await server.stop();
+    process.stdout.write('  seeding 1M events and 1M runs ... ');
+    const seedStarted = performance.now();
+    seedMillion(path.join(metricsDir, 'data', 'herald.db'));
+    console.log(`${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
+    const restarted = await startHerald(configFile);
+    server = restarted.server;
+    const large = await metricsLatency(server.url);
+    await server.stop();
+
+    console.log('');
+    console.log(formatTable(['start', 'cold start to first answer ms', 'idle RSS MB'], [...starts, ['herald, 0 mappings, store of 1M events + 1M runs', ms(restarted.coldStartMs), '']]));
+    console.log('');
+    const one = (by: string) => rows.find((r) => r.by === by && r.mappings === 1)!;
+    console.log(
+      formatTable(
+        ['mappings', 'matched by', 'req/s', 'of 1 mapping', 'p50 ms', 'p99 ms', 'CPU ms/req', 'peak RSS MB'],
+        rows.map((r) => [r.mappings, r.by, r.requestsPerSecond.toFixed(0), `${((r.requestsPerSecond / one(r.by).requestsPerSecond) * 100).toFixed(0)}%`, ms(r.latencyP50Ms), ms(r.latencyP99Ms), r.cpuMsPerRequest.toFixed(3), mb(r.peakRssBytes)]),
+      ),
+    );
+    console.log('');
+    console.log(formatTable(['GET /metrics', 'p50 ms', 'max ms'], [['empty store', ms(empty.p50Ms), ms(empty.maxMs)], ['1M events + 1M runs', ms(large.p50Ms), ms(large.maxMs)]]));
+    console.log('');
+    console.log('Notes: each mapping has its own match.path (m-0 … m-999), a JSON Schema and a JSONata textTemplate (wake);');
+    console.log('"when" adds a JSONata match.when to every mapping. Requests go to the last mapping. /metrics: 30 sequential scrapes.');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// run directly: `node --import tsx bench/scale.bench.ts`
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await run();
