@@ -64,13 +64,17 @@ export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; p
         stream.onAbort(() => {
           closed = true;
         });
-        while (!closed) {
-          const data = JSON.stringify(await overview());
-          if (data !== last) {
-            last = data;
-            await stream.writeSSE({ event: 'overview', data });
-          } else {
-            await stream.write(': idle\n\n'); // a comment: keeps proxies from timing the stream out
+        while (!closed && !stream.aborted) {
+          try {
+            const data = JSON.stringify(await overview());
+            if (data !== last) {
+              last = data;
+              await stream.writeSSE({ event: 'overview', data });
+            } else {
+              await stream.write(': idle\n\n'); // a comment: keeps proxies from timing the stream out
+            }
+          } catch {
+            break; // the client left, or the store is closing: the browser's EventSource reconnects by itself
           }
           await stream.sleep(STREAM_EVERY_MS);
         }

@@ -1,0 +1,18 @@
+import { api } from './api.js';
+import { clear, h, table } from './dom.js';
+
+export function agentsPage(root) {
+  const list = h('div', {});
+  clear(root, h('h1', {}, 'Agents'), h('p', { class: 'lead' }, 'The digital employees (agents.list).'), list);
+  api.get('/agents').then(({ data }) =>
+    clear(list, table([
+      { label: 'Id', cell: (a) => h('code', {}, a.id) },
+      { label: 'Name', cell: (a) => a.name ?? '—' },
+      { label: 'Model', cell: (a) => h('code', {}, a.model) },
+      { label: 'Documents', cell: (a) => h('a', { href: `#/knowledge?agent=${encodeURIComponent(a.id)}` }, String(a.documents)) },
+      { label: 'Runs hooks', cell: (a) => (a.runsHooks ? 'yes' : 'no') },
+      { label: 'Description', cell: (a) => a.description ?? '—' },
+    ], data, { caption: 'Agents' })),
+  );
+  return {};
+}

@@ -1,0 +1,178 @@
+import { api, qs } from './api.js';
+import { badge, clear, debounce, field, h, json, notice, table, time } from './dom.js';
+
+export function mappingsPage(root, { rest, params }) {
+  if (rest[0] === 'playground') return playground(root, params.get('id'));
+  const list = h('div', {});
+  clear(
+    root,
+    h('h1', {}, 'Mappings'),
+    h('p', { class: 'lead' }, 'Every mapping in the order they are tried, and where it comes from.'),
+    h('p', {}, h('a', { class: 'button primary', href: '#/mappings/playground' }, 'Open the playground')),
+    list,
+  );
+  api.get('/mappings').then((page) =>
+    clear(list, table([
+      { label: 'Id', cell: (m) => h('a', { href: `#/mappings/playground?id=${encodeURIComponent(m.id)}` }, m.id) },
+      { label: 'Path', cell: (m) => (m.path ? h('code', {}, m.path) : '—') },
+      { label: 'Match', cell: (m) => h('code', {}, JSON.stringify(m.match)) },
+      { label: 'Action', cell: (m) => (m.definition?.action ?? (m.builtIn ? m.id : 'agent')) },
+      { label: 'From', cell: (m) => m.origin },
+      { label: 'Signed', cell: (m) => (m.signed ? 'yes' : 'no') },
+      { label: 'Retains', cell: (m) => (m.retainPayloads ? 'yes' : 'no') },
+      { label: 'Fixtures', cell: (m) => String(m.fixtures.length) },
+    ], page.data, { caption: 'Mappings' })),
+  );
+  return {};
+}
+
+const parse = (text, what) => {
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${what}: ${error.message}`);
+  }
+};
+
+function faultView(f) {
+  const caret = f.expression !== undefined && f.position !== undefined ? `\n${' '.repeat(Math.max(0, f.position - 1))}^` : '';
+  return h(
+    'li',
+    { class: 'fault' },
+    h('strong', {}, f.field), ': ', f.message,
+    f.expression !== undefined ? h('pre', { class: 'code expr', 'aria-label': `expression at position ${f.position ?? '?'}` }, `${f.expression}${caret}`) : null,
+  );
+}
+
+function outcomeView(o) {
+  if (!o) return null;
+  if (o.type === 'error') return [h('p', {}, badge(o.status), ' ', o.code, ': ', o.error, o.mappingId ? ` (mapping ${o.mappingId})` : ''), o.reason ? notice(o.reason, 'bad') : null, o.details ? json(o.details) : null];
+  if (o.type === 'skip') return h('p', {}, `Skipped by mapping ${o.mappingId} (204).`);
+  return [
+    h('p', {}, 'Mapping ', h('strong', { id: 'resolved-mapping' }, o.mappingId), ' → ', h('strong', {}, o.action.kind), o.idempotencyKey ? ` · idempotency key ${o.idempotencyKey}` : ''),
+    h('pre', { class: 'code', id: 'resolved-action' }, JSON.stringify(o.action, null, 2)),
+    o.prompt ? [h('h3', {}, 'Prompt as the model would see it'), h('pre', { class: 'code prompt' }, o.prompt)] : null,
+  ];
+}
+
+async function playground(root, id) {
+  const { data: mappings } = await api.get('/mappings');
+  const chosen = mappings.find((m) => m.id === id) ?? mappings.find((m) => !m.builtIn);
+  const starter = chosen?.definition ?? { id: 'draft', match: { path: 'example' }, messageTemplate: 'Something happened: {{ payload.title }}' };
+  const which = h('select', { name: 'mapping' }, h('option', { value: '' }, 'a new mapping'), mappings.filter((m) => !m.builtIn).map((m) => h('option', { value: m.id, selected: m.id === chosen?.id }, m.id)));
+  const draft = h('textarea', { name: 'draft', rows: 14, spellcheck: 'false', class: 'mono' });
+  draft.value = JSON.stringify(starter, null, 2);
+  const path = h('input', { name: 'path', value: chosen?.path ?? starter.match?.path ?? '' });
+  const payload = h('textarea', { name: 'payload', rows: 8, spellcheck: 'false', class: 'mono' });
+  payload.value = JSON.stringify(chosen?.fixtures[0]?.payload ?? {}, null, 2);
+  const headers = h('textarea', { name: 'headers', rows: 3, spellcheck: 'false', class: 'mono' });
+  headers.value = JSON.stringify(chosen?.fixtures[0]?.headers ?? {}, null, 2);
+  const samples = h('select', { name: 'sample' }, h('option', { value: '' }, 'pick a sample…'));
+  const result = h('div', { class: 'result', 'aria-live': 'polite' });
+  const backtestOut = h('div', {});
+  const limit = h('input', { type: 'number', name: 'limit', min: 1, max: 500, value: 20 });
+
+  const sampleData = new Map();
+  const loadSamples = async () => {
+    sampleData.clear();
+    clear(samples, h('option', { value: '' }, 'pick a sample…'));
+    const m = mappings.find((x) => x.id === which.value);
+    for (const [i, f] of (m?.fixtures ?? []).entries()) {
+      sampleData.set(`f${i}`, { payload: f.payload, headers: f.headers ?? {} });
+      samples.append(h('option', { value: `f${i}` }, `fixture: ${f.name ?? `#${i + 1}`}`));
+    }
+    if (!path.value) return;
+    const retained = await api.get(`/receipts${qs({ path: path.value, retained: 'true', limit: 20 })}`);
+    for (const r of retained.data) {
+      const detail = await api.get(`/receipts/${encodeURIComponent(r.id)}`);
+      if (!detail.payload) continue;
+      let body;
+      try {
+        body = JSON.parse(detail.payload.body || '{}');
+      } catch {
+        continue;
+      }
+      sampleData.set(r.id, { payload: body, headers: detail.payload.headers });
+      samples.append(h('option', { value: r.id }, `retained: ${r.receivedAt.replace('T', ' ').slice(0, 19)} (${r.status})`));
+    }
+  };
+
+  const run = async () => {
+    let body;
+    try {
+      body = { path: path.value, draft: parse(draft.value, 'draft'), payload: parse(payload.value, 'payload'), headers: parse(headers.value, 'headers') };
+    } catch (error) {
+      clear(result, notice(error.message, 'bad'));
+      return;
+    }
+    try {
+      const answer = await api.post('/mappings/test', body);
+      clear(result, answer.faults.length ? [h('p', {}, 'The draft does not compile:'), h('ul', { class: 'faults' }, answer.faults.map(faultView))] : outcomeView(answer.outcome));
+    } catch (error) {
+      clear(result, notice(error.message, 'bad'));
+    }
+  };
+  const later = debounce(run, 250);
+  for (const el of [draft, path, payload, headers]) el.addEventListener('input', later);
+  samples.addEventListener('change', () => {
+    const s = sampleData.get(samples.value);
+    if (!s) return;
+    payload.value = JSON.stringify(s.payload, null, 2);
+    headers.value = JSON.stringify(s.headers, null, 2);
+    run();
+  });
+  which.addEventListener('change', () => {
+    const m = mappings.find((x) => x.id === which.value);
+    draft.value = JSON.stringify(m?.definition ?? starter, null, 2);
+    path.value = m?.path ?? '';
+    loadSamples().catch(() => {});
+    run();
+  });
+
+  const backtest = async () => {
+    try {
+      const answer = await api.post('/mappings/backtest', { draft: parse(draft.value, 'draft'), path: path.value || undefined, limit: Number(limit.value) || 20 });
+      if (answer.faults.length) return clear(backtestOut, h('ul', { class: 'faults' }, answer.faults.map(faultView)));
+      const summary = (o) => (o.type === 'action' ? `${o.mappingId} → ${o.action.kind}: ${(o.action.message ?? o.action.text ?? '').slice(0, 80)}` : o.type === 'skip' ? `${o.mappingId} → skip` : `${o.status} ${o.code}`);
+      clear(
+        backtestOut,
+        h('p', {}, `${answer.results.length} retained request(s) of ${answer.path}; ${answer.results.filter((r) => r.changed).length} change.`),
+        table([
+          { label: 'Received', cell: (r) => h('a', { href: `#/requests/${encodeURIComponent(r.receipt.id)}` }, time(r.receipt.receivedAt)) },
+          { label: 'Before', cell: (r) => summary(r.before) },
+          { label: 'After (draft)', cell: (r) => summary(r.after) },
+          { label: 'Changed', cell: (r) => (r.changed ? badge('changed') : 'same') },
+        ], answer.results, { empty: 'No retained requests for this path: set retainPayloads on the mapping.', caption: 'Backtest' }),
+      );
+    } catch (error) {
+      clear(backtestOut, notice(error.message, 'bad'));
+    }
+  };
+
+  clear(
+    root,
+    h('p', {}, h('a', { href: '#/mappings' }, '← Mappings')),
+    h('h1', {}, 'Playground'),
+    h('p', { class: 'lead' }, 'Edit a draft mapping (JSON, as in a mapping file): the resolved action and the prompt update as you type. Nothing is dispatched.'),
+    h(
+      'div',
+      { class: 'playground' },
+      h('section', {}, field('Start from', which), field('Draft mapping', draft), field('Hook path', path)),
+      h('section', {}, field('Sample', samples), field('Payload (JSON)', payload), field('Headers (JSON)', headers)),
+      h('section', { class: 'wide' }, h('h2', {}, 'Resolved'), result),
+      h(
+        'section',
+        { class: 'wide' },
+        h('h2', {}, 'Backtest'),
+        h('p', {}, 'Runs the draft over the newest retained requests of its path and shows, per request, the outcome now and with the draft.'),
+        h('div', { class: 'row' }, field('Requests', limit), h('button', { type: 'button', onclick: backtest }, 'Backtest')),
+        backtestOut,
+      ),
+    ),
+  );
+  if (chosen) which.value = chosen.id;
+  loadSamples().catch(() => {});
+  run();
+  return {};
+}

@@ -1,0 +1,105 @@
+import { api, qs } from './api.js';
+import { badge, clear, field, h, json, notice, table, time } from './dom.js';
+
+const outcomes = ['', 'agent', 'wake', 'skip', 'error', 'idempotent_replay'];
+
+export function requestsPage(root, { rest, params }) {
+  if (rest[0]) return requestDetail(root, rest[0]);
+  const result = h('select', { name: 'result' }, ['', 'ok', 'error'].map((v) => h('option', { value: v }, v || 'any result')));
+  const outcome = h('select', { name: 'outcome' }, outcomes.map((v) => h('option', { value: v }, v || 'any outcome')));
+  const q = h('input', { type: 'search', name: 'q', placeholder: 'id, path, mapping, run…' });
+  result.value = params.get('result') ?? '';
+  const list = h('div', {});
+  const more = h('div', {});
+  let cursor = null;
+  const row = (r) => r;
+  const load = async (append = false) => {
+    const page = await api.get(`/receipts${qs({ result: result.value, outcome: outcome.value, q: q.value, limit: 50, cursor: append ? cursor : undefined })}`);
+    cursor = page.nextCursor;
+    const rows = append ? [...(list._rows ?? []), ...page.data.map(row)] : page.data;
+    list._rows = rows;
+    clear(
+      list,
+      table(
+        [
+          { label: 'Received', cell: (r) => h('a', { href: `#/requests/${encodeURIComponent(r.id)}` }, time(r.receivedAt)) },
+          { label: 'Path', cell: (r) => h('code', {}, r.path) },
+          { label: 'Mapping', cell: (r) => r.mappingId ?? '—' },
+          { label: 'Status', cell: (r) => badge(r.status) },
+          { label: 'Outcome', cell: (r) => [r.outcome, r.replayOf ? h('span', { class: 'tag' }, 'replay') : null, r.retainedUntil ? h('span', { class: 'tag' }, 'retained') : null] },
+          { label: 'Run / event', cell: (r) => (r.runId ? h('a', { href: `#/runs/${encodeURIComponent(r.runId)}` }, r.runId.slice(0, 8)) : r.eventId ?? '—') },
+          { label: 'Auth', cell: (r) => r.authMethod },
+          { label: 'Bytes', cell: (r) => String(r.bodyBytes) },
+          { label: 'ms', cell: (r) => String(r.latencyMs) },
+        ],
+        rows,
+        { empty: 'No webhook requests yet.', caption: 'Webhook requests' },
+      ),
+    );
+    clear(more, cursor ? h('button', { type: 'button', onclick: () => load(true) }, 'Older') : null);
+  };
+  const filters = h('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), load()) }, field('Result', result), field('Outcome', outcome), field('Search', q), h('button', { type: 'submit' }, 'Filter'));
+  for (const el of [result, outcome]) el.addEventListener('change', () => load());
+  clear(root, h('h1', {}, 'Requests'), h('p', { class: 'lead' }, 'A receipt for every webhook request, live. Bodies are kept only for mappings that retain them.'), filters, list, more);
+  load();
+  return { refresh: () => load() };
+}
+
+function requestDetail(root, id) {
+  const body = h('div', {});
+  clear(root, h('p', {}, h('a', { href: '#/requests' }, '← Requests')), h('h1', {}, 'Request'), body);
+  const load = async () => {
+    const r = await api.get(`/receipts/${encodeURIComponent(id)}`);
+    const status = h('div', {});
+    const replay = r.payload
+      ? h('button', { type: 'button', class: 'primary', onclick: async () => {
+          try {
+            const replayed = await api.post(`/receipts/${encodeURIComponent(id)}/replay`);
+            clear(status, notice(`Replayed: ${replayed.status} ${replayed.outcome}`, 'good'), replayed.runId ? h('a', { href: `#/runs/${encodeURIComponent(replayed.runId)}` }, 'Open its run') : null);
+            load();
+          } catch (error) {
+            clear(status, notice(error.message, 'bad'));
+          }
+        } }, 'Replay')
+      : h('p', { class: 'muted' }, 'The payload is not retained: this request cannot be replayed.');
+    clear(
+      body,
+      h(
+        'dl',
+        { class: 'facts' },
+        [
+          ['Received', time(r.receivedAt)],
+          ['Path', h('code', {}, r.path)],
+          ['Mapping', r.mappingId ?? '—'],
+          ['Status', badge(r.status)],
+          ['Outcome', r.outcome],
+          ['Error', r.errorCode ?? '—'],
+          ['Run', r.runId ? h('a', { href: `#/runs/${encodeURIComponent(r.runId)}` }, r.runId) : '—'],
+          ['Event', r.eventId ?? '—'],
+          ['Idempotency key', r.idempotencyKey ?? '—'],
+          ['Auth', `${r.authMethod}${r.signature ? ` (signature: ${r.signature})` : ''}`],
+          ['Client', r.clientAddress ?? '—'],
+          ['Body', `${r.bodyBytes} bytes`],
+          ['Latency', `${r.latencyMs} ms`],
+          ['Request id', h('code', {}, r.requestId)],
+          ['Replay of', r.replayOf ? h('a', { href: `#/requests/${encodeURIComponent(r.replayOf)}` }, r.replayOf) : '—'],
+          ['Retained until', r.retainedUntil ? time(r.retainedUntil) : '—'],
+        ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
+      ),
+      replay,
+      status,
+      r.payload ? [h('h2', {}, 'Payload'), json(safeParse(r.payload.body)), h('h2', {}, 'Headers (secrets removed)'), json(r.payload.headers)] : null,
+      r.replays.length ? [h('h2', {}, 'Replays'), h('ul', {}, r.replays.map((x) => h('li', {}, h('a', { href: `#/requests/${encodeURIComponent(x.id)}` }, `${x.receivedAt} → ${x.status}`))))] : null,
+    );
+  };
+  load().catch((e) => clear(body, notice(e.message, 'bad')));
+  return {};
+}
+
+function safeParse(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

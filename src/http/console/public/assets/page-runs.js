@@ -1,0 +1,98 @@
+import { api, qs } from './api.js';
+import { badge, clear, duration, field, h, json, notice, table, time } from './dom.js';
+
+const statuses = ['', 'queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled'];
+
+export function runsPage(root, { rest, params }) {
+  if (rest[0]) return runDetail(root, rest[0]);
+  const status = h('select', { name: 'status' }, statuses.map((s) => h('option', { value: s }, s || 'any status')));
+  status.value = params.get('status') ?? '';
+  const q = h('input', { type: 'search', name: 'q', placeholder: 'id, name, session…' });
+  const list = h('div', {});
+  const load = async () => {
+    const page = await api.get(`/runs${qs({ status: status.value, q: q.value, limit: 50 })}`);
+    clear(
+      list,
+      table(
+        [
+          { label: 'Created', cell: (r) => h('a', { href: `#/runs/${encodeURIComponent(r.id)}` }, time(r.createdAt)) },
+          { label: 'Name', cell: (r) => r.name },
+          { label: 'Status', cell: (r) => badge(r.status) },
+          { label: 'Mapping', cell: (r) => r.mappingId ?? '—' },
+          { label: 'Session', cell: (r) => h('code', {}, r.sessionKey) },
+          { label: 'Took', cell: (r) => duration(r.startedAt, r.finishedAt) },
+          { label: 'Re-run of', cell: (r) => (r.rerunOf ? h('a', { href: `#/runs/${encodeURIComponent(r.rerunOf)}` }, r.rerunOf.slice(0, 8)) : '—') },
+        ],
+        page.data,
+        { empty: 'No runs yet.', caption: 'Agent runs' },
+      ),
+    );
+  };
+  status.addEventListener('change', load);
+  clear(
+    root,
+    h('h1', {}, 'Runs'),
+    h('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), load()) }, field('Status', status), field('Search', q), h('button', { type: 'submit' }, 'Filter')),
+    list,
+  );
+  load();
+  return { refresh: load };
+}
+
+function runDetail(root, id) {
+  const body = h('div', {});
+  clear(root, h('p', {}, h('a', { href: '#/runs' }, '← Runs')), body);
+  const load = async () => {
+    const run = await api.get(`/runs/${encodeURIComponent(id)}`);
+    const status = h('div', {});
+    const act = (label, path, klass) =>
+      h('button', { type: 'button', class: klass, onclick: async () => {
+        try {
+          const answer = await api.post(path);
+          if (answer.runId) location.hash = `#/runs/${encodeURIComponent(answer.runId)}`;
+          else load();
+        } catch (error) {
+          clear(status, notice(error.message, 'bad'));
+        }
+      } }, label);
+    clear(
+      body,
+      h('h1', {}, `Run: ${run.name}`),
+      h('div', { class: 'actions' }, act('Re-run', `/runs/${encodeURIComponent(id)}/rerun`, 'primary'), run.status === 'queued' ? act('Cancel', `/runs/${encodeURIComponent(id)}/cancel`, 'danger') : null),
+      status,
+      h(
+        'dl',
+        { class: 'facts' },
+        [
+          ['Status', badge(run.status)],
+          ['Error', run.error ?? '—'],
+          ['Model', run.model ?? '—'],
+          ['Agent', run.agentId],
+          ['Session', h('code', {}, run.sessionKey)],
+          ['Mapping', run.mappingId ?? '—'],
+          ['Created', time(run.createdAt)],
+          ['Started', time(run.startedAt)],
+          ['Finished', time(run.finishedAt)],
+          ['Took', duration(run.startedAt, run.finishedAt)],
+          ['Request', run.receipt ? h('a', { href: `#/requests/${encodeURIComponent(run.receipt.id)}` }, `${run.receipt.path} (${run.receipt.status})`) : '—'],
+          ['Re-run of', run.rerunOf ? h('a', { href: `#/runs/${encodeURIComponent(run.rerunOf)}` }, run.rerunOf) : '—'],
+          ['Re-runs', run.reruns.length ? run.reruns.map((r) => h('a', { href: `#/runs/${encodeURIComponent(r)}` }, r.slice(0, 8), ' ')) : '—'],
+        ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
+      ),
+      h('h2', {}, 'Prompt as the model saw it'),
+      run.prompt ? h('pre', { class: 'code prompt' }, run.prompt) : h('p', { class: 'muted' }, 'Not recorded (the run has not finished, or failed before the model answered).'),
+      h('h2', {}, 'Transcript'),
+      run.transcript.length
+        ? h('ol', { class: 'transcript' }, run.transcript.map((m) => h('li', { class: `msg ${m.role}` }, h('span', { class: 'role' }, m.role), h('div', { class: 'content' }, m.content))))
+        : h('p', { class: 'muted' }, 'No transcript.'),
+      h('h2', {}, 'Reply'),
+      run.reply ? h('pre', { class: 'code' }, run.reply) : h('p', { class: 'muted' }, '—'),
+      h('h2', {}, 'Delivery'),
+      json(run.delivery),
+      h('h2', {}, 'Action'),
+      json(run.action),
+    );
+  };
+  load().catch((e) => clear(body, notice(e.message, 'bad')));
+  return { refresh: () => load().catch(() => {}) };
+}
