@@ -53,8 +53,12 @@ describe('imessage (BlueBubbles semantics)', () => {
     const bb = blueBubbles({ holdFirst: true });
     fake = await startFakeServer(bb.handler);
     const channel = await createChannel(c, fake.url);
-    // the first attempt gives up on its side while BlueBubbles keeps sending
-    const first = await channel.send(message('hello', c.to, { requestTimeoutMs: 200, attempt: 1 })).catch((e: ChannelError) => e);
+    // the first attempt gives up on its side (here: herald stopping) once BlueBubbles is sending
+    const stop = new AbortController();
+    const pending = channel.send(message('hello', c.to, { signal: stop.signal, attempt: 1 })).catch((e: ChannelError) => e);
+    while (bb.sendCache.size === 0) await new Promise((r) => setTimeout(r, 10));
+    stop.abort();
+    const first = await pending;
     expect((first as ChannelError).retryable).toBe(true);
     // the retry arrives while the send is still running: "already queued" is a wait, not a success
     const second = await channel.send(message('hello', c.to, { attempt: 2 })).catch((e: ChannelError) => e);
@@ -75,7 +79,12 @@ describe('imessage (BlueBubbles semantics)', () => {
     const bb = blueBubbles({ hangFirst: true });
     fake = await startFakeServer(bb.handler);
     const channel = await createChannel(c, fake.url);
-    await channel.send(message('only once', c.to, { requestTimeoutMs: 300, attempt: 1 })).catch(() => undefined);
+    const stop = new AbortController();
+    const pending = channel.send(message('only once', c.to, { signal: stop.signal, attempt: 1 })).catch(() => undefined);
+    // the part went out, the answer never comes back; herald gives up on it
+    while (bb.chat.length === 0) await new Promise((r) => setTimeout(r, 10));
+    stop.abort();
+    await pending;
     await channel.send(message('only once', c.to, { attempt: 2 }));
     expect(bb.chat.map((m) => m.text)).toEqual(['only once']);
   });
