@@ -1,48 +1,9 @@
+import { toDelivery, type DeliveryRow } from '../record-rows.js';
 import type pg from 'pg';
-import type { DeliveriesRepo, DeliveryRecord } from '../port.js';
+import type { DeliveriesRepo } from '../port.js';
 import { query } from './pg-pool.js';
 
-export interface DeliveryRow {
-  id: string;
-  run_id: string | null;
-  kind: DeliveryRecord['kind'];
-  channel: string | null;
-  recipient: string | null;
-  text: string;
-  session_key: string;
-  agent_id: string;
-  status: DeliveryRecord['status'];
-  attempts: number;
-  parts_sent: number;
-  last_error: string | null;
-  next_attempt_at: number;
-  lease_owner: string | null;
-  lease_until: number | null;
-  created_at: number;
-  updated_at: number;
-  delivered_at: number | null;
-}
-
-export const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
-  id: r.id,
-  runId: r.run_id,
-  kind: r.kind,
-  channel: r.channel,
-  to: r.recipient,
-  text: r.text,
-  sessionKey: r.session_key,
-  agentId: r.agent_id,
-  status: r.status,
-  attempts: r.attempts,
-  partsSent: r.parts_sent,
-  lastError: r.last_error,
-  nextAttemptAt: r.next_attempt_at,
-  leaseOwner: r.lease_owner,
-  leaseUntil: r.lease_until,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  deliveredAt: r.delivered_at,
-});
+export { toDelivery, type DeliveryRow };
 
 export const DELIVERY_COLUMNS = `id, run_id, kind, channel, recipient, text, session_key, agent_id, status, attempts, parts_sent, last_error,
   next_attempt_at, lease_owner, lease_until, created_at, updated_at, delivered_at`;

@@ -1,34 +1,10 @@
+import { toIdempotencyRecord as toRecord, type IdempotencyRow as Row } from '../record-rows.js';
 import type pg from 'pg';
 import type { IdempotencyClaim, IdempotencyRecord, IdempotencyRepo } from '../port.js';
 import { enqueueEvent } from './events-repo.js';
 import type { PgGroupCommit } from './group-commit.js';
 import { query, transaction } from './pg-pool.js';
 
-interface Row {
-  scope: string;
-  key: string;
-  request_hash: string;
-  status: IdempotencyRecord['status'];
-  run_id: string;
-  response_status: number | null;
-  response_body: string | null;
-  created_at: number;
-  locked_until: number;
-  expires_at: number;
-}
-
-const toRecord = (r: Row): IdempotencyRecord => ({
-  scope: r.scope,
-  key: r.key,
-  requestHash: r.request_hash,
-  status: r.status,
-  runId: r.run_id,
-  responseStatus: r.response_status,
-  responseBody: r.response_body,
-  createdAt: r.created_at,
-  lockedUntil: r.locked_until,
-  expiresAt: r.expires_at,
-});
 
 const INSERT = `INSERT INTO idempotency_keys (scope, key, request_hash, status, run_id, response_status, response_body, created_at, locked_until, expires_at)
   VALUES ($1, $2, $3, 'in_progress', $4, NULL, NULL, $5, $6, $7)`;

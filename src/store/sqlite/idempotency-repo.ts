@@ -1,33 +1,9 @@
+import { toIdempotencyRecord as toRecord, type IdempotencyRow as Row } from '../record-rows.js';
 import type { IdempotencyClaim, IdempotencyRecord, IdempotencyRepo } from '../port.js';
 import { eventEnqueuer } from './events-repo.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
-interface Row {
-  scope: string;
-  key: string;
-  request_hash: string;
-  status: IdempotencyRecord['status'];
-  run_id: string;
-  response_status: number | null;
-  response_body: string | null;
-  created_at: number;
-  locked_until: number;
-  expires_at: number;
-}
-
-const toRecord = (r: Row): IdempotencyRecord => ({
-  scope: r.scope,
-  key: r.key,
-  requestHash: r.request_hash,
-  status: r.status,
-  runId: r.run_id,
-  responseStatus: r.response_status,
-  responseBody: r.response_body,
-  createdAt: r.created_at,
-  lockedUntil: r.locked_until,
-  expiresAt: r.expires_at,
-});
 
 export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit): IdempotencyRepo {
   const enqueueEvent = eventEnqueuer(db);
