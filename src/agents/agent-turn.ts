@@ -115,7 +115,7 @@ export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): As
       for await (const event of provider.stream(request)) {
         if (event.type === 'usage') usage = event.usage;
         else if (event.type === 'finish') finishReason = event.reason;
-        else if (event.text) {
+        else if (event.type === 'delta' && event.text) {
           text += event.text;
           yield { type: 'delta', text: event.text };
         }

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { nodeFetch } from './node-fetch.js';
-import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent } from './provider.js';
+import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent, ModelToolCall } from './provider.js';
 
 export interface OpenAIProviderConfig {
   baseUrl: string;
@@ -23,7 +23,8 @@ export class OpenAIModel implements ModelProvider {
       // first, so herald's own fields win over a pass-through of the same name
       ...request.extra,
       model: request.model,
-      messages: request.messages,
+      // herald's ChatMessage is OpenAI's message shape (tool roles included), checked by the provider
+      messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
       ...(request.temperature !== undefined && { temperature: request.temperature }),
       ...(request.maxTokens !== undefined && { max_tokens: request.maxTokens }),
       ...(request.user !== undefined && { user: request.user }),
@@ -41,6 +42,7 @@ export class OpenAIModel implements ModelProvider {
     return {
       text: choice?.message?.content ?? '',
       finishReason: choice?.finish_reason ?? 'stop',
+      ...(choice?.message?.tool_calls?.length && { toolCalls: toolCallsOf(choice.message.tool_calls) }),
       usage: completion.usage
         ? {
             prompt_tokens: completion.usage.prompt_tokens,
@@ -59,6 +61,15 @@ export class OpenAIModel implements ModelProvider {
     for await (const chunk of stream) {
       const delta = chunk.choices[0]?.delta?.content;
       if (delta) yield { type: 'delta', text: delta };
+      for (const call of chunk.choices[0]?.delta?.tool_calls ?? []) {
+        yield {
+          type: 'tool_call',
+          index: call.index,
+          ...(call.id && { id: call.id }),
+          ...(call.function?.name && { name: call.function.name }),
+          ...(call.function?.arguments && { arguments: call.function.arguments }),
+        };
+      }
       const finish = chunk.choices[0]?.finish_reason;
       if (finish) yield { type: 'finish', reason: finish };
       if (chunk.usage) {
@@ -73,4 +84,11 @@ export class OpenAIModel implements ModelProvider {
       }
     }
   }
+}
+
+/** Function calls only: custom tool calls have no place in herald's turn yet. */
+function toolCallsOf(calls: OpenAI.Chat.Completions.ChatCompletionMessageToolCall[]): ModelToolCall[] {
+  return calls.flatMap((call) =>
+    call.type === 'function' ? [{ id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: call.function.arguments } }] : [],
+  );
 }

@@ -7,8 +7,19 @@ export type { KnowledgePassage };
 export type ThinkingLevel = (typeof thinkingLevels)[number];
 
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** assistant: the client tools the model called (OpenAI's `tool_calls`) */
+  tool_calls?: ModelToolCall[];
+  /** tool: the call this message answers */
+  tool_call_id?: string;
+}
+
+/** One call of a client-side tool, in OpenAI's chat-completions shape. */
+export interface ModelToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
 }
 
 /** A retrieved knowledge passage offered to the model, with what a citation needs. */
@@ -53,13 +64,20 @@ export interface ModelResponse {
   text: string;
   usage?: ModelUsage;
   finishReason?: string;
+  /** client tools the model called; the turn ends and the client runs them */
+  toolCalls?: ModelToolCall[];
 }
 
 export type ModelStreamEvent =
   | { type: 'delta'; text: string }
   | { type: 'usage'; usage: ModelUsage }
   /** why the model stopped (`stop`, `length`, ...), when it says */
-  | { type: 'finish'; reason: string };
+  | { type: 'finish'; reason: string }
+  /**
+   * a piece of a tool call, as OpenAI streams them: the first piece of call `index` carries `id`
+   * and `name`, later ones append to `arguments`
+   */
+  | { type: 'tool_call'; index: number; id?: string; name?: string; arguments?: string };
 
 export interface ModelProvider {
   complete(request: ModelRequest): Promise<ModelResponse>;
