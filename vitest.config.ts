@@ -16,6 +16,8 @@ const onPostgresToo = [
   'test/platform/auth.e2e.test.ts',
   'test/knowledge/upload.e2e.test.ts',
   'test/http/metrics.e2e.test.ts',
+  'test/http/admin/admin-api.test.ts',
+  'test/http/admin/admin-stream.test.ts',
 ];
 
 export default defineConfig({

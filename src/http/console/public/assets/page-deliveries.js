@@ -1,5 +1,5 @@
 import { api, qs } from './api.js';
-import { badge, clear, field, h, notice, table, time } from './dom.js';
+import { badge, clear, coalesced, field, h, notice, table, time } from './dom.js';
 
 const statuses = ['', 'pending', 'sending', 'delivered', 'failed', 'abandoned'];
 
@@ -45,5 +45,5 @@ export function deliveriesPage(root, { params }) {
     list,
   );
   load();
-  return { refresh: load };
+  return { refresh: coalesced(load), kinds: ['deliveries'] };
 }

@@ -1,5 +1,5 @@
 import { api, qs } from './api.js';
-import { badge, clear, field, h, json, notice, table, time } from './dom.js';
+import { badge, clear, coalesced, field, h, json, notice, table, time } from './dom.js';
 
 const outcomes = ['', 'agent', 'wake', 'skip', 'error', 'idempotent_replay'];
 
@@ -42,7 +42,7 @@ export function requestsPage(root, { rest, params }) {
   for (const el of [result, outcome]) el.addEventListener('change', () => load());
   clear(root, h('h1', {}, 'Requests'), h('p', { class: 'lead' }, 'A receipt for every webhook request, live. Bodies are kept only for mappings that retain them.'), filters, list, more);
   load();
-  return { refresh: () => load() };
+  return { refresh: coalesced(() => load()), kinds: ['receipts'] };
 }
 
 function requestDetail(root, id) {

@@ -1,5 +1,5 @@
 import { api, qs } from './api.js';
-import { badge, clear, duration, field, h, json, notice, table, time } from './dom.js';
+import { badge, clear, coalesced, duration, field, h, json, notice, table, time } from './dom.js';
 
 const statuses = ['', 'queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled'];
 
@@ -36,7 +36,7 @@ export function runsPage(root, { rest, params }) {
     list,
   );
   load();
-  return { refresh: load };
+  return { refresh: coalesced(load), kinds: ['runs'] };
 }
 
 function runDetail(root, id) {
@@ -94,5 +94,5 @@ function runDetail(root, id) {
     );
   };
   load().catch((e) => clear(body, notice(e.message, 'bad')));
-  return { refresh: () => load().catch(() => {}) };
+  return { refresh: coalesced(load), kinds: ['runs', 'deliveries', 'sessions'] };
 }
