@@ -162,6 +162,7 @@ export const dryRunSchema = z
     code: z.string().optional(),
     error: z.string().optional(),
     reason: z.string().optional().openapi({ description: "A mapping's own failure (template, transform): the reason the caller never sees." }),
+    fault: draftFaultSchema.optional().openapi({ description: 'A template that failed on this request: its field and the `{{ }}` expression at fault.' }),
     details: z.unknown().optional(),
   })
   .openapi('DryRunOutcome');

@@ -225,6 +225,11 @@ describe('mappings', () => {
     const broken = (await (await app.request('/admin/mappings/test', adminPost({ path: 'github', payload, draft: { ...github, messageTemplate: 'Hi {{ issue.title + }}' } }))).json()) as any;
     expect(broken.outcome).toBeUndefined();
     expect(broken.faults).toEqual([{ field: 'messageTemplate', message: expect.stringContaining('template error'), expression: 'issue.title +', position: expect.any(Number) }]);
+    // a template that only fails on this payload is pointed at too: its field and expression
+    const cast = (await (await app.request('/admin/mappings/test', adminPost({ path: 'github', payload, draft: { ...github, name: 'GH {{ $number(issue.title) }}' } }))).json()) as any;
+    expect(cast.faults).toEqual([]);
+    expect(cast.outcome).toMatchObject({ type: 'error', status: 500, code: 'HERALD_MAPPING_FAILED', mappingId: 'github-issues' });
+    expect(cast.outcome.fault).toEqual({ field: 'name', message: expect.stringContaining('Unable to cast value to a number'), expression: '$number(issue.title)', position: expect.any(Number) });
     const unknown = (await (await app.request('/admin/mappings/test', adminPost({ path: 'github', payload, draft: { ...github, colour: 'red' } }))).json()) as any;
     expect(unknown.faults).toEqual([{ field: 'colour', message: 'unknown key' }]);
 
