@@ -136,6 +136,13 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     await page.locator('tbody tr').first().waitFor();
     expect(await page.locator('tbody').textContent()).toContain('agent');
     await shot('requests');
+    // open the request that started the run: its outcome, its run and that run's delivery
+    await page.getByRole('row').filter({ hasText: 'agent' }).getByRole('link').first().click();
+    await page.getByRole('heading', { name: 'Request' }).waitFor();
+    const facts = page.locator('dl.facts');
+    await expect.poll(() => facts.textContent()).toMatch(/Delivery\s*telegram\s*delivered/);
+    expect(await facts.textContent()).toMatch(/Outcome\s*agent/);
+    await shot('request-detail');
     await go('session');
     await page.locator('tbody tr').first().waitFor();
     expect(await page.locator('main').textContent()).toContain('Hook Refunds');
@@ -232,6 +239,8 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     await page.getByRole('link', { name: 'Runs' }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    // the menu folds away and focus follows to the page's content, not lost with the hidden link
+    expect(await page.evaluate('document.activeElement.id')).toBe('main');
     await shot('phone-runs');
     await page.setViewportSize({ width: 1280, height: 860 });
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -54,7 +54,8 @@ function shell() {
   );
 }
 
-function route() {
+/** `moved`: the operator went to another page (a link, the keyboard): focus follows to its content */
+function route(moved = false) {
   const main = document.getElementById('main');
   if (!main) return;
   const { id, rest, params } = parseHash();
@@ -69,6 +70,7 @@ function route() {
   document.title = `${entry.label} · herald`;
   current = entry.page(main, { rest, params }) ?? {};
   if (lastOverview) current.overview?.(lastOverview);
+  if (moved) main.focus();
 }
 
 function connect() {
@@ -135,7 +137,7 @@ function start() {
   connect();
 }
 
-window.addEventListener('hashchange', route);
+window.addEventListener('hashchange', () => route(true));
 window.addEventListener('herald:signed-out', () => showSignIn('Your session ended: sign in again.'));
 
 api
