@@ -276,6 +276,9 @@ describe('deliveries', () => {
     expect((await app.request('/admin/deliveries/nope/abandon', adminPost())).status).toBe(404);
     expect((await get(app, '/deliveries?status=abandoned')).data.map((d: any) => d.id)).toEqual(['d-pending']);
     expect((await get(app, '/deliveries?channel=telegram')).data).toHaveLength(2);
+    expect((await get(app, '/deliveries?session=main&status=pending')).data).toEqual([]);
+    expect((await get(app, '/deliveries?session=hook:x')).data).toEqual([]);
+    expect((await get(app, '/deliveries?session=main')).data).toHaveLength(2);
   });
 });
 
