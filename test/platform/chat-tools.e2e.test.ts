@@ -47,8 +47,8 @@ describe('client tools in chat completions', () => {
       model: 'analyst',
       messages: [{ role: 'user', content: 'What is the weather and the time in Oslo?' }],
       tools: [
-        { type: 'function', function: { name: 'get_weather', function: (args: { city: string }) => (ran.push(args), `12C in ${args.city}`), parse: JSON.parse, parameters: weatherTool.function.parameters } },
-        { type: 'function', function: { name: 'get_time', function: (args: { city: string }) => (ran.push(args), `10:00 in ${args.city}`), parse: JSON.parse, parameters: weatherTool.function.parameters } },
+        { type: 'function', function: { name: 'get_weather', description: 'The weather in a city', function: (args: { city: string }) => (ran.push(args), `12C in ${args.city}`), parse: JSON.parse, parameters: weatherTool.function.parameters } },
+        { type: 'function', function: { name: 'get_time', description: 'The time in a city', function: (args: { city: string }) => (ran.push(args), `10:00 in ${args.city}`), parse: JSON.parse, parameters: weatherTool.function.parameters } },
       ],
     });
     expect(await runner.finalContent()).toBe('The tools said: 12C in Oslo; 10:00 in Oslo.');
@@ -137,7 +137,7 @@ describe('client tools in chat completions', () => {
       model: 'analyst',
       stream: true,
       messages: [{ role: 'user', content: 'Weather?' }],
-      tools: [{ type: 'function', function: { name: 'get_weather', function: () => 'rain', parse: JSON.parse, parameters: weatherTool.function.parameters } }],
+      tools: [{ type: 'function', function: { name: 'get_weather', description: 'The weather', function: () => 'rain', parse: JSON.parse, parameters: weatherTool.function.parameters } }],
     });
     expect(await runner.finalContent()).toBe('The tools said: rain.');
   });
@@ -148,7 +148,7 @@ describe('client tools in chat completions', () => {
       messages: [{ role: 'user', content: 'Weather in Oslo?' }],
       tools: [zodFunction({ name: 'get_weather', parameters: z.object({ city: z.string() }) })],
     });
-    const call = withTool.choices[0]!.message.tool_calls[0]!;
+    const call = withTool.choices[0]!.message.tool_calls![0]!;
     expect(call.type === 'function' && call.function.parsed_arguments).toEqual({ city: 'Oslo' });
 
     upstream.toolModel({ jsonFor: () => ({ city: 'Oslo', temperature_c: 12 }) });
@@ -178,6 +178,8 @@ describe('client tools in chat completions', () => {
     expect(custom).toMatchObject({ status: 400, param: 'tools[0].type', code: 'unsupported_parameter' });
     const noId = await err(client.chat.completions.create({ model: 'analyst', messages: [{ role: 'user', content: 'hi' }, { role: 'tool', content: 'x' } as never] }));
     expect(noId).toMatchObject({ status: 400, param: 'messages[1].tool_call_id' });
+    const noContent = await err(client.chat.completions.create({ model: 'analyst', messages: [{ role: 'user' } as never] }));
+    expect(noContent).toMatchObject({ status: 400, param: 'messages[0].content' });
   });
 });
 

@@ -24,7 +24,8 @@ afterAll(async () => {
 });
 
 const chat = (model: string) => new ChatOpenAI({ model, apiKey: API_KEY, configuration: { baseURL: `${herald.url}/v1` }, maxRetries: 0 });
-const getWeather = tool(async ({ city }: { city: string }) => `12C in ${city}`, {
+// (LangChain 0.3's types do not infer a zod 4 schema's input; at run time it validates with it)
+const getWeather = tool(async (input) => `12C in ${(input as { city: string }).city}`, {
   name: 'get_weather',
   description: 'The weather in a city',
   schema: z.object({ city: z.string() }),

@@ -81,9 +81,19 @@ describe('function tools in the Responses API', () => {
       model: 'analyst',
       store: false,
       tools: [weather],
-      input: [{ role: 'user', content: 'Weather in Oslo?' }, call, { type: 'function_call_output', call_id: call.call_id, output: 'fog' }],
+      input: [
+        { role: 'user', content: 'Weather in Oslo?' },
+        { role: 'assistant', content: 'Let me look.' },
+        call,
+        { type: 'function_call_output', call_id: call.call_id, output: 'fog' },
+      ],
     });
     expect(answer.output_text).toBe('The tools said: fog.');
+    // the calls join the assistant turn they follow
+    expect(upstream.requests.at(-1)!.json.messages.slice(2)).toEqual([
+      { role: 'assistant', content: 'Let me look.', tool_calls: [{ id: call.call_id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+      { role: 'tool', content: 'fog', tool_call_id: call.call_id },
+    ]);
     await expect(
       client.responses.create({ model: 'analyst', tools: [weather], input: [{ role: 'user', content: 'hi' }, { type: 'function_call_output', call_id: 'call_nope', output: 'x' }] }),
     ).rejects.toMatchObject({ status: 400, param: 'input[1].call_id' });
@@ -117,7 +127,7 @@ describe('function tools in the Responses API', () => {
     const Weather = z.object({ city: z.string(), temperature_c: z.number() });
     const structured = await client.responses.parse({ model: 'analyst', input: 'Weather in Oslo as JSON', text: { format: zodTextFormat(Weather, 'weather') } });
     expect(structured.output_parsed).toEqual({ city: 'Oslo', temperature_c: 12 });
-    expect(structured.text.format).toMatchObject({ type: 'json_schema', name: 'weather' });
+    expect(structured.text!.format).toMatchObject({ type: 'json_schema', name: 'weather' });
     expect(upstream.requests.at(-1)!.json.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'weather', strict: true, schema: { type: 'object' } } });
     const object = await client.responses.create({ model: 'analyst', input: 'JSON please', text: { format: { type: 'json_object' } } });
     expect(JSON.parse(object.output_text)).toEqual({ answer: 'No tools needed.' });

@@ -24,7 +24,9 @@ const message = z
     tool_call_id: z.string().min(1).optional().describe('tool: the id of the call this result answers.'),
   })
   .loose()
-  .refine((m) => m.role !== 'tool' || m.tool_call_id !== undefined, { message: 'a tool message needs tool_call_id', path: ['tool_call_id'] });
+  .refine((m) => m.role !== 'tool' || m.tool_call_id !== undefined, { message: 'a tool message needs tool_call_id', path: ['tool_call_id'] })
+  // only an assistant message may go without content (its tool_calls are what it says)
+  .refine((m) => m.role === 'assistant' || m.content !== undefined, { message: 'content is required', path: ['content'] });
 
 /** OpenAI's function tool: `{type: "function", function: {name, description, parameters, strict}}` */
 const functionTool = z

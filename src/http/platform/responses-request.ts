@@ -125,8 +125,11 @@ export function inputMessages(input: ResponsesRequest['input']): { messages: Cha
     if (item.type === 'function_call') {
       const call = { id: item.call_id, type: 'function' as const, function: { name: item.name, arguments: item.arguments } };
       const last = messages.at(-1);
-      if (last?.role === 'assistant' && last.toolCalls && input[i - 1]?.type === 'function_call') last.toolCalls.push(call);
-      else {
+      const previous = input[i - 1];
+      // calls join the assistant turn they belong to: the function_call or assistant message item just before
+      if (last?.role === 'assistant' && previous && (previous.type === 'function_call' || (previous.type !== 'function_call_output' && previous.role === 'assistant'))) {
+        last.toolCalls = [...(last.toolCalls ?? []), call];
+      } else {
         messages.push({ role: 'assistant', content: '', toolCalls: [call] });
         itemOf.push(i);
       }
