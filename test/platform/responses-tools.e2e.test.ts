@@ -29,7 +29,7 @@ beforeAll(async () => {
   client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
   const form = new FormData();
   form.append('agent_id', 'analyst');
-  form.append('file', new Blob(['The Oslo office reports the weather [1] every morning.']), 'oslo.txt');
+  form.append('file', new Blob(['The Oslo office reports the weather every morning.']), 'oslo.txt');
   expect((await fetch(`${herald.url}/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form })).status).toBe(201);
 });
 afterAll(async () => {
@@ -128,6 +128,9 @@ describe('function tools in the Responses API', () => {
     const structured = await client.responses.parse({ model: 'analyst', input: 'Weather in Oslo as JSON', text: { format: zodTextFormat(Weather, 'weather') } });
     expect(structured.output_parsed).toEqual({ city: 'Oslo', temperature_c: 12 });
     expect(structured.text!.format).toMatchObject({ type: 'json_schema', name: 'weather' });
+    // the knowledge the model was given stays a file_citation (at the end of the JSON, which has no [n] marker)
+    const part = (structured.output[0] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText;
+    expect(part.annotations[0]).toMatchObject({ type: 'file_citation', filename: 'oslo.txt', index: part.text.length });
     expect(upstream.requests.at(-1)!.json.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'weather', strict: true, schema: { type: 'object' } } });
     const object = await client.responses.create({ model: 'analyst', input: 'JSON please', text: { format: { type: 'json_object' } } });
     expect(JSON.parse(object.output_text)).toEqual({ answer: 'No tools needed.' });
