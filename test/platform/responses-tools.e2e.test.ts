@@ -1,3 +1,5 @@
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, stepCountIs, tool } from 'ai';
 import OpenAI from 'openai';
 import { zodResponsesFunction, zodTextFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
@@ -145,7 +147,20 @@ describe('function tools in the Responses API', () => {
     expect((withTool.output[0] as { parsed_arguments: unknown }).parsed_arguments).toEqual({ city: 'Oslo' });
   });
 
-  it('the embedded model answers 400 naming the agent, its model and what to configure', async () => {
+  it("the AI SDK's default provider runs a tool over the Responses API (generateText with tools)", async () => {
+    upstream.toolModel({ argumentsFor: () => ({ city: 'Oslo' }) });
+    const result = await generateText({
+      model: createOpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY })('analyst'),
+      prompt: 'Weather in Oslo?',
+      tools: { get_weather: tool({ description: 'The weather in a city', inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => `12C in ${city}` }) },
+      stopWhen: stepCountIs(3),
+    });
+    expect(result.steps[0]!.toolCalls).toMatchObject([{ toolName: 'get_weather', input: { city: 'Oslo' } }]);
+    expect(result.text).toBe('The tools said: 12C in Oslo.');
+    expect(result.sources.map((s) => (s as { filename?: string; title?: string }).filename ?? (s as { title?: string }).title)).toContain('oslo.txt');
+  });
+
+    it('the embedded model answers 400 naming the agent, its model and what to configure', async () => {
     const error = await client.responses.create({ model: 'support', input: 'hi', tools: [weather] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(error).toMatchObject({ status: 400, param: 'tools', code: 'unsupported_parameter' });
