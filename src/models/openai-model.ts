@@ -9,6 +9,7 @@ export interface OpenAIProviderConfig {
 
 /** Any OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp) over real HTTP. */
 export class OpenAIModel implements ModelProvider {
+  readonly clientTools = true;
   private readonly client: OpenAI;
 
   constructor(config: OpenAIProviderConfig) {

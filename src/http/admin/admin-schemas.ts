@@ -85,7 +85,7 @@ export const runSchema = z
   })
   .openapi('Run');
 
-export const messageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string(), createdAt: time }).openapi('SessionMessage');
+export const messageSchema = z.object({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.string(), createdAt: time }).openapi('SessionMessage');
 
 export const runDetailSchema = runSchema
   .extend({
