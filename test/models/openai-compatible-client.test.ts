@@ -24,7 +24,7 @@ interface Upstream {
 let upstream: Upstream | undefined;
 afterEach(async () => upstream?.close());
 
-async function startUpstream(answer: (res: http.ServerResponse, body: string) => void | Promise<void>): Promise<Upstream> {
+async function startUpstream(answer: (res: http.ServerResponse, body: string) => unknown): Promise<Upstream> {
   const requests: Upstream['requests'] = [];
   const closings: Promise<void>[] = [];
   const state = { connections: 0 };
