@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chunkText } from '../src/knowledge/chunk-text.js';
 import { KnowledgeIndex } from '../src/knowledge/knowledge-index.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import { startChildServer } from './child-server.js';
+import { startChildServer, type ChildServer } from './child-server.js';
 import { runLoad } from './load.js';
 import { cpuMillis, waitUntilIdle } from './process-stats.js';
 import { formatTable, ms } from './table.js';
@@ -100,6 +100,15 @@ function probeFirstToken(url: string, headers: Record<string, string>, count: nu
 export async function chatBench(options: ChatBenchOptions = {}): Promise<Pick<PlatformBenchResult, 'chat' | 'firstToken'>> {
   const settings = { seconds: options.seconds ?? 5, warmupSeconds: options.warmupSeconds ?? 2, connections: options.connections ?? 10, firstTokenSamples: options.firstTokenSamples ?? 2000 };
   const upstream = await startChildServer({ name: 'upstream', args: ['--import', 'tsx', path.join(ROOT, 'bench/chat-upstream.ts')], cwd: ROOT });
+  try {
+    return await chatThrough(upstream, options, settings);
+  } finally {
+    // also when herald does not start: no upstream process is left behind
+    await upstream.stop();
+  }
+}
+
+async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, settings: Required<Omit<ChatBenchOptions, 'cpuProfileDir'>>): Promise<Pick<PlatformBenchResult, 'chat' | 'firstToken'>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-'));
   const configFile = path.join(dir, 'herald.json');
   fs.writeFileSync(
@@ -129,7 +138,6 @@ export async function chatBench(options: ChatBenchOptions = {}): Promise<Pick<Pl
     return { chat, firstToken: { samples: settings.firstTokenSamples, direct, herald: through } };
   } finally {
     await herald.stop();
-    await upstream.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
