@@ -41,15 +41,21 @@ export function startChildServer(options: ChildServerOptions): Promise<ChildServ
       clearTimeout(timer);
       reject(new Error(`${options.name} exited with ${code} before listening; output:\n${output}`));
     });
-    child.stdout!.on('data', (chunk: Buffer) => {
+    // herald announces its URL on stderr (human messages), a JSON log line on stdout: either will do
+    let announced = false;
+    const scan = (chunk: Buffer) => {
+      if (announced) return;
       output += chunk;
       const match = listening.exec(output);
       if (!match) return;
+      announced = true;
       clearTimeout(timer);
       child.stdout!.removeAllListeners('data');
       child.stdout!.resume();
       resolve({ name: options.name, url: match[1]!, pid: child.pid!, stop: (graceMs) => stopChild(child, exited, graceMs) });
-    });
+    };
+    child.stdout!.on('data', scan);
+    child.stderr!.on('data', scan);
   });
 }
 

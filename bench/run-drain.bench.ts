@@ -1,0 +1,134 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { startChildServer, type ChildServer } from './child-server.js';
+import { cpuMillis } from './process-stats.js';
+import { formatTable } from './table.js';
+
+/**
+ * How long herald takes to execute a backlog of queued agent runs (embedded model), all in one
+ * session or each in its own: N runs are written straight into the store as queued (as the
+ * intake leaves them), then herald starts and claims them. A session's runs go one at a time,
+ * so one session uses one slot while N sessions use `maxConcurrent`: the figure that matters
+ * is the CPU per run, which must not grow with the number waiting in the session (a claim that
+ * walks past a busy session's waiting runs made the drain quadratic).
+ * Wall time and CPU are counted from the first /healthz answer (start-up excluded) to the
+ * last run finished. `DRAIN_RUNS=10000,50000` sets the sizes.
+ */
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const GATEWAY_TOKEN = 'bench-gateway-token-0123456789abcdef';
+
+function writeConfig(dir: string): string {
+  const configFile = path.join(dir, 'herald.json');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    configFile,
+    JSON.stringify({
+      gateway: { host: '127.0.0.1', port: 0, auth: { token: GATEWAY_TOKEN } },
+      hooks: { enabled: true, token: 'bench-hook-token-0123456789abcdef' },
+      heartbeat: { every: '0' },
+      storage: { sqlite: './data/herald.db' },
+    }),
+  );
+  return configFile;
+}
+
+const startHerald = (configFile: string): Promise<ChildServer> =>
+  startChildServer({
+    name: 'herald',
+    args: [path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
+    cwd: ROOT,
+    env: { HERALD_LOG_LEVEL: 'warn' },
+    startTimeoutMs: 120_000,
+  });
+
+/** N queued runs, as the intake writes them: in one session (`hook:busy`) or one session each */
+function seedQueued(dbFile: string, runs: number, oneSession: boolean): void {
+  const db = new Database(dbFile);
+  try {
+    const now = Date.now();
+    const insert = db.prepare(
+      `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at)
+       VALUES (?, 'queued', 'main', 'Drain', ?, 'ping', ?, 0, NULL, NULL, ?, NULL, NULL)`,
+    );
+    db.transaction(() => {
+      for (let i = 0; i < runs; i++) {
+        const sessionKey = oneSession ? 'hook:busy' : `hook:s-${i}`;
+        const action = JSON.stringify({ kind: 'agent', message: 'ping', name: 'Drain', sessionKey, wakeMode: 'next-heartbeat', deliver: false, channel: 'last', allowUnsafeExternalContent: false, agentId: 'main', source: { mappingId: 'agent', path: 'agent' } });
+        insert.run(`drain-${i}`, sessionKey, action, now + i);
+      }
+    })();
+  } finally {
+    db.close();
+  }
+}
+
+async function drained(dbFile: string): Promise<void> {
+  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+  try {
+    const unfinished = db.prepare("SELECT COUNT(*) FROM runs WHERE status IN ('queued', 'running')").pluck();
+    while ((unfinished.get() as number) > 0) await new Promise((r) => setTimeout(r, 100));
+  } finally {
+    db.close();
+  }
+}
+
+export interface DrainRow {
+  runs: number;
+  sessions: string;
+  seconds: number;
+  cpuMsPerRun: number;
+}
+
+async function drain(dir: string, runs: number, oneSession: boolean): Promise<DrainRow> {
+  const configFile = writeConfig(dir);
+  const dbFile = path.join(dir, 'data', 'herald.db');
+  // a first start migrates the file; the runs are seeded while herald is stopped
+  await (await startHerald(configFile)).stop();
+  seedQueued(dbFile, runs, oneSession);
+  const server = await startHerald(configFile);
+  try {
+    const res = await fetch(`${server.url}/healthz`);
+    await res.text();
+    const started = performance.now();
+    const cpuBefore = cpuMillis(server.pid);
+    await drained(dbFile);
+    return {
+      runs,
+      sessions: oneSession ? 'one session' : 'one each',
+      seconds: (performance.now() - started) / 1000,
+      cpuMsPerRun: (cpuMillis(server.pid) - cpuBefore) / runs,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function run(sizes = (process.env.DRAIN_RUNS ?? '10000,50000').split(',').map(Number)): Promise<DrainRow[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-drain-'));
+  const rows: DrainRow[] = [];
+  try {
+    console.log('run drain benchmark: N queued agent runs (embedded model), in one session vs one session each');
+    for (const runs of sizes) {
+      for (const oneSession of [false, true]) {
+        process.stdout.write(`  ${runs} runs, ${oneSession ? 'one session' : 'one session each'} ... `);
+        const row = await drain(path.join(dir, `${runs}-${oneSession ? 'one' : 'each'}`), runs, oneSession);
+        rows.push(row);
+        console.log(`${row.seconds.toFixed(1)} s, ${row.cpuMsPerRun.toFixed(3)} CPU ms/run`);
+      }
+    }
+    console.log('');
+    console.log(formatTable(['runs', 'sessions', 'drain s', 'runs/s', 'CPU ms/run'], rows.map((r) => [r.runs, r.sessions, r.seconds.toFixed(1), (r.runs / r.seconds).toFixed(0), r.cpuMsPerRun.toFixed(3)])));
+    console.log('');
+    console.log('Notes: runs seeded queued in the store, herald started on them; timed from the first /healthz to the last run finished.');
+    return rows;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// run directly: `node --import tsx bench/run-drain.bench.ts`
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await run();
