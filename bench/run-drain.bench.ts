@@ -15,10 +15,10 @@ import { formatTable } from './table.js';
  * is the CPU per run, which must not grow with the number waiting in the session (a claim that
  * walks past a busy session's waiting runs made the drain quadratic).
  * Wall time and CPU are counted from the first /healthz answer (start-up excluded) to the
- * last run finished. `DRAIN_RUNS=10000,50000` sets the sizes.
+ * last run finished. `DRAIN_RUNS=10000,50000` sets the sizes; `DRAIN_STORE=/path/to/checkout` runs another herald.
  */
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = process.env.DRAIN_STORE ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GATEWAY_TOKEN = 'bench-gateway-token-0123456789abcdef';
 
 function writeConfig(dir: string): string {
@@ -39,7 +39,8 @@ function writeConfig(dir: string): string {
 const startHerald = (configFile: string): Promise<ChildServer> =>
   startChildServer({
     name: 'herald',
-    args: [path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
+    // DRAIN_CPU_PROFILE=dir: a V8 CPU profile of each herald process, written there when it stops
+    args: [...(process.env.DRAIN_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.DRAIN_CPU_PROFILE}`] : []), path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
     cwd: ROOT,
     env: { HERALD_LOG_LEVEL: 'warn' },
     startTimeoutMs: 120_000,

@@ -5,7 +5,7 @@ import { query } from './pg-pool.js';
 
 /**
  * /readyz and /metrics over PostgreSQL. The counts are the sums of `store_counts`, kept by
- * triggers (migration 5): a share per backend that wrote, and the folded total (shard 0).
+ * triggers (the 'scale' migration): a share per backend that wrote, and the folded total (shard 0).
  * The same statement folds the shares no writer holds right now into the total (SKIP LOCKED:
  * a scrape never waits on a writer; totals in name order: two scrapes never wait on each
  * other in a cycle), so the rows stay as few as the connections between two scrapes. Its

@@ -62,7 +62,7 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
     /**
      * FOR UPDATE SKIP LOCKED: replicas claiming at once take different runs and never wait on
      * each other. Only a session's oldest unfinished run is ready (the others are flagged
-     * waiting by migration 5's triggers, released one by one as the run ahead ends), so the
+     * waiting by the triggers of the 'scale' migration, released one by one as the run ahead ends), so the
      * claim reads ready runs from runs_ready in seq order and stops at `limit`: the runs waiting
      * behind a busy session are never read.
      */

@@ -49,7 +49,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   );
   const get = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
   // the oldest unfinished run of each session only: a session's runs go one at a time, in order.
-  // The others are flagged waiting (migration 12's triggers), so the ready ones are read from
+  // The others are flagged waiting (the 'scale' migration's triggers), so the ready ones are read from
   // runs_ready in rowid order and the claim stops after `limit`: however many runs wait behind a
   // busy session, a claim never reads them (it did, and sorted them, on every claim)
   const claim = db.prepare<{ owner: string; now: number; until: number; limit: number }, RunRow & { seq: number }>(

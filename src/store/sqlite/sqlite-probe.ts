@@ -4,7 +4,7 @@ import type { SqliteDatabase } from './open-database.js';
 
 /**
  * The store probe over SQLite. The counts are the rows of `store_counts`, which triggers keep
- * exact in the transactions that change the rows counted (migration 12): a scrape reads eleven
+ * exact in the transactions that change the rows counted (the 'scale' migration): a scrape reads eleven
  * rows however large the runs, events, outbox or knowledge base grow.
  */
 export function sqliteProbe(db: SqliteDatabase): StoreProbe {
