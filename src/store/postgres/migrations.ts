@@ -239,7 +239,7 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    version: 6,
+    version: 5,
     name: 'scale: counts kept by triggers (/metrics reads rows, not tables), waiting runs flagged (a claim reads ready runs only)',
     sql: `
       -- What /metrics reports, kept exact by triggers in the transactions that change the rows

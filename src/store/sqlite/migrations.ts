@@ -242,7 +242,7 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    version: 13,
+    version: 12,
     name: 'scale: counts kept by triggers (/metrics reads rows, not tables), waiting runs flagged (a claim reads ready runs only), an index for start-up',
     sql: `
       -- what /metrics reports, kept exact by triggers in the same transaction as the rows they
