@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { startChildServer, type ChildServer } from './child-server.js';
 import { cpuMillis } from './process-stats.js';
 import { formatTable } from './table.js';
@@ -15,13 +16,17 @@ import { formatTable } from './table.js';
  * is the CPU per run, which must not grow with the number waiting in the session (a claim that
  * walks past a busy session's waiting runs made the drain quadratic).
  * Wall time and CPU are counted from the first /healthz answer (start-up excluded) to the
- * last run finished. `DRAIN_RUNS=10000,50000` sets the sizes; `DRAIN_STORE=/path/to/checkout` runs another herald.
+ * last run finished. `DRAIN_RUNS=10000,50000` sets the sizes; `DRAIN_STORE=/path/to/checkout` runs another herald;
+ * `DRAIN_PG=1` drains on PostgreSQL (`BENCH_PG_URL`, a fresh schema each time) instead of SQLite.
  */
 
 const ROOT = process.env.DRAIN_STORE ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GATEWAY_TOKEN = 'bench-gateway-token-0123456789abcdef';
 
-function writeConfig(dir: string): string {
+const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ON_PG = process.env.DRAIN_PG === '1';
+
+function writeConfig(dir: string, schema: string): string {
   const configFile = path.join(dir, 'herald.json');
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(
@@ -30,7 +35,7 @@ function writeConfig(dir: string): string {
       gateway: { host: '127.0.0.1', port: 0, auth: { token: GATEWAY_TOKEN } },
       hooks: { enabled: true, token: 'bench-hook-token-0123456789abcdef' },
       heartbeat: { every: '0' },
-      storage: { sqlite: './data/herald.db' },
+      storage: ON_PG ? { postgres: { url: PG_URL, schema } } : { sqlite: './data/herald.db' },
     }),
   );
   return configFile;
@@ -67,6 +72,32 @@ function seedQueued(dbFile: string, runs: number, oneSession: boolean): void {
   }
 }
 
+/** the same on PostgreSQL, in one statement (the insert triggers flag the runs waiting behind) */
+async function seedQueuedPg(schema: string, runs: number, oneSession: boolean): Promise<void> {
+  await onPg(`
+    INSERT INTO ${schema}.runs (id, status, agent_id, name, session_key, message, action, deliver, created_at)
+    SELECT 'drain-' || i, 'queued', 'main', 'Drain', k, 'ping',
+      jsonb_build_object('kind', 'agent', 'message', 'ping', 'name', 'Drain', 'sessionKey', k, 'wakeMode', 'next-heartbeat', 'deliver', false, 'channel', 'last',
+        'allowUnsafeExternalContent', false, 'agentId', 'main', 'source', jsonb_build_object('mappingId', 'agent', 'path', 'agent')),
+      false, ${Date.now()} + i
+    FROM generate_series(0, ${runs - 1}) AS i, LATERAL (SELECT CASE WHEN ${oneSession} THEN 'hook:busy' ELSE 'hook:s-' || i END AS k) AS key`);
+}
+
+async function onPg<T extends pg.QueryResultRow>(text: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    return (await client.query<T>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function drainedPg(schema: string): Promise<void> {
+  const unfinished = async () => Number((await onPg<{ n: string }>(`SELECT COUNT(*) AS n FROM ${schema}.runs WHERE status IN ('queued', 'running')`))[0]!.n);
+  while ((await unfinished()) > 0) await new Promise((r) => setTimeout(r, 250));
+}
+
 async function drained(dbFile: string): Promise<void> {
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });
   try {
@@ -85,18 +116,20 @@ export interface DrainRow {
 }
 
 async function drain(dir: string, runs: number, oneSession: boolean): Promise<DrainRow> {
-  const configFile = writeConfig(dir);
+  const schema = `herald_drain_${process.pid}_${runs}_${oneSession ? 'one' : 'each'}`;
+  const configFile = writeConfig(dir, schema);
   const dbFile = path.join(dir, 'data', 'herald.db');
-  // a first start migrates the file; the runs are seeded while herald is stopped
+  // a first start migrates the store; the runs are seeded while herald is stopped
   await (await startHerald(configFile)).stop();
-  seedQueued(dbFile, runs, oneSession);
+  if (ON_PG) await seedQueuedPg(schema, runs, oneSession);
+  else seedQueued(dbFile, runs, oneSession);
   const server = await startHerald(configFile);
   try {
     const res = await fetch(`${server.url}/healthz`);
     await res.text();
     const started = performance.now();
     const cpuBefore = cpuMillis(server.pid);
-    await drained(dbFile);
+    await (ON_PG ? drainedPg(schema) : drained(dbFile));
     return {
       runs,
       sessions: oneSession ? 'one session' : 'one each',
@@ -105,6 +138,7 @@ async function drain(dir: string, runs: number, oneSession: boolean): Promise<Dr
     };
   } finally {
     await server.stop();
+    if (ON_PG) await onPg(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   }
 }
 
@@ -112,7 +146,7 @@ export async function run(sizes = (process.env.DRAIN_RUNS ?? '10000,50000').spli
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-drain-'));
   const rows: DrainRow[] = [];
   try {
-    console.log('run drain benchmark: N queued agent runs (embedded model), in one session vs one session each');
+    console.log(`run drain benchmark (${ON_PG ? 'PostgreSQL' : 'SQLite'}): N queued agent runs (embedded model), in one session vs one session each`);
     for (const runs of sizes) {
       for (const oneSession of [false, true]) {
         process.stdout.write(`  ${runs} runs, ${oneSession ? 'one session' : 'one session each'} ... `);

@@ -247,6 +247,8 @@ export const migrations: Migration[] = [
       -- replica reads the same. Each backend adds its changes to a share of its own (shard: its
       -- pg_backend_pid), so concurrent writers never wait on one another for a counter row;
       -- shard 0 holds the total the scrape folds the shares into (postgres-probe.ts).
+      -- The functions keep the migration's search_path: the triggers fire for any writer, also
+      -- one whose connection names the tables by schema (psql, a script) rather than herald.
       CREATE TABLE store_counts (
         name TEXT NOT NULL,
         shard INTEGER NOT NULL,
@@ -260,13 +262,13 @@ export const migrations: Migration[] = [
         UNION ALL SELECT 'knowledge:documents', 0, COUNT(*) FROM knowledge_documents
         UNION ALL SELECT 'knowledge:chunks', 0, COALESCE(SUM(chunk_count), 0) FROM knowledge_documents;
 
-      CREATE FUNCTION herald_count(p_name TEXT, p_delta BIGINT) RETURNS void LANGUAGE sql AS $$
+      CREATE FUNCTION herald_count(p_name TEXT, p_delta BIGINT) RETURNS void LANGUAGE sql SET search_path FROM CURRENT AS $$
         INSERT INTO store_counts (name, shard, n) VALUES (p_name, pg_backend_pid(), p_delta)
         ON CONFLICT (name, shard) DO UPDATE SET n = store_counts.n + EXCLUDED.n
       $$;
 
       -- the trigger's arguments: the statuses of the table that are counted (as <table>:<status>)
-      CREATE FUNCTION herald_count_status() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE FUNCTION herald_count_status() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
       BEGIN
         IF TG_OP = 'INSERT' THEN
           IF NEW.status = ANY (TG_ARGV) THEN PERFORM herald_count(TG_TABLE_NAME || ':' || NEW.status, 1); END IF;
@@ -286,7 +288,7 @@ export const migrations: Migration[] = [
         FOR EACH ROW EXECUTE FUNCTION herald_count_status('pending', 'sending', 'delivered', 'failed', 'abandoned');
 
       -- knowledge: documents, and their chunks by the documents' chunk_count
-      CREATE FUNCTION herald_count_knowledge() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE FUNCTION herald_count_knowledge() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
       BEGIN
         IF TG_OP = 'INSERT' THEN
           PERFORM herald_count('knowledge:documents', 1);
@@ -315,7 +317,7 @@ export const migrations: Migration[] = [
         AND EXISTS (SELECT 1 FROM runs p WHERE p.session_key = r.session_key AND p.status IN ('queued', 'running') AND p.seq < r.seq);
       CREATE INDEX runs_ready ON runs (seq) WHERE NOT waiting AND status IN ('queued', 'running');
 
-      CREATE FUNCTION herald_run_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE FUNCTION herald_run_inserted() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
       BEGIN
         IF NEW.status IN ('queued', 'running') THEN
           PERFORM pg_advisory_xact_lock(hashtext('herald.runs:' || current_schema() || ':' || NEW.session_key));
@@ -327,7 +329,7 @@ export const migrations: Migration[] = [
 
       -- the oldest unfinished run left is released; one finished meanwhile (an operator's
       -- cancel, committed while this waited for its row) is passed over for the next
-      CREATE FUNCTION herald_run_ended() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE FUNCTION herald_run_ended() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
       DECLARE
         next_id TEXT;
       BEGIN
