@@ -111,7 +111,7 @@ async function mappingScenario(dir: string, count: number, by: 'path' | 'when', 
   }
 }
 
-async function metricsLatency(url: string, times = 30): Promise<{ p50Ms: number; maxMs: number }> {
+export async function metricsLatency(url: string, times = 30): Promise<{ p50Ms: number; maxMs: number }> {
   const took: number[] = [];
   for (let i = 0; i < times; i++) {
     const started = performance.now();
@@ -125,7 +125,7 @@ async function metricsLatency(url: string, times = 30): Promise<{ p50Ms: number;
 }
 
 /** 1M finished events and 1M finished runs, written straight into herald's (migrated) file */
-function seedMillion(dbFile: string, rows = 1_000_000): void {
+export function seedMillion(dbFile: string, rows = 1_000_000): void {
   const db = new Database(dbFile);
   try {
     const now = Date.now();

@@ -1,6 +1,6 @@
 import type { DeliveryStatus } from './port.js';
 
-/** Counts an operator watches, read on each metrics scrape: each one a cheap, indexed COUNT. */
+/** Counts an operator watches, read on each metrics scrape: kept by the store as rows change, never counted then (store-counts.ts). */
 export interface StoreCounts {
   runs: { queued: number; running: number };
   eventsPending: number;

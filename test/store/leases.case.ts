@@ -48,6 +48,39 @@ export function leaseCases(twoReplicas: TwoReplicas, options: { signalsCrossProc
     expect((await b.runs.claim(lease('b', 160), 10)).map((r) => r.id)).toEqual(['second']);
   });
 
+  it("claims: runs inserted into a busy session by two replicas while they drain it each run once, one at a time, none left waiting", async () => {
+    const [a, b] = await twoReplicas();
+    const inSession = (id: string) => ({ ...queuedRun(id), sessionKey: 'hook:busy' });
+    const ids = Array.from({ length: 24 }, (_, i) => `busy-${String(i).padStart(2, '0')}`);
+    let inserting = true;
+    const done: string[] = [];
+    const running = new Set<string>();
+    const summary = { session: 'main', text: 'done', maxPending: 100 };
+    // the inserts race the completions of the run ahead, on both replicas: a run inserted as the
+    // last one of its session finishes must neither start beside it nor be left waiting forever
+    const insert = (async () => {
+      for (const [i, id] of ids.entries()) await (i % 2 ? b : a).runs.insert(inSession(id));
+      inserting = false;
+    })();
+    const drain = (store: Store, owner: string) => async () => {
+      while (inserting || done.length < ids.length) {
+        const runs = await store.runs.claim(lease(owner, Date.now(), 60_000), 5);
+        for (const run of runs) {
+          expect(running.size).toBe(0);
+          running.add(run.id);
+          await new Promise((r) => setImmediate(r));
+          running.delete(run.id);
+          expect(await store.runs.complete(run.id, { status: 'succeeded', reply: 'ok', at: Date.now(), transcript: [], summary })).toBe(true);
+          done.push(run.id);
+        }
+        if (!runs.length) await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    await Promise.all([insert, drain(a, 'a')(), drain(b, 'b')()]);
+    expect(done).toEqual(ids);
+    expect((await a.probe.counts()).runs).toEqual({ queued: 0, running: 0 });
+  });
+
   it('claims: a dead replica loses its runs when the lease runs out; renewing keeps them; a release queues them again', async () => {
     const [a, b] = await twoReplicas();
     for (const id of ['kept', 'lost', 'handed-back']) await a.runs.insert(queuedRun(id));

@@ -55,9 +55,13 @@ export function migrationsCases(open: OpenStore, previousVersion: () => Promise<
       // stored before actions named their agent: the run's agent column says it
       const { agentId: _, ...withoutAgent } = agentAction('m', { model: 'embedded/x' });
       await legacy.insertRun({ id: 'waiting', status: 'queued', sessionKey: 'hook:waiting', message: 'm', action: withoutAgent, reply: null, createdAt: 2, finishedAt: null });
+      // queued behind it in its session: it waits for 'waiting' to finish
+      await legacy.insertRun({ id: 'behind', status: 'queued', sessionKey: 'hook:waiting', message: 'm', action: agentAction('m'), reply: null, createdAt: 3, finishedAt: null });
       const store = await legacy.migrate();
+      expect(await store.probe.counts()).toMatchObject({ runs: { queued: 2, running: 0 }, eventsPending: 0 });
       expect(await store.deliveries.runsAwaitingDelivery(0)).toEqual(['wants']);
       expect(await store.runs.claim({ owner: 'a', now: 3, until: 1000 }, 10)).toMatchObject([{ id: 'waiting', action: agentAction('m', { model: 'embedded/x' }) }]);
+      expect(await store.probe.counts()).toMatchObject({ runs: { queued: 1, running: 1 } });
       expect((await store.runs.get('quiet'))?.action.deliver).toBe(false);
       // and the migrated store works like a fresh one
       await store.runs.insert(queuedRun('new', 3, { deliver: true }));

@@ -27,6 +27,68 @@ export function probeCases(open: OpenStore) {
       expect(await store.probe.counts()).toMatchObject({ eventsPending: 1, eventsDropped: 2 });
     });
 
+    it('keeps every count exact through enqueue, claim, finish, requeue, cancel and removal, and across a restart', async () => {
+      const first = await open();
+      const summary = { session: 'main', text: 'done', maxPending: 20 };
+      const inBusy = (id: string) => ({ ...queuedRun(id), sessionKey: 'hook:busy' });
+      for (const id of ['a1', 'a2', 'a3']) await first.runs.insert(inBusy(id));
+      await first.runs.insert(queuedRun('solo'));
+      // claimed already at insert (a fresh session on a free slot)
+      await first.runs.insert(queuedRun('fresh'), { owner: 'a', now: 1, until: Date.now() + 60_000 });
+      expect((await first.probe.counts()).runs).toEqual({ queued: 4, running: 1 });
+      const lease = { owner: 'a', now: 2, until: Date.now() + 60_000 };
+      expect((await first.runs.claim(lease, 10)).map((r) => r.id)).toEqual(['a1', 'solo']);
+      expect((await first.probe.counts()).runs).toEqual({ queued: 2, running: 3 });
+      await first.runs.release(['solo'], 'a');
+      expect((await first.probe.counts()).runs).toEqual({ queued: 3, running: 2 });
+      await first.runs.complete('a1', { status: 'succeeded', reply: 'ok', at: 3, transcript: [], summary });
+      await first.runs.complete('a1', { status: 'failed', error: 'twice', at: 4, transcript: [], summary });
+      expect(await first.runs.cancel('a3', 5)).toBe(true);
+      expect((await first.probe.counts()).runs).toEqual({ queued: 2, running: 1 });
+
+      // events: a summary is pending; claimed, given back, claimed again and done; the cap drops
+      expect((await first.probe.counts()).eventsPending).toBe(1);
+      const [event] = await first.events.claimPending('main', lease);
+      expect((await first.probe.counts()).eventsPending).toBe(0);
+      await first.events.release([event!.id], 'a');
+      expect((await first.probe.counts()).eventsPending).toBe(1);
+      await first.events.complete((await first.events.claimPending('main', lease)).map((e) => e.id));
+      for (const text of ['x', 'y', 'z']) await first.events.enqueue('main', text, 1);
+      expect(await first.probe.counts()).toMatchObject({ eventsPending: 1, eventsDropped: 2 });
+
+      // deliveries through their states
+      const now = Date.now();
+      const delivery = (id: string) => ({
+        id, runId: null, kind: 'heartbeat' as const, channel: 'telegram', to: '1', text: 'hi', sessionKey: 'main', agentId: 'main', status: 'pending' as const,
+        attempts: 0, partsSent: 0, lastError: null, nextAttemptAt: now - 1, leaseOwner: null, leaseUntil: null, createdAt: now, updatedAt: now, deliveredAt: null,
+      });
+      for (const id of ['d1', 'd2', 'd3']) await first.deliveries.insert(delivery(id));
+      await first.deliveries.claim('d1', 'a', now, now + 60_000);
+      await first.deliveries.claim('d2', 'a', now, now + 60_000);
+      expect((await first.probe.counts()).deliveries).toEqual({ pending: 1, sending: 2, delivered: 0, failed: 0, abandoned: 0 });
+      await first.deliveries.delivered('d1', 'a', now);
+      await first.deliveries.failed('d2', 'a', 'no', now);
+      await first.deliveries.abandon('d3', now);
+      expect((await first.probe.counts()).deliveries).toEqual({ pending: 0, sending: 0, delivered: 1, failed: 1, abandoned: 1 });
+      await first.deliveries.requeue('d2', now);
+      expect((await first.probe.counts()).deliveries).toEqual({ pending: 1, sending: 0, delivered: 1, failed: 0, abandoned: 1 });
+
+      // knowledge: added, added again (the same content: nothing new), removed with its chunks
+      const doc = (sha: string) => ({ agentId: 'main', filename: 'f.txt', bytes: 2, mimeType: 'text/plain', sha256: sha.repeat(64), metadata: null });
+      const { document } = await first.knowledge.add(doc('a'), ['one', 'two', 'three']);
+      await first.knowledge.add(doc('a'), ['one', 'two', 'three']);
+      await first.knowledge.add(doc('b'), ['four']);
+      expect(await first.probe.counts()).toMatchObject({ knowledgeDocuments: 2, knowledgeChunks: 4 });
+      await first.knowledge.delete(document.id);
+      const expected = {
+        runs: { queued: 2, running: 1 }, eventsPending: 1, eventsDropped: 2,
+        deliveries: { pending: 1, sending: 0, delivered: 1, failed: 0, abandoned: 1 }, knowledgeDocuments: 1, knowledgeChunks: 1,
+      };
+      expect(await first.probe.counts()).toEqual(expected);
+      await first.close();
+      expect(await (await open(first)).probe.counts()).toEqual(expected);
+    });
+
     it('fails a ping once closed', async () => {
       const store = await open();
       await store.close();

@@ -29,6 +29,34 @@ export function runsCases(open: OpenStore) {
       expect(await store.runs.get('nope')).toBeUndefined();
     });
 
+    it("hands out a session's runs one at a time in order, passing over cancelled ones, across a restart", async () => {
+      const first = await open();
+      const inBusy = (id: string) => ({ ...queuedRun(id), sessionKey: 'hook:busy' });
+      const claimIds = async (store: typeof first, now: number) => (await store.runs.claim({ owner: 'a', now, until: Date.now() + 60_000 }, 10)).map((r) => r.id);
+      for (const id of ['b1', 'b2', 'b3', 'b4', 'b5']) await first.runs.insert(inBusy(id));
+      await first.runs.insert(queuedRun('other'));
+      // the head of the busy session waits for nothing; the rest wait behind it
+      expect(await claimIds(first, 1)).toEqual(['b1', 'other']);
+      expect(await claimIds(first, 2)).toEqual([]);
+      // a waiting run cancelled is passed over; the queued head cancelled releases the next
+      expect(await first.runs.cancel('b2', 3)).toBe(true);
+      await first.runs.complete('b1', { status: 'failed', error: 'no', at: 4, transcript: [], summary: summary('Hook b1: (error) no') });
+      expect(await first.runs.cancel('b3', 5)).toBe(true);
+      await first.close();
+
+      const store = await open(first);
+      expect(await claimIds(store, 6)).toEqual(['b4']);
+      await store.runs.insert(inBusy('b6'));
+      await store.runs.complete('b4', { status: 'succeeded', reply: 'ok', at: 7, transcript: [], summary: summary('Hook b4: ok') });
+      expect(await claimIds(store, 8)).toEqual(['b5']);
+      await store.runs.complete('b5', { status: 'succeeded', reply: 'ok', at: 9, transcript: [], summary: summary('Hook b5: ok') });
+      expect(await claimIds(store, 10)).toEqual(['b6']);
+      await store.runs.complete('b6', { status: 'succeeded', reply: 'ok', at: 11, transcript: [], summary: summary('Hook b6: ok') });
+      // the session is empty again: a new run is its head at once
+      await store.runs.insert(inBusy('b7'));
+      expect(await claimIds(store, 12)).toEqual(['b7']);
+    });
+
     it('completes a run with its transcript and summary at once, and only once', async () => {
       const store = await open();
       await store.runs.insert(queuedRun('r1', 1));

@@ -31,7 +31,7 @@ export function postgresEventsRepo(pool: pg.Pool, commits: PgGroupCommit): Event
         pool,
         `UPDATE events SET status = 'processing', lease_owner = $2, lease_until = $4 WHERE id IN
            (SELECT id FROM events WHERE session = $1
-              AND (status = 'pending' OR (status = 'processing' AND (lease_until IS NULL OR lease_until < $3)))
+              AND status IN ('pending', 'processing') AND (status = 'pending' OR lease_until IS NULL OR lease_until < $3)
             FOR UPDATE SKIP LOCKED)
          RETURNING *`,
         [session, owner, now, until],

@@ -238,4 +238,113 @@ export const migrations: Migration[] = [
       ALTER TABLE runs ADD COLUMN model TEXT;
     `,
   },
+  {
+    version: 5,
+    name: 'scale: counts kept by triggers (/metrics reads rows, not tables), waiting runs flagged (a claim reads ready runs only)',
+    sql: `
+      -- What /metrics reports, kept exact by triggers in the transactions that change the rows
+      -- counted: a scrape sums a few rows instead of counting tables of millions, and every
+      -- replica reads the same. Each backend adds its changes to a share of its own (shard: its
+      -- pg_backend_pid), so concurrent writers never wait on one another for a counter row;
+      -- shard 0 holds the total the scrape folds the shares into (postgres-probe.ts).
+      -- The functions keep the migration's search_path: the triggers fire for any writer, also
+      -- one whose connection names the tables by schema (psql, a script) rather than herald.
+      CREATE TABLE store_counts (
+        name TEXT NOT NULL,
+        shard INTEGER NOT NULL,
+        n BIGINT NOT NULL,
+        PRIMARY KEY (name, shard)
+      );
+      INSERT INTO store_counts (name, shard, n)
+        SELECT 'runs:' || status, 0, COUNT(*) FROM runs WHERE status IN ('queued', 'running') GROUP BY status
+        UNION ALL SELECT 'events:' || status, 0, COUNT(*) FROM events WHERE status IN ('pending', 'dropped') GROUP BY status
+        UNION ALL SELECT 'deliveries:' || status, 0, COUNT(*) FROM deliveries GROUP BY status
+        UNION ALL SELECT 'knowledge:documents', 0, COUNT(*) FROM knowledge_documents
+        UNION ALL SELECT 'knowledge:chunks', 0, COALESCE(SUM(chunk_count), 0) FROM knowledge_documents;
+
+      CREATE FUNCTION herald_count(p_name TEXT, p_delta BIGINT) RETURNS void LANGUAGE sql SET search_path FROM CURRENT AS $$
+        INSERT INTO store_counts (name, shard, n) VALUES (p_name, pg_backend_pid(), p_delta)
+        ON CONFLICT (name, shard) DO UPDATE SET n = store_counts.n + EXCLUDED.n
+      $$;
+
+      -- the trigger's arguments: the statuses of the table that are counted (as <table>:<status>)
+      CREATE FUNCTION herald_count_status() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          IF NEW.status = ANY (TG_ARGV) THEN PERFORM herald_count(TG_TABLE_NAME || ':' || NEW.status, 1); END IF;
+        ELSIF TG_OP = 'DELETE' THEN
+          IF OLD.status = ANY (TG_ARGV) THEN PERFORM herald_count(TG_TABLE_NAME || ':' || OLD.status, -1); END IF;
+        ELSIF OLD.status IS DISTINCT FROM NEW.status THEN
+          IF OLD.status = ANY (TG_ARGV) THEN PERFORM herald_count(TG_TABLE_NAME || ':' || OLD.status, -1); END IF;
+          IF NEW.status = ANY (TG_ARGV) THEN PERFORM herald_count(TG_TABLE_NAME || ':' || NEW.status, 1); END IF;
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER runs_counted AFTER INSERT OR DELETE OR UPDATE OF status ON runs
+        FOR EACH ROW EXECUTE FUNCTION herald_count_status('queued', 'running');
+      CREATE TRIGGER events_counted AFTER INSERT OR DELETE OR UPDATE OF status ON events
+        FOR EACH ROW EXECUTE FUNCTION herald_count_status('pending', 'dropped');
+      CREATE TRIGGER deliveries_counted AFTER INSERT OR DELETE OR UPDATE OF status ON deliveries
+        FOR EACH ROW EXECUTE FUNCTION herald_count_status('pending', 'sending', 'delivered', 'failed', 'abandoned');
+
+      -- knowledge: documents, and their chunks by the documents' chunk_count
+      CREATE FUNCTION herald_count_knowledge() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          PERFORM herald_count('knowledge:documents', 1);
+          PERFORM herald_count('knowledge:chunks', NEW.chunk_count);
+        ELSIF TG_OP = 'DELETE' THEN
+          PERFORM herald_count('knowledge:documents', -1);
+          PERFORM herald_count('knowledge:chunks', -OLD.chunk_count);
+        ELSIF OLD.chunk_count <> NEW.chunk_count THEN
+          PERFORM herald_count('knowledge:chunks', NEW.chunk_count - OLD.chunk_count);
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER knowledge_documents_counted AFTER INSERT OR DELETE OR UPDATE OF chunk_count ON knowledge_documents
+        FOR EACH ROW EXECUTE FUNCTION herald_count_knowledge();
+
+      -- A session's runs go one at a time, in order: every unfinished run but the oldest of its
+      -- session waits. The claim used to find the ready ones by asking, of every unfinished run
+      -- in seq order, whether an older one of its session was unfinished: each claim walked past
+      -- every run waiting behind a busy session (the drain was quadratic). Now a run inserted
+      -- behind another is flagged waiting, the end of the one ahead releases the next, and a
+      -- claim reads ready runs only, from runs_ready. Both sides take the session's advisory lock
+      -- (before reading the session's runs, in a fresh snapshot), so an insert and the end of
+      -- the run ahead of it never both miss each other across replicas.
+      ALTER TABLE runs ADD COLUMN waiting BOOLEAN NOT NULL DEFAULT false;
+      UPDATE runs r SET waiting = true WHERE r.status IN ('queued', 'running')
+        AND EXISTS (SELECT 1 FROM runs p WHERE p.session_key = r.session_key AND p.status IN ('queued', 'running') AND p.seq < r.seq);
+      CREATE INDEX runs_ready ON runs (seq) WHERE NOT waiting AND status IN ('queued', 'running');
+
+      CREATE FUNCTION herald_run_inserted() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      BEGIN
+        IF NEW.status IN ('queued', 'running') THEN
+          PERFORM pg_advisory_xact_lock(hashtext('herald.runs:' || current_schema() || ':' || NEW.session_key));
+          NEW.waiting := EXISTS (SELECT 1 FROM runs WHERE session_key = NEW.session_key AND status IN ('queued', 'running'));
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER runs_wait_behind BEFORE INSERT ON runs FOR EACH ROW EXECUTE FUNCTION herald_run_inserted();
+
+      -- the oldest unfinished run left is released; one finished meanwhile (an operator's
+      -- cancel, committed while this waited for its row) is passed over for the next
+      CREATE FUNCTION herald_run_ended() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      DECLARE
+        next_id TEXT;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtext('herald.runs:' || current_schema() || ':' || OLD.session_key));
+        LOOP
+          SELECT id INTO next_id FROM runs WHERE session_key = OLD.session_key AND status IN ('queued', 'running') ORDER BY seq LIMIT 1;
+          EXIT WHEN NOT FOUND;
+          UPDATE runs SET waiting = false WHERE id = next_id AND status IN ('queued', 'running');
+          EXIT WHEN FOUND;
+        END LOOP;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER runs_release_next AFTER UPDATE OF status ON runs FOR EACH ROW
+        WHEN (OLD.status IN ('queued', 'running') AND NEW.status NOT IN ('queued', 'running') AND NOT OLD.waiting)
+        EXECUTE FUNCTION herald_run_ended();
+    `,
+  },
 ];

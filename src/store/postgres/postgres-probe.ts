@@ -1,38 +1,33 @@
 import type pg from 'pg';
-import type { DeliveryStatus } from '../port.js';
-import type { StoreCounts, StoreProbe } from '../store-probe.js';
+import type { StoreProbe } from '../store-probe.js';
+import { countsFromRows } from '../store-counts.js';
 import { query } from './pg-pool.js';
 
-/** /readyz and /metrics over PostgreSQL: every count answered from a partial or status index */
+/**
+ * /readyz and /metrics over PostgreSQL. The counts are the sums of `store_counts`, kept by
+ * triggers (the 'scale' migration): a share per backend that wrote, and the folded total (shard 0).
+ * The same statement folds the shares no writer holds right now into the total (SKIP LOCKED:
+ * a scrape never waits on a writer; totals in name order: two scrapes never wait on each
+ * other in a cycle), so the rows stay as few as the connections between two scrapes. Its
+ * SELECT reads the snapshot the statement began with, before the fold: the sums are exact.
+ */
 export function postgresProbe(pool: pg.Pool): StoreProbe {
   return {
     async ping() {
       await query(pool, 'SELECT 1');
     },
-    async counts(): Promise<StoreCounts> {
-      const { rows } = await query<{ what: string; status: string; n: number }>(
+    async counts() {
+      const { rows } = await query<{ name: string; n: string }>(
         pool,
-        `SELECT 'runs' AS what, status, COUNT(*)::int AS n FROM runs WHERE status IN ('queued', 'running') GROUP BY status
-         UNION ALL SELECT 'events', 'pending', COUNT(*)::int FROM events WHERE status = 'pending'
-         UNION ALL SELECT 'events', 'dropped', COUNT(*)::int FROM events WHERE status = 'dropped'
-         UNION ALL SELECT 'deliveries', status, COUNT(*)::int FROM deliveries GROUP BY status
-         UNION ALL SELECT 'knowledge', 'documents', COUNT(*)::int FROM knowledge_documents
-         UNION ALL SELECT 'knowledge', 'chunks', COALESCE(SUM(chunk_count), 0)::int FROM knowledge_documents`,
+        `WITH shares AS (
+           DELETE FROM store_counts WHERE ctid = ANY (ARRAY (SELECT ctid FROM store_counts WHERE shard <> 0 FOR UPDATE SKIP LOCKED))
+           RETURNING name, n),
+         folded AS (
+           INSERT INTO store_counts (name, shard, n) SELECT name, 0, SUM(n) FROM shares GROUP BY name ORDER BY name
+           ON CONFLICT (name, shard) DO UPDATE SET n = store_counts.n + EXCLUDED.n)
+         SELECT name, SUM(n)::text AS n FROM store_counts GROUP BY name`,
       );
-      const runs = { queued: 0, running: 0 };
-      const deliveries: Record<DeliveryStatus, number> = { pending: 0, sending: 0, delivered: 0, failed: 0, abandoned: 0 };
-      let eventsPending = 0;
-      let knowledgeDocuments = 0;
-      let knowledgeChunks = 0;
-      let eventsDropped = 0;
-      for (const row of rows) {
-        if (row.what === 'runs' && (row.status === 'queued' || row.status === 'running')) runs[row.status] = row.n;
-        else if (row.what === 'events' && row.status === 'dropped') eventsDropped = row.n;
-        else if (row.what === 'events') eventsPending = row.n;
-        else if (row.what === 'deliveries' && row.status in deliveries) deliveries[row.status as DeliveryStatus] = row.n;
-        else if (row.what === 'knowledge') (row.status === 'documents' ? (knowledgeDocuments = row.n) : (knowledgeChunks = row.n));
-      }
-      return { runs, eventsPending, eventsDropped, deliveries, knowledgeDocuments, knowledgeChunks };
+      return countsFromRows(rows);
     },
   };
 }

@@ -61,18 +61,17 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
     },
     /**
      * FOR UPDATE SKIP LOCKED: replicas claiming at once take different runs and never wait on
-     * each other. A run whose session has an older unfinished run is not a candidate (per-session
-     * order); that older run, locked by another claimer right now, still counts as unfinished.
-     * `status IN (...)` spelled out so the planner reaches the partial index runs_unfinished
-     * rather than every finished run.
+     * each other. Only a session's oldest unfinished run is ready (the others are flagged
+     * waiting by the triggers of the 'scale' migration, released one by one as the run ahead ends), so the
+     * claim reads ready runs from runs_ready in seq order and stops at `limit`: the runs waiting
+     * behind a busy session are never read.
      */
     async claim({ owner, now, until }, limit) {
       const { rows } = await query<RunRow & { seq: number }>(
         pool,
         `WITH candidates AS (
            SELECT r.id FROM runs r
-           WHERE r.status IN ('queued', 'running') AND (r.status = 'queued' OR r.lease_until IS NULL OR r.lease_until < $2)
-             AND NOT EXISTS (SELECT 1 FROM runs p WHERE p.session_key = r.session_key AND p.status IN ('queued', 'running') AND p.seq < r.seq)
+           WHERE NOT r.waiting AND r.status IN ('queued', 'running') AND (r.status = 'queued' OR r.lease_until IS NULL OR r.lease_until < $2)
            ORDER BY r.seq LIMIT $4
            FOR UPDATE SKIP LOCKED)
          UPDATE runs SET status = 'running', started_at = $2, lease_owner = $1, lease_until = $3

@@ -42,10 +42,12 @@ export function eventEnqueuer(db: SqliteDatabase) {
 export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit): EventsRepo {
   const enqueue = eventEnqueuer(db);
   const pendingCount = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'");
-  // pending, or processing under a lease that ran out (NULL: claimed before leases existed)
+  // pending, or processing under a lease that ran out (NULL: claimed before leases existed);
+  // `status IN (...)` spelled out so the claim reads the session's open events from
+  // events_session_status, not every event the session ever had (the main session's history)
   const claim = db.prepare<{ session: string; owner: string; now: number; until: number }, Row>(
     `UPDATE events SET status = 'processing', lease_owner = @owner, lease_until = @until
-     WHERE session = @session AND (status = 'pending' OR (status = 'processing' AND (lease_until IS NULL OR lease_until < @now)))
+     WHERE session = @session AND status IN ('pending', 'processing') AND (status = 'pending' OR lease_until IS NULL OR lease_until < @now)
      RETURNING *`,
   );
   const done = db.prepare<[number]>("UPDATE events SET status = 'done', lease_owner = NULL, lease_until = NULL WHERE id = ?");

@@ -241,4 +241,84 @@ export const migrations: Migration[] = [
       ALTER TABLE runs ADD COLUMN model TEXT;
     `,
   },
+  {
+    version: 12,
+    name: 'scale: counts kept by triggers (/metrics reads rows, not tables), waiting runs flagged (a claim reads ready runs only), an index for start-up',
+    sql: `
+      -- what /metrics reports, kept exact by triggers in the same transaction as the rows they
+      -- count (a crash keeps both or neither): a scrape reads these rows instead of counting
+      -- tables of millions. A status with no row here (runs:succeeded) is not counted: the
+      -- trigger's UPDATE finds nothing to change.
+      CREATE TABLE store_counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+      INSERT INTO store_counts (name, n) VALUES
+        ('runs:queued', 0), ('runs:running', 0), ('events:pending', 0), ('events:dropped', 0),
+        ('deliveries:pending', 0), ('deliveries:sending', 0), ('deliveries:delivered', 0), ('deliveries:failed', 0), ('deliveries:abandoned', 0),
+        ('knowledge:documents', 0), ('knowledge:chunks', 0);
+      UPDATE store_counts SET n = c.n FROM (
+        SELECT 'runs:' || status AS name, COUNT(*) AS n FROM runs WHERE status IN ('queued', 'running') GROUP BY status
+        UNION ALL SELECT 'events:' || status, COUNT(*) FROM events WHERE status IN ('pending', 'dropped') GROUP BY status
+        UNION ALL SELECT 'deliveries:' || status, COUNT(*) FROM deliveries GROUP BY status
+        UNION ALL SELECT 'knowledge:documents', COUNT(*) FROM knowledge_documents
+        UNION ALL SELECT 'knowledge:chunks', COUNT(*) FROM knowledge_chunks
+      ) AS c WHERE store_counts.name = c.name;
+${countedTriggers('runs')}
+${countedTriggers('events')}
+${countedTriggers('deliveries')}
+      CREATE TRIGGER knowledge_documents_counted_insert AFTER INSERT ON knowledge_documents BEGIN
+        UPDATE store_counts SET n = n + 1 WHERE name = 'knowledge:documents';
+      END;
+      CREATE TRIGGER knowledge_documents_counted_delete AFTER DELETE ON knowledge_documents BEGIN
+        UPDATE store_counts SET n = n - 1 WHERE name = 'knowledge:documents';
+      END;
+      -- chunks deleted by their document's ON DELETE CASCADE fire this too
+      CREATE TRIGGER knowledge_chunks_counted_insert AFTER INSERT ON knowledge_chunks BEGIN
+        UPDATE store_counts SET n = n + 1 WHERE name = 'knowledge:chunks';
+      END;
+      CREATE TRIGGER knowledge_chunks_counted_delete AFTER DELETE ON knowledge_chunks BEGIN
+        UPDATE store_counts SET n = n - 1 WHERE name = 'knowledge:chunks';
+      END;
+
+      -- A session's runs go one at a time, in order: every unfinished run but the oldest of its
+      -- session waits. The claim used to find the ready ones by asking, of every unfinished run,
+      -- whether an older one of its session was unfinished, and sorted them all: each claim read
+      -- every waiting run (the drain of a busy session was quadratic). Now a run inserted behind
+      -- another is flagged waiting, the oldest one's end releases the next, and a claim reads
+      -- the ready runs only, in order, from runs_ready.
+      ALTER TABLE runs ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0;
+      UPDATE runs SET waiting = 1 WHERE status IN ('queued', 'running')
+        AND EXISTS (SELECT 1 FROM runs p WHERE p.session_key = runs.session_key AND p.status IN ('queued', 'running') AND p.rowid < runs.rowid);
+      CREATE INDEX runs_ready ON runs (waiting) WHERE waiting = 0 AND status IN ('queued', 'running');
+      CREATE TRIGGER runs_wait_behind AFTER INSERT ON runs
+        WHEN NEW.status IN ('queued', 'running')
+          AND EXISTS (SELECT 1 FROM runs p WHERE p.session_key = NEW.session_key AND p.status IN ('queued', 'running') AND p.rowid < NEW.rowid)
+      BEGIN
+        UPDATE runs SET waiting = 1 WHERE rowid = NEW.rowid;
+      END;
+      CREATE TRIGGER runs_release_next AFTER UPDATE OF status ON runs
+        WHEN OLD.status IN ('queued', 'running') AND NEW.status NOT IN ('queued', 'running') AND OLD.waiting = 0
+      BEGIN
+        UPDATE runs SET waiting = 0 WHERE rowid =
+          (SELECT rowid FROM runs WHERE session_key = OLD.session_key AND status IN ('queued', 'running') ORDER BY rowid LIMIT 1);
+      END;
+
+      -- start-up looks for replies left behind among the succeeded runs wanting delivery that
+      -- finished since the previous start (a range of this index), not among every run stored
+      CREATE INDEX runs_to_deliver ON runs (finished_at) WHERE status = 'succeeded' AND deliver = 1 AND reply IS NOT NULL;
+    `,
+  },
 ];
+
+/** the triggers keeping the `store_counts` rows named `<table>:<status>` exact */
+function countedTriggers(table: string): string {
+  return `
+      CREATE TRIGGER ${table}_counted_insert AFTER INSERT ON ${table} BEGIN
+        UPDATE store_counts SET n = n + 1 WHERE name = '${table}:' || NEW.status;
+      END;
+      CREATE TRIGGER ${table}_counted_update AFTER UPDATE OF status ON ${table} WHEN OLD.status <> NEW.status BEGIN
+        UPDATE store_counts SET n = n - 1 WHERE name = '${table}:' || OLD.status;
+        UPDATE store_counts SET n = n + 1 WHERE name = '${table}:' || NEW.status;
+      END;
+      CREATE TRIGGER ${table}_counted_delete AFTER DELETE ON ${table} BEGIN
+        UPDATE store_counts SET n = n - 1 WHERE name = '${table}:' || OLD.status;
+      END;`;
+}
