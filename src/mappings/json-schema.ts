@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { HeraldError } from '../errors.js';
 
@@ -34,12 +34,31 @@ function newAjv(): Ajv {
  */
 let shared: Ajv | undefined;
 
+/**
+ * Compiled validators by the schema's JSON text: mappings copied from one pattern carry the same
+ * schema, and an ajv compile costs ~5 ms and ~100 KB of generated code, so each distinct schema is
+ * compiled once (still at load: an invalid one is refused at start, naming its mapping). Emptied
+ * past a bound, so reloads of ever-changing schemas do not accumulate validators forever.
+ */
+const compiled = new Map<string, ValidateFunction>();
+const MAX_COMPILED = 2_000;
+
+function compileOnce(schema: Record<string, unknown>): ValidateFunction {
+  const text = JSON.stringify(schema);
+  let validate = compiled.get(text);
+  if (validate) return validate;
+  shared ??= newAjv();
+  // two mappings may reuse one `$id` with different schemas (copied files): the second gets an instance of its own
+  const ajv = typeof schema.$id === 'string' && shared.getSchema(schema.$id) ? newAjv() : shared;
+  validate = ajv.compile(schema);
+  if (compiled.size >= MAX_COMPILED) compiled.clear();
+  compiled.set(text, validate);
+  return validate;
+}
+
 /** Compiles a mapping's JSON Schema; an invalid schema throws (the caller names the mapping). */
 export function compilePayloadSchema(schema: Record<string, unknown>): PayloadSchema {
-  shared ??= newAjv();
-  // two mappings may reuse one `$id` (copied files): the second gets an instance of its own
-  const ajv = typeof schema.$id === 'string' && shared.getSchema(schema.$id) ? newAjv() : shared;
-  const validate = ajv.compile(schema);
+  const validate = compileOnce(schema);
   return {
     check(payload) {
       if (validate(payload)) return;
