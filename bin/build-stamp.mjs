@@ -11,7 +11,11 @@ export const DIST = path.join(ROOT, 'dist');
 export const STAMP = path.join(DIST, 'build.json');
 export const SOURCE_DIRS = ['src', 'plugins'];
 
-/** the newest modification under a folder, folders included (a deleted or renamed file changes its folder) */
+/**
+ * the newest file modification under a folder (files only: a folder's own time changes when a
+ * file is added, which a container's COPY does after the build; a deleted source is harmless, as
+ * any source still importing it changed too)
+ */
 async function newestChange(dir) {
   let entries;
   try {
@@ -22,7 +26,7 @@ async function newestChange(dir) {
   const times = await Promise.all(
     entries.map((e) => (e.isDirectory() ? newestChange(path.join(dir, e.name)) : fsp.stat(path.join(dir, e.name)).then((s) => s.mtimeMs))),
   );
-  return Math.max((await fsp.stat(dir)).mtimeMs, ...times);
+  return Math.max(0, ...times);
 }
 
 /** true when dist/ holds a finished build started after the last change to the sources */

@@ -1,9 +1,9 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { HeraldError } from '../errors.js';
 
-// ajv-formats is CommonJS with a default export; NodeNext sees the module object
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+// required with the first schema, not at start: a gateway whose mappings have no schema never loads ajv
+const requireModule = createRequire(import.meta.url);
 
 export interface SchemaFault {
   /** JSON Pointer into the payload ("" is the payload itself) */
@@ -22,8 +22,11 @@ function describe(error: ErrorObject): SchemaFault {
 }
 
 function newAjv(): Ajv {
+  const { Ajv } = requireModule('ajv') as typeof import('ajv');
+  // ajv-formats is CommonJS with a default export
+  const formats = requireModule('ajv-formats') as { default: (ajv: Ajv) => Ajv };
   const ajv = new Ajv({ allErrors: true, strict: false });
-  addFormats(ajv);
+  formats.default(ajv);
   return ajv;
 }
 

@@ -102,9 +102,14 @@ function withAuthEnv(raw: unknown, origin: string, faults: string[]): unknown {
  */
 function mixedAuthFaults(compiled: CompiledMapping[], labels: Map<CompiledMapping, string>): string[] {
   const faults: string[] = [];
+  // the first signed mapping of each path, found in one pass (a scan per mapping was quadratic in their number)
+  const signedByPath = new Map<string, CompiledMapping>();
+  for (const mapping of compiled) {
+    if (mapping.path !== undefined && mapping.signature && !signedByPath.has(mapping.path)) signedByPath.set(mapping.path, mapping);
+  }
   for (const mapping of compiled) {
     if (mapping.path === undefined || mapping.signature) continue;
-    const signed = compiled.find((other) => other.path === mapping.path && other.signature);
+    const signed = signedByPath.get(mapping.path);
     if (signed) {
       faults.push(`${labels.get(mapping)}: auth: mapping "${signed.id}" of match.path "${mapping.path}" declares auth, so every mapping of that path must (a YAML anchor shares one block)`);
     }

@@ -1,0 +1,11 @@
+const t0 = performance.now(); const c0 = process.cpuUsage();
+const lap = (l) => { const c = process.cpuUsage(c0); console.log(l.padEnd(28), (performance.now() - t0).toFixed(0).padStart(5), 'ms wall', ((c.user + c.system) / 1000).toFixed(0).padStart(5), 'ms cpu', (process.memoryUsage().rss / 1048576).toFixed(1), 'MB'); };
+lap('node up');
+const { loadConfigFile } = await import('/work/wt-startup/dist/src/plugin-host/load-config.js'); lap('import load-config');
+const { builtinPlugins } = await import('/work/wt-startup/dist/plugins/index.js'); lap('import plugins');
+const { createGateway } = await import('/work/wt-startup/dist/src/gateway.js'); lap('import gateway');
+const { serve } = await import('/work/wt-startup/node_modules/@hono/node-server/dist/index.mjs'); lap('import node-server');
+const loaded = await loadConfigFile(process.argv[2], { builtins: builtinPlugins }); lap('load config');
+const gw = await createGateway(loaded, {}); lap('createGateway');
+await gw.start(); lap('start');
+const s = serve({ fetch: gw.app.fetch, port: 0, hostname: '127.0.0.1' }, async (info) => { lap('listening'); const r = await fetch(`http://127.0.0.1:${info.port}/healthz`); await r.text(); lap('healthz'); await new Promise(r => setTimeout(r, 2000)); lap('idle'); globalThis.gc?.(); const m=process.memoryUsage(); console.log(Object.fromEntries(Object.entries(m).map(([k,v])=>[k,(v/1048576).toFixed(1)]))); const v8=await import('node:v8'); console.log(v8.getHeapSpaceStatistics().map(s=>s.space_name+':'+(s.space_used_size/1048576).toFixed(1)).join(' ')); process.exit(0); });
