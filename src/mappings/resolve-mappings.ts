@@ -38,11 +38,13 @@ export interface MappingSource {
   substituteAuthEnv?: boolean;
   /** a preset's mapping: its model default (e.g. hooks.gmail.model) is dropped with a warning when not allowed, as OpenClaw ignores it */
   preset?: boolean;
+  /** `raw` is already the output of the mapping schema (the config file's own mappings, parsed with the config): not parsed again */
+  parsed?: boolean;
 }
 
 /** `hooks.mappings`, then every file of `hooks.mappingsDir` in name order, then the enabled presets. */
 export function collectMappingSources(loaded: MappingInputs): MappingSource[] {
-  const sources: MappingSource[] = loaded.config.hooks.mappings.map((raw, i) => ({ origin: `hooks.mappings[${i}]`, raw }));
+  const sources: MappingSource[] = loaded.config.hooks.mappings.map((raw, i) => ({ origin: `hooks.mappings[${i}]`, raw, parsed: true }));
   for (const file of listMappingFiles(loaded.config.hooks.mappingsDir)) {
     readMappingFile(file).forEach((raw, i) => sources.push({ origin: `${file}[${i}]`, raw, substituteAuthEnv: true }));
   }
@@ -57,7 +59,9 @@ export async function compileMappingSources(sources: MappingSource[], loaded: Pi
   const compiled: CompiledMapping[] = [];
   const labels = new Map<CompiledMapping, string>();
   for (const [index, source] of sources.entries()) {
-    const parsed = mappingSchema.safeParse(source.substituteAuthEnv ? withAuthEnv(source.raw, source.origin, faults) : source.raw);
+    const parsed = source.parsed
+      ? { success: true as const, data: source.raw as Mapping }
+      : mappingSchema.safeParse(source.substituteAuthEnv ? withAuthEnv(source.raw, source.origin, faults) : source.raw);
     if (!parsed.success) {
       faults.push(...formatIssues(parsed.error.issues, source.origin));
       continue;
