@@ -9,7 +9,16 @@ WORKDIR /app
 # build tools only here: better-sqlite3 compiles when no prebuilt binary matches
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+COPY bin ./bin
+# prepare (bin/build.mjs) finds no compiler here and skips: the build is the next stage's
 RUN npm ci --omit=dev --no-audit --no-fund
+
+# the compiled JavaScript (dist/): npm ci runs prepare, which compiles src/ and plugins/ with tsc
+FROM deps AS build
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY plugins ./plugins
+RUN npm ci --no-audit --no-fund
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \
@@ -21,6 +30,8 @@ COPY package.json ./
 COPY bin ./bin
 COPY src ./src
 COPY plugins ./plugins
+# after src/ and plugins/: bin/herald.mjs runs dist/ only when its build is newer than every source
+COPY --from=build /app/dist ./dist
 COPY mappings ./mappings
 COPY transforms ./transforms
 COPY deploy ./deploy

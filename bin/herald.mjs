@@ -1,13 +1,24 @@
 #!/usr/bin/env node
-// herald runs its TypeScript sources through tsx: no build step, and .ts transforms load the same way.
-import { register } from 'tsx/esm/api';
-import { register as registerCommonJs } from 'tsx/cjs/api';
+// herald runs the compiled JavaScript of dist/ when a build is there and newer than every source
+// (`npm install` builds it), otherwise its TypeScript sources through tsx: a checkout runs without
+// a build, and an edited source is never shadowed by an older build.
+import { buildIsFresh } from './build-stamp.mjs';
 
-register();
-// a .ts transform in a project without "type": "module" is CommonJS: Node loads it through require
-registerCommonJs();
-const { main } = await import('../src/cli/main.ts');
+// the freshness check (a stat of every source, on the thread pool) overlaps loading the build
+const fresh = buildIsFresh();
+let entry = await import('../dist/src/cli/main.js').then(
+  (main) => ({ main, plugins: () => import('../dist/plugins/index.js') }),
+  () => undefined,
+);
+if (!(await fresh) || !entry) {
+  const { register } = await import('tsx/esm/api');
+  const { register: registerCommonJs } = await import('tsx/cjs/api');
+  register();
+  // a .ts transform in a project without "type": "module" is CommonJS: Node loads it through require
+  registerCommonJs();
+  entry = { main: await import('../src/cli/main.ts'), plugins: () => import('../plugins/index.ts') };
+}
 // the entry point hands the built-in plugins in (src/ never imports plugins/ itself), as a loader:
 // `--help` and the like never load them
-const builtins = async () => (await import('../plugins/index.ts')).builtinPlugins;
-process.exitCode = await main(process.argv.slice(2), builtins);
+const builtins = async () => (await entry.plugins()).builtinPlugins;
+process.exitCode = await entry.main.main(process.argv.slice(2), builtins);

@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
-import pinoPretty from 'pino-pretty';
 
 /**
  * The logger. Secrets are redacted by key wherever they appear; request bodies are never
@@ -51,6 +51,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 
 /** pino-pretty as a stream in this process (no worker thread): colours when stdout is a terminal */
 function prettyStream(): pino.DestinationStream {
+  // required only here: a JSON-logging gateway never loads pino-pretty
+  const pinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
   return pinoPretty({ destination: 1, sync: true, colorize: process.stdout.isTTY === true, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname' });
 }
 

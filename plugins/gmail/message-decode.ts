@@ -1,6 +1,12 @@
-import { convert } from 'html-to-text';
+import { createRequire } from 'node:module';
 import type { GmailMessage, GmailMessagePart } from './gmail-api.js';
 import { charsetOf, decodeBytes, decodeHeaderValue } from './mime-text.js';
+
+// html-to-text (~10 MB with its HTML parser) is required on the first HTML-only mail, not when
+// herald starts with the gmail plugin listed
+const requireModule = createRequire(import.meta.url);
+const htmlToText = (html: string): string =>
+  (requireModule('html-to-text') as typeof import('html-to-text')).convert(html, { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] });
 
 /** One message as the watcher posts it to the hook. */
 export interface MailSummary {
@@ -57,7 +63,7 @@ export function cutToBytes(text: string, maxBytes: number): { text: string; trun
 export function messageText(message: GmailMessage): string {
   const { plain, html } = findText(message.payload);
   if (plain !== undefined && plain.trim()) return plain;
-  if (html !== undefined) return convert(html, { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] });
+  if (html !== undefined) return htmlToText(html);
   return plain ?? '';
 }
 

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderSchemaTable } from '../config/reference-docs.js';
 import { coreConfigSchema } from '../config/schema.js';
@@ -8,6 +7,7 @@ import { errorCatalog } from '../errors.js';
 import { renderReferenceTable } from '../http/openapi/reference-table.js';
 import { routeDocs } from '../http/openapi/route-docs.js';
 import { pluginDocBlocks, type DocBlock } from '../plugin-host/plugin-docs.js';
+import { PACKAGE_ROOT } from '../install-layout.js';
 import type { PluginDefinition } from '../plugins/sdk.js';
 import type { CliIo } from './cli-io.js';
 
@@ -42,7 +42,7 @@ export async function docsCommand(argv: string[], io: CliIo, builtins: PluginDef
   return 0;
 }
 
-export const DEFAULT_README = fileURLToPath(new URL('../../README.md', import.meta.url));
+export const DEFAULT_README = path.join(PACKAGE_ROOT, 'README.md');
 
 export function coreBlocks(): DocBlock[] {
   return [

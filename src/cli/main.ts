@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { PluginCommand, PluginDefinition } from '../plugins/sdk.js';
 import { processIo, type CliIo } from './cli-io.js';
@@ -7,6 +8,7 @@ import { commands } from './commands.js';
 import { configPathFrom } from './config-path.js';
 import { commandHelp, overallHelp } from './help.js';
 import { didYouMean, nearest } from './nearest.js';
+import { PACKAGE_ROOT } from '../install-layout.js';
 
 /**
  * Dispatches `herald <words> [options]`. Only this file, the command table and the help are
@@ -164,6 +166,6 @@ function pluginCommandSpec(command: PluginCommand, pluginId: string, io: CliIo, 
 
 let cachedVersion: string | undefined;
 function version(): string {
-  cachedVersion ??= (JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  cachedVersion ??= (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   return cachedVersion;
 }

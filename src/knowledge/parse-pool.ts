@@ -1,9 +1,16 @@
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import type { KnowledgeLimits } from '../config/schema.js';
 import { HeraldError } from '../errors.js';
 import type { ChunkOptions } from './chunk-text.js';
 import { documentLimitErrors } from './document-limits.js';
-import { unpackChunks, type ParseAnswer } from './parse-worker.js';
+import { RUNS_COMPILED } from '../install-layout.js';
+import { unpackChunks, type ParseAnswer } from './packed-chunks.js';
+
+/**
+ * What a worker thread starts from: compiled, parse-worker.js itself; from the sources, an entry
+ * that registers tsx in the thread first (loader hooks are per thread).
+ */
+const WORKER_ENTRY = new URL(RUNS_COMPILED ? './parse-worker.js' : './parse-worker-entry.mjs', import.meta.url).href;
 
 export type ParsedChunks = ReturnType<typeof unpackChunks>;
 
@@ -11,26 +18,31 @@ export type ParsedChunks = ReturnType<typeof unpackChunks>;
  * Reads documents in worker threads, so a slow or hostile file costs a worker, never the event
  * loop: each worker has a heap limit (`workerMemoryMb`; past it the worker dies, not herald) and
  * each document a time limit (`parseTimeoutMs`, counted from when it is queued; past it the worker
- * is stopped). The pool starts with the first upload and ends with `close`.
+ * is stopped). The pool starts with the first upload and ends with `close`: piscina and the
+ * parsers (mammoth, unpdf, html-to-text) are loaded then, in the workers, never at start.
  */
 export class ParsePool {
-  private pool?: Piscina;
+  private pool?: Promise<Piscina>;
 
   constructor(private readonly limits: KnowledgeLimits) {}
 
   async parse(bytes: Uint8Array, filename: string, chunking: ChunkOptions): Promise<ParsedChunks> {
     const { maxInflatedEntryBytes, maxTextChars, maxChunks, parseTimeoutMs, workerMemoryMb } = this.limits;
-    this.pool ??= new Piscina({
-      filename: new URL('./parse-worker-entry.mjs', import.meta.url).href,
-      minThreads: 0,
-      maxThreads: this.limits.workers,
-      idleTimeout: 30_000,
-      resourceLimits: { maxOldGenerationSizeMb: workerMemoryMb },
-    });
+    // one pool however many uploads arrive while piscina is being imported
+    const pool = await (this.pool ??= import('piscina').then(
+      ({ Piscina }) =>
+        new Piscina({
+          filename: WORKER_ENTRY,
+          minThreads: 0,
+          maxThreads: this.limits.workers,
+          idleTimeout: 30_000,
+          resourceLimits: { maxOldGenerationSizeMb: workerMemoryMb },
+        }),
+    ));
     const task = { bytes, filename, chunking, limits: { maxInflatedEntryBytes, maxTextChars, maxChunks } };
     let answer: ParseAnswer;
     try {
-      answer = await this.pool.run(task, { signal: AbortSignal.timeout(parseTimeoutMs) });
+      answer = await pool.run(task, { signal: AbortSignal.timeout(parseTimeoutMs) });
     } catch (error) {
       const { name, code } = error as { name?: string; code?: string };
       if (name === 'AbortError' || name === 'TimeoutError') throw documentLimitErrors.time(parseTimeoutMs);
@@ -42,7 +54,8 @@ export class ParsePool {
   }
 
   async close(): Promise<void> {
-    await this.pool?.destroy();
+    const pool = this.pool;
     this.pool = undefined;
+    await (await pool)?.destroy();
   }
 }

@@ -1,49 +1,18 @@
 import { HeraldError } from '../errors.js';
-import { documentTypes, type DocumentType } from './detect-type.js';
+import { packChunks, type ParseAnswer } from './packed-chunks.js';
 import { parseDocument, type ParseTask } from './parse-document.js';
 
-/** what a worker answers: the packed chunks, or the refusal to send back */
-export type ParseAnswer = Uint8Array | { error: { code: HeraldError['code']; message: string; param?: string } };
-
-const types = Object.keys(documentTypes) as DocumentType[];
-
 /**
- * Runs in a parse worker thread (parse-worker-entry.mjs loads it). The chunks go back as one
- * buffer moved, not copied, to the main thread (a type byte, the count, each chunk's end offset,
- * then the UTF-8 text): a structured clone of tens of thousands of strings would be decoded on
- * the main thread in one go, the very stall this worker exists to avoid.
+ * Runs in a parse worker thread (the compiled file itself, or parse-worker-entry.mjs from the
+ * sources). The chunks go back packed (packed-chunks.ts), moved, not copied, to the main thread.
  */
 export default async function parseInWorker(task: ParseTask): Promise<ParseAnswer> {
   try {
     const { type, chunks } = await parseDocument(task);
-    const encoded = chunks.map((c) => Buffer.from(c, 'utf8'));
-    const head = 5 + 4 * chunks.length;
-    const packed = new Uint8Array(head + encoded.reduce((n, b) => n + b.length, 0));
-    const view = new DataView(packed.buffer);
-    view.setUint8(0, types.indexOf(type));
-    view.setUint32(1, chunks.length, true);
-    let at = head;
-    encoded.forEach((bytes, i) => {
-      packed.set(bytes, at);
-      at += bytes.length;
-      view.setUint32(5 + 4 * i, at - head, true);
-    });
-    return packed;
+    return packChunks(type, chunks);
   } catch (error) {
     if (error instanceof HeraldError) return { error: { code: error.code, message: error.message, param: error.param } };
     return { error: { code: 'HERALD_INVALID_FIELD', message: 'could not read the file', param: 'file' } };
   }
 }
 
-/** The main thread's view of a packed answer: the type, the count, and each chunk decoded on demand. */
-export function unpackChunks(packed: Uint8Array): { type: DocumentType; count: number; chunk(i: number): string } {
-  const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
-  const count = view.getUint32(1, true);
-  const head = 5 + 4 * count;
-  const decoder = new TextDecoder();
-  return {
-    type: types[view.getUint8(0)]!,
-    count,
-    chunk: (i) => decoder.decode(packed.subarray(head + (i ? view.getUint32(5 + 4 * (i - 1), true) : 0), head + view.getUint32(5 + 4 * i, true))),
-  };
-}

@@ -1,9 +1,9 @@
-import { Ajv, type ErrorObject } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { HeraldError } from '../errors.js';
 
-// ajv-formats is CommonJS with a default export; NodeNext sees the module object
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+// required with the first schema, not at start: a gateway whose mappings have no schema never loads ajv
+const requireModule = createRequire(import.meta.url);
 
 export interface SchemaFault {
   /** JSON Pointer into the payload ("" is the payload itself) */
@@ -22,8 +22,11 @@ function describe(error: ErrorObject): SchemaFault {
 }
 
 function newAjv(): Ajv {
+  const { Ajv } = requireModule('ajv') as typeof import('ajv');
+  // ajv-formats is CommonJS with a default export
+  const formats = requireModule('ajv-formats') as { default: (ajv: Ajv) => Ajv };
   const ajv = new Ajv({ allErrors: true, strict: false });
-  addFormats(ajv);
+  formats.default(ajv);
   return ajv;
 }
 
@@ -34,12 +37,31 @@ function newAjv(): Ajv {
  */
 let shared: Ajv | undefined;
 
+/**
+ * Compiled validators by the schema's JSON text: mappings copied from one pattern carry the same
+ * schema, and an ajv compile costs ~5 ms and ~100 KB of generated code, so each distinct schema is
+ * compiled once (still at load: an invalid one is refused at start, naming its mapping). Emptied
+ * past a bound, so reloads of ever-changing schemas do not accumulate validators forever.
+ */
+const compiled = new Map<string, ValidateFunction>();
+const MAX_COMPILED = 2_000;
+
+function compileOnce(schema: Record<string, unknown>): ValidateFunction {
+  const text = JSON.stringify(schema);
+  let validate = compiled.get(text);
+  if (validate) return validate;
+  shared ??= newAjv();
+  // two mappings may reuse one `$id` with different schemas (copied files): the second gets an instance of its own
+  const ajv = typeof schema.$id === 'string' && shared.getSchema(schema.$id) ? newAjv() : shared;
+  validate = ajv.compile(schema);
+  if (compiled.size >= MAX_COMPILED) compiled.clear();
+  compiled.set(text, validate);
+  return validate;
+}
+
 /** Compiles a mapping's JSON Schema; an invalid schema throws (the caller names the mapping). */
 export function compilePayloadSchema(schema: Record<string, unknown>): PayloadSchema {
-  shared ??= newAjv();
-  // two mappings may reuse one `$id` (copied files): the second gets an instance of its own
-  const ajv = typeof schema.$id === 'string' && shared.getSchema(schema.$id) ? newAjv() : shared;
-  const validate = ajv.compile(schema);
+  const validate = compileOnce(schema);
   return {
     check(payload) {
       if (validate(payload)) return;

@@ -1,4 +1,5 @@
-import jsonata from 'jsonata';
+import { createRequire } from 'node:module';
+import type jsonataModule from 'jsonata';
 import type { TemplateScope } from './template-scope.js';
 
 /**
@@ -68,11 +69,51 @@ export interface CompiledExpression {
   evaluate(scope: TemplateScope): Promise<unknown>;
 }
 
-/** Compiles once; throws the JSONata syntax error (with its position) for the caller to name. */
+/**
+ * JSONata texts by what is known of them. Each is parsed at load, the syntax check DESIGN asks
+ * for at start, and the parse is then dropped: a parsed expression holds ~17 KB (its parser's
+ * whole symbol table), 17 MB for a thousand `when` predicates of which a request evaluates those
+ * of its path only. It is parsed again on its first evaluation and kept. Texts are shared by every
+ * mapping that repeats them (a thousand mappings from one pattern differ in a path or a literal),
+ * so each distinct text is checked once and kept parsed once. Evaluating a shared expression is
+ * safe: evaluate() keeps its state in a frame per call (herald always passes bindings), as
+ * requests to one mapping already share it. Both are emptied past a bound, so reloads of
+ * ever-changing mappings do not accumulate texts forever.
+ */
+const checked = new Set<string>();
+const parsed = new Map<string, jsonataModule.Expression>();
+const MAX_TEXTS = 20_000;
+
+// required with the first expression, not at start: the built-in /wake and /agent use none
+const requireModule = createRequire(import.meta.url);
+let jsonata: typeof jsonataModule | undefined;
+
+function parse(text: string): jsonataModule.Expression {
+  jsonata ??= requireModule('jsonata') as typeof jsonataModule;
+  return jsonata(text);
+}
+
+function parsedOnce(text: string): jsonataModule.Expression {
+  let expression = parsed.get(text);
+  if (!expression) {
+    expression = parse(text);
+    if (parsed.size >= MAX_TEXTS) parsed.clear();
+    parsed.set(text, expression);
+  }
+  return expression;
+}
+
+/** Checks the syntax now; throws the JSONata syntax error (with its position) for the caller to name. */
 export function compileExpression(expr: string): CompiledExpression {
-  const compiled = jsonata(toJsonata(expr));
+  const text = toJsonata(expr);
+  if (!checked.has(text)) {
+    parse(text);
+    if (checked.size >= MAX_TEXTS) checked.clear();
+    checked.add(text);
+  }
+  let expression: jsonataModule.Expression | undefined;
   return {
-    evaluate: (scope) => compiled.evaluate(scope.payload, scope.bindings),
+    evaluate: (scope) => (expression ??= parsedOnce(text)).evaluate(scope.payload, scope.bindings),
   };
 }
 

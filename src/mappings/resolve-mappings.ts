@@ -38,11 +38,13 @@ export interface MappingSource {
   substituteAuthEnv?: boolean;
   /** a preset's mapping: its model default (e.g. hooks.gmail.model) is dropped with a warning when not allowed, as OpenClaw ignores it */
   preset?: boolean;
+  /** `raw` is already the output of the mapping schema (the config file's own mappings, parsed with the config): not parsed again */
+  parsed?: boolean;
 }
 
 /** `hooks.mappings`, then every file of `hooks.mappingsDir` in name order, then the enabled presets. */
 export function collectMappingSources(loaded: MappingInputs): MappingSource[] {
-  const sources: MappingSource[] = loaded.config.hooks.mappings.map((raw, i) => ({ origin: `hooks.mappings[${i}]`, raw }));
+  const sources: MappingSource[] = loaded.config.hooks.mappings.map((raw, i) => ({ origin: `hooks.mappings[${i}]`, raw, parsed: true }));
   for (const file of listMappingFiles(loaded.config.hooks.mappingsDir)) {
     readMappingFile(file).forEach((raw, i) => sources.push({ origin: `${file}[${i}]`, raw, substituteAuthEnv: true }));
   }
@@ -57,7 +59,9 @@ export async function compileMappingSources(sources: MappingSource[], loaded: Pi
   const compiled: CompiledMapping[] = [];
   const labels = new Map<CompiledMapping, string>();
   for (const [index, source] of sources.entries()) {
-    const parsed = mappingSchema.safeParse(source.substituteAuthEnv ? withAuthEnv(source.raw, source.origin, faults) : source.raw);
+    const parsed = source.parsed
+      ? { success: true as const, data: source.raw as Mapping }
+      : mappingSchema.safeParse(source.substituteAuthEnv ? withAuthEnv(source.raw, source.origin, faults) : source.raw);
     if (!parsed.success) {
       faults.push(...formatIssues(parsed.error.issues, source.origin));
       continue;
@@ -102,9 +106,14 @@ function withAuthEnv(raw: unknown, origin: string, faults: string[]): unknown {
  */
 function mixedAuthFaults(compiled: CompiledMapping[], labels: Map<CompiledMapping, string>): string[] {
   const faults: string[] = [];
+  // the first signed mapping of each path, found in one pass (a scan per mapping was quadratic in their number)
+  const signedByPath = new Map<string, CompiledMapping>();
+  for (const mapping of compiled) {
+    if (mapping.path !== undefined && mapping.signature && !signedByPath.has(mapping.path)) signedByPath.set(mapping.path, mapping);
+  }
   for (const mapping of compiled) {
     if (mapping.path === undefined || mapping.signature) continue;
-    const signed = compiled.find((other) => other.path === mapping.path && other.signature);
+    const signed = signedByPath.get(mapping.path);
     if (signed) {
       faults.push(`${labels.get(mapping)}: auth: mapping "${signed.id}" of match.path "${mapping.path}" declares auth, so every mapping of that path must (a YAML anchor shares one block)`);
     }

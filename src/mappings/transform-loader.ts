@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { importModule } from './import-module.mjs';
+import { typescriptLoader } from './typescript-loader.js';
 
 export const TRANSFORM_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts'];
 
@@ -100,6 +101,7 @@ export class TransformLoader {
 async function importFresh(file: string, version: string): Promise<Record<string, unknown>> {
   // a .js or .ts file outside a "type": "module" package is CommonJS even when imported
   delete requireModule.cache[file];
+  if (path.extname(file).toLowerCase() === '.ts') await typescriptLoader();
   if (path.extname(file).toLowerCase() === '.cjs') {
     const exported = requireModule(file) as unknown;
     return typeof exported === 'function' ? { default: exported } : (exported as Record<string, unknown>);

@@ -3,7 +3,8 @@ import { HeraldError } from '../errors.js';
 import { EmbeddedModel } from './embedded-model.js';
 import { missingKeyMessage } from './model-keys.js';
 import { EMBEDDED_PROVIDER, resolveModelRef, type ResolvedModel } from './model-refs.js';
-import { OpenAIModel } from './openai-model.js';
+import { lazyProvider } from './lazy-provider.js';
+import type { OpenAIProviderConfig } from './openai-model.js';
 import type { ModelProvider } from './provider.js';
 import { catalogueProvider } from './provider-catalogue.js';
 
@@ -27,7 +28,7 @@ export class ModelRegistry {
     this.providers.clear();
     this.providers.set(EMBEDDED_PROVIDER, new EmbeddedModel());
     for (const [name, provider] of Object.entries(config.models.providers)) {
-      this.providers.set(name, new OpenAIModel(provider));
+      this.providers.set(name, openAIModel(provider));
     }
   }
 
@@ -46,10 +47,15 @@ export class ModelRegistry {
     // a provider that fails each call, not a failed resolve: the turn's fallbacks still get their turn,
     // and the run's error says which variable to set (not cached: it is looked for again next time)
     if (entry.keyEnv && !apiKey) return missingKeyModel(missingKeyMessage(resolved.ref, { provider: resolved.provider, keyEnv: entry.keyEnv }));
-    const provider = new OpenAIModel({ baseUrl: entry.baseUrl, apiKey });
+    const provider = openAIModel({ baseUrl: entry.baseUrl, apiKey });
     this.providers.set(resolved.provider, provider);
     return provider;
   }
+}
+
+/** an OpenAI-compatible provider, its client imported on its first call */
+function openAIModel(config: OpenAIProviderConfig): ModelProvider {
+  return lazyProvider(async () => new (await import('./openai-model.js')).OpenAIModel(config));
 }
 
 function missingKeyModel(message: string): ModelProvider {

@@ -67,11 +67,14 @@ describe('Dockerfile', () => {
       if (step.op === 'COPY') {
         const parts = step.args.split(/\s+/);
         if (parts[0]!.startsWith('--from=')) {
+          // an earlier stage's node_modules or dist/: this checkout's (dist/ only once built here)
+          const built = path.join(ROOT, path.basename(parts[1]!));
           fs.mkdirSync(path.dirname(at(parts[2]!)), { recursive: true });
-          fs.symlinkSync(path.join(ROOT, 'node_modules'), at(parts[2]!));
+          if (fs.existsSync(built)) fs.symlinkSync(built, at(parts[2]!));
         } else {
           const target = parts[1]!.endsWith('/') ? path.join(at(parts[1]!), path.basename(parts[0]!)) : at(parts[1]!);
-          fs.cpSync(path.join(ROOT, parts[0]!), target, { recursive: true });
+          // modification times kept, as COPY does: bin/herald.mjs compares them with dist/'s build
+          fs.cpSync(path.join(ROOT, parts[0]!), target, { recursive: true, preserveTimestamps: true });
         }
       }
       if (step.op === 'RUN') {

@@ -1,11 +1,13 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Handler } from 'hono';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { MappingsEngine } from '../../mappings/mappings-engine.js';
 import { openApiDocument, type MappedHookDoc } from './openapi-document.js';
 import { routeDocs } from './route-docs.js';
+import { PACKAGE_ROOT } from '../../install-layout.js';
 
-const version = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** the mapped hooks that declare a payload `schema`, as the document shows them */
 export function mappedHookDocs(engine: MappingsEngine): MappedHookDoc[] {

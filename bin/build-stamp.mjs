@@ -1,0 +1,42 @@
+// Whether dist/ (the compiled JavaScript `npm run build` writes) may run: it exists and no file of
+// src/ or plugins/ changed since its build started. Engineers edit src/ while the test suite spawns
+// bin/herald.mjs, so a build older than any source is never used: the sources run through tsx instead.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+export const DIST = path.join(ROOT, 'dist');
+/** written last by the build, holding when it started: a failed or partial build has none */
+export const STAMP = path.join(DIST, 'build.json');
+export const SOURCE_DIRS = ['src', 'plugins'];
+
+/**
+ * the newest file modification under a folder (files only: a folder's own time changes when a
+ * file is added, which a container's COPY does after the build; a deleted source is harmless, as
+ * any source still importing it changed too)
+ */
+async function newestChange(dir) {
+  let entries;
+  try {
+    entries = await fsp.readdir(dir, { withFileTypes: true });
+  } catch {
+    return 0; // not there (an image that ships dist/ only): nothing in it is newer
+  }
+  const times = await Promise.all(
+    entries.map((e) => (e.isDirectory() ? newestChange(path.join(dir, e.name)) : fsp.stat(path.join(dir, e.name)).then((s) => s.mtimeMs))),
+  );
+  return Math.max(0, ...times);
+}
+
+/** true when dist/ holds a finished build started after the last change to the sources */
+export async function buildIsFresh() {
+  let startedAt;
+  try {
+    startedAt = JSON.parse(fs.readFileSync(STAMP, 'utf8')).startedAt;
+  } catch {
+    return false;
+  }
+  const newest = Math.max(...(await Promise.all(SOURCE_DIRS.map((d) => newestChange(path.join(ROOT, d))))));
+  return typeof startedAt === 'number' && newest < startedAt;
+}
