@@ -1,6 +1,7 @@
 import { HeraldError } from '../errors.js';
 import { documentTypes, type DocumentType } from './detect-type.js';
 import { parseDocument, type ParseTask } from './parse-document.js';
+import { indexTextOf } from './text-terms.js';
 
 /** what a worker answers: the packed chunks, or the refusal to send back */
 export type ParseAnswer = Uint8Array | { error: { code: HeraldError['code']; message: string; param?: string } };
@@ -8,16 +9,17 @@ export type ParseAnswer = Uint8Array | { error: { code: HeraldError['code']; mes
 const types = Object.keys(documentTypes) as DocumentType[];
 
 /**
- * Runs in a parse worker thread (parse-worker-entry.mjs loads it). The chunks go back as one
- * buffer moved, not copied, to the main thread (a type byte, the count, each chunk's end offset,
- * then the UTF-8 text): a structured clone of tens of thousands of strings would be decoded on
- * the main thread in one go, the very stall this worker exists to avoid.
+ * Runs in a parse worker thread (parse-worker-entry.mjs loads it). The chunks and their index
+ * form (segmenting and stemming are CPU work too) go back as one buffer moved, not copied, to the
+ * main thread (a type byte, the count, each string's end offset, then the UTF-8 texts: chunk i
+ * is string 2i, its index form 2i+1): a structured clone of tens of thousands of strings would be
+ * decoded on the main thread in one go, the very stall this worker exists to avoid.
  */
 export default async function parseInWorker(task: ParseTask): Promise<ParseAnswer> {
   try {
     const { type, chunks } = await parseDocument(task);
-    const encoded = chunks.map((c) => Buffer.from(c, 'utf8'));
-    const head = 5 + 4 * chunks.length;
+    const encoded = chunks.flatMap((c) => [Buffer.from(c, 'utf8'), Buffer.from(indexTextOf(c), 'utf8')]);
+    const head = 5 + 4 * encoded.length;
     const packed = new Uint8Array(head + encoded.reduce((n, b) => n + b.length, 0));
     const view = new DataView(packed.buffer);
     view.setUint8(0, types.indexOf(type));
@@ -35,15 +37,12 @@ export default async function parseInWorker(task: ParseTask): Promise<ParseAnswe
   }
 }
 
-/** The main thread's view of a packed answer: the type, the count, and each chunk decoded on demand. */
-export function unpackChunks(packed: Uint8Array): { type: DocumentType; count: number; chunk(i: number): string } {
+/** The main thread's view of a packed answer: the type, the count, and each chunk (with its index form) decoded on demand. */
+export function unpackChunks(packed: Uint8Array): { type: DocumentType; count: number; chunk(i: number): { content: string; terms: string } } {
   const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
   const count = view.getUint32(1, true);
-  const head = 5 + 4 * count;
+  const head = 5 + 8 * count;
   const decoder = new TextDecoder();
-  return {
-    type: types[view.getUint8(0)]!,
-    count,
-    chunk: (i) => decoder.decode(packed.subarray(head + (i ? view.getUint32(5 + 4 * (i - 1), true) : 0), head + view.getUint32(5 + 4 * i, true))),
-  };
+  const string = (i: number) => decoder.decode(packed.subarray(head + (i ? view.getUint32(5 + 4 * (i - 1), true) : 0), head + view.getUint32(5 + 4 * i, true)));
+  return { type: types[view.getUint8(0)]!, count, chunk: (i) => ({ content: string(2 * i), terms: string(2 * i + 1) }) };
 }

@@ -1,0 +1,73 @@
+import type { KnowledgeCandidate, KnowledgeCandidates } from '../store/port.js';
+import type { KnowledgePassage } from './knowledge-passage.js';
+
+// BM25's usual constants: term frequency saturates (k1), long chunks are discounted (b)
+const K1 = 1.2;
+const B = 0.75;
+/** each passage already taken from a document halves the next one's score from it */
+const SAME_DOCUMENT = 0.5;
+/** passages sharing this share of their distinct terms say the same thing: only the best is kept */
+const NEAR_DUPLICATE = 0.8;
+
+export interface ScoredCandidate extends KnowledgeCandidate {
+  score: number;
+  /** its distinct terms, for the duplicate check */
+  words: Set<string>;
+}
+
+/**
+ * BM25 of each candidate for the query's terms, with an IDF that stays positive: a term in
+ * most chunks still counts a little (so a chunk holding it and a rarer term beats one holding
+ * the rarer term only), and a rare, specific term counts far more. Candidates holding none of
+ * the terms get 0 and are dropped. Best first.
+ */
+export function scoreCandidates(terms: string[], found: KnowledgeCandidates): ScoredCandidate[] {
+  const { total, frequencies, candidates } = found;
+  const weight = new Map(terms.map((t, i) => [t, Math.log(1 + (total - frequencies[i]! + 0.5) / (frequencies[i]! + 0.5))]));
+  const tokens = candidates.map((c) => c.terms.split(' '));
+  const averageLength = tokens.reduce((n, t) => n + t.length, 0) / Math.max(1, tokens.length);
+  const scored = candidates.map((c, i) => {
+    const counts = new Map<string, number>();
+    for (const t of tokens[i]!) if (weight.has(t)) counts.set(t, (counts.get(t) ?? 0) + 1);
+    const norm = K1 * (1 - B + (B * tokens[i]!.length) / averageLength);
+    let score = 0;
+    for (const [t, tf] of counts) score += (weight.get(t)! * tf * (K1 + 1)) / (tf + norm);
+    return { ...c, score, words: new Set(tokens[i]) };
+  });
+  return scored.filter((c) => c.score > 0).sort((a, b) => b.score - a.score);
+}
+
+/** Jaccard similarity of two passages' distinct terms */
+const overlap = (a: Set<string>, b: Set<string>) => {
+  let shared = 0;
+  for (const w of a) if (b.has(w)) shared++;
+  return shared / Math.max(1, a.size + b.size - shared);
+};
+
+/**
+ * Picks `limit` passages from scored candidates (best first): one at a time, the best after a
+ * penalty for each passage already taken from its document (so one large document cannot crowd
+ * out the others, yet still fills the list when nothing else matches), skipping a passage
+ * whose words mostly repeat one already taken (the same text uploaded twice, or overlapping chunks).
+ */
+export function pickPassages(scored: ScoredCandidate[], limit: number): KnowledgePassage[] {
+  const picked: ScoredCandidate[] = [];
+  const taken = new Map<string, number>();
+  const left = [...scored];
+  while (picked.length < limit && left.length) {
+    let best = -1;
+    let bestScore = -Infinity;
+    for (let i = 0; i < left.length; i++) {
+      const effective = left[i]!.score * SAME_DOCUMENT ** (taken.get(left[i]!.documentId) ?? 0);
+      if (effective > bestScore) {
+        best = i;
+        bestScore = effective;
+      }
+    }
+    const [next] = left.splice(best, 1);
+    if (picked.some((p) => overlap(p.words, next!.words) >= NEAR_DUPLICATE)) continue;
+    picked.push(next!);
+    taken.set(next!.documentId, (taken.get(next!.documentId) ?? 0) + 1);
+  }
+  return picked.map((p) => ({ documentId: p.documentId, filename: p.filename, chunkId: p.chunkId, score: Math.round(p.score * 10_000) / 10_000, content: p.content }));
+}
