@@ -6,6 +6,8 @@ const K1 = 1.2;
 const B = 0.75;
 /** each passage already taken from a document halves the next one's score from it */
 const SAME_DOCUMENT = 0.5;
+/** passages from one document, at most, while other documents have candidates left */
+const PER_DOCUMENT = 2;
 /** passages sharing this share of their distinct terms say the same thing: only the best is kept */
 const NEAR_DUPLICATE = 0.8;
 
@@ -25,6 +27,7 @@ export function scoreCandidates(terms: string[], found: KnowledgeCandidates): Sc
   const { total, frequencies, candidates } = found;
   const weight = new Map(terms.map((t, i) => [t, Math.log(1 + (total - frequencies[i]! + 0.5) / (frequencies[i]! + 0.5))]));
   const tokens = candidates.map((c) => c.terms.split(' '));
+  const present = Math.max(1, frequencies.filter((n) => n > 0).length);
   const averageLength = tokens.reduce((n, t) => n + t.length, 0) / Math.max(1, tokens.length);
   const scored = candidates.map((c, i) => {
     const counts = new Map<string, number>();
@@ -32,7 +35,8 @@ export function scoreCandidates(terms: string[], found: KnowledgeCandidates): Sc
     const norm = K1 * (1 - B + (B * tokens[i]!.length) / averageLength);
     let score = 0;
     for (const [t, tf] of counts) score += (weight.get(t)! * tf * (K1 + 1)) / (tf + norm);
-    return { ...c, score, words: new Set(tokens[i]) };
+    // coordination: a chunk holding more of the question's (indexed) terms is more about it
+    return { ...c, score: (score * counts.size) / present, words: new Set(tokens[i]) };
   });
   return scored.filter((c) => c.score > 0).sort((a, b) => b.score - a.score);
 }
@@ -46,8 +50,9 @@ const overlap = (a: Set<string>, b: Set<string>) => {
 
 /**
  * Picks `limit` passages from scored candidates (best first): one at a time, the best after a
- * penalty for each passage already taken from its document (so one large document cannot crowd
- * out the others, yet still fills the list when nothing else matches), skipping a passage
+ * penalty for each passage already taken from its document, and at most two from one document
+ * while others have candidates (so one large document cannot crowd out the others, yet still
+ * fills the list when nothing else matches), skipping a passage
  * whose words mostly repeat one already taken (the same text uploaded twice, or overlapping chunks).
  */
 export function pickPassages(scored: ScoredCandidate[], limit: number): KnowledgePassage[] {
@@ -57,8 +62,11 @@ export function pickPassages(scored: ScoredCandidate[], limit: number): Knowledg
   while (picked.length < limit && left.length) {
     let best = -1;
     let bestScore = -Infinity;
+    const open = left.some((c) => (taken.get(c.documentId) ?? 0) < PER_DOCUMENT);
     for (let i = 0; i < left.length; i++) {
-      const effective = left[i]!.score * SAME_DOCUMENT ** (taken.get(left[i]!.documentId) ?? 0);
+      const already = taken.get(left[i]!.documentId) ?? 0;
+      if (open && already >= PER_DOCUMENT) continue;
+      const effective = left[i]!.score * SAME_DOCUMENT ** already;
       if (effective > bestScore) {
         best = i;
         bestScore = effective;

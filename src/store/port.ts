@@ -323,11 +323,14 @@ export interface KnowledgeCandidates {
 }
 
 /**
- * A term found in more chunks than this is "frequent": it does not pick candidates by the
- * database's rank (scoring every chunk it is in is what makes a search slow on a large base),
- * only by a few chunks of each document (so a small document about it is still seen).
+ * A term found in more chunks than this, or in more than half the agent's chunks, is "frequent":
+ * it does not pick candidates by the database's rank (scoring every chunk it is in is what makes
+ * a search slow on a large base, and bm25 gives a term in most chunks no weight, so the chunks
+ * of one large document would fill the list), only by a few chunks of each document (so a small
+ * document about it is still seen).
  */
 export const FREQUENT_TERM_CHUNKS = 2000;
+export const isFrequentTerm = (chunks: number, total: number) => chunks > FREQUENT_TERM_CHUNKS || chunks > total / 2;
 /** frequent terms: chunks taken per document, for at most this many documents (the newest) */
 export const FREQUENT_TERM_PER_DOCUMENT = 3;
 export const FREQUENT_TERM_DOCUMENTS = 64;
@@ -356,9 +359,9 @@ export interface KnowledgeRepo {
   /**
    * The agent's chunks worth ranking for query terms (index terms, already chosen by knowledge/),
    * with each term's chunk count; knowledge/ ranks them. Only chunks holding a term, never another
-   * agent's: up to `limit` best by the database's own rank over the terms held by at most
-   * FREQUENT_TERM_CHUNKS chunks, and the first FREQUENT_TERM_PER_DOCUMENT chunks holding a more
-   * frequent term in each of the agent's newest FREQUENT_TERM_DOCUMENTS documents. Chunk ids are distinct.
+   * agent's: up to `limit` best by the database's own rank over the terms that are not frequent
+   * (isFrequentTerm), and the first FREQUENT_TERM_PER_DOCUMENT chunks holding a frequent term in
+   * each of the agent's newest FREQUENT_TERM_DOCUMENTS documents. Chunk ids are distinct.
    */
   search(agentId: string, terms: string[], limit: number): Promise<KnowledgeCandidates>;
   /** up to `limit` chunks stored before their index form was (by an older version), oldest first */

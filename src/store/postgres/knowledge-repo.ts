@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { bytesOf, nearestVectors, normOf, vectorOf, type StoredVector } from '../nearest-vectors.js';
 import {
-  FREQUENT_TERM_CHUNKS,
   FREQUENT_TERM_DOCUMENTS,
   FREQUENT_TERM_PER_DOCUMENT,
+  isFrequentTerm,
   type KnowledgeCandidate,
   type KnowledgeCandidates,
   type KnowledgeDocument,
@@ -124,8 +124,8 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
       );
       const total = counted[0]?.total ?? 0;
       const frequencies = counted.map((c) => c.n);
-      const selective = terms.filter((_, i) => frequencies[i]! > 0 && frequencies[i]! <= FREQUENT_TERM_CHUNKS).map(operand);
-      const frequent = terms.filter((_, i) => frequencies[i]! > FREQUENT_TERM_CHUNKS).map(operand);
+      const selective = terms.filter((_, i) => frequencies[i]! > 0 && !isFrequentTerm(frequencies[i]!, total)).map(operand);
+      const frequent = terms.filter((_, i) => isFrequentTerm(frequencies[i]!, total)).map(operand);
       const found: CandidateRow[] = [];
       if (selective.length) {
         const { rows } = await query<CandidateRow>(

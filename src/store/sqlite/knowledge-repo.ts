@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { bytesOf, nearestVectors, normOf, vectorOf, type StoredVector } from '../nearest-vectors.js';
 import {
-  FREQUENT_TERM_CHUNKS,
   FREQUENT_TERM_DOCUMENTS,
   FREQUENT_TERM_PER_DOCUMENT,
+  isFrequentTerm,
   type KnowledgeCandidate,
   type KnowledgeCandidates,
   type KnowledgeDocument,
@@ -248,8 +248,8 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
       if (total === 0 || terms.length === 0) return { total, frequencies: terms.map(() => 0), candidates: [] };
       const fts = ftsOf(agentId);
       const counted = terms.map((term) => cached(frequencies, `${agentId}\u0000${term}`, () => fts.count.get(ftsQuery([term]))!.n));
-      const selective = terms.filter((_, i) => counted[i]! > 0 && counted[i]! <= FREQUENT_TERM_CHUNKS);
-      const frequent = terms.filter((_, i) => counted[i]! > FREQUENT_TERM_CHUNKS);
+      const selective = terms.filter((_, i) => counted[i]! > 0 && !isFrequentTerm(counted[i]!, total));
+      const frequent = terms.filter((_, i) => isFrequentTerm(counted[i]!, total));
       const rowids = new Set<number>();
       if (selective.length) for (const r of fts.top.all(ftsQuery(selective), limit)) rowids.add(r.rowid);
       if (frequent.length) {
