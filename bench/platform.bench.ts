@@ -10,17 +10,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
-import { chunkText } from '../src/knowledge/chunk-text.js';
-import { KnowledgeIndex } from '../src/knowledge/knowledge-index.js';
-import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { startChildServer } from './child-server.js';
+import { knowledgeSpeed, printKnowledgeSpeed, type SearchFigures } from './knowledge-search.bench.js';
 
 const API_KEY = 'sk-bench-0123456789abcdef';
 
 export interface PlatformBenchResult {
   chat: { direct: Figures; herald: Figures; overheadMsP50: number };
   ingest: { chunks: number; seconds: number; chunksPerSecond: number };
-  search: { queries: number; p50Ms: number; p95Ms: number; meanMs: number };
+  search: SearchFigures;
+  frequentSearch: SearchFigures;
 }
 
 interface Figures {
@@ -95,56 +94,6 @@ async function chatOverhead(seconds: number): Promise<PlatformBenchResult['chat'
 }
 
 /** a deterministic pseudo-random generator, so every run indexes the same corpus */
-function random(seed: number) {
-  return () => {
-    seed = (seed * 1664525 + 1013904223) >>> 0;
-    return seed / 2 ** 32;
-  };
-}
-
-function vocabulary(size: number, rand: () => number): string[] {
-  const letters = 'abcdefghijklmnopqrstuvwxyz';
-  return Array.from({ length: size }, () => Array.from({ length: 3 + Math.floor(rand() * 7) }, () => letters[Math.floor(rand() * 26)]).join(''));
-}
-
-async function knowledgeSpeed(documents: number, chunksPerDocument: number, queries: number) {
-  const rand = random(42);
-  const words = vocabulary(20_000, rand);
-  // Zipf-like: a few words are everywhere, most are rare, like real text
-  const word = () => words[Math.floor(words.length * rand() ** 3)]!;
-  const sentence = () => `${Array.from({ length: 8 + Math.floor(rand() * 10) }, word).join(' ')}.`;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-kb-'));
-  const store = openSqliteStore(path.join(dir, 'kb.db'));
-  const index = new KnowledgeIndex(store.knowledge);
-  try {
-    let chunks = 0;
-    const started = performance.now();
-    for (let d = 0; d < documents; d++) {
-      const text = Array.from({ length: chunksPerDocument * 6 }, sentence).join(' ');
-      const pieces = chunkText(text, { size: 700, overlap: 100 });
-      await index.add({ agentId: 'bench', filename: `doc-${d}.txt`, bytes: text.length, mimeType: 'text/plain', sha256: `${d}`.padStart(64, '0'), metadata: null }, pieces);
-      chunks += pieces.length;
-    }
-    const seconds = (performance.now() - started) / 1000;
-    const times: number[] = [];
-    for (let q = 0; q < queries; q++) {
-      const question = `what about ${word()} and ${words[Math.floor(rand() * words.length)]} ${word()}?`;
-      const t = performance.now();
-      await index.search('bench', question, 4);
-      times.push(performance.now() - t);
-    }
-    times.sort((a, b) => a - b);
-    const at = (p: number) => Math.round(times[Math.min(times.length - 1, Math.floor(p * times.length))]! * 100) / 100;
-    return {
-      ingest: { chunks, seconds: Math.round(seconds * 100) / 100, chunksPerSecond: Math.round(chunks / seconds) },
-      search: { queries, p50Ms: at(0.5), p95Ms: at(0.95), meanMs: Math.round((times.reduce((a, b) => a + b, 0) / times.length) * 100) / 100 },
-    };
-  } finally {
-    await store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 export async function run(options: { seconds?: number; documents?: number; chunksPerDocument?: number; queries?: number } = {}): Promise<PlatformBenchResult> {
   const chat = await chatOverhead(options.seconds ?? 5);
   console.log('platform: POST /v1/chat/completions, 10 connections, an OpenAI-compatible upstream answering at once');
@@ -153,8 +102,7 @@ export async function run(options: { seconds?: number; documents?: number; chunk
   console.log(`  overhead (p50)  : ${chat.overheadMsP50} ms per completion under this load (auth, retrieval, conversation writes, proxying)`);
   console.log(`  herald time    : ~${(1000 / Math.max(1, chat.herald.requestsPerSecond)).toFixed(1)} ms of its event loop per completion (1000 / req/s)`);
   const kb = await knowledgeSpeed(options.documents ?? 100, options.chunksPerDocument ?? 1000, options.queries ?? 500);
-  console.log(`platform: knowledge ingest ${kb.ingest.chunks} chunks in ${kb.ingest.seconds} s (${kb.ingest.chunksPerSecond} chunks/s)`);
-  console.log(`platform: knowledge search over ${kb.ingest.chunks} chunks: p50 ${kb.search.p50Ms} ms, p95 ${kb.search.p95Ms} ms, mean ${kb.search.meanMs} ms (${kb.search.queries} queries)`);
+  printKnowledgeSpeed(kb);
   return { chat, ...kb };
 }
 

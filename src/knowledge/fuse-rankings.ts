@@ -17,7 +17,7 @@ export function fuseRankings(textual: ScoredCandidate[], near: (KnowledgeCandida
   near.forEach((c, rank) => {
     const known = fused.get(c.chunkId);
     if (known) known.score += 1 / (RRF_K + rank + 1);
-    else if (c.similarity >= MIN_SIMILARITY) fused.set(c.chunkId, { ...c, score: 1 / (RRF_K + rank + 1), words: new Set(c.terms.split(' ')) });
+    else if (c.similarity >= MIN_SIMILARITY) fused.set(c.chunkId, { ...c, score: 1 / (RRF_K + rank + 1) });
   });
   return [...fused.values()].sort((a, b) => b.score - a.score);
 }

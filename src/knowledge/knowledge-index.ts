@@ -12,7 +12,7 @@ export type { KnowledgeDocument } from '../store/port.js';
 export const newId = (prefix: string) => `${prefix}_${randomHex(12)}`;
 
 /** candidates asked of the store for each ranking: enough for diversity and duplicates to choose among */
-const CANDIDATES = 40;
+const CANDIDATES = 24;
 /** chunks indexed again per transaction by `upgrade` (the event loop serves requests between them) */
 const UPGRADE_BATCH = 500;
 

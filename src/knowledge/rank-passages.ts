@@ -1,4 +1,4 @@
-import type { KnowledgeCandidate, KnowledgeCandidates } from '../store/port.js';
+import { termWeight, type KnowledgeCandidate, type KnowledgeCandidates } from '../store/port.js';
 import type { KnowledgePassage } from './knowledge-passage.js';
 
 // BM25's usual constants: term frequency saturates (k1), long chunks are discounted (b)
@@ -13,32 +13,44 @@ const NEAR_DUPLICATE = 0.8;
 
 export interface ScoredCandidate extends KnowledgeCandidate {
   score: number;
-  /** its distinct terms, for the duplicate check */
-  words: Set<string>;
+}
+
+/** how often `term` is a whole word of the space-separated `terms` (no splitting: this runs for every candidate) */
+function occurrences(terms: string, term: string): number {
+  let n = 0;
+  for (let at = terms.indexOf(term); at !== -1; at = terms.indexOf(term, at + term.length)) {
+    const end = at + term.length;
+    if ((at === 0 || terms.charCodeAt(at - 1) === 32) && (end === terms.length || terms.charCodeAt(end) === 32)) n++;
+  }
+  return n;
 }
 
 /**
  * BM25 of each candidate for the query's terms, with an IDF that stays positive: a term in
  * most chunks still counts a little (so a chunk holding it and a rarer term beats one holding
- * the rarer term only), and a rare, specific term counts far more. Candidates holding none of
- * the terms get 0 and are dropped. Best first.
+ * the rarer term only), and a rare, specific term counts far more; times the share of the
+ * question's terms the chunk holds. A chunk's length is its index form's, in characters.
+ * Candidates holding none of the terms get 0 and are dropped. Best first.
  */
 export function scoreCandidates(terms: string[], found: KnowledgeCandidates): ScoredCandidate[] {
   const { total, frequencies, candidates } = found;
-  const weight = new Map(terms.map((t, i) => [t, Math.log(1 + (total - frequencies[i]! + 0.5) / (frequencies[i]! + 0.5))]));
-  const tokens = candidates.map((c) => c.terms.split(' '));
-  const present = Math.max(1, frequencies.filter((n) => n > 0).length);
-  const averageLength = tokens.reduce((n, t) => n + t.length, 0) / Math.max(1, tokens.length);
-  const scored = candidates.map((c, i) => {
-    const counts = new Map<string, number>();
-    for (const t of tokens[i]!) if (weight.has(t)) counts.set(t, (counts.get(t) ?? 0) + 1);
-    const norm = K1 * (1 - B + (B * tokens[i]!.length) / averageLength);
+  const weighted = terms.map((t, i) => ({ t, w: termWeight(frequencies[i]!, total) })).filter((_, i) => frequencies[i]! > 0);
+  const averageLength = candidates.reduce((n, c) => n + c.terms.length, 0) / Math.max(1, candidates.length);
+  const scored: ScoredCandidate[] = [];
+  for (const c of candidates) {
+    const norm = K1 * (1 - B + (B * c.terms.length) / averageLength);
     let score = 0;
-    for (const [t, tf] of counts) score += (weight.get(t)! * tf * (K1 + 1)) / (tf + norm);
+    let held = 0;
+    for (const { t, w } of weighted) {
+      const tf = occurrences(c.terms, t);
+      if (tf === 0) continue;
+      held++;
+      score += (w * tf * (K1 + 1)) / (tf + norm);
+    }
     // coordination: a chunk holding more of the question's (indexed) terms is more about it
-    return { ...c, score: (score * counts.size) / present, words: new Set(tokens[i]) };
-  });
-  return scored.filter((c) => c.score > 0).sort((a, b) => b.score - a.score);
+    if (held > 0) scored.push({ ...c, score: (score * held) / weighted.length });
+  }
+  return scored.sort((a, b) => b.score - a.score);
 }
 
 /** Jaccard similarity of two passages' distinct terms */
@@ -57,6 +69,8 @@ const overlap = (a: Set<string>, b: Set<string>) => {
  */
 export function pickPassages(scored: ScoredCandidate[], limit: number): KnowledgePassage[] {
   const picked: ScoredCandidate[] = [];
+  const wordsOf = new Map<ScoredCandidate, Set<string>>();
+  const words = (c: ScoredCandidate) => wordsOf.get(c) ?? wordsOf.set(c, new Set(c.terms.split(' '))).get(c)!;
   const taken = new Map<string, number>();
   const left = [...scored];
   while (picked.length < limit && left.length) {
@@ -73,7 +87,7 @@ export function pickPassages(scored: ScoredCandidate[], limit: number): Knowledg
       }
     }
     const [next] = left.splice(best, 1);
-    if (picked.some((p) => overlap(p.words, next!.words) >= NEAR_DUPLICATE)) continue;
+    if (picked.some((p) => overlap(words(p), words(next!)) >= NEAR_DUPLICATE)) continue;
     picked.push(next!);
     taken.set(next!.documentId, (taken.get(next!.documentId) ?? 0) + 1);
   }

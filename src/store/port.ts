@@ -317,23 +317,29 @@ export interface KnowledgeCandidate {
 export interface KnowledgeCandidates {
   /** the agent's chunks */
   total: number;
-  /** the agent's chunks holding each query term, in the order of the terms */
+  /** the agent's chunks holding each query term, in the order of the terms (frequent ones: frequentTermFrequency) */
   frequencies: number[];
   candidates: KnowledgeCandidate[];
 }
 
 /**
- * A term found in more chunks than this, or in more than half the agent's chunks, is "frequent":
- * it does not pick candidates by the database's rank (scoring every chunk it is in is what makes
- * a search slow on a large base, and bm25 gives a term in most chunks no weight, so the chunks
- * of one large document would fill the list), only by a few chunks of each document (so a small
- * document about it is still seen).
+ * How both adapters pick candidates, so that they rank alike. A term held by more chunks than
+ * `termCountLimit(total)` is "frequent": its chunks are not all read (that is what made a search
+ * slow on a large base, and a term in most chunks says little), its frequency is reported as
+ * `frequentTermFrequency(total)`. Candidates are then:
+ * - the `limit` chunks holding the most, IDF-weighted (`termWeight`), of the other terms, newest first among equals;
+ * - for the frequent terms, the first and last FREQUENT_TERM_SAMPLE chunks holding one (by position),
+ *   and every chunk holding one in the agent's newest SMALL_DOCUMENTS documents of at most
+ *   SMALL_DOCUMENT_CHUNKS chunks (so one large document cannot hide a small one about the same thing).
  */
-export const FREQUENT_TERM_CHUNKS = 2000;
-export const isFrequentTerm = (chunks: number, total: number) => chunks > FREQUENT_TERM_CHUNKS || chunks > total / 2;
-/** frequent terms: chunks taken per document, for at most this many documents (the newest) */
-export const FREQUENT_TERM_PER_DOCUMENT = 3;
-export const FREQUENT_TERM_DOCUMENTS = 64;
+export const FREQUENT_TERM_CHUNKS = 500;
+export const FREQUENT_TERM_SAMPLE = 8;
+export const SMALL_DOCUMENT_CHUNKS = 8;
+export const SMALL_DOCUMENTS = 32;
+export const termCountLimit = (total: number) => Math.min(FREQUENT_TERM_CHUNKS, Math.floor(total / 2));
+export const frequentTermFrequency = (total: number) => Math.min(total, Math.max(termCountLimit(total) + 1, Math.ceil(total / 2)));
+/** BM25's IDF, kept positive: what a term held by `n` of `total` chunks weighs */
+export const termWeight = (n: number, total: number) => Math.log(1 + (total - n + 0.5) / (n + 0.5));
 
 /** An older chunk without its index form (stored before an upgrade): knowledge/ indexes it again. */
 export interface UnindexedChunk {
@@ -359,9 +365,7 @@ export interface KnowledgeRepo {
   /**
    * The agent's chunks worth ranking for query terms (index terms, already chosen by knowledge/),
    * with each term's chunk count; knowledge/ ranks them. Only chunks holding a term, never another
-   * agent's: up to `limit` best by the database's own rank over the terms that are not frequent
-   * (isFrequentTerm), and the first FREQUENT_TERM_PER_DOCUMENT chunks holding a frequent term in
-   * each of the agent's newest FREQUENT_TERM_DOCUMENTS documents. Chunk ids are distinct.
+   * agent's, as the rule above FREQUENT_TERM_CHUNKS says. Chunk ids are distinct.
    */
   search(agentId: string, terms: string[], limit: number): Promise<KnowledgeCandidates>;
   /** up to `limit` chunks stored before their index form was (by an older version), oldest first */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { queryTerms } from '../../src/knowledge/search-query.js';
 import { indexTextOf } from '../../src/knowledge/text-terms.js';
-import { FREQUENT_TERM_CHUNKS, FREQUENT_TERM_PER_DOCUMENT, type NewKnowledgeDocument } from '../../src/store/port.js';
+import { FREQUENT_TERM_CHUNKS, FREQUENT_TERM_SAMPLE, frequentTermFrequency, type NewKnowledgeDocument } from '../../src/store/port.js';
 import type { OpenStore } from './open-store-under-test.js';
 
 const doc = (agentId: string, filename: string, sha: string, embeddingModel?: string): NewKnowledgeDocument => ({
@@ -63,16 +63,21 @@ export function knowledgeCases(open: OpenStore) {
       expect(await store.probe.counts()).toMatchObject({ knowledgeDocuments: 3, knowledgeChunks: 4 });
     });
 
-    it('for a term in most chunks, takes a few chunks of each document, so a small document is still seen', async () => {
+    it('for a frequent term, takes the first and last chunks holding it and those of small documents', async () => {
       const store = await open();
       const big = Array.from({ length: FREQUENT_TERM_CHUNKS + 100 }, (_, i) => `Section ${i}: the refund rules of product line ${i}.`);
       await store.knowledge.add(doc('a', 'big.txt', '1'), indexed(...big));
-      await store.knowledge.add(doc('a', 'faq.txt', '2'), indexed('Shipping is free.', 'A refund takes five business days.'));
+      await store.knowledge.add(doc('a', 'faq.txt', '2'), indexed('Shipping is free.', 'A refund is paid to the card.'));
+      await store.knowledge.add(doc('a', 'terms.txt', '3'), indexed('Business days are Monday to Friday.'));
       const found = await store.knowledge.search('a', ['refund', 'busi'], 40);
-      expect(found.frequencies).toEqual([FREQUENT_TERM_CHUNKS + 101, 1]);
-      const of = (filename: string) => found.candidates.filter((c) => c.filename === filename);
-      expect(of('faq.txt').map((c) => c.content)).toEqual(['A refund takes five business days.']);
-      expect(of('big.txt')).toHaveLength(FREQUENT_TERM_PER_DOCUMENT);
+      const total = FREQUENT_TERM_CHUNKS + 103;
+      expect(found.total).toBe(total);
+      expect(found.frequencies).toEqual([frequentTermFrequency(total), 1]);
+      const of = (filename: string) => found.candidates.filter((c) => c.filename === filename).map((c) => c.content);
+      expect(of('faq.txt')).toEqual(['A refund is paid to the card.']);
+      expect(of('terms.txt')).toEqual(['Business days are Monday to Friday.']);
+      // the last chunks holding it by position: the small document's, then the large one's
+      expect(of('big.txt').sort()).toEqual([...big.slice(0, FREQUENT_TERM_SAMPLE), ...big.slice(1 - FREQUENT_TERM_SAMPLE)].sort());
       expect(new Set(found.candidates.map((c) => c.chunkId)).size).toBe(found.candidates.length);
     });
 

@@ -2,9 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { bytesOf, nearestVectors, normOf, vectorOf, type StoredVector } from '../nearest-vectors.js';
 import {
-  FREQUENT_TERM_DOCUMENTS,
-  FREQUENT_TERM_PER_DOCUMENT,
-  isFrequentTerm,
+  FREQUENT_TERM_SAMPLE,
+  frequentTermFrequency,
+  SMALL_DOCUMENT_CHUNKS,
+  SMALL_DOCUMENTS,
+  termCountLimit,
+  termWeight,
   type KnowledgeCandidate,
   type KnowledgeCandidates,
   type KnowledgeDocument,
@@ -113,41 +116,56 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
     },
     async search(agentId, terms, limit): Promise<KnowledgeCandidates> {
       if (!terms.length) return { total: 0, frequencies: [], candidates: [] };
-      // chunks per term (each answered from the GIN index), and the agent's chunk count, in one round trip;
+      const { rows: totals } = await query<{ total: number }>(pool, 'SELECT COALESCE(SUM(chunk_count), 0)::int AS total FROM knowledge_documents WHERE agent_id = $1', [agentId]);
+      const total = totals[0]!.total;
+      if (total === 0) return { total, frequencies: terms.map(() => 0), candidates: [] };
+      const countLimit = termCountLimit(total);
+      // chunks per term, counted no further than the limit (each from the GIN index), in one round trip;
       // terms hold only letters, digits and marks, so none is read as tsquery syntax
-      const { rows: counted } = await query<{ n: number; total: number }>(
+      const { rows: counted } = await query<{ n: number }>(
         pool,
-        `SELECT (SELECT COUNT(*) FROM knowledge_chunks c WHERE c.agent_id = $1 AND c.tsv @@ to_tsquery('simple', t.term))::int AS n,
-                (SELECT COALESCE(SUM(chunk_count), 0) FROM knowledge_documents WHERE agent_id = $1)::int AS total
+        `SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM knowledge_chunks c WHERE c.agent_id = $1 AND c.tsv @@ to_tsquery('simple', t.term) LIMIT $3) l)::int AS n
            FROM unnest($2::text[]) WITH ORDINALITY AS t(term, i) ORDER BY t.i`,
-        [agentId, terms.map(operand)],
+        [agentId, terms.map(operand), countLimit + 1],
       );
-      const total = counted[0]?.total ?? 0;
-      const frequencies = counted.map((c) => c.n);
-      const selective = terms.filter((_, i) => frequencies[i]! > 0 && !isFrequentTerm(frequencies[i]!, total)).map(operand);
-      const frequent = terms.filter((_, i) => isFrequentTerm(frequencies[i]!, total)).map(operand);
+      const isFrequent = counted.map((c) => c.n > countLimit);
+      const frequencies = counted.map((c, i) => (isFrequent[i] ? frequentTermFrequency(total) : c.n));
       const found: CandidateRow[] = [];
-      if (selective.length) {
+      const others = terms.map((t, i) => ({ t, i })).filter(({ i }) => !isFrequent[i] && frequencies[i]! > 0);
+      if (others.length) {
+        // the chunks holding the most of them by weight, newest first among equals (as on SQLite)
         const { rows } = await query<CandidateRow>(
           pool,
           `SELECT ${CANDIDATE} FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id,
                   to_tsquery('simple', $2) AS q(query)
             WHERE c.agent_id = $1 AND c.tsv @@ q.query
-            ORDER BY ts_rank(c.tsv, q.query) DESC, c.seq_no LIMIT $3`,
-          [agentId, selective.join(' | '), limit],
+            ORDER BY (SELECT SUM(w.weight) FROM unnest($3::text[], $4::float8[]) AS w(term, weight) WHERE c.tsv @@ to_tsquery('simple', w.term)) DESC, c.seq_no DESC
+            LIMIT $5`,
+          [
+            agentId,
+            others.map(({ t }) => operand(t)).join(' | '),
+            others.map(({ t }) => operand(t)),
+            others.map(({ i }) => termWeight(frequencies[i]!, total)),
+            limit,
+          ],
         );
         found.push(...rows);
       }
-      if (frequent.length) {
-        // the first chunks holding them in each of the newest documents, by position and unscored
+      const frequent = terms.filter((_, i) => isFrequent[i]).map(operand).join(' | ');
+      if (frequent) {
+        // the first and last chunks holding one by position, and those of the newest small documents
         const { rows } = await query<CandidateRow>(
           pool,
-          `SELECT ${CANDIDATE}
-             FROM (SELECT id, filename FROM knowledge_documents WHERE agent_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $3) d
-             CROSS JOIN LATERAL (
-               SELECT c.seq_no, c.id, c.document_id, c.content, c.terms FROM knowledge_chunks c
-                WHERE c.document_id = d.id AND c.tsv @@ to_tsquery('simple', $2) ORDER BY c.seq LIMIT $4) c`,
-          [agentId, frequent.join(' | '), FREQUENT_TERM_DOCUMENTS, FREQUENT_TERM_PER_DOCUMENT],
+          `(SELECT ${CANDIDATE} FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
+             WHERE c.agent_id = $1 AND c.tsv @@ to_tsquery('simple', $2) ORDER BY c.seq_no LIMIT $3)
+           UNION ALL
+           (SELECT ${CANDIDATE} FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
+             WHERE c.agent_id = $1 AND c.tsv @@ to_tsquery('simple', $2) ORDER BY c.seq_no DESC LIMIT $3)
+           UNION ALL
+           SELECT ${CANDIDATE}
+             FROM (SELECT id, filename FROM knowledge_documents WHERE agent_id = $1 AND chunk_count <= $4 ORDER BY created_at DESC, seq DESC LIMIT $5) d
+             JOIN knowledge_chunks c ON c.document_id = d.id AND c.tsv @@ to_tsquery('simple', $2)`,
+          [agentId, frequent, FREQUENT_TERM_SAMPLE, SMALL_DOCUMENT_CHUNKS, SMALL_DOCUMENTS],
         );
         found.push(...rows);
       }

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { bytesOf, nearestVectors, normOf, vectorOf, type StoredVector } from '../nearest-vectors.js';
 import {
-  FREQUENT_TERM_DOCUMENTS,
-  FREQUENT_TERM_PER_DOCUMENT,
-  isFrequentTerm,
+  FREQUENT_TERM_SAMPLE,
+  frequentTermFrequency,
+  SMALL_DOCUMENT_CHUNKS,
+  SMALL_DOCUMENTS,
+  termCountLimit,
+  termWeight,
   type KnowledgeCandidate,
   type KnowledgeCandidates,
   type KnowledgeDocument,
@@ -56,9 +59,8 @@ type CandidateRow = { rowid: number; id: string; document_id: string; filename: 
 class AgentFts {
   readonly insert;
   readonly remove;
-  readonly count;
-  readonly top;
-  readonly within;
+  readonly matching;
+  readonly last;
 
   constructor(db: SqliteDatabase, agentId: string) {
     // agent ids are [A-Za-z0-9._-]; hex keeps the table name a plain identifier whatever they hold
@@ -66,13 +68,10 @@ class AgentFts {
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${table} USING fts5(terms, content = '', contentless_delete = 1, tokenize = 'ascii')`);
     this.insert = db.prepare<[number | bigint, string]>(`INSERT INTO ${table} (rowid, terms) VALUES (?, ?)`);
     this.remove = db.prepare<[string]>(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM knowledge_chunks WHERE document_id = ?)`);
-    this.count = db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM ${table} WHERE ${table} MATCH ?`);
-    // bm25 is lower-is-better; the top rows are picked inside FTS5 before any join
-    this.top = db.prepare<[string, number], { rowid: number }>(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rank LIMIT ?`);
-    // a rowid range is one document's chunks: FTS5 seeks to it, and stops at the limit without scoring
-    this.within = db.prepare<[string, number, number, number], { rowid: number }>(
-      `SELECT rowid FROM ${table} WHERE ${table} MATCH ? AND rowid BETWEEN ? AND ? LIMIT ?`,
-    );
+    // FTS5 streams a term's rows in rowid order: reading the first n costs n, whatever the term's
+    // size; ranking (bm25) or a rowid range would read its whole list
+    this.matching = db.prepare<[string, number], number>(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? LIMIT ?`).pluck();
+    this.last = db.prepare<[string, number], number>(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC LIMIT ?`).pluck();
   }
 }
 
@@ -91,13 +90,11 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
   const all = db.prepare<[], DocumentRow>("SELECT * FROM knowledge_documents WHERE status = 'ready' ORDER BY created_at, rowid");
   const counts = db.prepare<[], { agent_id: string; n: number }>("SELECT agent_id, COUNT(*) AS n FROM knowledge_documents WHERE status = 'ready' GROUP BY agent_id");
   const chunkTotal = db.prepare<[string], { n: number }>("SELECT coalesce(sum(chunk_count), 0) AS n FROM knowledge_documents WHERE agent_id = ? AND status = 'ready'");
-  // a document's chunks are written in order, so its rowids run from its first chunk's to its last's
-  const ranges = db.prepare<[string, number], { lo: number; hi: number }>(
-    `SELECT (SELECT rowid FROM knowledge_chunks WHERE document_id = d.id ORDER BY seq LIMIT 1) AS lo,
-            (SELECT rowid FROM knowledge_chunks WHERE document_id = d.id ORDER BY seq DESC LIMIT 1) AS hi
-       FROM knowledge_documents d WHERE d.agent_id = ? AND d.status = 'ready' AND d.chunk_count > 0
-      ORDER BY d.created_at DESC, d.rowid DESC LIMIT ?`,
-  );
+  const smallDocuments = db.prepare<[string, number, number], number>(
+    `SELECT c.rowid FROM (SELECT id FROM knowledge_documents WHERE agent_id = ? AND status = 'ready' AND chunk_count <= ?
+                           ORDER BY created_at DESC, rowid DESC LIMIT ?) d
+       JOIN knowledge_chunks c ON c.document_id = d.id`,
+  ).pluck();
   const rowsOf = db.prepare<[string], CandidateRow>(
     `SELECT c.rowid, c.id, c.document_id, d.filename, c.content, c.terms
        FROM json_each(?) AS k
@@ -125,18 +122,18 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
   );
 
   const ftsByAgent = new Map<string, AgentFts>();
-  /** chunks holding a term, by agent and term; cleared on every write */
-  const frequencies = new Map<string, number>();
+  /** the chunks (rowids) holding a term, up to the count limit, by agent and term; cleared on every write */
+  const postings = new Map<string, number[]>();
   /** chunks per agent, cleared on every write: every hook run searches, and most agents have no documents */
   const totals = new Map<string, number>();
-  /** the rowid range of each of an agent's newest documents, cleared on every write */
-  const documentRanges = new Map<string, { lo: number; hi: number }[]>();
+  /** the chunks of an agent's newest small documents, cleared on every write */
+  const smallChunks = new Map<string, number[]>();
   /** embeddings by agent and model, read once and cleared on every write */
   const vectors = new Map<string, StoredVector[]>();
   const forget = () => {
-    frequencies.clear();
+    postings.clear();
     totals.clear();
-    documentRanges.clear();
+    smallChunks.clear();
     vectors.clear();
   };
 
@@ -247,18 +244,43 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
       const total = cached(totals, agentId, () => chunkTotal.get(agentId)!.n);
       if (total === 0 || terms.length === 0) return { total, frequencies: terms.map(() => 0), candidates: [] };
       const fts = ftsOf(agentId);
-      const counted = terms.map((term) => cached(frequencies, `${agentId}\u0000${term}`, () => fts.count.get(ftsQuery([term]))!.n));
-      const selective = terms.filter((_, i) => counted[i]! > 0 && !isFrequentTerm(counted[i]!, total));
-      const frequent = terms.filter((_, i) => isFrequentTerm(counted[i]!, total));
-      const rowids = new Set<number>();
-      if (selective.length) for (const r of fts.top.all(ftsQuery(selective), limit)) rowids.add(r.rowid);
-      if (frequent.length) {
-        const query = ftsQuery(frequent);
-        for (const { lo, hi } of cached(documentRanges, agentId, () => ranges.all(agentId, FREQUENT_TERM_DOCUMENTS))) {
-          for (const r of fts.within.all(query, lo, hi, FREQUENT_TERM_PER_DOCUMENT)) rowids.add(r.rowid);
+      const countLimit = termCountLimit(total);
+      const held = terms.map((term) => cached(postings, `${agentId}\u0000${term}`, () => fts.matching.all(ftsQuery([term]), countLimit + 1)));
+      const frequent = terms.filter((_, i) => held[i]!.length > countLimit);
+      const frequencies = held.map((rows) => (rows.length > countLimit ? frequentTermFrequency(total) : rows.length));
+      // the other terms' chunks are all known: the ones holding the most, by weight, newest first among
+      // equals; grouped by weight (a few distinct sums), as sorting thousands of rows cost more than the query
+      const weights = new Map<number, number>();
+      held.forEach((rows, i) => {
+        if (rows.length > countLimit) return;
+        const w = termWeight(frequencies[i]!, total);
+        for (const rowid of rows) weights.set(rowid, (weights.get(rowid) ?? 0) + w);
+      });
+      const byWeight = new Map<number, number[]>();
+      for (const [rowid, w] of weights) {
+        const group = byWeight.get(w);
+        if (group) group.push(rowid);
+        else byWeight.set(w, [rowid]);
+      }
+      const chosen = new Set<number>();
+      for (const w of [...byWeight.keys()].sort((a, b) => b - a)) {
+        for (const rowid of byWeight.get(w)!.sort((a, b) => b - a)) {
+          if (chosen.size >= limit) break;
+          chosen.add(rowid);
         }
       }
-      return { total, frequencies: counted, candidates: rows([...rowids]).map(toCandidate) };
+      if (frequent.length) {
+        const query = ftsQuery(frequent);
+        for (const rowid of fts.matching.all(query, FREQUENT_TERM_SAMPLE)) chosen.add(rowid);
+        for (const rowid of fts.last.all(query, FREQUENT_TERM_SAMPLE)) chosen.add(rowid);
+      }
+      const found = rows([...chosen]);
+      if (frequent.length) {
+        const small = cached(smallChunks, agentId, () => smallDocuments.all(agentId, SMALL_DOCUMENT_CHUNKS, SMALL_DOCUMENTS)).filter((r) => !chosen.has(r));
+        const wanted = new Set(frequent);
+        for (const row of rows(small)) if (row.terms.split(' ').some((t) => wanted.has(t))) found.push(row);
+      }
+      return { total, frequencies, candidates: found.map(toCandidate) };
     },
     async unindexed(limit) {
       return unindexedRows.all(limit).map((r) => ({ chunkId: r.id, content: r.content }));
