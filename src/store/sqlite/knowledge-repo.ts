@@ -115,7 +115,10 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
   const unindexedRows = db.prepare<[number], { id: string; content: string }>('SELECT id, content FROM knowledge_chunks WHERE terms IS NULL ORDER BY rowid LIMIT ?');
   const setTerms = db.prepare<[string, string], { rowid: number; agent_id: string }>('UPDATE knowledge_chunks SET terms = ? WHERE id = ? RETURNING rowid, agent_id');
   const anyUnindexed = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM (SELECT 1 FROM knowledge_chunks WHERE terms IS NULL LIMIT 1)');
-  const oldTables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'knowledge_fts_*'");
+  const oldTables = db.prepare<[], { name: string }>(
+    // the FTS5 tables themselves: their shadow tables (_data, _idx, ...) go with them
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'knowledge_fts_*' AND sql LIKE 'CREATE VIRTUAL TABLE%'",
+  );
   const embedded = db.prepare<[string, string], { rowid: number; embedding: Buffer }>(
     `SELECT c.rowid, c.embedding FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id AND d.status = 'ready'
       WHERE d.agent_id = ? AND d.embedding_model = ? AND c.embedding IS NOT NULL`,
