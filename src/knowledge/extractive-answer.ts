@@ -22,8 +22,11 @@ function bestSentences(content: string, terms: Set<string>): string[] {
     const words = new Set(wordsOf(text).map(termOf));
     return { text, hits: [...terms].filter((t) => words.has(t)).length };
   });
-  const most = Math.max(0, ...scored.map((s) => s.hits));
-  const matching = most > 0 ? scored.filter((s) => s.hits === most) : scored.slice(0, 1);
+  // a question in the passage (an FAQ's) restates what was asked: its answer is what to quote
+  const answers = scored.filter((s) => s.hits > 0 && !/[?？]["')\]]?$/u.test(s.text));
+  const pool = answers.length ? answers : scored;
+  const most = Math.max(0, ...pool.map((s) => s.hits));
+  const matching = most > 0 ? pool.filter((s) => s.hits === most) : scored.slice(0, 1);
   // a whole sentence says more than a heading or a table cell holding the same words
   const whole = matching.filter((s) => /[.!?。！？]["')\]]?$/u.test(s.text));
   const picked = (whole.length ? whole : matching).slice(0, 2);

@@ -131,6 +131,32 @@ describe('KnowledgeIndex', () => {
   });
 });
 
+describe('retrieval in a base where one large file repeats the question\'s words', () => {
+  it('answers "How long do refunds take?" from the small documents that answer it, each passage once', async () => {
+    const store = openSqliteStore(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-kb-')), 'kb.db'));
+    const index = new KnowledgeIndex(store.knowledge);
+    const doc = (filename: string, sha: string) => ({ agentId: 'a', filename, bytes: 1, mimeType: 'text/markdown', sha256: sha.padStart(64, '0'), metadata: null });
+    await index.add(doc('policy.md', '1'), ['## Refunds\n\n**Refunds take five business days** once the return arrives.']);
+    // the big file is uploaded between the two small ones: neither its first nor its last chunks
+    const big = Array.from({ length: 2_500 }, (_, i) => `Case ${i}: the customer mentioned a refund in passing while talking about product ${i}.`);
+    await index.add(doc('cases.txt', '2'), big);
+    await index.add(doc('faq.md', '3'), ['- How long do refunds take? Refunds take five business days.', '- How long do refunds take? Refunds take five business days.']);
+    await index.add(doc('faq-copy.md', '4'), ['- How long do refunds take? Refunds take five business days.']);
+    const passages = await index.search('a', 'How long do refunds take?', 4);
+    expect(passages.every((p) => p.score > 0)).toBe(true);
+    // (faq.md and faq-copy.md hold the same text: either is the passage)
+    expect(passages.map((p) => p.filename.replace('-copy', '')).slice(0, 2).sort()).toEqual(['faq.md', 'policy.md']);
+    // the same text in another file and twice in one file is one passage
+    expect(passages.filter((p) => p.content.includes('How long do refunds take?'))).toHaveLength(1);
+    const answer = extractiveAnswer('How long do refunds take?', passages);
+    expect(answer).toMatch(/^From my knowledge base:\n\n"Refunds take five business days\." \[1\]/);
+    expect(answer).not.toContain('How long do refunds take?');
+    expect(answer).not.toMatch(/\*\*|##|^- /m);
+    expect(answer.match(/"Refunds take five business days\."/g)).toHaveLength(1);
+    await store.close();
+  });
+});
+
 describe('extractiveAnswer', () => {
   it('quotes the matching sentences with numbered sources, or says it has nothing', () => {
     const answer = extractiveAnswer('How long do cats sleep?', [
