@@ -13,9 +13,13 @@ const onPostgresToo = [
   'test/runtime/runs.e2e.test.ts',
   'test/runtime/main-session.e2e.test.ts',
   'test/platform/chat.e2e.test.ts',
+  'test/platform/chat-tools.e2e.test.ts',
+  'test/platform/responses-tools.e2e.test.ts',
   'test/platform/auth.e2e.test.ts',
   'test/knowledge/upload.e2e.test.ts',
   'test/http/metrics.e2e.test.ts',
+  'test/http/admin/admin-api.test.ts',
+  'test/http/admin/admin-stream.test.ts',
 ];
 
 export default defineConfig({

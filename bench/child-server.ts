@@ -30,9 +30,13 @@ export function startChildServer(options: ChildServerOptions): Promise<ChildServ
   });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  // stderr is passed through (warnings and errors are worth seeing); stdout is only scanned
-  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(`[${options.name}] ${chunk}`));
   return new Promise((resolve, reject) => {
+    // stderr is passed through (warnings and errors are worth seeing) and scanned too: herald
+    // announces its URL there (stdout holds its JSON log lines)
+    child.stderr!.on('data', (chunk: Buffer) => {
+      process.stderr.write(`[${options.name}] ${chunk}`);
+      scan(chunk);
+    });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`${options.name} did not start in time; output:\n${output}`));
@@ -41,15 +45,19 @@ export function startChildServer(options: ChildServerOptions): Promise<ChildServ
       clearTimeout(timer);
       reject(new Error(`${options.name} exited with ${code} before listening; output:\n${output}`));
     });
-    child.stdout!.on('data', (chunk: Buffer) => {
+    let announced = false;
+    const scan = (chunk: Buffer) => {
+      if (announced) return;
       output += chunk;
       const match = listening.exec(output);
       if (!match) return;
+      announced = true;
       clearTimeout(timer);
       child.stdout!.removeAllListeners('data');
       child.stdout!.resume();
       resolve({ name: options.name, url: match[1]!, pid: child.pid!, stop: (graceMs) => stopChild(child, exited, graceMs) });
-    });
+    };
+    child.stdout!.on('data', scan);
   });
 }
 

@@ -1,72 +1,114 @@
 /**
- * Platform API benchmark: what herald adds on top of the model it fronts, and how fast the
- * knowledge index ingests and searches a generated corpus of ~100,000 chunks.
- * Standalone: `node --import tsx bench/platform.bench.ts`; `bench/run.ts` calls `run()`.
+ * Platform API benchmark: what herald adds on top of the model it fronts (plain and streamed chat
+ * completions: throughput, latency, herald's CPU per completion, the first streamed token), and
+ * how fast the knowledge index ingests and searches a generated corpus of ~100,000 chunks.
+ * Standalone: `node --import tsx bench/platform.bench.ts` (`BENCH_CHAT_ONLY=1` skips the
+ * knowledge part, `BENCH_CPU_PROFILE=<dir>` profiles herald); `bench/run.ts` calls `run()`.
  * Figures are printed, never asserted: they depend on the machine.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import autocannon from 'autocannon';
-import { startChildServer } from './child-server.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startChildServer, type ChildServer } from './child-server.js';
 import { knowledgeSpeed, printKnowledgeSpeed, type SearchFigures } from './knowledge-search.bench.js';
+import { runLoad } from './load.js';
+import { cpuMillis, waitUntilIdle } from './process-stats.js';
+import { formatTable, ms } from './table.js';
 
 const API_KEY = 'sk-bench-0123456789abcdef';
+const NO_SEARCH: SearchFigures = { queries: 0, p50Ms: 0, p95Ms: 0, meanMs: 0, cpuP50Ms: 0, cpuP95Ms: 0 };
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface PlatformBenchResult {
-  chat: { direct: Figures; herald: Figures; overheadMsP50: number };
+  chat: ChatRow[];
+  firstToken: FirstToken;
   ingest: { chunks: number; seconds: number; chunksPerSecond: number };
   search: SearchFigures;
   frequentSearch: SearchFigures;
 }
 
-interface Figures {
-  requestsPerSecond: number;
+interface ChatRow {
+  kind: 'plain' | 'streamed';
+  server: 'upstream direct' | 'herald';
+  completionsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** the server's CPU (user + system, /proc) from the start of the load until idle, per completion */
+  cpuMsPerCompletion: number;
 }
 
-/** a minimal OpenAI-compatible upstream answering at once */
-async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
-  const body = JSON.stringify({
-    id: 'chatcmpl-bench',
-    object: 'chat.completion',
-    created: 1,
-    model: 'bench',
-    choices: [{ index: 0, message: { role: 'assistant', content: 'fine, thanks' }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 },
-  });
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+interface FirstToken {
+  samples: number;
+  direct: { p50Ms: number; p99Ms: number };
+  herald: { p50Ms: number; p99Ms: number };
+}
+
+export interface ChatBenchOptions {
+  seconds?: number;
+  warmupSeconds?: number;
+  connections?: number;
+  /** streamed completions timed one by one for the first token, against each server */
+  firstTokenSamples?: number;
+  /** a folder: herald runs under `--cpu-prof` and writes its profile there */
+  cpuProfileDir?: string;
+}
+
+const chatBody = (stream: boolean) =>
+  JSON.stringify({ model: 'agent', messages: [{ role: 'user', content: 'How are you today?' }], ...(stream && { stream: true, stream_options: { include_usage: true } }) });
+
+async function measureChat(server: { url: string; pid: number }, stream: boolean, headers: Record<string, string>, options: Required<Omit<ChatBenchOptions, 'cpuProfileDir'>>) {
+  const load = (durationSeconds: number) =>
+    runLoad({ url: server.url, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', ...headers }, body: chatBody(stream), connections: options.connections, durationSeconds });
+  if (options.warmupSeconds > 0) {
+    await load(options.warmupSeconds);
+    await waitUntilIdle(server.pid);
+  }
+  const cpuBefore = cpuMillis(server.pid);
+  const result = await load(options.seconds);
+  await waitUntilIdle(server.pid);
+  if (result.non2xx || result.errors) throw new Error(`${result.non2xx} non-2xx answers and ${result.errors} errors from ${server.url}`);
   return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+    completionsPerSecond: Math.round(result.requestsPerSecond),
+    p50Ms: result.latencyP50Ms,
+    p99Ms: result.latencyP99Ms,
+    cpuMsPerCompletion: (cpuMillis(server.pid) - cpuBefore) / Math.max(1, result.total),
   };
 }
 
-async function load(url: string, headers: Record<string, string>, seconds: number): Promise<Figures> {
-  const result = await autocannon({
-    url,
-    method: 'POST',
-    connections: 10,
-    duration: seconds,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ model: 'agent', messages: [{ role: 'user', content: 'How are you today?' }] }),
+/** first-token times of `count` streamed completions, one at a time, from a separate process */
+function probeFirstToken(url: string, headers: Record<string, string>, count: number): Promise<{ p50Ms: number; p99Ms: number }> {
+  const args = JSON.stringify({ url: `${url}/v1/chat/completions`, headers, body: chatBody(true), count });
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/first-token-probe.ts'), args], { maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`first-token probe failed: ${error.message}\n${stderr}`));
+      const times = JSON.parse(stdout.trim().split('\n').pop()!) as number[];
+      const at = (p: number) => Math.round(times[Math.min(times.length - 1, Math.floor(p * times.length))]! * 1000) / 1000;
+      resolve({ p50Ms: at(0.5), p99Ms: at(0.99) });
+    });
   });
-  if (result.non2xx) throw new Error(`${result.non2xx} non-2xx answers from ${url}`);
-  return { requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
 }
 
-async function chatOverhead(seconds: number): Promise<PlatformBenchResult['chat']> {
-  const upstream = await startUpstream();
+/**
+ * Chat completions straight to an OpenAI-compatible upstream and through herald, plain and
+ * streamed. The upstream, herald and the load generator are three processes, so each one's CPU
+ * (from /proc) is its own; herald's CPU per completion is the figure that moves least on a
+ * shared machine. The first-token probe (one request at a time) gives what herald adds to the
+ * first streamed token.
+ */
+export async function chatBench(options: ChatBenchOptions = {}): Promise<Pick<PlatformBenchResult, 'chat' | 'firstToken'>> {
+  const settings = { seconds: options.seconds ?? 5, warmupSeconds: options.warmupSeconds ?? 2, connections: options.connections ?? 10, firstTokenSamples: options.firstTokenSamples ?? 2000 };
+  const upstream = await startChildServer({ name: 'upstream', args: ['--import', 'tsx', path.join(ROOT, 'bench/chat-upstream.ts')], cwd: ROOT });
+  try {
+    return await chatThrough(upstream, options, settings);
+  } finally {
+    // also when herald does not start: no upstream process is left behind
+    await upstream.stop();
+  }
+}
+
+async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, settings: Required<Omit<ChatBenchOptions, 'cpuProfileDir'>>): Promise<Pick<PlatformBenchResult, 'chat' | 'firstToken'>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-'));
   const configFile = path.join(dir, 'herald.json');
   fs.writeFileSync(
@@ -80,30 +122,56 @@ async function chatOverhead(seconds: number): Promise<PlatformBenchResult['chat'
       platform: { apiKeys: [{ name: 'bench', key: API_KEY }], rateLimit: { requestsPerMinute: 1_000_000_000 } },
     }),
   );
-  // herald runs in its own process (as in production); the upstream and the load generator share this one
-  const herald = await startChildServer({ name: 'herald', args: ['bin/herald.mjs', 'serve', '--config', configFile], cwd: process.cwd() });
+  const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfileDir)}`] : [];
+  // the same log level as the webhook benchmark: this measures the chat path, not the access log
+  const herald = await startChildServer({ name: 'herald', args: [...profile, path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile], cwd: ROOT, env: { HERALD_LOG_LEVEL: 'warn' } });
+  const auth = { authorization: `Bearer ${API_KEY}` };
   try {
-    const direct = await load(`${upstream.url}/v1/chat/completions`, {}, seconds);
-    const through = await load(`${herald.url}/v1/chat/completions`, { authorization: `Bearer ${API_KEY}` }, seconds);
-    return { direct, herald: through, overheadMsP50: through.p50Ms - direct.p50Ms };
+    const chat: ChatRow[] = [];
+    for (const stream of [false, true]) {
+      const kind = stream ? 'streamed' : 'plain';
+      chat.push({ kind, server: 'upstream direct', ...(await measureChat(upstream, stream, {}, settings)) });
+      chat.push({ kind, server: 'herald', ...(await measureChat(herald, stream, auth, settings)) });
+    }
+    const direct = await probeFirstToken(upstream.url, {}, settings.firstTokenSamples);
+    const through = await probeFirstToken(herald.url, auth, settings.firstTokenSamples);
+    return { chat, firstToken: { samples: settings.firstTokenSamples, direct, herald: through } };
   } finally {
     await herald.stop();
-    await upstream.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
+export function renderChatTable({ chat, firstToken }: Pick<PlatformBenchResult, 'chat' | 'firstToken'>): string {
+  const table = formatTable(
+    ['completion', 'server', 'completions/s', 'p50 ms', 'p99 ms', 'server CPU ms/completion'],
+    chat.map((r) => [r.kind, r.server, r.completionsPerSecond, ms(r.p50Ms), ms(r.p99Ms), r.cpuMsPerCompletion.toFixed(3)]),
+  );
+  const added = firstToken.herald.p50Ms - firstToken.direct.p50Ms;
+  return (
+    `${table}\n` +
+    `first streamed token (${firstToken.samples} completions one at a time): upstream direct p50 ${firstToken.direct.p50Ms} ms, p99 ${firstToken.direct.p99Ms} ms; ` +
+    `through herald p50 ${firstToken.herald.p50Ms} ms, p99 ${firstToken.herald.p99Ms} ms; herald adds ${added.toFixed(3)} ms (p50)`
+  );
+}
+
 /** a deterministic pseudo-random generator, so every run indexes the same corpus */
-export async function run(options: { seconds?: number; documents?: number; chunksPerDocument?: number; queries?: number } = {}): Promise<PlatformBenchResult> {
-  const chat = await chatOverhead(options.seconds ?? 5);
-  console.log('platform: POST /v1/chat/completions, 10 connections, an OpenAI-compatible upstream answering at once');
-  console.log(`  upstream direct : ${chat.direct.requestsPerSecond} req/s, p50 ${chat.direct.p50Ms} ms, p99 ${chat.direct.p99Ms} ms`);
-  console.log(`  through herald  : ${chat.herald.requestsPerSecond} req/s, p50 ${chat.herald.p50Ms} ms, p99 ${chat.herald.p99Ms} ms`);
-  console.log(`  overhead (p50)  : ${chat.overheadMsP50} ms per completion under this load (auth, retrieval, conversation writes, proxying)`);
-  console.log(`  herald time    : ~${(1000 / Math.max(1, chat.herald.requestsPerSecond)).toFixed(1)} ms of its event loop per completion (1000 / req/s)`);
+export async function run(options: { seconds?: number; documents?: number; chunksPerDocument?: number; queries?: number } & ChatBenchOptions = {}): Promise<PlatformBenchResult> {
+  const env = process.env;
+  const chatOptions: ChatBenchOptions = {
+    seconds: options.seconds ?? (env.BENCH_DURATION ? Number(env.BENCH_DURATION) : undefined),
+    warmupSeconds: options.warmupSeconds ?? (env.BENCH_WARMUP ? Number(env.BENCH_WARMUP) : undefined),
+    connections: options.connections ?? (env.BENCH_CHAT_CONNECTIONS ? Number(env.BENCH_CHAT_CONNECTIONS) : undefined),
+    firstTokenSamples: options.firstTokenSamples ?? (env.BENCH_FIRST_TOKEN_SAMPLES ? Number(env.BENCH_FIRST_TOKEN_SAMPLES) : undefined),
+    cpuProfileDir: options.cpuProfileDir ?? (env.BENCH_CPU_PROFILE || undefined),
+  };
+  console.log(`platform: POST /v1/chat/completions, ${chatOptions.connections ?? 10} connections; upstream (answering at once), herald and load generator in separate processes (load average ${os.loadavg()[0]!.toFixed(1)})`);
+  const chat = await chatBench(chatOptions);
+  console.log(renderChatTable(chat));
+  if (env.BENCH_CHAT_ONLY) return { ...chat, ingest: { chunks: 0, seconds: 0, chunksPerSecond: 0 }, search: NO_SEARCH, frequentSearch: NO_SEARCH };
   const kb = await knowledgeSpeed(options.documents ?? 100, options.chunksPerDocument ?? 1000, options.queries ?? 500);
   printKnowledgeSpeed(kb);
-  return { chat, ...kb };
+  return { ...chat, ...kb };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

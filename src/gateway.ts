@@ -28,6 +28,7 @@ import { MainSession } from './runtime/main-session.js';
 import { DeliveryOutbox } from './runtime/delivery-outbox.js';
 import type { ReplyDelivery } from './runtime/reply-delivery.js';
 import { RunQueue } from './runtime/run-queue.js';
+import { withChangeFeed } from './runtime/operator/change-feed.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/port.js';
 import { platformRoutes } from './http/platform/platform-routes.js';
@@ -82,7 +83,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const { config, plugins } = loaded;
   const logger = options.logger ?? createLogger({ level: config.gateway.log.level });
   setVerboseErrors(logger, config.gateway.log.verboseErrors);
-  const store = await openStore(config);
+  // every write of a receipt, run, event, message or delivery signals the console's live stream
+  const store = withChangeFeed(await openStore(config));
   const { probe } = store;
   const metrics = config.gateway.metrics.enabled
     ? new HeraldMetrics({ probe, hooksPath: config.hooks.enabled ? config.hooks.path : undefined, retainedBytes: () => store.receipts.retainedBytes() })

@@ -2,7 +2,8 @@ import type { HeraldConfig } from '../config/schema.js';
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import { completeWithFallbacks } from '../models/complete-with-fallbacks.js';
 import type { ModelRegistry } from '../models/model-registry.js';
-import type { ModelOptions, ModelRequest, ModelUsage } from '../models/provider.js';
+import type { ModelOptions, ModelRequest, ModelStreamEvent, ModelToolCall, ModelUsage } from '../models/provider.js';
+import { randomHex } from '../platform/random-hex.js';
 import type { SessionMessage, SessionsRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
 import { ModelCallError } from './model-call-error.js';
@@ -34,8 +35,10 @@ export interface AgentTurnInput {
    * checked, a new session known empty); otherwise the session's newest `agents.defaults.historyLimit`
    */
   history?: SessionMessage[];
-  /** what the model sees as the new user message (safety-wrapped for hooks) */
-  prompt: string;
+  /** what the model sees as the new user message (safety-wrapped for hooks); none when the turn only continues */
+  prompt?: string;
+  /** after the new message: the assistant's client tool calls and their results (a chat continuing a turn) */
+  continuation?: SessionMessage[];
   /** the new message as received: the knowledge query, and what the embedded model answers */
   question?: string;
   /** heartbeat: the pending system events */
@@ -70,10 +73,10 @@ export interface AgentTurnInput {
   record?: (transcript: SessionMessage[], outcome: TurnOutcome) => Promise<void>;
 }
 
-export interface TurnDelta {
-  type: 'delta';
-  text: string;
-}
+/** a piece of the answer as it streams: text, or a piece of a client tool call (the first of call `index` has its id and name) */
+export type TurnDelta = { type: 'delta'; text: string } | ToolCallPiece;
+
+export type ToolCallPiece = Extract<ModelStreamEvent, { type: 'tool_call' }>;
 
 export interface TurnOutcome {
   text: string;
@@ -86,6 +89,8 @@ export interface TurnOutcome {
   modelRef: string;
   /** the models of the chain that failed before it, with their reasons */
   failures: { ref: string; error: string }[];
+  /** the client tools the model called (the client runs them and continues the turn with their results) */
+  toolCalls: ModelToolCall[];
 }
 
 /**
@@ -110,16 +115,19 @@ export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): As
   let finishReason = 'stop';
   let modelRef = resolved.ref;
   let failures: TurnOutcome['failures'] = [];
+  let toolCalls: ModelToolCall[] = [];
   try {
     if (input.stream) {
       for await (const event of provider.stream(request)) {
         if (event.type === 'usage') usage = event.usage;
         else if (event.type === 'finish') finishReason = event.reason;
+        else if (event.type === 'tool_call') yield addToolCallPiece(toolCalls, event);
         else if (event.type === 'delta' && event.text) {
           text += event.text;
           yield { type: 'delta', text: event.text };
         }
       }
+      toolCalls = toolCalls.filter(Boolean);
     } else if (input.fallbacks) {
       // the chain, tried in order (a stream, once begun, cannot change model: it has none)
       const { model: _model, signal, ...rest } = request;
@@ -129,21 +137,36 @@ export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): As
       finishReason = response.finishReason ?? 'stop';
       modelRef = response.ref;
       failures = response.failures;
+      toolCalls = response.toolCalls ?? [];
     } else {
       const response = await provider.complete(request);
       text = response.text;
       usage = response.usage;
       finishReason = response.finishReason ?? 'stop';
+      toolCalls = response.toolCalls ?? [];
     }
   } catch (error) {
     throw new ModelCallError(error);
   }
+  // some OpenAI-compatible servers (older Ollama) say `stop` beside tool calls; clients look for `tool_calls`
+  if (toolCalls.length && finishReason === 'stop') finishReason = 'tool_calls';
 
-  const outcome: TurnOutcome = { text, finishReason, usage: usage ?? estimateUsage(request, text), knowledge, modelRef, failures };
+  const outcome: TurnOutcome = { text, finishReason, usage: usage ?? estimateUsage(request, text), knowledge, modelRef, failures, toolCalls };
+  const answer = input.answer?.(outcome);
   const transcript =
     input.keep && !input.keep(text)
       ? []
-      : [...input.incoming, { role: 'assistant' as const, content: text, createdAt: Date.now(), ...input.answer?.(outcome) }];
+      : [
+          ...input.incoming,
+          {
+            role: 'assistant' as const,
+            content: text,
+            createdAt: Date.now(),
+            ...answer,
+            // the calls are kept with the answer, so a continuation sends the upstream the calls its tool results answer
+            ...(toolCalls.length && { meta: { ...answer?.meta, toolCalls } }),
+          },
+        ];
   if (input.record) await input.record(transcript, outcome);
   else await deps.sessions.appendMany(input.sessionKey, transcript);
   return outcome;
@@ -156,6 +179,22 @@ export async function completeAgentTurn(deps: AgentTurnDeps, input: AgentTurnInp
     const step = await turn.next();
     if (step.done) return step.value;
   }
+}
+
+/**
+ * Adds a streamed piece to the calls being assembled (call `index`: the first piece has its id
+ * and name, later ones more arguments) and returns it as the turn streams it; a server that
+ * leaves the id out gets one, since the client answers the call by it.
+ */
+function addToolCallPiece(calls: ModelToolCall[], piece: ToolCallPiece): ToolCallPiece {
+  let call = calls[piece.index];
+  if (!call) {
+    call = calls[piece.index] = { id: piece.id ?? `call_${randomHex(12)}`, type: 'function', function: { name: '', arguments: '' } };
+    piece = { ...piece, id: call.id };
+  }
+  if (piece.name) call.function.name = piece.name;
+  if (piece.arguments) call.function.arguments += piece.arguments;
+  return piece;
 }
 
 const wordCount = (s: string) => (s.match(/\S+/g) ?? []).length;

@@ -2,6 +2,7 @@ import { deadline } from '../deadline.js';
 import type { ModelOptions } from '../models/provider.js';
 import type { AgentConfig } from './agent-directory.js';
 import { agentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome } from './agent-turn.js';
+import { requireClientTools, type ClientToolsUse } from './client-tools.js';
 import { openConversation, type ChatInputMessage } from './conversation.js';
 import { modelFailure } from './model-call-error.js';
 
@@ -11,8 +12,10 @@ export interface ChatTurnInput {
   conversationId?: string;
   messages: ChatInputMessage[];
   metadata?: Record<string, string>;
-  /** passed through to the model */
+  /** passed through to the model (client tools and response_format in `extra`) */
   options?: ModelOptions;
+  /** the client tools or structured output asked for: the agent's model must be able to take them */
+  clientTools?: ClientToolsUse;
 }
 
 export interface ChatTurn {
@@ -33,6 +36,7 @@ export interface ChatTurn {
 export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): Promise<ChatTurn> {
   const { agent } = input;
   const { timeoutSeconds, historyLimit } = deps.config.agents.defaults;
+  requireClientTools(deps, agent, input.clientTools);
   const conversation = await openConversation(
     deps.sessions,
     { agentId: agent.id, conversationId: input.conversationId, messages: input.messages, metadata: input.metadata },
@@ -49,7 +53,8 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
           purpose: 'chat',
           sessionKey: conversation.sessionKey,
           history: conversation.history,
-          prompt: conversation.question,
+          prompt: conversation.prompt,
+          continuation: conversation.continuation,
           question: conversation.question,
           retrieve: true,
           options: input.options,

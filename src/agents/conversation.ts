@@ -1,6 +1,8 @@
 import { HeraldError } from '../errors.js';
+import type { ModelToolCall } from '../models/provider.js';
 import { randomHex } from '../platform/random-hex.js';
 import type { SessionMessage, SessionsRepo } from '../store/port.js';
+import { checkToolResults, storedToolCalls, toolMeta } from './tool-messages.js';
 
 /**
  * A chat conversation lives in the store as the session `chat:<conversation_id>`, so the admin
@@ -13,8 +15,12 @@ const CONVERSATION_ID = /^conv_[a-f0-9]{24}$/;
 
 /** A message of a chat request, its content already text; `developer` counts as `system`. */
 export interface ChatInputMessage {
-  role: 'system' | 'developer' | 'user' | 'assistant';
+  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** assistant: the client tools it called */
+  toolCalls?: ModelToolCall[];
+  /** tool: the call this result answers */
+  toolCallId?: string;
 }
 
 export interface ConversationRequest {
@@ -31,21 +37,32 @@ export interface Conversation {
   sessionKey: string;
   /** earlier messages the model sees, oldest first (system ones included) */
   history: SessionMessage[];
-  /** the new user message */
+  /** the new user message; absent when the request only answers the model's tool calls */
+  prompt?: string;
+  /** what knowledge is searched with: the new user message, or the one the tool calls serve */
   question: string;
-  /** the messages this request adds before the answer (the seed of a new conversation, or the new question) */
+  /** what follows the new user message: the assistant's tool calls and their results */
+  continuation: SessionMessage[];
+  /** the messages this request adds before the answer (the seed of a new conversation, the question, tool results) */
   incoming: SessionMessage[];
 }
 
 /**
  * Opens the conversation a chat request continues (its newest `historyLimit` messages, which
  * must belong to the agent) or starts a new one seeded with the request's earlier messages.
+ * A stored conversation continues with a new user message, or with the results of the tool
+ * calls its last answer made.
  */
 export async function openConversation(sessions: SessionsRepo, request: ConversationRequest, historyLimit: number): Promise<Conversation> {
   const { agentId, messages } = request;
   const now = Date.now();
   const meta = { agentId, ...(request.metadata && { metadata: request.metadata }) };
-  const toStored = (m: ChatInputMessage): SessionMessage => ({ role: m.role === 'developer' ? 'system' : m.role, content: m.content, createdAt: now, meta });
+  const toStored = (m: ChatInputMessage): SessionMessage => ({
+    role: m.role === 'developer' ? 'system' : m.role,
+    content: m.content,
+    createdAt: now,
+    meta: { ...meta, ...toolMeta(m) },
+  });
 
   if (request.conversationId !== undefined) {
     const id = request.conversationId;
@@ -55,17 +72,43 @@ export async function openConversation(sessions: SessionsRepo, request: Conversa
       throw new HeraldError('HERALD_CONVERSATION_NOT_FOUND', `No conversation "${id}" with the agent "${agentId}".`, { param: 'conversation_id' });
     }
     const last = messages.at(-1)!;
-    if (last.role !== 'user') {
-      throw new HeraldError('HERALD_INVALID_FIELD', 'with conversation_id, the last message must be the new user message', { param: `messages[${messages.length - 1}].role` });
+    if (last.role === 'user') {
+      const incoming = [toStored(last)];
+      return { id, sessionKey, history, prompt: last.content, question: last.content, continuation: [], incoming };
     }
-    const incoming = [toStored(last)];
-    return { id, sessionKey, history, question: incoming[0]!.content, incoming };
+    if (last.role !== 'tool') {
+      throw new HeraldError('HERALD_INVALID_FIELD', 'with conversation_id, the last message must be the new user message, or tool results', {
+        param: `messages[${messages.length - 1}].role`,
+      });
+    }
+    // the trailing tool messages answer the calls of the stored last answer (a client may resend the whole exchange)
+    let first = messages.length - 1;
+    while (first > 0 && messages[first - 1]!.role === 'tool') first--;
+    const results = messages.slice(first);
+    const pending = history.at(-1)!;
+    checkToolResults(
+      [{ role: pending.role, toolCalls: storedToolCalls(pending) }, ...results],
+      (i) => (i === 0 ? undefined : `messages[${first + i - 1}].tool_call_id`),
+    );
+    const incoming = results.map(toStored);
+    const question = history.findLast((m) => m.role === 'user')?.content ?? '';
+    return { id, sessionKey, history, question, continuation: incoming, incoming };
   }
 
   const lastUser = messages.findLastIndex((m) => m.role === 'user');
   if (lastUser < 0) throw new HeraldError('HERALD_INVALID_FIELD', 'messages must hold a user message', { param: 'messages' });
+  checkToolResults(messages, (i) => `messages[${i}].tool_call_id`);
   const id = `conv_${randomHex(12)}`;
   const seed = messages.slice(0, lastUser).map(toStored);
   const question = toStored(messages[lastUser]!);
-  return { id, sessionKey: conversationSessionKey(id), history: seed, question: question.content, incoming: [...seed, question] };
+  const continuation = messages.slice(lastUser + 1).map(toStored);
+  return {
+    id,
+    sessionKey: conversationSessionKey(id),
+    history: seed,
+    prompt: question.content,
+    question: question.content,
+    continuation,
+    incoming: [...seed, question, ...continuation],
+  };
 }

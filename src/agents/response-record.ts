@@ -1,5 +1,5 @@
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
-import type { ModelUsage } from '../models/provider.js';
+import type { ModelToolCall, ModelUsage } from '../models/provider.js';
 import type { SessionMessage, StateRepo } from '../store/port.js';
 
 /**
@@ -25,7 +25,26 @@ export interface ResponseRecord {
   metadata: Record<string, string>;
   maxOutputTokens: number | null;
   temperature: number | null;
+  /** the client tools the model called, as the response's `function_call` output items */
+  toolCalls?: ResponseFunctionCall[];
+  /** the request's client tools and text format, echoed by the response object (absent: none, text) */
+  tools?: unknown[];
+  toolChoice?: unknown;
+  parallelToolCalls?: boolean;
+  textFormat?: unknown;
 }
+
+/** a `function_call` output item: `id` the item's, `call_id` the one a `function_call_output` answers */
+export interface ResponseFunctionCall {
+  id: string;
+  call_id: string;
+  name: string;
+  arguments: string;
+}
+
+/** the calls of a response in the chat shape the model provider speaks */
+export const modelToolCalls = (calls: ResponseFunctionCall[] = []): ModelToolCall[] =>
+  calls.map((c) => ({ id: c.call_id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
 
 const key = (id: string) => `response:${id}`;
 
@@ -50,7 +69,9 @@ export async function responseHistory(responses: ResponseStore, from: ResponseRe
   const turns: SessionMessage[][] = [];
   let count = 0;
   for (let record: ResponseRecord | undefined = from; record && count < limit; ) {
-    const turn = [...record.input, { role: 'assistant' as const, content: record.output, createdAt: record.createdAt }];
+    const calls = modelToolCalls(record.toolCalls);
+    const answer: SessionMessage = { role: 'assistant', content: record.output, createdAt: record.createdAt, ...(calls.length && { meta: { toolCalls: calls } }) };
+    const turn = [...record.input, answer];
     turns.unshift(turn);
     count += turn.length;
     record = record.previousResponseId ? await responses.get(record.previousResponseId) : undefined;

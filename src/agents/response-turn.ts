@@ -5,9 +5,11 @@ import { randomHex } from '../platform/random-hex.js';
 import type { SessionMessage, StateRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
 import { agentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome } from './agent-turn.js';
+import { requireClientTools, type ClientToolsUse } from './client-tools.js';
 import type { ChatInputMessage } from './conversation.js';
 import { modelFailure } from './model-call-error.js';
 import { responseHistory, responseStore, type ResponseRecord } from './response-record.js';
+import { checkToolResults, toolMeta } from './tool-messages.js';
 
 export interface ResponseTurnDeps extends AgentTurnDeps {
   state: StateRepo;
@@ -15,20 +17,31 @@ export interface ResponseTurnDeps extends AgentTurnDeps {
 
 export interface ResponseTurnInput {
   agent: AgentConfig;
-  /** the request's input items as messages, the last user one being the new question */
+  /**
+   * the request's input items as messages: the last user one is the new question; `function_call`
+   * items are assistant messages with tool calls, `function_call_output` items tool messages
+   */
   input: ChatInputMessage[];
+  /** names input item i in an error (`input[2].call_id`) */
+  inputParam?: (i: number) => string;
   instructions?: string;
   previousResponseId?: string;
   /** false: answer without keeping the response (it cannot be fetched or continued) */
   store: boolean;
   metadata?: Record<string, string>;
   options?: ModelOptions;
+  /** the client tools or structured output asked for: the agent's model must be able to take them */
+  clientTools?: ClientToolsUse;
+  /** the request's tools and text format, kept for the response object */
+  echo?: Pick<ResponseRecord, 'tools' | 'toolChoice' | 'parallelToolCalls' | 'textFormat'>;
 }
 
 export interface ResponseTurn {
   id: string;
   outputItemId: string;
   createdAt: number;
+  /** the output item id of the turn's tool call `index` (one id per call, streamed or stored) */
+  callItemId(index: number): string;
   /** runs the turn; its return value is the record (stored by then unless `store` was false) */
   run(options: { stream?: boolean; signal?: AbortSignal }): AsyncGenerator<TurnDelta, { record: ResponseRecord; outcome: TurnOutcome }, undefined>;
 }
@@ -37,10 +50,13 @@ export interface ResponseTurn {
  * A Responses API turn (POST /v1/responses) on the one agent turn: the previous response is
  * checked first, so an unknown one is refused before anything is sent; the history is the chain
  * of previous responses; the answer is kept as a response record instead of a session transcript.
+ * A turn continues with a new user message, or with `function_call_output` items answering the
+ * calls of the previous response (or of `function_call` items sent inline).
  */
 export async function openResponseTurn(deps: ResponseTurnDeps, request: ResponseTurnInput): Promise<ResponseTurn> {
   const { agent } = request;
   const { timeoutSeconds, historyLimit } = deps.config.agents.defaults;
+  requireClientTools(deps, agent, request.clientTools);
   const responses = responseStore(deps.state);
   let history: SessionMessage[] = [];
   if (request.previousResponseId !== undefined) {
@@ -50,23 +66,40 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
     }
     history = await responseHistory(responses, previous, historyLimit);
   }
-  const lastUser = request.input.findLastIndex((m) => m.role === 'user');
-  if (lastUser < 0) throw new HeraldError('HERALD_INVALID_FIELD', 'input must hold a user message', { param: 'input' });
 
   const createdAt = Date.now();
   const meta = { agentId: agent.id, ...(request.metadata && { metadata: request.metadata }) };
-  const incoming: SessionMessage[] = request.input.map((m) => ({ role: m.role === 'developer' ? 'system' : m.role, content: m.content, createdAt, meta }));
-  const question = incoming[lastUser]!.content;
+  const incoming: SessionMessage[] = request.input.map((m) => ({
+    role: m.role === 'developer' ? 'system' : m.role,
+    content: m.content,
+    createdAt,
+    meta: { ...meta, ...toolMeta(m) },
+  }));
+  const lastUser = incoming.findLastIndex((m) => m.role === 'user');
+  const continues = lastUser < 0 && incoming.some((m) => m.role === 'tool');
+  if (lastUser < 0 && !continues) throw new HeraldError('HERALD_INVALID_FIELD', 'input must hold a user message or function_call_output items', { param: 'input' });
+  // the tool results answer calls just before them: the previous response's, or function_call items sent inline
+  const before = history.at(-1);
+  checkToolResults(
+    [...(before ? [{ role: before.role, toolCalls: (before.meta?.toolCalls ?? []) as never }] : []), ...request.input],
+    (i) => (before && i === 0 ? undefined : (request.inputParam ?? ((j) => `input[${j}]`))(i - (before ? 1 : 0))),
+  );
+  // a continuation searches knowledge with the question its tool calls serve
+  const question = continues ? (history.findLast((m) => m.role === 'user')?.content ?? '') : incoming[lastUser]!.content;
   // instructions apply to this response only (OpenAI's rule): a system message the next one does not inherit
   const system: SessionMessage[] = request.instructions ? [{ role: 'system', content: request.instructions, createdAt }] : [];
-  const earlier = [...system, ...history, ...incoming.slice(0, lastUser), ...incoming.slice(lastUser + 1)];
+  const earlier = [...system, ...history, ...(continues ? [] : incoming.slice(0, lastUser))];
+  const continuation = continues ? incoming : incoming.slice(lastUser + 1);
 
   const id = `resp_${randomHex(12)}`;
   const outputItemId = `msg_${randomHex(12)}`;
+  const callItemIds: string[] = [];
+  const callItemId = (index: number) => (callItemIds[index] ??= `fc_${randomHex(12)}`);
   return {
     id,
     outputItemId,
     createdAt,
+    callItemId,
     async *run({ stream, signal }) {
       const limit = deadline(timeoutSeconds * 1000, signal);
       let record: ResponseRecord | undefined;
@@ -76,7 +109,8 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
           purpose: 'chat',
           sessionKey: `response:${id}`,
           history: earlier,
-          prompt: question,
+          prompt: continues ? undefined : question,
+          continuation,
           question,
           retrieve: true,
           options: request.options,
@@ -99,6 +133,10 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
               metadata: request.metadata ?? {},
               maxOutputTokens: request.options?.maxTokens ?? null,
               temperature: request.options?.temperature ?? null,
+              ...(outcome.toolCalls.length && {
+                toolCalls: outcome.toolCalls.map((c, i) => ({ id: callItemId(i), call_id: c.id, name: c.function.name, arguments: c.function.arguments })),
+              }),
+              ...request.echo,
             };
             if (request.store) await responses.put(record);
           },

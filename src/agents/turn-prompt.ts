@@ -5,6 +5,7 @@ import type { ModelRegistry } from '../models/model-registry.js';
 import type { ChatMessage, ModelOptions, ModelRequest } from '../models/provider.js';
 import type { SessionMessage } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
+import { chatMessageOf, wellFormedToolSequence } from './tool-messages.js';
 
 export interface TurnPromptInput {
   agent: AgentConfig;
@@ -13,8 +14,10 @@ export interface TurnPromptInput {
   purpose: ModelRequest['purpose'];
   /** earlier messages, oldest first; system ones join the instructions */
   history: SessionMessage[];
-  /** what the model sees as the new user message (possibly safety-wrapped) */
-  prompt: string;
+  /** what the model sees as the new user message (possibly safety-wrapped); none when the turn only continues */
+  prompt?: string;
+  /** after the new message: the assistant's client tool calls and their results, continuing the turn */
+  continuation?: SessionMessage[];
   /** the new message as received */
   question?: string;
   events?: string[];
@@ -34,11 +37,11 @@ export function assembleTurn(input: TurnPromptInput, models: ModelRegistry, conf
   const instructions = [input.agent.instructions, ...input.history.filter((m) => m.role === 'system').map((m) => m.content)]
     .filter(Boolean)
     .join('\n\n');
-  const messages: ChatMessage[] = [];
   const system = [instructions.trim(), knowledgeBlock(input.knowledge)].filter(Boolean).join('\n\n');
-  if (system) messages.push({ role: 'system', content: system });
-  for (const m of input.history) if (m.role !== 'system') messages.push({ role: m.role, content: m.content });
-  messages.push({ role: 'user', content: input.prompt });
+  const said: ChatMessage[] = input.history.filter((m) => m.role !== 'system').map(chatMessageOf);
+  if (input.prompt !== undefined) said.push({ role: 'user', content: input.prompt });
+  for (const m of input.continuation ?? []) said.push(chatMessageOf(m));
+  const messages: ChatMessage[] = [...(system ? [{ role: 'system' as const, content: system }] : []), ...wellFormedToolSequence(said)];
   const request: ModelRequest = {
     ...input.options,
     model: resolved.model,

@@ -24,7 +24,7 @@ export function renderValue(value: unknown): string {
 }
 
 /** Index of the `}}` closing the hole opened before `from`, skipping quoted text and nested braces. */
-function closingBraces(text: string, from: number): number {
+export function closingBraces(text: string, from: number): number {
   let depth = 0;
   let quote: string | undefined;
   for (let i = from; i < text.length; i++) {

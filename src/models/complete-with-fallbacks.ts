@@ -1,6 +1,6 @@
 import { deadline } from '../deadline.js';
 import type { ModelRegistry } from './model-registry.js';
-import type { ModelRequest, ModelResponse } from './provider.js';
+import { needsClientTools, type ModelRequest, type ModelResponse } from './provider.js';
 
 export interface FallbackResult extends ModelResponse {
   /** the canonical ref of the model that answered */
@@ -21,7 +21,8 @@ export class AllModelsFailedError extends Error {
 /**
  * Asks the models of `refs` in order until one answers. The caller's `signal` bounds the whole
  * turn (its time limit, a shutdown): when it fires, no further model is tried and its reason is
- * thrown. While fallbacks remain, a model gets an even share of the time left (`deadline`), so a
+ * thrown. Client tools and structured output (`extra`) go to whichever model answers; a model
+ * that cannot take them (the embedded one) is passed over. While fallbacks remain, a model gets an even share of the time left (`deadline`), so a
  * hanging primary still leaves the fallbacks their turn inside the run's limit.
  */
 export async function completeWithFallbacks(
@@ -41,6 +42,8 @@ export async function completeWithFallbacks(
     const share = shareMs === undefined ? undefined : deadline(shareMs, options.signal);
     try {
       const { provider, resolved } = models.resolve(ref);
+      // a model that would ignore the client's tools or format is not an answer to this request: the next one is
+      if (needsClientTools(request) && !provider.clientTools) throw new Error('the model takes no client tools or structured output');
       const response = await provider.complete({ ...request, model: resolved.model, signal: share?.signal ?? options.signal });
       return { ...response, ref: resolved.ref, failures };
     } catch (error) {

@@ -55,6 +55,8 @@ export class ModelRegistry {
 function missingKeyModel(message: string): ModelProvider {
   const fail = () => new HeraldError('HERALD_MODEL_FAILED', message);
   return {
+    // an OpenAI-compatible provider short of its key: tools are refused by that, not as unsupported
+    clientTools: true,
     complete: () => Promise.reject(fail()),
     // eslint-disable-next-line require-yield
     async *stream() {

@@ -1,5 +1,4 @@
-import OpenAI from 'openai';
-import { nodeFetch } from './node-fetch.js';
+import { OpenAICompatibleClient } from './openai-compatible-client.js';
 import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent, ModelToolCall } from './provider.js';
 
 export interface OpenAIProviderConfig {
@@ -9,13 +8,13 @@ export interface OpenAIProviderConfig {
 
 /** Any OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp) over real HTTP. */
 export class OpenAIModel implements ModelProvider {
-  private readonly client: OpenAI;
+  readonly clientTools = true;
+  // retries belong to herald's run queue, not hidden inside the client; so does the time limit
+  // (agents.defaults.timeoutSeconds / timeoutSeconds abort through the signal): the client has none
+  private readonly client: OpenAICompatibleClient;
 
   constructor(config: OpenAIProviderConfig) {
-    // retries belong to herald's run queue, not hidden inside the client; so does the time limit
-    // (agents.defaults.timeoutSeconds / timeoutSeconds abort through the signal): the client's own
-    // timeout is only the longest a timer can wait, so it never cuts a run short of its limit
-    this.client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'not-set', maxRetries: 0, timeout: 2_147_483_647, fetch: nodeFetch });
+    this.client = new OpenAICompatibleClient(config);
   }
 
   private params(request: ModelRequest) {
@@ -24,7 +23,7 @@ export class OpenAIModel implements ModelProvider {
       ...request.extra,
       model: request.model,
       // herald's ChatMessage is OpenAI's message shape (tool roles included), checked by the provider
-      messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+      messages: request.messages,
       ...(request.temperature !== undefined && { temperature: request.temperature }),
       ...(request.maxTokens !== undefined && { max_tokens: request.maxTokens }),
       ...(request.user !== undefined && { user: request.user }),
@@ -34,10 +33,7 @@ export class OpenAIModel implements ModelProvider {
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
-    const completion = await this.client.chat.completions.create(
-      { ...this.params(request), stream: false },
-      { signal: request.signal },
-    );
+    const completion = (await this.client.post('/chat/completions', { ...this.params(request), stream: false }, request.signal)) as ChatCompletion;
     const choice = completion.choices[0];
     return {
       text: choice?.message?.content ?? '',
@@ -54,11 +50,8 @@ export class OpenAIModel implements ModelProvider {
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
-    const stream = await this.client.chat.completions.create(
-      { ...this.params(request), stream: true, stream_options: { include_usage: true } },
-      { signal: request.signal },
-    );
-    for await (const chunk of stream) {
+    const stream = this.client.stream('/chat/completions', { ...this.params(request), stream: true, stream_options: { include_usage: true } }, request.signal);
+    for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
       const delta = chunk.choices[0]?.delta?.content;
       if (delta) yield { type: 'delta', text: delta };
       for (const call of chunk.choices[0]?.delta?.tool_calls ?? []) {
@@ -87,8 +80,27 @@ export class OpenAIModel implements ModelProvider {
 }
 
 /** Function calls only: custom tool calls have no place in herald's turn yet. */
-function toolCallsOf(calls: OpenAI.Chat.Completions.ChatCompletionMessageToolCall[]): ModelToolCall[] {
+function toolCallsOf(calls: WireToolCall[]): ModelToolCall[] {
   return calls.flatMap((call) =>
     call.type === 'function' ? [{ id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: call.function.arguments } }] : [],
   );
+}
+
+// what herald reads of OpenAI's chat-completion shapes (https://platform.openai.com/docs/api-reference/chat/object)
+interface WireUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+type WireToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } } | { id: string; type: 'custom' };
+interface ChatCompletion {
+  choices: { message?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string | null }[];
+  usage?: WireUsage | null;
+}
+interface ChatCompletionChunk {
+  choices: {
+    delta?: { content?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] };
+    finish_reason?: string | null;
+  }[];
+  usage?: WireUsage | null;
 }

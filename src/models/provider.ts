@@ -38,6 +38,10 @@ export interface ModelOptions {
   extra?: Record<string, unknown>;
 }
 
+/** the `extra` fields only a provider with `clientTools` honours: client tools and structured output */
+export const needsClientTools = (options: ModelOptions) =>
+  options.extra !== undefined && ['tools', 'tool_choice', 'response_format'].some((k) => options.extra![k] !== undefined);
+
 export interface ModelRequest extends ModelOptions {
   /** the model name inside its provider */
   model: string;
@@ -80,6 +84,12 @@ export type ModelStreamEvent =
   | { type: 'tool_call'; index: number; id?: string; name?: string; arguments?: string };
 
 export interface ModelProvider {
+  /**
+   * true for a provider that takes OpenAI's client-tool and structured-output fields (`tools`,
+   * `tool_choice`, `response_format`, tool messages) and answers tool calls: an OpenAI-compatible
+   * one. Others (the embedded model) would ignore them and answer as if the client had not asked.
+   */
+  readonly clientTools?: boolean;
   complete(request: ModelRequest): Promise<ModelResponse>;
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
 }

@@ -129,6 +129,8 @@ export interface DeliveryQuery extends ListQuery {
   channel?: string;
   runId?: string;
   agentId?: string;
+  /** the session the reply belongs to (`main` for heartbeat replies) */
+  sessionKey?: string;
 }
 
 export interface SessionSummary {

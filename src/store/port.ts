@@ -59,7 +59,8 @@ export interface RunCompletion {
 }
 
 export interface SessionMessage {
-  role: 'system' | 'user' | 'assistant';
+  /** `tool`: a client tool's result (its call id, and the assistant's calls, are in `meta`) */
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
   createdAt: number;
   runId?: string | null;

@@ -110,4 +110,24 @@ describe('the agent turn', () => {
     expect(heartbeat[1]).toBe('assistant: HEARTBEAT_OK');
     expect(heartbeat[2]).toMatch(/- e2/);
   });
+
+  it('sends the upstream a valid tool-call sequence when the history limit cuts an exchange or the client leaves calls unanswered', async () => {
+    const app = await appOnUpstream({ historyLimit: 2 });
+    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }];
+    // a tool exchange: the call, its result, the answer (four stored messages)
+    const calling = JSON.parse((await chat(app, { messages: [{ role: 'user', content: 'q1' }], tools })).text);
+    const conversation_id = calling.conversation_id;
+    const [call] = calling.choices[0].message.tool_calls;
+    await chat(app, { conversation_id, messages: [{ role: 'tool', tool_call_id: call.id, content: 'r1' }], tools });
+    // the newest two stored messages start with the result of a call that fell out of the window: it is left out
+    upstream.reply({ text: 'plain' });
+    await chat(app, { conversation_id, messages: [{ role: 'user', content: 'q2' }] });
+    expect(lastSent()).toEqual(['assistant: The tools said: r1.', 'user: q2']);
+
+    // calls the client never answered (it asked something new) are not sent as pending calls
+    await chat(app, { conversation_id, messages: [{ role: 'user', content: 'q3' }], tools });
+    await chat(app, { conversation_id, messages: [{ role: 'user', content: 'q4' }] });
+    expect(upstream.requests.at(-1)!.json.messages.some((m: { tool_calls?: unknown }) => m.tool_calls)).toBe(false);
+    expect(lastSent()).toEqual(['user: q3', 'user: q4']);
+  });
 });

@@ -29,7 +29,11 @@ let context: BrowserContext;
 let page: Page;
 let platformDown = true;
 
-const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+/** a full-page screenshot from the top (a page scrolled by focus would draw the sticky header mid-page) */
+const shot = async (name: string) => {
+  await page.evaluate('window.scrollTo(0, 0)');
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+};
 const go = async (hash: string) => {
   await page.goto(`${herald.url}/console#/${hash}`);
   await page.locator('main h1').first().waitFor();
@@ -132,13 +136,20 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     await page.locator('tbody tr').first().waitFor();
     expect(await page.locator('tbody').textContent()).toContain('agent');
     await shot('requests');
+    // open the request that started the run: its outcome, its run and that run's delivery
+    await page.getByRole('row').filter({ hasText: 'agent' }).getByRole('link').first().click();
+    await page.getByRole('heading', { name: 'Request' }).waitFor();
+    const facts = page.locator('dl.facts');
+    await expect.poll(() => facts.textContent()).toMatch(/Delivery\s*telegram\s*delivered/);
+    expect(await facts.textContent()).toMatch(/Outcome\s*agent/);
+    await shot('request-detail');
     await go('session');
     await page.locator('tbody tr').first().waitFor();
     expect(await page.locator('main').textContent()).toContain('Hook Refunds');
     await shot('main-session');
   });
 
-  it('shows the resolved action change as a mapping is edited in the playground', async () => {
+  it('shows the resolved action and the wrapped prompt change as a mapping is edited in the playground; JSONata errors point at the expression', async () => {
     // a retained request to pick as the sample
     await fetch(`${herald.url}/hooks/github`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ action: 'opened', issue: { title: 'Crash on start' } }) });
     await go('mappings');
@@ -150,22 +161,38 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     const retained = await page.getByLabel('Sample').locator('option', { hasText: 'retained:' }).first().getAttribute('value');
     await page.getByLabel('Sample').selectOption(retained!);
     const action = page.locator('#resolved-action');
+    const prompt = page.locator('#wrapped-prompt');
     await expect.poll(() => action.textContent()).toContain('Issue Crash on start was opened');
+    // beside the action, the message as the model would see it: inside the safety wrapper
+    await expect.poll(() => prompt.textContent()).toContain('Issue Crash on start was opened');
+    expect(await prompt.textContent()).toMatch(/<<<EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]+">>>[\s\S]*Hook: GitHub[\s\S]*<<<END_EXTERNAL_UNTRUSTED_CONTENT/);
 
     const draft = page.getByLabel('Draft mapping');
     const text = (await draft.inputValue()).replace('Issue {{ issue.title }} was {{ action }}', 'New issue: {{ $uppercase(issue.title) }}');
     await draft.fill(text);
     await expect.poll(() => action.textContent()).toContain('New issue: CRASH ON START');
+    await expect.poll(() => prompt.textContent()).toContain('New issue: CRASH ON START');
+    expect(await prompt.textContent()).not.toContain('was opened');
+    await shot('playground');
 
+    // a syntax error is pointed at in its expression
     await draft.fill(text.replace('$uppercase(issue.title)', 'issue.title +'));
     await page.locator('.fault').filter({ hasText: 'messageTemplate' }).waitFor();
     expect(await page.locator('.fault pre.expr').textContent()).toContain('issue.title +');
     await shot('playground-error');
 
+    // so is one that only fails on this payload, and the draft shows where it is
+    await draft.fill(text.replace('$uppercase(issue.title)', '$number(issue.title)'));
+    await page.locator('.fault').filter({ hasText: 'Unable to cast value to a number' }).waitFor();
+    expect(await page.locator('.fault pre.expr').textContent()).toContain('$number(issue.title)');
+    await page.getByRole('button', { name: 'Show in the draft' }).click();
+    expect(await draft.evaluate((el) => { const t = el as unknown as { value: string; selectionStart: number; selectionEnd: number }; return t.value.slice(t.selectionStart, t.selectionEnd); })).toBe('$number(issue.title)');
+
     await draft.fill(text);
     await page.getByRole('button', { name: 'Backtest' }).click();
     await page.getByText(/1 retained request\(s\) of github; 1 change\./).waitFor();
-    await shot('playground');
+    await expect.poll(() => action.textContent()).toContain('New issue: CRASH ON START');
+    await shot('playground-backtest');
   });
 
   it('uploads a document with a progress bar, and deletes it', async () => {
@@ -212,6 +239,8 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     await page.getByRole('link', { name: 'Runs' }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    // the menu folds away and focus follows to the page's content, not lost with the hidden link
+    expect(await page.evaluate('document.activeElement.id')).toBe('main');
     await shot('phone-runs');
     await page.setViewportSize({ width: 1280, height: 860 });
     await page.getByRole('button', { name: 'Sign out' }).click();

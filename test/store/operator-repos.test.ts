@@ -103,6 +103,10 @@ describe.each(adapters)('operator repos on %s', (_name, open) => {
     expect(await runIds({ mappingId: 'gh' })).toEqual(['r1']);
     expect(await runIds({ sessionKey: 'chat:x' })).toEqual(['r2']);
     expect(await runIds({ limit: 1, after: { at: 300, id: 'r3' } })).toEqual(['r2']);
+    expect(await runIds({ status: 'queued', since: 150, until: 300 })).toEqual(['r3', 'r2']);
+    expect(await runIds({ agentId: 'main' })).toEqual(['r3', 'r2', 'r1']);
+    expect(await runIds({ agentId: 'other' })).toEqual([]);
+    expect(await runIds({ q: 'CHAT:' })).toEqual(['r2']);
     expect((await store.runs.get('r2'))!.rerunOf).toBe('r1');
 
     expect(await store.runs.cancel('r3', 400)).toBe(true);
@@ -118,6 +122,9 @@ describe.each(adapters)('operator repos on %s', (_name, open) => {
     expect(first.map((e) => e.text)).toEqual(['event 3', 'event 1']);
     expect((await store.browse.events({ limit: 10, after: { at: first[0]!.createdAt, id: String(first[0]!.id) } })).map((e) => e.text)).toEqual(['event 2', 'event 1', 'event 0']);
     expect((await store.browse.events({ limit: 10, q: 'EVENT 4' })).map((e) => e.text)).toEqual(['event 4']);
+    await store.events.claimPending('main', { owner: 'o', now: 1, until: 2 });
+    expect((await store.browse.events({ limit: 10, status: 'processing' })).map((e) => e.text)).toEqual(['event 3', 'event 1']);
+    expect((await store.browse.events({ limit: 10, session: 'other', status: 'pending' })).map((e) => e.text)).toEqual(['event 4', 'event 2', 'event 0']);
 
     const now = 1000;
     const base = { runId: null, kind: 'heartbeat' as const, to: '1', text: 't', sessionKey: 'main', agentId: 'main', attempts: 0, partsSent: 0, lastError: null, nextAttemptAt: now, leaseOwner: null, leaseUntil: null, updatedAt: now, deliveredAt: null };
@@ -127,7 +134,15 @@ describe.each(adapters)('operator repos on %s', (_name, open) => {
     expect(await store.deliveries.abandon('d2', now + 2)).toBe(false);
     expect((await store.browse.deliveries({ limit: 10, status: 'abandoned' })).map((d) => d.id)).toEqual(['d1']);
     expect((await store.browse.deliveries({ limit: 10, channel: 'slack' })).map((d) => d.id)).toEqual(['d2']);
-    expect(await store.browse.deliveriesPerMinute(0)).toEqual([{ minute: 0, total: 2, failed: 1 }]);
+    await store.deliveries.insert({ ...base, id: 'd3', runId: 'r1', kind: 'run', channel: 'slack', status: 'pending', sessionKey: 'hook:r1', agentId: 'support', createdAt: now + 5 });
+    const deliveryIds = async (q: Partial<Parameters<Store['browse']['deliveries']>[0]>) => (await store.browse.deliveries({ limit: 10, ...q })).map((d) => d.id);
+    expect(await deliveryIds({ runId: 'r1' })).toEqual(['d3']);
+    expect(await deliveryIds({ agentId: 'support' })).toEqual(['d3']);
+    expect(await deliveryIds({ sessionKey: 'main' })).toEqual(['d2', 'd1']);
+    expect(await deliveryIds({ since: now + 1, until: now + 1 })).toEqual(['d2']);
+    expect(await deliveryIds({ q: 'R1' })).toEqual(['d3']);
+    expect(await deliveryIds({ limit: 1, after: { at: now + 1, id: 'd2' } })).toEqual(['d1']);
+    expect(await store.browse.deliveriesPerMinute(0)).toEqual([{ minute: 0, total: 3, failed: 1 }]);
 
     await store.sessions.append('hook:a', { role: 'user', content: 'hi', createdAt: 10 });
     await store.sessions.append('hook:a', { role: 'assistant', content: 'yo', createdAt: 20 });
@@ -138,6 +153,8 @@ describe.each(adapters)('operator repos on %s', (_name, open) => {
     ]);
     expect((await store.browse.sessions({ limit: 10, prefix: 'hook:' })).map((s) => s.key)).toEqual(['hook:a']);
     expect((await store.browse.sessions({ limit: 10, after: { at: 30, id: 'chat:b' } })).map((s) => s.key)).toEqual(['hook:a']);
+    expect((await store.browse.sessions({ limit: 10, q: 'HOOK' })).map((s) => s.key)).toEqual(['hook:a']);
+    expect((await store.browse.sessions({ limit: 10, since: 25 })).map((s) => s.key)).toEqual(['chat:b']);
     await store.close();
   });
 });

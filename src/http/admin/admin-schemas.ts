@@ -85,7 +85,7 @@ export const runSchema = z
   })
   .openapi('Run');
 
-export const messageSchema = z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string(), createdAt: time }).openapi('SessionMessage');
+export const messageSchema = z.object({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.string(), createdAt: time }).openapi('SessionMessage');
 
 export const runDetailSchema = runSchema
   .extend({
@@ -162,6 +162,7 @@ export const dryRunSchema = z
     code: z.string().optional(),
     error: z.string().optional(),
     reason: z.string().optional().openapi({ description: "A mapping's own failure (template, transform): the reason the caller never sees." }),
+    fault: draftFaultSchema.optional().openapi({ description: 'A template that failed on this request: its field and the `{{ }}` expression at fault.' }),
     details: z.unknown().optional(),
   })
   .openapi('DryRunOutcome');

@@ -196,13 +196,14 @@ export function registerListRoutes(app: OpenAPIHono, deps: { store: Store; deliv
           channel: z.string().optional().openapi(q('channel', 'Channel plugin id.')),
           run: z.string().optional().openapi(q('run', 'Run id.')),
           agent: z.string().optional().openapi(q('agent', 'Agent id.')),
+          session: z.string().optional().openapi(q('session', 'Session key of the reply (main: heartbeat replies).')),
         }),
       },
       responses: { 200: json(page(deliverySchema), 'One page of deliveries'), ...errors },
     }),
     async (c) => {
       const query = c.req.valid('query');
-      const rows = await store.browse.deliveries({ ...query, ...list(query), runId: query.run, agentId: query.agent });
+      const rows = await store.browse.deliveries({ ...query, ...list(query), runId: query.run, agentId: query.agent, sessionKey: query.session });
       return c.json(pageOf(rows, query.limit, (d) => [d.createdAt, d.id], deliveryView), 200);
     },
   );

@@ -1,21 +1,24 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { isoTime as iso } from '../../iso-time.js';
+import { LiveFeed } from '../../runtime/operator/live-feed.js';
 import type { MinuteCount, Store } from '../../store/port.js';
 import type { StoreProbe } from '../../store/store-probe.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema, overviewSchema } from './admin-schemas.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
-/** how often the live stream looks at the store: the store is the truth, also for work another replica did */
-const STREAM_EVERY_MS = 1000;
+/** a comment this often on an idle stream keeps proxies from timing it out (it reads nothing) */
+const KEEP_ALIVE_MS = 25_000;
 const WINDOW_MS = 60 * 60_000;
+
+type Overview = z.infer<typeof overviewSchema>;
 
 const minutes = (rows: MinuteCount[]) => rows.map((r) => ({ minute: iso(r.minute), total: r.total, failed: r.failed }));
 
 /** The Overview page's numbers, and the same numbers live as server-sent events. */
 export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; probe?: StoreProbe }): void {
-  const overview = async (): Promise<z.infer<typeof overviewSchema>> => {
+  const overview = async (): Promise<Overview> => {
     const since = Date.now() - WINDOW_MS;
     const [requests, runs, deliveries, counts, retainedBytes] = await Promise.all([
       deps.store.receipts.perMinute(since),
@@ -48,35 +51,64 @@ export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; p
     async (c) => c.json(await overview(), 200),
   );
 
+  // one feed per app, made at the first client: the route declarations are also read without a store (the OpenAPI document)
+  let feed: LiveFeed<Overview> | undefined;
+  const live = () => (feed ??= new LiveFeed(deps.store.signals, overview));
+
   app.openapi(
     createRoute({
       method: 'get',
       path: '/stream',
       tags: ['overview'],
-      summary: 'Server-sent events: `overview` (the Overview body) whenever anything changed, checked every second',
+      summary:
+        'Server-sent events: `overview` (the Overview body) at once and after every change; `change` ({kinds}: receipts, runs, events, deliveries, sessions) naming what changed. Pushed by the store\'s change feed (across replicas on PostgreSQL), never polled',
       security: bearerSecurity,
       responses: { 200: { content: { 'text/event-stream': { schema: z.string() } }, description: 'An endless event stream' }, 401: json(errorSchema, 'Not signed in') },
     }),
     ((c: Parameters<typeof streamSSE>[0]) =>
       streamSSE(c, async (stream) => {
-        let last = '';
-        let closed = false;
-        stream.onAbort(() => {
-          closed = true;
+        // what arrived since the last write: a slow client gets the latest snapshot, not a backlog
+        const kinds = new Set<string>();
+        let latest: Overview | undefined;
+        let wake: (() => void) | undefined;
+        const off = live().subscribe((message) => {
+          for (const kind of message.kinds) kinds.add(kind);
+          latest = message.snapshot ?? latest;
+          wake?.();
         });
-        while (!closed && !stream.aborted) {
-          try {
-            const data = JSON.stringify(await overview());
-            if (data !== last) {
-              last = data;
-              await stream.writeSSE({ event: 'overview', data });
-            } else {
-              await stream.write(': idle\n\n'); // a comment: keeps proxies from timing the stream out
+        stream.onAbort(() => wake?.());
+        try {
+          await stream.writeSSE({ event: 'overview', data: JSON.stringify(await overview()) });
+          while (!stream.aborted) {
+            if (kinds.size === 0 && latest === undefined) {
+              let timer: NodeJS.Timeout | undefined;
+              const woke = await new Promise<boolean>((resolve) => {
+                wake = () => resolve(true);
+                timer = setTimeout(() => resolve(false), KEEP_ALIVE_MS);
+              });
+              clearTimeout(timer);
+              wake = undefined;
+              if (stream.aborted) break;
+              if (!woke) {
+                await stream.write(': keep-alive\n\n');
+                continue;
+              }
             }
-          } catch {
-            break; // the client left, or the store is closing: the browser's EventSource reconnects by itself
+            if (kinds.size > 0) {
+              const data = JSON.stringify({ kinds: [...kinds] });
+              kinds.clear();
+              await stream.writeSSE({ event: 'change', data });
+            }
+            if (latest !== undefined) {
+              const data = JSON.stringify(latest);
+              latest = undefined;
+              await stream.writeSSE({ event: 'overview', data });
+            }
           }
-          await stream.sleep(STREAM_EVERY_MS);
+        } catch {
+          // the client left, or the store is closing: the browser's EventSource reconnects by itself
+        } finally {
+          off();
         }
       })) as never,
   );

@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import type { Logger } from 'pino';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
-import type { AgentTurnDeps, TurnDelta, TurnOutcome } from '../../agents/agent-turn.js';
+import type { AgentTurnDeps, ToolCallPiece, TurnDelta, TurnOutcome } from '../../agents/agent-turn.js';
 import { openChatTurn } from '../../agents/chat-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
@@ -12,7 +12,7 @@ import { randomHex } from '../../platform/random-hex.js';
 import { urlCitations } from './citation-annotations.js';
 import { parseJsonBody, readBody } from '../read-body.js';
 import { requireAgent } from './agents-routes.js';
-import { messageText, parseChatRequest } from './chat-request.js';
+import { chatClientTools, chatInputMessages, parseChatRequest } from './chat-request.js';
 import { sseResponse } from './sse-response.js';
 
 export interface ChatRoutesDeps {
@@ -62,6 +62,29 @@ function clientGone(c: Context): AbortSignal {
   return abort.signal;
 }
 
+/**
+ * The answer message: with tool calls and no text, `content` is null (OpenAI's shape); the
+ * knowledge annotations mark spans of the content, so a message without content has none (the
+ * answer that follows the tool results carries them; `citations` are there either way).
+ */
+function assistantMessage(outcome: TurnOutcome, annotations: ReturnType<typeof urlCitations>) {
+  const calls = outcome.toolCalls.length > 0;
+  return {
+    role: 'assistant' as const,
+    content: calls && !outcome.text ? null : outcome.text,
+    refusal: null,
+    annotations: calls && !outcome.text ? [] : annotations,
+    ...(calls && { tool_calls: outcome.toolCalls }),
+  };
+}
+
+/** a streamed piece of a tool call as OpenAI's delta has it: id, type and name on the first piece of call `index` */
+const toolCallDelta = (piece: ToolCallPiece) => ({
+  index: piece.index,
+  ...(piece.id && { id: piece.id, type: 'function' as const }),
+  function: { ...(piece.name && { name: piece.name }), arguments: piece.arguments ?? '' },
+});
+
 /** POST /v1/chat/completions: OpenAI's chat API where `model` is a digital employee. */
 export function chatRoutes(deps: ChatRoutesDeps): Hono {
   const app = new Hono();
@@ -76,16 +99,19 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
     c.set('bodyBytes', bytes.byteLength);
     const body = parseChatRequest(parseJsonBody(bytes));
     const agent = requireAgent(deps.agents, c.get('principal'), body.model, 'model');
+    const tools = chatClientTools(body);
     const chat = await openChatTurn(deps.turns, {
       agent,
       conversationId: body.conversation_id ?? undefined,
-      messages: body.messages.map((m) => ({ role: m.role, content: messageText(m.content) })),
+      messages: chatInputMessages(body.messages),
       metadata: body.metadata ?? undefined,
       options: {
         temperature: body.temperature ?? undefined,
         maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
         user: body.user ?? undefined,
+        ...(tools.extra && { extra: tools.extra }),
       },
+      clientTools: tools.use,
     });
     const id = `chatcmpl-${randomHex(12)}`;
     const created = Math.floor(Date.now() / 1000);
@@ -106,7 +132,7 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
         created,
         model: agent.id,
         system_fingerprint: null,
-        choices: [{ index: 0, message: { role: 'assistant', content: outcome.text, refusal: null, annotations: annotations(outcome) }, logprobs: null, finish_reason: outcome.finishReason }],
+        choices: [{ index: 0, message: assistantMessage(outcome, annotations(outcome)), logprobs: null, finish_reason: outcome.finishReason }],
         usage: outcome.usage,
         conversation_id,
         ...extras(outcome),
@@ -132,11 +158,12 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
         const turn = chat.run({ stream: true, signal });
         let step = await turn.next();
         for (; !step.done; step = await turn.next()) {
-          send(chunk([{ index: 0, delta: { content: step.value.text }, logprobs: null, finish_reason: null }]));
+          const delta = step.value.type === 'delta' ? { content: step.value.text } : { tool_calls: [toolCallDelta(step.value)] };
+          send(chunk([{ index: 0, delta, logprobs: null, finish_reason: null }]));
         }
         const outcome = step.value;
         // OpenAI streams a message's annotations on a delta; herald has them once the answer is whole
-        const cited = annotations(outcome);
+        const cited = outcome.toolCalls.length && !outcome.text ? [] : annotations(outcome);
         send(chunk([{ index: 0, delta: cited.length ? { annotations: cited } : {}, logprobs: null, finish_reason: outcome.finishReason }], extras(outcome)));
         if (includeUsage) send(chunk([], { usage: outcome.usage, ...extras(outcome) }));
       },

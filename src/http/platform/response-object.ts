@@ -1,4 +1,4 @@
-import type { ResponseRecord } from '../../agents/response-record.js';
+import type { ResponseFunctionCall, ResponseRecord } from '../../agents/response-record.js';
 import type { KnowledgePassage } from '../../knowledge/knowledge-passage.js';
 import { fileCitations } from './citation-annotations.js';
 import type { ModelUsage } from '../../models/provider.js';
@@ -23,6 +23,27 @@ export function outputMessage(itemId: string, text: string, passages: KnowledgeP
   };
 }
 
+/** a client tool call of the model as an output item */
+export const functionCallItem = (call: ResponseFunctionCall, status: 'in_progress' | 'completed' = 'completed') => ({
+  id: call.id,
+  type: 'function_call' as const,
+  status,
+  call_id: call.call_id,
+  name: call.name,
+  arguments: call.arguments,
+});
+
+/**
+ * The output items of a finished response: the assistant message, then the function calls. A
+ * response of tool calls alone has no message (as OpenAI's), so no `file_citation` annotations
+ * either: they come on the answer that follows the `function_call_output` items.
+ */
+export function outputItems(record: ResponseRecord) {
+  const calls = (record.toolCalls ?? []).map((call) => functionCallItem(call));
+  const message = record.output || !calls.length ? [outputMessage(record.outputItemId, record.output, record.knowledge)] : [];
+  return [...message, ...calls];
+}
+
 export interface ResponseHead {
   id: string;
   createdAt: number;
@@ -33,6 +54,11 @@ export interface ResponseHead {
   temperature: number | null;
   metadata: Record<string, string>;
   store: boolean;
+  /** the request's client tools and text format (absent: none, plain text) */
+  tools?: unknown[];
+  toolChoice?: unknown;
+  parallelToolCalls?: boolean;
+  textFormat?: unknown;
 }
 
 /** OpenAI's response object; without a record, the in-progress one that opens a stream */
@@ -48,15 +74,15 @@ export function responseObject(head: ResponseHead, record?: ResponseRecord) {
     instructions: head.instructions,
     max_output_tokens: head.maxOutputTokens,
     model: head.agentId,
-    output: record ? [outputMessage(record.outputItemId, record.output, record.knowledge)] : [],
-    parallel_tool_calls: true,
+    output: record ? outputItems(record) : [],
+    parallel_tool_calls: head.parallelToolCalls ?? true,
     previous_response_id: head.previousResponseId,
     reasoning: { effort: null, summary: null },
     store: head.store,
     temperature: head.temperature ?? 1,
-    text: { format: { type: 'text' } },
-    tool_choice: 'auto',
-    tools: [],
+    text: { format: head.textFormat ?? { type: 'text' } },
+    tool_choice: head.toolChoice ?? 'auto',
+    tools: head.tools ?? [],
     top_p: 1,
     truncation: 'disabled',
     usage: record ? responseUsage(record.usage) : null,

@@ -1,6 +1,10 @@
 import { z } from 'zod';
+import type { ClientToolsUse } from '../../agents/client-tools.js';
 import type { ChatInputMessage } from '../../agents/conversation.js';
+import type { ResponseRecord } from '../../agents/response-record.js';
 import { HeraldError } from '../../errors.js';
+import { paramOf } from './request-param.js';
+import { functionName, jsonSchemaObject } from './tool-schemas.js';
 
 /** a text part of an input message: `input_text` (and `output_text` when a client replays an answer) */
 const textPart = z.object({ type: z.enum(['input_text', 'output_text', 'text']), text: z.string() }).loose();
@@ -14,11 +18,38 @@ const inputMessage = z
   })
   .loose();
 
+/** a call the model made, replayed by the client (as the SDKs do when they keep the history themselves) */
+const functionCallItem = z
+  .object({ type: z.literal('function_call'), call_id: z.string().min(1), name: functionName, arguments: z.string() })
+  .loose();
+
+/** the client's result of a call: continues the turn */
+const functionCallOutputItem = z
+  .object({ type: z.literal('function_call_output'), call_id: z.string().min(1), output: z.union([z.string(), z.array(textPart)]) })
+  .loose();
+
+/** the Responses API's function tool: `{type: "function", name, description, parameters, strict}` (flat, unlike chat's) */
+const functionTool = z
+  .object({ type: z.literal('function'), name: functionName, description: z.string().nullish(), parameters: jsonSchemaObject.nullish(), strict: z.boolean().nullish() })
+  .loose();
+
+const toolChoice = z.union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), name: functionName }).loose()]);
+
+const textFormat = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text') }).loose(),
+  z.object({ type: z.literal('json_object') }).loose(),
+  z
+    .object({ type: z.literal('json_schema'), name: functionName, schema: jsonSchemaObject, description: z.string().nullish(), strict: z.boolean().nullish() })
+    .loose(),
+]);
+
 /** The body of POST /v1/responses: OpenAI's fields herald honours. */
 export const responsesRequestSchema = z
   .object({
     model: z.string().min(1).describe('The agent id.'),
-    input: z.union([z.string().min(1), z.array(inputMessage).min(1)]).describe('The new message as text, or a list of message items.'),
+    input: z
+      .union([z.string().min(1), z.array(z.union([inputMessage, functionCallItem, functionCallOutputItem])).min(1)])
+      .describe('The new message as text, or a list of items: messages, function_call and function_call_output.'),
     instructions: z.string().nullish().describe('A system message for this response only (not carried to the next).'),
     previous_response_id: z.string().min(1).nullish().describe('Continue the conversation of this stored response.'),
     store: z.boolean().nullish().describe('Keep the response for GET and previous_response_id (default true).'),
@@ -27,12 +58,16 @@ export const responsesRequestSchema = z
     temperature: z.number().min(0).max(2).nullish().describe('Sampling temperature, passed to the model.'),
     user: z.string().max(256).nullish().describe('End-user id, passed to the model.'),
     metadata: z.record(z.string(), z.string().max(512)).nullish().describe('Up to 16 string pairs, kept with the response.'),
+    tools: z.array(functionTool).max(128).nullish().describe('Client function tools, passed to an OpenAI-compatible model.'),
+    tool_choice: toolChoice.nullish().describe('none, auto, required, or {type: "function", name}.'),
+    parallel_tool_calls: z.boolean().nullish().describe('Whether the model may call several tools at once.'),
+    text: z.object({ format: textFormat.optional() }).loose().nullish().describe('format: text, json_object, or json_schema (structured output).'),
   })
   .loose();
 
 export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;
 
-const paramOf = (path: PropertyKey[]) => path.reduce<string>((p, k) => (typeof k === 'number' ? `${p}[${k}]` : p ? `${p}.${String(k)}` : String(k)), '');
+const ITEM_TYPES = ['message', 'function_call', 'function_call_output'];
 
 /** Fields that would change the answer if silently ignored are refused by name. */
 function refuseUnsupported(body: Record<string, unknown>): void {
@@ -40,20 +75,24 @@ function refuseUnsupported(body: Record<string, unknown>): void {
     throw new HeraldError('HERALD_INVALID_FIELD', `${param} is not supported: ${why}`, { param, openaiCode: 'unsupported_parameter' });
   };
   const present = (k: string) => body[k] !== undefined && body[k] !== null;
-  if (present('tools') && (!Array.isArray(body.tools) || body.tools.length > 0)) refuse('tools', 'agents do not call client-side tools');
-  if (present('tool_choice') && body.tool_choice !== 'none' && body.tool_choice !== 'auto') refuse('tool_choice', 'agents do not call client-side tools');
+  if (Array.isArray(body.tools)) {
+    body.tools.forEach((tool: { type?: unknown }, i) => {
+      if (tool?.type !== 'function') refuse(`tools[${i}].type`, `tools of type "${String(tool?.type)}" (herald runs no hosted tools); send function tools`);
+    });
+  }
   if (present('conversation')) refuse('conversation', 'use previous_response_id');
   if (present('background') && body.background !== false) refuse('background', 'responses are answered in the request');
-  const format = (body.text as { format?: { type?: unknown } } | undefined | null)?.format;
-  if (format && format.type !== 'text') refuse('text.format', 'answers are plain text');
   if (Array.isArray(body.input)) {
-    body.input.forEach((item: { type?: unknown; role?: unknown; content?: unknown }, i) => {
-      if (item && item.type !== undefined && item.type !== 'message') refuse(`input[${i}].type`, `input items of type "${String(item.type)}"; send messages`);
-      if (item && Array.isArray(item.content)) {
-        item.content.forEach((part: { type?: unknown }, j) => {
-          if (!['input_text', 'output_text', 'text'].includes(String(part?.type))) refuse(`input[${i}].content[${j}]`, `content parts of type "${String(part?.type)}"; send input_text`);
-        });
+    body.input.forEach((item: { type?: unknown; role?: unknown; content?: unknown; output?: unknown }, i) => {
+      if (item && item.type !== undefined && !ITEM_TYPES.includes(String(item.type))) {
+        refuse(`input[${i}].type`, `input items of type "${String(item.type)}"; send messages, function_call and function_call_output items`);
       }
+      const parts = Array.isArray(item?.content) ? item.content : Array.isArray(item?.output) ? item.output : [];
+      parts.forEach((part: { type?: unknown }, j) => {
+        if (!['input_text', 'output_text', 'text'].includes(String(part?.type))) {
+          refuse(`input[${i}].${Array.isArray(item.content) ? 'content' : 'output'}[${j}]`, `content parts of type "${String(part?.type)}"; send input_text`);
+        }
+      });
     });
   }
   if (body.metadata && typeof body.metadata === 'object' && Object.keys(body.metadata).length > 16) refuse('metadata', 'at most 16 keys');
@@ -71,8 +110,84 @@ export function parseResponsesRequest(body: unknown): ResponsesRequest {
   return parsed.data;
 }
 
-/** the input as chat messages: a string is one user message */
-export function inputMessages(input: ResponsesRequest['input']): ChatInputMessage[] {
-  if (typeof input === 'string') return [{ role: 'user', content: input }];
-  return input.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : m.content.map((p) => p.text).join('\n') }));
+const textOf = (content: string | { text: string }[]) => (typeof content === 'string' ? content : content.map((p) => p.text).join('\n'));
+
+/**
+ * The input as chat messages: a string is one user message; a run of `function_call` items is
+ * one assistant message with those tool calls, a `function_call_output` a tool message.
+ * `itemOf[i]` is the input item message i came from (for errors).
+ */
+export function inputMessages(input: ResponsesRequest['input']): { messages: ChatInputMessage[]; itemOf: number[] } {
+  if (typeof input === 'string') return { messages: [{ role: 'user', content: input }], itemOf: [0] };
+  const messages: ChatInputMessage[] = [];
+  const itemOf: number[] = [];
+  input.forEach((item, i) => {
+    if (item.type === 'function_call') {
+      const call = { id: item.call_id, type: 'function' as const, function: { name: item.name, arguments: item.arguments } };
+      const last = messages.at(-1);
+      const previous = input[i - 1];
+      // calls join the assistant turn they belong to: the function_call or assistant message item just before
+      if (last?.role === 'assistant' && previous && (previous.type === 'function_call' || (previous.type !== 'function_call_output' && previous.role === 'assistant'))) {
+        last.toolCalls = [...(last.toolCalls ?? []), call];
+      } else {
+        messages.push({ role: 'assistant', content: '', toolCalls: [call] });
+        itemOf.push(i);
+      }
+    } else if (item.type === 'function_call_output') {
+      messages.push({ role: 'tool', content: textOf(item.output), toolCallId: item.call_id });
+      itemOf.push(i);
+    } else {
+      messages.push({ role: item.role, content: textOf(item.content) });
+      itemOf.push(i);
+    }
+  });
+  return { messages, itemOf };
+}
+
+/**
+ * The client-tool and structured-output fields in the upstream's (chat completions') shape, the
+ * first of them that needs a model able to take them, and what the response object echoes.
+ */
+export function responsesClientTools(body: ResponsesRequest): {
+  extra?: Record<string, unknown>;
+  use?: ClientToolsUse;
+  echo: Pick<ResponseRecord, 'tools' | 'toolChoice' | 'parallelToolCalls' | 'textFormat'>;
+} {
+  const tools = body.tools?.length ? body.tools : undefined;
+  const format = body.text?.format && body.text.format.type !== 'text' ? body.text.format : undefined;
+  const choice = body.tool_choice;
+  const extra = {
+    ...(tools && {
+      tools: tools.map((t) => ({
+        type: 'function',
+        function: { name: t.name, ...(t.description != null && { description: t.description }), ...(t.parameters != null && { parameters: t.parameters }), ...(t.strict != null && { strict: t.strict }) },
+      })),
+    }),
+    ...(tools && choice != null && { tool_choice: typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } } }),
+    ...(tools && body.parallel_tool_calls != null && { parallel_tool_calls: body.parallel_tool_calls }),
+    ...(format && {
+      response_format:
+        format.type === 'json_schema'
+          ? {
+              type: 'json_schema',
+              json_schema: { name: format.name, schema: format.schema, ...(format.description != null && { description: format.description }), ...(format.strict != null && { strict: format.strict }) },
+            }
+          : { type: 'json_object' },
+    }),
+  };
+  const calls = Array.isArray(body.input) ? body.input.findIndex((item) => item.type === 'function_call' || item.type === 'function_call_output') : -1;
+  const use: ClientToolsUse | undefined = tools
+    ? { param: 'tools', what: 'client tools' }
+    : format
+      ? { param: 'text.format', what: `structured output (text.format ${format.type})` }
+      : calls >= 0
+        ? { param: `input[${calls}]`, what: 'function calls and their outputs' }
+        : undefined;
+  const echo = {
+    ...(tools && { tools }),
+    ...(choice != null && { toolChoice: choice }),
+    ...(body.parallel_tool_calls != null && { parallelToolCalls: body.parallel_tool_calls }),
+    ...(body.text?.format && { textFormat: body.text.format }),
+  };
+  return { ...(Object.keys(extra).length && { extra }), ...(use && { use }), echo };
 }

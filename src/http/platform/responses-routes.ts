@@ -9,8 +9,8 @@ import { mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
 import { parseJsonBody, readBody } from '../read-body.js';
 import { requireAgent } from './agents-routes.js';
 import { fileCitations } from './citation-annotations.js';
-import { outputMessage, responseObject, headOf, type ResponseHead } from './response-object.js';
-import { inputMessages, parseResponsesRequest } from './responses-request.js';
+import { functionCallItem, outputMessage, responseObject, headOf, type ResponseHead } from './response-object.js';
+import { inputMessages, parseResponsesRequest, responsesClientTools } from './responses-request.js';
 import { openaiError, sseResponse } from './sse-response.js';
 
 export interface ResponsesRoutesDeps {
@@ -58,14 +58,24 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
     const agent = requireAgent(deps.agents, c.get('principal'), body.model, 'model');
     const store = body.store !== false;
     const metadata = body.metadata ?? {};
+    const tools = responsesClientTools(body);
+    const input = inputMessages(body.input);
     const turn = await openResponseTurn(deps.turns, {
       agent,
-      input: inputMessages(body.input),
+      input: input.messages,
+      inputParam: (i) => `input[${input.itemOf[i]}].call_id`,
       instructions: body.instructions ?? undefined,
       previousResponseId: body.previous_response_id ?? undefined,
       store,
       metadata: body.metadata ?? undefined,
-      options: { temperature: body.temperature ?? undefined, maxTokens: body.max_output_tokens ?? undefined, user: body.user ?? undefined },
+      options: {
+        temperature: body.temperature ?? undefined,
+        maxTokens: body.max_output_tokens ?? undefined,
+        user: body.user ?? undefined,
+        ...(tools.extra && { extra: tools.extra }),
+      },
+      clientTools: tools.use,
+      echo: tools.echo,
     });
     const head: ResponseHead = {
       id: turn.id,
@@ -77,6 +87,7 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
       temperature: body.temperature ?? null,
       metadata,
       store,
+      ...tools.echo,
     };
     const log = (error: unknown) => deps.logger.warn({ ...failureFields(error), reqId: c.get('requestId'), agent: agent.id }, 'response failed');
 
@@ -94,20 +105,49 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
     return sseResponse(
       async (send, signal) => {
         const emit = (type: string, fields: Record<string, unknown>) => send({ type, sequence_number: sequence_number++, ...fields });
-        const at = { item_id: turn.outputItemId, output_index: 0, content_index: 0 };
         emit('response.created', { response: responseObject(head) });
         emit('response.in_progress', { response: responseObject(head) });
-        emit('response.output_item.added', { output_index: 0, item: outputMessage(turn.outputItemId, '', [], 'in_progress') });
-        emit('response.content_part.added', { ...at, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
+        // items are added as the model starts them: the message on its first text, a function call on its first piece
+        let outputs = 0;
+        let at: { item_id: string; output_index: number; content_index: number } | undefined;
+        const openMessage = () => {
+          at = { item_id: turn.outputItemId, output_index: outputs++, content_index: 0 };
+          emit('response.output_item.added', { output_index: at.output_index, item: outputMessage(turn.outputItemId, '', [], 'in_progress') });
+          emit('response.content_part.added', { ...at, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
+          return at;
+        };
+        const callIndex = new Map<number, number>();
         const run = turn.run({ stream: true, signal });
         let step = await run.next();
-        for (; !step.done; step = await run.next()) emit('response.output_text.delta', { ...at, delta: step.value.text, logprobs: [] });
+        for (; !step.done; step = await run.next()) {
+          const piece = step.value;
+          if (piece.type === 'delta') {
+            emit('response.output_text.delta', { ...(at ?? openMessage()), delta: piece.text, logprobs: [] });
+            continue;
+          }
+          const item_id = turn.callItemId(piece.index);
+          let output_index = callIndex.get(piece.index);
+          if (output_index === undefined) {
+            callIndex.set(piece.index, (output_index = outputs++));
+            const call = { id: item_id, call_id: piece.id ?? '', name: piece.name ?? '', arguments: '' };
+            emit('response.output_item.added', { output_index, item: functionCallItem(call, 'in_progress') });
+          }
+          if (piece.arguments) emit('response.function_call_arguments.delta', { item_id, output_index, delta: piece.arguments });
+        }
         const { record } = step.value;
-        const annotations = fileCitations(record.output, record.knowledge);
-        annotations.forEach((annotation, annotation_index) => emit('response.output_text.annotation.added', { ...at, annotation_index, annotation }));
-        emit('response.output_text.done', { ...at, text: record.output, logprobs: [] });
-        emit('response.content_part.done', { ...at, part: { type: 'output_text', text: record.output, annotations, logprobs: [] } });
-        emit('response.output_item.done', { output_index: 0, item: outputMessage(turn.outputItemId, record.output, record.knowledge) });
+        if (at || !record.toolCalls?.length) {
+          const message = at ?? openMessage();
+          const annotations = fileCitations(record.output, record.knowledge);
+          annotations.forEach((annotation, annotation_index) => emit('response.output_text.annotation.added', { ...message, annotation_index, annotation }));
+          emit('response.output_text.done', { ...message, text: record.output, logprobs: [] });
+          emit('response.content_part.done', { ...message, part: { type: 'output_text', text: record.output, annotations, logprobs: [] } });
+          emit('response.output_item.done', { output_index: message.output_index, item: outputMessage(turn.outputItemId, record.output, record.knowledge) });
+        }
+        (record.toolCalls ?? []).forEach((call, i) => {
+          const output_index = callIndex.get(i) ?? outputs++;
+          emit('response.function_call_arguments.done', { item_id: call.id, output_index, name: call.name, arguments: call.arguments });
+          emit('response.output_item.done', { output_index, item: functionCallItem(call) });
+        });
         const done = responseObject(head, record);
         emit(done.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: done });
       },

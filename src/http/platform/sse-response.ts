@@ -34,8 +34,17 @@ export function sseResponse(
   let ping: NodeJS.Timeout | undefined;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
+      // the frames of one event-loop turn (an upstream read often carries several) go out as one
+      // chunk: one encode and one socket write instead of one per frame, sent as soon as the turn ends
+      let pending = '';
+      const flush = () => {
+        if (pending && !closed) controller.enqueue(encoder.encode(pending));
+        pending = '';
+      };
       const write = (text: string) => {
-        if (!closed) controller.enqueue(encoder.encode(text));
+        if (closed) return;
+        if (!pending) setImmediate(flush);
+        pending += text;
       };
       ping = setInterval(() => write(': ping\n\n'), options.pingMs);
       const typed = options.typed;
@@ -54,6 +63,7 @@ export function sseResponse(
         )
         .finally(() => {
           clearInterval(ping);
+          flush();
           if (!closed) {
             closed = true;
             controller.close();

@@ -3,12 +3,13 @@ import type { HookAction } from '../../mappings/hook-action.js';
 import type { HookRequest } from '../../mappings/hook-request.js';
 import type { MappingsEngine } from '../../mappings/mappings-engine.js';
 import { runPrompt } from '../run-prompt.js';
+import { locateTemplateFault, type TemplateFault } from './template-fault.js';
 
 /** What a request would become, touching nothing: the action (and the prompt its model would see), a skip, or the refusal. */
 export type DryRunOutcome =
   | { type: 'action'; mappingId: string; action: HookAction; prompt?: string; idempotencyKey?: string }
   | { type: 'skip'; mappingId: string; idempotencyKey?: string }
-  | { type: 'error'; mappingId?: string; status: number; code: string; error: string; reason?: string; details?: unknown };
+  | { type: 'error'; mappingId?: string; status: number; code: string; error: string; reason?: string; fault?: TemplateFault; details?: unknown };
 
 /**
  * The dry run of `herald hooks test`: the engine applied to a request (its transform runs), the
@@ -28,6 +29,14 @@ export async function dryRun(engine: MappingsEngine, request: HookRequest, now =
     return { type: 'action', mappingId, action, ...(prompt !== undefined && { prompt }), ...key };
   } catch (error) {
     if (!(error instanceof HeraldError)) throw error;
+    const reason = error.cause instanceof Error ? error.cause.message : undefined;
+    let fault: TemplateFault | undefined;
+    if (reason?.startsWith('template:')) {
+      // the mapping failed while preparing, before it was named: the one that matched
+      const mapping = await engine.find(request).catch(() => undefined);
+      mappingId ??= mapping?.id;
+      fault = await locateTemplateFault(mapping?.definition, request, new Date(now));
+    }
     return {
       type: 'error',
       ...(mappingId !== undefined && { mappingId }),
@@ -35,7 +44,8 @@ export async function dryRun(engine: MappingsEngine, request: HookRequest, now =
       code: error.code,
       error: error.message,
       // the mapping's own fault (a template or transform failing): the operator needs the reason the caller never sees
-      ...(error.cause instanceof Error && { reason: error.cause.message }),
+      ...(reason !== undefined && { reason }),
+      ...(fault && { fault }),
       ...(error.details !== undefined && { details: error.details }),
     };
   }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { deliveryFilter, eventFilter, runFilter } from '../browse-filters.js';
 import { ListFilter, postgresDialect } from '../list-filter.js';
 import type { BrowseRepo, MinuteCount, SessionSummary, SystemEvent } from '../port.js';
 import { DELIVERY_COLUMNS, toDelivery, type DeliveryRow } from './deliveries-repo.js';
@@ -25,30 +26,16 @@ export function postgresBrowseRepo(pool: pg.Pool): BrowseRepo {
     );
   return {
     async runs(q) {
-      const f = new ListFilter(postgresDialect, 'created_at', 'id')
-        .where('status = ?', q.status)
-        .where('agent_id = ?', q.agentId)
-        .where('session_key = ?', q.sessionKey)
-        .where('rerun_of = ?', q.rerunOf)
-        .where('id IN (SELECT run_id FROM receipts WHERE mapping_id = ? AND run_id IS NOT NULL)', q.mappingId)
-        .page(q, ['id', 'name', 'session_key']);
+      const f = runFilter(new ListFilter(postgresDialect, 'created_at', 'id'), q);
       return (await all<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs ${f.sql()} ${f.order(q.limit)}`, f.values)).map(toRun);
     },
     async events(q) {
-      const f = new ListFilter(postgresDialect, 'created_at', 'id')
-        .where('session = ?', q.session)
-        .where('status = ?', q.status)
-        .page(q, ['text', 'session'], Number);
+      const f = eventFilter(new ListFilter(postgresDialect, 'created_at', 'id'), q);
       const rows = await all<EventRow>(`SELECT id, session, text, status, created_at FROM events ${f.sql()} ${f.order(q.limit)}`, f.values);
       return rows.map((r) => ({ id: r.id, session: r.session, text: r.text, status: r.status, createdAt: r.created_at }));
     },
     async deliveries(q) {
-      const f = new ListFilter(postgresDialect, 'created_at', 'id')
-        .where('status = ?', q.status)
-        .where('channel = ?', q.channel)
-        .where('run_id = ?', q.runId)
-        .where('agent_id = ?', q.agentId)
-        .page(q, ['id', 'run_id', 'channel', 'recipient']);
+      const f = deliveryFilter(new ListFilter(postgresDialect, 'created_at', 'id'), q);
       return (await all<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries ${f.sql()} ${f.order(q.limit)}`, f.values)).map(toDelivery);
     },
     async sessions(q) {

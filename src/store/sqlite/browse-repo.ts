@@ -1,5 +1,6 @@
 import type { BrowseRepo, MinuteCount, SessionSummary, SystemEvent } from '../port.js';
 import { toDelivery, type DeliveryRow } from './deliveries-repo.js';
+import { deliveryFilter, eventFilter, runFilter } from '../browse-filters.js';
 import { ListFilter, sqliteDialect } from '../list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { MINUTE_SQL } from './receipts-repo.js';
@@ -26,21 +27,11 @@ export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
   );
   return {
     async runs(query) {
-      const f = new ListFilter(sqliteDialect, 'created_at', 'id')
-        .where('status = ?', query.status)
-        .where('agent_id = ?', query.agentId)
-        .where('session_key = ?', query.sessionKey)
-        .where('rerun_of = ?', query.rerunOf)
-        .where('id IN (SELECT run_id FROM receipts WHERE mapping_id = ? AND run_id IS NOT NULL)', query.mappingId)
-        .page(query, ['id', 'name', 'session_key']);
+      const f = runFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
       return all<RunRow>(`SELECT * FROM runs ${f.sql()} ${f.order(query.limit)}`, f.named).map(toRun);
     },
     async events(query) {
-      // event ids are integers: compared as text, every integer would sort before the cursor
-      const f = new ListFilter(sqliteDialect, 'created_at', 'id')
-        .where('session = ?', query.session)
-        .where('status = ?', query.status)
-        .page(query, ['text', 'session'], Number);
+      const f = eventFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
       return all<EventRow>(`SELECT * FROM events ${f.sql()} ${f.order(query.limit)}`, f.named).map((r) => ({
         id: r.id,
         session: r.session,
@@ -50,12 +41,7 @@ export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
       }));
     },
     async deliveries(query) {
-      const f = new ListFilter(sqliteDialect, 'created_at', 'id')
-        .where('status = ?', query.status)
-        .where('channel = ?', query.channel)
-        .where('run_id = ?', query.runId)
-        .where('agent_id = ?', query.agentId)
-        .page(query, ['id', 'run_id', 'channel', 'recipient']);
+      const f = deliveryFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
       return all<DeliveryRow>(`SELECT * FROM deliveries ${f.sql()} ${f.order(query.limit)}`, f.named).map(toDelivery);
     },
     async sessions(query) {

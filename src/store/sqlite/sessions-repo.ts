@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { SessionMessage, SessionsRepo } from '../port.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
@@ -19,11 +20,35 @@ export function messageAppender(db: SqliteDatabase) {
     insert.run(sessionKey, m.role, m.content, m.runId ?? null, m.meta ? JSON.stringify(m.meta) : null, m.createdAt);
 }
 
-export function sqliteSessionsRepo(db: SqliteDatabase, commits: GroupCommit): SessionsRepo {
+/** a turn's messages in one INSERT (up to this many rows; more go through a savepoint, row by row) */
+const ROWS_PER_STATEMENT = 8;
+
+/**
+ * Appends a turn's messages with one multi-row INSERT: atomic by itself, so inside the group
+ * commit it needs no savepoint of its own (a SAVEPOINT, an INSERT per row and a RELEASE were
+ * most of a chat completion's write). Row ids follow the order of the VALUES list.
+ */
+function turnAppender(db: SqliteDatabase) {
+  const statements: Statement<unknown[]>[] = [];
+  const statement = (rows: number) =>
+    (statements[rows] ??= db.prepare(
+      `INSERT INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?)').join(', ')}`,
+    ));
   const append = messageAppender(db);
-  const appendMany = db.transaction((sessionKey: string, messages: SessionMessage[]) => {
+  const each = db.transaction((sessionKey: string, messages: SessionMessage[]) => {
     for (const m of messages) append(sessionKey, m);
   });
+  return (sessionKey: string, messages: SessionMessage[]) => {
+    if (messages.length > ROWS_PER_STATEMENT) return void each(sessionKey, messages);
+    const values: unknown[] = [];
+    for (const m of messages) values.push(sessionKey, m.role, m.content, m.runId ?? null, m.meta ? JSON.stringify(m.meta) : null, m.createdAt);
+    statement(messages.length).run(...values);
+  };
+}
+
+export function sqliteSessionsRepo(db: SqliteDatabase, commits: GroupCommit): SessionsRepo {
+  const append = messageAppender(db);
+  const appendMany = turnAppender(db);
   // the newest `limit` messages, returned oldest first
   const recent = db.prepare<[string, number], Row>(
     'SELECT * FROM (SELECT * FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT ?) ORDER BY id',

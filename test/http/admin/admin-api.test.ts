@@ -119,7 +119,8 @@ describe('receipts', () => {
   });
 
   it('prunes expired payloads and the oldest beyond the size cap; /metrics shows the retained bytes', async () => {
-    const app = await testApp({ hooks: { retainPayloads: true, retention: { maxTotalBytes: 100 } } });
+    // the cap is passed to prune() below: the pruner's own run at start must not race the requests
+    const app = await testApp({ hooks: { retainPayloads: true } });
     const body = { text: 'x'.repeat(40), mode: 'next-heartbeat' };
     for (let i = 0; i < 3; i++) await app.request('/hooks/wake', post({ ...body, text: `${i}${body.text}` }));
     const size = JSON.stringify({ ...body, text: `0${body.text}` }).length;
@@ -224,6 +225,11 @@ describe('mappings', () => {
     const broken = (await (await app.request('/admin/mappings/test', adminPost({ path: 'github', payload, draft: { ...github, messageTemplate: 'Hi {{ issue.title + }}' } }))).json()) as any;
     expect(broken.outcome).toBeUndefined();
     expect(broken.faults).toEqual([{ field: 'messageTemplate', message: expect.stringContaining('template error'), expression: 'issue.title +', position: expect.any(Number) }]);
+    // a template that only fails on this payload is pointed at too: its field and expression
+    const cast = (await (await app.request('/admin/mappings/test', adminPost({ path: 'github', payload, draft: { ...github, name: 'GH {{ $number(issue.title) }}' } }))).json()) as any;
+    expect(cast.faults).toEqual([]);
+    expect(cast.outcome).toMatchObject({ type: 'error', status: 500, code: 'HERALD_MAPPING_FAILED', mappingId: 'github-issues' });
+    expect(cast.outcome.fault).toEqual({ field: 'name', message: expect.stringContaining('Unable to cast value to a number'), expression: '$number(issue.title)', position: expect.any(Number) });
     const unknown = (await (await app.request('/admin/mappings/test', adminPost({ path: 'github', payload, draft: { ...github, colour: 'red' } }))).json()) as any;
     expect(unknown.faults).toEqual([{ field: 'colour', message: 'unknown key' }]);
 
@@ -270,6 +276,9 @@ describe('deliveries', () => {
     expect((await app.request('/admin/deliveries/nope/abandon', adminPost())).status).toBe(404);
     expect((await get(app, '/deliveries?status=abandoned')).data.map((d: any) => d.id)).toEqual(['d-pending']);
     expect((await get(app, '/deliveries?channel=telegram')).data).toHaveLength(2);
+    expect((await get(app, '/deliveries?session=main&status=pending')).data).toEqual([]);
+    expect((await get(app, '/deliveries?session=hook:x')).data).toEqual([]);
+    expect((await get(app, '/deliveries?session=main')).data).toHaveLength(2);
   });
 });
 

@@ -10,7 +10,7 @@ import { requestsPage } from './page-requests.js';
 import { runsPage } from './page-runs.js';
 import { sessionPage } from './page-session.js';
 
-/** route -> page; a page is `(root, params) => { refresh?(), overview?(data), stop?() }` */
+/** route -> page; a page is `(root, params) => { refresh?(), kinds?: the changes it shows, overview?(data), stop?() }` */
 const pages = [
   { id: 'overview', label: 'Overview', page: overviewPage },
   { id: 'requests', label: 'Requests', page: requestsPage },
@@ -54,7 +54,8 @@ function shell() {
   );
 }
 
-function route() {
+/** `moved`: the operator went to another page (a link, the keyboard): focus follows to its content */
+function route(moved = false) {
   const main = document.getElementById('main');
   if (!main) return;
   const { id, rest, params } = parseHash();
@@ -69,20 +70,32 @@ function route() {
   document.title = `${entry.label} · herald`;
   current = entry.page(main, { rest, params }) ?? {};
   if (lastOverview) current.overview?.(lastOverview);
+  if (moved) main.focus();
 }
 
 function connect() {
   stream?.close();
   stream = new EventSource('/admin/stream');
   const live = () => document.getElementById('live');
-  stream.addEventListener('open', () => live() && ((live().textContent = 'live'), live().classList.add('on')));
-  stream.addEventListener('error', () => live() && ((live().textContent = 'reconnecting'), live().classList.remove('on')));
+  let dropped = false;
+  stream.addEventListener('open', () => {
+    if (live()) (live().textContent = 'live'), live().classList.add('on');
+    // back after a drop: what changed meanwhile was never told, so the page reloads its rows
+    if (dropped) current?.refresh?.();
+    dropped = false;
+  });
+  stream.addEventListener('error', () => {
+    dropped = true;
+    if (live()) (live().textContent = 'reconnecting'), live().classList.remove('on');
+  });
   stream.addEventListener('overview', (e) => {
-    const first = lastOverview === null;
     lastOverview = JSON.parse(e.data);
     current?.overview?.(lastOverview);
-    // something changed: the page shown reloads its rows
-    if (!first) current?.refresh?.();
+  });
+  // the server pushes what changed (receipts, runs, events, deliveries, sessions): a page showing any of it reloads its rows
+  stream.addEventListener('change', (e) => {
+    const { kinds } = JSON.parse(e.data);
+    if (current?.refresh && (!current.kinds || kinds.some((k) => current.kinds.includes(k)))) current.refresh();
   });
 }
 
@@ -124,7 +137,7 @@ function start() {
   connect();
 }
 
-window.addEventListener('hashchange', route);
+window.addEventListener('hashchange', () => route(true));
 window.addEventListener('herald:signed-out', () => showSignIn('Your session ended: sign in again.'));
 
 api

@@ -82,3 +82,27 @@ export function debounce(fn, ms) {
     timer = setTimeout(() => fn(...args), ms);
   };
 }
+
+/** a page's reload for the live stream: calls while one runs become one more run after it, so a burst of changes costs two loads */
+export function coalesced(load) {
+  let running = null;
+  let again = false;
+  const run = async () => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await load().catch(() => {});
+      } while (again);
+    })();
+    try {
+      await running;
+    } finally {
+      running = null;
+    }
+  };
+  return run;
+}

@@ -35,25 +35,57 @@ const parse = (text, what) => {
   }
 };
 
-function faultView(f) {
+/** the draft's text of `expression` (as JSON-escaped in the draft), selected so the operator sees where it is */
+function showInDraft(draft, expression) {
+  const escaped = JSON.stringify(expression).slice(1, -1);
+  const at = draft.value.indexOf(escaped);
+  if (at < 0) return;
+  draft.focus();
+  draft.setSelectionRange(at, at + escaped.length);
+}
+
+function faultView(f, draft) {
   const caret = f.expression !== undefined && f.position !== undefined ? `\n${' '.repeat(Math.max(0, f.position - 1))}^` : '';
   return h(
     'li',
     { class: 'fault' },
     h('strong', {}, f.field), ': ', f.message,
-    f.expression !== undefined ? h('pre', { class: 'code expr', 'aria-label': `expression at position ${f.position ?? '?'}` }, `${f.expression}${caret}`) : null,
+    f.expression !== undefined
+      ? [
+          h('pre', { class: 'code expr', 'aria-label': `expression at position ${f.position ?? '?'}` }, `${f.expression}${caret}`),
+          h('button', { type: 'button', class: 'link', onclick: () => showInDraft(draft, f.expression) }, 'Show in the draft'),
+        ]
+      : null,
   );
 }
 
-function outcomeView(o) {
-  if (!o) return null;
-  if (o.type === 'error') return [h('p', {}, badge(o.status), ' ', o.code, ': ', o.error, o.mappingId ? ` (mapping ${o.mappingId})` : ''), o.reason ? notice(o.reason, 'bad') : null, o.details ? json(o.details) : null];
-  if (o.type === 'skip') return h('p', {}, `Skipped by mapping ${o.mappingId} (204).`);
-  return [
-    h('p', {}, 'Mapping ', h('strong', { id: 'resolved-mapping' }, o.mappingId), ' → ', h('strong', {}, o.action.kind), o.idempotencyKey ? ` · idempotency key ${o.idempotencyKey}` : ''),
-    h('pre', { class: 'code', id: 'resolved-action' }, JSON.stringify(o.action, null, 2)),
-    o.prompt ? [h('h3', {}, 'Prompt as the model would see it'), h('pre', { class: 'code prompt' }, o.prompt)] : null,
-  ];
+/** the resolved action and, beside it, the prompt as the model would see it */
+function outcomeView(o, draft) {
+  const action = h('div', { class: 'pane' }, h('h3', {}, 'Resolved action'));
+  const prompt = h('div', { class: 'pane' }, h('h3', {}, 'Wrapped prompt'));
+  if (o.type === 'error') {
+    action.append(
+      h('p', {}, badge(o.status), ' ', o.code, ': ', o.error, o.mappingId ? ` (mapping ${o.mappingId})` : ''),
+      ...(o.fault ? [h('ul', { class: 'faults' }, faultView(o.fault, draft))] : o.reason ? [notice(o.reason, 'bad')] : []),
+      ...(o.details ? [json(o.details)] : []),
+    );
+    prompt.append(h('p', { class: 'muted' }, 'None: the request would be refused.'));
+  } else if (o.type === 'skip') {
+    action.append(h('p', {}, `Skipped by mapping ${o.mappingId} (204).`));
+    prompt.append(h('p', { class: 'muted' }, 'None: the request is skipped.'));
+  } else {
+    action.append(
+      h('p', {}, 'Mapping ', h('strong', { id: 'resolved-mapping' }, o.mappingId), ' → ', h('strong', {}, o.action.kind), o.idempotencyKey ? ` · idempotency key ${o.idempotencyKey}` : ''),
+      h('pre', { class: 'code', id: 'resolved-action' }, JSON.stringify(o.action, null, 2)),
+    );
+    if (o.prompt) {
+      prompt.append(
+        h('p', { class: 'muted' }, o.action.allowUnsafeExternalContent ? 'allowUnsafeExternalContent is on: the model gets the message as it is, without the safety wrapper.' : 'The message inside the external-content safety wrapper (its marker id is new on every run).'),
+        h('pre', { class: 'code prompt', id: 'wrapped-prompt' }, o.prompt),
+      );
+    } else prompt.append(h('p', { class: 'muted' }, 'A wake: the text joins the main session\'s event queue, where the next heartbeat reads it.'));
+  }
+  return h('div', { class: 'resolved' }, action, prompt);
 }
 
 async function playground(root, id) {
@@ -98,7 +130,10 @@ async function playground(root, id) {
     }
   };
 
+  // answers can come back out of order while typing: only the latest request's answer is shown
+  let latest = 0;
   const run = async () => {
+    const mine = ++latest;
     let body;
     try {
       body = { path: path.value, draft: parse(draft.value, 'draft'), payload: parse(payload.value, 'payload'), headers: parse(headers.value, 'headers') };
@@ -108,9 +143,10 @@ async function playground(root, id) {
     }
     try {
       const answer = await api.post('/mappings/test', body);
-      clear(result, answer.faults.length ? [h('p', {}, 'The draft does not compile:'), h('ul', { class: 'faults' }, answer.faults.map(faultView))] : outcomeView(answer.outcome));
+      if (mine !== latest) return;
+      clear(result, answer.faults.length ? [h('p', {}, 'The draft does not compile:'), h('ul', { class: 'faults' }, answer.faults.map((f) => faultView(f, draft)))] : outcomeView(answer.outcome, draft));
     } catch (error) {
-      clear(result, notice(error.message, 'bad'));
+      if (mine === latest) clear(result, notice(error.message, 'bad'));
     }
   };
   const later = debounce(run, 250);
@@ -133,7 +169,7 @@ async function playground(root, id) {
   const backtest = async () => {
     try {
       const answer = await api.post('/mappings/backtest', { draft: parse(draft.value, 'draft'), path: path.value || undefined, limit: Number(limit.value) || 20 });
-      if (answer.faults.length) return clear(backtestOut, h('ul', { class: 'faults' }, answer.faults.map(faultView)));
+      if (answer.faults.length) return clear(backtestOut, h('ul', { class: 'faults' }, answer.faults.map((f) => faultView(f, draft))));
       const summary = (o) => (o.type === 'action' ? `${o.mappingId} → ${o.action.kind}: ${(o.action.message ?? o.action.text ?? '').slice(0, 80)}` : o.type === 'skip' ? `${o.mappingId} → skip` : `${o.status} ${o.code}`);
       clear(
         backtestOut,
@@ -154,7 +190,7 @@ async function playground(root, id) {
     root,
     h('p', {}, h('a', { href: '#/mappings' }, '← Mappings')),
     h('h1', {}, 'Playground'),
-    h('p', { class: 'lead' }, 'Edit a draft mapping (JSON, as in a mapping file): the resolved action and the prompt update as you type. Nothing is dispatched.'),
+    h('p', { class: 'lead' }, 'Edit a draft mapping (JSON, as in a mapping file): the resolved action and the prompt as the model would see it update as you type. Nothing is dispatched.'),
     h(
       'div',
       { class: 'playground' },

@@ -1,5 +1,6 @@
 import { api, qs } from './api.js';
-import { badge, clear, field, h, json, notice, table, time } from './dom.js';
+import { pagedList } from './paged.js';
+import { badge, clear, coalesced, field, h, json, notice, table, time } from './dom.js';
 
 const outcomes = ['', 'agent', 'wake', 'skip', 'error', 'idempotent_replay'];
 
@@ -9,17 +10,9 @@ export function requestsPage(root, { rest, params }) {
   const outcome = h('select', { name: 'outcome' }, outcomes.map((v) => h('option', { value: v }, v || 'any outcome')));
   const q = h('input', { type: 'search', name: 'q', placeholder: 'id, path, mapping, run…' });
   result.value = params.get('result') ?? '';
-  const list = h('div', {});
-  const more = h('div', {});
-  let cursor = null;
-  const row = (r) => r;
-  const load = async (append = false) => {
-    const page = await api.get(`/receipts${qs({ result: result.value, outcome: outcome.value, q: q.value, limit: 50, cursor: append ? cursor : undefined })}`);
-    cursor = page.nextCursor;
-    const rows = append ? [...(list._rows ?? []), ...page.data.map(row)] : page.data;
-    list._rows = rows;
-    clear(
-      list,
+  const list = pagedList(
+    (cursor, limit) => api.get(`/receipts${qs({ result: result.value, outcome: outcome.value, q: q.value, limit, cursor })}`),
+    (rows) =>
       table(
         [
           { label: 'Received', cell: (r) => h('a', { href: `#/requests/${encodeURIComponent(r.id)}` }, time(r.receivedAt)) },
@@ -35,14 +28,12 @@ export function requestsPage(root, { rest, params }) {
         rows,
         { empty: 'No webhook requests yet.', caption: 'Webhook requests' },
       ),
-    );
-    clear(more, cursor ? h('button', { type: 'button', onclick: () => load(true) }, 'Older') : null);
-  };
-  const filters = h('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), load()) }, field('Result', result), field('Outcome', outcome), field('Search', q), h('button', { type: 'submit' }, 'Filter'));
-  for (const el of [result, outcome]) el.addEventListener('change', () => load());
-  clear(root, h('h1', {}, 'Requests'), h('p', { class: 'lead' }, 'A receipt for every webhook request, live. Bodies are kept only for mappings that retain them.'), filters, list, more);
-  load();
-  return { refresh: () => load() };
+  );
+  const filters = h('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), list.reset()) }, field('Result', result), field('Outcome', outcome), field('Search', q), h('button', { type: 'submit' }, 'Filter'));
+  for (const el of [result, outcome]) el.addEventListener('change', () => list.reset());
+  clear(root, h('h1', {}, 'Requests'), h('p', { class: 'lead' }, 'A receipt for every webhook request, live. Bodies are kept only for mappings that retain them.'), filters, list.elements);
+  list.reload();
+  return { refresh: coalesced(list.reload), kinds: ['receipts'] };
 }
 
 function requestDetail(root, id) {
@@ -50,6 +41,10 @@ function requestDetail(root, id) {
   clear(root, h('p', {}, h('a', { href: '#/requests' }, '← Requests')), h('h1', {}, 'Request'), body);
   const load = async () => {
     const r = await api.get(`/receipts/${encodeURIComponent(id)}`);
+    // its run and that run's delivery, when the request started one
+    const [run, deliveries] = r.runId
+      ? await Promise.all([api.get(`/runs/${encodeURIComponent(r.runId)}`).catch(() => null), api.get(`/deliveries${qs({ run: r.runId })}`).then((p) => p.data, () => [])])
+      : [null, []];
     const status = h('div', {});
     const replay = r.payload
       ? h('button', { type: 'button', class: 'primary', onclick: async () => {
@@ -74,7 +69,8 @@ function requestDetail(root, id) {
           ['Status', badge(r.status)],
           ['Outcome', r.outcome],
           ['Error', r.errorCode ?? '—'],
-          ['Run', r.runId ? h('a', { href: `#/runs/${encodeURIComponent(r.runId)}` }, r.runId) : '—'],
+          ['Run', r.runId ? [h('a', { href: `#/runs/${encodeURIComponent(r.runId)}` }, r.runId), ' ', run ? badge(run.status) : null] : '—'],
+          ['Delivery', deliveries.length ? deliveries.map((d) => h('span', {}, h('a', { href: `#/deliveries?run=${encodeURIComponent(d.runId)}` }, d.channel ?? 'no channel'), ' ', badge(d.status), ` ${d.attempts} attempt(s)`, d.lastError && d.status !== 'delivered' ? ` · ${d.lastError}` : '')) : '—'],
           ['Event', r.eventId ?? '—'],
           ['Idempotency key', r.idempotencyKey ?? '—'],
           ['Auth', `${r.authMethod}${r.signature ? ` (signature: ${r.signature})` : ''}`],
@@ -93,7 +89,7 @@ function requestDetail(root, id) {
     );
   };
   load().catch((e) => clear(body, notice(e.message, 'bad')));
-  return {};
+  return { refresh: coalesced(load), kinds: ['receipts', 'runs', 'deliveries'] };
 }
 
 function safeParse(text) {

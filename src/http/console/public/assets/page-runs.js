@@ -1,5 +1,6 @@
 import { api, qs } from './api.js';
-import { badge, clear, duration, field, h, json, notice, table, time } from './dom.js';
+import { pagedList } from './paged.js';
+import { badge, clear, coalesced, duration, field, h, json, notice, table, time } from './dom.js';
 
 const statuses = ['', 'queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled'];
 
@@ -8,35 +9,38 @@ export function runsPage(root, { rest, params }) {
   const status = h('select', { name: 'status' }, statuses.map((s) => h('option', { value: s }, s || 'any status')));
   status.value = params.get('status') ?? '';
   const q = h('input', { type: 'search', name: 'q', placeholder: 'id, name, session…' });
-  const list = h('div', {});
-  const load = async () => {
-    const page = await api.get(`/runs${qs({ status: status.value, q: q.value, limit: 50 })}`);
-    clear(
-      list,
+  const mapping = h('select', { name: 'mapping' }, h('option', { value: '' }, 'any mapping'));
+  const agent = h('select', { name: 'agent' }, h('option', { value: '' }, 'any agent'));
+  const list = pagedList(
+    (cursor, limit) => api.get(`/runs${qs({ status: status.value, mapping: mapping.value, agent: agent.value, q: q.value, limit, cursor })}`),
+    (rows) =>
       table(
         [
           { label: 'Created', cell: (r) => h('a', { href: `#/runs/${encodeURIComponent(r.id)}` }, time(r.createdAt)) },
           { label: 'Name', cell: (r) => r.name },
           { label: 'Status', cell: (r) => badge(r.status) },
           { label: 'Mapping', cell: (r) => r.mappingId ?? '—' },
+          { label: 'Agent', cell: (r) => r.agentId },
           { label: 'Session', cell: (r) => h('code', {}, r.sessionKey) },
           { label: 'Took', cell: (r) => duration(r.startedAt, r.finishedAt) },
           { label: 'Re-run of', cell: (r) => (r.rerunOf ? h('a', { href: `#/runs/${encodeURIComponent(r.rerunOf)}` }, r.rerunOf.slice(0, 8)) : '—') },
         ],
-        page.data,
+        rows,
         { empty: 'No runs yet.', caption: 'Agent runs' },
       ),
-    );
-  };
-  status.addEventListener('change', load);
+  );
+  for (const el of [status, mapping, agent]) el.addEventListener('change', () => list.reset());
+  // the filters' choices: the configured mappings and agents
+  api.get('/mappings').then((p) => mapping.append(...p.data.map((m) => h('option', { value: m.id }, m.id)))).catch(() => {});
+  api.get('/agents').then((p) => agent.append(...p.data.map((a) => h('option', { value: a.id }, a.name ?? a.id)))).catch(() => {});
   clear(
     root,
     h('h1', {}, 'Runs'),
-    h('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), load()) }, field('Status', status), field('Search', q), h('button', { type: 'submit' }, 'Filter')),
-    list,
+    h('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), list.reset()) }, field('Status', status), field('Mapping', mapping), field('Agent', agent), field('Search', q), h('button', { type: 'submit' }, 'Filter')),
+    list.elements,
   );
-  load();
-  return { refresh: load };
+  list.reload();
+  return { refresh: coalesced(list.reload), kinds: ['runs'] };
 }
 
 function runDetail(root, id) {
@@ -88,11 +92,27 @@ function runDetail(root, id) {
       h('h2', {}, 'Reply'),
       run.reply ? h('pre', { class: 'code' }, run.reply) : h('p', { class: 'muted' }, '—'),
       h('h2', {}, 'Delivery'),
-      json(run.delivery),
+      deliveryView(run.delivery, act),
       h('h2', {}, 'Action'),
       json(run.action),
     );
   };
   load().catch((e) => clear(body, notice(e.message, 'bad')));
-  return { refresh: () => load().catch(() => {}) };
+  return { refresh: coalesced(load), kinds: ['runs', 'deliveries', 'sessions'] };
+}
+
+/** where the reply went (or why it did not), with the outbox's retry and abandon at hand */
+function deliveryView(d, act) {
+  if (!d) return h('p', { class: 'muted' }, '—');
+  const target = d.channel ? `${d.channel}${d.to ? ` → ${d.to}` : ''}` : `${d.requested?.channel ?? 'last'}${d.requested?.to ? ` → ${d.requested.to}` : ''} (requested)`;
+  return [
+    h('p', {}, badge(d.status), ' ', target, d.attempts !== undefined ? ` · ${d.attempts} attempt(s)` : '', d.lastError && d.status !== 'delivered' ? ` · ${d.lastError}` : d.reason ? ` · ${d.reason}` : ''),
+    d.id
+      ? h('div', { class: 'actions' },
+          d.status === 'failed' ? act('Retry delivery', `/deliveries/${encodeURIComponent(d.id)}/retry`, 'primary') : null,
+          d.status === 'failed' || d.status === 'pending' ? act('Abandon delivery', `/deliveries/${encodeURIComponent(d.id)}/abandon`, 'danger') : null,
+          h('a', { href: `#/deliveries?run=${encodeURIComponent(d.runId)}` }, 'In the outbox'))
+      : null,
+    h('details', {}, h('summary', {}, 'As the outbox records it'), json(d)),
+  ];
 }

@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { badge, clear, h, table, time } from './dom.js';
+import { badge, clear, coalesced, h, table, time } from './dom.js';
 
 export function sessionPage(root) {
   const events = h('div', {});
@@ -17,5 +17,5 @@ export function sessionPage(root) {
       : h('p', { class: 'empty' }, 'No heartbeat turns yet.'));
   };
   load();
-  return { refresh: load };
+  return { refresh: coalesced(load), kinds: ['events', 'sessions'] };
 }

@@ -1,0 +1,238 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import { ProviderAbortError, ProviderConnectionError, ProviderHttpError } from './provider-errors.js';
+import { SseDecoder } from './sse-decoder.js';
+
+export interface OpenAICompatibleClientConfig {
+  /** e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1` */
+  baseUrl: string;
+  apiKey?: string;
+}
+
+// kept-alive connections, shared by every provider (a config reload makes new clients, not new sockets)
+const agents = { 'http:': new http.Agent({ keepAlive: true, scheduling: 'lifo' }), 'https:': new https.Agent({ keepAlive: true, scheduling: 'lifo' }) };
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 20;
+/** an error body is read up to this much: enough for any error object, bounded against a runaway upstream */
+const MAX_ERROR_BODY_BYTES = 1 << 20;
+
+interface Exchange {
+  response: http.IncomingMessage;
+  /** the body, decompressed, as text */
+  body: Readable;
+  /** lets go of the caller's signal; call it once the body is read or given up */
+  done(): void;
+}
+
+/**
+ * The HTTP hop to an OpenAI-compatible upstream (OpenAI, Ollama, vLLM, llama.cpp, a router):
+ * POST a JSON body, read a JSON answer or an SSE stream of JSON chunks, abort through a signal.
+ * Bodies go out as they are (any field: tools, response_format, a provider's own) and chunks
+ * come back parsed but untouched. Why not the official `openai` client: per completion it cost
+ * more of herald's CPU than everything else together (its request building and option
+ * handling, a fetch Response, web-stream SSE decoding); this is node:http on kept-alive sockets
+ * and strings. What the client did that callers rely on is kept: its error shapes and messages
+ * (provider-errors.ts), no hidden retries, no time limit of its own (the caller's signal is
+ * the limit), compressed answers and redirects.
+ */
+export class OpenAICompatibleClient {
+  private readonly base: URL;
+  private readonly authorization?: string;
+
+  constructor(config: OpenAICompatibleClientConfig) {
+    this.base = new URL(config.baseUrl.replace(/\/+$/, ''));
+    if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw new Error(`baseUrl must be http(s): ${config.baseUrl}`);
+    if (config.apiKey) this.authorization = `Bearer ${config.apiKey}`;
+  }
+
+  /** POSTs `body` to `path` (below the base URL) and resolves with the parsed JSON of a 2xx answer */
+  async post(path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
+    const exchange = await this.open(path, JSON.stringify(body), 'application/json', signal);
+    try {
+      const text = await readText(exchange, Infinity, signal);
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        throw new ProviderHttpError(undefined, undefined, `the upstream answered ${exchange.response.statusCode} with a body that is not JSON`, exchange.response.headers);
+      }
+    } finally {
+      exchange.done();
+    }
+  }
+
+  /**
+   * POSTs `body` (which asks for `stream: true`) and yields the parsed JSON of each server-sent
+   * event as it arrives, until `data: [DONE]`. An `error` in the stream is thrown as the
+   * upstream's error; a stream that breaks off throws. Leaving the loop early aborts the request.
+   */
+  async *stream(path: string, body: unknown, signal?: AbortSignal): AsyncGenerator<unknown, void, undefined> {
+    const exchange = await this.open(path, JSON.stringify(body), 'text/event-stream', signal);
+    const { response } = exchange;
+    const decoder = new SseDecoder();
+    let finished = false;
+    try {
+      for await (const piece of exchange.body as AsyncIterable<string>) {
+        // after [DONE] the rest is read (the connection goes back to the pool) but not parsed
+        if (finished) continue;
+        for (const event of decoder.push(piece)) {
+          if (event.data.startsWith('[DONE]')) {
+            finished = true;
+            break;
+          }
+          const data = JSON.parse(event.data) as { error?: unknown; message?: string } | null;
+          if (event.event === 'error' || data?.error) throw new ProviderHttpError(undefined, data?.error ?? data, undefined, response.headers);
+          yield data;
+        }
+      }
+      // a stream that ends without [DONE] is taken as complete, as the official client does
+      finished = true;
+    } catch (error) {
+      if (signal?.aborted) throw new ProviderAbortError(signal.reason);
+      throw error instanceof ProviderHttpError || error instanceof SyntaxError ? error : new ProviderConnectionError(error);
+    } finally {
+      // left early (the caller stopped reading, or a failure): the upstream stops generating
+      if (!finished) response.destroy();
+      exchange.done();
+    }
+  }
+
+  /** sends the request, follows redirects, and resolves once a final 2xx answer's headers are in (an error status is thrown) */
+  private async open(path: string, body: string, accept: string, signal: AbortSignal | undefined): Promise<Exchange> {
+    if (signal?.aborted) throw new ProviderAbortError(signal.reason);
+    let url = new URL(this.base.href + path);
+    let method = 'POST';
+    let payload: string | undefined = body;
+    let authorization = this.authorization;
+    for (let redirects = 0; ; redirects++) {
+      const response = await send(url, method, payload, accept, authorization, signal);
+      const status = response.response.statusCode ?? 0;
+      const location = response.response.headers.location;
+      if (REDIRECTS.has(status) && location && redirects < MAX_REDIRECTS) {
+        response.response.resume();
+        response.done();
+        const next = new URL(location, url);
+        // fetch's rules: 303, and 301/302 after a POST, become a GET without a body; credentials stay on their origin
+        if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
+          method = 'GET';
+          payload = undefined;
+        }
+        if (next.origin !== url.origin) authorization = undefined;
+        url = next;
+        continue;
+      }
+      if (status >= 200 && status < 300) return response;
+      try {
+        const text = await readText(response, MAX_ERROR_BODY_BYTES, signal).catch(() => '');
+        const json = parseJson(text);
+        throw new ProviderHttpError(status, (json as { error?: unknown } | undefined)?.error, json === undefined ? text : undefined, response.response.headers);
+      } finally {
+        response.done();
+      }
+    }
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function send(url: URL, method: string, body: string | undefined, accept: string, authorization: string | undefined, signal: AbortSignal | undefined): Promise<Exchange> {
+  const headers: http.OutgoingHttpHeaders = { accept, 'accept-encoding': 'gzip, deflate, br' };
+  if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = Buffer.byteLength(body);
+  }
+  if (authorization) headers.authorization = authorization;
+  const secure = url.protocol === 'https:';
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    let response: http.IncomingMessage | undefined;
+    const onAbort = () => {
+      const error = new ProviderAbortError(signal!.reason);
+      request.destroy(error);
+      response?.destroy(error);
+      if (!settled) (settled = true), reject(error);
+    };
+    const done = () => signal?.removeEventListener('abort', onAbort);
+    const request = (secure ? https : http).request(
+      {
+        protocol: url.protocol,
+        // URL keeps the brackets of an IPv6 literal; a socket address has none
+        hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+        port: url.port || (secure ? 443 : 80),
+        path: url.pathname + url.search,
+        method,
+        headers,
+        agent: agents[secure ? 'https:' : 'http:'],
+      },
+      (res) => {
+        response = res;
+        settled = true;
+        resolve({ response: res, body: decoded(res), done });
+      },
+    );
+    // a failure after the answer began reaches its body (readText, the stream loop); this one is the connection's
+    request.on('error', (error) => {
+      if (settled) return;
+      settled = true;
+      done();
+      reject(signal?.aborted ? new ProviderAbortError(signal.reason) : new ProviderConnectionError(error));
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    request.end(body);
+  });
+}
+
+/** the body as text, decompressed as the upstream says (an SSE stream too: each piece is flushed as it comes) */
+function decoded(res: http.IncomingMessage): Readable {
+  const encoding = res.headers['content-encoding']?.trim().toLowerCase();
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? zlib.createGunzip({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH })
+      : encoding === 'deflate'
+        ? zlib.createInflate({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH })
+        : encoding === 'br'
+          ? zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH })
+          : undefined;
+  const body: Readable = decoder ? res.pipe(decoder) : res;
+  if (decoder) {
+    res.on('error', (error) => decoder.destroy(error));
+    // a connection that breaks mid-body ends the decoder too, as an error
+    res.on('close', () => !res.complete && decoder.destroy(new Error('aborted')));
+  }
+  body.setEncoding('utf8');
+  return body;
+}
+
+/** the whole body as text; more than `maxBytes` is an error */
+function readText(exchange: Exchange, maxBytes: number, signal: AbortSignal | undefined): Promise<string> {
+  const { response, body } = exchange;
+  return new Promise((resolve, reject) => {
+    let text = '';
+    let settled = false;
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(signal?.aborted ? new ProviderAbortError(signal.reason) : error instanceof ProviderAbortError ? error : new ProviderConnectionError(error));
+    };
+    body.on('data', (piece: string) => {
+      text += piece;
+      if (text.length > maxBytes) {
+        response.destroy();
+        fail(new Error(`the answer is larger than ${maxBytes} bytes`));
+      }
+    });
+    body.on('end', () => {
+      if (!settled) (settled = true), resolve(text);
+    });
+    body.on('error', fail);
+    // the connection broke before the body was whole
+    response.on('close', () => !response.complete && fail(new Error('aborted')));
+  });
+}

@@ -1,0 +1,118 @@
+import type { Store, StoreSignals } from '../../store/port.js';
+
+/** what the operator sees change: one store signal topic each */
+export const CHANGE_KINDS = ['receipts', 'runs', 'events', 'deliveries', 'sessions'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** the signal topic of a kind (no `:`: PgSignals separates the topic from its sender with one) */
+export const changeTopic = (kind: ChangeKind): string => `changed.${kind}`;
+
+/**
+ * A burst of writes (a load of webhooks) is told once per window and kind, at its start and once
+ * more at its end: on PostgreSQL every signal is a NOTIFY taking a pool connection, and the console
+ * only needs to know that something changed, not how often.
+ */
+const WINDOW_MS = 200;
+
+class ChangePublisher {
+  private readonly windows = new Map<ChangeKind, { again: boolean; timer: NodeJS.Timeout }>();
+  private closed = false;
+
+  constructor(private readonly signals: StoreSignals) {}
+
+  changed(kinds: readonly ChangeKind[]): void {
+    for (const kind of kinds) {
+      const open = this.windows.get(kind);
+      if (open) open.again = true;
+      else if (!this.closed) this.send(kind);
+    }
+  }
+
+  private send(kind: ChangeKind): void {
+    this.signals.publish(changeTopic(kind));
+    const timer = setTimeout(() => {
+      const window = this.windows.get(kind);
+      this.windows.delete(kind);
+      if (window?.again && !this.closed) this.send(kind);
+    }, WINDOW_MS);
+    timer.unref();
+    this.windows.set(kind, { again: false, timer });
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const { timer } of this.windows.values()) clearTimeout(timer);
+    this.windows.clear();
+  }
+}
+
+type Method = (...args: never[]) => Promise<unknown>;
+/** per method: the kinds its result says changed (none when it changed nothing) */
+type Taps<R> = { [K in keyof R]?: R[K] extends (...args: never[]) => Promise<infer T> ? (result: T) => readonly ChangeKind[] : never };
+
+/** the repo with the tapped methods telling the publisher, after their write resolved */
+function tapped<R extends object>(repo: R, publisher: ChangePublisher, taps: Taps<R>): R {
+  const out = { ...repo } as Record<string, unknown>;
+  for (const [name, kindsOf] of Object.entries(taps) as [string, (result: unknown) => readonly ChangeKind[]][]) {
+    const method = (repo as Record<string, Method>)[name]!;
+    out[name] = (...args: never[]) =>
+      method.apply(repo, args).then((result) => {
+        publisher.changed(kindsOf(result));
+        return result;
+      });
+  }
+  return out as R;
+}
+
+const always = (...kinds: ChangeKind[]) => () => kinds;
+const ifAny = (kind: ChangeKind) => (rows: unknown[]) => (rows.length ? [kind] : []);
+const ifTrue = (...kinds: ChangeKind[]) => (done: boolean) => (done ? kinds : []);
+const ifSet = (kind: ChangeKind) => (value: unknown) => (value === undefined ? [] : [kind]);
+
+/**
+ * The store, telling its own signals whenever a receipt, run, event, session message or delivery
+ * is written: the live console's change feed. Tapping the port itself (not each use case) means
+ * no writer is missed, an operator's action or another replica's included: on PostgreSQL the
+ * signals cross replicas by LISTEN/NOTIFY, so a console on one herald sees the work of every other.
+ */
+export function withChangeFeed<S extends Store>(store: S): S {
+  const publisher = new ChangePublisher(store.signals);
+  return {
+    ...store,
+    receipts: tapped(store.receipts, publisher, {
+      record: always('receipts'),
+      prune: (removed) => (removed.payloads || removed.receipts ? ['receipts'] : []),
+    }),
+    runs: tapped(store.runs, publisher, {
+      insert: always('runs'),
+      claim: ifAny('runs'),
+      release: always('runs'),
+      cancel: ifTrue('runs'),
+      // the run's transcript and its summary event are written in the same transaction
+      complete: ifTrue('runs', 'events', 'sessions'),
+    }),
+    events: tapped(store.events, publisher, {
+      enqueue: ifSet('events'),
+      claimPending: ifAny('events'),
+      complete: always('events'),
+      release: always('events'),
+    }),
+    idempotency: tapped(store.idempotency, publisher, { completeWithEvent: always('events') }),
+    sessions: tapped(store.sessions, publisher, { append: always('sessions'), appendMany: always('sessions') }),
+    deliveries: tapped(store.deliveries, publisher, {
+      insert: ifTrue('deliveries'),
+      claim: ifSet('deliveries'),
+      partSent: ifTrue('deliveries'),
+      delivered: ifTrue('deliveries'),
+      retryAt: ifTrue('deliveries'),
+      failed: ifTrue('deliveries'),
+      requeue: ifTrue('deliveries'),
+      abandon: ifTrue('deliveries'),
+      release: always('deliveries'),
+    }),
+    async close() {
+      publisher.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { changeTopic, CHANGE_KINDS, withChangeFeed, type ChangeKind } from '../../../src/runtime/operator/change-feed.js';
+import { LiveFeed, type LiveMessage } from '../../../src/runtime/operator/live-feed.js';
+import { LocalSignals } from '../../../src/store/local-signals.js';
+import type { Store } from '../../../src/store/port.js';
+import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { eventually, tempDir } from '../../helpers/start-herald.js';
+import { queuedRun } from '../../store/run-record.js';
+
+const stores: Store[] = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+});
+
+/** a store with the feed, and the topics its signals carried, in order */
+function feedStore() {
+  const store = withChangeFeed(openSqliteStore(path.join(tempDir(), 'herald.db')));
+  stores.push(store);
+  const told: ChangeKind[] = [];
+  for (const kind of CHANGE_KINDS) store.signals.subscribe(changeTopic(kind), () => told.push(kind));
+  return { store, told };
+}
+
+describe('the change feed', () => {
+  it('signals a write of each kind once it is stored, and nothing for a write that changed nothing', async () => {
+    const { store, told } = feedStore();
+    await store.runs.insert(queuedRun('r1'));
+    expect(told).toEqual(['runs']);
+    expect(await store.runs.get('r1')).toBeDefined();
+    await store.events.enqueue('main', 'Deploy finished', 20);
+    // the same event again is not stored (it repeats the previous one): nothing to tell, and the window of events is open anyway
+    await store.events.enqueue('main', 'Deploy finished', 20);
+    await store.sessions.append('chat:1', { role: 'user', content: 'hi', createdAt: 1 });
+    expect(told).toEqual(['runs', 'events', 'sessions']);
+    // a cancel of an unknown run, an abandon of an unknown delivery: no change
+    expect(await store.runs.cancel('nope', 1)).toBe(false);
+    expect(await store.deliveries.abandon('nope', 1)).toBe(false);
+    expect(told).toEqual(['runs', 'events', 'sessions']);
+  });
+
+  it('tells a burst at its start and once more at its end', async () => {
+    const { store, told } = feedStore();
+    for (let i = 0; i < 20; i++) await store.runs.insert(queuedRun(`r${i}`));
+    expect(told).toEqual(['runs']);
+    await eventually(() => told.length === 2);
+    expect(told).toEqual(['runs', 'runs']);
+  });
+});
+
+describe('the live feed', () => {
+  it('reads its snapshot only after a change, once for changes that come together, and never without a client', async () => {
+    const signals = new LocalSignals();
+    let reads = 0;
+    const feed = new LiveFeed(signals, async () => ++reads);
+    const messages: LiveMessage<number>[] = [];
+    signals.publish(changeTopic('runs'));
+    const off = feed.subscribe((m) => messages.push(m));
+    expect(reads).toBe(0);
+
+    signals.publish(changeTopic('receipts'));
+    // these arrive while the first snapshot is being taken: they share the next one
+    signals.publish(changeTopic('runs'));
+    signals.publish(changeTopic('events'));
+    await eventually(() => messages.length === 2);
+    expect(messages).toEqual([
+      { kinds: ['receipts'], snapshot: 1 },
+      { kinds: ['runs', 'events'], snapshot: 2 },
+    ]);
+
+    off();
+    signals.publish(changeTopic('deliveries'));
+    await new Promise((r) => setImmediate(r));
+    expect(reads).toBe(2);
+  });
+});
