@@ -11,22 +11,22 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chunkText } from '../src/knowledge/chunk-text.js';
-import { KnowledgeIndex } from '../src/knowledge/knowledge-index.js';
-import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { startChildServer, type ChildServer } from './child-server.js';
+import { knowledgeSpeed, printKnowledgeSpeed, type SearchFigures } from './knowledge-search.bench.js';
 import { runLoad } from './load.js';
 import { cpuMillis, waitUntilIdle } from './process-stats.js';
 import { formatTable, ms } from './table.js';
 
 const API_KEY = 'sk-bench-0123456789abcdef';
+const NO_SEARCH: SearchFigures = { queries: 0, p50Ms: 0, p95Ms: 0, meanMs: 0, cpuP50Ms: 0, cpuP95Ms: 0 };
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface PlatformBenchResult {
   chat: ChatRow[];
   firstToken: FirstToken;
   ingest: { chunks: number; seconds: number; chunksPerSecond: number };
-  search: { queries: number; p50Ms: number; p95Ms: number; meanMs: number };
+  search: SearchFigures;
+  frequentSearch: SearchFigures;
 }
 
 interface ChatRow {
@@ -156,56 +156,6 @@ export function renderChatTable({ chat, firstToken }: Pick<PlatformBenchResult, 
 }
 
 /** a deterministic pseudo-random generator, so every run indexes the same corpus */
-function random(seed: number) {
-  return () => {
-    seed = (seed * 1664525 + 1013904223) >>> 0;
-    return seed / 2 ** 32;
-  };
-}
-
-function vocabulary(size: number, rand: () => number): string[] {
-  const letters = 'abcdefghijklmnopqrstuvwxyz';
-  return Array.from({ length: size }, () => Array.from({ length: 3 + Math.floor(rand() * 7) }, () => letters[Math.floor(rand() * 26)]).join(''));
-}
-
-async function knowledgeSpeed(documents: number, chunksPerDocument: number, queries: number) {
-  const rand = random(42);
-  const words = vocabulary(20_000, rand);
-  // Zipf-like: a few words are everywhere, most are rare, like real text
-  const word = () => words[Math.floor(words.length * rand() ** 3)]!;
-  const sentence = () => `${Array.from({ length: 8 + Math.floor(rand() * 10) }, word).join(' ')}.`;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-kb-'));
-  const store = openSqliteStore(path.join(dir, 'kb.db'));
-  const index = new KnowledgeIndex(store.knowledge);
-  try {
-    let chunks = 0;
-    const started = performance.now();
-    for (let d = 0; d < documents; d++) {
-      const text = Array.from({ length: chunksPerDocument * 6 }, sentence).join(' ');
-      const pieces = chunkText(text, { size: 700, overlap: 100 });
-      await index.add({ agentId: 'bench', filename: `doc-${d}.txt`, bytes: text.length, mimeType: 'text/plain', sha256: `${d}`.padStart(64, '0'), metadata: null }, pieces);
-      chunks += pieces.length;
-    }
-    const seconds = (performance.now() - started) / 1000;
-    const times: number[] = [];
-    for (let q = 0; q < queries; q++) {
-      const question = `what about ${word()} and ${words[Math.floor(rand() * words.length)]} ${word()}?`;
-      const t = performance.now();
-      await index.search('bench', question, 4);
-      times.push(performance.now() - t);
-    }
-    times.sort((a, b) => a - b);
-    const at = (p: number) => Math.round(times[Math.min(times.length - 1, Math.floor(p * times.length))]! * 100) / 100;
-    return {
-      ingest: { chunks, seconds: Math.round(seconds * 100) / 100, chunksPerSecond: Math.round(chunks / seconds) },
-      search: { queries, p50Ms: at(0.5), p95Ms: at(0.95), meanMs: Math.round((times.reduce((a, b) => a + b, 0) / times.length) * 100) / 100 },
-    };
-  } finally {
-    await store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 export async function run(options: { seconds?: number; documents?: number; chunksPerDocument?: number; queries?: number } & ChatBenchOptions = {}): Promise<PlatformBenchResult> {
   const env = process.env;
   const chatOptions: ChatBenchOptions = {
@@ -218,10 +168,9 @@ export async function run(options: { seconds?: number; documents?: number; chunk
   console.log(`platform: POST /v1/chat/completions, ${chatOptions.connections ?? 10} connections; upstream (answering at once), herald and load generator in separate processes (load average ${os.loadavg()[0]!.toFixed(1)})`);
   const chat = await chatBench(chatOptions);
   console.log(renderChatTable(chat));
-  if (env.BENCH_CHAT_ONLY) return { ...chat, ingest: { chunks: 0, seconds: 0, chunksPerSecond: 0 }, search: { queries: 0, p50Ms: 0, p95Ms: 0, meanMs: 0 } };
+  if (env.BENCH_CHAT_ONLY) return { ...chat, ingest: { chunks: 0, seconds: 0, chunksPerSecond: 0 }, search: NO_SEARCH, frequentSearch: NO_SEARCH };
   const kb = await knowledgeSpeed(options.documents ?? 100, options.chunksPerDocument ?? 1000, options.queries ?? 500);
-  console.log(`platform: knowledge ingest ${kb.ingest.chunks} chunks in ${kb.ingest.seconds} s (${kb.ingest.chunksPerSecond} chunks/s)`);
-  console.log(`platform: knowledge search over ${kb.ingest.chunks} chunks: p50 ${kb.search.p50Ms} ms, p95 ${kb.search.p95Ms} ms, mean ${kb.search.meanMs} ms (${kb.search.queries} queries)`);
+  printKnowledgeSpeed(kb);
   return { ...chat, ...kb };
 }
 

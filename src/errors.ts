@@ -38,6 +38,7 @@ export const errorCatalog = {
   HERALD_MAPPING_FAILED: { status: 500, message: 'hook mapping failed', openai: 'server_error' },
   HERALD_INTERNAL: { status: 500, message: 'internal error', openai: 'server_error' },
   HERALD_MODEL_FAILED: { status: 502, message: 'the model provider failed', openai: 'upstream_error' },
+  HERALD_EMBEDDINGS_FAILED: { status: 502, message: 'the embeddings provider failed; the document was not stored', openai: 'upstream_error' },
   HERALD_CONFIG_REFUSED: { status: 422, message: 'the config file has faults; the running config stays', openai: 'invalid_request_error' },
   HERALD_UNAVAILABLE: { status: 503, message: 'service unavailable', openai: 'server_error' },
   HERALD_STORE_UNAVAILABLE: { status: 503, message: 'the store is unavailable; retry later', openai: 'store_unavailable' },

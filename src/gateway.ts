@@ -32,7 +32,9 @@ import { withChangeFeed } from './runtime/operator/change-feed.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/port.js';
 import { platformRoutes } from './http/platform/platform-routes.js';
+import { openAIEmbedder } from './knowledge/embeddings-client.js';
 import { KnowledgeIndex } from './knowledge/knowledge-index.js';
+import { embeddingsEndpoint } from './models/embeddings-endpoint.js';
 import { ParsePool } from './knowledge/parse-pool.js';
 import { ApiKeyVerifier } from './platform/api-keys.js';
 import { operatorDeps } from './operator-deps.js';
@@ -102,7 +104,11 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     defaultAgentId: agents.default().id,
     logger,
   });
-  const knowledge = new KnowledgeIndex(store.knowledge);
+  const endpoint = embeddingsEndpoint(config);
+  const knowledge = new KnowledgeIndex(store.knowledge, { embedder: endpoint && openAIEmbedder(endpoint), logger });
+  // chunks stored by an older version are indexed again (segmented and stemmed here) before the first search
+  const reindexed = await knowledge.upgrade();
+  if (reindexed) logger.info({ chunks: reindexed }, 'knowledge: chunks indexed again for this version');
   // the one agent turn's needs, shared by hook runs, chat and heartbeats
   const turns: AgentTurnDeps = { config, models, sessions: store.sessions, knowledge };
   const turn = heartbeatTurn({ config, store, turns, agents, delivery, logger, owner: randomUUID() });

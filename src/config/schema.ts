@@ -316,6 +316,16 @@ export const knowledgeLimitsSchema = z
       .default(1024)
       .describe('Heap limit of a parse worker thread; a document needing more is refused with 422 and the worker replaced.'),
     workers: z.number().int().positive().max(64).default(1).describe('Worker threads reading documents at once; further uploads wait their turn.'),
+    embeddings: z
+      .object({
+        model: z
+          .string()
+          .min(1)
+          .describe('`<provider>/<model>` (or an alias) of an OpenAI-compatible provider, e.g. openai/text-embedding-3-small: its POST /embeddings, with the base URL and key of models.providers.'),
+      })
+      .strict()
+      .optional()
+      .describe('Hybrid retrieval: chunks are embedded at upload (a failure refuses the upload with 502) and questions at search, and the vector ranking is fused with the full-text one (reciprocal rank fusion); an embeddings failure at search falls back to full text with a log line. Unset: full text only.'),
   })
   .strict();
 

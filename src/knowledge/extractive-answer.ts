@@ -1,42 +1,59 @@
 import type { KnowledgePassage } from './knowledge-passage.js';
+import { plainText } from './plain-text.js';
 import { queryTerms } from './search-query.js';
+import { termOf, wordsOf } from './text-terms.js';
 
 export const NOTHING_KNOWN = "I don't have anything on that in my knowledge base, so I can't answer it from my documents.";
 
-// a light stem, so "refunds" in a question finds "refund" in a sentence
-const stem = (word: string) => word.replace(/(ing|ed|es|s)$/u, '');
-
+/** a passage's sentences, markup removed: a line (heading, list item, table row) ends one too */
 const sentencesOf = (text: string) =>
-  text
-    .replace(/\s+/g, ' ')
-    .split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])/u)
-    .map((s) => s.trim())
-    .filter(Boolean);
+  plainText(text)
+    .split('\n')
+    .flatMap((line) => line.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])|(?<=[。！？])/u))
+    .map((s) => s.replace(/\s+/g, ' ').trim())
+    .filter((s) => /[\p{L}\p{N}]/u.test(s));
 
-/** the (at most two) sentences of a passage holding the most of the question's words, in passage order */
-function bestSentences(content: string, stems: string[]): string {
-  const sentences = sentencesOf(content);
-  const scored = sentences.map((text, i) => {
-    const words = new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map(stem));
-    return { i, text, hits: stems.filter((s) => words.has(s)).length };
+/** the same sentence, however it was spaced or cased */
+const sameness = (sentence: string) => wordsOf(sentence).join(' ');
+
+/** the (at most two) sentences of a passage holding the most of the question's terms, in passage order */
+function bestSentences(content: string, terms: Set<string>): string[] {
+  const scored = sentencesOf(content).map((text) => {
+    const words = new Set(wordsOf(text).map(termOf));
+    return { text, hits: [...terms].filter((t) => words.has(t)).length };
   });
-  const most = Math.max(0, ...scored.map((s) => s.hits));
-  const picked = scored.filter((s) => most > 0 && s.hits === most).slice(0, 2);
-  const chosen = picked.length ? picked.map((s) => s.text).join(' ') : (sentences[0] ?? content);
-  return chosen.length > 600 ? `${chosen.slice(0, 599)}…` : chosen;
+  // a question in the passage (an FAQ's) restates what was asked: its answer is what to quote
+  const answers = scored.filter((s) => s.hits > 0 && !/[?？]["')\]]?$/u.test(s.text));
+  const pool = answers.length ? answers : scored;
+  const most = Math.max(0, ...pool.map((s) => s.hits));
+  const matching = most > 0 ? pool.filter((s) => s.hits === most) : scored.slice(0, 1);
+  // a whole sentence says more than a heading or a table cell holding the same words
+  const whole = matching.filter((s) => /[.!?。！？]["')\]]?$/u.test(s.text));
+  const picked = (whole.length ? whole : matching).slice(0, 2);
+  return picked.map((s) => (s.text.length > 600 ? `${s.text.slice(0, 599)}…` : s.text));
 }
 
 /**
  * The embedded model's answer to a question: it does not reason, it quotes. From the best
- * passages (those scoring within reach of the best one) it quotes the sentences that match
- * the question and cites them by number; with no passage it says plainly it has nothing.
+ * passages (those scoring within reach of the best one) it quotes, as plain text, the sentences
+ * that match the question, each sentence once, and cites each quoted passage by its own number;
+ * with no passage it says plainly it has nothing.
  */
 export function extractiveAnswer(question: string, passages: KnowledgePassage[]): string {
   if (!passages.length) return NOTHING_KNOWN;
-  const stems = queryTerms(question).map(stem);
+  const terms = new Set(queryTerms(question));
   const best = passages[0]!.score;
-  const used = passages.slice(0, 3).filter((p, i) => i === 0 || p.score >= best * 0.35);
-  const quotes = used.map((p, i) => `"${bestSentences(p.content, stems)}" [${i + 1}]`);
-  const sources = used.map((p, i) => `[${i + 1}] ${p.filename}`).join(', ');
+  const quoted = new Set<string>();
+  const cited: { filename: string; quote: string }[] = [];
+  for (const p of passages.slice(0, 3).filter((p, i) => i === 0 || p.score >= best * 0.35)) {
+    // a sentence another passage already gave (overlapping chunks, a file uploaded twice) is not repeated
+    const fresh = bestSentences(p.content, terms).filter((s) => !quoted.has(sameness(s)));
+    if (!fresh.length) continue;
+    for (const s of fresh) quoted.add(sameness(s));
+    cited.push({ filename: p.filename, quote: fresh.join(' ') });
+  }
+  if (!cited.length) return NOTHING_KNOWN;
+  const quotes = cited.map((c, i) => `"${c.quote}" [${i + 1}]`);
+  const sources = cited.map((c, i) => `[${i + 1}] ${c.filename}`).join(', ');
   return `From my knowledge base:\n\n${quotes.join('\n\n')}\n\nSources: ${sources}`;
 }

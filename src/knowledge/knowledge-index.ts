@@ -1,18 +1,39 @@
 import { randomHex } from '../platform/random-hex.js';
-import type { KnowledgeDocument, KnowledgeRepo, NewKnowledgeDocument } from '../store/port.js';
+import type { KnowledgeDocument, KnowledgeRepo, NewKnowledgeChunk, NewKnowledgeDocument } from '../store/port.js';
+import type { Embedder } from './embeddings-client.js';
+import { fuseRankings } from './fuse-rankings.js';
 import type { KnowledgePassage } from './knowledge-passage.js';
+import { pickPassages, scoreCandidates } from './rank-passages.js';
 import { queryTerms } from './search-query.js';
+import { indexTextOf } from './text-terms.js';
 
 export type { KnowledgeDocument } from '../store/port.js';
 
 export const newId = (prefix: string) => `${prefix}_${randomHex(12)}`;
 
+/** candidates asked of the store for each ranking: enough for diversity and duplicates to choose among */
+const CANDIDATES = 24;
+/** chunks indexed again per transaction by `upgrade` (the event loop serves requests between them) */
+const UPGRADE_BATCH = 500;
+
+export interface KnowledgeIndexOptions {
+  /** platform.knowledge.embeddings: hybrid retrieval when set */
+  embedder?: Embedder;
+  logger?: { warn(details: object, message: string): void };
+}
+
 /**
- * The knowledge base of every agent, over the store's knowledge repo: knowledge/ decides which
- * words of a question are searched for (stopwords, scripts); the store keeps and ranks the chunks.
+ * The knowledge base of every agent, over the store's knowledge repo. knowledge/ decides what is
+ * indexed (each chunk's segmented, stemmed terms), which words of a question are searched for,
+ * and how candidates rank (BM25 with a positive IDF, fused with vector similarity when an
+ * embeddings model is configured, one document not crowding out the others, duplicates dropped);
+ * the store keeps the chunks and finds the candidates.
  */
 export class KnowledgeIndex {
-  constructor(private readonly repo: KnowledgeRepo) {}
+  constructor(
+    private readonly repo: KnowledgeRepo,
+    private readonly options: KnowledgeIndexOptions = {},
+  ) {}
 
   findByHash(agentId: string, sha256: string): Promise<KnowledgeDocument | undefined> {
     return this.repo.findByHash(agentId, sha256);
@@ -31,9 +52,17 @@ export class KnowledgeIndex {
     return this.repo.documentCounts();
   }
 
-  /** stores a document and its chunks at once; a concurrent duplicate returns the one stored first */
-  add(doc: NewKnowledgeDocument, chunks: string[]): Promise<{ document: KnowledgeDocument; created: boolean }> {
-    return this.repo.add(doc, chunks);
+  /**
+   * Stores a document and its chunks at once (texts, or texts with their index form made off the
+   * main thread); a concurrent duplicate returns the one stored first. With an embeddings model
+   * the chunks are embedded first: a failure there stores nothing (HERALD_EMBEDDINGS_FAILED).
+   */
+  async add(doc: NewKnowledgeDocument, chunks: (string | NewKnowledgeChunk)[]): Promise<{ document: KnowledgeDocument; created: boolean }> {
+    const indexed = chunks.map((c) => (typeof c === 'string' ? { content: c, terms: indexTextOf(c) } : c));
+    const { embedder } = this.options;
+    if (!embedder) return this.repo.add(doc, indexed);
+    const vectors = await embedder.embed(indexed.map((c) => c.content));
+    return this.repo.add({ ...doc, embeddingModel: embedder.ref }, indexed.map((c, i) => ({ ...c, embedding: vectors[i] })));
   }
 
   delete(id: string): Promise<boolean> {
@@ -43,6 +72,33 @@ export class KnowledgeIndex {
   /** the agent's best passages for a question, best first; score is higher-is-better */
   async search(agentId: string, question: string, limit = 4): Promise<KnowledgePassage[]> {
     const terms = queryTerms(question);
-    return terms.length ? this.repo.search(agentId, terms, limit) : [];
+    const textual = terms.length ? scoreCandidates(terms, await this.repo.search(agentId, terms, CANDIDATES)) : [];
+    const { embedder, logger } = this.options;
+    if (!embedder) return pickPassages(textual, limit);
+    let vector: Float32Array;
+    try {
+      [vector] = (await embedder.embed([question])) as [Float32Array];
+    } catch (error) {
+      // the question is still answered, from full text: the model provider being down is not the user's problem
+      logger?.warn({ agentId, code: (error as { code?: string }).code, reason: (error as Error).message }, 'knowledge search: embeddings failed, full-text ranking only');
+      return pickPassages(textual, limit);
+    }
+    const near = await this.repo.nearest(agentId, embedder.ref, vector, CANDIDATES);
+    return pickPassages(fuseRankings(textual, near), limit);
+  }
+
+  /**
+   * Indexes again the chunks an older version stored without their index form (before CJK
+   * segmentation and stemming moved here), in batches; the count done. Run once at start.
+   */
+  async upgrade(): Promise<number> {
+    let done = 0;
+    for (;;) {
+      const batch = await this.repo.unindexed(UPGRADE_BATCH);
+      if (!batch.length) return done;
+      await this.repo.reindex(batch.map((c) => ({ chunkId: c.chunkId, terms: indexTextOf(c.content) })));
+      done += batch.length;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 }

@@ -7,14 +7,16 @@ export type ParseAnswer = Uint8Array | { error: { code: HeraldError['code']; mes
 const types = Object.keys(documentTypes) as DocumentType[];
 
 /**
- * A document's chunks as one buffer (a type byte, the count, each chunk's end offset, then the
- * UTF-8 text), moved from the parse worker to the main thread: a structured clone of tens of
- * thousands of strings would be decoded on the main thread in one go, the very stall the worker
- * exists to avoid. Its own file so the main thread reads answers without loading the parsers.
+ * A document's chunks and their index form (segmenting and stemming are CPU work too) as one
+ * buffer (a type byte, the count, each string's end offset, then the UTF-8 texts: chunk i is
+ * string 2i, its index form 2i+1), moved from the parse worker to the main thread: a structured
+ * clone of tens of thousands of strings would be decoded on the main thread in one go, the very
+ * stall the worker exists to avoid. Its own file so the main thread reads answers without loading
+ * the parsers.
  */
-export function packChunks(type: DocumentType, chunks: string[]): Uint8Array {
-  const encoded = chunks.map((c) => Buffer.from(c, 'utf8'));
-  const head = 5 + 4 * chunks.length;
+export function packChunks(type: DocumentType, chunks: { content: string; terms: string }[]): Uint8Array {
+  const encoded = chunks.flatMap((c) => [Buffer.from(c.content, 'utf8'), Buffer.from(c.terms, 'utf8')]);
+  const head = 5 + 4 * encoded.length;
   const packed = new Uint8Array(head + encoded.reduce((n, b) => n + b.length, 0));
   const view = new DataView(packed.buffer);
   view.setUint8(0, types.indexOf(type));
@@ -28,15 +30,12 @@ export function packChunks(type: DocumentType, chunks: string[]): Uint8Array {
   return packed;
 }
 
-/** The main thread's view of a packed answer: the type, the count, and each chunk decoded on demand. */
-export function unpackChunks(packed: Uint8Array): { type: DocumentType; count: number; chunk(i: number): string } {
+/** The main thread's view of a packed answer: the type, the count, and each chunk (with its index form) decoded on demand. */
+export function unpackChunks(packed: Uint8Array): { type: DocumentType; count: number; chunk(i: number): { content: string; terms: string } } {
   const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
   const count = view.getUint32(1, true);
-  const head = 5 + 4 * count;
+  const head = 5 + 8 * count;
   const decoder = new TextDecoder();
-  return {
-    type: types[view.getUint8(0)]!,
-    count,
-    chunk: (i) => decoder.decode(packed.subarray(head + (i ? view.getUint32(5 + 4 * (i - 1), true) : 0), head + view.getUint32(5 + 4 * i, true))),
-  };
+  const string = (i: number) => decoder.decode(packed.subarray(head + (i ? view.getUint32(5 + 4 * (i - 1), true) : 0), head + view.getUint32(5 + 4 * i, true)));
+  return { type: types[view.getUint8(0)]!, count, chunk: (i) => ({ content: string(2 * i), terms: string(2 * i + 1) }) };
 }

@@ -1,6 +1,7 @@
 import { HeraldError } from '../errors.js';
 import { packChunks, type ParseAnswer } from './packed-chunks.js';
 import { parseDocument, type ParseTask } from './parse-document.js';
+import { indexTextOf } from './text-terms.js';
 
 /**
  * Runs in a parse worker thread (the compiled file itself, or parse-worker-entry.mjs from the
@@ -9,7 +10,7 @@ import { parseDocument, type ParseTask } from './parse-document.js';
 export default async function parseInWorker(task: ParseTask): Promise<ParseAnswer> {
   try {
     const { type, chunks } = await parseDocument(task);
-    return packChunks(type, chunks);
+    return packChunks(type, chunks.map((content) => ({ content, terms: indexTextOf(content) })));
   } catch (error) {
     if (error instanceof HeraldError) return { error: { code: error.code, message: error.message, param: error.param } };
     return { error: { code: 'HERALD_INVALID_FIELD', message: 'could not read the file', param: 'file' } };

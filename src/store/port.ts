@@ -291,24 +291,70 @@ export interface KnowledgeDocument {
   createdAt: number;
 }
 
-export type NewKnowledgeDocument = Pick<KnowledgeDocument, 'agentId' | 'filename' | 'bytes' | 'mimeType' | 'sha256' | 'metadata'>;
+export type NewKnowledgeDocument = Pick<KnowledgeDocument, 'agentId' | 'filename' | 'bytes' | 'mimeType' | 'sha256' | 'metadata'> & {
+  /** the embeddings model of its chunks' embeddings, when they have one */
+  embeddingModel?: string;
+};
 
-/** A chunk found by a search; `score` is higher-is-better, rounded to 4 decimals. */
-export interface KnowledgeHit {
+/** A chunk to store: its text, and the form knowledge/ indexes (its segmented, stemmed terms joined by spaces). */
+export interface NewKnowledgeChunk {
+  content: string;
+  terms: string;
+  /** its embedding, when platform.knowledge.embeddings is configured (all of a document's chunks, or none) */
+  embedding?: Float32Array;
+}
+
+/** A chunk a search may rank: it holds at least one of the query's terms. */
+export interface KnowledgeCandidate {
   documentId: string;
   filename: string;
   chunkId: string;
-  score: number;
+  content: string;
+  /** its index form, as stored: the ranking counts the query's terms in it */
+  terms: string;
+}
+
+/** What a search found: the chunks to rank, and the statistics to rank them by. */
+export interface KnowledgeCandidates {
+  /** the agent's chunks */
+  total: number;
+  /** the agent's chunks holding each query term, in the order of the terms (frequent ones: frequentTermFrequency) */
+  frequencies: number[];
+  candidates: KnowledgeCandidate[];
+}
+
+/**
+ * How both adapters pick candidates, so that they rank alike. A term held by more chunks than
+ * `termCountLimit(total)` is "frequent": its chunks are not all read (that is what made a search
+ * slow on a large base, and a term in most chunks says little), its frequency is reported as
+ * `frequentTermFrequency(total)`. Candidates are then:
+ * - the `limit` chunks holding the most, IDF-weighted (`termWeight`), of the other terms, newest first among equals;
+ * - for the frequent terms, the first and last FREQUENT_TERM_SAMPLE chunks holding one (by position),
+ *   and every chunk holding one in the agent's newest SMALL_DOCUMENTS documents of at most
+ *   SMALL_DOCUMENT_CHUNKS chunks (so one large document cannot hide a small one about the same thing).
+ */
+export const FREQUENT_TERM_CHUNKS = 500;
+export const FREQUENT_TERM_SAMPLE = 8;
+export const SMALL_DOCUMENT_CHUNKS = 8;
+export const SMALL_DOCUMENTS = 32;
+export const termCountLimit = (total: number) => Math.min(FREQUENT_TERM_CHUNKS, Math.floor(total / 2));
+export const frequentTermFrequency = (total: number) => Math.min(total, Math.max(termCountLimit(total) + 1, Math.ceil(total / 2)));
+/** BM25's IDF, kept positive: what a term held by `n` of `total` chunks weighs */
+export const termWeight = (n: number, total: number) => Math.log(1 + (total - n + 0.5) / (n + 0.5));
+
+/** An older chunk without its index form (stored before an upgrade): knowledge/ indexes it again. */
+export interface UnindexedChunk {
+  chunkId: string;
   content: string;
 }
 
-/** Documents, their chunks and each agent's full-text index. */
+/** Documents, their chunks and each agent's full-text index of the chunks' index form. */
 export interface KnowledgeRepo {
   /**
    * Stores a document and its chunks in one transaction, searchable once it resolves. The same
    * sha256 for the same agent (also two racing uploads) returns the document stored first (`created: false`).
    */
-  add(document: NewKnowledgeDocument, chunks: string[]): Promise<{ document: KnowledgeDocument; created: boolean }>;
+  add(document: NewKnowledgeDocument, chunks: NewKnowledgeChunk[]): Promise<{ document: KnowledgeDocument; created: boolean }>;
   get(id: string): Promise<KnowledgeDocument | undefined>;
   findByHash(agentId: string, sha256: string): Promise<KnowledgeDocument | undefined>;
   /** oldest first; every agent's when `agentId` is undefined */
@@ -318,12 +364,20 @@ export interface KnowledgeRepo {
   /** removes the document, its chunks and their index entries at once; false when there was none */
   delete(id: string): Promise<boolean>;
   /**
-   * The agent's best chunks for query terms (lower-cased words, already chosen by knowledge/),
-   * best first, at most `limit`. Ranking is BM25-like over that agent's chunks only: a chunk
-   * holding more, and rarer, terms ranks higher; a term found in more than half the agent's
-   * chunks is ignored unless nothing else matches. No term found: [].
+   * The agent's chunks worth ranking for query terms (index terms, already chosen by knowledge/),
+   * with each term's chunk count; knowledge/ ranks them. Only chunks holding a term, never another
+   * agent's, as the rule above FREQUENT_TERM_CHUNKS says. Chunk ids are distinct.
    */
-  search(agentId: string, terms: string[], limit: number): Promise<KnowledgeHit[]>;
+  search(agentId: string, terms: string[], limit: number): Promise<KnowledgeCandidates>;
+  /** up to `limit` chunks stored before their index form was (by an older version), oldest first */
+  unindexed(limit: number): Promise<UnindexedChunk[]>;
+  /** stores and indexes the index form of chunks `unindexed` returned */
+  reindex(chunks: { chunkId: string; terms: string }[]): Promise<void>;
+  /**
+   * The agent's `limit` chunks whose embedding (made by `model`) is nearest the vector by cosine
+   * similarity, nearest first; chunks embedded by another model are not compared. Brute force.
+   */
+  nearest(agentId: string, model: string, vector: Float32Array, limit: number): Promise<(KnowledgeCandidate & { similarity: number })[]>;
 }
 
 /** A platform API key made by `herald keys create`: only its sha256 is kept. */

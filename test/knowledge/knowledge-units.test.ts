@@ -7,7 +7,11 @@ import { csvRows } from '../../src/knowledge/csv-rows.js';
 import { detectType } from '../../src/knowledge/detect-type.js';
 import { extractiveAnswer, NOTHING_KNOWN } from '../../src/knowledge/extractive-answer.js';
 import { KnowledgeIndex } from '../../src/knowledge/knowledge-index.js';
+import { porterStem } from '../../src/knowledge/porter-stem.js';
+import { pickPassages, scoreCandidates } from '../../src/knowledge/rank-passages.js';
 import { queryTerms } from '../../src/knowledge/search-query.js';
+import { indexTextOf } from '../../src/knowledge/text-terms.js';
+import { plainText } from '../../src/knowledge/plain-text.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
@@ -58,8 +62,58 @@ describe('csvRows', () => {
 });
 
 describe('search query', () => {
-  it('keeps the meaningful words of a question', () => {
-    expect(queryTerms('What is the NEAR(refund) policy* for "VIP" customers?')).toEqual(['near', 'refund', 'policy', 'vip', 'customers']);
+  it('keeps the meaningful words of a question, as the index keeps them (stemmed, CJK segmented)', () => {
+    expect(queryTerms('What is the NEAR(refund) policy* for "VIP" customers?')).toEqual(['near', 'refund', 'polici', 'vip', 'custom']);
+    expect(queryTerms('退款需要多长时间？')).toEqual(['退款', '多', '长', '时间']);
+    expect(queryTerms('返金には何日かかりますか')).toContain('返金');
+    expect(queryTerms('Café crème, naïve résumé')).toEqual(['cafe', 'creme', 'naiv', 'resum']);
+  });
+});
+
+describe('porterStem', () => {
+  it("stems as Porter's algorithm does", () => {
+    const cases = { caresses: 'caress', ponies: 'poni', agreed: 'agre', hopping: 'hop', relational: 'relat', generalizations: 'gener', refunds: 'refund', walking: 'walk', happy: 'happi', adjustment: 'adjust' };
+    for (const [word, stem] of Object.entries(cases)) expect(porterStem(word)).toBe(stem);
+  });
+});
+
+describe('ranking candidates', () => {
+  const candidate = (documentId: string, content: string) => ({ documentId, filename: `${documentId}.txt`, chunkId: `${documentId}-${content.length}-${content.slice(0, 8)}`, content, terms: indexTextOf(content) });
+
+  it('weighs a rare term above one found everywhere, still counts the common one, and drops chunks matching nothing', () => {
+    const terms = queryTerms('How long do refunds take?');
+    const scored = scoreCandidates(terms, {
+      total: 1000,
+      // long, refund, take
+      frequencies: [20, 900, 30],
+      candidates: [candidate('a', 'It takes long to load.'), candidate('b', 'Refunds take five days.'), candidate('c', 'Nothing of the sort.')],
+    });
+    expect(scored.map((s) => s.documentId)).toEqual(['a', 'b']);
+    const both = scoreCandidates(terms, { total: 1000, frequencies: [20, 900, 30], candidates: [candidate('a', 'It takes time.'), candidate('b', 'Refunds take time.')] });
+    expect(both.map((s) => s.documentId)).toEqual(['b', 'a']);
+    expect(both.every((s) => s.score > 0)).toBe(true);
+  });
+
+  it('lets no document crowd out the others, and keeps one of duplicate passages', () => {
+    const terms = ['refund'];
+    const scored = scoreCandidates(terms, {
+      total: 100,
+      frequencies: [10],
+      candidates: [
+        candidate('big', 'Refund refund refund rules, part one.'),
+        candidate('big', 'Refund refund refund rules, part two.'),
+        candidate('big', 'Refund refund refund rules, part three.'),
+        candidate('faq', 'A refund takes five business days.'),
+        candidate('copy', 'A refund takes five business days!'),
+      ],
+    });
+    const picked = pickPassages(scored, 4);
+    expect(picked).toHaveLength(4);
+    // the large document's chunks score best, yet the second passage comes from another document
+    expect(picked[0]!.documentId).toBe('big');
+    expect(picked[1]!.documentId).toBe('faq');
+    // the same sentence in another file is not a second passage
+    expect(picked.map((p) => p.documentId)).toEqual(['big', 'faq', 'big', 'big']);
   });
 });
 
@@ -77,6 +131,32 @@ describe('KnowledgeIndex', () => {
   });
 });
 
+describe('retrieval in a base where one large file repeats the question\'s words', () => {
+  it('answers "How long do refunds take?" from the small documents that answer it, each passage once', async () => {
+    const store = openSqliteStore(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-kb-')), 'kb.db'));
+    const index = new KnowledgeIndex(store.knowledge);
+    const doc = (filename: string, sha: string) => ({ agentId: 'a', filename, bytes: 1, mimeType: 'text/markdown', sha256: sha.padStart(64, '0'), metadata: null });
+    await index.add(doc('policy.md', '1'), ['## Refunds\n\n**Refunds take five business days** once the return arrives.']);
+    // the big file is uploaded between the two small ones: neither its first nor its last chunks
+    const big = Array.from({ length: 2_500 }, (_, i) => `Case ${i}: the customer mentioned a refund in passing while talking about product ${i}.`);
+    await index.add(doc('cases.txt', '2'), big);
+    await index.add(doc('faq.md', '3'), ['- How long do refunds take? Refunds take five business days.', '- How long do refunds take? Refunds take five business days.']);
+    await index.add(doc('faq-copy.md', '4'), ['- How long do refunds take? Refunds take five business days.']);
+    const passages = await index.search('a', 'How long do refunds take?', 4);
+    expect(passages.every((p) => p.score > 0)).toBe(true);
+    // (faq.md and faq-copy.md hold the same text: either is the passage)
+    expect(passages.map((p) => p.filename.replace('-copy', '')).slice(0, 2).sort()).toEqual(['faq.md', 'policy.md']);
+    // the same text in another file and twice in one file is one passage
+    expect(passages.filter((p) => p.content.includes('How long do refunds take?'))).toHaveLength(1);
+    const answer = extractiveAnswer('How long do refunds take?', passages);
+    expect(answer).toMatch(/^From my knowledge base:\n\n"Refunds take five business days\." \[1\]/);
+    expect(answer).not.toContain('How long do refunds take?');
+    expect(answer).not.toMatch(/\*\*|##|^- /m);
+    expect(answer.match(/"Refunds take five business days\."/g)).toHaveLength(1);
+    await store.close();
+  });
+});
+
 describe('extractiveAnswer', () => {
   it('quotes the matching sentences with numbered sources, or says it has nothing', () => {
     const answer = extractiveAnswer('How long do cats sleep?', [
@@ -86,5 +166,23 @@ describe('extractiveAnswer', () => {
     expect(answer).toContain('Sources: [1] cats.txt');
     expect(answer).not.toContain('They purr');
     expect(extractiveAnswer('anything', [])).toBe(NOTHING_KNOWN);
+  });
+
+  it('quotes plain sentences, each once, numbering only the passages it quotes', () => {
+    const md = '## Refunds\n\n**Refunds** take *five* [business days](https://example.com/faq).\n\n- Refunds go to the `original` card.\n| Plan | Refund window |\n|---|---|\n| Basic | 30 days |';
+    const answer = extractiveAnswer('How long do refunds take?', [
+      { documentId: 'a', filename: 'a.md', chunkId: '1', score: 3, content: md },
+      { documentId: 'a', filename: 'a.md', chunkId: '2', score: 2.9, content: 'Refunds take five business days.' },
+      { documentId: 'c', filename: 'c.md', chunkId: '3', score: 2, content: 'Refunds take up to ten days abroad.' },
+    ]);
+    expect(answer).toBe('From my knowledge base:\n\n"Refunds take five business days." [1]\n\n"Refunds take up to ten days abroad." [2]\n\nSources: [1] a.md, [2] c.md');
+    expect(extractiveAnswer('退款需要多长时间？', [{ documentId: 'z', filename: 'z.md', chunkId: '1', score: 1, content: '## 退款\n退款通常在五个工作日内完成。如需帮助请联系客服！' }])).toContain('"退款通常在五个工作日内完成。" [1]');
+  });
+
+  it('takes markdown markup out of a passage', () => {
+    expect(plainText('# Title\n> **bold** and _it_ and ~~gone~~ ![logo](x.png) [link](http://x)\n1. step `code`\n```ts\nlet a = 1;\n```\n| a | b |\n| --- | :-: |\n---')).toBe(
+      'Title\nbold and it and gone logo link\nstep code\nlet a = 1;\na; b',
+    );
+    expect(plainText('snake_case_name and 2*3*4 stay')).toBe('snake_case_name and 2*3*4 stay');
   });
 });

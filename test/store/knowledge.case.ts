@@ -1,23 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import type { NewKnowledgeDocument } from '../../src/store/port.js';
+import { queryTerms } from '../../src/knowledge/search-query.js';
+import { indexTextOf } from '../../src/knowledge/text-terms.js';
+import { FREQUENT_TERM_CHUNKS, FREQUENT_TERM_SAMPLE, frequentTermFrequency, type NewKnowledgeDocument } from '../../src/store/port.js';
 import type { OpenStore } from './open-store-under-test.js';
 
-const doc = (agentId: string, filename: string, sha: string): NewKnowledgeDocument => ({
-  agentId, filename, bytes: 1, mimeType: 'text/plain', sha256: sha.padStart(64, '0'), metadata: sha === '1' ? { source: 'test' } : null,
+const doc = (agentId: string, filename: string, sha: string, embeddingModel?: string): NewKnowledgeDocument => ({
+  agentId, filename, bytes: 1, mimeType: 'text/plain', sha256: sha.padStart(64, '0'), metadata: sha === '1' ? { source: 'test' } : null, embeddingModel,
 });
+// chunks as knowledge/ hands them over: the text and its index form
+const indexed = (...texts: string[]) => texts.map((content) => ({ content, terms: indexTextOf(content) }));
 
 /** knowledge: documents with their chunks, searched per agent */
 export function knowledgeCases(open: OpenStore) {
   describe('knowledge', () => {
     it('stores documents with their chunks and finds them by id, hash and agent', async () => {
       const store = await open();
-      const { document, created } = await store.knowledge.add(doc('a', 'cats.txt', '1'), ['Cats sleep sixteen hours a day.', 'Cats purr when they are content.']);
+      const { document, created } = await store.knowledge.add(doc('a', 'cats.txt', '1'), indexed('Cats sleep sixteen hours a day.', 'Cats purr when they are content.'));
       expect(created).toBe(true);
       expect(document).toMatchObject({ agentId: 'a', filename: 'cats.txt', chunkCount: 2, status: 'ready', metadata: { source: 'test' } });
       expect(await store.knowledge.get(document.id)).toEqual(document);
       expect(await store.knowledge.findByHash('a', '1'.padStart(64, '0'))).toEqual(document);
       expect(await store.knowledge.findByHash('b', '1'.padStart(64, '0'))).toBeUndefined();
-      await store.knowledge.add(doc('b', 'b.txt', '2'), ['Other.']);
+      await store.knowledge.add(doc('b', 'b.txt', '2'), indexed('Other.'));
       expect((await store.knowledge.list('a')).map((d) => d.filename)).toEqual(['cats.txt']);
       expect(await store.knowledge.list()).toHaveLength(2);
       expect(await store.knowledge.documentCounts()).toEqual(new Map([['a', 1], ['b', 1]]));
@@ -27,34 +31,74 @@ export function knowledgeCases(open: OpenStore) {
     it('stores the same content for one agent once, also when two uploads race', async () => {
       const a = await open();
       const b = await open(a);
-      const results = await Promise.all([a.knowledge.add(doc('a', 'one.txt', '7'), ['Same text.']), b.knowledge.add(doc('a', 'two.txt', '7'), ['Same text.'])]);
+      const results = await Promise.all([a.knowledge.add(doc('a', 'one.txt', '7'), indexed('Same text.')), b.knowledge.add(doc('a', 'two.txt', '7'), indexed('Same text.'))]);
       expect(results.map((r) => r.created).sort()).toEqual([false, true]);
       expect(results[0]!.document.id).toBe(results[1]!.document.id);
       expect(await a.knowledge.list('a')).toHaveLength(1);
     });
 
-    it('searches one agent at a time, ranks with stemming, and forgets a deleted document', async () => {
+    it('finds candidates of one agent holding a term (stemmed, any script), with term counts, and forgets a deleted document', async () => {
       const store = await open();
-      const { document: cats } = await store.knowledge.add(doc('a', 'cats.txt', '1'), ['Cats sleep sixteen hours a day.', 'Cats purr when they are content.']);
-      await store.knowledge.add(doc('a', 'dogs.txt', '2'), ['Dogs need a walk twice a day.']);
-      await store.knowledge.add(doc('a', 'birds.txt', '4'), ['Birds sing at dawn.']);
-      await store.knowledge.add(doc('b', 'secret.txt', '3'), ['Cats are secretly plotting.']);
-      const hits = await store.knowledge.search('a', ['long', 'cats', 'sleep'], 4);
-      expect(hits[0]).toMatchObject({ filename: 'cats.txt', documentId: cats.id, content: 'Cats sleep sixteen hours a day.' });
-      expect(hits[0]!.score).toBeGreaterThan(0);
-      expect(hits.every((h, i) => i === 0 || h.score <= hits[i - 1]!.score)).toBe(true);
-      expect(hits.every((h) => h.filename !== 'secret.txt')).toBe(true);
-      expect((await store.knowledge.search('a', ['walking', 'dogs'], 4))[0]!.filename).toBe('dogs.txt');
-      expect(await store.knowledge.search('a', ['cats'], 1)).toHaveLength(1);
-      expect(await store.knowledge.search('c', ['cats'], 4)).toEqual([]);
-      expect(await store.knowledge.search('a', ['zebra'], 4)).toEqual([]);
-      expect(await store.knowledge.search('a', [], 4)).toEqual([]);
+      const { document: cats } = await store.knowledge.add(doc('a', 'cats.txt', '1'), indexed('Cats sleep sixteen hours a day.', 'Cats purr when they are content.'));
+      await store.knowledge.add(doc('a', 'dogs.txt', '2'), indexed('Dogs need a walk twice a day.'));
+      await store.knowledge.add(doc('a', 'birds.txt', '4'), indexed('Birds sing at dawn.', '退款通常在五个工作日内完成。'));
+      await store.knowledge.add(doc('b', 'secret.txt', '3'), indexed('Cats are secretly plotting.'));
+      const terms = queryTerms('How long do cats sleep?');
+      const found = await store.knowledge.search('a', terms, 40);
+      expect(found.total).toBe(5);
+      expect(found.frequencies).toEqual([0, 2, 1]);
+      expect(found.candidates.map((c) => c.content).sort()).toEqual(['Cats purr when they are content.', 'Cats sleep sixteen hours a day.']);
+      expect(found.candidates.find((c) => c.content.startsWith('Cats sleep'))).toMatchObject({ filename: 'cats.txt', documentId: cats.id, terms: 'cat sleep sixteen hour a dai' });
+      expect((await store.knowledge.search('a', queryTerms('walking dogs'), 40)).candidates.map((c) => c.filename)).toEqual(['dogs.txt']);
+      expect((await store.knowledge.search('a', queryTerms('退款需要多长时间？'), 40)).candidates.map((c) => c.filename)).toEqual(['birds.txt']);
+      expect((await store.knowledge.search('a', ['cat'], 1)).candidates).toHaveLength(1);
+      expect((await store.knowledge.search('c', ['cat'], 4)).candidates).toEqual([]);
+      expect((await store.knowledge.search('a', ['zebra'], 4)).candidates).toEqual([]);
+      expect((await store.knowledge.search('a', [], 4)).candidates).toEqual([]);
 
       expect(await store.knowledge.delete(cats.id)).toBe(true);
       expect(await store.knowledge.delete(cats.id)).toBe(false);
       expect(await store.knowledge.get(cats.id)).toBeUndefined();
-      expect((await store.knowledge.search('a', ['cats', 'sleep'], 4)).map((h) => h.filename)).not.toContain('cats.txt');
-      expect(await store.probe.counts()).toMatchObject({ knowledgeDocuments: 3, knowledgeChunks: 3 });
+      expect((await store.knowledge.search('a', ['cat', 'sleep'], 4)).candidates).toEqual([]);
+      expect(await store.probe.counts()).toMatchObject({ knowledgeDocuments: 3, knowledgeChunks: 4 });
+    });
+
+    it('for a frequent term, takes the first and last chunks holding it and those of small documents', async () => {
+      const store = await open();
+      const big = Array.from({ length: FREQUENT_TERM_CHUNKS + 100 }, (_, i) => `Section ${i}: the refund rules of product line ${i}.`);
+      await store.knowledge.add(doc('a', 'big.txt', '1'), indexed(...big));
+      await store.knowledge.add(doc('a', 'faq.txt', '2'), indexed('Shipping is free.', 'A refund is paid to the card.'));
+      await store.knowledge.add(doc('a', 'terms.txt', '3'), indexed('Business days are Monday to Friday.'));
+      const found = await store.knowledge.search('a', ['refund', 'busi'], 40);
+      const total = FREQUENT_TERM_CHUNKS + 103;
+      expect(found.total).toBe(total);
+      expect(found.frequencies).toEqual([frequentTermFrequency(total), 1]);
+      const of = (filename: string) => found.candidates.filter((c) => c.filename === filename).map((c) => c.content);
+      expect(of('faq.txt')).toEqual(['A refund is paid to the card.']);
+      expect(of('terms.txt')).toEqual(['Business days are Monday to Friday.']);
+      // the last chunks holding it by position: the small document's, then the large one's
+      expect(of('big.txt').sort()).toEqual([...big.slice(0, FREQUENT_TERM_SAMPLE), ...big.slice(1 - FREQUENT_TERM_SAMPLE)].sort());
+      expect(new Set(found.candidates.map((c) => c.chunkId)).size).toBe(found.candidates.length);
+    });
+
+    it('keeps embeddings and finds the nearest chunks of the same model', async () => {
+      const store = await open();
+      const v = (...xs: number[]) => Float32Array.from(xs);
+      await store.knowledge.add(doc('a', 'near.txt', '1', 'p/m'), [
+        { content: 'East.', terms: 'east', embedding: v(1, 0, 0) },
+        { content: 'North-east.', terms: 'north east', embedding: v(0.7, 0.7, 0) },
+        { content: 'Up.', terms: 'up', embedding: v(0, 0, 1) },
+      ]);
+      await store.knowledge.add(doc('a', 'other-model.txt', '2', 'p/other'), [{ content: 'East too.', terms: 'east too', embedding: v(1, 0, 0) }]);
+      await store.knowledge.add(doc('b', 'other-agent.txt', '3', 'p/m'), [{ content: 'East again.', terms: 'east again', embedding: v(1, 0, 0) }]);
+      const near = await store.knowledge.nearest('a', 'p/m', v(0.9, 0.1, 0), 2);
+      expect(near.map((n) => n.content)).toEqual(['East.', 'North-east.']);
+      expect(near[0]!.similarity).toBeCloseTo(0.9939, 3);
+      expect(near[0]).toMatchObject({ filename: 'near.txt', terms: 'east' });
+      // a document added later is seen at once
+      await store.knowledge.add(doc('a', 'later.txt', '4', 'p/m'), [{ content: 'Exactly.', terms: 'exactli', embedding: v(0.9, 0.1, 0) }]);
+      expect((await store.knowledge.nearest('a', 'p/m', v(0.9, 0.1, 0), 1))[0]!.content).toBe('Exactly.');
+      expect(await store.knowledge.nearest('a', 'p/none', v(1, 0, 0), 2)).toEqual([]);
     });
   });
 }

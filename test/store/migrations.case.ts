@@ -33,7 +33,7 @@ export function migrationsCases(open: OpenStore, previousVersion: () => Promise<
       await first.sessions.append('s', { role: 'user', content: 'hi', createdAt: 1 });
       await first.state.set('k', 1);
       await first.apiKeys.create({ name: 'ci', keyHash: 'a'.repeat(64), createdAt: 1 });
-      await first.knowledge.add({ agentId: 'main', filename: 'f.txt', bytes: 2, mimeType: 'text/plain', sha256: 'b'.repeat(64), metadata: null }, ['hello world']);
+      await first.knowledge.add({ agentId: 'main', filename: 'f.txt', bytes: 2, mimeType: 'text/plain', sha256: 'b'.repeat(64), metadata: null }, [{ content: 'hello world', terms: 'hello world' }]);
       await first.idempotency.claim({ scope: 's', key: 'k', requestHash: 'h', status: 'in_progress', runId: 'r1', responseStatus: null, responseBody: null, createdAt: 1, lockedUntil: 2, expiresAt: 3 }, 1);
       await first.close();
       const again = await open(first);
@@ -42,7 +42,7 @@ export function migrationsCases(open: OpenStore, previousVersion: () => Promise<
       expect(await again.sessions.exists('s')).toBe(true);
       expect(await again.state.get('k')).toBe(1);
       expect(await again.apiKeys.get('ci')).toMatchObject({ name: 'ci' });
-      expect(await again.knowledge.search('main', ['hello'], 4)).toHaveLength(1);
+      expect((await again.knowledge.search('main', ['hello'], 4)).candidates).toHaveLength(1);
     });
 
     it('from the previous version: rows survive, a stored action parses, and `deliver: false` is kept', async () => {

@@ -74,10 +74,11 @@ export function probeCases(open: OpenStore) {
       expect((await first.probe.counts()).deliveries).toEqual({ pending: 1, sending: 0, delivered: 1, failed: 0, abandoned: 1 });
 
       // knowledge: added, added again (the same content: nothing new), removed with its chunks
+      const chunks = (...texts: string[]) => texts.map((content) => ({ content, terms: content }));
       const doc = (sha: string) => ({ agentId: 'main', filename: 'f.txt', bytes: 2, mimeType: 'text/plain', sha256: sha.repeat(64), metadata: null });
-      const { document } = await first.knowledge.add(doc('a'), ['one', 'two', 'three']);
-      await first.knowledge.add(doc('a'), ['one', 'two', 'three']);
-      await first.knowledge.add(doc('b'), ['four']);
+      const { document } = await first.knowledge.add(doc('a'), chunks('one', 'two', 'three'));
+      await first.knowledge.add(doc('a'), chunks('one', 'two', 'three'));
+      await first.knowledge.add(doc('b'), chunks('four'));
       expect(await first.probe.counts()).toMatchObject({ knowledgeDocuments: 2, knowledgeChunks: 4 });
       await first.knowledge.delete(document.id);
       const expected = {

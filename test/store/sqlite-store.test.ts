@@ -5,6 +5,9 @@ import { ConfigError } from '../../src/errors.js';
 import { queuedRun } from './run-record.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/start-herald.js';
+import { indexTextOf } from '../../src/knowledge/text-terms.js';
+
+const indexed = (texts: string[]) => texts.map((content) => ({ content, terms: indexTextOf(content) }));
 
 const file = () => path.join(tempDir(), 'nested', 'herald.db');
 
@@ -24,21 +27,21 @@ describe('sqlite store', () => {
       setImmediate(tick);
     };
     setImmediate(tick);
-    const added = store.knowledge.add(newDoc('big'), chunks);
+    const added = store.knowledge.add(newDoc('big'), indexed(chunks));
     // while chunks are being written the document is not visible yet
     expect(await store.knowledge.list('a')).toEqual([]);
     const { document } = await added;
     adding = false;
     expect(turnsDuringAdd).toBeGreaterThan(1);
     expect(document.chunkCount).toBe(1_200);
-    expect((await store.knowledge.search('a', ['zebras'], 5)).map((h) => h.content)).toEqual(['Chunk 1199 about invoices and zebras.']);
+    expect((await store.knowledge.search('a', ['zebra'], 5)).candidates.map((h) => h.content)).toEqual(['Chunk 1199 about invoices and zebras.']);
     await store.close();
   });
 
   it('removes a document whose chunks were still being written when the process stopped', async () => {
     const db = file();
     const first = openSqliteStore(db);
-    await first.knowledge.add(newDoc('whole'), ['A finished document.']);
+    await first.knowledge.add(newDoc('whole'), indexed(['A finished document.']));
     first.db.prepare("INSERT INTO knowledge_documents (id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at) VALUES ('doc_cut', 'a', 'cut.txt', 1, 'text/plain', 'cut', 'indexing', 2, NULL, 0)").run();
     await first.close();
     const second = openSqliteStore(db);

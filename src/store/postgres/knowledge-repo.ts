@@ -1,6 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import type { KnowledgeDocument, KnowledgeHit, KnowledgeRepo } from '../port.js';
+import { bytesOf, nearestVectors, normOf, vectorOf, type StoredVector } from '../nearest-vectors.js';
+import {
+  FREQUENT_TERM_SAMPLE,
+  frequentTermFrequency,
+  SMALL_DOCUMENT_CHUNKS,
+  SMALL_DOCUMENTS,
+  termCountLimit,
+  termWeight,
+  type KnowledgeCandidate,
+  type KnowledgeCandidates,
+  type KnowledgeDocument,
+  type KnowledgeRepo,
+} from '../port.js';
 import { query, transaction } from './pg-pool.js';
 
 interface DocumentRow {
@@ -29,22 +41,23 @@ const toDocument = (r: DocumentRow): KnowledgeDocument => ({
   createdAt: r.created_at,
 });
 
+/** a term as a tsquery operand: quoted, as the index form holds no quote */
+const operand = (term: string) => `'${term}'`;
 const DOCUMENT = 'id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at';
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
-/**
- * A term as a tsquery operand: only its letters and digits (so nothing in it is read as tsquery
- * syntax), stemmed by the same `english` configuration that built the chunks' tsvector.
- */
-const operand = (term: string) => term.normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, ' ').trim().split(/\s+/).filter(Boolean).join(' <-> ');
+type CandidateRow = { seq_no: string; id: string; document_id: string; filename: string; content: string; terms: string };
+const toCandidate = (r: CandidateRow): KnowledgeCandidate => ({ documentId: r.document_id, filename: r.filename, chunkId: r.id, content: r.content, terms: r.terms });
+const CANDIDATE = 'c.seq_no, c.id, c.document_id, d.filename, c.content, c.terms';
 
 /**
- * The knowledge base in PostgreSQL: documents, chunks with a generated `tsvector` (english
- * stemming) under a GIN index, searched with `@@` and ranked by `ts_rank`, per agent. The same
- * answer shape and the same term rule as the SQLite FTS5 path: a term found in more than half the
- * agent's chunks is dropped unless nothing else matches, and at most the 8 rarest are used.
+ * The knowledge base in PostgreSQL: documents, and chunks whose index form (segmented and
+ * stemmed by knowledge/) makes a `simple` tsvector under a GIN index, searched per agent with
+ * the same candidate rule as the SQLite adapter (ts_rank where it uses bm25). Embeddings are
+ * read once per agent and model, and again when the agent's embedded chunks change.
  */
 export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
+  const vectors = new Map<string, { mark: string; stored: StoredVector[] }>();
   const get = async (id: string) => {
     const { rows } = await query<DocumentRow>(pool, `SELECT ${DOCUMENT} FROM knowledge_documents WHERE id = $1`, [id]);
     return rows[0] && toDocument(rows[0]);
@@ -54,9 +67,9 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
       return transaction(pool, async (client) => {
         // the unique (agent_id, sha256) decides between two racing uploads: the loser reads the winner's
         const { rows } = await client.query<DocumentRow>(
-          `INSERT INTO knowledge_documents (${DOCUMENT}) VALUES ($1, $2, $3, $4, $5, $6, 'ready', $7, $8::jsonb, $9)
+          `INSERT INTO knowledge_documents (${DOCUMENT}, embedding_model) VALUES ($1, $2, $3, $4, $5, $6, 'ready', $7, $8::jsonb, $9, $10)
            ON CONFLICT (agent_id, sha256) DO NOTHING RETURNING ${DOCUMENT}`,
-          [newId('doc'), doc.agentId, doc.filename, doc.bytes, doc.mimeType, doc.sha256, chunks.length, doc.metadata ? JSON.stringify(doc.metadata) : null, Date.now()],
+          [newId('doc'), doc.agentId, doc.filename, doc.bytes, doc.mimeType, doc.sha256, chunks.length, doc.metadata ? JSON.stringify(doc.metadata) : null, Date.now(), doc.embeddingModel ?? null],
         );
         if (!rows[0]) {
           const existing = await client.query<DocumentRow>(`SELECT ${DOCUMENT} FROM knowledge_documents WHERE agent_id = $1 AND sha256 = $2`, [doc.agentId, doc.sha256]);
@@ -64,9 +77,17 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
         }
         if (chunks.length) {
           await client.query(
-            `INSERT INTO knowledge_chunks (id, document_id, agent_id, seq, content)
-             SELECT id, $2, $3, seq - 1, content FROM unnest($1::text[], $4::text[]) WITH ORDINALITY AS c(id, content, seq)`,
-            [chunks.map(() => newId('chunk')), rows[0].id, doc.agentId, chunks],
+            `INSERT INTO knowledge_chunks (id, document_id, agent_id, seq, content, terms, embedding)
+             SELECT id, $2, $3, seq - 1, content, terms, embedding
+               FROM unnest($1::text[], $4::text[], $5::text[], $6::bytea[]) WITH ORDINALITY AS c(id, content, terms, embedding, seq)`,
+            [
+              chunks.map(() => newId('chunk')),
+              rows[0].id,
+              doc.agentId,
+              chunks.map((c) => c.content),
+              chunks.map((c) => c.terms),
+              chunks.map((c) => (c.embedding ? bytesOf(c.embedding) : null)),
+            ],
           );
         }
         return { document: toDocument(rows[0]), created: true };
@@ -93,36 +114,114 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
       const { rowCount } = await query(pool, 'DELETE FROM knowledge_documents WHERE id = $1', [id]);
       return (rowCount ?? 0) > 0;
     },
-    async search(agentId, terms, limit): Promise<KnowledgeHit[]> {
-      const operands = [...new Set(terms.map(operand).filter(Boolean))];
-      if (!operands.length) return [];
-      // chunks per term (each answered from the GIN index), and the agent's chunk count, in one round trip
-      const { rows: counted } = await query<{ term: string; n: number; total: number }>(
+    async search(agentId, terms, limit): Promise<KnowledgeCandidates> {
+      if (!terms.length) return { total: 0, frequencies: [], candidates: [] };
+      const { rows: totals } = await query<{ total: number }>(pool, 'SELECT COALESCE(SUM(chunk_count), 0)::int AS total FROM knowledge_documents WHERE agent_id = $1', [agentId]);
+      const total = totals[0]!.total;
+      if (total === 0) return { total, frequencies: terms.map(() => 0), candidates: [] };
+      const countLimit = termCountLimit(total);
+      // chunks per term, counted no further than the limit (each from the GIN index), in one round trip;
+      // terms hold only letters, digits and marks, so none is read as tsquery syntax
+      const { rows: counted } = await query<{ n: number }>(
         pool,
-        `SELECT t.term,
-                (SELECT COUNT(*) FROM knowledge_chunks c WHERE c.agent_id = $1 AND c.tsv @@ to_tsquery('english', t.term))::int AS n,
-                (SELECT COALESCE(SUM(chunk_count), 0) FROM knowledge_documents WHERE agent_id = $1)::int AS total
-           FROM unnest($2::text[]) AS t(term)`,
-        [agentId, operands],
+        `SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM knowledge_chunks c WHERE c.agent_id = $1 AND c.tsv @@ to_tsquery('simple', t.term) LIMIT $3) l)::int AS n
+           FROM unnest($2::text[]) WITH ORDINALITY AS t(term, i) ORDER BY t.i`,
+        [agentId, terms.map(operand), countLimit + 1],
       );
-      const total = counted[0]?.total ?? 0;
-      if (total === 0) return [];
-      const present = counted.filter((t) => t.n > 0).sort((a, b) => a.n - b.n);
-      if (!present.length) return [];
-      const useful = present.filter((t) => t.n <= total / 2);
-      const chosen = (useful.length ? useful : present.slice(0, 1)).slice(0, 8).map((t) => `(${t.term})`);
-      const { rows } = await query<{ id: string; document_id: string; filename: string; content: string; rank: number }>(
+      const isFrequent = counted.map((c) => c.n > countLimit);
+      const frequencies = counted.map((c, i) => (isFrequent[i] ? frequentTermFrequency(total) : c.n));
+      const found: CandidateRow[] = [];
+      const others = terms.map((t, i) => ({ t, i })).filter(({ i }) => !isFrequent[i] && frequencies[i]! > 0);
+      if (others.length) {
+        // the chunks holding the most of them by weight, newest first among equals (as on SQLite)
+        const { rows } = await query<CandidateRow>(
+          pool,
+          `SELECT ${CANDIDATE} FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id,
+                  to_tsquery('simple', $2) AS q(query)
+            WHERE c.agent_id = $1 AND c.tsv @@ q.query
+            ORDER BY (SELECT SUM(w.weight) FROM unnest($3::text[], $4::float8[]) AS w(term, weight) WHERE c.tsv @@ to_tsquery('simple', w.term)) DESC, c.seq_no DESC
+            LIMIT $5`,
+          [
+            agentId,
+            others.map(({ t }) => operand(t)).join(' | '),
+            others.map(({ t }) => operand(t)),
+            others.map(({ i }) => termWeight(frequencies[i]!, total)),
+            limit,
+          ],
+        );
+        found.push(...rows);
+      }
+      const frequent = terms.filter((_, i) => isFrequent[i]).map(operand).join(' | ');
+      if (frequent) {
+        // the first and last chunks holding one by position, and those of the newest small documents
+        const { rows } = await query<CandidateRow>(
+          pool,
+          `(SELECT ${CANDIDATE} FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
+             WHERE c.agent_id = $1 AND c.tsv @@ to_tsquery('simple', $2) ORDER BY c.seq_no LIMIT $3)
+           UNION ALL
+           (SELECT ${CANDIDATE} FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
+             WHERE c.agent_id = $1 AND c.tsv @@ to_tsquery('simple', $2) ORDER BY c.seq_no DESC LIMIT $3)
+           UNION ALL
+           SELECT ${CANDIDATE}
+             FROM (SELECT id, filename FROM knowledge_documents WHERE agent_id = $1 AND chunk_count <= $4 ORDER BY created_at DESC, seq DESC LIMIT $5) d
+             JOIN knowledge_chunks c ON c.document_id = d.id AND c.tsv @@ to_tsquery('simple', $2)`,
+          [agentId, frequent, FREQUENT_TERM_SAMPLE, SMALL_DOCUMENT_CHUNKS, SMALL_DOCUMENTS],
+        );
+        found.push(...rows);
+      }
+      const seen = new Set<string>();
+      return { total, frequencies, candidates: found.filter((r) => !seen.has(r.id) && seen.add(r.id)).map(toCandidate) };
+    },
+    async unindexed(limit) {
+      const { rows } = await query<{ id: string; content: string }>(pool, 'SELECT id, content FROM knowledge_chunks WHERE terms IS NULL ORDER BY seq_no LIMIT $1', [limit]);
+      return rows.map((r) => ({ chunkId: r.id, content: r.content }));
+    },
+    async reindex(chunks) {
+      await query(
         pool,
-        `SELECT c.id, c.document_id, d.filename, c.content, ts_rank(c.tsv, q.query) AS rank
-           FROM knowledge_chunks c
-           JOIN knowledge_documents d ON d.id = c.document_id,
-                to_tsquery('english', $2) AS q(query)
-          WHERE c.agent_id = $1 AND c.tsv @@ q.query
-          ORDER BY rank DESC, c.seq_no
-          LIMIT $3`,
-        [agentId, chosen.join(' | '), limit],
+        'UPDATE knowledge_chunks c SET terms = u.terms FROM unnest($1::text[], $2::text[]) AS u(id, terms) WHERE c.id = u.id',
+        [chunks.map((c) => c.chunkId), chunks.map((c) => c.terms)],
       );
-      return rows.map((r) => ({ documentId: r.document_id, filename: r.filename, chunkId: r.id, score: Math.round(r.rank * 10_000) / 10_000, content: r.content }));
+    },
+    async nearest(agentId, model, vector, limit) {
+      // what a replica holds is checked against the database on each search: another may have added a document
+      const { rows: marks } = await query<{ mark: string }>(
+        pool,
+        `SELECT COUNT(*) || ':' || COALESCE(MAX(c.seq_no), 0) AS mark FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
+          WHERE d.agent_id = $1 AND d.embedding_model = $2 AND c.embedding IS NOT NULL`,
+        [agentId, model],
+      );
+      const key = `${agentId}\u0000${model}`;
+      let held = vectors.get(key);
+      if (!held || held.mark !== marks[0]!.mark) {
+        const { rows } = await query<{ seq_no: string; embedding: Buffer }>(
+          pool,
+          `SELECT c.seq_no, c.embedding FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
+            WHERE d.agent_id = $1 AND d.embedding_model = $2 AND c.embedding IS NOT NULL`,
+          [agentId, model],
+        );
+        held = {
+          mark: marks[0]!.mark,
+          stored: rows.map((r) => {
+            const v = vectorOf(r.embedding);
+            return { key: Number(r.seq_no), vector: v, norm: normOf(v) };
+          }),
+        };
+        if (vectors.size > 1000) vectors.clear();
+        vectors.set(key, held);
+      }
+      const found = nearestVectors(held.stored, vector, limit);
+      if (!found.length) return [];
+      const { rows } = await query<CandidateRow>(
+        pool,
+        `SELECT ${CANDIDATE} FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id WHERE c.seq_no = ANY($1::bigint[])`,
+        [found.map((f) => f.key)],
+      );
+      const bySeq = new Map(rows.map((r) => [Number(r.seq_no), toCandidate(r)]));
+      return found.flatMap((f) => {
+        const c = bySeq.get(f.key);
+        return c ? [{ ...c, similarity: f.similarity }] : [];
+      });
     },
   };
 }

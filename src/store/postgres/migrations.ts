@@ -347,4 +347,22 @@ export const migrations: Migration[] = [
         EXECUTE FUNCTION herald_run_ended();
     `,
   },
+  {
+    version: 6,
+    name: 'knowledge: chunks keep their index form (segmented, stemmed terms), searched with the simple configuration; an optional embedding',
+    sql: `
+      -- knowledge/ segments (CJK) and stems (English) the text itself, so both adapters index the
+      -- same terms: the tsvector is now built from them with 'simple'. Chunks stored before have
+      -- terms NULL (an empty tsvector) and are indexed again at start (KnowledgeIndex.upgrade).
+      ALTER TABLE knowledge_chunks ADD COLUMN terms TEXT;
+      DROP INDEX knowledge_chunks_search;
+      ALTER TABLE knowledge_chunks DROP COLUMN tsv;
+      ALTER TABLE knowledge_chunks ADD COLUMN tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('simple', coalesce(terms, ''))) STORED;
+      CREATE INDEX knowledge_chunks_search ON knowledge_chunks USING GIN (tsv);
+      CREATE INDEX knowledge_chunks_unindexed ON knowledge_chunks (seq_no) WHERE terms IS NULL;
+      -- float32 vectors from platform.knowledge.embeddings, and the model that made them
+      ALTER TABLE knowledge_chunks ADD COLUMN embedding BYTEA;
+      ALTER TABLE knowledge_documents ADD COLUMN embedding_model TEXT;
+    `,
+  },
 ];

@@ -1,5 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import type { KnowledgeDocument, KnowledgeHit, KnowledgeRepo } from '../port.js';
+import { bytesOf, nearestVectors, normOf, vectorOf, type StoredVector } from '../nearest-vectors.js';
+import {
+  FREQUENT_TERM_SAMPLE,
+  frequentTermFrequency,
+  SMALL_DOCUMENT_CHUNKS,
+  SMALL_DOCUMENTS,
+  termCountLimit,
+  termWeight,
+  type KnowledgeCandidate,
+  type KnowledgeCandidates,
+  type KnowledgeDocument,
+  type KnowledgeRepo,
+} from '../port.js';
 import type { SqliteDatabase } from './open-database.js';
 
 interface DocumentRow {
@@ -37,44 +49,39 @@ const CHUNKS_PER_TRANSACTION = 500;
 
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
-type Passage = { id: string; document_id: string; filename: string; content: string; rank: number };
+type CandidateRow = { rowid: number; id: string; document_id: string; filename: string; content: string; terms: string };
 
-/** one agent's full-text index: a contentless FTS5 table (the text lives in knowledge_chunks) */
+/**
+ * One agent's full-text index: a contentless FTS5 table over the chunks' index form (the text
+ * lives in knowledge_chunks). knowledge/ has segmented and stemmed it already, so the `ascii`
+ * tokenizer only splits at spaces (every non-ASCII character is part of a word to it).
+ */
 class AgentFts {
   readonly insert;
   readonly remove;
-  readonly count;
-  readonly search;
+  readonly matching;
+  readonly last;
 
   constructor(db: SqliteDatabase, agentId: string) {
     // agent ids are [A-Za-z0-9._-]; hex keeps the table name a plain identifier whatever they hold
-    const table = `knowledge_fts_${Buffer.from(agentId, 'utf8').toString('hex')}`;
-    db.exec(
-      `CREATE VIRTUAL TABLE IF NOT EXISTS ${table} USING fts5(content, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2')`,
-    );
-    this.insert = db.prepare<[number | bigint, string]>(`INSERT INTO ${table} (rowid, content) VALUES (?, ?)`);
+    const table = `knowledge_terms_${Buffer.from(agentId, 'utf8').toString('hex')}`;
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${table} USING fts5(terms, content = '', contentless_delete = 1, tokenize = 'ascii')`);
+    this.insert = db.prepare<[number | bigint, string]>(`INSERT INTO ${table} (rowid, terms) VALUES (?, ?)`);
     this.remove = db.prepare<[string]>(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM knowledge_chunks WHERE document_id = ?)`);
-    this.count = db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM ${table} WHERE ${table} MATCH ?`);
-    // bm25 is lower-is-better; the top rows are picked inside FTS5 before any join
-    this.search = db.prepare<[string, number], Passage>(
-      `WITH top AS (SELECT rowid, rank FROM ${table} WHERE ${table} MATCH ? ORDER BY rank LIMIT ?)
-       SELECT c.id, c.document_id, d.filename, c.content, top.rank AS rank
-         FROM top
-         JOIN knowledge_chunks c ON c.rowid = top.rowid
-         JOIN knowledge_documents d ON d.id = c.document_id AND d.status = 'ready'
-        ORDER BY top.rank`,
-    );
+    // FTS5 streams a term's rows in rowid order: reading the first n costs n, whatever the term's
+    // size; ranking (bm25) or a rowid range would read its whole list
+    this.matching = db.prepare<[string, number], number>(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? LIMIT ?`).pluck();
+    this.last = db.prepare<[string, number], number>(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC LIMIT ?`).pluck();
   }
 }
 
-/** every term quoted (so no word is read as FTS5 syntax) and OR-ed: bm25 ranks chunks holding more, and rarer, terms first */
+/** every term quoted (so no word is read as FTS5 syntax) and OR-ed */
 const ftsQuery = (terms: string[]) => terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
 
 /**
  * The knowledge base of every agent in the SQLite file: documents, their chunks, and one FTS5
- * index per agent ranked by bm25 (so term statistics are the agent's own). Writes of one
- * document become visible at once: the document stays 'indexing' (hidden) while its chunks are
- * written in batches.
+ * index per agent (so term counts and bm25 are the agent's own). Writes of one document become
+ * visible at once: the document stays 'indexing' (hidden) while its chunks are written in batches.
  */
 export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
   const byHash = db.prepare<[string, string], DocumentRow>('SELECT * FROM knowledge_documents WHERE agent_id = ? AND sha256 = ?');
@@ -83,25 +90,54 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
   const all = db.prepare<[], DocumentRow>("SELECT * FROM knowledge_documents WHERE status = 'ready' ORDER BY created_at, rowid");
   const counts = db.prepare<[], { agent_id: string; n: number }>("SELECT agent_id, COUNT(*) AS n FROM knowledge_documents WHERE status = 'ready' GROUP BY agent_id");
   const chunkTotal = db.prepare<[string], { n: number }>("SELECT coalesce(sum(chunk_count), 0) AS n FROM knowledge_documents WHERE agent_id = ? AND status = 'ready'");
+  const smallDocuments = db.prepare<[string, number, number], number>(
+    `SELECT c.rowid FROM (SELECT id FROM knowledge_documents WHERE agent_id = ? AND status = 'ready' AND chunk_count <= ?
+                           ORDER BY created_at DESC, rowid DESC LIMIT ?) d
+       JOIN knowledge_chunks c ON c.document_id = d.id`,
+  ).pluck();
+  const rowsOf = db.prepare<[string], CandidateRow>(
+    `SELECT c.rowid, c.id, c.document_id, d.filename, c.content, c.terms
+       FROM json_each(?) AS k
+       JOIN knowledge_chunks c ON c.rowid = k.value
+       JOIN knowledge_documents d ON d.id = c.document_id AND d.status = 'ready'
+      ORDER BY k.key`,
+  );
   const markReady = db.prepare<[string]>("UPDATE knowledge_documents SET status = 'ready' WHERE id = ?");
   const unfinished = db.prepare<[], DocumentRow>("SELECT * FROM knowledge_documents WHERE status = 'indexing'");
   const insertDoc = db.prepare(
-    `INSERT INTO knowledge_documents (id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at)
-     VALUES (@id, @agent_id, @filename, @bytes, @mime_type, @sha256, @status, @chunk_count, @metadata, @created_at)`,
+    `INSERT INTO knowledge_documents (id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at, embedding_model)
+     VALUES (@id, @agent_id, @filename, @bytes, @mime_type, @sha256, @status, @chunk_count, @metadata, @created_at, @embedding_model)`,
   );
-  const insertChunk = db.prepare<[string, string, string, number, string]>(
-    'INSERT INTO knowledge_chunks (id, document_id, agent_id, seq, content) VALUES (?, ?, ?, ?, ?)',
+  const insertChunk = db.prepare<[string, string, string, number, string, string, Buffer | null]>(
+    'INSERT INTO knowledge_chunks (id, document_id, agent_id, seq, content, terms, embedding) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const deleteDoc = db.prepare<[string]>('DELETE FROM knowledge_documents WHERE id = ?');
+  const unindexedRows = db.prepare<[number], { id: string; content: string }>('SELECT id, content FROM knowledge_chunks WHERE terms IS NULL ORDER BY rowid LIMIT ?');
+  const setTerms = db.prepare<[string, string], { rowid: number; agent_id: string }>('UPDATE knowledge_chunks SET terms = ? WHERE id = ? RETURNING rowid, agent_id');
+  const anyUnindexed = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM (SELECT 1 FROM knowledge_chunks WHERE terms IS NULL LIMIT 1)');
+  const oldTables = db.prepare<[], { name: string }>(
+    // the FTS5 tables themselves: their shadow tables (_data, _idx, ...) go with them
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'knowledge_fts_*' AND sql LIKE 'CREATE VIRTUAL TABLE%'",
+  );
+  const embedded = db.prepare<[string, string], { rowid: number; embedding: Buffer }>(
+    `SELECT c.rowid, c.embedding FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id AND d.status = 'ready'
+      WHERE d.agent_id = ? AND d.embedding_model = ? AND c.embedding IS NOT NULL`,
+  );
 
   const ftsByAgent = new Map<string, AgentFts>();
-  /** chunks holding a term, by agent and term; cleared on every write */
-  const frequencies = new Map<string, number>();
+  /** the chunks (rowids) holding a term, up to the count limit, by agent and term; cleared on every write */
+  const postings = new Map<string, number[]>();
   /** chunks per agent, cleared on every write: every hook run searches, and most agents have no documents */
   const totals = new Map<string, number>();
+  /** the chunks of an agent's newest small documents, cleared on every write */
+  const smallChunks = new Map<string, number[]>();
+  /** embeddings by agent and model, read once and cleared on every write */
+  const vectors = new Map<string, StoredVector[]>();
   const forget = () => {
-    frequencies.clear();
+    postings.clear();
     totals.clear();
+    smallChunks.clear();
+    vectors.clear();
   };
 
   const ftsOf = (agentId: string) => {
@@ -116,30 +152,17 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
     const row = byId.get(id);
     return row && toDocument(row);
   };
-
-  /**
-   * The terms worth ranking by: a term in more than half an agent's chunks gets next to no
-   * weight from bm25 (its IDF floors), yet scoring every chunk it matches is what makes a search
-   * slow on a large base. Such terms are dropped (the rarest is kept if nothing else is left),
-   * and at most the 8 rarest terms are used.
-   */
-  const discriminating = (agentId: string, fts: AgentFts, total: number, terms: string[]): string[] => {
-    if (terms.length === 0) return terms;
-    if (frequencies.size > 50_000) frequencies.clear();
-    const counted = terms.map((term) => {
-      const key = `${agentId}\u0000${term}`;
-      let n = frequencies.get(key);
-      if (n === undefined) {
-        n = fts.count.get(ftsQuery([term]))!.n;
-        frequencies.set(key, n);
-      }
-      return { term, n };
-    });
-    const present = counted.filter((t) => t.n > 0).sort((a, b) => a.n - b.n);
-    if (!present.length) return [];
-    const useful = present.filter((t) => t.n <= total / 2);
-    return (useful.length ? useful : present.slice(0, 1)).slice(0, 8).map((t) => t.term);
+  const cached = <T>(map: Map<string, T>, key: string, read: () => T): T => {
+    let value = map.get(key);
+    if (value === undefined) {
+      if (map.size > 50_000) map.clear();
+      value = read();
+      map.set(key, value);
+    }
+    return value;
   };
+  const toCandidate = (r: CandidateRow): KnowledgeCandidate => ({ documentId: r.document_id, filename: r.filename, chunkId: r.id, content: r.content, terms: r.terms });
+  const rows = (rowids: number[]) => (rowids.length === 0 ? [] : rowsOf.all(JSON.stringify(rowids)));
 
   const removeDocument = (fts: AgentFts, id: string) =>
     db
@@ -174,6 +197,7 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
             chunk_count: chunks.length,
             metadata: doc.metadata ? JSON.stringify(doc.metadata) : null,
             created_at: Date.now(),
+            embedding_model: doc.embeddingModel ?? null,
           });
           return { id };
         })
@@ -182,8 +206,9 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
       const id = started.id!;
       const insertBatch = db.transaction((from: number) => {
         for (let seq = from; seq < Math.min(from + CHUNKS_PER_TRANSACTION, chunks.length); seq++) {
-          const { lastInsertRowid } = insertChunk.run(newId('chunk'), id, doc.agentId, seq, chunks[seq]!);
-          fts.insert.run(lastInsertRowid, chunks[seq]!);
+          const chunk = chunks[seq]!;
+          const { lastInsertRowid } = insertChunk.run(newId('chunk'), id, doc.agentId, seq, chunk.content, chunk.terms, chunk.embedding ? bytesOf(chunk.embedding) : null);
+          fts.insert.run(lastInsertRowid, chunk.terms);
         }
       });
       try {
@@ -218,23 +243,75 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
       removeDocument(ftsOf(document.agentId), id);
       return true;
     },
-    async search(agentId, terms, limit): Promise<KnowledgeHit[]> {
-      let total = totals.get(agentId);
-      if (total === undefined) {
-        total = chunkTotal.get(agentId)!.n;
-        totals.set(agentId, total);
-      }
-      if (total === 0) return [];
+    async search(agentId, terms, limit): Promise<KnowledgeCandidates> {
+      const total = cached(totals, agentId, () => chunkTotal.get(agentId)!.n);
+      if (total === 0 || terms.length === 0) return { total, frequencies: terms.map(() => 0), candidates: [] };
       const fts = ftsOf(agentId);
-      const chosen = discriminating(agentId, fts, total, terms);
-      if (!chosen.length) return [];
-      return fts.search.all(ftsQuery(chosen), limit).map((r) => ({
-        documentId: r.document_id,
-        filename: r.filename,
-        chunkId: r.id,
-        score: Math.round(-r.rank * 10_000) / 10_000,
-        content: r.content,
-      }));
+      const countLimit = termCountLimit(total);
+      const held = terms.map((term) => cached(postings, `${agentId}\u0000${term}`, () => fts.matching.all(ftsQuery([term]), countLimit + 1)));
+      const frequent = terms.filter((_, i) => held[i]!.length > countLimit);
+      const frequencies = held.map((rows) => (rows.length > countLimit ? frequentTermFrequency(total) : rows.length));
+      // the other terms' chunks are all known: the ones holding the most, by weight, newest first among
+      // equals; grouped by weight (a few distinct sums), as sorting thousands of rows cost more than the query
+      const weights = new Map<number, number>();
+      held.forEach((rows, i) => {
+        if (rows.length > countLimit) return;
+        const w = termWeight(frequencies[i]!, total);
+        for (const rowid of rows) weights.set(rowid, (weights.get(rowid) ?? 0) + w);
+      });
+      const byWeight = new Map<number, number[]>();
+      for (const [rowid, w] of weights) {
+        const group = byWeight.get(w);
+        if (group) group.push(rowid);
+        else byWeight.set(w, [rowid]);
+      }
+      const chosen = new Set<number>();
+      for (const w of [...byWeight.keys()].sort((a, b) => b - a)) {
+        for (const rowid of byWeight.get(w)!.sort((a, b) => b - a)) {
+          if (chosen.size >= limit) break;
+          chosen.add(rowid);
+        }
+      }
+      if (frequent.length) {
+        const query = ftsQuery(frequent);
+        for (const rowid of fts.matching.all(query, FREQUENT_TERM_SAMPLE)) chosen.add(rowid);
+        for (const rowid of fts.last.all(query, FREQUENT_TERM_SAMPLE)) chosen.add(rowid);
+      }
+      const found = rows([...chosen]);
+      if (frequent.length) {
+        const small = cached(smallChunks, agentId, () => smallDocuments.all(agentId, SMALL_DOCUMENT_CHUNKS, SMALL_DOCUMENTS)).filter((r) => !chosen.has(r));
+        const wanted = new Set(frequent);
+        for (const row of rows(small)) if (row.terms.split(' ').some((t) => wanted.has(t))) found.push(row);
+      }
+      return { total, frequencies, candidates: found.map(toCandidate) };
+    },
+    async unindexed(limit) {
+      return unindexedRows.all(limit).map((r) => ({ chunkId: r.id, content: r.content }));
+    },
+    async reindex(chunks) {
+      db.transaction(() => {
+        for (const { chunkId, terms } of chunks) {
+          const row = setTerms.get(terms, chunkId);
+          if (row) ftsOf(row.agent_id).insert.run(row.rowid, terms);
+        }
+        // the last of them: the tables of the older index form are no longer read
+        if (anyUnindexed.get()!.n === 0) for (const { name } of oldTables.all()) db.exec(`DROP TABLE ${name}`);
+        forget();
+      }).immediate();
+    },
+    async nearest(agentId, model, vector, limit) {
+      const stored = cached(vectors, `${agentId}\u0000${model}`, () =>
+        embedded.all(agentId, model).map((r) => {
+          const v = vectorOf(r.embedding);
+          return { key: r.rowid, vector: v, norm: normOf(v) };
+        }),
+      );
+      const found = nearestVectors(stored, vector, limit);
+      const byRowid = new Map(rows(found.map((f) => f.key)).map((r) => [r.rowid, toCandidate(r)]));
+      return found.flatMap((f) => {
+        const c = byRowid.get(f.key);
+        return c ? [{ ...c, similarity: f.similarity }] : [];
+      });
     },
   };
 }

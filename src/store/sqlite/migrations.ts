@@ -306,6 +306,20 @@ ${countedTriggers('deliveries')}
       CREATE INDEX runs_to_deliver ON runs (finished_at) WHERE status = 'succeeded' AND deliver = 1 AND reply IS NOT NULL;
     `,
   },
+  {
+    version: 13,
+    name: 'knowledge: chunks keep their index form (segmented, stemmed terms) and an optional embedding',
+    sql: `
+      -- the per-agent FTS5 tables become knowledge_terms_<hex of the agent id>, over the index form
+      -- knowledge/ makes (CJK segmented, English stemmed); chunks stored before have terms NULL and
+      -- are indexed again at start (KnowledgeIndex.upgrade), which then drops the old knowledge_fts_<hex> tables
+      ALTER TABLE knowledge_chunks ADD COLUMN terms TEXT;
+      CREATE INDEX knowledge_chunks_unindexed ON knowledge_chunks (rowid) WHERE terms IS NULL;
+      -- float32 vectors from platform.knowledge.embeddings, and the model that made them
+      ALTER TABLE knowledge_chunks ADD COLUMN embedding BLOB;
+      ALTER TABLE knowledge_documents ADD COLUMN embedding_model TEXT;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact */

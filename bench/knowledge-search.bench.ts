@@ -1,0 +1,115 @@
+/**
+ * Knowledge search speed on SQLite: a generated corpus (100 documents of ~1,000 chunks by
+ * default, Zipf-like words so a few are in nearly every chunk, as in real text), then p50/p95
+ * of searches for ordinary questions and for questions made only of the most frequent words.
+ * Standalone: `node --import tsx bench/knowledge-search.bench.ts` (KNOWLEDGE_BENCH_DB=path keeps
+ * the corpus between runs, for profiling with `node --cpu-prof`); platform.bench.ts runs it too.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chunkText } from '../src/knowledge/chunk-text.js';
+import { KnowledgeIndex } from '../src/knowledge/knowledge-index.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+
+export interface SearchFigures {
+  queries: number;
+  p50Ms: number;
+  p95Ms: number;
+  meanMs: number;
+  /** the process's CPU time per search (user + system): steadier than wall time on a shared machine */
+  cpuP50Ms: number;
+  cpuP95Ms: number;
+}
+
+export interface KnowledgeSpeed {
+  ingest: { chunks: number; seconds: number; chunksPerSecond: number };
+  search: SearchFigures;
+  frequentSearch: SearchFigures;
+}
+
+function random(seed: number) {
+  return () => {
+    seed = (seed * 1664525 + 1013904223) >>> 0;
+    return seed / 2 ** 32;
+  };
+}
+
+function vocabulary(size: number, rand: () => number): string[] {
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  return Array.from({ length: size }, () => Array.from({ length: 3 + Math.floor(rand() * 7) }, () => letters[Math.floor(rand() * 26)]).join(''));
+}
+
+async function timed(queries: string[], search: (q: string) => Promise<unknown>): Promise<SearchFigures> {
+  const times: number[] = [];
+  const cpu: number[] = [];
+  for (const q of queries) {
+    const t = performance.now();
+    const c = process.cpuUsage();
+    await search(q);
+    const used = process.cpuUsage(c);
+    times.push(performance.now() - t);
+    cpu.push((used.user + used.system) / 1000);
+  }
+  const at = (list: number[], p: number) => Math.round([...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(p * list.length))]! * 100) / 100;
+  return {
+    queries: queries.length,
+    p50Ms: at(times, 0.5),
+    p95Ms: at(times, 0.95),
+    meanMs: Math.round((times.reduce((a, b) => a + b, 0) / times.length) * 100) / 100,
+    cpuP50Ms: at(cpu, 0.5),
+    cpuP95Ms: at(cpu, 0.95),
+  };
+}
+
+export async function knowledgeSpeed(documents = 100, chunksPerDocument = 1000, queries = 500): Promise<KnowledgeSpeed> {
+  const rand = random(42);
+  const words = vocabulary(20_000, rand);
+  // Zipf-like: a few words are everywhere, most are rare, like real text
+  const word = () => words[Math.floor(words.length * rand() ** 3)]!;
+  const sentence = () => `${Array.from({ length: 8 + Math.floor(rand() * 10) }, word).join(' ')}.`;
+  const kept = process.env.KNOWLEDGE_BENCH_DB;
+  const dir = kept ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-kb-'));
+  const file = kept ?? path.join(dir!, 'kb.db');
+  const reuse = kept !== undefined && fs.existsSync(kept);
+  const store = openSqliteStore(file);
+  const index = new KnowledgeIndex(store.knowledge);
+  try {
+    let chunks = 0;
+    const started = performance.now();
+    for (let d = 0; d < documents; d++) {
+      const text = Array.from({ length: chunksPerDocument * 6 }, sentence).join(' ');
+      if (reuse) continue;
+      const pieces = chunkText(text, { size: 700, overlap: 100 });
+      await index.add({ agentId: 'bench', filename: `doc-${d}.txt`, bytes: text.length, mimeType: 'text/plain', sha256: `${d}`.padStart(64, '0'), metadata: null }, pieces);
+      chunks += pieces.length;
+    }
+    if (reuse) chunks = (await store.probe.counts()).knowledgeChunks;
+    const seconds = (performance.now() - started) / 1000;
+    const ordinary = Array.from({ length: queries }, () => `what about ${word()} and ${words[Math.floor(rand() * words.length)]} ${word()}?`);
+    // the ten most frequent words: each is in most chunks
+    const top = () => words[Math.floor(rand() * 10)]!;
+    const frequent = Array.from({ length: queries }, () => `what about ${top()} and ${top()} ${top()}?`);
+    const search = (q: string) => index.search('bench', q, 4);
+    return {
+      ingest: { chunks, seconds: Math.round(seconds * 100) / 100, chunksPerSecond: reuse ? 0 : Math.round(chunks / seconds) },
+      search: await timed(ordinary, search),
+      frequentSearch: await timed(frequent, search),
+    };
+  } finally {
+    await store.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function printKnowledgeSpeed(kb: KnowledgeSpeed): void {
+  console.log(`platform: knowledge ingest ${kb.ingest.chunks} chunks in ${kb.ingest.seconds} s (${kb.ingest.chunksPerSecond} chunks/s)`);
+  for (const [name, s] of [['ordinary questions', kb.search], ['frequent-term questions', kb.frequentSearch]] as const) {
+    console.log(
+      `platform: knowledge search over ${kb.ingest.chunks} chunks, ${name}: p50 ${s.p50Ms} ms, p95 ${s.p95Ms} ms, mean ${s.meanMs} ms; CPU per search p50 ${s.cpuP50Ms} ms, p95 ${s.cpuP95Ms} ms (${s.queries} queries)`,
+    );
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) printKnowledgeSpeed(await knowledgeSpeed());

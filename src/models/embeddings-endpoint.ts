@@ -1,0 +1,32 @@
+import type { HeraldConfig } from '../config/schema.js';
+import type { EmbeddingsEndpoint } from '../knowledge/embeddings-client.js';
+import { EMBEDDED_PROVIDER, resolveModelRef } from './model-refs.js';
+import { catalogueProvider } from './provider-catalogue.js';
+
+type EmbeddingsConfig = Pick<HeraldConfig, 'models' | 'platform'>;
+
+/** the fault of platform.knowledge.embeddings.model, if any: it must name an OpenAI-compatible provider */
+export function checkEmbeddingsModel(config: EmbeddingsConfig): string[] {
+  const ref = config.platform.knowledge.embeddings?.model;
+  if (ref === undefined) return [];
+  const resolved = resolveModelRef(ref, config);
+  if (!resolved) return [`platform.knowledge.embeddings.model: unknown model "${ref}" (use <provider>/<model> with a provider of models.providers or the built-in catalogue)`];
+  if (resolved.provider === EMBEDDED_PROVIDER) return [`platform.knowledge.embeddings.model: the embedded model has no embeddings; name an OpenAI-compatible provider's model, e.g. openai/text-embedding-3-small`];
+  return [];
+}
+
+/**
+ * Where platform.knowledge.embeddings sends its `POST /embeddings`: the provider's base URL and
+ * key (models.providers, else the catalogue with the key from its environment variable).
+ * Undefined when no embeddings model is configured.
+ */
+export function embeddingsEndpoint(config: EmbeddingsConfig, env: NodeJS.ProcessEnv = process.env): EmbeddingsEndpoint | undefined {
+  const ref = config.platform.knowledge.embeddings?.model;
+  const resolved = ref === undefined ? undefined : resolveModelRef(ref, config);
+  if (!resolved) return undefined;
+  const own = Object.hasOwn(config.models.providers, resolved.provider) ? config.models.providers[resolved.provider] : undefined;
+  if (own) return { ref: resolved.ref, baseUrl: own.baseUrl, apiKey: own.apiKey, model: resolved.model };
+  const entry = catalogueProvider(resolved.provider);
+  if (!entry) return undefined;
+  return { ref: resolved.ref, baseUrl: entry.baseUrl, apiKey: entry.keyEnv ? env[entry.keyEnv] : undefined, model: resolved.model };
+}

@@ -1,0 +1,61 @@
+import { startFakeServer, type FakeServer, type RecordedRequest } from './fake-server.js';
+
+export const EMBEDDINGS_KEY = 'sk-embeddings-0123456789abcdef';
+export const DIMENSIONS = 32;
+
+// words of one meaning map to one concept, so the fake's vectors find what full text cannot
+// ("sofa" and "furniture", "pick up" and "collected"): what a real embeddings model is for
+const CONCEPTS: Record<string, string> = {
+  sofa: 'furniture', couch: 'furniture', furniture: 'furniture', chair: 'furniture',
+  pick: 'collect', pickup: 'collect', collected: 'collect', collect: 'collect',
+  home: 'home', house: 'home', send: 'return', back: 'return', return: 'return', returns: 'return',
+};
+
+/** a deterministic unit vector of a text's concepts (a word's hash when it has none) */
+export function fakeEmbedding(text: string): number[] {
+  const v = new Array<number>(DIMENSIONS).fill(0);
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const concept = CONCEPTS[word] ?? word;
+    let h = 2166136261;
+    for (const c of concept) h = Math.imul(h ^ c.charCodeAt(0), 16777619);
+    v[(h >>> 0) % DIMENSIONS]! += CONCEPTS[word] ? 3 : 1;
+  }
+  const norm = Math.hypot(...v) || 1;
+  return v.map((x) => x / norm);
+}
+
+const error = (status: number, message: string, code: string | null, param: string | null = null) => ({
+  status,
+  body: { error: { message, type: 'invalid_request_error', param, code } },
+});
+
+/**
+ * A fake of OpenAI's embeddings endpoint, as documented at
+ * https://platform.openai.com/docs/api-reference/embeddings/create: `POST /v1/embeddings` with a
+ * Bearer key and `{ model, input, encoding_format? }`, `input` a string or an array of at most 2048
+ * non-empty strings; answers `{ object: "list", data: [{ object: "embedding", index, embedding }],
+ * model, usage: { prompt_tokens, total_tokens } }`, and errors as `{ error: { message, type, param,
+ * code } }` (401 for a wrong key, 400 for a bad input, 404 for an unknown model).
+ */
+export async function startFakeEmbeddings(model = 'embed-1'): Promise<FakeServer> {
+  return startFakeServer((req: RecordedRequest) => {
+    if (req.method !== 'POST' || req.path !== '/v1/embeddings') return error(404, `Unknown request URL: ${req.method} ${req.path}.`, 'unknown_url');
+    if (req.headers.authorization !== `Bearer ${EMBEDDINGS_KEY}`) return error(401, 'Incorrect API key provided.', 'invalid_api_key');
+    const body = req.json as { model?: unknown; input?: unknown; encoding_format?: unknown } | undefined;
+    if (body?.model !== model) return error(404, `The model \`${String(body?.model)}\` does not exist or you do not have access to it.`, 'model_not_found');
+    const input = typeof body.input === 'string' ? [body.input] : body.input;
+    if (!Array.isArray(input) || input.length === 0 || input.length > 2048 || !input.every((s) => typeof s === 'string' && s.length > 0)) {
+      return error(400, "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", null, 'input');
+    }
+    if (body.encoding_format !== undefined && body.encoding_format !== 'float' && body.encoding_format !== 'base64') return error(400, 'Invalid encoding_format.', null, 'encoding_format');
+    const tokens = input.reduce((n: number, s: string) => n + s.split(/\s+/).length, 0);
+    return {
+      body: {
+        object: 'list',
+        data: input.map((s: string, index: number) => ({ object: 'embedding', index, embedding: fakeEmbedding(s) })),
+        model,
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      },
+    };
+  });
+}

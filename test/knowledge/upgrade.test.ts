@@ -1,0 +1,74 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { KnowledgeIndex } from '../../src/knowledge/knowledge-index.js';
+import { migrate } from '../../src/store/postgres/migrate.js';
+import { migrations as postgresMigrations } from '../../src/store/postgres/migrations.js';
+import { createPool } from '../../src/store/postgres/pg-pool.js';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { openDatabase } from '../../src/store/sqlite/open-database.js';
+import { migrations as sqliteMigrations } from '../../src/store/sqlite/migrations.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/start-herald.js';
+
+// a knowledge base as the version before this one stored it: chunks without their index form
+const CHUNKS = ['Dogs need a walk twice a day.', '退款通常在五个工作日内完成。'];
+
+async function expectUpgraded(index: KnowledgeIndex) {
+  // nothing is found before the chunks are indexed again
+  expect(await index.upgrade()).toBe(2);
+  expect(await index.upgrade()).toBe(0);
+  expect((await index.search('main', 'walking dogs'))[0]).toMatchObject({ filename: 'old.txt', content: CHUNKS[0] });
+  expect((await index.search('main', '退款需要多长时间？'))[0]).toMatchObject({ filename: 'old.txt', content: CHUNKS[1] });
+  // and the document is still managed as before
+  const [doc] = await index.list('main');
+  expect(await index.delete(doc!.id)).toBe(true);
+  expect(await index.search('main', 'walking dogs')).toEqual([]);
+}
+
+describe('knowledge bases of the previous version', () => {
+  it('SQLite: the chunks are indexed again at start, and the old FTS5 table is dropped', async () => {
+    const file = path.join(tempDir(), 'herald.db');
+    const db = openDatabase(file, sqliteMigrations.filter((m) => m.version < 13));
+    const table = `knowledge_fts_${Buffer.from('main').toString('hex')}`;
+    db.exec(`CREATE VIRTUAL TABLE ${table} USING fts5(content, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2')`);
+    db.prepare("INSERT INTO knowledge_documents VALUES ('doc_old', 'main', 'old.txt', 1, 'text/plain', 'abc', 'ready', 2, NULL, 1)").run();
+    CHUNKS.forEach((content, seq) => {
+      const { lastInsertRowid } = db.prepare('INSERT INTO knowledge_chunks (id, document_id, agent_id, seq, content) VALUES (?, ?, ?, ?, ?)').run(`chunk_${seq}`, 'doc_old', 'main', seq, content);
+      db.prepare(`INSERT INTO ${table} (rowid, content) VALUES (?, ?)`).run(lastInsertRowid, content);
+    });
+    db.close();
+    const store = openSqliteStore(file);
+    await expectUpgraded(new KnowledgeIndex(store.knowledge));
+    await store.close();
+    const tables = new Database(file).prepare("SELECT name FROM sqlite_master WHERE name LIKE 'knowledge_fts_%'").all();
+    expect(tables).toEqual([]);
+  });
+
+  const schemas: string[] = [];
+  afterAll(async () => {
+    for (const schema of schemas) await dropSchema(schema);
+  });
+
+  it('PostgreSQL: the chunks are indexed again at start', async () => {
+    await requirePostgres();
+    const schema = uniqueSchema('herald_upgrade');
+    schemas.push(schema);
+    const pool = createPool({ url: PG_URL, schema });
+    await migrate(pool, schema, postgresMigrations.filter((m) => m.version < 6));
+    await pool.end();
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    await client.query(`INSERT INTO ${schema}.knowledge_documents (id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at)
+                        VALUES ('doc_old', 'main', 'old.txt', 1, 'text/plain', 'abc', 'ready', 2, NULL, 1)`);
+    for (const [seq, content] of CHUNKS.entries()) {
+      await client.query(`INSERT INTO ${schema}.knowledge_chunks (id, document_id, agent_id, seq, content) VALUES ($1, 'doc_old', 'main', $2, $3)`, [`chunk_${seq}`, seq, content]);
+    }
+    await client.end();
+    const store = await openPostgresStore({ url: PG_URL, schema, poolSize: 2 });
+    await expectUpgraded(new KnowledgeIndex(store.knowledge));
+    await store.close();
+  });
+});
