@@ -3,8 +3,7 @@ import { HeraldError } from '../errors.js';
 import { EmbeddedModel } from './embedded-model.js';
 import { missingKeyMessage } from './model-keys.js';
 import { EMBEDDED_PROVIDER, resolveModelRef, type ResolvedModel } from './model-refs.js';
-import { lazyProvider } from './lazy-provider.js';
-import type { OpenAIProviderConfig } from './openai-model.js';
+import { OpenAIModel, type OpenAIProviderConfig } from './openai-model.js';
 import type { ModelProvider } from './provider.js';
 import { catalogueProvider } from './provider-catalogue.js';
 
@@ -53,9 +52,9 @@ export class ModelRegistry {
   }
 }
 
-/** an OpenAI-compatible provider, its client imported on its first call */
+/** an OpenAI-compatible provider (its client is node:http only: nothing heavy to defer) */
 function openAIModel(config: OpenAIProviderConfig): ModelProvider {
-  return lazyProvider(async () => new (await import('./openai-model.js')).OpenAIModel(config));
+  return new OpenAIModel(config);
 }
 
 function missingKeyModel(message: string): ModelProvider {
