@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { HttpMetrics } from '../metrics/http-metrics.js';
+import { requestHeader } from './request-headers.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -23,7 +24,7 @@ const GOOD_ID = /^[A-Za-z0-9._-]{1,128}$/;
 export function requestContext(logger: Logger, metrics?: HttpMetrics): MiddlewareHandler {
   return async function requestContext(c, next) {
     const started = performance.now();
-    const given = c.req.header('x-request-id');
+    const given = requestHeader(c, 'x-request-id');
     const id = given && GOOD_ID.test(given) ? given : randomUUID();
     c.set('requestId', id);
     c.header('X-Request-Id', id);
@@ -42,7 +43,7 @@ export function requestContext(logger: Logger, metrics?: HttpMetrics): Middlewar
     const level = c.req.path === '/healthz' || c.req.path === '/readyz' ? 'debug' : 'info';
     // below the level (the benchmark's warn) the line would be built only to be thrown away
     if (!logger.isLevelEnabled(level)) return;
-    const declared = Number(c.req.header('content-length') ?? NaN);
+    const declared = Number(requestHeader(c, 'content-length') ?? NaN);
     logger[level](
       {
         reqId: id,
