@@ -13,7 +13,8 @@ const peerOf = (c: Context) => (c.env as { incoming?: { socket?: { remoteAddress
 
 /** Resolves the client address once per request (see TrustedProxies for when headers count). */
 export function clientAddressOf(proxies: TrustedProxies): MiddlewareHandler {
-  return async function clientAddressOf(c, next) {
+  // not async: one promise less per request on every route
+  return function clientAddressOf(c, next) {
     const peer = peerOf(c);
     // the proxy headers are read only from a trusted peer: with none configured, no header is read at all
     let address: string;
@@ -22,7 +23,7 @@ export function clientAddressOf(proxies: TrustedProxies): MiddlewareHandler {
       address = proxies.clientAddress(peer, { forwarded: headers.forwarded, xForwardedFor: headers['x-forwarded-for'] });
     } else address = plainAddress(peer);
     c.set('clientAddress', address);
-    await next();
+    return next();
   };
 }
 

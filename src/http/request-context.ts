@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { HttpMetrics } from '../metrics/http-metrics.js';
@@ -27,9 +28,13 @@ export function requestContext(logger: Logger, metrics?: HttpMetrics): Middlewar
     const given = requestHeader(c, 'x-request-id');
     const id = given && GOOD_ID.test(given) ? given : randomUUID();
     c.set('requestId', id);
-    c.header('X-Request-Id', id);
+    // on Node's response itself, which merges it into whatever response the app makes: through
+    // c.header() it would cost a fetch Headers object per request, and the adapter's conversion of it
+    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+    if (outgoing?.setHeader) outgoing.setHeader('X-Request-Id', id);
+    else c.header('X-Request-Id', id);
     await next();
-    if (!c.res.headers.has('X-Request-Id')) {
+    if (!outgoing?.setHeader && !c.res.headers.has('X-Request-Id')) {
       try {
         c.res.headers.set('X-Request-Id', id);
       } catch {
