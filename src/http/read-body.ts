@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { HeraldError } from '../errors.js';
+import { requestHeader } from './request-headers.js';
 
 export interface BodyLimits {
   maxBytes: number;
@@ -13,7 +14,7 @@ export interface BodyLimits {
  * actually streams (chunked bodies lie by omission), with an idle timeout for stalled senders.
  */
 export async function readBody(c: Context, limits: BodyLimits): Promise<Uint8Array> {
-  const declared = c.req.header('content-length');
+  const declared = requestHeader(c, 'content-length');
   if (declared !== undefined && Number(declared) > limits.maxBytes) throw tooLarge();
   const incoming = unreadIncoming(c);
   if (incoming) return readIncoming(incoming, limits);
