@@ -141,6 +141,7 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
 
     const includeUsage = body.stream_options?.include_usage === true;
     return sseResponse(
+      c,
       async (send, signal) => {
         const chunk = (choices: unknown[], more: Record<string, unknown> = {}) => ({
           id,

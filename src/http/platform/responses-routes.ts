@@ -103,6 +103,7 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
 
     let sequence_number = 0;
     return sseResponse(
+      c,
       async (send, signal) => {
         const emit = (type: string, fields: Record<string, unknown>) => send({ type, sequence_number: sequence_number++, ...fields });
         emit('response.created', { response: responseObject(head) });
