@@ -120,8 +120,8 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
     const created = Math.floor(Date.now() / 1000);
     const conversation_id = chat.conversationId;
     const extras = (outcome: TurnOutcome) => (body.citations !== false ? { citations: citationsOf(outcome.knowledge) } : {});
-    const origin = new URL(c.req.url).origin;
-    const annotations = (outcome: TurnOutcome) => urlCitations(outcome.text, outcome.knowledge, origin);
+    // the request's origin (for the annotations' URLs) only when there are passages to cite
+    const annotations = (outcome: TurnOutcome) => (outcome.knowledge.length ? urlCitations(outcome.text, outcome.knowledge, new URL(c.req.url).origin) : []);
     c.header('x-conversation-id', conversation_id);
 
     if (!body.stream) {
@@ -145,7 +145,7 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
     const includeUsage = body.stream_options?.include_usage === true;
     return sseResponse(
       c,
-      async (send, signal) => {
+      async ({ send, sendJson, flush }, signal) => {
         const chunk = (choices: unknown[], more: Record<string, unknown> = {}) => ({
           id,
           object: 'chat.completion.chunk',
@@ -157,15 +157,29 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
           conversation_id,
           ...more,
         });
+        // a delta chunk is the same JSON around its delta, every token: the rest is serialized once
+        // (the unescaped `"choices":[0]` cannot occur inside a string value, which escapes its quotes)
+        const whole = JSON.stringify(chunk([0]));
+        const at = whole.indexOf('"choices":[0]') + '"choices":'.length;
+        const head = whole.slice(0, at);
+        const tail = whole.slice(at + 3);
+        const deltaChunk = (delta: string) => `${head}[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":null}]${tail}`;
         // the role chunk goes out at once: the client sees the stream open before the model answers
-        send(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]));
+        sendJson(deltaChunk('{"role":"assistant","content":""}'));
         const turn = chat.run({ stream: true, signal });
+        let first = true;
         let step = await turn.next();
         for (; !step.done; step = await turn.next()) {
           const piece = step.value;
           // a refusal streams as `delta.refusal`, as OpenAI's chunks carry it (https://platform.openai.com/docs/api-reference/chat-streaming)
-          const delta = piece.type === 'delta' ? { content: piece.text } : piece.type === 'refusal' ? { refusal: piece.text } : { tool_calls: [toolCallDelta(piece)] };
-          send(chunk([{ index: 0, delta, logprobs: null, finish_reason: null }]));
+          if (piece.type === 'delta') sendJson(deltaChunk(`{"content":${JSON.stringify(piece.text)}}`));
+          else if (piece.type === 'refusal') sendJson(deltaChunk(`{"refusal":${JSON.stringify(piece.text)}}`));
+          else sendJson(deltaChunk(JSON.stringify({ tool_calls: [toolCallDelta(piece)] })));
+          // the first token is written at once, not after the rest of the upstream read is worked through
+          if (first) {
+            first = false;
+            flush();
+          }
         }
         const outcome = step.value;
         // OpenAI streams a message's annotations on a delta; herald has them once the answer is whole

@@ -104,7 +104,7 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
     let sequence_number = 0;
     return sseResponse(
       c,
-      async (send, signal) => {
+      async ({ send, flush }, signal) => {
         const emit = (type: string, fields: Record<string, unknown>) => send({ type, sequence_number: sequence_number++, ...fields });
         emit('response.created', { response: responseObject(head) });
         emit('response.in_progress', { response: responseObject(head) });
@@ -136,7 +136,10 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
         for (; !step.done; step = await run.next()) {
           const piece = step.value;
           if (piece.type === 'delta') {
+            const first = !textAt;
             emit('response.output_text.delta', { ...openText(), delta: piece.text, logprobs: [] });
+            // the first token is written at once, not after the rest of the upstream read is worked through
+            if (first) flush();
             continue;
           }
           if (piece.type === 'refusal') {

@@ -5,6 +5,17 @@ import { openaiType } from '../error-handler.js';
 
 export type SendEvent = (data: unknown) => void;
 
+/**
+ * What a producer gets: `send` queues a frame (the frames of one event-loop turn go out as one
+ * write); `sendJson` the same for data already serialized; `flush` writes what is queued now
+ * (the first token: the client sees it before the rest of the upstream read is worked through).
+ */
+export interface SseOutput {
+  send: SendEvent;
+  sendJson(json: string): void;
+  flush(): void;
+}
+
 /** the OpenAI error object of any failure (unknown errors say no more than "internal error") */
 export function openaiError(error: unknown) {
   const e = error instanceof HeraldError ? error : new HeraldError('HERALD_INTERNAL');
@@ -48,7 +59,9 @@ interface SseSink {
  * ReadableStream and the adapter's reader loop, a streamed completion cost twice the CPU (a
  * stream, a reader, promises per chunk, and a separate write for the headers).
  */
-export function sseResponse(c: Context, produce: (send: SendEvent, signal: AbortSignal) => Promise<void>, options: SseOptions): Response {
+type Produce = (out: SseOutput, signal: AbortSignal) => Promise<void>;
+
+export function sseResponse(c: Context, produce: Produce, options: SseOptions): Response {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
   if (!outgoing || typeof outgoing.writeHead !== 'function') return webStreamResponse(produce, options);
   const abort = new AbortController();
@@ -78,7 +91,7 @@ export function sseResponse(c: Context, produce: (send: SendEvent, signal: Abort
 }
 
 /** the frames through a web ReadableStream: for app.request() and any adapter without Node's response */
-function webStreamResponse(produce: (send: SendEvent, signal: AbortSignal) => Promise<void>, options: SseOptions): Response {
+function webStreamResponse(produce: Produce, options: SseOptions): Response {
   const encoder = new TextEncoder();
   const abort = new AbortController();
   let closed = false;
@@ -113,7 +126,7 @@ function webStreamResponse(produce: (send: SendEvent, signal: AbortSignal) => Pr
  * turn's reads, before the store's group commit of the same turn); the last ones go out with
  * the end of the response.
  */
-function run(sink: SseSink, produce: (send: SendEvent, signal: AbortSignal) => Promise<void>, signal: AbortSignal, options: SseOptions): void {
+function run(sink: SseSink, produce: Produce, signal: AbortSignal, options: SseOptions): void {
   let pending = '';
   let scheduled = false;
   let ended = false;
@@ -137,7 +150,8 @@ function run(sink: SseSink, produce: (send: SendEvent, signal: AbortSignal) => P
   const send: SendEvent = typed
     ? (data) => write(`event: ${(data as { type: string }).type}\ndata: ${JSON.stringify(data)}\n\n`)
     : (data) => write(`data: ${JSON.stringify(data)}\n\n`);
-  produce(send, signal)
+  const sendJson = (json: string) => write(`data: ${json}\n\n`);
+  produce({ send, sendJson, flush }, signal)
     .then(
       () => {
         if (!typed) write('data: [DONE]\n\n');
