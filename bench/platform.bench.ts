@@ -3,7 +3,9 @@
  * completions: throughput, latency, herald's CPU per completion, the first streamed token), and
  * how fast the knowledge index ingests and searches a generated corpus of ~100,000 chunks.
  * Standalone: `node --import tsx bench/platform.bench.ts` (`BENCH_CHAT_ONLY=1` skips the
- * knowledge part, `BENCH_CPU_PROFILE=<dir>` profiles herald); `bench/run.ts` calls `run()`.
+ * knowledge part, `BENCH_CPU_PROFILE=<dir>` profiles herald, `BENCH_BASELINE_ROOT=<checkout>`
+ * measures that checkout's herald too, in the same run, `BENCH_ROUNDS=<n>` repeats the chat
+ * measurements and prints medians); `bench/run.ts` calls `run()`.
  * Figures are printed, never asserted: they depend on the machine.
  */
 import { execFile } from 'node:child_process';
@@ -31,7 +33,7 @@ export interface PlatformBenchResult {
 
 interface ChatRow {
   kind: 'plain' | 'streamed';
-  server: 'upstream direct' | 'herald';
+  server: 'upstream direct' | 'herald' | 'baseline herald';
   completionsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -43,6 +45,8 @@ interface FirstToken {
   samples: number;
   direct: { p50Ms: number; p99Ms: number };
   herald: { p50Ms: number; p99Ms: number };
+  /** the same through BENCH_BASELINE_ROOT's herald */
+  baseline?: { p50Ms: number; p99Ms: number };
 }
 
 export interface ChatBenchOptions {
@@ -53,12 +57,21 @@ export interface ChatBenchOptions {
   firstTokenSamples?: number;
   /** a folder: herald runs under `--cpu-prof` and writes its profile there */
   cpuProfileDir?: string;
+  /**
+   * another checkout of herald (e.g. main) measured beside this one in the same run, so a change
+   * is compared on the same machine under the same load ("before" and "after" alternate)
+   */
+  baselineRoot?: string;
+  /** the measurements are repeated this many times; the table shows each figure's median */
+  rounds?: number;
 }
+
+type ChatSettings = Required<Omit<ChatBenchOptions, 'cpuProfileDir' | 'baselineRoot'>>;
 
 const chatBody = (stream: boolean) =>
   JSON.stringify({ model: 'agent', messages: [{ role: 'user', content: 'How are you today?' }], ...(stream && { stream: true, stream_options: { include_usage: true } }) });
 
-async function measureChat(server: { url: string; pid: number }, stream: boolean, headers: Record<string, string>, options: Required<Omit<ChatBenchOptions, 'cpuProfileDir'>>) {
+async function measureChat(server: { url: string; pid: number }, stream: boolean, headers: Record<string, string>, options: ChatSettings) {
   const load = (durationSeconds: number) =>
     runLoad({ url: server.url, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', ...headers }, body: chatBody(stream), connections: options.connections, durationSeconds });
   if (options.warmupSeconds > 0) {
@@ -98,7 +111,13 @@ function probeFirstToken(url: string, headers: Record<string, string>, count: nu
  * first streamed token.
  */
 export async function chatBench(options: ChatBenchOptions = {}): Promise<Pick<PlatformBenchResult, 'chat' | 'firstToken'>> {
-  const settings = { seconds: options.seconds ?? 5, warmupSeconds: options.warmupSeconds ?? 2, connections: options.connections ?? 10, firstTokenSamples: options.firstTokenSamples ?? 2000 };
+  const settings: ChatSettings = {
+    seconds: options.seconds ?? 5,
+    warmupSeconds: options.warmupSeconds ?? 2,
+    connections: options.connections ?? 10,
+    firstTokenSamples: options.firstTokenSamples ?? 2000,
+    rounds: options.rounds ?? 1,
+  };
   const upstream = await startChildServer({ name: 'upstream', args: ['--import', 'tsx', path.join(ROOT, 'bench/chat-upstream.ts')], cwd: ROOT });
   try {
     return await chatThrough(upstream, options, settings);
@@ -108,7 +127,8 @@ export async function chatBench(options: ChatBenchOptions = {}): Promise<Pick<Pl
   }
 }
 
-async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, settings: Required<Omit<ChatBenchOptions, 'cpuProfileDir'>>): Promise<Pick<PlatformBenchResult, 'chat' | 'firstToken'>> {
+/** a herald of the checkout at `root` in its own process, on a fresh store, fronting `upstream` */
+async function startHerald(root: string, name: string, upstream: ChildServer, profile: string[]): Promise<ChildServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-'));
   const configFile = path.join(dir, 'herald.json');
   fs.writeFileSync(
@@ -122,23 +142,63 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
       platform: { apiKeys: [{ name: 'bench', key: API_KEY }], rateLimit: { requestsPerMinute: 1_000_000_000 } },
     }),
   );
-  const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfileDir)}`] : [];
   // the same log level as the webhook benchmark: this measures the chat path, not the access log
-  const herald = await startChildServer({ name: 'herald', args: [...profile, path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile], cwd: ROOT, env: { HERALD_LOG_LEVEL: 'warn' } });
+  const server = await startChildServer({ name, args: [...profile, path.join(root, 'bin/herald.mjs'), 'serve', '--config', configFile], cwd: root, env: { HERALD_LOG_LEVEL: 'warn' } }).catch(
+    (error) => {
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw error;
+    },
+  );
+  return {
+    ...server,
+    stop: async (graceMs) => {
+      await server.stop(graceMs);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+
+async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, settings: ChatSettings): Promise<Pick<PlatformBenchResult, 'chat' | 'firstToken'>> {
+  const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfileDir)}`] : [];
+  const servers: { name: ChatRow['server']; server: ChildServer; headers: Record<string, string> }[] = [{ name: 'upstream direct', server: upstream, headers: {} }];
   const auth = { authorization: `Bearer ${API_KEY}` };
   try {
-    const chat: ChatRow[] = [];
-    for (const stream of [false, true]) {
-      const kind = stream ? 'streamed' : 'plain';
-      chat.push({ kind, server: 'upstream direct', ...(await measureChat(upstream, stream, {}, settings)) });
-      chat.push({ kind, server: 'herald', ...(await measureChat(herald, stream, auth, settings)) });
+    if (options.baselineRoot) servers.push({ name: 'baseline herald', server: await startHerald(path.resolve(options.baselineRoot), 'baseline', upstream, []), headers: auth });
+    servers.push({ name: 'herald', server: await startHerald(ROOT, 'herald', upstream, profile), headers: auth });
+    const rows = new Map<string, { kind: ChatRow['kind']; server: ChatRow['server']; runs: Awaited<ReturnType<typeof measureChat>>[] }>();
+    const probes = new Map<string, { p50Ms: number; p99Ms: number }[]>();
+    for (let round = 0; round < settings.rounds; round++) {
+      for (const stream of [false, true]) {
+        const kind = stream ? 'streamed' : 'plain';
+        for (const { name, server, headers } of servers) {
+          const row = rows.get(`${kind} ${name}`) ?? { kind, server: name, runs: [] };
+          row.runs.push(await measureChat(server, stream, headers, settings));
+          rows.set(`${kind} ${name}`, row);
+        }
+      }
+      for (const { name, server, headers } of servers) {
+        const list = probes.get(name) ?? [];
+        list.push(await probeFirstToken(server.url, headers, settings.firstTokenSamples));
+        probes.set(name, list);
+      }
     }
-    const direct = await probeFirstToken(upstream.url, {}, settings.firstTokenSamples);
-    const through = await probeFirstToken(herald.url, auth, settings.firstTokenSamples);
-    return { chat, firstToken: { samples: settings.firstTokenSamples, direct, herald: through } };
+    const chat: ChatRow[] = [...rows.values()].map(({ kind, server, runs }) => ({
+      kind,
+      server,
+      completionsPerSecond: median(runs.map((r) => r.completionsPerSecond)),
+      p50Ms: median(runs.map((r) => r.p50Ms)),
+      p99Ms: median(runs.map((r) => r.p99Ms)),
+      cpuMsPerCompletion: median(runs.map((r) => r.cpuMsPerCompletion)),
+    }));
+    const probeOf = (name: string) => {
+      const list = probes.get(name);
+      return list && { p50Ms: median(list.map((p) => p.p50Ms)), p99Ms: median(list.map((p) => p.p99Ms)) };
+    };
+    return { chat, firstToken: { samples: settings.firstTokenSamples, direct: probeOf('upstream direct')!, herald: probeOf('herald')!, ...(options.baselineRoot && { baseline: probeOf('baseline herald') }) } };
   } finally {
-    await herald.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    for (const { server } of servers.slice(1)) await server.stop();
   }
 }
 
@@ -151,7 +211,10 @@ export function renderChatTable({ chat, firstToken }: Pick<PlatformBenchResult, 
   return (
     `${table}\n` +
     `first streamed token (${firstToken.samples} completions one at a time): upstream direct p50 ${firstToken.direct.p50Ms} ms, p99 ${firstToken.direct.p99Ms} ms; ` +
-    `through herald p50 ${firstToken.herald.p50Ms} ms, p99 ${firstToken.herald.p99Ms} ms; herald adds ${added.toFixed(3)} ms (p50)`
+    `through herald p50 ${firstToken.herald.p50Ms} ms, p99 ${firstToken.herald.p99Ms} ms; herald adds ${added.toFixed(3)} ms (p50)` +
+    (firstToken.baseline
+      ? `\nthrough the baseline herald p50 ${firstToken.baseline.p50Ms} ms, p99 ${firstToken.baseline.p99Ms} ms; it adds ${(firstToken.baseline.p50Ms - firstToken.direct.p50Ms).toFixed(3)} ms (p50)`
+      : '')
   );
 }
 
@@ -164,6 +227,8 @@ export async function run(options: { seconds?: number; documents?: number; chunk
     connections: options.connections ?? (env.BENCH_CHAT_CONNECTIONS ? Number(env.BENCH_CHAT_CONNECTIONS) : undefined),
     firstTokenSamples: options.firstTokenSamples ?? (env.BENCH_FIRST_TOKEN_SAMPLES ? Number(env.BENCH_FIRST_TOKEN_SAMPLES) : undefined),
     cpuProfileDir: options.cpuProfileDir ?? (env.BENCH_CPU_PROFILE || undefined),
+    baselineRoot: options.baselineRoot ?? (env.BENCH_BASELINE_ROOT || undefined),
+    rounds: options.rounds ?? (env.BENCH_ROUNDS ? Number(env.BENCH_ROUNDS) : undefined),
   };
   console.log(`platform: POST /v1/chat/completions, ${chatOptions.connections ?? 10} connections; upstream (answering at once), herald and load generator in separate processes (load average ${os.loadavg()[0]!.toFixed(1)})`);
   const chat = await chatBench(chatOptions);

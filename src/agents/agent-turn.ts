@@ -73,13 +73,18 @@ export interface AgentTurnInput {
   record?: (transcript: SessionMessage[], outcome: TurnOutcome) => Promise<void>;
 }
 
-/** a piece of the answer as it streams: text, or a piece of a client tool call (the first of call `index` has its id and name) */
-export type TurnDelta = { type: 'delta'; text: string } | ToolCallPiece;
+/**
+ * a piece of the answer as it streams: text, a piece of the model's refusal, or a piece of a
+ * client tool call (the first of call `index` has its id and name)
+ */
+export type TurnDelta = { type: 'delta'; text: string } | { type: 'refusal'; text: string } | ToolCallPiece;
 
 export type ToolCallPiece = Extract<ModelStreamEvent, { type: 'tool_call' }>;
 
 export interface TurnOutcome {
   text: string;
+  /** the model declined: its explanation (OpenAI's `refusal`), passed on as such, apart from the text */
+  refusal?: string;
   finishReason: string;
   /** the provider's count, or an estimate in words when it gave none */
   usage: ModelUsage;
@@ -111,6 +116,7 @@ export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): As
   const { provider, resolved, request, refs } = assembleTurn({ ...input, history, knowledge }, deps.models, config);
 
   let text = '';
+  let refusal = '';
   let usage: ModelUsage | undefined;
   let finishReason = 'stop';
   let modelRef = resolved.ref;
@@ -122,6 +128,10 @@ export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): As
         if (event.type === 'usage') usage = event.usage;
         else if (event.type === 'finish') finishReason = event.reason;
         else if (event.type === 'tool_call') yield addToolCallPiece(toolCalls, event);
+        else if (event.type === 'refusal' && event.text) {
+          refusal += event.text;
+          yield event;
+        }
         else if (event.type === 'delta' && event.text) {
           text += event.text;
           yield { type: 'delta', text: event.text };
@@ -133,6 +143,7 @@ export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): As
       const { model: _model, signal, ...rest } = request;
       const response = await completeWithFallbacks(refs, deps.models, rest, { signal, deadline: input.deadlineAt });
       text = response.text;
+      refusal = response.refusal ?? '';
       usage = response.usage;
       finishReason = response.finishReason ?? 'stop';
       modelRef = response.ref;
@@ -141,6 +152,7 @@ export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): As
     } else {
       const response = await provider.complete(request);
       text = response.text;
+      refusal = response.refusal ?? '';
       usage = response.usage;
       finishReason = response.finishReason ?? 'stop';
       toolCalls = response.toolCalls ?? [];
@@ -151,7 +163,16 @@ export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): As
   // some OpenAI-compatible servers (older Ollama) say `stop` beside tool calls; clients look for `tool_calls`
   if (toolCalls.length && finishReason === 'stop') finishReason = 'tool_calls';
 
-  const outcome: TurnOutcome = { text, finishReason, usage: usage ?? estimateUsage(request, text), knowledge, modelRef, failures, toolCalls };
+  const outcome: TurnOutcome = {
+    text,
+    ...(refusal && { refusal }),
+    finishReason,
+    usage: usage ?? estimateUsage(request, text),
+    knowledge,
+    modelRef,
+    failures,
+    toolCalls,
+  };
   const answer = input.answer?.(outcome);
   const transcript =
     input.keep && !input.keep(text)
@@ -160,11 +181,12 @@ export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): As
           ...input.incoming,
           {
             role: 'assistant' as const,
-            content: text,
+            // a refusal is what the model said in the conversation: the next turn's model sees it as its answer
+            content: text || refusal,
             createdAt: Date.now(),
             ...answer,
             // the calls are kept with the answer, so a continuation sends the upstream the calls its tool results answer
-            ...(toolCalls.length && { meta: { ...answer?.meta, toolCalls } }),
+            ...((toolCalls.length || refusal) && { meta: { ...answer?.meta, ...(toolCalls.length && { toolCalls }), ...(refusal && { refusal }) } }),
           },
         ];
   if (input.record) await input.record(transcript, outcome);

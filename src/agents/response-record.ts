@@ -18,6 +18,8 @@ export interface ResponseRecord {
   input: SessionMessage[];
   /** the answer's text */
   output: string;
+  /** the model declined: its explanation, the output message's `refusal` content part */
+  refusal?: string;
   outputItemId: string;
   finishReason: string;
   knowledge: KnowledgePassage[];
@@ -70,7 +72,8 @@ export async function responseHistory(responses: ResponseStore, from: ResponseRe
   let count = 0;
   for (let record: ResponseRecord | undefined = from; record && count < limit; ) {
     const calls = modelToolCalls(record.toolCalls);
-    const answer: SessionMessage = { role: 'assistant', content: record.output, createdAt: record.createdAt, ...(calls.length && { meta: { toolCalls: calls } }) };
+    // a refusal is what the model said: the next response's model sees it as its answer
+    const answer: SessionMessage = { role: 'assistant', content: record.output || (record.refusal ?? ''), createdAt: record.createdAt, ...(calls.length && { meta: { toolCalls: calls } }) };
     const turn = [...record.input, answer];
     turns.unshift(turn);
     count += turn.length;

@@ -126,6 +126,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
               instructions: request.instructions ?? null,
               input: incoming,
               output: outcome.text,
+              ...(outcome.refusal && { refusal: outcome.refusal }),
               outputItemId,
               finishReason: outcome.finishReason,
               knowledge: outcome.knowledge,

@@ -70,21 +70,15 @@ export class OpenAICompatibleClient {
   async *stream(path: string, body: unknown, signal?: AbortSignal): AsyncGenerator<unknown, void, undefined> {
     const exchange = await this.open(path, JSON.stringify(body), 'text/event-stream', signal);
     const { response } = exchange;
-    const decoder = new SseDecoder();
+    const reader = new EventReader(exchange);
     let finished = false;
     try {
-      for await (const piece of exchange.body as AsyncIterable<string>) {
-        // after [DONE] the rest is read (the connection goes back to the pool) but not parsed
-        if (finished) continue;
-        for (const event of decoder.push(piece)) {
-          if (event.data.startsWith('[DONE]')) {
-            finished = true;
-            break;
-          }
-          const data = JSON.parse(event.data) as { error?: unknown; message?: string } | null;
-          if (event.event === 'error' || data?.error) throw new ProviderHttpError(undefined, data?.error ?? data, undefined, response.headers);
-          yield data;
-        }
+      for (;;) {
+        const chunks = reader.take();
+        for (const chunk of chunks) yield chunk;
+        if (reader.failure !== undefined) throw reader.failure;
+        if (reader.done) break;
+        if (!chunks.length) await reader.more();
       }
       // a stream that ends without [DONE] is taken as complete, as the official client does
       finished = true;
@@ -208,6 +202,75 @@ function decoded(res: http.IncomingMessage): Readable {
   }
   body.setEncoding('utf8');
   return body;
+}
+
+/**
+ * The parsed events of an SSE body, gathered by listeners as the body's pieces arrive. Why not
+ * `for await` over the body: its async iterator costs promises and a result object per piece
+ * on the path of every streamed token; here the reader waits only when nothing is queued.
+ */
+class EventReader {
+  private queue: unknown[] = [];
+  private wake?: () => void;
+  /** `[DONE]` came: what follows is read (the connection goes back to the pool) but not parsed */
+  private last = false;
+  /** the body ended */
+  done = false;
+  /** the upstream's error event, an unparsable event, or the connection's failure */
+  failure: unknown;
+
+  constructor({ response, body }: Exchange) {
+    const decoder = new SseDecoder();
+    body.on('data', (piece: string) => {
+      if (this.last || this.failure !== undefined) return;
+      try {
+        for (const event of decoder.push(piece)) {
+          if (event.data.startsWith('[DONE]')) {
+            this.last = true;
+            break;
+          }
+          const data = JSON.parse(event.data) as { error?: unknown; message?: string } | null;
+          if (event.event === 'error' || data?.error) throw new ProviderHttpError(undefined, data?.error ?? data, undefined, response.headers);
+          this.queue.push(data);
+        }
+      } catch (error) {
+        this.failure = error;
+      }
+      this.notify();
+    });
+    body.on('end', () => {
+      this.done = true;
+      this.notify();
+    });
+    const fail = (error: unknown) => {
+      if (this.done || this.failure !== undefined) return;
+      // after [DONE] the answer is whole: a connection lost before the body's end takes nothing from it
+      if (this.last) this.done = true;
+      else this.failure = error;
+      this.notify();
+    };
+    body.on('error', fail);
+    // the connection broke before the body was whole
+    response.on('close', () => !response.complete && fail(new Error('aborted')));
+  }
+
+  /** the events queued so far (none: wait for more()) */
+  take(): unknown[] {
+    const queued = this.queue;
+    if (queued.length) this.queue = [];
+    return queued;
+  }
+
+  /** resolves when an event, the end or a failure arrives */
+  more(): Promise<void> {
+    return new Promise((resolve) => (this.wake = resolve));
+  }
+
+  private notify() {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
 }
 
 /** the whole body as text; more than `maxBytes` is an error */

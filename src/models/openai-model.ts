@@ -37,6 +37,7 @@ export class OpenAIModel implements ModelProvider {
     const choice = completion.choices[0];
     return {
       text: choice?.message?.content ?? '',
+      ...(choice?.message?.refusal && { refusal: choice.message.refusal }),
       finishReason: choice?.finish_reason ?? 'stop',
       ...(choice?.message?.tool_calls?.length && { toolCalls: toolCallsOf(choice.message.tool_calls) }),
       usage: completion.usage
@@ -54,6 +55,8 @@ export class OpenAIModel implements ModelProvider {
     for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
       const delta = chunk.choices[0]?.delta?.content;
       if (delta) yield { type: 'delta', text: delta };
+      const refusal = chunk.choices[0]?.delta?.refusal;
+      if (refusal) yield { type: 'refusal', text: refusal };
       for (const call of chunk.choices[0]?.delta?.tool_calls ?? []) {
         yield {
           type: 'tool_call',
@@ -94,12 +97,14 @@ interface WireUsage {
 }
 type WireToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } } | { id: string; type: 'custom' };
 interface ChatCompletion {
-  choices: { message?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string | null }[];
+  // `refusal`: https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices-message-refusal
+  choices: { message?: { content?: string | null; refusal?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string | null }[];
   usage?: WireUsage | null;
 }
 interface ChatCompletionChunk {
   choices: {
-    delta?: { content?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] };
+    // `refusal`: https://platform.openai.com/docs/api-reference/chat-streaming/streaming#chat-streaming/streaming-choices-delta-refusal
+    delta?: { content?: string | null; refusal?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] };
     finish_reason?: string | null;
   }[];
   usage?: WireUsage | null;

@@ -66,6 +66,11 @@ export interface ModelUsage {
 
 export interface ModelResponse {
   text: string;
+  /**
+   * the model declined to answer (OpenAI's `message.refusal`, e.g. under structured output):
+   * its explanation, passed on as a refusal, never as answer text
+   */
+  refusal?: string;
   usage?: ModelUsage;
   finishReason?: string;
   /** client tools the model called; the turn ends and the client runs them */
@@ -74,6 +79,8 @@ export interface ModelResponse {
 
 export type ModelStreamEvent =
   | { type: 'delta'; text: string }
+  /** a piece of the model's refusal (OpenAI's `delta.refusal`) */
+  | { type: 'refusal'; text: string }
   | { type: 'usage'; usage: ModelUsage }
   /** why the model stopped (`stop`, `length`, ...), when it says */
   | { type: 'finish'; reason: string }

@@ -59,8 +59,8 @@ export const chatCompletionSchema = z.object({
       index: z.number().int(),
       message: z.object({
         role: z.literal('assistant'),
-        content: z.string(),
-        refusal: z.null(),
+        content: z.string().nullable().describe('The answer; null when the model only called tools or refused.'),
+        refusal: z.string().nullable().describe("The model's refusal, passed through unchanged from an OpenAI-compatible upstream; null otherwise."),
         annotations: z
           .array(z.object({ type: z.literal('url_citation'), url_citation: z.object({ url: z.string(), title: z.string(), start_index: z.number().int(), end_index: z.number().int() }) }))
           .describe('The knowledge passages used, as OpenAI url_citation annotations (url: the knowledge document).'),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ClientToolsUse } from '../../agents/client-tools.js';
 import type { ChatInputMessage } from '../../agents/conversation.js';
 import { HeraldError } from '../../errors.js';
+import { plainChatRequest } from './plain-chat-request.js';
 import { paramOf } from './request-param.js';
 import { functionName, jsonSchemaObject } from './tool-schemas.js';
 
@@ -112,6 +113,8 @@ function refuseUnsupported(body: Record<string, unknown>): void {
 }
 
 export function parseChatRequest(body: unknown): ChatRequest {
+  const plain = plainChatRequest(body);
+  if (plain) return plain;
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HeraldError('HERALD_INVALID_FIELD', 'the body must be a JSON object');
   refuseUnsupported(body as Record<string, unknown>);
   const parsed = chatRequestSchema.safeParse(body);

@@ -12,14 +12,29 @@ export const responseUsage = (u: ModelUsage) => ({
   total_tokens: u.total_tokens,
 });
 
+/** the output message's text content part */
+export const outputTextPart = (text: string, passages: KnowledgePassage[]) => ({ type: 'output_text' as const, text, annotations: fileCitations(text, passages), logprobs: [] });
+
+/**
+ * the output message's refusal content part: the model declined, and says why
+ * (https://platform.openai.com/docs/api-reference/responses/object: an output message's content
+ * is `output_text` or `refusal` parts, `{type: "refusal", refusal}`)
+ */
+export const refusalPart = (refusal: string) => ({ type: 'refusal' as const, refusal });
+
+/** the content parts of a finished answer: its text (none when it is a refusal alone), then its refusal */
+export function messageContent(text: string, passages: KnowledgePassage[], refusal?: string) {
+  return [...(text || refusal === undefined ? [outputTextPart(text, passages)] : []), ...(refusal !== undefined ? [refusalPart(refusal)] : [])];
+}
+
 /** the assistant message item of a response */
-export function outputMessage(itemId: string, text: string, passages: KnowledgePassage[], status: 'in_progress' | 'completed' = 'completed') {
+export function outputMessage(itemId: string, text: string, passages: KnowledgePassage[], status: 'in_progress' | 'completed' = 'completed', refusal?: string) {
   return {
     id: itemId,
     type: 'message' as const,
     status,
     role: 'assistant' as const,
-    content: status === 'in_progress' ? [] : [{ type: 'output_text' as const, text, annotations: fileCitations(text, passages), logprobs: [] }],
+    content: status === 'in_progress' ? [] : messageContent(text, passages, refusal),
   };
 }
 
@@ -40,7 +55,7 @@ export const functionCallItem = (call: ResponseFunctionCall, status: 'in_progres
  */
 export function outputItems(record: ResponseRecord) {
   const calls = (record.toolCalls ?? []).map((call) => functionCallItem(call));
-  const message = record.output || !calls.length ? [outputMessage(record.outputItemId, record.output, record.knowledge)] : [];
+  const message = record.output || record.refusal || !calls.length ? [outputMessage(record.outputItemId, record.output, record.knowledge, 'completed', record.refusal)] : [];
   return [...message, ...calls];
 }
 

@@ -1,7 +1,20 @@
+import type { ServerResponse } from 'node:http';
+import type { Context } from 'hono';
 import { errorCatalog, HeraldError } from '../../errors.js';
 import { openaiType } from '../error-handler.js';
 
 export type SendEvent = (data: unknown) => void;
+
+/**
+ * What a producer gets: `send` queues a frame (the frames of one event-loop turn go out as one
+ * write); `sendJson` the same for data already serialized; `flush` writes what is queued now
+ * (the first token: the client sees it before the rest of the upstream read is worked through).
+ */
+export interface SseOutput {
+  send: SendEvent;
+  sendJson(json: string): void;
+  flush(): void;
+}
 
 /** the OpenAI error object of any failure (unknown errors say no more than "internal error") */
 export function openaiError(error: unknown) {
@@ -9,82 +22,150 @@ export function openaiError(error: unknown) {
   return { message: e.message, type: openaiType(e.status), param: e.param ?? null, code: e.openaiCode ?? errorCatalog[e.code].openai };
 }
 
+export interface SseOptions {
+  pingMs: number;
+  headers?: Record<string, string>;
+  onError?: (error: unknown) => void;
+  /**
+   * the Responses API's framing: each frame named by its data's `type` (`event: <type>`), no
+   * `[DONE]`, a failure as an `error` event built by this function
+   */
+  typed?: { errorEvent: (error: unknown) => { type: string } };
+}
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  // nginx would otherwise buffer the stream and deliver it all at the end
+  'x-accel-buffering': 'no',
+};
+
+/** where the frames go: Node's response itself, or a web stream (app.request() in tests) */
+interface SseSink {
+  /** sends text now (the headers go with the first write) */
+  write(text: string): void;
+  /** sends the last text and ends the response */
+  end(text: string): void;
+}
+
 /**
  * A server-sent-events response: `data: <json>` frames, `: ping` comments while `produce`
  * waits (proxies close silent connections), `data: [DONE]` at the end. A failure after the
  * headers went out becomes one `data: {"error":...}` frame. The signal aborts when the
  * client goes away.
+ *
+ * Under @hono/node-server the frames are written to Node's response directly: through a web
+ * ReadableStream and the adapter's reader loop, a streamed completion cost twice the CPU (a
+ * stream, a reader, promises per chunk, and a separate write for the headers).
  */
-export function sseResponse(
-  produce: (send: SendEvent, signal: AbortSignal) => Promise<void>,
-  options: {
-    pingMs: number;
-    headers?: Record<string, string>;
-    onError?: (error: unknown) => void;
-    /**
-     * the Responses API's framing: each frame named by its data's `type` (`event: <type>`), no
-     * `[DONE]`, a failure as an `error` event built by this function
-     */
-    typed?: { errorEvent: (error: unknown) => { type: string } };
-  },
-): Response {
+type Produce = (out: SseOutput, signal: AbortSignal) => Promise<void>;
+
+export function sseResponse(c: Context, produce: Produce, options: SseOptions): Response {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (!outgoing || typeof outgoing.writeHead !== 'function') return webStreamResponse(produce, options);
+  const abort = new AbortController();
+  let closed = false;
+  outgoing.once('close', () => {
+    closed = true;
+    if (!outgoing.writableFinished) abort.abort(new Error('client closed the stream'));
+  });
+  // the headers the middleware set (X-Request-Id, the rate limit's) go out with the stream's
+  const headers: Record<string, string> = { ...SSE_HEADERS, ...options.headers };
+  c.res.headers.forEach((value, name) => {
+    if (name !== 'content-type') headers[name] = value;
+  });
+  outgoing.writeHead(200, headers);
+  run(
+    {
+      write: (text) => !closed && outgoing.write(text),
+      end: (text) => !closed && outgoing.end(text),
+    },
+    produce,
+    abort.signal,
+    options,
+  );
+  // the adapter leaves a response marked as already sent alone
+  c.header('x-hono-already-sent', 'true');
+  return c.body(null);
+}
+
+/** the frames through a web ReadableStream: for app.request() and any adapter without Node's response */
+function webStreamResponse(produce: Produce, options: SseOptions): Response {
   const encoder = new TextEncoder();
   const abort = new AbortController();
   let closed = false;
-  let ping: NodeJS.Timeout | undefined;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      // the frames of one event-loop turn (an upstream read often carries several) go out as one
-      // chunk: one encode and one socket write instead of one per frame, sent as soon as the turn ends
-      let pending = '';
-      const flush = () => {
-        if (pending && !closed) controller.enqueue(encoder.encode(pending));
-        pending = '';
-      };
-      const write = (text: string) => {
-        if (closed) return;
-        if (!pending) setImmediate(flush);
-        pending += text;
-      };
-      ping = setInterval(() => write(': ping\n\n'), options.pingMs);
-      const typed = options.typed;
-      const send: SendEvent = typed
-        ? (data) => write(`event: ${(data as { type: string }).type}\ndata: ${JSON.stringify(data)}\n\n`)
-        : (data) => write(`data: ${JSON.stringify(data)}\n\n`);
-      produce(send, abort.signal)
-        .then(
-          () => {
-            if (!typed) write('data: [DONE]\n\n');
-          },
-          (error) => {
-            options.onError?.(error);
-            send(typed ? typed.errorEvent(error) : { error: openaiError(error) });
-          },
-        )
-        .finally(() => {
-          clearInterval(ping);
-          flush();
-          if (!closed) {
+      run(
+        {
+          write: (text) => !closed && controller.enqueue(encoder.encode(text)),
+          end: (text) => {
+            if (closed) return;
+            if (text) controller.enqueue(encoder.encode(text));
             closed = true;
             controller.close();
-          }
-        });
+          },
+        },
+        produce,
+        abort.signal,
+        options,
+      );
     },
     cancel() {
       closed = true;
-      clearInterval(ping);
       abort.abort(new Error('client closed the stream'));
     },
   });
-  return new Response(body, {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      // nginx would otherwise buffer the stream and deliver it all at the end
-      'x-accel-buffering': 'no',
-      ...options.headers,
-    },
-  });
+  return new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...options.headers } });
+}
+
+/**
+ * Runs `produce` and frames what it sends. The frames of one event-loop turn (an upstream read
+ * often carries several) go out as one write, as soon as the turn ends (setImmediate: after the
+ * turn's reads, before the store's group commit of the same turn); the last ones go out with
+ * the end of the response.
+ */
+function run(sink: SseSink, produce: Produce, signal: AbortSignal, options: SseOptions): void {
+  let pending = '';
+  let scheduled = false;
+  let ended = false;
+  const flush = () => {
+    scheduled = false;
+    if (!pending || ended) return;
+    const text = pending;
+    pending = '';
+    sink.write(text);
+  };
+  const write = (text: string) => {
+    if (ended) return;
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+    pending += text;
+  };
+  const ping = setInterval(() => write(': ping\n\n'), options.pingMs);
+  const typed = options.typed;
+  const send: SendEvent = typed
+    ? (data) => write(`event: ${(data as { type: string }).type}\ndata: ${JSON.stringify(data)}\n\n`)
+    : (data) => write(`data: ${JSON.stringify(data)}\n\n`);
+  const sendJson = (json: string) => write(`data: ${json}\n\n`);
+  produce({ send, sendJson, flush }, signal)
+    .then(
+      () => {
+        if (!typed) write('data: [DONE]\n\n');
+      },
+      (error) => {
+        options.onError?.(error);
+        send(typed ? typed.errorEvent(error) : { error: openaiError(error) });
+      },
+    )
+    .finally(() => {
+      clearInterval(ping);
+      const text = pending;
+      pending = '';
+      ended = true;
+      sink.end(text);
+    });
 }
