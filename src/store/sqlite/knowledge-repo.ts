@@ -51,7 +51,7 @@ const CHUNKS_PER_TRANSACTION = 500;
 
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
-type ChunkRow = { id: string; document_id: string; content: string; terms: string };
+type ChunkRow = { rowid: number; id: string; document_id: string; content: string; terms: string };
 
 /**
  * One agent's full-text index: a contentless FTS5 table over the chunks' index form (the text
@@ -97,7 +97,9 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
                                     ORDER BY created_at DESC, rowid DESC LIMIT ?) d
        JOIN knowledge_chunks c ON c.document_id = d.id`,
   );
-  const chunkAt = db.prepare<[number], ChunkRow>('SELECT id, document_id, content, terms FROM knowledge_chunks WHERE rowid = ?');
+  const chunksAt = db.prepare<[string], ChunkRow>(
+    'SELECT c.rowid, c.id, c.document_id, c.content, c.terms FROM json_each(?) AS k JOIN knowledge_chunks c ON c.rowid = k.value ORDER BY k.key',
+  );
   const readyNames = db.prepare<[string], { id: string; filename: string }>("SELECT id, filename FROM knowledge_documents WHERE agent_id = ? AND status = 'ready'");
   const markReady = db.prepare<[string]>("UPDATE knowledge_documents SET status = 'ready' WHERE id = ?");
   const unfinished = db.prepare<[], DocumentRow>("SELECT * FROM knowledge_documents WHERE status = 'indexing'");
@@ -173,14 +175,17 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
     }
     return value;
   };
-  /** the chunks at these rowids whose document is ready, in the order given: one indexed read each (cheaper than a join over a JSON list) */
-  const candidatesAt = (agentId: string, rowids: Iterable<number>): Map<number, KnowledgeCandidate> => {
-    const names = cached(documentNames, agentId, () => new Map(readyNames.all(agentId).map((d) => [d.id, d.filename])));
+  /**
+   * the chunks at these rowids whose document is ready, in the order given, in one read; the
+   * documents' names come from memory, not from a join per chunk
+   */
+  const candidatesAt = (agentId: string, rowids: number[]): Map<number, KnowledgeCandidate> => {
     const found = new Map<number, KnowledgeCandidate>();
-    for (const rowid of rowids) {
-      const row = chunkAt.get(rowid);
-      const filename = row && names.get(row.document_id);
-      if (filename !== undefined) found.set(rowid, { documentId: row!.document_id, filename, chunkId: row!.id, content: row!.content, terms: row!.terms });
+    if (rowids.length === 0) return found;
+    const names = cached(documentNames, agentId, () => new Map(readyNames.all(agentId).map((d) => [d.id, d.filename])));
+    for (const row of chunksAt.all(JSON.stringify(rowids))) {
+      const filename = names.get(row.document_id);
+      if (filename !== undefined) found.set(row.rowid, { documentId: row.document_id, filename, chunkId: row.id, content: row.content, terms: row.terms });
     }
     return found;
   };
@@ -292,7 +297,7 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
         const small = cached(smallChunks, agentId, () => smallDocuments.all(agentId, SMALL_DOCUMENT_CHUNKS, SMALL_DOCUMENTS).map((c) => ({ rowid: c.rowid, terms: new Set(c.terms?.split(' ')) })));
         for (const c of small) if (frequent.some((t) => c.terms.has(t))) chosen.add(c.rowid);
       }
-      return { total, frequencies, candidates: [...candidatesAt(agentId, chosen).values()] };
+      return { total, frequencies, candidates: [...candidatesAt(agentId, [...chosen]).values()] };
     },
     async unindexed(limit) {
       return unindexedRows.all(limit).map((r) => ({ chunkId: r.id, content: r.content }));
