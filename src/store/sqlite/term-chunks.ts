@@ -5,8 +5,15 @@
  */
 export type TermChunks = { frequent: false; rowids: Int32Array | Float64Array } | { frequent: true; first: Int32Array | Float64Array; last: Int32Array | Float64Array };
 
-/** rowids in 4 bytes each while they fit (they always do but for a table with over 2^31 rows ever) */
-export const compactRowids = (rowids: number[]): Int32Array | Float64Array => (rowids.every((r) => r <= 0x7fffffff) ? Int32Array.from(rowids) : Float64Array.from(rowids));
+/** rowids in 4 bytes each while they fit (they always do but for a table with over 2^31 rows ever); a plain loop, as `from` and `every` cost more than the read */
+export function compactRowids(rowids: number[]): Int32Array | Float64Array {
+  const compact = new Int32Array(rowids.length);
+  for (let i = 0; i < rowids.length; i++) {
+    if (rowids[i]! > 0x7fffffff) return Float64Array.from(rowids);
+    compact[i] = rowids[i]!;
+  }
+  return compact;
+}
 
 const sizeOf = (t: TermChunks) => (t.frequent ? t.first.length + t.last.length : t.rowids.length) + 8;
 
