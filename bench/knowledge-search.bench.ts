@@ -30,8 +30,9 @@ export interface KnowledgeSpeed {
   ingest: { chunks: number; seconds: number; chunksPerSecond: number };
   search: SearchFigures;
   frequentSearch: SearchFigures;
-  /** the process's resident memory after the searches, MB */
+  /** the process's resident memory after the searches, and the JavaScript heap's part of it, MB */
   rssMb: number;
+  heapMb: number;
 }
 
 /** the herald to search with: this checkout, or the one at KNOWLEDGE_BENCH_HERALD_ROOT */
@@ -117,6 +118,7 @@ export async function knowledgeSpeed(documents = 100, chunksPerDocument = 1000, 
       search: await timed(ordinary, search),
       frequentSearch: await timed(frequent, search),
       rssMb: Math.round(process.memoryUsage().rss / 2 ** 20),
+      heapMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
     };
   } finally {
     await store.close();
@@ -131,7 +133,10 @@ export function printKnowledgeSpeed(kb: KnowledgeSpeed): void {
       `platform: knowledge search over ${kb.ingest.chunks} chunks, ${name}: p50 ${s.p50Ms} ms, p95 ${s.p95Ms} ms, mean ${s.meanMs} ms; CPU per search p50 ${s.cpuP50Ms} ms, p95 ${s.cpuP95Ms} ms (${s.queries} queries)`,
     );
   }
-  console.log(`platform: knowledge search process RSS ${kb.rssMb} MB after the searches`);
+  console.log(`platform: knowledge search process RSS ${kb.rssMb} MB (JavaScript heap ${kb.heapMb} MB) after the searches`);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) printKnowledgeSpeed(await knowledgeSpeed());
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
+  printKnowledgeSpeed(await knowledgeSpeed(env('BENCH_KB_DOCUMENTS', 100), env('BENCH_KB_CHUNKS_PER_DOCUMENT', 1000), env('BENCH_KB_QUERIES', 500)));
+}
