@@ -49,6 +49,9 @@ const toDocument = (r: DocumentRow): KnowledgeDocument => ({
  */
 const CHUNKS_PER_TRANSACTION = 500;
 
+/** chunks kept after a search read them (~1.5 KB each with their index form) */
+const RECENT_CHUNKS = 1024;
+
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
 type ChunkRow = { rowid: number; id: string; document_id: string; content: string; terms: string };
@@ -135,6 +138,11 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
    * only while its document is ready (one being written has chunks in the index already, and is hidden)
    */
   const documentNames = new Map<string, Map<string, string>>();
+  /**
+   * the chunks read last, by rowid, cleared on every write: questions about the same things meet the
+   * same chunks (a frequent term's first and last ones above all), and reading a chunk is a page read
+   */
+  const recentChunks = new Map<number, ChunkRow>();
   /** embeddings by agent and model, read once and cleared on every write */
   const vectors = new Map<string, StoredVector[]>();
   /** changes when another connection (another herald process on this file) commits: what is held may be stale then */
@@ -145,6 +153,7 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
     totals.clear();
     smallChunks.clear();
     documentNames.clear();
+    recentChunks.clear();
     vectors.clear();
   };
 
@@ -182,10 +191,19 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
   const candidatesAt = (agentId: string, rowids: number[]): Map<number, KnowledgeCandidate> => {
     const found = new Map<number, KnowledgeCandidate>();
     if (rowids.length === 0) return found;
+    const missing = rowids.filter((rowid) => !recentChunks.has(rowid));
+    if (missing.length) {
+      for (const row of chunksAt.all(JSON.stringify(missing))) recentChunks.set(row.rowid, row);
+      for (const [oldest] of recentChunks) {
+        if (recentChunks.size <= RECENT_CHUNKS) break;
+        recentChunks.delete(oldest);
+      }
+    }
     const names = cached(documentNames, agentId, () => new Map(readyNames.all(agentId).map((d) => [d.id, d.filename])));
-    for (const row of chunksAt.all(JSON.stringify(rowids))) {
-      const filename = names.get(row.document_id);
-      if (filename !== undefined) found.set(row.rowid, { documentId: row.document_id, filename, chunkId: row.id, content: row.content, terms: row.terms });
+    for (const rowid of rowids) {
+      const row = recentChunks.get(rowid);
+      const filename = row && names.get(row.document_id);
+      if (filename !== undefined) found.set(rowid, { documentId: row!.document_id, filename, chunkId: row!.id, content: row!.content, terms: row!.terms });
     }
     return found;
   };
