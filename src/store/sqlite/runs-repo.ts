@@ -1,4 +1,4 @@
-import type { RunCompletion, RunRecord, RunsRepo } from '../port.js';
+import type { Lease, RunCompletion, RunRecord, RunsRepo } from '../port.js';
 import { parseRunAction, runActionSchema } from '../run-action.js';
 import { eventEnqueuer } from './events-repo.js';
 import { messageAppender } from './sessions-repo.js';
@@ -79,6 +79,16 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     return true;
   });
   const sessionOf = db.prepare<[string], { session_key: string }>('SELECT session_key FROM runs WHERE id = ?');
+  const completeOne = (id: string, completion: RunCompletion) => {
+    const row = sessionOf.get(id);
+    return row ? complete(id, completion, row.session_key) : false;
+  };
+  // one savepoint for both: a claim that failed takes the completion back with it. The claim
+  // comes after the completion, so the run its end released (the session's next) is claimable
+  const completeThenClaim = db.transaction((id: string, completion: RunCompletion, lease: Lease) => {
+    if (!completeOne(id, completion)) return { finished: false, next: undefined };
+    return { finished: true, next: claim.all({ ...lease, limit: 1 })[0] };
+  });
 
   return {
     async insert(run, claimedBy) {
@@ -108,10 +118,11 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
       return commits.run(() => cancel.run(at, id).changes === 1);
     },
     async complete(id, completion) {
-      return commits.run(() => {
-        const row = sessionOf.get(id);
-        return row ? complete(id, completion, row.session_key) : false;
-      });
+      return commits.run(() => completeOne(id, completion));
+    },
+    async completeAndClaim(id, completion, lease) {
+      const { finished, next } = await commits.run(() => completeThenClaim(id, completion, lease));
+      return next ? { finished, next: toRun(next) } : { finished };
     },
   };
 }
