@@ -2,6 +2,7 @@ import { HeraldError } from '../errors.js';
 import type { HeraldConfig } from '../config/schema.js';
 import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
 import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from '../config/mapping-schema.js';
+import { isReservedSessionKey, RESERVED_SESSION_KEYS } from '../config/session-key-policy.js';
 import { hookAgentId, hookSessionKey as policySessionKey, type FieldSource } from './hook-routing.js';
 import type { RunAction } from '../store/run-action.js';
 
@@ -142,13 +143,8 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
   };
 }
 
-/**
- * The main session and the platform's chat conversations are not hook sessions: a webhook
- * writing there would put raw, unwrapped outside text in front of the heartbeat or a customer.
- */
+/** the main session and the platform's conversations (chat and Responses API) are not hook sessions */
 function hookSessionKey(key: string | undefined): string | undefined {
-  if (key === 'main' || key?.startsWith('chat:')) {
-    throw invalid('sessionKey', 'must not be "main" or start with "chat:" (reserved for the main session and platform conversations)');
-  }
+  if (key !== undefined && isReservedSessionKey(key)) throw invalid('sessionKey', RESERVED_SESSION_KEYS);
   return key;
 }
