@@ -365,4 +365,13 @@ export const migrations: Migration[] = [
       ALTER TABLE knowledge_documents ADD COLUMN embedding_model TEXT;
     `,
   },
+  {
+    version: 7,
+    name: 'operator: runs listed by mapping without a scan',
+    sql: `
+      -- GET /admin/runs?mapping= walks this index newest first; without it every page scanned the
+      -- runs (and read every receipt of the mapping). The expression is the one browse-filters.ts writes.
+      CREATE INDEX runs_mapping ON runs ((action->'source'->>'mappingId'), created_at, id);
+    `,
+  },
 ];

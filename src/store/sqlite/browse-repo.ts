@@ -1,6 +1,7 @@
-import type { BrowseRepo, MinuteCount, SessionSummary, SystemEvent } from '../port.js';
+import type { BrowseRepo, MinuteCount, SystemEvent } from '../port.js';
+import { toSession, type SessionRow } from '../session-summary.js';
 import { toDelivery, type DeliveryRow } from './deliveries-repo.js';
-import { deliveryFilter, eventFilter, runFilter } from '../browse-filters.js';
+import { deliveryFilter, eventFilter, runFilter, sessionFilter } from '../browse-filters.js';
 import { ListFilter, sqliteDialect } from '../list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { MINUTE_SQL } from './receipts-repo.js';
@@ -45,14 +46,21 @@ export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
       return all<DeliveryRow>(`SELECT * FROM deliveries ${f.sql()} ${f.order(query.limit)}`, f.named).map(toDelivery);
     },
     async sessions(query) {
-      const f = new ListFilter(sqliteDialect, 'last_at', 'key')
-        .where("substr(key, 1, length(?)) = ?", query.prefix, query.prefix)
-        .page(query, ['key']);
-      return all<SessionSummary>(
-        `SELECT * FROM (SELECT session_key AS key, COUNT(*) AS messages, MIN(created_at) AS firstAt, MAX(created_at) AS last_at
-           FROM session_messages GROUP BY session_key) ${f.sql()} ${f.order(query.limit)}`,
+      const f = new ListFilter(sqliteDialect, 'last_at', 'key');
+      const fallback = f.bind(query.defaultAgentId);
+      sessionFilter(f, query);
+      // a session's agent: its first message's (a chat names it in meta, a hook run's is its run's)
+      return all<SessionRow>(
+        `SELECT * FROM (
+           SELECT s.key, s.messages, s.first_at, s.last_at,
+             CASE WHEN s.key = 'main' THEN ${fallback} ELSE COALESCE(json_extract(m.meta, '$.agentId'), r.agent_id, ${fallback}) END AS agent_id
+           FROM (SELECT session_key AS key, COUNT(*) AS messages, MIN(created_at) AS first_at, MAX(created_at) AS last_at, MIN(id) AS first_id
+                 FROM session_messages GROUP BY session_key) s
+           JOIN session_messages m ON m.id = s.first_id
+           LEFT JOIN runs r ON r.id = m.run_id
+         ) ${f.sql()} ${f.order(query.limit)}`,
         f.named,
-      ).map((r) => ({ key: r.key, messages: r.messages, firstAt: r.firstAt, lastAt: (r as unknown as { last_at: number }).last_at }));
+      ).map(toSession);
     },
     async runsPerMinute(since) {
       return runsPerMinute.all(since);

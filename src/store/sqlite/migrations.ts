@@ -320,6 +320,15 @@ ${countedTriggers('deliveries')}
       ALTER TABLE knowledge_documents ADD COLUMN embedding_model TEXT;
     `,
   },
+  {
+    version: 14,
+    name: 'operator: runs listed by mapping without a scan',
+    sql: `
+      -- GET /admin/runs?mapping= walks this index newest first; without it every page scanned the
+      -- runs (and read every receipt of the mapping). The expression is the one browse-filters.ts writes.
+      CREATE INDEX runs_mapping ON runs (json_extract(action, '$.source.mappingId'), created_at, id);
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact */
