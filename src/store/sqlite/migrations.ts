@@ -322,11 +322,17 @@ ${countedTriggers('deliveries')}
   },
   {
     version: 14,
-    name: 'operator: runs listed by mapping without a scan',
+    name: 'operator: the admin lists filtered without a scan (runs by mapping, session and status; events; receipts by status; deliveries by channel)',
     sql: `
-      -- GET /admin/runs?mapping= walks this index newest first; without it every page scanned the
-      -- runs (and read every receipt of the mapping). The expression is the one browse-filters.ts writes.
+      -- each admin list filter walks one of these newest first, (filter, time, id), and stops after a page.
+      -- runs?mapping= scanned the runs and read every receipt of the mapping; the expression is the one browse-filters.ts writes
       CREATE INDEX runs_mapping ON runs (json_extract(action, '$.source.mappingId'), created_at, id);
+      CREATE INDEX runs_session ON runs (session_key, created_at, id);
+      CREATE INDEX runs_status ON runs (status, created_at, id);
+      CREATE INDEX receipts_status ON receipts (status, received_at, id);
+      CREATE INDEX events_created ON events (created_at, id);
+      CREATE INDEX events_session_created ON events (session, created_at, id);
+      CREATE INDEX deliveries_channel ON deliveries (channel, created_at, id);
     `,
   },
 ];
