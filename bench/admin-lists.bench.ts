@@ -25,6 +25,7 @@ type Browse = Record<string, (query: Record<string, unknown>) => Promise<unknown
 interface Opened {
   browse: Browse;
   receipts: { list: (query: Record<string, unknown>) => Promise<unknown[]> };
+  sessions: { appendMany: (key: string, messages: { role: string; content: string; createdAt: number; runId?: string }[]) => Promise<void> };
   close(): Promise<void>;
 }
 
@@ -143,6 +144,28 @@ async function pageMs(store: Opened, c: Case): Promise<{ ms: number; rows: numbe
   return { ms: times[Math.floor(times.length / 2)]!, rows };
 }
 
+/**
+ * What the lists cost the writers: a turn's two messages appended through the port (the session
+ * summaries are kept by a trigger), µs per turn, median of 5 rounds of 500 turns. Half the turns
+ * start a session (one summary row inserted), half continue one (updated).
+ */
+async function appendTurnUs(store: Opened, label: string): Promise<number> {
+  const rounds: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const started = performance.now();
+    for (let i = 0; i < 500; i++) {
+      const key = `chat:bench-${label}-${r}-${i >> 1}`;
+      await store.sessions.appendMany(key, [
+        { role: 'user', content: 'hello', createdAt: Date.now() },
+        { role: 'assistant', content: 'hi there', createdAt: Date.now() },
+      ]);
+    }
+    rounds.push(((performance.now() - started) * 1000) / 500);
+  }
+  rounds.sort((a, b) => a - b);
+  return rounds[2]!;
+}
+
 export async function run(rows = Number(process.env.ADMIN_ROWS ?? 200_000)): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-admin-lists-'));
   const roots: [string, string][] = [
@@ -156,12 +179,14 @@ export async function run(rows = Number(process.env.ADMIN_ROWS ?? 200_000)): Pro
     await (await openStore(roots[0]![1], template)).close();
     seed(template, rows);
     const results = new Map<string, Map<string, { ms: number; rows: number } | null>>();
+    const appends = new Map<string, number>();
     for (const [label, root] of roots) {
       const file = path.join(dir, `${label}.db`);
       fs.copyFileSync(template, file);
       const store = await openStore(root, file);
       const measured = new Map<string, { ms: number; rows: number } | null>();
       for (const c of cases(rows)) measured.set(`${c.list}?${c.filter}`, c.added && label === 'before' ? null : await pageMs(store, c));
+      appends.set(label, await appendTurnUs(store, label));
       await store.close();
       results.set(label, measured);
     }
@@ -175,6 +200,8 @@ export async function run(rows = Number(process.env.ADMIN_ROWS ?? 200_000)): Pro
       }),
     ]);
     console.log(formatTable(header, table));
+    console.log('');
+    console.log(formatTable(['writer', ...roots.map(([label]) => `${label} µs/turn`)], [['a turn of 2 messages appended', ...roots.map(([label]) => appends.get(label)!.toFixed(1))]]));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

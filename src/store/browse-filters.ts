@@ -27,21 +27,34 @@ export function eventFilter(f: ListFilter, query: EventQuery): ListFilter {
     .page(query, ['text', 'session'], Number);
 }
 
-export function deliveryFilter(f: ListFilter, query: DeliveryQuery): ListFilter {
+/**
+ * `manyRuns`: the mapping has many runs. Then the deliveries are walked newest first, each
+ * looking its run up (a page is found early); with few, their deliveries are looked up by run
+ * (walking every delivery would pass over nearly all). PostgreSQL's planner weighs this itself.
+ */
+export function deliveryFilter(f: ListFilter, query: DeliveryQuery, manyRuns = false): ListFilter {
+  const byMapping = manyRuns
+    ? `EXISTS (SELECT 1 FROM runs WHERE runs.id = deliveries.run_id AND ${runMapping(f)} = ?)`
+    : `run_id IN (SELECT id FROM runs WHERE ${runMapping(f)} = ?)`;
   return f
     .where('status = ?', query.status)
     .where('channel = ?', query.channel)
     .where('run_id = ?', query.runId)
     .where('agent_id = ?', query.agentId)
     .where('session_key = ?', query.sessionKey)
-    .where(`run_id IN (SELECT id FROM runs WHERE ${runMapping(f)} = ?)`, query.mappingId)
+    .where(byMapping, query.mappingId)
     .page(query, ['id', 'run_id', 'channel', 'recipient', 'session_key']);
 }
 
-/** over the adapter's rows of (key, agent_id, messages, first_at, last_at): one per session */
+/**
+ * Over session_summaries: a NULL agent_id is the default agent's (the main session, or a first
+ * message naming none), so the default agent's sessions are those of its id and those of none.
+ */
 export function sessionFilter(f: ListFilter, query: SessionQuery): ListFilter {
-  return f
-    .where('substr(key, 1, CAST(? AS INTEGER)) = CAST(? AS TEXT)', query.prefix?.length, query.prefix)
-    .where('agent_id = ?', query.agentId)
-    .page(query, ['key', 'agent_id']);
+  const agent = query.agentId === undefined ? f : query.agentId === query.defaultAgentId ? f.where('(agent_id = ? OR agent_id IS NULL)', query.agentId) : f.where('agent_id = ?', query.agentId);
+  return agent.where('substr(key, 1, CAST(? AS INTEGER)) = CAST(? AS TEXT)', query.prefix?.length, query.prefix).page(query, ['key', 'agent_id']);
 }
+
+/** the sessions list's statement over the filter's conditions: `fallback` is the default agent's placeholder */
+export const sessionsSql = (f: ListFilter, fallback: string, limit: number) =>
+  `SELECT key, COALESCE(agent_id, ${fallback}) AS agent_id, messages, first_at, last_at FROM session_summaries ${f.sql()} ${f.order(limit)}`;

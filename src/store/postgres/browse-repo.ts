@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { deliveryFilter, eventFilter, runFilter, sessionFilter } from '../browse-filters.js';
+import { deliveryFilter, eventFilter, runFilter, sessionFilter, sessionsSql } from '../browse-filters.js';
 import { ListFilter, postgresDialect } from '../list-filter.js';
 import type { BrowseRepo, MinuteCount, SystemEvent } from '../port.js';
 import { toSession, type SessionRow } from '../session-summary.js';
@@ -41,21 +41,8 @@ export function postgresBrowseRepo(pool: pg.Pool): BrowseRepo {
     },
     async sessions(q) {
       const f = new ListFilter(postgresDialect, 'last_at', 'key');
-      const fallback = f.bind(q.defaultAgentId);
-      sessionFilter(f, q);
-      // a session's agent: its first message's (a chat names it in meta, a hook run's is its run's)
-      const rows = await all<SessionRow>(
-        `SELECT * FROM (
-           SELECT s.key, s.messages, s.first_at, s.last_at,
-             CASE WHEN s.key = 'main' THEN ${fallback}::text ELSE COALESCE(m.meta->>'agentId', r.agent_id, ${fallback}::text) END AS agent_id
-           FROM (SELECT session_key AS key, COUNT(*)::int AS messages, MIN(created_at) AS first_at, MAX(created_at) AS last_at, MIN(id) AS first_id
-                 FROM session_messages GROUP BY session_key) s
-           JOIN session_messages m ON m.id = s.first_id
-           LEFT JOIN runs r ON r.id = m.run_id
-         ) sessions ${f.sql()} ${f.order(q.limit)}`,
-        f.values,
-      );
-      return rows.map(toSession);
+      const fallback = `${f.bind(q.defaultAgentId)}::text`;
+      return (await all<SessionRow>(sessionsSql(sessionFilter(f, q), fallback, q.limit), f.values)).map(toSession);
     },
     runsPerMinute: (since) => perMinute('runs', "status IN ('failed', 'timed_out')", since),
     deliveriesPerMinute: (since) => perMinute('deliveries', "status IN ('failed', 'abandoned')", since),
