@@ -84,7 +84,8 @@ function readIncoming(incoming: IncomingMessage, limits: BodyLimits): Promise<Ui
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks, size));
+      // a webhook body nearly always arrives in one chunk: that chunk is the body, no copy
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
     const onClose = () => fail(clientClosed());
     const onError = (error: Error) => fail(clientClosed(error));
@@ -104,7 +105,9 @@ function readIncoming(incoming: IncomingMessage, limits: BodyLimits): Promise<Ui
 
 /** JSON of a webhook body: empty is `{}`; anything unparsable is a 400. */
 export function parseJsonBody(bytes: Uint8Array): unknown {
-  const text = Buffer.from(bytes).toString('utf8').trim();
+  // a view of the same bytes, not a copy (Buffer.from(Uint8Array) copies)
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const text = buffer.toString('utf8').trim();
   if (!text) return {};
   try {
     return JSON.parse(text);
