@@ -395,9 +395,8 @@ export const migrations: Migration[] = [
               FROM session_messages GROUP BY session_key) s
         JOIN session_messages m ON m.id = s.first_id
         LEFT JOIN runs r ON r.id = m.run_id;
-      -- one index only: every message moves its session's last_at, and a second index (by agent) more
-      -- than doubled what the trigger costs a turn; ?agent= walks this one and reads each summary's agent
       CREATE INDEX session_summaries_last ON session_summaries (last_at, key);
+      CREATE INDEX session_summaries_agent ON session_summaries (agent_id, last_at, key);
       CREATE FUNCTION herald_session_summarised() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
       BEGIN
         INSERT INTO session_summaries AS s (key, agent_id, messages, first_at, last_at)
@@ -410,6 +409,15 @@ export const migrations: Migration[] = [
         RETURN NULL;
       END $$;
       CREATE TRIGGER session_messages_summarised AFTER INSERT ON session_messages FOR EACH ROW EXECUTE FUNCTION herald_session_summarised();
+    `,
+  },
+  {
+    version: 8,
+    name: 'operator: session summaries keep one index',
+    sql: `
+      -- every message moves its session's last_at, and the index by agent more than doubled what the
+      -- trigger costs a turn; ?agent= walks session_summaries_last and reads each summary's agent
+      DROP INDEX session_summaries_agent;
     `,
   },
 ];

@@ -351,9 +351,8 @@ ${countedTriggers('deliveries')}
               FROM session_messages GROUP BY session_key) s
         JOIN session_messages m ON m.id = s.first_id
         LEFT JOIN runs r ON r.id = m.run_id;
-      -- one index only: every message moves its session's last_at, and a second index (by agent) more
-      -- than doubled what the trigger costs a turn; ?agent= walks this one and reads each summary's agent
       CREATE INDEX session_summaries_last ON session_summaries (last_at, key);
+      CREATE INDEX session_summaries_agent ON session_summaries (agent_id, last_at, key);
       CREATE TRIGGER session_messages_summarised AFTER INSERT ON session_messages BEGIN
         INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
         VALUES (
@@ -363,6 +362,15 @@ ${countedTriggers('deliveries')}
         )
         ON CONFLICT (key) DO UPDATE SET messages = messages + 1, first_at = MIN(first_at, excluded.first_at), last_at = MAX(last_at, excluded.last_at);
       END;
+    `,
+  },
+  {
+    version: 15,
+    name: 'operator: session summaries keep one index',
+    sql: `
+      -- every message moves its session's last_at, and the index by agent more than doubled what the
+      -- trigger costs a turn; ?agent= walks session_summaries_last and reads each summary's agent
+      DROP INDEX session_summaries_agent;
     `,
   },
 ];
