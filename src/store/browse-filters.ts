@@ -51,8 +51,11 @@ export function deliveryFilter(f: ListFilter, query: DeliveryQuery, manyRuns = f
  * message naming none), so the default agent's sessions are those of its id and those of none.
  */
 export function sessionFilter(f: ListFilter, query: SessionQuery): ListFilter {
-  const agent = query.agentId === undefined ? f : query.agentId === query.defaultAgentId ? f.where('(agent_id = ? OR agent_id IS NULL)', query.agentId) : f.where('agent_id = ?', query.agentId);
-  return agent.where('substr(key, 1, CAST(? AS INTEGER)) = CAST(? AS TEXT)', query.prefix?.length, query.prefix).page(query, ['key', 'agent_id']);
+  const byAgent = query.agentId === query.defaultAgentId ? '(agent_id = ? OR agent_id IS NULL)' : 'agent_id = ?';
+  return f
+    .where(byAgent, query.agentId)
+    .where('substr(key, 1, CAST(? AS INTEGER)) = CAST(? AS TEXT)', query.prefix?.length, query.prefix)
+    .page(query, ['key', 'agent_id']);
 }
 
 /** the sessions list's statement over the filter's conditions: `fallback` is the default agent's placeholder */

@@ -411,4 +411,13 @@ export const migrations: Migration[] = [
       CREATE TRIGGER session_messages_summarised AFTER INSERT ON session_messages FOR EACH ROW EXECUTE FUNCTION herald_session_summarised();
     `,
   },
+  {
+    version: 8,
+    name: 'operator: session summaries keep one index',
+    sql: `
+      -- every message moves its session's last_at, and the index by agent more than doubled what the
+      -- trigger costs a turn; ?agent= walks session_summaries_last and reads each summary's agent
+      DROP INDEX session_summaries_agent;
+    `,
+  },
 ];

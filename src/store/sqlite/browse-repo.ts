@@ -2,13 +2,13 @@ import type { BrowseRepo, MinuteCount, SystemEvent } from '../port.js';
 import { toSession, type SessionRow } from '../session-summary.js';
 import { toDelivery, type DeliveryRow } from './deliveries-repo.js';
 import { deliveryFilter, eventFilter, runFilter, runMapping, sessionFilter, sessionsSql } from '../browse-filters.js';
-
-/** from this many runs of a mapping on, its deliveries are found by walking the deliveries (see deliveryFilter) */
-const MANY_RUNS = 2000;
 import { ListFilter, sqliteDialect } from '../list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { MINUTE_SQL } from './receipts-repo.js';
 import { toRun, type RunRow } from './runs-repo.js';
+
+/** from this many runs of a mapping on, its deliveries are found by walking the deliveries (see deliveryFilter) */
+const MANY_RUNS = 2000;
 
 interface EventRow {
   id: number;

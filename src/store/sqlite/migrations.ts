@@ -364,6 +364,36 @@ ${countedTriggers('deliveries')}
       END;
     `,
   },
+  {
+    version: 15,
+    name: 'operator: session summaries cheaper to keep (a rowid table, one index by last activity)',
+    sql: `
+      -- every message moves its session's last_at: with the summaries WITHOUT ROWID, an index by agent
+      -- and the key in the index by time, the trigger cost a turn more than the messages themselves.
+      -- ?agent= walks the index by time and reads each summary's agent; ties of last_at are sorted by key
+      DROP TRIGGER session_messages_summarised;
+      CREATE TABLE session_summaries_kept (
+        key TEXT PRIMARY KEY,
+        agent_id TEXT,
+        messages INTEGER NOT NULL,
+        first_at INTEGER NOT NULL,
+        last_at INTEGER NOT NULL
+      );
+      INSERT INTO session_summaries_kept (key, agent_id, messages, first_at, last_at) SELECT key, agent_id, messages, first_at, last_at FROM session_summaries;
+      DROP TABLE session_summaries;
+      ALTER TABLE session_summaries_kept RENAME TO session_summaries;
+      CREATE INDEX session_summaries_last ON session_summaries (last_at);
+      CREATE TRIGGER session_messages_summarised AFTER INSERT ON session_messages BEGIN
+        INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
+        VALUES (
+          NEW.session_key,
+          CASE WHEN NEW.session_key = 'main' THEN NULL ELSE COALESCE(json_extract(NEW.meta, '$.agentId'), (SELECT agent_id FROM runs WHERE id = NEW.run_id)) END,
+          1, NEW.created_at, NEW.created_at
+        )
+        ON CONFLICT (key) DO UPDATE SET messages = messages + 1, first_at = MIN(first_at, excluded.first_at), last_at = MAX(last_at, excluded.last_at);
+      END;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact */

@@ -30,7 +30,9 @@ export function pagedList(fetchPage, render) {
     clear(list, render(page.data));
     newer.disabled = index === 0;
     older.disabled = !next;
-    status.textContent = index === 0 && !next ? '' : `Page ${index + 1}`;
+    status.textContent = `Page ${index + 1}`;
+    // one page only (never while paging: it takes the first page and nothing after it)
+    pager.hidden = index === 0 && !next;
   };
   const step = async (by) => {
     if (busy) return;
