@@ -17,7 +17,8 @@ import { formatTable } from './table.js';
  * walks past a busy session's waiting runs made the drain quadratic).
  * Wall time and CPU are counted from the first /healthz answer (start-up excluded) to the
  * last run finished. `DRAIN_RUNS=10000,50000` sets the sizes; `DRAIN_STORE=/path/to/checkout` runs another herald;
- * `DRAIN_PG=1` drains on PostgreSQL (`BENCH_PG_URL`, a fresh schema each time) instead of SQLite.
+ * `DRAIN_PG=1` drains on PostgreSQL (`BENCH_PG_URL`, a fresh schema each time) instead of SQLite;
+ * `DRAIN_SESSIONS=one|each` runs one of the two cases.
  */
 
 const ROOT = process.env.DRAIN_STORE ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -25,6 +26,8 @@ const GATEWAY_TOKEN = 'bench-gateway-token-0123456789abcdef';
 
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ON_PG = process.env.DRAIN_PG === '1';
+/** `DRAIN_SESSIONS=one` or `each`: only that case (both by default) */
+const SESSIONS = process.env.DRAIN_SESSIONS === 'one' ? [true] : process.env.DRAIN_SESSIONS === 'each' ? [false] : [false, true];
 
 function writeConfig(dir: string, schema: string): string {
   const configFile = path.join(dir, 'herald.json');
@@ -148,7 +151,7 @@ export async function run(sizes = (process.env.DRAIN_RUNS ?? '10000,50000').spli
   try {
     console.log(`run drain benchmark (${ON_PG ? 'PostgreSQL' : 'SQLite'}): N queued agent runs (embedded model), in one session vs one session each`);
     for (const runs of sizes) {
-      for (const oneSession of [false, true]) {
+      for (const oneSession of SESSIONS) {
         process.stdout.write(`  ${runs} runs, ${oneSession ? 'one session' : 'one session each'} ... `);
         const row = await drain(path.join(dir, `${runs}-${oneSession ? 'one' : 'each'}`), runs, oneSession);
         rows.push(row);

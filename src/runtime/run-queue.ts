@@ -161,7 +161,7 @@ export class RunQueue {
   private begin(run: RunRecord, history?: SessionMessage[]): void {
     const abort = new AbortController();
     const promise = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.execute(run, abort.signal, history))
+      .then(() => this.execute(run, abort, history))
       .catch((error) => {
         this.deps.logger.error({ err: error, runId: run.id }, 'run bookkeeping failed');
         return undefined;
@@ -200,7 +200,7 @@ export class RunQueue {
    * that run's history when it is of the same session (this run's history and transcript: the
    * session's next run needs no read of what this one just wrote).
    */
-  private async execute(run: RunRecord, shutdown: AbortSignal, carried?: SessionMessage[]): Promise<Handover | undefined> {
+  private async execute(run: RunRecord, controller: AbortController, carried?: SessionMessage[]): Promise<Handover | undefined> {
     const { store, config, logger } = this.deps;
     const { historyLimit } = config.agents.defaults;
     const { id } = run;
@@ -210,12 +210,10 @@ export class RunQueue {
     // name one is the only one in its session (a retaken run's transcript was never written)
     const freshSession = action.sessionKey === undefined;
 
+    // one controller per run: its time limit, a shutdown and a lost lease all abort it, each with its own reason
     const timeoutMs = (action.timeoutSeconds ?? config.agents.defaults.timeoutSeconds) * 1000;
-    const controller = new AbortController();
     const deadlineAt = Date.now() + timeoutMs;
     const timer = setTimeout(() => controller.abort(new RunTimeout('run timed out')), timeoutMs);
-    const onShutdown = () => controller.abort(shutdown.reason);
-    shutdown.addEventListener('abort', onShutdown);
     let history = carried;
     try {
       const prompt = runPrompt(action, run.createdAt);
@@ -269,12 +267,12 @@ export class RunQueue {
       return next;
     } catch (error) {
       if (error instanceof StoreFault) throw error.cause;
-      if (shutdown.aborted) {
+      const timedOut = controller.signal.reason instanceof RunTimeout;
+      if (controller.signal.aborted && !timedOut) {
         // handed back, queued again: the next claimer (another replica, or this one restarted) runs it
-        if (!(shutdown.reason instanceof LeaseLost)) await store.runs.release([id], this.owner);
+        if (!(controller.signal.reason instanceof LeaseLost)) await store.runs.release([id], this.owner);
         return undefined;
       }
-      const timedOut = controller.signal.reason instanceof RunTimeout;
       const message = timedOut ? `timed out after ${timeoutMs / 1000}s` : describeError(error);
       const status = timedOut ? 'timed_out' : 'failed';
       const failed = await this.complete(id, { status, error: message, at: Date.now(), transcript: [] }, action, timedOut ? { timedOut } : { error: message });
@@ -286,7 +284,6 @@ export class RunQueue {
       return next;
     } finally {
       clearTimeout(timer);
-      shutdown.removeEventListener('abort', onShutdown);
     }
   }
 
