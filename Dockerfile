@@ -10,12 +10,12 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 COPY bin ./bin
-# prepare (bin/build.mjs) finds no compiler here and skips: the build is the next stage's
+# prepare (bin/build.mjs) finds no sources here and skips: the build is the next stage's
 RUN npm ci --omit=dev --no-audit --no-fund
 
-# the compiled JavaScript (dist/): npm ci runs prepare, which compiles src/ and plugins/ with tsc
+# the bundle (dist/): npm ci runs prepare, which bundles src/ and plugins/ with esbuild
 FROM deps AS build
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json ./
 COPY src ./src
 COPY plugins ./plugins
 RUN npm ci --no-audit --no-fund

@@ -20,6 +20,7 @@ const onPostgresToo = [
   'test/http/metrics.e2e.test.ts',
   'test/http/admin/admin-api.test.ts',
   'test/http/admin/admin-stream.test.ts',
+  'test/http/admin/admin-filters.test.ts',
 ];
 
 export default defineConfig({

@@ -9,6 +9,9 @@
  * event-loop turn, the response only after it. `/hooks/mapped-wake` and `/hooks/mapped-agent`
  * do a mapped hook's work (bench/baseline-mapped.ts: ajv schema, JSONata templates) first.
  *
+ * Every request then leaves a receipt row, written after the response as herald writes it
+ * (bench/baseline-receipts.ts): the same table, columns and group commit.
+ *
  * With BASELINE_PG_URL it writes to PostgreSQL instead (schema BASELINE_PG_SCHEMA, created), the
  * way herald's PostgreSQL adapter does: the same tables and events function, one autocommit
  * statement per request on a pool of 10.
@@ -25,6 +28,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { groupCommit } from './baseline-group-commit.js';
+import { INSERT_RECEIPT_PG, INSERT_RECEIPT_SQLITE, RECEIPTS_TABLE, RECEIPTS_TABLE_PG, receiptValues, type BaselineReceipt } from './baseline-receipts.js';
 import { mappedHooks, SchemaFault } from './baseline-mapped.js';
 
 const dbFile = process.env.BASELINE_DB ?? './data/baseline.db';
@@ -43,8 +47,10 @@ const pgUrl = process.env.BASELINE_PG_URL;
 const pgSchema = process.env.BASELINE_PG_SCHEMA ?? 'baseline';
 
 interface BaselineStore {
-  enqueueEvent(text: string): Promise<void> | void;
+  /** the id of the event added, undefined when it was a duplicate of the one before */
+  enqueueEvent(text: string): Promise<number | undefined>;
   insertRun(id: string, name: string, sessionKey: string, message: string, action: string): Promise<void> | void;
+  recordReceipt(receipt: BaselineReceipt): Promise<void>;
   close(): Promise<void> | void;
 }
 
@@ -68,6 +74,7 @@ function sqliteStore(): BaselineStore {
       created_at INTEGER NOT NULL, started_at INTEGER, finished_at INTEGER
     );
     CREATE INDEX IF NOT EXISTS runs_unfinished ON runs (status, created_at) WHERE status IN ('queued', 'running');
+    ${RECEIPTS_TABLE}
   `);
 
   const lastEvent = db.prepare<[string], { text: string; status: string }>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
@@ -81,17 +88,21 @@ function sqliteStore(): BaselineStore {
      VALUES (?, 'queued', 'main', ?, ?, ?, ?, NULL, NULL, ?, NULL, NULL)`,
   );
 
-  const enqueueEvent = db.transaction((text: string) => {
+  const insertReceipt = db.prepare(INSERT_RECEIPT_SQLITE);
+
+  const enqueueEvent = db.transaction((text: string): number | undefined => {
     const previous = lastEvent.get('main');
-    if (previous && previous.text === text && previous.status !== 'dropped') return;
-    insertEvent.get('main', text, Date.now());
+    if (previous && previous.text === text && previous.status !== 'dropped') return undefined;
+    const added = insertEvent.get('main', text, Date.now()) as { id: number };
     const over = pendingCount.get('main')!.n - MAX_PENDING;
     if (over > 0) dropOldest.run('main', over);
+    return added.id;
   });
   const commit = groupCommit(db);
   return {
     enqueueEvent: (text) => commit(() => enqueueEvent(text)),
     insertRun: (id, name, sessionKey, message, action) => commit(() => void insertRun.run(id, name, sessionKey, message, action, Date.now())),
+    recordReceipt: (receipt) => commit(() => void insertReceipt.run(...receiptValues(receipt))),
     close: () => void db.close(),
   };
 }
@@ -124,10 +135,15 @@ async function postgresStore(url: string): Promise<BaselineStore> {
       reply TEXT, error TEXT, created_at BIGINT NOT NULL, started_at BIGINT, finished_at BIGINT, lease_owner TEXT, lease_until BIGINT);
     CREATE INDEX IF NOT EXISTS runs_unfinished ON runs (seq) WHERE status IN ('queued', 'running');
     CREATE INDEX IF NOT EXISTS runs_session_unfinished ON runs (session_key, seq) WHERE status IN ('queued', 'running');
+    ${RECEIPTS_TABLE_PG}
   `);
   return {
     async enqueueEvent(text) {
-      await pool.query('SELECT * FROM herald_enqueue_event($1, $2, $3, $4)', ['main', text, MAX_PENDING, Date.now()]);
+      const { rows } = await pool.query<{ id: string }>('SELECT * FROM herald_enqueue_event($1, $2, $3, $4)', ['main', text, MAX_PENDING, Date.now()]);
+      return rows[0] ? Number(rows[0].id) : undefined;
+    },
+    async recordReceipt(receipt) {
+      await pool.query(INSERT_RECEIPT_PG, receiptValues(receipt));
     },
     async insertRun(id, name, sessionKey, message, action) {
       await pool.query(
@@ -207,15 +223,22 @@ function optional(body: Record<string, unknown>, field: string, ok: (v: unknown)
 }
 const isString = (v: unknown) => typeof v === 'string';
 
-async function wake(body: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
+interface Outcome {
+  status: number;
+  body: unknown;
+  eventId?: number;
+  runId?: string;
+}
+
+async function wake(body: Record<string, unknown>): Promise<Outcome> {
   if (!nonBlank(body.text)) throw new HttpFault(400, 'text is required (a non-blank string)');
   optional(body, 'mode', (v) => WAKE_MODES.includes(v as string), 'must be one of now, next-heartbeat');
   const mode = (body.mode as string | undefined) ?? 'now';
-  await store.enqueueEvent(body.text.trim());
-  return { status: 200, body: { ok: true, mode } };
+  const eventId = await store.enqueueEvent(body.text.trim());
+  return { status: 200, body: { ok: true, mode }, eventId };
 }
 
-async function agent(body: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
+async function agent(body: Record<string, unknown>): Promise<Outcome> {
   if (!nonBlank(body.message)) throw new HttpFault(400, 'message is required (a non-blank string)');
   optional(body, 'name', isString, 'must be a string');
   optional(body, 'sessionKey', (v) => typeof v === 'string' && v.length > 0 && v.length <= 512, 'must be a non-empty string');
@@ -245,11 +268,13 @@ async function agent(body: Record<string, unknown>): Promise<{ status: number; b
     source: { mappingId: 'agent', path: 'agent' },
   };
   await store.insertRun(id, name, sessionKey, body.message, JSON.stringify(action));
-  return { status: 202, body: { ok: true, runId: id } };
+  return { status: 202, body: { ok: true, runId: id }, runId: id };
 }
 
 const mapped = mappedHooks();
-type Handler = (body: Record<string, unknown>, req: http.IncomingMessage) => Promise<{ status: number; body: unknown }>;
+type Handler = (body: Record<string, unknown>, req: http.IncomingMessage) => Promise<Outcome>;
+/** the mapping id herald's receipt names for each path */
+const mappingIds: Record<string, string> = { '/hooks/wake': 'wake', '/hooks/agent': 'agent', '/hooks/mapped-wake': 'bench-wake', '/hooks/mapped-agent': 'bench-agent' };
 const routes: Record<string, Handler> = {
   '/hooks/wake': wake,
   '/hooks/agent': agent,
@@ -267,21 +292,72 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
   res.end(text);
 }
 
-const server = http.createServer(async (req, res) => {
-  res.setHeader('X-Request-Id', randomUUID());
-  try {
-    const handler = routes[(req.url ?? '').split('?')[0]!];
-    if (req.method !== 'POST') return send(res, 405, { ok: false, error: 'method not allowed' }, { Allow: 'POST' });
-    if (!authorized(req.headers.authorization)) return send(res, 401, { ok: false, error: 'unauthorized' });
-    if (!handler) return send(res, 404, { ok: false, error: 'not found' });
-    const result = await handler(parseObject(await readBody(req)), req);
-    send(res, result.status, result.body);
-  } catch (error) {
-    if (error instanceof HttpFault) return send(res, error.status, { ok: false, error: error.message });
-    if (error instanceof SchemaFault) return send(res, 400, { ok: false, error: error.message });
-    process.stderr.write(`baseline: ${(error as Error).stack}\n`);
-    send(res, 500, { ok: false, error: 'internal error' });
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, path: string, handler: Handler | undefined): Promise<Partial<BaselineReceipt> & { bodyBytes: number }> {
+  if (req.method !== 'POST') {
+    send(res, 405, { ok: false, error: 'method not allowed' }, { Allow: 'POST' });
+    return { status: 405, errorCode: 'HERALD_METHOD_NOT_ALLOWED', bodyBytes: 0 };
   }
+  if (!authorized(req.headers.authorization)) {
+    send(res, 401, { ok: false, error: 'unauthorized' });
+    return { status: 401, errorCode: 'HERALD_UNAUTHORIZED', bodyBytes: 0 };
+  }
+  if (!handler) {
+    send(res, 404, { ok: false, error: 'not found' });
+    return { status: 404, errorCode: 'HERALD_MAPPING_NOT_FOUND', bodyBytes: 0 };
+  }
+  const bytes = await readBody(req);
+  const result = await handler(parseObject(bytes), req);
+  send(res, result.status, result.body);
+  return {
+    status: result.status,
+    mappingId: mappingIds[path] ?? null,
+    outcome: result.status === 200 ? 'wake' : 'agent',
+    eventId: result.eventId ?? null,
+    runId: result.runId ?? null,
+    bodyBytes: bytes.byteLength,
+  };
+}
+
+const server = http.createServer(async (req, res) => {
+  const receivedAt = Date.now();
+  const started = performance.now();
+  const requestId = randomUUID();
+  res.setHeader('X-Request-Id', requestId);
+  const path = (req.url ?? '').split('?')[0]!;
+  let noted: Partial<BaselineReceipt> & { bodyBytes: number };
+  try {
+    noted = await handle(req, res, path, routes[path]);
+  } catch (error) {
+    noted = { status: 500, errorCode: 'HERALD_INTERNAL', bodyBytes: 0 };
+    if (error instanceof HttpFault) {
+      noted.status = error.status;
+      send(res, error.status, { ok: false, error: error.message });
+    } else if (error instanceof SchemaFault) {
+      noted.status = 400;
+      send(res, 400, { ok: false, error: error.message });
+    } else {
+      process.stderr.write(`baseline: ${(error as Error).stack}\n`);
+      send(res, 500, { ok: false, error: 'internal error' });
+    }
+  }
+  // after the response, as herald's receipt middleware: a failure is logged, never the caller's
+  store
+    .recordReceipt({
+      requestId,
+      receivedAt,
+      method: req.method ?? 'GET',
+      path: path.replace(/^\/hooks\/?/, ''),
+      mappingId: noted.mappingId ?? null,
+      status: noted.status!,
+      outcome: noted.status! >= 400 ? 'error' : noted.outcome!,
+      errorCode: noted.errorCode ?? null,
+      runId: noted.runId ?? null,
+      eventId: noted.eventId ?? null,
+      clientAddress: req.socket.remoteAddress ?? null,
+      bodyBytes: noted.bodyBytes,
+      latencyMs: performance.now() - started,
+    })
+    .catch((error) => process.stderr.write(`baseline: receipt not recorded: ${(error as Error).message}\n`));
 });
 
 server.listen(port, '127.0.0.1', () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startChildServer, type ChildServer } from './child-server.js';
 import { runLoad, type LoadResult } from './load.js';
 import { cpuMillis, trackPeakMemory, waitUntilIdle } from './process-stats.js';
@@ -12,6 +12,12 @@ import { formatTable, mb, ms } from './table.js';
  * The webhook benchmark: herald (`herald serve`, its own process) against a raw node:http
  * baseline doing the same per-request work (bench/baseline-server.ts, its own process), on
  * POST /hooks/wake and POST /hooks/agent, with the same bodies, connections and duration.
+ * Runs standalone too: `node --import tsx bench/hooks.bench.ts`.
+ *
+ * Env: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_CPU_PROFILE=<dir> (herald under
+ * --cpu-prof), BENCH_HERALD_ROOT=<checkout>[,<checkout>...] (the herald(s) to run: several give an
+ * A/B in one run, each measured in turn after the baseline), BENCH_ENDPOINTS=wake,mapped-wake (a
+ * subset), BENCH_LOG_LEVEL (herald's level; warn by default: no access line).
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -24,11 +30,18 @@ export interface HooksBenchOptions {
   connections: number;
   /** a folder: herald runs under `--cpu-prof` and writes its profile there */
   cpuProfileDir?: string;
+  /** the checkouts whose herald is measured (default: this one); several give an A/B in one run */
+  heraldRoots: string[];
+  /** the endpoints to run, by name after /hooks/ (default: all) */
+  endpoints?: string[];
+  /** herald's log level during the run (HERALD_LOG_LEVEL) */
+  logLevel: string;
 }
 
 export interface HooksBenchRow extends LoadResult {
   endpoint: string;
-  server: 'herald' | 'baseline';
+  /** `baseline`, `herald`, or `herald <folder>` when several checkouts are compared */
+  server: string;
   peakRssBytes: number;
   /** CPU time of the server process per request, from the start of the load until it is idle again */
   cpuMsPerRequest: number;
@@ -65,40 +78,52 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): HooksBench
     warmupSeconds: number('BENCH_WARMUP', 3),
     connections: number('BENCH_CONNECTIONS', 50),
     cpuProfileDir: env.BENCH_CPU_PROFILE || undefined,
+    heraldRoots: list(env.BENCH_HERALD_ROOT).map((root) => path.resolve(root)),
+    endpoints: env.BENCH_ENDPOINTS ? list(env.BENCH_ENDPOINTS).map((e) => e.replace(/^\/?(hooks\/)?/, '')) : undefined,
+    logLevel: env.BENCH_LOG_LEVEL || 'warn',
   };
 }
 
-async function startServers(dir: string, options: HooksBenchOptions): Promise<{ herald: ChildServer; baseline: ChildServer }> {
-  const configFile = path.join(dir, 'herald', 'herald.json');
-  fs.mkdirSync(path.dirname(configFile), { recursive: true });
-  fs.writeFileSync(
-    configFile,
-    JSON.stringify(
-      {
-        gateway: { host: '127.0.0.1', port: 0, auth: { token: GATEWAY_TOKEN } },
-        hooks: { enabled: true, token: HOOK_TOKEN, mappings: mappedHookMappings() },
-        heartbeat: { every: '0' },
-        storage: { sqlite: './data/herald.db' },
-      },
-      null,
-      2,
-    ),
-  );
-  const logEnv = { HERALD_LOG_LEVEL: 'warn' };
+const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+
+async function startServers(dir: string, options: HooksBenchOptions): Promise<{ heralds: ChildServer[]; baseline: ChildServer }> {
+  const logEnv = { HERALD_LOG_LEVEL: options.logLevel };
   const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfileDir)}`] : [];
-  const herald = await startChildServer({
-    name: 'herald',
-    args: [...profile, path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
-    cwd: ROOT,
-    env: logEnv,
-  });
+  const roots = options.heraldRoots.length ? options.heraldRoots : [ROOT];
+  const heralds: ChildServer[] = [];
+  for (const [i, root] of roots.entries()) {
+    // each herald its own store: one's leftover rows must not weigh on the other's inserts
+    const config = path.join(dir, `herald-${i}`, 'herald.json');
+    fs.mkdirSync(path.dirname(config), { recursive: true });
+    fs.writeFileSync(
+      config,
+      JSON.stringify(
+        {
+          gateway: { host: '127.0.0.1', port: 0, auth: { token: GATEWAY_TOKEN } },
+          hooks: { enabled: true, token: HOOK_TOKEN, mappings: mappedHookMappings() },
+          heartbeat: { every: '0' },
+          storage: { sqlite: './data/herald.db' },
+        },
+        null,
+        2,
+      ),
+    );
+    heralds.push(
+      await startChildServer({
+        name: roots.length > 1 ? `herald ${path.basename(root)}` : 'herald',
+        args: [...profile, path.join(root, 'bin/herald.mjs'), 'serve', '--config', config],
+        cwd: root,
+        env: logEnv,
+      }),
+    );
+  }
   const baseline = await startChildServer({
     name: 'baseline',
     args: ['--import', 'tsx', path.join(ROOT, 'bench/baseline-server.ts')],
     cwd: ROOT,
     env: { ...logEnv, BASELINE_DB: path.join(dir, 'baseline', 'baseline.db'), BASELINE_TOKEN: HOOK_TOKEN },
   });
-  return { herald, baseline };
+  return { heralds, baseline };
 }
 
 async function measure(server: ChildServer, endpoint: Endpoint, options: HooksBenchOptions): Promise<Omit<HooksBenchRow, 'endpoint' | 'server'>> {
@@ -126,11 +151,12 @@ async function measure(server: ChildServer, endpoint: Endpoint, options: HooksBe
 export function renderHooksTable(rows: HooksBenchRow[]): string {
   const baselineOf = (endpoint: string) => rows.find((r) => r.endpoint === endpoint && r.server === 'baseline');
   return formatTable(
-    ['endpoint', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'CPU ms/req', 'herald/baseline'],
+    ['endpoint', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'CPU ms/req', 'herald/baseline', 'CPU vs baseline'],
     rows.map((r) => {
-      const base = baselineOf(r.endpoint);
-      const ratio = r.server === 'herald' && base ? `${((r.requestsPerSecond / base.requestsPerSecond) * 100).toFixed(0)}%` : '';
-      return [`POST ${r.endpoint}`, r.server, r.requestsPerSecond.toFixed(0), ms(r.latencyP50Ms), ms(r.latencyP99Ms), mb(r.peakRssBytes), r.cpuMsPerRequest.toFixed(2), ratio];
+      const base = r.server === 'baseline' ? undefined : baselineOf(r.endpoint);
+      const ratio = base ? `${((r.requestsPerSecond / base.requestsPerSecond) * 100).toFixed(0)}%` : '';
+      const cpu = base ? `${(r.cpuMsPerRequest / base.cpuMsPerRequest).toFixed(2)}x` : '';
+      return [`POST ${r.endpoint}`, r.server, r.requestsPerSecond.toFixed(0), ms(r.latencyP50Ms), ms(r.latencyP99Ms), mb(r.peakRssBytes), r.cpuMsPerRequest.toFixed(3), ratio, cpu];
     }),
   );
 }
@@ -142,38 +168,43 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     `webhook benchmark: ${options.connections} connections, ${options.durationSeconds}s per run after a ${options.warmupSeconds}s warm-up; ` +
       `node ${process.version}, ${os.cpus().length} CPUs (load average ${os.loadavg()[0]!.toFixed(1)}); load generator, herald and baseline share this machine`,
   );
-  const { herald, baseline } = await startServers(dir, options);
+  const { heralds, baseline } = await startServers(dir, options);
+  const servers = [baseline, ...heralds];
+  const chosen = options.endpoints ? endpoints.filter((e) => options.endpoints!.includes(e.path.replace('/hooks/', ''))) : endpoints;
+  if (!chosen.length) throw new Error(`BENCH_ENDPOINTS names none of ${endpoints.map((e) => e.path.replace('/hooks/', '')).join(', ')}`);
   const rows: HooksBenchRow[] = [];
   try {
-    for (const endpoint of endpoints) {
+    for (const endpoint of chosen) {
       // the baseline first: herald keeps executing accepted runs after its phase, and that
       // leftover work must not overlap the baseline's measurement
-      for (const server of [baseline, herald]) {
-        await waitUntilIdle(server.pid);
+      for (const server of servers) {
+        for (const s of servers) await waitUntilIdle(s.pid);
         process.stdout.write(`  POST ${endpoint.path} on ${server.name} ... `);
         const result = await measure(server, endpoint, options);
-        const row: HooksBenchRow = { endpoint: endpoint.path, server: server.name as 'herald' | 'baseline', ...result };
+        const row: HooksBenchRow = { endpoint: endpoint.path, server: server.name, ...result };
         rows.push(row);
         const faults = row.non2xx + row.errors + row.timeouts;
         console.log(`${row.requestsPerSecond.toFixed(0)} req/s${faults ? `, ${row.non2xx} non-2xx, ${row.errors} errors, ${row.timeouts} timeouts` : ''}`);
       }
     }
   } finally {
-    await Promise.all([herald.stop(), baseline.stop()]);
+    await Promise.all(servers.map((s) => s.stop()));
     fs.rmSync(dir, { recursive: true, force: true });
   }
 
-  const agentRow = rows.find((r) => r.server === 'herald' && r.endpoint === '/hooks/agent');
+  const agentRow = rows.find((r) => r.server.startsWith('herald') && r.endpoint === '/hooks/agent');
   console.log('');
   console.log(renderHooksTable(rows));
   console.log('');
   console.log('Notes:');
   console.log('- herald/baseline compares req/s. CPU ms/req is the server process\'s CPU time from the start of the load until it is idle');
   console.log('  again, per request: it includes work done after the response (agent runs, heartbeats) and is steadier than req/s on a busy machine.');
-  console.log('- Both servers log at level warn (HERALD_LOG_LEVEL=warn): no per-request access log line on either side.');
+  console.log('  CPU vs baseline is herald\'s CPU ms/req over the baseline\'s.');
+  console.log(`- herald logs at level ${options.logLevel} (BENCH_LOG_LEVEL)${options.logLevel === 'warn' ? ': no per-request access log line' : ''}; the baseline writes no log.`);
   console.log('- Both do per request: bearer auth (constant-time), body read under the 256 KiB limit, JSON parse, field validation,');
   console.log('  and the same durable SQLite insert (better-sqlite3, WAL) with the same group commit (the writes of one event-loop turn in');
-  console.log('  one transaction) before responding: an events row for wake, a runs row for agent.');
+  console.log('  one transaction) before responding: an events row for wake, a runs row for agent; after the response, both write the');
+  console.log('  request\'s receipt (the same receipts row, a UUID v7 id, through the same group commit).');
   console.log('- mapped-wake / mapped-agent: both validate the payload with ajv (+ ajv-formats, compiled once) and render JSONata templates');
   console.log('  (bench/mapped-hook.ts) before the same insert; herald also copies the payload without prototype keys first.');
   console.log('- herald also does what the baseline does not: after a wake (mode now) it runs heartbeat turns with the embedded model,');
@@ -187,3 +218,5 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   if (options.cpuProfileDir) console.log(`herald CPU profile written to ${path.resolve(options.cpuProfileDir)}`);
   return rows;
 }
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await run();

@@ -146,7 +146,8 @@ export async function run(options: HooksBenchOptions, sqliteRows: HooksBenchRow[
   console.log('Notes:');
   console.log('- pg baseline: the raw node:http baseline (bench/baseline-server.ts) with BASELINE_PG_URL: the same auth, body and validation,');
   console.log('  and the same PostgreSQL write as herald: the events function (advisory lock, duplicate skip, 20-pending cap) for wake,');
-  console.log('  a runs row for agent; one autocommit statement per request on a pool of 10, as herald (no batching on either side).');
+  console.log('  a runs row for agent; one autocommit statement per request on a pool of 10; then, after the response, the request\'s');
+  console.log('  receipt row as one autocommit INSERT, as herald writes it (bench/baseline-receipts.ts).');
   console.log('- herald pg ×2: two `herald serve` processes on one schema, the connections split between them; on this machine they');
   console.log('  share its CPUs with PostgreSQL and the load generator, so the figure shows contention, not the scale-out of two hosts.');
   console.log('- herald executes the accepted runs and heartbeats in the same processes while the load goes on; the baseline does not.');

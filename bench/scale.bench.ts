@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { startChildServer, type ChildServer } from './child-server.js';
+import { compiledBaseline } from './compiled-baseline.js';
 import { optionsFromEnv, type HooksBenchOptions } from './hooks.bench.js';
 import { runLoad } from './load.js';
 import { MAPPED_BODY, manyMappings } from './mapped-hook.js';
@@ -50,16 +51,12 @@ async function startHerald(configFile: string): Promise<{ server: ChildServer; c
   return { server, coldStartMs: performance.now() - started, startCpuMs: cpuMillis(server.pid) };
 }
 
-/**
- * The baseline runs through tsx (`--import tsx`): its start pays the TypeScript loader, which
- * herald no longer does once built (`npm install` builds dist/; from a checkout without a build,
- * herald runs through tsx too).
- */
-async function startBaseline(dir: string): Promise<{ server: ChildServer; coldStartMs: number; startCpuMs: number }> {
+/** The baseline bundled as herald is (bench/compiled-baseline.ts), run by node alone. */
+async function startBaseline(dir: string, script: string): Promise<{ server: ChildServer; coldStartMs: number; startCpuMs: number }> {
   const started = performance.now();
   const server = await startChildServer({
     name: 'baseline',
-    args: ['--import', 'tsx', path.join(ROOT, 'bench/baseline-server.ts')],
+    args: [script],
     cwd: ROOT,
     env: { BASELINE_DB: path.join(dir, 'baseline.db'), BASELINE_TOKEN: HOOK_TOKEN },
   });
@@ -77,8 +74,9 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
  * medians.
  */
 export async function coldStartRows(dir: string, runs = Number(process.env.BENCH_START_RUNS || 5)): Promise<(string | number)[][]> {
+  const baseline = await compiledBaseline();
   const subjects = [
-    { label: 'baseline (raw node:http, through tsx)', start: (i: number) => startBaseline(path.join(dir, `baseline-${i}`)) },
+    { label: 'baseline (raw node:http, bundled)', start: (i: number) => startBaseline(path.join(dir, `baseline-${i}`), baseline) },
     ...[0, 1000].map((count) => {
       const configFile = writeConfig(path.join(dir, `cold-${count}`), manyMappings(count, true));
       return { label: `herald, ${count} mappings`, start: () => startHerald(configFile) };

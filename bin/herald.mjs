@@ -2,7 +2,12 @@
 // herald runs the compiled JavaScript of dist/ when a build is there and newer than every source
 // (`npm install` builds it), otherwise its TypeScript sources through tsx: a checkout runs without
 // a build, and an edited source is never shadowed by an older build.
+import v8 from 'node:v8';
 import { buildIsFresh } from './build-stamp.mjs';
+
+// start-up allocates in bursts that would grow V8's young generation to its maximum and keep it
+// there, idle: held at its initial size until `serve` listens (src/young-generation.ts)
+v8.setFlagsFromString('--semi-space-growth-factor=1');
 
 // the freshness check (a stat of every source, on the thread pool) overlaps loading the build
 const fresh = buildIsFresh();

@@ -1,21 +1,29 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest();
+/** the expected secrets as bytes (a handful: the configured tokens), encoded once, not per check */
+const expectedBytes = new Map<string, Buffer>();
 
-/** digests of the expected secrets (a handful: the configured tokens), so each check hashes once */
-const expectedDigests = new Map<string, Buffer>();
-
-function expectedDigest(expected: string): Buffer {
-  let digest = expectedDigests.get(expected);
-  if (!digest) {
-    if (expectedDigests.size >= 64) expectedDigests.clear(); // bounded, should secrets be rotated often
-    digest = sha256(expected);
-    expectedDigests.set(expected, digest);
+function encoded(expected: string): Buffer {
+  let bytes = expectedBytes.get(expected);
+  if (!bytes) {
+    if (expectedBytes.size >= 64) expectedBytes.clear(); // bounded, should secrets be rotated often
+    bytes = Buffer.from(expected, 'utf8');
+    expectedBytes.set(expected, bytes);
   }
-  return digest;
+  return bytes;
 }
 
-/** Compares secrets in constant time, whatever their lengths (both sides are hashed first). */
+/**
+ * Compares secrets in constant time, whatever their lengths. The given secret is copied into a
+ * zeroed buffer of the expected secret's length (cut or padded), compared with `timingSafeEqual`,
+ * and only then are the lengths compared: the time depends on the expected length alone, never on
+ * where the given secret differs or how long it is, and a prefix of the secret (padded with NULs)
+ * never passes, since its length differs.
+ */
 export function safeEqual(given: string, expected: string): boolean {
-  return timingSafeEqual(sha256(given), expectedDigest(expected)) && given.length === expected.length;
+  const want = encoded(expected);
+  const got = Buffer.alloc(want.byteLength);
+  const written = got.write(given, 'utf8');
+  const sameBytes = timingSafeEqual(got, want);
+  return sameBytes && written === want.byteLength && Buffer.byteLength(given, 'utf8') === want.byteLength;
 }

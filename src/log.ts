@@ -1,24 +1,9 @@
 import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
 
-/**
- * The logger. Secrets are redacted by key wherever they appear; request bodies are never
- * passed to it in the first place (the access log records sizes, not contents).
- */
-export const REDACTED_KEYS = [
-  'token',
-  'apiKey',
-  'key',
-  'password',
-  'secret',
-  'authorization',
-  'botToken',
-  'accessToken',
-  'appPassword',
-  'refreshToken',
-  'clientSecret',
-  'pushToken',
-];
+import { censorSecrets } from './log-censor.js';
+
+export { REDACTED_KEYS } from './log-censor.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -31,22 +16,31 @@ export interface LoggerOptions {
 }
 
 /**
+ * The logger. Secrets are censored by key wherever they appear (log-censor.ts); request bodies
+ * are never passed to it in the first place (the access log records sizes, not contents).
  * JSON lines on stdout (one object per line, `time` in ISO 8601), for a log collector; human
  * messages (the start banner, generated secrets) go to stderr and never into this stream.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const paths = REDACTED_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
   const level = process.env.HERALD_LOG_LEVEL || options.level || 'info';
   const destination = options.destination ?? (options.pretty ? prettyStream() : pino.destination({ dest: 1, sync: false }));
-  return pino(
+  const logger = pino(
     {
       level,
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: { paths, censor: '[redacted]' },
+      // secrets censored by key (log-censor.ts) in every line
+      formatters: { log: censorSecrets },
     },
     destination,
   );
+  // and in child loggers' bindings (pino formats those once, when the child is made, with its own
+  // formatter): children inherit this `child`, so grandchildren are covered too
+  const child = logger.child;
+  logger.child = function censoredChild(this: Logger, bindings, childOptions) {
+    return child.call(this, censorSecrets(bindings), childOptions);
+  } as Logger['child'];
+  return logger;
 }
 
 /** pino-pretty as a stream in this process (no worker thread): colours when stdout is a terminal */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isLoopbackHost } from './loopback.js';
-import { checkSessionKeyPolicy } from './session-key-policy.js';
+import { checkSessionKeyPolicy, isReservedSessionKey, RESERVED_SESSION_KEYS } from './session-key-policy.js';
 import type { HeraldConfig } from './schema.js';
 
 /** the shortest hook token herald accepts on an address other machines can reach */
@@ -29,9 +29,7 @@ export function checkConfig(config: HeraldConfig): string[] {
   faults.push(...checkHookTokenStrength(config).faults);
   faults.push(...checkSessionKeyPolicy(hooks));
   const fallbackKey = hooks.defaultSessionKey?.trim();
-  if (fallbackKey === 'main' || fallbackKey?.startsWith('chat:')) {
-    faults.push('hooks.defaultSessionKey: must not be "main" or start with "chat:" (reserved for the main session and platform conversations)');
-  }
+  if (fallbackKey !== undefined && isReservedSessionKey(fallbackKey)) faults.push(`hooks.defaultSessionKey: ${RESERVED_SESSION_KEYS}`);
   if (hooks.path.replace(/\/+$/, '') === '') faults.push('hooks.path: must not be "/" (it would shadow every other route)');
   if (['/v1', '/admin', '/healthz'].some((p) => hooks.path === p || hooks.path.startsWith(`${p}/`))) {
     faults.push(`hooks.path: "${hooks.path}" collides with a built-in route`);

@@ -25,3 +25,15 @@ export function checkSessionKeyPolicy(hooks: HeraldConfig['hooks']): string[] {
   if (!fallback && !keyHasAllowedPrefix('hook:example', prefixes)) return ["hooks.allowedSessionKeyPrefixes: must include 'hook:' when hooks.defaultSessionKey is unset"];
   return [];
 }
+
+/**
+ * Sessions a hook may not write into: the main session (`main`), the platform's chat
+ * conversations (`chat:…`) and the Responses API's (`response:…`, a response's own namespace).
+ * A webhook writing there would put raw outside text in front of the heartbeat or a customer,
+ * or pass off a hook's exchange as a response's under its id.
+ */
+export function isReservedSessionKey(key: string): boolean {
+  return key === 'main' || key.startsWith('chat:') || key.startsWith('response:');
+}
+
+export const RESERVED_SESSION_KEYS = 'must not be "main" or start with "chat:" or "response:" (reserved for the main session, platform conversations and Responses API responses)';

@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { requestHeaders } from './request-headers.js';
 import { plainAddress, type TrustedProxies } from './trusted-proxies.js';
 
 declare module 'hono' {
@@ -12,9 +13,17 @@ const peerOf = (c: Context) => (c.env as { incoming?: { socket?: { remoteAddress
 
 /** Resolves the client address once per request (see TrustedProxies for when headers count). */
 export function clientAddressOf(proxies: TrustedProxies): MiddlewareHandler {
-  return async function clientAddressOf(c, next) {
-    c.set('clientAddress', proxies.clientAddress(peerOf(c), { forwarded: c.req.header('forwarded'), xForwardedFor: c.req.header('x-forwarded-for') }));
-    await next();
+  // not async: one promise less per request on every route
+  return function clientAddressOf(c, next) {
+    const peer = peerOf(c);
+    // the proxy headers are read only from a trusted peer: with none configured, no header is read at all
+    let address: string;
+    if (proxies.trusts(peer)) {
+      const headers = requestHeaders(c);
+      address = proxies.clientAddress(peer, { forwarded: headers.forwarded, xForwardedFor: headers['x-forwarded-for'] });
+    } else address = plainAddress(peer);
+    c.set('clientAddress', address);
+    return next();
   };
 }
 

@@ -46,6 +46,8 @@ export class FailedAuthLimiter {
 
   /** seconds to wait, or 0 when the bucket may try */
   retryAfter(bucket: string, now = Date.now()): number {
+    // the common case, an address that never failed: nothing to prune, nothing to allocate
+    if (!this.failures.has(bucket)) return 0;
     const recent = this.prune(bucket, now);
     if (recent.length < this.limit) return 0;
     return Math.max(1, Math.ceil((recent[0]! + this.windowMs - now) / 1000));

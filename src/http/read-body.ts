@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { HeraldError } from '../errors.js';
+import { requestHeader } from './request-headers.js';
 
 export interface BodyLimits {
   maxBytes: number;
@@ -13,7 +14,7 @@ export interface BodyLimits {
  * actually streams (chunked bodies lie by omission), with an idle timeout for stalled senders.
  */
 export async function readBody(c: Context, limits: BodyLimits): Promise<Uint8Array> {
-  const declared = c.req.header('content-length');
+  const declared = requestHeader(c, 'content-length');
   if (declared !== undefined && Number(declared) > limits.maxBytes) throw tooLarge();
   const incoming = unreadIncoming(c);
   if (incoming) return readIncoming(incoming, limits);
@@ -83,7 +84,8 @@ function readIncoming(incoming: IncomingMessage, limits: BodyLimits): Promise<Ui
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks, size));
+      // a webhook body nearly always arrives in one chunk: that chunk is the body, no copy
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
     const onClose = () => fail(clientClosed());
     const onError = (error: Error) => fail(clientClosed(error));
@@ -103,7 +105,9 @@ function readIncoming(incoming: IncomingMessage, limits: BodyLimits): Promise<Ui
 
 /** JSON of a webhook body: empty is `{}`; anything unparsable is a 400. */
 export function parseJsonBody(bytes: Uint8Array): unknown {
-  const text = Buffer.from(bytes).toString('utf8').trim();
+  // a view of the same bytes, not a copy (Buffer.from(Uint8Array) copies)
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const text = buffer.toString('utf8').trim();
   if (!text) return {};
   try {
     return JSON.parse(text);

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { HttpMetrics } from '../metrics/http-metrics.js';
+import { requestHeader } from './request-headers.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -23,12 +25,16 @@ const GOOD_ID = /^[A-Za-z0-9._-]{1,128}$/;
 export function requestContext(logger: Logger, metrics?: HttpMetrics): MiddlewareHandler {
   return async function requestContext(c, next) {
     const started = performance.now();
-    const given = c.req.header('x-request-id');
+    const given = requestHeader(c, 'x-request-id');
     const id = given && GOOD_ID.test(given) ? given : randomUUID();
     c.set('requestId', id);
-    c.header('X-Request-Id', id);
+    // on Node's response itself, which merges it into whatever response the app makes: through
+    // c.header() it would cost a fetch Headers object per request, and the adapter's conversion of it
+    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+    if (outgoing?.setHeader) outgoing.setHeader('X-Request-Id', id);
+    else c.header('X-Request-Id', id);
     await next();
-    if (!c.res.headers.has('X-Request-Id')) {
+    if (!outgoing?.setHeader && !c.res.headers.has('X-Request-Id')) {
       try {
         c.res.headers.set('X-Request-Id', id);
       } catch {
@@ -42,7 +48,7 @@ export function requestContext(logger: Logger, metrics?: HttpMetrics): Middlewar
     const level = c.req.path === '/healthz' || c.req.path === '/readyz' ? 'debug' : 'info';
     // below the level (the benchmark's warn) the line would be built only to be thrown away
     if (!logger.isLevelEnabled(level)) return;
-    const declared = Number(c.req.header('content-length') ?? NaN);
+    const declared = Number(requestHeader(c, 'content-length') ?? NaN);
     logger[level](
       {
         reqId: id,

@@ -1,16 +1,17 @@
+import { pathToFileURL } from 'node:url';
 import type { Piscina } from 'piscina';
 import type { KnowledgeLimits } from '../config/schema.js';
 import { HeraldError } from '../errors.js';
 import type { ChunkOptions } from './chunk-text.js';
 import { documentLimitErrors } from './document-limits.js';
-import { RUNS_COMPILED } from '../install-layout.js';
+import { installedPath } from '../install-layout.js';
 import { unpackChunks, type ParseAnswer } from './packed-chunks.js';
 
 /**
  * What a worker thread starts from: compiled, parse-worker.js itself; from the sources, an entry
  * that registers tsx in the thread first (loader hooks are per thread).
  */
-const WORKER_ENTRY = new URL(RUNS_COMPILED ? './parse-worker.js' : './parse-worker-entry.mjs', import.meta.url).href;
+const WORKER_ENTRY = pathToFileURL(installedPath('dist/src/knowledge/parse-worker.js', 'src/knowledge/parse-worker-entry.mjs')).href;
 
 export type ParsedChunks = ReturnType<typeof unpackChunks>;
 

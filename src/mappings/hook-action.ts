@@ -1,8 +1,8 @@
-import { z } from 'zod';
 import { HeraldError } from '../errors.js';
 import type { HeraldConfig } from '../config/schema.js';
 import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
 import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from '../config/mapping-schema.js';
+import { isReservedSessionKey, RESERVED_SESSION_KEYS } from '../config/session-key-policy.js';
 import { hookAgentId, hookSessionKey as policySessionKey, type FieldSource } from './hook-routing.js';
 import type { RunAction } from '../store/run-action.js';
 
@@ -38,45 +38,63 @@ export interface ActionContext {
   recipientFault?: (channel: string, to: string) => string | undefined;
 }
 
-const nonBlank = z.string().refine((s) => s.trim().length > 0);
-const optionalString = z.string().optional();
+const isNonBlank = (v: unknown): v is string => typeof v === 'string' && v.trim().length > 0;
+const isString = (v: unknown): v is string => typeof v === 'string';
+const oneOf =
+  <T extends string>(values: readonly T[]) =>
+  (v: unknown): v is T =>
+    (values as readonly unknown[]).includes(v);
+const stringUpTo =
+  (min: number, max: number) =>
+  (v: unknown): v is string =>
+    typeof v === 'string' && v.length >= min && v.length <= max;
 
-/** each field's check, so a fault names its field */
+/**
+ * Each field's check, so a fault names its field. Plain predicates, not schemas: they run for
+ * every field of every webhook request, and none transforms its value (what passes is returned).
+ */
 const fieldChecks = {
-  mode: [z.enum(wakeModes).optional(), `must be one of ${wakeModes.join(', ')}`],
-  wakeMode: [z.enum(wakeModes).optional(), `must be one of ${wakeModes.join(', ')}`],
-  name: [optionalString, 'must be a string'],
-  agentId: [optionalString, 'must be a string'],
-  sessionKey: [z.string().min(1).max(512).optional(), 'must be a non-empty string (at most 512 characters)'],
-  deliver: [z.boolean().optional(), 'must be a boolean'],
-  channel: [optionalString, 'must be a string'],
-  to: [optionalString, 'must be a string'],
-  threadId: [z.string().max(256).optional(), 'must be a string (at most 256 characters)'],
-  model: [optionalString, 'must be a string'],
-  thinking: [z.enum(thinkingLevels).optional(), `must be one of ${thinkingLevels.join(', ')}`],
-  timeoutSeconds: [z.number().positive().max(MAX_TIMEOUT_SECONDS).optional(), `must be a positive number (at most ${MAX_TIMEOUT_SECONDS})`],
+  mode: [oneOf(wakeModes), `must be one of ${wakeModes.join(', ')}`],
+  wakeMode: [oneOf(wakeModes), `must be one of ${wakeModes.join(', ')}`],
+  name: [isString, 'must be a string'],
+  agentId: [isString, 'must be a string'],
+  sessionKey: [stringUpTo(1, 512), 'must be a non-empty string (at most 512 characters)'],
+  deliver: [(v: unknown): v is boolean => typeof v === 'boolean', 'must be a boolean'],
+  channel: [isString, 'must be a string'],
+  to: [isString, 'must be a string'],
+  threadId: [stringUpTo(0, 256), 'must be a string (at most 256 characters)'],
+  model: [isString, 'must be a string'],
+  thinking: [oneOf(thinkingLevels), `must be one of ${thinkingLevels.join(', ')}`],
+  timeoutSeconds: [
+    (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= MAX_TIMEOUT_SECONDS,
+    `must be a positive number (at most ${MAX_TIMEOUT_SECONDS})`,
+  ],
 } as const;
+
+type Checked<K extends keyof typeof fieldChecks> = (typeof fieldChecks)[K][0] extends (v: unknown) => v is infer T ? T : never;
 
 function invalid(field: string, message: string): HeraldError {
   return new HeraldError('HERALD_INVALID_FIELD', `${field} ${message}`, { param: field });
 }
 
-function check<K extends keyof typeof fieldChecks>(raw: Record<string, unknown>, field: K) {
-  const [schema, message] = fieldChecks[field];
-  const result = schema.safeParse(raw[field] === null ? undefined : raw[field]);
-  if (!result.success) throw invalid(field, message);
-  return result.data as z.output<(typeof fieldChecks)[K][0]>;
+/** the field's value when it passes its check; undefined when absent (or null) */
+function check<K extends keyof typeof fieldChecks>(raw: Record<string, unknown>, field: K): Checked<K> | undefined {
+  const value = raw[field];
+  if (value === undefined || value === null) return undefined;
+  const [ok, message] = fieldChecks[field];
+  if (!(ok as (v: unknown) => boolean)(value)) throw invalid(field, message);
+  return value as Checked<K>;
 }
 
 /** Validates a raw action (a request body or a mapping's rendered result) into a HookAction. */
 export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'agent', ctx: ActionContext): HookAction {
   if (kind === 'wake') {
-    if (!nonBlank.safeParse(raw.text).success) {
+    if (!isNonBlank(raw.text)) {
       throw new HeraldError('HERALD_INVALID_FIELD', ctx.requiredMessage('text'), { param: 'text' });
     }
     return { kind: 'wake', text: (raw.text as string).trim(), mode: check(raw, 'mode') ?? 'now' };
   }
-  if (!nonBlank.safeParse(raw.message).success) {
+  if (!isNonBlank(raw.message)) {
     throw new HeraldError('HERALD_INVALID_FIELD', ctx.requiredMessage('message'), { param: 'message' });
   }
   const channel = check(raw, 'channel') ?? 'last';
@@ -125,13 +143,8 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
   };
 }
 
-/**
- * The main session and the platform's chat conversations are not hook sessions: a webhook
- * writing there would put raw, unwrapped outside text in front of the heartbeat or a customer.
- */
+/** the main session and the platform's conversations (chat and Responses API) are not hook sessions */
 function hookSessionKey(key: string | undefined): string | undefined {
-  if (key === 'main' || key?.startsWith('chat:')) {
-    throw invalid('sessionKey', 'must not be "main" or start with "chat:" (reserved for the main session and platform conversations)');
-  }
+  if (key !== undefined && isReservedSessionKey(key)) throw invalid('sessionKey', RESERVED_SESSION_KEYS);
   return key;
 }

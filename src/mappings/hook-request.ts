@@ -20,16 +20,25 @@ export const MAX_PAYLOAD_DEPTH = 64;
 /**
  * Why a parsed payload cannot be mapped, if it cannot: nested deeper than MAX_PAYLOAD_DEPTH, or
  * holding a number JSON allows but JavaScript cannot represent (`1e400` parses to Infinity,
- * which JSONata refuses). Walked without recursion.
+ * which JSONata refuses). The recursion stops at MAX_PAYLOAD_DEPTH, so no payload can exhaust the
+ * stack; it allocates nothing per node (this runs for every webhook request).
  */
-export function payloadFault(value: unknown): string | undefined {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length) {
-    const [node, depth] = stack.pop()!;
-    if (typeof node === 'number' && !Number.isFinite(node)) return 'payload holds a number out of range';
-    if (!node || typeof node !== 'object') continue;
-    if (depth + 1 > MAX_PAYLOAD_DEPTH) return `payload nests deeper than ${MAX_PAYLOAD_DEPTH} levels`;
-    for (const inner of Object.values(node)) stack.push([inner, depth + 1]);
+export function payloadFault(value: unknown, depth = 0): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : 'payload holds a number out of range';
+  if (!value || typeof value !== 'object') return undefined;
+  if (depth + 1 > MAX_PAYLOAD_DEPTH) return `payload nests deeper than ${MAX_PAYLOAD_DEPTH} levels`;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const fault = payloadFault(value[i], depth + 1);
+      if (fault) return fault;
+    }
+    return undefined;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) continue;
+    const fault = payloadFault(object[key], depth + 1);
+    if (fault) return fault;
   }
   return undefined;
 }

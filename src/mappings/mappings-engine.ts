@@ -14,6 +14,8 @@ export class MappingsEngine {
   /** mappings without `match.path`: what a path with no mapping of its own meets */
   private anyPath: CompiledMapping[] = [];
   private signedByPath = new Map<string, CompiledMapping[]>();
+  /** by id: the first of an id wins, as it would win a match */
+  private byId = new Map<string, CompiledMapping>();
   private current: CompiledMapping[] = [];
 
   constructor(mappings: CompiledMapping[]) {
@@ -32,7 +34,9 @@ export class MappingsEngine {
     const byPath = new Map<string, CompiledMapping[]>();
     const anyPath: CompiledMapping[] = [];
     const signedByPath = new Map<string, CompiledMapping[]>();
+    const byId = new Map<string, CompiledMapping>();
     for (const mapping of mappings) {
+      if (!byId.has(mapping.id)) byId.set(mapping.id, mapping);
       if (mapping.path === undefined) {
         anyPath.push(mapping);
         for (const list of byPath.values()) list.push(mapping);
@@ -50,7 +54,13 @@ export class MappingsEngine {
     this.byPath = byPath;
     this.anyPath = anyPath;
     this.signedByPath = signedByPath;
+    this.byId = byId;
     this.current = mappings;
+  }
+
+  /** the mapping of an id (a receipt's, a run's), without a scan of every mapping */
+  mapping(id: string): CompiledMapping | undefined {
+    return this.byId.get(id);
   }
 
   async find(request: HookRequest, among?: readonly CompiledMapping[]): Promise<CompiledMapping | undefined> {

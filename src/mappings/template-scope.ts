@@ -8,15 +8,14 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
  * expression can reach `Object.prototype` or a constructor through it.
  */
 export function sanitize(value: unknown): unknown {
+  if (!value || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(sanitize);
-  if (value && typeof value === 'object') {
-    const copy = Object.create(null) as Record<string, unknown>;
-    for (const [key, inner] of Object.entries(value)) {
-      if (!FORBIDDEN_KEYS.has(key)) copy[key] = sanitize(inner);
-    }
-    return copy;
+  const source = value as Record<string, unknown>;
+  const copy = Object.create(null) as Record<string, unknown>;
+  for (const key in source) {
+    if (Object.hasOwn(source, key) && !FORBIDDEN_KEYS.has(key)) copy[key] = sanitize(source[key]);
   }
-  return value;
+  return copy;
 }
 
 /**

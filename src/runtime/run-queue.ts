@@ -6,7 +6,7 @@ import type { HeraldConfig } from '../config/schema.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';
 import { completeAgentTurn, type AgentTurnDeps } from '../agents/agent-turn.js';
 import type { AgentAction } from '../mappings/hook-action.js';
-import type { RunCompletion, RunRecord, Store } from '../store/port.js';
+import type { RunCompletion, RunRecord, SessionMessage, Store } from '../store/port.js';
 import type { Heartbeat } from './heartbeat.js';
 import { MAIN_SESSION, MAX_PENDING_EVENTS, type MainSession } from './main-session.js';
 import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
@@ -158,15 +158,23 @@ export class RunQueue {
    * the whole backlog into one microtask burst that starved the HTTP server (the benchmark saw
    * seconds-long p99 on /hooks/agent). Yielding lets pending requests in between runs.
    */
-  private begin(run: RunRecord): void {
+  private begin(run: RunRecord, history?: SessionMessage[]): void {
     const abort = new AbortController();
     const promise = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.execute(run, abort.signal))
-      .catch((error) => this.deps.logger.error({ err: error, runId: run.id }, 'run bookkeeping failed'))
-      .finally(() => {
+      .then(() => this.execute(run, abort.signal, history))
+      .catch((error) => {
+        this.deps.logger.error({ err: error, runId: run.id }, 'run bookkeeping failed');
+        return undefined;
+      })
+      .then((handover) => {
         this.active.delete(run.id);
-        this.kick();
-      });
+        // the run claimed into this run's slot by its completion: it takes the slot, no claim needed
+        if (!handover) this.kick();
+        else if (this.accepting) this.begin(handover.next, handover.history);
+        // stopped meanwhile: handed back, for the next process
+        else return this.deps.store.runs.release([handover.next.id], this.owner);
+      })
+      .catch((err) => this.deps.logger.warn({ err }, 'handing a claimed run back failed; it is retaken when its lease runs out'));
     this.active.set(run.id, { promise, abort });
   }
 
@@ -187,8 +195,14 @@ export class RunQueue {
     }
   }
 
-  private async execute(run: RunRecord, shutdown: AbortSignal): Promise<void> {
+  /**
+   * Executes a run; returns the run its completion claimed into the slot it leaves, if any, with
+   * that run's history when it is of the same session (this run's history and transcript: the
+   * session's next run needs no read of what this one just wrote).
+   */
+  private async execute(run: RunRecord, shutdown: AbortSignal, carried?: SessionMessage[]): Promise<Handover | undefined> {
     const { store, config, logger } = this.deps;
+    const { historyLimit } = config.agents.defaults;
     const { id } = run;
     const action: AgentAction = run.action;
     const agent = this.deps.agents.get(run.agentId) ?? this.deps.agents.default();
@@ -202,15 +216,19 @@ export class RunQueue {
     const timer = setTimeout(() => controller.abort(new RunTimeout('run timed out')), timeoutMs);
     const onShutdown = () => controller.abort(shutdown.reason);
     shutdown.addEventListener('abort', onShutdown);
+    let history = carried;
     try {
       const prompt = runPrompt(action, run.createdAt);
       let now = 0;
-      let completed = false;
+      let completed: Completed = { finished: false };
+      let written: SessionMessage[] = [];
+      history ??= freshSession ? [] : await this.deps.turns.sessions.messages(run.sessionKey, historyLimit);
+      const seen = history;
       const { text: reply } = await completeAgentTurn(this.deps.turns, {
         agent,
         purpose: 'run',
         sessionKey: run.sessionKey,
-        history: freshSession ? [] : undefined,
+        history,
         prompt,
         question: action.message,
         model: action.model,
@@ -229,6 +247,7 @@ export class RunQueue {
           now = transcript.at(-1)?.createdAt ?? Date.now();
           const asked = transcript.find((m) => m.role === 'user' && m.runId === id);
           if (asked) asked.meta = { ...asked.meta, model: outcome.modelRef };
+          written = transcript;
           // a store error here is not the run's failure: the run stays running and, once its lease
           // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)
           completed = await this.complete(id, { status: 'succeeded', reply: outcome.text, model: outcome.modelRef, at: now, transcript }, action, { reply: outcome.text }).catch(
@@ -241,51 +260,73 @@ export class RunQueue {
         },
       });
       // of two processes finishing one run (the first lost its lease), only one completes it
-      if (!completed) return;
+      if (!completed.finished) return;
       // fields, not a child logger: a child per run cost more than the run's own log line
       // the session key is often templated from the payload (hook:github:owner/repo): only with gateway.log.verboseErrors
       logger.info({ runId: id, ...(verboseErrors(logger) && { sessionKey: run.sessionKey }), status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
+      const next = handover(completed, run, () => [...seen, ...written].slice(-historyLimit));
       await this.afterRun({ ...run, status: 'succeeded', reply }, action, reply);
+      return next;
     } catch (error) {
       if (error instanceof StoreFault) throw error.cause;
       if (shutdown.aborted) {
         // handed back, queued again: the next claimer (another replica, or this one restarted) runs it
         if (!(shutdown.reason instanceof LeaseLost)) await store.runs.release([id], this.owner);
-        return;
+        return undefined;
       }
       const timedOut = controller.signal.reason instanceof RunTimeout;
       const message = timedOut ? `timed out after ${timeoutMs / 1000}s` : describeError(error);
       const status = timedOut ? 'timed_out' : 'failed';
-      if (!(await this.complete(id, { status, error: message, at: Date.now(), transcript: [] }, action, timedOut ? { timedOut } : { error: message }))) return;
+      const failed = await this.complete(id, { status, error: message, at: Date.now(), transcript: [] }, action, timedOut ? { timedOut } : { error: message });
+      if (!failed.finished) return undefined;
       logger.warn({ runId: id, status, ...(timedOut ? {} : { ...errorDetail(logger, error), ...providerFailureFields(error) }), ...(verboseErrors(logger) && { sessionKey: run.sessionKey }) }, 'run failed');
+      // a failed run wrote nothing to its session: its history is still the session's, when it was read
+      const next = handover(failed, run, () => history);
       await this.afterRun({ ...run, status, error: message }, action);
+      return next;
     } finally {
       clearTimeout(timer);
       shutdown.removeEventListener('abort', onShutdown);
     }
   }
 
-  /** the run's status, transcript and its always-posted summary, in one transaction */
-  private async complete(id: string, completion: Omit<RunCompletion, 'summary'>, action: AgentAction, outcome: Parameters<typeof runSummary>[1]) {
+  /**
+   * The run's status, transcript and its always-posted summary, in one transaction; while this
+   * process takes work, the same commit claims the next run into the slot this one leaves.
+   */
+  private async complete(id: string, completion: Omit<RunCompletion, 'summary'>, action: AgentAction, outcome: Parameters<typeof runSummary>[1]): Promise<Completed> {
     const untrusted = !action.allowUnsafeExternalContent;
     const summary = { session: MAIN_SESSION, text: runSummary(action.name, { ...outcome, untrusted }), maxPending: MAX_PENDING_EVENTS };
+    const { store, config } = this.deps;
     this.finishing.add(id);
-    let finished: boolean;
+    let completed: Completed;
     try {
-      finished = await this.deps.store.runs.complete(id, { ...completion, summary });
+      if (this.accepting) {
+        const now = Date.now();
+        completed = await store.runs.completeAndClaim(id, { ...completion, summary }, { owner: this.owner, now, until: now + config.agents.defaults.leaseMs });
+      } else {
+        completed = { finished: await store.runs.complete(id, { ...completion, summary }) };
+      }
     } finally {
       this.finishing.delete(id);
     }
-    if (finished) this.deps.onRunFinished?.(completion.status);
-    return finished;
+    if (completed.finished) this.deps.onRunFinished?.(completion.status);
+    return completed;
   }
 
-  /** then delivery (the outbox re-queues it at start should the process die first); then the heartbeat if asked */
+  /**
+   * then delivery (the outbox re-queues it at start should the process die first); then the
+   * heartbeat if asked. The run is finished by then: a failure here is logged, not the run's
+   */
   private async afterRun(run: RunRecord, action: AgentAction, reply?: string) {
-    if (reply !== undefined && action.deliver && !isHeartbeatAck(reply, this.deps.config.heartbeat.ackMaxChars)) {
-      await this.deps.delivery.deliverRunReply(run, action, reply);
+    try {
+      if (reply !== undefined && action.deliver && !isHeartbeatAck(reply, this.deps.config.heartbeat.ackMaxChars)) {
+        await this.deps.delivery.deliverRunReply(run, action, reply);
+      }
+      if (action.wakeMode === 'now') this.deps.heartbeat.request();
+    } catch (err) {
+      this.deps.logger.error({ err, runId: run.id }, 'queueing the reply of a finished run failed');
     }
-    if (action.wakeMode === 'now') this.deps.heartbeat.request();
   }
 
   /** resolves when this process runs nothing and the store had nothing more for it (tests) */
@@ -308,11 +349,15 @@ export class RunQueue {
     clearInterval(this.poll);
     clearInterval(this.renewal);
     await this.claiming;
-    const all = Promise.all([...this.active.values()].map((a) => a.promise));
     const grace = new Promise((r) => setTimeout(r, graceMs).unref());
-    await Promise.race([all, grace]);
+    await Promise.race([this.settled(), grace]);
     for (const { abort } of this.active.values()) abort.abort(new Error('shutting down'));
-    await all;
+    await this.settled();
+  }
+
+  /** until no run is active: a run ending may hand its slot to one its completion claimed */
+  private async settled(): Promise<void> {
+    while (this.active.size) await Promise.all([...this.active.values()].map((a) => a.promise));
   }
 }
 
@@ -321,6 +366,20 @@ class StoreFault extends Error {
   constructor(cause: unknown) {
     super('completing the run failed', { cause });
   }
+}
+
+type Completed = { finished: boolean; next?: RunRecord };
+
+/** a run claimed by the completion of the one before it in the slot, with its history when known */
+interface Handover {
+  next: RunRecord;
+  history?: SessionMessage[];
+}
+
+function handover(completed: Completed, run: RunRecord, history: () => SessionMessage[] | undefined): Handover | undefined {
+  if (!completed.next) return undefined;
+  // another session's run reads its own history (or has none: a fresh session)
+  return { next: completed.next, history: completed.next.sessionKey === run.sessionKey ? history() : undefined };
 }
 
 /** the abort reason of a run another process took over */

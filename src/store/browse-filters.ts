@@ -1,5 +1,5 @@
 import type { ListFilter } from './list-filter.js';
-import type { DeliveryQuery, EventQuery, RunQuery } from './port.js';
+import type { DeliveryQuery, EventQuery, RunQuery, SessionQuery } from './port.js';
 
 /** The operator lists' conditions, the same on both adapters (the receipts' are in receipt-filter.ts). */
 export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
@@ -8,21 +8,56 @@ export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
     .where('agent_id = ?', query.agentId)
     .where('session_key = ?', query.sessionKey)
     .where('rerun_of = ?', query.rerunOf)
-    .where('id IN (SELECT run_id FROM receipts WHERE mapping_id = ? AND run_id IS NOT NULL)', query.mappingId)
+    // the expression the runs_mapping index is built on
+    .where(`${runMapping(f)} = ?`, query.mappingId)
+    // a run's delivery names the channel it resolved (`last` made concrete); before that, its action's
+    .where(`COALESCE((SELECT channel FROM deliveries WHERE deliveries.run_id = runs.id LIMIT 1), ${f.json('action', 'channel')}) = ?`, query.channel)
     .page(query, ['id', 'name', 'session_key']);
 }
 
+/** the mapping that resolved a run's action, as the runs_mapping index spells it */
+export const runMapping = (f: ListFilter) => f.json('action', 'source', 'mappingId');
+
 export function eventFilter(f: ListFilter, query: EventQuery): ListFilter {
   // event ids are integers: compared as text, every integer would sort before the cursor
-  return f.where('session = ?', query.session).where('status = ?', query.status).page(query, ['text', 'session'], Number);
+  return f
+    .where('session = ?', query.session)
+    .where('status = ?', query.status)
+    .where('id IN (SELECT event_id FROM receipts WHERE mapping_id = ? AND event_id IS NOT NULL)', query.mappingId)
+    .page(query, ['text', 'session'], Number);
 }
 
-export function deliveryFilter(f: ListFilter, query: DeliveryQuery): ListFilter {
+/**
+ * `manyRuns`: the mapping has many runs. Then the deliveries are walked newest first, each
+ * looking its run up (a page is found early); with few, their deliveries are looked up by run
+ * (walking every delivery would pass over nearly all). PostgreSQL's planner weighs this itself.
+ */
+export function deliveryFilter(f: ListFilter, query: DeliveryQuery, manyRuns = false): ListFilter {
+  const byMapping = manyRuns
+    ? `EXISTS (SELECT 1 FROM runs WHERE runs.id = deliveries.run_id AND ${runMapping(f)} = ?)`
+    : `run_id IN (SELECT id FROM runs WHERE ${runMapping(f)} = ?)`;
   return f
     .where('status = ?', query.status)
     .where('channel = ?', query.channel)
     .where('run_id = ?', query.runId)
     .where('agent_id = ?', query.agentId)
     .where('session_key = ?', query.sessionKey)
+    .where(byMapping, query.mappingId)
     .page(query, ['id', 'run_id', 'channel', 'recipient', 'session_key']);
 }
+
+/**
+ * Over session_summaries: a NULL agent_id is the default agent's (the main session, or a first
+ * message naming none), so the default agent's sessions are those of its id and those of none.
+ */
+export function sessionFilter(f: ListFilter, query: SessionQuery): ListFilter {
+  const byAgent = query.agentId === query.defaultAgentId ? '(agent_id = ? OR agent_id IS NULL)' : 'agent_id = ?';
+  return f
+    .where(byAgent, query.agentId)
+    .where('substr(key, 1, CAST(? AS INTEGER)) = CAST(? AS TEXT)', query.prefix?.length, query.prefix)
+    .page(query, ['key', 'agent_id']);
+}
+
+/** the sessions list's statement over the filter's conditions: `fallback` is the default agent's placeholder */
+export const sessionsSql = (f: ListFilter, fallback: string, limit: number) =>
+  `SELECT key, COALESCE(agent_id, ${fallback}) AS agent_id, messages, first_at, last_at FROM session_summaries ${f.sql()} ${f.order(limit)}`;

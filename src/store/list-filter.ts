@@ -5,10 +5,23 @@ export interface FilterDialect {
   placeholder(n: number): string;
   /** case-insensitive substring match: LIKE (SQLite, ASCII case-insensitive) or ILIKE */
   like: 'LIKE' | 'ILIKE';
+  /**
+   * a text field inside a JSON column, written exactly as the adapter's expression indexes are
+   * (an index on an expression serves only a query that spells it the same way)
+   */
+  jsonText(column: string, path: string[]): string;
 }
 
-export const sqliteDialect: FilterDialect = { placeholder: (n) => `@p${n}`, like: 'LIKE' };
-export const postgresDialect: FilterDialect = { placeholder: (n) => `$${n + 1}`, like: 'ILIKE' };
+export const sqliteDialect: FilterDialect = {
+  placeholder: (n) => `@p${n}`,
+  like: 'LIKE',
+  jsonText: (column, path) => `json_extract(${column}, '$.${path.join('.')}')`,
+};
+export const postgresDialect: FilterDialect = {
+  placeholder: (n) => `$${n + 1}`,
+  like: 'ILIKE',
+  jsonText: (column, path) => `(${column}${path.map((p, i) => (i === path.length - 1 ? `->>'${p}'` : `->'${p}'`)).join('')})`,
+};
 
 /**
  * Builds the WHERE clause of an operator list, the same for both adapters: named conditions with
@@ -25,12 +38,18 @@ export class ListFilter {
     private readonly idColumn: string,
   ) {}
 
+  /** a text field inside a JSON column, in this adapter's SQL */
+  json(column: string, ...path: string[]): string {
+    return this.dialect.jsonText(column, path);
+  }
+
   /** the values by placeholder name (better-sqlite3's named parameters) */
   get named(): Record<string, unknown> {
     return Object.fromEntries(this.values.map((v, i) => [`p${i}`, v]));
   }
 
-  private bind(value: unknown): string {
+  /** binds a value used outside a condition (a select list, a join): its placeholder */
+  bind(value: unknown): string {
     this.values.push(value);
     return this.dialect.placeholder(this.values.length - 1);
   }

@@ -114,14 +114,18 @@ export interface RunQuery extends ListQuery {
   status?: RunStatus;
   agentId?: string;
   sessionKey?: string;
-  /** runs started by requests this mapping handled (through their receipts) */
+  /** runs of actions this mapping resolved (re-runs keep their action, so their mapping too) */
   mappingId?: string;
   rerunOf?: string;
+  /** the channel of the run's delivery once resolved, else the channel its action asked for (`last` included) */
+  channel?: string;
 }
 
 export interface EventQuery extends ListQuery {
   session?: string;
   status?: EventStatus;
+  /** events enqueued by requests this mapping handled (wake actions) */
+  mappingId?: string;
 }
 
 export interface DeliveryQuery extends ListQuery {
@@ -131,10 +135,17 @@ export interface DeliveryQuery extends ListQuery {
   agentId?: string;
   /** the session the reply belongs to (`main` for heartbeat replies) */
   sessionKey?: string;
+  /** replies of runs whose action this mapping resolved */
+  mappingId?: string;
 }
 
 export interface SessionSummary {
   key: string;
+  /**
+   * the agent of its first message (a chat message names it, a hook run's message is its run's);
+   * the main session, and a session whose first message names none, belong to `defaultAgentId`
+   */
+  agentId: string;
   messages: number;
   firstAt: number;
   lastAt: number;
@@ -143,6 +154,9 @@ export interface SessionSummary {
 export interface SessionQuery extends ListQuery {
   /** only sessions whose key starts with this (e.g. `hook:`) */
   prefix?: string;
+  agentId?: string;
+  /** the agent the main session (and any session naming none) belongs to */
+  defaultAgentId: string;
 }
 
 /** Read-only queries of the operator; each answers one page of at most `limit` rows. */

@@ -123,6 +123,13 @@ export interface RunsRepo {
    * (the first lost its lease), exactly one completes it.
    */
   complete(id: string, completion: RunCompletion): Promise<boolean>;
+  /**
+   * `complete`, then, in the same transaction, claims for `lease` the oldest claimable run (as
+   * `claim(lease, 1)` would: often the finished run's session's next one, released by its end)
+   * into the slot the finished run leaves. One commit per run instead of two while a backlog
+   * drains. Nothing is claimed when the run was already finished (`finished` false).
+   */
+  completeAndClaim(id: string, completion: RunCompletion, lease: Lease): Promise<{ finished: boolean; next?: RunRecord }>;
 }
 
 export interface SessionsRepo {

@@ -1,7 +1,22 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// herald's bundle (dist/) loads chunks, not modules: dist/meta.json (esbuild's metafile, written
+// by the build) names the source modules each chunk holds, and those are traced too
+let bundle;
+function bundledSources(file) {
+  const dist = file.slice(0, file.lastIndexOf('/dist/') + '/dist'.length);
+  const root = path.dirname(dist);
+  bundle ??= JSON.parse(fs.readFileSync(path.join(dist, 'meta.json'), 'utf8')).outputs;
+  const inputs = bundle[path.relative(root, file)]?.inputs ?? {};
+  return Object.keys(inputs).map((input) => `${path.join(root, input)}\n`).join('');
+}
 
 export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
-  fs.appendFileSync(process.env.HERALD_TRACE_LOADS, `${resolved.url}\n`);
+  let line = `${resolved.url}\n`;
+  if (resolved.url.startsWith('file:') && fileURLToPath(resolved.url).includes('/dist/')) line += bundledSources(fileURLToPath(resolved.url));
+  fs.appendFileSync(process.env.HERALD_TRACE_LOADS, line);
   return resolved;
 }

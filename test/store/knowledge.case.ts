@@ -79,6 +79,41 @@ export function knowledgeCases(open: OpenStore) {
       // the last chunks holding it by position: the small document's, then the large one's
       expect(of('big.txt').sort()).toEqual([...big.slice(0, FREQUENT_TERM_SAMPLE), ...big.slice(1 - FREQUENT_TERM_SAMPLE)].sort());
       expect(new Set(found.candidates.map((c) => c.chunkId)).size).toBe(found.candidates.length);
+
+      // what was read of the frequent term before is not used once its chunks are gone
+      const [bigDocument] = (await store.knowledge.list('a')).filter((d) => d.filename === 'big.txt');
+      await store.knowledge.delete(bigDocument!.id);
+      const after = await store.knowledge.search('a', ['refund', 'busi'], 40);
+      expect(after.frequencies).toEqual([1, 1]);
+      expect(after.candidates.map((c) => c.filename).sort()).toEqual(['faq.txt', 'terms.txt']);
+    });
+
+    it('takes the chunks holding the most weight of the question, the newest first among equals', async () => {
+      const store = await open();
+      // "zebra" is rare (weighs more), "stripe" in many chunks; the limit keeps two of the four
+      await store.knowledge.add(doc('a', 'old.txt', '1'), indexed('A zebra grazes.', 'Stripes and a zebra.', 'Stripes only.'));
+      await store.knowledge.add(doc('a', 'new.txt', '2'), indexed('Another zebra grazes.', 'Stripes again.', 'More stripes.', 'Plain text.', 'Other text.'));
+      const found = await store.knowledge.search('a', ['zebra', 'stripe'], 2);
+      expect(found.frequencies).toEqual([3, 4]);
+      expect(found.candidates.map((c) => c.content)).toEqual(['Stripes and a zebra.', 'Another zebra grazes.']);
+    });
+
+    it('never finds a deleted document and finds a new one at once, also after the same question was asked', async () => {
+      const store = await open();
+      const other = await open(store);
+      const { document: first } = await store.knowledge.add(doc('a', 'first.txt', '1'), indexed('The quokka smiles.', 'Nothing here.', 'Nor here.'));
+      const ask = async (s = store) => (await s.knowledge.search('a', ['quokka'], 4)).candidates.map((c) => c.filename);
+      expect(await ask()).toEqual(['first.txt']);
+      await store.knowledge.delete(first.id);
+      expect(await ask()).toEqual([]);
+      await store.knowledge.add(doc('a', 'second.txt', '2'), indexed('A quokka again.', 'Filler.', 'More filler.'));
+      expect(await ask()).toEqual(['second.txt']);
+      // written through another handle on the same store (another process on the file, another replica)
+      expect(await ask(other)).toEqual(['second.txt']);
+      const { document: third } = await other.knowledge.add(doc('a', 'third.txt', '3'), indexed('Quokka island.'));
+      expect((await ask()).sort()).toEqual(['second.txt', 'third.txt']);
+      await other.knowledge.delete(third.id);
+      expect(await ask()).toEqual(['second.txt']);
     });
 
     it('keeps embeddings and finds the nearest chunks of the same model', async () => {

@@ -19,6 +19,8 @@ export interface LegacyRun {
 /** A database built with the adapter's migrations up to the previous version (N-1). */
 export interface PreviousVersionDatabase {
   insertRun(run: LegacyRun): Promise<void>;
+  /** a session message as that version kept it */
+  insertMessage(sessionKey: string, message: { runId: string | null; meta: Record<string, unknown> | null; createdAt: number }): Promise<void>;
   /** opens the store on it: migrates it to the current version */
   migrate(): Promise<Store>;
 }
@@ -57,7 +59,19 @@ export function migrationsCases(open: OpenStore, previousVersion: () => Promise<
       await legacy.insertRun({ id: 'waiting', status: 'queued', sessionKey: 'hook:waiting', message: 'm', action: withoutAgent, reply: null, createdAt: 2, finishedAt: null });
       // queued behind it in its session: it waits for 'waiting' to finish
       await legacy.insertRun({ id: 'behind', status: 'queued', sessionKey: 'hook:waiting', message: 'm', action: agentAction('m'), reply: null, createdAt: 3, finishedAt: null });
+      // sessions written before their summaries were kept: the migration sums them up, with the first message's agent
+      await legacy.insertMessage('hook:wants', { runId: 'wants', meta: null, createdAt: 10 });
+      await legacy.insertMessage('hook:wants', { runId: 'wants', meta: { agentId: 'other' }, createdAt: 12 });
+      await legacy.insertMessage('chat:conv_1', { runId: null, meta: { agentId: 'sales' }, createdAt: 20 });
+      await legacy.insertMessage('main', { runId: null, meta: null, createdAt: 30 });
       const store = await legacy.migrate();
+      expect(await store.browse.sessions({ limit: 10, defaultAgentId: 'boss' })).toEqual([
+        { key: 'main', agentId: 'boss', messages: 1, firstAt: 30, lastAt: 30 },
+        { key: 'chat:conv_1', agentId: 'sales', messages: 1, firstAt: 20, lastAt: 20 },
+        { key: 'hook:wants', agentId: 'main', messages: 2, firstAt: 10, lastAt: 12 },
+      ]);
+      await store.sessions.append('chat:conv_1', { role: 'assistant', content: 'hi', createdAt: 40, meta: { agentId: 'sales' } });
+      expect((await store.browse.sessions({ limit: 1, defaultAgentId: 'boss' }))[0]).toEqual({ key: 'chat:conv_1', agentId: 'sales', messages: 2, firstAt: 20, lastAt: 40 });
       expect(await store.probe.counts()).toMatchObject({ runs: { queued: 2, running: 0 }, eventsPending: 0 });
       expect(await store.deliveries.runsAwaitingDelivery(0)).toEqual(['wants']);
       expect(await store.runs.claim({ owner: 'a', now: 3, until: 1000 }, 10)).toMatchObject([{ id: 'waiting', action: agentAction('m', { model: 'embedded/x' }) }]);

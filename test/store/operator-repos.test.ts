@@ -100,7 +100,8 @@ describe.each(adapters)('operator repos on %s', (_name, open) => {
     const runIds = async (q: Partial<Parameters<Store['browse']['runs']>[0]>) => (await store.browse.runs({ limit: 10, ...q })).map((r) => r.id);
     expect(await runIds({})).toEqual(['r3', 'r2', 'r1']);
     expect(await runIds({ rerunOf: 'r1' })).toEqual(['r2']);
-    expect(await runIds({ mappingId: 'gh' })).toEqual(['r1']);
+    expect(await runIds({ mappingId: 'agent' })).toEqual(['r3', 'r2', 'r1']);
+    expect(await runIds({ mappingId: 'gh' })).toEqual([]);
     expect(await runIds({ sessionKey: 'chat:x' })).toEqual(['r2']);
     expect(await runIds({ limit: 1, after: { at: 300, id: 'r3' } })).toEqual(['r2']);
     expect(await runIds({ status: 'queued', since: 150, until: 300 })).toEqual(['r3', 'r2']);
@@ -147,14 +148,69 @@ describe.each(adapters)('operator repos on %s', (_name, open) => {
     await store.sessions.append('hook:a', { role: 'user', content: 'hi', createdAt: 10 });
     await store.sessions.append('hook:a', { role: 'assistant', content: 'yo', createdAt: 20 });
     await store.sessions.append('chat:b', { role: 'user', content: 'hey', createdAt: 30 });
-    expect(await store.browse.sessions({ limit: 10 })).toEqual([
-      { key: 'chat:b', messages: 1, firstAt: 30, lastAt: 30 },
-      { key: 'hook:a', messages: 2, firstAt: 10, lastAt: 20 },
+    const sessions = (q: Partial<Parameters<Store['browse']['sessions']>[0]>) => store.browse.sessions({ limit: 10, defaultAgentId: 'main', ...q });
+    expect(await sessions({})).toEqual([
+      { key: 'chat:b', agentId: 'main', messages: 1, firstAt: 30, lastAt: 30 },
+      { key: 'hook:a', agentId: 'main', messages: 2, firstAt: 10, lastAt: 20 },
     ]);
-    expect((await store.browse.sessions({ limit: 10, prefix: 'hook:' })).map((s) => s.key)).toEqual(['hook:a']);
-    expect((await store.browse.sessions({ limit: 10, after: { at: 30, id: 'chat:b' } })).map((s) => s.key)).toEqual(['hook:a']);
-    expect((await store.browse.sessions({ limit: 10, q: 'HOOK' })).map((s) => s.key)).toEqual(['hook:a']);
-    expect((await store.browse.sessions({ limit: 10, since: 25 })).map((s) => s.key)).toEqual(['chat:b']);
+    expect((await sessions({ prefix: 'hook:' })).map((s) => s.key)).toEqual(['hook:a']);
+    expect((await sessions({ after: { at: 30, id: 'chat:b' } })).map((s) => s.key)).toEqual(['hook:a']);
+    expect((await sessions({ q: 'HOOK' })).map((s) => s.key)).toEqual(['hook:a']);
+    expect((await sessions({ since: 25 })).map((s) => s.key)).toEqual(['chat:b']);
+    await store.close();
+  });
+
+  it('the filters of every list: runs by channel and mapping, events and deliveries by mapping, sessions by agent', async () => {
+    const store = await open();
+    const now = 1000;
+    // r1 asked for `last` and was delivered on telegram; r2 asked for slack, not delivered yet; r3 asked for `last`
+    await store.runs.insert(queuedRun('r1', 100, { channel: 'last', source: { mappingId: 'github', path: 'github' } }));
+    await store.runs.insert(queuedRun('r2', 200, { channel: 'slack', source: { mappingId: 'github', path: 'github' } }));
+    await store.runs.insert({ ...queuedRun('r3', 300, { channel: 'last' }), agentId: 'support' });
+    const base = { kind: 'run' as const, to: '1', text: 't', agentId: 'main', attempts: 0, partsSent: 0, lastError: null, nextAttemptAt: now, leaseOwner: null, leaseUntil: null, updatedAt: now, deliveredAt: null };
+    await store.deliveries.insert({ ...base, id: 'd1', runId: 'r1', sessionKey: 'hook:r1', channel: 'telegram', status: 'pending', createdAt: now });
+    await store.deliveries.insert({ ...base, id: 'd3', runId: 'r3', sessionKey: 'hook:r3', channel: 'discord', status: 'pending', createdAt: now + 1 });
+    const runIds = async (q: Partial<Parameters<Store['browse']['runs']>[0]>) => (await store.browse.runs({ limit: 10, ...q })).map((r) => r.id);
+    expect(await runIds({ channel: 'telegram' })).toEqual(['r1']);
+    expect(await runIds({ channel: 'slack' })).toEqual(['r2']);
+    expect(await runIds({ channel: 'last' })).toEqual([]);
+    expect(await runIds({ mappingId: 'github' })).toEqual(['r2', 'r1']);
+    expect(await runIds({ mappingId: 'github', limit: 1, after: { at: 200, id: 'r2' } })).toEqual(['r1']);
+    expect(await runIds({ mappingId: 'github', channel: 'slack' })).toEqual(['r2']);
+    expect(await runIds({ mappingId: 'github', since: 150 })).toEqual(['r2']);
+
+    const deliveryIds = async (q: Partial<Parameters<Store['browse']['deliveries']>[0]>) => (await store.browse.deliveries({ limit: 10, ...q })).map((d) => d.id);
+    expect(await deliveryIds({ mappingId: 'github' })).toEqual(['d1']);
+    expect(await deliveryIds({ mappingId: 'agent' })).toEqual(['d3']);
+    expect(await deliveryIds({ mappingId: 'agent', until: now })).toEqual([]);
+
+    const e1 = await store.events.enqueue('main', 'deploy finished', 20);
+    await store.events.enqueue('main', 'heartbeat note', 20);
+    const events = await store.browse.events({ limit: 10 });
+    const deploy = events.find((e) => e.text === 'deploy finished')!;
+    await store.receipts.record(receipt('w1', 50, { mappingId: 'deploys', outcome: 'wake', eventId: deploy.id }));
+    expect(e1).toBeDefined();
+    expect((await store.browse.events({ limit: 10, mappingId: 'deploys' })).map((e) => e.text)).toEqual(['deploy finished']);
+    expect(await store.browse.events({ limit: 10, mappingId: 'other' })).toEqual([]);
+
+    // a session's agent: its first message's (a chat names it, a hook run's is its run's); main is the default agent's
+    await store.sessions.append('hook:r3', { role: 'user', content: 'hi', createdAt: 10, runId: 'r3' });
+    await store.sessions.append('hook:r3', { role: 'assistant', content: 'yo', createdAt: 11, runId: 'r3', meta: { agentId: 'nobody' } });
+    await store.sessions.append('chat:conv_1', { role: 'user', content: 'hey', createdAt: 20, meta: { agentId: 'sales' } });
+    await store.sessions.append('main', { role: 'user', content: 'beat', createdAt: 30, meta: { agentId: 'sales' } });
+    await store.sessions.append('hook:r1', { role: 'user', content: 'ho', createdAt: 40, runId: 'r1' });
+    const sessions = (q: Partial<Parameters<Store['browse']['sessions']>[0]>) => store.browse.sessions({ limit: 10, defaultAgentId: 'boss', ...q });
+    expect((await sessions({})).map((s) => [s.key, s.agentId])).toEqual([
+      ['hook:r1', 'main'],
+      ['main', 'boss'],
+      ['chat:conv_1', 'sales'],
+      ['hook:r3', 'support'],
+    ]);
+    expect((await sessions({ agentId: 'sales' })).map((s) => s.key)).toEqual(['chat:conv_1']);
+    expect((await sessions({ agentId: 'boss' })).map((s) => s.key)).toEqual(['main']);
+    expect((await sessions({ agentId: 'support', q: 'r3' })).map((s) => s.key)).toEqual(['hook:r3']);
+    expect((await sessions({ agentId: 'main', limit: 1, after: { at: 40, id: 'hook:r1' } })).map((s) => s.key)).toEqual([]);
+    expect((await sessions({ since: 15, until: 30 })).map((s) => s.key)).toEqual(['main', 'chat:conv_1']);
     await store.close();
   });
 });

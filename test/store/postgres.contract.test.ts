@@ -60,6 +60,14 @@ async function previousVersion(): Promise<PreviousVersionDatabase> {
       );
       await client.end();
     },
+    async insertMessage(sessionKey, m) {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`INSERT INTO ${schema}.session_messages (session_key, role, content, run_id, meta, created_at) VALUES ($1, 'user', 'm', $2, $3::jsonb, $4)`, [
+        sessionKey, m.runId, m.meta ? JSON.stringify(m.meta) : null, m.createdAt,
+      ]);
+      await client.end();
+    },
     async migrate() {
       const store = await openPostgresStore({ url: PG_URL, schema, poolSize: 4 });
       opened.push(store);

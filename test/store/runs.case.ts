@@ -82,6 +82,43 @@ export function runsCases(open: OpenStore) {
       expect(await a.events.list('main', 10)).toHaveLength(1);
     });
 
+    it("completes a run and claims the next one in the same commit: the session's next when it is the oldest ready, never a finished run's", async () => {
+      const store = await open();
+      const inBusy = (id: string, at: number) => ({ ...queuedRun(id, at), sessionKey: 'hook:busy' });
+      const lease = (now: number) => ({ owner: 'a', now, until: Date.now() + 60_000 });
+      const done = (id: string, at: number) => ({ status: 'succeeded' as const, reply: 'ok', at, transcript: transcript(id), summary: summary(`Hook ${id}: ok`) });
+      await store.runs.insert(inBusy('b1', 1));
+      await store.runs.insert(inBusy('b2', 2));
+      await store.runs.insert(queuedRun('other', 3));
+      await store.runs.insert(inBusy('b3', 4));
+      expect((await store.runs.claim(lease(5), 1)).map((r) => r.id)).toEqual(['b1']);
+
+      // b1's end releases b2, which is older than `other`: handed over at once, running under the lease
+      const first = await store.runs.completeAndClaim('b1', done('b1', 6), lease(6));
+      expect(first.finished).toBe(true);
+      expect(first.next).toMatchObject({ id: 'b2', status: 'running', startedAt: 6, sessionKey: 'hook:busy' });
+      expect(first.next).toEqual(await store.runs.get('b2'));
+      expect(await store.runs.get('b1')).toMatchObject({ status: 'succeeded', finishedAt: 6 });
+      expect((await store.events.list('main', 10)).map((e) => e.text)).toEqual(['Hook b1: ok']);
+      // nothing else was claimed: b3 waits behind b2, `other` is still queued
+      expect(await store.runs.get('other')).toMatchObject({ status: 'queued' });
+
+      // b2's end releases b3, but `other` is older: the oldest ready run comes first, as a claim's would
+      const second = await store.runs.completeAndClaim('b2', done('b2', 7), lease(7));
+      expect(second.next?.id).toBe('other');
+      expect((await store.runs.claim(lease(8), 5)).map((r) => r.id)).toEqual(['b3']);
+
+      // a run finished already is left as it is, and claims nothing
+      await store.runs.insert(queuedRun('late', 9));
+      expect(await store.runs.completeAndClaim('b2', done('b2', 10), lease(10))).toEqual({ finished: false });
+      expect(await store.runs.get('late')).toMatchObject({ status: 'queued' });
+      // the last one: finished, nothing left to claim
+      await store.runs.complete('late', done('late', 11));
+      await store.runs.complete('other', done('other', 11));
+      expect(await store.runs.completeAndClaim('b3', done('b3', 12), lease(12))).toEqual({ finished: true });
+      expect((await store.sessions.messages('hook:busy')).map((m) => m.runId)).toEqual(['b1', 'b1', 'b2', 'b2', 'b3', 'b3']);
+    });
+
     it('refuses a run whose action is not a whole agent action', async () => {
       const store = await open();
       const broken = { ...queuedRun('bad'), action: { kind: 'agent', message: 'm' } } as never;

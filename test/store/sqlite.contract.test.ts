@@ -49,6 +49,13 @@ async function previousVersion(): Promise<PreviousVersionDatabase> {
       ).run(run.id, run.status, run.sessionKey, run.message, JSON.stringify(run.action), run.action.deliver === false ? 0 : 1, run.reply, run.createdAt, run.finishedAt);
       db.close();
     },
+    async insertMessage(sessionKey, m) {
+      const db = new Database(file);
+      db.prepare(`INSERT INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES (?, 'user', 'm', ?, ?, ?)`).run(
+        sessionKey, m.runId, m.meta ? JSON.stringify(m.meta) : null, m.createdAt,
+      );
+      db.close();
+    },
     async migrate() {
       const store = openSqliteStore(file);
       opened.push(store);

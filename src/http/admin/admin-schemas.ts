@@ -122,7 +122,15 @@ export const deliverySchema = z
   })
   .openapi('Delivery');
 
-export const sessionSchema = z.object({ key: z.string(), messages: z.number().int(), firstAt: time, lastAt: time }).openapi('Session');
+export const sessionSchema = z
+  .object({
+    key: z.string(),
+    agentId: z.string().openapi({ description: 'The agent of its first message; the main session belongs to the default agent.' }),
+    messages: z.number().int(),
+    firstAt: time,
+    lastAt: time,
+  })
+  .openapi('Session');
 
 const fixtureSchema = z.object({
   name: z.string().optional(),

@@ -50,4 +50,4 @@ export const runView = (r: RunRecord) => ({
 
 export const eventView = (e: SystemEvent) => ({ id: e.id, session: e.session, text: e.text, status: e.status, createdAt: iso(e.createdAt) });
 
-export const sessionView = (s: SessionSummary) => ({ key: s.key, messages: s.messages, firstAt: iso(s.firstAt), lastAt: iso(s.lastAt) });
+export const sessionView = (s: SessionSummary) => ({ key: s.key, agentId: s.agentId, messages: s.messages, firstAt: iso(s.firstAt), lastAt: iso(s.lastAt) });

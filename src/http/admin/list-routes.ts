@@ -1,4 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { defaultAgent } from '../../config/default-agent.js';
+import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import { isoTime as iso } from '../../iso-time.js';
 import type { ReplyDelivery } from '../../runtime/reply-delivery.js';
@@ -30,7 +32,7 @@ const errors = { 400: json(errorSchema, 'Invalid parameter'), 401: json(errorSch
 const q = (name: string, description: string) => ({ param: { name, in: 'query' as const }, description });
 
 /** The lists and single-row reads of the admin API; newest first, cursor-paginated. */
-export function registerListRoutes(app: OpenAPIHono, deps: { store: Store; delivery: ReplyDelivery; probe?: StoreProbe }): void {
+export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfig; store: Store; delivery: ReplyDelivery; probe?: StoreProbe }): void {
   const { store } = deps;
   const list = <T>(query: { limit: number; cursor?: string }) => ({ limit: query.limit + 1, after: decodeCursor(query.cursor) });
 
@@ -50,7 +52,7 @@ export function registerListRoutes(app: OpenAPIHono, deps: { store: Store; deliv
           outcome: z.enum(receiptOutcomes).optional().openapi(q('outcome', 'wake, agent, skip, error or idempotent_replay.')),
           run: z.string().optional().openapi(q('run', 'The run the request started.')),
           retained: z.enum(['true', 'false']).optional().openapi(q('retained', 'true: only requests whose payload is retained (replayable).')),
-        }),
+        }).strict(),
       },
       responses: { 200: json(page(receiptSchema), 'One page of receipts'), ...errors },
     }),
@@ -112,9 +114,10 @@ export function registerListRoutes(app: OpenAPIHono, deps: { store: Store; deliv
           status: z.enum(runStatuses).optional().openapi(q('status', 'Run status.')),
           agent: z.string().optional().openapi(q('agent', 'Agent id.')),
           session: z.string().optional().openapi(q('session', 'Session key.')),
-          mapping: z.string().optional().openapi(q('mapping', 'Runs started by requests this mapping handled.')),
+          mapping: z.string().optional().openapi(q('mapping', 'Runs of actions this mapping resolved (their re-runs included).')),
+          channel: z.string().optional().openapi(q('channel', "The channel of the run's delivery once resolved, else the channel its action asked for (`last` included).")),
           rerunOf: z.string().optional().openapi(q('rerunOf', 'Re-runs of this run.')),
-        }),
+        }).strict(),
       },
       responses: { 200: json(page(runSchema), 'One page of runs'), ...errors },
     }),
@@ -170,13 +173,14 @@ export function registerListRoutes(app: OpenAPIHono, deps: { store: Store; deliv
         query: listQuery.extend({
           session: z.string().optional().openapi(q('session', 'Session key, e.g. main.')),
           status: z.enum(['pending', 'processing', 'done', 'dropped']).optional().openapi(q('status', 'Event status.')),
-        }),
+          mapping: z.string().optional().openapi(q('mapping', 'Events enqueued by requests this mapping handled (wake actions).')),
+        }).strict(),
       },
       responses: { 200: json(page(eventSchema).extend({ dropped: z.number().int().optional().openapi({ description: 'Events the 20-pending cap of the main session dropped (all time).' }) }), 'One page of events'), ...errors },
     }),
     async (c) => {
       const query = c.req.valid('query');
-      const rows = await store.browse.events({ ...query, ...list(query) });
+      const rows = await store.browse.events({ ...query, ...list(query), mappingId: query.mapping });
       // the main session keeps 20 pending at most: how many a burst pushed out, though every sender got 200
       const dropped = deps.probe ? (await deps.probe.counts()).eventsDropped : undefined;
       return c.json({ ...pageOf(rows, query.limit, (e) => [e.createdAt, e.id], eventView), ...(dropped !== undefined && { dropped }) }, 200);
@@ -197,13 +201,14 @@ export function registerListRoutes(app: OpenAPIHono, deps: { store: Store; deliv
           run: z.string().optional().openapi(q('run', 'Run id.')),
           agent: z.string().optional().openapi(q('agent', 'Agent id.')),
           session: z.string().optional().openapi(q('session', 'Session key of the reply (main: heartbeat replies).')),
-        }),
+          mapping: z.string().optional().openapi(q('mapping', 'Replies of runs whose action this mapping resolved.')),
+        }).strict(),
       },
       responses: { 200: json(page(deliverySchema), 'One page of deliveries'), ...errors },
     }),
     async (c) => {
       const query = c.req.valid('query');
-      const rows = await store.browse.deliveries({ ...query, ...list(query), runId: query.run, agentId: query.agent, sessionKey: query.session });
+      const rows = await store.browse.deliveries({ ...query, ...list(query), runId: query.run, agentId: query.agent, sessionKey: query.session, mappingId: query.mapping });
       return c.json(pageOf(rows, query.limit, (d) => [d.createdAt, d.id], deliveryView), 200);
     },
   );
@@ -215,12 +220,19 @@ export function registerListRoutes(app: OpenAPIHono, deps: { store: Store; deliv
       tags: ['sessions'],
       summary: 'Sessions with messages, most recently active first',
       security: bearerSecurity,
-      request: { query: listQuery.extend({ prefix: z.string().optional().openapi(q('prefix', 'Key prefix, e.g. hook:')) }) },
+      request: {
+        query: listQuery
+          .extend({
+            prefix: z.string().optional().openapi(q('prefix', 'Key prefix, e.g. hook:')),
+            agent: z.string().optional().openapi(q('agent', "The session's agent: its first message's; the main session is the default agent's.")),
+          })
+          .strict(),
+      },
       responses: { 200: json(page(sessionSchema), 'One page of sessions'), ...errors },
     }),
     async (c) => {
       const query = c.req.valid('query');
-      const rows = await store.browse.sessions({ ...query, ...list(query) });
+      const rows = await store.browse.sessions({ ...query, ...list(query), agentId: query.agent, defaultAgentId: defaultAgent(deps.config).id });
       return c.json(pageOf(rows, query.limit, (s) => [s.lastAt, s.key], sessionView), 200);
     },
   );
@@ -234,7 +246,7 @@ export function registerListRoutes(app: OpenAPIHono, deps: { store: Store; deliv
       security: bearerSecurity,
       request: {
         params: z.object({ key: z.string().min(1).openapi({ param: { name: 'key', in: 'path' } }) }),
-        query: z.object({ limit: listQuery.shape.limit.transform((n) => (n === 100 ? 1000 : n)) }).partial(),
+        query: z.object({ limit: listQuery.shape.limit.transform((n) => (n === 100 ? 1000 : n)) }).partial().strict(),
       },
       responses: { 200: json(z.object({ data: z.array(messageSchema) }), 'The messages'), ...errors },
     }),

@@ -1,10 +1,22 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { bearerSecurity } from './admin-app.js';
-import { backtestBody, backtestSchema, draftFaultSchema, dryRunSchema, errorSchema, mappingSchemaView, mappingTestBody } from './admin-schemas.js';
-import { receiptView } from './admin-views.js';
+import {
+  backtestBody,
+  backtestSchema,
+  cursorSchema,
+  draftFaultSchema,
+  dryRunSchema,
+  errorSchema,
+  listQuery,
+  mappingSchemaView,
+  mappingTestBody,
+  page,
+} from './admin-schemas.js';
+import { decodeCursor, encodeCursor, receiptView } from './admin-views.js';
 import type { OperatorDeps } from './operator-deps.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
+const qp = (name: string, description: string) => ({ param: { name, in: 'query' as const }, description });
 const errors = { 400: json(errorSchema, 'Invalid body'), 401: json(errorSchema, 'Not signed in'), 403: json(errorSchema, 'A console request without its CSRF token') };
 
 /** The mappings as configured, a dry run of a request (against them or a draft), and a draft's backtest. */
@@ -19,20 +31,37 @@ export function registerMappingRoutes(app: OpenAPIHono, deps: { operator: Operat
       summary: 'Every mapping in the order they are tried: where it comes from, its match rules and fixtures',
       security: bearerSecurity,
       request: {
-        query: z.object({
-          path: z.string().optional().openapi({ param: { name: 'path', in: 'query' }, description: 'Only mappings of this hook path.' }),
-          q: z.string().optional().openapi({ param: { name: 'q', in: 'query' }, description: 'A substring of the id or origin.' }),
-        }),
+        query: z
+          .object({
+            path: z.string().optional().openapi(qp('path', 'Only mappings of this hook path.')),
+            agent: z.string().optional().openapi(qp('agent', 'Only mappings whose action names this agent.')),
+            channel: z.string().optional().openapi(qp('channel', 'Only mappings whose action delivers to this channel.')),
+            action: z.enum(['agent', 'wake']).optional().openapi(qp('action', 'Only mappings of this action kind.')),
+            q: z.string().min(1).max(200).optional().openapi(qp('q', 'A substring of the id, origin, path or name (any case).')),
+            limit: listQuery.shape.limit,
+            cursor: cursorSchema.optional().openapi(qp('cursor', "The previous page's nextCursor.")),
+          })
+          .strict(),
       },
-      responses: { 200: json(z.object({ data: z.array(mappingSchemaView), nextCursor: z.null() }), 'All mappings (one page)'), 401: errors[401] },
+      responses: { 200: json(page(mappingSchemaView), 'One page of mappings, in the order they are tried'), ...errors },
     }),
     async (c) => {
-      const { path, q } = c.req.valid('query');
-      const data = lab
+      const query = c.req.valid('query');
+      const needle = query.q?.toLowerCase();
+      const declared = (m: { definition: Record<string, unknown> | null }, key: string) => m.definition?.[key] as string | undefined;
+      const matching = lab
         .list()
-        .filter((m) => path === undefined || m.path === path.replace(/^\/+|\/+$/g, ''))
-        .filter((m) => q === undefined || m.id.includes(q) || m.origin.includes(q));
-      return c.json({ data: data as z.infer<typeof mappingSchemaView>[], nextCursor: null }, 200);
+        .filter((m) => query.path === undefined || m.path === query.path.replace(/^\/+|\/+$/g, ''))
+        .filter((m) => query.agent === undefined || declared(m, 'agentId') === query.agent)
+        .filter((m) => query.channel === undefined || declared(m, 'channel') === query.channel)
+        // a mapping is an agent action unless it says otherwise; the built-ins are named after their kind
+        .filter((m) => query.action === undefined || (declared(m, 'action') ?? (m.builtIn ? m.id : 'agent')) === query.action)
+        .filter((m) => needle === undefined || [m.id, m.origin, m.path ?? '', declared(m, 'name') ?? ''].some((t) => t.toLowerCase().includes(needle)));
+      // mappings keep their configured order (the order they are tried): the cursor is a position in it
+      const from = query.cursor ? decodeCursor(query.cursor)!.at : 0;
+      const shown = matching.slice(from, from + query.limit);
+      const next = from + query.limit < matching.length ? encodeCursor(from + query.limit, shown.at(-1)!.id) : null;
+      return c.json({ data: shown as z.infer<typeof mappingSchemaView>[], nextCursor: next }, 200);
     },
   );
 

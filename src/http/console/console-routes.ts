@@ -1,16 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Hono, type Context } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
+import { installedPath } from '../../install-layout.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { checkToken } from '../token-auth.js';
 import { SESSION_COOKIE, type ConsoleSessions } from './console-session.js';
 
 /** the console's files: plain HTML, CSS and ES modules shipped in the repo, served as they are (no build step) */
-const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
+const PUBLIC_DIR = installedPath('dist/console', 'src/http/console/public');
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',

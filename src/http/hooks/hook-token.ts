@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { bearerToken } from '../bearer-token.js';
+import { requestHeaders } from '../request-headers.js';
 
 export type TokenForm = 'bearer' | 'header' | 'query';
 
@@ -9,9 +10,12 @@ export type TokenForm = 'bearer' | 'header' | 'query';
  * then the deprecated ?token=.
  */
 export function presentedHookToken(c: Context): { token: string; form: TokenForm } | undefined {
-  if (c.req.header('authorization') !== undefined) return { token: bearerToken(c) ?? '', form: 'bearer' };
-  const header = c.req.header('x-gateway-token') ?? c.req.header('x-openclaw-token');
+  const headers = requestHeaders(c);
+  if (headers.authorization !== undefined) return { token: bearerToken(c) ?? '', form: 'bearer' };
+  const header = headers['x-gateway-token'] ?? headers['x-openclaw-token'];
   if (header !== undefined) return { token: header, form: 'header' };
+  // no query string, no ?token= (the common case: no URL parse for it)
+  if (!c.req.url.includes('?')) return undefined;
   const query = c.req.query('token');
   if (query !== undefined) return { token: query, form: 'query' };
   return undefined;

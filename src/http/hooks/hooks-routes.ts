@@ -7,6 +7,7 @@ import { trimSlashes, type HookRequest } from '../../mappings/hook-request.js';
 import type { HookIntake } from '../../runtime/hook-intake.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { readBody } from '../read-body.js';
+import { requestHeaders } from '../request-headers.js';
 import { checkToken } from '../token-auth.js';
 import { parseHookPayload } from './hook-payload.js';
 import { presentedHookToken } from './hook-token.js';
@@ -51,25 +52,26 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
 
     const bytes = await readBody(c, { maxBytes: hooks.maxBodyBytes, idleTimeoutMs: hooks.bodyTimeoutMs });
     c.set('bodyBytes', bytes.byteLength);
-    const headers = Object.fromEntries(Object.entries(c.req.header()).map(([k, v]) => [k.toLowerCase(), v]));
+    const allHeaders = requestHeaders(c);
     // over the exact bytes received, before any parsing
-    noteReceipt(c, { body: bytes, headers, signature: signed.length ? 'invalid' : null });
-    const signedBy = signed.length ? admitBySignature(c, deps.limiter, path, signed, headers, bytes) : undefined;
-    if (signedBy) noteReceipt(c, { signature: signedBy.map((m) => m.id).join(',') });
+    if (signed.length) noteReceipt(c, { signature: 'invalid' });
+    const signedBy = signed.length ? admitBySignature(c, deps.limiter, path, signed, allHeaders, bytes) : undefined;
+    // what the mapping, the transform and a retained payload see: never the hook token
+    const headers = withoutCredentials(allHeaders);
+    // c.req.url is already normalised (the adapter built it with new URL): the URL without its query is a cut, not a parse
+    const { url } = c.req;
+    const queryAt = url.indexOf('?');
+    const query = queryAt < 0 ? {} : withoutToken(c.req.query());
+    noteReceipt(c, { body: bytes, headers, query, ...(signedBy && { signature: signedBy.map((m) => m.id).join(',') }) });
     const headerKey = idempotencyKeyOf(c);
-    const url = new URL(c.req.url);
-    const { token: _token, ...query } = c.req.query();
-    noteReceipt(c, { query, idempotencyKey: headerKey });
+    noteReceipt(c, { idempotencyKey: headerKey });
     const request: HookRequest = {
       path,
       payload: await parseHookPayload(path, bytes, headers['content-type']),
       headers,
       query,
-      url: `${url.origin}${url.pathname}`,
+      url: queryAt < 0 ? url : url.slice(0, queryAt),
     };
-    delete request.headers.authorization;
-    delete request.headers['x-gateway-token'];
-    delete request.headers['x-openclaw-token'];
     const key = headerKey ?? bodyIdempotencyKey(path, request.payload);
 
     const outcome = await deps.intake.accept({
@@ -89,4 +91,18 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
     return outcome.type === 'skipped' ? c.body(null, 204) : c.json(outcome.body, outcome.status);
   });
   return app;
+}
+
+/** the header names that carry the hook token */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'x-gateway-token', 'x-openclaw-token']);
+
+function withoutCredentials(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name in headers) if (!CREDENTIAL_HEADERS.has(name)) out[name] = headers[name]!;
+  return out;
+}
+
+function withoutToken(query: Record<string, string>): Record<string, string> {
+  delete query.token;
+  return query;
 }

@@ -26,25 +26,27 @@ export function noteReceipt(c: Context, notes: ReceiptNotes): void {
  */
 export function receiptMiddleware(recorder: ReceiptRecorder, prefix: string): MiddlewareHandler {
   return async function receiptMiddleware(c, next) {
-    const receivedAt = Date.now();
     const started = performance.now();
-    const notes: ReceiptNotes = { authMethod: 'none' };
-    c.set('receiptNotes', notes);
-    await next();
-    const error = c.error instanceof HeraldError ? c.error : undefined;
-    recorder.recordLater({
-      ...notes,
-      authMethod: notes.authMethod ?? 'none',
+    // the notes are the receipt's input itself, filled in as the route learns (no copy at the end)
+    const input: ReceiptInput = {
       requestId: c.get('requestId'),
-      receivedAt,
+      receivedAt: Date.now(),
       method: c.req.method,
       path: trimSlashes(c.req.path.slice(prefix.length)),
-      mappingId: c.get('mappingId'),
-      status: c.res.status,
-      errorCode: error?.code ?? (c.error ? 'HERALD_INTERNAL' : undefined),
-      clientAddress: clientAddress(c),
-      bodyBytes: c.get('bodyBytes') ?? 0,
-      latencyMs: performance.now() - started,
-    });
+      status: 0,
+      authMethod: 'none',
+      bodyBytes: 0,
+      latencyMs: 0,
+    };
+    c.set('receiptNotes', input);
+    await next();
+    const { error } = c;
+    input.mappingId = c.get('mappingId');
+    input.status = c.res.status;
+    if (error) input.errorCode = error instanceof HeraldError ? error.code : 'HERALD_INTERNAL';
+    input.clientAddress = clientAddress(c);
+    input.bodyBytes = c.get('bodyBytes') ?? 0;
+    input.latencyMs = performance.now() - started;
+    recorder.recordLater(input);
   };
 }

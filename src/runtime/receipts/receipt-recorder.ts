@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { MappingsEngine } from '../../mappings/mappings-engine.js';
 import type { ReceiptAuth, ReceiptOutcome, ReceiptRecord, RetainedPayload, Store } from '../../store/port.js';
+import { uuidV7 } from '../../uuid-v7.js';
 import { retainableHeaders } from './retainable-headers.js';
 
 /** What the webhook surface knows of one request once it has answered it. */
@@ -42,7 +42,7 @@ export class ReceiptRecorder {
   private retains(input: ReceiptInput): boolean {
     if (!input.body || input.status === 401 || input.status === 429 || input.status === 405) return false;
     if (input.body.byteLength > this.deps.config.hooks.retention.maxPayloadBytes) return false;
-    const mapping = input.mappingId ? this.deps.engine.mappings.find((m) => m.id === input.mappingId) : undefined;
+    const mapping = input.mappingId ? this.deps.engine.mapping(input.mappingId) : undefined;
     return mapping?.retainPayloads ?? this.deps.config.hooks.retainPayloads;
   }
 
@@ -50,7 +50,8 @@ export class ReceiptRecorder {
     const retained = this.retains(input);
     const expiresAt = input.receivedAt + this.deps.config.hooks.retention.payloadTtlHours * 3_600_000;
     const receipt: ReceiptRecord = {
-      id: randomUUID(),
+      // time-ordered: receipts are inserted at the end of the primary-key index, not at random pages
+      id: uuidV7(input.receivedAt),
       requestId: input.requestId,
       receivedAt: input.receivedAt,
       method: input.method,

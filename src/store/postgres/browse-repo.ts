@@ -1,7 +1,8 @@
 import type pg from 'pg';
-import { deliveryFilter, eventFilter, runFilter } from '../browse-filters.js';
+import { deliveryFilter, eventFilter, runFilter, sessionFilter, sessionsSql } from '../browse-filters.js';
 import { ListFilter, postgresDialect } from '../list-filter.js';
-import type { BrowseRepo, MinuteCount, SessionSummary, SystemEvent } from '../port.js';
+import type { BrowseRepo, MinuteCount, SystemEvent } from '../port.js';
+import { toSession, type SessionRow } from '../session-summary.js';
 import { DELIVERY_COLUMNS, toDelivery, type DeliveryRow } from './deliveries-repo.js';
 import { query } from './pg-pool.js';
 import { minuteOf } from './receipts-repo.js';
@@ -39,15 +40,9 @@ export function postgresBrowseRepo(pool: pg.Pool): BrowseRepo {
       return (await all<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM deliveries ${f.sql()} ${f.order(q.limit)}`, f.values)).map(toDelivery);
     },
     async sessions(q) {
-      const f = new ListFilter(postgresDialect, 'last_at', 'key')
-        .where('starts_with(key, ?)', q.prefix)
-        .page(q, ['key']);
-      const rows = await all<{ key: string; messages: number; first_at: number; last_at: number }>(
-        `SELECT * FROM (SELECT session_key AS key, COUNT(*)::int AS messages, MIN(created_at) AS first_at, MAX(created_at) AS last_at
-           FROM session_messages GROUP BY session_key) s ${f.sql()} ${f.order(q.limit)}`,
-        f.values,
-      );
-      return rows.map((r): SessionSummary => ({ key: r.key, messages: r.messages, firstAt: r.first_at, lastAt: r.last_at }));
+      const f = new ListFilter(postgresDialect, 'last_at', 'key');
+      const fallback = `${f.bind(q.defaultAgentId)}::text`;
+      return (await all<SessionRow>(sessionsSql(sessionFilter(f, q), fallback, q.limit), f.values)).map(toSession);
     },
     runsPerMinute: (since) => perMinute('runs', "status IN ('failed', 'timed_out')", since),
     deliveriesPerMinute: (since) => perMinute('deliveries', "status IN ('failed', 'abandoned')", since),

@@ -365,4 +365,59 @@ export const migrations: Migration[] = [
       ALTER TABLE knowledge_documents ADD COLUMN embedding_model TEXT;
     `,
   },
+  {
+    version: 7,
+    name: 'operator: the admin lists filtered without a scan (runs by mapping, session and status; events; receipts by status; deliveries by channel; session summaries)',
+    sql: `
+      -- each admin list filter walks one of these newest first, (filter, time, id), and stops after a page.
+      -- runs?mapping= scanned the runs and read every receipt of the mapping; the expression is the one browse-filters.ts writes
+      CREATE INDEX runs_mapping ON runs ((action->'source'->>'mappingId'), created_at, id);
+      CREATE INDEX runs_session ON runs (session_key, created_at, id);
+      CREATE INDEX runs_status ON runs (status, created_at, id);
+      CREATE INDEX receipts_status ON receipts (status, received_at, id);
+      CREATE INDEX events_session_created ON events (session, created_at, id);
+      CREATE INDEX deliveries_channel ON deliveries (channel, created_at, id);
+
+      -- the sessions list read every message (GROUP BY session_key) for each page: each session's
+      -- summary is kept as its messages are written. agent_id: its first message's agent (a chat
+      -- names it in meta, a hook run's is its run's); NULL: none named, or the main session, both
+      -- the default agent's (configuration decides which, so it is resolved when read)
+      CREATE TABLE session_summaries (
+        key TEXT PRIMARY KEY,
+        agent_id TEXT,
+        messages INTEGER NOT NULL,
+        first_at BIGINT NOT NULL,
+        last_at BIGINT NOT NULL
+      );
+      INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
+        SELECT s.key, CASE WHEN s.key = 'main' THEN NULL ELSE COALESCE(m.meta->>'agentId', r.agent_id) END, s.messages, s.first_at, s.last_at
+        FROM (SELECT session_key AS key, COUNT(*) AS messages, MIN(created_at) AS first_at, MAX(created_at) AS last_at, MIN(id) AS first_id
+              FROM session_messages GROUP BY session_key) s
+        JOIN session_messages m ON m.id = s.first_id
+        LEFT JOIN runs r ON r.id = m.run_id;
+      CREATE INDEX session_summaries_last ON session_summaries (last_at, key);
+      CREATE INDEX session_summaries_agent ON session_summaries (agent_id, last_at, key);
+      CREATE FUNCTION herald_session_summarised() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      BEGIN
+        INSERT INTO session_summaries AS s (key, agent_id, messages, first_at, last_at)
+        VALUES (
+          NEW.session_key,
+          CASE WHEN NEW.session_key = 'main' THEN NULL ELSE COALESCE(NEW.meta->>'agentId', (SELECT agent_id FROM runs WHERE id = NEW.run_id)) END,
+          1, NEW.created_at, NEW.created_at
+        )
+        ON CONFLICT (key) DO UPDATE SET messages = s.messages + 1, first_at = LEAST(s.first_at, EXCLUDED.first_at), last_at = GREATEST(s.last_at, EXCLUDED.last_at);
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER session_messages_summarised AFTER INSERT ON session_messages FOR EACH ROW EXECUTE FUNCTION herald_session_summarised();
+    `,
+  },
+  {
+    version: 8,
+    name: 'operator: session summaries keep one index',
+    sql: `
+      -- every message moves its session's last_at, and the index by agent more than doubled what the
+      -- trigger costs a turn; ?agent= walks session_summaries_last and reads each summary's agent
+      DROP INDEX session_summaries_agent;
+    `,
+  },
 ];

@@ -4,6 +4,8 @@ import type { MinuteCount, ReceiptRecord, ReceiptsRepo, RetainedPayload } from '
 import { receiptFilter } from '../receipt-filter.js';
 import { query, transaction } from './pg-pool.js';
 
+const RECEIPT_VALUES = Array.from({ length: 19 }, (_, i) => `$${i + 1}`).join(', ');
+
 interface Row {
   id: string;
   request_id: string;
@@ -75,21 +77,25 @@ export const minuteOf = (column: string) => `(${column} / 60000) * 60000`;
 /** Receipts over PostgreSQL: the same rules as the SQLite adapter; pruning deletes in one transaction. */
 export function postgresReceiptsRepo(pool: pg.Pool): ReceiptsRepo {
   return {
+    /**
+     * One statement, so one round trip in autocommit (no BEGIN/COMMIT around it): the receipt alone,
+     * or the receipt and its payload in one INSERT ... WITH, which PostgreSQL applies atomically.
+     */
     async record(r, payload) {
-      await transaction(pool, async (client) => {
-        await client.query(
-          `INSERT INTO receipts (${RECEIPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
-          [r.id, r.requestId, r.receivedAt, r.method, r.path, r.mappingId, r.status, r.outcome, r.errorCode, r.runId, r.eventId,
-            r.idempotencyKey, r.authMethod, r.signature, r.clientAddress, r.bodyBytes, r.latencyMs, r.replayOf, r.retainedUntil],
-        );
-        if (payload) {
-          const body = Buffer.from(payload.body);
-          await client.query(
-            'INSERT INTO retained_payloads (receipt_id, path, body, bytes, headers, query, created_at, expires_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8)',
-            [r.id, payload.path, body, body.byteLength, JSON.stringify(payload.headers), JSON.stringify(payload.query), r.receivedAt, payload.expiresAt],
-          );
-        }
-      });
+      const values = [r.id, r.requestId, r.receivedAt, r.method, r.path, r.mappingId, r.status, r.outcome, r.errorCode, r.runId, r.eventId,
+        r.idempotencyKey, r.authMethod, r.signature, r.clientAddress, r.bodyBytes, r.latencyMs, r.replayOf, r.retainedUntil];
+      if (!payload) {
+        await query(pool, `INSERT INTO receipts (${RECEIPT_COLUMNS}) VALUES (${RECEIPT_VALUES})`, values);
+        return;
+      }
+      const body = Buffer.from(payload.body);
+      await query(
+        pool,
+        `WITH receipt AS (INSERT INTO receipts (${RECEIPT_COLUMNS}) VALUES (${RECEIPT_VALUES}) RETURNING id)
+         INSERT INTO retained_payloads (receipt_id, path, body, bytes, headers, query, created_at, expires_at)
+         SELECT id, $20, $21, $22, $23::jsonb, $24::jsonb, $25, $26 FROM receipt`,
+        [...values, payload.path, body, body.byteLength, JSON.stringify(payload.headers), JSON.stringify(payload.query), r.receivedAt, payload.expiresAt],
+      );
     },
     async get(id) {
       const { rows } = await query<Row>(pool, `SELECT ${RECEIPT_COLUMNS} FROM receipts WHERE id = $1`, [id]);

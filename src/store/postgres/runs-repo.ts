@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { RunRecord, RunsRepo } from '../port.js';
+import type { RunCompletion, RunRecord, RunsRepo } from '../port.js';
 import { parseRunAction, runActionSchema } from '../run-action.js';
 import { enqueueEvent } from './events-repo.js';
 import type { PgGroupCommit } from './group-commit.js';
@@ -44,6 +44,22 @@ export const toRun = (r: RunRow): RunRecord => ({
   ...(r.rerun_of !== null && { rerunOf: r.rerun_of }),
 });
 
+/**
+ * FOR UPDATE SKIP LOCKED: replicas claiming at once take different runs and never wait on
+ * each other. Only a session's oldest unfinished run is ready (the others are flagged
+ * waiting by the triggers of the 'scale' migration, released one by one as the run ahead ends), so the
+ * claim reads ready runs from runs_ready in seq order and stops at `limit`: the runs waiting
+ * behind a busy session are never read. $1 owner, $2 now, $3 until, $4 limit.
+ */
+const CLAIM = `WITH candidates AS (
+    SELECT r.id FROM runs r
+    WHERE NOT r.waiting AND r.status IN ('queued', 'running') AND (r.status = 'queued' OR r.lease_until IS NULL OR r.lease_until < $2)
+    ORDER BY r.seq LIMIT $4
+    FOR UPDATE SKIP LOCKED)
+  UPDATE runs SET status = 'running', started_at = $2, lease_owner = $1, lease_until = $3
+  FROM candidates WHERE runs.id = candidates.id
+  RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq`;
+
 export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRepo {
   return {
     async insert(run, claimedBy) {
@@ -59,26 +75,9 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
       const { rows } = await query<RunRow>(pool, `SELECT ${COLUMNS} FROM runs WHERE id = $1`, [id]);
       return rows[0] && toRun(rows[0]);
     },
-    /**
-     * FOR UPDATE SKIP LOCKED: replicas claiming at once take different runs and never wait on
-     * each other. Only a session's oldest unfinished run is ready (the others are flagged
-     * waiting by the triggers of the 'scale' migration, released one by one as the run ahead ends), so the
-     * claim reads ready runs from runs_ready in seq order and stops at `limit`: the runs waiting
-     * behind a busy session are never read.
-     */
+    /** see CLAIM */
     async claim({ owner, now, until }, limit) {
-      const { rows } = await query<RunRow & { seq: number }>(
-        pool,
-        `WITH candidates AS (
-           SELECT r.id FROM runs r
-           WHERE NOT r.waiting AND r.status IN ('queued', 'running') AND (r.status = 'queued' OR r.lease_until IS NULL OR r.lease_until < $2)
-           ORDER BY r.seq LIMIT $4
-           FOR UPDATE SKIP LOCKED)
-         UPDATE runs SET status = 'running', started_at = $2, lease_owner = $1, lease_until = $3
-         FROM candidates WHERE runs.id = candidates.id
-         RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq`,
-        [owner, now, until, limit],
-      );
+      const { rows } = await query<RunRow & { seq: number }>(pool, CLAIM, [owner, now, until, limit]);
       return rows.sort((a, b) => a.seq - b.seq).map(toRun);
     },
     async renew(ids, owner, until) {
@@ -108,17 +107,27 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
     },
     /** status, transcript and summary event commit together, or not at all (grouped with the completions beside it) */
     async complete(id, c) {
+      return commits.run((client) => completeIn(client, id, c));
+    },
+    /** the claim after the completion, under the same savepoint: it sees the run the completion released */
+    async completeAndClaim(id, c, { owner, now, until }) {
       return commits.run(async (client) => {
-        const { rows } = await client.query<{ session_key: string }>(
-          `UPDATE runs SET status = $2, reply = $3, error = $4, finished_at = $5, model = $6, lease_owner = NULL, lease_until = NULL
-           WHERE id = $1 AND status IN ('queued', 'running') RETURNING session_key`,
-          [id, c.status, c.reply ?? null, c.error ?? null, c.at, c.model ?? null],
-        );
-        if (!rows[0]) return false;
-        await appendMessages(client, rows[0].session_key, c.transcript);
-        await enqueueEvent(client, c.summary.session, c.summary.text, c.summary.maxPending);
-        return true;
+        if (!(await completeIn(client, id, c))) return { finished: false };
+        const { rows } = await client.query<RunRow & { seq: number }>(CLAIM, [owner, now, until, 1]);
+        return rows[0] ? { finished: true, next: toRun(rows[0]) } : { finished: true };
       });
     },
   };
+}
+
+async function completeIn(client: pg.PoolClient, id: string, c: RunCompletion): Promise<boolean> {
+  const { rows } = await client.query<{ session_key: string }>(
+    `UPDATE runs SET status = $2, reply = $3, error = $4, finished_at = $5, model = $6, lease_owner = NULL, lease_until = NULL
+     WHERE id = $1 AND status IN ('queued', 'running') RETURNING session_key`,
+    [id, c.status, c.reply ?? null, c.error ?? null, c.at, c.model ?? null],
+  );
+  if (!rows[0]) return false;
+  await appendMessages(client, rows[0].session_key, c.transcript);
+  await enqueueEvent(client, c.summary.session, c.summary.text, c.summary.maxPending);
+  return true;
 }

@@ -1,10 +1,14 @@
-import type { BrowseRepo, MinuteCount, SessionSummary, SystemEvent } from '../port.js';
+import type { BrowseRepo, MinuteCount, SystemEvent } from '../port.js';
+import { toSession, type SessionRow } from '../session-summary.js';
 import { toDelivery, type DeliveryRow } from './deliveries-repo.js';
-import { deliveryFilter, eventFilter, runFilter } from '../browse-filters.js';
+import { deliveryFilter, eventFilter, runFilter, runMapping, sessionFilter, sessionsSql } from '../browse-filters.js';
 import { ListFilter, sqliteDialect } from '../list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { MINUTE_SQL } from './receipts-repo.js';
 import { toRun, type RunRow } from './runs-repo.js';
+
+/** from this many runs of a mapping on, its deliveries are found by walking the deliveries (see deliveryFilter) */
+const MANY_RUNS = 2000;
 
 interface EventRow {
   id: number;
@@ -25,6 +29,9 @@ export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
     `SELECT ${MINUTE_SQL('created_at')} AS minute, COUNT(*) AS total, SUM(status IN ('failed', 'abandoned')) AS failed
      FROM deliveries WHERE created_at >= ? GROUP BY minute ORDER BY minute`,
   );
+  const runsOfMapping = db.prepare<[string], { n: number }>(
+    `SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs WHERE ${runMapping(new ListFilter(sqliteDialect, '', ''))} = ? LIMIT ${MANY_RUNS})`,
+  );
   return {
     async runs(query) {
       const f = runFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
@@ -41,18 +48,15 @@ export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
       }));
     },
     async deliveries(query) {
-      const f = deliveryFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
+      // SQLite keeps no statistics per mapping: count the mapping's runs, up to a bound, to choose
+      const manyRuns = query.mappingId !== undefined && runsOfMapping.get(query.mappingId)!.n >= MANY_RUNS;
+      const f = deliveryFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query, manyRuns);
       return all<DeliveryRow>(`SELECT * FROM deliveries ${f.sql()} ${f.order(query.limit)}`, f.named).map(toDelivery);
     },
     async sessions(query) {
-      const f = new ListFilter(sqliteDialect, 'last_at', 'key')
-        .where("substr(key, 1, length(?)) = ?", query.prefix, query.prefix)
-        .page(query, ['key']);
-      return all<SessionSummary>(
-        `SELECT * FROM (SELECT session_key AS key, COUNT(*) AS messages, MIN(created_at) AS firstAt, MAX(created_at) AS last_at
-           FROM session_messages GROUP BY session_key) ${f.sql()} ${f.order(query.limit)}`,
-        f.named,
-      ).map((r) => ({ key: r.key, messages: r.messages, firstAt: r.firstAt, lastAt: (r as unknown as { last_at: number }).last_at }));
+      const f = new ListFilter(sqliteDialect, 'last_at', 'key');
+      const fallback = f.bind(query.defaultAgentId);
+      return all<SessionRow>(sessionsSql(sessionFilter(f, query), fallback, query.limit), f.named).map(toSession);
     },
     async runsPerMinute(since) {
       return runsPerMinute.all(since);

@@ -12,7 +12,9 @@ import {
   type KnowledgeDocument,
   type KnowledgeRepo,
 } from '../port.js';
+import { heaviestRowids } from './heaviest-rowids.js';
 import type { SqliteDatabase } from './open-database.js';
+import { compactRowids, TermChunksCache, type TermChunks } from './term-chunks.js';
 
 interface DocumentRow {
   id: string;
@@ -47,9 +49,12 @@ const toDocument = (r: DocumentRow): KnowledgeDocument => ({
  */
 const CHUNKS_PER_TRANSACTION = 500;
 
+/** chunks kept after a search read them (~1.5 KB each with their index form) */
+const RECENT_CHUNKS = 1024;
+
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
-type CandidateRow = { rowid: number; id: string; document_id: string; filename: string; content: string; terms: string };
+type ChunkRow = { rowid: number; id: string; document_id: string; content: string; terms: string };
 
 /**
  * One agent's full-text index: a contentless FTS5 table over the chunks' index form (the text
@@ -90,18 +95,15 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
   const all = db.prepare<[], DocumentRow>("SELECT * FROM knowledge_documents WHERE status = 'ready' ORDER BY created_at, rowid");
   const counts = db.prepare<[], { agent_id: string; n: number }>("SELECT agent_id, COUNT(*) AS n FROM knowledge_documents WHERE status = 'ready' GROUP BY agent_id");
   const chunkTotal = db.prepare<[string], { n: number }>("SELECT coalesce(sum(chunk_count), 0) AS n FROM knowledge_documents WHERE agent_id = ? AND status = 'ready'");
-  const smallDocuments = db.prepare<[string, number, number], number>(
-    `SELECT c.rowid FROM (SELECT id FROM knowledge_documents WHERE agent_id = ? AND status = 'ready' AND chunk_count <= ?
-                           ORDER BY created_at DESC, rowid DESC LIMIT ?) d
+  const smallDocuments = db.prepare<[string, number, number], { rowid: number; terms: string }>(
+    `SELECT c.rowid, c.terms FROM (SELECT id FROM knowledge_documents WHERE agent_id = ? AND status = 'ready' AND chunk_count <= ?
+                                    ORDER BY created_at DESC, rowid DESC LIMIT ?) d
        JOIN knowledge_chunks c ON c.document_id = d.id`,
-  ).pluck();
-  const rowsOf = db.prepare<[string], CandidateRow>(
-    `SELECT c.rowid, c.id, c.document_id, d.filename, c.content, c.terms
-       FROM json_each(?) AS k
-       JOIN knowledge_chunks c ON c.rowid = k.value
-       JOIN knowledge_documents d ON d.id = c.document_id AND d.status = 'ready'
-      ORDER BY k.key`,
   );
+  const chunksAt = db.prepare<[string], ChunkRow>(
+    'SELECT c.rowid, c.id, c.document_id, c.content, c.terms FROM json_each(?) AS k JOIN knowledge_chunks c ON c.rowid = k.value ORDER BY k.key',
+  );
+  const readyNames = db.prepare<[string], { id: string; filename: string }>("SELECT id, filename FROM knowledge_documents WHERE agent_id = ? AND status = 'ready'");
   const markReady = db.prepare<[string]>("UPDATE knowledge_documents SET status = 'ready' WHERE id = ?");
   const unfinished = db.prepare<[], DocumentRow>("SELECT * FROM knowledge_documents WHERE status = 'indexing'");
   const insertDoc = db.prepare(
@@ -125,21 +127,42 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
   );
 
   const ftsByAgent = new Map<string, AgentFts>();
-  /** the chunks (rowids) holding a term, up to the count limit, by agent and term; cleared on every write */
-  const postings = new Map<string, number[]>();
+  /** what a search reads of each term, by agent and term; cleared on every write */
+  const termChunks = new TermChunksCache();
   /** chunks per agent, cleared on every write: every hook run searches, and most agents have no documents */
   const totals = new Map<string, number>();
-  /** the chunks of an agent's newest small documents, cleared on every write */
-  const smallChunks = new Map<string, number[]>();
+  /** the chunks (rowid and terms) of an agent's newest small documents, cleared on every write */
+  const smallChunks = new Map<string, { rowid: number; terms: Set<string> }[]>();
+  /**
+   * the names of an agent's ready documents by id, cleared on every write: a chunk is a candidate
+   * only while its document is ready (one being written has chunks in the index already, and is hidden)
+   */
+  const documentNames = new Map<string, Map<string, string>>();
+  /**
+   * the chunks read last, by rowid, cleared on every write: questions about the same things meet the
+   * same chunks (a frequent term's first and last ones above all), and reading a chunk is a page read
+   */
+  const recentChunks = new Map<number, ChunkRow>();
   /** embeddings by agent and model, read once and cleared on every write */
   const vectors = new Map<string, StoredVector[]>();
+  /** changes when another connection (another herald process on this file) commits: what is held may be stale then */
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  let seenVersion = dataVersion.get()!;
   const forget = () => {
-    postings.clear();
+    termChunks.clear();
     totals.clear();
     smallChunks.clear();
+    documentNames.clear();
+    recentChunks.clear();
     vectors.clear();
   };
 
+  const forgetOthersWrites = () => {
+    const version = dataVersion.get()!;
+    if (version === seenVersion) return;
+    seenVersion = version;
+    forget();
+  };
   const ftsOf = (agentId: string) => {
     let fts = ftsByAgent.get(agentId);
     if (!fts) {
@@ -161,8 +184,36 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
     }
     return value;
   };
-  const toCandidate = (r: CandidateRow): KnowledgeCandidate => ({ documentId: r.document_id, filename: r.filename, chunkId: r.id, content: r.content, terms: r.terms });
-  const rows = (rowids: number[]) => (rowids.length === 0 ? [] : rowsOf.all(JSON.stringify(rowids)));
+  /**
+   * the chunks at these rowids whose document is ready, in the order given, in one read; the
+   * documents' names come from memory, not from a join per chunk
+   */
+  const candidatesAt = (agentId: string, rowids: number[]): Map<number, KnowledgeCandidate> => {
+    const found = new Map<number, KnowledgeCandidate>();
+    if (rowids.length === 0) return found;
+    const missing = rowids.filter((rowid) => !recentChunks.has(rowid));
+    if (missing.length) {
+      for (const row of chunksAt.all(JSON.stringify(missing))) recentChunks.set(row.rowid, row);
+      for (const [oldest] of recentChunks) {
+        if (recentChunks.size <= RECENT_CHUNKS) break;
+        recentChunks.delete(oldest);
+      }
+    }
+    const names = cached(documentNames, agentId, () => new Map(readyNames.all(agentId).map((d) => [d.id, d.filename])));
+    for (const rowid of rowids) {
+      const row = recentChunks.get(rowid);
+      const filename = row && names.get(row.document_id);
+      if (filename !== undefined) found.set(rowid, { documentId: row!.document_id, filename, chunkId: row!.id, content: row!.content, terms: row!.terms });
+    }
+    return found;
+  };
+  /** a term's chunks as the search reads them: all of them up to the count limit, else the first and last few */
+  const readTerm = (fts: AgentFts, term: string, countLimit: number): TermChunks => {
+    const query = ftsQuery([term]);
+    const rowids = fts.matching.all(query, countLimit + 1);
+    if (rowids.length <= countLimit) return { frequent: false, rowids: compactRowids(rowids) };
+    return { frequent: true, first: compactRowids(rowids.slice(0, FREQUENT_TERM_SAMPLE)), last: compactRowids(fts.last.all(query, FREQUENT_TERM_SAMPLE)) };
+  };
 
   const removeDocument = (fts: AgentFts, id: string) =>
     db
@@ -244,46 +295,27 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
       return true;
     },
     async search(agentId, terms, limit): Promise<KnowledgeCandidates> {
+      forgetOthersWrites();
       const total = cached(totals, agentId, () => chunkTotal.get(agentId)!.n);
       if (total === 0 || terms.length === 0) return { total, frequencies: terms.map(() => 0), candidates: [] };
       const fts = ftsOf(agentId);
       const countLimit = termCountLimit(total);
-      const held = terms.map((term) => cached(postings, `${agentId}\u0000${term}`, () => fts.matching.all(ftsQuery([term]), countLimit + 1)));
-      const frequent = terms.filter((_, i) => held[i]!.length > countLimit);
-      const frequencies = held.map((rows) => (rows.length > countLimit ? frequentTermFrequency(total) : rows.length));
-      // the other terms' chunks are all known: the ones holding the most, by weight, newest first among
-      // equals; grouped by weight (a few distinct sums), as sorting thousands of rows cost more than the query
-      const weights = new Map<number, number>();
-      held.forEach((rows, i) => {
-        if (rows.length > countLimit) return;
-        const w = termWeight(frequencies[i]!, total);
-        for (const rowid of rows) weights.set(rowid, (weights.get(rowid) ?? 0) + w);
-      });
-      const byWeight = new Map<number, number[]>();
-      for (const [rowid, w] of weights) {
-        const group = byWeight.get(w);
-        if (group) group.push(rowid);
-        else byWeight.set(w, [rowid]);
-      }
-      const chosen = new Set<number>();
-      for (const w of [...byWeight.keys()].sort((a, b) => b - a)) {
-        for (const rowid of byWeight.get(w)!.sort((a, b) => b - a)) {
-          if (chosen.size >= limit) break;
-          chosen.add(rowid);
-        }
-      }
+      const held = terms.map((term) => termChunks.get(agentId, term, () => readTerm(fts, term, countLimit)));
+      const frequencies = held.map((t) => (t.frequent ? frequentTermFrequency(total) : t.rowids.length));
+      // the other terms' chunks are all known: the ones holding the most, by weight, newest first among equals
+      const weighted = held.flatMap((t, i) => (t.frequent ? [] : [{ rowids: t.rowids, weight: termWeight(frequencies[i]!, total) }]));
+      const chosen = new Set(heaviestRowids(weighted, limit));
+      const frequent = terms.filter((_, i) => held[i]!.frequent);
       if (frequent.length) {
-        const query = ftsQuery(frequent);
-        for (const rowid of fts.matching.all(query, FREQUENT_TERM_SAMPLE)) chosen.add(rowid);
-        for (const rowid of fts.last.all(query, FREQUENT_TERM_SAMPLE)) chosen.add(rowid);
+        // the first and last chunks holding any of them: the least and greatest of each one's first and last
+        const ends = held.filter((t) => t.frequent);
+        const first = [...new Set(ends.flatMap((t) => [...t.first]))].sort((a, b) => a - b).slice(0, FREQUENT_TERM_SAMPLE);
+        const last = [...new Set(ends.flatMap((t) => [...t.last]))].sort((a, b) => b - a).slice(0, FREQUENT_TERM_SAMPLE);
+        for (const rowid of [...first, ...last]) chosen.add(rowid);
+        const small = cached(smallChunks, agentId, () => smallDocuments.all(agentId, SMALL_DOCUMENT_CHUNKS, SMALL_DOCUMENTS).map((c) => ({ rowid: c.rowid, terms: new Set(c.terms?.split(' ')) })));
+        for (const c of small) if (frequent.some((t) => c.terms.has(t))) chosen.add(c.rowid);
       }
-      const found = rows([...chosen]);
-      if (frequent.length) {
-        const small = cached(smallChunks, agentId, () => smallDocuments.all(agentId, SMALL_DOCUMENT_CHUNKS, SMALL_DOCUMENTS)).filter((r) => !chosen.has(r));
-        const wanted = new Set(frequent);
-        for (const row of rows(small)) if (row.terms.split(' ').some((t) => wanted.has(t))) found.push(row);
-      }
-      return { total, frequencies, candidates: found.map(toCandidate) };
+      return { total, frequencies, candidates: [...candidatesAt(agentId, [...chosen]).values()] };
     },
     async unindexed(limit) {
       return unindexedRows.all(limit).map((r) => ({ chunkId: r.id, content: r.content }));
@@ -300,6 +332,7 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
       }).immediate();
     },
     async nearest(agentId, model, vector, limit) {
+      forgetOthersWrites();
       const stored = cached(vectors, `${agentId}\u0000${model}`, () =>
         embedded.all(agentId, model).map((r) => {
           const v = vectorOf(r.embedding);
@@ -307,7 +340,7 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
         }),
       );
       const found = nearestVectors(stored, vector, limit);
-      const byRowid = new Map(rows(found.map((f) => f.key)).map((r) => [r.rowid, toCandidate(r)]));
+      const byRowid = candidatesAt(agentId, found.map((f) => f.key));
       return found.flatMap((f) => {
         const c = byRowid.get(f.key);
         return c ? [{ ...c, similarity: f.similarity }] : [];

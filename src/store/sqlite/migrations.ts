@@ -320,6 +320,80 @@ ${countedTriggers('deliveries')}
       ALTER TABLE knowledge_documents ADD COLUMN embedding_model TEXT;
     `,
   },
+  {
+    version: 14,
+    name: 'operator: the admin lists filtered without a scan (runs by mapping, session and status; events; receipts by status; deliveries by channel; session summaries)',
+    sql: `
+      -- each admin list filter walks one of these newest first, (filter, time, id), and stops after a page.
+      -- runs?mapping= scanned the runs and read every receipt of the mapping; the expression is the one browse-filters.ts writes
+      CREATE INDEX runs_mapping ON runs (json_extract(action, '$.source.mappingId'), created_at, id);
+      CREATE INDEX runs_session ON runs (session_key, created_at, id);
+      CREATE INDEX runs_status ON runs (status, created_at, id);
+      CREATE INDEX receipts_status ON receipts (status, received_at, id);
+      CREATE INDEX events_created ON events (created_at, id);
+      CREATE INDEX events_session_created ON events (session, created_at, id);
+      CREATE INDEX deliveries_channel ON deliveries (channel, created_at, id);
+
+      -- the sessions list read every message (GROUP BY session_key) for each page: each session's
+      -- summary is kept as its messages are written. agent_id: its first message's agent (a chat
+      -- names it in meta, a hook run's is its run's); NULL: none named, or the main session, both
+      -- the default agent's (configuration decides which, so it is resolved when read)
+      CREATE TABLE session_summaries (
+        key TEXT PRIMARY KEY,
+        agent_id TEXT,
+        messages INTEGER NOT NULL,
+        first_at INTEGER NOT NULL,
+        last_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
+        SELECT s.key, CASE WHEN s.key = 'main' THEN NULL ELSE COALESCE(json_extract(m.meta, '$.agentId'), r.agent_id) END, s.messages, s.first_at, s.last_at
+        FROM (SELECT session_key AS key, COUNT(*) AS messages, MIN(created_at) AS first_at, MAX(created_at) AS last_at, MIN(id) AS first_id
+              FROM session_messages GROUP BY session_key) s
+        JOIN session_messages m ON m.id = s.first_id
+        LEFT JOIN runs r ON r.id = m.run_id;
+      CREATE INDEX session_summaries_last ON session_summaries (last_at, key);
+      CREATE INDEX session_summaries_agent ON session_summaries (agent_id, last_at, key);
+      CREATE TRIGGER session_messages_summarised AFTER INSERT ON session_messages BEGIN
+        INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
+        VALUES (
+          NEW.session_key,
+          CASE WHEN NEW.session_key = 'main' THEN NULL ELSE COALESCE(json_extract(NEW.meta, '$.agentId'), (SELECT agent_id FROM runs WHERE id = NEW.run_id)) END,
+          1, NEW.created_at, NEW.created_at
+        )
+        ON CONFLICT (key) DO UPDATE SET messages = messages + 1, first_at = MIN(first_at, excluded.first_at), last_at = MAX(last_at, excluded.last_at);
+      END;
+    `,
+  },
+  {
+    version: 15,
+    name: 'operator: session summaries cheaper to keep (a rowid table, one index by last activity)',
+    sql: `
+      -- every message moves its session's last_at: with the summaries WITHOUT ROWID, an index by agent
+      -- and the key in the index by time, the trigger cost a turn more than the messages themselves.
+      -- ?agent= walks the index by time and reads each summary's agent; ties of last_at are sorted by key
+      DROP TRIGGER session_messages_summarised;
+      CREATE TABLE session_summaries_kept (
+        key TEXT PRIMARY KEY,
+        agent_id TEXT,
+        messages INTEGER NOT NULL,
+        first_at INTEGER NOT NULL,
+        last_at INTEGER NOT NULL
+      );
+      INSERT INTO session_summaries_kept (key, agent_id, messages, first_at, last_at) SELECT key, agent_id, messages, first_at, last_at FROM session_summaries;
+      DROP TABLE session_summaries;
+      ALTER TABLE session_summaries_kept RENAME TO session_summaries;
+      CREATE INDEX session_summaries_last ON session_summaries (last_at);
+      CREATE TRIGGER session_messages_summarised AFTER INSERT ON session_messages BEGIN
+        INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
+        VALUES (
+          NEW.session_key,
+          CASE WHEN NEW.session_key = 'main' THEN NULL ELSE COALESCE(json_extract(NEW.meta, '$.agentId'), (SELECT agent_id FROM runs WHERE id = NEW.run_id)) END,
+          1, NEW.created_at, NEW.created_at
+        )
+        ON CONFLICT (key) DO UPDATE SET messages = messages + 1, first_at = MIN(first_at, excluded.first_at), last_at = MAX(last_at, excluded.last_at);
+      END;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact */

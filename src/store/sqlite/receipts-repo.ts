@@ -69,23 +69,27 @@ const toPayload = (r: PayloadRow): RetainedPayload => ({
 /** per-minute buckets: integer division of epoch ms */
 export const MINUTE_SQL = (column: string) => `(${column} / 60000) * 60000`;
 
-/** a receipt is written through the group commit: under load it shares the commit of the request's own run insert */
+/**
+ * A receipt is written through the group commit: under load it shares the commit of the request's
+ * own run insert. Without a retained payload (nearly always) it is one INSERT, bound by position,
+ * with no savepoint of its own around it.
+ */
 export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): ReceiptsRepo {
   const insert = db.prepare(
     `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id, event_id,
        idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until)
-     VALUES (@id, @requestId, @receivedAt, @method, @path, @mappingId, @status, @outcome, @errorCode, @runId, @eventId,
-       @idempotencyKey, @authMethod, @signature, @clientAddress, @bodyBytes, @latencyMs, @replayOf, @retainedUntil)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const insertReceipt = (r: ReceiptRecord) =>
+    insert.run(r.id, r.requestId, r.receivedAt, r.method, r.path, r.mappingId, r.status, r.outcome, r.errorCode, r.runId, r.eventId,
+      r.idempotencyKey, r.authMethod, r.signature, r.clientAddress, r.bodyBytes, r.latencyMs, r.replayOf, r.retainedUntil);
   const insertPayload = db.prepare(
     `INSERT INTO retained_payloads (receipt_id, path, body, bytes, headers, query, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const record = db.transaction((receipt: ReceiptRecord, payload?: RetainedPayload) => {
-    insert.run(receipt);
-    if (payload) {
-      const body = Buffer.from(payload.body);
-      insertPayload.run(receipt.id, payload.path, body, body.byteLength, JSON.stringify(payload.headers), JSON.stringify(payload.query), receipt.receivedAt, payload.expiresAt);
-    }
+  const recordWithPayload = db.transaction((receipt: ReceiptRecord, payload: RetainedPayload) => {
+    insertReceipt(receipt);
+    const body = Buffer.from(payload.body);
+    insertPayload.run(receipt.id, payload.path, body, body.byteLength, JSON.stringify(payload.headers), JSON.stringify(payload.query), receipt.receivedAt, payload.expiresAt);
   });
   const get = db.prepare<[string], Row>('SELECT * FROM receipts WHERE id = ?');
   const payload = db.prepare<[string, number], PayloadRow>('SELECT * FROM retained_payloads WHERE receipt_id = ? AND expires_at > ?');
@@ -125,7 +129,7 @@ export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): Re
 
   return {
     async record(receipt, retained) {
-      await commits.run(() => record(receipt, retained));
+      await commits.run(retained ? () => recordWithPayload(receipt, retained) : () => void insertReceipt(receipt));
     },
     async get(id) {
       const row = get.get(id);

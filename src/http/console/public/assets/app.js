@@ -9,6 +9,7 @@ import { overviewPage } from './page-overview.js';
 import { requestsPage } from './page-requests.js';
 import { runsPage } from './page-runs.js';
 import { sessionPage } from './page-session.js';
+import { sessionsPage } from './page-sessions.js';
 
 /** route -> page; a page is `(root, params) => { refresh?(), kinds?: the changes it shows, overview?(data), stop?() }` */
 const pages = [
@@ -16,6 +17,7 @@ const pages = [
   { id: 'requests', label: 'Requests', page: requestsPage },
   { id: 'runs', label: 'Runs', page: runsPage },
   { id: 'session', label: 'Main session', page: sessionPage },
+  { id: 'sessions', label: 'Sessions', page: sessionsPage },
   { id: 'deliveries', label: 'Deliveries', page: deliveriesPage },
   { id: 'mappings', label: 'Mappings', page: mappingsPage },
   { id: 'knowledge', label: 'Knowledge', page: knowledgePage },

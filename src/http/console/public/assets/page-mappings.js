@@ -1,28 +1,39 @@
 import { api, qs } from './api.js';
 import { badge, clear, debounce, field, h, json, notice, table, time } from './dom.js';
+import { pagedList } from './paged.js';
 
 export function mappingsPage(root, { rest, params }) {
   if (rest[0] === 'playground') return playground(root, params.get('id'));
-  const list = h('div', {});
+  const agent = h('select', { name: 'agent' }, h('option', { value: '' }, 'any agent'));
+  const action = h('select', { name: 'action' }, ['', 'agent', 'wake'].map((v) => h('option', { value: v }, v || 'any action')));
+  const q = h('input', { type: 'search', name: 'q', placeholder: 'id, path, name, file…', maxlength: 200 });
+  q.value = params.get('q') ?? '';
+  api.get('/agents').then((p) => agent.append(...p.data.map((a) => h('option', { value: a.id }, a.name ?? a.id)))).catch(() => {});
+  const list = pagedList(
+    (cursor, limit) => api.get(`/mappings${qs({ agent: agent.value, action: action.value, q: q.value.trim(), limit, cursor })}`),
+    (rows) =>
+      table([
+        { label: 'Id', cell: (m) => h('a', { href: `#/mappings/playground?id=${encodeURIComponent(m.id)}` }, m.id) },
+        { label: 'Path', cell: (m) => (m.path ? h('code', {}, m.path) : '—') },
+        { label: 'Match', cell: (m) => h('code', {}, JSON.stringify(m.match)) },
+        { label: 'Action', cell: (m) => (m.definition?.action ?? (m.builtIn ? m.id : 'agent')) },
+        { label: 'From', cell: (m) => m.origin },
+        { label: 'Signed', cell: (m) => (m.signed ? 'yes' : 'no') },
+        { label: 'Retains', cell: (m) => (m.retainPayloads ? 'yes' : 'no') },
+        { label: 'Fixtures', cell: (m) => String(m.fixtures.length) },
+      ], rows, { empty: 'No mappings match.', caption: 'Mappings' }),
+  );
+  for (const el of [agent, action]) el.addEventListener('change', () => list.reset());
+  q.addEventListener('search', () => q.value === '' && list.reset());
   clear(
     root,
     h('h1', {}, 'Mappings'),
-    h('p', { class: 'lead' }, 'Every mapping in the order they are tried, and where it comes from.'),
+    h('p', { class: 'lead' }, 'Every mapping in the order they are tried, and where it comes from. Mappings are configuration: they have no time range.'),
     h('p', {}, h('a', { class: 'button primary', href: '#/mappings/playground' }, 'Open the playground')),
-    list,
+    h('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), list.reset()) }, field('Agent', agent), field('Action', action), field('Search', q), h('button', { type: 'submit' }, 'Filter')),
+    list.elements,
   );
-  api.get('/mappings').then((page) =>
-    clear(list, table([
-      { label: 'Id', cell: (m) => h('a', { href: `#/mappings/playground?id=${encodeURIComponent(m.id)}` }, m.id) },
-      { label: 'Path', cell: (m) => (m.path ? h('code', {}, m.path) : '—') },
-      { label: 'Match', cell: (m) => h('code', {}, JSON.stringify(m.match)) },
-      { label: 'Action', cell: (m) => (m.definition?.action ?? (m.builtIn ? m.id : 'agent')) },
-      { label: 'From', cell: (m) => m.origin },
-      { label: 'Signed', cell: (m) => (m.signed ? 'yes' : 'no') },
-      { label: 'Retains', cell: (m) => (m.retainPayloads ? 'yes' : 'no') },
-      { label: 'Fixtures', cell: (m) => String(m.fixtures.length) },
-    ], page.data, { caption: 'Mappings' })),
-  );
+  list.reload();
   return {};
 }
 

@@ -1,6 +1,7 @@
 import { api, qs } from './api.js';
 import { pagedList } from './paged.js';
 import { badge, clear, coalesced, field, h, json, notice, table, time } from './dom.js';
+import { rangeAndSearch } from './list-filters.js';
 
 const outcomes = ['', 'agent', 'wake', 'skip', 'error', 'idempotent_replay'];
 
@@ -8,10 +9,12 @@ export function requestsPage(root, { rest, params }) {
   if (rest[0]) return requestDetail(root, rest[0]);
   const result = h('select', { name: 'result' }, ['', 'ok', 'error'].map((v) => h('option', { value: v }, v || 'any result')));
   const outcome = h('select', { name: 'outcome' }, outcomes.map((v) => h('option', { value: v }, v || 'any outcome')));
-  const q = h('input', { type: 'search', name: 'q', placeholder: 'id, path, mapping, run…' });
+  const mapping = h('select', { name: 'mapping' }, h('option', { value: '' }, 'any mapping'));
+  api.get('/mappings?limit=1000').then((p) => mapping.append(...p.data.map((m) => h('option', { value: m.id }, m.id)))).catch(() => {});
+  const range = rangeAndSearch({ params, placeholder: 'id, path, mapping, run…', onChange: () => list.reset() });
   result.value = params.get('result') ?? '';
   const list = pagedList(
-    (cursor, limit) => api.get(`/receipts${qs({ result: result.value, outcome: outcome.value, q: q.value, limit, cursor })}`),
+    (cursor, limit) => api.get(`/receipts${qs({ result: result.value, outcome: outcome.value, mapping: mapping.value, ...range.values(), limit, cursor })}`),
     (rows) =>
       table(
         [
@@ -29,8 +32,8 @@ export function requestsPage(root, { rest, params }) {
         { empty: 'No webhook requests yet.', caption: 'Webhook requests' },
       ),
   );
-  const filters = h('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), list.reset()) }, field('Result', result), field('Outcome', outcome), field('Search', q), h('button', { type: 'submit' }, 'Filter'));
-  for (const el of [result, outcome]) el.addEventListener('change', () => list.reset());
+  const filters = h('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), list.reset()) }, field('Result', result), field('Outcome', outcome), field('Mapping', mapping), range.fields, h('button', { type: 'submit' }, 'Filter'));
+  for (const el of [result, outcome, mapping]) el.addEventListener('change', () => list.reset());
   clear(root, h('h1', {}, 'Requests'), h('p', { class: 'lead' }, 'A receipt for every webhook request, live. Bodies are kept only for mappings that retain them.'), filters, list.elements);
   list.reload();
   return { refresh: coalesced(list.reload), kinds: ['receipts'] };

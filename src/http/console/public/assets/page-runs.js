@@ -1,42 +1,61 @@
 import { api, qs } from './api.js';
 import { pagedList } from './paged.js';
 import { badge, clear, coalesced, duration, field, h, json, notice, table, time } from './dom.js';
+import { rangeAndSearch } from './list-filters.js';
 
 const statuses = ['', 'queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled'];
+
+/** the runs table, shared with a session's page */
+export function runsTable(rows, empty) {
+  return table(
+    [
+      { label: 'Created', cell: (r) => h('a', { href: `#/runs/${encodeURIComponent(r.id)}` }, time(r.createdAt)) },
+      { label: 'Name', cell: (r) => r.name },
+      { label: 'Status', cell: (r) => badge(r.status) },
+      { label: 'Mapping', cell: (r) => r.mappingId ?? '—' },
+      { label: 'Agent', cell: (r) => r.agentId },
+      { label: 'Session', cell: (r) => h('a', { href: `#/sessions/${encodeURIComponent(r.sessionKey)}` }, h('code', {}, r.sessionKey)) },
+      { label: 'Took', cell: (r) => duration(r.startedAt, r.finishedAt) },
+      { label: 'Re-run of', cell: (r) => (r.rerunOf ? h('a', { href: `#/runs/${encodeURIComponent(r.rerunOf)}` }, r.rerunOf.slice(0, 8)) : '—') },
+    ],
+    rows,
+    { empty, caption: 'Agent runs' },
+  );
+}
 
 export function runsPage(root, { rest, params }) {
   if (rest[0]) return runDetail(root, rest[0]);
   const status = h('select', { name: 'status' }, statuses.map((s) => h('option', { value: s }, s || 'any status')));
   status.value = params.get('status') ?? '';
-  const q = h('input', { type: 'search', name: 'q', placeholder: 'id, name, session…' });
   const mapping = h('select', { name: 'mapping' }, h('option', { value: '' }, 'any mapping'));
   const agent = h('select', { name: 'agent' }, h('option', { value: '' }, 'any agent'));
+  const channel = h('input', { type: 'search', name: 'channel', placeholder: 'telegram, slack, last…', size: 12 });
+  channel.value = params.get('channel') ?? '';
+  const session = params.get('session') ?? undefined;
+  const range = rangeAndSearch({ params, placeholder: 'id, name, session…', onChange: () => list.reset() });
   const list = pagedList(
-    (cursor, limit) => api.get(`/runs${qs({ status: status.value, mapping: mapping.value, agent: agent.value, q: q.value, limit, cursor })}`),
-    (rows) =>
-      table(
-        [
-          { label: 'Created', cell: (r) => h('a', { href: `#/runs/${encodeURIComponent(r.id)}` }, time(r.createdAt)) },
-          { label: 'Name', cell: (r) => r.name },
-          { label: 'Status', cell: (r) => badge(r.status) },
-          { label: 'Mapping', cell: (r) => r.mappingId ?? '—' },
-          { label: 'Agent', cell: (r) => r.agentId },
-          { label: 'Session', cell: (r) => h('code', {}, r.sessionKey) },
-          { label: 'Took', cell: (r) => duration(r.startedAt, r.finishedAt) },
-          { label: 'Re-run of', cell: (r) => (r.rerunOf ? h('a', { href: `#/runs/${encodeURIComponent(r.rerunOf)}` }, r.rerunOf.slice(0, 8)) : '—') },
-        ],
-        rows,
-        { empty: 'No runs yet.', caption: 'Agent runs' },
-      ),
+    (cursor, limit) =>
+      api.get(`/runs${qs({ status: status.value, mapping: mapping.value, agent: agent.value, channel: channel.value.trim(), session, ...range.values(), limit, cursor })}`),
+    (rows) => runsTable(rows, 'No runs yet.'),
   );
   for (const el of [status, mapping, agent]) el.addEventListener('change', () => list.reset());
   // the filters' choices: the configured mappings and agents
-  api.get('/mappings').then((p) => mapping.append(...p.data.map((m) => h('option', { value: m.id }, m.id)))).catch(() => {});
+  api.get('/mappings?limit=1000').then((p) => mapping.append(...p.data.map((m) => h('option', { value: m.id }, m.id)))).catch(() => {});
   api.get('/agents').then((p) => agent.append(...p.data.map((a) => h('option', { value: a.id }, a.name ?? a.id)))).catch(() => {});
   clear(
     root,
     h('h1', {}, 'Runs'),
-    h('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), list.reset()) }, field('Status', status), field('Mapping', mapping), field('Agent', agent), field('Search', q), h('button', { type: 'submit' }, 'Filter')),
+    session ? h('p', {}, 'The runs of session ', h('a', { href: `#/sessions/${encodeURIComponent(session)}` }, h('code', {}, session)), ' · ', h('a', { href: '#/runs' }, 'all runs')) : null,
+    h(
+      'form',
+      { class: 'filters', onsubmit: (e) => (e.preventDefault(), list.reset()) },
+      field('Status', status),
+      field('Mapping', mapping),
+      field('Agent', agent),
+      field('Channel', channel),
+      range.fields,
+      h('button', { type: 'submit' }, 'Filter'),
+    ),
     list.elements,
   );
   list.reload();

@@ -1,20 +1,46 @@
-import { api } from './api.js';
-import { badge, clear, coalesced, h, table, time } from './dom.js';
+import { api, qs } from './api.js';
+import { pagedList } from './paged.js';
+import { badge, clear, coalesced, field, h, table, time } from './dom.js';
+import { rangeAndSearch } from './list-filters.js';
 
-export function sessionPage(root) {
-  const events = h('div', {});
+const statuses = ['', 'pending', 'processing', 'done', 'dropped'];
+
+export function sessionPage(root, { params }) {
   const turns = h('div', {});
-  clear(root, h('h1', {}, 'Main session'), h('p', { class: 'lead' }, 'System events waiting for (or handled by) the heartbeat, and its turns.'), h('h2', {}, 'Event queue'), events, h('h2', {}, 'Heartbeat turns'), turns);
+  const status = h('select', { name: 'status' }, statuses.map((s) => h('option', { value: s }, s || 'any status')));
+  const mapping = h('select', { name: 'mapping' }, h('option', { value: '' }, 'any mapping'));
+  api.get('/mappings?action=wake&limit=1000').then((p) => mapping.append(...p.data.map((m) => h('option', { value: m.id }, m.id)))).catch(() => {});
+  const range = rangeAndSearch({ params, placeholder: 'event text…', onChange: () => events.reset() });
+  const events = pagedList(
+    (cursor, limit) => api.get(`/events${qs({ session: 'main', status: status.value, mapping: mapping.value, ...range.values(), limit, cursor })}`),
+    (rows) =>
+      table(
+        [
+          { label: 'Created', cell: (e) => time(e.createdAt) },
+          { label: 'Status', cell: (e) => badge(e.status) },
+          { label: 'Text', cell: (e) => e.text },
+        ],
+        rows,
+        { empty: 'No events.', caption: 'Main session events' },
+      ),
+  );
+  for (const el of [status, mapping]) el.addEventListener('change', () => events.reset());
+  clear(
+    root,
+    h('h1', {}, 'Main session'),
+    h('p', { class: 'lead' }, 'System events waiting for (or handled by) the heartbeat, and its turns.'),
+    h('h2', {}, 'Event queue'),
+    h('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), events.reset()) }, field('Status', status), field('Mapping', mapping), range.fields, h('button', { type: 'submit' }, 'Filter')),
+    events.elements,
+    h('h2', {}, 'Heartbeat turns'),
+    turns,
+  );
   const load = async () => {
-    const [list, messages] = await Promise.all([api.get('/events?session=main&limit=100'), api.get('/sessions/main/messages?limit=100')]);
-    clear(events, table([
-      { label: 'Created', cell: (e) => time(e.createdAt) },
-      { label: 'Status', cell: (e) => badge(e.status) },
-      { label: 'Text', cell: (e) => e.text },
-    ], list.data, { empty: 'No events.', caption: 'Main session events' }));
+    const messages = await api.get('/sessions/main/messages?limit=100');
     clear(turns, messages.data.length
       ? h('ol', { class: 'transcript' }, messages.data.slice().reverse().map((m) => h('li', { class: `msg ${m.role}` }, h('span', { class: 'role' }, `${m.role} · `, time(m.createdAt)), h('div', { class: 'content' }, m.content))))
       : h('p', { class: 'empty' }, 'No heartbeat turns yet.'));
+    await events.reload();
   };
   load();
   return { refresh: coalesced(load), kinds: ['events', 'sessions'] };

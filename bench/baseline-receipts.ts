@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+
+/**
+ * The receipt the baseline writes for every request, as herald does (src/runtime/receipts): the
+ * same receipts table and indexes (herald's migrations, copied), the same row, a UUID v7 id made
+ * in the process, written after the response through the same group commit (SQLite) or as one
+ * autocommit INSERT (PostgreSQL). Without it the baseline skipped a durable insert per request
+ * that herald pays: a tilted race.
+ */
+export const RECEIPTS_TABLE = `
+  CREATE TABLE IF NOT EXISTS receipts (
+    id TEXT PRIMARY KEY, request_id TEXT NOT NULL, received_at BIGINT NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL,
+    mapping_id TEXT, status INTEGER NOT NULL, outcome TEXT NOT NULL, error_code TEXT, run_id TEXT, event_id BIGINT,
+    idempotency_key TEXT, auth_method TEXT NOT NULL, signature TEXT, client_address TEXT, body_bytes INTEGER NOT NULL,
+    latency_ms DOUBLE PRECISION NOT NULL, replay_of TEXT, retained_until BIGINT
+  );
+  CREATE INDEX IF NOT EXISTS receipts_received ON receipts (received_at, id);
+  CREATE INDEX IF NOT EXISTS receipts_path ON receipts (path, received_at);
+  CREATE INDEX IF NOT EXISTS receipts_mapping ON receipts (mapping_id, received_at);
+  CREATE INDEX IF NOT EXISTS receipts_run ON receipts (run_id);
+`;
+
+/** PostgreSQL has one more, partial index */
+export const RECEIPTS_TABLE_PG = `${RECEIPTS_TABLE}
+  CREATE INDEX IF NOT EXISTS receipts_replay ON receipts (replay_of) WHERE replay_of IS NOT NULL;
+`;
+
+export const INSERT_RECEIPT_SQLITE = `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id,
+  event_id, idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 'bearer', NULL, ?, ?, ?, NULL, NULL)`;
+
+export const INSERT_RECEIPT_PG = `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id,
+  event_id, idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, 'bearer', NULL, $12, $13, $14, NULL, NULL)`;
+
+export interface BaselineReceipt {
+  requestId: string;
+  receivedAt: number;
+  method: string;
+  path: string;
+  mappingId: string | null;
+  status: number;
+  outcome: string;
+  errorCode: string | null;
+  runId: string | null;
+  eventId: number | null;
+  clientAddress: string | null;
+  bodyBytes: number;
+  latencyMs: number;
+}
+
+/** the receipt's values in the order of both INSERTs above */
+export function receiptValues(r: BaselineReceipt): unknown[] {
+  return [uuidV7(r.receivedAt), r.requestId, r.receivedAt, r.method, r.path, r.mappingId, r.status, r.outcome, r.errorCode, r.runId, r.eventId,
+    r.clientAddress, r.bodyBytes, Math.round(r.latencyMs * 100) / 100];
+}
+
+/** RFC 9562 v7: 48 bits of Unix milliseconds, then randomUUID()'s random bits (as herald's src/uuid-v7.ts) */
+export function uuidV7(now = Date.now()): string {
+  const random = randomUUID();
+  const time = now.toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${random.slice(15)}`;
+}
