@@ -173,7 +173,9 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
     for (let round = 0; round < settings.rounds; round++) {
       for (const stream of [false, true]) {
         const kind = stream ? 'streamed' : 'plain';
-        for (const { name, server, headers } of servers) {
+        // herald and the baseline take turns going first: neither always meets the machine as the other left it
+        const order = round % 2 ? [servers[0]!, ...servers.slice(1).reverse()] : servers;
+        for (const { name, server, headers } of order) {
           const row = rows.get(`${kind} ${name}`) ?? { kind, server: name, runs: [] };
           row.runs.push(await measureChat(server, stream, headers, settings));
           rows.set(`${kind} ${name}`, row);

@@ -43,8 +43,8 @@ const SSE_HEADERS = {
 
 /** where the frames go: Node's response itself, or a web stream (app.request() in tests) */
 interface SseSink {
-  /** sends text now (the headers go with the first write) */
-  write(text: string): void;
+  /** sends text (the headers go with the first write); `now`: onto the socket before this turn's other work goes on */
+  write(text: string, now?: boolean): void;
   /** sends the last text and ends the response */
   end(text: string): void;
 }
@@ -78,7 +78,14 @@ export function sseResponse(c: Context, produce: Produce, options: SseOptions): 
   outgoing.writeHead(200, headers);
   run(
     {
-      write: (text) => !closed && outgoing.write(text),
+      write: (text, now) => {
+        if (closed) return;
+        outgoing.write(text);
+        // Node corks the socket on a write and uncorks it on the next tick, which waits for every
+        // promise continuation queued behind this one (the rest of the upstream read): the first token would wait with them
+        const socket = outgoing.socket;
+        if (now && socket) while (socket.writableCorked) socket.uncork();
+      },
       end: (text) => !closed && outgoing.end(text),
     },
     produce,
@@ -130,12 +137,12 @@ function run(sink: SseSink, produce: Produce, signal: AbortSignal, options: SseO
   let pending = '';
   let scheduled = false;
   let ended = false;
-  const flush = () => {
+  const flush = (now?: boolean) => {
     scheduled = false;
     if (!pending || ended) return;
     const text = pending;
     pending = '';
-    sink.write(text);
+    sink.write(text, now);
   };
   const write = (text: string) => {
     if (ended) return;
@@ -151,7 +158,7 @@ function run(sink: SseSink, produce: Produce, signal: AbortSignal, options: SseO
     ? (data) => write(`event: ${(data as { type: string }).type}\ndata: ${JSON.stringify(data)}\n\n`)
     : (data) => write(`data: ${JSON.stringify(data)}\n\n`);
   const sendJson = (json: string) => write(`data: ${json}\n\n`);
-  produce({ send, sendJson, flush }, signal)
+  produce({ send, sendJson, flush: () => flush(true) }, signal)
     .then(
       () => {
         if (!typed) write('data: [DONE]\n\n');
