@@ -1,18 +1,16 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
-import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
+import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 import { channelCases } from '../plugins/channel-cases.js';
+import { launchChromium, SHOTS } from './chromium.js';
 
 /**
  * The console's lists in Chromium (headless, playwright-core): paging 57 runs with Older and
  * Newer from the keyboard, every filter of the Runs page, the Sessions page, a phone's width.
  * Screenshots go to .tmp/screenshots (git-ignored), as in console.browser.test.ts.
  */
-const CHROMIUM = process.env.HERALD_CHROMIUM ?? '/usr/bin/chromium';
-const SHOTS = path.resolve('.tmp/screenshots');
 const telegram = channelCases.find((c) => c.plugin.id === 'telegram')!;
 const GITHUB_RUNS = 30;
 const DIRECT_RUNS = 27;
@@ -41,8 +39,6 @@ const go = async (hash: string) => {
 };
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium is not at ${CHROMIUM}: apt-get install -y chromium (or set HERALD_CHROMIUM)`);
-  fs.mkdirSync(SHOTS, { recursive: true });
   // https://core.telegram.org/bots/api#making-requests: a sent message answers {ok:true, result}
   platform = await startFakeServer(() => ({ body: { ok: true, result: { message_id: 7 } } }));
   herald = await startHerald(
@@ -55,13 +51,7 @@ beforeAll(async () => {
       },
     }),
   );
-  context = await chromium.launchPersistentContext(tempDir('herald-chromium-'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1280, height: 860 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
+  ({ context, page } = await launchChromium());
 
   // 57 webhooks: 30 through the github mapping (the support agent, delivered on telegram), 27 straight to /agent (slack, not delivered)
   for (let i = 0; i < GITHUB_RUNS + DIRECT_RUNS; i++) {

@@ -1,17 +1,15 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
-import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
+import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 import { channelCases } from '../plugins/channel-cases.js';
+import { launchChromium, SHOTS } from './chromium.js';
 
 /**
  * The console in a real browser: Debian's Chromium, headless, driven by playwright-core.
  * Each page leaves a screenshot in .tmp/screenshots (git-ignored) for a reviewer to look at.
  */
-const CHROMIUM = process.env.HERALD_CHROMIUM ?? '/usr/bin/chromium';
-const SHOTS = path.resolve('.tmp/screenshots');
 const telegram = channelCases.find((c) => c.plugin.id === 'telegram')!;
 
 const github = {
@@ -40,8 +38,6 @@ const go = async (hash: string) => {
 };
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium is not at ${CHROMIUM}: apt-get install -y chromium (or set HERALD_CHROMIUM)`);
-  fs.mkdirSync(SHOTS, { recursive: true });
   // https://core.telegram.org/bots/api#making-requests: a blocked bot gets 403 {ok:false}, a sent message {ok:true, result}
   platform = await startFakeServer(() =>
     platformDown ? { status: 403, body: { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' } } : { body: { ok: true, result: { message_id: 7 } } },
@@ -54,13 +50,7 @@ beforeAll(async () => {
       agents: { list: [{ id: 'support', name: 'Support desk', description: 'Answers customers from the handbook' }] },
     }),
   );
-  context = await chromium.launchPersistentContext(tempDir('herald-chromium-'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1280, height: 860 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
+  ({ context, page } = await launchChromium());
 }, 60_000);
 
 afterAll(async () => {
