@@ -6,7 +6,7 @@ import type { HeraldConfig } from '../config/schema.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';
 import { completeAgentTurn, type AgentTurnDeps } from '../agents/agent-turn.js';
 import type { AgentAction } from '../mappings/hook-action.js';
-import type { RunCompletion, RunRecord, SessionMessage, Store } from '../store/port.js';
+import type { CompletedRun, RunCompletion, RunRecord, SessionMessage, Store } from '../store/port.js';
 import type { Heartbeat } from './heartbeat.js';
 import { MAIN_SESSION, MAX_PENDING_EVENTS, type MainSession } from './main-session.js';
 import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
@@ -218,7 +218,7 @@ export class RunQueue {
     try {
       const prompt = runPrompt(action, run.createdAt);
       let now = 0;
-      let completed: Completed = { finished: false };
+      let completed: CompletedRun = { finished: false };
       let written: SessionMessage[] = [];
       history ??= freshSession ? [] : await this.deps.turns.sessions.messages(run.sessionKey, historyLimit);
       const seen = history;
@@ -291,12 +291,12 @@ export class RunQueue {
    * The run's status, transcript and its always-posted summary, in one transaction; while this
    * process takes work, the same commit claims the next run into the slot this one leaves.
    */
-  private async complete(id: string, completion: Omit<RunCompletion, 'summary'>, action: AgentAction, outcome: Parameters<typeof runSummary>[1]): Promise<Completed> {
+  private async complete(id: string, completion: Omit<RunCompletion, 'summary'>, action: AgentAction, outcome: Parameters<typeof runSummary>[1]): Promise<CompletedRun> {
     const untrusted = !action.allowUnsafeExternalContent;
     const summary = { session: MAIN_SESSION, text: runSummary(action.name, { ...outcome, untrusted }), maxPending: MAX_PENDING_EVENTS };
     const { store, config } = this.deps;
     this.finishing.add(id);
-    let completed: Completed;
+    let completed: CompletedRun;
     try {
       if (this.accepting) {
         const now = Date.now();
@@ -365,15 +365,13 @@ class StoreFault extends Error {
   }
 }
 
-type Completed = { finished: boolean; next?: RunRecord };
-
 /** a run claimed by the completion of the one before it in the slot, with its history when known */
 interface Handover {
   next: RunRecord;
   history?: SessionMessage[];
 }
 
-function handover(completed: Completed, run: RunRecord, history: () => SessionMessage[] | undefined): Handover | undefined {
+function handover(completed: CompletedRun, run: RunRecord, history: () => SessionMessage[] | undefined): Handover | undefined {
   if (!completed.next) return undefined;
   // another session's run reads its own history (or has none: a fresh session)
   return { next: completed.next, history: completed.next.sessionKey === run.sessionKey ? history() : undefined };

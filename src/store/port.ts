@@ -129,7 +129,13 @@ export interface RunsRepo {
    * into the slot the finished run leaves. One commit per run instead of two while a backlog
    * drains. Nothing is claimed when the run was already finished (`finished` false).
    */
-  completeAndClaim(id: string, completion: RunCompletion, lease: Lease): Promise<{ finished: boolean; next?: RunRecord }>;
+  completeAndClaim(id: string, completion: RunCompletion, lease: Lease): Promise<CompletedRun>;
+}
+
+/** a completion's result: whether this call finished the run, and the run it claimed into the slot, if any */
+export interface CompletedRun {
+  finished: boolean;
+  next?: RunRecord;
 }
 
 export interface SessionsRepo {
