@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { startChildServer, type ChildServer } from './child-server.js';
-import type { HooksBenchOptions, HooksBenchRow } from './hooks.bench.js';
+import { optionsFromEnv, type HooksBenchOptions, type HooksBenchRow } from './hooks.bench.js';
 import { runLoad, type LoadResult } from './load.js';
 import { waitUntilIdle } from './process-stats.js';
 import { formatTable, ms } from './table.js';
@@ -153,3 +153,6 @@ export async function run(options: HooksBenchOptions, sqliteRows: HooksBenchRow[
   console.log('- herald executes the accepted runs and heartbeats in the same processes while the load goes on; the baseline does not.');
   return rows;
 }
+
+// alone: `node --import tsx bench/postgres.bench.ts` (the same BENCH_* options as bench/hooks.bench.ts)
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await run(optionsFromEnv());
