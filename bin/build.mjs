@@ -26,7 +26,13 @@ try {
  * import: native addons (better-sqlite3), CommonJS with dynamic requires (pino, pg), and what loads
  * lazily on first use (parsers, piscina, prom-client, tsx).
  */
-const BUNDLED = new Set(['zod', 'hono', '@hono/node-server', '@hono/zod-openapi', '@hono/zod-validator', '@asteasolutions/zod-to-openapi']);
+const BUNDLED = new Set([
+  ...['zod', 'hono', '@hono/node-server', '@hono/zod-openapi', '@hono/zod-validator', '@asteasolutions/zod-to-openapi'],
+  // CommonJS without dynamic requires, read file by file at every start (yaml alone is 73 files,
+  // prom-client with @opentelemetry/api 90): bundled, their `require`s of Node's modules go
+  // through the banner's createRequire
+  ...['yaml', 'json5', 'prom-client', '@opentelemetry/api', 'bintrees', 'tdigest'],
+]);
 const packageName = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 
 /** every bare import outside BUNDLED is external */
@@ -56,6 +62,8 @@ try {
     platform: 'node',
     target: 'node20',
     sourcemap: 'linked',
+    // what esbuild's __require shim calls for a bundled CommonJS package's require('util') and the like
+    banner: { js: "import { createRequire as __heraldCreateRequire } from 'node:module'; const require = __heraldCreateRequire(import.meta.url);" },
     plugins: [externalPackages],
     // which source modules each chunk holds (test/cli/help.test.ts checks what a command loads)
     metafile: true,
