@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
 
+import { LogBlocks } from './log-blocks.js';
 import { censorSecrets } from './log-censor.js';
 
 export { REDACTED_KEYS } from './log-censor.js';
@@ -43,13 +44,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   return logger;
 }
 
-/**
- * stdout, written in blocks: a line waits until 4 KiB are buffered or 100 ms have passed. One
- * write per line (a system call and a thread-pool round trip each) was most of what the access
- * line cost at the default level; pino flushes what is buffered synchronously when the process exits.
- */
+/** stdout, in blocks (log-blocks.ts) */
 function jsonLines(): pino.DestinationStream {
-  return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 });
+  return new LogBlocks(pino.destination({ dest: 1, sync: false }));
 }
 
 /** pino-pretty as a stream in this process (no worker thread): colours when stdout is a terminal */
