@@ -32,6 +32,9 @@ const BUNDLED = new Set([
   // prom-client with @opentelemetry/api 90): bundled, their `require`s of Node's modules go
   // through the banner's createRequire
   ...['yaml', 'json5', 'prom-client', '@opentelemetry/api', 'bintrees', 'tdigest'],
+  // pino and what it requires (its __dirname lookups are only for transports, which herald does not use)
+  ...['pino', '@pinojs/redact', 'atomic-sleep', 'on-exit-leak-free', 'pino-abstract-transport', 'pino-std-serializers', 'process-warning'],
+  ...['quick-format-unescaped', 'real-require', 'safe-stable-stringify', 'sonic-boom', 'thread-stream'],
 ]);
 const packageName = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 

@@ -27,12 +27,20 @@ export class LogBlocks implements DestinationStream {
     if (this.gathered.length >= BLOCK_CHARS) this.flush();
   }
 
-  /** hands what is gathered to the destination (pino's logger.flush() calls this) */
-  flush(): void {
-    if (!this.gathered) return;
-    const block = this.gathered;
-    this.gathered = '';
-    this.out.write(block);
+  /**
+   * Hands what is gathered to the destination; with `done` (pino's logger.flush(done), as serve
+   * calls it before exiting), once the destination has written it out too.
+   */
+  flush(done?: (error?: Error) => void): void {
+    if (this.gathered) {
+      const block = this.gathered;
+      this.gathered = '';
+      this.out.write(block);
+    }
+    if (!done) return;
+    const out = this.out as DestinationStream & { flush?: (done: (error?: Error) => void) => void };
+    if (out.flush) out.flush(done);
+    else done();
   }
 
   flushSync(): void {

@@ -33,6 +33,15 @@ describe('log lines written in blocks', () => {
     expect(out.writes).toEqual(['{"msg":"one"}\n']);
   });
 
+  it('calls back once the destination has written what was gathered (serve waits for it before exiting)', async () => {
+    const out = { ...recorder(), flush: (done: () => void) => setImmediate(done) };
+    const blocks = new LogBlocks(out);
+    blocks.write('{"msg":"stopped"}\n');
+    await new Promise<void>((resolve) => blocks.flush(() => resolve()));
+    expect(out.writes).toEqual(['{"msg":"stopped"}\n']);
+    await new Promise<void>((resolve) => new LogBlocks(recorder()).flush(() => resolve()));
+  });
+
   it('writes what is left synchronously at exit', () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-log-blocks-')), 'out.log');
     const fd = fs.openSync(file, 'w');
