@@ -34,6 +34,19 @@ class RunTimeout extends Error {}
 const POLL_MS = 1000;
 
 /**
+ * While runs answer at once (the embedded model: no I/O), a process holds this many times
+ * `maxConcurrent` claimed runs instead of `maxConcurrent`, the extra ones waiting for a turn. A run
+ * is claimed by a commit and its completion is written by the next one; with only `maxConcurrent`
+ * claimed, a draining backlog committed `maxConcurrent` completions at a time, and a commit costs
+ * about as much as the rows it writes (half a drained run's store time at 4). Turns still run
+ * `maxConcurrent` at once. A run on a model that takes its time ends this: nothing is claimed
+ * ahead then, so another replica takes what this one could not start (and a queued run stays cancellable).
+ */
+const CLAIM_AHEAD = 4;
+/** a turn this quick (ms, to its answer) did no real I/O: its process may claim ahead */
+const QUICK_TURN_MS = 20;
+
+/**
  * Agent runs: recorded durably (queued) before the 202, then claimed from the store with a lease
  * by whichever process has a free slot: this one at once, another replica when this one is busy,
  * any of them when the claimer died (its lease runs out). Each run executes in its own session,
@@ -50,6 +63,12 @@ export class RunQueue {
   private readonly finishing = new Set<string>();
   /** slots taken by runs being inserted already claimed (see submit) */
   private reserved = 0;
+  /** runs in their turn (waiting for the model or taking its answer): at most maxConcurrent */
+  private turns = 0;
+  /** claimed runs waiting for a turn (claimed ahead, see CLAIM_AHEAD), oldest first */
+  private readonly waitingForTurn: (() => void)[] = [];
+  /** the last turn was quick (see QUICK_TURN_MS): claim ahead */
+  private quick = false;
   private again = false;
   /** the last claim filled every free slot: there may be more to take */
   private moreWaiting = true;
@@ -83,9 +102,9 @@ export class RunQueue {
     };
     // a run whose session key was made up here is alone in its session: with a slot free, it is
     // stored already claimed by this process and starts at once (one write instead of two)
-    const { maxConcurrent, leaseMs } = this.deps.config.agents.defaults;
+    const { leaseMs } = this.deps.config.agents.defaults;
     const now = Date.now();
-    const claimed = action.sessionKey === undefined && this.accepting && this.active.size + this.reserved < maxConcurrent
+    const claimed = action.sessionKey === undefined && this.accepting && this.active.size + this.reserved < this.capacity()
       ? { owner: this.owner, now, until: now + leaseMs }
       : undefined;
     if (claimed) this.reserved++;
@@ -132,7 +151,7 @@ export class RunQueue {
 
   private async claim(): Promise<void> {
     const { config, store } = this.deps;
-    const free = config.agents.defaults.maxConcurrent - this.active.size - this.reserved;
+    const free = this.capacity() - this.active.size - this.reserved;
     if (free <= 0) return;
     const now = Date.now();
     const runs = await store.runs.claim({ owner: this.owner, now, until: now + config.agents.defaults.leaseMs }, free);
@@ -178,6 +197,42 @@ export class RunQueue {
     this.active.set(run.id, { promise, abort });
   }
 
+  /** how many claimed runs this process holds at most (see CLAIM_AHEAD) */
+  private capacity(): number {
+    const { maxConcurrent } = this.deps.config.agents.defaults;
+    return this.quick ? maxConcurrent * CLAIM_AHEAD : maxConcurrent;
+  }
+
+  /** waits for one of the maxConcurrent turns; false when the run was aborted (shutdown, lost lease) meanwhile */
+  private takeTurn(signal: AbortSignal): boolean | Promise<boolean> {
+    if (signal.aborted) return false;
+    if (this.turns < this.deps.config.agents.defaults.maxConcurrent) {
+      this.turns++;
+      return true;
+    }
+    return new Promise((resolve) => {
+      const onAbort = () => {
+        this.waitingForTurn.splice(this.waitingForTurn.indexOf(wake), 1);
+        resolve(false);
+      };
+      // the turn ending hands its place over: `turns` stays as it is
+      const wake = () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(true);
+      };
+      this.waitingForTurn.push(wake);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** a turn ended (answered or failed) `ms` after it began: its place goes to the oldest run waiting */
+  private endTurn(ms: number): void {
+    this.quick = ms < QUICK_TURN_MS;
+    const next = this.waitingForTurn.shift();
+    if (next) next();
+    else this.turns--;
+  }
+
   /** keeps this process's claims alive; a run whose lease was lost (a long pause) is abandoned to its new owner */
   private async renew(): Promise<void> {
     // a run being completed is left out: its completion ends the lease anyway
@@ -209,6 +264,22 @@ export class RunQueue {
     // a session key made up at submit (a random uuid) has no history to read: a run that did not
     // name one is the only one in its session (a retaken run's transcript was never written)
     const freshSession = action.sessionKey === undefined;
+
+    // a run claimed ahead waits for a turn; aborted meanwhile (a shutdown, a lost lease), it is handed back as below
+    const turn = this.takeTurn(controller.signal);
+    if (turn !== true && !(await turn)) {
+      if (!(controller.signal.reason instanceof LeaseLost)) await store.runs.release([id], this.owner);
+      return undefined;
+    }
+    // the turn's place is given up once its outcome is known, before the completion is written:
+    // the runs claimed ahead take their turns while it waits for its commit, and share that commit
+    const turnStarted = Date.now();
+    let inTurn = true;
+    const endTurn = () => {
+      if (!inTurn) return;
+      inTurn = false;
+      this.endTurn(Date.now() - turnStarted);
+    };
 
     // one controller per run: its time limit, a shutdown and a lost lease all abort it, each with its own reason
     const timeoutMs = (action.timeoutSeconds ?? config.agents.defaults.timeoutSeconds) * 1000;
@@ -242,6 +313,7 @@ export class RunQueue {
         answer: () => ({ runId: id }),
         // the transcript is written by the run's completion, with its status and summary, in one transaction
         record: async (transcript, outcome) => {
+          endTurn();
           now = transcript.at(-1)?.createdAt ?? Date.now();
           const asked = transcript.find((m) => m.role === 'user' && m.runId === id);
           if (asked) asked.meta = { ...asked.meta, model: outcome.modelRef };
@@ -266,6 +338,7 @@ export class RunQueue {
       await this.afterRun({ ...run, status: 'succeeded', reply }, action, reply);
       return next;
     } catch (error) {
+      endTurn();
       if (error instanceof StoreFault) throw error.cause;
       const timedOut = controller.signal.reason instanceof RunTimeout;
       if (controller.signal.aborted && !timedOut) {
@@ -283,6 +356,7 @@ export class RunQueue {
       await this.afterRun({ ...run, status, error: message }, action);
       return next;
     } finally {
+      endTurn();
       clearTimeout(timer);
     }
   }
@@ -298,7 +372,8 @@ export class RunQueue {
     this.finishing.add(id);
     let completed: CompletedRun;
     try {
-      if (this.accepting) {
+      // the run itself still holds a place: claiming into it keeps the count, unless the claim-ahead ended
+      if (this.accepting && this.active.size + this.reserved <= this.capacity()) {
         const now = Date.now();
         completed = await store.runs.completeAndClaim(id, { ...completion, summary }, { owner: this.owner, now, until: now + config.agents.defaults.leaseMs });
       } else {

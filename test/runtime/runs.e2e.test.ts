@@ -134,6 +134,56 @@ describe('agent runs', () => {
     expect(fake.requests).toHaveLength(4);
   });
 
+  it('calls the model at most maxConcurrent at once after quick turns too (a process then claims runs ahead)', async () => {
+    let inFlight = 0;
+    let most = 0;
+    let hold: Promise<void> | undefined;
+    let release!: () => void;
+    fake = await startFakeServer(async () => {
+      most = Math.max(most, ++inFlight);
+      try {
+        await hold;
+        return { body: completion('done') };
+      } finally {
+        inFlight--;
+      }
+    });
+    herald = await startHerald(withFakeModel(fake.url, { maxConcurrent: 2 }));
+    // answered at once: the turns are quick, the process claims ahead
+    for (const id of [await submit(herald, { message: 'warm 1', wakeMode: 'next-heartbeat' }), await submit(herald, { message: 'warm 2', wakeMode: 'next-heartbeat' })]) {
+      expect((await finished(herald, id)).status).toBe('succeeded');
+    }
+    hold = new Promise<void>((r) => (release = r));
+    const ids = [];
+    for (let i = 0; i < 6; i++) ids.push(await submit(herald, { message: `job ${i}`, wakeMode: 'next-heartbeat' }));
+    await eventually(() => fake!.requests.length === 4);
+    // the runs claimed ahead wait for a turn: no third call
+    await new Promise((r) => setTimeout(r, 100));
+    expect(fake.requests).toHaveLength(4);
+    release();
+    for (const id of ids) expect((await finished(herald, id)).status).toBe('succeeded');
+    expect(fake.requests).toHaveLength(8);
+    expect(most).toBeLessThanOrEqual(2);
+  });
+
+  it('hands runs claimed ahead back on shutdown; the next process runs them', async () => {
+    let hold: Promise<void> | undefined;
+    fake = await startFakeServer(async () => {
+      await hold;
+      return { body: completion('answered') };
+    });
+    herald = await startHerald(withFakeModel(fake.url, { maxConcurrent: 1 }));
+    expect((await finished(herald, await submit(herald, { message: 'warm', wakeMode: 'next-heartbeat' }))).status).toBe('succeeded');
+    hold = new Promise<void>(() => {});
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push(await submit(herald, { message: `job ${i}`, wakeMode: 'next-heartbeat' }));
+    await eventually(() => fake!.requests.length === 2);
+    await herald.stop();
+    hold = undefined;
+    herald = await herald.restart();
+    for (const id of ids) expect(await finished(herald, id)).toMatchObject({ status: 'succeeded', reply: 'answered' });
+  });
+
   it('resumes runs left queued or running when the process stopped', async () => {
     fake = await startFakeServer(() => 'hang');
     herald = await startHerald(withFakeModel(fake.url, { maxConcurrent: 1 }));
