@@ -11,6 +11,7 @@ import type { KnowledgePassage } from '../../knowledge/knowledge-passage.js';
 import { randomHex } from '../../platform/random-hex.js';
 import { urlCitations } from './citation-annotations.js';
 import { parseJsonBody, readBody } from '../read-body.js';
+import { setResponseHeader } from '../response-header.js';
 import { requireAgent } from './agents-routes.js';
 import { chatClientTools, chatInputMessages, parseChatRequest } from './chat-request.js';
 import { sseResponse } from './sse-response.js';
@@ -117,7 +118,7 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
     const extras = (outcome: TurnOutcome) => (body.citations !== false ? { citations: citationsOf(outcome.knowledge) } : {});
     // the request's origin (for the annotations' URLs) only when there are passages to cite
     const annotations = (outcome: TurnOutcome) => (outcome.knowledge.length ? urlCitations(outcome.text, outcome.knowledge, new URL(c.req.url).origin) : []);
-    c.header('x-conversation-id', conversation_id);
+    setResponseHeader(c, 'x-conversation-id', conversation_id);
 
     if (!body.stream) {
       cancelWhenClientGone(c, chat);

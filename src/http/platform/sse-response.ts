@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import { errorCatalog, HeraldError } from '../../errors.js';
 import { openaiType } from '../error-handler.js';
@@ -107,12 +108,9 @@ export function sseResponse(c: Context, produce: Produce, options: SseOptions): 
     closed = true;
     if (!outgoing.writableFinished) gone.fire();
   });
-  // the headers the middleware set (X-Request-Id, the rate limit's) go out with the stream's
-  const headers: Record<string, string> = { ...SSE_HEADERS, ...options.headers };
-  c.res.headers.forEach((value, name) => {
-    if (name !== 'content-type') headers[name] = value;
-  });
-  outgoing.writeHead(200, headers);
+  // the headers the middleware set on Node's response (X-Request-Id, the rate limit's: see
+  // setResponseHeader) go out with the stream's: writeHead merges them
+  outgoing.writeHead(200, options.headers ? { ...SSE_HEADERS, ...options.headers } : SSE_HEADERS);
   run(
     {
       write: (text, now) => {
@@ -130,8 +128,7 @@ export function sseResponse(c: Context, produce: Produce, options: SseOptions): 
     options,
   );
   // the adapter leaves a response marked as already sent alone
-  c.header('x-hono-already-sent', 'true');
-  return c.body(null);
+  return RESPONSE_ALREADY_SENT;
 }
 
 /** the frames through a web ReadableStream: for app.request() and any adapter without Node's response */
