@@ -110,7 +110,7 @@ export async function knowledgeSpeed(documents = 100, chunksPerDocument = 1000, 
     // the ten most frequent words: each is in most chunks
     const top = () => words[Math.floor(ask() * 10)]!;
     const frequent = Array.from({ length: queries }, () => `what about ${top()} and ${top()} ${top()}?`);
-    const search = (q: string) => index.search('bench', q, 4);
+    const search = async (q: string) => index.search('bench', q, 4);
     // the ingest's garbage is collected on other threads, whose CPU time would be counted to the searches
     await new Promise((resolve) => setTimeout(resolve, reuse ? 0 : 2000));
     return {

@@ -5,6 +5,8 @@ export interface Deadline {
   readonly timedOut: boolean;
   /** stops the timer and lets go of the parents; call it when the work is done */
   clear(): void;
+  /** aborts now (the caller's own reason to stop, e.g. its client went away: no parent signal needed) */
+  abort(reason: unknown): void;
 }
 
 /**
@@ -54,6 +56,11 @@ class TimeLimit implements Deadline {
     this.controller.abort((event.target as AbortSignal).reason);
     this.clear();
   };
+
+  abort(reason: unknown): void {
+    this.controller.abort(reason);
+    this.clear();
+  }
 
   readonly clear = () => {
     clearTimeout(this.timer);

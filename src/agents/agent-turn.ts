@@ -59,6 +59,8 @@ export interface AgentTurnInput {
   deadlineAt?: number;
   /** stream the model's answer (the routine yields its deltas), or one complete call */
   stream?: boolean;
+  /** streamed: called once the model accepted the request (an OpenAI-compatible upstream's answer headers are in) */
+  onOpen?: () => void;
   /** the user-side messages this turn adds, stored with the answer */
   incoming: SessionMessage[];
   /** the answer message's run id and meta, given what the turn found (its citations) */
@@ -101,12 +103,13 @@ export interface TurnOutcome {
 /**
  * The one agent turn of herald, for hook runs, chat completions (plain and streamed) and
  * heartbeats: read the history, retrieve knowledge, assemble the prompt, call the model, then
- * record the turn's messages in one write. Streamed, it yields the answer's deltas as they come
- * and records only at the end, so a failed or aborted call leaves no half a turn behind.
+ * record the turn's messages in one write. Streamed, it hands the answer's deltas to `onDelta`
+ * as they come (synchronously, as the model's stream is read: no promise per token) and records
+ * only at the end, so a failed or aborted call leaves no half a turn behind.
  * The model call's failures (an abort included) are thrown as ModelCallError, the rest as they
  * are: each caller maps them to its surface.
  */
-export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): AsyncGenerator<TurnDelta, TurnOutcome, undefined> {
+export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, onDelta?: (delta: TurnDelta) => void): Promise<TurnOutcome> {
   const { config } = deps;
   const history = input.history ?? (await deps.sessions.messages(input.sessionKey, config.agents.defaults.historyLimit));
   const knowledge =
@@ -114,6 +117,7 @@ export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): As
       ? await deps.knowledge.search(input.agent.id, input.question, PASSAGES_PER_TURN)
       : [];
   const { provider, resolved, request, refs } = assembleTurn({ ...input, history, knowledge }, deps.models, config);
+  if (input.onOpen) request.onOpen = input.onOpen;
 
   let text = '';
   let refusal = '';
@@ -124,19 +128,20 @@ export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): As
   let toolCalls: ModelToolCall[] = [];
   try {
     if (input.stream) {
-      for await (const event of provider.stream(request)) {
+      const take = (event: ModelStreamEvent) => {
         if (event.type === 'usage') usage = event.usage;
         else if (event.type === 'finish') finishReason = event.reason;
-        else if (event.type === 'tool_call') yield addToolCallPiece(toolCalls, event);
+        else if (event.type === 'tool_call') onDelta?.(addToolCallPiece(toolCalls, event));
         else if (event.type === 'refusal' && event.text) {
           refusal += event.text;
-          yield event;
-        }
-        else if (event.type === 'delta' && event.text) {
+          onDelta?.(event);
+        } else if (event.type === 'delta' && event.text) {
           text += event.text;
-          yield { type: 'delta', text: event.text };
+          onDelta?.(event);
         }
-      }
+      };
+      if (provider.streamEach) await provider.streamEach(request, take);
+      else for await (const event of provider.stream(request)) take(event);
       toolCalls = toolCalls.filter(Boolean);
     } else if (input.fallbacks) {
       // the chain, tried in order (a stream, once begun, cannot change model: it has none)
@@ -195,11 +200,42 @@ export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): As
 }
 
 /** The turn without streaming: one model call, then the record. */
-export async function completeAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput): Promise<TurnOutcome> {
-  const turn = agentTurn(deps, { ...input, stream: false });
+export function completeAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput): Promise<TurnOutcome> {
+  return runAgentTurn(deps, { ...input, stream: false });
+}
+
+/**
+ * The turn as an async generator of its deltas, returning the outcome (the Responses API's
+ * stream reads it so). The turn runs on whether or not the deltas are read: stop it through
+ * `input.signal`.
+ */
+export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): AsyncGenerator<TurnDelta, TurnOutcome, undefined> {
+  if (!input.stream) return await runAgentTurn(deps, input);
+  let queue: TurnDelta[] = [];
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const waiting = wake;
+    wake = undefined;
+    waiting?.();
+  };
+  let settled = false;
+  const outcome = runAgentTurn(deps, input, (delta) => {
+    queue.push(delta);
+    notify();
+  }).finally(() => {
+    settled = true;
+    notify();
+  });
+  // a failure is thrown where it is awaited, below; this keeps it from counting as unhandled meanwhile
+  outcome.catch(() => {});
   for (;;) {
-    const step = await turn.next();
-    if (step.done) return step.value;
+    const deltas = queue;
+    if (deltas.length) queue = [];
+    for (const delta of deltas) yield delta;
+    if (!deltas.length) {
+      if (settled) return await outcome;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
   }
 }
 

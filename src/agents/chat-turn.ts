@@ -1,7 +1,7 @@
-import { deadline } from '../deadline.js';
+import { deadline, type Deadline } from '../deadline.js';
 import type { ModelOptions } from '../models/provider.js';
 import type { AgentConfig } from './agent-directory.js';
-import { agentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome } from './agent-turn.js';
+import { runAgentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome } from './agent-turn.js';
 import { requireClientTools, type ClientToolsUse } from './client-tools.js';
 import { openConversation, type ChatInputMessage } from './conversation.js';
 import { modelFailure } from './model-call-error.js';
@@ -18,14 +18,24 @@ export interface ChatTurnInput {
   clientTools?: ClientToolsUse;
 }
 
+export interface ChatTurnRun {
+  /** stream the model's answer: its deltas are handed to `onDelta` as they come */
+  stream?: boolean;
+  onDelta?: (delta: TurnDelta) => void;
+  /** streamed: the model accepted the request (its answer's headers are in) */
+  onOpen?: () => void;
+}
+
 export interface ChatTurn {
   conversationId: string;
   /**
-   * Runs the turn. Streamed, it yields the answer's deltas; either way its return value is the
-   * outcome, and by then the conversation's new messages and the answer are stored, together.
-   * A model failure is thrown as a HeraldError (HERALD_MODEL_FAILED, the upstream status only).
+   * Runs the turn; its outcome is there once the conversation's new messages and the answer are
+   * stored, together. A model failure is thrown as a HeraldError (HERALD_MODEL_FAILED, the
+   * upstream status only).
    */
-  run(options: { stream?: boolean; signal?: AbortSignal }): AsyncGenerator<TurnDelta, TurnOutcome, undefined>;
+  run(options?: ChatTurnRun): Promise<TurnOutcome>;
+  /** the client went away: the model call is aborted and nothing is recorded */
+  cancel(reason: unknown): void;
 }
 
 /**
@@ -42,32 +52,45 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
     { agentId: agent.id, conversationId: input.conversationId, messages: input.messages, metadata: input.metadata },
     historyLimit,
   );
+  // one abort controller per completion: the time limit's, which the client's going away aborts too
+  let limit: Deadline | undefined;
+  let cancelled: { reason: unknown } | undefined;
   return {
     conversationId: conversation.id,
-    async *run({ stream, signal }) {
+    async run({ stream, onDelta, onOpen } = {}) {
       // the time limit, GC-safe (AbortSignal.any with AbortSignal.timeout is not on Node 20: deadline.ts)
-      const limit = deadline(timeoutSeconds * 1000, signal);
+      const time = (limit = deadline(timeoutSeconds * 1000));
+      if (cancelled) time.abort(cancelled.reason);
       try {
-        return yield* agentTurn(deps, {
-          agent,
-          purpose: 'chat',
-          sessionKey: conversation.sessionKey,
-          history: conversation.history,
-          prompt: conversation.prompt,
-          continuation: conversation.continuation,
-          question: conversation.question,
-          retrieve: true,
-          options: input.options,
-          signal: limit.signal,
-          stream,
-          incoming: conversation.incoming,
-          answer: ({ knowledge }) => ({ meta: { agentId: agent.id, ...(knowledge.length && { citations: knowledge.map((p) => p.chunkId) }) } }),
-        });
+        return await runAgentTurn(
+          deps,
+          {
+            agent,
+            purpose: 'chat',
+            sessionKey: conversation.sessionKey,
+            history: conversation.history,
+            prompt: conversation.prompt,
+            continuation: conversation.continuation,
+            question: conversation.question,
+            retrieve: true,
+            options: input.options,
+            signal: time.signal,
+            stream,
+            onOpen,
+            incoming: conversation.incoming,
+            answer: ({ knowledge }) => ({ meta: { agentId: agent.id, ...(knowledge.length && { citations: knowledge.map((p) => p.chunkId) }) } }),
+          },
+          onDelta,
+        );
       } catch (error) {
-        throw modelFailure(error, limit.timedOut, timeoutSeconds);
+        throw modelFailure(error, time.timedOut, timeoutSeconds);
       } finally {
-        limit.clear();
+        time.clear();
       }
+    },
+    cancel(reason) {
+      if (limit) limit.abort(reason);
+      else cancelled ??= { reason };
     },
   };
 }

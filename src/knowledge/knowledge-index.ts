@@ -69,8 +69,18 @@ export class KnowledgeIndex {
     return this.repo.delete(id);
   }
 
-  /** the agent's best passages for a question, best first; score is higher-is-better */
-  async search(agentId: string, question: string, limit = 4): Promise<KnowledgePassage[]> {
+  /**
+   * The agent's best passages for a question, best first; score is higher-is-better. An agent
+   * without documents is answered at once (no query terms made, no promise).
+   */
+  search(agentId: string, question: string, limit = 4): KnowledgePassage[] | Promise<KnowledgePassage[]> {
+    const has = this.repo.hasChunks?.(agentId);
+    if (has === false) return [];
+    if (has === undefined || has === true) return this.ranked(agentId, question, limit);
+    return has.then((yes) => (yes ? this.ranked(agentId, question, limit) : []));
+  }
+
+  private async ranked(agentId: string, question: string, limit: number): Promise<KnowledgePassage[]> {
     const terms = queryTerms(question);
     const textual = terms.length ? scoreCandidates(terms, await this.repo.search(agentId, terms, CANDIDATES)) : [];
     const { embedder, logger } = this.options;

@@ -70,24 +70,56 @@ export class OpenAICompatibleClient {
   async *stream(path: string, body: unknown, signal?: AbortSignal): AsyncGenerator<unknown, void, undefined> {
     const exchange = await this.open(path, JSON.stringify(body), 'text/event-stream', signal);
     const { response } = exchange;
-    const reader = new EventReader(exchange);
+    let queue: unknown[] = [];
+    let wake: (() => void) | undefined;
+    const reader = new EventReader(exchange, (chunk) => queue.push(chunk), () => {
+      const waiting = wake;
+      wake = undefined;
+      waiting?.();
+    });
     let finished = false;
     try {
       for (;;) {
-        const chunks = reader.take();
+        const chunks = queue;
+        if (chunks.length) queue = [];
         for (const chunk of chunks) yield chunk;
         if (reader.failure !== undefined) throw reader.failure;
         if (reader.done) break;
-        if (!chunks.length) await reader.more();
+        if (!chunks.length) await new Promise<void>((resolve) => (wake = resolve));
       }
       // a stream that ends without [DONE] is taken as complete, as the official client does
       finished = true;
     } catch (error) {
-      if (signal?.aborted) throw new ProviderAbortError(signal.reason);
-      throw error instanceof ProviderHttpError || error instanceof SyntaxError ? error : new ProviderConnectionError(error);
+      throw streamFailure(error, signal);
     } finally {
       // left early (the caller stopped reading, or a failure): the upstream stops generating
       if (!finished) response.destroy();
+      exchange.done();
+    }
+  }
+
+  /**
+   * The same stream as `stream()`, each event's parsed JSON handed to `onChunk` synchronously as
+   * the piece of the body holding it is read: no promise and no generator step per event (a
+   * streamed token goes from the upstream's socket to herald's client in one call chain).
+   * Resolves once the stream is whole; `onChunk` throwing ends it (the request is aborted).
+   * `onOpen` is called once the upstream accepted (a 2xx answer's headers are in).
+   */
+  async streamEach(path: string, body: unknown, onChunk: (chunk: unknown) => void, signal?: AbortSignal, onOpen?: () => void): Promise<void> {
+    const exchange = await this.open(path, JSON.stringify(body), 'text/event-stream', signal);
+    const { response } = exchange;
+    try {
+      onOpen?.();
+      await new Promise<void>((resolve, reject) => {
+        const reader: EventReader = new EventReader(exchange, onChunk, () => {
+          if (reader.failure !== undefined) reject(reader.failure);
+          else if (reader.done) resolve();
+        });
+      });
+    } catch (error) {
+      response.destroy();
+      throw streamFailure(error, signal);
+    } finally {
       exchange.done();
     }
   }
@@ -204,22 +236,27 @@ function decoded(res: http.IncomingMessage): Readable {
   return body;
 }
 
+/** what a stream's failure is thrown as: an abort as such, the upstream's own errors as they are, the rest as the connection's */
+function streamFailure(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted) return new ProviderAbortError(signal.reason);
+  return error instanceof ProviderHttpError || error instanceof SyntaxError ? error : new ProviderConnectionError(error);
+}
+
 /**
- * The parsed events of an SSE body, gathered by listeners as the body's pieces arrive. Why not
+ * The parsed events of an SSE body, handed to `onChunk` by listeners as the body's pieces
+ * arrive; `changed` is called after each piece, at the end and on a failure. Why not
  * `for await` over the body: its async iterator costs promises and a result object per piece
- * on the path of every streamed token; here the reader waits only when nothing is queued.
+ * on the path of every streamed token.
  */
 class EventReader {
-  private queue: unknown[] = [];
-  private wake?: () => void;
   /** `[DONE]` came: what follows is read (the connection goes back to the pool) but not parsed */
   private last = false;
   /** the body ended */
   done = false;
-  /** the upstream's error event, an unparsable event, or the connection's failure */
+  /** the upstream's error event, an unparsable event, the connection's failure, or `onChunk`'s */
   failure: unknown;
 
-  constructor({ response, body }: Exchange) {
+  constructor({ response, body }: Exchange, onChunk: (chunk: unknown) => void, changed: () => void) {
     const decoder = new SseDecoder();
     body.on('data', (piece: string) => {
       if (this.last || this.failure !== undefined) return;
@@ -231,45 +268,27 @@ class EventReader {
           }
           const data = JSON.parse(event.data) as { error?: unknown; message?: string } | null;
           if (event.event === 'error' || data?.error) throw new ProviderHttpError(undefined, data?.error ?? data, undefined, response.headers);
-          this.queue.push(data);
+          onChunk(data);
         }
       } catch (error) {
         this.failure = error;
       }
-      this.notify();
+      changed();
     });
     body.on('end', () => {
       this.done = true;
-      this.notify();
+      changed();
     });
     const fail = (error: unknown) => {
       if (this.done || this.failure !== undefined) return;
       // after [DONE] the answer is whole: a connection lost before the body's end takes nothing from it
       if (this.last) this.done = true;
       else this.failure = error;
-      this.notify();
+      changed();
     };
     body.on('error', fail);
     // the connection broke before the body was whole
     response.on('close', () => !response.complete && fail(new Error('aborted')));
-  }
-
-  /** the events queued so far (none: wait for more()) */
-  take(): unknown[] {
-    const queued = this.queue;
-    if (queued.length) this.queue = [];
-    return queued;
-  }
-
-  /** resolves when an event, the end or a failure arrives */
-  more(): Promise<void> {
-    return new Promise((resolve) => (this.wake = resolve));
-  }
-
-  private notify() {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
   }
 }
 

@@ -51,34 +51,44 @@ export class OpenAIModel implements ModelProvider {
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
-    const stream = this.client.stream('/chat/completions', { ...this.params(request), stream: true, stream_options: { include_usage: true } }, request.signal);
-    for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
-      const delta = chunk.choices[0]?.delta?.content;
-      if (delta) yield { type: 'delta', text: delta };
-      const refusal = chunk.choices[0]?.delta?.refusal;
-      if (refusal) yield { type: 'refusal', text: refusal };
-      for (const call of chunk.choices[0]?.delta?.tool_calls ?? []) {
-        yield {
-          type: 'tool_call',
-          index: call.index,
-          ...(call.id && { id: call.id }),
-          ...(call.function?.name && { name: call.function.name }),
-          ...(call.function?.arguments && { arguments: call.function.arguments }),
-        };
-      }
-      const finish = chunk.choices[0]?.finish_reason;
-      if (finish) yield { type: 'finish', reason: finish };
-      if (chunk.usage) {
-        yield {
-          type: 'usage',
-          usage: {
-            prompt_tokens: chunk.usage.prompt_tokens,
-            completion_tokens: chunk.usage.completion_tokens,
-            total_tokens: chunk.usage.total_tokens,
-          },
-        };
-      }
+    const stream = this.client.stream('/chat/completions', this.streamParams(request), request.signal);
+    const events: ModelStreamEvent[] = [];
+    for await (const chunk of stream) {
+      eventsOf(chunk as ChatCompletionChunk, (event) => events.push(event));
+      for (const event of events.splice(0)) yield event;
     }
+  }
+
+  streamEach(request: ModelRequest, onEvent: (event: ModelStreamEvent) => void): Promise<void> {
+    return this.client.streamEach('/chat/completions', this.streamParams(request), (chunk) => eventsOf(chunk as ChatCompletionChunk, onEvent), request.signal, request.onOpen);
+  }
+
+  private streamParams(request: ModelRequest) {
+    return { ...this.params(request), stream: true, stream_options: { include_usage: true } };
+  }
+}
+
+/** what one streamed chunk says, as herald's stream events, in order */
+function eventsOf(chunk: ChatCompletionChunk, emit: (event: ModelStreamEvent) => void): void {
+  const choice = chunk.choices[0];
+  const delta = choice?.delta;
+  if (delta?.content) emit({ type: 'delta', text: delta.content });
+  if (delta?.refusal) emit({ type: 'refusal', text: delta.refusal });
+  for (const call of delta?.tool_calls ?? []) {
+    emit({
+      type: 'tool_call',
+      index: call.index,
+      ...(call.id && { id: call.id }),
+      ...(call.function?.name && { name: call.function.name }),
+      ...(call.function?.arguments && { arguments: call.function.arguments }),
+    });
+  }
+  if (choice?.finish_reason) emit({ type: 'finish', reason: choice.finish_reason });
+  if (chunk.usage) {
+    emit({
+      type: 'usage',
+      usage: { prompt_tokens: chunk.usage.prompt_tokens, completion_tokens: chunk.usage.completion_tokens, total_tokens: chunk.usage.total_tokens },
+    });
   }
 }
 

@@ -56,6 +56,8 @@ export interface ModelRequest extends ModelOptions {
   /** the latest user message, unwrapped */
   question?: string;
   signal?: AbortSignal;
+  /** streamed: called once the provider accepted the request (for an upstream: its answer's headers are in) */
+  onOpen?: () => void;
 }
 
 export interface ModelUsage {
@@ -99,4 +101,10 @@ export interface ModelProvider {
   readonly clientTools?: boolean;
   complete(request: ModelRequest): Promise<ModelResponse>;
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
+  /**
+   * The same events as `stream`, handed to `onEvent` as they arrive; resolves at the end. For a
+   * provider over the network this is the cheaper form (no promise per event): the agent turn
+   * uses it when there is one.
+   */
+  streamEach?(request: ModelRequest, onEvent: (event: ModelStreamEvent) => void): Promise<void>;
 }

@@ -382,6 +382,11 @@ export interface KnowledgeRepo {
    * agent's, as the rule above FREQUENT_TERM_CHUNKS says. Chunk ids are distinct.
    */
   search(agentId: string, terms: string[], limit: number): Promise<KnowledgeCandidates>;
+  /**
+   * Whether the agent has any chunk, answered from memory where the adapter can (most agents have
+   * no documents, and every turn would search): the search is skipped when false. Optional.
+   */
+  hasChunks?(agentId: string): boolean | Promise<boolean>;
   /** up to `limit` chunks stored before their index form was (by an older version), oldest first */
   unindexed(limit: number): Promise<UnindexedChunk[]>;
   /** stores and indexes the index form of chunks `unindexed` returned */

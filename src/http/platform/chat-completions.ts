@@ -4,13 +4,14 @@ import { Hono, type Context } from 'hono';
 import type { Logger } from 'pino';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
 import type { AgentTurnDeps, ToolCallPiece, TurnDelta, TurnOutcome } from '../../agents/agent-turn.js';
-import { openChatTurn } from '../../agents/chat-turn.js';
+import { openChatTurn, type ChatTurn } from '../../agents/chat-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import type { KnowledgePassage } from '../../knowledge/knowledge-passage.js';
 import { randomHex } from '../../platform/random-hex.js';
 import { urlCitations } from './citation-annotations.js';
 import { parseJsonBody, readBody } from '../read-body.js';
+import { setResponseHeader } from '../response-header.js';
 import { requireAgent } from './agents-routes.js';
 import { chatClientTools, chatInputMessages, parseChatRequest } from './chat-request.js';
 import { sseResponse } from './sse-response.js';
@@ -39,27 +40,22 @@ function failureFields(error: unknown) {
 const citationsOf = (passages: KnowledgePassage[]) =>
   passages.map((p, i) => ({ index: i + 1, document_id: p.documentId, filename: p.filename, chunk_id: p.chunkId, score: p.score, content: p.content }));
 
-/** the outcome of a turn run without streaming */
-async function finished(turn: AsyncGenerator<TurnDelta, TurnOutcome, undefined>): Promise<TurnOutcome> {
-  for (;;) {
-    const step = await turn.next();
-    if (step.done) return step.value;
-  }
-}
-
 /**
- * Aborts when the client goes away before its answer went out, as @hono/node-server's
- * `c.req.raw.signal` does; but touching `c.req.raw` makes the adapter build a whole fetch
+ * Cancels the turn when the client goes away before its answer went out, as @hono/node-server's
+ * `c.req.raw.signal` would abort; but touching `c.req.raw` makes the adapter build a whole fetch
  * Request (headers, body stream, AbortController) per completion, a measurable part of it.
  */
-function clientGone(c: Context): AbortSignal {
+function cancelWhenClientGone(c: Context, chat: ChatTurn): void {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  if (!outgoing || typeof outgoing.once !== 'function') return c.req.raw.signal;
-  const abort = new AbortController();
+  if (!outgoing || typeof outgoing.once !== 'function') {
+    const signal = c.req.raw.signal;
+    if (signal.aborted) chat.cancel(signal.reason);
+    else signal.addEventListener('abort', () => chat.cancel(signal.reason), { once: true });
+    return;
+  }
   outgoing.once('close', () => {
-    if (!outgoing.writableFinished) abort.abort('Client connection prematurely closed.');
+    if (!outgoing.writableFinished) chat.cancel('Client connection prematurely closed.');
   });
-  return abort.signal;
 }
 
 /**
@@ -122,10 +118,11 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
     const extras = (outcome: TurnOutcome) => (body.citations !== false ? { citations: citationsOf(outcome.knowledge) } : {});
     // the request's origin (for the annotations' URLs) only when there are passages to cite
     const annotations = (outcome: TurnOutcome) => (outcome.knowledge.length ? urlCitations(outcome.text, outcome.knowledge, new URL(c.req.url).origin) : []);
-    c.header('x-conversation-id', conversation_id);
+    setResponseHeader(c, 'x-conversation-id', conversation_id);
 
     if (!body.stream) {
-      const outcome = await finished(chat.run({ signal: clientGone(c) })).catch((error) => {
+      cancelWhenClientGone(c, chat);
+      const outcome = await chat.run().catch((error) => {
         deps.logger.warn({ ...failureFields(error), reqId: c.get('requestId'), agent: agent.id }, 'chat completion failed');
         throw error;
       });
@@ -145,7 +142,7 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
     const includeUsage = body.stream_options?.include_usage === true;
     return sseResponse(
       c,
-      async ({ send, sendJson, flush }, signal) => {
+      async ({ send, sendJson, flushSoon, onClose }) => {
         const chunk = (choices: unknown[], more: Record<string, unknown> = {}) => ({
           id,
           object: 'chat.completion.chunk',
@@ -164,24 +161,30 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
         const head = whole.slice(0, at);
         const tail = whole.slice(at + 3);
         const deltaChunk = (delta: string) => `${head}[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":null}]${tail}`;
-        // the role chunk goes out at once: the client sees the stream open before the model answers
-        sendJson(deltaChunk('{"role":"assistant","content":""}'));
-        const turn = chat.run({ stream: true, signal });
-        let first = true;
-        let step = await turn.next();
-        for (; !step.done; step = await turn.next()) {
-          const piece = step.value;
+        // the role chunk opens the stream once the model accepted the request (the client sees it
+        // before the model answers), or with the first token when both come in one read: one write
+        let opened = false;
+        const open = () => {
+          if (opened) return;
+          opened = true;
+          sendJson(deltaChunk('{"role":"assistant","content":""}'));
+        };
+        const onDelta = (piece: TurnDelta) => {
+          open();
           // a refusal streams as `delta.refusal`, as OpenAI's chunks carry it (https://platform.openai.com/docs/api-reference/chat-streaming)
           if (piece.type === 'delta') sendJson(deltaChunk(`{"content":${JSON.stringify(piece.text)}}`));
           else if (piece.type === 'refusal') sendJson(deltaChunk(`{"refusal":${JSON.stringify(piece.text)}}`));
           else sendJson(deltaChunk(JSON.stringify({ tool_calls: [toolCallDelta(piece)] })));
-          // the first token is written at once, not after the rest of the upstream read is worked through
-          if (first) {
-            first = false;
-            flush();
-          }
+          // the deltas of one upstream read go out together, as soon as that read is worked through
+          flushSoon();
+        };
+        onClose(() => chat.cancel(new Error('client closed the stream')));
+        let outcome: TurnOutcome;
+        try {
+          outcome = await chat.run({ stream: true, onDelta, onOpen: open });
+        } finally {
+          open();
         }
-        const outcome = step.value;
         // OpenAI streams a message's annotations on a delta; herald has them once the answer is whole
         const cited = (outcome.toolCalls.length || outcome.refusal) && !outcome.text ? [] : annotations(outcome);
         send(chunk([{ index: 0, delta: cited.length ? { annotations: cited } : {}, logprobs: null, finish_reason: outcome.finishReason }], extras(outcome)));

@@ -3,6 +3,7 @@ import { HeraldError } from '../../errors.js';
 import { type ApiKeyVerifier, type ApiPrincipal } from '../../platform/api-keys.js';
 import { rateLimitHeaders, type RateLimiter } from '../../platform/rate-limiter.js';
 import { bearerToken } from '../bearer-token.js';
+import { setResponseHeader } from '../response-header.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 
 declare module 'hono' {
@@ -35,7 +36,7 @@ export function platformAuth(keys: ApiKeyVerifier, rate: RateLimiter, failures: 
         headers: { ...headers, 'Retry-After': String(decision.retryAfterSeconds) },
       });
     }
-    for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    for (const name in headers) setResponseHeader(c, name, headers[name]!);
     c.set('principal', principal);
     await next();
   };

@@ -104,7 +104,7 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
     let sequence_number = 0;
     return sseResponse(
       c,
-      async ({ send, flush }, signal) => {
+      async ({ send, flush, signal }) => {
         const emit = (type: string, fields: Record<string, unknown>) => send({ type, sequence_number: sequence_number++, ...fields });
         emit('response.created', { response: responseObject(head) });
         emit('response.in_progress', { response: responseObject(head) });

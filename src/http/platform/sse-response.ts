@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import { errorCatalog, HeraldError } from '../../errors.js';
 import { openaiType } from '../error-handler.js';
@@ -8,12 +9,18 @@ export type SendEvent = (data: unknown) => void;
 /**
  * What a producer gets: `send` queues a frame (the frames of one event-loop turn go out as one
  * write); `sendJson` the same for data already serialized; `flush` writes what is queued now
- * (the first token: the client sees it before the rest of the upstream read is worked through).
+ * (the first token: the client sees it before the rest of the upstream read is worked through);
+ * `flushSoon` writes it once the current call chain is through (the frames of one upstream read,
+ * handed on synchronously, go out as one write). `signal` aborts, and `onClose` listeners are
+ * called, when the client goes away first.
  */
 export interface SseOutput {
   send: SendEvent;
   sendJson(json: string): void;
   flush(): void;
+  flushSoon(): void;
+  readonly signal: AbortSignal;
+  onClose(listener: () => void): void;
 }
 
 /** the OpenAI error object of any failure (unknown errors say no more than "internal error") */
@@ -59,23 +66,51 @@ interface SseSink {
  * ReadableStream and the adapter's reader loop, a streamed completion cost twice the CPU (a
  * stream, a reader, promises per chunk, and a separate write for the headers).
  */
-type Produce = (out: SseOutput, signal: AbortSignal) => Promise<void>;
+type Produce = (out: SseOutput) => Promise<void>;
+
+/**
+ * The client going away before the stream's end: listeners, and a signal made only when a
+ * producer asks for one (an AbortController and its EventTarget per stream cost more than a
+ * listener array).
+ */
+class ClientGone {
+  private listeners?: (() => void)[];
+  private controller?: AbortController;
+  private gone = false;
+
+  on(listener: () => void): void {
+    if (this.gone) listener();
+    else (this.listeners ??= []).push(listener);
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.gone) this.controller.abort(new Error('client closed the stream'));
+    }
+    return this.controller.signal;
+  }
+
+  fire(): void {
+    if (this.gone) return;
+    this.gone = true;
+    this.controller?.abort(new Error('client closed the stream'));
+    for (const listener of this.listeners ?? []) listener();
+  }
+}
 
 export function sseResponse(c: Context, produce: Produce, options: SseOptions): Response {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
   if (!outgoing || typeof outgoing.writeHead !== 'function') return webStreamResponse(produce, options);
-  const abort = new AbortController();
+  const gone = new ClientGone();
   let closed = false;
   outgoing.once('close', () => {
     closed = true;
-    if (!outgoing.writableFinished) abort.abort(new Error('client closed the stream'));
+    if (!outgoing.writableFinished) gone.fire();
   });
-  // the headers the middleware set (X-Request-Id, the rate limit's) go out with the stream's
-  const headers: Record<string, string> = { ...SSE_HEADERS, ...options.headers };
-  c.res.headers.forEach((value, name) => {
-    if (name !== 'content-type') headers[name] = value;
-  });
-  outgoing.writeHead(200, headers);
+  // the headers the middleware set on Node's response (X-Request-Id, the rate limit's: see
+  // setResponseHeader) go out with the stream's: writeHead merges them
+  outgoing.writeHead(200, options.headers ? { ...SSE_HEADERS, ...options.headers } : SSE_HEADERS);
   run(
     {
       write: (text, now) => {
@@ -89,18 +124,17 @@ export function sseResponse(c: Context, produce: Produce, options: SseOptions): 
       end: (text) => !closed && outgoing.end(text),
     },
     produce,
-    abort.signal,
+    gone,
     options,
   );
   // the adapter leaves a response marked as already sent alone
-  c.header('x-hono-already-sent', 'true');
-  return c.body(null);
+  return RESPONSE_ALREADY_SENT;
 }
 
 /** the frames through a web ReadableStream: for app.request() and any adapter without Node's response */
 function webStreamResponse(produce: Produce, options: SseOptions): Response {
   const encoder = new TextEncoder();
-  const abort = new AbortController();
+  const gone = new ClientGone();
   let closed = false;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -115,13 +149,13 @@ function webStreamResponse(produce: Produce, options: SseOptions): Response {
           },
         },
         produce,
-        abort.signal,
+        gone,
         options,
       );
     },
     cancel() {
       closed = true;
-      abort.abort(new Error('client closed the stream'));
+      gone.fire();
     },
   });
   return new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...options.headers } });
@@ -133,9 +167,10 @@ function webStreamResponse(produce: Produce, options: SseOptions): Response {
  * turn's reads, before the store's group commit of the same turn); the last ones go out with
  * the end of the response.
  */
-function run(sink: SseSink, produce: Produce, signal: AbortSignal, options: SseOptions): void {
+function run(sink: SseSink, produce: Produce, gone: ClientGone, options: SseOptions): void {
   let pending = '';
   let scheduled = false;
+  let soon = false;
   let ended = false;
   const flush = (now?: boolean) => {
     scheduled = false;
@@ -158,7 +193,25 @@ function run(sink: SseSink, produce: Produce, signal: AbortSignal, options: SseO
     ? (data) => write(`event: ${(data as { type: string }).type}\ndata: ${JSON.stringify(data)}\n\n`)
     : (data) => write(`data: ${JSON.stringify(data)}\n\n`);
   const sendJson = (json: string) => write(`data: ${json}\n\n`);
-  produce({ send, sendJson, flush: () => flush(true) }, signal)
+  const flushSoon = () => {
+    if (soon) return;
+    soon = true;
+    queueMicrotask(() => {
+      soon = false;
+      flush(true);
+    });
+  };
+  const out: SseOutput = {
+    send,
+    sendJson,
+    flush: () => flush(true),
+    flushSoon,
+    get signal() {
+      return gone.signal;
+    },
+    onClose: (listener) => gone.on(listener),
+  };
+  produce(out)
     .then(
       () => {
         if (!typed) write('data: [DONE]\n\n');

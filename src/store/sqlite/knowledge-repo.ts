@@ -294,6 +294,10 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
       removeDocument(ftsOf(document.agentId), id);
       return true;
     },
+    hasChunks(agentId) {
+      forgetOthersWrites();
+      return cached(totals, agentId, () => chunkTotal.get(agentId)!.n) > 0;
+    },
     async search(agentId, terms, limit): Promise<KnowledgeCandidates> {
       forgetOthersWrites();
       const total = cached(totals, agentId, () => chunkTotal.get(agentId)!.n);
