@@ -1,8 +1,8 @@
 import type { Statement } from 'better-sqlite3';
 import type { Lease, RunCompletion, RunRecord, RunsRepo } from '../port.js';
 import { parseRunAction, runActionSchema } from '../run-action.js';
-import { eventEnqueuer } from './events-repo.js';
-import { messageAppender } from './sessions-repo.js';
+import { eventAppender } from './events-repo.js';
+import { turnAppender } from './sessions-repo.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
@@ -80,13 +80,14 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   const finish = db.prepare<[string, string | null, string | null, string | null, number, string], { session_key: string }>(
     "UPDATE runs SET status = ?, reply = ?, error = ?, model = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('queued', 'running') RETURNING session_key",
   );
-  const appendMessage = messageAppender(db);
-  const enqueueEvent = eventEnqueuer(db);
+  // both without a savepoint of their own: a completion is one already (completeThenClaim, complete)
+  const appendTurn = turnAppender(db);
+  const enqueueEvent = eventAppender(db);
   // not atomic by itself: called inside a transaction
   const finishRun = (id: string, c: RunCompletion): boolean => {
     const row = finish.get(c.status, c.reply ?? null, c.error ?? null, c.model ?? null, c.at, id);
     if (!row) return false;
-    for (const message of c.transcript) appendMessage(row.session_key, message);
+    appendTurn(row.session_key, c.transcript);
     enqueueEvent(c.summary.session, c.summary.text, c.summary.maxPending);
     return true;
   };
