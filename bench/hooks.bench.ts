@@ -192,7 +192,6 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     fs.rmSync(dir, { recursive: true, force: true });
   }
 
-  const agentRow = rows.find((r) => r.server.startsWith('herald') && r.endpoint === '/hooks/agent');
   console.log('');
   console.log(renderHooksTable(rows));
   console.log('');
@@ -210,8 +209,9 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('- herald also does what the baseline does not: after a wake (mode now) it runs heartbeat turns with the embedded model,');
   console.log('  and after each 202 of /hooks/agent it executes the run with the embedded model (session transcript, summary event),');
   console.log('  in the same process while the load goes on. The baseline only inserts the row.');
-  if (agentRow?.drainMs !== undefined) {
-    console.log(`- herald finished executing the ${agentRow.total} accepted agent runs ${(agentRow.drainMs / 1000).toFixed(1)}s after its /hooks/agent load ended.`);
+  // each herald's drain, when several are compared (an A/B): how long the runs it accepted kept it busy
+  for (const row of rows.filter((r) => r.server.startsWith('herald') && r.drainMs !== undefined && r.endpoint.endsWith('agent'))) {
+    console.log(`- ${row.server} finished executing the ${row.total} runs accepted on ${row.endpoint} ${(row.drainMs! / 1000).toFixed(1)}s after its load ended.`);
   }
   const faulty = rows.filter((r) => r.non2xx + r.errors + r.timeouts > 0);
   for (const r of faulty) console.log(`! ${r.server} ${r.endpoint}: ${r.non2xx} non-2xx responses, ${r.errors} errors, ${r.timeouts} timeouts`);

@@ -50,7 +50,8 @@ const QUICK_TURN_MS = 20;
  * Agent runs: recorded durably (queued) before the 202, then claimed from the store with a lease
  * by whichever process has a free slot: this one at once, another replica when this one is busy,
  * any of them when the claimer died (its lease runs out). Each run executes in its own session,
- * at most `maxConcurrent` per process, aborted at its time limit. The store hands out only the
+ * at most `maxConcurrent` turns at once per process (a few more claimed while turns are quick,
+ * see CLAIM_AHEAD), aborted at its time limit. The store hands out only the
  * oldest unfinished run of a session, so a conversation's turns go in order across replicas.
  */
 export class RunQueue {
@@ -212,7 +213,8 @@ export class RunQueue {
     }
     return new Promise((resolve) => {
       const onAbort = () => {
-        this.waitingForTurn.splice(this.waitingForTurn.indexOf(wake), 1);
+        const at = this.waitingForTurn.indexOf(wake);
+        if (at >= 0) this.waitingForTurn.splice(at, 1);
         resolve(false);
       };
       // the turn ending hands its place over: `turns` stays as it is

@@ -127,7 +127,8 @@ export interface RunsRepo {
    * `complete`, then, in the same transaction, claims for `lease` the oldest claimable run (as
    * `claim(lease, 1)` would: often the finished run's session's next one, released by its end)
    * into the slot the finished run leaves. One commit per run instead of two while a backlog
-   * drains. Nothing is claimed when the run was already finished (`finished` false).
+   * drains. Nothing is claimed when the run was already finished (`finished` false). Completions
+   * asked together may be written together: each then claims its own run, none twice.
    */
   completeAndClaim(id: string, completion: RunCompletion, lease: Lease): Promise<CompletedRun>;
 }

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { queuedRun } from './run-record.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { GroupCommit } from '../../src/store/sqlite/group-commit.js';
+import { openDatabase } from '../../src/store/sqlite/open-database.js';
 import { tempDir } from '../helpers/start-herald.js';
 
 // writes asked for in one event-loop turn share a commit (src/store/sqlite/group-commit.ts)
@@ -30,6 +32,31 @@ describe('group commit of store writes', () => {
     const reopened = openSqliteStore(file);
     expect((await reopened.runs.claim({ owner: 'test', now: 1, until: 2 }, 1000)).map((r) => r.id).sort()).toEqual(['a', 'b', 'taken']);
     await reopened.close();
+  });
+
+  it("runs a group's `last` work once, after its writes, in its transaction; a throwing one fails alone", async () => {
+    const db = openDatabase(':memory:');
+    db.exec('CREATE TABLE t (x TEXT)');
+    const commits = new GroupCommit(db);
+    const insert = db.prepare('INSERT INTO t (x) VALUES (?)');
+    const seen: string[] = [];
+    const count = () => {
+      seen.push(`count ${(db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n} in ${db.inTransaction ? 'transaction' : 'none'}`);
+    };
+    const writes = [commits.run(() => insert.run('a')), commits.run(() => insert.run('b'))];
+    commits.last(count);
+    commits.last(count);
+    commits.last(() => {
+      throw new Error('tail failed');
+    });
+    writes.push(commits.run(() => insert.run('c')));
+    await Promise.all(writes);
+    expect(seen).toEqual(['count 3 in transaction']);
+    expect((db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n).toBe(3);
+    // the next group has its own
+    await commits.run(() => insert.run('d'));
+    expect(seen).toHaveLength(1);
+    db.close();
   });
 
   it('commits writes still queued when the store closes', async () => {

@@ -119,6 +119,36 @@ export function runsCases(open: OpenStore) {
       expect((await store.sessions.messages('hook:busy')).map((m) => m.runId)).toEqual(['b1', 'b1', 'b2', 'b2', 'b3', 'b3']);
     });
 
+    it('completes runs asked together, each claiming its own next run, oldest first, none twice', async () => {
+      const store = await open();
+      const lease = (now: number) => ({ owner: 'a', now, until: Date.now() + 60_000 });
+      const done = (id: string, at: number) => ({ status: 'succeeded' as const, reply: 'ok', at, transcript: transcript(id), summary: summary(`Hook ${id}: ok`) });
+      for (const [id, at] of [['a1', 1], ['a2', 2], ['a3', 3]] as const) await store.runs.insert(queuedRun(id, at));
+      await store.runs.insert({ ...queuedRun('s2', 5), sessionKey: 'hook:a1' });
+      await store.runs.insert(queuedRun('q1', 6));
+      await store.runs.insert(queuedRun('q2', 7));
+      await store.runs.insert(queuedRun('q3', 8));
+      expect((await store.runs.claim(lease(9), 3)).map((r) => r.id)).toEqual(['a1', 'a2', 'a3']);
+      // a1's session (queuedRun keys it by id) has s2 next, released by a1's end
+      await store.runs.insert({ ...queuedRun('late', 10), sessionKey: 'hook:a1' });
+
+      const results = await Promise.all([
+        store.runs.completeAndClaim('a1', done('a1', 11), lease(11)),
+        store.runs.completeAndClaim('a2', done('a2', 11), lease(11)),
+        store.runs.completeAndClaim('nope', done('nope', 11), lease(11)),
+        store.runs.completeAndClaim('a3', done('a3', 11), lease(11)),
+      ]);
+      expect(results.map((r) => r.finished)).toEqual([true, true, false, true]);
+      const next = results.map((r) => r.next?.id);
+      expect(next[2]).toBeUndefined();
+      expect(new Set(next.filter(Boolean)).size).toBe(3);
+      for (const id of next.filter((n): n is string => n !== undefined)) expect(await store.runs.get(id)).toMatchObject({ status: 'running' });
+      // the three oldest claimable: the one s2 or q1.. as ordered by insertion, never `late` (behind s2 in its session)
+      expect(next.filter(Boolean).sort()).toEqual(['q1', 'q2', 's2']);
+      expect((await store.events.list('main', 10)).map((e) => e.text).sort()).toEqual(['Hook a1: ok', 'Hook a2: ok', 'Hook a3: ok']);
+      expect((await store.runs.claim(lease(12), 5)).map((r) => r.id)).toEqual(['q3']);
+    });
+
     it('refuses a run whose action is not a whole agent action', async () => {
       const store = await open();
       const broken = { ...queuedRun('bad'), action: { kind: 'agent', message: 'm' } } as never;

@@ -17,6 +17,14 @@ const toEvent = (r: Row): SystemEvent => ({ id: r.id, session: r.session, text: 
  * pending. Synchronous, so other statements can share its transaction (a run's completion).
  */
 export function eventEnqueuer(db: SqliteDatabase) {
+  return db.transaction(eventAppender(db));
+}
+
+/**
+ * `eventEnqueuer` without a transaction of its own: for a caller already in one (a run's
+ * completion, whose savepoint takes the event back with the rest), one savepoint fewer per run.
+ */
+export function eventAppender(db: SqliteDatabase) {
   const last = db.prepare<[string], Pick<Row, 'text' | 'status'>>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
   const insert = db.prepare<[string, string, number]>("INSERT INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?)");
   // one statement instead of count-then-update: every pending event older than the newest
@@ -25,7 +33,7 @@ export function eventEnqueuer(db: SqliteDatabase) {
     `UPDATE events SET status = 'dropped' WHERE session = @session AND status = 'pending' AND id <=
        (SELECT id FROM events WHERE session = @session AND status = 'pending' ORDER BY id DESC LIMIT 1 OFFSET @maxPending)`,
   );
-  return db.transaction((session: string, text: string, maxPending: number): SystemEvent | undefined => {
+  return (session: string, text: string, maxPending: number): SystemEvent | undefined => {
     const previous = last.get(session);
     // a retried webhook must not wake the agent twice with the same news; once the previous
     // event has been handled, the same text is news again (a deploy finishing twice in a day)
@@ -35,7 +43,7 @@ export function eventEnqueuer(db: SqliteDatabase) {
     dropOverflow.run({ session, maxPending });
     // as inserted: the drop only touches the events older than the newest `maxPending`
     return { id, session, text, status: 'pending', createdAt };
-  });
+  };
 }
 
 /** writes go through the group commit: a wake's event shares its commit with the requests beside it */

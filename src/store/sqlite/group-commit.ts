@@ -18,6 +18,10 @@ interface Pending {
  */
 export class GroupCommit {
   private pending: Pending[] = [];
+  /** run once after the group's writes, in its transaction (see `last`) */
+  private tails = new Set<() => void>();
+  /** counts the groups: what a write left for its group's `last` work is known by it (a failed group leaves some behind) */
+  generation = 0;
   private scheduled?: NodeJS.Immediate;
 
   constructor(private readonly db: SqliteDatabase) {}
@@ -30,13 +34,26 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * Runs `work` once after every write of the group now being gathered, in the same transaction
+   * (asked again in the same group, it still runs once): for work the writes of a group share,
+   * such as the one claim for every run completed in it. Synchronous and atomic like a write; a
+   * throw is its own failure (the writes are committed all the same): `work` reports it itself.
+   */
+  last(work: () => void): void {
+    this.tails.add(work);
+  }
+
   /** commits what is queued now (also called before the database closes) */
   flush(): void {
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
     const group = this.pending;
+    const tails = this.tails;
     this.pending = [];
+    this.tails = new Set();
     if (group.length === 0) return;
+    this.generation++;
     const outcomes: { ok: boolean; value: unknown }[] = [];
     try {
       this.db
@@ -48,6 +65,13 @@ export class GroupCommit {
               // SQLite ended the transaction itself: nothing of the group is kept
               if (!this.db.inTransaction) throw error;
               outcomes.push({ ok: false, value: error });
+            }
+          }
+          for (const tail of tails) {
+            try {
+              tail();
+            } catch (error) {
+              if (!this.db.inTransaction) throw error;
             }
           }
         })

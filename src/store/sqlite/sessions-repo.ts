@@ -28,7 +28,7 @@ const ROWS_PER_STATEMENT = 8;
  * commit it needs no savepoint of its own (a SAVEPOINT, an INSERT per row and a RELEASE were
  * most of a chat completion's write). Row ids follow the order of the VALUES list.
  */
-function turnAppender(db: SqliteDatabase) {
+export function turnAppender(db: SqliteDatabase) {
   const statements: Statement<unknown[]>[] = [];
   const statement = (rows: number) =>
     (statements[rows] ??= db.prepare(
@@ -39,6 +39,7 @@ function turnAppender(db: SqliteDatabase) {
     for (const m of messages) append(sessionKey, m);
   });
   return (sessionKey: string, messages: SessionMessage[]) => {
+    if (messages.length === 0) return;
     if (messages.length > ROWS_PER_STATEMENT) return void each(sessionKey, messages);
     const values: unknown[] = [];
     for (const m of messages) values.push(sessionKey, m.role, m.content, m.runId ?? null, m.meta ? JSON.stringify(m.meta) : null, m.createdAt);
