@@ -112,10 +112,9 @@ export interface TurnOutcome {
 export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, onDelta?: (delta: TurnDelta) => void): Promise<TurnOutcome> {
   const { config } = deps;
   const history = input.history ?? (await deps.sessions.messages(input.sessionKey, config.agents.defaults.historyLimit));
-  const knowledge =
-    input.retrieve && deps.knowledge && input.question !== undefined
-      ? await deps.knowledge.search(input.agent.id, input.question, PASSAGES_PER_TURN)
-      : [];
+  const found = input.retrieve && deps.knowledge && input.question !== undefined ? deps.knowledge.search(input.agent.id, input.question, PASSAGES_PER_TURN) : [];
+  // an answer at hand (an agent without documents) is not awaited: the model request goes out in this same call
+  const knowledge = Array.isArray(found) ? found : await found;
   const { provider, resolved, request, refs } = assembleTurn({ ...input, history, knowledge }, deps.models, config);
   if (input.onOpen) request.onOpen = input.onOpen;
 

@@ -99,7 +99,7 @@ class ClientGone {
   }
 }
 
-export function sseResponse(c: Context, produce: Produce, options: SseOptions): Response {
+export function sseResponse(c: Context, produce: Produce, options: SseOptions): Response | Promise<Response> {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
   if (!outgoing || typeof outgoing.writeHead !== 'function') return webStreamResponse(produce, options);
   const gone = new ClientGone();
@@ -127,8 +127,10 @@ export function sseResponse(c: Context, produce: Produce, options: SseOptions): 
     gone,
     options,
   );
-  // the adapter leaves a response marked as already sent alone
-  return RESPONSE_ALREADY_SENT;
+  // the adapter leaves a response marked as already sent alone. Handed back on the next tick:
+  // a model request `produce` made at once is written to its socket on a tick queued before this
+  // one, so the upstream starts on it before the framework winds this request's handling up
+  return new Promise((resolve) => process.nextTick(resolve, RESPONSE_ALREADY_SENT));
 }
 
 /** the frames through a web ReadableStream: for app.request() and any adapter without Node's response */
