@@ -40,6 +40,8 @@ interface Exchange {
 export class OpenAICompatibleClient {
   private readonly base: URL;
   private readonly authorization?: string;
+  /** the URL of each path posted to (never changed: a redirect makes a new one) */
+  private readonly urls = new Map<string, URL>();
 
   constructor(config: OpenAICompatibleClientConfig) {
     this.base = new URL(config.baseUrl.replace(/\/+$/, ''));
@@ -124,10 +126,16 @@ export class OpenAICompatibleClient {
     }
   }
 
+  private urlOf(path: string): URL {
+    const url = new URL(this.base.href + path);
+    if (this.urls.size < 100) this.urls.set(path, url);
+    return url;
+  }
+
   /** sends the request, follows redirects, and resolves once a final 2xx answer's headers are in (an error status is thrown) */
   private async open(path: string, body: string, accept: string, signal: AbortSignal | undefined): Promise<Exchange> {
     if (signal?.aborted) throw new ProviderAbortError(signal.reason);
-    let url = new URL(this.base.href + path);
+    let url = this.urls.get(path) ?? this.urlOf(path);
     let method = 'POST';
     let payload: string | undefined = body;
     let authorization = this.authorization;
@@ -169,12 +177,11 @@ function parseJson(text: string): unknown {
 }
 
 function send(url: URL, method: string, body: string | undefined, accept: string, authorization: string | undefined, signal: AbortSignal | undefined): Promise<Exchange> {
-  const headers: http.OutgoingHttpHeaders = { accept, 'accept-encoding': 'gzip, deflate, br' };
-  if (body !== undefined) {
-    headers['content-type'] = 'application/json';
-    headers['content-length'] = Buffer.byteLength(body);
-  }
-  if (authorization) headers.authorization = authorization;
+  // as a flat list: Node writes it as it is, where an object is copied in through setHeader's
+  // checks one header at a time (the Host header is then this client's to send; the values are its own)
+  const headers: string[] = ['Host', url.host, 'Accept', accept, 'Accept-Encoding', 'gzip, deflate, br'];
+  if (body !== undefined) headers.push('Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)));
+  if (authorization) headers.push('Authorization', authorization);
   const secure = url.protocol === 'https:';
   return new Promise((resolve, reject) => {
     let settled = false;

@@ -17,10 +17,12 @@ export class OpenAIModel implements ModelProvider {
     this.client = new OpenAICompatibleClient(config);
   }
 
-  private params(request: ModelRequest) {
-    return {
-      // first, so herald's own fields win over a pass-through of the same name
-      ...request.extra,
+  /** the request body; `more` last (stream settings) */
+  private params(request: ModelRequest, more: Record<string, unknown>) {
+    // Object.assign, not `{ ...extra, model, ... }`: properties after a spread of a non-empty
+    // object are slow on Node 20 (see turn-prompt.ts). `extra` first, so herald's own fields win
+    // over a pass-through of the same name
+    return Object.assign({}, request.extra, {
       model: request.model,
       // herald's ChatMessage is OpenAI's message shape (tool roles included), checked by the provider
       messages: request.messages,
@@ -29,11 +31,12 @@ export class OpenAIModel implements ModelProvider {
       ...(request.user !== undefined && { user: request.user }),
       // herald's thinking levels are OpenAI's reasoning efforts; "off" sends none
       ...(request.thinking && request.thinking !== 'off' && { reasoning_effort: request.thinking }),
-    };
+      ...more,
+    });
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
-    const completion = (await this.client.post('/chat/completions', { ...this.params(request), stream: false }, request.signal)) as ChatCompletion;
+    const completion = (await this.client.post('/chat/completions', this.params(request, { stream: false }), request.signal)) as ChatCompletion;
     const choice = completion.choices[0];
     return {
       text: choice?.message?.content ?? '',
@@ -64,7 +67,7 @@ export class OpenAIModel implements ModelProvider {
   }
 
   private streamParams(request: ModelRequest) {
-    return { ...this.params(request), stream: true, stream_options: { include_usage: true } };
+    return this.params(request, { stream: true, stream_options: { include_usage: true } });
   }
 }
 

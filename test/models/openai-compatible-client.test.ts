@@ -181,6 +181,57 @@ describe('OpenAI-compatible client', () => {
     expect(seen).toEqual(['partial']);
   });
 
+  it('hands each chunk of a stream on as its piece arrives (streamEach), after onOpen, and resolves at the end', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    upstream = await startUpstream(async (res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      await writeApart(res, [`data: ${JSON.stringify(chunk('first'))}\n\n`]);
+      await held;
+      res.end(`data: ${JSON.stringify(chunk('second'))}\n\ndata: [DONE]\n\n`);
+    });
+    const client = new OpenAICompatibleClient({ baseUrl: upstream.url });
+    const seen: string[] = [];
+    let firstSeen!: () => void;
+    const first = new Promise<void>((resolve) => (firstSeen = resolve));
+    const done = client.streamEach(
+      '/chat/completions',
+      { stream: true },
+      (c) => {
+        seen.push((c as ReturnType<typeof chunk>).choices[0]!.delta.content);
+        firstSeen();
+      },
+      undefined,
+      () => seen.push('(open)'),
+    );
+    await first;
+    expect(seen).toEqual(['(open)', 'first']);
+    release();
+    await done;
+    expect(seen).toEqual(['(open)', 'first', 'second']);
+    // [DONE] leaves the connection reusable: the next stream goes over it
+    const again: string[] = [];
+    upstream.requests.length = 0;
+    await expect(client.streamEach('/chat/completions', {}, (c) => again.push((c as ReturnType<typeof chunk>).choices[0]!.delta.content))).resolves.toBeUndefined();
+    expect(upstream.connections).toBe(1);
+  });
+
+  it("streamEach rejects with the upstream's error event, a broken stream and an abort, as stream() throws them", async () => {
+    upstream = await startUpstream(async (res, body) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (body.includes('error')) return res.end(`data: ${JSON.stringify(chunk('par'))}\n\ndata: {"error":{"message":"The server is overloaded","type":"server_error","code":null}}\n\n`);
+      await writeApart(res, [`data: ${JSON.stringify(chunk('partial'))}\n\n`]);
+      if (body.includes('break')) res.socket!.destroy();
+    });
+    const client = new OpenAICompatibleClient({ baseUrl: upstream.url });
+    const ignore = () => {};
+    await expect(client.streamEach('/chat/completions', { error: true }, ignore)).rejects.toMatchObject({ message: 'The server is overloaded', type: 'server_error' });
+    await expect(client.streamEach('/chat/completions', { break: true }, ignore)).rejects.toBeInstanceOf(ProviderConnectionError);
+    const abort = new AbortController();
+    const held = client.streamEach('/chat/completions', { hold: true }, () => abort.abort(new Error('client went away')), abort.signal);
+    await expect(held).rejects.toBeInstanceOf(ProviderAbortError);
+  });
+
   it('aborts a stream through the signal, and when the reader stops early, closing the upstream connection', async () => {
     upstream = await startUpstream(async (res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });

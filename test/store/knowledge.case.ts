@@ -116,6 +116,23 @@ export function knowledgeCases(open: OpenStore) {
       expect(await ask()).toEqual(['second.txt']);
     });
 
+    it('says whether an agent has chunks (where the adapter answers it), also after writes through another handle', async () => {
+      const store = await open();
+      if (!store.knowledge.hasChunks) return;
+      const other = await open(store);
+      const has = async (s = store) => s.knowledge.hasChunks!('a');
+      expect(await has()).toBe(false);
+      const { document } = await store.knowledge.add(doc('a', 'one.txt', '1'), indexed('The quokka smiles.'));
+      expect(await has()).toBe(true);
+      expect(await store.knowledge.hasChunks!('b')).toBe(false);
+      await store.knowledge.delete(document.id);
+      expect(await has()).toBe(false);
+      // written through another handle on the same store (another process on the file)
+      expect(await has(other)).toBe(false);
+      await other.knowledge.add(doc('a', 'two.txt', '2'), indexed('Quokka island.'));
+      expect(await has()).toBe(true);
+    });
+
     it('keeps embeddings and finds the nearest chunks of the same model', async () => {
       const store = await open();
       const v = (...xs: number[]) => Float32Array.from(xs);

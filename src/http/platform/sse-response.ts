@@ -99,7 +99,7 @@ class ClientGone {
   }
 }
 
-export function sseResponse(c: Context, produce: Produce, options: SseOptions): Response {
+export function sseResponse(c: Context, produce: Produce, options: SseOptions): Response | Promise<Response> {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
   if (!outgoing || typeof outgoing.writeHead !== 'function') return webStreamResponse(produce, options);
   const gone = new ClientGone();
@@ -108,9 +108,6 @@ export function sseResponse(c: Context, produce: Produce, options: SseOptions): 
     closed = true;
     if (!outgoing.writableFinished) gone.fire();
   });
-  // the headers the middleware set on Node's response (X-Request-Id, the rate limit's: see
-  // setResponseHeader) go out with the stream's: writeHead merges them
-  outgoing.writeHead(200, options.headers ? { ...SSE_HEADERS, ...options.headers } : SSE_HEADERS);
   run(
     {
       write: (text, now) => {
@@ -127,8 +124,14 @@ export function sseResponse(c: Context, produce: Produce, options: SseOptions): 
     gone,
     options,
   );
-  // the adapter leaves a response marked as already sent alone
-  return RESPONSE_ALREADY_SENT;
+  // after `produce` began (its model request is made first: the frames it queued go out later,
+  // on a tick or a turn of their own). The headers the middleware set on Node's response
+  // (X-Request-Id, the rate limit's: see setResponseHeader) go out with the stream's: writeHead merges them
+  outgoing.writeHead(200, options.headers ? { ...SSE_HEADERS, ...options.headers } : SSE_HEADERS);
+  // the adapter leaves a response marked as already sent alone. Handed back on the next tick:
+  // a model request `produce` made at once is written to its socket on a tick queued before this
+  // one, so the upstream starts on it before the framework winds this request's handling up
+  return new Promise((resolve) => process.nextTick(resolve, RESPONSE_ALREADY_SENT));
 }
 
 /** the frames through a web ReadableStream: for app.request() and any adapter without Node's response */

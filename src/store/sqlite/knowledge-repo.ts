@@ -157,7 +157,13 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
     vectors.clear();
   };
 
+  /** checked in the current synchronous stretch (a turn's hasChunks, then its search): once is enough */
+  let checkedNow = false;
   const forgetOthersWrites = () => {
+    if (checkedNow) return;
+    checkedNow = true;
+    // nothing of another connection can be seen to happen within one synchronous stretch of this thread
+    queueMicrotask(() => (checkedNow = false));
     const version = dataVersion.get()!;
     if (version === seenVersion) return;
     seenVersion = version;
