@@ -28,7 +28,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { groupCommit } from './baseline-group-commit.js';
-import { INSERT_RECEIPT_PG, INSERT_RECEIPT_SQLITE, RECEIPTS_TABLE, RECEIPTS_TABLE_PG, receiptValues, type BaselineReceipt } from './baseline-receipts.js';
+import { INSERT_RECEIPT_PG, INSERT_RECEIPT_SQLITE, RECEIPTS_TABLE, RECEIPTS_TABLE_PG, receiptValues, uuidV7, type BaselineReceipt } from './baseline-receipts.js';
 import { mappedHooks, SchemaFault } from './baseline-mapped.js';
 
 const dbFile = process.env.BASELINE_DB ?? './data/baseline.db';
@@ -249,9 +249,10 @@ async function agent(body: Record<string, unknown>): Promise<Outcome> {
   optional(body, 'model', isString, 'must be a string');
   optional(body, 'thinking', (v) => THINKING.includes(v as string), `must be one of ${THINKING.join(', ')}`);
   optional(body, 'timeoutSeconds', (v) => typeof v === 'number' && v > 0 && Number.isFinite(v), 'must be a positive number');
-  const id = randomUUID();
+  // time-ordered, as herald's run ids and made-up session keys
+  const id = uuidV7();
   const name = (typeof body.name === 'string' && body.name.trim()) || 'Hook';
-  const sessionKey = (body.sessionKey as string | undefined) ?? `hook:${randomUUID()}`;
+  const sessionKey = (body.sessionKey as string | undefined) ?? `hook:${uuidV7()}`;
   const action = {
     kind: 'agent',
     message: body.message,

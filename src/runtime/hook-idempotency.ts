@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { uuidV7 } from '../uuid-v7.js';
 import { HeraldError } from '../errors.js';
 import type { IdempotencyRepo } from '../store/port.js';
 
@@ -53,7 +54,7 @@ export class HookIdempotency {
         key,
         requestHash: hash,
         status: 'in_progress',
-        runId: randomUUID(),
+        runId: uuidV7(),
         responseStatus: null,
         responseBody: null,
         createdAt: now,

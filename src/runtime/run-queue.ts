@@ -1,6 +1,7 @@
 import { errorDetail, verboseErrors } from '../log-detail.js';
 import { providerFailureFields } from '../models/provider-failure.js';
 import { randomUUID } from 'node:crypto';
+import { uuidV7 } from '../uuid-v7.js';
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';
@@ -83,7 +84,7 @@ export class RunQueue {
    * `options.rerunOf`: the run an operator re-runs (the new run is linked to it).
    */
   async submit(action: AgentAction, options: { id?: string; rerunOf?: string } = {}): Promise<string> {
-    const id = options.id ?? randomUUID();
+    const id = options.id ?? uuidV7();
     // runs accepted before agentId existed carry none: the default agent, as then
     const agent = (action.agentId && this.deps.agents.get(action.agentId)) || this.deps.agents.default();
     const run: RunRecord = {
@@ -91,7 +92,7 @@ export class RunQueue {
       status: 'queued',
       agentId: agent.id,
       name: action.name,
-      sessionKey: action.sessionKey ?? `hook:${randomUUID()}`,
+      sessionKey: action.sessionKey ?? `hook:${uuidV7()}`,
       message: action.message,
       action: { ...action },
       reply: null,

@@ -48,7 +48,7 @@ describe('receipts', () => {
 
     expect((await get(app, '/receipts?result=error')).data.map((r: any) => r.status)).toEqual([404, 401]);
     expect((await get(app, '/receipts?mapping=agent')).data.map((r: any) => r.runId)).toEqual([runId]);
-    expect((await get(app, `/receipts?q=${runId.slice(0, 8)}`)).data).toHaveLength(1);
+    expect((await get(app, `/receipts?q=${runId.slice(-12)}`)).data).toHaveLength(1);
     const receipt = await get(app, `/receipts/${woke.id}`);
     expect(receipt).toMatchObject({ id: woke.id, payload: null, replays: [] });
   });
