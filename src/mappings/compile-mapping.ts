@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { errorDetail } from '../log-detail.js';
 import { HeraldError } from '../errors.js';
 import type { CompiledMapping, MappingOutcome, PreparedMapping } from './compiled-mapping.js';
-import { validateAction, type HookAction } from './hook-action.js';
+import { validateAction, type ActionContext, type HookAction } from './hook-action.js';
 import { trimSlashes, type HookRequest } from './hook-request.js';
 import { compileMatch } from './match.js';
 import { compilePayloadSchema, type PayloadSchema } from './json-schema.js';
@@ -148,6 +148,15 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     return { ...(idempotencyKey !== undefined && { idempotencyKey }), run };
   }
 
+  // the same for every request: made once (a spread per request cost more than the checks)
+  const actionContext: ActionContext = {
+    ...deps.ctx,
+    mappingId: id,
+    requiredMessage: (field) => `hook mapping requires ${field}`,
+    // from config only: a payload or a transform's fields never turn the wrapper off
+    allowUnsafeExternalContent: mapping.allowUnsafeExternalContent === true,
+  };
+
   /** the transform (which may have side effects: it runs once the key, if any, is claimed) and validation */
   async function finish(request: HookRequest, templated: Record<string, unknown>): Promise<MappingOutcome> {
     let raw = templated;
@@ -171,15 +180,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     }
     if (kind === 'agent' && raw.message === undefined) raw.message = defaultAgentMessage(request.payload);
     if (kind === 'wake' && raw.mode === undefined && raw.wakeMode !== undefined) raw.mode = raw.wakeMode;
-    const action = validateAction(raw, kind, {
-      ...deps.ctx,
-      mappingId: id,
-      path: request.path,
-      requiredMessage: (field) => `hook mapping requires ${field}`,
-      // from config only: a payload or a transform's fields never turn the wrapper off
-      allowUnsafeExternalContent: mapping.allowUnsafeExternalContent === true,
-    });
-    return { type: 'action', action };
+    return { type: 'action', action: validateAction(raw, kind, actionContext, request.path) };
   }
 
   return {

@@ -30,7 +30,6 @@ export interface ActionContext {
    */
   isConfigured?(channel: string): boolean;
   mappingId: string;
-  path: string;
   /** the wording of a missing text/message: the built-ins say "text is required", mappings "hook mapping requires text" */
   requiredMessage: (field: 'text' | 'message') => string;
   allowUnsafeExternalContent?: boolean;
@@ -87,7 +86,8 @@ function check<K extends keyof typeof fieldChecks>(raw: Record<string, unknown>,
 }
 
 /** Validates a raw action (a request body or a mapping's rendered result) into a HookAction. */
-export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'agent', ctx: ActionContext): HookAction {
+/** `path`: the request's hook path, recorded as the action's source */
+export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'agent', ctx: ActionContext, path: string): HookAction {
   if (kind === 'wake') {
     if (!isNonBlank(raw.text)) {
       throw new HeraldError('HERALD_INVALID_FIELD', ctx.requiredMessage('text'), { param: 'text' });
@@ -139,7 +139,7 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
     thinking: check(raw, 'thinking'),
     timeoutSeconds: check(raw, 'timeoutSeconds'),
     allowUnsafeExternalContent: ctx.allowUnsafeExternalContent === true,
-    source: { mappingId: ctx.mappingId, path: ctx.path },
+    source: { mappingId: ctx.mappingId, path },
   };
 }
 
