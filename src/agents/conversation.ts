@@ -1,6 +1,6 @@
 import { HeraldError } from '../errors.js';
 import type { ModelToolCall } from '../models/provider.js';
-import { randomHex } from '../platform/random-hex.js';
+import { timeOrderedHex } from '../platform/random-hex.js';
 import type { SessionMessage, SessionsRepo } from '../store/port.js';
 import { checkToolResults, storedToolCalls, toolMeta } from './tool-messages.js';
 
@@ -98,7 +98,8 @@ export async function openConversation(sessions: SessionsRepo, request: Conversa
   const lastUser = messages.findLastIndex((m) => m.role === 'user');
   if (lastUser < 0) throw new HeraldError('HERALD_INVALID_FIELD', 'messages must hold a user message', { param: 'messages' });
   checkToolResults(messages, (i) => `messages[${i}].tool_call_id`);
-  const id = `conv_${randomHex(12)}`;
+  // time-ordered: a new conversation's messages go to the end of the session indexes
+  const id = `conv_${timeOrderedHex(12)}`;
   const seed = messages.slice(0, lastUser).map(toStored);
   const question = toStored(messages[lastUser]!);
   const continuation = messages.slice(lastUser + 1).map(toStored);

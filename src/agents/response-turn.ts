@@ -1,7 +1,7 @@
 import { deadline } from '../deadline.js';
 import { HeraldError } from '../errors.js';
 import type { ModelOptions } from '../models/provider.js';
-import { randomHex } from '../platform/random-hex.js';
+import { randomHex, timeOrderedHex } from '../platform/random-hex.js';
 import type { SessionMessage, StateRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
 import { agentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome } from './agent-turn.js';
@@ -91,7 +91,8 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
   const earlier = [...system, ...history, ...(continues ? [] : incoming.slice(0, lastUser))];
   const continuation = continues ? incoming : incoming.slice(lastUser + 1);
 
-  const id = `resp_${randomHex(12)}`;
+  // time-ordered, as conversation ids: its session's rows go to the end of the indexes
+  const id = `resp_${timeOrderedHex(12)}`;
   const outputItemId = `msg_${randomHex(12)}`;
   const callItemIds: string[] = [];
   const callItemId = (index: number) => (callItemIds[index] ??= `fc_${randomHex(12)}`);
