@@ -50,8 +50,27 @@ function oneLine(text: string, max: number): string {
 
 /** a rough whitespace token count: the embedded model has no tokenizer, and clients want usage */
 function usageOf(request: ModelRequest, text: string): ModelUsage {
-  const count = (s: string) => (s.match(/\S+/g) ?? []).length;
-  const prompt_tokens = request.messages.reduce((n, m) => n + count(m.content), 0);
-  const completion_tokens = count(text);
+  const prompt_tokens = request.messages.reduce((n, m) => n + wordCount(m.content), 0);
+  const completion_tokens = wordCount(text);
   return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+}
+
+/** JavaScript's whitespace (what `\s` matches) */
+const SPACE = /\s/;
+
+/**
+ * How many runs of non-space characters `s` has (what `s.match(/\S+/g).length` counts), without
+ * the array of every word: the safety-wrapped prompt of each hook run was counted that way
+ */
+function wordCount(s: string): number {
+  let words = 0;
+  let inWord = false;
+  for (let i = 0; i < s.length; i++) {
+    const code = s.charCodeAt(i);
+    // ASCII is decided without the regular expression; the rest (no-break and other spaces) by it
+    const space = code < 128 ? code === 32 || (code >= 9 && code <= 13) : SPACE.test(s[i]!);
+    if (!space && !inWord) words++;
+    inWord = !space;
+  }
+  return words;
 }
