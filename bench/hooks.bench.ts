@@ -149,16 +149,28 @@ async function measure(server: ChildServer, endpoint: Endpoint, options: HooksBe
 }
 
 export function renderHooksTable(rows: HooksBenchRow[]): string {
-  const baselineOf = (endpoint: string) => rows.find((r) => r.endpoint === endpoint && r.server === 'baseline');
+  const baselineOf = (endpoint: string) => baselineMean(rows.filter((r) => r.endpoint === endpoint && isBaseline(r)));
   return formatTable(
     ['endpoint', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'CPU ms/req', 'herald/baseline', 'CPU vs baseline'],
     rows.map((r) => {
-      const base = r.server === 'baseline' ? undefined : baselineOf(r.endpoint);
+      const base = isBaseline(r) ? undefined : baselineOf(r.endpoint);
       const ratio = base ? `${((r.requestsPerSecond / base.requestsPerSecond) * 100).toFixed(0)}%` : '';
       const cpu = base ? `${(r.cpuMsPerRequest / base.cpuMsPerRequest).toFixed(2)}x` : '';
       return [`POST ${r.endpoint}`, r.server, r.requestsPerSecond.toFixed(0), ms(r.latencyP50Ms), ms(r.latencyP99Ms), mb(r.peakRssBytes), r.cpuMsPerRequest.toFixed(3), ratio, cpu];
     }),
   );
+}
+
+const isBaseline = (r: HooksBenchRow) => r.server.startsWith('baseline');
+
+/**
+ * What herald is compared with: the mean of the baseline's measurements of an endpoint (first and
+ * last: one figure alone moved the ratio by up to ±8 points between runs on a shared machine)
+ */
+function baselineMean(measured: HooksBenchRow[]): Pick<HooksBenchRow, 'requestsPerSecond' | 'cpuMsPerRequest'> | undefined {
+  if (!measured.length) return undefined;
+  const mean = (pick: (r: HooksBenchRow) => number) => measured.reduce((sum, r) => sum + pick(r), 0) / measured.length;
+  return { requestsPerSecond: mean((r) => r.requestsPerSecond), cpuMsPerRequest: mean((r) => r.cpuMsPerRequest) };
 }
 
 /** runs the benchmark and prints the table; resolves with the rows */
@@ -175,13 +187,15 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   const rows: HooksBenchRow[] = [];
   try {
     for (const endpoint of chosen) {
-      // the baseline first: herald keeps executing accepted runs after its phase, and that
-      // leftover work must not overlap the baseline's measurement
-      for (const server of servers) {
+      // the baseline first and again last, herald compared with their mean: the machine's speed
+      // drifts during a run; every server is idle before each measurement (herald keeps executing
+      // accepted runs after its phase, and that leftover work must not overlap the next one)
+      for (const [i, server] of [...servers, baseline].entries()) {
         for (const s of servers) await waitUntilIdle(s.pid);
-        process.stdout.write(`  POST ${endpoint.path} on ${server.name} ... `);
+        const name = i === servers.length ? 'baseline again' : server.name;
+        process.stdout.write(`  POST ${endpoint.path} on ${name} ... `);
         const result = await measure(server, endpoint, options);
-        const row: HooksBenchRow = { endpoint: endpoint.path, server: server.name, ...result };
+        const row: HooksBenchRow = { endpoint: endpoint.path, server: name, ...result };
         rows.push(row);
         const faults = row.non2xx + row.errors + row.timeouts;
         console.log(`${row.requestsPerSecond.toFixed(0)} req/s${faults ? `, ${row.non2xx} non-2xx, ${row.errors} errors, ${row.timeouts} timeouts` : ''}`);
@@ -196,7 +210,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log(renderHooksTable(rows));
   console.log('');
   console.log('Notes:');
-  console.log('- herald/baseline compares req/s. CPU ms/req is the server process\'s CPU time from the start of the load until it is idle');
+  console.log('- herald/baseline compares req/s with the mean of the baseline\'s two measurements (before herald and after it). CPU ms/req is the server process\'s CPU time from the start of the load until it is idle');
   console.log('  again, per request: it includes work done after the response (agent runs, heartbeats) and is steadier than req/s on a busy machine.');
   console.log('  CPU vs baseline is herald\'s CPU ms/req over the baseline\'s.');
   console.log(`- herald logs at level ${options.logLevel} (BENCH_LOG_LEVEL)${options.logLevel === 'warn' ? ': no per-request access log line' : ''}; the baseline writes no log.`);
