@@ -141,16 +141,24 @@ describe('OpenAI-compatible client', () => {
     expect(upstream.connections).toBe(1);
   });
 
-  it('yields each chunk as it arrives, before the rest of the stream', async () => {
+  /** an upstream that sends 'first', then holds the stream until released, then 'second' and [DONE] */
+  async function startHeldUpstream(): Promise<{ release: () => void; held: Upstream }> {
     let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    upstream = await startUpstream(async (res) => {
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held = await startUpstream(async (res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       await writeApart(res, [`data: ${JSON.stringify(chunk('first'))}\n\n`]);
-      await held;
+      await released;
       res.end(`data: ${JSON.stringify(chunk('second'))}\n\ndata: [DONE]\n\n`);
     });
-    const stream = new OpenAICompatibleClient({ baseUrl: upstream.url }).stream('/chat/completions', { stream: true });
+    // closed after the test with the others
+    upstream = held;
+    return { release, held };
+  }
+
+  it('yields each chunk as it arrives, before the rest of the stream', async () => {
+    const { release, held } = await startHeldUpstream();
+    const stream = new OpenAICompatibleClient({ baseUrl: held.url }).stream('/chat/completions', { stream: true });
     const first = await stream.next();
     expect((first.value as ReturnType<typeof chunk>).choices[0]!.delta.content).toBe('first');
     release();
@@ -182,15 +190,8 @@ describe('OpenAI-compatible client', () => {
   });
 
   it('hands each chunk of a stream on as its piece arrives (streamEach), after onOpen, and resolves at the end', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    upstream = await startUpstream(async (res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      await writeApart(res, [`data: ${JSON.stringify(chunk('first'))}\n\n`]);
-      await held;
-      res.end(`data: ${JSON.stringify(chunk('second'))}\n\ndata: [DONE]\n\n`);
-    });
-    const client = new OpenAICompatibleClient({ baseUrl: upstream.url });
+    const { release, held } = await startHeldUpstream();
+    const client = new OpenAICompatibleClient({ baseUrl: held.url });
     const seen: string[] = [];
     let firstSeen!: () => void;
     const first = new Promise<void>((resolve) => (firstSeen = resolve));
@@ -211,9 +212,9 @@ describe('OpenAI-compatible client', () => {
     expect(seen).toEqual(['(open)', 'first', 'second']);
     // [DONE] leaves the connection reusable: the next stream goes over it
     const again: string[] = [];
-    upstream.requests.length = 0;
+    held.requests.length = 0;
     await expect(client.streamEach('/chat/completions', {}, (c) => again.push((c as ReturnType<typeof chunk>).choices[0]!.delta.content))).resolves.toBeUndefined();
-    expect(upstream.connections).toBe(1);
+    expect(held.connections).toBe(1);
   });
 
   it("streamEach rejects with the upstream's error event, a broken stream and an abort, as stream() throws them", async () => {
