@@ -4,6 +4,7 @@ import { completeWithFallbacks } from '../models/complete-with-fallbacks.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { ModelOptions, ModelRequest, ModelStreamEvent, ModelToolCall, ModelUsage } from '../models/provider.js';
 import { randomHex } from '../platform/random-hex.js';
+import { PushedItems } from '../pushed-items.js';
 import type { SessionMessage, SessionsRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
 import { ModelCallError } from './model-call-error.js';
@@ -211,30 +212,20 @@ export function completeAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput): P
  */
 export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): AsyncGenerator<TurnDelta, TurnOutcome, undefined> {
   if (!input.stream) return await runAgentTurn(deps, input);
-  let queue: TurnDelta[] = [];
-  let wake: (() => void) | undefined;
-  const notify = () => {
-    const waiting = wake;
-    wake = undefined;
-    waiting?.();
-  };
+  const pushed = new PushedItems<TurnDelta>();
   let settled = false;
-  const outcome = runAgentTurn(deps, input, (delta) => {
-    queue.push(delta);
-    notify();
-  }).finally(() => {
+  const outcome = runAgentTurn(deps, input, (delta) => pushed.push(delta)).finally(() => {
     settled = true;
-    notify();
+    pushed.notify();
   });
   // a failure is thrown where it is awaited, below; this keeps it from counting as unhandled meanwhile
   outcome.catch(() => {});
   for (;;) {
-    const deltas = queue;
-    if (deltas.length) queue = [];
+    const deltas = pushed.take();
     for (const delta of deltas) yield delta;
     if (!deltas.length) {
       if (settled) return await outcome;
-      await new Promise<void>((resolve) => (wake = resolve));
+      await pushed.arrival();
     }
   }
 }

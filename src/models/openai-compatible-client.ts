@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
+import { PushedItems } from '../pushed-items.js';
 import { ProviderAbortError, ProviderConnectionError, ProviderHttpError } from './provider-errors.js';
 import { SseDecoder } from './sse-decoder.js';
 
@@ -72,22 +73,16 @@ export class OpenAICompatibleClient {
   async *stream(path: string, body: unknown, signal?: AbortSignal): AsyncGenerator<unknown, void, undefined> {
     const exchange = await this.open(path, JSON.stringify(body), 'text/event-stream', signal);
     const { response } = exchange;
-    let queue: unknown[] = [];
-    let wake: (() => void) | undefined;
-    const reader = new EventReader(exchange, (chunk) => queue.push(chunk), () => {
-      const waiting = wake;
-      wake = undefined;
-      waiting?.();
-    });
+    const pushed = new PushedItems<unknown>();
+    const reader = new EventReader(exchange, (chunk) => pushed.push(chunk), () => pushed.notify());
     let finished = false;
     try {
       for (;;) {
-        const chunks = queue;
-        if (chunks.length) queue = [];
+        const chunks = pushed.take();
         for (const chunk of chunks) yield chunk;
         if (reader.failure !== undefined) throw reader.failure;
         if (reader.done) break;
-        if (!chunks.length) await new Promise<void>((resolve) => (wake = resolve));
+        if (!chunks.length) await pushed.arrival();
       }
       // a stream that ends without [DONE] is taken as complete, as the official client does
       finished = true;
