@@ -9,6 +9,17 @@ export interface Migration {
   sql: string;
 }
 
+/** keeps a session's summary (session_summaries) with each message written; migration 15 makes it again over the rebuilt table */
+const SESSION_MESSAGES_SUMMARISED = `CREATE TRIGGER session_messages_summarised AFTER INSERT ON session_messages BEGIN
+        INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
+        VALUES (
+          NEW.session_key,
+          CASE WHEN NEW.session_key = 'main' THEN NULL ELSE COALESCE(json_extract(NEW.meta, '$.agentId'), (SELECT agent_id FROM runs WHERE id = NEW.run_id)) END,
+          1, NEW.created_at, NEW.created_at
+        )
+        ON CONFLICT (key) DO UPDATE SET messages = messages + 1, first_at = MIN(first_at, excluded.first_at), last_at = MAX(last_at, excluded.last_at);
+      END;`;
+
 export const migrations: Migration[] = [
   {
     version: 1,
@@ -353,15 +364,7 @@ ${countedTriggers('deliveries')}
         LEFT JOIN runs r ON r.id = m.run_id;
       CREATE INDEX session_summaries_last ON session_summaries (last_at, key);
       CREATE INDEX session_summaries_agent ON session_summaries (agent_id, last_at, key);
-      CREATE TRIGGER session_messages_summarised AFTER INSERT ON session_messages BEGIN
-        INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
-        VALUES (
-          NEW.session_key,
-          CASE WHEN NEW.session_key = 'main' THEN NULL ELSE COALESCE(json_extract(NEW.meta, '$.agentId'), (SELECT agent_id FROM runs WHERE id = NEW.run_id)) END,
-          1, NEW.created_at, NEW.created_at
-        )
-        ON CONFLICT (key) DO UPDATE SET messages = messages + 1, first_at = MIN(first_at, excluded.first_at), last_at = MAX(last_at, excluded.last_at);
-      END;
+      ${SESSION_MESSAGES_SUMMARISED}
     `,
   },
   {
@@ -383,15 +386,7 @@ ${countedTriggers('deliveries')}
       DROP TABLE session_summaries;
       ALTER TABLE session_summaries_kept RENAME TO session_summaries;
       CREATE INDEX session_summaries_last ON session_summaries (last_at);
-      CREATE TRIGGER session_messages_summarised AFTER INSERT ON session_messages BEGIN
-        INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
-        VALUES (
-          NEW.session_key,
-          CASE WHEN NEW.session_key = 'main' THEN NULL ELSE COALESCE(json_extract(NEW.meta, '$.agentId'), (SELECT agent_id FROM runs WHERE id = NEW.run_id)) END,
-          1, NEW.created_at, NEW.created_at
-        )
-        ON CONFLICT (key) DO UPDATE SET messages = messages + 1, first_at = MIN(first_at, excluded.first_at), last_at = MAX(last_at, excluded.last_at);
-      END;
+      ${SESSION_MESSAGES_SUMMARISED}
     `,
   },
 ];
