@@ -20,4 +20,21 @@ describe('gateway smoke', () => {
     });
     expect(run).toMatchObject({ id: runId, status: 'succeeded', name: 'Hook', message: 'do it' });
   });
+
+  it('gives runs and their made-up session keys time-ordered ids (UUID v7): a later run sorts after an earlier one', async () => {
+    herald = await startHerald();
+    const accept = async () => {
+      const res = await fetch(`${herald!.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'do it', deliver: false }) });
+      return ((await res.json()) as { runId: string }).runId;
+    };
+    const first = await accept();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await accept();
+    const v7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    expect(first).toMatch(v7);
+    expect(second).toMatch(v7);
+    expect(first < second).toBe(true);
+    const run = (await (await fetch(`${herald.url}/admin/runs/${second}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { sessionKey: string };
+    expect(run.sessionKey).toMatch(/^hook:[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
 });
