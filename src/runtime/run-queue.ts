@@ -13,6 +13,7 @@ import { MAIN_SESSION, MAX_PENDING_EVENTS, type MainSession } from './main-sessi
 import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
 import { runPrompt } from './run-prompt.js';
 import { runSummary } from './summary.js';
+import { sessionChains } from '../store/session-chains.js';
 
 export interface RunQueueDeps {
   config: HeraldConfig;
@@ -44,6 +45,15 @@ const POLL_MS = 1000;
  * ahead then, so another replica takes what this one could not start (and a queued run stays cancellable).
  */
 const CLAIM_AHEAD = 4;
+/**
+ * While turns are quick too, a run claimed comes with up to this many runs of its session behind
+ * it (a chain): they take its slot one after another, each starting once the run ahead has its
+ * answer and its completion is queued, not yet committed (SQLite: see completionsInOrder), so a
+ * busy session's runs share commits (as separate sessions' do) instead of one claim and one commit
+ * each. The store completes a run only after the one ahead of it: the order holds even when a
+ * completion fails.
+ */
+const FOLLOW = 15;
 /** a turn this quick (ms, to its answer) did no real I/O: its process may claim ahead */
 const QUICK_TURN_MS = 20;
 
@@ -65,6 +75,8 @@ export class RunQueue {
   private readonly finishing = new Set<string>();
   /** slots taken by runs being inserted already claimed (see submit) */
   private reserved = 0;
+  /** slots held by active runs: not by a run waiting behind another of its chain, nor by one that handed its slot on */
+  private slotsHeld = 0;
   /** runs in their turn (waiting for the model or taking its answer): at most maxConcurrent */
   private turns = 0;
   /** claimed runs waiting for a turn (claimed ahead, see CLAIM_AHEAD), oldest first */
@@ -106,7 +118,7 @@ export class RunQueue {
     // stored already claimed by this process and starts at once (one write instead of two)
     const { leaseMs } = this.deps.config.agents.defaults;
     const now = Date.now();
-    const claimed = action.sessionKey === undefined && this.accepting && this.active.size + this.reserved < this.capacity()
+    const claimed = action.sessionKey === undefined && this.accepting && this.slotsTaken() < this.capacity()
       ? { owner: this.owner, now, until: now + leaseMs }
       : undefined;
     if (claimed) this.reserved++;
@@ -116,7 +128,7 @@ export class RunQueue {
       if (claimed) this.reserved--;
     }
     if (!claimed) this.kick();
-    else if (this.accepting) this.begin({ ...run, status: 'running', startedAt: now });
+    else if (this.accepting) this.begin({ ...run, status: 'running', startedAt: now }, {});
     // stopped meanwhile: handed back, for the next process
     else await this.deps.store.runs.release([id], this.owner);
     return id;
@@ -153,12 +165,12 @@ export class RunQueue {
 
   private async claim(): Promise<void> {
     const { config, store } = this.deps;
-    const free = this.capacity() - this.active.size - this.reserved;
+    const free = this.capacity() - this.slotsTaken();
     if (free <= 0) return;
     const now = Date.now();
-    const runs = await store.runs.claim({ owner: this.owner, now, until: now + config.agents.defaults.leaseMs }, free);
-    this.moreWaiting = runs.length === free;
-    for (const run of runs) this.begin(run);
+    const chains = sessionChains(await store.runs.claim({ owner: this.owner, now, until: now + config.agents.defaults.leaseMs }, free, this.follow()));
+    this.moreWaiting = chains.length === free;
+    for (const chain of chains) this.beginChain(chain);
     if (this.moreWaiting) this.again = true;
   }
 
@@ -179,24 +191,66 @@ export class RunQueue {
    * the whole backlog into one microtask burst that starved the HTTP server (the benchmark saw
    * seconds-long p99 on /hooks/agent). Yielding lets pending requests in between runs.
    */
-  private begin(run: RunRecord, history?: SessionMessage[]): void {
+  private begin(run: RunRecord, link: { history?: SessionMessage[]; ahead?: Promise<Carried>; followed?: boolean }): Promise<Carried> {
     const abort = new AbortController();
+    // a run behind another of its chain takes the slot when that one hands it on
+    let holds = false;
+    const hold = (yes: boolean) => {
+      if (yes === holds) return;
+      holds = yes;
+      this.slotsHeld += yes ? 1 : -1;
+    };
+    hold(!link.ahead);
+    let handOn!: (carried: Carried) => void;
+    const handedOn = new Promise<Carried>((resolve) => (handOn = resolve));
+    const chain: ChainLink = {
+      ahead: link.ahead?.then((carried) => {
+        hold(carried !== undefined);
+        return carried;
+      }),
+      handOn: link.followed
+        ? (history) => {
+            hold(false);
+            handOn(history);
+          }
+        : undefined,
+    };
     const promise = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.execute(run, abort, history))
+      .then(() => this.execute(run, abort, link.history, chain))
       .catch((error) => {
         this.deps.logger.error({ err: error, runId: run.id }, 'run bookkeeping failed');
         return undefined;
       })
       .then((handover) => {
         this.active.delete(run.id);
-        // the run claimed into this run's slot by its completion: it takes the slot, no claim needed
+        hold(false);
+        // ended without handing its history on (aborted, lost, failed to complete): the run behind is handed back
+        handOn(undefined);
+        // the runs claimed into this run's slot by its completion: they take the slot, no claim needed
         if (!handover) this.kick();
-        else if (this.accepting) this.begin(handover.next, handover.history);
+        else if (this.accepting) this.beginChain(handover.next, handover.history);
         // stopped meanwhile: handed back, for the next process
-        else return this.deps.store.runs.release([handover.next.id], this.owner);
+        else return this.deps.store.runs.release(handover.next.map((r) => r.id), this.owner);
       })
       .catch((err) => this.deps.logger.warn({ err }, 'handing a claimed run back failed; it is retaken when its lease runs out'));
     this.active.set(run.id, { promise, abort });
+    return handedOn;
+  }
+
+  /** a run, then the runs of its session claimed behind it, each starting when the one ahead hands its history on */
+  private beginChain([first, ...behind]: RunRecord[], history?: SessionMessage[]): void {
+    let ahead = this.begin(first!, { history, followed: behind.length > 0 });
+    behind.forEach((run, i) => (ahead = this.begin(run, { ahead, followed: i < behind.length - 1 })));
+  }
+
+  /** slots taken: by runs holding one and by runs being inserted claimed */
+  private slotsTaken(): number {
+    return this.slotsHeld + this.reserved;
+  }
+
+  /** how many runs of its session a claimed run brings along (see FOLLOW) */
+  private follow(): number {
+    return this.quick ? FOLLOW : 0;
   }
 
   /** how many claimed runs this process holds at most (see CLAIM_AHEAD) */
@@ -256,9 +310,10 @@ export class RunQueue {
   /**
    * Executes a run; returns the run its completion claimed into the slot it leaves, if any, with
    * that run's history when it is of the same session (this run's history and transcript: the
-   * session's next run needs no read of what this one just wrote).
+   * session's next run needs no read of what this one just wrote). A run of a chain waits for the
+   * run ahead to hand its history on, and hands its own on to the run behind once its completion is queued.
    */
-  private async execute(run: RunRecord, controller: AbortController, carried?: SessionMessage[]): Promise<Handover | undefined> {
+  private async execute(run: RunRecord, controller: AbortController, carried: SessionMessage[] | undefined, chain: ChainLink): Promise<Handover | undefined> {
     const { store, config, logger } = this.deps;
     const { historyLimit } = config.agents.defaults;
     const { id } = run;
@@ -267,7 +322,17 @@ export class RunQueue {
     // a session key made up at submit (a random uuid) has no history to read: a run that did not
     // name one is the only one in its session (a retaken run's transcript was never written)
     const freshSession = action.sessionKey === undefined;
+    // the run behind in the chain starts once this one's completion is queued, or committed (see completionsInOrder)
+    const inOrder = store.runs.completionsInOrder;
 
+    if (chain.ahead) {
+      carried = await chain.ahead;
+      // the run ahead ended here without an outcome (a shutdown, a lost lease): this one is handed back too
+      if (carried === undefined) {
+        await store.runs.release([id], this.owner);
+        return undefined;
+      }
+    }
     // a run claimed ahead waits for a turn; aborted meanwhile (a shutdown, a lost lease), it is handed back as below
     const turn = this.takeTurn(controller.signal);
     if (turn !== true && !(await turn)) {
@@ -323,17 +388,20 @@ export class RunQueue {
           written = transcript;
           // a store error here is not the run's failure: the run stays running and, once its lease
           // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)
-          completed = await this.complete(id, { status: 'succeeded', reply: outcome.text, model: outcome.modelRef, at: now, transcript }, action, { reply: outcome.text }).catch(
-            (error: unknown) => {
-              throw new StoreFault(error);
-            },
-          );
+          const completing = this.complete(id, { status: 'succeeded', reply: outcome.text, model: outcome.modelRef, at: now, transcript }, action, { reply: outcome.text }, !chain.handOn);
+          const carry = () => [...seen, ...written].slice(-historyLimit);
+          // queued: the run behind starts now, and its completion joins this one's commit
+          if (inOrder) chain.handOn?.(carry());
+          completed = await completing.catch((error: unknown) => {
+            throw new StoreFault(error);
+          });
+          if (!inOrder && completed.finished) chain.handOn?.(carry());
           // refs only: a provider's error text may echo what it was sent
           if (outcome.failures.length) logger.warn({ runId: id, answeredBy: outcome.modelRef, failed: outcome.failures.map((f) => f.ref) }, 'run answered by a fallback model');
         },
       });
       // of two processes finishing one run (the first lost its lease), only one completes it
-      if (!completed.finished) return;
+      if (!completed.finished) return this.notCompleted(id);
       // fields, not a child logger: a child per run cost more than the run's own log line
       // the session key is often templated from the payload (hook:github:owner/repo): only with gateway.log.verboseErrors
       logger.info({ runId: id, ...(verboseErrors(logger) && { sessionKey: run.sessionKey }), status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
@@ -351,8 +419,12 @@ export class RunQueue {
       }
       const message = timedOut ? `timed out after ${timeoutMs / 1000}s` : describeError(error);
       const status = timedOut ? 'timed_out' : 'failed';
-      const failed = await this.complete(id, { status, error: message, at: Date.now(), transcript: [] }, action, timedOut ? { timedOut } : { error: message });
-      if (!failed.finished) return undefined;
+      const failing = this.complete(id, { status, error: message, at: Date.now(), transcript: [] }, action, timedOut ? { timedOut } : { error: message }, !chain.handOn);
+      // a failed run wrote nothing to its session: the run behind gets the history this one had
+      if (inOrder && history) chain.handOn?.(history);
+      const failed = await failing;
+      if (!inOrder && failed.finished && history) chain.handOn?.(history);
+      if (!failed.finished) return this.notCompleted(id);
       logger.warn({ runId: id, status, ...(timedOut ? {} : { ...errorDetail(logger, error), ...providerFailureFields(error) }), ...(verboseErrors(logger) && { sessionKey: run.sessionKey }) }, 'run failed');
       // a failed run wrote nothing to its session: its history is still the session's, when it was read
       const next = handover(failed, run, () => history);
@@ -368,7 +440,7 @@ export class RunQueue {
    * The run's status, transcript and its always-posted summary, in one transaction; while this
    * process takes work, the same commit claims the next run into the slot this one leaves.
    */
-  private async complete(id: string, completion: Omit<RunCompletion, 'summary'>, action: AgentAction, outcome: Parameters<typeof runSummary>[1]): Promise<CompletedRun> {
+  private async complete(id: string, completion: Omit<RunCompletion, 'summary'>, action: AgentAction, outcome: Parameters<typeof runSummary>[1], claimInto: boolean): Promise<CompletedRun> {
     const untrusted = !action.allowUnsafeExternalContent;
     const summary = { session: MAIN_SESSION, text: runSummary(action.name, { ...outcome, untrusted }), maxPending: MAX_PENDING_EVENTS };
     const { store, config } = this.deps;
@@ -376,9 +448,10 @@ export class RunQueue {
     let completed: CompletedRun;
     try {
       // the run itself still holds a place: claiming into it keeps the count, unless the claim-ahead ended
-      if (this.accepting && this.active.size + this.reserved <= this.capacity()) {
+      // (a run with one behind it in its chain hands its slot to that one instead)
+      if (claimInto && this.accepting && this.slotsTaken() <= this.capacity()) {
         const now = Date.now();
-        completed = await store.runs.completeAndClaim(id, { ...completion, summary }, { owner: this.owner, now, until: now + config.agents.defaults.leaseMs });
+        completed = await store.runs.completeAndClaim(id, { ...completion, summary }, { owner: this.owner, now, until: now + config.agents.defaults.leaseMs }, this.follow());
       } else {
         completed = { finished: await store.runs.complete(id, { ...completion, summary }) };
       }
@@ -387,6 +460,16 @@ export class RunQueue {
     }
     if (completed.finished) this.deps.onRunFinished?.(completion.status);
     return completed;
+  }
+
+  /**
+   * The store did not complete the run: another process finished it (this one lost its lease), or
+   * the run ahead of it in its session was not completed (see RunsRepo.complete). Handed back: a
+   * run still held here is queued again, in its session's order; one held elsewhere is left alone.
+   */
+  private async notCompleted(id: string): Promise<undefined> {
+    await this.deps.store.runs.release([id], this.owner);
+    return undefined;
   }
 
   /**
@@ -443,16 +526,27 @@ class StoreFault extends Error {
   }
 }
 
-/** a run claimed by the completion of the one before it in the slot, with its history when known */
+/** the runs claimed by a completion into the slot it leaves (a chain), with their session's history when known */
 interface Handover {
-  next: RunRecord;
+  next: RunRecord[];
   history?: SessionMessage[];
+}
+
+/** a run's history once its outcome is known, for the run behind it; undefined: it ended without one */
+type Carried = SessionMessage[] | undefined;
+
+/** where a run stands in its chain (see FOLLOW) */
+interface ChainLink {
+  /** the run ahead's history handed on, when it has one ahead */
+  ahead?: Promise<Carried>;
+  /** hands this run's history to the run behind it, when it has one */
+  handOn?: (history: SessionMessage[]) => void;
 }
 
 function handover(completed: CompletedRun, run: RunRecord, history: () => SessionMessage[] | undefined): Handover | undefined {
   if (!completed.next) return undefined;
   // another session's run reads its own history (or has none: a fresh session)
-  return { next: completed.next, history: completed.next.sessionKey === run.sessionKey ? history() : undefined };
+  return { next: completed.next, history: completed.next[0]!.sessionKey === run.sessionKey ? history() : undefined };
 }
 
 /** the abort reason of a run another process took over */

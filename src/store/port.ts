@@ -108,8 +108,14 @@ export interface RunsRepo {
    * first: queued runs, and running ones whose lease ran out (their replica died). Only the oldest
    * unfinished run of a session is ever claimable, so the runs of one session go one at a time, in
    * order, across every replica. Two claimers never get the same run.
+   *
+   * With `follow`, each claimed run comes with up to `follow` of the runs waiting behind it in its
+   * session, claimed too and listed right after it, in order (see sessionChains): the claimer
+   * executes them one after another, each finishing only once the run ahead finished (`complete`
+   * refuses a run with an unfinished one ahead), so a busy session's turns share commits instead
+   * of taking one claim and one commit each. A store may hand out fewer (none is correct too).
    */
-  claim(lease: Lease, limit: number): Promise<RunRecord[]>;
+  claim(lease: Lease, limit: number, follow?: number): Promise<RunRecord[]>;
   /** extends the owner's leases on these running runs; returns the ids it still holds */
   renew(ids: string[], owner: string, until: number): Promise<string[]>;
   /** hands the owner's running runs back, queued again (a shutdown cut them short) */
@@ -120,7 +126,8 @@ export interface RunsRepo {
    * Finishes a run in one transaction: its transcript, its final status and its summary event
    * on the main session, so a crash can neither lose the summary nor double the transcript.
    * A run that is already finished is left as it is (false): of two replicas finishing one run
-   * (the first lost its lease), exactly one completes it.
+   * (the first lost its lease), exactly one completes it. A run with an older unfinished run in
+   * its session is not completed either (false): it was claimed to follow that run, which was not.
    */
   complete(id: string, completion: RunCompletion): Promise<boolean>;
   /**
@@ -129,14 +136,23 @@ export interface RunsRepo {
    * into the slot the finished run leaves. One commit per run instead of two while a backlog
    * drains. Nothing is claimed when the run was already finished (`finished` false). Completions
    * asked together may be written together: each then claims its own run, none twice.
+   * `follow` as for `claim`: the run claimed comes with the runs of its session behind it.
    */
-  completeAndClaim(id: string, completion: RunCompletion, lease: Lease): Promise<CompletedRun>;
+  completeAndClaim(id: string, completion: RunCompletion, lease: Lease, follow?: number): Promise<CompletedRun>;
+  /**
+   * Completions asked one after another commit in that order (one writer, one transaction at a
+   * time): a run claimed to follow another may then start before that one's completion committed,
+   * and the two share a commit. Where groups commit side by side (several connections), the run
+   * behind could commit first and be refused: it starts only after the one ahead committed.
+   */
+  readonly completionsInOrder: boolean;
 }
 
-/** a completion's result: whether this call finished the run, and the run it claimed into the slot, if any */
+/** a completion's result: whether this call finished the run, and what it claimed into the slot, if anything */
 export interface CompletedRun {
   finished: boolean;
-  next?: RunRecord;
+  /** the run claimed, then those of its session claimed to follow it (see RunsRepo.claim) */
+  next?: RunRecord[];
 }
 
 export interface SessionsRepo {

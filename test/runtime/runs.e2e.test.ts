@@ -3,6 +3,7 @@ import type { RunRecord } from '../../src/store/port.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 import { baseConfig, eventually, GATEWAY_TOKEN, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 import { completion } from '../models/fake-openai.js';
+import { queuedRun } from '../store/run-record.js';
 
 let herald: RunningHerald | undefined;
 let fake: FakeServer | undefined;
@@ -81,6 +82,35 @@ describe('agent runs', () => {
       { role: 'user', content: 'first turn' },
       { role: 'assistant', content: 'turn 1' },
     ]);
+  });
+
+  it("runs a busy session's backlog in order, each turn seeing every turn before it (runs claimed to follow one another)", async () => {
+    let hold: Promise<void> | undefined;
+    let release!: () => void;
+    let n = 0;
+    fake = await startFakeServer(async () => {
+      await hold;
+      return { body: completion(`answer ${++n}`) };
+    });
+    herald = await startHerald(withFakeModel(fake.url, { historyLimit: 100 }));
+    // quick turns: the process claims ahead, and a run claimed brings its session's next ones
+    expect((await finished(herald, await submit(herald, { message: 'warm', wakeMode: 'next-heartbeat' }))).status).toBe('succeeded');
+    hold = new Promise<void>((r) => (release = r));
+    const first = await submit(herald, { message: 'job 0', sessionKey: 'hook:busy', wakeMode: 'next-heartbeat' });
+    await eventually(() => fake!.requests.length === 2);
+    const ids = [first];
+    for (let i = 1; i < 20; i++) ids.push(await submit(herald, { message: `job ${i}`, sessionKey: 'hook:busy', wakeMode: 'next-heartbeat' }));
+    release();
+    for (const id of ids) expect((await finished(herald, id)).status).toBe('succeeded');
+    // turn i saw the 2i messages of the turns before it, in order, then its own
+    const turns = fake.requests.map((r) => (r.json.messages as { role: string; content: string }[]).filter((m) => m.role !== 'system').map((m) => m.content));
+    const asked = turns.filter((messages) => /job \d+\n/.test(messages.at(-1)!));
+    expect(asked).toHaveLength(20);
+    asked.forEach((messages, i) => {
+      // the question as received in the transcript; the one asked now wrapped as external content
+      expect(messages.slice(0, -1)).toEqual(Array.from({ length: i }, (_, k) => [`job ${k}`, expect.stringMatching(/^answer \d+$/)]).flat());
+      expect(messages.at(-1)).toContain(`\njob ${i}\n`);
+    });
   });
 
   it('posts `Hook <name>: <reply>` to the main session, cutting the reply at 2000 characters', async () => {
@@ -182,6 +212,38 @@ describe('agent runs', () => {
     hold = undefined;
     herald = await herald.restart();
     for (const id of ids) expect(await finished(herald, id)).toMatchObject({ status: 'succeeded', reply: 'answered' });
+  });
+
+  it("hands a busy session's runs claimed to follow one another back on shutdown; the next process runs them in order", async () => {
+    // the second of the session's runs hangs; the others are answered at once
+    fake = await startFakeServer(async (req) => {
+      const messages = req.json.messages as { content: string }[];
+      if (messages.at(-1)!.content.includes('\njob 1\n')) await new Promise(() => {});
+      return { body: completion('answered') };
+    });
+    herald = await startHerald(withFakeModel(fake.url, { maxConcurrent: 1 }));
+    // a quick turn first: the process then claims a session's runs together
+    expect((await finished(herald, await submit(herald, { message: 'warm', wakeMode: 'next-heartbeat' }))).status).toBe('succeeded');
+    // queued together behind the gateway's back: the next poll claims them in one claim, job 0 with the rest behind it
+    const ids = Array.from({ length: 6 }, (_, i) => `chain-${i}`);
+    for (const [i, id] of ids.entries()) {
+      await herald.gateway.store.runs.insert({ ...queuedRun(id, Date.now(), { message: `job ${i}`, sessionKey: 'hook:chain', wakeMode: 'next-heartbeat' }), sessionKey: 'hook:chain', message: `job ${i}` });
+    }
+    await eventually(async () => (await run(herald!, ids[5]!)).status === 'running');
+    expect(await run(herald, ids[0]!)).toMatchObject({ status: 'succeeded' });
+    await herald.stop();
+
+    fake.handle(() => ({ body: completion('answered after restart') }));
+    const before = fake.requests.length;
+    herald = await herald.restart();
+    for (const id of ids.slice(1)) expect(await finished(herald, id)).toMatchObject({ status: 'succeeded', reply: 'answered after restart' });
+    const asked = fake.requests.slice(before).map((r) => (r.json.messages as { role: string; content: string }[]).filter((m) => m.role === 'user').map((m) => m.content));
+    // each run left once, in order, seeing the ones before it
+    expect(asked).toHaveLength(5);
+    asked.forEach((questions, i) => {
+      expect(questions.slice(0, -1)).toEqual(Array.from({ length: i + 1 }, (_, k) => `job ${k}`));
+      expect(questions.at(-1)).toContain(`\njob ${i + 1}\n`);
+    });
   });
 
   it('resumes runs left queued or running when the process stopped', async () => {

@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import type { RunCompletion, RunRecord, RunsRepo } from '../port.js';
+import type { Lease, RunCompletion, RunRecord, RunsRepo } from '../port.js';
 import { parseRunAction, runActionSchema } from '../run-action.js';
 import { enqueueEvent } from './events-repo.js';
 import type { PgGroupCommit } from './group-commit.js';
-import { query } from './pg-pool.js';
+import { query, type Queryable } from './pg-pool.js';
 import { appendMessages } from './sessions-repo.js';
 
 export interface RunRow {
@@ -60,8 +60,39 @@ const CLAIM = `WITH candidates AS (
   FROM candidates WHERE runs.id = candidates.id
   RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq`;
 
+/**
+ * The runs behind a claimed one in its session, claimed to follow it (RunsRepo.claim's `follow`):
+ * queued ones, or running ones whose lease ran out (a dead claimer's followers), up to the first
+ * held by anyone else. $1 owner, $2 now, $3 until, $4 session, $5 the claimed run's seq, $6 follow.
+ */
+const FOLLOW = `WITH behind AS (
+    SELECT id, seq, (status = 'running' AND lease_until >= $2) AS held FROM runs
+    WHERE session_key = $4 AND status IN ('queued', 'running') AND seq > $5
+    ORDER BY seq LIMIT $6
+    FOR UPDATE SKIP LOCKED),
+  claimable AS (SELECT id FROM behind WHERE seq < COALESCE((SELECT min(seq) FROM behind WHERE held), seq + 1))
+  UPDATE runs SET status = 'running', started_at = $2, lease_owner = $1, lease_until = $3
+  FROM claimable WHERE runs.id = claimable.id
+  RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq`;
+
+/** CLAIM, then each claimed run's followers right after it */
+async function claimIn(client: Queryable, { owner, now, until }: Lease, limit: number, follow: number): Promise<RunRecord[]> {
+  const { rows } = await query<RunRow & { seq: string }>(client, CLAIM, [owner, now, until, limit]);
+  const bySeq = (a: { seq: string }, b: { seq: string }) => Number(a.seq) - Number(b.seq);
+  const claimed: RunRecord[] = [];
+  for (const head of rows.sort(bySeq)) {
+    claimed.push(toRun(head));
+    if (follow === 0) continue;
+    const behind = await query<RunRow & { seq: string }>(client, FOLLOW, [owner, now, until, head.session_key, head.seq, follow]);
+    claimed.push(...behind.rows.sort(bySeq).map(toRun));
+  }
+  return claimed;
+}
+
 export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRepo {
   return {
+    // groups commit side by side, each on its own connection
+    completionsInOrder: false,
     async insert(run, claimedBy) {
       await query(
         pool,
@@ -76,9 +107,8 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
       return rows[0] && toRun(rows[0]);
     },
     /** see CLAIM */
-    async claim({ owner, now, until }, limit) {
-      const { rows } = await query<RunRow & { seq: number }>(pool, CLAIM, [owner, now, until, limit]);
-      return rows.sort((a, b) => a.seq - b.seq).map(toRun);
+    async claim(lease, limit, follow = 0) {
+      return claimIn(pool, lease, limit, follow);
     },
     async renew(ids, owner, until) {
       if (!ids.length) return [];
@@ -110,11 +140,11 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
       return commits.run((client) => completeIn(client, id, c));
     },
     /** the claim after the completion, under the same savepoint: it sees the run the completion released */
-    async completeAndClaim(id, c, { owner, now, until }) {
+    async completeAndClaim(id, c, lease, follow = 0) {
       return commits.run(async (client) => {
         if (!(await completeIn(client, id, c))) return { finished: false };
-        const { rows } = await client.query<RunRow & { seq: number }>(CLAIM, [owner, now, until, 1]);
-        return rows[0] ? { finished: true, next: toRun(rows[0]) } : { finished: true };
+        const next = await claimIn(client, lease, 1, follow);
+        return next.length ? { finished: true, next } : { finished: true };
       });
     },
   };
@@ -123,7 +153,7 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
 async function completeIn(client: pg.PoolClient, id: string, c: RunCompletion): Promise<boolean> {
   const { rows } = await client.query<{ session_key: string }>(
     `UPDATE runs SET status = $2, reply = $3, error = $4, finished_at = $5, model = $6, lease_owner = NULL, lease_until = NULL
-     WHERE id = $1 AND status IN ('queued', 'running') RETURNING session_key`,
+     WHERE id = $1 AND status IN ('queued', 'running') AND NOT waiting RETURNING session_key`,
     [id, c.status, c.reply ?? null, c.error ?? null, c.at, c.model ?? null],
   );
   if (!rows[0]) return false;

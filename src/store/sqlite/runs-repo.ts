@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Lease, RunCompletion, RunRecord, RunsRepo } from '../port.js';
 import { parseRunAction, runActionSchema } from '../run-action.js';
+import { sessionChains } from '../session-chains.js';
 import { eventAppender } from './events-repo.js';
 import { turnAppender } from './sessions-repo.js';
 import type { GroupCommit } from './group-commit.js';
@@ -53,11 +54,17 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   // The others are flagged waiting (the 'scale' migration's triggers), so the ready ones are read from
   // runs_ready in rowid order and the claim stops after `limit`: however many runs wait behind a
   // busy session, a claim never reads them (it did, and sorted them, on every claim)
-  const ready = db.prepare<{ now: number; limit: number }, number>(
-    `SELECT rowid FROM runs INDEXED BY runs_ready
+  const ready = db.prepare<{ now: number; limit: number }, { rowid: number; session_key: string }>(
+    `SELECT rowid, session_key FROM runs INDEXED BY runs_ready
      WHERE waiting = 0 AND status IN ('queued', 'running') AND (status = 'queued' OR lease_until IS NULL OR lease_until < @now)
      ORDER BY rowid LIMIT @limit`,
-  ).pluck();
+  );
+  // the unfinished runs behind a ready one in its session, in order (a claim's `follow`): read
+  // from runs_session_unfinished, so only the session's waiting runs are, and only `limit` of them
+  const behind = db.prepare<[string, number, number], { rowid: number; status: string; lease_until: number | null }>(
+    `SELECT rowid, status, lease_until FROM runs INDEXED BY runs_session_unfinished
+     WHERE session_key = ? AND status IN ('queued', 'running') AND rowid > ? ORDER BY rowid LIMIT ?`,
+  );
   // then the rows found, by rowid, in one statement (atomic by itself). One UPDATE with the SELECT
   // as its `rowid IN (...)` cost several times the two apart (a third of a drained run's CPU)
   const takeStatements: Statement<unknown[], RunRow & { seq: number }>[] = [];
@@ -65,10 +72,26 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     (takeStatements[count] ??= db.prepare(
       `UPDATE runs SET status = 'running', started_at = ?, lease_owner = ?, lease_until = ? WHERE rowid IN (${Array(count).fill('?').join(', ')}) RETURNING *, rowid AS seq`,
     ));
-  // synchronous: nothing writes between the read and the update (the group commit is the only writer)
-  const claimNow = ({ owner, now, until }: Lease, limit: number): (RunRow & { seq: number })[] => {
-    const rowids = ready.all({ now, limit });
-    return rowids.length ? take(rowids.length).all(now, owner, until, ...rowids).sort((a, b) => a.seq - b.seq) : [];
+  // synchronous: nothing writes between the read and the update (the group commit is the only writer).
+  // Each ready run is followed by up to `follow` runs of its session, for the claimer to execute
+  // after it, in order: queued ones, or running ones whose lease ran out (a dead claimer's followers),
+  // up to the first held by anyone else
+  const claimNow = ({ owner, now, until }: Lease, limit: number, follow: number): RunRow[] => {
+    const heads = ready.all({ now, limit });
+    if (!heads.length) return [];
+    const rowids: number[] = [];
+    for (const head of heads) {
+      rowids.push(head.rowid);
+      if (follow === 0) continue;
+      for (const next of behind.all(head.session_key, head.rowid, follow)) {
+        if (next.status === 'running' && next.lease_until !== null && next.lease_until >= now) break;
+        rowids.push(next.rowid);
+      }
+    }
+    const rows = take(rowids.length).all(now, owner, until, ...rowids);
+    // RETURNING's order is not the claim's: each head, then its followers
+    const bySeq = new Map(rows.map((row) => [row.seq, row]));
+    return rowids.map((rowid) => bySeq.get(rowid)!);
   };
   const renew = db.prepare<[number, string, string], { id: string }>(
     "UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'running' RETURNING id",
@@ -78,12 +101,13 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   );
   const cancel = db.prepare<[number, string]>("UPDATE runs SET status = 'cancelled', finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'queued'");
   const finish = db.prepare<[string, string | null, string | null, string | null, number, string], { session_key: string }>(
-    "UPDATE runs SET status = ?, reply = ?, error = ?, model = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('queued', 'running') RETURNING session_key",
+    "UPDATE runs SET status = ?, reply = ?, error = ?, model = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('queued', 'running') AND waiting = 0 RETURNING session_key",
   );
   // both without a savepoint of their own: a completion is one already (completeThenClaim, complete)
   const appendTurn = turnAppender(db);
   const enqueueEvent = eventAppender(db);
-  // not atomic by itself: called inside a transaction
+  // not atomic by itself: called inside a transaction. Only a session's oldest unfinished run
+  // finishes (waiting = 0): a follower whose run ahead was not written is not written either
   const finishRun = (id: string, c: RunCompletion): boolean => {
     const row = finish.get(c.status, c.reply ?? null, c.error ?? null, c.model ?? null, c.at, id);
     if (!row) return false;
@@ -96,7 +120,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   // after all of them (so the runs their ends released, sessions' next turns, are claimable), in
   // the same transaction. A claim after each completion read the ready runs once per run, past
   // every run held (most of a claim's cost, a third of a drained run's store time at 16 a commit)
-  let claimsWanted = new Map<string, { lease: Lease; slots: { next?: RunRow }[] }>();
+  let claimsWanted = new Map<string, { lease: Lease; follow: number; slots: { next?: RunRecord[] }[] }>();
   // the group the claims wanted are of: a group whose transaction failed left its own behind, unclaimed
   let claimsGeneration = 0;
   const wantClaims = () => {
@@ -107,13 +131,14 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   const claimForCompleted = () => {
     const wanted = wantClaims();
     claimsWanted = new Map();
-    for (const { lease, slots } of wanted.values()) {
-      const rows = claimNow(lease, slots.length);
-      rows.forEach((row, i) => (slots[i]!.next = row));
+    for (const { lease, follow, slots } of wanted.values()) {
+      sessionChains(claimNow(lease, slots.length, follow).map(toRun)).forEach((chain, i) => (slots[i]!.next = chain));
     }
   };
 
   return {
+    // one group commit at a time, in the order asked
+    completionsInOrder: true,
     async insert(run, claimedBy) {
       const action = JSON.stringify(runActionSchema.parse(run.action));
       const deliver = run.action.deliver ? 1 : 0;
@@ -127,8 +152,8 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
       const row = get.get(id);
       return row && toRun(row);
     },
-    async claim(lease, limit) {
-      return (await commits.run(() => claimNow(lease, limit))).map(toRun);
+    async claim(lease, limit, follow = 0) {
+      return (await commits.run(() => claimNow(lease, limit, follow))).map(toRun);
     },
     async renew(ids, owner, until) {
       return commits.run(db.transaction(() => ids.filter((id) => renew.get(until, id, owner) !== undefined)));
@@ -142,21 +167,22 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     async complete(id, completion) {
       return commits.run(() => complete(id, completion));
     },
-    async completeAndClaim(id, completion, lease) {
-      const slot: { next?: RunRow } = {};
+    async completeAndClaim(id, completion, lease, follow = 0) {
+      const slot: { next?: RunRecord[] } = {};
       const finishing = commits.run(() => {
         if (!complete(id, completion)) return false;
         const wanted = wantClaims().get(lease.owner);
         // the latest lease of the group: the same owner's, asked for within one event-loop turn
         if (wanted) {
           wanted.lease = lease;
+          wanted.follow = follow;
           wanted.slots.push(slot);
-        } else wantClaims().set(lease.owner, { lease, slots: [slot] });
+        } else wantClaims().set(lease.owner, { lease, follow, slots: [slot] });
         return true;
       });
       commits.last(claimForCompleted);
       const finished = await finishing;
-      return slot.next ? { finished, next: toRun(slot.next) } : { finished };
+      return slot.next ? { finished, next: slot.next } : { finished };
     },
   };
 }

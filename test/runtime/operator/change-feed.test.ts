@@ -51,7 +51,7 @@ describe('the change feed', () => {
       { status: 'succeeded', reply: 'ok', at: 4, transcript: [message('user'), message('assistant')], summary: { session: 'main', text: 'Hook r1: ok', maxPending: 20 } },
       { ...lease, now: 4 },
     );
-    expect(handed.next?.id).toBe('r2');
+    expect(handed.next?.[0]?.id).toBe('r2');
     // the run, its summary event and its transcript: what a console showing runs, the event queue or sessions redraws
     await eventually(() => told.includes('events') && told.includes('sessions') && told.filter((k) => k === 'runs').length >= 2);
   });
