@@ -420,4 +420,13 @@ export const migrations: Migration[] = [
       DROP INDEX session_summaries_agent;
     `,
   },
+  {
+    version: 9,
+    name: 'runs: runs_unfinished dropped (runs_ready and runs_status answer what it did; every run wrote it three times)',
+    sql: `
+      -- the claim reads runs_ready, a session's unfinished runs come from runs_session_unfinished,
+      -- and counting the unfinished runs by status reads runs_status; nothing needed runs_unfinished
+      DROP INDEX runs_unfinished;
+    `,
+  },
 ];

@@ -32,13 +32,14 @@ export function postgresSessionsRepo(pool: pg.Pool): SessionsRepo {
       return appendMessages(pool, sessionKey, messages);
     },
     async messages(sessionKey, limit = 1000) {
-      // the newest `limit` messages, returned oldest first
+      // the newest `limit` messages, newest first, returned oldest first (turned round here: an
+      // outer ORDER BY made the server plan a subquery and sort, for every run's history read)
       const { rows } = await query<Row>(
         pool,
-        'SELECT * FROM (SELECT * FROM session_messages WHERE session_key = $1 ORDER BY id DESC LIMIT $2) newest ORDER BY id',
+        'SELECT role, content, run_id, meta, created_at FROM session_messages WHERE session_key = $1 ORDER BY id DESC LIMIT $2',
         [sessionKey, limit],
       );
-      return rows.map((r) => ({ role: r.role, content: r.content, runId: r.run_id, meta: r.meta, createdAt: r.created_at }));
+      return rows.reverse().map((r) => ({ role: r.role, content: r.content, runId: r.run_id, meta: r.meta, createdAt: r.created_at }));
     },
     async exists(sessionKey) {
       const { rows } = await query(pool, 'SELECT 1 FROM session_messages WHERE session_key = $1 LIMIT 1', [sessionKey]);

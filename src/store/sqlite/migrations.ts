@@ -389,6 +389,16 @@ ${countedTriggers('deliveries')}
       ${SESSION_MESSAGES_SUMMARISED}
     `,
   },
+  {
+    version: 16,
+    name: 'runs: runs_unfinished dropped (runs_status answers what it did; every run wrote it three times)',
+    sql: `
+      -- the claim reads runs_ready, a session's unfinished runs come from runs_session_unfinished,
+      -- and counting the unfinished runs by status reads runs_status (status, created_at, id) as well;
+      -- nothing needed runs_unfinished, and each run added, moved and removed an entry of it
+      DROP INDEX runs_unfinished;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact */

@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { SessionMessage, SessionsRepo } from '../port.js';
 import type { GroupCommit } from './group-commit.js';
+import { limitedStatements } from './limited-statements.js';
 import type { SqliteDatabase } from './open-database.js';
 
 interface Row {
@@ -50,9 +51,10 @@ export function turnAppender(db: SqliteDatabase) {
 export function sqliteSessionsRepo(db: SqliteDatabase, commits: GroupCommit): SessionsRepo {
   const append = messageAppender(db);
   const appendMany = turnAppender(db);
-  // the newest `limit` messages, returned oldest first
-  const recent = db.prepare<[string, number], Row>(
-    'SELECT * FROM (SELECT * FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT ?) ORDER BY id',
+  // the newest `limit` messages, newest first (turned round here: an outer ORDER BY cost a sort per read)
+  const newest = limitedStatements<[string], Row>(
+    db,
+    (limit) => `SELECT role, content, run_id, meta, created_at FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT ${limit}`,
   );
   const exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM session_messages WHERE session_key = ? LIMIT 1');
 
@@ -64,13 +66,17 @@ export function sqliteSessionsRepo(db: SqliteDatabase, commits: GroupCommit): Se
       if (messages.length) await commits.run(() => appendMany(sessionKey, messages));
     },
     async messages(sessionKey, limit = 1000) {
-      return recent.all(sessionKey, limit).map((r) => ({
-        role: r.role,
-        content: r.content,
-        runId: r.run_id,
-        meta: r.meta ? (JSON.parse(r.meta) as Record<string, unknown>) : null,
-        createdAt: r.created_at,
-      }));
+      // oldest first
+      return newest(limit)
+        .all(sessionKey)
+        .reverse()
+        .map((r) => ({
+          role: r.role,
+          content: r.content,
+          runId: r.run_id,
+          meta: r.meta ? (JSON.parse(r.meta) as Record<string, unknown>) : null,
+          createdAt: r.created_at,
+        }));
     },
     async exists(sessionKey) {
       return exists.get(sessionKey) !== undefined;
