@@ -5,6 +5,7 @@ import { sessionChains } from '../session-chains.js';
 import { eventAppender } from './events-repo.js';
 import { turnAppender } from './sessions-repo.js';
 import type { GroupCommit } from './group-commit.js';
+import { limitedStatements } from './limited-statements.js';
 import type { SqliteDatabase } from './open-database.js';
 
 export interface RunRow {
@@ -54,16 +55,19 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   // The others are flagged waiting (the 'scale' migration's triggers), so the ready ones are read from
   // runs_ready in rowid order and the claim stops after `limit`: however many runs wait behind a
   // busy session, a claim never reads them (it did, and sorted them, on every claim)
-  const ready = db.prepare<{ now: number; limit: number }, { rowid: number; session_key: string }>(
-    `SELECT rowid, session_key FROM runs INDEXED BY runs_ready
+  // (the limits written into the SQL: a bound LIMIT has SQLite compile the statement again each call)
+  const ready = limitedStatements<[{ now: number }], { rowid: number; session_key: string }>(
+    db,
+    (limit) => `SELECT rowid, session_key FROM runs INDEXED BY runs_ready
      WHERE waiting = 0 AND status IN ('queued', 'running') AND (status = 'queued' OR lease_until IS NULL OR lease_until < @now)
-     ORDER BY rowid LIMIT @limit`,
+     ORDER BY rowid LIMIT ${limit}`,
   );
   // the unfinished runs behind a ready one in its session, in order (a claim's `follow`): read
   // from runs_session_unfinished, so only the session's waiting runs are, and only `limit` of them
-  const behind = db.prepare<[string, number, number], { rowid: number; status: string; lease_until: number | null }>(
-    `SELECT rowid, status, lease_until FROM runs INDEXED BY runs_session_unfinished
-     WHERE session_key = ? AND status IN ('queued', 'running') AND rowid > ? ORDER BY rowid LIMIT ?`,
+  const behind = limitedStatements<[string, number], { rowid: number; status: string; lease_until: number | null }>(
+    db,
+    (limit) => `SELECT rowid, status, lease_until FROM runs INDEXED BY runs_session_unfinished
+     WHERE session_key = ? AND status IN ('queued', 'running') AND rowid > ? ORDER BY rowid LIMIT ${limit}`,
   );
   // then the rows found, by rowid, in one statement (atomic by itself). One UPDATE with the SELECT
   // as its `rowid IN (...)` cost several times the two apart (a third of a drained run's CPU)
@@ -77,13 +81,13 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   // after it, in order: queued ones, or running ones whose lease ran out (a dead claimer's followers),
   // up to the first held by anyone else
   const claimNow = ({ owner, now, until }: Lease, limit: number, follow: number): RunRow[] => {
-    const heads = ready.all({ now, limit });
+    const heads = ready(limit).all({ now });
     if (!heads.length) return [];
     const rowids: number[] = [];
     for (const head of heads) {
       rowids.push(head.rowid);
       if (follow === 0) continue;
-      for (const next of behind.all(head.session_key, head.rowid, follow)) {
+      for (const next of behind(follow).all(head.session_key, head.rowid)) {
         if (next.status === 'running' && next.lease_until !== null && next.lease_until >= now) break;
         rowids.push(next.rowid);
       }
