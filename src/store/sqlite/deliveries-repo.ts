@@ -5,6 +5,17 @@ import type { SqliteDatabase } from './open-database.js';
 export { toDelivery, type DeliveryRow };
 
 /** The outbox table. Every state change after a claim is conditional on still holding the lease. */
+/**
+ * Start-up's look for replies left behind: the succeeded runs wanting delivery finished since
+ * `?`, read as a range of runs_to_deliver. Named: without statistics SQLite chose runs_status
+ * (status = 'succeeded'), reading every succeeded run stored and sorting them, at every start.
+ */
+export const AWAITING_DELIVERY = `SELECT r.id FROM runs r INDEXED BY runs_to_deliver
+     WHERE r.status = 'succeeded' AND r.reply IS NOT NULL AND r.finished_at >= ?
+       AND r.deliver = 1
+       AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id)
+     ORDER BY r.finished_at, r.rowid`;
+
 export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
   // one statement: a run's reply is added only when the run has no delivery yet (a heartbeat
   // reply has no run id, and `run_id = NULL` never matches, so it is always added)
@@ -15,13 +26,7 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
        @lastError, @nextAttemptAt, @leaseOwner, @leaseUntil, @createdAt, @updatedAt, @deliveredAt
      WHERE NOT EXISTS (SELECT 1 FROM deliveries WHERE run_id = @runId)`,
   );
-  const awaiting = db.prepare<[number], { id: string }>(
-    `SELECT r.id FROM runs r
-     WHERE r.status = 'succeeded' AND r.reply IS NOT NULL AND r.finished_at >= ?
-       AND r.deliver = 1
-       AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id)
-     ORDER BY r.finished_at, r.rowid`,
-  );
+  const awaiting = db.prepare<[number], { id: string }>(AWAITING_DELIVERY);
   const get = db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE id = ?');
   const forRun = db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE run_id = ? ORDER BY created_at, rowid');
   const listAll = db.prepare<[number], DeliveryRow>('SELECT * FROM deliveries ORDER BY created_at DESC, rowid DESC LIMIT ?');
