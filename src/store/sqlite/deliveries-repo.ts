@@ -1,6 +1,7 @@
 import { toDelivery, type DeliveryRow } from '../record-rows.js';
 import type { DeliveriesRepo } from '../port.js';
 import type { SqliteDatabase } from './open-database.js';
+import { limitedStatements } from './limited-statements.js';
 
 export { toDelivery, type DeliveryRow };
 
@@ -31,10 +32,12 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
   const forRun = db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE run_id = ? ORDER BY created_at, rowid');
   const listAll = db.prepare<[number], DeliveryRow>('SELECT * FROM deliveries ORDER BY created_at DESC, rowid DESC LIMIT ?');
   const listByStatus = db.prepare<[string, number], DeliveryRow>('SELECT * FROM deliveries WHERE status = ? ORDER BY created_at DESC, rowid DESC LIMIT ?');
-  const due = db.prepare<{ now: number; limit: number }, { id: string }>(
-    `SELECT id FROM deliveries
+  // the limit written into the SQL (see limitedStatements): the outbox asks on every pass
+  const due = limitedStatements<[{ now: number }], { id: string }>(
+    db,
+    (limit) => `SELECT id FROM deliveries
      WHERE (status = 'pending' AND next_attempt_at <= @now) OR (status = 'sending' AND lease_until < @now)
-     ORDER BY next_attempt_at, rowid LIMIT @limit`,
+     ORDER BY next_attempt_at, rowid LIMIT ${limit}`,
   );
   const nextDue = db.prepare<[], { at: number | null }>(
     `SELECT MIN(CASE status WHEN 'pending' THEN next_attempt_at ELSE lease_until END) AS at
@@ -91,7 +94,7 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
       return (status ? listByStatus.all(status, limit) : listAll.all(limit)).map(toDelivery);
     },
     async due(now, limit) {
-      return due.all({ now, limit }).map((r) => r.id);
+      return due(limit).all({ now }).map((r) => r.id);
     },
     async nextDueAt() {
       return nextDue.get()?.at ?? undefined;
