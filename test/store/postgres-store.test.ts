@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, StoreUnavailableError } from '../../src/errors.js';
+import type pg from 'pg';
+import { PgGroupCommit } from '../../src/store/postgres/group-commit.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
 import { queuedRun } from './run-record.js';
@@ -28,6 +30,31 @@ describe('postgres store: what only this adapter has', () => {
     const { rows } = await stores[0]!.pool.query('SELECT version FROM herald_migrations ORDER BY version');
     expect(rows.map((r) => r.version)).toEqual(rows.map((_, i) => i + 1));
     await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it('group commit: a work that fails fails alone (refused by PostgreSQL, or thrown after a write), the others of its group commit', async () => {
+    const store = await open();
+    opened.push(store);
+    await store.pool.query('CREATE TABLE t (x TEXT PRIMARY KEY)');
+    const commits = new PgGroupCommit(store.pool);
+    const insert = (client: pg.PoolClient, x: string) => client.query('INSERT INTO t (x) VALUES ($1)', [x]);
+    const results = await Promise.allSettled([
+      commits.run((c) => insert(c, 'a')),
+      commits.run(async (c) => {
+        await insert(c, 'b');
+        await insert(c, 'a');
+      }),
+      commits.run(async (c) => {
+        await insert(c, 'c');
+        throw new Error('thrown after a write');
+      }),
+      commits.run((c) => insert(c, 'd')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect(results[1]).toMatchObject({ reason: { code: '23505' } });
+    expect(results[2]).toMatchObject({ reason: { message: 'thrown after a write' } });
+    const { rows } = await store.pool.query('SELECT x FROM t ORDER BY x');
+    expect(rows.map((r) => r.x)).toEqual(['a', 'd']);
   });
 
   it('stores a turn appended together whole or not at all', async () => {

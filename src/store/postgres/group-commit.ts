@@ -7,6 +7,14 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+interface Outcome {
+  ok: boolean;
+  value: unknown;
+}
+
+/** a work of a group run together failed: the attempt is rolled back, its group run again isolated */
+const WORK_FAILED = Symbol('group work failed');
+
 /** SQLSTATE deadlock_detected */
 const DEADLOCK = '40P01';
 
@@ -15,13 +23,15 @@ const MAX_GROUP = 256;
 
 /**
  * Group commit on PostgreSQL: writes asked for in one event-loop turn run in ONE transaction,
- * each under its own savepoint (a work that fails fails alone), and every caller's promise settles
+ * a work that fails fails alone (see `together`, `isolated`), and every caller's promise settles
  * once that transaction committed: resolved still means durable. What it saves is the commit's
  * WAL flush, and the hold of a session's advisory lock around it: every write to the main
  * session's queue (a wake, a run's summary) takes that lock, so without grouping they would
  * follow each other at the disk's flush rate. The benchmark measured it (bench/postgres.bench.ts).
  *
- * A lost connection fails every work of the group (none of it committed).
+ * A lost connection fails every work of the group (none of it committed). A work may run more
+ * than once (a group run again, a deadlock's victim tried again): it only reads and writes through
+ * the client it is given, and what a rolled-back run of it returned is thrown away.
  */
 export class PgGroupCommit {
   private pending: Pending[] = [];
@@ -55,35 +65,63 @@ export class PgGroupCommit {
   }
 
   private async commit(group: Pending[]): Promise<void> {
-    const outcomes: { ok: boolean; value: unknown }[] = [];
+    let outcomes: Outcome[];
     try {
-      await transaction(this.pool, async (client) => {
-        for (const { work } of group) {
-          if (group.length === 1) {
-            outcomes.push({ ok: true, value: await work(client) });
-            continue;
-          }
-          // a work chosen as a deadlock's victim is undone alone and tried once more (the other side went on)
-          for (let attempt = 1; ; attempt++) {
-            await client.query('SAVEPOINT work');
-            try {
-              outcomes.push({ ok: true, value: await work(client) });
-              await client.query('RELEASE SAVEPOINT work');
-              break;
-            } catch (error) {
-              if (isConnectionError(error)) throw error;
-              await client.query('ROLLBACK TO SAVEPOINT work');
-              if ((error as { code?: string }).code === DEADLOCK && attempt < 3) continue;
-              outcomes.push({ ok: false, value: translate(error) });
-              break;
-            }
-          }
-        }
+      outcomes = await this.together(group).catch((error: unknown) => {
+        if (error === WORK_FAILED) return this.isolated(group);
+        throw error;
       });
     } catch (error) {
       for (const { reject } of group) reject(translate(error));
       return;
     }
     group.forEach(({ resolve, reject }, i) => (outcomes[i]!.ok ? resolve : reject)(outcomes[i]!.value));
+  }
+
+  /**
+   * Every work one after the other, no savepoint: a savepoint and its release are two round
+   * trips per work, more than a run's completion itself (one). A work that fails (PostgreSQL
+   * aborts the whole transaction on any error, and a work that throws may have written half
+   * of itself) fails the attempt: it is rolled back, and the group run again by `isolated`.
+   */
+  private together(group: Pending[]): Promise<Outcome[]> {
+    return transaction(this.pool, async (client) => {
+      const outcomes: Outcome[] = [];
+      for (const { work } of group) {
+        try {
+          outcomes.push({ ok: true, value: await work(client) });
+        } catch (error) {
+          // a lone work fails as itself: there is no other to commit
+          if (group.length === 1 || isConnectionError(error)) throw error;
+          throw WORK_FAILED;
+        }
+      }
+      return outcomes;
+    });
+  }
+
+  /** each work under its own savepoint: one that fails is undone alone, the others commit */
+  private isolated(group: Pending[]): Promise<Outcome[]> {
+    return transaction(this.pool, async (client) => {
+      const outcomes: Outcome[] = [];
+      for (const { work } of group) {
+        // a work chosen as a deadlock's victim is undone alone and tried once more (the other side went on)
+        for (let attempt = 1; ; attempt++) {
+          await client.query('SAVEPOINT work');
+          try {
+            outcomes.push({ ok: true, value: await work(client) });
+            await client.query('RELEASE SAVEPOINT work');
+            break;
+          } catch (error) {
+            if (isConnectionError(error)) throw error;
+            await client.query('ROLLBACK TO SAVEPOINT work');
+            if ((error as { code?: string }).code === DEADLOCK && attempt < 3) continue;
+            outcomes.push({ ok: false, value: translate(error) });
+            break;
+          }
+        }
+      }
+      return outcomes;
+    });
   }
 }

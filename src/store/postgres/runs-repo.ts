@@ -1,10 +1,8 @@
 import type pg from 'pg';
-import type { Lease, RunCompletion, RunRecord, RunsRepo } from '../port.js';
+import type { Lease, RunCompletion, RunRecord, RunsRepo, SessionMessage } from '../port.js';
 import { parseRunAction, runActionSchema } from '../run-action.js';
-import { enqueueEvent } from './events-repo.js';
 import type { PgGroupCommit } from './group-commit.js';
 import { query, type Queryable } from './pg-pool.js';
-import { appendMessages } from './sessions-repo.js';
 
 export interface RunRow {
   id: string;
@@ -150,14 +148,26 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
   };
 }
 
+/**
+ * One round trip: herald_complete_run (migration 10) updates the run, appends its transcript to
+ * the run's session and enqueues the summary, or writes nothing when the run is refused.
+ */
 async function completeIn(client: pg.PoolClient, id: string, c: RunCompletion): Promise<boolean> {
-  const { rows } = await client.query<{ session_key: string }>(
-    `UPDATE runs SET status = $2, reply = $3, error = $4, finished_at = $5, model = $6, lease_owner = NULL, lease_until = NULL
-     WHERE id = $1 AND status IN ('queued', 'running') AND NOT waiting RETURNING session_key`,
-    [id, c.status, c.reply ?? null, c.error ?? null, c.at, c.model ?? null],
+  const { rows } = await client.query<{ finished: boolean }>(
+    `SELECT herald_complete_run($1, $2, $3, $4, $5, $6, $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bigint[], $12, $13, $14, $15) AS finished`,
+    [id, c.status, c.reply ?? null, c.error ?? null, c.at, c.model ?? null, ...transcriptColumns(c.transcript),
+      c.summary.session, c.summary.text, c.summary.maxPending, Date.now()],
   );
-  if (!rows[0]) return false;
-  await appendMessages(client, rows[0].session_key, c.transcript);
-  await enqueueEvent(client, c.summary.session, c.summary.text, c.summary.maxPending);
-  return true;
+  return rows[0]!.finished;
+}
+
+/** the transcript as the function's parallel arrays, each value as appendMessages binds it */
+function transcriptColumns(messages: SessionMessage[]): unknown[][] {
+  return [
+    messages.map((m) => m.role),
+    messages.map((m) => m.content),
+    messages.map((m) => m.runId ?? null),
+    messages.map((m) => (m.meta ? JSON.stringify(m.meta) : null)),
+    messages.map((m) => m.createdAt),
+  ];
 }
