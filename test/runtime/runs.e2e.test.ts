@@ -229,8 +229,10 @@ describe('agent runs', () => {
     for (const [i, id] of ids.entries()) {
       await herald.gateway.store.runs.insert({ ...queuedRun(id, Date.now(), { message: `job ${i}`, sessionKey: 'hook:chain', wakeMode: 'next-heartbeat' }), sessionKey: 'hook:chain', message: `job ${i}` });
     }
-    await eventually(async () => (await run(herald!, ids[5]!)).status === 'running');
-    expect(await run(herald, ids[0]!)).toMatchObject({ status: 'succeeded' });
+    // job 0 answered; job 1 in its model call; the rest claimed behind it
+    expect(await finished(herald, ids[0]!)).toMatchObject({ status: 'succeeded' });
+    await eventually(() => fake!.requests.length === 3);
+    for (const id of ids.slice(1)) expect(await run(herald, id)).toMatchObject({ status: 'running' });
     await herald.stop();
 
     fake.handle(() => ({ body: completion('answered after restart') }));

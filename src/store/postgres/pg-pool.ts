@@ -92,7 +92,9 @@ export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient
   try {
     await client.query('BEGIN');
     const result = await work(client);
-    await client.query('COMMIT');
+    // a transaction an error aborted (a work that caught it and went on) answers COMMIT with ROLLBACK, not an error
+    const committed = await client.query('COMMIT');
+    if (committed.command === 'ROLLBACK') throw new Error('the transaction was rolled back at COMMIT: an error inside it had aborted it');
     return result;
   } catch (error) {
     if (isConnectionError(error)) broken = error as Error;
