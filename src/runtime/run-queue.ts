@@ -322,8 +322,6 @@ export class RunQueue {
     // a session key made up at submit (a random uuid) has no history to read: a run that did not
     // name one is the only one in its session (a retaken run's transcript was never written)
     const freshSession = action.sessionKey === undefined;
-    // the run behind in the chain starts once this one's completion is queued, or committed (see completionsInOrder)
-    const inOrder = store.runs.completionsInOrder;
 
     if (chain.ahead) {
       carried = await chain.ahead;
@@ -389,13 +387,13 @@ export class RunQueue {
           // a store error here is not the run's failure: the run stays running and, once its lease
           // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)
           const completing = this.complete(id, { status: 'succeeded', reply: outcome.text, model: outcome.modelRef, at: now, transcript }, action, { reply: outcome.text }, !chain.handOn);
-          const carry = () => [...seen, ...written].slice(-historyLimit);
-          // queued: the run behind starts now, and its completion joins this one's commit
-          if (inOrder) chain.handOn?.(carry());
-          completed = await completing.catch((error: unknown) => {
-            throw new StoreFault(error);
-          });
-          if (!inOrder && completed.finished) chain.handOn?.(carry());
+          completed = await this.handingOn(
+            completing.catch((error: unknown) => {
+              throw new StoreFault(error);
+            }),
+            chain,
+            () => [...seen, ...written].slice(-historyLimit),
+          );
           // refs only: a provider's error text may echo what it was sent
           if (outcome.failures.length) logger.warn({ runId: id, answeredBy: outcome.modelRef, failed: outcome.failures.map((f) => f.ref) }, 'run answered by a fallback model');
         },
@@ -421,9 +419,7 @@ export class RunQueue {
       const status = timedOut ? 'timed_out' : 'failed';
       const failing = this.complete(id, { status, error: message, at: Date.now(), transcript: [] }, action, timedOut ? { timedOut } : { error: message }, !chain.handOn);
       // a failed run wrote nothing to its session: the run behind gets the history this one had
-      if (inOrder && history) chain.handOn?.(history);
-      const failed = await failing;
-      if (!inOrder && failed.finished && history) chain.handOn?.(history);
+      const failed = await this.handingOn(failing, chain, () => history);
       if (!failed.finished) return this.notCompleted(id);
       logger.warn({ runId: id, status, ...(timedOut ? {} : { ...errorDetail(logger, error), ...providerFailureFields(error) }), ...(verboseErrors(logger) && { sessionKey: run.sessionKey }) }, 'run failed');
       // a failed run wrote nothing to its session: its history is still the session's, when it was read
@@ -459,6 +455,24 @@ export class RunQueue {
       this.finishing.delete(id);
     }
     if (completed.finished) this.deps.onRunFinished?.(completion.status);
+    return completed;
+  }
+
+  /**
+   * Waits for a run's completion, asked already, and hands the run's history on to the run behind
+   * it in its chain: at once where completions commit in the order asked (its completion then
+   * joins this one's commit), else once this one committed (see completionsInOrder). No history
+   * known (the run failed before reading it): nothing is handed on, the run behind is handed back.
+   */
+  private async handingOn(completing: Promise<CompletedRun>, chain: ChainLink, history: () => SessionMessage[] | undefined): Promise<CompletedRun> {
+    const handOn = () => {
+      const carried = history();
+      if (carried) chain.handOn?.(carried);
+    };
+    const inOrder = this.deps.store.runs.completionsInOrder;
+    if (inOrder) handOn();
+    const completed = await completing;
+    if (!inOrder && completed.finished) handOn();
     return completed;
   }
 

@@ -137,7 +137,7 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
     async complete(id, c) {
       return commits.run((client) => completeIn(client, id, c));
     },
-    /** the claim after the completion, under the same savepoint: it sees the run the completion released */
+    /** the claim after the completion, in the same transaction: it sees the run the completion released */
     async completeAndClaim(id, c, lease, follow = 0) {
       return commits.run(async (client) => {
         if (!(await completeIn(client, id, c))) return { finished: false };

@@ -5,7 +5,6 @@ import { limitedStatements } from './limited-statements.js';
 
 export { toDelivery, type DeliveryRow };
 
-/** The outbox table. Every state change after a claim is conditional on still holding the lease. */
 /**
  * Start-up's look for replies left behind: the succeeded runs wanting delivery finished since
  * `?`, read as a range of runs_to_deliver. Named: without statistics SQLite chose runs_status
@@ -17,6 +16,7 @@ export const AWAITING_DELIVERY = `SELECT r.id FROM runs r INDEXED BY runs_to_del
        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id)
      ORDER BY r.finished_at, r.rowid`;
 
+/** The outbox table. Every state change after a claim is conditional on still holding the lease. */
 export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
   // one statement: a run's reply is added only when the run has no delivery yet (a heartbeat
   // reply has no run id, and `run_id = NULL` never matches, so it is always added)

@@ -107,7 +107,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   const finish = db.prepare<[string, string | null, string | null, string | null, number, string], { session_key: string }>(
     "UPDATE runs SET status = ?, reply = ?, error = ?, model = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('queued', 'running') AND waiting = 0 RETURNING session_key",
   );
-  // both without a savepoint of their own: a completion is one already (completeThenClaim, complete)
+  // both without a savepoint of their own: a completion is one already (`complete`, a db.transaction)
   const appendTurn = turnAppender(db);
   const enqueueEvent = eventAppender(db);
   // not atomic by itself: called inside a transaction. Only a session's oldest unfinished run
