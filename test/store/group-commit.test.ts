@@ -59,6 +59,34 @@ describe('group commit of store writes', () => {
     db.close();
   });
 
+  it('undoes the whole of a write that fails half-way (several statements, no savepoint of its own), alone or in a group', async () => {
+    const db = openDatabase(':memory:');
+    db.exec('CREATE TABLE t (x TEXT PRIMARY KEY)');
+    const commits = new GroupCommit(db);
+    const insert = db.prepare('INSERT INTO t (x) VALUES (?)');
+    // writes its first row, then fails on the second (a duplicate key)
+    const halfWay = (first: string) => () => {
+      insert.run(first);
+      insert.run('taken');
+    };
+    await commits.run(() => insert.run('taken'));
+    const attempts: string[] = [];
+    const results = await Promise.allSettled([
+      commits.run(() => {
+        attempts.push('a');
+        insert.run('a');
+      }),
+      commits.run(halfWay('half')),
+      commits.run(() => insert.run('b')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    // the group ran again, each write under its own savepoint
+    expect(attempts).toEqual(['a', 'a']);
+    await expect(commits.run(halfWay('alone'))).rejects.toThrow(/UNIQUE/);
+    expect((db.prepare('SELECT x FROM t ORDER BY x').all() as { x: string }[]).map((r) => r.x)).toEqual(['a', 'b', 'taken']);
+    db.close();
+  });
+
   it('commits writes still queued when the store closes', async () => {
     const file = path.join(tempDir(), 'herald.db');
     const store = openSqliteStore(file);

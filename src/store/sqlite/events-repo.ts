@@ -14,15 +14,8 @@ const toEvent = (r: Row): SystemEvent => ({ id: r.id, session: r.session, text: 
 
 /**
  * Adds a pending event unless it repeats the session's pending one, keeping at most `maxPending`
- * pending. Synchronous, so other statements can share its transaction (a run's completion).
- */
-export function eventEnqueuer(db: SqliteDatabase) {
-  return db.transaction(eventAppender(db));
-}
-
-/**
- * `eventEnqueuer` without a transaction of its own: for a caller already in one (a run's
- * completion, whose savepoint takes the event back with the rest), one savepoint fewer per run.
+ * pending. Synchronous and without a transaction of its own: it runs as (part of) a group
+ * commit's work, atomic as that work is (group-commit.ts).
  */
 export function eventAppender(db: SqliteDatabase) {
   const last = db.prepare<[string], Pick<Row, 'text' | 'status'>>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
@@ -48,7 +41,7 @@ export function eventAppender(db: SqliteDatabase) {
 
 /** writes go through the group commit: a wake's event shares its commit with the requests beside it */
 export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit): EventsRepo {
-  const enqueue = eventEnqueuer(db);
+  const enqueue = eventAppender(db);
   const pendingCount = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'");
   // pending, or processing under a lease that ran out (NULL: claimed before leases existed);
   // `status IN (...)` spelled out so the claim reads the session's open events from
@@ -74,13 +67,13 @@ export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit): Even
       return rows.map(toEvent).sort((a, b) => a.id - b.id);
     },
     async complete(ids) {
-      await commits.run(db.transaction(() => ids.forEach((id) => done.run(id))));
+      await commits.run(() => ids.forEach((id) => done.run(id)));
     },
     async renew(ids, owner, until) {
-      await commits.run(db.transaction(() => ids.forEach((id) => renew.run(until, id, owner))));
+      await commits.run(() => ids.forEach((id) => renew.run(until, id, owner)));
     },
     async release(ids, owner) {
-      await commits.run(db.transaction(() => ids.forEach((id) => release.run(id, owner))));
+      await commits.run(() => ids.forEach((id) => release.run(id, owner)));
     },
     async list(session, limit) {
       return list.all(session, limit).map(toEvent);

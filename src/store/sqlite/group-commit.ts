@@ -1,10 +1,18 @@
 import type { SqliteDatabase } from './open-database.js';
 
+interface Outcome {
+  ok: boolean;
+  value: unknown;
+}
+
 interface Pending {
   work: () => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
+
+/** a write of a group run together failed: the attempt is rolled back, its group run again isolated */
+const WORK_FAILED = Symbol('group write failed');
 
 /**
  * Group commit: writes asked for in the same event-loop turn (the requests of one poll phase,
@@ -12,15 +20,20 @@ interface Pending {
  * once that transaction committed. A commit costs far more than an insert, so under load this is
  * where the time went; the guarantee is unchanged: resolved means durable.
  *
- * Each `work` must be synchronous and atomic by itself (one statement, or a `db.transaction`,
- * which nests as a savepoint): a work that throws fails alone, the others still commit. An error
- * that ends the whole transaction (disk full, I/O) fails every write of the group.
+ * Each `work` is synchronous and atomic as a whole, several statements included: the group runs
+ * first without a savepoint per work (a SAVEPOINT, its RELEASE and the statement journal's copy of
+ * every page a work touched were a tenth of a drained run's CPU); a work that throws rolls that
+ * attempt back, and the group runs again with each work under its own savepoint, so it fails
+ * alone and the others commit. A work may therefore run twice: it only writes through the
+ * database, and what it keeps in memory for its group is keyed by `generation`, which moves at
+ * every attempt. An error that ends the whole transaction (disk full, I/O) fails every write of
+ * the group.
  */
 export class GroupCommit {
   private pending: Pending[] = [];
   /** run once after the group's writes, in its transaction (see `last`) */
   private tails = new Set<() => void>();
-  /** counts the groups: what a write left for its group's `last` work is known by it (a failed group leaves some behind) */
+  /** counts the attempts: what a write left for its group's `last` work is known by it (a rolled-back attempt leaves some behind) */
   generation = 0;
   private scheduled?: NodeJS.Immediate;
 
@@ -53,33 +66,49 @@ export class GroupCommit {
     this.pending = [];
     this.tails = new Set();
     if (group.length === 0) return;
-    this.generation++;
-    const outcomes: { ok: boolean; value: unknown }[] = [];
+    let outcomes: Outcome[];
     try {
-      this.db
-        .transaction(() => {
-          for (const { work } of group) {
-            try {
-              outcomes.push({ ok: true, value: work() });
-            } catch (error) {
-              // SQLite ended the transaction itself: nothing of the group is kept
-              if (!this.db.inTransaction) throw error;
-              outcomes.push({ ok: false, value: error });
-            }
-          }
-          for (const tail of tails) {
-            try {
-              tail();
-            } catch (error) {
-              if (!this.db.inTransaction) throw error;
-            }
-          }
-        })
-        .immediate();
+      try {
+        outcomes = this.attempt(group, tails, false);
+      } catch (error) {
+        if (error !== WORK_FAILED) throw error;
+        outcomes = this.attempt(group, tails, true);
+      }
     } catch (error) {
       for (const { reject } of group) reject(error);
       return;
     }
     group.forEach(({ resolve, reject }, i) => (outcomes[i]!.ok ? resolve : reject)(outcomes[i]!.value));
+  }
+
+  /** the group in one transaction: together (a failing work aborts it) or isolated (each work under a savepoint) */
+  private attempt(group: Pending[], tails: Set<() => void>, isolated: boolean): Outcome[] {
+    this.generation++;
+    const outcomes: Outcome[] = [];
+    this.db
+      .transaction(() => {
+        for (const { work } of group) {
+          try {
+            // nested in the group's transaction, db.transaction is a savepoint
+            outcomes.push({ ok: true, value: isolated ? this.db.transaction(work)() : work() });
+          } catch (error) {
+            // SQLite ended the transaction itself: nothing of the group is kept
+            if (!this.db.inTransaction) throw error;
+            // without a savepoint, what the work wrote before it threw would commit: roll back
+            // (a lone work fails as itself, there is no other to commit)
+            if (!isolated) throw group.length > 1 ? WORK_FAILED : error;
+            outcomes.push({ ok: false, value: error });
+          }
+        }
+        for (const tail of tails) {
+          try {
+            tail();
+          } catch (error) {
+            if (!this.db.inTransaction) throw error;
+          }
+        }
+      })
+      .immediate();
+    return outcomes;
   }
 }

@@ -1,12 +1,12 @@
 import { toIdempotencyRecord as toRecord, type IdempotencyRow as Row } from '../record-rows.js';
 import type { IdempotencyClaim, IdempotencyRecord, IdempotencyRepo } from '../port.js';
-import { eventEnqueuer } from './events-repo.js';
+import { eventAppender } from './events-repo.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
 
 export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit): IdempotencyRepo {
-  const enqueueEvent = eventEnqueuer(db);
+  const enqueueEvent = eventAppender(db);
   const get = db.prepare<[string, string], Row>('SELECT * FROM idempotency_keys WHERE scope = ? AND key = ?');
   const remove = db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE scope = ? AND key = ?');
   const insert = db.prepare(
@@ -57,12 +57,10 @@ export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit):
       complete.run(response.status, response.body, scope, key);
     },
     async completeWithEvent(scope, key, response, event) {
-      await commits.run(
-        db.transaction(() => {
-          enqueueEvent(event.session, event.text, event.maxPending);
-          complete.run(response.status, response.body, scope, key);
-        }),
-      );
+      await commits.run(() => {
+        enqueueEvent(event.session, event.text, event.maxPending);
+        complete.run(response.status, response.body, scope, key);
+      });
     },
     async release(scope, key) {
       release.run(scope, key);

@@ -86,11 +86,12 @@ export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): Re
   const insertPayload = db.prepare(
     `INSERT INTO retained_payloads (receipt_id, path, body, bytes, headers, query, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const recordWithPayload = db.transaction((receipt: ReceiptRecord, payload: RetainedPayload) => {
+  // a group commit's work: atomic as one (group-commit.ts)
+  const recordWithPayload = (receipt: ReceiptRecord, payload: RetainedPayload) => {
     insertReceipt(receipt);
     const body = Buffer.from(payload.body);
     insertPayload.run(receipt.id, payload.path, body, body.byteLength, JSON.stringify(payload.headers), JSON.stringify(payload.query), receipt.receivedAt, payload.expiresAt);
-  });
+  };
   const get = db.prepare<[string], Row>('SELECT * FROM receipts WHERE id = ?');
   const payload = db.prepare<[string, number], PayloadRow>('SELECT * FROM retained_payloads WHERE receipt_id = ? AND expires_at > ?');
   const forPath = db.prepare<[string, number, number], Row & PayloadRow>(

@@ -107,19 +107,17 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   const finish = db.prepare<[string, string | null, string | null, string | null, number, string], { session_key: string }>(
     "UPDATE runs SET status = ?, reply = ?, error = ?, model = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('queued', 'running') AND waiting = 0 RETURNING session_key",
   );
-  // both without a savepoint of their own: a completion is one already (`complete`, a db.transaction)
   const appendTurn = turnAppender(db);
   const enqueueEvent = eventAppender(db);
-  // not atomic by itself: called inside a transaction. Only a session's oldest unfinished run
+  // a group commit's work (atomic as one, group-commit.ts). Only a session's oldest unfinished run
   // finishes (waiting = 0): a follower whose run ahead was not written is not written either
-  const finishRun = (id: string, c: RunCompletion): boolean => {
+  const complete = (id: string, c: RunCompletion): boolean => {
     const row = finish.get(c.status, c.reply ?? null, c.error ?? null, c.model ?? null, c.at, id);
     if (!row) return false;
     appendTurn(row.session_key, c.transcript);
     enqueueEvent(c.summary.session, c.summary.text, c.summary.maxPending);
     return true;
   };
-  const complete = db.transaction(finishRun);
   // The claims of completeAndClaim: one per owner for all the runs completed in a group commit,
   // after all of them (so the runs their ends released, sessions' next turns, are claimable), in
   // the same transaction. A claim after each completion read the ready runs once per run, past
@@ -160,10 +158,10 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
       return (await commits.run(() => claimNow(lease, limit, follow))).map(toRun);
     },
     async renew(ids, owner, until) {
-      return commits.run(db.transaction(() => ids.filter((id) => renew.get(until, id, owner) !== undefined)));
+      return commits.run(() => ids.filter((id) => renew.get(until, id, owner) !== undefined));
     },
     async release(ids, owner) {
-      await commits.run(db.transaction(() => ids.forEach((id) => release.run(id, owner))));
+      await commits.run(() => ids.forEach((id) => release.run(id, owner)));
     },
     async cancel(id, at) {
       return commits.run(() => cancel.run(at, id).changes === 1);
