@@ -123,5 +123,32 @@ describe('postgres store: what only this adapter has', () => {
       await proxy.close();
     }
   });
+
+  it("keeps a session's summary with one upsert per statement: the trigger is a statement's, not a row's", async () => {
+    const store = await open();
+    opened.push(store);
+    const { rows: triggers } = await store.pool.query<{ tgname: string; row: boolean }>(
+      "SELECT tgname, (tgtype & 1) = 1 AS row FROM pg_trigger WHERE tgrelid = 'session_messages'::regclass AND NOT tgisinternal",
+    );
+    expect(triggers).toEqual([{ tgname: 'session_messages_summarised', row: false }]);
+    // the summary's writes inside one transaction: a new session's turn inserts it once; the next turn updates it once
+    const client = await store.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const written = async () =>
+        (await client.query<{ ins: number; upd: number }>("SELECT n_tup_ins AS ins, n_tup_upd AS upd FROM pg_stat_xact_user_tables WHERE relid = 'session_summaries'::regclass")).rows[0];
+      const turn = (at: number) =>
+        client.query("INSERT INTO session_messages (session_key, role, content, created_at) VALUES ('chat:a', 'user', 'hi', $1), ('chat:a', 'assistant', 'yo', $2)", [at, at + 1]);
+      await turn(1);
+      expect(await written()).toEqual({ ins: 1, upd: 0 });
+      await turn(10);
+      expect(await written()).toEqual({ ins: 1, upd: 1 });
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    const { rows } = await store.pool.query("SELECT messages, first_at, last_at FROM session_summaries WHERE key = 'chat:a'");
+    expect(rows).toEqual([{ messages: 4, first_at: 1, last_at: 11 }]);
+  });
 });
 

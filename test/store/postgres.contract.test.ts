@@ -16,6 +16,7 @@ import { migrationsCases, type PreviousVersionDatabase } from './migrations.case
 import type { OpenStore } from './open-store-under-test.js';
 import { probeCases } from './probe.case.js';
 import { runsCases } from './runs.case.js';
+import { sessionSummariesCases } from './session-summaries.case.js';
 import { stateCases } from './state.case.js';
 
 // the port contract on the PostgreSQL adapter: each store a fresh schema of the test database
@@ -86,6 +87,7 @@ describe('the store port contract on PostgreSQL', () => {
   apiKeysCases(open);
   probeCases(open);
   migrationsCases(open, previousVersion);
+  sessionSummariesCases(open, previousVersion);
   leaseCases(async () => {
     const a = await open();
     return [a, await open(a)] as const;

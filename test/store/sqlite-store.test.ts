@@ -78,4 +78,21 @@ describe('sqlite store', () => {
     expect(raw.prepare('SELECT id FROM runs').all()).toEqual([{ id: 'kept' }]);
     raw.close();
   });
+
+  it("keeps a session's summary with one upsert per turn written, no trigger per message", async () => {
+    const store = openSqliteStore(file());
+    expect(store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'session_messages'").all()).toEqual([]);
+    const changes = () => (store.db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+    for (const at of [1, 10]) {
+      const before = changes();
+      await store.sessions.appendMany('chat:a', [
+        { role: 'user', content: 'hi', createdAt: at },
+        { role: 'assistant', content: 'yo', createdAt: at + 1 },
+      ]);
+      // two messages and one summary (inserted, then updated)
+      expect(changes() - before).toBe(3);
+    }
+    expect(store.db.prepare("SELECT messages, first_at, last_at FROM session_summaries WHERE key = 'chat:a'").get()).toEqual({ messages: 4, first_at: 1, last_at: 11 });
+    await store.close();
+  });
 });

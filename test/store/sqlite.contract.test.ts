@@ -16,6 +16,7 @@ import { migrationsCases, type PreviousVersionDatabase } from './migrations.case
 import type { OpenStore } from './open-store-under-test.js';
 import { probeCases } from './probe.case.js';
 import { runsCases } from './runs.case.js';
+import { sessionSummariesCases } from './session-summaries.case.js';
 import { stateCases } from './state.case.js';
 
 // the port contract on the SQLite adapter: each store a file of its own; a shared store is a
@@ -34,11 +35,13 @@ const open: OpenStore = async (shareWith) => {
   return store;
 };
 
-async function previousVersion(): Promise<PreviousVersionDatabase> {
+/**
+ * By default the schema before the operator tables (version 10): runs.deliver is a column already (9),
+ * and the upgrade covered is every migration since, runs.model (11) included. `before`: another version.
+ */
+async function previousVersion(before = 10): Promise<PreviousVersionDatabase> {
   const file = path.join(tempDir(), 'herald.db');
-  // the schema before the operator tables (version 10): runs.deliver is a column already (9), and the
-  // upgrade covered is every migration since, runs.model (11) included
-  openDatabase(file, migrations.filter((m) => m.version < 10)).close();
+  openDatabase(file, migrations.filter((m) => m.version < before)).close();
   return {
     async insertRun(run) {
       const db = new Database(file);
@@ -73,6 +76,8 @@ knowledgeCases(open);
 apiKeysCases(open);
 probeCases(open);
 migrationsCases(open, previousVersion);
+// the version before the newest: its summaries kept by the row trigger
+sessionSummariesCases(open, () => previousVersion(Math.max(...migrations.map((m) => m.version))));
 describe('leases and claims between two handles on one file', () => {
   leaseCases(async () => {
     const a = await open();

@@ -462,4 +462,33 @@ export const migrations: Migration[] = [
       END $$;
     `,
   },
+  {
+    version: 11,
+    name: 'operator: session summaries kept once per statement (a turn), not once per message',
+    sql: `
+      -- The row trigger upserted a session's summary for each message: twice for a run's turn (one
+      -- INSERT of its two messages), each rewriting the row and its session_summaries_last entry.
+      -- Once per statement now, from the rows it added, by the same rule: the count and span of
+      -- the session's rows; on insert, the agent of its first row (by id, which follows the VALUES
+      -- or the ORDER BY of the INSERT): NULL for main, else its meta's agentId or its run's agent.
+      -- Every writer of session_messages keeps it, herald_complete_run's INSERT included.
+      DROP TRIGGER session_messages_summarised ON session_messages;
+      DROP FUNCTION herald_session_summarised();
+      CREATE FUNCTION herald_session_turn_summarised() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      BEGIN
+        INSERT INTO session_summaries AS s (key, agent_id, messages, first_at, last_at)
+          SELECT t.session_key,
+            CASE WHEN t.session_key = 'main' THEN NULL
+              ELSE (SELECT COALESCE(f.meta->>'agentId', (SELECT agent_id FROM runs WHERE id = f.run_id)) FROM added f WHERE f.id = t.first_id) END,
+            t.messages, t.first_at, t.last_at
+          FROM (SELECT session_key, COUNT(*) AS messages, MIN(created_at) AS first_at, MAX(created_at) AS last_at, MIN(id) AS first_id
+                FROM added GROUP BY session_key) t
+        ON CONFLICT (key) DO UPDATE SET messages = s.messages + EXCLUDED.messages,
+          first_at = LEAST(s.first_at, EXCLUDED.first_at), last_at = GREATEST(s.last_at, EXCLUDED.last_at);
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER session_messages_summarised AFTER INSERT ON session_messages
+        REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION herald_session_turn_summarised();
+    `,
+  },
 ];

@@ -9,7 +9,7 @@ export interface Migration {
   sql: string;
 }
 
-/** keeps a session's summary (session_summaries) with each message written; migration 15 makes it again over the rebuilt table */
+/** kept a session's summary (session_summaries) with each message written; migration 15 made it again over the rebuilt table, 17 dropped it */
 const SESSION_MESSAGES_SUMMARISED = `CREATE TRIGGER session_messages_summarised AFTER INSERT ON session_messages BEGIN
         INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
         VALUES (
@@ -397,6 +397,16 @@ ${countedTriggers('deliveries')}
       -- and counting the unfinished runs by status reads runs_status (status, created_at, id) as well;
       -- nothing needed runs_unfinished, and each run added, moved and removed an entry of it
       DROP INDEX runs_unfinished;
+    `,
+  },
+  {
+    version: 17,
+    name: 'operator: session summaries kept once per turn written (by the sessions repo), not once per message',
+    sql: `
+      -- the row trigger upserted a session's summary for each message: twice for a run's turn,
+      -- each rewriting the row and its session_summaries_last entry. The appenders of
+      -- sessions-repo.ts now upsert once per INSERT, by the same rule, in the same transaction
+      DROP TRIGGER session_messages_summarised;
     `,
   },
 ];

@@ -12,39 +12,82 @@ interface Row {
   created_at: number;
 }
 
-/** Appends one message to a session; synchronous, so it can join another transaction. */
-export function messageAppender(db: SqliteDatabase) {
-  const insert = db.prepare<[string, string, string, string | null, string | null, number]>(
-    'INSERT INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+const COLUMNS = 'INSERT INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES';
+const TUPLE = '(?, ?, ?, ?, ?, ?)';
+const metaText = (m: SessionMessage) => (m.meta ? JSON.stringify(m.meta) : null);
+
+/**
+ * Keeps a session's summary for messages just written: ONE upsert for a turn, where the row
+ * trigger (dropped by migration 17) upserted once per message, rewriting the row and its
+ * session_summaries_last entry each time. The rule is the trigger's, applied to the turn's first
+ * message: on insert, agent_id is NULL for main, else the message's meta.agentId or its run's agent.
+ * Run right after the INSERT in the same transaction: it fails only where SQLite ends the
+ * transaction itself (full disk, I/O), which fails the whole group, so the pair needs no savepoint.
+ */
+function summaryKeeper(db: SqliteDatabase) {
+  const upsert = db.prepare<[string, string, string | null, string | null, number, number, number]>(
+    `INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
+     VALUES (?, CASE WHEN ? = 'main' THEN NULL ELSE COALESCE(json_extract(?, '$.agentId'), (SELECT agent_id FROM runs WHERE id = ?)) END, ?, ?, ?)
+     ON CONFLICT (key) DO UPDATE SET messages = messages + excluded.messages, first_at = MIN(first_at, excluded.first_at), last_at = MAX(last_at, excluded.last_at)`,
   );
-  return (sessionKey: string, m: SessionMessage) =>
-    insert.run(sessionKey, m.role, m.content, m.runId ?? null, m.meta ? JSON.stringify(m.meta) : null, m.createdAt);
+  return (sessionKey: string, first: SessionMessage, firstMeta: string | null, count: number, firstAt: number, lastAt: number) =>
+    upsert.run(sessionKey, sessionKey, firstMeta, first.runId ?? null, count, firstAt, lastAt);
 }
 
-/** a turn's messages in one INSERT (up to this many rows; more go through a savepoint, row by row) */
+/** Appends one message to a session and keeps its summary; synchronous, so it can join another transaction. */
+export function messageAppender(db: SqliteDatabase) {
+  const insert = db.prepare<[string, string, string, string | null, string | null, number]>(`${COLUMNS} ${TUPLE}`);
+  const summarise = summaryKeeper(db);
+  return (sessionKey: string, m: SessionMessage) => {
+    const meta = metaText(m);
+    insert.run(sessionKey, m.role, m.content, m.runId ?? null, meta, m.createdAt);
+    summarise(sessionKey, m, meta, 1, m.createdAt, m.createdAt);
+  };
+}
+
+/** a turn's messages in one INSERT (up to this many rows; more go through a savepoint, this many a statement) */
 const ROWS_PER_STATEMENT = 8;
 
 /**
- * Appends a turn's messages with one multi-row INSERT: atomic by itself, so inside the group
- * commit it needs no savepoint of its own (a SAVEPOINT, an INSERT per row and a RELEASE were
- * most of a chat completion's write). Row ids follow the order of the VALUES list.
+ * Appends a turn's messages with one multi-row INSERT and its summary with one upsert: inside
+ * the group commit it needs no savepoint of its own (a SAVEPOINT, an INSERT per row and a RELEASE
+ * were most of a chat completion's write; see summaryKeeper for the pair). Row ids follow the
+ * order of the VALUES list.
  */
 export function turnAppender(db: SqliteDatabase) {
   const statements: Statement<unknown[]>[] = [];
-  const statement = (rows: number) =>
-    (statements[rows] ??= db.prepare(
-      `INSERT INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?)').join(', ')}`,
-    ));
-  const append = messageAppender(db);
-  const each = db.transaction((sessionKey: string, messages: SessionMessage[]) => {
-    for (const m of messages) append(sessionKey, m);
+  const statement = (rows: number) => (statements[rows] ??= db.prepare(`${COLUMNS} ${Array(rows).fill(TUPLE).join(', ')}`));
+  const summarise = summaryKeeper(db);
+  // the rows of one INSERT: `messages` from `from`, at most ROWS_PER_STATEMENT
+  const insert = (sessionKey: string, messages: SessionMessage[], from: number) => {
+    const to = Math.min(messages.length, from + ROWS_PER_STATEMENT);
+    const values: unknown[] = [];
+    for (let i = from; i < to; i++) {
+      const m = messages[i]!;
+      values.push(sessionKey, m.role, m.content, m.runId ?? null, metaText(m), m.createdAt);
+    }
+    statement(to - from).run(...values);
+    return values;
+  };
+  const summariseTurn = (sessionKey: string, messages: SessionMessage[], firstMeta: string | null) => {
+    let firstAt = messages[0]!.createdAt;
+    let lastAt = firstAt;
+    for (const m of messages) {
+      if (m.createdAt < firstAt) firstAt = m.createdAt;
+      if (m.createdAt > lastAt) lastAt = m.createdAt;
+    }
+    summarise(sessionKey, messages[0]!, firstMeta, messages.length, firstAt, lastAt);
+  };
+  // a longer turn is several INSERTs: atomic only together
+  const appendLong = db.transaction((sessionKey: string, messages: SessionMessage[]) => {
+    const first = insert(sessionKey, messages, 0);
+    for (let from = ROWS_PER_STATEMENT; from < messages.length; from += ROWS_PER_STATEMENT) insert(sessionKey, messages, from);
+    summariseTurn(sessionKey, messages, first[4] as string | null);
   });
   return (sessionKey: string, messages: SessionMessage[]) => {
     if (messages.length === 0) return;
-    if (messages.length > ROWS_PER_STATEMENT) return void each(sessionKey, messages);
-    const values: unknown[] = [];
-    for (const m of messages) values.push(sessionKey, m.role, m.content, m.runId ?? null, m.meta ? JSON.stringify(m.meta) : null, m.createdAt);
-    statement(messages.length).run(...values);
+    if (messages.length > ROWS_PER_STATEMENT) return void appendLong(sessionKey, messages);
+    summariseTurn(sessionKey, messages, insert(sessionKey, messages, 0)[4] as string | null);
   };
 }
 
