@@ -1,31 +1,47 @@
 import type { Database } from 'better-sqlite3';
 
+/** a write of a group run together failed: the attempt is rolled back, its group run again isolated */
+const WORK_FAILED = Symbol('group write failed');
+
 /**
  * The baseline's group commit, the same algorithm as herald's (src/store/sqlite/group-commit.ts),
  * written out here so the baseline stays free of herald imports: the writes asked for in one
- * event-loop turn run in ONE immediate transaction (each a savepoint of its own when it is a
- * `db.transaction`), and each caller's promise settles once that transaction committed. Without
- * it the baseline paid one commit per request while herald paid one per turn: a tilted race.
+ * event-loop turn run in ONE immediate transaction, without a savepoint each; a write that throws
+ * rolls the attempt back and the group runs again with each write under its own savepoint. Each
+ * caller's promise settles once the transaction committed. Without it the baseline paid one
+ * commit per request while herald paid one per turn: a tilted race.
  */
 export function groupCommit(db: Database): <T>(work: () => T) => Promise<T> {
-  let pending: { work: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
+  type Pending = { work: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+  let pending: Pending[] = [];
   let scheduled: NodeJS.Immediate | undefined;
+  const attempt = (group: Pending[], isolated: boolean) => {
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    db.transaction(() => {
+      for (const { work } of group) {
+        try {
+          outcomes.push({ ok: true, value: isolated ? db.transaction(work)() : work() });
+        } catch (error) {
+          if (!db.inTransaction) throw error;
+          if (!isolated) throw group.length > 1 ? WORK_FAILED : error;
+          outcomes.push({ ok: false, value: error });
+        }
+      }
+    }).immediate();
+    return outcomes;
+  };
   const flush = () => {
     scheduled = undefined;
     const group = pending;
     pending = [];
-    const outcomes: { ok: boolean; value: unknown }[] = [];
+    let outcomes: { ok: boolean; value: unknown }[];
     try {
-      db.transaction(() => {
-        for (const { work } of group) {
-          try {
-            outcomes.push({ ok: true, value: work() });
-          } catch (error) {
-            if (!db.inTransaction) throw error;
-            outcomes.push({ ok: false, value: error });
-          }
-        }
-      }).immediate();
+      try {
+        outcomes = attempt(group, false);
+      } catch (error) {
+        if (error !== WORK_FAILED) throw error;
+        outcomes = attempt(group, true);
+      }
     } catch (error) {
       for (const { reject } of group) reject(error);
       return;

@@ -4,7 +4,9 @@
  * compared in constant time, the body read under the same size limit (declared and streamed),
  * JSON parsed, the fields validated, and the same durable insert into SQLite (better-sqlite3,
  * WAL): an events row (with the duplicate skip and the 20-pending cap) for wake, a runs row
- * for agent. It never runs an agent: that is the difference the benchmark reports. SQLite writes
+ * for agent. On `/hooks/agent` it never runs an agent: that is the difference the benchmark reports;
+ * `/hooks/agent-executed` inserts the same row and then executes the run as a raw server would
+ * (bench/baseline-runs.ts: claim, history, an answer, the completion's writes). SQLite writes
  * go through the same group commit as herald's (bench/baseline-group-commit.ts): one commit per
  * event-loop turn, the response only after it. `/hooks/mapped-wake` and `/hooks/mapped-agent`
  * do a mapped hook's work (bench/baseline-mapped.ts: ajv schema, JSONata templates) first.
@@ -30,6 +32,7 @@ import pg from 'pg';
 import { groupCommit } from './baseline-group-commit.js';
 import { INSERT_RECEIPT_PG, INSERT_RECEIPT_SQLITE, RECEIPTS_TABLE, RECEIPTS_TABLE_PG, receiptValues, uuidV7, type BaselineReceipt } from './baseline-receipts.js';
 import { mappedHooks, SchemaFault } from './baseline-mapped.js';
+import { RUN_TABLES, runExecutor } from './baseline-runs.js';
 
 const dbFile = process.env.BASELINE_DB ?? './data/baseline.db';
 const token = process.env.BASELINE_TOKEN ?? '';
@@ -50,6 +53,8 @@ interface BaselineStore {
   /** the id of the event added, undefined when it was a duplicate of the one before */
   enqueueEvent(text: string): Promise<number | undefined>;
   insertRun(id: string, name: string, sessionKey: string, message: string, action: string): Promise<void> | void;
+  /** `/hooks/agent-executed`: the runs inserted are executed too (bench/baseline-runs.ts); SQLite only */
+  executeRuns?(): void;
   recordReceipt(receipt: BaselineReceipt): Promise<void>;
   close(): Promise<void> | void;
 }
@@ -75,6 +80,7 @@ function sqliteStore(): BaselineStore {
     );
     CREATE INDEX IF NOT EXISTS runs_unfinished ON runs (status, created_at) WHERE status IN ('queued', 'running');
     ${RECEIPTS_TABLE}
+    ${RUN_TABLES}
   `);
 
   const lastEvent = db.prepare<[string], { text: string; status: string }>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
@@ -90,17 +96,20 @@ function sqliteStore(): BaselineStore {
 
   const insertReceipt = db.prepare(INSERT_RECEIPT_SQLITE);
 
-  const enqueueEvent = db.transaction((text: string): number | undefined => {
-    const previous = lastEvent.get('main');
+  // a group commit's work: atomic as one (baseline-group-commit.ts)
+  const enqueueEvent = (session: string, text: string, maxPending: number): number | undefined => {
+    const previous = lastEvent.get(session);
     if (previous && previous.text === text && previous.status !== 'dropped') return undefined;
-    const added = insertEvent.get('main', text, Date.now()) as { id: number };
-    const over = pendingCount.get('main')!.n - MAX_PENDING;
-    if (over > 0) dropOldest.run('main', over);
+    const added = insertEvent.get(session, text, Date.now()) as { id: number };
+    const over = pendingCount.get(session)!.n - maxPending;
+    if (over > 0) dropOldest.run(session, over);
     return added.id;
-  });
+  };
   const commit = groupCommit(db);
+  const executor = runExecutor(db, commit, enqueueEvent);
   return {
-    enqueueEvent: (text) => commit(() => enqueueEvent(text)),
+    enqueueEvent: (text) => commit(() => enqueueEvent('main', text, MAX_PENDING)),
+    executeRuns: () => executor.poke(),
     insertRun: (id, name, sessionKey, message, action) => commit(() => void insertRun.run(id, name, sessionKey, message, action, Date.now())),
     recordReceipt: (receipt) => commit(() => void insertReceipt.run(...receiptValues(receipt))),
     close: () => void db.close(),
@@ -238,7 +247,7 @@ async function wake(body: Record<string, unknown>): Promise<Outcome> {
   return { status: 200, body: { ok: true, mode }, eventId };
 }
 
-async function agent(body: Record<string, unknown>): Promise<Outcome> {
+async function agent(body: Record<string, unknown>, execute = false): Promise<Outcome> {
   if (!nonBlank(body.message)) throw new HttpFault(400, 'message is required (a non-blank string)');
   optional(body, 'name', isString, 'must be a string');
   optional(body, 'sessionKey', (v) => typeof v === 'string' && v.length > 0 && v.length <= 512, 'must be a non-empty string');
@@ -269,16 +278,19 @@ async function agent(body: Record<string, unknown>): Promise<Outcome> {
     source: { mappingId: 'agent', path: 'agent' },
   };
   await store.insertRun(id, name, sessionKey, body.message, JSON.stringify(action));
+  if (execute) store.executeRuns?.();
   return { status: 202, body: { ok: true, runId: id }, runId: id };
 }
 
 const mapped = mappedHooks();
 type Handler = (body: Record<string, unknown>, req: http.IncomingMessage) => Promise<Outcome>;
 /** the mapping id herald's receipt names for each path */
-const mappingIds: Record<string, string> = { '/hooks/wake': 'wake', '/hooks/agent': 'agent', '/hooks/mapped-wake': 'bench-wake', '/hooks/mapped-agent': 'bench-agent' };
+const mappingIds: Record<string, string> = { '/hooks/wake': 'wake', '/hooks/agent': 'agent', '/hooks/agent-executed': 'agent', '/hooks/mapped-wake': 'bench-wake', '/hooks/mapped-agent': 'bench-agent' };
 const routes: Record<string, Handler> = {
   '/hooks/wake': wake,
-  '/hooks/agent': agent,
+  '/hooks/agent': (body) => agent(body),
+  // the same, and the run executed after the response (bench/baseline-runs.ts)
+  '/hooks/agent-executed': (body) => agent(body, true),
   // a mapped hook: schema and templates first, then the same action as /wake or /agent
   '/hooks/mapped-wake': async (payload, req) => wake({ text: await mapped.wake({ payload, headers: req.headers, path: 'mapped-wake' }) }),
   '/hooks/mapped-agent': async (payload, req) => {
@@ -347,7 +359,8 @@ const server = http.createServer(async (req, res) => {
       requestId,
       receivedAt,
       method: req.method ?? 'GET',
-      path: path.replace(/^\/hooks\/?/, ''),
+      // herald's path: the executed variant is herald's /hooks/agent
+      path: path.replace(/^\/hooks\/?/, '').replace(/-executed$/, ''),
       mappingId: noted.mappingId ?? null,
       status: noted.status!,
       outcome: noted.status! >= 400 ? 'error' : noted.outcome!,

@@ -51,6 +51,12 @@ export interface HooksBenchRow extends LoadResult {
 
 interface Endpoint {
   path: string;
+  /** its name in BENCH_ENDPOINTS (default: the path after /hooks/) */
+  name?: string;
+  /** the row's label (default: the path) */
+  label?: string;
+  /** the baseline's path for the same work (default: the same path) */
+  baselinePath?: string;
   /** the request body for a run tagged `tag`; `{n}` becomes the request's number */
   body: (tag: string) => string;
 }
@@ -60,6 +66,15 @@ const endpoints: Endpoint[] = [
   { path: '/hooks/wake', body: (tag) => JSON.stringify({ text: `${tag} event {n}: the nightly export finished` }) },
   {
     path: '/hooks/agent',
+    body: (tag) => JSON.stringify({ message: `${tag} message {n}: summarise the open tickets`, name: 'Bench', deliver: false }),
+  },
+  // the same herald requests against a baseline that executes its runs too (bench/baseline-runs.ts):
+  // what herald's run execution costs beyond the durable work any executor does
+  {
+    path: '/hooks/agent',
+    name: 'agent-executed',
+    label: '/hooks/agent, both execute runs',
+    baselinePath: '/hooks/agent-executed',
     body: (tag) => JSON.stringify({ message: `${tag} message {n}: summarise the open tickets`, name: 'Bench', deliver: false }),
   },
   // mapped hooks (bench/mapped-hook.ts): JSON Schema + JSONata templates, then a wake or an agent run
@@ -83,6 +98,8 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): HooksBench
     logLevel: env.BENCH_LOG_LEVEL || 'warn',
   };
 }
+
+const nameOf = (e: Endpoint) => e.name ?? e.path.replace('/hooks/', '');
 
 const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 
@@ -126,11 +143,11 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<{ 
   return { heralds, baseline };
 }
 
-async function measure(server: ChildServer, endpoint: Endpoint, options: HooksBenchOptions): Promise<Omit<HooksBenchRow, 'endpoint' | 'server'>> {
+async function measure(server: ChildServer, path: string, endpoint: Endpoint, options: HooksBenchOptions): Promise<Omit<HooksBenchRow, 'endpoint' | 'server'>> {
   const load = (tag: string, durationSeconds: number) =>
     runLoad({
       url: server.url,
-      path: endpoint.path,
+      path,
       headers: { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
       body: endpoint.body(tag),
       connections: options.connections,
@@ -182,8 +199,8 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   );
   const { heralds, baseline } = await startServers(dir, options);
   const servers = [baseline, ...heralds];
-  const chosen = options.endpoints ? endpoints.filter((e) => options.endpoints!.includes(e.path.replace('/hooks/', ''))) : endpoints;
-  if (!chosen.length) throw new Error(`BENCH_ENDPOINTS names none of ${endpoints.map((e) => e.path.replace('/hooks/', '')).join(', ')}`);
+  const chosen = options.endpoints ? endpoints.filter((e) => options.endpoints!.includes(nameOf(e))) : endpoints;
+  if (!chosen.length) throw new Error(`BENCH_ENDPOINTS names none of ${endpoints.map(nameOf).join(', ')}`);
   const rows: HooksBenchRow[] = [];
   try {
     for (const endpoint of chosen) {
@@ -193,9 +210,10 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
       for (const [i, server] of [...servers, baseline].entries()) {
         for (const s of servers) await waitUntilIdle(s.pid);
         const name = i === servers.length ? 'baseline again' : server.name;
-        process.stdout.write(`  POST ${endpoint.path} on ${name} ... `);
-        const result = await measure(server, endpoint, options);
-        const row: HooksBenchRow = { endpoint: endpoint.path, server: name, ...result };
+        const label = endpoint.label ?? endpoint.path;
+        process.stdout.write(`  POST ${label} on ${name} ... `);
+        const result = await measure(server, server === baseline ? (endpoint.baselinePath ?? endpoint.path) : endpoint.path, endpoint, options);
+        const row: HooksBenchRow = { endpoint: label, server: name, ...result };
         rows.push(row);
         const faults = row.non2xx + row.errors + row.timeouts;
         console.log(`${row.requestsPerSecond.toFixed(0)} req/s${faults ? `, ${row.non2xx} non-2xx, ${row.errors} errors, ${row.timeouts} timeouts` : ''}`);
@@ -222,9 +240,11 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('  (bench/mapped-hook.ts) before the same insert; herald also copies the payload without prototype keys first.');
   console.log('- herald also does what the baseline does not: after a wake (mode now) it runs heartbeat turns with the embedded model,');
   console.log('  and after each 202 of /hooks/agent it executes the run with the embedded model (session transcript, summary event),');
-  console.log('  in the same process while the load goes on. The baseline only inserts the row.');
+  console.log('  in the same process while the load goes on. The baseline only inserts the row, except in the rows "both execute runs",');
+  console.log('  where it executes each run too (bench/baseline-runs.ts: claim, history read, a canned answer, the run\'s status and reply, the');
+  console.log('  turn\'s two messages, the session summary and the main-session event, in the same group commit).');
   // each herald's drain, when several are compared (an A/B): how long the runs it accepted kept it busy
-  for (const row of rows.filter((r) => r.server.startsWith('herald') && r.drainMs !== undefined && r.endpoint.endsWith('agent'))) {
+  for (const row of rows.filter((r) => r.server.startsWith('herald') && r.drainMs !== undefined && r.endpoint.includes('agent'))) {
     console.log(`- ${row.server} finished executing the ${row.total} runs accepted on ${row.endpoint} ${(row.drainMs! / 1000).toFixed(1)}s after its load ended.`);
   }
   const faulty = rows.filter((r) => r.non2xx + r.errors + r.timeouts > 0);

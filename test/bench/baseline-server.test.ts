@@ -56,6 +56,28 @@ describe('bench baseline server', () => {
     }
   });
 
+  it('executes the runs of /hooks/agent-executed: status and reply, the turn, the session summary, the main-session event', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => post('/hooks/agent-executed', JSON.stringify({ message: `executed ${i}`, name: 'Exec', sessionKey: `hook:exec-${i}` }))),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(30).fill(202));
+    const db = new Database(dbFile, { readonly: true });
+    try {
+      const finished = () => db.prepare("SELECT COUNT(*) AS n FROM runs WHERE message LIKE 'executed %' AND status = 'succeeded'").get() as { n: number };
+      for (let i = 0; i < 100 && finished().n < 30; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(finished().n).toBe(30);
+      expect(db.prepare("SELECT reply FROM runs WHERE message = 'executed 7'").get()).toEqual({ reply: expect.stringContaining('Received: "executed 7"') });
+      expect(db.prepare("SELECT role, content FROM session_messages WHERE session_key = 'hook:exec-7' ORDER BY id").all()).toEqual([
+        { role: 'user', content: 'executed 7' },
+        { role: 'assistant', content: expect.stringContaining('Received: "executed 7"') },
+      ]);
+      expect(db.prepare("SELECT messages FROM session_summaries WHERE key = 'hook:exec-7'").get()).toEqual({ messages: 2 });
+      expect(db.prepare("SELECT COUNT(*) AS n FROM events WHERE session = 'main' AND text LIKE 'Hook Exec: Received%'").get()).toEqual({ n: 30 });
+    } finally {
+      db.close();
+    }
+  });
+
   it('commits concurrent writes together and answers each after the commit', async () => {
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => post('/hooks/wake', JSON.stringify({ text: `burst ${i}` }))));
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));

@@ -1,0 +1,125 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * The baseline's run executor, for `/hooks/agent-executed`: what a raw server would do to execute
+ * the agent runs it accepted, with the same durable work as herald's run queue and an answer as
+ * cheap as herald's embedded model's. It claims queued runs in batches (16 held, the claim an
+ * UPDATE of their status), reads each session's newest messages (the history), answers, and
+ * completes the run in one group-commit work: the run's status and reply, the turn's two messages
+ * in one INSERT, the session's summary upserted, the run's summary posted to the main session
+ * (the same duplicate skip and pending cap as a wake). Each completion's commit is awaited before
+ * the next claim. It keeps none of herald's safety wrapping, leases, timeouts, chains or order
+ * within a session (the bench gives each run its own): this is the floor an integrator's own glue
+ * would stand on, so herald's figure against it is the cost of what herald does beyond the
+ * durable work.
+ *
+ * Self-contained (no herald imports), like the rest of the baseline.
+ */
+export interface RunExecutor {
+  /** a run was committed queued: execute it (and whatever else is queued) */
+  poke(): void;
+}
+
+/** runs claimed at once (herald: maxConcurrent 4 × claim-ahead 4 while turns are quick) */
+const HELD = 16;
+const HISTORY = 50;
+const MAX_PENDING = 20;
+
+export const RUN_TABLES = `
+  CREATE TABLE IF NOT EXISTS session_messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, session_key TEXT NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL,
+    run_id TEXT, meta TEXT, created_at INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS session_messages_key ON session_messages (session_key, id);
+  CREATE TABLE IF NOT EXISTS session_summaries (
+    key TEXT PRIMARY KEY, agent_id TEXT, messages INTEGER NOT NULL, first_at INTEGER NOT NULL, last_at INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS session_summaries_last ON session_summaries (last_at);
+`;
+
+interface QueuedRun {
+  rowid: number;
+  id: string;
+  name: string;
+  session_key: string;
+  message: string;
+}
+
+export function runExecutor(
+  db: Database,
+  commit: <T>(work: () => T) => Promise<T>,
+  enqueueEvent: (session: string, text: string, maxPending: number) => unknown,
+): RunExecutor {
+  const queued = db.prepare<[], { rowid: number }>(
+    `SELECT rowid FROM runs INDEXED BY runs_unfinished WHERE status IN ('queued', 'running') AND status = 'queued' ORDER BY status, created_at LIMIT ${HELD}`,
+  );
+  const claimStatements: ReturnType<Database['prepare']>[] = [];
+  const claim = (count: number) =>
+    (claimStatements[count] ??= db.prepare(
+      `UPDATE runs SET status = 'running', started_at = ? WHERE rowid IN (${Array(count).fill('?').join(', ')}) RETURNING rowid, id, name, session_key, message`,
+    ));
+  const history = db.prepare<[string], { role: string; content: string }>(
+    `SELECT role, content FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT ${HISTORY}`,
+  );
+  const finish = db.prepare("UPDATE runs SET status = 'succeeded', reply = ?, finished_at = ? WHERE id = ?");
+  const appendTurn = db.prepare(
+    'INSERT INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES (?, ?, ?, ?, NULL, ?), (?, ?, ?, ?, NULL, ?)',
+  );
+  const summarise = db.prepare(
+    `INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at) VALUES (?, 'main', 2, ?, ?)
+     ON CONFLICT (key) DO UPDATE SET messages = messages + 2, last_at = MAX(last_at, excluded.last_at)`,
+  );
+
+  let held = 0;
+  let claiming = false;
+  let again = false;
+
+  const complete = (run: QueuedRun, reply: string) => {
+    const now = Date.now();
+    finish.run(reply, now, run.id);
+    appendTurn.run(run.session_key, 'user', run.message, run.id, now, run.session_key, 'assistant', reply, run.id, now);
+    summarise.run(run.session_key, now, now);
+    enqueueEvent('main', `Hook ${run.name}: ${reply}`, MAX_PENDING);
+  };
+
+  const execute = async (run: QueuedRun) => {
+    const earlier = history.all(run.session_key);
+    const reply = `Received: "${run.message}" (${earlier.length} earlier messages). I acknowledge it.`;
+    try {
+      await commit(() => complete(run, reply));
+    } finally {
+      held--;
+      poke();
+    }
+  };
+
+  const pump = async () => {
+    claiming = true;
+    try {
+      do {
+        again = false;
+        const room = HELD - held;
+        if (room <= 0) return;
+        const rows = await commit(() => {
+          const ids = queued.all().slice(0, room).map((r) => r.rowid);
+          return ids.length ? (claim(ids.length).all(Date.now(), ...ids) as QueuedRun[]) : [];
+        });
+        held += rows.length;
+        for (const run of rows) void execute(run);
+        if (rows.length === room) again = true;
+      } while (again);
+    } finally {
+      claiming = false;
+    }
+  };
+
+  function poke() {
+    if (claiming) {
+      again = true;
+      return;
+    }
+    void pump().catch((error) => process.stderr.write(`baseline: claim failed: ${(error as Error).message}\n`));
+  }
+
+  return { poke };
+}
