@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 
 /**
  * The baseline's run executor, for `/hooks/agent-executed`: what a raw server would do to execute
@@ -53,9 +53,9 @@ export function runExecutor(
   const queued = db.prepare<[], { rowid: number }>(
     `SELECT rowid FROM runs INDEXED BY runs_unfinished WHERE status IN ('queued', 'running') AND status = 'queued' ORDER BY status, created_at LIMIT ${HELD}`,
   );
-  const claimStatements: ReturnType<Database['prepare']>[] = [];
+  const claimStatements: Statement<unknown[], QueuedRun>[] = [];
   const claim = (count: number) =>
-    (claimStatements[count] ??= db.prepare(
+    (claimStatements[count] ??= db.prepare<unknown[], QueuedRun>(
       `UPDATE runs SET status = 'running', started_at = ? WHERE rowid IN (${Array(count).fill('?').join(', ')}) RETURNING rowid, id, name, session_key, message`,
     ));
   const history = db.prepare<[string], { role: string; content: string }>(
@@ -102,7 +102,7 @@ export function runExecutor(
         if (room <= 0) return;
         const rows = await commit(() => {
           const ids = queued.all().slice(0, room).map((r) => r.rowid);
-          return ids.length ? (claim(ids.length).all(Date.now(), ...ids) as QueuedRun[]) : [];
+          return ids.length ? claim(ids.length).all(Date.now(), ...ids) : [];
         });
         held += rows.length;
         for (const run of rows) void execute(run);

@@ -87,6 +87,32 @@ describe('group commit of store writes', () => {
     db.close();
   });
 
+  it("runs a completion's claim once when its group is run again because another write failed", async () => {
+    const store = openSqliteStore(path.join(tempDir(), 'herald.db'));
+    const inBusy = (id: string, at: number) => ({ ...queuedRun(id, at), sessionKey: 'hook:busy' });
+    await store.runs.insert(inBusy('b1', 1));
+    await store.runs.insert(inBusy('b2', 2));
+    await store.runs.insert(queuedRun('other', 3));
+    const lease = { owner: 'a', now: 5, until: Date.now() + 60_000 };
+    expect((await store.runs.claim(lease, 1)).map((r) => r.id)).toEqual(['b1']);
+    const completion = {
+      status: 'succeeded' as const,
+      reply: 'ok',
+      at: 6,
+      transcript: [{ role: 'user' as const, content: 'hi', runId: 'b1', meta: null, createdAt: 6 }],
+      summary: { session: 'main', text: 'Hook b1: ok', maxPending: 20 },
+    };
+    // in one group: b1's completion (its claim runs after the group's writes) and a write that fails
+    const [completed, duplicate] = await Promise.allSettled([store.runs.completeAndClaim('b1', completion, { ...lease, now: 6 }), store.runs.insert(queuedRun('other', 3))]);
+    expect(duplicate.status).toBe('rejected');
+    expect(completed).toMatchObject({ status: 'fulfilled', value: { finished: true, next: [{ id: 'b2', status: 'running' }] } });
+    expect(await store.runs.get('b1')).toMatchObject({ status: 'succeeded' });
+    // the rolled-back attempt's claim was not kept beside the second one's: `other` is still queued
+    expect(await store.runs.get('other')).toMatchObject({ status: 'queued' });
+    expect((await store.events.list('main', 10)).map((e) => e.text)).toEqual(['Hook b1: ok']);
+    await store.close();
+  });
+
   it('commits writes still queued when the store closes', async () => {
     const file = path.join(tempDir(), 'herald.db');
     const store = openSqliteStore(file);

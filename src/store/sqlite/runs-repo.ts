@@ -123,7 +123,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   // the same transaction. A claim after each completion read the ready runs once per run, past
   // every run held (most of a claim's cost, a third of a drained run's store time at 16 a commit)
   let claimsWanted = new Map<string, { lease: Lease; follow: number; slots: { next?: RunRecord[] }[] }>();
-  // the group the claims wanted are of: a group whose transaction failed left its own behind, unclaimed
+  // the attempt the claims wanted are of: a group whose transaction failed, or an attempt rolled back to run the group again, left its own behind, unclaimed
   let claimsGeneration = 0;
   const wantClaims = () => {
     if (claimsGeneration !== commits.generation) claimsWanted = new Map();

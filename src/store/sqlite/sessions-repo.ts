@@ -21,8 +21,7 @@ const metaText = (m: SessionMessage) => (m.meta ? JSON.stringify(m.meta) : null)
  * trigger (dropped by migration 17) upserted once per message, rewriting the row and its
  * session_summaries_last entry each time. The rule is the trigger's, applied to the turn's first
  * message: on insert, agent_id is NULL for main, else the message's meta.agentId or its run's agent.
- * Run right after the INSERT in the same transaction: it fails only where SQLite ends the
- * transaction itself (full disk, I/O), which fails the whole group, so the pair needs no savepoint.
+ * Run right after the INSERT, as part of the same group commit's work (atomic as a whole: group-commit.ts).
  */
 function summaryKeeper(db: SqliteDatabase) {
   const upsert = db.prepare<[string, string, string | null, string | null, number, number, number]>(
@@ -34,7 +33,7 @@ function summaryKeeper(db: SqliteDatabase) {
     upsert.run(sessionKey, sessionKey, firstMeta, first.runId ?? null, count, firstAt, lastAt);
 }
 
-/** Appends one message to a session and keeps its summary; synchronous, so it can join another transaction. */
+/** Appends one message to a session and keeps its summary: a group commit's work, or part of one. */
 export function messageAppender(db: SqliteDatabase) {
   const insert = db.prepare<[string, string, string, string | null, string | null, number]>(`${COLUMNS} ${TUPLE}`);
   const summarise = summaryKeeper(db);
@@ -45,21 +44,20 @@ export function messageAppender(db: SqliteDatabase) {
   };
 }
 
-/** a turn's messages in one INSERT (up to this many rows; more go through a savepoint, this many a statement) */
+/** a turn's messages in one INSERT (up to this many rows; a longer turn takes one INSERT per this many) */
 const ROWS_PER_STATEMENT = 8;
 
 /**
- * Appends a turn's messages with one multi-row INSERT and its summary with one upsert: inside
- * the group commit it needs no savepoint of its own (a SAVEPOINT, an INSERT per row and a RELEASE
- * were most of a chat completion's write; see summaryKeeper for the pair). Row ids follow the
- * order of the VALUES list.
+ * Appends a turn's messages with one multi-row INSERT and its summary with one upsert (a SAVEPOINT,
+ * an INSERT per row and a RELEASE were most of a chat completion's write): a group commit's work,
+ * or part of one, atomic as that work is. Row ids follow the order of the VALUES list.
  */
 export function turnAppender(db: SqliteDatabase) {
   const statements: Statement<unknown[]>[] = [];
   const statement = (rows: number) => (statements[rows] ??= db.prepare(`${COLUMNS} ${Array(rows).fill(TUPLE).join(', ')}`));
   const summarise = summaryKeeper(db);
-  // the rows of one INSERT: `messages` from `from`, at most ROWS_PER_STATEMENT
-  const insert = (sessionKey: string, messages: SessionMessage[], from: number) => {
+  // the rows of one INSERT: `messages` from `from`, at most ROWS_PER_STATEMENT; returns the first row's meta as written
+  const insert = (sessionKey: string, messages: SessionMessage[], from: number): string | null => {
     const to = Math.min(messages.length, from + ROWS_PER_STATEMENT);
     const values: unknown[] = [];
     for (let i = from; i < to; i++) {
@@ -67,7 +65,7 @@ export function turnAppender(db: SqliteDatabase) {
       values.push(sessionKey, m.role, m.content, m.runId ?? null, metaText(m), m.createdAt);
     }
     statement(to - from).run(...values);
-    return values;
+    return values[4] as string | null;
   };
   const summariseTurn = (sessionKey: string, messages: SessionMessage[], firstMeta: string | null) => {
     let firstAt = messages[0]!.createdAt;
@@ -78,16 +76,11 @@ export function turnAppender(db: SqliteDatabase) {
     }
     summarise(sessionKey, messages[0]!, firstMeta, messages.length, firstAt, lastAt);
   };
-  // a longer turn is several INSERTs: atomic only together
-  const appendLong = db.transaction((sessionKey: string, messages: SessionMessage[]) => {
-    const first = insert(sessionKey, messages, 0);
-    for (let from = ROWS_PER_STATEMENT; from < messages.length; from += ROWS_PER_STATEMENT) insert(sessionKey, messages, from);
-    summariseTurn(sessionKey, messages, first[4] as string | null);
-  });
   return (sessionKey: string, messages: SessionMessage[]) => {
     if (messages.length === 0) return;
-    if (messages.length > ROWS_PER_STATEMENT) return void appendLong(sessionKey, messages);
-    summariseTurn(sessionKey, messages, insert(sessionKey, messages, 0)[4] as string | null);
+    const firstMeta = insert(sessionKey, messages, 0);
+    for (let from = ROWS_PER_STATEMENT; from < messages.length; from += ROWS_PER_STATEMENT) insert(sessionKey, messages, from);
+    summariseTurn(sessionKey, messages, firstMeta);
   };
 }
 
