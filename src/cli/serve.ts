@@ -39,11 +39,16 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
   const logger = createLogger({ level: loaded.config.gateway.log.level, pretty: wantsPretty(values.pretty) });
   const gateway = await createGateway(loaded, { logger, builtins });
   await gateway.start();
+  // SIGHUP reloads the config (its default action would end the process): handled before
+  // "listening" is announced, or a supervisor signalling on that line could kill herald
+  const onHangup = () => void gateway.reload('SIGHUP').catch((err) => logger.error({ err }, 'config reload failed'));
+  process.on('SIGHUP', onHangup);
 
   const server = await new Promise<ServerType>((resolve, reject) => {
     const s = listen({ fetch: gateway.app.fetch, hostname: loaded.config.gateway.host, port: loaded.config.gateway.port }, () => resolve(s));
     s.once('error', reject);
   }).catch(async (error: NodeJS.ErrnoException) => {
+    process.off('SIGHUP', onHangup);
     await gateway.stop(0);
     // the starter config is written already: without its secrets here, they would never be shown
     if (starter) printStarterSecrets(io, starter, file);
@@ -61,9 +66,6 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
   io.err(`config: ${file}`);
   if (starter) printStarterHelp(io, base, loaded.config.hooks.path.replace(/\/+$/, ''), starter, file);
 
-  // SIGHUP reloads the config (its default action would end the process)
-  const onHangup = () => void gateway.reload('SIGHUP').catch((err) => logger.error({ err }, 'config reload failed'));
-  process.on('SIGHUP', onHangup);
   const signal = await new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));

@@ -35,8 +35,9 @@ export function spawnHerald(args: string[], options: { cwd?: string; env?: NodeJ
       for (;;) {
         const match = err.match(pattern) ?? out.match(pattern);
         if (match) return match;
-        if (child.exitCode !== null || Date.now() > deadline) {
-          throw new Error(`no ${pattern} in output (exit ${child.exitCode})\nstdout:\n${out}\nstderr:\n${err}`);
+        // a process ended by a signal has no exit code, only its signal
+        if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
+          throw new Error(`no ${pattern} in output (exit ${child.exitCode ?? child.signalCode})\nstdout:\n${out}\nstderr:\n${err}`);
         }
         await new Promise((r) => setTimeout(r, 25));
       }
