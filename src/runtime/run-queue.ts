@@ -326,10 +326,7 @@ export class RunQueue {
     if (chain.ahead) {
       carried = await chain.ahead;
       // the run ahead ended here without an outcome (a shutdown, a lost lease): this one is handed back too
-      if (carried === undefined) {
-        await store.runs.release([id], this.owner);
-        return undefined;
-      }
+      if (carried === undefined) return this.handBack(id);
     }
     // a run claimed ahead waits for a turn; aborted meanwhile (a shutdown, a lost lease), it is handed back as below
     const turn = this.takeTurn(controller.signal);
@@ -399,7 +396,8 @@ export class RunQueue {
         },
       });
       // of two processes finishing one run (the first lost its lease), only one completes it
-      if (!completed.finished) return this.notCompleted(id);
+      // not completed: finished by another process (this one lost its lease), or its run ahead was not
+      if (!completed.finished) return this.handBack(id);
       // fields, not a child logger: a child per run cost more than the run's own log line
       // the session key is often templated from the payload (hook:github:owner/repo): only with gateway.log.verboseErrors
       logger.info({ runId: id, ...(verboseErrors(logger) && { sessionKey: run.sessionKey }), status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
@@ -420,7 +418,7 @@ export class RunQueue {
       const failing = this.complete(id, { status, error: message, at: Date.now(), transcript: [] }, action, timedOut ? { timedOut } : { error: message }, !chain.handOn);
       // a failed run wrote nothing to its session: the run behind gets the history this one had
       const failed = await this.handingOn(failing, chain, () => history);
-      if (!failed.finished) return this.notCompleted(id);
+      if (!failed.finished) return this.handBack(id);
       logger.warn({ runId: id, status, ...(timedOut ? {} : { ...errorDetail(logger, error), ...providerFailureFields(error) }), ...(verboseErrors(logger) && { sessionKey: run.sessionKey }) }, 'run failed');
       // a failed run wrote nothing to its session: its history is still the session's, when it was read
       const next = handover(failed, run, () => history);
@@ -477,11 +475,10 @@ export class RunQueue {
   }
 
   /**
-   * The store did not complete the run: another process finished it (this one lost its lease), or
-   * the run ahead of it in its session was not completed (see RunsRepo.complete). Handed back: a
-   * run still held here is queued again, in its session's order; one held elsewhere is left alone.
+   * A run this process will not finish handed back: still held here, it is queued again in its
+   * session's order; finished or held elsewhere (see RunsRepo.complete, release), it is left alone.
    */
-  private async notCompleted(id: string): Promise<undefined> {
+  private async handBack(id: string): Promise<undefined> {
     await this.deps.store.runs.release([id], this.owner);
     return undefined;
   }

@@ -33,17 +33,6 @@ function summaryKeeper(db: SqliteDatabase) {
     upsert.run(sessionKey, sessionKey, firstMeta, first.runId ?? null, count, firstAt, lastAt);
 }
 
-/** Appends one message to a session and keeps its summary: a group commit's work, or part of one. */
-export function messageAppender(db: SqliteDatabase) {
-  const insert = db.prepare<[string, string, string, string | null, string | null, number]>(`${COLUMNS} ${TUPLE}`);
-  const summarise = summaryKeeper(db);
-  return (sessionKey: string, m: SessionMessage) => {
-    const meta = metaText(m);
-    insert.run(sessionKey, m.role, m.content, m.runId ?? null, meta, m.createdAt);
-    summarise(sessionKey, m, meta, 1, m.createdAt, m.createdAt);
-  };
-}
-
 /** a turn's messages in one INSERT (up to this many rows; a longer turn takes one INSERT per this many) */
 const ROWS_PER_STATEMENT = 8;
 
@@ -85,7 +74,6 @@ export function turnAppender(db: SqliteDatabase) {
 }
 
 export function sqliteSessionsRepo(db: SqliteDatabase, commits: GroupCommit): SessionsRepo {
-  const append = messageAppender(db);
   const appendMany = turnAppender(db);
   // the newest `limit` messages, newest first (turned round here: an outer ORDER BY cost a sort per read)
   const newest = limitedStatements<[string], Row>(
@@ -96,7 +84,7 @@ export function sqliteSessionsRepo(db: SqliteDatabase, commits: GroupCommit): Se
 
   return {
     async append(sessionKey, m) {
-      await commits.run(() => append(sessionKey, m));
+      await commits.run(() => appendMany(sessionKey, [m]));
     },
     async appendMany(sessionKey, messages) {
       if (messages.length) await commits.run(() => appendMany(sessionKey, messages));
