@@ -16,7 +16,7 @@ import { formatTable, mb, ms } from './table.js';
  * Runs standalone too: `node --import tsx bench/hooks.bench.ts`.
  *
  * Env: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_CPU_PROFILE=<dir> (herald under
- * --cpu-prof), BENCH_HERALD_ROOT=<checkout>[,<checkout>...] (the herald(s) to run: several give an
+ * --cpu-prof), BENCH_BASELINE_CPU_PROFILE=<dir> (the baseline under --cpu-prof), BENCH_HERALD_ROOT=<checkout>[,<checkout>...] (the herald(s) to run: several give an
  * A/B in one run, each measured in turn after the baseline), BENCH_ENDPOINTS=wake,mapped-wake (a
  * subset), BENCH_LOG_LEVEL (herald's level; warn by default: no access line).
  */
@@ -31,6 +31,8 @@ export interface HooksBenchOptions {
   connections: number;
   /** a folder: herald runs under `--cpu-prof` and writes its profile there */
   cpuProfileDir?: string;
+  /** a folder: the baseline runs under `--cpu-prof` and writes its profile there */
+  baselineCpuProfileDir?: string;
   /** the checkouts whose herald is measured (default: this one); several give an A/B in one run */
   heraldRoots: string[];
   /** the endpoints to run, by name after /hooks/ (default: all) */
@@ -94,6 +96,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): HooksBench
     warmupSeconds: number('BENCH_WARMUP', 3),
     connections: number('BENCH_CONNECTIONS', 50),
     cpuProfileDir: env.BENCH_CPU_PROFILE || undefined,
+    baselineCpuProfileDir: env.BENCH_BASELINE_CPU_PROFILE || undefined,
     heraldRoots: list(env.BENCH_HERALD_ROOT).map((root) => path.resolve(root)),
     endpoints: env.BENCH_ENDPOINTS ? list(env.BENCH_ENDPOINTS).map((e) => e.replace(/^\/?(hooks\/)?/, '')) : undefined,
     logLevel: env.BENCH_LOG_LEVEL || 'warn',
@@ -140,7 +143,7 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<{ 
   }
   const baseline = await startChildServer({
     name: 'baseline',
-    args: ['--import', 'tsx', path.join(ROOT, 'bench/baseline-server.ts')],
+    args: [...(options.baselineCpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.baselineCpuProfileDir)}`] : []), '--import', 'tsx', path.join(ROOT, 'bench/baseline-server.ts')],
     cwd: ROOT,
     env: { ...logEnv, BASELINE_DB: path.join(dir, 'baseline', 'baseline.db'), BASELINE_TOKEN: HOOK_TOKEN },
   });

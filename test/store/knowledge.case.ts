@@ -4,6 +4,12 @@ import { indexTextOf } from '../../src/knowledge/text-terms.js';
 import { FREQUENT_TERM_CHUNKS, FREQUENT_TERM_SAMPLE, frequentTermFrequency, type NewKnowledgeDocument } from '../../src/store/port.js';
 import type { OpenStore } from './open-store-under-test.js';
 
+/**
+ * another process's write can reach this one only through I/O (a request, a message), which lands
+ * in a later event-loop turn: the SQLite adapter looks for other connections' commits once a turn
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 const doc = (agentId: string, filename: string, sha: string, embeddingModel?: string): NewKnowledgeDocument => ({
   agentId, filename, bytes: 1, mimeType: 'text/plain', sha256: sha.padStart(64, '0'), metadata: sha === '1' ? { source: 'test' } : null, embeddingModel,
 });
@@ -111,8 +117,10 @@ export function knowledgeCases(open: OpenStore) {
       // written through another handle on the same store (another process on the file, another replica)
       expect(await ask(other)).toEqual(['second.txt']);
       const { document: third } = await other.knowledge.add(doc('a', 'third.txt', '3'), indexed('Quokka island.'));
+      await nextTurn();
       expect((await ask()).sort()).toEqual(['second.txt', 'third.txt']);
       await other.knowledge.delete(third.id);
+      await nextTurn();
       expect(await ask()).toEqual(['second.txt']);
     });
 
@@ -130,6 +138,7 @@ export function knowledgeCases(open: OpenStore) {
       // written through another handle on the same store (another process on the file)
       expect(await has(other)).toBe(false);
       await other.knowledge.add(doc('a', 'two.txt', '2'), indexed('Quokka island.'));
+      await nextTurn();
       expect(await has()).toBe(true);
     });
 
