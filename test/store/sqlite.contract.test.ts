@@ -76,8 +76,8 @@ knowledgeCases(open);
 apiKeysCases(open);
 probeCases(open);
 migrationsCases(open, previousVersion);
-// the version before the newest: its summaries kept by the row trigger
-sessionSummariesCases(open, () => previousVersion(Math.max(...migrations.map((m) => m.version))));
+// the version before 17: its summaries kept by the row trigger
+sessionSummariesCases(open, () => previousVersion(17));
 describe('leases and claims between two handles on one file', () => {
   leaseCases(async () => {
     const a = await open();

@@ -409,6 +409,23 @@ ${countedTriggers('deliveries')}
       DROP TRIGGER session_messages_summarised;
     `,
   },
+  {
+    version: 18,
+    name: 'operator: the status filters of runs and requests indexed for the statuses worth looking for, not for every row written',
+    sql: `
+      -- runs_status held every run under its status, so each run wrote it five times (in as queued, moved
+      -- to running, moved to succeeded); receipts_status held every request. Lists filtered by a common
+      -- status (a run succeeded, queued or running; a 2xx request) find their page walking runs_created
+      -- or receipts_received newest first, as most rows match; the rare ones (failed, timed out,
+      -- cancelled runs; 4xx and 5xx requests) have an index only they write. The filters add the
+      -- index's condition to the query (browse-filters.ts, receipt-filter.ts): SQLite uses a partial
+      -- index only for a query that states its condition
+      DROP INDEX runs_status;
+      CREATE INDEX runs_unsuccessful ON runs (status, created_at, id) WHERE status NOT IN ('queued', 'running', 'succeeded');
+      DROP INDEX receipts_status;
+      CREATE INDEX receipts_failed ON receipts (status, received_at, id) WHERE status >= 400;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact */

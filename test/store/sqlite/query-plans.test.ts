@@ -2,6 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runFilter } from '../../../src/store/browse-filters.js';
+import { ListFilter, sqliteDialect } from '../../../src/store/list-filter.js';
+import type { ReceiptQuery, RunQuery } from '../../../src/store/port.js';
+import { receiptFilter } from '../../../src/store/receipt-filter.js';
 import { AWAITING_DELIVERY } from '../../../src/store/sqlite/deliveries-repo.js';
 import { openDatabase, type SqliteDatabase } from '../../../src/store/sqlite/open-database.js';
 
@@ -17,5 +21,45 @@ describe('SQLite query plans of start-up', () => {
     const steps = plan(AWAITING_DELIVERY, 0);
     expect(steps[0]).toBe('SEARCH r USING INDEX runs_to_deliver (finished_at>?)');
     expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
+  });
+});
+
+describe('SQLite query plans of the operator lists filtered by status', () => {
+  const open = () => (db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db')));
+  const runsPlan = (query: RunQuery) => {
+    const f = runFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
+    return plan(`SELECT * FROM runs ${f.sql()} ${f.order(query.limit)}`, f.named);
+  };
+  const receiptsPlan = (query: ReceiptQuery) => {
+    const f = receiptFilter(new ListFilter(sqliteDialect, 'received_at', 'id'), query, Date.now());
+    return plan(`SELECT * FROM receipts ${f.sql()} ${f.order(query.limit)}`, f.named);
+  };
+
+  it('reads the failed, timed-out and cancelled runs from their own index, newest first, without sorting', () => {
+    open();
+    for (const status of ['failed', 'timed_out', 'cancelled'] as const) {
+      const steps = runsPlan({ status, limit: 50 });
+      expect(steps[0]).toMatch(/^SEARCH runs USING INDEX runs_unsuccessful \(status=\?\)/);
+      expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
+    }
+  });
+
+  it('walks the runs newest first for the statuses most runs have (their index would be written by every run)', () => {
+    open();
+    for (const status of ['queued', 'running', 'succeeded'] as const) {
+      const steps = runsPlan({ status, limit: 50 });
+      expect(steps[0]).toBe('SCAN runs USING INDEX runs_created');
+      expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
+    }
+  });
+
+  it('reads requests of an error status from receipts_failed, and of a 2xx status walking them newest first', () => {
+    open();
+    const failed = receiptsPlan({ status: 404, limit: 50 });
+    expect(failed[0]).toMatch(/^SEARCH receipts USING INDEX receipts_failed \(status=\?\)/);
+    expect(failed.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
+    const ok = receiptsPlan({ status: 202, limit: 50 });
+    expect(ok[0]).toBe('SCAN receipts USING INDEX receipts_received');
+    expect(ok.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
   });
 });
