@@ -91,15 +91,17 @@ function seed(dbFile: string, rows: number): void {
   const n = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)`;
   const mapping = `CASE WHEN i % 1000 = 0 THEN 'rare' WHEN i % 2 = 0 THEN 'github' ELSE 'agent' END`;
   const time = `(${T0} + i * 1000)`;
+  // a store past SQLite migration 19 keeps a run's mapping in a column too (a checkout before it does not have the column)
+  const mappingColumn = (db.prepare('PRAGMA table_info(runs)').all() as { name: string }[]).some((c) => c.name === 'mapping_id');
   db.transaction(() => {
     db.prepare(
-      `${n} INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, deliver)
+      `${n} INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, deliver${mappingColumn ? ', mapping_id' : ''})
        SELECT 'seed-' || i, CASE WHEN i % 50 = 0 THEN 'failed' ELSE 'succeeded' END, CASE WHEN i % 10 = 0 THEN 'support' ELSE 'main' END,
          'Seed ' || i, 'hook:seed-' || i, 'seeded',
          json_object('kind', 'agent', 'message', 'seeded', 'name', 'Seed', 'agentId', 'main', 'wakeMode', 'now', 'deliver', json('true'),
            'channel', CASE i % 3 WHEN 0 THEN 'telegram' WHEN 1 THEN 'slack' ELSE 'last' END, 'allowUnsafeExternalContent', json('false'),
            'source', json_object('mappingId', ${mapping}, 'path', 'github')),
-         'ok', NULL, ${time}, ${time}, ${time} + 500, 1 FROM n`,
+         'ok', NULL, ${time}, ${time}, ${time} + 500, 1${mappingColumn ? `, ${mapping}` : ''} FROM n`,
     ).run(rows);
     db.prepare(
       `${n} INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, run_id, auth_method, body_bytes, latency_ms)

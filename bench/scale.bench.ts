@@ -161,6 +161,8 @@ export function seedMillion(dbFile: string, rows = 1_000_000): void {
   const db = new Database(dbFile);
   try {
     const now = Date.now();
+    // a store past SQLite migration 19 keeps a run's mapping in a column too (an older checkout's has none)
+    const mappingColumn = (db.prepare('PRAGMA table_info(runs)').all() as { name: string }[]).some((c) => c.name === 'mapping_id');
     const action = JSON.stringify({ kind: 'agent', message: 'seeded', name: 'Seed', wakeMode: 'now', deliver: false, channel: 'last', allowUnsafeExternalContent: false, source: { mappingId: 'agent', path: 'agent' } });
     db.transaction(() => {
       db.prepare(
@@ -169,8 +171,8 @@ export function seedMillion(dbFile: string, rows = 1_000_000): void {
       ).run(rows, now);
       db.prepare(
         `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-         INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, deliver)
-         SELECT 'seed-' || i, 'succeeded', 'main', 'Seed', 'hook:seed-' || i, 'seeded', ?, 'ok', NULL, ?, ?, ?, 0 FROM n`,
+         INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, deliver${mappingColumn ? ', mapping_id' : ''})
+         SELECT 'seed-' || i, 'succeeded', 'main', 'Seed', 'hook:seed-' || i, 'seeded', ?, 'ok', NULL, ?, ?, ?, 0${mappingColumn ? ", 'agent'" : ''} FROM n`,
       ).run(rows, action, now, now, now);
     })();
   } finally {

@@ -21,7 +21,7 @@ export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
 }
 
 /** the mapping that resolved a run's action, as the runs_mapping index spells it */
-export const runMapping = (f: ListFilter) => f.json('action', 'source', 'mappingId');
+export const runMapping = (f: ListFilter) => f.dialect.runMapping;
 
 export function eventFilter(f: ListFilter, query: EventQuery): ListFilter {
   // event ids are integers: compared as text, every integer would sort before the cursor

@@ -10,18 +10,29 @@ export interface FilterDialect {
    * (an index on an expression serves only a query that spells it the same way)
    */
   jsonText(column: string, path: string[]): string;
+  /**
+   * the mapping that resolved a run's action, as the adapter's runs_mapping index is built: a
+   * column on SQLite (an index over the JSON parsed every action inserted), the JSON field on PostgreSQL
+   */
+  runMapping: string;
 }
 
 export const sqliteDialect: FilterDialect = {
   placeholder: (n) => `@p${n}`,
   like: 'LIKE',
   jsonText: (column, path) => `json_extract(${column}, '$.${path.join('.')}')`,
+  runMapping: 'mapping_id',
 };
 export const postgresDialect: FilterDialect = {
   placeholder: (n) => `$${n + 1}`,
   like: 'ILIKE',
-  jsonText: (column, path) => `(${column}${path.map((p, i) => (i === path.length - 1 ? `->>'${p}'` : `->'${p}'`)).join('')})`,
+  jsonText: (column, path) => postgresJsonText(column, path),
+  runMapping: postgresJsonText('action', ['source', 'mappingId']),
 };
+
+function postgresJsonText(column: string, path: string[]): string {
+  return `(${column}${path.map((p, i) => (i === path.length - 1 ? `->>'${p}'` : `->'${p}'`)).join('')})`;
+}
 
 /**
  * Builds the WHERE clause of an operator list, the same for both adapters: named conditions with
@@ -33,7 +44,7 @@ export class ListFilter {
   readonly values: unknown[] = [];
 
   constructor(
-    private readonly dialect: FilterDialect,
+    readonly dialect: FilterDialect,
     private readonly timeColumn: string,
     private readonly idColumn: string,
   ) {}

@@ -77,10 +77,16 @@ export function migrationsCases(open: OpenStore, previousVersion: () => Promise<
       expect(await store.runs.claim({ owner: 'a', now: 3, until: 1000 }, 10)).toMatchObject([{ id: 'waiting', action: agentAction('m', { model: 'embedded/x' }) }]);
       expect(await store.probe.counts()).toMatchObject({ runs: { queued: 1, running: 1 } });
       expect((await store.runs.get('quiet'))?.action.deliver).toBe(false);
+      // runs stored before are found by the mapping of their action (SQLite keeps it in a column since 19)
+      const ofMapping = async (mappingId: string) => (await store.browse.runs({ limit: 10, mappingId })).map((r) => r.id).sort();
+      expect(await ofMapping('agent')).toEqual(['behind', 'quiet', 'waiting', 'wants']);
+      expect(await ofMapping('github')).toEqual([]);
       // and the migrated store works like a fresh one
       await store.runs.insert(queuedRun('new', 3, { deliver: true }));
       await store.runs.complete('new', { status: 'succeeded', reply: 'ok', at: 60, transcript: [], summary: { session: 'main', text: 'Hook new: ok', maxPending: 20 } });
       expect(await store.deliveries.runsAwaitingDelivery(0)).toEqual(['wants', 'new']);
+      await store.runs.insert(queuedRun('hooked', 4, { source: { mappingId: 'github', path: 'github' } }));
+      expect(await ofMapping('github')).toEqual(['hooked']);
     });
   });
 }

@@ -47,8 +47,8 @@ export const toRun = (r: RunRow): RunRecord => ({
 /** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */
 export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRepo {
   const insert = db.prepare(
-    `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, mapping_id, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const get = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
   // the oldest unfinished run of each session only: a session's runs go one at a time, in order.
@@ -142,11 +142,12 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     // one group commit at a time, in the order asked
     completionsInOrder: true,
     async insert(run, claimedBy) {
-      const action = JSON.stringify(runActionSchema.parse(run.action));
+      const parsed = runActionSchema.parse(run.action);
+      const action = JSON.stringify(parsed);
       const deliver = run.action.deliver ? 1 : 0;
       const [status, startedAt] = claimedBy ? ['running', claimedBy.now] : [run.status, run.startedAt];
       await commits.run(() =>
-        insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
+        insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, parsed.source.mappingId, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
           claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null),
       );
     },

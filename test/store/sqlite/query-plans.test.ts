@@ -24,7 +24,7 @@ describe('SQLite query plans of start-up', () => {
   });
 });
 
-describe('SQLite query plans of the operator lists filtered by status', () => {
+describe('SQLite query plans of the operator lists filtered by status and mapping', () => {
   const open = () => (db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db')));
   const runsPlan = (query: RunQuery) => {
     const f = runFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
@@ -51,6 +51,13 @@ describe('SQLite query plans of the operator lists filtered by status', () => {
       expect(steps[0]).toBe('SCAN runs USING INDEX runs_created');
       expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
     }
+  });
+
+  it('reads the runs of a mapping from runs_mapping, newest first, without sorting', () => {
+    open();
+    const steps = runsPlan({ mappingId: 'github', limit: 50 });
+    expect(steps[0]).toMatch(/^SEARCH runs USING INDEX runs_mapping \(mapping_id=\?\)/);
+    expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
   });
 
   it('reads requests of an error status from receipts_failed, and of a 2xx status walking them newest first', () => {
