@@ -60,6 +60,11 @@ describe('SQLite query plans of the operator lists filtered by status and mappin
     expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
   });
 
+  it('finds the requests of a run in receipts_run (which holds only the requests that started one)', () => {
+    open();
+    expect(receiptsPlan({ runId: 'r1', limit: 50 })[0]).toMatch(/^SEARCH receipts USING INDEX receipts_run \(run_id=\?\)/);
+  });
+
   it('reads requests of an error status from receipts_failed, and of a 2xx status walking them newest first', () => {
     open();
     const failed = receiptsPlan({ status: 404, limit: 50 });
