@@ -2,14 +2,15 @@ import type { ListFilter } from './list-filter.js';
 import type { DeliveryQuery, EventQuery, RunQuery, SessionQuery } from './port.js';
 
 /** The operator lists' conditions, the same on both adapters (the receipts' are in receipt-filter.ts). */
-/** the statuses most runs pass through or end in: a list of them walks the runs by time, the others have an index (SQLite's runs_unsuccessful) */
-const COMMON_RUN_STATUSES = ['queued', 'running', 'succeeded'];
+/** a run's statuses until it ends: SQLite's runs_status holds the others, runs_session_unfinished these */
+const UNFINISHED = ['queued', 'running'];
 
 export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
   return f
     .where('status = ?', query.status)
-    // the partial index's condition, stated as it is written there (implied by the status, but SQLite must read it)
-    .whereIf(query.status !== undefined && !COMMON_RUN_STATUSES.includes(query.status), "status NOT IN ('queued', 'running', 'succeeded')")
+    // the condition of the partial index holding the status, as written there (implied by the status, but SQLite must read it)
+    .whereIf(query.status !== undefined && !UNFINISHED.includes(query.status), "status NOT IN ('queued', 'running')")
+    .whereIf(query.status !== undefined && UNFINISHED.includes(query.status), "status IN ('queued', 'running')")
     .where('agent_id = ?', query.agentId)
     .where('session_key = ?', query.sessionKey)
     .where('rerun_of = ?', query.rerunOf)

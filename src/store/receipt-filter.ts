@@ -5,8 +5,7 @@ import type { ReceiptQuery } from './port.js';
 export function receiptFilter(f: ListFilter, query: ReceiptQuery, now: number): ListFilter {
   return f
     .where('status = ?', query.status)
-    // also for an error status asked for: the condition of SQLite's partial index receipts_failed, which it must read to use it
-    .whereIf(query.result === 'error' || (query.status ?? 0) >= 400, 'status >= 400')
+    .whereIf(query.result === 'error', 'status >= 400')
     .whereIf(query.result === 'ok', 'status < 400')
     .where('mapping_id = ?', query.mappingId)
     .where('path = ?', query.path)

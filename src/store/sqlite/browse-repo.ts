@@ -1,4 +1,4 @@
-import type { BrowseRepo, MinuteCount, SystemEvent } from '../port.js';
+import type { BrowseRepo, MinuteCount, RunQuery, SystemEvent } from '../port.js';
 import { toSession, type SessionRow } from '../session-summary.js';
 import { toDelivery, type DeliveryRow } from './deliveries-repo.js';
 import { deliveryFilter, eventFilter, runFilter, runMapping, sessionFilter, sessionsSql } from '../browse-filters.js';
@@ -18,6 +18,17 @@ interface EventRow {
   created_at: number;
 }
 
+/**
+ * A page of the runs list. Queued or running: read from the unfinished runs only (runs_status holds
+ * the finished ones) and sorted; left to itself SQLite walks every run by time instead, all of
+ * them when none is running.
+ */
+export function runsPageSql(query: RunQuery): { sql: string; named: Record<string, unknown> } {
+  const f = runFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
+  const unfinished = query.status === 'queued' || query.status === 'running';
+  return { sql: `SELECT * FROM runs ${unfinished ? 'INDEXED BY runs_session_unfinished' : ''} ${f.sql()} ${f.order(query.limit)}`, named: f.named };
+}
+
 /** The operator's lists over SQLite: statements are built per filter (a handful of shapes, cached by better-sqlite3's parser cost only). */
 export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
   const all = <T>(sql: string, params: Record<string, unknown>) => db.prepare(sql).all(params) as T[];
@@ -34,8 +45,8 @@ export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
   );
   return {
     async runs(query) {
-      const f = runFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
-      return all<RunRow>(`SELECT * FROM runs ${f.sql()} ${f.order(query.limit)}`, f.named).map(toRun);
+      const { sql, named } = runsPageSql(query);
+      return all<RunRow>(sql, named).map(toRun);
     },
     async events(query) {
       const f = eventFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);

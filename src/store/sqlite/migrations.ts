@@ -411,19 +411,15 @@ ${countedTriggers('deliveries')}
   },
   {
     version: 18,
-    name: 'operator: the status filters of runs and requests indexed for the statuses worth looking for, and receipts by run for those of a run, not for every row written',
+    name: 'operator: runs_status over finished runs only, receipts_run over the requests that started a run',
     sql: `
-      -- runs_status held every run under its status, so each run wrote it five times (in as queued, moved
-      -- to running, moved to succeeded); receipts_status held every request. Lists filtered by a common
-      -- status (a run succeeded, queued or running; a 2xx request) find their page walking runs_created
-      -- or receipts_received newest first, as most rows match; the rare ones (failed, timed out,
-      -- cancelled runs; 4xx and 5xx requests) have an index only they write. The filters add the
-      -- index's condition to the query (browse-filters.ts, receipt-filter.ts): SQLite uses a partial
-      -- index only for a query that states its condition
+      -- runs_status held every run under its status, so each run wrote it five times (in as queued,
+      -- moved to running, moved to its end). It holds the finished runs now, written once each; a list
+      -- of queued or running runs reads them from runs_session_unfinished (the unfinished ones only,
+      -- few but in a backlog) and sorts them. The filter states each partial index's condition
+      -- (browse-filters.ts): SQLite uses a partial index only for a query that states it
       DROP INDEX runs_status;
-      CREATE INDEX runs_unsuccessful ON runs (status, created_at, id) WHERE status NOT IN ('queued', 'running', 'succeeded');
-      DROP INDEX receipts_status;
-      CREATE INDEX receipts_failed ON receipts (status, received_at, id) WHERE status >= 400;
+      CREATE INDEX runs_status ON runs (status, created_at, id) WHERE status NOT IN ('queued', 'running');
       -- a request that started no run (a wake, a refusal) had an entry under NULL; run_id = ? implies the condition
       DROP INDEX receipts_run;
       CREATE INDEX receipts_run ON receipts (run_id) WHERE run_id IS NOT NULL;

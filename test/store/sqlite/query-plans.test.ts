@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runFilter } from '../../../src/store/browse-filters.js';
 import { ListFilter, sqliteDialect } from '../../../src/store/list-filter.js';
 import type { ReceiptQuery, RunQuery } from '../../../src/store/port.js';
 import { receiptFilter } from '../../../src/store/receipt-filter.js';
+import { runsPageSql } from '../../../src/store/sqlite/browse-repo.js';
 import { AWAITING_DELIVERY } from '../../../src/store/sqlite/deliveries-repo.js';
 import { openDatabase, type SqliteDatabase } from '../../../src/store/sqlite/open-database.js';
 
@@ -24,32 +24,33 @@ describe('SQLite query plans of start-up', () => {
   });
 });
 
-describe('SQLite query plans of the operator lists filtered by status and mapping', () => {
+describe('SQLite query plans of the operator lists filtered by status, mapping and run', () => {
   const open = () => (db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db')));
   const runsPlan = (query: RunQuery) => {
-    const f = runFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
-    return plan(`SELECT * FROM runs ${f.sql()} ${f.order(query.limit)}`, f.named);
+    const { sql, named } = runsPageSql(query);
+    return plan(sql, named);
   };
   const receiptsPlan = (query: ReceiptQuery) => {
     const f = receiptFilter(new ListFilter(sqliteDialect, 'received_at', 'id'), query, Date.now());
     return plan(`SELECT * FROM receipts ${f.sql()} ${f.order(query.limit)}`, f.named);
   };
 
-  it('reads the failed, timed-out and cancelled runs from their own index, newest first, without sorting', () => {
+  it('reads the runs of a finished status from runs_status, newest first, without sorting', () => {
     open();
-    for (const status of ['failed', 'timed_out', 'cancelled'] as const) {
+    for (const status of ['succeeded', 'failed', 'timed_out', 'cancelled'] as const) {
       const steps = runsPlan({ status, limit: 50 });
-      expect(steps[0]).toMatch(/^SEARCH runs USING INDEX runs_unsuccessful \(status=\?\)/);
+      expect(steps[0]).toMatch(/^SEARCH runs USING INDEX runs_status \(status=\?\)/);
       expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
     }
   });
 
-  it('walks the runs newest first for the statuses most runs have (their index would be written by every run)', () => {
+  it('reads the queued or running runs from the unfinished ones only (runs_status holds none of them)', () => {
     open();
-    for (const status of ['queued', 'running', 'succeeded'] as const) {
+    for (const status of ['queued', 'running'] as const) {
       const steps = runsPlan({ status, limit: 50 });
-      expect(steps[0]).toBe('SCAN runs USING INDEX runs_created');
-      expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
+      expect(steps[0]).toBe('SCAN runs USING INDEX runs_session_unfinished');
+      // with a session, only that session's unfinished runs
+      expect(runsPlan({ status, sessionKey: 'hook:x', limit: 50 })[0]).toMatch(/^SEARCH runs USING INDEX runs_session_unfinished \(session_key=\?\)/);
     }
   });
 
@@ -65,13 +66,4 @@ describe('SQLite query plans of the operator lists filtered by status and mappin
     expect(receiptsPlan({ runId: 'r1', limit: 50 })[0]).toMatch(/^SEARCH receipts USING INDEX receipts_run \(run_id=\?\)/);
   });
 
-  it('reads requests of an error status from receipts_failed, and of a 2xx status walking them newest first', () => {
-    open();
-    const failed = receiptsPlan({ status: 404, limit: 50 });
-    expect(failed[0]).toMatch(/^SEARCH receipts USING INDEX receipts_failed \(status=\?\)/);
-    expect(failed.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
-    const ok = receiptsPlan({ status: 202, limit: 50 });
-    expect(ok[0]).toBe('SCAN receipts USING INDEX receipts_received');
-    expect(ok.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
-  });
 });
