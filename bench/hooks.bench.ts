@@ -16,9 +16,10 @@ import { formatTable, mb, ms } from './table.js';
  * Runs standalone too: `node --import tsx bench/hooks.bench.ts`.
  *
  * Env: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_CPU_PROFILE=<dir> (herald under
- * --cpu-prof), BENCH_BASELINE_CPU_PROFILE=<dir> (the baseline under --cpu-prof), BENCH_HERALD_ROOT=<checkout>[,<checkout>...] (the herald(s) to run: several give an
- * A/B in one run, each measured in turn after the baseline), BENCH_ENDPOINTS=wake,mapped-wake (a
- * subset), BENCH_LOG_LEVEL (herald's level; warn by default: no access line).
+ * --cpu-prof), BENCH_BASELINE_CPU_PROFILE=<dir> (the baseline under --cpu-prof),
+ * BENCH_HERALD_ROOT=<checkout>[,<checkout>...] (the herald(s) to run: several give an A/B in one
+ * run, each measured in turn after the baseline), BENCH_ENDPOINTS=wake,mapped-wake (a subset),
+ * BENCH_LOG_LEVEL (herald's level; warn by default: no access line).
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -1,10 +1,10 @@
 import type { ListFilter } from './list-filter.js';
 import type { DeliveryQuery, EventQuery, RunQuery, SessionQuery } from './port.js';
 
-/** The operator lists' conditions, the same on both adapters (the receipts' are in receipt-filter.ts). */
 /** a run's statuses until it ends: SQLite's runs_status holds the others, runs_session_unfinished these */
 const UNFINISHED = ['queued', 'running'];
 
+/** The operator lists' conditions, the same on both adapters (the receipts' are in receipt-filter.ts). */
 export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
   return f
     .where('status = ?', query.status)

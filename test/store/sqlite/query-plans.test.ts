@@ -65,5 +65,4 @@ describe('SQLite query plans of the operator lists filtered by status, mapping a
     open();
     expect(receiptsPlan({ runId: 'r1', limit: 50 })[0]).toMatch(/^SEARCH receipts USING INDEX receipts_run \(run_id=\?\)/);
   });
-
 });
