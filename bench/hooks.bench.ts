@@ -19,7 +19,9 @@ import { formatTable, mb, ms } from './table.js';
  * --cpu-prof), BENCH_BASELINE_CPU_PROFILE=<dir> (the baseline under --cpu-prof),
  * BENCH_HERALD_ROOT=<checkout>[,<checkout>...] (the herald(s) to run: several give an A/B in one
  * run, each measured in turn after the baseline), BENCH_ENDPOINTS=wake,mapped-wake (a subset),
- * BENCH_LOG_LEVEL (herald's level; warn by default: no access line).
+ * BENCH_LOG_LEVEL (herald's level; warn by default: no access line), BENCH_ROUNDS=<n> (each
+ * endpoint n times, the heralds' order rotated each round, then their means: the herald measured
+ * second of two has read a few % more CPU than the same code measured first).
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -40,6 +42,8 @@ export interface HooksBenchOptions {
   endpoints?: string[];
   /** herald's log level during the run (HERALD_LOG_LEVEL) */
   logLevel: string;
+  /** each endpoint this many times, the heralds' order rotated each round (an A/B without the order's bias) */
+  rounds: number;
 }
 
 export interface HooksBenchRow extends LoadResult {
@@ -51,6 +55,8 @@ export interface HooksBenchRow extends LoadResult {
   cpuMsPerRequest: number;
   /** herald only: how long it kept working after the load ended (accepted runs, heartbeats) */
   drainMs?: number;
+  /** the round it was measured in (BENCH_ROUNDS), from 0: herald is compared with its own round's baseline */
+  round: number;
 }
 
 interface Endpoint {
@@ -101,6 +107,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): HooksBench
     heraldRoots: list(env.BENCH_HERALD_ROOT).map((root) => path.resolve(root)),
     endpoints: env.BENCH_ENDPOINTS ? list(env.BENCH_ENDPOINTS).map((e) => e.replace(/^\/?(hooks\/)?/, '')) : undefined,
     logLevel: env.BENCH_LOG_LEVEL || 'warn',
+    rounds: Math.max(1, Math.floor(number('BENCH_ROUNDS', 1))),
   };
 }
 
@@ -151,7 +158,7 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<{ 
   return { heralds, baseline };
 }
 
-async function measure(server: ChildServer, path: string, endpoint: Endpoint, options: HooksBenchOptions): Promise<Omit<HooksBenchRow, 'endpoint' | 'server'>> {
+async function measure(server: ChildServer, path: string, endpoint: Endpoint, options: HooksBenchOptions): Promise<Omit<HooksBenchRow, 'endpoint' | 'server' | 'round'>> {
   const load = (tag: string, durationSeconds: number) =>
     runLoad({
       url: server.url,
@@ -174,11 +181,11 @@ async function measure(server: ChildServer, path: string, endpoint: Endpoint, op
 }
 
 export function renderHooksTable(rows: HooksBenchRow[]): string {
-  const baselineOf = (endpoint: string) => baselineMean(rows.filter((r) => r.endpoint === endpoint && isBaseline(r)));
+  const baselineOf = (row: HooksBenchRow) => baselineMean(rows.filter((r) => r.endpoint === row.endpoint && r.round === row.round && isBaseline(r)));
   return formatTable(
     ['endpoint', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'CPU ms/req', 'herald/baseline', 'CPU vs baseline'],
     rows.map((r) => {
-      const base = isBaseline(r) ? undefined : baselineOf(r.endpoint);
+      const base = isBaseline(r) ? undefined : baselineOf(r);
       const ratio = base ? `${((r.requestsPerSecond / base.requestsPerSecond) * 100).toFixed(0)}%` : '';
       const cpu = base ? `${(r.cpuMsPerRequest / base.cpuMsPerRequest).toFixed(2)}x` : '';
       return [`POST ${r.endpoint}`, r.server, r.requestsPerSecond.toFixed(0), ms(r.latencyP50Ms), ms(r.latencyP99Ms), mb(r.peakRssBytes), r.cpuMsPerRequest.toFixed(3), ratio, cpu];
@@ -187,6 +194,28 @@ export function renderHooksTable(rows: HooksBenchRow[]): string {
 }
 
 const isBaseline = (r: HooksBenchRow) => r.server.startsWith('baseline');
+
+/** with several rounds: each herald's mean per endpoint, its ratios taken against its own round's baseline */
+export function renderMeansTable(rows: HooksBenchRow[]): string {
+  const lines: string[][] = [];
+  for (const endpoint of [...new Set(rows.map((r) => r.endpoint))]) {
+    for (const server of [...new Set(rows.filter((r) => r.endpoint === endpoint && !isBaseline(r)).map((r) => r.server))]) {
+      const measured = rows.filter((r) => r.endpoint === endpoint && r.server === server);
+      const ratios = measured.map((r) => ({ r, base: baselineMean(rows.filter((b) => b.endpoint === endpoint && b.round === r.round && isBaseline(b)))! }));
+      const mean = (pick: (x: (typeof ratios)[number]) => number) => ratios.reduce((sum, x) => sum + pick(x), 0) / ratios.length;
+      lines.push([
+        `POST ${endpoint}`,
+        server,
+        String(measured.length),
+        mean((x) => x.r.requestsPerSecond).toFixed(0),
+        mean((x) => x.r.cpuMsPerRequest).toFixed(3),
+        `${(mean((x) => x.r.requestsPerSecond / x.base.requestsPerSecond) * 100).toFixed(0)}%`,
+        `${mean((x) => x.r.cpuMsPerRequest / x.base.cpuMsPerRequest).toFixed(2)}x`,
+      ]);
+    }
+  }
+  return formatTable(['endpoint', 'server', 'rounds', 'mean req/s', 'mean CPU ms/req', 'herald/baseline', 'CPU vs baseline'], lines);
+}
 
 /**
  * What herald is compared with: the mean of the baseline's measurements of an endpoint (first and
@@ -212,23 +241,27 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   const rows: HooksBenchRow[] = [];
   try {
     for (const endpoint of chosen) {
-      // the baseline first and again last, herald compared with their mean: the machine's speed
-      // drifts during a run; every server is idle before each measurement (herald keeps executing
-      // accepted runs after its phase, and that leftover work must not overlap the next one)
-      for (const [i, server] of [...servers, baseline].entries()) {
-        for (const s of servers) await waitUntilIdle(s.pid);
-        // the kernel writes back the page cache the previous server dirtied (its WAL, its database):
-        // left to run during the next measurement, that writeback slowed whichever server came next
-        // (the same herald measured second of two read 10-20% more CPU per request than first)
-        flushPageCache();
-        const name = i === servers.length ? 'baseline again' : server.name;
-        const label = endpoint.label ?? endpoint.path;
-        process.stdout.write(`  POST ${label} on ${name} ... `);
-        const result = await measure(server, server === baseline ? (endpoint.baselinePath ?? endpoint.path) : endpoint.path, endpoint, options);
-        const row: HooksBenchRow = { endpoint: label, server: name, ...result };
-        rows.push(row);
-        const faults = row.non2xx + row.errors + row.timeouts;
-        console.log(`${row.requestsPerSecond.toFixed(0)} req/s${faults ? `, ${row.non2xx} non-2xx, ${row.errors} errors, ${row.timeouts} timeouts` : ''}`);
+      for (let round = 0; round < options.rounds; round++) {
+        // the baseline first and again last, herald compared with their mean: the machine's speed
+        // drifts during a run; every server is idle before each measurement (herald keeps executing
+        // accepted runs after its phase, and that leftover work must not overlap the next one).
+        // Each round starts the heralds' order one further along: the one measured first was favoured
+        const order = [baseline, ...heralds.slice(round % heralds.length), ...heralds.slice(0, round % heralds.length), baseline];
+        for (const [i, server] of order.entries()) {
+          for (const s of servers) await waitUntilIdle(s.pid);
+          // the kernel writes back the page cache the previous server dirtied (its WAL, its database):
+          // left to run during the next measurement, that writeback slowed whichever server came next
+          // (the same herald measured second of two read 10-20% more CPU per request than first)
+          flushPageCache();
+          const name = i === order.length - 1 ? 'baseline again' : server.name;
+          const label = endpoint.label ?? endpoint.path;
+          process.stdout.write(`  POST ${label} on ${name}${options.rounds > 1 ? ` (round ${round + 1})` : ''} ... `);
+          const result = await measure(server, server === baseline ? (endpoint.baselinePath ?? endpoint.path) : endpoint.path, endpoint, options);
+          const row: HooksBenchRow = { endpoint: label, server: name, round, ...result };
+          rows.push(row);
+          const faults = row.non2xx + row.errors + row.timeouts;
+          console.log(`${row.requestsPerSecond.toFixed(0)} req/s${faults ? `, ${row.non2xx} non-2xx, ${row.errors} errors, ${row.timeouts} timeouts` : ''}`);
+        }
       }
     }
   } finally {
@@ -239,6 +272,11 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('');
   console.log(renderHooksTable(rows));
   console.log('');
+  if (options.rounds > 1) {
+    console.log(`Means over ${options.rounds} rounds, the heralds' order rotated each round (ratios against each round's own baseline):`);
+    console.log(renderMeansTable(rows));
+    console.log('');
+  }
   console.log('Notes:');
   console.log('- herald/baseline compares req/s with the mean of the baseline\'s two measurements (before herald and after it). CPU ms/req is the server process\'s CPU time from the start of the load until it is idle');
   console.log('  again, per request: it includes work done after the response (agent runs, heartbeats) and is steadier than req/s on a busy machine.');
