@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
+import { hasColumn } from './store-columns.js';
 import { formatTable } from './table.js';
 
 /**
@@ -96,7 +97,7 @@ function seed(dbFile: string, rows: number): void {
   const mapping = `CASE WHEN i % 1000 = 0 THEN 'rare' WHEN i % 2 = 0 THEN 'github' ELSE 'agent' END`;
   const time = `(${T0} + i * 1000)`;
   // a store past SQLite migration 19 keeps a run's mapping in a column too (a checkout before it does not have the column)
-  const mappingColumn = (db.prepare('PRAGMA table_info(runs)').all() as { name: string }[]).some((c) => c.name === 'mapping_id');
+  const mappingColumn = hasColumn(db, 'runs', 'mapping_id');
   db.transaction(() => {
     db.prepare(
       `${n} INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, deliver${mappingColumn ? ', mapping_id' : ''})
@@ -202,13 +203,14 @@ async function appendTurnUs(root: string, file: string, label: string): Promise<
 
 /**
  * What the indexes of `runs` cost the writers: a run's life as the run queue writes it (inserted
- * queued, claimed, finished), straight on the checkout's migrated file with the statements of its
- * runs repo, 16 runs to a transaction (a group commit's worth): µs per run, median of 5 rounds of 4000.
+ * queued, claimed, finished), straight on the checkout's migrated file, the statements written out
+ * here after its runs repo's (so its indexes and triggers are what differs between checkouts), 16
+ * runs to a transaction (a group commit's worth): µs per run, median of 5 rounds of 4000.
  */
 function runLifeUs(file: string, label: string): number {
   const db = new Database(file);
   db.pragma('temp_store = MEMORY');
-  const mappingColumn = (db.prepare('PRAGMA table_info(runs)').all() as { name: string }[]).some((c) => c.name === 'mapping_id');
+  const mappingColumn = hasColumn(db, 'runs', 'mapping_id');
   const insert = db.prepare(
     `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until${mappingColumn ? ', mapping_id' : ''})
      VALUES (?, 'queued', 'main', 'Bench', ?, 'summarise the open tickets', ?, 0, NULL, NULL, ?, NULL, NULL, NULL, NULL${mappingColumn ? ", 'agent'" : ''})`,

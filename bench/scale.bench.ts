@@ -8,6 +8,7 @@ import { compiledBaseline } from './compiled-baseline.js';
 import { optionsFromEnv, type HooksBenchOptions } from './hooks.bench.js';
 import { runLoad } from './load.js';
 import { MAPPED_BODY, manyMappings } from './mapped-hook.js';
+import { hasColumn } from './store-columns.js';
 import { cpuMillis, residentBytes, trackPeakMemory, waitUntilIdle } from './process-stats.js';
 import { formatTable, mb, ms } from './table.js';
 
@@ -162,7 +163,7 @@ export function seedMillion(dbFile: string, rows = 1_000_000): void {
   try {
     const now = Date.now();
     // a store past SQLite migration 19 keeps a run's mapping in a column too (an older checkout's has none)
-    const mappingColumn = (db.prepare('PRAGMA table_info(runs)').all() as { name: string }[]).some((c) => c.name === 'mapping_id');
+    const mappingColumn = hasColumn(db, 'runs', 'mapping_id');
     const action = JSON.stringify({ kind: 'agent', message: 'seeded', name: 'Seed', wakeMode: 'now', deliver: false, channel: 'last', allowUnsafeExternalContent: false, source: { mappingId: 'agent', path: 'agent' } });
     db.transaction(() => {
       db.prepare(

@@ -4,7 +4,7 @@ import type { HeraldConfig } from '../config/schema.js';
 import type { AgentAction } from '../mappings/hook-action.js';
 import { HeraldError } from '../errors.js';
 import { ChannelError, type ChannelAdapter } from '../plugins/sdk.js';
-import type { DeliveryRecord, RunRecord, Store } from '../store/port.js';
+import { isUnfinished, type DeliveryRecord, type RunRecord, type Store } from '../store/port.js';
 import { resolveTarget, rememberRoute, type ResolvedTarget, type TargetDeps } from './delivery-target.js';
 import { deliveryView } from './delivery-view.js';
 import { MAIN_SESSION, type MainSession } from './main-session.js';
@@ -114,7 +114,7 @@ export class DeliveryOutbox implements ReplyDelivery {
     const latest = rows.at(-1);
     if (latest) return { ...deliveryView(latest), requested };
     if (!intended.deliver) return { status: 'not_requested', requested };
-    if (run.status === 'queued' || run.status === 'running') return { status: 'waiting_for_run', requested };
+    if (isUnfinished(run.status)) return { status: 'waiting_for_run', requested };
     if (run.status === 'succeeded' && run.reply !== null && isHeartbeatAck(run.reply, this.deps.config.heartbeat.ackMaxChars)) {
       return { status: 'skipped', reason: 'the reply was only a heartbeat acknowledgement', requested };
     }

@@ -1,16 +1,14 @@
 import type { ListFilter } from './list-filter.js';
-import type { DeliveryQuery, EventQuery, RunQuery, SessionQuery } from './port.js';
-
-/** a run's statuses until it ends: SQLite's runs_status holds the others, runs_session_unfinished these */
-const UNFINISHED = ['queued', 'running'];
+import { isUnfinished, type DeliveryQuery, type EventQuery, type RunQuery, type SessionQuery } from './port.js';
 
 /** The operator lists' conditions, the same on both adapters (the receipts' are in receipt-filter.ts). */
 export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
   return f
     .where('status = ?', query.status)
-    // the condition of the partial index holding the status, as written there (implied by the status, but SQLite must read it)
-    .whereIf(query.status !== undefined && !UNFINISHED.includes(query.status), "status NOT IN ('queued', 'running')")
-    .whereIf(query.status !== undefined && UNFINISHED.includes(query.status), "status IN ('queued', 'running')")
+    // the condition of the partial index holding the status, as written there (implied by the status, but
+    // SQLite must read it): SQLite's runs_status holds the finished runs, runs_session_unfinished the others
+    .whereIf(query.status !== undefined && !isUnfinished(query.status), "status NOT IN ('queued', 'running')")
+    .whereIf(query.status !== undefined && isUnfinished(query.status), "status IN ('queued', 'running')")
     .where('agent_id = ?', query.agentId)
     .where('session_key = ?', query.sessionKey)
     .where('rerun_of = ?', query.rerunOf)

@@ -25,6 +25,9 @@ export interface SystemEvent {
 /** `cancelled`: an operator cancelled it while it was queued */
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
 
+/** a run not ended yet: waiting for a claim, or claimed */
+export const isUnfinished = (status: RunStatus): boolean => status === 'queued' || status === 'running';
+
 export interface RunRecord {
   id: string;
   status: RunStatus;

@@ -1,4 +1,4 @@
-import type { BrowseRepo, MinuteCount, RunQuery, SystemEvent } from '../port.js';
+import { isUnfinished, type BrowseRepo, type MinuteCount, type RunQuery, type SystemEvent } from '../port.js';
 import { toSession, type SessionRow } from '../session-summary.js';
 import { toDelivery, type DeliveryRow } from './deliveries-repo.js';
 import { deliveryFilter, eventFilter, runFilter, runMapping, sessionFilter, sessionsSql } from '../browse-filters.js';
@@ -25,7 +25,7 @@ interface EventRow {
  */
 export function runsPageSql(query: RunQuery): { sql: string; named: Record<string, unknown> } {
   const f = runFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
-  const unfinished = query.status === 'queued' || query.status === 'running';
+  const unfinished = query.status !== undefined && isUnfinished(query.status);
   return { sql: `SELECT * FROM runs ${unfinished ? 'INDEXED BY runs_session_unfinished' : ''} ${f.sql()} ${f.order(query.limit)}`, named: f.named };
 }
 
