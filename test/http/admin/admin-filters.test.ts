@@ -51,6 +51,10 @@ describe('admin list filters', () => {
     expect(await ids(app, '/runs?mapping=github-issues')).toEqual([gh]);
     expect(await ids(app, '/runs?mapping=agent')).toEqual([last, direct]);
     expect(await ids(app, '/runs?mapping=agent&q=direct')).toEqual([direct]);
+    // a finished status from its index, newest first; none unfinished (read from the unfinished runs only on SQLite)
+    expect(await ids(app, '/runs?status=succeeded')).toEqual([last, direct, gh]);
+    expect(await ids(app, '/runs?status=queued')).toEqual([]);
+    expect(await ids(app, '/runs?status=running&mapping=agent')).toEqual([]);
     expect(await ids(app, '/deliveries?mapping=github-issues', 'runId')).toEqual([gh]);
     expect(await ids(app, '/deliveries?mapping=agent')).toEqual([]);
 
