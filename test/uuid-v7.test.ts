@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { uuidV7 } from '../src/uuid-v7.js';
+
+const SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('uuidV7', () => {
+  it('is a version 7 UUID whose first 48 bits are the time in milliseconds', () => {
+    const id = uuidV7(0x0123456789ab);
+    expect(id).toMatch(SHAPE);
+    expect(id.slice(0, 13)).toBe('01234567-89ab');
+  });
+
+  it('sorts the ids of one millisecond in the order they were made, and those of later milliseconds after', () => {
+    const made = [...Array.from({ length: 2000 }, () => uuidV7(1_750_000_000_000)), ...Array.from({ length: 3 }, () => uuidV7(1_750_000_000_001))];
+    expect(new Set(made).size).toBe(made.length);
+    for (const id of made) expect(id).toMatch(SHAPE);
+    expect([...made].sort()).toEqual(made);
+  });
+});
