@@ -56,17 +56,17 @@ export function runExecutor(
   const claimStatements: Statement<unknown[], QueuedRun>[] = [];
   const claim = (count: number) =>
     (claimStatements[count] ??= db.prepare<unknown[], QueuedRun>(
-      `UPDATE runs SET status = 'running', started_at = ? WHERE rowid IN (${Array(count).fill('?').join(', ')}) RETURNING rowid, id, name, session_key, message`,
+      `UPDATE OR FAIL runs SET status = 'running', started_at = ? WHERE rowid IN (${Array(count).fill('?').join(', ')}) RETURNING rowid, id, name, session_key, message`,
     ));
   const history = db.prepare<[string], { role: string; content: string }>(
     `SELECT role, content FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT ${HISTORY}`,
   );
-  const finish = db.prepare("UPDATE runs SET status = 'succeeded', reply = ?, finished_at = ? WHERE id = ?");
+  const finish = db.prepare("UPDATE OR FAIL runs SET status = 'succeeded', reply = ?, finished_at = ? WHERE id = ?");
   const appendTurn = db.prepare(
-    'INSERT INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES (?, ?, ?, ?, NULL, ?), (?, ?, ?, ?, NULL, ?)',
+    'INSERT OR FAIL INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES (?, ?, ?, ?, NULL, ?), (?, ?, ?, ?, NULL, ?)',
   );
   const summarise = db.prepare(
-    `INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at) VALUES (?, 'main', 2, ?, ?)
+    `INSERT OR FAIL INTO session_summaries (key, agent_id, messages, first_at, last_at) VALUES (?, 'main', 2, ?, ?)
      ON CONFLICT (key) DO UPDATE SET messages = messages + 2, last_at = MAX(last_at, excluded.last_at)`,
   );
 

@@ -84,13 +84,13 @@ function sqliteStore(): BaselineStore {
   `);
 
   const lastEvent = db.prepare<[string], { text: string; status: string }>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
-  const insertEvent = db.prepare("INSERT INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?) RETURNING *");
+  const insertEvent = db.prepare("INSERT OR FAIL INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?) RETURNING *");
   const pendingCount = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'");
   const dropOldest = db.prepare(
-    "UPDATE events SET status = 'dropped' WHERE id IN (SELECT id FROM events WHERE session = ? AND status = 'pending' ORDER BY id LIMIT ?)",
+    "UPDATE OR FAIL events SET status = 'dropped' WHERE id IN (SELECT id FROM events WHERE session = ? AND status = 'pending' ORDER BY id LIMIT ?)",
   );
   const insertRun = db.prepare(
-    `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at)
+    `INSERT OR FAIL INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at)
      VALUES (?, 'queued', 'main', ?, ?, ?, ?, NULL, NULL, ?, NULL, NULL)`,
   );
 

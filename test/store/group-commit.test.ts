@@ -87,6 +87,20 @@ describe('group commit of store writes', () => {
     db.close();
   });
 
+  it('undoes the rows an OR FAIL statement wrote before it failed (no statement journal behind it), alone or in a group', async () => {
+    const db = openDatabase(':memory:');
+    db.exec('CREATE TABLE t (x TEXT PRIMARY KEY)');
+    const commits = new GroupCommit(db);
+    // OR FAIL keeps a failing statement's earlier rows: its first row is in when the second fails
+    const pair = db.prepare('INSERT OR FAIL INTO t (x) VALUES (?), (?)');
+    await commits.run(() => pair.run('taken', 'kept'));
+    const results = await Promise.allSettled([commits.run(() => pair.run('a1', 'a2')), commits.run(() => pair.run('half', 'taken')), commits.run(() => pair.run('b1', 'b2'))]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    await expect(commits.run(() => pair.run('alone', 'taken'))).rejects.toThrow(/UNIQUE/);
+    expect((db.prepare('SELECT x FROM t ORDER BY x').all() as { x: string }[]).map((r) => r.x)).toEqual(['a1', 'a2', 'b1', 'b2', 'kept', 'taken']);
+    db.close();
+  });
+
   it("runs a completion's claim once when its group is run again because another write failed", async () => {
     const store = openSqliteStore(path.join(tempDir(), 'herald.db'));
     const inBusy = (id: string, at: number) => ({ ...queuedRun(id, at), sessionKey: 'hook:busy' });

@@ -19,11 +19,11 @@ const toEvent = (r: Row): SystemEvent => ({ id: r.id, session: r.session, text: 
  */
 export function eventAppender(db: SqliteDatabase) {
   const last = db.prepare<[string], Pick<Row, 'text' | 'status'>>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
-  const insert = db.prepare<[string, string, number]>("INSERT INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?)");
+  const insert = db.prepare<[string, string, number]>("INSERT OR FAIL INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?)");
   // one statement instead of count-then-update: every pending event older than the newest
   // `maxPending` ones (the subquery finds none while there are at most that many)
   const dropOverflow = db.prepare<{ session: string; maxPending: number }>(
-    `UPDATE events SET status = 'dropped' WHERE session = @session AND status = 'pending' AND id <=
+    `UPDATE OR FAIL events SET status = 'dropped' WHERE session = @session AND status = 'pending' AND id <=
        (SELECT id FROM events WHERE session = @session AND status = 'pending' ORDER BY id DESC LIMIT 1 OFFSET @maxPending)`,
   );
   return (session: string, text: string, maxPending: number): SystemEvent | undefined => {
@@ -47,11 +47,11 @@ export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit): Even
   // `status IN (...)` spelled out so the claim reads the session's open events from
   // events_session_status, not every event the session ever had (the main session's history)
   const claim = db.prepare<{ session: string; owner: string; now: number; until: number }, Row>(
-    `UPDATE events SET status = 'processing', lease_owner = @owner, lease_until = @until
+    `UPDATE OR FAIL events SET status = 'processing', lease_owner = @owner, lease_until = @until
      WHERE session = @session AND status IN ('pending', 'processing') AND (status = 'pending' OR lease_until IS NULL OR lease_until < @now)
      RETURNING *`,
   );
-  const done = db.prepare<[number]>("UPDATE events SET status = 'done', lease_owner = NULL, lease_until = NULL WHERE id = ?");
+  const done = db.prepare<[number]>("UPDATE OR FAIL events SET status = 'done', lease_owner = NULL, lease_until = NULL WHERE id = ?");
   const renew = db.prepare<[number, number, string]>("UPDATE events SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'processing'");
   const release = db.prepare<[number, string]>(
     "UPDATE events SET status = 'pending', lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'processing'",

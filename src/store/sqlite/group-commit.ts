@@ -28,6 +28,13 @@ const WORK_FAILED = Symbol('group write failed');
  * database, and what it keeps in memory for its group is keyed by `generation`, which moves at
  * every attempt. An error that ends the whole transaction (disk full, I/O) fails every write of
  * the group.
+ *
+ * So a write never needs SQLite's own undo of one statement: the rollback of its attempt or of its
+ * savepoint undoes the whole work. The statements writes run many times a second say `OR FAIL`
+ * (a constraint failure stops the statement, leaving its undo to that rollback): under the default
+ * ABORT, SQLite copies every page a statement changes into a statement journal first, whenever
+ * the statement fires triggers or changes several rows (a run inserted and finished, its turn and
+ * its main-session event: 57 → 45 µs; ~2% of a drained run's CPU).
  */
 export class GroupCommit {
   private pending: Pending[] = [];

@@ -47,7 +47,7 @@ export const toRun = (r: RunRow): RunRecord => ({
 /** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */
 export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRepo {
   const insert = db.prepare(
-    `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, mapping_id, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
+    `INSERT OR FAIL INTO runs (id, status, agent_id, name, session_key, message, action, mapping_id, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const get = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
@@ -70,11 +70,13 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
      WHERE session_key = ? AND status IN ('queued', 'running') AND rowid > ? ORDER BY rowid LIMIT ${limit}`,
   );
   // then the rows found, by rowid, in one statement (atomic by itself). One UPDATE with the SELECT
-  // as its `rowid IN (...)` cost several times the two apart (a third of a drained run's CPU)
+  // as its `rowid IN (...)` cost several times the two apart (a third of a drained run's CPU).
+  // OR FAIL (group-commit.ts) even as a group's `last` work, whose failure commits the group's
+  // writes all the same: it sets constants and bound numbers, no constraint can stop it half-way
   const takeStatements: Statement<unknown[], RunRow & { seq: number }>[] = [];
   const take = (count: number) =>
     (takeStatements[count] ??= db.prepare(
-      `UPDATE runs SET status = 'running', started_at = ?, lease_owner = ?, lease_until = ? WHERE rowid IN (${Array(count).fill('?').join(', ')}) RETURNING *, rowid AS seq`,
+      `UPDATE OR FAIL runs SET status = 'running', started_at = ?, lease_owner = ?, lease_until = ? WHERE rowid IN (${Array(count).fill('?').join(', ')}) RETURNING *, rowid AS seq`,
     ));
   // synchronous: nothing writes between the read and the update (the group commit is the only writer).
   // Each ready run is followed by up to `follow` runs of its session, for the claimer to execute
@@ -105,7 +107,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   );
   const cancel = db.prepare<[number, string]>("UPDATE runs SET status = 'cancelled', finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'queued'");
   const finish = db.prepare<[string, string | null, string | null, string | null, number, string], { session_key: string }>(
-    "UPDATE runs SET status = ?, reply = ?, error = ?, model = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('queued', 'running') AND waiting = 0 RETURNING session_key",
+    "UPDATE OR FAIL runs SET status = ?, reply = ?, error = ?, model = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('queued', 'running') AND waiting = 0 RETURNING session_key",
   );
   const appendTurn = turnAppender(db);
   const enqueueEvent = eventAppender(db);

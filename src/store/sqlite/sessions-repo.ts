@@ -12,7 +12,7 @@ interface Row {
   created_at: number;
 }
 
-const COLUMNS = 'INSERT INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES';
+const COLUMNS = 'INSERT OR FAIL INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES';
 const TUPLE = '(?, ?, ?, ?, ?, ?)';
 const metaText = (m: SessionMessage) => (m.meta ? JSON.stringify(m.meta) : null);
 
@@ -25,7 +25,7 @@ const metaText = (m: SessionMessage) => (m.meta ? JSON.stringify(m.meta) : null)
  */
 function summaryKeeper(db: SqliteDatabase) {
   const upsert = db.prepare<[string, string, string | null, string | null, number, number, number]>(
-    `INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
+    `INSERT OR FAIL INTO session_summaries (key, agent_id, messages, first_at, last_at)
      VALUES (?, CASE WHEN ? = 'main' THEN NULL ELSE COALESCE(json_extract(?, '$.agentId'), (SELECT agent_id FROM runs WHERE id = ?)) END, ?, ?, ?)
      ON CONFLICT (key) DO UPDATE SET messages = messages + excluded.messages, first_at = MIN(first_at, excluded.first_at), last_at = MAX(last_at, excluded.last_at)`,
   );
