@@ -14,6 +14,8 @@ export class HeraldMetrics {
   readonly registry = new Registry();
   readonly http: HttpMetrics;
   private readonly runs: Counter<'status'>;
+  /** the counter's child per status, made once: `inc({ status })` checked the label on every run */
+  private readonly runsByStatus = new Map<FinishedRunStatus, ReturnType<Counter<'status'>['labels']>>();
   private readonly heartbeatTurns: Counter<'outcome'>;
 
   /** `retainedBytes`: the bytes of retained webhook payloads, read from the store on each scrape */
@@ -50,7 +52,9 @@ export class HeraldMetrics {
   }
 
   runFinished(status: FinishedRunStatus): void {
-    this.runs.inc({ status });
+    let counter = this.runsByStatus.get(status);
+    if (!counter) this.runsByStatus.set(status, (counter = this.runs.labels(status)));
+    counter.inc();
   }
 
   /** wraps the heartbeat's turn so each one is counted, whatever it ends in */

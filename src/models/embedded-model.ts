@@ -12,11 +12,11 @@ export class EmbeddedModel implements ModelProvider {
   async complete(request: ModelRequest): Promise<ModelResponse> {
     request.signal?.throwIfAborted();
     const full = answer(request);
-    // max_tokens counts whitespace words here, as usage does
-    const words = full.match(/\S+\s*/g) ?? [];
-    const cut = request.maxTokens !== undefined && words.length > request.maxTokens;
-    const text = cut ? words.slice(0, request.maxTokens).join('').trimEnd() : full;
-    return { text, usage: usageOf(request, text), finishReason: cut ? 'length' : 'stop' };
+    // max_tokens counts whitespace words here, as usage does; split into words only to cut (an array of every word per answer otherwise)
+    const fullWords = wordCount(full);
+    const cut = request.maxTokens !== undefined && fullWords > request.maxTokens;
+    const text = cut ? (full.match(/\S+\s*/g) ?? []).slice(0, request.maxTokens).join('').trimEnd() : full;
+    return { text, usage: usageOf(request, cut ? wordCount(text) : fullWords), finishReason: cut ? 'length' : 'stop' };
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
@@ -49,9 +49,8 @@ function oneLine(text: string, max: number): string {
 }
 
 /** a rough whitespace token count: the embedded model has no tokenizer, and clients want usage */
-function usageOf(request: ModelRequest, text: string): ModelUsage {
+function usageOf(request: ModelRequest, completion_tokens: number): ModelUsage {
   const prompt_tokens = request.messages.reduce((n, m) => n + wordCount(m.content), 0);
-  const completion_tokens = wordCount(text);
   return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
 }
 
