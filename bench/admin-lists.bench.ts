@@ -206,18 +206,20 @@ async function appendTurnUs(root: string, file: string, label: string): Promise<
  * queued, claimed, finished), straight on the checkout's migrated file, the statements written out
  * here after its runs repo's (so its indexes and triggers are what differs between checkouts), 16
  * runs to a transaction (a group commit's worth): µs per run, median of 5 rounds of 4000.
+ * `conflict`: the statements' conflict clause, `OR FAIL` as the repo writes them (no statement
+ * journal, src/store/sqlite/group-commit.ts) or '' for SQLite's default ABORT, to show what that costs.
  */
-function runLifeUs(file: string, label: string): number {
+function runLifeUs(file: string, label: string, conflict: 'OR FAIL' | ''): number {
   const db = new Database(file);
   db.pragma('temp_store = MEMORY');
   const mappingColumn = hasColumn(db, 'runs', 'mapping_id');
   const insert = db.prepare(
-    `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until${mappingColumn ? ', mapping_id' : ''})
+    `INSERT ${conflict} INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until${mappingColumn ? ', mapping_id' : ''})
      VALUES (?, 'queued', 'main', 'Bench', ?, 'summarise the open tickets', ?, 0, NULL, NULL, ?, NULL, NULL, NULL, NULL${mappingColumn ? ", 'agent'" : ''})`,
   );
-  const claim = db.prepare("UPDATE runs SET status = 'running', started_at = ?, lease_owner = 'bench', lease_until = ? WHERE id = ?");
+  const claim = db.prepare(`UPDATE ${conflict} runs SET status = 'running', started_at = ?, lease_owner = 'bench', lease_until = ? WHERE id = ?`);
   const finish = db.prepare(
-    "UPDATE runs SET status = 'succeeded', reply = 'ok', finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('queued', 'running') AND waiting = 0 RETURNING session_key",
+    `UPDATE ${conflict} runs SET status = 'succeeded', reply = 'ok', finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('queued', 'running') AND waiting = 0 RETURNING session_key`,
   );
   const action = JSON.stringify({ kind: 'agent', message: 'summarise the open tickets', name: 'Bench', agentId: 'main', wakeMode: 'now', deliver: false, channel: 'last', allowUnsafeExternalContent: false, source: { mappingId: 'agent', path: 'agent' } });
   const rounds: number[] = [];
@@ -226,7 +228,7 @@ function runLifeUs(file: string, label: string): number {
     for (let g = 0; g < 250; g++) {
       db.transaction(() => {
         const now = Date.now();
-        const ids = Array.from({ length: 16 }, (_, i) => `life-${label}-${r}-${g}-${i}`);
+        const ids = Array.from({ length: 16 }, (_, i) => `life-${label}-${conflict}-${r}-${g}-${i}`);
         for (const id of ids) insert.run(id, `hook:${id}`, action, now);
         for (const id of ids) claim.run(now, now + 60_000, id);
         for (const id of ids) finish.get(now, id);
@@ -254,6 +256,7 @@ export async function run(rows = Number(process.env.ADMIN_ROWS ?? 200_000)): Pro
     const results = new Map<string, Map<string, { ms: number; rows: number } | null>>();
     const appends = new Map<string, number>();
     const lives = new Map<string, number>();
+    const aborting = new Map<string, number>();
     for (const [label, root] of roots) {
       const file = path.join(dir, `${label}.db`);
       fs.copyFileSync(template, file);
@@ -262,7 +265,8 @@ export async function run(rows = Number(process.env.ADMIN_ROWS ?? 200_000)): Pro
       for (const c of cases(rows)) measured.set(`${c.list}?${c.filter}`, c.added && label === 'before' ? null : await pageMs(store, c));
       await store.close();
       appends.set(label, await appendTurnUs(root, file, label));
-      lives.set(label, runLifeUs(file, label));
+      lives.set(label, runLifeUs(file, label, 'OR FAIL'));
+      aborting.set(label, runLifeUs(file, label, ''));
       results.set(label, measured);
     }
     const header = ['list', 'filter', ...roots.flatMap(([label]) => [`${label} ms/page`, `${label} rows`])];
@@ -280,6 +284,7 @@ export async function run(rows = Number(process.env.ADMIN_ROWS ?? 200_000)): Pro
       formatTable(['writer', ...roots.map(([label]) => `${label} µs`)], [
         ['a turn of 2 messages appended', ...roots.map(([label]) => appends.get(label)!.toFixed(1))],
         ['a run inserted, claimed and finished', ...roots.map(([label]) => lives.get(label)!.toFixed(1))],
+        ['the same under the default ABORT (statement journal)', ...roots.map(([label]) => aborting.get(label)!.toFixed(1))],
       ]),
     );
   } finally {
