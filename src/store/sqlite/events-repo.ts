@@ -19,6 +19,7 @@ const toEvent = (r: Row): SystemEvent => ({ id: r.id, session: r.session, text: 
  */
 export function eventAppender(db: SqliteDatabase) {
   const last = db.prepare<[string], Pick<Row, 'text' | 'status'>>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
+  // the writes say OR FAIL: a failed one is undone whole by its group commit, no statement journal needed (group-commit.ts)
   const insert = db.prepare<[string, string, number]>("INSERT OR FAIL INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?)");
   // one statement instead of count-then-update: every pending event older than the newest
   // `maxPending` ones (the subquery finds none while there are at most that many)

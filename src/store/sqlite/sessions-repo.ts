@@ -12,6 +12,7 @@ interface Row {
   created_at: number;
 }
 
+// OR FAIL: a failed write is undone whole by its group commit, no statement journal needed (group-commit.ts)
 const COLUMNS = 'INSERT OR FAIL INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES';
 const TUPLE = '(?, ?, ?, ?, ?, ?)';
 const metaText = (m: SessionMessage) => (m.meta ? JSON.stringify(m.meta) : null);
