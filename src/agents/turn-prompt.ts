@@ -32,7 +32,7 @@ export interface TurnPromptInput {
  * `provider` and `resolved` are the first of `refs`, the chain a non-streamed turn falls back along.
  */
 export function assembleTurn(input: TurnPromptInput, models: ModelRegistry, config: HeraldConfig) {
-  const refs = modelChain(config.agents.defaults.model, input.model ?? input.agent.model);
+  const refs = turnModelRefs(config, input.agent, input.model);
   const { provider, resolved } = models.resolve(refs[0]!);
   const instructions = [input.agent.instructions, ...input.history.filter((m) => m.role === 'system').map((m) => m.content)]
     .filter(Boolean)
@@ -55,6 +55,11 @@ export function assembleTurn(input: TurnPromptInput, models: ModelRegistry, conf
     signal: input.signal,
   });
   return { provider, resolved, request, refs };
+}
+
+/** the models a turn of `agent` tries, in order (see modelChain): `model` overrides the agent's own */
+export function turnModelRefs(config: HeraldConfig, agent: AgentConfig, model?: string): string[] {
+  return modelChain(config.agents.defaults.model, model ?? agent.model);
 }
 
 function knowledgeBlock(passages: KnowledgePassage[]): string | undefined {

@@ -31,6 +31,18 @@ export class ModelRegistry {
     }
   }
 
+  /**
+   * true when every model of `refs` answers in this process, with no I/O (the embedded one):
+   * nothing can interrupt such an answer half-way, so its turn needs no AbortSignal. An unknown
+   * ref is not: its turn fails as it would have.
+   */
+  answersInProcess(refs: readonly string[]): boolean {
+    return refs.every((ref) => {
+      const resolved = resolveModelRef(ref, this.config);
+      return resolved !== undefined && this.providers.get(resolved.provider) instanceof EmbeddedModel;
+    });
+  }
+
   /** resolves a ref (validated at config load or request time) to its provider */
   resolve(ref: string): { resolved: ResolvedModel; provider: ModelProvider } {
     const resolved = resolveModelRef(ref, this.config);

@@ -6,12 +6,14 @@ import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';
 import { completeAgentTurn, type AgentTurnDeps } from '../agents/agent-turn.js';
+import { turnModelRefs } from '../agents/turn-prompt.js';
 import type { AgentAction } from '../mappings/hook-action.js';
 import type { CompletedRun, RunCompletion, RunRecord, SessionMessage, Store } from '../store/port.js';
 import type { Heartbeat } from './heartbeat.js';
 import { MAIN_SESSION, MAX_PENDING_EVENTS, type MainSession } from './main-session.js';
 import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
 import { runPrompt } from './run-prompt.js';
+import { RunAbort } from './run-abort.js';
 import { runSummary } from './summary.js';
 import { sessionChains } from '../store/session-chains.js';
 
@@ -68,7 +70,7 @@ const QUICK_TURN_MS = 20;
 export class RunQueue {
   /** this process's identity on claims */
   private readonly owner = randomUUID();
-  private readonly active = new Map<string, { promise: Promise<void>; abort: AbortController }>();
+  private readonly active = new Map<string, { promise: Promise<void>; abort: RunAbort }>();
   private accepting = false;
   private claiming?: Promise<void>;
   /** runs whose completion is being written */
@@ -192,7 +194,7 @@ export class RunQueue {
    * seconds-long p99 on /hooks/agent). Yielding lets pending requests in between runs.
    */
   private begin(run: RunRecord, link: { history?: SessionMessage[]; ahead?: Promise<Carried>; followed?: boolean }): Promise<Carried> {
-    const abort = new AbortController();
+    const abort = new RunAbort();
     // a run behind another of its chain takes the slot when that one hands it on
     let holds = false;
     const hold = (yes: boolean) => {
@@ -260,8 +262,8 @@ export class RunQueue {
   }
 
   /** waits for one of the maxConcurrent turns; false when the run was aborted (shutdown, lost lease) meanwhile */
-  private takeTurn(signal: AbortSignal): boolean | Promise<boolean> {
-    if (signal.aborted) return false;
+  private takeTurn(abort: RunAbort): boolean | Promise<boolean> {
+    if (abort.aborted) return false;
     if (this.turns < this.deps.config.agents.defaults.maxConcurrent) {
       this.turns++;
       return true;
@@ -274,11 +276,11 @@ export class RunQueue {
       };
       // the turn ending hands its place over: `turns` stays as it is
       const wake = () => {
-        signal.removeEventListener('abort', onAbort);
+        stopListening();
         resolve(true);
       };
       this.waitingForTurn.push(wake);
-      signal.addEventListener('abort', onAbort, { once: true });
+      const stopListening = abort.onAbort(onAbort);
     });
   }
 
@@ -313,7 +315,7 @@ export class RunQueue {
    * session's next run needs no read of what this one just wrote). A run of a chain waits for the
    * run ahead to hand its history on, and hands its own on to the run behind once its completion is queued.
    */
-  private async execute(run: RunRecord, controller: AbortController, carried: SessionMessage[] | undefined, chain: ChainLink): Promise<Handover | undefined> {
+  private async execute(run: RunRecord, abort: RunAbort, carried: SessionMessage[] | undefined, chain: ChainLink): Promise<Handover | undefined> {
     const { store, config, logger } = this.deps;
     const { historyLimit } = config.agents.defaults;
     const { id } = run;
@@ -329,9 +331,9 @@ export class RunQueue {
       if (carried === undefined) return this.handBack(id);
     }
     // a run claimed ahead waits for a turn; aborted meanwhile (a shutdown, a lost lease), it is handed back as below
-    const turn = this.takeTurn(controller.signal);
+    const turn = this.takeTurn(abort);
     if (turn !== true && !(await turn)) {
-      if (!(controller.signal.reason instanceof LeaseLost)) await store.runs.release([id], this.owner);
+      if (!(abort.reason instanceof LeaseLost)) await store.runs.release([id], this.owner);
       return undefined;
     }
     // the turn's place is given up once its outcome is known, before the completion is written:
@@ -344,10 +346,13 @@ export class RunQueue {
       this.endTurn(Date.now() - turnStarted);
     };
 
-    // one controller per run: its time limit, a shutdown and a lost lease all abort it, each with its own reason
+    // one abort per run: its time limit, a shutdown and a lost lease all abort it, each with its own reason.
+    // Models answering in-process get no signal (see RunAbort): an abort before their answer is
+    // written is seen when it is (`record`), as the model would have seen it when asked
+    const inProcess = this.deps.turns.models.answersInProcess(turnModelRefs(config, agent, action.model));
     const timeoutMs = (action.timeoutSeconds ?? config.agents.defaults.timeoutSeconds) * 1000;
     const deadlineAt = Date.now() + timeoutMs;
-    const timer = setTimeout(() => controller.abort(new RunTimeout('run timed out')), timeoutMs);
+    const timer = setTimeout(() => abort.abort(new RunTimeout('run timed out')), timeoutMs);
     let history = carried;
     try {
       const prompt = runPrompt(action, run.createdAt);
@@ -366,7 +371,7 @@ export class RunQueue {
         model: action.model,
         retrieve: true,
         options: { thinking: action.thinking },
-        signal: controller.signal,
+        signal: inProcess ? undefined : abort.signal,
         // the primary, then each fallback on an error or when its share of the time limit runs out
         fallbacks: true,
         deadlineAt,
@@ -376,6 +381,7 @@ export class RunQueue {
         answer: () => ({ runId: id }),
         // the transcript is written by the run's completion, with its status and summary, in one transaction
         record: async (transcript, outcome) => {
+          if (inProcess && abort.aborted) throw abort.reason;
           endTurn();
           now = transcript.at(-1)?.createdAt ?? Date.now();
           const asked = transcript.find((m) => m.role === 'user' && m.runId === id);
@@ -407,10 +413,10 @@ export class RunQueue {
     } catch (error) {
       endTurn();
       if (error instanceof StoreFault) throw error.cause;
-      const timedOut = controller.signal.reason instanceof RunTimeout;
-      if (controller.signal.aborted && !timedOut) {
+      const timedOut = abort.reason instanceof RunTimeout;
+      if (abort.aborted && !timedOut) {
         // handed back, queued again: the next claimer (another replica, or this one restarted) runs it
-        if (!(controller.signal.reason instanceof LeaseLost)) await store.runs.release([id], this.owner);
+        if (!(abort.reason instanceof LeaseLost)) await store.runs.release([id], this.owner);
         return undefined;
       }
       const message = timedOut ? `timed out after ${timeoutMs / 1000}s` : describeError(error);

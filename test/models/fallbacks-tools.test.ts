@@ -33,3 +33,16 @@ describe('fallbacks with client tools', () => {
     expect(plain.ref).toBe('embedded/extractive');
   });
 });
+
+describe('models answering in-process', () => {
+  it('are the embedded ones only: a chain with a model over the network, or an unknown one, is not', async () => {
+    const { config } = await loadConfigValue(
+      baseConfig({ models: { providers: { up: { api: 'openai', baseUrl: 'http://127.0.0.1:9/v1' } } } }),
+      path.join(tempDir(), 'herald.json'),
+    );
+    const models = new ModelRegistry(config);
+    expect(models.answersInProcess(['embedded/extractive'])).toBe(true);
+    expect(models.answersInProcess(['embedded/extractive', 'up/gpt-test'])).toBe(false);
+    expect(models.answersInProcess(['nowhere/model'])).toBe(false);
+  });
+});
