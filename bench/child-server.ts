@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 
 /** a server running in its own process, so its CPU and memory are its own */
 export interface ChildServer {
@@ -18,6 +19,11 @@ export interface ChildServerOptions {
   /** the line announcing the listening URL; its first group is the URL */
   listening?: RegExp;
   startTimeoutMs?: number;
+}
+
+/** node's arguments that have a server write a V8 CPU profile into `dir` when it stops (none without one) */
+export function cpuProfileArgs(dir: string | undefined): string[] {
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`] : [];
 }
 
 /** Spawns `node <args>` and resolves with its URL once it prints its listening line. */

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startChildServer, type ChildServer } from './child-server.js';
+import { cpuProfileArgs, startChildServer, type ChildServer } from './child-server.js';
 import { runLoad, type LoadResult } from './load.js';
 import { cpuMillis, trackPeakMemory, waitUntilIdle } from './process-stats.js';
 import { MAPPED_BODY, mappedHookMappings } from './mapped-hook.js';
@@ -120,7 +120,7 @@ const list = (value: string | undefined) => (value ?? '').split(',').map((s) => 
 
 async function startServers(dir: string, options: HooksBenchOptions): Promise<{ heralds: ChildServer[]; baseline: ChildServer }> {
   const logEnv = { HERALD_LOG_LEVEL: options.logLevel };
-  const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfileDir)}`] : [];
+  const profile = cpuProfileArgs(options.cpuProfileDir);
   const roots = options.heraldRoots.length ? options.heraldRoots : [ROOT];
   const heralds: ChildServer[] = [];
   for (const [i, root] of roots.entries()) {
@@ -151,7 +151,7 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<{ 
   }
   const baseline = await startChildServer({
     name: 'baseline',
-    args: [...(options.baselineCpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.baselineCpuProfileDir)}`] : []), '--import', 'tsx', path.join(ROOT, 'bench/baseline-server.ts')],
+    args: [...cpuProfileArgs(options.baselineCpuProfileDir), '--import', 'tsx', path.join(ROOT, 'bench/baseline-server.ts')],
     cwd: ROOT,
     env: { ...logEnv, BASELINE_DB: path.join(dir, 'baseline', 'baseline.db'), BASELINE_TOKEN: HOOK_TOKEN },
   });

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startChildServer, type ChildServer } from './child-server.js';
+import { cpuProfileArgs, startChildServer, type ChildServer } from './child-server.js';
 import { knowledgeSpeed, printKnowledgeSpeed, type SearchFigures } from './knowledge-search.bench.js';
 import { runLoad } from './load.js';
 import { cpuMillis, waitUntilIdle } from './process-stats.js';
@@ -162,7 +162,7 @@ async function startHerald(root: string, name: string, upstream: ChildServer, pr
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 
 async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, settings: ChatSettings): Promise<Pick<PlatformBenchResult, 'chat' | 'firstToken'>> {
-  const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfileDir)}`] : [];
+  const profile = cpuProfileArgs(options.cpuProfileDir);
   const servers: { name: ChatRow['server']; server: ChildServer; headers: Record<string, string> }[] = [{ name: 'upstream direct', server: upstream, headers: {} }];
   const auth = { authorization: `Bearer ${API_KEY}` };
   try {

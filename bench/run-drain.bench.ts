@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { startChildServer, type ChildServer } from './child-server.js';
+import { cpuProfileArgs, startChildServer, type ChildServer } from './child-server.js';
 import { cpuMillis } from './process-stats.js';
 import { formatTable } from './table.js';
 
@@ -48,7 +48,7 @@ const startHerald = (configFile: string): Promise<ChildServer> =>
   startChildServer({
     name: 'herald',
     // DRAIN_CPU_PROFILE=dir: a V8 CPU profile of each herald process, written there when it stops
-    args: [...(process.env.DRAIN_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.DRAIN_CPU_PROFILE}`] : []), path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
+    args: [...cpuProfileArgs(process.env.DRAIN_CPU_PROFILE), path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
     cwd: ROOT,
     env: { HERALD_LOG_LEVEL: 'warn' },
     startTimeoutMs: 120_000,

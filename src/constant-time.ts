@@ -5,14 +5,14 @@ import { timingSafeEqual } from 'node:crypto';
  * of their length the given secret is copied into: an allocation per check cost more than the
  * comparison (0.9 → 0.3 µs). Checks are synchronous, so one buffer per secret is never shared.
  */
-const secrets = new Map<string, { want: Buffer; given: Buffer }>();
+const secrets = new Map<string, { want: Buffer; scratch: Buffer }>();
 
-function secret(expected: string): { want: Buffer; given: Buffer } {
+function secret(expected: string): { want: Buffer; scratch: Buffer } {
   let found = secrets.get(expected);
   if (!found) {
     if (secrets.size >= 64) secrets.clear(); // bounded, should secrets be rotated often
     const want = Buffer.from(expected, 'utf8');
-    found = { want, given: Buffer.alloc(want.byteLength) };
+    found = { want, scratch: Buffer.alloc(want.byteLength) };
     secrets.set(expected, found);
   }
   return found;
@@ -26,7 +26,7 @@ function secret(expected: string): { want: Buffer; given: Buffer } {
  * never passes, since its length differs.
  */
 export function safeEqual(given: string, expected: string): boolean {
-  const { want, given: got } = secret(expected);
+  const { want, scratch: got } = secret(expected);
   got.fill(0);
   const written = got.write(given, 'utf8');
   const sameBytes = timingSafeEqual(got, want);
