@@ -51,7 +51,7 @@ export function runExecutor(
   enqueueEvent: (session: string, text: string, maxPending: number) => unknown,
 ): RunExecutor {
   const queued = db.prepare<[], { rowid: number }>(
-    `SELECT rowid FROM runs INDEXED BY runs_unfinished WHERE status IN ('queued', 'running') AND status = 'queued' ORDER BY status, created_at LIMIT ${HELD}`,
+    `SELECT rowid FROM runs INDEXED BY runs_ready WHERE waiting = 0 AND status IN ('queued', 'running') AND status = 'queued' ORDER BY rowid LIMIT ${HELD}`,
   );
   const claimStatements: Statement<unknown[], QueuedRun>[] = [];
   const claim = (count: number) =>

@@ -52,7 +52,8 @@ const pgSchema = process.env.BASELINE_PG_SCHEMA ?? 'baseline';
 interface BaselineStore {
   /** the id of the event added, undefined when it was a duplicate of the one before */
   enqueueEvent(text: string): Promise<number | undefined>;
-  insertRun(id: string, name: string, sessionKey: string, message: string, action: string): Promise<void> | void;
+  /** `action` as JSON; its mapping and whether its reply is delivered are columns of their own, as herald's */
+  insertRun(id: string, name: string, sessionKey: string, message: string, action: string, mappingId: string, deliver: boolean): Promise<void> | void;
   /** `/hooks/agent-executed`: the runs inserted are executed too (bench/baseline-runs.ts); SQLite only */
   executeRuns?(): void;
   recordReceipt(receipt: BaselineReceipt): Promise<void>;
@@ -60,11 +61,14 @@ interface BaselineStore {
 }
 
 function sqliteStore(): BaselineStore {
-  // the same tables, indexes and pragmas as herald's store, so the insert costs the same
+  // herald's pragmas. The tables: a file the bench made with herald's migrations (its default: every
+  // index and counting trigger herald writes, so the same rows cost the same), or, on a new file,
+  // the tables alone with the indexes the baseline's own reads need (BENCH_BASELINE_SCHEMA=own)
   fs.mkdirSync(path.dirname(dbFile), { recursive: true });
   const db = new Database(dbFile);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
+  db.pragma('temp_store = MEMORY');
   db.pragma('busy_timeout = 5000');
   db.exec(`
     CREATE TABLE IF NOT EXISTS events (
@@ -75,10 +79,10 @@ function sqliteStore(): BaselineStore {
     CREATE INDEX IF NOT EXISTS events_session_id ON events (session, id);
     CREATE TABLE IF NOT EXISTS runs (
       id TEXT PRIMARY KEY, status TEXT NOT NULL, agent_id TEXT NOT NULL, name TEXT NOT NULL,
-      session_key TEXT NOT NULL, message TEXT NOT NULL, action TEXT NOT NULL, reply TEXT, error TEXT,
-      created_at INTEGER NOT NULL, started_at INTEGER, finished_at INTEGER
+      session_key TEXT NOT NULL, message TEXT NOT NULL, action TEXT NOT NULL, mapping_id TEXT, deliver INTEGER NOT NULL DEFAULT 1,
+      reply TEXT, error TEXT, created_at INTEGER NOT NULL, started_at INTEGER, finished_at INTEGER, waiting INTEGER NOT NULL DEFAULT 0
     );
-    CREATE INDEX IF NOT EXISTS runs_unfinished ON runs (status, created_at) WHERE status IN ('queued', 'running');
+    CREATE INDEX IF NOT EXISTS runs_ready ON runs (waiting) WHERE waiting = 0 AND status IN ('queued', 'running');
     ${RECEIPTS_TABLE}
     ${RUN_TABLES}
   `);
@@ -90,8 +94,8 @@ function sqliteStore(): BaselineStore {
     "UPDATE OR FAIL events SET status = 'dropped' WHERE id IN (SELECT id FROM events WHERE session = ? AND status = 'pending' ORDER BY id LIMIT ?)",
   );
   const insertRun = db.prepare(
-    `INSERT OR FAIL INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at)
-     VALUES (?, 'queued', 'main', ?, ?, ?, ?, NULL, NULL, ?, NULL, NULL)`,
+    `INSERT OR FAIL INTO runs (id, status, agent_id, name, session_key, message, action, mapping_id, deliver, reply, error, created_at, started_at, finished_at)
+     VALUES (?, 'queued', 'main', ?, ?, ?, ?, ?, ?, NULL, NULL, ?, NULL, NULL)`,
   );
 
   const insertReceipt = db.prepare(INSERT_RECEIPT_SQLITE);
@@ -110,7 +114,8 @@ function sqliteStore(): BaselineStore {
   return {
     enqueueEvent: (text) => commit(() => enqueueEvent('main', text, MAX_PENDING)),
     executeRuns: () => executor.poke(),
-    insertRun: (id, name, sessionKey, message, action) => commit(() => void insertRun.run(id, name, sessionKey, message, action, Date.now())),
+    insertRun: (id, name, sessionKey, message, action, mappingId, deliver) =>
+      commit(() => void insertRun.run(id, name, sessionKey, message, action, mappingId, deliver ? 1 : 0, Date.now())),
     recordReceipt: (receipt) => commit(() => void insertReceipt.run(...receiptValues(receipt))),
     close: () => void db.close(),
   };
@@ -154,11 +159,11 @@ async function postgresStore(url: string): Promise<BaselineStore> {
     async recordReceipt(receipt) {
       await pool.query(INSERT_RECEIPT_PG, receiptValues(receipt));
     },
-    async insertRun(id, name, sessionKey, message, action) {
+    async insertRun(id, name, sessionKey, message, action, _mappingId, deliver) {
       await pool.query(
         `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at)
-         VALUES ($1, 'queued', 'main', $2, $3, $4, $5::jsonb, TRUE, $6)`,
-        [id, name, sessionKey, message, action, Date.now()],
+         VALUES ($1, 'queued', 'main', $2, $3, $4, $5::jsonb, $6, $7)`,
+        [id, name, sessionKey, message, action, deliver, Date.now()],
       );
     },
     close: () => pool.end(),
@@ -247,7 +252,7 @@ async function wake(body: Record<string, unknown>): Promise<Outcome> {
   return { status: 200, body: { ok: true, mode }, eventId };
 }
 
-async function agent(body: Record<string, unknown>, execute = false): Promise<Outcome> {
+async function agent(body: Record<string, unknown>, mappingId: string, execute = false): Promise<Outcome> {
   if (!nonBlank(body.message)) throw new HttpFault(400, 'message is required (a non-blank string)');
   optional(body, 'name', isString, 'must be a string');
   optional(body, 'sessionKey', (v) => typeof v === 'string' && v.length > 0 && v.length <= 512, 'must be a non-empty string');
@@ -275,9 +280,9 @@ async function agent(body: Record<string, unknown>, execute = false): Promise<Ou
     thinking: body.thinking,
     timeoutSeconds: body.timeoutSeconds,
     allowUnsafeExternalContent: false,
-    source: { mappingId: 'agent', path: 'agent' },
+    source: { mappingId, path: mappingId },
   };
-  await store.insertRun(id, name, sessionKey, body.message, JSON.stringify(action));
+  await store.insertRun(id, name, sessionKey, body.message, JSON.stringify(action), mappingId, action.deliver === true);
   if (execute) store.executeRuns?.();
   return { status: 202, body: { ok: true, runId: id }, runId: id };
 }
@@ -288,14 +293,14 @@ type Handler = (body: Record<string, unknown>, req: http.IncomingMessage) => Pro
 const mappingIds: Record<string, string> = { '/hooks/wake': 'wake', '/hooks/agent': 'agent', '/hooks/agent-executed': 'agent', '/hooks/mapped-wake': 'bench-wake', '/hooks/mapped-agent': 'bench-agent' };
 const routes: Record<string, Handler> = {
   '/hooks/wake': wake,
-  '/hooks/agent': (body) => agent(body),
+  '/hooks/agent': (body) => agent(body, 'agent'),
   // the same, and the run executed after the response (bench/baseline-runs.ts)
-  '/hooks/agent-executed': (body) => agent(body, true),
+  '/hooks/agent-executed': (body) => agent(body, 'agent', true),
   // a mapped hook: schema and templates first, then the same action as /wake or /agent
   '/hooks/mapped-wake': async (payload, req) => wake({ text: await mapped.wake({ payload, headers: req.headers, path: 'mapped-wake' }) }),
   '/hooks/mapped-agent': async (payload, req) => {
     const { message, name } = await mapped.agent({ payload, headers: req.headers, path: 'mapped-agent' });
-    return agent({ message, name, deliver: false });
+    return agent({ message, name, deliver: false }, 'bench-agent');
   },
 };
 

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { baselineSchemaOf, prepareBaselineDatabase, type BaselineSchema } from './baseline-database.js';
 import { cpuProfileArgs, startChildServer, type ChildServer } from './child-server.js';
 import { runLoad, type LoadResult } from './load.js';
 import { cpuMillis, trackPeakMemory, waitUntilIdle } from './process-stats.js';
@@ -21,7 +22,9 @@ import { formatTable, mb, ms } from './table.js';
  * run, each measured in turn after the baseline), BENCH_ENDPOINTS=wake,mapped-wake (a subset),
  * BENCH_LOG_LEVEL (herald's level; warn by default: no access line), BENCH_ROUNDS=<n> (each
  * endpoint n times, the heralds' order rotated each round, then their means: the herald measured
- * second of two has read a few % more CPU than the same code measured first).
+ * second of two has read a few % more CPU than the same code measured first),
+ * BENCH_BASELINE_SCHEMA=herald|own (the baseline's tables: herald's own migrations, the default, or
+ * its own with only the indexes its reads need; bench/baseline-database.ts).
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -44,6 +47,8 @@ export interface HooksBenchOptions {
   logLevel: string;
   /** each endpoint this many times, the heralds' order rotated each round (an A/B without the order's bias) */
   rounds: number;
+  /** the tables the baseline writes into (bench/baseline-database.ts) */
+  baselineSchema: BaselineSchema;
 }
 
 export interface HooksBenchRow extends LoadResult {
@@ -108,6 +113,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): HooksBench
     endpoints: env.BENCH_ENDPOINTS ? list(env.BENCH_ENDPOINTS).map((e) => e.replace(/^\/?(hooks\/)?/, '')) : undefined,
     logLevel: env.BENCH_LOG_LEVEL || 'warn',
     rounds: Math.max(1, Math.floor(number('BENCH_ROUNDS', 1))),
+    baselineSchema: baselineSchemaOf(env.BENCH_BASELINE_SCHEMA),
   };
 }
 
@@ -149,11 +155,13 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<{ 
       }),
     );
   }
+  const baselineDb = path.join(dir, 'baseline', 'baseline.db');
+  prepareBaselineDatabase(baselineDb, options.baselineSchema);
   const baseline = await startChildServer({
     name: 'baseline',
     args: [...cpuProfileArgs(options.baselineCpuProfileDir), '--import', 'tsx', path.join(ROOT, 'bench/baseline-server.ts')],
     cwd: ROOT,
-    env: { ...logEnv, BASELINE_DB: path.join(dir, 'baseline', 'baseline.db'), BASELINE_TOKEN: HOOK_TOKEN },
+    env: { ...logEnv, BASELINE_DB: baselineDb, BASELINE_TOKEN: HOOK_TOKEN },
   });
   return { heralds, baseline };
 }
@@ -286,6 +294,11 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('  and the same durable SQLite insert (better-sqlite3, WAL) with the same group commit (the writes of one event-loop turn in');
   console.log('  one transaction) before responding: an events row for wake, a runs row for agent; after the response, both write the');
   console.log('  request\'s receipt (the same receipts row, a UUID v7 id, through the same group commit).');
+  console.log(
+    options.baselineSchema === 'herald'
+      ? '- The baseline writes into tables made by herald\'s migrations (BENCH_BASELINE_SCHEMA=herald): the same indexes and counting triggers.'
+      : '- The baseline writes into its own tables (BENCH_BASELINE_SCHEMA=own): herald\'s list indexes and counting triggers are extra work herald does.',
+  );
   console.log('- mapped-wake / mapped-agent: both validate the payload with ajv (+ ajv-formats, compiled once) and render JSONata templates');
   console.log('  (bench/mapped-hook.ts) before the same insert; herald also copies the payload without prototype keys first.');
   console.log('- herald also does what the baseline does not: after a wake (mode now) it runs heartbeat turns with the embedded model,');
