@@ -290,7 +290,7 @@ async function agent(body: Record<string, unknown>, mappingId: string, execute =
 const mapped = mappedHooks();
 type Handler = (body: Record<string, unknown>, req: http.IncomingMessage) => Promise<Outcome>;
 /** the mapping id herald's receipt names for each path */
-const mappingIds: Record<string, string> = { '/hooks/wake': 'wake', '/hooks/agent': 'agent', '/hooks/agent-executed': 'agent', '/hooks/mapped-wake': 'bench-wake', '/hooks/mapped-agent': 'bench-agent' };
+const mappingIds: Record<string, string> = { '/hooks/wake': 'wake', '/hooks/agent': 'agent', '/hooks/agent-executed': 'agent', '/hooks/mapped-wake': 'bench-wake', '/hooks/mapped-agent': 'bench-agent', '/hooks/mapped-agent-executed': 'bench-agent' };
 const routes: Record<string, Handler> = {
   '/hooks/wake': wake,
   '/hooks/agent': (body) => agent(body, 'agent'),
@@ -301,6 +301,10 @@ const routes: Record<string, Handler> = {
   '/hooks/mapped-agent': async (payload, req) => {
     const { message, name } = await mapped.agent({ payload, headers: req.headers, path: 'mapped-agent' });
     return agent({ message, name, deliver: false }, 'bench-agent');
+  },
+  '/hooks/mapped-agent-executed': async (payload, req) => {
+    const { message, name } = await mapped.agent({ payload, headers: req.headers, path: 'mapped-agent' });
+    return agent({ message, name, deliver: false }, 'bench-agent', true);
   },
 };
 

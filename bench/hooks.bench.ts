@@ -95,6 +95,13 @@ const endpoints: Endpoint[] = [
   // mapped hooks (bench/mapped-hook.ts): JSON Schema + JSONata templates, then a wake or an agent run
   { path: '/hooks/mapped-wake', body: (tag) => MAPPED_BODY.replace('{n}', `${tag} {n}`) },
   { path: '/hooks/mapped-agent', body: (tag) => MAPPED_BODY.replace('{n}', `${tag} {n}`) },
+  {
+    path: '/hooks/mapped-agent',
+    name: 'mapped-agent-executed',
+    label: '/hooks/mapped-agent, both execute runs',
+    baselinePath: '/hooks/mapped-agent-executed',
+    body: (tag) => MAPPED_BODY.replace('{n}', `${tag} {n}`),
+  },
 ];
 
 export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): HooksBenchOptions {
