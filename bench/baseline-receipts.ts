@@ -55,7 +55,7 @@ export function receiptValues(r: BaselineReceipt): unknown[] {
     r.clientAddress, r.bodyBytes, Math.round(r.latencyMs * 100) / 100];
 }
 
-/** RFC 9562 v7: 48 bits of Unix milliseconds, then randomUUID()'s random bits (as herald's src/uuid-v7.ts) */
+/** RFC 9562 v7: 48 bits of Unix milliseconds, then randomUUID()'s random bits (as herald's src/time/uuid-v7.ts) */
 export function uuidV7(now = Date.now()): string {
   const random = randomUUID();
   const time = now.toString(16).padStart(12, '0');

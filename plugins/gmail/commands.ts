@@ -1,5 +1,5 @@
 import type { PluginCommand } from '../../src/plugins/sdk.js';
-import { SETUP_USAGE, setupOptionSpec } from './setup-options.js';
+import { SETUP_USAGE, setupOptionSpec } from './setup/setup-options.js';
 
 const { help: _help, ...setupOptions } = setupOptionSpec;
 
@@ -12,13 +12,13 @@ export const gmailCommands: PluginCommand[] = [
     // the option list with its defaults, as the setup usage text says it
     details: SETUP_USAGE.split('\n').slice(2).join('\n').trimEnd(),
     options: setupOptions,
-    run: async (argv, ctx) => (await import('./setup-command.js')).setupCommand(argv, ctx),
+    run: async (argv, ctx) => (await import('./setup/setup-command.js')).setupCommand(argv, ctx),
   },
   {
     path: ['webhooks', 'gmail', 'run'],
     summary: 'run the Gmail watcher alone (serve runs it too)',
     options: { config: { type: 'string', short: 'c', arg: 'FILE', help: 'the config file (default: $HERALD_CONFIG, else ./herald.json5)' } },
     details: 'Runs until SIGINT/SIGTERM, with the hooks.gmail settings `webhooks gmail setup` wrote.',
-    run: async (argv, ctx) => (await import('./run-command.js')).runCommand(argv, ctx),
+    run: async (argv, ctx) => (await import('./setup/run-command.js')).runCommand(argv, ctx),
   },
 ];

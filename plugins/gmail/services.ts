@@ -1,7 +1,7 @@
 import type { PluginContext, PluginInstance } from '../../src/plugins/sdk.js';
 import type { GmailConfig } from './config.js';
-import { tailscaleExposure } from './tailscale.js';
-import { watcherFaults, watcherFromConfig } from './watcher-from-config.js';
+import { tailscaleExposure } from './setup/tailscale.js';
+import { watcherFaults, watcherFromConfig } from './watcher/watcher-from-config.js';
 
 /**
  * The watcher inside `serve`: only when hooks.enabled and hooks.gmail.account are set and

@@ -1,4 +1,4 @@
-import { deadline, type Deadline } from '../deadline.js';
+import { deadline, type Deadline } from '../time/deadline.js';
 import type { ModelOptions } from '../models/provider.js';
 import type { AgentConfig } from './agent-directory.js';
 import { runAgentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome } from './agent-turn.js';

@@ -1,4 +1,4 @@
-import { deadline } from '../deadline.js';
+import { deadline } from '../time/deadline.js';
 import { HeraldError } from '../errors.js';
 import type { ModelOptions } from '../models/provider.js';
 import { randomHex, timeOrderedHex } from '../platform/random-hex.js';

@@ -6,11 +6,11 @@ import { ConfigError } from '../errors.js';
 import { loadConfigFile } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugins/sdk.js';
 import { writeStarterConfig, type StarterSecrets } from '../config/starter-config.js';
-import { createGateway } from '../gateway.js';
-import { createLogger, wantsPretty } from '../log.js';
+import { createGateway } from '../gateway/gateway.js';
+import { createLogger, wantsPretty } from '../log/log.js';
 import { configPathFrom } from './config-path.js';
 import type { CliIo } from './cli-io.js';
-import { restoreYoungGenerationGrowth } from '../young-generation.js';
+import { restoreYoungGenerationGrowth } from '../gateway/young-generation.js';
 
 /** `herald serve`: the gateway. Writes a starter config on first run, then listens until a signal. */
 export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
@@ -95,18 +95,23 @@ async function shutdown(server: ServerType, gateway: Awaited<ReturnType<typeof c
   await new Promise<void>((resolve) => gateway.logger.flush(() => resolve()));
 }
 
+/**
+ * The secrets as shell lines whose names are the docs' (`$HOOK_TOKEN`, `$GATEWAY_TOKEN`,
+ * `$HERALD_API_KEY`): pasted into a shell, every curl line of the docs runs as printed.
+ */
 function printStarterSecrets(io: CliIo, secrets: StarterSecrets, file: string): void {
   io.err('');
   io.err(`The starter config ${file} holds these new secrets (shown once; they stay in the file):`);
-  io.err(`hook token:    ${secrets.hookToken}`);
-  io.err(`gateway token: ${secrets.gatewayToken}`);
-  io.err(`API key:       ${secrets.apiKey}`);
+  io.err(`  export HOOK_TOKEN=${secrets.hookToken}`);
+  io.err(`  export GATEWAY_TOKEN=${secrets.gatewayToken}`);
+  io.err(`  export HERALD_API_KEY=${secrets.apiKey}`);
 }
 
 function printStarterHelp(io: CliIo, base: string, hooksPath: string, secrets: StarterSecrets, file: string): void {
   printStarterSecrets(io, secrets, file);
-  io.err('Try it:');
-  io.err(`  curl -s -X POST ${base}${hooksPath}/wake -H 'Authorization: Bearer ${secrets.hookToken}' -H 'Content-Type: application/json' -d '{"text":"Hello from curl"}'`);
-  io.err(`  curl -s -X POST ${base}${hooksPath}/agent -H 'Authorization: Bearer ${secrets.hookToken}' -H 'Content-Type: application/json' -d '{"message":"Summarise the day","deliver":false}'`);
+  io.err(`Console: ${base}/console (sign in with the gateway token)`);
+  io.err('Try it (after the export lines above):');
+  io.err(`  curl -s -X POST ${base}${hooksPath}/wake -H "Authorization: Bearer $HOOK_TOKEN" -H 'Content-Type: application/json' -d '{"text":"Hello from curl"}'`);
+  io.err(`  curl -s -X POST ${base}${hooksPath}/agent -H "Authorization: Bearer $HOOK_TOKEN" -H 'Content-Type: application/json' -d '{"message":"Summarise the day","deliver":false}'`);
   io.err('');
 }

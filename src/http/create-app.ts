@@ -12,7 +12,7 @@ import { consoleRoutes } from './console/console-routes.js';
 import { ConsoleSessions } from './console/console-session.js';
 import type { Store } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
-import type { ReloadResult } from '../gateway-reload.js';
+import type { ReloadResult } from '../gateway/gateway-reload.js';
 import { adminRoutes } from './admin/admin-routes.js';
 import { reloadRoute } from './admin/reload-route.js';
 import { errorHandler, errorResponse } from './error-handler.js';
@@ -78,6 +78,8 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/admin', adminRoutes({ ...deps, limiter: operatorLimiter, sessions }));
   if (deps.operator && deps.config.gateway.console.enabled) {
     app.route('/console', consoleRoutes({ config: deps.config, limiter: operatorLimiter, sessions }));
+    // a browser pointed at the gateway's address lands on the console, not on a JSON 404
+    app.get('/', (c) => c.redirect('/console', 302));
   }
   for (const mount of deps.mounts ?? []) app.route(mount.path, mount.app);
   return app;

@@ -2,7 +2,7 @@ import type { Context, ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { errorCatalog, HeraldError } from '../errors.js';
-import { errorDetail } from '../log-detail.js';
+import { errorDetail } from '../log/log-detail.js';
 
 /** the OpenAI error type of each status, for the /v1 surface */
 export function openaiType(status: number): string {

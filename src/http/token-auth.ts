@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { HeraldError } from '../errors.js';
-import { safeEqual } from '../constant-time.js';
+import { safeEqual } from '../utils/constant-time.js';
 import type { FailedAuthLimiter } from './failed-auth-limiter.js';
 
 /**

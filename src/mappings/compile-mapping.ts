@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { errorDetail } from '../log-detail.js';
+import { errorDetail } from '../log/log-detail.js';
 import { HeraldError } from '../errors.js';
 import type { CompiledMapping, MappingOutcome, PreparedMapping } from './compiled-mapping.js';
 import { validateAction, type ActionContext, type HookAction } from './hook-action.js';

@@ -1,4 +1,4 @@
-import { RUNS_COMPILED } from '../install-layout.js';
+import { RUNS_COMPILED } from '../gateway/install-layout.js';
 
 let registered: Promise<void> | undefined;
 

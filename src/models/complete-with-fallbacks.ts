@@ -1,4 +1,4 @@
-import { deadline } from '../deadline.js';
+import { deadline } from '../time/deadline.js';
 import type { ModelRegistry } from './model-registry.js';
 import { needsClientTools, type ModelRequest, type ModelResponse } from './provider.js';
 

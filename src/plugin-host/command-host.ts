@@ -1,4 +1,4 @@
-import { createLogger } from '../log.js';
+import { createLogger } from '../log/log.js';
 import { openStore } from '../store/open-store.js';
 import type { PluginCommandHost, PluginDefinition } from '../plugins/sdk.js';
 import { stateFor } from './instantiate.js';

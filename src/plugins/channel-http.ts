@@ -1,4 +1,4 @@
-import { deadline } from '../deadline.js';
+import { deadline } from '../time/deadline.js';
 import { ChannelError } from './sdk.js';
 
 /** the limit of one request when the caller gives none */

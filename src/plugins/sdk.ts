@@ -4,7 +4,7 @@ import type { MappingConfig } from '../config/mapping-schema.js';
 
 // the few host helpers a plugin may use, handed on here so a plugin imports the SDK and nothing else
 export type { MappingConfig } from '../config/mapping-schema.js';
-export { safeEqual } from '../constant-time.js';
+export { safeEqual } from '../utils/constant-time.js';
 
 /**
  * The plugin SDK: the only part of herald a plugin imports. A plugin is one folder under
@@ -215,4 +215,4 @@ export class ChannelError extends Error {
   }
 }
 
-export { deadline, withDeadline, type Deadline } from '../deadline.js';
+export { deadline, withDeadline, type Deadline } from '../time/deadline.js';

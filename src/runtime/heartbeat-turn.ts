@@ -3,7 +3,7 @@ import type { HeraldConfig } from '../config/schema.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';
 import { completeAgentTurn, type AgentTurnDeps } from '../agents/agent-turn.js';
 import type { Store, SystemEvent } from '../store/port.js';
-import { deadline } from '../deadline.js';
+import { deadline } from '../time/deadline.js';
 import { MAIN_SESSION } from './main-session.js';
 import { untrustedNotice } from './summary.js';
 import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { uuidV7 } from '../uuid-v7.js';
+import { uuidV7 } from '../time/uuid-v7.js';
 import { HeraldError } from '../errors.js';
 import type { IdempotencyRepo } from '../store/port.js';
 

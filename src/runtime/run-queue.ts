@@ -1,7 +1,7 @@
-import { errorDetail, verboseErrors } from '../log-detail.js';
+import { errorDetail, verboseErrors } from '../log/log-detail.js';
 import { providerFailureFields } from '../models/provider-failure.js';
 import { randomUUID } from 'node:crypto';
-import { uuidV7 } from '../uuid-v7.js';
+import { uuidV7 } from '../time/uuid-v7.js';
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';

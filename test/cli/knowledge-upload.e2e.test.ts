@@ -65,7 +65,7 @@ describe('herald serve, first start on a taken port', () => {
       const spawned = spawnHerald(['serve', '--config', file, '--port', String(port)]);
       expect(await spawned.exited).toBe(1);
       expect(spawned.stderr()).toMatch(/already in use/);
-      const token = spawned.stderr().match(/hook token: +(\S+)/)?.[1];
+      const token = spawned.stderr().match(/export HOOK_TOKEN=(\S+)/)?.[1];
       expect(token).toBeDefined();
       expect(fs.readFileSync(file, 'utf8')).toContain(token!);
       expect(spawned.stdout()).not.toContain(token!);

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -29,17 +30,18 @@ describe('herald serve (spawned)', { timeout: 90_000 }, () => {
     expect(out).toContain(`config: ${file}`);
     const url = out.match(/herald listening on (http:\/\/127\.0\.0\.1:\d+)/)![1]!;
 
+    // the export lines and the curl lines, run by a shell exactly as printed
+    const exports = out.split('\n').filter((l) => l.trim().startsWith('export '));
+    expect(exports.map((l) => l.trim().split('=')[0])).toEqual(['export HOOK_TOKEN', 'export GATEWAY_TOKEN', 'export HERALD_API_KEY']);
+    expect(out).toContain(`Console: ${url}/console`);
     const curls = out.split('\n').filter((l) => l.trim().startsWith('curl '));
     expect(curls).toHaveLength(2);
     for (const line of curls) {
-      // run what the line says: URL, headers and body as printed
-      const target = line.match(/-X POST (\S+)/)![1]!;
-      expect(target.startsWith(url)).toBe(true);
-      const headers = Object.fromEntries([...line.matchAll(/-H '([^:']+): ([^']+)'/g)].map((m) => [m[1]!, m[2]!]));
-      const body = line.match(/-d '([^']+)'/)![1]!;
-      const res = await fetch(target, { method: 'POST', headers, body });
-      expect([200, 202]).toContain(res.status);
-      expect(await res.json()).toMatchObject({ ok: true });
+      expect(line.match(/-X POST (\S+)/)![1]!.startsWith(url)).toBe(true);
+      const run = spawnSync('bash', ['-c', [...exports, `${line.trim()} -w ' %{http_code}'`].join('\n')], { encoding: 'utf8' });
+      const [body, status] = [run.stdout.slice(0, run.stdout.lastIndexOf(' ')), run.stdout.slice(run.stdout.lastIndexOf(' ') + 1)];
+      expect(['200', '202']).toContain(status);
+      expect(JSON.parse(body)).toMatchObject({ ok: true });
     }
 
     // the starter config is a real, valid config: it has hooks on and the agent main
@@ -52,7 +54,7 @@ describe('herald serve (spawned)', { timeout: 90_000 }, () => {
     expect(spawned.stdout()).toMatch(/"msg":"shutting down"/);
     // stdout is the log stream: JSON lines only, the secrets and banner never in it
     for (const line of spawned.stdout().split('\n').filter(Boolean)) expect(() => JSON.parse(line), line).not.toThrow();
-    expect(spawned.stdout()).not.toContain(out.match(/hook token: +(\S+)/)![1]!);
+    expect(spawned.stdout()).not.toContain(out.match(/export HOOK_TOKEN=(\S+)/)![1]!);
     expect(fs.existsSync(path.join(dir, 'data', 'herald.db'))).toBe(true);
   });
 
@@ -72,7 +74,7 @@ describe('herald serve (spawned)', { timeout: 90_000 }, () => {
     await spawned.waitFor(/curl[^\n]*\/agent[^\n]*\n/);
     expect(fs.readFileSync(file, 'utf8')).toMatch(/^hooks:\n {2}enabled: true$/m);
     const url = spawned.stderr().match(/herald listening on (http:\/\/\S+)/)![1]!;
-    const token = spawned.stderr().match(/hook token: +(\S+)/)![1]!;
+    const token = spawned.stderr().match(/export HOOK_TOKEN=(\S+)/)![1]!;
     const wake = await fetch(`${url}/hooks/wake`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{"text":"yaml"}' });
     expect(wake.status).toBe(200);
     spawned.child.kill('SIGTERM');

@@ -13,10 +13,13 @@ function bundledSources(file) {
   return Object.keys(inputs).map((input) => `${path.join(root, input)}\n`).join('');
 }
 
+// a package's own dist/ (tsx's, when herald runs from its sources) is not herald's bundle
+const isHeraldBundle = (file) => file.includes('/dist/') && !file.includes('/node_modules/');
+
 export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
   let line = `${resolved.url}\n`;
-  if (resolved.url.startsWith('file:') && fileURLToPath(resolved.url).includes('/dist/')) line += bundledSources(fileURLToPath(resolved.url));
+  if (resolved.url.startsWith('file:') && isHeraldBundle(fileURLToPath(resolved.url))) line += bundledSources(fileURLToPath(resolved.url));
   fs.appendFileSync(process.env.HERALD_TRACE_LOADS, line);
   return resolved;
 }

@@ -4,8 +4,8 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigFile, main } from '../helpers/builtins.js';
-import { createGateway } from '../../src/gateway.js';
-import { createLogger } from '../../src/log.js';
+import { createGateway } from '../../src/gateway/gateway.js';
+import { createLogger } from '../../src/log/log.js';
 import { tempDir } from '../helpers/start-herald.js';
 
 /**

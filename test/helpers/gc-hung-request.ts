@@ -6,12 +6,12 @@
  */
 import http from 'node:http';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../src/log.js';
-import { deadline } from '../../src/deadline.js';
+import { createLogger } from '../../src/log/log.js';
+import { deadline } from '../../src/time/deadline.js';
 import { OpenAIModel } from '../../src/models/openai-model.js';
 import { telegramPlugin } from '../../plugins/telegram/manifest.js';
 import { msteamsPlugin } from '../../plugins/msteams/manifest.js';
-import { googleRequest } from '../../plugins/gmail/google-api.js';
+import { googleRequest } from '../../plugins/gmail/google/google-api.js';
 import type { PluginDefinition } from '../../src/plugins/sdk.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;

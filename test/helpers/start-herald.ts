@@ -4,8 +4,8 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { serve, type ServerType } from '@hono/node-server';
 import { loadConfigFile } from './builtins.js';
-import { createGateway, type Gateway } from '../../src/gateway.js';
-import { createLogger } from '../../src/log.js';
+import { createGateway, type Gateway } from '../../src/gateway/gateway.js';
+import { createLogger } from '../../src/log/log.js';
 import { PG_URL, uniqueSchema } from './postgres.js';
 
 export const HOOK_TOKEN = 'hook-token-0123456789abcdef';

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach } from 'vitest';
 import { loadConfigValue } from '../helpers/builtins.js';
-import { createGateway, type Gateway } from '../../src/gateway.js';
-import { createLogger } from '../../src/log.js';
+import { createGateway, type Gateway } from '../../src/gateway/gateway.js';
+import { createLogger } from '../../src/log/log.js';
 import { baseConfig, tempDir } from '../helpers/start-herald.js';
 
 export interface TestApp {

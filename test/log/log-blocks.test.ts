@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LogBlocks } from '../../src/log-blocks.js';
+import { LogBlocks } from '../../src/log/log-blocks.js';
 
 /** what reached the destination, one entry per write */
 function recorder() {
@@ -54,7 +54,7 @@ describe('log lines written in blocks', () => {
 
   it('passes every line to a herald process\'s stdout before it exits', async () => {
     const { execFileSync } = await import('node:child_process');
-    const script = `import { createLogger } from ${JSON.stringify(path.resolve('src/log.ts'))};
+    const script = `import { createLogger } from ${JSON.stringify(path.resolve('src/log/log.ts'))};
       const logger = createLogger({ level: 'info' });
       for (let i = 0; i < 3; i++) logger.info({ n: i }, 'line');
       process.exit(0);`;

@@ -3,8 +3,8 @@ import { Writable } from 'node:stream';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfigValue } from '../helpers/builtins.js';
-import { createGateway, type Gateway } from '../../src/gateway.js';
-import { createLogger } from '../../src/log.js';
+import { createGateway, type Gateway } from '../../src/gateway/gateway.js';
+import { createLogger } from '../../src/log/log.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 import { baseConfig, eventually, GATEWAY_TOKEN, HOOK_TOKEN, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
 

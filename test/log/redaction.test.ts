@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/log.js';
 import { testApp } from '../http/app-fixture.js';
 import { HOOK_TOKEN } from '../helpers/start-herald.js';
 

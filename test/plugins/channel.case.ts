@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/log.js';
 import { ChannelError, type ChannelAdapter, type ChannelMessage, type PluginDefinition } from '../../src/plugins/sdk.js';
 import { startFakeServer, type FakeResponse, type FakeServer, type RecordedRequest } from '../helpers/fake-server.js';
 

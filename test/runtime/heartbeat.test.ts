@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Heartbeat } from '../../src/runtime/heartbeat.js';
 import { parseDuration } from '../../src/runtime/duration.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/log/log.js';
 import { runSummary } from '../../src/runtime/summary.js';
 
 const logger = createLogger({ level: 'silent' });

@@ -1,5 +1,5 @@
 import { HeraldError } from '../../errors.js';
-import { isoTime as iso } from '../../iso-time.js';
+import { isoTime as iso } from '../../time/iso-time.js';
 import type { ListCursor, ReceiptRecord, RunRecord, SessionSummary, SystemEvent } from '../../store/port.js';
 
 /** an opaque cursor: base64url of [time, id] of the last row of a page */

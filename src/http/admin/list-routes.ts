@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { defaultAgent } from '../../config/default-agent.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
-import { isoTime as iso } from '../../iso-time.js';
+import { isoTime as iso } from '../../time/iso-time.js';
 import type { ReplyDelivery } from '../../runtime/reply-delivery.js';
 import { deliveryView } from '../../runtime/delivery-view.js';
 import type { Store } from '../../store/port.js';

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import { isoTime as iso } from '../../iso-time.js';
+import { isoTime as iso } from '../../time/iso-time.js';
 import { LiveFeed } from '../../runtime/operator/live-feed.js';
 import type { MinuteCount, Store } from '../../store/port.js';
 import type { StoreProbe } from '../../store/store-probe.js';

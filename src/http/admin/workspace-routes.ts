@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { HeraldError } from '../../errors.js';
-import { isoTime as iso } from '../../iso-time.js';
+import { isoTime as iso } from '../../time/iso-time.js';
 import { generateApiKey, hashApiKey } from '../../platform/api-keys.js';
 import { knowledgeRoutes } from '../platform/knowledge-routes.js';
 import { bearerSecurity } from './admin-app.js';

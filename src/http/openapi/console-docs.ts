@@ -8,6 +8,13 @@ const signedIn = z.object({ ok: z.literal(true), csrf: z.string().describe('Send
 export const consoleDocs = defineRoutes('root', [
   {
     method: 'get',
+    path: '/',
+    summary: 'Redirects a browser to the console',
+    security: 'none',
+    responses: { 302: { description: 'Location: /console.' } },
+  },
+  {
+    method: 'get',
     path: '/console',
     summary: 'The operator console (HTML; sign in with the gateway token)',
     security: 'none',

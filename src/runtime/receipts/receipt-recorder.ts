@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { MappingsEngine } from '../../mappings/mappings-engine.js';
 import type { ReceiptAuth, ReceiptOutcome, ReceiptRecord, RetainedPayload, Store } from '../../store/port.js';
-import { uuidV7 } from '../../uuid-v7.js';
+import { uuidV7 } from '../../time/uuid-v7.js';
 import { retainableHeaders } from './retainable-headers.js';
 
 /** What the webhook surface knows of one request once it has answered it. */

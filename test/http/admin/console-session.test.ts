@@ -65,4 +65,12 @@ describe('the console session on the admin API', () => {
     const cross = await app.request('/console/session', { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://evil.example' }, body: JSON.stringify({ token: GATEWAY_TOKEN }) });
     expect(cross.status).toBe(403);
   });
+
+  it('leads a browser at the gateway address to the console; without the console, / is a 404', async () => {
+    const res = await (await testApp()).request('/');
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/console');
+    const without = await (await testApp({ gateway: { console: { enabled: false } } })).request('/');
+    expect(without.status).toBe(404);
+  });
 });

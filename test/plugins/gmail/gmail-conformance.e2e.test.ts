@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { GmailWatcher } from '../../../plugins/gmail/gmail-watcher.js';
+import type { GmailWatcher } from '../../../plugins/gmail/watcher/gmail-watcher.js';
 import { gmailConfigSchema } from '../../../plugins/gmail/config.js';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
 import { baseConfig, eventually, startHerald, type RunningHerald } from '../../helpers/start-herald.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hookRouteFault } from '../../../plugins/gmail/watcher-from-config.js';
+import { hookRouteFault } from '../../../plugins/gmail/watcher/watcher-from-config.js';
 
 const host = (hooks: { presets?: string[]; mappings?: { match?: { path?: string; source?: string } }[] }) =>
   ({ hooks: { enabled: true, token: 't', path: '/hooks', presets: [], mappings: [], ...hooks }, gateway: { host: '127.0.0.1', port: 8787 } }) as never;

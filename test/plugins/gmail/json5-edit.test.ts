@@ -1,6 +1,6 @@
 import JSON5 from 'json5';
 import { describe, expect, it } from 'vitest';
-import { setJson5Path } from '../../../plugins/gmail/json5-edit.js';
+import { setJson5Path } from '../../../plugins/gmail/setup/json5-edit.js';
 
 describe('JSON5 textual edits', () => {
   const text = `// head

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cutToBytes, messageText, summarizeMessage } from '../../../plugins/gmail/message-decode.js';
-import { parsePushEnvelope } from '../../../plugins/gmail/push-endpoint.js';
+import { cutToBytes, messageText, summarizeMessage } from '../../../plugins/gmail/watcher/message-decode.js';
+import { parsePushEnvelope } from '../../../plugins/gmail/watcher/push-endpoint.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64url');
 

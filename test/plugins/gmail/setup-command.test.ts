@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import JSON5 from 'json5';
 import YAML from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { setupCommand } from '../../../plugins/gmail/setup-command.js';
+import { setupCommand } from '../../../plugins/gmail/setup/setup-command.js';
 import { main } from '../../helpers/builtins.js';
 import type { CliIo } from '../../../src/cli/cli-io.js';
 import { builtinPlugins, loadConfigFile } from '../../helpers/builtins.js';

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gmailConfigSchema } from '../../../plugins/gmail/config.js';
-import { tailscaleExposure } from '../../../plugins/gmail/tailscale.js';
-import { createLogger } from '../../../src/log.js';
+import { tailscaleExposure } from '../../../plugins/gmail/setup/tailscale.js';
+import { createLogger } from '../../../src/log/log.js';
 import { tempDir } from '../../helpers/start-herald.js';
 
 const logger = createLogger({ level: 'silent' });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { GmailWatcher } from '../../../plugins/gmail/gmail-watcher.js';
+import type { GmailWatcher } from '../../../plugins/gmail/watcher/gmail-watcher.js';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
 import { baseConfig, eventually, startHerald, tempDir, HOOK_TOKEN } from '../../helpers/start-herald.js';
 import { CLIENT_ID, CLIENT_SECRET, FakeGoogle, REFRESH_TOKEN, pushEnvelope } from './fake-google.js';

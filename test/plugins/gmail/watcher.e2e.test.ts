@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { GmailWatcher } from '../../../plugins/gmail/gmail-watcher.js';
+import type { GmailWatcher } from '../../../plugins/gmail/watcher/gmail-watcher.js';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
 import { GATEWAY_TOKEN, HOOK_TOKEN, baseConfig, eventually, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
 import { ACCESS_TOKEN, CLIENT_ID, CLIENT_SECRET, FakeGoogle, REFRESH_TOKEN, pushEnvelope } from './fake-google.js';

@@ -1,17 +1,17 @@
 import type { Logger } from 'pino';
-import type { AgentDirectory } from './agents/agent-directory.js';
-import type { HeraldConfig } from './config/schema.js';
-import type { OperatorDeps } from './http/admin/operator-deps.js';
-import type { KnowledgeIndex } from './knowledge/knowledge-index.js';
-import type { ParsePool } from './knowledge/parse-pool.js';
-import type { ActionContext } from './mappings/hook-action.js';
-import type { MappingsEngine } from './mappings/mappings-engine.js';
-import type { DispatchAction } from './runtime/dispatch-action.js';
-import { MappingLab } from './runtime/operator/mapping-lab.js';
-import { replayReceipt } from './runtime/operator/replay-receipt.js';
-import type { ReceiptRecorder } from './runtime/receipts/receipt-recorder.js';
-import type { RunQueue } from './runtime/run-queue.js';
-import type { Store } from './store/port.js';
+import type { AgentDirectory } from '../agents/agent-directory.js';
+import type { HeraldConfig } from '../config/schema.js';
+import type { OperatorDeps } from '../http/admin/operator-deps.js';
+import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
+import type { ParsePool } from '../knowledge/parse-pool.js';
+import type { ActionContext } from '../mappings/hook-action.js';
+import type { MappingsEngine } from '../mappings/mappings-engine.js';
+import type { DispatchAction } from '../runtime/dispatch-action.js';
+import { MappingLab } from '../runtime/operator/mapping-lab.js';
+import { replayReceipt } from '../runtime/operator/replay-receipt.js';
+import type { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
+import type { RunQueue } from '../runtime/run-queue.js';
+import type { Store } from '../store/port.js';
 
 /** Assembles the operator's use cases for the admin API and the console (part of the composition root). */
 export function operatorDeps(deps: {

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { GmailMessage, GmailMessagePart } from './gmail-api.js';
+import type { GmailMessage, GmailMessagePart } from '../google/gmail-api.js';
 import { charsetOf, decodeBytes, decodeHeaderValue } from './mime-text.js';
 
 // html-to-text (~10 MB with its HTML parser) is required on the first HTML-only mail, not when

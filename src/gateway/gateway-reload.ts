@@ -1,17 +1,17 @@
 import type { Logger } from 'pino';
-import { loadConfigFile, type LoadedConfig } from './plugin-host/load-config.js';
-import type { HeraldConfig } from './config/schema.js';
-import { ConfigError } from './errors.js';
-import { builtinMappings } from './mappings/builtin-mappings.js';
-import type { MappingsEngine } from './mappings/mappings-engine.js';
-import { resolveMappings } from './mappings/resolve-mappings.js';
-import type { ModelRegistry } from './models/model-registry.js';
-import type { ApiKeyVerifier } from './platform/api-keys.js';
-import { stateFor } from './plugin-host/instantiate.js';
-import { pluginSection } from './plugin-host/plugin-section.js';
-import type { PluginRegistry } from './plugin-host/registry.js';
-import type { ChannelAdapter, PluginDefinition } from './plugins/sdk.js';
-import type { Store } from './store/port.js';
+import { loadConfigFile, type LoadedConfig } from '../plugin-host/load-config.js';
+import type { HeraldConfig } from '../config/schema.js';
+import { ConfigError } from '../errors.js';
+import { builtinMappings } from '../mappings/builtin-mappings.js';
+import type { MappingsEngine } from '../mappings/mappings-engine.js';
+import { resolveMappings } from '../mappings/resolve-mappings.js';
+import type { ModelRegistry } from '../models/model-registry.js';
+import type { ApiKeyVerifier } from '../platform/api-keys.js';
+import { stateFor } from '../plugin-host/instantiate.js';
+import { pluginSection } from '../plugin-host/plugin-section.js';
+import type { PluginRegistry } from '../plugin-host/registry.js';
+import type { ChannelAdapter, PluginDefinition } from '../plugins/sdk.js';
+import type { Store } from '../store/port.js';
 
 /** What a reload did: the settings that changed, those that wait for a restart, or why it was refused. */
 export interface ReloadResult {

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import type { PluginCommandContext } from '../../src/plugins/sdk.js';
-import { accessTokenSource, type OAuthCredentials } from './access-tokens.js';
+import type { PluginCommandContext } from '../../../src/plugins/sdk.js';
+import { accessTokenSource, type OAuthCredentials } from '../google/access-tokens.js';
 import { applyEdits, editedConfigText, readRawConfig, writeConfigText, type ConfigEdit } from './config-file-edit.js';
-import { GmailApi } from './gmail-api.js';
-import { GoogleApiError } from './google-api.js';
-import { PubSubApi } from './pubsub-api.js';
+import { GmailApi } from '../google/gmail-api.js';
+import { GoogleApiError } from '../google/google-api.js';
+import { PubSubApi } from '../google/pubsub-api.js';
 import { setupHint, type SetupStepId } from './setup-hints.js';
-import { MAX_RENEW_MINUTES } from './config.js';
-import { pushConfigOf, storeWatchHistoryId } from './gmail-watcher.js';
+import { MAX_RENEW_MINUTES } from '../config.js';
+import { pushConfigOf, storeWatchHistoryId } from '../watcher/gmail-watcher.js';
 import { booleanFlag, parseSetupArgs, positiveInt, renewMinutes, SETUP_DEFAULTS, SETUP_USAGE } from './setup-options.js';
 
 interface StepReport {

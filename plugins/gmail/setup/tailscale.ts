@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from 'pino';
-import type { PluginService } from '../../src/plugins/sdk.js';
-import type { GmailConfig } from './config.js';
+import type { PluginService } from '../../../src/plugins/sdk.js';
+import type { GmailConfig } from '../config.js';
 
 const run = promisify(execFile);
 

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import type { PluginCommandContext } from '../../src/plugins/sdk.js';
-import type { GmailConfig } from './config.js';
-import { watcherFromConfig } from './watcher-from-config.js';
+import type { PluginCommandContext } from '../../../src/plugins/sdk.js';
+import type { GmailConfig } from '../config.js';
+import { watcherFromConfig } from '../watcher/watcher-from-config.js';
 
 /** `herald webhooks gmail run`: the watcher alone, until SIGINT/SIGTERM. */
 export async function runCommand(argv: string[], ctx: PluginCommandContext): Promise<number> {

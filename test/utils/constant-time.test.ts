@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { safeEqual } from '../src/constant-time.js';
+import { safeEqual } from '../../src/utils/constant-time.js';
 
 describe('safeEqual', () => {
   const secret = 'hook-token-0123456789abcdef';

@@ -1,4 +1,4 @@
-import { deadline } from '../../src/plugins/sdk.js';
+import { deadline } from '../../../src/plugins/sdk.js';
 
 export interface FetchedText {
   status: number;
@@ -10,7 +10,7 @@ export interface FetchedText {
 /**
  * One request and its whole answer under one time limit. The limit is a `deadline` (a plain
  * timer the event loop holds), not `AbortSignal.timeout`: on Node 20 a timeout signal combined
- * or left unreferenced can be garbage-collected mid-request and never fire (src/deadline.ts).
+ * or left unreferenced can be garbage-collected mid-request and never fire (src/time/deadline.ts).
  */
 export async function fetchText(url: string, init: RequestInit & { signal?: AbortSignal }, timeoutMs = 30_000): Promise<FetchedText> {
   const limit = deadline(timeoutMs, init.signal ?? undefined);

@@ -1,4 +1,4 @@
-import type { GoogleApiError } from './google-api.js';
+import type { GoogleApiError } from '../google/google-api.js';
 
 export type SetupStepId = 'token' | 'topic' | 'publisher' | 'subscription' | 'watch';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { uuidV7 } from '../src/uuid-v7.js';
+import { uuidV7 } from '../../src/time/uuid-v7.js';
 
 const SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

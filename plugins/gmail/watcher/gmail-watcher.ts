@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Logger } from 'pino';
-import type { PluginService, PluginState } from '../../src/plugins/sdk.js';
-import { releaseLease, takeLease } from '../../src/plugins/state-lease.js';
-import { accessTokenSource } from './access-tokens.js';
-import type { GmailConfig } from './config.js';
-import { GmailApi } from './gmail-api.js';
-import { GoogleApiError } from './google-api.js';
-import { fetchText, type FetchedText } from './timed-fetch.js';
+import type { PluginService, PluginState } from '../../../src/plugins/sdk.js';
+import { releaseLease, takeLease } from '../../../src/plugins/state-lease.js';
+import { accessTokenSource } from '../google/access-tokens.js';
+import type { GmailConfig } from '../config.js';
+import { GmailApi } from '../google/gmail-api.js';
+import { GoogleApiError } from '../google/google-api.js';
+import { fetchText, type FetchedText } from '../google/timed-fetch.js';
 import { laterHistoryId } from './history-id.js';
 import { fetchDetachedBodies, isOwnMessage, summarizeMessage } from './message-decode.js';
 import { startPushEndpoint, type GmailNotification } from './push-endpoint.js';
 import { PushOidcVerifier } from './push-oidc.js';
-import { PubSubApi, type PushConfig } from './pubsub-api.js';
+import { PubSubApi, type PushConfig } from '../google/pubsub-api.js';
 
 export interface WatcherSettings {
   gmail: GmailConfig & { account: string; topic: string; oauth: NonNullable<GmailConfig['oauth']> };

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { PluginHost, PluginState } from '../../src/plugins/sdk.js';
-import type { GmailConfig } from './config.js';
+import type { PluginHost, PluginState } from '../../../src/plugins/sdk.js';
+import type { GmailConfig } from '../config.js';
 import { GmailWatcher } from './gmail-watcher.js';
 
 /** The hook the watcher posts to unless hooks.gmail.hookUrl says otherwise. */

@@ -1,5 +1,5 @@
 import { createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { fetchText } from './timed-fetch.js';
+import { fetchText } from '../google/timed-fetch.js';
 
 export interface PushOidcOptions {
   serviceAccountEmail: string;
