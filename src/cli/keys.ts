@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugins/sdk.js';
-import { generateApiKey, hashApiKey } from '../platform/api-keys.js';
+import { createApiKey } from '../platform/create-api-key.js';
+import { HeraldError } from '../errors.js';
 import { openStore } from '../store/open-store.js';
 import type { ApiKeysRepo } from '../store/port.js';
 import type { CliIo } from './cli-io.js';
@@ -26,28 +27,22 @@ async function withKeyStore<T>(configFlag: string | undefined, builtins: PluginD
 export async function keysCreateCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { name: { type: 'string' }, agents: { type: 'string' }, config: { type: 'string', short: 'c' } } });
   if (!values.name) {
-    io.err('usage: herald keys create --name NAME [--agents id1,id2] [--config FILE]');
+    io.err('herald: --name is missing. usage: herald keys create --name NAME [--agents id1,id2] [--config FILE]');
     return 2;
   }
   const name = values.name;
   const agents = values.agents?.split(',').map((a) => a.trim()).filter(Boolean);
   return withKeyStore(values.config, builtins, async (keys, config) => {
-    const unknown = agents?.filter((id) => !config.agents.list.some((a) => a.id === id)) ?? [];
-    if (unknown.length) {
-      io.err(`herald: unknown agent${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (known: ${config.agents.list.map((a) => a.id).join(', ')})`);
+    try {
+      const created = await createApiKey({ keys, config }, { name, ...(agents && { agents }) });
+      io.out(created.key);
+      io.err(`API key "${name}" created${agents ? ` for ${agents.join(', ')}` : ' for every agent'}. It is shown only this once: store it now.`);
+      return 0;
+    } catch (err) {
+      if (!(err instanceof HeraldError)) throw err;
+      io.err(`herald: ${err.message}`);
       return 1;
     }
-    const taken = () => {
-      io.err(`herald: an API key named "${name}" already exists`);
-      return 1;
-    };
-    if (config.platform.apiKeys.some((k) => k.name === name)) return taken();
-    const key = generateApiKey();
-    // the insert itself refuses a taken name: two `keys create` racing on one name make one key
-    if (!(await keys.create({ name, keyHash: hashApiKey(key), ...(agents && { agents }), createdAt: Date.now() }))) return taken();
-    io.out(key);
-    io.err(`API key "${name}" created${agents ? ` for ${agents.join(', ')}` : ' for every agent'}. It is shown only this once: store it now.`);
-    return 0;
   });
 }
 
@@ -65,7 +60,7 @@ export async function keysListCommand(argv: string[], io: CliIo, builtins: Plugi
 export async function keysRevokeCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { name: { type: 'string' }, config: { type: 'string', short: 'c' } } });
   if (!values.name) {
-    io.err('usage: herald keys revoke --name NAME [--config FILE]');
+    io.err('herald: --name is missing. usage: herald keys revoke --name NAME [--config FILE]');
     return 2;
   }
   return withKeyStore(values.config, builtins, async (keys) => {

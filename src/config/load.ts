@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import { buildConfigSchema, type ConfigSection } from './build-schema.js';
@@ -8,7 +9,13 @@ import type { HeraldConfig } from './schema.js';
 
 /** Reads a config file (.json, .json5, .yaml) as plain data; nothing substituted or checked yet. */
 export function readConfigFile(file: string): unknown {
-  return parseStructuredFile(path.resolve(file));
+  const full = path.resolve(file);
+  if (!fs.existsSync(full)) {
+    throw new ConfigError([
+      `${full}: no such config file. Create one: \`herald serve --config ${full}\` writes a starter config there on its first start (or pass --config FILE / set HERALD_CONFIG to an existing one)`,
+    ]);
+  }
+  return parseStructuredFile(full);
 }
 
 /** The third-party plugin specs of a config value (`plugins: [...]`), read before validation. */

@@ -8,6 +8,7 @@ import type { ActionContext } from '../mappings/hook-action.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import type { DispatchAction } from '../runtime/dispatch-action.js';
 import { MappingLab } from '../runtime/operator/mapping-lab.js';
+import { createApiKey } from '../platform/create-api-key.js';
 import { replayReceipt } from '../runtime/operator/replay-receipt.js';
 import type { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import type { RunQueue } from '../runtime/run-queue.js';
@@ -42,12 +43,7 @@ export function operatorDeps(deps: {
         const created = (await deps.store.apiKeys.list()).map((k) => ({ name: k.name, ...(k.agents && { agents: k.agents }), createdAt: k.createdAt, source: 'store' as const }));
         return [...configured, ...created];
       },
-      async has(name) {
-        return (await deps.store.apiKeys.get(name)) !== undefined || config.platform.apiKeys.some((k) => k.name === name);
-      },
-      async create(name, keyHash, agents) {
-        await deps.store.apiKeys.create({ name, keyHash, ...(agents && { agents }), createdAt: Date.now() });
-      },
+      create: (input) => createApiKey({ keys: deps.store.apiKeys, config }, input),
       async revoke(name) {
         return deps.store.apiKeys.revoke(name);
       },

@@ -103,4 +103,12 @@ describe('herald hooks test with unset variables', () => {
     expect(cli.err()).toContain('not set, replaced by placeholders for this dry run: HERALD_T_PROD_GW, HERALD_T_PROD_HOOK, HERALD_T_PROD_GH');
     expect(process.env.HERALD_T_PROD_GH).toBeUndefined();
   });
+
+  it('names a missing config file and says how to create one', async () => {
+    const file = path.join(tempDir(), 'nowhere.json5');
+    const cli = captureIo();
+    expect(await main(['config', 'check', '--config', file], builtinPlugins, cli.io)).toBe(1);
+    expect(cli.err()).toContain(file);
+    expect(cli.err()).toContain(`no such config file. Create one: \`herald serve --config ${file}\` writes a starter config there`);
+  });
 });

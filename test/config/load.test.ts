@@ -37,7 +37,7 @@ describe('config loading', () => {
     const dir = tempDir();
     fs.writeFileSync(path.join(dir, 'bad.json5'), '{ gateway: ');
     await expect(loadConfigFile(path.join(dir, 'bad.json5'))).rejects.toThrow(/bad\.json5: not valid JSON5/);
-    await expect(loadConfigFile(path.join(dir, 'missing.yaml'))).rejects.toThrow(/missing\.yaml: cannot read: ENOENT/);
+    await expect(loadConfigFile(path.join(dir, 'missing.yaml'))).rejects.toThrow(/missing\.yaml: no such config file\. Create one: `herald serve --config .*missing\.yaml` writes a starter config/);
     fs.writeFileSync(path.join(dir, 'x.toml'), '');
     await expect(loadConfigFile(path.join(dir, 'x.toml'))).rejects.toThrow(/unsupported config format/);
   });

@@ -39,9 +39,16 @@ describe('herald keys / agents / knowledge commands', () => {
 
     const dup = captureIo();
     expect(await main(['keys', 'create', '--name', 'ci', '--config', herald.configFile], dup.io)).toBe(1);
-    expect(dup.err()).toMatch(/already exists/);
+    expect(dup.err()).toMatch(/an API key named "ci" exists/);
     const bad = captureIo();
     expect(await main(['keys', 'create', '--name', 'x', '--agents', 'nobody', '--config', herald.configFile], bad.io)).toBe(1);
+    expect(bad.err()).toMatch(/agents: no agent "nobody" \(known: support, sales\)/);
+    const badName = captureIo();
+    expect(await main(['keys', 'create', '--name', 'has space', '--config', herald.configFile], badName.io)).toBe(1);
+    expect(badName.err()).toMatch(/name: must be 1-64 letters/);
+    const noName = captureIo();
+    expect(await main(['keys', 'create', '--config', herald.configFile], noName.io)).toBe(2);
+    expect(noName.err()).toMatch(/--name is missing/);
 
     const list = captureIo();
     expect(await main(['keys', 'list', '--config', herald.configFile], list.io)).toBe(0);

@@ -3,13 +3,13 @@ import type { AgentAction } from '../../mappings/hook-action.js';
 import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
 import type { ParsePool } from '../../knowledge/parse-pool.js';
 import type { MappingLab } from '../../runtime/operator/mapping-lab.js';
+import type { CreatedApiKey } from '../../platform/create-api-key.js';
 import type { ReceiptRecord } from '../../store/port.js';
 
 /** API keys as the operator manages them: created keys (their sha256 only) and the configured ones, read-only */
 export interface KeyBook {
   list(): Promise<{ name: string; agents?: string[]; createdAt: number | null; source: 'store' | 'config' }[]>;
-  has(name: string): Promise<boolean>;
-  create(name: string, keyHash: string, agents?: string[]): Promise<void>;
+  create(input: { name: string; agents?: string[] }): Promise<CreatedApiKey>;
   revoke(name: string): Promise<boolean>;
 }
 

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { HeraldError } from '../../errors.js';
 import { isoTime as iso } from '../../time/iso-time.js';
-import { generateApiKey, hashApiKey } from '../../platform/api-keys.js';
+import { API_KEY_NAME, API_KEY_NAME_RULE } from '../../platform/create-api-key.js';
 import { knowledgeRoutes } from '../platform/knowledge-routes.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema } from './admin-schemas.js';
@@ -32,7 +32,7 @@ const documentSchema = z
   })
   .openapi('KnowledgeDocument');
 
-const keyNameSchema = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 letters, digits, . _ -');
+const keyNameSchema = z.string().regex(API_KEY_NAME, API_KEY_NAME_RULE);
 
 /** Agents, API keys and knowledge documents, for the console's pages of the same names. */
 export function registerWorkspaceRoutes(app: OpenAPIHono, deps: { operator: OperatorDeps }): void {
@@ -93,14 +93,8 @@ export function registerWorkspaceRoutes(app: OpenAPIHono, deps: { operator: Oper
       responses: { 201: json(apiKeySchema.extend({ key: z.string() }), 'The new key, shown once'), 409: json(errorSchema, 'A key of this name exists'), ...errors },
     }),
     async (c) => {
-      const { name, agents: allowed } = c.req.valid('json');
-      for (const id of allowed ?? []) {
-        if (!agents.get(id)) throw new HeraldError('HERALD_INVALID_FIELD', `agents: no agent "${id}"`, { param: 'agents' });
-      }
-      if (await keys.has(name)) throw new HeraldError('HERALD_INVALID_FIELD', `a key named "${name}" exists`, { param: 'name' });
-      const key = generateApiKey();
-      await keys.create(name, hashApiKey(key), allowed);
-      return c.json({ name, agents: allowed ?? null, createdAt: iso(Date.now()), source: 'store' as const, key }, 201);
+      const created = await keys.create(c.req.valid('json'));
+      return c.json({ name: created.name, agents: created.agents ?? null, createdAt: iso(created.createdAt), source: 'store' as const, key: created.key }, 201);
     },
   );
 

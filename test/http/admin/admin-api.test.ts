@@ -294,7 +294,14 @@ describe('workspace', () => {
     expect(data.map((k: any) => [k.name, k.source])).toEqual([['test', 'config'], ['ci', 'store']]);
     expect(JSON.stringify(data)).not.toContain(created.key);
     expect(JSON.stringify(data)).not.toContain(API_KEY);
-    expect((await app.request('/admin/keys', adminPost({ name: 'ci' }))).status).toBe(400);
+    const taken = await app.request('/admin/keys', adminPost({ name: 'ci' }));
+    expect(taken.status).toBe(409);
+    expect(await taken.json()).toMatchObject({ ok: false, error: 'an API key named "ci" exists' });
+    const configured = await app.request('/admin/keys', adminPost({ name: 'test' }));
+    expect(configured.status).toBe(409);
+    const unknownAgent = await app.request('/admin/keys', adminPost({ name: 'other', agents: ['nobody'] }));
+    expect(unknownAgent.status).toBe(400);
+    expect(JSON.stringify(await unknownAgent.json())).toContain('no agent \\"nobody\\"');
     expect((await app.request('/admin/keys/ci', { method: 'DELETE', headers: admin })).status).toBe(200);
     expect((await app.request('/v1/agents', { headers: { authorization: `Bearer ${created.key}` } })).status).toBe(401);
     expect((await app.request('/admin/keys/ci', { method: 'DELETE', headers: admin })).status).toBe(404);
