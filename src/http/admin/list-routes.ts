@@ -5,6 +5,7 @@ import { HeraldError } from '../../errors.js';
 import { isoTime as iso } from '../../time/iso-time.js';
 import type { ReplyDelivery } from '../../runtime/reply-delivery.js';
 import { deliveryView } from '../../runtime/delivery-view.js';
+import { runDetail } from '../../runtime/operator/run-detail.js';
 import type { Store } from '../../store/port.js';
 import type { StoreProbe } from '../../store/store-probe.js';
 import { bearerSecurity } from './admin-app.js';
@@ -139,23 +140,17 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
       responses: { 200: json(runDetailSchema, 'The run'), 404: json(errorSchema, 'No such run'), 401: errors[401] },
     }),
     async (c) => {
-      const { id } = c.req.valid('param');
-      const run = await store.runs.get(id);
-      if (!run) throw new HeraldError('HERALD_NOT_FOUND', 'run not found');
-      const messages = (await store.sessions.messages(run.sessionKey, 1000)).filter((m) => m.runId === run.id);
-      const asked = messages.find((m) => m.role === 'user');
-      const [receipt] = await store.receipts.list({ limit: 1, runId: run.id });
-      const reruns = await store.browse.runs({ limit: 50, rerunOf: run.id });
+      const detail = await runDetail({ store, delivery: deps.delivery }, c.req.valid('param').id);
       return c.json(
         {
-          ...runView(run),
-          action: run.action,
-          delivery: await deps.delivery.describe(run),
-          prompt: (asked?.meta?.prompt as string | undefined) ?? null,
-          model: (asked?.meta?.model as string | undefined) ?? ((run.action.model as string | undefined) ?? null),
-          transcript: messages.map((m) => ({ role: m.role, content: m.content, createdAt: iso(m.createdAt) })),
-          receipt: receipt ? receiptView(receipt) : null,
-          reruns: reruns.map((r) => r.id),
+          ...runView(detail.run),
+          action: detail.run.action,
+          delivery: detail.delivery,
+          prompt: detail.prompt,
+          model: detail.model,
+          transcript: detail.transcript.map((m) => ({ role: m.role, content: m.content, createdAt: iso(m.createdAt) })),
+          receipt: detail.receipt ? receiptView(detail.receipt) : null,
+          reruns: detail.reruns,
         },
         200,
       );

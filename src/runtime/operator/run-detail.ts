@@ -1,0 +1,47 @@
+import { HeraldError } from '../../errors.js';
+import type { ReceiptRecord, RunRecord, SessionMessage, Store } from '../../store/port.js';
+import type { ReplyDelivery } from '../reply-delivery.js';
+
+/** The most messages of a run's session read to find the run's own. */
+const SESSION_MESSAGES_READ = 1000;
+const RERUNS_LISTED = 50;
+
+/** One run as an operator looks into it: what it was asked, what the model saw and said, where it came from and went. */
+export interface RunDetail {
+  run: RunRecord;
+  /** the run's own messages in its session, oldest first */
+  transcript: SessionMessage[];
+  /** the prompt as the model saw it (wrapped external content included), when recorded */
+  prompt: string | null;
+  /** the model that answered, else the one the action asked for */
+  model: string | null;
+  /** the webhook request that started it */
+  receipt: ReceiptRecord | null;
+  /** ids of runs started again from this one */
+  reruns: string[];
+  delivery: unknown;
+}
+
+/** Gathers a run's detail from the store; HERALD_NOT_FOUND when there is no such run. */
+export async function runDetail(deps: { store: Store; delivery: Pick<ReplyDelivery, 'describe'> }, id: string): Promise<RunDetail> {
+  const { store } = deps;
+  const run = await store.runs.get(id);
+  if (!run) throw new HeraldError('HERALD_NOT_FOUND', 'run not found');
+  const [messages, [receipt], reruns, delivery] = await Promise.all([
+    store.sessions.messages(run.sessionKey, SESSION_MESSAGES_READ),
+    store.receipts.list({ limit: 1, runId: run.id }),
+    store.browse.runs({ limit: RERUNS_LISTED, rerunOf: run.id }),
+    deps.delivery.describe(run),
+  ]);
+  const transcript = messages.filter((m) => m.runId === run.id);
+  const asked = transcript.find((m) => m.role === 'user');
+  return {
+    run,
+    transcript,
+    prompt: (asked?.meta?.prompt as string | undefined) ?? null,
+    model: (asked?.meta?.model as string | undefined) ?? ((run.action.model as string | undefined) ?? null),
+    receipt: receipt ?? null,
+    reruns: reruns.map((r) => r.id),
+    delivery,
+  };
+}
