@@ -1,5 +1,4 @@
 import type { HeraldConfig } from '../config/schema.js';
-import { checkEmbeddingsModel } from './embeddings-endpoint.js';
 import { catalogueProvider } from './provider-catalogue.js';
 
 /** A model ref, resolved: `<provider>/<model>`, aliases followed. */
@@ -64,7 +63,6 @@ export function checkModelRefs(config: HeraldConfig): string[] {
     if (Object.hasOwn(config.models.aliases, alias)) faults.push(`agents.defaults.models: alias "${alias}" is also defined in models.aliases`);
   }
   if (config.models.providers[EMBEDDED_PROVIDER]) faults.push('models.providers.embedded: the name "embedded" is reserved for the built-in model');
-  faults.push(...checkEmbeddingsModel(config));
   return faults;
 }
 

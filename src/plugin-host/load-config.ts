@@ -5,6 +5,7 @@ import { parseConfig, pluginSpecs, readConfigFile } from '../config/load.js';
 import type { HeraldConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import { modelKeyWarnings } from '../models/model-keys.js';
+import { checkEmbeddingsModel } from '../models/embeddings-endpoint.js';
 import { checkModelRefs } from '../models/model-refs.js';
 import type { PluginDefinition } from '../plugins/sdk.js';
 import { PluginRegistry, loadExternalPlugins } from './registry.js';
@@ -41,7 +42,7 @@ export async function loadConfigValue(raw: unknown, file: string, options: LoadC
   const value = substituteEnv(raw ?? {}, options.env ?? process.env, faults);
   const plugins = new PluginRegistry([...options.builtins, ...(await loadExternalPlugins(pluginSpecs(value), dir))]);
   const config = parseConfig(value, file, { sections: plugins.configSections(), faults });
-  const semantic = [...checkConfig(config), ...checkModelRefs(config), ...checkPresets(config, plugins)];
+  const semantic = [...checkConfig(config), ...checkModelRefs(config), ...checkEmbeddingsModel(config), ...checkPresets(config, plugins)];
   if (semantic.length) throw new ConfigError(semantic.map((f) => `${file}: ${f}`));
   const warnings = [...checkHookTokenStrength(config).warnings, ...modelKeyWarnings(config, options.env ?? process.env), ...defaultAgentWarnings(config)];
   return { config, file, dir, plugins, warnings };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { adminRouteDocs } from '../admin/admin-route-docs.js';
+import { adminRouteDocs } from './admin-route-docs.js';
 import { okFalseSchema } from './common-schemas.js';
 import { defineRoutes, type RouteDoc } from './route-doc.js';
 

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import type { HeraldConfig } from '../../config/schema.js';
-import type { ResponseDoc, RouteDoc } from '../openapi/route-doc.js';
+import type { ResponseDoc, RouteDoc } from './route-doc.js';
 import { FailedAuthLimiter } from '../failed-auth-limiter.js';
-import { adminRoutes } from './admin-routes.js';
-import type { OperatorDeps } from './operator-deps.js';
+import { adminRoutes } from '../admin/admin-routes.js';
+import type { OperatorDeps } from '../admin/operator-deps.js';
 
 interface Content {
   [type: string]: { schema: z.ZodType };
