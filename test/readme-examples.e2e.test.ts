@@ -10,7 +10,7 @@ import { tempDir } from './helpers/start-herald.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
-/** Blocks not run here, each with the reason; any other ```sh block of the README must run as printed. */
+/** Blocks not run here, each with the reason; any other ```sh block of README.md or docs/*.md must run as printed. */
 const NOT_RUN: [RegExp, string][] = [
   [/^npm install\nnpm start/, 'installs and starts the gateway: the test starts `herald serve` on the starter config itself, as `npm start` does'],
   [/^herald hooks test github --payload issue\.json/, 'a synopsis ([--query K=V ...] marks optional parts), not a command'],
@@ -37,17 +37,30 @@ const freePort = () =>
     });
   });
 
-/** the README's shell examples, in order */
-function shellBlocks(readme: string): { line: number; text: string }[] {
-  return [...readme.matchAll(/```(?:sh|bash|shell)\n([\s\S]*?)```/g)].map((m) => ({
-    line: readme.slice(0, m.index).split('\n').length,
+/** one page's shell examples, in order */
+function shellBlocks(file: string): { file: string; line: number; text: string }[] {
+  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  return [...text.matchAll(/```(?:sh|bash|shell)\n([\s\S]*?)```/g)].map((m) => ({
+    file,
+    line: text.slice(0, m.index).split('\n').length,
     text: m[1]!.replace(/^ {2}/gm, ''),
   }));
 }
 
-describe('README shell examples', () => {
-  it('run as printed against a gateway started on the starter config', { timeout: 180_000 }, async () => {
-    const blocks = shellBlocks(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+/**
+ * README.md, then the docs pages in the order its map of the docs lists them (a reader's order:
+ * later examples may use what earlier ones made, such as `$RUN_ID`), then any page it does not list.
+ */
+function docPagesInReadingOrder(): string[] {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const linked = [...readme.matchAll(/\]\((docs\/[\w-]+\.md)\)/g)].map((m) => m[1]!);
+  const all = fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`).sort();
+  return ['README.md', ...new Set([...linked.filter((f) => all.includes(f)), ...all])];
+}
+
+describe('shell examples of README.md and docs/', () => {
+  it('run as printed against a gateway started on the starter config', { timeout: 300_000 }, async () => {
+    const blocks = docPagesInReadingOrder().flatMap(shellBlocks);
     const skipped = blocks.filter((b) => NOT_RUN.some(([pattern]) => pattern.test(b.text)));
     // every reason still matches a block: a README change cannot silently leave the list stale
     for (const [pattern] of NOT_RUN) expect(blocks.some((b) => pattern.test(b.text)), String(pattern)).toBe(true);
@@ -58,8 +71,9 @@ describe('README shell examples', () => {
     const secrets = writeStarterConfig(config);
     const port = await freePort();
     fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace(/port: 8787/, `port: ${port}`));
-    // the folder a user runs the commands from: the repository's example files, and `npx herald` resolving to this checkout
-    fs.symlinkSync(path.join(ROOT, 'examples'), path.join(dir, 'examples'));
+    // the folder a user runs the commands from: the repository's example files, its live example
+    // mappings and transforms, and `npx herald` resolving to this checkout
+    for (const folder of ['examples', 'mappings', 'transforms']) fs.symlinkSync(path.join(ROOT, folder), path.join(dir, folder));
     fs.mkdirSync(path.join(dir, 'node_modules', '.bin'), { recursive: true });
     fs.symlinkSync(path.join(ROOT, 'bin', 'herald.mjs'), path.join(dir, 'node_modules', '.bin', 'herald'));
     // curl fails on an HTTP error status, so a 401 or 404 fails the block instead of printing JSON
@@ -82,7 +96,7 @@ describe('README shell examples', () => {
       if (skipped.includes(block)) continue;
       const script = block.text.replaceAll('127.0.0.1:8787', `127.0.0.1:${port}`);
       const run = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
-      expect(run.status, `README.md line ${block.line}:\n${block.text}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
+      expect(run.status, `${block.file} line ${block.line}:\n${block.text}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
       // `$RUN_ID` in later examples stands for a run id an earlier one printed
       const runId = /"runId":"([^"]+)"/.exec(run.stdout)?.[1];
       if (runId) env.RUN_ID = runId;

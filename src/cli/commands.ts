@@ -85,11 +85,11 @@ export const commands: Record<string, CommandSpec> = {
     load: async () => (await import('./reload.js')).reloadCommand,
   },
   docs: {
-    summary: "regenerate the README's generated blocks (--write, or --check for staleness)",
+    summary: "regenerate the generated blocks of README.md and docs/ (--write, or --check for staleness)",
     options: {
       write: { type: 'boolean', help: 'rewrite the blocks in place' },
       check: { type: 'boolean', help: 'exit 1 when a block is stale' },
-      readme: { type: 'string', arg: 'FILE', help: 'the README (default: the repository\'s)' },
+      root: { type: 'string', arg: 'DIR', help: 'the folder holding README.md and docs/ (default: the repository)' },
     },
     load: async () => (await import('./docs.js')).docsCommand,
   },

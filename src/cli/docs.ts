@@ -12,37 +12,44 @@ import type { PluginDefinition } from '../plugins/sdk.js';
 import type { CliIo } from './cli-io.js';
 
 /**
- * `herald docs [--write|--check] [--readme FILE]`: the README's generated blocks, rebuilt from
- * the code they describe (the config reference from the zod schema, the error table from the
- * catalog, the channel plugins' blocks from their manifests). `--check` fails when they are stale,
- * `--write` rewrites them, no flag prints them.
+ * `herald docs [--write|--check] [--root DIR]`: the generated blocks of README.md and docs/*.md,
+ * rebuilt from the code they describe (the config reference from the zod schema, the error table
+ * from the catalog, the API reference from the route declarations, the plugins' blocks from their
+ * manifests). A block lives in the page holding its `<!-- section:NAME -->` marker. `--check` fails
+ * when one is stale, `--write` rewrites them, no flag prints them.
  */
 export async function docsCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { write: { type: 'boolean' }, check: { type: 'boolean' }, readme: { type: 'string' } },
+    options: { write: { type: 'boolean' }, check: { type: 'boolean' }, root: { type: 'string' } },
   });
-  const file = path.resolve(values.readme ?? DEFAULT_README);
-  const current = fs.readFileSync(file, 'utf8');
-  const next = regenerateReadme(current, builtins);
+  const root = path.resolve(values.root ?? PACKAGE_ROOT);
+  const current = readDocPages(root);
+  const next = regenerateDocPages(current, builtins);
+  const changed = Object.keys(current).filter((file) => next[file] !== current[file]);
   if (values.write) {
-    if (next !== current) fs.writeFileSync(file, next);
-    io.out(next === current ? `${file}: up to date` : `${file}: generated blocks rewritten`);
+    for (const file of changed) fs.writeFileSync(path.join(root, file), next[file]!);
+    io.out(changed.length === 0 ? `${root}: docs up to date` : `generated blocks rewritten in ${changed.join(', ')}`);
     return 0;
   }
   if (values.check) {
-    if (next === current) {
-      io.out(`${file}: generated blocks up to date`);
+    if (changed.length === 0) {
+      io.out(`${root}: generated blocks up to date`);
       return 0;
     }
-    io.err(`${file}: generated blocks are stale; run \`npm run docs\` (herald docs --write)`);
+    io.err(`generated blocks are stale in ${changed.join(', ')}; run \`npm run docs\` (herald docs --write)`);
     return 1;
   }
   for (const block of coreBlocks()) io.out(`<!-- ${block.section} / ${block.name} -->\n${block.content}\n`);
   return 0;
 }
 
-export const DEFAULT_README = path.join(PACKAGE_ROOT, 'README.md');
+/** README.md and every docs/*.md under `root`, by their path relative to it */
+export function readDocPages(root: string): Record<string, string> {
+  const docs = fs.existsSync(path.join(root, 'docs')) ? fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).sort() : [];
+  const files = ['README.md', ...docs.map((f) => `docs/${f}`)].filter((f) => fs.existsSync(path.join(root, f)));
+  return Object.fromEntries(files.map((f) => [f, fs.readFileSync(path.join(root, f), 'utf8')]));
+}
 
 export function coreBlocks(): DocBlock[] {
   return [
@@ -60,16 +67,22 @@ export function renderErrorTable(): string {
   return ['| code | status | webhook / admin `error` (default text) | `/v1` `error.code` |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-/** The README with every generated block rebuilt: herald's own, then the built-in plugins'. */
-export function regenerateReadme(readme: string, builtins: PluginDefinition[]): string {
-  return [...coreBlocks(), ...pluginDocBlocks(builtins)].reduce(replaceBlock, readme);
+/** The pages with every generated block rebuilt (herald's own, then the built-in plugins'), each in the page of its section. */
+export function regenerateDocPages(pages: Record<string, string>, builtins: PluginDefinition[]): Record<string, string> {
+  const next = { ...pages };
+  for (const block of [...coreBlocks(), ...pluginDocBlocks(builtins)]) {
+    const file = Object.keys(next).find((f) => next[f]!.includes(`<!-- section:${block.section} -->`));
+    if (!file) throw new Error(`no page has a <!-- section:${block.section} --> section for the generated block "${block.name}"`);
+    next[file] = replaceBlock(next[file]!, block);
+  }
+  return next;
 }
 
 /** Replaces a generated block's content, adding the block at the end of its section when absent. */
 export function replaceBlock(readme: string, block: DocBlock): string {
   const marker = `<!-- section:${block.section} -->`;
   const sectionStart = readme.indexOf(marker);
-  if (sectionStart < 0) throw new Error(`README has no ${marker} section for the generated block "${block.name}"`);
+  if (sectionStart < 0) throw new Error(`the page has no ${marker} section for the generated block "${block.name}"`);
   const nextSection = readme.indexOf('<!-- section:', sectionStart + marker.length);
   const sectionEnd = nextSection < 0 ? readme.length : nextSection;
   const start = `<!-- generated:${block.name}:start -->`;
