@@ -1,4 +1,4 @@
-import type { DeliveryRecord, IdempotencyRecord } from './port.js';
+import type { DeliveryRecord, IdempotencyRecord, ReceiptRecord, SystemEvent } from './port.js';
 
 /** Row shapes both adapters store (same column names) and how each becomes a port record. */
 export interface DeliveryRow {
@@ -68,3 +68,61 @@ export const toIdempotencyRecord = (r: IdempotencyRow): IdempotencyRecord => ({
   lockedUntil: r.locked_until,
   expiresAt: r.expires_at,
 });
+
+export interface ReceiptRow {
+  id: string;
+  request_id: string;
+  received_at: number;
+  method: string;
+  path: string;
+  mapping_id: string | null;
+  status: number;
+  outcome: ReceiptRecord['outcome'];
+  error_code: string | null;
+  run_id: string | null;
+  event_id: number | null;
+  idempotency_key: string | null;
+  auth_method: ReceiptRecord['authMethod'];
+  signature: string | null;
+  client_address: string | null;
+  body_bytes: number;
+  latency_ms: number;
+  replay_of: string | null;
+  retained_until: number | null;
+}
+
+export const toReceipt = (r: ReceiptRow): ReceiptRecord => ({
+  id: r.id,
+  requestId: r.request_id,
+  receivedAt: r.received_at,
+  method: r.method,
+  path: r.path,
+  mappingId: r.mapping_id,
+  status: r.status,
+  outcome: r.outcome,
+  errorCode: r.error_code,
+  runId: r.run_id,
+  eventId: r.event_id,
+  idempotencyKey: r.idempotency_key,
+  authMethod: r.auth_method,
+  signature: r.signature,
+  clientAddress: r.client_address,
+  bodyBytes: r.body_bytes,
+  latencyMs: r.latency_ms,
+  replayOf: r.replay_of,
+  retainedUntil: r.retained_until,
+});
+
+
+export interface EventRow {
+  id: number;
+  session: string;
+  text: string;
+  status: SystemEvent['status'];
+  created_at: number;
+}
+
+export const toEvent = (r: EventRow): SystemEvent => ({ id: r.id, session: r.session, text: r.text, status: r.status, createdAt: r.created_at });
+
+/** the minute an epoch-ms column falls in, as epoch ms (integer division: the same SQL on both databases) */
+export const minuteOf = (column: string) => `(${column} / 60000) * 60000`;

@@ -1,20 +1,12 @@
 import type pg from 'pg';
 import { deliveryFilter, eventFilter, runFilter, sessionFilter, sessionsSql } from '../browse-filters.js';
+import { minuteOf, toEvent, type EventRow } from '../record-rows.js';
 import { ListFilter, postgresDialect } from '../list-filter.js';
-import type { BrowseRepo, MinuteCount, SystemEvent } from '../port.js';
+import type { BrowseRepo, MinuteCount } from '../port.js';
 import { toSession, type SessionRow } from '../session-summary.js';
 import { DELIVERY_COLUMNS, toDelivery, type DeliveryRow } from './deliveries-repo.js';
 import { query } from './pg-pool.js';
-import { minuteOf } from './receipts-repo.js';
 import { RUN_COLUMNS, toRun, type RunRow } from './runs-repo.js';
-
-interface EventRow {
-  id: number;
-  session: string;
-  text: string;
-  status: SystemEvent['status'];
-  created_at: number;
-}
 
 /** The operator's lists over PostgreSQL: the same conditions as SQLite's, ILIKE for the text search. */
 export function postgresBrowseRepo(pool: pg.Pool): BrowseRepo {
@@ -33,7 +25,7 @@ export function postgresBrowseRepo(pool: pg.Pool): BrowseRepo {
     async events(q) {
       const f = eventFilter(new ListFilter(postgresDialect, 'created_at', 'id'), q);
       const rows = await all<EventRow>(`SELECT id, session, text, status, created_at FROM events ${f.sql()} ${f.order(q.limit)}`, f.values);
-      return rows.map((r) => ({ id: r.id, session: r.session, text: r.text, status: r.status, createdAt: r.created_at }));
+      return rows.map(toEvent);
     },
     async deliveries(q) {
       const f = deliveryFilter(new ListFilter(postgresDialect, 'created_at', 'id'), q);

@@ -1,17 +1,9 @@
 import type pg from 'pg';
 import type { EventsRepo, SystemEvent } from '../port.js';
+import { toEvent, type EventRow as Row } from '../record-rows.js';
 import type { PgGroupCommit } from './group-commit.js';
 import { query, type Queryable } from './pg-pool.js';
 
-interface Row {
-  id: number;
-  session: string;
-  text: string;
-  status: SystemEvent['status'];
-  created_at: number;
-}
-
-const toEvent = (r: Row): SystemEvent => ({ id: r.id, session: r.session, text: r.text, status: r.status, createdAt: r.created_at });
 
 /** one round trip, its own transaction unless `db` is inside one (a run's completion) */
 export async function enqueueEvent(db: Queryable, session: string, text: string, maxPending: number): Promise<SystemEvent | undefined> {

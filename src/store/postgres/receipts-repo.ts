@@ -1,32 +1,11 @@
 import type pg from 'pg';
 import { ListFilter, postgresDialect } from '../list-filter.js';
 import type { MinuteCount, ReceiptRecord, ReceiptsRepo, RetainedPayload } from '../port.js';
+import { minuteOf, toReceipt, type ReceiptRow as Row } from '../record-rows.js';
 import { receiptFilter } from '../receipt-filter.js';
 import { query, transaction } from './pg-pool.js';
 
 const RECEIPT_VALUES = Array.from({ length: 19 }, (_, i) => `$${i + 1}`).join(', ');
-
-interface Row {
-  id: string;
-  request_id: string;
-  received_at: number;
-  method: string;
-  path: string;
-  mapping_id: string | null;
-  status: number;
-  outcome: ReceiptRecord['outcome'];
-  error_code: string | null;
-  run_id: string | null;
-  event_id: number | null;
-  idempotency_key: string | null;
-  auth_method: ReceiptRecord['authMethod'];
-  signature: string | null;
-  client_address: string | null;
-  body_bytes: number;
-  latency_ms: number;
-  replay_of: string | null;
-  retained_until: number | null;
-}
 
 interface PayloadRow {
   receipt_id: string;
@@ -36,28 +15,6 @@ interface PayloadRow {
   query: Record<string, string>;
   expires_at: number;
 }
-
-const toReceipt = (r: Row): ReceiptRecord => ({
-  id: r.id,
-  requestId: r.request_id,
-  receivedAt: r.received_at,
-  method: r.method,
-  path: r.path,
-  mappingId: r.mapping_id,
-  status: r.status,
-  outcome: r.outcome,
-  errorCode: r.error_code,
-  runId: r.run_id,
-  eventId: r.event_id,
-  idempotencyKey: r.idempotency_key,
-  authMethod: r.auth_method,
-  signature: r.signature,
-  clientAddress: r.client_address,
-  bodyBytes: r.body_bytes,
-  latencyMs: r.latency_ms,
-  replayOf: r.replay_of,
-  retainedUntil: r.retained_until,
-});
 
 const toPayload = (r: PayloadRow): RetainedPayload => ({
   receiptId: r.receipt_id,
@@ -70,9 +27,6 @@ const toPayload = (r: PayloadRow): RetainedPayload => ({
 
 const RECEIPT_COLUMNS = `id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id, event_id,
   idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until`;
-
-/** per-minute buckets of an epoch-ms column, as BIGINT */
-export const minuteOf = (column: string) => `(${column} / 60000) * 60000`;
 
 /** Receipts over PostgreSQL: the same rules as the SQLite adapter; pruning deletes in one transaction. */
 export function postgresReceiptsRepo(pool: pg.Pool): ReceiptsRepo {

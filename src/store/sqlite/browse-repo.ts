@@ -1,22 +1,14 @@
-import { isUnfinished, type BrowseRepo, type MinuteCount, type RunQuery, type SystemEvent } from '../port.js';
+import { isUnfinished, type BrowseRepo, type MinuteCount, type RunQuery } from '../port.js';
 import { toSession, type SessionRow } from '../session-summary.js';
 import { toDelivery, type DeliveryRow } from './deliveries-repo.js';
 import { deliveryFilter, eventFilter, runFilter, runMapping, sessionFilter, sessionsSql } from '../browse-filters.js';
+import { minuteOf, toEvent, type EventRow } from '../record-rows.js';
 import { ListFilter, sqliteDialect } from '../list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
-import { MINUTE_SQL } from './receipts-repo.js';
 import { toRun, type RunRow } from './runs-repo.js';
 
 /** from this many runs of a mapping on, its deliveries are found by walking the deliveries (see deliveryFilter) */
 const MANY_RUNS = 2000;
-
-interface EventRow {
-  id: number;
-  session: string;
-  text: string;
-  status: SystemEvent['status'];
-  created_at: number;
-}
 
 /**
  * A page of the runs list. Queued or running: read from the unfinished runs only (runs_status holds
@@ -33,11 +25,11 @@ export function runsPageSql(query: RunQuery): { sql: string; named: Record<strin
 export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
   const all = <T>(sql: string, params: Record<string, unknown>) => db.prepare(sql).all(params) as T[];
   const runsPerMinute = db.prepare<[number], MinuteCount>(
-    `SELECT ${MINUTE_SQL('created_at')} AS minute, COUNT(*) AS total, SUM(status IN ('failed', 'timed_out')) AS failed
+    `SELECT ${minuteOf('created_at')} AS minute, COUNT(*) AS total, SUM(status IN ('failed', 'timed_out')) AS failed
      FROM runs WHERE created_at >= ? GROUP BY minute ORDER BY minute`,
   );
   const deliveriesPerMinute = db.prepare<[number], MinuteCount>(
-    `SELECT ${MINUTE_SQL('created_at')} AS minute, COUNT(*) AS total, SUM(status IN ('failed', 'abandoned')) AS failed
+    `SELECT ${minuteOf('created_at')} AS minute, COUNT(*) AS total, SUM(status IN ('failed', 'abandoned')) AS failed
      FROM deliveries WHERE created_at >= ? GROUP BY minute ORDER BY minute`,
   );
   const runsOfMapping = db.prepare<[string], { n: number }>(
@@ -50,13 +42,7 @@ export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
     },
     async events(query) {
       const f = eventFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
-      return all<EventRow>(`SELECT * FROM events ${f.sql()} ${f.order(query.limit)}`, f.named).map((r) => ({
-        id: r.id,
-        session: r.session,
-        text: r.text,
-        status: r.status,
-        createdAt: r.created_at,
-      }));
+      return all<EventRow>(`SELECT * FROM events ${f.sql()} ${f.order(query.limit)}`, f.named).map(toEvent);
     },
     async deliveries(query) {
       // SQLite keeps no statistics per mapping: count the mapping's runs, up to a bound, to choose

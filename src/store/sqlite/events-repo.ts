@@ -1,16 +1,8 @@
 import type { EventsRepo, SystemEvent } from '../port.js';
+import { toEvent, type EventRow as Row } from '../record-rows.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
-interface Row {
-  id: number;
-  session: string;
-  text: string;
-  status: SystemEvent['status'];
-  created_at: number;
-}
-
-const toEvent = (r: Row): SystemEvent => ({ id: r.id, session: r.session, text: r.text, status: r.status, createdAt: r.created_at });
 
 /**
  * Adds a pending event unless it repeats the session's pending one, keeping at most `maxPending`

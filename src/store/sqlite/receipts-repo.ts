@@ -1,30 +1,9 @@
 import type { MinuteCount, ReceiptRecord, ReceiptsRepo, RetainedPayload } from '../port.js';
+import { minuteOf, toReceipt, type ReceiptRow as Row } from '../record-rows.js';
 import type { GroupCommit } from './group-commit.js';
 import { ListFilter, sqliteDialect } from '../list-filter.js';
 import { receiptFilter } from '../receipt-filter.js';
 import type { SqliteDatabase } from './open-database.js';
-
-interface Row {
-  id: string;
-  request_id: string;
-  received_at: number;
-  method: string;
-  path: string;
-  mapping_id: string | null;
-  status: number;
-  outcome: ReceiptRecord['outcome'];
-  error_code: string | null;
-  run_id: string | null;
-  event_id: number | null;
-  idempotency_key: string | null;
-  auth_method: ReceiptRecord['authMethod'];
-  signature: string | null;
-  client_address: string | null;
-  body_bytes: number;
-  latency_ms: number;
-  replay_of: string | null;
-  retained_until: number | null;
-}
 
 interface PayloadRow {
   receipt_id: string;
@@ -35,28 +14,6 @@ interface PayloadRow {
   expires_at: number;
 }
 
-const toReceipt = (r: Row): ReceiptRecord => ({
-  id: r.id,
-  requestId: r.request_id,
-  receivedAt: r.received_at,
-  method: r.method,
-  path: r.path,
-  mappingId: r.mapping_id,
-  status: r.status,
-  outcome: r.outcome,
-  errorCode: r.error_code,
-  runId: r.run_id,
-  eventId: r.event_id,
-  idempotencyKey: r.idempotency_key,
-  authMethod: r.auth_method,
-  signature: r.signature,
-  clientAddress: r.client_address,
-  bodyBytes: r.body_bytes,
-  latencyMs: r.latency_ms,
-  replayOf: r.replay_of,
-  retainedUntil: r.retained_until,
-});
-
 const toPayload = (r: PayloadRow): RetainedPayload => ({
   receiptId: r.receipt_id,
   path: r.path,
@@ -65,9 +22,6 @@ const toPayload = (r: PayloadRow): RetainedPayload => ({
   query: JSON.parse(r.query) as Record<string, string>,
   expiresAt: r.expires_at,
 });
-
-/** per-minute buckets: integer division of epoch ms */
-export const MINUTE_SQL = (column: string) => `(${column} / 60000) * 60000`;
 
 /**
  * A receipt is written through the group commit: under load it shares the commit of the request's
@@ -107,7 +61,7 @@ export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): Re
   );
   const oldReceipts = db.prepare<[number]>('DELETE FROM receipts WHERE received_at < ?');
   const perMinute = db.prepare<[number], MinuteCount>(
-    `SELECT ${MINUTE_SQL('received_at')} AS minute, COUNT(*) AS total, SUM(status >= 400) AS failed
+    `SELECT ${minuteOf('received_at')} AS minute, COUNT(*) AS total, SUM(status >= 400) AS failed
      FROM receipts WHERE received_at >= ? GROUP BY minute ORDER BY minute`,
   );
 
