@@ -5,14 +5,14 @@ export const wakeModes = ['now', 'next-heartbeat'] as const;
 /** the longest run a timer can wait for: Node's setTimeout fires at once past 2^31-1 ms */
 export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
-export const signatureTypes = ['github', 'stripe', 'standard-webhooks', 'hmac-sha256', 'twilio', 'slack'] as const;
+export const signatureTypes = ['github', 'stripe', 'standard-webhooks', 'hmac-sha256', 'twilio', 'slack', 'gitlab', 'linear', 'sentry', 'pagerduty', 'shopify', 'jira', 'bearer'] as const;
 
 /** How a sender that cannot send the hook token proves itself: a signature over the raw body. */
 export const mappingAuthSchema = z
   .object({
     type: z
       .enum(signatureTypes)
-      .describe('Signature scheme: github (X-Hub-Signature-256), stripe (Stripe-Signature), standard-webhooks (webhook-id/-timestamp/-signature), hmac-sha256 (hex digest in `header`), twilio (X-Twilio-Signature over the URL and sorted form fields; secret: the auth token), slack (v0 X-Slack-Signature and X-Slack-Request-Timestamp; secret: the signing secret).'),
+      .describe('Signature scheme: github (X-Hub-Signature-256), stripe (Stripe-Signature), standard-webhooks (webhook-id/-timestamp/-signature), hmac-sha256 (hex digest in `header`), twilio (X-Twilio-Signature over the URL and sorted form fields; secret: the auth token), slack (v0 X-Slack-Signature and X-Slack-Request-Timestamp; secret: the signing secret), gitlab (X-Gitlab-Token equals the secret token), linear (Linear-Signature, hex over the body, and the body\'s webhookTimestamp), sentry (Sentry-Hook-Signature, hex over the body; secret: the client secret), pagerduty (v3 X-PagerDuty-Signature, v1=<hex> entries), shopify (X-Shopify-Hmac-Sha256, base64 over the body; secret: the client secret), jira (X-Hub-Signature: sha256=<hex> over the body), bearer (Authorization: Bearer <secret>, e.g. from Alertmanager: a token that opens this path only).'),
     secret: z.string().min(1).describe('The signing secret shared with the sender (${ENV} allowed, also in mapping files); standard-webhooks takes the whsec_<base64> form.'),
     header: z
       .string()
@@ -24,7 +24,7 @@ export const mappingAuthSchema = z
       .int()
       .positive()
       .optional()
-      .describe('stripe, standard-webhooks and slack: largest accepted distance between the signed timestamp and now, in seconds (default 300).'),
+      .describe('stripe, standard-webhooks, slack and linear: largest accepted distance between the signed timestamp and now, in seconds (default 300; linear 60, as Linear advises).'),
     url: z
       .string()
       .url()

@@ -1,7 +1,15 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { MappingAuth } from '../config/mapping-schema.js';
+import { compileBodySignature } from './body-signature-verifiers.js';
+import { hexDigest, hmac, missingOr, sameDigest, withinTolerance, type SignatureFailure } from './signature-digest.js';
+import { compileSharedToken } from './token-verifiers.js';
+
+export type { SignatureFailure } from './signature-digest.js';
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/** the schemes that sign a timestamp, so `toleranceSeconds` means something */
+const TIMESTAMPED = new Set<MappingAuth['type']>(['stripe', 'standard-webhooks', 'slack', 'linear']);
 
 /** A mapping's `auth`, compiled at load: checks a request's signature over its raw body. */
 export interface SignatureVerifier {
@@ -11,33 +19,8 @@ export interface SignatureVerifier {
    * `url`: the full request URL with its query (Twilio signs it)
    */
   verify(headers: Record<string, string | undefined>, body: Uint8Array, nowMs: number, url?: string): boolean;
-  /** why `verify` said no, for the log (it reads headers only, never says what was expected) */
-  failure(headers: Record<string, string | undefined>, nowMs: number): SignatureFailure;
-}
-
-export type SignatureFailure = 'missing signature' | 'stale timestamp' | 'bad signature';
-
-const missingOr = (value: string | undefined): SignatureFailure | undefined => (value === undefined || value.trim() === '' ? 'missing signature' : undefined);
-
-const HEX_DIGEST = /^[0-9a-f]{64}$/i;
-
-/** constant time for equal lengths; a digest's length is public (32 bytes), its bytes are not */
-function sameDigest(given: Buffer, expected: Buffer): boolean {
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-function hmac(key: string | Buffer, prefix: string, body: Uint8Array): Buffer {
-  return createHmac('sha256', key).update(prefix).update(body).digest();
-}
-
-function hexDigest(value: string | undefined): Buffer | undefined {
-  const hex = value?.trim().replace(/^sha256=/i, '');
-  return hex !== undefined && HEX_DIGEST.test(hex) ? Buffer.from(hex, 'hex') : undefined;
-}
-
-function withinTolerance(timestamp: string | undefined, nowMs: number, toleranceSeconds: number): boolean {
-  if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp.trim())) return false;
-  return Math.abs(nowMs / 1000 - Number(timestamp)) <= toleranceSeconds;
+  /** why `verify` said no, for the log (it never says what was expected); `body` for schemes that sign a timestamp inside it */
+  failure(headers: Record<string, string | undefined>, nowMs: number, body?: Uint8Array): SignatureFailure;
 }
 
 /**
@@ -48,11 +31,15 @@ function withinTolerance(timestamp: string | undefined, nowMs: number, tolerance
 export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
   const { type, secret } = auth;
   if (auth.header !== undefined && type !== 'hmac-sha256') throw new Error(`header: only for type hmac-sha256 (${type} has its own header)`);
-  if (auth.toleranceSeconds !== undefined && type !== 'stripe' && type !== 'standard-webhooks' && type !== 'slack') {
+  if (auth.toleranceSeconds !== undefined && !TIMESTAMPED.has(type)) {
     throw new Error(`toleranceSeconds: ${type} signs no timestamp`);
   }
   if (auth.url !== undefined && type !== 'twilio') throw new Error(`url: only for type twilio (${type} does not sign the URL)`);
   const tolerance = auth.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (type === 'gitlab' || type === 'bearer') return compileSharedToken(type, secret);
+  if (type === 'sentry' || type === 'shopify' || type === 'jira' || type === 'pagerduty' || type === 'linear') {
+    return compileBodySignature(type, secret, auth.toleranceSeconds);
+  }
 
   switch (type) {
     case 'github':

@@ -18,6 +18,7 @@ const GITHUB_SECRET = 'gh-webhook-secret-It5s4Secret';
 const STRIPE_SECRET = 'whsec_stripeTestSecret0123456789';
 const STANDARD_SECRET = `whsec_${Buffer.from('standard-webhooks-key-0123456789').toString('base64')}`;
 const HMAC_SECRET = 'generic-hmac-secret-0123456789';
+const BEARER_SECRET = 'alertmanager-own-token-0123456789';
 
 const env = { TEST_GITHUB_WEBHOOK_SECRET: GITHUB_SECRET, TEST_STRIPE_WEBHOOK_SECRET: STRIPE_SECRET, TEST_STANDARD_SECRET: STANDARD_SECRET };
 beforeAll(() => Object.assign(process.env, env));
@@ -53,6 +54,7 @@ const config = () =>
         { id: 'svix', match: { path: 'svix' }, action: 'wake', textTemplate: 'svix {{type}}', auth: { type: 'standard-webhooks', secret: '${TEST_STANDARD_SECRET}' } },
         { id: 'generic', match: { path: 'generic' }, action: 'wake', textTemplate: 'generic {{type}}', auth: { type: 'hmac-sha256', secret: HMAC_SECRET, header: 'X-Signature' } },
         { id: 'elsewhere', match: { path: 'elsewhere' }, action: 'wake', textTemplate: 'anything' },
+        { id: 'own-token', match: { path: 'own-token' }, action: 'wake', textTemplate: 'own {{status}}', auth: { type: 'bearer', secret: BEARER_SECRET } },
       ],
     },
   });
@@ -162,6 +164,18 @@ describe('per-mapping signature verification', () => {
     expect((await post('elsewhere', githubDelivery(2))).status).toBe(401);
   });
 
+  it('auth bearer: a token of its own opens its path (and only it); the hook token still does', async () => {
+    herald = await startHerald(config(), { files });
+    const body = JSON.stringify({ status: 'firing' });
+    const bearer = (token: string) => ({ body, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
+    expect(await post('own-token', bearer(BEARER_SECRET))).toMatchObject({ status: 200, body: { ok: true } });
+    expect((await post('own-token', bearer(HOOK_TOKEN))).status).toBe(200);
+    expect((await post('own-token', bearer('wrong-token-0123456789'))).status).toBe(401);
+    expect((await post('own-token', { body, headers: { 'content-type': 'application/json' } })).status).toBe(401);
+    expect((await post('elsewhere', bearer(BEARER_SECRET))).status).toBe(401);
+    expect(herald.rawLogs()).not.toContain(BEARER_SECRET);
+  });
+
   it('counts failed signatures toward the 429 limiter', async () => {
     herald = await startHerald(config(), { files });
     for (let i = 0; i < 20; i++) expect((await post('github', githubDelivery(2, 'wrong'))).status).toBe(401);
@@ -199,7 +213,7 @@ describe('per-mapping signature verification', () => {
     expect(await refused([{ id: 'h', match: { path: 'x' }, auth: { type: 'hmac-sha256', secret: 's' } }])).toContain('auth.header: hmac-sha256 needs the header');
     expect(await refused([{ id: 'h', match: { path: 'x' }, auth: { type: 'github', secret: 's', toleranceSeconds: 5 } }])).toContain('toleranceSeconds: github signs no timestamp');
     expect(await refused([{ id: 'h', match: { path: 'x' }, auth: { type: 'standard-webhooks', secret: 'whsec_!!' } }])).toContain('whsec_<base64>');
-    expect(await refused([{ id: 'h', match: { path: 'x' }, auth: { type: 'gitlab', secret: 's' } }])).toContain('hooks.mappings[0].auth.type');
+    expect(await refused([{ id: 'h', match: { path: 'x' }, auth: { type: 'bitbucket', secret: 's' } }])).toContain('hooks.mappings[0].auth.type');
     const missing = await refused([], { 'mappings/x.yaml': 'id: x\nmatch: { path: x }\naction: wake\ntextTemplate: t\nauth: { type: github, secret: "${HERALD_TEST_UNSET_SECRET}" }\n' });
     expect(missing).toContain('environment variable HERALD_TEST_UNSET_SECRET is not set');
     expect(missing).toContain('x.yaml[0].auth.secret');

@@ -12,7 +12,7 @@ import { checkToken } from '../token-auth.js';
 import { parseHookPayload } from './hook-payload.js';
 import { presentedHookToken } from './hook-token.js';
 import { bodyIdempotencyKey, idempotencyKeyOf } from './idempotency-key-header.js';
-import { admitBySignature } from './signature-auth.js';
+import { admitBySignature, signatureCandidates } from './signature-auth.js';
 import { noteReceipt } from './receipt-middleware.js';
 
 export interface HooksRoutesDeps {
@@ -40,9 +40,10 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
     const path = trimSlashes(c.req.path.slice(prefix.length));
     const presented = presentedHookToken(c);
     // no token, but the path's mappings declare auth: the signature is checked once the raw body is read.
-    // A presented token always decides by itself (a wrong one is not rescued by a signature).
-    const signed = presented ? [] : deps.engine.signedMappings(path);
-    noteReceipt(c, { authMethod: presented?.form ?? (signed.length ? 'signature' : 'none') });
+    // A presented token decides by itself (a wrong one is not rescued by a signature), except a
+    // bearer on a path whose auth is `bearer`: that header is the credential its auth checks.
+    const signed = signatureCandidates(deps.engine.signedMappings(path), presented, hooks.token);
+    noteReceipt(c, { authMethod: signed.length ? 'signature' : (presented?.form ?? 'none') });
     if (signed.length) deps.limiter.refuseWhileLimited(c, path);
     else checkToken(c, deps.limiter, presented?.token, hooks.token);
     if (presented?.form === 'query') {

@@ -1,7 +1,26 @@
 import type { Context } from 'hono';
 import { HeraldError } from '../../errors.js';
 import type { CompiledMapping } from '../../mappings/compiled-mapping.js';
+import { safeEqual } from '../../utils/constant-time.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
+import type { TokenForm } from './hook-token.js';
+
+/**
+ * The mappings whose `auth` decides a request: all of its path's signed mappings when it presents
+ * no hook token; when it presents a bearer that is not the hook token, those of type `bearer`
+ * (their credential is that very header, e.g. Alertmanager's own token); otherwise none, and the
+ * token decides.
+ */
+export function signatureCandidates(
+  signed: readonly CompiledMapping[],
+  presented: { token: string; form: TokenForm } | undefined,
+  hookToken: string | undefined,
+): readonly CompiledMapping[] {
+  if (!presented) return signed;
+  if (presented.form !== 'bearer' || !signed.some((m) => m.signature?.type === 'bearer')) return [];
+  if (hookToken !== undefined && safeEqual(presented.token, hookToken)) return [];
+  return signed.filter((m) => m.signature?.type === 'bearer');
+}
 
 /**
  * A request without the hook token, to a path whose mappings declare `auth`: admitted when its
@@ -21,7 +40,7 @@ export function admitBySignature(
   // the URL as received, query included: Twilio signs it (behind a TLS proxy, a mapping's auth.url says the public one)
   const admitted = signed.filter((m) => m.signature?.verify(headers, body, nowMs, c.req.url));
   if (!admitted.length) {
-    limiter.failed(c, signed[0]?.signature?.failure?.(headers, nowMs) ?? 'bad signature', path);
+    limiter.failed(c, signed[0]?.signature?.failure?.(headers, nowMs, body) ?? 'bad signature', path);
     throw new HeraldError('HERALD_UNAUTHORIZED');
   }
   return admitted;
