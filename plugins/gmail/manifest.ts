@@ -1,6 +1,6 @@
 import { definePlugin } from '../../src/plugins/sdk.js';
 import { gmailConfigSchema } from './config.js';
-import { gmailPresetMappings } from './preset.js';
+import { gmailPreset } from './preset.js';
 import { gmailCommands } from './commands.js';
 
 /** The gmail preset: new mail becomes a `hook:gmail:<messageId>` agent run. */
@@ -11,7 +11,7 @@ export const gmailPlugin = definePlugin({
   summary: 'Gmail: new mail in a watched inbox becomes an agent run (preset `gmail`).',
   configKey: 'hooks.gmail',
   config: gmailConfigSchema,
-  mappings: gmailPresetMappings,
+  preset: gmailPreset,
   commands: gmailCommands,
   // the watcher (Gmail and Pub/Sub clients, MIME decoding) loads only when serve starts it, not for every CLI call
   create: async (ctx) => (await import('./services.js')).createGmailServices(ctx),

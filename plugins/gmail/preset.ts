@@ -1,16 +1,30 @@
-import type { MappingConfig } from '../../src/plugins/sdk.js';
+import { definePreset, presetCommonOptions } from '../../src/plugins/sdk.js';
 import type { GmailConfig } from './config.js';
 
 /**
  * The gmail preset: an ordinary mapping, as plain data. New mail posted to `<hooks.path>/gmail`
  * (by `herald webhooks gmail run`) becomes an agent run whose session is the message id.
  * Payload: `{source, account, historyId, messages:[{id, threadId, from, to, subject, date, snippet, body, bodyTruncated, labels}]}`.
+ * Its model, thinking and safety wrapper come from `hooks.gmail` unless the preset entry sets them.
  */
-export function gmailPresetMappings(config: GmailConfig | undefined): MappingConfig[] {
-  return [
+export const gmailPreset = definePreset({
+  path: 'gmail',
+  verifies: 'the hook token (the watcher sends it; Pub/Sub pushes are verified by the watcher)',
+  summary: 'New mail in a watched Gmail inbox (posted by `herald webhooks gmail run`) becomes an agent run per message.',
+  docs: 'https://developers.google.com/gmail/api/guides/push',
+  options: presetCommonOptions,
+  optionsFromConfig: (section) => {
+    const gmail = section as GmailConfig | undefined;
+    return {
+      ...(gmail?.model !== undefined && { model: gmail.model }),
+      ...(gmail?.thinking !== undefined && { thinking: gmail.thinking }),
+      ...(gmail?.allowUnsafeExternalContent !== undefined && { allowUnsafeExternalContent: gmail.allowUnsafeExternalContent }),
+    };
+  },
+  mappings: (options) => [
     {
       id: 'gmail',
-      match: { path: 'gmail' },
+      match: { path: options.path },
       action: 'agent',
       name: 'Gmail',
       sessionKey: 'hook:gmail:{{messages[0].id}}',
@@ -18,9 +32,6 @@ export function gmailPresetMappings(config: GmailConfig | undefined): MappingCon
       // message posted by hand or by a relay without the header is still taken once
       idempotencyKey: 'gmail:{{ $lowercase(account) }}:{{messages[0].id}}',
       messageTemplate: 'New email from {{messages[0].from}}\nSubject: {{messages[0].subject}}\n{{messages[0].snippet}}\n{{messages[0].body}}',
-      ...(config?.model !== undefined && { model: config.model }),
-      ...(config?.thinking !== undefined && { thinking: config.thinking }),
-      ...(config?.allowUnsafeExternalContent !== undefined && { allowUnsafeExternalContent: config.allowUnsafeExternalContent }),
     },
-  ];
-}
+  ],
+});

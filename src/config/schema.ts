@@ -78,7 +78,18 @@ export const hooksSchema = z
       .describe('Path prefix of the webhook endpoints; a leading slash is added and repeated or trailing slashes removed ("/" is refused).'),
     maxBodyBytes: z.number().int().positive().default(262144).describe('Largest accepted request body, declared or streamed (413 above).'),
     bodyTimeoutMs: z.number().int().positive().default(10000).describe('A body that stops arriving for this long gets 408.'),
-    presets: z.array(z.string()).default([]).describe('Built-in mapping presets to enable, e.g. ["gmail"].'),
+    presets: z
+      .array(
+        z.union([
+          z.string().min(1),
+          z
+            .object({ name: z.string().min(1).describe('The preset.') })
+            .catchall(z.unknown())
+            .describe("A preset with options; the preset's own schema checks them (see docs/presets.md)."),
+        ]),
+      )
+      .default([])
+      .describe('Mapping presets to enable, by name or with options, e.g. ["gmail", "github", { name: "stripe", secret: "${STRIPE_WEBHOOK_SECRET}", agentId: "billing" }]; their mappings come after mappingsDir\'s, so a mapping of yours on the same path wins.'),
     mappings: z.array(mappingSchema).default([]).describe('Custom hook mappings, tried in order before mappingsDir and presets.'),
     mappingsDir: z.string().default('./mappings').describe('Folder of mapping files (.yaml, .yml, .json, .json5), loaded in name order.'),
     transformsDir: z.string().default('./transforms').describe('Folder transform modules are loaded from (never outside it).'),

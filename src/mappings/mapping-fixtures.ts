@@ -8,7 +8,7 @@ import { MAPPING_FILE_EXTENSIONS, readMappingFile } from './mapping-files.js';
 import { MappingsEngine } from './mappings-engine.js';
 import { trimSlashes } from './hook-request.js';
 import { parseUrlEncoded } from './form-payload.js';
-import { compileMappingSources, type MappingContext, type MappingInputs } from './resolve-mappings.js';
+import { compileMappingSources, type MappingContext, type MappingInputs, type MappingSource } from './resolve-mappings.js';
 
 /** One case of a `<x>.test.json` file beside the mapping file `<x>.yaml`. */
 export const fixtureCaseSchema = z
@@ -70,11 +70,16 @@ async function outcomeOf(engine: MappingsEngine, request: Parameters<MappingsEng
 export async function runMappingFixtures(fixtureFile: string, loaded: Pick<MappingInputs, 'config'>, ctx: MappingContext): Promise<FixtureResult[]> {
   const mappingFile = mappingFileOf(fixtureFile);
   if (!mappingFile) throw new ConfigError([`${fixtureFile}: no mapping file beside it (${MAPPING_FILE_EXTENSIONS.map((e) => `*${e}`).join(', ')})`]);
+  const raws = readMappingFile(mappingFile);
+  return runFixtureFile(fixtureFile, raws.map((raw, i) => ({ origin: `${mappingFile}[${i}]`, raw })), loaded, ctx);
+}
+
+/** Runs the cases of a fixture file against a mapping set (a file's, a preset's). */
+export async function runFixtureFile(fixtureFile: string, sources: MappingSource[], loaded: Pick<MappingInputs, 'config'>, ctx: MappingContext): Promise<FixtureResult[]> {
   const parsed = fixtureFileSchema.safeParse(JSON.parse(fs.readFileSync(fixtureFile, 'utf8')));
   if (!parsed.success) throw new ConfigError(formatIssues(parsed.error.issues, fixtureFile));
-  const raws = readMappingFile(mappingFile);
-  const engine = new MappingsEngine(await compileMappingSources(raws.map((raw, i) => ({ origin: `${mappingFile}[${i}]`, raw })), loaded, ctx));
-  const defaultPath = raws.map((raw) => (raw as { match?: { path?: string } })?.match?.path).find((p) => p !== undefined);
+  const engine = new MappingsEngine(await compileMappingSources(sources, loaded, ctx));
+  const defaultPath = sources.map(({ raw }) => (raw as { match?: { path?: string } })?.match?.path).find((p) => p !== undefined);
 
   const results: FixtureResult[] = [];
   for (const [index, testCase] of parsed.data.entries()) {

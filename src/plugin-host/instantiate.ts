@@ -4,6 +4,7 @@ import type { Store } from '../store/port.js';
 import type { PluginRegistry } from './registry.js';
 import type { ChannelAdapter, PluginInstance, PluginState } from '../plugins/sdk.js';
 import { pluginSection } from './plugin-section.js';
+import { presetName } from '../plugins/preset.js';
 
 export interface PluginInstances {
   /** configured channels by plugin id */
@@ -28,7 +29,7 @@ export function stateFor(store: Store, pluginId: string): PluginState {
  */
 export async function instantiatePlugins(registry: PluginRegistry, config: HeraldConfig, store: Store, logger: Logger): Promise<PluginInstances> {
   const result: PluginInstances = { channels: new Map(), services: [] };
-  const enabledPresets = new Set(config.hooks.presets);
+  const enabledPresets = new Set(config.hooks.presets.map(presetName));
   for (const plugin of registry.plugins) {
     const section = pluginSection(config, plugin);
     const isChannel = plugin.roles.includes('channel') && section !== undefined;

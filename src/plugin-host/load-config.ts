@@ -49,15 +49,7 @@ export async function loadConfigValue(raw: unknown, file: string, options: LoadC
 }
 
 function checkPresets(config: HeraldConfig, plugins: PluginRegistry): string[] {
-  const faults: string[] = [];
-  config.hooks.presets.forEach((id, i) => {
-    const plugin = plugins.get(id);
-    if (!plugin || !plugin.roles.includes('preset')) {
-      const known = plugins.plugins.filter((p) => p.roles.includes('preset')).map((p) => p.id);
-      faults.push(`hooks.presets[${i}]: unknown preset "${id}" (known: ${known.join(', ') || 'none'})`);
-    }
-  });
-  return faults;
+  return plugins.enabledPresets(config).faults;
 }
 
 /** OpenClaw takes the first agent marked default; a second mark is ignored, and said so */

@@ -4,7 +4,8 @@ import { ConfigError } from '../errors.js';
 import type { ConfigSection } from '../config/build-schema.js';
 import type { HeraldConfig } from '../config/schema.js';
 import { pluginConfigKey, type PluginDefinition } from '../plugins/sdk.js';
-import { pluginSection } from './plugin-section.js';
+import type { PresetDefinition } from '../plugins/preset.js';
+import { enabledPresets, expandPreset } from './enabled-presets.js';
 
 /**
  * Registers plugins: built-ins first (handed in by the CLI), then the third-party ones named in `plugins`.
@@ -55,15 +56,21 @@ export class PluginRegistry {
     return this.plugins.map((plugin) => ({ key: pluginConfigKey(plugin), schema: plugin.config, summary: plugin.summary }));
   }
 
+  /** the plugins that are mapping presets */
+  presets(): (PluginDefinition & { preset: PresetDefinition })[] {
+    return this.plugins.filter((p): p is PluginDefinition & { preset: PresetDefinition } => p.roles.includes('preset') && p.preset !== undefined);
+  }
+
+  /** every entry of `hooks.presets`, checked against its preset's options (faults name `hooks.presets[i].<key>`) */
+  enabledPresets(config: HeraldConfig): ReturnType<typeof enabledPresets> {
+    return enabledPresets(config, (name) => this.get(name), () => this.presets().map((p) => p.id));
+  }
+
   /** the mapping data of every preset listed in `hooks.presets`, in that order */
   presetMappings(config: HeraldConfig): { origin: string; raw: unknown; preset: true }[] {
-    const out: { origin: string; raw: unknown; preset: true }[] = [];
-    for (const id of config.hooks.presets) {
-      const plugin = this.get(id);
-      if (!plugin?.roles.includes('preset') || !plugin.mappings) continue;
-      plugin.mappings(pluginSection(config, plugin)).forEach((raw, i) => out.push({ origin: `preset ${id} [${i}]`, raw, preset: true }));
-    }
-    return out;
+    return this.enabledPresets(config).presets.flatMap(({ name, preset, options }) =>
+      expandPreset(preset, options).map((raw, i) => ({ origin: `preset ${name} [${i}]`, raw, preset: true as const })),
+    );
   }
 
   /** why `to` is no recipient of `channel` (undefined when it is fine): the plugin's own pattern, checked at accept time */

@@ -1,9 +1,10 @@
 import type { z } from 'zod';
 import type { Logger } from 'pino';
-import type { MappingConfig } from '../config/mapping-schema.js';
+import type { PresetDefinition, PresetEntry } from './preset.js';
 
 // the few host helpers a plugin may use, handed on here so a plugin imports the SDK and nothing else
 export type { MappingConfig } from '../config/mapping-schema.js';
+export { presetCommonOptions, presetName, definePreset, type PresetDefinition, type PresetEntry, type PresetCommonOptions } from './preset.js';
 export { safeEqual } from '../utils/constant-time.js';
 
 /**
@@ -120,7 +121,7 @@ export interface PluginContext<C> {
 export interface PluginHost {
   /** the full, validated herald config */
   config: Record<string, unknown> & {
-    hooks: { enabled: boolean; token?: string; path: string; presets: string[]; mappings: { match?: { path?: string } }[] };
+    hooks: { enabled: boolean; token?: string; path: string; presets: PresetEntry[]; mappings: { match?: { path?: string } }[] };
     gateway: { host: string; port: number };
   };
   /** small durable key/value state, namespaced per plugin */
@@ -176,8 +177,8 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   recipient?: { pattern: RegExp; description: string };
   /** a channel's row in the README's table of what each platform guarantees */
   guarantees?: ChannelGuarantees;
-  /** a preset's mappings, as plain data, given its config section (undefined when absent) */
-  mappings?(config: z.output<S> | undefined): MappingConfig[];
+  /** a mapping preset (role 'preset'): enabled by its name in `hooks.presets` */
+  preset?: PresetDefinition;
   /** CLI commands, available without starting the gateway */
   commands?: PluginCommand[];
   create(ctx: PluginContext<z.output<S>>): PluginInstance | Promise<PluginInstance>;

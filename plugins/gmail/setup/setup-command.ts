@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { PluginCommandContext } from '../../../src/plugins/sdk.js';
+import { presetName, type PluginCommandContext, type PresetEntry } from '../../../src/plugins/sdk.js';
 import { accessTokenSource, type OAuthCredentials } from '../google/access-tokens.js';
 import { applyEdits, editedConfigText, readRawConfig, writeConfigText, type ConfigEdit } from './config-file-edit.js';
 import { GmailApi } from '../google/gmail-api.js';
@@ -203,7 +203,7 @@ export async function setupCommand(
   const edits: ConfigEdit[] = [
     { path: ['hooks', 'enabled'], value: true },
     ...(settings.hookTokenKept ? [] : [{ path: ['hooks', 'token'], value: settings.hookToken }]),
-    ...(settings.presets.includes('gmail') ? [] : [{ path: ['hooks', 'presets'], value: [...settings.presets, 'gmail'] }]),
+    ...(settings.presets.some((entry) => presetName(entry as PresetEntry) === 'gmail') ? [] : [{ path: ['hooks', 'presets'], value: [...settings.presets, 'gmail'] }]),
     ...(
       [
         ['account', account],

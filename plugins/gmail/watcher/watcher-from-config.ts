@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { PluginHost, PluginState } from '../../../src/plugins/sdk.js';
+import { presetName, type PluginHost, type PluginState, type PresetEntry } from '../../../src/plugins/sdk.js';
 import type { GmailConfig } from '../config.js';
 import { GmailWatcher } from './gmail-watcher.js';
 
@@ -26,7 +26,8 @@ export function watcherFaults(gmail: GmailConfig | undefined, host: PluginHost['
  * (files of hooks.mappingsDir are not read here; the watcher's own 404 log covers them).
  */
 export function hookRouteFault(host: PluginHost['config']): string | undefined {
-  if (host.hooks.presets?.includes('gmail')) return undefined;
+  const gmailPath = (entry: PresetEntry) => typeof entry === 'string' || typeof entry.path !== 'string' || entry.path.replace(/^\/+|\/+$/g, '') === 'gmail';
+  if (host.hooks.presets?.some((entry) => presetName(entry) === 'gmail' && gmailPath(entry))) return undefined;
   const handles = (host.hooks.mappings ?? []).some((m) => m.match?.path === undefined || m.match.path.replace(/^\/+|\/+$/g, '') === 'gmail');
   if (handles) return undefined;
   return 'hooks.gmail.account is set but no mapping handles path "gmail", so new mail would get 404 and wait. Fix: hooks.presets: add "gmail"';

@@ -1,0 +1,75 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { builtinPlugins, loadConfigValue } from '../helpers/builtins.js';
+import { ConfigError } from '../../src/errors.js';
+import { resolveMappings } from '../../src/mappings/resolve-mappings.js';
+import { definePlugin, definePreset, presetCommonOptions } from '../../src/plugins/sdk.js';
+
+/** a preset as a third-party plugin would write one: a signed path, its own option */
+const acmePlugin = definePlugin({
+  id: 'acme',
+  roles: ['preset'],
+  summary: 'acme',
+  config: z.object({}).strict(),
+  preset: definePreset({
+    path: 'acme',
+    verifies: 'X-Acme-Signature, HMAC-SHA256 of the body with `secret`',
+    summary: 'Acme events',
+    docs: 'https://acme.example/webhooks',
+    options: presetCommonOptions.extend({ label: z.string().default('Acme').describe('Name of the hooks.') }),
+    requires: ['secret'],
+    mappings: (o) => [
+      { id: 'acme', match: { path: o.path }, name: o.label, sessionKey: 'hook:acme:{{id}}', messageTemplate: 'Acme {{type}}', auth: { type: 'hmac-sha256', header: 'x-acme-signature', secret: o.secret! } },
+    ],
+  }),
+  create: () => ({}),
+});
+
+const file = path.join('/tmp', 'herald.presets-test.json5');
+const load = (presets: unknown[], mappings: unknown[] = []) =>
+  loadConfigValue({ hooks: { enabled: true, token: 'a-hook-token-long-enough', presets, mappings, mappingsDir: '/nonexistent' } }, file, {
+    builtins: [...builtinPlugins, acmePlugin],
+  });
+
+async function faultsOf(promise: Promise<unknown>): Promise<string[]> {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(ConfigError);
+  return (error as ConfigError).faults.map((f) => f.replace(`${file}: `, ''));
+}
+
+describe('hooks.presets', () => {
+  it('takes names and objects; the objects options reach the mappings, after the user\'s own', async () => {
+    const loaded = await load(['gmail', { name: 'acme', secret: 's3cret', agentId: 'billing', label: 'Billing', deliver: false }], [{ id: 'mine', match: { path: 'other' } }]);
+    const mappings = await resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() });
+    expect(mappings.map((m) => [m.id, m.origin])).toEqual([
+      ['mine', 'hooks.mappings[0]'],
+      ['gmail', 'preset gmail [0]'],
+      ['acme', 'preset acme [0]'],
+    ]);
+    expect(mappings[2]!.definition).toMatchObject({ name: 'Billing', agentId: 'billing', deliver: false, match: { path: 'acme' } });
+    expect(mappings[2]!.signature).toBeDefined();
+  });
+
+  it('names an unknown preset, an option that is not one, a bad value and a missing secret', async () => {
+    expect(await faultsOf(load(['gmial', { name: 'acme', secret: 'x', colour: 'red' }, { name: 'acme', secret: 'x', deliver: 'yes' }, { name: 'acme' }]))).toEqual([
+      'hooks.presets[0]: unknown preset "gmial" (known: gmail, acme)',
+      'hooks.presets[1].colour: unknown key',
+      'hooks.presets[2].deliver: Invalid input: expected boolean, received string',
+      'hooks.presets[3].secret: required: the acme preset verifies X-Acme-Signature, HMAC-SHA256 of the body with `secret` (write { name: "acme", secret: "${...}" })',
+    ]);
+  });
+
+  it('moves a preset to another path with the path option', async () => {
+    const loaded = await load([{ name: 'acme', secret: 'x', path: 'acme-prod' }]);
+    const mappings = await resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() });
+    expect(mappings.map((m) => m.path)).toEqual(['acme-prod']);
+  });
+
+  it("takes gmail's model and thinking from hooks.gmail, under the entry's own", async () => {
+    const raw = { hooks: { enabled: true, token: 'a-hook-token-long-enough', presets: [{ name: 'gmail', thinking: 'high' }], gmail: { thinking: 'low', allowUnsafeExternalContent: true }, mappingsDir: '/nonexistent' } };
+    const loaded = await loadConfigValue(raw, file);
+    const [gmail] = await resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() });
+    expect(gmail!.definition).toMatchObject({ thinking: 'high', allowUnsafeExternalContent: true });
+  });
+});

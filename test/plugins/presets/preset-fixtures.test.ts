@@ -1,0 +1,39 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { builtinPlugins, loadConfigValue } from '../../helpers/builtins.js';
+import { runFixtureFile } from '../../../src/mappings/mapping-fixtures.js';
+import { presetMappingSet } from '../../../src/plugin-host/enabled-presets.js';
+
+/**
+ * Every preset's `plugins/<id>/fixtures/*.json` (cases as in mappings/*.test.json) runs here
+ * against the mapping set the preset expands to, through the same engine as a user's mappings.
+ * Options it cannot expand without (`requires`) are set to `fixture-<option>`.
+ */
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const presets = builtinPlugins.filter((p) => p.preset !== undefined);
+
+function fixtureFiles(id: string): string[] {
+  const dir = path.join(root, 'plugins', id, 'fixtures');
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => path.join(dir, f));
+}
+
+describe('preset fixtures', () => {
+  it.each(presets.map((p) => [p.id]))('%s has fixtures', (id) => {
+    expect(fixtureFiles(id)).not.toEqual([]);
+  });
+
+  const cases = presets.flatMap((plugin) => fixtureFiles(plugin.id).map((file) => [path.relative(root, file), plugin, file] as const));
+  it.each(cases)('%s', async (_label, plugin, file) => {
+    const options = Object.fromEntries((plugin.preset!.requires ?? []).map((key) => [key, `fixture-${key}`]));
+    const { mappings, faults } = presetMappingSet(plugin, { name: plugin.id, ...options });
+    expect(faults).toEqual([]);
+    const loaded = await loadConfigValue({}, path.join(root, 'herald.fixtures.json'));
+    const sources = mappings!.map((raw, i) => ({ origin: `preset ${plugin.id} [${i}]`, raw, preset: true }));
+    const results = await runFixtureFile(file, sources, loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() });
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.filter((r) => !r.ok).map((r) => `${r.label}\n  ${r.mismatches.join('\n  ')}`)).toEqual([]);
+  });
+});
