@@ -26,6 +26,7 @@ export const errorCatalog = {
   HERALD_DELIVERY_NOT_RETRYABLE: { status: 409, message: 'only a failed delivery with a target can be retried', openai: 'invalid_request_error' },
   HERALD_DELIVERY_NOT_ABANDONABLE: { status: 409, message: 'only a pending or failed delivery can be abandoned', openai: 'invalid_request_error' },
   HERALD_RUN_NOT_CANCELLABLE: { status: 409, message: 'only a queued run can be cancelled', openai: 'invalid_request_error' },
+  HERALD_DOCUMENT_EXISTS: { status: 409, message: 'this file is already in the knowledge base with other chunking', openai: 'document_exists' },
   HERALD_KEY_NAME_TAKEN: { status: 409, message: 'an API key of this name exists', openai: 'invalid_request_error' },
   HERALD_PAYLOAD_NOT_RETAINED: { status: 409, message: "this request's payload is not retained", openai: 'invalid_request_error' },
   HERALD_IDEMPOTENCY_IN_PROGRESS: { status: 409, message: 'a request with this Idempotency-Key is still being processed', openai: 'idempotency_in_progress' },

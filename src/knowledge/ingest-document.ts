@@ -1,4 +1,6 @@
+import { isDeepStrictEqual } from 'node:util';
 import { webcrypto } from 'node:crypto';
+import { HeraldError } from '../errors.js';
 import type { ChunkOptions } from './chunk-text.js';
 import { documentTypes } from './detect-type.js';
 import type { KnowledgeDocument, KnowledgeIndex } from './knowledge-index.js';
@@ -9,23 +11,48 @@ export interface IngestInput {
   filename: string;
   bytes: Uint8Array;
   chunking: ChunkOptions;
+  /** whether the caller chose the chunking (else it is the default) */
+  chunkingGiven?: boolean;
+  /** undefined: none given (an existing document keeps its own) */
   metadata?: Record<string, unknown> | null;
 }
 
+/** `created`: a new document; `updated`: the file was there and took the metadata given */
+export type IngestOutcome = { document: KnowledgeDocument; created: boolean; updated?: boolean };
+
 /**
  * Adds one file to an agent's knowledge base: type by content, text, chunks (all three in a
- * parse worker, under the knowledge limits), then the index. The same bytes for the same agent
- * return the document already there (`created: false`). The event loop only hashes (WebCrypto
- * digests on libuv's thread pool) and stores.
+ * parse worker, under the knowledge limits), then the index. The event loop only hashes
+ * (WebCrypto digests on libuv's thread pool) and stores.
+ *
+ * The same bytes for the same agent are one document: uploading them again returns it
+ * (`created: false`), with the metadata given this time when it differs (`updated: true`). Its
+ * chunks were cut when it was first added: a chunking chosen again is refused
+ * (HERALD_DOCUMENT_EXISTS, naming the document to delete first), never silently ignored.
  */
-export async function ingestDocument(index: KnowledgeIndex, parser: ParsePool, input: IngestInput): Promise<{ document: KnowledgeDocument; created: boolean }> {
+export async function ingestDocument(index: KnowledgeIndex, parser: ParsePool, input: IngestInput): Promise<IngestOutcome> {
   const sha256 = Buffer.from(await webcrypto.subtle.digest('SHA-256', input.bytes)).toString('hex');
   const existing = await index.findByHash(input.agentId, sha256);
-  if (existing) return { document: existing, created: false };
+  const again = existing && (await reupload(index, existing, input));
+  if (again) return again;
   const parsed = await parser.parse(input.bytes, input.filename, input.chunking);
   const chunks = Array.from({ length: parsed.count }, (_, i) => parsed.chunk(i));
   return index.add(
     { agentId: input.agentId, filename: input.filename, bytes: input.bytes.byteLength, mimeType: documentTypes[parsed.type], sha256, metadata: input.metadata ?? null },
     chunks,
   );
+}
+
+/** the outcome of uploading a stored file again; undefined when it was deleted meanwhile (the upload then adds it anew) */
+async function reupload(index: KnowledgeIndex, existing: KnowledgeDocument, input: IngestInput): Promise<IngestOutcome | undefined> {
+  if (input.chunkingGiven) {
+    throw new HeraldError(
+      'HERALD_DOCUMENT_EXISTS',
+      `${input.filename} is already in ${input.agentId}'s knowledge as ${existing.id} (${existing.chunkCount} chunks, cut when it was first added): delete ${existing.id} first to cut it again with chunk_size/chunk_overlap`,
+      { param: 'chunk_size' },
+    );
+  }
+  if (input.metadata === undefined || isDeepStrictEqual(input.metadata, existing.metadata)) return { document: existing, created: false };
+  const document = await index.setMetadata(existing.id, input.metadata);
+  return document && { document, created: false, updated: true };
 }

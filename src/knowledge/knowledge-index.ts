@@ -43,6 +43,10 @@ export class KnowledgeIndex {
     return this.repo.get(id);
   }
 
+  setMetadata(id: string, metadata: Record<string, unknown> | null): Promise<KnowledgeDocument | undefined> {
+    return this.repo.setMetadata(id, metadata);
+  }
+
   list(agentId?: string): Promise<KnowledgeDocument[]> {
     return this.repo.list(agentId);
   }

@@ -394,6 +394,8 @@ export interface KnowledgeRepo {
   list(agentId?: string): Promise<KnowledgeDocument[]>;
   /** documents per agent id (agents without documents are absent) */
   documentCounts(): Promise<Map<string, number>>;
+  /** replaces a document's metadata (its chunks stay as they are); undefined when there is no such document */
+  setMetadata(id: string, metadata: Record<string, unknown> | null): Promise<KnowledgeDocument | undefined>;
   /** removes the document, its chunks and their index entries at once; false when there was none */
   delete(id: string): Promise<boolean>;
   /**

@@ -116,6 +116,27 @@ describe('POST /v1/knowledge/upload', () => {
     expect(other.body.id).not.toBe(first.body.id);
   });
 
+  it('takes new metadata for a file already there; refuses new chunking, naming the document to delete first', async () => {
+    const text = 'Our office cat is called Pixel. '.repeat(40);
+    const first = await upload('kb', 'cat.txt', text, { metadata: '{"rev":1}' });
+    expect(first.status).toBe(201);
+    const relabelled = await upload('kb', 'cat.txt', text, { metadata: '{"rev":2}' });
+    expect(relabelled.status).toBe(200);
+    expect(relabelled.body).toMatchObject({ id: first.body.id, metadata: { rev: 2 }, chunk_count: first.body.chunk_count });
+    const listed = await fetch(`${herald.url}/v1/knowledge/${first.body.id}`, { headers: auth });
+    expect(((await listed.json()) as any).metadata).toEqual({ rev: 2 });
+    // no metadata field: the document keeps its own
+    expect((await upload('kb', 'cat.txt', text)).body.metadata).toEqual({ rev: 2 });
+    const rechunked = await upload('kb', 'cat.txt', text, { chunk_size: '200' });
+    expect(rechunked.status).toBe(409);
+    expect(rechunked.body.error).toMatchObject({ code: 'document_exists', param: 'chunk_size' });
+    expect(rechunked.body.error.message).toContain(`delete ${first.body.id} first`);
+    expect((await fetch(`${herald.url}/v1/knowledge/${first.body.id}`, { method: 'DELETE', headers: auth })).status).toBe(200);
+    const again = await upload('kb', 'cat.txt', text, { chunk_size: '200' });
+    expect(again.status).toBe(201);
+    expect(again.body.chunk_count).toBeGreaterThan(first.body.chunk_count);
+  });
+
   it('validates agent_id, chunking and metadata', async () => {
     expect((await upload('nobody', 'a.txt', 'hello there')).body.error).toMatchObject({ code: 'agent_not_found', param: 'agent_id' });
     const overlap = await upload('kb', 'b.txt', 'hello there', { chunk_size: '200', chunk_overlap: '150' });

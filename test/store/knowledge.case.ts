@@ -34,6 +34,17 @@ export function knowledgeCases(open: OpenStore) {
       expect(await store.probe.counts()).toMatchObject({ knowledgeDocuments: 2, knowledgeChunks: 3 });
     });
 
+    it('replaces a document\'s metadata and keeps its chunks', async () => {
+      const store = await open();
+      const { document } = await store.knowledge.add(doc('a', 'cats.txt', '1'), indexed('Cats sleep sixteen hours a day.'));
+      const updated = await store.knowledge.setMetadata(document.id, { source: 'wiki', rev: 2 });
+      expect(updated).toEqual({ ...document, metadata: { source: 'wiki', rev: 2 } });
+      expect(await store.knowledge.get(document.id)).toEqual(updated);
+      expect((await store.knowledge.setMetadata(document.id, null))?.metadata).toBeNull();
+      expect(await store.knowledge.setMetadata('doc_none', {})).toBeUndefined();
+      expect((await store.knowledge.search('a', ['cat'], 5)).candidates).toHaveLength(1);
+    });
+
     it('stores the same content for one agent once, also when two uploads race', async () => {
       const a = await open();
       const b = await open(a);

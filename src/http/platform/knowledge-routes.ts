@@ -64,9 +64,11 @@ function depthOf(root: unknown, max: number): number {
   return deepest;
 }
 
-function metadataOf(fields: Map<string, string>): Record<string, unknown> | null {
+/** undefined when the form has no metadata field; an empty one clears it (null) */
+function metadataOf(fields: Map<string, string>): Record<string, unknown> | null | undefined {
   const text = fields.get('metadata');
-  if (text === undefined || text.trim() === '') return null;
+  if (text === undefined) return undefined;
+  if (text.trim() === '') return null;
   if (Buffer.byteLength(text) > METADATA_MAX_BYTES) {
     throw new HeraldError('HERALD_INVALID_FIELD', `metadata must be at most ${METADATA_MAX_BYTES} bytes of JSON`, { param: 'metadata' });
   }
@@ -97,6 +99,7 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
       filename: file.name,
       bytes: file.bytes,
       chunking: chunkingOf(fields),
+      chunkingGiven: ['chunk_size', 'chunk_overlap'].some((name) => fields.get(name)?.trim()),
       metadata: metadataOf(fields),
     });
     return c.json(documentObject(document), created ? 201 : 200);

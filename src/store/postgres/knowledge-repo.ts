@@ -109,6 +109,10 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
       const { rows } = await query<{ agent_id: string; n: number }>(pool, 'SELECT agent_id, COUNT(*)::int AS n FROM knowledge_documents GROUP BY agent_id');
       return new Map(rows.map((r) => [r.agent_id, r.n]));
     },
+    async setMetadata(id, metadata) {
+      const { rows } = await query<DocumentRow>(pool, `UPDATE knowledge_documents SET metadata = $2::jsonb WHERE id = $1 RETURNING ${DOCUMENT}`, [id, metadata ? JSON.stringify(metadata) : null]);
+      return rows[0] && toDocument(rows[0]);
+    },
     async delete(id) {
       // chunks go with their document (ON DELETE CASCADE), their index entries with them
       const { rowCount } = await query(pool, 'DELETE FROM knowledge_documents WHERE id = $1', [id]);

@@ -114,6 +114,7 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
     'INSERT INTO knowledge_chunks (id, document_id, agent_id, seq, content, terms, embedding) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const deleteDoc = db.prepare<[string]>('DELETE FROM knowledge_documents WHERE id = ?');
+  const updateMetadata = db.prepare<[string | null, string]>("UPDATE knowledge_documents SET metadata = ? WHERE id = ? AND status = 'ready'");
   const unindexedRows = db.prepare<[number], { id: string; content: string }>('SELECT id, content FROM knowledge_chunks WHERE terms IS NULL ORDER BY rowid LIMIT ?');
   const setTerms = db.prepare<[string, string], { rowid: number; agent_id: string }>('UPDATE knowledge_chunks SET terms = ? WHERE id = ? RETURNING rowid, agent_id');
   const anyUnindexed = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM (SELECT 1 FROM knowledge_chunks WHERE terms IS NULL LIMIT 1)');
@@ -286,6 +287,10 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
       return { document: get(id)!, created: true };
     },
     async get(id) {
+      return get(id);
+    },
+    async setMetadata(id, metadata) {
+      updateMetadata.run(metadata ? JSON.stringify(metadata) : null, id);
       return get(id);
     },
     async findByHash(agentId, sha256) {
