@@ -27,7 +27,7 @@ import { heartbeatTurn } from '../runtime/heartbeat-turn.js';
 import { MainSession } from '../runtime/main-session.js';
 import { DeliveryOutbox } from '../runtime/delivery-outbox.js';
 import type { ReplyDelivery } from '../runtime/reply-delivery.js';
-import { RunQueue } from '../runtime/run-queue.js';
+import { RunQueue } from '../runtime/runs/run-queue.js';
 import { withChangeFeed } from '../runtime/operator/change-feed.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/port.js';

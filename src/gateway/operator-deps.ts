@@ -11,7 +11,7 @@ import { MappingLab } from '../runtime/operator/mapping-lab.js';
 import { createApiKey } from '../platform/create-api-key.js';
 import { replayReceipt } from '../runtime/operator/replay-receipt.js';
 import type { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
-import type { RunQueue } from '../runtime/run-queue.js';
+import type { RunQueue } from '../runtime/runs/run-queue.js';
 import type { Store } from '../store/port.js';
 
 /** Assembles the operator's use cases for the admin API and the console (part of the composition root). */

@@ -1,7 +1,7 @@
 import type { HookAction } from '../mappings/hook-action.js';
 import type { Heartbeat } from './heartbeat.js';
 import type { MainSession } from './main-session.js';
-import type { RunQueue } from './run-queue.js';
+import type { RunQueue } from './runs/run-queue.js';
 
 export type DispatchResult = (
   | { status: 200; body: { ok: true; mode: string; dispatched?: number } }

@@ -112,16 +112,16 @@ export interface RunsRepo {
    * unfinished run of a session is ever claimable, so the runs of one session go one at a time, in
    * order, across every replica. Two claimers never get the same run.
    *
-   * With `follow`, each claimed run comes with up to `follow` of the runs waiting behind it in its
-   * session, claimed too and listed right after it, in order (see sessionChains): the claimer
-   * executes them one after another, each finishing only once the run ahead finished (`complete`
-   * refuses a run with an unfinished one ahead), so a busy session's turns share commits instead
-   * of taking one claim and one commit each. A store may hand out fewer (none is correct too).
+   * With `behind`, each claimed run comes with up to `behind` of the runs queued behind it in its
+   * session, claimed too and listed right after it, in order (a session's chain, see sessionChains):
+   * the claimer executes them one after another, and each completes only once the run ahead
+   * completed (`complete` refuses a run with an unfinished one ahead). A store may hand out fewer
+   * (none is correct too).
    */
-  claim(lease: Lease, limit: number, follow?: number): Promise<RunRecord[]>;
+  claim(lease: Lease, limit: number, behind?: number): Promise<RunRecord[]>;
   /** extends the owner's leases on these running runs; returns the ids it still holds */
   renew(ids: string[], owner: string, until: number): Promise<string[]>;
-  /** hands the owner's running runs back, queued again (a shutdown cut them short) */
+  /** gives the owner's running runs back to the queue (a shutdown cut them short, or they could not complete) */
   release(ids: string[], owner: string): Promise<void>;
   /** an operator's cancel: a queued run becomes cancelled (finishedAt = at) and is never claimed; false when it is not queued */
   cancel(id: string, at: number): Promise<boolean>;
@@ -130,32 +130,31 @@ export interface RunsRepo {
    * on the main session, so a crash can neither lose the summary nor double the transcript.
    * A run that is already finished is left as it is (false): of two replicas finishing one run
    * (the first lost its lease), exactly one completes it. A run with an older unfinished run in
-   * its session is not completed either (false): it was claimed to follow that run, which was not.
+   * its session is not completed either (false): it was claimed behind that run, which was not.
    */
   complete(id: string, completion: RunCompletion): Promise<boolean>;
   /**
-   * `complete`, then, in the same transaction, claims for `lease` the oldest claimable run (as
-   * `claim(lease, 1)` would: often the finished run's session's next one, released by its end)
-   * into the slot the finished run leaves. One commit per run instead of two while a backlog
-   * drains. Nothing is claimed when the run was already finished (`finished` false). Completions
-   * asked together may be written together: each then claims its own run, none twice.
-   * `follow` as for `claim`: the run claimed comes with the runs of its session behind it.
+   * `complete`, then, in the same transaction, claims for `lease` the next claimable run (as
+   * `claim(lease, 1, behind)` would: often the finished run's session's next one, ready now) into
+   * the place the finished run leaves: one commit per run instead of two. Nothing is claimed when
+   * the run was not completed. Completions asked together may be written together: each then
+   * claims its own run, none twice.
    */
-  completeAndClaim(id: string, completion: RunCompletion, lease: Lease, follow?: number): Promise<CompletedRun>;
+  completeAndClaimNext(id: string, completion: RunCompletion, lease: Lease, behind?: number): Promise<RunCompleted>;
   /**
-   * Completions asked one after another commit in that order (one writer, one transaction at a
-   * time): a run claimed to follow another may then start before that one's completion committed,
-   * and the two share a commit. Where groups commit side by side (several connections), the run
-   * behind could commit first and be refused: it starts only after the one ahead committed.
+   * The store has one writer: completions commit one after another, in the order asked. The run
+   * behind another in its session may then start before the one ahead's completion committed (its
+   * own commits after it, often with it). With several writers committing side by side, the run
+   * behind could commit first and be refused: it starts only once the one ahead committed.
    */
-  readonly completionsInOrder: boolean;
+  readonly singleWriter: boolean;
 }
 
-/** a completion's result: whether this call finished the run, and what it claimed into the slot, if anything */
-export interface CompletedRun {
+/** a completion's result: whether this call finished the run, and the runs it claimed into its place */
+export interface RunCompleted {
   finished: boolean;
-  /** the run claimed, then those of its session claimed to follow it (see RunsRepo.claim) */
-  next?: RunRecord[];
+  /** the run claimed, then those of its session claimed behind it (see RunsRepo.claim) */
+  claimed?: RunRecord[];
 }
 
 export interface SessionsRepo {

@@ -1,6 +1,6 @@
 /**
  * A claim's runs split into chains: each claimed ready run, then the runs of its session claimed
- * behind it (see RunsRepo.claim's `follow`). Two ready runs are never of one session (only a
+ * behind it (see RunsRepo.claim's `behind`). Two ready runs are never of one session (only a
  * session's oldest unfinished run is ready), so a chain ends where the session changes.
  */
 export function sessionChains<T extends { sessionKey: string }>(runs: T[]): T[][] {

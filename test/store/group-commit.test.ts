@@ -117,9 +117,9 @@ describe('group commit of store writes', () => {
       summary: { session: 'main', text: 'Hook b1: ok', maxPending: 20 },
     };
     // in one group: b1's completion (its claim runs after the group's writes) and a write that fails
-    const [completed, duplicate] = await Promise.allSettled([store.runs.completeAndClaim('b1', completion, { ...lease, now: 6 }), store.runs.insert(queuedRun('other', 3))]);
+    const [completed, duplicate] = await Promise.allSettled([store.runs.completeAndClaimNext('b1', completion, { ...lease, now: 6 }), store.runs.insert(queuedRun('other', 3))]);
     expect(duplicate.status).toBe('rejected');
-    expect(completed).toMatchObject({ status: 'fulfilled', value: { finished: true, next: [{ id: 'b2', status: 'running' }] } });
+    expect(completed).toMatchObject({ status: 'fulfilled', value: { finished: true, claimed: [{ id: 'b2', status: 'running' }] } });
     expect(await store.runs.get('b1')).toMatchObject({ status: 'succeeded' });
     // the rolled-back attempt's claim was not kept beside the second one's: `other` is still queued
     expect(await store.runs.get('other')).toMatchObject({ status: 'queued' });

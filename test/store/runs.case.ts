@@ -57,7 +57,7 @@ export function runsCases(open: OpenStore) {
       expect(await claimIds(store, 12)).toEqual(['b7']);
     });
 
-    it("claims a busy session's runs behind the one claimed (`follow`), in order, each completed only after the one ahead", async () => {
+    it("claims a busy session's runs behind the one claimed (`behind`), in order, each completed only after the one ahead", async () => {
       const first = await open();
       const inBusy = (id: string) => ({ ...queuedRun(id), sessionKey: 'hook:busy' });
       const done = (id: string, at: number) => ({ status: 'succeeded' as const, reply: 'ok', at, transcript: transcript(id), summary: summary(`Hook ${id}: ok`) });
@@ -66,9 +66,9 @@ export function runsCases(open: OpenStore) {
       // a cancelled run is passed over
       expect(await first.runs.cancel('b3', 1)).toBe(true);
       const until = Date.now() + 60_000;
-      // each claimed run, then the ones following it in its session
+      // each claimed run, then the ones behind it in its session
       expect((await first.runs.claim({ owner: 'a', now: 2, until }, 5, 2)).map((r) => `${r.id}:${r.status}`)).toEqual(['b1:running', 'b2:running', 'b4:running', 'other:running']);
-      // a follower is not completed before the run ahead of it, and stays claimed
+      // a run behind is not completed before the run ahead of it, and stays claimed
       expect(await first.runs.complete('b2', done('b2', 3))).toBe(false);
       expect(await first.runs.get('b2')).toMatchObject({ status: 'running', finishedAt: null });
       // completed together, in order: both are
@@ -78,15 +78,15 @@ export function runsCases(open: OpenStore) {
       await first.runs.complete('other', done('other', 5));
       await first.close();
 
-      // its claimer died: once the lease ran out, b4 is retaken with what follows it
+      // its claimer died: once the lease ran out, b4 is retaken with the runs behind it
       const store = await open(first);
       const later = until + 1;
       expect((await store.runs.claim({ owner: 'b', now: later, until: later + 60_000 }, 5, 1)).map((r) => r.id)).toEqual(['b4', 'b5']);
-      // a completion claiming into its slot brings the followers too
+      // a completion claiming into its slot brings the runs behind it too
       await store.runs.complete('b4', done('b4', later));
-      const handed = await store.runs.completeAndClaim('b5', done('b5', later), { owner: 'b', now: later, until: later + 60_000 }, 3);
+      const handed = await store.runs.completeAndClaimNext('b5', done('b5', later), { owner: 'b', now: later, until: later + 60_000 }, 3);
       expect(handed).toMatchObject({ finished: true });
-      expect(handed.next?.map((r) => r.id)).toEqual(['b6']);
+      expect(handed.claimed?.map((r) => r.id)).toEqual(['b6']);
       expect((await store.sessions.messages('hook:busy')).map((m) => m.runId)).toEqual(['b1', 'b1', 'b2', 'b2', 'b4', 'b4', 'b5', 'b5']);
     });
 
@@ -127,28 +127,28 @@ export function runsCases(open: OpenStore) {
       expect((await store.runs.claim(lease(5), 1)).map((r) => r.id)).toEqual(['b1']);
 
       // b1's end releases b2, which is older than `other`: handed over at once, running under the lease
-      const first = await store.runs.completeAndClaim('b1', done('b1', 6), lease(6));
+      const first = await store.runs.completeAndClaimNext('b1', done('b1', 6), lease(6));
       expect(first.finished).toBe(true);
-      expect(first.next?.[0]).toMatchObject({ id: 'b2', status: 'running', startedAt: 6, sessionKey: 'hook:busy' });
-      expect(first.next).toEqual([await store.runs.get('b2')]);
+      expect(first.claimed?.[0]).toMatchObject({ id: 'b2', status: 'running', startedAt: 6, sessionKey: 'hook:busy' });
+      expect(first.claimed).toEqual([await store.runs.get('b2')]);
       expect(await store.runs.get('b1')).toMatchObject({ status: 'succeeded', finishedAt: 6 });
       expect((await store.events.list('main', 10)).map((e) => e.text)).toEqual(['Hook b1: ok']);
       // nothing else was claimed: b3 waits behind b2, `other` is still queued
       expect(await store.runs.get('other')).toMatchObject({ status: 'queued' });
 
       // b2's end releases b3, but `other` is older: the oldest ready run comes first, as a claim's would
-      const second = await store.runs.completeAndClaim('b2', done('b2', 7), lease(7));
-      expect(second.next?.map((r) => r.id)).toEqual(['other']);
+      const second = await store.runs.completeAndClaimNext('b2', done('b2', 7), lease(7));
+      expect(second.claimed?.map((r) => r.id)).toEqual(['other']);
       expect((await store.runs.claim(lease(8), 5)).map((r) => r.id)).toEqual(['b3']);
 
       // a run finished already is left as it is, and claims nothing
       await store.runs.insert(queuedRun('late', 9));
-      expect(await store.runs.completeAndClaim('b2', done('b2', 10), lease(10))).toEqual({ finished: false });
+      expect(await store.runs.completeAndClaimNext('b2', done('b2', 10), lease(10))).toEqual({ finished: false });
       expect(await store.runs.get('late')).toMatchObject({ status: 'queued' });
       // the last one: finished, nothing left to claim
       await store.runs.complete('late', done('late', 11));
       await store.runs.complete('other', done('other', 11));
-      expect(await store.runs.completeAndClaim('b3', done('b3', 12), lease(12))).toEqual({ finished: true });
+      expect(await store.runs.completeAndClaimNext('b3', done('b3', 12), lease(12))).toEqual({ finished: true });
       expect((await store.sessions.messages('hook:busy')).map((m) => m.runId)).toEqual(['b1', 'b1', 'b2', 'b2', 'b3', 'b3']);
     });
 
@@ -166,13 +166,13 @@ export function runsCases(open: OpenStore) {
       await store.runs.insert({ ...queuedRun('late', 10), sessionKey: 'hook:a1' });
 
       const results = await Promise.all([
-        store.runs.completeAndClaim('a1', done('a1', 11), lease(11)),
-        store.runs.completeAndClaim('a2', done('a2', 11), lease(11)),
-        store.runs.completeAndClaim('nope', done('nope', 11), lease(11)),
-        store.runs.completeAndClaim('a3', done('a3', 11), lease(11)),
+        store.runs.completeAndClaimNext('a1', done('a1', 11), lease(11)),
+        store.runs.completeAndClaimNext('a2', done('a2', 11), lease(11)),
+        store.runs.completeAndClaimNext('nope', done('nope', 11), lease(11)),
+        store.runs.completeAndClaimNext('a3', done('a3', 11), lease(11)),
       ]);
       expect(results.map((r) => r.finished)).toEqual([true, true, false, true]);
-      const next = results.map((r) => r.next?.[0]?.id);
+      const next = results.map((r) => r.claimed?.[0]?.id);
       expect(next[2]).toBeUndefined();
       expect(new Set(next.filter(Boolean)).size).toBe(3);
       for (const id of next.filter((n): n is string => n !== undefined)) expect(await store.runs.get(id)).toMatchObject({ status: 'running' });

@@ -90,7 +90,7 @@ export function withChangeFeed<S extends Store>(store: S): S {
       cancel: ifTrue('runs'),
       // the run's transcript and its summary event are written in the same transaction
       complete: ifTrue('runs', 'events', 'sessions'),
-      completeAndClaim: ({ finished }) => (finished ? ['runs', 'events', 'sessions'] : []),
+      completeAndClaimNext: ({ finished }) => (finished ? ['runs', 'events', 'sessions'] : []),
     }),
     events: tapped(store.events, publisher, {
       enqueue: ifSet('events'),

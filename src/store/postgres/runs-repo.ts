@@ -59,11 +59,11 @@ const CLAIM = `WITH candidates AS (
   RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq`;
 
 /**
- * The runs behind a claimed one in its session, claimed to follow it (RunsRepo.claim's `follow`):
- * queued ones, or running ones whose lease ran out (a dead claimer's followers), up to the first
- * held by anyone else. $1 owner, $2 now, $3 until, $4 session, $5 the claimed run's seq, $6 follow.
+ * The runs behind a claimed one in its session, claimed with it (RunsRepo.claim's `behind`):
+ * queued ones, or running ones whose lease ran out (a dead claimer's chain), up to the first
+ * held by anyone else. $1 owner, $2 now, $3 until, $4 session, $5 the claimed run's seq, $6 behind.
  */
-const FOLLOW = `WITH behind AS (
+const CLAIM_BEHIND = `WITH behind AS (
     SELECT id, seq, (status = 'running' AND lease_until >= $2) AS held FROM runs
     WHERE session_key = $4 AND status IN ('queued', 'running') AND seq > $5
     ORDER BY seq LIMIT $6
@@ -73,16 +73,16 @@ const FOLLOW = `WITH behind AS (
   FROM claimable WHERE runs.id = claimable.id
   RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq`;
 
-/** CLAIM, then each claimed run's followers right after it */
-async function claimIn(client: Queryable, { owner, now, until }: Lease, limit: number, follow: number): Promise<RunRecord[]> {
+/** CLAIM, then the runs behind each claimed run right after it */
+async function claimIn(client: Queryable, { owner, now, until }: Lease, limit: number, behind: number): Promise<RunRecord[]> {
   const { rows } = await query<RunRow & { seq: string }>(client, CLAIM, [owner, now, until, limit]);
   const bySeq = (a: { seq: string }, b: { seq: string }) => Number(a.seq) - Number(b.seq);
   const claimed: RunRecord[] = [];
   for (const head of rows.sort(bySeq)) {
     claimed.push(toRun(head));
-    if (follow === 0) continue;
-    const behind = await query<RunRow & { seq: string }>(client, FOLLOW, [owner, now, until, head.session_key, head.seq, follow]);
-    claimed.push(...behind.rows.sort(bySeq).map(toRun));
+    if (behind === 0) continue;
+    const chain = await query<RunRow & { seq: string }>(client, CLAIM_BEHIND, [owner, now, until, head.session_key, head.seq, behind]);
+    claimed.push(...chain.rows.sort(bySeq).map(toRun));
   }
   return claimed;
 }
@@ -90,7 +90,7 @@ async function claimIn(client: Queryable, { owner, now, until }: Lease, limit: n
 export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRepo {
   return {
     // groups commit side by side, each on its own connection
-    completionsInOrder: false,
+    singleWriter: false,
     async insert(run, claimedBy) {
       await query(
         pool,
@@ -105,8 +105,8 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
       return rows[0] && toRun(rows[0]);
     },
     /** see CLAIM */
-    async claim(lease, limit, follow = 0) {
-      return claimIn(pool, lease, limit, follow);
+    async claim(lease, limit, behind = 0) {
+      return claimIn(pool, lease, limit, behind);
     },
     async renew(ids, owner, until) {
       if (!ids.length) return [];
@@ -137,12 +137,12 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
     async complete(id, c) {
       return commits.run((client) => completeIn(client, id, c));
     },
-    /** the claim after the completion, in the same transaction: it sees the run the completion released */
-    async completeAndClaim(id, c, lease, follow = 0) {
+    /** the claim after the completion, in the same transaction: it sees the run the completion made ready */
+    async completeAndClaimNext(id, c, lease, behind = 0) {
       return commits.run(async (client) => {
         if (!(await completeIn(client, id, c))) return { finished: false };
-        const next = await claimIn(client, lease, 1, follow);
-        return next.length ? { finished: true, next } : { finished: true };
+        const claimed = await claimIn(client, lease, 1, behind);
+        return claimed.length ? { finished: true, claimed } : { finished: true };
       });
     },
   };

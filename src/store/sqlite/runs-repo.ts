@@ -63,9 +63,9 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
      WHERE waiting = 0 AND status IN ('queued', 'running') AND (status = 'queued' OR lease_until IS NULL OR lease_until < @now)
      ORDER BY rowid LIMIT ${limit}`,
   );
-  // the unfinished runs behind a ready one in its session, in order (a claim's `follow`): read
+  // the unfinished runs behind a ready one in its session, in order (a claim's `behind`): read
   // from runs_session_unfinished, so only the session's waiting runs are, and only `limit` of them
-  const behind = limitedStatements<[string, number], { rowid: number; status: string; lease_until: number | null }>(
+  const queuedBehind = limitedStatements<[string, number], { rowid: number; status: string; lease_until: number | null }>(
     db,
     (limit) => `SELECT rowid, status, lease_until FROM runs INDEXED BY runs_session_unfinished
      WHERE session_key = ? AND status IN ('queued', 'running') AND rowid > ? ORDER BY rowid LIMIT ${limit}`,
@@ -80,23 +80,23 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
       `UPDATE OR FAIL runs SET status = 'running', started_at = ?, lease_owner = ?, lease_until = ? WHERE rowid IN (${Array(count).fill('?').join(', ')}) RETURNING *, rowid AS seq`,
     ));
   // synchronous: nothing writes between the read and the update (the group commit is the only writer).
-  // Each ready run is followed by up to `follow` runs of its session, for the claimer to execute
-  // after it, in order: queued ones, or running ones whose lease ran out (a dead claimer's followers),
-  // up to the first held by anyone else
-  const claimNow = ({ owner, now, until }: Lease, limit: number, follow: number): RunRow[] => {
+  // Each ready run comes with up to `behind` runs of its session, for the claimer to execute after
+  // it, in order: queued ones, or running ones whose lease ran out (a dead claimer's chain), up to
+  // the first held by anyone else
+  const claimNow = ({ owner, now, until }: Lease, limit: number, behind: number): RunRow[] => {
     const heads = ready(limit).all({ now });
     if (!heads.length) return [];
     const rowids: number[] = [];
     for (const head of heads) {
       rowids.push(head.rowid);
-      if (follow === 0) continue;
-      for (const next of behind(follow).all(head.session_key, head.rowid)) {
+      if (behind === 0) continue;
+      for (const next of queuedBehind(behind).all(head.session_key, head.rowid)) {
         if (next.status === 'running' && next.lease_until !== null && next.lease_until >= now) break;
         rowids.push(next.rowid);
       }
     }
     const rows = take(rowids.length).all(now, owner, until, ...rowids);
-    // RETURNING's order is not the claim's: each head, then its followers
+    // RETURNING's order is not the claim's: each head, then the runs behind it
     const bySeq = new Map(rows.map((row) => [row.seq, row]));
     return rowids.map((rowid) => bySeq.get(rowid)!);
   };
@@ -113,7 +113,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   const appendTurn = turnAppender(db);
   const enqueueEvent = eventAppender(db);
   // a group commit's work (atomic as one, group-commit.ts). Only a session's oldest unfinished run
-  // finishes (waiting = 0): a follower whose run ahead was not written is not written either
+  // finishes (waiting = 0): a run whose run ahead was not written is not written either
   const complete = (id: string, c: RunCompletion): boolean => {
     const row = finish.get(c.status, c.reply ?? null, c.error ?? null, c.model ?? null, c.at, id);
     if (!row) return false;
@@ -121,11 +121,10 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     enqueueEvent(c.summary.session, c.summary.text, c.summary.maxPending);
     return true;
   };
-  // The claims of completeAndClaim: one per owner for all the runs completed in a group commit,
-  // after all of them (so the runs their ends released, sessions' next turns, are claimable), in
-  // the same transaction. A claim after each completion read the ready runs once per run, past
-  // every run held (most of a claim's cost, a third of a drained run's store time at 16 a commit)
-  let claimsWanted = new Map<string, { lease: Lease; follow: number; slots: { next?: RunRecord[] }[] }>();
+  // The claims of completeAndClaimNext: one per owner for all the runs completed in a group commit,
+  // after all of them (so the runs their ends made ready, sessions' next turns, are claimable), in
+  // the same transaction: the ready runs are read once per group, not once per completed run
+  let claimsWanted = new Map<string, { lease: Lease; behind: number; places: { claimed?: RunRecord[] }[] }>();
   // the attempt the claims wanted are of: a group whose transaction failed, or an attempt rolled back to run the group again, left its own behind, unclaimed
   let claimsGeneration = 0;
   const wantClaims = () => {
@@ -136,14 +135,14 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   const claimForCompleted = () => {
     const wanted = wantClaims();
     claimsWanted = new Map();
-    for (const { lease, follow, slots } of wanted.values()) {
-      sessionChains(claimNow(lease, slots.length, follow).map(toRun)).forEach((chain, i) => (slots[i]!.next = chain));
+    for (const { lease, behind, places } of wanted.values()) {
+      sessionChains(claimNow(lease, places.length, behind).map(toRun)).forEach((chain, i) => (places[i]!.claimed = chain));
     }
   };
 
   return {
     // one group commit at a time, in the order asked
-    completionsInOrder: true,
+    singleWriter: true,
     async insert(run, claimedBy) {
       const parsed = runActionSchema.parse(run.action);
       const action = JSON.stringify(parsed);
@@ -158,8 +157,8 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
       const row = get.get(id);
       return row && toRun(row);
     },
-    async claim(lease, limit, follow = 0) {
-      return (await commits.run(() => claimNow(lease, limit, follow))).map(toRun);
+    async claim(lease, limit, behind = 0) {
+      return (await commits.run(() => claimNow(lease, limit, behind))).map(toRun);
     },
     async renew(ids, owner, until) {
       return commits.run(() => ids.filter((id) => renew.get(until, id, owner) !== undefined));
@@ -173,22 +172,22 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     async complete(id, completion) {
       return commits.run(() => complete(id, completion));
     },
-    async completeAndClaim(id, completion, lease, follow = 0) {
-      const slot: { next?: RunRecord[] } = {};
+    async completeAndClaimNext(id, completion, lease, behind = 0) {
+      const place: { claimed?: RunRecord[] } = {};
       const finishing = commits.run(() => {
         if (!complete(id, completion)) return false;
         const wanted = wantClaims().get(lease.owner);
         // the latest lease of the group: the same owner's, asked for within one event-loop turn
         if (wanted) {
           wanted.lease = lease;
-          wanted.follow = follow;
-          wanted.slots.push(slot);
-        } else wantClaims().set(lease.owner, { lease, follow, slots: [slot] });
+          wanted.behind = behind;
+          wanted.places.push(place);
+        } else wantClaims().set(lease.owner, { lease, behind, places: [place] });
         return true;
       });
       commits.last(claimForCompleted);
       const finished = await finishing;
-      return slot.next ? { finished, next: slot.next } : { finished };
+      return place.claimed ? { finished, claimed: place.claimed } : { finished };
     },
   };
 }

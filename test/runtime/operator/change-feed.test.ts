@@ -39,19 +39,19 @@ describe('the change feed', () => {
     expect(told).toEqual(['runs', 'events', 'sessions']);
   });
 
-  it("signals a run's completion when it hands the slot to the next run in the same commit", async () => {
+  it("signals a run's completion when the same commit claims the next run into its place", async () => {
     const { store, told } = feedStore();
     await store.runs.insert({ ...queuedRun('r1', 1), sessionKey: 'hook:busy' });
     await store.runs.insert({ ...queuedRun('r2', 2), sessionKey: 'hook:busy' });
     const lease = { owner: 'a', now: 3, until: Date.now() + 60_000 };
     await store.runs.claim(lease, 1);
     const message = (role: 'user' | 'assistant') => ({ role, content: role, createdAt: 4, runId: 'r1' });
-    const handed = await store.runs.completeAndClaim(
+    const handed = await store.runs.completeAndClaimNext(
       'r1',
       { status: 'succeeded', reply: 'ok', at: 4, transcript: [message('user'), message('assistant')], summary: { session: 'main', text: 'Hook r1: ok', maxPending: 20 } },
       { ...lease, now: 4 },
     );
-    expect(handed.next?.[0]?.id).toBe('r2');
+    expect(handed.claimed?.[0]?.id).toBe('r2');
     // the run, its summary event and its transcript: what a console showing runs, the event queue or sessions redraws
     await eventually(() => told.includes('events') && told.includes('sessions') && told.filter((k) => k === 'runs').length >= 2);
   });

@@ -1,0 +1,166 @@
+import { completeAgentTurn } from '../../agents/agent-turn.js';
+import { turnModelRefs } from '../../agents/turn-prompt.js';
+import { errorDetail, verboseErrors } from '../../log/log-detail.js';
+import type { AgentAction } from '../../mappings/hook-action.js';
+import { providerFailureFields } from '../../models/provider-failure.js';
+import type { RunCompleted, RunRecord, SessionMessage } from '../../store/port.js';
+import type { RunAbort } from '../run-abort.js';
+import { runPrompt } from '../run-prompt.js';
+import { LeaseLost } from './run-claims.js';
+import { afterRun, completeInChain, completeRun, nextRuns, type NextRuns } from './run-completion.js';
+import type { RunContext } from './run-context.js';
+import type { ChainPlace } from './session-chain.js';
+
+class RunTimeout extends Error {}
+
+/** the store failed to record a finished run: not the run's own failure */
+class StoreFault extends Error {
+  constructor(cause: unknown) {
+    super('completing the run failed', { cause });
+  }
+}
+
+/**
+ * Executes a claimed run: waits for the run ahead in its chain, then for a turn, then asks its
+ * agent and completes it. Returns the runs its completion claimed into its place, if any. A run
+ * that will not be finished here (aborted by a shutdown, its run ahead ended without an outcome,
+ * finished by another process) is given back to the queue, and nothing is returned.
+ */
+export async function executeRun(ctx: RunContext, run: RunRecord, abort: RunAbort, history: SessionMessage[] | undefined, place: ChainPlace): Promise<NextRuns | undefined> {
+  if (place.ahead) {
+    history = await place.ahead;
+    if (history === undefined) return giveBack(ctx, run.id);
+  }
+  // a run claimed ahead waits for a turn; aborted meanwhile (a shutdown, a lost lease), it is given back as below
+  const turn = ctx.turns.take(abort);
+  if (turn !== true && !(await turn)) return givenUp(ctx, run.id, abort);
+  return takeTurn(ctx, run, abort, history, place);
+}
+
+/** the run in its turn: asked, answered or failed, and completed, within its time limit */
+async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carried: SessionMessage[] | undefined, place: ChainPlace): Promise<NextRuns | undefined> {
+  const { config, logger } = ctx.deps;
+  const { historyLimit } = config.agents.defaults;
+  const { id } = run;
+  const action: AgentAction = run.action;
+  const agent = ctx.deps.agents.get(run.agentId) ?? ctx.deps.agents.default();
+  // the turn's place is given up once its outcome is known, before the completion is written:
+  // the runs claimed ahead take their turns while it waits for its commit, and share that commit
+  const turnStarted = Date.now();
+  let inTurn = true;
+  const endTurn = () => {
+    if (!inTurn) return;
+    inTurn = false;
+    ctx.turns.end(Date.now() - turnStarted);
+  };
+  // one abort per run: its time limit, a shutdown and a lost lease all abort it, each with its own reason.
+  // Models answering in-process get no signal (see RunAbort): an abort before their answer is
+  // written is seen when it is (`record`), as the model would have seen it when asked
+  const inProcess = ctx.deps.turns.models.answersInProcess(turnModelRefs(config, agent, action.model));
+  const timeoutMs = (action.timeoutSeconds ?? config.agents.defaults.timeoutSeconds) * 1000;
+  const deadlineAt = Date.now() + timeoutMs;
+  const timer = setTimeout(() => abort.abort(new RunTimeout('run timed out')), timeoutMs);
+  // a run that did not name its session key has a made-up one: nothing to read (a retaken run's transcript was never written)
+  const freshSession = action.sessionKey === undefined;
+  let history = carried;
+  try {
+    const prompt = runPrompt(action, run.createdAt);
+    let now = 0;
+    let completed: RunCompleted = { finished: false };
+    let written: SessionMessage[] = [];
+    history ??= freshSession ? [] : await ctx.deps.turns.sessions.messages(run.sessionKey, historyLimit);
+    const seen = history;
+    const historyAfter = () => [...seen, ...written].slice(-historyLimit);
+    const { text: reply } = await completeAgentTurn(ctx.deps.turns, {
+      agent,
+      purpose: 'run',
+      sessionKey: run.sessionKey,
+      history,
+      prompt,
+      question: action.message,
+      model: action.model,
+      retrieve: true,
+      options: { thinking: action.thinking },
+      signal: inProcess ? undefined : abort.signal,
+      // the primary, then each fallback on an error or when its share of the time limit runs out
+      fallbacks: true,
+      deadlineAt,
+      // the message as received, never the safety-wrapped form
+      // (the wrapped prompt kept beside it, in meta: the console shows what the model saw)
+      incoming: [{ role: 'user', content: action.message, createdAt: run.createdAt, runId: id, meta: { prompt } }],
+      answer: () => ({ runId: id }),
+      // the transcript is written by the run's completion, with its status and summary, in one transaction
+      record: async (transcript, outcome) => {
+        if (inProcess && abort.aborted) throw abort.reason;
+        endTurn();
+        now = transcript.at(-1)?.createdAt ?? Date.now();
+        const asked = transcript.find((m) => m.role === 'user' && m.runId === id);
+        if (asked) asked.meta = Object.assign({}, asked.meta, { model: outcome.modelRef });
+        written = transcript;
+        // a store error here is not the run's failure: the run stays running and, once its lease
+        // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)
+        const completing = completeRun(ctx, id, { status: 'succeeded', reply: outcome.text, model: outcome.modelRef, at: now, transcript }, action, { reply: outcome.text }, !place.passBehind);
+        completed = await completeInChain(
+          ctx,
+          completing.catch((error: unknown) => {
+            throw new StoreFault(error);
+          }),
+          place,
+          historyAfter,
+        );
+        // refs only: a provider's error text may echo what it was sent
+        if (outcome.failures.length) logger.warn({ runId: id, answeredBy: outcome.modelRef, failed: outcome.failures.map((f) => f.ref) }, 'run answered by a fallback model');
+      },
+    });
+    // not completed: finished by another process (this one lost its lease), or its run ahead was not
+    if (!completed.finished) return giveBack(ctx, id);
+    // fields, not a child logger: one log line per run
+    // the session key is often templated from the payload (hook:github:owner/repo): only with gateway.log.verboseErrors
+    logger.info({ runId: id, ...(verboseErrors(logger) && { sessionKey: run.sessionKey }), status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
+    const next = nextRuns(completed, run, historyAfter);
+    await afterRun(ctx, { ...run, status: 'succeeded', reply }, action, reply);
+    return next;
+  } catch (error) {
+    endTurn();
+    if (error instanceof StoreFault) throw error.cause;
+    const timedOut = abort.reason instanceof RunTimeout;
+    if (abort.aborted && !timedOut) return await givenUp(ctx, id, abort);
+    return await failed(ctx, run, error, timedOut ? timeoutMs : undefined, history, place);
+  } finally {
+    endTurn();
+    clearTimeout(timer);
+  }
+}
+
+/** a run that failed or timed out is completed with that status; it wrote nothing to its session, so the run behind gets the history it had */
+async function failed(ctx: RunContext, run: RunRecord, error: unknown, timedOutAfterMs: number | undefined, history: SessionMessage[] | undefined, place: ChainPlace): Promise<NextRuns | undefined> {
+  const { logger } = ctx.deps;
+  const action: AgentAction = run.action;
+  const timedOut = timedOutAfterMs !== undefined;
+  const message = timedOut ? `timed out after ${timedOutAfterMs / 1000}s` : describeError(error);
+  const status = timedOut ? 'timed_out' : 'failed';
+  const failing = completeRun(ctx, run.id, { status, error: message, at: Date.now(), transcript: [] }, action, timedOut ? { timedOut } : { error: message }, !place.passBehind);
+  const completed = await completeInChain(ctx, failing, place, () => history);
+  if (!completed.finished) return giveBack(ctx, run.id);
+  logger.warn({ runId: run.id, status, ...(timedOut ? {} : { ...errorDetail(logger, error), ...providerFailureFields(error) }), ...(verboseErrors(logger) && { sessionKey: run.sessionKey }) }, 'run failed');
+  const next = nextRuns(completed, run, () => history);
+  await afterRun(ctx, { ...run, status, error: message }, action);
+  return next;
+}
+
+/** a run this process will not finish goes back to the queue, in its session's order (finished or held elsewhere: left alone) */
+async function giveBack(ctx: RunContext, id: string): Promise<undefined> {
+  await ctx.claims.giveBack([id]);
+  return undefined;
+}
+
+/** aborted by a shutdown: given back for the next claimer (another replica, or this one restarted); by a lost lease: its new owner has it */
+async function givenUp(ctx: RunContext, id: string, abort: RunAbort): Promise<undefined> {
+  if (!(abort.reason instanceof LeaseLost)) await ctx.claims.giveBack([id]);
+  return undefined;
+}
+
+function describeError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.length > 500 ? `${message.slice(0, 499)}…` : message;
+}

@@ -1,0 +1,78 @@
+import type { AgentAction } from '../../mappings/hook-action.js';
+import type { RunCompleted, RunCompletion, RunRecord, SessionMessage } from '../../store/port.js';
+import { MAIN_SESSION, MAX_PENDING_EVENTS } from '../main-session.js';
+import { isHeartbeatAck } from '../reply-delivery.js';
+import { runSummary } from '../summary.js';
+import type { RunContext } from './run-context.js';
+import type { ChainPlace } from './session-chain.js';
+
+/** the runs a completion claimed into the place its run leaves, with their session's history when known */
+export interface NextRuns {
+  runs: RunRecord[];
+  history?: SessionMessage[];
+}
+
+/**
+ * Writes a run's status, transcript and always-posted summary in one transaction; while this
+ * process takes work and has room, the same commit claims the next run into the place this one
+ * leaves (`claimNext`: not for a run with one behind it in its chain, which takes the place instead).
+ */
+export async function completeRun(ctx: RunContext, id: string, completion: Omit<RunCompletion, 'summary'>, action: AgentAction, outcome: Parameters<typeof runSummary>[1], claimNext: boolean): Promise<RunCompleted> {
+  const { store } = ctx.deps;
+  const text = runSummary(action.name, Object.assign({}, outcome, { untrusted: !action.allowUnsafeExternalContent }));
+  const written = Object.assign({}, completion, { summary: { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS } });
+  ctx.completing.add(id);
+  let completed: RunCompleted;
+  try {
+    // the run itself still holds a slot: claiming into it keeps the count, unless fewer may be held now
+    if (claimNext && ctx.claims.accepting && ctx.slots.taken() <= ctx.slots.capacity()) {
+      completed = await store.runs.completeAndClaimNext(id, written, ctx.claims.lease(), ctx.slots.runsBehind());
+    } else {
+      completed = { finished: await store.runs.complete(id, written) };
+    }
+  } finally {
+    ctx.completing.delete(id);
+  }
+  if (completed.finished) ctx.deps.onRunFinished?.(completion.status);
+  return completed;
+}
+
+/**
+ * Waits for a run's completion, already asked, and passes the run's history on to the run behind
+ * it in its chain: at once when the store has a single writer (the completion behind then commits
+ * after this one, often with it), else once this one committed. No history known (the run failed
+ * before reading it): nothing is passed on, and the run behind is given back when this one leaves.
+ */
+export async function completeInChain(ctx: RunContext, completing: Promise<RunCompleted>, place: ChainPlace, history: () => SessionMessage[] | undefined): Promise<RunCompleted> {
+  const passOn = () => {
+    const known = history();
+    if (known) place.passBehind?.(known);
+  };
+  const { singleWriter } = ctx.deps.store.runs;
+  if (singleWriter) passOn();
+  const completed = await completing;
+  if (!singleWriter && completed.finished) passOn();
+  return completed;
+}
+
+/** the runs the completion claimed, with this run's history when they are of its session (another session's run reads its own) */
+export function nextRuns(completed: RunCompleted, run: RunRecord, history: () => SessionMessage[] | undefined): NextRuns | undefined {
+  if (!completed.claimed) return undefined;
+  return { runs: completed.claimed, history: completed.claimed[0]!.sessionKey === run.sessionKey ? history() : undefined };
+}
+
+/**
+ * After a finished run: its reply's delivery (the outbox re-queues it at start should the process
+ * die first), then the heartbeat if asked. The run is finished by then: a failure here is logged, not the run's.
+ */
+export async function afterRun(ctx: RunContext, run: RunRecord, action: AgentAction, reply?: string): Promise<void> {
+  const { config, delivery, heartbeat, logger } = ctx.deps;
+  try {
+    if (reply !== undefined && action.deliver && !isHeartbeatAck(reply, config.heartbeat.ackMaxChars)) {
+      await delivery.deliverRunReply(run, action, reply);
+    }
+    if (action.wakeMode === 'now') heartbeat.request();
+  } catch (err) {
+    logger.error({ err, runId: run.id }, 'queueing the reply of a finished run failed');
+  }
+}

@@ -1,0 +1,36 @@
+import type { Logger } from 'pino';
+import type { AgentDirectory } from '../../agents/agent-directory.js';
+import type { AgentTurnDeps } from '../../agents/agent-turn.js';
+import type { HeraldConfig } from '../../config/schema.js';
+import type { RunCompletion, Store } from '../../store/port.js';
+import type { Heartbeat } from '../heartbeat.js';
+import type { MainSession } from '../main-session.js';
+import type { ReplyDelivery } from '../reply-delivery.js';
+import type { RunClaims } from './run-claims.js';
+import type { Slots } from './slots.js';
+import type { Turns } from './turns.js';
+
+export interface RunQueueDeps {
+  config: HeraldConfig;
+  store: Store;
+  /** what an agent turn needs: models, sessions, and the knowledge base a run's model sees passages of */
+  turns: AgentTurnDeps;
+  agents: AgentDirectory;
+  mainSession: MainSession;
+  /** asks for a heartbeat turn (on whichever process holds the heartbeat) */
+  heartbeat: Pick<Heartbeat, 'request'>;
+  delivery: ReplyDelivery;
+  logger: Logger;
+  /** told of each run that reached a final status (metrics) */
+  onRunFinished?: (status: RunCompletion['status']) => void;
+}
+
+/** what executing and completing a run use of their process's run queue */
+export interface RunContext {
+  deps: RunQueueDeps;
+  claims: RunClaims;
+  slots: Slots;
+  turns: Turns;
+  /** runs whose completion is being written: their lease needs no renewal */
+  completing: Set<string>;
+}

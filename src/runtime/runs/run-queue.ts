@@ -1,0 +1,173 @@
+import type { AgentAction } from '../../mappings/hook-action.js';
+import type { RunRecord, SessionMessage } from '../../store/port.js';
+import { uuidV7 } from '../../time/uuid-v7.js';
+import { RunAbort } from '../run-abort.js';
+import { executeRun } from './execute-run.js';
+import { LeaseLost, RunClaims } from './run-claims.js';
+import type { NextRuns } from './run-completion.js';
+import type { RunContext, RunQueueDeps } from './run-context.js';
+import { takePlace, type PassedHistory } from './session-chain.js';
+import { Slots } from './slots.js';
+import { Turns } from './turns.js';
+
+export type { RunQueueDeps } from './run-context.js';
+
+/**
+ * Agent runs: recorded durably (queued) before the 202, then claimed from the store with a lease
+ * by whichever process has a free slot: this one at once, another replica when this one is busy,
+ * any of them when the claimer died (its lease runs out). Each run executes in its own session,
+ * at most `maxConcurrent` turns at once per process (a few more claimed while turns are quick,
+ * see Slots), aborted at its time limit. The store hands out only the oldest unfinished run of a
+ * session, so a conversation's turns go in order across replicas.
+ */
+export class RunQueue {
+  private readonly active = new Map<string, { promise: Promise<void>; abort: RunAbort }>();
+  private readonly context: RunContext;
+
+  constructor(private readonly deps: RunQueueDeps) {
+    const maxConcurrent = () => deps.config.agents.defaults.maxConcurrent;
+    const turns = new Turns(maxConcurrent);
+    const slots = new Slots(maxConcurrent, turns);
+    const completing = new Set<string>();
+    const claims = new RunClaims({
+      store: deps.store,
+      leaseMs: () => deps.config.agents.defaults.leaseMs,
+      slots,
+      logger: deps.logger,
+      onClaimed: (chain) => this.beginChain(chain),
+      // a run being completed is left out: its completion ends the lease anyway
+      held: () => [...this.active.keys()].filter((id) => !completing.has(id)),
+      onLeaseLost: (id) => {
+        const run = this.active.get(id);
+        if (!run) return;
+        deps.logger.warn({ runId: id }, 'run lease lost to another process; abandoning it here');
+        run.abort.abort(new LeaseLost());
+      },
+    });
+    this.context = { deps, claims, slots, turns, completing };
+  }
+
+  /**
+   * `options.id`: an id chosen before dispatch (an Idempotency-Key record points at it);
+   * `options.rerunOf`: the run an operator re-runs (the new run is linked to it).
+   */
+  async submit(action: AgentAction, options: { id?: string; rerunOf?: string } = {}): Promise<string> {
+    const { claims, slots } = this.context;
+    const id = options.id ?? uuidV7();
+    // runs accepted before agentId existed carry none: the default agent, as then
+    const agent = (action.agentId && this.deps.agents.get(action.agentId)) || this.deps.agents.default();
+    const run: RunRecord = {
+      id,
+      status: 'queued',
+      agentId: agent.id,
+      name: action.name,
+      sessionKey: action.sessionKey ?? `hook:${uuidV7()}`,
+      message: action.message,
+      action: { ...action },
+      reply: null,
+      error: null,
+      createdAt: Date.now(),
+      startedAt: null,
+      finishedAt: null,
+      rerunOf: options.rerunOf ?? null,
+    };
+    // a run whose session key was made up here is alone in its session: with a slot free, it is
+    // stored already claimed by this process and starts at once (one write instead of two)
+    const claimed = action.sessionKey === undefined && claims.accepting && slots.taken() < slots.capacity() ? claims.lease() : undefined;
+    if (claimed) slots.reserved++;
+    try {
+      await this.deps.store.runs.insert(run, claimed);
+    } finally {
+      if (claimed) slots.reserved--;
+    }
+    if (!claimed) claims.claim();
+    else if (claims.accepting) this.begin({ ...run, status: 'running', startedAt: claimed.now }, undefined, undefined, false);
+    // stopped meanwhile: given back, for the next process
+    else await claims.giveBack([id]);
+    return id;
+  }
+
+  /** starts claiming: what this or a dead process left unfinished is taken as leases allow */
+  start(): void {
+    this.context.claims.start();
+  }
+
+  /**
+   * An operator's cancel of a queued run: the store records it cancelled, so no process ever
+   * claims it. False when it is not queued any more (running or finished): a running model call
+   * is not interrupted, its effects may already be on their way.
+   */
+  async cancel(id: string): Promise<boolean> {
+    if (!(await this.deps.store.runs.cancel(id, Date.now()))) return false;
+    this.deps.logger.info({ runId: id }, 'run cancelled by an operator');
+    return true;
+  }
+
+  /**
+   * Starts a claimed run, from a setImmediate, never straight from a promise callback: a run on the
+   * embedded model finishes without real I/O, so starting the next one in a callback would chain a
+   * whole backlog into one microtask burst and starve the HTTP server. Yielding lets pending requests in between runs.
+   */
+  private begin(run: RunRecord, history: SessionMessage[] | undefined, ahead: Promise<PassedHistory> | undefined, hasBehind: boolean): Promise<PassedHistory> {
+    const abort = new RunAbort();
+    const { place, passed, leave } = takePlace(this.context.slots, ahead, hasBehind);
+    const promise = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => executeRun(this.context, run, abort, history, place))
+      .catch((error) => {
+        this.deps.logger.error({ err: error, runId: run.id }, 'run bookkeeping failed');
+        return undefined;
+      })
+      .then((next) => {
+        this.active.delete(run.id);
+        leave();
+        this.continueWith(next);
+      })
+      .catch((err) => this.deps.logger.warn({ err }, 'giving a claimed run back failed; it is retaken when its lease runs out'));
+    this.active.set(run.id, { promise, abort });
+    return passed;
+  }
+
+  /** a run ended: the runs its completion claimed into its place take that place, else a claim fills it */
+  private continueWith(next: NextRuns | undefined): Promise<void> | void {
+    const { claims } = this.context;
+    if (!next) claims.claim();
+    else if (claims.accepting) this.beginChain(next.runs, next.history);
+    // stopped meanwhile: given back, for the next process
+    else return claims.giveBack(next.runs.map((r) => r.id));
+  }
+
+  /** a run, then the runs of its session claimed behind it, each starting when the one ahead passes its history on */
+  private beginChain([first, ...behind]: RunRecord[], history?: SessionMessage[]): void {
+    let ahead = this.begin(first!, history, undefined, behind.length > 0);
+    behind.forEach((run, i) => (ahead = this.begin(run, undefined, ahead, i < behind.length - 1)));
+  }
+
+  /** resolves when this process runs nothing and the store had nothing more for it (tests) */
+  async idle(): Promise<void> {
+    const { claims } = this.context;
+    for (;;) {
+      await claims.inFlight;
+      if (this.active.size === 0) {
+        // one more look: a run queued since the last claim
+        claims.claim();
+        await claims.inFlight;
+        if (this.active.size === 0) return;
+      }
+      await Promise.all([...this.active.values()].map((a) => a.promise));
+    }
+  }
+
+  /** stops claiming; runs still going after `graceMs` are aborted and given back, queued */
+  async stop(graceMs: number): Promise<void> {
+    await this.context.claims.stop();
+    const grace = new Promise((r) => setTimeout(r, graceMs).unref());
+    await Promise.race([this.settled(), grace]);
+    for (const { abort } of this.active.values()) abort.abort(new Error('shutting down'));
+    await this.settled();
+  }
+
+  /** until no run is active: a run ending may pass its slot to one its completion claimed */
+  private async settled(): Promise<void> {
+    while (this.active.size) await Promise.all([...this.active.values()].map((a) => a.promise));
+  }
+}
