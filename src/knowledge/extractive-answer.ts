@@ -5,6 +5,27 @@ import { termOf, wordsOf } from './text-terms.js';
 
 export const NOTHING_KNOWN = "I don't have anything on that in my knowledge base, so I can't answer it from my documents.";
 
+/** The answer's own words, in the script the question is written in. */
+interface Framing {
+  intro: string;
+  sources: string;
+  nothing: string;
+  /** how quoted sentences are joined: CJK sentences run on without a space */
+  join: string;
+  quote: (text: string) => string;
+}
+
+const english: Framing = { intro: 'From my knowledge base:', sources: 'Sources: ', nothing: NOTHING_KNOWN, join: ' ', quote: (t) => `"${t}"` };
+const framings: { script: RegExp; framing: Framing }[] = [
+  // kana first: Japanese is written with Han characters too
+  { script: /[\p{Script=Hiragana}\p{Script=Katakana}]/u, framing: { intro: 'ナレッジベースより：', sources: '出典：', nothing: 'ナレッジベースにはその件に関する情報がないため、ドキュメントからはお答えできません。', join: '', quote: (t) => `「${t}」` } },
+  { script: /\p{Script=Hangul}/u, framing: { intro: '지식 베이스에 따르면:', sources: '출처: ', nothing: '지식 베이스에 관련 내용이 없어 문서로는 답할 수 없습니다.', join: ' ', quote: (t) => `"${t}"` } },
+  { script: /\p{Script=Han}/u, framing: { intro: '根据我的知识库：', sources: '来源：', nothing: '我的知识库里没有相关内容，无法根据文档回答。', join: '', quote: (t) => `“${t}”` } },
+];
+
+/** the framing of the question's script: the first CJK script it holds, else English */
+export const framingOf = (question: string): Framing => framings.find((f) => f.script.test(question))?.framing ?? english;
+
 /** a passage's sentences, markup removed: a line (heading, list item, table row) ends one too */
 const sentencesOf = (text: string) =>
   plainText(text)
@@ -40,7 +61,8 @@ function bestSentences(content: string, terms: Set<string>): string[] {
  * with no passage it says plainly it has nothing.
  */
 export function extractiveAnswer(question: string, passages: KnowledgePassage[]): string {
-  if (!passages.length) return NOTHING_KNOWN;
+  const framing = framingOf(question);
+  if (!passages.length) return framing.nothing;
   const terms = new Set(queryTerms(question));
   const best = passages[0]!.score;
   const quoted = new Set<string>();
@@ -50,10 +72,10 @@ export function extractiveAnswer(question: string, passages: KnowledgePassage[])
     const fresh = bestSentences(p.content, terms).filter((s) => !quoted.has(sameness(s)));
     if (!fresh.length) continue;
     for (const s of fresh) quoted.add(sameness(s));
-    cited.push({ filename: p.filename, quote: fresh.join(' ') });
+    cited.push({ filename: p.filename, quote: fresh.join(framing.join) });
   }
-  if (!cited.length) return NOTHING_KNOWN;
-  const quotes = cited.map((c, i) => `"${c.quote}" [${i + 1}]`);
+  if (!cited.length) return framing.nothing;
+  const quotes = cited.map((c, i) => `${framing.quote(c.quote)} [${i + 1}]`);
   const sources = cited.map((c, i) => `[${i + 1}] ${c.filename}`).join(', ');
-  return `From my knowledge base:\n\n${quotes.join('\n\n')}\n\nSources: ${sources}`;
+  return `${framing.intro}\n\n${quotes.join('\n\n')}\n\n${framing.sources}${sources}`;
 }

@@ -176,7 +176,16 @@ describe('extractiveAnswer', () => {
       { documentId: 'c', filename: 'c.md', chunkId: '3', score: 2, content: 'Refunds take up to ten days abroad.' },
     ]);
     expect(answer).toBe('From my knowledge base:\n\n"Refunds take five business days." [1]\n\n"Refunds take up to ten days abroad." [2]\n\nSources: [1] a.md, [2] c.md');
-    expect(extractiveAnswer('退款需要多长时间？', [{ documentId: 'z', filename: 'z.md', chunkId: '1', score: 1, content: '## 退款\n退款通常在五个工作日内完成。如需帮助请联系客服！' }])).toContain('"退款通常在五个工作日内完成。" [1]');
+  });
+
+  it('answers in the script of the question: Chinese framing, sentences run on without spaces; Japanese and Korean too', () => {
+    const zh = [{ documentId: 'z', filename: 'z.md', chunkId: '1', score: 1, content: '## 退款\n退款需要五个工作日。国际退款需要十个工作日。如需帮助请联系客服！' }];
+    expect(extractiveAnswer('退款需要几个工作日？', zh)).toBe('根据我的知识库：\n\n“退款需要五个工作日。国际退款需要十个工作日。” [1]\n\n来源：[1] z.md');
+    expect(extractiveAnswer('退款需要多长时间？', [])).toBe('我的知识库里没有相关内容，无法根据文档回答。');
+    const ja = [{ documentId: 'j', filename: 'j.md', chunkId: '1', score: 1, content: '返金は五営業日以内に行われます。' }];
+    expect(extractiveAnswer('返金にはどのくらいかかりますか？', ja)).toBe('ナレッジベースより：\n\n「返金は五営業日以内に行われます。」 [1]\n\n出典：[1] j.md');
+    expect(extractiveAnswer('환불은 얼마나 걸리나요?', [])).toBe('지식 베이스에 관련 내용이 없어 문서로는 답할 수 없습니다.');
+    expect(extractiveAnswer('How long do refunds take?', [])).toBe(NOTHING_KNOWN);
   });
 
   it('takes markdown markup out of a passage', () => {
