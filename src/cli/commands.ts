@@ -36,6 +36,29 @@ export const commands: Record<string, CommandSpec> = {
     details: 'Runs the templates and the transform, touches no store and starts no run. Unset ${ENV} variables of the config become placeholders (named on stderr).',
     load: async () => (await import('./hooks-test.js')).hooksTestCommand,
   },
+  'presets list': {
+    summary: 'list the mapping presets: name, path and what each verifies',
+    options: {},
+    load: async () => (await import('./presets.js')).presetsListCommand,
+  },
+  'presets show': {
+    summary: 'print the mappings a preset expands to, as YAML',
+    usage: '<name> [--option K=V ...]',
+    positionals: true,
+    options: { option: { type: 'string', short: 'o', multiple: true, arg: 'K=V', help: 'a preset option, as in hooks.presets (repeatable; a JSON value is read as JSON)' } },
+    load: async () => (await import('./presets.js')).presetsShowCommand,
+  },
+  'presets eject': {
+    summary: 'write a preset into the mappings folder as <name>.yaml, to customise',
+    usage: '<name> [--option K=V ...]',
+    positionals: true,
+    options: {
+      option: { type: 'string', short: 'o', multiple: true, arg: 'K=V', help: 'a preset option, as in hooks.presets (repeatable)' },
+      config: configOption,
+    },
+    details: "Writes into hooks.mappingsDir of the config (./mappings without one) and never overwrites a file. Then remove the preset from hooks.presets.",
+    load: async () => (await import('./presets.js')).presetsEjectCommand,
+  },
   'keys create': {
     summary: 'create a platform API key; prints it once',
     options: {

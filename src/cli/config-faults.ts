@@ -55,10 +55,13 @@ export async function collectFaults(
   const faults: string[] = [];
   const removed: string[] = [];
   const unsetAt: string[] = [];
-  const under = (path: string) => removed.some((r) => path === r || path.startsWith(`${r}.`) || path.startsWith(`${r}[`));
+  // artefacts come from keys left out by an earlier pass: faults of one pass are all genuine
+  let removedBefore: string[] = [];
+  const under = (path: string) => removedBefore.some((r) => path === r || path.startsWith(`${r}.`) || path.startsWith(`${r}[`));
   let value = raw;
   for (let pass = 0; pass < 10; pass++) {
     let loaded: LoadedConfig;
+    removedBefore = [...removed];
     try {
       loaded = await load(value);
     } catch (error) {
