@@ -47,7 +47,16 @@ beforeAll(async () => {
       agents: { list: [{ id: 'main', name: 'Main' }, { id: 'support', name: 'Support desk' }] },
       hooks: {
         allowedAgentIds: ['main', 'support'],
-        mappings: [{ id: 'github-issues', match: { path: 'github' }, name: 'GitHub', messageTemplate: 'Issue {{ title }}', channel: 'telegram', to: '555', agentId: 'support' }],
+        mappings: [
+          { id: 'github-issues', match: { path: 'github' }, name: 'GitHub', messageTemplate: 'Issue {{ title }}', channel: 'telegram', to: '555', agentId: 'support' },
+          // long ids, paths and predicates without a space: they must wrap, not widen the table past the screen
+          {
+            id: 'stripe-invoice-payment-failed-escalations-for-enterprise-customers',
+            match: { path: 'billing/stripe/invoices/payment-failed/enterprise', when: 'type="invoice.payment_failed"and(data.object.amount_due>100000)and($exists(data.object.customer_email))' },
+            action: 'wake',
+            textTemplate: 'Invoice {{ data.object.id }} failed',
+          },
+        ],
       },
     }),
   );
@@ -184,6 +193,23 @@ describe('the console lists in Chromium', { timeout: 60_000 }, () => {
         expect(box.x + box.width, `${hash}: ${label}`).toBeLessThanOrEqual(390);
       }
       await shot(`phone-${hash}`, false);
+    }
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
+  it('fits the Runs, Sessions, Deliveries and Mappings tables 1440 px wide: no column cut off or scrolled out of sight', async () => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    for (const hash of ['runs', 'sessions', 'deliveries', 'mappings']) {
+      await go(hash);
+      await rows().first().waitFor();
+      const overflow = await page.evaluate(() =>
+        [...document.querySelectorAll('main .table-wrap')].map((wrap) => wrap.scrollWidth - wrap.clientWidth),
+      );
+      expect(overflow.length, hash).toBeGreaterThan(0);
+      for (const extra of overflow) expect(extra, hash).toBeLessThanOrEqual(0);
+      const lastHeader = (await page.locator('main thead th').last().boundingBox())!;
+      expect(lastHeader.x + lastHeader.width, hash).toBeLessThanOrEqual(1440);
+      await shot(`wide-${hash}`, false);
     }
     await page.setViewportSize({ width: 1280, height: 860 });
   });
