@@ -202,9 +202,7 @@ describe('the console lists in Chromium', { timeout: 60_000 }, () => {
     for (const hash of ['runs', 'sessions', 'deliveries', 'mappings']) {
       await go(hash);
       await rows().first().waitFor();
-      const overflow = await page.evaluate(() =>
-        [...document.querySelectorAll('main .table-wrap')].map((wrap) => wrap.scrollWidth - wrap.clientWidth),
-      );
+      const overflow = (await page.evaluate("[...document.querySelectorAll('main .table-wrap')].map((wrap) => wrap.scrollWidth - wrap.clientWidth)")) as number[];
       expect(overflow.length, hash).toBeGreaterThan(0);
       for (const extra of overflow) expect(extra, hash).toBeLessThanOrEqual(0);
       const lastHeader = (await page.locator('main thead th').last().boundingBox())!;
