@@ -29,14 +29,14 @@ export default defineConfig({
     hookTimeout: 20_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'], globalSetup: ['test/helpers/postgres-setup.ts'] } },
       {
         extends: true,
         test: {
           name: 'postgres',
           include: onPostgresToo,
           env: { HERALD_TEST_STORAGE: 'postgres' },
-          globalSetup: ['test/helpers/postgres-run.ts'],
+          globalSetup: ['test/helpers/postgres-setup.ts', 'test/helpers/postgres-run.ts'],
         },
       },
     ],

@@ -13,6 +13,7 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** Blocks not run here, each with the reason; any other ```sh block of README.md or docs/*.md must run as printed. */
 const NOT_RUN: [RegExp, string][] = [
   [/^npm install\nnpm start/, 'installs and starts the gateway: the test starts `herald serve` on the starter config itself, as `npm start` does'],
+  [/^npm install\nnpm test/, 'installs and runs the whole suite, of which this test is a part'],
   [/^herald hooks test github --payload issue\.json/, 'a synopsis ([--query K=V ...] marks optional parts), not a command'],
   [/^export GOOGLE_CLIENT_ID=/, 'needs a Google Cloud project and OAuth credentials'],
   [/\/admin\/deliveries\/\$DELIVERY_ID\/retry/, 'needs a failed delivery that has a target (a configured channel)'],

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { PG_URL, requirePostgres } from './postgres.js';
+import { requirePostgres, testPgUrl } from './postgres.js';
 
 /**
- * Global setup of the `postgres` test project: checks PostgreSQL answers (the run fails loudly
- * when it does not, never skips), names this run, and at the end drops every schema the run's
+ * Global setup of the `postgres` test project, after `postgres-setup.ts` found or started the
+ * server: checks PostgreSQL answers (the run fails loudly when it does not, never skips), names this run, and at the end drops every schema the run's
  * heralds created (`storageUnderTest()` names them after the run).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -14,7 +14,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.env.HERALD_TEST_PG_RUN = run;
   project.provide('postgresRun' as never, run as never);
   return async () => {
-    const client = new pg.Client({ connectionString: PG_URL });
+    const client = new pg.Client({ connectionString: testPgUrl() });
     await client.connect();
     try {
       const { rows } = await client.query<{ nspname: string }>("SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)", [`${run}_`]);

@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { DEFAULT_TEST_PG_URL } from './postgres-server.js';
 
 /**
- * The PostgreSQL the tests use: HERALD_TEST_PG_URL, or the CI machine's (trust auth, database
- * `test`). There is no skip when it is away: a test needing it fails, saying so.
+ * The PostgreSQL the tests use: HERALD_TEST_PG_URL, which the global setup (`postgres-setup.ts`)
+ * sets to the machine's server or to an embedded one it started. There is no skip: a test
+ * needing PostgreSQL fails when it does not answer, saying so.
  */
-export const PG_URL = process.env.HERALD_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const testPgUrl = (): string => process.env.HERALD_TEST_PG_URL ?? DEFAULT_TEST_PG_URL;
+export const PG_URL = testPgUrl();
 
 /** a schema name no other test (or test run) uses */
 export function uniqueSchema(prefix = 'herald_test'): string {
@@ -14,7 +17,7 @@ export function uniqueSchema(prefix = 'herald_test'): string {
 
 /** drops a test's schema and everything in it */
 export async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
+  const client = new pg.Client({ connectionString: testPgUrl() });
   await client.connect();
   try {
     await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
@@ -25,13 +28,14 @@ export async function dropSchema(schema: string): Promise<void> {
 
 /** fails loudly, naming what to do, when the test database does not answer */
 export async function requirePostgres(): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+  const url = testPgUrl();
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();
     await client.query('SELECT 1');
   } catch (error) {
     throw new Error(
-      `PostgreSQL is not reachable at ${PG_URL} (${(error as Error).message}). The PostgreSQL tests need it: start it, or set HERALD_TEST_PG_URL.`,
+      `PostgreSQL is not reachable at ${url} (${(error as Error).message}). The PostgreSQL tests need it: start it, or set HERALD_TEST_PG_URL.`,
     );
   } finally {
     await client.end().catch(() => {});
