@@ -9,6 +9,7 @@ import type { SessionMessage, SessionsRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
 import { ModelCallError } from './model-call-error.js';
 import { assembleTurn } from './turn-prompt.js';
+import { copyWith } from '../utils/copy-with.js';
 
 /** passages of the agent's knowledge base a turn's model sees */
 export const PASSAGES_PER_TURN = 4;
@@ -116,8 +117,7 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
   const found = input.retrieve && deps.knowledge && input.question !== undefined ? deps.knowledge.search(input.agent.id, input.question, PASSAGES_PER_TURN) : [];
   // an answer at hand (an agent without documents) is not awaited: the model request goes out in this same call
   const knowledge = Array.isArray(found) ? found : await found;
-  // not `{ ...input, history, knowledge }`: properties after a spread are slow on Node 20 (turn-prompt.ts)
-  const { provider, resolved, request, refs } = assembleTurn(Object.assign({}, input, { history, knowledge }), deps.models, config);
+  const { provider, resolved, request, refs } = assembleTurn(copyWith(input, { history, knowledge }), deps.models, config);
   if (input.onOpen) request.onOpen = input.onOpen;
 
   let text = '';
@@ -202,7 +202,7 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
 
 /** The turn without streaming: one model call, then the record. */
 export function completeAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput): Promise<TurnOutcome> {
-  return runAgentTurn(deps, Object.assign({}, input, { stream: false }));
+  return runAgentTurn(deps, copyWith(input, { stream: false }));
 }
 
 /**

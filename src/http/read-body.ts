@@ -63,7 +63,7 @@ async function withIdleTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 /**
  * Under @hono/node-server the body can be read from Node's own request stream. Touching
  * `c.req.raw.body` instead makes the adapter build a full fetch Request, an AbortController
- * and a web stream per request: a fifth of the webhook hot path in the benchmark's profile.
+ * and a web stream per request, a large share of the webhook path's own work.
  * Only when nobody has started reading it (`readableFlowing === null`).
  */
 function unreadIncoming(c: Context): IncomingMessage | undefined {

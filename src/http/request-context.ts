@@ -46,7 +46,7 @@ export function requestContext(logger: Logger, metrics?: HttpMetrics): Middlewar
     metrics?.record(c.req.path, c.req.method, c.res.status, ms / 1000, c.get('mappingId'));
     // probes hit every few seconds: their lines would drown the rest, so they are debug
     const level = c.req.path === '/healthz' || c.req.path === '/readyz' ? 'debug' : 'info';
-    // below the level (the benchmark's warn) the line would be built only to be thrown away
+    // below the level (say warn) the line would be built only to be thrown away
     if (!logger.isLevelEnabled(level)) return;
     const declared = Number(requestHeader(c, 'content-length') ?? NaN);
     logger[level](

@@ -7,8 +7,8 @@ const MAX_WAIT_MS = 100;
 
 /**
  * Log lines written in blocks: a line waits until 4 KiB have gathered or 100 ms have passed.
- * One write per line (a system call handed to libuv's thread pool, each) was most of what the
- * access line cost at the default level. Nothing is written while nothing was logged (sonic-boom's
+ * A write per line would be a system call handed to libuv's thread pool for each access line,
+ * the larger part of what a line costs at the default level. Nothing is written while nothing was logged (sonic-boom's
  * own periodic flush writes an empty string every period). What is still gathered when the process
  * exits is written synchronously then; a SIGKILL loses at most the last 100 ms of lines.
  */

@@ -9,7 +9,7 @@ import type { HookRequest } from './hook-request.js';
  */
 export function builtinMappings(ctx: Omit<ActionContext, 'mappingId' | 'requiredMessage'>): CompiledMapping[] {
   const fixed = (kind: 'wake' | 'agent'): CompiledMapping => {
-    // the same for every request: made once (a spread per request cost more than the checks)
+    // the same for every request: made once
     const context: ActionContext = {
       ...ctx,
       mappingId: kind,

@@ -148,7 +148,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     return { ...(idempotencyKey !== undefined && { idempotencyKey }), run };
   }
 
-  // the same for every request: made once (a spread per request cost more than the checks)
+  // the same for every request: made once
   const actionContext: ActionContext = {
     ...deps.ctx,
     mappingId: id,

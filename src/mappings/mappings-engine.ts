@@ -1,6 +1,7 @@
 import { HeraldError } from '../errors.js';
 import type { CompiledMapping, MappingOutcome, PreparedMapping } from './compiled-mapping.js';
 import { payloadFault, type HookRequest } from './hook-request.js';
+import { copyWith } from '../utils/copy-with.js';
 
 /**
  * Applies the first mapping that matches a request; built-ins first, then config, folder, presets.
@@ -98,7 +99,6 @@ export class MappingsEngine {
     const mapping = await this.find(request, options.signedBy);
     if (!mapping) throw new HeraldError('HERALD_MAPPING_NOT_FOUND', `no hook mapping for "${request.path}"`);
     const prepared = mapping.prepare ? await mapping.prepare(request) : { run: () => mapping.apply(request) };
-    // not `{ ...prepared, mappingId }`: a property added after a spread is slow on Node 20 (turn-prompt.ts)
-    return Object.assign({}, prepared, { mappingId: mapping.id });
+    return copyWith(prepared, { mappingId: mapping.id });
   }
 }

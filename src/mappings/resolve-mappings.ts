@@ -106,7 +106,7 @@ function withAuthEnv(raw: unknown, origin: string, faults: string[]): unknown {
  */
 function mixedAuthFaults(compiled: CompiledMapping[], labels: Map<CompiledMapping, string>): string[] {
   const faults: string[] = [];
-  // the first signed mapping of each path, found in one pass (a scan per mapping was quadratic in their number)
+  // the first signed mapping of each path, found in one pass (a scan per mapping would be quadratic in their number)
   const signedByPath = new Map<string, CompiledMapping>();
   for (const mapping of compiled) {
     if (mapping.path !== undefined && mapping.signature && !signedByPath.has(mapping.path)) signedByPath.set(mapping.path, mapping);

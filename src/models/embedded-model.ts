@@ -59,7 +59,7 @@ const SPACE = /\s/;
 
 /**
  * How many runs of non-space characters `s` has (what `s.match(/\S+/g).length` counts), without
- * the array of every word: the safety-wrapped prompt of each hook run was counted that way
+ * the array of every word: the safety-wrapped prompt of each hook run is counted this way
  */
 function wordCount(s: string): number {
   let words = 0;

@@ -1,5 +1,6 @@
 import { OpenAICompatibleClient } from './openai-compatible-client.js';
 import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent, ModelToolCall } from './provider.js';
+import { copyWith } from '../utils/copy-with.js';
 
 export interface OpenAIProviderConfig {
   baseUrl: string;
@@ -19,10 +20,8 @@ export class OpenAIModel implements ModelProvider {
 
   /** the request body; `more` last (stream settings) */
   private params(request: ModelRequest, more: Record<string, unknown>) {
-    // Object.assign, not `{ ...extra, model, ... }`: properties after a spread of a non-empty
-    // object are slow on Node 20 (see turn-prompt.ts). `extra` first, so herald's own fields win
-    // over a pass-through of the same name
-    return Object.assign({}, request.extra, {
+    // `extra` first, so herald's own fields win over a pass-through of the same name
+    return copyWith(request.extra, {
       model: request.model,
       // herald's ChatMessage is OpenAI's message shape (tool roles included), checked by the provider
       messages: request.messages,

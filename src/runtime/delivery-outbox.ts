@@ -10,6 +10,7 @@ import { deliveryView } from './delivery-view.js';
 import { MAIN_SESSION, type MainSession } from './main-session.js';
 import { intendedTarget, isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
 import { retryDelay } from './retry-delay.js';
+import { copyWith } from '../utils/copy-with.js';
 
 /** how often the outbox looks for work it was not told about (another process, an expired lease) */
 const POLL_MS = 1000;
@@ -172,8 +173,7 @@ export class DeliveryOutbox implements ReplyDelivery {
   /** writes the delivery row (before any attempt); false when the run already had one */
   private async enqueue(base: Pick<DeliveryRecord, 'runId' | 'kind' | 'sessionKey' | 'agentId' | 'text'>, target: ResolvedTarget): Promise<boolean> {
     const now = Date.now();
-    // Object.assign, not `{ ...base, id, ... }`: properties added after a spread are slow on Node 20 (turn-prompt.ts)
-    const record: DeliveryRecord = Object.assign({}, base, {
+    const record: DeliveryRecord = copyWith(base, {
       id: randomUUID(),
       channel: target.channel,
       to: target.to,

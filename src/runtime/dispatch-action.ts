@@ -2,6 +2,7 @@ import type { HookAction } from '../mappings/hook-action.js';
 import type { Heartbeat } from './heartbeat.js';
 import type { MainSession } from './main-session.js';
 import type { RunQueue } from './runs/run-queue.js';
+import { copyWith } from '../utils/copy-with.js';
 
 export type DispatchResult = (
   | { status: 200; body: { ok: true; mode: string; dispatched?: number } }
@@ -27,12 +28,11 @@ export function createDispatcher(deps: { mainSession: MainSession; heartbeat: Pi
       if (options.completes) {
         await deps.mainSession.enqueueSystemEventCompleting(action.text, options.completes, response);
         if (action.mode === 'now') deps.heartbeat.request();
-        return Object.assign({}, response, { completed: true as const });
+        return copyWith(response, { completed: true as const });
       }
       const event = await deps.mainSession.enqueueSystemEvent(action.text);
       if (action.mode === 'now') deps.heartbeat.request();
-      // Object.assign, not a spread with a new property after it: slow on Node 20 (turn-prompt.ts)
-      return event ? Object.assign({}, response, { eventId: event.id }) : response;
+      return event ? copyWith(response, { eventId: event.id }) : response;
     }
     const runId = await deps.runs.submit(action, { id: options.runId });
     return { status: 202, body: { ok: true, runId } };

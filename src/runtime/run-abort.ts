@@ -1,8 +1,8 @@
 /**
  * What stops a run (its time limit, a shutdown, a lost lease), with the reason given. Its
- * AbortSignal is made only when something asks for it (a model over the network): Node 20 makes
- * one in ~3.5 µs (`Object.setPrototypeOf` on a fresh EventTarget), a few % of a run answered by
- * the embedded model, which never needs one.
+ * AbortSignal is made only when something asks for it (a model over the network): making one is
+ * slow on Node 20 (`Object.setPrototypeOf` on a fresh EventTarget), and a run answered by the
+ * embedded model never needs one.
  */
 export class RunAbort {
   aborted = false;

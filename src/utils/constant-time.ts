@@ -2,8 +2,8 @@ import { timingSafeEqual } from 'node:crypto';
 
 /**
  * Per expected secret (a handful: the configured tokens), its bytes, encoded once, and a buffer
- * of their length the given secret is copied into: an allocation per check cost more than the
- * comparison (0.9 → 0.3 µs). Checks are synchronous, so one buffer per secret is never shared.
+ * of their length the given secret is copied into: an allocation per check would cost more than
+ * the comparison. Checks are synchronous, so one buffer per secret is never shared.
  */
 const secrets = new Map<string, { want: Buffer; scratch: Buffer }>();
 

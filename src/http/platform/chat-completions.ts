@@ -163,7 +163,7 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
         onClose(() => chat.cancel(new Error('client closed the stream')));
         // the model request first: the chunks' framing is made while the upstream works on it
         const running = chat.run({ stream: true, onDelta, onOpen: open });
-        // built property by property: a property written after a spread is slow on Node 20 (turn-prompt.ts)
+        // built property by property, not spread (see utils/copy-with.ts)
         const chunk = (choices: unknown[], more?: Record<string, unknown>) => {
           const c: Record<string, unknown> = { id, object: 'chat.completion.chunk', created, model: agent.id, system_fingerprint: null, choices };
           if (includeUsage) c.usage = null;

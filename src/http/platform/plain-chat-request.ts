@@ -40,7 +40,7 @@ function stringRecord(v: unknown): boolean {
  * The body itself when it is a plain chat request (text messages of the four plain roles, the
  * sampling fields, herald's extensions) that the schema would take as it is, else undefined and
  * the schema decides. Why: the zod schema's parse (a copy of every message through unions and
- * refinements) was the largest part of herald's own work on a chat completion. It never refuses:
+ * refinements) would be the largest part of herald's own work on a chat completion. It never refuses:
  * anything it is not sure of goes to the schema, so errors and their wording stay the schema's.
  * A property test holds it to the schema: whatever it takes, the schema takes, and parses to the same value.
  */

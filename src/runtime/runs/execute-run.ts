@@ -10,6 +10,7 @@ import { LeaseLost } from './run-claims.js';
 import { afterRun, completeInChain, completeRun, nextRuns, type NextRuns } from './run-completion.js';
 import type { RunContext } from './run-context.js';
 import type { ChainPlace } from './session-chain.js';
+import { copyWith } from '../../utils/copy-with.js';
 
 class RunTimeout extends Error {}
 
@@ -95,7 +96,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
         endTurn();
         now = transcript.at(-1)?.createdAt ?? Date.now();
         const asked = transcript.find((m) => m.role === 'user' && m.runId === id);
-        if (asked) asked.meta = Object.assign({}, asked.meta, { model: outcome.modelRef });
+        if (asked) asked.meta = copyWith(asked.meta, { model: outcome.modelRef });
         written = transcript;
         // a store error here is not the run's failure: the run stays running and, once its lease
         // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)

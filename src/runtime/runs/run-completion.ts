@@ -5,6 +5,7 @@ import { isHeartbeatAck } from '../reply-delivery.js';
 import { runSummary } from '../summary.js';
 import type { RunContext } from './run-context.js';
 import type { ChainPlace } from './session-chain.js';
+import { copyWith } from '../../utils/copy-with.js';
 
 /** the runs a completion claimed into the place its run leaves, with their session's history when known */
 export interface NextRuns {
@@ -19,8 +20,8 @@ export interface NextRuns {
  */
 export async function completeRun(ctx: RunContext, id: string, completion: Omit<RunCompletion, 'summary'>, action: AgentAction, outcome: Parameters<typeof runSummary>[1], claimNext: boolean): Promise<RunCompleted> {
   const { store } = ctx.deps;
-  const text = runSummary(action.name, Object.assign({}, outcome, { untrusted: !action.allowUnsafeExternalContent }));
-  const written = Object.assign({}, completion, { summary: { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS } });
+  const text = runSummary(action.name, copyWith(outcome, { untrusted: !action.allowUnsafeExternalContent }));
+  const written = copyWith(completion, { summary: { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS } });
   ctx.completing.add(id);
   let completed: RunCompleted;
   try {

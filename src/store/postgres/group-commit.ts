@@ -27,7 +27,7 @@ const MAX_GROUP = 256;
  * once that transaction committed: resolved still means durable. What it saves is the commit's
  * WAL flush, and the hold of a session's advisory lock around it: every write to the main
  * session's queue (a wake, a run's summary) takes that lock, so without grouping they would
- * follow each other at the disk's flush rate. The benchmark measured it (bench/postgres.bench.ts).
+ * follow each other at the disk's flush rate (bench/postgres.bench.ts shows the difference).
  *
  * A lost connection fails every work of the group (none of it committed). A work may run more
  * than once (a group run again, a deadlock's victim tried again): it only reads and writes through

@@ -17,12 +17,12 @@ const WORK_FAILED = Symbol('group write failed');
 /**
  * Group commit: writes asked for in the same event-loop turn (the requests of one poll phase,
  * the runs finishing beside them) run in ONE transaction, and each caller's promise settles only
- * once that transaction committed. A commit costs far more than an insert, so under load this is
- * where the time went; the guarantee is unchanged: resolved means durable.
+ * once that transaction committed. A commit costs far more than an insert, so under load the
+ * commits are what is saved; the guarantee is unchanged: resolved means durable.
  *
  * Each `work` is synchronous and atomic as a whole, several statements included: the group runs
  * first without a savepoint per work (a SAVEPOINT, its RELEASE and the statement journal's copy of
- * every page a work touched were a tenth of a drained run's CPU); a work that throws rolls that
+ * every page a work touched cost more than many works do); a work that throws rolls that
  * attempt back, and the group runs again with each work under its own savepoint, so it fails
  * alone and the others commit. A work may therefore run twice: it only writes through the
  * database, and what it keeps in memory for its group is keyed by `generation`, which moves at
@@ -33,8 +33,7 @@ const WORK_FAILED = Symbol('group write failed');
  * savepoint undoes the whole work. The statements writes run many times a second say `OR FAIL`
  * (a constraint failure stops the statement, leaving its undo to that rollback): under the default
  * ABORT, SQLite copies every page a statement changes into a statement journal first, whenever
- * the statement fires triggers or changes several rows (a run inserted and finished, its turn and
- * its main-session event: 57 → 45 µs; ~2% of a drained run's CPU).
+ * the statement fires triggers or changes several rows.
  */
 export class GroupCommit {
   private pending: Pending[] = [];

@@ -160,7 +160,7 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
 
   /**
    * checked once per event-loop turn: every run a turn executes asks (hasChunks, then its search),
-   * and the PRAGMA opened a read transaction each time (3% of a drained run's CPU). Another
+   * and the PRAGMA opens a read transaction each time it is asked. Another
    * process's commit is seen from the next turn on, a few milliseconds at most: no later than a
    * request arriving after it could see it anyway
    */

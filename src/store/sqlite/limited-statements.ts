@@ -7,7 +7,7 @@ const KEPT_LIMITS = 64;
 /**
  * A statement per LIMIT, the number written into the SQL. SQLite (3.47 on) plans with a bound
  * LIMIT's value, so a `LIMIT ?` statement is compiled again each time the limit is bound: every
- * call, ~10 µs, most of what reading an empty session's history cost. The limits herald asks for
+ * call, more than reading an empty session's history itself. The limits herald asks for
  * are few (the history limit, a claim's free slots, a page size), so each one's statement is prepared once.
  */
 export function limitedStatements<P extends unknown[], R>(db: SqliteDatabase, sql: (limit: number) => string): (limit: number) => Statement<P, R> {

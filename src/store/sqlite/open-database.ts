@@ -23,8 +23,8 @@ export function openDatabase(file: string, migrations: Migration[] = coreMigrati
   db.pragma('synchronous = NORMAL');
   // statement and savepoint journals in memory: the group commit nests every write as a savepoint
   // (a failing one fails alone) and triggered statements open their own; SQLite truncates such a
-  // journal only in memory, so on a file it grew through the whole transaction (once past 64 KiB)
-  // with a write for each page a savepoint first touched: a drained run cost a third more CPU.
+  // journal only in memory, so on a file it would grow through the whole transaction (once past
+  // 64 KiB) with a write for each page a savepoint first touched.
   // A journal holds only the pages one transaction changes; temporary tables and sorts go to
   // memory too, and herald's queries sort small, bounded results (indexes serve the large lists)
   db.pragma('temp_store = MEMORY');

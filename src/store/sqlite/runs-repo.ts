@@ -55,7 +55,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   // the oldest unfinished run of each session only: a session's runs go one at a time, in order.
   // The others are flagged waiting (the 'scale' migration's triggers), so the ready ones are read from
   // runs_ready in rowid order and the claim stops after `limit`: however many runs wait behind a
-  // busy session, a claim never reads them (it did, and sorted them, on every claim)
+  // busy session, a claim never reads them
   // (the limits written into the SQL: a bound LIMIT has SQLite compile the statement again each call)
   const ready = limitedStatements<[{ now: number }], { rowid: number; session_key: string }>(
     db,
@@ -70,8 +70,8 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     (limit) => `SELECT rowid, status, lease_until FROM runs INDEXED BY runs_session_unfinished
      WHERE session_key = ? AND status IN ('queued', 'running') AND rowid > ? ORDER BY rowid LIMIT ${limit}`,
   );
-  // then the rows found, by rowid, in one statement (atomic by itself). One UPDATE with the SELECT
-  // as its `rowid IN (...)` cost several times the two apart (a third of a drained run's CPU).
+  // then the rows found, by rowid, in one statement (atomic by itself): the two apart cost less than
+  // one UPDATE with the SELECT as its `rowid IN (...)`.
   // OR FAIL (group-commit.ts) even as a group's `last` work, whose failure commits the group's
   // writes all the same: it sets constants and bound numbers, no constraint can stop it half-way
   const takeStatements: Statement<unknown[], RunRow & { seq: number }>[] = [];

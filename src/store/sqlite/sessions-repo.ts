@@ -38,8 +38,8 @@ function summaryKeeper(db: SqliteDatabase) {
 const ROWS_PER_STATEMENT = 8;
 
 /**
- * Appends a turn's messages with one multi-row INSERT and its summary with one upsert (a SAVEPOINT,
- * an INSERT per row and a RELEASE were most of a chat completion's write): a group commit's work,
+ * Appends a turn's messages with one multi-row INSERT and its summary with one upsert (not a
+ * SAVEPOINT, an INSERT per row and a RELEASE): a group commit's work,
  * or part of one, atomic as that work is. Row ids follow the order of the VALUES list.
  */
 export function turnAppender(db: SqliteDatabase) {
@@ -76,7 +76,7 @@ export function turnAppender(db: SqliteDatabase) {
 
 export function sqliteSessionsRepo(db: SqliteDatabase, commits: GroupCommit): SessionsRepo {
   const appendMany = turnAppender(db);
-  // the newest `limit` messages, newest first (turned round here: an outer ORDER BY cost a sort per read)
+  // the newest `limit` messages, newest first (turned round here: an outer ORDER BY would cost a sort per read)
   const newest = limitedStatements<[string], Row>(
     db,
     (limit) => `SELECT role, content, run_id, meta, created_at FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT ${limit}`,

@@ -20,7 +20,7 @@ const sizeOf = (t: TermChunks) => (t.frequent ? t.first.length + t.last.length :
 /**
  * Terms' chunks by agent and term, the least recently used dropped past `budget` rowids (~4 bytes
  * each): as typed arrays, 100,000 chunks' worth of terms fit in a few MB, where arrays of numbers
- * in a map of 50,000 took over a hundred. Cleared on every write to the knowledge base.
+ * would take tens of times more. Cleared on every write to the knowledge base.
  */
 export class TermChunksCache {
   private readonly held = new Map<string, TermChunks>();
