@@ -93,7 +93,18 @@ export const hooksSchema = z
     mappings: z.array(mappingSchema).default([]).describe('Custom hook mappings, tried in order before mappingsDir and presets.'),
     mappingsDir: z.string().default('./mappings').describe('Folder of mapping files (.yaml, .yml, .json, .json5), loaded in name order.'),
     transformsDir: z.string().default('./transforms').describe('Folder transform modules are loaded from (never outside it).'),
-    transformTimeoutMs: z.number().int().positive().default(5000).describe('Time limit of one transform call.'),
+    transformTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(5000)
+      .describe('Time limit of one transform call, counted from when it is queued for a worker; past it the worker running it is terminated and replaced, and the request gets 500 (TransformTimeout).'),
+    transformMemoryMb: z
+      .number()
+      .int()
+      .min(16)
+      .default(128)
+      .describe('Heap limit of each transform worker thread, in MB; a transform that needs more fails its request with 500 (TransformMemory) and its worker is replaced. Read at start.'),
     idempotencyTtlHours: z
       .number()
       .positive()

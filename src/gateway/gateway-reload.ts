@@ -5,6 +5,7 @@ import { ConfigError } from '../errors.js';
 import { builtinMappings } from '../mappings/builtin-mappings.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import { resolveMappings } from '../mappings/resolve-mappings.js';
+import type { TransformRunner } from '../mappings/transform-runner.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { ApiKeyVerifier } from '../platform/api-keys.js';
 import { stateFor } from '../plugin-host/instantiate.js';
@@ -38,6 +39,7 @@ export const RESTART_ONLY = [
   'hooks.path',
   'hooks.idempotencyTtlHours',
   'hooks.mappingsDir',
+  'hooks.transformMemoryMb',
   'hooks.gmail',
   'storage',
   'plugins',
@@ -58,6 +60,8 @@ export interface ReloadTarget {
   /** the built-in plugins the config is loaded with (third-party ones are named by the file) */
   builtins: PluginDefinition[];
   engine: MappingsEngine;
+  /** the running transform worker pool, which the new mappings' transforms run in too */
+  transformRunner: TransformRunner;
   keys: ApiKeyVerifier;
   models: ModelRegistry;
   /** the running channel adapters by plugin id (the delivery outbox holds this map) */
@@ -131,7 +135,7 @@ export async function reloadGateway(target: ReloadTarget, reason: string, mappin
     // a restart-only setting keeps its running value (the mappings folder watched, the presets' gmail
     // section), so what runs and what the config object says agree
     for (const key of restartRequired) set(fresh, key, structuredClone(get(running, key)));
-    mappings = await resolveMappings(loaded, { config: loaded.config, channelNames: target.plugins.channelNames(), logger, warnings });
+    mappings = await resolveMappings(loaded, { config: loaded.config, channelNames: target.plugins.channelNames(), logger, warnings, transformRunner: target.transformRunner });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     logger.error({ reason, config: target.file, faults: error.faults }, 'config reload refused: the running config stays');

@@ -15,6 +15,7 @@ import { HeraldMetrics } from '../metrics/herald-metrics.js';
 import { builtinMappings } from '../mappings/builtin-mappings.js';
 import { MappingsEngine } from '../mappings/mappings-engine.js';
 import { resolveMappings } from '../mappings/resolve-mappings.js';
+import { TransformPool } from '../mappings/transform-pool.js';
 import { ModelRegistry } from '../models/model-registry.js';
 import { instantiatePlugins, type PluginInstances } from '../plugin-host/instantiate.js';
 import type { LoadedConfig } from '../plugin-host/load-config.js';
@@ -134,7 +135,15 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     isConfigured: (channel: string) => instances.channels.has(plugins.resolveChannel(channel) ?? channel),
   };
   const warnings = [...loaded.warnings];
-  const engine = new MappingsEngine([...builtinMappings(actionContext), ...(await resolveMappings(loaded, { ...actionContext, logger, warnings }))]);
+  // started by the first transform loaded: a gateway whose mappings have none never starts a worker
+  const transformPool = new TransformPool(config.hooks.transformMemoryMb);
+  const engine = new MappingsEngine([
+    ...builtinMappings(actionContext),
+    ...(await resolveMappings(loaded, { ...actionContext, logger, warnings, transformRunner: transformPool }).catch(async (error: unknown) => {
+      await transformPool.close();
+      throw error;
+    })),
+  ]);
   for (const warning of warnings) logger.warn({ config: loaded.file }, warning);
   const keys = new ApiKeyVerifier(config, store.apiKeys);
   const parser = new ParsePool(config.platform.knowledge);
@@ -150,12 +159,12 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   });
   const receipts = new ReceiptRecorder({ config, store, engine, logger });
   const pruner = new RetentionPruner({ config, store, logger });
-  const operator = operatorDeps({ loaded, store, engine, dispatch, runs, receipts, agents, knowledge, parser, logger, actionContext });
+  const operator = operatorDeps({ loaded, store, engine, dispatch, runs, receipts, agents, knowledge, parser, logger, actionContext, transformRunner: transformPool });
   // one reload at a time: a SIGHUP during a folder-triggered reload waits for it, then reads the file again
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
     const next = reloading.then(() =>
-      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, keys, models, channels: instances.channels, store, logger }, reason, mappingsChanged),
+      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.channels, store, logger }, reason, mappingsChanged),
     );
     reloading = next.catch(() => undefined);
     return next;
@@ -204,6 +213,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       await pruner.stop();
       await delivery.stop();
       await parser.close();
+      await transformPool.close();
       await store.close();
     },
   };

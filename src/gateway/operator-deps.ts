@@ -6,6 +6,7 @@ import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import type { ParsePool } from '../knowledge/parse-pool.js';
 import type { ActionContext } from '../mappings/hook-action.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
+import type { TransformRunner } from '../mappings/transform-runner.js';
 import type { DispatchAction } from '../runtime/dispatch-action.js';
 import { MappingLab } from '../runtime/operator/mapping-lab.js';
 import { createApiKey } from '../platform/create-api-key.js';
@@ -27,12 +28,14 @@ export function operatorDeps(deps: {
   parser: ParsePool;
   logger: Logger;
   actionContext: Pick<ActionContext, 'config' | 'channelNames'>;
+  /** the gateway's transform worker pool: a dry run's transform runs there too, never on the event loop */
+  transformRunner: TransformRunner;
 }): OperatorDeps {
   const { config } = deps.loaded;
   const hooksUrl = `http://${config.gateway.host}:${config.gateway.port}${config.hooks.path.replace(/\/+$/, '')}`;
   return {
     runs: deps.runs,
-    lab: new MappingLab({ config, store: deps.store, engine: deps.engine, ctx: { ...deps.actionContext, logger: deps.logger } }),
+    lab: new MappingLab({ config, store: deps.store, engine: deps.engine, ctx: { ...deps.actionContext, logger: deps.logger, transformRunner: deps.transformRunner } }),
     replay: (id) => replayReceipt({ store: deps.store, engine: deps.engine, dispatch: deps.dispatch, recorder: deps.receipts, hooksUrl }, id),
     agents: deps.agents,
     knowledge: deps.knowledge,

@@ -13,12 +13,15 @@ import type { MappingContext } from './resolve-mappings.js';
 import { runTransform } from './run-transform.js';
 import { describeTransformError } from './transform-syntax.js';
 import { compileSignatureVerifier, type SignatureVerifier } from './signature-verifier.js';
-import { TransformMissingError, type TransformFunction, type TransformLoader } from './transform-loader.js';
+import type { TransformLoader } from './transform-loader.js';
+import { transformCause, TransformMissingError, type TransformRunner } from './transform-runner.js';
 import { templateScope } from './template-scope.js';
 
 export interface CompileDeps {
   ctx: MappingContext;
   transforms: TransformLoader;
+  /** where transform calls run: the gateway's worker pool, or the calling thread for dry runs */
+  runner: TransformRunner;
   transformTimeoutMs: number;
   logger?: Logger;
 }
@@ -75,7 +78,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     let transformFile: string | undefined;
     try {
       transformFile = deps.transforms.resolve(mapping.transform.module);
-      await deps.transforms.load(transformFile, mapping.transform.export);
+      await deps.runner.check(deps.transforms.locate(transformFile, mapping.transform.export), deps.transformTimeoutMs);
     } catch (error) {
       if (error instanceof TransformMissingError) warnings.push(`transform: ${error.message}; requests to this mapping fail (500) until it exists`);
       else faults.push(`transform: ${await describeTransformError(error, transformFile)}`);
@@ -88,7 +91,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
    * the payload value, a transform's message is whatever it threw).
    */
   const failed = (stage: string, error: unknown): HeraldError => {
-    deps.logger?.error({ mapping: id, stage, ...errorDetail(deps.logger, error) }, 'hook mapping failed');
+    deps.logger?.error({ mapping: id, stage, ...(stage === 'transform' && { cause: transformCause(error) }), ...errorDetail(deps.logger, error) }, 'hook mapping failed');
     // the whole reason stays on the error, for the dry-run tools (herald hooks test, fixtures) that print it to their operator
     const message = stage === 'template' ? describeJsonataError(error) : error instanceof Error ? error.message : String(error);
     return new HeraldError('HERALD_MAPPING_FAILED', undefined, { cause: new Error(`${stage === 'transform' ? `transform ${mapping.transform!.module}` : stage}: ${message}`) });
@@ -162,13 +165,12 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     let raw = templated;
     let kind = mapping.action;
     if (mapping.transform) {
-      let fn: TransformFunction;
       let result: Awaited<ReturnType<typeof runTransform>>;
       try {
         // resolved again on each request: a file put in place after the start is used, and one
-        // replaced by a symlink out of the folder is refused (load checks the real path too)
-        fn = await deps.transforms.load(deps.transforms.resolve(mapping.transform.module), mapping.transform.export);
-        result = await runTransform(fn, request, mapping, deps.transformTimeoutMs);
+        // replaced by a symlink out of the folder is refused (locate checks the real path too)
+        const located = deps.transforms.locate(deps.transforms.resolve(mapping.transform.module), mapping.transform.export);
+        result = await runTransform(deps.runner, located, request, mapping, deps.transformTimeoutMs);
       } catch (error) {
         throw failed('transform', error);
       }

@@ -4,6 +4,7 @@ import { compileMapping } from './compile-mapping.js';
 import type { CompiledMapping } from './compiled-mapping.js';
 import { mappingSchema } from '../config/mapping-schema.js';
 import type { MappingContext } from './resolve-mappings.js';
+import { InProcessTransforms } from './in-process-transforms.js';
 import { TransformLoader } from './transform-loader.js';
 
 /** One fault of a draft, pointing where an editor can show it: the field, and the JSONata expression and position when there is one. */
@@ -40,7 +41,12 @@ export async function compileDraft(raw: unknown, config: HeraldConfig, ctx: Mapp
   const faults: string[] = [];
   const mapping = await compileMapping(
     { ...parsed.data, id: parsed.data.id ?? 'draft' },
-    { ctx, transforms: new TransformLoader(config.hooks.transformsDir), transformTimeoutMs: config.hooks.transformTimeoutMs },
+    {
+      ctx,
+      transforms: new TransformLoader(config.hooks.transformsDir),
+      runner: ctx.transformRunner ?? new InProcessTransforms(),
+      transformTimeoutMs: config.hooks.transformTimeoutMs,
+    },
     faults,
   );
   mapping.origin = 'draft';

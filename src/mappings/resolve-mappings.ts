@@ -8,7 +8,9 @@ import type { CompiledMapping } from './compiled-mapping.js';
 import type { ActionContext } from './hook-action.js';
 import { listMappingFiles, readMappingFile } from './mapping-files.js';
 import { mappingSchema, type Mapping } from '../config/mapping-schema.js';
+import { InProcessTransforms } from './in-process-transforms.js';
 import { TransformLoader } from './transform-loader.js';
+import type { TransformRunner } from './transform-runner.js';
 import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
 
 export type MappingContext = Pick<ActionContext, 'config' | 'channelNames' | 'recipientFault' | 'isConfigured'> & {
@@ -16,6 +18,8 @@ export type MappingContext = Pick<ActionContext, 'config' | 'channelNames' | 're
   logger?: Logger;
   /** receives what loads but deserves attention (a transform not there yet, ...), each naming its mapping */
   warnings?: string[];
+  /** where transforms run: the gateway passes its worker pool; without one, in the calling thread */
+  transformRunner?: TransformRunner;
 };
 
 /**
@@ -56,6 +60,7 @@ export async function compileMappingSources(sources: MappingSource[], loaded: Pi
   const faults: string[] = [];
   const seen = new Map<string, string>();
   const transforms = new TransformLoader(loaded.config.hooks.transformsDir);
+  const runner = ctx.transformRunner ?? new InProcessTransforms();
   const compiled: CompiledMapping[] = [];
   const labels = new Map<CompiledMapping, string>();
   for (const [index, source] of sources.entries()) {
@@ -80,7 +85,7 @@ export async function compileMappingSources(sources: MappingSource[], loaded: Pi
     seen.set(mapping.id, source.origin);
     const own: string[] = [];
     const notes: string[] = [];
-    const deps = { ctx, transforms, transformTimeoutMs: loaded.config.hooks.transformTimeoutMs, logger: ctx.logger };
+    const deps = { ctx, transforms, runner, transformTimeoutMs: loaded.config.hooks.transformTimeoutMs, logger: ctx.logger };
     const one = await compileMapping(mapping, deps, own, notes);
     ctx.warnings?.push(...notes.map((w) => `${label}: ${w}`));
     one.origin = source.origin;

@@ -1,12 +1,18 @@
 import type { HookRequest } from './hook-request.js';
 import { isForbiddenKey, withoutForbiddenKeys } from './template-scope.js';
-import type { TransformContext, TransformFunction } from './transform-loader.js';
+import type { LocatedTransform, TransformContext, TransformRunner } from './transform-runner.js';
 
 /** What a transform asked for: skip the request, keep the templated action, or merge fields over it. */
 export type TransformResult = { type: 'skip' } | { type: 'keep' } | { type: 'merge'; kind?: 'wake' | 'agent'; fields: Record<string, unknown> };
 
-/** Calls a transform within its time limit and checks the shape of what it returned. */
-export async function runTransform(fn: TransformFunction, request: HookRequest, mapping: Record<string, unknown>, timeoutMs: number): Promise<TransformResult> {
+/** Calls a transform through its runner, within its time limit, and checks the shape of what it returned. */
+export async function runTransform(
+  runner: TransformRunner,
+  module: LocatedTransform,
+  request: HookRequest,
+  mapping: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<TransformResult> {
   const ctx: TransformContext = {
     // copies without __proto__, prototype and constructor keys: they never resolve, here either
     payload: withoutForbiddenKeys(request.payload),
@@ -14,18 +20,9 @@ export async function runTransform(fn: TransformFunction, request: HookRequest, 
     query: withoutForbiddenKeys(request.query) as Record<string, string>,
     path: request.path,
     url: request.url,
-    mapping: structuredClone(mapping),
+    mapping,
   };
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(`transform timed out after ${timeoutMs}ms`), { name: 'TransformTimeout' })), timeoutMs);
-  });
-  let result: unknown;
-  try {
-    result = await Promise.race([Promise.resolve().then(() => fn(ctx)), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const result = await runner.call(module, ctx, timeoutMs);
   if (result === null) return { type: 'skip' };
   if (result === undefined) return { type: 'keep' };
   if (typeof result !== 'object' || Array.isArray(result)) {

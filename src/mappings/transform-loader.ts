@@ -1,43 +1,17 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { importModule } from './import-module.mjs';
-import { typescriptLoader } from './typescript-loader.js';
+import { TransformModules } from './transform-modules.js';
+import { TransformConfigError, TransformMissingError, type LocatedTransform, type TransformFunction } from './transform-runner.js';
 
 export const TRANSFORM_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts'];
 
-/** What a transform is called with. */
-export interface TransformContext {
-  payload: unknown;
-  headers: Record<string, string>;
-  query: Record<string, string>;
-  path: string;
-  url: string;
-  /** the mapping being applied, as configured (with its resolved id) */
-  mapping: Record<string, unknown>;
-}
-
-export type TransformFunction = (ctx: TransformContext) => unknown;
-
-/** A transform that cannot be used as configured: the caller turns it into a ConfigError. */
-export class TransformConfigError extends Error {}
-
 /**
- * The folder or the module is not there (yet): OpenClaw loads a transform on first use, so a
- * config naming one that is missing still starts; the mapping fails (500) until the file appears.
- */
-export class TransformMissingError extends TransformConfigError {}
-
-const requireModule = createRequire(import.meta.url);
-
-/**
- * Loads transform modules from `hooks.transformsDir`, never from outside it (realpath, so a
- * symlink cannot point out), and caches each function by file and export. The file's mtime,
- * ctime and size are checked on every use: an edited transform is reloaded without a restart.
+ * Finds transform modules in `hooks.transformsDir`, never outside it (realpath, so a symlink
+ * cannot point out), and names each file's version: its mtime, ctime and size, read on every use,
+ * so an edited transform is imported again (by whichever thread runs it) without a restart.
  */
 export class TransformLoader {
-  private readonly cache = new Map<string, { version: string; fn: TransformFunction }>();
+  private readonly modules = new TransformModules();
 
   constructor(readonly dir: string) {}
 
@@ -80,51 +54,20 @@ export class TransformLoader {
     return real;
   }
 
-  /** The transform function, from the cache unless the file changed since it was loaded. */
-  async load(file: string, exportName?: string): Promise<TransformFunction> {
+  /** `file` checked again and stamped with its current version: what a runner imports and calls. */
+  locate(file: string, exportName?: string): LocatedTransform {
     // contained again on every use, not only at start: the file may have been replaced since by a
     // symlink to something outside the folder. What is checked (the real path) is what is imported.
     const real = this.contained(file);
     // ctime and size too: a copy that keeps an old mtime (cp -p, an unpacked archive) is still a change
     const { mtimeMs, ctimeMs, size } = fs.statSync(real);
     const version = `${Math.round(mtimeMs * 1000)}-${Math.round(ctimeMs * 1000)}-${size}`;
-    const key = `${file}#${exportName ?? ''}`;
-    const cached = this.cache.get(key);
-    if (cached && cached.version === version) return cached.fn;
-    const fn = pickExport(await importFresh(real, version), exportName, path.basename(file));
-    this.cache.set(key, { version, fn });
-    return fn;
+    return { file: real, version, ...(exportName !== undefined && { exportName }) };
   }
-}
 
-/** Imports a module past the runtime's module cache, so an edited file is read again. */
-async function importFresh(file: string, version: string): Promise<Record<string, unknown>> {
-  // a .js or .ts file outside a "type": "module" package is CommonJS even when imported
-  delete requireModule.cache[file];
-  if (path.extname(file).toLowerCase() === '.ts') await typescriptLoader();
-  if (path.extname(file).toLowerCase() === '.cjs') {
-    const exported = requireModule(file) as unknown;
-    return typeof exported === 'function' ? { default: exported } : (exported as Record<string, unknown>);
+  /** The transform function, imported in this thread (cached until the file changes). */
+  async load(file: string, exportName?: string): Promise<TransformFunction> {
+    const located = this.locate(file, exportName);
+    return this.modules.get(located.file, located.version, located.exportName);
   }
-  // the query string makes a new ESM cache entry; tsx (and vitest) load .ts files the same way
-  return importModule(`${pathToFileURL(file).href}?v=${version}`);
-}
-
-/**
- * `export` if named, else `default`, else `transform`. A CommonJS module's exports count as its
- * default; an ES module compiled to CommonJS (a `.ts` file outside a `"type": "module"`
- * package) arrives as `{ default: { default, transform, ... } }`.
- */
-export function pickExport(mod: Record<string, unknown>, exportName: string | undefined, label: string): TransformFunction {
-  const inner = mod.default && typeof mod.default === 'object' ? (mod.default as Record<string, unknown>) : {};
-  const asFunction = (value: unknown) => (typeof value === 'function' ? value : undefined);
-  const fn = exportName
-    ? (asFunction(mod[exportName]) ?? inner[exportName])
-    : (asFunction(mod.default) ?? asFunction(mod.transform) ?? asFunction(inner.default) ?? inner.transform);
-  if (typeof fn !== 'function') {
-    throw new TransformConfigError(
-      exportName ? `${label}: export "${exportName}" is not a function` : `${label}: neither the default export nor "transform" is a function`,
-    );
-  }
-  return fn as TransformFunction;
 }
