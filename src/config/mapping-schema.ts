@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { positiveDuration } from './duration-schema.js';
 
 export const thinkingLevels = ['off', 'minimal', 'low', 'medium', 'high'] as const;
 export const wakeModes = ['now', 'next-heartbeat'] as const;
@@ -94,6 +95,9 @@ export const mappingSchema = z
       .boolean()
       .optional()
       .describe("Retain this mapping's requests (raw body, non-secret headers) for replay and backtests, for hooks.retention.payloadTtlHours; overrides hooks.retainPayloads."),
+    expectEvery: positiveDuration
+      .optional()
+      .describe('The sender is expected at least this often (e.g. 6h): a longer silence raises a source.silent alert (see alerts), resolved by its next request.'),
     auth: mappingAuthSchema
       .optional()
       .describe('Signature verification for senders that cannot send the hook token (GitHub, Stripe, ...): a request to match.path is accepted with a valid hook token or a valid signature. Needs match.path.'),

@@ -2,15 +2,14 @@ import { z } from 'zod';
 import { isCidr } from './cidr.js';
 import { MAX_TIMEOUT_SECONDS, mappingSchema, thinkingLevels } from './mapping-schema.js';
 import { normaliseHooksPath } from './hooks-path.js';
+import { alertsSchema } from './alerts-schema.js';
+import { duration } from './duration-schema.js';
 
 /**
  * The whole configuration file, declared once: types come from `z.infer`, validation from
  * `safeParse`, the README's reference from `z.toJSONSchema` (see `config/reference-docs.ts`).
  * Plugins add their own sections (`channels.<id>`, `hooks.<preset>`) through `buildConfigSchema`.
  */
-const duration = z
-  .string()
-  .regex(/^(0|\d+(\.\d+)?(ms|s|m|h|d))$/, 'a duration like 30s, 30m, 2h, or 0 for off');
 
 export const gatewaySchema = z
   .object({
@@ -397,6 +396,7 @@ export const coreConfigShape = {
   storage: storageSchema.default(storageSchema.parse({})).describe('Where herald keeps what it accepted.'),
   platform: platformSchema.default(platformSchema.parse({})).describe('The /v1 platform API.'),
   delivery: deliverySchema.default(deliverySchema.parse({})).describe('The durable outbox that sends replies to chat channels.'),
+  alerts: alertsSchema.default(alertsSchema.parse({})).describe('Alerts: conditions an operator hears about (a delivery failed for good, failing runs, a silent source, a stale queue, an unhealthy watcher, an unreachable database), sent to channel targets once per incident, with a resolved notice when it clears.'),
   channels: z.record(z.string(), z.unknown()).default({}).describe('Channel plugin settings by plugin id; each plugin declares its own schema.'),
   plugins: z.array(z.string()).default([]).describe('Third-party plugins: paths (relative to this file) or package names.'),
 };

@@ -82,6 +82,15 @@ export class DeliveryOutbox implements ReplyDelivery {
     await this.enqueue({ runId: null, kind: 'heartbeat', sessionKey: MAIN_SESSION, agentId: this.deps.defaultAgentId, text: reply }, target);
   }
 
+  /**
+   * An alert's notice to one alerts target. Its id is derived from the alert and the target, so a
+   * notice queued again (by a replica finishing what a dead one began) adds no second row.
+   */
+  async deliverAlert(notice: { id: string; channel: string; to?: string; text: string }): Promise<void> {
+    const target = await resolveTarget(this.targets, { channel: notice.channel, to: notice.to });
+    await this.enqueue({ runId: null, kind: 'alert', sessionKey: MAIN_SESSION, agentId: this.deps.defaultAgentId, text: notice.text }, target, notice.id);
+  }
+
   async retry(deliveryId: string): Promise<unknown> {
     const { deliveries } = this.deps.store;
     const d = await deliveries.get(deliveryId);
@@ -171,10 +180,10 @@ export class DeliveryOutbox implements ReplyDelivery {
   }
 
   /** writes the delivery row (before any attempt); false when the run already had one */
-  private async enqueue(base: Pick<DeliveryRecord, 'runId' | 'kind' | 'sessionKey' | 'agentId' | 'text'>, target: ResolvedTarget): Promise<boolean> {
+  private async enqueue(base: Pick<DeliveryRecord, 'runId' | 'kind' | 'sessionKey' | 'agentId' | 'text'>, target: ResolvedTarget, id: string = randomUUID()): Promise<boolean> {
     const now = Date.now();
     const record: DeliveryRecord = copyWith(base, {
-      id: randomUUID(),
+      id,
       channel: target.channel,
       to: target.to,
       status: target.ok ? ('pending' as const) : ('failed' as const),
@@ -309,7 +318,8 @@ export class DeliveryOutbox implements ReplyDelivery {
       return;
     }
     if (await store.deliveries.delivered(d.id, this.owner, Date.now())) {
-      await rememberRoute(this.targets, { channel: d.channel, to: d.to ?? '' });
+      // an alert goes to the operators' chat: replies to `last` must not follow it there
+      if (d.kind !== 'alert') await rememberRoute(this.targets, { channel: d.channel, to: d.to ?? '' });
       log.info('delivered');
     } else {
       log.warn('delivered, but the claim had been lost meanwhile');

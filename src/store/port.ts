@@ -9,8 +9,10 @@ import type { StoreProbe } from './store-probe.js';
  * (test/store/*.case.ts) checks it on each. Times are epoch milliseconds.
  */
 import type { BrowseRepo, ReceiptsRepo } from './operator-port.js';
+import type { AlertsRepo } from './alerts-port.js';
 
 export type * from './operator-port.js';
+export type * from './alerts-port.js';
 
 export type EventStatus = 'pending' | 'processing' | 'done' | 'dropped';
 
@@ -186,7 +188,8 @@ export interface DeliveryRecord {
   id: string;
   /** null for a heartbeat reply */
   runId: string | null;
-  kind: 'run' | 'heartbeat';
+  /** `alert`: an alert's notice to an alerts target (never itself alerted on when it fails) */
+  kind: 'run' | 'heartbeat' | 'alert';
   /** the resolved plugin id; null when no channel could be resolved */
   channel: string | null;
   to: string | null;
@@ -209,7 +212,8 @@ export interface DeliveryRecord {
 export interface DeliveriesRepo {
   /**
    * Adds a delivery; a run's reply only when that run has none yet (checked in the same
-   * statement, so two callers racing on one run insert one row). False when it was not added.
+   * statement, so two callers racing on one run insert one row), and only when its id is not stored
+   * yet (an alert's notice, whose id is derived from the alert). False when it was not added.
    */
   insert(delivery: DeliveryRecord): Promise<boolean>;
   /**
@@ -455,6 +459,8 @@ export interface Store {
   receipts: ReceiptsRepo;
   /** the operator's filtered, paginated lists over runs, events, sessions and deliveries */
   browse: BrowseRepo;
+  /** the incidents alert rules raised (one open per incident key) */
+  alerts: AlertsRepo;
   /** commits what is queued, then closes; the store is unusable afterwards */
   close(): Promise<void>;
 }

@@ -6,6 +6,7 @@ import { migrations } from '../../src/store/postgres/migrations.js';
 import { createPool } from '../../src/store/postgres/pg-pool.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
+import { alertsCases } from './alerts.case.js';
 import { apiKeysCases } from './api-keys.case.js';
 import { deliveriesCases } from './deliveries.case.js';
 import { eventsCases } from './events.case.js';
@@ -85,6 +86,7 @@ describe('the store port contract on PostgreSQL', () => {
   stateCases(open);
   knowledgeCases(open);
   apiKeysCases(open);
+alertsCases(open);
   probeCases(open);
   migrationsCases(open, previousVersion);
   sessionSummariesCases(open, previousVersion);

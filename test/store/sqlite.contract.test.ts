@@ -6,6 +6,7 @@ import { migrations } from '../../src/store/sqlite/migrations.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/start-herald.js';
+import { alertsCases } from './alerts.case.js';
 import { apiKeysCases } from './api-keys.case.js';
 import { deliveriesCases } from './deliveries.case.js';
 import { eventsCases } from './events.case.js';
@@ -74,6 +75,7 @@ idempotencyCases(open);
 stateCases(open);
 knowledgeCases(open);
 apiKeysCases(open);
+alertsCases(open);
 probeCases(open);
 migrationsCases(open, previousVersion);
 // the version before 17: its summaries kept by the row trigger

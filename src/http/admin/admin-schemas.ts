@@ -108,7 +108,7 @@ export const deliverySchema = z
   .object({
     id: z.string(),
     runId: z.string().nullable(),
-    kind: z.enum(['run', 'heartbeat']),
+    kind: z.enum(['run', 'heartbeat', 'alert']),
     status: z.enum(deliveryStatuses),
     channel: z.string().nullable(),
     to: z.string().nullable(),

@@ -14,10 +14,11 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
   const changed = async (text: string, values: unknown[]) => ((await query(pool, text, values)).rowCount ?? 0) === 1;
   return {
     async insert(d) {
-      // the partial unique index on run_id decides between two replicas finishing one run
+      // the partial unique index on run_id decides between two replicas finishing one run; an id
+      // already stored is not added again (an alert's notice has an id derived from the alert)
       return changed(
         `INSERT INTO deliveries (${DELIVERY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-         ON CONFLICT (run_id) WHERE run_id IS NOT NULL DO NOTHING`,
+         ON CONFLICT DO NOTHING`,
         [d.id, d.runId, d.kind, d.channel, d.to, d.text, d.sessionKey, d.agentId, d.status, d.attempts, d.partsSent, d.lastError,
           d.nextAttemptAt, d.leaseOwner, d.leaseUntil, d.createdAt, d.updatedAt, d.deliveredAt],
       );

@@ -491,4 +491,28 @@ export const migrations: Migration[] = [
         REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION herald_session_turn_summarised();
     `,
   },
+  {
+    version: 12,
+    name: 'alerts: every incident an alert rule raised, one open per incident key',
+    sql: `
+      CREATE TABLE alerts (
+        id TEXT PRIMARY KEY,
+        condition TEXT NOT NULL,
+        incident_key TEXT NOT NULL,
+        cooldown_key TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        status TEXT NOT NULL,
+        notified BOOLEAN NOT NULL,
+        raised_at BIGINT NOT NULL,
+        resolved_at BIGINT,
+        raised_queued_at BIGINT,
+        resolved_queued_at BIGINT
+      );
+      -- the store decides who alerts: one open incident per key, whichever replica raises it first
+      CREATE UNIQUE INDEX alerts_open_incident ON alerts (incident_key) WHERE status = 'open';
+      CREATE INDEX alerts_cooldown ON alerts (cooldown_key, raised_at) WHERE notified;
+      CREATE INDEX alerts_raised ON alerts (raised_at, id);
+    `,
+  },
 ];

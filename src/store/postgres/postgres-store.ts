@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { postgresAlertsRepo } from './alerts-repo.js';
 import { ConfigError } from '../../errors.js';
 import type { Store } from '../port.js';
 import type { StoreProbe } from '../store-probe.js';
@@ -71,6 +72,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     knowledge: postgresKnowledgeRepo(pool),
     apiKeys: postgresApiKeysRepo(pool),
     receipts: postgresReceiptsRepo(pool),
+    alerts: postgresAlertsRepo(pool),
     browse: postgresBrowseRepo(pool),
     async close() {
       if (closed) return;

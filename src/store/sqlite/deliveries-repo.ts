@@ -19,13 +19,15 @@ export const AWAITING_DELIVERY = `SELECT r.id FROM runs r INDEXED BY runs_to_del
 /** The outbox table. Every state change after a claim is conditional on still holding the lease. */
 export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
   // one statement: a run's reply is added only when the run has no delivery yet (a heartbeat
-  // reply has no run id, and `run_id = NULL` never matches, so it is always added)
+  // reply has no run id, and `run_id = NULL` never matches, so it is always added); an id already
+  // stored is not added again (an alert's notice has an id derived from the alert)
   const insert = db.prepare(
     `INSERT INTO deliveries (id, run_id, kind, channel, recipient, text, session_key, agent_id, status, attempts, parts_sent,
        last_error, next_attempt_at, lease_owner, lease_until, created_at, updated_at, delivered_at)
      SELECT @id, @runId, @kind, @channel, @to, @text, @sessionKey, @agentId, @status, @attempts, @partsSent,
        @lastError, @nextAttemptAt, @leaseOwner, @leaseUntil, @createdAt, @updatedAt, @deliveredAt
-     WHERE NOT EXISTS (SELECT 1 FROM deliveries WHERE run_id = @runId)`,
+     WHERE NOT EXISTS (SELECT 1 FROM deliveries WHERE run_id = @runId)
+     ON CONFLICT (id) DO NOTHING`,
   );
   const awaiting = db.prepare<[number], { id: string }>(AWAITING_DELIVERY);
   const get = db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE id = ?');

@@ -438,6 +438,30 @@ ${countedTriggers('deliveries')}
       CREATE INDEX runs_mapping ON runs (mapping_id, created_at, id);
     `,
   },
+  {
+    version: 20,
+    name: 'alerts: every incident an alert rule raised, one open per incident key',
+    sql: `
+      CREATE TABLE alerts (
+        id TEXT PRIMARY KEY,
+        condition TEXT NOT NULL,
+        incident_key TEXT NOT NULL,
+        cooldown_key TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        status TEXT NOT NULL,
+        notified INTEGER NOT NULL,
+        raised_at INTEGER NOT NULL,
+        resolved_at INTEGER,
+        raised_queued_at INTEGER,
+        resolved_queued_at INTEGER
+      );
+      -- the store decides who alerts: one open incident per key, whichever process raises it first
+      CREATE UNIQUE INDEX alerts_open_incident ON alerts (incident_key) WHERE status = 'open';
+      CREATE INDEX alerts_cooldown ON alerts (cooldown_key, raised_at) WHERE notified;
+      CREATE INDEX alerts_raised ON alerts (raised_at, id);
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact */

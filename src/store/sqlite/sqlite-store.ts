@@ -1,3 +1,4 @@
+import { sqliteAlertsRepo } from './alerts-repo.js';
 import { LocalSignals } from '../local-signals.js';
 import type { Store } from '../port.js';
 import { sqliteBrowseRepo } from './browse-repo.js';
@@ -36,6 +37,7 @@ export function openSqliteStore(file: string): SqliteStore {
     apiKeys: sqliteApiKeysRepo(db),
     probe: sqliteProbe(db),
     receipts: sqliteReceiptsRepo(db, commits),
+    alerts: sqliteAlertsRepo(db),
     browse: sqliteBrowseRepo(db),
     async close() {
       if (!db.open) return;

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { duration, positiveDuration } from './duration-schema.js';
+
+/** Where alerts go: a configured channel and its recipient (the signed generic webhook needs none). */
+export const alertTargetSchema = z
+  .object({
+    channel: z.string().min(1).describe('A configured channel plugin id or alias (telegram, slack, webhook, ...): its channels.<id> section must be present.'),
+    to: z.string().optional().describe('Recipient on that channel (a chat id, a channel name); the webhook channel needs none.'),
+  })
+  .strict();
+
+const deliveryFailedRule = z
+  .object({
+    on: z.literal('delivery.failed').describe('A delivery (a reply to a channel) failed for good: a permanent error, or its attempts used up. Resolved when it is retried and delivered, or abandoned.'),
+    channel: z.string().optional().describe('Only deliveries on this channel plugin id; every channel when unset.'),
+  })
+  .strict();
+
+const runsFailingRule = z
+  .object({
+    on: z.literal('runs.failing').describe('Runs of a mapping or an agent keep failing (failed or timed out). Resolved when one of its runs succeeds.'),
+    mapping: z.string().optional().describe('The mapping id whose runs are watched.'),
+    agent: z.string().optional().describe('The agent id whose runs are watched.'),
+    count: z.number().int().positive().max(1000).default(3).describe('How many failed runs raise the alert.'),
+    within: positiveDuration
+      .optional()
+      .describe('Count failures within this window (e.g. 10m); unset: the last `count` finished runs all failed, in a row.'),
+  })
+  .strict()
+  .refine((rule) => (rule.mapping === undefined) !== (rule.agent === undefined), { message: 'set either mapping or agent' });
+
+const sourceSilentRule = z
+  .object({
+    on: z.literal('source.silent').describe("A sender stopped sending: no request reached the mapping for `after` (a deleted GitHub webhook, a disabled Stripe endpoint). Resolved by its next request. A mapping's own `expectEvery` declares the same."),
+    mapping: z.string().min(1).describe('The mapping id (or preset mapping id) expected to receive requests.'),
+    after: positiveDuration.describe('Silence longer than this raises the alert, e.g. 6h.'),
+  })
+  .strict();
+
+const staleRule = (on: 'queue.stale' | 'outbox.stale', what: string) =>
+  z
+    .object({
+      on: z.literal(on).describe(`${what} has waited longer than \`olderThan\`. Resolved when nothing that old waits.`),
+      olderThan: positiveDuration.default('15m').describe('Age of the oldest waiting item that raises the alert.'),
+    })
+    .strict();
+
+const watcherUnhealthyRule = z
+  .object({
+    on: z
+      .literal('watcher.unhealthy')
+      .describe("A plugin's background service reports itself unhealthy (the Gmail watcher: token refresh failed, watch expired and not renewed, its hook unreachable). Resolved when it reports healthy again."),
+    service: z.string().optional().describe('Only this service (e.g. gmail-watcher); every service when unset.'),
+  })
+  .strict();
+
+const storeUnreachableRule = z
+  .object({
+    on: z
+      .literal('store.unreachable')
+      .describe('The database does not answer. Each replica that notices says so straight through the targets\' channels (the outbox lives in the database); stored, with the resolved notice, once it answers again.'),
+  })
+  .strict();
+
+export const alertRuleSchema = z.union([
+  deliveryFailedRule,
+  runsFailingRule,
+  sourceSilentRule,
+  staleRule('queue.stale', 'The oldest queued agent run'),
+  staleRule('outbox.stale', 'The oldest pending delivery of the outbox'),
+  watcherUnhealthyRule,
+  storeUnreachableRule,
+]);
+
+export const ALERT_CONDITIONS = ['delivery.failed', 'runs.failing', 'source.silent', 'queue.stale', 'outbox.stale', 'watcher.unhealthy', 'store.unreachable'] as const;
+export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
+
+export const alertsSchema = z
+  .object({
+    targets: z.array(alertTargetSchema).default([]).describe('Where every alert and resolved notice is sent, through the durable delivery outbox.'),
+    rules: z.array(alertRuleSchema).default([]).describe('The conditions to alert on, each with an `on`.'),
+    cooldown: duration
+      .default('30m')
+      .describe('After an alert is sent, the same incident raised again within this time is stored but not sent again ("0": every time).'),
+    evaluateEvery: positiveDuration
+      .default('30s')
+      .describe('How often each replica checks the rules (run and delivery changes are checked as they happen too).'),
+  })
+  .strict();
+
+export type AlertRule = z.output<typeof alertRuleSchema>;
+export type AlertsConfig = z.output<typeof alertsSchema>;
