@@ -9,16 +9,19 @@ export const alertTargetSchema = z
   })
   .strict();
 
+const ON = 'The condition: delivery.failed, runs.failing, source.silent, queue.stale, outbox.stale, watcher.unhealthy or store.unreachable (see docs/running-unattended.md).';
+
 const deliveryFailedRule = z
   .object({
-    on: z.literal('delivery.failed').describe('A delivery (a reply to a channel) failed for good: a permanent error, or its attempts used up. Resolved when it is retried and delivered, or abandoned.'),
+    on: z.literal('delivery.failed').describe(ON),
     channel: z.string().optional().describe('Only deliveries on this channel plugin id; every channel when unset.'),
   })
-  .strict();
+  .strict()
+  .describe('A delivery (a reply to a channel) failed for good: a permanent error, or its attempts used up. Resolved when it is retried and delivered, or abandoned.');
 
 const runsFailingRule = z
   .object({
-    on: z.literal('runs.failing').describe('Runs of a mapping or an agent keep failing (failed or timed out). Resolved when one of its runs succeeds.'),
+    on: z.literal('runs.failing').describe(ON),
     mapping: z.string().optional().describe('The mapping id whose runs are watched.'),
     agent: z.string().optional().describe('The agent id whose runs are watched.'),
     count: z.number().int().positive().max(1000).default(3).describe('How many failed runs raise the alert.'),
@@ -27,42 +30,43 @@ const runsFailingRule = z
       .describe('Count failures within this window (e.g. 10m); unset: the last `count` finished runs all failed, in a row.'),
   })
   .strict()
+  .describe('Runs of a mapping or an agent keep failing (failed or timed out). Resolved when one of its runs succeeds.')
   .refine((rule) => (rule.mapping === undefined) !== (rule.agent === undefined), { message: 'set either mapping or agent' });
 
 const sourceSilentRule = z
   .object({
-    on: z.literal('source.silent').describe("A sender stopped sending: no request reached the mapping for `after` (a deleted GitHub webhook, a disabled Stripe endpoint). Resolved by its next request. A mapping's own `expectEvery` declares the same."),
+    on: z.literal('source.silent').describe(ON),
     mapping: z.string().min(1).describe('The mapping id (or preset mapping id) expected to receive requests.'),
     after: positiveDuration.describe('Silence longer than this raises the alert, e.g. 6h.'),
   })
-  .strict();
+  .strict()
+  .describe("A sender stopped sending: no request reached the mapping for `after` (a deleted GitHub webhook, a disabled Stripe endpoint). Resolved by its next request. A mapping's own `expectEvery` declares the same.");
 
 const staleRule = (on: 'queue.stale' | 'outbox.stale', what: string) =>
   z
     .object({
-      on: z.literal(on).describe(`${what} has waited longer than \`olderThan\`. Resolved when nothing that old waits.`),
+      on: z.literal(on).describe(ON),
       olderThan: positiveDuration.default('15m').describe('Age of the oldest waiting item that raises the alert.'),
     })
-    .strict();
+    .strict()
+    .describe(`${what} has waited longer than \`olderThan\`. Resolved when nothing that old waits.`);
 
 const watcherUnhealthyRule = z
   .object({
-    on: z
-      .literal('watcher.unhealthy')
-      .describe("A plugin's background service reports itself unhealthy (the Gmail watcher: token refresh failed, watch expired and not renewed, its hook unreachable). Resolved when it reports healthy again."),
+    on: z.literal('watcher.unhealthy').describe(ON),
     service: z.string().optional().describe('Only this service (e.g. gmail-watcher); every service when unset.'),
   })
-  .strict();
+  .strict()
+  .describe("A plugin's background service reports itself unhealthy (the Gmail watcher: token refresh failed, watch expired and not renewed, its hook unreachable). Resolved when it reports healthy again.");
 
 const storeUnreachableRule = z
   .object({
-    on: z
-      .literal('store.unreachable')
-      .describe('The database does not answer. Each replica that notices says so straight through the targets\' channels (the outbox lives in the database); stored, with the resolved notice, once it answers again.'),
+    on: z.literal('store.unreachable').describe(ON),
   })
-  .strict();
+  .strict()
+  .describe('The database does not answer. Each replica that notices says so straight through the targets\' channels (the outbox lives in the database); stored, with the resolved notice, once it answers again.');
 
-export const alertRuleSchema = z.union([
+export const alertRuleSchema = z.discriminatedUnion('on', [
   deliveryFailedRule,
   runsFailingRule,
   sourceSilentRule,
