@@ -149,14 +149,18 @@ describe.each(adapters)('operator repos on %s', (_name, open) => {
     await store.sessions.append('hook:a', { role: 'assistant', content: 'yo', createdAt: 20 });
     await store.sessions.append('chat:b', { role: 'user', content: 'hey', createdAt: 30 });
     const sessions = (q: Partial<Parameters<Store['browse']['sessions']>[0]>) => store.browse.sessions({ limit: 10, defaultAgentId: 'main', ...q });
+    // the runs' sessions are listed from their run on, before any message
     expect(await sessions({})).toEqual([
+      { key: 'hook:r3', agentId: 'main', messages: 0, firstAt: 300, lastAt: 300 },
+      { key: 'chat:x', agentId: 'main', messages: 0, firstAt: 200, lastAt: 200 },
+      { key: 'hook:r1', agentId: 'main', messages: 0, firstAt: 100, lastAt: 100 },
       { key: 'chat:b', agentId: 'main', messages: 1, firstAt: 30, lastAt: 30 },
       { key: 'hook:a', agentId: 'main', messages: 2, firstAt: 10, lastAt: 20 },
     ]);
-    expect((await sessions({ prefix: 'hook:' })).map((s) => s.key)).toEqual(['hook:a']);
+    expect((await sessions({ prefix: 'hook:' })).map((s) => s.key)).toEqual(['hook:r3', 'hook:r1', 'hook:a']);
     expect((await sessions({ after: { at: 30, id: 'chat:b' } })).map((s) => s.key)).toEqual(['hook:a']);
-    expect((await sessions({ q: 'HOOK' })).map((s) => s.key)).toEqual(['hook:a']);
-    expect((await sessions({ since: 25 })).map((s) => s.key)).toEqual(['chat:b']);
+    expect((await sessions({ q: 'HOOK:A' })).map((s) => s.key)).toEqual(['hook:a']);
+    expect((await sessions({ since: 25, until: 150 })).map((s) => s.key)).toEqual(['hook:r1', 'chat:b']);
     await store.close();
   });
 
@@ -201,10 +205,11 @@ describe.each(adapters)('operator repos on %s', (_name, open) => {
     await store.sessions.append('hook:r1', { role: 'user', content: 'ho', createdAt: 40, runId: 'r1' });
     const sessions = (q: Partial<Parameters<Store['browse']['sessions']>[0]>) => store.browse.sessions({ limit: 10, defaultAgentId: 'boss', ...q });
     expect((await sessions({})).map((s) => [s.key, s.agentId])).toEqual([
+      ['hook:r3', 'support'],
+      ['hook:r2', 'main'],
       ['hook:r1', 'main'],
       ['main', 'boss'],
       ['chat:conv_1', 'sales'],
-      ['hook:r3', 'support'],
     ]);
     expect((await sessions({ agentId: 'sales' })).map((s) => s.key)).toEqual(['chat:conv_1']);
     expect((await sessions({ agentId: 'boss' })).map((s) => s.key)).toEqual(['main']);

@@ -23,12 +23,14 @@ export function sessionSummariesCases(open: OpenStore, summarisedVersion: () => 
     it("a run's turn counts its messages, spans them, and names the run's agent; a second turn adds up", async () => {
       const store = await open();
       await store.runs.insert({ ...queuedRun('r1', 1), agentId: 'support' });
+      // listed from its first run on, before any message (queued, running, or failed before the turn)
+      expect(await summaryOf(store, 'hook:r1')).toEqual({ key: 'hook:r1', agentId: 'support', messages: 0, firstAt: 1, lastAt: 1 });
       await store.runs.complete('r1', { status: 'succeeded', reply: 'ok', at: 20, transcript: turn(10, 'r1'), summary });
-      expect(await summaryOf(store, 'hook:r1')).toEqual({ key: 'hook:r1', agentId: 'support', messages: 2, firstAt: 10, lastAt: 15 });
+      expect(await summaryOf(store, 'hook:r1')).toEqual({ key: 'hook:r1', agentId: 'support', messages: 2, firstAt: 1, lastAt: 15 });
       // the session's next run (another agent's): the summary keeps its first agent
       await store.runs.insert({ ...queuedRun('r2', 2), sessionKey: 'hook:r1', agentId: 'other' });
       await store.runs.complete('r2', { status: 'succeeded', reply: 'ok', at: 40, transcript: turn(30, 'r2', { agentId: 'meta' }), summary });
-      expect(await summaryOf(store, 'hook:r1')).toEqual({ key: 'hook:r1', agentId: 'support', messages: 4, firstAt: 10, lastAt: 35 });
+      expect(await summaryOf(store, 'hook:r1')).toEqual({ key: 'hook:r1', agentId: 'support', messages: 4, firstAt: 1, lastAt: 35 });
       expect(await store.sessions.messages('hook:r1')).toHaveLength(4);
     });
 
@@ -49,7 +51,7 @@ export function sessionSummariesCases(open: OpenStore, summarisedVersion: () => 
       await store.sessions.appendMany('chat:c', [said('user', 1), said('assistant', 2, { meta: { agentId: 'sales' } })]);
       await store.sessions.append('chat:d', said('user', 1, { runId: 'r1', meta: { agentId: 'sales' } }));
       const agents = (await store.browse.sessions({ limit: 10, defaultAgentId: 'boss' })).map((s) => [s.key, s.agentId]);
-      expect(Object.fromEntries(agents)).toEqual({ 'chat:a': 'sales', 'chat:b': 'support', 'chat:c': 'boss', 'chat:d': 'sales' });
+      expect(Object.fromEntries(agents)).toEqual({ 'chat:a': 'sales', 'chat:b': 'support', 'chat:c': 'boss', 'chat:d': 'sales', 'hook:r1': 'support' });
     });
 
     it('the span is the least and greatest time written, whatever the order; a long turn counts once per message', async () => {

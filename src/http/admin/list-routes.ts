@@ -213,7 +213,7 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
       method: 'get',
       path: '/sessions',
       tags: ['sessions'],
-      summary: 'Sessions with messages, most recently active first',
+      summary: 'Sessions, most recently active first, each from its first run on (before it has messages)',
       security: bearerSecurity,
       request: {
         query: listQuery

@@ -94,8 +94,14 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
     async insert(run, claimedBy) {
       await query(
         pool,
-        `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+        // a session is listed from its first run on, before the run has written a message (queued, running, failed early)
+        `WITH run AS (
+           INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
+           VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+           RETURNING session_key, agent_id, created_at)
+         INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
+         SELECT session_key, CASE WHEN session_key = 'main' THEN NULL ELSE agent_id END, 0, created_at, created_at FROM run
+         ON CONFLICT (key) DO NOTHING`,
         [run.id, claimedBy ? 'running' : run.status, run.agentId, run.name, run.sessionKey, run.message, JSON.stringify(runActionSchema.parse(run.action)), run.action.deliver,
           run.reply, run.error, run.createdAt, claimedBy ? claimedBy.now : run.startedAt, run.finishedAt, claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null],
       );

@@ -51,6 +51,10 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     `INSERT OR FAIL INTO runs (id, status, agent_id, name, session_key, message, action, mapping_id, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  // a session is listed from its first run on, before the run has written a message (queued, running, failed early)
+  const listSession = db.prepare<[string, string | null, number, number]>(
+    'INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at) VALUES (?, ?, 0, ?, ?) ON CONFLICT (key) DO NOTHING',
+  );
   const get = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
   // the oldest unfinished run of each session only: a session's runs go one at a time, in order.
   // The others are flagged waiting (the 'scale' migration's triggers), so the ready ones are read from
@@ -148,10 +152,11 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
       const action = JSON.stringify(parsed);
       const deliver = run.action.deliver ? 1 : 0;
       const [status, startedAt] = claimedBy ? ['running', claimedBy.now] : [run.status, run.startedAt];
-      await commits.run(() =>
+      await commits.run(() => {
         insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, parsed.source.mappingId, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
-          claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null),
-      );
+          claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null);
+        listSession.run(run.sessionKey, run.sessionKey === 'main' ? null : run.agentId, run.createdAt, run.createdAt);
+      });
     },
     async get(id) {
       const row = get.get(id);
