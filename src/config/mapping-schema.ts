@@ -49,7 +49,10 @@ export const mappingSchema = z
       .strict()
       .optional()
       .describe('When this mapping applies; all given conditions must hold.'),
-    action: z.enum(['agent', 'wake']).default('agent').describe('What the request turns into.'),
+    action: z
+      .enum(['agent', 'wake', 'skip'])
+      .default('agent')
+      .describe('What the request turns into: an agent run, a wake event, or nothing (skip: answered 204, e.g. a sender\'s ping or an event no agent should see).'),
     schema: z.record(z.string(), z.unknown()).optional().describe('A JSON Schema the payload must satisfy (400 with the errors otherwise).'),
     textTemplate: z.string().optional().describe('Wake text; {{ expr }} templates over the payload.'),
     messageTemplate: z.string().optional().describe('Agent message; {{ expr }} templates over the payload.'),

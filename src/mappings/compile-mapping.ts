@@ -180,6 +180,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
         kind = result.kind ?? kind;
       }
     }
+    if (kind === 'skip') return { type: 'skip' };
     if (kind === 'agent' && raw.message === undefined) raw.message = defaultAgentMessage(request.payload);
     if (kind === 'wake' && raw.mode === undefined && raw.wakeMode !== undefined) raw.mode = raw.wakeMode;
     return { type: 'action', action: validateAction(raw, kind, actionContext, request.path) };

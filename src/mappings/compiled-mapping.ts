@@ -29,7 +29,7 @@ export interface CompiledMapping {
   /** the compiled `auth`: a request to `path` may prove itself with this signature instead of the hook token */
   signature?: SignatureVerifier;
   /** what the mapping turns a request into, and its payload `schema`: for the OpenAPI document */
-  action?: 'wake' | 'agent';
+  action?: 'wake' | 'agent' | 'skip';
   schema?: Record<string, unknown>;
   /** where it was declared: `hooks.mappings[0]`, `mappings/github.yaml[1]`, `preset gmail`, `built-in` */
   origin?: string;

@@ -36,7 +36,7 @@ export function registerMappingRoutes(app: OpenAPIHono, deps: { operator: Operat
             path: z.string().optional().openapi(qp('path', 'Only mappings of this hook path.')),
             agent: z.string().optional().openapi(qp('agent', 'Only mappings whose action names this agent.')),
             channel: z.string().optional().openapi(qp('channel', 'Only mappings whose action delivers to this channel.')),
-            action: z.enum(['agent', 'wake']).optional().openapi(qp('action', 'Only mappings of this action kind.')),
+            action: z.enum(['agent', 'wake', 'skip']).optional().openapi(qp('action', 'Only mappings of this action kind.')),
             q: z.string().min(1).max(200).optional().openapi(qp('q', 'A substring of the id, origin, path or name (any case).')),
             limit: listQuery.shape.limit,
             cursor: cursorSchema.optional().openapi(qp('cursor', "The previous page's nextCursor.")),

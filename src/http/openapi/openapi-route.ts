@@ -11,7 +11,7 @@ const version = (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.jso
 
 /** the mapped hooks that declare a payload `schema`, as the document shows them */
 export function mappedHookDocs(engine: MappingsEngine): MappedHookDoc[] {
-  return engine.mappings.flatMap((m) => (m.path !== undefined && m.schema && m.action ? [{ id: m.id, path: m.path, action: m.action, schema: m.schema }] : []));
+  return engine.mappings.flatMap((m) => (m.path !== undefined && m.schema && m.action && m.action !== 'skip' ? [{ id: m.id, path: m.path, action: m.action, schema: m.schema }] : []));
 }
 
 /**

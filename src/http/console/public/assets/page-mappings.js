@@ -5,7 +5,7 @@ import { pagedList } from './paged.js';
 export function mappingsPage(root, { rest, params }) {
   if (rest[0] === 'playground') return playground(root, params.get('id'));
   const agent = h('select', { name: 'agent' }, h('option', { value: '' }, 'any agent'));
-  const action = h('select', { name: 'action' }, ['', 'agent', 'wake'].map((v) => h('option', { value: v }, v || 'any action')));
+  const action = h('select', { name: 'action' }, ['', 'agent', 'wake', 'skip'].map((v) => h('option', { value: v }, v || 'any action')));
   const q = h('input', { type: 'search', name: 'q', placeholder: 'id, path, name, file…', maxlength: 200 });
   q.value = params.get('q') ?? '';
   api.get('/agents').then((p) => agent.append(...p.data.map((a) => h('option', { value: a.id }, a.name ?? a.id)))).catch(() => {});
