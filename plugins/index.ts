@@ -9,6 +9,16 @@ import { imessagePlugin } from './imessage/manifest.js';
 import { msteamsPlugin } from './msteams/manifest.js';
 import { whatsappPlugin } from './whatsapp/manifest.js';
 import { webhookPlugin } from './webhook/manifest.js';
+import { githubPlugin } from './github/manifest.js';
+import { gitlabPlugin } from './gitlab/manifest.js';
+import { stripePlugin } from './stripe/manifest.js';
+import { linearPlugin } from './linear/manifest.js';
+import { sentryPlugin } from './sentry/manifest.js';
+import { pagerdutyPlugin } from './pagerduty/manifest.js';
+import { alertmanagerPlugin } from './alertmanager/manifest.js';
+import { shopifyPlugin } from './shopify/manifest.js';
+import { jiraPlugin } from './jira/manifest.js';
+import { standardWebhooksPlugin } from './standard-webhooks/manifest.js';
 
 /** The explicit list of built-in plugins. A plugin is one folder; add its manifest here. */
 export const builtinPlugins: PluginDefinition[] = [
@@ -22,4 +32,14 @@ export const builtinPlugins: PluginDefinition[] = [
   msteamsPlugin,
   whatsappPlugin,
   webhookPlugin,
+  githubPlugin,
+  gitlabPlugin,
+  stripePlugin,
+  linearPlugin,
+  sentryPlugin,
+  pagerdutyPlugin,
+  alertmanagerPlugin,
+  shopifyPlugin,
+  jiraPlugin,
+  standardWebhooksPlugin,
 ];

@@ -29,9 +29,14 @@ export function renderGuaranteesTable(plugins: PluginDefinition[]): string {
   return ['| channel | `threadId` (replies in threads) | a repeated part (idempotency) | split above | escaping, mentions |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 
-/** A preset's config table, for its own docs section (`<!-- section:<id> -->`). */
+/**
+ * A preset's table for its own docs section (`<!-- section:<id> -->`): its config section's when
+ * it has one mounted under `hooks` (gmail's), else the options of its `hooks.presets` entry.
+ */
 export function renderPresetDoc(plugin: PluginDefinition): string {
-  return [`Config section \`${pluginConfigKey(plugin)}\`:`, '', renderSchemaTable(plugin.config)].join('\n');
+  const key = pluginConfigKey(plugin);
+  if (key.startsWith('hooks.') || !plugin.preset) return [`Config section \`${key}\`:`, '', renderSchemaTable(plugin.config)].join('\n');
+  return [`Options of \`{ name: "${plugin.id}", ... }\` in \`hooks.presets\`:`, '', renderSchemaTable(plugin.preset.options)].join('\n');
 }
 
 /**

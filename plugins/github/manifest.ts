@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { definePlugin } from '../../src/plugins/sdk.js';
+import { githubPreset } from './preset.js';
+
+export const githubPlugin = definePlugin({
+  id: 'github',
+  roles: ['preset'],
+  summary: githubPreset.summary,
+  config: z.object({}).strict(),
+  preset: githubPreset,
+  create: () => ({}),
+});

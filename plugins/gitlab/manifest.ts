@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { definePlugin } from '../../src/plugins/sdk.js';
+import { gitlabPreset } from './preset.js';
+
+export const gitlabPlugin = definePlugin({
+  id: 'gitlab',
+  roles: ['preset'],
+  summary: gitlabPreset.summary,
+  config: z.object({}).strict(),
+  preset: gitlabPreset,
+  create: () => ({}),
+});

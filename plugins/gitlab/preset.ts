@@ -1,0 +1,78 @@
+import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugins/sdk.js';
+
+/** the object kinds an agent sees unless `events` says otherwise */
+export const GITLAB_DEFAULT_EVENTS = ['issue', 'merge_request', 'note', 'pipeline'];
+
+/**
+ * GitLab project or group webhooks (https://docs.gitlab.com/ee/user/project/integrations/webhook_events.html):
+ * routed by `object_kind`, one session per issue, merge request or pipeline (a comment joins its
+ * issue or merge request); kinds not in `events`, bot users' events and pipelines that did not
+ * fail answered 204. X-Gitlab-Event-UUID is the same on a retry: it is the key.
+ */
+export const gitlabPreset = definePreset({
+  path: 'gitlab',
+  verifies: 'X-Gitlab-Token equal to `secret` (the webhook\'s Secret token)',
+  summary: 'GitLab issues, merge requests, comments and failed pipelines become agent runs, one session per issue, MR or pipeline.',
+  docs: 'https://docs.gitlab.com/ee/user/project/integrations/webhooks.html',
+  options: presetCommonOptions,
+  requires: ['secret'],
+  mappings: (o) => {
+    const events = o.events ?? GITLAB_DEFAULT_EVENTS;
+    const on = (id: string, when: string, rest: Omit<MappingConfig, 'id' | 'match'>): MappingConfig => ({
+      id: `gitlab-${id}`,
+      match: { path: o.path, when },
+      auth: { type: 'gitlab', secret: o.secret! },
+      idempotencyKey: '{{ headers.x-gitlab-event-uuid }}',
+      ...rest,
+    });
+    const project = '{{project.path_with_namespace}}';
+    const attrs = 'object_attributes';
+    return [
+      // GitLab marks bot users (project and group access tokens, service accounts) with user.bot; see the user object in the payloads
+      on('skip', `$not(object_kind in ${JSON.stringify(events)}) or user.bot = true`, { action: 'skip' }),
+      on('issue', `object_kind in ["issue", "work_item"] and ${attrs}.action in ["open", "reopen", "close"]`, {
+        name: `GitLab ${project}#{{${attrs}.iid}}`,
+        sessionKey: `hook:gitlab:${project}#{{${attrs}.iid}}`,
+        messageTemplate: [
+          `Issue #{{${attrs}.iid}} {{ ${attrs}.action = "open" ? "opened" : ${attrs}.action & "d" }} in ${project} by {{user.username}}: {{${attrs}.title}}`,
+          `{{${attrs}.url}}`,
+          'Labels: {{ $count(labels) > 0 ? $join(labels.title, ", ") : "none" }}',
+          '',
+          `{{ ${attrs}.action = "close" ? "" : (${attrs}.description ? $substring(${attrs}.description, 0, 2000) : "(no description)") }}`,
+        ].join('\n'),
+      }),
+      on('merge-request', `object_kind = "merge_request" and ${attrs}.action in ["open", "reopen", "merge", "close"]`, {
+        name: `GitLab ${project}!{{${attrs}.iid}}`,
+        sessionKey: `hook:gitlab:${project}!{{${attrs}.iid}}`,
+        messageTemplate: [
+          `Merge request !{{${attrs}.iid}} {{ ${attrs}.action = "open" ? "opened" : ${attrs}.action = "reopen" ? "reopened" : ${attrs}.action & "d" }} in ${project} by {{user.username}}: {{${attrs}.title}}`,
+          `{{${attrs}.url}}`,
+          `{{${attrs}.source_branch}} -> {{${attrs}.target_branch}}{{ ${attrs}.draft ? " (draft)" : "" }}`,
+          '',
+          `{{ ${attrs}.action in ["merge", "close"] ? "" : (${attrs}.description ? $substring(${attrs}.description, 0, 2000) : "(no description)") }}`,
+        ].join('\n'),
+      }),
+      on('note', `object_kind = "note" and (issue or merge_request)`, {
+        name: `GitLab ${project}{{ issue ? "#" & issue.iid : "!" & merge_request.iid }}`,
+        sessionKey: `hook:gitlab:${project}{{ issue ? "#" & issue.iid : "!" & merge_request.iid }}`,
+        messageTemplate: [
+          `{{user.username}} commented on {{ issue ? "issue #" & issue.iid & " (" & issue.title & ")" : "merge request !" & merge_request.iid & " (" & merge_request.title & ")" }} in ${project}:`,
+          `{{${attrs}.url}}`,
+          '',
+          `{{ $substring(${attrs}.note, 0, 2000) }}`,
+        ].join('\n'),
+      }),
+      on('pipeline', `object_kind = "pipeline" and ${attrs}.status = "failed"`, {
+        name: `GitLab ${project} pipeline {{${attrs}.id}}`,
+        sessionKey: `hook:gitlab:${project}:pipeline:{{${attrs}.id}}`,
+        messageTemplate: [
+          `Pipeline {{${attrs}.id}} failed on {{${attrs}.ref}} in ${project} (triggered by {{user.username}}, source {{${attrs}.source}})`,
+          `{{${attrs}.url ? ${attrs}.url : project.web_url & "/-/pipelines/" & ${attrs}.id}}`,
+          'Failed jobs: {{ $join(builds[status = "failed"].(stage & "/" & name), ", ") }}',
+          'Commit: {{ $substringBefore(commit.message, "\\n") }}',
+        ].join('\n'),
+      }),
+      on('other', 'true', { action: 'skip' }),
+    ];
+  },
+});

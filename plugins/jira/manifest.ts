@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { definePlugin } from '../../src/plugins/sdk.js';
+import { jiraPreset } from './preset.js';
+
+export const jiraPlugin = definePlugin({
+  id: 'jira',
+  roles: ['preset'],
+  summary: jiraPreset.summary,
+  config: z.object({}).strict(),
+  preset: jiraPreset,
+  create: () => ({}),
+});

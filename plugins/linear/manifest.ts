@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { definePlugin } from '../../src/plugins/sdk.js';
+import { linearPreset } from './preset.js';
+
+export const linearPlugin = definePlugin({
+  id: 'linear',
+  roles: ['preset'],
+  summary: linearPreset.summary,
+  config: z.object({}).strict(),
+  preset: linearPreset,
+  create: () => ({}),
+});

@@ -1,0 +1,54 @@
+import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugins/sdk.js';
+
+/** the entity types an agent sees unless `events` says otherwise */
+export const LINEAR_DEFAULT_EVENTS = ['Issue', 'Comment'];
+
+/**
+ * Linear data-change webhooks (https://linear.app/developers/webhooks): routed by `type` and
+ * `action`, one session per issue (a comment joins its issue); types not in `events`, removals
+ * and updates that change nothing a person watches (only state, assignee or priority count)
+ * answered 204. The Linear-Delivery header names the delivery: it is the key.
+ */
+export const linearPreset = definePreset({
+  path: 'linear',
+  verifies: "Linear-Signature: hex HMAC-SHA256 of the body with `secret` (the webhook's signing secret), and the body's webhookTimestamp within a minute",
+  summary: 'Linear issues (created, state, assignee or priority changed) and comments become agent runs, one session per issue.',
+  docs: 'https://linear.app/developers/webhooks',
+  options: presetCommonOptions,
+  requires: ['secret'],
+  mappings: (o) => {
+    const events = o.events ?? LINEAR_DEFAULT_EVENTS;
+    const on = (id: string, when: string, rest: Omit<MappingConfig, 'id' | 'match'>): MappingConfig => ({
+      id: `linear-${id}`,
+      match: { path: o.path, when },
+      auth: { type: 'linear', secret: o.secret! },
+      idempotencyKey: '{{ headers.linear-delivery ? headers.linear-delivery : webhookId & ":" & webhookTimestamp }}',
+      ...rest,
+    });
+    return [
+      on('skip', `$not(type in ${JSON.stringify(events)}) or action = "remove"`, { action: 'skip' }),
+      on('issue', 'type = "Issue" and (action = "create" or (action = "update" and ($exists(updatedFrom.stateId) or $exists(updatedFrom.assigneeId) or $exists(updatedFrom.priority))))', {
+        name: 'Linear {{data.identifier}}',
+        sessionKey: 'hook:linear:{{data.identifier}}',
+        messageTemplate: [
+          '{{ action = "create" ? "Issue created" : "Issue updated" }} by {{actor.name}}: {{data.identifier}} {{data.title}}',
+          '{{url}}',
+          'Team {{data.team.name}}, state {{data.state.name}}, priority {{data.priorityLabel}}, assignee {{ data.assignee ? data.assignee.name : "none" }}{{ $count(data.labels) > 0 ? ", labels " & $join(data.labels.name, ", ") : "" }}',
+          '',
+          '{{ action = "create" ? (data.description ? $substring(data.description, 0, 2000) : "(no description)") : "" }}',
+        ].join('\n'),
+      }),
+      on('comment', 'type = "Comment" and action = "create"', {
+        name: 'Linear {{ data.issue.identifier ? data.issue.identifier : data.issueId }}',
+        sessionKey: 'hook:linear:{{ data.issue.identifier ? data.issue.identifier : data.issueId }}',
+        messageTemplate: [
+          '{{ data.user.name ? data.user.name : actor.name }} commented on {{data.issue.identifier}} {{data.issue.title}}:',
+          '{{url}}',
+          '',
+          '{{ $substring(data.body, 0, 2000) }}',
+        ].join('\n'),
+      }),
+      on('other', 'true', { action: 'skip' }),
+    ];
+  },
+});

@@ -1,0 +1,64 @@
+import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugins/sdk.js';
+
+/** the topics an agent sees unless `events` says otherwise (X-Shopify-Topic) */
+export const SHOPIFY_DEFAULT_EVENTS = ['orders/create', 'orders/cancelled', 'refunds/create', 'customers/create'];
+
+/**
+ * Shopify webhooks (https://shopify.dev/docs/apps/build/webhooks): routed by the X-Shopify-Topic
+ * header, one session per order (a refund joins its order) or customer; topics not in `events`
+ * answered 204. X-Shopify-Webhook-Id is the same on a retry: it is the key.
+ */
+export const shopifyPreset = definePreset({
+  path: 'shopify',
+  verifies: "X-Shopify-Hmac-Sha256: base64 HMAC-SHA256 of the body with `secret` (the app's client secret, or the store's webhook signing key)",
+  summary: 'Shopify orders (created, cancelled), refunds and new customers become agent runs, one session per order or customer.',
+  docs: 'https://shopify.dev/docs/apps/build/webhooks/verify-deliveries',
+  options: presetCommonOptions,
+  requires: ['secret'],
+  mappings: (o) => {
+    const events = o.events ?? SHOPIFY_DEFAULT_EVENTS;
+    const on = (id: string, when: string, rest: Omit<MappingConfig, 'id' | 'match'>): MappingConfig => ({
+      id: `shopify-${id}`,
+      match: { path: o.path, when },
+      auth: { type: 'shopify', secret: o.secret! },
+      idempotencyKey: '{{ headers.x-shopify-webhook-id }}',
+      ...rest,
+    });
+    const topic = 'headers.x-shopify-topic';
+    const admin = 'https://{{headers.x-shopify-shop-domain}}/admin';
+    return [
+      on('skip', `$not(${topic} in ${JSON.stringify(events)})`, { action: 'skip' }),
+      on('order', `${topic} in ["orders/create", "orders/cancelled", "orders/paid", "orders/fulfilled", "orders/updated"]`, {
+        name: 'Shopify order {{name}}',
+        sessionKey: 'hook:shopify:order:{{id}}',
+        messageTemplate: [
+          'Shopify {{headers.x-shopify-topic}} on {{headers.x-shopify-shop-domain}}: order {{name}} by {{ customer ? customer.first_name & " " & customer.last_name : "a guest" }} ({{ email ? email : "no email" }}), {{total_price}} {{currency}}, {{financial_status}}{{ fulfillment_status ? ", " & fulfillment_status : "" }}{{ cancel_reason ? ", cancelled: " & cancel_reason : "" }}',
+          '{{ $join(line_items.("- " & quantity & " x " & title & (variant_title ? " (" & variant_title & ")" : "") & ": " & price), "\\n") }}',
+          `${admin}/orders/{{id}}`,
+        ].join('\n'),
+      }),
+      on('refund', `${topic} = "refunds/create"`, {
+        name: 'Shopify refund on order {{order_id}}',
+        sessionKey: 'hook:shopify:order:{{order_id}}',
+        messageTemplate: [
+          'Shopify refund on {{headers.x-shopify-shop-domain}} for order {{order_id}}{{ note ? ": " & note : "" }}',
+          '{{ $join(refund_line_items.("- " & quantity & " x " & line_item.title & ": " & subtotal), "\\n") }}',
+          `${admin}/orders/{{order_id}}`,
+        ].join('\n'),
+      }),
+      on('customer', `$substringBefore(${topic}, "/") = "customers"`, {
+        name: 'Shopify customer {{id}}',
+        sessionKey: 'hook:shopify:customer:{{id}}',
+        messageTemplate: [
+          'Shopify {{headers.x-shopify-topic}} on {{headers.x-shopify-shop-domain}}: {{first_name}} {{last_name}} ({{ email ? email : "no email" }}){{ state ? ", account " & state : "" }}{{ note ? ", note: " & note : "" }}',
+          `${admin}/customers/{{id}}`,
+        ].join('\n'),
+      }),
+      on('event', 'true', {
+        name: 'Shopify {{headers.x-shopify-topic}}',
+        sessionKey: 'hook:shopify:{{headers.x-shopify-topic}}:{{ id ? id : headers.x-shopify-webhook-id }}',
+        messageTemplate: `Shopify {{headers.x-shopify-topic}} on {{headers.x-shopify-shop-domain}}{{ id ? " for " & id : "" }}{{ admin_graphql_api_id ? " (" & admin_graphql_api_id & ")" : "" }}`,
+      }),
+    ];
+  },
+});

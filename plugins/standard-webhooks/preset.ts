@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { definePreset, presetCommonOptions } from '../../src/plugins/sdk.js';
+
+/**
+ * Any sender that follows Standard Webhooks (https://www.standardwebhooks.com/, the spec at
+ * https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md):
+ * Svix, Resend, Clerk, Lemon Squeezy, ... The payload is `{type, timestamp, data}`; routed by
+ * `type` (types not in `events` answered 204), the webhook-id header is the key (the same on a
+ * retry). Each sender's data differs, so the message shows the type and the data as JSON, cut at
+ * 3000 characters; `sessionKey` (e.g. `hook:clerk:{{data.id}}`) keeps one object in one session.
+ * Enable it once per sender with its own `path` and `label`.
+ */
+export const standardWebhooksPreset = definePreset({
+  path: 'standard-webhooks',
+  verifies: 'webhook-id, webhook-timestamp and webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with `secret` (whsec_<base64>), timestamp within 5 minutes',
+  summary: 'Any Standard Webhooks sender (Svix, Resend, Clerk, ...): each event becomes an agent run with its type and data.',
+  docs: 'https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md',
+  options: presetCommonOptions.extend({
+    label: z.string().min(1).default('Webhook').describe('The sender, as the hooks are named ("Resend", "Clerk"): the run name is "<label> <type>".'),
+    secret: z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'the whsec_<base64> signing secret')
+      .optional()
+      .describe("The endpoint's signing secret, whsec_<base64> (${ENV} allowed)."),
+  }),
+  requires: ['secret'],
+  mappings: (o) => [
+    ...(o.events
+      ? [
+          {
+            id: 'standard-webhooks-skip',
+            match: { path: o.path, when: `$not(type in ${JSON.stringify(o.events)})` },
+            auth: { type: 'standard-webhooks' as const, secret: o.secret! },
+            idempotencyKey: '{{ headers.webhook-id }}',
+            action: 'skip' as const,
+          },
+        ]
+      : []),
+    {
+      id: 'standard-webhooks',
+      match: { path: o.path },
+      auth: { type: 'standard-webhooks', secret: o.secret! },
+      idempotencyKey: '{{ headers.webhook-id }}',
+      schema: { type: 'object', required: ['type', 'data'], properties: { type: { type: 'string' }, timestamp: { type: 'string' } } },
+      name: `${o.label.replace(/\{\{/g, '{ {')} {{type}}`,
+      messageTemplate: `${o.label.replace(/\{\{/g, '{ {')} event {{type}} at {{timestamp}}:\n{{ $substring($string(data), 0, 3000) }}`,
+    },
+  ],
+});

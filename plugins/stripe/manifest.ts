@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { definePlugin } from '../../src/plugins/sdk.js';
+import { stripePreset } from './preset.js';
+
+export const stripePlugin = definePlugin({
+  id: 'stripe',
+  roles: ['preset'],
+  summary: stripePreset.summary,
+  config: z.object({}).strict(),
+  preset: stripePreset,
+  create: () => ({}),
+});

@@ -1,0 +1,65 @@
+import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugins/sdk.js';
+
+/** the event types an agent sees unless `events` says otherwise */
+export const STRIPE_DEFAULT_EVENTS = ['invoice.payment_failed', 'charge.dispute.created', 'customer.subscription.deleted', 'payment_intent.payment_failed'];
+
+/** an amount in the currency's smallest unit, as "1,234.56 EUR" (zero-decimal currencies such as JPY are not divided) */
+const amount = (field: string) =>
+  `$formatNumber(${field} / ($uppercase(data.object.currency) in ["BIF","CLP","DJF","GNF","JPY","KMF","KRW","MGA","PYG","RWF","UGX","VND","VUV","XAF","XOF","XPF"] ? 1 : 100), "#,##0.00") & " " & $uppercase(data.object.currency)`;
+
+/**
+ * Stripe events (https://docs.stripe.com/webhooks): routed by `type`, one session per customer
+ * (or per object when it has none); types not in `events` answered 204. Stripe retries a delivery
+ * for up to three days with the same event id (`evt_...`): it is the key (keep
+ * hooks.idempotencyTtlHours at 72 for that).
+ */
+export const stripePreset = definePreset({
+  path: 'stripe',
+  verifies: 'Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body"> with `secret` (the endpoint\'s whsec_... signing secret), t within 5 minutes',
+  summary: 'Stripe events (failed payments, disputes, cancelled subscriptions, ...) become agent runs, one session per customer.',
+  docs: 'https://docs.stripe.com/webhooks#verify-events',
+  options: presetCommonOptions,
+  requires: ['secret'],
+  mappings: (o) => {
+    const events = o.events ?? STRIPE_DEFAULT_EVENTS;
+    const on = (id: string, when: string, rest: Omit<MappingConfig, 'id' | 'match'>): MappingConfig => ({
+      id: `stripe-${id}`,
+      match: { path: o.path, when },
+      auth: { type: 'stripe', secret: o.secret! },
+      idempotencyKey: '{{ id }}',
+      ...rest,
+    });
+    const customer = 'hook:stripe:{{ data.object.customer ? data.object.customer : data.object.id }}';
+    const dashboard = '{{ "https://dashboard.stripe.com/" & (livemode ? "" : "test/") & "events/" & id }}';
+    return [
+      on('skip', `$not(type in ${JSON.stringify(events)})`, { action: 'skip' }),
+      on('payment-failed', 'type = "invoice.payment_failed"', {
+        name: 'Stripe payment failed',
+        sessionKey: customer,
+        messageTemplate: [
+          'Payment failed for {{ data.object.customer_email ? data.object.customer_email : data.object.customer }} ({{data.object.customer}}):',
+          `invoice {{ data.object.number ? data.object.number : data.object.id }}, {{ ${amount('data.object.amount_due')} }}, attempt {{data.object.attempt_count}}{{ data.object.next_payment_attempt ? ", next attempt " & $fromMillis(data.object.next_payment_attempt * 1000) : ", no further attempt" }}.`,
+          '{{ data.object.hosted_invoice_url ? data.object.hosted_invoice_url : "" }}',
+          dashboard,
+        ].join('\n'),
+      }),
+      on('dispute', 'type = "charge.dispute.created"', {
+        name: 'Stripe dispute',
+        sessionKey: 'hook:stripe:{{ data.object.charge }}',
+        messageTemplate: [
+          `A dispute was opened on charge {{data.object.charge}}: {{ ${amount('data.object.amount')} }}, reason "{{data.object.reason}}", status {{data.object.status}}.`,
+          'Evidence is due by {{ $fromMillis(data.object.evidence_details.due_by * 1000) }}.',
+          dashboard,
+        ].join('\n'),
+      }),
+      on('event', 'true', {
+        name: 'Stripe {{type}}',
+        sessionKey: customer,
+        messageTemplate: [
+          'Stripe {{type}}: {{data.object.object}} {{data.object.id}}{{ data.object.customer ? " of customer " & data.object.customer : "" }}{{ data.object.amount ? ", " & ' + amount('data.object.amount') + ' : "" }}{{ data.object.status ? ", status " & data.object.status : "" }}.',
+          dashboard,
+        ].join('\n'),
+      }),
+    ];
+  },
+});
