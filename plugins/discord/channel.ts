@@ -15,6 +15,21 @@ export function discordNonce(key: string): string {
 }
 
 /**
+ * Discord's JSON error codes (https://discord.com/developers/docs/topics/opcodes-and-status-codes#json-json-error-codes)
+ * name the cause: 10003 Unknown Channel (404), 50001 Missing Access and 50013 Missing Permissions
+ * (403), 50007 Cannot send messages to this user, 40001 Unauthorized... are permanent, whatever
+ * their status. 130000 "API resource is currently overloaded" is transient, as are 429 (with
+ * `retry_after`, https://discord.com/developers/docs/topics/rate-limits) and 5xx.
+ */
+const OVERLOADED = 130000;
+
+/** a Discord error's reason: its JSON code and message, e.g. `10003 Unknown Channel` */
+function discordReason(body: any): string | undefined {
+  if (typeof body?.code !== 'number') return undefined;
+  return `${body.code}${typeof body.message === 'string' ? ` ${body.message}` : ''}`;
+}
+
+/**
  * `POST {baseUrl}/channels/{to}/messages`, `Authorization: Bot <token>`, `{content}`.
  * `allowed_mentions` (default `{parse: []}`): Discord otherwise parses `@everyone`, `@here`,
  * `<@id>` and `<@&role>` in the content and pings them
@@ -43,6 +58,8 @@ export function discordChannel(config: DiscordConfig): ChannelAdapter {
           timeoutMs: message.requestTimeoutMs,
           secrets: [config.botToken],
           errorText: (b) => b?.message,
+          reason: discordReason,
+          classify: (_status, b) => (b?.code === OVERLOADED ? { retryable: true } : undefined),
           retryAfterMs: (b) => secondsToMs(b?.retry_after),
         });
         return typeof body?.id === 'string' ? body.id : undefined;

@@ -36,7 +36,13 @@ async function maxPostSize(config: MattermostConfig, signal: AbortSignal, timeou
   return Number.isInteger(size) && size > 0 ? size : MATTERMOST_LEGACY_MAX_RUNES;
 }
 
-/** `POST {url}/api/v4/posts`, Bearer, `{channel_id, message}`, split at the server's own limit. */
+/**
+ * `POST {url}/api/v4/posts`, Bearer, `{channel_id, message}`, split at the server's own limit.
+ * Errors are AppError `{id, message, status_code}` (https://api.mattermost.com/#tag/errors): 400
+ * (`api.post.create_post.channel_not_found`...), 401 (`api.context.session_expired.app_error`), 403
+ * (`api.context.permissions.app_error`: the bot is not in the channel) and 404 are permanent, the
+ * AppError id their reason; 429 (with Retry-After) and 5xx are transient.
+ */
 export function mattermostChannel(config: MattermostConfig): ChannelAdapter {
   // asked once per process; a failed question is asked again by the next send
   let limit: number | undefined;
@@ -57,6 +63,7 @@ export function mattermostChannel(config: MattermostConfig): ChannelAdapter {
             timeoutMs: message.requestTimeoutMs,
             secrets: [config.token],
             errorText: (b) => b?.message,
+            reason: (b) => (typeof b?.id === 'string' ? b.id : undefined),
           });
           return typeof body?.id === 'string' ? body.id : undefined;
         },

@@ -1,4 +1,4 @@
-import { callPlatform, joinUrl, pathSegment } from '../../src/plugins/channel-http.js';
+import { callPlatform, joinUrl, pathSegment, type Verdict } from '../../src/plugins/channel-http.js';
 import { ChannelError, type ChannelAdapter } from '../../src/plugins/sdk.js';
 import { sendInParts } from '../../src/plugins/split-message.js';
 import type { MsteamsConfig } from './manifest.js';
@@ -29,6 +29,17 @@ export function teamsTarget(to: string, threadId: string | undefined): { convers
   if (!threadId) return { conversation: to, path: '', extra: {} };
   const conversation = to.includes('@thread.') && !to.includes(';messageid=') ? `${to};messageid=${threadId}` : to;
   return { conversation, path: `/${pathSegment(threadId)}`, extra: { replyToId: threadId } };
+}
+
+/**
+ * The Bot Connector's documented answers (https://learn.microsoft.com/microsoftteams/platform/bots/build-conversational-capability#status-codes-from-bot-conversational-apis):
+ * 400 BadArgument, 401 (a bad token, fetched again once), 403 BotNotInConversationRoster,
+ * BotDisabledByAdmin, ConversationBlockedByUser (the user blocked the bot), 404
+ * ConversationNotFound, 413 MessageSizeTooBig are permanent; 412 PreconditionFailed, 429 Throttled
+ * (Retry-After), 500, 502, 503 and 504 are retried. The ErrorResponse's `error.code` is the reason.
+ */
+function classifyTeams(status: number): Verdict | undefined {
+  return status === 412 ? { retryable: true } : undefined;
 }
 
 /**
@@ -77,6 +88,8 @@ export function msteamsChannel(config: MsteamsConfig): ChannelAdapter {
             timeoutMs: message.requestTimeoutMs,
             secrets: [config.appPassword, ...(cached ? [cached.value] : [])],
             errorText: (b) => b?.error?.message ?? b?.message,
+            reason: (b) => (typeof b?.error?.code === 'string' ? b.error.code : undefined),
+            classify: classifyTeams,
           });
         let response;
         try {

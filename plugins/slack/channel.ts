@@ -6,7 +6,13 @@ import type { SlackConfig } from './manifest.js';
 /** Slack truncates past 40000 characters and advises at most 4000 per message */
 export const SLACK_MAX_CHARS = 4000;
 
-/** Slack errors that mean "try again later" rather than "this request is wrong" */
+/**
+ * chat.postMessage answers HTTP 200 `{ok:false, error}` (https://api.slack.com/methods/chat.postMessage#errors).
+ * These codes mean "try again later"; every other one (`channel_not_found`, `not_in_channel`,
+ * `is_archived`, `invalid_auth`, `not_authed`, `account_inactive`, `token_revoked`, `missing_scope`,
+ * `restricted_action`, `msg_too_long`, ...) means "this request will never work": permanent.
+ * A 429 carries Retry-After in seconds (https://api.slack.com/apis/rate-limits).
+ */
 const TRANSIENT = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited', 'rate_limited']);
 
 /**
@@ -33,10 +39,11 @@ export function slackChannel(config: SlackConfig): ChannelAdapter {
           timeoutMs: message.requestTimeoutMs,
           secrets: [config.botToken],
           errorText: (b) => b?.error,
+          reason: (b) => b?.error,
         });
         if (!body || body.ok !== true) {
           const error = typeof body?.error === 'string' ? body.error : 'ok:false';
-          throw new ChannelError(`slack: ${error}`, TRANSIENT.has(error));
+          throw TRANSIENT.has(error) ? ChannelError.transient(`slack: ${error}`, error) : ChannelError.permanent(`slack: ${error}`, error);
         }
         return typeof body.ts === 'string' ? body.ts : undefined;
       }),

@@ -29,7 +29,14 @@ export function telegramThread(threadId: string | undefined, index: number): Rec
   throw new ChannelError(`telegram: threadId "${threadId}" is neither a topic id nor reply:<message_id>`, false);
 }
 
-/** `POST {baseUrl}/bot{token}/sendMessage {chat_id, text}`; Telegram has no idempotency key. */
+/**
+ * `POST {baseUrl}/bot{token}/sendMessage {chat_id, text}`; Telegram has no idempotency key.
+ * Errors (https://core.telegram.org/bots/api#making-requests): `{ok:false, error_code, description,
+ * parameters}`; 429 carries `parameters.retry_after` (seconds). The Bot API lists no codes of its
+ * own: 400 (`Bad Request: chat not found`), 401 (`Unauthorized`: a revoked token) and 403
+ * (`Forbidden: bot was blocked by the user`, `... kicked from the group chat`) are permanent, the
+ * `description` their reason; 429 and 5xx are transient.
+ */
 export function telegramChannel(config: TelegramConfig): ChannelAdapter {
   return {
     send: (message) => {
@@ -43,6 +50,7 @@ export function telegramChannel(config: TelegramConfig): ChannelAdapter {
           timeoutMs: message.requestTimeoutMs,
           secrets: [config.botToken],
           errorText: (b) => b?.description,
+          reason: (b) => b?.description,
           retryAfterMs: (b) => secondsToMs(b?.parameters?.retry_after),
         });
       return sendInParts(message, TELEGRAM_MAX_CHARS, async ({ text, index }) => {
@@ -57,7 +65,7 @@ export function telegramChannel(config: TelegramConfig): ChannelAdapter {
           response = await post(text, index);
         }
         const { body } = response;
-        if (body?.ok === false) throw new ChannelError(`telegram: ${body.description ?? 'not ok'}`, false);
+        if (body?.ok === false) throw ChannelError.permanent(`telegram: ${body.description ?? 'not ok'}`, String(body.description ?? 'not ok'));
         return body?.result?.message_id === undefined ? undefined : String(body.result.message_id);
       });
     },

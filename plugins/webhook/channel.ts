@@ -9,7 +9,11 @@ export function standardWebhookSignature(secret: string, id: string, timestamp: 
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-/** `POST {url}` with the reply as JSON, Standard Webhooks headers, signed when a secret is set. */
+/**
+ * `POST {url}` with the reply as JSON, Standard Webhooks headers, signed when a secret is set.
+ * Any 2xx accepts (https://www.standardwebhooks.com/, spec.md); 408, 429 (Retry-After) and 5xx are
+ * retried, any other 4xx is the receiver refusing this delivery for good: permanent.
+ */
 export function webhookChannel(config: WebhookConfig): ChannelAdapter {
   return {
     requiresRecipient: false,

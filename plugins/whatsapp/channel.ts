@@ -12,6 +12,14 @@ export const WHATSAPP_MAX_CHARS = 4096;
  * 1 / 2 / 131000 / 131016 unknown error, service temporarily unavailable.
  */
 const TRANSIENT_CODES = new Set([1, 2, 4, 80007, 130429, 131000, 131016, 131048, 131056]);
+/*
+ * Every other code is permanent, e.g. 190 access token expired (401), 10 / 200 permission denied,
+ * 100 invalid parameter, 131026 message undeliverable, 131030 recipient not in the allowed list,
+ * 131047 re-engagement message (more than 24 hours since the user last wrote), 131051 unsupported
+ * message type; the reason is `<code> <title>`.
+ */
+const whatsappReason = (b: any): string | undefined =>
+  b?.error?.code === undefined ? undefined : `${b.error.code} ${String(b.error.message ?? '').replace(/^\(#\d+\)\s*/, '')}`.trim();
 
 /** `POST {baseUrl}/{phoneNumberId}/messages`, Bearer, `{messaging_product, to, type:"text", text:{body}}`. */
 export function whatsappChannel(config: WhatsappConfig): ChannelAdapter {
@@ -36,6 +44,7 @@ export function whatsappChannel(config: WhatsappConfig): ChannelAdapter {
           timeoutMs: message.requestTimeoutMs,
           secrets: [config.accessToken],
           errorText: (b) => (b?.error ? `${b.error.message ?? 'error'}${b.error.code ? ` (code ${b.error.code})` : ''}` : undefined),
+          reason: whatsappReason,
           // the code from the JSON error object, not from the (clipped) message text
           classify: (_status, b) => (TRANSIENT_CODES.has(Number(b?.error?.code)) ? { retryable: true } : undefined),
         });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { coreConfigShape, hooksSchema } from './schema.js';
+import { retryPolicySchema } from './delivery-policy-schema.js';
 
 /**
  * A config section that an extension (a plugin) declares: where it mounts (`channels.<id>` or
@@ -17,13 +18,17 @@ export interface ConfigSection {
  * schema mounted at its key, so unknown keys stay errors everywhere and every plugin's config is
  * declared exactly once, in its manifest.
  */
+const channelRetry = retryPolicySchema.optional().describe("This channel's retry schedule, over `delivery`'s defaults (an agent's or a mapping's `retry` wins).");
+
 export function buildConfigSchema(sections: ConfigSection[]) {
   const channelShape: Record<string, z.ZodType> = {};
   const hooksShape: Record<string, z.ZodType> = {};
   for (const section of sections) {
     const [top, key] = section.key.split('.') as [string, string];
     const target = top === 'channels' ? channelShape : top === 'hooks' ? hooksShape : undefined;
-    if (target) target[key] = section.schema.optional().describe(section.summary);
+    // every channel takes a `retry` schedule beside its plugin's own keys (the host reads it, the plugin ignores it)
+    const schema = top === 'channels' && section.schema instanceof z.ZodObject ? section.schema.extend({ retry: channelRetry }) : section.schema;
+    if (target) target[key] = schema.optional().describe(section.summary);
   }
   const hooks = hooksSchema.extend(hooksShape);
   return z

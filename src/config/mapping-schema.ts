@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { positiveDuration } from './duration-schema.js';
+import { fallbackSchema, retryPolicySchema } from './delivery-policy-schema.js';
 
 export const thinkingLevels = ['off', 'minimal', 'low', 'medium', 'high'] as const;
 export const wakeModes = ['now', 'next-heartbeat'] as const;
@@ -69,6 +70,8 @@ export const mappingSchema = z
     deliver: z.boolean().optional().describe('Deliver the reply to a chat channel (default true).'),
     channel: z.string().optional().describe('Delivery channel: last or a channel plugin id/alias.'),
     to: z.string().optional().describe('Recipient on the channel (templated).'),
+    retry: retryPolicySchema.optional().describe("Retry schedule of this mapping's replies, over its agent's and its channel's."),
+    fallback: fallbackSchema.optional().describe(`${fallbackSchema.description} For this mapping's replies (over its agent's).`),
     threadId: z
       .string()
       .optional()

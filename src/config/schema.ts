@@ -4,6 +4,7 @@ import { MAX_TIMEOUT_SECONDS, mappingSchema, thinkingLevels } from './mapping-sc
 import { normaliseHooksPath } from './hooks-path.js';
 import { alertsSchema } from './alerts-schema.js';
 import { duration } from './duration-schema.js';
+import { fallbackSchema, retryPolicySchema } from './delivery-policy-schema.js';
 
 /**
  * The whole configuration file, declared once: types come from `z.infer`, validation from
@@ -160,6 +161,8 @@ export const agentSchema = z
     instructions: z.string().optional().describe('System instructions given to its model.'),
     model: z.string().optional().describe('Model ref of this agent; defaults to agents.defaults.model.'),
     default: z.boolean().optional().describe('Marks the default agent (runs hooks without agentId, and heartbeats); else the first of the list.'),
+    retry: retryPolicySchema.optional().describe("Retry schedule of this agent's replies, over its channel's (a mapping's own wins)."),
+    fallback: fallbackSchema.optional().describe(`${fallbackSchema.description} For this agent's replies (a mapping's own wins).`),
   })
   .strict();
 
@@ -378,8 +381,8 @@ export const platformSchema = z
 
 export const deliverySchema = z
   .object({
-    maxAttempts: z.number().int().positive().default(20).describe('Attempts of one delivery before it fails for good (network errors, 5xx and 429 are retried); the default rides out about an hour of a channel being down.'),
-    baseDelayMs: z.number().int().nonnegative().default(2000).describe('Delay before the first retry; doubles each attempt, with jitter.'),
+    maxAttempts: z.number().int().positive().default(20).describe('Attempts of one delivery before it fails for good (network errors, 5xx and 429 are retried; a permanent error fails at once); the default rides out about an hour of a channel being down. channels.<id>.retry, an agent\'s or a mapping\'s `retry` override it.'),
+    baseDelayMs: z.number().int().nonnegative().default(2000).describe('Delay before the first retry; doubles each attempt, with jitter (the default of `retry.initialMs`).'),
     maxDelayMs: z.number().int().positive().default(300000).describe('Longest computed delay between two attempts. A platform\'s own Retry-After is honoured whole, even when longer.'),
     requestTimeoutMs: z.number().int().positive().default(30000).describe('Time limit of each HTTP request to a platform (each part of a split message, a token request: each gets its own).'),
     leaseMs: z.number().int().positive().default(120000).describe('How long a worker holds a delivery it claimed; a crashed worker\'s claim is retaken after this.'),

@@ -33,6 +33,8 @@ export interface ActionContext {
   /** the wording of a missing text/message: the built-ins say "text is required", mappings "hook mapping requires text" */
   requiredMessage: (field: 'text' | 'message') => string;
   allowUnsafeExternalContent?: boolean;
+  /** the mapping's delivery policy, from config only (a payload or a transform never sets it) */
+  deliveryPolicy?: Pick<AgentAction, 'retry' | 'fallback'>;
   /** the channel plugin's check of `to` (see PluginDefinition.recipient) */
   recipientFault?: (channel: string, to: string) => string | undefined;
 }
@@ -135,6 +137,8 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
     channel,
     to: to || undefined,
     ...(threadId && { threadId }),
+    ...(ctx.deliveryPolicy?.retry && { retry: ctx.deliveryPolicy.retry }),
+    ...(ctx.deliveryPolicy?.fallback && { fallback: ctx.deliveryPolicy.fallback }),
     model,
     thinking: check(raw, 'thinking'),
     timeoutSeconds: check(raw, 'timeoutSeconds'),

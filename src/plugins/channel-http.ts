@@ -8,6 +8,13 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export interface Verdict {
   retryable: boolean;
   retryAfterMs?: number;
+  /** the platform's code for it, when the error text is not the best name */
+  reason?: string;
+}
+
+/** statuses a request may be repeated after: a timeout (408), a rate limit (429), a server error (5xx) */
+export function isTransientStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
 }
 
 /** One request to a chat platform's HTTP API. */
@@ -35,12 +42,14 @@ export interface PlatformRequest {
   secrets?: string[];
   /** the platform's own error text in an error body */
   errorText?(body: any): string | undefined;
+  /** the platform's code for a failure (Slack's `error`, Discord's `code`), when not its error text */
+  reason?(body: any): string | undefined;
   /** a retry hint in the body, in milliseconds (Discord's and Telegram's `retry_after`) */
   retryAfterMs?(body: any): number | undefined;
   /**
    * classifies a failed answer (any non-2xx) where the status alone misleads: signal-cli answers
    * 400 for a daemon that is down, WhatsApp 400 for a rate limit. undefined keeps the default
-   * (5xx and 429 retryable, other 4xx final).
+   * (5xx, 408 and 429 retryable, other 4xx permanent).
    */
   classify?(status: number, body: any): Verdict | undefined;
 }
@@ -55,9 +64,9 @@ export interface PlatformResponse {
 const MAX_ERROR_TEXT = 300;
 
 /**
- * Calls a platform (POST unless `method` says otherwise) and maps failures to ChannelError: network errors, timeouts, 5xx and 429
- * are retryable (with the platform's Retry-After), any other 4xx is final and carries the
- * platform's error text. Messages never contain the URL: some platforms put the token in it.
+ * Calls a platform (POST unless `method` says otherwise) and maps failures to ChannelError: network errors, timeouts, 5xx, 408 and 429
+ * are transient (with the platform's Retry-After), any other 4xx is permanent and carries the
+ * platform's error text and reason (its code where `reason` reads one). Messages never contain the URL: some platforms put the token in it.
  */
 export async function callPlatform(request: PlatformRequest): Promise<PlatformResponse> {
   const headers: Record<string, string> = { ...request.headers };
@@ -78,7 +87,8 @@ export async function callPlatform(request: PlatformRequest): Promise<PlatformRe
     try {
       response = await fetch(request.url, { method: request.method ?? 'POST', headers, body, signal: limit.signal });
     } catch (error) {
-      throw new ChannelError(`${request.platform}: ${scrub(networkReason(error), request.secrets)}`, true);
+      const reason = scrub(networkReason(error), request.secrets);
+      throw new ChannelError(`${request.platform}: ${reason}`, true, undefined, undefined, undefined, reason);
     }
     try {
       text = await response.text();
@@ -96,11 +106,12 @@ export async function callPlatform(request: PlatformRequest): Promise<PlatformRe
   );
   const message = `${request.platform} ${response.status}: ${detail}`;
   const verdict = safe(() => request.classify?.(response.status, parsed));
-  const retryable = verdict?.retryable ?? (response.status === 429 || response.status >= 500);
+  const retryable = verdict?.retryable ?? isTransientStatus(response.status);
   const retryAfterMs = retryable
     ? (verdict?.retryAfterMs ?? safe(() => request.retryAfterMs?.(parsed)) ?? parseRetryAfter(response.headers.get('retry-after')))
     : undefined;
-  throw new ChannelError(message, retryable, response.status, retryAfterMs, parsed);
+  const reason = verdict?.reason ?? safe(() => request.reason?.(parsed)) ?? `${response.status} ${detail}`;
+  throw new ChannelError(message, retryable, response.status, retryAfterMs, parsed, clip(scrub(reason, request.secrets)));
 }
 
 /** `Retry-After`: delay-seconds or an HTTP date, in milliseconds from now */

@@ -4,13 +4,14 @@ import type { HeraldConfig } from '../config/schema.js';
 import type { AgentAction } from '../mappings/hook-action.js';
 import { HeraldError } from '../errors.js';
 import { ChannelError, type ChannelAdapter } from '../plugins/sdk.js';
-import { isUnfinished, type DeliveryRecord, type RunRecord, type Store } from '../store/port.js';
+import { isUnfinished, type DeliveryRecord, type FailedDeliveryFilter, type RetryableTargets, type RunRecord, type Store } from '../store/port.js';
 import { resolveTarget, rememberRoute, type ResolvedTarget, type TargetDeps } from './delivery-target.js';
 import { deliveryView } from './delivery-view.js';
 import { MAIN_SESSION, type MainSession } from './main-session.js';
 import { intendedTarget, isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
 import { retryDelay } from './retry-delay.js';
 import { copyWith } from '../utils/copy-with.js';
+import { fallbackTargets, retryPolicy } from './delivery-policy.js';
 
 /** how often the outbox looks for work it was not told about (another process, an expired lease) */
 const POLL_MS = 1000;
@@ -38,9 +39,12 @@ export interface DeliveryOutboxDeps {
 /**
  * The durable outbox. A reply becomes a row before the first attempt; a worker claims a due
  * row atomically with a lease, sends it through the channel plugin, and records the outcome.
- * Retryable failures wait (exponential backoff with jitter, or the platform's Retry-After);
- * a final failure is posted to the main session. Rows left by a stopped process resume at start;
- * a crashed worker's claim is retaken when its lease expires.
+ * The plugin classifies a failure from the platform's documented codes: a permanent one fails
+ * the delivery at once; a transient one waits (the delivery's retry schedule, jittered, or the
+ * platform's Retry-After) until its attempts or its maximum age are used up. A final failure is
+ * posted to the main session and hands the reply to the next fallback target, as a delivery of
+ * its own. Rows left by a stopped process resume at start; a crashed worker's claim is retaken
+ * when its lease expires.
  */
 export class DeliveryOutbox implements ReplyDelivery {
   /** this process's identity on claims */
@@ -88,7 +92,7 @@ export class DeliveryOutbox implements ReplyDelivery {
    */
   async deliverAlert(notice: { id: string; channel: string; to?: string; text: string }): Promise<void> {
     const target = await resolveTarget(this.targets, { channel: notice.channel, to: notice.to });
-    await this.enqueue({ runId: null, kind: 'alert', sessionKey: MAIN_SESSION, agentId: this.deps.defaultAgentId, text: notice.text }, target, notice.id);
+    await this.enqueue({ runId: null, kind: 'alert', sessionKey: MAIN_SESSION, agentId: this.deps.defaultAgentId, text: notice.text }, target, { id: notice.id });
   }
 
   async retry(deliveryId: string): Promise<unknown> {
@@ -115,6 +119,49 @@ export class DeliveryOutbox implements ReplyDelivery {
     }
     this.log.info({ deliveryId: d.id, runId: d.runId, channel: d.channel }, 'delivery abandoned by an operator');
     return deliveryView((await deliveries.get(d.id))!);
+  }
+
+  async retryMatching(filter: FailedDeliveryFilter, dryRun: boolean): Promise<{ count: number; dryRun: boolean }> {
+    const { deliveries } = this.deps.store;
+    const targets = this.retryableTargets();
+    if (dryRun) return { count: await deliveries.countFailed(filter, targets), dryRun };
+    const count = await deliveries.requeueFailed(filter, targets, Date.now());
+    this.log.info({ deliveries: count, channel: filter.channel, mapping: filter.mappingId }, 'failed deliveries retried by an operator');
+    if (count) this.kick();
+    return { count, dryRun };
+  }
+
+  async abandonMatching(filter: FailedDeliveryFilter, dryRun: boolean): Promise<{ count: number; dryRun: boolean }> {
+    const { deliveries } = this.deps.store;
+    if (dryRun) return { count: await deliveries.countFailed(filter), dryRun };
+    const count = await deliveries.abandonFailed(filter, Date.now());
+    this.log.info({ deliveries: count, channel: filter.channel, mapping: filter.mappingId }, 'failed deliveries abandoned by an operator');
+    return { count, dryRun };
+  }
+
+  /** what a retry can send to: the configured channels, and those of them that need no recipient */
+  private retryableTargets(): RetryableTargets {
+    const channels = [...this.deps.channels.keys()];
+    return { channels, recipientOptional: channels.filter((id) => this.deps.channels.get(id)!.requiresRecipient === false) };
+  }
+
+  async detail(deliveryId: string): Promise<unknown> {
+    const { deliveries } = this.deps.store;
+    const d = await deliveries.get(deliveryId);
+    if (!d) throw new HeraldError('HERALD_NOT_FOUND', 'delivery not found');
+    // a run's deliveries are its chain (only fallbacks share a run); a heartbeat reply's, its ancestors
+    let chain: DeliveryRecord[];
+    if (d.runId) chain = await deliveries.forRun(d.runId);
+    else {
+      chain = [d];
+      for (let up = d; up.fallbackOf; ) {
+        const parent = await deliveries.get(up.fallbackOf);
+        if (!parent) break;
+        chain.unshift(parent);
+        up = parent;
+      }
+    }
+    return { ...deliveryView(d), chain: chain.map(deliveryView) };
   }
 
   async describe(run: RunRecord): Promise<unknown> {
@@ -179,8 +226,15 @@ export class DeliveryOutbox implements ReplyDelivery {
     await all;
   }
 
-  /** writes the delivery row (before any attempt); false when the run already had one */
-  private async enqueue(base: Pick<DeliveryRecord, 'runId' | 'kind' | 'sessionKey' | 'agentId' | 'text'>, target: ResolvedTarget, id: string = randomUUID()): Promise<boolean> {
+  /**
+   * writes the delivery row (before any attempt); false when the run (or the delivery a fallback
+   * replaces) already had one, or the id is taken (an alert's notice has an id derived from the alert)
+   */
+  private async enqueue(
+    base: Pick<DeliveryRecord, 'runId' | 'kind' | 'sessionKey' | 'agentId' | 'text'>,
+    target: ResolvedTarget,
+    { id = randomUUID(), fallbackOf = null }: { id?: string; fallbackOf?: string | null } = {},
+  ): Promise<boolean> {
     const now = Date.now();
     const record: DeliveryRecord = copyWith(base, {
       id,
@@ -196,14 +250,16 @@ export class DeliveryOutbox implements ReplyDelivery {
       createdAt: now,
       updatedAt: now,
       deliveredAt: null,
+      fallbackOf,
     });
     if (!(await this.deps.store.deliveries.insert(record))) return false;
     if (!target.ok) {
       this.log.warn({ deliveryId: record.id, runId: record.runId, channel: record.channel, error: target.error }, 'delivery has no target');
-      await this.tellMainSession(record, `Delivery failed: ${target.error}`);
+      const next = await this.fallBack(record);
+      await this.tellMainSession(record, `Delivery failed: ${target.error}${next}`);
       return true;
     }
-    this.log.info({ deliveryId: record.id, runId: record.runId, channel: record.channel }, 'delivery queued');
+    this.log.info({ deliveryId: record.id, runId: record.runId, channel: record.channel, ...(fallbackOf && { fallbackOf }) }, 'delivery queued');
     this.kick();
     return true;
   }
@@ -276,7 +332,10 @@ export class DeliveryOutbox implements ReplyDelivery {
       await this.finalFailure(d, `channel ${d.channel ?? '(none)'} is not configured (no channels.${d.channel} in the config)`, log);
       return;
     }
-    const threadId = await this.threadOf(d);
+    const run = d.runId ? await store.runs.get(d.runId) : undefined;
+    const action = run?.action as Partial<AgentAction> | undefined;
+    const threadId = typeof action?.threadId === 'string' && action.threadId ? action.threadId : undefined;
+    const policy = retryPolicy(config, { channel: d.channel, agentId: d.agentId, action });
     // the shutdown signal only: each request to the platform gets its own time limit
     // (`requestTimeoutMs`), so a long reply in many parts is never cut short midway
     const leaseMs = this.leaseMs();
@@ -307,14 +366,23 @@ export class DeliveryOutbox implements ReplyDelivery {
       }
       // anything that is not a ChannelError (a third-party plugin's own throw) is treated as transient
       const failure = error instanceof ChannelError ? error : new ChannelError(error instanceof Error ? error.message : String(error), true);
-      if (failure.retryable && d.attempts < config.delivery.maxAttempts) {
-        const wait = retryDelay(d.attempts, config.delivery, failure.retryAfterMs);
-        await store.deliveries.retryAt(d.id, this.owner, Date.now() + wait, failure.message);
+      const { outcome } = failure;
+      if (outcome.kind === 'permanent') {
+        log.warn({ error: failure.message, reason: outcome.reason }, 'permanent error: the delivery fails at once');
+        await this.finalFailure(d, failure.message, log);
+        return;
+      }
+      const now = Date.now();
+      const wait = retryDelay(d.attempts, policy, outcome.retryAfterMs);
+      // the age limit counts from the queueing (or an operator's retry) to the next attempt
+      const tooOld = policy.maxAgeMs !== undefined && now + wait - (d.retriedAt ?? d.createdAt) > policy.maxAgeMs;
+      if (d.attempts < policy.attempts && !tooOld) {
+        await store.deliveries.retryAt(d.id, this.owner, now + wait, failure.message);
         log.warn({ error: failure.message, retryInMs: wait }, 'delivery attempt failed; will retry');
         return;
       }
-      const reason = failure.retryable ? `${failure.message} (gave up after ${d.attempts} attempts)` : failure.message;
-      await this.finalFailure(d, reason, log);
+      const gaveUp = tooOld ? `gave up after ${d.attempts} attempts: retry.maxAgeMs ${policy.maxAgeMs} reached` : `gave up after ${d.attempts} attempts`;
+      await this.finalFailure(d, `${failure.message} (${gaveUp})`, log);
       return;
     }
     if (await store.deliveries.delivered(d.id, this.owner, Date.now())) {
@@ -326,19 +394,36 @@ export class DeliveryOutbox implements ReplyDelivery {
     }
   }
 
-  /** the thread a run asked its reply to go to (kept in the run's action; heartbeat replies have none) */
-  private async threadOf(d: DeliveryRecord): Promise<string | undefined> {
-    if (!d.runId) return undefined;
-    const run = await this.deps.store.runs.get(d.runId);
-    const threadId = (run?.action as Partial<AgentAction> | undefined)?.threadId;
-    return typeof threadId === 'string' && threadId ? threadId : undefined;
-  }
-
   private async finalFailure(d: DeliveryRecord, reason: string, log: Logger): Promise<void> {
     if (!(await this.deps.store.deliveries.failed(d.id, this.owner, reason, Date.now()))) return;
     log.warn({ error: reason }, 'delivery failed');
     const target = d.to ? `${d.channel} to ${d.to}` : `${d.channel}`;
-    await this.tellMainSession(d, `Delivery failed: ${target}: ${reason}`);
+    const next = await this.fallBack(d);
+    await this.tellMainSession(d, `Delivery failed: ${target}: ${reason}${next}`);
+  }
+
+  /**
+   * A delivery failed for good: the reply goes to the next fallback target (the mapping's, else
+   * its agent's), a delivery of its own linked to this one. Answers what the main session's
+   * event adds ("; sent to <target> instead"), or nothing when no target is left.
+   */
+  private async fallBack(d: DeliveryRecord): Promise<string> {
+    const { store, config } = this.deps;
+    // an alert's notice has its own targets (every alerts target gets one): no reply to fall back for
+    if (d.kind === 'alert') return '';
+    const run = d.runId ? await store.runs.get(d.runId) : undefined;
+    const targets = fallbackTargets(config, { agentId: d.agentId, action: run?.action });
+    let depth = 0;
+    for (let up = d; up.fallbackOf && depth < targets.length; depth++) {
+      const parent = await store.deliveries.get(up.fallbackOf);
+      if (!parent) break;
+      up = parent;
+    }
+    const next = targets[depth];
+    if (!next) return '';
+    const target = await resolveTarget(this.targets, { channel: next.channel, to: next.to ?? null });
+    await this.enqueue({ runId: d.runId, kind: d.kind, sessionKey: d.sessionKey, agentId: d.agentId, text: d.text }, target, { fallbackOf: d.id });
+    return `; falling back to ${next.channel}${next.to ? ` to ${next.to}` : ''}`;
   }
 
   /**

@@ -17,5 +17,7 @@ export function deliveryView(d: DeliveryRecord) {
     updatedAt: iso(d.updatedAt),
     nextAttemptAt: d.status === 'pending' ? iso(d.nextAttemptAt) : null,
     deliveredAt: iso(d.deliveredAt),
+    fallbackOf: d.fallbackOf ?? null,
+    retriedAt: iso(d.retriedAt ?? null),
   };
 }

@@ -1,5 +1,5 @@
 import type { AgentAction } from '../mappings/hook-action.js';
-import type { RunRecord } from '../store/port.js';
+import type { FailedDeliveryFilter, RunRecord } from '../store/port.js';
 
 /** Where finished replies go: implemented by the durable outbox (`delivery-outbox.ts`). */
 export interface ReplyDelivery {
@@ -18,6 +18,16 @@ export interface ReplyDelivery {
    * answers its admin view. Throws HERALD_NOT_FOUND or HERALD_DELIVERY_NOT_ABANDONABLE.
    */
   abandon(deliveryId: string): Promise<unknown>;
+  /**
+   * An operator's bulk retry of the failed deliveries matching `filter` that a retry can send (a
+   * target, no fallback sent in their place); `dryRun` only counts them. Holds across replicas:
+   * each delivery changes state in the store, once.
+   */
+  retryMatching(filter: FailedDeliveryFilter, dryRun: boolean): Promise<{ count: number; dryRun: boolean }>;
+  /** an operator's bulk abandon of the failed deliveries matching `filter`; `dryRun` only counts them */
+  abandonMatching(filter: FailedDeliveryFilter, dryRun: boolean): Promise<{ count: number; dryRun: boolean }>;
+  /** one delivery's admin view with its fallback chain (the first delivery, then each fallback); throws HERALD_NOT_FOUND */
+  detail(deliveryId: string): Promise<unknown>;
   /** what GET /admin/runs/:id shows under `delivery` */
   describe(run: RunRecord): Promise<unknown>;
   start(): Promise<void>;

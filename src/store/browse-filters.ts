@@ -1,5 +1,5 @@
 import type { ListFilter } from './list-filter.js';
-import { isUnfinished, type DeliveryQuery, type EventQuery, type RunQuery, type SessionQuery } from './port.js';
+import { isUnfinished, type DeliveryQuery, type EventQuery, type FailedDeliveryFilter, type RetryableTargets, type RunQuery, type SessionQuery } from './port.js';
 
 /** The operator lists' conditions, the same on both adapters (the receipts' are in receipt-filter.ts). */
 export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
@@ -48,6 +48,27 @@ export function deliveryFilter(f: ListFilter, query: DeliveryQuery, manyRuns = f
     .where('session_key = ?', query.sessionKey)
     .where(byMapping, query.mappingId)
     .page(query, ['id', 'run_id', 'channel', 'recipient', 'session_key']);
+}
+
+/**
+ * The failed deliveries an operator's bulk retry or abandon acts on, as a WHERE clause over
+ * `deliveries` (the same on both adapters). With `retryable`: only those a retry can send (a
+ * configured channel, a recipient where it needs one) and that no fallback delivery replaced
+ * (retrying one would deliver the reply twice).
+ */
+export function failedDeliveryFilter(f: ListFilter, filter: FailedDeliveryFilter, retryable?: RetryableTargets): ListFilter {
+  f.where('status = ?', 'failed')
+    .where('channel = ?', filter.channel)
+    .where(`run_id IN (SELECT id FROM runs WHERE ${runMapping(f)} = ?)`, filter.mappingId)
+    .where(`last_error ${f.dialect.like} ? ESCAPE '\\'`, filter.error === undefined ? undefined : `%${filter.error.replace(/[\\%_]/g, (m) => `\\${m}`)}%`)
+    .page({ since: filter.since, until: filter.until, limit: 0 }, []);
+  if (retryable) {
+    const list = (values: string[]) => (values.length ? values.map((v) => f.bind(v)).join(', ') : 'NULL');
+    f.whereIf(true, `channel IN (${list(retryable.channels)})`)
+      .whereIf(true, `((recipient IS NOT NULL AND recipient <> '') OR channel IN (${list(retryable.recipientOptional)}))`)
+      .whereIf(true, 'NOT EXISTS (SELECT 1 FROM deliveries fb WHERE fb.fallback_of = deliveries.id)');
+  }
+  return f;
 }
 
 /**

@@ -207,6 +207,29 @@ export interface DeliveryRecord {
   createdAt: number;
   updatedAt: number;
   deliveredAt: number | null;
+  /** the delivery this one replaces: its primary (or previous fallback) failed for good */
+  fallbackOf?: string | null;
+  /** when an operator last put it back in line (its age for `retry.maxAgeMs` counts from here) */
+  retriedAt?: number | null;
+}
+
+/** Which failed deliveries an operator's bulk retry or abandon acts on; every given condition must hold. */
+export interface FailedDeliveryFilter {
+  channel?: string;
+  /** replies of runs whose action this mapping resolved */
+  mappingId?: string;
+  /** created at or after / at or before (epoch ms) */
+  since?: number;
+  until?: number;
+  /** a case-insensitive substring of the delivery's last error */
+  error?: string;
+}
+
+/** the deliveries a retry can send: on a configured channel, with a recipient where the channel needs one */
+export interface RetryableTargets {
+  channels: string[];
+  /** channels that need no recipient (webhook) */
+  recipientOptional: string[];
 }
 
 export interface DeliveriesRepo {
@@ -248,6 +271,15 @@ export interface DeliveriesRepo {
   abandon(id: string, at: number): Promise<boolean>;
   /** gives a claim back without counting the attempt (shutdown in the middle of a send) */
   release(id: string, owner: string, at: number): Promise<void>;
+  /**
+   * How many failed deliveries match `filter`; with `retryable`, only those a bulk retry would put
+   * back in line (a target it can send to, and no fallback sent in their place).
+   */
+  countFailed(filter: FailedDeliveryFilter, retryable?: RetryableTargets): Promise<number>;
+  /** an operator's bulk retry: each failed delivery `countFailed(filter, retryable)` counts, back in line as `requeue` does; how many */
+  requeueFailed(filter: FailedDeliveryFilter, retryable: RetryableTargets, at: number): Promise<number>;
+  /** an operator's bulk abandon of the failed deliveries matching `filter`; how many */
+  abandonFailed(filter: FailedDeliveryFilter, at: number): Promise<number>;
 }
 
 /** One Idempotency-Key of a hook path: in progress, or done with the response to replay. */

@@ -20,6 +20,8 @@ export interface DeliveryRow {
   created_at: number;
   updated_at: number;
   delivered_at: number | null;
+  fallback_of: string | null;
+  retried_at: number | null;
 }
 
 export const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
@@ -41,6 +43,8 @@ export const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   deliveredAt: r.delivered_at,
+  fallbackOf: r.fallback_of ?? null,
+  retriedAt: r.retried_at ?? null,
 });
 
 export interface IdempotencyRow {

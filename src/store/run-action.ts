@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from '../config/mapping-schema.js';
 import { HeraldError } from '../errors.js';
+import { fallbackSchema, retryPolicySchema } from '../config/delivery-policy-schema.js';
 
 /**
  * The validated agent action a run keeps, so it can resume after a restart. Declared here,
@@ -20,6 +21,9 @@ export const runActionSchema = z.object({
   to: z.string().optional(),
   /** the platform thread (or message) the reply belongs to; each channel maps it to its own field */
   threadId: z.string().max(256).optional(),
+  /** the mapping's delivery policy (config only, never a request body): kept so a resumed run delivers as it was accepted */
+  retry: retryPolicySchema.optional(),
+  fallback: fallbackSchema.optional(),
   model: z.string().optional(),
   thinking: z.enum(thinkingLevels).optional(),
   timeoutSeconds: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional(),

@@ -132,7 +132,7 @@ describe('whatsapp rate limits come from the JSON error code', () => {
 
 describe('platform retry hints', () => {
   it('a Retry-After past the computed cap is honoured whole', () => {
-    const policy = { baseDelayMs: 2000, maxDelayMs: 300_000 };
+    const policy = { backoff: 'exponential' as const, initialMs: 2000, maxMs: 300_000 };
     expect(retryDelay(3, policy, 3_600_000)).toBe(3_600_000);
     expect(retryDelay(50, policy, undefined, () => 1)).toBe(300_000);
   });

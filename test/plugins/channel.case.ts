@@ -26,6 +26,11 @@ export interface ChannelCase {
   rejected: { response: FakeResponse; text: string };
   /** a rate limit as the platform answers it, and the wait herald must honour (undefined: none given) */
   rateLimited: { response: FakeResponse; retryAfterMs: number | undefined };
+  /**
+   * answers the platform documents (cited at the case), each with the outcome herald must report:
+   * permanent ones end a delivery at once, transient ones are retried; `reason` is the platform's word
+   */
+  documented: { response: Extract<FakeResponse, object>; kind: 'permanent' | 'transient'; reason: string }[];
 }
 
 const quietLogger = createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, cb) => cb() }) });
@@ -161,6 +166,15 @@ export function channelContract(c: ChannelCase): void {
       expect(error.retryable).toBe(true);
       expect(error.retryAfterMs).toBe(c.rateLimited.retryAfterMs);
     });
+
+    for (const d of c.documented) {
+      it(`classifies ${d.response.status ?? 200} "${d.reason}" as ${d.kind}, with the platform's reason`, async () => {
+        answer = () => d.response;
+        const { outcome } = await sendError(channel, message('hi', c.to));
+        expect(outcome.kind).toBe(d.kind);
+        expect(outcome.reason).toContain(d.reason);
+      });
+    }
 
     it('marks a network error retryable, without the URL or a secret in the message', async () => {
       answer = () => 'destroy';

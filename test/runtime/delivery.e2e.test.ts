@@ -299,7 +299,7 @@ describe('admin', () => {
     expect(failed.data).toHaveLength(1);
     expect(failed.data[0]).toMatchObject({ channel: 'telegram', status: 'failed', to: null });
     expect(Object.keys(failed.data[0]).sort()).toEqual(
-      ['id', 'runId', 'kind', 'status', 'channel', 'to', 'attempts', 'partsSent', 'lastError', 'createdAt', 'updatedAt', 'nextAttemptAt', 'deliveredAt'].sort(),
+      ['id', 'runId', 'kind', 'status', 'channel', 'to', 'attempts', 'partsSent', 'lastError', 'createdAt', 'updatedAt', 'nextAttemptAt', 'deliveredAt', 'fallbackOf', 'retriedAt'].sort(),
     );
     const bad = await fetch(`${herald.url}/admin/deliveries?status=lost`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
     expect(bad.status).toBe(400);

@@ -4,7 +4,8 @@ import type { AgentAction } from '../../mappings/hook-action.js';
 import type { ReplyDelivery } from '../../runtime/reply-delivery.js';
 import type { Store } from '../../store/port.js';
 import { bearerSecurity } from './admin-app.js';
-import { deliverySchema, errorSchema, idParam, receiptSchema, runSchema } from './admin-schemas.js';
+import { bulkDeliveryRequestSchema, bulkDeliveryResultSchema, deliveryDetailSchema, deliverySchema, errorSchema, idParam, receiptSchema, runSchema } from './admin-schemas.js';
+import type { FailedDeliveryFilter } from '../../store/port.js';
 import { receiptView, runView } from './admin-views.js';
 import type { OperatorDeps } from './operator-deps.js';
 
@@ -16,9 +17,62 @@ const refused = (what: string) => ({
   409: json(errorSchema, `The ${what} is not in a state that allows this`),
 });
 
+/** a bulk request's filter in the store's words */
+const failedFilter = (body: z.infer<typeof bulkDeliveryRequestSchema>): FailedDeliveryFilter => ({
+  channel: body.channel,
+  mappingId: body.mapping,
+  since: body.since,
+  until: body.until,
+  error: body.error,
+});
+
 /** What an operator can do about what happened: re-run, cancel, retry, abandon, replay. */
 export function registerActionRoutes(app: OpenAPIHono, deps: { store: Store; delivery: ReplyDelivery; operator: OperatorDeps }): void {
   const { store, operator } = deps;
+  const bulk = (action: 'retry' | 'abandon', summary: string) =>
+    createRoute({
+      method: 'post',
+      path: `/deliveries/${action}`,
+      tags: ['deliveries'],
+      summary,
+      security: bearerSecurity,
+      request: { body: { content: { 'application/json': { schema: bulkDeliveryRequestSchema } }, required: true } },
+      responses: {
+        200: json(bulkDeliveryResultSchema, 'How many failed deliveries matched (dryRun) or changed'),
+        400: json(errorSchema, 'A field of the filter is invalid (named)'),
+        401: json(errorSchema, 'Not signed in'),
+        403: json(errorSchema, 'A console request without its CSRF token'),
+      },
+    });
+
+  app.openapi(
+    bulk('retry', 'Retry every failed delivery matching a filter (channel, mapping, time range, error text) that has a target and no fallback sent in its place; dryRun counts them first'),
+    async (c) => {
+      const body = c.req.valid('json');
+      return c.json(await deps.delivery.retryMatching(failedFilter(body), body.dryRun), 200);
+    },
+  );
+
+  app.openapi(
+    bulk('abandon', 'Abandon every failed delivery matching a filter (channel, mapping, time range, error text); dryRun counts them first'),
+    async (c) => {
+      const body = c.req.valid('json');
+      return c.json(await deps.delivery.abandonMatching(failedFilter(body), body.dryRun), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/deliveries/{id}',
+      tags: ['deliveries'],
+      summary: "One delivery and its fallback chain (the reply's first delivery, then each fallback)",
+      security: bearerSecurity,
+      request: { params: idParam('Delivery', 'id') },
+      responses: { 200: json(deliveryDetailSchema, 'The delivery and its chain'), 401: json(errorSchema, 'Not signed in'), 404: json(errorSchema, 'No such delivery') },
+    }),
+    async (c) => c.json((await deps.delivery.detail(c.req.valid('param').id)) as z.infer<typeof deliveryDetailSchema>, 200),
+  );
 
   app.openapi(
     createRoute({

@@ -119,8 +119,34 @@ export const deliverySchema = z
     updatedAt: time,
     nextAttemptAt: time,
     deliveredAt: time,
+    fallbackOf: z.string().nullable().openapi({ description: 'The delivery this one replaces (its target failed for good); null for a first delivery.' }),
+    retriedAt: time.openapi({ description: 'When an operator last retried it.' }),
   })
   .openapi('Delivery');
+
+export const deliveryDetailSchema = deliverySchema
+  .extend({ chain: z.array(deliverySchema).openapi({ description: 'The reply\'s deliveries in order: the first, then each fallback that replaced the one before.' }) })
+  .openapi('DeliveryDetail');
+
+/** which failed deliveries a bulk retry or abandon acts on, and whether only to count them */
+export const bulkDeliveryRequestSchema = z
+  .object({
+    channel: z.string().min(1).optional().openapi({ description: 'Channel plugin id.' }),
+    mapping: z.string().min(1).optional().openapi({ description: 'Replies of runs whose action this mapping resolved.' }),
+    since: isoQueryTime.optional().openapi({ type: 'string', format: 'date-time', description: 'Created at or after this time.' }),
+    until: isoQueryTime.optional().openapi({ type: 'string', format: 'date-time', description: 'Created at or before this time.' }),
+    error: z.string().min(1).max(200).optional().openapi({ description: 'A substring of the last error (case-insensitive), e.g. chat not found.' }),
+    dryRun: z.boolean().default(false).openapi({ description: 'Only count the matching deliveries (the count to confirm); nothing changes.' }),
+  })
+  .strict()
+  .openapi('BulkDeliveryRequest');
+
+export const bulkDeliveryResultSchema = z
+  .object({
+    count: z.number().int().openapi({ description: 'Failed deliveries matched (dryRun) or changed.' }),
+    dryRun: z.boolean(),
+  })
+  .openapi('BulkDeliveryResult');
 
 export const sessionSchema = z
   .object({

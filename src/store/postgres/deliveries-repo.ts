@@ -1,27 +1,53 @@
 import { toDelivery, type DeliveryRow } from '../record-rows.js';
 import type pg from 'pg';
-import type { DeliveriesRepo } from '../port.js';
+import type { DeliveriesRepo, FailedDeliveryFilter, RetryableTargets } from '../port.js';
+import { failedDeliveryFilter } from '../browse-filters.js';
+import { ListFilter, postgresDialect } from '../list-filter.js';
 import { query } from './pg-pool.js';
 
 export { toDelivery, type DeliveryRow };
 
 export const DELIVERY_COLUMNS = `id, run_id, kind, channel, recipient, text, session_key, agent_id, status, attempts, parts_sent, last_error,
-  next_attempt_at, lease_owner, lease_until, created_at, updated_at, delivered_at`;
+  next_attempt_at, lease_owner, lease_until, created_at, updated_at, delivered_at, fallback_of, retried_at`;
 const DUE = "((status = 'pending' AND next_attempt_at <= $2) OR (status = 'sending' AND lease_until < $2))";
 
 /** The outbox table. Every state change after a claim is conditional on still holding the lease. */
 export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
   const changed = async (text: string, values: unknown[]) => ((await query(pool, text, values)).rowCount ?? 0) === 1;
+  /** a bulk change over the failed deliveries matching a filter, in one statement; `at` is its last value */
+  const failedMatching = async (filter: FailedDeliveryFilter, retryable: RetryableTargets | undefined, sql: (where: string, at: string) => string, at?: number) => {
+    const f = failedDeliveryFilter(new ListFilter(postgresDialect, 'created_at', 'id'), filter, retryable);
+    const atParam = at === undefined ? '' : f.bind(at);
+    return query<{ n: number }>(pool, sql(f.sql(), atParam), f.values);
+  };
   return {
     async insert(d) {
-      // the partial unique index on run_id decides between two replicas finishing one run; an id
-      // already stored is not added again (an alert's notice has an id derived from the alert)
+      // the partial unique indexes decide between two replicas: one reply per run (its first
+      // delivery), one fallback per failed delivery; an id already
+      // stored is not added again (an alert's notice has an id derived from the alert)
       return changed(
-        `INSERT INTO deliveries (${DELIVERY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+        `INSERT INTO deliveries (${DELIVERY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, NULL)
          ON CONFLICT DO NOTHING`,
         [d.id, d.runId, d.kind, d.channel, d.to, d.text, d.sessionKey, d.agentId, d.status, d.attempts, d.partsSent, d.lastError,
-          d.nextAttemptAt, d.leaseOwner, d.leaseUntil, d.createdAt, d.updatedAt, d.deliveredAt],
+          d.nextAttemptAt, d.leaseOwner, d.leaseUntil, d.createdAt, d.updatedAt, d.deliveredAt, d.fallbackOf ?? null],
       );
+    },
+    async countFailed(filter, retryable) {
+      const { rows } = await failedMatching(filter, retryable, (where) => `SELECT COUNT(*)::int AS n FROM deliveries ${where}`);
+      return rows[0]?.n ?? 0;
+    },
+    async requeueFailed(filter, retryable, at) {
+      const result = await failedMatching(
+        filter,
+        retryable,
+        (where, p) => `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = ${p}, updated_at = ${p}, retried_at = ${p} ${where}`,
+        at,
+      );
+      return result.rowCount ?? 0;
+    },
+    async abandonFailed(filter, at) {
+      const result = await failedMatching(filter, undefined, (where, p) => `UPDATE deliveries SET status = 'abandoned', updated_at = ${p} ${where}`, at);
+      return result.rowCount ?? 0;
     },
     async runsAwaitingDelivery(since) {
       const { rows } = await query<{ id: string }>(
@@ -104,7 +130,7 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
       );
     },
     requeue(id, at) {
-      return changed("UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = $2, updated_at = $2 WHERE id = $1 AND status = 'failed'", [id, at]);
+      return changed("UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = $2, updated_at = $2, retried_at = $2 WHERE id = $1 AND status = 'failed'", [id, at]);
     },
     async abandon(id, at) {
       const { rowCount } = await query(

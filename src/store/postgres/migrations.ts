@@ -515,4 +515,16 @@ export const migrations: Migration[] = [
       CREATE INDEX alerts_raised ON alerts (raised_at, id);
     `,
   },
+  {
+    version: 13,
+    name: 'deliveries: a fallback delivery names the one it replaces; an operator retry is dated (delivery policy)',
+    sql: `
+      ALTER TABLE deliveries ADD COLUMN fallback_of TEXT, ADD COLUMN retried_at BIGINT;
+      -- one reply per run is its first delivery: the fallbacks of that run are rows of their own
+      DROP INDEX deliveries_one_per_run;
+      CREATE UNIQUE INDEX deliveries_one_per_run ON deliveries (run_id) WHERE run_id IS NOT NULL AND fallback_of IS NULL;
+      -- at most one fallback per failed delivery, whichever replica records its failure
+      CREATE UNIQUE INDEX deliveries_fallback_of ON deliveries (fallback_of) WHERE fallback_of IS NOT NULL;
+    `,
+  },
 ];

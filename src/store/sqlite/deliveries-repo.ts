@@ -1,5 +1,7 @@
 import { toDelivery, type DeliveryRow } from '../record-rows.js';
-import type { DeliveriesRepo } from '../port.js';
+import type { DeliveriesRepo, FailedDeliveryFilter, RetryableTargets } from '../port.js';
+import { failedDeliveryFilter } from '../browse-filters.js';
+import { ListFilter, sqliteDialect } from '../list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { limitedStatements } from './limited-statements.js';
 
@@ -19,14 +21,16 @@ export const AWAITING_DELIVERY = `SELECT r.id FROM runs r INDEXED BY runs_to_del
 /** The outbox table. Every state change after a claim is conditional on still holding the lease. */
 export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
   // one statement: a run's reply is added only when the run has no delivery yet (a heartbeat
-  // reply has no run id, and `run_id = NULL` never matches, so it is always added); an id already
-  // stored is not added again (an alert's notice has an id derived from the alert)
+  // reply has no run id, and `run_id = NULL` never matches, so it is always added); a fallback
+  // only when the delivery it replaces has none yet; an id already stored is not added again (an
+  // alert's notice has an id derived from the alert)
   const insert = db.prepare(
     `INSERT INTO deliveries (id, run_id, kind, channel, recipient, text, session_key, agent_id, status, attempts, parts_sent,
-       last_error, next_attempt_at, lease_owner, lease_until, created_at, updated_at, delivered_at)
+       last_error, next_attempt_at, lease_owner, lease_until, created_at, updated_at, delivered_at, fallback_of)
      SELECT @id, @runId, @kind, @channel, @to, @text, @sessionKey, @agentId, @status, @attempts, @partsSent,
-       @lastError, @nextAttemptAt, @leaseOwner, @leaseUntil, @createdAt, @updatedAt, @deliveredAt
-     WHERE NOT EXISTS (SELECT 1 FROM deliveries WHERE run_id = @runId)
+       @lastError, @nextAttemptAt, @leaseOwner, @leaseUntil, @createdAt, @updatedAt, @deliveredAt, @fallbackOf
+     WHERE CASE WHEN @fallbackOf IS NULL THEN NOT EXISTS (SELECT 1 FROM deliveries WHERE run_id = @runId)
+       ELSE NOT EXISTS (SELECT 1 FROM deliveries WHERE fallback_of = @fallbackOf) END
      ON CONFLICT (id) DO NOTHING`,
   );
   const awaiting = db.prepare<[number], { id: string }>(AWAITING_DELIVERY);
@@ -68,7 +72,7 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
      WHERE id = @id AND status IN ('pending', 'sending') AND (@owner IS NULL OR lease_owner = @owner)`,
   );
   const requeue = db.prepare<{ id: string; at: number }>(
-    `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = @at, updated_at = @at WHERE id = @id AND status = 'failed'`,
+    `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = @at, updated_at = @at, retried_at = @at WHERE id = @id AND status = 'failed'`,
   );
   const abandon = db.prepare<{ id: string; at: number }>(
     `UPDATE deliveries SET status = 'abandoned', updated_at = @at, lease_owner = NULL, lease_until = NULL WHERE id = @id AND status IN ('pending', 'failed')`,
@@ -78,9 +82,31 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
      WHERE id = @id AND lease_owner = @owner AND status = 'sending'`,
   );
 
+  /** a bulk change over the failed deliveries matching a filter, in one statement (one write lock) */
+  const failedMatching = (filter: FailedDeliveryFilter, retryable: RetryableTargets | undefined, sql: (where: string) => string) => {
+    const f = failedDeliveryFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), filter, retryable);
+    return { statement: db.prepare(sql(f.sql())), values: f.named };
+  };
+
   return {
     async insert(d) {
-      return insert.run(d).changes === 1;
+      return insert.run({ ...d, fallbackOf: d.fallbackOf ?? null }).changes === 1;
+    },
+    async countFailed(filter, retryable) {
+      const { statement, values } = failedMatching(filter, retryable, (where) => `SELECT COUNT(*) AS n FROM deliveries ${where}`);
+      return (statement.get(values) as { n: number }).n;
+    },
+    async requeueFailed(filter, retryable, at) {
+      const { statement, values } = failedMatching(
+        filter,
+        retryable,
+        (where) => `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = @at, updated_at = @at, retried_at = @at ${where}`,
+      );
+      return statement.run({ ...values, at }).changes;
+    },
+    async abandonFailed(filter, at) {
+      const { statement, values } = failedMatching(filter, undefined, (where) => `UPDATE deliveries SET status = 'abandoned', updated_at = @at ${where}`);
+      return statement.run({ ...values, at }).changes;
     },
     async runsAwaitingDelivery(since) {
       return awaiting.all(since).map((r) => r.id);

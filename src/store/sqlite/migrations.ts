@@ -462,6 +462,16 @@ ${countedTriggers('deliveries')}
       CREATE INDEX alerts_raised ON alerts (raised_at, id);
     `,
   },
+  {
+    version: 21,
+    name: 'deliveries: a fallback delivery names the one it replaces; an operator retry is dated (delivery policy)',
+    sql: `
+      ALTER TABLE deliveries ADD COLUMN fallback_of TEXT;
+      ALTER TABLE deliveries ADD COLUMN retried_at INTEGER;
+      -- at most one fallback per failed delivery, whichever process records its failure
+      CREATE UNIQUE INDEX deliveries_fallback_of ON deliveries (fallback_of) WHERE fallback_of IS NOT NULL;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact */
