@@ -31,6 +31,7 @@ import type { ReplyDelivery } from '../runtime/reply-delivery.js';
 import { RunQueue } from '../runtime/runs/run-queue.js';
 import { withChangeFeed } from '../runtime/operator/change-feed.js';
 import { openStore } from '../store/open-store.js';
+import { resumeAfterCrash } from '../runtime/resume-after-crash.js';
 import type { Store } from '../store/port.js';
 import { platformRoutes } from '../http/platform/platform-routes.js';
 import { openAIEmbedder } from '../knowledge/embeddings-client.js';
@@ -86,6 +87,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   setVerboseErrors(logger, config.gateway.log.verboseErrors);
   // every write of a receipt, run, event, message or delivery signals the console's live stream
   const store = withChangeFeed(await openStore(config));
+  // before anything can take work or a request: a crashed predecessor's claims are taken back now
+  await resumeAfterCrash(store, logger);
   const { probe } = store;
   const metrics = config.gateway.metrics.enabled
     ? new HeraldMetrics({ probe, hooksPath: config.hooks.enabled ? config.hooks.path : undefined, retainedBytes: () => store.receipts.retainedBytes() })

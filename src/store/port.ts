@@ -128,6 +128,12 @@ export interface RunsRepo {
   /** an operator's cancel: a queued run becomes cancelled (finishedAt = at) and is never claimed; false when it is not queued */
   cancel(id: string, at: number): Promise<boolean>;
   /**
+   * Gives every running run back to the queue, whoever held it, in its session's order: for a
+   * process that serves the database alone (see Store.serveAlone), at its start, when whoever
+   * held them is gone. Returns how many.
+   */
+  requeueRunning(): Promise<number>;
+  /**
    * Finishes a run in one transaction: its transcript, its final status and its summary event
    * on the main session, so a crash can neither lose the summary nor double the transcript.
    * A run that is already finished is left as it is (false): of two replicas finishing one run
@@ -329,6 +335,12 @@ export interface IdempotencyRepo {
   ): Promise<void>;
   /** forgets an in-progress key whose request failed, so a retry is processed afresh */
   release(scope: string, key: string): Promise<void>;
+  /**
+   * Recovers every in-progress key as `claim` recovers a stale one, whatever its `lockedUntil`:
+   * done with its run's 202 when the run exists, else forgotten. For a process that serves the
+   * database alone (see Store.serveAlone), at its start, when whoever held them is gone. Returns how many.
+   */
+  recoverInProgress(): Promise<number>;
   /** deletes expired records (never one still locked); returns how many */
   prune(now: number): Promise<number>;
 }
@@ -493,6 +505,15 @@ export interface Store {
   browse: BrowseRepo;
   /** the incidents alert rules raised (one open per incident key) */
   alerts: AlertsRepo;
+  /**
+   * Takes the database for this process alone, when the adapter can tell: true when no other
+   * process serves it, so whatever is in progress in it (running runs, in-progress idempotency
+   * keys) was left by one that is gone, and may be taken back at once instead of when its lease
+   * runs out. SQLite: an exclusive lock on a file beside the database (`<file>-serving`), held
+   * until `close`; the operating system lets go of it when the process dies, kill -9 included.
+   * PostgreSQL: false, replicas share the database and leases decide.
+   */
+  serveAlone(): Promise<boolean>;
   /** commits what is queued, then closes; the store is unusable afterwards */
   close(): Promise<void>;
 }

@@ -106,14 +106,14 @@ describe('herald serve (spawned)', { timeout: 90_000 }, () => {
     expect(await spawned.exited).toBe(0);
   });
 
-  it('keeps what it accepted through a SIGKILL: the event is there and the runs resume once the dead process\'s lease runs out', async () => {
+  it('keeps what it accepted through a SIGKILL: the event is there and the runs resume after the restart', async () => {
     const fake: FakeServer = await startFakeServer(() => 'hang');
     try {
       const dir = tempDir();
       const file = path.join(dir, 'herald.json');
       const config = baseConfig({
         models: { providers: { fake: { api: 'openai', baseUrl: `${fake.url}/v1` } } },
-        // the killed process's claim on the running run is retaken after this
+        // the killed process's claim on the running run (on SQLite taken back at the restart)
         agents: { defaults: { model: 'fake/test-model', maxConcurrent: 1, leaseMs: 1000 } },
       });
       fs.writeFileSync(file, JSON.stringify(config));

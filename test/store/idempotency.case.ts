@@ -87,5 +87,22 @@ export function idempotencyCases(open: OpenStore) {
       await store.idempotency.release('agent', 'again');
       expect(await store.idempotency.claim(record({ key: 'again', requestHash: 'new' }), T + 30)).toMatchObject({ type: 'existing', record: { status: 'done' } });
     });
+
+    it('recovers every key in progress at once, whatever its lock: done from the run it stored, else forgotten', async () => {
+      const store = await open();
+      await store.runs.insert(queuedRun('stored', T));
+      await store.idempotency.claim(record({ key: 'run-stored', runId: 'stored' }), T);
+      await store.idempotency.claim(record({ key: 'nothing-stored', runId: 'never' }), T);
+      await store.idempotency.claim(record({ key: 'answered', runId: 'other' }), T);
+      await store.idempotency.complete('agent', 'answered', { status: 200, body: '{"ok":true}' });
+      expect(await store.idempotency.recoverInProgress()).toBe(2);
+      // still locked by the time (T + 1 is long before lockedUntil): answered all the same
+      expect(await store.idempotency.claim(record({ key: 'run-stored', runId: 'retry' }), T + 1)).toMatchObject({
+        type: 'existing',
+        record: { status: 'done', responseStatus: 202, responseBody: JSON.stringify({ ok: true, runId: 'stored' }) },
+      });
+      expect(await store.idempotency.claim(record({ key: 'nothing-stored', runId: 'retry' }), T + 1)).toMatchObject({ type: 'claimed', record: { runId: 'retry' } });
+      expect(await store.idempotency.claim(record({ key: 'answered' }), T + 1)).toMatchObject({ type: 'existing', record: { status: 'done', responseStatus: 200 } });
+    });
   });
 }

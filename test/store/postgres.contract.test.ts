@@ -17,6 +17,7 @@ import { migrationsCases, type PreviousVersionDatabase } from './migrations.case
 import type { OpenStore } from './open-store-under-test.js';
 import { probeCases } from './probe.case.js';
 import { runsCases } from './runs.case.js';
+import { servingCases } from './serving.case.js';
 import { sessionSummariesCases } from './session-summaries.case.js';
 import { stateCases } from './state.case.js';
 
@@ -81,6 +82,7 @@ async function previousVersion(): Promise<PreviousVersionDatabase> {
 describe('the store port contract on PostgreSQL', () => {
   eventsCases(open);
   runsCases(open);
+  servingCases(open, { alone: false });
   deliveriesCases(open);
   idempotencyCases(open);
   stateCases(open);

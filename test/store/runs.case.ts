@@ -216,5 +216,20 @@ export function runsCases(open: OpenStore) {
         ['assistant', 'answer', { agentId: 'x' }],
       ]);
     });
+
+    it('gives every running run back to the queue at once, whoever held it, in its session\'s order', async () => {
+      const store = await open();
+      for (const [id, at] of [['b1', 1], ['b2', 2], ['solo', 3], ['done', 4]] as const) {
+        await store.runs.insert({ ...queuedRun(id, at), sessionKey: id === 'solo' || id === 'done' ? `hook:${id}` : 'hook:busy' });
+      }
+      const until = Date.now() + 60_000;
+      expect((await store.runs.claim({ owner: 'dead', now: 5, until }, 5, 1)).map((r) => r.id)).toEqual(['b1', 'b2', 'solo', 'done']);
+      await store.runs.complete('done', { status: 'succeeded', reply: 'ok', at: 6, transcript: transcript('done'), summary: summary('Hook done: ok') });
+      expect(await store.runs.requeueRunning()).toBe(3);
+      expect(await store.runs.get('b2')).toMatchObject({ status: 'queued' });
+      expect(await store.runs.get('done')).toMatchObject({ status: 'succeeded' });
+      // claimable now, long before the dead owner's lease would have run out; the session's order holds
+      expect((await store.runs.claim({ owner: 'next', now: 7, until }, 5)).map((r) => r.id)).toEqual(['b1', 'solo']);
+    });
   });
 }

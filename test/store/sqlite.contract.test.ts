@@ -17,6 +17,7 @@ import { migrationsCases, type PreviousVersionDatabase } from './migrations.case
 import type { OpenStore } from './open-store-under-test.js';
 import { probeCases } from './probe.case.js';
 import { runsCases } from './runs.case.js';
+import { servingCases } from './serving.case.js';
 import { sessionSummariesCases } from './session-summaries.case.js';
 import { stateCases } from './state.case.js';
 
@@ -70,6 +71,7 @@ async function previousVersion(before = 10): Promise<PreviousVersionDatabase> {
 
 eventsCases(open);
 runsCases(open);
+servingCases(open, { alone: true });
 deliveriesCases(open);
 idempotencyCases(open);
 stateCases(open);

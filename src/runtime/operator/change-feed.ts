@@ -88,6 +88,7 @@ export function withChangeFeed<S extends Store>(store: S): S {
       claim: ifAny('runs'),
       release: always('runs'),
       cancel: ifTrue('runs'),
+      requeueRunning: (count) => (count ? ['runs'] : []),
       // the run's transcript and its summary event are written in the same transaction
       complete: ifTrue('runs', 'events', 'sessions'),
       completeAndClaimNext: ({ finished }) => (finished ? ['runs', 'events', 'sessions'] : []),

@@ -62,6 +62,19 @@ export function postgresIdempotencyRepo(pool: pg.Pool, commits: PgGroupCommit): 
     async release(scope, key) {
       await query(pool, "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status = 'in_progress'", [scope, key]);
     },
+    async recoverInProgress() {
+      return transaction(pool, async (client) => {
+        const { rows } = await client.query<Row>("SELECT * FROM idempotency_keys WHERE status = 'in_progress' FOR UPDATE");
+        for (const row of rows) {
+          // the run row is the commit point of an agent request: stored, the request was answered 202
+          const run = await client.query('SELECT 1 FROM runs WHERE id = $1', [row.run_id]);
+          if (run.rowCount) {
+            await client.query("UPDATE idempotency_keys SET status = 'done', response_status = 202, response_body = $3 WHERE scope = $1 AND key = $2", [row.scope, row.key, JSON.stringify({ ok: true, runId: row.run_id })]);
+          } else await client.query('DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2', [row.scope, row.key]);
+        }
+        return rows.length;
+      });
+    },
     async prune(now) {
       const { rowCount } = await query(pool, "DELETE FROM idempotency_keys WHERE expires_at <= $1 AND (status = 'done' OR locked_until <= $1)", [now]);
       return rowCount ?? 0;

@@ -74,6 +74,10 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     receipts: postgresReceiptsRepo(pool),
     alerts: postgresAlertsRepo(pool),
     browse: postgresBrowseRepo(pool),
+    // replicas share the database: leases decide what a dead one left
+    async serveAlone() {
+      return false;
+    },
     async close() {
       if (closed) return;
       closed = true;

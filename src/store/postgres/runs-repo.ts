@@ -139,6 +139,10 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
       const { rowCount } = await query(pool, "UPDATE runs SET status = 'cancelled', finished_at = $2, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND status = 'queued'", [id, at]);
       return rowCount === 1;
     },
+    async requeueRunning() {
+      const { rowCount } = await query(pool, "UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running'");
+      return rowCount ?? 0;
+    },
     /** status, transcript and summary event commit together, or not at all (grouped with the completions beside it) */
     async complete(id, c) {
       return commits.run((client) => completeIn(client, id, c));

@@ -19,6 +19,7 @@ export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit):
     "UPDATE idempotency_keys SET status = 'done', response_status = ?, response_body = ? WHERE scope = ? AND key = ?",
   );
   const runExists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM runs WHERE id = ?');
+  const inProgress = db.prepare<[], Row>("SELECT * FROM idempotency_keys WHERE status = 'in_progress'");
   const prune = db.prepare<[number, number]>(
     "DELETE FROM idempotency_keys WHERE expires_at <= ? AND (status = 'done' OR locked_until <= ?)",
   );
@@ -49,6 +50,16 @@ export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit):
     return { type: 'existing', record: toRecord(row) };
   });
 
+  // the run row is the commit point of an agent request: stored, the request was answered 202
+  const recoverInProgress = db.transaction((): number => {
+    const rows = inProgress.all();
+    for (const row of rows) {
+      if (runExists.get(row.run_id)) complete.run(202, JSON.stringify({ ok: true, runId: row.run_id }), row.scope, row.key);
+      else remove.run(row.scope, row.key);
+    }
+    return rows.length;
+  });
+
   return {
     async claim(record, now) {
       return claim.immediate(record, now);
@@ -64,6 +75,9 @@ export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit):
     },
     async release(scope, key) {
       release.run(scope, key);
+    },
+    async recoverInProgress() {
+      return recoverInProgress.immediate();
     },
     async prune(now) {
       return prune.run(now, now).changes;

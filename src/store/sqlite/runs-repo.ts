@@ -110,6 +110,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   const release = db.prepare<[string, string]>(
     "UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'running'",
   );
+  const requeueRunning = db.prepare("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running'");
   const cancel = db.prepare<[number, string]>("UPDATE runs SET status = 'cancelled', finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'queued'");
   const finish = db.prepare<[string, string | null, string | null, string | null, number, string], { session_key: string }>(
     "UPDATE OR FAIL runs SET status = ?, reply = ?, error = ?, model = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('queued', 'running') AND waiting = 0 RETURNING session_key",
@@ -173,6 +174,9 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     },
     async cancel(id, at) {
       return commits.run(() => cancel.run(at, id).changes === 1);
+    },
+    async requeueRunning() {
+      return commits.run(() => requeueRunning.run().changes);
     },
     async complete(id, completion) {
       return commits.run(() => complete(id, completion));

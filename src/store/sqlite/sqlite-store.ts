@@ -12,6 +12,7 @@ import { sqliteProbe } from './sqlite-probe.js';
 import { openDatabase, type SqliteDatabase } from './open-database.js';
 import { sqliteReceiptsRepo } from './receipts-repo.js';
 import { sqliteRunsRepo } from './runs-repo.js';
+import { takeServingLock } from './serving-lock.js';
 import { sqliteSessionsRepo } from './sessions-repo.js';
 import { sqliteStateRepo } from './state-repo.js';
 
@@ -23,6 +24,7 @@ export interface SqliteStore extends Store {
 export function openSqliteStore(file: string): SqliteStore {
   const db = openDatabase(file);
   const commits = new GroupCommit(db);
+  let serving: { release(): void } | undefined;
   return {
     db,
     events: sqliteEventsRepo(db, commits),
@@ -39,7 +41,15 @@ export function openSqliteStore(file: string): SqliteStore {
     receipts: sqliteReceiptsRepo(db, commits),
     alerts: sqliteAlertsRepo(db),
     browse: sqliteBrowseRepo(db),
+    async serveAlone() {
+      // an in-memory database is this handle's alone
+      if (file === ':memory:') return true;
+      serving ??= takeServingLock(file);
+      return serving !== undefined;
+    },
     async close() {
+      serving?.release();
+      serving = undefined;
       if (!db.open) return;
       commits.flush();
       db.close();
