@@ -16,7 +16,7 @@ export class InProcessTransforms implements TransformRunner {
   async call(module: LocatedTransform, ctx: TransformContext, timeoutMs: number): Promise<unknown> {
     const fn = await this.modules.get(module.file, module.version, module.exportName);
     // the copy a worker would get: a transform that edits its mapping changes nothing of the config
-    const own = { ...ctx, mapping: structuredClone(ctx.mapping) };
+    const own: TransformContext = { payload: ctx.payload, headers: ctx.headers, query: ctx.query, path: ctx.path, url: ctx.url, mapping: structuredClone(ctx.mapping) };
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(transformFailure('TransformTimeout', `transform timed out after ${timeoutMs}ms`)), timeoutMs);

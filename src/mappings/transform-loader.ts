@@ -24,7 +24,7 @@ export class TransformLoader {
     }
     let realDir: string;
     try {
-      realDir = fs.realpathSync(this.dir);
+      realDir = fs.realpathSync.native(this.dir);
     } catch {
       throw new TransformMissingError(`hooks.transformsDir ${this.dir} does not exist`);
     }
@@ -33,7 +33,7 @@ export class TransformLoader {
     if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) throw new TransformConfigError(`"${module}" is outside hooks.transformsDir (${this.dir})`);
     let real: string;
     try {
-      real = fs.realpathSync(candidate);
+      real = fs.realpathSync.native(candidate);
     } catch {
       throw new TransformMissingError(`"${module}" not found in hooks.transformsDir (${this.dir})`);
     }
@@ -46,8 +46,8 @@ export class TransformLoader {
 
   /** the real path of `file`, which must still lie inside the folder */
   private contained(file: string): string {
-    const real = fs.realpathSync(file);
-    const realDir = fs.realpathSync(this.dir);
+    const real = fs.realpathSync.native(file);
+    const realDir = fs.realpathSync.native(this.dir);
     if (!real.startsWith(realDir + path.sep)) {
       throw new TransformConfigError(`${path.basename(file)} now resolves outside hooks.transformsDir: symlinks may not leave the folder`);
     }
