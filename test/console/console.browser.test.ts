@@ -155,7 +155,7 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     await expect.poll(() => action.textContent()).toContain('Issue Crash on start was opened');
     // beside the action, the message as the model would see it: inside the safety wrapper
     await expect.poll(() => prompt.textContent()).toContain('Issue Crash on start was opened');
-    expect(await prompt.textContent()).toMatch(/<<<EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]+">>>[\s\S]*Hook: GitHub[\s\S]*<<<END_EXTERNAL_UNTRUSTED_CONTENT/);
+    expect(await prompt.textContent()).toMatch(/^Task: GitHub \| Mapping: github-issues[\s\S]*<<<EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]+">>>\nSource: Webhook[\s\S]*<<<END_EXTERNAL_UNTRUSTED_CONTENT/);
 
     const draft = page.getByLabel('Draft mapping');
     const text = (await draft.inputValue()).replace('Issue {{ issue.title }} was {{ action }}', 'New issue: {{ $uppercase(issue.title) }}');
