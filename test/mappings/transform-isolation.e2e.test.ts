@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig, eventually, hookHeaders, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
+import { API_KEY, GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
 
 /** a value only the request bodies hold: a log line with it would have logged a body */
 const BODY_SECRET = 'isolation-body-secret-42ab';
@@ -117,5 +117,31 @@ describe('transforms in isolation', () => {
     expect(await hook('unclonable')).toEqual({ status: 500, body: { ok: false, error: 'hook mapping failed' } });
     expect(failureLine('unclonable')).toMatchObject({ stage: 'transform', cause: 'TransformError' });
     expect((await hook('good')).status).toBe(202);
+  });
+
+  it('an admin dry run runs its transform in the pool too: a looping one is stopped while the gateway answers', async () => {
+    const dryRun = async (body: unknown) => {
+      const res = await fetch(`${herald.url}/admin/mappings/test`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${GATEWAY_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as { outcome?: Record<string, unknown> } };
+    };
+    fs.rmSync(STUCK, { force: true });
+    const answered: string[] = [];
+    const stuck = dryRun({ path: 'loop', payload: { n: 1 } }).then((res) => {
+      answered.push('dry run');
+      return res;
+    });
+    await eventually(() => fs.existsSync(STUCK));
+    expect(await healthz()).toBe(200);
+    answered.push('healthz');
+    const looped = await stuck;
+    expect(answered).toEqual(['healthz', 'dry run']);
+    expect(looped.status).toBe(200);
+    expect(looped.body.outcome).toMatchObject({ type: 'error', mappingId: 'loop', status: 500, reason: expect.stringMatching(/timed out/) });
+    const draft = { id: 'draft', match: { path: 'draft' }, transform: { module: 'good.ts' }, deliver: false };
+    expect((await dryRun({ path: 'draft', payload: { n: 3 }, draft })).body.outcome).toMatchObject({ type: 'action', action: { message: 'good 3' } });
   });
 });
