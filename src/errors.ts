@@ -2,7 +2,7 @@
  * The one error catalog. Every error herald answers with over HTTP has a stable code here,
  * a status and a default message; `http/error-handler.ts` is the only place that turns them
  * into responses (the webhook shape `{ok:false,error}` or OpenAI's `{error:{...}}`).
- * A test keeps this table and the README's error table in step.
+ * A test keeps this table and the error table of docs/errors.md in step.
  */
 export const errorCatalog = {
   HERALD_BAD_REQUEST: { status: 400, message: 'invalid request', openai: 'invalid_request_error' },

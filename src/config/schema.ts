@@ -8,7 +8,7 @@ import { fallbackSchema, retryPolicySchema } from './delivery-policy-schema.js';
 
 /**
  * The whole configuration file, declared once: types come from `z.infer`, validation from
- * `safeParse`, the README's reference from `z.toJSONSchema` (see `config/reference-docs.ts`).
+ * `safeParse`, the configuration reference (docs/configuration.md) from `z.toJSONSchema` (see `config/reference-docs.ts`).
  * Plugins add their own sections (`channels.<id>`, `hooks.<preset>`) through `buildConfigSchema`.
  */
 

@@ -143,7 +143,7 @@ export interface PluginInstance {
   services?: PluginService[];
 }
 
-/** What a channel's platform guarantees, as the README's channel table states it. */
+/** What a channel's platform guarantees, as the channel table of docs/channels.md states it. */
 export interface ChannelGuarantees {
   /** how the platform recognises a repeated part (and for how long), or why nothing does */
   idempotency: string;
@@ -162,12 +162,12 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   aliases?: string[];
   /** ids of plugins this one needs */
   dependsOn?: string[];
-  /** one line for the README */
+  /** one line for the docs (docs/channels.md) */
   summary: string;
   /** where its config lives: `channels.<id>` (default for channels) or `hooks.<id>` (presets) */
   configKey?: string;
   config: S;
-  /** README notes: what `to` means on the platform, how to get a token */
+  /** notes for the docs: what `to` means on the platform, how to get a token */
   docs?: string;
   /**
    * What a valid `to` looks like on this platform, checked when a hook is accepted (400 naming
@@ -175,7 +175,7 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
    * characters other than `.` and `..` is accepted.
    */
   recipient?: { pattern: RegExp; description: string };
-  /** a channel's row in the README's table of what each platform guarantees */
+  /** a channel's row in docs/channels.md's table of what each platform guarantees */
   guarantees?: ChannelGuarantees;
   /** a mapping preset (role 'preset'): enabled by its name in `hooks.presets` */
   preset?: PresetDefinition;

@@ -188,7 +188,7 @@ export async function setupCommand(
 
   const problems: string[] = [];
   if (credentials.missing.length) problems.push(`OAuth credentials missing: ${credentials.missing.join(', ')}`);
-  if (!settings.pushEndpoint) problems.push('--push-endpoint is missing: the public https:// URL that reaches the watcher (see README, Gmail: exposing the push endpoint)');
+  if (!settings.pushEndpoint) problems.push('--push-endpoint is missing: the public https:// URL that reaches the watcher (see docs/gmail.md, Exposing the push endpoint)');
   else if (/^http:\/\//i.test(settings.pushEndpoint) && !values['allow-http']) {
     problems.push('--push-endpoint is http://: the push token would travel in clear; use https:// (or pass --allow-http, e.g. behind a TLS-terminating tunnel you trust)');
   } else if (!/^https?:\/\//i.test(settings.pushEndpoint)) problems.push('--push-endpoint must be an https:// URL');

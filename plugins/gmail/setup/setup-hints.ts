@@ -8,7 +8,7 @@ export function setupHint(step: SetupStepId, error: GoogleApiError, project: str
   if (status === 0) return 'Google could not be reached: check the network, a proxy, or hooks.gmail.endpoints.';
   if (step === 'token') {
     if (reason === 'invalid_client' || status === 401) return 'The OAuth client id or secret is wrong: check --client-id/--client-secret (or hooks.gmail.oauth).';
-    return 'The refresh token was refused (expired, revoked, or issued to another client): get a new one (README, Gmail: getting a refresh token).';
+    return 'The refresh token was refused (expired, revoked, or issued to another client): get a new one (docs/gmail.md, Getting a refresh token).';
   }
   // Google answers a missing scope with 403 PERMISSION_DENIED "Request had insufficient authentication scopes."
   if (status === 403 && /insufficient authentication scopes|SCOPE_INSUFFICIENT/i.test(error.message)) {
@@ -16,7 +16,7 @@ export function setupHint(step: SetupStepId, error: GoogleApiError, project: str
       ? 'The refresh token lacks the Gmail scope: get one with https://www.googleapis.com/auth/gmail.readonly (and .../auth/pubsub).'
       : 'The refresh token lacks the Pub/Sub scope: get one with https://www.googleapis.com/auth/pubsub (and .../auth/gmail.readonly).';
   }
-  if (status === 401) return 'Google refused the access token (invalid credentials): get a new refresh token (README, Gmail: getting a refresh token).';
+  if (status === 401) return 'Google refused the access token (invalid credentials): get a new refresh token (docs/gmail.md, Getting a refresh token).';
   if (status === 404) return `Project "${project}" or the resource was not found: check --project (the project id, not its name).`;
   if (step === 'watch') {
     if (status === 403 && /sending test message to Cloud PubSub/i.test(error.message)) {

@@ -23,7 +23,7 @@ interface Definition {
 /**
  * The admin routes as the shared OpenAPI registry (src/http/openapi) lists them: read from the
  * route declarations themselves (the zod schemas that validate each route), so the root document,
- * /admin/openapi.json and the README's reference table can never drift from what is served.
+ * /admin/openapi.json and the API reference table (docs/console.md) can never drift from what is served.
  * The routes are declared on an app that never serves: only its declarations are read.
  */
 export function adminRouteDocs(): RouteDoc[] {

@@ -3,7 +3,7 @@ import type { RouteDoc } from './route-doc.js';
 const prefixes = { root: '', hooks: '/hooks', platform: '/v1', admin: '/admin' } as const;
 const auth = { none: 'none', hookToken: 'hook token', apiKey: 'API key', gatewayToken: 'gateway token' } as const;
 
-/** The README's API reference: one row per documented route, from the same declarations as /openapi.json. */
+/** The API reference of docs/console.md: one row per documented route, from the same declarations as /openapi.json. */
 export function renderReferenceTable(routes: RouteDoc[]): string {
   const rows = routes.map((r) => {
     const statuses = Object.keys(r.responses).map(Number).sort((a, b) => a - b).join(', ');
