@@ -93,4 +93,5 @@ export const alertsSchema = z
   .strict();
 
 export type AlertRule = z.output<typeof alertRuleSchema>;
+export type AlertTarget = z.output<typeof alertTargetSchema>;
 export type AlertsConfig = z.output<typeof alertsSchema>;

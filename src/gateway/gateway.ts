@@ -42,6 +42,9 @@ import { ApiKeyVerifier } from '../platform/api-keys.js';
 import { operatorDeps } from './operator-deps.js';
 import { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import { RetentionPruner } from '../runtime/receipts/retention-pruner.js';
+import { AlertEvaluator } from '../runtime/alerts/alert-evaluator.js';
+import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
+import { ConfigError } from '../errors.js';
 
 export interface Gateway {
   app: Hono;
@@ -91,7 +94,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   await resumeAfterCrash(store, logger);
   const { probe } = store;
   const metrics = config.gateway.metrics.enabled
-    ? new HeraldMetrics({ probe, hooksPath: config.hooks.enabled ? config.hooks.path : undefined, retainedBytes: () => store.receipts.retainedBytes() })
+    ? new HeraldMetrics({ probe, hooksPath: config.hooks.enabled ? config.hooks.path : undefined, retainedBytes: () => store.receipts.retainedBytes(), openAlerts: () => store.alerts.open() })
     : undefined;
   const models = new ModelRegistry(config);
   const agents = new AgentDirectory(config);
@@ -99,15 +102,22 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const mainSession = new MainSession(store, () => drops.kick());
   const instances = await instantiatePlugins(plugins, config, store, logger);
 
-  const delivery: ReplyDelivery = new DeliveryOutbox({
+  const resolveChannel = (name: string) => plugins.resolveChannel(name);
+  const targetFaults = alertTargetFaults(config.alerts, { channels: instances.channels, resolveChannel, recipientFault: (channel, to) => plugins.recipientFault(channel, to) });
+  if (targetFaults.length) {
+    await store.close();
+    throw new ConfigError(targetFaults);
+  }
+  const outbox = new DeliveryOutbox({
     config,
     store,
     mainSession,
     channels: instances.channels,
-    resolveChannel: (name) => plugins.resolveChannel(name),
+    resolveChannel,
     defaultAgentId: agents.default().id,
     logger,
   });
+  const delivery: ReplyDelivery = outbox;
   const endpoint = embeddingsEndpoint(config);
   const knowledge = new KnowledgeIndex(store.knowledge, { embedder: endpoint && openAIEmbedder(endpoint), logger });
   // chunks stored by an older version are indexed again (segmented and stemmed here) before the first search
@@ -173,6 +183,20 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     return next;
   };
   const app = createApp({ config, logger, store, engine, intake, delivery, probe, metrics, reload, receipts, operator, mounts: [{ path: '/v1', app: platform }] });
+  const alerts = new AlertEvaluator({
+    alerts: config.alerts,
+    store,
+    outbox,
+    channels: instances.channels,
+    resolveChannel,
+    services: instances.services,
+    expectedSources: () =>
+      engine.mappings.flatMap((m) => (typeof m.definition?.expectEvery === 'string' ? [{ mappingId: m.id, afterMs: parseDuration(m.definition.expectEvery) }] : [])),
+    requestTimeoutMs: config.delivery.requestTimeoutMs,
+    defaultAgentId: agents.default().id,
+    metrics: metrics?.alerts,
+    logger,
+  });
   const mappingsWatch = new FolderWatch(config.hooks.mappingsDir, () => {
     reload('mappingsDir changed', true).catch((err) => logger.error({ err }, 'config reload failed'));
   }, logger);
@@ -203,6 +227,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       unsubscribe = store.signals.subscribe(HEARTBEAT_TOPIC, () => heartbeat.request());
       heartbeat.start();
       pruner.start();
+      alerts.start();
       if ((await store.events.countPending('main')) > 0) heartbeat.request();
       for (const service of instances.services) await service.start();
     },
@@ -214,6 +239,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       unsubscribe?.();
       await heartbeat.stop();
       await pruner.stop();
+      await alerts.stop();
       await delivery.stop();
       await parser.close();
       await transformPool.close();

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import type { RunStatus } from '../store/port.js';
+import type { AlertRecord, RunStatus } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
+import { AlertMetrics } from './alert-metrics.js';
 import { HttpMetrics } from './http-metrics.js';
 import { registerStoreGauges } from './store-gauges.js';
 
@@ -13,13 +14,14 @@ export type FinishedRunStatus = Exclude<RunStatus, 'queued' | 'running'>;
 export class HeraldMetrics {
   readonly registry = new Registry();
   readonly http: HttpMetrics;
+  readonly alerts?: AlertMetrics;
   private readonly runs: Counter<'status'>;
   /** the counter's child per status, made once: `inc({ status })` checked the label on every run */
   private readonly runsByStatus = new Map<FinishedRunStatus, ReturnType<Counter<'status'>['labels']>>();
   private readonly heartbeatTurns: Counter<'outcome'>;
 
   /** `retainedBytes`: the bytes of retained webhook payloads, read from the store on each scrape */
-  constructor(options: { probe: StoreProbe; hooksPath?: string; retainedBytes?: () => Promise<number> }) {
+  constructor(options: { probe: StoreProbe; hooksPath?: string; retainedBytes?: () => Promise<number>; openAlerts?: () => Promise<AlertRecord[]> }) {
     collectDefaultMetrics({ register: this.registry });
     this.http = new HttpMetrics(this.registry, options.hooksPath);
     this.runs = new Counter({
@@ -38,6 +40,7 @@ export class HeraldMetrics {
     for (const status of ['succeeded', 'failed', 'timed_out'] as const) this.runs.inc({ status }, 0);
     for (const outcome of ['succeeded', 'failed'] as const) this.heartbeatTurns.inc({ outcome }, 0);
     registerStoreGauges(this.registry, options.probe);
+    if (options.openAlerts) this.alerts = new AlertMetrics(this.registry, options.openAlerts);
     const retainedBytes = options.retainedBytes;
     if (retainedBytes) {
       const gauge: Gauge = new Gauge({

@@ -67,6 +67,18 @@ export interface PluginService {
   name: string;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * How the service is doing, read by the `watcher.unhealthy` alert rule. Undefined when this
+   * process cannot tell (it is not the replica doing the work): an alert is then neither raised
+   * nor resolved from here.
+   */
+  health?(): ServiceHealth | undefined;
+}
+
+/** a service's own account of itself; `problem` is shown to the operator (no secrets, no payload values) */
+export interface ServiceHealth {
+  healthy: boolean;
+  problem?: string;
 }
 
 /** A CLI command contributed by a plugin: `herald <group...> <name>`. */

@@ -6,6 +6,7 @@ import type { StoreProbe } from '../../store/store-probe.js';
 import type { ConsoleSessions } from '../console/console-session.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { registerActionRoutes } from './action-routes.js';
+import { registerAlertRoutes } from './alert-routes.js';
 import { adminApp, bearerSecurity } from './admin-app.js';
 import { adminAuth } from './admin-auth.js';
 import { registerListRoutes } from './list-routes.js';
@@ -35,6 +36,7 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
   app.use('*', adminAuth(deps));
   registerListRoutes(app, deps);
   registerOverviewRoutes(app, deps);
+  registerAlertRoutes(app, deps);
   // the actions, the mapping workbench and the console's pages (the gateway always assembles them)
   if (deps.operator) {
     registerActionRoutes(app, { ...deps, operator: deps.operator });

@@ -1,0 +1,159 @@
+import type { AlertRule } from '../../config/alerts-schema.js';
+import type { PluginService } from '../../plugins/sdk.js';
+import type { AlertRecord, RunRecord, Store } from '../../store/port.js';
+import { parseDuration } from '../duration.js';
+
+/** one incident a condition finds holding now */
+export interface Incident {
+  condition: string;
+  incidentKey: string;
+  cooldownKey: string;
+  subject: string;
+  summary: string;
+}
+
+/** a rule made ready to check */
+export interface AlertCheck {
+  condition: string;
+  /** the incidents holding now */
+  firing(now: number): Promise<Incident[]>;
+  /**
+   * whether an open incident this check owns still holds: true keeps it, false resolves it,
+   * undefined when it is not this check's (another rule's, or one this process cannot judge)
+   */
+  holds(open: AlertRecord, firing: Incident[]): Promise<boolean | undefined>;
+}
+
+export interface CheckDeps {
+  store: Store;
+  services: readonly PluginService[];
+  /** from when deliveries and silences are watched (the first start with alerts on this store) */
+  watchingSince: number;
+}
+
+/** the delivery.failed rule: each delivery that failed for good is an incident; a channel's share one cooldown */
+const FAILED_DELIVERIES_PER_PASS = 100;
+const DAY_MS = 86_400_000;
+/** runs of a mapping or agent read to judge a `runs.failing` rule */
+const RUNS_READ = 200;
+
+const failedOrTimedOut = (run: RunRecord) => run.status === 'failed' || run.status === 'timed_out';
+const finished = (run: RunRecord) => run.status !== 'queued' && run.status !== 'running' && run.status !== 'cancelled';
+
+/** a check of one incident key: its open incident holds while the check finds it */
+const byKey = (key: string) => async (open: AlertRecord, firing: Incident[]) =>
+  open.incidentKey === key ? firing.some((i) => i.incidentKey === key) : undefined;
+
+export function alertCheck(rule: AlertRule, deps: CheckDeps): AlertCheck | undefined {
+  const { store } = deps;
+  switch (rule.on) {
+    case 'delivery.failed': {
+      const prefix = `delivery.failed:${rule.channel ?? ''}`;
+      return {
+        condition: rule.on,
+        async firing() {
+          const failed = await store.browse.deliveries({ status: 'failed', channel: rule.channel, since: deps.watchingSince - DAY_MS, limit: FAILED_DELIVERIES_PER_PASS });
+          // an alert's own notice failing is never alerted on: it would go to the same targets
+          return failed
+            .filter((d) => d.kind !== 'alert' && d.updatedAt >= deps.watchingSince)
+            .map((d) => ({
+              condition: rule.on,
+              incidentKey: `delivery.failed:${d.channel ?? '(none)'}:${d.id}`,
+              cooldownKey: `delivery.failed:${d.channel ?? '(none)'}`,
+              subject: d.channel ?? '(none)',
+              summary: `a ${d.kind === 'run' ? 'run reply' : 'heartbeat reply'} to ${d.channel ?? '(no channel)'}${d.to ? ` ${d.to}` : ''} failed for good: ${d.lastError ?? 'no reason recorded'} (delivery ${d.id}${d.runId ? `, run ${d.runId}` : ''})`,
+            }));
+        },
+        async holds(open) {
+          if (!open.incidentKey.startsWith(prefix)) return undefined;
+          const id = open.incidentKey.slice(open.incidentKey.lastIndexOf(':') + 1);
+          return (await store.deliveries.get(id))?.status === 'failed';
+        },
+      };
+    }
+    case 'runs.failing': {
+      const subject = rule.mapping ?? rule.agent!;
+      const what = rule.mapping ? `mapping ${rule.mapping}` : `agent ${rule.agent}`;
+      const key = `runs.failing:${rule.mapping ? 'mapping' : 'agent'}:${subject}`;
+      const withinMs = rule.within ? parseDuration(rule.within) : undefined;
+      return {
+        condition: rule.on,
+        async firing(now) {
+          const runs = (await store.browse.runs({ mappingId: rule.mapping, agentId: rule.agent, limit: RUNS_READ, since: withinMs && now - withinMs })).filter(finished);
+          // the newest finished run decides whether it still fails: one success clears it
+          if (!runs[0] || !failedOrTimedOut(runs[0])) return [];
+          const failing = withinMs ? runs.filter(failedOrTimedOut).length >= rule.count : runs.length >= rule.count && runs.slice(0, rule.count).every(failedOrTimedOut);
+          if (!failing) return [];
+          const how = withinMs ? `${runs.filter(failedOrTimedOut).length} runs failed within ${rule.within}` : `${rule.count} runs in a row failed`;
+          return [{ condition: rule.on, incidentKey: key, cooldownKey: key, subject, summary: `${what}: ${how} (the last: run ${runs[0].id}, ${runs[0].status})` }];
+        },
+        holds: byKey(key),
+      };
+    }
+    case 'source.silent':
+      return silentSource(store, rule.mapping, parseDuration(rule.after), deps.watchingSince);
+    case 'queue.stale':
+    case 'outbox.stale': {
+      const olderThanMs = parseDuration(rule.olderThan);
+      const key = rule.on;
+      return {
+        condition: rule.on,
+        async firing(now) {
+          const until = now - olderThanMs;
+          const waiting =
+            rule.on === 'queue.stale'
+              ? (await store.browse.runs({ status: 'queued', until, limit: 1 })).length
+              : (await store.browse.deliveries({ status: 'pending', until, limit: 1 })).length;
+          if (!waiting) return [];
+          const what = rule.on === 'queue.stale' ? 'an agent run has been queued' : 'a delivery has been pending in the outbox';
+          return [{ condition: rule.on, incidentKey: key, cooldownKey: key, subject: rule.on === 'queue.stale' ? 'runs' : 'deliveries', summary: `${what} for more than ${rule.olderThan}` }];
+        },
+        holds: byKey(key),
+      };
+    }
+    case 'watcher.unhealthy': {
+      const watched = deps.services.filter((s) => s.health && (rule.service === undefined || s.name === rule.service));
+      return {
+        condition: rule.on,
+        async firing() {
+          return watched.flatMap((service) => {
+            const health = service.health!();
+            if (!health || health.healthy) return [];
+            const key = `watcher.unhealthy:${service.name}`;
+            return [{ condition: rule.on, incidentKey: key, cooldownKey: key, subject: service.name, summary: `${service.name} is unhealthy: ${health.problem ?? 'no reason given'}` }];
+          });
+        },
+        async holds(open) {
+          const service = watched.find((s) => open.incidentKey === `watcher.unhealthy:${s.name}`);
+          // a replica not doing the service's work cannot tell: it leaves the incident to the one that does
+          const health = service?.health!();
+          return health ? !health.healthy : undefined;
+        },
+      };
+    }
+    case 'store.unreachable':
+      // judged by the evaluator itself: the store cannot be asked about itself
+      return undefined;
+  }
+}
+
+/** a mapping expected to hear from its sender at least every `afterMs` (a rule, or the mapping's expectEvery) */
+export function silentSource(store: Store, mappingId: string, afterMs: number, watchingSince: number): AlertCheck {
+  const key = `source.silent:${mappingId}`;
+  return {
+    condition: 'source.silent',
+    async firing(now) {
+      const [last] = await store.receipts.list({ mappingId, limit: 1 });
+      const heardAt = Math.max(last?.receivedAt ?? 0, watchingSince);
+      if (now - heardAt <= afterMs) return [];
+      const since = last ? `since ${new Date(last.receivedAt).toISOString()}` : 'since alerts began watching';
+      return [{ condition: 'source.silent', incidentKey: key, cooldownKey: key, subject: mappingId, summary: `mapping ${mappingId} has received no request ${since} (expected at least every ${formatMs(afterMs)})` }];
+    },
+    holds: byKey(key),
+  };
+}
+
+function formatMs(ms: number): string {
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}

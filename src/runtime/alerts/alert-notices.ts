@@ -1,0 +1,22 @@
+import { createHash } from 'node:crypto';
+import type { AlertTarget } from '../../config/alerts-schema.js';
+import type { AlertNotice, AlertRecord } from '../../store/port.js';
+
+/**
+ * The id of one notice to one target, derived from the alert: queueing it again (a replica
+ * finishing what a dead one began) finds the row already there.
+ */
+export function noticeId(alertId: string, notice: AlertNotice, target: number): string {
+  const hex = createHash('sha256').update(`${alertId}:${notice}:${target}`).digest('hex');
+  // shaped as a UUID (version 8: custom), like every other delivery id
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** the text a target receives: what, about what, and since when */
+export function noticeText(alert: AlertRecord, notice: AlertNotice): string {
+  if (notice === 'raised') return `herald alert: ${alert.condition} (${alert.subject}): ${alert.summary}`;
+  const minutes = Math.max(1, Math.round(((alert.resolvedAt ?? alert.raisedAt) - alert.raisedAt) / 60_000));
+  return `herald resolved: ${alert.condition} (${alert.subject}) cleared after ${minutes} min: ${alert.summary}`;
+}
+
+export type { AlertTarget };

@@ -1,0 +1,201 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeServer, type FakeServer, type RecordedRequest } from '../helpers/fake-server.js';
+import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { completion } from '../models/fake-openai.js';
+import { TELEGRAM_TOKEN, WEBHOOK_SECRET } from '../plugins/channel-cases.js';
+
+/**
+ * Each alert condition raised and resolved on a real herald, its notices arriving at a Telegram
+ * fake (the alerts chat) and at the signed webhook channel's receiver, both over real sockets.
+ */
+const ALERTS_CHAT = '-100123';
+/** a chat the Bot API refuses for good: https://core.telegram.org/bots/api#making-requests (400, ok:false, description) */
+const GONE_CHAT = '-1009';
+/** a chat the Bot API throttles: 429 with parameters.retry_after (https://core.telegram.org/bots/api#responseparameters) */
+const THROTTLED_CHAT = '-1002';
+
+let herald: RunningHerald | undefined;
+let fakes: FakeServer[] = [];
+afterEach(async () => {
+  await herald?.stop();
+  herald = undefined;
+  await Promise.all(fakes.splice(0).map((f) => f.close()));
+});
+
+async function fake(handler: Parameters<typeof startFakeServer>[0]) {
+  const server = await startFakeServer(handler);
+  fakes.push(server);
+  return server;
+}
+
+interface Platforms {
+  telegram: FakeServer;
+  webhook: FakeServer;
+  model: FakeServer;
+  /** lets held model calls answer */
+  release(): void;
+  throttle: { on: boolean };
+}
+
+async function platforms(): Promise<Platforms> {
+  const throttle = { on: true };
+  const telegram = await fake((r: RecordedRequest) => {
+    const chat = String(r.json?.chat_id);
+    if (chat === GONE_CHAT) return { status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: chat not found' } };
+    if (chat === THROTTLED_CHAT && throttle.on) {
+      return { status: 429, body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: { retry_after: 1 } } };
+    }
+    return { body: { ok: true, result: { message_id: 1 } } };
+  });
+  const webhook = await fake(() => ({ status: 200, body: { ok: true } }));
+  let held: (() => void)[] = [];
+  const model = await fake(async (r) => {
+    const last = String(r.json?.messages?.at(-1)?.content ?? '');
+    // https://platform.openai.com/docs/guides/error-codes: 500 `{error:{message,type}}`
+    if (last.includes('FAIL')) return { status: 500, body: { error: { message: 'The server had an error', type: 'server_error', param: null, code: null } } };
+    if (last.includes('HOLD')) await new Promise<void>((resolve) => held.push(resolve));
+    return { body: completion('done') };
+  });
+  const release = () => {
+    for (const resolve of held.splice(0)) resolve();
+    held = [];
+  };
+  return { telegram, webhook, model, release, throttle };
+}
+
+function config(p: Platforms, overrides: Record<string, unknown>): Record<string, unknown> {
+  return baseConfig({
+    models: { providers: { fake: { api: 'openai', baseUrl: `${p.model.url}/v1` } } },
+    agents: { defaults: { model: 'fake/test-model' } },
+    channels: { telegram: { botToken: TELEGRAM_TOKEN, baseUrl: p.telegram.url }, webhook: { url: `${p.webhook.url}/alerts`, secret: WEBHOOK_SECRET } },
+    delivery: { baseDelayMs: 10, maxDelayMs: 50, maxAttempts: 3 },
+    hooks: {
+      mappings: [
+        { id: 'github', match: { path: 'github' }, messageTemplate: '{{ note }}', deliver: false },
+        { id: 'stripe', match: { path: 'stripe' }, action: 'wake', textTemplate: 'stripe {{ type }}', expectEvery: '500ms' },
+      ],
+    },
+    ...overrides,
+    alerts: { targets: [{ channel: 'telegram', to: ALERTS_CHAT }, { channel: 'webhook' }], evaluateEvery: '100ms', ...(overrides.alerts as object) },
+  });
+}
+
+/** the texts the alerts chat received */
+const alertTexts = (p: Platforms) => p.telegram.requests.filter((r) => String(r.json?.chat_id) === ALERTS_CHAT).map((r) => String(r.json.text));
+
+async function admin(path: string, init: RequestInit = {}): Promise<any> {
+  const res = await fetch(`${herald!.url}/admin${path}`, { ...init, headers: { authorization: `Bearer ${GATEWAY_TOKEN}`, ...init.headers } });
+  expect(res.status, path).toBeLessThan(300);
+  return res.json();
+}
+
+async function hook(path: string, body: Record<string, unknown>): Promise<string | undefined> {
+  const res = await fetch(`${herald!.url}/hooks/${path}`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify(body) });
+  expect(res.status).toBeLessThan(300);
+  return ((await res.json()) as { runId?: string }).runId;
+}
+
+const settledRun = (runId: string) => eventually(async () => {
+  const run = await admin(`/runs/${runId}`);
+  return !['queued', 'running'].includes(run.status) && run;
+});
+
+/** waits for a notice in the alerts chat and at the webhook receiver starting with `prefix` */
+async function notice(p: Platforms, prefix: string, count = 1): Promise<string> {
+  const texts = await eventually(() => {
+    const found = alertTexts(p).filter((t) => t.startsWith(prefix));
+    return found.length >= count && found;
+  });
+  await eventually(() => p.webhook.requests.filter((r) => JSON.stringify(r.json).includes(prefix)).length >= count);
+  return texts.at(-1)!;
+}
+
+describe('alerts', () => {
+  it('runs.failing: raised after N failed runs in a row, resolved by a success, quiet within the cooldown', async () => {
+    const p = await platforms();
+    herald = await startHerald(config(p, { alerts: { rules: [{ on: 'runs.failing', mapping: 'github', count: 2 }] } }));
+    await settledRun((await hook('github', { note: 'FAIL one' }))!);
+    expect(alertTexts(p)).toEqual([]);
+    await settledRun((await hook('github', { note: 'FAIL two' }))!);
+    expect(await notice(p, 'herald alert: runs.failing')).toContain('mapping github: 2 runs in a row failed');
+    // the signed generic webhook carries the same notice (Standard Webhooks headers)
+    const sent = p.webhook.requests.find((r) => JSON.stringify(r.json).includes('herald alert: runs.failing'))!;
+    expect(sent.headers['webhook-signature']).toMatch(/^v1,/);
+
+    await settledRun((await hook('github', { note: 'fine' }))!);
+    expect(await notice(p, 'herald resolved: runs.failing')).toContain('(github) cleared after');
+
+    // failing again within the cooldown (30m by default): stored, not sent
+    await settledRun((await hook('github', { note: 'FAIL three' }))!);
+    await settledRun((await hook('github', { note: 'FAIL four' }))!);
+    const alerts = await eventually(async () => {
+      const list = await admin('/alerts?condition=runs.failing');
+      return list.data.length === 2 && list.data;
+    });
+    expect(alerts.map((a: any) => [a.status, a.notified])).toEqual([['open', false], ['resolved', true]]);
+    await settledRun((await hook('github', { note: 'fine again' }))!);
+    await eventually(async () => (await admin('/alerts?status=open&condition=runs.failing')).data.length === 0);
+    expect(alertTexts(p).filter((t) => t.includes('runs.failing'))).toHaveLength(2);
+
+    const metrics = await (await fetch(`${herald.url}/metrics`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).text();
+    expect(metrics).toContain('herald_alerts_total{condition="runs.failing",event="raised"} 1');
+    expect(metrics).toContain('herald_alerts_total{condition="runs.failing",event="suppressed"} 1');
+    expect(metrics).toContain('herald_alerts_total{condition="runs.failing",event="resolved"} 2');
+  });
+
+  it('delivery.failed: a reply refused for good raises it; abandoning the delivery resolves it', async () => {
+    const p = await platforms();
+    herald = await startHerald(config(p, { alerts: { rules: [{ on: 'delivery.failed' }] } }));
+    const runId = await hook('agent', { message: 'report', channel: 'telegram', to: GONE_CHAT, wakeMode: 'next-heartbeat' });
+    const text = await notice(p, 'herald alert: delivery.failed');
+    expect(text).toContain(`to telegram ${GONE_CHAT} failed for good: `);
+    expect(text).toContain('chat not found');
+    expect(text).toContain(`run ${runId}`);
+    const [delivery] = (await admin(`/deliveries?run=${runId}`)).data;
+    await admin(`/deliveries/${delivery.id}/abandon`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    await notice(p, 'herald resolved: delivery.failed');
+    // the notices themselves never became the main session's route for `last`
+    expect((await admin('/deliveries?status=delivered')).data.every((d: any) => d.kind === 'alert')).toBe(true);
+  });
+
+  it("source.silent: a mapping's expectEvery raises it when its sender goes quiet; its next request resolves it", async () => {
+    const p = await platforms();
+    herald = await startHerald(config(p, {}));
+    expect(await notice(p, 'herald alert: source.silent')).toContain('mapping stripe has received no request since alerts began watching (expected at least every 500ms)');
+    await hook('stripe', { type: 'invoice.paid' });
+    await notice(p, 'herald resolved: source.silent');
+    const [alert] = (await admin('/alerts?condition=source.silent')).data;
+    expect(alert).toMatchObject({ subject: 'stripe', status: 'resolved', notified: true });
+  });
+
+  it('queue.stale and outbox.stale: raised while runs wait and a delivery is throttled, resolved when they are through', async () => {
+    const p = await platforms();
+    herald = await startHerald(
+      config(p, {
+        agents: { defaults: { model: 'fake/test-model', maxConcurrent: 1 } },
+        alerts: { rules: [{ on: 'queue.stale', olderThan: '300ms' }, { on: 'outbox.stale', olderThan: '300ms' }] },
+      }),
+    );
+    const held = await Promise.all(Array.from({ length: 8 }, (_, i) => hook('agent', { message: `HOLD ${i}`, deliver: false, wakeMode: 'next-heartbeat' })));
+    expect(await notice(p, 'herald alert: queue.stale')).toContain('an agent run has been queued for more than 300ms');
+    p.release();
+    const release = setInterval(p.release, 20);
+    try {
+      for (const runId of held) await settledRun(runId!);
+    } finally {
+      clearInterval(release);
+    }
+    await notice(p, 'herald resolved: queue.stale');
+
+    await hook('agent', { message: 'throttled', channel: 'telegram', to: THROTTLED_CHAT, wakeMode: 'next-heartbeat' });
+    expect(await notice(p, 'herald alert: outbox.stale')).toContain('a delivery has been pending in the outbox for more than 300ms');
+    p.throttle.on = false;
+    await notice(p, 'herald resolved: outbox.stale');
+  });
+
+  it('refuses to start with a target on a channel that is not configured, naming the key', async () => {
+    const p = await platforms();
+    const bad = config(p, { alerts: { targets: [{ channel: 'slack', to: '#ops' }], rules: [{ on: 'delivery.failed' }] } });
+    await expect(startHerald(bad)).rejects.toThrow('alerts.targets[0].channel: slack is not configured (add channels.slack)');
+  });
+});
