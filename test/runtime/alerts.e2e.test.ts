@@ -102,9 +102,9 @@ const settledRun = (runId: string) => eventually(async () => {
 
 /** waits for a notice in the alerts chat and at the webhook receiver starting with `prefix` */
 async function notice(p: Platforms, prefix: string, count = 1): Promise<string> {
-  const texts = await eventually(() => {
+  const texts = await eventually((): string[] | undefined => {
     const found = alertTexts(p).filter((t) => t.startsWith(prefix));
-    return found.length >= count && found;
+    return found.length >= count ? found : undefined;
   });
   await eventually(() => p.webhook.requests.filter((r) => JSON.stringify(r.json).includes(prefix)).length >= count);
   return texts.at(-1)!;
