@@ -110,7 +110,7 @@ export async function callPlatform(request: PlatformRequest): Promise<PlatformRe
   const retryAfterMs = retryable
     ? (verdict?.retryAfterMs ?? safe(() => request.retryAfterMs?.(parsed)) ?? parseRetryAfter(response.headers.get('retry-after')))
     : undefined;
-  const reason = verdict?.reason ?? safe(() => request.reason?.(parsed)) ?? `${response.status} ${detail}`;
+  const reason = verdict?.reason ?? safe(() => request.reason?.(parsed)) ?? detail;
   throw new ChannelError(message, retryable, response.status, retryAfterMs, parsed, clip(scrub(reason, request.secrets)));
 }
 

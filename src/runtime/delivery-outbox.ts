@@ -369,7 +369,8 @@ export class DeliveryOutbox implements ReplyDelivery {
       const { outcome } = failure;
       if (outcome.kind === 'permanent') {
         log.warn({ error: failure.message, reason: outcome.reason }, 'permanent error: the delivery fails at once');
-        await this.finalFailure(d, failure.message, log);
+        // the platform's code beside its text where the text alone does not name it (Discord's 10003)
+        await this.finalFailure(d, failure.message.includes(outcome.reason) ? failure.message : `${failure.message} (${outcome.reason})`, log);
         return;
       }
       const now = Date.now();

@@ -284,8 +284,8 @@ export const channelCases: ChannelCase[] = [
     // 2xx accepts; 408, 429 and 5xx are retried, any other 4xx refuses this delivery for good
     documented: [
       { response: { status: 410, body: { error: 'endpoint disabled' } }, kind: 'permanent', reason: 'endpoint disabled' },
-      { response: { status: 404, body: '' }, kind: 'permanent', reason: '404' },
-      { response: { status: 408, body: '' }, kind: 'transient', reason: '408' },
+      { response: { status: 404, body: '' }, kind: 'permanent', reason: 'Not Found' },
+      { response: { status: 408, body: '' }, kind: 'transient', reason: 'Request Timeout' },
       { response: { status: 500, body: { error: 'database down' } }, kind: 'transient', reason: 'database down' },
     ],
   },

@@ -111,5 +111,51 @@ export function deliveriesCases(open: OpenStore) {
       expect(await store.deliveries.runsAwaitingDelivery(0)).toEqual(['wants']);
       expect(await store.deliveries.runsAwaitingDelivery(101)).toEqual([]);
     });
+
+    it('adds one fallback per failed delivery, beside the run\'s first delivery', async () => {
+      const [a, b] = await twoWorkers();
+      const now = Date.now();
+      await a.deliveries.insert(pending('d1', now));
+      const fallback = (id: string) => ({ ...pending(id, now + 1), channel: 'slack', fallbackOf: 'd1' });
+      const results = await Promise.all([a.deliveries.insert(fallback('f1')), b.deliveries.insert(fallback('f2'))]);
+      expect(results.sort()).toEqual([false, true]);
+      const chain = await a.deliveries.forRun('run-1');
+      expect(chain.map((d) => [d.id, d.fallbackOf])).toEqual([['d1', null], [results[0] ? 'f1' : chain[1]!.id, 'd1']]);
+      // the run's first delivery is still the only one of its kind
+      expect(await a.deliveries.insert(pending('d3', now))).toBe(false);
+    });
+
+    it('counts, retries and abandons the failed deliveries a filter matches, once across two workers', async () => {
+      const [a, b] = await twoWorkers();
+      const now = Date.now();
+      const failed = (id: string, extra: Partial<DeliveryRecord>) => ({ ...pending(id, now), runId: null, kind: 'heartbeat' as const, status: 'failed' as const, ...extra });
+      await a.deliveries.insert(failed('t1', { lastError: 'telegram 400: Bad Request: chat not found' }));
+      await a.deliveries.insert(failed('t2', { lastError: 'telegram 400: Bad Request: chat not found', createdAt: now - 60_000 }));
+      await a.deliveries.insert(failed('t3', { lastError: 'telegram 503 (gave up after 20 attempts)', to: null }));
+      await a.deliveries.insert(failed('s1', { channel: 'slack', lastError: 'slack: channel_not_found' }));
+      await a.deliveries.insert(failed('s2', { channel: 'slack', lastError: 'slack: channel_not_found' }));
+      await a.deliveries.insert({ ...pending('s2-fallback', now), runId: null, kind: 'heartbeat', fallbackOf: 's2', status: 'delivered' });
+      await a.deliveries.insert({ ...pending('p1', now), runId: null, kind: 'heartbeat' });
+      const targets = { channels: ['telegram', 'slack'], recipientOptional: [] };
+
+      expect(await a.deliveries.countFailed({})).toBe(5);
+      expect(await a.deliveries.countFailed({ channel: 'telegram', error: 'CHAT NOT FOUND' })).toBe(2);
+      expect(await a.deliveries.countFailed({ error: '100%_' })).toBe(0);
+      expect(await a.deliveries.countFailed({ since: now - 1000 })).toBe(4);
+      expect(await a.deliveries.countFailed({ until: now - 1000 })).toBe(1);
+      // a retry skips what has no recipient (t3) and what a fallback replaced (s2)
+      expect(await a.deliveries.countFailed({}, targets)).toBe(3);
+      expect(await a.deliveries.countFailed({}, { channels: ['slack'], recipientOptional: [] })).toBe(1);
+
+      const [first, second] = await Promise.all([a.deliveries.requeueFailed({ channel: 'telegram' }, targets, now + 5), b.deliveries.requeueFailed({ channel: 'telegram' }, targets, now + 5)]);
+      expect(first + second).toBe(2);
+      expect(await a.deliveries.get('t1')).toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: now + 5, retriedAt: now + 5 });
+      expect(await a.deliveries.get('t3')).toMatchObject({ status: 'failed' });
+
+      expect(await b.deliveries.abandonFailed({ channel: 'slack' }, now + 6)).toBe(2);
+      expect(await a.deliveries.get('s1')).toMatchObject({ status: 'abandoned' });
+      expect(await a.deliveries.get('p1')).toMatchObject({ status: 'pending' });
+      expect(await a.deliveries.countFailed({})).toBe(1);
+    });
   });
 }
