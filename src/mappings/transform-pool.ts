@@ -16,12 +16,14 @@ const WORKER_ENTRY = pathToFileURL(installedPath('dist/src/mappings/transform-wo
  * Runs transforms in worker threads, so a transform that loops or allocates without end costs a
  * worker, never the event loop the gateway answers on. Each call has its time limit, counted
  * from when its worker calls the function (transform-clock.ts); past it, the worker is
- * terminated and replaced (`TransformTimeout`). Each worker has a heap limit (`hooks.transformMemoryMb`); past it the
- * worker dies, not herald (`TransformMemory`). The pool starts with the first transform loaded
- * and ends with `close`; a gateway without transforms never starts it.
+ * terminated and replaced (`TransformTimeout`). Each worker has a heap limit
+ * (`hooks.transformMemoryMb`); past it the worker dies, not herald (`TransformMemory`). The pool
+ * starts with the first transform loaded and ends with `close`; a gateway without transforms
+ * never starts it.
  */
 export class TransformPool implements TransformRunner {
   private pool?: Promise<Piscina>;
+  private closed = false;
 
   constructor(private readonly memoryMb: number) {}
 
@@ -34,6 +36,8 @@ export class TransformPool implements TransformRunner {
   }
 
   private async run(module: LocatedTransform, ctx: TransformContext | undefined, timeoutMs: number): Promise<unknown> {
+    // a request still in flight while herald stops must not start the pool again
+    if (this.closed) throw new Error('the transform pool is closed (herald is stopping)');
     // one pool however many calls arrive while piscina is being imported
     const pool = await (this.pool ??= import('piscina').then(
       ({ Piscina }) =>
@@ -72,6 +76,7 @@ export class TransformPool implements TransformRunner {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const pool = this.pool;
     this.pool = undefined;
     await (await pool)?.destroy();
