@@ -106,7 +106,9 @@ async function dryRun(
     const outcome = await engine.handle(request);
     io.err(`mapping: ${outcome.mappingId}`);
     if (outcome.idempotencyKey !== undefined) io.err(`idempotency key: ${outcome.idempotencyKey}`);
-    io.out(JSON.stringify(outcome.type === 'skip' ? { skip: true } : outcome.type === 'actions' ? outcome.actions : outcome.action, null, 2));
+    if (outcome.response !== undefined) io.err(`answers: ${JSON.stringify(outcome.response)}`);
+    const shown = outcome.type === 'skip' ? { skip: true } : outcome.type === 'actions' ? outcome.actions : outcome.type === 'respond' ? { response: outcome.response } : outcome.action;
+    io.out(JSON.stringify(shown, null, 2));
     return 0;
   } catch (error) {
     if (!(error instanceof HeraldError)) throw error;

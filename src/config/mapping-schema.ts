@@ -37,6 +37,64 @@ export const mappingAuthSchema = z
 
 export type MappingAuth = z.output<typeof mappingAuthSchema>;
 
+const httpStatus = z.number().int().min(200).max(599);
+const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name');
+
+/**
+ * The mapping answers the request itself instead of the generic 200/202: a handshake (`when`,
+ * no run), or the run's reply awaited up to `waitMs` (TwiML for Twilio, a Slack ephemeral reply).
+ */
+export const mappingRespondSchema = z
+  .object({
+    when: z
+      .string()
+      .optional()
+      .describe('A handshake: when this JSONata predicate holds ($payload, $headers, $query bound), the request is answered with status/body and starts no run, before the schema is checked; otherwise the mapping goes on as usual. E.g. type = "url_verification" for Slack.'),
+    method: z
+      .enum(['POST', 'GET'])
+      .default('POST')
+      .describe('GET: this handshake answers GET requests to match.path (Meta\'s hub.challenge, carried in the query); other paths still answer GET with 405.'),
+    verifyToken: z
+      .object({
+        query: z.string().min(1).describe('The query parameter carrying the token, e.g. hub.verify_token.'),
+        token: z.string().min(1).describe('The token configured at the sender (${ENV} allowed); compared in constant time, a mismatch is 401.'),
+      })
+      .strict()
+      .optional()
+      .describe('A GET handshake authenticated by a token in the query instead of the hook token (Meta).'),
+    secret: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Bound as $secret in the body template, with $hmacSha256(key, text) (hex): Zoom\'s endpoint.url_validation answer.'),
+    status: httpStatus.default(200).describe('The status of the answer.'),
+    body: z
+      .string()
+      .default('')
+      .describe('The answer (templated; each {{ }} is escaped for contentType: XML, JSON). With waitMs, {{ reply }} is the run\'s reply.'),
+    contentType: z.string().min(1).default('text/plain; charset=utf-8').describe('Content-Type of the answer.'),
+    headers: z.record(headerName, z.string()).optional().describe('Extra headers of the answer.'),
+    waitMs: z
+      .number()
+      .int()
+      .positive()
+      .max(30000)
+      .optional()
+      .describe("Wait up to this long for the run's reply and answer with body; past it, answer fallback and the reply is delivered through the mapping's channel as usual. The run is recorded as any other."),
+    fallback: z
+      .object({
+        status: httpStatus.default(200).describe('Status past waitMs.'),
+        body: z.string().default('').describe('Body past waitMs (templated over the request).'),
+        contentType: z.string().min(1).optional().describe('Content-Type past waitMs (default: respond.contentType).'),
+      })
+      .strict()
+      .optional()
+      .describe('The answer when the reply is not there within waitMs (default: 202 with the runId, as without respond).'),
+  })
+  .strict();
+
+export type MappingRespond = z.output<typeof mappingRespondSchema>;
+
 /** One declarative hook mapping: how a request to `hooks.path/<name>` becomes a wake or agent action. */
 export const mappingSchema = z
   .object({
@@ -104,6 +162,9 @@ export const mappingSchema = z
     expectEvery: positiveDuration
       .optional()
       .describe('The sender is expected at least this often (e.g. 6h): a longer silence raises a source.silent alert (see alerts), resolved by its next request.'),
+    respond: mappingRespondSchema
+      .optional()
+      .describe('Answer the request itself: a handshake (when), or the run\'s reply awaited up to waitMs. See docs/mappings.md.'),
     auth: mappingAuthSchema
       .optional()
       .describe('Signature verification for senders that cannot send the hook token (GitHub, Stripe, ...): a request to match.path is accepted with a valid hook token or a valid signature. Needs match.path.'),

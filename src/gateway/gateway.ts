@@ -1,3 +1,4 @@
+import { RunWaiter } from '../runtime/runs/run-waiter.js';
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
@@ -167,8 +168,9 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     idempotency: store.idempotency,
     logger,
     ttlMs: config.hooks.idempotencyTtlHours * 3_600_000,
-    // past the longest a request can take (its transform's limit, then the store), a holder is presumed dead
+    // past the longest a request can take (its transform's limit, a reply awaited, then the store), a holder is presumed dead
     lockMs: config.hooks.transformTimeoutMs + 60_000,
+    runWaiter: new RunWaiter(store),
   });
   const receipts = new ReceiptRecorder({ config, store, engine, logger });
   const pruner = new RetentionPruner({ config, store, logger });

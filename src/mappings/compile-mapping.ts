@@ -16,6 +16,7 @@ import { compileSignatureVerifier, type SignatureVerifier } from './signature-ve
 import type { TransformLoader } from './transform-loader.js';
 import { transformCause, TransformMissingError, type TransformRunner } from './transform-runner.js';
 import { templateScope } from './template-scope.js';
+import { compileRespond, type CompiledRespond, type HookResponse } from './compile-respond.js';
 
 export interface CompileDeps {
   ctx: MappingContext;
@@ -59,6 +60,10 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
       faults.push(`auth.${(error as Error).message}`);
     }
   }
+
+  const respond: CompiledRespond | undefined = mapping.respond ? compileRespond(mapping.respond, path !== undefined, faults) : undefined;
+  if (respond?.waitMs !== undefined && mapping.action === 'wake') faults.push('respond.waitMs: a wake has no reply to wait for');
+  if (respond?.waitMs !== undefined && mapping.forEach !== undefined) faults.push('respond.waitMs: a forEach mapping starts several runs; one reply cannot answer it');
 
   let schema: PayloadSchema | undefined;
   if (mapping.schema) {
@@ -114,6 +119,17 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
 
   /** schema and templates: no side effects, so a repeat of a known idempotency key may run them again */
   async function prepare(request: HookRequest): Promise<PreparedMapping> {
+    if (respond?.handshake) {
+      try {
+        const scope = templateScope(request);
+        if (await respond.holds(scope)) {
+          const response = await respond.render(scope);
+          return { run: async () => ({ type: 'respond', response }) };
+        }
+      } catch (error) {
+        throw failed('respond', error);
+      }
+    }
     schema?.check(request.payload);
     if (mapping.forEach !== undefined) return prepareEach(request);
     let raw: Record<string, unknown>;
@@ -125,7 +141,25 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     } catch (error) {
       throw failed('template', error);
     }
-    return { ...(idempotencyKey !== undefined && { idempotencyKey }), run: () => finish(request, raw) };
+    return { ...(idempotencyKey !== undefined && { idempotencyKey }), ...(respond?.waitMs !== undefined && { reply: awaitedReply(respond, request) }), run: () => finish(request, raw) };
+  }
+
+  /** the answer with the run's reply, or the fallback, rendered over this request */
+  function awaitedReply(waiting: CompiledRespond, request: HookRequest): NonNullable<PreparedMapping['reply']> {
+    const scope = templateScope(request);
+    const rendering = (render: () => Promise<HookResponse | undefined>) => async () => {
+      try {
+        return await render();
+      } catch (error) {
+        throw failed('respond', error);
+      }
+    };
+    return {
+      waitMs: waiting.waitMs!,
+      declared: waiting.declared,
+      render: (reply) => rendering(() => waiting.render(scope, reply))() as Promise<HookResponse>,
+      fallback: rendering(async () => waiting.fallback?.(scope)),
+    };
   }
 
   async function prepareEach(request: HookRequest): Promise<PreparedMapping> {
@@ -192,6 +226,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     path,
     definition: mapping,
     retainPayloads: mapping.retainPayloads,
+    respond,
     signature,
     action: mapping.action,
     schema: mapping.schema,

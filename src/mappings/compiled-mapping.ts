@@ -1,11 +1,14 @@
 import type { HookAction } from './hook-action.js';
 import type { HookRequest } from './hook-request.js';
 import type { SignatureVerifier } from './signature-verifier.js';
+import type { CompiledRespond, HookResponse } from './compile-respond.js';
 
 /** The result of applying a mapping: an action, or a handled-and-skipped request (204). */
 export type MappingOutcome =
   | { type: 'action'; action: HookAction }
   | { type: 'skip' }
+  /** a handshake (`respond.when`): answered as the mapping says, no run */
+  | { type: 'respond'; response: HookResponse }
   /** a `forEach` mapping: one action per item (items its transform skipped left out) */
   | { type: 'actions'; actions: HookAction[] };
 
@@ -19,6 +22,8 @@ export interface PreparedMapping {
   idempotencyKey?: string;
   /** runs the rest: transform, then validation of the action */
   run(): Promise<MappingOutcome>;
+  /** the mapping answers with the run's reply, awaited up to `waitMs` (or its fallback): rendered over this request */
+  reply?: { waitMs: number; declared: Record<string, unknown>; render(reply: string): Promise<HookResponse>; fallback(): Promise<HookResponse | undefined> };
 }
 
 /** A mapping after load: everything compiled, ready to apply per request. */
@@ -35,6 +40,8 @@ export interface CompiledMapping {
   origin?: string;
   /** the mapping as declared (validated), for the operator's view; never holds a resolved secret once shown (see mappingView) */
   definition?: Record<string, unknown>;
+  /** the compiled `respond`: a handshake, or a reply awaited up to waitMs */
+  respond?: CompiledRespond;
   /** the mapping's own `retainPayloads`, when it sets one */
   retainPayloads?: boolean;
   /** does this mapping take the request? (path, source, when) */

@@ -21,7 +21,7 @@ export const fixtureCaseSchema = z
     query: z.record(z.string(), z.string()).optional().describe('Query parameters.'),
     expect: z
       .record(z.string(), z.unknown())
-      .describe('Fields the outcome must have: action fields ({kind, message, ...}), {skip: true}, or {status, error} for a refusal; idempotencyKey: the rendered key.'),
+      .describe("Fields the outcome must have: action fields ({kind, message, ...}), {skip: true}, or {status, error} for a refusal; idempotencyKey: the rendered key; response: a handshake's answer ({status, body, contentType}) or, for a mapping awaiting its reply, {waitMs, status, contentType, fallback}."),
   })
   .strict();
 export const fixtureFileSchema = z.array(fixtureCaseSchema);
@@ -58,7 +58,10 @@ async function outcomeOf(engine: MappingsEngine, request: Parameters<MappingsEng
     // the rendered idempotencyKey beside the action, so a fixture can pin the key a delivery gets
     const key = outcome.idempotencyKey === undefined ? {} : { idempotencyKey: outcome.idempotencyKey };
     if (outcome.type === 'actions') return { actions: outcome.actions, ...key };
-    return outcome.type === 'skip' ? { skip: true, ...key } : { ...outcome.action, ...key };
+    // a handshake's answer, or what an action awaiting its reply answers (expect.response)
+    if (outcome.type === 'respond') return { response: outcome.response };
+    const response = outcome.response === undefined ? {} : { response: outcome.response };
+    return outcome.type === 'skip' ? { skip: true, ...key } : { ...outcome.action, ...key, ...response };
   } catch (error) {
     if (!(error instanceof HeraldError)) throw error;
     const reason = error.cause instanceof Error ? { reason: error.cause.message } : {};

@@ -71,6 +71,11 @@ export class MappingsEngine {
     return undefined;
   }
 
+  /** the mappings of a path that answer a GET handshake (`respond.method: GET`): none means GET is 405 there */
+  getHandshakes(path: string): CompiledMapping[] {
+    return (this.byPath.get(path) ?? []).filter((m) => m.path === path && m.respond?.method === 'GET');
+  }
+
   /** the mappings of a path that declare `auth`: the signatures a request there may carry instead of the token */
   signedMappings(path: string): readonly CompiledMapping[] {
     return this.signedByPath.get(path) ?? [];
@@ -83,9 +88,10 @@ export class MappingsEngine {
   async handle(
     request: HookRequest,
     options: { signedBy?: readonly CompiledMapping[] } = {},
-  ): Promise<MappingOutcome & { mappingId: string; idempotencyKey?: string }> {
-    const { run, ...prepared } = await this.prepare(request, options);
-    return { ...(await run()), ...prepared };
+  ): Promise<MappingOutcome & { mappingId: string; idempotencyKey?: string; response?: Record<string, unknown> }> {
+    const { run, reply, ...prepared } = await this.prepare(request, options);
+    // a handshake has no reply awaited: its own `response` is never overwritten
+    return { ...(await run()), ...prepared, ...(reply && { response: reply.declared }) } as MappingOutcome & { mappingId: string; idempotencyKey?: string; response?: Record<string, unknown> };
   }
 
   /**

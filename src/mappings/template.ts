@@ -8,7 +8,8 @@ export interface CompiledTemplate {
   source: string;
   /** true when the string holds at least one `{{ }}` */
   dynamic: boolean;
-  render(scope: TemplateScope): Promise<string>;
+  /** `escape`: applied to each rendered hole (a respond body escaped for its content type) */
+  render(scope: TemplateScope, escape?: (text: string) => string): Promise<string>;
   /** like render, but undefined when any hole renders empty: for a key, which is only as unique as each of its parts */
   renderComplete(scope: TemplateScope): Promise<string | undefined>;
 }
@@ -63,9 +64,12 @@ export function compileTemplate(source: string): CompiledTemplate {
   return {
     source,
     dynamic: parts.some((p) => typeof p !== 'string'),
-    async render(scope) {
+    async render(scope, escape) {
       let out = '';
-      for (const part of parts) out += typeof part === 'string' ? part : renderValue(await part.evaluate(scope));
+      for (const part of parts) {
+        if (typeof part === 'string') out += part;
+        else out += escape ? escape(renderValue(await part.evaluate(scope))) : renderValue(await part.evaluate(scope));
+      }
       return out;
     },
     async renderComplete(scope) {

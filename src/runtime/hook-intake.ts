@@ -3,8 +3,14 @@ import type { CompiledMapping } from '../mappings/compiled-mapping.js';
 import type { HookRequest } from '../mappings/hook-request.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import type { IdempotencyRepo } from '../store/port.js';
+import { HeraldError } from '../errors.js';
+import { templateScope } from '../mappings/template-scope.js';
 import { dispatchAll, type DispatchAction, type DispatchResult } from './dispatch-action.js';
 import { HookIdempotency, requestHash, type StoredResponse } from './hook-idempotency.js';
+import type { HookResponse } from '../mappings/compile-respond.js';
+import type { PreparedMapping } from '../mappings/compiled-mapping.js';
+import type { AgentAction } from '../mappings/hook-action.js';
+import type { RunWaiter } from './runs/run-waiter.js';
 
 /** One authenticated webhook call, parsed: what the intake needs of it. */
 export interface HookCall {
@@ -29,6 +35,8 @@ export type HookOutcome = (
   | { type: 'dispatched'; status: DispatchResult['status']; body: DispatchResult['body']; replayed: boolean }
   /** the mapping's transform skipped the call (204) */
   | { type: 'skipped'; status: 204; body: null; replayed: boolean }
+  /** the mapping answered itself (`respond`): a handshake, or its run's reply (or fallback); `runId` when a run started */
+  | { type: 'responded'; status: number; response: HookResponse; runId?: string; replayed: boolean }
 ) & { idempotencyKey?: string; eventId?: number };
 
 export interface HookIntakeDeps {
@@ -40,6 +48,8 @@ export interface HookIntakeDeps {
   ttlMs: number;
   /** past the longest a call can take, a holder of a key is presumed dead */
   lockMs: number;
+  /** finished runs, for a mapping that answers with its run's reply (`respond.waitMs`) */
+  runWaiter: Pick<RunWaiter, 'finishedBefore'>;
 }
 
 /**
@@ -64,6 +74,8 @@ export class HookIntake {
     const finish = async (prepared: Awaited<ReturnType<typeof prepare>>, runId?: string, key?: string): Promise<StoredResponse & { completed?: true }> => {
       const outcome = await prepared.run();
       if (outcome.type === 'skip') return { status: 204, body: null };
+      if (outcome.type === 'respond') return responded(outcome.response);
+      if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.reply) return this.awaitReply(outcome.action, prepared.reply, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
       if (outcome.type === 'actions') return dispatchAll(this.deps.dispatch, outcome.actions, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
       return this.deps.dispatch(outcome.action, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
     };
@@ -74,6 +86,36 @@ export class HookIntake {
     const mappingKey = prepared.idempotencyKey;
     if (mappingKey === undefined) return toOutcome(await finish(prepared), false);
     return this.once(call, mappingKey, (runId) => finish(prepared, runId, mappingKey), { anyBody: true });
+  }
+
+  /**
+   * A GET handshake (Meta's hub.challenge): the first of the admitted mappings that matches and
+   * whose `respond.when` holds answers it; a GET that is no handshake is 400. No run, no key.
+   */
+  async handshake(call: Pick<HookCall, 'request' | 'onMatch'>, admitted: readonly CompiledMapping[]): Promise<HookOutcome> {
+    const { request } = call;
+    const scope = templateScope(request);
+    for (const mapping of admitted) {
+      if (!mapping.respond || !(await mapping.matches(request)) || !(await mapping.respond.holds(scope))) continue;
+      call.onMatch?.(mapping.id);
+      const response = await mapping.respond.render(scope);
+      return { type: 'responded', status: response.status, response, replayed: false };
+    }
+    throw new HeraldError('HERALD_BAD_REQUEST', `GET ${request.path}: not a handshake this path answers (it takes POST)`);
+  }
+
+  /**
+   * Starts the run, then answers with its reply rendered as the mapping says, when it finished
+   * within waitMs; else the fallback (or the usual 202), and the reply is delivered as usual.
+   */
+  private async awaitReply(action: AgentAction, reply: NonNullable<PreparedMapping['reply']>, options: Parameters<DispatchAction>[1]): Promise<StoredResponse> {
+    const until = Date.now() + reply.waitMs;
+    const result = await this.deps.dispatch(Object.assign({}, action, { replyAwaitedUntil: until }), options);
+    if (result.status !== 202) return result;
+    const { runId } = result.body;
+    const run = await this.deps.runWaiter.finishedBefore(runId, until);
+    const response = typeof run?.reply === 'string' ? await reply.render(run.reply) : await reply.fallback();
+    return response ? responded(response, runId) : result;
   }
 
   /** processes the call once per key of its path; a repeat gets the stored answer */
@@ -95,8 +137,15 @@ export class HookIntake {
   }
 }
 
+/** a mapping's own answer as the idempotency record keeps it (a dispatched answer always has `ok`, this never) */
+function responded(response: HookResponse, runId?: string): StoredResponse {
+  return { status: response.status, body: { respond: response, ...(runId !== undefined && { runId }) } };
+}
+
 function toOutcome(response: StoredResponse, replayed: boolean, idempotencyKey?: string): HookOutcome {
   const extra = { ...(idempotencyKey !== undefined && { idempotencyKey }), ...((response as { eventId?: number }).eventId !== undefined && { eventId: (response as { eventId?: number }).eventId }) };
   if (response.status === 204) return { type: 'skipped', status: 204, body: null, replayed, ...extra };
+  const body = response.body as { respond?: HookResponse; runId?: string } | null;
+  if (body && typeof body === 'object' && body.respond) return { type: 'responded', status: response.status, response: body.respond, ...(body.runId !== undefined && { runId: body.runId }), replayed, ...extra };
   return { type: 'dispatched', status: response.status as DispatchResult['status'], body: response.body as DispatchResult['body'], replayed, ...extra };
 }

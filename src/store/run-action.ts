@@ -31,6 +31,11 @@ export const runActionSchema = z.object({
   allowUnsafeExternalContent: z.boolean(),
   /** where the action came from, for the safety wrapper's metadata and logs */
   source: z.object({ mappingId: z.string(), path: z.string() }),
+  /**
+   * the hook's HTTP answer awaits the reply until this time (epoch ms, `respond.waitMs`): a run
+   * finished before it answers there and is not delivered; one finished later is delivered as usual
+   */
+  replyAwaitedUntil: z.number().optional(),
 });
 
 export type RunAction = z.infer<typeof runActionSchema>;

@@ -31,7 +31,7 @@ export const page = <T extends z.ZodTypeAny>(item: T) =>
 
 export const errorSchema = z.object({ ok: z.literal(false), error: z.string(), details: z.unknown().optional() }).openapi('Error');
 
-export const receiptOutcomes = ['wake', 'agent', 'skip', 'error', 'idempotent_replay'] as const;
+export const receiptOutcomes = ['wake', 'agent', 'skip', 'error', 'idempotent_replay', 'respond'] as const;
 export const receiptSchema = z
   .object({
     id: z.string(),
@@ -46,7 +46,7 @@ export const receiptSchema = z
     runId: z.string().nullable(),
     eventId: z.number().int().nullable(),
     idempotencyKey: z.string().nullable(),
-    authMethod: z.enum(['bearer', 'header', 'query', 'signature', 'none', 'operator']),
+    authMethod: z.enum(['bearer', 'header', 'query', 'signature', 'none', 'operator', 'verify-token']),
     signature: z.string().nullable().openapi({ description: 'The mapping ids whose signature verified, `invalid`, or null when none was checked.' }),
     clientAddress: z.string().nullable(),
     bodyBytes: z.number().int(),
@@ -187,9 +187,13 @@ export const draftFaultSchema = z
 
 export const dryRunSchema = z
   .object({
-    type: z.enum(['action', 'skip', 'error']),
+    type: z.enum(['action', 'skip', 'respond', 'error']),
     mappingId: z.string().optional(),
     action: z.record(z.string(), z.unknown()).optional(),
+    response: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: "The mapping's own answer: a handshake's (status, body, contentType), or what an action awaiting its reply answers (waitMs, status, contentType, fallback)." }),
     prompt: z.string().optional().openapi({ description: 'An agent action: the message as its model would see it (safety wrapper included).' }),
     idempotencyKey: z.string().optional(),
     status: z.number().int().optional(),

@@ -1,10 +1,12 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from 'pino';
 import { HeraldError } from '../../errors.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { MappingsEngine } from '../../mappings/mappings-engine.js';
 import { trimSlashes, type HookRequest } from '../../mappings/hook-request.js';
-import type { HookIntake } from '../../runtime/hook-intake.js';
+import type { HookIntake, HookOutcome } from '../../runtime/hook-intake.js';
+import type { CompiledMapping } from '../../mappings/compiled-mapping.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { readBody } from '../read-body.js';
 import { requestHeaders } from '../request-headers.js';
@@ -34,10 +36,14 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
   const prefix = hooks.path.replace(/\/+$/, '');
   const app = new Hono();
   app.all('*', async (c) => {
+    const path = trimSlashes(c.req.path.slice(prefix.length));
+    if (c.req.method === 'GET') {
+      const handshakes = deps.engine.getHandshakes(path);
+      if (handshakes.length) return answer(c, await getHandshake(c, deps, path, handshakes));
+    }
     if (c.req.method !== 'POST') {
       throw new HeraldError('HERALD_METHOD_NOT_ALLOWED', undefined, { headers: { Allow: 'POST' } });
     }
-    const path = trimSlashes(c.req.path.slice(prefix.length));
     const presented = presentedHookToken(c);
     // no token, but the path's mappings declare auth: the signature is checked once the raw body is read.
     // A presented token decides by itself (a wrong one is not rescued by a signature), except a
@@ -83,15 +89,55 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
       onMatch: (mappingId) => c.set('mappingId', mappingId),
     });
     noteReceipt(c, {
-      outcome: outcome.replayed ? 'idempotent_replay' : outcome.type === 'skipped' ? 'skip' : outcome.status === 200 ? 'wake' : 'agent',
-      runId: outcome.body && 'runId' in outcome.body ? outcome.body.runId : undefined,
+      outcome: outcome.replayed ? 'idempotent_replay' : outcome.type === 'skipped' ? 'skip' : outcome.type === 'responded' ? (outcome.runId ? 'agent' : 'respond') : outcome.status === 200 ? 'wake' : 'agent',
+      runId: outcome.type === 'responded' ? outcome.runId : outcome.body && 'runId' in outcome.body ? outcome.body.runId : undefined,
       eventId: outcome.eventId,
       idempotencyKey: outcome.idempotencyKey,
     });
     if (outcome.replayed) c.header('Idempotent-Replayed', 'true');
-    return outcome.type === 'skipped' ? c.body(null, 204) : c.json(outcome.body, outcome.status);
+    return answer(c, outcome);
   });
   return app;
+}
+
+/** the outcome as HTTP: a mapping's own answer as it said, the rest as JSON */
+function answer(c: Context, outcome: HookOutcome): Response {
+  if (outcome.type === 'skipped') return c.body(null, 204);
+  if (outcome.type !== 'responded') return c.json(outcome.body, outcome.status);
+  const { response } = outcome;
+  return c.body(response.body, response.status as ContentfulStatusCode, { ...response.headers, 'Content-Type': response.contentType });
+}
+
+/**
+ * A GET to a path with a GET handshake (Meta's hub.challenge): admitted by the hook token, or
+ * without one by the query token a mapping declares (`respond.verifyToken`, constant time); a
+ * wrong or missing one is 401, counted like a wrong hook token.
+ */
+async function getHandshake(c: Context, deps: HooksRoutesDeps, path: string, handshakes: CompiledMapping[]): Promise<HookOutcome> {
+  const presented = presentedHookToken(c);
+  const query = c.req.query();
+  let admitted: CompiledMapping[];
+  if (presented) {
+    noteReceipt(c, { authMethod: presented.form });
+    checkToken(c, deps.limiter, presented.token, deps.config.hooks.token);
+    admitted = handshakes;
+  } else {
+    noteReceipt(c, { authMethod: 'verify-token' });
+    deps.limiter.refuseWhileLimited(c, path);
+    admitted = handshakes.filter((m) => m.respond?.verifyToken?.(query));
+    if (!admitted.length) {
+      deps.limiter.failed(c, handshakes.some((m) => m.respond?.verifyToken) ? 'wrong token' : 'missing token', path);
+      throw new HeraldError('HERALD_UNAUTHORIZED');
+    }
+  }
+  const headers = withoutCredentials(requestHeaders(c));
+  const { url } = c.req;
+  const queryAt = url.indexOf('?');
+  const request: HookRequest = { path, payload: {}, headers, query: withoutToken(query), url: queryAt < 0 ? url : url.slice(0, queryAt) };
+  noteReceipt(c, { headers, query: request.query });
+  const outcome = await deps.intake.handshake({ request, onMatch: (mappingId) => c.set('mappingId', mappingId) }, admitted);
+  noteReceipt(c, { outcome: 'respond' });
+  return outcome;
 }
 
 /** the header names that carry the hook token */

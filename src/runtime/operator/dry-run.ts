@@ -1,4 +1,5 @@
 import { HeraldError } from '../../errors.js';
+import type { HookResponse } from '../../mappings/compile-respond.js';
 import type { HookAction } from '../../mappings/hook-action.js';
 import type { HookRequest } from '../../mappings/hook-request.js';
 import type { MappingsEngine } from '../../mappings/mappings-engine.js';
@@ -7,7 +8,8 @@ import { locateTemplateFault, type TemplateFault } from './template-fault.js';
 
 /** What a request would become, touching nothing: the action (and the prompt its model would see), a skip, or the refusal. */
 export type DryRunOutcome =
-  | { type: 'action'; mappingId: string; action: HookAction; prompt?: string; idempotencyKey?: string }
+  | { type: 'action'; mappingId: string; action: HookAction; prompt?: string; idempotencyKey?: string; response?: Record<string, unknown> }
+  | { type: 'respond'; mappingId: string; response: HookResponse }
   | { type: 'skip'; mappingId: string; idempotencyKey?: string }
   | { type: 'error'; mappingId?: string; status: number; code: string; error: string; reason?: string; fault?: TemplateFault; details?: unknown };
 
@@ -23,10 +25,11 @@ export async function dryRun(engine: MappingsEngine, request: HookRequest, now =
     const key = prepared.idempotencyKey === undefined ? {} : { idempotencyKey: prepared.idempotencyKey };
     const outcome = await prepared.run();
     if (outcome.type === 'skip') return { type: 'skip', mappingId, ...key };
+    if (outcome.type === 'respond') return { type: 'respond', mappingId, response: outcome.response };
     // a forEach mapping's dry run shows its first item's action
     const action = outcome.type === 'actions' ? outcome.actions[0]! : outcome.action;
     const prompt = action.kind === 'agent' ? runPrompt(action, now) : undefined;
-    return { type: 'action', mappingId, action, ...(prompt !== undefined && { prompt }), ...key };
+    return { type: 'action', mappingId, action, ...(prompt !== undefined && { prompt }), ...key, ...(prepared.reply && { response: prepared.reply.declared }) };
   } catch (error) {
     if (!(error instanceof HeraldError)) throw error;
     const reason = error.cause instanceof Error ? error.cause.message : undefined;

@@ -40,10 +40,20 @@ function fixturesOf(origin: string | undefined): FixtureCase[] {
   }
 }
 
-/** a signing secret never leaves herald: shown as set, not as its value */
+/** a signing secret or verify token never leaves herald: shown as set, not as its value */
 function redacted(definition: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  if (!definition?.auth) return definition;
-  return { ...definition, auth: { ...(definition.auth as object), secret: '(set)' } };
+  if (!definition?.auth && !definition?.respond) return definition;
+  const out = { ...definition };
+  if (definition.auth) out.auth = { ...(definition.auth as object), secret: '(set)' };
+  const respond = definition.respond as { secret?: string; verifyToken?: { query: string } } | undefined;
+  if (respond) {
+    out.respond = {
+      ...respond,
+      ...(respond.secret !== undefined && { secret: '(set)' }),
+      ...(respond.verifyToken && { verifyToken: { ...respond.verifyToken, token: '(set)' } }),
+    };
+  }
+  return out;
 }
 
 /**

@@ -50,6 +50,9 @@ export async function replayReceipt(deps: ReplayDeps, receiptId: string, now = D
     if (outcome.type === 'skip') {
       return await deps.recorder.record({ ...base, mappingId, status: 204, outcome: 'skip', latencyMs: performance.now() - started });
     }
+    if (outcome.type === 'respond') {
+      return await deps.recorder.record({ ...base, mappingId, status: outcome.response.status, outcome: 'respond', latencyMs: performance.now() - started });
+    }
     const actions = outcome.type === 'actions' ? outcome.actions : [outcome.action];
     const result = await dispatchAll(deps.dispatch, actions);
     return await deps.recorder.record({

@@ -119,7 +119,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     // the session key is often templated from the payload (hook:github:owner/repo): only with gateway.log.verboseErrors
     logger.info({ runId: id, ...(verboseErrors(logger) && { sessionKey: run.sessionKey }), status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
     const next = nextRuns(completed, run, historyAfter);
-    await afterRun(ctx, { ...run, status: 'succeeded', reply }, action, reply);
+    await afterRun(ctx, { ...run, status: 'succeeded', reply, finishedAt: now }, action, reply);
     return next;
   } catch (error) {
     endTurn();

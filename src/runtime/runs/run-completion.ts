@@ -69,7 +69,9 @@ export function nextRuns(completed: RunCompleted, run: RunRecord, history: () =>
 export async function afterRun(ctx: RunContext, run: RunRecord, action: AgentAction, reply?: string): Promise<void> {
   const { config, delivery, heartbeat, logger } = ctx.deps;
   try {
-    if (reply !== undefined && action.deliver && !isHeartbeatAck(reply, config.heartbeat.ackMaxChars)) {
+    // the hook's own answer carried the reply (respond.waitMs): RunWaiter decides by the same rule
+    const answered = action.replyAwaitedUntil !== undefined && run.finishedAt !== null && run.finishedAt < action.replyAwaitedUntil;
+    if (reply !== undefined && action.deliver && !answered && !isHeartbeatAck(reply, config.heartbeat.ackMaxChars)) {
       await delivery.deliverRunReply(run, action, reply);
     }
     if (action.wakeMode === 'now') heartbeat.request();
