@@ -56,6 +56,22 @@ describe('GET /openapi.json', () => {
     expect(doc.paths['/hooks/plain']).toBeUndefined();
   });
 
+  it("shows a mapping's own answers: a handshake, a GET handshake, a reply awaited up to waitMs and its fallback", async () => {
+    const mappings = [
+      { id: 'slack-challenge', match: { path: 'slack' }, respond: { when: 'type = "url_verification"', body: '{{challenge}}', contentType: 'text/plain' } },
+      { id: 'meta-verification', match: { path: 'meta' }, respond: { method: 'GET', verifyToken: { query: 'hub.verify_token', token: 'vt-123456' }, body: '{{ $query."hub.challenge" }}' } },
+      { id: 'sms', match: { path: 'sms' }, messageTemplate: '{{Body}}', respond: { waitMs: 2500, contentType: 'application/xml', body: '<Response><Message>{{reply}}</Message></Response>', fallback: { status: 202, body: '<Response/>' } } },
+    ];
+    const app = await testApp({ hooks: { mappings } });
+    const doc = (await (await app.request('/openapi.json')).json()) as { paths: Record<string, Record<string, { responses: Record<string, { description: string; content?: Record<string, unknown> }> }>> };
+    expect(doc.paths['/hooks/slack']!.post!.responses['200']!.content).toEqual({ 'text/plain': { schema: { type: 'string' } } });
+    expect(doc.paths['/hooks/meta']!.get!.responses['200']!.description).toMatch(/handshake/);
+    expect(doc.paths['/hooks/meta']!.post).toBeUndefined();
+    const sms = doc.paths['/hooks/sms']!.post!.responses;
+    expect(sms['200']).toMatchObject({ description: expect.stringContaining('within 2500 ms'), content: { 'application/xml': { schema: { type: 'string' } } } });
+    expect(sms['202']).toMatchObject({ description: expect.stringContaining('fallback'), content: { 'application/xml': { schema: { type: 'string' } } } });
+  });
+
   it('leaves out what is switched off: hooks disabled, metrics disabled', async () => {
     const { doc } = await appWithDocument({ hooks: { enabled: false, token: HOOK_TOKEN }, gateway: { metrics: { enabled: false } } });
     expect(Object.keys(doc.paths).filter((p) => p.startsWith('/hooks') || p === '/metrics')).toEqual([]);

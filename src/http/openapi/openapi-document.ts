@@ -7,8 +7,10 @@ export interface MappedHookDoc {
   id: string;
   path: string;
   action: 'wake' | 'agent';
-  /** the mapping's JSON Schema (JSON Schema 2020-12 is OpenAPI 3.1's schema language) */
-  schema: Record<string, unknown>;
+  /** the mapping's JSON Schema (JSON Schema 2020-12 is OpenAPI 3.1's schema language); none: any JSON */
+  schema?: Record<string, unknown>;
+  /** the mapping's own answer (`respond`): a handshake, or its run's reply awaited up to waitMs */
+  respond?: { method: 'POST' | 'GET'; handshake: boolean; status: number; contentType: string; waitMs?: number; fallback?: { status: number; contentType: string } };
 }
 
 export interface OpenApiOptions {
@@ -92,6 +94,19 @@ function operation(route: RouteDoc, tag: string): Json {
 
 const tags: Record<Surface, string> = { root: 'health', hooks: 'hooks', platform: 'platform', admin: 'admin' };
 
+/** what a mapping answers itself (`respond`), beside or instead of the generic answer */
+function respondResponses(hook: MappedHookDoc): Record<number, ResponseDoc> {
+  const { respond } = hook;
+  if (!respond) return {};
+  const own = { schema: z.string(), contentType: respond.contentType };
+  if (respond.handshake) return { [respond.status]: { description: 'A handshake the mapping answers itself (respond.when holds): no run.', ...own } };
+  const fallback: Record<number, ResponseDoc> = respond.fallback
+    ? { [respond.fallback.status]: { description: `Past ${respond.waitMs} ms without the reply: the fallback (the reply is then delivered through the channel).`, schema: z.string(), contentType: respond.fallback.contentType } }
+    : {};
+  // the reply's answer wins a status shared with the fallback: both are text of the mapping's own
+  return { ...fallback, [respond.status]: { description: `The run's reply, rendered into respond.body, when it comes within ${respond.waitMs} ms.`, ...own } };
+}
+
 function mappedHookOperation(hook: MappedHookDoc): Json {
   const accepted: Record<number, ResponseDoc> =
     hook.action === 'wake' ? { 200: { description: 'Event queued.', schema: wakeAcceptedSchema } } : { 202: { description: 'Run accepted.', schema: runAcceptedSchema } };
@@ -100,13 +115,25 @@ function mappedHookOperation(hook: MappedHookDoc): Json {
     summary: `Mapped hook "${hook.id}" (${hook.action})`,
     tags: ['hooks'],
     security: security('hookToken'),
-    requestBody: { required: true, content: { 'application/json': { schema: hook.schema } } },
+    requestBody: { required: true, content: { 'application/json': { schema: hook.schema ?? {} } } },
     responses: responses({
       ...accepted,
+      ...respondResponses(hook),
       204: { description: 'The transform skipped the request.' },
       ...hookErrorResponses,
       500: { description: 'The mapping failed (hook mapping failed).' },
     }),
+  };
+}
+
+/** a GET handshake (Meta's hub.challenge): its query, answered by the mapping itself */
+function getHandshakeOperation(hook: MappedHookDoc): Json {
+  return {
+    operationId: `get-hooks-${hook.path}`.replace(/[^A-Za-z0-9]+/g, '_'),
+    summary: `Handshake of mapped hook "${hook.id}"`,
+    tags: ['hooks'],
+    description: 'Admitted by the hook token or by the verify token of the query (respond.verifyToken); answers only a handshake, starts no run.',
+    responses: responses({ ...respondResponses(hook), 400: { description: 'Not a handshake this path answers.', schema: z.object({ ok: z.literal(false), error: z.string() }) }, 401: { description: 'Wrong or missing verify token.', schema: z.object({ ok: z.literal(false), error: z.string() }) } }),
   };
 }
 
@@ -128,7 +155,9 @@ export function openApiDocument(options: OpenApiOptions): Json {
     for (const hook of options.mappedHooks ?? []) {
       const path = `${hooksPrefix}/${hook.path}`;
       // the first mapping of a path wins a request only when it matches; the first one with a schema documents it
-      if (!paths[path]?.post) add(path, 'post', mappedHookOperation(hook));
+      if (hook.respond?.method === 'GET') {
+        if (!paths[path]?.get) add(path, 'get', getHandshakeOperation(hook));
+      } else if (!paths[path]?.post) add(path, 'post', mappedHookOperation(hook));
     }
   }
   return {

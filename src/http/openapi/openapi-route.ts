@@ -9,9 +9,13 @@ import { PACKAGE_ROOT } from '../../gateway/install-layout.js';
 
 const version = (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-/** the mapped hooks that declare a payload `schema`, as the document shows them */
+/** the mapped hooks that declare a payload `schema` or answer themselves (`respond`), as the document shows them */
 export function mappedHookDocs(engine: MappingsEngine): MappedHookDoc[] {
-  return engine.mappings.flatMap((m) => (m.path !== undefined && m.schema && m.action && m.action !== 'skip' ? [{ id: m.id, path: m.path, action: m.action, schema: m.schema }] : []));
+  return engine.mappings.flatMap((m) => {
+    if (m.path === undefined || !m.action || m.action === 'skip' || (!m.schema && !m.respond)) return [];
+    const respond = m.respond && ({ method: m.respond.method, handshake: m.respond.handshake, ...m.respond.declared } as MappedHookDoc['respond']);
+    return [{ id: m.id, path: m.path, action: m.action, ...(m.schema && { schema: m.schema }), ...(respond && { respond }) }];
+  });
 }
 
 /**
