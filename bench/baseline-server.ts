@@ -249,7 +249,7 @@ async function wake(body: Record<string, unknown>): Promise<Outcome> {
   optional(body, 'mode', (v) => WAKE_MODES.includes(v as string), 'must be one of now, next-heartbeat');
   const mode = (body.mode as string | undefined) ?? 'now';
   const eventId = await store.enqueueEvent(body.text.trim());
-  return { status: 200, body: { ok: true, mode }, eventId };
+  return { status: 200, body: { ok: true, mode, eventOutcome: eventId === undefined ? 'coalesced' : 'queued' }, eventId };
 }
 
 async function agent(body: Record<string, unknown>, mappingId: string, execute = false): Promise<Outcome> {

@@ -1,11 +1,12 @@
 import type { HookAction } from '../mappings/hook-action.js';
+import type { EventOutcome } from '../store/port.js';
 import type { Heartbeat } from './heartbeat.js';
 import type { MainSession } from './main-session.js';
 import type { RunQueue } from './runs/run-queue.js';
 import { copyWith } from '../utils/copy-with.js';
 
 export type DispatchResult = (
-  | { status: 200; body: { ok: true; mode: string; dispatched?: number } }
+  | { status: 200; body: { ok: true; mode: string; eventOutcome?: EventOutcome; dispatched?: number } }
   | { status: 202; body: { ok: true; runId: string; runIds?: string[]; dispatched?: number } }
 ) & {
   /** the idempotency key of `options.completes` is already completed with this answer */
@@ -24,15 +25,16 @@ export type DispatchAction = (action: HookAction, options?: { runId?: string; co
 export function createDispatcher(deps: { mainSession: MainSession; heartbeat: Pick<Heartbeat, 'request'>; runs: RunQueue }): DispatchAction {
   return async function dispatchAction(action, options = {}) {
     if (action.kind === 'wake') {
-      const response = { status: 200 as const, body: { ok: true as const, mode: action.mode } };
+      // OpenClaw's `eventOutcome`: `coalesced` when the event repeated the pending one before it
+      const response = (eventOutcome: EventOutcome) => ({ status: 200 as const, body: { ok: true as const, mode: action.mode, eventOutcome } });
       if (options.completes) {
-        await deps.mainSession.enqueueSystemEventCompleting(action.text, options.completes, response);
+        const outcome = await deps.mainSession.enqueueSystemEventCompleting(action.text, options.completes, response);
         if (action.mode === 'now') deps.heartbeat.request();
-        return copyWith(response, { completed: true as const });
+        return copyWith(response(outcome), { completed: true as const });
       }
       const event = await deps.mainSession.enqueueSystemEvent(action.text);
       if (action.mode === 'now') deps.heartbeat.request();
-      return event ? copyWith(response, { eventId: event.id }) : response;
+      return event ? copyWith(response('queued'), { eventId: event.id }) : response('coalesced');
     }
     const runId = await deps.runs.submit(action, { id: options.runId });
     return { status: 202, body: { ok: true, runId } };

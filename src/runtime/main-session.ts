@@ -1,4 +1,4 @@
-import type { Store, SystemEvent } from '../store/port.js';
+import type { EventOutcome, Store, SystemEvent } from '../store/port.js';
 
 export const MAIN_SESSION = 'main';
 /** the queue stays small: an agent waking to hundreds of stale events helps nobody */
@@ -31,8 +31,12 @@ export class MainSession {
    * The event and the completion of the idempotency key that carried it, in one commit, so a
    * crash between them cannot make a retry store the event twice.
    */
-  async enqueueSystemEventCompleting(text: string, key: { scope: string; key: string }, response: { status: number; body: unknown }): Promise<void> {
-    await this.store.idempotency.completeWithEvent(key.scope, key.key, { status: response.status, body: JSON.stringify(response.body) }, { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS });
+  async enqueueSystemEventCompleting(text: string, key: { scope: string; key: string }, response: (outcome: EventOutcome) => { status: number; body: unknown }): Promise<EventOutcome> {
+    const stored = (outcome: EventOutcome) => {
+      const answer = response(outcome);
+      return { status: answer.status, body: JSON.stringify(answer.body) };
+    };
+    return this.store.idempotency.completeWithEvent(key.scope, key.key, stored, { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS });
   }
 
   lastRoute(): Promise<DeliveryRoute | undefined> {

@@ -313,6 +313,9 @@ export type IdempotencyClaim =
   /** someone else's: done (replay or mismatch) or still in progress */
   | { type: 'existing'; record: IdempotencyRecord };
 
+/** what became of a system event: added to the queue, or joined to the identical pending one before it */
+export type EventOutcome = 'queued' | 'coalesced';
+
 export interface IdempotencyRepo {
   /**
    * Takes a key or returns what holds it, atomically (of two racing callers one claims it).
@@ -323,16 +326,16 @@ export interface IdempotencyRepo {
   claim(record: IdempotencyRecord, now: number): Promise<IdempotencyClaim>;
   complete(scope: string, key: string, response: { status: number; body: string | null }): Promise<void>;
   /**
-   * Adds a system event (as EventsRepo.enqueue) and completes the key with `response` in one
-   * commit: an idempotent wake whose answer was lost to a crash is replayed on retry, never
-   * stored twice.
+   * Adds a system event (as EventsRepo.enqueue) and completes the key with the response made for
+   * its outcome (`coalesced`: it repeated the pending one before it), in one commit: an idempotent
+   * wake whose answer was lost to a crash is replayed on retry, never stored twice.
    */
   completeWithEvent(
     scope: string,
     key: string,
-    response: { status: number; body: string | null },
+    response: (outcome: EventOutcome) => { status: number; body: string | null },
     event: { session: string; text: string; maxPending: number },
-  ): Promise<void>;
+  ): Promise<EventOutcome>;
   /** forgets an in-progress key whose request failed, so a retry is processed afresh */
   release(scope: string, key: string): Promise<void>;
   /**

@@ -27,7 +27,7 @@ describe('bench baseline server', () => {
   it('answers like herald: 200 wake, 202 agent, 401, 400, 413, 405', async () => {
     const wake = await post('/hooks/wake', JSON.stringify({ text: 'disk almost full' }));
     expect(wake.status).toBe(200);
-    expect(await wake.json()).toEqual({ ok: true, mode: 'now' });
+    expect(await wake.json()).toEqual({ ok: true, mode: 'now', eventOutcome: 'queued' });
     const agent = await post('/hooks/agent', JSON.stringify({ message: 'summarise', deliver: false }));
     expect(agent.status).toBe(202);
     expect(await agent.json()).toMatchObject({ ok: true, runId: expect.any(String) });

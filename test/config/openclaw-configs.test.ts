@@ -76,7 +76,7 @@ describe("OpenClaw's documented configs", () => {
             body: JSON.stringify({ text: 'New email received', mode: 'now' }),
           });
           expect(res.status).toBe(200);
-          expect(await res.json()).toEqual({ ok: true, mode: 'now' });
+          expect(await res.json()).toEqual({ ok: true, mode: 'now', eventOutcome: 'queued' });
         }
       } finally {
         await gateway.stop(0);

@@ -29,7 +29,7 @@ describe('request bodies over a real socket', () => {
     herald = await startHerald(baseConfig({ hooks: { maxBodyBytes: 1000 } }));
     const res = await rawRequest(herald.url, head('Transfer-Encoding: chunked'), [chunk('{"text":"chunked '), chunk('hello"}'), '0\r\n\r\n']);
     expect(res.status).toBe(200);
-    expect(JSON.parse(res.body)).toEqual({ ok: true, mode: 'now' });
+    expect(JSON.parse(res.body)).toEqual({ ok: true, mode: 'now', eventOutcome: 'queued' });
   });
 
   it('413 for a declared Content-Length over the limit, without waiting for the body', async () => {

@@ -13,9 +13,9 @@ describe('webhook contract (app.request)', () => {
     const app = await testApp();
     const wake = await app.request('/hooks/wake', post({ text: 'Deploy finished' }));
     expect(wake.status).toBe(200);
-    expect(await wake.json()).toEqual({ ok: true, mode: 'now' });
+    expect(await wake.json()).toEqual({ ok: true, mode: 'now', eventOutcome: 'queued' });
     const later = await app.request('/hooks/wake', post({ text: 'Later', mode: 'next-heartbeat' }));
-    expect(await later.json()).toEqual({ ok: true, mode: 'next-heartbeat' });
+    expect(await later.json()).toEqual({ ok: true, mode: 'next-heartbeat', eventOutcome: 'queued' });
     const agent = await app.request('/hooks/agent', post({ message: 'Summarise', deliver: false }));
     expect(agent.status).toBe(202);
     expect(await agent.json()).toEqual({ ok: true, runId: expect.stringMatching(/^[0-9a-f-]{36}$/) });

@@ -38,7 +38,7 @@ describe('Idempotency-Key on the webhook surface', () => {
 
     // a wake is remembered too: one event, not two
     expect(await post('wake', { text: 'Deploy finished', mode: 'next-heartbeat' }, 'wake-1')).toMatchObject({ status: 200, replayed: null });
-    expect(await post('wake', { text: 'Deploy finished', mode: 'next-heartbeat' }, 'wake-1')).toMatchObject({ status: 200, body: { ok: true, mode: 'next-heartbeat' }, replayed: 'true' });
+    expect(await post('wake', { text: 'Deploy finished', mode: 'next-heartbeat' }, 'wake-1')).toMatchObject({ status: 200, body: { ok: true, mode: 'next-heartbeat', eventOutcome: 'queued' }, replayed: 'true' });
     expect(count("SELECT count(*) AS n FROM events WHERE text = 'Deploy finished'")).toBe(1);
   });
 

@@ -9,7 +9,7 @@ describe('gateway smoke', () => {
     herald = await startHerald();
     const wake = await fetch(`${herald.url}/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text: 'hello' }) });
     expect(wake.status).toBe(200);
-    expect(await wake.json()).toEqual({ ok: true, mode: 'now' });
+    expect(await wake.json()).toEqual({ ok: true, mode: 'now', eventOutcome: 'queued' });
     const agent = await fetch(`${herald.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'do it', deliver: false }) });
     expect(agent.status).toBe(202);
     const { runId } = (await agent.json()) as { runId: string };

@@ -86,7 +86,7 @@ describe('mapped hooks end to end', () => {
     herald = await startHerald(config(), { files });
 
     const push = await post('github', { repository: { full_name: 'acme/app' } }, { 'x-github-event': 'push', 'x-github-sender': 'ada' });
-    expect(push).toEqual({ status: 200, body: { ok: true, mode: 'next-heartbeat' } });
+    expect(push).toEqual({ status: 200, body: { ok: true, mode: 'next-heartbeat', eventOutcome: 'queued' } });
     const events = await fetch(`${herald.url}/admin/events?session=main`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
     expect(((await events.json()) as { data: { text: string }[] }).data.map((e) => e.text)).toContain('Push to acme/app by ada');
 
@@ -120,7 +120,7 @@ describe('mapped hooks end to end', () => {
     expect(await finishedRun(merged.body.runId)).toMatchObject({ name: 'Routed', message: 'transformed: hello' });
     const kept = await post('transformed', { kind: 'keep' });
     expect(await finishedRun(kept.body.runId)).toMatchObject({ message: 'templated' });
-    expect(await post('transformed', { kind: 'wake' })).toEqual({ status: 200, body: { ok: true, mode: 'now' } });
+    expect(await post('transformed', { kind: 'wake' })).toEqual({ status: 200, body: { ok: true, mode: 'now', eventOutcome: 'queued' } });
     const raw = await post('raw', { order: { id: 'o-1' } });
     expect(await finishedRun(raw.body.runId)).toMatchObject({ message: JSON.stringify({ order: { id: 'o-1' } }, null, 2) });
   });
@@ -154,7 +154,7 @@ describe('mapped hooks end to end', () => {
       config({ hooks: { presets: ['gmail'], mappings: [{ id: 'my-gmail', match: { path: 'gmail' }, action: 'wake', textTemplate: 'mail: {{messages[0].subject}}' }] } }),
       { files },
     );
-    expect(await post('gmail', mail)).toEqual({ status: 200, body: { ok: true, mode: 'now' } });
+    expect(await post('gmail', mail)).toEqual({ status: 200, body: { ok: true, mode: 'now', eventOutcome: 'queued' } });
   });
 
   it('never resolves __proto__, prototype or constructor: not in templates, predicates, a transform\'s payload or its result', async () => {
@@ -189,7 +189,7 @@ describe('mapped hooks end to end', () => {
     herald = await startHerald(config(), {
       files: { ...files, 'mappings/live.json': JSON.stringify({ id: 'live', match: { path: 'live' }, action: 'wake', transform: { module: 'live.mjs' } }), 'transforms/live.mjs': 'export default () => ({ text: "first" });' },
     });
-    expect(await post('live', {})).toEqual({ status: 200, body: { ok: true, mode: 'now' } });
+    expect(await post('live', {})).toEqual({ status: 200, body: { ok: true, mode: 'now', eventOutcome: 'queued' } });
     const file = `${herald.dir}/transforms/live.mjs`;
     fs.writeFileSync(file, 'export default () => null;');
     const later = new Date(Date.now() + 5000);

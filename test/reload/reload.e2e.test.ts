@@ -58,7 +58,7 @@ describe('config reload', () => {
     expect(result.changed).not.toContain('gateway.port');
 
     // mapping
-    expect(await (await hook(herald.url, 'deploys', { service: 'api' })).json()).toEqual({ ok: true, mode: 'now' });
+    expect(await (await hook(herald.url, 'deploys', { service: 'api' })).json()).toEqual({ ok: true, mode: 'now', eventOutcome: 'queued' });
     // limit
     expect((await hook(herald.url, 'wake', { text: 'x'.repeat(100) })).status).toBe(413);
     // agents and keys: the removed key is refused at once, the new one works

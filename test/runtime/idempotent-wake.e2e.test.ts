@@ -21,12 +21,12 @@ describe('an idempotent wake is exactly once', () => {
       const now = Date.now();
       expect((await store.idempotency.claim(record('k1', now), now)).type).toBe('claimed');
       store.db.exec(`CREATE TRIGGER refuse_events BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
-      await expect(store.idempotency.completeWithEvent('wake', 'k1', { status: 200, body: '{"ok":true}' }, { session: 'main', text: 'deploy done', maxPending: 20 })).rejects.toThrow();
+      await expect(store.idempotency.completeWithEvent('wake', 'k1', () => ({ status: 200, body: '{"ok":true}' }), { session: 'main', text: 'deploy done', maxPending: 20 })).rejects.toThrow();
       // the completion was rolled back with the event: the key is still in progress, nothing replays
       const again = await store.idempotency.claim(record('k1', now), now);
       expect(again).toMatchObject({ type: 'existing', record: { status: 'in_progress' } });
       store.db.exec('DROP TRIGGER refuse_events');
-      await store.idempotency.completeWithEvent('wake', 'k1', { status: 200, body: '{"ok":true}' }, { session: 'main', text: 'deploy done', maxPending: 20 });
+      await store.idempotency.completeWithEvent('wake', 'k1', () => ({ status: 200, body: '{"ok":true}' }), { session: 'main', text: 'deploy done', maxPending: 20 });
       expect(await store.events.list('main', 10)).toHaveLength(1);
       expect(await store.idempotency.claim(record('k1', now), now)).toMatchObject({ type: 'existing', record: { status: 'done', responseStatus: 200 } });
     } finally {
@@ -46,7 +46,7 @@ describe('an idempotent wake is exactly once', () => {
     const retry = await wake();
     expect(retry.status).toBe(200);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
-    expect(await retry.json()).toEqual({ ok: true, mode: 'next-heartbeat' });
+    expect(await retry.json()).toEqual({ ok: true, mode: 'next-heartbeat', eventOutcome: 'queued' });
     expect((await herald.gateway.store.events.list('main', 10)).filter((e) => e.text === 'deploy 42 done')).toHaveLength(1);
   });
 });

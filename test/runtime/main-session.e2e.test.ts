@@ -13,6 +13,7 @@ afterEach(async () => {
 const wake = async (h: RunningHerald, text: string, mode = 'next-heartbeat') => {
   const res = await fetch(`${h.url}/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text, mode }) });
   expect(res.status).toBe(200);
+  return ((await res.json()) as { eventOutcome: string }).eventOutcome;
 };
 const SENT = /^(Deploy finished|Backup done|Disk full|event \d+|CI is red on main|Pager: db latency|remember me|and me)$/;
 /** the events these tests sent (a heartbeat reply may add others, e.g. a delivery failure with no channel configured) */
@@ -24,8 +25,9 @@ const events = async (h: RunningHerald) => {
 describe('main session events', () => {
   it('skips a repeat of the previous pending event, but not once it has been handled', async () => {
     herald = await startHerald();
-    await wake(herald, 'Deploy finished');
-    await wake(herald, 'Deploy finished');
+    // the answer says which, as OpenClaw's `eventOutcome` does
+    expect(await wake(herald, 'Deploy finished')).toBe('queued');
+    expect(await wake(herald, 'Deploy finished')).toBe('coalesced');
     expect((await events(herald)).map((e) => e.text)).toEqual(['Deploy finished']);
     await wake(herald, 'Backup done');
     await wake(herald, 'Deploy finished');

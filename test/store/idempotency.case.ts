@@ -24,7 +24,7 @@ export function idempotencyCases(open: OpenStore) {
     it('stores a wake\'s event and completes its key in one commit', async () => {
       const store = await open();
       expect((await store.idempotency.claim(record({ scope: 'wake' }), T)).type).toBe('claimed');
-      await store.idempotency.completeWithEvent('wake', 'k', { status: 200, body: '{"ok":true}' }, { session: 'main', text: 'deploy done', maxPending: 20 });
+      await store.idempotency.completeWithEvent('wake', 'k', () => ({ status: 200, body: '{"ok":true}' }), { session: 'main', text: 'deploy done', maxPending: 20 });
       expect((await store.events.list('main', 10)).map((e) => e.text)).toEqual(['deploy done']);
       expect(await store.idempotency.claim(record({ scope: 'wake' }), T + 1)).toMatchObject({ type: 'existing', record: { status: 'done', responseStatus: 200, responseBody: '{"ok":true}' } });
     });

@@ -28,7 +28,11 @@ export const agentBodySchema = z
   })
   .loose();
 
-export const wakeAcceptedSchema = z.object({ ok: z.literal(true), mode: z.enum(wakeModes) });
+export const wakeAcceptedSchema = z.object({
+  ok: z.literal(true),
+  mode: z.enum(wakeModes),
+  eventOutcome: z.enum(['queued', 'coalesced']).describe('coalesced: the event repeated the pending one before it and joined it (as OpenClaw answers)'),
+});
 export const runAcceptedSchema = z.object({ ok: z.literal(true), runId: z.string().describe('See GET /admin/runs/{id}.') });
 
 /** the answers every hook shares (auth, body limits, idempotency) */

@@ -54,9 +54,11 @@ export function postgresIdempotencyRepo(pool: pg.Pool, commits: PgGroupCommit): 
     },
     async completeWithEvent(scope, key, response, event) {
       // grouped like any wake: the event and the key's answer share one commit
-      await commits.run(async (client) => {
-        await enqueueEvent(client, event.session, event.text, event.maxPending);
-        await client.query("UPDATE idempotency_keys SET status = 'done', response_status = $3, response_body = $4 WHERE scope = $1 AND key = $2", [scope, key, response.status, response.body]);
+      return commits.run(async (client) => {
+        const outcome = (await enqueueEvent(client, event.session, event.text, event.maxPending)) ? 'queued' : 'coalesced';
+        const answer = response(outcome);
+        await client.query("UPDATE idempotency_keys SET status = 'done', response_status = $3, response_body = $4 WHERE scope = $1 AND key = $2", [scope, key, answer.status, answer.body]);
+        return outcome;
       });
     },
     async release(scope, key) {

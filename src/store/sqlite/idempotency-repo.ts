@@ -68,9 +68,11 @@ export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit):
       complete.run(response.status, response.body, scope, key);
     },
     async completeWithEvent(scope, key, response, event) {
-      await commits.run(() => {
-        enqueueEvent(event.session, event.text, event.maxPending);
-        complete.run(response.status, response.body, scope, key);
+      return commits.run(() => {
+        const outcome = enqueueEvent(event.session, event.text, event.maxPending) ? 'queued' : 'coalesced';
+        const answer = response(outcome);
+        complete.run(answer.status, answer.body, scope, key);
+        return outcome;
       });
     },
     async release(scope, key) {
