@@ -1,4 +1,4 @@
-import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
 
 /**
  * Prometheus Alertmanager's webhook receiver (https://prometheus.io/docs/alerting/latest/configuration/#webhook_config),
@@ -17,12 +17,11 @@ export const alertmanagerPreset = definePreset({
   options: presetCommonOptions,
   mappings: (o) => {
     const events = o.events ?? ['firing', 'resolved'];
-    const on = (id: string, when: string, rest: Omit<MappingConfig, 'id' | 'match'>): MappingConfig => ({
-      id: `alertmanager-${id}`,
-      match: { path: o.path, when },
+    const on = presetRoutes({
+      prefix: 'alertmanager',
+      path: o.path,
       ...(o.secret !== undefined && { auth: { type: 'bearer' as const, secret: o.secret } }),
       idempotencyKey: 'alertmanager:{{groupKey}}:{{status}}:{{ $join($sort(alerts[status = $$.status].(fingerprint & "@" & startsAt)), ",") }}',
-      ...rest,
     });
     const schema = {
       type: 'object',
@@ -34,7 +33,7 @@ export const alertmanagerPreset = definePreset({
       },
     };
     return [
-      on('skip', `$not(status in ${JSON.stringify(events)})`, { action: 'skip', schema }),
+      on('skip', notListed('status', events), { action: 'skip', schema }),
       on('firing', 'status = "firing"', {
         schema,
         name: 'Alerts {{ commonLabels.alertname ? commonLabels.alertname : groupLabels.alertname }}',

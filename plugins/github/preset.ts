@@ -1,4 +1,4 @@
-import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
 
 /** the events an agent sees unless `events` says otherwise (X-GitHub-Event names) */
 export const GITHUB_DEFAULT_EVENTS = ['issues', 'issue_comment', 'pull_request', 'pull_request_review', 'discussion', 'discussion_comment', 'release', 'push', 'workflow_run'];
@@ -19,18 +19,12 @@ export const githubPreset = definePreset({
   requires: ['secret'],
   mappings: (o) => {
     const events = o.events ?? GITHUB_DEFAULT_EVENTS;
-    const on = (id: string, when: string, rest: Omit<MappingConfig, 'id' | 'match'>): MappingConfig => ({
-      id: `github-${id}`,
-      match: { path: o.path, when },
-      auth: { type: 'github', secret: o.secret! },
-      idempotencyKey: '{{ headers.x-github-delivery }}',
-      ...rest,
-    });
+    const on = presetRoutes({ prefix: 'github', path: o.path, auth: { type: 'github', secret: o.secret! }, idempotencyKey: '{{ headers.x-github-delivery }}' });
     const event = (name: string, actions?: string[]) => `headers.x-github-event = "${name}"${actions ? ` and action in ${JSON.stringify(actions)}` : ''}`;
     const repo = '{{repository.full_name}}';
     const byNumber = (number: string) => `hook:github:${repo}#{{${number}}}`;
     return [
-      on('skip', `headers.x-github-event = "ping" or sender.type = "Bot" or $not(headers.x-github-event in ${JSON.stringify(events)})`, { action: 'skip' }),
+      on('skip', `headers.x-github-event = "ping" or sender.type = "Bot" or ${notListed('headers.x-github-event', events)}`, { action: 'skip' }),
       on('issue', event('issues', ['opened', 'reopened', 'closed']), {
         name: `GitHub ${repo}#{{issue.number}}`,
         sessionKey: byNumber('issue.number'),

@@ -1,4 +1,4 @@
-import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
 
 /** the object kinds an agent sees unless `events` says otherwise */
 export const GITLAB_DEFAULT_EVENTS = ['issue', 'merge_request', 'note', 'pipeline'];
@@ -18,18 +18,12 @@ export const gitlabPreset = definePreset({
   requires: ['secret'],
   mappings: (o) => {
     const events = o.events ?? GITLAB_DEFAULT_EVENTS;
-    const on = (id: string, when: string, rest: Omit<MappingConfig, 'id' | 'match'>): MappingConfig => ({
-      id: `gitlab-${id}`,
-      match: { path: o.path, when },
-      auth: { type: 'gitlab', secret: o.secret! },
-      idempotencyKey: '{{ headers.x-gitlab-event-uuid }}',
-      ...rest,
-    });
+    const on = presetRoutes({ prefix: 'gitlab', path: o.path, auth: { type: 'gitlab', secret: o.secret! }, idempotencyKey: '{{ headers.x-gitlab-event-uuid }}' });
     const project = '{{project.path_with_namespace}}';
     const attrs = 'object_attributes';
     return [
       // GitLab marks bot users (project and group access tokens, service accounts) with user.bot; see the user object in the payloads
-      on('skip', `$not(object_kind in ${JSON.stringify(events)}) or user.bot = true`, { action: 'skip' }),
+      on('skip', `${notListed('object_kind', events)} or user.bot = true`, { action: 'skip' }),
       on('issue', `object_kind in ["issue", "work_item"] and ${attrs}.action in ["open", "reopen", "close"]`, {
         name: `GitLab ${project}#{{${attrs}.iid}}`,
         sessionKey: `hook:gitlab:${project}#{{${attrs}.iid}}`,

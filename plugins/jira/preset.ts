@@ -1,4 +1,4 @@
-import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
 
 /** the events an agent sees unless `events` says otherwise (webhookEvent) */
 export const JIRA_DEFAULT_EVENTS = ['jira:issue_created', 'jira:issue_updated', 'comment_created'];
@@ -19,18 +19,12 @@ export const jiraPreset = definePreset({
   requires: ['secret'],
   mappings: (o) => {
     const events = o.events ?? JIRA_DEFAULT_EVENTS;
-    const on = (id: string, when: string, rest: Omit<MappingConfig, 'id' | 'match'>): MappingConfig => ({
-      id: `jira-${id}`,
-      match: { path: o.path, when },
-      auth: { type: 'jira', secret: o.secret! },
-      idempotencyKey: '{{ headers.x-atlassian-webhook-identifier }}',
-      ...rest,
-    });
+    const on = presetRoutes({ prefix: 'jira', path: o.path, auth: { type: 'jira', secret: o.secret! }, idempotencyKey: '{{ headers.x-atlassian-webhook-identifier }}' });
     // the issue's page: the site of its REST URL, then /browse/<key>
     const link = '{{ $substringBefore(issue.self, "/rest/") }}/browse/{{issue.key}}';
     const who = '{{ user.displayName ? user.displayName : comment.author.displayName }}';
     return [
-      on('skip', `$not(webhookEvent in ${JSON.stringify(events)}) or user.accountType = "app" or comment.author.accountType = "app"`, { action: 'skip' }),
+      on('skip', `${notListed('webhookEvent', events)} or user.accountType = "app" or comment.author.accountType = "app"`, { action: 'skip' }),
       on('issue', 'webhookEvent = "jira:issue_created" or (webhookEvent = "jira:issue_updated" and changelog.items[field in ["status", "assignee", "priority"]])', {
         name: 'Jira {{issue.key}}',
         sessionKey: 'hook:jira:{{issue.key}}',

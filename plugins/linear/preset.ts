@@ -1,4 +1,4 @@
-import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
 
 /** the entity types an agent sees unless `events` says otherwise */
 export const LINEAR_DEFAULT_EVENTS = ['Issue', 'Comment'];
@@ -18,15 +18,9 @@ export const linearPreset = definePreset({
   requires: ['secret'],
   mappings: (o) => {
     const events = o.events ?? LINEAR_DEFAULT_EVENTS;
-    const on = (id: string, when: string, rest: Omit<MappingConfig, 'id' | 'match'>): MappingConfig => ({
-      id: `linear-${id}`,
-      match: { path: o.path, when },
-      auth: { type: 'linear', secret: o.secret! },
-      idempotencyKey: '{{ headers.linear-delivery ? headers.linear-delivery : webhookId & ":" & webhookTimestamp }}',
-      ...rest,
-    });
+    const on = presetRoutes({ prefix: 'linear', path: o.path, auth: { type: 'linear', secret: o.secret! }, idempotencyKey: '{{ headers.linear-delivery ? headers.linear-delivery : webhookId & ":" & webhookTimestamp }}' });
     return [
-      on('skip', `$not(type in ${JSON.stringify(events)}) or action = "remove"`, { action: 'skip' }),
+      on('skip', `${notListed('type', events)} or action = "remove"`, { action: 'skip' }),
       on('issue', 'type = "Issue" and (action = "create" or (action = "update" and ($exists(updatedFrom.stateId) or $exists(updatedFrom.assigneeId) or $exists(updatedFrom.priority))))', {
         name: 'Linear {{data.identifier}}',
         sessionKey: 'hook:linear:{{data.identifier}}',

@@ -1,4 +1,4 @@
-import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
 
 /** the event types an agent sees unless `events` says otherwise */
 export const PAGERDUTY_DEFAULT_EVENTS = ['incident.triggered', 'incident.escalated', 'incident.reopened', 'incident.annotated', 'incident.resolved'];
@@ -18,17 +18,11 @@ export const pagerdutyPreset = definePreset({
   requires: ['secret'],
   mappings: (o) => {
     const events = o.events ?? PAGERDUTY_DEFAULT_EVENTS;
-    const on = (id: string, when: string, rest: Omit<MappingConfig, 'id' | 'match'>): MappingConfig => ({
-      id: `pagerduty-${id}`,
-      match: { path: o.path, when },
-      auth: { type: 'pagerduty', secret: o.secret! },
-      idempotencyKey: '{{ event.id }}',
-      ...rest,
-    });
+    const on = presetRoutes({ prefix: 'pagerduty', path: o.path, auth: { type: 'pagerduty', secret: o.secret! }, idempotencyKey: '{{ event.id }}' });
     // incident events carry the incident as data; a note, a status update and a responder carry data.incident
     const incident = 'event.data.incident ? event.data.incident : event.data';
     return [
-      on('skip', `$not(event.event_type in ${JSON.stringify(events)})`, { action: 'skip' }),
+      on('skip', notListed('event.event_type', events), { action: 'skip' }),
       on('resolved', 'event.event_type = "incident.resolved"', {
         action: 'wake',
         wakeMode: 'next-heartbeat',

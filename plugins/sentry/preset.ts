@@ -1,4 +1,4 @@
-import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
 
 /** the resources (Sentry-Hook-Resource) an agent sees unless `events` says otherwise */
 export const SENTRY_DEFAULT_EVENTS = ['issue', 'event_alert', 'metric_alert'];
@@ -19,16 +19,10 @@ export const sentryPreset = definePreset({
   requires: ['secret'],
   mappings: (o) => {
     const events = o.events ?? SENTRY_DEFAULT_EVENTS;
-    const on = (id: string, when: string, rest: Omit<MappingConfig, 'id' | 'match'>): MappingConfig => ({
-      id: `sentry-${id}`,
-      match: { path: o.path, when },
-      auth: { type: 'sentry', secret: o.secret! },
-      idempotencyKey: '{{ headers.request-id }}',
-      ...rest,
-    });
+    const on = presetRoutes({ prefix: 'sentry', path: o.path, auth: { type: 'sentry', secret: o.secret! }, idempotencyKey: '{{ headers.request-id }}' });
     const resource = 'headers.sentry-hook-resource';
     return [
-      on('skip', `$not(${resource} in ${JSON.stringify(events)})`, { action: 'skip' }),
+      on('skip', notListed(resource, events), { action: 'skip' }),
       on('issue', `${resource} = "issue" and action in ["created", "unresolved"]`, {
         name: 'Sentry {{data.issue.shortId}}',
         sessionKey: 'hook:sentry:issue:{{data.issue.id}}',

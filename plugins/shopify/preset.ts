@@ -1,4 +1,4 @@
-import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
 
 /** the topics an agent sees unless `events` says otherwise (X-Shopify-Topic) */
 export const SHOPIFY_DEFAULT_EVENTS = ['orders/create', 'orders/cancelled', 'refunds/create', 'customers/create'];
@@ -17,17 +17,11 @@ export const shopifyPreset = definePreset({
   requires: ['secret'],
   mappings: (o) => {
     const events = o.events ?? SHOPIFY_DEFAULT_EVENTS;
-    const on = (id: string, when: string, rest: Omit<MappingConfig, 'id' | 'match'>): MappingConfig => ({
-      id: `shopify-${id}`,
-      match: { path: o.path, when },
-      auth: { type: 'shopify', secret: o.secret! },
-      idempotencyKey: '{{ headers.x-shopify-webhook-id }}',
-      ...rest,
-    });
+    const on = presetRoutes({ prefix: 'shopify', path: o.path, auth: { type: 'shopify', secret: o.secret! }, idempotencyKey: '{{ headers.x-shopify-webhook-id }}' });
     const topic = 'headers.x-shopify-topic';
     const admin = 'https://{{headers.x-shopify-shop-domain}}/admin';
     return [
-      on('skip', `$not(${topic} in ${JSON.stringify(events)})`, { action: 'skip' }),
+      on('skip', notListed(topic, events), { action: 'skip' }),
       on('order', `${topic} in ["orders/create", "orders/cancelled", "orders/paid", "orders/fulfilled", "orders/updated"]`, {
         name: 'Shopify order {{name}}',
         sessionKey: 'hook:shopify:order:{{id}}',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePreset, presetCommonOptions } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
 
 /**
  * Any sender that follows Standard Webhooks (https://www.standardwebhooks.com/, the spec at
@@ -24,26 +24,16 @@ export const standardWebhooksPreset = definePreset({
       .describe("The endpoint's signing secret, whsec_<base64> (${ENV} allowed)."),
   }),
   requires: ['secret'],
-  mappings: (o) => [
-    ...(o.events
-      ? [
-          {
-            id: 'standard-webhooks-skip',
-            match: { path: o.path, when: `$not(type in ${JSON.stringify(o.events)})` },
-            auth: { type: 'standard-webhooks' as const, secret: o.secret! },
-            idempotencyKey: '{{ headers.webhook-id }}',
-            action: 'skip' as const,
-          },
-        ]
-      : []),
-    {
-      id: 'standard-webhooks',
-      match: { path: o.path },
-      auth: { type: 'standard-webhooks', secret: o.secret! },
-      idempotencyKey: '{{ headers.webhook-id }}',
-      schema: { type: 'object', required: ['type', 'data'], properties: { type: { type: 'string' }, timestamp: { type: 'string' } } },
-      name: `${o.label.replace(/\{\{/g, '{ {')} {{type}}`,
-      messageTemplate: `${o.label.replace(/\{\{/g, '{ {')} event {{type}} at {{timestamp}}:\n{{ $substring($string(data), 0, 3000) }}`,
-    },
-  ],
+  mappings: (o) => {
+    const on = presetRoutes({ prefix: 'standard-webhooks', path: o.path, auth: { type: 'standard-webhooks', secret: o.secret! }, idempotencyKey: '{{ headers.webhook-id }}' });
+    const label = o.label.replace(/\{\{/g, '{ {');
+    return [
+      ...(o.events ? [on('skip', notListed('type', o.events), { action: 'skip' })] : []),
+      on('event', 'true', {
+        schema: { type: 'object', required: ['type', 'data'], properties: { type: { type: 'string' }, timestamp: { type: 'string' } } },
+        name: `${label} {{type}}`,
+        messageTemplate: `${label} event {{type}} at {{timestamp}}:\n{{ $substring($string(data), 0, 3000) }}`,
+      }),
+    ];
+  },
 });

@@ -1,4 +1,4 @@
-import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
 
 /** the event types an agent sees unless `events` says otherwise */
 export const STRIPE_DEFAULT_EVENTS = ['invoice.payment_failed', 'charge.dispute.created', 'customer.subscription.deleted', 'payment_intent.payment_failed'];
@@ -22,17 +22,11 @@ export const stripePreset = definePreset({
   requires: ['secret'],
   mappings: (o) => {
     const events = o.events ?? STRIPE_DEFAULT_EVENTS;
-    const on = (id: string, when: string, rest: Omit<MappingConfig, 'id' | 'match'>): MappingConfig => ({
-      id: `stripe-${id}`,
-      match: { path: o.path, when },
-      auth: { type: 'stripe', secret: o.secret! },
-      idempotencyKey: '{{ id }}',
-      ...rest,
-    });
+    const on = presetRoutes({ prefix: 'stripe', path: o.path, auth: { type: 'stripe', secret: o.secret! }, idempotencyKey: '{{ id }}' });
     const customer = 'hook:stripe:{{ data.object.customer ? data.object.customer : data.object.id }}';
     const dashboard = '{{ "https://dashboard.stripe.com/" & (livemode ? "" : "test/") & "events/" & id }}';
     return [
-      on('skip', `$not(type in ${JSON.stringify(events)})`, { action: 'skip' }),
+      on('skip', notListed('type', events), { action: 'skip' }),
       on('payment-failed', 'type = "invoice.payment_failed"', {
         name: 'Stripe payment failed',
         sessionKey: customer,

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseConfig, eventually, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
-import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
+import type { FakeServer } from '../../helpers/fake-server.js';
+import { startFakeOpenAI } from '../../models/fake-openai.js';
 
 /**
  * The sender catalogue live: herald started with one `hooks.presets` line per sender, each
@@ -102,21 +103,7 @@ async function post(name: string, { body, headers }: Delivery) {
 }
 
 beforeAll(async () => {
-  // an OpenAI-compatible chat completion (https://platform.openai.com/docs/api-reference/chat/object)
-  model = await startFakeServer((request) =>
-    request.path.endsWith('/chat/completions')
-      ? {
-          body: {
-            id: 'chatcmpl-presets',
-            object: 'chat.completion',
-            created: 1,
-            model: 'gpt-test',
-            choices: [{ index: 0, message: { role: 'assistant', content: 'on it' }, finish_reason: 'stop' }],
-            usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
-          },
-        }
-      : { status: 404, body: { error: { message: 'not found', type: 'invalid_request_error' } } },
-  );
+  model = await startFakeOpenAI('on it');
   herald = await startHerald(
     baseConfig({
       models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
