@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { positiveDuration } from './duration-schema.js';
 import { fallbackSchema, retryPolicySchema } from './delivery-policy-schema.js';
+import { mappingTrafficFields } from './traffic-schema.js';
 
 export const thinkingLevels = ['off', 'minimal', 'low', 'medium', 'high'] as const;
 export const wakeModes = ['now', 'next-heartbeat'] as const;
@@ -168,6 +169,7 @@ export const mappingSchema = z
     auth: mappingAuthSchema
       .optional()
       .describe('Signature verification for senders that cannot send the hook token (GitHub, Stripe, ...): a request to match.path is accepted with a valid hook token or a valid signature. Needs match.path.'),
+    ...mappingTrafficFields,
   })
   .strict();
 

@@ -49,7 +49,34 @@ export interface RunRecord {
   finishedAt: number | null;
   /** the run this one re-runs (an operator's re-run links the new run to the old one) */
   rerunOf?: string | null;
+  /** a governed mapping's run (see RunsRepo.admit): not claimable before this time */
+  notBefore?: number;
+  /** why admission held it back: its mapping's concurrency or rate, or a coalescing window */
+  waitedFor?: RunWaitReason;
+  /** the events coalesced into this run, its own included (a coalescing mapping's run) */
+  coalescedCount?: number;
 }
+
+export type RunWaitReason = 'concurrency' | 'rate' | 'coalesce';
+
+/** How a governed mapping's run is let in (see config/traffic-schema.ts). */
+export interface RunAdmission {
+  mappingId: string;
+  /** at most this many of the mapping's runs running at once: the claim passes over the rest */
+  concurrency?: number;
+  /** at most `runs` of the mapping's runs start per `perMs`; beyond: deferred, or refused when `reject` */
+  rate?: { runs: number; perMs: number; reject: boolean };
+  /** the run joins the mapping's queued run of this key whose window is still open, if any; `message` lists the events' messages */
+  coalesce?: { key: string; windowMs: number; message: (messages: string[]) => string };
+}
+
+export type AdmittedRun =
+  /** stored, queued; claimable from `notBefore` when it has one */
+  | { type: 'queued'; runId: string; notBefore?: number; waitedFor?: RunWaitReason }
+  /** merged into `runId`, which now lists `count` events */
+  | { type: 'coalesced'; runId: string; count: number }
+  /** refused (a rate with overflow reject): nothing stored; the window allows a run again in `retryAfterMs` */
+  | { type: 'rate-limited'; retryAfterMs: number };
 
 export interface RunCompletion {
   status: Exclude<RunStatus, 'queued' | 'running'>;
@@ -107,10 +134,18 @@ export interface RunsRepo {
    * session key, since the claim's per-session order is not checked then): no second write to claim it.
    */
   insert(run: RunRecord, claimedBy?: Lease): Promise<void>;
+  /**
+   * Adds a governed mapping's run (queued, never claimed at once) under its admission, atomically
+   * with every other admission of its mapping on any replica: it joins an open coalescing run of its
+   * key, or is refused by the rate, or is stored with the time it may start (`run.createdAt` is now).
+   */
+  admit(run: RunRecord, admission: RunAdmission): Promise<AdmittedRun>;
   get(id: string): Promise<RunRecord | undefined>;
   /**
    * Claims up to `limit` runs for `lease.owner`, marking them running until `lease.until`, oldest
-   * first: queued runs, and running ones whose lease ran out (their replica died). Only the oldest
+   * first: queued runs, and running ones whose lease ran out (their replica died). A governed run
+   * (see admit) is passed over before its `notBefore`, and while its mapping has `concurrency` runs
+   * running under a live lease, counted across every claimer. Only the oldest
    * unfinished run of a session is ever claimable, so the runs of one session go one at a time, in
    * order, across every replica. Two claimers never get the same run.
    *

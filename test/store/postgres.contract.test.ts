@@ -6,6 +6,7 @@ import { migrations } from '../../src/store/postgres/migrations.js';
 import { createPool } from '../../src/store/postgres/pg-pool.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
+import { admissionCases } from './admission.case.js';
 import { alertsCases } from './alerts.case.js';
 import { apiKeysCases } from './api-keys.case.js';
 import { deliveriesCases } from './deliveries.case.js';
@@ -83,6 +84,7 @@ describe('the store port contract on PostgreSQL', () => {
   eventsCases(open);
   runsCases(open);
   servingCases(open, { alone: false });
+admissionCases(open);
   deliveriesCases(open);
   idempotencyCases(open);
   stateCases(open);

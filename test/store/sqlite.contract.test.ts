@@ -6,6 +6,7 @@ import { migrations } from '../../src/store/sqlite/migrations.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/start-herald.js';
+import { admissionCases } from './admission.case.js';
 import { alertsCases } from './alerts.case.js';
 import { apiKeysCases } from './api-keys.case.js';
 import { deliveriesCases } from './deliveries.case.js';
@@ -72,6 +73,7 @@ async function previousVersion(before = 10): Promise<PreviousVersionDatabase> {
 eventsCases(open);
 runsCases(open);
 servingCases(open, { alone: true });
+admissionCases(open);
 deliveriesCases(open);
 idempotencyCases(open);
 stateCases(open);

@@ -527,4 +527,20 @@ export const migrations: Migration[] = [
       CREATE UNIQUE INDEX deliveries_fallback_of ON deliveries (fallback_of) WHERE fallback_of IS NOT NULL;
     `,
   },
+  {
+    version: 14,
+    name: "traffic: a mapping's runs held back by its concurrency, rate and coalescing window",
+    sql: `
+      -- set only on the runs of a governed mapping (admitted by RunsRepo.admit); NULL elsewhere, so
+      -- the partial indexes below hold governed runs only and cost an ungoverned deployment nothing.
+      -- not_before: claimable from then on (a rate's slot, a coalescing window's end); concurrency:
+      -- the mapping's limit when it was admitted; waited_for: why it was held back; rate_slot: when
+      -- the rate counts it as started; coalesce_key and coalesced: its key and the events' messages
+      ALTER TABLE runs ADD COLUMN not_before BIGINT, ADD COLUMN concurrency INT, ADD COLUMN waited_for TEXT,
+        ADD COLUMN rate_slot BIGINT, ADD COLUMN coalesce_key TEXT, ADD COLUMN coalesced JSONB;
+      CREATE INDEX runs_rate ON runs ((action->'source'->>'mappingId'), rate_slot) WHERE rate_slot IS NOT NULL;
+      CREATE INDEX runs_coalescing ON runs ((action->'source'->>'mappingId'), coalesce_key) WHERE coalesce_key IS NOT NULL AND status = 'queued';
+      CREATE INDEX runs_governed ON runs ((action->'source'->>'mappingId'), seq) WHERE concurrency IS NOT NULL AND status IN ('queued', 'running');
+    `,
+  },
 ];

@@ -1,8 +1,10 @@
 import type pg from 'pg';
-import type { Lease, RunCompletion, RunRecord, RunsRepo, SessionMessage } from '../port.js';
+import type { Lease, RunCompletion, RunRecord, RunsRepo, RunWaitReason, SessionMessage } from '../port.js';
+import { governedFields } from '../governed-fields.js';
+import { postgresRunAdmission } from './run-admission.js';
 import { parseRunAction, runActionSchema } from '../run-action.js';
 import type { PgGroupCommit } from './group-commit.js';
-import { query, type Queryable } from './pg-pool.js';
+import { query, transaction, type Queryable } from './pg-pool.js';
 
 export interface RunRow {
   id: string;
@@ -19,9 +21,12 @@ export interface RunRow {
   started_at: number | null;
   finished_at: number | null;
   rerun_of: string | null;
+  not_before: string | null;
+  waited_for: RunWaitReason | null;
+  coalesced: unknown[] | null;
 }
 
-export const RUN_COLUMNS = 'id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, rerun_of, model';
+export const RUN_COLUMNS = 'id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, rerun_of, model, not_before, waited_for, coalesced';
 const COLUMNS = RUN_COLUMNS;
 
 export const toRun = (r: RunRow): RunRecord => ({
@@ -40,6 +45,8 @@ export const toRun = (r: RunRow): RunRecord => ({
   finishedAt: r.finished_at,
   // only a re-run carries the link: a record without one reads as before
   ...(r.rerun_of !== null && { rerunOf: r.rerun_of }),
+  // only a governed run's record carries them
+  ...((r.not_before ?? r.waited_for ?? r.coalesced) !== null && governedFields(r.not_before, r.waited_for, r.coalesced?.length ?? null)),
 });
 
 /**
@@ -52,6 +59,7 @@ export const toRun = (r: RunRow): RunRecord => ({
 const CLAIM = `WITH candidates AS (
     SELECT r.id FROM runs r
     WHERE NOT r.waiting AND r.status IN ('queued', 'running') AND (r.status = 'queued' OR r.lease_until IS NULL OR r.lease_until < $2)
+      AND r.concurrency IS NULL AND (r.not_before IS NULL OR r.not_before <= $2)
     ORDER BY r.seq LIMIT $4
     FOR UPDATE SKIP LOCKED)
   UPDATE runs SET status = 'running', started_at = $2, lease_owner = $1, lease_until = $3
@@ -64,7 +72,7 @@ const CLAIM = `WITH candidates AS (
  * held by anyone else. $1 owner, $2 now, $3 until, $4 session, $5 the claimed run's seq, $6 behind.
  */
 const CLAIM_BEHIND = `WITH behind AS (
-    SELECT id, seq, (status = 'running' AND lease_until >= $2) AS held FROM runs
+    SELECT id, seq, ((status = 'running' AND lease_until >= $2) OR concurrency IS NOT NULL OR COALESCE(not_before, 0) > $2) AS held FROM runs
     WHERE session_key = $4 AND status IN ('queued', 'running') AND seq > $5
     ORDER BY seq LIMIT $6
     FOR UPDATE SKIP LOCKED),
@@ -72,6 +80,44 @@ const CLAIM_BEHIND = `WITH behind AS (
   UPDATE runs SET status = 'running', started_at = $2, lease_owner = $1, lease_until = $3
   FROM claimable WHERE runs.id = claimable.id
   RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq`;
+
+/**
+ * The claim of the runs CLAIM leaves out: those of a mapping with a concurrency limit. Its count of
+ * the mapping's runs under a live lease must see every other claimer's, so governed claims go one at
+ * a time across replicas (the advisory lock, taken by the caller, before this statement's snapshot).
+ * A mapping whose limit is taken is passed over whole (no backlog of one mapping hides another's
+ * runs); among a mapping's claimable runs, the oldest fill its free places. $1 owner, $2 now, $3 until, $4 limit.
+ */
+const GOVERNED_CLAIM = `WITH candidates AS (
+    SELECT r.id, r.seq, r.concurrency, r.action->'source'->>'mappingId' AS mapping,
+      (SELECT count(*) FROM runs held WHERE held.action->'source'->>'mappingId' = r.action->'source'->>'mappingId'
+         AND held.concurrency IS NOT NULL AND held.status IN ('queued', 'running') AND held.status = 'running' AND held.lease_until >= $2) AS busy
+    FROM runs r
+    WHERE r.concurrency IS NOT NULL AND NOT r.waiting AND r.status IN ('queued', 'running') AND (r.status = 'queued' OR r.lease_until IS NULL OR r.lease_until < $2)
+      AND (r.not_before IS NULL OR r.not_before <= $2)
+    ORDER BY r.seq
+    FOR UPDATE SKIP LOCKED),
+  chosen AS (
+    SELECT id FROM (SELECT id, seq, concurrency, busy, row_number() OVER (PARTITION BY mapping ORDER BY seq) AS place FROM candidates WHERE busy < concurrency) ranked
+    WHERE busy + place <= concurrency ORDER BY seq LIMIT $4)
+  UPDATE runs SET status = 'running', started_at = $2, lease_owner = $1, lease_until = $3
+  FROM chosen WHERE runs.id = chosen.id
+  RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq`;
+
+const GOVERNED_WAITING = "SELECT EXISTS (SELECT 1 FROM runs WHERE concurrency IS NOT NULL AND status IN ('queued', 'running')) AS any";
+
+const CONCURRENCY_LOCK = "hashtext(current_schema() || ':run-concurrency')";
+
+/**
+ * The governed runs' claim, when places are left: in a transaction of its own (`claim`), or in the
+ * caller's (a completion's group, which may not wait on the lock: it leaves them to the next claim).
+ */
+async function claimGoverned(client: pg.PoolClient, lease: Lease, limit: number, wait: boolean): Promise<RunRecord[]> {
+  if (wait) await client.query(`SELECT pg_advisory_xact_lock(${CONCURRENCY_LOCK})`);
+  else if (!(await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(${CONCURRENCY_LOCK}) AS locked`)).rows[0]!.locked) return [];
+  const { rows } = await query<RunRow & { seq: string }>(client, GOVERNED_CLAIM, [lease.owner, lease.now, lease.until, limit]);
+  return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toRun);
+}
 
 /** CLAIM, then the runs behind each claimed run right after it */
 async function claimIn(client: Queryable, { owner, now, until }: Lease, limit: number, behind: number): Promise<RunRecord[]> {
@@ -87,32 +133,40 @@ async function claimIn(client: Queryable, { owner, now, until }: Lease, limit: n
   return claimed;
 }
 
+async function insertIn(db: Queryable, run: RunRecord, claimedBy?: Lease): Promise<void> {
+  await query(
+    db,
+    // a session is listed from its first run on, before the run has written a message (queued, running, failed early)
+    `WITH run AS (
+       INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+       RETURNING session_key, agent_id, created_at)
+     INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
+     SELECT session_key, CASE WHEN session_key = 'main' THEN NULL ELSE agent_id END, 0, created_at, created_at FROM run
+     ON CONFLICT (key) DO NOTHING`,
+    [run.id, claimedBy ? 'running' : run.status, run.agentId, run.name, run.sessionKey, run.message, JSON.stringify(runActionSchema.parse(run.action)), run.action.deliver,
+      run.reply, run.error, run.createdAt, claimedBy ? claimedBy.now : run.startedAt, run.finishedAt, claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null],
+  );
+}
+
 export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRepo {
   return {
     // groups commit side by side, each on its own connection
     singleWriter: false,
     async insert(run, claimedBy) {
-      await query(
-        pool,
-        // a session is listed from its first run on, before the run has written a message (queued, running, failed early)
-        `WITH run AS (
-           INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
-           VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-           RETURNING session_key, agent_id, created_at)
-         INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
-         SELECT session_key, CASE WHEN session_key = 'main' THEN NULL ELSE agent_id END, 0, created_at, created_at FROM run
-         ON CONFLICT (key) DO NOTHING`,
-        [run.id, claimedBy ? 'running' : run.status, run.agentId, run.name, run.sessionKey, run.message, JSON.stringify(runActionSchema.parse(run.action)), run.action.deliver,
-          run.reply, run.error, run.createdAt, claimedBy ? claimedBy.now : run.startedAt, run.finishedAt, claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null],
-      );
+      await insertIn(pool, run, claimedBy);
     },
+    admit: postgresRunAdmission(pool, insertIn).admit,
     async get(id) {
       const { rows } = await query<RunRow>(pool, `SELECT ${COLUMNS} FROM runs WHERE id = $1`, [id]);
       return rows[0] && toRun(rows[0]);
     },
     /** see CLAIM */
     async claim(lease, limit, behind = 0) {
-      return claimIn(pool, lease, limit, behind);
+      const claimed = await claimIn(pool, lease, limit, behind);
+      // one round trip (runs_governed) before the governed claim's transaction: most stores hold no governed run
+      if (claimed.length >= limit || !(await query<{ any: boolean }>(pool, GOVERNED_WAITING)).rows[0]!.any) return claimed;
+      return claimed.concat(await transaction(pool, (client) => claimGoverned(client, lease, limit - claimed.length, true)));
     },
     async renew(ids, owner, until) {
       if (!ids.length) return [];
@@ -151,7 +205,8 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
     async completeAndClaimNext(id, c, lease, behind = 0) {
       return commits.run(async (client) => {
         if (!(await completeIn(client, id, c))) return { finished: false };
-        const claimed = await claimIn(client, lease, 1, behind);
+        let claimed = await claimIn(client, lease, 1, behind);
+        if (!claimed.length) claimed = await claimGoverned(client, lease, 1, false);
         return claimed.length ? { finished: true, claimed } : { finished: true };
       });
     },

@@ -472,6 +472,26 @@ ${countedTriggers('deliveries')}
       CREATE UNIQUE INDEX deliveries_fallback_of ON deliveries (fallback_of) WHERE fallback_of IS NOT NULL;
     `,
   },
+  {
+    version: 22,
+    name: "traffic: a mapping's runs held back by its concurrency, rate and coalescing window",
+    sql: `
+      -- set only on the runs of a governed mapping (admitted by RunsRepo.admit); NULL elsewhere, so
+      -- the partial indexes below hold governed runs only and cost an ungoverned deployment nothing.
+      -- not_before: claimable from then on (a rate's slot, a coalescing window's end); concurrency:
+      -- the mapping's limit when it was admitted; waited_for: why it was held back; rate_slot: when
+      -- the rate counts it as started; coalesce_key and coalesced: its key and the events' messages
+      ALTER TABLE runs ADD COLUMN not_before INTEGER;
+      ALTER TABLE runs ADD COLUMN concurrency INTEGER;
+      ALTER TABLE runs ADD COLUMN waited_for TEXT;
+      ALTER TABLE runs ADD COLUMN rate_slot INTEGER;
+      ALTER TABLE runs ADD COLUMN coalesce_key TEXT;
+      ALTER TABLE runs ADD COLUMN coalesced TEXT;
+      CREATE INDEX runs_rate ON runs (mapping_id, rate_slot) WHERE rate_slot IS NOT NULL;
+      CREATE INDEX runs_coalescing ON runs (mapping_id, coalesce_key) WHERE coalesce_key IS NOT NULL AND status = 'queued';
+      CREATE INDEX runs_governed ON runs (mapping_id, status) WHERE concurrency IS NOT NULL AND status IN ('queued', 'running');
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact */

@@ -1,5 +1,7 @@
 import type { Statement } from 'better-sqlite3';
-import type { Lease, RunCompletion, RunRecord, RunsRepo } from '../port.js';
+import type { Lease, RunCompletion, RunRecord, RunsRepo, RunWaitReason } from '../port.js';
+import { governedFields } from '../governed-fields.js';
+import { sqliteRunAdmission } from './run-admission.js';
 import { parseRunAction, runActionSchema } from '../run-action.js';
 import { sessionChains } from '../session-chains.js';
 import { eventAppender } from './events-repo.js';
@@ -23,6 +25,9 @@ export interface RunRow {
   started_at: number | null;
   finished_at: number | null;
   rerun_of: string | null;
+  not_before: number | null;
+  waited_for: RunWaitReason | null;
+  coalesced: string | null;
 }
 
 export const toRun = (r: RunRow): RunRecord => ({
@@ -42,6 +47,8 @@ export const toRun = (r: RunRow): RunRecord => ({
   finishedAt: r.finished_at,
   // only a re-run carries the link: a record without one reads as before
   ...(r.rerun_of !== null && { rerunOf: r.rerun_of }),
+  // only a governed run's record carries them
+  ...((r.not_before ?? r.waited_for ?? r.coalesced) !== null && governedFields(r.not_before, r.waited_for, r.coalesced === null ? null : (JSON.parse(r.coalesced) as unknown[]).length)),
 });
 
 /** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */
@@ -55,23 +62,39 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   const listSession = db.prepare<[string, string | null, number, number]>(
     'INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at) VALUES (?, ?, 0, ?, ?) ON CONFLICT (key) DO NOTHING',
   );
+  const insertNow = (run: RunRecord, claimedBy?: Lease) => {
+    const parsed = runActionSchema.parse(run.action);
+    const action = JSON.stringify(parsed);
+    const deliver = run.action.deliver ? 1 : 0;
+    const [status, startedAt] = claimedBy ? ['running', claimedBy.now] : [run.status, run.startedAt];
+    insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, parsed.source.mappingId, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
+      claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null);
+    listSession.run(run.sessionKey, run.sessionKey === 'main' ? null : run.agentId, run.createdAt, run.createdAt);
+  };
+  const admission = sqliteRunAdmission(db, commits, insertNow);
   const get = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
   // the oldest unfinished run of each session only: a session's runs go one at a time, in order.
   // The others are flagged waiting (the 'scale' migration's triggers), so the ready ones are read from
   // runs_ready in rowid order and the claim stops after `limit`: however many runs wait behind a
   // busy session, a claim never reads them
   // (the limits written into the SQL: a bound LIMIT has SQLite compile the statement again each call)
-  const ready = limitedStatements<[{ now: number }], { rowid: number; session_key: string }>(
+  // A governed run (RunsRepo.admit) is passed over before its not_before and while its mapping's
+  // concurrency is taken by runs under a live lease (busy: counted from runs_governed, for governed runs only)
+  const ready = limitedStatements<[{ now: number }], { rowid: number; session_key: string; mapping_id: string; concurrency: number | null; busy: number | null }>(
     db,
-    (limit) => `SELECT rowid, session_key FROM runs INDEXED BY runs_ready
+    (limit) => `SELECT rowid, session_key, mapping_id, concurrency,
+       CASE WHEN concurrency IS NULL THEN NULL ELSE (SELECT COUNT(*) FROM runs AS held INDEXED BY runs_governed
+         WHERE held.mapping_id = runs.mapping_id AND held.concurrency IS NOT NULL AND held.status IN ('queued', 'running') AND held.status = 'running' AND held.lease_until >= @now) END AS busy
+     FROM runs INDEXED BY runs_ready
      WHERE waiting = 0 AND status IN ('queued', 'running') AND (status = 'queued' OR lease_until IS NULL OR lease_until < @now)
+       AND (not_before IS NULL OR not_before <= @now) AND (concurrency IS NULL OR busy < concurrency)
      ORDER BY rowid LIMIT ${limit}`,
   );
   // the unfinished runs behind a ready one in its session, in order (a claim's `behind`): read
   // from runs_session_unfinished, so only the session's waiting runs are, and only `limit` of them
-  const queuedBehind = limitedStatements<[string, number], { rowid: number; status: string; lease_until: number | null }>(
+  const queuedBehind = limitedStatements<[string, number], { rowid: number; status: string; lease_until: number | null; not_before: number | null; concurrency: number | null }>(
     db,
-    (limit) => `SELECT rowid, status, lease_until FROM runs INDEXED BY runs_session_unfinished
+    (limit) => `SELECT rowid, status, lease_until, not_before, concurrency FROM runs INDEXED BY runs_session_unfinished
      WHERE session_key = ? AND status IN ('queued', 'running') AND rowid > ? ORDER BY rowid LIMIT ${limit}`,
   );
   // then the rows found, by rowid, in one statement (atomic by itself): the two apart cost less than
@@ -91,14 +114,28 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     const heads = ready(limit).all({ now });
     if (!heads.length) return [];
     const rowids: number[] = [];
+    // a governed mapping's runs taken so far: the heads of one claim count against its concurrency too
+    let taken: Map<string, number> | undefined;
     for (const head of heads) {
+      if (head.concurrency !== null) {
+        taken ??= new Map();
+        const running = taken.get(head.mapping_id) ?? head.busy!;
+        if (running >= head.concurrency) continue;
+        taken.set(head.mapping_id, running + 1);
+        // none behind it: each would hold a share of the concurrency while it waits its turn
+        rowids.push(head.rowid);
+        continue;
+      }
       rowids.push(head.rowid);
       if (behind === 0) continue;
       for (const next of queuedBehind(behind).all(head.session_key, head.rowid)) {
         if (next.status === 'running' && next.lease_until !== null && next.lease_until >= now) break;
+        // a governed run starts by its own claim
+        if (next.concurrency !== null || (next.not_before !== null && next.not_before > now)) break;
         rowids.push(next.rowid);
       }
     }
+    if (!rowids.length) return [];
     const rows = take(rowids.length).all(now, owner, until, ...rowids);
     // RETURNING's order is not the claim's: each head, then the runs behind it
     const bySeq = new Map(rows.map((row) => [row.seq, row]));
@@ -149,16 +186,9 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     // one group commit at a time, in the order asked
     singleWriter: true,
     async insert(run, claimedBy) {
-      const parsed = runActionSchema.parse(run.action);
-      const action = JSON.stringify(parsed);
-      const deliver = run.action.deliver ? 1 : 0;
-      const [status, startedAt] = claimedBy ? ['running', claimedBy.now] : [run.status, run.startedAt];
-      await commits.run(() => {
-        insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, parsed.source.mappingId, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
-          claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null);
-        listSession.run(run.sessionKey, run.sessionKey === 'main' ? null : run.agentId, run.createdAt, run.createdAt);
-      });
+      await commits.run(() => insertNow(run, claimedBy));
     },
+    admit: admission.admit,
     async get(id) {
       const row = get.get(id);
       return row && toRun(row);

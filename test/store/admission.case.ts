@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { RunAdmission, Store } from '../../src/store/port.js';
+import type { OpenStore } from './open-store-under-test.js';
+import { queuedRun } from './run-record.js';
+
+const summary = { session: 'main', text: 'Hook: ok', maxPending: 20 };
+const done = (at: number) => ({ status: 'succeeded' as const, reply: 'ok', at, transcript: [], summary });
+const listed = (messages: string[]) => messages.map((m, i) => `${i + 1}. ${m}`).join('\n');
+const governedRun = (id: string, at: number, mappingId = 'alerts') => queuedRun(id, at, { source: { mappingId, path: mappingId } });
+const claimIds = async (store: Store, now: number, limit = 10) => (await store.runs.claim({ owner: 'a', now, until: now + 60_000 }, limit)).map((r) => r.id);
+
+/** runs.admit and the claim of governed runs: concurrency, rate and coalescing held in the store */
+export function admissionCases(open: OpenStore) {
+  describe("a mapping's traffic (runs.admit)", () => {
+    it('coalesces the events of a key within the window into one run, claimable when the window ends, across a restart', async () => {
+      const first = await open();
+      const coalesce: RunAdmission = { mappingId: 'alerts', coalesce: { key: 'db', windowMs: 1000, message: listed } };
+      expect(await first.runs.admit(governedRun('c1', 100), coalesce)).toEqual({ type: 'queued', runId: 'c1', notBefore: 1100, waitedFor: 'coalesce' });
+      expect(await first.runs.admit(governedRun('c2', 400), coalesce)).toEqual({ type: 'coalesced', runId: 'c1', count: 2 });
+      // another key is a run of its own
+      expect(await first.runs.admit(governedRun('k1', 450), { ...coalesce, coalesce: { ...coalesce.coalesce!, key: 'web' } })).toMatchObject({ type: 'queued', runId: 'k1' });
+      await first.close();
+
+      const store = await open(first);
+      expect(await store.runs.admit(governedRun('c3', 900), coalesce)).toEqual({ type: 'coalesced', runId: 'c1', count: 3 });
+      expect(await store.runs.get('c2')).toBeUndefined();
+      expect(await claimIds(store, 1099)).toEqual([]);
+      const [run] = await store.runs.claim({ owner: 'a', now: 1100, until: 9999 }, 1);
+      expect(run).toMatchObject({ id: 'c1', message: listed(['message c1', 'message c2', 'message c3']), coalescedCount: 3, waitedFor: 'coalesce', notBefore: 1100 });
+      expect(run!.action.message).toBe(run!.message);
+      // the window closed: the next event starts a run of its own
+      expect(await store.runs.admit(governedRun('c4', 1200), coalesce)).toMatchObject({ type: 'queued', runId: 'c4', notBefore: 2200 });
+    });
+
+    it('defers the runs beyond a rate to the time its window allows, or refuses them with the wait', async () => {
+      const store = await open();
+      const wait: RunAdmission = { mappingId: 'alerts', rate: { runs: 2, perMs: 1000, reject: false } };
+      expect(await store.runs.admit(governedRun('r1', 100), wait)).toEqual({ type: 'queued', runId: 'r1' });
+      expect(await store.runs.admit(governedRun('r2', 200), wait)).toEqual({ type: 'queued', runId: 'r2' });
+      expect(await store.runs.admit(governedRun('r3', 300), wait)).toEqual({ type: 'queued', runId: 'r3', notBefore: 1100, waitedFor: 'rate' });
+      expect(await store.runs.admit(governedRun('r4', 300), wait)).toEqual({ type: 'queued', runId: 'r4', notBefore: 1200, waitedFor: 'rate' });
+      expect(await store.runs.admit(governedRun('r5', 300), { ...wait, rate: { ...wait.rate!, reject: true } })).toEqual({ type: 'rate-limited', retryAfterMs: 1800 });
+      expect(await store.runs.get('r5')).toBeUndefined();
+      // another mapping has a rate of its own
+      expect(await store.runs.admit(governedRun('o1', 300, 'other'), { ...wait, mappingId: 'other' })).toEqual({ type: 'queued', runId: 'o1' });
+      expect(await claimIds(store, 300)).toEqual(['r1', 'r2', 'o1']);
+      expect(await claimIds(store, 1100)).toEqual(['r3']);
+      expect(await store.runs.get('r4')).toMatchObject({ status: 'queued', waitedFor: 'rate', notBefore: 1200 });
+      expect(await claimIds(store, 1200)).toEqual(['r4']);
+    });
+
+    it("runs at most `concurrency` of a mapping's runs at once across claimers, in order, passing over it for other mappings", async () => {
+      const a = await open();
+      const b = await open(a);
+      const limited: RunAdmission = { mappingId: 'alerts', concurrency: 2 };
+      for (const [i, id] of ['g1', 'g2', 'g3', 'g4'].entries()) await a.runs.admit(governedRun(id, 10 + i), limited);
+      await a.runs.insert(queuedRun('free', 20));
+      const now = Date.now();
+      const byA = (await a.runs.claim({ owner: 'a', now, until: now + 60_000 }, 1)).map((r) => r.id);
+      const byB = (await b.runs.claim({ owner: 'b', now, until: now + 60_000 }, 10)).map((r) => r.id);
+      expect([...byA, ...byB].sort()).toEqual(['free', 'g1', 'g2']);
+      expect(await a.runs.get('g3')).toMatchObject({ status: 'queued', waitedFor: 'concurrency' });
+      expect(await claimIds(b, now)).toEqual([]);
+      await a.runs.complete('g1', done(now));
+      expect(await claimIds(b, now)).toEqual(['g3']);
+      expect(await claimIds(a, now)).toEqual([]);
+      // a lease that ran out frees its place: the run is claimable again, and counts as running no more
+      expect((await claimIds(a, now + 60_001)).sort()).toEqual(['free', 'g2', 'g3']);
+    });
+  });
+}
