@@ -11,6 +11,7 @@ const onPostgresToo = [
   'test/http/statuses.e2e.test.ts',
   'test/mappings/mapped-hooks.e2e.test.ts',
   'test/runtime/runs.e2e.test.ts',
+  'test/runtime/traffic.e2e.test.ts',
   'test/runtime/main-session.e2e.test.ts',
   'test/platform/chat.e2e.test.ts',
   'test/platform/chat-tools.e2e.test.ts',

@@ -139,7 +139,12 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     config, store, turns, agents, mainSession, heartbeat: wakeHeartbeat, delivery, logger,
     onRunFinished: metrics && ((status) => metrics.runFinished(status)),
   });
-  const dispatch = createDispatcher({ mainSession, heartbeat: wakeHeartbeat, runs });
+  const dispatch = createDispatcher({
+    mainSession, heartbeat: wakeHeartbeat, runs,
+    // the engine is made below and swapped whole on reload: each run reads its mapping's settings of the moment
+    traffic: (mappingId) => engine.mapping(mappingId)?.traffic,
+    onAdmitted: metrics && ((mapping, admitted) => metrics.traffic.admitted(mapping, admitted)),
+  });
 
   const actionContext = {
     config,

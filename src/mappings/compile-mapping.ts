@@ -17,6 +17,7 @@ import type { TransformLoader } from './transform-loader.js';
 import { transformCause, TransformMissingError, type TransformRunner } from './transform-runner.js';
 import { templateScope } from './template-scope.js';
 import { compileRespond, type CompiledRespond, type HookResponse } from './compile-respond.js';
+import { compileMappingTraffic } from './mapping-traffic.js';
 
 export interface CompileDeps {
   ctx: MappingContext;
@@ -75,6 +76,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
   }
 
   const templates = compileMappingTemplates(mapping, deps.ctx, faults, warnings);
+  const traffic = compileMappingTraffic(mapping, faults);
   if (mapping.action === 'wake' && mapping.textTemplate === undefined && !mapping.transform) {
     faults.push('textTemplate: a wake mapping needs a textTemplate (or a transform that sets text)');
   }
@@ -218,7 +220,13 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     if (kind === 'skip') return { type: 'skip' };
     if (kind === 'agent' && raw.message === undefined) raw.message = defaultAgentMessage(request.payload);
     if (kind === 'wake' && raw.mode === undefined && raw.wakeMode !== undefined) raw.mode = raw.wakeMode;
-    return { type: 'action', action: validateAction(raw, kind, actionContext, request.path) };
+    const action = validateAction(raw, kind, actionContext, request.path);
+    if (!traffic || action.kind !== 'agent') return { type: 'action', action };
+    try {
+      return { type: 'action', action: await traffic.keyed(action, templateScope(request)) };
+    } catch (error) {
+      throw failed('template', error);
+    }
   }
 
   return {
@@ -227,6 +235,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     definition: mapping,
     retainPayloads: mapping.retainPayloads,
     respond,
+    ...(traffic && { traffic: traffic.traffic }),
     signature,
     action: mapping.action,
     schema: mapping.schema,

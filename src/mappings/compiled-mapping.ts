@@ -1,3 +1,4 @@
+import type { MappingTraffic } from '../config/traffic-schema.js';
 import type { HookAction } from './hook-action.js';
 import type { HookRequest } from './hook-request.js';
 import type { SignatureVerifier } from './signature-verifier.js';
@@ -44,6 +45,8 @@ export interface CompiledMapping {
   respond?: CompiledRespond;
   /** the mapping's own `retainPayloads`, when it sets one */
   retainPayloads?: boolean;
+  /** its concurrency, rate and coalescing, when it governs its runs' traffic */
+  traffic?: MappingTraffic;
   /** does this mapping take the request? (path, source, when) */
   matches(request: HookRequest): boolean | Promise<boolean>;
   /** turns the request into an outcome; per-request faults are thrown as HeraldError */

@@ -3,6 +3,7 @@ import type { AlertRecord, RunStatus } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
 import { AlertMetrics } from './alert-metrics.js';
 import { HttpMetrics } from './http-metrics.js';
+import { TrafficMetrics } from './traffic-metrics.js';
 import { registerStoreGauges } from './store-gauges.js';
 
 export type FinishedRunStatus = Exclude<RunStatus, 'queued' | 'running'>;
@@ -15,6 +16,8 @@ export class HeraldMetrics {
   readonly registry = new Registry();
   readonly http: HttpMetrics;
   readonly alerts?: AlertMetrics;
+  /** governed mappings' admissions: rate-limited, coalesced, waited */
+  readonly traffic: TrafficMetrics;
   private readonly runs: Counter<'status'>;
   /** the counter's child per status, made once: `inc({ status })` checked the label on every run */
   private readonly runsByStatus = new Map<FinishedRunStatus, ReturnType<Counter<'status'>['labels']>>();
@@ -24,6 +27,7 @@ export class HeraldMetrics {
   constructor(options: { probe: StoreProbe; hooksPath?: string; retainedBytes?: () => Promise<number>; openAlerts?: () => Promise<AlertRecord[]> }) {
     collectDefaultMetrics({ register: this.registry });
     this.http = new HttpMetrics(this.registry, options.hooksPath);
+    this.traffic = new TrafficMetrics(this.registry);
     this.runs = new Counter({
       name: 'herald_runs_total',
       help: 'Agent runs finished, by final status (succeeded, failed, timed_out).',

@@ -1,3 +1,7 @@
+import type { MappingTraffic } from '../config/traffic-schema.js';
+import { HeraldError } from '../errors.js';
+import type { AdmittedRun } from '../store/port.js';
+import { runAdmission } from './runs/run-admission.js';
 import type { HookAction } from '../mappings/hook-action.js';
 import type { EventOutcome } from '../store/port.js';
 import type { Heartbeat } from './heartbeat.js';
@@ -6,8 +10,8 @@ import type { RunQueue } from './runs/run-queue.js';
 import { copyWith } from '../utils/copy-with.js';
 
 export type DispatchResult = (
-  | { status: 200; body: { ok: true; mode: string; eventOutcome?: EventOutcome; dispatched?: number } }
-  | { status: 202; body: { ok: true; runId: string; runIds?: string[]; dispatched?: number } }
+  | { status: 200; body: { ok: true; mode: string; eventOutcome?: EventOutcome; dispatched?: number; coalesced?: true } }
+  | { status: 202; body: { ok: true; runId: string; runIds?: string[]; dispatched?: number; coalesced?: true } }
 ) & {
   /** the idempotency key of `options.completes` is already completed with this answer */
   completed?: true;
@@ -21,8 +25,18 @@ export type DispatchResult = (
  */
 export type DispatchAction = (action: HookAction, options?: { runId?: string; completes?: { scope: string; key: string } }) => Promise<DispatchResult>;
 
+export interface DispatcherDeps {
+  mainSession: MainSession;
+  heartbeat: Pick<Heartbeat, 'request'>;
+  runs: RunQueue;
+  /** a mapping's concurrency, rate and coalescing, when it governs its runs */
+  traffic?: (mappingId: string) => MappingTraffic | undefined;
+  /** told how each governed run was admitted (metrics) */
+  onAdmitted?: (mappingId: string, admitted: AdmittedRun) => void;
+}
+
 /** Carries out an action; everything it accepts is in the store before it returns. */
-export function createDispatcher(deps: { mainSession: MainSession; heartbeat: Pick<Heartbeat, 'request'>; runs: RunQueue }): DispatchAction {
+export function createDispatcher(deps: DispatcherDeps): DispatchAction {
   return async function dispatchAction(action, options = {}) {
     if (action.kind === 'wake') {
       // OpenClaw's `eventOutcome`: `coalesced` when the event repeated the pending one before it
@@ -36,8 +50,15 @@ export function createDispatcher(deps: { mainSession: MainSession; heartbeat: Pi
       if (action.mode === 'now') deps.heartbeat.request();
       return event ? copyWith(response('queued'), { eventId: event.id }) : response('coalesced');
     }
-    const runId = await deps.runs.submit(action, { id: options.runId });
-    return { status: 202, body: { ok: true, runId } };
+    const admission = runAdmission(action, deps.traffic?.(action.source.mappingId));
+    if (!admission) return { status: 202, body: { ok: true, runId: await deps.runs.submit(action, { id: options.runId }) } };
+    const admitted = await deps.runs.admit(action, admission, { id: options.runId });
+    deps.onAdmitted?.(admission.mappingId, admitted);
+    if (admitted.type === 'rate-limited') {
+      throw new HeraldError('HERALD_RATE_LIMITED', 'rate limited', { headers: { 'Retry-After': String(Math.max(1, Math.ceil(admitted.retryAfterMs / 1000))) } });
+    }
+    if (admitted.type === 'coalesced') return { status: 202, body: { ok: true, runId: admitted.runId, coalesced: true } };
+    return { status: 202, body: { ok: true, runId: admitted.runId } };
   };
 }
 

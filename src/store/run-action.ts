@@ -29,6 +29,8 @@ export const runActionSchema = z.object({
   timeoutSeconds: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional(),
   /** set only from config (a mapping or a preset), never from a request body */
   allowUnsafeExternalContent: z.boolean(),
+  /** the rendered key its mapping's `coalesce` groups events by (a coalescing mapping's run only) */
+  coalesceKey: z.string().optional(),
   /** where the action came from, for the safety wrapper's metadata and logs */
   source: z.object({ mappingId: z.string(), path: z.string() }),
   /**

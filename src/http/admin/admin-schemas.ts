@@ -79,6 +79,15 @@ export const runSchema = z
     mappingId: z.string().nullable(),
     rerunOf: z.string().nullable(),
     model: z.string().nullable().describe('The model that answered (provider/model): the primary, or the fallback that took over; null until one did.'),
+    waited: z
+      .object({
+        reason: z.enum(['concurrency', 'rate', 'coalesce']).describe("What held the run back: its mapping's concurrency, its rate, or its coalescing window."),
+        until: time.describe('The earliest start its rate or coalescing window allowed; null when only the concurrency held it.'),
+        ms: z.number().nullable().describe('How long it waited, from its arrival to its start; null until it started.'),
+      })
+      .nullable()
+      .describe("Why the run waited to start (a mapping's concurrency, rate or coalesce); null when nothing held it back."),
+    coalescedCount: z.number().int().nullable().describe("The events coalesced into this run (its own included), listed in its message; each one's receipt names the run (runId). Null for a run of a mapping that does not coalesce."),
     createdAt: time,
     startedAt: time,
     finishedAt: time,

@@ -43,6 +43,8 @@ export const runView = (r: RunRecord) => ({
   mappingId: ((r.action.source as { mappingId?: string } | undefined)?.mappingId ?? null) as string | null,
   rerunOf: r.rerunOf ?? null,
   model: r.model ?? null,
+  waited: r.waitedFor ? { reason: r.waitedFor, until: iso(r.notBefore ?? null), ms: r.startedAt === null ? null : r.startedAt - r.createdAt } : null,
+  coalescedCount: r.coalescedCount ?? null,
   createdAt: iso(r.createdAt),
   startedAt: iso(r.startedAt),
   finishedAt: iso(r.finishedAt),

@@ -33,7 +33,11 @@ export const wakeAcceptedSchema = z.object({
   mode: z.enum(wakeModes),
   eventOutcome: z.enum(['queued', 'coalesced']).describe('coalesced: the event repeated the pending one before it and joined it (as OpenClaw answers)'),
 });
-export const runAcceptedSchema = z.object({ ok: z.literal(true), runId: z.string().describe('See GET /admin/runs/{id}.') });
+export const runAcceptedSchema = z.object({
+  ok: z.literal(true),
+  runId: z.string().describe('See GET /admin/runs/{id}.'),
+  coalesced: z.literal(true).optional().describe("The event joined the open run of its mapping's coalescing key (`coalesce`): runId is that run's, which lists this event in its message."),
+});
 
 /** the answers every hook shares (auth, body limits, idempotency) */
 export const hookErrorResponses: Record<number, ResponseDoc> = {
@@ -44,7 +48,7 @@ export const hookErrorResponses: Record<number, ResponseDoc> = {
   409: { description: 'The same Idempotency-Key is still being processed (`Retry-After: 1`).', schema: okFalseSchema },
   413: { description: 'Body over hooks.maxBodyBytes.', schema: okFalseSchema },
   422: { description: 'The Idempotency-Key was used for a different request.', schema: okFalseSchema },
-  429: { description: 'Too many failed authentications from this address (`Retry-After`).', schema: okFalseSchema },
+  429: { description: 'Too many failed authentications from this address, or the mapping\'s `rate` (overflow: reject) is used up: `{ok:false,error:"rate limited"}`. `Retry-After`: the seconds until it allows a run.', schema: okFalseSchema },
 };
 
 export const hooksDocs = defineRoutes('hooks', [

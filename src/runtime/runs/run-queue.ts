@@ -1,5 +1,5 @@
 import type { AgentAction } from '../../mappings/hook-action.js';
-import type { RunRecord, SessionMessage } from '../../store/port.js';
+import type { AdmittedRun, RunAdmission, RunRecord, SessionMessage } from '../../store/port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
 import { RunAbort } from '../run-abort.js';
 import { executeRun } from './execute-run.js';
@@ -53,24 +53,8 @@ export class RunQueue {
    */
   async submit(action: AgentAction, options: { id?: string; rerunOf?: string } = {}): Promise<string> {
     const { claims, slots } = this.context;
-    const id = options.id ?? uuidV7();
-    // runs accepted before agentId existed carry none: the default agent, as then
-    const agent = (action.agentId && this.deps.agents.get(action.agentId)) || this.deps.agents.default();
-    const run: RunRecord = {
-      id,
-      status: 'queued',
-      agentId: agent.id,
-      name: action.name,
-      sessionKey: action.sessionKey ?? `hook:${uuidV7()}`,
-      message: action.message,
-      action: { ...action },
-      reply: null,
-      error: null,
-      createdAt: Date.now(),
-      startedAt: null,
-      finishedAt: null,
-      rerunOf: options.rerunOf ?? null,
-    };
+    const run = this.newRun(action, options);
+    const { id } = run;
     // a run whose session key was made up here is alone in its session: with a slot free, it is
     // stored already claimed by this process and starts at once (one write instead of two)
     const claimed = action.sessionKey === undefined && claims.accepting && slots.taken() < slots.capacity() ? claims.lease() : undefined;
@@ -85,6 +69,37 @@ export class RunQueue {
     // stopped meanwhile: given back, for the next process
     else await claims.giveBack([id]);
     return id;
+  }
+
+  /**
+   * A governed mapping's run (its concurrency, rate, coalescing): the store admits it, queued, or
+   * joins it to an open coalescing run, or refuses it (rate-limited); never claimed at once here,
+   * since the claim is where its concurrency and start time are kept.
+   */
+  async admit(action: AgentAction, admission: RunAdmission, options: { id?: string } = {}): Promise<AdmittedRun> {
+    const admitted = await this.deps.store.runs.admit(this.newRun(action, options), admission);
+    if (admitted.type === 'queued') this.context.claims.claim();
+    return admitted;
+  }
+
+  private newRun(action: AgentAction, options: { id?: string; rerunOf?: string }): RunRecord {
+    // runs accepted before agentId existed carry none: the default agent, as then
+    const agent = (action.agentId && this.deps.agents.get(action.agentId)) || this.deps.agents.default();
+    return {
+      id: options.id ?? uuidV7(),
+      status: 'queued',
+      agentId: agent.id,
+      name: action.name,
+      sessionKey: action.sessionKey ?? `hook:${uuidV7()}`,
+      message: action.message,
+      action: { ...action },
+      reply: null,
+      error: null,
+      createdAt: Date.now(),
+      startedAt: null,
+      finishedAt: null,
+      rerunOf: options.rerunOf ?? null,
+    };
   }
 
   /** starts claiming: what this or a dead process left unfinished is taken as leases allow */
