@@ -33,9 +33,10 @@ beforeAll(requirePostgres);
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((s) => s.close()));
 });
+// a schema per case: dropping them all takes a while on a busy disk (each drop syncs its files)
 afterAll(async () => {
   for (const schema of schemas) await dropSchema(schema);
-});
+}, 120_000);
 
 const open: OpenStore = async (shareWith) => {
   const schema = shareWith ? schemaOf.get(shareWith)! : uniqueSchema('herald_contract');
