@@ -135,7 +135,7 @@ export class RunQueue {
       .then((next) => {
         this.active.delete(run.id);
         leave();
-        this.continueWith(next);
+        return this.continueWith(next);
       })
       .catch((err) => this.deps.logger.warn({ err }, 'giving a claimed run back failed; it is retaken when its lease runs out'));
     this.active.set(run.id, { promise, abort });
