@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { API_KEY, GATEWAY_TOKEN, HOOK_TOKEN, baseConfig, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { API_KEY, GATEWAY_TOKEN, HOOK_TOKEN, baseConfig, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
 
 let herald: RunningHerald | undefined;
 afterEach(async () => herald?.stop());

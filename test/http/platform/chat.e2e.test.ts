@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, GATEWAY_TOKEN, baseConfig, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { API_KEY, GATEWAY_TOKEN, baseConfig, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
 
 let herald: RunningHerald;
 let client: OpenAI;

@@ -2,7 +2,7 @@ import { tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { API_KEY, baseConfig, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
 import { startFakeUpstream } from './fake-openai-upstream.js';
 
 /** LangChain's ChatOpenAI, unchanged, against herald: bindTools and withStructuredOutput (fake upstream: fake-tool-model.ts). */
