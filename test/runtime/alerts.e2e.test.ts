@@ -1,19 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeServer, type FakeServer, type RecordedRequest } from '../helpers/fake-server.js';
-import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
-import { completion } from '../models/fake-openai.js';
-import { TELEGRAM_TOKEN, WEBHOOK_SECRET } from '../plugins/channel-cases.js';
+import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
+import { GATEWAY_TOKEN, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { ALERTS_CHAT, GONE_CHAT, THROTTLED_CHAT, alertTexts, config, platforms as startPlatforms, type Platforms } from './alert-platforms.js';
+import { CLIENT_ID, CLIENT_SECRET, FakeGoogle, REFRESH_TOKEN } from '../plugins/gmail/fake-google.js';
 
 /**
  * Each alert condition raised and resolved on a real herald, its notices arriving at a Telegram
  * fake (the alerts chat) and at the signed webhook channel's receiver, both over real sockets.
  */
-const ALERTS_CHAT = '-100123';
-/** a chat the Bot API refuses for good: https://core.telegram.org/bots/api#making-requests (400, ok:false, description) */
-const GONE_CHAT = '-1009';
-/** a chat the Bot API throttles: 429 with parameters.retry_after (https://core.telegram.org/bots/api#responseparameters) */
-const THROTTLED_CHAT = '-1002';
-
 let herald: RunningHerald | undefined;
 let fakes: FakeServer[] = [];
 afterEach(async () => {
@@ -27,61 +21,6 @@ async function fake(handler: Parameters<typeof startFakeServer>[0]) {
   fakes.push(server);
   return server;
 }
-
-interface Platforms {
-  telegram: FakeServer;
-  webhook: FakeServer;
-  model: FakeServer;
-  /** lets held model calls answer */
-  release(): void;
-  throttle: { on: boolean };
-}
-
-async function platforms(): Promise<Platforms> {
-  const throttle = { on: true };
-  const telegram = await fake((r: RecordedRequest) => {
-    const chat = String(r.json?.chat_id);
-    if (chat === GONE_CHAT) return { status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: chat not found' } };
-    if (chat === THROTTLED_CHAT && throttle.on) {
-      return { status: 429, body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: { retry_after: 1 } } };
-    }
-    return { body: { ok: true, result: { message_id: 1 } } };
-  });
-  const webhook = await fake(() => ({ status: 200, body: { ok: true } }));
-  let held: (() => void)[] = [];
-  const model = await fake(async (r) => {
-    const last = String(r.json?.messages?.at(-1)?.content ?? '');
-    // https://platform.openai.com/docs/guides/error-codes: 500 `{error:{message,type}}`
-    if (last.includes('FAIL')) return { status: 500, body: { error: { message: 'The server had an error', type: 'server_error', param: null, code: null } } };
-    if (last.includes('HOLD')) await new Promise<void>((resolve) => held.push(resolve));
-    return { body: completion('done') };
-  });
-  const release = () => {
-    for (const resolve of held.splice(0)) resolve();
-    held = [];
-  };
-  return { telegram, webhook, model, release, throttle };
-}
-
-function config(p: Platforms, overrides: Record<string, unknown>): Record<string, unknown> {
-  return baseConfig({
-    models: { providers: { fake: { api: 'openai', baseUrl: `${p.model.url}/v1` } } },
-    agents: { defaults: { model: 'fake/test-model' } },
-    channels: { telegram: { botToken: TELEGRAM_TOKEN, baseUrl: p.telegram.url }, webhook: { url: `${p.webhook.url}/alerts`, secret: WEBHOOK_SECRET } },
-    delivery: { baseDelayMs: 10, maxDelayMs: 50, maxAttempts: 3 },
-    hooks: {
-      mappings: [
-        { id: 'github', match: { path: 'github' }, messageTemplate: '{{ note }}', deliver: false },
-        { id: 'stripe', match: { path: 'stripe' }, action: 'wake', textTemplate: 'stripe {{ type }}', expectEvery: '500ms' },
-      ],
-    },
-    ...overrides,
-    alerts: { targets: [{ channel: 'telegram', to: ALERTS_CHAT }, { channel: 'webhook' }], evaluateEvery: '100ms', ...(overrides.alerts as object) },
-  });
-}
-
-/** the texts the alerts chat received */
-const alertTexts = (p: Platforms) => p.telegram.requests.filter((r) => String(r.json?.chat_id) === ALERTS_CHAT).map((r) => String(r.json.text));
 
 async function admin(path: string, init: RequestInit = {}): Promise<any> {
   const res = await fetch(`${herald!.url}/admin${path}`, { ...init, headers: { authorization: `Bearer ${GATEWAY_TOKEN}`, ...init.headers } });
@@ -112,7 +51,7 @@ async function notice(p: Platforms, prefix: string, count = 1): Promise<string> 
 
 describe('alerts', () => {
   it('runs.failing: raised after N failed runs in a row, resolved by a success, quiet within the cooldown', async () => {
-    const p = await platforms();
+    const p = await startPlatforms(fake);
     herald = await startHerald(config(p, { alerts: { rules: [{ on: 'runs.failing', mapping: 'github', count: 2 }] } }));
     await settledRun((await hook('github', { note: 'FAIL one' }))!);
     expect(alertTexts(p)).toEqual([]);
@@ -144,7 +83,7 @@ describe('alerts', () => {
   });
 
   it('delivery.failed: a reply refused for good raises it; abandoning the delivery resolves it', async () => {
-    const p = await platforms();
+    const p = await startPlatforms(fake);
     herald = await startHerald(config(p, { alerts: { rules: [{ on: 'delivery.failed' }] } }));
     const runId = await hook('agent', { message: 'report', channel: 'telegram', to: GONE_CHAT, wakeMode: 'next-heartbeat' });
     const text = await notice(p, 'herald alert: delivery.failed');
@@ -159,8 +98,8 @@ describe('alerts', () => {
   });
 
   it("source.silent: a mapping's expectEvery raises it when its sender goes quiet; its next request resolves it", async () => {
-    const p = await platforms();
-    herald = await startHerald(config(p, {}));
+    const p = await startPlatforms(fake);
+    herald = await startHerald(config(p, { hooks: { mappings: [{ id: 'stripe', match: { path: 'stripe' }, action: 'wake', textTemplate: 'stripe {{ type }}', expectEvery: '500ms' }] } }));
     expect(await notice(p, 'herald alert: source.silent')).toContain('mapping stripe has received no request since alerts began watching (expected at least every 500ms)');
     await hook('stripe', { type: 'invoice.paid' });
     await notice(p, 'herald resolved: source.silent');
@@ -169,7 +108,7 @@ describe('alerts', () => {
   });
 
   it('queue.stale and outbox.stale: raised while runs wait and a delivery is throttled, resolved when they are through', async () => {
-    const p = await platforms();
+    const p = await startPlatforms(fake);
     herald = await startHerald(
       config(p, {
         agents: { defaults: { model: 'fake/test-model', maxConcurrent: 1 } },
@@ -194,8 +133,40 @@ describe('alerts', () => {
   });
 
   it('refuses to start with a target on a channel that is not configured, naming the key', async () => {
-    const p = await platforms();
+    const p = await startPlatforms(fake);
     const bad = config(p, { alerts: { targets: [{ channel: 'slack', to: '#ops' }], rules: [{ on: 'delivery.failed' }] } });
     await expect(startHerald(bad)).rejects.toThrow('alerts.targets[0].channel: slack is not configured (add channels.slack)');
+  });
+
+  it('watcher.unhealthy: the Gmail watcher whose token refresh is refused raises it; a renewed watch resolves it', async () => {
+    const p = await startPlatforms(fake);
+    const google = await FakeGoogle.start();
+    fakes.push(google.server);
+    // https://developers.google.com/identity/protocols/oauth2/web-server#offline: a revoked refresh token answers 400 invalid_grant
+    google.failures.set('/token', { status: 400, body: { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' } });
+    herald = await startHerald(
+      config(p, {
+        hooks: {
+          presets: ['gmail'],
+          gmail: {
+            account: 'me@example.com',
+            topic: 'projects/proj/topics/gog-gmail-watch',
+            pushToken: 'push-token-0123456789abcdef',
+            hookUrl: 'http://127.0.0.1:9/hooks/gmail',
+            serve: { bind: '127.0.0.1', port: 0, path: '/gmail-pubsub' },
+            oauth: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, refreshToken: REFRESH_TOKEN },
+            endpoints: google.endpoints(),
+          },
+        },
+        alerts: { rules: [{ on: 'watcher.unhealthy' }] },
+      }),
+    );
+    const text = await notice(p, 'herald alert: watcher.unhealthy');
+    expect(text).toContain('the Gmail watch of me@example.com cannot be renewed');
+    expect(text).toContain('invalid_grant');
+    expect(text).not.toContain(REFRESH_TOKEN);
+    google.failures.delete('/token');
+    await eventually(() => google.calls('POST', '/gmail/v1/users/me/watch').length > 0);
+    await notice(p, 'herald resolved: watcher.unhealthy');
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Logger } from 'pino';
-import type { PluginService, PluginState } from '../../../src/plugins/sdk.js';
+import type { PluginService, PluginState, ServiceHealth } from '../../../src/plugins/sdk.js';
 import { releaseLease, takeLease } from '../../../src/plugins/state-lease.js';
 import { accessTokenSource } from '../google/access-tokens.js';
 import type { GmailConfig } from '../config.js';
@@ -76,6 +76,9 @@ export class GmailWatcher implements PluginService {
   /** the first watch of this holder, until it has started the catch-up */
   private watching?: Promise<void>;
   private leaseTimer?: NodeJS.Timeout;
+  /** what keeps the watch or the hand-over to herald failing now, for health() */
+  private watchProblem?: string;
+  private pumpProblem?: string;
 
   constructor(private readonly settings: WatcherSettings) {
     const { gmail } = settings;
@@ -99,6 +102,18 @@ export class GmailWatcher implements PluginService {
     // the watch a new holder starts ends with the first catch-up: wait for it to begin
     await this.watching;
     while (this.pumping) await this.pumping.catch(() => undefined);
+  }
+
+  /**
+   * Unhealthy while the watch cannot be made or renewed (a refused token refresh surfaces here,
+   * as does an expired watch that cannot be renewed) or while mail cannot be handed to herald's
+   * hook. Known only to the process watching the account (the lease holder).
+   */
+  health(): ServiceHealth | undefined {
+    if (!this.holder || this.stopped) return undefined;
+    if (this.watchProblem) return { healthy: false, problem: `the Gmail watch of ${this.settings.gmail.account} cannot be renewed (${this.watchFailures} attempts): ${this.watchProblem}` };
+    if (this.pumpProblem) return { healthy: false, problem: `mail of ${this.settings.gmail.account} cannot be processed (${this.pumpFailures} attempts): ${this.pumpProblem}` };
+    return { healthy: true };
   }
 
   async start(): Promise<void> {
@@ -208,6 +223,7 @@ export class GmailWatcher implements PluginService {
     try {
       const watch = await this.gmail.watch(gmail.topic, gmail.label);
       this.watchFailures = 0;
+      this.watchProblem = undefined;
       await storeWatchHistoryId(this.settings.state, gmail.account, watch.historyId);
       this.log.info({ expiration: watch.expiration }, 'gmail watch renewed');
       const untilExpiry = watch.expiration ? Number(watch.expiration) - Date.now() - RENEW_MARGIN_MS : Infinity;
@@ -215,6 +231,7 @@ export class GmailWatcher implements PluginService {
       this.kick();
     } catch (err) {
       this.watchFailures++;
+      this.watchProblem = describe(err).message;
       const retryInMs = this.backoff(this.watchFailures);
       this.log.error({ err: describe(err), retryInMs }, 'gmail watch failed; retrying');
       this.later(retryInMs, () => void this.renewWatch());
@@ -265,8 +282,10 @@ export class GmailWatcher implements PluginService {
         try {
           await this.processNewMail();
           this.pumpFailures = 0;
+          this.pumpProblem = undefined;
         } catch (err) {
           this.pumpFailures++;
+          this.pumpProblem = describe(err).message;
           const retryInMs = this.backoff(this.pumpFailures);
           // a 404 from the hook was logged with its fix once per message; its retries stay quiet
           if (err instanceof HookNotRoutedError) this.log.debug({ err: describe(err), retryInMs }, 'gmail processing failed; retrying');

@@ -120,8 +120,9 @@ export class AlertEvaluator {
     for (const incident of firing) await this.raise({ id: randomUUID(), ...incident, raisedAt: now });
     for (const open of await store.alerts.open()) {
       const verdicts = await Promise.all(checks.map((check) => check.holds(open, firing)));
-      // kept while any check finds it, and when no check here can judge it
-      if (verdicts.includes(true) || !verdicts.includes(false)) continue;
+      // kept while any check finds it, and when no check here can judge it; one raised since this
+      // pass looked (by another replica) is judged by the next pass, not by this one's older view
+      if (open.raisedAt >= now || verdicts.includes(true) || !verdicts.includes(false)) continue;
       await this.resolve(open.incidentKey, now);
     }
     for (const alert of await store.alerts.noticesDue(now - NOTICE_GRACE_MS, 50)) {

@@ -15,8 +15,9 @@ export function noticeId(alertId: string, notice: AlertNotice, target: number): 
 /** the text a target receives: what, about what, and since when */
 export function noticeText(alert: AlertRecord, notice: AlertNotice): string {
   if (notice === 'raised') return `herald alert: ${alert.condition} (${alert.subject}): ${alert.summary}`;
-  const minutes = Math.max(1, Math.round(((alert.resolvedAt ?? alert.raisedAt) - alert.raisedAt) / 60_000));
-  return `herald resolved: ${alert.condition} (${alert.subject}) cleared after ${minutes} min: ${alert.summary}`;
+  const seconds = Math.round(((alert.resolvedAt ?? alert.raisedAt) - alert.raisedAt) / 1000);
+  const lasted = seconds < 120 ? `${seconds} s` : seconds < 7200 ? `${Math.round(seconds / 60)} min` : `${Math.round(seconds / 3600)} h`;
+  return `herald resolved: ${alert.condition} (${alert.subject}) cleared after ${lasted}: ${alert.summary}`;
 }
 
 export type { AlertTarget };

@@ -88,6 +88,9 @@ export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient
   } catch (error) {
     throw translate(error);
   }
+  // a connection lost while held (or as it is destroyed) is also emitted on the client: its
+  // query rejects with it already, and an unheard 'error' event would crash the process
+  client.on('error', () => {});
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');
