@@ -110,6 +110,11 @@ describe('GET /openapi.json', () => {
     await check('GET', '/admin/events', '/admin/events', { headers: admin });
     await check('GET', '/admin/events', '/admin/events', {});
     await check('GET', '/admin/deliveries', '/admin/deliveries', { headers: admin });
+    const adminJson = { ...admin, 'Content-Type': 'application/json' };
+    await check('POST', '/admin/deliveries/retry', '/admin/deliveries/retry', { headers: adminJson, body: '{"channel":"telegram","error":"chat not found","dryRun":true}' });
+    await check('POST', '/admin/deliveries/abandon', '/admin/deliveries/abandon', { headers: adminJson, body: '{"since":"2026-01-01T00:00:00Z"}' });
+    await check('POST', '/admin/deliveries/retry', '/admin/deliveries/retry', { headers: adminJson, body: '{"until":"soon"}' });
+    await check('GET', '/admin/deliveries/no-such-delivery', '/admin/deliveries/{id}', { headers: admin });
     await check('GET', '/admin/sessions/main/messages', '/admin/sessions/{key}/messages', { headers: admin });
     await check('GET', `/admin/runs/${runId}`, '/admin/runs/{id}', { headers: admin });
     await check('GET', '/healthz', '/healthz', {});

@@ -130,7 +130,8 @@ function deliveryView(d, act) {
       ? h('div', { class: 'actions' },
           d.status === 'failed' ? act('Retry delivery', `/deliveries/${encodeURIComponent(d.id)}/retry`, 'primary') : null,
           d.status === 'failed' || d.status === 'pending' ? act('Abandon delivery', `/deliveries/${encodeURIComponent(d.id)}/abandon`, 'danger') : null,
-          h('a', { href: `#/deliveries?run=${encodeURIComponent(d.runId)}` }, 'In the outbox'))
+          h('a', { href: `#/deliveries?run=${encodeURIComponent(d.runId)}` }, 'In the outbox'),
+          d.fallbackOf ? h('a', { href: `#/deliveries/${encodeURIComponent(d.id)}` }, 'Fallback chain') : null)
       : null,
     h('details', {}, h('summary', {}, 'As the outbox records it'), json(d)),
   ];
