@@ -1,9 +1,13 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { answers, ensureTestPostgres } from './postgres-server.js';
 import { testPgUrl } from './postgres.js';
+import { tempDir } from './start-herald.js';
 
 /** a port nothing listens on: taken from the system, then released */
 const closedPort = () =>
@@ -48,5 +52,14 @@ describe('the PostgreSQL the tests run against', () => {
   it('fails naming HERALD_TEST_PG_URL when the server it names does not answer', async () => {
     const closed = `postgres://postgres@127.0.0.1:${await closedPort()}/test`;
     await expect(ensureTestPostgres({ configuredUrl: closed })).rejects.toThrow(`PostgreSQL is not reachable at HERALD_TEST_PG_URL=${closed}`);
+  });
+
+  it('leaves a failed run failed: the embedded server does not change the exit code of the process that started it', { timeout: 120_000 }, () => {
+    const script = path.join(tempDir('herald-pg-exit-'), 'exit-code.mts');
+    const helper = fileURLToPath(new URL('./postgres-server.ts', import.meta.url));
+    fs.writeFileSync(script, `import { ensureTestPostgres } from ${JSON.stringify(helper)};\nconst server = await ensureTestPostgres({ forceEmbedded: true, notice: () => {} });\nawait server.stop();\nprocess.exitCode = 3;\n`);
+    const run = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 110_000 });
+    expect(run.stderr).not.toContain('Error');
+    expect(run.status).toBe(3);
   });
 });

