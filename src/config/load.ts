@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import { buildConfigSchema, type ConfigSection } from './build-schema.js';
 import { formatIssues } from './format-issues.js';
+import { withMappingId } from './mapping-fault.js';
 import { expandHome } from './home-path.js';
 import { parseStructuredFile } from './parse-file.js';
 import type { HeraldConfig } from './schema.js';
@@ -41,7 +42,8 @@ export function parseConfig(value: unknown, file: string, options: ParseConfigOp
   if (!parsed.success) {
     // a key whose variable is missing is already reported; its empty stand-in is not a second fault
     const unset = new Set(faults.map((f) => f.slice(0, f.indexOf(': '))));
-    faults.push(...formatIssues(parsed.error.issues).filter((f) => !unset.has(f.slice(0, f.indexOf(': ')))));
+    const mappings = (value as { hooks?: { mappings?: unknown } } | null)?.hooks?.mappings;
+    faults.push(...formatIssues(parsed.error.issues).filter((f) => !unset.has(f.slice(0, f.indexOf(': ')))).map((f) => withMappingId(f, mappings)));
   }
   if (!parsed.success || faults.length) throw new ConfigError(faults.map((f) => `${file}: ${f}`));
   return resolvePaths(parsed.data as HeraldConfig, path.dirname(file));

@@ -68,7 +68,8 @@ export async function compileMappingSources(sources: MappingSource[], loaded: Pi
       ? { success: true as const, data: source.raw as Mapping }
       : mappingSchema.safeParse(source.substituteAuthEnv ? withAuthEnv(source.raw, source.origin, faults) : source.raw);
     if (!parsed.success) {
-      faults.push(...formatIssues(parsed.error.issues, source.origin));
+      const id = (source.raw as { id?: unknown } | null)?.id;
+      faults.push(...formatIssues(parsed.error.issues, typeof id === 'string' ? `mapping "${id}" (${source.origin})` : source.origin));
       continue;
     }
     const mapping: Mapping & { id: string } = { ...parsed.data, id: parsed.data.id ?? `mapping-${index + 1}` };

@@ -136,6 +136,13 @@ describe("governing a mapping's traffic", () => {
     expect(await metric(herald, 'herald_runs_coalesced_total{mapping="alerts"}')).toMatch(/ 1$/);
   });
 
+  it('refuses a bad traffic setting at start, naming the mapping and the field', async () => {
+    const bad = governed('deploys', { rate: { runs: 0, per: '0s' }, coalesce: { windowMs: 1000, key: '{{ ' } });
+    const refused = startHerald(baseConfig({ hooks: { mappings: [bad] } }));
+    await expect(refused).rejects.toThrow(/hooks\.mappings\[0\]\.rate\.runs \(mapping "deploys"\)/);
+    await expect(refused).rejects.toThrow(/hooks\.mappings\[0\]\.rate\.per \(mapping "deploys"\): a duration longer than 0/);
+  });
+
   it('refuses a traffic setting on a wake mapping, naming the mapping and the field', async () => {
     await expect(startHerald(baseConfig({ hooks: { mappings: [{ id: 'pings', match: { path: 'pings' }, action: 'wake', textTemplate: 'ping', concurrency: 1 }] } }))).rejects.toThrow(/pings[\s\S]*concurrency/);
   });
