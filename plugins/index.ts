@@ -16,6 +16,8 @@ import { linearPlugin } from './linear/manifest.js';
 import { sentryPlugin } from './sentry/manifest.js';
 import { pagerdutyPlugin } from './pagerduty/manifest.js';
 import { alertmanagerPlugin } from './alertmanager/manifest.js';
+import { metaPlugin } from './meta/manifest.js';
+import { twilioPlugin } from './twilio/manifest.js';
 import { shopifyPlugin } from './shopify/manifest.js';
 import { jiraPlugin } from './jira/manifest.js';
 import { standardWebhooksPlugin } from './standard-webhooks/manifest.js';
@@ -39,6 +41,8 @@ export const builtinPlugins: PluginDefinition[] = [
   sentryPlugin,
   pagerdutyPlugin,
   alertmanagerPlugin,
+  metaPlugin,
+  twilioPlugin,
   shopifyPlugin,
   jiraPlugin,
   standardWebhooksPlugin,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { definePlugin } from '../../src/plugins/sdk.js';
 import { slackChannel } from './channel.js';
+import { slackPreset } from './preset.js';
 
 export const slackConfigSchema = z
   .object({
@@ -13,8 +14,9 @@ export type SlackConfig = z.output<typeof slackConfigSchema>;
 
 export const slackPlugin = definePlugin({
   id: 'slack',
-  roles: ['channel'],
-  summary: 'Slack: posts replies as a bot (Web API `chat.postMessage`).',
+  roles: ['channel', 'preset'],
+  summary: 'Slack: posts replies as a bot (Web API `chat.postMessage`); preset `slack` for a Slack app\'s events, slash commands and interactivity.',
+  preset: slackPreset,
   config: slackConfigSchema,
   docs: [
     '`to` is a conversation id: a channel (`C0123456789`), a private channel or group DM (`G...`), or a user id (`U...`) for a direct message from the bot. Channel names like `#general` also work but ids survive renames.',

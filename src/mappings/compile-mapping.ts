@@ -239,7 +239,8 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     signature,
     action: mapping.action,
     schema: mapping.schema,
-    matches,
+    // a GET handshake answers GET only (the route asks it directly): never a POST to its path
+    matches: respond?.method === 'GET' ? () => false : matches,
     prepare,
     async apply(request: HookRequest) {
       return (await prepare(request)).run();

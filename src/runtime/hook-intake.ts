@@ -89,14 +89,14 @@ export class HookIntake {
   }
 
   /**
-   * A GET handshake (Meta's hub.challenge): the first of the admitted mappings that matches and
-   * whose `respond.when` holds answers it; a GET that is no handshake is 400. No run, no key.
+   * A GET handshake (Meta's hub.challenge): the first of the admitted mappings whose
+   * `respond.when` holds answers it; a GET that is no handshake is 400. No run, no key.
    */
   async handshake(call: Pick<HookCall, 'request' | 'onMatch'>, admitted: readonly CompiledMapping[]): Promise<HookOutcome> {
     const { request } = call;
     const scope = templateScope(request);
     for (const mapping of admitted) {
-      if (!mapping.respond || !(await mapping.matches(request)) || !(await mapping.respond.holds(scope))) continue;
+      if (!mapping.respond || !(await mapping.respond.holds(scope))) continue;
       call.onMatch?.(mapping.id);
       const response = await mapping.respond.render(scope);
       return { type: 'responded', status: response.status, response, replayed: false };

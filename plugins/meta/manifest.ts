@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { definePlugin } from '../../src/plugins/sdk.js';
+import { metaPreset } from './preset.js';
+
+export const metaPlugin = definePlugin({
+  id: 'meta',
+  roles: ['preset'],
+  summary: metaPreset.summary,
+  config: z.object({}).strict(),
+  preset: metaPreset,
+  create: () => ({}),
+});
