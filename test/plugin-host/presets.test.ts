@@ -53,7 +53,7 @@ describe('hooks.presets', () => {
 
   it('names an unknown preset, an option that is not one, a bad value and a missing secret', async () => {
     expect(await faultsOf(load(['gmial', { name: 'acme', secret: 'x', colour: 'red' }, { name: 'acme', secret: 'x', deliver: 'yes' }, { name: 'acme' }]))).toEqual([
-      'hooks.presets[0]: unknown preset "gmial" (known: gmail, github, gitlab, stripe, linear, sentry, pagerduty, alertmanager, shopify, jira, standard-webhooks, acme)',
+      expect.stringMatching(/^hooks\.presets\[0\]: unknown preset "gmial" \(known: gmail, .*acme\)$/),
       'hooks.presets[1].colour: unknown key',
       'hooks.presets[2].deliver: Invalid input: expected boolean, received string',
       'hooks.presets[3].secret: required: the acme preset verifies X-Acme-Signature, HMAC-SHA256 of the body with `secret` (write { name: "acme", secret: "${...}" })',
