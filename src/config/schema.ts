@@ -116,6 +116,10 @@ export const hooksSchema = z
       .min(1)
       .optional()
       .describe('Session key of an agent run whose request and mapping give none (else a fresh hook:<uuid>); must match allowedSessionKeyPrefixes.'),
+    completionIncludesReply: z
+      .boolean()
+      .default(false)
+      .describe('Whether the completion a /agent request with waitForCompletion: true awaits also carries the run\'s reply text (`completion.reply`). Off, as in OpenClaw: the answer says how the run ended and whether its reply was delivered, never what it said.'),
     allowRequestSessionKey: z
       .boolean()
       .optional()

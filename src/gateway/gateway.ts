@@ -1,4 +1,5 @@
 import { RunWaiter } from '../runtime/runs/run-waiter.js';
+import { RunCompletionReporter } from '../runtime/runs/run-completion-report.js';
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
@@ -167,6 +168,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const keys = new ApiKeyVerifier(config, store.apiKeys);
   const parser = new ParsePool(config.platform.knowledge);
   const platform = platformRoutes({ config, store, knowledge, parser, keys, turns, agents, logger });
+  const runWaiter = new RunWaiter(store);
   const intake = new HookIntake({
     engine,
     dispatch,
@@ -175,7 +177,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     ttlMs: config.hooks.idempotencyTtlHours * 3_600_000,
     // past the longest a request can take (its transform's limit, a reply awaited, then the store), a holder is presumed dead
     lockMs: config.hooks.transformTimeoutMs + 60_000,
-    runWaiter: new RunWaiter(store),
+    runWaiter,
+    completions: new RunCompletionReporter({ store, runWaiter, config, noChannels: () => instances.channels.size === 0 }),
   });
   const receipts = new ReceiptRecorder({ config, store, engine, logger });
   const pruner = new RetentionPruner({ config, store, logger });

@@ -18,18 +18,29 @@ export function builtinMappings(ctx: Omit<ActionContext, 'mappingId' | 'required
       // a request body can never turn the safety wrapper off (validateAction reads it from here, never from the body)
       allowUnsafeExternalContent: false,
     };
+    const bodyOf = (request: HookRequest): Record<string, unknown> => {
+      const body = request.payload;
+      if (!body || typeof body !== 'object' || Array.isArray(body)) {
+        throw new HeraldError('HERALD_BAD_REQUEST', 'body must be a JSON object');
+      }
+      return body as Record<string, unknown>;
+    };
+    const apply = async (request: HookRequest) => ({ type: 'action' as const, action: validateAction(bodyOf(request), kind, context, kind) });
     return {
       id: kind,
       path: kind,
       origin: 'built-in',
       matches: (request: HookRequest) => request.path === kind,
-      async apply(request) {
-        const body = request.payload;
-        if (!body || typeof body !== 'object' || Array.isArray(body)) {
-          throw new HeraldError('HERALD_BAD_REQUEST', 'body must be a JSON object');
-        }
-        return { type: 'action', action: validateAction(body as Record<string, unknown>, kind, context, kind) };
-      },
+      apply,
+      ...(kind === 'agent' && {
+        async prepare(request: HookRequest) {
+          const wait = bodyOf(request).waitForCompletion;
+          if (wait !== undefined && wait !== null && typeof wait !== 'boolean') {
+            throw new HeraldError('HERALD_INVALID_FIELD', 'waitForCompletion must be a boolean', { param: 'waitForCompletion' });
+          }
+          return { ...(wait === true && { waitForCompletion: true }), run: () => apply(request) };
+        },
+      }),
     };
   };
   return [fixed('wake'), fixed('agent')];

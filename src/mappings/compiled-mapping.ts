@@ -24,6 +24,8 @@ export interface PreparedMapping {
   /** runs the rest: transform, then validation of the action */
   run(): Promise<MappingOutcome>;
   /** the mapping answers with the run's reply, awaited up to `waitMs` (or its fallback): rendered over this request */
+  /** `/agent` with `waitForCompletion: true`: the answer waits for the run and carries its `completion` */
+  waitForCompletion?: boolean;
   reply?: { waitMs: number; declared: Record<string, unknown>; render(reply: string): Promise<HookResponse>; fallback(): Promise<HookResponse | undefined> };
 }
 

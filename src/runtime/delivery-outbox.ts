@@ -8,7 +8,7 @@ import { isUnfinished, type DeliveryRecord, type FailedDeliveryFilter, type Retr
 import { resolveTarget, rememberRoute, type ResolvedTarget, type TargetDeps } from './delivery-target.js';
 import { deliveryView } from './delivery-view.js';
 import { MAIN_SESSION, type MainSession } from './main-session.js';
-import { intendedTarget, isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
+import { intendedTarget, replyDisposition, type ReplyDelivery } from './reply-delivery.js';
 import { retryDelay } from './retry-delay.js';
 import { copyWith } from '../utils/copy-with.js';
 import { fallbackTargets, retryPolicy } from './delivery-policy.js';
@@ -172,8 +172,8 @@ export class DeliveryOutbox implements ReplyDelivery {
     if (latest) return { ...deliveryView(latest), requested };
     if (!intended.deliver) return { status: 'not_requested', requested };
     if (isUnfinished(run.status)) return { status: 'waiting_for_run', requested };
-    if (run.status === 'succeeded' && run.reply !== null && isHeartbeatAck(run.reply, this.deps.config.heartbeat.ackMaxChars)) {
-      return { status: 'skipped', reason: 'the reply was only a heartbeat acknowledgement', requested };
+    if (run.status === 'succeeded' && run.reply !== null && replyDisposition(run.reply, this.deps.config.heartbeat.ackMaxChars) === 'silent') {
+      return { status: 'skipped', reason: 'the reply was only a heartbeat acknowledgement or NO_REPLY', requested };
     }
     if (run.status === 'succeeded' && this.quiet) return { status: 'not_delivered', reason: NO_CHANNEL_CONFIGURED, requested };
     return { status: 'none', reason: run.status === 'succeeded' ? 'nothing was queued' : 'the run produced no reply', requested };
@@ -200,7 +200,7 @@ export class DeliveryOutbox implements ReplyDelivery {
     let queued = 0;
     for (const runId of await store.deliveries.runsAwaitingDelivery(since)) {
       const run = await store.runs.get(runId);
-      if (!run || run.reply === null || isHeartbeatAck(run.reply, config.heartbeat.ackMaxChars)) continue;
+      if (!run || run.reply === null || replyDisposition(run.reply, config.heartbeat.ackMaxChars) !== 'visible') continue;
       const action: AgentAction = run.action;
       const target = await resolveTarget(this.targets, { channel: action.channel, to: action.to });
       if (await this.enqueue({ runId: run.id, kind: 'run', sessionKey: run.sessionKey, agentId: run.agentId, text: run.reply }, target)) queued++;

@@ -8,10 +8,11 @@ import type { Heartbeat } from './heartbeat.js';
 import type { MainSession } from './main-session.js';
 import type { RunQueue } from './runs/run-queue.js';
 import { copyWith } from '../utils/copy-with.js';
+import type { RunCompletionReport } from './runs/run-completion-report.js';
 
 export type DispatchResult = (
   | { status: 200; body: { ok: true; mode: string; eventOutcome?: EventOutcome; dispatched?: number; coalesced?: true } }
-  | { status: 202; body: { ok: true; runId: string; runIds?: string[]; dispatched?: number; coalesced?: true } }
+  | { status: 202; body: { ok: true; runId: string; runIds?: string[]; dispatched?: number; coalesced?: true; completion?: RunCompletionReport } }
 ) & {
   /** the idempotency key of `options.completes` is already completed with this answer */
   completed?: true;

@@ -5,9 +5,18 @@ import type { IdempotencyRepo } from '../store/port.js';
 
 const PRUNE_EVERY_MS = 60_000;
 
-/** What identifies "the same request": its hook path and its exact body bytes. */
-export function requestHash(path: string, body: Uint8Array): string {
-  return createHash('sha256').update(path).update('\n').update(body).digest('hex');
+/**
+ * What identifies "the same request": its hook path and its exact body bytes. On `/agent` a retry
+ * may change only `waitForCompletion` (how long the caller waits, not what runs), so there the
+ * parsed body without that field is hashed instead.
+ */
+export function requestHash(path: string, body: Uint8Array, payload?: unknown): string {
+  const hash = createHash('sha256').update(path).update('\n');
+  if (path === 'agent' && payload !== null && typeof payload === 'object' && !Array.isArray(payload)) {
+    const { waitForCompletion: _, ...rest } = payload as Record<string, unknown>;
+    return hash.update(JSON.stringify(rest)).digest('hex');
+  }
+  return hash.update(body).digest('hex');
 }
 
 export interface StoredResponse {

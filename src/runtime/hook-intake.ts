@@ -11,6 +11,7 @@ import type { HookResponse } from '../mappings/compile-respond.js';
 import type { PreparedMapping } from '../mappings/compiled-mapping.js';
 import type { AgentAction } from '../mappings/hook-action.js';
 import type { RunWaiter } from './runs/run-waiter.js';
+import type { RunCompletionReporter } from './runs/run-completion-report.js';
 
 /** One authenticated webhook call, parsed: what the intake needs of it. */
 export interface HookCall {
@@ -50,6 +51,8 @@ export interface HookIntakeDeps {
   lockMs: number;
   /** finished runs, for a mapping that answers with its run's reply (`respond.waitMs`) */
   runWaiter: Pick<RunWaiter, 'finishedBefore'>;
+  /** a `/agent` call's `completion` (`waitForCompletion: true`) */
+  completions: Pick<RunCompletionReporter, 'report'>;
 }
 
 /**
@@ -76,6 +79,7 @@ export class HookIntake {
       if (outcome.type === 'skip') return { status: 204, body: null };
       if (outcome.type === 'respond') return responded(outcome.response);
       if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.reply) return this.awaitReply(outcome.action, prepared.reply, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
+      if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.waitForCompletion) return this.awaitCompletion(outcome.action, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
       if (outcome.type === 'actions') return dispatchAll(this.deps.dispatch, outcome.actions, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
       return this.deps.dispatch(outcome.action, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
     };
@@ -118,10 +122,18 @@ export class HookIntake {
     return response ? responded(response, runId) : result;
   }
 
+  /** starts the run and answers (still 202, the interface's status) once it finished, with its `completion` */
+  private async awaitCompletion(action: AgentAction, options: Parameters<DispatchAction>[1]): Promise<StoredResponse> {
+    const result = await this.deps.dispatch(action, options);
+    if (result.status !== 202) return result;
+    const completion = await this.deps.completions.report(result.body.runId, action);
+    return { status: result.status, body: { ...result.body, completion } };
+  }
+
   /** processes the call once per key of its path; a repeat gets the stored answer */
   private async once(call: HookCall, key: string, work: (runId: string) => Promise<StoredResponse & { completed?: true }>, options: { anyBody?: boolean } = {}): Promise<HookOutcome> {
     const { path } = call.request;
-    const started = await this.keys.start(path, key, requestHash(path, call.body), undefined, options);
+    const started = await this.keys.start(path, key, requestHash(path, call.body, call.request.payload), undefined, options);
     if (started.type === 'replay') return toOutcome(started.response, true, key);
     let response: StoredResponse & { completed?: true; eventId?: number };
     try {

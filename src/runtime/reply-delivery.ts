@@ -41,6 +41,18 @@ export function intendedTarget(run: RunRecord) {
   return { deliver: action.deliver ?? true, channel: action.channel ?? 'last', to: action.to ?? null };
 }
 
+/**
+ * What a reply is to its delivery, in OpenClaw's words: `visible` is sent; `silent` (only a
+ * heartbeat acknowledgement, or the agent's explicit `NO_REPLY`) and `empty` (no text) are not.
+ */
+export type ReplyDisposition = 'visible' | 'silent' | 'empty';
+
+export function replyDisposition(reply: string | null | undefined, ackMaxChars: number): ReplyDisposition {
+  const text = reply?.trim() ?? '';
+  if (!text) return 'empty';
+  return text === 'NO_REPLY' || isHeartbeatAck(text, ackMaxChars) ? 'silent' : 'visible';
+}
+
 /** A reply that is only a heartbeat acknowledgement is never delivered. */
 export function isHeartbeatAck(reply: string, ackMaxChars: number): boolean {
   const text = reply.trim();

@@ -94,6 +94,8 @@ describe('GET /openapi.json', () => {
     await check('POST', '/hooks/wake', '/hooks/wake', { headers: hook, body: '{"text":"hi"}' });
     await check('POST', '/hooks/wake', '/hooks/wake', { headers: hook, body: '{"mode":"now"}' });
     const { runId } = await check('POST', '/hooks/agent', '/hooks/agent', { headers: hook, body: '{"message":"hi","deliver":false}' });
+    const waited = await check('POST', '/hooks/agent', '/hooks/agent', { headers: hook, body: '{"message":"hi","deliver":false,"waitForCompletion":true}' });
+    expect(waited.completion).toMatchObject({ status: 'ok', replyDisposition: 'visible' });
     await check('POST', '/hooks/deploys', '/hooks/deploys', { headers: hook, body: '{"service":"api"}' });
     await check('GET', '/v1/agents', '/v1/agents', { headers: key });
     await check('GET', '/v1/agents/main', '/v1/agents/{id}', { headers: key });

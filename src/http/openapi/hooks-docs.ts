@@ -25,6 +25,10 @@ export const agentBodySchema = z
     model: z.string().optional().describe('Model override: <provider>/<model> or an alias; must be in agents.defaults.models when that list is set.'),
     thinking: z.enum(thinkingLevels).optional().describe('Thinking level override.'),
     timeoutSeconds: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional().describe('Time limit of the run, in seconds.'),
+    waitForCompletion: z
+      .boolean()
+      .default(false)
+      .describe('Answer only once the run finished (bounded by its time limit) and its reply\'s first delivery attempt ended, with `completion`. An Idempotency-Key retry may change only this field.'),
   })
   .loose();
 
@@ -33,10 +37,21 @@ export const wakeAcceptedSchema = z.object({
   mode: z.enum(wakeModes),
   eventOutcome: z.enum(['queued', 'coalesced']).describe('coalesced: the event repeated the pending one before it and joined it (as OpenClaw answers)'),
 });
+/** OpenClaw's `completion` (src/runtime/runs/run-completion-report.ts) */
+export const runCompletionSchema = z.object({
+  status: z.enum(['ok', 'error', 'skipped']).describe('ok: the run succeeded; error: it failed, timed out or did not finish in time; skipped: it was cancelled.'),
+  replyDisposition: z.enum(['visible', 'silent', 'empty']).describe('visible: a reply to send; silent: only NO_REPLY or HEARTBEAT_OK (never sent); empty: no text.'),
+  delivered: z.boolean().describe('The channel accepted the reply.'),
+  deliveryAttempted: z.boolean().describe('A delivery was tried.'),
+  deliveryError: z.literal('delivery-failed').optional().describe('The delivery was tried and failed (the outbox may still retry it).'),
+  deliverySuppressionReason: z.enum(['silent', 'heartbeat', 'empty']).optional().describe('Why a reply to deliver was not sent.'),
+  reply: z.string().optional().describe('The reply text: only with hooks.completionIncludesReply.'),
+});
 export const runAcceptedSchema = z.object({
   ok: z.literal(true),
   runId: z.string().describe('See GET /admin/runs/{id}.'),
   coalesced: z.literal(true).optional().describe("The event joined the open run of its mapping's coalescing key (`coalesce`): runId is that run's, which lists this event in its message."),
+  completion: runCompletionSchema.optional().describe('With `waitForCompletion: true` only.'),
 });
 
 /** the answers every hook shares (auth, body limits, idempotency) */

@@ -1,7 +1,7 @@
 import type { AgentAction } from '../../mappings/hook-action.js';
 import type { RunCompleted, RunCompletion, RunRecord, SessionMessage } from '../../store/port.js';
 import { MAIN_SESSION, MAX_PENDING_EVENTS } from '../main-session.js';
-import { isHeartbeatAck } from '../reply-delivery.js';
+import { replyDisposition } from '../reply-delivery.js';
 import { runSummary } from '../summary.js';
 import type { RunContext } from './run-context.js';
 import type { ChainPlace } from './session-chain.js';
@@ -71,7 +71,7 @@ export async function afterRun(ctx: RunContext, run: RunRecord, action: AgentAct
   try {
     // the hook's own answer carried the reply (respond.waitMs): RunWaiter decides by the same rule
     const answered = action.replyAwaitedUntil !== undefined && run.finishedAt !== null && run.finishedAt < action.replyAwaitedUntil;
-    if (reply !== undefined && action.deliver && !answered && !isHeartbeatAck(reply, config.heartbeat.ackMaxChars)) {
+    if (reply !== undefined && action.deliver && !answered && replyDisposition(reply, config.heartbeat.ackMaxChars) === 'visible') {
       await delivery.deliverRunReply(run, action, reply);
     }
     if (action.wakeMode === 'now') heartbeat.request();
