@@ -12,15 +12,29 @@ export function configWarnings(loaded: LoadedConfig, env: NodeJS.ProcessEnv = pr
   const warnings: string[] = [];
   const channels = config.channels as Record<string, unknown>;
 
+  // a fallback target that cannot be sent to fails in its turn, and the reply is lost after all
+  const checkFallback = (label: string, fallback: unknown) => {
+    if (!Array.isArray(fallback)) return;
+    fallback.forEach((target: { channel?: unknown }, i) => {
+      if (typeof target?.channel !== 'string') return;
+      const id = plugins.resolveChannel(target.channel);
+      if (!id) warnings.push(`${label}: fallback[${i}].channel "${target.channel}" is not a channel plugin: that fallback will fail`);
+      else if (channels[id] === undefined) warnings.push(`${label}: fallback[${i}].channel "${target.channel}" is not configured (no channels.${id} section): that fallback will fail`);
+    });
+  };
+
   for (const source of collectMappingSourcesSafely(loaded)) {
-    const raw = source.raw as { id?: unknown; channel?: unknown; deliver?: unknown } | null;
-    if (!raw || typeof raw.channel !== 'string' || raw.channel === 'last' || raw.channel.includes('{{') || raw.deliver === false) continue;
+    const raw = source.raw as { id?: unknown; channel?: unknown; deliver?: unknown; fallback?: unknown } | null;
+    if (!raw || raw.deliver === false) continue;
+    const label = typeof raw.id === 'string' ? `mapping "${raw.id}" (${source.origin})` : source.origin;
+    checkFallback(label, raw.fallback);
+    if (typeof raw.channel !== 'string' || raw.channel === 'last' || raw.channel.includes('{{')) continue;
     const id = plugins.resolveChannel(raw.channel);
     if (id && channels[id] === undefined) {
-      const label = typeof raw.id === 'string' ? `mapping "${raw.id}" (${source.origin})` : source.origin;
       warnings.push(`${label}: channel "${raw.channel}" is not configured (no channels.${id} section): its deliveries will fail`);
     }
   }
+  config.agents.list.forEach((agent, i) => checkFallback(`agents.list[${i}] ("${agent.id}")`, agent.fallback));
 
   const gmail = (config.hooks as Record<string, unknown>).gmail as { account?: string; oauth?: unknown } | undefined;
   if (gmail?.account && !gmail.oauth) {

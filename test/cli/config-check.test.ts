@@ -60,16 +60,18 @@ describe('herald config check', () => {
     const file = project(
       baseConfig({
         hooks: {
-          mappings: [{ id: 'to-telegram', match: { path: 'tg' }, messageTemplate: 'x', channel: 'telegram', to: '42' }],
+          mappings: [{ id: 'to-telegram', match: { path: 'tg' }, messageTemplate: 'x', channel: 'telegram', to: '42', fallback: [{ channel: 'slack', to: 'C1' }] }],
           gmail: { account: 'me@example.com' },
         },
         models: { providers: { local: { api: 'openai', baseUrl: 'http://127.0.0.1:11434/v1' } } },
-        agents: { list: [{ id: 'main', model: 'local/llama3' }] },
+        agents: { list: [{ id: 'main', model: 'local/llama3', fallback: [{ channel: 'pager' }] }] },
       }),
     );
     const cli = captureIo();
     expect(await main(['config', 'check', '--config', file], builtinPlugins, cli.io)).toBe(0);
-    expect(cli.out()).toMatch(new RegExp(`^${file}: ok \\(3 warnings\\)`));
+    expect(cli.out()).toMatch(new RegExp(`^${file}: ok \\(5 warnings\\)`));
+    expect(cli.out()).toContain('warning: mapping "to-telegram" (hooks.mappings[0]): fallback[0].channel "slack" is not configured (no channels.slack section): that fallback will fail');
+    expect(cli.out()).toContain('warning: agents.list[0] ("main"): fallback[0].channel "pager" is not a channel plugin: that fallback will fail');
     expect(cli.out()).toContain('warning: mapping "to-telegram" (hooks.mappings[0]): channel "telegram" is not configured (no channels.telegram section)');
     expect(cli.out()).toContain('warning: hooks.gmail.account: "me@example.com" is watched but hooks.gmail.oauth');
     expect(cli.out()).toContain('warning: models.providers.local.apiKey: not set, and agents.list[0].model uses "local/llama3"');
