@@ -1,6 +1,7 @@
 import { api, setCsrf } from './api.js';
 import { clear, field, h, notice } from './dom.js';
 import { agentsPage } from './page-agents.js';
+import { alertsPage } from './page-alerts.js';
 import { deliveriesPage } from './page-deliveries.js';
 import { keysPage } from './page-keys.js';
 import { knowledgePage } from './page-knowledge.js';
@@ -19,6 +20,7 @@ const pages = [
   { id: 'session', label: 'Main session', page: sessionPage },
   { id: 'sessions', label: 'Sessions', page: sessionsPage },
   { id: 'deliveries', label: 'Deliveries', page: deliveriesPage },
+  { id: 'alerts', label: 'Alerts', page: alertsPage },
   { id: 'mappings', label: 'Mappings', page: mappingsPage },
   { id: 'knowledge', label: 'Knowledge', page: knowledgePage },
   { id: 'keys', label: 'API keys', page: keysPage },
