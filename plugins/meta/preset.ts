@@ -21,7 +21,7 @@ export const metaPreset = definePreset({
   summary: 'WhatsApp Business and Messenger (Meta webhooks): the GET verification answered, messages become agent runs per sender.',
   docs: 'https://developers.facebook.com/docs/graph-api/webhooks/getting-started',
   options: presetCommonOptions.extend({
-    verifyToken: z.string().min(1).describe('The Verify Token typed into the app\'s webhook settings (${ENV} allowed); compared in constant time.'),
+    verifyToken: z.string().min(1).optional().describe('The Verify Token typed into the app\'s webhook settings (${ENV} allowed); compared in constant time.'),
   }),
   requires: ['secret', 'verifyToken'],
   mappings: (o) => {
@@ -37,7 +37,7 @@ export const metaPreset = definePreset({
       {
         id: 'meta-verification',
         match: { path: o.path },
-        respond: { method: 'GET', verifyToken: { query: 'hub.verify_token', token: o.verifyToken }, when: '$query."hub.mode" = "subscribe"', body: '{{ $query."hub.challenge" }}', contentType: 'text/plain' },
+        respond: { method: 'GET', verifyToken: { query: 'hub.verify_token', token: o.verifyToken! }, when: '$query."hub.mode" = "subscribe"', body: '{{ $query."hub.challenge" }}', contentType: 'text/plain' },
         auth: { type: 'github', secret: o.secret! },
       },
       signed('whatsapp-message', `object = "whatsapp_business_account" and entry[0].changes[0].field in ${JSON.stringify(fields)} and $exists(${wa}.messages)`, {

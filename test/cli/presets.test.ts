@@ -64,11 +64,25 @@ describe('herald presets', () => {
     expect(await main(['config', 'check', '--config', file], check.io)).toBe(0);
   });
 
-  it('config check names an unknown preset and an option that is not one', async () => {
-    const file = configFile({ hooks: { enabled: true, token: 'a-hook-token-long-enough', presets: ['gmial', { name: 'gmail', colour: 'red' }] } });
+  it('config check names an unknown preset, an option that is not one and a missing secret', async () => {
+    const file = configFile({ hooks: { enabled: true, token: 'a-hook-token-long-enough', presets: ['gmial', { name: 'gmail', colour: 'red' }, 'slack', { name: 'meta', secret: 'x' }] } });
     const cli = captureIo();
     expect(await main(['config', 'check', '--config', file], cli.io)).toBe(1);
     expect(cli.err()).toContain('hooks.presets[0]: unknown preset "gmial"');
     expect(cli.err()).toContain('hooks.presets[1].colour: unknown key');
+    expect(cli.err()).toContain('hooks.presets[2].secret: required: the slack preset verifies X-Slack-Signature');
+    expect(cli.err()).toContain('hooks.presets[3].verifyToken: required');
+  });
+
+  it('list names the handshake presets with what they verify; show expands slack with a placeholder secret', async () => {
+    const list = captureIo();
+    expect(await main(['presets', 'list'], list.io)).toBe(0);
+    expect(list.out()).toMatch(/^slack\s+\/slack\s+X-Slack-Signature/m);
+    expect(list.out()).toMatch(/^meta\s+\/meta\s+X-Hub-Signature-256/m);
+    expect(list.out()).toMatch(/^twilio\s+\/twilio\s+X-Twilio-Signature/m);
+    const show = captureIo();
+    expect(await main(['presets', 'show', 'slack'], show.io)).toBe(0);
+    const mappings = parse(show.out()) as { id: string; auth: { secret: string } }[];
+    expect(mappings[0]).toMatchObject({ id: 'slack-url-verification', auth: { type: 'slack', secret: '${SLACK_SECRET}' } });
   });
 });
