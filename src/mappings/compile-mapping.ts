@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { errorDetail } from '../log/log-detail.js';
 import { HeraldError } from '../errors.js';
-import type { CompiledMapping, MappingOutcome, PreparedMapping } from './compiled-mapping.js';
+import type { CompiledMapping, ItemRefusal, MappingOutcome, PreparedMapping } from './compiled-mapping.js';
 import { validateAction, type ActionContext, type HookAction } from './hook-action.js';
 import { trimSlashes, type HookRequest } from './hook-request.js';
 import { compileMatch } from './match.js';
@@ -176,13 +176,28 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     } catch (error) {
       throw failed('template', describeJsonataError(error));
     }
+    // OpenClaw's batch rule: an item refused (bad field, failed transform) does not hold back the others
     const run = async (): Promise<MappingOutcome> => {
       const actions: HookAction[] = [];
+      const indexes: number[] = [];
+      const refused: ItemRefusal[] = [];
       for (const [i, one] of requests.entries()) {
-        const outcome = await finish(one, raws[i]!);
-        if (outcome.type === 'action') actions.push(outcome.action);
+        let outcome: MappingOutcome;
+        try {
+          outcome = await finish(one, raws[i]!);
+        } catch (error) {
+          // a lone item answers as a single request does
+          if (!(error instanceof HeraldError) || requests.length === 1) throw error;
+          refused.push({ index: i, error });
+          continue;
+        }
+        if (outcome.type === 'action') {
+          actions.push(outcome.action);
+          indexes.push(i);
+        }
       }
-      return actions.length ? { type: 'actions', actions } : { type: 'skip' };
+      if (!actions.length && !refused.length) return { type: 'skip' };
+      return { type: 'actions', actions, indexes, ...(refused.length && { refused }) };
     };
     return { ...(idempotencyKey !== undefined && { idempotencyKey }), run };
   }

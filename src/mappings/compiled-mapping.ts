@@ -1,3 +1,4 @@
+import type { HeraldError } from '../errors.js';
 import type { MappingTraffic } from '../config/traffic-schema.js';
 import type { HookAction } from './hook-action.js';
 import type { HookRequest } from './hook-request.js';
@@ -10,8 +11,17 @@ export type MappingOutcome =
   | { type: 'skip' }
   /** a handshake (`respond.when`): answered as the mapping says, no run */
   | { type: 'respond'; response: HookResponse }
-  /** a `forEach` mapping: one action per item (items its transform skipped left out) */
-  | { type: 'actions'; actions: HookAction[] };
+  /**
+   * a `forEach` mapping: one action per item (items its transform skipped left out); `indexes`:
+   * each action's item index; `refused`: the items whose action was refused, with why
+   */
+  | { type: 'actions'; actions: HookAction[]; indexes?: number[]; refused?: ItemRefusal[] };
+
+/** a `forEach` item that became no action: its index in the payload's array and the refusal */
+export interface ItemRefusal {
+  index: number;
+  error: HeraldError;
+}
 
 /**
  * A request checked and templated by its mapping, not yet transformed: what the hook route needs

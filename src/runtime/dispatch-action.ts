@@ -3,6 +3,7 @@ import { HeraldError } from '../errors.js';
 import type { AdmittedRun } from '../store/port.js';
 import { runAdmission } from './runs/run-admission.js';
 import type { HookAction } from '../mappings/hook-action.js';
+import type { ItemRefusal } from '../mappings/compiled-mapping.js';
 import type { EventOutcome } from '../store/port.js';
 import type { Heartbeat } from './heartbeat.js';
 import type { MainSession } from './main-session.js';
@@ -63,25 +64,62 @@ export function createDispatcher(deps: DispatcherDeps): DispatchAction {
   };
 }
 
+/** OpenClaw's answer to a batch not wholly admitted: the status of its first refusal, what did start, and why the rest did not (at most five reasons) */
+export interface BatchRefusal {
+  status: number;
+  body: { ok: false; error: string; runIds: string[]; errors: string[] };
+}
+
+const MAX_BATCH_ERRORS = 5;
+
 /**
  * The actions of a `forEach` mapping, in order. One action answers as a single one does; more
  * answer OpenClaw's batch shape: 202 `{ok, runId (the first), runIds, dispatched}` when any is an
  * agent run, else 200 `{ok, mode, dispatched}`. `runId`: the pre-chosen id goes to the first run.
+ * Items refused (`batch.refused`, or by the dispatch: a rate limit) do not hold back the others;
+ * the answer is then a BatchRefusal, each reason naming its item's index (`batch.indexes`).
  */
-export async function dispatchAll(dispatch: DispatchAction, actions: HookAction[], options: Parameters<DispatchAction>[1] = {}): Promise<DispatchResult> {
+export async function dispatchAll(
+  dispatch: DispatchAction,
+  actions: HookAction[],
+  options: Parameters<DispatchAction>[1] = {},
+  batch: { indexes?: number[]; refused?: ItemRefusal[] } = {},
+): Promise<DispatchResult | BatchRefusal> {
+  const refused = [...(batch.refused ?? [])];
   // one action: exactly as a single one (its idempotency key may complete in the action's own commit)
-  if (actions.length === 1) return dispatch(actions[0]!, options);
+  if (actions.length === 1 && !refused.length) return dispatch(actions[0]!, options);
   let first = true;
   const runIds: string[] = [];
   let mode = 'now';
-  for (const action of actions) {
+  for (const [i, action] of actions.entries()) {
     const runId = action.kind === 'agent' && first ? options.runId : undefined;
     if (action.kind === 'agent') first = false;
-    // no `completes`: the caller completes the key once, with the whole batch's answer
-    const result = await dispatch(action, { runId });
+    let result: DispatchResult;
+    try {
+      // no `completes`: the caller completes the key once, with the whole batch's answer
+      result = await dispatch(action, { runId });
+    } catch (error) {
+      if (!(error instanceof HeraldError) || actions.length + refused.length === 1) throw error;
+      refused.push({ index: batch.indexes?.[i] ?? i, error });
+      continue;
+    }
     if (result.status === 202) runIds.push(result.body.runId);
     else mode = result.body.mode;
   }
-  if (runIds.length) return { status: 202, body: { ok: true, runId: runIds[0]!, runIds, dispatched: actions.length } };
-  return { status: 200, body: { ok: true, mode, dispatched: actions.length } };
+  const dispatched = actions.length + (batch.refused?.length ?? 0) - refused.length;
+  if (refused.length) {
+    refused.sort((a, b) => a.index - b.index);
+    const total = dispatched + refused.length;
+    return {
+      status: refused[0]!.error.status,
+      body: {
+        ok: false,
+        error: `hook fan-out incomplete: ${dispatched}/${total} dispatched, ${refused.length} failed`,
+        runIds,
+        errors: refused.slice(0, MAX_BATCH_ERRORS).map(({ index, error }) => `item ${index}: ${error.message}`),
+      },
+    };
+  }
+  if (runIds.length) return { status: 202, body: { ok: true, runId: runIds[0]!, runIds, dispatched } };
+  return { status: 200, body: { ok: true, mode, dispatched } };
 }

@@ -80,7 +80,7 @@ export class HookIntake {
       if (outcome.type === 'respond') return responded(outcome.response);
       if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.reply) return this.awaitReply(outcome.action, prepared.reply, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
       if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.waitForCompletion) return this.awaitCompletion(outcome.action, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
-      if (outcome.type === 'actions') return dispatchAll(this.deps.dispatch, outcome.actions, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
+      if (outcome.type === 'actions') return dispatchAll(this.deps.dispatch, outcome.actions, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) }, outcome);
       return this.deps.dispatch(outcome.action, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
     };
 

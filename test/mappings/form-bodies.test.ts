@@ -172,6 +172,29 @@ describe('forEach', () => {
     ]);
   });
 
+  it('a partly refused batch starts the admitted items and answers OpenClaw\'s non-2xx with at most five reasons, each naming its item', async () => {
+    const app = await testApp({ hooks: { mappings: [{ ...gmail, model: '{{messages[0].model}}' }] } });
+    const messages = [{ id: 'm0' }, { id: 'm1', model: 'no/such' }, { id: 'm2' }, ...[3, 4, 5, 6, 7].map((i) => ({ id: `m${i}`, model: 'nope' }))];
+    const send = (key: string) => app.request('/hooks/mail', { method: 'POST', headers: { ...withToken, 'idempotency-key': key }, body: JSON.stringify({ account: 'a@example.com', messages }) });
+    const res = await send('batch-1');
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { ok: boolean; error: string; runIds: string[]; errors: string[] };
+    expect(body).toEqual({
+      ok: false,
+      error: 'hook fan-out incomplete: 2/8 dispatched, 6 failed',
+      runIds: [expect.any(String), expect.any(String)],
+      errors: [1, 3, 4, 5, 6].map((i) => expect.stringMatching(new RegExp(`^item ${i}: model "(no/such|nope)" is not a known model`))),
+    });
+    const runs = await Promise.all(body.runIds.map((id) => app.gateway.store.runs.get(id)));
+    expect(runs.map((r) => r?.sessionKey)).toEqual(['hook:mail:m0', 'hook:mail:m2']);
+    // the sender's redelivery is answered from the stored answer: the admitted items do not run twice
+    const again = await send('batch-1');
+    expect(again.status).toBe(400);
+    expect(await again.json()).toEqual(body);
+    const listed = await app.request('/admin/runs?limit=50', { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    expect(((await listed.json()) as { data: unknown[] }).data).toHaveLength(2);
+  });
+
   it('one item answers as a single run; none (missing, empty, not an array) is 204', async () => {
     const app = await testApp({ hooks: { mappings: [gmail] } });
     const post = (payload: unknown) => app.request('/hooks/mail', { method: 'POST', headers: withToken, body: JSON.stringify(payload) });
@@ -188,7 +211,7 @@ describe('forEach', () => {
   });
 
   it('refuses a nested or prototype key at load', async () => {
-    await expect(testApp({ hooks: { mappings: [{ ...gmail, forEach: 'a.b' }] } })).rejects.toThrow(/forEach: a top-level payload key/);
-    await expect(testApp({ hooks: { mappings: [{ ...gmail, forEach: '__proto__' }] } })).rejects.toThrow(/forEach: not a prototype key/);
+    await expect(testApp({ hooks: { mappings: [{ ...gmail, forEach: 'a.b' }] } })).rejects.toThrow(/forEach \(mapping "each-mail"\): a top-level payload key/);
+    await expect(testApp({ hooks: { mappings: [{ ...gmail, forEach: '__proto__' }] } })).rejects.toThrow(/forEach \(mapping "each-mail"\): not a prototype key/);
   });
 });

@@ -54,14 +54,14 @@ export async function replayReceipt(deps: ReplayDeps, receiptId: string, now = D
       return await deps.recorder.record({ ...base, mappingId, status: outcome.response.status, outcome: 'respond', latencyMs: performance.now() - started });
     }
     const actions = outcome.type === 'actions' ? outcome.actions : [outcome.action];
-    const result = await dispatchAll(deps.dispatch, actions);
+    const result = await dispatchAll(deps.dispatch, actions, {}, outcome.type === 'actions' ? outcome : {});
     return await deps.recorder.record({
       ...base,
       mappingId,
       status: result.status,
-      outcome: actions[0]!.kind,
-      runId: 'runId' in result.body ? result.body.runId : undefined,
-      eventId: result.eventId,
+      ...(actions[0] && { outcome: actions[0].kind }),
+      runId: 'runId' in result.body ? result.body.runId : 'runIds' in result.body ? result.body.runIds[0] : undefined,
+      eventId: 'eventId' in result ? result.eventId : undefined,
       latencyMs: performance.now() - started,
     });
   } catch (error) {
