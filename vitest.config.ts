@@ -10,6 +10,7 @@ const onPostgresToo = [
   'test/http/smoke.e2e.test.ts',
   'test/http/statuses.e2e.test.ts',
   'test/mappings/mapped-hooks.e2e.test.ts',
+  'test/mappings/respond.e2e.test.ts',
   'test/runtime/runs.e2e.test.ts',
   'test/runtime/traffic.e2e.test.ts',
   'test/runtime/main-session.e2e.test.ts',
