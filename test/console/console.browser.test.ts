@@ -21,6 +21,18 @@ const github = {
   retainPayloads: true,
 };
 
+/** alerts of one session key within the window: one run listing them */
+const alertBurst = {
+  id: 'alert-burst',
+  match: { path: 'alert-burst' },
+  name: 'Alert burst',
+  messageTemplate: '{{ text }}',
+  sessionKey: 'hook:alerts',
+  deliver: false,
+  wakeMode: 'next-heartbeat',
+  coalesce: { windowMs: 1000 },
+};
+
 let herald: RunningHerald;
 let platform: FakeServer;
 let context: BrowserContext;
@@ -46,7 +58,7 @@ beforeAll(async () => {
     baseConfig({
       delivery: { baseDelayMs: 10, maxDelayMs: 50, maxAttempts: 2 },
       channels: { telegram: telegram.config(platform.url) },
-      hooks: { mappings: [github] },
+      hooks: { mappings: [github, alertBurst] },
       agents: { list: [{ id: 'support', name: 'Support desk', description: 'Answers customers from the handbook' }] },
     }),
   );
@@ -137,6 +149,21 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     await page.locator('tbody tr').first().waitFor();
     expect(await page.locator('main').textContent()).toContain('Hook Refunds');
     await shot('main-session');
+  });
+
+  it("shows a coalesced run's wait and its events in the run's detail", async () => {
+    const post = async (text: string) =>
+      (await (await fetch(`${herald.url}/hooks/alert-burst`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text }) })).json()) as { runId: string; coalesced?: true };
+    const first = await post('disk full on db-1');
+    expect(await post('replication lag on db-2')).toEqual({ ok: true, runId: first.runId, coalesced: true });
+    await go(`runs/${encodeURIComponent(first.runId)}`);
+    const facts = page.locator('dl.facts');
+    // not started before its window ends: the page follows it live
+    await expect.poll(() => facts.textContent(), { timeout: 15_000 }).toMatch(/Status\s*succeeded/);
+    expect(await facts.textContent()).toMatch(/Waited\s*for its coalescing window until .+ \(\d/);
+    expect(await facts.textContent()).toMatch(/Coalesced\s*2 events/);
+    expect(await page.locator('.transcript .msg.user').textContent()).toMatch(/2 events arrived together:[\s\S]*1\. disk full on db-1[\s\S]*2\. replication lag on db-2/);
+    await shot('run-coalesced');
   });
 
   it('shows the resolved action and the wrapped prompt change as a mapping is edited in the playground; JSONata errors point at the expression', async () => {

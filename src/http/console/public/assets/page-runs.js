@@ -97,6 +97,8 @@ function runDetail(root, id) {
           ['Started', time(run.startedAt)],
           ['Finished', time(run.finishedAt)],
           ['Took', duration(run.startedAt, run.finishedAt)],
+          ['Waited', waitedView(run.waited)],
+          ['Coalesced', run.coalescedCount ? h('a', { href: `#/requests?run=${encodeURIComponent(id)}` }, `${run.coalescedCount} events`) : '—'],
           ['Request', run.receipt ? h('a', { href: `#/requests/${encodeURIComponent(run.receipt.id)}` }, `${run.receipt.path} (${run.receipt.status})`) : '—'],
           ['Re-run of', run.rerunOf ? h('a', { href: `#/runs/${encodeURIComponent(run.rerunOf)}` }, run.rerunOf) : '—'],
           ['Re-runs', run.reruns.length ? run.reruns.map((r) => h('a', { href: `#/runs/${encodeURIComponent(r)}` }, r.slice(0, 8), ' ')) : '—'],
@@ -118,6 +120,15 @@ function runDetail(root, id) {
   };
   load().catch((e) => clear(body, notice(e.message, 'bad')));
   return { refresh: coalesced(load), kinds: ['runs', 'deliveries', 'sessions'] };
+}
+
+const waitReasons = { concurrency: "its mapping's concurrency", rate: "its mapping's rate", coalesce: 'its coalescing window' };
+
+/** what held a governed mapping's run back (concurrency, rate, coalesce), until when, and how long */
+function waitedView(waited) {
+  if (!waited) return '—';
+  const took = waited.ms === null ? ' (not started yet)' : ` (${waited.ms < 1000 ? `${waited.ms} ms` : `${(waited.ms / 1000).toFixed(1)} s`})`;
+  return h('span', {}, `for ${waitReasons[waited.reason] ?? waited.reason}`, waited.until ? [' until ', time(waited.until)] : null, took);
 }
 
 /** where the reply went (or why it did not), with the outbox's retry and abandon at hand */
