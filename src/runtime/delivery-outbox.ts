@@ -235,8 +235,19 @@ export class DeliveryOutbox implements ReplyDelivery {
     target: ResolvedTarget,
     { id = randomUUID(), fallbackOf = null }: { id?: string; fallbackOf?: string | null } = {},
   ): Promise<boolean> {
+    const record = this.newRecord(base, target, { id, fallbackOf });
+    if (!(await this.deps.store.deliveries.insert(record))) return false;
+    await this.queued(record, target);
+    return true;
+  }
+
+  private newRecord(
+    base: Pick<DeliveryRecord, 'runId' | 'kind' | 'sessionKey' | 'agentId' | 'text'>,
+    target: ResolvedTarget,
+    { id = randomUUID(), fallbackOf = null }: { id?: string; fallbackOf?: string | null },
+  ): DeliveryRecord {
     const now = Date.now();
-    const record: DeliveryRecord = copyWith(base, {
+    return copyWith(base, {
       id,
       channel: target.channel,
       to: target.to,
@@ -252,16 +263,19 @@ export class DeliveryOutbox implements ReplyDelivery {
       deliveredAt: null,
       fallbackOf,
     });
-    if (!(await this.deps.store.deliveries.insert(record))) return false;
+  }
+
+  /** after a delivery row was written: sent soon, or (no target) failed at once, falling back */
+  private async queued(record: DeliveryRecord, target: ResolvedTarget): Promise<void> {
     if (!target.ok) {
       this.log.warn({ deliveryId: record.id, runId: record.runId, channel: record.channel, error: target.error }, 'delivery has no target');
-      const next = await this.fallBack(record);
-      await this.tellMainSession(record, `Delivery failed: ${target.error}${next}`);
-      return true;
+      const plan = await this.fallbackPlan(record);
+      if (plan && (await this.deps.store.deliveries.insert(plan.record))) await this.queued(plan.record, plan.target);
+      await this.tellMainSession(record, `Delivery failed: ${target.error}${plan?.note ?? ''}`);
+      return;
     }
-    this.log.info({ deliveryId: record.id, runId: record.runId, channel: record.channel, ...(fallbackOf && { fallbackOf }) }, 'delivery queued');
+    this.log.info({ deliveryId: record.id, runId: record.runId, channel: record.channel, ...(record.fallbackOf && { fallbackOf: record.fallbackOf }) }, 'delivery queued');
     this.kick();
-    return true;
   }
 
   /** looks for due work now; calls while a pass runs coalesce into one more pass */
@@ -395,23 +409,25 @@ export class DeliveryOutbox implements ReplyDelivery {
     }
   }
 
+  /** the failure and the fallback delivery that replaces it are one write: a crash in between loses no reply */
   private async finalFailure(d: DeliveryRecord, reason: string, log: Logger): Promise<void> {
-    if (!(await this.deps.store.deliveries.failed(d.id, this.owner, reason, Date.now()))) return;
+    const plan = await this.fallbackPlan(d);
+    if (!(await this.deps.store.deliveries.failed(d.id, this.owner, reason, Date.now(), plan?.record))) return;
     log.warn({ error: reason }, 'delivery failed');
+    if (plan) await this.queued(plan.record, plan.target);
     const target = d.to ? `${d.channel} to ${d.to}` : `${d.channel}`;
-    const next = await this.fallBack(d);
-    await this.tellMainSession(d, `Delivery failed: ${target}: ${reason}${next}`);
+    await this.tellMainSession(d, `Delivery failed: ${target}: ${reason}${plan?.note ?? ''}`);
   }
 
   /**
-   * A delivery failed for good: the reply goes to the next fallback target (the mapping's, else
-   * its agent's), a delivery of its own linked to this one. Answers what the main session's
-   * event adds ("; sent to <target> instead"), or nothing when no target is left.
+   * When a delivery fails for good, the reply goes to the next fallback target (the mapping's,
+   * else its agent's): a delivery of its own linked to this one, and what the main session's
+   * event adds ("; falling back to <target>"). Undefined when no target is left.
    */
-  private async fallBack(d: DeliveryRecord): Promise<string> {
+  private async fallbackPlan(d: DeliveryRecord): Promise<{ record: DeliveryRecord; target: ResolvedTarget; note: string } | undefined> {
     const { store, config } = this.deps;
     // an alert's notice has its own targets (every alerts target gets one): no reply to fall back for
-    if (d.kind === 'alert') return '';
+    if (d.kind === 'alert') return undefined;
     const run = d.runId ? await store.runs.get(d.runId) : undefined;
     const targets = fallbackTargets(config, { agentId: d.agentId, action: run?.action });
     let depth = 0;
@@ -421,10 +437,10 @@ export class DeliveryOutbox implements ReplyDelivery {
       up = parent;
     }
     const next = targets[depth];
-    if (!next) return '';
+    if (!next) return undefined;
     const target = await resolveTarget(this.targets, { channel: next.channel, to: next.to ?? null });
-    await this.enqueue({ runId: d.runId, kind: d.kind, sessionKey: d.sessionKey, agentId: d.agentId, text: d.text }, target, { fallbackOf: d.id });
-    return `; falling back to ${next.channel}${next.to ? ` to ${next.to}` : ''}`;
+    const record = this.newRecord({ runId: d.runId, kind: d.kind, sessionKey: d.sessionKey, agentId: d.agentId, text: d.text }, target, { fallbackOf: d.id });
+    return { record, target, note: `; falling back to ${next.channel}${next.to ? ` to ${next.to}` : ''}` };
   }
 
   /**

@@ -302,7 +302,11 @@ export interface DeliveriesRepo {
   partSent(id: string, owner: string, partsSent: number, leaseUntil?: number): Promise<boolean>;
   delivered(id: string, owner: string, at: number): Promise<boolean>;
   retryAt(id: string, owner: string, nextAttemptAt: number, error: string): Promise<boolean>;
-  failed(id: string, owner: string | null, error: string, at: number): Promise<boolean>;
+  /**
+   * A pending or sending delivery (under `owner`'s lease, unless null) fails for good; with
+   * `fallback`, the delivery replacing it is added in the same write (once per failed delivery).
+   */
+  failed(id: string, owner: string | null, error: string, at: number, fallback?: DeliveryRecord): Promise<boolean>;
   /**
    * Puts a failed delivery back in line (an operator's retry): pending, due at `at`, attempts
    * counted afresh; parts already accepted stay sent. False when it is not failed.

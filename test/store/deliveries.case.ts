@@ -125,6 +125,21 @@ export function deliveriesCases(open: OpenStore) {
       expect(await a.deliveries.insert(pending('d3', now))).toBe(false);
     });
 
+    it('fails a delivery and adds its fallback in one write, only under the lease', async () => {
+      const [a, b] = await twoWorkers();
+      const now = Date.now();
+      await a.deliveries.insert(pending('d1', now));
+      await a.deliveries.claim('d1', 'worker-a', now, now + 60_000);
+      const fallback = { ...pending('f1', now + 1), channel: 'slack', fallbackOf: 'd1' };
+      // a worker that lost the lease neither fails it nor adds the fallback
+      expect(await b.deliveries.failed('d1', 'worker-b', 'telegram 403: Forbidden', now + 2, fallback)).toBe(false);
+      expect(await a.deliveries.get('f1')).toBeUndefined();
+      expect(await a.deliveries.failed('d1', 'worker-a', 'telegram 403: Forbidden', now + 2, fallback)).toBe(true);
+      expect(await b.deliveries.get('d1')).toMatchObject({ status: 'failed', lastError: 'telegram 403: Forbidden' });
+      expect(await b.deliveries.get('f1')).toMatchObject({ status: 'pending', channel: 'slack', fallbackOf: 'd1', runId: 'run-1' });
+      expect(await b.deliveries.due(now + 2, 10)).toEqual(['f1']);
+    });
+
     it('counts, retries and abandons the failed deliveries a filter matches, once across two workers', async () => {
       const [a, b] = await twoWorkers();
       const now = Date.now();

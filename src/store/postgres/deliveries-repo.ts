@@ -122,12 +122,23 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
         [id, owner, next, error, Date.now()],
       );
     },
-    failed(id, owner, error, at) {
-      return changed(
-        `UPDATE deliveries SET status = 'failed', last_error = $3, updated_at = $4, lease_owner = NULL, lease_until = NULL
-         WHERE id = $1 AND status IN ('pending', 'sending') AND ($2::text IS NULL OR lease_owner = $2)`,
-        [id, owner, error, at],
+    async failed(id, owner, error, at, fallback) {
+      const fail = `UPDATE deliveries SET status = 'failed', last_error = $3, updated_at = $4, lease_owner = NULL, lease_until = NULL
+         WHERE id = $1 AND status IN ('pending', 'sending') AND ($2::text IS NULL OR lease_owner = $2)`;
+      if (!fallback) return changed(fail, [id, owner, error, at]);
+      // one statement: the failure and its fallback are written together or not at all
+      const f = fallback;
+      const { rows } = await query<{ n: number }>(
+        pool,
+        `WITH failed AS (${fail} RETURNING id),
+           added AS (INSERT INTO deliveries (${DELIVERY_COLUMNS})
+             SELECT $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::int, $15::int, $16, $17::bigint, $18, $19::bigint, $20::bigint, $21::bigint, $22::bigint, id, NULL FROM failed
+             ON CONFLICT DO NOTHING)
+         SELECT COUNT(*)::int AS n FROM failed`,
+        [id, owner, error, at, f.id, f.runId, f.kind, f.channel, f.to, f.text, f.sessionKey, f.agentId, f.status, f.attempts, f.partsSent, f.lastError,
+          f.nextAttemptAt, f.leaseOwner, f.leaseUntil, f.createdAt, f.updatedAt, f.deliveredAt],
       );
+      return rows[0]?.n === 1;
     },
     requeue(id, at) {
       return changed("UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = $2, updated_at = $2, retried_at = $2 WHERE id = $1 AND status = 'failed'", [id, at]);

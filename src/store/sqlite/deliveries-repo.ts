@@ -140,8 +140,13 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
     async retryAt(id, owner, next, error) {
       return retryAt.run({ id, owner, next, error, now: Date.now() }).changes === 1;
     },
-    async failed(id, owner, error, at) {
-      return failed.run({ id, owner, error, at }).changes === 1;
+    async failed(id, owner, error, at, fallback) {
+      // one transaction: the failure and its fallback are written together or not at all
+      return db.transaction(() => {
+        if (failed.run({ id, owner, error, at }).changes !== 1) return false;
+        if (fallback) insert.run({ ...fallback, fallbackOf: fallback.fallbackOf ?? null });
+        return true;
+      })();
     },
     async requeue(id, at) {
       return requeue.run({ id, at }).changes === 1;
