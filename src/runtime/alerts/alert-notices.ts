@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { AlertTarget } from '../../config/alerts-schema.js';
 import type { AlertNotice, AlertRecord } from '../../store/port.js';
 
 /**
@@ -19,5 +18,3 @@ export function noticeText(alert: AlertRecord, notice: AlertNotice): string {
   const lasted = seconds < 120 ? `${seconds} s` : seconds < 7200 ? `${Math.round(seconds / 60)} min` : `${Math.round(seconds / 3600)} h`;
   return `herald resolved: ${alert.condition} (${alert.subject}) cleared after ${lasted}: ${alert.summary}`;
 }
-
-export type { AlertTarget };
