@@ -3,6 +3,8 @@ import { positiveDuration } from './duration-schema.js';
 import { fallbackSchema, retryPolicySchema } from './delivery-policy-schema.js';
 import { mappingTrafficFields } from './traffic-schema.js';
 
+/** OpenClaw's `sessionMode` of an agent run */
+export const sessionModes = ['isolated', 'persistent'] as const;
 export const thinkingLevels = ['off', 'minimal', 'low', 'medium', 'high'] as const;
 export const wakeModes = ['now', 'next-heartbeat'] as const;
 /** the longest run a timer can wait for: Node's setTimeout fires at once past 2^31-1 ms */
@@ -127,6 +129,10 @@ export const mappingSchema = z
     sessionKey: z.string().optional().describe('Session key of the agent run (templated); reusing one continues its conversation. Must match hooks.allowedSessionKeyPrefixes.'),
     wakeMode: z.enum(wakeModes).optional().describe('now triggers a heartbeat at once; next-heartbeat waits.'),
     deliver: z.boolean().optional().describe('Deliver the reply to a chat channel (default true).'),
+    sessionMode: z
+      .enum(sessionModes)
+      .optional()
+      .describe('OpenClaw\'s session rule: persistent continues the conversation of sessionKey (required, allowed by the session-key policy); isolated runs in a fresh session (no sessionKey). Unset: a sessionKey continues its conversation, none gives a fresh one.'),
     channel: z.string().optional().describe('Delivery channel: last or a channel plugin id/alias.'),
     to: z.string().optional().describe('Recipient on the channel (templated).'),
     retry: retryPolicySchema.optional().describe("Retry schedule of this mapping's replies, over its agent's and its channel's."),

@@ -1,7 +1,7 @@
 import { HeraldError } from '../errors.js';
 import type { HeraldConfig } from '../config/schema.js';
 import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
-import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from '../config/mapping-schema.js';
+import { MAX_TIMEOUT_SECONDS, sessionModes, thinkingLevels, wakeModes } from '../config/mapping-schema.js';
 import { isReservedSessionKey, RESERVED_SESSION_KEYS } from '../config/session-key-policy.js';
 import { hookAgentId, hookSessionKey as policySessionKey, type FieldSource } from './hook-routing.js';
 import type { RunAction } from '../store/run-action.js';
@@ -60,6 +60,7 @@ const fieldChecks = {
   name: [isString, 'must be a string'],
   agentId: [isString, 'must be a string'],
   sessionKey: [stringUpTo(1, 512), 'must be a non-empty string (at most 512 characters)'],
+  sessionMode: [oneOf(sessionModes), `must be one of ${sessionModes.join(', ')}`],
   deliver: [(v: unknown): v is boolean => typeof v === 'boolean', 'must be a boolean'],
   channel: [isString, 'must be a string'],
   to: [isString, 'must be a string'],
@@ -131,7 +132,7 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
     message: raw.message as string,
     name: name || 'Hook',
     agentId: hookAgentId(check(raw, 'agentId'), source, ctx.config),
-    sessionKey: hookSessionKey(policySessionKey(check(raw, 'sessionKey'), source, ctx.config.hooks)),
+    sessionKey: hookSessionKey(policySessionKey(sessionModeKey(raw), source, ctx.config.hooks)),
     wakeMode: check(raw, 'wakeMode') ?? 'now',
     deliver: check(raw, 'deliver') ?? true,
     channel,
@@ -145,6 +146,18 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
     allowUnsafeExternalContent: ctx.allowUnsafeExternalContent === true,
     source: { mappingId: ctx.mappingId, path },
   };
+}
+
+/**
+ * The explicit session key under OpenClaw's `sessionMode`: `persistent` needs one (the
+ * conversation it continues; the policy then checks it), `isolated` refuses one (a fresh session).
+ */
+function sessionModeKey(raw: Record<string, unknown>): string | undefined {
+  const key = check(raw, 'sessionKey')?.trim() || undefined;
+  const mode = check(raw, 'sessionMode');
+  if (mode === 'persistent' && key === undefined) throw invalid('sessionKey', 'is required with sessionMode "persistent" (the conversation it continues)');
+  if (mode === 'isolated' && key !== undefined) throw invalid('sessionMode', '"isolated" runs in a fresh session; leave out sessionKey or use "persistent"');
+  return key;
 }
 
 /** the main session and the platform's conversations (chat and Responses API) are not hook sessions */

@@ -59,6 +59,9 @@ export function compileMappingTemplates(mapping: Mapping, ctx: MappingContext, f
   const fixed: Record<string, unknown> = {};
   if (mapping.wakeMode !== undefined) Object.assign(fixed, { wakeMode: mapping.wakeMode, mode: mapping.wakeMode });
   if (mapping.deliver !== undefined) fixed.deliver = mapping.deliver;
+  if (mapping.sessionMode !== undefined) fixed.sessionMode = mapping.sessionMode;
+  if (mapping.sessionMode === 'persistent' && mapping.sessionKey === undefined) faults.push('sessionMode: "persistent" needs a sessionKey on the mapping (the conversation it continues)');
+  if (mapping.sessionMode === 'isolated' && mapping.sessionKey !== undefined) faults.push('sessionMode: "isolated" runs in a fresh session; remove sessionKey or use "persistent"');
   if (mapping.channel !== undefined) fixed.channel = mapping.channel;
   if (mapping.timeoutSeconds !== undefined) fixed.timeoutSeconds = mapping.timeoutSeconds;
   if (mapping.agentId !== undefined) {

@@ -23,6 +23,32 @@ describe('webhook contract (app.request)', () => {
     expect(health.status).toBe(200);
   });
 
+  it("takes OpenClaw's sessionMode: persistent needs a sessionKey the policy allows and continues it, isolated refuses one", async () => {
+    const app = await testApp({ hooks: { allowedSessionKeyPrefixes: ['hook:', 'ops:'] } });
+    const send = async (body: Record<string, unknown>) => {
+      const res = await app.request('/hooks/agent', post({ message: 'Status?', deliver: false, ...body }));
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    expect(await send({ sessionMode: 'persistent' })).toEqual({ status: 400, body: { ok: false, error: 'sessionKey is required with sessionMode "persistent" (the conversation it continues)' } });
+    expect(await send({ sessionMode: 'persistent', sessionKey: 'billing:1' })).toEqual({ status: 400, body: { ok: false, error: 'sessionKey must start with one of: hook:, ops:' } });
+    expect(await send({ sessionMode: 'isolated', sessionKey: 'ops:1' })).toEqual({ status: 400, body: { ok: false, error: 'sessionMode "isolated" runs in a fresh session; leave out sessionKey or use "persistent"' } });
+    expect(await send({ sessionMode: 'shared' })).toEqual({ status: 400, body: { ok: false, error: 'sessionMode must be one of isolated, persistent' } });
+    const first = await send({ sessionMode: 'persistent', sessionKey: 'ops:incidents' });
+    const second = await send({ sessionMode: 'persistent', sessionKey: 'ops:incidents' });
+    const isolated = await send({ sessionMode: 'isolated' });
+    expect([first.status, second.status, isolated.status]).toEqual([202, 202, 202]);
+    const runs = await Promise.all([first, second, isolated].map((r) => app.gateway.store.runs.get(r.body.runId as string)));
+    expect(runs[0]!.sessionKey).toBe('ops:incidents');
+    expect(runs[1]!.sessionKey).toBe('ops:incidents');
+    expect(runs[2]!.sessionKey).toMatch(/^hook:/);
+  });
+
+  it('refuses a persistent mapping without a sessionKey, and an isolated one with one, at load', async () => {
+    const mapping = { id: 'tickets', match: { path: 'tickets' }, messageTemplate: 'x' };
+    await expect(testApp({ hooks: { mappings: [{ ...mapping, sessionMode: 'persistent' }] } })).rejects.toThrow(/sessionMode: "persistent" needs a sessionKey/);
+    await expect(testApp({ hooks: { mappings: [{ ...mapping, sessionMode: 'isolated', sessionKey: 'hook:t' }] } })).rejects.toThrow(/sessionMode: "isolated" runs in a fresh session/);
+  });
+
   it('puts X-Request-Id on every response, keeping a sane caller id', async () => {
     const app = await testApp({ hooks: { maxBodyBytes: 100 } });
     const responses = [

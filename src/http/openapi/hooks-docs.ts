@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from '../../config/mapping-schema.js';
+import { MAX_TIMEOUT_SECONDS, sessionModes, thinkingLevels, wakeModes } from '../../config/mapping-schema.js';
 import { okFalseSchema } from './common-schemas.js';
 import { defineRoutes, type ResponseDoc } from './route-doc.js';
 
@@ -17,6 +17,7 @@ export const agentBodySchema = z
     message: z.string().min(1).describe('What the agent processes (non-blank).'),
     name: z.string().default('Hook').describe('Prefix of the summary posted to the main session.'),
     sessionKey: z.string().min(1).max(512).optional().describe('Session of the run (default hook:<uuid>); `main` and `chat:…` are reserved.'),
+    sessionMode: z.enum(sessionModes).optional().describe('persistent: continue the conversation of sessionKey (required); isolated: a fresh session (no sessionKey).'),
     wakeMode: z.enum(wakeModes).default('now').describe('Heartbeat after the summary is posted: now or at the next periodic one.'),
     deliver: z.boolean().default(true).describe('Send the reply to a chat channel.'),
     channel: z.string().default('last').describe('`last` or a channel id/alias (whatsapp, telegram, discord, slack, mattermost, signal, imessage, msteams, webhook).'),
