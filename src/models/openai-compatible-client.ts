@@ -171,7 +171,10 @@ function parseJson(text: string): unknown {
   }
 }
 
-function send(url: URL, method: string, body: string | undefined, accept: string, authorization: string | undefined, signal: AbortSignal | undefined): Promise<Exchange> {
+/** the errors of a kept-alive socket the server closed as it was reused: nothing of the request reached it */
+const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
+
+function send(url: URL, method: string, body: string | undefined, accept: string, authorization: string | undefined, signal: AbortSignal | undefined, retried = false): Promise<Exchange> {
   // as a flat list: Node writes it as it is, where an object is copied in through setHeader's
   // checks one header at a time (the Host header is then this client's to send; the values are its own)
   const headers: string[] = ['Host', url.host, 'Accept', accept, 'Accept-Encoding', 'gzip, deflate, br'];
@@ -210,6 +213,12 @@ function send(url: URL, method: string, body: string | undefined, accept: string
       if (settled) return;
       settled = true;
       done();
+      // a kept-alive socket the server closed (its idle timeout) just as it was reused: sent again
+      // once, on a fresh socket, as Node's documentation advises (http: request.reusedSocket)
+      if (!retried && !signal?.aborted && request.reusedSocket && STALE_SOCKET.has((error as NodeJS.ErrnoException).code ?? '')) {
+        resolve(send(url, method, body, accept, authorization, signal, true));
+        return;
+      }
       reject(signal?.aborted ? new ProviderAbortError(signal.reason) : new ProviderConnectionError(error));
     });
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -105,6 +105,16 @@ describe('OpenAI-compatible client', () => {
     await expect(new OpenAICompatibleClient({ baseUrl: upstream.url }).post('/x', {})).rejects.toThrow('502 Bad Gateway');
   });
 
+  it('sends a request again, once, on a fresh socket when the kept-alive one is closed as it is reused', async () => {
+    let n = 0;
+    // the second request's socket is closed under it, as a server closing an idle kept-alive socket does
+    upstream = await startUpstream((res) => (++n === 2 ? res.socket!.destroy() : res.writeHead(200, { 'content-type': 'application/json' }).end(`{"n":${n}}`)));
+    const client = new OpenAICompatibleClient({ baseUrl: upstream.url });
+    expect(await client.post('/chat/completions', {})).toEqual({ n: 1 });
+    expect(await client.post('/chat/completions', {})).toEqual({ n: 3 });
+    expect(upstream.connections).toBe(2);
+  });
+
   it('fails with a connection error naming the refused address', async () => {
     upstream = await startUpstream(() => {});
     const url = upstream.url;
