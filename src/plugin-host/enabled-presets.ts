@@ -68,7 +68,8 @@ export function enabledPresets(config: HeraldConfig, lookup: PresetLookup, known
  */
 export function expandPreset(preset: PresetDefinition, options: EnabledPreset['options']): MappingConfig[] {
   const run = Object.fromEntries(PRESET_RUN_OPTIONS.filter((k) => options[k] !== undefined).map((k) => [k, options[k]]));
-  return preset.mappings(options as never).map((mapping) => (mapping.action === 'wake' ? mapping : { ...mapping, ...run }));
+  // a wake starts no run, a skip answers 204: neither takes the run options
+  return preset.mappings(options as never).map((mapping) => (mapping.action === 'wake' || mapping.action === 'skip' ? mapping : { ...mapping, ...run }));
 }
 
 /**

@@ -60,6 +60,18 @@ describe('hooks.presets', () => {
     ]);
   });
 
+  it("governs a preset's runs with concurrency, rate and coalesce, laid over the mappings that start runs only", async () => {
+    const loaded = await load([{ name: 'alertmanager', secret: 'a-bearer-token-0123', concurrency: 2, rate: { runs: 10, per: '1m' }, coalesce: { windowMs: 30_000 } }]);
+    const mappings = await resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() });
+    const governed = mappings.map((m) => [m.id, m.definition.action ?? 'agent', m.definition.concurrency, m.definition.coalesce?.windowMs]);
+    expect(governed).toEqual([
+      ['alertmanager-skip', 'skip', undefined, undefined],
+      ['alertmanager-firing', 'agent', 2, 30_000],
+      ['alertmanager-resolved', 'wake', undefined, undefined],
+    ]);
+    expect(await faultsOf(load([{ name: 'alertmanager', secret: 'a-bearer-token-0123', concurrency: 0 }]))).toEqual([expect.stringMatching(/^hooks\.presets\[0\]\.concurrency: /)]);
+  });
+
   it('moves a preset to another path with the path option', async () => {
     const loaded = await load([{ name: 'acme', secret: 'x', path: 'acme-prod' }]);
     const mappings = await resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() });
