@@ -126,6 +126,11 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
   if (channel !== 'last' && check(raw, 'deliver') !== false && ctx.isConfigured && !ctx.isConfigured(channel)) {
     throw invalid('channel', `"${channel}" is not configured (add its channels.<id> section to the config)`);
   }
+  // OpenClaw's accountId picks one of a channel's several accounts; herald's channels have one each (channels.<id>)
+  if (raw.accountId !== undefined && raw.accountId !== null) {
+    if (typeof raw.accountId !== 'string' || !raw.accountId.trim()) throw invalid('accountId', 'must be a non-empty string');
+    throw invalid('accountId', `"${raw.accountId.slice(0, 64)}" is not an account of channel ${channel} (herald's channels have one account each, configured as channels.<id>)`);
+  }
   const source = ctx.fieldSource ?? 'mapping';
   return {
     kind: 'agent',

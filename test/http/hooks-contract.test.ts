@@ -49,6 +49,15 @@ describe('webhook contract (app.request)', () => {
     await expect(testApp({ hooks: { mappings: [{ ...mapping, sessionMode: 'isolated', sessionKey: 'hook:t' }] } })).rejects.toThrow(/sessionMode: "isolated" runs in a fresh session/);
   });
 
+  it('refuses an accountId herald has no account for (a 400 naming it), and on a mapping at load', async () => {
+    const app = await testApp();
+    const res = await app.request('/hooks/agent', post({ message: 'x', deliver: false, accountId: 'work' }));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ ok: false, error: 'accountId "work" is not an account of channel last (herald\'s channels have one account each, configured as channels.<id>)' });
+    const mapping = { id: 'tickets', match: { path: 'tickets' }, messageTemplate: 'x', accountId: 'work' };
+    await expect(testApp({ hooks: { mappings: [mapping] } })).rejects.toThrow(/accountId \(mapping "tickets"\): a mapping does not take accountId \(OpenClaw refuses it there too\)/);
+  });
+
   it('puts X-Request-Id on every response, keeping a sane caller id', async () => {
     const app = await testApp({ hooks: { maxBodyBytes: 100 } });
     const responses = [
