@@ -1,4 +1,6 @@
-import type { DeliveryRecord, IdempotencyRecord, ReceiptRecord, SystemEvent } from './port.js';
+import { governedFields } from './governed-fields.js';
+import type { DeliveryRecord, IdempotencyRecord, ReceiptRecord, RunRecord, RunWaitReason, SystemEvent } from './port.js';
+import { parseRunAction } from './run-action.js';
 
 /** Row shapes both adapters store (same column names) and how each becomes a port record. */
 export interface DeliveryRow {
@@ -130,3 +132,48 @@ export const toEvent = (r: EventRow): SystemEvent => ({ id: r.id, session: r.ses
 
 /** the minute an epoch-ms column falls in, as epoch ms (integer division: the same SQL on both databases) */
 export const minuteOf = (column: string) => `(${column} / 60000) * 60000`;
+
+/** A run's row as both adapters read it; `Json` is how a JSON column comes back: text (SQLite) or parsed (PostgreSQL). */
+export interface RunRow<Json = unknown> {
+  id: string;
+  status: RunRecord['status'];
+  agent_id: string;
+  name: string;
+  session_key: string;
+  message: string;
+  action: Json;
+  reply: string | null;
+  error: string | null;
+  model: string | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  rerun_of: string | null;
+  /** a BIGINT: PostgreSQL's driver reads it as text */
+  not_before: number | string | null;
+  waited_for: RunWaitReason | null;
+  coalesced: Json | null;
+}
+
+/** A run row as a port record; `json` reads a JSON column as the adapter stores it. */
+export const toRunRecord = <Json>(r: RunRow<Json>, json: (value: Json) => unknown): RunRecord => ({
+  id: r.id,
+  status: r.status,
+  agentId: r.agent_id,
+  name: r.name,
+  sessionKey: r.session_key,
+  message: r.message,
+  action: parseRunAction(r.id, json(r.action), { agentId: r.agent_id }),
+  reply: r.reply,
+  error: r.error,
+  // only when one answered: a record without it reads as before the column existed
+  ...(r.model != null && { model: r.model }),
+  createdAt: r.created_at,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  // only a re-run carries the link: a record without one reads as before
+  ...(r.rerun_of !== null && { rerunOf: r.rerun_of }),
+  // only a governed run's record carries them
+  ...((r.not_before ?? r.waited_for ?? r.coalesced) !== null &&
+    governedFields(r.not_before, r.waited_for, r.coalesced === null ? null : (json(r.coalesced) as unknown[]).length)),
+});

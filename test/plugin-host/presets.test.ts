@@ -63,7 +63,10 @@ describe('hooks.presets', () => {
   it("governs a preset's runs with concurrency, rate and coalesce, laid over the mappings that start runs only", async () => {
     const loaded = await load([{ name: 'alertmanager', secret: 'a-bearer-token-0123', concurrency: 2, rate: { runs: 10, per: '1m' }, coalesce: { windowMs: 30_000 } }]);
     const mappings = await resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() });
-    const governed = mappings.map((m) => [m.id, m.definition.action ?? 'agent', m.definition.concurrency, m.definition.coalesce?.windowMs]);
+    const governed = mappings.map((m) => {
+      const d = m.definition as { action?: string; concurrency?: number; coalesce?: { windowMs: number } };
+      return [m.id, d.action ?? 'agent', d.concurrency, d.coalesce?.windowMs];
+    });
     expect(governed).toEqual([
       ['alertmanager-skip', 'skip', undefined, undefined],
       ['alertmanager-firing', 'agent', 2, 30_000],

@@ -1,53 +1,17 @@
 import type pg from 'pg';
-import type { Lease, RunCompletion, RunRecord, RunsRepo, RunWaitReason, SessionMessage } from '../port.js';
-import { governedFields } from '../governed-fields.js';
+import type { Lease, RunCompletion, RunRecord, RunsRepo, SessionMessage } from '../port.js';
 import { postgresRunAdmission } from './run-admission.js';
-import { parseRunAction, runActionSchema } from '../run-action.js';
+import { toRunRecord, type RunRow as SharedRunRow } from '../record-rows.js';
+import { runActionSchema } from '../run-action.js';
 import type { PgGroupCommit } from './group-commit.js';
 import { query, transaction, type Queryable } from './pg-pool.js';
 
-export interface RunRow {
-  id: string;
-  status: RunRecord['status'];
-  agent_id: string;
-  name: string;
-  session_key: string;
-  message: string;
-  action: unknown;
-  reply: string | null;
-  error: string | null;
-  model: string | null;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-  rerun_of: string | null;
-  not_before: string | null;
-  waited_for: RunWaitReason | null;
-  coalesced: unknown[] | null;
-}
+export type RunRow = SharedRunRow<unknown>;
 
 export const RUN_COLUMNS = 'id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, rerun_of, model, not_before, waited_for, coalesced';
 const COLUMNS = RUN_COLUMNS;
 
-export const toRun = (r: RunRow): RunRecord => ({
-  id: r.id,
-  status: r.status,
-  agentId: r.agent_id,
-  name: r.name,
-  sessionKey: r.session_key,
-  message: r.message,
-  action: parseRunAction(r.id, r.action, { agentId: r.agent_id }),
-  reply: r.reply,
-  error: r.error,
-  ...(r.model != null && { model: r.model }),
-  createdAt: r.created_at,
-  startedAt: r.started_at,
-  finishedAt: r.finished_at,
-  // only a re-run carries the link: a record without one reads as before
-  ...(r.rerun_of !== null && { rerunOf: r.rerun_of }),
-  // only a governed run's record carries them
-  ...((r.not_before ?? r.waited_for ?? r.coalesced) !== null && governedFields(r.not_before, r.waited_for, r.coalesced?.length ?? null)),
-});
+export const toRun = (r: RunRow): RunRecord => toRunRecord(r, (value) => value);
 
 /**
  * FOR UPDATE SKIP LOCKED: replicas claiming at once take different runs and never wait on

@@ -1,8 +1,8 @@
 import type { Statement } from 'better-sqlite3';
-import type { Lease, RunCompletion, RunRecord, RunsRepo, RunWaitReason } from '../port.js';
-import { governedFields } from '../governed-fields.js';
+import type { Lease, RunCompletion, RunRecord, RunsRepo } from '../port.js';
 import { sqliteRunAdmission } from './run-admission.js';
-import { parseRunAction, runActionSchema } from '../run-action.js';
+import { toRunRecord, type RunRow as SharedRunRow } from '../record-rows.js';
+import { runActionSchema } from '../run-action.js';
 import { sessionChains } from '../session-chains.js';
 import { eventAppender } from './events-repo.js';
 import { turnAppender } from './sessions-repo.js';
@@ -10,46 +10,9 @@ import type { GroupCommit } from './group-commit.js';
 import { limitedStatements } from './limited-statements.js';
 import type { SqliteDatabase } from './open-database.js';
 
-export interface RunRow {
-  id: string;
-  status: RunRecord['status'];
-  agent_id: string;
-  name: string;
-  session_key: string;
-  message: string;
-  action: string;
-  reply: string | null;
-  error: string | null;
-  model: string | null;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-  rerun_of: string | null;
-  not_before: number | null;
-  waited_for: RunWaitReason | null;
-  coalesced: string | null;
-}
+export type RunRow = SharedRunRow<string>;
 
-export const toRun = (r: RunRow): RunRecord => ({
-  id: r.id,
-  status: r.status,
-  agentId: r.agent_id,
-  name: r.name,
-  sessionKey: r.session_key,
-  message: r.message,
-  action: parseRunAction(r.id, JSON.parse(r.action), { agentId: r.agent_id }),
-  reply: r.reply,
-  error: r.error,
-  // only when one answered: a record without it reads as before the column existed
-  ...(r.model != null && { model: r.model }),
-  createdAt: r.created_at,
-  startedAt: r.started_at,
-  finishedAt: r.finished_at,
-  // only a re-run carries the link: a record without one reads as before
-  ...(r.rerun_of !== null && { rerunOf: r.rerun_of }),
-  // only a governed run's record carries them
-  ...((r.not_before ?? r.waited_for ?? r.coalesced) !== null && governedFields(r.not_before, r.waited_for, r.coalesced === null ? null : (JSON.parse(r.coalesced) as unknown[]).length)),
-});
+export const toRun = (r: RunRow): RunRecord => toRunRecord(r, JSON.parse);
 
 /** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */
 export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRepo {
