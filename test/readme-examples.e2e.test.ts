@@ -74,7 +74,9 @@ describe('shell examples of README.md and docs/', () => {
     fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace(/port: 8787/, `port: ${port}`));
     // the folder a user runs the commands from: the repository's example files, its live example
     // mappings and transforms, and `npx herald` resolving to this checkout
-    for (const folder of ['examples', 'mappings', 'transforms']) fs.symlinkSync(path.join(ROOT, folder), path.join(dir, folder));
+    for (const folder of ['examples', 'mappings']) fs.symlinkSync(path.join(ROOT, folder), path.join(dir, folder));
+    // copied, not linked: a transforms folder linking out of the config's folder refuses the start
+    fs.cpSync(path.join(ROOT, 'transforms'), path.join(dir, 'transforms'), { recursive: true });
     fs.mkdirSync(path.join(dir, 'node_modules', '.bin'), { recursive: true });
     fs.symlinkSync(path.join(ROOT, 'bin', 'herald.mjs'), path.join(dir, 'node_modules', '.bin', 'herald'));
     // curl fails on an HTTP error status, so a 401 or 404 fails the block instead of printing JSON

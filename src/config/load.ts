@@ -6,6 +6,7 @@ import { formatIssues } from './format-issues.js';
 import { withMappingId } from './mapping-fault.js';
 import { expandHome } from './home-path.js';
 import { parseStructuredFile } from './parse-file.js';
+import { transformsFolder } from './transforms-folder.js';
 import type { HeraldConfig } from './schema.js';
 
 /** Reads a config file (.json, .json5, .yaml) as plain data; nothing substituted or checked yet. */
@@ -46,15 +47,17 @@ export function parseConfig(value: unknown, file: string, options: ParseConfigOp
     faults.push(...formatIssues(parsed.error.issues).filter((f) => !unset.has(f.slice(0, f.indexOf(': ')))).map((f) => withMappingId(f, mappings)));
   }
   if (!parsed.success || faults.length) throw new ConfigError(faults.map((f) => `${file}: ${f}`));
-  return resolvePaths(parsed.data as HeraldConfig, path.dirname(file));
+  const transforms = transformsFolder(path.dirname(path.resolve(file)), (parsed.data as HeraldConfig).hooks.transformsDir);
+  if (transforms.fault) throw new ConfigError([`${file}: ${transforms.fault}`]);
+  return resolvePaths(parsed.data as HeraldConfig, path.dirname(file), transforms.dir);
 }
 
 /** Relative paths in the config are relative to the config file's folder, not the cwd; `~/` is the home folder. */
-function resolvePaths(config: HeraldConfig, dir: string): HeraldConfig {
+function resolvePaths(config: HeraldConfig, dir: string, transformsDir: string): HeraldConfig {
   const at = (p: string) => (p === ':memory:' ? p : path.resolve(dir, expandHome(p)));
   return {
     ...config,
     storage: 'sqlite' in config.storage ? { sqlite: at(config.storage.sqlite) } : config.storage,
-    hooks: { ...config.hooks, mappingsDir: at(config.hooks.mappingsDir), transformsDir: at(config.hooks.transformsDir) },
+    hooks: { ...config.hooks, mappingsDir: at(config.hooks.mappingsDir), transformsDir },
   };
 }

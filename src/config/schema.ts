@@ -92,7 +92,7 @@ export const hooksSchema = z
       .describe('Mapping presets to enable, by name or with options, e.g. ["gmail", "github", { name: "stripe", secret: "${STRIPE_WEBHOOK_SECRET}", agentId: "billing" }]; their mappings come after mappingsDir\'s, so a mapping of yours on the same path wins.'),
     mappings: z.array(mappingSchema).default([]).describe('Custom hook mappings, tried in order before mappingsDir and presets.'),
     mappingsDir: z.string().default('./mappings').describe('Folder of mapping files (.yaml, .yml, .json, .json5), loaded in name order.'),
-    transformsDir: z.string().default('./transforms').describe('Folder transform modules are loaded from (never outside it).'),
+    transformsDir: z.string().default('./transforms').describe("Folder transform modules are loaded from (never outside it), inside the config file's folder: relative to it; without a ./transforms folder there, OpenClaw's <config dir>/hooks/transforms (a relative name is also looked up inside that root). A relative path leaving the config's folder (.., a symlink out) refuses the start; an absolute one is taken as given."),
     transformTimeoutMs: z
       .number()
       .int()

@@ -34,11 +34,34 @@ describe('OpenClaw config forms', () => {
     expect(expandHome('~', '/home/u')).toBe('/home/u');
     expect(expandHome('./x~', '/home/u')).toBe('./x~');
     expect(expandHome('~other/x', '/home/u')).toBe('~other/x');
-    const { config } = await load(baseConfig({ hooks: { transformsDir: '~/.openclaw/hooks/transforms', mappingsDir: '~/m' }, storage: { sqlite: '~/herald.db' } }));
     const home = (await import('node:os')).homedir();
+    // where OpenClaw keeps its config: its transforms folder is inside the config's folder
+    const value = baseConfig({ hooks: { transformsDir: '~/.openclaw/hooks/transforms', mappingsDir: '~/m' }, storage: { sqlite: '~/herald.db' } });
+    const { config } = await loadConfigValue(value, path.join(home, '.openclaw', 'openclaw.json'), { env: {} });
     expect(config.hooks.transformsDir).toBe(path.join(home, '.openclaw/hooks/transforms'));
     expect(config.hooks.mappingsDir).toBe(path.join(home, 'm'));
     expect(config.storage).toEqual({ sqlite: path.join(home, 'herald.db') });
+  });
+
+  it("finds transforms where OpenClaw keeps them, and refuses a relative transformsDir leaving the config's folder, naming the key", async () => {
+    const dir = tempDir();
+    const configFile = path.join(dir, 'openclaw.json');
+    // no ./transforms: OpenClaw's <config dir>/hooks/transforms is the default, and a relative name is looked up inside it
+    fs.mkdirSync(path.join(dir, 'hooks', 'transforms', 'gmail'), { recursive: true });
+    expect((await loadConfigValue(baseConfig({}), configFile)).config.hooks.transformsDir).toBe(path.join(dir, 'hooks', 'transforms'));
+    expect((await loadConfigValue(baseConfig({ hooks: { transformsDir: 'gmail' } }), configFile)).config.hooks.transformsDir).toBe(path.join(dir, 'hooks', 'transforms', 'gmail'));
+    // herald's own ./transforms wins when it is there
+    fs.mkdirSync(path.join(dir, 'transforms'));
+    expect((await loadConfigValue(baseConfig({}), configFile)).config.hooks.transformsDir).toBe(path.join(dir, 'transforms'));
+    const outside = tempDir();
+    fs.symlinkSync(outside, path.join(dir, 'linked'));
+    for (const transformsDir of ['../elsewhere', 'linked', 'hooks/../../elsewhere']) {
+      const error = await loadConfigValue(baseConfig({ hooks: { transformsDir } }), configFile).catch((e: unknown) => e);
+      expect(error, transformsDir).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).faults[0]).toMatch(/hooks\.transformsDir: .* is outside the config file's folder/);
+    }
+    // an absolute folder is the operator's explicit choice (a container image's /app/transforms)
+    expect((await loadConfigValue(baseConfig({ hooks: { transformsDir: outside } }), configFile)).config.hooks.transformsDir).toBe(outside);
   });
 
   it('normalises a loosely written hooks.path and still refuses /', async () => {

@@ -27,9 +27,13 @@ afterAll(() => {
   process.env.HOME = savedHome;
 });
 
+/** the config where OpenClaw keeps it, ~/.openclaw (its transformsDir must stay inside the config's folder), in a home of its own */
 function copy(file: string): string {
-  const dir = tempDir();
-  const target = path.join(dir, 'openclaw.json');
+  home = tempDir('herald-home-');
+  process.env.HOME = home;
+  const dir = path.join(home, '.openclaw');
+  fs.mkdirSync(dir, { recursive: true });
+  const target = path.join(dir, file);
   fs.copyFileSync(path.join(FIXTURES, file), target);
   return target;
 }

@@ -17,9 +17,8 @@ afterEach(async () => {
   for (const gateway of open.splice(0)) await gateway.stop(0);
 });
 
-/** The gateway's Hono app, without a socket: HTTP behaviour through `app.request()`. */
-export async function testApp(overrides: Record<string, unknown> = {}): Promise<TestApp> {
-  const dir = tempDir();
+/** The gateway's Hono app, without a socket: HTTP behaviour through `app.request()`. `dir`: the config file's folder. */
+export async function testApp(overrides: Record<string, unknown> = {}, dir = tempDir()): Promise<TestApp> {
   const lines: string[] = [];
   const destination = new Writable({
     write(chunk, _enc, cb) {

@@ -8,9 +8,11 @@ import { testApp, type TestApp } from '../http/app-fixture.js';
  * The hook intake use case (idempotency claim, mapping, dispatch, complete or release) through
  * `app.request()`: no socket, the real gateway behind it.
  */
+/** a config folder whose ./transforms holds the files */
 function transforms(files: Record<string, string>): string {
   const dir = tempDir('herald-transforms-');
-  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  fs.mkdirSync(path.join(dir, 'transforms'));
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, 'transforms', name), text);
   return dir;
 }
 
@@ -35,7 +37,7 @@ async function appWithMappings(): Promise<TestApp> {
     // fails on its first call only: the second call with the same key must be processed afresh
     'flaky.mjs': 'let calls = 0;\nexport default () => { calls += 1; if (calls === 1) throw new Error("first call fails"); return { name: "Flaky" }; };\n',
   });
-  return testApp({ hooks: { mappings, transformsDir: dir } });
+  return testApp({ hooks: { mappings } }, dir);
 }
 
 describe('hook intake', () => {
