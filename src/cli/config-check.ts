@@ -6,6 +6,7 @@ import { loadConfigValue } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugins/sdk.js';
 import { ConfigError } from '../errors.js';
 import { resolveMappings } from '../mappings/resolve-mappings.js';
+import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
 import type { CliIo } from './cli-io.js';
 import { collectFaults, EnvPlaceholders, keysAt, pathSegments, splitFault } from './config-faults.js';
 import { configPathFrom } from './config-path.js';
@@ -42,7 +43,20 @@ export async function configCheckCommand(argv: string[], io: CliIo, builtins: Pl
     },
     async (ready) => {
       mappingWarnings.length = 0;
-      await resolveMappings(ready, { config: ready.config, channelNames: ready.plugins.channelNames(), warnings: mappingWarnings });
+      const channels = ready.config.channels as Record<string, unknown>;
+      const faults = alertTargetFaults(ready.config.alerts, {
+        // a configured channel's recipient rule is known once it starts: `serve` checks that part
+        configured: (channel) => (channels[channel] === undefined ? undefined : { requiresRecipient: false }),
+        resolveChannel: (name) => ready.plugins.resolveChannel(name),
+        recipientFault: (channel, to) => ready.plugins.recipientFault(channel, to),
+      });
+      try {
+        await resolveMappings(ready, { config: ready.config, channelNames: ready.plugins.channelNames(), warnings: mappingWarnings });
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        faults.unshift(...error.faults);
+      }
+      if (faults.length) throw new ConfigError(faults);
     },
     placeholders.set,
     );

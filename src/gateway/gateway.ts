@@ -105,7 +105,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const instances = await instantiatePlugins(plugins, config, store, logger);
 
   const resolveChannel = (name: string) => plugins.resolveChannel(name);
-  const targetFaults = alertTargetFaults(config.alerts, { channels: instances.channels, resolveChannel, recipientFault: (channel, to) => plugins.recipientFault(channel, to) });
+  const targetFaults = alertTargetFaults(config.alerts, { configured: (channel) => instances.channels.get(channel), resolveChannel, recipientFault: (channel, to) => plugins.recipientFault(channel, to) });
   if (targetFaults.length) {
     await store.close();
     throw new ConfigError(targetFaults);

@@ -113,4 +113,16 @@ describe('herald hooks test with unset variables', () => {
     expect(cli.err()).toContain(file);
     expect(cli.err()).toContain(`no such config file. Create one: \`herald serve --config ${file}\` writes a starter config there`);
   });
+
+  it('names an alert target whose channel is unknown or not configured, with the mapping faults of the same pass', async () => {
+    const file = project({
+      ...baseConfig({ hooks: { mappings: [{ id: 'bad', match: { path: 'b' }, messageTemplate: '{{ (' }] } }),
+      alerts: { targets: [{ channel: 'fax', to: '1' }, { channel: 'telegram', to: '-100123' }], rules: [{ on: 'delivery.failed' }] },
+    });
+    const cli = captureIo();
+    expect(await main(['config', 'check', '--config', file], builtinPlugins, cli.io)).toBe(1);
+    expect(cli.err()).toContain('alerts.targets[0].channel: no channel plugin is named "fax"');
+    expect(cli.err()).toContain('alerts.targets[1].channel: telegram is not configured (add channels.telegram)');
+    expect(cli.err()).toMatch(/mapping "bad"/);
+  });
 });

@@ -2,19 +2,20 @@ import type { AlertsConfig } from '../../config/alerts-schema.js';
 import type { ChannelAdapter } from '../../plugins/sdk.js';
 
 export interface TargetChannels {
-  channels: Map<string, ChannelAdapter>;
+  /** the configured channel of this id (what `config check` knows without starting it: whether it needs a recipient is left to the start) */
+  configured(channel: string): Pick<ChannelAdapter, 'requiresRecipient'> | undefined;
   resolveChannel(name: string): string | undefined;
   /** why `to` is not a recipient on the channel, if it is not */
   recipientFault(channel: string, to: string): string | undefined;
 }
 
-/** faults of the alerts targets, each naming its key: checked at start, so no notice is queued to nowhere */
+/** faults of the alerts targets, each naming its key: checked by `config check` and at start, so no notice is queued to nowhere */
 export function alertTargetFaults(alerts: AlertsConfig, deps: TargetChannels): string[] {
   const faults: string[] = [];
   if (alerts.rules.length && !alerts.targets.length) faults.push('alerts.targets: alert rules are set but no target to send them to');
   for (const [i, target] of alerts.targets.entries()) {
     const channel = deps.resolveChannel(target.channel);
-    const adapter = channel ? deps.channels.get(channel) : undefined;
+    const adapter = channel ? deps.configured(channel) : undefined;
     if (!channel) faults.push(`alerts.targets[${i}].channel: no channel plugin is named "${target.channel}"`);
     else if (!adapter) faults.push(`alerts.targets[${i}].channel: ${channel} is not configured (add channels.${channel})`);
     else if (!target.to && adapter.requiresRecipient !== false) faults.push(`alerts.targets[${i}].to: ${channel} needs a recipient`);
