@@ -16,7 +16,6 @@ export const errorCatalog = {
   HERALD_CSRF: { status: 403, message: 'missing or invalid CSRF token', openai: 'permission_denied' },
   HERALD_NOT_FOUND: { status: 404, message: 'not found', openai: 'not_found' },
   HERALD_MAPPING_NOT_FOUND: { status: 404, message: 'no hook mapping for this path', openai: 'not_found' },
-  HERALD_AGENT_NOT_ALLOWED: { status: 403, message: 'this API key may not use this agent', openai: 'agent_not_allowed' },
   HERALD_AGENT_NOT_FOUND: { status: 404, message: 'agent not found', openai: 'agent_not_found' },
   HERALD_CONVERSATION_NOT_FOUND: { status: 404, message: 'conversation not found', openai: 'conversation_not_found' },
   HERALD_RESPONSE_NOT_FOUND: { status: 404, message: 'response not found', openai: 'response_not_found' },

@@ -374,6 +374,18 @@ export const platformSchema = z
     knowledge: knowledgeLimitsSchema
       .default(knowledgeLimitsSchema.parse({}))
       .describe('Limits on reading an uploaded document, each refused with a 413 or 422 naming it; documents are read off the main thread.'),
+    embeddings: z
+      .object({
+        models: z
+          .array(z.string().min(1))
+          .default([])
+          .describe(
+            'Embeddings models POST /v1/embeddings serves: `<provider>/<model>` refs (or aliases) of OpenAI-compatible providers. A request\'s `model` names one by its ref, an alias of it, or its bare model name (e.g. text-embedding-3-small). platform.knowledge.embeddings.model is served too.',
+          ),
+      })
+      .strict()
+      .prefault({})
+      .describe('POST /v1/embeddings: which embeddings models API keys may call.'),
     streamPingMs: z
       .number()
       .int()

@@ -5,14 +5,19 @@ import { catalogueProvider } from './provider-catalogue.js';
 
 type EmbeddingsConfig = Pick<HeraldConfig, 'models' | 'platform'>;
 
-/** the fault of platform.knowledge.embeddings.model, if any: it must name an OpenAI-compatible provider */
+/** the faults of platform.knowledge.embeddings.model and platform.embeddings.models: each must name an OpenAI-compatible provider */
 export function checkEmbeddingsModel(config: EmbeddingsConfig): string[] {
+  const check = (ref: string, key: string): string[] => {
+    const resolved = resolveModelRef(ref, config);
+    if (!resolved) return [`${key}: unknown model "${ref}" (use <provider>/<model> with a provider of models.providers or the built-in catalogue)`];
+    if (resolved.provider === EMBEDDED_PROVIDER) return [`${key}: the embedded model has no embeddings; name an OpenAI-compatible provider's model, e.g. openai/text-embedding-3-small`];
+    return [];
+  };
   const ref = config.platform.knowledge.embeddings?.model;
-  if (ref === undefined) return [];
-  const resolved = resolveModelRef(ref, config);
-  if (!resolved) return [`platform.knowledge.embeddings.model: unknown model "${ref}" (use <provider>/<model> with a provider of models.providers or the built-in catalogue)`];
-  if (resolved.provider === EMBEDDED_PROVIDER) return [`platform.knowledge.embeddings.model: the embedded model has no embeddings; name an OpenAI-compatible provider's model, e.g. openai/text-embedding-3-small`];
-  return [];
+  return [
+    ...(ref === undefined ? [] : check(ref, 'platform.knowledge.embeddings.model')),
+    ...config.platform.embeddings.models.flatMap((served, i) => check(served, `platform.embeddings.models[${i}]`)),
+  ];
 }
 
 /**
@@ -22,7 +27,13 @@ export function checkEmbeddingsModel(config: EmbeddingsConfig): string[] {
  */
 export function embeddingsEndpoint(config: EmbeddingsConfig, env: NodeJS.ProcessEnv = process.env): EmbeddingsEndpoint | undefined {
   const ref = config.platform.knowledge.embeddings?.model;
-  const resolved = ref === undefined ? undefined : resolveModelRef(ref, config);
+  return ref === undefined ? undefined : embeddingsEndpointOf(ref, config, env);
+}
+
+/** where `ref`'s `POST /embeddings` goes; undefined when it names no OpenAI-compatible provider */
+export function embeddingsEndpointOf(ref: string, config: EmbeddingsConfig, env: NodeJS.ProcessEnv = process.env): EmbeddingsEndpoint | undefined {
+  const resolved = resolveModelRef(ref, config);
+  if (resolved?.provider === EMBEDDED_PROVIDER) return undefined;
   if (!resolved) return undefined;
   const own = Object.hasOwn(config.models.providers, resolved.provider) ? config.models.providers[resolved.provider] : undefined;
   if (own) return { ref: resolved.ref, baseUrl: own.baseUrl, apiKey: own.apiKey, model: resolved.model };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { chatRequestSchema } from '../platform/chat-request.js';
+import { embeddingsRequestSchema } from '../platform/embeddings-request.js';
 import { openaiErrorSchema } from './common-schemas.js';
 import { defineRoutes, type ResponseDoc } from './route-doc.js';
 
@@ -23,6 +24,14 @@ export const agentObjectSchema = z.object({
   description: z.string().nullable(),
   model: z.string(),
   knowledge_document_count: z.number().int(),
+  retrieval: z.enum(['bm25', 'hybrid']).describe('How its knowledge is searched: full text (BM25), or hybrid (full text fused with vectors) when platform.knowledge.embeddings is set.'),
+});
+
+export const embeddingsListSchema = z.object({
+  object: z.literal('list'),
+  data: z.array(z.object({ object: z.literal('embedding'), index: z.number().int(), embedding: z.union([z.array(z.number()), z.string()]).describe('The vector: numbers, or base64 of little-endian float32.') })),
+  model: z.string().describe('The model as the request named it.'),
+  usage: z.object({ prompt_tokens: z.number().int(), total_tokens: z.number().int() }),
 });
 
 export const modelObjectSchema = z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.literal('herald') });
@@ -80,11 +89,11 @@ const errors = (...statuses: number[]): Record<number, ResponseDoc> =>
 const errorText: Record<number, string> = {
   400: 'Invalid request (the field is named in `param`).',
   401: 'Missing or wrong API key.',
-  403: 'The key may not use this agent.',
-  404: 'No such agent or document.',
+  404: 'No such agent or document, or an agent outside the key\'s scope (answered alike).',
   413: 'Upload over platform.maxUploadBytes.',
   415: 'Not multipart/form-data, or a file type herald cannot read.',
   429: 'Rate limit of the key (`Retry-After`).',
+  502: 'The model provider failed.',
 };
 
 export const platformDocs = defineRoutes('platform', [
@@ -96,7 +105,7 @@ export const platformDocs = defineRoutes('platform', [
   {
     method: 'get', path: '/agents/{id}', summary: 'One digital employee', security: 'apiKey',
     request: { params: idParams },
-    responses: { 200: { description: 'The agent.', schema: agentObjectSchema }, ...errors(401, 403, 404, 429) },
+    responses: { 200: { description: 'The agent.', schema: agentObjectSchema }, ...errors(401, 404, 429) },
   },
   {
     method: 'get', path: '/models', summary: 'The agents as OpenAI models', security: 'apiKey',
@@ -106,14 +115,22 @@ export const platformDocs = defineRoutes('platform', [
   {
     method: 'get', path: '/models/{id}', summary: 'One agent as an OpenAI model', security: 'apiKey',
     request: { params: idParams },
-    responses: { 200: { description: 'The model.', schema: modelObjectSchema }, ...errors(401, 403, 404, 429) },
+    responses: { 200: { description: 'The model.', schema: modelObjectSchema }, ...errors(401, 404, 429) },
   },
   {
     method: 'post', path: '/chat/completions', summary: 'Chat with a digital employee', security: 'apiKey',
     request: { body: { schema: chatRequestSchema } },
     responses: {
       200: { description: 'The answer; with `stream: true`, server-sent `chat.completion.chunk` events ending `data: [DONE]`.', schema: chatCompletionSchema },
-      ...errors(400, 401, 403, 404, 413, 415, 429),
+      ...errors(400, 401, 404, 413, 415, 429),
+    },
+  },
+  {
+    method: 'post', path: '/embeddings', summary: 'Embed text with a configured embeddings model', security: 'apiKey',
+    request: { body: { schema: embeddingsRequestSchema } },
+    responses: {
+      200: { description: 'One embedding per input, in order, and the tokens counted.', schema: embeddingsListSchema },
+      ...errors(400, 401, 404, 413, 429, 502),
     },
   },
   {
@@ -122,13 +139,13 @@ export const platformDocs = defineRoutes('platform', [
     responses: {
       201: { description: 'Stored, chunked and indexed.', schema: documentObjectSchema },
       200: { description: 'The same content was already stored: the existing document.', schema: documentObjectSchema },
-      ...errors(400, 401, 403, 404, 413, 415, 429),
+      ...errors(400, 401, 404, 413, 415, 429),
     },
   },
   {
     method: 'get', path: '/knowledge', summary: 'List knowledge documents', security: 'apiKey',
     request: { query: listQuerySchema.extend({ agent_id: z.string().optional().describe('Only this agent\'s documents.') }) },
-    responses: { 200: { description: 'A page of documents.', schema: listOf(documentObjectSchema) }, ...errors(400, 401, 403, 404, 429) },
+    responses: { 200: { description: 'A page of documents.', schema: listOf(documentObjectSchema) }, ...errors(400, 401, 404, 429) },
   },
   {
     method: 'get', path: '/knowledge/{id}', summary: 'One knowledge document', security: 'apiKey',

@@ -44,7 +44,7 @@ export const responsesDocs = defineRoutes('platform', [
           'The response; with `stream: true`, typed server-sent events (`event: response.created` ... `response.completed`, each with `sequence_number`), no `[DONE]`.',
         schema: responseObjectSchema,
       },
-      ...errors({ 400: 'Invalid or unsupported field (named in `param`).', 401: 'Missing or wrong API key.', 403: 'The key may not use this agent.', 404: 'No such agent, or no such previous_response_id.', 413: 'Body over 4 MiB.', 429: 'Rate limit of the key.', 502: 'The model provider failed.' }),
+      ...errors({ 400: 'Invalid or unsupported field (named in `param`).', 401: 'Missing or wrong API key.', 404: 'No such agent (or one outside the key\'s scope), or no such previous_response_id.', 413: 'Body over 4 MiB.', 429: 'Rate limit of the key.', 502: 'The model provider failed.' }),
     },
   },
   {

@@ -10,16 +10,22 @@ export interface AgentsRoutesDeps {
   agents: AgentDirectory;
   knowledge: KnowledgeIndex;
   state: StateRepo;
+  /** how the agents' knowledge is searched: full text (BM25), or fused with vectors when an embeddings model is configured */
+  retrieval: () => 'bm25' | 'hybrid';
 }
 
 const CREATED_KEY = 'platform.agentCreatedAt';
 
-/** The agent a /v1 call names, or 404 / 403 naming the parameter it came from. */
-export function requireAgent(agents: AgentDirectory, principal: ApiPrincipal, id: unknown, param: string): AgentConfig {
+/**
+ * The agent a /v1 call names, or 404 naming the parameter it came from. An agent outside the
+ * key's scope is answered exactly as one that does not exist, so a scoped key cannot learn
+ * which other agents there are.
+ */
+export function requireAgent(agents: AgentDirectory, principal: ApiPrincipal, id: unknown, param: string, openaiCode?: string): AgentConfig {
   const agent = typeof id === 'string' ? agents.get(id) : undefined;
-  if (!agent) throw new HeraldError('HERALD_AGENT_NOT_FOUND', `The agent "${String(id)}" does not exist.`, { param });
-  if (!mayUseAgent(principal, agent.id)) {
-    throw new HeraldError('HERALD_AGENT_NOT_ALLOWED', `This API key may not use the agent "${agent.id}".`, { param });
+  if (!agent || !mayUseAgent(principal, agent.id)) {
+    const noun = openaiCode === 'model_not_found' ? 'model' : 'agent';
+    throw new HeraldError('HERALD_AGENT_NOT_FOUND', `The ${noun} "${String(id)}" does not exist.`, { param, ...(openaiCode && { openaiCode }) });
   }
   return agent;
 }
@@ -50,6 +56,7 @@ export function agentsRoutes(deps: AgentsRoutesDeps): Hono {
     description: agent.description ?? null,
     model: deps.agents.modelOf(agent),
     knowledge_document_count: counts.get(agent.id) ?? 0,
+    retrieval: deps.retrieval(),
   });
 
   const modelObject = (agent: AgentConfig, created: Record<string, number>) => ({
@@ -76,9 +83,7 @@ export function agentsRoutes(deps: AgentsRoutesDeps): Hono {
   });
 
   app.get('/models/:id', async (c) => {
-    const agent = deps.agents.get(c.req.param('id'));
-    if (!agent) throw new HeraldError('HERALD_AGENT_NOT_FOUND', `The model "${c.req.param('id')}" does not exist.`, { param: 'model', openaiCode: 'model_not_found' });
-    requireAgent(deps.agents, c.get('principal'), agent.id, 'model');
+    const agent = requireAgent(deps.agents, c.get('principal'), c.req.param('id'), 'model', 'model_not_found');
     return c.json(modelObject(agent, await createdAt()));
   });
 

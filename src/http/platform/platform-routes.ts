@@ -11,6 +11,7 @@ import type { Store } from '../../store/port.js';
 import { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { agentsRoutes } from './agents-routes.js';
 import { chatRoutes } from './chat-completions.js';
+import { embeddingsRoutes } from './embeddings-routes.js';
 import { knowledgeRoutes } from './knowledge-routes.js';
 import { platformAuth } from './platform-auth.js';
 import { responsesRoutes } from './responses-routes.js';
@@ -32,9 +33,10 @@ export interface PlatformRoutesDeps {
 export function platformRoutes(deps: PlatformRoutesDeps): Hono {
   const app = new Hono();
   app.use('*', platformAuth(deps.keys, new RateLimiter(deps.config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter('platform', deps.logger)));
-  app.route('/', agentsRoutes({ agents: deps.agents, knowledge: deps.knowledge, state: deps.store.state }));
+  app.route('/', agentsRoutes({ agents: deps.agents, knowledge: deps.knowledge, state: deps.store.state, retrieval: () => (deps.config.platform.knowledge.embeddings ? 'hybrid' : 'bm25') }));
   app.route('/', chatRoutes(deps));
   app.route('/', responsesRoutes({ ...deps, turns: { ...deps.turns, state: deps.store.state } }));
+  app.route('/', embeddingsRoutes({ config: deps.config }));
   app.route('/', knowledgeRoutes({ agents: deps.agents, knowledge: deps.knowledge, parser: deps.parser, maxUploadBytes: deps.config.platform.maxUploadBytes }));
   return app;
 }

@@ -39,14 +39,21 @@ describe('/v1 authentication', () => {
     expect(herald.rawLogs()).not.toContain('sk-nope-0000000000000000');
   });
 
-  it('limits a key to its agents: others are hidden and 403', async () => {
+  it('limits a key to its agents: every other agent, existing or not, is 404 alike', async () => {
     herald = await startHerald(config());
     const client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: LIMITED_KEY, maxRetries: 0 });
     expect((await client.models.list()).data.map((m) => m.id)).toEqual(['sales']);
     const denied = await client.chat.completions.create({ model: 'support', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
-    expect(denied).toBeInstanceOf(OpenAI.PermissionDeniedError);
-    expect(denied).toMatchObject({ status: 403, param: 'model' });
-    expect((await get('/v1/agents/support', LIMITED_KEY)).status).toBe(403);
+    const missing = await client.chat.completions.create({ model: 'nobody', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    expect(denied).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(denied).toMatchObject({ status: 404, param: 'model', code: 'agent_not_found', error: { message: 'The agent "support" does not exist.' } });
+    expect(missing).toMatchObject({ status: 404, param: 'model', code: 'agent_not_found', error: { message: 'The agent "nobody" does not exist.' } });
+    for (const path of ['/v1/agents/support', '/v1/agents/nobody']) {
+      const res = await get(path, LIMITED_KEY);
+      expect(res.status, path).toBe(404);
+    }
+    const model = await get('/v1/models/support', LIMITED_KEY);
+    expect(await model.json()).toMatchObject({ error: { code: 'model_not_found', message: 'The model "support" does not exist.' } });
     const ok = await client.chat.completions.create({ model: 'sales', messages: [{ role: 'user', content: 'hi' }] });
     expect(ok.model).toBe('sales');
   });

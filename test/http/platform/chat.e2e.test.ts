@@ -49,6 +49,7 @@ describe('GET /v1/models and /v1/agents', () => {
       description: 'Answers customer questions',
       model: 'embedded/extractive',
       knowledge_document_count: 1,
+      retrieval: 'bm25',
     });
     expect(typeof all.data[0].created).toBe('number');
     const first = await getJson(`/v1/agents?limit=2`);
