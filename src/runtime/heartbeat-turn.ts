@@ -5,7 +5,7 @@ import { completeAgentTurn, type AgentTurnDeps } from '../agents/agent-turn.js';
 import type { Store, SystemEvent } from '../store/port.js';
 import { deadline } from '../time/deadline.js';
 import { MAIN_SESSION } from './main-session.js';
-import { untrustedNotice } from './summary.js';
+import { UNTRUSTED_MARK, untrustedNotice } from './summary.js';
 import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
 import { withLease, type StateLease } from '../plugins/state-lease.js';
 
@@ -76,9 +76,11 @@ async function runTurn(deps: HeartbeatTurnDeps, events: SystemEvent[], shutdown?
   const limit = deadline(config.agents.defaults.timeoutSeconds * 1000, shutdown);
   try {
     const texts = events.map((e) => e.text);
-    const notice = untrustedNotice(texts);
+    // the flag stored with each event decides the mark, never the event's text
+    const notice = untrustedNotice(events);
+    const lines = events.map((e) => `- ${e.untrusted ? `${UNTRUSTED_MARK} ` : ''}${e.text}`);
     const prompt = texts.length
-      ? `Heartbeat. System events since the last heartbeat:\n${texts.map((t) => `- ${t}`).join('\n')}\n\n${notice ? `${notice}\n` : ''}Act on what needs attention; reply HEARTBEAT_OK if nothing does.`
+      ? `Heartbeat. System events since the last heartbeat:\n${lines.join('\n')}\n\n${notice ? `${notice}\n` : ''}Act on what needs attention; reply HEARTBEAT_OK if nothing does.`
       : 'Heartbeat. No new system events. Reply HEARTBEAT_OK if nothing needs attention.';
     const { text } = await completeAgentTurn(deps.turns, {
       agent: deps.agents.default(),

@@ -22,6 +22,8 @@ export interface SystemEvent {
   text: string;
   status: EventStatus;
   createdAt: number;
+  /** the summary of a run over outside content (its mapping without allowUnsafeExternalContent): the heartbeat reads it as data */
+  untrusted: boolean;
 }
 
 /** `cancelled`: an operator cancelled it while it was queued */
@@ -87,7 +89,8 @@ export interface RunCompletion {
   at: number;
   /** messages appended to the run's session (empty when the run failed) */
   transcript: SessionMessage[];
-  summary: { session: string; text: string; maxPending: number };
+  /** `untrusted`: the run read outside content (stored on the event, SystemEvent.untrusted) */
+  summary: { session: string; text: string; maxPending: number; untrusted?: boolean };
 }
 
 export interface SessionMessage {

@@ -126,9 +126,11 @@ export interface EventRow {
   text: string;
   status: SystemEvent['status'];
   created_at: number;
+  /** 0/1 (SQLite) or a boolean (PostgreSQL) */
+  untrusted: number | boolean;
 }
 
-export const toEvent = (r: EventRow): SystemEvent => ({ id: r.id, session: r.session, text: r.text, status: r.status, createdAt: r.created_at });
+export const toEvent = (r: EventRow): SystemEvent => ({ id: r.id, session: r.session, text: r.text, status: r.status, createdAt: r.created_at, untrusted: Boolean(r.untrusted) });
 
 /** the minute an epoch-ms column falls in, as epoch ms (integer division: the same SQL on both databases) */
 export const minuteOf = (column: string) => `(${column} / 60000) * 60000`;

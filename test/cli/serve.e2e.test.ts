@@ -143,8 +143,14 @@ describe('herald serve (spawned)', { timeout: 90_000 }, () => {
         });
         expect(run.reply).toBe('answered after the crash');
       }
-      const texts = ((await admin('events?session=main')).data as { text: string }[]).map((e) => e.text);
-      expect(texts).toEqual(expect.arrayContaining(['accepted before the crash', 'Hook Running (untrusted): answered after the crash', 'Hook Queued (untrusted): answered after the crash']));
+      const events = ((await admin('events?session=main')).data as { text: string; untrusted: boolean }[]).map(({ text, untrusted }) => ({ text, untrusted }));
+      expect(events).toEqual(
+        expect.arrayContaining([
+          { text: 'accepted before the crash', untrusted: false },
+          { text: 'Hook Running: answered after the crash', untrusted: true },
+          { text: 'Hook Queued: answered after the crash', untrusted: true },
+        ]),
+      );
       spawned.child.kill('SIGTERM');
       expect(await spawned.exited).toBe(0);
     } finally {

@@ -148,6 +148,8 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     await go('session');
     await page.locator('tbody tr').first().waitFor();
     expect(await page.locator('main').textContent()).toContain('Hook Refunds');
+    // a run over a webhook's content: its summary reads as OpenClaw's, the flag shows beside it
+    expect(await page.getByRole('row').filter({ hasText: 'Hook Refunds' }).first().textContent()).toMatch(/untrusted/);
     await shot('main-session');
   });
 

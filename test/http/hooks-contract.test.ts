@@ -278,8 +278,8 @@ describe('admin API', () => {
     expect(messages.data[1]!.content).toBe(run.reply);
     expect(Date.parse(messages.data[0]!.createdAt)).not.toBeNaN();
 
-    const events = (await (await app.request('/admin/events?session=main', admin(GATEWAY_TOKEN))).json()) as { data: { id: number; text: string; status: string; createdAt: string }[] };
-    expect(events.data[0]).toMatchObject({ id: expect.any(Number), text: expect.stringMatching(/^Hook Greeter \(untrusted\): /), status: expect.any(String), createdAt: expect.any(String) });
+    const events = (await (await app.request('/admin/events?session=main', admin(GATEWAY_TOKEN))).json()) as { data: { id: number; text: string; status: string; createdAt: string; untrusted: boolean }[] };
+    expect(events.data[0]).toMatchObject({ id: expect.any(Number), text: expect.stringMatching(/^Hook Greeter: /), status: expect.any(String), createdAt: expect.any(String), untrusted: true });
 
     expect((await app.request('/admin/runs/does-not-exist', admin(GATEWAY_TOKEN))).status).toBe(404);
   });

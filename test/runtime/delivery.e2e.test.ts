@@ -160,7 +160,7 @@ describe('heartbeat acknowledgements', () => {
     expect(platform.requests).toHaveLength(0);
     expect((await admin('/deliveries')).data).toHaveLength(0);
     const events = await admin('/events?session=main');
-    expect(events.data.map((e: { text: string }) => e.text)).toContain('Hook Check (untrusted): HEARTBEAT_OK');
+    expect(events.data.map((e: { text: string; untrusted: boolean }) => ({ text: e.text, untrusted: e.untrusted }))).toContainEqual({ text: 'Hook Check: HEARTBEAT_OK', untrusted: true });
   });
 
   it('a heartbeat reply that is more than an ack goes to the last route', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OpenStore } from './open-store-under-test.js';
+import { queuedRun } from './run-record.js';
 
 /** the main session's durable event queue: dedupe against the previous event, a cap on pending */
 export function eventsCases(open: OpenStore) {
@@ -58,6 +59,24 @@ export function eventsCases(open: OpenStore) {
       await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).events.enqueue('main', `event ${i}`, 20)));
       expect(await a.events.countPending('main')).toBe(20);
       expect((await b.events.list('main', 100)).filter((e) => e.status === 'dropped')).toHaveLength(10);
+    });
+
+    it("stores a run summary's untrusted flag with its event, read back after a restart, in the list, the claim and the browse", async () => {
+      const first = await open();
+      expect(await first.events.enqueue('main', 'a wake', 20)).toMatchObject({ untrusted: false });
+      await first.runs.insert(queuedRun('outside', 1));
+      await first.runs.insert(queuedRun('inside', 2));
+      const done = (text: string, untrusted?: boolean) => ({ status: 'succeeded' as const, reply: 'done', at: 10, transcript: [], summary: { session: 'main', text, maxPending: 20, ...(untrusted !== undefined && { untrusted }) } });
+      expect(await first.runs.complete('outside', done('Hook Mail: done', true))).toBe(true);
+      expect(await first.runs.complete('inside', done('Hook Cron: done'))).toBe(true);
+      await first.close();
+
+      const store = await open(first);
+      const flags = (events: { text: string; untrusted: boolean }[]) => Object.fromEntries(events.map((e) => [e.text, e.untrusted]));
+      const expected = { 'a wake': false, 'Hook Mail: done': true, 'Hook Cron: done': false };
+      expect(flags(await store.events.list('main', 10))).toEqual(expected);
+      expect(flags(await store.browse.events({ session: 'main', limit: 10 }))).toEqual(expected);
+      expect(flags(await store.events.claimPending('main', { owner: 'hb', now: 20, until: 1000 }))).toEqual(expected);
     });
   });
 }

@@ -109,7 +109,14 @@ export const runDetailSchema = runSchema
   .openapi('RunDetail');
 
 export const eventSchema = z
-  .object({ id: z.number().int(), session: z.string(), text: z.string(), status: z.enum(['pending', 'processing', 'done', 'dropped']), createdAt: time })
+  .object({
+    id: z.number().int(),
+    session: z.string(),
+    text: z.string(),
+    status: z.enum(['pending', 'processing', 'done', 'dropped']),
+    createdAt: time,
+    untrusted: z.boolean().openapi({ description: "The summary of a run over outside content (its mapping without allowUnsafeExternalContent): the heartbeat is told to read it as data. The text stays as OpenClaw words it." }),
+  })
   .openapi('SystemEvent');
 
 export const deliveryStatuses = ['pending', 'sending', 'delivered', 'failed', 'abandoned'] as const;

@@ -50,6 +50,6 @@ export const runView = (r: RunRecord) => ({
   finishedAt: iso(r.finishedAt),
 });
 
-export const eventView = (e: SystemEvent) => ({ id: e.id, session: e.session, text: e.text, status: e.status, createdAt: iso(e.createdAt) });
+export const eventView = (e: SystemEvent) => ({ id: e.id, session: e.session, text: e.text, status: e.status, createdAt: iso(e.createdAt), untrusted: e.untrusted });
 
 export const sessionView = (s: SessionSummary) => ({ key: s.key, agentId: s.agentId, messages: s.messages, firstAt: iso(s.firstAt), lastAt: iso(s.lastAt) });

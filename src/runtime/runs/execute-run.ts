@@ -140,7 +140,7 @@ async function failed(ctx: RunContext, run: RunRecord, error: unknown, timedOutA
   const timedOut = timedOutAfterMs !== undefined;
   const message = timedOut ? `timed out after ${timedOutAfterMs / 1000}s` : describeError(error);
   const status = timedOut ? 'timed_out' : 'failed';
-  const failing = completeRun(ctx, run.id, { status, error: message, at: Date.now(), transcript: [] }, action, timedOut ? { timedOut } : { error: message }, !place.passBehind);
+  const failing = completeRun(ctx, run.id, { status, error: message, at: Date.now(), transcript: [] }, action, { error: message }, !place.passBehind);
   const completed = await completeInChain(ctx, failing, place, () => history);
   if (!completed.finished) return giveBack(ctx, run.id);
   logger.warn({ runId: run.id, status, ...(timedOut ? {} : { ...errorDetail(logger, error), ...providerFailureFields(error) }), ...(verboseErrors(logger) && { sessionKey: run.sessionKey }) }, 'run failed');

@@ -20,8 +20,10 @@ export interface NextRuns {
  */
 export async function completeRun(ctx: RunContext, id: string, completion: Omit<RunCompletion, 'summary'>, action: AgentAction, outcome: Parameters<typeof runSummary>[1], claimNext: boolean): Promise<RunCompleted> {
   const { store } = ctx.deps;
-  const text = runSummary(action.name, copyWith(outcome, { untrusted: !action.allowUnsafeExternalContent }));
-  const written = copyWith(completion, { summary: { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS } });
+  // herald's policy beyond OpenClaw's: the summary of a run over outside content is flagged on its event
+  const untrusted = !action.allowUnsafeExternalContent;
+  const text = runSummary(action.name, copyWith(outcome, { untrusted }));
+  const written = copyWith(completion, { summary: { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS, untrusted } });
   ctx.completing.add(id);
   let completed: RunCompleted;
   try {

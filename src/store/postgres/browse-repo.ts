@@ -24,7 +24,7 @@ export function postgresBrowseRepo(pool: pg.Pool): BrowseRepo {
     },
     async events(q) {
       const f = eventFilter(new ListFilter(postgresDialect, 'created_at', 'id'), q);
-      const rows = await all<EventRow>(`SELECT id, session, text, status, created_at FROM events ${f.sql()} ${f.order(q.limit)}`, f.values);
+      const rows = await all<EventRow>(`SELECT id, session, text, status, created_at, untrusted FROM events ${f.sql()} ${f.order(q.limit)}`, f.values);
       return rows.map(toEvent);
     },
     async deliveries(q) {

@@ -542,5 +542,60 @@ export const migrations: Migration[] = [
       CREATE INDEX runs_coalescing ON runs ((action->'source'->>'mappingId'), coalesce_key) WHERE coalesce_key IS NOT NULL AND status = 'queued';
       CREATE INDEX runs_governed ON runs ((action->'source'->>'mappingId'), seq) WHERE concurrency IS NOT NULL AND status IN ('queued', 'running');
     `,
+  },  {
+    version: 15,
+    name: 'events: the summary of a run over outside content is flagged untrusted (the summary text stays as OpenClaw words it)',
+    sql: `
+      -- true: the run read outside content without allowUnsafeExternalContent; the heartbeat reads it as data
+      ALTER TABLE events ADD COLUMN untrusted BOOLEAN NOT NULL DEFAULT FALSE;
+
+      -- herald_enqueue_event of migration 1, storing the flag (false unless given)
+      DROP FUNCTION herald_enqueue_event(TEXT, TEXT, INT, BIGINT);
+      CREATE FUNCTION herald_enqueue_event(p_session TEXT, p_text TEXT, p_max INT, p_now BIGINT, p_untrusted BOOLEAN DEFAULT FALSE)
+      RETURNS SETOF events LANGUAGE plpgsql AS $$
+      DECLARE
+        prev events%ROWTYPE;
+        added events%ROWTYPE;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtext('herald.events:' || current_schema() || ':' || p_session));
+        SELECT * INTO prev FROM events WHERE session = p_session ORDER BY id DESC LIMIT 1;
+        IF FOUND AND prev.text = p_text AND prev.status IN ('pending', 'processing') THEN
+          RETURN;
+        END IF;
+        INSERT INTO events (session, text, status, created_at, untrusted) VALUES (p_session, p_text, 'pending', p_now, p_untrusted) RETURNING * INTO added;
+        -- rows locked in id order (as every other writer of events locks them): no lock cycle
+        UPDATE events SET status = 'dropped' WHERE id IN (
+          SELECT d.id FROM events d
+          WHERE d.session = p_session AND d.status = 'pending' AND d.id <=
+            (SELECT e.id FROM events e WHERE e.session = p_session AND e.status = 'pending' ORDER BY e.id DESC LIMIT 1 OFFSET p_max)
+          ORDER BY d.id FOR UPDATE);
+        RETURN NEXT added;
+      END $$;
+
+      -- herald_complete_run of migration 10, passing the summary's flag on
+      DROP FUNCTION herald_complete_run(TEXT, TEXT, TEXT, TEXT, BIGINT, TEXT, TEXT[], TEXT[], TEXT[], JSONB[], BIGINT[], TEXT, TEXT, INT, BIGINT);
+      CREATE FUNCTION herald_complete_run(
+        p_id TEXT, p_status TEXT, p_reply TEXT, p_error TEXT, p_finished_at BIGINT, p_model TEXT,
+        p_roles TEXT[], p_contents TEXT[], p_run_ids TEXT[], p_metas JSONB[], p_created_at BIGINT[],
+        p_summary_session TEXT, p_summary_text TEXT, p_max_pending INT, p_now BIGINT, p_summary_untrusted BOOLEAN)
+      RETURNS boolean LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      DECLARE
+        v_session TEXT;
+      BEGIN
+        UPDATE runs SET status = p_status, reply = p_reply, error = p_error, finished_at = p_finished_at, model = p_model,
+          lease_owner = NULL, lease_until = NULL
+        WHERE id = p_id AND status IN ('queued', 'running') AND NOT waiting
+        RETURNING session_key INTO v_session;
+        IF NOT FOUND THEN
+          RETURN false;
+        END IF;
+        INSERT INTO session_messages (session_key, role, content, run_id, meta, created_at)
+          SELECT v_session, m.role, m.content, m.run_id, m.meta, m.created_at
+          FROM unnest(p_roles, p_contents, p_run_ids, p_metas, p_created_at) WITH ORDINALITY AS m(role, content, run_id, meta, created_at, n)
+          ORDER BY m.n;
+        PERFORM herald_enqueue_event(p_summary_session, p_summary_text, p_max_pending, p_now, p_summary_untrusted);
+        RETURN true;
+      END $$;
+    `,
   },
 ];

@@ -178,14 +178,14 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
 }
 
 /**
- * One round trip: herald_complete_run (migration 10) updates the run, appends its transcript to
+ * One round trip: herald_complete_run (migration 15) updates the run, appends its transcript to
  * the run's session and enqueues the summary, or writes nothing when the run is refused.
  */
 async function completeIn(client: pg.PoolClient, id: string, c: RunCompletion): Promise<boolean> {
   const { rows } = await client.query<{ finished: boolean }>(
-    `SELECT herald_complete_run($1, $2, $3, $4, $5, $6, $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bigint[], $12, $13, $14, $15) AS finished`,
+    `SELECT herald_complete_run($1, $2, $3, $4, $5, $6, $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bigint[], $12, $13, $14, $15, $16) AS finished`,
     [id, c.status, c.reply ?? null, c.error ?? null, c.at, c.model ?? null, ...transcriptColumns(c.transcript),
-      c.summary.session, c.summary.text, c.summary.maxPending, Date.now()],
+      c.summary.session, c.summary.text, c.summary.maxPending, Date.now(), c.summary.untrusted ?? false],
   );
   return rows[0]!.finished;
 }

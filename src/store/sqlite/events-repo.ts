@@ -12,23 +12,23 @@ import type { SqliteDatabase } from './open-database.js';
 export function eventAppender(db: SqliteDatabase) {
   const last = db.prepare<[string], Pick<Row, 'text' | 'status'>>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
   // the writes say OR FAIL: a failed one is undone whole by its group commit, no statement journal needed (group-commit.ts)
-  const insert = db.prepare<[string, string, number]>("INSERT OR FAIL INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?)");
+  const insert = db.prepare<[string, string, number, number]>("INSERT OR FAIL INTO events (session, text, status, created_at, untrusted) VALUES (?, ?, 'pending', ?, ?)");
   // one statement instead of count-then-update: every pending event older than the newest
   // `maxPending` ones (the subquery finds none while there are at most that many)
   const dropOverflow = db.prepare<{ session: string; maxPending: number }>(
     `UPDATE OR FAIL events SET status = 'dropped' WHERE session = @session AND status = 'pending' AND id <=
        (SELECT id FROM events WHERE session = @session AND status = 'pending' ORDER BY id DESC LIMIT 1 OFFSET @maxPending)`,
   );
-  return (session: string, text: string, maxPending: number): SystemEvent | undefined => {
+  return (session: string, text: string, maxPending: number, untrusted = false): SystemEvent | undefined => {
     const previous = last.get(session);
     // a retried webhook must not wake the agent twice with the same news; once the previous
     // event has been handled, the same text is news again (a deploy finishing twice in a day)
     if (previous && previous.text === text && (previous.status === 'pending' || previous.status === 'processing')) return undefined;
     const createdAt = Date.now();
-    const id = Number(insert.run(session, text, createdAt).lastInsertRowid);
+    const id = Number(insert.run(session, text, createdAt, untrusted ? 1 : 0).lastInsertRowid);
     dropOverflow.run({ session, maxPending });
     // as inserted: the drop only touches the events older than the newest `maxPending`
-    return { id, session, text, status: 'pending', createdAt };
+    return { id, session, text, status: 'pending', createdAt, untrusted };
   };
 }
 

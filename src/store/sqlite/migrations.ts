@@ -492,6 +492,14 @@ ${countedTriggers('deliveries')}
       CREATE INDEX runs_governed ON runs (mapping_id, status) WHERE concurrency IS NOT NULL AND status IN ('queued', 'running');
     `,
   },
+  {
+    version: 23,
+    name: 'events: the summary of a run over outside content is flagged untrusted (the summary text stays as OpenClaw words it)',
+    sql: `
+      -- 1: the run read outside content without allowUnsafeExternalContent; the heartbeat reads it as data
+      ALTER TABLE events ADD COLUMN untrusted INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact */

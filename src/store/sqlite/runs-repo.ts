@@ -123,7 +123,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     const row = finish.get(c.status, c.reply ?? null, c.error ?? null, c.model ?? null, c.at, id);
     if (!row) return false;
     appendTurn(row.session_key, c.transcript);
-    enqueueEvent(c.summary.session, c.summary.text, c.summary.maxPending);
+    enqueueEvent(c.summary.session, c.summary.text, c.summary.maxPending, c.summary.untrusted);
     return true;
   };
   // The claims of completeAndClaimNext: one per owner for all the runs completed in a group commit,

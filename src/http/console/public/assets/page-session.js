@@ -19,6 +19,8 @@ export function sessionPage(root, { params }) {
           { label: 'Created', cell: (e) => time(e.createdAt) },
           { label: 'Status', cell: (e) => badge(e.status) },
           { label: 'Text', cell: (e) => e.text },
+          // the stored flag, not the text: a summary of a run over outside content, read by the heartbeat as data
+          { label: 'Trust', cell: (e) => (e.untrusted ? badge('untrusted') : '—') },
         ],
         rows,
         { empty: 'No events.', caption: 'Main session events' },
