@@ -50,8 +50,8 @@ export function tempDir(prefix = 'herald-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export interface RunningHerald {
-  url: string;
+/** a gateway started from a config file in a folder, its logs captured in memory */
+export interface HeraldUnderTest {
   dir: string;
   configFile: string;
   gateway: Gateway;
@@ -60,15 +60,21 @@ export interface RunningHerald {
   /** the raw log text, for "never logs X" assertions */
   rawLogs(): string;
   stop(): Promise<void>;
-  /** stops and starts again on the same folder (same database and config) */
-  restart(): Promise<RunningHerald>;
+}
+
+export interface HeraldFolder {
+  /** the config's folder: a fresh one when absent; an existing herald.json in it is kept (a restart, an edited config) */
+  dir?: string;
+  /** more files written into the folder (transforms, mappings), by path relative to it */
+  files?: Record<string, string>;
 }
 
 /**
- * Starts the real gateway, listening on 127.0.0.1:0, from a config file written into a
- * fresh folder (or `dir`), with logs captured in memory.
+ * Writes `config` as herald.json into a folder (with `files`), starts the gateway from that file
+ * with logs captured in memory, and listens on nothing: `startHerald` adds a socket, the app
+ * fixture (test/http/app-fixture.ts) answers through `app.request()`.
  */
-export async function startHerald(config: Record<string, unknown> = baseConfig(), options: { dir?: string; files?: Record<string, string> } = {}): Promise<RunningHerald> {
+export async function bootHerald(config: Record<string, unknown>, options: HeraldFolder = {}): Promise<HeraldUnderTest> {
   const dir = options.dir ?? tempDir();
   const configFile = path.join(dir, 'herald.json');
   if (!options.dir || !fs.existsSync(configFile)) fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
@@ -84,16 +90,10 @@ export async function startHerald(config: Record<string, unknown> = baseConfig()
     },
   });
   const logger = createLogger({ level: 'debug', destination });
-  const loaded = await loadConfigFile(configFile);
-  const gateway = await createGateway(loaded, { logger });
+  const gateway = await createGateway(await loadConfigFile(configFile), { logger });
   await gateway.start();
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: gateway.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
-  });
-  const address = server.address() as { port: number };
   let stopped = false;
-  const running: RunningHerald = {
-    url: `http://127.0.0.1:${address.port}`,
+  return {
     dir,
     configFile,
     gateway,
@@ -110,15 +110,51 @@ export async function startHerald(config: Record<string, unknown> = baseConfig()
     async stop() {
       if (stopped) return;
       stopped = true;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      });
       await gateway.stop(0);
+    },
+  };
+}
+
+export interface RunningHerald extends HeraldUnderTest {
+  url: string;
+  /** stops and starts again on the same folder (same database and config) */
+  restart(): Promise<RunningHerald>;
+}
+
+/**
+ * Starts the real gateway, listening on 127.0.0.1:0, from a config file written into a
+ * fresh folder (or `dir`), with logs captured in memory. For tests that need the socket (raw
+ * or closed connections, bodies read as they stream, clients that take no custom fetch).
+ */
+export async function startHerald(config: Record<string, unknown> = baseConfig(), options: HeraldFolder = {}): Promise<RunningHerald> {
+  const herald = await bootHerald(config, options);
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: herald.gateway.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+  });
+  const address = server.address() as { port: number };
+  let closed = false;
+  const running: RunningHerald = {
+    dir: herald.dir,
+    configFile: herald.configFile,
+    gateway: herald.gateway,
+    get logs() {
+      return herald.logs;
+    },
+    rawLogs: herald.rawLogs,
+    url: `http://127.0.0.1:${address.port}`,
+    async stop() {
+      if (!closed) {
+        closed = true;
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        });
+      }
+      await herald.stop();
     },
     async restart() {
       await running.stop();
-      return startHerald(config, { dir });
+      return startHerald(config, { dir: herald.dir });
     },
   };
   return running;

@@ -1,19 +1,20 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HOOK_TOKEN, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { HOOK_TOKEN, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from './app-fixture.js';
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 afterEach(async () => herald?.stop());
 
 describe('access log', () => {
   it('writes one line per request with method, path, status, latency, request id and body size, never a body or token', async () => {
-    herald = await startHerald();
+    herald = await testApp();
     const marker = `MARKER-${Math.random().toString(36).slice(2)}`;
     const body = JSON.stringify({ text: `secret news ${marker}` });
-    const wake = await fetch(`${herald.url}/hooks/wake?token=${HOOK_TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'req-wake-1' }, body });
+    const wake = await herald.request(`/hooks/wake?token=${HOOK_TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'req-wake-1' }, body });
     expect(wake.status).toBe(200);
-    const agent = await fetch(`${herald.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: `do ${marker}`, deliver: false }) });
+    const agent = await herald.request(`/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: `do ${marker}`, deliver: false }) });
     expect(agent.status).toBe(202);
-    const refused = await fetch(`${herald.url}/hooks/wake`, { method: 'POST', headers: hookHeaders(`wrong-${marker}`), body });
+    const refused = await herald.request(`/hooks/wake`, { method: 'POST', headers: hookHeaders(`wrong-${marker}`), body });
     expect(refused.status).toBe(401);
     await herald.gateway.runs.idle();
     await herald.gateway.heartbeat.idle();

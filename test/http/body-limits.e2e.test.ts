@@ -49,6 +49,16 @@ describe('request bodies over a real socket', () => {
     expect(res.headers.connection).toBe('close');
   });
 
+  it('413 for a streamed body over the limit and 408 for a stalled one: nothing of either reaches the store', async () => {
+    herald = await startHerald(baseConfig({ hooks: { maxBodyBytes: 200, bodyTimeoutMs: 300 } }));
+    const streamed = await rawRequest(herald.url, head('Transfer-Encoding: chunked'), [chunk('{"text":"'), chunk('y'.repeat(300)), chunk('"}'), '0\r\n\r\n']);
+    expect(streamed.status).toBe(413);
+    const stalled = await rawRequest(herald.url, head('Content-Length: 50'), ['{"text":"hel']);
+    expect(stalled.status).toBe(408);
+    expect(stalled.headers['x-request-id']).toBeTruthy();
+    expect(await herald.gateway.store.events.list('main', 10)).toHaveLength(0);
+  });
+
   it('408 for a chunked body that stalls mid-way', async () => {
     herald = await startHerald(baseConfig({ hooks: { bodyTimeoutMs: 300 } }));
     const res = await rawRequest(herald.url, head('Transfer-Encoding: chunked'), [chunk('{"text":"hel')]);

@@ -113,7 +113,7 @@ describe('webhook contract (app.request)', () => {
     const query = await app.request(`/hooks/wake?token=${HOOK_TOKEN}`, post({ text: 'four' }, {}));
     expect(query.status).toBe(200);
     expect(query.headers.get('deprecation')).toBe('true');
-    const warning = app.logs().find((l) => l.level === 40 && String(l.msg).includes('deprecated'));
+    const warning = app.logs.find((l) => l.level === 40 && String(l.msg).includes('deprecated'));
     expect(warning).toBeDefined();
     expect(JSON.stringify(warning)).not.toContain(HOOK_TOKEN);
 

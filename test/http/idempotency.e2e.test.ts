@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { baseConfig, eventually, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from './app-fixture.js';
 import { sqliteDb } from '../helpers/sqlite-db.js';
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 afterEach(async () => {
   await herald?.stop();
   herald = undefined;
@@ -12,7 +13,7 @@ afterEach(async () => {
 
 async function post(hookPath: string, body: unknown, key?: string) {
   const headers = { ...hookHeaders(), ...(key !== undefined && { 'idempotency-key': key }) };
-  const res = await fetch(`${herald!.url}/hooks/${hookPath}`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await herald!.request(`/hooks/${hookPath}`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
   return {
     status: res.status,
     body: res.status === 204 ? null : ((await res.json()) as Record<string, any>),
@@ -28,7 +29,7 @@ const agentBody = { message: 'Summarise the incident', name: 'Ops', deliver: fal
 
 describe('Idempotency-Key on the webhook surface', () => {
   it('answers a repeat with the stored response and Idempotent-Replayed, starting one run', async () => {
-    herald = await startHerald();
+    herald = await testApp();
     const first = await post('agent', agentBody, 'deploy-42');
     expect(first).toMatchObject({ status: 202, replayed: null });
     const again = await post('agent', agentBody, 'deploy-42');
@@ -43,7 +44,7 @@ describe('Idempotency-Key on the webhook surface', () => {
   });
 
   it('refuses the same key with another request (422), scopes keys per hook path, and 400s a malformed key', async () => {
-    herald = await startHerald();
+    herald = await testApp();
     const first = await post('agent', agentBody, 'k-1');
     const other = await post('agent', { ...agentBody, message: 'Something else' }, 'k-1');
     expect(other).toEqual({ status: 422, body: { ok: false, error: 'this Idempotency-Key was used for a different request' }, replayed: null, retryAfter: null });
@@ -65,7 +66,7 @@ describe('Idempotency-Key on the webhook surface', () => {
   });
 
   it('does not spend a key on a refused request: the corrected retry is processed', async () => {
-    herald = await startHerald();
+    herald = await testApp();
     expect((await post('agent', { name: 'no message' }, 'retry-me')).status).toBe(400);
     expect((await post('agent', 'not json', 'retry-me')).status).toBe(400);
     const fixed = await post('agent', agentBody, 'retry-me');
@@ -74,7 +75,7 @@ describe('Idempotency-Key on the webhook surface', () => {
   });
 
   it('replays the stored response after a restart', async () => {
-    herald = await startHerald();
+    herald = await testApp();
     const first = await post('agent', agentBody, 'survives');
     herald = await herald.restart();
     const again = await post('agent', agentBody, 'survives');
@@ -83,7 +84,7 @@ describe('Idempotency-Key on the webhook surface', () => {
   });
 
   it('after a crash between storing the run and completing the key, a retry gets that run, not a second one', async () => {
-    herald = await startHerald();
+    herald = await testApp();
     const first = await post('agent', agentBody, 'crashed');
     // the state such a crash leaves: the run stored, its key still in progress, its process gone
     sqliteDb(herald.gateway.store).prepare("UPDATE idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL, locked_until = 0 WHERE key = 'crashed'").run();
@@ -95,7 +96,7 @@ describe('Idempotency-Key on the webhook surface', () => {
   it('answers 409 with Retry-After while the first request is still being processed', async () => {
     const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'herald-idem-'));
     const gate = path.join(dir, 'open-the-gate');
-    herald = await startHerald(
+    herald = await testApp(
       baseConfig({ hooks: { transformTimeoutMs: 30_000, mappings: [{ id: 'gated', match: { path: 'gated' }, deliver: false, transform: { module: 'gated.mjs' } }] } }),
       {
         dir,
@@ -123,7 +124,7 @@ export default async function gated() {
   });
 
   it("works on the gmail preset path with the watcher's gmail:<account>:<messageId> keys", async () => {
-    herald = await startHerald(baseConfig({ hooks: { presets: ['gmail'] } }));
+    herald = await testApp({ hooks: { presets: ['gmail'] } });
     const mail = { source: 'gmail', account: 'ada@example.com', historyId: '9001', messages: [{ id: '18f2a', from: 'bob@example.com', subject: 'Invoice', snippet: 'Please pay', body: 'Full text' }] };
     const first = await post('gmail', mail, 'gmail:ada@example.com:18f2a');
     expect(first.status).toBe(202);
@@ -134,7 +135,7 @@ export default async function gated() {
   });
 
   it('forgets a key after hooks.idempotencyTtlHours', async () => {
-    herald = await startHerald(baseConfig({ hooks: { idempotencyTtlHours: 0.0002 } })); // 0.72 s
+    herald = await testApp({ hooks: { idempotencyTtlHours: 0.0002 } }); // 0.72 s
     const first = await post('agent', agentBody, 'short-lived');
     const later = await eventually(async () => {
       const res = await post('agent', agentBody, 'short-lived');

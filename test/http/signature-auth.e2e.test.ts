@@ -6,7 +6,8 @@ import YAML from 'yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigValue } from '../helpers/builtins.js';
 import { runMappingFixtures } from '../../src/mappings/mapping-fixtures.js';
-import { HOOK_TOKEN, baseConfig, hookHeaders, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
+import { HOOK_TOKEN, baseConfig, hookHeaders, tempDir } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from './app-fixture.js';
 import { sqliteDb } from '../helpers/sqlite-db.js';
 
 /**
@@ -26,7 +27,7 @@ afterAll(() => {
   for (const name of Object.keys(env)) delete process.env[name];
 });
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 afterEach(async () => {
   await herald?.stop();
   herald = undefined;
@@ -77,7 +78,7 @@ function stripeDelivery(index: number, at = Math.floor(Date.now() / 1000), secre
 }
 
 async function post(hookPath: string, delivery: { body: string; headers: Record<string, string> }, query = '') {
-  const res = await fetch(`${herald!.url}/hooks/${hookPath}${query}`, { method: 'POST', headers: delivery.headers, body: delivery.body });
+  const res = await herald!.request(`/hooks/${hookPath}${query}`, { method: 'POST', headers: delivery.headers, body: delivery.body });
   return { status: res.status, body: res.status === 204 ? null : ((await res.json()) as Record<string, any>), headers: res.headers };
 }
 
@@ -87,7 +88,7 @@ async function run(id: string) {
 
 describe('per-mapping signature verification', () => {
   it('accepts GitHub deliveries signed with X-Hub-Signature-256, without the hook token', async () => {
-    herald = await startHerald(config(), { files });
+    herald = await testApp(config(), { files });
     const issue = await post('github', githubDelivery(2));
     expect(issue.status).toBe(202);
     expect((await run(issue.body!.runId))?.name).toBe('GitHub issue acme/app#42');
@@ -98,7 +99,7 @@ describe('per-mapping signature verification', () => {
   });
 
   it('refuses a wrong, missing or malformed signature and a tampered body with 401', async () => {
-    herald = await startHerald(config(), { files });
+    herald = await testApp(config(), { files });
     const wrong = githubDelivery(2, 'not-the-secret');
     expect(await post('github', wrong)).toMatchObject({ status: 401, body: { ok: false, error: 'unauthorized' } });
 
@@ -118,7 +119,7 @@ describe('per-mapping signature verification', () => {
   });
 
   it('accepts Stripe deliveries within the tolerance and refuses a stale timestamp', async () => {
-    herald = await startHerald(config(), { files });
+    herald = await testApp(config(), { files });
     const failed = await post('stripe', stripeDelivery(0));
     expect(failed.status).toBe(202);
     expect((await run(failed.body!.runId))?.sessionKey).toBe('hook:stripe:cus_Q4ezRk2bXo1fJm');
@@ -134,7 +135,7 @@ describe('per-mapping signature verification', () => {
   });
 
   it('accepts Standard Webhooks and generic hmac-sha256 signatures', async () => {
-    herald = await startHerald(config(), { files });
+    herald = await testApp(config(), { files });
     const body = JSON.stringify({ type: 'user.created' });
     const at = String(Math.floor(Date.now() / 1000));
     const key = Buffer.from(STANDARD_SECRET.slice('whsec_'.length), 'base64');
@@ -150,7 +151,7 @@ describe('per-mapping signature verification', () => {
   });
 
   it('still takes the hook token, and a presented token decides alone', async () => {
-    herald = await startHerald(config(), { files });
+    herald = await testApp(config(), { files });
     const { body, headers } = githubDelivery(2);
     const { 'x-hub-signature-256': _sig, ...unsigned } = headers;
     expect((await post('github', { body, headers: { ...unsigned, authorization: `Bearer ${HOOK_TOKEN}` } })).status).toBe(202);
@@ -165,7 +166,7 @@ describe('per-mapping signature verification', () => {
   });
 
   it('auth bearer: a token of its own opens its path (and only it); the hook token still does', async () => {
-    herald = await startHerald(config(), { files });
+    herald = await testApp(config(), { files });
     const body = JSON.stringify({ status: 'firing' });
     const bearer = (token: string) => ({ body, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
     expect(await post('own-token', bearer(BEARER_SECRET))).toMatchObject({ status: 200, body: { ok: true } });
@@ -177,7 +178,7 @@ describe('per-mapping signature verification', () => {
   });
 
   it('counts failed signatures toward the 429 limiter', async () => {
-    herald = await startHerald(config(), { files });
+    herald = await testApp(config(), { files });
     for (let i = 0; i < 20; i++) expect((await post('github', githubDelivery(2, 'wrong'))).status).toBe(401);
     const limited = await post('github', githubDelivery(2));
     expect(limited.status).toBe(429);
@@ -199,7 +200,7 @@ describe('per-mapping signature verification', () => {
 
   it('refuses the start for auth without match.path, a path partly signed, a bad auth block or a missing variable', async () => {
     const refused = async (mappings: unknown[], extra: Record<string, string> = {}) => {
-      const error = await startHerald(baseConfig({ hooks: { mappings } }), { files: extra }).then(
+      const error = await testApp({ hooks: { mappings } }, { files: extra }).then(
         (h) => h.stop().then(() => undefined),
         (e: Error) => e.message,
       );

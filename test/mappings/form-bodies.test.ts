@@ -207,7 +207,7 @@ describe('forEach', () => {
     const app = await testApp({ hooks: { mappings: [gmail], maxForEachItems: 2 } });
     const res = await app.request('/hooks/mail', { method: 'POST', headers: withToken, body: JSON.stringify({ messages: [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }] }) });
     expect(((await res.json()) as { runIds: string[] }).runIds).toHaveLength(2);
-    expect(app.logs().some((l) => l.mapping === 'each-mail' && l.dropped === 2)).toBe(true);
+    expect(app.logs.some((l) => l.mapping === 'each-mail' && l.dropped === 2)).toBe(true);
   });
 
   it('refuses a nested or prototype key at load', async () => {

@@ -37,7 +37,7 @@ async function appWithMappings(): Promise<TestApp> {
     // fails on its first call only: the second call with the same key must be processed afresh
     'flaky.mjs': 'let calls = 0;\nexport default () => { calls += 1; if (calls === 1) throw new Error("first call fails"); return { name: "Flaky" }; };\n',
   });
-  return testApp({ hooks: { mappings } }, dir);
+  return testApp({ hooks: { mappings } }, { dir });
 }
 
 describe('hook intake', () => {
@@ -66,14 +66,14 @@ describe('hook intake', () => {
     const app = await appWithMappings();
     expect(await post(app, 'quiet', { any: 'thing' }, 'q-1')).toEqual({ status: 204, body: null, replayed: null });
     expect(await post(app, 'quiet', { any: 'thing' }, 'q-1')).toEqual({ status: 204, body: null, replayed: 'true' });
-    expect(app.logs().some((l) => l.mapping === 'quiet' && l.status === 204)).toBe(true);
+    expect(app.logs.some((l) => l.mapping === 'quiet' && l.status === 204)).toBe(true);
   });
 
   it('releases the key of a failed call, so the retry is processed afresh; the failure names its mapping', async () => {
     const app = await appWithMappings();
     const failed = await post(app, 'flaky', {}, 'f-1');
     expect(failed).toEqual({ status: 500, body: { ok: false, error: 'hook mapping failed' }, replayed: null });
-    expect(app.logs().some((l) => l.mapping === 'flaky' && l.status === 500)).toBe(true);
+    expect(app.logs.some((l) => l.mapping === 'flaky' && l.status === 500)).toBe(true);
     const retry = await post(app, 'flaky', {}, 'f-1');
     expect(retry).toMatchObject({ status: 202, replayed: null });
     await app.gateway.runs.idle();

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { API_KEY, GATEWAY_TOKEN, HOOK_TOKEN, baseConfig, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
+import { API_KEY, GATEWAY_TOKEN, HOOK_TOKEN, baseConfig } from '../../helpers/start-herald.js';
+import { testApp, type TestApp } from '../app-fixture.js';
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 afterEach(async () => herald?.stop());
 
 const HASHED_KEY = 'sk-hashed-key-abcdefghijklmnop';
@@ -22,11 +23,11 @@ const config = (overrides: Record<string, unknown> = {}) =>
     },
   });
 
-const get = (path: string, token?: string) => fetch(`${herald!.url}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+const get = (path: string, token?: string) => herald!.request(`${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
 
 describe('/v1 authentication', () => {
   it('accepts configured keys and hashed keys; refuses a missing key, a wrong key, the hook token and the gateway token', async () => {
-    herald = await startHerald(config());
+    herald = await testApp(config());
     expect((await get('/v1/models', API_KEY)).status).toBe(200);
     expect((await get('/v1/models', HASHED_KEY)).status).toBe(200);
     for (const token of [undefined, 'sk-nope-0000000000000000', HOOK_TOKEN, GATEWAY_TOKEN]) {
@@ -40,8 +41,8 @@ describe('/v1 authentication', () => {
   });
 
   it('limits a key to its agents: every other agent, existing or not, is 404 alike', async () => {
-    herald = await startHerald(config());
-    const client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: LIMITED_KEY, maxRetries: 0 });
+    herald = await testApp(config());
+    const client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: LIMITED_KEY, maxRetries: 0 });
     expect((await client.models.list()).data.map((m) => m.id)).toEqual(['sales']);
     const denied = await client.chat.completions.create({ model: 'support', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     const missing = await client.chat.completions.create({ model: 'nobody', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
@@ -59,7 +60,7 @@ describe('/v1 authentication', () => {
   });
 
   it('rate-limits each key: x-ratelimit headers, then 429 with Retry-After as RateLimitError', async () => {
-    herald = await startHerald(config({ rateLimit: { requestsPerMinute: 3 } }));
+    herald = await testApp(config({ rateLimit: { requestsPerMinute: 3 } }));
     const first = await get('/v1/models', API_KEY);
     expect(first.headers.get('x-ratelimit-limit-requests')).toBe('3');
     expect(first.headers.get('x-ratelimit-remaining-requests')).toBe('2');
@@ -71,7 +72,7 @@ describe('/v1 authentication', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(limited.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     expect(await limited.json()).toMatchObject({ error: { type: 'rate_limit_error', code: 'rate_limit_exceeded' } });
-    const client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+    const client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
     await expect(client.models.list()).rejects.toBeInstanceOf(OpenAI.RateLimitError);
     // another key has its own budget
     expect((await get('/v1/models', HASHED_KEY)).status).toBe(200);
@@ -79,8 +80,8 @@ describe('/v1 authentication', () => {
 
   it('lists every agent as a model, however many (OpenAI does not page models)', async () => {
     const many = Array.from({ length: 130 }, (_, i) => ({ id: `agent-${String(i).padStart(3, '0')}` }));
-    herald = await startHerald(baseConfig({ agents: { list: many } }));
-    const client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+    herald = await testApp({ agents: { list: many } });
+    const client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
     expect((await client.models.list()).data).toHaveLength(130);
     const page = (await (await get('/v1/models?limit=100', API_KEY)).json()) as { data: unknown[]; has_more: boolean };
     expect(page.data).toHaveLength(100);
@@ -89,7 +90,7 @@ describe('/v1 authentication', () => {
   });
 
   it('answers unknown /v1 paths in the OpenAI error shape', async () => {
-    herald = await startHerald(config());
+    herald = await testApp(config());
     const res = await get('/v1/nothing-here', API_KEY);
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { type: string } }).error.type).toBe('not_found_error');

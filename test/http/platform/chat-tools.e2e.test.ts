@@ -2,14 +2,15 @@ import OpenAI from 'openai';
 import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, GATEWAY_TOKEN, baseConfig, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
+import { API_KEY, GATEWAY_TOKEN, baseConfig } from '../../helpers/start-herald.js';
+import { testApp, type TestApp } from '../app-fixture.js';
 import { startFakeUpstream } from './fake-openai-upstream.js';
 
 /**
  * Client tools and structured output in chat completions, with the official client's helpers,
  * against a fake OpenAI-compatible upstream that really calls tools (fake-tool-model.ts).
  */
-let herald: RunningHerald;
+let herald: TestApp;
 let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
 let client: OpenAI;
 
@@ -22,17 +23,16 @@ type Citations = { citations: { filename: string }[]; conversation_id: string };
 beforeAll(async () => {
   upstream = await startFakeUpstream();
   upstream.toolModel({ argumentsFor: () => ({ city: 'Oslo' }) });
-  herald = await startHerald(
-    baseConfig({
+  herald = await testApp({
       models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'upstream-secret-key' } } },
       agents: { list: [{ id: 'analyst', instructions: 'You are Analyst.', model: 'up/gpt-test' }, { id: 'support' }] },
-    }),
+    },
   );
-  client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+  client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
   const form = new FormData();
   form.append('agent_id', 'analyst');
   form.append('file', new Blob(['The Oslo office reports the weather to head office every morning.']), 'oslo.txt');
-  expect((await fetch(`${herald.url}/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form })).status).toBe(201);
+  expect((await herald.request(`/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form })).status).toBe(201);
 });
 afterAll(async () => {
   await herald?.stop();
@@ -114,7 +114,7 @@ describe('client tools in chat completions', () => {
     const conversation_id = (chunks[0] as unknown as Citations).conversation_id;
     const call = final.choices[0]!.message.tool_calls![0]!;
     herald = await herald.restart();
-    client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+    client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
     const answer = await client.chat.completions.create({
       model: 'analyst',
       messages: [{ role: 'tool', tool_call_id: call.id, content: '12C' }],
@@ -127,7 +127,7 @@ describe('client tools in chat completions', () => {
       { role: 'assistant', content: '', tool_calls: [{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
       { role: 'tool', content: '12C', tool_call_id: call.id },
     ]);
-    const res = await fetch(`${herald.url}/admin/sessions/chat:${conversation_id}/messages`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    const res = await herald.request(`/admin/sessions/chat:${conversation_id}/messages`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
     const { data } = (await res.json()) as { data: { role: string }[] };
     expect(data.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });

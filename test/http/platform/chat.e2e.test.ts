@@ -1,8 +1,9 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, GATEWAY_TOKEN, baseConfig, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
+import { API_KEY, GATEWAY_TOKEN, baseConfig } from '../../helpers/start-herald.js';
+import { testApp, type TestApp } from '../app-fixture.js';
 
-let herald: RunningHerald;
+let herald: TestApp;
 let client: OpenAI;
 
 const agents = [
@@ -15,14 +16,14 @@ async function upload(agentId: string, filename: string, text: string) {
   const form = new FormData();
   form.append('agent_id', agentId);
   form.append('file', new Blob([text]), filename);
-  const res = await fetch(`${herald.url}/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form });
+  const res = await herald.request(`/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form });
   expect(res.status).toBe(201);
   return (await res.json()) as { id: string };
 }
 
 beforeAll(async () => {
-  herald = await startHerald(baseConfig({ agents: { list: agents } }));
-  client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+  herald = await testApp({ agents: { list: agents } });
+  client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
   await upload('support', 'refunds.md', '# Refunds\n\nRefunds are issued within 14 days of purchase. Send the receipt to billing@example.com to get your money back.');
 });
 afterAll(async () => herald?.stop());
@@ -38,7 +39,7 @@ describe('GET /v1/models and /v1/agents', () => {
 
   it('lists agents with their knowledge document count and paginates', async () => {
     const auth = { authorization: `Bearer ${API_KEY}` };
-    const getJson = async (p: string): Promise<any> => (await fetch(`${herald.url}${p}`, { headers: auth })).json();
+    const getJson = async (p: string): Promise<any> => (await herald.request(`${p}`, { headers: auth })).json();
     const all = await getJson(`/v1/agents`);
     expect(all).toMatchObject({ object: 'list', first_id: 'support', last_id: 'ops', has_more: false });
     expect(all.data[0]).toMatchObject({
@@ -62,12 +63,12 @@ describe('GET /v1/models and /v1/agents', () => {
     expect(before.data.map((a: { id: string }) => a.id)).toEqual(['support', 'sales']);
     const desc = await getJson(`/v1/agents?order=desc&limit=1`);
     expect(desc.data.map((a: { id: string }) => a.id)).toEqual(['ops']);
-    const bad = await fetch(`${herald.url}/v1/agents?limit=0`, { headers: auth });
+    const bad = await herald.request(`/v1/agents?limit=0`, { headers: auth });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as any).error).toMatchObject({ type: 'invalid_request_error', param: 'limit' });
     const one = await getJson(`/v1/agents/sales`);
     expect(one).toMatchObject({ id: 'sales', object: 'agent', knowledge_document_count: 0 });
-    const missing = await fetch(`${herald.url}/v1/agents/nobody`, { headers: auth });
+    const missing = await herald.request(`/v1/agents/nobody`, { headers: auth });
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as any).error.code).toBe('agent_not_found');
   });
@@ -89,7 +90,7 @@ describe('POST /v1/chat/completions', () => {
     // the same passages in OpenAI's own shape, for clients that ignore the extension
     const annotation = completion.choices[0]!.message.annotations![0]!;
     expect(annotation.type).toBe('url_citation');
-    expect(annotation.url_citation).toMatchObject({ url: `${herald.url}/v1/knowledge/${extra.citations[0]!.document_id}`, title: 'refunds.md' });
+    expect(annotation.url_citation).toMatchObject({ url: `${herald.origin}/v1/knowledge/${extra.citations[0]!.document_id}`, title: 'refunds.md' });
     expect(text.slice(annotation.url_citation.start_index, annotation.url_citation.end_index)).toBe('[1]');
   });
 
@@ -123,7 +124,7 @@ describe('POST /v1/chat/completions', () => {
   });
 
   it('sends SSE with X-Accel-Buffering: no and ends with [DONE]', async () => {
-    const res = await fetch(`${herald.url}/v1/chat/completions`, {
+    const res = await herald.request(`/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'support', messages: [{ role: 'user', content: 'refund' }], stream: true }),
@@ -153,7 +154,7 @@ describe('POST /v1/chat/completions', () => {
     expect((second as unknown as { conversation_id: string }).conversation_id).toBe(conversationId);
     expect(second.choices[0]!.message.content).toContain('billing@example.com');
 
-    const res = await fetch(`${herald.url}/admin/sessions/chat:${conversationId}/messages`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    const res = await herald.request(`/admin/sessions/chat:${conversationId}/messages`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
     const { data } = (await res.json()) as { data: { role: string; content: string }[] };
     expect(data.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant']);
     expect(data[3]!.content).toBe('Where do I send the receipt?');
@@ -168,7 +169,7 @@ describe('POST /v1/chat/completions', () => {
     const first = await client.chat.completions.create({ model: 'support', messages: [{ role: 'user', content: 'refund?' }] });
     const conversationId = (first as unknown as { conversation_id: string }).conversation_id;
     herald = await herald.restart();
-    client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+    client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
     const again = await client.chat.completions.create({ model: 'support', messages: [{ role: 'user', content: 'and the receipt?' }], conversation_id: conversationId } as never);
     expect(again.choices[0]!.message.content).toContain('receipt');
   });
@@ -205,7 +206,7 @@ describe('POST /v1/chat/completions', () => {
     const noMessages = await err(client.chat.completions.create({ model: 'support', messages: [] }));
     expect(noMessages).toMatchObject({ status: 400, param: 'messages' });
 
-    const badKey = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: 'sk-wrong-key-0000000000', maxRetries: 0 });
+    const badKey = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: 'sk-wrong-key-0000000000', maxRetries: 0 });
     const auth = await err(badKey.models.list());
     expect(auth).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(auth).toMatchObject({ status: 401, code: 'invalid_api_key' });

@@ -2,20 +2,20 @@ import { tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
+import { API_KEY, baseConfig } from '../../helpers/start-herald.js';
+import { testApp, type TestApp } from '../app-fixture.js';
 import { startFakeUpstream } from './fake-openai-upstream.js';
 
 /** LangChain's ChatOpenAI, unchanged, against herald: bindTools and withStructuredOutput (fake upstream: fake-tool-model.ts). */
-let herald: RunningHerald;
+let herald: TestApp;
 let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  herald = await startHerald(
-    baseConfig({
+  herald = await testApp({
       models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'upstream-secret-key' } } },
       agents: { list: [{ id: 'analyst', model: 'up/gpt-test' }, { id: 'support' }] },
-    }),
+    },
   );
 });
 afterAll(async () => {
@@ -23,7 +23,7 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-const chat = (model: string) => new ChatOpenAI({ model, apiKey: API_KEY, configuration: { baseURL: `${herald.url}/v1` }, maxRetries: 0 });
+const chat = (model: string) => new ChatOpenAI({ model, apiKey: API_KEY, configuration: { baseURL: `${herald.origin}/v1`, fetch: herald.fetch }, maxRetries: 0 });
 // (LangChain 0.3's types do not infer a zod 4 schema's input; at run time it validates with it)
 const getWeather = tool(async (input) => `12C in ${(input as { city: string }).city}`, {
   name: 'get_weather',

@@ -4,7 +4,8 @@ import OpenAI from 'openai';
 import { zodResponsesFunction, zodTextFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
+import { API_KEY, baseConfig } from '../../helpers/start-herald.js';
+import { testApp, type TestApp } from '../app-fixture.js';
 import { startFakeUpstream } from './fake-openai-upstream.js';
 
 /**
@@ -12,7 +13,7 @@ import { startFakeUpstream } from './fake-openai-upstream.js';
  * fake OpenAI-compatible upstream that really calls tools (fake-tool-model.ts): herald speaks the
  * Responses shapes to the client and chat completions to the upstream.
  */
-let herald: RunningHerald;
+let herald: TestApp;
 let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
 let client: OpenAI;
 
@@ -22,17 +23,16 @@ const weather: OpenAI.Responses.FunctionTool = { type: 'function', name: 'get_we
 beforeAll(async () => {
   upstream = await startFakeUpstream();
   upstream.toolModel({ argumentsFor: () => ({ city: 'Oslo' }) });
-  herald = await startHerald(
-    baseConfig({
+  herald = await testApp({
       models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'upstream-secret-key' } } },
       agents: { list: [{ id: 'analyst', instructions: 'You are Analyst.', model: 'up/gpt-test' }, { id: 'support' }] },
-    }),
+    },
   );
-  client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+  client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
   const form = new FormData();
   form.append('agent_id', 'analyst');
   form.append('file', new Blob(['The Oslo office reports the weather every morning.']), 'oslo.txt');
-  expect((await fetch(`${herald.url}/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form })).status).toBe(201);
+  expect((await herald.request(`/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form })).status).toBe(201);
 });
 afterAll(async () => {
   await herald?.stop();
@@ -150,7 +150,7 @@ describe('function tools in the Responses API', () => {
   it("the AI SDK's default provider runs a tool over the Responses API (generateText with tools)", async () => {
     upstream.toolModel({ argumentsFor: () => ({ city: 'Oslo' }) });
     const result = await generateText({
-      model: createOpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY })('analyst'),
+      model: createOpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY })('analyst'),
       prompt: 'Weather in Oslo?',
       tools: { get_weather: tool({ description: 'The weather in a city', inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => `12C in ${city}` }) },
       stopWhen: stepCountIs(3),

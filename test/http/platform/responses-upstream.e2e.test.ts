@@ -1,21 +1,21 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
+import { API_KEY, baseConfig } from '../../helpers/start-herald.js';
+import { testApp, type TestApp } from '../app-fixture.js';
 import { startFakeUpstream } from './fake-openai-upstream.js';
 
-let herald: RunningHerald;
+let herald: TestApp;
 let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
 let client: OpenAI;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  herald = await startHerald(
-    baseConfig({
+  herald = await testApp({
       models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'upstream-secret-key' } } },
       agents: { list: [{ id: 'analyst', instructions: 'You are Analyst.', model: 'up/gpt-test' }] },
-    }),
+    },
   );
-  client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+  client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
 });
 afterAll(async () => {
   await herald?.stop();

@@ -2,9 +2,10 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, streamText } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
+import { API_KEY, baseConfig } from '../../helpers/start-herald.js';
+import { testApp, type TestApp } from '../app-fixture.js';
 
-let herald: RunningHerald;
+let herald: TestApp;
 let client: OpenAI;
 
 const agents = [
@@ -16,7 +17,7 @@ async function upload(agentId: string, filename: string, text: string) {
   const form = new FormData();
   form.append('agent_id', agentId);
   form.append('file', new Blob([text]), filename);
-  const res = await fetch(`${herald.url}/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form });
+  const res = await herald.request(`/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form });
   expect(res.status).toBe(201);
   return (await res.json()) as { id: string };
 }
@@ -24,10 +25,9 @@ async function upload(agentId: string, filename: string, text: string) {
 let refundsDoc: string;
 
 beforeAll(async () => {
-  herald = await startHerald(
-    baseConfig({ agents: { list: agents }, platform: { apiKeys: [{ name: 'test', key: API_KEY }, { name: 'sales-only', key: 'sk-sales-0123456789abcdef0123', agents: ['sales'] }] } }),
+  herald = await testApp({ agents: { list: agents }, platform: { apiKeys: [{ name: 'test', key: API_KEY }, { name: 'sales-only', key: 'sk-sales-0123456789abcdef0123', agents: ['sales'] }] } },
   );
-  client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+  client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
   refundsDoc = (await upload('support', 'refunds.md', '# Refunds\n\nRefunds are issued within 14 days of purchase. Send the receipt to billing@example.com to get your money back.')).id;
 });
 afterAll(async () => herald?.stop());
@@ -61,7 +61,7 @@ describe('POST /v1/responses with the official client', () => {
   it('continues a conversation by previous_response_id, across a restart, and GET/DELETE it', async () => {
     const first = await client.responses.create({ model: 'support', input: 'refund receipt' });
     herald = await herald.restart();
-    client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+    client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
     const fetched = await client.responses.retrieve(first.id);
     expect(fetched.output_text).toBe(first.output_text);
     const second = await client.responses.create({ model: 'support', input: 'and where do I send it?', previous_response_id: first.id });
@@ -92,7 +92,7 @@ describe('POST /v1/responses with the official client', () => {
     await expect(
       client.responses.create({ model: 'support', input: 'hi', tools: [{ type: 'function', name: 'f', parameters: {}, strict: false }] }),
     ).rejects.toMatchObject({ status: 400, param: 'tools' });
-    const salesOnly = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: 'sk-sales-0123456789abcdef0123', maxRetries: 0 });
+    const salesOnly = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: 'sk-sales-0123456789abcdef0123', maxRetries: 0 });
     const theirs = await client.responses.create({ model: 'support', input: 'refund' });
     await expect(salesOnly.responses.retrieve(theirs.id)).rejects.toMatchObject({ status: 404 });
   });
@@ -125,7 +125,7 @@ describe('POST /v1/responses with the official client', () => {
   });
 
   it('sends named SSE events without [DONE]', async () => {
-    const res = await fetch(`${herald.url}/v1/responses`, {
+    const res = await herald.request(`/v1/responses`, {
       method: 'POST',
       headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'support', input: 'refund', stream: true }),
@@ -138,7 +138,7 @@ describe('POST /v1/responses with the official client', () => {
 });
 
 describe('the AI SDK default OpenAI provider (Responses API)', () => {
-  const provider = () => createOpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY });
+  const provider = () => createOpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY });
 
   it('generateText answers with the knowledge as sources', async () => {
     const result = await generateText({ model: provider()('support'), prompt: 'How many days do I have for a refund?' });
