@@ -58,3 +58,28 @@ export function manyMappings(count: number, withWhen: boolean): Record<string, u
     textTemplate: WAKE_TEXT_TEMPLATE,
   }));
 }
+
+/** what the one-endpoint mappings route by, in turn: two body fields and a header */
+const ROUTE_FIELDS = ['source', 'type', 'headers.x-kind'] as const;
+
+/**
+ * `count` mappings on one path (`routed`), each taking one sender by an equality in `match.when`
+ * (`source = "source-0"`, `type = "type-1"`, `headers.x-kind = "headers.x-kind-2"`, ... in turn):
+ * one endpoint for many senders, routed by the request.
+ */
+export function onePathMappings(count: number): Record<string, unknown>[] {
+  return Array.from({ length: count }, (_, i) => {
+    const field = ROUTE_FIELDS[i % ROUTE_FIELDS.length]!;
+    return { id: `r-${i}`, match: { path: 'routed', when: `${field} = "${field}-${i}"` }, action: 'wake', schema: MAPPED_SCHEMA, textTemplate: WAKE_TEXT_TEMPLATE };
+  });
+}
+
+/** the request the last of `onePathMappings(count)` takes (and no other): its body and headers */
+export function onePathRequest(count: number): { body: string; headers: Record<string, string> } {
+  const last = count - 1;
+  const value = (field: string) => (last % ROUTE_FIELDS.length === ROUTE_FIELDS.indexOf(field as (typeof ROUTE_FIELDS)[number]) ? `${field}-${last}` : 'nobody');
+  return {
+    body: JSON.stringify({ ...(JSON.parse(MAPPED_BODY) as Record<string, unknown>), source: value('source'), type: value('type') }),
+    headers: { 'x-kind': value('headers.x-kind') },
+  };
+}

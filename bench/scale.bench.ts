@@ -3,23 +3,31 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { startChildServer, type ChildServer } from './child-server.js';
+import { cpuProfileArgs, startChildServer, type ChildServer } from './child-server.js';
 import { compiledBaseline } from './compiled-baseline.js';
 import { optionsFromEnv, type HooksBenchOptions } from './hooks.bench.js';
 import { runLoad } from './load.js';
-import { MAPPED_BODY, manyMappings } from './mapped-hook.js';
+import { MAPPED_BODY, manyMappings, onePathMappings, onePathRequest } from './mapped-hook.js';
 import { hasColumn } from './store-columns.js';
 import { cpuMillis, residentBytes, trackPeakMemory, waitUntilIdle } from './process-stats.js';
 import { formatTable, mb, ms } from './table.js';
 
 /**
- * What grows with the configuration and the store: 1/100/1,000 mappings matched by path and by
- * `match.when` (each mapping its own path and predicate, the request for the last one), cold
+ * What grows with the configuration and the store: 1/100/1,000 mappings matched by path, by
+ * `match.when` (each mapping its own path and predicate) and on one path routed by `match.when`
+ * equalities on body fields and a header (the request for the last one), cold
  * start to the first `/healthz` and idle RSS (0 and 1,000 mappings, and the baseline), and
  * `/metrics` latency on an empty store and on one of 1M events + 1M runs (seeded directly).
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** the herald measured: this checkout, or `BENCH_HERALD_ROOT` (another checkout, for a before/after) */
+const HERALD_ROOT = path.resolve(process.env.BENCH_HERALD_ROOT || ROOT);
+type MatchedBy = 'path' | 'when' | 'one path';
+/** the mapping rows measured: `BENCH_MAPPINGS_BY=one-path` (or `path`, `when`, comma-separated), all by default */
+const MATCHED_BY: MatchedBy[] = process.env.BENCH_MAPPINGS_BY
+  ? (process.env.BENCH_MAPPINGS_BY.split(',').map((by) => by.trim().replace('-', ' ')) as MatchedBy[])
+  : ['path', 'when', 'one path'];
 const HOOK_TOKEN = 'bench-hook-token-0123456789abcdef';
 const GATEWAY_TOKEN = 'bench-gateway-token-0123456789abcdef';
 
@@ -42,8 +50,9 @@ async function startHerald(configFile: string): Promise<{ server: ChildServer; c
   const started = performance.now();
   const server = await startChildServer({
     name: 'herald',
-    args: [path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
-    cwd: ROOT,
+    // BENCH_CPU_PROFILE=<dir>: each herald started writes a CPU profile there when it stops
+    args: [...cpuProfileArgs(process.env.BENCH_CPU_PROFILE), path.join(HERALD_ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
+    cwd: HERALD_ROOT,
     env: { HERALD_LOG_LEVEL: 'warn' },
     startTimeoutMs: 120_000,
   });
@@ -102,7 +111,7 @@ export async function coldStartRows(dir: string, runs = Number(process.env.BENCH
 
 interface MappingRow {
   mappings: number;
-  by: 'path' | 'when';
+  by: MatchedBy;
   requestsPerSecond: number;
   latencyP50Ms: number;
   latencyP99Ms: number;
@@ -111,15 +120,17 @@ interface MappingRow {
   faults: number;
 }
 
-async function mappingScenario(dir: string, count: number, by: 'path' | 'when', options: HooksBenchOptions): Promise<MappingRow> {
-  const { server } = await startHerald(writeConfig(dir, manyMappings(count, by === 'when')));
+async function mappingScenario(dir: string, count: number, by: MatchedBy, options: HooksBenchOptions): Promise<MappingRow> {
+  const onePath = by === 'one path';
+  const { server } = await startHerald(writeConfig(dir, onePath ? onePathMappings(count) : manyMappings(count, by === 'when')));
+  const routed = onePathRequest(count);
   try {
     const load = (tag: string, durationSeconds: number) =>
       runLoad({
         url: server.url,
-        path: `/hooks/m-${count - 1}`,
-        headers: { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
-        body: MAPPED_BODY.replace('{n}', `${tag} {n}`),
+        path: onePath ? '/hooks/routed' : `/hooks/m-${count - 1}`,
+        headers: { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json', ...(onePath && routed.headers) },
+        body: (onePath ? routed.body : MAPPED_BODY).replace('{n}', `${tag} {n}`),
         connections: options.connections,
         durationSeconds,
       });
@@ -142,6 +153,28 @@ async function mappingScenario(dir: string, count: number, by: 'path' | 'when', 
   } finally {
     await server.stop();
   }
+}
+
+/** 1, 100 and 1,000 mappings for each way of matching in MATCHED_BY */
+async function mappingRows(dir: string, options: HooksBenchOptions): Promise<MappingRow[]> {
+  const rows: MappingRow[] = [];
+  for (const by of MATCHED_BY) {
+    for (const count of [1, 100, 1000]) {
+      process.stdout.write(`  ${count} mappings by ${by} ... `);
+      const row = await mappingScenario(path.join(dir, `map-${by.replace(' ', '-')}-${count}`), count, by, options);
+      rows.push(row);
+      console.log(`${row.requestsPerSecond.toFixed(0)} req/s${row.faults ? `, ${row.faults} faults` : ''}`);
+    }
+  }
+  return rows;
+}
+
+function mappingTable(rows: MappingRow[]): string {
+  const one = (by: string) => rows.find((r) => r.by === by && r.mappings === 1)!;
+  return formatTable(
+    ['mappings', 'matched by', 'req/s', 'of 1 mapping', 'p50 ms', 'p99 ms', 'CPU ms/req', 'peak RSS MB'],
+    rows.map((r) => [r.mappings, r.by, r.requestsPerSecond.toFixed(0), `${((r.requestsPerSecond / one(r.by).requestsPerSecond) * 100).toFixed(0)}%`, ms(r.latencyP50Ms), ms(r.latencyP99Ms), r.cpuMsPerRequest.toFixed(3), mb(r.peakRssBytes)]),
+  );
 }
 
 export async function metricsLatency(url: string, times = 30): Promise<{ p50Ms: number; maxMs: number }> {
@@ -195,16 +228,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     const starts = await coldStartRows(dir);
     console.log(formatTable(START_COLUMNS, starts));
 
-    // mappings
-    const rows: MappingRow[] = [];
-    for (const by of ['path', 'when'] as const) {
-      for (const count of [1, 100, 1000]) {
-        process.stdout.write(`  ${count} mappings by ${by} ... `);
-        const row = await mappingScenario(path.join(dir, `map-${by}-${count}`), count, by, options);
-        rows.push(row);
-        console.log(`${row.requestsPerSecond.toFixed(0)} req/s${row.faults ? `, ${row.faults} faults` : ''}`);
-      }
-    }
+    const rows = await mappingRows(dir, options);
 
     // /metrics: empty, then 1M + 1M rows
     const metricsDir = path.join(dir, 'metrics');
@@ -224,18 +248,13 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     console.log('');
     console.log(formatTable(START_COLUMNS, [...starts, ['herald, 0 mappings, store of 1M events + 1M runs', ms(restarted.coldStartMs), restarted.startCpuMs.toFixed(0), '']]));
     console.log('');
-    const one = (by: string) => rows.find((r) => r.by === by && r.mappings === 1)!;
-    console.log(
-      formatTable(
-        ['mappings', 'matched by', 'req/s', 'of 1 mapping', 'p50 ms', 'p99 ms', 'CPU ms/req', 'peak RSS MB'],
-        rows.map((r) => [r.mappings, r.by, r.requestsPerSecond.toFixed(0), `${((r.requestsPerSecond / one(r.by).requestsPerSecond) * 100).toFixed(0)}%`, ms(r.latencyP50Ms), ms(r.latencyP99Ms), r.cpuMsPerRequest.toFixed(3), mb(r.peakRssBytes)]),
-      ),
-    );
+    console.log(mappingTable(rows));
     console.log('');
     console.log(formatTable(['GET /metrics', 'p50 ms', 'max ms'], [['empty store', ms(empty.p50Ms), ms(empty.maxMs)], ['1M events + 1M runs', ms(large.p50Ms), ms(large.maxMs)]]));
     console.log('');
     console.log('Notes: each mapping has its own match.path (m-0 … m-999), a JSON Schema and a JSONata textTemplate (wake);');
-    console.log('"when" adds a JSONata match.when to every mapping. Requests go to the last mapping. /metrics: 30 sequential scrapes.');
+    console.log('"when" adds a JSONata match.when to every mapping; "one path" puts them all on /hooks/routed, each taking one sender by');
+    console.log('an equality (source = "…", type = "…", headers.x-kind = "…" in turn). Requests go to the last mapping. /metrics: 30 sequential scrapes.');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -243,12 +262,14 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
 
 const START_COLUMNS = ['start', 'cold start to first answer ms', 'server CPU ms to it', 'idle RSS MB'];
 
-// run directly: `node --import tsx bench/scale.bench.ts` (`... scale.bench.ts start`: the cold start rows alone)
+// run directly: `node --import tsx bench/scale.bench.ts` (`... scale.bench.ts start`: the cold start rows
+// alone; `... scale.bench.ts mappings`: the mapping rows alone)
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  if (process.argv[2] === 'start') {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-start-'));
+  const part = process.argv[2];
+  if (part === 'start' || part === 'mappings') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `herald-${part}-`));
     try {
-      console.log(formatTable(START_COLUMNS, await coldStartRows(dir)));
+      console.log(part === 'start' ? formatTable(START_COLUMNS, await coldStartRows(dir)) : mappingTable(await mappingRows(dir, optionsFromEnv())));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

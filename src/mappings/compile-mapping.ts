@@ -5,6 +5,7 @@ import type { CompiledMapping, ItemRefusal, MappingOutcome, PreparedMapping } fr
 import { validateAction, type ActionContext, type HookAction } from './hook-action.js';
 import { trimSlashes, type HookRequest } from './hook-request.js';
 import { compileMatch } from './match.js';
+import type { RouteKey } from './route-key.js';
 import { compilePayloadSchema, type PayloadSchema } from './json-schema.js';
 import { describeJsonataError } from './jsonata-expression.js';
 import { compileMappingTemplates } from './mapping-templates.js';
@@ -43,8 +44,11 @@ export function defaultAgentMessage(payload: unknown): string {
 export async function compileMapping(mapping: Mapping & { id: string }, deps: CompileDeps, faults: string[], warnings: string[] = []): Promise<CompiledMapping> {
   const { id } = mapping;
   let matches: CompiledMapping['matches'] = async () => false;
+  let routeKey: RouteKey | undefined;
   try {
-    matches = compileMatch(mapping.match);
+    const compiled = compileMatch(mapping.match);
+    matches = compiled;
+    routeKey = compiled.routeKey;
   } catch (error) {
     faults.push(`match.when: syntax error in ${JSON.stringify(mapping.match?.when)}: ${describeJsonataError(error)}`);
   }
@@ -256,6 +260,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     schema: mapping.schema,
     // a GET handshake answers GET only (the route asks it directly): never a POST to its path
     matches: respond?.method === 'GET' ? () => false : matches,
+    ...(routeKey && { routeKey }),
     prepare,
     async apply(request: HookRequest) {
       return (await prepare(request)).run();

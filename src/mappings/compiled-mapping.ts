@@ -4,6 +4,7 @@ import type { HookAction } from './hook-action.js';
 import type { HookRequest } from './hook-request.js';
 import type { SignatureVerifier } from './signature-verifier.js';
 import type { CompiledRespond, HookResponse } from './compile-respond.js';
+import type { RouteKey } from './route-key.js';
 
 /** The result of applying a mapping: an action, or a handled-and-skipped request (204). */
 export type MappingOutcome =
@@ -59,6 +60,8 @@ export interface CompiledMapping {
   retainPayloads?: boolean;
   /** its concurrency, rate and coalescing, when it governs its runs' traffic */
   traffic?: MappingTraffic;
+  /** an equality every request it takes meets (`match.source`, or one `match.when` needs): the engine's index */
+  routeKey?: RouteKey;
   /** does this mapping take the request? (path, source, when) */
   matches(request: HookRequest): boolean | Promise<boolean>;
   /** turns the request into an outcome; per-request faults are thrown as HeraldError */

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type jsonataModule from 'jsonata';
 import type { TemplateScope } from './template-scope.js';
+import { equalityOf, type RouteKey } from './route-key.js';
 
 /**
  * An OpenClaw-style reference: `payload.a.b`, `headers.x-github-event`, `query.x`, `path`,
@@ -67,6 +68,8 @@ export function toJsonata(expr: string): string {
 
 export interface CompiledExpression {
   evaluate(scope: TemplateScope): Promise<unknown>;
+  /** an equality the expression needs to be true, read from its parse (see route-key.ts) */
+  equality?: RouteKey;
 }
 
 /**
@@ -75,12 +78,12 @@ export interface CompiledExpression {
  * whole symbol table), 17 MB for a thousand `when` predicates of which a request evaluates those
  * of its path only. It is parsed again on its first evaluation and kept. Texts are shared by every
  * mapping that repeats them (a thousand mappings from one pattern differ in a path or a literal),
- * so each distinct text is checked once and kept parsed once. Evaluating a shared expression is
+ * so each distinct text is checked once (with the equality it needs, for the engine's index) and kept parsed once. Evaluating a shared expression is
  * safe: evaluate() keeps its state in a frame per call (herald always passes bindings), as
  * requests to one mapping already share it. Both are emptied past a bound, so reloads of
  * ever-changing mappings do not accumulate texts forever.
  */
-const checked = new Set<string>();
+const checked = new Map<string, RouteKey | undefined>();
 const parsed = new Map<string, jsonataModule.Expression>();
 const MAX_TEXTS = 20_000;
 
@@ -106,14 +109,16 @@ function parsedOnce(text: string): jsonataModule.Expression {
 /** Checks the syntax now; throws the JSONata syntax error (with its position) for the caller to name. */
 export function compileExpression(expr: string): CompiledExpression {
   const text = toJsonata(expr);
-  if (!checked.has(text)) {
-    parse(text);
+  let equality = checked.get(text);
+  if (equality === undefined && !checked.has(text)) {
+    equality = equalityOf(parse(text).ast());
     if (checked.size >= MAX_TEXTS) checked.clear();
-    checked.add(text);
+    checked.set(text, equality);
   }
   let expression: jsonataModule.Expression | undefined;
   return {
     evaluate: (scope) => (expression ??= parsedOnce(text)).evaluate(scope.payload, scope.bindings),
+    ...(equality && { equality }),
   };
 }
 

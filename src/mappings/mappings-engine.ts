@@ -2,6 +2,7 @@ import { HeraldError } from '../errors.js';
 import type { CompiledMapping, MappingOutcome, PreparedMapping } from './compiled-mapping.js';
 import { payloadFault, type HookRequest } from './hook-request.js';
 import { copyWith } from '../utils/copy-with.js';
+import { MappingRoute } from './mapping-route.js';
 
 /**
  * Applies the first mapping that matches a request; built-ins first, then config, folder, presets.
@@ -11,9 +12,9 @@ import { copyWith } from '../utils/copy-with.js';
  */
 export class MappingsEngine {
   /** per path: its own mappings and the path-less ones, merged in configured order */
-  private byPath = new Map<string, CompiledMapping[]>();
+  private byPath = new Map<string, MappingRoute>();
   /** mappings without `match.path`: what a path with no mapping of its own meets */
-  private anyPath: CompiledMapping[] = [];
+  private anyPath = new MappingRoute([]);
   private signedByPath = new Map<string, CompiledMapping[]>();
   /** by id: the first of an id wins, as it would win a match */
   private byId = new Map<string, CompiledMapping>();
@@ -52,8 +53,8 @@ export class MappingsEngine {
         signedByPath.set(mapping.path, signed);
       }
     }
-    this.byPath = byPath;
-    this.anyPath = anyPath;
+    this.byPath = new Map([...byPath].map(([path, list]) => [path, new MappingRoute(list)]));
+    this.anyPath = new MappingRoute(anyPath);
     this.signedByPath = signedByPath;
     this.byId = byId;
     this.current = mappings;
@@ -65,7 +66,7 @@ export class MappingsEngine {
   }
 
   async find(request: HookRequest, among?: readonly CompiledMapping[]): Promise<CompiledMapping | undefined> {
-    for (const mapping of among ?? this.byPath.get(request.path) ?? this.anyPath) {
+    for (const mapping of among ?? (this.byPath.get(request.path) ?? this.anyPath).candidates(request)) {
       if (await mapping.matches(request)) return mapping;
     }
     return undefined;
@@ -73,7 +74,7 @@ export class MappingsEngine {
 
   /** the mappings of a path that answer a GET handshake (`respond.method: GET`): none means GET is 405 there */
   getHandshakes(path: string): CompiledMapping[] {
-    return (this.byPath.get(path) ?? []).filter((m) => m.path === path && m.respond?.method === 'GET');
+    return (this.byPath.get(path)?.mappings ?? []).filter((m) => m.path === path && m.respond?.method === 'GET');
   }
 
   /** the mappings of a path that declare `auth`: the signatures a request there may carry instead of the token */

@@ -2,6 +2,7 @@ import { compileExpression, type CompiledExpression } from './jsonata-expression
 import { trimSlashes, type HookRequest } from './hook-request.js';
 import type { Mapping } from '../config/mapping-schema.js';
 import { templateScope } from './template-scope.js';
+import type { RouteKey } from './route-key.js';
 
 export type MatchRule = NonNullable<Mapping['match']>;
 
@@ -14,15 +15,19 @@ export function isTruthy(value: unknown): boolean {
   return Boolean(value);
 }
 
+/** a compiled `match`, with the equality any request it takes meets (for the engine's index) when there is one */
+export type MatchFunction = ((request: HookRequest) => Promise<boolean>) & { routeKey?: RouteKey };
+
 /**
  * Compiles a mapping's `match`: every given condition must hold; none given matches every path.
  * A `when` that fails to evaluate on a payload is no match (the next mapping gets its chance).
  */
-export function compileMatch(rule: MatchRule | undefined): (request: HookRequest) => Promise<boolean> {
+export function compileMatch(rule: MatchRule | undefined): MatchFunction {
   const path = rule?.path === undefined ? undefined : trimSlashes(rule.path);
   const source = rule?.source;
   const when: CompiledExpression | undefined = rule?.when === undefined ? undefined : compileExpression(rule.when);
-  return async function matches(request) {
+  const routeKey: RouteKey | undefined = source !== undefined ? { root: 'payload', steps: ['source'], value: source } : when?.equality;
+  return Object.assign(async function matches(request: HookRequest) {
     if (path !== undefined && request.path !== path) return false;
     if (source !== undefined) {
       const payload = request.payload;
@@ -36,5 +41,5 @@ export function compileMatch(rule: MatchRule | undefined): (request: HookRequest
       }
     }
     return true;
-  };
+  }, routeKey && { routeKey });
 }
