@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { baselineSchemaOf, prepareBaselineDatabase, type BaselineSchema } from './baseline-database.js';
+import { BASELINE_LABEL, baselineSchemasOf, prepareBaselineDatabase, type BaselineSchema } from './baseline-database.js';
 import { cpuProfileArgs, startChildServer, type ChildServer } from './child-server.js';
 import { runLoad, type LoadResult } from './load.js';
 import { cpuMillis, trackPeakMemory, waitUntilIdle } from './process-stats.js';
@@ -23,8 +23,9 @@ import { formatTable, mb, ms } from './table.js';
  * BENCH_LOG_LEVEL (herald's level; warn by default: no access line), BENCH_ROUNDS=<n> (each
  * endpoint n times, the heralds' order rotated each round, then their means: the herald measured
  * second of two has read a few % more CPU than the same code measured first),
- * BENCH_BASELINE_SCHEMA=herald|own (the baseline's tables: herald's own migrations, the default, or
- * its own with only the indexes its reads need; bench/baseline-database.ts).
+ * BENCH_BASELINE_SCHEMA=both|own|herald (the baselines: by default two, one writing the same records
+ * into tables of its own with only the indexes its reads need, one into a file made by herald's
+ * migrations; herald gets a column against each; bench/baseline-database.ts).
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,8 +48,8 @@ export interface HooksBenchOptions {
   logLevel: string;
   /** each endpoint this many times, the heralds' order rotated each round (an A/B without the order's bias) */
   rounds: number;
-  /** the tables the baseline writes into (bench/baseline-database.ts) */
-  baselineSchema: BaselineSchema;
+  /** the baselines measured, by the tables they write into (bench/baseline-database.ts) */
+  baselineSchemas: BaselineSchema[];
 }
 
 export interface HooksBenchRow extends LoadResult {
@@ -62,6 +63,8 @@ export interface HooksBenchRow extends LoadResult {
   drainMs?: number;
   /** the round it was measured in (BENCH_ROUNDS), from 0: herald is compared with its own round's baseline */
   round: number;
+  /** a baseline's row: which tables it writes into */
+  baseline?: BaselineSchema;
 }
 
 interface Endpoint {
@@ -120,7 +123,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): HooksBench
     endpoints: env.BENCH_ENDPOINTS ? list(env.BENCH_ENDPOINTS).map((e) => e.replace(/^\/?(hooks\/)?/, '')) : undefined,
     logLevel: env.BENCH_LOG_LEVEL || 'warn',
     rounds: Math.max(1, Math.floor(number('BENCH_ROUNDS', 1))),
-    baselineSchema: baselineSchemaOf(env.BENCH_BASELINE_SCHEMA),
+    baselineSchemas: baselineSchemasOf(env.BENCH_BASELINE_SCHEMA),
   };
 }
 
@@ -131,7 +134,7 @@ const nameOf = (e: Endpoint) => e.name ?? e.path.replace('/hooks/', '');
 
 const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 
-async function startServers(dir: string, options: HooksBenchOptions): Promise<{ heralds: ChildServer[]; baseline: ChildServer }> {
+async function startServers(dir: string, options: HooksBenchOptions): Promise<{ heralds: ChildServer[]; baselines: Map<ChildServer, BaselineSchema> }> {
   const logEnv = { HERALD_LOG_LEVEL: options.logLevel };
   const profile = cpuProfileArgs(options.cpuProfileDir);
   const roots = options.heraldRoots.length ? options.heraldRoots : [ROOT];
@@ -162,15 +165,19 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<{ 
       }),
     );
   }
-  const baselineDb = path.join(dir, 'baseline', 'baseline.db');
-  prepareBaselineDatabase(baselineDb, options.baselineSchema);
-  const baseline = await startChildServer({
-    name: 'baseline',
-    args: [...cpuProfileArgs(options.baselineCpuProfileDir), '--import', 'tsx', path.join(ROOT, 'bench/baseline-server.ts')],
-    cwd: ROOT,
-    env: { ...logEnv, BASELINE_DB: baselineDb, BASELINE_TOKEN: HOOK_TOKEN },
-  });
-  return { heralds, baseline };
+  const baselines = new Map<ChildServer, BaselineSchema>();
+  for (const schema of options.baselineSchemas) {
+    const baselineDb = path.join(dir, `baseline-${schema}`, 'baseline.db');
+    prepareBaselineDatabase(baselineDb, schema);
+    const baseline = await startChildServer({
+      name: `baseline ${schema === 'own' ? 'same-records' : 'herald-schema'}`,
+      args: [...cpuProfileArgs(options.baselineCpuProfileDir), '--import', 'tsx', path.join(ROOT, 'bench/baseline-server.ts')],
+      cwd: ROOT,
+      env: { ...logEnv, BASELINE_DB: baselineDb, BASELINE_TOKEN: HOOK_TOKEN },
+    });
+    baselines.set(baseline, schema);
+  }
+  return { heralds, baselines };
 }
 
 async function measure(server: ChildServer, path: string, endpoint: Endpoint, options: HooksBenchOptions): Promise<Omit<HooksBenchRow, 'endpoint' | 'server' | 'round'>> {
@@ -195,20 +202,30 @@ async function measure(server: ChildServer, path: string, endpoint: Endpoint, op
   return { ...result, peakRssBytes: memory.stop(), cpuMsPerRequest, drainMs };
 }
 
+/** the baselines present in the rows, the same-records one first: one pair of columns each */
+const schemasIn = (rows: HooksBenchRow[]) => (['own', 'herald'] as const).filter((schema) => rows.some((r) => r.baseline === schema));
+
+/** `herald/<baseline>` and `CPU vs it`, for each baseline */
+function ratioColumns(rows: HooksBenchRow[]): string[] {
+  return schemasIn(rows).flatMap((schema) => [`of ${BASELINE_LABEL[schema]}`, 'CPU vs it']);
+}
+
+const ratioCells = (r: Pick<HooksBenchRow, 'requestsPerSecond' | 'cpuMsPerRequest'>, base: Pick<HooksBenchRow, 'requestsPerSecond' | 'cpuMsPerRequest'> | undefined) =>
+  base ? [`${((r.requestsPerSecond / base.requestsPerSecond) * 100).toFixed(0)}%`, `${(r.cpuMsPerRequest / base.cpuMsPerRequest).toFixed(2)}x`] : ['', ''];
+
 export function renderHooksTable(rows: HooksBenchRow[]): string {
-  const baselineOf = (row: HooksBenchRow) => baselineMean(rows.filter((r) => r.endpoint === row.endpoint && r.round === row.round && isBaseline(r)));
+  const baselineOf = (row: HooksBenchRow, schema: BaselineSchema) =>
+    baselineMean(rows.filter((r) => r.endpoint === row.endpoint && r.round === row.round && r.baseline === schema));
   return formatTable(
-    ['endpoint', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'CPU ms/req', 'herald/baseline', 'CPU vs baseline'],
-    rows.map((r) => {
-      const base = isBaseline(r) ? undefined : baselineOf(r);
-      const ratio = base ? `${((r.requestsPerSecond / base.requestsPerSecond) * 100).toFixed(0)}%` : '';
-      const cpu = base ? `${(r.cpuMsPerRequest / base.cpuMsPerRequest).toFixed(2)}x` : '';
-      return [`POST ${r.endpoint}`, r.server, r.requestsPerSecond.toFixed(0), ms(r.latencyP50Ms), ms(r.latencyP99Ms), mb(r.peakRssBytes), r.cpuMsPerRequest.toFixed(3), ratio, cpu];
-    }),
+    ['endpoint', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'CPU ms/req', ...ratioColumns(rows)],
+    rows.map((r) => [
+      `POST ${r.endpoint}`, r.server, r.requestsPerSecond.toFixed(0), ms(r.latencyP50Ms), ms(r.latencyP99Ms), mb(r.peakRssBytes), r.cpuMsPerRequest.toFixed(3),
+      ...schemasIn(rows).flatMap((schema) => ratioCells(r, isBaseline(r) ? undefined : baselineOf(r, schema))),
+    ]),
   );
 }
 
-const isBaseline = (r: HooksBenchRow) => r.server.startsWith('baseline');
+const isBaseline = (r: HooksBenchRow) => r.baseline !== undefined;
 
 /** with several rounds: each herald's mean per endpoint, its ratios taken against its own round's baseline */
 export function renderMeansTable(rows: HooksBenchRow[]): string {
@@ -216,20 +233,22 @@ export function renderMeansTable(rows: HooksBenchRow[]): string {
   for (const endpoint of [...new Set(rows.map((r) => r.endpoint))]) {
     for (const server of [...new Set(rows.filter((r) => r.endpoint === endpoint && !isBaseline(r)).map((r) => r.server))]) {
       const measured = rows.filter((r) => r.endpoint === endpoint && r.server === server);
-      const ratios = measured.map((r) => ({ r, base: baselineMean(rows.filter((b) => b.endpoint === endpoint && b.round === r.round && isBaseline(b)))! }));
-      const mean = (pick: (x: (typeof ratios)[number]) => number) => ratios.reduce((sum, x) => sum + pick(x), 0) / ratios.length;
+      const mean = (pick: (r: HooksBenchRow) => number) => measured.reduce((sum, r) => sum + pick(r), 0) / measured.length;
+      const against = (schema: BaselineSchema) => {
+        const base = (r: HooksBenchRow) => baselineMean(rows.filter((b) => b.endpoint === endpoint && b.round === r.round && b.baseline === schema))!;
+        return [`${(mean((r) => r.requestsPerSecond / base(r).requestsPerSecond) * 100).toFixed(0)}%`, `${mean((r) => r.cpuMsPerRequest / base(r).cpuMsPerRequest).toFixed(2)}x`];
+      };
       lines.push([
         `POST ${endpoint}`,
         server,
         String(measured.length),
-        mean((x) => x.r.requestsPerSecond).toFixed(0),
-        mean((x) => x.r.cpuMsPerRequest).toFixed(3),
-        `${(mean((x) => x.r.requestsPerSecond / x.base.requestsPerSecond) * 100).toFixed(0)}%`,
-        `${mean((x) => x.r.cpuMsPerRequest / x.base.cpuMsPerRequest).toFixed(2)}x`,
+        mean((r) => r.requestsPerSecond).toFixed(0),
+        mean((r) => r.cpuMsPerRequest).toFixed(3),
+        ...schemasIn(rows).flatMap(against),
       ]);
     }
   }
-  return formatTable(['endpoint', 'server', 'rounds', 'mean req/s', 'mean CPU ms/req', 'herald/baseline', 'CPU vs baseline'], lines);
+  return formatTable(['endpoint', 'server', 'rounds', 'mean req/s', 'mean CPU ms/req', ...ratioColumns(rows)], lines);
 }
 
 /**
@@ -249,30 +268,36 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     `webhook benchmark: ${options.connections} connections, ${options.durationSeconds}s per run after a ${options.warmupSeconds}s warm-up; ` +
       `node ${process.version}, ${os.cpus().length} CPUs (load average ${os.loadavg()[0]!.toFixed(1)}); load generator, herald and baseline share this machine`,
   );
-  const { heralds, baseline } = await startServers(dir, options);
-  const servers = [baseline, ...heralds];
+  const { heralds, baselines } = await startServers(dir, options);
+  const servers = [...baselines.keys(), ...heralds];
   const chosen = options.endpoints ? endpoints.filter((e) => options.endpoints!.includes(nameOf(e))) : endpoints;
   if (!chosen.length) throw new Error(`BENCH_ENDPOINTS names none of ${endpoints.map(nameOf).join(', ')}`);
   const rows: HooksBenchRow[] = [];
   try {
     for (const endpoint of chosen) {
       for (let round = 0; round < options.rounds; round++) {
-        // the baseline first and again last, herald compared with their mean: the machine's speed
-        // drifts during a run; every server is idle before each measurement (herald keeps executing
-        // accepted runs after its phase, and that leftover work must not overlap the next one).
-        // Each round starts the heralds' order one further along: the one measured first was favoured
-        const order = [baseline, ...heralds.slice(round % heralds.length), ...heralds.slice(0, round % heralds.length), baseline];
-        for (const [i, server] of order.entries()) {
+        // the baselines first and again last (in reverse), herald compared with each one's mean: the
+        // machine's speed drifts during a run; every server is idle before each measurement (herald
+        // keeps executing accepted runs after its phase, and that leftover work must not overlap the
+        // next one). Each round starts the heralds' order one further along, and the baselines' too:
+        // the one measured first was favoured
+        const firsts = [...baselines.keys()];
+        const bases = [...firsts.slice(round % firsts.length), ...firsts.slice(0, round % firsts.length)];
+        const order = [...bases, ...heralds.slice(round % heralds.length), ...heralds.slice(0, round % heralds.length), ...[...bases].reverse()];
+        const seen = new Set<ChildServer>();
+        for (const server of order) {
           for (const s of servers) await waitUntilIdle(s.pid);
           // the kernel writes back the page cache the previous server dirtied (its WAL, its database):
           // left to run during the next measurement, that writeback slowed whichever server came next
           // (the same herald measured second of two read 10-20% more CPU per request than first)
           flushPageCache();
-          const name = i === order.length - 1 ? 'baseline again' : server.name;
+          const schema = baselines.get(server);
+          const name = seen.has(server) ? `${server.name} again` : server.name;
+          seen.add(server);
           const label = endpoint.label ?? endpoint.path;
           process.stdout.write(`  POST ${label} on ${name}${options.rounds > 1 ? ` (round ${round + 1})` : ''} ... `);
-          const result = await measure(server, server === baseline ? (endpoint.baselinePath ?? endpoint.path) : endpoint.path, endpoint, options);
-          const row: HooksBenchRow = { endpoint: label, server: name, round, ...result };
+          const result = await measure(server, schema ? (endpoint.baselinePath ?? endpoint.path) : endpoint.path, endpoint, options);
+          const row: HooksBenchRow = { endpoint: label, server: name, round, ...result, ...(schema && { baseline: schema }) };
           rows.push(row);
           const faults = row.non2xx + row.errors + row.timeouts;
           console.log(`${row.requestsPerSecond.toFixed(0)} req/s${faults ? `, ${row.non2xx} non-2xx, ${row.errors} errors, ${row.timeouts} timeouts` : ''}`);
@@ -288,24 +313,21 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log(renderHooksTable(rows));
   console.log('');
   if (options.rounds > 1) {
-    console.log(`Means over ${options.rounds} rounds, the heralds' order rotated each round (ratios against each round's own baseline):`);
+    console.log(`Means over ${options.rounds} rounds, the servers' order rotated each round (ratios against each round's own baselines):`);
     console.log(renderMeansTable(rows));
     console.log('');
   }
   console.log('Notes:');
-  console.log('- herald/baseline compares req/s with the mean of the baseline\'s two measurements (before herald and after it). CPU ms/req is the server process\'s CPU time from the start of the load until it is idle');
+  console.log('- "of <baseline>" compares req/s with the mean of that baseline\'s two measurements (before herald and after it). CPU ms/req is the server process\'s CPU time from the start of the load until it is idle');
   console.log('  again, per request: it includes work done after the response (agent runs, heartbeats) and is steadier than req/s on a busy machine.');
-  console.log('  CPU vs baseline is herald\'s CPU ms/req over the baseline\'s.');
+  console.log('  "CPU vs it" is herald\'s CPU ms/req over that baseline\'s.');
   console.log(`- herald logs at level ${options.logLevel} (BENCH_LOG_LEVEL)${options.logLevel === 'warn' ? ': no per-request access log line' : ''}; the baseline writes no log.`);
   console.log('- Both do per request: bearer auth (constant-time), body read under the 256 KiB limit, JSON parse, field validation,');
   console.log('  and the same durable SQLite insert (better-sqlite3, WAL) with the same group commit (the writes of one event-loop turn in');
   console.log('  one transaction) before responding: an events row for wake, a runs row for agent; after the response, both write the');
   console.log('  request\'s receipt (the same receipts row, a UUID v7 id, through the same group commit).');
-  console.log(
-    options.baselineSchema === 'herald'
-      ? '- The baseline writes into tables made by herald\'s migrations (BENCH_BASELINE_SCHEMA=herald): the same indexes and counting triggers.'
-      : '- The baseline writes into its own tables (BENCH_BASELINE_SCHEMA=own): herald\'s list indexes and counting triggers are extra work herald does.',
-  );
+  if (options.baselineSchemas.includes('own')) console.log('- The same-records baseline writes the same records into tables of its own, with only the indexes its reads need: herald\'s list indexes and /metrics counts are extra work herald does.');
+  if (options.baselineSchemas.includes('herald')) console.log('- The herald-schema baseline writes into a file made by herald\'s migrations: the same indexes and counting triggers as herald.');
   console.log('- mapped-wake / mapped-agent: both validate the payload with ajv (+ ajv-formats, compiled once) and render JSONata templates');
   console.log('  (bench/mapped-hook.ts) before the same insert; herald also copies the payload without prototype keys first.');
   console.log('- herald also does what the baseline does not: after a wake (mode now) it runs heartbeat turns with the embedded model,');
