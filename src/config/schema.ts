@@ -167,6 +167,10 @@ export const agentSchema = z
     default: z.boolean().optional().describe('Marks the default agent (runs hooks without agentId, and heartbeats); else the first of the list.'),
     retry: retryPolicySchema.optional().describe("Retry schedule of this agent's replies, over its channel's (a mapping's own wins)."),
     fallback: fallbackSchema.optional().describe(`${fallbackSchema.description} For this agent's replies (a mapping's own wins).`),
+    vectorStores: z
+      .array(z.string().regex(/^vs_[A-Za-z0-9_.-]+$/, 'a vector store id (vs_…)'))
+      .optional()
+      .describe("Vector stores (ids made by POST /v1/vector_stores) this agent searches besides its own knowledge; keys limited to the agent see them."),
   })
   .strict();
 

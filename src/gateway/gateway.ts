@@ -41,6 +41,8 @@ import { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { embeddingsEndpoint } from '../models/embeddings-endpoint.js';
 import { ParsePool } from '../knowledge/parse-pool.js';
 import { ApiKeyVerifier } from '../platform/api-keys.js';
+import { Files } from '../platform/files.js';
+import { VectorStores } from '../platform/vector-stores.js';
 import { operatorDeps } from './operator-deps.js';
 import { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import { RetentionPruner } from '../runtime/receipts/retention-pruner.js';
@@ -125,8 +127,13 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   // chunks stored by an older version are indexed again (segmented and stemmed here) before the first search
   const reindexed = await knowledge.upgrade();
   if (reindexed) logger.info({ chunks: reindexed }, 'knowledge: chunks indexed again for this version');
+  const parser = new ParsePool(config.platform.knowledge);
+  const vectorStores = new VectorStores({ store, knowledge, parser, agents, logger });
+  const files = new Files(store, (fileId) => vectorStores.forgetFile(fileId));
+  // an agent searches its own knowledge and the vector stores attached to it (agents.list[].vectorStores)
+  const agentKnowledge = { search: (agentId: string, question: string, limit: number) => knowledge.searchAll(vectorStores.ownersOf(agentId), question, limit) };
   // the one agent turn's needs, shared by hook runs, chat and heartbeats
-  const turns: AgentTurnDeps = { config, models, sessions: store.sessions, knowledge };
+  const turns: AgentTurnDeps = { config, models, sessions: store.sessions, knowledge: agentKnowledge };
   const turn = heartbeatTurn({ config, store, turns, agents, delivery, logger, owner: randomUUID() });
   const heartbeat = new Heartbeat(
     parseDuration(config.heartbeat.every),
@@ -166,8 +173,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   ]);
   for (const warning of warnings) logger.warn({ config: loaded.file }, warning);
   const keys = new ApiKeyVerifier(config, store.apiKeys);
-  const parser = new ParsePool(config.platform.knowledge);
-  const platform = platformRoutes({ config, store, knowledge, parser, keys, turns, agents, logger });
+  const platform = platformRoutes({ config, store, knowledge, parser, keys, turns, agents, files, vectorStores, logger });
   const runWaiter = new RunWaiter(store);
   const intake = new HookIntake({
     engine,
@@ -240,6 +246,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       alerts.start();
       if ((await store.events.countPending('main')) > 0) heartbeat.request();
       for (const service of instances.services) await service.start();
+      // files a stopped process left in progress are read again (the same bytes make the same document)
+      await vectorStores.resume();
     },
     async stop(graceMs = 10_000) {
       mappingsWatch.stop();
@@ -251,6 +259,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       await pruner.stop();
       await alerts.stop();
       await delivery.stop();
+      await vectorStores.settle();
       await parser.close();
       await transformPool.close();
       await store.close();

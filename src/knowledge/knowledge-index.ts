@@ -9,6 +9,12 @@ import { indexTextOf } from './text-terms.js';
 
 export type { KnowledgeDocument } from '../store/port.js';
 
+const mergeRankings = (lists: KnowledgePassage[][], limit: number) =>
+  lists
+    .flat()
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit);
+
 export const newId = (prefix: string) => `${prefix}_${randomHex(12)}`;
 
 /** candidates asked of the store for each ranking: enough for diversity and duplicates to choose among */
@@ -82,6 +88,17 @@ export class KnowledgeIndex {
     if (has === false) return [];
     if (has === undefined || has === true) return this.ranked(agentId, question, limit);
     return has.then((yes) => (yes ? this.ranked(agentId, question, limit) : []));
+  }
+
+  /**
+   * The best passages of several owners (an agent's own knowledge and the vector stores it
+   * searches), best first: each owner's ranking, merged by score.
+   */
+  searchAll(owners: string[], question: string, limit = 4): KnowledgePassage[] | Promise<KnowledgePassage[]> {
+    if (owners.length === 1) return this.search(owners[0]!, question, limit);
+    const found = owners.map((owner) => this.search(owner, question, limit));
+    if (found.every(Array.isArray)) return mergeRankings(found as KnowledgePassage[][], limit);
+    return Promise.all(found).then((lists) => mergeRankings(lists, limit));
   }
 
   private async ranked(agentId: string, question: string, limit: number): Promise<KnowledgePassage[]> {

@@ -5,4 +5,6 @@ export interface KnowledgePassage {
   chunkId: string;
   score: number;
   content: string;
+  /** the /v1/files file it came from, when it was found in a vector store (else the document is the file) */
+  fileId?: string;
 }

@@ -10,9 +10,11 @@ import type { StoreProbe } from './store-probe.js';
  */
 import type { BrowseRepo, ReceiptsRepo } from './operator-port.js';
 import type { AlertsRepo } from './alerts-port.js';
+import type { FilesRepo, VectorStoresRepo } from './files-port.js';
 
 export type * from './operator-port.js';
 export type * from './alerts-port.js';
+export type * from './files-port.js';
 
 export type EventStatus = 'pending' | 'processing' | 'done' | 'dropped';
 
@@ -542,6 +544,10 @@ export interface Store {
   signals: StoreSignals;
   knowledge: KnowledgeRepo;
   apiKeys: ApiKeysRepo;
+  /** files uploaded through /v1/files, with their bytes */
+  files: FilesRepo;
+  /** vector stores and their files' processing status (their chunks are in `knowledge`) */
+  vectorStores: VectorStoresRepo;
   /** readiness and metrics counts */
   probe: StoreProbe;
   /** a receipt per webhook request, and the payloads retained for replay */

@@ -9,6 +9,7 @@ import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/po
 import { admissionCases } from './admission.case.js';
 import { alertsCases } from './alerts.case.js';
 import { apiKeysCases } from './api-keys.case.js';
+import { filesCases } from './files.case.js';
 import { deliveriesCases } from './deliveries.case.js';
 import { eventsCases } from './events.case.js';
 import { idempotencyCases } from './idempotency.case.js';
@@ -91,6 +92,7 @@ admissionCases(open);
   stateCases(open);
   knowledgeCases(open);
   apiKeysCases(open);
+  filesCases(open);
 alertsCases(open);
   probeCases(open);
   migrationsCases(open, previousVersion);

@@ -25,6 +25,7 @@ export const agentObjectSchema = z.object({
   model: z.string(),
   knowledge_document_count: z.number().int(),
   retrieval: z.enum(['bm25', 'hybrid']).describe('How its knowledge is searched: full text (BM25), or hybrid (full text fused with vectors) when platform.knowledge.embeddings is set.'),
+  vector_store_ids: z.array(z.string()).describe('What its turns search: its own knowledge (vs_agent_<id>), then the vector stores attached in agents.list[].vectorStores.'),
 });
 
 export const embeddingsListSchema = z.object({

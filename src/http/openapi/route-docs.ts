@@ -1,5 +1,6 @@
 import { adminDocs } from './admin-docs.js';
 import { consoleDocs } from './console-docs.js';
+import { filesDocs } from './files-docs.js';
 import { hooksDocs } from './hooks-docs.js';
 import { platformDocs } from './platform-docs.js';
 import { responsesDocs } from './responses-docs.js';
@@ -10,4 +11,4 @@ import { rootDocs } from './root-docs.js';
  * Every documented route of herald, by surface. A new route group adds its `defineRoutes(...)`
  * list here; the test in test/http/openapi.test.ts fails while a served route is missing.
  */
-export const routeDocs: RouteDoc[] = [...rootDocs, ...consoleDocs, ...hooksDocs, ...platformDocs, ...responsesDocs, ...adminDocs];
+export const routeDocs: RouteDoc[] = [...rootDocs, ...consoleDocs, ...hooksDocs, ...platformDocs, ...responsesDocs, ...filesDocs, ...adminDocs];

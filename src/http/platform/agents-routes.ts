@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { AgentConfig, AgentDirectory } from '../../agents/agent-directory.js';
 import { HeraldError } from '../../errors.js';
 import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
+import { agentVectorStoreId } from '../../knowledge/knowledge-owner.js';
 import { mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
 import type { StateRepo } from '../../store/port.js';
 import { listPage } from './list-page.js';
@@ -57,6 +58,8 @@ export function agentsRoutes(deps: AgentsRoutesDeps): Hono {
     model: deps.agents.modelOf(agent),
     knowledge_document_count: counts.get(agent.id) ?? 0,
     retrieval: deps.retrieval(),
+    // its own knowledge as a vector store, then the stores attached to it: what its turns search
+    vector_store_ids: [agentVectorStoreId(agent.id), ...(agent.vectorStores ?? [])],
   });
 
   const modelObject = (agent: AgentConfig, created: Record<string, number>) => ({

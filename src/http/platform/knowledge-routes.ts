@@ -4,6 +4,7 @@ import { HeraldError } from '../../errors.js';
 import { DEFAULT_CHUNK, type ChunkOptions } from '../../knowledge/chunk-text.js';
 import { ingestDocument } from '../../knowledge/ingest-document.js';
 import type { KnowledgeDocument, KnowledgeIndex } from '../../knowledge/knowledge-index.js';
+import { isVectorStoreOwner } from '../../knowledge/knowledge-owner.js';
 import type { ParsePool } from '../../knowledge/parse-pool.js';
 import { mayUseAgent } from '../../platform/api-keys.js';
 import { requireAgent } from './agents-routes.js';
@@ -109,13 +110,14 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
     const principal = c.get('principal');
     const agentId = c.req.query('agent_id');
     if (agentId !== undefined) requireAgent(deps.agents, principal, agentId, 'agent_id');
-    const documents = (await deps.knowledge.list(agentId)).filter((d) => mayUseAgent(principal, d.agentId));
+    // a vector store's documents are its files (/v1/vector_stores/{id}/files), not an agent's knowledge
+    const documents = (await deps.knowledge.list(agentId)).filter((d) => !isVectorStoreOwner(d.agentId) && mayUseAgent(principal, d.agentId));
     return c.json(listPage(c, documents.map(documentObject)));
   });
 
   app.get('/knowledge/:id', async (c) => {
     const document = await deps.knowledge.get(c.req.param('id'));
-    if (!document || !mayUseAgent(c.get('principal'), document.agentId)) {
+    if (!document || isVectorStoreOwner(document.agentId) || !mayUseAgent(c.get('principal'), document.agentId)) {
       throw new HeraldError('HERALD_DOCUMENT_NOT_FOUND', `No knowledge document "${c.req.param('id')}".`, { param: 'id' });
     }
     return c.json(documentObject(document));
@@ -123,7 +125,7 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
 
   app.delete('/knowledge/:id', async (c) => {
     const document = await deps.knowledge.get(c.req.param('id'));
-    if (!document || !mayUseAgent(c.get('principal'), document.agentId)) {
+    if (!document || isVectorStoreOwner(document.agentId) || !mayUseAgent(c.get('principal'), document.agentId)) {
       throw new HeraldError('HERALD_DOCUMENT_NOT_FOUND', `No knowledge document "${c.req.param('id')}".`, { param: 'id' });
     }
     await deps.knowledge.delete(document.id);

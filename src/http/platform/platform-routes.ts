@@ -7,14 +7,18 @@ import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
 import type { ParsePool } from '../../knowledge/parse-pool.js';
 import type { ApiKeyVerifier } from '../../platform/api-keys.js';
 import { RateLimiter } from '../../platform/rate-limiter.js';
+import type { Files } from '../../platform/files.js';
+import type { VectorStores } from '../../platform/vector-stores.js';
 import type { Store } from '../../store/port.js';
 import { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { agentsRoutes } from './agents-routes.js';
 import { chatRoutes } from './chat-completions.js';
 import { embeddingsRoutes } from './embeddings-routes.js';
+import { filesRoutes } from './files-routes.js';
 import { knowledgeRoutes } from './knowledge-routes.js';
 import { platformAuth } from './platform-auth.js';
 import { responsesRoutes } from './responses-routes.js';
+import { vectorStoresRoutes } from './vector-stores-routes.js';
 
 export interface PlatformRoutesDeps {
   config: HeraldConfig;
@@ -26,6 +30,9 @@ export interface PlatformRoutesDeps {
   /** what the chat's agent turn needs: models, sessions, knowledge */
   turns: AgentTurnDeps;
   agents: AgentDirectory;
+  /** /v1/files and /v1/vector_stores: OpenAI's knowledge API over the knowledge index */
+  files: Files;
+  vectorStores: VectorStores;
   logger: Logger;
 }
 
@@ -38,5 +45,7 @@ export function platformRoutes(deps: PlatformRoutesDeps): Hono {
   app.route('/', responsesRoutes({ ...deps, turns: { ...deps.turns, state: deps.store.state } }));
   app.route('/', embeddingsRoutes({ config: deps.config }));
   app.route('/', knowledgeRoutes({ agents: deps.agents, knowledge: deps.knowledge, parser: deps.parser, maxUploadBytes: deps.config.platform.maxUploadBytes }));
+  app.route('/', filesRoutes({ files: deps.files, maxUploadBytes: deps.config.platform.maxUploadBytes }));
+  app.route('/', vectorStoresRoutes({ vectorStores: deps.vectorStores }));
   return app;
 }

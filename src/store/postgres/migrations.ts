@@ -598,4 +598,41 @@ export const migrations: Migration[] = [
       END $$;
     `,
   },
+  {
+    version: 16,
+    name: "files and vector stores: OpenAI's knowledge API over the knowledge tables",
+    sql: `
+      -- a file's bytes are kept for GET /v1/files/{id}/content and for adding it to vector stores
+      CREATE TABLE files (
+        id TEXT PRIMARY KEY,
+        filename TEXT NOT NULL,
+        purpose TEXT NOT NULL,
+        bytes BIGINT NOT NULL,
+        content BYTEA NOT NULL,
+        agents JSONB,
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX files_created ON files (created_at, id);
+      CREATE TABLE vector_stores (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        metadata JSONB,
+        agents JSONB,
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX vector_stores_created ON vector_stores (created_at, id);
+      -- a file's chunks are a knowledge document under the vector store's owner key (document_id once completed)
+      CREATE TABLE vector_store_files (
+        vector_store_id TEXT NOT NULL REFERENCES vector_stores (id) ON DELETE CASCADE,
+        file_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        last_error JSONB,
+        document_id TEXT,
+        bytes BIGINT NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (vector_store_id, file_id)
+      );
+      CREATE INDEX vector_store_files_in_progress ON vector_store_files (created_at) WHERE status = 'in_progress';
+    `,
+  },
 ];

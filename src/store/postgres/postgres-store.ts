@@ -12,7 +12,9 @@ import { migrate } from './migrate.js';
 import { checkSchemaName, connectionConfig, createPool, DEFAULT_SCHEMA, type PostgresOptions } from './pg-pool.js';
 import { PgSignals } from './pg-signals.js';
 import { postgresApiKeysRepo } from './api-keys-repo.js';
+import { postgresFilesRepo } from './files-repo.js';
 import { postgresKnowledgeRepo } from './knowledge-repo.js';
+import { postgresVectorStoresRepo } from './vector-stores-repo.js';
 import { postgresProbe } from './postgres-probe.js';
 import { postgresReceiptsRepo } from './receipts-repo.js';
 import { postgresRunsRepo } from './runs-repo.js';
@@ -71,6 +73,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     signals,
     knowledge: postgresKnowledgeRepo(pool),
     apiKeys: postgresApiKeysRepo(pool),
+    files: postgresFilesRepo(pool),
+    vectorStores: postgresVectorStoresRepo(pool),
     receipts: postgresReceiptsRepo(pool),
     alerts: postgresAlertsRepo(pool),
     browse: postgresBrowseRepo(pool),

@@ -500,6 +500,43 @@ ${countedTriggers('deliveries')}
       ALTER TABLE events ADD COLUMN untrusted INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 24,
+    name: "files and vector stores: OpenAI's knowledge API over the knowledge tables",
+    sql: `
+      -- a file's bytes are kept for GET /v1/files/{id}/content and for adding it to vector stores
+      CREATE TABLE files (
+        id TEXT PRIMARY KEY,
+        filename TEXT NOT NULL,
+        purpose TEXT NOT NULL,
+        bytes INTEGER NOT NULL,
+        content BLOB NOT NULL,
+        agents TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX files_created ON files (created_at, id);
+      CREATE TABLE vector_stores (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        metadata TEXT,
+        agents TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX vector_stores_created ON vector_stores (created_at, id);
+      -- a file's chunks are a knowledge document under the vector store's owner key (document_id once completed)
+      CREATE TABLE vector_store_files (
+        vector_store_id TEXT NOT NULL REFERENCES vector_stores (id) ON DELETE CASCADE,
+        file_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        last_error TEXT,
+        document_id TEXT,
+        bytes INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (vector_store_id, file_id)
+      );
+      CREATE INDEX vector_store_files_in_progress ON vector_store_files (created_at) WHERE status = 'in_progress';
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact */

@@ -7,7 +7,9 @@ import { sqliteEventsRepo } from './events-repo.js';
 import { GroupCommit } from './group-commit.js';
 import { sqliteIdempotencyRepo } from './idempotency-repo.js';
 import { sqliteApiKeysRepo } from './api-keys-repo.js';
+import { sqliteFilesRepo } from './files-repo.js';
 import { sqliteKnowledgeRepo } from './knowledge-repo.js';
+import { sqliteVectorStoresRepo } from './vector-stores-repo.js';
 import { sqliteProbe } from './sqlite-probe.js';
 import { openDatabase, type SqliteDatabase } from './open-database.js';
 import { sqliteReceiptsRepo } from './receipts-repo.js';
@@ -37,6 +39,8 @@ export function openSqliteStore(file: string): SqliteStore {
     signals: new LocalSignals(),
     knowledge: sqliteKnowledgeRepo(db),
     apiKeys: sqliteApiKeysRepo(db),
+    files: sqliteFilesRepo(db),
+    vectorStores: sqliteVectorStoresRepo(db),
     probe: sqliteProbe(db),
     receipts: sqliteReceiptsRepo(db, commits),
     alerts: sqliteAlertsRepo(db),
