@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { coreConfigShape, hooksSchema } from './schema.js';
 import { retryPolicySchema } from './delivery-policy-schema.js';
+import { withAccounts } from './channel-accounts-schema.js';
 
 /**
  * A config section that an extension (a plugin) declares: where it mounts (`channels.<id>` or
@@ -26,8 +27,8 @@ export function buildConfigSchema(sections: ConfigSection[]) {
   for (const section of sections) {
     const [top, key] = section.key.split('.') as [string, string];
     const target = top === 'channels' ? channelShape : top === 'hooks' ? hooksShape : undefined;
-    // every channel takes a `retry` schedule beside its plugin's own keys (the host reads it, the plugin ignores it)
-    const schema = top === 'channels' && section.schema instanceof z.ZodObject ? section.schema.extend({ retry: channelRetry }) : section.schema;
+    // every channel takes a `retry` schedule and OpenClaw's `accounts` beside its plugin's own keys (the host reads them, the plugin never sees them)
+    const schema = top === 'channels' && section.schema instanceof z.ZodObject ? withAccounts(section.schema, { retry: channelRetry }) : section.schema;
     if (target) target[key] = schema.optional().describe(section.summary);
   }
   const hooks = hooksSchema.extend(hooksShape);

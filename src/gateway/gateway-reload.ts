@@ -8,10 +8,10 @@ import { resolveMappings } from '../mappings/resolve-mappings.js';
 import type { TransformRunner } from '../mappings/transform-runner.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { ApiKeyVerifier } from '../platform/api-keys.js';
-import { stateFor } from '../plugin-host/instantiate.js';
+import { createChannelAccounts, type ChannelAccountsRegistry } from '../plugin-host/channel-accounts.js';
 import { pluginSection } from '../plugin-host/plugin-section.js';
 import type { PluginRegistry } from '../plugin-host/registry.js';
-import type { ChannelAdapter, PluginDefinition } from '../plugins/sdk.js';
+import type { PluginDefinition } from '../plugins/sdk.js';
 import type { Store } from '../store/port.js';
 
 /** What a reload did: the settings that changed, those that wait for a restart, or why it was refused. */
@@ -65,7 +65,8 @@ export interface ReloadTarget {
   keys: ApiKeyVerifier;
   models: ModelRegistry;
   /** the running channel adapters by plugin id (the delivery outbox holds this map) */
-  channels: Map<string, ChannelAdapter>;
+  /** every configured channel's accounts (the default ones also in the map the outbox reads) */
+  channels: ChannelAccountsRegistry;
   store: Store;
   logger: Logger;
 }
@@ -160,20 +161,13 @@ export async function reloadGateway(target: ReloadTarget, reason: string, mappin
   return { ok: true, changed: applied, restartRequired: [...restartRequired] };
 }
 
-/** a channel whose section changed gets a new adapter; one whose section is gone is removed */
+/** a channel whose section changed gets new adapters (one per account); one whose section is gone is removed */
 async function reloadChannels(target: ReloadTarget, before: Map<string, string>): Promise<void> {
   for (const plugin of target.plugins.channels()) {
     const section = pluginSection(target.config, plugin);
     if (json(section) === before.get(plugin.id)) continue;
-    if (section === undefined) {
-      target.channels.delete(plugin.id);
-      continue;
-    }
-    const instance = await plugin.create({
-      config: section,
-      logger: target.logger.child({ plugin: plugin.id }),
-      host: { config: target.config as never, state: stateFor(target.store, plugin.id) },
-    });
-    if (instance.channel) target.channels.set(plugin.id, instance.channel);
+    const accounts = section === undefined ? undefined : await createChannelAccounts(plugin, section as Record<string, unknown>, target.config, target.store, target.logger);
+    if (accounts) target.channels.set(plugin.id, accounts);
+    else target.channels.delete(plugin.id);
   }
 }

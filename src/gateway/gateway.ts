@@ -117,6 +117,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     store,
     mainSession,
     channels: instances.channels,
+    accounts: instances.accounts,
     resolveChannel,
     defaultAgentId: agents.default().id,
     logger,
@@ -160,6 +161,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     recipientFault: (channel: string, to: string) => plugins.recipientFault(channel, to),
     // an explicit channel without its channels.<id> section is refused at accept time (400)
     isConfigured: (channel: string) => instances.channels.has(plugins.resolveChannel(channel) ?? channel),
+    // OpenClaw's accountId on a direct /hooks/agent: one of the channel's accounts, else 400 naming it
+    accountFault: (channel: string, accountId: string) => instances.accounts.accountFault(plugins.resolveChannel(channel) ?? channel, accountId),
   };
   const warnings = [...loaded.warnings];
   // started by the first transform loaded: a gateway whose mappings have none never starts a worker
@@ -193,7 +196,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
     const next = reloading.then(() =>
-      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.channels, store, logger }, reason, mappingsChanged),
+      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, store, logger }, reason, mappingsChanged),
     );
     reloading = next.catch(() => undefined);
     return next;

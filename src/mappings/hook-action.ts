@@ -5,6 +5,7 @@ import { MAX_TIMEOUT_SECONDS, sessionModes, thinkingLevels, wakeModes } from '..
 import { isReservedSessionKey, RESERVED_SESSION_KEYS } from '../config/session-key-policy.js';
 import { hookAgentId, hookSessionKey as policySessionKey, type FieldSource } from './hook-routing.js';
 import type { RunAction } from '../store/run-action.js';
+import { ACCOUNT_ID } from '../config/channel-accounts-schema.js';
 
 /** What every webhook turns into: `/wake`, `/agent` and every mapped hook end here. */
 export interface WakeAction {
@@ -37,6 +38,8 @@ export interface ActionContext {
   deliveryPolicy?: Pick<AgentAction, 'retry' | 'fallback'>;
   /** the channel plugin's check of `to` (see PluginDefinition.recipient) */
   recipientFault?: (channel: string, to: string) => string | undefined;
+  /** why a channel (id or alias) has no such account, when it has none; left out, any account id passes (dry runs) */
+  accountFault?: (channel: string, accountId: string) => string | undefined;
 }
 
 const isNonBlank = (v: unknown): v is string => typeof v === 'string' && v.trim().length > 0;
@@ -126,12 +129,8 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
   if (channel !== 'last' && check(raw, 'deliver') !== false && ctx.isConfigured && !ctx.isConfigured(channel)) {
     throw invalid('channel', `"${channel}" is not configured (add its channels.<id> section to the config)`);
   }
-  // OpenClaw's accountId picks one of a channel's several accounts; herald's channels have one each (channels.<id>)
-  if (raw.accountId !== undefined && raw.accountId !== null) {
-    if (typeof raw.accountId !== 'string' || !raw.accountId.trim()) throw invalid('accountId', 'must be a non-empty string');
-    throw invalid('accountId', `"${raw.accountId.slice(0, 64)}" is not an account of channel ${channel} (herald's channels have one account each, configured as channels.<id>)`);
-  }
   const source = ctx.fieldSource ?? 'mapping';
+  const accountId = deliveryAccount(raw, channel, source, ctx);
   return {
     kind: 'agent',
     message: raw.message as string,
@@ -142,6 +141,7 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
     deliver: check(raw, 'deliver') ?? true,
     channel,
     to: to || undefined,
+    ...(accountId && { accountId }),
     ...(threadId && { threadId }),
     ...(ctx.deliveryPolicy?.retry && { retry: ctx.deliveryPolicy.retry }),
     ...(ctx.deliveryPolicy?.fallback && { fallback: ctx.deliveryPolicy.fallback }),
@@ -151,6 +151,23 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
     allowUnsafeExternalContent: ctx.allowUnsafeExternalContent === true,
     source: { mappingId: ctx.mappingId, path },
   };
+}
+
+/**
+ * OpenClaw's `accountId`: which of the channel's accounts (`channels.<id>.accounts.<accountId>`)
+ * sends the reply. Only a direct /hooks/agent request names one, and only with an explicit
+ * channel; a mapping (or its transform) never does, as in OpenClaw. An account the channel does
+ * not have is refused, naming it, rather than replying from another account than the one asked for.
+ */
+function deliveryAccount(raw: Record<string, unknown>, channel: string, source: FieldSource, ctx: ActionContext): string | undefined {
+  if (raw.accountId === undefined || raw.accountId === null) return undefined;
+  if (typeof raw.accountId !== 'string' || !ACCOUNT_ID.test(raw.accountId)) throw invalid('accountId', 'must be an account id (letters, digits, - and _; at most 64)');
+  const accountId = raw.accountId;
+  if (source !== 'request') throw invalid('accountId', 'is not taken by a mapping (OpenClaw refuses it there too); a direct /hooks/agent request names the account');
+  if (channel === 'last') throw invalid('accountId', 'needs an explicit channel: an account is one of a channel\'s (channels.<id>.accounts)');
+  const fault = ctx.accountFault?.(channel, accountId);
+  if (fault) throw invalid('accountId', fault);
+  return accountId;
 }
 
 /**

@@ -28,8 +28,10 @@ export interface DeliveryOutboxDeps {
   config: HeraldConfig;
   store: Store;
   mainSession: MainSession;
-  /** configured channel adapters by plugin id */
+  /** configured channel adapters by plugin id (each channel's default account) */
   channels: Map<string, ChannelAdapter>;
+  /** a channel's other accounts: the adapter of a run's `accountId` (absent: every channel has one account) */
+  accounts?: { adapter(channel: string, accountId?: string): ChannelAdapter | undefined };
   resolveChannel(name: string): string | undefined;
   /** the agent heartbeat replies speak for */
   defaultAgentId: string;
@@ -338,16 +340,28 @@ export class DeliveryOutbox implements ReplyDelivery {
       .catch((err) => this.log.error({ err }, 'delivery schedule failed'));
   }
 
+  /**
+   * The account a run's reply goes out through: the one its request named (kept in the run's
+   * action, so a retry, also after a restart, uses it again), on the channel it named; a fallback
+   * to another target, a heartbeat or an alert uses its channel's default account.
+   */
+  private accountOf(d: DeliveryRecord, action: Partial<AgentAction> | undefined): string | undefined {
+    if (d.kind !== 'run' || d.fallbackOf || !action?.accountId || !action.channel || !d.channel) return undefined;
+    return this.deps.resolveChannel(action.channel) === d.channel ? action.accountId : undefined;
+  }
+
   private async attempt(d: DeliveryRecord, shutdown: AbortSignal): Promise<void> {
     const { store, config, mainSession } = this.deps;
     const log = this.log.child({ deliveryId: d.id, runId: d.runId, channel: d.channel, attempt: d.attempts });
-    const adapter = d.channel ? this.deps.channels.get(d.channel) : undefined;
-    if (!adapter || !d.channel) {
-      await this.finalFailure(d, `channel ${d.channel ?? '(none)'} is not configured (no channels.${d.channel} in the config)`, log);
-      return;
-    }
     const run = d.runId ? await store.runs.get(d.runId) : undefined;
     const action = run?.action as Partial<AgentAction> | undefined;
+    const accountId = this.accountOf(d, action);
+    const adapter = !d.channel ? undefined : accountId ? this.deps.accounts?.adapter(d.channel, accountId) : this.deps.channels.get(d.channel);
+    if (!adapter || !d.channel) {
+      const missing = accountId ? `account "${accountId}" of channel ${d.channel} is not configured (no channels.${d.channel}.accounts.${accountId} in the config)` : `channel ${d.channel ?? '(none)'} is not configured (no channels.${d.channel} in the config)`;
+      await this.finalFailure(d, missing, log);
+      return;
+    }
     const threadId = typeof action?.threadId === 'string' && action.threadId ? action.threadId : undefined;
     const policy = retryPolicy(config, { channel: d.channel, agentId: d.agentId, action });
     // the shutdown signal only: each request to the platform gets its own time limit

@@ -19,6 +19,8 @@ export const runActionSchema = z.object({
   deliver: z.boolean(),
   channel: z.string(),
   to: z.string().optional(),
+  /** which of the channel's accounts sends the reply (a direct /hooks/agent request's `accountId`); its default account when absent */
+  accountId: z.string().optional(),
   /** the platform thread (or message) the reply belongs to; each channel maps it to its own field */
   threadId: z.string().max(256).optional(),
   /** the mapping's delivery policy (config only, never a request body): kept so a resumed run delivers as it was accepted */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { API_KEY, GATEWAY_TOKEN, HOOK_TOKEN, hookHeaders } from '../helpers/start-herald.js';
 import { testApp } from './app-fixture.js';
+import { validateAction } from '../../src/mappings/hook-action.js';
 
 const post = (body: unknown, headers: Record<string, string> = hookHeaders()) => ({
   method: 'POST',
@@ -49,11 +50,17 @@ describe('webhook contract (app.request)', () => {
     await expect(testApp({ hooks: { mappings: [{ ...mapping, sessionMode: 'isolated', sessionKey: 'hook:t' }] } })).rejects.toThrow(/sessionMode: "isolated" runs in a fresh session/);
   });
 
-  it('refuses an accountId herald has no account for (a 400 naming it), and on a mapping at load', async () => {
+  it('refuses an accountId herald has no account for (a 400 naming it), one without a channel, and on a mapping at load', async () => {
     const app = await testApp();
-    const res = await app.request('/hooks/agent', post({ message: 'x', deliver: false, accountId: 'work' }));
+    const res = await app.request('/hooks/agent', post({ message: 'x', deliver: false, channel: 'telegram', accountId: 'work' }));
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ ok: false, error: 'accountId "work" is not an account of channel last (herald\'s channels have one account each, configured as channels.<id>)' });
+    expect(await res.json()).toEqual({ ok: false, error: 'accountId "work" is not an account of channel telegram (channel telegram is not configured)' });
+    const last = await app.request('/hooks/agent', post({ message: 'x', deliver: false, accountId: 'work' }));
+    expect(await last.json()).toEqual({ ok: false, error: "accountId needs an explicit channel: an account is one of a channel's (channels.<id>.accounts)" });
+    // a mapping's transform cannot name one either: the action a mapping resolves never takes it
+    expect(() => validateAction({ message: 'x', channel: 'telegram', accountId: 'work' }, 'agent', { config: app.gateway.config, channelNames: ['last', 'telegram'], mappingId: 'm', requiredMessage: () => 'm' }, 'm')).toThrow(
+      'accountId is not taken by a mapping (OpenClaw refuses it there too); a direct /hooks/agent request names the account',
+    );
     const mapping = { id: 'tickets', match: { path: 'tickets' }, messageTemplate: 'x', accountId: 'work' };
     await expect(testApp({ hooks: { mappings: [mapping] } })).rejects.toThrow(/accountId \(mapping "tickets"\): a mapping does not take accountId \(OpenClaw refuses it there too\)/);
   });
