@@ -2,10 +2,11 @@ import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { baseConfig, eventually, HOOK_TOKEN, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { baseConfig, eventually, HOOK_TOKEN } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 import { sqliteDb } from '../helpers/sqlite-db.js';
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 afterEach(async () => {
   await herald?.stop();
   herald = undefined;
@@ -25,7 +26,7 @@ const examples = {
 };
 
 async function post(hookPath: string, body: unknown, headers: Record<string, string> = {}, token: string | null = HOOK_TOKEN) {
-  const res = await fetch(`${herald!.url}/hooks/${hookPath}`, {
+  const res = await herald!.request(`/hooks/${hookPath}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }), ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -44,7 +45,7 @@ const runs = () => count('SELECT count(*) AS n FROM runs');
 
 describe('a mapping idempotencyKey: the sender delivery id as an Idempotency-Key', () => {
   it('takes a GitHub delivery once per X-GitHub-Delivery, with the shipped github.yaml', async () => {
-    herald = await startHerald(baseConfig(), { files: examples });
+    herald = await testApp({}, { files: examples });
     const issue = fixture('github', 'an opened issue becomes an agent run in the issue\'s own session');
     const delivery = { ...issue.headers!, 'X-GitHub-Delivery': 'd-1' };
 
@@ -79,7 +80,7 @@ describe('a mapping idempotencyKey: the sender delivery id as an Idempotency-Key
   });
 
   it('takes a Stripe event once per event id, even when a retry differs in pending_webhooks', async () => {
-    herald = await startHerald(baseConfig(), { files: examples });
+    herald = await testApp({}, { files: examples });
     const event = fixture('stripe', 'a failed invoice payment becomes an agent run per customer').payload as Record<string, unknown>;
     const first = await post('stripe', event);
     expect(first).toMatchObject({ status: 202, replayed: null });
@@ -96,7 +97,7 @@ describe('a mapping idempotencyKey: the sender delivery id as an Idempotency-Key
   });
 
   it('lets a request Idempotency-Key header win over the mapping template', async () => {
-    herald = await startHerald(baseConfig(), { files: examples });
+    herald = await testApp({}, { files: examples });
     const issue = fixture('github', 'an opened issue becomes an agent run in the issue\'s own session');
     const delivery = { ...issue.headers!, 'X-GitHub-Delivery': 'd-9' };
 
@@ -147,7 +148,7 @@ export default async () => {
   while (!fs.existsSync(new URL('../release.flag', import.meta.url))) await new Promise((r) => setTimeout(r, 10));
 };`,
     };
-    herald = await startHerald(baseConfig({ hooks: { transformTimeoutMs: 30_000 } }), { files });
+    herald = await testApp({ hooks: { transformTimeoutMs: 30_000 } }, { files });
     const tickets = () => fs.readFileSync(path.join(herald!.dir, 'tickets.log'), 'utf8').split('\n').filter(Boolean);
 
     // a failed transform frees the key: the retry is processed
@@ -181,7 +182,7 @@ export default async () => {
   deliver: false
 `,
     };
-    herald = await startHerald(baseConfig(), { files });
+    herald = await testApp({}, { files });
     expect(await post('keyed', {})).toMatchObject({ status: 202, replayed: null });
     expect(await post('keyed', {})).toMatchObject({ status: 202, replayed: null });
     expect(await post('keyed', {}, { 'x-delivery': '  ' })).toMatchObject({ status: 202, replayed: null });
@@ -206,7 +207,7 @@ export default async () => {
   deliver: false
 `,
     };
-    herald = await startHerald(baseConfig(), { files });
+    herald = await testApp({}, { files });
     const body = JSON.stringify({ action: 'opened', issue: { title: 'Broken' } });
     const headers = {
       'x-github-delivery': 'signed-1',
@@ -222,7 +223,7 @@ export default async () => {
 
   it('refuses at start a key without {{ }} and a key with a template error, naming the mapping', async () => {
     const attempt = (key: string) =>
-      startHerald(baseConfig(), { files: { 'mappings/bad.yaml': `- id: bad\n  match: { path: bad }\n  idempotencyKey: ${JSON.stringify(key)}\n` } }).then(
+      testApp({}, { files: { 'mappings/bad.yaml': `- id: bad\n  match: { path: bad }\n  idempotencyKey: ${JSON.stringify(key)}\n` } }).then(
         (h) => h.stop().then(() => ''),
         (error: Error) => error.message,
       );

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
-import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 let fake: FakeServer | undefined;
 afterEach(async () => {
   await herald?.stop();
@@ -68,14 +69,14 @@ function config(extra: Record<string, unknown> = {}) {
 }
 
 async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${herald!.url}/hooks/${path}`, { method: 'POST', headers: { ...hookHeaders(), ...headers }, body: JSON.stringify(body) });
+  const res = await herald!.request(`/hooks/${path}`, { method: 'POST', headers: { ...hookHeaders(), ...headers }, body: JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
 async function finishedRun(runId: string) {
   return eventually(async () => {
-    const res = await fetch(`${herald!.url}/admin/runs/${runId}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    const res = await herald!.request(`/admin/runs/${runId}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
     const run = (await res.json()) as { status: string; message: string; name: string; sessionKey: string };
     return run.status !== 'queued' && run.status !== 'running' && run;
   });
@@ -83,11 +84,11 @@ async function finishedRun(runId: string) {
 
 describe('mapped hooks end to end', () => {
   it('answers every status: 200 wake, 202 agent, 204 skip, 400, 404', async () => {
-    herald = await startHerald(config(), { files });
+    herald = await testApp(config(), { files });
 
     const push = await post('github', { repository: { full_name: 'acme/app' } }, { 'x-github-event': 'push', 'x-github-sender': 'ada' });
     expect(push).toEqual({ status: 200, body: { ok: true, mode: 'next-heartbeat', eventOutcome: 'queued' } });
-    const events = await fetch(`${herald.url}/admin/events?session=main`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    const events = await herald.request(`/admin/events?session=main`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
     expect(((await events.json()) as { data: { text: string }[] }).data.map((e) => e.text)).toContain('Push to acme/app by ada');
 
     const issue = await post('github', { action: 'opened', issue: { number: 7, title: 'Broken' }, repository: { full_name: 'acme/app' } }, { 'x-github-event': 'issues' });
@@ -108,13 +109,13 @@ describe('mapped hooks end to end', () => {
     expect(await post('model', { model: 'embedded/other' })).toEqual({ status: 400, body: { ok: false, error: 'model "embedded/other" is not in agents.defaults.models' } });
     expect((await post('model', { model: 'embedded/extractive' })).status).toBe(202);
 
-    const skipped = await fetch(`${herald.url}/hooks/transformed`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ kind: 'skip' }) });
+    const skipped = await herald.request(`/hooks/transformed`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ kind: 'skip' }) });
     expect(skipped.status).toBe(204);
     expect(await skipped.text()).toBe('');
   });
 
   it('merges a transform result over the templated action, may switch kind, and defaults the message to the payload', async () => {
-    herald = await startHerald(config(), { files });
+    herald = await testApp(config(), { files });
     const merged = await post('transformed', { text: 'hello' });
     expect(merged.status).toBe(202);
     expect(await finishedRun(merged.body.runId)).toMatchObject({ name: 'Routed', message: 'transformed: hello' });
@@ -126,7 +127,7 @@ describe('mapped hooks end to end', () => {
   });
 
   it('answers 500 for a transform that throws or times out, and logs the mapping id, never the body', async () => {
-    herald = await startHerald(config(), { files });
+    herald = await testApp(config(), { files });
     expect(await post('throws', { secret: SECRET_IN_BODY })).toEqual({ status: 500, body: { ok: false, error: 'hook mapping failed' } });
     expect(await post('slow', { secret: SECRET_IN_BODY })).toEqual({ status: 500, body: { ok: false, error: 'hook mapping failed' } });
     const failures = herald.logs.filter((l) => l.msg === 'hook mapping failed');
@@ -140,7 +141,7 @@ describe('mapped hooks end to end', () => {
   });
 
   it('serves the gmail preset when enabled, and a mapping of yours on its path wins', async () => {
-    herald = await startHerald(config({ hooks: { presets: ['gmail'], transformTimeoutMs: 300 } }), { files });
+    herald = await testApp(config({ hooks: { presets: ['gmail'], transformTimeoutMs: 300 } }), { files });
     const mail = { source: 'gmail', messages: [{ id: 'm-1', from: 'ada@example.com', subject: 'Invoice', snippet: 'Please pay', body: 'Full text' }] };
     const res = await post('gmail', mail);
     expect(res.status).toBe(202);
@@ -150,7 +151,7 @@ describe('mapped hooks end to end', () => {
       message: 'New email from ada@example.com\nSubject: Invoice\nPlease pay\nFull text',
     });
     await herald.stop();
-    herald = await startHerald(
+    herald = await testApp(
       config({ hooks: { presets: ['gmail'], mappings: [{ id: 'my-gmail', match: { path: 'gmail' }, action: 'wake', textTemplate: 'mail: {{messages[0].subject}}' }] } }),
       { files },
     );
@@ -158,10 +159,10 @@ describe('mapped hooks end to end', () => {
   });
 
   it('never resolves __proto__, prototype or constructor: not in templates, predicates, a transform\'s payload or its result', async () => {
-    herald = await startHerald(config(), { files });
+    herald = await testApp(config(), { files });
     const hostile = '{"__proto__":{"name":"evil","polluted":"yes"},"constructor":{"name":"c"},"a":{"prototype":1,"constructor":2,"b":3}}';
     const send = (path: string) =>
-      fetch(`${herald!.url}/hooks/${path}`, { method: 'POST', headers: { ...hookHeaders(), constructor: 'h' }, body: hostile }).then(async (r) => ({ status: r.status, body: (await r.json()) as { runId: string } }));
+      herald!.request(`/hooks/${path}`, { method: 'POST', headers: { ...hookHeaders(), constructor: 'h' }, body: hostile }).then(async (r) => ({ status: r.status, body: (await r.json()) as { runId: string } }));
 
     const viaTransform = await send('proto');
     expect(viaTransform.status).toBe(202);
@@ -173,20 +174,20 @@ describe('mapped hooks end to end', () => {
   });
 
   it('answers 400, not 500, for a payload nested too deeply, a number out of range, and a run time limit no timer can hold', async () => {
-    herald = await startHerald(config(), { files });
+    herald = await testApp(config(), { files });
     const deep = '['.repeat(5000) + ']'.repeat(5000);
     for (const path of ['raw', 'transformed', 'github', 'agent']) {
-      const res = await fetch(`${herald.url}/hooks/${path}`, { method: 'POST', headers: hookHeaders(), body: deep });
+      const res = await herald.request(`/hooks/${path}`, { method: 'POST', headers: hookHeaders(), body: deep });
       expect({ path, status: res.status, body: await res.json() }).toEqual({ path, status: 400, body: { ok: false, error: 'payload nests deeper than 64 levels' } });
     }
-    const huge = await fetch(`${herald.url}/hooks/raw`, { method: 'POST', headers: hookHeaders(), body: '{"amount": 1e400}' });
+    const huge = await herald.request(`/hooks/raw`, { method: 'POST', headers: hookHeaders(), body: '{"amount": 1e400}' });
     expect({ status: huge.status, body: await huge.json() }).toEqual({ status: 400, body: { ok: false, error: 'payload holds a number out of range' } });
     const tooLong = await post('agent', { message: 'hi', timeoutSeconds: 1e9 });
     expect(tooLong).toEqual({ status: 400, body: { ok: false, error: 'timeoutSeconds must be a positive number (at most 2147483)' } });
   });
 
   it('picks up an edited transform without a restart', async () => {
-    herald = await startHerald(config(), {
+    herald = await testApp(config(), {
       files: { ...files, 'mappings/live.json': JSON.stringify({ id: 'live', match: { path: 'live' }, action: 'wake', transform: { module: 'live.mjs' } }), 'transforms/live.mjs': 'export default () => ({ text: "first" });' },
     });
     expect(await post('live', {})).toEqual({ status: 200, body: { ok: true, mode: 'now', eventOutcome: 'queued' } });
@@ -199,7 +200,7 @@ describe('mapped hooks end to end', () => {
 
   it('refuses to start when a mapping has a template syntax error', async () => {
     await expect(
-      startHerald(config({ hooks: { mappings: [{ id: 'oops', match: { path: 'x' }, messageTemplate: '{{ a + }}' }] } }), {}),
+      testApp(config({ hooks: { mappings: [{ id: 'oops', match: { path: 'x' }, messageTemplate: '{{ a + }}' }] } }), {}),
     ).rejects.toThrow(/mapping "oops".*messageTemplate/);
   });
 });
@@ -220,11 +221,10 @@ describe('external content reaching the model', () => {
           }
         : { status: 404, body: {} },
     );
-    herald = await startHerald(
-      baseConfig({
+    herald = await testApp({
         models: { providers: { fake: { api: 'openai', baseUrl: `${fake.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
         agents: { defaults: { model: 'fake/gpt-test' } },
-      }),
+      },
       { files },
     );
   }

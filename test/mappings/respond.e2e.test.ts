@@ -1,10 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
-import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 import { completion } from '../models/fake-openai.js';
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 let fakes: FakeServer[] = [];
 afterEach(async () => {
   await herald?.stop();
@@ -59,16 +60,16 @@ const handshakes = [
 ];
 
 const post = (path: string, body: unknown, headers: Record<string, string> = hookHeaders()) =>
-  fetch(`${herald!.url}/hooks/${path}`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  herald!.request(`/hooks/${path}`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
 async function runCount(): Promise<number> {
-  const res = await fetch(`${herald!.url}/admin/runs?limit=100`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+  const res = await herald!.request(`/admin/runs?limit=100`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
   return ((await res.json()) as { data: unknown[] }).data.length;
 }
 
 describe('respond: handshakes', () => {
   it('answers Slack, Zoom and Microsoft Graph handshakes as their docs say, starting no run; other requests go on as usual', async () => {
-    herald = await startHerald(baseConfig({ hooks: { mappings: handshakes } }));
+    herald = await testApp({ hooks: { mappings: handshakes } });
 
     const slack = await post('slack', { token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl', challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P', type: 'url_verification' });
     expect(slack.status).toBe(200);
@@ -80,7 +81,7 @@ describe('respond: handshakes', () => {
     expect(await zoom.json()).toEqual({ plainToken: 'qgg8vlvZRS6UYooatFL8Aw', encryptedToken: createHmac('sha256', ZOOM_SECRET).update('qgg8vlvZRS6UYooatFL8Aw').digest('hex') });
 
     // Graph posts the token URL-encoded in the query, with an empty text/plain body
-    const graph = await fetch(`${herald.url}/hooks/graph?validationToken=${encodeURIComponent('Validation: Testing client application reachability for subscription Request-Id: 62c5-4d2f')}`, {
+    const graph = await herald.request(`/hooks/graph?validationToken=${encodeURIComponent('Validation: Testing client application reachability for subscription Request-Id: 62c5-4d2f')}`, {
       method: 'POST',
       headers: { ...hookHeaders(), 'content-type': 'text/plain' },
     });
@@ -94,8 +95,8 @@ describe('respond: handshakes', () => {
   });
 
   it("answers Meta's GET hub.challenge with the verify token, compared as a secret; a wrong one is 401, GET elsewhere 405", async () => {
-    herald = await startHerald(baseConfig({ hooks: { mappings: handshakes } }));
-    const get = (path: string, query: string) => fetch(`${herald!.url}/hooks/${path}?${query}`);
+    herald = await testApp({ hooks: { mappings: handshakes } });
+    const get = (path: string, query: string) => herald!.request(`/hooks/${path}?${query}`);
     const ok = await get('meta', `hub.mode=subscribe&hub.challenge=1158201444&hub.verify_token=${META_VERIFY}`);
     expect(ok.status).toBe(200);
     expect(await ok.text()).toBe('1158201444');
@@ -111,9 +112,13 @@ describe('respond: handshakes', () => {
     expect(elsewhere.status).toBe(405);
     expect(elsewhere.headers.get('allow')).toBe('POST');
 
-    const receipts = await fetch(`${herald.url}/admin/receipts?limit=10`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
-    const data = ((await receipts.json()) as { data: { status: number; outcome: string; authMethod: string; mappingId?: string }[] }).data;
-    expect(data.find((r) => r.status === 200)).toMatchObject({ outcome: 'respond', authMethod: 'verify-token', mappingId: 'meta-verification' });
+    // a receipt is written once the response is settled
+    const answered = await eventually(async () => {
+      const receipts = await herald!.request(`/admin/receipts?limit=10`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+      const data = ((await receipts.json()) as { data: { status: number; outcome: string; authMethod: string; mappingId?: string }[] }).data;
+      return data.find((r) => r.status === 200);
+    });
+    expect(answered).toMatchObject({ outcome: 'respond', authMethod: 'verify-token', mappingId: 'meta-verification' });
   });
 
   it('refuses at start a respond that cannot work, naming the mapping and field', async () => {
@@ -168,22 +173,21 @@ describe('respond: waiting for the reply', () => {
     const model = await startFakeServer(() => ({ body: completion('Shipped <today> & "tracked"') }));
     const channel = await startFakeServer();
     fakes.push(model, channel);
-    herald = await startHerald(
-      baseConfig({
+    herald = await testApp({
         models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake' } } },
         agents: { defaults: { model: 'fake/m' } },
         channels: { webhook: { url: `${channel.url}/inbox` } },
         hooks: { mappings: [sms(30_000)] },
-      }),
+      },
     );
     const res = await post('sms', 'From=%2B15555550123&Body=Is+my+order+shipped%3F', form);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/xml');
     expect(await res.text()).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Message>Shipped &#60;today&#62; &#38; &#34;tracked&#34;</Message></Response>');
     // recorded as any run
-    const runs = await fetch(`${herald.url}/admin/runs?limit=5`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    const runs = await herald.request(`/admin/runs?limit=5`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
     expect(((await runs.json()) as { data: { status: string; sessionKey: string }[] }).data).toEqual([expect.objectContaining({ status: 'succeeded', sessionKey: 'hook:sms:+15555550123' })]);
-    const deliveries = await fetch(`${herald.url}/admin/deliveries`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    const deliveries = await herald.request(`/admin/deliveries`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
     expect(((await deliveries.json()) as { data: unknown[] }).data).toEqual([]);
     expect(channel.requests).toEqual([]);
   });
@@ -197,13 +201,12 @@ describe('respond: waiting for the reply', () => {
     });
     const channel = await startFakeServer();
     fakes.push(model, channel);
-    herald = await startHerald(
-      baseConfig({
+    herald = await testApp({
         models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake' } } },
         agents: { defaults: { model: 'fake/m' } },
         channels: { webhook: { url: `${channel.url}/inbox` } },
         hooks: { mappings: [sms(50)] },
-      }),
+      },
     );
     const res = await post('sms', 'From=%2B15555550123&Body=Where+is+it%3F', form);
     expect(res.status).toBe(200);

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { baseConfig, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { baseConfig, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 afterEach(async () => {
   await herald?.stop();
   herald = undefined;
@@ -11,11 +12,10 @@ afterEach(async () => {
 
 describe('transform containment after start', () => {
   it('refuses a transform replaced by a symlink out of transformsDir on the next request, without running it', async () => {
-    herald = await startHerald(
-      baseConfig({ hooks: { mappings: [{ id: 'routed', match: { path: 'routed' }, messageTemplate: 'x', transform: { module: 'route.mjs' }, deliver: false }] } }),
+    herald = await testApp({ hooks: { mappings: [{ id: 'routed', match: { path: 'routed' }, messageTemplate: 'x', transform: { module: 'route.mjs' }, deliver: false }] } },
       { files: { 'transforms/route.mjs': `export default () => ({ message: 'from inside' });` } },
     );
-    const post = () => fetch(`${herald!.url}/hooks/routed`, { method: 'POST', headers: hookHeaders(), body: '{}' });
+    const post = () => herald!.request(`/hooks/routed`, { method: 'POST', headers: hookHeaders(), body: '{}' });
     expect((await post()).status).toBe(202);
 
     const ran = path.join(herald.dir, 'outside-ran');

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
+import { API_KEY, GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, tempDir } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 
 /** a value only the request bodies hold: a log line with it would have logged a body */
 const BODY_SECRET = 'isolation-body-secret-42ab';
@@ -36,23 +37,23 @@ const mappings = [
   { id: 'plain', match: { path: 'plain' }, messageTemplate: 'plain {{n}}', deliver: false },
 ];
 
-let herald: RunningHerald;
+let herald: TestApp;
 beforeAll(async () => {
-  herald = await startHerald(baseConfig({ hooks: { mappings, transformTimeoutMs: 5000, transformMemoryMb: 64 } }), { dir, files });
+  herald = await testApp({ hooks: { mappings, transformTimeoutMs: 5000, transformMemoryMb: 64 } }, { dir, files });
 });
 afterAll(async () => herald?.stop());
 
 async function hook(name: string, body: unknown = { n: 1, secret: BODY_SECRET }) {
-  const res = await fetch(`${herald.url}/hooks/${name}`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify(body) });
+  const res = await herald.request(`/hooks/${name}`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify(body) });
   return { status: res.status, body: (await res.json()) as unknown };
 }
 
 async function healthz() {
-  return (await fetch(`${herald.url}/healthz`)).status;
+  return (await herald.request(`/healthz`)).status;
 }
 
 async function chat() {
-  const res = await fetch(`${herald.url}/v1/chat/completions`, {
+  const res = await herald.request(`/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'main', messages: [{ role: 'user', content: 'hello' }] }),
@@ -121,7 +122,7 @@ describe('transforms in isolation', () => {
 
   it('an admin dry run runs its transform in the pool too: a looping one is stopped while the gateway answers', async () => {
     const dryRun = async (body: unknown) => {
-      const res = await fetch(`${herald.url}/admin/mappings/test`, {
+      const res = await herald.request(`/admin/mappings/test`, {
         method: 'POST',
         headers: { authorization: `Bearer ${GATEWAY_TOKEN}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
