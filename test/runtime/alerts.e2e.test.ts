@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
-import { GATEWAY_TOKEN, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { GATEWAY_TOKEN, eventually, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 import { ALERTS_CHAT, GONE_CHAT, THROTTLED_CHAT, alertTexts, config, platforms as startPlatforms, type Platforms } from './alert-platforms.js';
 import { CLIENT_ID, CLIENT_SECRET, FakeGoogle, REFRESH_TOKEN } from '../plugins/gmail/fake-google.js';
 
@@ -8,7 +9,7 @@ import { CLIENT_ID, CLIENT_SECRET, FakeGoogle, REFRESH_TOKEN } from '../plugins/
  * Each alert condition raised and resolved on a real herald, its notices arriving at a Telegram
  * fake (the alerts chat) and at the signed webhook channel's receiver, both over real sockets.
  */
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 let fakes: FakeServer[] = [];
 afterEach(async () => {
   await herald?.stop();
@@ -23,13 +24,13 @@ async function fake(handler: Parameters<typeof startFakeServer>[0]) {
 }
 
 async function admin(path: string, init: RequestInit = {}): Promise<any> {
-  const res = await fetch(`${herald!.url}/admin${path}`, { ...init, headers: { authorization: `Bearer ${GATEWAY_TOKEN}`, ...init.headers } });
+  const res = await herald!.request(`/admin${path}`, { ...init, headers: { authorization: `Bearer ${GATEWAY_TOKEN}`, ...init.headers } });
   expect(res.status, path).toBeLessThan(300);
   return res.json();
 }
 
 async function hook(path: string, body: Record<string, unknown>): Promise<string | undefined> {
-  const res = await fetch(`${herald!.url}/hooks/${path}`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify(body) });
+  const res = await herald!.request(`/hooks/${path}`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify(body) });
   expect(res.status).toBeLessThan(300);
   return ((await res.json()) as { runId?: string }).runId;
 }
@@ -52,7 +53,7 @@ async function notice(p: Platforms, prefix: string, count = 1): Promise<string> 
 describe('alerts', () => {
   it('runs.failing: raised after N failed runs in a row, resolved by a success, quiet within the cooldown', async () => {
     const p = await startPlatforms(fake);
-    herald = await startHerald(config(p, { alerts: { rules: [{ on: 'runs.failing', mapping: 'github', count: 2 }] } }));
+    herald = await testApp(config(p, { alerts: { rules: [{ on: 'runs.failing', mapping: 'github', count: 2 }] } }));
     await settledRun((await hook('github', { note: 'FAIL one' }))!);
     expect(alertTexts(p)).toEqual([]);
     await settledRun((await hook('github', { note: 'FAIL two' }))!);
@@ -76,7 +77,7 @@ describe('alerts', () => {
     await eventually(async () => (await admin('/alerts?status=open&condition=runs.failing')).data.length === 0);
     expect(alertTexts(p).filter((t) => t.includes('runs.failing'))).toHaveLength(2);
 
-    const metrics = await (await fetch(`${herald.url}/metrics`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).text();
+    const metrics = await (await herald.request(`/metrics`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).text();
     expect(metrics).toContain('herald_alerts_total{condition="runs.failing",event="raised"} 1');
     expect(metrics).toContain('herald_alerts_total{condition="runs.failing",event="suppressed"} 1');
     expect(metrics).toContain('herald_alerts_total{condition="runs.failing",event="resolved"} 2');
@@ -84,7 +85,7 @@ describe('alerts', () => {
 
   it('delivery.failed: a reply refused for good raises it; abandoning the delivery resolves it', async () => {
     const p = await startPlatforms(fake);
-    herald = await startHerald(config(p, { alerts: { rules: [{ on: 'delivery.failed' }] } }));
+    herald = await testApp(config(p, { alerts: { rules: [{ on: 'delivery.failed' }] } }));
     const runId = await hook('agent', { message: 'report', channel: 'telegram', to: GONE_CHAT, wakeMode: 'next-heartbeat' });
     const text = await notice(p, 'herald alert: delivery.failed');
     expect(text).toContain(`to telegram ${GONE_CHAT} failed for good: `);
@@ -99,7 +100,7 @@ describe('alerts', () => {
 
   it("source.silent: a mapping's expectEvery raises it when its sender goes quiet; its next request resolves it", async () => {
     const p = await startPlatforms(fake);
-    herald = await startHerald(config(p, { hooks: { mappings: [{ id: 'stripe', match: { path: 'stripe' }, action: 'wake', textTemplate: 'stripe {{ type }}', expectEvery: '500ms' }] } }));
+    herald = await testApp(config(p, { hooks: { mappings: [{ id: 'stripe', match: { path: 'stripe' }, action: 'wake', textTemplate: 'stripe {{ type }}', expectEvery: '500ms' }] } }));
     expect(await notice(p, 'herald alert: source.silent')).toContain('mapping stripe has received no request since alerts began watching (expected at least every 500ms)');
     await hook('stripe', { type: 'invoice.paid' });
     await notice(p, 'herald resolved: source.silent');
@@ -109,7 +110,7 @@ describe('alerts', () => {
 
   it('queue.stale and outbox.stale: raised while runs wait and a delivery is throttled, resolved when they are through', async () => {
     const p = await startPlatforms(fake);
-    herald = await startHerald(
+    herald = await testApp(
       config(p, {
         agents: { defaults: { model: 'fake/test-model', maxConcurrent: 1 } },
         alerts: { rules: [{ on: 'queue.stale', olderThan: '300ms' }, { on: 'outbox.stale', olderThan: '300ms' }] },
@@ -135,7 +136,7 @@ describe('alerts', () => {
   it('refuses to start with a target on a channel that is not configured, naming the key', async () => {
     const p = await startPlatforms(fake);
     const bad = config(p, { alerts: { targets: [{ channel: 'slack', to: '#ops' }], rules: [{ on: 'delivery.failed' }] } });
-    await expect(startHerald(bad)).rejects.toThrow('alerts.targets[0].channel: slack is not configured (add channels.slack)');
+    await expect(testApp(bad)).rejects.toThrow('alerts.targets[0].channel: slack is not configured (add channels.slack)');
   });
 
   it('watcher.unhealthy: the Gmail watcher whose token refresh is refused raises it; a renewed watch resolves it', async () => {
@@ -144,7 +145,7 @@ describe('alerts', () => {
     fakes.push(google.server);
     // https://developers.google.com/identity/protocols/oauth2/web-server#offline: a revoked refresh token answers 400 invalid_grant
     google.failures.set('/token', { status: 400, body: { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' } });
-    herald = await startHerald(
+    herald = await testApp(
       config(p, {
         hooks: {
           presets: ['gmail'],

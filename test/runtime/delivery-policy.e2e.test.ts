@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeResponse, type FakeServer, type RecordedRequest } from '../helpers/fake-server.js';
-import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 import { channelCases } from '../plugins/channel-cases.js';
 
 /** Delivery policy end to end: retry schedules, permanent errors, fallback targets and bulk operations against the channel fakes. */
 const caseOf = (id: string) => channelCases.find((c) => c.plugin.id === id)!;
 const fast = { delivery: { baseDelayMs: 10, maxDelayMs: 50, maxAttempts: 5 } };
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 let fakes: FakeServer[] = [];
 afterEach(async () => {
   await herald?.stop();
@@ -27,7 +28,7 @@ async function platform(answer: (channel: string, request: RecordedRequest) => F
 }
 
 async function admin<T = any>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${herald!.url}/admin${path}`, {
+  const res = await herald!.request(`/admin${path}`, {
     ...init,
     headers: { authorization: `Bearer ${GATEWAY_TOKEN}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) },
   });
@@ -35,7 +36,7 @@ async function admin<T = any>(path: string, init: RequestInit = {}): Promise<{ s
 }
 
 async function hook(path: string, body: Record<string, unknown>): Promise<string> {
-  const res = await fetch(`${herald!.url}/hooks/${path}`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ wakeMode: 'next-heartbeat', ...body }) });
+  const res = await herald!.request(`/hooks/${path}`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ wakeMode: 'next-heartbeat', ...body }) });
   expect(res.status).toBe(202);
   return ((await res.json()) as { runId: string }).runId;
 }
@@ -55,7 +56,7 @@ describe('permanent errors', () => {
   it('end the delivery at once as failed with the platform\'s reason, on every channel', async () => {
     const refusals: Record<string, FakeResponse> = Object.fromEntries(channelCases.map((c) => [c.plugin.id, c.documented.find((d) => d.kind === 'permanent')!.response]));
     const server = await platform((channel) => refusals[channel]!);
-    herald = await startHerald(baseConfig({ ...fast, channels: Object.fromEntries(channelCases.map((c) => [c.plugin.id, c.config(server.url)])) }));
+    herald = await testApp({ ...fast, channels: Object.fromEntries(channelCases.map((c) => [c.plugin.id, c.config(server.url)])) });
     for (const c of channelCases) {
       const runId = await hook('agent', { message: `tell ${c.plugin.id}`, channel: c.plugin.id, to: c.to });
       const [delivery] = await settledDeliveries(runId);
@@ -69,12 +70,11 @@ describe('permanent errors', () => {
 describe('retry schedules', () => {
   it('channels.<id>.retry sets the attempts; a mapping\'s retry wins over it', async () => {
     const server = await platform(() => ({ status: 503, body: { ok: false, error_code: 503, description: 'Service Unavailable' } }));
-    herald = await startHerald(
-      baseConfig({
+    herald = await testApp({
         ...fast,
         channels: { telegram: { ...caseOf('telegram').config(server.url), retry: { attempts: 3, backoff: 'linear', initialMs: 5, maxMs: 20 } } },
         hooks: { mappings: [{ id: 'patient', match: { path: 'patient' }, messageTemplate: 'hi', channel: 'telegram', to: '555', retry: { attempts: 2 } }] },
-      }),
+      },
     );
     const [byChannel] = await settledDeliveries(await hook('agent', { message: 'hello', channel: 'telegram', to: '555' }));
     expect(byChannel).toMatchObject({ status: 'failed', attempts: 3 });
@@ -87,7 +87,7 @@ describe('retry schedules', () => {
 
   it('maxAgeMs gives up before the attempts run out', async () => {
     const server = await platform(() => ({ status: 500, body: { message: 'down' } }));
-    herald = await startHerald(baseConfig({ ...fast, channels: { discord: { ...caseOf('discord').config(server.url), retry: { attempts: 1000, initialMs: 40, maxMs: 40, maxAgeMs: 100 } } } }));
+    herald = await testApp({ ...fast, channels: { discord: { ...caseOf('discord').config(server.url), retry: { attempts: 1000, initialMs: 40, maxMs: 40, maxAgeMs: 100 } } } });
     const [delivery] = await settledDeliveries(await hook('agent', { message: 'hello', channel: 'discord', to: '42' }));
     expect(delivery.status).toBe('failed');
     expect(delivery.lastError).toContain('retry.maxAgeMs 100 reached');
@@ -97,7 +97,7 @@ describe('retry schedules', () => {
   it('a transient error with the platform\'s retry hint is retried, then delivered', async () => {
     let refused = 0;
     const server = await platform(() => (refused++ < 1 ? { status: 200, body: { ok: false, error: 'service_unavailable' } } : caseOf('slack').ok));
-    herald = await startHerald(baseConfig({ ...fast, channels: { slack: caseOf('slack').config(server.url) } }));
+    herald = await testApp({ ...fast, channels: { slack: caseOf('slack').config(server.url) } });
     const [delivery] = await settledDeliveries(await hook('agent', { message: 'hello', channel: 'slack', to: 'C1' }));
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 2 });
   });
@@ -106,8 +106,7 @@ describe('retry schedules', () => {
 describe('fallback targets', () => {
   it('a permanent failure hands the reply to the next target, a delivery of its own linked to the first', async () => {
     const server = await platform((channel) => (channel === 'telegram' ? telegramRefusal('Forbidden: bot was blocked by the user', 403) : channel === 'discord' ? { status: 404, body: { message: 'Unknown Channel', code: 10003 } } : caseOf(channel).ok));
-    herald = await startHerald(
-      baseConfig({
+    herald = await testApp({
         ...fast,
         channels: { telegram: caseOf('telegram').config(server.url), discord: caseOf('discord').config(server.url), slack: caseOf('slack').config(server.url) },
         hooks: {
@@ -115,7 +114,7 @@ describe('fallback targets', () => {
             { id: 'deploys', match: { path: 'deploys' }, messageTemplate: 'deploy {{ service }}', channel: 'telegram', to: '555', fallback: [{ channel: 'discord', to: '42' }, { channel: 'slack', to: 'C0PS' }] },
           ],
         },
-      }),
+      },
     );
     const runId = await hook('deploys', { service: 'api' });
     const [first, second, third] = await settledDeliveries(runId, 3);
@@ -138,12 +137,11 @@ describe('fallback targets', () => {
 
   it('an agent\'s fallback applies to its replies when the mapping has none', async () => {
     const server = await platform((channel) => (channel === 'telegram' ? telegramRefusal('Bad Request: chat not found') : caseOf(channel).ok));
-    herald = await startHerald(
-      baseConfig({
+    herald = await testApp({
         ...fast,
         agents: { list: [{ id: 'main', fallback: [{ channel: 'webhook' }] }] },
         channels: { telegram: caseOf('telegram').config(server.url), webhook: caseOf('webhook').config(server.url) },
-      }),
+      },
     );
     const [first, second] = await settledDeliveries(await hook('agent', { message: 'hello', channel: 'telegram', to: '555' }), 2);
     expect(first).toMatchObject({ status: 'failed', channel: 'telegram' });
@@ -155,7 +153,7 @@ describe('bulk retry and abandon', () => {
   it('counts the failed deliveries matching a filter, then retries or abandons exactly those', async () => {
     let down = true;
     const server = await platform((channel) => (down ? (channel === 'telegram' ? telegramRefusal('Bad Request: chat not found') : { status: 200, body: { ok: false, error: 'channel_not_found' } }) : caseOf(channel).ok));
-    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(server.url), slack: caseOf('slack').config(server.url) } }));
+    herald = await testApp({ ...fast, channels: { telegram: caseOf('telegram').config(server.url), slack: caseOf('slack').config(server.url) } });
     const telegramRuns = [await hook('agent', { message: 'one', channel: 'telegram', to: '1' }), await hook('agent', { message: 'two', channel: 'telegram', to: '2' })];
     const slackRun = await hook('agent', { message: 'three', channel: 'slack', to: 'C1' });
     for (const runId of [...telegramRuns, slackRun]) expect((await settledDeliveries(runId))[0].status).toBe('failed');
@@ -178,7 +176,7 @@ describe('bulk retry and abandon', () => {
     const bad = await post('retry', { since: 'yesterday' });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toContain('since');
-    const noAuth = await fetch(`${herald.url}/admin/deliveries/retry`, { method: 'POST', body: '{}' });
+    const noAuth = await herald.request(`/admin/deliveries/retry`, { method: 'POST', body: '{}' });
     expect(noAuth.status).toBe(401);
   });
 });

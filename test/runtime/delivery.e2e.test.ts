@@ -2,13 +2,14 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer, type RecordedRequest } from '../helpers/fake-server.js';
-import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 import { channelCases } from '../plugins/channel-cases.js';
 
 const fast = { delivery: { baseDelayMs: 10, maxDelayMs: 50, maxAttempts: 5 } };
 const caseOf = (id: string) => channelCases.find((c) => c.plugin.id === id)!;
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 let fakes: FakeServer[] = [];
 afterEach(async () => {
   await herald?.stop();
@@ -24,14 +25,14 @@ async function fake(...args: Parameters<typeof startFakeServer>) {
 }
 
 async function admin<T = any>(path: string): Promise<T> {
-  const res = await fetch(`${herald!.url}/admin${path}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+  const res = await herald!.request(`/admin${path}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
   expect(res.status).toBe(200);
   return (await res.json()) as T;
 }
 
 /** an agent run; no immediate heartbeat, whose own reply would go to the last route too */
 async function agent(body: Record<string, unknown>): Promise<string> {
-  const res = await fetch(`${herald!.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ wakeMode: 'next-heartbeat', ...body }) });
+  const res = await herald!.request(`/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ wakeMode: 'next-heartbeat', ...body }) });
   expect(res.status).toBe(202);
   return ((await res.json()) as { runId: string }).runId;
 }
@@ -60,7 +61,7 @@ function allChannels(url: string) {
 describe('delivery to every channel', () => {
   it('sends a run\'s reply through each channel\'s real API, aliases included', async () => {
     const platform = await platformFake();
-    herald = await startHerald(baseConfig({ ...fast, channels: allChannels(platform.url) }));
+    herald = await testApp({ ...fast, channels: allChannels(platform.url) });
     const names: Record<string, string> = { imessage: 'imsg', msteams: 'teams' };
     for (const c of channelCases) {
       const runId = await agent({ message: `Tell ${c.plugin.id} about the deploy`, name: 'Deploy', channel: names[c.plugin.id] ?? c.plugin.id, to: c.to });
@@ -81,7 +82,7 @@ describe('delivery to every channel', () => {
 describe('the target', () => {
   it('`last` goes to the last route, and a missing `to` is the last recipient', async () => {
     const platform = await platformFake();
-    herald = await startHerald(baseConfig({ ...fast, channels: allChannels(platform.url) }));
+    herald = await testApp({ ...fast, channels: allChannels(platform.url) });
     await settled(await agent({ message: 'first', channel: 'telegram', to: '555' }));
     const run = await settled(await agent({ message: 'second' }));
     expect(run.delivery).toMatchObject({ status: 'delivered', channel: 'telegram', to: '555', requested: { channel: 'last', to: null } });
@@ -91,8 +92,8 @@ describe('the target', () => {
   });
 
   it('refuses a channel no plugin provides, naming the allowed ones', async () => {
-    herald = await startHerald(baseConfig(fast));
-    const res = await fetch(`${herald.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'hi', channel: 'fax' }) });
+    herald = await testApp(fast);
+    const res = await herald.request(`/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'hi', channel: 'fax' }) });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { ok: boolean; error: string };
     expect(body.ok).toBe(false);
@@ -102,14 +103,14 @@ describe('the target', () => {
 
   it('`last` with no earlier delivery falls back to whatsapp', async () => {
     const platform = await platformFake();
-    herald = await startHerald(baseConfig({ ...fast, channels: allChannels(platform.url) }));
+    herald = await testApp({ ...fast, channels: allChannels(platform.url) });
     const run = await settled(await agent({ message: 'hello', to: '4915112345678' }));
     expect(run.delivery).toMatchObject({ status: 'delivered', channel: 'whatsapp', to: '4915112345678' });
   });
 
   it('an unresolvable target fails the delivery and tells the main session', async () => {
     const platform = await platformFake();
-    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } }));
+    herald = await testApp({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } });
     const noRecipient = await settled(await agent({ message: 'hello', channel: 'telegram', name: 'NoTo' }));
     expect(noRecipient.delivery).toMatchObject({ status: 'failed', channel: 'telegram', attempts: 0 });
     expect(noRecipient.delivery.lastError).toContain('no recipient');
@@ -146,13 +147,12 @@ describe('heartbeat acknowledgements', () => {
   it('a run whose reply is only HEARTBEAT_OK is not delivered, but its summary is posted', async () => {
     const platform = await platformFake();
     const model = await openaiAnswering('HEARTBEAT_OK');
-    herald = await startHerald(
-      baseConfig({
+    herald = await testApp({
         ...fast,
         channels: allChannels(platform.url),
         models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1` } } },
         agents: { defaults: { model: 'fake/m' } },
-      }),
+      },
     );
     const run = await settled(await agent({ message: 'anything new?', channel: 'telegram', to: '555', name: 'Check', wakeMode: 'next-heartbeat' }));
     expect(run.reply).toBe('HEARTBEAT_OK');
@@ -165,10 +165,10 @@ describe('heartbeat acknowledgements', () => {
 
   it('a heartbeat reply that is more than an ack goes to the last route', async () => {
     const platform = await platformFake();
-    herald = await startHerald(baseConfig({ ...fast, channels: allChannels(platform.url) }));
+    herald = await testApp({ ...fast, channels: allChannels(platform.url) });
     await settled(await agent({ message: 'set the route', channel: 'discord', to: '42', wakeMode: 'next-heartbeat' }));
     const before = platform.requests.length;
-    const wake = await fetch(`${herald.url}/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text: 'The build is broken' }) });
+    const wake = await herald.request(`/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text: 'The build is broken' }) });
     expect(wake.status).toBe(200);
     const heartbeatDelivery = await eventually(async () => {
       const list = await admin('/deliveries?status=delivered');
@@ -185,8 +185,8 @@ describe('undeliverable heartbeat replies', () => {
   it('are recorded as failed but not fed back to the main session (no loop)', async () => {
     const platform = await platformFake();
     // a channel is configured, so the interface's rules apply: `last` falls back to whatsapp, which is not
-    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } }));
-    await fetch(`${herald.url}/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text: 'Disk almost full' }) });
+    herald = await testApp({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } });
+    await herald.request(`/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text: 'Disk almost full' }) });
     const failed = await eventually(async () => (await admin('/deliveries?status=failed')).data[0]);
     expect(failed).toMatchObject({ kind: 'heartbeat', channel: 'whatsapp', runId: null, attempts: 0 });
     await herald.gateway.heartbeat.idle();
@@ -205,7 +205,7 @@ describe('retries', () => {
       accepted++;
       return { body: { ok: true, result: { message_id: 1 } } };
     });
-    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } }));
+    herald = await testApp({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } });
     const run = await settled(await agent({ message: 'hello', channel: 'telegram', to: '555' }));
     expect(run.delivery).toMatchObject({ status: 'delivered', attempts: 3, lastError: 'telegram 429: Too Many Requests' });
     expect(accepted).toBe(1);
@@ -214,7 +214,7 @@ describe('retries', () => {
 
   it('a 4xx fails at once with the platform\'s error, posted to the main session', async () => {
     const platform = await fake(() => ({ status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: chat not found' } }));
-    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } }));
+    herald = await testApp({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } });
     const run = await settled(await agent({ message: 'hello', channel: 'telegram', to: '999' }));
     expect(run.delivery).toMatchObject({ status: 'failed', attempts: 1, lastError: 'telegram 400: Bad Request: chat not found' });
     expect(platform.requests).toHaveLength(1);
@@ -224,7 +224,7 @@ describe('retries', () => {
 
   it('gives up after maxAttempts retryable failures and says so', async () => {
     const platform = await fake(() => ({ status: 502, body: { message: 'bad gateway' } }));
-    herald = await startHerald(baseConfig({ ...fast, channels: { discord: caseOf('discord').config(platform.url) } }));
+    herald = await testApp({ ...fast, channels: { discord: caseOf('discord').config(platform.url) } });
     const run = await settled(await agent({ message: 'hello', channel: 'discord', to: '42' }));
     expect(run.delivery).toMatchObject({ status: 'failed', attempts: 5 });
     expect(run.delivery.lastError).toBe('discord 502: bad gateway (gave up after 5 attempts)');
@@ -240,13 +240,12 @@ describe('retries', () => {
         ? { body: { id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: longRun }, finish_reason: 'stop' }] } }
         : { status: 404 },
     );
-    herald = await startHerald(
-      baseConfig({
+    herald = await testApp({
         ...fast,
         channels: { discord: caseOf('discord').config(platform.url) },
         models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1` } } },
         agents: { defaults: { model: 'fake/m' } },
-      }),
+      },
     );
     const run = await settled(await agent({ message: 'long one', channel: 'discord', to: '42' }));
     expect(run.delivery).toMatchObject({ status: 'delivered', attempts: 2, partsSent: 3 });
@@ -265,7 +264,7 @@ describe('durability', () => {
       return { body: { ok: true, channel: 'C1', ts: '1.0' } };
     });
     const config = baseConfig({ delivery: { baseDelayMs: 10, maxDelayMs: 30, maxAttempts: 1000 }, channels: { slack: caseOf('slack').config(platform.url) } });
-    herald = await startHerald(config);
+    herald = await testApp(config);
     const runId = await agent({ message: 'survive this', channel: 'slack', to: 'C1' });
     await eventually(async () => (await admin(`/runs/${runId}`)).delivery?.attempts >= 2);
     herald = await herald.restart();
@@ -290,7 +289,7 @@ describe('durability', () => {
 describe('admin', () => {
   it('lists deliveries with status filter and limit, and refuses an unknown status', async () => {
     const platform = await platformFake();
-    herald = await startHerald(baseConfig({ ...fast, channels: allChannels(platform.url) }));
+    herald = await testApp({ ...fast, channels: allChannels(platform.url) });
     await settled(await agent({ message: 'one', channel: 'slack', to: 'C1' }));
     await settled(await agent({ message: 'two', channel: 'telegram' }));
     expect((await admin('/deliveries')).data).toHaveLength(2);
@@ -301,9 +300,9 @@ describe('admin', () => {
     expect(Object.keys(failed.data[0]).sort()).toEqual(
       ['id', 'runId', 'kind', 'status', 'channel', 'to', 'attempts', 'partsSent', 'lastError', 'createdAt', 'updatedAt', 'nextAttemptAt', 'deliveredAt', 'fallbackOf', 'retriedAt'].sort(),
     );
-    const bad = await fetch(`${herald.url}/admin/deliveries?status=lost`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    const bad = await herald.request(`/admin/deliveries?status=lost`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
     expect(bad.status).toBe(400);
-    const noAuth = await fetch(`${herald.url}/admin/deliveries`);
+    const noAuth = await herald.request(`/admin/deliveries`);
     expect(noAuth.status).toBe(401);
   });
 });
@@ -318,7 +317,7 @@ describe('durability at the edges', () => {
       return { body: { ok: true, result: { message_id: 1 } } };
     });
     const config = baseConfig({ delivery: { baseDelayMs: 10, maxDelayMs: 30, maxAttempts: 1000 }, channels: { telegram: caseOf('telegram').config(platform.url) } });
-    herald = await startHerald(config);
+    herald = await testApp(config);
     const runId = await agent({ message: 'finish me', channel: 'telegram', to: '555' });
     await eventually(async () => (await admin(`/runs/${runId}`)).status === 'succeeded');
     await herald.stop();
@@ -339,7 +338,7 @@ describe('durability at the edges', () => {
 
   it('a send in flight at shutdown is let finish, not cut off and sent again', async () => {
     const platform = await fake(() => ({ delayMs: 300, body: { ok: true, result: { message_id: 1 } } }));
-    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } }));
+    herald = await testApp({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } });
     const runId = await agent({ message: 'in flight', channel: 'telegram', to: '555' });
     await eventually(() => platform.requests.length === 1);
     herald = await herald.restart();
@@ -353,13 +352,13 @@ describe('durability at the edges', () => {
 
 describe('operator retry', () => {
   async function retry(id: string, token = GATEWAY_TOKEN) {
-    return fetch(`${herald!.url}/admin/deliveries/${id}/retry`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    return herald!.request(`/admin/deliveries/${id}/retry`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
   }
 
   it('puts a failed delivery back in line and delivers it; refuses what is not failed', async () => {
     let down = true;
     const platform = await fake(() => (down ? { status: 403, body: { ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' } } : { body: { ok: true, result: { message_id: 7 } } }));
-    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } }));
+    herald = await testApp({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } });
     const runId = await agent({ message: 'try again later', channel: 'telegram', to: '555' });
     const failed = await settled(runId);
     expect(failed.delivery).toMatchObject({ status: 'failed', attempts: 1 });
@@ -380,7 +379,7 @@ describe('operator retry', () => {
 
   it('refuses a failed delivery that never had a target', async () => {
     const platform = await platformFake();
-    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } }));
+    herald = await testApp({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } });
     const run = await settled(await agent({ message: 'nobody to tell', channel: 'telegram' }));
     expect(run.delivery.status).toBe('failed');
     const res = await retry(run.delivery.id);
@@ -399,14 +398,14 @@ describe('two processes on one database', () => {
       return { delayMs: 20, body: { ok: true, channel: r.json.channel, ts: '1.0' } };
     });
     const config = baseConfig({ delivery: { baseDelayMs: 10, maxDelayMs: 20, maxAttempts: 1000, concurrency: 8 }, channels: { slack: caseOf('slack').config(platform.url) } });
-    herald = await startHerald(config);
+    herald = await testApp(config);
     const runIds: string[] = [];
     for (let i = 0; i < 8; i++) runIds.push(await agent({ message: `reply ${i}`, channel: 'slack', to: `C${i}` }));
     await eventually(async () => {
       const runs = await Promise.all(runIds.map((id) => admin(`/runs/${id}`)));
       return runs.every((r) => r.delivery?.status === 'pending' || r.delivery?.status === 'sending');
     });
-    const second = await startHerald(config, { dir: herald.dir });
+    const second = await testApp(config, { dir: herald.dir });
     try {
       up = true;
       const runs = await Promise.all(runIds.map((id) => settled(id)));
@@ -421,9 +420,9 @@ describe('two processes on one database', () => {
 describe('an explicit channel that is not configured', () => {
   it('is refused at accept time, naming it', async () => {
     const platform = await platformFake();
-    herald = await startHerald(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } }));
+    herald = await testApp({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } });
     for (const channel of ['slack', 'teams']) {
-      const res = await fetch(`${herald.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'hi', channel, to: 'C1' }) });
+      const res = await herald.request(`/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'hi', channel, to: 'C1' }) });
       expect(res.status).toBe(400);
       const body = (await res.json()) as { ok: boolean; error: string };
       expect(body.error).toContain(`"${channel}" is not configured`);
@@ -434,7 +433,7 @@ describe('an explicit channel that is not configured', () => {
 
 describe('a fresh install with no channel configured', () => {
   it('records replies as not delivered, with no failure, warning or event', async () => {
-    herald = await startHerald(baseConfig(fast));
+    herald = await testApp(fast);
     const runId = await agent({ message: 'hello', name: 'Quiet' });
     const run = await eventually(async () => {
       const r = await admin(`/runs/${runId}`);
@@ -442,7 +441,7 @@ describe('a fresh install with no channel configured', () => {
     });
     expect(run.delivery).toEqual({ status: 'not_delivered', reason: 'no channel configured', requested: { channel: 'last', to: null } });
     // a heartbeat with something to say: not delivered either, and no failure recorded
-    await fetch(`${herald.url}/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text: 'Disk almost full' }) });
+    await herald.request(`/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text: 'Disk almost full' }) });
     await herald.gateway.heartbeat.idle();
     await herald.gateway.runs.idle();
     expect((await admin('/deliveries')).data).toEqual([]);
@@ -450,7 +449,7 @@ describe('a fresh install with no channel configured', () => {
     expect(events.data.map((e: { text: string }) => e.text).filter((t: string) => t.startsWith('Delivery failed'))).toEqual([]);
     expect(herald.logs.filter((l) => Number(l.level) >= 40 && /deliver/i.test(String(l.msg)))).toEqual([]);
     // a channel that is not configured, named explicitly, is still refused
-    const res = await fetch(`${herald.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'hi', channel: 'telegram', to: '1' }) });
+    const res = await herald.request(`/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'hi', channel: 'telegram', to: '1' }) });
     expect(res.status).toBe(400);
   });
 });
@@ -458,7 +457,7 @@ describe('a fresh install with no channel configured', () => {
 describe('replies in threads', () => {
   it('threadId from the request reaches each platform\'s own thread field', async () => {
     const platform = await platformFake();
-    herald = await startHerald(baseConfig({ ...fast, channels: allChannels(platform.url) }));
+    herald = await testApp({ ...fast, channels: allChannels(platform.url) });
     const threads: Record<string, [string, (r: RecordedRequest) => unknown, unknown]> = {
       slack: ['1700000000.000100', (r) => r.json.thread_ts, '1700000000.000100'],
       telegram: ['42', (r) => r.json.message_thread_id, 42],
@@ -481,8 +480,7 @@ describe('replies in threads', () => {
 
   it('a mapping templates threadId from the payload (a Slack event\'s thread_ts)', async () => {
     const platform = await platformFake();
-    herald = await startHerald(
-      baseConfig({
+    herald = await testApp({
         ...fast,
         channels: { slack: caseOf('slack').config(platform.url) },
         hooks: {
@@ -498,9 +496,9 @@ describe('replies in threads', () => {
             },
           ],
         },
-      }),
+      },
     );
-    const res = await fetch(`${herald.url}/hooks/slack`, {
+    const res = await herald.request(`/hooks/slack`, {
       method: 'POST',
       headers: hookHeaders(),
       body: JSON.stringify({ event: { type: 'app_mention', text: 'status?', channel: 'C0123456789', ts: '1700000000.000200' } }),
@@ -512,8 +510,8 @@ describe('replies in threads', () => {
   });
 
   it('an invalid threadId is a 400 naming it', async () => {
-    herald = await startHerald(baseConfig(fast));
-    const res = await fetch(`${herald.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'hi', threadId: 42 }) });
+    herald = await testApp(fast);
+    const res = await herald.request(`/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'hi', threadId: 42 }) });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toContain('threadId');
   });

@@ -1,14 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { baseConfig, eventually, GATEWAY_TOKEN, HOOK_TOKEN, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { baseConfig, eventually, GATEWAY_TOKEN, HOOK_TOKEN } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 afterEach(async () => herald?.stop());
 
 describe('events dropped by the main session cap', () => {
   it('are counted in /metrics and the admin events view, and logged once per burst', async () => {
-    herald = await startHerald(baseConfig());
+    herald = await testApp({});
     const wake = (text: string) =>
-      fetch(`${herald!.url}/hooks/wake`, {
+      herald!.request(`/hooks/wake`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${HOOK_TOKEN}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ text, mode: 'next-heartbeat' }),
@@ -17,10 +18,10 @@ describe('events dropped by the main session cap', () => {
     for (let i = 1; i <= 25; i++) expect((await wake(`deploy ${i} finished`)).status).toBe(200);
 
     const admin = { Authorization: `Bearer ${GATEWAY_TOKEN}` };
-    const events = (await (await fetch(`${herald.url}/admin/events?session=main`, { headers: admin })).json()) as { data: { status: string }[]; dropped: number };
+    const events = (await (await herald.request(`/admin/events?session=main`, { headers: admin })).json()) as { data: { status: string }[]; dropped: number };
     expect(events.dropped).toBe(5);
     expect(events.data.filter((e) => e.status === 'dropped')).toHaveLength(5);
-    expect(await (await fetch(`${herald.url}/metrics`, { headers: admin })).text()).toMatch(/^herald_events_dropped 5$/m);
+    expect(await (await herald.request(`/metrics`, { headers: admin })).text()).toMatch(/^herald_events_dropped 5$/m);
 
     const over = await eventually(() => herald!.logs.find((l) => l.msg === 'main session drop burst over'));
     expect(over).toMatchObject({ dropped: 5 });

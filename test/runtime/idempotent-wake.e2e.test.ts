@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { hookHeaders, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
+import { hookHeaders, tempDir } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 afterEach(async () => {
   await herald?.stop();
   herald = undefined;
@@ -35,12 +36,12 @@ describe('an idempotent wake is exactly once', () => {
   });
 
   it('needs no second write after its event: a retry replays the first answer and the event is stored once', async () => {
-    herald = await startHerald();
+    herald = await testApp();
     // a second write after the event is where a crash used to leave the event stored and the key open
     herald.gateway.store.idempotency.complete = async () => {
       throw new Error('crash before the completion');
     };
-    const wake = () => fetch(`${herald!.url}/hooks/wake`, { method: 'POST', headers: { ...hookHeaders(), 'idempotency-key': 'deploy-42' }, body: '{"text":"deploy 42 done","mode":"next-heartbeat"}' });
+    const wake = () => herald!.request(`/hooks/wake`, { method: 'POST', headers: { ...hookHeaders(), 'idempotency-key': 'deploy-42' }, body: '{"text":"deploy 42 done","mode":"next-heartbeat"}' });
     const first = await wake();
     expect(first.status).toBe(200);
     const retry = await wake();

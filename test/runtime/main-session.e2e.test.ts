@@ -2,29 +2,30 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_PENDING_EVENTS } from '../../src/runtime/main-session.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 import { completion } from '../models/fake-openai.js';
-import { baseConfig, eventually, GATEWAY_TOKEN, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { baseConfig, eventually, GATEWAY_TOKEN, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 afterEach(async () => {
   await herald?.stop();
   herald = undefined;
 });
 
-const wake = async (h: RunningHerald, text: string, mode = 'next-heartbeat') => {
-  const res = await fetch(`${h.url}/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text, mode }) });
+const wake = async (h: TestApp, text: string, mode = 'next-heartbeat') => {
+  const res = await h.request(`/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text, mode }) });
   expect(res.status).toBe(200);
   return ((await res.json()) as { eventOutcome: string }).eventOutcome;
 };
 const SENT = /^(Deploy finished|Backup done|Disk full|event \d+|CI is red on main|Pager: db latency|remember me|and me)$/;
 /** the events these tests sent (a heartbeat reply may add others, e.g. a delivery failure with no channel configured) */
-const events = async (h: RunningHerald) => {
-  const res = await fetch(`${h.url}/admin/events?session=main&limit=1000`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+const events = async (h: TestApp) => {
+  const res = await h.request(`/admin/events?session=main&limit=1000`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
   return ((await res.json()) as { data: { id: number; text: string; status: string }[] }).data.filter((e) => SENT.test(e.text));
 };
 
 describe('main session events', () => {
   it('skips a repeat of the previous pending event, but not once it has been handled', async () => {
-    herald = await startHerald();
+    herald = await testApp();
     // the answer says which, as OpenClaw's `eventOutcome` does
     expect(await wake(herald, 'Deploy finished')).toBe('queued');
     expect(await wake(herald, 'Deploy finished')).toBe('coalesced');
@@ -41,7 +42,7 @@ describe('main session events', () => {
   });
 
   it(`keeps at most ${MAX_PENDING_EVENTS} pending events, dropping the oldest`, async () => {
-    herald = await startHerald();
+    herald = await testApp();
     for (let i = 1; i <= 25; i++) await wake(herald, `event ${i}`);
     const all = await events(herald);
     const pending = all.filter((e) => e.status === 'pending').map((e) => e.text);
@@ -53,7 +54,7 @@ describe('main session events', () => {
   });
 
   it('a wake with mode now runs a heartbeat over the pending events', async () => {
-    herald = await startHerald();
+    herald = await testApp();
     await wake(herald, 'CI is red on main');
     await wake(herald, 'Pager: db latency', 'now');
     await eventually(async () => (await events(herald!)).every((e) => e.status === 'done'));
@@ -62,7 +63,7 @@ describe('main session events', () => {
   });
 
   it('events survive a restart', async () => {
-    herald = await startHerald(baseConfig());
+    herald = await testApp({});
     await wake(herald, 'remember me');
     await wake(herald, 'and me');
     herald = await herald.restart();
@@ -85,7 +86,7 @@ describe('heartbeat turns that wait on a model', () => {
 
   it('a shutdown cuts a hanging heartbeat short; its events stay pending and are handled after the restart', async () => {
     fake = await startFakeServer(() => 'hang');
-    herald = await startHerald(withFakeModel(fake.url));
+    herald = await testApp(withFakeModel(fake.url));
     await wake(herald, 'Disk full', 'now');
     await eventually(() => fake!.requests.length === 1);
     fake.handle(() => ({ body: completion('Looked at the disk.') }));
@@ -97,7 +98,7 @@ describe('heartbeat turns that wait on a model', () => {
 
   it('a heartbeat past agents.defaults.timeoutSeconds fails and leaves its events pending for the next one', async () => {
     fake = await startFakeServer(() => 'hang');
-    herald = await startHerald(withFakeModel(fake.url, 0.3));
+    herald = await testApp(withFakeModel(fake.url, 0.3));
     await wake(herald, 'CI is red on main', 'now');
     await eventually(() => herald!.logs.some((l) => l.msg === 'heartbeat turn failed'));
     expect((await events(herald)).map((e) => e.status)).toEqual(['pending']);

@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../src/store/port.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
-import { baseConfig, eventually, GATEWAY_TOKEN, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { baseConfig, eventually, GATEWAY_TOKEN, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 import { completion } from '../models/fake-openai.js';
 import { queuedRun } from '../store/run-record.js';
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 let fake: FakeServer | undefined;
 afterEach(async () => {
   await herald?.stop();
@@ -20,30 +21,30 @@ const withFakeModel = (url: string, agents: Record<string, unknown> = {}) =>
     agents: { defaults: { model: 'fake/test-model', ...agents } },
   });
 
-async function submit(h: RunningHerald, body: Record<string, unknown>): Promise<string> {
-  const res = await fetch(`${h.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ deliver: false, ...body }) });
+async function submit(h: TestApp, body: Record<string, unknown>): Promise<string> {
+  const res = await h.request(`/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ deliver: false, ...body }) });
   expect(res.status).toBe(202);
   return ((await res.json()) as { runId: string }).runId;
 }
 
-async function run(h: RunningHerald, id: string): Promise<Record<string, any>> {
-  const res = await fetch(`${h.url}/admin/runs/${id}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+async function run(h: TestApp, id: string): Promise<Record<string, any>> {
+  const res = await h.request(`/admin/runs/${id}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
   return (await res.json()) as Record<string, any>;
 }
 
-const finished = (h: RunningHerald, id: string): Promise<Record<string, any>> =>
+const finished = (h: TestApp, id: string): Promise<Record<string, any>> =>
   eventually(async () => {
     const r = await run(h, id);
     return ['queued', 'running'].includes(r.status) ? undefined : r;
   });
 
 /** the main session's events as the admin API lists them: each text with its untrusted flag */
-async function mainEventList(h: RunningHerald): Promise<{ text: string; untrusted: boolean }[]> {
-  const res = await fetch(`${h.url}/admin/events?session=main`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+async function mainEventList(h: TestApp): Promise<{ text: string; untrusted: boolean }[]> {
+  const res = await h.request(`/admin/events?session=main`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
   return ((await res.json()) as { data: { text: string; untrusted: boolean }[] }).data.map(({ text, untrusted }) => ({ text, untrusted }));
 }
 
-async function mainEvents(h: RunningHerald): Promise<string[]> {
+async function mainEvents(h: TestApp): Promise<string[]> {
   return (await mainEventList(h)).map((e) => e.text);
 }
 
@@ -51,7 +52,7 @@ describe('agent runs', () => {
   it('continues a session: the second run sends the first exchange upstream', async () => {
     let n = 0;
     fake = await startFakeServer(() => ({ body: completion(`reply number ${++n}`) }));
-    herald = await startHerald(withFakeModel(fake.url));
+    herald = await testApp(withFakeModel(fake.url));
     // next-heartbeat: no heartbeat turn calls the fake model in between
     const first = await submit(herald, { message: 'My name is Ada.', sessionKey: 'hook:ada', wakeMode: 'next-heartbeat' });
     expect(await finished(herald, first)).toMatchObject({ status: 'succeeded', reply: 'reply number 1', sessionKey: 'hook:ada' });
@@ -77,7 +78,7 @@ describe('agent runs', () => {
   it('runs turns of one session in order, even when submitted back to back', async () => {
     let n = 0;
     fake = await startFakeServer(async () => ({ delayMs: 50, body: completion(`turn ${++n}`) }));
-    herald = await startHerald(withFakeModel(fake.url));
+    herald = await testApp(withFakeModel(fake.url));
     const a = await submit(herald, { message: 'first turn', sessionKey: 'busy', wakeMode: 'next-heartbeat' });
     const b = await submit(herald, { message: 'second turn', sessionKey: 'busy', wakeMode: 'next-heartbeat' });
     await finished(herald, a);
@@ -97,7 +98,7 @@ describe('agent runs', () => {
       await hold;
       return { body: completion(`answer ${++n}`) };
     });
-    herald = await startHerald(withFakeModel(fake.url, { historyLimit: 100 }));
+    herald = await testApp(withFakeModel(fake.url, { historyLimit: 100 }));
     // quick turns: the process claims ahead, and a run claimed brings its session's next ones
     expect((await finished(herald, await submit(herald, { message: 'warm', wakeMode: 'next-heartbeat' }))).status).toBe('succeeded');
     hold = new Promise<void>((r) => (release = r));
@@ -121,7 +122,7 @@ describe('agent runs', () => {
   it("posts OpenClaw's `Hook <name>: <reply>` to the main session, cutting the reply at 2000 characters, flagged untrusted, the flag kept across a restart", async () => {
     const long = 'x'.repeat(5000);
     fake = await startFakeServer((r) => ({ body: completion(String(r.json.messages.at(-1).content).includes('long') ? long : 'short answer') }));
-    herald = await startHerald(withFakeModel(fake.url));
+    herald = await testApp(withFakeModel(fake.url));
     await finished(herald, await submit(herald, { message: 'short please', name: 'Brief', wakeMode: 'next-heartbeat' }));
     await finished(herald, await submit(herald, { message: 'long please', name: 'Verbose', wakeMode: 'next-heartbeat' }));
     await finished(herald, await submit(herald, { message: 'no name', wakeMode: 'next-heartbeat' }));
@@ -142,7 +143,7 @@ describe('agent runs', () => {
 
   it('times out a hanging model call: timed_out and `Hook <name> (error): timed out after …`', async () => {
     fake = await startFakeServer(() => 'hang');
-    herald = await startHerald(withFakeModel(fake.url));
+    herald = await testApp(withFakeModel(fake.url));
     const id = await submit(herald, { message: 'slow one', name: 'Slow', timeoutSeconds: 0.5, wakeMode: 'next-heartbeat' });
     const done = await finished(herald, id);
     expect(done).toMatchObject({ status: 'timed_out', reply: null, error: expect.stringContaining('timed out') });
@@ -152,7 +153,7 @@ describe('agent runs', () => {
 
   it('records a provider failure: failed and `Hook <name> (error): …`, a spoofing name neutralised', async () => {
     fake = await startFakeServer(() => ({ status: 500, body: { error: { message: 'upstream exploded' } } }));
-    herald = await startHerald(withFakeModel(fake.url));
+    herald = await testApp(withFakeModel(fake.url));
     const id = await submit(herald, { message: 'fail', name: 'Broken', wakeMode: 'next-heartbeat' });
     const failed = await finished(herald, id);
     expect(failed).toMatchObject({ status: 'failed', error: expect.any(String) });
@@ -172,7 +173,7 @@ describe('agent runs', () => {
       await gate;
       return { body: completion('done') };
     });
-    herald = await startHerald(withFakeModel(fake.url, { maxConcurrent: 2 }));
+    herald = await testApp(withFakeModel(fake.url, { maxConcurrent: 2 }));
     const ids = [];
     for (let i = 0; i < 4; i++) ids.push(await submit(herald, { message: `job ${i}`, wakeMode: 'next-heartbeat' }));
     await eventually(() => fake!.requests.length === 2);
@@ -198,7 +199,7 @@ describe('agent runs', () => {
         inFlight--;
       }
     });
-    herald = await startHerald(withFakeModel(fake.url, { maxConcurrent: 2 }));
+    herald = await testApp(withFakeModel(fake.url, { maxConcurrent: 2 }));
     // answered at once: the turns are quick, the process claims ahead
     for (const id of [await submit(herald, { message: 'warm 1', wakeMode: 'next-heartbeat' }), await submit(herald, { message: 'warm 2', wakeMode: 'next-heartbeat' })]) {
       expect((await finished(herald, id)).status).toBe('succeeded');
@@ -222,7 +223,7 @@ describe('agent runs', () => {
       await hold;
       return { body: completion('answered') };
     });
-    herald = await startHerald(withFakeModel(fake.url, { maxConcurrent: 1 }));
+    herald = await testApp(withFakeModel(fake.url, { maxConcurrent: 1 }));
     expect((await finished(herald, await submit(herald, { message: 'warm', wakeMode: 'next-heartbeat' }))).status).toBe('succeeded');
     hold = new Promise<void>(() => {});
     const ids = [];
@@ -241,7 +242,7 @@ describe('agent runs', () => {
       if (messages.at(-1)!.content.includes('\njob 1\n')) await new Promise(() => {});
       return { body: completion('answered') };
     });
-    herald = await startHerald(withFakeModel(fake.url, { maxConcurrent: 1 }));
+    herald = await testApp(withFakeModel(fake.url, { maxConcurrent: 1 }));
     // a quick turn first: the process then claims a session's runs together (on a busy machine a
     // turn over a socket can outlast the quick-turn bound: warm up until one did not)
     const turns = (herald.gateway.runs as unknown as { context: { turns: { lastWasQuick: boolean } } }).context.turns;
@@ -283,7 +284,7 @@ describe('agent runs', () => {
 
   it('resumes runs left queued or running when the process stopped', async () => {
     fake = await startFakeServer(() => 'hang');
-    herald = await startHerald(withFakeModel(fake.url, { maxConcurrent: 1 }));
+    herald = await testApp(withFakeModel(fake.url, { maxConcurrent: 1 }));
     const running = await submit(herald, { message: 'first', name: 'First', wakeMode: 'next-heartbeat' });
     const queued = await submit(herald, { message: 'second', name: 'Second', wakeMode: 'next-heartbeat' });
     await eventually(async () => (await run(herald!, running)).status === 'running');
@@ -300,7 +301,7 @@ describe('agent runs', () => {
 
   it('keeps the run and its session in the store across a restart', async () => {
     fake = await startFakeServer(() => ({ body: completion('remembered') }));
-    herald = await startHerald(withFakeModel(fake.url));
+    herald = await testApp(withFakeModel(fake.url));
     const id = await submit(herald, { message: 'keep me', sessionKey: 'durable:1' });
     await finished(herald, id);
     herald = await herald.restart();

@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
-import { baseConfig, eventually, GATEWAY_TOKEN, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { baseConfig, eventually, GATEWAY_TOKEN, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 import { completion } from '../models/fake-openai.js';
 
 // a mapping's traffic (concurrency, rate, coalesce) over real sockets, on the store under test
 // (SQLite, and PostgreSQL in the postgres project), against an OpenAI-compatible fake model
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 let fake: FakeServer | undefined;
 afterEach(async () => {
   await herald?.stop();
@@ -26,24 +27,24 @@ const config = (url: string, mappings: Record<string, unknown>[]) =>
     hooks: { mappings },
   });
 
-const post = (h: RunningHerald, path: string, payload: Record<string, unknown>) =>
-  fetch(`${h.url}/hooks/${path}`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify(payload) });
+const post = (h: TestApp, path: string, payload: Record<string, unknown>) =>
+  h.request(`/hooks/${path}`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify(payload) });
 
-async function accepted(h: RunningHerald, path: string, payload: Record<string, unknown>): Promise<{ runId: string; coalesced?: true }> {
+async function accepted(h: TestApp, path: string, payload: Record<string, unknown>): Promise<{ runId: string; coalesced?: true }> {
   const res = await post(h, path, payload);
   expect(res.status).toBe(202);
   return (await res.json()) as { runId: string; coalesced?: true };
 }
 
-const admin = async (h: RunningHerald, path: string) => (await fetch(`${h.url}/admin${path}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json() as Promise<Record<string, any>>;
+const admin = async (h: TestApp, path: string) => (await h.request(`/admin${path}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json() as Promise<Record<string, any>>;
 
-const finished = (h: RunningHerald, id: string) =>
+const finished = (h: TestApp, id: string) =>
   eventually(async () => {
     const run = await admin(h, `/runs/${id}`);
     return ['queued', 'running'].includes(run.status) ? undefined : run;
   }, 20_000);
 
-const metric = async (h: RunningHerald, line: string) => (await (await fetch(`${h.url}/metrics`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).text()).split('\n').find((l) => l.startsWith(line));
+const metric = async (h: TestApp, line: string) => (await (await h.request(`/metrics`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).text()).split('\n').find((l) => l.startsWith(line));
 
 describe("governing a mapping's traffic", () => {
   it('a burst on a mapping with concurrency 2 never has more than 2 model calls in flight; the others wait in order', async () => {
@@ -60,7 +61,7 @@ describe("governing a mapping's traffic", () => {
         inFlight--;
       }
     });
-    herald = await startHerald(config(fake.url, [governed('burst', { concurrency: 2 })]));
+    herald = await testApp(config(fake.url, [governed('burst', { concurrency: 2 })]));
     const h = herald;
     const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => accepted(h, 'burst', { text: `push ${i}` })));
     await eventually(() => fake!.requests.length === 2);
@@ -82,7 +83,7 @@ describe("governing a mapping's traffic", () => {
 
   it('rate overflow reject: the run beyond the rate is refused with 429 and Retry-After, nothing stored', async () => {
     fake = await startFakeServer(() => ({ body: completion('ok') }));
-    herald = await startHerald(config(fake.url, [governed('deploys', { rate: { runs: 2, per: '1h', overflow: 'reject' } })]));
+    herald = await testApp(config(fake.url, [governed('deploys', { rate: { runs: 2, per: '1h', overflow: 'reject' } })]));
     await accepted(herald, 'deploys', { text: 'one' });
     await accepted(herald, 'deploys', { text: 'two' });
     const refused = await post(herald, 'deploys', { text: 'three' });
@@ -97,7 +98,7 @@ describe("governing a mapping's traffic", () => {
 
   it('rate overflow wait: the run beyond the rate is accepted and starts when the window allows', async () => {
     fake = await startFakeServer(() => ({ body: completion('ok') }));
-    herald = await startHerald(config(fake.url, [governed('builds', { rate: { runs: 1, per: '2s' } })]));
+    herald = await testApp(config(fake.url, [governed('builds', { rate: { runs: 1, per: '2s' } })]));
     const first = await accepted(herald, 'builds', { text: 'one' });
     const second = await accepted(herald, 'builds', { text: 'two' });
     const deferred = await admin(herald, `/runs/${second.runId}`);
@@ -113,7 +114,7 @@ describe("governing a mapping's traffic", () => {
 
   it('coalesces a burst of one key into one turn whose message lists them, across a restart', async () => {
     fake = await startFakeServer(() => ({ body: completion('one analysis') }));
-    herald = await startHerald(config(fake.url, [governed('alerts', { coalesce: { windowMs: 6000, key: '{{ service }}' } })]));
+    herald = await testApp(config(fake.url, [governed('alerts', { coalesce: { windowMs: 6000, key: '{{ service }}' } })]));
     const first = await accepted(herald, 'alerts', { service: 'db', text: 'disk full on db-1' });
     expect(first.coalesced).toBeUndefined();
     expect(await accepted(herald, 'alerts', { service: 'db', text: 'replication lag on db-2' })).toEqual({ ok: true, runId: first.runId, coalesced: true });
@@ -138,12 +139,12 @@ describe("governing a mapping's traffic", () => {
 
   it('refuses a bad traffic setting at start, naming the mapping and the field', async () => {
     const bad = governed('deploys', { rate: { runs: 0, per: '0s' }, coalesce: { windowMs: 1000, key: '{{ ' } });
-    const refused = startHerald(baseConfig({ hooks: { mappings: [bad] } }));
+    const refused = testApp({ hooks: { mappings: [bad] } });
     await expect(refused).rejects.toThrow(/hooks\.mappings\[0\]\.rate\.runs \(mapping "deploys"\)/);
     await expect(refused).rejects.toThrow(/hooks\.mappings\[0\]\.rate\.per \(mapping "deploys"\): a duration longer than 0/);
   });
 
   it('refuses a traffic setting on a wake mapping, naming the mapping and the field', async () => {
-    await expect(startHerald(baseConfig({ hooks: { mappings: [{ id: 'pings', match: { path: 'pings' }, action: 'wake', textTemplate: 'ping', concurrency: 1 }] } }))).rejects.toThrow(/pings[\s\S]*concurrency/);
+    await expect(testApp({ hooks: { mappings: [{ id: 'pings', match: { path: 'pings' }, action: 'wake', textTemplate: 'ping', concurrency: 1 }] } })).rejects.toThrow(/pings[\s\S]*concurrency/);
   });
 });
