@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { API_KEY, baseConfig, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 
 /**
  * Property-based fuzzing of every surface that takes a body: random JSON (marker strings, odd
@@ -50,11 +51,10 @@ const body = (fields: string[]) =>
   );
 const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream', '', 'x/y;;;=;');
 
-let herald: RunningHerald;
+let herald: TestApp;
 const statuses = new Map<number, number>();
 beforeAll(async () => {
-  herald = await startHerald(
-    baseConfig({
+  herald = await testApp({
       hooks: {
         maxBodyBytes: MAX_BODY,
         mappings: [
@@ -70,13 +70,13 @@ beforeAll(async () => {
       },
       agents: { list: [{ id: 'main' }] },
       platform: { maxUploadBytes: MAX_BODY, rateLimit: { requestsPerMinute: 1_000_000 } },
-    }),
+    },
   );
 });
 afterAll(async () => herald?.stop());
 
 async function post(path: string, payload: string | FormData, headers: Record<string, string>): Promise<number> {
-  const res = await fetch(`${herald.url}${path}`, { method: 'POST', headers, body: payload });
+  const res = await herald.request(`${path}`, { method: 'POST', headers, body: payload });
   await res.arrayBuffer();
   statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
   return res.status;
@@ -149,8 +149,8 @@ describe('fuzzing the HTTP surface', () => {
   });
 
   it('leaves the server healthy, and no payload value in the logs', async () => {
-    expect((await fetch(`${herald.url}/healthz`)).status).toBe(200);
-    expect((await fetch(`${herald.url}/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: '{"text":"still here"}' })).status).toBe(200);
+    expect((await herald.request(`/healthz`)).status).toBe(200);
+    expect((await herald.request(`/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: '{"text":"still here"}' })).status).toBe(200);
     const leaks = herald.rawLogs().split('\n').filter((line) => line.includes(MARKER));
     expect(leaks.slice(0, 3)).toEqual([]);
     // the fuzzer reached past the front door: accepted requests as well as refusals

@@ -6,7 +6,8 @@ import { KnowledgeIndex } from '../../src/knowledge/knowledge-index.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { EMBEDDINGS_KEY, startFakeEmbeddings } from '../helpers/fake-embeddings.js';
 import type { FakeServer } from '../helpers/fake-server.js';
-import { API_KEY, baseConfig, startHerald, tempDir } from '../helpers/start-herald.js';
+import { API_KEY, baseConfig, tempDir } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 
 const EVAL = path.resolve('bench/retrieval-eval/en');
 const docs = fs.readdirSync(EVAL).filter((f) => f.endsWith('.md'));
@@ -66,24 +67,23 @@ describe('hybrid retrieval through an OpenAI-compatible embeddings endpoint', ()
   });
 
   it('is configured by platform.knowledge.embeddings: an upload is embedded, a failing provider answers 502', async () => {
-    const herald = await startHerald(
-      baseConfig({
+    const herald = await testApp({
         models: { providers: { fake: { api: 'openai', baseUrl: `${fake.url}/v1`, apiKey: EMBEDDINGS_KEY } } },
         platform: { knowledge: { embeddings: { model: 'fake/embed-1' } } },
-      }),
+      },
     );
     try {
       const upload = (name: string, text: string) => {
         const form = new FormData();
         form.append('agent_id', 'main');
         form.append('file', new Blob([text]), name);
-        return fetch(`${herald.url}/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form });
+        return herald.request(`/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form });
       };
       fake.requests.length = 0;
       const text = fs.readFileSync(path.join(EVAL, 'returns-process.md'), 'utf8');
       expect((await upload('returns-process.md', text)).status).toBe(201);
       expect((fake.requests[0]!.json as { input: string[] }).input).toHaveLength(1);
-      const chat = await fetch(`${herald.url}/v1/chat/completions`, {
+      const chat = await herald.request(`/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'main', messages: [{ role: 'user', content: question }] }),

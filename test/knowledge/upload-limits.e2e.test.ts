@@ -1,6 +1,7 @@
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { API_KEY, baseConfig } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 
 const auth = { authorization: `Bearer ${API_KEY}` };
 
@@ -19,25 +20,25 @@ function deeplyKeyedJson(bytes: number): string {
   return `${'{"leaf":"x","nested_key_0123":'.repeat(levels)}1${'}'.repeat(levels)}`;
 }
 
-async function upload(herald: RunningHerald, filename: string, content: Uint8Array | string, extra: Record<string, string> = {}) {
+async function upload(herald: TestApp, filename: string, content: Uint8Array | string, extra: Record<string, string> = {}) {
   const form = new FormData();
   form.append('agent_id', 'kb');
   for (const [k, v] of Object.entries(extra)) form.append(k, v);
   form.append('file', new Blob([content]), filename);
-  const res = await fetch(`${herald.url}/v1/knowledge/upload`, { method: 'POST', headers: auth, body: form });
+  const res = await herald.request(`/v1/knowledge/upload`, { method: 'POST', headers: auth, body: form });
   return { status: res.status, body: (await res.json()) as any };
 }
 
-async function healthy(herald: RunningHerald) {
-  expect((await fetch(`${herald.url}/healthz`)).status).toBe(200);
+async function healthy(herald: TestApp) {
+  expect((await herald.request(`/healthz`)).status).toBe(200);
   const ok = await upload(herald, `ok-${Math.random()}.txt`, `The canteen opens at noon. ${Math.random()}`);
   expect(ok.status).toBe(201);
 }
 
 describe('knowledge uploads within the platform.knowledge limits (defaults)', () => {
-  let herald: RunningHerald;
+  let herald: TestApp;
   beforeAll(async () => {
-    herald = await startHerald(baseConfig({ agents: { list: [{ id: 'kb' }] } }));
+    herald = await testApp({ agents: { list: [{ id: 'kb' }] } });
   });
   afterAll(async () => herald?.stop());
 
@@ -80,12 +81,11 @@ describe('knowledge uploads within the platform.knowledge limits (defaults)', ()
 });
 
 describe('knowledge uploads past configured limits', () => {
-  let herald: RunningHerald;
+  let herald: TestApp;
   afterAll(async () => herald?.stop());
 
   it('answers each limit with its own status and name', async () => {
-    herald = await startHerald(
-      baseConfig({ agents: { list: [{ id: 'kb' }] }, platform: { knowledge: { maxChunks: 3, maxTextChars: 20_000, maxInflatedEntryBytes: 100_000 } } }),
+    herald = await testApp({ agents: { list: [{ id: 'kb' }] }, platform: { knowledge: { maxChunks: 3, maxTextChars: 20_000, maxInflatedEntryBytes: 100_000 } } },
     );
     const chunks = await upload(herald, 'many.txt', 'A sentence about chunks. '.repeat(400));
     expect(chunks.status).toBe(413);
@@ -100,11 +100,11 @@ describe('knowledge uploads past configured limits', () => {
     await herald.stop();
 
     // a 1 ms limit is over before any worker has started: deterministic, whatever the machine
-    herald = await startHerald(baseConfig({ agents: { list: [{ id: 'kb' }] }, platform: { knowledge: { parseTimeoutMs: 1 } } }));
+    herald = await testApp({ agents: { list: [{ id: 'kb' }] }, platform: { knowledge: { parseTimeoutMs: 1 } } });
     const slow = await upload(herald, 'slow.txt', 'Any document at all.');
     expect(slow.status).toBe(422);
     expect(slow.body.error).toMatchObject({ param: 'file', code: 'document_unprocessable' });
     expect(slow.body.error.message).toContain('platform.knowledge.parseTimeoutMs (1 ms)');
-    expect((await fetch(`${herald.url}/healthz`)).status).toBe(200);
+    expect((await herald.request(`/healthz`)).status).toBe(200);
   });
 });

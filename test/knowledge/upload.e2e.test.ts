@@ -2,9 +2,10 @@ import JSZip from 'jszip';
 import OpenAI from 'openai';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { API_KEY, baseConfig } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 
-let herald: RunningHerald;
+let herald: TestApp;
 const auth = { authorization: `Bearer ${API_KEY}` };
 const MAX = 200_000;
 
@@ -39,19 +40,18 @@ async function upload(agentId: string, filename: string, content: Uint8Array | s
   form.append('agent_id', agentId);
   for (const [k, v] of Object.entries(extra)) form.append(k, v);
   form.append('file', new Blob([content]), filename);
-  const res = await fetch(`${herald.url}/v1/knowledge/upload`, { method: 'POST', headers: auth, body: form });
+  const res = await herald.request(`/v1/knowledge/upload`, { method: 'POST', headers: auth, body: form });
   return { status: res.status, body: (await res.json()) as any, headers: res.headers };
 }
 
 async function ask(agent: string, question: string) {
-  const client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+  const client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
   const completion = await client.chat.completions.create({ model: agent, messages: [{ role: 'user', content: question }] });
   return completion as unknown as { choices: { message: { content: string } }[]; citations: { filename: string; content: string; score: number }[] };
 }
 
 beforeAll(async () => {
-  herald = await startHerald(
-    baseConfig({ agents: { list: [{ id: 'kb' }, { id: 'types' }, { id: 'corpus' }, { id: 'other' }] }, platform: { maxUploadBytes: MAX } }),
+  herald = await testApp({ agents: { list: [{ id: 'kb' }, { id: 'types' }, { id: 'corpus' }, { id: 'other' }] }, platform: { maxUploadBytes: MAX } },
   );
 });
 afterAll(async () => herald?.stop());
@@ -123,7 +123,7 @@ describe('POST /v1/knowledge/upload', () => {
     const relabelled = await upload('kb', 'cat.txt', text, { metadata: '{"rev":2}' });
     expect(relabelled.status).toBe(200);
     expect(relabelled.body).toMatchObject({ id: first.body.id, metadata: { rev: 2 }, chunk_count: first.body.chunk_count });
-    const listed = await fetch(`${herald.url}/v1/knowledge/${first.body.id}`, { headers: auth });
+    const listed = await herald.request(`/v1/knowledge/${first.body.id}`, { headers: auth });
     expect(((await listed.json()) as any).metadata).toEqual({ rev: 2 });
     // no metadata field: the document keeps its own
     expect((await upload('kb', 'cat.txt', text)).body.metadata).toEqual({ rev: 2 });
@@ -131,7 +131,7 @@ describe('POST /v1/knowledge/upload', () => {
     expect(rechunked.status).toBe(409);
     expect(rechunked.body.error).toMatchObject({ code: 'document_exists', param: 'chunk_size' });
     expect(rechunked.body.error.message).toContain(`delete ${first.body.id} first`);
-    expect((await fetch(`${herald.url}/v1/knowledge/${first.body.id}`, { method: 'DELETE', headers: auth })).status).toBe(200);
+    expect((await herald.request(`/v1/knowledge/${first.body.id}`, { method: 'DELETE', headers: auth })).status).toBe(200);
     const again = await upload('kb', 'cat.txt', text, { chunk_size: '200' });
     expect(again.status).toBe(201);
     expect(again.body.chunk_count).toBeGreaterThan(first.body.chunk_count);
@@ -148,7 +148,7 @@ describe('POST /v1/knowledge/upload', () => {
     expect(ok.status).toBe(201);
     expect(ok.body.chunk_count).toBeGreaterThan(8);
     expect(ok.body.metadata).toEqual({ source: 'wiki' });
-    const noFile = await fetch(`${herald.url}/v1/knowledge/upload`, { method: 'POST', headers: auth, body: (() => { const f = new FormData(); f.append('agent_id', 'kb'); return f; })() });
+    const noFile = await herald.request(`/v1/knowledge/upload`, { method: 'POST', headers: auth, body: (() => { const f = new FormData(); f.append('agent_id', 'kb'); return f; })() });
     expect(noFile.status).toBe(400);
     expect(((await noFile.json()) as any).error.param).toBe('file');
   });
@@ -174,7 +174,7 @@ describe('POST /v1/knowledge/upload', () => {
         controller.enqueue(piece);
       },
     });
-    const res = await fetch(`${herald.url}/v1/knowledge/upload`, {
+    const res = await herald.request(`/v1/knowledge/upload`, {
       method: 'POST',
       headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}` },
       body,
@@ -188,15 +188,15 @@ describe('POST /v1/knowledge/upload', () => {
 
   it('lists and deletes documents; deleted knowledge is no longer cited', async () => {
     const doc = await upload('kb', 'volcano.txt', 'The company retreat takes place near the Etna volcano.');
-    const list = (await (await fetch(`${herald.url}/v1/knowledge?agent_id=kb`, { headers: auth })).json()) as any;
+    const list = (await (await herald.request(`/v1/knowledge?agent_id=kb`, { headers: auth })).json()) as any;
     expect(list.object).toBe('list');
     expect(list.data.map((d: { id: string }) => d.id)).toContain(doc.body.id);
     expect(list.data.every((d: { agent_id: string }) => d.agent_id === 'kb')).toBe(true);
     expect((await ask('kb', 'Where is the retreat?')).citations[0]!.filename).toBe('volcano.txt');
 
-    const del = await fetch(`${herald.url}/v1/knowledge/${doc.body.id}`, { method: 'DELETE', headers: auth });
+    const del = await herald.request(`/v1/knowledge/${doc.body.id}`, { method: 'DELETE', headers: auth });
     expect(await del.json()).toEqual({ id: doc.body.id, object: 'knowledge.document.deleted', deleted: true });
-    expect((await fetch(`${herald.url}/v1/knowledge/${doc.body.id}`, { method: 'DELETE', headers: auth })).status).toBe(404);
+    expect((await herald.request(`/v1/knowledge/${doc.body.id}`, { method: 'DELETE', headers: auth })).status).toBe(404);
     const after = await ask('kb', 'Where is the retreat?');
     expect(after.citations.map((c) => c.filename)).not.toContain('volcano.txt');
   });
@@ -226,7 +226,7 @@ describe('POST /v1/knowledge/upload', () => {
 
   it('keeps documents across a restart', async () => {
     herald = await herald.restart();
-    const list = (await (await fetch(`${herald.url}/v1/knowledge?agent_id=corpus`, { headers: auth })).json()) as any;
+    const list = (await (await herald.request(`/v1/knowledge?agent_id=corpus`, { headers: auth })).json()) as any;
     expect(list.data).toHaveLength(5);
     expect((await ask('corpus', 'bicycles basement')).citations[0]!.filename).toBe('parking.md');
   });

@@ -6,9 +6,10 @@ import { loadConfigValue } from '../helpers/builtins.js';
 import { createGateway, type Gateway } from '../../src/gateway/gateway.js';
 import { createLogger } from '../../src/log/log.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
-import { baseConfig, eventually, GATEWAY_TOKEN, HOOK_TOKEN, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
+import { baseConfig, eventually, GATEWAY_TOKEN, HOOK_TOKEN, tempDir } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 let fake: FakeServer | undefined;
 const gateways: Gateway[] = [];
 afterEach(async () => {
@@ -68,18 +69,17 @@ describe('logs', () => {
       // OpenAI's error body: https://platform.openai.com/docs/guides/error-codes
       body: { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
     }));
-    herald = await startHerald(
-      baseConfig({
+    herald = await testApp({
         models: {
           providers: {
             down: { api: 'openai', baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'sk-down-0123456789' },
             limited: { api: 'openai', baseUrl: `${fake.url}/v1`, apiKey: 'sk-limited-0123456789' },
           },
         },
-      }),
+      },
     );
     const agent = (model: string) =>
-      fetch(`${herald!.url}/hooks/agent`, {
+      herald!.request(`/hooks/agent`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${HOOK_TOKEN}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ message: 'secret prompt text', model, deliver: false, wakeMode: 'next-heartbeat' }),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { API_KEY, baseConfig, eventually, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 
 /** a value no part of herald would write by itself: if a log holds it, a payload value reached the log */
 const MARKER = 'PAYLOAD-MARKER-5e1d';
@@ -14,16 +15,16 @@ const mappings = [
 
 const files = { 'transforms/echo-throw.mjs': `export default (ctx) => { throw new Error('cannot handle ' + JSON.stringify(ctx.payload)); };` };
 
-async function send(herald: RunningHerald, path: string, body: string, headers: Record<string, string> = hookHeaders()) {
-  const res = await fetch(`${herald.url}${path}`, { method: 'POST', headers, body });
+async function send(herald: TestApp, path: string, body: string, headers: Record<string, string> = hookHeaders()) {
+  const res = await herald.request(`${path}`, { method: 'POST', headers, body });
   await res.arrayBuffer();
   return res.status;
 }
 
 describe('no payload value reaches the logs (by default)', () => {
-  let herald: RunningHerald;
+  let herald: TestApp;
   beforeAll(async () => {
-    herald = await startHerald(baseConfig({ hooks: { mappings } }), { files });
+    herald = await testApp({ hooks: { mappings } }, { files });
   });
   afterAll(async () => herald?.stop());
 
@@ -43,7 +44,7 @@ describe('no payload value reaches the logs (by default)', () => {
     await check('mapped model', 400, send(herald, '/hooks/unknown-model', JSON.stringify({ model: m })));
     await check('no mapping', 404, send(herald, '/hooks/nowhere', JSON.stringify({ m })));
     await check('wrong token', 401, send(herald, '/hooks/wake', JSON.stringify({ text: m }), hookHeaders(`${m}-token-0123456789`)));
-    const keyed = await fetch(`${herald.url}/hooks/keyed`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ repo: `owner/${m}` }) });
+    const keyed = await herald.request(`/hooks/keyed`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ repo: `owner/${m}` }) });
     const { runId } = (await keyed.json()) as { runId: string };
     await eventually(async () => ['succeeded', 'failed'].includes((await herald.gateway.store.runs.get(runId))?.status ?? ''));
 
@@ -56,7 +57,7 @@ describe('no payload value reaches the logs (by default)', () => {
       const form = new FormData();
       for (const [k, v] of Object.entries(fields)) form.append(k, v);
       form.append('file', new Blob([content]), filename);
-      const res = await fetch(`${herald.url}/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form });
+      const res = await herald.request(`/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form });
       await res.arrayBuffer();
       return res.status;
     };
@@ -72,18 +73,18 @@ describe('no payload value reaches the logs (by default)', () => {
     const raw = herald.rawLogs();
     const leaks = raw.split('\n').filter((line) => line.includes(m));
     expect(leaks).toEqual([]);
-    expect((await fetch(`${herald.url}/healthz`)).status).toBe(200);
+    expect((await herald.request(`/healthz`)).status).toBe(200);
   });
 });
 
 describe('gateway.log.verboseErrors', () => {
   it('adds the error message and the session key, for debugging', async () => {
-    const herald = await startHerald(baseConfig({ gateway: { log: { verboseErrors: true } }, hooks: { mappings } }), { files });
+    const herald = await testApp({ gateway: { log: { verboseErrors: true } }, hooks: { mappings } }, { files });
     try {
       expect(await send(herald, '/hooks/cast', JSON.stringify({ amount: MARKER }))).toBe(500);
       const failure = herald.logs.find((l) => l.msg === 'hook mapping failed') as { err?: { message?: string } } | undefined;
       expect(failure?.err?.message).toContain(MARKER);
-      const res = await fetch(`${herald.url}/hooks/keyed`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ repo: 'owner/visible' }) });
+      const res = await herald.request(`/hooks/keyed`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ repo: 'owner/visible' }) });
       expect(res.status).toBe(202);
       await eventually(() => herald.logs.find((l) => l.msg === 'run finished' && l.sessionKey === 'hook:repo:owner/visible'));
     } finally {

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
-import { API_KEY, GATEWAY_TOKEN, HOOK_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { API_KEY, GATEWAY_TOKEN, HOOK_TOKEN, baseConfig, eventually, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 import { completion } from '../models/fake-openai.js';
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 let fake: FakeServer | undefined;
 afterEach(async () => {
   await herald?.stop();
@@ -14,8 +15,8 @@ afterEach(async () => {
 
 const gatewayAuth = { authorization: `Bearer ${GATEWAY_TOKEN}` };
 
-async function scrape(h: RunningHerald): Promise<string> {
-  const res = await fetch(`${h.url}/metrics`, { headers: gatewayAuth });
+async function scrape(h: TestApp): Promise<string> {
+  const res = await h.request(`/metrics`, { headers: gatewayAuth });
   expect(res.status).toBe(200);
   return res.text();
 }
@@ -31,20 +32,20 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return 0;
 }
 
-async function hook(h: RunningHerald, path: string, body: unknown, token = HOOK_TOKEN): Promise<Response> {
-  return fetch(`${h.url}/hooks/${path}`, { method: 'POST', headers: hookHeaders(token), body: JSON.stringify(body) });
+async function hook(h: TestApp, path: string, body: unknown, token = HOOK_TOKEN): Promise<Response> {
+  return h.request(`/hooks/${path}`, { method: 'POST', headers: hookHeaders(token), body: JSON.stringify(body) });
 }
 
 describe('GET /metrics', () => {
   it('answers only the gateway token: none, the hook token and an API key get 401', async () => {
-    herald = await startHerald();
-    expect((await fetch(`${herald.url}/metrics`)).status).toBe(401);
-    const hookToken = await fetch(`${herald.url}/metrics`, { headers: { authorization: `Bearer ${HOOK_TOKEN}` } });
+    herald = await testApp();
+    expect((await herald.request(`/metrics`)).status).toBe(401);
+    const hookToken = await herald.request(`/metrics`, { headers: { authorization: `Bearer ${HOOK_TOKEN}` } });
     expect(hookToken.status).toBe(401);
     expect(await hookToken.json()).toEqual({ ok: false, error: 'unauthorized' });
-    expect((await fetch(`${herald.url}/metrics`, { headers: { authorization: `Bearer ${API_KEY}` } })).status).toBe(401);
+    expect((await herald.request(`/metrics`, { headers: { authorization: `Bearer ${API_KEY}` } })).status).toBe(401);
 
-    const res = await fetch(`${herald.url}/metrics`, { headers: gatewayAuth });
+    const res = await herald.request(`/metrics`, { headers: gatewayAuth });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await res.text();
@@ -58,7 +59,7 @@ describe('GET /metrics', () => {
   });
 
   it('counts requests by surface, hooks by mapping and outcome, finished runs and heartbeat turns', async () => {
-    herald = await startHerald(baseConfig({ hooks: { mappings: [{ id: 'github', match: { path: 'github' }, action: 'wake', textTemplate: 'push {{ ref }}' }] } }));
+    herald = await testApp({ hooks: { mappings: [{ id: 'github', match: { path: 'github' }, action: 'wake', textTemplate: 'push {{ ref }}' }] } });
     const before = await scrape(herald);
     expect(sample(before, 'herald_runs_total', { status: 'succeeded' })).toBe(0);
     expect(before).toContain('herald_runs_total{status="failed"} 0');
@@ -69,8 +70,8 @@ describe('GET /metrics', () => {
     expect((await hook(herald, 'wake', { text: 'x' }, 'wrong-token-0123456789abcdef')).status).toBe(401);
     expect((await hook(herald, 'nothing-here', {})).status).toBe(404);
     expect((await hook(herald, 'wake', { text: 42 })).status).toBe(400);
-    expect((await fetch(`${herald.url}/v1/agents`, { headers: { authorization: `Bearer ${API_KEY}` } })).status).toBe(200);
-    expect((await fetch(`${herald.url}/admin/events?session=main`, { headers: gatewayAuth })).status).toBe(200);
+    expect((await herald.request(`/v1/agents`, { headers: { authorization: `Bearer ${API_KEY}` } })).status).toBe(200);
+    expect((await herald.request(`/admin/events?session=main`, { headers: gatewayAuth })).status).toBe(200);
 
     const text = await eventually(async () => {
       const t = await scrape(herald!);
@@ -107,12 +108,11 @@ describe('GET /metrics', () => {
       if (r.json?.model === 'fail') return { status: 400, body: { error: { message: 'bad model', type: 'invalid_request_error' } } };
       return { body: completion('ok') };
     });
-    herald = await startHerald(
-      baseConfig({
+    herald = await testApp({
         models: { providers: { up: { api: 'openai', baseUrl: `${fake.url}/v1` } } },
         channels: { webhook: { url: `${fake.url}/inbox` } },
         delivery: { baseDelayMs: 10, maxDelayMs: 50, maxAttempts: 2 },
-      }),
+      },
     );
     const empty = await scrape(herald);
     expect(sample(empty, 'herald_store_up')).toBe(1);
@@ -134,7 +134,7 @@ describe('GET /metrics', () => {
     const form = new FormData();
     form.append('agent_id', 'main');
     form.append('file', new Blob(['# Refunds\n\nRefunds are issued within 14 days.\n\n# Shipping\n\nParcels leave within two days.']), 'policy.md');
-    const upload = await fetch(`${herald.url}/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form });
+    const upload = await herald.request(`/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form });
     expect(upload.status).toBe(201);
     const document = (await upload.json()) as Record<string, unknown>;
     const chunks = Number(document.chunk_count ?? document.chunks ?? document.chunkCount);
@@ -153,7 +153,7 @@ describe('GET /metrics', () => {
     expect(sample(text, 'herald_runs_total', { status: 'succeeded' })).toBe(2);
     expect(sample(text, 'herald_deliveries', { status: 'pending' })).toBe(0);
     // two wakes, the summaries of the three finished runs and the failed delivery's notice: no heartbeat has taken them
-    const events = await fetch(`${herald.url}/admin/events?session=main`, { headers: gatewayAuth });
+    const events = await herald.request(`/admin/events?session=main`, { headers: gatewayAuth });
     const pending = ((await events.json()) as { data: { status: string }[] }).data.filter((e) => e.status === 'pending');
     expect(pending).toHaveLength(6);
     expect(sample(text, 'herald_events_pending')).toBe(6);
@@ -162,28 +162,28 @@ describe('GET /metrics', () => {
   });
 
   it('is off with gateway.metrics.enabled false: 404, even with the token', async () => {
-    herald = await startHerald(baseConfig({ gateway: { metrics: { enabled: false } } }));
-    const res = await fetch(`${herald.url}/metrics`, { headers: gatewayAuth });
+    herald = await testApp({ gateway: { metrics: { enabled: false } } });
+    const res = await herald.request(`/metrics`, { headers: gatewayAuth });
     expect(res.status).toBe(404);
     expect(herald.gateway.metrics).toBeUndefined();
-    expect((await fetch(`${herald.url}/readyz`)).status).toBe(200);
+    expect((await herald.request(`/readyz`)).status).toBe(200);
   });
 });
 
 describe('GET /readyz', () => {
   it('says 200 while the store answers and 503 once it does not, without a token', async () => {
-    herald = await startHerald();
-    const ready = await fetch(`${herald.url}/readyz`);
+    herald = await testApp();
+    const ready = await herald.request(`/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ ok: true });
-    expect((await fetch(`${herald.url}/healthz`)).status).toBe(200);
+    expect((await herald.request(`/healthz`)).status).toBe(200);
 
     await herald.gateway.store.close();
-    const down = await fetch(`${herald.url}/readyz`);
+    const down = await herald.request(`/readyz`);
     expect(down.status).toBe(503);
     expect(await down.json()).toEqual({ ok: false, error: 'store unavailable' });
     // the process still lives and says so; the metrics say the store is gone
-    expect((await fetch(`${herald.url}/healthz`)).status).toBe(200);
+    expect((await herald.request(`/healthz`)).status).toBe(200);
     expect(sample(await scrape(herald), 'herald_store_up')).toBe(0);
   });
 });

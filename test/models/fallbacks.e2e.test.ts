@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
-import { baseConfig, eventually, GATEWAY_TOKEN, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { baseConfig, eventually, GATEWAY_TOKEN, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 import { completion } from './fake-openai.js';
 
 /**
@@ -9,7 +10,7 @@ import { completion } from './fake-openai.js';
  * record says which one answered. The upstream is a fake OpenAI-compatible server; its errors
  * follow OpenAI's documented shape (https://platform.openai.com/docs/guides/error-codes).
  */
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 let fake: FakeServer | undefined;
 beforeAll(() => {
   delete process.env.OPENAI_API_KEY;
@@ -29,12 +30,12 @@ function config(url: string, model: unknown, extra: Record<string, unknown> = {}
   });
 }
 
-async function runOf(h: RunningHerald, body: Record<string, unknown>): Promise<Record<string, any>> {
-  const res = await fetch(`${h.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ deliver: false, wakeMode: 'next-heartbeat', ...body }) });
+async function runOf(h: TestApp, body: Record<string, unknown>): Promise<Record<string, any>> {
+  const res = await h.request(`/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ deliver: false, wakeMode: 'next-heartbeat', ...body }) });
   expect(res.status).toBe(202);
   const { runId } = (await res.json()) as { runId: string };
   return eventually(async () => {
-    const r = (await (await fetch(`${h.url}/admin/runs/${runId}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as Record<string, any>;
+    const r = (await (await h.request(`/admin/runs/${runId}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as Record<string, any>;
     return ['queued', 'running'].includes(r.status) ? undefined : r;
   });
 }
@@ -42,13 +43,13 @@ async function runOf(h: RunningHerald, body: Record<string, unknown>): Promise<R
 describe('model fallbacks', () => {
   it('a string model answers alone, and the run record names it', async () => {
     fake = await startFakeServer(() => ({ body: completion('from one') }));
-    herald = await startHerald(config(fake.url, 'one/a'));
+    herald = await testApp(config(fake.url, 'one/a'));
     expect(await runOf(herald, { message: 'hi' })).toMatchObject({ status: 'succeeded', reply: 'from one', model: 'one/a' });
   });
 
   it('the primary failing (429), the first fallback answers; the upstream saw them in order', async () => {
     fake = await startFakeServer((req) => (req.json.model === 'a' ? upstreamError(429, 'Rate limit reached') : { body: completion(`from ${req.json.model}`) }));
-    herald = await startHerald(config(fake.url, { primary: 'one/a', fallbacks: ['two/b', 'one/c'] }));
+    herald = await testApp(config(fake.url, { primary: 'one/a', fallbacks: ['two/b', 'one/c'] }));
     expect(await runOf(herald, { message: 'hi' })).toMatchObject({ status: 'succeeded', reply: 'from b', model: 'two/b' });
     expect(fake.requests.map((r) => [r.json.model, r.headers.authorization])).toEqual([
       ['a', 'Bearer sk-1'],
@@ -59,13 +60,13 @@ describe('model fallbacks', () => {
 
   it('a hanging primary gives way to the fallback within the run time limit', async () => {
     fake = await startFakeServer((req) => (req.json.model === 'slow' ? 'hang' : { body: completion('from the fallback') }));
-    herald = await startHerald(config(fake.url, { primary: 'one/slow', fallbacks: ['two/quick'] }));
+    herald = await testApp(config(fake.url, { primary: 'one/slow', fallbacks: ['two/quick'] }));
     expect(await runOf(herald, { message: 'hi', timeoutSeconds: 2 })).toMatchObject({ status: 'succeeded', reply: 'from the fallback', model: 'two/quick' });
   });
 
   it('every model failing fails the run, naming each with its reason', async () => {
     fake = await startFakeServer(() => upstreamError(500, 'The server had an error'));
-    herald = await startHerald(config(fake.url, { primary: 'one/a', fallbacks: ['two/b'] }));
+    herald = await testApp(config(fake.url, { primary: 'one/a', fallbacks: ['two/b'] }));
     const run = await runOf(herald, { message: 'hi' });
     expect(run).toMatchObject({ status: 'failed', model: null });
     expect(run.error).toMatch(/^every model failed: one\/a: 500 .*The server had an error; two\/b: 500 .*The server had an error$/);
@@ -73,7 +74,7 @@ describe('model fallbacks', () => {
 
   it('a catalogue model without its key fails over to the next model', async () => {
     fake = await startFakeServer(() => ({ body: completion('from the fallback') }));
-    herald = await startHerald(config(fake.url, { primary: 'openai/gpt-5.2-mini', fallbacks: ['one/a'] }));
+    herald = await testApp(config(fake.url, { primary: 'openai/gpt-5.2-mini', fallbacks: ['one/a'] }));
     expect(await runOf(herald, { message: 'hi' })).toMatchObject({ status: 'succeeded', model: 'one/a' });
     const alone = await runOf(herald, { message: 'hi', model: 'openai/gpt-5.2-mini', timeoutSeconds: 5 });
     // an override is tried first, then the configured fallbacks and primary: here one/a answers again
@@ -81,7 +82,7 @@ describe('model fallbacks', () => {
   });
 
   it('a catalogue model alone without its key fails the run saying which variable to set', async () => {
-    herald = await startHerald(baseConfig({ agents: { defaults: { model: 'openai/gpt-5.2-mini' } } }));
+    herald = await testApp({ agents: { defaults: { model: 'openai/gpt-5.2-mini' } } });
     expect(await runOf(herald, { message: 'hi' })).toMatchObject({
       status: 'failed',
       error: 'model "openai/gpt-5.2-mini" needs OPENAI_API_KEY, which is not set (set it, or configure models.providers.openai)',
