@@ -119,8 +119,10 @@ export class KnowledgeIndex {
   }
 
   /**
-   * Indexes again the chunks an older version stored without their index form (before CJK
-   * segmentation and stemming moved here), in batches; the count done. Run once at start.
+   * Indexes again, in batches, the chunks without their index form: those an older version
+   * stored before CJK segmentation and stemming moved here, and every chunk after a migration
+   * that changed the index form (Korean syllable pairs, codes whole and in parts). The count done.
+   * Run once at start.
    */
   async upgrade(): Promise<number> {
     let done = 0;

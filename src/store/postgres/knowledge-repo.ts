@@ -46,8 +46,9 @@ const operand = (term: string) => `'${term}'`;
 const DOCUMENT = 'id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at';
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
-type CandidateRow = { seq_no: string; id: string; document_id: string; filename: string; content: string; terms: string };
-const toCandidate = (r: CandidateRow): KnowledgeCandidate => ({ documentId: r.document_id, filename: r.filename, chunkId: r.id, content: r.content, terms: r.terms });
+/** terms is null while the chunk waits to be indexed again (KnowledgeIndex.upgrade) */
+type CandidateRow = { seq_no: string; id: string; document_id: string; filename: string; content: string; terms: string | null };
+const toCandidate = (r: CandidateRow): KnowledgeCandidate => ({ documentId: r.document_id, filename: r.filename, chunkId: r.id, content: r.content, terms: r.terms ?? '' });
 const CANDIDATE = 'c.seq_no, c.id, c.document_id, d.filename, c.content, c.terms';
 
 /**

@@ -635,4 +635,13 @@ export const migrations: Migration[] = [
       CREATE INDEX vector_store_files_in_progress ON vector_store_files (created_at) WHERE status = 'in_progress';
     `,
   },
+  {
+    version: 17,
+    name: 'knowledge: every chunk indexed again (Korean as syllable pairs, codes such as ERR-4012 whole and in parts)',
+    sql: `
+      -- the index form knowledge/ makes changed: every chunk is made unindexed (an empty tsvector),
+      -- and indexed again at start (KnowledgeIndex.upgrade)
+      UPDATE knowledge_chunks SET terms = NULL WHERE terms IS NOT NULL;
+    `,
+  },
 ];

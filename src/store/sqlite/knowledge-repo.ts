@@ -54,7 +54,8 @@ const RECENT_CHUNKS = 1024;
 
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
-type ChunkRow = { rowid: number; id: string; document_id: string; content: string; terms: string };
+/** terms is null while the chunk waits to be indexed again (KnowledgeIndex.upgrade) */
+type ChunkRow = { rowid: number; id: string; document_id: string; content: string; terms: string | null };
 
 /**
  * One agent's full-text index: a contentless FTS5 table over the chunks' index form (the text
@@ -64,6 +65,7 @@ type ChunkRow = { rowid: number; id: string; document_id: string; content: strin
 class AgentFts {
   readonly insert;
   readonly remove;
+  readonly removeChunk;
   readonly matching;
   readonly last;
 
@@ -73,6 +75,7 @@ class AgentFts {
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${table} USING fts5(terms, content = '', contentless_delete = 1, tokenize = 'ascii')`);
     this.insert = db.prepare<[number | bigint, string]>(`INSERT INTO ${table} (rowid, terms) VALUES (?, ?)`);
     this.remove = db.prepare<[string]>(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM knowledge_chunks WHERE document_id = ?)`);
+    this.removeChunk = db.prepare<[number | bigint]>(`DELETE FROM ${table} WHERE rowid = ?`);
     // FTS5 streams a term's rows in rowid order: reading the first n costs n, whatever the term's
     // size; ranking (bm25) or a rowid range would read its whole list
     this.matching = db.prepare<[string, number], number>(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? LIMIT ?`).pluck();
@@ -214,7 +217,7 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
     for (const rowid of rowids) {
       const row = recentChunks.get(rowid);
       const filename = row && names.get(row.document_id);
-      if (filename !== undefined) found.set(rowid, { documentId: row!.document_id, filename, chunkId: row!.id, content: row!.content, terms: row!.terms });
+      if (filename !== undefined) found.set(rowid, { documentId: row!.document_id, filename, chunkId: row!.id, content: row!.content, terms: row!.terms ?? '' });
     }
     return found;
   };
@@ -343,7 +346,11 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
       db.transaction(() => {
         for (const { chunkId, terms } of chunks) {
           const row = setTerms.get(terms, chunkId);
-          if (row) ftsOf(row.agent_id).insert.run(row.rowid, terms);
+          if (!row) continue;
+          // the chunk's row of an older index form, when it has one, is replaced
+          const fts = ftsOf(row.agent_id);
+          fts.removeChunk.run(row.rowid);
+          fts.insert.run(row.rowid, terms);
         }
         // the last of them: the tables of the older index form are no longer read
         if (anyUnindexed.get()!.n === 0) for (const { name } of oldTables.all()) db.exec(`DROP TABLE ${name}`);

@@ -537,6 +537,15 @@ ${countedTriggers('deliveries')}
       CREATE INDEX vector_store_files_in_progress ON vector_store_files (created_at) WHERE status = 'in_progress';
     `,
   },
+  {
+    version: 25,
+    name: 'knowledge: every chunk indexed again (Korean as syllable pairs, codes such as ERR-4012 whole and in parts)',
+    sql: `
+      -- the index form knowledge/ makes changed: every chunk is made unindexed, and indexed again
+      -- at start (KnowledgeIndex.upgrade), which replaces its row in its agent's knowledge_terms_<hex>
+      UPDATE knowledge_chunks SET terms = NULL WHERE terms IS NOT NULL;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact */

@@ -1,0 +1,81 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { extractiveAnswer } from '../../src/knowledge/extractive-answer.js';
+import { fuseRankings } from '../../src/knowledge/fuse-rankings.js';
+import { KnowledgeIndex } from '../../src/knowledge/knowledge-index.js';
+import type { ScoredCandidate } from '../../src/knowledge/rank-passages.js';
+import { queryTerms } from '../../src/knowledge/search-query.js';
+import { wordsOf } from '../../src/knowledge/text-terms.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { tempDir } from '../helpers/start-herald.js';
+
+describe('the words a text is indexed by', () => {
+  it('keeps a code whole and in parts, however it is written', () => {
+    expect(wordsOf('ERR-4012')).toEqual(['err', '4012', 'err4012']);
+    expect(wordsOf('ORD-2024-03117 shipped')).toEqual(['ord', '2024', '03117', 'ord202403117', 'shipped']);
+    expect(wordsOf('ERR5003')).toEqual(['err5003', 'err', '5003']);
+    expect(queryTerms('ERR5003')).toEqual(expect.arrayContaining(wordsOf('ERR-5003').filter((w) => w.length > 1)));
+    // a host name or a date is no code: no joined term
+    expect(wordsOf('vpn.acme.example')).toEqual(['vpn', 'acme', 'example']);
+  });
+
+  it('cuts Korean into syllable pairs, so a word is found with its particles and endings', () => {
+    expect(wordsOf('비밀번호는 변경합니다')).toEqual(['비밀', '밀번', '번호', '호는', '변경', '경합', '합니', '니다']);
+    const asked = queryTerms('비밀번호 변경');
+    const indexed = new Set(wordsOf('비밀번호는 60일마다 변경합니다.'));
+    expect(asked.every((t) => indexed.has(t))).toBe(true);
+  });
+
+  it('does not search for the words that only ask how many or how long', () => {
+    expect(queryTerms('年假有几天')).toEqual(['年假']);
+    expect(queryTerms('退款多久到账')).toEqual(['退款', '到', '账']);
+    expect(queryTerms('How many weeks of parental leave?')).toEqual(['week', 'parent', 'leav']);
+  });
+});
+
+describe('a short Chinese question whose key term the right document repeats', () => {
+  const documents: Record<string, string> = {
+    'annual-leave.md': '年假规定：员工工作满一年后享有年假。年假天数按工龄计算，满1年不满10年的年假5天，满10年的年假10天。年假须提前申请，年假可以分次休完，未休的年假可顺延到下一年。',
+    'sick-leave.md': '病假规定：员工请病假须提供医院证明。病假期间工资按80%发放。病假与年假不能合并使用。',
+    'delivery.md': '快递说明：下单后一般几天能到？通常3到5天送达，偏远地区会慢一些。',
+    'canteen.md': '食堂每天中午开放，员工刷卡就餐，菜品每周更新。',
+  };
+
+  it('ranks and quotes that document first, not one sharing an incidental word', async () => {
+    const store = openSqliteStore(path.join(tempDir(), 'kb.db'));
+    const index = new KnowledgeIndex(store.knowledge);
+    for (const [i, [filename, text]] of Object.entries(documents).entries()) {
+      await index.add({ agentId: 'a', filename, bytes: 1, mimeType: 'text/plain', sha256: `${i + 1}`.padStart(64, '0'), metadata: null }, [text]);
+    }
+    for (const question of ['年假有几天', '年假几天？']) {
+      const passages = await index.search('a', question, 4);
+      expect(passages.map((p) => p.filename)).not.toContain('delivery.md');
+      expect(passages[0]!.filename).toBe('annual-leave.md');
+      const answer = extractiveAnswer(question, passages);
+      expect(answer).toContain('“年假规定：员工工作满一年后享有年假。年假天数按工龄计算，满1年不满10年的年假5天，满10年的年假10天。” [1]');
+      expect(answer).toMatch(/来源：\[1\] annual-leave\.md/);
+    }
+    await store.close();
+  });
+});
+
+describe('fusing full text and vectors', () => {
+  const candidate = (chunkId: string, score: number): ScoredCandidate => ({ chunkId, documentId: chunkId, filename: `${chunkId}.md`, content: chunkId, terms: chunkId, score });
+  const near = (chunkId: string, similarity: number) => ({ ...candidate(chunkId, 0), similarity });
+
+  it('keeps a passage far ahead in full text first when the vectors barely tell the candidates apart', () => {
+    const fused = fuseRankings([candidate('code', 9), candidate('other', 2), candidate('third', 1.5)], [near('third', 0.52), near('other', 0.5), near('code', 0.45)]);
+    // fusing ranks alone would tie it with the passage the vectors liked best (1/61 + 1/63 each)
+    expect(fused[0]!.chunkId).toBe('code');
+  });
+
+  it('lets the vectors decide where the words find nothing, above the similarity floor only', () => {
+    const fused = fuseRankings([], [near('meaning', 0.8), near('weak', 0.35), near('noise', 0.1)]);
+    expect(fused.map((c) => c.chunkId)).toEqual(['meaning', 'weak']);
+  });
+
+  it('ranks a passage both find well above one only the words find', () => {
+    const fused = fuseRankings([candidate('words', 4), candidate('both', 3.5)], [near('both', 0.9), near('elsewhere', 0.6)]);
+    expect(fused[0]!.chunkId).toBe('both');
+  });
+});
