@@ -4,7 +4,10 @@ import { z } from 'zod';
 export const ACCOUNT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** the keys a channel section takes beside its plugin's own: they are the host's, never a plugin's */
-export const CHANNEL_HOST_KEYS = ['retry', 'accounts', 'defaultAccount'] as const;
+export const CHANNEL_HOST_KEYS = ['retry', 'accounts', 'defaultAccount', 'name'] as const;
+
+/** OpenClaw's display name of a channel or an account: accepted so its configs load, never sent to a platform */
+const displayName = z.string().optional().describe('A display name (OpenClaw\'s `name`): accepted, never sent to the platform.');
 
 /**
  * A channel's section with OpenClaw's several accounts: `accounts.<id>` takes the channel's own
@@ -14,11 +17,12 @@ export const CHANNEL_HOST_KEYS = ['retry', 'accounts', 'defaultAccount'] as cons
  * `defaultAccount`, else `default`, else the first listed (OpenClaw's rule).
  */
 export function withAccounts(schema: z.ZodObject, host: Record<string, z.ZodType>): z.ZodType {
-  const account = overridesOf(schema);
+  const account = overridesOf(schema).extend({ name: displayName });
   return schema
     .partial()
     .extend({
       ...host,
+      name: displayName,
       accounts: z
         .record(z.string().regex(ACCOUNT_ID, 'an account id is a word (letters, digits, - and _; at most 64)'), account)
         .optional()
@@ -37,7 +41,7 @@ export function withAccounts(schema: z.ZodObject, host: Record<string, z.ZodType
         complete(base, []);
         return;
       }
-      for (const [id, overrides] of accounts) complete({ ...base, ...(overrides as object) }, ['accounts', id]);
+      for (const [id, { name: _name, ...overrides }] of accounts as [string, Record<string, unknown>][]) complete({ ...base, ...overrides }, ['accounts', id]);
       if (value.defaultAccount !== undefined && !value.accounts![value.defaultAccount]) {
         ctx.addIssue({ code: 'custom', message: `"${value.defaultAccount}" is not one of accounts (${accounts.map(([id]) => id).join(', ')})`, path: ['defaultAccount'] });
       }

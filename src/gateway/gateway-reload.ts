@@ -3,6 +3,7 @@ import { loadConfigFile, type LoadedConfig } from '../plugin-host/load-config.js
 import type { HeraldConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import { builtinMappings } from '../mappings/builtin-mappings.js';
+import type { ActionContext } from '../mappings/hook-action.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import { resolveMappings } from '../mappings/resolve-mappings.js';
 import type { TransformRunner } from '../mappings/transform-runner.js';
@@ -64,9 +65,10 @@ export interface ReloadTarget {
   transformRunner: TransformRunner;
   keys: ApiKeyVerifier;
   models: ModelRegistry;
-  /** the running channel adapters by plugin id (the delivery outbox holds this map) */
   /** every configured channel's accounts (the default ones also in the map the outbox reads) */
   channels: ChannelAccountsRegistry;
+  /** the accept-time checks of an action against the running channels (recipient, configured channel, account), kept across reloads */
+  checks?: Pick<ActionContext, 'recipientFault' | 'isConfigured' | 'accountFault'>;
   store: Store;
   logger: Logger;
 }
@@ -136,7 +138,7 @@ export async function reloadGateway(target: ReloadTarget, reason: string, mappin
     // a restart-only setting keeps its running value (the mappings folder watched, the presets' gmail
     // section), so what runs and what the config object says agree
     for (const key of restartRequired) set(fresh, key, structuredClone(get(running, key)));
-    mappings = await resolveMappings(loaded, { config: loaded.config, channelNames: target.plugins.channelNames(), logger, warnings, transformRunner: target.transformRunner });
+    mappings = await resolveMappings(loaded, { ...target.checks, config: loaded.config, channelNames: target.plugins.channelNames(), logger, warnings, transformRunner: target.transformRunner });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     logger.error({ reason, config: target.file, faults: error.faults }, 'config reload refused: the running config stays');
@@ -146,7 +148,7 @@ export async function reloadGateway(target: ReloadTarget, reason: string, mappin
   const channelSections = new Map<string, string>(target.plugins.channels().map((p: PluginDefinition) => [p.id, json(pluginSection(target.config, p))]));
 
   assignInPlace(running, next);
-  target.engine.replace([...builtinMappings({ config: target.config, channelNames: target.plugins.channelNames() }), ...mappings]);
+  target.engine.replace([...builtinMappings({ ...target.checks, config: target.config, channelNames: target.plugins.channelNames() }), ...mappings]);
   target.keys.useConfig(target.config);
   target.models.useConfig(target.config);
   await reloadChannels(target, channelSections);

@@ -24,7 +24,7 @@ export function accountConfigs(plugin: PluginDefinition, section: Record<string,
   const base = pluginKeys(section);
   const accounts = Object.entries((section.accounts ?? {}) as Record<string, Record<string, unknown>>);
   if (!accounts.length) return { defaultId: DEFAULT_ACCOUNT, configs: new Map([[DEFAULT_ACCOUNT, plugin.config.parse(base)]]) };
-  const configs = new Map(accounts.map(([id, overrides]) => [id, plugin.config.parse({ ...base, ...overrides })]));
+  const configs = new Map(accounts.map(([id, { name: _name, ...overrides }]) => [id, plugin.config.parse({ ...base, ...overrides })]));
   const named = typeof section.defaultAccount === 'string' ? section.defaultAccount : undefined;
   const defaultId = named ?? (configs.has(DEFAULT_ACCOUNT) ? DEFAULT_ACCOUNT : accounts[0]![0]);
   return { defaultId, configs };

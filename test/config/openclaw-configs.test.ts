@@ -54,7 +54,7 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 
 describe("OpenClaw's documented configs", () => {
   it('are all here', () => {
-    expect(files).toHaveLength(10);
+    expect(files).toHaveLength(11);
   });
 
   for (const file of files) {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer, type RecordedRequest } from '../helpers/fake-server.js';
@@ -116,6 +117,27 @@ describe('several accounts per channel', () => {
     expect(run.delivery.attempts).toBeGreaterThan(1);
     const sent = platform.requests.filter(isTelegram);
     expect(new Set(sent.map(telegramBot))).toEqual(new Set([TELEGRAM_ALERTS]));
+  });
+});
+
+describe('several accounts after a config reload', () => {
+  it('takes an account added to the config at once, and refuses one taken away', async () => {
+    platform = await startFakeServer(() => ({ body: { ok: true, result: { message_id: 1 } } }));
+    const config = (accounts: Record<string, unknown>) => baseConfig({ ...fast, channels: { telegram: { baseUrl: platform!.url, accounts } } });
+    herald = await startHerald(config({ default: { botToken: TELEGRAM_MAIN } }));
+    expect((await post({ message: 'x', channel: 'telegram', to: '-100200', accountId: 'alerts' })).status).toBe(400);
+    fs.writeFileSync(herald.configFile, JSON.stringify(config({ default: { botToken: TELEGRAM_MAIN }, alerts: { name: 'Alerts bot', botToken: TELEGRAM_ALERTS } })));
+    expect(await herald.gateway.reload('test')).toMatchObject({ ok: true });
+    const accepted = await post({ message: 'page the on-call', channel: 'telegram', to: '-100200', accountId: 'alerts' });
+    expect(accepted.status).toBe(202);
+    await delivered(accepted.body.runId);
+    expect(platform.requests.filter(isTelegram).map(telegramBot)).toEqual([TELEGRAM_ALERTS]);
+    fs.writeFileSync(herald.configFile, JSON.stringify(config({ default: { botToken: TELEGRAM_MAIN } })));
+    expect(await herald.gateway.reload('test')).toMatchObject({ ok: true });
+    expect((await post({ message: 'x', channel: 'telegram', to: '-100200', accountId: 'alerts' })).body).toEqual({
+      ok: false,
+      error: 'accountId "alerts" is not an account of channel telegram (its accounts: default)',
+    });
   });
 });
 
