@@ -4,18 +4,18 @@ import { discordChannel } from '../../plugins/discord/channel.js';
 import { msteamsChannel } from '../../plugins/msteams/channel.js';
 import { ChannelError } from '../../src/plugins/sdk.js';
 import { pathSegment } from '../../src/plugins/channel-http.js';
-import { baseConfig, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { baseConfig, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 
-let herald: RunningHerald;
+let herald: TestApp;
 beforeAll(async () => {
-  herald = await startHerald(
-    baseConfig({ hooks: { mappings: [{ id: 'notify', match: { path: 'notify' }, messageTemplate: 'x', channel: 'discord', to: '{{room}}' }] } }),
+  herald = await testApp({ hooks: { mappings: [{ id: 'notify', match: { path: 'notify' }, messageTemplate: 'x', channel: 'discord', to: '{{room}}' }] } },
   );
 });
 afterAll(async () => herald?.stop());
 
 const agent = (body: Record<string, unknown>, path = '/hooks/agent') =>
-  fetch(`${herald.url}${path}`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+  herald.request(`${path}`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
 
 describe('a channel recipient', () => {
   it('is checked per channel when the hook is accepted: 400 naming `to`', async () => {

@@ -2,10 +2,11 @@ import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DIMENSIONS, EMBEDDINGS_KEY, fakeEmbedding, startFakeEmbeddings } from '../../helpers/fake-embeddings.js';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
-import { API_KEY, baseConfig, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
+import { API_KEY, baseConfig } from '../../helpers/start-herald.js';
+import { testApp, type TestApp } from '../app-fixture.js';
 
 let fake: FakeServer;
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 beforeAll(async () => {
   fake = await startFakeEmbeddings('text-embedding-3-small');
 });
@@ -23,12 +24,12 @@ const config = (platform: Record<string, unknown> = { embeddings: { models: ['fa
   });
 
 const post = (body: unknown, key = API_KEY) =>
-  fetch(`${herald!.url}/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  herald!.request(`/v1/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 describe('POST /v1/embeddings', () => {
   it('answers the official client (base64, its default) by the bare model name, the ref or an alias, with the provider\'s usage', async () => {
-    herald = await startHerald(config());
-    const client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+    herald = await testApp(config());
+    const client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
     const one = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'send the sofa back' });
     expect(one.object).toBe('list');
     expect(one.model).toBe('text-embedding-3-small');
@@ -49,16 +50,16 @@ describe('POST /v1/embeddings', () => {
   });
 
   it('serves the knowledge embeddings model too; an unknown model, or none configured, is 404 model_not_found', async () => {
-    herald = await startHerald(config({ knowledge: { embeddings: { model: 'fake/text-embedding-3-small' } } }));
-    const client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+    herald = await testApp(config({ knowledge: { embeddings: { model: 'fake/text-embedding-3-small' } } }));
+    const client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
     expect((await client.embeddings.create({ model: 'text-embedding-3-small', input: 'x' })).data).toHaveLength(1);
-    const agents = (await (await fetch(`${herald.url}/v1/agents`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as { data: { retrieval: string }[] };
+    const agents = (await (await herald.request(`/v1/agents`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as { data: { retrieval: string }[] };
     expect(agents.data.map((a) => a.retrieval)).toEqual(['hybrid']);
     const unknown = await client.embeddings.create({ model: 'text-embedding-ada-002', input: 'x' }).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
     expect(unknown).toMatchObject({ status: 404, param: 'model', code: 'model_not_found', error: { message: 'The model "text-embedding-ada-002" is not an embeddings model of this herald (it serves "fake/text-embedding-3-small").' } });
     await herald.stop();
-    herald = await startHerald(baseConfig());
+    herald = await testApp({});
     const none = await post({ model: 'text-embedding-3-small', input: 'x' });
     expect(none.status).toBe(404);
     expect(await none.json()).toEqual({
@@ -67,7 +68,7 @@ describe('POST /v1/embeddings', () => {
   });
 
   it('names the field at fault: token arrays, empty inputs, too many, a bad format or dimensions, a dimensions the model refuses', async () => {
-    herald = await startHerald(config());
+    herald = await testApp(config());
     const model = 'text-embedding-3-small';
     const cases: [unknown, number, string, string][] = [
       [{ model, input: [1, 2, 3] }, 400, 'input', 'input: token arrays are not supported; send the text as a string or an array of strings'],
@@ -95,7 +96,7 @@ describe('POST /v1/embeddings', () => {
     // OpenAI's documented server error body (https://platform.openai.com/docs/guides/error-codes)
     const failing = await startFakeServer(() => ({ status: 500, body: { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } } }));
     try {
-      herald = await startHerald(baseConfig({ models: { providers: { down: { api: 'openai', baseUrl: `${failing.url}/v1` } } }, platform: { embeddings: { models: ['down/text-embedding-3-small'] } } }));
+      herald = await testApp({ models: { providers: { down: { api: 'openai', baseUrl: `${failing.url}/v1` } } }, platform: { embeddings: { models: ['down/text-embedding-3-small'] } } });
       const res = await post({ model: 'text-embedding-3-small', input: 'x' });
       expect(res.status).toBe(502);
       expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: 'upstream_error', message: 'embeddings from down/text-embedding-3-small failed: 500 The server had an error while processing your request.' });

@@ -1,9 +1,10 @@
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
+import { API_KEY, baseConfig } from '../../helpers/start-herald.js';
+import { testApp, type TestApp } from '../app-fixture.js';
 
 const SALES_KEY = 'sk-sales-0123456789abcdef0123';
-let herald: RunningHerald;
+let herald: TestApp;
 let client: OpenAI;
 let sales: OpenAI;
 
@@ -13,9 +14,9 @@ const config = baseConfig({
 });
 
 beforeAll(async () => {
-  herald = await startHerald(config);
-  client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
-  sales = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: SALES_KEY, maxRetries: 0 });
+  herald = await testApp(config);
+  client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
+  sales = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: SALES_KEY, maxRetries: 0 });
 });
 afterAll(async () => herald?.stop());
 
@@ -48,7 +49,7 @@ describe('/v1/files with the official client', () => {
     const form = new FormData();
     form.append('file', new Blob(['x']), 'x.txt');
     form.append('purpose', 'fine-tune');
-    const response = await fetch(`${herald.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form });
+    const response = await herald.request(`/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({
       error: { message: 'purpose must be one of "assistants", "user_data", not "fine-tune"', type: 'invalid_request_error', param: 'purpose', code: 'invalid_request_error' },
@@ -69,8 +70,8 @@ describe('/v1/files with the official client', () => {
     const bytes = Buffer.from([0, 1, 2, 255, 254]);
     const file = await client.files.create({ file: await toFile(bytes, 'blob.bin'), purpose: 'user_data' });
     herald = await herald.restart();
-    client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
-    sales = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: SALES_KEY, maxRetries: 0 });
+    client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
+    sales = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: SALES_KEY, maxRetries: 0 });
     expect((await client.files.retrieve(file.id)).filename).toBe('blob.bin');
     expect(Buffer.from(await (await client.files.content(file.id)).arrayBuffer())).toEqual(bytes);
   });

@@ -1,9 +1,10 @@
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig, eventually, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
+import { API_KEY, baseConfig, eventually } from '../../helpers/start-herald.js';
+import { testApp, type TestApp } from '../app-fixture.js';
 
 const SALES_KEY = 'sk-sales-0123456789abcdef0123';
-let herald: RunningHerald;
+let herald: TestApp;
 let client: OpenAI;
 let sales: OpenAI;
 
@@ -11,16 +12,15 @@ const refunds = '# Refunds\n\nRefunds are issued within 14 days of purchase. Sen
 const shipping = '# Shipping\n\nOrders leave the warehouse within two working days.\n';
 
 const connect = () => {
-  client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
-  sales = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: SALES_KEY, maxRetries: 0 });
+  client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
+  sales = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: SALES_KEY, maxRetries: 0 });
 };
 
 beforeAll(async () => {
-  herald = await startHerald(
-    baseConfig({
+  herald = await testApp({
       agents: { list: [{ id: 'support', name: 'Support' }, { id: 'sales', name: 'Sales' }] },
       platform: { apiKeys: [{ name: 'test', key: API_KEY }, { name: 'sales-only', key: SALES_KEY, agents: ['sales'] }] },
-    }),
+    },
   );
   connect();
 });
@@ -40,7 +40,7 @@ describe('/v1/vector_stores with the official client', () => {
     expect(page.data).toHaveLength(1);
     expect(page.data[0]).toMatchObject({ file_id: file.id, filename: 'refunds.md', content: [{ type: 'text', text: expect.stringContaining('within 14 days') }] });
     expect(page.data[0]!.score).toBeGreaterThan(0);
-    const raw = await fetch(`${herald.url}/v1/vector_stores/${store.id}/search`, {
+    const raw = await herald.request(`/v1/vector_stores/${store.id}/search`, {
       method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: ['refund', 'receipt'], max_num_results: 1 }),
     });
     expect(await raw.json()).toMatchObject({ object: 'vector_store.search_results.page', search_query: ['refund', 'receipt'], has_more: false, next_page: null });
@@ -86,7 +86,7 @@ describe('/v1/vector_stores with the official client', () => {
   });
 
   it("is an agent's knowledge: vs_agent_<id>, listed with the agent, searched by its turns", async () => {
-    const agent = (await (await fetch(`${herald.url}/v1/agents/support`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as { vector_store_ids: string[] };
+    const agent = (await (await herald.request(`/v1/agents/support`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as { vector_store_ids: string[] };
     expect(agent.vector_store_ids).toEqual(['vs_agent_support']);
     const file = await client.vectorStores.files.uploadAndPoll('vs_agent_support', await toFile(Buffer.from(shipping), 'shipping.md'));
     expect(file.status).toBe('completed');

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GmailWatcher } from '../../../plugins/gmail/watcher/gmail-watcher.js';
 import { gmailConfigSchema } from '../../../plugins/gmail/config.js';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
-import { baseConfig, eventually, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
+import { baseConfig, eventually } from '../../helpers/start-herald.js';
+import { testApp, type TestApp } from '../../http/app-fixture.js';
 import { CLIENT_ID, CLIENT_SECRET, FakeGoogle, REFRESH_TOKEN, pushEnvelope } from './fake-google.js';
 
 const ACCOUNT = 'me@example.com';
@@ -16,7 +17,7 @@ const AUDIENCE = 'https://push.example.com/gmail-pubsub';
 describe('gmail against Google as documented', () => {
   let google: FakeGoogle;
   let hook: FakeServer;
-  let herald: RunningHerald | undefined;
+  let herald: TestApp | undefined;
 
   beforeEach(async () => {
     google = await FakeGoogle.start();
@@ -30,8 +31,7 @@ describe('gmail against Google as documented', () => {
   });
 
   async function start(overrides: Record<string, unknown> = {}) {
-    herald = await startHerald(
-      baseConfig({
+    herald = await testApp({
         hooks: {
           presets: ['gmail'],
           gmail: {
@@ -48,7 +48,7 @@ describe('gmail against Google as documented', () => {
             ...overrides,
           },
         },
-      }),
+      },
     );
     return herald;
   }

@@ -1,15 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { baseConfig, hookHeaders, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
+import { baseConfig, hookHeaders } from '../../helpers/start-herald.js';
+import { testApp, type TestApp } from '../../http/app-fixture.js';
 import { sqliteDb } from '../../helpers/sqlite-db.js';
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 afterEach(async () => {
   await herald?.stop();
   herald = undefined;
 });
 
 async function post(body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${herald!.url}/hooks/gmail`, { method: 'POST', headers: { ...hookHeaders(), ...headers }, body: JSON.stringify(body) });
+  const res = await herald!.request(`/hooks/gmail`, { method: 'POST', headers: { ...hookHeaders(), ...headers }, body: JSON.stringify(body) });
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, replayed: res.headers.get('idempotent-replayed') };
 }
 
@@ -23,7 +24,7 @@ const mail = (id: string, labels: string[] = ['INBOX']) => ({
 
 describe('the gmail preset idempotencyKey', () => {
   it('takes a message once without the header, under the key the watcher sends', async () => {
-    herald = await startHerald(baseConfig({ hooks: { presets: ['gmail'] } }));
+    herald = await testApp({ hooks: { presets: ['gmail'] } });
     const first = await post(mail('m-1'));
     expect(first).toMatchObject({ status: 202, replayed: null });
     // posted again (a relay's retry), its labels changed meanwhile: still the same message

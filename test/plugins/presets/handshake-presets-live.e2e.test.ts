@@ -4,7 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
-import { baseConfig, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
+import { baseConfig } from '../../helpers/start-herald.js';
+import { testApp, type TestApp } from '../../http/app-fixture.js';
 import { completion } from '../../models/fake-openai.js';
 
 /**
@@ -39,7 +40,7 @@ const twilioSignature = (url: string, form: string, secret = TWILIO) => {
   return { 'x-twilio-signature': createHmac('sha1', secret).update(url + params.map(([k, v]) => k + v).join('')).digest('base64') };
 };
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 let fakes: FakeServer[] = [];
 afterEach(async () => {
   await herald?.stop();
@@ -58,20 +59,19 @@ async function model(answer: string, gate?: Promise<void>): Promise<FakeServer> 
   return fake;
 }
 
-async function start(presets: unknown[], modelUrl: string): Promise<RunningHerald> {
-  herald = await startHerald(
-    baseConfig({
+async function start(presets: unknown[], modelUrl: string): Promise<TestApp> {
+  herald = await testApp({
       models: { providers: { fake: { api: 'openai', baseUrl: `${modelUrl}/v1`, apiKey: 'sk-fake' } } },
       agents: { defaults: { model: 'fake/m' } },
       hooks: { presets, mappingsDir: './no-mappings' },
-    }),
+    },
   );
   return herald;
 }
 
-const send = (h: RunningHerald, hookPath: string, c: FixtureCase, sign: (body: string) => Record<string, string>) => {
+const send = (h: TestApp, hookPath: string, c: FixtureCase, sign: (body: string) => Record<string, string>) => {
   const body = bodyOf(c);
-  return fetch(`${h.url}/hooks/${hookPath}`, { method: 'POST', headers: { 'content-type': typeOf(c), ...c.headers, ...sign(body) }, body });
+  return h.request(`${h.origin}/hooks/${hookPath}`, { method: 'POST', headers: { 'content-type': typeOf(c), ...c.headers, ...sign(body) }, body });
 };
 
 describe('slack preset, live', () => {
@@ -112,10 +112,10 @@ describe('meta preset, live', () => {
     const fake = await model('We have it in blue.');
     const h = await start([{ name: 'meta', secret: META, verifyToken: META_VERIFY, deliver: false }], fake.url);
 
-    const verify = await fetch(`${h.url}/hooks/meta?hub.mode=subscribe&hub.challenge=1158201444&hub.verify_token=${META_VERIFY}`);
+    const verify = await h.request(`/hooks/meta?hub.mode=subscribe&hub.challenge=1158201444&hub.verify_token=${META_VERIFY}`);
     expect(verify.status).toBe(200);
     expect(await verify.text()).toBe('1158201444');
-    expect((await fetch(`${h.url}/hooks/meta?hub.mode=subscribe&hub.challenge=1158201444&hub.verify_token=wrong`)).status).toBe(401);
+    expect((await h.request(`/hooks/meta?hub.mode=subscribe&hub.challenge=1158201444&hub.verify_token=wrong`)).status).toBe(401);
 
     const message = fixture('meta', 0);
     const first = await send(h, 'meta', message, metaSignature);
@@ -137,7 +137,7 @@ describe('twilio preset, live', () => {
   it('answers a signed SMS with TwiML carrying the reply, replays it for a repeat, refuses a bad signature', async () => {
     const fake = await model('Shipped today & "tracked" <3');
     const h = await start([{ name: 'twilio', secret: TWILIO, replyWaitMs: 14000, deliver: false }], fake.url);
-    const url = `${h.url}/hooks/twilio`;
+    const url = `${h.origin}/hooks/twilio`;
     const sms = fixture('twilio', 0);
     const res = await send(h, 'twilio', sms, (body) => twilioSignature(url, body));
     expect(res.status).toBe(200);
@@ -160,7 +160,7 @@ describe('twilio preset, live', () => {
     const released = new Promise<void>((resolve) => (release = resolve));
     const fake = await model('later', released);
     const h = await start([{ name: 'twilio', secret: TWILIO, replyWaitMs: 50, deliver: false }], fake.url);
-    const url = `${h.url}/hooks/twilio`;
+    const url = `${h.origin}/hooks/twilio`;
     const res = await send(h, 'twilio', fixture('twilio', 0), (body) => twilioSignature(url, body));
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('<?xml version="1.0" encoding="UTF-8"?><Response/>');

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseConfig, eventually, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
+import { baseConfig, eventually } from '../../helpers/start-herald.js';
+import { testApp, type TestApp } from '../../http/app-fixture.js';
 import type { FakeServer } from '../../helpers/fake-server.js';
 import { startFakeOpenAI } from '../../models/fake-openai.js';
 
@@ -94,18 +95,17 @@ function unsigned({ body, headers }: Delivery, name: string): Delivery {
   return { body, headers: Object.fromEntries(Object.entries(headers).filter(([k]) => !signatureHeaders.includes(k))) };
 }
 
-let herald: RunningHerald;
+let herald: TestApp;
 let model: FakeServer;
 
 async function post(name: string, { body, headers }: Delivery) {
-  const res = await fetch(`${herald.url}/hooks/${name === 'standard-webhooks' ? 'resend' : name}`, { method: 'POST', headers, body });
+  const res = await herald.request(`/hooks/${name === 'standard-webhooks' ? 'resend' : name}`, { method: 'POST', headers, body });
   return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: res.status === 204 ? null : ((await res.json()) as Record<string, any>) };
 }
 
 beforeAll(async () => {
   model = await startFakeOpenAI('on it');
-  herald = await startHerald(
-    baseConfig({
+  herald = await testApp({
       models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
       agents: { defaults: { model: 'fake/gpt-test' } },
       hooks: {
@@ -122,7 +122,7 @@ beforeAll(async () => {
           { name: 'standard-webhooks', path: 'resend', label: 'Resend', secret: secrets['standard-webhooks'], deliver: false },
         ],
       },
-    }),
+    },
   );
 });
 
