@@ -21,6 +21,31 @@ function captureIo() {
 }
 
 describe('herald knowledge upload', () => {
+  it('sends files to the gateway with a line per file; agents list shows the counts', async () => {
+    herald = await startHerald(baseConfig({ agents: { list: [{ id: 'support', name: 'Support desk' }, { id: 'sales' }] } }));
+    const good = path.join(herald.dir, 'faq.md');
+    const binary = path.join(herald.dir, 'logo.png');
+    fs.writeFileSync(good, '# FAQ\n\nThe support line is open from 9 to 17.');
+    fs.writeFileSync(binary, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
+    const cli = captureIo();
+    const code = await main(['knowledge', 'upload', '--agent', 'support', '--url', herald.url, '--api-key', API_KEY, good, binary, path.join(herald.dir, 'missing.txt')], builtinPlugins, cli.io);
+    expect(code).toBe(1);
+    const lines = cli.out().trim().split('\n');
+    expect(lines[0]).toMatch(/^faq\.md: 1 chunk, doc_\w+ \(added\)$/);
+    expect(lines[1]).toMatch(/^logo\.png: error 415 unsupported_file_type/);
+    expect(lines[2]).toMatch(/^missing\.txt: no such file/);
+    expect(cli.err()).toMatch(/\[#+\.*\] 3\/3 files/);
+
+    const again = captureIo();
+    expect(await main(['knowledge', 'upload', '--agent', 'support', '--url', herald.url, '--api-key', API_KEY, good], builtinPlugins, again.io)).toBe(0);
+    expect(again.out()).toMatch(/already there/);
+
+    const agents = captureIo();
+    expect(await main(['agents', 'list', '--config', herald.configFile], builtinPlugins, agents.io)).toBe(0);
+    expect(agents.out()).toMatch(/support\s+Support desk\s+embedded\/extractive\s+1/);
+    expect(agents.out()).toMatch(/sales\s+sales\s+embedded\/extractive\s+0/);
+  });
+
   it("reports the server's answer for a file over the limit (413), not a broken pipe, and counts files done", async () => {
     herald = await startHerald(baseConfig({ platform: { maxUploadBytes: 1024 } }));
     const small = path.join(herald.dir, 'small.md');
