@@ -97,8 +97,15 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   // before anything can take work or a request: a crashed predecessor's claims are taken back now
   await resumeAfterCrash(store, logger);
   const { probe } = store;
+  const parser = new ParsePool(config.platform.knowledge);
   const metrics = config.gateway.metrics.enabled
-    ? new HeraldMetrics({ probe, hooksPath: config.hooks.enabled ? config.hooks.path : undefined, retainedBytes: () => store.receipts.retainedBytes(), openAlerts: () => store.alerts.open() })
+    ? new HeraldMetrics({
+        probe,
+        hooksPath: config.hooks.enabled ? config.hooks.path : undefined,
+        retainedBytes: () => store.receipts.retainedBytes(),
+        openAlerts: () => store.alerts.open(),
+        parseWorkers: () => parser.workers,
+      })
     : undefined;
   const models = new ModelRegistry(config);
   const agents = new AgentDirectory(config);
@@ -128,7 +135,6 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   // chunks stored by an older version are indexed again (segmented and stemmed here) before the first search
   const reindexed = await knowledge.upgrade();
   if (reindexed) logger.info({ chunks: reindexed }, 'knowledge: chunks indexed again for this version');
-  const parser = new ParsePool(config.platform.knowledge);
   const vectorStores = new VectorStores({ store, knowledge, parser, agents, logger });
   const files = new Files(store, (fileId) => vectorStores.forgetFile(fileId));
   // an agent searches its own knowledge and the vector stores attached to it (agents.list[].vectorStores)

@@ -5,7 +5,8 @@ import { HeraldError } from '../errors.js';
 import type { ChunkOptions } from './chunk-text.js';
 import { documentLimitErrors } from './document-limits.js';
 import { installedPath } from '../gateway/install-layout.js';
-import { unpackChunks, type ParseAnswer } from './packed-chunks.js';
+import { unpackChunks } from './packed-chunks.js';
+import type { WorkerAnswer } from './parse-worker.js';
 
 /**
  * What a worker thread starts from: compiled, parse-worker.js itself; from the sources, an entry
@@ -16,47 +17,97 @@ const WORKER_ENTRY = pathToFileURL(installedPath('dist/src/knowledge/parse-worke
 export type ParsedChunks = ReturnType<typeof unpackChunks>;
 
 /**
+ * A worker whose heap has grown past this (a worker with its parsers loaded holds ~20 MB) is
+ * ended once its parse is done, giving the memory back; smaller ones stay for the next upload
+ * until idle for `WORKER_IDLE_MS`, sparing it the start of a worker (~0.2-2 s).
+ */
+const RECYCLE_HEAP_BYTES = 64 * 2 ** 20;
+const WORKER_IDLE_MS = 30_000;
+
+/**
+ * `workerMemoryMb` split between V8's generations, so that together they stay within it: a
+ * sixteenth for the young one (at least 4 MB; smaller made mammoth markedly slower).
+ */
+export function workerResourceLimits(workerMemoryMb: number): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb: number } {
+  const young = Math.max(4, Math.floor(workerMemoryMb / 16));
+  return { maxYoungGenerationSizeMb: young, maxOldGenerationSizeMb: workerMemoryMb - young };
+}
+
+/**
  * Reads documents in worker threads, so a slow or hostile file costs a worker, never the event
- * loop: each worker has a heap limit (`workerMemoryMb`; past it the worker dies, not herald) and
- * each document a time limit (`parseTimeoutMs`, counted from when it is queued; past it the worker
- * is stopped). The pool starts with the first upload and ends with `close`: piscina and the
- * parsers (mammoth, unpdf, html-to-text) are loaded then, in the workers, never at start.
+ * loop: each document has a time limit (`parseTimeoutMs`, counted from when it is queued; past it
+ * the worker is stopped) and each worker a heap limit (`workerMemoryMb`, its young and old
+ * generations together: the parsers' memory is V8 heap, so past it the worker dies, not herald).
+ * A parse that left its worker's heap large retires the pool it ran in: its workers end once
+ * their parses are done and the next upload starts a fresh pool, so herald does not keep what
+ * its largest document took. A pool starts with the first upload after that and all end with
+ * `close`: piscina and the parsers (mammoth, unpdf, html-to-text) are loaded then, in the
+ * workers, never at start.
  */
 export class ParsePool {
   private pool?: Promise<Piscina>;
+  /** every pool with workers: the current one and those retired, finishing their parses */
+  private readonly pools = new Set<Piscina>();
 
   constructor(private readonly limits: KnowledgeLimits) {}
 
   async parse(bytes: Uint8Array, filename: string, chunking: ChunkOptions): Promise<ParsedChunks> {
     const { maxInflatedEntryBytes, maxTextChars, maxChunks, parseTimeoutMs, workerMemoryMb } = this.limits;
     // one pool however many uploads arrive while piscina is being imported
-    const pool = await (this.pool ??= import('piscina').then(
-      ({ Piscina }) =>
-        new Piscina({
-          filename: WORKER_ENTRY,
-          minThreads: 0,
-          maxThreads: this.limits.workers,
-          idleTimeout: 30_000,
-          resourceLimits: { maxOldGenerationSizeMb: workerMemoryMb },
-        }),
-    ));
-    const task = { bytes, filename, chunking, limits: { maxInflatedEntryBytes, maxTextChars, maxChunks } };
-    let answer: ParseAnswer;
+    const starting = (this.pool ??= this.start());
+    const pool = await starting;
+    const task = { bytes, filename, chunking, limits: { maxInflatedEntryBytes, maxTextChars, maxChunks, workerMemoryMb } };
+    let result: WorkerAnswer;
     try {
-      answer = await pool.run(task, { signal: AbortSignal.timeout(parseTimeoutMs) });
+      result = await pool.run(task, { signal: AbortSignal.timeout(parseTimeoutMs) });
     } catch (error) {
       const { name, code } = error as { name?: string; code?: string };
       if (name === 'AbortError' || name === 'TimeoutError') throw documentLimitErrors.time(parseTimeoutMs);
       if (code === 'ERR_WORKER_OUT_OF_MEMORY') throw documentLimitErrors.memory(workerMemoryMb);
       throw new HeraldError('HERALD_DOCUMENT_UNPROCESSABLE', 'The document could not be read (its parser failed).', { param: 'file', cause: error });
     }
+    if (result.heapBytes > RECYCLE_HEAP_BYTES) this.retire(starting, pool);
+    const { answer } = result;
     if (!(answer instanceof Uint8Array)) throw new HeraldError(answer.error.code, answer.error.message, { param: answer.error.param });
     return unpackChunks(answer);
   }
 
+  /** worker threads alive now, in every pool */
+  get workers(): number {
+    let threads = 0;
+    for (const pool of this.pools) threads += pool.threads.length;
+    return threads;
+  }
+
   async close(): Promise<void> {
-    const pool = this.pool;
+    const current = this.pool;
     this.pool = undefined;
-    await (await pool)?.destroy();
+    await current?.catch(() => undefined);
+    await Promise.all([...this.pools].map((pool) => pool.destroy().catch(() => undefined)));
+    this.pools.clear();
+  }
+
+  private async start(): Promise<Piscina> {
+    const { Piscina } = await import('piscina');
+    const pool = new Piscina({
+      filename: WORKER_ENTRY,
+      minThreads: 0,
+      maxThreads: this.limits.workers,
+      idleTimeout: WORKER_IDLE_MS,
+      // a retired pool waits for its parses, each ended by its own time limit
+      closeTimeout: this.limits.parseTimeoutMs + 1_000,
+      resourceLimits: workerResourceLimits(this.limits.workerMemoryMb),
+    });
+    this.pools.add(pool);
+    return pool;
+  }
+
+  private retire(starting: Promise<Piscina>, pool: Piscina): void {
+    if (this.pool !== starting) return; // retired by another parse already, or closing
+    this.pool = undefined;
+    void pool
+      .close()
+      .catch(() => undefined)
+      .finally(() => this.pools.delete(pool));
   }
 }

@@ -23,8 +23,14 @@ export class HeraldMetrics {
   private readonly runsByStatus = new Map<FinishedRunStatus, ReturnType<Counter<'status'>['labels']>>();
   private readonly heartbeatTurns: Counter<'outcome'>;
 
-  /** `retainedBytes`: the bytes of retained webhook payloads, read from the store on each scrape */
-  constructor(options: { probe: StoreProbe; hooksPath?: string; retainedBytes?: () => Promise<number>; openAlerts?: () => Promise<AlertRecord[]> }) {
+  /** `retainedBytes`: the bytes of retained webhook payloads, read from the store on each scrape; `parseWorkers`: the document parse threads alive */
+  constructor(options: {
+    probe: StoreProbe;
+    hooksPath?: string;
+    retainedBytes?: () => Promise<number>;
+    openAlerts?: () => Promise<AlertRecord[]>;
+    parseWorkers?: () => number;
+  }) {
     collectDefaultMetrics({ register: this.registry });
     this.http = new HttpMetrics(this.registry, options.hooksPath);
     this.traffic = new TrafficMetrics(this.registry);
@@ -45,6 +51,17 @@ export class HeraldMetrics {
     for (const outcome of ['succeeded', 'failed'] as const) this.heartbeatTurns.inc({ outcome }, 0);
     registerStoreGauges(this.registry, options.probe);
     if (options.openAlerts) this.alerts = new AlertMetrics(this.registry, options.openAlerts);
+    const parseWorkers = options.parseWorkers;
+    if (parseWorkers) {
+      const gauge: Gauge = new Gauge({
+        name: 'herald_knowledge_parse_workers',
+        help: 'Document parse worker threads alive (each holds up to platform.knowledge.workerMemoryMb; one whose heap grew past 64 MB ends after its parse).',
+        registers: [this.registry],
+        collect() {
+          gauge.set(parseWorkers());
+        },
+      });
+    }
     const retainedBytes = options.retainedBytes;
     if (retainedBytes) {
       const gauge: Gauge = new Gauge({

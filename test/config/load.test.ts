@@ -81,6 +81,12 @@ describe('config loading', () => {
     }
   });
 
+  it('names platform.knowledge.workerMemoryMb when it is below what a parse worker needs', async () => {
+    const faults = await faultsOf({ platform: { knowledge: { workerMemoryMb: 32 } } });
+    expect(faults).toEqual([expect.stringMatching(/: platform\.knowledge\.workerMemoryMb: .*64/)]);
+    expect(await faultsOf({ platform: { knowledge: { workerMemoryMb: 128 } } })).toEqual([]);
+  });
+
   it('resolves relative paths against the config file folder, not the cwd', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'conf', 'herald.yaml');

@@ -1,6 +1,6 @@
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig } from '../helpers/start-herald.js';
+import { API_KEY, eventually, GATEWAY_TOKEN } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 
 const auth = { authorization: `Bearer ${API_KEY}` };
@@ -18,6 +18,22 @@ async function docxBomb(paragraphs: number): Promise<Uint8Array> {
 function deeplyKeyedJson(bytes: number): string {
   const levels = Math.floor(bytes / 32);
   return `${'{"leaf":"x","nested_key_0123":'.repeat(levels)}1${'}'.repeat(levels)}`;
+}
+
+/** a DOCX of a few sentences, as a person writes one */
+async function ordinaryDocx(): Promise<Uint8Array> {
+  const zip = new JSZip();
+  zip.file('[Content_Types].xml', '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>');
+  const paragraphs = ['Holidays.', 'Every employee gets twenty-eight vacation days per year.', `Written ${Math.random()}.`];
+  const body = paragraphs.map((p) => `<w:p><w:pPr><w:pStyle w:val="Normal"/></w:pPr><w:r><w:rPr><w:b/></w:rPr><w:t>${p}</w:t></w:r></w:p>`).join('');
+  zip.file('word/document.xml', `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`);
+  return zip.generateAsync({ type: 'uint8array', compression: 'DEFLATE' });
+}
+
+/** herald_knowledge_parse_workers from /metrics: the parse worker threads alive */
+async function parseWorkers(herald: TestApp): Promise<number> {
+  const text = await (await herald.request('/metrics', { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).text();
+  return Number(/^herald_knowledge_parse_workers (\d+)$/m.exec(text)?.[1]);
 }
 
 async function upload(herald: TestApp, filename: string, content: Uint8Array | string, extra: Record<string, string> = {}) {
@@ -77,6 +93,54 @@ describe('knowledge uploads within the platform.knowledge limits (defaults)', ()
     expect(fine.status).toBe(201);
     expect(fine.body.metadata).toEqual({ a: { b: { c: 1 } } });
     await healthy(herald);
+  });
+});
+
+describe('document parsing within platform.knowledge.workerMemoryMb', () => {
+  let herald: TestApp;
+  beforeAll(async () => {
+    herald = await testApp({ agents: { list: [{ id: 'kb' }] } });
+  });
+  afterAll(async () => herald?.stop());
+
+  it('refuses a 30 KB DOCX inflating to 10 MB (under maxInflatedEntryBytes) before parsing, naming the memory limit; an ordinary DOCX uploads after it', async () => {
+    const bomb = await docxBomb(300_000);
+    expect(bomb.byteLength).toBeLessThan(45_000);
+    const { status, body } = await upload(herald, 'bomb.docx', bomb);
+    expect(status).toBe(422);
+    expect(body.error).toMatchObject({ param: 'file', code: 'document_unprocessable', type: 'invalid_request_error' });
+    expect(body.error.message).toMatch(/^Reading the document needs more than platform\.knowledge\.workerMemoryMb \(256 MB\): its 900003 XML elements take about \d+ MB to parse\.$/);
+    const fine = await upload(herald, 'handbook.docx', await ordinaryDocx());
+    expect(fine.status).toBe(201);
+    expect(fine.body.chunk_count).toBe(1);
+  });
+
+  it('ends a worker whose heap a parse grew large, once the document is stored; a small parse keeps its worker for the next upload', async () => {
+    // 54,000 XML elements: ~70 MB of heap to read, within the default 256 MB
+    const heavy = await upload(herald, 'heavy.docx', await docxBomb(18_000));
+    expect(heavy.status).toBe(201);
+    await eventually(async () => (await parseWorkers(herald)) === 0);
+    expect((await upload(herald, 'handbook.docx', await ordinaryDocx())).status).toBe(201);
+    expect(await parseWorkers(herald)).toBe(1);
+  });
+
+  it('a DOCX that reaches the worker heap limit is 422 naming it; herald answers meanwhile and the worker is replaced', async () => {
+    // 54,000 XML elements: under the estimate for 64 MB, while mammoth needs ~70 MB for them
+    const small = await testApp({ agents: { list: [{ id: 'kb' }] }, platform: { knowledge: { workerMemoryMb: 64 } } });
+    expect(await parseWorkers(small)).toBe(0);
+    let settled = false;
+    const pending = upload(small, 'heavy.docx', await docxBomb(18_000)).finally(() => (settled = true));
+    // while the worker is reading it, the gateway answers: /metrics sees the worker, /healthz is up
+    await eventually(async () => (await parseWorkers(small)) === 1 || settled);
+    expect(settled).toBe(false);
+    expect((await small.request('/healthz')).status).toBe(200);
+    const { status, body } = await pending;
+    expect(status).toBe(422);
+    expect(body.error).toMatchObject({ param: 'file', code: 'document_unprocessable' });
+    expect(body.error.message).toBe('Reading the document needs more than platform.knowledge.workerMemoryMb (64 MB).');
+    const fine = await upload(small, 'handbook.docx', await ordinaryDocx());
+    expect(fine.status).toBe(201);
+    await healthy(small);
   });
 });
 
