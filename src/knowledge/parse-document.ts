@@ -6,7 +6,8 @@ import { detectType, type DocumentType } from './detect-type.js';
 import { extractText } from './extract-text.js';
 import { surveyZip } from './zip-entries.js';
 
-export type ParseLimits = Pick<KnowledgeLimits, 'maxInflatedEntryBytes' | 'maxTextChars' | 'maxChunks' | 'workerMemoryMb'>;
+/** `workerMemoryMb`: the heap the parse runs within (a worker's); without it nothing is refused for memory before parsing */
+export type ParseLimits = Pick<KnowledgeLimits, 'maxInflatedEntryBytes' | 'maxTextChars' | 'maxChunks'> & Partial<Pick<KnowledgeLimits, 'workerMemoryMb'>>;
 
 /**
  * The least heap mammoth takes per XML element of a DOCX (it builds a DOM, then its own document
@@ -43,7 +44,7 @@ export async function parseDocument(task: ParseTask): Promise<ParsedDocument> {
   if (detected.type === 'docx') {
     const { xmlElements } = await surveyZip(bytes, limits.maxInflatedEntryBytes);
     const neededMb = Math.ceil((xmlElements * DOCX_HEAP_BYTES_PER_ELEMENT) / 2 ** 20);
-    if (neededMb > limits.workerMemoryMb) throw documentLimitErrors.memoryEstimate(limits.workerMemoryMb, xmlElements, neededMb);
+    if (limits.workerMemoryMb !== undefined && neededMb > limits.workerMemoryMb) throw documentLimitErrors.memoryEstimate(limits.workerMemoryMb, xmlElements, neededMb);
   }
   let text: string;
   try {

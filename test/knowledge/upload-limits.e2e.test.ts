@@ -113,16 +113,16 @@ describe('document parsing within platform.knowledge.workerMemoryMb', () => {
     const fine = await upload(herald, 'handbook.docx', await ordinaryDocx());
     expect(fine.status).toBe(201);
     expect(fine.body.chunk_count).toBe(1);
-  });
+  }, 60_000);
 
   it('ends a worker whose heap a parse grew large, once the document is stored; a small parse keeps its worker for the next upload', async () => {
     // 54,000 XML elements: ~70 MB of heap to read, within the default 256 MB
     const heavy = await upload(herald, 'heavy.docx', await docxBomb(18_000));
     expect(heavy.status).toBe(201);
-    await eventually(async () => (await parseWorkers(herald)) === 0);
+    await eventually(async () => (await parseWorkers(herald)) === 0, 30_000);
     expect((await upload(herald, 'handbook.docx', await ordinaryDocx())).status).toBe(201);
     expect(await parseWorkers(herald)).toBe(1);
-  });
+  }, 60_000);
 
   it('a DOCX that reaches the worker heap limit is 422 naming it; herald answers meanwhile and the worker is replaced', async () => {
     // 54,000 XML elements: under the estimate for 64 MB, while mammoth needs ~70 MB for them
@@ -131,7 +131,7 @@ describe('document parsing within platform.knowledge.workerMemoryMb', () => {
     let settled = false;
     const pending = upload(small, 'heavy.docx', await docxBomb(18_000)).finally(() => (settled = true));
     // while the worker is reading it, the gateway answers: /metrics sees the worker, /healthz is up
-    await eventually(async () => (await parseWorkers(small)) === 1 || settled);
+    await eventually(async () => (await parseWorkers(small)) === 1 || settled, 30_000);
     expect(settled).toBe(false);
     expect((await small.request('/healthz')).status).toBe(200);
     const { status, body } = await pending;
@@ -141,7 +141,7 @@ describe('document parsing within platform.knowledge.workerMemoryMb', () => {
     const fine = await upload(small, 'handbook.docx', await ordinaryDocx());
     expect(fine.status).toBe(201);
     await healthy(small);
-  });
+  }, 60_000);
 });
 
 describe('knowledge uploads past configured limits', () => {
