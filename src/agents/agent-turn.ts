@@ -49,6 +49,8 @@ export interface AgentTurnInput {
   model?: string;
   /** search the agent's knowledge base with `question` */
   retrieve?: boolean;
+  /** where `retrieve` searches instead of the agent's knowledge (a Responses file_search over vector stores) */
+  search?: (question: string) => Promise<KnowledgePassage[]>;
   /** passed through to the model (sampling, thinking, provider fields such as tools) */
   options?: ModelOptions;
   signal?: AbortSignal;
@@ -114,7 +116,12 @@ export interface TurnOutcome {
 export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, onDelta?: (delta: TurnDelta) => void): Promise<TurnOutcome> {
   const { config } = deps;
   const history = input.history ?? (await deps.sessions.messages(input.sessionKey, config.agents.defaults.historyLimit));
-  const found = input.retrieve && deps.knowledge && input.question !== undefined ? deps.knowledge.search(input.agent.id, input.question, PASSAGES_PER_TURN) : [];
+  const found =
+    !input.retrieve || input.question === undefined
+      ? []
+      : input.search
+        ? input.search(input.question)
+        : (deps.knowledge?.search(input.agent.id, input.question, PASSAGES_PER_TURN) ?? []);
   // an answer at hand (an agent without documents) is not awaited: the model request goes out in this same call
   const knowledge = Array.isArray(found) ? found : await found;
   const { provider, resolved, request, refs } = assembleTurn(copyWith(input, { history, knowledge }), deps.models, config);

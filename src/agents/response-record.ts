@@ -29,11 +29,20 @@ export interface ResponseRecord {
   temperature: number | null;
   /** the client tools the model called, as the response's `function_call` output items */
   toolCalls?: ResponseFunctionCall[];
+  /** the request's file_search tool ran: its output item's id and queries, and whether the item shows the passages (`include`) */
+  fileSearch?: ResponseFileSearch;
   /** the request's client tools and text format, echoed by the response object (absent: none, text) */
   tools?: unknown[];
   toolChoice?: unknown;
   parallelToolCalls?: boolean;
   textFormat?: unknown;
+}
+
+/** the `file_search_call` output item of a response: its passages are the record's `knowledge` */
+export interface ResponseFileSearch {
+  id: string;
+  queries: string[];
+  includeResults: boolean;
 }
 
 /** a `function_call` output item: `id` the item's, `call_id` the one a `function_call_output` answers */

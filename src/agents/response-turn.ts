@@ -8,7 +8,8 @@ import { agentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome } from 
 import { requireClientTools, type ClientToolsUse } from './client-tools.js';
 import type { ChatInputMessage } from './conversation.js';
 import { modelFailure } from './model-call-error.js';
-import { responseHistory, responseStore, type ResponseRecord } from './response-record.js';
+import { responseHistory, responseStore, type ResponseFileSearch, type ResponseRecord } from './response-record.js';
+import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import { checkToolResults, toolMeta } from './tool-messages.js';
 
 export interface ResponseTurnDeps extends AgentTurnDeps {
@@ -32,6 +33,11 @@ export interface ResponseTurnInput {
   options?: ModelOptions;
   /** the client tools or structured output asked for: the agent's model must be able to take them */
   clientTools?: ClientToolsUse;
+  /**
+   * the request's file_search tool: the turn searches with it instead of the agent's knowledge,
+   * and the response has a `file_search_call` item (with the passages when `includeResults`)
+   */
+  fileSearch?: { search: (question: string) => Promise<KnowledgePassage[]>; includeResults: boolean };
   /** the request's tools and text format, kept for the response object */
   echo?: Pick<ResponseRecord, 'tools' | 'toolChoice' | 'parallelToolCalls' | 'textFormat'>;
 }
@@ -42,6 +48,8 @@ export interface ResponseTurn {
   createdAt: number;
   /** the output item id of the turn's tool call `index` (one id per call, streamed or stored) */
   callItemId(index: number): string;
+  /** the file_search_call item (set when the request has a file_search tool); `found` once it searched */
+  fileSearch?: ResponseFileSearch & { found?: KnowledgePassage[] };
   /** runs the turn; its return value is the record (stored by then unless `store` was false) */
   run(options: { stream?: boolean; signal?: AbortSignal }): AsyncGenerator<TurnDelta, { record: ResponseRecord; outcome: TurnOutcome }, undefined>;
 }
@@ -96,11 +104,20 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
   const outputItemId = `msg_${randomHex(12)}`;
   const callItemIds: string[] = [];
   const callItemId = (index: number) => (callItemIds[index] ??= `fc_${randomHex(12)}`);
+  const fileSearch = request.fileSearch && { id: `fs_${randomHex(12)}`, queries: [question], includeResults: request.fileSearch.includeResults, found: undefined as KnowledgePassage[] | undefined };
+  const search =
+    request.fileSearch &&
+    (async (q: string) => {
+      const found = await request.fileSearch!.search(q);
+      fileSearch!.found = found;
+      return found;
+    });
   return {
     id,
     outputItemId,
     createdAt,
     callItemId,
+    ...(fileSearch && { fileSearch }),
     async *run({ stream, signal }) {
       const limit = deadline(timeoutSeconds * 1000, signal);
       let record: ResponseRecord | undefined;
@@ -114,6 +131,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
           continuation,
           question,
           retrieve: true,
+          ...(search && { search }),
           options: request.options,
           signal: limit.signal,
           stream,
@@ -131,6 +149,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
               outputItemId,
               finishReason: outcome.finishReason,
               knowledge: outcome.knowledge,
+              ...(fileSearch && { fileSearch: { id: fileSearch.id, queries: fileSearch.queries, includeResults: fileSearch.includeResults } }),
               usage: outcome.usage,
               metadata: request.metadata ?? {},
               maxOutputTokens: request.options?.maxTokens ?? null,

@@ -3,7 +3,7 @@ import { responsesRequestSchema } from '../platform/responses-request.js';
 import { openaiErrorSchema } from './common-schemas.js';
 import { defineRoutes, type ResponseDoc } from './route-doc.js';
 
-const fileCitation = z.object({ type: z.literal('file_citation'), file_id: z.string().describe('The knowledge document.'), filename: z.string(), index: z.number().int() });
+const fileCitation = z.object({ type: z.literal('file_citation'), file_id: z.string().describe('The file (file-…) of a vector store, or the knowledge document.'), filename: z.string(), index: z.number().int() });
 
 export const responseObjectSchema = z
   .object({
@@ -18,13 +18,27 @@ export const responseObjectSchema = z
     store: z.boolean(),
     metadata: z.record(z.string(), z.string()),
     output: z.array(
-      z.object({
-        id: z.string(),
-        type: z.literal('message'),
-        role: z.literal('assistant'),
-        status: z.string(),
-        content: z.array(z.object({ type: z.literal('output_text'), text: z.string(), annotations: z.array(fileCitation).describe('The knowledge passages used.') }).loose()),
-      }),
+      z.union([
+        z.object({
+          id: z.string(),
+          type: z.literal('message'),
+          role: z.literal('assistant'),
+          status: z.string(),
+          content: z.array(z.object({ type: z.literal('output_text'), text: z.string(), annotations: z.array(fileCitation).describe('The knowledge passages used.') }).loose()),
+        }),
+        z
+          .object({
+            id: z.string().describe('fs_…'),
+            type: z.literal('file_search_call'),
+            status: z.literal('completed'),
+            queries: z.array(z.string()),
+            results: z
+              .array(z.object({ file_id: z.string(), filename: z.string(), score: z.number(), text: z.string(), attributes: z.record(z.string(), z.unknown()) }))
+              .nullable()
+              .describe('With include: ["file_search_call.results"]; null otherwise.'),
+          })
+          .describe('The file_search tool ran (first in the output).'),
+      ]),
     ),
     usage: z.object({ input_tokens: z.number().int(), output_tokens: z.number().int(), total_tokens: z.number().int() }).loose().nullable(),
   })

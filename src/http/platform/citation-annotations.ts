@@ -8,11 +8,12 @@ function citedAt(text: string, i: number): { start: number; end: number } {
 }
 
 /**
- * Knowledge passages as the Responses API's `file_citation` annotations: `file_id` the knowledge
- * document, `index` where the answer cites it.
+ * Knowledge passages as the Responses API's `file_citation` annotations: `file_id` the file of
+ * /v1/files a vector store's passage came from, else the knowledge document; `index` where the
+ * answer cites it.
  */
 export const fileCitations = (text: string, passages: KnowledgePassage[]) =>
-  passages.map((p, i) => ({ type: 'file_citation' as const, file_id: p.documentId, filename: p.filename, index: citedAt(text, i).start }));
+  passages.map((p, i) => ({ type: 'file_citation' as const, file_id: p.fileId ?? p.documentId, filename: p.filename, index: citedAt(text, i).start }));
 
 /**
  * Knowledge passages as chat completions' `url_citation` annotations, the only kind that API

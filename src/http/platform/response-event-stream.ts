@@ -1,5 +1,5 @@
 import type { ResponseTurn } from '../../agents/response-turn.js';
-import { functionCallItem, outputMessage, outputTextPart, refusalPart, responseObject, type ResponseHead } from './response-object.js';
+import { fileSearchCallItem, functionCallItem, outputMessage, outputTextPart, refusalPart, responseObject, type ResponseHead } from './response-object.js';
 import { openaiError, type SseOutput } from './sse-response.js';
 
 type Part = { item_id: string; output_index: number; content_index: number };
@@ -22,11 +22,28 @@ export function responseEventStream(turn: ResponseTurn, head: ResponseHead) {
     emit('response.in_progress', { response: responseObject(head) });
     // items are added as the model starts them: the message on its first text or refusal, a function call on its first piece
     let outputs = 0;
+    // the file search runs before the model is asked: its item is the first, done before any other starts
+    // (https://platform.openai.com/docs/api-reference/responses-streaming/response/file_search_call)
+    const search = turn.fileSearch;
+    let searchDone = !search;
+    if (search) {
+      const at = { output_index: outputs++, item_id: search.id };
+      emit('response.output_item.added', { output_index: at.output_index, item: fileSearchCallItem(search, undefined, 'in_progress') });
+      emit('response.file_search_call.in_progress', at);
+      emit('response.file_search_call.searching', at);
+    }
+    const finishSearch = () => {
+      if (searchDone) return;
+      searchDone = true;
+      emit('response.file_search_call.completed', { output_index: 0, item_id: search!.id });
+      emit('response.output_item.done', { output_index: 0, item: fileSearchCallItem(search!, search!.found ?? []) });
+    };
     let message: { item_id: string; output_index: number; parts: number } | undefined;
     let textAt: Part | undefined;
     let refusalAt: Part | undefined;
     const openMessage = () => {
       if (message) return message;
+      finishSearch();
       message = { item_id: turn.outputItemId, output_index: outputs++, parts: 0 };
       emit('response.output_item.added', { output_index: message.output_index, item: outputMessage(turn.outputItemId, '', [], 'in_progress') });
       return message;
@@ -60,6 +77,7 @@ export function responseEventStream(turn: ResponseTurn, head: ResponseHead) {
       const item_id = turn.callItemId(piece.index);
       let output_index = callIndex.get(piece.index);
       if (output_index === undefined) {
+        finishSearch();
         callIndex.set(piece.index, (output_index = outputs++));
         const call = { id: item_id, call_id: piece.id ?? '', name: piece.name ?? '', arguments: '' };
         emit('response.output_item.added', { output_index, item: functionCallItem(call, 'in_progress') });
@@ -67,6 +85,7 @@ export function responseEventStream(turn: ResponseTurn, head: ResponseHead) {
       if (piece.arguments) emit('response.function_call_arguments.delta', { item_id, output_index, delta: piece.arguments });
     }
     const { record } = step.value;
+    finishSearch();
     if (message || !record.toolCalls?.length) {
       // an answer with no text and no refusal still has its (empty) text part
       if (!refusalAt && !record.refusal) openText();

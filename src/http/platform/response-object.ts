@@ -1,4 +1,4 @@
-import type { ResponseFunctionCall, ResponseRecord } from '../../agents/response-record.js';
+import type { ResponseFileSearch, ResponseFunctionCall, ResponseRecord } from '../../agents/response-record.js';
 import type { KnowledgePassage } from '../../knowledge/knowledge-passage.js';
 import { fileCitations } from './citation-annotations.js';
 import type { ModelUsage } from '../../models/provider.js';
@@ -49,14 +49,33 @@ export const functionCallItem = (call: ResponseFunctionCall, status: 'in_progres
 });
 
 /**
- * The output items of a finished response: the assistant message, then the function calls. A
+ * the `file_search_call` output item (https://platform.openai.com/docs/api-reference/responses/object):
+ * the queries, and the passages found only when the request's `include` asked for
+ * `file_search_call.results` (null otherwise, as OpenAI's)
+ */
+export function fileSearchCallItem(call: ResponseFileSearch, passages: KnowledgePassage[] | undefined, status: 'in_progress' | 'searching' | 'completed' = 'completed') {
+  return {
+    id: call.id,
+    type: 'file_search_call' as const,
+    status,
+    queries: call.queries,
+    results:
+      status === 'completed' && call.includeResults && passages
+        ? passages.map((p) => ({ file_id: p.fileId ?? p.documentId, filename: p.filename, score: p.score, text: p.content, attributes: {} }))
+        : null,
+  };
+}
+
+/**
+ * The output items of a finished response: the file search when it ran, the assistant message, then the function calls. A
  * response of tool calls alone has no message (as OpenAI's), so no `file_citation` annotations
  * either: they come on the answer that follows the `function_call_output` items.
  */
 export function outputItems(record: ResponseRecord) {
   const calls = (record.toolCalls ?? []).map((call) => functionCallItem(call));
   const message = record.output || record.refusal || !calls.length ? [outputMessage(record.outputItemId, record.output, record.knowledge, 'completed', record.refusal)] : [];
-  return [...message, ...calls];
+  const search = record.fileSearch ? [fileSearchCallItem(record.fileSearch, record.knowledge)] : [];
+  return [...search, ...message, ...calls];
 }
 
 export interface ResponseHead {

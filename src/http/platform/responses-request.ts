@@ -33,6 +33,21 @@ const functionTool = z
   .object({ type: z.literal('function'), name: functionName, description: z.string().nullish(), parameters: jsonSchemaObject.nullish(), strict: z.boolean().nullish() })
   .loose();
 
+/**
+ * OpenAI's hosted file search (https://platform.openai.com/docs/guides/tools-file-search), run by
+ * herald over its vector stores: `{type: "file_search", vector_store_ids, max_num_results}`
+ */
+const fileSearchTool = z
+  .object({
+    type: z.literal('file_search'),
+    vector_store_ids: z.array(z.string().min(1)).min(1).max(16).describe('The vector stores to search (an agent\'s own knowledge is vs_agent_<id>).'),
+    max_num_results: z.number().int().min(1).max(50).nullish().describe('Passages given to the model, 1 to 50 (default 4).'),
+    ranking_options: z.object({ ranker: z.string().optional(), score_threshold: z.number().optional() }).loose().nullish(),
+  })
+  .loose();
+
+export type FileSearchTool = z.infer<typeof fileSearchTool>;
+
 const toolChoice = z.union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), name: functionName }).loose()]);
 
 const textFormat = z.discriminatedUnion('type', [
@@ -58,7 +73,12 @@ export const responsesRequestSchema = z
     temperature: z.number().min(0).max(2).nullish().describe('Sampling temperature, passed to the model.'),
     user: z.string().max(256).nullish().describe('End-user id, passed to the model.'),
     metadata: z.record(z.string(), z.string().max(512)).nullish().describe('Up to 16 string pairs, kept with the response.'),
-    tools: z.array(functionTool).max(128).nullish().describe('Client function tools, passed to an OpenAI-compatible model.'),
+    tools: z
+      .array(z.union([functionTool, fileSearchTool]))
+      .max(128)
+      .nullish()
+      .describe('Client function tools, passed to an OpenAI-compatible model; one file_search tool, run by herald over its vector stores.'),
+    include: z.array(z.string()).nullish().describe('"file_search_call.results": the passages found, in the file_search_call output item.'),
     tool_choice: toolChoice.nullish().describe('none, auto, required, or {type: "function", name}.'),
     parallel_tool_calls: z.boolean().nullish().describe('Whether the model may call several tools at once.'),
     text: z.object({ format: textFormat.optional() }).loose().nullish().describe('format: text, json_object, or json_schema (structured output).'),
@@ -76,8 +96,13 @@ function refuseUnsupported(body: Record<string, unknown>): void {
   };
   const present = (k: string) => body[k] !== undefined && body[k] !== null;
   if (Array.isArray(body.tools)) {
-    body.tools.forEach((tool: { type?: unknown }, i) => {
-      if (tool?.type !== 'function') refuse(`tools[${i}].type`, `tools of type "${String(tool?.type)}" (herald runs no hosted tools); send function tools`);
+    let fileSearch = false;
+    body.tools.forEach((tool: { type?: unknown; filters?: unknown }, i) => {
+      if (tool?.type === 'file_search') {
+        if (fileSearch) refuse(`tools[${i}]`, 'a second file_search tool; list every vector store in one');
+        if (tool.filters !== undefined && tool.filters !== null) refuse(`tools[${i}].filters`, 'attribute filters');
+        fileSearch = true;
+      } else if (tool?.type !== 'function') refuse(`tools[${i}].type`, `tools of type "${String(tool?.type)}" (of the hosted tools herald runs file_search only); send function tools`);
     });
   }
   if (present('conversation')) refuse('conversation', 'use previous_response_id');
@@ -96,6 +121,12 @@ function refuseUnsupported(body: Record<string, unknown>): void {
     });
   }
   if (body.metadata && typeof body.metadata === 'object' && Object.keys(body.metadata).length > 16) refuse('metadata', 'at most 16 keys');
+}
+
+/** the request's file_search tool and its index in `tools`, if it has one */
+export function fileSearchOf(body: ResponsesRequest): { tool: FileSearchTool; index: number } | undefined {
+  const index = (body.tools ?? []).findIndex((t) => t.type === 'file_search');
+  return index < 0 ? undefined : { tool: body.tools![index] as FileSearchTool, index };
 }
 
 export function parseResponsesRequest(body: unknown): ResponsesRequest {
@@ -153,7 +184,8 @@ export function responsesClientTools(body: ResponsesRequest): {
   use?: ClientToolsUse;
   echo: Pick<ResponseRecord, 'tools' | 'toolChoice' | 'parallelToolCalls' | 'textFormat'>;
 } {
-  const tools = body.tools?.length ? body.tools : undefined;
+  const functions = (body.tools ?? []).filter((t): t is Extract<typeof t, { type: 'function' }> => t.type === 'function');
+  const tools = functions.length ? functions : undefined;
   const format = body.text?.format && body.text.format.type !== 'text' ? body.text.format : undefined;
   const choice = body.tool_choice;
   const extra = {
@@ -184,7 +216,7 @@ export function responsesClientTools(body: ResponsesRequest): {
         ? { param: `input[${calls}]`, what: 'function calls and their outputs' }
         : undefined;
   const echo = {
-    ...(tools && { tools }),
+    ...(body.tools?.length && { tools: body.tools }),
     ...(choice != null && { toolChoice: choice }),
     ...(body.parallel_tool_calls != null && { parallelToolCalls: body.parallel_tool_calls }),
     ...(body.text?.format && { textFormat: body.text.format }),

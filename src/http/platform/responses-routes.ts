@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
 import { responseStore, type ResponseRecord } from '../../agents/response-record.js';
 import { openResponseTurn, type ResponseTurnDeps } from '../../agents/response-turn.js';
+import { PASSAGES_PER_TURN } from '../../agents/agent-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
+import type { VectorStores } from '../../platform/vector-stores.js';
 import { HeraldError } from '../../errors.js';
 import { mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
 import { parseJsonBody, readBody } from '../read-body.js';
@@ -11,11 +13,13 @@ import { requireAgent } from './agents-routes.js';
 import { fileCitations } from './citation-annotations.js';
 import { responseObject, headOf, type ResponseHead } from './response-object.js';
 import { responseEventStream } from './response-event-stream.js';
-import { inputMessages, parseResponsesRequest, responsesClientTools } from './responses-request.js';
+import { fileSearchOf, inputMessages, parseResponsesRequest, responsesClientTools } from './responses-request.js';
 import { sseResponse } from './sse-response.js';
 
 export interface ResponsesRoutesDeps {
   config: HeraldConfig;
+  /** what a file_search tool searches */
+  vectorStores: VectorStores;
   turns: ResponseTurnDeps;
   agents: AgentDirectory;
   logger: Logger;
@@ -61,6 +65,10 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
     const metadata = body.metadata ?? {};
     const tools = responsesClientTools(body);
     const input = inputMessages(body.input);
+    const fileSearch = fileSearchOf(body);
+    const searched =
+      fileSearch &&
+      (await Promise.all(fileSearch.tool.vector_store_ids.map((id, j) => deps.vectorStores.resolve(c.get('principal'), id, `tools[${fileSearch.index}].vector_store_ids[${j}]`))));
     const turn = await openResponseTurn(deps.turns, {
       agent,
       input: input.messages,
@@ -76,6 +84,13 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
         ...(tools.extra && { extra: tools.extra }),
       },
       clientTools: tools.use,
+      ...(fileSearch &&
+        searched && {
+          fileSearch: {
+            search: (question: string) => deps.vectorStores.search(searched, question, fileSearch.tool.max_num_results ?? PASSAGES_PER_TURN),
+            includeResults: body.include?.includes('file_search_call.results') ?? false,
+          },
+        }),
       echo: tools.echo,
     });
     const head: ResponseHead = {
