@@ -39,6 +39,7 @@ export const errorCatalog = {
   HERALD_DOCUMENT_UNPROCESSABLE: { status: 422, message: 'the document could not be read within the knowledge limits', openai: 'document_unprocessable' },
   HERALD_CLIENT_CLOSED: { status: 499, message: 'client closed the request', openai: 'client_closed_request' },
   HERALD_RATE_LIMITED: { status: 429, message: 'too many requests', openai: 'rate_limit_exceeded' },
+  HERALD_BUDGET_EXCEEDED: { status: 429, message: 'a budget is spent until it resets', openai: 'insufficient_quota' },
   HERALD_MAPPING_FAILED: { status: 500, message: 'hook mapping failed', openai: 'server_error' },
   HERALD_INTERNAL: { status: 500, message: 'internal error', openai: 'server_error' },
   HERALD_MODEL_FAILED: { status: 502, message: 'the model provider failed', openai: 'upstream_error' },

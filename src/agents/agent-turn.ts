@@ -2,6 +2,7 @@ import type { HeraldConfig } from '../config/schema.js';
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import { completeWithFallbacks } from '../models/complete-with-fallbacks.js';
 import type { ModelRegistry } from '../models/model-registry.js';
+import { EMBEDDED_PROVIDER } from '../models/model-refs.js';
 import type { ModelOptions, ModelRequest, ModelStreamEvent, ModelToolCall, ModelUsage } from '../models/provider.js';
 import { randomHex } from '../platform/random-hex.js';
 import { PushedItems } from '../utils/pushed-items.js';
@@ -10,6 +11,9 @@ import type { AgentConfig } from './agent-directory.js';
 import { ModelCallError } from './model-call-error.js';
 import { assembleTurn } from './turn-prompt.js';
 import { copyWith } from '../utils/copy-with.js';
+import type { Budgets } from '../platform/budgets.js';
+import type { UsageRecorder } from '../platform/usage-recorder.js';
+import type { UsageSource } from '../store/port.js';
 
 /** passages of the agent's knowledge base a turn's model sees */
 export const PASSAGES_PER_TURN = 4;
@@ -24,6 +28,17 @@ export interface AgentTurnDeps {
   models: ModelRegistry;
   sessions: SessionsRepo;
   knowledge?: KnowledgeSearch;
+  /** records each turn's tokens (turns with a `usage` attribution) */
+  usage?: UsageRecorder;
+  /** the budgets of keys and agents, checked before a turn */
+  budgets?: Budgets;
+}
+
+/** what a turn's tokens count against */
+export interface UsageAttribution {
+  source: UsageSource;
+  keyName?: string;
+  mappingId?: string;
 }
 
 /** What one turn is: whose, in which session, what the model sees, and how its transcript is kept. */
@@ -77,6 +92,8 @@ export interface AgentTurnInput {
    * status and summary in one transaction.
    */
   record?: (transcript: SessionMessage[], outcome: TurnOutcome) => Promise<void>;
+  /** whom the turn's tokens count against; recorded once the turn is */
+  usage?: UsageAttribution;
 }
 
 /**
@@ -204,6 +221,17 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
         ];
   if (input.record) await input.record(transcript, outcome);
   else await deps.sessions.appendMany(input.sessionKey, transcript);
+  if (input.usage && deps.usage) {
+    deps.usage.record({
+      ...input.usage,
+      model: outcome.modelRef,
+      agentId: input.agent.id,
+      promptTokens: outcome.usage.prompt_tokens,
+      completionTokens: outcome.usage.completion_tokens,
+      // the embedded model counts words, and so does herald for a provider that sent no usage
+      estimated: usage === undefined || outcome.modelRef.startsWith(`${EMBEDDED_PROVIDER}/`),
+    });
+  }
   return outcome;
 }
 

@@ -1,7 +1,7 @@
 import { deadline, type Deadline } from '../time/deadline.js';
 import type { ModelOptions } from '../models/provider.js';
 import type { AgentConfig } from './agent-directory.js';
-import { runAgentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome } from './agent-turn.js';
+import { runAgentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';
 import { requireClientTools, type ClientToolsUse } from './client-tools.js';
 import { openConversation, type ChatInputMessage } from './conversation.js';
 import { modelFailure } from './model-call-error.js';
@@ -16,6 +16,8 @@ export interface ChatTurnInput {
   options?: ModelOptions;
   /** the client tools or structured output asked for: the agent's model must be able to take them */
   clientTools?: ClientToolsUse;
+  /** whom its tokens count against (the API key) */
+  usage?: UsageAttribution;
 }
 
 export interface ChatTurnRun {
@@ -79,6 +81,7 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
             onOpen,
             incoming: conversation.incoming,
             answer: ({ knowledge }) => ({ meta: { agentId: agent.id, ...(knowledge.length && { citations: knowledge.map((p) => p.chunkId) }) } }),
+            ...(input.usage && { usage: input.usage }),
           },
           onDelta,
         );

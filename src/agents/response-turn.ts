@@ -4,7 +4,7 @@ import type { ModelOptions } from '../models/provider.js';
 import { randomHex, timeOrderedHex } from '../platform/random-hex.js';
 import type { SessionMessage, StateRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
-import { agentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome } from './agent-turn.js';
+import { agentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';
 import { requireClientTools, type ClientToolsUse } from './client-tools.js';
 import type { ChatInputMessage } from './conversation.js';
 import { modelFailure } from './model-call-error.js';
@@ -40,6 +40,8 @@ export interface ResponseTurnInput {
   fileSearch?: { search: (question: string) => Promise<KnowledgePassage[]>; includeResults: boolean };
   /** the request's tools and text format, kept for the response object */
   echo?: Pick<ResponseRecord, 'tools' | 'toolChoice' | 'parallelToolCalls' | 'textFormat'>;
+  /** whom its tokens count against (the API key) */
+  usage?: UsageAttribution;
 }
 
 export interface ResponseTurn {
@@ -136,6 +138,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
           signal: limit.signal,
           stream,
           incoming: [],
+          ...(request.usage && { usage: request.usage }),
           record: async (_transcript, outcome) => {
             record = {
               id,

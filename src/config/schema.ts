@@ -157,6 +157,16 @@ export const hooksSchema = z
   })
   .strict();
 
+/** a spending limit: tokens per UTC day, cost per UTC calendar month (priced by models.prices), or both */
+export const budgetSchema = z
+  .object({
+    tokensPerDay: z.number().int().positive().optional().describe('Most tokens (prompt and completion, every model) per UTC day; counted from the store, so across replicas.'),
+    costPerMonth: z.number().positive().optional().describe('Most cost per UTC calendar month, at the prices of models.prices (a model without a price costs nothing).'),
+  })
+  .strict()
+  .refine((b) => b.tokensPerDay !== undefined || b.costPerMonth !== undefined, { message: 'set tokensPerDay, costPerMonth or both' });
+export type Budget = z.infer<typeof budgetSchema>;
+
 export const agentSchema = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, . _ -').describe('Agent id; the `model` of /v1/chat/completions.'),
@@ -171,6 +181,7 @@ export const agentSchema = z
       .array(z.string().regex(/^vs_[A-Za-z0-9_.-]+$/, 'a vector store id (vs_…)'))
       .optional()
       .describe("Vector stores (ids made by POST /v1/vector_stores) this agent searches besides its own knowledge; keys limited to the agent see them."),
+    budget: budgetSchema.optional().describe("This agent's spending limit, over chat, responses, hook runs and heartbeats: past it the platform API answers 429 and a hook run fails at once."),
   })
   .strict();
 
@@ -260,6 +271,18 @@ export const modelsSchema = z
   .object({
     providers: z.record(z.string(), providerSchema).default({}).describe('Model providers by name; `embedded` is built in.'),
     aliases: z.record(z.string(), z.string()).default({}).describe('Short names for model refs, e.g. { fast: "openai/gpt-4o-mini" }.'),
+    prices: z
+      .record(
+        z.string(),
+        z
+          .object({
+            input: z.number().nonnegative().describe('Cost of a million prompt (input) tokens.'),
+            output: z.number().nonnegative().default(0).describe('Cost of a million completion (output) tokens.'),
+          })
+          .strict(),
+      )
+      .default({})
+      .describe('Prices by model ref (`<provider>/<model>`), per million tokens, in the currency budgets use: what costPerMonth budgets and usage reports count.'),
   })
   .strict();
 
@@ -309,13 +332,15 @@ export type PostgresStorageOptions = z.infer<typeof postgresStorageSchema>;
 
 const apiKeyName = z.string().min(1).describe('Name of the key, for logs and `herald keys`.');
 const apiKeyAgents = z.array(z.string()).optional().describe('When set, the only agent ids this key may use.');
+const apiKeyBudget = budgetSchema.optional().describe("This key's spending limit, over every /v1 call: past it the key is answered 429 until the budget resets.");
 export const apiKeySchema = z.union([
-  z.object({ name: apiKeyName, key: z.string().min(16).describe('The key itself (at least 16 characters).'), agents: apiKeyAgents }).strict(),
+  z.object({ name: apiKeyName, key: z.string().min(16).describe('The key itself (at least 16 characters).'), agents: apiKeyAgents, budget: apiKeyBudget }).strict(),
   z
     .object({
       name: apiKeyName,
       keyHash: z.string().regex(/^[a-f0-9]{64}$/, 'a sha256 hex digest').describe('sha256 hex digest of the key, instead of the key.'),
       agents: apiKeyAgents,
+      budget: apiKeyBudget,
     })
     .strict(),
 ]);

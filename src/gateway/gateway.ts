@@ -39,6 +39,8 @@ import { platformRoutes } from '../http/platform/platform-routes.js';
 import { openAIEmbedder } from '../knowledge/embeddings-client.js';
 import { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { embeddingsEndpoint } from '../models/embeddings-endpoint.js';
+import { Budgets } from '../platform/budgets.js';
+import { UsageRecorder } from '../platform/usage-recorder.js';
 import { ParsePool } from '../knowledge/parse-pool.js';
 import { ApiKeyVerifier } from '../platform/api-keys.js';
 import { Files } from '../platform/files.js';
@@ -140,7 +142,9 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   // an agent searches its own knowledge and the vector stores attached to it (agents.list[].vectorStores)
   const agentKnowledge = { search: (agentId: string, question: string, limit: number) => knowledge.searchAll(vectorStores.ownersOf(agentId), question, limit) };
   // the one agent turn's needs, shared by hook runs, chat and heartbeats
-  const turns: AgentTurnDeps = { config, models, sessions: store.sessions, knowledge: agentKnowledge };
+  const usage = new UsageRecorder(store.usage, config, logger, metrics && ((entry) => metrics.usage.recorded(entry)));
+  const budgets = new Budgets(config, store.usage, usage, metrics && ((exceeded) => metrics.usage.refused(exceeded.holder.kind)));
+  const turns: AgentTurnDeps = { config, models, sessions: store.sessions, knowledge: agentKnowledge, usage, budgets };
   const turn = heartbeatTurn({ config, store, turns, agents, delivery, logger, owner: randomUUID() });
   const heartbeat = new Heartbeat(
     parseDuration(config.heartbeat.every),
@@ -271,6 +275,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       await vectorStores.settle();
       await parser.close();
       await transformPool.close();
+      // the last calls' tokens are written before the store closes
+      await usage.settled();
       await store.close();
     },
   };

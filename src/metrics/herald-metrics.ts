@@ -4,6 +4,7 @@ import type { StoreProbe } from '../store/store-probe.js';
 import { AlertMetrics } from './alert-metrics.js';
 import { HttpMetrics } from './http-metrics.js';
 import { TrafficMetrics } from './traffic-metrics.js';
+import { UsageMetrics } from './usage-metrics.js';
 import { registerStoreGauges } from './store-gauges.js';
 
 export type FinishedRunStatus = Exclude<RunStatus, 'queued' | 'running'>;
@@ -18,6 +19,8 @@ export class HeraldMetrics {
   readonly alerts?: AlertMetrics;
   /** governed mappings' admissions: rate-limited, coalesced, waited */
   readonly traffic: TrafficMetrics;
+  /** tokens, cost and budget refusals */
+  readonly usage: UsageMetrics;
   private readonly runs: Counter<'status'>;
   /** the counter's child per status, made once: `inc({ status })` checked the label on every run */
   private readonly runsByStatus = new Map<FinishedRunStatus, ReturnType<Counter<'status'>['labels']>>();
@@ -34,6 +37,7 @@ export class HeraldMetrics {
     collectDefaultMetrics({ register: this.registry });
     this.http = new HttpMetrics(this.registry, options.hooksPath);
     this.traffic = new TrafficMetrics(this.registry);
+    this.usage = new UsageMetrics(this.registry);
     this.runs = new Counter({
       name: 'herald_runs_total',
       help: 'Agent runs finished, by final status (succeeded, failed, timed_out).',

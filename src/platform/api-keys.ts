@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { HeraldConfig } from '../config/schema.js';
+import type { Budget, HeraldConfig } from '../config/schema.js';
 import type { ApiKeysRepo } from '../store/port.js';
 
 /** Who called /v1: the key's name and, when limited, the agents it may use. */
@@ -7,6 +7,8 @@ export interface ApiPrincipal {
   name: string;
   /** undefined: every agent */
   agents?: string[];
+  /** `platform.apiKeys[].budget` (keys made by `herald keys create` have none) */
+  budget?: Budget;
 }
 
 export const hashApiKey = (key: string) => createHash('sha256').update(key).digest('hex');
@@ -34,7 +36,7 @@ export class ApiKeyVerifier {
     this.configured.clear();
     for (const key of config.platform.apiKeys) {
       const hash = 'key' in key ? hashApiKey(key.key) : key.keyHash.toLowerCase();
-      this.configured.set(hash, { name: key.name, ...(key.agents && { agents: key.agents }) });
+      this.configured.set(hash, { name: key.name, ...(key.agents && { agents: key.agents }), ...(key.budget && { budget: key.budget }) });
     }
   }
 

@@ -94,6 +94,7 @@ async function runTurn(deps: HeartbeatTurnDeps, events: SystemEvent[], shutdown?
       incoming: [{ role: 'user', content: prompt, createdAt: Date.now() }],
       // an idle ack carries nothing worth keeping in the transcript
       keep: (answer) => texts.length > 0 || !isHeartbeatAck(answer, config.heartbeat.ackMaxChars),
+      usage: { source: 'heartbeat' },
     });
     const ack = isHeartbeatAck(text, config.heartbeat.ackMaxChars);
     await store.events.complete(events.map((e) => e.id));

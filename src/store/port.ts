@@ -11,10 +11,12 @@ import type { StoreProbe } from './store-probe.js';
 import type { BrowseRepo, ReceiptsRepo } from './operator-port.js';
 import type { AlertsRepo } from './alerts-port.js';
 import type { FilesRepo, VectorStoresRepo } from './files-port.js';
+import type { UsageRepo } from './usage-port.js';
 
 export type * from './operator-port.js';
 export type * from './alerts-port.js';
 export type * from './files-port.js';
+export type * from './usage-port.js';
 
 export type EventStatus = 'pending' | 'processing' | 'done' | 'dropped';
 
@@ -556,6 +558,8 @@ export interface Store {
   browse: BrowseRepo;
   /** the incidents alert rules raised (one open per incident key) */
   alerts: AlertsRepo;
+  /** the tokens every model call spent, by key, agent, mapping and model (usage reports and budgets) */
+  usage: UsageRepo;
   /**
    * Takes the database for this process alone, when the adapter can tell: true when no other
    * process serves it, so whatever is in progress in it (running runs, in-progress idempotency

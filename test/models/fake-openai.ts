@@ -1,6 +1,10 @@
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 
-/** an OpenAI chat completion body with `text` as the reply */
+/**
+ * an OpenAI chat completion body with `text` as the reply, with the `usage` object OpenAI
+ * documents on it (https://platform.openai.com/docs/api-reference/chat/object: `usage.prompt_tokens`,
+ * `completion_tokens`, `total_tokens`)
+ */
 export function completion(text: string, model = 'test-model') {
   return {
     id: 'chatcmpl-1',
@@ -12,7 +16,13 @@ export function completion(text: string, model = 'test-model') {
   };
 }
 
-/** SSE chunks of a streamed completion, ending with a usage chunk and [DONE] */
+/**
+ * SSE chunks of a streamed completion, ending with a usage chunk and [DONE]: with
+ * `stream_options: {include_usage: true}`, "an additional chunk will be streamed before the
+ * data: [DONE] message. The usage field on this chunk shows the token usage statistics for the
+ * entire request, and the choices field will always be an empty array"
+ * (https://platform.openai.com/docs/api-reference/chat/create#chat-create-stream_options)
+ */
 export function sse(pieces: string[]): string {
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
     id: 'chatcmpl-1',

@@ -7,6 +7,7 @@ import type { ConsoleSessions } from '../console/console-session.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { registerActionRoutes } from './action-routes.js';
 import { registerAlertRoutes } from './alert-routes.js';
+import { registerUsageRoutes } from './usage-routes.js';
 import { adminApp, bearerSecurity } from './admin-app.js';
 import { adminAuth } from './admin-auth.js';
 import { registerListRoutes } from './list-routes.js';
@@ -37,6 +38,7 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
   registerListRoutes(app, deps);
   registerOverviewRoutes(app, deps);
   registerAlertRoutes(app, deps);
+  registerUsageRoutes(app, deps);
   // the actions, the mapping workbench and the console's pages (the gateway always assembles them)
   if (deps.operator) {
     registerActionRoutes(app, { ...deps, operator: deps.operator });

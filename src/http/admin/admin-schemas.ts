@@ -5,7 +5,7 @@ import { z } from '@hono/zod-openapi';
  * and document requests and answers in /admin/openapi.json. Times in answers are ISO 8601.
  */
 const time = z.string().nullable().openapi({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' });
-const isoQueryTime = z
+export const isoQueryTime = z
   .string()
   .refine((v) => !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 time')
   .transform((v) => Date.parse(v));

@@ -13,6 +13,7 @@ import { urlCitations } from './citation-annotations.js';
 import { parseJsonBody, readBody } from '../read-body.js';
 import { setResponseHeader } from '../response-header.js';
 import { requireAgent } from './agents-routes.js';
+import { principalBudgets } from './principal-budgets.js';
 import { chatClientTools, chatInputMessages, parseChatRequest } from './chat-request.js';
 import { sseResponse } from './sse-response.js';
 
@@ -97,7 +98,9 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
     });
     c.set('bodyBytes', bytes.byteLength);
     const body = parseChatRequest(parseJsonBody(bytes));
-    const agent = requireAgent(deps.agents, c.get('principal'), body.model, 'model');
+    const principal = c.get('principal');
+    const agent = requireAgent(deps.agents, principal, body.model, 'model');
+    await deps.turns.budgets?.enforce(principalBudgets(principal, deps.turns.budgets, agent.id));
     const tools = chatClientTools(body);
     const chat = await openChatTurn(deps.turns, {
       agent,
@@ -111,6 +114,7 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
         ...(tools.extra && { extra: tools.extra }),
       },
       clientTools: tools.use,
+      usage: { source: 'chat', keyName: principal.name },
     });
     const id = `chatcmpl-${randomHex(12)}`;
     const created = Math.floor(Date.now() / 1000);

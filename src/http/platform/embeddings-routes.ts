@@ -2,9 +2,12 @@ import { Hono } from 'hono';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import { requestEmbeddings } from '../../models/embeddings-upstream.js';
+import type { Budgets } from '../../platform/budgets.js';
 import { embeddingsModelFor } from '../../platform/embeddings-models.js';
+import type { UsageRecorder } from '../../platform/usage-recorder.js';
 import { parseJsonBody, readBody } from '../read-body.js';
 import { base64Vector, parseEmbeddingsRequest } from './embeddings-request.js';
+import { principalBudgets } from './principal-budgets.js';
 
 const estimatedUsage = (input: string[]) => {
   const words = input.reduce((n, s) => n + (s.match(/\S+/g) ?? []).length, 0);
@@ -13,6 +16,8 @@ const estimatedUsage = (input: string[]) => {
 
 export interface EmbeddingsRoutesDeps {
   config: HeraldConfig;
+  usage?: UsageRecorder;
+  budgets?: Budgets;
 }
 
 /** 2048 inputs of OpenAI's 8192 tokens each would be far more: this bounds what one request holds in memory */
@@ -32,6 +37,8 @@ export function embeddingsRoutes(deps: EmbeddingsRoutesDeps): Hono {
     c.set('bodyBytes', bytes.byteLength);
     const body = parseEmbeddingsRequest(parseJsonBody(bytes));
     const endpoint = embeddingsModelFor(deps.config, body.model);
+    const principal = c.get('principal');
+    await deps.budgets?.enforce(principalBudgets(principal, deps.budgets));
     const answer = await requestEmbeddings(endpoint, {
       input: body.input,
       ...(body.dimensions != null && { dimensions: body.dimensions }),
@@ -41,6 +48,7 @@ export function embeddingsRoutes(deps: EmbeddingsRoutesDeps): Hono {
     const base64 = body.encoding_format === 'base64';
     // a provider that counts nothing: whitespace words, as the embedded model counts
     const usage = answer.usage ?? estimatedUsage(body.input);
+    deps.usage?.record({ source: 'embeddings', model: endpoint.ref, keyName: principal.name, promptTokens: usage.prompt_tokens, completionTokens: 0, estimated: !answer.usage });
     return c.json({
       object: 'list',
       data: answer.vectors.map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? base64Vector(vector) : vector })),

@@ -43,7 +43,7 @@ export function platformRoutes(deps: PlatformRoutesDeps): Hono {
   app.route('/', agentsRoutes({ agents: deps.agents, knowledge: deps.knowledge, state: deps.store.state, retrieval: () => (deps.config.platform.knowledge.embeddings ? 'hybrid' : 'bm25') }));
   app.route('/', chatRoutes(deps));
   app.route('/', responsesRoutes({ ...deps, turns: { ...deps.turns, state: deps.store.state } }));
-  app.route('/', embeddingsRoutes({ config: deps.config }));
+  app.route('/', embeddingsRoutes({ config: deps.config, usage: deps.turns.usage, budgets: deps.turns.budgets }));
   app.route('/', knowledgeRoutes({ agents: deps.agents, knowledge: deps.knowledge, parser: deps.parser, maxUploadBytes: deps.config.platform.maxUploadBytes }));
   app.route('/', filesRoutes({ files: deps.files, maxUploadBytes: deps.config.platform.maxUploadBytes }));
   app.route('/', vectorStoresRoutes({ vectorStores: deps.vectorStores }));

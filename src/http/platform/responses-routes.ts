@@ -10,6 +10,7 @@ import { HeraldError } from '../../errors.js';
 import { mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
 import { parseJsonBody, readBody } from '../read-body.js';
 import { requireAgent } from './agents-routes.js';
+import { principalBudgets } from './principal-budgets.js';
 import { fileCitations } from './citation-annotations.js';
 import { responseObject, headOf, type ResponseHead } from './response-object.js';
 import { responseEventStream } from './response-event-stream.js';
@@ -60,7 +61,9 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
     const bytes = await readBody(c, { maxBytes: MAX_BODY_BYTES, idleTimeoutMs: 30_000 });
     c.set('bodyBytes', bytes.byteLength);
     const body = parseResponsesRequest(parseJsonBody(bytes));
-    const agent = requireAgent(deps.agents, c.get('principal'), body.model, 'model');
+    const principal = c.get('principal');
+    const agent = requireAgent(deps.agents, principal, body.model, 'model');
+    await deps.turns.budgets?.enforce(principalBudgets(principal, deps.turns.budgets, agent.id));
     const store = body.store !== false;
     const metadata = body.metadata ?? {};
     const tools = responsesClientTools(body);
@@ -92,6 +95,7 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
           },
         }),
       echo: tools.echo,
+      usage: { source: 'response', keyName: principal.name },
     });
     const head: ResponseHead = {
       id: turn.id,

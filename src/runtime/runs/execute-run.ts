@@ -7,12 +7,16 @@ import type { RunCompleted, RunRecord, SessionMessage } from '../../store/port.j
 import type { RunAbort } from '../run-abort.js';
 import { runPrompt } from '../run-prompt.js';
 import { LeaseLost } from './run-claims.js';
+import { budgetMessage } from '../../platform/budgets.js';
 import { afterRun, completeInChain, completeRun, nextRuns, type NextRuns } from './run-completion.js';
 import type { RunContext } from './run-context.js';
 import type { ChainPlace } from './session-chain.js';
 import { copyWith } from '../../utils/copy-with.js';
 
 class RunTimeout extends Error {}
+
+/** the run's agent is past its budget */
+class BudgetSpent extends Error {}
 
 /** the store failed to record a finished run: not the run's own failure */
 class StoreFault extends Error {
@@ -69,6 +73,10 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     let now = 0;
     let completed: RunCompleted = { finished: false };
     let written: SessionMessage[] = [];
+    // a spent budget fails the run before its model is asked, the reason recorded as its error
+    const budgets = ctx.deps.turns.budgets;
+    const overBudget = budgets && (await budgets.exceeded([budgets.agent(agent.id)]));
+    if (overBudget) throw new BudgetSpent(budgetMessage(overBudget));
     history ??= freshSession ? [] : await ctx.deps.turns.sessions.messages(run.sessionKey, historyLimit);
     const seen = history;
     const historyAfter = () => [...seen, ...written].slice(-historyLimit);
@@ -90,6 +98,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
       // (the wrapped prompt kept beside it, in meta: the console shows what the model saw)
       incoming: [{ role: 'user', content: action.message, createdAt: run.createdAt, runId: id, meta: { prompt } }],
       answer: () => ({ runId: id }),
+      usage: { source: 'run', mappingId: action.source.mappingId },
       // the transcript is written by the run's completion, with its status and summary, in one transaction
       record: async (transcript, outcome) => {
         if (inProcess && abort.aborted) throw abort.reason;

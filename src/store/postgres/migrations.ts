@@ -644,4 +644,28 @@ export const migrations: Migration[] = [
       UPDATE knowledge_chunks SET terms = NULL WHERE terms IS NOT NULL;
     `,
   },
+  {
+    version: 18,
+    name: 'usage: the tokens of every model call, by key, agent, mapping and model',
+    sql: `
+      CREATE TABLE usage (
+        id BIGSERIAL PRIMARY KEY,
+        at BIGINT NOT NULL,
+        source TEXT NOT NULL,
+        model TEXT NOT NULL,
+        key_name TEXT,
+        agent_id TEXT,
+        mapping_id TEXT,
+        prompt_tokens BIGINT NOT NULL,
+        completion_tokens BIGINT NOT NULL,
+        total_tokens BIGINT NOT NULL,
+        estimated BOOLEAN NOT NULL,
+        cost DOUBLE PRECISION NOT NULL
+      );
+      -- a budget sums one key's or agent's rows since the start of its day or month
+      CREATE INDEX usage_key ON usage (key_name, at) WHERE key_name IS NOT NULL;
+      CREATE INDEX usage_agent ON usage (agent_id, at) WHERE agent_id IS NOT NULL;
+      CREATE INDEX usage_at ON usage (at);
+    `,
+  },
 ];

@@ -1,3 +1,4 @@
+import { postgresUsageRepo } from './usage-repo.js';
 import type pg from 'pg';
 import { postgresAlertsRepo } from './alerts-repo.js';
 import { ConfigError } from '../../errors.js';
@@ -77,6 +78,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     vectorStores: postgresVectorStoresRepo(pool),
     receipts: postgresReceiptsRepo(pool),
     alerts: postgresAlertsRepo(pool),
+    usage: postgresUsageRepo(pool),
     browse: postgresBrowseRepo(pool),
     // replicas share the database: leases decide what a dead one left
     async serveAlone() {

@@ -546,6 +546,30 @@ ${countedTriggers('deliveries')}
       UPDATE knowledge_chunks SET terms = NULL WHERE terms IS NOT NULL;
     `,
   },
+  {
+    version: 26,
+    name: 'usage: the tokens of every model call, by key, agent, mapping and model',
+    sql: `
+      CREATE TABLE usage (
+        id INTEGER PRIMARY KEY,
+        at INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        model TEXT NOT NULL,
+        key_name TEXT,
+        agent_id TEXT,
+        mapping_id TEXT,
+        prompt_tokens INTEGER NOT NULL,
+        completion_tokens INTEGER NOT NULL,
+        total_tokens INTEGER NOT NULL,
+        estimated INTEGER NOT NULL,
+        cost REAL NOT NULL
+      );
+      -- a budget sums one key's or agent's rows since the start of its day or month
+      CREATE INDEX usage_key ON usage (key_name, at) WHERE key_name IS NOT NULL;
+      CREATE INDEX usage_agent ON usage (agent_id, at) WHERE agent_id IS NOT NULL;
+      CREATE INDEX usage_at ON usage (at);
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact */

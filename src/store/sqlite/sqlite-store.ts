@@ -1,3 +1,4 @@
+import { sqliteUsageRepo } from './usage-repo.js';
 import { sqliteAlertsRepo } from './alerts-repo.js';
 import { LocalSignals } from '../local-signals.js';
 import type { Store } from '../port.js';
@@ -44,6 +45,7 @@ export function openSqliteStore(file: string): SqliteStore {
     probe: sqliteProbe(db),
     receipts: sqliteReceiptsRepo(db, commits),
     alerts: sqliteAlertsRepo(db),
+    usage: sqliteUsageRepo(db),
     browse: sqliteBrowseRepo(db),
     async serveAlone() {
       // an in-memory database is this handle's alone

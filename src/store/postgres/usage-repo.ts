@@ -1,0 +1,47 @@
+import type pg from 'pg';
+import type { UsageRepo } from '../port.js';
+import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../usage-columns.js';
+import { query } from './pg-pool.js';
+
+export function postgresUsageRepo(pool: pg.Pool): UsageRepo {
+  return {
+    async record(entries) {
+      if (!entries.length) return;
+      // one statement for the batch: the columns as arrays, unnested into rows
+      const column = <T>(pick: (e: (typeof entries)[number]) => T) => entries.map(pick);
+      await query(
+        pool,
+        `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost)
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::float8[])`,
+        [
+          column((e) => e.at), column((e) => e.source), column((e) => e.model), column((e) => e.keyName ?? null), column((e) => e.agentId ?? null),
+          column((e) => e.mappingId ?? null), column((e) => e.promptTokens), column((e) => e.completionTokens), column((e) => e.totalTokens),
+          column((e) => e.estimated), column((e) => e.cost),
+        ],
+      );
+    },
+    async spent(whose, since) {
+      const [column, name] = 'keyName' in whose ? ['key_name', whose.keyName] : ['agent_id', whose.agentId];
+      const { rows } = await query<{ tokens: number; cost: number }>(
+        pool,
+        `SELECT COALESCE(SUM(total_tokens), 0)::float8 AS tokens, COALESCE(SUM(cost), 0)::float8 AS cost FROM usage WHERE ${column} = $1 AND at >= $2`,
+        [name, since],
+      );
+      return { tokens: rows[0]?.tokens ?? 0, cost: rows[0]?.cost ?? 0 };
+    },
+    async report(q) {
+      const column = usageGroupColumn[q.by];
+      const day = q.perDay ? `to_char(to_timestamp(at / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')` : undefined;
+      const { rows } = await query<UsageReportRow>(
+        pool,
+        `SELECT ${column} AS grp, ${day ? `${day} AS day,` : ''} COUNT(*)::float8 AS requests, SUM(prompt_tokens)::float8 AS prompt_tokens,
+           SUM(completion_tokens)::float8 AS completion_tokens, SUM(total_tokens)::float8 AS total_tokens,
+           SUM(CASE WHEN estimated THEN total_tokens ELSE 0 END)::float8 AS estimated_tokens, SUM(cost)::float8 AS cost
+         FROM usage WHERE at >= $1 AND at < $2
+         GROUP BY grp${day ? ', day' : ''} ORDER BY ${day ? 'day, ' : ''}total_tokens DESC, grp NULLS FIRST`,
+        [q.since ?? 0, q.until ?? Number.MAX_SAFE_INTEGER],
+      );
+      return rows.map(toUsageRow);
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import type { UsageEntry, UsageRepo } from '../port.js';
+import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../usage-columns.js';
+import type { SqliteDatabase } from './open-database.js';
+
+export function sqliteUsageRepo(db: SqliteDatabase): UsageRepo {
+  const insert = db.prepare(
+    `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost)
+     VALUES (@at, @source, @model, @keyName, @agentId, @mappingId, @promptTokens, @completionTokens, @totalTokens, @estimated, @cost)`,
+  );
+  const insertAll = db.transaction((entries: UsageEntry[]) => {
+    for (const e of entries) insert.run({ keyName: null, agentId: null, mappingId: null, ...e, estimated: e.estimated ? 1 : 0 });
+  });
+  const spentByKey = db.prepare<[string, number], { tokens: number; cost: number }>('SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE key_name = ? AND at >= ?');
+  const spentByAgent = db.prepare<[string, number], { tokens: number; cost: number }>('SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE agent_id = ? AND at >= ?');
+  return {
+    async record(entries) {
+      if (entries.length) insertAll(entries);
+    },
+    async spent(whose, since) {
+      const row = 'keyName' in whose ? spentByKey.get(whose.keyName, since) : spentByAgent.get(whose.agentId, since);
+      return { tokens: row?.tokens ?? 0, cost: row?.cost ?? 0 };
+    },
+    async report(query) {
+      const column = usageGroupColumn[query.by];
+      const day = query.perDay ? `strftime('%Y-%m-%d', at / 1000, 'unixepoch')` : undefined;
+      const rows = db
+        .prepare<[number, number], UsageReportRow>(
+          `SELECT ${column} AS grp, ${day ? `${day} AS day,` : ''} COUNT(*) AS requests, SUM(prompt_tokens) AS prompt_tokens,
+             SUM(completion_tokens) AS completion_tokens, SUM(total_tokens) AS total_tokens,
+             SUM(CASE WHEN estimated THEN total_tokens ELSE 0 END) AS estimated_tokens, SUM(cost) AS cost
+           FROM usage WHERE at >= ? AND at < ?
+           GROUP BY grp${day ? ', day' : ''} ORDER BY ${day ? 'day, ' : ''}total_tokens DESC, grp`,
+        )
+        .all(query.since ?? 0, query.until ?? Number.MAX_SAFE_INTEGER);
+      return rows.map(toUsageRow);
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/** what caused tokens to be spent */
+export type UsageSource = 'chat' | 'response' | 'run' | 'heartbeat' | 'embeddings';
+
+/**
+ * The tokens one model call spent, and whom they count against: the API key (platform calls),
+ * the agent, the mapping (hook runs). `estimated`: the model counted nothing (the embedded
+ * model, a provider without `usage`), so herald counted whitespace words.
+ */
+export interface UsageEntry {
+  at: number;
+  source: UsageSource;
+  /** the model ref that answered (`openai/gpt-4o-mini`, `embedded/extractive`) */
+  model: string;
+  keyName?: string;
+  agentId?: string;
+  mappingId?: string;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  estimated: boolean;
+  /** from `models.prices` when the call was recorded; 0 for a model without a price */
+  cost: number;
+}
+
+export type UsageGroup = 'key' | 'agent' | 'mapping' | 'model';
+
+export interface UsageQuery {
+  by: UsageGroup;
+  /** epoch ms, inclusive */
+  since?: number;
+  /** epoch ms, exclusive */
+  until?: number;
+  /** one row per group and UTC day */
+  perDay?: boolean;
+}
+
+export interface UsageRow {
+  /** the key's, agent's, mapping's or model's name; null for calls without one (a chat has no mapping) */
+  group: string | null;
+  /** YYYY-MM-DD (UTC), with perDay */
+  day?: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  /** the part of totalTokens herald estimated */
+  estimatedTokens: number;
+  cost: number;
+}
+
+/** the tokens and cost one key or agent has spent since a time: what a budget is checked against */
+export interface UsageSpent {
+  tokens: number;
+  cost: number;
+}
+
+export interface UsageRepo {
+  /** adds the entries in one write */
+  record(entries: UsageEntry[]): Promise<void>;
+  /** what `whose` spent from `since` on, summed by the store (every replica's calls count) */
+  spent(whose: { keyName: string } | { agentId: string }, since: number): Promise<UsageSpent>;
+  /** totals by group (and day), most tokens first within a day */
+  report(query: UsageQuery): Promise<UsageRow[]>;
+}
