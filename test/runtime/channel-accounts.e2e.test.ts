@@ -3,7 +3,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer, type RecordedRequest } from '../helpers/fake-server.js';
 import { loadConfigValue } from '../helpers/builtins.js';
-import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
+import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, tempDir } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 import { ConfigError } from '../../src/errors.js';
 
 /**
@@ -20,7 +21,7 @@ const SLACK_WORK = 'xoxb-work-secret';
 const SLACK_HOME = 'xoxb-home-secret';
 const fast = { delivery: { baseDelayMs: 10, maxDelayMs: 50, maxAttempts: 50 } };
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 let platform: FakeServer | undefined;
 afterEach(async () => {
   await herald?.stop();
@@ -46,12 +47,12 @@ function channels(url: string) {
 }
 
 async function post(body: Record<string, unknown>): Promise<{ status: number; body: Record<string, any> }> {
-  const res = await fetch(`${herald!.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ wakeMode: 'next-heartbeat', ...body }) });
+  const res = await herald!.request(`/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ wakeMode: 'next-heartbeat', ...body }) });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
 async function admin(p: string): Promise<any> {
-  return (await fetch(`${herald!.url}/admin${p}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json();
+  return (await herald!.request(`/admin${p}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json();
 }
 
 function delivered(runId: string) {
@@ -64,7 +65,7 @@ function delivered(runId: string) {
 describe('several accounts per channel', () => {
   it("sends each reply through the account its request named, the channel's default account otherwise", async () => {
     platform = await startFakeServer((r) => (isSlack(r) ? { body: { ok: true, channel: 'C1', ts: '1.2' } } : isTelegram(r) ? { body: { ok: true, result: { message_id: 1 } } } : { body: { id: '1' } }));
-    herald = await startHerald(baseConfig({ ...fast, channels: channels(platform.url) }));
+    herald = await testApp({ ...fast, channels: channels(platform.url) });
 
     const alerts = await post({ message: 'page the on-call', channel: 'telegram', to: '-100200', accountId: 'alerts' });
     expect(alerts.status).toBe(202);
@@ -87,7 +88,7 @@ describe('several accounts per channel', () => {
 
   it('refuses an account the channel does not have (400 naming it), an accountId without a channel, and a malformed one', async () => {
     platform = await startFakeServer(() => ({ body: { ok: true } }));
-    herald = await startHerald(baseConfig({ channels: channels(platform.url) }));
+    herald = await testApp({ channels: channels(platform.url) });
     expect(await post({ message: 'x', channel: 'telegram', to: '-100200', accountId: 'nope' })).toEqual({
       status: 400,
       body: { ok: false, error: 'accountId "nope" is not an account of channel telegram (its accounts: default, alerts)' },
@@ -107,7 +108,7 @@ describe('several accounts per channel', () => {
   it('retries through the same account after a restart', async () => {
     let down = true;
     platform = await startFakeServer((r) => (down ? { status: 502, body: { ok: false, error_code: 502, description: 'Bad Gateway' } } : isTelegram(r) ? { body: { ok: true, result: { message_id: 7 } } } : { body: {} }));
-    herald = await startHerald(baseConfig({ ...fast, channels: channels(platform.url) }));
+    herald = await testApp({ ...fast, channels: channels(platform.url) });
     const accepted = await post({ message: 'page the on-call', channel: 'telegram', to: '-100200', accountId: 'alerts' });
     await eventually(async () => (await admin(`/runs/${accepted.body.runId}`)).delivery?.attempts >= 1);
     await herald.stop();
@@ -124,7 +125,7 @@ describe('several accounts after a config reload', () => {
   it('takes an account added to the config at once, and refuses one taken away', async () => {
     platform = await startFakeServer(() => ({ body: { ok: true, result: { message_id: 1 } } }));
     const config = (accounts: Record<string, unknown>) => baseConfig({ ...fast, channels: { telegram: { baseUrl: platform!.url, accounts } } });
-    herald = await startHerald(config({ default: { botToken: TELEGRAM_MAIN } }));
+    herald = await testApp(config({ default: { botToken: TELEGRAM_MAIN } }));
     expect((await post({ message: 'x', channel: 'telegram', to: '-100200', accountId: 'alerts' })).status).toBe(400);
     fs.writeFileSync(herald.configFile, JSON.stringify(config({ default: { botToken: TELEGRAM_MAIN }, alerts: { name: 'Alerts bot', botToken: TELEGRAM_ALERTS } })));
     expect(await herald.gateway.reload('test')).toMatchObject({ ok: true });
