@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.js';
 import { main } from '../helpers/builtins.js';
-import { API_KEY, baseConfig } from '../helpers/start-herald.js';
+import { baseConfig } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 
 let herald: TestApp | undefined;

@@ -67,6 +67,8 @@ export interface HeraldFolder {
   dir?: string;
   /** more files written into the folder (transforms, mappings), by path relative to it */
   files?: Record<string, string>;
+  /** the level logs are captured at: every line (debug) unless `config`, the level `herald serve` would log at */
+  logLevel?: 'debug' | 'config';
 }
 
 /**
@@ -89,8 +91,9 @@ export async function bootHerald(config: Record<string, unknown>, options: Heral
       cb();
     },
   });
-  const logger = createLogger({ level: 'debug', destination });
-  const gateway = await createGateway(await loadConfigFile(configFile), { logger });
+  const loaded = await loadConfigFile(configFile);
+  const logger = createLogger({ level: options.logLevel === 'config' ? loaded.config.gateway.log.level : 'debug', destination });
+  const gateway = await createGateway(loaded, { logger });
   await gateway.start();
   let stopped = false;
   return {

@@ -51,7 +51,7 @@ async function appOf(config: Record<string, unknown>, folder: HeraldFolder, stop
     fetch: async (input, init) => herald.gateway.app.request(input instanceof URL ? input.href : input, init),
     async restart() {
       await herald.stop();
-      return appOf(config, { dir: herald.dir }, stopWithTest && inTest());
+      return appOf(config, { dir: herald.dir, logLevel: folder.logLevel }, stopWithTest && inTest());
     },
   };
   return app;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { baseConfig, GATEWAY_TOKEN, HOOK_TOKEN, hookHeaders } from '../helpers/start-herald.js';
+import { GATEWAY_TOKEN, HOOK_TOKEN, hookHeaders } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from './app-fixture.js';
 
 let herald: TestApp | undefined;

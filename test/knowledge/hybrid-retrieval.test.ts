@@ -6,7 +6,7 @@ import { KnowledgeIndex } from '../../src/knowledge/knowledge-index.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { EMBEDDINGS_KEY, startFakeEmbeddings } from '../helpers/fake-embeddings.js';
 import type { FakeServer } from '../helpers/fake-server.js';
-import { API_KEY, baseConfig, tempDir } from '../helpers/start-herald.js';
+import { API_KEY, tempDir } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 
 const EVAL = path.resolve('bench/retrieval-eval/en');

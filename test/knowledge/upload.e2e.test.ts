@@ -2,7 +2,7 @@ import JSZip from 'jszip';
 import OpenAI from 'openai';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig } from '../helpers/start-herald.js';
+import { API_KEY } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 
 let herald: TestApp;

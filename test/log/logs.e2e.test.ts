@@ -1,35 +1,21 @@
 import net from 'node:net';
-import { Writable } from 'node:stream';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfigValue } from '../helpers/builtins.js';
-import { createGateway, type Gateway } from '../../src/gateway/gateway.js';
-import { createLogger } from '../../src/log/log.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
-import { baseConfig, eventually, GATEWAY_TOKEN, HOOK_TOKEN, tempDir } from '../helpers/start-herald.js';
+import { eventually, GATEWAY_TOKEN, HOOK_TOKEN } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 
 let herald: TestApp | undefined;
 let fake: FakeServer | undefined;
-const gateways: Gateway[] = [];
 afterEach(async () => {
   await herald?.stop();
   herald = undefined;
   await fake?.close();
   fake = undefined;
-  for (const g of gateways.splice(0)) await g.stop(0);
   delete process.env.HERALD_LOG_LEVEL;
 });
 
-/** a gateway whose logger is built as serve builds it (level from the config), lines captured */
-async function gatewayLogging(overrides: Record<string, unknown>) {
-  const lines: string[] = [];
-  const destination = new Writable({ write: (chunk, _e, cb) => (lines.push(...String(chunk).split('\n').filter(Boolean)), cb()) });
-  const loaded = await loadConfigValue(baseConfig(overrides), path.join(tempDir(), 'herald.json'));
-  const gateway = await createGateway(loaded, { logger: createLogger({ level: loaded.config.gateway.log.level, destination }) });
-  gateways.push(gateway);
-  return { gateway, logs: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
-}
+/** a gateway whose logger is built as serve builds it (level from the config) */
+const gatewayLogging = (overrides: Record<string, unknown>) => testApp(overrides, { logLevel: 'config' });
 
 const closedPort = () =>
   new Promise<number>((resolve) => {
@@ -42,23 +28,23 @@ const closedPort = () =>
 describe('logs', () => {
   it('are JSON lines with an ISO-8601 time; /healthz and /readyz only at debug', async () => {
     const info = await gatewayLogging({});
-    await info.gateway.app.request('/healthz');
-    await info.gateway.app.request('/readyz');
-    await info.gateway.app.request('/admin/events', { headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` } });
-    const lines = info.logs().filter((l) => l.msg === 'request');
+    await info.request('/healthz');
+    await info.request('/readyz');
+    await info.request('/admin/events', { headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    const lines = info.logs.filter((l) => l.msg === 'request');
     expect(lines.map((l) => l.path)).toEqual(['/admin/events']);
     expect(lines[0]!.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
     const debug = await gatewayLogging({ gateway: { log: { level: 'debug' } } });
-    await debug.gateway.app.request('/healthz');
-    expect(debug.logs().find((l) => l.path === '/healthz')).toMatchObject({ level: 20, status: 200 });
+    await debug.request('/healthz');
+    expect(debug.logs.find((l) => l.path === '/healthz')).toMatchObject({ level: 20, status: 200 });
   });
 
   it('HERALD_LOG_LEVEL wins over gateway.log.level', async () => {
     process.env.HERALD_LOG_LEVEL = 'warn';
-    const { gateway, logs } = await gatewayLogging({ gateway: { log: { level: 'debug' } } });
-    await gateway.app.request('/admin/events', { headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` } });
-    expect(logs().filter((l) => l.msg === 'request')).toEqual([]);
+    const app = await gatewayLogging({ gateway: { log: { level: 'debug' } } });
+    await app.request('/admin/events', { headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    expect(app.logs.filter((l) => l.msg === 'request')).toEqual([]);
   });
 
   it('a model provider failure names its cause: the refused address, or the upstream status and code', async () => {

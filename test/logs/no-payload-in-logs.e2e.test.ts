@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig, eventually, hookHeaders } from '../helpers/start-herald.js';
+import { API_KEY, eventually, hookHeaders } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 
 /** a value no part of herald would write by itself: if a log holds it, a payload value reached the log */

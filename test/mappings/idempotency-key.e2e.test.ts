@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { baseConfig, eventually, HOOK_TOKEN } from '../helpers/start-herald.js';
+import { eventually, HOOK_TOKEN } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 import { sqliteDb } from '../helpers/sqlite-db.js';
 

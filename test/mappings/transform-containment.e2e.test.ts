@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { baseConfig, hookHeaders } from '../helpers/start-herald.js';
+import { hookHeaders } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 
 let herald: TestApp | undefined;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, tempDir } from '../helpers/start-herald.js';
+import { API_KEY, GATEWAY_TOKEN, eventually, hookHeaders, tempDir } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 
 /** a value only the request bodies hold: a log line with it would have logged a body */

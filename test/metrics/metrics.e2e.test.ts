@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
-import { API_KEY, GATEWAY_TOKEN, HOOK_TOKEN, baseConfig, eventually, hookHeaders } from '../helpers/start-herald.js';
+import { API_KEY, GATEWAY_TOKEN, HOOK_TOKEN, eventually, hookHeaders } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 import { completion } from '../models/fake-openai.js';
 

@@ -4,7 +4,7 @@ import { discordChannel } from '../../plugins/discord/channel.js';
 import { msteamsChannel } from '../../plugins/msteams/channel.js';
 import { ChannelError } from '../../src/plugins/sdk.js';
 import { pathSegment } from '../../src/plugins/channel-http.js';
-import { baseConfig, hookHeaders } from '../helpers/start-herald.js';
+import { hookHeaders } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 
 let herald: TestApp;

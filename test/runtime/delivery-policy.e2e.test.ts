@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeResponse, type FakeServer, type RecordedRequest } from '../helpers/fake-server.js';
-import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders } from '../helpers/start-herald.js';
+import { GATEWAY_TOKEN, eventually, hookHeaders } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 import { channelCases } from '../plugins/channel-cases.js';
 

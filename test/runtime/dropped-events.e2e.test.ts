@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { baseConfig, eventually, GATEWAY_TOKEN, HOOK_TOKEN } from '../helpers/start-herald.js';
+import { eventually, GATEWAY_TOKEN, HOOK_TOKEN } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 
 let herald: TestApp | undefined;

@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, GATEWAY_TOKEN, baseConfig } from '../../helpers/start-herald.js';
+import { API_KEY, GATEWAY_TOKEN } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../app-fixture.js';
 import { startFakeUpstream } from './fake-openai-upstream.js';
 

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, GATEWAY_TOKEN, baseConfig } from '../../helpers/start-herald.js';
+import { API_KEY, GATEWAY_TOKEN } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../app-fixture.js';
 
 let herald: TestApp;

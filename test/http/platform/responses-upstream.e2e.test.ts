@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig } from '../../helpers/start-herald.js';
+import { API_KEY } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../app-fixture.js';
 import { startFakeUpstream } from './fake-openai-upstream.js';
 

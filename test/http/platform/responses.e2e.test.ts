@@ -2,7 +2,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, streamText } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig } from '../../helpers/start-herald.js';
+import { API_KEY } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../app-fixture.js';
 
 let herald: TestApp;

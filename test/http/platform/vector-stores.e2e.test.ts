@@ -1,6 +1,6 @@
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig, eventually } from '../../helpers/start-herald.js';
+import { API_KEY, eventually } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../app-fixture.js';
 
 const SALES_KEY = 'sk-sales-0123456789abcdef0123';

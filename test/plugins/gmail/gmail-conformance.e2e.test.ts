@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GmailWatcher } from '../../../plugins/gmail/watcher/gmail-watcher.js';
 import { gmailConfigSchema } from '../../../plugins/gmail/config.js';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
-import { baseConfig, eventually } from '../../helpers/start-herald.js';
+import { eventually } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../../http/app-fixture.js';
 import { CLIENT_ID, CLIENT_SECRET, FakeGoogle, REFRESH_TOKEN, pushEnvelope } from './fake-google.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { baseConfig, hookHeaders } from '../../helpers/start-herald.js';
+import { hookHeaders } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../../http/app-fixture.js';
 import { sqliteDb } from '../../helpers/sqlite-db.js';
 

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
-import { baseConfig } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../../http/app-fixture.js';
 import { completion } from '../../models/fake-openai.js';
 

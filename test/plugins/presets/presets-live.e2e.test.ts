@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseConfig, eventually } from '../../helpers/start-herald.js';
+import { eventually } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../../http/app-fixture.js';
 import type { FakeServer } from '../../helpers/fake-server.js';
 import { startFakeOpenAI } from '../../models/fake-openai.js';
