@@ -19,6 +19,8 @@ const onPostgresToo = [
   'test/http/platform/responses-tools.e2e.test.ts',
   'test/http/platform/auth.e2e.test.ts',
   'test/knowledge/upload.e2e.test.ts',
+  'test/http/platform/vector-stores.e2e.test.ts',
+  'test/http/platform/file-search.e2e.test.ts',
   'test/metrics/metrics.e2e.test.ts',
   'test/http/admin/admin-api.test.ts',
   'test/http/admin/admin-stream.test.ts',
