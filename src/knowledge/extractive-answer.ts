@@ -26,23 +26,34 @@ const framings: { script: RegExp; framing: Framing }[] = [
 /** the framing of the question's script: the first CJK script it holds, else English */
 export const framingOf = (question: string): Framing => framings.find((f) => f.script.test(question))?.framing ?? english;
 
-/** a passage's sentences, markup removed: a line (heading, list item, table row) ends one too */
+/**
+ * a passage's sentences, markup removed: a line (heading, list item, table row) ends one too, and
+ * a full stop before a capital, a digit or a letter of a script without case (Korean, which ends
+ * sentences with ". " as English does)
+ */
 const sentencesOf = (text: string) =>
   plainText(text)
     .split('\n')
-    .flatMap((line) => line.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])|(?<=[。！？])/u))
+    .flatMap((line) => line.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{Lo}\p{N}"'(])|(?<=[。！？])/u))
     .map((s) => s.replace(/\s+/g, ' ').trim())
     .filter((s) => /[\p{L}\p{N}]/u.test(s));
 
 /** the same sentence, however it was spaced or cased */
 const sameness = (sentence: string) => wordsOf(sentence).join(' ');
 
-/** the (at most two) sentences of a passage holding the most of the question's terms, in passage order */
+/**
+ * the (at most two) sentences of a passage holding the most of the question's terms, in passage
+ * order; among those holding as many, the ones whose terms fewer of the passage's sentences hold
+ * (asked "error 4001", the line of 4001, not the one saying what every error looks like)
+ */
 function bestSentences(content: string, terms: Set<string>): string[] {
-  const scored = sentencesOf(content).map((text) => {
+  const sentences = sentencesOf(content).map((text) => {
     const words = new Set(wordsOf(text).map(termOf));
-    return { text, hits: [...terms].filter((t) => words.has(t)).length };
+    return { text, held: [...terms].filter((t) => words.has(t)) };
   });
+  const holding = new Map<string, number>();
+  for (const s of sentences) for (const t of s.held) holding.set(t, (holding.get(t) ?? 0) + 1);
+  const scored = sentences.map((s) => ({ text: s.text, hits: s.held.length, rarity: s.held.reduce((sum, t) => sum + 1 / holding.get(t)!, 0) }));
   // a question in the passage (an FAQ's) restates what was asked: its answer is what to quote
   const answers = scored.filter((s) => s.hits > 0 && !/[?？]["')\]]?$/u.test(s.text));
   const pool = answers.length ? answers : scored;
@@ -50,7 +61,9 @@ function bestSentences(content: string, terms: Set<string>): string[] {
   const matching = most > 0 ? pool.filter((s) => s.hits === most) : scored.slice(0, 1);
   // a whole sentence says more than a heading or a table cell holding the same words
   const whole = matching.filter((s) => /[.!?。！？]["')\]]?$/u.test(s.text));
-  const picked = (whole.length ? whole : matching).slice(0, 2);
+  const candidates = whole.length ? whole : matching;
+  const rarest = Math.max(...candidates.map((s) => s.rarity));
+  const picked = candidates.filter((s) => s.rarity >= rarest - 1e-9).slice(0, 2);
   return picked.map((s) => (s.text.length > 600 ? `${s.text.slice(0, 599)}…` : s.text));
 }
 

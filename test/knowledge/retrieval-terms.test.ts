@@ -59,6 +59,20 @@ describe('a short Chinese question whose key term the right document repeats', (
   });
 });
 
+describe('the quoted answer', () => {
+  it('quotes the Korean sentence that answers, not the whole paragraph', () => {
+    const content = '입사 후 수습 기간(3개월)이 끝난 직원은 주 2회까지 재택근무를 할 수 있습니다. 전날 오후 5시까지 그룹웨어에서 신청합니다. 재택근무 지원금으로 매월 5만 원이 지급됩니다.';
+    const answer = extractiveAnswer('재택근무 지원금', [{ documentId: 'd', filename: 'remote.md', chunkId: 'c', score: 1, content }]);
+    expect(answer).toBe('지식 베이스에 따르면:\n\n"재택근무 지원금으로 매월 5만 원이 지급됩니다." [1]\n\n출처: [1] remote.md');
+  });
+
+  it('of sentences holding as many of the question\'s terms, quotes the one holding the rarer', () => {
+    const content = '# Public API error codes\n\nEvery error response has the form {"error": {"code": "..."}}.\n- ERR-4001: The request body is not valid JSON.\n- ERR-4012: The access token is invalid.';
+    const answer = extractiveAnswer('error 4001', [{ documentId: 'd', filename: 'api-errors.md', chunkId: 'c', score: 1, content }]);
+    expect(answer).toBe('From my knowledge base:\n\n"ERR-4001: The request body is not valid JSON." [1]\n\nSources: [1] api-errors.md');
+  });
+});
+
 describe('fusing full text and vectors', () => {
   const candidate = (chunkId: string, score: number): ScoredCandidate => ({ chunkId, documentId: chunkId, filename: `${chunkId}.md`, content: chunkId, terms: chunkId, score });
   const near = (chunkId: string, similarity: number) => ({ ...candidate(chunkId, 0), similarity });
