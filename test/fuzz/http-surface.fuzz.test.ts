@@ -55,23 +55,22 @@ let herald: TestApp;
 const statuses = new Map<number, number>();
 beforeAll(async () => {
   herald = await testApp({
-      hooks: {
-        maxBodyBytes: MAX_BODY,
-        mappings: [
-          {
-            id: 'ticket',
-            match: { path: 'ticket' },
-            schema: { type: 'object', required: ['title'], properties: { title: { type: 'string', maxLength: 500 }, count: { type: 'integer' } } },
-            messageTemplate: 'Ticket {{title}} ({{count}})',
-            sessionKey: 'hook:ticket:{{title}}',
-            deliver: false,
-          },
-        ],
-      },
-      agents: { list: [{ id: 'main' }] },
-      platform: { maxUploadBytes: MAX_BODY, rateLimit: { requestsPerMinute: 1_000_000 } },
+    hooks: {
+      maxBodyBytes: MAX_BODY,
+      mappings: [
+        {
+          id: 'ticket',
+          match: { path: 'ticket' },
+          schema: { type: 'object', required: ['title'], properties: { title: { type: 'string', maxLength: 500 }, count: { type: 'integer' } } },
+          messageTemplate: 'Ticket {{title}} ({{count}})',
+          sessionKey: 'hook:ticket:{{title}}',
+          deliver: false,
+        },
+      ],
     },
-  );
+    agents: { list: [{ id: 'main' }] },
+    platform: { maxUploadBytes: MAX_BODY, rateLimit: { requestsPerMinute: 1_000_000 } },
+  });
 });
 afterAll(async () => herald?.stop());
 

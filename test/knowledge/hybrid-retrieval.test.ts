@@ -68,10 +68,9 @@ describe('hybrid retrieval through an OpenAI-compatible embeddings endpoint', ()
 
   it('is configured by platform.knowledge.embeddings: an upload is embedded, a failing provider answers 502', async () => {
     const herald = await testApp({
-        models: { providers: { fake: { api: 'openai', baseUrl: `${fake.url}/v1`, apiKey: EMBEDDINGS_KEY } } },
-        platform: { knowledge: { embeddings: { model: 'fake/embed-1' } } },
-      },
-    );
+      models: { providers: { fake: { api: 'openai', baseUrl: `${fake.url}/v1`, apiKey: EMBEDDINGS_KEY } } },
+      platform: { knowledge: { embeddings: { model: 'fake/embed-1' } } },
+    });
     try {
       const upload = (name: string, text: string) => {
         const form = new FormData();

@@ -56,14 +56,13 @@ describe('logs', () => {
       body: { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
     }));
     herald = await testApp({
-        models: {
-          providers: {
-            down: { api: 'openai', baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'sk-down-0123456789' },
-            limited: { api: 'openai', baseUrl: `${fake.url}/v1`, apiKey: 'sk-limited-0123456789' },
-          },
+      models: {
+        providers: {
+          down: { api: 'openai', baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'sk-down-0123456789' },
+          limited: { api: 'openai', baseUrl: `${fake.url}/v1`, apiKey: 'sk-limited-0123456789' },
         },
       },
-    );
+    });
     const agent = (model: string) =>
       herald!.request(`/hooks/agent`, {
         method: 'POST',

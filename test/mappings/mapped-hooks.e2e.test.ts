@@ -221,7 +221,8 @@ describe('external content reaching the model', () => {
           }
         : { status: 404, body: {} },
     );
-    herald = await testApp({
+    herald = await testApp(
+      {
         models: { providers: { fake: { api: 'openai', baseUrl: `${fake.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
         agents: { defaults: { model: 'fake/gpt-test' } },
       },

@@ -174,12 +174,11 @@ describe('respond: waiting for the reply', () => {
     const channel = await startFakeServer();
     fakes.push(model, channel);
     herald = await testApp({
-        models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake' } } },
-        agents: { defaults: { model: 'fake/m' } },
-        channels: { webhook: { url: `${channel.url}/inbox` } },
-        hooks: { mappings: [sms(30_000)] },
-      },
-    );
+      models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake' } } },
+      agents: { defaults: { model: 'fake/m' } },
+      channels: { webhook: { url: `${channel.url}/inbox` } },
+      hooks: { mappings: [sms(30_000)] },
+    });
     const res = await post('sms', 'From=%2B15555550123&Body=Is+my+order+shipped%3F', form);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/xml');
@@ -202,12 +201,11 @@ describe('respond: waiting for the reply', () => {
     const channel = await startFakeServer();
     fakes.push(model, channel);
     herald = await testApp({
-        models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake' } } },
-        agents: { defaults: { model: 'fake/m' } },
-        channels: { webhook: { url: `${channel.url}/inbox` } },
-        hooks: { mappings: [sms(50)] },
-      },
-    );
+      models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake' } } },
+      agents: { defaults: { model: 'fake/m' } },
+      channels: { webhook: { url: `${channel.url}/inbox` } },
+      hooks: { mappings: [sms(50)] },
+    });
     const res = await post('sms', 'From=%2B15555550123&Body=Where+is+it%3F', form);
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('<Response/>');

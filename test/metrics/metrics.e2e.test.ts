@@ -109,11 +109,10 @@ describe('GET /metrics', () => {
       return { body: completion('ok') };
     });
     herald = await testApp({
-        models: { providers: { up: { api: 'openai', baseUrl: `${fake.url}/v1` } } },
-        channels: { webhook: { url: `${fake.url}/inbox` } },
-        delivery: { baseDelayMs: 10, maxDelayMs: 50, maxAttempts: 2 },
-      },
-    );
+      models: { providers: { up: { api: 'openai', baseUrl: `${fake.url}/v1` } } },
+      channels: { webhook: { url: `${fake.url}/inbox` } },
+      delivery: { baseDelayMs: 10, maxDelayMs: 50, maxAttempts: 2 },
+    });
     const empty = await scrape(herald);
     expect(sample(empty, 'herald_store_up')).toBe(1);
     expect(sample(empty, 'herald_events_pending')).toBe(0);

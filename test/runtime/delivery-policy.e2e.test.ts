@@ -71,11 +71,10 @@ describe('retry schedules', () => {
   it('channels.<id>.retry sets the attempts; a mapping\'s retry wins over it', async () => {
     const server = await platform(() => ({ status: 503, body: { ok: false, error_code: 503, description: 'Service Unavailable' } }));
     herald = await testApp({
-        ...fast,
-        channels: { telegram: { ...caseOf('telegram').config(server.url), retry: { attempts: 3, backoff: 'linear', initialMs: 5, maxMs: 20 } } },
-        hooks: { mappings: [{ id: 'patient', match: { path: 'patient' }, messageTemplate: 'hi', channel: 'telegram', to: '555', retry: { attempts: 2 } }] },
-      },
-    );
+      ...fast,
+      channels: { telegram: { ...caseOf('telegram').config(server.url), retry: { attempts: 3, backoff: 'linear', initialMs: 5, maxMs: 20 } } },
+      hooks: { mappings: [{ id: 'patient', match: { path: 'patient' }, messageTemplate: 'hi', channel: 'telegram', to: '555', retry: { attempts: 2 } }] },
+    });
     const [byChannel] = await settledDeliveries(await hook('agent', { message: 'hello', channel: 'telegram', to: '555' }));
     expect(byChannel).toMatchObject({ status: 'failed', attempts: 3 });
     expect(byChannel.lastError).toBe('telegram 503: Service Unavailable (gave up after 3 attempts)');
@@ -107,15 +106,14 @@ describe('fallback targets', () => {
   it('a permanent failure hands the reply to the next target, a delivery of its own linked to the first', async () => {
     const server = await platform((channel) => (channel === 'telegram' ? telegramRefusal('Forbidden: bot was blocked by the user', 403) : channel === 'discord' ? { status: 404, body: { message: 'Unknown Channel', code: 10003 } } : caseOf(channel).ok));
     herald = await testApp({
-        ...fast,
-        channels: { telegram: caseOf('telegram').config(server.url), discord: caseOf('discord').config(server.url), slack: caseOf('slack').config(server.url) },
-        hooks: {
-          mappings: [
-            { id: 'deploys', match: { path: 'deploys' }, messageTemplate: 'deploy {{ service }}', channel: 'telegram', to: '555', fallback: [{ channel: 'discord', to: '42' }, { channel: 'slack', to: 'C0PS' }] },
-          ],
-        },
+      ...fast,
+      channels: { telegram: caseOf('telegram').config(server.url), discord: caseOf('discord').config(server.url), slack: caseOf('slack').config(server.url) },
+      hooks: {
+        mappings: [
+          { id: 'deploys', match: { path: 'deploys' }, messageTemplate: 'deploy {{ service }}', channel: 'telegram', to: '555', fallback: [{ channel: 'discord', to: '42' }, { channel: 'slack', to: 'C0PS' }] },
+        ],
       },
-    );
+    });
     const runId = await hook('deploys', { service: 'api' });
     const [first, second, third] = await settledDeliveries(runId, 3);
     expect(first).toMatchObject({ channel: 'telegram', to: '555', status: 'failed', attempts: 1, fallbackOf: null });
@@ -138,11 +136,10 @@ describe('fallback targets', () => {
   it('an agent\'s fallback applies to its replies when the mapping has none', async () => {
     const server = await platform((channel) => (channel === 'telegram' ? telegramRefusal('Bad Request: chat not found') : caseOf(channel).ok));
     herald = await testApp({
-        ...fast,
-        agents: { list: [{ id: 'main', fallback: [{ channel: 'webhook' }] }] },
-        channels: { telegram: caseOf('telegram').config(server.url), webhook: caseOf('webhook').config(server.url) },
-      },
-    );
+      ...fast,
+      agents: { list: [{ id: 'main', fallback: [{ channel: 'webhook' }] }] },
+      channels: { telegram: caseOf('telegram').config(server.url), webhook: caseOf('webhook').config(server.url) },
+    });
     const [first, second] = await settledDeliveries(await hook('agent', { message: 'hello', channel: 'telegram', to: '555' }), 2);
     expect(first).toMatchObject({ status: 'failed', channel: 'telegram' });
     expect(second).toMatchObject({ status: 'delivered', channel: 'webhook', fallbackOf: first.id });

@@ -148,12 +148,11 @@ describe('heartbeat acknowledgements', () => {
     const platform = await platformFake();
     const model = await openaiAnswering('HEARTBEAT_OK');
     herald = await testApp({
-        ...fast,
-        channels: allChannels(platform.url),
-        models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1` } } },
-        agents: { defaults: { model: 'fake/m' } },
-      },
-    );
+      ...fast,
+      channels: allChannels(platform.url),
+      models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1` } } },
+      agents: { defaults: { model: 'fake/m' } },
+    });
     const run = await settled(await agent({ message: 'anything new?', channel: 'telegram', to: '555', name: 'Check', wakeMode: 'next-heartbeat' }));
     expect(run.reply).toBe('HEARTBEAT_OK');
     expect(run.delivery).toMatchObject({ status: 'skipped' });
@@ -241,12 +240,11 @@ describe('retries', () => {
         : { status: 404 },
     );
     herald = await testApp({
-        ...fast,
-        channels: { discord: caseOf('discord').config(platform.url) },
-        models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1` } } },
-        agents: { defaults: { model: 'fake/m' } },
-      },
-    );
+      ...fast,
+      channels: { discord: caseOf('discord').config(platform.url) },
+      models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1` } } },
+      agents: { defaults: { model: 'fake/m' } },
+    });
     const run = await settled(await agent({ message: 'long one', channel: 'discord', to: '42' }));
     expect(run.delivery).toMatchObject({ status: 'delivered', attempts: 2, partsSent: 3 });
     const contents = platform.requests.map((r) => r.json.content[0]);
@@ -481,23 +479,22 @@ describe('replies in threads', () => {
   it('a mapping templates threadId from the payload (a Slack event\'s thread_ts)', async () => {
     const platform = await platformFake();
     herald = await testApp({
-        ...fast,
-        channels: { slack: caseOf('slack').config(platform.url) },
-        hooks: {
-          mappings: [
-            {
-              id: 'slack-events',
-              match: { path: 'slack' },
-              messageTemplate: '{{ event.text }}',
-              channel: 'slack',
-              to: '{{ event.channel }}',
-              threadId: '{{ event.thread_ts ? event.thread_ts : event.ts }}',
-              wakeMode: 'next-heartbeat',
-            },
-          ],
-        },
+      ...fast,
+      channels: { slack: caseOf('slack').config(platform.url) },
+      hooks: {
+        mappings: [
+          {
+            id: 'slack-events',
+            match: { path: 'slack' },
+            messageTemplate: '{{ event.text }}',
+            channel: 'slack',
+            to: '{{ event.channel }}',
+            threadId: '{{ event.thread_ts ? event.thread_ts : event.ts }}',
+            wakeMode: 'next-heartbeat',
+          },
+        ],
       },
-    );
+    });
     const res = await herald.request(`/hooks/slack`, {
       method: 'POST',
       headers: hookHeaders(),

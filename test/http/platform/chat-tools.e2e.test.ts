@@ -24,10 +24,9 @@ beforeAll(async () => {
   upstream = await startFakeUpstream();
   upstream.toolModel({ argumentsFor: () => ({ city: 'Oslo' }) });
   herald = await testApp({
-      models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'upstream-secret-key' } } },
-      agents: { list: [{ id: 'analyst', instructions: 'You are Analyst.', model: 'up/gpt-test' }, { id: 'support' }] },
-    },
-  );
+    models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'upstream-secret-key' } } },
+    agents: { list: [{ id: 'analyst', instructions: 'You are Analyst.', model: 'up/gpt-test' }, { id: 'support' }] },
+  });
   client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
   const form = new FormData();
   form.append('agent_id', 'analyst');

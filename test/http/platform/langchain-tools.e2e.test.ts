@@ -13,10 +13,9 @@ let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
 beforeAll(async () => {
   upstream = await startFakeUpstream();
   herald = await testApp({
-      models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'upstream-secret-key' } } },
-      agents: { list: [{ id: 'analyst', model: 'up/gpt-test' }, { id: 'support' }] },
-    },
-  );
+    models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'upstream-secret-key' } } },
+    agents: { list: [{ id: 'analyst', model: 'up/gpt-test' }, { id: 'support' }] },
+  });
 });
 afterAll(async () => {
   await herald?.stop();

@@ -11,10 +11,9 @@ let client: OpenAI;
 beforeAll(async () => {
   upstream = await startRefusingUpstream();
   herald = await testApp({
-      models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1` } } },
-      agents: { list: [{ id: 'clerk', instructions: 'You are Clerk.', model: 'up/gpt-test' }] },
-    },
-  );
+    models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1` } } },
+    agents: { list: [{ id: 'clerk', instructions: 'You are Clerk.', model: 'up/gpt-test' }] },
+  });
   client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
 });
 afterAll(async () => {

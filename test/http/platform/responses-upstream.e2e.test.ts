@@ -11,10 +11,9 @@ let client: OpenAI;
 beforeAll(async () => {
   upstream = await startFakeUpstream();
   herald = await testApp({
-      models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'upstream-secret-key' } } },
-      agents: { list: [{ id: 'analyst', instructions: 'You are Analyst.', model: 'up/gpt-test' }] },
-    },
-  );
+    models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'upstream-secret-key' } } },
+    agents: { list: [{ id: 'analyst', instructions: 'You are Analyst.', model: 'up/gpt-test' }] },
+  });
   client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
 });
 afterAll(async () => {

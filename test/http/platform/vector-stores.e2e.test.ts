@@ -18,10 +18,9 @@ const connect = () => {
 
 beforeAll(async () => {
   herald = await testApp({
-      agents: { list: [{ id: 'support', name: 'Support' }, { id: 'sales', name: 'Sales' }] },
-      platform: { apiKeys: [{ name: 'test', key: API_KEY }, { name: 'sales-only', key: SALES_KEY, agents: ['sales'] }] },
-    },
-  );
+    agents: { list: [{ id: 'support', name: 'Support' }, { id: 'sales', name: 'Sales' }] },
+    platform: { apiKeys: [{ name: 'test', key: API_KEY }, { name: 'sales-only', key: SALES_KEY, agents: ['sales'] }] },
+  });
   connect();
 });
 afterAll(async () => herald?.stop());

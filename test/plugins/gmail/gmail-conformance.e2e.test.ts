@@ -32,24 +32,23 @@ describe('gmail against Google as documented', () => {
 
   async function start(overrides: Record<string, unknown> = {}) {
     herald = await testApp({
-        hooks: {
-          presets: ['gmail'],
-          gmail: {
-            account: ACCOUNT,
-            topic: TOPIC,
-            subscription: 'gog-gmail-watch-push',
-            pushToken: PUSH_TOKEN,
-            pushEndpoint: 'https://push.example.com/gmail-pubsub',
-            hookUrl: `${hook.url}/hooks/gmail`,
-            maxBytes: 64,
-            serve: { bind: '127.0.0.1', port: 0, path: '/gmail-pubsub' },
-            oauth: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, refreshToken: REFRESH_TOKEN },
-            endpoints: google.endpoints(),
-            ...overrides,
-          },
+      hooks: {
+        presets: ['gmail'],
+        gmail: {
+          account: ACCOUNT,
+          topic: TOPIC,
+          subscription: 'gog-gmail-watch-push',
+          pushToken: PUSH_TOKEN,
+          pushEndpoint: 'https://push.example.com/gmail-pubsub',
+          hookUrl: `${hook.url}/hooks/gmail`,
+          maxBytes: 64,
+          serve: { bind: '127.0.0.1', port: 0, path: '/gmail-pubsub' },
+          oauth: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, refreshToken: REFRESH_TOKEN },
+          endpoints: google.endpoints(),
+          ...overrides,
         },
       },
-    );
+    });
     return herald;
   }
   const watcher = () => herald!.gateway.instances.services.find((s) => s.name === 'gmail-watcher') as GmailWatcher;

@@ -60,11 +60,10 @@ async function model(answer: string, gate?: Promise<void>): Promise<FakeServer> 
 
 async function start(presets: unknown[], modelUrl: string): Promise<TestApp> {
   herald = await testApp({
-      models: { providers: { fake: { api: 'openai', baseUrl: `${modelUrl}/v1`, apiKey: 'sk-fake' } } },
-      agents: { defaults: { model: 'fake/m' } },
-      hooks: { presets, mappingsDir: './no-mappings' },
-    },
-  );
+    models: { providers: { fake: { api: 'openai', baseUrl: `${modelUrl}/v1`, apiKey: 'sk-fake' } } },
+    agents: { defaults: { model: 'fake/m' } },
+    hooks: { presets, mappingsDir: './no-mappings' },
+  });
   return herald;
 }
 

@@ -106,24 +106,23 @@ async function post(name: string, { body, headers }: Delivery) {
 beforeAll(async () => {
   model = await startFakeOpenAI('on it');
   herald = await testApp({
-      models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
-      agents: { defaults: { model: 'fake/gpt-test' } },
-      hooks: {
-        presets: [
-          { name: 'github', secret: secrets.github, deliver: false },
-          { name: 'gitlab', secret: secrets.gitlab, deliver: false },
-          { name: 'stripe', secret: secrets.stripe, deliver: false },
-          { name: 'linear', secret: secrets.linear, deliver: false },
-          { name: 'sentry', secret: secrets.sentry, deliver: false },
-          { name: 'pagerduty', secret: secrets.pagerduty, deliver: false },
-          { name: 'alertmanager', secret: secrets.alertmanager, deliver: false },
-          { name: 'shopify', secret: secrets.shopify, deliver: false },
-          { name: 'jira', secret: secrets.jira, deliver: false },
-          { name: 'standard-webhooks', path: 'resend', label: 'Resend', secret: secrets['standard-webhooks'], deliver: false },
-        ],
-      },
+    models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
+    agents: { defaults: { model: 'fake/gpt-test' } },
+    hooks: {
+      presets: [
+        { name: 'github', secret: secrets.github, deliver: false },
+        { name: 'gitlab', secret: secrets.gitlab, deliver: false },
+        { name: 'stripe', secret: secrets.stripe, deliver: false },
+        { name: 'linear', secret: secrets.linear, deliver: false },
+        { name: 'sentry', secret: secrets.sentry, deliver: false },
+        { name: 'pagerduty', secret: secrets.pagerduty, deliver: false },
+        { name: 'alertmanager', secret: secrets.alertmanager, deliver: false },
+        { name: 'shopify', secret: secrets.shopify, deliver: false },
+        { name: 'jira', secret: secrets.jira, deliver: false },
+        { name: 'standard-webhooks', path: 'resend', label: 'Resend', secret: secrets['standard-webhooks'], deliver: false },
+      ],
     },
-  );
+  });
 });
 
 afterAll(async () => {
