@@ -212,7 +212,13 @@ export class VectorStores {
     if (!shared) await this.deps.knowledge.delete(documentId);
   }
 
-  private async visibleFile(principal: ApiPrincipal, fileId: string, param: string) {
+  /** a file not read yet is not read: `cancelled` (its chunks, should its reading finish, are dropped) */
+  async cancelFile(vectorStoreId: string, fileId: string): Promise<void> {
+    await this.deps.store.vectorStores.finishFile(vectorStoreId, fileId, { status: 'cancelled', lastError: null, documentId: null });
+  }
+
+  /** the file, or 404 naming `param` */
+  async visibleFile(principal: ApiPrincipal, fileId: string, param: string) {
     const file = await this.deps.store.files.get(fileId);
     if (!file || !mayUseOwned(principal, file.agents)) throw new HeraldError('HERALD_FILE_NOT_FOUND', `No such file: ${fileId}`, { param });
     return file;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FILE_PURPOSES } from '../../platform/files.js';
-import { vectorStoreCreateSchema, vectorStoreFileCreateSchema, vectorStoreSearchSchema, vectorStoreUpdateSchema } from '../platform/vector-store-requests.js';
+import { fileBatchCreateSchema, vectorStoreCreateSchema, vectorStoreFileCreateSchema, vectorStoreSearchSchema, vectorStoreUpdateSchema } from '../platform/vector-store-requests.js';
 import { openaiErrorSchema } from './common-schemas.js';
 import { listQuerySchema } from './platform-docs.js';
 import { defineRoutes, type ResponseDoc } from './route-doc.js';
@@ -70,7 +70,17 @@ const searchPageSchema = z.object({
   next_page: z.null(),
 });
 
+const fileBatchObjectSchema = z.object({
+  id: z.string().describe('vsfb_…'),
+  object: z.literal('vector_store.files_batch'),
+  created_at: z.number().int(),
+  vector_store_id: z.string(),
+  status: z.enum(['in_progress', 'completed', 'cancelled']),
+  file_counts: fileCounts,
+});
+
 const idParams = z.object({ id: z.string() });
+const batchParams = z.object({ id: z.string(), batchId: z.string() });
 const fileParams = z.object({ id: z.string(), fileId: z.string() });
 const deleted = (object: string) => z.object({ id: z.string(), object: z.literal(object), deleted: z.literal(true) });
 const errors = (...statuses: number[]): Record<number, ResponseDoc> =>
@@ -155,6 +165,26 @@ export const filesDocs = defineRoutes('platform', [
     method: 'delete', path: '/vector_stores/{id}/files/{fileId}', summary: 'Take a file out of a vector store (the file stays)', security: 'apiKey',
     request: { params: fileParams },
     responses: { 200: { description: 'Removed.', schema: deleted('vector_store.file.deleted') }, ...errors(401, 404, 429) },
+  },
+  {
+    method: 'post', path: '/vector_stores/{id}/file_batches', summary: 'Add files to a vector store together', security: 'apiKey',
+    request: { params: idParams, body: { schema: fileBatchCreateSchema } },
+    responses: { 200: { description: 'The batch, in_progress until every file is read.', schema: fileBatchObjectSchema }, ...errors(400, 401, 404, 429) },
+  },
+  {
+    method: 'get', path: '/vector_stores/{id}/file_batches/{batchId}', summary: 'A file batch (its status)', security: 'apiKey',
+    request: { params: batchParams },
+    responses: { 200: { description: 'The batch; in progress, with `openai-poll-after-ms`.', schema: fileBatchObjectSchema }, ...errors(401, 404, 429) },
+  },
+  {
+    method: 'get', path: '/vector_stores/{id}/file_batches/{batchId}/files', summary: "A file batch's files", security: 'apiKey',
+    request: { params: batchParams, query: listQuerySchema.extend({ filter: z.enum(['in_progress', 'completed', 'failed', 'cancelled']).optional().describe('Only files of this status.') }) },
+    responses: { 200: { description: 'A page of files.', schema: listOf(vectorStoreFileObjectSchema) }, ...errors(400, 401, 404, 429) },
+  },
+  {
+    method: 'post', path: '/vector_stores/{id}/file_batches/{batchId}/cancel', summary: 'Cancel the files of a batch not read yet', security: 'apiKey',
+    request: { params: batchParams },
+    responses: { 200: { description: 'The batch.', schema: fileBatchObjectSchema }, ...errors(401, 404, 429) },
   },
   {
     method: 'post', path: '/vector_stores/{id}/search', summary: 'Search a vector store', security: 'apiKey',

@@ -8,6 +8,7 @@ import type { ParsePool } from '../../knowledge/parse-pool.js';
 import type { ApiKeyVerifier } from '../../platform/api-keys.js';
 import { RateLimiter } from '../../platform/rate-limiter.js';
 import type { Files } from '../../platform/files.js';
+import { VectorStoreBatches } from '../../platform/vector-store-batches.js';
 import type { VectorStores } from '../../platform/vector-stores.js';
 import type { Store } from '../../store/port.js';
 import { FailedAuthLimiter } from '../failed-auth-limiter.js';
@@ -18,6 +19,7 @@ import { filesRoutes } from './files-routes.js';
 import { knowledgeRoutes } from './knowledge-routes.js';
 import { platformAuth } from './platform-auth.js';
 import { responsesRoutes } from './responses-routes.js';
+import { vectorStoreBatchesRoutes } from './vector-store-batches-routes.js';
 import { vectorStoresRoutes } from './vector-stores-routes.js';
 
 export interface PlatformRoutesDeps {
@@ -47,5 +49,6 @@ export function platformRoutes(deps: PlatformRoutesDeps): Hono {
   app.route('/', knowledgeRoutes({ agents: deps.agents, knowledge: deps.knowledge, parser: deps.parser, maxUploadBytes: deps.config.platform.maxUploadBytes }));
   app.route('/', filesRoutes({ files: deps.files, maxUploadBytes: deps.config.platform.maxUploadBytes }));
   app.route('/', vectorStoresRoutes({ vectorStores: deps.vectorStores }));
+  app.route('/', vectorStoreBatchesRoutes({ batches: new VectorStoreBatches(deps.vectorStores, deps.store.state) }));
   return app;
 }

@@ -60,3 +60,5 @@ export async function readJson<T extends z.ZodType>(c: Context, schema: T): Prom
   }
   return parsed.data;
 }
+
+export const fileBatchCreateSchema = z.object({ file_ids: z.array(z.string().min(1)).min(1).max(500).describe('Files (of /v1/files) to add together.') }).loose();

@@ -6,7 +6,7 @@ import { listPage } from './list-page.js';
 import { readJson, vectorStoreCreateSchema, vectorStoreFileCreateSchema, vectorStoreSearchSchema, vectorStoreUpdateSchema } from './vector-store-requests.js';
 
 /** how soon the official client's `poll` asks again about a file in progress (its `openai-poll-after-ms`) */
-const POLL_AFTER_MS = '250';
+export const POLL_AFTER_MS = '250';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 

@@ -76,6 +76,21 @@ describe('/v1/vector_stores with the official client', () => {
     await expect(client.vectorStores.retrieve(store.id)).rejects.toMatchObject({ status: 404, code: 'vector_store_not_found' });
   });
 
+  it('adds files together with fileBatches.uploadAndPoll, and lists the batch\'s files', async () => {
+    const store = await client.vectorStores.create({ name: 'Batch' });
+    const batch = await client.vectorStores.fileBatches.uploadAndPoll(store.id, {
+      files: [await toFile(Buffer.from(refunds), 'refunds.md'), await toFile(Buffer.from(shipping), 'shipping.md')],
+    });
+    expect(batch).toMatchObject({ object: 'vector_store.files_batch', vector_store_id: store.id, status: 'completed', file_counts: { completed: 2, total: 2 } });
+    expect(batch.id).toMatch(/^vsfb_/);
+    const files = await client.vectorStores.fileBatches.listFiles(batch.id, { vector_store_id: store.id });
+    expect(files.data.map((f) => f.status)).toEqual(['completed', 'completed']);
+    expect((await client.vectorStores.search(store.id, { query: 'warehouse' })).data[0]!.filename).toBe('shipping.md');
+    // nothing left to stop: a finished batch stays completed
+    expect((await client.vectorStores.fileBatches.cancel(batch.id, { vector_store_id: store.id })).status).toBe('completed');
+    await expect(client.vectorStores.fileBatches.retrieve('vsfb_nope', { vector_store_id: store.id })).rejects.toMatchObject({ status: 404, param: 'batch_id' });
+  });
+
   it('marks a file it cannot read failed, with last_error', async () => {
     const store = await client.vectorStores.create({ name: 'Broken' });
     const file = await client.vectorStores.files.uploadAndPoll(store.id, await toFile(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0, 1, 2]), 'image.png'));
