@@ -5,10 +5,11 @@ import type { CliIo } from '../../src/cli/cli-io.js';
 import { main } from '../../src/cli/main.js';
 import { builtinPlugins } from '../../plugins/index.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
-import { API_KEY, baseConfig, eventually, GATEWAY_TOKEN, HOOK_TOKEN, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
+import { API_KEY, baseConfig, eventually, GATEWAY_TOKEN, HOOK_TOKEN, tempDir } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 import { spawnHerald, type SpawnedHerald } from '../cli/spawn-herald.js';
 
-let herald: RunningHerald | undefined;
+let herald: TestApp | undefined;
 let fake: FakeServer | undefined;
 let spawned: SpawnedHerald | undefined;
 afterEach(async () => {
@@ -23,10 +24,13 @@ afterEach(async () => {
   spawned = undefined;
 });
 
-const hook = (url: string, name: string, body: unknown) =>
-  fetch(`${url}/hooks/${name}`, { method: 'POST', headers: { Authorization: `Bearer ${HOOK_TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-const agents = async (url: string, key = API_KEY) => {
-  const res = await fetch(`${url}/v1/agents`, { headers: { Authorization: `Bearer ${key}` } });
+/** a request to a gateway: the app's `request`, or `fetch` on a spawned herald's URL */
+type Send = (path: string, init?: RequestInit) => Promise<Response>;
+
+const hook = (send: Send, name: string, body: unknown) =>
+  send(`/hooks/${name}`, { method: 'POST', headers: { Authorization: `Bearer ${HOOK_TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+const agents = async (send: Send, key = API_KEY) => {
+  const res = await send(`/v1/agents`, { headers: { Authorization: `Bearer ${key}` } });
   return res.status === 200 ? ((await res.json()) as { data: { id: string }[] }).data.map((a) => a.id) : res.status;
 };
 const writeConfig = (file: string, config: Record<string, unknown>) => fs.writeFileSync(file, JSON.stringify(config, null, 2));
@@ -34,9 +38,9 @@ const writeConfig = (file: string, config: Record<string, unknown>) => fs.writeF
 describe('config reload', () => {
   it('applies mappings, agents, keys, limits and channels at once; names restart-only settings', async () => {
     fake = await startFakeServer(() => ({ body: { ok: true } }));
-    herald = await startHerald(baseConfig());
-    expect((await hook(herald.url, 'deploys', { service: 'api' })).status).toBe(404);
-    expect(await agents(herald.url)).toEqual(['main']);
+    herald = await testApp({});
+    expect((await hook(herald.request, 'deploys', { service: 'api' })).status).toBe(404);
+    expect(await agents(herald.request)).toEqual(['main']);
 
     const NEW_KEY = 'sk-new-key-0123456789abcdef';
     writeConfig(
@@ -58,14 +62,14 @@ describe('config reload', () => {
     expect(result.changed).not.toContain('gateway.port');
 
     // mapping
-    expect(await (await hook(herald.url, 'deploys', { service: 'api' })).json()).toEqual({ ok: true, mode: 'now', eventOutcome: 'queued' });
+    expect(await (await hook(herald.request, 'deploys', { service: 'api' })).json()).toEqual({ ok: true, mode: 'now', eventOutcome: 'queued' });
     // limit
-    expect((await hook(herald.url, 'wake', { text: 'x'.repeat(100) })).status).toBe(413);
+    expect((await hook(herald.request, 'wake', { text: 'x'.repeat(100) })).status).toBe(413);
     // agents and keys: the removed key is refused at once, the new one works
-    expect(await agents(herald.url)).toBe(401);
-    expect(await agents(herald.url, NEW_KEY)).toEqual(['main', 'support']);
+    expect(await agents(herald.request)).toBe(401);
+    expect(await agents(herald.request, NEW_KEY)).toEqual(['main', 'support']);
     // channel: a reply delivered to the newly configured webhook channel
-    expect((await hook(herald.url, 'agent', { message: 'hi', channel: 'webhook', to: 'ops' })).status).toBe(202);
+    expect((await hook(herald.request, 'agent', { message: 'hi', channel: 'webhook', to: 'ops' })).status).toBe(202);
     await eventually(() => fake!.requests.some((r) => r.path === '/replies'));
     // the port stays what it was, and the log says a restart is needed for it
     expect(herald.gateway.config.gateway.port).toBe(0);
@@ -74,7 +78,7 @@ describe('config reload', () => {
   });
 
   it('refuses a config that fails to validate, logs the faults, and keeps the running one', async () => {
-    herald = await startHerald(baseConfig({ hooks: { mappings: [{ id: 'deploys', match: { path: 'deploys' }, action: 'wake', textTemplate: 'Deployed {{service}}' }] } }));
+    herald = await testApp({ hooks: { mappings: [{ id: 'deploys', match: { path: 'deploys' }, action: 'wake', textTemplate: 'Deployed {{service}}' }] } });
     writeConfig(herald.configFile, { ...baseConfig({ hooks: { mappings: [] } }), agentz: {} });
     const result = await herald.gateway.reload('test');
     expect(result.ok).toBe(false);
@@ -82,23 +86,23 @@ describe('config reload', () => {
     const refused = herald.logs.find((l) => l.msg === 'config reload refused: the running config stays');
     expect(refused).toMatchObject({ level: 50 });
     expect(JSON.stringify(refused)).toMatch(/agentz: unknown key/);
-    expect((await hook(herald.url, 'deploys', { service: 'api' })).status).toBe(200);
+    expect((await hook(herald.request, 'deploys', { service: 'api' })).status).toBe(200);
 
     // over HTTP: 422 with the faults
-    const res = await fetch(`${herald.url}/admin/reload`, { method: 'POST', headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    const res = await herald.request(`/admin/reload`, { method: 'POST', headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` } });
     expect(res.status).toBe(422);
     expect(await res.json()).toMatchObject({ ok: false, error: 'the config file has faults; the running config stays', details: [expect.stringMatching(/agentz: unknown key/)] });
   });
 
   it('a mapping file added to or edited in mappingsDir is picked up without a signal', async () => {
-    herald = await startHerald(baseConfig(), { files: { 'mappings/.keep': '' } });
-    expect((await hook(herald.url, 'alerts', { status: 'firing' })).status).toBe(404);
+    herald = await testApp({}, { files: { 'mappings/.keep': '' } });
+    expect((await hook(herald.request, 'alerts', { status: 'firing' })).status).toBe(404);
     fs.writeFileSync(path.join(herald.dir, 'mappings', 'alerts.yaml'), 'id: alerts\nmatch: { path: alerts }\naction: wake\ntextTemplate: "Alert {{status}}"\n');
-    await eventually(async () => (await hook(herald!.url, 'alerts', { status: 'firing' })).status === 200);
+    await eventually(async () => (await hook(herald!.request, 'alerts', { status: 'firing' })).status === 200);
     // a broken edit is refused: the last good mapping keeps answering
     fs.writeFileSync(path.join(herald.dir, 'mappings', 'alerts.yaml'), 'id: alerts\nmatch: { path: alerts }\naction: wake\ntextTemplate: "Alert {{ status + }}"\n');
     await eventually(() => herald!.logs.some((l) => l.msg === 'config reload refused: the running config stays'));
-    expect((await hook(herald.url, 'alerts', { status: 'firing' })).status).toBe(200);
+    expect((await hook(herald.request, 'alerts', { status: 'firing' })).status).toBe(200);
   });
 
   it('herald serve reloads on SIGHUP (and stays up), and on `herald reload`', { timeout: 90_000 }, async () => {
@@ -107,17 +111,18 @@ describe('config reload', () => {
     writeConfig(file, baseConfig());
     spawned = spawnHerald(['serve', '--config', file]);
     const url = (await spawned.waitFor(/herald listening on (http:\/\/\S+)/))[1]!;
+    const send: Send = (p, init) => fetch(`${url}${p}`, init);
     writeConfig(file, baseConfig({ agents: { list: [{ id: 'main' }, { id: 'sales' }] } }));
     spawned.child.kill('SIGHUP');
     await spawned.waitFor(/"msg":"config reloaded"/);
-    expect(await agents(url)).toEqual(['main', 'sales']);
+    expect(await agents(send)).toEqual(['main', 'sales']);
 
     writeConfig(file, { ...baseConfig({ gateway: { port: Number(new URL(url).port) } }), agents: { list: [{ id: 'main' }, { id: 'sales' }, { id: 'support' }] } });
     const out: string[] = [];
     const io: CliIo = { out: (l) => out.push(l), err: (l) => out.push(l), stdout: process.stdout, stderr: process.stderr };
     expect(await main(['reload', '--config', file], builtinPlugins, io), out.join('\n')).toBe(0);
     expect(out.join('\n')).toMatch(/reloaded .*changed agents\.list/);
-    expect(await agents(url)).toEqual(['main', 'sales', 'support']);
+    expect(await agents(send)).toEqual(['main', 'sales', 'support']);
     expect(spawned.child.exitCode).toBeNull();
     spawned.child.kill('SIGTERM');
     expect(await spawned.exited).toBe(0);
