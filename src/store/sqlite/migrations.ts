@@ -570,7 +570,42 @@ ${countedTriggers('deliveries')}
       CREATE INDEX usage_at ON usage (at);
     `,
   },
+  {
+    version: 27,
+    name: 'scale: the /metrics counting triggers fire only for the statuses counted (a run\'s end, an event\'s claim and its end changed no count and still ran the trigger)',
+    sql: `
+      -- store_counts has rows for runs queued and running and events pending and dropped only: an
+      -- UPDATE into or out of another status (succeeded, processing, done) found no row to change,
+      -- yet ran every time. Each trigger now fires when its UPDATE has a row to change.
+      DROP TRIGGER runs_counted_insert;
+      DROP TRIGGER runs_counted_update;
+      DROP TRIGGER runs_counted_delete;
+      DROP TRIGGER events_counted_insert;
+      DROP TRIGGER events_counted_update;
+      DROP TRIGGER events_counted_delete;
+${countedStatusTriggers('runs', ['queued', 'running'])}
+${countedStatusTriggers('events', ['pending', 'dropped'])}
+    `,
+  },
 ];
+
+/** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */
+function countedStatusTriggers(table: string, statuses: string[]): string {
+  const counted = `(${statuses.map((status) => `'${status}'`).join(', ')})`;
+  return `
+      CREATE TRIGGER ${table}_counted_insert AFTER INSERT ON ${table} WHEN NEW.status IN ${counted} BEGIN
+        UPDATE store_counts SET n = n + 1 WHERE name = '${table}:' || NEW.status;
+      END;
+      CREATE TRIGGER ${table}_counted_leave AFTER UPDATE OF status ON ${table} WHEN OLD.status <> NEW.status AND OLD.status IN ${counted} BEGIN
+        UPDATE store_counts SET n = n - 1 WHERE name = '${table}:' || OLD.status;
+      END;
+      CREATE TRIGGER ${table}_counted_enter AFTER UPDATE OF status ON ${table} WHEN OLD.status <> NEW.status AND NEW.status IN ${counted} BEGIN
+        UPDATE store_counts SET n = n + 1 WHERE name = '${table}:' || NEW.status;
+      END;
+      CREATE TRIGGER ${table}_counted_delete AFTER DELETE ON ${table} WHEN OLD.status IN ${counted} BEGIN
+        UPDATE store_counts SET n = n - 1 WHERE name = '${table}:' || OLD.status;
+      END;`;
+}
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact */
 function countedTriggers(table: string): string {
