@@ -1,7 +1,7 @@
 import type { Store, StoreSignals } from '../../store/port.js';
 
 /** what the operator sees change: one store signal topic each */
-export const CHANGE_KINDS = ['receipts', 'runs', 'events', 'deliveries', 'sessions'] as const;
+export const CHANGE_KINDS = ['receipts', 'runs', 'events', 'deliveries', 'sessions', 'usage'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** the signal topic of a kind (no `:`: PgSignals separates the topic from its sender with one) */
@@ -101,6 +101,7 @@ export function withChangeFeed<S extends Store>(store: S): S {
     }),
     idempotency: tapped(store.idempotency, publisher, { completeWithEvent: always('events') }),
     sessions: tapped(store.sessions, publisher, { append: always('sessions'), appendMany: always('sessions') }),
+    usage: tapped(store.usage, publisher, { record: always('usage') }),
     deliveries: tapped(store.deliveries, publisher, {
       insert: ifTrue('deliveries'),
       claim: ifSet('deliveries'),

@@ -11,6 +11,7 @@ import { requestsPage } from './page-requests.js';
 import { runsPage } from './page-runs.js';
 import { sessionPage } from './page-session.js';
 import { sessionsPage } from './page-sessions.js';
+import { usagePage } from './page-usage.js';
 
 /** route -> page; a page is `(root, params) => { refresh?(), kinds?: the changes it shows, overview?(data), stop?() }` */
 const pages = [
@@ -21,6 +22,7 @@ const pages = [
   { id: 'sessions', label: 'Sessions', page: sessionsPage },
   { id: 'deliveries', label: 'Deliveries', page: deliveriesPage },
   { id: 'alerts', label: 'Alerts', page: alertsPage },
+  { id: 'usage', label: 'Usage', page: usagePage },
   { id: 'mappings', label: 'Mappings', page: mappingsPage },
   { id: 'knowledge', label: 'Knowledge', page: knowledgePage },
   { id: 'keys', label: 'API keys', page: keysPage },
