@@ -117,6 +117,34 @@ describe('fuzzing the HTTP surface', () => {
     );
   });
 
+  for (const [path, fields] of [
+    ['/v1/vector_stores', ['name', 'file_ids', 'metadata', 'chunking_strategy', 'expires_after']],
+    ['/v1/vector_stores/vs_agent_main', ['name', 'metadata']],
+    ['/v1/vector_stores/vs_agent_main/files', ['file_id', 'attributes', 'chunking_strategy']],
+    ['/v1/vector_stores/vs_agent_main/file_batches', ['file_ids', 'attributes']],
+    ['/v1/vector_stores/vs_agent_main/search', ['query', 'max_num_results', 'filters', 'ranking_options']],
+  ] as const) {
+    it(`POST ${path}`, async () => {
+      await fc.assert(
+        fc.asyncProperty(body([...fields]), contentType, async (payload, type) => {
+          noServerError(await post(path, payload, { authorization: `Bearer ${API_KEY}`, 'content-type': type }));
+        }),
+        { numRuns: Math.ceil(RUNS / 3) },
+      );
+    });
+  }
+
+  it('POST /v1/responses with a file_search tool', async () => {
+    const tool = fc.record({ type: fc.constantFrom('file_search', 'function'), vector_store_ids: fc.oneof(json, fc.constant(['vs_agent_main'])), max_num_results: json, filters: json }, { requiredKeys: ['type'] });
+    const request = fc.record({ model: fc.constant('main'), input: fc.oneof(marked, json), tools: fc.array(tool, { maxLength: 2 }), include: json }, { requiredKeys: ['model'] }).map((o) => JSON.stringify(o));
+    await fc.assert(
+      fc.asyncProperty(request, async (payload) => {
+        noServerError(await post('/v1/responses', payload, { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }));
+      }),
+      { numRuns: Math.ceil(RUNS / 3) },
+    );
+  });
+
   it('POST /v1/knowledge/upload', async () => {
     const field = fc.oneof(marked, fc.constantFrom('main', '100', '0', '-1', '1e9', '{}', '[]', '{"a":1}'));
     const form = fc.record(
