@@ -9,7 +9,7 @@ export const alertTargetSchema = z
   })
   .strict();
 
-const ON = 'The condition: delivery.failed, runs.failing, source.silent, queue.stale, outbox.stale, watcher.unhealthy or store.unreachable (see docs/running-unattended.md).';
+const ON = 'The condition: delivery.failed, runs.failing, source.silent, queue.stale, outbox.stale, watcher.unhealthy, store.unreachable or budget.exceeded (see docs/running-unattended.md).';
 
 const deliveryFailedRule = z
   .object({
@@ -66,6 +66,15 @@ const storeUnreachableRule = z
   .strict()
   .describe('The database does not answer. Each replica that notices says so straight through the targets\' channels (the outbox lives in the database); stored, with the resolved notice, once it answers again.');
 
+const budgetExceededRule = z
+  .object({
+    on: z.literal('budget.exceeded').describe(ON),
+    key: z.string().optional().describe('Only the budget of this API key (its name in platform.apiKeys).'),
+    agent: z.string().optional().describe('Only the budget of this agent.'),
+  })
+  .strict()
+  .describe('A budget of an API key or an agent (their `budget`) is spent: its calls are refused and its hook runs fail. Resolved when the budget resets (or is raised). Every budget when neither key nor agent is set.');
+
 export const alertRuleSchema = z.discriminatedUnion('on', [
   deliveryFailedRule,
   runsFailingRule,
@@ -74,9 +83,10 @@ export const alertRuleSchema = z.discriminatedUnion('on', [
   staleRule('outbox.stale', 'The oldest pending delivery of the outbox'),
   watcherUnhealthyRule,
   storeUnreachableRule,
+  budgetExceededRule,
 ]);
 
-export const ALERT_CONDITIONS = ['delivery.failed', 'runs.failing', 'source.silent', 'queue.stale', 'outbox.stale', 'watcher.unhealthy', 'store.unreachable'] as const;
+export const ALERT_CONDITIONS = ['delivery.failed', 'runs.failing', 'source.silent', 'queue.stale', 'outbox.stale', 'watcher.unhealthy', 'store.unreachable', 'budget.exceeded'] as const;
 export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
 
 export const alertsSchema = z

@@ -219,6 +219,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     channels: instances.channels,
     resolveChannel,
     services: instances.services,
+    budgets,
     expectedSources: () =>
       engine.mappings.flatMap((m) => (typeof m.definition?.expectEvery === 'string' ? [{ mappingId: m.id, afterMs: parseDuration(m.definition.expectEvery) }] : [])),
     requestTimeoutMs: config.delivery.requestTimeoutMs,

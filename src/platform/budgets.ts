@@ -53,7 +53,7 @@ const round = (n: number) => Math.round(n * 10_000) / 10_000;
  */
 export class Budgets {
   constructor(
-    private readonly config: Pick<HeraldConfig, 'agents'>,
+    private readonly config: Pick<HeraldConfig, 'agents' | 'platform'>,
     private readonly usage: UsageRepo,
     private readonly recorder: UsageRecorder,
     /** told of each call refused or run failed for a spent budget (the Prometheus counter) */
@@ -66,6 +66,14 @@ export class Budgets {
     return budget && { kind: 'agent', name: agentId, budget };
   }
 
+  /** every budget of the running config: the keys' of platform.apiKeys, then the agents' */
+  all(): BudgetHolder[] {
+    return [
+      ...this.config.platform.apiKeys.flatMap((k): BudgetHolder[] => (k.budget ? [{ kind: 'key', name: k.name, budget: k.budget }] : [])),
+      ...this.config.agents.list.flatMap((a): BudgetHolder[] => (a.budget ? [{ kind: 'agent', name: a.id, budget: a.budget }] : [])),
+    ];
+  }
+
   /** the first budget of `holders` that is spent, if any */
   async exceeded(holders: (BudgetHolder | undefined)[], now = Date.now()): Promise<BudgetExceeded | undefined> {
     const found = await this.firstSpent(holders, now);
@@ -73,7 +81,8 @@ export class Budgets {
     return found;
   }
 
-  private async firstSpent(holders: (BudgetHolder | undefined)[], now: number): Promise<BudgetExceeded | undefined> {
+  /** the same, without counting it as a refusal (the alert rule looks) */
+  async firstSpent(holders: (BudgetHolder | undefined)[], now = Date.now()): Promise<BudgetExceeded | undefined> {
     const present = holders.filter((h): h is BudgetHolder => h !== undefined);
     if (!present.length) return undefined;
     await this.recorder.settled();

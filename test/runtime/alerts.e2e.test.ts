@@ -83,6 +83,20 @@ describe('alerts', () => {
     expect(metrics).toContain('herald_alerts_total{condition="runs.failing",event="resolved"} 2');
   });
 
+  it("budget.exceeded: an agent's spent budget raises it, naming the budget and its reset; its next run fails at once", async () => {
+    const p = await startPlatforms(fake);
+    // each answer of the fake spends 3 + 2 tokens (its documented usage)
+    const agents = { defaults: { model: 'fake/test-model' }, list: [{ id: 'main', budget: { tokensPerDay: 5 } }] };
+    herald = await testApp(config(p, { agents, alerts: { rules: [{ on: 'budget.exceeded', agent: 'main' }] } }));
+    expect((await settledRun((await hook('github', { note: 'first' }))!)).status).toBe('succeeded');
+    const reset = new Date(Math.floor(Date.now() / 86_400_000 + 1) * 86_400_000).toISOString();
+    const text = await notice(p, 'herald alert: budget.exceeded');
+    expect(text).toContain(`Budget exceeded: agent "main" has used 5 of its 5 tokens per day (agents.list[id=main].budget.tokensPerDay); it resets at ${reset}.`);
+    const failed = await settledRun((await hook('github', { note: 'second' }))!);
+    expect(failed).toMatchObject({ status: 'failed', error: expect.stringContaining('Budget exceeded: agent "main"') });
+    expect((await admin('/alerts?condition=budget.exceeded')).data.map((a: any) => [a.status, a.subject])).toEqual([['open', 'agent main']]);
+  });
+
   it('delivery.failed: a reply refused for good raises it; abandoning the delivery resolves it', async () => {
     const p = await startPlatforms(fake);
     herald = await testApp(config(p, { alerts: { rules: [{ on: 'delivery.failed' }] } }));

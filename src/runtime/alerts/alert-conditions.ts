@@ -2,6 +2,7 @@ import type { AlertRule } from '../../config/alerts-schema.js';
 import type { PluginService } from '../../plugins/sdk.js';
 import type { AlertRecord, RunRecord, Store } from '../../store/port.js';
 import { parseDuration } from '../duration.js';
+import { budgetMessage, type Budgets } from '../../platform/budgets.js';
 
 /** one incident a condition finds holding now */
 export interface Incident {
@@ -29,6 +30,8 @@ export interface CheckDeps {
   services: readonly PluginService[];
   /** from when deliveries and silences are watched (the first start with alerts on this store) */
   watchingSince: number;
+  /** the budgets of keys and agents (budget.exceeded) */
+  budgets?: Budgets;
 }
 
 /** the delivery.failed rule: each delivery that failed for good is an incident; a channel's share one cooldown */
@@ -92,6 +95,28 @@ export function alertCheck(rule: AlertRule, deps: CheckDeps): AlertCheck | undef
     }
     case 'source.silent':
       return silentSource(store, rule.mapping, parseDuration(rule.after), deps.watchingSince);
+    case 'budget.exceeded': {
+      const { budgets } = deps;
+      if (!budgets) return undefined;
+      const watched = () => budgets.all().filter((h) => (rule.key === undefined && rule.agent === undefined) || (h.kind === 'key' ? h.name === rule.key : h.name === rule.agent));
+      return {
+        condition: rule.on,
+        async firing(now) {
+          const incidents: Incident[] = [];
+          for (const holder of watched()) {
+            const spent = await budgets.firstSpent([holder], now);
+            if (!spent) continue;
+            const key = `budget.exceeded:${holder.kind}:${holder.name}`;
+            incidents.push({ condition: rule.on, incidentKey: key, cooldownKey: key, subject: `${holder.kind} ${holder.name}`, summary: budgetMessage(spent) });
+          }
+          return incidents;
+        },
+        async holds(open, firing) {
+          if (!open.incidentKey.startsWith('budget.exceeded:')) return undefined;
+          return firing.some((i) => i.incidentKey === open.incidentKey);
+        },
+      };
+    }
     case 'queue.stale':
     case 'outbox.stale': {
       const olderThanMs = parseDuration(rule.olderThan);

@@ -5,6 +5,7 @@ import type { AlertsConfig } from '../../config/alerts-schema.js';
 import type { AlertMetrics } from '../../metrics/alert-metrics.js';
 import type { ChannelAdapter, PluginService } from '../../plugins/sdk.js';
 import type { AlertNotice, AlertRecord, NewAlert, Store } from '../../store/port.js';
+import type { Budgets } from '../../platform/budgets.js';
 import { parseDuration } from '../duration.js';
 import { changeTopic } from '../operator/change-feed.js';
 import { alertCheck, silentSource, type AlertCheck, type Incident } from './alert-conditions.js';
@@ -27,6 +28,8 @@ export interface AlertEvaluatorDeps {
   channels: Map<string, ChannelAdapter>;
   resolveChannel(name: string): string | undefined;
   services: readonly PluginService[];
+  /** the budgets of keys and agents (budget.exceeded) */
+  budgets?: Budgets;
   /** the mappings declaring `expectEvery`, read at each pass (a reload may change them) */
   expectedSources(): { mappingId: string; afterMs: number }[];
   requestTimeoutMs: number;
@@ -132,8 +135,8 @@ export class AlertEvaluator {
   }
 
   private checks(watchingSince: number): AlertCheck[] {
-    const { alerts, store, services } = this.deps;
-    const checks = alerts.rules.flatMap((rule) => alertCheck(rule, { store, services, watchingSince }) ?? []);
+    const { alerts, store, services, budgets } = this.deps;
+    const checks = alerts.rules.flatMap((rule) => alertCheck(rule, { store, services, watchingSince, budgets }) ?? []);
     const ruled = new Set(alerts.rules.flatMap((r) => (r.on === 'source.silent' ? [r.mapping] : [])));
     for (const { mappingId, afterMs } of this.deps.expectedSources()) {
       if (!ruled.has(mappingId)) checks.push(silentSource(store, mappingId, afterMs, watchingSince));
