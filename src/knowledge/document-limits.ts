@@ -16,10 +16,10 @@ export const documentLimitErrors = {
     new HeraldError('HERALD_DOCUMENT_UNPROCESSABLE', `The document could not be read within platform.knowledge.parseTimeoutMs (${ms} ms).`, { param: 'file' }),
   memory: (mb: number) =>
     new HeraldError('HERALD_DOCUMENT_UNPROCESSABLE', `Reading the document needs more than platform.knowledge.workerMemoryMb (${mb} MB).`, { param: 'file' }),
-  memoryEstimate: (mb: number, elements: number, neededMb: number) =>
+  memoryEstimate: (mb: number, elements: number, neededMb: number, markup: 'XML' | 'HTML') =>
     new HeraldError(
       'HERALD_DOCUMENT_UNPROCESSABLE',
-      `Reading the document needs more than platform.knowledge.workerMemoryMb (${mb} MB): its ${elements} XML elements take about ${neededMb} MB to parse.`,
+      `Reading the document needs more than platform.knowledge.workerMemoryMb (${mb} MB): its ${elements} ${markup} elements take at least ${neededMb} MB to parse.`,
       { param: 'file' },
     ),
 };

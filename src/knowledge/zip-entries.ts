@@ -65,24 +65,34 @@ async function inflateCounted(data: Buffer, maxEntryBytes: number, counter?: Ele
   }
 }
 
-/** counts start tags (`<` followed by a name, not `</`, `<?` or `<!`) across chunks: a scan, not a parse (WordprocessingML escapes text, it holds no CDATA) */
+/** the start tags of markup (XML or HTML) in UTF-8 bytes */
+export function countStartTags(bytes: Uint8Array): number {
+  const counter = new ElementCounter();
+  counter.add(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  return counter.elements;
+}
+
+/**
+ * Counts start tags (`<` followed by a letter: not `</`, `<?`, `<!`, nor a `<` in HTML text)
+ * across chunks: a scan, not a parse (WordprocessingML escapes text and holds no CDATA).
+ */
 class ElementCounter {
   elements = 0;
   private pendingLt = false;
 
   add(chunk: Buffer): void {
     if (!chunk.length) return;
-    if (this.pendingLt && !isMarkupAfterLt(chunk[0]!)) this.elements++;
+    if (this.pendingLt && startsName(chunk[0]!)) this.elements++;
     this.pendingLt = false;
     for (let i = chunk.indexOf(0x3c); i >= 0; i = chunk.indexOf(0x3c, i + 1)) {
       if (i + 1 === chunk.length) this.pendingLt = true;
-      else if (!isMarkupAfterLt(chunk[i + 1]!)) this.elements++;
+      else if (startsName(chunk[i + 1]!)) this.elements++;
     }
   }
 }
 
-// '/', '?', '!': an end tag, a processing instruction, a comment or CDATA
-const isMarkupAfterLt = (byte: number) => byte === 0x2f || byte === 0x3f || byte === 0x21;
+// an ASCII letter or `_`: how element names begin in XML documents and HTML
+const startsName = (byte: number) => (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || byte === 0x5f;
 
 function findEndOfCentralDirectory(buf: Buffer): number {
   // the record is 22 bytes plus a comment of at most 65535

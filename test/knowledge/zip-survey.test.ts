@@ -1,6 +1,6 @@
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
-import { surveyZip } from '../../src/knowledge/zip-entries.js';
+import { countStartTags, surveyZip } from '../../src/knowledge/zip-entries.js';
 
 async function zipOf(files: Record<string, string>, compression: 'DEFLATE' | 'STORE'): Promise<Uint8Array> {
   const zip = new JSZip();
@@ -22,5 +22,9 @@ describe('surveyZip', () => {
 
   it('refuses an entry inflating past the limit, naming it', async () => {
     await expect(surveyZip(await zipOf(files, 'DEFLATE'), 1_000_000)).rejects.toThrow('platform.knowledge.maxInflatedEntryBytes (1000000 bytes)');
+  });
+
+  it('counts HTML start tags, not a < in text', () => {
+    expect(countStartTags(new TextEncoder().encode('<!doctype html><html><body><p>1 < 2 and 3 <4</p><br><_x/></body></html>'))).toBe(5);
   });
 });
