@@ -75,6 +75,11 @@ export class KnowledgeIndex {
     return this.repo.add({ ...doc, embeddingModel: embedder.ref }, indexed.map((c, i) => ({ ...c, embedding: vectors[i] })));
   }
 
+  /** a document's chunks, in order */
+  chunksOf(documentId: string): Promise<string[]> {
+    return this.repo.chunksOf(documentId);
+  }
+
   delete(id: string): Promise<boolean> {
     return this.repo.delete(id);
   }

@@ -143,6 +143,12 @@ export class VectorStores {
     return found;
   }
 
+  /** the file's chunks as the store holds them (none until it is completed) */
+  async contentOf(principal: ApiPrincipal, vectorStoreId: string, fileId: string): Promise<string[]> {
+    const found = await this.file(principal, vectorStoreId, fileId);
+    return found.status === 'completed' && found.documentId ? this.deps.knowledge.chunksOf(found.documentId) : [];
+  }
+
   /** takes the file out of the store (its chunks with it); the file stays in /v1/files */
   async removeFile(principal: ApiPrincipal, vectorStoreId: string, fileId: string): Promise<void> {
     const found = await this.file(principal, vectorStoreId, fileId);

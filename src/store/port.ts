@@ -514,6 +514,8 @@ export interface KnowledgeRepo {
    * similarity, nearest first; chunks embedded by another model are not compared. Brute force.
    */
   nearest(agentId: string, model: string, vector: Float32Array, limit: number): Promise<(KnowledgeCandidate & { similarity: number })[]>;
+  /** a document's chunks, in order (a vector store file's parsed content) */
+  chunksOf(documentId: string): Promise<string[]>;
 }
 
 /** A platform API key made by `herald keys create`: only its sha256 is kept. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { indexTextOf } from '../../src/knowledge/text-terms.js';
 import type { OpenStore } from './open-store-under-test.js';
 
 /** files uploaded through /v1/files and the vector stores made of them */
@@ -18,6 +19,17 @@ export function filesCases(open: OpenStore) {
       expect(await store.files.delete('file-a')).toBe(false);
       expect(await other.files.get('file-a')).toBeUndefined();
       expect(await other.files.content('file-a')).toBeUndefined();
+    });
+
+    it("reads a document's chunks back in order (a vector store file's content), none for an unknown one", async () => {
+      const store = await open();
+      const texts = ['first part', 'second part', 'third part'];
+      const { document } = await store.knowledge.add(
+        { agentId: 'vector_store:vs_1', filename: 'a.md', bytes: 30, mimeType: 'text/markdown', sha256: 'c'.repeat(64), metadata: null },
+        texts.map((content) => ({ content, terms: indexTextOf(content) })),
+      );
+      expect(await (await open(store)).knowledge.chunksOf(document.id)).toEqual(texts);
+      expect(await store.knowledge.chunksOf('doc_nope')).toEqual([]);
     });
 
     it('keeps vector stores, their files once each, and their outcome once', async () => {

@@ -162,6 +162,17 @@ export const filesDocs = defineRoutes('platform', [
     responses: { 200: { description: 'The file; in progress, with `openai-poll-after-ms`.', schema: vectorStoreFileObjectSchema }, ...errors(401, 404, 429) },
   },
   {
+    method: 'get', path: '/vector_stores/{id}/files/{fileId}/content', summary: "A vector store file's parsed content (its chunks)", security: 'apiKey',
+    request: { params: fileParams },
+    responses: {
+      200: {
+        description: 'Its chunks, in order; none before it is completed.',
+        schema: z.object({ object: z.literal('vector_store.file_content.page'), data: z.array(z.object({ type: z.literal('text'), text: z.string() })), has_more: z.literal(false), next_page: z.null() }),
+      },
+      ...errors(401, 404, 429),
+    },
+  },
+  {
     method: 'delete', path: '/vector_stores/{id}/files/{fileId}', summary: 'Take a file out of a vector store (the file stays)', security: 'apiKey',
     request: { params: fileParams },
     responses: { 200: { description: 'Removed.', schema: deleted('vector_store.file.deleted') }, ...errors(401, 404, 429) },

@@ -98,6 +98,12 @@ export function vectorStoresRoutes(deps: { vectorStores: VectorStores }): Hono {
     return c.json(vectorStoreFileObject(row));
   });
 
+  // the file as it was read: its chunks, in order (neighbouring chunks share their edges)
+  app.get('/vector_stores/:id/files/:fileId/content', async (c) => {
+    const chunks = await stores.contentOf(c.get('principal'), c.req.param('id'), c.req.param('fileId'));
+    return c.json({ object: 'vector_store.file_content.page' as const, data: chunks.map((text) => ({ type: 'text' as const, text })), has_more: false, next_page: null });
+  });
+
   app.delete('/vector_stores/:id/files/:fileId', async (c) => {
     const fileId = c.req.param('fileId');
     await stores.removeFile(c.get('principal'), c.req.param('id'), fileId);

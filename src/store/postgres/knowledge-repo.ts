@@ -188,6 +188,10 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
         [chunks.map((c) => c.chunkId), chunks.map((c) => c.terms)],
       );
     },
+    async chunksOf(documentId) {
+      const { rows } = await query<{ content: string }>(pool, 'SELECT content FROM knowledge_chunks WHERE document_id = $1 ORDER BY seq', [documentId]);
+      return rows.map((r) => r.content);
+    },
     async nearest(agentId, model, vector, limit) {
       // what a replica holds is checked against the database on each search: another may have added a document
       const { rows: marks } = await query<{ mark: string }>(

@@ -116,6 +116,7 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
   const insertChunk = db.prepare<[string, string, string, number, string, string, Buffer | null]>(
     'INSERT INTO knowledge_chunks (id, document_id, agent_id, seq, content, terms, embedding) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
+  const chunkTexts = db.prepare<[string], string>('SELECT content FROM knowledge_chunks WHERE document_id = ? ORDER BY seq').pluck();
   const deleteDoc = db.prepare<[string]>('DELETE FROM knowledge_documents WHERE id = ?');
   const updateMetadata = db.prepare<[string | null, string]>("UPDATE knowledge_documents SET metadata = ? WHERE id = ? AND status = 'ready'");
   const unindexedRows = db.prepare<[number], { id: string; content: string }>('SELECT id, content FROM knowledge_chunks WHERE terms IS NULL ORDER BY rowid LIMIT ?');
@@ -356,6 +357,9 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
         if (anyUnindexed.get()!.n === 0) for (const { name } of oldTables.all()) db.exec(`DROP TABLE ${name}`);
         forget();
       }).immediate();
+    },
+    async chunksOf(documentId) {
+      return chunkTexts.all(documentId);
     },
     async nearest(agentId, model, vector, limit) {
       forgetOthersWrites();

@@ -35,6 +35,8 @@ describe('/v1/vector_stores with the official client', () => {
     expect(file.id).toMatch(/^file-/);
     expect((await client.files.retrieve(file.id)).filename).toBe('refunds.md');
 
+    const content = await client.vectorStores.files.content(file.id, { vector_store_id: store.id });
+    expect(content.data).toEqual([{ type: 'text', text: expect.stringContaining('Refunds are issued within 14 days of purchase.') }]);
     const page = await client.vectorStores.search(store.id, { query: 'How many days for a refund?' });
     expect(page.data).toHaveLength(1);
     expect(page.data[0]).toMatchObject({ file_id: file.id, filename: 'refunds.md', content: [{ type: 'text', text: expect.stringContaining('within 14 days') }] });
