@@ -13,7 +13,7 @@ import { urlCitations } from './citation-annotations.js';
 import { parseJsonBody, readBody } from '../read-body.js';
 import { setResponseHeader } from '../response-header.js';
 import { requireAgent } from './agents-routes.js';
-import { principalBudgets } from './principal-budgets.js';
+import { enforceBudgets } from './principal-budgets.js';
 import { chatClientTools, chatInputMessages, parseChatRequest } from './chat-request.js';
 import { sseResponse } from './sse-response.js';
 
@@ -100,7 +100,8 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
     const body = parseChatRequest(parseJsonBody(bytes));
     const principal = c.get('principal');
     const agent = requireAgent(deps.agents, principal, body.model, 'model');
-    await deps.turns.budgets?.enforce(principalBudgets(principal, deps.turns.budgets, agent.id));
+    const budgetCheck = enforceBudgets(principal, deps.turns.budgets, agent.id);
+    if (budgetCheck) await budgetCheck;
     const tools = chatClientTools(body);
     const chat = await openChatTurn(deps.turns, {
       agent,

@@ -7,7 +7,7 @@ import { embeddingsModelFor } from '../../platform/embeddings-models.js';
 import type { UsageRecorder } from '../../platform/usage-recorder.js';
 import { parseJsonBody, readBody } from '../read-body.js';
 import { base64Vector, parseEmbeddingsRequest } from './embeddings-request.js';
-import { principalBudgets } from './principal-budgets.js';
+import { enforceBudgets } from './principal-budgets.js';
 
 const estimatedUsage = (input: string[]) => {
   const words = input.reduce((n, s) => n + (s.match(/\S+/g) ?? []).length, 0);
@@ -38,7 +38,8 @@ export function embeddingsRoutes(deps: EmbeddingsRoutesDeps): Hono {
     const body = parseEmbeddingsRequest(parseJsonBody(bytes));
     const endpoint = embeddingsModelFor(deps.config, body.model);
     const principal = c.get('principal');
-    await deps.budgets?.enforce(principalBudgets(principal, deps.budgets));
+    const budgetCheck = enforceBudgets(principal, deps.budgets);
+    if (budgetCheck) await budgetCheck;
     const answer = await requestEmbeddings(endpoint, {
       input: body.input,
       ...(body.dimensions != null && { dimensions: body.dimensions }),

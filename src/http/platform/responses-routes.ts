@@ -10,7 +10,7 @@ import { HeraldError } from '../../errors.js';
 import { mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
 import { parseJsonBody, readBody } from '../read-body.js';
 import { requireAgent } from './agents-routes.js';
-import { principalBudgets } from './principal-budgets.js';
+import { enforceBudgets } from './principal-budgets.js';
 import { fileCitations } from './citation-annotations.js';
 import { responseObject, headOf, type ResponseHead } from './response-object.js';
 import { responseEventStream } from './response-event-stream.js';
@@ -63,7 +63,8 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
     const body = parseResponsesRequest(parseJsonBody(bytes));
     const principal = c.get('principal');
     const agent = requireAgent(deps.agents, principal, body.model, 'model');
-    await deps.turns.budgets?.enforce(principalBudgets(principal, deps.turns.budgets, agent.id));
+    const budgetCheck = enforceBudgets(principal, deps.turns.budgets, agent.id);
+    if (budgetCheck) await budgetCheck;
     const store = body.store !== false;
     const metadata = body.metadata ?? {};
     const tools = responsesClientTools(body);

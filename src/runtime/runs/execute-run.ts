@@ -75,7 +75,8 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     let written: SessionMessage[] = [];
     // a spent budget fails the run before its model is asked, the reason recorded as its error
     const budgets = ctx.deps.turns.budgets;
-    const overBudget = budgets && (await budgets.exceeded([budgets.agent(agent.id)]));
+    const budget = budgets?.agent(agent.id);
+    const overBudget = budget && (await budgets!.exceeded([budget]));
     if (overBudget) throw new BudgetSpent(budgetMessage(overBudget));
     history ??= freshSession ? [] : await ctx.deps.turns.sessions.messages(run.sessionKey, historyLimit);
     const seen = history;
