@@ -140,7 +140,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const vectorStores = new VectorStores({ store, knowledge, parser, agents, logger });
   const files = new Files(store, (fileId) => vectorStores.forgetFile(fileId));
   // an agent searches its own knowledge and the vector stores attached to it (agents.list[].vectorStores)
-  const agentKnowledge = { search: (agentId: string, question: string, limit: number) => knowledge.searchAll(vectorStores.ownersOf(agentId), question, limit) };
+  const agentKnowledge = { search: (agentId: string, question: string, limit: number) => vectorStores.searchForAgent(agentId, question, limit) };
   // the one agent turn's needs, shared by hook runs, chat and heartbeats
   const usage = new UsageRecorder(store.usage, config, logger, metrics && ((entry) => metrics.usage.recorded(entry)));
   const budgets = new Budgets(config, store.usage, usage, metrics && ((exceeded) => metrics.usage.refused(exceeded.holder.kind)));

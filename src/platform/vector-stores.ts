@@ -55,9 +55,18 @@ export class VectorStores {
     return this.deps.agents.all().flatMap((a) => (a.vectorStores?.includes(id) ? [a.id] : []));
   }
 
-  /** the knowledge owners an agent's turns search: its own knowledge, then its attached stores */
-  ownersOf(agentId: string): string[] {
-    return [agentId, ...(this.deps.agents.get(agentId)?.vectorStores ?? []).map(knowledgeOwnerOf)];
+  /**
+   * What an agent's turns search: its own knowledge, then the stores attached to it, each passage
+   * naming the file it came from. An agent with nothing found is answered at once (most agents
+   * have no documents, and every turn searches).
+   */
+  searchForAgent(agentId: string, question: string, limit: number): KnowledgePassage[] | Promise<KnowledgePassage[]> {
+    const attached = this.deps.agents.get(agentId)?.vectorStores ?? [];
+    const stores = [{ id: agentVectorStoreId(agentId), owner: agentId }, ...attached.map((id) => ({ id, owner: knowledgeOwnerOf(id) }))];
+    if (attached.length) return this.search(stores, question, limit);
+    const found = this.deps.knowledge.search(agentId, question, limit);
+    if (Array.isArray(found) && !found.length) return found;
+    return Promise.resolve(found).then((passages) => this.namedFiles(stores, passages));
   }
 
   /** the store, or 404 naming `param`: a store the key may not see does not exist for it */
@@ -169,8 +178,12 @@ export class VectorStores {
    * Searches the stores (resolved for the caller already) with one question, best first; each
    * passage names the file it came from.
    */
-  async search(stores: VectorStoreView[], question: string, limit: number): Promise<KnowledgePassage[]> {
-    const passages = await this.deps.knowledge.searchAll([...new Set(stores.map((s) => s.owner))], question, limit);
+  async search(stores: Pick<VectorStoreView, 'id' | 'owner'>[], question: string, limit: number): Promise<KnowledgePassage[]> {
+    return this.namedFiles(stores, await this.deps.knowledge.searchAll([...new Set(stores.map((s) => s.owner))], question, limit));
+  }
+
+  /** each passage with the file (of /v1/files) it came from; a document uploaded through /v1/knowledge is its own file */
+  private async namedFiles(stores: Pick<VectorStoreView, 'id'>[], passages: KnowledgePassage[]): Promise<KnowledgePassage[]> {
     if (!passages.length) return passages;
     const fileOf = new Map<string, string>();
     for (const store of stores) for (const row of await this.deps.store.vectorStores.listFiles(store.id)) if (row.documentId) fileOf.set(row.documentId, row.fileId);

@@ -108,6 +108,10 @@ describe('/v1/vector_stores with the official client', () => {
     expect(file.status).toBe('completed');
     const answer = await client.chat.completions.create({ model: 'support', messages: [{ role: 'user', content: 'When do orders leave the warehouse?' }] });
     expect(answer.choices[0]!.message.content).toContain('within two working days');
+    // a Responses answer cites the file added to the agent's store by its file id
+    const response = await client.responses.create({ model: 'support', input: 'When do orders leave the warehouse?' });
+    const part = (response.output[0] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText;
+    expect(part.annotations[0]).toMatchObject({ type: 'file_citation', file_id: file.id, filename: 'shipping.md' });
     await expect(client.vectorStores.delete('vs_agent_support')).rejects.toMatchObject({ status: 409, code: 'vector_store_of_agent' });
   });
 
