@@ -22,4 +22,9 @@ export class AgentDirectory {
   modelOf(agent: AgentConfig): string {
     return agent.model ?? this.config.agents.defaults.model.primary;
   }
+
+  /** how every agent's knowledge is searched: full text (BM25), or fused with vectors when an embeddings model is configured */
+  retrieval(): 'bm25' | 'hybrid' {
+    return this.config.platform.knowledge.embeddings ? 'hybrid' : 'bm25';
+  }
 }

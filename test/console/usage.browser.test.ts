@@ -19,7 +19,7 @@ beforeAll(async () => {
   herald = await startHerald(
     baseConfig({
       models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1` } }, prices: { 'fake/gpt-4o-mini': { input: 1_000_000, output: 2_000_000 } } },
-      agents: { list: [{ id: 'sales', model: 'fake/gpt-4o-mini' }, { id: 'support' }] },
+      agents: { list: [{ id: 'sales', model: 'fake/gpt-4o-mini', budget: { tokensPerDay: 1_000_000 } }, { id: 'support' }] },
     }),
   );
   ({ context, page } = await launchChromium());
@@ -59,5 +59,13 @@ describe('the Usage page in Chromium', { timeout: 60_000 }, () => {
     await expect.poll(async () => (await row.innerText({ timeout: 1000 }).catch(() => '')).split('\t')[0], { timeout: 10_000 }).toBe(today);
     expect((await row.innerText()).split('\t').slice(1, 3).map((c) => c.trim())).toEqual(['test', '2']);
     await page.screenshot({ path: path.join(SHOTS, 'usage.png'), fullPage: true });
+  });
+
+  it("shows each agent's retrieval and budget on the Agents page", async () => {
+    await page.getByRole('link', { name: 'Agents', exact: true }).click();
+    await page.getByRole('heading', { name: 'Agents' }).waitFor({ timeout: 10_000 });
+    const sales = page.locator('main tbody tr').first();
+    await expect.poll(() => sales.innerText({ timeout: 1000 }).catch(() => ''), { timeout: 10_000 }).toContain('1,000,000 tokens/day');
+    expect(await sales.innerText()).toContain('full text (BM25)');
   });
 });

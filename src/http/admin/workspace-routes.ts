@@ -11,7 +11,16 @@ const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ cont
 const errors = { 400: json(errorSchema, 'Invalid body'), 401: json(errorSchema, 'Not signed in'), 403: json(errorSchema, 'A console request without its CSRF token') };
 
 const agentSchema = z
-  .object({ id: z.string(), name: z.string().nullable(), description: z.string().nullable(), model: z.string(), documents: z.number().int(), runsHooks: z.boolean() })
+  .object({
+    id: z.string(),
+    name: z.string().nullable(),
+    description: z.string().nullable(),
+    model: z.string(),
+    documents: z.number().int(),
+    runsHooks: z.boolean(),
+    retrieval: z.enum(['bm25', 'hybrid']).openapi({ description: 'How its knowledge is searched: full text (BM25), or hybrid (with vectors) when platform.knowledge.embeddings is set.' }),
+    budget: z.object({ tokensPerDay: z.number().int().optional(), costPerMonth: z.number().optional() }).nullable().openapi({ description: 'Its budget (agents.list[].budget), or null.' }),
+  })
   .openapi('Agent');
 const apiKeySchema = z
   .object({ name: z.string(), agents: z.array(z.string()).nullable(), createdAt: z.string().nullable(), source: z.enum(['store', 'config']) })
@@ -57,6 +66,8 @@ export function registerWorkspaceRoutes(app: OpenAPIHono, deps: { operator: Oper
         model: agents.modelOf(a),
         documents: counts.get(a.id) ?? 0,
         runsHooks: a.id === first,
+        retrieval: agents.retrieval(),
+        budget: a.budget ?? null,
       }));
       return c.json({ data }, 200);
     },

@@ -11,8 +11,6 @@ export interface AgentsRoutesDeps {
   agents: AgentDirectory;
   knowledge: KnowledgeIndex;
   state: StateRepo;
-  /** how the agents' knowledge is searched: full text (BM25), or fused with vectors when an embeddings model is configured */
-  retrieval: () => 'bm25' | 'hybrid';
 }
 
 const CREATED_KEY = 'platform.agentCreatedAt';
@@ -57,7 +55,7 @@ export function agentsRoutes(deps: AgentsRoutesDeps): Hono {
     description: agent.description ?? null,
     model: deps.agents.modelOf(agent),
     knowledge_document_count: counts.get(agent.id) ?? 0,
-    retrieval: deps.retrieval(),
+    retrieval: deps.agents.retrieval(),
     // its own knowledge as a vector store, then the stores attached to it: what its turns search
     vector_store_ids: [agentVectorStoreId(agent.id), ...(agent.vectorStores ?? [])],
   });

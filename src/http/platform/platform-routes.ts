@@ -42,7 +42,7 @@ export interface PlatformRoutesDeps {
 export function platformRoutes(deps: PlatformRoutesDeps): Hono {
   const app = new Hono();
   app.use('*', platformAuth(deps.keys, new RateLimiter(deps.config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter('platform', deps.logger)));
-  app.route('/', agentsRoutes({ agents: deps.agents, knowledge: deps.knowledge, state: deps.store.state, retrieval: () => (deps.config.platform.knowledge.embeddings ? 'hybrid' : 'bm25') }));
+  app.route('/', agentsRoutes({ agents: deps.agents, knowledge: deps.knowledge, state: deps.store.state }));
   app.route('/', chatRoutes(deps));
   app.route('/', responsesRoutes({ ...deps, turns: { ...deps.turns, state: deps.store.state } }));
   app.route('/', embeddingsRoutes({ config: deps.config, usage: deps.turns.usage, budgets: deps.turns.budgets }));

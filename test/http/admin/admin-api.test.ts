@@ -315,7 +315,7 @@ describe('workspace', () => {
     const up = await app.request('/admin/knowledge/upload', { method: 'POST', headers: admin, body: form });
     expect(up.status).toBe(201);
     const doc = (await up.json()) as any;
-    expect((await get(app, '/agents')).data).toEqual([expect.objectContaining({ id: 'main', documents: 1, runsHooks: true })]);
+    expect((await get(app, '/agents')).data).toEqual([expect.objectContaining({ id: 'main', documents: 1, runsHooks: true, retrieval: 'bm25', budget: null })]);
     expect((await get(app, '/knowledge?agent_id=main')).data.map((d: any) => d.filename)).toEqual(['refunds.md']);
     expect((await app.request(`/admin/knowledge/${doc.id}`, { method: 'DELETE', headers: admin })).status).toBe(200);
     expect((await get(app, '/knowledge')).data).toEqual([]);

@@ -11,6 +11,8 @@ export function agentsPage(root) {
       { label: 'Model', cell: (a) => h('code', {}, a.model) },
       { label: 'Documents', cell: (a) => h('a', { href: `#/knowledge?agent=${encodeURIComponent(a.id)}` }, String(a.documents)) },
       { label: 'Runs hooks', cell: (a) => (a.runsHooks ? 'yes' : 'no') },
+      { label: 'Retrieval', cell: (a) => (a.retrieval === 'hybrid' ? 'hybrid (full text + vectors)' : 'full text (BM25)') },
+      { label: 'Budget', cell: (a) => [a.budget?.tokensPerDay && `${a.budget.tokensPerDay.toLocaleString('en')} tokens/day`, a.budget?.costPerMonth && `${a.budget.costPerMonth}/month`].filter(Boolean).join(', ') || '—' },
       { label: 'Description', cell: (a) => a.description ?? '—' },
     ], data, { caption: 'Agents' })),
   );
