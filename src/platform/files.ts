@@ -2,7 +2,7 @@ import { HeraldError } from '../errors.js';
 import type { StoredFile, Store } from '../store/port.js';
 import type { ApiPrincipal } from './api-keys.js';
 import { mayUseOwned } from './owned-by.js';
-import { randomHex } from './random-hex.js';
+import { uuidV7 } from '../time/uuid-v7.js';
 
 /** the purposes herald keeps files for: knowledge (vector stores) and a user's own files */
 export const FILE_PURPOSES = ['assistants', 'user_data'] as const;
@@ -21,7 +21,8 @@ export class Files {
 
   async create(principal: ApiPrincipal, file: { filename: string; purpose: FilePurpose; bytes: Uint8Array }): Promise<StoredFile> {
     const stored: StoredFile = {
-      id: `file-${randomHex(12)}`,
+      // time-ordered with a counter: files made in one millisecond list in the order they were made
+      id: `file-${uuidV7().replaceAll('-', '')}`,
       filename: file.filename,
       purpose: file.purpose,
       bytes: file.bytes.byteLength,

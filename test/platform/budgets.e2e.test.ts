@@ -2,38 +2,33 @@ import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 import { dropSchema, PG_URL, uniqueSchema } from '../helpers/postgres.js';
-import { API_KEY, baseConfig, eventually, GATEWAY_TOKEN, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { API_KEY, eventually, GATEWAY_TOKEN, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 import { completion } from '../models/fake-openai.js';
 
 let model: FakeServer;
-let heralds: RunningHerald[] = [];
+
 beforeAll(async () => {
   // every answer spends 3 + 2 tokens, as its documented `usage` says (fake-openai.ts)
   model = await startFakeServer(() => ({ body: completion('Hello') }));
 });
 afterAll(() => model?.close());
-afterEach(async () => {
-  for (const h of heralds) await h.stop();
-  heralds = [];
+afterEach(() => {
   model.requests.length = 0;
 });
 
 const OTHER_KEY = 'sk-other-0123456789abcdef0123';
-const config = (overrides: { key?: object; agent?: object; storage?: object } = {}) =>
-  baseConfig({
+const config = (overrides: { key?: object; agent?: object; storage?: object } = {}) => ({
     models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1` } }, prices: { 'fake/gpt-4o-mini': { input: 100_000, output: 100_000 } } },
     agents: { list: [{ id: 'sales', model: 'fake/gpt-4o-mini', ...(overrides.agent && { budget: overrides.agent }) }] },
     hooks: { mappings: [{ id: 'github', match: { path: 'github' }, messageTemplate: 'issue {{title}}', wakeMode: 'next-heartbeat' }] },
     platform: { apiKeys: [{ name: 'test', key: API_KEY, ...(overrides.key && { budget: overrides.key }) }, { name: 'other', key: OTHER_KEY }] },
     ...(overrides.storage && { storage: overrides.storage }),
-  });
+});
 
-const start = async (c: Record<string, unknown>) => {
-  const herald = await startHerald(c);
-  heralds.push(herald);
-  return herald;
-};
-const clientOf = (herald: RunningHerald, apiKey = API_KEY) => new OpenAI({ baseURL: `${herald.url}/v1`, apiKey, maxRetries: 2 });
+// made inside a test: stopped when it ends (test/http/app-fixture.ts)
+const start = (c: Record<string, unknown>) => testApp(c);
+const clientOf = (herald: TestApp, apiKey = API_KEY) => new OpenAI({ baseURL: `${herald.origin}/v1`, apiKey, maxRetries: 2, fetch: herald.fetch });
 const ask = (client: OpenAI) => client.chat.completions.create({ model: 'sales', messages: [{ role: 'user', content: 'hi' }] });
 const tomorrow = () => new Date(Math.floor(Date.now() / 86_400_000 + 1) * 86_400_000).toISOString();
 const nextMonth = () => {
@@ -58,7 +53,7 @@ describe('budgets', () => {
     expect(model.requests).toHaveLength(2);
     // another key is not held back by this one's budget
     expect((await ask(clientOf(herald, OTHER_KEY))).choices[0]!.message.content).toBe('Hello');
-    const metrics = await (await fetch(`${herald.url}/metrics`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).text();
+    const metrics = await (await herald.request(`/metrics`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).text();
     expect(metrics).toMatch(/herald_budget_refusals_total\{budget="key"\} 1\b/);
   });
 
@@ -67,11 +62,11 @@ describe('budgets', () => {
     await ask(clientOf(herald));
     const refused = await ask(clientOf(herald, OTHER_KEY)).catch((e: unknown) => e);
     expect(refused).toMatchObject({ status: 429, error: { message: `Budget exceeded: agent "sales" has used 5 of its 5 tokens per day (agents.list[id=sales].budget.tokensPerDay); it resets at ${tomorrow()}.` } });
-    const hook = await fetch(`${herald.url}/hooks/github`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ title: 'bug' }) });
+    const hook = await herald.request(`/hooks/github`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ title: 'bug' }) });
     expect(hook.status).toBe(202);
     const { runId } = (await hook.json()) as { runId: string };
     const run = await eventually(async () => {
-      const res = (await (await fetch(`${herald.url}/admin/runs/${runId}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { status: string; error: string };
+      const res = (await (await herald.request(`/admin/runs/${runId}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { status: string; error: string };
       return res.status !== 'queued' && res.status !== 'running' && res;
     });
     expect(run).toMatchObject({ status: 'failed', error: `Budget exceeded: agent "sales" has used 5 of its 5 tokens per day (agents.list[id=sales].budget.tokensPerDay); it resets at ${tomorrow()}.` });
@@ -92,24 +87,26 @@ describe('budgets', () => {
 
   it('holds across two heralds on one PostgreSQL schema: the count is in the store', async () => {
     const schema = uniqueSchema('herald_budget');
+    const both: TestApp[] = [];
     try {
       const c = config({ key: { tokensPerDay: 6 }, storage: { postgres: { url: PG_URL, schema, poolSize: 2 } } });
       // one after the other: the first migrates the schema
       const a = await start(c);
+      both.push(a);
       const b = await start(c);
+      both.push(b);
       await ask(clientOf(a));
       await ask(clientOf(b));
       // spent on two replicas (B's tokens reach the store just after its answer), refused on either
       await eventually(async () => {
-        const report = (await (await fetch(`${a.url}/admin/usage?by=key`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { data: { totalTokens: number }[] };
+        const report = (await (await a.request(`/admin/usage?by=key`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { data: { totalTokens: number }[] };
         return report.data[0]?.totalTokens === 10;
       });
       await expect(ask(clientOf(a))).rejects.toMatchObject({ status: 429, code: 'insufficient_quota' });
       await expect(ask(clientOf(b))).rejects.toMatchObject({ status: 429, code: 'insufficient_quota' });
       expect(model.requests).toHaveLength(2);
     } finally {
-      for (const h of heralds) await h.stop();
-      heralds = [];
+      for (const herald of both) await herald.stop();
       await dropSchema(schema);
     }
   });

@@ -1,13 +1,14 @@
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMBEDDINGS_KEY, startFakeEmbeddings } from '../helpers/fake-embeddings.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
-import { API_KEY, baseConfig, eventually, GATEWAY_TOKEN, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { API_KEY, eventually, GATEWAY_TOKEN, hookHeaders } from '../helpers/start-herald.js';
+import { testApp, type TestApp } from '../http/app-fixture.js';
 import { completion, sse } from '../models/fake-openai.js';
 
 let chat: FakeServer;
 let embeddings: FakeServer;
-let herald: RunningHerald | undefined;
+let herald: TestApp;
 beforeAll(async () => {
   // answers as OpenAI documents, with `usage` (see fake-openai.ts): 3 + 2 tokens plain, 4 + pieces streamed
   chat = await startFakeServer((req) => (req.json?.stream ? { headers: { 'content-type': 'text/event-stream' }, body: sse(['Hel', 'lo']) } : { body: completion('Hello') }));
@@ -17,13 +18,8 @@ afterAll(async () => {
   await chat?.close();
   await embeddings?.close();
 });
-afterEach(async () => {
-  await herald?.stop();
-  herald = undefined;
-});
 
-export const usageConfig = (overrides: Record<string, unknown> = {}) =>
-  baseConfig({
+const usageConfig = (overrides: Record<string, unknown> = {}) => ({
     models: {
       providers: { fake: { api: 'openai', baseUrl: `${chat.url}/v1` }, emb: { api: 'openai', baseUrl: `${embeddings.url}/v1`, apiKey: EMBEDDINGS_KEY } },
       prices: { 'fake/gpt-4o-mini': { input: 150000, output: 600000 } },
@@ -32,18 +28,18 @@ export const usageConfig = (overrides: Record<string, unknown> = {}) =>
     hooks: { mappings: [{ id: 'github', match: { path: 'github' }, agentId: 'sales', messageTemplate: 'issue {{title}}' }] },
     platform: { embeddings: { models: ['emb/text-embedding-3-small'] } },
     ...overrides,
-  });
+});
 
-const admin = async (path: string, url = herald!.url): Promise<any> => {
-  const res = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+const admin = async (path: string): Promise<any> => {
+  const res = await herald.request(path, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
   expect(res.status, path).toBe(200);
   return res.json();
 };
 
 describe('usage', () => {
   it('records every chat completion, response, hook run and embedding under its key, agent, mapping and model; reported by GET /admin/usage, kept after a restart', async () => {
-    herald = await startHerald(usageConfig());
-    const client = new OpenAI({ baseURL: `${herald.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
+    herald = await testApp(usageConfig());
+    const client = new OpenAI({ baseURL: `${herald.origin}/v1`, apiKey: API_KEY, maxRetries: 0, fetch: herald.fetch });
     const answer = await client.chat.completions.create({ model: 'sales', messages: [{ role: 'user', content: 'hi' }] });
     expect(answer.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
     const stream = await client.chat.completions.create({ model: 'sales', messages: [{ role: 'user', content: 'hi' }], stream: true });
@@ -52,7 +48,7 @@ describe('usage', () => {
     // the embedded model counts words: recorded as an estimate
     const embedded = await client.chat.completions.create({ model: 'support', messages: [{ role: 'user', content: 'what is the refund policy' }] });
     await client.embeddings.create({ model: 'text-embedding-3-small', input: ['a sofa', 'a couch'] });
-    const hook = await fetch(`${herald.url}/hooks/github`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ title: 'bug' }) });
+    const hook = await herald.request(`/hooks/github`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ title: 'bug' }) });
     const { runId } = (await hook.json()) as { runId: string };
     await eventually(async () => (await admin(`/admin/runs/${runId}`)).status === 'succeeded');
     // the run's summary wakes the heartbeat (wakeMode now): a turn of the default agent (sales), counted too
@@ -85,7 +81,7 @@ describe('usage', () => {
     expect((await admin('/admin/usage?by=agent&until=2000-01-01T00:00:00Z')).data).toEqual([]);
 
     // the tokens are in /metrics too
-    const metrics = await (await fetch(`${herald.url}/metrics`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).text();
+    const metrics = await (await herald.request(`/metrics`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).text();
     expect(metrics).toMatch(/herald_tokens_total\{agent="sales",model="fake\/gpt-4o-mini",source="run",estimated="false",kind="prompt"\} 3/);
     expect(metrics).toMatch(/herald_tokens_total\{agent="support",model="embedded\/extractive",source="chat",estimated="true",kind="completion"\} \d+/);
 
@@ -94,9 +90,9 @@ describe('usage', () => {
   });
 
   it('refuses a bad report query naming the parameter', async () => {
-    herald = await startHerald(usageConfig());
+    herald = await testApp(usageConfig());
     for (const [query, param] of [['by=team', 'by'], ['by=key&since=yesterday', 'since'], ['by=key&interval=week', 'interval'], ['', 'by'], ['by=key&agent=x', 'agent']] as const) {
-      const res = await fetch(`${herald.url}/admin/usage?${query}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+      const res = await herald.request(`/admin/usage?${query}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
       expect(res.status, query).toBe(400);
       expect(((await res.json()) as { error: string }).error, query).toContain(param);
     }

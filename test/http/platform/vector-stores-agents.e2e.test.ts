@@ -1,20 +1,21 @@
 import fs from 'node:fs';
 import OpenAI, { toFile } from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
-import { API_KEY, baseConfig, eventually, startHerald, type RunningHerald } from '../../helpers/start-herald.js';
+import { describe, expect, it } from 'vitest';
+import { API_KEY, eventually } from '../../helpers/start-herald.js';
+import { testApp, type TestApp } from '../app-fixture.js';
 
 const SALES_KEY = 'sk-sales-0123456789abcdef0123';
 const agents = [{ id: 'support', name: 'Support' }, { id: 'sales', name: 'Sales' }];
-const config = (list: unknown[]) => baseConfig({ agents: { list }, platform: { apiKeys: [{ name: 'test', key: API_KEY }, { name: 'sales-only', key: SALES_KEY, agents: ['sales'] }] } });
+const overrides = (list: unknown[]) => ({ agents: { list }, platform: { apiKeys: [{ name: 'test', key: API_KEY }, { name: 'sales-only', key: SALES_KEY, agents: ['sales'] }] } });
 const pricing = '# Pricing\n\nThe team plan costs 12 euros per seat and month.\n';
 
-let herald: RunningHerald | undefined;
-afterEach(async () => herald?.stop());
-const clientOf = (key: string) => new OpenAI({ baseURL: `${herald!.url}/v1`, apiKey: key, maxRetries: 0 });
+// made inside a test, each herald stops when it ends (app-fixture.ts)
+let herald: TestApp;
+const clientOf = (key: string) => new OpenAI({ baseURL: `${herald.origin}/v1`, apiKey: key, maxRetries: 0, fetch: herald.fetch });
 
 describe('vector stores attached to agents (agents.list[].vectorStores)', () => {
   it("are searched by the agent's turns and listed with it, and keys of that agent see them, from a reload on", async () => {
-    herald = await startHerald(config(agents));
+    herald = await testApp(overrides(agents));
     const client = clientOf(API_KEY);
     const sales = clientOf(SALES_KEY);
     const store = await client.vectorStores.create({ name: 'Pricing' });
@@ -23,9 +24,10 @@ describe('vector stores attached to agents (agents.list[].vectorStores)', () => 
     expect(before.choices[0]!.message.content).not.toContain('12 euros');
     await expect(sales.vectorStores.retrieve(store.id)).rejects.toMatchObject({ status: 404 });
 
-    fs.writeFileSync(herald.configFile, JSON.stringify(config([agents[0], { ...agents[1], vectorStores: [store.id] }])));
+    const written = JSON.parse(fs.readFileSync(herald.configFile, 'utf8'));
+    fs.writeFileSync(herald.configFile, JSON.stringify({ ...written, ...overrides([agents[0], { ...agents[1], vectorStores: [store.id] }]) }));
     await herald.gateway.reload('test');
-    const agent = (await (await fetch(`${herald.url}/v1/agents/sales`, { headers: { authorization: `Bearer ${SALES_KEY}` } })).json()) as { vector_store_ids: string[] };
+    const agent = (await (await herald.request(`/v1/agents/sales`, { headers: { authorization: `Bearer ${SALES_KEY}` } })).json()) as { vector_store_ids: string[] };
     expect(agent.vector_store_ids).toEqual(['vs_agent_sales', store.id]);
     const after = await sales.chat.completions.create({ model: 'sales', messages: [{ role: 'user', content: 'What does the team plan cost per seat?' }] });
     expect(after.choices[0]!.message.content).toContain('12 euros per seat');
@@ -36,11 +38,11 @@ describe('vector stores attached to agents (agents.list[].vectorStores)', () => 
   });
 
   it('refuses an id that is not a vector store id, naming the key', async () => {
-    await expect(startHerald(config([{ id: 'sales', vectorStores: ['pricing'] }]))).rejects.toThrow(/agents\.list\.0\.vectorStores\.0|agents\.list\[0\]\.vectorStores\[0\]/);
+    await expect(testApp(overrides([{ id: 'sales', vectorStores: ['pricing'] }]))).rejects.toThrow(/agents\.list\.0\.vectorStores\.0|agents\.list\[0\]\.vectorStores\[0\]/);
   });
 
   it('reads again, at the next start, a file a stopped herald left in progress', async () => {
-    herald = await startHerald(config(agents));
+    herald = await testApp(overrides(agents));
     const client = clientOf(API_KEY);
     const store = await client.vectorStores.create({ name: 'Left' });
     const file = await client.files.create({ file: await toFile(Buffer.from(pricing), 'pricing.md'), purpose: 'assistants' });
