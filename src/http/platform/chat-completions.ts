@@ -9,7 +9,7 @@ import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import type { KnowledgePassage } from '../../knowledge/knowledge-passage.js';
 import { randomHex } from '../../platform/random-hex.js';
-import { urlCitations } from './citation-annotations.js';
+import { uploadedFile, urlCitations } from './citation-annotations.js';
 import { parseJsonBody, readBody } from '../read-body.js';
 import { setResponseHeader } from '../response-header.js';
 import { requireAgent } from './agents-routes.js';
@@ -39,7 +39,7 @@ function failureFields(error: unknown) {
 }
 
 const citationsOf = (passages: KnowledgePassage[]) =>
-  passages.map((p, i) => ({ index: i + 1, document_id: p.documentId, filename: p.filename, chunk_id: p.chunkId, score: p.score, content: p.content }));
+  passages.map((p, i) => ({ index: i + 1, document_id: p.documentId, ...(uploadedFile(p) && { file_id: p.fileId }), filename: p.filename, chunk_id: p.chunkId, score: p.score, content: p.content }));
 
 /**
  * Cancels the turn when the client goes away before its answer went out, as @hono/node-server's

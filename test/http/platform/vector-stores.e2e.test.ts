@@ -108,6 +108,11 @@ describe('/v1/vector_stores with the official client', () => {
     expect(file.status).toBe('completed');
     const answer = await client.chat.completions.create({ model: 'support', messages: [{ role: 'user', content: 'When do orders leave the warehouse?' }] });
     expect(answer.choices[0]!.message.content).toContain('within two working days');
+    // chat's citations and its url_citation name the file (its /v1/files object), not an internal document
+    const chatCited = answer as unknown as { citations: { file_id?: string }[]; choices: { message: { annotations: { url_citation: { url: string } }[] } }[] };
+    expect(chatCited.citations[0]!.file_id).toBe(file.id);
+    expect(chatCited.choices[0]!.message.annotations[0]!.url_citation.url).toBe(`${herald.origin}/v1/files/${file.id}`);
+    expect((await herald.request(new URL(chatCited.choices[0]!.message.annotations[0]!.url_citation.url).pathname, { headers: { authorization: `Bearer ${API_KEY}` } })).status).toBe(200);
     // a Responses answer cites the file added to the agent's store by its file id
     const response = await client.responses.create({ model: 'support', input: 'When do orders leave the warehouse?' });
     const part = (response.output[0] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText;
