@@ -134,9 +134,6 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const delivery: ReplyDelivery = outbox;
   const endpoint = embeddingsEndpoint(config);
   const knowledge = new KnowledgeIndex(store.knowledge, { embedder: endpoint && openAIEmbedder(endpoint), logger });
-  // chunks stored by an older version are indexed again (segmented and stemmed here) before the first search
-  const reindexed = await knowledge.upgrade();
-  if (reindexed) logger.info({ chunks: reindexed }, 'knowledge: chunks indexed again for this version');
   const vectorStores = new VectorStores({ store, knowledge, parser, agents, logger });
   const files = new Files(store, (fileId) => vectorStores.forgetFile(fileId));
   // an agent searches its own knowledge and the vector stores attached to it (agents.list[].vectorStores)
@@ -232,6 +229,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   }, logger);
 
   let unsubscribe: (() => void) | undefined;
+  let stopping = false;
+  let reindexing: Promise<unknown> | undefined;
   const gateway: Gateway = {
     app,
     config,
@@ -262,8 +261,16 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       for (const service of instances.services) await service.start();
       // files a stopped process left in progress are read again (the same bytes make the same document)
       await vectorStores.resume();
+      // chunks stored under an older index form are indexed again (segmented and stemmed here) in
+      // the background: a large knowledge base does not hold the start back; until its batch is
+      // done a chunk is found by its previous index form (SQLite) or not at all (PostgreSQL)
+      reindexing = knowledge.upgrade(() => stopping).then(
+        (chunks) => chunks && logger.info({ chunks }, 'knowledge: chunks indexed again for this version'),
+        (err) => logger.error({ err }, 'knowledge: indexing chunks again failed; the next start goes on with it'),
+      );
     },
     async stop(graceMs = 10_000) {
+      stopping = true;
       mappingsWatch.stop();
       drops.stop();
       for (const service of [...instances.services].reverse()) await service.stop().catch((err) => logger.error({ err }, 'service stop failed'));
@@ -274,6 +281,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       await alerts.stop();
       await delivery.stop();
       await vectorStores.settle();
+      await reindexing;
       await parser.close();
       await transformPool.close();
       // the last calls' tokens are written before the store closes

@@ -19,8 +19,8 @@ export const newId = (prefix: string) => `${prefix}_${randomHex(12)}`;
 
 /** candidates asked of the store for each ranking: enough for diversity and duplicates to choose among */
 const CANDIDATES = 24;
-/** chunks indexed again per transaction by `upgrade` (the event loop serves requests between them) */
-const UPGRADE_BATCH = 500;
+/** chunks indexed again per transaction by `upgrade`: small, as the event loop serves requests between batches */
+const UPGRADE_BATCH = 100;
 
 export interface KnowledgeIndexOptions {
   /** platform.knowledge.embeddings: hybrid retrieval when set */
@@ -127,16 +127,18 @@ export class KnowledgeIndex {
    * Indexes again, in batches, the chunks without their index form: those an older version
    * stored before CJK segmentation and stemming moved here, and every chunk after a migration
    * that changed the index form (Korean syllable pairs, codes whole and in parts). The count done.
-   * Run once at start.
+   * Run once at start, while the gateway serves; `stopping` ends it between batches (the next
+   * start goes on where it stopped).
    */
-  async upgrade(): Promise<number> {
+  async upgrade(stopping: () => boolean = () => false): Promise<number> {
     let done = 0;
-    for (;;) {
+    while (!stopping()) {
       const batch = await this.repo.unindexed(UPGRADE_BATCH);
       if (!batch.length) return done;
       await this.repo.reindex(batch.map((c) => ({ chunkId: c.chunkId, terms: indexTextOf(c.content) })));
       done += batch.length;
       await new Promise((resolve) => setImmediate(resolve));
     }
+    return done;
   }
 }

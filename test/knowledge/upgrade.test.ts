@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -12,7 +13,8 @@ import { migrations as sqliteMigrations } from '../../src/store/sqlite/migration
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/port.js';
 import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/start-herald.js';
+import { eventually, tempDir } from '../helpers/start-herald.js';
+import { testApp } from '../http/app-fixture.js';
 
 // a knowledge base as the version before this one stored it: chunks without their index form
 const CHUNKS = ['Dogs need a walk twice a day.', '退款通常在五个工作日内完成。'];
@@ -38,6 +40,8 @@ const INDEXED = [
 
 async function expectIndexedAgain(store: Store) {
   const index = new KnowledgeIndex(store.knowledge);
+  // a stop between batches leaves the rest for the next start
+  expect(await index.upgrade(() => true)).toBe(0);
   expect(await index.upgrade()).toBe(2);
   expect(await index.upgrade()).toBe(0);
   expect((await index.search('main', '비밀번호 변경 주기'))[0]).toMatchObject({ filename: 'indexed.txt', content: INDEXED[0]!.content });
@@ -66,21 +70,37 @@ describe('knowledge bases of the previous version', () => {
   });
 
   it('SQLite: chunks indexed under the previous index form are indexed again at start', async () => {
-    const file = path.join(tempDir(), 'herald.db');
-    const db = openDatabase(file, sqliteMigrations.filter((m) => m.version < 25));
-    const table = `knowledge_terms_${Buffer.from('main').toString('hex')}`;
-    db.exec(`CREATE VIRTUAL TABLE ${table} USING fts5(terms, content = '', contentless_delete = 1, tokenize = 'ascii')`);
-    db.prepare("INSERT INTO knowledge_documents (id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at) VALUES ('doc_old', 'main', 'indexed.txt', 1, 'text/plain', 'abc', 'ready', 2, NULL, 1)").run();
-    INDEXED.forEach(({ content, terms }, seq) => {
-      const { lastInsertRowid } = db.prepare('INSERT INTO knowledge_chunks (id, document_id, agent_id, seq, content, terms) VALUES (?, ?, ?, ?, ?, ?)').run(`chunk_${seq}`, 'doc_old', 'main', seq, content, terms);
-      db.prepare(`INSERT INTO ${table} (rowid, terms) VALUES (?, ?)`).run(lastInsertRowid, terms);
-    });
-    db.close();
-    const store = openSqliteStore(file);
+    const store = openSqliteStore(previousIndexForm(path.join(tempDir(), 'herald.db')));
     await expectIndexedAgain(store);
     await store.close();
   });
 
+  it('the gateway serves at once and indexes them again in the background, logged once', async () => {
+    const dir = tempDir();
+    fs.mkdirSync(path.join(dir, 'data'));
+    previousIndexForm(path.join(dir, 'data', 'herald.db'));
+    const app = await testApp({ storage: { sqlite: './data/herald.db' } }, { dir });
+    expect((await app.request('/healthz')).status).toBe(200);
+    await eventually(async () => app.logs.some((l) => l.msg === 'knowledge: chunks indexed again for this version' && l.chunks === 2));
+    expect(await app.gateway.store.knowledge.unindexed(10)).toEqual([]);
+  });
+});
+
+/** a SQLite file as the version before the index form changed left it, at `file` */
+function previousIndexForm(file: string): string {
+  const db = openDatabase(file, sqliteMigrations.filter((m) => m.version < 25));
+  const table = `knowledge_terms_${Buffer.from('main').toString('hex')}`;
+  db.exec(`CREATE VIRTUAL TABLE ${table} USING fts5(terms, content = '', contentless_delete = 1, tokenize = 'ascii')`);
+  db.prepare("INSERT INTO knowledge_documents (id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at) VALUES ('doc_old', 'main', 'indexed.txt', 1, 'text/plain', 'abc', 'ready', 2, NULL, 1)").run();
+  INDEXED.forEach(({ content, terms }, seq) => {
+    const { lastInsertRowid } = db.prepare('INSERT INTO knowledge_chunks (id, document_id, agent_id, seq, content, terms) VALUES (?, ?, ?, ?, ?, ?)').run(`chunk_${seq}`, 'doc_old', 'main', seq, content, terms);
+    db.prepare(`INSERT INTO ${table} (rowid, terms) VALUES (?, ?)`).run(lastInsertRowid, terms);
+  });
+  db.close();
+  return file;
+}
+
+describe('knowledge bases of the previous version on PostgreSQL', () => {
   const schemas: string[] = [];
   afterAll(async () => {
     for (const schema of schemas) await dropSchema(schema);
