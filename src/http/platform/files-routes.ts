@@ -41,7 +41,7 @@ export function filesRoutes(deps: FilesRoutesDeps): Hono {
 
   app.get('/files', async (c) => {
     const purpose = c.req.query('purpose');
-    return c.json(listPage(c, (await deps.files.list(c.get('principal'), purpose)).map(fileObject), 10_000));
+    return c.json(listPage(c, (await deps.files.list(c.get('principal'), purpose)).map(fileObject), 10_000, 'desc'));
   });
 
   app.get('/files/:id', async (c) => c.json(fileObject(await deps.files.get(c.get('principal'), c.req.param('id')))));

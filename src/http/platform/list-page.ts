@@ -11,15 +11,17 @@ export interface ListPage<T> {
 
 /**
  * OpenAI's cursor pagination over a list already in its natural (oldest first) order:
- * `limit` (1..100), `order` (asc|desc), `after` / `before` an id of the list.
+ * `limit` (1..100), `order` (asc|desc), `after` / `before` an id of the list. Files and vector
+ * stores default to `desc`, newest first, as OpenAI's API reference says of those lists; herald's
+ * own lists (agents, models, knowledge) keep their natural order.
  */
-export function listPage<T extends { id: string }>(c: Context, items: T[], defaultLimit = 20): ListPage<T> {
+export function listPage<T extends { id: string }>(c: Context, items: T[], defaultLimit = 20, defaultOrder: 'asc' | 'desc' = 'asc'): ListPage<T> {
   const limitText = c.req.query('limit');
   const limit = limitText === undefined ? defaultLimit : Number(limitText);
   if (limitText !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 100)) {
     throw new HeraldError('HERALD_INVALID_FIELD', 'limit must be an integer from 1 to 100', { param: 'limit' });
   }
-  const order = c.req.query('order') ?? 'asc';
+  const order = c.req.query('order') ?? defaultOrder;
   if (order !== 'asc' && order !== 'desc') throw new HeraldError('HERALD_INVALID_FIELD', 'order must be "asc" or "desc"', { param: 'order' });
   let list = order === 'asc' ? items : [...items].reverse();
   const cursor = (name: 'after' | 'before') => {

@@ -35,7 +35,7 @@ export function vectorStoreBatchesRoutes(deps: { batches: VectorStoreBatches }):
   app.get('/vector_stores/:id/file_batches/:batchId/files', async (c) => {
     const filter = c.req.query('filter');
     const { files } = await deps.batches.get(c.get('principal'), c.req.param('id'), c.req.param('batchId'));
-    return c.json(listPage(c, files.filter((f) => filter === undefined || f.status === filter).map(vectorStoreFileObject)));
+    return c.json(listPage(c, files.filter((f) => filter === undefined || f.status === filter).map(vectorStoreFileObject), 20, 'desc'));
   });
 
   app.post('/vector_stores/:id/file_batches/:batchId/cancel', async (c) =>

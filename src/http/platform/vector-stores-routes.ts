@@ -63,7 +63,7 @@ export function vectorStoresRoutes(deps: { vectorStores: VectorStores }): Hono {
     const principal = c.get('principal');
     const views = await stores.list(principal);
     const objects = await Promise.all(views.map(async (view) => vectorStoreObject(view, await stores.files(principal, view.id))));
-    return c.json(listPage(c, objects));
+    return c.json(listPage(c, objects, 20, 'desc'));
   });
 
   app.get('/vector_stores/:id', async (c) => c.json(await objectOf(c.get('principal'), await stores.resolve(c.get('principal'), c.req.param('id')))));
@@ -89,7 +89,7 @@ export function vectorStoresRoutes(deps: { vectorStores: VectorStores }): Hono {
   app.get('/vector_stores/:id/files', async (c) => {
     const filter = c.req.query('filter');
     const rows = (await stores.files(c.get('principal'), c.req.param('id'))).filter((f) => filter === undefined || f.status === filter);
-    return c.json(listPage(c, rows.map(vectorStoreFileObject)));
+    return c.json(listPage(c, rows.map(vectorStoreFileObject), 20, 'desc'));
   });
 
   app.get('/vector_stores/:id/files/:fileId', async (c) => {

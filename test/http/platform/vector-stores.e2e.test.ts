@@ -56,11 +56,13 @@ describe('/v1/vector_stores with the official client', () => {
     const store = await client.vectorStores.create({ name: 'Two', file_ids: [a.id, b.id] });
     expect(store.file_counts.total).toBe(2);
     await eventually(async () => (await client.vectorStores.retrieve(store.id)).status === 'completed');
+    // newest first unless asked otherwise, as OpenAI's lists
     const files = await client.vectorStores.files.list(store.id, { limit: 1 });
-    expect(files.data.map((f) => f.id)).toEqual([a.id]);
+    expect(files.data.map((f) => f.id)).toEqual([b.id]);
     expect(files.has_more).toBe(true);
     const next = await files.getNextPage();
-    expect(next.data.map((f) => f.id)).toEqual([b.id]);
+    expect(next.data.map((f) => f.id)).toEqual([a.id]);
+    expect((await client.vectorStores.files.list(store.id, { order: 'asc' })).data.map((f) => f.id)).toEqual([a.id, b.id]);
     const ids = [];
     for await (const s of client.vectorStores.list()) ids.push(s.id);
     expect(ids).toEqual(expect.arrayContaining(['vs_agent_support', 'vs_agent_sales', store.id]));
@@ -124,7 +126,7 @@ describe('/v1/vector_stores with the official client', () => {
     const mine = await sales.vectorStores.create({ name: 'Sales' });
     const theirs = await client.vectorStores.create({ name: 'Everyone' });
     const ids = (await sales.vectorStores.list()).data.map((s) => s.id);
-    expect(ids).toEqual(['vs_agent_sales', mine.id]);
+    expect(ids).toEqual([mine.id, 'vs_agent_sales']);
     await expect(sales.vectorStores.retrieve(theirs.id)).rejects.toMatchObject({ status: 404 });
     await expect(sales.vectorStores.retrieve('vs_agent_support')).rejects.toMatchObject({ status: 404 });
     await expect(sales.vectorStores.search(theirs.id, { query: 'x' })).rejects.toMatchObject({ status: 404 });
