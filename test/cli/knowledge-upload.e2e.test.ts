@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/cli-io.js';
+import { captureIo } from './capture-io.js';
 import { main } from '../../src/cli/main.js';
 import { builtinPlugins } from '../../plugins/index.js';
 import { API_KEY, baseConfig, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
@@ -11,14 +10,6 @@ import { spawnHerald } from './spawn-herald.js';
 
 let herald: RunningHerald | undefined;
 afterEach(async () => herald?.stop());
-
-function captureIo() {
-  const out: string[] = [];
-  const err: string[] = [];
-  const sink = (into: string[]) => new Writable({ write: (chunk, _e, cb) => (into.push(String(chunk)), cb()) });
-  const io: CliIo = { out: (l) => out.push(`${l}\n`), err: (l) => err.push(`${l}\n`), stdout: sink(out), stderr: sink(err) };
-  return { io, out: () => out.join(''), err: () => err.join('') };
-}
 
 describe('herald knowledge upload', () => {
   it('sends files to the gateway with a line per file; agents list shows the counts', async () => {

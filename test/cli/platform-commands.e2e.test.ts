@@ -1,23 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/cli-io.js';
+import { captureIo } from './capture-io.js';
 import { main } from '../helpers/builtins.js';
 import { baseConfig } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 
 let herald: TestApp | undefined;
 afterEach(async () => herald?.stop());
-
-function captureIo() {
-  const out: string[] = [];
-  const err: string[] = [];
-  const sink = (into: string[]) => new Writable({ write: (chunk, _e, cb) => (into.push(String(chunk)), cb()) });
-  const io: CliIo = { out: (l) => out.push(`${l}\n`), err: (l) => err.push(`${l}\n`), stdout: sink(out), stderr: sink(err) };
-  return { io, out: () => out.join(''), err: () => err.join('') };
-}
 
 const config = () => baseConfig({ agents: { list: [{ id: 'support', name: 'Support desk' }, { id: 'sales' }] } });
 

@@ -2,9 +2,9 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
-import { GATEWAY_TOKEN, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 import { alertTexts, config, platforms, type Platforms } from '../runtime/alert-platforms.js';
-import { launchChromium, SHOTS } from './chromium.js';
+import { launchChromium, signIn, SHOTS } from './chromium.js';
 
 /** The Alerts page in Chromium: an incident shown open, then resolved as it clears (live, without reloading). */
 let herald: RunningHerald;
@@ -26,10 +26,7 @@ beforeAll(async () => {
   });
   herald = await startHerald(config(p, { alerts: { rules: [{ on: 'runs.failing', mapping: 'github', count: 1 }] } }));
   ({ context, page } = await launchChromium());
-  await page.goto(`${herald.url}/console`);
-  await page.getByLabel('Gateway token').fill(GATEWAY_TOKEN);
-  await page.keyboard.press('Enter');
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await signIn(page, herald.url);
 }, 60_000);
 
 afterAll(async () => {

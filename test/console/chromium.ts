@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { tempDir } from '../helpers/start-herald.js';
+import { GATEWAY_TOKEN, tempDir } from '../helpers/start-herald.js';
 
 /** Debian's Chromium (`apt-get install chromium`; `.ci/run` installs it), or HERALD_CHROMIUM */
 const CHROMIUM = process.env.HERALD_CHROMIUM ?? '/usr/bin/chromium';
@@ -19,4 +19,12 @@ export async function launchChromium(): Promise<{ context: BrowserContext; page:
     viewport: { width: 1280, height: 860 },
   });
   return { context, page: context.pages()[0] ?? (await context.newPage()) };
+}
+
+/** opens the console of the herald at `url` and signs in with the gateway token, up to its Overview */
+export async function signIn(page: Page, url: string): Promise<void> {
+  await page.goto(`${url}/console`);
+  await page.getByLabel('Gateway token').fill(GATEWAY_TOKEN);
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
 }

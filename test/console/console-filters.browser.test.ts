@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 import { channelCases } from '../plugins/channel-cases.js';
-import { launchChromium, SHOTS } from './chromium.js';
+import { launchChromium, signIn, SHOTS } from './chromium.js';
 
 /**
  * The console's lists in Chromium (headless, playwright-core): paging 57 runs with Older and
@@ -76,10 +76,7 @@ beforeAll(async () => {
   await eventually(async () => (await adminGet('/runs?status=succeeded&limit=100')).data.length === GITHUB_RUNS + DIRECT_RUNS, 30_000);
   await eventually(async () => (await adminGet('/deliveries?status=delivered&mapping=github-issues&limit=100')).data.length === GITHUB_RUNS, 30_000);
 
-  await page.goto(`${herald.url}/console`);
-  await page.getByLabel('Gateway token').fill(GATEWAY_TOKEN);
-  await page.keyboard.press('Enter');
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await signIn(page, herald.url);
 }, 90_000);
 
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 import { channelCases } from '../plugins/channel-cases.js';
-import { launchChromium, SHOTS } from './chromium.js';
+import { launchChromium, signIn, SHOTS } from './chromium.js';
 
 /**
  * The Deliveries page in Chromium: the bulk retry of failed deliveries (the count in the
@@ -41,10 +41,7 @@ beforeAll(async () => {
   expect(res.status).toBe(202);
   await eventually(async () => (await adminGet('/deliveries?status=failed')).data.length === 4 && (await adminGet('/deliveries?status=delivered')).data.length === 1, 20_000);
 
-  await page.goto(`${herald.url}/console`);
-  await page.getByLabel('Gateway token').fill(GATEWAY_TOKEN);
-  await page.keyboard.press('Enter');
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await signIn(page, herald.url);
 }, 60_000);
 
 afterAll(async () => {

@@ -3,9 +3,9 @@ import OpenAI from 'openai';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
-import { API_KEY, baseConfig, GATEWAY_TOKEN, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { API_KEY, baseConfig, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 import { completion } from '../models/fake-openai.js';
-import { launchChromium, SHOTS } from './chromium.js';
+import { launchChromium, signIn, SHOTS } from './chromium.js';
 
 /** The Usage page in Chromium: the tokens of chat completions by agent and by key, refreshed live as calls are made. */
 let herald: RunningHerald;
@@ -23,10 +23,7 @@ beforeAll(async () => {
     }),
   );
   ({ context, page } = await launchChromium());
-  await page.goto(`${herald.url}/console`);
-  await page.getByLabel('Gateway token').fill(GATEWAY_TOKEN);
-  await page.keyboard.press('Enter');
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await signIn(page, herald.url);
 }, 60_000);
 
 afterAll(async () => {

@@ -3,8 +3,9 @@ import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY, GATEWAY_TOKEN } from '../../helpers/start-herald.js';
-import { testApp, type TestApp } from '../app-fixture.js';
-import { startFakeUpstream } from './fake-openai-upstream.js';
+import type { TestApp } from '../app-fixture.js';
+import type { startFakeUpstream } from './fake-openai-upstream.js';
+import { startToolAgents } from './tool-agents.js';
 
 /**
  * Client tools and structured output in chat completions, with the official client's helpers,
@@ -21,17 +22,7 @@ const weatherTool = {
 type Citations = { citations: { filename: string }[]; conversation_id: string };
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  upstream.toolModel({ argumentsFor: () => ({ city: 'Oslo' }) });
-  herald = await testApp({
-    models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'upstream-secret-key' } } },
-    agents: { list: [{ id: 'analyst', instructions: 'You are Analyst.', model: 'up/gpt-test' }, { id: 'support' }] },
-  });
-  client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
-  const form = new FormData();
-  form.append('agent_id', 'analyst');
-  form.append('file', new Blob(['The Oslo office reports the weather to head office every morning.']), 'oslo.txt');
-  expect((await herald.request(`/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form })).status).toBe(201);
+  ({ upstream, herald, client } = await startToolAgents('The Oslo office reports the weather to head office every morning.'));
 });
 afterAll(async () => {
   await herald?.stop();

@@ -5,8 +5,9 @@ import { zodResponsesFunction, zodTextFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY } from '../../helpers/start-herald.js';
-import { testApp, type TestApp } from '../app-fixture.js';
-import { startFakeUpstream } from './fake-openai-upstream.js';
+import type { TestApp } from '../app-fixture.js';
+import type { startFakeUpstream } from './fake-openai-upstream.js';
+import { startToolAgents } from './tool-agents.js';
 
 /**
  * Function tools and structured output in the Responses API, with the official client, against a
@@ -21,17 +22,7 @@ const parameters = { type: 'object', properties: { city: { type: 'string' } }, r
 const weather: OpenAI.Responses.FunctionTool = { type: 'function', name: 'get_weather', description: 'The weather in a city', parameters, strict: true };
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  upstream.toolModel({ argumentsFor: () => ({ city: 'Oslo' }) });
-  herald = await testApp({
-    models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'upstream-secret-key' } } },
-    agents: { list: [{ id: 'analyst', instructions: 'You are Analyst.', model: 'up/gpt-test' }, { id: 'support' }] },
-  });
-  client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
-  const form = new FormData();
-  form.append('agent_id', 'analyst');
-  form.append('file', new Blob(['The Oslo office reports the weather every morning.']), 'oslo.txt');
-  expect((await herald.request(`/v1/knowledge/upload`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form })).status).toBe(201);
+  ({ upstream, herald, client } = await startToolAgents('The Oslo office reports the weather every morning.'));
 });
 afterAll(async () => {
   await herald?.stop();
