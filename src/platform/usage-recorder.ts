@@ -1,19 +1,10 @@
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import { resolveModelRef } from '../models/model-refs.js';
-import type { UsageEntry, UsageRepo, UsageSource } from '../store/port.js';
+import type { UsageEntry, UsageRepo } from '../store/port.js';
 
-/** one model call's tokens, as the caller knows them; the time, the canonical ref and the cost are added here */
-export interface UsageRecord {
-  source: UsageSource;
-  model: string;
-  keyName?: string;
-  agentId?: string;
-  mappingId?: string;
-  promptTokens: number;
-  completionTokens: number;
-  estimated: boolean;
-}
+/** one model call's tokens, as the caller knows them; the time, the total, the canonical ref and the cost are added here */
+export type UsageRecord = Omit<UsageEntry, 'at' | 'totalTokens' | 'cost'>;
 
 /**
  * Records the tokens of every model call in the store, priced by `models.prices`. Not on the
