@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BASELINE_LABEL, baselineSchemasOf, prepareBaselineDatabase, type BaselineSchema } from './baseline-database.js';
 import { cpuProfileArgs, startChildServer, type ChildServer } from './child-server.js';
+import { compiledBaseline } from './compiled-baseline.js';
 import { runLoad, type LoadResult } from './load.js';
 import { cpuMillis, trackPeakMemory, waitUntilIdle } from './process-stats.js';
 import { MAPPED_BODY, mappedHookMappings } from './mapped-hook.js';
@@ -166,12 +167,15 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<{ 
     );
   }
   const baselines = new Map<ChildServer, BaselineSchema>();
+  // bundled and run by node alone, as herald runs its build: under tsx the baseline also carried tsx's
+  // loader thread (about 28 MB of RSS), which flattered herald's peak RSS against it
+  const baselineScript = await compiledBaseline();
   for (const schema of options.baselineSchemas) {
     const baselineDb = path.join(dir, `baseline-${schema}`, 'baseline.db');
     prepareBaselineDatabase(baselineDb, schema);
     const baseline = await startChildServer({
       name: `baseline ${schema === 'own' ? 'same-records' : 'herald-schema'}`,
-      args: [...cpuProfileArgs(options.baselineCpuProfileDir), '--import', 'tsx', path.join(ROOT, 'bench/baseline-server.ts')],
+      args: [...cpuProfileArgs(options.baselineCpuProfileDir), baselineScript],
       cwd: ROOT,
       env: { ...logEnv, BASELINE_DB: baselineDb, BASELINE_TOKEN: HOOK_TOKEN },
     });
@@ -205,13 +209,21 @@ async function measure(server: ChildServer, path: string, endpoint: Endpoint, op
 /** the baselines present in the rows, the same-records one first: one pair of columns each */
 const schemasIn = (rows: HooksBenchRow[]) => (['own', 'herald'] as const).filter((schema) => rows.some((r) => r.baseline === schema));
 
-/** `herald/<baseline>` and `CPU vs it`, for each baseline */
+/** `herald/<baseline>`, `CPU vs it` and `RSS vs it` (peak RSS), for each baseline */
 function ratioColumns(rows: HooksBenchRow[]): string[] {
-  return schemasIn(rows).flatMap((schema) => [`of ${BASELINE_LABEL[schema]}`, 'CPU vs it']);
+  return schemasIn(rows).flatMap((schema) => [`of ${BASELINE_LABEL[schema]}`, 'CPU vs it', 'RSS vs it']);
 }
 
-const ratioCells = (r: Pick<HooksBenchRow, 'requestsPerSecond' | 'cpuMsPerRequest'>, base: Pick<HooksBenchRow, 'requestsPerSecond' | 'cpuMsPerRequest'> | undefined) =>
-  base ? [`${((r.requestsPerSecond / base.requestsPerSecond) * 100).toFixed(0)}%`, `${(r.cpuMsPerRequest / base.cpuMsPerRequest).toFixed(2)}x`] : ['', ''];
+type Compared = Pick<HooksBenchRow, 'requestsPerSecond' | 'cpuMsPerRequest' | 'peakRssBytes'>;
+
+const ratioCells = (r: Compared, base: Compared | undefined) =>
+  base
+    ? [
+        `${((r.requestsPerSecond / base.requestsPerSecond) * 100).toFixed(0)}%`,
+        `${(r.cpuMsPerRequest / base.cpuMsPerRequest).toFixed(2)}x`,
+        `${(r.peakRssBytes / base.peakRssBytes).toFixed(2)}x`,
+      ]
+    : ['', '', ''];
 
 export function renderHooksTable(rows: HooksBenchRow[]): string {
   const baselineOf = (row: HooksBenchRow, schema: BaselineSchema) =>
@@ -236,7 +248,11 @@ export function renderMeansTable(rows: HooksBenchRow[]): string {
       const mean = (pick: (r: HooksBenchRow) => number) => measured.reduce((sum, r) => sum + pick(r), 0) / measured.length;
       const against = (schema: BaselineSchema) => {
         const base = (r: HooksBenchRow) => baselineMean(rows.filter((b) => b.endpoint === endpoint && b.round === r.round && b.baseline === schema))!;
-        return [`${(mean((r) => r.requestsPerSecond / base(r).requestsPerSecond) * 100).toFixed(0)}%`, `${mean((r) => r.cpuMsPerRequest / base(r).cpuMsPerRequest).toFixed(2)}x`];
+        return [
+          `${(mean((r) => r.requestsPerSecond / base(r).requestsPerSecond) * 100).toFixed(0)}%`,
+          `${mean((r) => r.cpuMsPerRequest / base(r).cpuMsPerRequest).toFixed(2)}x`,
+          `${mean((r) => r.peakRssBytes / base(r).peakRssBytes).toFixed(2)}x`,
+        ];
       };
       lines.push([
         `POST ${endpoint}`,
@@ -244,21 +260,22 @@ export function renderMeansTable(rows: HooksBenchRow[]): string {
         String(measured.length),
         mean((r) => r.requestsPerSecond).toFixed(0),
         mean((r) => r.cpuMsPerRequest).toFixed(3),
+        mb(mean((r) => r.peakRssBytes)),
         ...schemasIn(rows).flatMap(against),
       ]);
     }
   }
-  return formatTable(['endpoint', 'server', 'rounds', 'mean req/s', 'mean CPU ms/req', ...ratioColumns(rows)], lines);
+  return formatTable(['endpoint', 'server', 'rounds', 'mean req/s', 'mean CPU ms/req', 'mean peak RSS MB', ...ratioColumns(rows)], lines);
 }
 
 /**
  * What herald is compared with: the mean of the baseline's measurements of an endpoint (first and
  * last: one figure alone moved the ratio by up to ±8 points between runs on a shared machine)
  */
-function baselineMean(measured: HooksBenchRow[]): Pick<HooksBenchRow, 'requestsPerSecond' | 'cpuMsPerRequest'> | undefined {
+function baselineMean(measured: HooksBenchRow[]): Compared | undefined {
   if (!measured.length) return undefined;
   const mean = (pick: (r: HooksBenchRow) => number) => measured.reduce((sum, r) => sum + pick(r), 0) / measured.length;
-  return { requestsPerSecond: mean((r) => r.requestsPerSecond), cpuMsPerRequest: mean((r) => r.cpuMsPerRequest) };
+  return { requestsPerSecond: mean((r) => r.requestsPerSecond), cpuMsPerRequest: mean((r) => r.cpuMsPerRequest), peakRssBytes: mean((r) => r.peakRssBytes) };
 }
 
 /** runs the benchmark and prints the table; resolves with the rows */
@@ -320,7 +337,9 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('Notes:');
   console.log('- "of <baseline>" compares req/s with the mean of that baseline\'s two measurements (before herald and after it). CPU ms/req is the server process\'s CPU time from the start of the load until it is idle');
   console.log('  again, per request: it includes work done after the response (agent runs, heartbeats) and is steadier than req/s on a busy machine.');
-  console.log('  "CPU vs it" is herald\'s CPU ms/req over that baseline\'s.');
+  console.log('  "CPU vs it" is herald\'s CPU ms/req over that baseline\'s. "RSS vs it" is herald\'s peak RSS over that baseline\'s: each server\'s');
+  console.log('  highest resident memory from the start of the load until it is idle again (the kernel\'s high-water mark, reset at the');
+  console.log('  start), both run by node alone (herald from its build, the baseline bundled by esbuild), after the same warm-up.');
   console.log(`- herald logs at level ${options.logLevel} (BENCH_LOG_LEVEL)${options.logLevel === 'warn' ? ': no per-request access log line' : ''}; the baseline writes no log.`);
   console.log('- Both do per request: bearer auth (constant-time), body read under the 256 KiB limit, JSON parse, field validation,');
   console.log('  and the same durable SQLite insert (better-sqlite3, WAL) with the same group commit (the writes of one event-loop turn in');
