@@ -14,13 +14,13 @@
  * Every request then leaves a receipt row, written after the response as herald writes it
  * (bench/baseline-receipts.ts): the same table, columns and group commit.
  *
- * With BASELINE_PG_URL it writes to PostgreSQL instead (schema BASELINE_PG_SCHEMA, created), the
- * way herald's PostgreSQL adapter does: the same tables and events function, one autocommit
- * statement per request on a pool of 10.
+ * With BASELINE_PG_URL it writes the same records to PostgreSQL instead (schema BASELINE_PG_SCHEMA;
+ * BASELINE_PG_TABLES=own|herald), through the same group commit as herald's PostgreSQL adapter, and
+ * executes its runs there too (bench/baseline-pg-store.ts).
  *
  * Self-contained on purpose (no herald imports), so it measures raw node:http, not herald.
  * Env: BASELINE_DB (file), BASELINE_TOKEN, BASELINE_PORT (default 0), BASELINE_MAX_BODY_BYTES,
- * BASELINE_PG_URL, BASELINE_PG_SCHEMA.
+ * BASELINE_PG_URL, BASELINE_PG_SCHEMA, BASELINE_PG_TABLES.
  * Prints `baseline listening on http://127.0.0.1:<port>` once it listens.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
@@ -28,10 +28,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { groupCommit } from './baseline-group-commit.js';
-import { INSERT_RECEIPT_PG, INSERT_RECEIPT_SQLITE, RECEIPTS_TABLE, RECEIPTS_TABLE_PG, receiptValues, uuidV7, type BaselineReceipt } from './baseline-receipts.js';
+import { INSERT_RECEIPT_SQLITE, RECEIPTS_TABLE, receiptValues, uuidV7, type BaselineReceipt } from './baseline-receipts.js';
 import { mappedHooks, SchemaFault } from './baseline-mapped.js';
+import { pgBaselineStore } from './baseline-pg-store.js';
 import { RUN_TABLES, runExecutor } from './baseline-runs.js';
 
 const dbFile = process.env.BASELINE_DB ?? './data/baseline.db';
@@ -48,13 +48,19 @@ const CHANNELS = ['last', 'whatsapp', 'telegram', 'discord', 'slack', 'mattermos
 
 const pgUrl = process.env.BASELINE_PG_URL;
 const pgSchema = process.env.BASELINE_PG_SCHEMA ?? 'baseline';
+/** BASELINE_PG_TABLES: `own` (created by the baseline, the default) or `herald` (a schema herald's migrations made) */
+function pgTables(): 'own' | 'herald' {
+  const tables = process.env.BASELINE_PG_TABLES ?? 'own';
+  if (tables !== 'own' && tables !== 'herald') throw new Error('BASELINE_PG_TABLES must be own or herald');
+  return tables;
+}
 
 interface BaselineStore {
   /** the id of the event added, undefined when it was a duplicate of the one before */
   enqueueEvent(text: string): Promise<number | undefined>;
   /** `action` as JSON; its mapping and whether its reply is delivered are columns of their own, as herald's */
   insertRun(id: string, name: string, sessionKey: string, message: string, action: string, mappingId: string, deliver: boolean): Promise<void> | void;
-  /** `/hooks/agent-executed`: the runs inserted are executed too (bench/baseline-runs.ts); SQLite only */
+  /** `/hooks/agent-executed`: the runs inserted are executed too (bench/baseline-runs.ts, bench/baseline-pg-runs.ts) */
   executeRuns?(): void;
   recordReceipt(receipt: BaselineReceipt): Promise<void>;
   close(): Promise<void> | void;
@@ -121,56 +127,7 @@ function sqliteStore(): BaselineStore {
   };
 }
 
-// herald's PostgreSQL tables and events function (src/store/postgres/migrations.ts), copied
-async function postgresStore(url: string): Promise<BaselineStore> {
-  if (!/^[a-z_][a-z0-9_]*$/.test(pgSchema)) throw new Error('BASELINE_PG_SCHEMA must be a plain identifier');
-  const pool = new pg.Pool({ connectionString: url, max: 10, options: `-c search_path=${pgSchema}` });
-  pool.on('error', () => {});
-  await pool.query(`CREATE SCHEMA IF NOT EXISTS ${pgSchema}`);
-  await pool.query(`
-    CREATE TABLE IF NOT EXISTS events (id BIGSERIAL PRIMARY KEY, session TEXT NOT NULL, text TEXT NOT NULL, status TEXT NOT NULL,
-      created_at BIGINT NOT NULL, lease_owner TEXT, lease_until BIGINT);
-    CREATE INDEX IF NOT EXISTS events_session_status ON events (session, status, id);
-    CREATE INDEX IF NOT EXISTS events_session_id ON events (session, id);
-    CREATE OR REPLACE FUNCTION herald_enqueue_event(p_session TEXT, p_text TEXT, p_max INT, p_now BIGINT)
-    RETURNS SETOF events LANGUAGE plpgsql AS $$
-    DECLARE prev events%ROWTYPE; added events%ROWTYPE;
-    BEGIN
-      PERFORM pg_advisory_xact_lock(hashtext('herald.events:' || current_schema() || ':' || p_session));
-      SELECT * INTO prev FROM events WHERE session = p_session ORDER BY id DESC LIMIT 1;
-      IF FOUND AND prev.text = p_text AND prev.status IN ('pending', 'processing') THEN RETURN; END IF;
-      INSERT INTO events (session, text, status, created_at) VALUES (p_session, p_text, 'pending', p_now) RETURNING * INTO added;
-      UPDATE events SET status = 'dropped' WHERE session = p_session AND status = 'pending' AND id <=
-        (SELECT e.id FROM events e WHERE e.session = p_session AND e.status = 'pending' ORDER BY e.id DESC LIMIT 1 OFFSET p_max);
-      RETURN NEXT added;
-    END $$;
-    CREATE TABLE IF NOT EXISTS runs (seq BIGSERIAL NOT NULL, id TEXT PRIMARY KEY, status TEXT NOT NULL, agent_id TEXT NOT NULL,
-      name TEXT NOT NULL, session_key TEXT NOT NULL, message TEXT NOT NULL, action JSONB NOT NULL, deliver BOOLEAN NOT NULL DEFAULT TRUE,
-      reply TEXT, error TEXT, created_at BIGINT NOT NULL, started_at BIGINT, finished_at BIGINT, lease_owner TEXT, lease_until BIGINT);
-    CREATE INDEX IF NOT EXISTS runs_unfinished ON runs (seq) WHERE status IN ('queued', 'running');
-    CREATE INDEX IF NOT EXISTS runs_session_unfinished ON runs (session_key, seq) WHERE status IN ('queued', 'running');
-    ${RECEIPTS_TABLE_PG}
-  `);
-  return {
-    async enqueueEvent(text) {
-      const { rows } = await pool.query<{ id: string }>('SELECT * FROM herald_enqueue_event($1, $2, $3, $4)', ['main', text, MAX_PENDING, Date.now()]);
-      return rows[0] ? Number(rows[0].id) : undefined;
-    },
-    async recordReceipt(receipt) {
-      await pool.query(INSERT_RECEIPT_PG, receiptValues(receipt));
-    },
-    async insertRun(id, name, sessionKey, message, action, _mappingId, deliver) {
-      await pool.query(
-        `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at)
-         VALUES ($1, 'queued', 'main', $2, $3, $4, $5::jsonb, $6, $7)`,
-        [id, name, sessionKey, message, action, deliver, Date.now()],
-      );
-    },
-    close: () => pool.end(),
-  };
-}
-
-const store: BaselineStore = pgUrl ? await postgresStore(pgUrl) : sqliteStore();
+const store: BaselineStore = pgUrl ? await pgBaselineStore(pgUrl, pgSchema, pgTables()) : sqliteStore();
 
 class HttpFault extends Error {
   constructor(

@@ -4,35 +4,75 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { startChildServer, type ChildServer } from './child-server.js';
-import { optionsFromEnv, type HooksBenchOptions, type HooksBenchRow } from './hooks.bench.js';
+import { migrate } from '../src/store/postgres/migrate.js';
+import { BASELINE_LABEL, type BaselineSchema } from './baseline-database.js';
+import { cpuProfileArgs, startChildServer, type ChildServer } from './child-server.js';
+import { optionsFromEnv, type HooksBenchOptions } from './hooks.bench.js';
 import { runLoad, type LoadResult } from './load.js';
-import { waitUntilIdle } from './process-stats.js';
+import { PgBackendCpu } from './pg-backend-cpu.js';
+import { cpuMillis, waitUntilIdle } from './process-stats.js';
 import { formatTable, ms } from './table.js';
 
 /**
- * The PostgreSQL column of the webhook benchmark: herald on PostgreSQL with one replica and with
- * two (the load split evenly between them), next to the raw node:http baseline doing the same
- * insert into PostgreSQL the same way (one autocommit statement per request, no batching on
- * either side), all in this run; the SQLite figures of the same run are passed in.
- * BENCH_PG_URL (default the local test database) names the database; each run uses fresh schemas.
+ * The webhook benchmark on PostgreSQL: herald with one replica and with two on one schema (the
+ * load split evenly between them) against the raw node:http baseline keeping the same records in
+ * PostgreSQL (bench/baseline-pg-store.ts: the events function for a wake; a runs row for an agent
+ * request, executed by the baseline too; a receipt row per request; every write through the same
+ * group commit as herald's adapter), the load from separate processes (bench/load-worker.ts).
+ * Two baselines, as the SQLite bench: one on tables of its own with only the indexes its reads
+ * need (same records), one on a schema made by herald's migrations (herald's indexes and triggers).
+ * CPU per request is the server processes' AND their PostgreSQL backends' (bench/pg-backend-cpu.ts).
+ *
+ * Env: the BENCH_* options of bench/hooks.bench.ts that apply (BENCH_DURATION, BENCH_WARMUP,
+ * BENCH_CONNECTIONS, BENCH_ROUNDS, BENCH_ENDPOINTS=wake,agent-executed, BENCH_CPU_PROFILE: each
+ * replica under --cpu-prof), BENCH_PG_URL (default the local test database), BENCH_PG_POOL
+ * (herald's poolSize, default 10). Each run uses fresh schemas, dropped after.
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HOOK_TOKEN = 'bench-hook-token-0123456789abcdef';
 const GATEWAY_TOKEN = 'bench-gateway-token-0123456789abcdef';
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const POOL_SIZE = Number(process.env.BENCH_PG_POOL ?? 10);
 
 export interface PostgresBenchRow extends LoadResult {
   endpoint: string;
   server: string;
+  round: number;
+  baseline?: BaselineSchema;
+  /** CPU of the server process(es) per request, from the load's start until they are idle again */
+  serverCpuMs: number;
+  /** CPU of their PostgreSQL backends per request, over the same span */
+  pgCpuMs: number;
 }
 
-const endpoints = [
-  // `{n}` becomes the request's number in the load generator (bench/load-worker.ts)
-  { path: '/hooks/wake', body: (tag: string) => JSON.stringify({ text: `${tag} event {n}: the nightly export finished` }) },
-  { path: '/hooks/agent', body: (tag: string) => JSON.stringify({ message: `${tag} message {n}: summarise the open tickets`, name: 'Bench', deliver: false }) },
+interface Endpoint {
+  name: string;
+  label: string;
+  path: string;
+  baselinePath: string;
+  body: (tag: string) => string;
+}
+
+// `{n}` becomes the request's number in the load generator: the main session skips an event equal to the one before it
+const endpoints: Endpoint[] = [
+  { name: 'wake', label: '/hooks/wake', path: '/hooks/wake', baselinePath: '/hooks/wake', body: (tag) => JSON.stringify({ text: `${tag} event {n}: the nightly export finished` }) },
+  {
+    name: 'agent-executed',
+    label: '/hooks/agent, both execute runs',
+    path: '/hooks/agent',
+    baselinePath: '/hooks/agent-executed',
+    body: (tag) => JSON.stringify({ message: `${tag} message {n}: summarise the open tickets`, name: 'Bench', deliver: false }),
+  },
 ];
+
+interface Setup {
+  label: string;
+  servers: ChildServer[];
+  /** the application names of their PostgreSQL connections */
+  applications: string[];
+  baseline?: BaselineSchema;
+}
 
 async function sql(text: string): Promise<void> {
   const client = new pg.Client({ connectionString: PG_URL });
@@ -44,7 +84,17 @@ async function sql(text: string): Promise<void> {
   }
 }
 
-function heraldReplica(dir: string, name: string, schema: string): Promise<ChildServer> {
+/** a schema made by herald's own migrations, for the herald-schema baseline */
+async function heraldSchema(schema: string): Promise<void> {
+  const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+  try {
+    await migrate(pool, schema);
+  } finally {
+    await pool.end();
+  }
+}
+
+function heraldReplica(dir: string, name: string, schema: string, options: HooksBenchOptions): Promise<ChildServer> {
   const configFile = path.join(dir, `${name}.json`);
   fs.writeFileSync(
     configFile,
@@ -52,107 +102,194 @@ function heraldReplica(dir: string, name: string, schema: string): Promise<Child
       gateway: { host: '127.0.0.1', port: 0, auth: { token: GATEWAY_TOKEN } },
       hooks: { enabled: true, token: HOOK_TOKEN },
       heartbeat: { every: '0' },
-      storage: { postgres: { url: PG_URL, schema, poolSize: 10 } },
+      storage: { postgres: { url: PG_URL, schema, poolSize: POOL_SIZE } },
     }),
   );
-  return startChildServer({ name, args: [path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile], cwd: ROOT, env: { HERALD_LOG_LEVEL: 'warn' } });
+  return startChildServer({
+    name,
+    args: [...cpuProfileArgs(options.cpuProfileDir), path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
+    cwd: ROOT,
+    env: { HERALD_LOG_LEVEL: options.logLevel },
+  });
 }
 
-/** the same load spread over several servers at once: req/s summed, the worst p50/p99 */
-async function loadOn(servers: ChildServer[], endpoint: (typeof endpoints)[number], tag: string, options: HooksBenchOptions, seconds: number): Promise<LoadResult> {
+function baselineServer(schema: string, tables: BaselineSchema, options: HooksBenchOptions): Promise<ChildServer> {
+  return startChildServer({
+    name: BASELINE_LABEL[tables],
+    args: [...cpuProfileArgs(options.baselineCpuProfileDir), '--import', 'tsx', path.join(ROOT, 'bench/baseline-server.ts')],
+    cwd: ROOT,
+    env: { BASELINE_PG_URL: PG_URL, BASELINE_PG_SCHEMA: schema, BASELINE_PG_TABLES: tables, BASELINE_TOKEN: HOOK_TOKEN },
+  });
+}
+
+/** the same load spread over the setup's servers at once (connections split): req/s summed, the worst p50/p99 */
+async function loadOn(setup: Setup, endpoint: Endpoint, tag: string, options: HooksBenchOptions, seconds: number): Promise<LoadResult> {
   const results = await Promise.all(
-    servers.map((server, i) =>
+    setup.servers.map((server, i) =>
       runLoad({
         url: server.url,
-        path: endpoint.path,
+        path: setup.baseline ? endpoint.baselinePath : endpoint.path,
         headers: { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
         body: endpoint.body(`${tag}-${i}`),
-        connections: Math.max(1, Math.round(options.connections / servers.length)),
+        connections: Math.max(1, Math.round(options.connections / setup.servers.length)),
         durationSeconds: seconds,
       }),
     ),
   );
+  const sum = (pick: (r: LoadResult) => number) => results.reduce((s, r) => s + pick(r), 0);
   return {
-    requestsPerSecond: results.reduce((s, r) => s + r.requestsPerSecond, 0),
+    requestsPerSecond: sum((r) => r.requestsPerSecond),
     latencyP50Ms: Math.max(...results.map((r) => r.latencyP50Ms)),
     latencyP99Ms: Math.max(...results.map((r) => r.latencyP99Ms)),
-    total: results.reduce((s, r) => s + r.total, 0),
-    non2xx: results.reduce((s, r) => s + r.non2xx, 0),
-    errors: results.reduce((s, r) => s + r.errors, 0),
-    timeouts: results.reduce((s, r) => s + r.timeouts, 0),
+    total: sum((r) => r.total),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
   };
 }
 
-export async function run(options: HooksBenchOptions, sqliteRows: HooksBenchRow[] = []): Promise<PostgresBenchRow[]> {
+async function measure(setup: Setup, endpoint: Endpoint, options: HooksBenchOptions, backends: PgBackendCpu): Promise<Omit<PostgresBenchRow, 'endpoint' | 'server' | 'round'>> {
+  if (options.warmupSeconds > 0) {
+    await loadOn(setup, endpoint, 'warm-up', options, options.warmupSeconds);
+    for (const s of setup.servers) await waitUntilIdle(s.pid);
+  }
+  const pgBefore = await backends.snapshot(setup.applications);
+  const serverBefore = setup.servers.map((s) => cpuMillis(s.pid));
+  const result = await loadOn(setup, endpoint, 'bench', options, options.durationSeconds);
+  for (const s of setup.servers) await waitUntilIdle(s.pid);
+  const serverMs = setup.servers.reduce((sum, s, i) => sum + cpuMillis(s.pid) - serverBefore[i]!, 0);
+  const pgMs = await backends.since(pgBefore, setup.applications);
+  const per = Math.max(1, result.total);
+  return { ...result, serverCpuMs: serverMs / per, pgCpuMs: pgMs / per, ...(setup.baseline && { baseline: setup.baseline }) };
+}
+
+const totalCpu = (r: Pick<PostgresBenchRow, 'serverCpuMs' | 'pgCpuMs'>) => r.serverCpuMs + r.pgCpuMs;
+const schemasIn = (rows: PostgresBenchRow[]) => (['own', 'herald'] as const).filter((schema) => rows.some((r) => r.baseline === schema));
+
+/** a baseline's figures in a round: the mean of its measurements (before the heralds and after) */
+function baselineOf(rows: PostgresBenchRow[], endpoint: string, round: number, schema: BaselineSchema) {
+  const measured = rows.filter((r) => r.endpoint === endpoint && r.round === round && r.baseline === schema);
+  if (!measured.length) return undefined;
+  const mean = (pick: (r: PostgresBenchRow) => number) => measured.reduce((s, r) => s + pick(r), 0) / measured.length;
+  return { requestsPerSecond: mean((r) => r.requestsPerSecond), cpu: mean(totalCpu) };
+}
+
+function ratios(rows: PostgresBenchRow[], measured: PostgresBenchRow[]): string[] {
+  return schemasIn(rows).flatMap((schema) => {
+    const pairs = measured.map((r) => ({ r, base: baselineOf(rows, r.endpoint, r.round, schema)! }));
+    const mean = (pick: (p: (typeof pairs)[number]) => number) => pairs.reduce((s, p) => s + pick(p), 0) / pairs.length;
+    return [`${(mean((p) => p.r.requestsPerSecond / p.base.requestsPerSecond) * 100).toFixed(0)}%`, `${mean((p) => totalCpu(p.r) / p.base.cpu).toFixed(2)}x`];
+  });
+}
+
+const ratioHeader = (rows: PostgresBenchRow[]) => schemasIn(rows).flatMap((schema) => [`of ${BASELINE_LABEL[schema]}`, 'CPU vs it']);
+
+export function renderPostgresTable(rows: PostgresBenchRow[]): string {
+  return formatTable(
+    ['endpoint', 'server', 'req/s', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'pg CPU ms/req', 'CPU ms/req', ...ratioHeader(rows)],
+    rows.map((r) => [
+      `POST ${r.endpoint}`, r.server, r.requestsPerSecond.toFixed(0), ms(r.latencyP50Ms), ms(r.latencyP99Ms),
+      r.serverCpuMs.toFixed(3), r.pgCpuMs.toFixed(3), totalCpu(r).toFixed(3),
+      ...(r.baseline ? ratioHeader(rows).map(() => '') : ratios(rows, [r])),
+    ]),
+  );
+}
+
+/** with several rounds: each herald setup's mean per endpoint, its ratios against its own round's baselines */
+export function renderPostgresMeans(rows: PostgresBenchRow[]): string {
+  const lines: string[][] = [];
+  for (const endpoint of [...new Set(rows.map((r) => r.endpoint))]) {
+    for (const server of [...new Set(rows.filter((r) => r.endpoint === endpoint && !r.baseline).map((r) => r.server))]) {
+      const measured = rows.filter((r) => r.endpoint === endpoint && r.server === server);
+      const mean = (pick: (r: PostgresBenchRow) => number) => measured.reduce((s, r) => s + pick(r), 0) / measured.length;
+      lines.push([`POST ${endpoint}`, server, String(measured.length), mean((r) => r.requestsPerSecond).toFixed(0), mean(totalCpu).toFixed(3), ...ratios(rows, measured)]);
+    }
+  }
+  return formatTable(['endpoint', 'server', 'rounds', 'mean req/s', 'mean CPU ms/req', ...ratioHeader(rows)], lines);
+}
+
+export async function run(options: HooksBenchOptions = optionsFromEnv()): Promise<PostgresBenchRow[]> {
   const tag = randomBytes(4).toString('hex');
-  const heraldSchema = `bench_${tag}_herald`;
-  const baselineSchema = `bench_${tag}_baseline`;
+  const schemas = { herald: `bench_${tag}_herald`, own: `bench_${tag}_own`, heraldTables: `bench_${tag}_hschema` };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-pg-bench-'));
-  console.log(`PostgreSQL benchmark: ${PG_URL.replace(/:[^:@/]*@/, ':***@')}, schemas ${heraldSchema} and ${baselineSchema} (dropped after)`);
+  console.log(
+    `PostgreSQL webhook benchmark: ${PG_URL.replace(/:[^:@/]*@/, ':***@')}, ${options.connections} connections, ${options.durationSeconds}s per run after a ${options.warmupSeconds}s warm-up; ` +
+      `${os.cpus().length} CPUs (load average ${os.loadavg()[0]!.toFixed(1)}); load generator, servers and PostgreSQL share this machine`,
+  );
   const started: ChildServer[] = [];
   const rows: PostgresBenchRow[] = [];
+  const backends = await PgBackendCpu.connect(PG_URL);
+  const chosen = options.endpoints ? endpoints.filter((e) => options.endpoints!.includes(e.name)) : endpoints;
+  if (!chosen.length) throw new Error(`BENCH_ENDPOINTS names none of ${endpoints.map((e) => e.name).join(', ')}`);
   try {
-    const baseline = await startChildServer({
-      name: 'pg-baseline',
-      args: ['--import', 'tsx', path.join(ROOT, 'bench/baseline-server.ts')],
-      cwd: ROOT,
-      env: { BASELINE_PG_URL: PG_URL, BASELINE_PG_SCHEMA: baselineSchema, BASELINE_TOKEN: HOOK_TOKEN },
-    });
-    started.push(baseline);
-    const first = await heraldReplica(dir, 'herald-pg-1', heraldSchema);
+    await heraldSchema(schemas.heraldTables);
+    const own = await baselineServer(schemas.own, 'own', options);
+    started.push(own);
+    const heraldTables = await baselineServer(schemas.heraldTables, 'herald', options);
+    started.push(heraldTables);
+    const first = await heraldReplica(dir, 'herald-pg-1', schemas.herald, options);
     started.push(first);
-    const second = await heraldReplica(dir, 'herald-pg-2', heraldSchema);
+    const second = await heraldReplica(dir, 'herald-pg-2', schemas.herald, options);
     started.push(second);
-    const setups: [string, ChildServer[]][] = [
-      ['pg baseline', [baseline]],
-      ['herald pg ×1', [first]],
-      ['herald pg ×2', [first, second]],
+    const heraldApp = `herald:${schemas.herald}`;
+    const bases: Setup[] = [
+      { label: BASELINE_LABEL.own, servers: [own], applications: [`baseline:${schemas.own}`], baseline: 'own' },
+      { label: BASELINE_LABEL.herald, servers: [heraldTables], applications: [`baseline:${schemas.heraldTables}`], baseline: 'herald' },
     ];
-    for (const endpoint of endpoints) {
-      for (const [label, servers] of setups) {
-        for (const s of started) await waitUntilIdle(s.pid);
-        process.stdout.write(`  POST ${endpoint.path} on ${label} ... `);
-        if (options.warmupSeconds > 0) await loadOn(servers, endpoint, 'warm-up', options, options.warmupSeconds);
-        for (const s of started) await waitUntilIdle(s.pid);
-        const result = await loadOn(servers, endpoint, 'bench', options, options.durationSeconds);
-        rows.push({ endpoint: endpoint.path, server: label, ...result });
-        const faults = result.non2xx + result.errors + result.timeouts;
-        console.log(`${result.requestsPerSecond.toFixed(0)} req/s${faults ? `, ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts` : ''}`);
+    const heralds: Setup[] = [
+      { label: 'herald pg ×1', servers: [first], applications: [heraldApp] },
+      { label: 'herald pg ×2', servers: [first, second], applications: [heraldApp] },
+    ];
+    for (const endpoint of chosen) {
+      for (let round = 0; round < options.rounds; round++) {
+        // the baselines before the heralds and again after (herald compared with their mean: the
+        // machine's speed drifts), each round starting one further along (going first is favoured)
+        const b = [...bases.slice(round % 2), ...bases.slice(0, round % 2)];
+        const h = [...heralds.slice(round % 2), ...heralds.slice(0, round % 2)];
+        const seen = new Set<Setup>();
+        for (const setup of [...b, ...h, ...[...b].reverse()]) {
+          for (const s of started) await waitUntilIdle(s.pid);
+          const name = seen.has(setup) ? `${setup.label} again` : setup.label;
+          seen.add(setup);
+          process.stdout.write(`  POST ${endpoint.label} on ${name}${options.rounds > 1 ? ` (round ${round + 1})` : ''} ... `);
+          const row: PostgresBenchRow = { endpoint: endpoint.label, server: name, round, ...(await measure(setup, endpoint, options, backends)) };
+          rows.push(row);
+          const faults = row.non2xx + row.errors + row.timeouts;
+          console.log(`${row.requestsPerSecond.toFixed(0)} req/s, ${totalCpu(row).toFixed(3)} CPU ms/req${faults ? `, ${row.non2xx} non-2xx, ${row.errors} errors, ${row.timeouts} timeouts` : ''}`);
+        }
       }
     }
   } finally {
     await Promise.all(started.map((s) => s.stop()));
+    await backends.close();
     fs.rmSync(dir, { recursive: true, force: true });
-    await sql(`DROP SCHEMA IF EXISTS ${heraldSchema} CASCADE; DROP SCHEMA IF EXISTS ${baselineSchema} CASCADE`).catch(() => {});
+    await sql(Object.values(schemas).map((s) => `DROP SCHEMA IF EXISTS ${s} CASCADE;`).join(' ')).catch(() => {});
   }
 
-  const table = [
-    ...sqliteRows.filter((r) => endpoints.some((e) => e.path === r.endpoint)).map((r) => ({ endpoint: r.endpoint, server: `${r.server} sqlite`, requestsPerSecond: r.requestsPerSecond, latencyP50Ms: r.latencyP50Ms, latencyP99Ms: r.latencyP99Ms })),
-    ...rows,
-  ].sort((a, b) => a.endpoint.localeCompare(b.endpoint) || 0);
-  const pgBaseline = (endpoint: string) => rows.find((r) => r.endpoint === endpoint && r.server === 'pg baseline');
   console.log('');
-  console.log(
-    formatTable(
-      ['endpoint', 'server', 'req/s', 'p50 ms', 'p99 ms', 'of pg baseline'],
-      table.map((r) => {
-        const base = pgBaseline(r.endpoint);
-        const ratio = r.server.startsWith('herald pg') && base ? `${((r.requestsPerSecond / base.requestsPerSecond) * 100).toFixed(0)}%` : '';
-        return [`POST ${r.endpoint}`, r.server, r.requestsPerSecond.toFixed(0), ms(r.latencyP50Ms), ms(r.latencyP99Ms), ratio];
-      }),
-    ),
-  );
+  console.log(renderPostgresTable(rows));
+  if (options.rounds > 1) {
+    console.log('');
+    console.log(`Means over ${options.rounds} rounds (ratios against each round's own baselines):`);
+    console.log(renderPostgresMeans(rows));
+  }
   console.log('');
   console.log('Notes:');
-  console.log('- pg baseline: the raw node:http baseline (bench/baseline-server.ts) with BASELINE_PG_URL: the same auth, body and validation,');
-  console.log('  and the same PostgreSQL write as herald: the events function (advisory lock, duplicate skip, 20-pending cap) for wake,');
-  console.log('  a runs row for agent; one autocommit statement per request on a pool of 10; then, after the response, the request\'s');
-  console.log('  receipt row as one autocommit INSERT, as herald writes it (bench/baseline-receipts.ts).');
-  console.log('- herald pg ×2: two `herald serve` processes on one schema, the connections split between them; on this machine they');
-  console.log('  share its CPUs with PostgreSQL and the load generator, so the figure shows contention, not the scale-out of two hosts.');
-  console.log('- herald executes the accepted runs and heartbeats in the same processes while the load goes on; the baseline does not.');
+  console.log('- CPU ms/req: the server processes\' CPU plus their PostgreSQL backends\' (found by application name), from the load\'s start');
+  console.log('  until the servers are idle again (executed runs included), per request; "CPU vs it" compares that sum. PostgreSQL\'s shared');
+  console.log('  background processes (WAL writer, checkpointer, autovacuum) are in neither.');
+  console.log('- The baselines (bench/baseline-server.ts with BASELINE_PG_URL, bench/baseline-pg-store.ts) keep the same records as herald: the events');
+  console.log('  function for a wake, a runs row for an agent request, a receipt row per request (after the response), every write through');
+  console.log('  the same group commit as herald\'s adapter (one transaction per event-loop turn, on a pool of 10). On "both execute runs" they');
+  console.log('  execute each run too (bench/baseline-pg-runs.ts: a SKIP LOCKED claim of up to 16, the history read, a canned answer, the');
+  console.log('  completion in one statement: status and reply, the two messages, the session summary, the summary event).');
+  console.log('- same-records baseline: tables of its own with only the indexes its reads need; herald-schema baseline: a schema made by');
+  console.log('  herald\'s migrations (its indexes, counting triggers and session-summary trigger).');
+  console.log(`- herald pg ×2: two \`herald serve\` on one schema (poolSize ${POOL_SIZE} each), the connections split between them; on this machine they`);
+  console.log('  share its CPUs with PostgreSQL and the load generators, so the figure shows contention, not the scale-out of two hosts.');
+  for (const r of rows.filter((r) => r.non2xx + r.errors + r.timeouts > 0)) console.log(`! ${r.server} ${r.endpoint}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
   return rows;
 }
 
-// alone: `node --import tsx bench/postgres.bench.ts` (the same BENCH_* options as bench/hooks.bench.ts)
+// alone: `node --import tsx bench/postgres.bench.ts`
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await run(optionsFromEnv());

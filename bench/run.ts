@@ -14,9 +14,9 @@ import { run as runScaleBench } from './scale.bench.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 const options = optionsFromEnv();
-const sqliteRows = await runHooksBench(options);
+await runHooksBench(options);
 console.log('');
-await runPostgresBench(options, sqliteRows);
+await runPostgresBench(options);
 console.log('');
 await runScaleBench(options);
 console.log('');

@@ -1,0 +1,103 @@
+import type pg from 'pg';
+
+/**
+ * The baseline's run executor on PostgreSQL, for `/hooks/agent-executed`: bench/baseline-runs.ts's
+ * work, the way a raw `pg` server would do it. It claims queued runs in batches (16 held; one
+ * UPDATE over a FOR UPDATE SKIP LOCKED pick, so two servers never take the same run), reads each
+ * run's session history (its newest 50 messages), answers with a canned reply, and completes the
+ * run in ONE statement through the group commit: the run's status and reply, the turn's two
+ * messages, the session's summary and the run's summary event on the main session (the events
+ * function: duplicate skip, 20-pending cap). In herald's schema the session summary is kept by
+ * herald's trigger, so the statement leaves it out. No leases, timeouts, chains or order within a
+ * session: the floor an integrator's own glue would stand on.
+ *
+ * Self-contained (no herald imports), like the rest of the baseline.
+ */
+export interface PgRunExecutor {
+  /** a run was committed queued: execute it (and whatever else is queued) */
+  poke(): void;
+}
+
+const HELD = 16;
+const HISTORY = 50;
+const MAX_PENDING = 20;
+
+/** the tables the executor writes beside runs and events, with only the indexes its reads need */
+export const PG_RUN_TABLES = `
+  CREATE TABLE IF NOT EXISTS session_messages (id BIGSERIAL PRIMARY KEY, session_key TEXT NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL,
+    run_id TEXT, meta JSONB, created_at BIGINT NOT NULL);
+  CREATE INDEX IF NOT EXISTS session_messages_key ON session_messages (session_key, id);
+  CREATE TABLE IF NOT EXISTS session_summaries (key TEXT PRIMARY KEY, agent_id TEXT, messages INTEGER NOT NULL, first_at BIGINT NOT NULL, last_at BIGINT NOT NULL);
+`;
+
+interface QueuedRun {
+  id: string;
+  name: string;
+  session_key: string;
+  message: string;
+}
+
+const CLAIM = `UPDATE runs SET status = 'running', started_at = $1 WHERE id IN
+  (SELECT id FROM runs WHERE status = 'queued' ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED)
+  RETURNING id, name, session_key, message`;
+
+const HISTORY_READ = `SELECT role, content FROM session_messages WHERE session_key = $1 ORDER BY id DESC LIMIT ${HISTORY}`;
+
+// $1 id, $2 reply, $3 now, $4 session, $5 message, $6 summary text
+const completion = (summaryKept: boolean) => `WITH finished AS (
+    UPDATE runs SET status = 'succeeded', reply = $2, finished_at = $3 WHERE id = $1 RETURNING id),
+  turn AS (
+    INSERT INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES ($4, 'user', $5, $1, NULL, $3), ($4, 'assistant', $2, $1, NULL, $3))
+  ${summaryKept ? '' : `, summary AS (
+    INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at) VALUES ($4, 'main', 2, $3, $3)
+    ON CONFLICT (key) DO UPDATE SET messages = session_summaries.messages + 2, last_at = GREATEST(session_summaries.last_at, EXCLUDED.last_at))`}
+  SELECT (SELECT count(*) FROM finished) AS finished, (SELECT count(*) FROM herald_enqueue_event('main', $6, ${MAX_PENDING}, $3)) AS queued`;
+
+export function pgRunExecutor(
+  pool: pg.Pool,
+  commit: <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>,
+  options: { summaryKeptByTrigger: boolean },
+): PgRunExecutor {
+  const complete = completion(options.summaryKeptByTrigger);
+  let held = 0;
+  let claiming = false;
+  let again = false;
+
+  const execute = async (run: QueuedRun) => {
+    try {
+      const earlier = await pool.query(HISTORY_READ, [run.session_key]);
+      const reply = `Received: "${run.message}" (${earlier.rowCount} earlier messages). I acknowledge it.`;
+      await commit((client) => client.query(complete, [run.id, reply, Date.now(), run.session_key, run.message, `Hook ${run.name}: ${reply}`]));
+    } finally {
+      held--;
+      poke();
+    }
+  };
+
+  const pump = async () => {
+    claiming = true;
+    try {
+      do {
+        again = false;
+        const room = HELD - held;
+        if (room <= 0) return;
+        const { rows } = await commit((client) => client.query<QueuedRun>(CLAIM, [Date.now(), room]));
+        held += rows.length;
+        for (const run of rows) void execute(run).catch((error) => process.stderr.write(`baseline: run failed: ${(error as Error).message}\n`));
+        if (rows.length === room) again = true;
+      } while (again);
+    } finally {
+      claiming = false;
+    }
+  };
+
+  function poke() {
+    if (claiming) {
+      again = true;
+      return;
+    }
+    void pump().catch((error) => process.stderr.write(`baseline: claim failed: ${(error as Error).message}\n`));
+  }
+
+  return { poke };
+}

@@ -1,0 +1,85 @@
+import pg from 'pg';
+import { pgGroupCommit } from './baseline-pg-group-commit.js';
+import { PG_RUN_TABLES, pgRunExecutor } from './baseline-pg-runs.js';
+import { INSERT_RECEIPT_PG, RECEIPTS_TABLE_PG, receiptValues, type BaselineReceipt } from './baseline-receipts.js';
+
+/**
+ * The baseline's PostgreSQL store (BASELINE_PG_URL): the same records as herald's (an events row
+ * through the events function for a wake, a runs row for an agent request, a receipt row per
+ * request, and for executed runs the run's completion), every write through the same group
+ * commit as herald's adapter (bench/baseline-pg-group-commit.ts). Its tables, as the SQLite
+ * baseline's (bench/baseline-database.ts):
+ * - `own`: tables of its own with only the indexes its reads need (created here);
+ * - `herald`: a schema the bench made with herald's migrations, so every row costs what it costs
+ *   herald (indexes, counting triggers, the session summary's trigger); nothing is created.
+ * Self-contained (no herald imports).
+ */
+export interface PgBaselineStore {
+  enqueueEvent(text: string): Promise<number | undefined>;
+  insertRun(id: string, name: string, sessionKey: string, message: string, action: string, mappingId: string, deliver: boolean): Promise<void>;
+  executeRuns(): void;
+  recordReceipt(receipt: BaselineReceipt): Promise<void>;
+  close(): Promise<void>;
+}
+
+const MAX_PENDING = 20;
+
+// herald's events table and function (src/store/postgres/migrations.ts), copied; the runs the
+// executor claims are found by a partial index over the queued ones
+const OWN_TABLES = `
+  CREATE TABLE IF NOT EXISTS events (id BIGSERIAL PRIMARY KEY, session TEXT NOT NULL, text TEXT NOT NULL, status TEXT NOT NULL,
+    created_at BIGINT NOT NULL, lease_owner TEXT, lease_until BIGINT);
+  CREATE INDEX IF NOT EXISTS events_session_status ON events (session, status, id);
+  CREATE INDEX IF NOT EXISTS events_session_id ON events (session, id);
+  CREATE OR REPLACE FUNCTION herald_enqueue_event(p_session TEXT, p_text TEXT, p_max INT, p_now BIGINT)
+  RETURNS SETOF events LANGUAGE plpgsql AS $$
+  DECLARE prev events%ROWTYPE; added events%ROWTYPE;
+  BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext('herald.events:' || current_schema() || ':' || p_session));
+    SELECT * INTO prev FROM events WHERE session = p_session ORDER BY id DESC LIMIT 1;
+    IF FOUND AND prev.text = p_text AND prev.status IN ('pending', 'processing') THEN RETURN; END IF;
+    INSERT INTO events (session, text, status, created_at) VALUES (p_session, p_text, 'pending', p_now) RETURNING * INTO added;
+    UPDATE events SET status = 'dropped' WHERE id IN (SELECT d.id FROM events d WHERE d.session = p_session AND d.status = 'pending' AND d.id <=
+      (SELECT e.id FROM events e WHERE e.session = p_session AND e.status = 'pending' ORDER BY e.id DESC LIMIT 1 OFFSET p_max) ORDER BY d.id FOR UPDATE);
+    RETURN NEXT added;
+  END $$;
+  CREATE TABLE IF NOT EXISTS runs (seq BIGSERIAL NOT NULL, id TEXT PRIMARY KEY, status TEXT NOT NULL, agent_id TEXT NOT NULL,
+    name TEXT NOT NULL, session_key TEXT NOT NULL, message TEXT NOT NULL, action JSONB NOT NULL, deliver BOOLEAN NOT NULL DEFAULT TRUE,
+    reply TEXT, error TEXT, created_at BIGINT NOT NULL, started_at BIGINT, finished_at BIGINT, lease_owner TEXT, lease_until BIGINT);
+  CREATE INDEX IF NOT EXISTS runs_queued ON runs (seq) WHERE status = 'queued';
+  ${PG_RUN_TABLES}
+  ${RECEIPTS_TABLE_PG}
+`;
+
+export async function pgBaselineStore(url: string, schema: string, tables: 'own' | 'herald'): Promise<PgBaselineStore> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error('BASELINE_PG_SCHEMA must be a plain identifier');
+  // the application name lets the bench find this pool's backends (their CPU is the baseline's too)
+  const pool = new pg.Pool({ connectionString: url, max: 10, options: `-c search_path=${schema}`, application_name: `baseline:${schema}` });
+  pool.on('error', () => {});
+  if (tables === 'own') {
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await pool.query(OWN_TABLES);
+  }
+  const commit = pgGroupCommit(pool);
+  const executor = pgRunExecutor(pool, commit, { summaryKeptByTrigger: tables === 'herald' });
+  return {
+    async enqueueEvent(text) {
+      const { rows } = await commit((client) => client.query<{ id: string }>('SELECT id FROM herald_enqueue_event($1, $2, $3, $4)', ['main', text, MAX_PENDING, Date.now()]));
+      return rows[0] ? Number(rows[0].id) : undefined;
+    },
+    async insertRun(id, name, sessionKey, message, action, _mappingId, deliver) {
+      await commit((client) =>
+        client.query(
+          `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at)
+           VALUES ($1, 'queued', 'main', $2, $3, $4, $5::jsonb, $6, $7)`,
+          [id, name, sessionKey, message, action, deliver, Date.now()],
+        ),
+      );
+    },
+    executeRuns: () => executor.poke(),
+    async recordReceipt(receipt) {
+      await commit((client) => client.query(INSERT_RECEIPT_PG, receiptValues(receipt)));
+    },
+    close: () => pool.end(),
+  };
+}
