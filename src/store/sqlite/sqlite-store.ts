@@ -45,7 +45,7 @@ export function openSqliteStore(file: string): SqliteStore {
     probe: sqliteProbe(db),
     receipts: sqliteReceiptsRepo(db, commits),
     alerts: sqliteAlertsRepo(db),
-    usage: sqliteUsageRepo(db),
+    usage: sqliteUsageRepo(db, commits),
     browse: sqliteBrowseRepo(db),
     async serveAlone() {
       // an in-memory database is this handle's alone

@@ -1,20 +1,22 @@
 import type { UsageEntry, UsageRepo } from '../port.js';
 import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../usage-columns.js';
+import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
-export function sqliteUsageRepo(db: SqliteDatabase): UsageRepo {
+export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): UsageRepo {
   const insert = db.prepare(
     `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost)
      VALUES (@at, @source, @model, @keyName, @agentId, @mappingId, @promptTokens, @completionTokens, @totalTokens, @estimated, @cost)`,
   );
-  const insertAll = db.transaction((entries: UsageEntry[]) => {
+  const insertAll = (entries: UsageEntry[]) => {
     for (const e of entries) insert.run({ keyName: null, agentId: null, mappingId: null, ...e, estimated: e.estimated ? 1 : 0 });
-  });
+  };
   const spentByKey = db.prepare<[string, number], { tokens: number; cost: number }>('SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE key_name = ? AND at >= ?');
   const spentByAgent = db.prepare<[string, number], { tokens: number; cost: number }>('SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE agent_id = ? AND at >= ?');
   return {
+    // in the group commit, beside the transcripts and runs of the same turn: no transaction of its own per batch
     async record(entries) {
-      if (entries.length) insertAll(entries);
+      if (entries.length) await commits.run(() => insertAll(entries));
     },
     async spent(whose, since) {
       const row = 'keyName' in whose ? spentByKey.get(whose.keyName, since) : spentByAgent.get(whose.agentId, since);
