@@ -35,6 +35,8 @@ const BUNDLED = new Set([
   // pino and what it requires (its __dirname lookups are only for transports, which herald does not use)
   ...['pino', '@pinojs/redact', 'atomic-sleep', 'on-exit-leak-free', 'pino-abstract-transport', 'pino-std-serializers', 'process-warning'],
   ...['quick-format-unescaped', 'real-require', 'safe-stable-stringify', 'sonic-boom', 'thread-stream'],
+  // ajv and what it requires (~70 files): imported with a config's first schema, a chunk of its own
+  ...['ajv', 'ajv-formats', 'fast-deep-equal', 'fast-uri', 'json-schema-traverse', 'require-from-string'],
 ]);
 const packageName = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 

@@ -73,7 +73,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
   let schema: PayloadSchema | undefined;
   if (mapping.schema) {
     try {
-      schema = compilePayloadSchema(mapping.schema);
+      schema = await compilePayloadSchema(mapping.schema);
     } catch (error) {
       faults.push(`schema: not a valid JSON Schema: ${(error as Error).message}`);
     }

@@ -1,9 +1,5 @@
-import { createRequire } from 'node:module';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { HeraldError } from '../errors.js';
-
-// required with the first schema, not at start: a gateway whose mappings have no schema never loads ajv
-const requireModule = createRequire(import.meta.url);
 
 export interface SchemaFault {
   /** JSON Pointer into the payload ("" is the payload itself) */
@@ -21,12 +17,29 @@ function describe(error: ErrorObject): SchemaFault {
   return { path: error.instancePath || '/', message: `${error.message ?? error.keyword}${extra}` };
 }
 
-function newAjv(): Ajv {
-  const { Ajv } = requireModule('ajv') as typeof import('ajv');
-  // ajv-formats is CommonJS with a default export
-  const formats = requireModule('ajv-formats') as { default: (ajv: Ajv) => Ajv };
+interface AjvModules {
+  Ajv: typeof Ajv;
+  addFormats: (ajv: Ajv) => Ajv;
+}
+
+let modules: Promise<AjvModules> | undefined;
+
+/**
+ * imported with the first schema, not at start: a gateway whose mappings have no schema never
+ * loads ajv (the build bundles it into a chunk of its own, read only then)
+ */
+function loadAjv(): Promise<AjvModules> {
+  // both are CommonJS whose module.exports is also their default export
+  modules ??= Promise.all([import('ajv'), import('ajv-formats')]).then(([ajv, formats]) => ({
+    Ajv: ajv.default as unknown as typeof Ajv,
+    addFormats: formats.default as unknown as AjvModules['addFormats'],
+  }));
+  return modules;
+}
+
+function newAjv({ Ajv, addFormats }: AjvModules): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: false });
-  formats.default(ajv);
+  addFormats(ajv);
   return ajv;
 }
 
@@ -46,13 +59,14 @@ let shared: Ajv | undefined;
 const compiled = new Map<string, ValidateFunction>();
 const MAX_COMPILED = 2_000;
 
-function compileOnce(schema: Record<string, unknown>): ValidateFunction {
+async function compileOnce(schema: Record<string, unknown>): Promise<ValidateFunction> {
   const text = JSON.stringify(schema);
   let validate = compiled.get(text);
   if (validate) return validate;
-  shared ??= newAjv();
+  const ajvModules = await loadAjv();
+  shared ??= newAjv(ajvModules);
   // two mappings may reuse one `$id` with different schemas (copied files): the second gets an instance of its own
-  const ajv = typeof schema.$id === 'string' && shared.getSchema(schema.$id) ? newAjv() : shared;
+  const ajv = typeof schema.$id === 'string' && shared.getSchema(schema.$id) ? newAjv(ajvModules) : shared;
   validate = ajv.compile(schema);
   if (compiled.size >= MAX_COMPILED) compiled.clear();
   compiled.set(text, validate);
@@ -60,8 +74,8 @@ function compileOnce(schema: Record<string, unknown>): ValidateFunction {
 }
 
 /** Compiles a mapping's JSON Schema; an invalid schema throws (the caller names the mapping). */
-export function compilePayloadSchema(schema: Record<string, unknown>): PayloadSchema {
-  const validate = compileOnce(schema);
+export async function compilePayloadSchema(schema: Record<string, unknown>): Promise<PayloadSchema> {
+  const validate = await compileOnce(schema);
   return {
     check(payload) {
       if (validate(payload)) return;

@@ -106,14 +106,81 @@ function parsedOnce(text: string): jsonataModule.Expression {
   return expression;
 }
 
+function remember(text: string, equality: RouteKey | undefined): void {
+  if (checked.size >= MAX_TEXTS) checked.clear();
+  checked.set(text, equality);
+}
+
+/**
+ * Whether a text parses inside `( … )` exactly as it does alone: its brackets balance and its
+ * strings and quoted names close, so it cannot reach past its parentheses, and it holds nothing
+ * whose reading depends on what surrounds it (`/` starts a regex or a comment by context, `;`
+ * separates a block's expressions, `%`, `@` and `#` look at the enclosing steps).
+ */
+function composable(text: string): boolean {
+  if (text.trim() === '') return false;
+  const closers: string[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === '"' || ch === "'") {
+      let j = i + 1;
+      while (j < text.length && text[j] !== ch) j += text[j] === '\\' ? 2 : 1;
+      if (j >= text.length) return false;
+      i = j;
+    } else if (ch === '`') {
+      const j = text.indexOf('`', i + 1);
+      if (j < 0) return false;
+      i = j;
+    } else if (ch === '(') closers.push(')');
+    else if (ch === '[') closers.push(']');
+    else if (ch === '{') closers.push('}');
+    else if (ch === ')' || ch === ']' || ch === '}') {
+      if (closers.pop() !== ch) return false;
+    } else if (ch === '/' || ch === ';' || ch === '%' || ch === '@' || ch === '#') return false;
+  }
+  return closers.length === 0;
+}
+
+/** texts checked in one parse: the parser's set-up, most of the cost of a short predicate, is paid once per batch */
+const BATCH = 200;
+
+/**
+ * Checks many expressions ahead of their compileExpression (a config's thousand `match.when`
+ * predicates): those that can be are parsed together as the elements of one array, `[(a), (b), …]`,
+ * each element being what the text alone parses to, in parentheses. A batch that fails to parse
+ * leaves its texts to compileExpression, which parses each alone and reports the fault with its
+ * own position. Returns how many texts were checked together.
+ */
+export function checkExpressions(exprs: Iterable<string>): number {
+  const pending = new Set<string>();
+  for (const expr of exprs) {
+    const text = toJsonata(expr);
+    if (!checked.has(text) && composable(text)) pending.add(text);
+  }
+  const texts = [...pending];
+  let together = 0;
+  for (let at = 0; at < texts.length; at += BATCH) {
+    const batch = texts.slice(at, at + BATCH);
+    let elements: unknown[] | undefined;
+    try {
+      elements = (parse(`[${batch.map((text) => `(${text})`).join(',\n')}]`).ast() as { expressions?: unknown[] }).expressions;
+    } catch {
+      continue;
+    }
+    if (elements?.length !== batch.length) continue;
+    batch.forEach((text, i) => remember(text, equalityOf(elements[i])));
+    together += batch.length;
+  }
+  return together;
+}
+
 /** Checks the syntax now; throws the JSONata syntax error (with its position) for the caller to name. */
 export function compileExpression(expr: string): CompiledExpression {
   const text = toJsonata(expr);
   let equality = checked.get(text);
   if (equality === undefined && !checked.has(text)) {
     equality = equalityOf(parse(text).ast());
-    if (checked.size >= MAX_TEXTS) checked.clear();
-    checked.set(text, equality);
+    remember(text, equality);
   }
   let expression: jsonataModule.Expression | undefined;
   return {

@@ -4,6 +4,7 @@ import { substituteEnv } from '../config/env-substitution.js';
 import { formatIssues } from '../config/format-issues.js';
 import { ConfigError } from '../errors.js';
 import { compileMapping } from './compile-mapping.js';
+import { checkExpressions } from './jsonata-expression.js';
 import type { CompiledMapping } from './compiled-mapping.js';
 import type { ActionContext } from './hook-action.js';
 import { listMappingFiles, readMappingFile } from './mapping-files.js';
@@ -63,6 +64,11 @@ export async function compileMappingSources(sources: MappingSource[], loaded: Pi
   const runner = ctx.transformRunner ?? new InProcessTransforms();
   const compiled: CompiledMapping[] = [];
   const labels = new Map<CompiledMapping, string>();
+  // the `match.when` predicates, checked together before each mapping compiles its own
+  checkExpressions(sources.flatMap((source) => {
+    const when = (source.raw as { match?: { when?: unknown } } | null)?.match?.when;
+    return typeof when === 'string' ? [when] : [];
+  }));
   for (const [index, source] of sources.entries()) {
     const parsed = source.parsed
       ? { success: true as const, data: source.raw as Mapping }
