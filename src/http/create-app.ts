@@ -24,6 +24,7 @@ import { metricsRoute } from './metrics-route.js';
 import { openApiRoute } from './openapi/openapi-route.js';
 import { readinessRoute } from './readiness-route.js';
 import { requestContext } from './request-context.js';
+import { SurfaceRouter } from './surface-router.js';
 import { TrustedProxies } from './trusted-proxies.js';
 
 export interface AppDeps {
@@ -50,7 +51,8 @@ export interface AppDeps {
 
 /** The HTTP face of herald. It never listens: `serve` does, tests use `app.request()`. */
 export function createApp(deps: AppDeps): Hono {
-  const app = new Hono();
+  const prefix = deps.config.hooks.path.replace(/\/+$/, '');
+  const app = new Hono(deps.config.hooks.enabled && prefix ? { router: new SurfaceRouter(prefix) } : {});
   // one limiter per surface: wrong hook tokens must not lock operators out of /admin and /metrics
   const hooksLimiter = new FailedAuthLimiter('hooks', deps.logger);
   const operatorLimiter = new FailedAuthLimiter('operator', deps.logger);
@@ -64,7 +66,6 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/openapi.json', openApiRoute(deps));
   if (deps.metrics) app.get('/metrics', metricsRoute({ config: deps.config, metrics: deps.metrics, limiter: operatorLimiter }));
   if (deps.config.hooks.enabled) {
-    const prefix = deps.config.hooks.path.replace(/\/+$/, '');
     if (deps.receipts) {
       const record = receiptMiddleware(deps.receipts, prefix);
       app.use(prefix || '/', record);
