@@ -170,8 +170,8 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
       toolCalls = toolCalls.filter(Boolean);
     } else if (input.fallbacks) {
       // the chain, tried in order (a stream, once begun, cannot change model: it has none)
-      const { model: _model, signal, ...rest } = request;
-      const response = await completeWithFallbacks(refs, deps.models, rest, { signal, deadline: input.deadlineAt });
+      // each model of the chain is asked with its own model name and signal, written over these
+      const response = await completeWithFallbacks(refs, deps.models, request, { signal: request.signal, deadline: input.deadlineAt });
       text = response.text;
       refusal = response.refusal ?? '';
       usage = response.usage;

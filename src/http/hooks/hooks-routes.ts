@@ -15,7 +15,7 @@ import { parseHookPayload } from './hook-payload.js';
 import { presentedHookToken } from './hook-token.js';
 import { bodyIdempotencyKey, idempotencyKeyOf } from './idempotency-key-header.js';
 import { admitBySignature, signatureCandidates } from './signature-auth.js';
-import { noteReceipt } from './receipt-middleware.js';
+import { noteReceipt, type ReceiptNotes } from './receipt-middleware.js';
 
 export interface HooksRoutesDeps {
   config: HeraldConfig;
@@ -49,7 +49,9 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
     // A presented token decides by itself (a wrong one is not rescued by a signature), except a
     // bearer on a path whose auth is `bearer`: that header is the credential its auth checks.
     const signed = signatureCandidates(deps.engine.signedMappings(path), presented, hooks.token);
-    noteReceipt(c, { authMethod: signed.length ? 'signature' : (presented?.form ?? 'none') });
+    // the receipt's notes, written field by field as the route learns them (no object per note)
+    const notes: ReceiptNotes = c.get('receiptNotes') ?? {};
+    notes.authMethod = signed.length ? 'signature' : (presented?.form ?? 'none');
     if (signed.length) deps.limiter.refuseWhileLimited(c, path);
     else checkToken(c, deps.limiter, presented?.token, hooks.token);
     if (presented?.form === 'query') {
@@ -61,7 +63,7 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
     c.set('bodyBytes', bytes.byteLength);
     const allHeaders = requestHeaders(c);
     // over the exact bytes received, before any parsing
-    if (signed.length) noteReceipt(c, { signature: 'invalid' });
+    if (signed.length) notes.signature = 'invalid';
     const signedBy = signed.length ? admitBySignature(c, deps.limiter, path, signed, allHeaders, bytes) : undefined;
     // what the mapping, the transform and a retained payload see: never the hook token
     const headers = withoutCredentials(allHeaders);
@@ -69,9 +71,12 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
     const { url } = c.req;
     const queryAt = url.indexOf('?');
     const query = queryAt < 0 ? {} : withoutToken(c.req.query());
-    noteReceipt(c, { body: bytes, headers, query, ...(signedBy && { signature: signedBy.map((m) => m.id).join(',') }) });
+    notes.body = bytes;
+    notes.headers = headers;
+    notes.query = query;
+    if (signedBy) notes.signature = signedBy.map((m) => m.id).join(',');
     const headerKey = idempotencyKeyOf(c);
-    noteReceipt(c, { idempotencyKey: headerKey });
+    notes.idempotencyKey = headerKey;
     const request: HookRequest = {
       path,
       payload: await parseHookPayload(path, bytes, headers['content-type']),
@@ -88,12 +93,10 @@ export function hooksRoutes(deps: HooksRoutesDeps): Hono {
       signedBy,
       onMatch: (mappingId) => c.set('mappingId', mappingId),
     });
-    noteReceipt(c, {
-      outcome: outcome.replayed ? 'idempotent_replay' : outcome.type === 'skipped' ? 'skip' : outcome.type === 'responded' ? (outcome.runId ? 'agent' : 'respond') : outcome.status === 200 ? 'wake' : 'agent',
-      runId: outcome.type === 'responded' ? outcome.runId : outcome.body && 'runId' in outcome.body ? outcome.body.runId : undefined,
-      eventId: outcome.eventId,
-      idempotencyKey: outcome.idempotencyKey,
-    });
+    notes.outcome = outcome.replayed ? 'idempotent_replay' : outcome.type === 'skipped' ? 'skip' : outcome.type === 'responded' ? (outcome.runId ? 'agent' : 'respond') : outcome.status === 200 ? 'wake' : 'agent';
+    notes.runId = outcome.type === 'responded' ? outcome.runId : outcome.body && 'runId' in outcome.body ? outcome.body.runId : undefined;
+    notes.eventId = outcome.eventId;
+    notes.idempotencyKey = outcome.idempotencyKey;
     if (outcome.replayed) c.header('Idempotent-Replayed', 'true');
     return answer(c, outcome);
   });

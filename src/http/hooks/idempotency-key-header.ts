@@ -4,13 +4,13 @@ import { IDEMPOTENCY_KEY_PATTERN, storableIdempotencyKey } from '../../mappings/
 import { requestHeaders } from '../request-headers.js';
 
 /** the headers a key may come in, in OpenClaw's order: the standard one wins */
-const KEY_HEADERS = ['Idempotency-Key', 'X-OpenClaw-Idempotency-Key'];
+const KEY_HEADERS = ['Idempotency-Key', 'X-OpenClaw-Idempotency-Key'].map((name) => ({ name, lowerCase: name.toLowerCase() }));
 
 /** The request's `Idempotency-Key` (else `X-OpenClaw-Idempotency-Key`), if any; a malformed one is a 400 naming the header. */
 export function idempotencyKeyOf(c: Context): string | undefined {
   const headers = requestHeaders(c);
-  for (const header of KEY_HEADERS) {
-    const value = headers[header.toLowerCase()];
+  for (const { name: header, lowerCase } of KEY_HEADERS) {
+    const value = headers[lowerCase];
     if (value === undefined) continue;
     const key = value.trim();
     // trimmed first, so spaces are allowed only inside

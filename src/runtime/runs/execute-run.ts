@@ -127,7 +127,8 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     if (!completed.finished) return giveBack(ctx, id);
     // fields, not a child logger: one log line per run
     // the session key is often templated from the payload (hook:github:owner/repo): only with gateway.log.verboseErrors
-    logger.info({ runId: id, ...(verboseErrors(logger) && { sessionKey: run.sessionKey }), status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
+    // below the level (say warn) the line's fields would be built only to be thrown away
+    if (logger.isLevelEnabled('info')) logger.info({ runId: id, ...(verboseErrors(logger) && { sessionKey: run.sessionKey }), status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
     const next = nextRuns(completed, run, historyAfter);
     await afterRun(ctx, { ...run, status: 'succeeded', reply, finishedAt: now }, action, reply);
     return next;
