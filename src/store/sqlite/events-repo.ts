@@ -9,7 +9,7 @@ import type { SqliteDatabase } from './open-database.js';
  * pending. Synchronous and without a transaction of its own: it runs as (part of) a group
  * commit's work, atomic as that work is (group-commit.ts).
  */
-export function eventAppender(db: SqliteDatabase) {
+export function eventAppender(db: SqliteDatabase, commits: GroupCommit) {
   const last = db.prepare<[string], Pick<Row, 'text' | 'status'>>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
   // the writes say OR FAIL: a failed one is undone whole by its group commit, no statement journal needed (group-commit.ts)
   const insert = db.prepare<[string, string, number, number]>("INSERT OR FAIL INTO events (session, text, status, created_at, untrusted) VALUES (?, ?, 'pending', ?, ?)");
@@ -26,7 +26,9 @@ export function eventAppender(db: SqliteDatabase) {
     if (previous && previous.text === text && (previous.status === 'pending' || previous.status === 'processing')) return undefined;
     const createdAt = Date.now();
     const id = Number(insert.run(session, text, createdAt, untrusted ? 1 : 0).lastInsertRowid);
-    dropOverflow.run({ session, maxPending });
+    const dropped = dropOverflow.run({ session, maxPending }).changes;
+    commits.count('events:pending', 1 - dropped);
+    commits.count('events:dropped', dropped);
     // as inserted: the drop only touches the events older than the newest `maxPending`
     return { id, session, text, status: 'pending', createdAt, untrusted };
   };
@@ -34,17 +36,35 @@ export function eventAppender(db: SqliteDatabase) {
 
 /** writes go through the group commit: a wake's event shares its commit with the requests beside it */
 export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit): EventsRepo {
-  const enqueue = eventAppender(db);
+  const enqueue = eventAppender(db, commits);
   const pendingCount = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'");
   // pending, or processing under a lease that ran out (NULL: claimed before leases existed);
   // `status IN (...)` spelled out so the claim reads the session's open events from
   // events_session_status, not every event the session ever had (the main session's history)
-  const claim = db.prepare<{ session: string; owner: string; now: number; until: number }, Row>(
+  // the pending ones and the lapsed ones apart, so the pending ones taken are counted
+  const claimPending = db.prepare<{ session: string; owner: string; until: number }, Row>(
     `UPDATE OR FAIL events SET status = 'processing', lease_owner = @owner, lease_until = @until
-     WHERE session = @session AND status IN ('pending', 'processing') AND (status = 'pending' OR lease_until IS NULL OR lease_until < @now)
-     RETURNING *`,
+     WHERE session = @session AND status = 'pending' RETURNING *`,
   );
-  const done = db.prepare<[number]>("UPDATE OR FAIL events SET status = 'done', lease_owner = NULL, lease_until = NULL WHERE id = ?");
+  const claimLapsed = db.prepare<{ session: string; owner: string; now: number; until: number }, Row>(
+    `UPDATE OR FAIL events SET status = 'processing', lease_owner = @owner, lease_until = @until
+     WHERE session = @session AND status = 'processing' AND (lease_until IS NULL OR lease_until < @now) RETURNING *`,
+  );
+  const claim = (lease: { session: string; owner: string; now: number; until: number }) => {
+    const pending = claimPending.all({ session: lease.session, owner: lease.owner, until: lease.until });
+    commits.count('events:pending', -pending.length);
+    return [...pending, ...claimLapsed.all(lease)];
+  };
+  // a claimed event is processing; any other is looked at first, so its status is counted out
+  const doneProcessing = db.prepare<[number]>("UPDATE OR FAIL events SET status = 'done', lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'processing'");
+  const statusOf = db.prepare<[number], { status: string }>('SELECT status FROM events WHERE id = ?');
+  const doneAny = db.prepare<[number]>("UPDATE OR FAIL events SET status = 'done', lease_owner = NULL, lease_until = NULL WHERE id = ?");
+  const done = (id: number) => {
+    if (doneProcessing.run(id).changes === 1) return;
+    const was = statusOf.get(id)?.status;
+    if (was === undefined || doneAny.run(id).changes === 0) return;
+    if (was === 'pending' || was === 'dropped') commits.count(`events:${was}`, -1);
+  };
   const renew = db.prepare<[number, number, string]>("UPDATE events SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'processing'");
   const release = db.prepare<[number, string]>(
     "UPDATE events SET status = 'pending', lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'processing'",
@@ -56,17 +76,17 @@ export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit): Even
       return commits.run(() => enqueue(session, text, maxPending));
     },
     async claimPending(session, lease) {
-      const rows = await commits.run(() => claim.all({ session, ...lease }));
+      const rows = await commits.run(() => claim({ session, ...lease }));
       return rows.map(toEvent).sort((a, b) => a.id - b.id);
     },
     async complete(ids) {
-      await commits.run(() => ids.forEach((id) => done.run(id)));
+      await commits.run(() => ids.forEach(done));
     },
     async renew(ids, owner, until) {
       await commits.run(() => ids.forEach((id) => renew.run(until, id, owner)));
     },
     async release(ids, owner) {
-      await commits.run(() => ids.forEach((id) => release.run(id, owner)));
+      await commits.run(() => ids.forEach((id) => commits.count('events:pending', release.run(id, owner).changes)));
     },
     async list(session, limit) {
       return list.all(session, limit).map(toEvent);

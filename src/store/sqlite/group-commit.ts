@@ -1,3 +1,4 @@
+import { CountDeltas } from './count-deltas.js';
 import type { SqliteDatabase } from './open-database.js';
 
 interface Outcome {
@@ -42,8 +43,12 @@ export class GroupCommit {
   /** counts the attempts: what a write left for its group's `last` work is known by it (a rolled-back attempt leaves some behind) */
   generation = 0;
   private scheduled?: NodeJS.Immediate;
+  /** what the group's writes changed in the counts /metrics reads, written at the group's end (count-deltas.ts) */
+  private readonly counts: CountDeltas;
 
-  constructor(private readonly db: SqliteDatabase) {}
+  constructor(private readonly db: SqliteDatabase) {
+    this.counts = new CountDeltas(db);
+  }
 
   run<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -61,6 +66,15 @@ export class GroupCommit {
    */
   last(work: () => void): void {
     this.tails.add(work);
+  }
+
+  /**
+   * Counts a change of the `store_counts` row `name` made by the write or `last` work running now
+   * (call it right after the statement that made it): written with the group, undone with the
+   * write if it is.
+   */
+  count(name: string, by: number): void {
+    this.counts.count(name, by);
   }
 
   /** commits what is queued now (also called before the database closes) */
@@ -90,16 +104,19 @@ export class GroupCommit {
   /** the group in one transaction: together (a failing work aborts it) or isolated (each work under a savepoint) */
   private attempt(group: Pending[], tails: Set<() => void>, isolated: boolean): Outcome[] {
     this.generation++;
+    this.counts.clear();
     const outcomes: Outcome[] = [];
     this.db
       .transaction(() => {
         for (const { work } of group) {
+          const counted = isolated ? this.counts.snapshot() : undefined;
           try {
             // nested in the group's transaction, db.transaction is a savepoint
             outcomes.push({ ok: true, value: isolated ? this.db.transaction(work)() : work() });
           } catch (error) {
             // SQLite ended the transaction itself: nothing of the group is kept
             if (!this.db.inTransaction) throw error;
+            if (counted) this.counts.restore(counted);
             // without a savepoint, what the work wrote before it threw would commit: roll back
             // (a lone work fails as itself, there is no other to commit)
             if (!isolated) throw group.length > 1 ? WORK_FAILED : error;
@@ -113,6 +130,7 @@ export class GroupCommit {
             if (!this.db.inTransaction) throw error;
           }
         }
+        this.counts.write();
       })
       .immediate();
     return outcomes;

@@ -6,7 +6,7 @@ import type { SqliteDatabase } from './open-database.js';
 
 
 export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit): IdempotencyRepo {
-  const enqueueEvent = eventAppender(db);
+  const enqueueEvent = eventAppender(db, commits);
   const get = db.prepare<[string, string], Row>('SELECT * FROM idempotency_keys WHERE scope = ? AND key = ?');
   const remove = db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE scope = ? AND key = ?');
   const insert = db.prepare(

@@ -587,6 +587,21 @@ ${countedStatusTriggers('runs', ['queued', 'running'])}
 ${countedStatusTriggers('events', ['pending', 'dropped'])}
     `,
   },
+  {
+    version: 28,
+    name: "scale: the counts of runs and events kept by the group commit's writes, not by row triggers",
+    sql: `
+      -- a run's insert, claim and end each fired a trigger writing store_counts; the writes of the
+      -- store's group commit (count-deltas.ts) now add up what they change and write it once per
+      -- group, in the same transaction. A row deleted (no write of herald's does) is still counted out
+      DROP TRIGGER runs_counted_insert;
+      DROP TRIGGER runs_counted_leave;
+      DROP TRIGGER runs_counted_enter;
+      DROP TRIGGER events_counted_insert;
+      DROP TRIGGER events_counted_leave;
+      DROP TRIGGER events_counted_enter;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { Lease, RunCompletion, RunRecord, RunsRepo } from '../port.js';
+import { isUnfinished, type Lease, type RunCompletion, type RunRecord, type RunStatus, type RunsRepo } from '../port.js';
 import { sqliteRunAdmission } from './run-admission.js';
 import { toRunRecord, type RunRow as SharedRunRow } from '../record-rows.js';
 import { runActionSchema } from '../run-action.js';
@@ -29,10 +29,11 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     const parsed = runActionSchema.parse(run.action);
     const action = JSON.stringify(parsed);
     const deliver = run.action.deliver ? 1 : 0;
-    const [status, startedAt] = claimedBy ? ['running', claimedBy.now] : [run.status, run.startedAt];
+    const [status, startedAt]: [RunStatus, number | null] = claimedBy ? ['running', claimedBy.now] : [run.status, run.startedAt];
     insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, parsed.source.mappingId, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
       claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null);
     listSession.run(run.sessionKey, run.sessionKey === 'main' ? null : run.agentId, run.createdAt, run.createdAt);
+    if (isUnfinished(status)) commits.count(`runs:${status}`, 1);
   };
   const admission = sqliteRunAdmission(db, commits, insertNow);
   const get = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
@@ -43,9 +44,9 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   // (the limits written into the SQL: a bound LIMIT has SQLite compile the statement again each call)
   // A governed run (RunsRepo.admit) is passed over before its not_before and while its mapping's
   // concurrency is taken by runs under a live lease (busy: counted from runs_governed, for governed runs only)
-  const ready = limitedStatements<[{ now: number }], { rowid: number; session_key: string; mapping_id: string; concurrency: number | null; busy: number | null }>(
+  const ready = limitedStatements<[{ now: number }], { rowid: number; status: string; session_key: string; mapping_id: string; concurrency: number | null; busy: number | null }>(
     db,
-    (limit) => `SELECT rowid, session_key, mapping_id, concurrency,
+    (limit) => `SELECT rowid, status, session_key, mapping_id, concurrency,
        CASE WHEN concurrency IS NULL THEN NULL ELSE (SELECT COUNT(*) FROM runs AS held INDEXED BY runs_governed
          WHERE held.mapping_id = runs.mapping_id AND held.concurrency IS NOT NULL AND held.status IN ('queued', 'running') AND held.status = 'running' AND held.lease_until >= @now) END AS busy
      FROM runs INDEXED BY runs_ready
@@ -77,6 +78,8 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     const heads = ready(limit).all({ now });
     if (!heads.length) return [];
     const rowids: number[] = [];
+    // the queued ones among them (the others are running runs whose lease ran out): counted as they start
+    let queued = 0;
     // a governed mapping's runs taken so far: the heads of one claim count against its concurrency too
     let taken: Map<string, number> | undefined;
     for (const head of heads) {
@@ -87,19 +90,24 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
         taken.set(head.mapping_id, running + 1);
         // none behind it: each would hold a share of the concurrency while it waits its turn
         rowids.push(head.rowid);
+        if (head.status === 'queued') queued++;
         continue;
       }
       rowids.push(head.rowid);
+      if (head.status === 'queued') queued++;
       if (behind === 0) continue;
       for (const next of queuedBehind(behind).all(head.session_key, head.rowid)) {
         if (next.status === 'running' && next.lease_until !== null && next.lease_until >= now) break;
         // a governed run starts by its own claim
         if (next.concurrency !== null || (next.not_before !== null && next.not_before > now)) break;
         rowids.push(next.rowid);
+        if (next.status === 'queued') queued++;
       }
     }
     if (!rowids.length) return [];
     const rows = take(rowids.length).all(now, owner, until, ...rowids);
+    commits.count('runs:queued', -queued);
+    commits.count('runs:running', queued);
     // RETURNING's order is not the claim's: each head, then the runs behind it
     const bySeq = new Map(rows.map((row) => [row.seq, row]));
     return rowids.map((rowid) => bySeq.get(rowid)!);
@@ -112,15 +120,32 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   );
   const requeueRunning = db.prepare("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running'");
   const cancel = db.prepare<[number, string]>("UPDATE runs SET status = 'cancelled', finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'queued'");
-  const finish = db.prepare<[string, string | null, string | null, string | null, number, string], { session_key: string }>(
-    "UPDATE OR FAIL runs SET status = ?, reply = ?, error = ?, model = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('queued', 'running') AND waiting = 0 RETURNING session_key",
+  // from the status it had (a claimed run is running: one statement; a queued one is tried next), so it is counted out of that status
+  const finishFrom = db.prepare<[string, string | null, string | null, string | null, number, string, string], { session_key: string }>(
+    'UPDATE OR FAIL runs SET status = ?, reply = ?, error = ?, model = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = ? AND waiting = 0 RETURNING session_key',
   );
+  const finish = (id: string, c: RunCompletion) => {
+    for (const from of ['running', 'queued']) {
+      const row = finishFrom.get(c.status, c.reply ?? null, c.error ?? null, c.model ?? null, c.at, id, from);
+      if (row) {
+        commits.count(`runs:${from}`, -1);
+        return row;
+      }
+    }
+    return undefined;
+  };
+  // running runs made queued again: counted
+  const requeued = (changes: number) => {
+    commits.count('runs:running', -changes);
+    commits.count('runs:queued', changes);
+    return changes;
+  };
   const appendTurn = turnAppender(db);
-  const enqueueEvent = eventAppender(db);
+  const enqueueEvent = eventAppender(db, commits);
   // a group commit's work (atomic as one, group-commit.ts). Only a session's oldest unfinished run
   // finishes (waiting = 0): a run whose run ahead was not written is not written either
   const complete = (id: string, c: RunCompletion): boolean => {
-    const row = finish.get(c.status, c.reply ?? null, c.error ?? null, c.model ?? null, c.at, id);
+    const row = finish(id, c);
     if (!row) return false;
     appendTurn(row.session_key, c.transcript);
     enqueueEvent(c.summary.session, c.summary.text, c.summary.maxPending, c.summary.untrusted);
@@ -163,13 +188,17 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
       return commits.run(() => ids.filter((id) => renew.get(until, id, owner) !== undefined));
     },
     async release(ids, owner) {
-      await commits.run(() => ids.forEach((id) => release.run(id, owner)));
+      await commits.run(() => ids.forEach((id) => requeued(release.run(id, owner).changes)));
     },
     async cancel(id, at) {
-      return commits.run(() => cancel.run(at, id).changes === 1);
+      return commits.run(() => {
+        const cancelled = cancel.run(at, id).changes === 1;
+        if (cancelled) commits.count('runs:queued', -1);
+        return cancelled;
+      });
     },
     async requeueRunning() {
-      return commits.run(() => requeueRunning.run().changes);
+      return commits.run(() => requeued(requeueRunning.run().changes));
     },
     async complete(id, completion) {
       return commits.run(() => complete(id, completion));
