@@ -18,27 +18,32 @@ const TUPLE = '(?, ?, ?, ?, ?, ?)';
 const metaText = (m: SessionMessage) => (m.meta ? JSON.stringify(m.meta) : null);
 
 /**
- * Keeps a session's summary for messages just written: ONE upsert for a turn, where the row
+ * Keeps a session's summary for messages just written: ONE write for a turn, where the row
  * trigger (dropped by migration 17) upserted once per message, rewriting the row and its
  * session_summaries_last entry each time. The rule is the trigger's, applied to the turn's first
  * message: on insert, agent_id is NULL for main, else the message's meta.agentId or its run's agent.
  * Run right after the INSERT, as part of the same group commit's work (atomic as a whole: group-commit.ts).
  */
 function summaryKeeper(db: SqliteDatabase) {
-  const upsert = db.prepare<[string, string, string | null, string | null, number, number, number]>(
-    `INSERT OR FAIL INTO session_summaries (key, agent_id, messages, first_at, last_at)
-     VALUES (?, CASE WHEN ? = 'main' THEN NULL ELSE COALESCE(json_extract(?, '$.agentId'), (SELECT agent_id FROM runs WHERE id = ?)) END, ?, ?, ?)
-     ON CONFLICT (key) DO UPDATE SET messages = messages + excluded.messages, first_at = MIN(first_at, excluded.first_at), last_at = MAX(last_at, excluded.last_at)`,
+  // the session is listed already (its run's insert listed it): an UPDATE, without the agent an
+  // insert would look up (an upsert works out its VALUES, the run's agent included, before it finds the row)
+  const update = db.prepare<[number, number, number, string]>(
+    'UPDATE OR FAIL session_summaries SET messages = messages + ?, first_at = MIN(first_at, ?), last_at = MAX(last_at, ?) WHERE key = ?',
   );
-  return (sessionKey: string, first: SessionMessage, firstMeta: string | null, count: number, firstAt: number, lastAt: number) =>
-    upsert.run(sessionKey, sessionKey, firstMeta, first.runId ?? null, count, firstAt, lastAt);
+  const insert = db.prepare<[string, string, string | null, string | null, number, number, number]>(
+    `INSERT OR FAIL INTO session_summaries (key, agent_id, messages, first_at, last_at)
+     VALUES (?, CASE WHEN ? = 'main' THEN NULL ELSE COALESCE(json_extract(?, '$.agentId'), (SELECT agent_id FROM runs WHERE id = ?)) END, ?, ?, ?)`,
+  );
+  return (sessionKey: string, first: SessionMessage, firstMeta: string | null, count: number, firstAt: number, lastAt: number) => {
+    if (update.run(count, firstAt, lastAt, sessionKey).changes === 0) insert.run(sessionKey, sessionKey, firstMeta, first.runId ?? null, count, firstAt, lastAt);
+  };
 }
 
 /** a turn's messages in one INSERT (up to this many rows; a longer turn takes one INSERT per this many) */
 const ROWS_PER_STATEMENT = 8;
 
 /**
- * Appends a turn's messages with one multi-row INSERT and its summary with one upsert (not a
+ * Appends a turn's messages with one multi-row INSERT and its summary with one write (not a
  * SAVEPOINT, an INSERT per row and a RELEASE): a group commit's work,
  * or part of one, atomic as that work is. Row ids follow the order of the VALUES list.
  */
