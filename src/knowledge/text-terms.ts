@@ -19,7 +19,8 @@ const LETTERS_DIGITS = /^(?:([a-z]+)(\d+)|(\d+)([a-z]+))$/;
 // analyzers do, so 비밀번호 finds 비밀번호는 and 변경 finds 변경합니다.
 const HANGUL_RUN = /\p{Script=Hangul}+|[^\p{Script=Hangul}]+/gu;
 const HANGUL = /^\p{Script=Hangul}/u;
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
+// made with the first CJK or Thai text: building ICU's word segmenter is a cost every start paid
+let segmenter: Intl.Segmenter | undefined;
 
 /** a word of letters and digits, and the two halves of one made of letters then digits (or the reverse) */
 function pushAlphanumeric(words: string[], word: string): void {
@@ -30,7 +31,7 @@ function pushAlphanumeric(words: string[], word: string): void {
 
 function pushWord(words: string[], raw: string): void {
   if (UNSPACED.test(raw)) {
-    for (const s of segmenter.segment(raw)) if (s.isWordLike) pushAlphanumeric(words, s.segment);
+    for (const s of (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'word' })).segment(raw)) if (s.isWordLike) pushAlphanumeric(words, s.segment);
     return;
   }
   if (/\p{Script=Hangul}/u.test(raw)) {
