@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { HttpMetrics } from '../metrics/http-metrics.js';
+import { randomUuid } from '../time/random-uuid.js';
 import { requestHeader } from './request-headers.js';
 
 declare module 'hono' {
@@ -26,7 +26,7 @@ export function requestContext(logger: Logger, metrics?: HttpMetrics): Middlewar
   return async function requestContext(c, next) {
     const started = performance.now();
     const given = requestHeader(c, 'x-request-id');
-    const id = given && GOOD_ID.test(given) ? given : randomUUID();
+    const id = given && GOOD_ID.test(given) ? given : randomUuid();
     c.set('requestId', id);
     // on Node's response itself, which merges it into whatever response the app makes: through
     // c.header() it would cost a fetch Headers object per request, and the adapter's conversion of it

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from './random-uuid.js';
 
 /** the millisecond of the last id made, and the counter its ids took (RFC 9562 §6.2, method 1) */
 let lastMs = -1;
@@ -14,14 +14,14 @@ const COUNTER_MAX = 0xfff;
  * at the right edge of the primary-key index, instead of at random pages as v4 keys are; and ids
  * this process makes in one millisecond sort in the order they were made (lists ordered by time,
  * then id, show two requests of one millisecond in the order they came; with random bits there
- * they came out either way). Built on `randomUUID()` (which draws from a cached entropy pool):
+ * they came out either way). Built on `randomUuid()` (a v4 id drawn from a pool of random bytes):
  * its 62 random bits after the variant are kept, the time and counter written before them, the
  * version nibble set to 7; the variant bits are already RFC 9562's. Past the counter's room in one
  * millisecond the order there is the random bits'; an id for an earlier millisecond than the last
  * (a caller's own `now`) starts that millisecond's counter afresh.
  */
 export function uuidV7(now = Date.now()): string {
-  const random = randomUUID();
+  const random = randomUuid();
   if (now === lastMs && counter < COUNTER_MAX) counter++;
   else if (now !== lastMs) {
     lastMs = now;
