@@ -137,8 +137,8 @@ export class OpenAICompatibleClient {
     for (let redirects = 0; ; redirects++) {
       const response = await send(url, method, payload, accept, authorization, signal);
       const status = response.response.statusCode ?? 0;
-      const location = response.response.headers.location;
-      if (REDIRECTS.has(status) && location && redirects < MAX_REDIRECTS) {
+      const location = REDIRECTS.has(status) ? rawHeader(response.response, 'location') : undefined;
+      if (location && redirects < MAX_REDIRECTS) {
         response.response.resume();
         response.done();
         const next = new URL(location, url);
@@ -226,9 +226,30 @@ function send(url: URL, method: string, body: string | undefined, accept: string
   });
 }
 
+/** headers of which Node's `headers` keeps the first of repeats (the rest it joins by ", ") */
+const FIRST_ONLY = new Set(['location']);
+
+/**
+ * One header of an answer, read from its raw list as `IncomingMessage.headers` would give it:
+ * that object is built on first access, every header lower-cased into it, for the one or two
+ * that a successful answer needs.
+ */
+function rawHeader(res: http.IncomingMessage, lowerCaseName: string): string | undefined {
+  const raw = res.rawHeaders;
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length !== lowerCaseName.length || name.toLowerCase() !== lowerCaseName) continue;
+    if (value === undefined) value = raw[i + 1]!;
+    else if (FIRST_ONLY.has(lowerCaseName)) break;
+    else value = `${value}, ${raw[i + 1]!}`;
+  }
+  return value;
+}
+
 /** the body as text, decompressed as the upstream says (an SSE stream too: each piece is flushed as it comes) */
 function decoded(res: http.IncomingMessage): Readable {
-  const encoding = res.headers['content-encoding']?.trim().toLowerCase();
+  const encoding = rawHeader(res, 'content-encoding')?.trim().toLowerCase();
   const decoder =
     encoding === 'gzip' || encoding === 'x-gzip'
       ? zlib.createGunzip({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH })

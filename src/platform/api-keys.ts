@@ -21,8 +21,18 @@ export const generateApiKey = () => `hsk_${randomBytes(32).toString('base64url')
  * is hashed and looked up by hash (store keys are read per request, so a key created while
  * the gateway runs works at once); the found hash is then compared in constant time.
  */
+/** keys whose hash is remembered: a deployment's clients present a handful, a spray of wrong ones is never kept */
+const REMEMBERED_KEYS = 1000;
+
 export class ApiKeyVerifier {
   private readonly configured = new Map<string, ApiPrincipal>();
+  /**
+   * the hash of each key that verified, by the key: a client presents the same key on every call,
+   * and its SHA-256 was a measurable part of a chat completion. Only the hash is remembered, never
+   * whether the key is good: a stored key is looked up on every call (one revoked stops at once),
+   * and a config key in the config's map, which a reload replaces.
+   */
+  private readonly hashes = new Map<string, string>();
 
   constructor(
     config: HeraldConfig,
@@ -42,11 +52,17 @@ export class ApiKeyVerifier {
 
   async verify(presented: string | undefined): Promise<ApiPrincipal | undefined> {
     if (!presented) return undefined;
-    const hash = hashApiKey(presented);
+    const remembered = this.hashes.get(presented);
+    const hash = remembered ?? hashApiKey(presented);
     const fromConfig = this.configured.get(hash);
     const candidate = fromConfig ? { hash, principal: fromConfig } : await this.fromStore(hash);
     if (!candidate) return undefined;
-    return timingSafeEqual(Buffer.from(hash, 'hex'), Buffer.from(candidate.hash, 'hex')) ? candidate.principal : undefined;
+    if (!timingSafeEqual(Buffer.from(hash, 'hex'), Buffer.from(candidate.hash, 'hex'))) return undefined;
+    if (remembered === undefined) {
+      if (this.hashes.size >= REMEMBERED_KEYS) this.hashes.clear();
+      this.hashes.set(presented, hash);
+    }
+    return candidate.principal;
   }
 
   private async fromStore(hash: string): Promise<{ hash: string; principal: ApiPrincipal } | undefined> {
