@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, StoreUnavailableError } from '../../src/errors.js';
 import type pg from 'pg';
 import { PgGroupCommit } from '../../src/store/postgres/group-commit.js';
+import { PgTurnBatch } from '../../src/store/postgres/turn-batch.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
 import { queuedRun } from './run-record.js';
@@ -30,6 +31,46 @@ describe('postgres store: what only this adapter has', () => {
     const { rows } = await stores[0]!.pool.query('SELECT version FROM herald_migrations ORDER BY version');
     expect(rows.map((r) => r.version)).toEqual(rows.map((_, i) => i + 1));
     await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it('turn batch: the inserts of one turn go as one statement; one that fails fails alone, the others are written', async () => {
+    const store = await open();
+    opened.push(store);
+    await store.pool.query('CREATE TABLE t (x TEXT PRIMARY KEY)');
+    const statements: number[] = [];
+    const batch = new PgTurnBatch<string>(store.pool, (items) => {
+      statements.push(items.length);
+      return { text: 'INSERT INTO t (x) SELECT * FROM unnest($1::text[])', values: [items] };
+    });
+    await Promise.all([batch.add('a'), batch.add('b'), batch.add('c')]);
+    expect(statements).toEqual([3]);
+    const results = await Promise.allSettled([batch.add('d'), batch.add('a'), batch.add('e')]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const { rows } = await store.pool.query('SELECT x FROM t ORDER BY x');
+    expect(rows.map((r) => r.x)).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  it('runs inserted in one turn: in the order asked, each seeing the ones before it', async () => {
+    const store = await open();
+    opened.push(store);
+    const runs = [{ ...queuedRun('r1'), sessionKey: 's1' }, { ...queuedRun('r2'), sessionKey: 's2' }, { ...queuedRun('r3'), sessionKey: 's1' }];
+    await Promise.all(runs.map((r) => store.runs.insert(r)));
+    const { rows } = await store.pool.query<{ id: string; waiting: boolean }>('SELECT id, waiting FROM runs ORDER BY seq');
+    // the third waits behind the first: the statement's rows see the ones inserted before them
+    expect(rows).toEqual([{ id: 'r1', waiting: false }, { id: 'r2', waiting: false }, { id: 'r3', waiting: true }]);
+  });
+
+  it('signals: a burst of publishes of one topic sends a few NOTIFYs, and the last is heard after the burst', async () => {
+    const schema = uniqueSchema();
+    const [a, b] = [await open(schema), await open(schema)];
+    opened.push(a, b);
+    let heard = 0;
+    b.signals.subscribe('burst', () => heard++);
+    for (let i = 0; i < 200; i++) a.signals.publish('burst');
+    await eventually(() => expect(heard).toBeGreaterThan(0));
+    await new Promise((r) => setTimeout(r, 200));
+    // one at once, one for the rest of the burst
+    expect(heard).toBeLessThanOrEqual(2);
   });
 
   it('group commit: a work that fails fails alone (refused by PostgreSQL, or thrown after a write), the others of its group commit', async () => {

@@ -7,10 +7,14 @@ import { query } from './pg-pool.js';
 /** how long the listener waits before connecting again after losing its connection */
 const RECONNECT_MS = 1000;
 
+/** the least time between two NOTIFYs of one topic */
+const NOTIFY_GAP_MS = 25;
+
 /**
  * Signals between replicas over LISTEN/NOTIFY, on one channel per schema (deployments sharing a
  * database never hear each other). This process's listeners are told at once; the others through
- * a NOTIFY, at most one in flight per topic (a burst of wakes costs one or two NOTIFYs, not N).
+ * a NOTIFY, at most one in flight per topic and one per NOTIFY_GAP_MS (a burst of wakes costs a few
+ * NOTIFYs, not N).
  * The listening connection reconnects by itself; after a gap every topic fires once, since a
  * notification sent meanwhile is lost.
  */
@@ -41,15 +45,16 @@ export class PgSignals implements StoreSignals {
       this.sending.set(topic, true);
       return;
     }
-    this.sending.set(topic, false);
     const send = (): void => {
+      this.sending.set(topic, false);
+      const sentAt = Date.now();
       query(this.pool, 'SELECT pg_notify($1, $2)', [this.channel, `${topic}:${this.self}`])
         .catch(() => {}) // best effort: the others poll for the work itself
         .finally(() => {
-          if (this.sending.get(topic) && !this.closed) {
-            this.sending.set(topic, false);
-            send();
-          } else this.sending.delete(topic);
+          if (!this.sending.get(topic) || this.closed) return void this.sending.delete(topic);
+          // a NOTIFY commits under a lock every NOTIFY of the database takes: under load one per
+          // topic per gap, not one per write (the others hear a burst NOTIFY_GAP_MS later at most)
+          setTimeout(send, Math.max(0, NOTIFY_GAP_MS - (Date.now() - sentAt))).unref();
         });
     };
     send();

@@ -60,13 +60,16 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
   const signals = new PgSignals(pool, connectionConfig({ ...options, schema }), schema);
   await signals.start();
   const commits = new PgGroupCommit(pool);
+  const runs = postgresRunsRepo(pool, commits);
+  const receipts = postgresReceiptsRepo(pool);
+  const usage = postgresUsageRepo(pool);
   let closed = false;
   return {
     schema,
     pool,
     probe: postgresProbe(pool),
     events: postgresEventsRepo(pool, commits),
-    runs: postgresRunsRepo(pool, commits),
+    runs,
     sessions: postgresSessionsRepo(pool),
     state: postgresStateRepo(pool),
     deliveries: postgresDeliveriesRepo(pool),
@@ -76,9 +79,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     apiKeys: postgresApiKeysRepo(pool),
     files: postgresFilesRepo(pool),
     vectorStores: postgresVectorStoresRepo(pool),
-    receipts: postgresReceiptsRepo(pool),
+    receipts,
     alerts: postgresAlertsRepo(pool),
-    usage: postgresUsageRepo(pool),
+    usage,
     browse: postgresBrowseRepo(pool),
     // replicas share the database: leases decide what a dead one left
     async serveAlone() {
@@ -87,7 +90,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     async close() {
       if (closed) return;
       closed = true;
-      await commits.drain();
+      await Promise.all([commits.drain(), runs.drain(), receipts.drain(), usage.drain()]);
       await signals.close();
       await pool.end();
     },

@@ -4,6 +4,7 @@ import type { MinuteCount, ReceiptRecord, ReceiptsRepo, RetainedPayload } from '
 import { minuteOf, toReceipt, type ReceiptRow as Row } from '../record-rows.js';
 import { receiptFilter } from '../receipt-filter.js';
 import { query, transaction } from './pg-pool.js';
+import { PgTurnBatch, type Statement } from './turn-batch.js';
 
 const RECEIPT_VALUES = Array.from({ length: 19 }, (_, i) => `$${i + 1}`).join(', ');
 
@@ -28,20 +29,34 @@ const toPayload = (r: PayloadRow): RetainedPayload => ({
 const RECEIPT_COLUMNS = `id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id, event_id,
   idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until`;
 
-/** Receipts over PostgreSQL: the same rules as the SQLite adapter; pruning deletes in one transaction. */
-export function postgresReceiptsRepo(pool: pg.Pool): ReceiptsRepo {
+const valuesOf = (r: ReceiptRecord) => [r.id, r.requestId, r.receivedAt, r.method, r.path, r.mappingId, r.status, r.outcome, r.errorCode, r.runId, r.eventId,
+  r.idempotencyKey, r.authMethod, r.signature, r.clientAddress, r.bodyBytes, r.latencyMs, r.replayOf, r.retainedUntil];
+
+/** the column types, in RECEIPT_COLUMNS' order, for the batch's arrays */
+const RECEIPT_TYPES = ['text', 'text', 'bigint', 'text', 'text', 'text', 'int', 'text', 'text', 'text', 'bigint', 'text', 'text', 'text', 'text', 'int', 'float8', 'text', 'bigint'];
+
+/** the receipts of one turn in one INSERT: each column as an array, unnested into rows (the text is the same for any count) */
+function insertReceipts(receipts: ReceiptRecord[]): Statement {
+  const rows = receipts.map(valuesOf);
   return {
+    text: `INSERT INTO receipts (${RECEIPT_COLUMNS}) SELECT * FROM unnest(${RECEIPT_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`,
+    values: RECEIPT_TYPES.map((_, i) => rows.map((row) => row[i])),
+  };
+}
+
+/** Receipts over PostgreSQL: the same rules as the SQLite adapter; pruning deletes in one transaction. */
+export function postgresReceiptsRepo(pool: pg.Pool): ReceiptsRepo & { drain(): Promise<void> } {
+  // a receipt is written after its response: those of one turn share a statement and a commit
+  const batch = new PgTurnBatch(pool, insertReceipts);
+  return {
+    drain: () => batch.drain(),
     /**
-     * One statement, so one round trip in autocommit (no BEGIN/COMMIT around it): the receipt alone,
-     * or the receipt and its payload in one INSERT ... WITH, which PostgreSQL applies atomically.
+     * Without a payload: in the turn's batch (one statement, one commit, for every receipt of the
+     * turn). With one: the receipt and its payload in one INSERT ... WITH, applied atomically.
      */
     async record(r, payload) {
-      const values = [r.id, r.requestId, r.receivedAt, r.method, r.path, r.mappingId, r.status, r.outcome, r.errorCode, r.runId, r.eventId,
-        r.idempotencyKey, r.authMethod, r.signature, r.clientAddress, r.bodyBytes, r.latencyMs, r.replayOf, r.retainedUntil];
-      if (!payload) {
-        await query(pool, `INSERT INTO receipts (${RECEIPT_COLUMNS}) VALUES (${RECEIPT_VALUES})`, values);
-        return;
-      }
+      if (!payload) return batch.add(r);
+      const values = valuesOf(r);
       const body = Buffer.from(payload.body);
       await query(
         pool,

@@ -5,6 +5,7 @@ import { toRunRecord, type RunRow as SharedRunRow } from '../record-rows.js';
 import { runActionSchema } from '../run-action.js';
 import type { PgGroupCommit } from './group-commit.js';
 import { query, transaction, type Queryable } from './pg-pool.js';
+import { PgTurnBatch, type Statement } from './turn-batch.js';
 
 export type RunRow = SharedRunRow<unknown>;
 
@@ -28,7 +29,8 @@ const CLAIM = `WITH candidates AS (
     FOR UPDATE SKIP LOCKED)
   UPDATE runs SET status = 'running', started_at = $2, lease_owner = $1, lease_until = $3
   FROM candidates WHERE runs.id = candidates.id
-  RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq`;
+  RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq,
+    EXISTS (SELECT 1 FROM runs b WHERE b.session_key = runs.session_key AND b.status IN ('queued', 'running') AND b.seq > runs.seq) AS behind`;
 
 /**
  * The runs behind a claimed one in its session, claimed with it (RunsRepo.claim's `behind`):
@@ -85,40 +87,64 @@ async function claimGoverned(client: pg.PoolClient, lease: Lease, limit: number,
 
 /** CLAIM, then the runs behind each claimed run right after it */
 async function claimIn(client: Queryable, { owner, now, until }: Lease, limit: number, behind: number): Promise<RunRecord[]> {
-  const { rows } = await query<RunRow & { seq: string }>(client, CLAIM, [owner, now, until, limit]);
+  const { rows } = await query<RunRow & { seq: string; behind: boolean }>(client, CLAIM, [owner, now, until, limit]);
   const bySeq = (a: { seq: string }, b: { seq: string }) => Number(a.seq) - Number(b.seq);
   const claimed: RunRecord[] = [];
   for (const head of rows.sort(bySeq)) {
     claimed.push(toRun(head));
-    if (behind === 0) continue;
+    // CLAIM says whether anything waits behind it: most runs have a session of their own, and the
+    // look behind would be a second round trip per claimed run for nothing
+    if (behind === 0 || !head.behind) continue;
     const chain = await query<RunRow & { seq: string }>(client, CLAIM_BEHIND, [owner, now, until, head.session_key, head.seq, behind]);
     claimed.push(...chain.rows.sort(bySeq).map(toRun));
   }
   return claimed;
 }
 
-async function insertIn(db: Queryable, run: RunRecord, claimedBy?: Lease): Promise<void> {
-  await query(
-    db,
-    // a session is listed from its first run on, before the run has written a message (queued, running, failed early)
-    `WITH run AS (
+/** a run's row as inserted: claimed by `claimedBy` at once, or as it is */
+const insertValues = (run: RunRecord, claimedBy?: Lease) => [run.id, claimedBy ? 'running' : run.status, run.agentId, run.name, run.sessionKey, run.message,
+  JSON.stringify(runActionSchema.parse(run.action)), run.action.deliver, run.reply, run.error, run.createdAt, claimedBy ? claimedBy.now : run.startedAt,
+  run.finishedAt, claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null];
+
+/** the column types, in insertValues' order */
+const INSERT_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'jsonb', 'boolean', 'text', 'text', 'bigint', 'bigint', 'bigint', 'text', 'bigint', 'text'];
+
+/**
+ * Runs inserted in the order given (their seq follows it), each session listed from its first
+ * run on, before the run has written a message (queued, running, failed early). The columns come
+ * as arrays, unnested into rows: one statement for any number of runs.
+ */
+function insertRuns(runs: { run: RunRecord; claimedBy?: Lease }[]): Statement {
+  const rows = runs.map(({ run, claimedBy }) => insertValues(run, claimedBy));
+  return {
+    text: `WITH run AS (
        INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+       SELECT id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of
+       FROM unnest(${INSERT_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) WITH ORDINALITY
+         AS r(id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of, n)
+       ORDER BY n
        RETURNING session_key, agent_id, created_at)
      INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
      SELECT session_key, CASE WHEN session_key = 'main' THEN NULL ELSE agent_id END, 0, created_at, created_at FROM run
      ON CONFLICT (key) DO NOTHING`,
-    [run.id, claimedBy ? 'running' : run.status, run.agentId, run.name, run.sessionKey, run.message, JSON.stringify(runActionSchema.parse(run.action)), run.action.deliver,
-      run.reply, run.error, run.createdAt, claimedBy ? claimedBy.now : run.startedAt, run.finishedAt, claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null],
-  );
+    values: INSERT_TYPES.map((_, i) => rows.map((row) => row[i])),
+  };
 }
 
-export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRepo {
+async function insertIn(db: Queryable, run: RunRecord, claimedBy?: Lease): Promise<void> {
+  const { text, values } = insertRuns([{ run, claimedBy }]);
+  await query(db, text, values);
+}
+
+export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRepo & { drain(): Promise<void> } {
+  // the runs accepted in one turn share one statement and one commit
+  const inserts = new PgTurnBatch(pool, insertRuns);
   return {
+    drain: () => inserts.drain(),
     // groups commit side by side, each on its own connection
     singleWriter: false,
-    async insert(run, claimedBy) {
-      await insertIn(pool, run, claimedBy);
+    insert(run, claimedBy) {
+      return inserts.add({ run, claimedBy });
     },
     admit: postgresRunAdmission(pool, insertIn).admit,
     async get(id) {

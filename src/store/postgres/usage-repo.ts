@@ -1,24 +1,31 @@
 import type pg from 'pg';
 import type { UsageRepo } from '../port.js';
+import type { UsageEntry } from '../usage-port.js';
 import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../usage-columns.js';
 import { query } from './pg-pool.js';
+import { PgTurnBatch, type Statement } from './turn-batch.js';
 
-export function postgresUsageRepo(pool: pg.Pool): UsageRepo {
+/** the entries of one turn in one INSERT: the columns as arrays, unnested into rows */
+function insertUsage(entries: UsageEntry[]): Statement {
+  const column = <T>(pick: (e: UsageEntry) => T) => entries.map(pick);
   return {
+    text: `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::float8[])`,
+    values: [
+      column((e) => e.at), column((e) => e.source), column((e) => e.model), column((e) => e.keyName ?? null), column((e) => e.agentId ?? null),
+      column((e) => e.mappingId ?? null), column((e) => e.promptTokens), column((e) => e.completionTokens), column((e) => e.totalTokens),
+      column((e) => e.estimated), column((e) => e.cost),
+    ],
+  };
+}
+
+export function postgresUsageRepo(pool: pg.Pool): UsageRepo & { drain(): Promise<void> } {
+  // every model call records its entry: the calls of one turn share one statement and one commit
+  const batch = new PgTurnBatch(pool, insertUsage);
+  return {
+    drain: () => batch.drain(),
     async record(entries) {
-      if (!entries.length) return;
-      // one statement for the batch: the columns as arrays, unnested into rows
-      const column = <T>(pick: (e: (typeof entries)[number]) => T) => entries.map(pick);
-      await query(
-        pool,
-        `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost)
-         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::float8[])`,
-        [
-          column((e) => e.at), column((e) => e.source), column((e) => e.model), column((e) => e.keyName ?? null), column((e) => e.agentId ?? null),
-          column((e) => e.mappingId ?? null), column((e) => e.promptTokens), column((e) => e.completionTokens), column((e) => e.totalTokens),
-          column((e) => e.estimated), column((e) => e.cost),
-        ],
-      );
+      await Promise.all(entries.map((e) => batch.add(e)));
     },
     async spent(whose, since) {
       const [column, name] = 'keyName' in whose ? ['key_name', whose.keyName] : ['agent_id', whose.agentId];
