@@ -76,6 +76,8 @@ export async function query<R extends pg.QueryResultRow = pg.QueryResultRow>(db:
   }
 }
 
+const ignoreError = (): void => {};
+
 /**
  * Runs `work` in one transaction on one connection: all of it is committed or none of it
  * (a lost connection rolls back on the server). A client whose connection broke is destroyed,
@@ -89,8 +91,9 @@ export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient
     throw translate(error);
   }
   // a connection lost while held (or as it is destroyed) is also emitted on the client: its
-  // query rejects with it already, and an unheard 'error' event would crash the process
-  client.on('error', () => {});
+  // query rejects with it already, and an unheard 'error' event would crash the process. Once per
+  // client: a pooled client is lent again and again, and a listener per loan piled up on it
+  if (!client.listeners('error').includes(ignoreError)) client.on('error', ignoreError);
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');
