@@ -15,6 +15,12 @@ export type RunRow = SharedRunRow<string>;
 export const toRun = (r: RunRow): RunRecord => toRunRecord(r, JSON.parse);
 
 /** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */
+/**
+ * A start takes back the runs a crashed predecessor left running. The IN term is the partial
+ * index's own condition, so SQLite reads runs_session_unfinished instead of scanning every run.
+ */
+export const REQUEUE_RUNNING = "UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running' AND status IN ('queued', 'running')";
+
 export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRepo {
   // the writes say OR FAIL: a failed one is undone whole by its group commit, no statement journal needed (group-commit.ts)
   const insert = db.prepare(
@@ -118,7 +124,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   const release = db.prepare<[string, string]>(
     "UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'running'",
   );
-  const requeueRunning = db.prepare("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running'");
+  const requeueRunning = db.prepare(REQUEUE_RUNNING);
   const cancel = db.prepare<[number, string]>("UPDATE runs SET status = 'cancelled', finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'queued'");
   // from the status it had (a claimed run is running: one statement; a queued one is tried next), so it is counted out of that status
   const finishFrom = db.prepare<[string, string | null, string | null, string | null, number, string, string], { session_key: string }>(

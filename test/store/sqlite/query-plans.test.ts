@@ -8,6 +8,7 @@ import { receiptFilter } from '../../../src/store/receipt-filter.js';
 import { runsPageSql } from '../../../src/store/sqlite/browse-repo.js';
 import { AWAITING_DELIVERY } from '../../../src/store/sqlite/deliveries-repo.js';
 import { openDatabase, type SqliteDatabase } from '../../../src/store/sqlite/open-database.js';
+import { REQUEUE_RUNNING } from '../../../src/store/sqlite/runs-repo.js';
 
 let db: SqliteDatabase | undefined;
 afterEach(() => db?.close());
@@ -21,6 +22,11 @@ describe('SQLite query plans of start-up', () => {
     const steps = plan(AWAITING_DELIVERY, 0);
     expect(steps[0]).toBe('SEARCH r USING INDEX runs_to_deliver (finished_at>?)');
     expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
+  });
+
+  it('takes back the runs left running from the unfinished ones only, not by scanning every run', () => {
+    db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db'));
+    expect(plan(REQUEUE_RUNNING)).toEqual(['SCAN runs USING INDEX runs_session_unfinished']);
   });
 });
 
