@@ -8,7 +8,7 @@ import { query } from './pg-pool.js';
 const RECONNECT_MS = 1000;
 
 /** the least time between two NOTIFYs of one topic */
-const NOTIFY_GAP_MS = 25;
+const NOTIFY_GAP_MS = 100;
 
 /**
  * Signals between replicas over LISTEN/NOTIFY, on one channel per schema (deployments sharing a
