@@ -6,7 +6,7 @@ import v8 from 'node:v8';
 import { buildIsFresh } from './build-stamp.mjs';
 
 // start-up allocates in bursts that would grow V8's young generation to its maximum and keep it
-// there, idle: held at its initial size until `serve` listens (src/gateway/young-generation.ts)
+// there, idle: held at its initial size until `serve` listens (src/gateway/serving-heap.ts)
 v8.setFlagsFromString('--semi-space-growth-factor=1');
 
 // the freshness check (a stat of every source, on the thread pool) overlaps loading the build

@@ -10,7 +10,7 @@ import { createGateway } from '../gateway/gateway.js';
 import { createLogger, wantsPretty } from '../log/log.js';
 import { configPathFrom } from './config-path.js';
 import type { CliIo } from './cli-io.js';
-import { restoreYoungGenerationGrowth } from '../gateway/young-generation.js';
+import { shapeHeapForServing } from '../gateway/serving-heap.js';
 
 /** `herald serve`: the gateway. Writes a starter config on first run, then listens until a signal. */
 export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
@@ -62,7 +62,7 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
   const base = `http://${loaded.config.gateway.host.includes(':') ? `[${loaded.config.gateway.host}]` : loaded.config.gateway.host}:${port}`;
   logger.info({ url: base, config: file }, 'listening');
   io.err(`herald listening on ${base}`);
-  restoreYoungGenerationGrowth();
+  shapeHeapForServing();
   io.err(`config: ${file}`);
   if (starter) printStarterHelp(io, base, loaded.config.hooks.path.replace(/\/+$/, ''), starter, file);
 

@@ -1,0 +1,35 @@
+import v8 from 'node:v8';
+
+/**
+ * How far V8 lets the old generation grow past what the last full collection kept, once herald
+ * serves: half again (or V8's minimum step, if more). Left to itself V8 allows up to 4× when its
+ * collections are quick next to the allocation rate, as they are in a busy gateway (most of what a
+ * request allocates dies young, and what lives on is small): the old generation then grows to
+ * several times its live set, in garbage, before each full collection, and the pages it took stay
+ * resident. The extra full collections mark that small live set, mostly on V8's helper threads.
+ */
+export const OLD_GENERATION_GROWTH_PERCENT = 50;
+
+/**
+ * Shapes V8's heap for serving, once herald listens.
+ *
+ * bin/herald.mjs stops V8 from growing the young generation while herald starts: loading modules
+ * and compiling mappings allocate in bursts that would double it up to 2 × 16 MB and keep it that
+ * size, idle, for the life of the process (~15 MB of RSS for nothing). From here V8's default
+ * growth (×2 per busy scavenge) comes back, so a loaded gateway still gets a young generation
+ * sized for its traffic (a smaller one promotes more and scavenges more often, for more CPU).
+ *
+ * The old generation's growth is bounded from here too, not during start-up, which keeps its
+ * collections as V8 schedules them. An operator's own `--heap-growing-percent` (node's flags or
+ * NODE_OPTIONS) is left as given.
+ */
+export function shapeHeapForServing(): void {
+  for (const flag of servingHeapFlags([...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' '))) v8.setFlagsFromString(flag);
+}
+
+/** The V8 flags `shapeHeapForServing` sets, given the flags node was started with */
+export function servingHeapFlags(nodeFlags: string): string[] {
+  const flags = ['--semi-space-growth-factor=2'];
+  if (!/--heap[-_]growing[-_]percent\b/.test(nodeFlags)) flags.push(`--heap-growing-percent=${OLD_GENERATION_GROWTH_PERCENT}`);
+  return flags;
+}
