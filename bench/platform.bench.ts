@@ -5,8 +5,8 @@
  * (`BENCH_KB_DOCUMENTS` × `BENCH_KB_CHUNKS_PER_DOCUMENT`, 100 × 1,000; `BENCH_KB_QUERIES`, 500 per kind).
  * Standalone: `node --import tsx bench/platform.bench.ts` (`BENCH_CHAT_ONLY=1` skips the
  * knowledge part, `BENCH_CPU_PROFILE=<dir>` profiles herald, `BENCH_BASELINE_ROOT=<checkout>`
- * measures that checkout's herald too, in the same run, `BENCH_ROUNDS=<n>` repeats the chat
- * measurements and prints medians); `bench/run.ts` calls `run()`.
+ * measures that checkout's herald too, in the same run, `BENCH_TOGETHER=1` loads both at the same
+ * time, `BENCH_ROUNDS=<n>` repeats the chat measurements and prints medians); `bench/run.ts` calls `run()`.
  * Figures are printed, never asserted: they depend on the machine.
  */
 import { execFile } from 'node:child_process';
@@ -65,9 +65,15 @@ export interface ChatBenchOptions {
   baselineRoot?: string;
   /** the measurements are repeated this many times; the table shows each figure's median */
   rounds?: number;
+  /**
+   * herald and the baseline herald are loaded at the same time (each with `connections`), so both
+   * meet the same machine: on a machine shared with other work, one measured after the other
+   * differs by more than a change does
+   */
+  together?: boolean;
 }
 
-type ChatSettings = Required<Omit<ChatBenchOptions, 'cpuProfileDir' | 'baselineRoot'>>;
+type ChatSettings = Required<Omit<ChatBenchOptions, 'cpuProfileDir' | 'baselineRoot' | 'together'>>;
 
 const chatBody = (stream: boolean) =>
   JSON.stringify({ model: 'agent', messages: [{ role: 'user', content: 'How are you today?' }], ...(stream && { stream: true, stream_options: { include_usage: true } }) });
@@ -175,17 +181,28 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
         const kind = stream ? 'streamed' : 'plain';
         // herald and the baseline take turns going first: neither always meets the machine as the other left it
         const order = round % 2 ? [servers[0]!, ...servers.slice(1).reverse()] : servers;
-        for (const { name, server, headers } of order) {
+        const measure = async ({ name, server, headers }: (typeof servers)[number]) => {
+          const run = await measureChat(server, stream, headers, settings);
           const row = rows.get(`${kind} ${name}`) ?? { kind, server: name, runs: [] };
-          row.runs.push(await measureChat(server, stream, headers, settings));
+          row.runs.push(run);
           rows.set(`${kind} ${name}`, row);
-        }
+        };
+        if (options.together) {
+          await measure(order[0]!);
+          await Promise.all(order.slice(1).map(measure));
+        } else for (const server of order) await measure(server);
       }
       for (const { name, server, headers } of servers) {
         const list = probes.get(name) ?? [];
         list.push(await probeFirstToken(server.url, headers, settings.firstTokenSamples));
         probes.set(name, list);
       }
+    }
+    for (const kind of ['plain', 'streamed'] as const) {
+      const before = rows.get(`${kind} baseline herald`)?.runs;
+      const after = rows.get(`${kind} herald`)!.runs;
+      // each round's ratio: the two of a round met the same machine (with BENCH_TOGETHER, at the same time)
+      if (before) console.log(`${kind}: herald's CPU per completion of the baseline's, per round: ${after.map((r, i) => (r.cpuMsPerCompletion / before[i]!.cpuMsPerCompletion).toFixed(2)).join(', ')}`);
     }
     const chat: ChatRow[] = [...rows.values()].map(({ kind, server, runs }) => ({
       kind,
@@ -232,6 +249,7 @@ export async function run(options: { seconds?: number; documents?: number; chunk
     cpuProfileDir: options.cpuProfileDir ?? (env.BENCH_CPU_PROFILE || undefined),
     baselineRoot: options.baselineRoot ?? (env.BENCH_BASELINE_ROOT || undefined),
     rounds: options.rounds ?? (env.BENCH_ROUNDS ? Number(env.BENCH_ROUNDS) : undefined),
+    together: options.together ?? env.BENCH_TOGETHER === '1',
   };
   console.log(`platform: POST /v1/chat/completions, ${chatOptions.connections ?? 10} connections; upstream (answering at once), herald and load generator in separate processes (load average ${os.loadavg()[0]!.toFixed(1)})`);
   const chat = await chatBench(chatOptions);
