@@ -210,7 +210,7 @@ export function renderPostgresMeans(rows: PostgresBenchRow[]): string {
 
 export async function run(options: HooksBenchOptions = optionsFromEnv()): Promise<PostgresBenchRow[]> {
   const tag = randomBytes(4).toString('hex');
-  const schemas = { herald: `bench_${tag}_herald`, own: `bench_${tag}_own`, heraldTables: `bench_${tag}_hschema` };
+  const schemas = { alone: `bench_${tag}_herald1`, herald: `bench_${tag}_herald2`, own: `bench_${tag}_own`, heraldTables: `bench_${tag}_hschema` };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-pg-bench-'));
   console.log(
     `PostgreSQL webhook benchmark: ${PG_URL.replace(/:[^:@/]*@/, ':***@')}, ${options.connections} connections, ${options.durationSeconds}s per run after a ${options.warmupSeconds}s warm-up; ` +
@@ -227,18 +227,20 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     started.push(own);
     const heraldTables = await baselineServer(schemas.heraldTables, 'herald', options);
     started.push(heraldTables);
+    // one replica on a schema of its own: a second replica on its schema would execute part of its runs
+    const alone = await heraldReplica(dir, 'herald-pg-alone', schemas.alone, options);
+    started.push(alone);
     const first = await heraldReplica(dir, 'herald-pg-1', schemas.herald, options);
     started.push(first);
     const second = await heraldReplica(dir, 'herald-pg-2', schemas.herald, options);
     started.push(second);
-    const heraldApp = `herald:${schemas.herald}`;
     const bases: Setup[] = [
       { label: BASELINE_LABEL.own, servers: [own], applications: [`baseline:${schemas.own}`], baseline: 'own' },
       { label: BASELINE_LABEL.herald, servers: [heraldTables], applications: [`baseline:${schemas.heraldTables}`], baseline: 'herald' },
     ];
     const heralds: Setup[] = [
-      { label: 'herald pg ×1', servers: [first], applications: [heraldApp] },
-      { label: 'herald pg ×2', servers: [first, second], applications: [heraldApp] },
+      { label: 'herald pg ×1', servers: [alone], applications: [`herald:${schemas.alone}`] },
+      { label: 'herald pg ×2', servers: [first, second], applications: [`herald:${schemas.herald}`] },
     ];
     for (const endpoint of chosen) {
       for (let round = 0; round < options.rounds; round++) {
