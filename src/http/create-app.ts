@@ -8,20 +8,18 @@ import type { HookIntake } from '../runtime/hook-intake.js';
 import type { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import type { ReplyDelivery } from '../runtime/reply-delivery.js';
 import type { OperatorDeps } from './admin/operator-deps.js';
-import { consoleRoutes } from './console/console-routes.js';
 import { ConsoleSessions } from './console/console-session.js';
 import type { Store } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
 import type { ReloadResult } from '../gateway/gateway-reload.js';
-import { adminRoutes } from './admin/admin-routes.js';
 import { reloadRoute } from './admin/reload-route.js';
 import { errorHandler, errorResponse } from './error-handler.js';
 import { clientAddressOf } from './client-address.js';
 import { FailedAuthLimiter } from './failed-auth-limiter.js';
 import { hooksRoutes } from './hooks/hooks-routes.js';
+import { mountLazily } from './lazy-routes.js';
 import { receiptMiddleware } from './hooks/receipt-middleware.js';
 import { metricsRoute } from './metrics-route.js';
-import { openApiRoute } from './openapi/openapi-route.js';
 import { readinessRoute } from './readiness-route.js';
 import { requestContext } from './request-context.js';
 import { SurfaceRouter } from './surface-router.js';
@@ -58,12 +56,14 @@ export function createApp(deps: AppDeps): Hono {
   const operatorLimiter = new FailedAuthLimiter('operator', deps.logger);
   app.use('*', requestContext(deps.logger, deps.metrics?.http));
   app.use('*', clientAddressOf(new TrustedProxies(deps.config.gateway.trustedProxies)));
-  app.onError(errorHandler(deps.logger));
+  const onError = errorHandler(deps.logger);
+  app.onError(onError);
   app.notFound((c) => errorResponse(c, new HeraldError('HERALD_NOT_FOUND')));
 
   app.get('/healthz', (c) => c.json({ ok: true }));
   if (deps.probe) app.get('/readyz', readinessRoute({ probe: deps.probe, logger: deps.logger }));
-  app.get('/openapi.json', openApiRoute(deps));
+  // the document's schemas and route declarations are loaded with its first request
+  app.get('/openapi.json', async (c, next) => (await import('./openapi/openapi-route.js')).openApiRoute(deps)(c, next));
   if (deps.metrics) app.get('/metrics', metricsRoute({ config: deps.config, metrics: deps.metrics, limiter: operatorLimiter }));
   if (deps.config.hooks.enabled) {
     if (deps.receipts) {
@@ -76,9 +76,10 @@ export function createApp(deps: AppDeps): Hono {
   if (deps.reload) app.post('/admin/reload', reloadRoute({ config: deps.config, limiter: operatorLimiter, reload: deps.reload }));
   const token = deps.config.gateway.auth.token;
   const sessions = token ? new ConsoleSessions(token, deps.config.gateway.console.sessionHours * 3_600_000, deps.store.state) : undefined;
-  app.route('/admin', adminRoutes({ ...deps, limiter: operatorLimiter, sessions }));
+  // the admin API and the console are built (and their modules loaded) on their first request, not at start
+  mountLazily(app, '/admin', async () => (await import('./admin/admin-routes.js')).adminRoutes({ ...deps, limiter: operatorLimiter, sessions }), onError);
   if (deps.operator && deps.config.gateway.console.enabled) {
-    app.route('/console', consoleRoutes({ config: deps.config, limiter: operatorLimiter, sessions }));
+    mountLazily(app, '/console', async () => (await import('./console/console-routes.js')).consoleRoutes({ config: deps.config, limiter: operatorLimiter, sessions }), onError);
     // a browser pointed at the gateway's address lands on the console, not on a JSON 404
     app.get('/', (c) => c.redirect('/console', 302));
   }

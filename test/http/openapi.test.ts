@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { API_KEY, GATEWAY_TOKEN, HOOK_TOKEN } from '../helpers/start-herald.js';
+import { servedRoutes } from '../../src/http/lazy-routes.js';
 import { testApp } from './app-fixture.js';
 
 type Doc = { openapi: string; paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>> };
@@ -28,7 +29,7 @@ describe('GET /openapi.json', () => {
     const { app, doc } = await appWithDocument();
     expect(doc.openapi).toBe('3.1.0');
     const served = new Set(
-      app.gateway.app.routes
+      (await servedRoutes(app.gateway.app))
         .filter((r) => r.method !== 'ALL')
         .map((r) => `${r.method.toLowerCase()} ${openApiPath(r.path)}`),
     );
