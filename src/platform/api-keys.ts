@@ -16,14 +16,14 @@ export const hashApiKey = (key: string) => createHash('sha256').update(key).dige
 /** a new key: `hsk_` and 32 random bytes, url-safe */
 export const generateApiKey = () => `hsk_${randomBytes(32).toString('base64url')}`;
 
+/** keys whose hash is remembered: a deployment's clients present a handful, a spray of wrong ones is never kept */
+const REMEMBERED_KEYS = 1000;
+
 /**
  * Verifies presented API keys against the config's keys and the stored ones. The presented key
  * is hashed and looked up by hash (store keys are read per request, so a key created while
  * the gateway runs works at once); the found hash is then compared in constant time.
  */
-/** keys whose hash is remembered: a deployment's clients present a handful, a spray of wrong ones is never kept */
-const REMEMBERED_KEYS = 1000;
-
 export class ApiKeyVerifier {
   private readonly configured = new Map<string, ApiPrincipal>();
   /**

@@ -14,13 +14,13 @@ export type RunRow = SharedRunRow<string>;
 
 export const toRun = (r: RunRow): RunRecord => toRunRecord(r, JSON.parse);
 
-/** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */
 /**
  * A start takes back the runs a crashed predecessor left running. The IN term is the partial
  * index's own condition, so SQLite reads runs_session_unfinished instead of scanning every run.
  */
 export const REQUEUE_RUNNING = "UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running' AND status IN ('queued', 'running')";
 
+/** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */
 export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRepo {
   // the writes say OR FAIL: a failed one is undone whole by its group commit, no statement journal needed (group-commit.ts)
   const insert = db.prepare(
