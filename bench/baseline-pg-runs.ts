@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { claimLoop } from './baseline-claim-loop.js';
 
 /**
  * The baseline's run executor on PostgreSQL, for `/hooks/agent-executed`: bench/baseline-runs.ts's
@@ -59,45 +60,17 @@ export function pgRunExecutor(
   options: { summaryKeptByTrigger: boolean },
 ): PgRunExecutor {
   const complete = completion(options.summaryKeptByTrigger);
-  let held = 0;
-  let claiming = false;
-  let again = false;
-
-  const execute = async (run: QueuedRun) => {
-    try {
-      const earlier = await pool.query(HISTORY_READ, [run.session_key]);
-      const reply = `Received: "${run.message}" (${earlier.rowCount} earlier messages). I acknowledge it.`;
-      await commit((client) => client.query(complete, [run.id, reply, Date.now(), run.session_key, run.message, `Hook ${run.name}: ${reply}`]));
-    } finally {
-      held--;
-      poke();
-    }
-  };
-
-  const pump = async () => {
-    claiming = true;
-    try {
-      do {
-        again = false;
-        const room = HELD - held;
-        if (room <= 0) return;
-        const { rows } = await commit((client) => client.query<QueuedRun>(CLAIM, [Date.now(), room]));
-        held += rows.length;
-        for (const run of rows) void execute(run).catch((error) => process.stderr.write(`baseline: run failed: ${(error as Error).message}\n`));
-        if (rows.length === room) again = true;
-      } while (again);
-    } finally {
-      claiming = false;
-    }
-  };
-
-  function poke() {
-    if (claiming) {
-      again = true;
-      return;
-    }
-    void pump().catch((error) => process.stderr.write(`baseline: claim failed: ${(error as Error).message}\n`));
-  }
-
-  return { poke };
+  return claimLoop<QueuedRun>(
+    HELD,
+    async (room) => (await commit((client) => client.query<QueuedRun>(CLAIM, [Date.now(), room]))).rows,
+    async (run) => {
+      try {
+        const earlier = await pool.query(HISTORY_READ, [run.session_key]);
+        const reply = `Received: "${run.message}" (${earlier.rowCount} earlier messages). I acknowledge it.`;
+        await commit((client) => client.query(complete, [run.id, reply, Date.now(), run.session_key, run.message, `Hook ${run.name}: ${reply}`]));
+      } catch (error) {
+        process.stderr.write(`baseline: run failed: ${(error as Error).message}\n`);
+      }
+    },
+  );
 }

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { claimLoop } from './baseline-claim-loop.js';
 
 /**
  * The baseline's run executor, for `/hooks/agent-executed`: what a raw server would do to execute
@@ -70,10 +71,6 @@ export function runExecutor(
      ON CONFLICT (key) DO UPDATE SET messages = messages + 2, last_at = MAX(last_at, excluded.last_at)`,
   );
 
-  let held = 0;
-  let claiming = false;
-  let again = false;
-
   const complete = (run: QueuedRun, reply: string) => {
     const now = Date.now();
     finish.run(reply, now, run.id);
@@ -82,44 +79,17 @@ export function runExecutor(
     enqueueEvent('main', `Hook ${run.name}: ${reply}`, MAX_PENDING);
   };
 
-  const execute = async (run: QueuedRun) => {
-    const earlier = history.all(run.session_key);
-    const reply = `Received: "${run.message}" (${earlier.length} earlier messages). I acknowledge it.`;
-    try {
+  return claimLoop<QueuedRun>(
+    HELD,
+    (room) =>
+      commit(() => {
+        const ids = queued.all().slice(0, room).map((r) => r.rowid);
+        return ids.length ? claim(ids.length).all(Date.now(), ...ids) : [];
+      }),
+    async (run) => {
+      const earlier = history.all(run.session_key);
+      const reply = `Received: "${run.message}" (${earlier.length} earlier messages). I acknowledge it.`;
       await commit(() => complete(run, reply));
-    } finally {
-      held--;
-      poke();
-    }
-  };
-
-  const pump = async () => {
-    claiming = true;
-    try {
-      do {
-        again = false;
-        const room = HELD - held;
-        if (room <= 0) return;
-        const rows = await commit(() => {
-          const ids = queued.all().slice(0, room).map((r) => r.rowid);
-          return ids.length ? claim(ids.length).all(Date.now(), ...ids) : [];
-        });
-        held += rows.length;
-        for (const run of rows) void execute(run);
-        if (rows.length === room) again = true;
-      } while (again);
-    } finally {
-      claiming = false;
-    }
-  };
-
-  function poke() {
-    if (claiming) {
-      again = true;
-      return;
-    }
-    void pump().catch((error) => process.stderr.write(`baseline: claim failed: ${(error as Error).message}\n`));
-  }
-
-  return { poke };
+    },
+  );
 }
