@@ -5,8 +5,8 @@ import type { SqliteDatabase } from './open-database.js';
  * The changes a group commit's writes made to the `store_counts` rows of runs and events (what
  * /metrics reports), added up in memory and written once at the group's end, in its transaction:
  * a crash keeps the rows and their counts or neither, and a restart reads counts that are exact.
- * A row trigger wrote `store_counts` at every run's insert, claim and end instead (migration 28
- * dropped those). Each write is `n = n + delta`: another process writing the file (a CLI command)
+ * Once per group, not per row: a row trigger would write `store_counts` at every run's insert,
+ * claim and end. Each write is `n = n + delta`: another process writing the file (a CLI command)
  * adds its own.
  */
 export class CountDeltas {
