@@ -37,6 +37,20 @@ export function eventsCases(open: OpenStore) {
       expect(await events.enqueue('main', 'd', 3)).toMatchObject({ text: 'd', status: 'pending' });
     });
 
+    it('events asked for at once are written in the order asked, each a repeat or not of the one written before it', async () => {
+      const { events } = await open();
+      await events.enqueue('main', 'w', 3);
+      const added = await Promise.all(['w', 'x', 'x', 'y', 'x', 'z', 'z'].map((text) => events.enqueue('main', text, 3)));
+      expect(added.map((e) => e?.text)).toEqual([undefined, 'x', undefined, 'y', 'x', 'z', undefined]);
+      const ids = added.flatMap((e) => (e ? [e.id] : []));
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      const listed = await events.list('main', 10);
+      expect(listed.map((e) => `${e.text}:${e.status}`)).toEqual(['z:pending', 'x:pending', 'y:pending', 'x:dropped', 'w:dropped']);
+      // what enqueue answers is the row as written
+      for (const e of added) if (e) expect(listed.find((l) => l.id === e.id)).toMatchObject({ ...e, status: expect.any(String) });
+      expect(added[1]).toMatchObject({ session: 'main', status: 'pending', untrusted: false });
+    });
+
     it('keeps the cap of 20 and the dedupe when many events arrive at once', async () => {
       const store = await open();
       const texts = Array.from({ length: 25 }, (_, i) => `event ${i}`);

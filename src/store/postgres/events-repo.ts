@@ -1,9 +1,8 @@
 import type pg from 'pg';
 import type { EventsRepo, SystemEvent } from '../port.js';
 import { toEvent, type EventRow as Row } from '../record-rows.js';
-import type { PgGroupCommit } from './group-commit.js';
 import { query, type Queryable } from './pg-pool.js';
-
+import { PgTurnBatch } from './turn-batch.js';
 
 /** one round trip, its own transaction unless `db` is inside one (a run's completion) */
 export async function enqueueEvent(db: Queryable, session: string, text: string, maxPending: number): Promise<SystemEvent | undefined> {
@@ -11,11 +10,45 @@ export async function enqueueEvent(db: Queryable, session: string, text: string,
   return rows[0] && toEvent(rows[0]);
 }
 
-export function postgresEventsRepo(pool: pg.Pool, commits: PgGroupCommit): EventsRepo {
+interface Enqueued {
+  text: string;
+  now: number;
+}
+
+/**
+ * The enqueues of one event-loop turn to one queue (a session and its cap) as ONE call of
+ * herald_enqueue_events (migration 19) in autocommit: one round trip, one hold of the session's
+ * lock (which every replica's wakes and run summaries wait on) and one overflow drop for the turn.
+ */
+function enqueueBatch(pool: pg.Pool, session: string, maxPending: number): PgTurnBatch<Enqueued, SystemEvent | undefined> {
+  return new PgTurnBatch<Enqueued, SystemEvent | undefined>(
+    pool,
+    (items) => ({
+      text: 'SELECT n, id FROM herald_enqueue_events($1, $2::text[], $3, $4)',
+      // one time for the call, as one call of herald_enqueue_event takes one
+      values: [session, items.map((i) => i.text), maxPending, items[0]!.now],
+    }),
+    (rows, items) => {
+      const results: (SystemEvent | undefined)[] = items.map(() => undefined);
+      for (const row of rows) {
+        const n = Number(row.n) - 1;
+        results[n] = { id: Number(row.id), session, text: items[n]!.text, status: 'pending', createdAt: items[0]!.now, untrusted: false };
+      }
+      return results;
+    },
+  );
+}
+
+export function postgresEventsRepo(pool: pg.Pool): EventsRepo & { drain(): Promise<void> } {
+  // one batch per queue (in practice the main session's alone)
+  const queues = new Map<string, PgTurnBatch<Enqueued, SystemEvent | undefined>>();
   return {
-    // grouped: the wakes of one event-loop turn share one commit and one hold of the session's lock
+    drain: () => Promise.all([...queues.values()].map((q) => q.drain())).then(() => {}),
     enqueue(session, text, maxPending) {
-      return commits.run((client) => enqueueEvent(client, session, text, maxPending));
+      const key = `${maxPending}:${session}`;
+      let queue = queues.get(key);
+      if (!queue) queues.set(key, (queue = enqueueBatch(pool, session, maxPending)));
+      return queue.add({ text, now: Date.now() });
     },
     async claimPending(session, { owner, now, until }) {
       // pending, or processing under a lease that ran out; SKIP LOCKED: never wait on another claimer

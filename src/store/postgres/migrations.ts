@@ -668,4 +668,52 @@ export const migrations: Migration[] = [
       CREATE INDEX usage_at ON usage (at);
     `,
   },
+  {
+    version: 19,
+    name: "events: the wakes of one turn enqueued by one call (one hold of the session's lock, one overflow drop)",
+    sql: `
+      -- herald_enqueue_event for several texts at once, with the same outcome as calling it for
+      -- each in the order given: a text repeating the event before it (the session's newest, or
+      -- the one inserted just before) while that one is pending or processing is skipped, ids
+      -- ascend with the order, and the pending ones past the newest p_max are dropped, once after
+      -- the inserts (only the newest row decides a skip, and with p_max of 1 or more a drop never
+      -- reaches it; below that each text goes through herald_enqueue_event). Returns the ordinal
+      -- (from 1) and id of each text inserted.
+      CREATE FUNCTION herald_enqueue_events(p_session TEXT, p_texts TEXT[], p_max INT, p_now BIGINT)
+      RETURNS TABLE (n INT, id BIGINT) LANGUAGE plpgsql AS $$
+      DECLARE
+        prev_text TEXT;
+        prev_live BOOLEAN;
+      BEGIN
+        IF p_max < 1 THEN
+          FOR i IN 1 .. COALESCE(array_length(p_texts, 1), 0) LOOP
+            RETURN QUERY SELECT i, e.id FROM herald_enqueue_event(p_session, p_texts[i], p_max, p_now) e;
+          END LOOP;
+          RETURN;
+        END IF;
+        PERFORM pg_advisory_xact_lock(hashtext('herald.events:' || current_schema() || ':' || p_session));
+        SELECT e.text, e.status IN ('pending', 'processing') INTO prev_text, prev_live
+          FROM events e WHERE e.session = p_session ORDER BY e.id DESC LIMIT 1;
+        RETURN QUERY
+          WITH input AS (
+            SELECT t.text, t.n::int AS n, lag(t.text) OVER (ORDER BY t.n) AS before
+            FROM unnest(p_texts) WITH ORDINALITY AS t(text, n)),
+          kept AS (
+            SELECT i.text, i.n FROM input i
+            WHERE NOT CASE WHEN i.n = 1 THEN COALESCE(prev_live AND prev_text = i.text, false) ELSE i.before = i.text END),
+          added AS (
+            INSERT INTO events (session, text, status, created_at) SELECT p_session, k.text, 'pending', p_now FROM kept k ORDER BY k.n
+            RETURNING events.id)
+          SELECT k.n, a.id
+          FROM (SELECT kept.n, row_number() OVER (ORDER BY kept.n) AS r FROM kept) k
+          JOIN (SELECT added.id, row_number() OVER (ORDER BY added.id) AS r FROM added) a ON a.r = k.r;
+        -- rows locked in id order (as every other writer of events locks them): no lock cycle
+        UPDATE events SET status = 'dropped' WHERE events.id IN (
+          SELECT d.id FROM events d
+          WHERE d.session = p_session AND d.status = 'pending' AND d.id <=
+            (SELECT e.id FROM events e WHERE e.session = p_session AND e.status = 'pending' ORDER BY e.id DESC LIMIT 1 OFFSET p_max)
+          ORDER BY d.id FOR UPDATE);
+      END $$;
+    `,
+  },
 ];

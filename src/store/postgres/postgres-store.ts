@@ -63,12 +63,13 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
   const runs = postgresRunsRepo(pool, commits);
   const receipts = postgresReceiptsRepo(pool);
   const usage = postgresUsageRepo(pool);
+  const events = postgresEventsRepo(pool);
   let closed = false;
   return {
     schema,
     pool,
     probe: postgresProbe(pool),
-    events: postgresEventsRepo(pool, commits),
+    events,
     runs,
     sessions: postgresSessionsRepo(pool),
     state: postgresStateRepo(pool),
@@ -90,7 +91,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([commits.drain(), runs.drain(), receipts.drain(), usage.drain()]);
+      await Promise.all([commits.drain(), runs.drain(), receipts.drain(), usage.drain(), events.drain()]);
       await signals.close();
       await pool.end();
     },

@@ -7,11 +7,14 @@ export interface Statement {
   values: unknown[];
 }
 
-interface Pending<T> {
+interface Pending<T, R> {
   item: T;
-  resolve: () => void;
+  resolve: (result: R) => void;
   reject: (error: unknown) => void;
 }
+
+/** what each item of a statement's batch gets: its result, read from the statement's rows */
+export type ReadResults<T, R> = (rows: Record<string, unknown>[], items: T[]) => R[];
 
 /** most rows one statement takes: a burst is cut into several statements, sent side by side */
 const MAX_BATCH = 256;
@@ -21,20 +24,22 @@ const MAX_BATCH = 256;
  * turn's items, in the order asked), in autocommit: one round trip and one commit for the turn
  * instead of one each. Each caller's promise settles once that statement committed: resolved still
  * means durable. When a statement of several items fails, each item is tried again alone, so a bad
- * item fails by itself and the others are written.
+ * item fails by itself and the others are written. `read` gives each item its result from the
+ * statement's rows (none without it).
  */
-export class PgTurnBatch<T> {
-  private pending: Pending<T>[] = [];
+export class PgTurnBatch<T, R = void> {
+  private pending: Pending<T, R>[] = [];
   private scheduled?: NodeJS.Immediate;
   private readonly sending = new Set<Promise<void>>();
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly statement: (items: T[]) => Statement,
+    private readonly read?: ReadResults<T, R>,
   ) {}
 
-  add(item: T): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  add(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
       // after the poll phase: every request read in this turn has asked for its insert by then
       this.scheduled ??= setImmediate(() => this.flush());
@@ -57,22 +62,22 @@ export class PgTurnBatch<T> {
     }
   }
 
-  private async send(batch: Pending<T>[]): Promise<void> {
+  private async send(batch: Pending<T, R>[]): Promise<void> {
+    let results: R[];
     try {
-      await this.run(batch.map((p) => p.item));
-      for (const { resolve } of batch) resolve();
+      results = await this.run(batch.map((p) => p.item));
     } catch (error) {
       if (batch.length === 1) return batch[0]!.reject(error);
-      await Promise.all(
-        batch.map(({ item, resolve, reject }) =>
-          this.run([item]).then(resolve, reject),
-        ),
-      );
+      // one after the other: the order asked for is the order written (ids and seqs follow it)
+      for (const { item, resolve, reject } of batch) await this.run([item]).then((one) => resolve(one[0]!), reject);
+      return;
     }
+    batch.forEach(({ resolve }, i) => resolve(results[i]!));
   }
 
-  private async run(items: T[]): Promise<void> {
+  private async run(items: T[]): Promise<R[]> {
     const { text, values } = this.statement(items);
-    await query(this.pool, text, values);
+    const { rows } = await query<Record<string, unknown>>(this.pool, text, values);
+    return this.read ? this.read(rows, items) : (items.map(() => undefined) as R[]);
   }
 }
