@@ -74,14 +74,18 @@ function metaLine(value: string): string {
 }
 
 /**
+ * A marker id: 16 random hex digits, from a pool of random bytes (randomBytes(8) per run would be
+ * a getrandom system call each). Given to wrapExternalContent, it makes the same wrapping again.
+ */
+export const newMarkerId = (): string => randomHex(8);
+
+/**
  * Wraps untrusted webhook content before a model sees it, laid out as OpenClaw lays it out (its
  * phrases are what prompts written for OpenClaw look for): a task line, the security notice, then
  * the content between markers under its source line. herald's markers carry a random id the sender
  * cannot guess, and spoofed markers in the content are neutralised.
  */
-export function wrapExternalContent(content: string, meta: ExternalContentMeta): string {
-  // from a pool of random bytes: randomBytes(8) per run would be a getrandom system call each
-  const id = randomHex(8);
+export function wrapExternalContent(content: string, meta: ExternalContentMeta, id = newMarkerId()): string {
   return [
     `Task: ${metaLine(meta.task)} | Mapping: ${metaLine(meta.mappingId)} | Received: ${metaLine(meta.receivedAt)}`,
     '',

@@ -1,6 +1,7 @@
 import { HeraldError } from '../../errors.js';
 import type { ReceiptRecord, RunRecord, SessionMessage, Store } from '../../store/port.js';
 import type { ReplyDelivery } from '../reply-delivery.js';
+import { promptOf } from '../run-prompt.js';
 
 /** The most messages of a run's session read to find the run's own. */
 const SESSION_MESSAGES_READ = 1000;
@@ -38,7 +39,7 @@ export async function runDetail(deps: { store: Store; delivery: Pick<ReplyDelive
   return {
     run,
     transcript,
-    prompt: (asked?.meta?.prompt as string | undefined) ?? null,
+    prompt: promptOf(run.action, run.createdAt, asked?.meta),
     model: (asked?.meta?.model as string | undefined) ?? ((run.action.model as string | undefined) ?? null),
     receipt: receipt ?? null,
     reruns: reruns.map((r) => r.id),

@@ -5,7 +5,8 @@ import type { AgentAction } from '../../mappings/hook-action.js';
 import { providerFailureFields } from '../../models/provider-failure.js';
 import type { RunCompleted, RunRecord, SessionMessage } from '../../store/port.js';
 import type { RunAbort } from '../run-abort.js';
-import { runPrompt } from '../run-prompt.js';
+import { newMarkerId } from '../../agents/external-content.js';
+import { promptMeta, runPrompt } from '../run-prompt.js';
 import { LeaseLost } from './run-claims.js';
 import { budgetMessage } from '../../platform/budgets.js';
 import { afterRun, completeInChain, completeRun, nextRuns, type NextRuns } from './run-completion.js';
@@ -69,7 +70,8 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
   const freshSession = action.sessionKey === undefined;
   let history = carried;
   try {
-    const prompt = runPrompt(action, run.createdAt);
+    const markerId = newMarkerId();
+    const prompt = runPrompt(action, run.createdAt, markerId);
     let now = 0;
     let completed: RunCompleted = { finished: false };
     let written: SessionMessage[] = [];
@@ -95,9 +97,9 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
       // the primary, then each fallback on an error or when its share of the time limit runs out
       fallbacks: true,
       deadlineAt,
-      // the message as received, never the safety-wrapped form
-      // (the wrapped prompt kept beside it, in meta: the console shows what the model saw)
-      incoming: [{ role: 'user', content: action.message, createdAt: run.createdAt, runId: id, meta: { prompt } }],
+      // the message as received, never the safety-wrapped form (its marker id kept beside it, in
+      // meta: the run's detail makes the prompt again, so the console shows what the model saw)
+      incoming: [{ role: 'user', content: action.message, createdAt: run.createdAt, runId: id, meta: promptMeta(markerId) }],
       answer: () => ({ runId: id }),
       usage: { source: 'run', mappingId: action.source.mappingId },
       // the transcript is written by the run's completion, with its status and summary, in one transaction

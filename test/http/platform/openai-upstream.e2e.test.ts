@@ -171,5 +171,8 @@ describe('an openai-kind agent', () => {
     const sent = upstream.requests.slice(before).find((r) => r.path === '/v1/chat/completions')!;
     expect(sent.json.messages[0].content).toContain('4.2 million euros');
     expect(sent.json.messages.at(-1).content).toContain('<<<EXTERNAL_UNTRUSTED_CONTENT');
+    // the run's detail shows the prompt the model got, to the character (its marker id included)
+    const detail = (await (await fetch(`${herald.url}/admin/runs/${runId}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { prompt: string };
+    expect(detail.prompt).toBe(sent.json.messages.at(-1).content);
   });
 });
