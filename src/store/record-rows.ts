@@ -165,7 +165,7 @@ export const toRunRecord = <Json>(r: RunRow<Json>, json: (value: Json) => unknow
   name: r.name,
   sessionKey: r.session_key,
   message: r.message,
-  action: parseRunAction(r.id, json(r.action), { agentId: r.agent_id }),
+  action: parseRunAction(r.id, json(r.action), { agentId: r.agent_id, message: r.message }),
   reply: r.reply,
   error: r.error,
   // only when one answered: a record without it reads as before the column existed

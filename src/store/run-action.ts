@@ -45,10 +45,11 @@ export const runActionSchema = z.object({
 export type RunAction = z.infer<typeof runActionSchema>;
 
 /** a row another program (or a bug) wrote wrongly fails loudly, naming the run, instead of running half-understood */
-export function parseRunAction(runId: string, stored: unknown, row: { agentId: string }): RunAction {
-  // actions stored before they named their agent: the run's own agent column says it
-  const withAgent = stored !== null && typeof stored === 'object' && !('agentId' in stored) ? { ...stored, agentId: row.agentId } : stored;
-  const parsed = runActionSchema.safeParse(withAgent);
+export function parseRunAction(runId: string, stored: unknown, row: { agentId: string; message: string }): RunAction {
+  // the message is the run's own column (SQLite keeps it there only); actions stored before they
+  // named their agent: the run's agent column says it
+  const filled = stored !== null && typeof stored === 'object' && !('message' in stored && 'agentId' in stored) ? { message: row.message, agentId: row.agentId, ...stored } : stored;
+  const parsed = runActionSchema.safeParse(filled);
   if (!parsed.success) {
     const fields = parsed.error.issues.map((i) => i.path.join('.') || '(action)').join(', ');
     throw new HeraldError('HERALD_INTERNAL', `stored run ${runId} has an invalid action (${fields})`);

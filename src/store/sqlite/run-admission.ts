@@ -2,6 +2,7 @@ import { admissionPlan } from '../admission-plan.js';
 import type { AdmittedRun, RunAdmission, RunRecord } from '../port.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
+import { storedAction } from './stored-action.js';
 
 /**
  * RunsRepo.admit on SQLite: synchronous work of a group commit, so no other write (another
@@ -32,7 +33,7 @@ export function sqliteRunAdmission(db: SqliteDatabase, commits: GroupCommit, ins
       if (open) {
         const messages = [...(JSON.parse(open.coalesced) as string[]), run.message];
         const message = a.coalesce.message(messages);
-        join.run(message, JSON.stringify({ ...JSON.parse(open.action), message }), JSON.stringify(messages), open.id);
+        join.run(message, storedAction(JSON.parse(open.action) as Record<string, unknown>), JSON.stringify(messages), open.id);
         return { type: 'coalesced', runId: open.id, count: messages.length };
       }
     }

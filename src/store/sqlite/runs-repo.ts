@@ -8,6 +8,7 @@ import { eventAppender } from './events-repo.js';
 import { turnAppender } from './sessions-repo.js';
 import type { GroupCommit } from './group-commit.js';
 import { limitedStatements } from './limited-statements.js';
+import { storedAction } from './stored-action.js';
 import type { SqliteDatabase } from './open-database.js';
 
 export type RunRow = SharedRunRow<string>;
@@ -33,7 +34,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   );
   const insertNow = (run: RunRecord, claimedBy?: Lease) => {
     const parsed = runActionSchema.parse(run.action);
-    const action = JSON.stringify(parsed);
+    const action = storedAction(parsed);
     const deliver = run.action.deliver ? 1 : 0;
     const [status, startedAt]: [RunStatus, number | null] = claimedBy ? ['running', claimedBy.now] : [run.status, run.startedAt];
     insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, parsed.source.mappingId, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
