@@ -85,9 +85,16 @@ async function claimGoverned(client: pg.PoolClient, lease: Lease, limit: number,
   return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toRun);
 }
 
+type ClaimedRow = RunRow & { seq: string; behind: boolean };
+
 /** CLAIM, then the runs behind each claimed run right after it */
-async function claimIn(client: Queryable, { owner, now, until }: Lease, limit: number, behind: number): Promise<RunRecord[]> {
-  const { rows } = await query<RunRow & { seq: string; behind: boolean }>(client, CLAIM, [owner, now, until, limit]);
+async function claimIn(client: Queryable, lease: Lease, limit: number, behind: number): Promise<RunRecord[]> {
+  const { rows } = await query<ClaimedRow>(client, CLAIM, [lease.owner, lease.now, lease.until, limit]);
+  return withRunsBehind(client, lease, rows, behind);
+}
+
+/** the runs CLAIM took, each followed by the runs behind it in its session (up to `behind`), claimed too */
+async function withRunsBehind(client: Queryable, { owner, now, until }: Lease, rows: ClaimedRow[], behind: number): Promise<RunRecord[]> {
   const bySeq = (a: { seq: string }, b: { seq: string }) => Number(a.seq) - Number(b.seq);
   const claimed: RunRecord[] = [];
   for (const head of rows.sort(bySeq)) {
@@ -194,8 +201,9 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
     /** the claim after the completion, in the same transaction: it sees the run the completion made ready */
     async completeAndClaimNext(id, c, lease, behind = 0) {
       return commits.run(async (client) => {
-        if (!(await completeIn(client, id, c))) return { finished: false };
-        let claimed = await claimIn(client, lease, 1, behind);
+        const heads = await completeAndClaimIn(client, id, c, lease);
+        if (!heads) return { finished: false };
+        let claimed = await withRunsBehind(client, lease, heads, behind);
         if (!claimed.length) claimed = await claimGoverned(client, lease, 1, false);
         return claimed.length ? { finished: true, claimed } : { finished: true };
       });
@@ -214,6 +222,21 @@ async function completeIn(client: pg.PoolClient, id: string, c: RunCompletion): 
       c.summary.session, c.summary.text, c.summary.maxPending, Date.now(), c.summary.untrusted ?? false],
   );
   return rows[0]!.finished;
+}
+
+/**
+ * One round trip: herald_complete_run_and_claim (migration 20) completes the run as completeIn
+ * does, claims one ready run as CLAIM does, and enqueues the summary last (the main session's lock
+ * is held from there to the commit only). Undefined when the run was refused; else the runs claimed.
+ */
+async function completeAndClaimIn(client: pg.PoolClient, id: string, c: RunCompletion, lease: Lease): Promise<ClaimedRow[] | undefined> {
+  const { rows } = await client.query<ClaimedRow & { finished: boolean }>(
+    `SELECT * FROM herald_complete_run_and_claim($1, $2, $3, $4, $5, $6, $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bigint[], $12, $13, $14, $15, $16, $17, $18, $19, 1)`,
+    [id, c.status, c.reply ?? null, c.error ?? null, c.at, c.model ?? null, ...transcriptColumns(c.transcript),
+      c.summary.session, c.summary.text, c.summary.maxPending, Date.now(), c.summary.untrusted ?? false, lease.owner, lease.now, lease.until],
+  );
+  if (!rows[0]!.finished) return undefined;
+  return rows.filter((r) => r.id !== null);
 }
 
 /** the transcript as the function's parallel arrays, each value as appendMessages binds it */
