@@ -30,13 +30,15 @@ function quoteSegments(segments: string, root?: string): string {
 
 /** Rewrites `payload.`, `headers.` and `query.` references in an expression, leaving string literals alone. */
 function rewriteRootedReferences(text: string): string {
+  // the text between rewrites is copied in slices, not character by character: a thousand
+  // predicates built one character at a time were megabytes of garbage at start
   let out = '';
+  let copied = 0;
   for (let i = 0; i < text.length; ) {
     const ch = text[i]!;
     if (ch === '"' || ch === "'" || ch === '`') {
       let j = i + 1;
       while (j < text.length && text[j] !== ch) j += text[j] === '\\' ? 2 : 1;
-      out += text.slice(i, j + 1);
       i = j + 1;
       continue;
     }
@@ -46,14 +48,14 @@ function rewriteRootedReferences(text: string): string {
     const next = match ? text[i + match[0].length] : undefined;
     if (match && !(next !== undefined && /[\w$(]/.test(next))) {
       const root = match[1] ?? match[3]!;
-      out += `$${root}${quoteSegments(match[2] ?? match[4] ?? '', root)}`;
+      out += `${text.slice(copied, i)}$${root}${quoteSegments(match[2] ?? match[4] ?? '', root)}`;
       i += match[0].length;
+      copied = i;
       continue;
     }
-    out += ch;
     i++;
   }
-  return out;
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /** Rewrites OpenClaw-style references into JSONata; everything else is JSONata already. */
@@ -106,6 +108,22 @@ function parsedOnce(text: string): jsonataModule.Expression {
   return expression;
 }
 
+/**
+ * toJsonata by expression: a template hole repeated by a thousand mappings (`{{ issue.number }}`)
+ * is rewritten once, not once per mapping. Emptied past the same bound.
+ */
+const rewritten = new Map<string, string>();
+
+function jsonataText(expr: string): string {
+  let text = rewritten.get(expr);
+  if (text === undefined) {
+    text = toJsonata(expr);
+    if (rewritten.size >= MAX_TEXTS) rewritten.clear();
+    rewritten.set(expr, text);
+  }
+  return text;
+}
+
 function remember(text: string, equality: RouteKey | undefined): void {
   if (checked.size >= MAX_TEXTS) checked.clear();
   checked.set(text, equality);
@@ -154,7 +172,7 @@ const BATCH = 200;
 export function checkExpressions(exprs: Iterable<string>): number {
   const pending = new Set<string>();
   for (const expr of exprs) {
-    const text = toJsonata(expr);
+    const text = jsonataText(expr);
     if (!checked.has(text) && composable(text)) pending.add(text);
   }
   const texts = [...pending];
@@ -176,7 +194,7 @@ export function checkExpressions(exprs: Iterable<string>): number {
 
 /** Checks the syntax now; throws the JSONata syntax error (with its position) for the caller to name. */
 export function compileExpression(expr: string): CompiledExpression {
-  const text = toJsonata(expr);
+  const text = jsonataText(expr);
   let equality = checked.get(text);
   if (equality === undefined && !checked.has(text)) {
     equality = equalityOf(parse(text).ast());
