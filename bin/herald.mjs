@@ -9,13 +9,13 @@ import { buildIsFresh } from './build-stamp.mjs';
 // there, idle: held at its initial size until `serve` listens (src/gateway/serving-heap.ts)
 v8.setFlagsFromString('--semi-space-growth-factor=1');
 
-// the freshness check (a stat of every source, on the thread pool) overlaps loading the build
-const fresh = buildIsFresh();
-let entry = await import('../dist/src/cli/main.js').then(
-  (main) => ({ main, plugins: () => import('../dist/plugins/index.js') }),
-  () => undefined,
-);
-if (!(await fresh) || !entry) {
+let entry = buildIsFresh()
+  ? await import('../dist/src/cli/main.js').then(
+      (main) => ({ main, plugins: () => import('../dist/plugins/index.js') }),
+      () => undefined,
+    )
+  : undefined;
+if (!entry) {
   const { register } = await import('tsx/esm/api');
   const { register: registerCommonJs } = await import('tsx/cjs/api');
   register();
