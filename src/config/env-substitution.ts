@@ -1,16 +1,14 @@
 const REFERENCE = /(\$?)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
-/** where a value sits, as a chain of keys: the dotted path is only spelled out for a fault */
-interface At {
-  parent: At | undefined;
-  key: string | number;
-}
+/**
+ * The keys down to the value being substituted, pushed and popped on the way down (one array for
+ * the whole walk, not an object per value): the dotted path is only spelled out for a fault.
+ */
+type At = (string | number)[];
 
-function spell(at: At | undefined, prefix: string): string {
-  const keys: (string | number)[] = [];
-  for (let a = at; a; a = a.parent) keys.push(a.key);
+function spell(at: At, prefix: string): string {
   let out = prefix;
-  for (const key of keys.reverse()) out += typeof key === 'number' ? `[${key}]` : out ? `.${key}` : key;
+  for (const key of at) out += typeof key === 'number' ? `[${key}]` : out ? `.${key}` : key;
   return out || '(root)';
 }
 
@@ -21,10 +19,10 @@ function spell(at: At | undefined, prefix: string): string {
  * A part without any `${` is returned as it is, not copied (a config of a thousand mappings is mostly that).
  */
 export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, faults: string[], at = ''): unknown {
-  return substitute(value, env, faults, at, undefined);
+  return substitute(value, env, faults, at, []);
 }
 
-function substitute(value: unknown, env: NodeJS.ProcessEnv, faults: string[], prefix: string, at: At | undefined): unknown {
+function substitute(value: unknown, env: NodeJS.ProcessEnv, faults: string[], prefix: string, at: At): unknown {
   if (typeof value === 'string') {
     if (!value.includes('${')) return value;
     return value.replace(REFERENCE, (whole, escape: string, name: string) => {
@@ -40,18 +38,22 @@ function substitute(value: unknown, env: NodeJS.ProcessEnv, faults: string[], pr
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      const item = substitute(value[i], env, faults, prefix, { parent: at, key: i });
+      at.push(i);
+      const item = substitute(value[i], env, faults, prefix, at);
+      at.pop();
       if (item !== value[i]) (out ??= value.slice())[i] = item;
     }
     return out ?? value;
   }
   if (value && typeof value === 'object') {
     let out: [string, unknown][] | undefined;
-    const entries = Object.entries(value);
-    for (let i = 0; i < entries.length; i++) {
-      const [k, v] = entries[i]!;
-      const item = substitute(v, env, faults, prefix, { parent: at, key: k });
-      if (item !== v) (out ??= entries.map(([key, original]) => [key, original]))[i]![1] = item;
+    const keys = Object.keys(value);
+    for (let i = 0; i < keys.length; i++) {
+      const original = (value as Record<string, unknown>)[keys[i]!];
+      at.push(keys[i]!);
+      const item = substitute(original, env, faults, prefix, at);
+      at.pop();
+      if (item !== original) (out ??= Object.entries(value))[i]![1] = item;
     }
     // a new object only where something was substituted (own keys such as a JSON "__proto__" kept as keys)
     return out ? Object.fromEntries(out) : value;

@@ -17,6 +17,9 @@ const NOTHING = '$forbiddenReference';
 
 /** `headers.x-github-event` inside a larger expression: header names may hold hyphens, payload and query keys not */
 const ROOTED_REFERENCE = /(headers)((?:\.[A-Za-z_][\w-]*|\.\d+|\[\d+\])+)|(payload|query)((?:\.[A-Za-z_]\w*|\.\d+|\[\d+\])*)/y;
+/** what may not come right before a rooted reference (it would be part of a longer name), and right after it */
+const NAME_BEFORE = /[\w$.`]/;
+const NAME_AFTER = /[\w$(]/;
 
 /**
  * JSONata for the segments after a root: hyphenated names quoted, OpenClaw's `.0` index as
@@ -44,9 +47,9 @@ function rewriteRootedReferences(text: string): string {
     }
     ROOTED_REFERENCE.lastIndex = i;
     const prev = text[i - 1];
-    const match = prev !== undefined && /[\w$.`]/.test(prev) ? null : ROOTED_REFERENCE.exec(text);
+    const match = prev !== undefined && NAME_BEFORE.test(prev) ? null : ROOTED_REFERENCE.exec(text);
     const next = match ? text[i + match[0].length] : undefined;
-    if (match && !(next !== undefined && /[\w$(]/.test(next))) {
+    if (match && !(next !== undefined && NAME_AFTER.test(next))) {
       const root = match[1] ?? match[3]!;
       out += `${text.slice(copied, i)}$${root}${quoteSegments(match[2] ?? match[4] ?? '', root)}`;
       i += match[0].length;
