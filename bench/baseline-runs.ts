@@ -52,7 +52,8 @@ export function runExecutor(
   enqueueEvent: (session: string, text: string, maxPending: number) => unknown,
 ): RunExecutor {
   const queued = db.prepare<[], { rowid: number }>(
-    `SELECT rowid FROM runs INDEXED BY runs_ready WHERE waiting = 0 AND status IN ('queued', 'running') AND status = 'queued' ORDER BY rowid LIMIT ${HELD}`,
+    // both conditions: the same-records baseline's runs_ready names the status, herald's (the herald-schema baseline's) finished_at
+    `SELECT rowid FROM runs INDEXED BY runs_ready WHERE waiting = 0 AND status IN ('queued', 'running') AND finished_at IS NULL AND status = 'queued' ORDER BY rowid LIMIT ${HELD}`,
   );
   const claimStatements: Statement<unknown[], QueuedRun>[] = [];
   const claim = (count: number) =>

@@ -7,8 +7,9 @@ export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
     .where('status = ?', query.status)
     // the condition of the partial index holding the status, as written there (implied by the status, but
     // SQLite must read it): SQLite's runs_status holds the finished runs, runs_session_unfinished the others
+    // (a run has its finished_at from the moment it leaves them)
     .whereIf(query.status !== undefined && !isUnfinished(query.status), "status NOT IN ('queued', 'running')")
-    .whereIf(query.status !== undefined && isUnfinished(query.status), "status IN ('queued', 'running')")
+    .whereIf(query.status !== undefined && isUnfinished(query.status), 'finished_at IS NULL')
     .where('agent_id = ?', query.agentId)
     .where('session_key = ?', query.sessionKey)
     .where('rerun_of = ?', query.rerunOf)

@@ -602,6 +602,34 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       DROP TRIGGER events_counted_enter;
     `,
   },
+  {
+    version: 29,
+    name: "scale: the unfinished runs' indexes keyed on finished_at IS NULL, so a claim does not rewrite their entries",
+    sql: `
+      -- a claim sets status (queued -> running): an index whose condition names status has its entry
+      -- of each claimed run deleted and inserted again, though the run stays in it. finished_at is set
+      -- when, and only when, a run leaves the unfinished statuses (its end, a cancel), so the same runs
+      -- are in these indexes and a claim leaves them alone. The queries reading them say both.
+      DROP INDEX runs_ready;
+      CREATE INDEX runs_ready ON runs (waiting) WHERE waiting = 0 AND finished_at IS NULL;
+      DROP INDEX runs_session_unfinished;
+      CREATE INDEX runs_session_unfinished ON runs (session_key) WHERE finished_at IS NULL;
+      DROP TRIGGER runs_wait_behind;
+      CREATE TRIGGER runs_wait_behind AFTER INSERT ON runs
+        WHEN NEW.status IN ('queued', 'running')
+          AND EXISTS (SELECT 1 FROM runs p WHERE p.session_key = NEW.session_key AND p.finished_at IS NULL AND p.status IN ('queued', 'running') AND p.rowid < NEW.rowid)
+      BEGIN
+        UPDATE runs SET waiting = 1 WHERE rowid = NEW.rowid;
+      END;
+      DROP TRIGGER runs_release_next;
+      CREATE TRIGGER runs_release_next AFTER UPDATE OF status ON runs
+        WHEN OLD.status IN ('queued', 'running') AND NEW.status NOT IN ('queued', 'running') AND OLD.waiting = 0
+      BEGIN
+        UPDATE runs SET waiting = 0 WHERE rowid =
+          (SELECT rowid FROM runs WHERE session_key = OLD.session_key AND finished_at IS NULL AND status IN ('queued', 'running') ORDER BY rowid LIMIT 1);
+      END;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

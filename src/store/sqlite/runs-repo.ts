@@ -16,10 +16,14 @@ export type RunRow = SharedRunRow<string>;
 export const toRun = (r: RunRow): RunRecord => toRunRecord(r, JSON.parse);
 
 /**
- * A start takes back the runs a crashed predecessor left running. The IN term is the partial
- * index's own condition, so SQLite reads runs_session_unfinished instead of scanning every run.
+ * The condition of the partial indexes of unfinished runs (runs_ready, runs_session_unfinished),
+ * as they spell it: a query names it so SQLite may read them. With the status, as finished_at
+ * alone does not say a run is queued or running.
  */
-export const REQUEUE_RUNNING = "UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running' AND status IN ('queued', 'running')";
+const UNFINISHED = "finished_at IS NULL AND status IN ('queued', 'running')";
+
+/** A start takes back the runs a crashed predecessor left running: from runs_session_unfinished, not by scanning every run. */
+export const REQUEUE_RUNNING = `UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running' AND ${UNFINISHED}`;
 
 /** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */
 export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRepo {
@@ -57,7 +61,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
        CASE WHEN concurrency IS NULL THEN NULL ELSE (SELECT COUNT(*) FROM runs AS held INDEXED BY runs_governed
          WHERE held.mapping_id = runs.mapping_id AND held.concurrency IS NOT NULL AND held.status IN ('queued', 'running') AND held.status = 'running' AND held.lease_until >= @now) END AS busy
      FROM runs INDEXED BY runs_ready
-     WHERE waiting = 0 AND status IN ('queued', 'running') AND (status = 'queued' OR lease_until IS NULL OR lease_until < @now)
+     WHERE waiting = 0 AND ${UNFINISHED} AND (status = 'queued' OR lease_until IS NULL OR lease_until < @now)
        AND (not_before IS NULL OR not_before <= @now) AND (concurrency IS NULL OR busy < concurrency)
      ORDER BY rowid LIMIT ${limit}`,
   );
@@ -66,7 +70,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
   const queuedBehind = limitedStatements<[string, number], { rowid: number; status: string; lease_until: number | null; not_before: number | null; concurrency: number | null }>(
     db,
     (limit) => `SELECT rowid, status, lease_until, not_before, concurrency FROM runs INDEXED BY runs_session_unfinished
-     WHERE session_key = ? AND status IN ('queued', 'running') AND rowid > ? ORDER BY rowid LIMIT ${limit}`,
+     WHERE session_key = ? AND ${UNFINISHED} AND rowid > ? ORDER BY rowid LIMIT ${limit}`,
   );
   // then the rows found, by rowid, in one statement (atomic by itself): the two apart cost less than
   // one UPDATE with the SELECT as its `rowid IN (...)`.
