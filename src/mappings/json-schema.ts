@@ -20,6 +20,8 @@ function describe(error: ErrorObject): SchemaFault {
 interface AjvModules {
   Ajv: typeof Ajv;
   addFormats: (ajv: Ajv) => Ajv;
+  /** ajv's own validator of the draft-07 meta-schema, generated ahead (bin/draft-07-validator.mjs) */
+  draft07: ValidateFunction;
 }
 
 let modules: Promise<AjvModules> | undefined;
@@ -30,17 +32,38 @@ let modules: Promise<AjvModules> | undefined;
  */
 function loadAjv(): Promise<AjvModules> {
   // both are CommonJS whose module.exports is also their default export
-  modules ??= Promise.all([import('ajv'), import('ajv-formats')]).then(([ajv, formats]) => ({
+  modules ??= Promise.all([import('ajv'), import('ajv-formats'), import('./draft-07-meta-validator.js')]).then(([ajv, formats, draft07]) => ({
     Ajv: ajv.default as unknown as typeof Ajv,
     addFormats: formats.default as unknown as AjvModules['addFormats'],
+    draft07: draft07.default as ValidateFunction,
   }));
   return modules;
 }
 
+/**
+ * `validateSchema: false`: a schema is checked against the meta-schema by checkSchema below, with
+ * the validator ajv would compile for it at start (the same code, generated ahead), not by ajv.
+ */
 function newAjv({ Ajv, addFormats }: AjvModules): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false });
+  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
   addFormats(ajv);
   return ajv;
+}
+
+/** draft-07's `$schema`, with or without its empty fragment: what ajv's Ajv knows by default */
+const DRAFT_07 = new Set(['http://json-schema.org/draft-07/schema', 'http://json-schema.org/draft-07/schema#']);
+
+/**
+ * What ajv's compile does first with validateSchema on, with the same error: the draft-07
+ * meta-schema through the generated validator; any other `$schema` through ajv itself (which
+ * knows no other draft, and says so).
+ */
+function checkSchema(ajv: Ajv, draft07: ValidateFunction, schema: Record<string, unknown>): void {
+  if (schema.$schema !== undefined && !DRAFT_07.has(schema.$schema as string)) {
+    ajv.validateSchema(schema, true);
+    return;
+  }
+  if (!draft07(schema)) throw new Error(`schema is invalid: ${ajv.errorsText(draft07.errors)}`);
 }
 
 /**
@@ -67,6 +90,7 @@ async function compileOnce(schema: Record<string, unknown>): Promise<ValidateFun
   shared ??= newAjv(ajvModules);
   // two mappings may reuse one `$id` with different schemas (copied files): the second gets an instance of its own
   const ajv = typeof schema.$id === 'string' && shared.getSchema(schema.$id) ? newAjv(ajvModules) : shared;
+  checkSchema(ajv, ajvModules.draft07, schema);
   validate = ajv.compile(schema);
   if (compiled.size >= MAX_COMPILED) compiled.clear();
   compiled.set(text, validate);
