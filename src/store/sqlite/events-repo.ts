@@ -4,13 +4,16 @@ import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
 
+/** a session's newest event by time, as the operator's lists order them: read from events_session_created, which they read too */
+export const NEWEST_EVENT = 'SELECT text, status FROM events WHERE session = ? ORDER BY created_at DESC, id DESC LIMIT 1';
+
 /**
  * Adds a pending event unless it repeats the session's pending one, keeping at most `maxPending`
  * pending. Synchronous and without a transaction of its own: it runs as (part of) a group
  * commit's work, atomic as that work is (group-commit.ts).
  */
 export function eventAppender(db: SqliteDatabase, commits: GroupCommit) {
-  const last = db.prepare<[string], Pick<Row, 'text' | 'status'>>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
+  const last = db.prepare<[string], Pick<Row, 'text' | 'status'>>(NEWEST_EVENT);
   // the writes say OR FAIL: a failed one is undone whole by its group commit, no statement journal needed (group-commit.ts)
   const insert = db.prepare<[string, string, number, number]>("INSERT OR FAIL INTO events (session, text, status, created_at, untrusted) VALUES (?, ?, 'pending', ?, ?)");
   // one statement instead of count-then-update: every pending event older than the newest
@@ -69,7 +72,7 @@ export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit): Even
   const release = db.prepare<[number, string]>(
     "UPDATE events SET status = 'pending', lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'processing'",
   );
-  const list = db.prepare<[string, number], Row>('SELECT * FROM events WHERE session = ? ORDER BY id DESC LIMIT ?');
+  const list = db.prepare<[string, number], Row>('SELECT * FROM events WHERE session = ? ORDER BY created_at DESC, id DESC LIMIT ?');
 
   return {
     async enqueue(session, text, maxPending) {

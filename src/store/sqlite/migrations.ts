@@ -629,6 +629,15 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
           (SELECT rowid FROM runs WHERE session_key = OLD.session_key AND finished_at IS NULL AND status IN ('queued', 'running') ORDER BY rowid LIMIT 1);
       END;
     `,
+  },  {
+    version: 30,
+    name: "scale: a session's newest events read from events_session_created; events_session_id dropped",
+    sql: `
+      -- two indexes led by the session, one by id and one by time, each written by every event: the
+      -- newest event of a session (the duplicate check of each enqueue) and a session's list read
+      -- the one by time, which the operator's lists need
+      DROP INDEX events_session_id;
+    `,
   },
 ];
 

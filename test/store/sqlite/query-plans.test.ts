@@ -7,6 +7,7 @@ import type { ReceiptQuery, RunQuery } from '../../../src/store/port.js';
 import { receiptFilter } from '../../../src/store/receipt-filter.js';
 import { runsPageSql } from '../../../src/store/sqlite/browse-repo.js';
 import { AWAITING_DELIVERY } from '../../../src/store/sqlite/deliveries-repo.js';
+import { NEWEST_EVENT } from '../../../src/store/sqlite/events-repo.js';
 import { openDatabase, type SqliteDatabase } from '../../../src/store/sqlite/open-database.js';
 import { REQUEUE_RUNNING } from '../../../src/store/sqlite/runs-repo.js';
 
@@ -70,5 +71,13 @@ describe('SQLite query plans of the operator lists filtered by status, mapping a
   it('finds the requests of a run in receipts_run (which holds only the requests that started one)', () => {
     open();
     expect(receiptsPlan({ runId: 'r1', limit: 50 })[0]).toMatch(/^SEARCH receipts USING INDEX receipts_run \(run_id=\?\)/);
+  });
+});
+
+describe('SQLite query plans of the main session', () => {
+  it("finds a session's newest event, for the duplicate check of each enqueue, at the end of events_session_created", () => {
+    db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db'));
+    const steps = plan(NEWEST_EVENT, 'main');
+    expect(steps).toEqual(['SEARCH events USING INDEX events_session_created (session=?)']);
   });
 });
