@@ -6,6 +6,7 @@ import { HttpMetrics } from './http-metrics.js';
 import { TrafficMetrics } from './traffic-metrics.js';
 import { UsageMetrics } from './usage-metrics.js';
 import { registerStoreGauges } from './store-gauges.js';
+import { SummedCounter, type CountCell } from './summed-counter.js';
 
 export type FinishedRunStatus = Exclude<RunStatus, 'queued' | 'running'>;
 
@@ -21,9 +22,9 @@ export class HeraldMetrics {
   readonly traffic: TrafficMetrics;
   /** tokens, cost and budget refusals */
   readonly usage: UsageMetrics;
-  private readonly runs: Counter<'status'>;
-  /** the counter's child per status, made once: `inc({ status })` checked the label on every run */
-  private readonly runsByStatus = new Map<FinishedRunStatus, ReturnType<Counter<'status'>['labels']>>();
+  /** a run's end counted by status (summed, see SummedCounter) */
+  private readonly runs: SummedCounter<'status'>;
+  private readonly runsByStatus = new Map<FinishedRunStatus, CountCell>();
   private readonly heartbeatTurns: Counter<'outcome'>;
 
   /** `retainedBytes`: the bytes of retained webhook payloads, read from the store on each scrape; `parseWorkers`: the document parse threads alive */
@@ -38,20 +39,21 @@ export class HeraldMetrics {
     this.http = new HttpMetrics(this.registry, options.hooksPath);
     this.traffic = new TrafficMetrics(this.registry);
     this.usage = new UsageMetrics(this.registry);
-    this.runs = new Counter({
+    this.runs = new SummedCounter({
       name: 'herald_runs_total',
       help: 'Agent runs finished, by final status (succeeded, failed, timed_out).',
       labelNames: ['status'],
       registers: [this.registry],
     });
+    // at 0 from the start, so rate() and alerts see the series before the first run
+    for (const status of ['succeeded', 'failed', 'timed_out'] as const) this.runs.counter.inc({ status }, 0);
     this.heartbeatTurns = new Counter({
       name: 'herald_heartbeat_turns_total',
       help: 'Heartbeat turns of the main session, by outcome (succeeded, failed).',
       labelNames: ['outcome'],
       registers: [this.registry],
     });
-    // present at 0 from the start, so rate() and alerts see the series before the first event
-    for (const status of ['succeeded', 'failed', 'timed_out'] as const) this.runs.inc({ status }, 0);
+    // present at 0 from the start, so rate() and alerts see the series before the first turn
     for (const outcome of ['succeeded', 'failed'] as const) this.heartbeatTurns.inc({ outcome }, 0);
     registerStoreGauges(this.registry, options.probe);
     if (options.openAlerts) this.alerts = new AlertMetrics(this.registry, options.openAlerts);
@@ -80,9 +82,9 @@ export class HeraldMetrics {
   }
 
   runFinished(status: FinishedRunStatus): void {
-    let counter = this.runsByStatus.get(status);
-    if (!counter) this.runsByStatus.set(status, (counter = this.runs.labels(status)));
-    counter.inc();
+    let cell = this.runsByStatus.get(status);
+    if (!cell) this.runsByStatus.set(status, (cell = this.runs.cell({ status })));
+    cell.n++;
   }
 
   /** wraps the heartbeat's turn so each one is counted, whatever it ends in */

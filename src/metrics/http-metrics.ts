@@ -1,32 +1,32 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Histogram, type Registry } from 'prom-client';
+import { SummedCounter, type CountCell } from './summed-counter.js';
 
 export type Surface = 'hooks' | 'v1' | 'admin' | 'other';
 
 /** any other method a client invents is one label value, not one each */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-type CounterChild = ReturnType<Counter<string>['labels']>;
 type HistogramChild = ReturnType<Histogram<string>['labels']>;
 
 /**
  * Request counters and latencies by surface, method and status. Label values are few
  * (4 surfaces, 8 methods, the statuses herald answers with, the configured mapping ids), and
- * their children are cached so a request costs map lookups and the metric update itself,
- * never a fresh labels object.
+ * their cells and children are kept, so a request costs map lookups, two additions and the
+ * histogram's update (the counters are summed, see SummedCounter).
  */
 export class HttpMetrics {
-  private readonly requests: Counter<'surface' | 'method' | 'status'>;
+  private readonly requests: SummedCounter<'surface' | 'method' | 'status'>;
   private readonly duration: Histogram<'surface' | 'method'>;
-  private readonly hooks: Counter<'mapping' | 'outcome'>;
-  private readonly requestChildren = new Map<string, Map<string, Map<number, CounterChild>>>();
+  private readonly hooks: SummedCounter<'mapping' | 'outcome'>;
+  private readonly requestChildren = new Map<string, Map<string, Map<number, CountCell>>>();
   private readonly durationChildren = new Map<string, Map<string, HistogramChild>>();
-  private readonly hookChildren = new Map<string, Map<string, CounterChild>>();
+  private readonly hookChildren = new Map<string, Map<string, CountCell>>();
   private readonly hooksPrefix?: string;
   private readonly hooksPrefixSlash?: string;
 
   /** `hooksPath`: the webhook prefix when the webhook surface is on */
   constructor(registry: Registry, hooksPath: string | undefined) {
-    this.requests = new Counter({
+    this.requests = new SummedCounter({
       name: 'herald_http_requests_total',
       help: 'HTTP requests answered, by surface (hooks, v1, admin, other), method and status.',
       labelNames: ['surface', 'method', 'status'],
@@ -39,7 +39,7 @@ export class HttpMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [registry],
     });
-    this.hooks = new Counter({
+    this.hooks = new SummedCounter({
       name: 'herald_hook_requests_total',
       help: 'Webhook requests by mapping id ("none" before one matched) and outcome (accepted, skipped, refused, unmatched, invalid, failed).',
       labelNames: ['mapping', 'outcome'],
@@ -67,8 +67,8 @@ export class HttpMetrics {
     let byStatus = byMethod.get(method);
     if (!byStatus) byMethod.set(method, (byStatus = new Map()));
     let counter = byStatus.get(status);
-    if (!counter) byStatus.set(status, (counter = this.requests.labels(surface, method, String(status))));
-    counter.inc();
+    if (!counter) byStatus.set(status, (counter = this.requests.cell({ surface, method, status: String(status) })));
+    counter.n++;
 
     let histograms = this.durationChildren.get(surface);
     if (!histograms) this.durationChildren.set(surface, (histograms = new Map()));
@@ -83,8 +83,8 @@ export class HttpMetrics {
     let byOutcome = this.hookChildren.get(mapping);
     if (!byOutcome) this.hookChildren.set(mapping, (byOutcome = new Map()));
     let counter = byOutcome.get(outcome);
-    if (!counter) byOutcome.set(outcome, (counter = this.hooks.labels(mapping, outcome)));
-    counter.inc();
+    if (!counter) byOutcome.set(outcome, (counter = this.hooks.cell({ mapping, outcome })));
+    counter.n++;
   }
 }
 

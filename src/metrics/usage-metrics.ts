@@ -1,4 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
+import { SummedCounter, type CountCell } from './summed-counter.js';
 import type { UsageEntry } from '../store/port.js';
 
 /**
@@ -7,18 +8,20 @@ import type { UsageEntry } from '../store/port.js';
  * (which `herald keys create` adds without bound) and mappings are in GET /admin/usage instead.
  */
 export class UsageMetrics {
-  private readonly tokens: Counter<'agent' | 'model' | 'source' | 'kind' | 'estimated'>;
-  private readonly cost: Counter<'agent' | 'model'>;
+  private readonly tokens: SummedCounter<'agent' | 'model' | 'source' | 'kind' | 'estimated'>;
+  private readonly cost: SummedCounter<'agent' | 'model'>;
+  /** a call's cells, by agent, model, source and estimate (summed, see SummedCounter) */
+  private readonly cells = new Map<string, { prompt: CountCell; completion: CountCell; cost: CountCell }>();
   private readonly refusals: Counter<'budget'>;
 
   constructor(registry: Registry) {
-    this.tokens = new Counter({
+    this.tokens = new SummedCounter({
       name: 'herald_tokens_total',
       help: 'Model tokens spent, by agent, model, source (chat, response, run, heartbeat, embeddings), kind (prompt, completion) and whether herald estimated them.',
       labelNames: ['agent', 'model', 'source', 'kind', 'estimated'],
       registers: [registry],
     });
-    this.cost = new Counter({
+    this.cost = new SummedCounter({
       name: 'herald_cost_total',
       help: 'Cost of the tokens spent, at the prices of models.prices, by agent and model.',
       labelNames: ['agent', 'model'],
@@ -34,10 +37,17 @@ export class UsageMetrics {
   }
 
   recorded(entry: UsageEntry): void {
-    const labels = { agent: entry.agentId ?? '', model: entry.model, source: entry.source, estimated: String(entry.estimated) };
-    this.tokens.inc({ ...labels, kind: 'prompt' }, entry.promptTokens);
-    if (entry.completionTokens) this.tokens.inc({ ...labels, kind: 'completion' }, entry.completionTokens);
-    if (entry.cost) this.cost.inc({ agent: labels.agent, model: entry.model }, entry.cost);
+    const agent = entry.agentId ?? '';
+    const key = `${agent}\n${entry.model}\n${entry.source}\n${entry.estimated}`;
+    let cells = this.cells.get(key);
+    if (!cells) {
+      const labels = { agent, model: entry.model, source: entry.source, estimated: String(entry.estimated) };
+      cells = { prompt: this.tokens.cell({ ...labels, kind: 'prompt' }), completion: this.tokens.cell({ ...labels, kind: 'completion' }), cost: this.cost.cell({ agent, model: entry.model }) };
+      this.cells.set(key, cells);
+    }
+    cells.prompt.n += entry.promptTokens;
+    cells.completion.n += entry.completionTokens;
+    cells.cost.n += entry.cost;
   }
 
   refused(budget: 'key' | 'agent'): void {
