@@ -4,12 +4,15 @@ import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
 export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): UsageRepo {
-  const insert = db.prepare(
+  // positional: one call per model call (every run's and every chat's), where named parameters cost an object and its lookups
+  const insert = db.prepare<[number, string, string, string | null, string | null, string | null, number, number, number, number, number]>(
     `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost)
-     VALUES (@at, @source, @model, @keyName, @agentId, @mappingId, @promptTokens, @completionTokens, @totalTokens, @estimated, @cost)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertAll = (entries: UsageEntry[]) => {
-    for (const e of entries) insert.run({ keyName: null, agentId: null, mappingId: null, ...e, estimated: e.estimated ? 1 : 0 });
+    for (const e of entries) {
+      insert.run(e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated ? 1 : 0, e.cost);
+    }
   };
   const spentByKey = db.prepare<[string, number], { tokens: number; cost: number }>('SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE key_name = ? AND at >= ?');
   const spentByAgent = db.prepare<[string, number], { tokens: number; cost: number }>('SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE agent_id = ? AND at >= ?');
