@@ -41,8 +41,27 @@ export function closingBraces(text: string, from: number): number {
   return -1;
 }
 
+/**
+ * Compiled templates by their text: mappings copied from one pattern repeat their templates
+ * (`Issue #{{ issue.number }} {{ action }} ...` in each of a thousand), so each distinct text is
+ * compiled once and shared, which is safe as a compiled template keeps no state of its own.
+ * Emptied past a bound, so reloads of ever-changing templates do not accumulate them forever.
+ */
+const compiledTemplates = new Map<string, CompiledTemplate>();
+const MAX_TEMPLATES = 20_000;
+
 /** Parses and compiles every hole; a fault throws TemplateSyntaxError naming the expression. */
 export function compileTemplate(source: string): CompiledTemplate {
+  let template = compiledTemplates.get(source);
+  if (!template) {
+    template = compileNewTemplate(source);
+    if (compiledTemplates.size >= MAX_TEMPLATES) compiledTemplates.clear();
+    compiledTemplates.set(source, template);
+  }
+  return template;
+}
+
+function compileNewTemplate(source: string): CompiledTemplate {
   const parts: Part[] = [];
   let at = 0;
   for (;;) {

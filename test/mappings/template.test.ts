@@ -89,4 +89,14 @@ describe('templates', () => {
     expect(() => compileTemplate('Hi {{ }}')).toThrow(/empty/);
     expect(compileTemplate('no holes').dynamic).toBe(false);
   });
+
+  it('compiles a text once: mappings repeating a template share it, and a faulty one is refused each time', async () => {
+    const source = 'Issue #{{ issue.number }} in {{ repository.full_name }}';
+    expect(compileTemplate(source)).toBe(compileTemplate(source));
+    const payload = { issue: { number: 7 }, repository: { full_name: 'acme/app' } };
+    expect(await render(source, request(payload))).toBe('Issue #7 in acme/app');
+    expect(await render(source, request({ ...payload, issue: { number: 8 } }))).toBe('Issue #8 in acme/app');
+    expect(() => compileTemplate('Hi {{ a + }}')).toThrow(TemplateSyntaxError);
+    expect(() => compileTemplate('Hi {{ a + }}')).toThrow(TemplateSyntaxError);
+  });
 });
