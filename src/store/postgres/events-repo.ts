@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { EventsRepo, SystemEvent } from '../port.js';
 import { toEvent, type EventRow as Row } from '../record-rows.js';
-import { query, type Queryable } from './pg-pool.js';
+import { prepared, query, type Queryable } from './pg-pool.js';
 import { PgTurnBatch } from './turn-batch.js';
 
 /** one round trip, its own transaction unless `db` is inside one (a run's completion) */
@@ -9,6 +9,8 @@ export async function enqueueEvent(db: Queryable, session: string, text: string,
   const { rows } = await query<Row>(db, 'SELECT * FROM herald_enqueue_event($1, $2, $3, $4)', [session, text, maxPending, Date.now()]);
   return rows[0] && toEvent(rows[0]);
 }
+
+const ENQUEUE_EVENTS = prepared('enqueue_events', 'SELECT n, id FROM herald_enqueue_events($1, $2::text[], $3, $4)');
 
 interface Enqueued {
   text: string;
@@ -24,7 +26,7 @@ function enqueueBatch(pool: pg.Pool, session: string, maxPending: number): PgTur
   return new PgTurnBatch<Enqueued, SystemEvent | undefined>(
     pool,
     (items) => ({
-      text: 'SELECT n, id FROM herald_enqueue_events($1, $2::text[], $3, $4)',
+      text: ENQUEUE_EVENTS,
       // one time for the call, as one call of herald_enqueue_event takes one
       values: [session, items.map((i) => i.text), maxPending, items[0]!.now],
     }),

@@ -13,7 +13,7 @@ import {
   type KnowledgeDocument,
   type KnowledgeRepo,
 } from '../port.js';
-import { query, transaction } from './pg-pool.js';
+import { prepared, query, transaction } from './pg-pool.js';
 
 interface DocumentRow {
   id: string;
@@ -50,6 +50,8 @@ const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`
 type CandidateRow = { seq_no: string; id: string; document_id: string; filename: string; content: string; terms: string | null };
 const toCandidate = (r: CandidateRow): KnowledgeCandidate => ({ documentId: r.document_id, filename: r.filename, chunkId: r.id, content: r.content, terms: r.terms ?? '' });
 const CANDIDATE = 'c.seq_no, c.id, c.document_id, d.filename, c.content, c.terms';
+/** every turn of an agent asks it before searching */
+const CHUNK_TOTAL = prepared('chunk_total', 'SELECT COALESCE(SUM(chunk_count), 0)::int AS total FROM knowledge_documents WHERE agent_id = $1');
 
 /**
  * The knowledge base in PostgreSQL: documents, and chunks whose index form (segmented and
@@ -121,7 +123,7 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
     },
     async search(agentId, terms, limit): Promise<KnowledgeCandidates> {
       if (!terms.length) return { total: 0, frequencies: [], candidates: [] };
-      const { rows: totals } = await query<{ total: number }>(pool, 'SELECT COALESCE(SUM(chunk_count), 0)::int AS total FROM knowledge_documents WHERE agent_id = $1', [agentId]);
+      const { rows: totals } = await query<{ total: number }>(pool, CHUNK_TOTAL, [agentId]);
       const total = totals[0]!.total;
       if (total === 0) return { total, frequencies: terms.map(() => 0), candidates: [] };
       const countLimit = termCountLimit(total);

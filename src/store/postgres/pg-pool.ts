@@ -67,10 +67,22 @@ export function createPool(options: PostgresOptions): pg.Pool {
 
 export type Queryable = pg.Pool | pg.PoolClient;
 
+/** a statement with a name: each connection has PostgreSQL parse and plan it once, not on every call */
+export interface Prepared {
+  name: string;
+  text: string;
+}
+
+/**
+ * For the statements every request or run sends (a fixed text; never one built per call, or each
+ * connection would keep a prepared statement per variant for its whole life).
+ */
+export const prepared = (name: string, text: string): Prepared => ({ name: `herald_${name}`, text });
+
 /** one statement; a lost connection becomes StoreUnavailableError */
-export async function query<R extends pg.QueryResultRow = pg.QueryResultRow>(db: Queryable, text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+export async function query<R extends pg.QueryResultRow = pg.QueryResultRow>(db: Queryable, text: string | Prepared, values?: unknown[]): Promise<pg.QueryResult<R>> {
   try {
-    return await db.query<R>(text, values);
+    return await (typeof text === 'string' ? db.query<R>(text, values) : db.query<R>({ name: text.name, text: text.text, values }));
   } catch (error) {
     throw translate(error);
   }

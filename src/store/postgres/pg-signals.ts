@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { LocalSignals } from '../local-signals.js';
 import type { StoreSignals } from '../port.js';
-import { query } from './pg-pool.js';
+import { prepared, query } from './pg-pool.js';
 
 /** how long the listener waits before connecting again after losing its connection */
 const RECONNECT_MS = 1000;
+
+const NOTIFY = prepared('notify', 'SELECT pg_notify($1, $2)');
 
 /** the least time between two NOTIFYs of one topic */
 const NOTIFY_GAP_MS = 100;
@@ -48,7 +50,7 @@ export class PgSignals implements StoreSignals {
     const send = (): void => {
       this.sending.set(topic, false);
       const sentAt = Date.now();
-      query(this.pool, 'SELECT pg_notify($1, $2)', [this.channel, `${topic}:${this.self}`])
+      query(this.pool, NOTIFY, [this.channel, `${topic}:${this.self}`])
         .catch(() => {}) // best effort: the others poll for the work itself
         .finally(() => {
           if (!this.sending.get(topic) || this.closed) return void this.sending.delete(topic);

@@ -3,7 +3,7 @@ import { ListFilter, postgresDialect } from '../list-filter.js';
 import type { MinuteCount, ReceiptRecord, ReceiptsRepo, RetainedPayload } from '../port.js';
 import { minuteOf, toReceipt, type ReceiptRow as Row } from '../record-rows.js';
 import { receiptFilter } from '../receipt-filter.js';
-import { query, transaction } from './pg-pool.js';
+import { prepared, query, transaction } from './pg-pool.js';
 import { PgTurnBatch, type Statement } from './turn-batch.js';
 
 const RECEIPT_VALUES = Array.from({ length: 19 }, (_, i) => `$${i + 1}`).join(', ');
@@ -35,11 +35,13 @@ const valuesOf = (r: ReceiptRecord) => [r.id, r.requestId, r.receivedAt, r.metho
 /** the column types, in RECEIPT_COLUMNS' order, for the batch's arrays */
 const RECEIPT_TYPES = ['text', 'text', 'bigint', 'text', 'text', 'text', 'int', 'text', 'text', 'text', 'bigint', 'text', 'text', 'text', 'text', 'int', 'float8', 'text', 'bigint'];
 
+const INSERT_RECEIPTS = prepared('insert_receipts', `INSERT INTO receipts (${RECEIPT_COLUMNS}) SELECT * FROM unnest(${RECEIPT_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`);
+
 /** the receipts of one turn in one INSERT: each column as an array, unnested into rows (the text is the same for any count) */
 function insertReceipts(receipts: ReceiptRecord[]): Statement {
   const rows = receipts.map(valuesOf);
   return {
-    text: `INSERT INTO receipts (${RECEIPT_COLUMNS}) SELECT * FROM unnest(${RECEIPT_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`,
+    text: INSERT_RECEIPTS,
     values: RECEIPT_TYPES.map((_, i) => rows.map((row) => row[i])),
   };
 }

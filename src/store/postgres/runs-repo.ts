@@ -4,7 +4,7 @@ import { postgresRunAdmission } from './run-admission.js';
 import { toRunRecord, type RunRow as SharedRunRow } from '../record-rows.js';
 import { runActionSchema } from '../run-action.js';
 import type { PgGroupCommit } from './group-commit.js';
-import { query, transaction, type Queryable } from './pg-pool.js';
+import { prepared, query, transaction, type Queryable } from './pg-pool.js';
 import { PgTurnBatch, type Statement } from './turn-batch.js';
 
 export type RunRow = SharedRunRow<unknown>;
@@ -21,7 +21,7 @@ export const toRun = (r: RunRow): RunRecord => toRunRecord(r, (value) => value);
  * claim reads ready runs from runs_ready in seq order and stops at `limit`: the runs waiting
  * behind a busy session are never read. $1 owner, $2 now, $3 until, $4 limit.
  */
-const CLAIM = `WITH candidates AS (
+const CLAIM = prepared('claim', `WITH candidates AS (
     SELECT r.id FROM runs r
     WHERE NOT r.waiting AND r.status IN ('queued', 'running') AND (r.status = 'queued' OR r.lease_until IS NULL OR r.lease_until < $2)
       AND r.concurrency IS NULL AND (r.not_before IS NULL OR r.not_before <= $2)
@@ -30,14 +30,14 @@ const CLAIM = `WITH candidates AS (
   UPDATE runs SET status = 'running', started_at = $2, lease_owner = $1, lease_until = $3
   FROM candidates WHERE runs.id = candidates.id
   RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq,
-    EXISTS (SELECT 1 FROM runs b WHERE b.session_key = runs.session_key AND b.status IN ('queued', 'running') AND b.seq > runs.seq) AS behind`;
+    EXISTS (SELECT 1 FROM runs b WHERE b.session_key = runs.session_key AND b.status IN ('queued', 'running') AND b.seq > runs.seq) AS behind`);
 
 /**
  * The runs behind a claimed one in its session, claimed with it (RunsRepo.claim's `behind`):
  * queued ones, or running ones whose lease ran out (a dead claimer's chain), up to the first
  * held by anyone else. $1 owner, $2 now, $3 until, $4 session, $5 the claimed run's seq, $6 behind.
  */
-const CLAIM_BEHIND = `WITH behind AS (
+const CLAIM_BEHIND = prepared('claim_behind', `WITH behind AS (
     SELECT id, seq, ((status = 'running' AND lease_until >= $2) OR concurrency IS NOT NULL OR COALESCE(not_before, 0) > $2) AS held FROM runs
     WHERE session_key = $4 AND status IN ('queued', 'running') AND seq > $5
     ORDER BY seq LIMIT $6
@@ -45,7 +45,7 @@ const CLAIM_BEHIND = `WITH behind AS (
   claimable AS (SELECT id FROM behind WHERE seq < COALESCE((SELECT min(seq) FROM behind WHERE held), seq + 1))
   UPDATE runs SET status = 'running', started_at = $2, lease_owner = $1, lease_until = $3
   FROM claimable WHERE runs.id = claimable.id
-  RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq`;
+  RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq`);
 
 /**
  * The claim of the runs CLAIM leaves out: those of a mapping with a concurrency limit. Its count of
@@ -70,7 +70,7 @@ const GOVERNED_CLAIM = `WITH candidates AS (
   FROM chosen WHERE runs.id = chosen.id
   RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq`;
 
-const GOVERNED_WAITING = "SELECT EXISTS (SELECT 1 FROM runs WHERE concurrency IS NOT NULL AND status IN ('queued', 'running')) AS any";
+const GOVERNED_WAITING = prepared('governed_waiting', "SELECT EXISTS (SELECT 1 FROM runs WHERE concurrency IS NOT NULL AND status IN ('queued', 'running')) AS any");
 
 const CONCURRENCY_LOCK = "hashtext(current_schema() || ':run-concurrency')";
 
@@ -124,7 +124,12 @@ const INSERT_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'jsonb', '
 function insertRuns(runs: { run: RunRecord; claimedBy?: Lease }[]): Statement {
   const rows = runs.map(({ run, claimedBy }) => insertValues(run, claimedBy));
   return {
-    text: `WITH run AS (
+    text: INSERT_RUNS,
+    values: INSERT_TYPES.map((_, i) => rows.map((row) => row[i])),
+  };
+}
+
+const INSERT_RUNS = prepared('insert_runs', `WITH run AS (
        INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
        SELECT id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of
        FROM unnest(${INSERT_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) WITH ORDINALITY
@@ -133,10 +138,7 @@ function insertRuns(runs: { run: RunRecord; claimedBy?: Lease }[]): Statement {
        RETURNING session_key, agent_id, created_at)
      INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
      SELECT session_key, CASE WHEN session_key = 'main' THEN NULL ELSE agent_id END, 0, created_at, created_at FROM run
-     ON CONFLICT (key) DO NOTHING`,
-    values: INSERT_TYPES.map((_, i) => rows.map((row) => row[i])),
-  };
-}
+     ON CONFLICT (key) DO NOTHING`);
 
 async function insertIn(db: Queryable, run: RunRecord, claimedBy?: Lease): Promise<void> {
   const { text, values } = insertRuns([{ run, claimedBy }]);
@@ -211,13 +213,24 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
   };
 }
 
+const COMPLETE_RUN = prepared(
+  'complete_run',
+  'SELECT herald_complete_run($1, $2, $3, $4, $5, $6, $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bigint[], $12, $13, $14, $15, $16) AS finished',
+);
+
+const COMPLETE_RUN_AND_CLAIM = prepared(
+  'complete_run_and_claim',
+  'SELECT * FROM herald_complete_run_and_claim($1, $2, $3, $4, $5, $6, $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bigint[], $12, $13, $14, $15, $16, $17, $18, $19, 1)',
+);
+
 /**
  * One round trip: herald_complete_run (migration 15) updates the run, appends its transcript to
  * the run's session and enqueues the summary, or writes nothing when the run is refused.
  */
 async function completeIn(client: pg.PoolClient, id: string, c: RunCompletion): Promise<boolean> {
-  const { rows } = await client.query<{ finished: boolean }>(
-    `SELECT herald_complete_run($1, $2, $3, $4, $5, $6, $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bigint[], $12, $13, $14, $15, $16) AS finished`,
+  const { rows } = await query<{ finished: boolean }>(
+    client,
+    COMPLETE_RUN,
     [id, c.status, c.reply ?? null, c.error ?? null, c.at, c.model ?? null, ...transcriptColumns(c.transcript),
       c.summary.session, c.summary.text, c.summary.maxPending, Date.now(), c.summary.untrusted ?? false],
   );
@@ -230,8 +243,9 @@ async function completeIn(client: pg.PoolClient, id: string, c: RunCompletion): 
  * is held from there to the commit only). Undefined when the run was refused; else the runs claimed.
  */
 async function completeAndClaimIn(client: pg.PoolClient, id: string, c: RunCompletion, lease: Lease): Promise<ClaimedRow[] | undefined> {
-  const { rows } = await client.query<ClaimedRow & { finished: boolean }>(
-    `SELECT * FROM herald_complete_run_and_claim($1, $2, $3, $4, $5, $6, $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bigint[], $12, $13, $14, $15, $16, $17, $18, $19, 1)`,
+  const { rows } = await query<ClaimedRow & { finished: boolean }>(
+    client,
+    COMPLETE_RUN_AND_CLAIM,
     [id, c.status, c.reply ?? null, c.error ?? null, c.at, c.model ?? null, ...transcriptColumns(c.transcript),
       c.summary.session, c.summary.text, c.summary.maxPending, Date.now(), c.summary.untrusted ?? false, lease.owner, lease.now, lease.until],
   );

@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import { query } from './pg-pool.js';
+import { query, type Prepared } from './pg-pool.js';
 
 /** a statement and its values */
 export interface Statement {
-  text: string;
+  text: string | Prepared;
   values: unknown[];
 }
 

@@ -2,15 +2,20 @@ import type pg from 'pg';
 import type { UsageRepo } from '../port.js';
 import type { UsageEntry } from '../usage-port.js';
 import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../usage-columns.js';
-import { query } from './pg-pool.js';
+import { prepared, query } from './pg-pool.js';
 import { PgTurnBatch, type Statement } from './turn-batch.js';
+
+const INSERT_USAGE = prepared(
+  'insert_usage',
+  `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost)
+     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::float8[])`,
+);
 
 /** the entries of one turn in one INSERT: the columns as arrays, unnested into rows */
 function insertUsage(entries: UsageEntry[]): Statement {
   const column = <T>(pick: (e: UsageEntry) => T) => entries.map(pick);
   return {
-    text: `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::float8[])`,
+    text: INSERT_USAGE,
     values: [
       column((e) => e.at), column((e) => e.source), column((e) => e.model), column((e) => e.keyName ?? null), column((e) => e.agentId ?? null),
       column((e) => e.mappingId ?? null), column((e) => e.promptTokens), column((e) => e.completionTokens), column((e) => e.totalTokens),
