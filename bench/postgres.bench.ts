@@ -26,7 +26,9 @@ import { formatTable, ms } from './table.js';
  * Env: the BENCH_* options of bench/hooks.bench.ts that apply (BENCH_DURATION, BENCH_WARMUP,
  * BENCH_CONNECTIONS, BENCH_ROUNDS, BENCH_ENDPOINTS=wake,agent-executed, BENCH_CPU_PROFILE: each
  * replica under --cpu-prof), BENCH_PG_URL (default the local test database), BENCH_PG_POOL
- * (herald's poolSize, default 10). Each run uses fresh schemas, dropped after.
+ * (herald's poolSize, default 10), BENCH_HERALD_ROOT=<checkout>[,<checkout>] (each checkout's
+ * herald measured ×1 and ×2 in the same run, labelled by its folder's name; default this one).
+ * Each run uses fresh schemas, dropped after.
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -94,7 +96,7 @@ async function heraldSchema(schema: string): Promise<void> {
   }
 }
 
-function heraldReplica(dir: string, name: string, schema: string, options: HooksBenchOptions): Promise<ChildServer> {
+function heraldReplica(dir: string, name: string, schema: string, options: HooksBenchOptions, root = ROOT): Promise<ChildServer> {
   const configFile = path.join(dir, `${name}.json`);
   fs.writeFileSync(
     configFile,
@@ -107,8 +109,8 @@ function heraldReplica(dir: string, name: string, schema: string, options: Hooks
   );
   return startChildServer({
     name,
-    args: [...cpuProfileArgs(options.cpuProfileDir), path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
-    cwd: ROOT,
+    args: [...cpuProfileArgs(options.cpuProfileDir), path.join(root, 'bin/herald.mjs'), 'serve', '--config', configFile],
+    cwd: root,
     env: { HERALD_LOG_LEVEL: options.logLevel },
   });
 }
@@ -210,7 +212,13 @@ export function renderPostgresMeans(rows: PostgresBenchRow[]): string {
 
 export async function run(options: HooksBenchOptions = optionsFromEnv()): Promise<PostgresBenchRow[]> {
   const tag = randomBytes(4).toString('hex');
-  const schemas = { alone: `bench_${tag}_herald1`, herald: `bench_${tag}_herald2`, own: `bench_${tag}_own`, heraldTables: `bench_${tag}_hschema` };
+  const roots = options.heraldRoots.length ? options.heraldRoots : [ROOT];
+  const schemas = {
+    own: `bench_${tag}_own`,
+    heraldTables: `bench_${tag}_hschema`,
+    alone: roots.map((_, i) => `bench_${tag}_herald1_${i}`),
+    herald: roots.map((_, i) => `bench_${tag}_herald2_${i}`),
+  };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-pg-bench-'));
   console.log(
     `PostgreSQL webhook benchmark: ${PG_URL.replace(/:[^:@/]*@/, ':***@')}, ${options.connections} connections, ${options.durationSeconds}s per run after a ${options.warmupSeconds}s warm-up; ` +
@@ -227,27 +235,31 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     started.push(own);
     const heraldTables = await baselineServer(schemas.heraldTables, 'herald', options);
     started.push(heraldTables);
-    // one replica on a schema of its own: a second replica on its schema would execute part of its runs
-    const alone = await heraldReplica(dir, 'herald-pg-alone', schemas.alone, options);
-    started.push(alone);
-    const first = await heraldReplica(dir, 'herald-pg-1', schemas.herald, options);
-    started.push(first);
-    const second = await heraldReplica(dir, 'herald-pg-2', schemas.herald, options);
-    started.push(second);
+    const heralds: Setup[] = [];
+    for (const [i, root] of roots.entries()) {
+      const suffix = roots.length > 1 ? ` (${path.basename(root)})` : '';
+      // one replica on a schema of its own: a second replica on its schema would execute part of its runs
+      const alone = await heraldReplica(dir, `herald-pg-alone-${i}`, schemas.alone[i]!, options, root);
+      started.push(alone);
+      const first = await heraldReplica(dir, `herald-pg-1-${i}`, schemas.herald[i]!, options, root);
+      started.push(first);
+      const second = await heraldReplica(dir, `herald-pg-2-${i}`, schemas.herald[i]!, options, root);
+      started.push(second);
+      heralds.push(
+        { label: `herald pg ×1${suffix}`, servers: [alone], applications: [`herald:${schemas.alone[i]}`] },
+        { label: `herald pg ×2${suffix}`, servers: [first, second], applications: [`herald:${schemas.herald[i]}`] },
+      );
+    }
     const bases: Setup[] = [
       { label: BASELINE_LABEL.own, servers: [own], applications: [`baseline:${schemas.own}`], baseline: 'own' },
       { label: BASELINE_LABEL.herald, servers: [heraldTables], applications: [`baseline:${schemas.heraldTables}`], baseline: 'herald' },
-    ];
-    const heralds: Setup[] = [
-      { label: 'herald pg ×1', servers: [alone], applications: [`herald:${schemas.alone}`] },
-      { label: 'herald pg ×2', servers: [first, second], applications: [`herald:${schemas.herald}`] },
     ];
     for (const endpoint of chosen) {
       for (let round = 0; round < options.rounds; round++) {
         // the baselines before the heralds and again after (herald compared with their mean: the
         // machine's speed drifts), each round starting one further along (going first is favoured)
         const b = [...bases.slice(round % 2), ...bases.slice(0, round % 2)];
-        const h = [...heralds.slice(round % 2), ...heralds.slice(0, round % 2)];
+        const h = [...heralds.slice(round % heralds.length), ...heralds.slice(0, round % heralds.length)];
         const seen = new Set<Setup>();
         for (const setup of [...b, ...h, ...[...b].reverse()]) {
           for (const s of started) await waitUntilIdle(s.pid);
@@ -265,7 +277,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     await Promise.all(started.map((s) => s.stop()));
     await backends.close();
     fs.rmSync(dir, { recursive: true, force: true });
-    await sql(Object.values(schemas).map((s) => `DROP SCHEMA IF EXISTS ${s} CASCADE;`).join(' ')).catch(() => {});
+    await sql([schemas.own, schemas.heraldTables, ...schemas.alone, ...schemas.herald].map((s) => `DROP SCHEMA IF EXISTS ${s} CASCADE;`).join(' ')).catch(() => {});
   }
 
   console.log('');
