@@ -219,8 +219,9 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
             ...((toolCalls.length || refusal) && { meta: { ...answer?.meta, ...(toolCalls.length && { toolCalls }), ...(refusal && { refusal }) } }),
           },
         ];
-  if (input.record) await input.record(transcript, outcome);
-  else await deps.sessions.appendMany(input.sessionKey, transcript);
+  const recording = input.record ? input.record(transcript, outcome) : deps.sessions.appendMany(input.sessionKey, transcript);
+  // in the same tick as the transcript's write, so both go in one commit; the model answered, so
+  // its tokens are spent whether or not the transcript is kept
   if (input.usage && deps.usage) {
     deps.usage.record({
       ...input.usage,
@@ -232,6 +233,7 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
       estimated: usage === undefined || outcome.modelRef.startsWith(`${EMBEDDED_PROVIDER}/`),
     });
   }
+  await recording;
   return outcome;
 }
 

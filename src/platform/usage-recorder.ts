@@ -8,14 +8,15 @@ export type UsageRecord = Omit<UsageEntry, 'at' | 'totalTokens' | 'cost'>;
 
 /**
  * Records the tokens of every model call in the store, priced by `models.prices`. Not on the
- * answer's path: the calls of one tick go to the store together, in one write, after the answer
- * is on its way. A budget check waits for what this process has not written yet (`settled`),
- * so a key's own last call always counts; another replica's counts once its write landed.
+ * answer's path: each call's row is handed to the store at once, where it joins the writes of the
+ * same tick (the turn's transcript, the run's end) in their one group commit or batch; waiting
+ * a tick to gather the calls would give them a commit of their own. A budget check waits for what
+ * this process has not written yet (`settled`), so a key's own last call always counts; another
+ * replica's counts once its write landed.
  */
 export class UsageRecorder {
-  private pending: UsageEntry[] = [];
-  private writing: Promise<void> = Promise.resolve();
-  private scheduled = false;
+  /** the writes not landed yet */
+  private readonly writing = new Set<Promise<void>>();
 
   constructor(
     private readonly repo: UsageRepo,
@@ -39,30 +40,18 @@ export class UsageRecorder {
       totalTokens: promptTokens + completionTokens,
       cost: price ? (promptTokens * price.input + completionTokens * price.output) / 1_000_000 : 0,
     };
-    this.pending.push(entry);
     this.onRecorded?.(entry);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => void this.flush());
-    }
+    const write = this.repo
+      .record([entry])
+      .catch((error: unknown) => {
+        this.logger.warn({ err: error instanceof Error ? error.message : String(error), calls: 1 }, 'usage: recording failed; this call is not counted');
+      })
+      .finally(() => this.writing.delete(write));
+    this.writing.add(write);
   }
 
   /** resolves once every call recorded so far is in the store (or its write failed, logged) */
-  settled(): Promise<void> {
-    return this.pending.length ? this.flush() : this.writing;
-  }
-
-  flush(): Promise<void> {
-    this.scheduled = false;
-    const batch = this.pending;
-    if (!batch.length) return this.writing;
-    this.pending = [];
-    // one write at a time, in order: a budget check awaiting `settled` sees every earlier call
-    this.writing = this.writing.then(() =>
-      this.repo.record(batch).catch((error: unknown) => {
-        this.logger.warn({ err: error instanceof Error ? error.message : String(error), calls: batch.length }, 'usage: recording failed; these calls are not counted');
-      }),
-    );
-    return this.writing;
+  async settled(): Promise<void> {
+    await Promise.all(this.writing);
   }
 }
