@@ -50,6 +50,34 @@ describe('postgres store: what only this adapter has', () => {
     expect(rows.map((r) => r.x)).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
+  it('turn batch with one statement in flight: what is asked for meanwhile goes together in the next, in order, each with its result', async () => {
+    const store = await open();
+    opened.push(store);
+    await store.pool.query('CREATE TABLE t (n SERIAL PRIMARY KEY, x TEXT UNIQUE)');
+    const statements: string[][] = [];
+    const batch = new PgTurnBatch<string, number>(
+      store.pool,
+      (items) => {
+        statements.push(items);
+        // pg_sleep: the first statement is still on its way while the next turns ask
+        return { text: 'INSERT INTO t (x) SELECT x FROM unnest($1::text[]) WITH ORDINALITY AS u(x, i), pg_sleep(0.05) ORDER BY i RETURNING n', values: [items] };
+      },
+      (rows) => rows.map((r) => Number(r.n)),
+      1,
+    );
+    const first = batch.add('a');
+    await new Promise((r) => setTimeout(r, 10));
+    const later = [batch.add('b'), batch.add('c')];
+    await new Promise((r) => setImmediate(r));
+    later.push(batch.add('d'));
+    expect(await Promise.all([first, ...later])).toEqual([1, 2, 3, 4]);
+    expect(statements).toEqual([['a'], ['b', 'c', 'd']]);
+    batch.add('e');
+    await batch.drain();
+    const { rows } = await store.pool.query('SELECT x FROM t ORDER BY n');
+    expect(rows.map((r) => r.x)).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
   it('runs inserted in one turn: in the order asked, each seeing the ones before it', async () => {
     const store = await open();
     opened.push(store);

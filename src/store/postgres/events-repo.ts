@@ -18,7 +18,8 @@ interface Enqueued {
 }
 
 /**
- * The enqueues of one event-loop turn to one queue (a session and its cap) as ONE call of
+ * The enqueues to one queue (a session and its cap) of one event-loop turn, or of the turns
+ * while the previous call was on its way, as ONE call of
  * herald_enqueue_events (migration 19) in autocommit: one round trip, one hold of the session's
  * lock (which every replica's wakes and run summaries wait on) and one overflow drop for the turn.
  */
@@ -38,6 +39,8 @@ function enqueueBatch(pool: pg.Pool, session: string, maxPending: number): PgTur
       }
       return results;
     },
+    // the enqueues of a queue follow each other on its lock anyway: while one is on its way, the next gathers
+    1,
   );
 }
 

@@ -48,8 +48,8 @@ function insertReceipts(receipts: ReceiptRecord[]): Statement {
 
 /** Receipts over PostgreSQL: the same rules as the SQLite adapter; pruning deletes in one transaction. */
 export function postgresReceiptsRepo(pool: pg.Pool): ReceiptsRepo & { drain(): Promise<void> } {
-  // a receipt is written after its response: those of one turn share a statement and a commit
-  const batch = new PgTurnBatch(pool, insertReceipts);
+  // a receipt is written after its response: those asked for while the last statement was on its way share the next, and its commit
+  const batch = new PgTurnBatch(pool, insertReceipts, undefined, 1);
   return {
     drain: () => batch.drain(),
     /**

@@ -26,6 +26,11 @@ const MAX_BATCH = 256;
  * means durable. When a statement of several items fails, each item is tried again alone, so a bad
  * item fails by itself and the others are written. `read` gives each item its result from the
  * statement's rows (none without it).
+ *
+ * `inFlight`: statements sent at once at most. With 1, the items asked for while a statement is
+ * on its way wait for it and go together in the next: one commit (a WAL flush) for all of them
+ * instead of one per turn, where each turn would bring one or two items (a run's usage entry, a
+ * receipt) or the statements would only queue on a lock (the main session's, for wakes).
  */
 export class PgTurnBatch<T, R = void> {
   private pending: Pending<T, R>[] = [];
@@ -36,6 +41,7 @@ export class PgTurnBatch<T, R = void> {
     private readonly pool: pg.Pool,
     private readonly statement: (items: T[]) => Statement,
     private readonly read?: ReadResults<T, R>,
+    private readonly inFlight = Number.POSITIVE_INFINITY,
   ) {}
 
   add(item: T): Promise<R> {
@@ -49,16 +55,20 @@ export class PgTurnBatch<T, R = void> {
   /** sends what is queued now and waits for every statement in flight (before the pool closes) */
   async drain(): Promise<void> {
     this.flush();
-    await Promise.all([...this.sending]);
+    // a statement ending sends what waited behind it
+    while (this.sending.size) await Promise.all([...this.sending]);
   }
 
   private flush(): void {
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
-    while (this.pending.length) {
+    while (this.pending.length && this.sending.size < this.inFlight) {
       const sent = this.send(this.pending.splice(0, MAX_BATCH));
       this.sending.add(sent);
-      void sent.finally(() => this.sending.delete(sent));
+      void sent.finally(() => {
+        this.sending.delete(sent);
+        if (this.pending.length && !this.scheduled) this.flush();
+      });
     }
   }
 

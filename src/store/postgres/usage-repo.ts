@@ -25,8 +25,8 @@ function insertUsage(entries: UsageEntry[]): Statement {
 }
 
 export function postgresUsageRepo(pool: pg.Pool): UsageRepo & { drain(): Promise<void> } {
-  // every model call records its entry: the calls of one turn share one statement and one commit
-  const batch = new PgTurnBatch(pool, insertUsage);
+  // every model call records its entry: the calls asked for while the last statement was on its way share the next, and its commit
+  const batch = new PgTurnBatch(pool, insertUsage, undefined, 1);
   return {
     drain: () => batch.drain(),
     async record(entries) {
