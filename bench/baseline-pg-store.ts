@@ -1,14 +1,17 @@
 import pg from 'pg';
 import { pgGroupCommit } from './baseline-pg-group-commit.js';
 import { PG_RUN_TABLES, pgRunExecutor } from './baseline-pg-runs.js';
-import { INSERT_RECEIPT_PG, RECEIPTS_TABLE_PG, receiptValues, type BaselineReceipt } from './baseline-receipts.js';
+import { pgTurnBatch } from './baseline-pg-turn-batch.js';
+import { INSERT_RECEIPTS_PG, RECEIPTS_TABLE_PG, receiptColumnsPg, type BaselineReceipt } from './baseline-receipts.js';
 
 /**
  * The baseline's PostgreSQL store (BASELINE_PG_URL): the same records as herald's (an events row
  * through the events function for a wake, a runs row for an agent request, a receipt row per
- * request, and for executed runs the run's completion), every write through the same group
- * commit as herald's adapter (bench/baseline-pg-group-commit.ts). Its tables, as the SQLite
- * baseline's (bench/baseline-database.ts):
+ * request, and for executed runs the run's completion), each written the way herald's adapter
+ * writes it: the wakes and the receipts of a turn each as one statement in autocommit, one such
+ * statement in flight (bench/baseline-pg-turn-batch.ts); the runs and their completions through
+ * a group commit (bench/baseline-pg-group-commit.ts). Its tables, as the SQLite baseline's
+ * (bench/baseline-database.ts):
  * - `own`: tables of its own with only the indexes its reads need (created here);
  * - `herald`: a schema the bench made with herald's migrations, so every row costs what it costs
  *   herald (indexes, counting triggers, the session summary's trigger); nothing is created.
@@ -24,7 +27,7 @@ export interface PgBaselineStore {
 
 const MAX_PENDING = 20;
 
-// herald's events table and function (src/store/postgres/migrations.ts), copied; the runs the
+// herald's events table and functions (src/store/postgres/migrations.ts), copied; the runs the
 // executor claims are found by a partial index over the queued ones
 const OWN_TABLES = `
   CREATE TABLE IF NOT EXISTS events (id BIGSERIAL PRIMARY KEY, session TEXT NOT NULL, text TEXT NOT NULL, status TEXT NOT NULL,
@@ -42,6 +45,37 @@ const OWN_TABLES = `
     UPDATE events SET status = 'dropped' WHERE id IN (SELECT d.id FROM events d WHERE d.session = p_session AND d.status = 'pending' AND d.id <=
       (SELECT e.id FROM events e WHERE e.session = p_session AND e.status = 'pending' ORDER BY e.id DESC LIMIT 1 OFFSET p_max) ORDER BY d.id FOR UPDATE);
     RETURN NEXT added;
+  END $$;
+  -- herald_enqueue_events of herald's migration 19, copied: the texts of a turn in one call, with the
+  -- outcome of herald_enqueue_event called for each in order (one hold of the lock, one overflow drop)
+  CREATE OR REPLACE FUNCTION herald_enqueue_events(p_session TEXT, p_texts TEXT[], p_max INT, p_now BIGINT)
+  RETURNS TABLE (n INT, id BIGINT) LANGUAGE plpgsql AS $$
+  DECLARE prev_text TEXT; prev_live BOOLEAN;
+  BEGIN
+    IF p_max < 1 THEN
+      FOR i IN 1 .. COALESCE(array_length(p_texts, 1), 0) LOOP
+        RETURN QUERY SELECT i, e.id FROM herald_enqueue_event(p_session, p_texts[i], p_max, p_now) e;
+      END LOOP;
+      RETURN;
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext('herald.events:' || current_schema() || ':' || p_session));
+    SELECT e.text, e.status IN ('pending', 'processing') INTO prev_text, prev_live
+      FROM events e WHERE e.session = p_session ORDER BY e.id DESC LIMIT 1;
+    RETURN QUERY
+      WITH input AS (
+        SELECT t.text, t.n::int AS n, lag(t.text) OVER (ORDER BY t.n) AS before
+        FROM unnest(p_texts) WITH ORDINALITY AS t(text, n)),
+      kept AS (
+        SELECT i.text, i.n FROM input i
+        WHERE NOT CASE WHEN i.n = 1 THEN COALESCE(prev_live AND prev_text = i.text, false) ELSE i.before = i.text END),
+      added AS (
+        INSERT INTO events (session, text, status, created_at) SELECT p_session, k.text, 'pending', p_now FROM kept k ORDER BY k.n
+        RETURNING events.id)
+      SELECT k.n, a.id
+      FROM (SELECT kept.n, row_number() OVER (ORDER BY kept.n) AS r FROM kept) k
+      JOIN (SELECT added.id, row_number() OVER (ORDER BY added.id) AS r FROM added) a ON a.r = k.r;
+    UPDATE events SET status = 'dropped' WHERE events.id IN (SELECT d.id FROM events d WHERE d.session = p_session AND d.status = 'pending' AND d.id <=
+      (SELECT e.id FROM events e WHERE e.session = p_session AND e.status = 'pending' ORDER BY e.id DESC LIMIT 1 OFFSET p_max) ORDER BY d.id FOR UPDATE);
   END $$;
   CREATE TABLE IF NOT EXISTS runs (seq BIGSERIAL NOT NULL, id TEXT PRIMARY KEY, status TEXT NOT NULL, agent_id TEXT NOT NULL,
     name TEXT NOT NULL, session_key TEXT NOT NULL, message TEXT NOT NULL, action JSONB NOT NULL, deliver BOOLEAN NOT NULL DEFAULT TRUE,
@@ -62,11 +96,24 @@ export async function pgBaselineStore(url: string, schema: string, tables: 'own'
   }
   const commit = pgGroupCommit(pool);
   const executor = pgRunExecutor(pool, commit, { summaryKeptByTrigger: tables === 'herald' });
+  // as herald's events adapter: the wakes of a turn (and of the turns while the last call was on
+  // its way, which would only queue on the session's lock) in one call, in autocommit
+  const enqueueEvent = pgTurnBatch(async (texts: string[]) => {
+    const { rows } = await pool.query<{ n: number; id: string }>('SELECT n, id FROM herald_enqueue_events($1, $2::text[], $3, $4)', [
+      'main', texts, MAX_PENDING, Date.now(),
+    ]);
+    // a text left out (a repeat of the event before it) has no row
+    const ids: (number | undefined)[] = texts.map(() => undefined);
+    for (const row of rows) ids[row.n - 1] = Number(row.id);
+    return ids;
+  });
+  // as herald's receipts adapter: a turn's receipts (written after their responses) in one INSERT, in autocommit
+  const recordReceipt = pgTurnBatch(async (receipts: BaselineReceipt[]) => {
+    await pool.query(INSERT_RECEIPTS_PG, receiptColumnsPg(receipts));
+    return receipts.map(() => undefined);
+  });
   return {
-    async enqueueEvent(text) {
-      const { rows } = await commit((client) => client.query<{ id: string }>('SELECT id FROM herald_enqueue_event($1, $2, $3, $4)', ['main', text, MAX_PENDING, Date.now()]));
-      return rows[0] ? Number(rows[0].id) : undefined;
-    },
+    enqueueEvent,
     async insertRun(id, name, sessionKey, message, action, _mappingId, deliver) {
       await commit((client) =>
         client.query(
@@ -77,9 +124,7 @@ export async function pgBaselineStore(url: string, schema: string, tables: 'own'
       );
     },
     executeRuns: () => executor.poke(),
-    async recordReceipt(receipt) {
-      await commit((client) => client.query(INSERT_RECEIPT_PG, receiptValues(receipt)));
-    },
+    recordReceipt,
     close: () => pool.end(),
   };
 }

@@ -3,9 +3,10 @@ import { randomUUID } from 'node:crypto';
 /**
  * The receipt the baseline writes for every request, as herald does (src/runtime/receipts): the
  * same receipts table and indexes (herald's migrations, copied), the same row, a UUID v7 id made
- * in the process, written after the response through the same group commit (SQLite) or as one
- * autocommit INSERT (PostgreSQL). Without it the baseline skipped a durable insert per request
- * that herald pays: a tilted race.
+ * in the process, written after the response as herald writes it: through the same group commit
+ * (SQLite), or the receipts of a turn in one INSERT in autocommit with one such INSERT in flight
+ * (PostgreSQL, bench/baseline-pg-turn-batch.ts). Without it the baseline skipped a durable insert
+ * per request that herald pays: a tilted race.
  */
 export const RECEIPTS_TABLE = `
   CREATE TABLE IF NOT EXISTS receipts (
@@ -29,9 +30,26 @@ export const INSERT_RECEIPT_SQLITE = `INSERT INTO receipts (id, request_id, rece
   event_id, idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 'bearer', NULL, ?, ?, ?, NULL, NULL)`;
 
-export const INSERT_RECEIPT_PG = `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id,
+/** the types of receiptValues' entries, in its order: the multi-row INSERT takes each as an array */
+const RECEIPT_PG_TYPES = ['text', 'text', 'bigint', 'text', 'text', 'text', 'int', 'text', 'text', 'text', 'bigint', 'text', 'int', 'float8'];
+
+/**
+ * The receipts of one turn in one INSERT, as herald's PostgreSQL adapter writes them
+ * (src/store/postgres/receipts-repo.ts): each column as an array, unnested into rows, so the text
+ * is the same for any count; the columns the baseline never fills are constants.
+ */
+export const INSERT_RECEIPTS_PG = `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id,
   event_id, idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, NULL, 'bearer', NULL, $12, $13, $14, NULL, NULL)`;
+  SELECT id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id,
+    event_id, NULL, 'bearer', NULL, client_address, body_bytes, latency_ms, NULL, NULL::bigint
+  FROM unnest(${RECEIPT_PG_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})
+    AS r(id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id, event_id, client_address, body_bytes, latency_ms)`;
+
+/** INSERT_RECEIPTS_PG's values: one array per column, the receipts in the order given */
+export function receiptColumnsPg(receipts: BaselineReceipt[]): unknown[][] {
+  const rows = receipts.map(receiptValues);
+  return RECEIPT_PG_TYPES.map((_, i) => rows.map((row) => row[i]));
+}
 
 export interface BaselineReceipt {
   requestId: string;
@@ -49,7 +67,7 @@ export interface BaselineReceipt {
   latencyMs: number;
 }
 
-/** the receipt's values in the order of both INSERTs above */
+/** the receipt's values in the order of INSERT_RECEIPT_SQLITE's parameters and INSERT_RECEIPTS_PG's arrays */
 export function receiptValues(r: BaselineReceipt): unknown[] {
   return [uuidV7(r.receivedAt), r.requestId, r.receivedAt, r.method, r.path, r.mappingId, r.status, r.outcome, r.errorCode, r.runId, r.eventId,
     r.clientAddress, r.bodyBytes, Math.round(r.latencyMs * 100) / 100];
