@@ -38,21 +38,30 @@ interface QueuedRun {
   message: string;
 }
 
-const CLAIM = `UPDATE runs SET status = 'running', started_at = $1 WHERE id IN
+// the claim and the completion run for every run: named, as herald's, so each connection has
+// PostgreSQL parse and plan them once (the history read is not, as herald's is not)
+const CLAIM = {
+  name: 'baseline_claim',
+  text: `UPDATE runs SET status = 'running', started_at = $1 WHERE id IN
   (SELECT id FROM runs WHERE status = 'queued' ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED)
-  RETURNING id, name, session_key, message`;
+  RETURNING id, name, session_key, message`,
+};
 
 const HISTORY_READ = `SELECT role, content FROM session_messages WHERE session_key = $1 ORDER BY id DESC LIMIT ${HISTORY}`;
 
-// $1 id, $2 reply, $3 now, $4 session, $5 message, $6 summary text
-const completion = (summaryKept: boolean) => `WITH finished AS (
+// $1 id, $2 reply, $3 now, $4 session, $5 message, $6 summary text; a name per text (a name
+// stands for one text on a connection)
+const completion = (summaryKept: boolean) => ({
+  name: summaryKept ? 'baseline_complete_run' : 'baseline_complete_run_summarised',
+  text: `WITH finished AS (
     UPDATE runs SET status = 'succeeded', reply = $2, finished_at = $3 WHERE id = $1 RETURNING id),
   turn AS (
     INSERT INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES ($4, 'user', $5, $1, NULL, $3), ($4, 'assistant', $2, $1, NULL, $3))
   ${summaryKept ? '' : `, summary AS (
     INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at) VALUES ($4, 'main', 2, $3, $3)
     ON CONFLICT (key) DO UPDATE SET messages = session_summaries.messages + 2, last_at = GREATEST(session_summaries.last_at, EXCLUDED.last_at))`}
-  SELECT (SELECT count(*) FROM finished) AS finished, (SELECT count(*) FROM herald_enqueue_event('main', $6, ${MAX_PENDING}, $3)) AS queued`;
+  SELECT (SELECT count(*) FROM finished) AS finished, (SELECT count(*) FROM herald_enqueue_event('main', $6, ${MAX_PENDING}, $3)) AS queued`,
+});
 
 export function pgRunExecutor(
   pool: pg.Pool,
@@ -62,12 +71,12 @@ export function pgRunExecutor(
   const complete = completion(options.summaryKeptByTrigger);
   return claimLoop<QueuedRun>(
     HELD,
-    async (room) => (await commit((client) => client.query<QueuedRun>(CLAIM, [Date.now(), room]))).rows,
+    async (room) => (await commit((client) => client.query<QueuedRun>({ ...CLAIM, values: [Date.now(), room] }))).rows,
     async (run) => {
       try {
         const earlier = await pool.query(HISTORY_READ, [run.session_key]);
         const reply = `Received: "${run.message}" (${earlier.rowCount} earlier messages). I acknowledge it.`;
-        await commit((client) => client.query(complete, [run.id, reply, Date.now(), run.session_key, run.message, `Hook ${run.name}: ${reply}`]));
+        await commit((client) => client.query({ ...complete, values: [run.id, reply, Date.now(), run.session_key, run.message, `Hook ${run.name}: ${reply}`] }));
       } catch (error) {
         process.stderr.write(`baseline: run failed: ${(error as Error).message}\n`);
       }

@@ -6,12 +6,14 @@ import { INSERT_RECEIPTS_PG, RECEIPTS_TABLE_PG, receiptColumnsPg, type BaselineR
 
 /**
  * The baseline's PostgreSQL store (BASELINE_PG_URL): the same records as herald's (an events row
- * through the events function for a wake, a runs row for an agent request, a receipt row per
- * request, and for executed runs the run's completion), each written the way herald's adapter
- * writes it: the wakes and the receipts of a turn each as one statement in autocommit, one such
- * statement in flight (bench/baseline-pg-turn-batch.ts); the runs and their completions through
- * a group commit (bench/baseline-pg-group-commit.ts). Its tables, as the SQLite baseline's
- * (bench/baseline-database.ts):
+ * through the events function for a wake, a runs row and its session's summary for an agent
+ * request, a receipt row per request, and for executed runs the run's completion), each written
+ * the way herald's adapter writes it: the wakes, the receipts and the runs of a turn each as one
+ * statement in autocommit (bench/baseline-pg-turn-batch.ts; one wakes or receipts statement in
+ * flight, the runs' statements without a limit); the claims and completions through a group commit
+ * (bench/baseline-pg-group-commit.ts). The statements sent per request or per run are named, as
+ * herald's: each connection has PostgreSQL parse and plan them once. Its tables, as the SQLite
+ * baseline's (bench/baseline-database.ts):
  * - `own`: tables of its own with only the indexes its reads need (created here);
  * - `herald`: a schema the bench made with herald's migrations, so every row costs what it costs
  *   herald (indexes, counting triggers, the session summary's trigger); nothing is created.
@@ -26,6 +28,40 @@ export interface PgBaselineStore {
 }
 
 const MAX_PENDING = 20;
+
+const ENQUEUE_EVENTS = { name: 'baseline_enqueue_events', text: 'SELECT n, id FROM herald_enqueue_events($1, $2::text[], $3, $4)' };
+
+/** the runs columns the baseline fills, as arrays unnested into rows: one text for any count */
+const RUN_TYPES = ['text', 'text', 'text', 'text', 'jsonb', 'boolean', 'bigint'];
+
+/**
+ * The runs of a turn in one INSERT, in the order given (their seq follows it), each new session
+ * listed in session_summaries from its first run on (no message yet), as herald's runs adapter
+ * writes them (src/store/postgres/runs-repo.ts, INSERT_RUNS): both tables in one statement.
+ */
+const INSERT_RUNS = {
+  name: 'baseline_insert_runs',
+  text: `WITH run AS (
+    INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at)
+    SELECT id, 'queued', 'main', name, session_key, message, action, deliver, created_at
+    FROM unnest(${RUN_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) WITH ORDINALITY
+      AS r(id, name, session_key, message, action, deliver, created_at, n)
+    ORDER BY n
+    RETURNING session_key, agent_id, created_at)
+  INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
+  SELECT session_key, CASE WHEN session_key = 'main' THEN NULL ELSE agent_id END, 0, created_at, created_at FROM run
+  ON CONFLICT (key) DO NOTHING`,
+};
+
+interface NewRun {
+  id: string;
+  name: string;
+  sessionKey: string;
+  message: string;
+  action: string;
+  deliver: boolean;
+  createdAt: number;
+}
 
 // herald's events table and functions (src/store/postgres/migrations.ts), copied; the runs the
 // executor claims are found by a partial index over the queued ones
@@ -99,9 +135,7 @@ export async function pgBaselineStore(url: string, schema: string, tables: 'own'
   // as herald's events adapter: the wakes of a turn (and of the turns while the last call was on
   // its way, which would only queue on the session's lock) in one call, in autocommit
   const enqueueEvent = pgTurnBatch(async (texts: string[]) => {
-    const { rows } = await pool.query<{ n: number; id: string }>('SELECT n, id FROM herald_enqueue_events($1, $2::text[], $3, $4)', [
-      'main', texts, MAX_PENDING, Date.now(),
-    ]);
+    const { rows } = await pool.query<{ n: number; id: string }>({ ...ENQUEUE_EVENTS, values: ['main', texts, MAX_PENDING, Date.now()] });
     // a text left out (a repeat of the event before it) has no row
     const ids: (number | undefined)[] = texts.map(() => undefined);
     for (const row of rows) ids[row.n - 1] = Number(row.id);
@@ -109,20 +143,20 @@ export async function pgBaselineStore(url: string, schema: string, tables: 'own'
   });
   // as herald's receipts adapter: a turn's receipts (written after their responses) in one INSERT, in autocommit
   const recordReceipt = pgTurnBatch(async (receipts: BaselineReceipt[]) => {
-    await pool.query(INSERT_RECEIPTS_PG, receiptColumnsPg(receipts));
+    await pool.query({ ...INSERT_RECEIPTS_PG, values: receiptColumnsPg(receipts) });
     return receipts.map(() => undefined);
   });
+  // as herald's runs adapter: a turn's runs in one INSERT, in autocommit, each turn's statement sent
+  // at once (no limit in flight), a burst cut into statements of 256
+  const insertRun = pgTurnBatch(async (runs: NewRun[]) => {
+    const rows = runs.map((r) => [r.id, r.name, r.sessionKey, r.message, r.action, r.deliver, r.createdAt]);
+    await pool.query({ ...INSERT_RUNS, values: RUN_TYPES.map((_, i) => rows.map((row) => row[i])) });
+    return runs.map(() => undefined);
+  }, Number.POSITIVE_INFINITY);
   return {
     enqueueEvent,
-    async insertRun(id, name, sessionKey, message, action, _mappingId, deliver) {
-      await commit((client) =>
-        client.query(
-          `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at)
-           VALUES ($1, 'queued', 'main', $2, $3, $4, $5::jsonb, $6, $7)`,
-          [id, name, sessionKey, message, action, deliver, Date.now()],
-        ),
-      );
-    },
+    insertRun: (id, name, sessionKey, message, action, _mappingId, deliver) =>
+      insertRun({ id, name, sessionKey, message, action, deliver, createdAt: Date.now() }),
     executeRuns: () => executor.poke(),
     recordReceipt,
     close: () => pool.end(),

@@ -36,14 +36,15 @@ const RECEIPT_PG_TYPES = ['text', 'text', 'bigint', 'text', 'text', 'text', 'int
 /**
  * The receipts of one turn in one INSERT, as herald's PostgreSQL adapter writes them
  * (src/store/postgres/receipts-repo.ts): each column as an array, unnested into rows, so the text
- * is the same for any count; the columns the baseline never fills are constants.
+ * is the same for any count; the columns the baseline never fills are constants. Named, as
+ * herald's: each connection has PostgreSQL parse and plan it once, not on every call.
  */
-export const INSERT_RECEIPTS_PG = `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id,
+export const INSERT_RECEIPTS_PG = { name: 'baseline_insert_receipts', text: `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id,
   event_id, idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until)
   SELECT id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id,
     event_id, NULL, 'bearer', NULL, client_address, body_bytes, latency_ms, NULL, NULL::bigint
   FROM unnest(${RECEIPT_PG_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})
-    AS r(id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id, event_id, client_address, body_bytes, latency_ms)`;
+    AS r(id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id, event_id, client_address, body_bytes, latency_ms)` };
 
 /** INSERT_RECEIPTS_PG's values: one array per column, the receipts in the order given */
 export function receiptColumnsPg(receipts: BaselineReceipt[]): unknown[][] {

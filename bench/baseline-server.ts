@@ -15,10 +15,10 @@
  * (bench/baseline-receipts.ts): the same table, columns and group commit.
  *
  * With BASELINE_PG_URL it writes the same records to PostgreSQL instead (schema BASELINE_PG_SCHEMA;
- * BASELINE_PG_TABLES=own|herald), the wakes and receipts batched as herald's PostgreSQL adapter
- * batches them (a turn's wakes in one call of the events function, its receipts in one INSERT, each
- * in autocommit with one in flight), the runs through a group commit, and executes its runs there
- * too (bench/baseline-pg-store.ts).
+ * BASELINE_PG_TABLES=own|herald), the wakes, receipts and runs batched as herald's PostgreSQL
+ * adapter batches them (a turn's wakes in one call of the events function, its receipts in one
+ * INSERT, each with one in flight; its runs and their sessions' summaries in one INSERT, each turn's
+ * sent at once; all in autocommit), and executes its runs there too (bench/baseline-pg-store.ts).
  *
  * Self-contained on purpose (no herald imports), so it measures raw node:http, not herald.
  * Env: BASELINE_DB (file), BASELINE_TOKEN, BASELINE_PORT (default 0), BASELINE_MAX_BODY_BYTES,

@@ -17,8 +17,8 @@ import { formatTable, ms } from './table.js';
  * The webhook benchmark on PostgreSQL: herald with one replica and with two on one schema (the
  * load split evenly between them) against the raw node:http baseline keeping the same records in
  * PostgreSQL (bench/baseline-pg-store.ts: the events function for a wake; a runs row for an agent
- * request, executed by the baseline too; a receipt row per request; the wakes and receipts batched
- * as herald's adapter batches them, the runs through a group commit), the load from separate
+ * request, executed by the baseline too; a receipt row per request; the wakes, receipts and runs
+ * batched as herald's adapter batches them, its per-request statements named), the load from separate
  * processes (bench/load-worker.ts).
  * Two baselines, as the SQLite bench: one on tables of its own with only the indexes its reads
  * need (same records), one on a schema made by herald's migrations (herald's indexes and triggers).
@@ -294,12 +294,14 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('  until the servers are idle again (executed runs included), per request; "CPU vs it" compares that sum. PostgreSQL\'s shared');
   console.log('  background processes (WAL writer, checkpointer, autovacuum) are in neither.');
   console.log('- The baselines (bench/baseline-server.ts with BASELINE_PG_URL, bench/baseline-pg-store.ts) keep the same records as herald, on a');
-  console.log('  pool of 10, the wakes and receipts batched as herald\'s adapter batches them: the wakes of an event-loop turn in one call of');
-  console.log('  the batched events function, the receipts (after the responses) in one INSERT, each in autocommit with one such statement in');
-  console.log('  flight (what arrives meanwhile goes in the next); a runs row for an agent request through a group commit (one transaction');
-  console.log('  per turn). On "both execute runs" they execute each run too (bench/baseline-pg-runs.ts: a SKIP LOCKED claim of up to 16,');
-  console.log('  the history read, a canned answer, the completion in one statement: status and reply, the two messages, the session summary,');
-  console.log('  the summary event).');
+  console.log('  pool of 10, the writes batched as herald\'s adapter batches them, each batch one statement in autocommit: the wakes of an');
+  console.log('  event-loop turn in one call of the batched events function and the receipts (after the responses) in one INSERT, one such');
+  console.log('  statement in flight (what arrives meanwhile goes in the next); the runs of a turn (agent requests) in one INSERT that also');
+  console.log('  lists each new session in the session summaries, sent at once. On "both execute runs" they execute each run too');
+  console.log('  (bench/baseline-pg-runs.ts: a SKIP LOCKED claim of up to 16, the history read, a canned answer, the completion in one');
+  console.log('  statement: status and reply, the two messages, the session summary, the summary event; claims and completions through a');
+  console.log('  group commit, one transaction per turn). The statements sent per request or per run are named (prepared once per');
+  console.log('  connection), as herald\'s.');
   console.log('- same-records baseline: tables of its own with only the indexes its reads need; herald-schema baseline: a schema made by');
   console.log('  herald\'s migrations (its indexes, counting triggers and session-summary trigger).');
   console.log(`- herald pg ×2: two \`herald serve\` on one schema (poolSize ${POOL_SIZE} each), the connections split between them; on this machine they`);

@@ -13,7 +13,7 @@ const receipt = (n: number) => ({
   errorCode: null, runId: null, eventId: n, clientAddress: '127.0.0.1', bodyBytes: 10, latencyMs: 0.5,
 });
 
-describe('bench baseline on PostgreSQL: wakes and receipts batched as herald batches them', () => {
+describe('bench baseline on PostgreSQL: wakes, receipts and runs batched as herald batches them', () => {
   it('sends the items of one turn together, and those asked while a statement is on its way together in the next', async () => {
     const sent: number[][] = [];
     let finish!: () => void;
@@ -33,6 +33,50 @@ describe('bench baseline on PostgreSQL: wakes and receipts batched as herald bat
     finish();
     expect(await Promise.all([...first, ...later])).toEqual([10, 20, 30, 40]);
     expect(sent).toEqual([[1, 2], [3, 4]]);
+  });
+
+  it('without a limit in flight, sends each turn\'s statement at once', async () => {
+    const sent: number[][] = [];
+    const finishes: (() => void)[] = [];
+    const batch = pgTurnBatch(async (items: number[]) => {
+      sent.push(items);
+      await new Promise<void>((resolve) => finishes.push(resolve));
+      return items.map((i) => i * 10);
+    }, Number.POSITIVE_INFINITY);
+    const all = [batch(1), batch(2)];
+    await new Promise((resolve) => setImmediate(resolve));
+    all.push(batch(3));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toEqual([[1, 2], [3]]);
+    finishes.forEach((finish) => finish());
+    expect(await Promise.all(all)).toEqual([10, 20, 30]);
+  });
+
+  it('inserts a turn\'s runs by one statement, in order, each new session summarised; and executes them', async () => {
+    const runsSchema = `${schema}_runs`;
+    const store = await pgBaselineStore(PG_URL, runsSchema, 'own');
+    const pool = new pg.Pool({ connectionString: PG_URL, options: `-c search_path=${runsSchema}`, max: 1 });
+    try {
+      const sessions = ['hook:a', 'hook:b', 'hook:a'];
+      await Promise.all(sessions.map((key, i) => store.insertRun(`run-${i}`, 'bench', key, `message ${i}`, '{"kind":"agent"}', 'm', true)));
+      const runs = await pool.query('SELECT id, status, session_key FROM runs ORDER BY seq');
+      expect(runs.rows).toEqual(sessions.map((key, i) => ({ id: `run-${i}`, status: 'queued', session_key: key })));
+      const summaries = await pool.query('SELECT key, agent_id, messages FROM session_summaries ORDER BY key');
+      expect(summaries.rows).toEqual([{ key: 'hook:a', agent_id: 'main', messages: 0 }, { key: 'hook:b', agent_id: 'main', messages: 0 }]);
+
+      store.executeRuns();
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await pool.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM runs WHERE status = 'succeeded'");
+        if (rows[0]!.n === 3) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      const after = await pool.query('SELECT key, messages FROM session_summaries ORDER BY key');
+      expect(after.rows).toEqual([{ key: 'hook:a', messages: 4 }, { key: 'hook:b', messages: 2 }]);
+    } finally {
+      await pool.end();
+      await store.close();
+      await dropSchema(runsSchema);
+    }
   });
 
   it('enqueues a turn\'s wakes by one call: ids in order, a repeat skipped, 20 pending kept; and writes its receipts', async () => {
