@@ -2,13 +2,14 @@ import v8 from 'node:v8';
 
 /**
  * How far V8 lets the old generation grow past what the last full collection kept, once herald
- * serves: half again (or V8's minimum step, if more). Left to itself V8 allows up to 4× when its
+ * serves: as much again (or V8's minimum step, if more). Left to itself V8 allows up to 4× when its
  * collections are quick next to the allocation rate, as they are in a busy gateway (most of what a
  * request allocates dies young, and what lives on is small): the old generation then grows to
  * several times its live set, in garbage, before each full collection, and the pages it took stay
- * resident. The extra full collections mark that small live set, mostly on V8's helper threads.
+ * resident. Half again held the peak lower still, but its full collections cost the webhook paths
+ * about a sixth of their CPU per request (docs/performance.md, "Peak RSS under load").
  */
-export const OLD_GENERATION_GROWTH_PERCENT = 50;
+export const OLD_GENERATION_GROWTH_PERCENT = 100;
 
 /**
  * Shapes V8's heap for serving, once herald listens.
