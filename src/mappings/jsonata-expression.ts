@@ -1,3 +1,4 @@
+import { BoundedMemo } from '../utils/bounded-memo.js';
 import { createRequire } from 'node:module';
 import type jsonataModule from 'jsonata';
 import type { TemplateScope } from './template-scope.js';
@@ -89,8 +90,8 @@ export interface CompiledExpression {
  * ever-changing mappings do not accumulate texts forever.
  */
 const checked = new Map<string, RouteKey | undefined>();
-const parsed = new Map<string, jsonataModule.Expression>();
 const MAX_TEXTS = 20_000;
+const parsed = new BoundedMemo<string, jsonataModule.Expression>(MAX_TEXTS);
 
 // required with the first expression, not at start: the built-in /wake and /agent use none
 const requireModule = createRequire(import.meta.url);
@@ -102,29 +103,17 @@ function parse(text: string): jsonataModule.Expression {
 }
 
 function parsedOnce(text: string): jsonataModule.Expression {
-  let expression = parsed.get(text);
-  if (!expression) {
-    expression = parse(text);
-    if (parsed.size >= MAX_TEXTS) parsed.clear();
-    parsed.set(text, expression);
-  }
-  return expression;
+  return parsed.get(text, parse);
 }
 
 /**
  * toJsonata by expression: a template hole repeated by a thousand mappings (`{{ issue.number }}`)
  * is rewritten once, not once per mapping. Emptied past the same bound.
  */
-const rewritten = new Map<string, string>();
+const rewritten = new BoundedMemo<string, string>(MAX_TEXTS);
 
 function jsonataText(expr: string): string {
-  let text = rewritten.get(expr);
-  if (text === undefined) {
-    text = toJsonata(expr);
-    if (rewritten.size >= MAX_TEXTS) rewritten.clear();
-    rewritten.set(expr, text);
-  }
-  return text;
+  return rewritten.get(expr, toJsonata);
 }
 
 function remember(text: string, equality: RouteKey | undefined): void {

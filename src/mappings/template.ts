@@ -1,3 +1,4 @@
+import { BoundedMemo } from '../utils/bounded-memo.js';
 import { compileExpression, describeJsonataError, type CompiledExpression } from './jsonata-expression.js';
 import type { TemplateScope } from './template-scope.js';
 
@@ -47,18 +48,11 @@ export function closingBraces(text: string, from: number): number {
  * compiled once and shared, which is safe as a compiled template keeps no state of its own.
  * Emptied past a bound, so reloads of ever-changing templates do not accumulate them forever.
  */
-const compiledTemplates = new Map<string, CompiledTemplate>();
-const MAX_TEMPLATES = 20_000;
+const compiledTemplates = new BoundedMemo<string, CompiledTemplate>(20_000);
 
 /** Parses and compiles every hole; a fault throws TemplateSyntaxError naming the expression. */
 export function compileTemplate(source: string): CompiledTemplate {
-  let template = compiledTemplates.get(source);
-  if (!template) {
-    template = compileNewTemplate(source);
-    if (compiledTemplates.size >= MAX_TEMPLATES) compiledTemplates.clear();
-    compiledTemplates.set(source, template);
-  }
-  return template;
+  return compiledTemplates.get(source, compileNewTemplate);
 }
 
 function compileNewTemplate(source: string): CompiledTemplate {
