@@ -1,3 +1,4 @@
+import { BoundedMemo } from '../utils/bounded-memo.js';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { HeraldError } from '../errors.js';
 
@@ -79,22 +80,17 @@ let shared: Ajv | undefined;
  * compiled once (still at load: an invalid one is refused at start, naming its mapping). Emptied
  * past a bound, so reloads of ever-changing schemas do not accumulate validators forever.
  */
-const compiled = new Map<string, ValidateFunction>();
-const MAX_COMPILED = 2_000;
+const compiled = new BoundedMemo<string, ValidateFunction>(2_000);
 
 async function compileOnce(schema: Record<string, unknown>): Promise<ValidateFunction> {
-  const text = JSON.stringify(schema);
-  let validate = compiled.get(text);
-  if (validate) return validate;
   const ajvModules = await loadAjv();
-  shared ??= newAjv(ajvModules);
-  // two mappings may reuse one `$id` with different schemas (copied files): the second gets an instance of its own
-  const ajv = typeof schema.$id === 'string' && shared.getSchema(schema.$id) ? newAjv(ajvModules) : shared;
-  checkSchema(ajv, ajvModules.draft07, schema);
-  validate = ajv.compile(schema);
-  if (compiled.size >= MAX_COMPILED) compiled.clear();
-  compiled.set(text, validate);
-  return validate;
+  return compiled.get(JSON.stringify(schema), () => {
+    shared ??= newAjv(ajvModules);
+    // two mappings may reuse one `$id` with different schemas (copied files): the second gets an instance of its own
+    const ajv = typeof schema.$id === 'string' && shared.getSchema(schema.$id) ? newAjv(ajvModules) : shared;
+    checkSchema(ajv, ajvModules.draft07, schema);
+    return ajv.compile(schema);
+  });
 }
 
 /** Compiles a mapping's JSON Schema; an invalid schema throws (the caller names the mapping). */
