@@ -6,8 +6,8 @@ import v8 from 'node:v8';
  * collections are quick next to the allocation rate, as they are in a busy gateway (most of what a
  * request allocates dies young, and what lives on is small): the old generation then grows to
  * several times its live set, in garbage, before each full collection, and the pages it took stay
- * resident. Half again held the peak lower still, but its full collections cost the webhook paths
- * about a sixth of their CPU per request (docs/performance.md, "Peak RSS under load").
+ * resident. A tighter bound holds the peak lower still, but its more frequent full collections
+ * cost every request CPU (the settings compared: docs/performance.md, "Peak RSS under load").
  */
 export const OLD_GENERATION_GROWTH_PERCENT = 100;
 
