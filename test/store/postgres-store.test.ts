@@ -219,5 +219,38 @@ describe('postgres store: what only this adapter has', () => {
     const { rows } = await store.pool.query("SELECT messages, first_at, last_at FROM session_summaries WHERE key = 'chat:a'");
     expect(rows).toEqual([{ messages: 4, first_at: 1, last_at: 11 }]);
   });
-});
 
+  it('claims from a backlog by reading a few pages, even when the statistics have not seen the backlog', async () => {
+    const store = await open();
+    opened.push(store);
+    const insert = (status: string, prefix: string, from: number, count: number) =>
+      store.pool.query(
+        `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at)
+         SELECT $1 || i, $2, 'main', 'Backlog', $1 || i, 'ping', '{}'::jsonb, false, $3 + i FROM generate_series(1, $4) AS i`,
+        [prefix, status, from, count],
+      );
+    // a backlog the table's statistics have not seen (none taken yet, as in a fresh schema before
+    // autovacuum looks): a plan chosen by them reads all 6,000 ready runs and sorts them, for one
+    await insert('succeeded', 'done-', 0, 200);
+    await insert('queued', 'backlog-', 1000, 6000);
+    const client = await store.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // the first call plans the function's statements (catalog reads); the second reads what a claim reads
+      const first = await client.query<{ id: string }>("SELECT id FROM herald_claim_runs('a', 1, 2, 1)");
+      expect(first.rows).toEqual([{ id: 'backlog-1' }]);
+      const { rows } = await client.query<{ 'QUERY PLAN': { Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }[] }>(
+        "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT id FROM herald_claim_runs('a', 1, 2, 1)",
+      );
+      const plan = rows[0]!['QUERY PLAN'][0]!.Plan;
+      // the walk of runs_ready in seq order: a few index and heap pages, and the counting triggers'
+      // (reading every ready run and sorting them reads every page they fill)
+      expect(plan['Shared Hit Blocks'] + plan['Shared Read Blocks']).toBeLessThan(100);
+      const third = await client.query<{ id: string }>("SELECT id FROM herald_claim_runs('a', 1, 2, 1)");
+      expect(third.rows).toEqual([{ id: 'backlog-3' }]);
+      await client.query('ROLLBACK');
+    } finally {
+      client.release();
+    }
+  });
+});

@@ -775,4 +775,73 @@ export const migrations: Migration[] = [
       END $$;
     `,
   },
+  {
+    version: 21,
+    name: 'runs: the claim walks runs_ready in seq order whatever the statistics say (one function, which the completion calls too)',
+    sql: `
+      -- The claim's plan followed the table's statistics, which lag a backlog: taken while few runs
+      -- were unfinished, they make a backlog of thousands look like one row, and the planner read
+      -- every ready run (a bitmap scan) and sorted them all to take the first: each claim cost what
+      -- the backlog holds, and the drain slowed as it grew. The only plan that stops after p_limit
+      -- is runs_ready's in seq order, so the function's settings leave the planner no other.
+      -- Rows: the runs claimed, each with its seq and whether a run waits behind it.
+      CREATE FUNCTION herald_claim_runs(p_owner TEXT, p_now BIGINT, p_until BIGINT, p_limit INT)
+      RETURNS TABLE (id TEXT, status TEXT, agent_id TEXT, name TEXT, session_key TEXT, message TEXT, action JSONB,
+        reply TEXT, error TEXT, created_at BIGINT, started_at BIGINT, finished_at BIGINT, rerun_of TEXT, model TEXT, not_before BIGINT,
+        waited_for TEXT, coalesced JSONB, seq BIGINT, behind BOOLEAN)
+      LANGUAGE plpgsql SET search_path FROM CURRENT SET enable_bitmapscan = off SET enable_seqscan = off SET enable_sort = off AS $$
+      #variable_conflict use_column
+      BEGIN
+        RETURN QUERY
+          WITH candidates AS (
+            SELECT r.id FROM runs r
+            WHERE NOT r.waiting AND r.status IN ('queued', 'running') AND (r.status = 'queued' OR r.lease_until IS NULL OR r.lease_until < p_now)
+              AND r.concurrency IS NULL AND (r.not_before IS NULL OR r.not_before <= p_now)
+            ORDER BY r.seq LIMIT p_limit
+            FOR UPDATE SKIP LOCKED)
+          UPDATE runs SET status = 'running', started_at = p_now, lease_owner = p_owner, lease_until = p_until
+          FROM candidates WHERE runs.id = candidates.id
+          RETURNING runs.id, runs.status, runs.agent_id, runs.name, runs.session_key, runs.message, runs.action, runs.reply, runs.error,
+            runs.created_at, runs.started_at, runs.finished_at, runs.rerun_of, runs.model, runs.not_before, runs.waited_for, runs.coalesced, runs.seq,
+            EXISTS (SELECT 1 FROM runs b WHERE b.session_key = runs.session_key AND b.status IN ('queued', 'running') AND b.seq > runs.seq);
+      END $$;
+
+      -- herald_complete_run_and_claim of migration 20, its copy of the claim replaced by the function
+      CREATE OR REPLACE FUNCTION herald_complete_run_and_claim(
+        p_id TEXT, p_status TEXT, p_reply TEXT, p_error TEXT, p_finished_at BIGINT, p_model TEXT,
+        p_roles TEXT[], p_contents TEXT[], p_run_ids TEXT[], p_metas JSONB[], p_created_at BIGINT[],
+        p_summary_session TEXT, p_summary_text TEXT, p_max_pending INT, p_now BIGINT, p_summary_untrusted BOOLEAN,
+        p_owner TEXT, p_claim_now BIGINT, p_until BIGINT, p_limit INT)
+      RETURNS TABLE (finished BOOLEAN, id TEXT, status TEXT, agent_id TEXT, name TEXT, session_key TEXT, message TEXT, action JSONB,
+        reply TEXT, error TEXT, created_at BIGINT, started_at BIGINT, finished_at BIGINT, rerun_of TEXT, model TEXT, not_before BIGINT,
+        waited_for TEXT, coalesced JSONB, seq BIGINT, behind BOOLEAN)
+      LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      #variable_conflict use_column
+      DECLARE
+        v_session TEXT;
+        v_claimed INT;
+      BEGIN
+        UPDATE runs SET status = p_status, reply = p_reply, error = p_error, finished_at = p_finished_at, model = p_model,
+          lease_owner = NULL, lease_until = NULL
+        WHERE runs.id = p_id AND runs.status IN ('queued', 'running') AND NOT runs.waiting
+        RETURNING runs.session_key INTO v_session;
+        IF NOT FOUND THEN
+          finished := false;
+          RETURN NEXT;
+          RETURN;
+        END IF;
+        INSERT INTO session_messages (session_key, role, content, run_id, meta, created_at)
+          SELECT v_session, m.role, m.content, m.run_id, m.meta, m.created_at
+          FROM unnest(p_roles, p_contents, p_run_ids, p_metas, p_created_at) WITH ORDINALITY AS m(role, content, run_id, meta, created_at, n)
+          ORDER BY m.n;
+        RETURN QUERY SELECT true, c.* FROM herald_claim_runs(p_owner, p_claim_now, p_until, p_limit) c;
+        GET DIAGNOSTICS v_claimed = ROW_COUNT;
+        IF v_claimed = 0 THEN
+          finished := true;
+          RETURN NEXT;
+        END IF;
+        PERFORM herald_enqueue_event(p_summary_session, p_summary_text, p_max_pending, p_now, p_summary_untrusted);
+      END $$;
+    `,
+  },
 ];

@@ -19,18 +19,11 @@ export const toRun = (r: RunRow): RunRecord => toRunRecord(r, (value) => value);
  * each other. Only a session's oldest unfinished run is ready (the others are flagged
  * waiting by the triggers of the 'scale' migration, released one by one as the run ahead ends), so the
  * claim reads ready runs from runs_ready in seq order and stops at `limit`: the runs waiting
- * behind a busy session are never read. $1 owner, $2 now, $3 until, $4 limit.
+ * behind a busy session are never read. herald_claim_runs (migration 21) holds the statement, so
+ * its plan is that walk whatever the table's statistics say, and the completion's claim is the
+ * same one. $1 owner, $2 now, $3 until, $4 limit.
  */
-const CLAIM = prepared('claim', `WITH candidates AS (
-    SELECT r.id FROM runs r
-    WHERE NOT r.waiting AND r.status IN ('queued', 'running') AND (r.status = 'queued' OR r.lease_until IS NULL OR r.lease_until < $2)
-      AND r.concurrency IS NULL AND (r.not_before IS NULL OR r.not_before <= $2)
-    ORDER BY r.seq LIMIT $4
-    FOR UPDATE SKIP LOCKED)
-  UPDATE runs SET status = 'running', started_at = $2, lease_owner = $1, lease_until = $3
-  FROM candidates WHERE runs.id = candidates.id
-  RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq,
-    EXISTS (SELECT 1 FROM runs b WHERE b.session_key = runs.session_key AND b.status IN ('queued', 'running') AND b.seq > runs.seq) AS behind`);
+const CLAIM = prepared('claim', 'SELECT * FROM herald_claim_runs($1, $2, $3, $4)');
 
 /**
  * The runs behind a claimed one in its session, claimed with it (RunsRepo.claim's `behind`):
