@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createServer, type RequestListener, type ServerOptions } from 'node:http';
 import { parseArgs } from 'node:util';
 import { serve as listen, type ServerType } from '@hono/node-server';
 import { checkHookTokenStrength } from '../config/checks.js';
@@ -45,7 +46,15 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
   process.on('SIGHUP', onHangup);
 
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = listen({ fetch: gateway.app.fetch, hostname: loaded.config.gateway.host, port: loaded.config.gateway.port }, () => resolve(s));
+    const s = listen(
+      {
+        fetch: gateway.app.fetch,
+        hostname: loaded.config.gateway.host,
+        port: loaded.config.gateway.port,
+        createServer: ((options: ServerOptions, rest: RequestListener) => createServer(options, gateway.withHooksSurface(rest))) as typeof createServer,
+      },
+      () => resolve(s),
+    );
     s.once('error', reject);
   }).catch(async (error: NodeJS.ErrnoException) => {
     process.off('SIGHUP', onHangup);

@@ -1,4 +1,8 @@
+import type { RequestListener } from 'node:http';
 import { RunWaiter } from '../runtime/runs/run-waiter.js';
+import { FailedAuthLimiter } from '../http/failed-auth-limiter.js';
+import { withHooksSurface } from '../http/hooks/hooks-listener.js';
+import { TrustedProxies } from '../http/trusted-proxies.js';
 import { RunCompletionReporter } from '../runtime/runs/run-completion-report.js';
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
@@ -54,6 +58,11 @@ import { ConfigError } from '../errors.js';
 
 export interface Gateway {
   app: Hono;
+  /**
+   * the server's request listener: `rest` (hono's, for `app`) with the webhook surface answered
+   * from Node's request directly (src/http/hooks/hooks-listener.ts)
+   */
+  withHooksSurface(rest: RequestListener): RequestListener;
   config: HeraldConfig;
   plugins: PluginRegistry;
   store: Store;
@@ -208,7 +217,9 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     reloading = next.catch(() => undefined);
     return next;
   };
-  const app = createApp({ config, logger, store, engine, intake, delivery, probe, metrics, reload, receipts, operator, mounts: [{ path: '/v1', app: platform }] });
+  const hooksLimiter = new FailedAuthLimiter('hooks', logger);
+  const app = createApp({ config, logger, store, engine, intake, delivery, probe, metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
+  const hooksSurface = { config, engine, intake, logger, limiter: hooksLimiter, receipts, metrics: metrics?.http, proxies: new TrustedProxies(config.gateway.trustedProxies) };
   const alerts = new AlertEvaluator({
     alerts: config.alerts,
     store,
@@ -233,6 +244,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reindexing: Promise<unknown> | undefined;
   const gateway: Gateway = {
     app,
+    withHooksSurface: (rest) => withHooksSurface(hooksSurface, rest),
     config,
     plugins,
     store,

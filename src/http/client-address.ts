@@ -15,16 +15,16 @@ const peerOf = (c: Context) => (c.env as { incoming?: { socket?: { remoteAddress
 export function clientAddressOf(proxies: TrustedProxies): MiddlewareHandler {
   // not async: one promise less per request on every route
   return function clientAddressOf(c, next) {
-    const peer = peerOf(c);
-    // the proxy headers are read only from a trusted peer: with none configured, no header is read at all
-    let address: string;
-    if (proxies.trusts(peer)) {
-      const headers = requestHeaders(c);
-      address = proxies.clientAddress(peer, { forwarded: headers.forwarded, xForwardedFor: headers['x-forwarded-for'] });
-    } else address = plainAddress(peer);
-    c.set('clientAddress', address);
+    c.set('clientAddress', resolveClientAddress(proxies, peerOf(c), () => requestHeaders(c)));
     return next();
   };
+}
+
+/** the client's address behind `peer`: the proxy headers are read only from a trusted peer (with none configured, no header is read at all) */
+export function resolveClientAddress(proxies: TrustedProxies, peer: string, headers: () => Readonly<Record<string, string>>): string {
+  if (!proxies.trusts(peer)) return plainAddress(peer);
+  const { forwarded, 'x-forwarded-for': xForwardedFor } = headers();
+  return proxies.clientAddress(peer, { forwarded, xForwardedFor });
 }
 
 /** The client's address: X-Forwarded-For and Forwarded count only from a trusted proxy (`gateway.trustedProxies`). */

@@ -45,6 +45,8 @@ export interface AppDeps {
   receipts?: ReceiptRecorder;
   /** the operator's use cases: the admin API's lists and actions, and the console */
   operator?: OperatorDeps;
+  /** the webhook surface's failed-auth counts, when shared with Node's own listener for it (hooks-listener.ts) */
+  hooksLimiter?: FailedAuthLimiter;
 }
 
 /** The HTTP face of herald. It never listens: `serve` does, tests use `app.request()`. */
@@ -52,7 +54,7 @@ export function createApp(deps: AppDeps): Hono {
   const prefix = deps.config.hooks.path.replace(/\/+$/, '');
   const app = new Hono(deps.config.hooks.enabled && prefix ? { router: new SurfaceRouter(prefix) } : {});
   // one limiter per surface: wrong hook tokens must not lock operators out of /admin and /metrics
-  const hooksLimiter = new FailedAuthLimiter('hooks', deps.logger);
+  const hooksLimiter = deps.hooksLimiter ?? new FailedAuthLimiter('hooks', deps.logger);
   const operatorLimiter = new FailedAuthLimiter('operator', deps.logger);
   app.use('*', requestContext(deps.logger, deps.metrics?.http));
   app.use('*', clientAddressOf(new TrustedProxies(deps.config.gateway.trustedProxies)));

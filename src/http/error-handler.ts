@@ -17,35 +17,43 @@ export function openaiType(status: number): string {
 /** The one place errors become responses: OpenAI's shape under /v1, `{ok:false,error}` elsewhere. */
 export function errorResponse(c: Context, error: HeraldError): Response {
   for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
-  if (c.req.path === '/v1' || c.req.path.startsWith('/v1/')) {
-    return c.json(
-      {
-        error: {
-          message: error.message,
-          type: openaiType(error.status),
-          param: error.param ?? null,
-          code: error.openaiCode ?? errorCatalog[error.code].openai,
-        },
+  return c.json(errorBody(error, c.req.path), error.status as never);
+}
+
+/** an error's JSON body on the surface of `path` */
+export function errorBody(error: HeraldError, path: string): Record<string, unknown> {
+  if (path === '/v1' || path.startsWith('/v1/')) {
+    return {
+      error: {
+        message: error.message,
+        type: openaiType(error.status),
+        param: error.param ?? null,
+        code: error.openaiCode ?? errorCatalog[error.code].openai,
       },
-      error.status as never,
-    );
+    };
   }
   const body: Record<string, unknown> = { ok: false, error: error.message };
   if (error.details !== undefined) body.details = error.details;
-  return c.json(body, error.status as never);
+  return body;
 }
 
 export function errorHandler(logger: Logger): ErrorHandler {
   return function errorHandler(error, c) {
-    if (error instanceof HeraldError) {
-      if (error.code === 'HERALD_CLIENT_CLOSED') logger.debug({ reqId: c.get('requestId'), path: c.req.path }, 'client closed the request mid-body');
-      return errorResponse(c, error);
-    }
-    if (error instanceof HTTPException && error.status === 413) return errorResponse(c, new HeraldError('HERALD_PAYLOAD_TOO_LARGE'));
-    if (error instanceof HTTPException && error.status < 500) {
-      return errorResponse(c, new HeraldError('HERALD_BAD_REQUEST', error.message || undefined));
-    }
-    logger.error({ ...errorDetail(logger, error), reqId: c.get('requestId'), path: c.req.path }, 'unhandled error');
-    return errorResponse(c, new HeraldError('HERALD_INTERNAL'));
+    return errorResponse(c, answerableError(error, logger, c.get('requestId'), c.req.path));
   };
+}
+
+/**
+ * What a thrown error answers: a HeraldError itself, a framework's client error as the HeraldError
+ * it is; anything else is herald's fault, logged and answered 500 without its detail.
+ */
+export function answerableError(error: unknown, logger: Logger, reqId: string | undefined, path: string): HeraldError {
+  if (error instanceof HeraldError) {
+    if (error.code === 'HERALD_CLIENT_CLOSED') logger.debug({ reqId, path }, 'client closed the request mid-body');
+    return error;
+  }
+  if (error instanceof HTTPException && error.status === 413) return new HeraldError('HERALD_PAYLOAD_TOO_LARGE');
+  if (error instanceof HTTPException && error.status < 500) return new HeraldError('HERALD_BAD_REQUEST', error.message || undefined);
+  logger.error({ ...errorDetail(logger, error), reqId, path }, 'unhandled error');
+  return new HeraldError('HERALD_INTERNAL');
 }

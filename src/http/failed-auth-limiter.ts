@@ -1,7 +1,6 @@
-import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import { HeraldError } from '../errors.js';
-import { clientAddress } from './client-address.js';
+import type { Requester } from './requester.js';
 
 /** the surfaces whose failures are counted apart: a broken webhook sender must not lock out operators or API clients */
 export type AuthSurface = 'hooks' | 'operator' | 'platform';
@@ -28,19 +27,19 @@ export class FailedAuthLimiter {
   ) {}
 
   /** 429 when the request's bucket is past the limit; `path` for a mapped path's signature bucket */
-  refuseWhileLimited(c: Context, path?: string): void {
-    const wait = this.retryAfter(this.bucket(c, path));
+  refuseWhileLimited(who: Requester, path?: string): void {
+    const wait = this.retryAfter(this.bucket(who, path));
     if (wait > 0) throw new HeraldError('HERALD_RATE_LIMITED', 'too many failed authentication attempts', { headers: { 'Retry-After': String(wait) } });
   }
 
   /** counts a failure of the request's bucket and logs why */
-  failed(c: Context, reason: AuthFailureReason, path?: string): void {
-    this.fail(this.bucket(c, path));
-    this.logger?.info({ reqId: c.get('requestId'), surface: this.surface, reason, address: clientAddress(c), ...(path !== undefined && { hookPath: path }) }, 'authentication failed');
+  failed(who: Requester, reason: AuthFailureReason, path?: string): void {
+    this.fail(this.bucket(who, path));
+    this.logger?.info({ reqId: who.requestId, surface: this.surface, reason, address: who.clientAddress, ...(path !== undefined && { hookPath: path }) }, 'authentication failed');
   }
 
-  private bucket(c: Context, path?: string): string {
-    const address = clientAddress(c);
+  private bucket(who: Requester, path?: string): string {
+    const address = who.clientAddress;
     return path === undefined ? address : `${address}\u0000${path}`;
   }
 

@@ -3,6 +3,7 @@ import type { HeraldConfig } from '../config/schema.js';
 import type { HeraldMetrics } from '../metrics/herald-metrics.js';
 import { bearerToken } from './bearer-token.js';
 import type { FailedAuthLimiter } from './failed-auth-limiter.js';
+import { requesterOf } from './requester.js';
 import { checkToken } from './token-auth.js';
 
 /**
@@ -11,7 +12,7 @@ import { checkToken } from './token-auth.js';
  */
 export function metricsRoute(deps: { config: HeraldConfig; metrics: HeraldMetrics; limiter: FailedAuthLimiter }): Handler {
   return async function metricsRoute(c) {
-    checkToken(c, deps.limiter, bearerToken(c), deps.config.gateway.auth.token);
+    checkToken(requesterOf(c), deps.limiter, bearerToken(c), deps.config.gateway.auth.token);
     const text = await deps.metrics.render();
     return c.body(text, 200, { 'Content-Type': deps.metrics.contentType, 'Cache-Control': 'no-store' });
   };

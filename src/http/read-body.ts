@@ -15,7 +15,7 @@ export interface BodyLimits {
  */
 export async function readBody(c: Context, limits: BodyLimits): Promise<Uint8Array> {
   const declared = requestHeader(c, 'content-length');
-  if (declared !== undefined && Number(declared) > limits.maxBytes) throw tooLarge();
+  refuseDeclaredTooLarge(declared, limits);
   const incoming = unreadIncoming(c);
   if (incoming) return readIncoming(incoming, limits);
   const body = c.req.raw.body;
@@ -36,6 +36,11 @@ export async function readBody(c: Context, limits: BodyLimits): Promise<Uint8Arr
     throw error instanceof HeraldError ? error : clientClosed(error);
   }
   return Buffer.concat(chunks, size);
+}
+
+/** a body whose Content-Length is over the limit is refused before a byte is read */
+export function refuseDeclaredTooLarge(declared: string | undefined, limits: BodyLimits): void {
+  if (declared !== undefined && Number(declared) > limits.maxBytes) throw tooLarge();
 }
 
 // the unread rest of the body must not be parsed as the next request on a kept-alive socket
@@ -71,7 +76,8 @@ function unreadIncoming(c: Context): IncomingMessage | undefined {
   return incoming && typeof incoming.on === 'function' && incoming.readableFlowing === null && !incoming.readableEnded ? incoming : undefined;
 }
 
-function readIncoming(incoming: IncomingMessage, limits: BodyLimits): Promise<Uint8Array> {
+/** Node's request body under the limits (its declared length already checked) */
+export function readIncoming(incoming: IncomingMessage, limits: BodyLimits): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -21,23 +21,28 @@ export function requestHeaders(c: Context): Readonly<Record<string, string>> {
   const holder = (incoming?.rawHeaders ? incoming : c.req.raw) as Holder;
   let headers = holder[HEADERS];
   if (headers) return headers;
-  headers = Object.create(null) as Record<string, string>;
-  if (incoming?.rawHeaders) {
-    const raw = incoming.rawHeaders;
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i]!.toLowerCase();
-      // HTTP/2 pseudo-headers (:path, :authority) are not headers
-      if (name.charCodeAt(0) === 58) continue;
-      const value = raw[i + 1]!;
-      const before = headers[name];
-      headers[name] = before === undefined ? value : `${before}, ${value}`;
-    }
-  } else {
+  if (incoming?.rawHeaders) headers = headersOfRaw(incoming.rawHeaders);
+  else {
+    headers = Object.create(null) as Record<string, string>;
     c.req.raw.headers.forEach((value, name) => {
       headers![name] = value;
     });
   }
   holder[HEADERS] = headers;
+  return headers;
+}
+
+/** Node's raw header list as one record, as `requestHeaders` describes it */
+export function headersOfRaw(raw: readonly string[]): Record<string, string> {
+  const headers = Object.create(null) as Record<string, string>;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    // HTTP/2 pseudo-headers (:path, :authority) are not headers
+    if (name.charCodeAt(0) === 58) continue;
+    const value = raw[i + 1]!;
+    const before = headers[name];
+    headers[name] = before === undefined ? value : `${before}, ${value}`;
+  }
   return headers;
 }
 

@@ -1,16 +1,16 @@
-import type { Context } from 'hono';
 import { HeraldError } from '../errors.js';
 import { safeEqual } from '../utils/constant-time.js';
 import type { FailedAuthLimiter } from './failed-auth-limiter.js';
+import type { Requester } from './requester.js';
 
 /**
  * Checks a presented token against the expected one, counting failures per address on the
  * limiter's surface: an address past the limit gets 429 before its token is even looked at.
  */
-export function checkToken(c: Context, limiter: FailedAuthLimiter, presented: string | undefined, expected: string | undefined): void {
-  limiter.refuseWhileLimited(c);
+export function checkToken(who: Requester, limiter: FailedAuthLimiter, presented: string | undefined, expected: string | undefined): void {
+  limiter.refuseWhileLimited(who);
   if (presented === undefined || expected === undefined || !safeEqual(presented, expected)) {
-    limiter.failed(c, presented === undefined || presented === '' ? 'missing token' : 'wrong token');
+    limiter.failed(who, presented === undefined || presented === '' ? 'missing token' : 'wrong token');
     throw new HeraldError('HERALD_UNAUTHORIZED');
   }
 }

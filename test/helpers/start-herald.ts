@@ -1,3 +1,4 @@
+import { createServer, type RequestListener, type ServerOptions } from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -132,7 +133,16 @@ export interface RunningHerald extends HeraldUnderTest {
 export async function startHerald(config: Record<string, unknown> = baseConfig(), options: HeraldFolder = {}): Promise<RunningHerald> {
   const herald = await bootHerald(config, options);
   const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: herald.gateway.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+    const s = serve(
+      {
+        fetch: herald.gateway.app.fetch,
+        hostname: '127.0.0.1',
+        port: 0,
+        // as `herald serve` listens: the webhook surface answered from Node's request
+        createServer: ((options: ServerOptions, rest: RequestListener) => createServer(options, herald.gateway.withHooksSurface(rest))) as typeof createServer,
+      },
+      () => resolve(s),
+    );
   });
   const address = server.address() as { port: number };
   let closed = false;

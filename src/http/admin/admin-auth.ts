@@ -5,6 +5,7 @@ import { HeraldError } from '../../errors.js';
 import { bearerToken } from '../bearer-token.js';
 import { SESSION_COOKIE, type ConsoleSessions } from '../console/console-session.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
+import { requesterOf } from '../requester.js';
 import { checkToken } from '../token-auth.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -18,18 +19,18 @@ export function adminAuth(deps: { config: HeraldConfig; limiter: FailedAuthLimit
   return async function adminAuth(c, next) {
     const bearer = bearerToken(c);
     if (bearer === undefined && c.req.header('authorization') === undefined && deps.sessions && getCookie(c, SESSION_COOKIE) !== undefined) {
-      deps.limiter.refuseWhileLimited(c);
+      deps.limiter.refuseWhileLimited(requesterOf(c));
       const session = await deps.sessions.verify(c);
       if (!session) {
         // forged, expired or signed out: counted like a wrong token (the console simply signs in again)
-        deps.limiter.failed(c, 'wrong token');
+        deps.limiter.failed(requesterOf(c), 'wrong token');
         throw new HeraldError('HERALD_UNAUTHORIZED');
       }
       if (!SAFE_METHODS.has(c.req.method) && !deps.sessions.csrfValid(c, session.id)) throw new HeraldError('HERALD_CSRF');
       await next();
       return;
     }
-    checkToken(c, deps.limiter, bearer, deps.config.gateway.auth.token);
+    checkToken(requesterOf(c), deps.limiter, bearer, deps.config.gateway.auth.token);
     await next();
   };
 }

@@ -4,6 +4,7 @@ import { HeraldError } from '../../errors.js';
 import type { ReloadResult } from '../../gateway/gateway-reload.js';
 import { bearerToken } from '../bearer-token.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
+import { requesterOf } from '../requester.js';
 import { checkToken } from '../token-auth.js';
 
 /**
@@ -12,7 +13,7 @@ import { checkToken } from '../token-auth.js';
  */
 export function reloadRoute(deps: { config: HeraldConfig; limiter: FailedAuthLimiter; reload: (reason?: string) => Promise<ReloadResult> }): Handler {
   return async function reloadRoute(c) {
-    checkToken(c, deps.limiter, bearerToken(c), deps.config.gateway.auth.token);
+    checkToken(requesterOf(c), deps.limiter, bearerToken(c), deps.config.gateway.auth.token);
     const result = await deps.reload('POST /admin/reload');
     if (!result.ok) throw new HeraldError('HERALD_CONFIG_REFUSED', undefined, { details: result.faults });
     return c.json({ ok: true, changed: result.changed, restartRequired: result.restartRequired });

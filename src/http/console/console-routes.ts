@@ -6,6 +6,7 @@ import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import { installedPath } from '../../gateway/install-layout.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
+import { requesterOf } from '../requester.js';
 import { checkToken } from '../token-auth.js';
 import { SESSION_COOKIE, type ConsoleSessions } from './console-session.js';
 
@@ -92,7 +93,7 @@ export function consoleRoutes(deps: ConsoleRoutesDeps): Hono {
     } catch {
       throw new HeraldError('HERALD_INVALID_JSON');
     }
-    checkToken(c, deps.limiter, typeof token === 'string' ? token : undefined, deps.config.gateway.auth.token);
+    checkToken(requesterOf(c), deps.limiter, typeof token === 'string' ? token : undefined, deps.config.gateway.auth.token);
     const session = deps.sessions.create();
     setCookie(c, SESSION_COOKIE, session.cookie, {
       httpOnly: true,

@@ -1,6 +1,5 @@
-import type { Context } from 'hono';
-import { bearerToken } from '../bearer-token.js';
-import { requestHeaders } from '../request-headers.js';
+import { getQueryParam } from 'hono/utils/url';
+import { bearerOf } from '../bearer-token.js';
 
 export type TokenForm = 'bearer' | 'header' | 'query';
 
@@ -9,14 +8,13 @@ export type TokenForm = 'bearer' | 'header' | 'query';
  * rescued by a right query token): Authorization, then x-gateway-token / x-openclaw-token,
  * then the deprecated ?token=.
  */
-export function presentedHookToken(c: Context): { token: string; form: TokenForm } | undefined {
-  const headers = requestHeaders(c);
-  if (headers.authorization !== undefined) return { token: bearerToken(c) ?? '', form: 'bearer' };
+export function presentedHookToken(headers: Readonly<Record<string, string>>, url: string): { token: string; form: TokenForm } | undefined {
+  if (headers.authorization !== undefined) return { token: bearerOf(headers.authorization) ?? '', form: 'bearer' };
   const header = headers['x-gateway-token'] ?? headers['x-openclaw-token'];
   if (header !== undefined) return { token: header, form: 'header' };
   // no query string, no ?token= (the common case: no URL parse for it)
-  if (!c.req.url.includes('?')) return undefined;
-  const query = c.req.query('token');
+  if (!url.includes('?')) return undefined;
+  const query = getQueryParam(url, 'token') as string | undefined;
   if (query !== undefined) return { token: query, form: 'query' };
   return undefined;
 }

@@ -1,14 +1,11 @@
-import type { Context } from 'hono';
 import { HeraldError } from '../../errors.js';
 import { IDEMPOTENCY_KEY_PATTERN, storableIdempotencyKey } from '../../mappings/idempotency-key.js';
-import { requestHeaders } from '../request-headers.js';
 
 /** the headers a key may come in, in OpenClaw's order: the standard one wins */
 const KEY_HEADERS = ['Idempotency-Key', 'X-OpenClaw-Idempotency-Key'].map((name) => ({ name, lowerCase: name.toLowerCase() }));
 
 /** The request's `Idempotency-Key` (else `X-OpenClaw-Idempotency-Key`), if any; a malformed one is a 400 naming the header. */
-export function idempotencyKeyOf(c: Context): string | undefined {
-  const headers = requestHeaders(c);
+export function idempotencyKeyOf(headers: Readonly<Record<string, string>>): string | undefined {
   for (const { name: header, lowerCase } of KEY_HEADERS) {
     const value = headers[lowerCase];
     if (value === undefined) continue;

@@ -28,25 +28,25 @@ export function receiptMiddleware(recorder: ReceiptRecorder, prefix: string): Mi
   return async function receiptMiddleware(c, next) {
     const started = performance.now();
     // the notes are the receipt's input itself, filled in as the route learns (no copy at the end)
-    const input: ReceiptInput = {
-      requestId: c.get('requestId'),
-      receivedAt: Date.now(),
-      method: c.req.method,
-      path: trimSlashes(c.req.path.slice(prefix.length)),
-      status: 0,
-      authMethod: 'none',
-      bodyBytes: 0,
-      latencyMs: 0,
-    };
+    const input = openReceipt(c.get('requestId'), c.req.method, trimSlashes(c.req.path.slice(prefix.length)));
     c.set('receiptNotes', input);
     await next();
-    const { error } = c;
     input.mappingId = c.get('mappingId');
-    input.status = c.res.status;
-    if (error) input.errorCode = error instanceof HeraldError ? error.code : 'HERALD_INTERNAL';
-    input.clientAddress = clientAddress(c);
     input.bodyBytes = c.get('bodyBytes') ?? 0;
-    input.latencyMs = performance.now() - started;
-    recorder.recordLater(input);
+    closeReceipt(recorder, input, { status: c.res.status, error: c.error, clientAddress: clientAddress(c), started });
   };
+}
+
+/** a request's receipt as it arrives, to be filled in as the route learns */
+export function openReceipt(requestId: string, method: string, path: string): ReceiptInput {
+  return { requestId, receivedAt: Date.now(), method, path, status: 0, authMethod: 'none', bodyBytes: 0, latencyMs: 0 };
+}
+
+/** records the receipt once the request is answered (its mapping and body size set by the caller) */
+export function closeReceipt(recorder: ReceiptRecorder, input: ReceiptInput, answer: { status: number; error: unknown; clientAddress: string; started: number }): void {
+  input.status = answer.status;
+  if (answer.error) input.errorCode = answer.error instanceof HeraldError ? answer.error.code : 'HERALD_INTERNAL';
+  input.clientAddress = answer.clientAddress;
+  input.latencyMs = performance.now() - answer.started;
+  recorder.recordLater(input);
 }

@@ -1,8 +1,8 @@
-import type { Context } from 'hono';
 import { HeraldError } from '../../errors.js';
 import type { CompiledMapping } from '../../mappings/compiled-mapping.js';
 import { safeEqual } from '../../utils/constant-time.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
+import type { Requester } from '../requester.js';
 import type { TokenForm } from './hook-token.js';
 
 /**
@@ -29,18 +29,19 @@ export function signatureCandidates(
  * is wrong locks out its own path, not the others), with the reason logged.
  */
 export function admitBySignature(
-  c: Context,
+  who: Requester,
   limiter: FailedAuthLimiter,
   path: string,
   signed: readonly CompiledMapping[],
   headers: Record<string, string>,
   body: Uint8Array,
+  /** the URL as received, query included: Twilio signs it (behind a TLS proxy, a mapping's auth.url says the public one) */
+  url: string,
   nowMs = Date.now(),
 ): CompiledMapping[] {
-  // the URL as received, query included: Twilio signs it (behind a TLS proxy, a mapping's auth.url says the public one)
-  const admitted = signed.filter((m) => m.signature?.verify(headers, body, nowMs, c.req.url));
+  const admitted = signed.filter((m) => m.signature?.verify(headers, body, nowMs, url));
   if (!admitted.length) {
-    limiter.failed(c, signed[0]?.signature?.failure?.(headers, nowMs, body) ?? 'bad signature', path);
+    limiter.failed(who, signed[0]?.signature?.failure?.(headers, nowMs, body) ?? 'bad signature', path);
     throw new HeraldError('HERALD_UNAUTHORIZED');
   }
   return admitted;

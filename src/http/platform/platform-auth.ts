@@ -3,6 +3,7 @@ import { HeraldError } from '../../errors.js';
 import { type ApiKeyVerifier, type ApiPrincipal } from '../../platform/api-keys.js';
 import { rateLimitHeaders, type RateLimiter } from '../../platform/rate-limiter.js';
 import { bearerToken } from '../bearer-token.js';
+import { requesterOf } from '../requester.js';
 import { setResponseHeader } from '../response-header.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 
@@ -19,11 +20,11 @@ declare module 'hono' {
  */
 export function platformAuth(keys: ApiKeyVerifier, rate: RateLimiter, failures: FailedAuthLimiter): MiddlewareHandler {
   return async function platformAuth(c, next) {
-    failures.refuseWhileLimited(c);
+    failures.refuseWhileLimited(requesterOf(c));
     const presented = bearerToken(c);
     const principal = await keys.verify(presented);
     if (!principal) {
-      failures.failed(c, presented ? 'unknown key' : 'missing key');
+      failures.failed(requesterOf(c), presented ? 'unknown key' : 'missing key');
       const message = presented
         ? 'Incorrect API key provided.'
         : "You didn't provide an API key. Send it as `Authorization: Bearer <API_KEY>`.";

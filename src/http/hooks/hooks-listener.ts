@@ -1,0 +1,125 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { getPath } from 'hono/utils/url';
+import { trimSlashes } from '../../mappings/hook-request.js';
+import type { HttpMetrics } from '../../metrics/http-metrics.js';
+import type { ReceiptRecorder } from '../../runtime/receipts/receipt-recorder.js';
+import { resolveClientAddress } from '../client-address.js';
+import { answerableError, errorBody } from '../error-handler.js';
+import { readIncoming, refuseDeclaredTooLarge } from '../read-body.js';
+import { requestAnswered, requestIdFrom } from '../request-context.js';
+import { headersOfRaw } from '../request-headers.js';
+import type { TrustedProxies } from '../trusted-proxies.js';
+import { answerHook, type HookRouteDeps } from './answer-hook.js';
+import type { HookAnswer, HookExchange } from './hook-exchange.js';
+import { closeReceipt, openReceipt } from './receipt-middleware.js';
+
+export interface HooksListenerDeps extends HookRouteDeps {
+  proxies: TrustedProxies;
+  /** when given, every webhook request leaves a receipt */
+  receipts?: ReceiptRecorder;
+  metrics?: HttpMetrics;
+}
+
+/**
+ * Answers the webhook surface from Node's request and response, and hands every other request to
+ * `rest` (hono's listener). A webhook call is the gateway's hottest path, and hono's fetch
+ * Request, context, middleware chain and Response cost it a fifth of its CPU; here the same
+ * route (`answerHook`) runs with what the app's middleware would have done around it: the
+ * request id, the client address, the receipt, the error's answer, the access log and metrics.
+ * A request whose target does not plainly name the surface (no Host, `..`, a bad URL) goes to
+ * `rest`, which decides it as before.
+ */
+export function withHooksSurface(deps: HooksListenerDeps, rest: RequestListener): RequestListener {
+  const prefix = deps.config.hooks.path.replace(/\/+$/, '');
+  if (!deps.config.hooks.enabled || !prefix) return rest;
+  const under = `${prefix}/`;
+  return function hooksListener(incoming, outgoing) {
+    const target = incoming.url ?? '';
+    const next = target.charCodeAt(prefix.length);
+    // `/hooks`, `/hooks/…` or `/hooks?…`, and nothing hono's URL parse could make something else
+    const plain = target.startsWith(prefix) && (Number.isNaN(next) || next === 47 || next === 63) && !target.includes('\\') && !target.includes('/.');
+    const url = plain ? absoluteUrl(incoming, target) : undefined;
+    const path = url === undefined ? undefined : getPath({ url } as Request);
+    if (url === undefined || path === undefined || (path !== prefix && !path.startsWith(under))) return rest(incoming, outgoing);
+    answer(deps, prefix, incoming, outgoing, url, path).catch((error: unknown) => {
+      deps.logger.error({ err: error }, 'webhook request failed outside its route');
+      outgoing.destroy();
+    });
+  };
+}
+
+/** the URL as @hono/node-server makes it for hono (so signatures over it agree), or undefined when it would refuse it */
+function absoluteUrl(incoming: IncomingMessage, target: string): string | undefined {
+  const host = incoming.headers.host;
+  if (!host) return undefined;
+  const scheme = (incoming.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
+  try {
+    const url = new URL(`${scheme}://${host}${target}`);
+    if (url.hostname.length !== host.length && url.hostname !== host.replace(/:\d+$/, '')) return undefined;
+    return url.href;
+  } catch {
+    return undefined;
+  }
+}
+
+async function answer(deps: HooksListenerDeps, prefix: string, incoming: IncomingMessage, outgoing: ServerResponse, url: string, fullPath: string): Promise<void> {
+  const started = performance.now();
+  const headers = headersOfRaw(incoming.rawHeaders);
+  const requestId = requestIdFrom(headers['x-request-id']);
+  outgoing.setHeader('X-Request-Id', requestId);
+  const method = incoming.method ?? 'GET';
+  const path = trimSlashes(fullPath.slice(prefix.length));
+  const receipt = deps.receipts && openReceipt(requestId, method, path);
+  const x: HookExchange = {
+    method,
+    path,
+    url,
+    headers,
+    clientAddress: resolveClientAddress(deps.proxies, incoming.socket?.remoteAddress ?? 'local', () => headers),
+    requestId,
+    notes: receipt,
+    mappingId: undefined,
+    bodyBytes: undefined,
+    readBody: (limits) => {
+      refuseDeclaredTooLarge(headers['content-length'], limits);
+      return readIncoming(incoming, limits);
+    },
+    setHeader: (name, value) => outgoing.setHeader(name, value),
+  };
+  let reply: HookAnswer;
+  let error: unknown;
+  try {
+    reply = await answerHook(x, deps);
+  } catch (thrown) {
+    error = thrown;
+    const refusal = answerableError(thrown, deps.logger, requestId, fullPath);
+    for (const name in refusal.headers) outgoing.setHeader(name, refusal.headers[name]!);
+    reply = { status: refusal.status, body: JSON.stringify(errorBody(refusal, fullPath)), contentType: 'application/json' };
+  }
+  // recorded and logged as the app's middleware does, before the answer is written
+  if (receipt) {
+    receipt.mappingId = x.mappingId;
+    receipt.bodyBytes = x.bodyBytes ?? 0;
+    closeReceipt(deps.receipts!, receipt, { status: reply.status, error, clientAddress: x.clientAddress, started });
+  }
+  requestAnswered(deps.logger, deps.metrics, {
+    id: requestId,
+    method,
+    path: fullPath,
+    status: reply.status,
+    started,
+    mappingId: x.mappingId,
+    bodyBytes: x.bodyBytes,
+    declaredLength: headers['content-length'],
+  });
+  write(outgoing, reply);
+}
+
+function write(outgoing: ServerResponse, reply: HookAnswer): void {
+  const { body } = reply;
+  const head: Record<string, string | number> = { ...reply.headers };
+  if (reply.contentType) head['Content-Type'] = reply.contentType;
+  if (body !== null) head['Content-Length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+  outgoing.writeHead(reply.status, head);
+  outgoing.end(body ?? undefined);
+}
