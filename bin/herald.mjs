@@ -9,6 +9,17 @@ import { buildIsFresh } from './build-stamp.mjs';
 // there, idle: held at its initial size until `serve` listens (src/gateway/serving-heap.ts)
 v8.setFlagsFromString('--semi-space-growth-factor=1');
 
+// start-up runs most of its code once (module bodies, the config's schema, a thousand mappings
+// compiled alike), yet V8's optimising compiler works on whatever gets warm, on threads whose CPU
+// the start pays for and whose code the first requests rarely reuse. Off until `serve` listens
+// (src/gateway/serving-heap.ts turns it back on), or for a moment in any other command; left as
+// the operator set it when node's flags name it (the same test there).
+const operatorFlags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ');
+if (!/--(no[-_])?(opt|turbofan|jitless|max[-_]opt|always[-_](opt|turbofan))\b/.test(operatorFlags)) {
+  v8.setFlagsFromString('--no-opt');
+  setTimeout(() => v8.setFlagsFromString('--opt'), 2_000).unref();
+}
+
 let entry = buildIsFresh()
   ? await import('../dist/src/cli/main.js').then(
       (main) => ({ main, plugins: () => import('../dist/plugins/index.js') }),
