@@ -1,3 +1,5 @@
+import http from 'node:http';
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GATEWAY_TOKEN, HOOK_TOKEN, baseConfig, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 import { rawRequest } from './raw-socket.js';
@@ -103,5 +105,41 @@ describe('the webhook surface answered from Node`s request (herald serve)', () =
     const noHost = await rawRequest(herald.url, `POST /hooks/wake HTTP/1.0\nAuthorization: Bearer ${HOOK_TOKEN}\nContent-Type: application/json\nContent-Length: 12`, ['{"text":"x"}'], { end: true });
     expect(noHost.status).toBe(200);
     expect(JSON.parse(noHost.body)).toMatchObject({ ok: true, mode: 'now' });
+  });
+
+  it('reads and drops the body of a call refused before reading it, so the connection takes the next call', async () => {
+    herald = await startHerald();
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (token: string, body: string) =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const req = http.request(`${herald!.url}/hooks/wake`, { method: 'POST', agent, headers: { ...hookHeaders(token), 'content-length': Buffer.byteLength(body) } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, reused: req.reusedSocket }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const refused = await send('wrong-token-0123456789abcdef', JSON.stringify({ text: 'y'.repeat(100_000) }));
+    const next = await send(HOOK_TOKEN, '{"text":"after a refusal"}');
+    agent.destroy();
+    expect(refused).toEqual({ status: 401, reused: false });
+    expect(next).toEqual({ status: 200, reused: true });
+  });
+
+  it('closes the connection of a refused call whose body goes on past what a body may hold', async () => {
+    herald = await startHerald();
+    const { port } = new URL(herald.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    const closed = new Promise<string>((resolve) => {
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+      socket.on('close', () => resolve(answer));
+    });
+    socket.write(`POST /hooks/wake HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer wrong-token-0123456789abcdef\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n`);
+    // more than hooks.maxBodyBytes (256 KiB), and the declared rest never comes
+    socket.write(Buffer.alloc(400_000, 0x20));
+    const answer = await Promise.race([closed, new Promise<string>((resolve) => setTimeout(() => resolve('still open'), 5_000))]);
+    socket.destroy();
+    expect(answer).toMatch(/^HTTP\/1\.1 (401|413) /);
   });
 });

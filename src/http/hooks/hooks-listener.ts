@@ -113,6 +113,30 @@ async function answer(deps: HooksListenerDeps, prefix: string, incoming: Incomin
     declaredLength: headers['content-length'],
   });
   write(outgoing, reply);
+  // refused before its body was read (401, 405, 429): what is left of it is read and dropped, so
+  // the connection can take the next request, but no more of it than a body may hold, and not
+  // for long; past either the socket is closed
+  if (!incoming.readableEnded && !incoming.destroyed && !outgoing.hasHeader('connection')) dropUnread(incoming, deps.config.hooks.maxBodyBytes);
+}
+
+const DROP_UNREAD_MS = 500;
+
+function dropUnread(incoming: IncomingMessage, maxBytes: number): void {
+  let dropped = 0;
+  const close = () => {
+    done();
+    incoming.socket?.destroySoon();
+  };
+  const timer = setTimeout(close, DROP_UNREAD_MS).unref();
+  const onData = (chunk: Buffer) => {
+    dropped += chunk.byteLength;
+    if (dropped > maxBytes) close();
+  };
+  function done() {
+    clearTimeout(timer);
+    incoming.off('data', onData).off('end', done).off('error', done);
+  }
+  incoming.on('data', onData).on('end', done).on('error', done).resume();
 }
 
 function write(outgoing: ServerResponse, reply: HookAnswer): void {
