@@ -126,6 +126,31 @@ describe('postgres store: what only this adapter has', () => {
     expect(rows.map((r) => r.x)).toEqual(['a', 'd']);
   });
 
+  it('group commit with one transaction in flight: what is asked for meanwhile, over several turns, commits together in the next', async () => {
+    const store = await open();
+    opened.push(store);
+    const commits = new PgGroupCommit(store.pool, 1);
+    const txid = async (client: pg.PoolClient) => (await client.query<{ x: string }>('SELECT txid_current() AS x')).rows[0]!.x;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const first = commits.run(async (c) => {
+      const x = await txid(c);
+      await held;
+      return x;
+    });
+    const turn = () => new Promise((resolve) => setTimeout(resolve, 20));
+    await turn();
+    const second = commits.run(txid);
+    await turn();
+    const third = commits.run(txid);
+    await turn();
+    release();
+    const [a, b, c] = await Promise.all([first, second, third]);
+    expect(b).not.toBe(a);
+    expect(c).toBe(b);
+    await commits.drain();
+  });
+
   it('stores a turn appended together whole or not at all', async () => {
     const store = await open();
     opened.push(store);

@@ -38,7 +38,17 @@ export class PgGroupCommit {
   private scheduled?: NodeJS.Immediate;
   private readonly committing = new Set<Promise<void>>();
 
-  constructor(private readonly pool: pg.Pool) {}
+  /**
+   * @param inFlight how many of its transactions may be open at once: what is asked for while
+   * they are goes together in the next. Works that all take one lock (a run's completion takes the
+   * main session's, to its commit) gain nothing from side-by-side transactions, which only queue
+   * on that lock and commit one by one, each with a flush of its own: one at a time, each takes
+   * everything that finished meanwhile, and its flush is shared by all of it.
+   */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly inFlight = Infinity,
+  ) {}
 
   run<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -51,17 +61,21 @@ export class PgGroupCommit {
   private flush(): void {
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
-    while (this.pending.length) {
+    while (this.pending.length && this.committing.size < this.inFlight) {
       const commit = this.commit(this.pending.splice(0, MAX_GROUP));
       this.committing.add(commit);
-      void commit.finally(() => this.committing.delete(commit));
+      void commit.finally(() => {
+        this.committing.delete(commit);
+        // what was asked for while the transactions in flight were full
+        if (this.pending.length) this.flush();
+      });
     }
   }
 
   /** commits what is queued now and waits for every commit in flight (before the pool closes) */
   async drain(): Promise<void> {
     this.flush();
-    await Promise.all([...this.committing]);
+    while (this.committing.size) await Promise.all([...this.committing]);
   }
 
   private async commit(group: Pending[]): Promise<void> {

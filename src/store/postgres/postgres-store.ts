@@ -60,7 +60,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
   const signals = new PgSignals(pool, connectionConfig({ ...options, schema }), schema);
   await signals.start();
   const commits = new PgGroupCommit(pool);
-  const runs = postgresRunsRepo(pool, commits);
+  // every completion takes the main session's lock (its summary event) until it commits
+  const completions = new PgGroupCommit(pool, 1);
+  const runs = postgresRunsRepo(pool, completions);
   const receipts = postgresReceiptsRepo(pool);
   const usage = postgresUsageRepo(pool);
   const events = postgresEventsRepo(pool);
@@ -91,7 +93,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([commits.drain(), runs.drain(), receipts.drain(), usage.drain(), events.drain()]);
+      await Promise.all([commits.drain(), completions.drain(), runs.drain(), receipts.drain(), usage.drain(), events.drain()]);
       await signals.close();
       await pool.end();
     },
