@@ -47,6 +47,8 @@ export interface AgentTurnInput {
   purpose: ModelRequest['purpose'];
   /** the session the turn belongs to: its history is read from it, its transcript written to it */
   sessionKey: string;
+  /** the session is new (a chat's new conversation): nothing of it is stored yet */
+  freshSession?: boolean;
   /**
    * earlier messages, oldest first, when the caller has them already (a chat conversation it
    * checked, a new session known empty); otherwise the session's newest `agents.defaults.historyLimit`
@@ -219,7 +221,7 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
             ...((toolCalls.length || refusal) && { meta: { ...answer?.meta, ...(toolCalls.length && { toolCalls }), ...(refusal && { refusal }) } }),
           },
         ];
-  const recording = input.record ? input.record(transcript, outcome) : deps.sessions.appendMany(input.sessionKey, transcript);
+  const recording = input.record ? input.record(transcript, outcome) : deps.sessions.appendMany(input.sessionKey, transcript, input.freshSession);
   // in the same tick as the transcript's write, so both go in one commit; the model answered, so
   // its tokens are spent whether or not the transcript is kept
   if (input.usage && deps.usage) {

@@ -70,6 +70,7 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
             agent,
             purpose: 'chat',
             sessionKey: conversation.sessionKey,
+            freshSession: conversation.fresh,
             history: conversation.history,
             prompt: conversation.prompt,
             continuation: conversation.continuation,

@@ -45,6 +45,8 @@ export interface Conversation {
   continuation: SessionMessage[];
   /** the messages this request adds before the answer (the seed of a new conversation, the question, tool results) */
   incoming: SessionMessage[];
+  /** a new conversation: nothing of it is stored yet */
+  fresh?: boolean;
 }
 
 /**
@@ -111,5 +113,6 @@ export async function openConversation(sessions: SessionsRepo, request: Conversa
     question: question.content,
     continuation,
     incoming: [...seed, question, ...continuation],
+    fresh: true,
   };
 }

@@ -211,9 +211,10 @@ export interface SessionsRepo {
   append(sessionKey: string, message: SessionMessage): Promise<void>;
   /**
    * Appends messages to a session in one transaction: a turn's question and its answer are
-   * stored together or not at all, never a question without its answer.
+   * stored together or not at all, never a question without its answer. `fresh`: the caller
+   * made the session's key just now (a new chat conversation), so nothing of it is stored yet.
    */
-  appendMany(sessionKey: string, messages: SessionMessage[]): Promise<void>;
+  appendMany(sessionKey: string, messages: SessionMessage[], fresh?: boolean): Promise<void>;
   messages(sessionKey: string, limit?: number): Promise<SessionMessage[]>;
   exists(sessionKey: string): Promise<boolean>;
 }

@@ -54,6 +54,15 @@ export function sessionSummariesCases(open: OpenStore, summarisedVersion: () => 
       expect(Object.fromEntries(agents)).toEqual({ 'chat:a': 'sales', 'chat:b': 'support', 'chat:c': 'boss', 'chat:d': 'sales', 'hook:r1': 'support' });
     });
 
+    it("a session its caller calls fresh is summarised as any other; one that is not fresh after all still adds up", async () => {
+      const store = await open();
+      await store.sessions.appendMany('chat:new', turn(10, null, { agentId: 'sales' }), true);
+      expect(await summaryOf(store, 'chat:new')).toEqual({ key: 'chat:new', agentId: 'sales', messages: 2, firstAt: 10, lastAt: 15 });
+      await store.sessions.appendMany('chat:new', turn(20, null, { agentId: 'other' }), true);
+      expect(await summaryOf(store, 'chat:new')).toEqual({ key: 'chat:new', agentId: 'sales', messages: 4, firstAt: 10, lastAt: 25 });
+      expect(await store.sessions.messages('chat:new')).toHaveLength(4);
+    });
+
     it('the span is the least and greatest time written, whatever the order; a long turn counts once per message', async () => {
       const store = await open();
       await store.sessions.appendMany('chat:x', [said('user', 50), said('assistant', 40), said('user', 60), said('assistant', 55)]);

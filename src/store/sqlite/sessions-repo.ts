@@ -34,7 +34,14 @@ function summaryKeeper(db: SqliteDatabase) {
     `INSERT OR FAIL INTO session_summaries (key, agent_id, messages, first_at, last_at)
      VALUES (?, CASE WHEN ? = 'main' THEN NULL ELSE COALESCE(json_extract(?, '$.agentId'), (SELECT agent_id FROM runs WHERE id = ?)) END, ?, ?, ?)`,
   );
-  return (sessionKey: string, first: SessionMessage, firstMeta: string | null, count: number, firstAt: number, lastAt: number) => {
+  // a session the caller says is new is inserted without the UPDATE that would miss first; IGNORE,
+  // not FAIL: were it listed after all, the UPDATE below counts the messages in
+  const insertNew = db.prepare<[string, string, string | null, string | null, number, number, number]>(
+    `INSERT OR IGNORE INTO session_summaries (key, agent_id, messages, first_at, last_at)
+     VALUES (?, CASE WHEN ? = 'main' THEN NULL ELSE COALESCE(json_extract(?, '$.agentId'), (SELECT agent_id FROM runs WHERE id = ?)) END, ?, ?, ?)`,
+  );
+  return (sessionKey: string, first: SessionMessage, firstMeta: string | null, count: number, firstAt: number, lastAt: number, fresh: boolean) => {
+    if (fresh && insertNew.run(sessionKey, sessionKey, firstMeta, first.runId ?? null, count, firstAt, lastAt).changes === 1) return;
     if (update.run(count, firstAt, lastAt, sessionKey).changes === 0) insert.run(sessionKey, sessionKey, firstMeta, first.runId ?? null, count, firstAt, lastAt);
   };
 }
@@ -62,20 +69,21 @@ export function turnAppender(db: SqliteDatabase) {
     statement(to - from).run(...values);
     return values[4] as string | null;
   };
-  const summariseTurn = (sessionKey: string, messages: SessionMessage[], firstMeta: string | null) => {
+  const summariseTurn = (sessionKey: string, messages: SessionMessage[], firstMeta: string | null, fresh: boolean) => {
     let firstAt = messages[0]!.createdAt;
     let lastAt = firstAt;
     for (const m of messages) {
       if (m.createdAt < firstAt) firstAt = m.createdAt;
       if (m.createdAt > lastAt) lastAt = m.createdAt;
     }
-    summarise(sessionKey, messages[0]!, firstMeta, messages.length, firstAt, lastAt);
+    summarise(sessionKey, messages[0]!, firstMeta, messages.length, firstAt, lastAt, fresh);
   };
-  return (sessionKey: string, messages: SessionMessage[]) => {
+  /** `fresh`: the session is new to the store (see SessionsRepo.appendMany) */
+  return (sessionKey: string, messages: SessionMessage[], fresh = false) => {
     if (messages.length === 0) return;
     const firstMeta = insert(sessionKey, messages, 0);
     for (let from = ROWS_PER_STATEMENT; from < messages.length; from += ROWS_PER_STATEMENT) insert(sessionKey, messages, from);
-    summariseTurn(sessionKey, messages, firstMeta);
+    summariseTurn(sessionKey, messages, firstMeta, fresh);
   };
 }
 
@@ -92,8 +100,8 @@ export function sqliteSessionsRepo(db: SqliteDatabase, commits: GroupCommit): Se
     async append(sessionKey, m) {
       await commits.run(() => appendMany(sessionKey, [m]));
     },
-    async appendMany(sessionKey, messages) {
-      if (messages.length) await commits.run(() => appendMany(sessionKey, messages));
+    async appendMany(sessionKey, messages, fresh) {
+      if (messages.length) await commits.run(() => appendMany(sessionKey, messages, fresh));
     },
     async messages(sessionKey, limit = 1000) {
       // oldest first
