@@ -46,8 +46,15 @@ export class GroupCommit {
   /** what the group's writes changed in the counts /metrics reads, written at the group's end (count-deltas.ts) */
   private readonly counts: CountDeltas;
 
+  /**
+   * `group` in a transaction (BEGIN IMMEDIATE), the function made once: better-sqlite3's
+   * `db.transaction()` builds four wrapped functions and defines their properties at every call
+   */
+  private readonly groupTransaction: (group: Pending[], tails: Set<() => void>, isolated: boolean, outcomes: Outcome[]) => void;
+
   constructor(private readonly db: SqliteDatabase) {
     this.counts = new CountDeltas(db);
+    this.groupTransaction = db.transaction(this.group.bind(this)).immediate;
   }
 
   run<T>(work: () => T): Promise<T> {
@@ -106,33 +113,34 @@ export class GroupCommit {
     this.generation++;
     this.counts.clear();
     const outcomes: Outcome[] = [];
-    this.db
-      .transaction(() => {
-        for (const { work } of group) {
-          const counted = isolated ? this.counts.snapshot() : undefined;
-          try {
-            // nested in the group's transaction, db.transaction is a savepoint
-            outcomes.push({ ok: true, value: isolated ? this.db.transaction(work)() : work() });
-          } catch (error) {
-            // SQLite ended the transaction itself: nothing of the group is kept
-            if (!this.db.inTransaction) throw error;
-            if (counted) this.counts.restore(counted);
-            // without a savepoint, what the work wrote before it threw would commit: roll back
-            // (a lone work fails as itself, there is no other to commit)
-            if (!isolated) throw group.length > 1 ? WORK_FAILED : error;
-            outcomes.push({ ok: false, value: error });
-          }
-        }
-        for (const tail of tails) {
-          try {
-            tail();
-          } catch (error) {
-            if (!this.db.inTransaction) throw error;
-          }
-        }
-        this.counts.write();
-      })
-      .immediate();
+    this.groupTransaction(group, tails, isolated, outcomes);
     return outcomes;
+  }
+
+  /** one attempt's work, in the transaction `attempt` runs it in */
+  private group(group: Pending[], tails: Set<() => void>, isolated: boolean, outcomes: Outcome[]): void {
+    for (const { work } of group) {
+      const counted = isolated ? this.counts.snapshot() : undefined;
+      try {
+        // nested in the group's transaction, db.transaction is a savepoint
+        outcomes.push({ ok: true, value: isolated ? this.db.transaction(work)() : work() });
+      } catch (error) {
+        // SQLite ended the transaction itself: nothing of the group is kept
+        if (!this.db.inTransaction) throw error;
+        if (counted) this.counts.restore(counted);
+        // without a savepoint, what the work wrote before it threw would commit: roll back
+        // (a lone work fails as itself, there is no other to commit)
+        if (!isolated) throw group.length > 1 ? WORK_FAILED : error;
+        outcomes.push({ ok: false, value: error });
+      }
+    }
+    for (const tail of tails) {
+      try {
+        tail();
+      } catch (error) {
+        if (!this.db.inTransaction) throw error;
+      }
+    }
+    this.counts.write();
   }
 }
