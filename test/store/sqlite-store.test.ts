@@ -3,6 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { queuedRun } from './run-record.js';
+import { migrations } from '../../src/store/sqlite/migrations.js';
+import { openDatabase } from '../../src/store/sqlite/open-database.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/start-herald.js';
 import { indexTextOf } from '../../src/knowledge/text-terms.js';
@@ -93,6 +95,27 @@ describe('sqlite store', () => {
       expect(changes() - before).toBe(3);
     }
     expect(store.db.prepare("SELECT messages, first_at, last_at FROM session_summaries WHERE key = 'chat:a'").get()).toEqual({ messages: 4, first_at: 1, last_at: 11 });
+    await store.close();
+  });
+
+  it('migrates session_messages off AUTOINCREMENT (no sqlite_sequence write per turn), ids and order kept', async () => {
+    const db = file();
+    const before = openDatabase(db, migrations.filter((m) => m.version < 31));
+    const insert = before.prepare("INSERT INTO session_messages (session_key, role, content, created_at) VALUES (?, 'user', ?, ?)");
+    for (const [key, content, at] of [['chat:a', 'one', 1], ['chat:b', 'two', 2], ['chat:a', 'three', 3]] as const) insert.run(key, content, at);
+    before.close();
+    const store = openSqliteStore(db);
+    expect((store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'session_messages'").get() as { sql: string }).sql).not.toMatch(/AUTOINCREMENT/);
+    expect(store.db.prepare("SELECT name FROM sqlite_sequence WHERE name = 'session_messages'").all()).toEqual([]);
+    expect(store.db.prepare('SELECT id, session_key, content FROM session_messages ORDER BY id').all()).toEqual([
+      { id: 1, session_key: 'chat:a', content: 'one' },
+      { id: 2, session_key: 'chat:b', content: 'two' },
+      { id: 3, session_key: 'chat:a', content: 'three' },
+    ]);
+    // a new message takes the next id, past every one there: a session reads its messages in order
+    await store.sessions.append('chat:a', { role: 'assistant', content: 'four', createdAt: 4 });
+    expect(store.db.prepare("SELECT id FROM session_messages WHERE content = 'four'").get()).toEqual({ id: 4 });
+    expect((await store.sessions.messages('chat:a')).map((m) => m.content)).toEqual(['one', 'three', 'four']);
     await store.close();
   });
 });

@@ -639,6 +639,30 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       DROP INDEX events_session_id;
     `,
   },
+  {
+    version: 31,
+    name: "sessions: session_messages without AUTOINCREMENT (every turn's insert wrote sqlite_sequence)",
+    sql: `
+      -- AUTOINCREMENT only keeps SQLite from giving the id of a deleted newest row again; nothing
+      -- deletes messages, and their ids never leave the store (they order a session's messages,
+      -- and a new one is still past every id there). Without it, an insert takes max(id) + 1 from
+      -- the table's own b-tree and writes no sqlite_sequence page (DROP TABLE removed its row there)
+      CREATE TABLE session_messages_plain (
+        id INTEGER PRIMARY KEY,
+        session_key TEXT NOT NULL,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        run_id TEXT,
+        meta TEXT,
+        created_at INTEGER NOT NULL
+      );
+      INSERT INTO session_messages_plain (id, session_key, role, content, run_id, meta, created_at)
+        SELECT id, session_key, role, content, run_id, meta, created_at FROM session_messages ORDER BY id;
+      DROP TABLE session_messages;
+      ALTER TABLE session_messages_plain RENAME TO session_messages;
+      CREATE INDEX session_messages_key ON session_messages (session_key, id);
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */
