@@ -118,4 +118,30 @@ describe('sqlite store', () => {
     expect((await store.sessions.messages('chat:a')).map((m) => m.content)).toEqual(['one', 'three', 'four']);
     await store.close();
   });
+
+  it('migrates events off AUTOINCREMENT: ids, columns, indexes and the delete count kept, new ids past them', async () => {
+    const db = file();
+    const before = openDatabase(db, migrations.filter((m) => m.version < 32));
+    before.prepare("INSERT INTO events (session, text, status, created_at, lease_owner, lease_until, untrusted) VALUES ('main', 'a', 'done', 1, NULL, NULL, 0), ('main', 'b', 'processing', 2, 'w', 9, 1)").run();
+    before.close();
+    const store = openSqliteStore(db);
+    const objects = store.db.prepare("SELECT type, name FROM sqlite_master WHERE tbl_name = 'events' ORDER BY name").all();
+    expect(objects).toEqual([
+      { type: 'table', name: 'events' },
+      { type: 'trigger', name: 'events_counted_delete' },
+      { type: 'index', name: 'events_created' },
+      { type: 'index', name: 'events_session_created' },
+      { type: 'index', name: 'events_session_status' },
+    ]);
+    expect(store.db.prepare("SELECT name FROM sqlite_sequence WHERE name = 'events'").all()).toEqual([]);
+    expect(store.db.prepare('SELECT id, text, status, lease_owner, lease_until, untrusted FROM events ORDER BY id').all()).toEqual([
+      { id: 1, text: 'a', status: 'done', lease_owner: null, lease_until: null, untrusted: 0 },
+      { id: 2, text: 'b', status: 'processing', lease_owner: 'w', lease_until: 9, untrusted: 1 },
+    ]);
+    expect((await store.events.enqueue('main', 'c', 20))?.id).toBe(3);
+    expect(await store.probe.counts()).toMatchObject({ eventsPending: 1 });
+    store.db.prepare('DELETE FROM events WHERE id = 3').run();
+    expect(await store.probe.counts()).toMatchObject({ eventsPending: 0 });
+    await store.close();
+  });
 });

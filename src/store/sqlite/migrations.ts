@@ -663,6 +663,35 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       CREATE INDEX session_messages_key ON session_messages (session_key, id);
     `,
   },
+  {
+    version: 32,
+    name: "events: without AUTOINCREMENT (every wake's insert, and every run's summary event, wrote sqlite_sequence)",
+    sql: `
+      -- as session_messages (31): AUTOINCREMENT only keeps the id of a deleted newest event from
+      -- being given again, and no version of herald deletes events; a new event still takes an id
+      -- past every one there. Same columns, indexes and counting trigger
+      CREATE TABLE events_plain (
+        id INTEGER PRIMARY KEY,
+        session TEXT NOT NULL,
+        text TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        lease_owner TEXT,
+        lease_until INTEGER,
+        untrusted INTEGER NOT NULL DEFAULT 0
+      );
+      INSERT INTO events_plain (id, session, text, status, created_at, lease_owner, lease_until, untrusted)
+        SELECT id, session, text, status, created_at, lease_owner, lease_until, untrusted FROM events ORDER BY id;
+      DROP TABLE events;
+      ALTER TABLE events_plain RENAME TO events;
+      CREATE INDEX events_session_status ON events (session, status, id);
+      CREATE INDEX events_created ON events (created_at, id);
+      CREATE INDEX events_session_created ON events (session, created_at, id);
+      CREATE TRIGGER events_counted_delete AFTER DELETE ON events WHEN OLD.status IN ('pending', 'dropped') BEGIN
+        UPDATE store_counts SET n = n - 1 WHERE name = 'events:' || OLD.status;
+      END;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */
