@@ -844,4 +844,39 @@ export const migrations: Migration[] = [
       END $$;
     `,
   },
+  {
+    version: 22,
+    name: 'events: counted once per statement (transition tables), not once per row',
+    sql: `
+      -- the counting trigger of migration 5 called herald_count per row: a turn's wakes (one call of
+      -- herald_enqueue_events) upserted the same store_counts row once per event inserted and twice
+      -- per event its overflow drop marked. Per statement, each status's rows are summed first.
+      -- An update nets the rows after it against the rows before it, status by status (a statement
+      -- that leaves every status as it was counts nothing); transition tables take one event per trigger.
+      CREATE FUNCTION herald_count_status_rows() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          PERFORM herald_count(TG_TABLE_NAME || ':' || c.status, c.n)
+            FROM (SELECT r.status, count(*) AS n FROM new_rows r WHERE r.status = ANY (TG_ARGV) GROUP BY r.status) c;
+        ELSIF TG_OP = 'DELETE' THEN
+          PERFORM herald_count(TG_TABLE_NAME || ':' || c.status, -c.n)
+            FROM (SELECT r.status, count(*) AS n FROM old_rows r WHERE r.status = ANY (TG_ARGV) GROUP BY r.status) c;
+        ELSE
+          PERFORM herald_count(TG_TABLE_NAME || ':' || c.status, c.n)
+            FROM (SELECT d.status, sum(d.n) AS n
+                  FROM (SELECT r.status, 1 AS n FROM new_rows r UNION ALL SELECT r.status, -1 FROM old_rows r) d
+                  WHERE d.status = ANY (TG_ARGV) GROUP BY d.status) c
+            WHERE c.n <> 0;
+        END IF;
+        RETURN NULL;
+      END $$;
+      DROP TRIGGER events_counted ON events;
+      CREATE TRIGGER events_counted_insert AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION herald_count_status_rows('pending', 'dropped');
+      CREATE TRIGGER events_counted_update AFTER UPDATE ON events REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION herald_count_status_rows('pending', 'dropped');
+      CREATE TRIGGER events_counted_delete AFTER DELETE ON events REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION herald_count_status_rows('pending', 'dropped');
+    `,
+  },
 ];
