@@ -27,6 +27,22 @@ export function probeCases(open: OpenStore) {
       expect(await store.probe.counts()).toMatchObject({ eventsPending: 1, eventsDropped: 2 });
     });
 
+    it('counts the enqueues of one turn and the drops they cause, written together, and a claim and completion of several', async () => {
+      const store = await open();
+      await Promise.all(['a', 'b', 'c', 'd', 'e'].map((text) => store.events.enqueue('main', text, 2)));
+      expect(await store.probe.counts()).toMatchObject({ eventsPending: 2, eventsDropped: 3 });
+      await Promise.all(['f', 'g', 'h'].map((text) => store.events.enqueue('main', text, 2)));
+      expect(await store.probe.counts()).toMatchObject({ eventsPending: 2, eventsDropped: 6 });
+      const lease = { owner: 'a', now: 1, until: Date.now() + 60_000 };
+      const claimed = await store.events.claimPending('main', lease);
+      expect(claimed).toHaveLength(2);
+      expect(await store.probe.counts()).toMatchObject({ eventsPending: 0, eventsDropped: 6 });
+      await store.events.renew(claimed.map((e) => e.id), 'a', Date.now() + 120_000);
+      expect(await store.probe.counts()).toMatchObject({ eventsPending: 0, eventsDropped: 6 });
+      await store.events.complete(claimed.map((e) => e.id));
+      expect(await store.probe.counts()).toMatchObject({ eventsPending: 0, eventsDropped: 6 });
+    });
+
     it('keeps every count exact through enqueue, claim, finish, requeue, cancel and removal, and across a restart', async () => {
       const first = await open();
       const summary = { session: 'main', text: 'done', maxPending: 20 };
