@@ -1,3 +1,4 @@
+import { getQueryParam } from 'hono/utils/url';
 import type { Logger } from 'pino';
 import { HeraldError } from '../../errors.js';
 import type { HeraldConfig } from '../../config/schema.js';
@@ -5,7 +6,6 @@ import type { MappingsEngine } from '../../mappings/mappings-engine.js';
 import type { HookRequest } from '../../mappings/hook-request.js';
 import type { HookIntake, HookOutcome } from '../../runtime/hook-intake.js';
 import type { CompiledMapping } from '../../mappings/compiled-mapping.js';
-import { getQueryParam } from 'hono/utils/url';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { checkToken } from '../token-auth.js';
 import { parseHookPayload } from './hook-payload.js';

@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import { HeraldError } from '../../errors.js';
 import { trimSlashes } from '../../mappings/hook-request.js';
 import type { ReceiptInput, ReceiptRecorder } from '../../runtime/receipts/receipt-recorder.js';
@@ -12,12 +12,6 @@ declare module 'hono' {
     /** filled by the hook route, written as a receipt once the response is known */
     receiptNotes?: ReceiptNotes;
   }
-}
-
-/** adds to the request's receipt notes (nothing when receipts are not recorded) */
-export function noteReceipt(c: Context, notes: ReceiptNotes): void {
-  const current = c.get('receiptNotes');
-  if (current) Object.assign(current, notes);
 }
 
 /**
