@@ -30,16 +30,16 @@ function summaryKeeper(db: SqliteDatabase) {
   const update = db.prepare<[number, number, number, string]>(
     'UPDATE OR FAIL session_summaries SET messages = messages + ?, first_at = MIN(first_at, ?), last_at = MAX(last_at, ?) WHERE key = ?',
   );
-  const insert = db.prepare<[string, string, string | null, string | null, number, number, number]>(
-    `INSERT OR FAIL INTO session_summaries (key, agent_id, messages, first_at, last_at)
-     VALUES (?, CASE WHEN ? = 'main' THEN NULL ELSE COALESCE(json_extract(?, '$.agentId'), (SELECT agent_id FROM runs WHERE id = ?)) END, ?, ?, ?)`,
-  );
+  // the summary's row as the trigger's rule makes it, inserted under the conflict clause given
+  const inserting = (conflict: 'FAIL' | 'IGNORE') =>
+    db.prepare<[string, string, string | null, string | null, number, number, number]>(
+      `INSERT OR ${conflict} INTO session_summaries (key, agent_id, messages, first_at, last_at)
+       VALUES (?, CASE WHEN ? = 'main' THEN NULL ELSE COALESCE(json_extract(?, '$.agentId'), (SELECT agent_id FROM runs WHERE id = ?)) END, ?, ?, ?)`,
+    );
+  const insert = inserting('FAIL');
   // a session the caller says is new is inserted without the UPDATE that would miss first; IGNORE,
   // not FAIL: were it listed after all, the UPDATE below counts the messages in
-  const insertNew = db.prepare<[string, string, string | null, string | null, number, number, number]>(
-    `INSERT OR IGNORE INTO session_summaries (key, agent_id, messages, first_at, last_at)
-     VALUES (?, CASE WHEN ? = 'main' THEN NULL ELSE COALESCE(json_extract(?, '$.agentId'), (SELECT agent_id FROM runs WHERE id = ?)) END, ?, ?, ?)`,
-  );
+  const insertNew = inserting('IGNORE');
   return (sessionKey: string, first: SessionMessage, firstMeta: string | null, count: number, firstAt: number, lastAt: number, fresh: boolean) => {
     if (fresh && insertNew.run(sessionKey, sessionKey, firstMeta, first.runId ?? null, count, firstAt, lastAt).changes === 1) return;
     if (update.run(count, firstAt, lastAt, sessionKey).changes === 0) insert.run(sessionKey, sessionKey, firstMeta, first.runId ?? null, count, firstAt, lastAt);
