@@ -61,10 +61,7 @@ export async function answerHook(x: HookExchange, deps: HookRouteDeps): Promise<
   const signedBy = signed.length ? admitBySignature(x, deps.limiter, path, signed, x.headers, bytes, x.url) : undefined;
   // what the mapping, the transform and a retained payload see: never the hook token
   const headers = withoutCredentials(x.headers);
-  // the URL is already normalised: without its query it is a cut, not a parse
-  const { url } = x;
-  const queryAt = url.indexOf('?');
-  const query = queryAt < 0 ? {} : queryWithoutToken(url);
+  const query = x.url.includes('?') ? queryWithoutToken(x.url) : {};
   notes.body = bytes;
   notes.headers = headers;
   notes.query = query;
@@ -76,7 +73,7 @@ export async function answerHook(x: HookExchange, deps: HookRouteDeps): Promise<
     payload: await parseHookPayload(path, bytes, headers['content-type']),
     headers,
     query,
-    url: queryAt < 0 ? url : url.slice(0, queryAt),
+    url: withoutQuery(x.url),
   };
   const key = headerKey ?? bodyIdempotencyKey(path, request.payload);
 
@@ -126,10 +123,8 @@ async function getHandshake(x: HookExchange, deps: HookRouteDeps, handshakes: Co
     }
   }
   const headers = withoutCredentials(x.headers);
-  const { url } = x;
-  const queryAt = url.indexOf('?');
   delete query.token;
-  const request: HookRequest = { path: x.path, payload: {}, headers, query, url: queryAt < 0 ? url : url.slice(0, queryAt) };
+  const request: HookRequest = { path: x.path, payload: {}, headers, query, url: withoutQuery(x.url) };
   if (x.notes) Object.assign(x.notes, { headers, query: request.query });
   const outcome = await deps.intake.handshake({ request, onMatch: (mappingId) => (x.mappingId = mappingId) }, admitted);
   if (x.notes) x.notes.outcome = 'respond';
@@ -143,6 +138,12 @@ function withoutCredentials(headers: Readonly<Record<string, string>>): Record<s
   const out: Record<string, string> = {};
   for (const name in headers) if (!CREDENTIAL_HEADERS.has(name)) out[name] = headers[name]!;
   return out;
+}
+
+/** the URL, already normalised, without its query: a cut, not a parse */
+function withoutQuery(url: string): string {
+  const at = url.indexOf('?');
+  return at < 0 ? url : url.slice(0, at);
 }
 
 function queryWithoutToken(url: string): Record<string, string> {
