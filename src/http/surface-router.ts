@@ -37,8 +37,13 @@ export class SurfaceRouter<T> implements Router<T> {
   }
 
   private isSurface(path: string): boolean {
-    return path === this.prefix || path.startsWith(this.under);
+    return isSurfacePath(this.prefix, path);
   }
+}
+
+/** `path` is the surface at `prefix` or under it (`/hooks`, `/hooks/…`; not `/hooksmith`) */
+export function isSurfacePath(prefix: string, path: string): boolean {
+  return path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47);
 }
 
 /** a route path up to its first parameter or wildcard (all of it when it has none) */

@@ -8,6 +8,7 @@ import { answerableError, errorBody } from '../error-handler.js';
 import { readIncoming, refuseDeclaredTooLarge } from '../read-body.js';
 import { requestAnswered, requestIdFrom } from '../request-context.js';
 import { headersOfRaw } from '../request-headers.js';
+import { isSurfacePath } from '../surface-router.js';
 import type { TrustedProxies } from '../trusted-proxies.js';
 import { answerHook, type HookRouteDeps } from './answer-hook.js';
 import type { HookAnswer, HookExchange } from './hook-exchange.js';
@@ -32,15 +33,15 @@ export interface HooksListenerDeps extends HookRouteDeps {
 export function withHooksSurface(deps: HooksListenerDeps, rest: RequestListener): RequestListener {
   const prefix = deps.config.hooks.path.replace(/\/+$/, '');
   if (!deps.config.hooks.enabled || !prefix) return rest;
-  const under = `${prefix}/`;
   return function hooksListener(incoming, outgoing) {
     const target = incoming.url ?? '';
     const next = target.charCodeAt(prefix.length);
     // `/hooks`, `/hooks/…` or `/hooks?…`, and nothing hono's URL parse could make something else
     const plain = target.startsWith(prefix) && (Number.isNaN(next) || next === 47 || next === 63) && !target.includes('\\') && !target.includes('/.');
     const url = plain ? absoluteUrl(incoming, target) : undefined;
-    const path = url === undefined ? undefined : getPath({ url } as Request);
-    if (url === undefined || path === undefined || (path !== prefix && !path.startsWith(under))) return rest(incoming, outgoing);
+    if (url === undefined) return rest(incoming, outgoing);
+    const path = getPath({ url } as Request);
+    if (!isSurfacePath(prefix, path)) return rest(incoming, outgoing);
     answer(deps, prefix, incoming, outgoing, url, path).catch((error: unknown) => {
       deps.logger.error({ err: error }, 'webhook request failed outside its route');
       outgoing.destroy();
