@@ -24,7 +24,7 @@ export interface HooksListenerDeps extends HookRouteDeps {
 /**
  * Answers the webhook surface from Node's request and response, and hands every other request to
  * `rest` (hono's listener). A webhook call is the gateway's hottest path, and hono's fetch
- * Request, context, middleware chain and Response cost it a fifth of its CPU; here the same
+ * Request, context, middleware chain and Response are work it does not need; here the same
  * route (`answerHook`) runs with what the app's middleware would have done around it: the
  * request id, the client address, the receipt, the error's answer, the access log and metrics.
  * A request whose target does not plainly name the surface (no Host, `..`, a bad URL) goes to
