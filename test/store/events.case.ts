@@ -92,5 +92,66 @@ export function eventsCases(open: OpenStore) {
       expect(flags(await store.browse.events({ session: 'main', limit: 10 }))).toEqual(expected);
       expect(flags(await store.events.claimPending('main', { owner: 'hb', now: 20, until: 1000 }))).toEqual(expected);
     });
+
+    it('keeps an event asked for beside a write that fails, once, with the cap and the repeat check as if the failure had not been', async () => {
+      const store = await open();
+      await store.runs.insert(queuedRun('taken'));
+      for (let i = 0; i < 20; i++) await store.events.enqueue('main', `event ${i}`, 20);
+      // asked for in one turn: on SQLite one group commit, which runs again when a write of it fails
+      const [added, duplicate] = await Promise.allSettled([store.events.enqueue('main', 'news', 20), store.runs.insert(queuedRun('taken'))]);
+      expect(added).toMatchObject({ status: 'fulfilled', value: { text: 'news', status: 'pending' } });
+      expect(duplicate.status).toBe('rejected');
+      expect(await store.events.enqueue('main', 'news', 20)).toBeUndefined();
+      expect(await store.events.enqueue('main', 'more news', 20)).toMatchObject({ text: 'more news' });
+      const listed = await store.events.list('main', 100);
+      expect(listed.filter((e) => e.text === 'news')).toHaveLength(1);
+      expect(listed.filter((e) => e.status === 'dropped').map((e) => e.text)).toEqual(['event 1', 'event 0']);
+      expect(await store.events.countPending('main')).toBe(20);
+      expect(await store.probe.counts()).toMatchObject({ eventsPending: 20, eventsDropped: 2 });
+    });
+
+    it('stores nothing of a wake whose completion fails after its event: the same text is news at the next one', async () => {
+      const store = await open();
+      await store.events.enqueue('main', 'before', 20);
+      const failing = (text: string) =>
+        store.idempotency.completeWithEvent('wake', 'k', () => {
+          throw new Error('no answer');
+        }, { session: 'main', text, maxPending: 20 });
+      await expect(failing('deploy done')).rejects.toThrow('no answer');
+      expect((await store.events.list('main', 10)).map((e) => e.text)).toEqual(['before']);
+      expect(await store.events.enqueue('main', 'deploy done', 20)).toMatchObject({ text: 'deploy done' });
+      // the same again, beside the next wake in the same turn (on SQLite one group commit)
+      const [failed, next] = await Promise.allSettled([failing('deploy failed'), store.events.enqueue('main', 'deploy failed', 20)]);
+      expect(failed.status).toBe('rejected');
+      expect(next).toMatchObject({ status: 'fulfilled', value: { text: 'deploy failed' } });
+      expect((await store.events.list('main', 10)).map((e) => e.text)).toEqual(['deploy failed', 'deploy done', 'before']);
+      expect(await store.probe.counts()).toMatchObject({ eventsPending: 3, eventsDropped: 0 });
+    });
+
+    it('sees what another process did to the queue: a repeat while it is claimed, news once done, the cap over both', async () => {
+      const a = await open();
+      const b = await open(a);
+      await a.events.enqueue('main', 'x', 3);
+      const claimed = await b.events.claimPending('main', { owner: 'hb', now: 1, until: Date.now() + 60_000 });
+      expect(claimed.map((e) => e.text)).toEqual(['x']);
+      expect(await a.events.enqueue('main', 'x', 3)).toBeUndefined();
+      await b.events.complete(claimed.map((e) => e.id));
+      expect(await a.events.enqueue('main', 'x', 3)).toMatchObject({ text: 'x', status: 'pending' });
+      expect(await b.events.enqueue('main', 'x', 3)).toBeUndefined();
+      await b.events.enqueue('main', 'y', 3);
+      await a.events.enqueue('main', 'z', 3);
+      await b.events.enqueue('main', 'w', 3);
+      expect((await a.events.list('main', 10)).map((e) => `${e.text}:${e.status}`)).toEqual(['w:pending', 'z:pending', 'y:pending', 'x:dropped', 'x:done']);
+    });
+
+    it('keeps the repeat check and the cap across a restart', async () => {
+      const first = await open();
+      for (let i = 0; i < 3; i++) await first.events.enqueue('main', `event ${i}`, 3);
+      await first.close();
+      const store = await open(first);
+      expect(await store.events.enqueue('main', 'event 2', 3)).toBeUndefined();
+      await store.events.enqueue('main', 'event 3', 3);
+      expect((await store.events.list('main', 10)).map((e) => `${e.text}:${e.status}`)).toEqual(['event 3:pending', 'event 2:pending', 'event 1:pending', 'event 0:dropped']);
+    });
   });
 }

@@ -2,44 +2,65 @@ import type { EventsRepo, SystemEvent } from '../port.js';
 import { toEvent, type EventRow as Row } from '../record-rows.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
+import { QueueMemory } from './queue-memory.js';
 
-
-/** a session's newest event by time, as the operator's lists order them: read from events_session_created, which they read too */
-export const NEWEST_EVENT = 'SELECT text, status FROM events WHERE session = ? ORDER BY created_at DESC, id DESC LIMIT 1';
 
 /**
- * Adds a pending event unless it repeats the session's pending one, keeping at most `maxPending`
- * pending. Synchronous and without a transaction of its own: it runs as (part of) a group
- * commit's work, atomic as that work is (group-commit.ts).
+ * Adds a pending event unless it repeats the session's newest one while that is open, keeping at
+ * most `maxPending` pending. Synchronous and without a transaction of its own: it runs as (part of)
+ * a group commit's work, atomic as that work is (group-commit.ts). The newest event and the pending
+ * ids come from `memory` (queue-memory.ts), kept in step here: the overflow is dropped by rowid.
+ * One appender per database: every writer of events shares its memory.
  */
 export function eventAppender(db: SqliteDatabase, commits: GroupCommit) {
-  const last = db.prepare<[string], Pick<Row, 'text' | 'status'>>(NEWEST_EVENT);
+  const memory = new QueueMemory(db, commits);
   // the writes say OR FAIL: a failed one is undone whole by its group commit, no statement journal needed (group-commit.ts)
   const insert = db.prepare<[string, string, number, number]>("INSERT OR FAIL INTO events (session, text, status, created_at, untrusted) VALUES (?, ?, 'pending', ?, ?)");
-  // one statement instead of count-then-update: every pending event older than the newest
-  // `maxPending` ones (the subquery finds none while there are at most that many)
+  const drop = db.prepare<[number]>("UPDATE OR FAIL events SET status = 'dropped' WHERE id = ? AND status = 'pending'");
+  // the database's own answer, should the memory ever disagree with it (an event it holds as
+  // pending is not): every pending event older than the newest `maxPending` ones
   const dropOverflow = db.prepare<{ session: string; maxPending: number }>(
     `UPDATE OR FAIL events SET status = 'dropped' WHERE session = @session AND status = 'pending' AND id <=
        (SELECT id FROM events WHERE session = @session AND status = 'pending' ORDER BY id DESC LIMIT 1 OFFSET @maxPending)`,
   );
-  return (session: string, text: string, maxPending: number, untrusted = false): SystemEvent | undefined => {
-    const previous = last.get(session);
+  const append = (session: string, text: string, maxPending: number, untrusted = false): SystemEvent | undefined => {
+    const queue = memory.state(session);
+    const previous = queue.newest;
     // a retried webhook must not wake the agent twice with the same news; once the previous
     // event has been handled, the same text is news again (a deploy finishing twice in a day)
     if (previous && previous.text === text && (previous.status === 'pending' || previous.status === 'processing')) return undefined;
     const createdAt = Date.now();
     const id = Number(insert.run(session, text, createdAt, untrusted ? 1 : 0).lastInsertRowid);
-    const dropped = dropOverflow.run({ session, maxPending }).changes;
+    // newest by time, then id: a clock set back leaves the previous one newest
+    if (!previous || createdAt >= previous.createdAt) queue.newest = { id, text, status: 'pending', createdAt };
+    queue.pending.push(id);
+    let dropped = 0;
+    while (queue.pending.length > maxPending) {
+      const oldest = queue.pending.shift()!;
+      if (drop.run(oldest).changes === 0) {
+        dropped += dropOverflow.run({ session, maxPending }).changes;
+        memory.forget();
+        break;
+      }
+      dropped++;
+      if (queue.newest?.id === oldest) queue.newest.status = 'dropped';
+    }
     commits.count('events:pending', 1 - dropped);
     commits.count('events:dropped', dropped);
     // as inserted: the drop only touches the events older than the newest `maxPending`
     return { id, session, text, status: 'pending', createdAt, untrusted };
   };
+  return { append, forget: () => memory.forget() };
 }
 
-/** writes go through the group commit: a wake's event shares its commit with the requests beside it */
-export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit): EventsRepo {
-  const enqueue = eventAppender(db, commits);
+export type EventAppender = ReturnType<typeof eventAppender>;
+
+/**
+ * writes go through the group commit: a wake's event shares its commit with the requests beside it.
+ * `appender` is the database's one (sqlite-store.ts): the claims, completions and releases here
+ * change events it holds in memory, so each has it read them again
+ */
+export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit, appender: EventAppender): EventsRepo {
   const pendingCount = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'");
   // pending, or processing under a lease that ran out (NULL: claimed before leases existed);
   // `status IN (...)` spelled out so the claim reads the session's open events from
@@ -76,20 +97,29 @@ export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit): Even
 
   return {
     async enqueue(session, text, maxPending) {
-      return commits.run(() => enqueue(session, text, maxPending));
+      return commits.run(() => appender.append(session, text, maxPending));
     },
     async claimPending(session, lease) {
-      const rows = await commits.run(() => claim({ session, ...lease }));
+      const rows = await commits.run(() => {
+        appender.forget();
+        return claim({ session, ...lease });
+      });
       return rows.map(toEvent).sort((a, b) => a.id - b.id);
     },
     async complete(ids) {
-      await commits.run(() => ids.forEach(done));
+      await commits.run(() => {
+        appender.forget();
+        ids.forEach(done);
+      });
     },
     async renew(ids, owner, until) {
       await commits.run(() => ids.forEach((id) => renew.run(until, id, owner)));
     },
     async release(ids, owner) {
-      await commits.run(() => ids.forEach((id) => commits.count('events:pending', release.run(id, owner).changes)));
+      await commits.run(() => {
+        appender.forget();
+        ids.forEach((id) => commits.count('events:pending', release.run(id, owner).changes));
+      });
     },
     async list(session, limit) {
       return list.all(session, limit).map(toEvent);

@@ -42,6 +42,11 @@ export class GroupCommit {
   private tails = new Set<() => void>();
   /** counts the attempts: what a write left for its group's `last` work is known by it (a rolled-back attempt leaves some behind) */
   generation = 0;
+  /**
+   * counts the rollbacks, of an attempt or of one work's savepoint: what a write keeps in memory
+   * across groups (queue-memory.ts) may hold what a rolled-back write did, and is dropped when this moves
+   */
+  rollbacks = 0;
   private scheduled?: NodeJS.Immediate;
   /** what the group's writes changed in the counts /metrics reads, written at the group's end (count-deltas.ts) */
   private readonly counts: CountDeltas;
@@ -113,7 +118,13 @@ export class GroupCommit {
     this.generation++;
     this.counts.clear();
     const outcomes: Outcome[] = [];
-    this.groupTransaction(group, tails, isolated, outcomes);
+    try {
+      this.groupTransaction(group, tails, isolated, outcomes);
+    } catch (error) {
+      // better-sqlite3 rolled the transaction back (a failed COMMIT included), or SQLite ended it
+      this.rollbacks++;
+      throw error;
+    }
     return outcomes;
   }
 
@@ -131,6 +142,8 @@ export class GroupCommit {
         // without a savepoint, what the work wrote before it threw would commit: roll back
         // (a lone work fails as itself, there is no other to commit)
         if (!isolated) throw group.length > 1 ? WORK_FAILED : error;
+        // its savepoint was rolled back
+        this.rollbacks++;
         outcomes.push({ ok: false, value: error });
       }
     }

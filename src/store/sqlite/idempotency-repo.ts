@@ -1,12 +1,12 @@
 import { toIdempotencyRecord as toRecord, type IdempotencyRow as Row } from '../record-rows.js';
 import type { IdempotencyClaim, IdempotencyRecord, IdempotencyRepo } from '../port.js';
-import { eventAppender } from './events-repo.js';
+import type { EventAppender } from './events-repo.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
 
-export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit): IdempotencyRepo {
-  const enqueueEvent = eventAppender(db, commits);
+/** `appender`: the database's one (sqlite-store.ts), for the event of an idempotent wake */
+export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit, appender: EventAppender): IdempotencyRepo {
   const get = db.prepare<[string, string], Row>('SELECT * FROM idempotency_keys WHERE scope = ? AND key = ?');
   const remove = db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE scope = ? AND key = ?');
   const insert = db.prepare(
@@ -69,7 +69,7 @@ export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit):
     },
     async completeWithEvent(scope, key, response, event) {
       return commits.run(() => {
-        const outcome = enqueueEvent(event.session, event.text, event.maxPending) ? 'queued' : 'coalesced';
+        const outcome = appender.append(event.session, event.text, event.maxPending) ? 'queued' : 'coalesced';
         const answer = response(outcome);
         complete.run(answer.status, answer.body, scope, key);
         return outcome;

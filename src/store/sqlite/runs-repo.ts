@@ -4,7 +4,7 @@ import { sqliteRunAdmission } from './run-admission.js';
 import { toRunRecord, type RunRow as SharedRunRow } from '../record-rows.js';
 import { runActionSchema } from '../run-action.js';
 import { sessionChains } from '../session-chains.js';
-import { eventAppender } from './events-repo.js';
+import type { EventAppender } from './events-repo.js';
 import { turnAppender } from './sessions-repo.js';
 import type { GroupCommit } from './group-commit.js';
 import { limitedStatements } from './limited-statements.js';
@@ -26,7 +26,8 @@ const UNFINISHED = "finished_at IS NULL AND status IN ('queued', 'running')";
 export const REQUEUE_RUNNING = `UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running' AND ${UNFINISHED}`;
 
 /** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */
-export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRepo {
+/** `appender`: the database's one (sqlite-store.ts), for the summary event of a run's completion */
+export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appender: EventAppender): RunsRepo {
   // the writes say OR FAIL: a failed one is undone whole by its group commit, no statement journal needed (group-commit.ts)
   const insert = db.prepare(
     `INSERT OR FAIL INTO runs (id, status, agent_id, name, session_key, message, action, mapping_id, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
@@ -152,14 +153,13 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit): RunsRe
     return changes;
   };
   const appendTurn = turnAppender(db);
-  const enqueueEvent = eventAppender(db, commits);
   // a group commit's work (atomic as one, group-commit.ts). Only a session's oldest unfinished run
   // finishes (waiting = 0): a run whose run ahead was not written is not written either
   const complete = (id: string, c: RunCompletion): boolean => {
     const row = finish(id, c);
     if (!row) return false;
     appendTurn(row.session_key, c.transcript);
-    enqueueEvent(c.summary.session, c.summary.text, c.summary.maxPending, c.summary.untrusted);
+    appender.append(c.summary.session, c.summary.text, c.summary.maxPending, c.summary.untrusted);
     return true;
   };
   // The claims of completeAndClaimNext: one per owner for all the runs completed in a group commit,

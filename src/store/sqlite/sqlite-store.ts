@@ -4,7 +4,7 @@ import { LocalSignals } from '../local-signals.js';
 import type { Store } from '../port.js';
 import { sqliteBrowseRepo } from './browse-repo.js';
 import { sqliteDeliveriesRepo } from './deliveries-repo.js';
-import { sqliteEventsRepo } from './events-repo.js';
+import { eventAppender, sqliteEventsRepo } from './events-repo.js';
 import { GroupCommit } from './group-commit.js';
 import { sqliteIdempotencyRepo } from './idempotency-repo.js';
 import { sqliteApiKeysRepo } from './api-keys-repo.js';
@@ -27,15 +27,17 @@ export interface SqliteStore extends Store {
 export function openSqliteStore(file: string): SqliteStore {
   const db = openDatabase(file);
   const commits = new GroupCommit(db);
+  // one per database: what it holds of each session's queue is shared by every writer of events
+  const appender = eventAppender(db, commits);
   let serving: { release(): void } | undefined;
   return {
     db,
-    events: sqliteEventsRepo(db, commits),
-    runs: sqliteRunsRepo(db, commits),
+    events: sqliteEventsRepo(db, commits, appender),
+    runs: sqliteRunsRepo(db, commits, appender),
     sessions: sqliteSessionsRepo(db, commits),
     state: sqliteStateRepo(db),
     deliveries: sqliteDeliveriesRepo(db),
-    idempotency: sqliteIdempotencyRepo(db, commits),
+    idempotency: sqliteIdempotencyRepo(db, commits, appender),
     // one process per database file: a signal never needs to leave it
     signals: new LocalSignals(),
     knowledge: sqliteKnowledgeRepo(db),

@@ -7,7 +7,7 @@ import type { ReceiptQuery, RunQuery } from '../../../src/store/port.js';
 import { receiptFilter } from '../../../src/store/receipt-filter.js';
 import { runsPageSql } from '../../../src/store/sqlite/browse-repo.js';
 import { AWAITING_DELIVERY } from '../../../src/store/sqlite/deliveries-repo.js';
-import { NEWEST_EVENT } from '../../../src/store/sqlite/events-repo.js';
+import { NEWEST_EVENT, PENDING_EVENT_IDS } from '../../../src/store/sqlite/queue-memory.js';
 import { openDatabase, type SqliteDatabase } from '../../../src/store/sqlite/open-database.js';
 import { REQUEUE_RUNNING } from '../../../src/store/sqlite/runs-repo.js';
 
@@ -79,5 +79,10 @@ describe('SQLite query plans of the main session', () => {
     db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db'));
     const steps = plan(NEWEST_EVENT, 'main');
     expect(steps).toEqual(['SEARCH events USING INDEX events_session_created (session=?)']);
+  });
+
+  it("reads a session's pending events, when the enqueue's memory of them is read again, from events_session_status alone", () => {
+    db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db'));
+    expect(plan(PENDING_EVENT_IDS, 'main')).toEqual(['SEARCH events USING COVERING INDEX events_session_status (session=? AND status=?)']);
   });
 });

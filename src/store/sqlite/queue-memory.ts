@@ -1,0 +1,82 @@
+import type { SystemEvent } from '../port.js';
+import type { GroupCommit } from './group-commit.js';
+import type { SqliteDatabase } from './open-database.js';
+
+/** a session's newest event by time, as the operator's lists order them: read from events_session_created, which they read too */
+export const NEWEST_EVENT = 'SELECT id, text, status, created_at FROM events WHERE session = ? ORDER BY created_at DESC, id DESC LIMIT 1';
+/** a session's pending events, oldest first: from events_session_status alone */
+export const PENDING_EVENT_IDS = "SELECT id FROM events WHERE session = ? AND status = 'pending' ORDER BY id";
+
+/** what the enqueue of a session needs of its queue */
+export interface QueueState {
+  /** the newest event by time (created_at, then id): a new one repeating it while it is open is skipped */
+  newest?: { id: number; text: string; status: SystemEvent['status']; createdAt: number };
+  /** the ids of the pending events, ascending: the cap drops from the front */
+  pending: number[];
+}
+
+/** past this many sessions held, the memory starts again (the main session's queue is the one that matters) */
+const MAX_SESSIONS = 1000;
+
+/**
+ * Each session's queue as the database has it, held between group commits, so that an enqueue
+ * neither reads the newest event nor searches for the pending ones past the cap: one database
+ * file has one serving process (serving-lock.ts), and in it every write of `events` goes through
+ * the events repo's statements, whose group-commit works keep this in step (the enqueue) or
+ * `forget` it (claims, completions, releases). Read again from the database, lazily, whenever it
+ * may be stale:
+ * - a rollback (an attempt of a group commit, or one work's savepoint) may have undone what a
+ *   work did here: everything is dropped when `GroupCommit.rollbacks` moves;
+ * - another connection (a second process on the file, a CLI command) committed: `PRAGMA
+ *   data_version` moved, checked once per attempt. An attempt holds the write lock (BEGIN
+ *   IMMEDIATE), so nothing else commits while it runs.
+ * `state` is for a group commit's works only: the checks rest on its write lock and its attempts.
+ */
+export class QueueMemory {
+  private sessions = new Map<string, QueueState>();
+  private readonly newest;
+  private readonly pendingIds;
+  private readonly dataVersion;
+  private seenVersion = -1;
+  private checkedGeneration = -1;
+  private seenRollbacks: number;
+
+  constructor(db: SqliteDatabase, private readonly commits: GroupCommit) {
+    this.newest = db.prepare<[string], { id: number; text: string; status: SystemEvent['status']; created_at: number }>(NEWEST_EVENT);
+    this.pendingIds = db.prepare<[string], number>(PENDING_EVENT_IDS).pluck();
+    this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+    this.seenRollbacks = commits.rollbacks;
+  }
+
+  /** the session's queue, read from the database unless held and current; inside a group commit's work */
+  state(session: string): QueueState {
+    this.dropStale();
+    let state = this.sessions.get(session);
+    if (state === undefined) {
+      if (this.sessions.size >= MAX_SESSIONS) this.sessions.clear();
+      const newest = this.newest.get(session);
+      state = { pending: this.pendingIds.all(session) };
+      if (newest) state.newest = { id: newest.id, text: newest.text, status: newest.status, createdAt: newest.created_at };
+      this.sessions.set(session, state);
+    }
+    return state;
+  }
+
+  /** every session read again at its next enqueue: events were written another way */
+  forget(): void {
+    if (this.sessions.size) this.sessions.clear();
+  }
+
+  private dropStale(): void {
+    if (this.seenRollbacks !== this.commits.rollbacks) {
+      this.seenRollbacks = this.commits.rollbacks;
+      this.forget();
+    }
+    if (this.checkedGeneration === this.commits.generation) return;
+    this.checkedGeneration = this.commits.generation;
+    const version = this.dataVersion.get()!;
+    if (version === this.seenVersion) return;
+    this.seenVersion = version;
+    this.forget();
+  }
+}
