@@ -27,8 +27,8 @@ const WORK_FAILED = Symbol('group write failed');
  * attempt back, and the group runs again with each work under its own savepoint, so it fails
  * alone and the others commit. A work may therefore run twice: it only writes through the
  * database, and what it keeps in memory for its group is keyed by `generation`, which moves at
- * every attempt. An error that ends the whole transaction (disk full, I/O) fails every write of
- * the group.
+ * every attempt; what it keeps beyond its group is dropped when `rollbacks` moves. An error that
+ * ends the whole transaction (disk full, I/O) fails every write of the group.
  *
  * So a write never needs SQLite's own undo of one statement: the rollback of its attempt or of its
  * savepoint undoes the whole work. The statements writes run many times a second say `OR FAIL`
