@@ -8,12 +8,27 @@ import type { EventAppender } from './events-repo.js';
 import { turnAppender } from './sessions-repo.js';
 import type { GroupCommit } from './group-commit.js';
 import { limitedStatements } from './limited-statements.js';
+import { rawRows } from './raw-rows.js';
 import { storedAction } from './stored-action.js';
 import type { SqliteDatabase } from './open-database.js';
 
 export type RunRow = SharedRunRow<string>;
 
 export const toRun = (r: RunRow): RunRecord => toRunRecord(r, JSON.parse);
+
+type ClaimedRow = RunRow & { seq: number };
+
+/** the columns a run record is made of (toRunRecord) */
+const RECORD_COLUMNS = [
+  'id', 'status', 'agent_id', 'name', 'session_key', 'message', 'action', 'reply', 'error', 'model',
+  'created_at', 'started_at', 'finished_at', 'rerun_of', 'not_before', 'waited_for', 'coalesced',
+] as const satisfies readonly (keyof RunRow)[];
+// every column of a run row is read: a column added to RunRow and not here fails to compile
+const RECORD_COLUMNS_COMPLETE: [Exclude<keyof RunRow, (typeof RECORD_COLUMNS)[number]>] extends [never] ? true : never = true;
+void RECORD_COLUMNS_COMPLETE;
+
+/** what a claim returns of each run: its record's columns, then its rowid as `seq` */
+const CLAIMED_COLUMNS = [...RECORD_COLUMNS, 'seq'] as const;
 
 /**
  * The condition of the partial indexes of unfinished runs (runs_ready, runs_session_unfinished),
@@ -77,10 +92,14 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   // one UPDATE with the SELECT as its `rowid IN (...)`.
   // OR FAIL (group-commit.ts) even as a group's `last` work, whose failure commits the group's
   // writes all the same: it sets constants and bound numbers, no constraint can stop it half-way
-  const takeStatements: Statement<unknown[], RunRow & { seq: number }>[] = [];
+  // Read raw (raw-rows.ts): only the columns a run record is made of, the rowid last
+  const takeStatements: ((...params: unknown[]) => ClaimedRow[])[] = [];
   const take = (count: number) =>
-    (takeStatements[count] ??= db.prepare(
-      `UPDATE OR FAIL runs SET status = 'running', started_at = ?, lease_owner = ?, lease_until = ? WHERE rowid IN (${Array(count).fill('?').join(', ')}) RETURNING *, rowid AS seq`,
+    (takeStatements[count] ??= rawRows<unknown[], ClaimedRow>(
+      db.prepare(
+        `UPDATE OR FAIL runs SET status = 'running', started_at = ?, lease_owner = ?, lease_until = ? WHERE rowid IN (${Array(count).fill('?').join(', ')}) RETURNING ${RECORD_COLUMNS.join(', ')}, rowid`,
+      ),
+      CLAIMED_COLUMNS,
     ));
   // synchronous: nothing writes between the read and the update (the group commit is the only writer).
   // Each ready run comes with up to `behind` runs of its session, for the claimer to execute after
@@ -117,7 +136,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
       }
     }
     if (!rowids.length) return [];
-    const rows = take(rowids.length).all(now, owner, until, ...rowids);
+    const rows = take(rowids.length)(now, owner, until, ...rowids);
     commits.count('runs:queued', -queued);
     commits.count('runs:running', queued);
     // RETURNING's order is not the claim's: each head, then the runs behind it
