@@ -17,6 +17,8 @@ export type UsageRecord = Omit<UsageEntry, 'at' | 'totalTokens' | 'cost'>;
 export class UsageRecorder {
   /** the writes not landed yet */
   private readonly writing = new Set<Promise<void>>();
+  /** the store's latest write and how many calls it carries */
+  private joined?: { write: Promise<void>; calls: number };
 
   constructor(
     private readonly repo: UsageRepo,
@@ -41,13 +43,20 @@ export class UsageRecorder {
       cost: price ? (promptTokens * price.input + completionTokens * price.output) / 1_000_000 : 0,
     };
     this.onRecorded?.(entry);
-    const write = this.repo
-      .record([entry])
+    const write = this.repo.record([entry]);
+    // a store that writes the calls of one commit together answers them with one promise: watched once
+    if (write === this.joined?.write) {
+      this.joined.calls++;
+      return;
+    }
+    const joined = { write, calls: 1 };
+    this.joined = joined;
+    const watched = write
       .catch((error: unknown) => {
-        this.logger.warn({ err: error instanceof Error ? error.message : String(error), calls: 1 }, 'usage: recording failed; this call is not counted');
+        this.logger.warn({ err: error instanceof Error ? error.message : String(error), calls: joined.calls }, 'usage: recording failed; these calls are not counted');
       })
-      .finally(() => this.writing.delete(write));
-    this.writing.add(write);
+      .finally(() => this.writing.delete(watched));
+    this.writing.add(watched);
   }
 
   /** resolves once every call recorded so far is in the store (or its write failed, logged) */

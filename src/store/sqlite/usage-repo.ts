@@ -16,10 +16,26 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
   };
   const spentByKey = db.prepare<[string, number], { tokens: number; cost: number }>('SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE key_name = ? AND at >= ?');
   const spentByAgent = db.prepare<[string, number], { tokens: number; cost: number }>('SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE agent_id = ? AND at >= ?');
+  // the entries asked for while one group commit gathers, written by ONE work of it: every run's
+  // and every chat's call adds one, where a work (and a promise) each would cost more than its insert
+  let gathering: { entries: UsageEntry[]; written: Promise<void> } | undefined;
   return {
-    // in the group commit, beside the transcripts and runs of the same turn: no transaction of its own per batch
-    async record(entries) {
-      if (entries.length) await commits.run(() => insertAll(entries));
+    // in the group commit, beside the transcripts and runs of the same turn: no transaction of its own per batch.
+    // The calls that joined one group share its promise
+    record(entries) {
+      if (!entries.length) return Promise.resolve();
+      if (gathering) {
+        gathering.entries.push(...entries);
+        return gathering.written;
+      }
+      const group = { entries: [...entries], written: Promise.resolve() };
+      gathering = group;
+      // run by the group's flush (synchronous: nothing joins once it began); run again if the attempt is, with the same entries
+      group.written = commits.run(() => {
+        if (gathering === group) gathering = undefined;
+        insertAll(group.entries);
+      });
+      return group.written;
     },
     async spent(whose, since) {
       const row = 'keyName' in whose ? spentByKey.get(whose.keyName, since) : spentByAgent.get(whose.agentId, since);
