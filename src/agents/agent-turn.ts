@@ -143,7 +143,24 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
         : (deps.knowledge?.search(input.agent.id, input.question, PASSAGES_PER_TURN) ?? []);
   // an answer at hand (an agent without documents) is not awaited: the model request goes out in this same call
   const knowledge = Array.isArray(found) ? found : await found;
-  const { provider, resolved, request, refs } = assembleTurn(copyWith(input, { history, knowledge }), deps.models, config);
+  // the prompt's inputs by name, not a copy of the whole turn input with these two written over it
+  const { provider, resolved, request, refs } = assembleTurn(
+    {
+      agent: input.agent,
+      model: input.model,
+      purpose: input.purpose,
+      history,
+      prompt: input.prompt,
+      continuation: input.continuation,
+      question: input.question,
+      events: input.events,
+      knowledge,
+      options: input.options,
+      signal: input.signal,
+    },
+    deps.models,
+    config,
+  );
   if (input.onOpen) request.onOpen = input.onOpen;
 
   let text = '';
@@ -195,53 +212,46 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
   // some OpenAI-compatible servers (older Ollama) say `stop` beside tool calls; clients look for `tool_calls`
   if (toolCalls.length && finishReason === 'stop') finishReason = 'tool_calls';
 
-  const outcome: TurnOutcome = {
-    text,
-    ...(refusal && { refusal }),
-    finishReason,
-    usage: usage ?? estimateUsage(request, text),
-    knowledge,
-    modelRef,
-    failures,
-    toolCalls,
-  };
-  const answer = input.answer?.(outcome);
-  const transcript =
-    input.keep && !input.keep(text)
-      ? []
-      : [
-          ...input.incoming,
-          {
-            role: 'assistant' as const,
-            // a refusal is what the model said in the conversation: the next turn's model sees it as its answer
-            content: text || refusal,
-            createdAt: Date.now(),
-            ...answer,
-            // the calls are kept with the answer, so a continuation sends the upstream the calls its tool results answer
-            ...((toolCalls.length || refusal) && { meta: { ...answer?.meta, ...(toolCalls.length && { toolCalls }), ...(refusal && { refusal }) } }),
-          },
-        ];
+  const outcome: TurnOutcome = { text, finishReason, usage: usage ?? estimateUsage(request, text), knowledge, modelRef, failures, toolCalls };
+  if (refusal) outcome.refusal = refusal;
+  const transcript = input.keep && !input.keep(text) ? [] : [...input.incoming, answerMessage(outcome, refusal, input.answer?.(outcome))];
   const recording = input.record ? input.record(transcript, outcome) : deps.sessions.appendMany(input.sessionKey, transcript, input.freshSession);
   // in the same tick as the transcript's write, so both go in one commit; the model answered, so
   // its tokens are spent whether or not the transcript is kept
   if (input.usage && deps.usage) {
-    deps.usage.record({
-      ...input.usage,
-      model: outcome.modelRef,
-      agentId: input.agent.id,
-      promptTokens: outcome.usage.prompt_tokens,
-      completionTokens: outcome.usage.completion_tokens,
-      // the embedded model counts words, and so does herald for a provider that sent no usage
-      estimated: usage === undefined || outcome.modelRef.startsWith(`${EMBEDDED_PROVIDER}/`),
-    });
+    deps.usage.record(
+      copyWith(input.usage, {
+        model: outcome.modelRef,
+        agentId: input.agent.id,
+        promptTokens: outcome.usage.prompt_tokens,
+        completionTokens: outcome.usage.completion_tokens,
+        // the embedded model counts words, and so does herald for a provider that sent no usage
+        estimated: usage === undefined || outcome.modelRef.startsWith(`${EMBEDDED_PROVIDER}/`),
+      }),
+    );
   }
   await recording;
   return outcome;
 }
 
+/**
+ * The model's answer as the session keeps it, built field by field (an object literal spreading
+ * `answer` takes V8's slow path for each field written after it): a refusal is what the model said
+ * in the conversation, so the next turn's model sees it as its answer; the client tool calls are
+ * kept with it, so a continuation sends the upstream the calls its tool results answer.
+ */
+function answerMessage(outcome: TurnOutcome, refusal: string, answer: Pick<SessionMessage, 'runId' | 'meta'> | undefined): SessionMessage {
+  const message: SessionMessage = { role: 'assistant', content: outcome.text || refusal, createdAt: Date.now() };
+  if (answer?.runId !== undefined) message.runId = answer.runId;
+  const { toolCalls } = outcome;
+  const meta = toolCalls.length || refusal ? { ...answer?.meta, ...(toolCalls.length && { toolCalls }), ...(refusal && { refusal }) } : answer?.meta;
+  if (meta !== undefined) message.meta = meta;
+  return message;
+}
+
 /** The turn without streaming: one model call, then the record. */
 export function completeAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput): Promise<TurnOutcome> {
-  return runAgentTurn(deps, copyWith(input, { stream: false }));
+  return runAgentTurn(deps, input.stream ? copyWith(input, { stream: false }) : input);
 }
 
 /**
