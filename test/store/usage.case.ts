@@ -55,6 +55,16 @@ export function usageCases(open: OpenStore) {
       expect((await store.usage.report({ by: 'model', since: T0 + 1 })).map((r) => [r.group, r.totalTokens])).toEqual([['openai/gpt-4o-mini', 40]]);
     });
 
+    it('writes every call recorded in one tick, each settled once all are in, and the ones after the write began in the next', async () => {
+      const store = await open();
+      const first = [1, 2, 3].map((n) => store.usage.record([entry({ agentId: 'runs', totalTokens: n })]));
+      await Promise.all(first);
+      expect(await store.usage.spent({ agentId: 'runs' }, 0)).toEqual({ tokens: 6, cost: 1.5 });
+      // recorded once the first tick's write settled: a write of its own, not lost to the one before
+      await store.usage.record([entry({ agentId: 'runs', totalTokens: 4 }), entry({ agentId: 'runs', totalTokens: 5 })]);
+      expect(await store.usage.spent({ agentId: 'runs' }, 0)).toEqual({ tokens: 15, cost: 2.5 });
+    });
+
     it('keeps what it recorded after a restart', async () => {
       const first = await open();
       await first.usage.record([entry({ keyName: 'ci' })]);
