@@ -2,6 +2,13 @@ import { Counter, type Registry } from 'prom-client';
 import { SummedCounter, type CountCell } from './summed-counter.js';
 import type { UsageEntry } from '../store/port.js';
 
+/** the counter cells one kind of call adds to */
+interface UsageCells {
+  prompt: CountCell;
+  completion: CountCell;
+  cost: CountCell;
+}
+
 /**
  * Tokens in /metrics, counted by the replica that made the call (summed over replicas, each call
  * counts once). Labelled by agent, model and source, whose values the config bounds; API keys
@@ -11,7 +18,7 @@ export class UsageMetrics {
   private readonly tokens: SummedCounter<'agent' | 'model' | 'source' | 'kind' | 'estimated'>;
   private readonly cost: SummedCounter<'agent' | 'model'>;
   /** a call's cells, by agent, model, source and estimate (summed, see SummedCounter) */
-  private readonly cells = new Map<string, { prompt: CountCell; completion: CountCell; cost: CountCell }>();
+  private readonly cells = new Map<string, Map<string, Map<string, [UsageCells?, UsageCells?]>>>();
   private readonly refusals: Counter<'budget'>;
 
   constructor(registry: Registry) {
@@ -38,12 +45,16 @@ export class UsageMetrics {
 
   recorded(entry: UsageEntry): void {
     const agent = entry.agentId ?? '';
-    const key = `${agent}\n${entry.model}\n${entry.source}\n${entry.estimated}`;
-    let cells = this.cells.get(key);
+    // looked up label by label: a key joined from them would be a new string, hashed anew, at every call
+    const byModel = this.cells.get(agent) ?? this.cells.set(agent, new Map()).get(agent)!;
+    const bySource = byModel.get(entry.model) ?? byModel.set(entry.model, new Map()).get(entry.model)!;
+    const byEstimate = bySource.get(entry.source) ?? bySource.set(entry.source, []).get(entry.source)!;
+    const at = entry.estimated ? 1 : 0;
+    let cells = byEstimate[at];
     if (!cells) {
       const labels = { agent, model: entry.model, source: entry.source, estimated: String(entry.estimated) };
       cells = { prompt: this.tokens.cell({ ...labels, kind: 'prompt' }), completion: this.tokens.cell({ ...labels, kind: 'completion' }), cost: this.cost.cell({ agent, model: entry.model }) };
-      this.cells.set(key, cells);
+      byEstimate[at] = cells;
     }
     cells.prompt.n += entry.promptTokens;
     cells.completion.n += entry.completionTokens;

@@ -29,19 +29,24 @@ export class UsageRecorder {
   ) {}
 
   record(call: UsageRecord): void {
-    const model = resolveModelRef(call.model, this.config)?.ref ?? call.model;
+    const model = this.canonical(call.model);
     const price = Object.hasOwn(this.config.models.prices, model) ? this.config.models.prices[model] : undefined;
     const promptTokens = Math.max(0, Math.round(call.promptTokens));
     const completionTokens = Math.max(0, Math.round(call.completionTokens));
+    // field by field: a literal spreading `call` takes V8's slow path for each field it lacks
     const entry: UsageEntry = {
-      ...call,
       at: Date.now(),
+      source: call.source,
       model,
       promptTokens,
       completionTokens,
       totalTokens: promptTokens + completionTokens,
+      estimated: call.estimated,
       cost: price ? (promptTokens * price.input + completionTokens * price.output) / 1_000_000 : 0,
     };
+    if (call.keyName !== undefined) entry.keyName = call.keyName;
+    if (call.agentId !== undefined) entry.agentId = call.agentId;
+    if (call.mappingId !== undefined) entry.mappingId = call.mappingId;
     this.onRecorded?.(entry);
     const write = this.repo.record([entry]);
     // a store that writes the calls of one commit together answers them with one promise: watched once
@@ -57,6 +62,20 @@ export class UsageRecorder {
       })
       .finally(() => this.writing.delete(watched));
     this.writing.add(watched);
+  }
+
+  /** the canonical ref of each model ref asked, under this recorder's config (the config is never changed in place) */
+  private readonly canonicalRefs = new Map<string, string>();
+
+  private canonical(ref: string): string {
+    let canonical = this.canonicalRefs.get(ref);
+    if (canonical === undefined) {
+      canonical = resolveModelRef(ref, this.config)?.ref ?? ref;
+      // refs come from config and from callers' requests (a model field): bounded, not kept without end
+      if (this.canonicalRefs.size >= 1000) this.canonicalRefs.clear();
+      this.canonicalRefs.set(ref, canonical);
+    }
+    return canonical;
   }
 
   /** resolves once every call recorded so far is in the store (or its write failed, logged) */
