@@ -57,19 +57,24 @@ function usageOf(request: ModelRequest, completion_tokens: number): ModelUsage {
 /** JavaScript's whitespace (what `\s` matches) */
 const SPACE = /\s/;
 
+/** 1 for the ASCII whitespace `\s` matches (tab to carriage return, space), 0 for the rest of ASCII */
+const ASCII_SPACE = new Uint8Array(128);
+for (const code of [9, 10, 11, 12, 13, 32]) ASCII_SPACE[code] = 1;
+
 /**
  * How many runs of non-space characters `s` has (what `s.match(/\S+/g).length` counts), without
- * the array of every word: the safety-wrapped prompt of each hook run is counted this way
+ * the array of every word: the safety-wrapped prompt of each hook run is counted this way.
+ * Branch-free for ASCII (a table, and a word counted where a space is followed by a non-space);
+ * the rest (no-break and other spaces) by the regular expression
  */
 function wordCount(s: string): number {
   let words = 0;
-  let inWord = false;
+  let afterSpace = 1;
   for (let i = 0; i < s.length; i++) {
     const code = s.charCodeAt(i);
-    // ASCII is decided without the regular expression; the rest (no-break and other spaces) by it
-    const space = code < 128 ? code === 32 || (code >= 9 && code <= 13) : SPACE.test(s[i]!);
-    if (!space && !inWord) words++;
-    inWord = !space;
+    const space = code < 128 ? ASCII_SPACE[code]! : SPACE.test(s[i]!) ? 1 : 0;
+    words += afterSpace & (space ^ 1);
+    afterSpace = space;
   }
   return words;
 }

@@ -35,6 +35,13 @@ describe('embedded model', () => {
     expect(text).toContain('faq.md');
   });
 
+  it('counts usage in whitespace words, any of JavaScript\'s spaces between them', async () => {
+    const prompt = '  Deploy\tfinished\n\nat 10:00\u00a0UTC\u3000(prod)\u2028é \r\n';
+    const { usage, text } = await model.complete({ ...base, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: prompt }] });
+    expect(usage).toEqual({ prompt_tokens: 2 + prompt.match(/\S+/g)!.length, completion_tokens: text.match(/\S+/g)!.length, total_tokens: expect.any(Number) });
+    expect(usage!.prompt_tokens).toBe(9);
+  });
+
   it('streams the same text it completes', async () => {
     let streamed = '';
     for await (const event of model.stream({ ...base, question: 'hello' })) if (event.type === 'delta') streamed += event.text;
