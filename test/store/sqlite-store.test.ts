@@ -131,7 +131,8 @@ describe('sqlite store', () => {
       { type: 'trigger', name: 'events_counted_delete' },
       { type: 'index', name: 'events_created' },
       { type: 'index', name: 'events_session_created' },
-      { type: 'index', name: 'events_session_status' },
+      { type: 'index', name: 'events_session_pending' },
+      { type: 'index', name: 'events_session_processing' },
     ]);
     expect(store.db.prepare("SELECT name FROM sqlite_sequence WHERE name = 'events'").all()).toEqual([]);
     expect(store.db.prepare('SELECT id, text, status, lease_owner, lease_until, untrusted FROM events ORDER BY id').all()).toEqual([

@@ -55,25 +55,25 @@ export function eventAppender(db: SqliteDatabase, commits: GroupCommit) {
 
 export type EventAppender = ReturnType<typeof eventAppender>;
 
+export const PENDING_COUNT = "SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'";
+// pending, or processing under a lease that ran out (NULL: claimed before leases existed); each
+// status spelled in the SQL, so the claim reads the session's open events from its partial index
+// (events_session_pending, events_session_processing), not every event the session ever had (the
+// main session's history); the pending ones and the lapsed ones apart, so the pending ones taken are counted
+export const CLAIM_PENDING = `UPDATE OR FAIL events SET status = 'processing', lease_owner = @owner, lease_until = @until
+  WHERE session = @session AND status = 'pending' RETURNING *`;
+export const CLAIM_LAPSED = `UPDATE OR FAIL events SET status = 'processing', lease_owner = @owner, lease_until = @until
+  WHERE session = @session AND status = 'processing' AND (lease_until IS NULL OR lease_until < @now) RETURNING *`;
+
 /**
  * writes go through the group commit: a wake's event shares its commit with the requests beside it.
  * `appender` is the database's one (sqlite-store.ts): the claims, completions and releases here
  * change events it holds in memory, so each has it read them again
  */
 export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit, appender: EventAppender): EventsRepo {
-  const pendingCount = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'");
-  // pending, or processing under a lease that ran out (NULL: claimed before leases existed);
-  // `status IN (...)` spelled out so the claim reads the session's open events from
-  // events_session_status, not every event the session ever had (the main session's history)
-  // the pending ones and the lapsed ones apart, so the pending ones taken are counted
-  const claimPending = db.prepare<{ session: string; owner: string; until: number }, Row>(
-    `UPDATE OR FAIL events SET status = 'processing', lease_owner = @owner, lease_until = @until
-     WHERE session = @session AND status = 'pending' RETURNING *`,
-  );
-  const claimLapsed = db.prepare<{ session: string; owner: string; now: number; until: number }, Row>(
-    `UPDATE OR FAIL events SET status = 'processing', lease_owner = @owner, lease_until = @until
-     WHERE session = @session AND status = 'processing' AND (lease_until IS NULL OR lease_until < @now) RETURNING *`,
-  );
+  const pendingCount = db.prepare<[string], { n: number }>(PENDING_COUNT);
+  const claimPending = db.prepare<{ session: string; owner: string; until: number }, Row>(CLAIM_PENDING);
+  const claimLapsed = db.prepare<{ session: string; owner: string; now: number; until: number }, Row>(CLAIM_LAPSED);
   const claim = (lease: { session: string; owner: string; now: number; until: number }) => {
     const pending = claimPending.all({ session: lease.session, owner: lease.owner, until: lease.until });
     commits.count('events:pending', -pending.length);

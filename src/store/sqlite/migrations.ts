@@ -692,6 +692,20 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       END;
     `,
   },
+  {
+    version: 33,
+    name: "events: the queue's open events indexed apart, pending and processing; the handled ones out of the index",
+    sql: `
+      -- events_session_status served only the queue's statements, each asking for one status
+      -- spelled in its SQL (the claims, the pending count, the pending ids, the overflow); the
+      -- operator's lists filter a status through events_session_created or events_created. Partial,
+      -- an index holds the few open events, not a session's whole history: dropping or finishing
+      -- an event takes it out of one, with nothing to write in its place
+      DROP INDEX events_session_status;
+      CREATE INDEX events_session_pending ON events (session, id) WHERE status = 'pending';
+      CREATE INDEX events_session_processing ON events (session, id) WHERE status = 'processing';
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

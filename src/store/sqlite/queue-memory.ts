@@ -4,7 +4,7 @@ import type { SqliteDatabase } from './open-database.js';
 
 /** a session's newest event by time, as the operator's lists order them: read from events_session_created, which they read too */
 export const NEWEST_EVENT = 'SELECT id, text, status, created_at FROM events WHERE session = ? ORDER BY created_at DESC, id DESC LIMIT 1';
-/** a session's pending events, oldest first: from events_session_status alone */
+/** a session's pending events, oldest first: from events_session_pending alone (the status spelled in the SQL, as that partial index's) */
 export const PENDING_EVENT_IDS = "SELECT id FROM events WHERE session = ? AND status = 'pending' ORDER BY id";
 
 /** what the enqueue of a session needs of its queue */

@@ -7,6 +7,7 @@ import type { ReceiptQuery, RunQuery } from '../../../src/store/port.js';
 import { receiptFilter } from '../../../src/store/receipt-filter.js';
 import { runsPageSql } from '../../../src/store/sqlite/browse-repo.js';
 import { AWAITING_DELIVERY } from '../../../src/store/sqlite/deliveries-repo.js';
+import { CLAIM_LAPSED, CLAIM_PENDING, PENDING_COUNT } from '../../../src/store/sqlite/events-repo.js';
 import { NEWEST_EVENT, PENDING_EVENT_IDS } from '../../../src/store/sqlite/queue-memory.js';
 import { openDatabase, type SqliteDatabase } from '../../../src/store/sqlite/open-database.js';
 import { REQUEUE_RUNNING } from '../../../src/store/sqlite/runs-repo.js';
@@ -81,8 +82,11 @@ describe('SQLite query plans of the main session', () => {
     expect(steps).toEqual(['SEARCH events USING INDEX events_session_created (session=?)']);
   });
 
-  it("reads a session's pending events, when the enqueue's memory of them is read again, from events_session_status alone", () => {
+  it("reads a session's open events from their partial indexes (the queue's statements), not from its whole history", () => {
     db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db'));
-    expect(plan(PENDING_EVENT_IDS, 'main')).toEqual(['SEARCH events USING COVERING INDEX events_session_status (session=? AND status=?)']);
+    expect(plan(PENDING_EVENT_IDS, 'main')).toEqual(['SEARCH events USING COVERING INDEX events_session_pending (session=?)']);
+    expect(plan(PENDING_COUNT, 'main')).toEqual(['SEARCH events USING COVERING INDEX events_session_pending (session=?)']);
+    expect(plan(CLAIM_PENDING, { session: 'main', owner: 'o', until: 1 })).toEqual(['SEARCH events USING COVERING INDEX events_session_pending (session=?)']);
+    expect(plan(CLAIM_LAPSED, { session: 'main', owner: 'o', until: 1, now: 1 })).toEqual(['SEARCH events USING INDEX events_session_processing (session=?)']);
   });
 });
