@@ -68,13 +68,15 @@ export function nextRuns(completed: RunCompleted, run: RunRecord, history: () =>
  * After a finished run: its reply's delivery (the outbox re-queues it at start should the process
  * die first), then the heartbeat if asked. The run is finished by then: a failure here is logged, not the run's.
  */
-export async function afterRun(ctx: RunContext, run: RunRecord, action: AgentAction, reply?: string): Promise<void> {
+export async function afterRun(ctx: RunContext, run: RunRecord, end: Pick<RunRecord, 'status' | 'finishedAt' | 'reply' | 'error'>, action: AgentAction): Promise<void> {
   const { config, delivery, heartbeat, logger } = ctx.deps;
+  const { reply } = end;
   try {
     // the hook's own answer carried the reply (respond.waitMs): RunWaiter decides by the same rule
-    const answered = action.replyAwaitedUntil !== undefined && run.finishedAt !== null && run.finishedAt < action.replyAwaitedUntil;
-    if (reply !== undefined && action.deliver && !answered && replyDisposition(reply, config.heartbeat.ackMaxChars) === 'visible') {
-      await delivery.deliverRunReply(run, action, reply);
+    const answered = action.replyAwaitedUntil !== undefined && end.finishedAt !== null && end.finishedAt < action.replyAwaitedUntil;
+    if (reply !== null && action.deliver && !answered && replyDisposition(reply, config.heartbeat.ackMaxChars) === 'visible') {
+      // the finished run's record, made only for the reply it delivers
+      await delivery.deliverRunReply(copyWith(run, end), action, reply);
     }
     if (action.wakeMode === 'now') heartbeat.request();
   } catch (err) {
