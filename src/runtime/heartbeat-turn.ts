@@ -4,7 +4,7 @@ import type { AgentDirectory } from '../agents/agent-directory.js';
 import { completeAgentTurn, type AgentTurnDeps } from '../agents/agent-turn.js';
 import type { Store, SystemEvent } from '../store/port.js';
 import { deadline } from '../time/deadline.js';
-import { MAIN_SESSION } from './main-session.js';
+import { MAIN_SESSION, MAX_PENDING_EVENTS } from './main-session.js';
 import { UNTRUSTED_MARK, untrustedNotice } from './summary.js';
 import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
 import { withLease, type StateLease } from '../plugins/state-lease.js';
@@ -53,7 +53,7 @@ export function heartbeatTurn(deps: HeartbeatTurnDeps): (shutdown?: AbortSignal,
           if (lease?.lastDoneAt !== undefined && lease.lastDoneAt > Date.now() - periodic.everyMs / 2) return false;
         }
         const now = Date.now();
-        const events = await store.events.claimPending(MAIN_SESSION, { owner, now, until: now + leaseMs });
+        const events = await store.events.claimPending(MAIN_SESSION, { owner, now, until: now + leaseMs }, MAX_PENDING_EVENTS);
         claimed = events.map((e) => e.id);
         try {
           await runTurn(deps, events, shutdown);

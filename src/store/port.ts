@@ -117,14 +117,23 @@ export interface Lease {
 }
 
 export interface EventsRepo {
-  /** adds a pending event unless it repeats the session's previous one; keeps at most `maxPending` pending */
+  /**
+   * Adds a pending event unless it repeats the session's previous one; keeps at most `maxPending`
+   * pending. One enqueue after another (a process's own) applies both rules exactly. Enqueues that
+   * race (replicas on one PostgreSQL database) are not held up for each other: each decides
+   * against what the others committed, so a repeat, or more than `maxPending` pending, may stay
+   * in the queue (the list, the count) until the next enqueue or claim, and the claim applies
+   * both rules to what it takes.
+   */
   enqueue(session: string, text: string, maxPending: number): Promise<SystemEvent | undefined>;
   /**
    * Claims the session's pending events, and processing ones whose lease ran out (a replica that
    * died mid-heartbeat), for `lease.owner` until `lease.until`; oldest first. Two claimers never
-   * get the same event.
+   * get the same event. The queue's rules hold for what it returns, whatever got in past the
+   * enqueue: an event repeating the one before it is dropped, and so are the pending ones older
+   * than the newest `maxPending`.
    */
-  claimPending(session: string, lease: Lease): Promise<SystemEvent[]>;
+  claimPending(session: string, lease: Lease, maxPending: number): Promise<SystemEvent[]>;
   complete(ids: number[]): Promise<void>;
   /** extends the owner's claim on these events */
   renew(ids: number[], owner: string, until: number): Promise<void>;

@@ -101,14 +101,14 @@ export function leaseCases(twoReplicas: TwoReplicas, options: { signalsCrossProc
   it('events: claimed by one heartbeat holder at a time, retaken after its lease, given back on release', async () => {
     const [a, b] = await twoReplicas();
     for (const text of ['one', 'two']) await a.events.enqueue('main', text, 20);
-    const [first, second] = await Promise.all([a.events.claimPending('main', lease('a', 100)), b.events.claimPending('main', lease('b', 100))]);
+    const [first, second] = await Promise.all([a.events.claimPending('main', lease('a', 100), 20), b.events.claimPending('main', lease('b', 100), 20)]);
     expect([...first, ...second].map((e) => e.text).sort()).toEqual(['one', 'two']);
     const held = first.length ? first : second;
     const holder = first.length ? 'a' : 'b';
-    expect(await b.events.claimPending('main', lease('c', 500))).toEqual([]);
+    expect(await b.events.claimPending('main', lease('c', 500), 20)).toEqual([]);
     await a.events.renew(held.map((e) => e.id), holder, 3000);
-    expect(await b.events.claimPending('main', lease('c', 2000))).toEqual([]);
-    expect((await b.events.claimPending('main', lease('c', 3001))).map((e) => e.text)).toEqual(held.map((e) => e.text));
+    expect(await b.events.claimPending('main', lease('c', 2000), 20)).toEqual([]);
+    expect((await b.events.claimPending('main', lease('c', 3001), 20)).map((e) => e.text)).toEqual(held.map((e) => e.text));
     await b.events.release(held.map((e) => e.id), 'c');
     expect(await a.events.countPending('main')).toBe(2);
   });

@@ -123,7 +123,7 @@ describe.each(adapters)('operator repos on %s', (_name, open) => {
     expect(first.map((e) => e.text)).toEqual(['event 3', 'event 1']);
     expect((await store.browse.events({ limit: 10, after: { at: first[0]!.createdAt, id: String(first[0]!.id) } })).map((e) => e.text)).toEqual(['event 2', 'event 1', 'event 0']);
     expect((await store.browse.events({ limit: 10, q: 'EVENT 4' })).map((e) => e.text)).toEqual(['event 4']);
-    await store.events.claimPending('main', { owner: 'o', now: 1, until: 2 });
+    await store.events.claimPending('main', { owner: 'o', now: 1, until: 2 }, 20);
     expect((await store.browse.events({ limit: 10, status: 'processing' })).map((e) => e.text)).toEqual(['event 3', 'event 1']);
     expect((await store.browse.events({ limit: 10, session: 'other', status: 'pending' })).map((e) => e.text)).toEqual(['event 4', 'event 2', 'event 0']);
 

@@ -12,7 +12,7 @@ import { apiKeysCases } from './api-keys.case.js';
 import { filesCases } from './files.case.js';
 import { usageCases } from './usage.case.js';
 import { deliveriesCases } from './deliveries.case.js';
-import { eventsCases } from './events.case.js';
+import { eventsCases, type RacedEvents } from './events.case.js';
 import { idempotencyCases } from './idempotency.case.js';
 import { knowledgeCases } from './knowledge.case.js';
 import { leaseCases } from './leases.case.js';
@@ -83,8 +83,18 @@ async function previousVersion(): Promise<PreviousVersionDatabase> {
   };
 }
 
+const raced: RacedEvents = async (store, session, texts) => {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  await client.query(
+    `INSERT INTO ${schemaOf.get(store)!}.events (session, text, status, created_at) SELECT $1, t, 'pending', $3 FROM unnest($2::text[]) WITH ORDINALITY AS u(t, n) ORDER BY n`,
+    [session, texts, Date.now()],
+  );
+  await client.end();
+};
+
 describe('the store port contract on PostgreSQL', () => {
-  eventsCases(open);
+  eventsCases(open, raced);
   runsCases(open);
   servingCases(open, { alone: false });
 admissionCases(open);

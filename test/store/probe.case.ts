@@ -34,7 +34,7 @@ export function probeCases(open: OpenStore) {
       await Promise.all(['f', 'g', 'h'].map((text) => store.events.enqueue('main', text, 2)));
       expect(await store.probe.counts()).toMatchObject({ eventsPending: 2, eventsDropped: 6 });
       const lease = { owner: 'a', now: 1, until: Date.now() + 60_000 };
-      const claimed = await store.events.claimPending('main', lease);
+      const claimed = await store.events.claimPending('main', lease, 20);
       expect(claimed).toHaveLength(2);
       expect(await store.probe.counts()).toMatchObject({ eventsPending: 0, eventsDropped: 6 });
       await store.events.renew(claimed.map((e) => e.id), 'a', Date.now() + 120_000);
@@ -64,11 +64,11 @@ export function probeCases(open: OpenStore) {
 
       // events: a summary is pending; claimed, given back, claimed again and done; the cap drops
       expect((await first.probe.counts()).eventsPending).toBe(1);
-      const [event] = await first.events.claimPending('main', lease);
+      const [event] = await first.events.claimPending('main', lease, 20);
       expect((await first.probe.counts()).eventsPending).toBe(0);
       await first.events.release([event!.id], 'a');
       expect((await first.probe.counts()).eventsPending).toBe(1);
-      await first.events.complete((await first.events.claimPending('main', lease)).map((e) => e.id));
+      await first.events.complete((await first.events.claimPending('main', lease, 20)).map((e) => e.id));
       for (const text of ['x', 'y', 'z']) await first.events.enqueue('main', text, 1);
       expect(await first.probe.counts()).toMatchObject({ eventsPending: 1, eventsDropped: 2 });
 

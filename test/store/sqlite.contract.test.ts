@@ -12,7 +12,7 @@ import { apiKeysCases } from './api-keys.case.js';
 import { filesCases } from './files.case.js';
 import { usageCases } from './usage.case.js';
 import { deliveriesCases } from './deliveries.case.js';
-import { eventsCases } from './events.case.js';
+import { eventsCases, type RacedEvents } from './events.case.js';
 import { idempotencyCases } from './idempotency.case.js';
 import { knowledgeCases } from './knowledge.case.js';
 import { leaseCases } from './leases.case.js';
@@ -72,7 +72,14 @@ async function previousVersion(before = 10): Promise<PreviousVersionDatabase> {
   };
 }
 
-eventsCases(open);
+const raced: RacedEvents = async (store, session, texts) => {
+  const db = new Database(files.get(store)!);
+  const insert = db.prepare("INSERT INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?)");
+  for (const text of texts) insert.run(session, text, Date.now());
+  db.close();
+};
+
+eventsCases(open, raced);
 runsCases(open);
 servingCases(open, { alone: true });
 admissionCases(open);

@@ -19,9 +19,9 @@ interface Enqueued {
 
 /**
  * The enqueues to one queue (a session and its cap) of one event-loop turn, or of the turns
- * while the previous call was on its way, as ONE call of
- * herald_enqueue_events (migration 19) in autocommit: one round trip, one hold of the session's
- * lock (which every replica's wakes and run summaries wait on) and one overflow drop for the turn.
+ * while the previous call was on its way, as ONE call of herald_enqueue_events (migrations 19,
+ * 23) in autocommit: one round trip and one overflow drop for the turn. One call at a time: each
+ * sees the one before it committed, so a process's own wakes keep the queue's rules exactly.
  */
 function enqueueBatch(pool: pg.Pool, session: string, maxPending: number): PgTurnBatch<Enqueued, SystemEvent | undefined> {
   return new PgTurnBatch<Enqueued, SystemEvent | undefined>(
@@ -39,7 +39,7 @@ function enqueueBatch(pool: pg.Pool, session: string, maxPending: number): PgTur
       }
       return results;
     },
-    // the enqueues of a queue follow each other on its lock anyway: while one is on its way, the next gathers
+    // one after the other (see above): while one is on its way, the next gathers
     1,
   );
 }
@@ -55,18 +55,10 @@ export function postgresEventsRepo(pool: pg.Pool): EventsRepo & { drain(): Promi
       if (!queue) queues.set(key, (queue = enqueueBatch(pool, session, maxPending)));
       return queue.add({ text, now: Date.now() });
     },
-    async claimPending(session, { owner, now, until }) {
-      // pending, or processing under a lease that ran out; SKIP LOCKED: never wait on another claimer
-      const { rows } = await query<Row>(
-        pool,
-        `UPDATE events SET status = 'processing', lease_owner = $2, lease_until = $4 WHERE id IN
-           (SELECT id FROM events WHERE session = $1
-              AND status IN ('pending', 'processing') AND (status = 'pending' OR lease_until IS NULL OR lease_until < $3)
-            FOR UPDATE SKIP LOCKED)
-         RETURNING *`,
-        [session, owner, now, until],
-      );
-      return rows.map(toEvent).sort((a, b) => a.id - b.id);
+    async claimPending(session, { owner, now, until }, maxPending) {
+      // herald_claim_events (migration 23): the claim keeps the queue's rules, which racing enqueues may not have
+      const { rows } = await query<Row>(pool, 'SELECT * FROM herald_claim_events($1, $2, $3, $4, $5)', [session, owner, now, until, maxPending]);
+      return rows.map(toEvent);
     },
     async complete(ids) {
       // rows locked in id order, as the enqueue function's overflow drop does: two writers never wait on each other in a cycle

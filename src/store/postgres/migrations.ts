@@ -879,4 +879,101 @@ export const migrations: Migration[] = [
         FOR EACH STATEMENT EXECUTE FUNCTION herald_count_status_rows('pending', 'dropped');
     `,
   },
+  {
+    version: 23,
+    name: "events: enqueued without the main session's lock (replicas' commits overlap); the heartbeat's claim keeps the queue's rules",
+    sql: `
+      -- Every enqueue took the main session's advisory lock and held it to its commit, through the
+      -- WAL flush: two replicas' batches took turns on it and their flushes never overlapped. The
+      -- enqueue now takes no lock: the skip of a repeat is decided against the newest committed
+      -- row, and the overflow drop skips rows another transaction holds (an enqueue's drop or a
+      -- claim taking them), so no writer waits on another. Writers that race (two replicas, or a
+      -- wake and a run's summary) may each miss the other's uncommitted rows: a repeat, or more
+      -- than p_max pending, can then get in until the next enqueue's drop or the claim, and
+      -- herald_claim_events applies both rules to what it takes, so the heartbeat never sees them.
+      -- One writer after another (what one replica's batch does) gets the outcome it got before.
+      -- plpgsql, not sql: its plan is kept for the connection, not made again at every call
+      CREATE FUNCTION herald_drop_overflow(p_session TEXT, p_max INT) RETURNS void LANGUAGE plpgsql AS $f$
+      BEGIN
+        -- rows locked in id order (as every other writer of events locks them); SKIP LOCKED: a row
+        -- held by another drop is being dropped, one held by a claim is being taken
+        UPDATE events SET status = 'dropped' WHERE events.id IN (
+          SELECT d.id FROM events d
+          WHERE d.session = p_session AND d.status = 'pending' AND d.id <=
+            (SELECT e.id FROM events e WHERE e.session = p_session AND e.status = 'pending' ORDER BY e.id DESC LIMIT 1 OFFSET p_max)
+          ORDER BY d.id FOR UPDATE SKIP LOCKED);
+      END $f$;
+
+      CREATE OR REPLACE FUNCTION herald_enqueue_event(p_session TEXT, p_text TEXT, p_max INT, p_now BIGINT, p_untrusted BOOLEAN DEFAULT FALSE)
+      RETURNS SETOF events LANGUAGE plpgsql AS $$
+      DECLARE
+        prev events%ROWTYPE;
+        added events%ROWTYPE;
+      BEGIN
+        SELECT * INTO prev FROM events WHERE session = p_session ORDER BY id DESC LIMIT 1;
+        IF FOUND AND prev.text = p_text AND prev.status IN ('pending', 'processing') THEN
+          RETURN;
+        END IF;
+        INSERT INTO events (session, text, status, created_at, untrusted) VALUES (p_session, p_text, 'pending', p_now, p_untrusted) RETURNING * INTO added;
+        PERFORM herald_drop_overflow(p_session, p_max);
+        RETURN NEXT added;
+      END $$;
+
+      CREATE OR REPLACE FUNCTION herald_enqueue_events(p_session TEXT, p_texts TEXT[], p_max INT, p_now BIGINT)
+      RETURNS TABLE (n INT, id BIGINT) LANGUAGE plpgsql AS $$
+      DECLARE
+        prev_text TEXT;
+        prev_live BOOLEAN;
+      BEGIN
+        IF p_max < 1 THEN
+          FOR i IN 1 .. COALESCE(array_length(p_texts, 1), 0) LOOP
+            RETURN QUERY SELECT i, e.id FROM herald_enqueue_event(p_session, p_texts[i], p_max, p_now) e;
+          END LOOP;
+          RETURN;
+        END IF;
+        SELECT e.text, e.status IN ('pending', 'processing') INTO prev_text, prev_live
+          FROM events e WHERE e.session = p_session ORDER BY e.id DESC LIMIT 1;
+        RETURN QUERY
+          WITH input AS (
+            SELECT t.text, t.n::int AS n, lag(t.text) OVER (ORDER BY t.n) AS before
+            FROM unnest(p_texts) WITH ORDINALITY AS t(text, n)),
+          kept AS (
+            SELECT i.text, i.n FROM input i
+            WHERE NOT CASE WHEN i.n = 1 THEN COALESCE(prev_live AND prev_text = i.text, false) ELSE i.before = i.text END),
+          added AS (
+            INSERT INTO events (session, text, status, created_at) SELECT p_session, k.text, 'pending', p_now FROM kept k ORDER BY k.n
+            RETURNING events.id)
+          SELECT k.n, a.id
+          FROM (SELECT kept.n, row_number() OVER (ORDER BY kept.n) AS r FROM kept) k
+          JOIN (SELECT added.id, row_number() OVER (ORDER BY added.id) AS r FROM added) a ON a.r = k.r;
+        PERFORM herald_drop_overflow(p_session, p_max);
+      END $$;
+
+      -- The heartbeat's claim: the session's pending events, and processing ones whose lease ran
+      -- out, oldest first, with the queue's rules applied to them, whatever got in past the
+      -- enqueue: an event repeating the one before it is dropped, and of the pending ones only
+      -- the newest p_max are taken (the older dropped). Returns the events taken.
+      CREATE FUNCTION herald_claim_events(p_session TEXT, p_owner TEXT, p_now BIGINT, p_until BIGINT, p_max INT)
+      RETURNS SETOF events LANGUAGE sql AS $f$
+        WITH open AS (
+          SELECT e.id, e.text, e.status FROM events e
+          WHERE e.session = p_session AND e.status IN ('pending', 'processing') AND (e.status = 'pending' OR e.lease_until IS NULL OR e.lease_until < p_now)
+          ORDER BY e.id
+          -- never wait on another claimer, nor on an enqueue's drop
+          FOR UPDATE SKIP LOCKED),
+        judged AS (
+          SELECT o.id, o.status, COALESCE(o.text = lag(o.text) OVER (ORDER BY o.id), false) AS repeat FROM open o),
+        kept AS (
+          SELECT j.id, NOT j.repeat AND (j.status <> 'pending'
+            OR row_number() OVER (PARTITION BY j.repeat OR j.status <> 'pending' ORDER BY j.id DESC) <= p_max) AS taken
+          FROM judged j),
+        claimed AS (
+          UPDATE events SET status = CASE WHEN k.taken THEN 'processing' ELSE 'dropped' END,
+            lease_owner = CASE WHEN k.taken THEN p_owner END, lease_until = CASE WHEN k.taken THEN p_until END
+          FROM kept k WHERE events.id = k.id
+          RETURNING events.*)
+        SELECT * FROM claimed WHERE status = 'processing' ORDER BY id
+      $f$;
+    `,
+  },
 ];

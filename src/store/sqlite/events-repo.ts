@@ -1,3 +1,4 @@
+import { applyQueueRules } from '../event-queue-rules.js';
 import type { EventsRepo, SystemEvent } from '../port.js';
 import { toEvent, type EventRow as Row } from '../record-rows.js';
 import type { GroupCommit } from './group-commit.js';
@@ -74,10 +75,16 @@ export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit, appen
   const pendingCount = db.prepare<[string], { n: number }>(PENDING_COUNT);
   const claimPending = db.prepare<{ session: string; owner: string; until: number }, Row>(CLAIM_PENDING);
   const claimLapsed = db.prepare<{ session: string; owner: string; now: number; until: number }, Row>(CLAIM_LAPSED);
-  const claim = (lease: { session: string; owner: string; now: number; until: number }) => {
+  // what the claim found but the queue's rules leave out (applyQueueRules)
+  const dropClaimed = db.prepare<[number]>("UPDATE OR FAIL events SET status = 'dropped', lease_owner = NULL, lease_until = NULL WHERE id = ?");
+  const claim = (lease: { session: string; owner: string; now: number; until: number }, maxPending: number) => {
     const pending = claimPending.all({ session: lease.session, owner: lease.owner, until: lease.until });
     commits.count('events:pending', -pending.length);
-    return [...pending, ...claimLapsed.all(lease)];
+    const open = [...pending.map((event) => ({ event, pending: true })), ...claimLapsed.all(lease).map((event) => ({ event, pending: false }))];
+    const { taken, dropped } = applyQueueRules(open, maxPending);
+    for (const row of dropped) dropClaimed.run(row.id);
+    commits.count('events:dropped', dropped.length);
+    return taken;
   };
   // a claimed event is processing; any other is looked at first, so its status is counted out
   const doneProcessing = db.prepare<[number]>("UPDATE OR FAIL events SET status = 'done', lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'processing'");
@@ -99,12 +106,12 @@ export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit, appen
     async enqueue(session, text, maxPending) {
       return commits.run(() => appender.append(session, text, maxPending));
     },
-    async claimPending(session, lease) {
+    async claimPending(session, lease, maxPending) {
       const rows = await commits.run(() => {
         appender.forget();
-        return claim({ session, ...lease });
+        return claim({ session, ...lease }, maxPending);
       });
-      return rows.map(toEvent).sort((a, b) => a.id - b.id);
+      return rows.map(toEvent);
     },
     async complete(ids) {
       await commits.run(() => {

@@ -32,7 +32,7 @@ for (let round = 0; ; round++) {
           }, lease(), 1),
     ),
   );
-  const events = await store.events.claimPending('main', lease());
+  const events = await store.events.claimPending('main', lease(), 20);
   const [back, ...done] = events;
   if (back) await store.events.release([back.id], 'writer');
   await store.events.complete(done.map((e) => e.id));
