@@ -25,9 +25,7 @@ const MAX_GROUP = 256;
  * Group commit on PostgreSQL: writes asked for in one event-loop turn run in ONE transaction,
  * a work that fails fails alone (see `together`, `isolated`), and every caller's promise settles
  * once that transaction committed: resolved still means durable. What it saves is the commit's
- * WAL flush, and the hold of a session's advisory lock around it: every write to the main
- * session's queue (a wake, a run's summary) takes that lock, so without grouping they would
- * follow each other at the disk's flush rate (bench/postgres.bench.ts shows the difference).
+ * WAL flush: a transaction per write would pay one each (bench/postgres.bench.ts shows the difference).
  *
  * A lost connection fails every work of the group (none of it committed). A work may run more
  * than once (a group run again, a deadlock's victim tried again): it only reads and writes through
@@ -40,10 +38,9 @@ export class PgGroupCommit {
 
   /**
    * @param inFlight how many of its transactions may be open at once: what is asked for while
-   * they are goes together in the next. Works that all take one lock (a run's completion takes the
-   * main session's, to its commit) gain nothing from side-by-side transactions, which only queue
-   * on that lock and commit one by one, each with a flush of its own: one at a time, each takes
-   * everything that finished meanwhile, and its flush is shared by all of it.
+   * they are goes together in the next. One at a time, each takes everything that finished
+   * meanwhile, and its flush is shared by all of it, where side-by-side transactions of a few
+   * works each would pay a flush each.
    */
   constructor(
     private readonly pool: pg.Pool,

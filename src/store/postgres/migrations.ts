@@ -881,7 +881,7 @@ export const migrations: Migration[] = [
   },
   {
     version: 23,
-    name: "events: enqueued without the main session's lock (replicas' commits overlap); the heartbeat's claim keeps the queue's rules",
+    name: "events: enqueued without the main session's lock (replicas' commits overlap); the heartbeat's claim keeps the queue's rules; the open events indexed apart",
     sql: `
       -- Every enqueue took the main session's advisory lock and held it to its commit, through the
       -- WAL flush: two replicas' batches took turns on it and their flushes never overlapped. The
@@ -892,6 +892,15 @@ export const migrations: Migration[] = [
       -- than p_max pending, can then get in until the next enqueue's drop or the claim, and
       -- herald_claim_events applies both rules to what it takes, so the heartbeat never sees them.
       -- One writer after another (what one replica's batch does) gets the outcome it got before.
+      -- The open events alone (at most the cap pending, and what a heartbeat holds), which the
+      -- drop, the claim and the pending count read. In events_session_status an event dropped or
+      -- done leaves its old entry under 'pending' or 'processing' (a status change is never a HOT
+      -- update) until a vacuum: the drop's search for the newest p_max pending walked past every
+      -- event dropped since, reading each one's row, so an enqueue cost what the history held.
+      -- Here the new entries go to the end of a small index whose dead ones the scans mark and
+      -- page splits clear, so it stays a page or two whatever the history.
+      CREATE INDEX events_open ON events (session, status, id) WHERE status IN ('pending', 'processing');
+
       -- plpgsql, not sql: its plan is kept for the connection, not made again at every call
       CREATE FUNCTION herald_drop_overflow(p_session TEXT, p_max INT) RETURNS void LANGUAGE plpgsql AS $f$
       BEGIN

@@ -60,7 +60,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
   const signals = new PgSignals(pool, connectionConfig({ ...options, schema }), schema);
   await signals.start();
   const commits = new PgGroupCommit(pool);
-  // every completion takes the main session's lock (its summary event) until it commits
+  // one completions transaction at a time: what finishes meanwhile shares the next one's flush
   const completions = new PgGroupCommit(pool, 1);
   const runs = postgresRunsRepo(pool, completions);
   const receipts = postgresReceiptsRepo(pool);

@@ -232,8 +232,8 @@ async function completeIn(client: pg.PoolClient, id: string, c: RunCompletion): 
 
 /**
  * One round trip: herald_complete_run_and_claim (migration 20) completes the run as completeIn
- * does, claims one ready run as CLAIM does, and enqueues the summary last (the main session's lock
- * is held from there to the commit only). Undefined when the run was refused; else the runs claimed.
+ * does, claims one ready run as CLAIM does, and enqueues the summary last (without a lock since
+ * migration 23). Undefined when the run was refused; else the runs claimed.
  */
 async function completeAndClaimIn(client: pg.PoolClient, id: string, c: RunCompletion, lease: Lease): Promise<ClaimedRow[] | undefined> {
   const { rows } = await query<ClaimedRow & { finished: boolean }>(
