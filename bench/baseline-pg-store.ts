@@ -63,27 +63,31 @@ interface NewRun {
   createdAt: number;
 }
 
-// herald's events table and functions (src/store/postgres/migrations.ts), copied; the runs the
-// executor claims are found by a partial index over the queued ones
+// herald's events table and functions (src/store/postgres/migrations.ts, as of migration 23), copied;
+// the runs the executor claims are found by a partial index over the queued ones
 const OWN_TABLES = `
   CREATE TABLE IF NOT EXISTS events (id BIGSERIAL PRIMARY KEY, session TEXT NOT NULL, text TEXT NOT NULL, status TEXT NOT NULL,
     created_at BIGINT NOT NULL, lease_owner TEXT, lease_until BIGINT);
-  CREATE INDEX IF NOT EXISTS events_session_status ON events (session, status, id);
+  -- the open events apart: the drop's search for the newest pending never walks past the dropped ones
+  CREATE INDEX IF NOT EXISTS events_open ON events (session, status, id) WHERE status IN ('pending', 'processing');
   CREATE INDEX IF NOT EXISTS events_session_id ON events (session, id);
+  CREATE OR REPLACE FUNCTION herald_drop_overflow(p_session TEXT, p_max INT) RETURNS void LANGUAGE plpgsql AS $f$
+  BEGIN
+    UPDATE events SET status = 'dropped' WHERE events.id IN (SELECT d.id FROM events d WHERE d.session = p_session AND d.status = 'pending' AND d.id <=
+      (SELECT e.id FROM events e WHERE e.session = p_session AND e.status = 'pending' ORDER BY e.id DESC LIMIT 1 OFFSET p_max) ORDER BY d.id FOR UPDATE SKIP LOCKED);
+  END $f$;
   CREATE OR REPLACE FUNCTION herald_enqueue_event(p_session TEXT, p_text TEXT, p_max INT, p_now BIGINT)
   RETURNS SETOF events LANGUAGE plpgsql AS $$
   DECLARE prev events%ROWTYPE; added events%ROWTYPE;
   BEGIN
-    PERFORM pg_advisory_xact_lock(hashtext('herald.events:' || current_schema() || ':' || p_session));
     SELECT * INTO prev FROM events WHERE session = p_session ORDER BY id DESC LIMIT 1;
     IF FOUND AND prev.text = p_text AND prev.status IN ('pending', 'processing') THEN RETURN; END IF;
     INSERT INTO events (session, text, status, created_at) VALUES (p_session, p_text, 'pending', p_now) RETURNING * INTO added;
-    UPDATE events SET status = 'dropped' WHERE id IN (SELECT d.id FROM events d WHERE d.session = p_session AND d.status = 'pending' AND d.id <=
-      (SELECT e.id FROM events e WHERE e.session = p_session AND e.status = 'pending' ORDER BY e.id DESC LIMIT 1 OFFSET p_max) ORDER BY d.id FOR UPDATE);
+    PERFORM herald_drop_overflow(p_session, p_max);
     RETURN NEXT added;
   END $$;
-  -- herald_enqueue_events of herald's migration 19, copied: the texts of a turn in one call, with the
-  -- outcome of herald_enqueue_event called for each in order (one hold of the lock, one overflow drop)
+  -- herald_enqueue_events of herald's migration 23, copied: the texts of a turn in one call, with the
+  -- outcome of herald_enqueue_event called for each in order (one overflow drop)
   CREATE OR REPLACE FUNCTION herald_enqueue_events(p_session TEXT, p_texts TEXT[], p_max INT, p_now BIGINT)
   RETURNS TABLE (n INT, id BIGINT) LANGUAGE plpgsql AS $$
   DECLARE prev_text TEXT; prev_live BOOLEAN;
@@ -94,7 +98,6 @@ const OWN_TABLES = `
       END LOOP;
       RETURN;
     END IF;
-    PERFORM pg_advisory_xact_lock(hashtext('herald.events:' || current_schema() || ':' || p_session));
     SELECT e.text, e.status IN ('pending', 'processing') INTO prev_text, prev_live
       FROM events e WHERE e.session = p_session ORDER BY e.id DESC LIMIT 1;
     RETURN QUERY
@@ -110,8 +113,7 @@ const OWN_TABLES = `
       SELECT k.n, a.id
       FROM (SELECT kept.n, row_number() OVER (ORDER BY kept.n) AS r FROM kept) k
       JOIN (SELECT added.id, row_number() OVER (ORDER BY added.id) AS r FROM added) a ON a.r = k.r;
-    UPDATE events SET status = 'dropped' WHERE events.id IN (SELECT d.id FROM events d WHERE d.session = p_session AND d.status = 'pending' AND d.id <=
-      (SELECT e.id FROM events e WHERE e.session = p_session AND e.status = 'pending' ORDER BY e.id DESC LIMIT 1 OFFSET p_max) ORDER BY d.id FOR UPDATE);
+    PERFORM herald_drop_overflow(p_session, p_max);
   END $$;
   CREATE TABLE IF NOT EXISTS runs (seq BIGSERIAL NOT NULL, id TEXT PRIMARY KEY, status TEXT NOT NULL, agent_id TEXT NOT NULL,
     name TEXT NOT NULL, session_key TEXT NOT NULL, message TEXT NOT NULL, action JSONB NOT NULL, deliver BOOLEAN NOT NULL DEFAULT TRUE,
@@ -133,7 +135,7 @@ export async function pgBaselineStore(url: string, schema: string, tables: 'own'
   const commit = pgGroupCommit(pool);
   const executor = pgRunExecutor(pool, commit, { summaryKeptByTrigger: tables === 'herald' });
   // as herald's events adapter: the wakes of a turn (and of the turns while the last call was on
-  // its way, which would only queue on the session's lock) in one call, in autocommit
+  // its way) in one call, in autocommit
   const enqueueEvent = pgTurnBatch(async (texts: string[]) => {
     const { rows } = await pool.query<{ n: number; id: string }>({ ...ENQUEUE_EVENTS, values: ['main', texts, MAX_PENDING, Date.now()] });
     // a text left out (a repeat of the event before it) has no row
