@@ -27,6 +27,26 @@ export function probeCases(open: OpenStore) {
       expect(await store.probe.counts()).toMatchObject({ eventsPending: 1, eventsDropped: 2 });
     });
 
+    it('counts the runs of one batch, a claim of several, a renewal, a release, a cancel and a completion', async () => {
+      const store = await open();
+      await Promise.all(['r1', 'r2', 'r3', 'r4', 'r5'].map((id, i) => store.runs.insert(queuedRun(id, i + 1))));
+      expect((await store.probe.counts()).runs).toEqual({ queued: 5, running: 0 });
+      const lease = { owner: 'a', now: 10, until: Date.now() + 60_000 };
+      const claimed = await store.runs.claim(lease, 3);
+      expect(claimed).toHaveLength(3);
+      expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 3 });
+      // a renewal changes no status: nothing counted
+      await store.runs.renew(claimed.map((r) => r.id), 'a', Date.now() + 120_000);
+      expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 3 });
+      await store.runs.release([claimed[2]!.id], 'a');
+      expect((await store.probe.counts()).runs).toEqual({ queued: 3, running: 2 });
+      expect(await store.runs.cancel('r5', Date.now())).toBe(true);
+      expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 2 });
+      const transcript = [{ role: 'user' as const, content: 'm', createdAt: 1, runId: claimed[0]!.id }];
+      expect(await store.runs.complete(claimed[0]!.id, { status: 'succeeded', reply: 'ok', at: Date.now(), transcript, summary: { session: 'main', text: 'done', maxPending: 20 } })).toBe(true);
+      expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 1 });
+    });
+
     it('counts the enqueues of one turn and the drops they cause, written together, and a claim and completion of several', async () => {
       const store = await open();
       await Promise.all(['a', 'b', 'c', 'd', 'e'].map((text) => store.events.enqueue('main', text, 2)));
