@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import { resolveModelRef } from '../models/model-refs.js';
 import type { UsageEntry, UsageRepo } from '../store/port.js';
+import { copyWith } from '../utils/copy-with.js';
 
 /** one model call's tokens, as the caller knows them; the time, the total, the canonical ref and the cost are added here */
 export type UsageRecord = Omit<UsageEntry, 'at' | 'totalTokens' | 'cost'>;
@@ -33,20 +34,14 @@ export class UsageRecorder {
     const price = Object.hasOwn(this.config.models.prices, model) ? this.config.models.prices[model] : undefined;
     const promptTokens = Math.max(0, Math.round(call.promptTokens));
     const completionTokens = Math.max(0, Math.round(call.completionTokens));
-    // field by field: a literal spreading `call` takes V8's slow path for each field it lacks
-    const entry: UsageEntry = {
+    const entry: UsageEntry = copyWith(call, {
       at: Date.now(),
-      source: call.source,
       model,
       promptTokens,
       completionTokens,
       totalTokens: promptTokens + completionTokens,
-      estimated: call.estimated,
       cost: price ? (promptTokens * price.input + completionTokens * price.output) / 1_000_000 : 0,
-    };
-    if (call.keyName !== undefined) entry.keyName = call.keyName;
-    if (call.agentId !== undefined) entry.agentId = call.agentId;
-    if (call.mappingId !== undefined) entry.mappingId = call.mappingId;
+    });
     this.onRecorded?.(entry);
     const write = this.repo.record([entry]);
     // a store that writes the calls of one commit together answers them with one promise: watched once
