@@ -355,7 +355,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('  where it executes each run too (bench/baseline-runs.ts: claim, history read, a canned answer, the run\'s status and reply, the');
   console.log('  turn\'s two messages, the session summary and the main-session event, in the same group commit).');
   // each herald's drain, when several are compared (an A/B): how long the runs it accepted kept it busy
-  for (const row of rows.filter((r) => r.server.startsWith('herald') && r.drainMs !== undefined && r.endpoint.includes('agent'))) {
+  for (const row of rows.filter((r) => r.drainMs !== undefined && r.endpoint.includes('agent'))) {
     console.log(`- ${row.server} finished executing the ${row.total} runs accepted on ${row.endpoint} ${(row.drainMs! / 1000).toFixed(1)}s after its load ended.`);
   }
   const faulty = rows.filter((r) => r.non2xx + r.errors + r.timeouts > 0);

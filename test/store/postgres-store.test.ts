@@ -279,6 +279,37 @@ describe('postgres store: what only this adapter has', () => {
     }
   });
 
+  it('claims past the runs other claimers hold without reading them, and still takes a run whose lease ran out', async () => {
+    const store = await open();
+    opened.push(store);
+    // 10,000 runs under live leases (what replicas hold, claimed ahead), then 10 queued, each run its own session
+    await store.pool.query(
+      `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at, started_at, lease_owner, lease_until)
+       SELECT 'held-' || i, 'running', 'main', 'Held', 'held-' || i, 'ping', '{}'::jsonb, false, i, i, 'other', 10000000 FROM generate_series(1, 10000) AS i`,
+    );
+    await store.pool.query(
+      `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at)
+       SELECT 'queued-' || i, 'queued', 'main', 'Queued', 'queued-' || i, 'ping', '{}'::jsonb, false, 20000 + i FROM generate_series(1, 10) AS i`,
+    );
+    const client = await store.pool.connect();
+    try {
+      await client.query('BEGIN');
+      expect((await client.query<{ id: string }>("SELECT id FROM herald_claim_runs('a', 1, 2, 1)")).rows).toEqual([{ id: 'queued-1' }]);
+      const { rows } = await client.query<{ 'QUERY PLAN': { Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }[] }>(
+        "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT id FROM herald_claim_runs('a', 1, 2, 1)",
+      );
+      const plan = rows[0]!['QUERY PLAN'][0]!.Plan;
+      // walking the held runs in seq order reads each one's row to see its lease (hundreds of pages)
+      expect(plan['Shared Hit Blocks'] + plan['Shared Read Blocks']).toBeLessThan(100);
+      await client.query('ROLLBACK');
+      // once their leases have run out (a dead claimer), the held runs come first, in seq order
+      const taken = await client.query<{ id: string }>("SELECT id FROM herald_claim_runs('a', 20000000, 20000001, 3)");
+      expect(taken.rows.map((r) => r.id)).toEqual(['held-1', 'held-2', 'held-3']);
+    } finally {
+      client.release();
+    }
+  });
+
   it("enqueues by reading a few pages, however many events the session dropped before (and no vacuum has cleared)", async () => {
     const store = await open();
     opened.push(store);

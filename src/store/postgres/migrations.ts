@@ -985,4 +985,111 @@ export const migrations: Migration[] = [
       $f$;
     `,
   },
+  {
+    version: 24,
+    name: 'runs: the claim reads the queued runs and the expired leases apart, past no run held; the counts upserted with a kept plan, a status change in one statement',
+    sql: `
+      -- runs_ready held every ready run, the running ones too: each claim walked past every run
+      -- under a live lease (what every replica holds, claimed ahead) and read each one's row to
+      -- see its lease, before the first queued run. The queued runs and the running ones are now
+      -- indexed apart: the claim starts at the first queued run, and a lease that ran out (a dead
+      -- claimer's run) is found by its end, not by a walk
+      CREATE INDEX runs_queued ON runs (seq) WHERE NOT waiting AND status = 'queued' AND concurrency IS NULL;
+      CREATE INDEX runs_leased ON runs ((COALESCE(lease_until, 0))) WHERE NOT waiting AND status = 'running' AND concurrency IS NULL;
+      DROP INDEX runs_ready;
+
+      -- herald_claim_runs of migration 21: the runs whose lease ran out, then the queued ones, the
+      -- oldest p_limit of both taken
+      CREATE OR REPLACE FUNCTION herald_claim_runs(p_owner TEXT, p_now BIGINT, p_until BIGINT, p_limit INT)
+      RETURNS TABLE (id TEXT, status TEXT, agent_id TEXT, name TEXT, session_key TEXT, message TEXT, action JSONB,
+        reply TEXT, error TEXT, created_at BIGINT, started_at BIGINT, finished_at BIGINT, rerun_of TEXT, model TEXT, not_before BIGINT,
+        waited_for TEXT, coalesced JSONB, seq BIGINT, behind BOOLEAN)
+      LANGUAGE plpgsql SET search_path FROM CURRENT SET enable_bitmapscan = off SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
+      #variable_conflict use_column
+      BEGIN
+        RETURN QUERY
+          WITH expired AS (
+            SELECT r.id, r.seq FROM runs r
+            WHERE NOT r.waiting AND r.status = 'running' AND r.concurrency IS NULL AND COALESCE(r.lease_until, 0) < p_now
+              AND (r.not_before IS NULL OR r.not_before <= p_now)
+            ORDER BY COALESCE(r.lease_until, 0) LIMIT p_limit
+            FOR UPDATE SKIP LOCKED),
+          queued AS (
+            SELECT r.id, r.seq FROM runs r
+            WHERE NOT r.waiting AND r.status = 'queued' AND r.concurrency IS NULL AND (r.not_before IS NULL OR r.not_before <= p_now)
+            ORDER BY r.seq LIMIT p_limit
+            FOR UPDATE SKIP LOCKED),
+          candidates AS (
+            SELECT c.id FROM (SELECT e.id, e.seq FROM expired e UNION ALL SELECT q.id, q.seq FROM queued q) c ORDER BY c.seq LIMIT p_limit)
+          UPDATE runs SET status = 'running', started_at = p_now, lease_owner = p_owner, lease_until = p_until
+          FROM candidates WHERE runs.id = candidates.id
+          RETURNING runs.id, runs.status, runs.agent_id, runs.name, runs.session_key, runs.message, runs.action, runs.reply, runs.error,
+            runs.created_at, runs.started_at, runs.finished_at, runs.rerun_of, runs.model, runs.not_before, runs.waited_for, runs.coalesced, runs.seq,
+            EXISTS (SELECT 1 FROM runs b WHERE b.session_key = runs.session_key AND b.status IN ('queued', 'running') AND b.seq > runs.seq);
+      END $$;
+
+      -- A LANGUAGE sql function whose body is an INSERT is never inlined: every call from a
+      -- trigger parsed and planned its upsert again. plpgsql keeps the plan for the connection.
+      -- It runs under its caller's search_path (every caller is a function of this schema that sets it)
+      CREATE OR REPLACE FUNCTION herald_count(p_name TEXT, p_delta BIGINT) RETURNS void LANGUAGE plpgsql AS $f$
+      BEGIN
+        INSERT INTO store_counts (name, shard, n) VALUES (p_name, pg_backend_pid(), p_delta)
+        ON CONFLICT (name, shard) DO UPDATE SET n = store_counts.n + EXCLUDED.n;
+      END $f$;
+
+      -- herald_count_status of migration 5: a row moving between two counted statuses is counted
+      -- by one upsert of both, not two calls
+      CREATE OR REPLACE FUNCTION herald_count_status() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          IF NEW.status = ANY (TG_ARGV) THEN PERFORM herald_count(TG_TABLE_NAME || ':' || NEW.status, 1); END IF;
+        ELSIF TG_OP = 'DELETE' THEN
+          IF OLD.status = ANY (TG_ARGV) THEN PERFORM herald_count(TG_TABLE_NAME || ':' || OLD.status, -1); END IF;
+        ELSIF OLD.status IS DISTINCT FROM NEW.status THEN
+          INSERT INTO store_counts (name, shard, n)
+            SELECT TG_TABLE_NAME || ':' || c.status, pg_backend_pid(), c.n
+            FROM (VALUES (OLD.status, -1), (NEW.status, 1)) AS c(status, n) WHERE c.status = ANY (TG_ARGV)
+          ON CONFLICT (name, shard) DO UPDATE SET n = store_counts.n + EXCLUDED.n;
+        END IF;
+        RETURN NULL;
+      END $$;
+
+      -- herald_count_status_rows of migration 22: every status a statement moved, in one upsert
+      CREATE OR REPLACE FUNCTION herald_count_status_rows() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          INSERT INTO store_counts (name, shard, n)
+            SELECT TG_TABLE_NAME || ':' || r.status, pg_backend_pid(), count(*) FROM new_rows r WHERE r.status = ANY (TG_ARGV) GROUP BY r.status
+          ON CONFLICT (name, shard) DO UPDATE SET n = store_counts.n + EXCLUDED.n;
+        ELSIF TG_OP = 'DELETE' THEN
+          INSERT INTO store_counts (name, shard, n)
+            SELECT TG_TABLE_NAME || ':' || r.status, pg_backend_pid(), -count(*) FROM old_rows r WHERE r.status = ANY (TG_ARGV) GROUP BY r.status
+          ON CONFLICT (name, shard) DO UPDATE SET n = store_counts.n + EXCLUDED.n;
+        ELSE
+          INSERT INTO store_counts (name, shard, n)
+            SELECT TG_TABLE_NAME || ':' || c.status, pg_backend_pid(), c.n
+            FROM (SELECT d.status, sum(d.n) AS n
+                  FROM (SELECT r.status, 1 AS n FROM new_rows r UNION ALL SELECT r.status, -1 FROM old_rows r) d
+                  WHERE d.status = ANY (TG_ARGV) GROUP BY d.status) c
+            WHERE c.n <> 0
+          ON CONFLICT (name, shard) DO UPDATE SET n = store_counts.n + EXCLUDED.n;
+        END IF;
+        RETURN NULL;
+      END $$;
+
+      -- A plpgsql statement with parameters is planned again at each call until the plan cache
+      -- judges a generic plan cheap enough, which the planner settings above kept it from doing:
+      -- the run path's functions planned their statements at every call. Their plans do not
+      -- depend on the values (an id, a session, a limit), so the generic plan is made once
+      ALTER FUNCTION herald_complete_run_and_claim(TEXT, TEXT, TEXT, TEXT, BIGINT, TEXT, TEXT[], TEXT[], TEXT[], JSONB[], BIGINT[], TEXT, TEXT, INT, BIGINT, BOOLEAN, TEXT, BIGINT, BIGINT, INT)
+        SET plan_cache_mode = force_generic_plan;
+      ALTER FUNCTION herald_enqueue_event(TEXT, TEXT, INT, BIGINT, BOOLEAN) SET plan_cache_mode = force_generic_plan;
+      ALTER FUNCTION herald_drop_overflow(TEXT, INT) SET plan_cache_mode = force_generic_plan;
+
+      -- events_session_status served the queue's statements alone, each naming an open status,
+      -- which events_open (migration 23) answers; the operator's lists filter a status through
+      -- events_session_created or events_created (as on SQLite, its migration 33)
+      DROP INDEX events_session_status;
+    `,
+  },
 ];
