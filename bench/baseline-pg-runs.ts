@@ -40,12 +40,15 @@ interface QueuedRun {
 
 // the claim and the completion run for every run: named, as herald's, so each connection has
 // PostgreSQL parse and plan them once (the history read is not, as herald's is not)
-const CLAIM = {
-  name: 'baseline_claim',
+// in herald's schema the queued runs' index (runs_queued, migration 24) holds the ready ones only, so
+// the pick names its condition: without it that schema has no index in seq order to read, and each
+// claim would sort the whole backlog
+const claim = (inHeraldSchema: boolean) => ({
+  name: inHeraldSchema ? 'baseline_claim_herald_schema' : 'baseline_claim',
   text: `UPDATE runs SET status = 'running', started_at = $1 WHERE id IN
-  (SELECT id FROM runs WHERE status = 'queued' ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED)
+  (SELECT id FROM runs WHERE status = 'queued' ${inHeraldSchema ? 'AND NOT waiting AND concurrency IS NULL ' : ''}ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED)
   RETURNING id, name, session_key, message`,
-};
+});
 
 const HISTORY_READ = `SELECT role, content FROM session_messages WHERE session_key = $1 ORDER BY id DESC LIMIT ${HISTORY}`;
 
@@ -66,9 +69,10 @@ const completion = (summaryKept: boolean) => ({
 export function pgRunExecutor(
   pool: pg.Pool,
   commit: <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>,
-  options: { summaryKeptByTrigger: boolean },
+  options: { heraldSchema: boolean },
 ): PgRunExecutor {
-  const complete = completion(options.summaryKeptByTrigger);
+  const complete = completion(options.heraldSchema);
+  const CLAIM = claim(options.heraldSchema);
   return claimLoop<QueuedRun>(
     HELD,
     async (room) => (await commit((client) => client.query<QueuedRun>({ ...CLAIM, values: [Date.now(), room] }))).rows,

@@ -133,7 +133,7 @@ export async function pgBaselineStore(url: string, schema: string, tables: 'own'
     await pool.query(OWN_TABLES);
   }
   const commit = pgGroupCommit(pool);
-  const executor = pgRunExecutor(pool, commit, { summaryKeptByTrigger: tables === 'herald' });
+  const executor = pgRunExecutor(pool, commit, { heraldSchema: tables === 'herald' });
   // as herald's events adapter: the wakes of a turn (and of the turns while the last call was on
   // its way) in one call, in autocommit
   const enqueueEvent = pgTurnBatch(async (texts: string[]) => {

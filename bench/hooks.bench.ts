@@ -60,8 +60,10 @@ export interface HooksBenchRow extends LoadResult {
   peakRssBytes: number;
   /** CPU time of the server process per request, from the start of the load until it is idle again */
   cpuMsPerRequest: number;
-  /** herald only: how long it kept working after the load ended (accepted runs, heartbeats) */
+  /** how long the server kept working after the load ended (accepted runs, heartbeats) */
   drainMs?: number;
+  /** rows where both execute runs: the requests accepted per second from the load's start until every run they made was executed */
+  executedPerSecond?: number;
   /** the round it was measured in (BENCH_ROUNDS), from 0: herald is compared with its own round's baseline */
   round: number;
   /** a baseline's row: which tables it writes into */
@@ -133,6 +135,9 @@ const flushPageCache = () => void spawnSync('sync');
 
 const nameOf = (e: Endpoint) => e.name ?? e.path.replace('/hooks/', '');
 
+/** the rows where the baseline executes its runs too, so the two servers' work ends at the same place */
+const executesRuns = (e: Endpoint) => nameOf(e).endsWith('-executed');
+
 const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 
 async function startServers(dir: string, options: HooksBenchOptions): Promise<{ heralds: ChildServer[]; baselines: Map<ChildServer, BaselineSchema> }> {
@@ -203,7 +208,8 @@ async function measure(server: ChildServer, path: string, endpoint: Endpoint, op
   const result = await load('bench', options.durationSeconds);
   const drainMs = await waitUntilIdle(server.pid);
   const cpuMsPerRequest = (cpuMillis(server.pid) - cpuBefore) / Math.max(1, result.total);
-  return { ...result, peakRssBytes: memory.stop(), cpuMsPerRequest, drainMs };
+  const executedPerSecond = executesRuns(endpoint) ? result.total / (options.durationSeconds + drainMs / 1000) : undefined;
+  return { ...result, peakRssBytes: memory.stop(), cpuMsPerRequest, drainMs, ...(executedPerSecond !== undefined && { executedPerSecond }) };
 }
 
 /** the baselines present in the rows, the same-records one first: one pair of columns each */
@@ -266,6 +272,32 @@ export function renderMeansTable(rows: HooksBenchRow[]): string {
     }
   }
   return formatTable(['endpoint', 'server', 'rounds', 'mean req/s', 'mean CPU ms/req', 'mean peak RSS MB', ...ratioColumns(rows)], lines);
+}
+
+/**
+ * The rows where both execute runs, by the work finished: the requests accepted per second from the
+ * load's start until the server had executed every run they made. req/s counts only what was
+ * accepted during the load; a server that executes less of its backlog meanwhile accepts more then,
+ * and finishes later. Each herald's mean over its rounds, against each round's baselines.
+ */
+export function renderExecutedTable(rows: HooksBenchRow[]): string {
+  const lines: string[][] = [];
+  const executed = rows.filter((r) => r.executedPerSecond !== undefined);
+  for (const endpoint of [...new Set(executed.map((r) => r.endpoint))]) {
+    for (const server of [...new Set(executed.filter((r) => r.endpoint === endpoint).map((r) => r.server.replace(/ again$/, '')))]) {
+      const measured = executed.filter((r) => r.endpoint === endpoint && r.server.replace(/ again$/, '') === server);
+      const mean = (pick: (r: HooksBenchRow) => number) => measured.reduce((sum, r) => sum + pick(r), 0) / measured.length;
+      const baseRate = (r: HooksBenchRow, schema: BaselineSchema) => {
+        const bases = executed.filter((b) => b.endpoint === endpoint && b.round === r.round && b.baseline === schema);
+        return bases.reduce((sum, b) => sum + b.executedPerSecond!, 0) / bases.length;
+      };
+      lines.push([
+        `POST ${endpoint}`, server, String(measured.length), mean((r) => r.executedPerSecond!).toFixed(0), (mean((r) => r.drainMs!) / 1000).toFixed(1),
+        ...schemasIn(rows).map((schema) => (isBaseline(measured[0]!) ? '' : `${(mean((r) => r.executedPerSecond! / baseRate(r, schema)) * 100).toFixed(0)}%`)),
+      ]);
+    }
+  }
+  return formatTable(['endpoint', 'server', 'measurements', 'executed req/s', 'drain s', ...schemasIn(rows).map((schema) => `of ${BASELINE_LABEL[schema]}`)], lines);
 }
 
 /**
@@ -334,6 +366,11 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     console.log(renderMeansTable(rows));
     console.log('');
   }
+  if (rows.some((r) => r.executedPerSecond !== undefined)) {
+    console.log('Where both execute runs, by the work finished: requests accepted per second from the load\'s start until every run they made had been executed (drain: how long that took after the load):');
+    console.log(renderExecutedTable(rows));
+    console.log('');
+  }
   console.log('Notes:');
   console.log('- "of <baseline>" compares req/s with the mean of that baseline\'s two measurements (before herald and after it). CPU ms/req is the server process\'s CPU time from the start of the load until it is idle');
   console.log('  again, per request: it includes work done after the response (agent runs, heartbeats) and is steadier than req/s on a busy machine.');
@@ -354,10 +391,6 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('  in the same process while the load goes on. The baseline only inserts the row, except in the rows "both execute runs",');
   console.log('  where it executes each run too (bench/baseline-runs.ts: claim, history read, a canned answer, the run\'s status and reply, the');
   console.log('  turn\'s two messages, the session summary and the main-session event, in the same group commit).');
-  // each herald's drain, when several are compared (an A/B): how long the runs it accepted kept it busy
-  for (const row of rows.filter((r) => r.drainMs !== undefined && r.endpoint.includes('agent'))) {
-    console.log(`- ${row.server} finished executing the ${row.total} runs accepted on ${row.endpoint} ${(row.drainMs! / 1000).toFixed(1)}s after its load ended.`);
-  }
   const faulty = rows.filter((r) => r.non2xx + r.errors + r.timeouts > 0);
   for (const r of faulty) console.log(`! ${r.server} ${r.endpoint}: ${r.non2xx} non-2xx responses, ${r.errors} errors, ${r.timeouts} timeouts`);
   if (options.cpuProfileDir) console.log(`herald CPU profile written to ${path.resolve(options.cpuProfileDir)}`);

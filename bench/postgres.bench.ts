@@ -47,6 +47,10 @@ export interface PostgresBenchRow extends LoadResult {
   serverCpuMs: number;
   /** CPU of their PostgreSQL backends per request, over the same span */
   pgCpuMs: number;
+  /** how long after the load the schema still held unfinished runs */
+  drainMs: number;
+  /** "both execute runs": the requests accepted per second from the load's start until every run they made was executed */
+  executedPerSecond?: number;
 }
 
 interface Endpoint {
@@ -74,6 +78,8 @@ interface Setup {
   servers: ChildServer[];
   /** the application names of their PostgreSQL connections */
   applications: string[];
+  /** the schema they write into */
+  schema: string;
   baseline?: BaselineSchema;
 }
 
@@ -159,11 +165,35 @@ async function measure(setup: Setup, endpoint: Endpoint, options: HooksBenchOpti
   const pgBefore = await backends.snapshot(setup.applications);
   const serverBefore = setup.servers.map((s) => cpuMillis(s.pid));
   const result = await loadOn(setup, endpoint, 'bench', options, options.durationSeconds);
+  const drainMs = await untilRunsFinished(setup.schema);
   for (const s of setup.servers) await waitUntilIdle(s.pid);
   const serverMs = setup.servers.reduce((sum, s, i) => sum + cpuMillis(s.pid) - serverBefore[i]!, 0);
   const pgMs = await backends.since(pgBefore, setup.applications);
   const per = Math.max(1, result.total);
-  return { ...result, serverCpuMs: serverMs / per, pgCpuMs: pgMs / per, ...(setup.baseline && { baseline: setup.baseline }) };
+  const executedPerSecond = endpoint.name.endsWith('-executed') ? result.total / (options.durationSeconds + drainMs / 1000) : undefined;
+  return {
+    ...result, serverCpuMs: serverMs / per, pgCpuMs: pgMs / per, drainMs,
+    ...(executedPerSecond !== undefined && { executedPerSecond }), ...(setup.baseline && { baseline: setup.baseline }),
+  };
+}
+
+/**
+ * How long the schema's runs took to finish after the load: read from the database, not from the
+ * servers' CPU, since a server waiting on PostgreSQL's work looks idle while runs are left
+ */
+async function untilRunsFinished(schema: string): Promise<number> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  const started = Date.now();
+  try {
+    for (;;) {
+      const { rows } = await client.query<{ left: boolean }>(`SELECT EXISTS (SELECT 1 FROM "${schema}".runs WHERE status IN ('queued', 'running')) AS left`);
+      if (!rows[0]!.left || Date.now() - started > 300_000) return Date.now() - started;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 const totalCpu = (r: Pick<PostgresBenchRow, 'serverCpuMs' | 'pgCpuMs'>) => r.serverCpuMs + r.pgCpuMs;
@@ -211,6 +241,28 @@ export function renderPostgresMeans(rows: PostgresBenchRow[]): string {
   return formatTable(['endpoint', 'server', 'rounds', 'mean req/s', 'mean CPU ms/req', ...ratioHeader(rows)], lines);
 }
 
+/** "both execute runs" by the work finished (as bench/hooks.bench.ts's renderExecutedTable): each setup's mean over its rounds */
+export function renderPostgresExecuted(rows: PostgresBenchRow[]): string {
+  const executed = rows.filter((r) => r.executedPerSecond !== undefined);
+  const lines: string[][] = [];
+  for (const endpoint of [...new Set(executed.map((r) => r.endpoint))]) {
+    for (const server of [...new Set(executed.filter((r) => r.endpoint === endpoint).map((r) => r.server.replace(/ again$/, '')))]) {
+      const measured = executed.filter((r) => r.endpoint === endpoint && r.server.replace(/ again$/, '') === server);
+      const mean = (pick: (r: PostgresBenchRow) => number) => measured.reduce((s, r) => s + pick(r), 0) / measured.length;
+      const against = (schema: BaselineSchema) => {
+        if (measured[0]!.baseline) return '';
+        const base = (r: PostgresBenchRow) => {
+          const bases = executed.filter((b) => b.endpoint === endpoint && b.round === r.round && b.baseline === schema);
+          return bases.reduce((s, b) => s + b.executedPerSecond!, 0) / bases.length;
+        };
+        return `${(mean((r) => r.executedPerSecond! / base(r)) * 100).toFixed(0)}%`;
+      };
+      lines.push([`POST ${endpoint}`, server, String(measured.length), mean((r) => r.executedPerSecond!).toFixed(0), (mean((r) => r.drainMs) / 1000).toFixed(1), ...schemasIn(rows).map(against)]);
+    }
+  }
+  return formatTable(['endpoint', 'server', 'measurements', 'executed req/s', 'drain s', ...schemasIn(rows).map((schema) => `of ${BASELINE_LABEL[schema]}`)], lines);
+}
+
 export async function run(options: HooksBenchOptions = optionsFromEnv()): Promise<PostgresBenchRow[]> {
   const tag = randomBytes(4).toString('hex');
   const roots = options.heraldRoots.length ? options.heraldRoots : [ROOT];
@@ -247,13 +299,13 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
       const second = await heraldReplica(dir, `herald-pg-2-${i}`, schemas.herald[i]!, options, root);
       started.push(second);
       heralds.push(
-        { label: `herald pg ×1${suffix}`, servers: [alone], applications: [`herald:${schemas.alone[i]}`] },
-        { label: `herald pg ×2${suffix}`, servers: [first, second], applications: [`herald:${schemas.herald[i]}`] },
+        { label: `herald pg ×1${suffix}`, servers: [alone], applications: [`herald:${schemas.alone[i]}`], schema: schemas.alone[i]! },
+        { label: `herald pg ×2${suffix}`, servers: [first, second], applications: [`herald:${schemas.herald[i]}`], schema: schemas.herald[i]! },
       );
     }
     const bases: Setup[] = [
-      { label: BASELINE_LABEL.own, servers: [own], applications: [`baseline:${schemas.own}`], baseline: 'own' },
-      { label: BASELINE_LABEL.herald, servers: [heraldTables], applications: [`baseline:${schemas.heraldTables}`], baseline: 'herald' },
+      { label: BASELINE_LABEL.own, servers: [own], applications: [`baseline:${schemas.own}`], schema: schemas.own, baseline: 'own' },
+      { label: BASELINE_LABEL.herald, servers: [heraldTables], applications: [`baseline:${schemas.heraldTables}`], schema: schemas.heraldTables, baseline: 'herald' },
     ];
     for (const endpoint of chosen) {
       for (let round = 0; round < options.rounds; round++) {
@@ -287,6 +339,11 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     console.log('');
     console.log(`Means over ${options.rounds} rounds (ratios against each round's own baselines):`);
     console.log(renderPostgresMeans(rows));
+  }
+  if (rows.some((r) => r.executedPerSecond !== undefined)) {
+    console.log('');
+    console.log('Where both execute runs, by the work finished: requests accepted per second from the load\'s start until the schema held no unfinished run (drain: how long that took after the load):');
+    console.log(renderPostgresExecuted(rows));
   }
   console.log('');
   console.log('Notes:');

@@ -73,7 +73,7 @@ export function cpuMillis(pid: number): number {
 /**
  * Waits until a process is (nearly) idle: less than `busyPercent` of one core over a window.
  * herald keeps working after a load phase (accepted runs, heartbeats); the next phase must not
- * compete with that leftover work.
+ * compete with that leftover work. Resolves with how long it kept working: until the idle window began.
  */
 export async function waitUntilIdle(pid: number, options: { windowMs?: number; busyPercent?: number; maxMs?: number } = {}): Promise<number> {
   const windowMs = options.windowMs ?? 500;
@@ -83,6 +83,7 @@ export async function waitUntilIdle(pid: number, options: { windowMs?: number; b
     const before = cpuMillis(pid);
     await new Promise((r) => setTimeout(r, windowMs));
     const used = cpuMillis(pid) - before;
-    if ((used / windowMs) * 100 < busyPercent || Date.now() - started > (options.maxMs ?? 120_000)) return Date.now() - started;
+    if ((used / windowMs) * 100 < busyPercent) return Math.max(0, Date.now() - started - windowMs);
+    if (Date.now() - started > (options.maxMs ?? 120_000)) return Date.now() - started;
   }
 }

@@ -61,13 +61,32 @@ const CHUNK_TOTAL = prepared('chunk_total', 'SELECT COALESCE(SUM(chunk_count), 0
  */
 export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
   const vectors = new Map<string, { mark: string; stored: StoredVector[] }>();
+  /**
+   * Each agent's chunk total, one read shared by the runs that ask while it is in flight or in the
+   * event-loop turn it answers in (a turn's runs start together: every one asks before searching).
+   * Held no longer than that, so what another replica wrote is seen as soon as a read after it
+   * could see it; this process's own writes drop it at once.
+   */
+  const totals = new Map<string, Promise<number>>();
+  const chunkTotal = (agentId: string): Promise<number> => {
+    let total = totals.get(agentId);
+    if (!total) {
+      const read = query<{ total: number }>(pool, CHUNK_TOTAL, [agentId]).then(({ rows }) => rows[0]!.total);
+      const forget = () => void setImmediate(() => totals.get(agentId) === read && totals.delete(agentId));
+      read.then(forget, forget);
+      totals.set(agentId, read);
+      total = read;
+    }
+    return total;
+  };
   const get = async (id: string) => {
     const { rows } = await query<DocumentRow>(pool, `SELECT ${DOCUMENT} FROM knowledge_documents WHERE id = $1`, [id]);
     return rows[0] && toDocument(rows[0]);
   };
   return {
     async add(doc, chunks) {
-      return transaction(pool, async (client) => {
+      // a total read before the commit is not kept past it
+      const added = transaction(pool, async (client) => {
         // the unique (agent_id, sha256) decides between two racing uploads: the loser reads the winner's
         const { rows } = await client.query<DocumentRow>(
           `INSERT INTO knowledge_documents (${DOCUMENT}, embedding_model) VALUES ($1, $2, $3, $4, $5, $6, 'ready', $7, $8::jsonb, $9, $10)
@@ -95,6 +114,7 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
         }
         return { document: toDocument(rows[0]), created: true };
       });
+      return added.finally(() => totals.delete(doc.agentId));
     },
     get,
     async findByHash(agentId, sha256) {
@@ -118,13 +138,12 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
     },
     async delete(id) {
       // chunks go with their document (ON DELETE CASCADE), their index entries with them
-      const { rowCount } = await query(pool, 'DELETE FROM knowledge_documents WHERE id = $1', [id]);
+      const { rowCount } = await query(pool, 'DELETE FROM knowledge_documents WHERE id = $1', [id]).finally(() => totals.clear());
       return (rowCount ?? 0) > 0;
     },
     async search(agentId, terms, limit): Promise<KnowledgeCandidates> {
       if (!terms.length) return { total: 0, frequencies: [], candidates: [] };
-      const { rows: totals } = await query<{ total: number }>(pool, CHUNK_TOTAL, [agentId]);
-      const total = totals[0]!.total;
+      const total = await chunkTotal(agentId);
       if (total === 0) return { total, frequencies: terms.map(() => 0), candidates: [] };
       const countLimit = termCountLimit(total);
       // chunks per term, counted no further than the limit (each from the GIN index), in one round trip;
