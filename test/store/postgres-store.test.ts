@@ -279,6 +279,38 @@ describe('postgres store: what only this adapter has', () => {
     }
   });
 
+  it('completes the runs asked together in one call, a refused one and a failing one alone, the others committed with their claims', async () => {
+    const store = await open();
+    opened.push(store);
+    for (const [id, at] of [['c1', 1], ['c2', 2], ['c3', 3], ['c4', 4], ['next1', 5], ['next2', 6]] as const) await store.runs.insert(queuedRun(id, at));
+    const lease = (now: number) => ({ owner: 'a', now, until: Date.now() + 60_000 });
+    expect((await store.runs.claim(lease(7), 4)).map((r) => r.id)).toEqual(['c1', 'c2', 'c3', 'c4']);
+    const done = (id: string, content: string) => ({
+      status: 'succeeded' as const,
+      reply: 'ok',
+      at: 8,
+      transcript: [{ role: 'user' as const, content, runId: id, meta: { wrapped: true }, createdAt: 8 }, { role: 'assistant' as const, content: 'ok', runId: id, meta: null, createdAt: 8 }],
+      summary: { session: 'main', text: `Hook ${id}: ok`, maxPending: 20 },
+    });
+    // one turn's completions: c3's transcript breaks a NOT NULL column, `gone` is no run at all
+    const results = await Promise.allSettled([
+      store.runs.completeAndClaimNext('c1', done('c1', 'hi 1'), lease(8)),
+      store.runs.completeAndClaimNext('gone', done('gone', 'hi'), lease(8)),
+      store.runs.completeAndClaimNext('c3', done('c3', null as unknown as string), lease(8)),
+      store.runs.completeAndClaimNext('c2', done('c2', 'hi 2'), lease(8)),
+    ]);
+    expect(results[0]).toMatchObject({ status: 'fulfilled', value: { finished: true, claimed: [{ id: 'next1', status: 'running' }] } });
+    expect(results[1]).toEqual({ status: 'fulfilled', value: { finished: false } });
+    expect(results[2].status).toBe('rejected');
+    expect(results[3]).toMatchObject({ status: 'fulfilled', value: { finished: true, claimed: [{ id: 'next2', status: 'running' }] } });
+    expect(await store.runs.get('c3')).toMatchObject({ status: 'running' });
+    expect(await store.runs.get('c1')).toMatchObject({ status: 'succeeded', finishedAt: 8 });
+    // each transcript in its order, a message's meta kept as given
+    const messages = await store.sessions.messages('hook:c1');
+    expect(messages.map((m) => [m.role, m.content, m.meta])).toEqual([['user', 'hi 1', { wrapped: true }], ['assistant', 'ok', null]]);
+    expect((await store.events.list('main', 10)).map((e) => e.text).sort()).toEqual(['Hook c1: ok', 'Hook c2: ok']);
+  });
+
   it('claims past the runs other claimers hold without reading them, and still takes a run whose lease ran out', async () => {
     const store = await open();
     opened.push(store);

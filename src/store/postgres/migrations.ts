@@ -1092,4 +1092,37 @@ export const migrations: Migration[] = [
       DROP INDEX events_session_status;
     `,
   },
+  {
+    version: 25,
+    name: 'runs: the completions of a turn, and the claim after each, in one call',
+    sql: `
+      -- A completions transaction sent one call of herald_complete_run_and_claim per run, each
+      -- waiting for the one before: while runs drained, the connection spent as long idle in its
+      -- transaction, waiting for herald's next statement, as executing. One call now takes the
+      -- batch: a JSON array of the calls' arguments, done in order, each as its own call would.
+      -- Rows: each call's rows (see migration 20), with n, its place in the batch from 1.
+      CREATE FUNCTION herald_complete_runs_and_claim(p_batch JSONB)
+      RETURNS TABLE (n INT, finished BOOLEAN, id TEXT, status TEXT, agent_id TEXT, name TEXT, session_key TEXT, message TEXT, action JSONB,
+        reply TEXT, error TEXT, created_at BIGINT, started_at BIGINT, finished_at BIGINT, rerun_of TEXT, model TEXT, not_before BIGINT,
+        waited_for TEXT, coalesced JSONB, seq BIGINT, behind BOOLEAN)
+      LANGUAGE plpgsql SET search_path FROM CURRENT SET plan_cache_mode = force_generic_plan AS $$
+      DECLARE
+        c JSONB;
+        i INT := 0;
+      BEGIN
+        FOR c IN SELECT e.value FROM jsonb_array_elements(p_batch) WITH ORDINALITY AS e(value, o) ORDER BY e.o LOOP
+          i := i + 1;
+          RETURN QUERY SELECT i, r.* FROM herald_complete_run_and_claim(
+            c->>'id', c->>'status', c->>'reply', c->>'error', (c->>'at')::bigint, c->>'model',
+            ARRAY(SELECT m.value->>'role' FROM jsonb_array_elements(c->'messages') WITH ORDINALITY AS m(value, o) ORDER BY m.o),
+            ARRAY(SELECT m.value->>'content' FROM jsonb_array_elements(c->'messages') WITH ORDINALITY AS m(value, o) ORDER BY m.o),
+            ARRAY(SELECT m.value->>'runId' FROM jsonb_array_elements(c->'messages') WITH ORDINALITY AS m(value, o) ORDER BY m.o),
+            ARRAY(SELECT NULLIF(m.value->'meta', 'null'::jsonb) FROM jsonb_array_elements(c->'messages') WITH ORDINALITY AS m(value, o) ORDER BY m.o),
+            ARRAY(SELECT (m.value->>'createdAt')::bigint FROM jsonb_array_elements(c->'messages') WITH ORDINALITY AS m(value, o) ORDER BY m.o),
+            c->>'summarySession', c->>'summaryText', (c->>'maxPending')::int, (c->>'now')::bigint, (c->>'untrusted')::boolean,
+            c->>'owner', (c->>'claimNow')::bigint, (c->>'until')::bigint, 1) r;
+        END LOOP;
+      END $$;
+    `,
+  },
 ];

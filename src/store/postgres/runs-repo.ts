@@ -1,11 +1,12 @@
 import type pg from 'pg';
-import type { Lease, RunCompletion, RunRecord, RunsRepo, SessionMessage } from '../port.js';
+import type { Lease, RunCompleted, RunCompletion, RunRecord, RunsRepo, SessionMessage } from '../port.js';
 import { postgresRunAdmission } from './run-admission.js';
 import { toRunRecord, type RunRow as SharedRunRow } from '../record-rows.js';
 import { runActionSchema } from '../run-action.js';
 import type { PgGroupCommit } from './group-commit.js';
 import { prepared, query, transaction, type Queryable } from './pg-pool.js';
 import { PgTurnBatch, type Statement } from './turn-batch.js';
+import { CompletionBatch } from './completion-batch.js';
 
 export type RunRow = SharedRunRow<unknown>;
 
@@ -141,6 +142,16 @@ async function insertIn(db: Queryable, run: RunRecord, claimedBy?: Lease): Promi
 export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRepo & { drain(): Promise<void> } {
   // the runs accepted in one turn share one statement and one commit
   const inserts = new PgTurnBatch(pool, insertRuns);
+  // the completions asked for while a completions transaction is on its way: one call for all of them
+  const completions = new CompletionBatch<Completing, RunCompleted>(commits, {
+    one: async (client, item) => claimedAfter(client, item, await completeAndClaimIn(client, item.id, item.completion, item.lease)),
+    all: async (client, items) => {
+      const heads = await completeAndClaimAllIn(client, items);
+      const done: RunCompleted[] = [];
+      for (const [i, item] of items.entries()) done.push(await claimedAfter(client, item, heads[i]));
+      return done;
+    },
+  });
   return {
     drain: () => inserts.drain(),
     // groups commit side by side, each on its own connection
@@ -194,16 +205,26 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
       return commits.run((client) => completeIn(client, id, c));
     },
     /** the claim after the completion, in the same transaction: it sees the run the completion made ready */
-    async completeAndClaimNext(id, c, lease, behind = 0) {
-      return commits.run(async (client) => {
-        const heads = await completeAndClaimIn(client, id, c, lease);
-        if (!heads) return { finished: false };
-        let claimed = await withRunsBehind(client, lease, heads, behind);
-        if (!claimed.length) claimed = await claimGoverned(client, lease, 1, false);
-        return claimed.length ? { finished: true, claimed } : { finished: true };
-      });
+    async completeAndClaimNext(id, completion, lease, behind = 0) {
+      return completions.add({ id, completion, lease, behind });
     },
   };
+}
+
+/** a run's completion and the claim after it, as RunsRepo.completeAndClaimNext is asked for it */
+interface Completing {
+  id: string;
+  completion: RunCompletion;
+  lease: Lease;
+  behind: number;
+}
+
+/** the runs behind the claimed ones, or a governed run when none was claimed: the rest of a completion's claim */
+async function claimedAfter(client: pg.PoolClient, { lease, behind }: Completing, heads: ClaimedRow[] | undefined): Promise<RunCompleted> {
+  if (!heads) return { finished: false };
+  let claimed = await withRunsBehind(client, lease, heads, behind);
+  if (!claimed.length) claimed = await claimGoverned(client, lease, 1, false);
+  return claimed.length ? { finished: true, claimed } : { finished: true };
 }
 
 const COMPLETE_RUN = prepared(
@@ -244,6 +265,29 @@ async function completeAndClaimIn(client: pg.PoolClient, id: string, c: RunCompl
   );
   if (!rows[0]!.finished) return undefined;
   return rows.filter((r) => r.id !== null);
+}
+
+const COMPLETE_RUNS_AND_CLAIM = prepared('complete_runs_and_claim', 'SELECT * FROM herald_complete_runs_and_claim($1::jsonb)');
+
+/**
+ * One round trip for several completions: herald_complete_runs_and_claim (migration 25) makes
+ * herald_complete_run_and_claim's call for each, in order, from their arguments as JSON. For each:
+ * undefined when the run was refused, else the runs claimed.
+ */
+async function completeAndClaimAllIn(client: pg.PoolClient, items: Completing[]): Promise<(ClaimedRow[] | undefined)[]> {
+  const batch = items.map(({ id, completion: c, lease }) => ({
+    id, status: c.status, reply: c.reply ?? null, error: c.error ?? null, at: c.at, model: c.model ?? null,
+    messages: c.transcript.map((m) => ({ role: m.role, content: m.content, runId: m.runId ?? null, meta: m.meta ?? null, createdAt: m.createdAt })),
+    summarySession: c.summary.session, summaryText: c.summary.text, maxPending: c.summary.maxPending, now: Date.now(), untrusted: c.summary.untrusted ?? false,
+    owner: lease.owner, claimNow: lease.now, until: lease.until,
+  }));
+  const { rows } = await query<ClaimedRow & { n: number; finished: boolean }>(client, COMPLETE_RUNS_AND_CLAIM, [JSON.stringify(batch)]);
+  const heads: (ClaimedRow[] | undefined)[] = items.map(() => []);
+  for (const row of rows) {
+    if (!row.finished) heads[row.n - 1] = undefined;
+    else if (row.id !== null) heads[row.n - 1]!.push(row);
+  }
+  return heads;
 }
 
 /** the transcript as the function's parallel arrays, each value as appendMessages binds it */

@@ -1,0 +1,82 @@
+import type pg from 'pg';
+import type { PgGroupCommit } from './group-commit.js';
+import { isConnectionError, translate } from './pg-pool.js';
+
+type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
+
+interface Queued<I, R> {
+  item: I;
+  resolve: (value: R) => void;
+  reject: (error: unknown) => void;
+}
+
+/** how a batch is written: all of it in one go, or one item at a time */
+export interface CompletionWriter<I, R> {
+  all(client: pg.PoolClient, items: I[]): Promise<R[]>;
+  one(client: pg.PoolClient, item: I): Promise<R>;
+}
+
+/**
+ * Run completions asked for while the previous completions transaction is on its way, written by
+ * ONE work of the group commit (`commits`, one transaction in flight) with `writer.all`: one round
+ * trip for all of them where each took its own, one after another, with the connection idle in
+ * its transaction between them. The items keep the order asked. An item that fails fails alone:
+ * the batch is under a savepoint, and when it fails each item is written again by `writer.one`
+ * under a savepoint of its own. A lone item is written by `writer.one` as it always was.
+ * Each caller's promise settles once the transaction committed.
+ */
+export class CompletionBatch<I, R> {
+  private queued: Queued<I, R>[] = [];
+
+  constructor(
+    private readonly commits: PgGroupCommit,
+    private readonly writer: CompletionWriter<I, R>,
+  ) {}
+
+  add(item: I): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.queued.push({ item, resolve, reject });
+      if (this.queued.length === 1) this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    // taken when the work first runs (everything asked for until then), kept if the group commit runs it again
+    let taken: Queued<I, R>[] | undefined;
+    const take = () => (taken ??= this.queued.splice(0));
+    this.commits
+      .run((client) => this.write(client, take().map((q) => q.item)))
+      .then(
+        (outcomes) =>
+          take().forEach((q, i) => {
+            const outcome = outcomes[i]!;
+            if (outcome.ok) q.resolve(outcome.value);
+            else q.reject(outcome.error);
+          }),
+        (error: unknown) => take().forEach((q) => q.reject(error)),
+      );
+  }
+
+  private async write(client: pg.PoolClient, items: I[]): Promise<Outcome<R>[]> {
+    if (items.length === 1) return [{ ok: true, value: await this.writer.one(client, items[0]!) }];
+    const undone = await this.underSavepoint(client, () => this.writer.all(client, items));
+    if (undone.ok) return undone.value.map((value) => ({ ok: true, value }));
+    const outcomes: Outcome<R>[] = [];
+    for (const item of items) outcomes.push(await this.underSavepoint(client, () => this.writer.one(client, item)));
+    return outcomes;
+  }
+
+  /** what `work` wrote, or nothing of it (rolled back to the savepoint) and its error */
+  private async underSavepoint<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<Outcome<T>> {
+    await client.query('SAVEPOINT completion');
+    try {
+      const value = await work();
+      await client.query('RELEASE SAVEPOINT completion');
+      return { ok: true, value };
+    } catch (error) {
+      if (isConnectionError(error)) throw error;
+      await client.query('ROLLBACK TO SAVEPOINT completion');
+      return { ok: false, error: translate(error) };
+    }
+  }
+}
