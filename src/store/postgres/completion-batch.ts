@@ -10,19 +10,16 @@ interface Queued<I, R> {
   reject: (error: unknown) => void;
 }
 
-/** how a batch is written: all of it in one go, or one item at a time */
-export interface CompletionWriter<I, R> {
-  all(client: pg.PoolClient, items: I[]): Promise<R[]>;
-  one(client: pg.PoolClient, item: I): Promise<R>;
-}
+/** writes the items given, in one go, and answers each one's result in their order */
+export type CompletionWriter<I, R> = (client: pg.PoolClient, items: I[]) => Promise<R[]>;
 
 /**
  * Run completions asked for while the previous completions transaction is on its way, written by
- * ONE work of the group commit (`commits`, one transaction in flight) with `writer.all`: one round
+ * ONE work of the group commit (`commits`, one transaction in flight) with `write`: one round
  * trip for all of them where each took its own, one after another, with the connection idle in
  * its transaction between them. The items keep the order asked. An item that fails fails alone:
- * the batch is under a savepoint, and when it fails each item is written again by `writer.one`
- * under a savepoint of its own. A lone item is written by `writer.one` as it always was.
+ * the batch is under a savepoint, and when it fails each item is written again alone, under a
+ * savepoint of its own. A lone item needs no savepoint: its failure is its work's.
  * Each caller's promise settles once the transaction committed.
  */
 export class CompletionBatch<I, R> {
@@ -30,7 +27,7 @@ export class CompletionBatch<I, R> {
 
   constructor(
     private readonly commits: PgGroupCommit,
-    private readonly writer: CompletionWriter<I, R>,
+    private readonly write: CompletionWriter<I, R>,
   ) {}
 
   add(item: I): Promise<R> {
@@ -45,7 +42,7 @@ export class CompletionBatch<I, R> {
     let taken: Queued<I, R>[] | undefined;
     const take = () => (taken ??= this.queued.splice(0));
     this.commits
-      .run((client) => this.write(client, take().map((q) => q.item)))
+      .run((client) => this.writeAll(client, take().map((q) => q.item)))
       .then(
         (outcomes) =>
           take().forEach((q, i) => {
@@ -57,12 +54,12 @@ export class CompletionBatch<I, R> {
       );
   }
 
-  private async write(client: pg.PoolClient, items: I[]): Promise<Outcome<R>[]> {
-    if (items.length === 1) return [{ ok: true, value: await this.writer.one(client, items[0]!) }];
-    const undone = await this.underSavepoint(client, () => this.writer.all(client, items));
-    if (undone.ok) return undone.value.map((value) => ({ ok: true, value }));
+  private async writeAll(client: pg.PoolClient, items: I[]): Promise<Outcome<R>[]> {
+    if (items.length === 1) return (await this.write(client, items)).map((value) => ({ ok: true, value }));
+    const all = await this.underSavepoint(client, () => this.write(client, items));
+    if (all.ok) return all.value.map((value) => ({ ok: true, value }));
     const outcomes: Outcome<R>[] = [];
-    for (const item of items) outcomes.push(await this.underSavepoint(client, () => this.writer.one(client, item)));
+    for (const item of items) outcomes.push(await this.underSavepoint(client, async () => (await this.write(client, [item]))[0]!));
     return outcomes;
   }
 

@@ -143,14 +143,11 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
   // the runs accepted in one turn share one statement and one commit
   const inserts = new PgTurnBatch(pool, insertRuns);
   // the completions asked for while a completions transaction is on its way: one call for all of them
-  const completions = new CompletionBatch<Completing, RunCompleted>(commits, {
-    one: async (client, item) => claimedAfter(client, item, await completeAndClaimIn(client, item.id, item.completion, item.lease)),
-    all: async (client, items) => {
-      const heads = await completeAndClaimAllIn(client, items);
-      const done: RunCompleted[] = [];
-      for (const [i, item] of items.entries()) done.push(await claimedAfter(client, item, heads[i]));
-      return done;
-    },
+  const completions = new CompletionBatch<Completing, RunCompleted>(commits, async (client, items) => {
+    const heads = await completeAndClaimAllIn(client, items);
+    const done: RunCompleted[] = [];
+    for (const [i, item] of items.entries()) done.push(await claimedAfter(client, item, heads[i]));
+    return done;
   });
   return {
     drain: () => inserts.drain(),
@@ -232,11 +229,6 @@ const COMPLETE_RUN = prepared(
   'SELECT herald_complete_run($1, $2, $3, $4, $5, $6, $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bigint[], $12, $13, $14, $15, $16) AS finished',
 );
 
-const COMPLETE_RUN_AND_CLAIM = prepared(
-  'complete_run_and_claim',
-  'SELECT * FROM herald_complete_run_and_claim($1, $2, $3, $4, $5, $6, $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::bigint[], $12, $13, $14, $15, $16, $17, $18, $19, 1)',
-);
-
 /**
  * One round trip: herald_complete_run (migration 15) updates the run, appends its transcript to
  * the run's session and enqueues the summary, or writes nothing when the run is refused.
@@ -251,28 +243,14 @@ async function completeIn(client: pg.PoolClient, id: string, c: RunCompletion): 
   return rows[0]!.finished;
 }
 
-/**
- * One round trip: herald_complete_run_and_claim (migration 20) completes the run as completeIn
- * does, claims one ready run as CLAIM does, and enqueues the summary last (without a lock since
- * migration 23). Undefined when the run was refused; else the runs claimed.
- */
-async function completeAndClaimIn(client: pg.PoolClient, id: string, c: RunCompletion, lease: Lease): Promise<ClaimedRow[] | undefined> {
-  const { rows } = await query<ClaimedRow & { finished: boolean }>(
-    client,
-    COMPLETE_RUN_AND_CLAIM,
-    [id, c.status, c.reply ?? null, c.error ?? null, c.at, c.model ?? null, ...transcriptColumns(c.transcript),
-      c.summary.session, c.summary.text, c.summary.maxPending, Date.now(), c.summary.untrusted ?? false, lease.owner, lease.now, lease.until],
-  );
-  if (!rows[0]!.finished) return undefined;
-  return rows.filter((r) => r.id !== null);
-}
-
 const COMPLETE_RUNS_AND_CLAIM = prepared('complete_runs_and_claim', 'SELECT * FROM herald_complete_runs_and_claim($1::jsonb)');
 
 /**
- * One round trip for several completions: herald_complete_runs_and_claim (migration 25) makes
- * herald_complete_run_and_claim's call for each, in order, from their arguments as JSON. For each:
- * undefined when the run was refused, else the runs claimed.
+ * One round trip for any number of completions: herald_complete_runs_and_claim (migration 25)
+ * makes herald_complete_run_and_claim's call for each, in order, from their arguments as JSON: the
+ * run completed as completeIn does, one ready run claimed as CLAIM does, the summary enqueued last
+ * (without a lock since migration 23). For each: undefined when the run was refused, else the runs
+ * claimed.
  */
 async function completeAndClaimAllIn(client: pg.PoolClient, items: Completing[]): Promise<(ClaimedRow[] | undefined)[]> {
   const batch = items.map(({ id, completion: c, lease }) => ({
