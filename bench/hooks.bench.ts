@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BASELINE_LABEL, baselineSchemasOf, prepareBaselineDatabase, type BaselineSchema } from './baseline-database.js';
 import { cpuProfileArgs, startChildServer, type ChildServer } from './child-server.js';
 import { compiledBaseline } from './compiled-baseline.js';
+import { executedPerSecond, executesRuns, renderExecutedTable, type ExecutedRow } from './executed-table.js';
 import { runLoad, type LoadResult } from './load.js';
 import { cpuMillis, trackPeakMemory, waitUntilIdle } from './process-stats.js';
 import { MAPPED_BODY, mappedHookMappings } from './mapped-hook.js';
@@ -53,17 +54,13 @@ export interface HooksBenchOptions {
   baselineSchemas: BaselineSchema[];
 }
 
-export interface HooksBenchRow extends LoadResult {
+export interface HooksBenchRow extends LoadResult, ExecutedRow {
   endpoint: string;
   /** `baseline`, `herald`, or `herald <folder>` when several checkouts are compared */
   server: string;
   peakRssBytes: number;
   /** CPU time of the server process per request, from the start of the load until it is idle again */
   cpuMsPerRequest: number;
-  /** how long the server kept working after the load ended (accepted runs, heartbeats) */
-  drainMs?: number;
-  /** rows where both execute runs: the requests accepted per second from the load's start until every run they made was executed */
-  executedPerSecond?: number;
   /** the round it was measured in (BENCH_ROUNDS), from 0: herald is compared with its own round's baseline */
   round: number;
   /** a baseline's row: which tables it writes into */
@@ -135,9 +132,6 @@ const flushPageCache = () => void spawnSync('sync');
 
 const nameOf = (e: Endpoint) => e.name ?? e.path.replace('/hooks/', '');
 
-/** the rows where the baseline executes its runs too, so the two servers' work ends at the same place */
-const executesRuns = (e: Endpoint) => nameOf(e).endsWith('-executed');
-
 const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 
 async function startServers(dir: string, options: HooksBenchOptions): Promise<{ heralds: ChildServer[]; baselines: Map<ChildServer, BaselineSchema> }> {
@@ -208,8 +202,10 @@ async function measure(server: ChildServer, path: string, endpoint: Endpoint, op
   const result = await load('bench', options.durationSeconds);
   const drainMs = await waitUntilIdle(server.pid);
   const cpuMsPerRequest = (cpuMillis(server.pid) - cpuBefore) / Math.max(1, result.total);
-  const executedPerSecond = executesRuns(endpoint) ? result.total / (options.durationSeconds + drainMs / 1000) : undefined;
-  return { ...result, peakRssBytes: memory.stop(), cpuMsPerRequest, drainMs, ...(executedPerSecond !== undefined && { executedPerSecond }) };
+  return {
+    ...result, peakRssBytes: memory.stop(), cpuMsPerRequest, drainMs,
+    ...(executesRuns(nameOf(endpoint)) && { executedPerSecond: executedPerSecond(result.total, options.durationSeconds, drainMs) }),
+  };
 }
 
 /** the baselines present in the rows, the same-records one first: one pair of columns each */
@@ -272,32 +268,6 @@ export function renderMeansTable(rows: HooksBenchRow[]): string {
     }
   }
   return formatTable(['endpoint', 'server', 'rounds', 'mean req/s', 'mean CPU ms/req', 'mean peak RSS MB', ...ratioColumns(rows)], lines);
-}
-
-/**
- * The rows where both execute runs, by the work finished: the requests accepted per second from the
- * load's start until the server had executed every run they made. req/s counts only what was
- * accepted during the load; a server that executes less of its backlog meanwhile accepts more then,
- * and finishes later. Each herald's mean over its rounds, against each round's baselines.
- */
-export function renderExecutedTable(rows: HooksBenchRow[]): string {
-  const lines: string[][] = [];
-  const executed = rows.filter((r) => r.executedPerSecond !== undefined);
-  for (const endpoint of [...new Set(executed.map((r) => r.endpoint))]) {
-    for (const server of [...new Set(executed.filter((r) => r.endpoint === endpoint).map((r) => r.server.replace(/ again$/, '')))]) {
-      const measured = executed.filter((r) => r.endpoint === endpoint && r.server.replace(/ again$/, '') === server);
-      const mean = (pick: (r: HooksBenchRow) => number) => measured.reduce((sum, r) => sum + pick(r), 0) / measured.length;
-      const baseRate = (r: HooksBenchRow, schema: BaselineSchema) => {
-        const bases = executed.filter((b) => b.endpoint === endpoint && b.round === r.round && b.baseline === schema);
-        return bases.reduce((sum, b) => sum + b.executedPerSecond!, 0) / bases.length;
-      };
-      lines.push([
-        `POST ${endpoint}`, server, String(measured.length), mean((r) => r.executedPerSecond!).toFixed(0), (mean((r) => r.drainMs!) / 1000).toFixed(1),
-        ...schemasIn(rows).map((schema) => (isBaseline(measured[0]!) ? '' : `${(mean((r) => r.executedPerSecond! / baseRate(r, schema)) * 100).toFixed(0)}%`)),
-      ]);
-    }
-  }
-  return formatTable(['endpoint', 'server', 'measurements', 'executed req/s', 'drain s', ...schemasIn(rows).map((schema) => `of ${BASELINE_LABEL[schema]}`)], lines);
 }
 
 /**

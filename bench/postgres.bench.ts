@@ -10,6 +10,7 @@ import { cpuProfileArgs, startChildServer, type ChildServer } from './child-serv
 import { optionsFromEnv, type HooksBenchOptions } from './hooks.bench.js';
 import { runLoad, type LoadResult } from './load.js';
 import { PgBackendCpu } from './pg-backend-cpu.js';
+import { executedPerSecond, executesRuns, renderExecutedTable, type ExecutedRow } from './executed-table.js';
 import { cpuMillis, waitUntilIdle } from './process-stats.js';
 import { formatTable, ms } from './table.js';
 
@@ -38,7 +39,7 @@ const GATEWAY_TOKEN = 'bench-gateway-token-0123456789abcdef';
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const POOL_SIZE = Number(process.env.BENCH_PG_POOL ?? 10);
 
-export interface PostgresBenchRow extends LoadResult {
+export interface PostgresBenchRow extends LoadResult, ExecutedRow {
   endpoint: string;
   server: string;
   round: number;
@@ -49,8 +50,6 @@ export interface PostgresBenchRow extends LoadResult {
   pgCpuMs: number;
   /** how long after the load the schema still held unfinished runs */
   drainMs: number;
-  /** "both execute runs": the requests accepted per second from the load's start until every run they made was executed */
-  executedPerSecond?: number;
 }
 
 interface Endpoint {
@@ -170,10 +169,10 @@ async function measure(setup: Setup, endpoint: Endpoint, options: HooksBenchOpti
   const serverMs = setup.servers.reduce((sum, s, i) => sum + cpuMillis(s.pid) - serverBefore[i]!, 0);
   const pgMs = await backends.since(pgBefore, setup.applications);
   const per = Math.max(1, result.total);
-  const executedPerSecond = endpoint.name.endsWith('-executed') ? result.total / (options.durationSeconds + drainMs / 1000) : undefined;
   return {
     ...result, serverCpuMs: serverMs / per, pgCpuMs: pgMs / per, drainMs,
-    ...(executedPerSecond !== undefined && { executedPerSecond }), ...(setup.baseline && { baseline: setup.baseline }),
+    ...(executesRuns(endpoint.name) && { executedPerSecond: executedPerSecond(result.total, options.durationSeconds, drainMs) }),
+    ...(setup.baseline && { baseline: setup.baseline }),
   };
 }
 
@@ -239,28 +238,6 @@ export function renderPostgresMeans(rows: PostgresBenchRow[]): string {
     }
   }
   return formatTable(['endpoint', 'server', 'rounds', 'mean req/s', 'mean CPU ms/req', ...ratioHeader(rows)], lines);
-}
-
-/** "both execute runs" by the work finished (as bench/hooks.bench.ts's renderExecutedTable): each setup's mean over its rounds */
-export function renderPostgresExecuted(rows: PostgresBenchRow[]): string {
-  const executed = rows.filter((r) => r.executedPerSecond !== undefined);
-  const lines: string[][] = [];
-  for (const endpoint of [...new Set(executed.map((r) => r.endpoint))]) {
-    for (const server of [...new Set(executed.filter((r) => r.endpoint === endpoint).map((r) => r.server.replace(/ again$/, '')))]) {
-      const measured = executed.filter((r) => r.endpoint === endpoint && r.server.replace(/ again$/, '') === server);
-      const mean = (pick: (r: PostgresBenchRow) => number) => measured.reduce((s, r) => s + pick(r), 0) / measured.length;
-      const against = (schema: BaselineSchema) => {
-        if (measured[0]!.baseline) return '';
-        const base = (r: PostgresBenchRow) => {
-          const bases = executed.filter((b) => b.endpoint === endpoint && b.round === r.round && b.baseline === schema);
-          return bases.reduce((s, b) => s + b.executedPerSecond!, 0) / bases.length;
-        };
-        return `${(mean((r) => r.executedPerSecond! / base(r)) * 100).toFixed(0)}%`;
-      };
-      lines.push([`POST ${endpoint}`, server, String(measured.length), mean((r) => r.executedPerSecond!).toFixed(0), (mean((r) => r.drainMs) / 1000).toFixed(1), ...schemasIn(rows).map(against)]);
-    }
-  }
-  return formatTable(['endpoint', 'server', 'measurements', 'executed req/s', 'drain s', ...schemasIn(rows).map((schema) => `of ${BASELINE_LABEL[schema]}`)], lines);
 }
 
 export async function run(options: HooksBenchOptions = optionsFromEnv()): Promise<PostgresBenchRow[]> {
@@ -343,7 +320,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   if (rows.some((r) => r.executedPerSecond !== undefined)) {
     console.log('');
     console.log('Where both execute runs, by the work finished: requests accepted per second from the load\'s start until the schema held no unfinished run (drain: how long that took after the load):');
-    console.log(renderPostgresExecuted(rows));
+    console.log(renderExecutedTable(rows));
   }
   console.log('');
   console.log('Notes:');
