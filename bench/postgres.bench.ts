@@ -240,11 +240,43 @@ export function renderPostgresMeans(rows: PostgresBenchRow[]): string {
   return formatTable(['endpoint', 'server', 'rounds', 'mean req/s', 'mean CPU ms/req', ...ratioHeader(rows)], lines);
 }
 
+/**
+ * Each ×2 setup against its ×1 in the same round, by req/s, CPU per request and the work finished:
+ * the raw baseline's pair says what this machine lets two replicas gain, herald's is read against it
+ */
+export function renderPairTable(rows: PostgresBenchRow[]): string {
+  const lines: string[][] = [];
+  for (const endpoint of [...new Set(rows.map((r) => r.endpoint))]) {
+    for (const pairLabel of [...new Set(rows.filter((r) => r.endpoint === endpoint && r.server.includes(' ×2')).map((r) => r.server))]) {
+      const aloneLabel = pairLabel.replace(' ×2', pairLabel.startsWith('herald') ? ' ×1' : '');
+      const pairs = rows
+        .filter((r) => r.endpoint === endpoint && r.server === pairLabel)
+        .map((two) => {
+          const ones = rows.filter((r) => r.endpoint === endpoint && r.round === two.round && r.server.replace(/ again$/, '') === aloneLabel);
+          const mean = (pick: (r: PostgresBenchRow) => number) => ones.reduce((s, r) => s + pick(r), 0) / ones.length;
+          return { two, one: { requestsPerSecond: mean((r) => r.requestsPerSecond), cpu: mean(totalCpu), executed: mean((r) => r.executedPerSecond ?? 0) } };
+        })
+        .filter((p) => p.one.requestsPerSecond > 0);
+      if (!pairs.length) continue;
+      const mean = (pick: (p: (typeof pairs)[number]) => number) => pairs.reduce((s, p) => s + pick(p), 0) / pairs.length;
+      const executed = pairs.every((p) => p.two.executedPerSecond !== undefined && p.one.executed > 0);
+      lines.push([
+        `POST ${endpoint}`, pairLabel, String(pairs.length),
+        `${(mean((p) => p.two.requestsPerSecond / p.one.requestsPerSecond) * 100).toFixed(0)}%`,
+        `${mean((p) => totalCpu(p.two) / p.one.cpu).toFixed(2)}x`,
+        executed ? `${(mean((p) => p.two.executedPerSecond! / p.one.executed) * 100).toFixed(0)}%` : '',
+      ]);
+    }
+  }
+  return formatTable(['endpoint', 'two replicas', 'rounds', 'req/s of one', 'CPU ms/req vs one', 'work finished of one'], lines);
+}
+
 export async function run(options: HooksBenchOptions = optionsFromEnv()): Promise<PostgresBenchRow[]> {
   const tag = randomBytes(4).toString('hex');
   const roots = options.heraldRoots.length ? options.heraldRoots : [ROOT];
   const schemas = {
     own: `bench_${tag}_own`,
+    ownPair: `bench_${tag}_own2`,
     heraldTables: `bench_${tag}_hschema`,
     alone: roots.map((_, i) => `bench_${tag}_herald1_${i}`),
     herald: roots.map((_, i) => `bench_${tag}_herald2_${i}`),
@@ -265,7 +297,13 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     started.push(own);
     const heraldTables = await baselineServer(schemas.heraldTables, 'herald', options);
     started.push(heraldTables);
-    const heralds: Setup[] = [];
+    // the same-records baseline twice on one schema of its own: what two replicas gain or lose on
+    // this machine when the server is a raw one, the measure herald's ×2 against ×1 is read against
+    const pair = [await baselineServer(schemas.ownPair, 'own', options), await baselineServer(schemas.ownPair, 'own', options)];
+    started.push(...pair);
+    const heralds: Setup[] = [
+      { label: `${BASELINE_LABEL.own} ×2`, servers: pair, applications: [`baseline:${schemas.ownPair}`], schema: schemas.ownPair },
+    ];
     for (const [i, root] of roots.entries()) {
       const suffix = roots.length > 1 ? ` (${path.basename(root)})` : '';
       // one replica on a schema of its own: a second replica on its schema would execute part of its runs
@@ -307,7 +345,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     await Promise.all(started.map((s) => s.stop()));
     await backends.close();
     fs.rmSync(dir, { recursive: true, force: true });
-    await sql([schemas.own, schemas.heraldTables, ...schemas.alone, ...schemas.herald].map((s) => `DROP SCHEMA IF EXISTS ${s} CASCADE;`).join(' ')).catch(() => {});
+    await sql([schemas.own, schemas.ownPair, schemas.heraldTables, ...schemas.alone, ...schemas.herald].map((s) => `DROP SCHEMA IF EXISTS ${s} CASCADE;`).join(' ')).catch(() => {});
   }
 
   console.log('');
@@ -317,6 +355,9 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     console.log(`Means over ${options.rounds} rounds (ratios against each round's own baselines):`);
     console.log(renderPostgresMeans(rows));
   }
+  console.log('');
+  console.log('Two replicas against one (each ×2 measurement over its own round\'s ×1; a baseline\'s ×1 is the mean of its two measurements):');
+  console.log(renderPairTable(rows));
   if (rows.some((r) => r.executedPerSecond !== undefined)) {
     console.log('');
     console.log('Where both execute runs, by the work finished: requests accepted per second from the load\'s start until the schema held no unfinished run (drain: how long that took after the load):');

@@ -6,10 +6,10 @@ export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
   return f
     .where('status = ?', query.status)
     // the condition of the partial index holding the status, as written there (implied by the status, but
-    // SQLite must read it): SQLite's runs_status holds the finished runs, runs_session_unfinished the others
-    // (a run has its finished_at from the moment it leaves them)
+    // neither planner proves it from a bound value): runs_status holds the finished runs, and the
+    // unfinished ones are indexed apart (runs_session_unfinished on SQLite, runs_unfinished on PostgreSQL)
     .whereIf(query.status !== undefined && !isUnfinished(query.status), "status NOT IN ('queued', 'running')")
-    .whereIf(query.status !== undefined && isUnfinished(query.status), 'finished_at IS NULL')
+    .whereIf(query.status !== undefined && isUnfinished(query.status), f.dialect.unfinishedRun)
     .where('agent_id = ?', query.agentId)
     .where('session_key = ?', query.sessionKey)
     .where('rerun_of = ?', query.rerunOf)

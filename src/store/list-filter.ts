@@ -15,6 +15,11 @@ export interface FilterDialect {
    * column on SQLite (an index over the JSON parsed every action inserted), the JSON field on PostgreSQL
    */
   runMapping: string;
+  /**
+   * a queued or running run, as the adapter's partial index of unfinished runs is conditioned (a
+   * list of them must state it to read that index): its finished_at on SQLite, its status on PostgreSQL
+   */
+  unfinishedRun: string;
 }
 
 export const sqliteDialect: FilterDialect = {
@@ -22,12 +27,14 @@ export const sqliteDialect: FilterDialect = {
   like: 'LIKE',
   jsonText: (column, path) => `json_extract(${column}, '$.${path.join('.')}')`,
   runMapping: 'mapping_id',
+  unfinishedRun: 'finished_at IS NULL',
 };
 export const postgresDialect: FilterDialect = {
   placeholder: (n) => `$${n + 1}`,
   like: 'ILIKE',
   jsonText: (column, path) => postgresJsonText(column, path),
   runMapping: postgresJsonText('action', ['source', 'mappingId']),
+  unfinishedRun: "status IN ('queued', 'running')",
 };
 
 function postgresJsonText(column: string, path: string[]): string {

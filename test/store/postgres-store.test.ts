@@ -6,6 +6,9 @@ import { PgTurnBatch } from '../../src/store/postgres/turn-batch.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
 import { queuedRun } from './run-record.js';
+import { runFilter } from '../../src/store/browse-filters.js';
+import { ListFilter, postgresDialect } from '../../src/store/list-filter.js';
+import { receiptFilter } from '../../src/store/receipt-filter.js';
 import { eventually } from '../helpers/start-herald.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -340,6 +343,58 @@ describe('postgres store: what only this adapter has', () => {
     } finally {
       client.release();
     }
+  });
+
+  it("lists runs by status and a run's requests from indexes that hold only what those lists read (migration 26)", async () => {
+    const store = await open();
+    opened.push(store);
+    // 100,000 finished runs, a few failed, a backlog of queued ones; a receipt per wake (no run) and one per run
+    await store.pool.query(
+      `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at, finished_at)
+       SELECT 'r-' || i, CASE WHEN i % 2000 = 0 THEN 'failed' ELSE 'succeeded' END, 'main', 'Run', 'hook:r-' || i, 'ping', '{}'::jsonb, false, i, i
+       FROM generate_series(1, 100000) AS i`,
+    );
+    await store.pool.query(
+      `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at)
+       SELECT 'q-' || i, 'queued', 'main', 'Queued', 'hook:q-' || i, 'ping', '{}'::jsonb, false, 100000 + i FROM generate_series(1, 500) AS i`,
+    );
+    await store.pool.query(
+      `INSERT INTO receipts (id, request_id, received_at, method, path, status, outcome, run_id, auth_method, body_bytes, latency_ms)
+       SELECT 'rc-' || i, 'req-' || i, i, 'POST', '/hooks/wake', 200, 'accepted', CASE WHEN i % 10 = 0 THEN 'r-' || i END, 'bearer', 10, 1
+       FROM generate_series(1, 100000) AS i`,
+    );
+    await store.pool.query('ANALYZE runs; ANALYZE receipts');
+    // the newest event of a session is read by time, from the index the operator's lists read
+    expect((await store.pool.query("SELECT to_regclass('events_session_id') AS r")).rows[0].r).toBeNull();
+    const explain = async (sql: string, values: unknown[]) => {
+      const { rows } = await store.pool.query<{ 'QUERY PLAN': { Plan: Record<string, unknown> & { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }[] }>(
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`,
+        values,
+      );
+      const plan = rows[0]!['QUERY PLAN'][0]!.Plan;
+      return { text: JSON.stringify(plan), blocks: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'] };
+    };
+    const runsPage = (status: 'failed' | 'queued') => {
+      const f = runFilter(new ListFilter(postgresDialect, 'created_at', 'id'), { status, limit: 2 });
+      return { sql: `SELECT id FROM runs ${f.sql()} ${f.order(2)}`, values: f.values };
+    };
+    const ids = async (page: { sql: string; values: unknown[] }) => (await store.pool.query<{ id: string }>(page.sql, page.values)).rows.map((r) => r.id);
+    // a seq scan of the runs reads thousands of pages; each page comes from its partial index
+    const failed = await explain(runsPage('failed').sql, runsPage('failed').values);
+    expect(failed.text).toContain('runs_status');
+    expect(failed.blocks).toBeLessThan(200);
+    const queued = await explain(runsPage('queued').sql, runsPage('queued').values);
+    expect(queued.text).toMatch(/runs_unfinished|runs_session_unfinished|runs_queued/);
+    expect(queued.blocks).toBeLessThan(200);
+    expect(await ids(runsPage('queued'))).toEqual(['q-500', 'q-499']);
+    expect(await ids(runsPage('failed'))).toEqual(['r-100000', 'r-98000']);
+    const f = receiptFilter(new ListFilter(postgresDialect, 'received_at', 'id'), { runId: 'r-500', limit: 50 }, Date.now());
+    const byRun = await explain(`SELECT id FROM receipts ${f.sql()} ${f.order(50)}`, f.values);
+    expect(byRun.text).toContain('receipts_run');
+    expect(byRun.blocks).toBeLessThan(20);
+    // the partial indexes hold only what they serve: the finished runs, the receipts that started a run
+    const size = async (index: string) => (await store.pool.query<{ n: string }>(`SELECT pg_relation_size($1::regclass) AS n`, [index])).rows[0]!.n;
+    expect(Number(await size('receipts_run'))).toBeLessThan(Number(await size('receipts_received')) / 4);
   });
 
   it("enqueues by reading a few pages, however many events the session dropped before (and no vacuum has cleared)", async () => {

@@ -86,7 +86,7 @@ export function postgresEventsRepo(pool: pg.Pool): EventsRepo & { drain(): Promi
       );
     },
     async list(session, limit) {
-      const { rows } = await query<Row>(pool, 'SELECT * FROM events WHERE session = $1 ORDER BY id DESC LIMIT $2', [session, limit]);
+      const { rows } = await query<Row>(pool, 'SELECT * FROM events WHERE session = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [session, limit]);
       return rows.map(toEvent);
     },
     async countPending(session) {

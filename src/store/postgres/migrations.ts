@@ -1125,4 +1125,73 @@ export const migrations: Migration[] = [
       END $$;
     `,
   },
+  {
+    version: 26,
+    name: "scale: fewer index entries per request and per run (events_session_id dropped, receipts_run over the requests that started a run, runs_status over finished runs), as on SQLite",
+    sql: `
+      -- A change of a run's or an event's status is never a HOT update here (status is in the
+      -- queue indexes' conditions), so every such change writes an entry into EVERY index whose
+      -- condition the new row meets. What each index below cost: an entry per row inserted and
+      -- per status change; what serves its readers now, as SQLite's migrations 18 and 30 did.
+
+      -- Two indexes led by the session, one by id and one by time, each written by every event
+      -- inserted and every event dropped. The newest event of a session (each enqueue's repeat
+      -- check) and a session's list now read the one by time, which the operator's lists need.
+      DROP INDEX events_session_id;
+      CREATE OR REPLACE FUNCTION herald_enqueue_event(p_session TEXT, p_text TEXT, p_max INT, p_now BIGINT, p_untrusted BOOLEAN DEFAULT FALSE)
+      RETURNS SETOF events LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+      DECLARE
+        prev events%ROWTYPE;
+        added events%ROWTYPE;
+      BEGIN
+        SELECT * INTO prev FROM events WHERE session = p_session ORDER BY created_at DESC, id DESC LIMIT 1;
+        IF FOUND AND prev.text = p_text AND prev.status IN ('pending', 'processing') THEN
+          RETURN;
+        END IF;
+        INSERT INTO events (session, text, status, created_at, untrusted) VALUES (p_session, p_text, 'pending', p_now, p_untrusted) RETURNING * INTO added;
+        PERFORM herald_drop_overflow(p_session, p_max);
+        RETURN NEXT added;
+      END $$;
+      CREATE OR REPLACE FUNCTION herald_enqueue_events(p_session TEXT, p_texts TEXT[], p_max INT, p_now BIGINT)
+      RETURNS TABLE (n INT, id BIGINT) LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+      DECLARE
+        prev_text TEXT;
+        prev_live BOOLEAN;
+      BEGIN
+        IF p_max < 1 THEN
+          FOR i IN 1 .. COALESCE(array_length(p_texts, 1), 0) LOOP
+            RETURN QUERY SELECT i, e.id FROM herald_enqueue_event(p_session, p_texts[i], p_max, p_now) e;
+          END LOOP;
+          RETURN;
+        END IF;
+        SELECT e.text, e.status IN ('pending', 'processing') INTO prev_text, prev_live
+          FROM events e WHERE e.session = p_session ORDER BY e.created_at DESC, e.id DESC LIMIT 1;
+        RETURN QUERY
+          WITH input AS (
+            SELECT t.text, t.n::int AS n, lag(t.text) OVER (ORDER BY t.n) AS before
+            FROM unnest(p_texts) WITH ORDINALITY AS t(text, n)),
+          kept AS (
+            SELECT i.text, i.n FROM input i
+            WHERE NOT CASE WHEN i.n = 1 THEN COALESCE(prev_live AND prev_text = i.text, false) ELSE i.before = i.text END),
+          added AS (
+            INSERT INTO events (session, text, status, created_at) SELECT p_session, k.text, 'pending', p_now FROM kept k ORDER BY k.n
+            RETURNING events.id)
+          SELECT k.n, a.id
+          FROM (SELECT kept.n, row_number() OVER (ORDER BY kept.n) AS r FROM kept) k
+          JOIN (SELECT added.id, row_number() OVER (ORDER BY added.id) AS r FROM added) a ON a.r = k.r;
+        PERFORM herald_drop_overflow(p_session, p_max);
+      END $$;
+
+      -- A wake or a refused request had an entry under NULL; run_id = $1 implies the condition
+      DROP INDEX receipts_run;
+      CREATE INDEX receipts_run ON receipts (run_id) WHERE run_id IS NOT NULL;
+
+      -- runs_status held every run under its status, so each run wrote it three times (inserted
+      -- queued, claimed, finished). It holds the finished runs now, written once each; a list of
+      -- queued or running runs reads runs_unfinished (the unfinished ones alone) and sorts them.
+      -- The list's filter states each partial index's condition (browse-filters.ts)
+      DROP INDEX runs_status;
+      CREATE INDEX runs_status ON runs (status, created_at, id) WHERE status NOT IN ('queued', 'running');
+    `,
+  },
 ];
