@@ -314,6 +314,40 @@ describe('postgres store: what only this adapter has', () => {
     expect((await store.events.list('main', 10)).map((e) => e.text).sort()).toEqual(['Hook c1: ok', 'Hook c2: ok']);
   });
 
+  it("completes a batch as its completions one by one would: transcripts in order, each summary under its queue's rules, a claim for each", async () => {
+    const store = await open();
+    opened.push(store);
+    const ids = ['b1', 'b2', 'b3', 'b4', 'b5'];
+    for (const [i, id] of [...ids, 'next1', 'next2', 'next3'].entries()) await store.runs.insert({ ...queuedRun(id, i + 1), sessionKey: id.startsWith('b') ? 'hook:batch' : `hook:${id}` });
+    const lease = (now: number) => ({ owner: 'a', now, until: Date.now() + 60_000 });
+    // the batch's runs share a session, so only its head is claimable: complete them one claim at a time first
+    await store.pool.query("UPDATE runs SET waiting = false, status = 'running', lease_owner = 'a', lease_until = $1 WHERE id LIKE 'b%'", [Date.now() + 60_000]);
+    // b2 and b3 say the same: the second is skipped (it repeats the newest open event); at most 2 pending
+    const summary = (id: string) => ({ session: 'main', text: id === 'b3' ? 'Hook b2: ok' : `Hook ${id}: ok`, maxPending: 2 });
+    const done = (id: string) => ({
+      status: 'succeeded' as const,
+      reply: `reply ${id}`,
+      at: 9,
+      transcript: [
+        { role: 'user' as const, content: `asked ${id}`, runId: id, meta: null, createdAt: 9 },
+        { role: 'assistant' as const, content: `reply ${id}`, runId: id, meta: null, createdAt: 9 },
+      ],
+      summary: summary(id),
+    });
+    const results = await Promise.all(ids.map((id) => store.runs.completeAndClaimNext(id, done(id), lease(9))));
+    // three runs were ready: the first three completed get one each, in seq order
+    expect(results.map((r) => (r.finished ? (r.claimed ?? []).map((c) => c.id) : 'refused'))).toEqual([['next1'], ['next2'], ['next3'], [], []]);
+    const messages = await store.sessions.messages('hook:batch');
+    expect(messages.map((m) => m.content)).toEqual(ids.flatMap((id) => [`asked ${id}`, `reply ${id}`]));
+    const events = await store.events.list('main', 10);
+    expect(events.map((e) => [e.text, e.status]).reverse()).toEqual([
+      ['Hook b1: ok', 'dropped'],
+      ['Hook b2: ok', 'dropped'],
+      ['Hook b4: ok', 'pending'],
+      ['Hook b5: ok', 'pending'],
+    ]);
+  });
+
   it('claims past the runs other claimers hold without reading them, and still takes a run whose lease ran out', async () => {
     const store = await open();
     opened.push(store);

@@ -1194,4 +1194,88 @@ export const migrations: Migration[] = [
       CREATE INDEX runs_status ON runs (status, created_at, id) WHERE status NOT IN ('queued', 'running');
     `,
   },
+  {
+    version: 27,
+    name: "runs: a batch of completions appends its transcripts in one statement, drops the summaries' overflow once per queue and claims its next runs in one claim",
+    sql: `
+      -- herald_complete_runs_and_claim of migration 25 made herald_complete_run_and_claim's whole
+      -- call for each completion: a claim of one run (the claim's fixed cost, about as much as the
+      -- completion's update, paid per run), a transcript INSERT and its statement trigger, and an
+      -- enqueue whose overflow drop searched the main session's pending events again after each
+      -- summary. In one transaction none of those steps is seen between two completions, so the
+      -- batch now completes its runs in order, appends every transcript in one INSERT (in order:
+      -- run by run, message by message), enqueues the summaries in order with the same rule (a
+      -- summary repeating the newest open event of its session is skipped), drops each queue's
+      -- overflow once, and claims as many runs as it completed in one claim, one to each
+      -- completed run in order (the claim's lease is the last completion's: one process's).
+      -- Rows: as migration 25's: for each completion, its place n and finished; a completed run's
+      -- row carries the run claimed for it, or none.
+      CREATE OR REPLACE FUNCTION herald_complete_runs_and_claim(p_batch JSONB)
+      RETURNS TABLE (n INT, finished BOOLEAN, id TEXT, status TEXT, agent_id TEXT, name TEXT, session_key TEXT, message TEXT, action JSONB,
+        reply TEXT, error TEXT, created_at BIGINT, started_at BIGINT, finished_at BIGINT, rerun_of TEXT, model TEXT, not_before BIGINT,
+        waited_for TEXT, coalesced JSONB, seq BIGINT, behind BOOLEAN)
+      LANGUAGE plpgsql SET search_path FROM CURRENT SET plan_cache_mode = force_generic_plan AS $$
+      #variable_conflict use_column
+      DECLARE
+        c JSONB;
+        i INT := 0;
+        v_session TEXT;
+        v_done INT[] := '{}';
+        v_done_sessions TEXT[] := '{}';
+        v_refused INT[] := '{}';
+        v_queues TEXT[] := '{}';
+        v_maxes INT[] := '{}';
+        v_prev_text TEXT;
+        v_prev_live BOOLEAN;
+        v_last JSONB;
+      BEGIN
+        FOR c IN SELECT e.value FROM jsonb_array_elements(p_batch) WITH ORDINALITY AS e(value, o) ORDER BY e.o LOOP
+          i := i + 1;
+          UPDATE runs SET status = c->>'status', reply = c->>'reply', error = c->>'error', finished_at = (c->>'at')::bigint,
+            model = c->>'model', lease_owner = NULL, lease_until = NULL
+          WHERE runs.id = c->>'id' AND runs.status IN ('queued', 'running') AND NOT runs.waiting
+          RETURNING runs.session_key INTO v_session;
+          IF NOT FOUND THEN
+            v_refused := v_refused || i;
+            CONTINUE;
+          END IF;
+          v_done := v_done || i;
+          v_done_sessions := v_done_sessions || v_session;
+          v_last := c;
+          SELECT e.text, e.status IN ('pending', 'processing') INTO v_prev_text, v_prev_live
+            FROM events e WHERE e.session = c->>'summarySession' ORDER BY e.created_at DESC, e.id DESC LIMIT 1;
+          IF NOT (FOUND AND v_prev_live AND v_prev_text = c->>'summaryText') THEN
+            INSERT INTO events (session, text, status, created_at, untrusted)
+              VALUES (c->>'summarySession', c->>'summaryText', 'pending', (c->>'now')::bigint, (c->>'untrusted')::boolean);
+          END IF;
+          IF NOT EXISTS (SELECT 1 FROM unnest(v_queues, v_maxes) AS q(s, m) WHERE q.s = c->>'summarySession' AND q.m = (c->>'maxPending')::int) THEN
+            v_queues := v_queues || (c->>'summarySession');
+            v_maxes := v_maxes || (c->>'maxPending')::int;
+          END IF;
+        END LOOP;
+        IF array_length(v_done, 1) IS NOT NULL THEN
+          INSERT INTO session_messages (session_key, role, content, run_id, meta, created_at)
+            SELECT d.session, m.value->>'role', m.value->>'content', m.value->>'runId', NULLIF(m.value->'meta', 'null'::jsonb), (m.value->>'createdAt')::bigint
+            FROM unnest(v_done, v_done_sessions) WITH ORDINALITY AS d(n, session, k)
+            CROSS JOIN LATERAL jsonb_array_elements(p_batch->(d.n - 1)->'messages') WITH ORDINALITY AS m(value, o)
+            ORDER BY d.k, m.o;
+          FOR k IN 1 .. array_length(v_queues, 1) LOOP
+            PERFORM herald_drop_overflow(v_queues[k], v_maxes[k]);
+          END LOOP;
+        END IF;
+        RETURN QUERY
+          WITH claimed AS (
+            SELECT cl.*, row_number() OVER (ORDER BY cl.seq) AS k
+            FROM herald_claim_runs(v_last->>'owner', (v_last->>'claimNow')::bigint, (v_last->>'until')::bigint, COALESCE(array_length(v_done, 1), 0)) cl
+            WHERE v_last IS NOT NULL)
+          SELECT d.n, true, cl.id, cl.status, cl.agent_id, cl.name, cl.session_key, cl.message, cl.action, cl.reply, cl.error,
+            cl.created_at, cl.started_at, cl.finished_at, cl.rerun_of, cl.model, cl.not_before, cl.waited_for, cl.coalesced, cl.seq, cl.behind
+          FROM unnest(v_done) WITH ORDINALITY AS d(n, k) LEFT JOIN claimed cl ON cl.k = d.k
+          UNION ALL
+          SELECT r.n, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL::jsonb, NULL, NULL, NULL::bigint, NULL::bigint, NULL::bigint, NULL, NULL,
+            NULL::bigint, NULL, NULL::jsonb, NULL::bigint, NULL::boolean
+          FROM unnest(v_refused) AS r(n);
+      END $$;
+    `,
+  },
 ];

@@ -246,11 +246,11 @@ async function completeIn(client: pg.PoolClient, id: string, c: RunCompletion): 
 const COMPLETE_RUNS_AND_CLAIM = prepared('complete_runs_and_claim', 'SELECT * FROM herald_complete_runs_and_claim($1::jsonb)');
 
 /**
- * One round trip for any number of completions: herald_complete_runs_and_claim (migration 25)
- * makes herald_complete_run_and_claim's call for each, in order, from their arguments as JSON: the
- * run completed as completeIn does, one ready run claimed as CLAIM does, the summary enqueued last
- * (without a lock since migration 23). For each: undefined when the run was refused, else the runs
- * claimed.
+ * One round trip for any number of completions: herald_complete_runs_and_claim (migrations 25,
+ * 27) completes each run in order from their arguments as JSON, as completeIn does (the
+ * transcripts appended in one statement, the summaries enqueued in order, each queue's overflow
+ * dropped once), then claims as many ready runs as it completed, as CLAIM does, one for each
+ * completed run. For each: undefined when the run was refused, else the runs claimed.
  */
 async function completeAndClaimAllIn(client: pg.PoolClient, items: Completing[]): Promise<(ClaimedRow[] | undefined)[]> {
   const batch = items.map(({ id, completion: c, lease }) => ({
