@@ -80,6 +80,8 @@ interface Setup {
   /** the schema they write into */
   schema: string;
   baseline?: BaselineSchema;
+  /** raw baseline servers, answering the baseline's paths (the pair's too) */
+  raw?: boolean;
 }
 
 async function sql(text: string): Promise<void> {
@@ -136,7 +138,7 @@ async function loadOn(setup: Setup, endpoint: Endpoint, tag: string, options: Ho
     setup.servers.map((server, i) =>
       runLoad({
         url: server.url,
-        path: setup.baseline ? endpoint.baselinePath : endpoint.path,
+        path: setup.raw ? endpoint.baselinePath : endpoint.path,
         headers: { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
         body: endpoint.body(`${tag}-${i}`),
         connections: Math.max(1, Math.round(options.connections / setup.servers.length)),
@@ -302,7 +304,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     const pair = [await baselineServer(schemas.ownPair, 'own', options), await baselineServer(schemas.ownPair, 'own', options)];
     started.push(...pair);
     const heralds: Setup[] = [
-      { label: `${BASELINE_LABEL.own} ×2`, servers: pair, applications: [`baseline:${schemas.ownPair}`], schema: schemas.ownPair },
+      { label: `${BASELINE_LABEL.own} ×2`, servers: pair, applications: [`baseline:${schemas.ownPair}`], schema: schemas.ownPair, raw: true },
     ];
     for (const [i, root] of roots.entries()) {
       const suffix = roots.length > 1 ? ` (${path.basename(root)})` : '';
@@ -319,8 +321,8 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
       );
     }
     const bases: Setup[] = [
-      { label: BASELINE_LABEL.own, servers: [own], applications: [`baseline:${schemas.own}`], schema: schemas.own, baseline: 'own' },
-      { label: BASELINE_LABEL.herald, servers: [heraldTables], applications: [`baseline:${schemas.heraldTables}`], schema: schemas.heraldTables, baseline: 'herald' },
+      { label: BASELINE_LABEL.own, servers: [own], applications: [`baseline:${schemas.own}`], schema: schemas.own, baseline: 'own', raw: true },
+      { label: BASELINE_LABEL.herald, servers: [heraldTables], applications: [`baseline:${schemas.heraldTables}`], schema: schemas.heraldTables, baseline: 'herald', raw: true },
     ];
     for (const endpoint of chosen) {
       for (let round = 0; round < options.rounds; round++) {
