@@ -383,6 +383,8 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('  herald\'s migrations (its indexes, counting triggers and session-summary trigger).');
   console.log(`- herald pg ×2: two \`herald serve\` on one schema (poolSize ${POOL_SIZE} each), the connections split between them; on this machine they`);
   console.log('  share its CPUs with PostgreSQL and the load generators, so the figure shows contention, not the scale-out of two hosts.');
+  console.log('- same-records baseline ×2: two such baselines on one schema of their own, the connections split between them: what a second');
+  console.log('  replica of a raw server gains or loses on this machine, the measure herald\'s ×2 against ×1 is read against.');
   for (const r of rows.filter((r) => r.non2xx + r.errors + r.timeouts > 0)) console.log(`! ${r.server} ${r.endpoint}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
   return rows;
 }
