@@ -379,7 +379,7 @@ describe('postgres store: what only this adapter has', () => {
     }
   });
 
-  it("lists runs by status and a run's requests from indexes that hold only what those lists read (migration 26)", async () => {
+  it("lists runs by status, a run's requests and a mapping's from indexes that hold only what those lists read (migrations 26, 28)", async () => {
     const store = await open();
     opened.push(store);
     // 100,000 finished runs, a few failed, a backlog of queued ones; a receipt per wake (no run) and one per run
@@ -426,9 +426,15 @@ describe('postgres store: what only this adapter has', () => {
     const byRun = await explain(`SELECT id FROM receipts ${f.sql()} ${f.order(50)}`, f.values);
     expect(byRun.text).toContain('receipts_run');
     expect(byRun.blocks).toBeLessThan(20);
-    // the partial indexes hold only what they serve: the finished runs, the receipts that started a run
-    const size = async (index: string) => (await store.pool.query<{ n: string }>(`SELECT pg_relation_size($1::regclass) AS n`, [index])).rows[0]!.n;
-    expect(Number(await size('receipts_run'))).toBeLessThan(Number(await size('receipts_received')) / 4);
+    const byMapping = receiptFilter(new ListFilter(postgresDialect, 'received_at', 'id'), { mappingId: 'github', limit: 50 }, Date.now());
+    expect((await explain(`SELECT id FROM receipts ${byMapping.sql()} ${byMapping.order(50)}`, byMapping.values)).text).toContain('receipts_mapping');
+    const runsOfMapping = runFilter(new ListFilter(postgresDialect, 'created_at', 'id'), { mappingId: 'github', limit: 50 });
+    expect((await explain(`SELECT id FROM runs ${runsOfMapping.sql()} ${runsOfMapping.order(50)}`, runsOfMapping.values)).text).toContain('runs_mapping');
+    // the partial indexes hold only what they serve: the receipts that started a run, the runs and requests a mapping made (none here)
+    const size = async (index: string) => Number((await store.pool.query<{ n: string }>(`SELECT pg_relation_size($1::regclass) AS n`, [index])).rows[0]!.n);
+    expect(await size('receipts_run')).toBeLessThan((await size('receipts_received')) / 4);
+    expect(await size('receipts_mapping')).toBeLessThan((await size('receipts_received')) / 4);
+    expect(await size('runs_mapping')).toBeLessThan((await size('runs_created')) / 4);
   });
 
   it("enqueues by reading a few pages, however many events the session dropped before (and no vacuum has cleared)", async () => {

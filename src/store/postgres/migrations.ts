@@ -1278,4 +1278,17 @@ export const migrations: Migration[] = [
       END $$;
     `,
   },
+  {
+    version: 28,
+    name: 'operator: runs_mapping and receipts_mapping over what a mapping made (a direct /hooks/agent or /hooks/wake writes neither), as SQLite migration 34',
+    sql: `
+      -- a run or a request no mapping resolved (the direct endpoints) had an entry under NULL in
+      -- each, written with every such request and, for runs_mapping, at every status change of
+      -- such a run; the lists filter a mapping by equality, which implies the condition
+      DROP INDEX runs_mapping;
+      CREATE INDEX runs_mapping ON runs ((action->'source'->>'mappingId'), created_at, id) WHERE (action->'source'->>'mappingId') IS NOT NULL;
+      DROP INDEX receipts_mapping;
+      CREATE INDEX receipts_mapping ON receipts (mapping_id, received_at) WHERE mapping_id IS NOT NULL;
+    `,
+  },
 ];

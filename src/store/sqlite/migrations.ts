@@ -706,6 +706,19 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       CREATE INDEX events_session_processing ON events (session, id) WHERE status = 'processing';
     `,
   },
+  {
+    version: 34,
+    name: 'operator: runs_mapping and receipts_mapping over what a mapping made (a direct /hooks/agent or /hooks/wake writes neither)',
+    sql: `
+      -- a run or a request no mapping resolved (the direct endpoints) had an entry under NULL in
+      -- each, written with every such run and request; the lists filter a mapping by
+      -- mapping_id = ?, which implies the condition
+      DROP INDEX runs_mapping;
+      CREATE INDEX runs_mapping ON runs (mapping_id, created_at, id) WHERE mapping_id IS NOT NULL;
+      DROP INDEX receipts_mapping;
+      CREATE INDEX receipts_mapping ON receipts (mapping_id, received_at) WHERE mapping_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

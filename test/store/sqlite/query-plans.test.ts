@@ -69,6 +69,15 @@ describe('SQLite query plans of the operator lists filtered by status, mapping a
     expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
   });
 
+  it('reads the requests of a mapping from receipts_mapping, which holds only the requests a mapping resolved', () => {
+    open();
+    expect(receiptsPlan({ mappingId: 'github', limit: 50 })[0]).toMatch(/^SEARCH receipts USING INDEX receipts_mapping \(mapping_id=\?\)/);
+    const partial = (name: string) => (db!.prepare("SELECT sql FROM sqlite_schema WHERE name = ?").get(name) as { sql: string }).sql;
+    // a direct /hooks/agent or /hooks/wake (no mapping) writes neither index
+    expect(partial('receipts_mapping')).toContain('WHERE mapping_id IS NOT NULL');
+    expect(partial('runs_mapping')).toContain('WHERE mapping_id IS NOT NULL');
+  });
+
   it('finds the requests of a run in receipts_run (which holds only the requests that started one)', () => {
     open();
     expect(receiptsPlan({ runId: 'r1', limit: 50 })[0]).toMatch(/^SEARCH receipts USING INDEX receipts_run \(run_id=\?\)/);
