@@ -3,15 +3,17 @@
  * PostgreSQL): while fewer than `limit` runs are held, it claims up to the room left and executes
  * each claimed run without waiting for the others; a run that ends, or a `poke()` (a run was
  * accepted), claims again. A claim asked for while one is under way is made right after it.
+ * `execute` may give back the run its completion claimed (herald claims the next runs in the
+ * commit that completes the last ones): that run is executed next in the same place.
  */
-export function claimLoop<R>(limit: number, claim: (room: number) => Promise<R[]>, execute: (run: R) => Promise<void>): { poke(): void } {
+export function claimLoop<R>(limit: number, claim: (room: number) => Promise<R[]>, execute: (run: R) => Promise<R | void>): { poke(): void } {
   let held = 0;
   let claiming = false;
   let again = false;
 
   const run = async (claimed: R) => {
     try {
-      await execute(claimed);
+      for (let next: R | void = claimed; next; ) next = await execute(next);
     } finally {
       held--;
       poke();

@@ -11,12 +11,23 @@ const WORK_FAILED = Symbol('group write failed');
  * caller's promise settles once the transaction committed. Without it the baseline paid one
  * commit per request while herald paid one per turn: a tilted race.
  */
-export function groupCommit(db: Database): <T>(work: () => T) => Promise<T> {
+export interface BaselineCommit {
+  <T>(work: () => T): Promise<T>;
+  /** runs `work` once after the writes of the group being gathered, in its transaction (herald's GroupCommit.last) */
+  last(work: () => void): void;
+  /** counts the attempts: what a write leaves for its group's `last` work is known by it (a retried group runs its writes again) */
+  readonly generation: number;
+}
+
+export function groupCommit(db: Database): BaselineCommit {
   type Pending = { work: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
   let pending: Pending[] = [];
+  let tails = new Set<() => void>();
+  let generation = 0;
   let scheduled: NodeJS.Immediate | undefined;
-  const attempt = (group: Pending[], isolated: boolean) => {
+  const attempt = (group: Pending[], groupTails: Set<() => void>, isolated: boolean) => {
     const outcomes: { ok: boolean; value: unknown }[] = [];
+    generation++;
     db.transaction(() => {
       for (const { work } of group) {
         try {
@@ -27,20 +38,23 @@ export function groupCommit(db: Database): <T>(work: () => T) => Promise<T> {
           outcomes.push({ ok: false, value: error });
         }
       }
+      for (const tail of groupTails) tail();
     }).immediate();
     return outcomes;
   };
   const flush = () => {
     scheduled = undefined;
     const group = pending;
+    const groupTails = tails;
     pending = [];
+    tails = new Set();
     let outcomes: { ok: boolean; value: unknown }[];
     try {
       try {
-        outcomes = attempt(group, false);
+        outcomes = attempt(group, groupTails, false);
       } catch (error) {
         if (error !== WORK_FAILED) throw error;
-        outcomes = attempt(group, true);
+        outcomes = attempt(group, groupTails, true);
       }
     } catch (error) {
       for (const { reject } of group) reject(error);
@@ -48,9 +62,13 @@ export function groupCommit(db: Database): <T>(work: () => T) => Promise<T> {
     }
     group.forEach(({ resolve, reject }, i) => (outcomes[i]!.ok ? resolve : reject)(outcomes[i]!.value));
   };
-  return <T>(work: () => T) =>
+  const commit = <T>(work: () => T) =>
     new Promise<T>((resolve, reject) => {
       pending.push({ work, resolve: resolve as (v: unknown) => void, reject });
       scheduled ??= setImmediate(flush);
     });
+  return Object.defineProperties(commit, {
+    last: { value: (work: () => void) => void tails.add(work) },
+    generation: { get: () => generation },
+  }) as BaselineCommit;
 }

@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { claimLoop } from './baseline-claim-loop.js';
+import type { BaselineCommit } from './baseline-group-commit.js';
 
 /**
  * The baseline's run executor, for `/hooks/agent-executed`: what a raw server would do to execute
@@ -8,9 +9,11 @@ import { claimLoop } from './baseline-claim-loop.js';
  * UPDATE of their status), reads each session's newest messages (the history), answers, and
  * completes the run in one group-commit work: the run's status and reply, the turn's two messages
  * in one INSERT, the session's summary upserted, the run's summary posted to the main session
- * (the same duplicate skip and pending cap as a wake). Each completion's commit is awaited before
- * the next claim. It keeps none of herald's safety wrapping, leases, timeouts, chains or order
- * within a session (the bench gives each run its own): this is the floor an integrator's own glue
+ * (the same duplicate skip and pending cap as a wake). The runs a group commit completes claim as
+ * many next runs in that same transaction, once per group, as herald's run queue does
+ * (completeAndClaimNext): both pay one commit per batch of runs, where claiming apart paid a
+ * claim's commit and a completion's, and so left more of its backlog for after the load. It
+ * keeps none of herald's safety wrapping, leases, timeouts, chains or order within a session (the bench gives each run its own): this is the floor an integrator's own glue
  * would stand on, so herald's figure against it is the cost of what herald does beyond the
  * durable work.
  *
@@ -48,7 +51,7 @@ interface QueuedRun {
 
 export function runExecutor(
   db: Database,
-  commit: <T>(work: () => T) => Promise<T>,
+  commit: BaselineCommit,
   enqueueEvent: (session: string, text: string, maxPending: number) => unknown,
 ): RunExecutor {
   const queued = db.prepare<[], { rowid: number }>(
@@ -80,17 +83,41 @@ export function runExecutor(
     enqueueEvent('main', `Hook ${run.name}: ${reply}`, MAX_PENDING);
   };
 
+  // herald's batching (completeAndClaimNext): the runs completed in one group commit claim as many
+  // next runs in the same transaction, once per group after all its completions, each completer
+  // executing the one it was given
+  let places: { claimed?: QueuedRun }[] = [];
+  let placesOf = -1;
+  const wanted = () => {
+    if (placesOf !== commit.generation) places = [];
+    placesOf = commit.generation;
+    return places;
+  };
+  const claimForCompleted = () => {
+    const completed = wanted();
+    places = [];
+    const ids = queued.all().slice(0, completed.length).map((r) => r.rowid);
+    if (ids.length) claim(ids.length).all(Date.now(), ...ids).forEach((run, i) => (completed[i]!.claimed = run));
+  };
+  const claimSome = (room: number) => {
+    const ids = queued.all().slice(0, room).map((r) => r.rowid);
+    return ids.length ? claim(ids.length).all(Date.now(), ...ids) : [];
+  };
+
   return claimLoop<QueuedRun>(
     HELD,
-    (room) =>
-      commit(() => {
-        const ids = queued.all().slice(0, room).map((r) => r.rowid);
-        return ids.length ? claim(ids.length).all(Date.now(), ...ids) : [];
-      }),
+    (room) => commit(() => claimSome(room)),
     async (run) => {
       const earlier = history.all(run.session_key);
       const reply = `Received: "${run.message}" (${earlier.length} earlier messages). I acknowledge it.`;
-      await commit(() => complete(run, reply));
+      const place: { claimed?: QueuedRun } = {};
+      const completing = commit(() => {
+        complete(run, reply);
+        wanted().push(place);
+      });
+      commit.last(claimForCompleted);
+      await completing;
+      return place.claimed;
     },
   );
 }
