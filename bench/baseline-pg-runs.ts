@@ -8,7 +8,9 @@ import { claimLoop } from './baseline-claim-loop.js';
  * run's session history (its newest 50 messages), answers with a canned reply, and completes the
  * run in ONE statement through the group commit: the run's status and reply, the turn's two
  * messages, the session's summary and the run's summary event on the main session (the events
- * function: duplicate skip, 20-pending cap). In herald's schema the session summary is kept by
+ * function: duplicate skip, 20-pending cap). The completions asked for while one batch of them is
+ * on its way go in the next, which claims as many next runs in its transaction, as herald's
+ * completion batch does. In herald's schema the session summary is kept by
  * herald's trigger, so the statement leaves it out. No leases, timeouts, chains or order within a
  * session: the floor an integrator's own glue would stand on.
  *
@@ -73,6 +75,30 @@ export function pgRunExecutor(
 ): PgRunExecutor {
   const complete = completion(options.heraldSchema);
   const CLAIM = claim(options.heraldSchema);
+  // herald's batching (src/store/postgres/completion-batch.ts): the completions asked for while a
+  // batch is on its way go together as one work of the group commit, which then claims as many
+  // next runs in the same transaction, one for each completer to execute next
+  type Completing = { values: unknown[]; resolve: (next: QueuedRun | undefined) => void; reject: (error: unknown) => void };
+  let gathered: Completing[] = [];
+  let sending = false;
+  const send = () => {
+    if (sending || gathered.length === 0) return;
+    sending = true;
+    let batch: Completing[] = [];
+    commit(async (client) => {
+      // what was asked for until the work runs goes in it
+      batch = gathered;
+      gathered = [];
+      for (const { values } of batch) await client.query({ ...complete, values });
+      return (await client.query<QueuedRun>({ ...CLAIM, values: [Date.now(), batch.length] })).rows;
+    }).then(
+      (next) => batch.forEach(({ resolve }, i) => resolve(next[i])),
+      (error: unknown) => batch.forEach(({ reject }) => reject(error)),
+    ).finally(() => {
+      sending = false;
+      send();
+    });
+  };
   return claimLoop<QueuedRun>(
     HELD,
     async (room) => (await commit((client) => client.query<QueuedRun>({ ...CLAIM, values: [Date.now(), room] }))).rows,
@@ -80,9 +106,13 @@ export function pgRunExecutor(
       try {
         const earlier = await pool.query(HISTORY_READ, [run.session_key]);
         const reply = `Received: "${run.message}" (${earlier.rowCount} earlier messages). I acknowledge it.`;
-        await commit((client) => client.query({ ...complete, values: [run.id, reply, Date.now(), run.session_key, run.message, `Hook ${run.name}: ${reply}`] }));
+        return await new Promise<QueuedRun | undefined>((resolve, reject) => {
+          gathered.push({ values: [run.id, reply, Date.now(), run.session_key, run.message, `Hook ${run.name}: ${reply}`], resolve, reject });
+          send();
+        });
       } catch (error) {
         process.stderr.write(`baseline: run failed: ${(error as Error).message}\n`);
+        return undefined;
       }
     },
   );

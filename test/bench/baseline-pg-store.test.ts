@@ -79,6 +79,25 @@ describe('bench baseline on PostgreSQL: wakes, receipts and runs batched as hera
     }
   });
 
+  it('executes more runs than it holds: the completions claim the next ones, each run once', async () => {
+    const runsSchema = `${schema}_many`;
+    const store = await pgBaselineStore(PG_URL, runsSchema, 'own');
+    const pool = new pg.Pool({ connectionString: PG_URL, options: `-c search_path=${runsSchema}`, max: 1 });
+    try {
+      await Promise.all(Array.from({ length: 40 }, (_, i) => store.insertRun(`run-${i}`, 'bench', `hook:${i}`, `message ${i}`, '{"kind":"agent"}', 'm', true)));
+      store.executeRuns();
+      const succeeded = async () => (await pool.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM runs WHERE status = 'succeeded'")).rows[0]!.n;
+      for (let i = 0; i < 200 && (await succeeded()) < 40; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(await succeeded()).toBe(40);
+      const turns = await pool.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM session_messages GROUP BY run_id');
+      expect(turns.rows.map((r) => r.n)).toEqual(Array(40).fill(2));
+    } finally {
+      await pool.end();
+      await store.close();
+      await dropSchema(runsSchema);
+    }
+  });
+
   it('enqueues a turn\'s wakes by one call: ids in order, a repeat skipped, 20 pending kept; and writes its receipts', async () => {
     const store = await pgBaselineStore(PG_URL, schema, 'own');
     const pool = new pg.Pool({ connectionString: PG_URL, options: `-c search_path=${schema}`, max: 1 });
