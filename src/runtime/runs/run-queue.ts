@@ -119,14 +119,17 @@ export class RunQueue {
   }
 
   /**
-   * Starts a claimed run, from a setImmediate, never straight from a promise callback: a run on the
-   * embedded model finishes without real I/O, so starting the next one in a callback would chain a
-   * whole backlog into one microtask burst and starve the HTTP server. Yielding lets pending requests in between runs.
+   * Starts a claimed run straight from the callback that claimed it. No burst of runs can starve the
+   * HTTP server that way: a run ends by awaiting its completion's commit (the group commit's
+   * setImmediate on SQLite, the network on PostgreSQL), so each place runs one run per commit. A
+   * setImmediate hop here made the runs a commit claimed complete from the check phase, where the
+   * commit they asked for waits for the next event-loop turn: under a stream of requests every
+   * other group commit carried no completion, and herald executed half as many runs while accepting.
    */
   private begin(run: RunRecord, history: SessionMessage[] | undefined, ahead: Promise<PassedHistory> | undefined, hasBehind: boolean): Promise<PassedHistory> {
     const abort = new RunAbort();
     const { place, passed, leave } = takePlace(this.context.slots, ahead, hasBehind);
-    const promise = new Promise<void>((resolve) => setImmediate(resolve))
+    const promise = Promise.resolve()
       .then(() => executeRun(this.context, run, abort, history, place))
       .catch((error) => {
         this.deps.logger.error({ err: error, runId: run.id }, 'run bookkeeping failed');
