@@ -10,9 +10,9 @@ import { claimLoop } from './baseline-claim-loop.js';
  * messages, the session's summary and the run's summary event on the main session (the events
  * function: duplicate skip, 20-pending cap). The completions asked for while one batch of them is
  * on its way go in the next, which claims as many next runs in its transaction, as herald's
- * completion batch does. In herald's schema the session summary is kept by
- * herald's trigger, so the statement leaves it out. No leases, timeouts, chains or order within a
- * session: the floor an integrator's own glue would stand on.
+ * completion batch does. In herald's schema the session summary is kept by herald's trigger, so
+ * the statement leaves it out. No leases, timeouts, chains or order within a session: the floor an
+ * integrator's own glue would stand on.
  *
  * Self-contained (no herald imports), like the rest of the baseline.
  */

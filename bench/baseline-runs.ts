@@ -13,9 +13,9 @@ import type { BaselineCommit } from './baseline-group-commit.js';
  * many next runs in that same transaction, once per group, as herald's run queue does
  * (completeAndClaimNext): both pay one commit per batch of runs, where claiming apart paid a
  * claim's commit and a completion's, and so left more of its backlog for after the load. It
- * keeps none of herald's safety wrapping, leases, timeouts, chains or order within a session (the bench gives each run its own): this is the floor an integrator's own glue
- * would stand on, so herald's figure against it is the cost of what herald does beyond the
- * durable work.
+ * keeps none of herald's safety wrapping, leases, timeouts, chains or order within a session (the
+ * bench gives each run its own): this is the floor an integrator's own glue would stand on, so
+ * herald's figure against it is the cost of what herald does beyond the durable work.
  *
  * Self-contained (no herald imports), like the rest of the baseline.
  */
@@ -93,15 +93,14 @@ export function runExecutor(
     placesOf = commit.generation;
     return places;
   };
-  const claimForCompleted = () => {
-    const completed = wanted();
-    places = [];
-    const ids = queued.all().slice(0, completed.length).map((r) => r.rowid);
-    if (ids.length) claim(ids.length).all(Date.now(), ...ids).forEach((run, i) => (completed[i]!.claimed = run));
-  };
   const claimSome = (room: number) => {
     const ids = queued.all().slice(0, room).map((r) => r.rowid);
     return ids.length ? claim(ids.length).all(Date.now(), ...ids) : [];
+  };
+  const claimForCompleted = () => {
+    const completed = wanted();
+    places = [];
+    claimSome(completed.length).forEach((run, i) => (completed[i]!.claimed = run));
   };
 
   return claimLoop<QueuedRun>(
