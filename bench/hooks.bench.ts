@@ -360,7 +360,8 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('  and after each 202 of /hooks/agent it executes the run with the embedded model (session transcript, summary event),');
   console.log('  in the same process while the load goes on. The baseline only inserts the row, except in the rows "both execute runs",');
   console.log('  where it executes each run too (bench/baseline-runs.ts: claim, history read, a canned answer, the run\'s status and reply, the');
-  console.log('  turn\'s two messages, the session summary and the main-session event, in the same group commit).');
+  console.log('  turn\'s two messages, the session summary and the main-session event, in the same group commit; the runs a group commit');
+  console.log('  completes claim their next runs in it, as herald\'s do).');
   const faulty = rows.filter((r) => r.non2xx + r.errors + r.timeouts > 0);
   for (const r of faulty) console.log(`! ${r.server} ${r.endpoint}: ${r.non2xx} non-2xx responses, ${r.errors} errors, ${r.timeouts} timeouts`);
   if (options.cpuProfileDir) console.log(`herald CPU profile written to ${path.resolve(options.cpuProfileDir)}`);

@@ -377,7 +377,8 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('  lists each new session in the session summaries, sent at once. On "both execute runs" they execute each run too');
   console.log('  (bench/baseline-pg-runs.ts: a SKIP LOCKED claim of up to 16, the history read, a canned answer, the completion in one');
   console.log('  statement: status and reply, the two messages, the session summary, the summary event; claims and completions through a');
-  console.log('  group commit, one transaction per turn). The statements sent per request or per run are named (prepared once per');
+  console.log('  group commit, one transaction per turn; the completions asked for while a batch is on its way go in the next, which');
+  console.log('  claims as many next runs, as herald\'s completion batch does). The statements sent per request or per run are named (prepared once per');
   console.log('  connection), as herald\'s.');
   console.log('- same-records baseline: tables of its own with only the indexes its reads need; herald-schema baseline: a schema made by');
   console.log('  herald\'s migrations (its indexes, counting triggers and session-summary trigger).');
