@@ -79,21 +79,21 @@ export function pgRunExecutor(
   // batch is on its way go together as one work of the group commit, which then claims as many
   // next runs in the same transaction, one for each completer to execute next
   type Completing = { values: unknown[]; resolve: (next: QueuedRun | undefined) => void; reject: (error: unknown) => void };
-  let gathered: Completing[] = [];
+  const gathered: Completing[] = [];
   let sending = false;
   const send = () => {
     if (sending || gathered.length === 0) return;
     sending = true;
-    let batch: Completing[] = [];
+    // what was asked for until the work runs goes in it; taken on a failure before it ran too, so no caller waits forever
+    let taken: Completing[] | undefined;
+    const take = () => (taken ??= gathered.splice(0));
     commit(async (client) => {
-      // what was asked for until the work runs goes in it
-      batch = gathered;
-      gathered = [];
+      const batch = take();
       for (const { values } of batch) await client.query({ ...complete, values });
       return (await client.query<QueuedRun>({ ...CLAIM, values: [Date.now(), batch.length] })).rows;
     }).then(
-      (next) => batch.forEach(({ resolve }, i) => resolve(next[i])),
-      (error: unknown) => batch.forEach(({ reject }) => reject(error)),
+      (next) => take().forEach(({ resolve }, i) => resolve(next[i])),
+      (error: unknown) => take().forEach(({ reject }) => reject(error)),
     ).finally(() => {
       sending = false;
       send();
