@@ -121,10 +121,10 @@ export class RunQueue {
   /**
    * Starts a claimed run straight from the callback that claimed it. No burst of runs can starve the
    * HTTP server that way: a run ends by awaiting its completion's commit (the group commit's
-   * setImmediate on SQLite, the network on PostgreSQL), so each place runs one run per commit. A
-   * setImmediate hop here made the runs a commit claimed complete from the check phase, where the
-   * commit they asked for waits for the next event-loop turn: under a stream of requests every
-   * other group commit carried no completion, and herald executed half as many runs while accepting.
+   * setImmediate on SQLite, the network on PostgreSQL), so each place runs one run per commit.
+   * Not from a setImmediate: the runs would then complete from the check phase, where the commit
+   * they ask for waits for the next event-loop turn, and under a stream of requests every other
+   * group commit would carry no completion.
    */
   private begin(run: RunRecord, history: SessionMessage[] | undefined, ahead: Promise<PassedHistory> | undefined, hasBehind: boolean): Promise<PassedHistory> {
     const abort = new RunAbort();
