@@ -17,6 +17,8 @@ export interface BaselineCommit {
   last(work: () => void): void;
   /** counts the attempts: what a write leaves for its group's `last` work is known by it (a retried group runs its writes again) */
   readonly generation: number;
+  /** `listener` is called whenever an attempt's writes are rolled back (herald's GroupCommit.rollbacks) */
+  onRollback(listener: () => void): void;
 }
 
 export function groupCommit(db: Database): BaselineCommit {
@@ -25,6 +27,8 @@ export function groupCommit(db: Database): BaselineCommit {
   let tails = new Set<() => void>();
   let generation = 0;
   let scheduled: NodeJS.Immediate | undefined;
+  const rollbackListeners: (() => void)[] = [];
+  const rolledBack = () => rollbackListeners.forEach((listener) => listener());
   const attempt = (group: Pending[], groupTails: Set<() => void>, isolated: boolean) => {
     const outcomes: { ok: boolean; value: unknown }[] = [];
     generation++;
@@ -35,6 +39,8 @@ export function groupCommit(db: Database): BaselineCommit {
         } catch (error) {
           if (!db.inTransaction) throw error;
           if (!isolated) throw group.length > 1 ? WORK_FAILED : error;
+          // its savepoint rolled back: what the work left in memory may be of writes undone
+          rolledBack();
           outcomes.push({ ok: false, value: error });
         }
       }
@@ -53,10 +59,12 @@ export function groupCommit(db: Database): BaselineCommit {
       try {
         outcomes = attempt(group, groupTails, false);
       } catch (error) {
+        rolledBack();
         if (error !== WORK_FAILED) throw error;
         outcomes = attempt(group, groupTails, true);
       }
     } catch (error) {
+      rolledBack();
       for (const { reject } of group) reject(error);
       return;
     }
@@ -70,5 +78,6 @@ export function groupCommit(db: Database): BaselineCommit {
   return Object.defineProperties(commit, {
     last: { value: (work: () => void) => void tails.add(work) },
     generation: { get: () => generation },
+    onRollback: { value: (listener: () => void) => void rollbackListeners.push(listener) },
   }) as BaselineCommit;
 }

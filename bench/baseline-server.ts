@@ -97,10 +97,8 @@ function sqliteStore(): BaselineStore {
 
   const lastEvent = db.prepare<[string], { text: string; status: string }>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
   const insertEvent = db.prepare("INSERT OR FAIL INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?) RETURNING *");
-  const pendingCount = db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM events WHERE session = ? AND status = 'pending'");
-  const dropOldest = db.prepare(
-    "UPDATE OR FAIL events SET status = 'dropped' WHERE id IN (SELECT id FROM events WHERE session = ? AND status = 'pending' ORDER BY id LIMIT ?)",
-  );
+  const pendingIds = db.prepare<[string], { id: number }>("SELECT id FROM events WHERE session = ? AND status = 'pending' ORDER BY id");
+  const drop = db.prepare("UPDATE OR FAIL events SET status = 'dropped' WHERE id = ? AND status = 'pending'");
   const insertRun = db.prepare(
     `INSERT OR FAIL INTO runs (id, status, agent_id, name, session_key, message, action, mapping_id, deliver, reply, error, created_at, started_at, finished_at)
      VALUES (?, 'queued', 'main', ?, ?, ?, ?, ?, ?, NULL, NULL, ?, NULL, NULL)`,
@@ -108,16 +106,35 @@ function sqliteStore(): BaselineStore {
 
   const insertReceipt = db.prepare(INSERT_RECEIPT_SQLITE);
 
-  // a group commit's work: atomic as one (baseline-group-commit.ts)
+  const commit = groupCommit(db);
+  // Each session's newest event and its pending ids, kept between group commits as herald's SQLite
+  // store keeps them (src/store/sqlite/queue-memory.ts, one serving process per file): an enqueue
+  // inserts and drops by id, without reading the newest event and counting the pending ones again.
+  // Read from the table once per session; forgotten whenever a write is rolled back
+  const queues = new Map<string, { lastText: string | undefined; lastOpen: boolean; pending: number[] }>();
+  commit.onRollback(() => queues.clear());
+  const queueOf = (session: string) => {
+    let queue = queues.get(session);
+    if (!queue) {
+      const last = lastEvent.get(session);
+      queue = { lastText: last?.text, lastOpen: last !== undefined && last.status !== 'dropped', pending: pendingIds.all(session).map((r) => r.id) };
+      queues.set(session, queue);
+    }
+    return queue;
+  };
+  // a group commit's work: atomic as one (baseline-group-commit.ts); the memory changes once its writes succeeded
   const enqueueEvent = (session: string, text: string, maxPending: number): number | undefined => {
-    const previous = lastEvent.get(session);
-    if (previous && previous.text === text && previous.status !== 'dropped') return undefined;
+    const queue = queueOf(session);
+    if (queue.lastOpen && queue.lastText === text) return undefined;
     const added = insertEvent.get(session, text, Date.now()) as { id: number };
-    const over = pendingCount.get(session)!.n - maxPending;
-    if (over > 0) dropOldest.run(session, over);
+    const over = Math.min(queue.pending.length, Math.max(0, queue.pending.length + 1 - maxPending));
+    for (let i = 0; i < over; i++) drop.run(queue.pending[i]!);
+    queue.pending.splice(0, over);
+    queue.pending.push(added.id);
+    queue.lastText = text;
+    queue.lastOpen = true;
     return added.id;
   };
-  const commit = groupCommit(db);
   const executor = runExecutor(db, commit, enqueueEvent);
   return {
     enqueueEvent: (text) => commit(() => enqueueEvent('main', text, MAX_PENDING)),

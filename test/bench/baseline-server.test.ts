@@ -89,6 +89,19 @@ describe('bench baseline server', () => {
     }
   });
 
+  it('keeps the main session at its cap of 20 pending events, the newest ones, as herald does', async () => {
+    for (let i = 0; i < 25; i++) expect((await post('/hooks/wake', JSON.stringify({ text: `capped ${i}` }))).status).toBe(200);
+    // the newest event repeated: skipped, nothing dropped for it
+    expect(await (await post('/hooks/wake', JSON.stringify({ text: 'capped 24' }))).json()).toEqual({ ok: true, mode: 'now', eventOutcome: 'coalesced' });
+    const db = new Database(dbFile, { readonly: true });
+    try {
+      const pending = db.prepare("SELECT text FROM events WHERE session = 'main' AND status = 'pending' ORDER BY id").all() as { text: string }[];
+      expect(pending.map((e) => e.text)).toEqual(Array.from({ length: 20 }, (_, i) => `capped ${i + 5}`));
+    } finally {
+      db.close();
+    }
+  });
+
   it('does a mapped hook\'s work: schema (400 naming the path) and templates', async () => {
     const payload = { action: 'opened', issue: { number: 7, title: 'Broken', html_url: 'https://example.com/i/7' }, repository: { full_name: 'acme/x' } };
     expect((await post('/hooks/mapped-wake', JSON.stringify(payload))).status).toBe(200);
