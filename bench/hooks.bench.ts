@@ -351,7 +351,8 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('- Both do per request: bearer auth (constant-time), body read under the 256 KiB limit, JSON parse, field validation,');
   console.log('  and the same durable SQLite insert (better-sqlite3, WAL) with the same group commit (the writes of one event-loop turn in');
   console.log('  one transaction) before responding: an events row for wake, a runs row for agent; after the response, both write the');
-  console.log('  request\'s receipt (the same receipts row, a UUID v7 id, through the same group commit).');
+  console.log('  request\'s receipt (the same receipts row, a UUID v7 id, through the same group commit). Both keep each session\'s');
+  console.log('  newest event and its pending ids in memory between group commits: an enqueue inserts and drops by id.');
   if (options.baselineSchemas.includes('own')) console.log('- The same-records baseline writes the same records into tables of its own, with only the indexes its reads need: herald\'s list indexes and /metrics counts are extra work herald does.');
   if (options.baselineSchemas.includes('herald')) console.log('- The herald-schema baseline writes into a file made by herald\'s migrations: the same indexes and counting triggers as herald.');
   console.log('- mapped-wake / mapped-agent: both validate the payload with ajv (+ ajv-formats, compiled once) and render JSONata templates');
