@@ -248,6 +248,20 @@ describe('postgres store: what only this adapter has', () => {
     expect(rows).toEqual([{ messages: 4, first_at: 1, last_at: 11 }]);
   });
 
+  it('counts runs per statement: a batch inserted in one turn, a claim of many, a deletion of several, a statement moving none', async () => {
+    const store = await open();
+    opened.push(store);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => store.runs.insert(queuedRun(`batch-${i}`, i + 1))));
+    expect((await store.probe.counts()).runs).toEqual({ queued: 20, running: 0 });
+    const lease = { owner: 'a', now: 100, until: Date.now() + 60_000 };
+    expect(await store.runs.claim(lease, 16)).toHaveLength(16);
+    expect((await store.probe.counts()).runs).toEqual({ queued: 4, running: 16 });
+    // a renewal moves no status: nothing counted
+    expect(await store.runs.renew(['batch-0', 'batch-1'], 'a', Date.now() + 120_000)).toEqual(['batch-0', 'batch-1']);
+    await store.pool.query("DELETE FROM runs WHERE id IN ('batch-16', 'batch-17', 'batch-0')");
+    expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 15 });
+  });
+
   it('claims from a backlog by reading a few pages, even when the statistics have not seen the backlog', async () => {
     const store = await open();
     opened.push(store);
