@@ -248,7 +248,7 @@ describe('postgres store: what only this adapter has', () => {
     expect(rows).toEqual([{ messages: 4, first_at: 1, last_at: 11 }]);
   });
 
-  it('counts runs per statement: a batch inserted in one turn, a claim of many, a deletion of several, a statement moving none', async () => {
+  it('keeps the run counts through a batch inserted in one turn, a claim of many, a renewal that moves no status and a deletion of several', async () => {
     const store = await open();
     opened.push(store);
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.runs.insert(queuedRun(`batch-${i}`, i + 1))));
