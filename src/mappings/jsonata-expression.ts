@@ -2,7 +2,7 @@ import { BoundedMemo } from '../utils/bounded-memo.js';
 import { createRequire } from 'node:module';
 import type jsonataModule from 'jsonata';
 import type { TemplateScope } from './template-scope.js';
-import { equalityOf, type RouteKey } from './route-key.js';
+import { equalityOf, fieldReference, MISSING, routeValue, UNKNOWN, type RouteKey } from './route-key.js';
 
 /**
  * An OpenClaw-style reference: `payload.a.b`, `headers.x-github-event`, `query.x`, `path`,
@@ -74,8 +74,30 @@ export function toJsonata(expr: string): string {
 
 export interface CompiledExpression {
   evaluate(scope: TemplateScope): Promise<unknown>;
+  /**
+   * The value without JSONata, or NOT_READ: a plain field reference (`issue.number`,
+   * `headers.x-github-event`) that ends on a string, number or boolean over objects alone is read
+   * from the scope's request as JSONata would read it from the sanitised copy (own fields only,
+   * the forbidden keys absent); anything else (an array on the way, an object or null at the
+   * end, a scope with no request) is left to evaluate.
+   */
+  read(scope: TemplateScope): unknown;
   /** an equality the expression needs to be true, read from its parse (see route-key.ts) */
   equality?: RouteKey;
+}
+
+export const NOT_READ = Symbol('not read');
+
+/** what a checked text is known to be: an equality it needs, a plain field reference */
+interface Known {
+  equality?: RouteKey;
+  reference?: Pick<RouteKey, 'root' | 'steps'>;
+}
+
+function knownOf(ast: unknown): Known {
+  const equality = equalityOf(ast);
+  const reference = fieldReference(ast as Parameters<typeof fieldReference>[0]);
+  return { ...(equality && { equality }), ...(reference && { reference }) };
 }
 
 /**
@@ -89,7 +111,7 @@ export interface CompiledExpression {
  * requests to one mapping already share it. Both are emptied past a bound, so reloads of
  * ever-changing mappings do not accumulate texts forever.
  */
-const checked = new Map<string, RouteKey | undefined>();
+const checked = new Map<string, Known>();
 const MAX_TEXTS = 20_000;
 const parsed = new BoundedMemo<string, jsonataModule.Expression>(MAX_TEXTS);
 
@@ -116,9 +138,10 @@ function jsonataText(expr: string): string {
   return rewritten.get(expr, toJsonata);
 }
 
-function remember(text: string, equality: RouteKey | undefined): void {
+function remember(text: string, known: Known): Known {
   if (checked.size >= MAX_TEXTS) checked.clear();
-  checked.set(text, equality);
+  checked.set(text, known);
+  return known;
 }
 
 /**
@@ -178,7 +201,7 @@ export function checkExpressions(exprs: Iterable<string>): number {
       continue;
     }
     if (elements?.length !== batch.length) continue;
-    batch.forEach((text, i) => remember(text, equalityOf(elements[i])));
+    batch.forEach((text, i) => remember(text, knownOf(elements[i])));
     together += batch.length;
   }
   return together;
@@ -187,14 +210,19 @@ export function checkExpressions(exprs: Iterable<string>): number {
 /** Checks the syntax now; throws the JSONata syntax error (with its position) for the caller to name. */
 export function compileExpression(expr: string): CompiledExpression {
   const text = jsonataText(expr);
-  let equality = checked.get(text);
-  if (equality === undefined && !checked.has(text)) {
-    equality = equalityOf(parse(text).ast());
-    remember(text, equality);
-  }
+  const { equality, reference } = checked.get(text) ?? remember(text, knownOf(parse(text).ast()));
   let expression: jsonataModule.Expression | undefined;
+  const read = (scope: TemplateScope): unknown => {
+    if (!reference || !scope.request) return NOT_READ;
+    const value = routeValue(scope.request, reference.root, reference.steps);
+    return value === MISSING ? undefined : value === UNKNOWN ? NOT_READ : value;
+  };
   return {
-    evaluate: (scope) => (expression ??= parsedOnce(text)).evaluate(scope.payload, scope.bindings),
+    read,
+    evaluate: (scope) => {
+      const value = read(scope);
+      return value === NOT_READ ? (expression ??= parsedOnce(text)).evaluate(scope.payload, scope.bindings) : Promise.resolve(value);
+    },
     ...(equality && { equality }),
   };
 }

@@ -53,7 +53,7 @@ function literal(node: AstNode | undefined): RouteValue | undefined {
 const ROOTS = new Set(['payload', 'headers', 'query']);
 
 /** `a.b`, `$payload.a.b`, `$headers.x`, `$query.x`: a root and at least one field name */
-function reference(node: AstNode | undefined): Pick<RouteKey, 'root' | 'steps'> | undefined {
+export function fieldReference(node: AstNode | undefined): Pick<RouteKey, 'root' | 'steps'> | undefined {
   if (!plain(node) || node.type !== 'path' || !node.steps?.length) return undefined;
   if (!node.steps.every(plain)) return undefined;
   const [first, ...rest] = node.steps;
@@ -75,7 +75,7 @@ export function equalityOf(ast: unknown): RouteKey | undefined {
   if (node.value === 'and') return equalityOf(node.lhs) ?? equalityOf(node.rhs);
   if (node.value !== '=') return undefined;
   for (const [ref, lit] of [[node.lhs, node.rhs], [node.rhs, node.lhs]] as const) {
-    const key = reference(ref);
+    const key = fieldReference(ref);
     const value = literal(lit);
     if (key && value !== undefined) return { ...key, value };
   }

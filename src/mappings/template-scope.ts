@@ -42,6 +42,32 @@ export function isForbiddenKey(key: string): boolean {
 export interface TemplateScope {
   payload: unknown;
   bindings: { payload: unknown; headers: unknown; query: unknown; path: string; now: string };
+  /** the request itself, when the scope is all of it: a plain field reference reads it without the copy (jsonata-expression.ts) */
+  request?: HookRequest;
+}
+
+/**
+ * A request's scope, its sanitised copies made on first use: a mapping whose templates are
+ * plain field references (`{{ issue.number }}`) reads the request itself, so most requests
+ * never copy their payload and headers.
+ */
+class RequestScope implements TemplateScope {
+  #bindings: TemplateScope['bindings'] | undefined;
+
+  constructor(
+    readonly request: HookRequest,
+    private readonly now: string,
+  ) {}
+
+  get payload(): unknown {
+    return this.bindings.payload;
+  }
+
+  get bindings(): TemplateScope['bindings'] {
+    if (this.#bindings) return this.#bindings;
+    const { request } = this;
+    return (this.#bindings = { payload: sanitize(request.payload), headers: sanitize(request.headers), query: sanitize(request.query), path: request.path, now: this.now });
+  }
 }
 
 /** one scope per request: every `match.when` and template of it sees the same copy and the same `$now` */
@@ -50,11 +76,7 @@ const scopes = new WeakMap<HookRequest, TemplateScope>();
 export function templateScope(request: HookRequest, now?: Date): TemplateScope {
   const cached = now === undefined ? scopes.get(request) : undefined;
   if (cached) return cached;
-  const payload = sanitize(request.payload);
-  const scope: TemplateScope = {
-    payload,
-    bindings: { payload, headers: sanitize(request.headers), query: sanitize(request.query), path: request.path, now: (now ?? new Date()).toISOString() },
-  };
+  const scope = new RequestScope(request, (now ?? new Date()).toISOString());
   if (now === undefined) scopes.set(request, scope);
   return scope;
 }

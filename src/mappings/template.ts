@@ -1,5 +1,5 @@
 import { BoundedMemo } from '../utils/bounded-memo.js';
-import { compileExpression, describeJsonataError, type CompiledExpression } from './jsonata-expression.js';
+import { compileExpression, describeJsonataError, NOT_READ, type CompiledExpression } from './jsonata-expression.js';
 import type { TemplateScope } from './template-scope.js';
 
 type Part = string | CompiledExpression;
@@ -81,15 +81,24 @@ function compileNewTemplate(source: string): CompiledTemplate {
       let out = '';
       for (const part of parts) {
         if (typeof part === 'string') out += part;
-        else out += escape ? escape(renderValue(await part.evaluate(scope))) : renderValue(await part.evaluate(scope));
+        else {
+          const read = part.read(scope);
+          const text = renderValue(read === NOT_READ ? await part.evaluate(scope) : read);
+          out += escape ? escape(text) : text;
+        }
       }
       return out;
     },
     async renderComplete(scope) {
       let out = '';
       for (const part of parts) {
-        const text = typeof part === 'string' ? part : renderValue(await part.evaluate(scope));
-        if (typeof part !== 'string' && !text.trim()) return undefined;
+        if (typeof part === 'string') {
+          out += part;
+          continue;
+        }
+        const read = part.read(scope);
+        const text = renderValue(read === NOT_READ ? await part.evaluate(scope) : read);
+        if (!text.trim()) return undefined;
         out += text;
       }
       return out;

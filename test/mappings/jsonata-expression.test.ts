@@ -61,3 +61,47 @@ describe('checkExpressions', () => {
     expect(contextual.map((text) => outcome(batched, text))).toEqual(expected);
   });
 });
+
+describe('a plain field reference', () => {
+  const EXPRESSIONS = ['action', 'issue.number', 'payload.issue.title', 'headers.x-github-event', 'headers.X-Kind', 'query.page', 'a.b.c', 'a.__proto__', 'a.constructor', 'flag', 'nothing.here', 'issue', 'items.kind', 'n', 'nil', 'text.length'];
+  const PAYLOADS: unknown[] = [
+    { action: 'opened', issue: { number: 4217, title: 'Export fails' }, flag: false, n: 0, nil: null, text: 'abc' },
+    { a: { b: { c: 'deep' } }, items: [{ kind: 'x' }, { kind: 'y' }], flag: true, n: -1.5 },
+    { a: { b: [{ c: 1 }, { c: 2 }] }, issue: [{ number: 1 }], action: ['opened'] },
+    JSON.parse('{"a": {"__proto__": {"polluted": 1}, "constructor": "c"}, "action": {"x": 1}}'),
+    [{ action: 'in an array' }],
+    'a string',
+    {},
+  ];
+
+  it('reads what JSONata would evaluate over the sanitised copy, and leaves arrays, objects and null to JSONata', async () => {
+    const module = await fresh();
+    const { templateScope } = await import('../../src/mappings/template-scope.js');
+    let read = 0;
+    for (const payload of PAYLOADS) {
+      const request = { path: 'p', payload, headers: { 'x-github-event': 'issues', 'x-kind': 'k' }, query: { page: '2' }, url: 'http://h/hooks/p' };
+      for (const text of EXPRESSIONS) {
+        const expression = module.compileExpression(text);
+        const scope = templateScope(request);
+        // what JSONata gives over the sanitised copy, the scope without its request
+        const evaluated = await expression.evaluate({ payload: scope.payload, bindings: scope.bindings });
+        const value = expression.read(scope);
+        if (value === module.NOT_READ) continue;
+        read++;
+        expect({ text, payload, value }).toEqual({ text, payload, value: evaluated });
+        expect(await expression.evaluate(scope)).toEqual(evaluated);
+      }
+    }
+    // the common case is read: scalars at the end of object paths
+    expect(read).toBeGreaterThan(40);
+  });
+
+  it('is not read when it is more than a reference, or when the scope has no request', async () => {
+    const module = await fresh();
+    const scope = { payload: { a: 'x' }, bindings: { payload: { a: 'x' }, headers: {}, query: {}, path: 'p', now: '' } };
+    expect(module.compileExpression('a').read(scope)).toBe(module.NOT_READ);
+    const { templateScope } = await import('../../src/mappings/template-scope.js');
+    const request = { path: 'p', payload: { a: 'x', items: ['y'] }, headers: {}, query: {}, url: 'http://h/hooks/p' };
+    for (const text of ['$uppercase(a)', 'items[0]', 'a & "!"', '$now', '$path', 'true']) expect(module.compileExpression(text).read(templateScope(request))).toBe(module.NOT_READ);
+  });
+});
