@@ -157,15 +157,22 @@ export interface RunRow<Json = unknown> {
   coalesced: Json | null;
 }
 
-/** A run row as a port record; `json` reads a JSON column as the adapter stores it. */
-export const toRunRecord = <Json>(r: RunRow<Json>, json: (value: Json) => unknown): RunRecord => ({
+/**
+ * A run row as a port record; `json` reads a JSON column as the adapter stores it, and the
+ * action is read through it and checked unless the adapter read it already (`action`).
+ */
+export const toRunRecord = <Json>(
+  r: RunRow<Json>,
+  json: (value: Json) => unknown,
+  action: RunRecord['action'] = parseRunAction(r.id, json(r.action), { agentId: r.agent_id, message: r.message }),
+): RunRecord => ({
   id: r.id,
   status: r.status,
   agentId: r.agent_id,
   name: r.name,
   sessionKey: r.session_key,
   message: r.message,
-  action: parseRunAction(r.id, json(r.action), { agentId: r.agent_id, message: r.message }),
+  action,
   reply: r.reply,
   error: r.error,
   // only when one answered: a record without it reads as before the column existed

@@ -2,19 +2,18 @@ import type { Statement } from 'better-sqlite3';
 import { isUnfinished, type Lease, type RunCompletion, type RunRecord, type RunStatus, type RunsRepo } from '../port.js';
 import { sqliteRunAdmission } from './run-admission.js';
 import { toRunRecord, type RunRow as SharedRunRow } from '../record-rows.js';
-import { runActionSchema } from '../run-action.js';
 import { sessionChains } from '../session-chains.js';
 import type { EventAppender } from './events-repo.js';
 import { turnAppender } from './sessions-repo.js';
 import type { GroupCommit } from './group-commit.js';
 import { limitedStatements } from './limited-statements.js';
 import { rawRows } from './raw-rows.js';
-import { storedAction } from './stored-action.js';
+import { actionToStore, storedRunAction } from './stored-action.js';
 import type { SqliteDatabase } from './open-database.js';
 
 export type RunRow = SharedRunRow<string>;
 
-export const toRun = (r: RunRow): RunRecord => toRunRecord(r, JSON.parse);
+export const toRun = (r: RunRow): RunRecord => toRunRecord(r, JSON.parse, storedRunAction(r.id, r.action, { agentId: r.agent_id, message: r.message }));
 
 type ClaimedRow = RunRow & { seq: number };
 
@@ -53,11 +52,10 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
     'INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at) VALUES (?, ?, 0, ?, ?) ON CONFLICT (key) DO NOTHING',
   );
   const insertNow = (run: RunRecord, claimedBy?: Lease) => {
-    const parsed = runActionSchema.parse(run.action);
-    const action = storedAction(parsed);
+    const { action: checked, text: action } = actionToStore(run.action);
     const deliver = run.action.deliver ? 1 : 0;
     const [status, startedAt]: [RunStatus, number | null] = claimedBy ? ['running', claimedBy.now] : [run.status, run.startedAt];
-    insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, parsed.source.mappingId, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
+    insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, checked.source.mappingId, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
       claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null);
     listSession.run(run.sessionKey, run.sessionKey === 'main' ? null : run.agentId, run.createdAt, run.createdAt);
     if (isUnfinished(status)) commits.count(`runs:${status}`, 1);
@@ -71,11 +69,15 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   // (the limits written into the SQL: a bound LIMIT has SQLite compile the statement again each call)
   // A governed run (RunsRepo.admit) is passed over before its not_before and while its mapping's
   // concurrency is taken by runs under a live lease (busy: counted from runs_governed, for governed runs only)
-  const ready = limitedStatements<[{ now: number }], { rowid: number; status: string; session_key: string; mapping_id: string; concurrency: number | null; busy: number | null }>(
+  // `followed`: whether any unfinished run is behind it in its session, so a claim reads the runs
+  // behind only for the heads that have some (a statement per head otherwise, most finding none)
+  const ready = limitedStatements<[{ now: number }], { rowid: number; status: string; session_key: string; mapping_id: string; concurrency: number | null; busy: number | null; followed: number }>(
     db,
     (limit) => `SELECT rowid, status, session_key, mapping_id, concurrency,
        CASE WHEN concurrency IS NULL THEN NULL ELSE (SELECT COUNT(*) FROM runs AS held INDEXED BY runs_governed
-         WHERE held.mapping_id = runs.mapping_id AND held.concurrency IS NOT NULL AND held.status IN ('queued', 'running') AND held.status = 'running' AND held.lease_until >= @now) END AS busy
+         WHERE held.mapping_id = runs.mapping_id AND held.concurrency IS NOT NULL AND held.status IN ('queued', 'running') AND held.status = 'running' AND held.lease_until >= @now) END AS busy,
+       EXISTS (SELECT 1 FROM runs AS next INDEXED BY runs_session_unfinished
+         WHERE next.session_key = runs.session_key AND next.finished_at IS NULL AND next.status IN ('queued', 'running') AND next.rowid > runs.rowid) AS followed
      FROM runs INDEXED BY runs_ready
      WHERE waiting = 0 AND ${UNFINISHED} AND (status = 'queued' OR lease_until IS NULL OR lease_until < @now)
        AND (not_before IS NULL OR not_before <= @now) AND (concurrency IS NULL OR busy < concurrency)
@@ -126,7 +128,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
       }
       rowids.push(head.rowid);
       if (head.status === 'queued') queued++;
-      if (behind === 0) continue;
+      if (behind === 0 || !head.followed) continue;
       for (const next of queuedBehind(behind).all(head.session_key, head.rowid)) {
         if (next.status === 'running' && next.lease_until !== null && next.lease_until >= now) break;
         // a governed run starts by its own claim

@@ -53,4 +53,31 @@ describe("a run's action in SQLite", () => {
     expect(joined.message).toBe('first | second');
     expect(joined.action.message).toBe('first | second');
   });
+
+  it('checks each distinct action once, yet stores and reads every run as a parse of its own would', async () => {
+    const at = file();
+    const store = openSqliteStore(at);
+    stores.push(store);
+    // a field the schema does not know is dropped, the fields are stored in the schema's order
+    const unordered = (message: string) => ({ source: { path: 'alerts', mappingId: 'alerts' }, extra: 'dropped', ...action(message) });
+    for (let i = 0; i < 3; i++) await store.runs.insert({ ...run(`m${i}`, `message ${i}`, 1000 + i), action: unordered(`message ${i}`) as RunRecord['action'] });
+    const raw = new Database(at);
+    const texts = raw.prepare("SELECT action FROM runs WHERE id LIKE 'm%' ORDER BY id").pluck().all() as string[];
+    expect(new Set(texts).size).toBe(1);
+    expect(texts[0]).toBe(JSON.stringify({ kind: 'agent', name: 'Alerts', agentId: 'main', wakeMode: 'now', deliver: false, channel: 'last', allowUnsafeExternalContent: false, source: { mappingId: 'alerts', path: 'alerts' } }));
+    const read = await Promise.all(['m0', 'm1', 'm2'].map(async (id) => (await store.runs.get(id))!.action));
+    read.forEach((a, i) => {
+      expect(a).toEqual(action(`message ${i}`));
+      expect(Object.keys(a)).toEqual(Object.keys(action('')));
+    });
+    // a text another program wrote wrongly, even one equal to a text read before but for a field, fails naming its run
+    raw.prepare('UPDATE runs SET action = ? WHERE id = ?').run(texts[0]!.replace('"wakeMode":"now"', '"wakeMode":"sometimes"'), 'm1');
+    // one stored before actions named their agent takes the run's
+    raw.prepare('UPDATE runs SET action = ?, agent_id = ? WHERE id = ?').run(texts[0]!.replace('"agentId":"main",', ''), 'ops', 'm2');
+    raw.close();
+    await expect(store.runs.get('m1')).rejects.toThrow(/stored run m1 has an invalid action \(wakeMode\)/);
+    expect((await store.runs.get('m2'))!.action).toMatchObject({ agentId: 'ops', message: 'message 2' });
+    // an invalid action is refused at the insert, as its parse refuses it
+    await expect(store.runs.insert({ ...run('bad', 'x', 2000), action: { ...action('x'), wakeMode: 'sometimes' } as unknown as RunRecord['action'] })).rejects.toThrow(/wakeMode/);
+  });
 });
