@@ -55,6 +55,19 @@ export function usageCases(open: OpenStore) {
       expect((await store.usage.report({ by: 'model', since: T0 + 1 })).map((r) => [r.group, r.totalTokens])).toEqual([['openai/gpt-4o-mini', 40]]);
     });
 
+    it('counts every call of a batch, the calls of one moment alike in whom they count against included', async () => {
+      const store = await open();
+      const run = (over: Partial<UsageEntry>) => entry({ source: 'run', agentId: 'main', mappingId: 'github', model: 'embedded/echo', estimated: true, cost: 0, ...over });
+      await store.usage.record([run({ totalTokens: 10 }), run({ totalTokens: 20 }), run({ totalTokens: 30, at: T0 + 1 }), run({ totalTokens: 40, mappingId: 'stripe' }), run({ totalTokens: 50 })]);
+      await store.usage.record([run({ totalTokens: 60 })]);
+      expect(await store.usage.report({ by: 'mapping' })).toEqual([
+        { group: 'github', requests: 5, promptTokens: 50, completionTokens: 25, totalTokens: 170, estimatedTokens: 170, cost: 0 },
+        { group: 'stripe', requests: 1, promptTokens: 10, completionTokens: 5, totalTokens: 40, estimatedTokens: 40, cost: 0 },
+      ]);
+      expect((await store.usage.report({ by: 'agent', since: T0 + 1 }))[0]).toMatchObject({ requests: 1, totalTokens: 30 });
+      expect(await store.usage.spent({ agentId: 'main' }, T0)).toEqual({ tokens: 210, cost: 0 });
+    });
+
     it('writes every call recorded in one tick, each settled once all are in, and the ones after the write began in the next', async () => {
       const store = await open();
       const first = [1, 2, 3].map((n) => store.usage.record([entry({ agentId: 'runs', totalTokens: n })]));

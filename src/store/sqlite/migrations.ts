@@ -719,6 +719,16 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       CREATE INDEX receipts_mapping ON receipts (mapping_id, received_at) WHERE mapping_id IS NOT NULL;
     `,
   },
+  {
+    version: 35,
+    name: 'usage: a row holds the calls of one moment alike in whom they count against (calls)',
+    sql: `
+      -- the runs a group commit completes in one millisecond for one agent and mapping were a row
+      -- each, three index entries each; they are one row now, its calls counted. A row before
+      -- this migration is one call
+      ALTER TABLE usage ADD COLUMN calls INTEGER NOT NULL DEFAULT 1;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

@@ -5,13 +5,25 @@ import type { SqliteDatabase } from './open-database.js';
 
 export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): UsageRepo {
   // positional: one call per model call (every run's and every chat's), where named parameters cost an object and its lookups
-  const insert = db.prepare<[number, string, string, string | null, string | null, string | null, number, number, number, number, number]>(
-    `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  const insert = db.prepare<[number, string, string, string | null, string | null, string | null, number, number, number, number, number, number]>(
+    `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  // the calls one after another in a batch that agree in all but their tokens and cost (a group
+  // commit's runs of one agent and mapping, finished in one millisecond) are one row, `calls` of them
   const insertAll = (entries: UsageEntry[]) => {
-    for (const e of entries) {
-      insert.run(e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated ? 1 : 0, e.cost);
+    for (let i = 0; i < entries.length; ) {
+      const e = entries[i]!;
+      let { promptTokens, completionTokens, totalTokens, cost } = e;
+      let calls = 1;
+      for (i++; i < entries.length && alike(e, entries[i]!); i++, calls++) {
+        const next = entries[i]!;
+        promptTokens += next.promptTokens;
+        completionTokens += next.completionTokens;
+        totalTokens += next.totalTokens;
+        cost += next.cost;
+      }
+      insert.run(e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, promptTokens, completionTokens, totalTokens, e.estimated ? 1 : 0, cost, calls);
     }
   };
   const spentByKey = db.prepare<[string, number], { tokens: number; cost: number }>('SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE key_name = ? AND at >= ?');
@@ -46,7 +58,7 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
       const day = query.perDay ? `strftime('%Y-%m-%d', at / 1000, 'unixepoch')` : undefined;
       const rows = db
         .prepare<[number, number], UsageReportRow>(
-          `SELECT ${column} AS grp, ${day ? `${day} AS day,` : ''} COUNT(*) AS requests, SUM(prompt_tokens) AS prompt_tokens,
+          `SELECT ${column} AS grp, ${day ? `${day} AS day,` : ''} SUM(calls) AS requests, SUM(prompt_tokens) AS prompt_tokens,
              SUM(completion_tokens) AS completion_tokens, SUM(total_tokens) AS total_tokens,
              SUM(CASE WHEN estimated THEN total_tokens ELSE 0 END) AS estimated_tokens, SUM(cost) AS cost
            FROM usage WHERE at >= ? AND at < ?
@@ -56,4 +68,9 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
       return rows.map(toUsageRow);
     },
   };
+}
+
+/** two calls of one moment that count against the same key, agent, mapping and model, alike estimated */
+function alike(a: UsageEntry, b: UsageEntry): boolean {
+  return a.at === b.at && a.source === b.source && a.model === b.model && a.keyName === b.keyName && a.agentId === b.agentId && a.mappingId === b.mappingId && a.estimated === b.estimated;
 }

@@ -59,8 +59,8 @@ describe("a run's action in SQLite", () => {
     const store = openSqliteStore(at);
     stores.push(store);
     // a field the schema does not know is dropped, the fields are stored in the schema's order
-    const unordered = (message: string) => ({ source: { path: 'alerts', mappingId: 'alerts' }, extra: 'dropped', ...action(message) });
-    for (let i = 0; i < 3; i++) await store.runs.insert({ ...run(`m${i}`, `message ${i}`, 1000 + i), action: unordered(`message ${i}`) as RunRecord['action'] });
+    const unordered = (message: string) => Object.fromEntries(Object.entries({ ...action(message), extra: 'dropped' }).reverse());
+    for (let i = 0; i < 3; i++) await store.runs.insert({ ...run(`m${i}`, `message ${i}`, 1000 + i), action: unordered(`message ${i}`) as unknown as RunRecord['action'] });
     const raw = new Database(at);
     const texts = raw.prepare("SELECT action FROM runs WHERE id LIKE 'm%' ORDER BY id").pluck().all() as string[];
     expect(new Set(texts).size).toBe(1);
