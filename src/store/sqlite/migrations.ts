@@ -729,6 +729,21 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       ALTER TABLE usage ADD COLUMN calls INTEGER NOT NULL DEFAULT 1;
     `,
   },
+  {
+    version: 36,
+    name: 'sessions: a run lists its session as it is inserted, in the insert itself',
+    sql: `
+      -- what the runs repository did with a statement of its own after each insert: a session is
+      -- listed from its first run on, before the run has written a message (queued, running,
+      -- failed early). An upsert, not OR IGNORE: a trigger's OR clause gives way to the outer
+      -- statement's (the insert's OR FAIL)
+      CREATE TRIGGER runs_list_session AFTER INSERT ON runs BEGIN
+        INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
+        VALUES (NEW.session_key, CASE WHEN NEW.session_key = 'main' THEN NULL ELSE NEW.agent_id END, 0, NEW.created_at, NEW.created_at)
+        ON CONFLICT (key) DO NOTHING;
+      END;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

@@ -42,14 +42,11 @@ export const REQUEUE_RUNNING = `UPDATE runs SET status = 'queued', lease_owner =
 /** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */
 /** `appender`: the database's one (sqlite-store.ts), for the summary event of a run's completion */
 export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appender: EventAppender): RunsRepo {
-  // the writes say OR FAIL: a failed one is undone whole by its group commit, no statement journal needed (group-commit.ts)
+  // the writes say OR FAIL: a failed one is undone whole by its group commit, no statement journal needed (group-commit.ts).
+  // The insert lists the run's session too (migration 36's trigger)
   const insert = db.prepare(
     `INSERT OR FAIL INTO runs (id, status, agent_id, name, session_key, message, action, mapping_id, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  // a session is listed from its first run on, before the run has written a message (queued, running, failed early)
-  const listSession = db.prepare<[string, string | null, number, number]>(
-    'INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at) VALUES (?, ?, 0, ?, ?) ON CONFLICT (key) DO NOTHING',
   );
   const insertNow = (run: RunRecord, claimedBy?: Lease) => {
     const { action: checked, text: action } = actionToStore(run.action);
@@ -57,7 +54,6 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
     const [status, startedAt]: [RunStatus, number | null] = claimedBy ? ['running', claimedBy.now] : [run.status, run.startedAt];
     insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, checked.source.mappingId, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
       claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null);
-    listSession.run(run.sessionKey, run.sessionKey === 'main' ? null : run.agentId, run.createdAt, run.createdAt);
     if (isUnfinished(status)) commits.count(`runs:${status}`, 1);
   };
   const admission = sqliteRunAdmission(db, commits, insertNow);
