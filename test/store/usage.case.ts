@@ -58,7 +58,10 @@ export function usageCases(open: OpenStore) {
     it('counts every call of a batch, the calls of one moment alike in whom they count against included', async () => {
       const store = await open();
       const run = (over: Partial<UsageEntry>) => entry({ source: 'run', agentId: 'main', mappingId: 'github', model: 'embedded/echo', estimated: true, cost: 0, ...over });
-      await store.usage.record([run({ totalTokens: 10 }), run({ totalTokens: 20 }), run({ totalTokens: 30, at: T0 + 1 }), run({ totalTokens: 40, mappingId: 'stripe' }), run({ totalTokens: 50 })]);
+      const batch = [run({ totalTokens: 10 }), run({ totalTokens: 20 }), run({ totalTokens: 30, at: T0 + 1 }), run({ totalTokens: 40, mappingId: 'stripe' }), run({ totalTokens: 50 })];
+      await store.usage.record(batch);
+      // the caller's entries are left as they were
+      expect(batch.map((e) => e.totalTokens)).toEqual([10, 20, 30, 40, 50]);
       await store.usage.record([run({ totalTokens: 60 })]);
       expect(await store.usage.report({ by: 'mapping' })).toEqual([
         { group: 'github', requests: 5, promptTokens: 50, completionTokens: 25, totalTokens: 170, estimatedTokens: 170, cost: 0 },

@@ -1291,4 +1291,12 @@ export const migrations: Migration[] = [
       CREATE INDEX receipts_mapping ON receipts (mapping_id, received_at) WHERE mapping_id IS NOT NULL;
     `,
   },
+  {
+    version: 29,
+    name: 'usage: a row holds the calls of one moment alike in whom they count against (calls), as SQLite migration 35',
+    sql: `
+      -- a row before this migration is one call; adding a column with a constant default rewrites nothing
+      ALTER TABLE usage ADD COLUMN calls integer NOT NULL DEFAULT 1;
+    `,
+  },
 ];

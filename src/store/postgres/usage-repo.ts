@@ -2,24 +2,26 @@ import type pg from 'pg';
 import type { UsageRepo } from '../port.js';
 import type { UsageEntry } from '../usage-port.js';
 import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../usage-columns.js';
+import { usageRows } from '../usage-calls.js';
 import { prepared, query } from './pg-pool.js';
 import { PgTurnBatch, type Statement } from './turn-batch.js';
 
 const INSERT_USAGE = prepared(
   'insert_usage',
-  `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost)
-     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::float8[])`,
+  `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
+     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::float8[], $12::int[])`,
 );
 
-/** the entries of one turn in one INSERT: the columns as arrays, unnested into rows */
+/** the entries of one turn in one INSERT: the columns as arrays, unnested into rows, the calls of one moment alike in one row (usage-calls.ts) */
 function insertUsage(entries: UsageEntry[]): Statement {
-  const column = <T>(pick: (e: UsageEntry) => T) => entries.map(pick);
+  const rows = usageRows(entries);
+  const column = <T>(pick: (e: UsageEntry) => T) => rows.map((row) => pick(row.entry));
   return {
     text: INSERT_USAGE,
     values: [
       column((e) => e.at), column((e) => e.source), column((e) => e.model), column((e) => e.keyName ?? null), column((e) => e.agentId ?? null),
       column((e) => e.mappingId ?? null), column((e) => e.promptTokens), column((e) => e.completionTokens), column((e) => e.totalTokens),
-      column((e) => e.estimated), column((e) => e.cost),
+      column((e) => e.estimated), column((e) => e.cost), rows.map((row) => row.calls),
     ],
   };
 }
@@ -46,7 +48,7 @@ export function postgresUsageRepo(pool: pg.Pool): UsageRepo & { drain(): Promise
       const day = q.perDay ? `to_char(to_timestamp(at / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')` : undefined;
       const { rows } = await query<UsageReportRow>(
         pool,
-        `SELECT ${column} AS grp, ${day ? `${day} AS day,` : ''} COUNT(*)::float8 AS requests, SUM(prompt_tokens)::float8 AS prompt_tokens,
+        `SELECT ${column} AS grp, ${day ? `${day} AS day,` : ''} SUM(calls)::float8 AS requests, SUM(prompt_tokens)::float8 AS prompt_tokens,
            SUM(completion_tokens)::float8 AS completion_tokens, SUM(total_tokens)::float8 AS total_tokens,
            SUM(CASE WHEN estimated THEN total_tokens ELSE 0 END)::float8 AS estimated_tokens, SUM(cost)::float8 AS cost
          FROM usage WHERE at >= $1 AND at < $2

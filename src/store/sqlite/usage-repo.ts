@@ -1,5 +1,6 @@
 import type { UsageEntry, UsageRepo } from '../port.js';
 import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../usage-columns.js';
+import { usageRows } from '../usage-calls.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
@@ -9,21 +10,10 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
     `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  // the calls one after another in a batch that agree in all but their tokens and cost (a group
-  // commit's runs of one agent and mapping, finished in one millisecond) are one row, `calls` of them
+  // the calls of one moment alike in whom they count against are one row (usage-calls.ts)
   const insertAll = (entries: UsageEntry[]) => {
-    for (let i = 0; i < entries.length; ) {
-      const e = entries[i]!;
-      let { promptTokens, completionTokens, totalTokens, cost } = e;
-      let calls = 1;
-      for (i++; i < entries.length && alike(e, entries[i]!); i++, calls++) {
-        const next = entries[i]!;
-        promptTokens += next.promptTokens;
-        completionTokens += next.completionTokens;
-        totalTokens += next.totalTokens;
-        cost += next.cost;
-      }
-      insert.run(e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, promptTokens, completionTokens, totalTokens, e.estimated ? 1 : 0, cost, calls);
+    for (const { entry: e, calls } of usageRows(entries)) {
+      insert.run(e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated ? 1 : 0, e.cost, calls);
     }
   };
   const spentByKey = db.prepare<[string, number], { tokens: number; cost: number }>('SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE key_name = ? AND at >= ?');
@@ -70,7 +60,3 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
   };
 }
 
-/** two calls of one moment that count against the same key, agent, mapping and model, alike estimated */
-function alike(a: UsageEntry, b: UsageEntry): boolean {
-  return a.at === b.at && a.source === b.source && a.model === b.model && a.keyName === b.keyName && a.agentId === b.agentId && a.mappingId === b.mappingId && a.estimated === b.estimated;
-}
