@@ -59,4 +59,3 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
     },
   };
 }
-
