@@ -14,6 +14,7 @@ import { copyWith } from '../utils/copy-with.js';
 import type { Budgets } from '../platform/budgets.js';
 import type { UsageRecorder } from '../platform/usage-recorder.js';
 import type { UsageSource } from '../store/port.js';
+import { wordCount } from '../utils/word-count.js';
 
 /** passages of the agent's knowledge base a turn's model sees */
 export const PASSAGES_PER_TURN = 4;
@@ -295,9 +296,8 @@ function addToolCallPiece(calls: ModelToolCall[], piece: ToolCallPiece): ToolCal
   return piece;
 }
 
-const wordCount = (s: string) => (s.match(/\S+/g) ?? []).length;
-
 function estimateUsage(request: ModelRequest, text: string): ModelUsage {
   const prompt_tokens = request.messages.reduce((n, m) => n + wordCount(m.content), 0);
-  return { prompt_tokens, completion_tokens: wordCount(text), total_tokens: prompt_tokens + wordCount(text) };
+  const completion_tokens = wordCount(text);
+  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
 }

@@ -1,4 +1,5 @@
 import { extractiveAnswer } from '../knowledge/extractive-answer.js';
+import { wordCount } from '../utils/word-count.js';
 import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent, ModelUsage } from './provider.js';
 
 export const HEARTBEAT_OK = 'HEARTBEAT_OK';
@@ -52,29 +53,4 @@ function oneLine(text: string, max: number): string {
 function usageOf(request: ModelRequest, completion_tokens: number): ModelUsage {
   const prompt_tokens = request.messages.reduce((n, m) => n + wordCount(m.content), 0);
   return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
-}
-
-/** JavaScript's whitespace (what `\s` matches) */
-const SPACE = /\s/;
-
-/** 1 for the ASCII whitespace `\s` matches (tab to carriage return, space), 0 for the rest of ASCII */
-const ASCII_SPACE = new Uint8Array(128);
-for (const code of [9, 10, 11, 12, 13, 32]) ASCII_SPACE[code] = 1;
-
-/**
- * How many runs of non-space characters `s` has (what `s.match(/\S+/g).length` counts), without
- * the array of every word: the safety-wrapped prompt of each hook run is counted this way.
- * Branch-free for ASCII (a table, and a word counted where a space is followed by a non-space);
- * the rest (no-break and other spaces) by the regular expression
- */
-function wordCount(s: string): number {
-  let words = 0;
-  let afterSpace = 1;
-  for (let i = 0; i < s.length; i++) {
-    const code = s.charCodeAt(i);
-    const space = code < 128 ? ASCII_SPACE[code]! : SPACE.test(s[i]!) ? 1 : 0;
-    words += afterSpace & (space ^ 1);
-    afterSpace = space;
-  }
-  return words;
 }

@@ -1,0 +1,49 @@
+/** JavaScript's whitespace (what `\s` matches) */
+const SPACE = /\s/;
+
+/** 1 for the ASCII whitespace `\s` matches (tab to carriage return, space), 0 for the rest of ASCII */
+const ASCII_SPACE = new Uint8Array(256);
+for (const code of [9, 10, 11, 12, 13, 32]) ASCII_SPACE[code] = 1;
+
+/**
+ * The bytes an ASCII string is copied into to be counted: a byte loop over a buffer is about three
+ * times as fast as `charCodeAt` over the string (1.7 against 4.8 µs for a hook run's 1 KB prompt).
+ * A string of at most a third of it always fits whole (UTF-8 takes at most 3 bytes per UTF-16 unit),
+ * so it was ASCII exactly when its bytes number its length.
+ */
+const scratch = Buffer.allocUnsafe(64 * 1024);
+const ASCII_MAX = Math.floor(scratch.length / 3);
+
+/**
+ * How many runs of non-space characters `s` has (what `s.match(/\S+/g).length` counts), without
+ * the array of every word: the usage estimate of every turn whose model reports none (the embedded
+ * model's, a hook run's safety-wrapped prompt included). Branch-free over ASCII bytes (a word
+ * counted where a space is followed by a non-space); other strings by their characters, the
+ * non-ASCII ones (no-break and other spaces) by the regular expression.
+ */
+export function wordCount(s: string): number {
+  if (s.length <= ASCII_MAX) {
+    const bytes = scratch.write(s, 0, 'utf8');
+    if (bytes === s.length) return asciiWords(bytes);
+  }
+  let words = 0;
+  let afterSpace = 1;
+  for (let i = 0; i < s.length; i++) {
+    const code = s.charCodeAt(i);
+    const space = code < 128 ? ASCII_SPACE[code]! : SPACE.test(s[i]!) ? 1 : 0;
+    words += afterSpace & (space ^ 1);
+    afterSpace = space;
+  }
+  return words;
+}
+
+function asciiWords(length: number): number {
+  let words = 0;
+  let afterSpace = 1;
+  for (let i = 0; i < length; i++) {
+    const space = ASCII_SPACE[scratch[i]!]!;
+    words += afterSpace & (space ^ 1);
+    afterSpace = space;
+  }
+  return words;
+}
