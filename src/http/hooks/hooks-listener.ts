@@ -13,6 +13,7 @@ import type { TrustedProxies } from '../trusted-proxies.js';
 import { answerHook, type HookRouteDeps } from './answer-hook.js';
 import type { HookAnswer, HookExchange } from './hook-exchange.js';
 import { closeReceipt, openReceipt } from './receipt-middleware.js';
+import { absoluteUrl } from './request-url.js';
 
 export interface HooksListenerDeps extends HookRouteDeps {
   proxies: TrustedProxies;
@@ -47,20 +48,6 @@ export function withHooksSurface(deps: HooksListenerDeps, rest: RequestListener)
       outgoing.destroy();
     });
   };
-}
-
-/** the URL as @hono/node-server makes it for hono (so signatures over it agree), or undefined when it would refuse it */
-function absoluteUrl(incoming: IncomingMessage, target: string): string | undefined {
-  const host = incoming.headers.host;
-  if (!host) return undefined;
-  const scheme = (incoming.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
-  try {
-    const url = new URL(`${scheme}://${host}${target}`);
-    if (url.hostname.length !== host.length && url.hostname !== host.replace(/:\d+$/, '')) return undefined;
-    return url.href;
-  } catch {
-    return undefined;
-  }
 }
 
 async function answer(deps: HooksListenerDeps, prefix: string, incoming: IncomingMessage, outgoing: ServerResponse, url: string, fullPath: string): Promise<void> {

@@ -1,0 +1,39 @@
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * A Host the WHATWG URL parser keeps exactly as sent: lower-case name labels ending in a label that
+ * is not all digits (such a name would be read as an IPv4 address), none of them punycode (`xn--`,
+ * checked apart), or a dotted quad in canonical form; then a port without a leading zero (URL drops
+ * a default one, checked apart).
+ */
+const PLAIN_HOST = /^(?:(?:[a-z0-9-]+\.)*[a-z0-9-]*[a-z-][a-z0-9-]*|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))(?::[1-9]\d{0,4})?$/;
+
+/**
+ * A request target URL keeps as sent: path and query of characters it neither percent-encodes nor
+ * reads otherwise (no space, quote, `#`, `<`, `>`, backslash, backtick, braces, control or
+ * non-ASCII character), with no dot segment, spelt plainly or as `%2e`.
+ */
+const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/?%|^[\]]*$/;
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e)/i;
+
+/**
+ * The URL as @hono/node-server makes it for hono (so signatures over it agree), or undefined when
+ * it would refuse it. The common request (a plain Host and target, as senders send them) is
+ * joined as is, which is what the URL parser returns for it; anything else goes through the parser.
+ */
+export function absoluteUrl(incoming: IncomingMessage, target: string): string | undefined {
+  const host = incoming.headers.host;
+  if (!host) return undefined;
+  const scheme = (incoming.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
+  if (PLAIN_HOST.test(host) && !host.includes('xn--') && !host.endsWith(scheme === 'https' ? ':443' : ':80') && PLAIN_TARGET.test(target) && !DOT_SEGMENT.test(target)) {
+    const port = host.lastIndexOf(':');
+    if (port === -1 || Number(host.slice(port + 1)) <= 65535) return `${scheme}://${host}${target}`;
+  }
+  try {
+    const url = new URL(`${scheme}://${host}${target}`);
+    if (url.hostname.length !== host.length && url.hostname !== host.replace(/:\d+$/, '')) return undefined;
+    return url.href;
+  } catch {
+    return undefined;
+  }
+}
