@@ -2,11 +2,11 @@ import type { IncomingMessage } from 'node:http';
 
 /**
  * A Host the WHATWG URL parser keeps exactly as sent: lower-case name labels ending in a label that
- * is not all digits (such a name would be read as an IPv4 address), none of them punycode (`xn--`,
+ * is not a number (all digits, or `0x` and hex digits: such a name would be read as an IPv4 address), none of them punycode (`xn--`,
  * checked apart), or a dotted quad in canonical form; then a port without a leading zero (URL drops
  * a default one, checked apart).
  */
-const PLAIN_HOST = /^(?:(?:[a-z0-9-]+\.)*[a-z0-9-]*[a-z-][a-z0-9-]*|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))(?::[1-9]\d{0,4})?$/;
+const PLAIN_HOST = /^(?:(?:[a-z0-9-]+\.)*(?!0x[0-9a-f]*(?::|$))[a-z0-9-]*[a-z-][a-z0-9-]*|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))(?::[1-9]\d{0,4})?$/;
 
 /**
  * A request target URL keeps as sent: path and query of characters it neither percent-encodes nor
