@@ -1,19 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { absoluteUrl } from '../../src/http/hooks/request-url.js';
+import { absoluteUrl, parsedUrl } from '../../src/http/hooks/request-url.js';
 
 /** what the URL was before the plain case was joined without the parser: the parser's answer for every request */
 function byParser(incoming: IncomingMessage, target: string): string | undefined {
   const host = incoming.headers.host;
   if (!host) return undefined;
-  const scheme = (incoming.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
-  try {
-    const url = new URL(`${scheme}://${host}${target}`);
-    if (url.hostname.length !== host.length && url.hostname !== host.replace(/:\d+$/, '')) return undefined;
-    return url.href;
-  } catch {
-    return undefined;
-  }
+  return parsedUrl((incoming.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http', host, target);
 }
 
 const request = (host: string | undefined, encrypted = false) => ({ headers: { host }, socket: { encrypted } }) as unknown as IncomingMessage;

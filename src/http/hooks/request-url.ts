@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 
 /**
- * A Host the WHATWG URL parser keeps exactly as sent: lower-case name labels ending in a label that
- * is not a number (all digits, or `0x` and hex digits: such a name would be read as an IPv4 address), none of them punycode (`xn--`,
- * checked apart), or a dotted quad in canonical form; then a port without a leading zero (URL drops
- * a default one, checked apart).
+ * A Host the WHATWG URL parser keeps exactly as sent: lower-case name labels ending in a label
+ * that is not a number (all digits, or `0x` and hex digits: such a name would be read as an IPv4
+ * address), none of them punycode (`xn--`, checked apart), or a dotted quad in canonical form;
+ * then a port without a leading zero (URL drops a default one, checked apart).
  */
 const PLAIN_HOST = /^(?:(?:[a-z0-9-]+\.)*(?!0x[0-9a-f]*(?::|$))[a-z0-9-]*[a-z-][a-z0-9-]*|(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d))(?::[1-9]\d{0,4})?$/;
 
@@ -29,6 +29,11 @@ export function absoluteUrl(incoming: IncomingMessage, target: string): string |
     const port = host.lastIndexOf(':');
     if (port === -1 || Number(host.slice(port + 1)) <= 65535) return `${scheme}://${host}${target}`;
   }
+  return parsedUrl(scheme, host, target);
+}
+
+/** the URL the WHATWG parser makes of the request, or undefined when it refuses it or reads another host than sent */
+export function parsedUrl(scheme: 'http' | 'https', host: string, target: string): string | undefined {
   try {
     const url = new URL(`${scheme}://${host}${target}`);
     if (url.hostname.length !== host.length && url.hostname !== host.replace(/:\d+$/, '')) return undefined;
