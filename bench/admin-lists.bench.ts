@@ -66,7 +66,13 @@ function allCases(rows: number): Case[] {
     { list: 'runs', filter: 'q=seed-12345', query: { q: 'seed-12345' } },
     { list: 'receipts', filter: '(none)', query: {} },
     { list: 'receipts', filter: 'mapping=github', query: { mappingId: 'github' } },
-    { list: 'receipts', filter: 'status=404', query: { status: 404 } },
+    { list: 'receipts', filter: 'status=202 (most)', query: { status: 202 } },
+    { list: 'receipts', filter: 'status=200 (a tenth of the wakes)', query: { status: 200 } },
+    { list: 'receipts', filter: 'status=401 (1 in 500)', query: { status: 401 } },
+    { list: 'receipts', filter: 'status=404 (none)', query: { status: 404 } },
+    { list: 'receipts', filter: 'status=201 (none)', query: { status: 201 } },
+    { list: 'receipts', filter: 'result=error', query: { result: 'error' } },
+    { list: 'receipts', filter: 'result=ok', query: { result: 'ok' } },
     { list: 'receipts', filter: 'run=seed-777', query: { runId: 'seed-777' } },
     { list: 'receipts', filter: 'since/until (1 h)', query: hour },
     { list: 'receipts', filter: 'q=seed-12345', query: { q: 'seed-12345' } },
@@ -110,7 +116,7 @@ function seed(dbFile: string, rows: number): void {
     ).run(rows);
     db.prepare(
       `${n} INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, run_id, auth_method, body_bytes, latency_ms)
-       SELECT 'rcpt-' || i, 'req-' || i, ${time}, 'POST', 'github', ${mapping}, 202, 'agent', 'seed-' || i, 'bearer', 100, 1.5 FROM n`,
+       SELECT 'rcpt-' || i, 'req-' || i, ${time}, 'POST', 'github', ${mapping}, CASE WHEN i % 500 = 0 THEN 401 ELSE 202 END, 'agent', 'seed-' || i, 'bearer', 100, 1.5 FROM n`,
     ).run(rows);
     db.prepare(
       `${n} INSERT INTO session_messages (session_key, role, content, run_id, created_at)
@@ -136,6 +142,7 @@ function seed(dbFile: string, rows: number): void {
   })();
   // a store from before migration 17 kept the summaries by a trigger as the messages went in; a
   // newer one keeps them in the sessions repo, which raw inserts pass by: made here as migration 14 made them
+  // (over the rows a run's insert lists since migration 36)
   const summarised = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'session_messages_summarised'").get();
   if (!summarised) {
     db.exec(`INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
@@ -143,7 +150,9 @@ function seed(dbFile: string, rows: number): void {
       FROM (SELECT session_key AS key, COUNT(*) AS messages, MIN(created_at) AS first_at, MAX(created_at) AS last_at, MIN(id) AS first_id
             FROM session_messages GROUP BY session_key) s
       JOIN session_messages m ON m.id = s.first_id
-      LEFT JOIN runs r ON r.id = m.run_id`);
+      LEFT JOIN runs r ON r.id = m.run_id
+      WHERE true
+      ON CONFLICT (key) DO UPDATE SET messages = excluded.messages, first_at = excluded.first_at, last_at = excluded.last_at`);
   }
   db.exec('ANALYZE');
   db.close();

@@ -5,7 +5,8 @@ import type { ReceiptQuery } from './port.js';
 export function receiptFilter(f: ListFilter, query: ReceiptQuery, now: number): ListFilter {
   return f
     .where('status = ?', query.status)
-    .whereIf(query.result === 'error', 'status >= 400')
+    // receipts_failed's condition, stated whole so both planners see the list may read it
+    .whereIf(query.result === 'error' || (query.status !== undefined && query.status >= 400), 'status >= 400')
     .whereIf(query.result === 'ok', 'status < 400')
     .where('mapping_id = ?', query.mappingId)
     .where('path = ?', query.path)

@@ -393,7 +393,7 @@ describe('postgres store: what only this adapter has', () => {
     }
   });
 
-  it("lists runs by status, a run's requests and a mapping's from indexes that hold only what those lists read (migrations 26, 28)", async () => {
+  it("lists runs by status, a run's requests, a mapping's and the failed ones from indexes that hold only what those lists read (migrations 26, 28, 30)", async () => {
     const store = await open();
     opened.push(store);
     // 100,000 finished runs, a few failed, a backlog of queued ones; a receipt per wake (no run) and one per run
@@ -408,7 +408,7 @@ describe('postgres store: what only this adapter has', () => {
     );
     await store.pool.query(
       `INSERT INTO receipts (id, request_id, received_at, method, path, status, outcome, run_id, auth_method, body_bytes, latency_ms)
-       SELECT 'rc-' || i, 'req-' || i, i, 'POST', '/hooks/wake', 200, 'accepted', CASE WHEN i % 10 = 0 THEN 'r-' || i END, 'bearer', 10, 1
+       SELECT 'rc-' || i, 'req-' || i, i, 'POST', '/hooks/wake', CASE WHEN i % 1000 = 0 THEN 401 ELSE 200 END, 'accepted', CASE WHEN i % 10 = 0 THEN 'r-' || i END, 'bearer', 10, 1
        FROM generate_series(1, 100000) AS i`,
     );
     await store.pool.query('ANALYZE runs; ANALYZE receipts');
@@ -426,6 +426,7 @@ describe('postgres store: what only this adapter has', () => {
       const f = runFilter(new ListFilter(postgresDialect, 'created_at', 'id'), { status, limit: 2 });
       return { sql: `SELECT id FROM runs ${f.sql()} ${f.order(2)}`, values: f.values };
     };
+    const size = async (index: string) => Number((await store.pool.query<{ n: string }>(`SELECT pg_relation_size($1::regclass) AS n`, [index])).rows[0]!.n);
     const ids = async (page: { sql: string; values: unknown[] }) => (await store.pool.query<{ id: string }>(page.sql, page.values)).rows.map((r) => r.id);
     // a seq scan of the runs reads thousands of pages; each page comes from its partial index
     const failed = await explain(runsPage('failed').sql, runsPage('failed').values);
@@ -440,12 +441,25 @@ describe('postgres store: what only this adapter has', () => {
     const byRun = await explain(`SELECT id FROM receipts ${f.sql()} ${f.order(50)}`, f.values);
     expect(byRun.text).toContain('receipts_run');
     expect(byRun.blocks).toBeLessThan(20);
+    // the failed requests from receipts_failed (which holds them alone), a status most requests have newest first from receipts_received
+    for (const query of [{ status: 401 }, { result: 'error' as const }]) {
+      const failedReceipts = receiptFilter(new ListFilter(postgresDialect, 'received_at', 'id'), { ...query, limit: 2 }, Date.now());
+      const page = { sql: `SELECT id FROM receipts ${failedReceipts.sql()} ${failedReceipts.order(2)}`, values: failedReceipts.values };
+      const read = await explain(page.sql, page.values);
+      expect(read.text).toContain('receipts_failed');
+      expect(read.blocks).toBeLessThan(20);
+      expect(await ids(page)).toEqual(['rc-100000', 'rc-99000']);
+    }
+    const accepted = receiptFilter(new ListFilter(postgresDialect, 'received_at', 'id'), { status: 200, limit: 50 }, Date.now());
+    const acceptedRead = await explain(`SELECT id FROM receipts ${accepted.sql()} ${accepted.order(50)}`, accepted.values);
+    expect(acceptedRead.text).toContain('receipts_received');
+    expect(acceptedRead.blocks).toBeLessThan(20);
+    expect(await size('receipts_failed')).toBeLessThan((await size('receipts_received')) / 4);
     const byMapping = receiptFilter(new ListFilter(postgresDialect, 'received_at', 'id'), { mappingId: 'github', limit: 50 }, Date.now());
     expect((await explain(`SELECT id FROM receipts ${byMapping.sql()} ${byMapping.order(50)}`, byMapping.values)).text).toContain('receipts_mapping');
     const runsOfMapping = runFilter(new ListFilter(postgresDialect, 'created_at', 'id'), { mappingId: 'github', limit: 50 });
     expect((await explain(`SELECT id FROM runs ${runsOfMapping.sql()} ${runsOfMapping.order(50)}`, runsOfMapping.values)).text).toContain('runs_mapping');
     // the partial indexes hold only what they serve: the receipts that started a run, the runs and requests a mapping made (none here)
-    const size = async (index: string) => Number((await store.pool.query<{ n: string }>(`SELECT pg_relation_size($1::regclass) AS n`, [index])).rows[0]!.n);
     expect(await size('receipts_run')).toBeLessThan((await size('receipts_received')) / 4);
     expect(await size('receipts_mapping')).toBeLessThan((await size('receipts_received')) / 4);
     expect(await size('runs_mapping')).toBeLessThan((await size('runs_created')) / 4);

@@ -1298,5 +1298,12 @@ export const migrations: Migration[] = [
       -- a row before this migration is one call; adding a column with a constant default rewrites nothing
       ALTER TABLE usage ADD COLUMN calls integer NOT NULL DEFAULT 1;
     `,
+  },  {
+    version: 30,
+    name: 'operator: receipts_failed over the failed requests (status >= 400) in place of receipts_status over all of them, as SQLite migration 37',
+    sql: `
+      DROP INDEX receipts_status;
+      CREATE INDEX receipts_failed ON receipts (received_at, id) WHERE status >= 400;
+    `,
   },
 ];

@@ -78,6 +78,24 @@ describe('SQLite query plans of the operator lists filtered by status, mapping a
     expect(partial('runs_mapping')).toContain('WHERE mapping_id IS NOT NULL');
   });
 
+  it('reads the failed requests from receipts_failed, which holds only them, and a status most requests have newest first from receipts_received', () => {
+    open();
+    for (const query of [{ status: 401 }, { status: 500 }, { result: 'error' as const }]) {
+      const steps = receiptsPlan({ ...query, limit: 50 });
+      expect(steps[0]).toBe('SCAN receipts USING INDEX receipts_failed');
+      expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
+    }
+    for (const query of [{ status: 202 }, { result: 'ok' as const }]) {
+      const steps = receiptsPlan({ ...query, limit: 50 });
+      expect(steps[0]).toBe('SCAN receipts USING INDEX receipts_received');
+      expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
+    }
+    const index = db!.prepare("SELECT sql FROM sqlite_schema WHERE name = 'receipts_failed'").get() as { sql: string };
+    // an accepted request (200, 202) writes no entry
+    expect(index.sql).toContain('WHERE status >= 400');
+    expect(db!.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'receipts_status'").get()).toBeUndefined();
+  });
+
   it('finds the requests of a run in receipts_run (which holds only the requests that started one)', () => {
     open();
     expect(receiptsPlan({ runId: 'r1', limit: 50 })[0]).toMatch(/^SEARCH receipts USING INDEX receipts_run \(run_id=\?\)/);
