@@ -23,6 +23,16 @@ export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
 /** the mapping that resolved a run's action, as the runs_mapping index spells it */
 export const runMapping = (f: ListFilter) => f.dialect.runMapping;
 
+/**
+ * The ids of a mapping's runs, read from runs_mapping: where it holds the finished runs only
+ * (PostgreSQL), the unfinished ones are read beside them
+ */
+function mappedRunIds(f: ListFilter, mappingId: string): string {
+  const ofMapping = `SELECT id FROM runs WHERE ${runMapping(f)} = ${f.bind(mappingId)}`;
+  const { listedRun, unfinishedRun } = f.dialect;
+  return listedRun ? `${ofMapping} AND ${listedRun} UNION ALL ${ofMapping} AND ${unfinishedRun}` : ofMapping;
+}
+
 export function eventFilter(f: ListFilter, query: EventQuery): ListFilter {
   // event ids are integers: compared as text, every integer would sort before the cursor
   return f
@@ -38,16 +48,16 @@ export function eventFilter(f: ListFilter, query: EventQuery): ListFilter {
  * (walking every delivery would pass over nearly all). PostgreSQL's planner weighs this itself.
  */
 export function deliveryFilter(f: ListFilter, query: DeliveryQuery, manyRuns = false): ListFilter {
-  const byMapping = manyRuns
-    ? `EXISTS (SELECT 1 FROM runs WHERE runs.id = deliveries.run_id AND ${runMapping(f)} = ?)`
-    : `run_id IN (SELECT id FROM runs WHERE ${runMapping(f)} = ?)`;
+  const byMapping = query.mappingId === undefined ? undefined
+    : manyRuns ? `EXISTS (SELECT 1 FROM runs WHERE runs.id = deliveries.run_id AND ${runMapping(f)} = ${f.bind(query.mappingId)})`
+    : `run_id IN (${mappedRunIds(f, query.mappingId)})`;
   return f
     .where('status = ?', query.status)
     .where('channel = ?', query.channel)
     .where('run_id = ?', query.runId)
     .where('agent_id = ?', query.agentId)
     .where('session_key = ?', query.sessionKey)
-    .where(byMapping, query.mappingId)
+    .whereIf(byMapping !== undefined, byMapping!)
     .page(query, ['id', 'run_id', 'channel', 'recipient', 'session_key']);
 }
 
@@ -60,7 +70,7 @@ export function deliveryFilter(f: ListFilter, query: DeliveryQuery, manyRuns = f
 export function failedDeliveryFilter(f: ListFilter, filter: FailedDeliveryFilter, retryable?: RetryableTargets): ListFilter {
   f.where('status = ?', 'failed')
     .where('channel = ?', filter.channel)
-    .where(`run_id IN (SELECT id FROM runs WHERE ${runMapping(f)} = ?)`, filter.mappingId)
+    .whereIf(filter.mappingId !== undefined, filter.mappingId === undefined ? '' : `run_id IN (${mappedRunIds(f, filter.mappingId)})`)
     .where(`last_error ${f.dialect.like} ? ESCAPE '\\'`, filter.error === undefined ? undefined : `%${filter.error.replace(/[\\%_]/g, (m) => `\\${m}`)}%`)
     .page({ since: filter.since, until: filter.until, limit: 0 }, []);
   if (retryable) {

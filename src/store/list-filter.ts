@@ -20,6 +20,11 @@ export interface FilterDialect {
    * list of them must state it to read that index): its finished_at on SQLite, its status on PostgreSQL
    */
   unfinishedRun: string;
+  /**
+   * the condition of the runs lists' indexes (runs_created, runs_session, runs_mapping) where
+   * they hold finished runs only (PostgreSQL): a list reads the unfinished runs apart; none on SQLite
+   */
+  listedRun?: string;
 }
 
 export const sqliteDialect: FilterDialect = {
@@ -35,6 +40,7 @@ export const postgresDialect: FilterDialect = {
   jsonText: (column, path) => postgresJsonText(column, path),
   runMapping: postgresJsonText('action', ['source', 'mappingId']),
   unfinishedRun: "status IN ('queued', 'running')",
+  listedRun: "status NOT IN ('queued', 'running')",
 };
 
 function postgresJsonText(column: string, path: string[]): string {

@@ -7,6 +7,8 @@ import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/
 import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
 import { queuedRun } from './run-record.js';
 import { runFilter } from '../../src/store/browse-filters.js';
+import { runsListPage } from '../../src/store/postgres/browse-repo.js';
+import type { RunQuery } from '../../src/store/port.js';
 import { ListFilter, postgresDialect } from '../../src/store/list-filter.js';
 import { receiptFilter } from '../../src/store/receipt-filter.js';
 import { eventually } from '../helpers/start-herald.js';
@@ -393,7 +395,7 @@ describe('postgres store: what only this adapter has', () => {
     }
   });
 
-  it("lists runs by status, a run's requests, a mapping's and the failed ones from indexes that hold only what those lists read (migrations 26, 28, 30)", async () => {
+  it("lists runs by status, a run's requests, a mapping's and the failed ones from indexes that hold only what those lists read (migrations 26, 28, 30, 31)", async () => {
     const store = await open();
     opened.push(store);
     // 100,000 finished runs, a few failed, a backlog of queued ones; a receipt per wake (no run) and one per run
@@ -436,6 +438,23 @@ describe('postgres store: what only this adapter has', () => {
     expect(queued.text).toMatch(/runs_unfinished|runs_session_unfinished|runs_queued/);
     expect(queued.blocks).toBeLessThan(200);
     expect(await ids(runsPage('queued'))).toEqual(['q-500', 'q-499']);
+    // the list of all runs: its page of finished runs from runs_created (which holds only them), its
+    // page of unfinished ones from runs_session_unfinished, the newest of both
+    const allRuns = (query: RunQuery) => {
+      const { text, values } = runsListPage(query);
+      return { sql: text, values };
+    };
+    const everyRun = await explain(allRuns({ limit: 3 }).sql, allRuns({ limit: 3 }).values);
+    expect(everyRun.text).toContain('runs_created');
+    expect(everyRun.text).toContain('runs_session_unfinished');
+    expect(everyRun.blocks).toBeLessThan(200);
+    expect(await ids(allRuns({ limit: 3 }))).toEqual(['q-500', 'q-499', 'q-498']);
+    expect(await ids(allRuns({ limit: 2, after: { at: 100001, id: 'q-1' } }))).toEqual(['r-100000', 'r-99999']);
+    const ofSession = await explain(allRuns({ sessionKey: 'hook:r-7', limit: 50 }).sql, allRuns({ sessionKey: 'hook:r-7', limit: 50 }).values);
+    expect(ofSession.text).toContain('runs_session');
+    expect(ofSession.blocks).toBeLessThan(20);
+    expect(await ids(allRuns({ sessionKey: 'hook:q-7', limit: 50 }))).toEqual(['q-7']);
+    expect(await ids(allRuns({ sessionKey: 'hook:r-7', limit: 50 }))).toEqual(['r-7']);
     expect(await ids(runsPage('failed'))).toEqual(['r-100000', 'r-98000']);
     const f = receiptFilter(new ListFilter(postgresDialect, 'received_at', 'id'), { runId: 'r-500', limit: 50 }, Date.now());
     const byRun = await explain(`SELECT id FROM receipts ${f.sql()} ${f.order(50)}`, f.values);
@@ -457,8 +476,8 @@ describe('postgres store: what only this adapter has', () => {
     expect(await size('receipts_failed')).toBeLessThan((await size('receipts_received')) / 4);
     const byMapping = receiptFilter(new ListFilter(postgresDialect, 'received_at', 'id'), { mappingId: 'github', limit: 50 }, Date.now());
     expect((await explain(`SELECT id FROM receipts ${byMapping.sql()} ${byMapping.order(50)}`, byMapping.values)).text).toContain('receipts_mapping');
-    const runsOfMapping = runFilter(new ListFilter(postgresDialect, 'created_at', 'id'), { mappingId: 'github', limit: 50 });
-    expect((await explain(`SELECT id FROM runs ${runsOfMapping.sql()} ${runsOfMapping.order(50)}`, runsOfMapping.values)).text).toContain('runs_mapping');
+    const runsOfMapping = allRuns({ mappingId: 'github', limit: 50 });
+    expect((await explain(runsOfMapping.sql, runsOfMapping.values)).text).toContain('runs_mapping');
     // the partial indexes hold only what they serve: the receipts that started a run, the runs and requests a mapping made (none here)
     expect(await size('receipts_run')).toBeLessThan((await size('receipts_received')) / 4);
     expect(await size('receipts_mapping')).toBeLessThan((await size('receipts_received')) / 4);

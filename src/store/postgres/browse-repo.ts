@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { deliveryFilter, eventFilter, runFilter, sessionFilter, sessionsSql } from '../browse-filters.js';
 import { minuteOf, toEvent, type EventRow } from '../record-rows.js';
 import { ListFilter, postgresDialect } from '../list-filter.js';
-import type { BrowseRepo, MinuteCount } from '../port.js';
+import type { BrowseRepo, MinuteCount, RunQuery } from '../port.js';
 import { toSession, type SessionRow } from '../session-summary.js';
 import { DELIVERY_COLUMNS, toDelivery, type DeliveryRow } from './deliveries-repo.js';
 import { query } from './pg-pool.js';
@@ -19,8 +19,8 @@ export function postgresBrowseRepo(pool: pg.Pool): BrowseRepo {
     );
   return {
     async runs(q) {
-      const f = runFilter(new ListFilter(postgresDialect, 'created_at', 'id'), q);
-      return (await all<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs ${f.sql()} ${f.order(q.limit)}`, f.values)).map(toRun);
+      const { text, values } = runsListPage(q);
+      return (await all<RunRow>(text, values)).map(toRun);
     },
     async events(q) {
       const f = eventFilter(new ListFilter(postgresDialect, 'created_at', 'id'), q);
@@ -36,7 +36,32 @@ export function postgresBrowseRepo(pool: pg.Pool): BrowseRepo {
       const fallback = `${f.bind(q.defaultAgentId)}::text`;
       return (await all<SessionRow>(sessionsSql(sessionFilter(f, q), fallback, q.limit), f.values)).map(toSession);
     },
-    runsPerMinute: (since) => perMinute('runs', "status IN ('failed', 'timed_out')", since),
+    // the finished runs from runs_created, the unfinished from runs_session_unfinished (see runsListPage)
+    runsPerMinute: (since) => perMinute(`(SELECT created_at, status FROM runs WHERE ${LISTED} AND created_at >= $1 UNION ALL SELECT created_at, status FROM runs WHERE ${postgresDialect.unfinishedRun} AND created_at >= $1) AS runs`, "status IN ('failed', 'timed_out')", since),
     deliveriesPerMinute: (since) => perMinute('deliveries', "status IN ('failed', 'abandoned')", since),
+  };
+}
+
+/** the condition of runs_created, runs_session and runs_mapping: a finished run */
+const LISTED = postgresDialect.listedRun!;
+
+/**
+ * A page of the runs list. runs_created, runs_session and runs_mapping hold the finished runs
+ * only (migration 31): a run's claim and its end write new row versions, and an index whose
+ * condition the row meets gets an entry for each, so the lists' indexes are written once per
+ * run, at its end, instead of at its insert, its claim and its end. A list of one status reads
+ * that status's index; a list of all reads the finished runs' page and the unfinished runs'
+ * (runs_session_unfinished, few but for a backlog) and keeps the newest of both. The two
+ * statements bind the same values in the same order, so they share one set of placeholders.
+ */
+export function runsListPage(q: RunQuery): { text: string; values: unknown[] } {
+  const f = runFilter(new ListFilter(postgresDialect, 'created_at', 'id'), q);
+  if (q.status !== undefined) return { text: `SELECT ${RUN_COLUMNS} FROM runs ${f.sql()} ${f.order(q.limit)}`, values: f.values };
+  const order = f.order(q.limit);
+  const where = f.sql();
+  const branch = (condition: string) => `(SELECT ${RUN_COLUMNS} FROM runs ${where ? `${where} AND` : 'WHERE'} ${condition} ${order})`;
+  return {
+    text: `SELECT * FROM (${branch(LISTED)} UNION ALL ${branch(postgresDialect.unfinishedRun)}) AS runs ${order}`,
+    values: f.values,
   };
 }

@@ -1305,5 +1305,22 @@ export const migrations: Migration[] = [
       DROP INDEX receipts_status;
       CREATE INDEX receipts_failed ON receipts (received_at, id) WHERE status >= 400;
     `,
+  },  {
+    version: 31,
+    name: "runs: the lists' indexes (runs_created, runs_session, runs_mapping) over the finished runs, written once per run",
+    sql: `
+      -- A run's claim and its end change its status, which the queue's indexes' conditions read,
+      -- so neither update is HOT: each writes a new row version and an entry for it in every
+      -- index whose condition it meets, these three included (three entries each per run).
+      -- Over the finished runs only, each is written once, at the run's end; a list reads the
+      -- unfinished runs from runs_session_unfinished beside them (browse-repo.ts, runsListPage)
+      DROP INDEX runs_created;
+      CREATE INDEX runs_created ON runs (created_at, id) WHERE status NOT IN ('queued', 'running');
+      DROP INDEX runs_session;
+      CREATE INDEX runs_session ON runs (session_key, created_at, id) WHERE status NOT IN ('queued', 'running');
+      DROP INDEX runs_mapping;
+      CREATE INDEX runs_mapping ON runs ((action->'source'->>'mappingId'), created_at, id)
+        WHERE (action->'source'->>'mappingId') IS NOT NULL AND status NOT IN ('queued', 'running');
+    `,
   },
 ];
