@@ -8,6 +8,7 @@ import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/po
 import { queuedRun } from './run-record.js';
 import { runFilter } from '../../src/store/browse-filters.js';
 import { runsListPage } from '../../src/store/postgres/browse-repo.js';
+import { AWAITING_DELIVERY } from '../../src/store/postgres/deliveries-repo.js';
 import type { RunQuery } from '../../src/store/port.js';
 import { ListFilter, postgresDialect } from '../../src/store/list-filter.js';
 import { receiptFilter } from '../../src/store/receipt-filter.js';
@@ -476,6 +477,10 @@ describe('postgres store: what only this adapter has', () => {
     expect(await size('receipts_failed')).toBeLessThan((await size('receipts_received')) / 4);
     const byMapping = receiptFilter(new ListFilter(postgresDialect, 'received_at', 'id'), { mappingId: 'github', limit: 50 }, Date.now());
     expect((await explain(`SELECT id FROM receipts ${byMapping.sql()} ${byMapping.order(50)}`, byMapping.values)).text).toContain('receipts_mapping');
+    // the replies awaiting delivery at start-up: runs_to_deliver holds none of these runs (deliver false)
+    const awaiting = await explain(AWAITING_DELIVERY, [0]);
+    expect(awaiting.text).toContain('runs_to_deliver');
+    expect(awaiting.blocks).toBeLessThan(20);
     const runsOfMapping = allRuns({ mappingId: 'github', limit: 50 });
     expect((await explain(runsOfMapping.sql, runsOfMapping.values)).text).toContain('runs_mapping');
     // the partial indexes hold only what they serve: the receipts that started a run, the runs and requests a mapping made (none here)

@@ -11,6 +11,12 @@ export const DELIVERY_COLUMNS = `id, run_id, kind, channel, recipient, text, ses
   next_attempt_at, lease_owner, lease_until, created_at, updated_at, delivered_at, fallback_of, retried_at`;
 const DUE = "((status = 'pending' AND next_attempt_at <= $2) OR (status = 'sending' AND lease_until < $2))";
 
+/** the replies a start-up delivers: succeeded runs to deliver, finished since `$1`, without a delivery (a range of runs_to_deliver) */
+export const AWAITING_DELIVERY = `SELECT r.id FROM runs r
+  WHERE r.status = 'succeeded' AND r.reply IS NOT NULL AND r.finished_at >= $1 AND r.deliver
+    AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id)
+  ORDER BY r.finished_at, r.seq`;
+
 /** The outbox table. Every state change after a claim is conditional on still holding the lease. */
 export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
   const changed = async (text: string, values: unknown[]) => ((await query(pool, text, values)).rowCount ?? 0) === 1;
@@ -50,14 +56,7 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
       return result.rowCount ?? 0;
     },
     async runsAwaitingDelivery(since) {
-      const { rows } = await query<{ id: string }>(
-        pool,
-        `SELECT r.id FROM runs r
-         WHERE r.status = 'succeeded' AND r.reply IS NOT NULL AND r.finished_at >= $1 AND r.deliver
-           AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id)
-         ORDER BY r.finished_at, r.seq`,
-        [since],
-      );
+      const { rows } = await query<{ id: string }>(pool, AWAITING_DELIVERY, [since]);
       return rows.map((r) => r.id);
     },
     async get(id) {

@@ -1307,7 +1307,7 @@ export const migrations: Migration[] = [
     `,
   },  {
     version: 31,
-    name: "runs: the lists' indexes (runs_created, runs_session, runs_mapping) over the finished runs, written once per run",
+    name: "runs: the lists' indexes (runs_created, runs_session, runs_mapping) over the finished runs, written once per run; runs_to_deliver in place of runs_succeeded, as on SQLite",
     sql: `
       -- A run's claim and its end change its status, which the queue's indexes' conditions read,
       -- so neither update is HOT: each writes a new row version and an entry for it in every
@@ -1321,6 +1321,10 @@ export const migrations: Migration[] = [
       DROP INDEX runs_mapping;
       CREATE INDEX runs_mapping ON runs ((action->'source'->>'mappingId'), created_at, id)
         WHERE (action->'source'->>'mappingId') IS NOT NULL AND status NOT IN ('queued', 'running');
+      -- runs_succeeded held every succeeded run for the one statement reading it (the replies
+      -- awaiting delivery at start-up, deliveries-repo.ts), which asks for those to deliver with a reply
+      DROP INDEX runs_succeeded;
+      CREATE INDEX runs_to_deliver ON runs (finished_at) WHERE status = 'succeeded' AND deliver AND reply IS NOT NULL;
     `,
   },
 ];
