@@ -24,13 +24,15 @@ export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
 export const runMapping = (f: ListFilter) => f.dialect.runMapping;
 
 /**
- * The ids of a mapping's runs, read from runs_mapping: where it holds the finished runs only
- * (PostgreSQL), the unfinished ones are read beside them
+ * A delivery whose run the mapping made: with `walk`, each delivery walked looks its run up by
+ * id; else the mapping's runs are read from runs_mapping and their deliveries looked up. On
+ * PostgreSQL runs_mapping holds the finished runs only (`listedRun`), so its deliveries are walked
+ * (the planner weighs the walk against a join itself).
  */
-function mappedRunIds(f: ListFilter, mappingId: string): string {
-  const ofMapping = `SELECT id FROM runs WHERE ${runMapping(f)} = ${f.bind(mappingId)}`;
-  const { listedRun, unfinishedRun } = f.dialect;
-  return listedRun ? `${ofMapping} AND ${listedRun} UNION ALL ${ofMapping} AND ${unfinishedRun}` : ofMapping;
+function deliveryOfMapping(f: ListFilter, mappingId: string, walk: boolean): string {
+  return walk || f.dialect.listedRun !== undefined
+    ? `EXISTS (SELECT 1 FROM runs WHERE runs.id = deliveries.run_id AND ${runMapping(f)} = ${f.bind(mappingId)})`
+    : `run_id IN (SELECT id FROM runs WHERE ${runMapping(f)} = ${f.bind(mappingId)})`;
 }
 
 export function eventFilter(f: ListFilter, query: EventQuery): ListFilter {
@@ -48,9 +50,7 @@ export function eventFilter(f: ListFilter, query: EventQuery): ListFilter {
  * (walking every delivery would pass over nearly all). PostgreSQL's planner weighs this itself.
  */
 export function deliveryFilter(f: ListFilter, query: DeliveryQuery, manyRuns = false): ListFilter {
-  const byMapping = query.mappingId === undefined ? undefined
-    : manyRuns ? `EXISTS (SELECT 1 FROM runs WHERE runs.id = deliveries.run_id AND ${runMapping(f)} = ${f.bind(query.mappingId)})`
-    : `run_id IN (${mappedRunIds(f, query.mappingId)})`;
+  const byMapping = query.mappingId === undefined ? undefined : deliveryOfMapping(f, query.mappingId, manyRuns);
   return f
     .where('status = ?', query.status)
     .where('channel = ?', query.channel)
@@ -70,7 +70,7 @@ export function deliveryFilter(f: ListFilter, query: DeliveryQuery, manyRuns = f
 export function failedDeliveryFilter(f: ListFilter, filter: FailedDeliveryFilter, retryable?: RetryableTargets): ListFilter {
   f.where('status = ?', 'failed')
     .where('channel = ?', filter.channel)
-    .whereIf(filter.mappingId !== undefined, filter.mappingId === undefined ? '' : `run_id IN (${mappedRunIds(f, filter.mappingId)})`)
+    .whereIf(filter.mappingId !== undefined, filter.mappingId === undefined ? '' : deliveryOfMapping(f, filter.mappingId, false))
     .where(`last_error ${f.dialect.like} ? ESCAPE '\\'`, filter.error === undefined ? undefined : `%${filter.error.replace(/[\\%_]/g, (m) => `\\${m}`)}%`)
     .page({ since: filter.since, until: filter.until, limit: 0 }, []);
   if (retryable) {

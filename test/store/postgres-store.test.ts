@@ -440,14 +440,14 @@ describe('postgres store: what only this adapter has', () => {
     expect(queued.blocks).toBeLessThan(200);
     expect(await ids(runsPage('queued'))).toEqual(['q-500', 'q-499']);
     // the list of all runs: its page of finished runs from runs_created (which holds only them), its
-    // page of unfinished ones from runs_session_unfinished, the newest of both
+    // page of unfinished ones from runs_unfinished, the newest of both
     const allRuns = (query: RunQuery) => {
       const { text, values } = runsListPage(query);
       return { sql: text, values };
     };
     const everyRun = await explain(allRuns({ limit: 3 }).sql, allRuns({ limit: 3 }).values);
     expect(everyRun.text).toContain('runs_created');
-    expect(everyRun.text).toContain('runs_session_unfinished');
+    expect(everyRun.text).toContain('"runs_unfinished"');
     expect(everyRun.blocks).toBeLessThan(200);
     expect(await ids(allRuns({ limit: 3 }))).toEqual(['q-500', 'q-499', 'q-498']);
     expect(await ids(allRuns({ limit: 2, after: { at: 100001, id: 'q-1' } }))).toEqual(['r-100000', 'r-99999']);

@@ -1313,7 +1313,9 @@ export const migrations: Migration[] = [
       -- so neither update is HOT: each writes a new row version and an entry for it in every
       -- index whose condition it meets, these three included (three entries each per run).
       -- Over the finished runs only, each is written once, at the run's end; a list reads the
-      -- unfinished runs from runs_session_unfinished beside them (browse-repo.ts, runsListPage)
+      -- unfinished runs beside them (browse-repo.ts, runsListPage), newest first from
+      -- runs_unfinished however long a backlog, or a session's from runs_session_unfinished
+      CREATE INDEX runs_unfinished ON runs (created_at, id) WHERE status IN ('queued', 'running');
       DROP INDEX runs_created;
       CREATE INDEX runs_created ON runs (created_at, id) WHERE status NOT IN ('queued', 'running');
       DROP INDEX runs_session;
