@@ -68,9 +68,10 @@ export function deliveryFilter(f: ListFilter, query: DeliveryQuery, manyRuns = f
  * (retrying one would deliver the reply twice).
  */
 export function failedDeliveryFilter(f: ListFilter, filter: FailedDeliveryFilter, retryable?: RetryableTargets): ListFilter {
+  const byMapping = filter.mappingId === undefined ? undefined : deliveryOfMapping(f, filter.mappingId, false);
   f.where('status = ?', 'failed')
     .where('channel = ?', filter.channel)
-    .whereIf(filter.mappingId !== undefined, filter.mappingId === undefined ? '' : deliveryOfMapping(f, filter.mappingId, false))
+    .whereIf(byMapping !== undefined, byMapping!)
     .where(`last_error ${f.dialect.like} ? ESCAPE '\\'`, filter.error === undefined ? undefined : `%${filter.error.replace(/[\\%_]/g, (m) => `\\${m}`)}%`)
     .page({ since: filter.since, until: filter.until, limit: 0 }, []);
   if (retryable) {

@@ -37,7 +37,13 @@ export function postgresBrowseRepo(pool: pg.Pool): BrowseRepo {
       return (await all<SessionRow>(sessionsSql(sessionFilter(f, q), fallback, q.limit), f.values)).map(toSession);
     },
     // the finished runs from runs_created, the unfinished from runs_unfinished (see runsListPage)
-    runsPerMinute: (since) => perMinute(`(SELECT created_at, status FROM runs WHERE ${LISTED} AND created_at >= $1 UNION ALL SELECT created_at, status FROM runs WHERE ${postgresDialect.unfinishedRun} AND created_at >= $1) AS runs`, "status IN ('failed', 'timed_out')", since),
+    runsPerMinute: (since) =>
+      perMinute(
+        `(SELECT created_at, status FROM runs WHERE ${LISTED} AND created_at >= $1
+          UNION ALL SELECT created_at, status FROM runs WHERE ${postgresDialect.unfinishedRun} AND created_at >= $1) AS runs`,
+        "status IN ('failed', 'timed_out')",
+        since,
+      ),
     deliveriesPerMinute: (since) => perMinute('deliveries', "status IN ('failed', 'abandoned')", since),
   };
 }
@@ -51,8 +57,8 @@ const LISTED = postgresDialect.listedRun!;
  * condition the row meets gets an entry for each, so the lists' indexes are written once per
  * run, at its end, instead of at its insert, its claim and its end. A list of one status reads
  * that status's index; a list of all reads the finished runs' page and the unfinished runs'
- * (runs_unfinished, or a session's from runs_session_unfinished) and keeps the newest of both. The two
- * statements bind the same values in the same order, so they share one set of placeholders.
+ * (runs_unfinished, or a session's from runs_session_unfinished) and keeps the newest of both.
+ * Both branches are the one filter's text, so they share its placeholders and values.
  */
 export function runsListPage(q: RunQuery): { text: string; values: unknown[] } {
   const f = runFilter(new ListFilter(postgresDialect, 'created_at', 'id'), q);

@@ -542,7 +542,8 @@ export const migrations: Migration[] = [
       CREATE INDEX runs_coalescing ON runs ((action->'source'->>'mappingId'), coalesce_key) WHERE coalesce_key IS NOT NULL AND status = 'queued';
       CREATE INDEX runs_governed ON runs ((action->'source'->>'mappingId'), seq) WHERE concurrency IS NOT NULL AND status IN ('queued', 'running');
     `,
-  },  {
+  },
+  {
     version: 15,
     name: 'events: the summary of a run over outside content is flagged untrusted (the summary text stays as OpenClaw words it)',
     sql: `
@@ -1298,14 +1299,16 @@ export const migrations: Migration[] = [
       -- a row before this migration is one call; adding a column with a constant default rewrites nothing
       ALTER TABLE usage ADD COLUMN calls integer NOT NULL DEFAULT 1;
     `,
-  },  {
+  },
+  {
     version: 30,
     name: 'operator: receipts_failed over the failed requests (status >= 400) in place of receipts_status over all of them, as SQLite migration 37',
     sql: `
       DROP INDEX receipts_status;
       CREATE INDEX receipts_failed ON receipts (received_at, id) WHERE status >= 400;
     `,
-  },  {
+  },
+  {
     version: 31,
     name: "runs: the lists' indexes (runs_created, runs_session, runs_mapping) over the finished runs, written once per run; runs_to_deliver in place of runs_succeeded, as on SQLite",
     sql: `

@@ -629,7 +629,8 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
           (SELECT rowid FROM runs WHERE session_key = OLD.session_key AND finished_at IS NULL AND status IN ('queued', 'running') ORDER BY rowid LIMIT 1);
       END;
     `,
-  },  {
+  },
+  {
     version: 30,
     name: "scale: a session's newest events read from events_session_created; events_session_id dropped",
     sql: `
@@ -743,7 +744,8 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
         ON CONFLICT (key) DO NOTHING;
       END;
     `,
-  },  {
+  },
+  {
     version: 37,
     name: 'operator: receipts_failed over the failed requests (status >= 400) in place of receipts_status over all of them',
     sql: `
