@@ -1317,8 +1317,11 @@ export const migrations: Migration[] = [
       -- index whose condition it meets, these three included (three entries each per run).
       -- Over the finished runs only, each is written once, at the run's end; a list reads the
       -- unfinished runs beside them (browse-repo.ts, runsListPage), newest first from
-      -- runs_unfinished however long a backlog, or a session's from runs_session_unfinished
-      CREATE INDEX runs_unfinished ON runs (created_at, id) WHERE status IN ('queued', 'running');
+      -- runs_unfinished however long a backlog, or a session's from runs_session_unfinished.
+      -- runs_unfinished is keyed on the time alone: with the id in it too, the planner read a
+      -- run's completion (WHERE id = $1 AND status IN ('queued', 'running')) from it, every
+      -- unfinished run's entry, instead of from the primary key
+      CREATE INDEX runs_unfinished ON runs (created_at) WHERE status IN ('queued', 'running');
       DROP INDEX runs_created;
       CREATE INDEX runs_created ON runs (created_at, id) WHERE status NOT IN ('queued', 'running');
       DROP INDEX runs_session;
