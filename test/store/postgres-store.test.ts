@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, StoreUnavailableError } from '../../src/errors.js';
-import type pg from 'pg';
+import pg from 'pg';
 import { PgGroupCommit } from '../../src/store/postgres/group-commit.js';
 import { PgTurnBatch } from '../../src/store/postgres/turn-batch.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
@@ -297,6 +297,34 @@ describe('postgres store: what only this adapter has', () => {
     } finally {
       client.release();
     }
+  });
+
+  it('claims and completes runs through the primary key and the queue indexes, never through the lists\' index of unfinished runs', async () => {
+    const schema = uniqueSchema();
+    const store = await open(schema);
+    for (let i = 1; i <= 40; i++) await store.runs.insert(queuedRun(`u${i}`, i));
+    const lease = () => ({ owner: 'a', now: Date.now(), until: Date.now() + 60_000 });
+    const done = (id: string) => ({
+      status: 'succeeded' as const, reply: 'ok', at: Date.now(),
+      transcript: [{ role: 'assistant' as const, content: 'ok', runId: id, createdAt: Date.now() }],
+      summary: { session: 'main', text: `Hook ${id}: ok`, maxPending: 20 },
+    });
+    for (const run of await store.runs.claim(lease(), 20)) await store.runs.completeAndClaimNext(run.id, done(run.id), lease());
+    // the backends' statistics reach pg_stat_user_indexes when they end
+    await store.close();
+    const scans = async () => {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ name: string; n: number }>('SELECT indexrelname AS name, idx_scan::int AS n FROM pg_stat_user_indexes WHERE schemaname = $1', [schema]);
+        return Object.fromEntries(rows.map((r) => [r.name, r.n]));
+      } finally {
+        await client.end();
+      }
+    };
+    await eventually(async () => expect((await scans()).runs_pkey).toBeGreaterThan(0));
+    // a run's completion (WHERE id = $1 AND status IN ('queued', 'running')) read runs_unfinished when it held the id
+    expect((await scans()).runs_unfinished).toBe(0);
   });
 
   it('completes the runs asked together in one call, a refused one and a failing one alone, the others committed with their claims', async () => {
