@@ -24,15 +24,15 @@ export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
 export const runMapping = (f: ListFilter) => f.dialect.runMapping;
 
 /**
- * A delivery whose run the mapping made: with `walk`, each delivery walked looks its run up by
- * id; else the mapping's runs are read from runs_mapping and their deliveries looked up. On
- * PostgreSQL runs_mapping holds the finished runs only (`listedRun`), so its deliveries are walked
- * (the planner weighs the walk against a join itself).
+ * A delivery whose run the mapping made (`?`: the mapping): with `walk`, each delivery walked looks
+ * its run up by id; else the mapping's runs are read from runs_mapping and their deliveries looked
+ * up. On PostgreSQL runs_mapping holds the finished runs only (`listedRun`), so its deliveries are
+ * walked (the planner weighs the walk against a join itself).
  */
-function deliveryOfMapping(f: ListFilter, mappingId: string, walk: boolean): string {
+function deliveryOfMapping(f: ListFilter, walk: boolean): string {
   return walk || f.dialect.listedRun !== undefined
-    ? `EXISTS (SELECT 1 FROM runs WHERE runs.id = deliveries.run_id AND ${runMapping(f)} = ${f.bind(mappingId)})`
-    : `run_id IN (SELECT id FROM runs WHERE ${runMapping(f)} = ${f.bind(mappingId)})`;
+    ? `EXISTS (SELECT 1 FROM runs WHERE runs.id = deliveries.run_id AND ${runMapping(f)} = ?)`
+    : `run_id IN (SELECT id FROM runs WHERE ${runMapping(f)} = ?)`;
 }
 
 export function eventFilter(f: ListFilter, query: EventQuery): ListFilter {
@@ -50,14 +50,13 @@ export function eventFilter(f: ListFilter, query: EventQuery): ListFilter {
  * (walking every delivery would pass over nearly all). PostgreSQL's planner weighs this itself.
  */
 export function deliveryFilter(f: ListFilter, query: DeliveryQuery, manyRuns = false): ListFilter {
-  const byMapping = query.mappingId === undefined ? undefined : deliveryOfMapping(f, query.mappingId, manyRuns);
   return f
     .where('status = ?', query.status)
     .where('channel = ?', query.channel)
     .where('run_id = ?', query.runId)
     .where('agent_id = ?', query.agentId)
     .where('session_key = ?', query.sessionKey)
-    .whereIf(byMapping !== undefined, byMapping!)
+    .where(deliveryOfMapping(f, manyRuns), query.mappingId)
     .page(query, ['id', 'run_id', 'channel', 'recipient', 'session_key']);
 }
 
@@ -68,10 +67,9 @@ export function deliveryFilter(f: ListFilter, query: DeliveryQuery, manyRuns = f
  * (retrying one would deliver the reply twice).
  */
 export function failedDeliveryFilter(f: ListFilter, filter: FailedDeliveryFilter, retryable?: RetryableTargets): ListFilter {
-  const byMapping = filter.mappingId === undefined ? undefined : deliveryOfMapping(f, filter.mappingId, false);
   f.where('status = ?', 'failed')
     .where('channel = ?', filter.channel)
-    .whereIf(byMapping !== undefined, byMapping!)
+    .where(deliveryOfMapping(f, false), filter.mappingId)
     .where(`last_error ${f.dialect.like} ? ESCAPE '\\'`, filter.error === undefined ? undefined : `%${filter.error.replace(/[\\%_]/g, (m) => `\\${m}`)}%`)
     .page({ since: filter.since, until: filter.until, limit: 0 }, []);
   if (retryable) {
