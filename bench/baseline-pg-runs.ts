@@ -1,11 +1,12 @@
 import type pg from 'pg';
+import { cannedAnswer } from './baseline-answer.js';
 import { claimLoop } from './baseline-claim-loop.js';
 
 /**
  * The baseline's run executor on PostgreSQL, for `/hooks/agent-executed`: bench/baseline-runs.ts's
  * work, the way a raw `pg` server would do it. It claims queued runs in batches (16 held; one
  * UPDATE over a FOR UPDATE SKIP LOCKED pick, so two servers never take the same run), reads each
- * run's session history (its newest 50 messages), answers with a canned reply, and completes the
+ * run's session history (its newest 50 messages), answers (herald's embedded answer, word for word), and completes the
  * run in ONE statement through the group commit: the run's status and reply, the turn's two
  * messages, the session's summary and the run's summary event on the main session (the events
  * function: duplicate skip, 20-pending cap). The completions asked for while one batch of them is
@@ -104,8 +105,9 @@ export function pgRunExecutor(
     async (room) => (await commit((client) => client.query<QueuedRun>({ ...CLAIM, values: [Date.now(), room] }))).rows,
     async (run) => {
       try {
-        const earlier = await pool.query(HISTORY_READ, [run.session_key]);
-        const reply = `Received: "${run.message}" (${earlier.rowCount} earlier messages). I acknowledge it.`;
+        // read as herald's turn reads it for the prompt; the answer, as the embedded model's, does not depend on it
+        await pool.query(HISTORY_READ, [run.session_key]);
+        const reply = cannedAnswer(run.message);
         return await new Promise<QueuedRun | undefined>((resolve, reject) => {
           gathered.push({ values: [run.id, reply, Date.now(), run.session_key, run.message, `Hook ${run.name}: ${reply}`], resolve, reject });
           send();

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { cannedAnswer } from './baseline-answer.js';
 import { claimLoop } from './baseline-claim-loop.js';
 import type { BaselineCommit } from './baseline-group-commit.js';
 
@@ -6,7 +7,7 @@ import type { BaselineCommit } from './baseline-group-commit.js';
  * The baseline's run executor, for `/hooks/agent-executed`: what a raw server would do to execute
  * the agent runs it accepted, with the same durable work as herald's run queue and an answer as
  * cheap as herald's embedded model's. It claims queued runs in batches (16 held, the claim an
- * UPDATE of their status), reads each session's newest messages (the history), answers, and
+ * UPDATE of their status), reads each session's newest messages (the history), answers (herald's embedded answer, word for word), and
  * completes the run in one group-commit work: the run's status and reply, the turn's two messages
  * in one INSERT, the session's summary upserted, the run's summary posted to the main session
  * (the same duplicate skip and pending cap as a wake). The runs a group commit completes claim as
@@ -107,8 +108,9 @@ export function runExecutor(
     HELD,
     (room) => commit(() => claimSome(room)),
     async (run) => {
-      const earlier = history.all(run.session_key);
-      const reply = `Received: "${run.message}" (${earlier.length} earlier messages). I acknowledge it.`;
+      // read as herald's turn reads it for the prompt; the answer, as the embedded model's, does not depend on it
+      history.all(run.session_key);
+      const reply = cannedAnswer(run.message);
       const place: { claimed?: QueuedRun } = {};
       const completing = commit(() => {
         complete(run, reply);

@@ -1,3 +1,4 @@
+import { mappingIs, TROUBLED_RUN } from './indexed-conditions.js';
 import type { ListFilter } from './list-filter.js';
 import { isUnfinished, type DeliveryQuery, type EventQuery, type FailedDeliveryFilter, type RetryableTargets, type RunQuery, type SessionQuery } from './port.js';
 
@@ -5,16 +6,18 @@ import { isUnfinished, type DeliveryQuery, type EventQuery, type FailedDeliveryF
 export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
   return f
     .where('status = ?', query.status)
-    // the condition of the partial index holding the status, as written there (implied by the status, but
-    // neither planner proves it from a bound value): runs_status holds the finished runs, and the
-    // unfinished ones are indexed apart (runs_session_unfinished on SQLite, runs_unfinished on PostgreSQL)
+    // the conditions of the partial indexes that may hold the status, as written there (implied by the
+    // status, but neither planner proves it from a bound value): on PostgreSQL the lists' indexes hold
+    // the finished runs, runs_status those that did not succeed; the unfinished ones are indexed apart
+    // (runs_session_unfinished on SQLite, runs_unfinished on PostgreSQL)
     .whereIf(query.status !== undefined && !isUnfinished(query.status), "status NOT IN ('queued', 'running')")
+    .whereIf(query.status !== undefined && !isUnfinished(query.status) && query.status !== 'succeeded', TROUBLED_RUN)
     .whereIf(query.status !== undefined && isUnfinished(query.status), f.dialect.unfinishedRun)
     .where('agent_id = ?', query.agentId)
     .where('session_key = ?', query.sessionKey)
     .where('rerun_of = ?', query.rerunOf)
     // the expression the runs_mapping index is built on
-    .where(`${runMapping(f)} = ?`, query.mappingId)
+    .where(mappingIs(runMapping(f), query.mappingId), query.mappingId)
     // a run's delivery names the channel it resolved (`last` made concrete); before that, its action's
     .where(`COALESCE((SELECT channel FROM deliveries WHERE deliveries.run_id = runs.id LIMIT 1), ${f.json('action', 'channel')}) = ?`, query.channel)
     .page(query, ['id', 'name', 'session_key']);
@@ -29,10 +32,10 @@ export const runMapping = (f: ListFilter) => f.dialect.runMapping;
  * up. On PostgreSQL runs_mapping holds the finished runs only (`listedRun`), so its deliveries are
  * walked (the planner weighs the walk against a join itself).
  */
-function deliveryOfMapping(f: ListFilter, walk: boolean): string {
+function deliveryOfMapping(f: ListFilter, walk: boolean, mappingId: string | undefined): string {
   return walk || f.dialect.listedRun !== undefined
     ? `EXISTS (SELECT 1 FROM runs WHERE runs.id = deliveries.run_id AND ${runMapping(f)} = ?)`
-    : `run_id IN (SELECT id FROM runs WHERE ${runMapping(f)} = ?)`;
+    : `run_id IN (SELECT id FROM runs WHERE ${mappingIs(runMapping(f), mappingId)})`;
 }
 
 export function eventFilter(f: ListFilter, query: EventQuery): ListFilter {
@@ -40,7 +43,7 @@ export function eventFilter(f: ListFilter, query: EventQuery): ListFilter {
   return f
     .where('session = ?', query.session)
     .where('status = ?', query.status)
-    .where('id IN (SELECT event_id FROM receipts WHERE mapping_id = ? AND event_id IS NOT NULL)', query.mappingId)
+    .where(`id IN (SELECT event_id FROM receipts WHERE ${mappingIs('mapping_id', query.mappingId)} AND event_id IS NOT NULL)`, query.mappingId)
     .page(query, ['text', 'session'], Number);
 }
 
@@ -56,7 +59,7 @@ export function deliveryFilter(f: ListFilter, query: DeliveryQuery, manyRuns = f
     .where('run_id = ?', query.runId)
     .where('agent_id = ?', query.agentId)
     .where('session_key = ?', query.sessionKey)
-    .where(deliveryOfMapping(f, manyRuns), query.mappingId)
+    .where(deliveryOfMapping(f, manyRuns, query.mappingId), query.mappingId)
     .page(query, ['id', 'run_id', 'channel', 'recipient', 'session_key']);
 }
 
@@ -69,7 +72,7 @@ export function deliveryFilter(f: ListFilter, query: DeliveryQuery, manyRuns = f
 export function failedDeliveryFilter(f: ListFilter, filter: FailedDeliveryFilter, retryable?: RetryableTargets): ListFilter {
   f.where('status = ?', 'failed')
     .where('channel = ?', filter.channel)
-    .where(deliveryOfMapping(f, false), filter.mappingId)
+    .where(deliveryOfMapping(f, false, filter.mappingId), filter.mappingId)
     .where(`last_error ${f.dialect.like} ? ESCAPE '\\'`, filter.error === undefined ? undefined : `%${filter.error.replace(/[\\%_]/g, (m) => `\\${m}`)}%`)
     .page({ since: filter.since, until: filter.until, limit: 0 }, []);
   if (retryable) {

@@ -424,13 +424,14 @@ describe('postgres store: what only this adapter has', () => {
     }
   });
 
-  it("lists runs by status, a run's requests, a mapping's and the failed ones from indexes that hold only what those lists read (migrations 26, 28, 30, 31)", async () => {
+  it("lists runs by status, a run's requests, a mapping's and the failed ones from indexes that hold only what those lists read (migrations 26, 28, 30, 31, 32)", async () => {
     const store = await open();
     opened.push(store);
-    // 100,000 finished runs, a few failed, a backlog of queued ones; a receipt per wake (no run) and one per run
+    // 100,000 finished runs of the direct /hooks/agent, a few failed, a backlog of queued ones; a receipt per wake (no run) and one per run
     await store.pool.query(
       `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at, finished_at)
-       SELECT 'r-' || i, CASE WHEN i % 2000 = 0 THEN 'failed' ELSE 'succeeded' END, 'main', 'Run', 'hook:r-' || i, 'ping', '{}'::jsonb, false, i, i
+       SELECT 'r-' || i, CASE WHEN i % 2000 = 0 THEN 'failed' ELSE 'succeeded' END, 'main', 'Run', 'hook:r-' || i, 'ping',
+         '{"source":{"mappingId":"agent","path":"agent"}}'::jsonb, false, i, i
        FROM generate_series(1, 100000) AS i`,
     );
     await store.pool.query(
@@ -438,8 +439,9 @@ describe('postgres store: what only this adapter has', () => {
        SELECT 'q-' || i, 'queued', 'main', 'Queued', 'hook:q-' || i, 'ping', '{}'::jsonb, false, 100000 + i FROM generate_series(1, 500) AS i`,
     );
     await store.pool.query(
-      `INSERT INTO receipts (id, request_id, received_at, method, path, status, outcome, run_id, auth_method, body_bytes, latency_ms)
-       SELECT 'rc-' || i, 'req-' || i, i, 'POST', '/hooks/wake', CASE WHEN i % 1000 = 0 THEN 401 ELSE 200 END, 'accepted', CASE WHEN i % 10 = 0 THEN 'r-' || i END, 'bearer', 10, 1
+      `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, run_id, auth_method, body_bytes, latency_ms)
+       SELECT 'rc-' || i, 'req-' || i, i, 'POST', '/hooks/wake', CASE WHEN i % 10 = 0 THEN 'agent' ELSE 'wake' END, CASE WHEN i % 1000 = 0 THEN 401 ELSE 200 END,
+         'accepted', CASE WHEN i % 10 = 0 THEN 'r-' || i END, 'bearer', 10, 1
        FROM generate_series(1, 100000) AS i`,
     );
     await store.pool.query('ANALYZE runs; ANALYZE receipts');
@@ -453,7 +455,7 @@ describe('postgres store: what only this adapter has', () => {
       const plan = rows[0]!['QUERY PLAN'][0]!.Plan;
       return { text: JSON.stringify(plan), blocks: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'] };
     };
-    const runsPage = (status: 'failed' | 'queued') => {
+    const runsPage = (status: 'failed' | 'queued' | 'succeeded') => {
       const f = runFilter(new ListFilter(postgresDialect, 'created_at', 'id'), { status, limit: 2 });
       return { sql: `SELECT id FROM runs ${f.sql()} ${f.order(2)}`, values: f.values };
     };
@@ -485,6 +487,12 @@ describe('postgres store: what only this adapter has', () => {
     expect(await ids(allRuns({ sessionKey: 'hook:q-7', limit: 50 }))).toEqual(['q-7']);
     expect(await ids(allRuns({ sessionKey: 'hook:r-7', limit: 50 }))).toEqual(['r-7']);
     expect(await ids(runsPage('failed'))).toEqual(['r-100000', 'r-98000']);
+    // the succeeded runs (most of them) newest first from runs_created; runs_status holds the others only
+    const succeeded = await explain(runsPage('succeeded').sql, runsPage('succeeded').values);
+    expect(succeeded.text).toContain('runs_created');
+    expect(succeeded.blocks).toBeLessThan(20);
+    expect(await ids(runsPage('succeeded'))).toEqual(['r-99999', 'r-99998']);
+    expect(await size('runs_status')).toBeLessThan((await size('runs_created')) / 4);
     const f = receiptFilter(new ListFilter(postgresDialect, 'received_at', 'id'), { runId: 'r-500', limit: 50 }, Date.now());
     const byRun = await explain(`SELECT id FROM receipts ${f.sql()} ${f.order(50)}`, f.values);
     expect(byRun.text).toContain('receipts_run');
@@ -511,7 +519,11 @@ describe('postgres store: what only this adapter has', () => {
     expect(awaiting.blocks).toBeLessThan(20);
     const runsOfMapping = allRuns({ mappingId: 'github', limit: 50 });
     expect((await explain(runsOfMapping.sql, runsOfMapping.values)).text).toContain('runs_mapping');
-    // the partial indexes hold only what they serve: the receipts that started a run, the runs and requests a mapping made (none here)
+    // a built-in endpoint's runs and requests, which the mapping indexes leave out, newest first by time
+    expect(await ids(allRuns({ mappingId: 'agent', limit: 2 }))).toEqual(['r-100000', 'r-99999']);
+    const ofWake = receiptFilter(new ListFilter(postgresDialect, 'received_at', 'id'), { mappingId: 'wake', limit: 2 }, Date.now());
+    expect(await ids({ sql: `SELECT id FROM receipts ${ofWake.sql()} ${ofWake.order(2)}`, values: ofWake.values })).toEqual(['rc-99999', 'rc-99998']);
+    // the partial indexes hold only what they serve: the receipts that started a run, the runs and requests a mapping other than a built-in made (none here)
     expect(await size('receipts_run')).toBeLessThan((await size('receipts_received')) / 4);
     expect(await size('receipts_mapping')).toBeLessThan((await size('receipts_received')) / 4);
     expect(await size('runs_mapping')).toBeLessThan((await size('runs_created')) / 4);

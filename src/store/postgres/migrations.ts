@@ -1335,4 +1335,17 @@ export const migrations: Migration[] = [
       CREATE INDEX runs_to_deliver ON runs (finished_at) WHERE status = 'succeeded' AND deliver AND reply IS NOT NULL;
     `,
   },
+  {
+    version: 32,
+    name: 'operator: runs_status over the runs that did not succeed, runs_mapping and receipts_mapping without the built-in endpoints, as SQLite migration 38',
+    sql: `
+      DROP INDEX runs_status;
+      CREATE INDEX runs_status ON runs (status, created_at, id) WHERE status NOT IN ('queued', 'running', 'succeeded');
+      DROP INDEX runs_mapping;
+      CREATE INDEX runs_mapping ON runs ((action->'source'->>'mappingId'), created_at, id)
+        WHERE (action->'source'->>'mappingId') NOT IN ('agent', 'wake') AND status NOT IN ('queued', 'running');
+      DROP INDEX receipts_mapping;
+      CREATE INDEX receipts_mapping ON receipts (mapping_id, received_at) WHERE mapping_id NOT IN ('agent', 'wake');
+    `,
+  },
 ];

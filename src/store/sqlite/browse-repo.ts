@@ -3,6 +3,7 @@ import { toSession, type SessionRow } from '../session-summary.js';
 import { toDelivery, type DeliveryRow } from './deliveries-repo.js';
 import { deliveryFilter, eventFilter, runFilter, runMapping, sessionFilter, sessionsSql } from '../browse-filters.js';
 import { minuteOf, toEvent, type EventRow } from '../record-rows.js';
+import { mappingIs } from '../indexed-conditions.js';
 import { ListFilter, sqliteDialect } from '../list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { toRun, type RunRow } from './runs-repo.js';
@@ -32,9 +33,8 @@ export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
     `SELECT ${minuteOf('created_at')} AS minute, COUNT(*) AS total, SUM(status IN ('failed', 'abandoned')) AS failed
      FROM deliveries WHERE created_at >= ? GROUP BY minute ORDER BY minute`,
   );
-  const runsOfMapping = db.prepare<[string], { n: number }>(
-    `SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs WHERE ${runMapping(new ListFilter(sqliteDialect, '', ''))} = ? LIMIT ${MANY_RUNS})`,
-  );
+  const runsOfMapping = (mappingId: string) =>
+    db.prepare<[string], { n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs WHERE ${mappingIs(runMapping(new ListFilter(sqliteDialect, '', '')), mappingId)} LIMIT ${MANY_RUNS})`);
   return {
     async runs(query) {
       const { sql, named } = runsPageSql(query);
@@ -46,7 +46,7 @@ export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
     },
     async deliveries(query) {
       // SQLite keeps no statistics per mapping: count the mapping's runs, up to a bound, to choose
-      const manyRuns = query.mappingId !== undefined && runsOfMapping.get(query.mappingId)!.n >= MANY_RUNS;
+      const manyRuns = query.mappingId !== undefined && runsOfMapping(query.mappingId).get(query.mappingId)!.n >= MANY_RUNS;
       const f = deliveryFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query, manyRuns);
       return all<DeliveryRow>(`SELECT * FROM deliveries ${f.sql()} ${f.order(query.limit)}`, f.named).map(toDelivery);
     },

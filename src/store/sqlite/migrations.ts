@@ -759,6 +759,25 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       CREATE INDEX receipts_failed ON receipts (received_at, id) WHERE status >= 400;
     `,
   },
+  {
+    version: 38,
+    name: 'operator: runs_status over the runs that did not succeed, runs_mapping and receipts_mapping without the built-in endpoints',
+    sql: `
+      -- Each index a request or a run writes costs a page of the WAL per group commit, whoever
+      -- reads it. The succeeded runs are most runs: a list of them is read walking the runs newest
+      -- first (runs_created), as a receipts list of a common status is; the failed, timed out and
+      -- cancelled keep an index. The direct /hooks/agent and /hooks/wake record their built-in
+      -- mapping's id ('agent', 'wake'), so every direct request and run wrote both mapping indexes;
+      -- a list of a built-in's is read walking by time. The lists state these conditions
+      -- (indexed-conditions.ts); docs/performance.md gives what a list of a rare one costs
+      DROP INDEX runs_status;
+      CREATE INDEX runs_status ON runs (status, created_at, id) WHERE status NOT IN ('queued', 'running', 'succeeded');
+      DROP INDEX runs_mapping;
+      CREATE INDEX runs_mapping ON runs (mapping_id, created_at, id) WHERE mapping_id NOT IN ('agent', 'wake');
+      DROP INDEX receipts_mapping;
+      CREATE INDEX receipts_mapping ON receipts (mapping_id, received_at) WHERE mapping_id NOT IN ('agent', 'wake');
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

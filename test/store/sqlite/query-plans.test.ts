@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { builtinMappings } from '../../../src/mappings/builtin-mappings.js';
+import { BUILTIN_MAPPING_IDS } from '../../../src/store/indexed-conditions.js';
 import { ListFilter, sqliteDialect } from '../../../src/store/list-filter.js';
 import type { ReceiptQuery, RunQuery } from '../../../src/store/port.js';
 import { receiptFilter } from '../../../src/store/receipt-filter.js';
@@ -43,13 +45,19 @@ describe('SQLite query plans of the operator lists filtered by status, mapping a
     return plan(`SELECT * FROM receipts ${f.sql()} ${f.order(query.limit)}`, f.named);
   };
 
-  it('reads the runs of a finished status from runs_status, newest first, without sorting', () => {
+  it('reads the failed, timed out and cancelled runs from runs_status, the succeeded ones (most runs) newest first from runs_created', () => {
     open();
-    for (const status of ['succeeded', 'failed', 'timed_out', 'cancelled'] as const) {
+    for (const status of ['failed', 'timed_out', 'cancelled'] as const) {
       const steps = runsPlan({ status, limit: 50 });
       expect(steps[0]).toMatch(/^SEARCH runs USING INDEX runs_status \(status=\?\)/);
       expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
     }
+    const steps = runsPlan({ status: 'succeeded', limit: 50 });
+    expect(steps[0]).toBe('SCAN runs USING INDEX runs_created');
+    expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
+    // a run that succeeds writes no entry
+    const index = db!.prepare("SELECT sql FROM sqlite_schema WHERE name = 'runs_status'").get() as { sql: string };
+    expect(index.sql).toContain("WHERE status NOT IN ('queued', 'running', 'succeeded')");
   });
 
   it('reads the queued or running runs from the unfinished ones only (runs_status holds none of them)', () => {
@@ -62,20 +70,24 @@ describe('SQLite query plans of the operator lists filtered by status, mapping a
     }
   });
 
-  it('reads the runs of a mapping from runs_mapping, newest first, without sorting', () => {
+  it('reads the runs of a mapping from runs_mapping, newest first, without sorting; those of a built-in endpoint by time', () => {
     open();
     const steps = runsPlan({ mappingId: 'github', limit: 50 });
     expect(steps[0]).toMatch(/^SEARCH runs USING INDEX runs_mapping \(mapping_id=\?\)/);
     expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
+    for (const mappingId of ['agent', 'wake']) expect(runsPlan({ mappingId, limit: 50 })[0]).toBe('SCAN runs USING INDEX runs_created');
   });
 
-  it('reads the requests of a mapping from receipts_mapping, which holds only the requests a mapping resolved', () => {
+  it('reads the requests of a mapping from receipts_mapping, which holds only the requests a mapping other than a built-in resolved', () => {
     open();
     expect(receiptsPlan({ mappingId: 'github', limit: 50 })[0]).toMatch(/^SEARCH receipts USING INDEX receipts_mapping \(mapping_id=\?\)/);
+    for (const mappingId of ['agent', 'wake']) expect(receiptsPlan({ mappingId, limit: 50 })[0]).toBe('SCAN receipts USING INDEX receipts_received');
     const partial = (name: string) => (db!.prepare("SELECT sql FROM sqlite_schema WHERE name = ?").get(name) as { sql: string }).sql;
-    // a direct /hooks/agent or /hooks/wake (no mapping) writes neither index
-    expect(partial('receipts_mapping')).toContain('WHERE mapping_id IS NOT NULL');
-    expect(partial('runs_mapping')).toContain('WHERE mapping_id IS NOT NULL');
+    // a direct /hooks/agent or /hooks/wake (the built-in mappings) writes neither index
+    expect(partial('receipts_mapping')).toContain("WHERE mapping_id NOT IN ('agent', 'wake')");
+    expect(partial('runs_mapping')).toContain("WHERE mapping_id NOT IN ('agent', 'wake')");
+    // the ids the indexes leave out are the built-in endpoints' own
+    expect(builtinMappings({ config: {} as never, channelNames: [] }).map((m) => m.id).sort()).toEqual([...BUILTIN_MAPPING_IDS].sort());
   });
 
   it('reads the failed requests from receipts_failed, which holds only them, and a status most requests have newest first from receipts_received', () => {
