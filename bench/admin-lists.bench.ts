@@ -58,6 +58,9 @@ function allCases(rows: number): Case[] {
     { list: 'runs', filter: 'status=running (none)', query: { status: 'running' } },
     { list: 'runs', filter: 'mapping=github', query: { mappingId: 'github' } },
     { list: 'runs', filter: 'mapping=rare (0.1%)', query: { mappingId: 'rare' } },
+    // the built-in endpoints' mappings, which runs_mapping and receipts_mapping leave out: read by time
+    { list: 'runs', filter: 'mapping=agent (half)', query: { mappingId: 'agent' } },
+    { list: 'runs', filter: 'mapping=wake (none: it makes no runs)', query: { mappingId: 'wake' } },
     { list: 'runs', filter: 'channel=telegram', query: { channel: 'telegram' }, added: true },
     { list: 'runs', filter: 'channel=slack', query: { channel: 'slack' }, added: true },
     { list: 'runs', filter: 'agent=support', query: { agentId: 'support' } },
@@ -66,6 +69,8 @@ function allCases(rows: number): Case[] {
     { list: 'runs', filter: 'q=seed-12345', query: { q: 'seed-12345' } },
     { list: 'receipts', filter: '(none)', query: {} },
     { list: 'receipts', filter: 'mapping=github', query: { mappingId: 'github' } },
+    { list: 'receipts', filter: 'mapping=agent (half)', query: { mappingId: 'agent' } },
+    { list: 'receipts', filter: 'mapping=wake (none)', query: { mappingId: 'wake' } },
     { list: 'receipts', filter: 'status=202 (most)', query: { status: 202 } },
     { list: 'receipts', filter: 'status=200 (a tenth of the wakes)', query: { status: 200 } },
     { list: 'receipts', filter: 'status=401 (1 in 500)', query: { status: 401 } },

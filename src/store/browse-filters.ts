@@ -1,4 +1,4 @@
-import { mappingIs, TROUBLED_RUN } from './indexed-conditions.js';
+import { mappingIs, RECEIPTS_MAPPING_LEAVES_OUT, RUNS_MAPPING_LEAVES_OUT, TROUBLED_RUN } from './indexed-conditions.js';
 import type { ListFilter } from './list-filter.js';
 import { isUnfinished, type DeliveryQuery, type EventQuery, type FailedDeliveryFilter, type RetryableTargets, type RunQuery, type SessionQuery } from './port.js';
 
@@ -17,7 +17,7 @@ export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
     .where('session_key = ?', query.sessionKey)
     .where('rerun_of = ?', query.rerunOf)
     // the expression the runs_mapping index is built on
-    .where(mappingIs(runMapping(f), query.mappingId), query.mappingId)
+    .where(mappingIs(runMapping(f), query.mappingId, RUNS_MAPPING_LEAVES_OUT), query.mappingId)
     // a run's delivery names the channel it resolved (`last` made concrete); before that, its action's
     .where(`COALESCE((SELECT channel FROM deliveries WHERE deliveries.run_id = runs.id LIMIT 1), ${f.json('action', 'channel')}) = ?`, query.channel)
     .page(query, ['id', 'name', 'session_key']);
@@ -35,7 +35,7 @@ export const runMapping = (f: ListFilter) => f.dialect.runMapping;
 function deliveryOfMapping(f: ListFilter, walk: boolean, mappingId: string | undefined): string {
   return walk || f.dialect.listedRun !== undefined
     ? `EXISTS (SELECT 1 FROM runs WHERE runs.id = deliveries.run_id AND ${runMapping(f)} = ?)`
-    : `run_id IN (SELECT id FROM runs WHERE ${mappingIs(runMapping(f), mappingId)})`;
+    : `run_id IN (SELECT id FROM runs WHERE ${mappingIs(runMapping(f), mappingId, RUNS_MAPPING_LEAVES_OUT)})`;
 }
 
 export function eventFilter(f: ListFilter, query: EventQuery): ListFilter {
@@ -43,7 +43,7 @@ export function eventFilter(f: ListFilter, query: EventQuery): ListFilter {
   return f
     .where('session = ?', query.session)
     .where('status = ?', query.status)
-    .where(`id IN (SELECT event_id FROM receipts WHERE ${mappingIs('mapping_id', query.mappingId)} AND event_id IS NOT NULL)`, query.mappingId)
+    .where(`id IN (SELECT event_id FROM receipts WHERE ${mappingIs('mapping_id', query.mappingId, RECEIPTS_MAPPING_LEAVES_OUT)} AND event_id IS NOT NULL)`, query.mappingId)
     .page(query, ['text', 'session'], Number);
 }
 

@@ -10,15 +10,21 @@
  */
 export const TROUBLED_RUN = "status NOT IN ('queued', 'running', 'succeeded')";
 
-/**
- * The built-in endpoints' mapping ids (`/hooks/agent`, `/hooks/wake`; src/mappings/builtin-mappings.ts).
- * runs_mapping and receipts_mapping hold what the other mappings made: a direct request or run
- * writes neither, and a list of a built-in's walks the rows by time instead.
- */
+/** the built-in endpoints' mapping ids (src/mappings/builtin-mappings.ts): `/hooks/agent`, `/hooks/wake` */
 export const BUILTIN_MAPPING_IDS: readonly string[] = ['agent', 'wake'];
 
-/** `mapping = ?` over `column`, stating the mapping indexes' condition where they hold that mapping's rows */
-export function mappingIs(column: string, mappingId: string | undefined): string {
-  if (mappingId === undefined || BUILTIN_MAPPING_IDS.includes(mappingId)) return `${column} = ?`;
-  return `${column} = ? AND ${column} NOT IN (${BUILTIN_MAPPING_IDS.map((id) => `'${id}'`).join(', ')})`;
+/**
+ * The mappings runs_mapping leaves out: the direct `/hooks/agent`'s, so a direct run writes no
+ * entry and a list of its runs walks them by time. The built-in `/hooks/wake` makes no runs: its
+ * id costs the index nothing, and a list of it stays an index read.
+ */
+export const RUNS_MAPPING_LEAVES_OUT: readonly string[] = ['agent'];
+
+/** the mappings receipts_mapping leaves out: both built-ins, whose every request would write it */
+export const RECEIPTS_MAPPING_LEAVES_OUT = BUILTIN_MAPPING_IDS;
+
+/** `column = ?` for a mapping, stating the mapping index's condition where the index holds that mapping's rows */
+export function mappingIs(column: string, mappingId: string | undefined, leftOut: readonly string[]): string {
+  if (mappingId === undefined || leftOut.includes(mappingId)) return `${column} = ?`;
+  return `${column} = ? AND ${column} NOT IN (${leftOut.map((id) => `'${id}'`).join(', ')})`;
 }

@@ -1,4 +1,4 @@
-import { mappingIs } from './indexed-conditions.js';
+import { mappingIs, RECEIPTS_MAPPING_LEAVES_OUT } from './indexed-conditions.js';
 import type { ListFilter } from './list-filter.js';
 import type { ReceiptQuery } from './port.js';
 
@@ -9,7 +9,7 @@ export function receiptFilter(f: ListFilter, query: ReceiptQuery, now: number): 
     // receipts_failed's condition, stated whole so both planners see the list may read it
     .whereIf(query.result === 'error' || (query.status !== undefined && query.status >= 400), 'status >= 400')
     .whereIf(query.result === 'ok', 'status < 400')
-    .where(mappingIs('mapping_id', query.mappingId), query.mappingId)
+    .where(mappingIs('mapping_id', query.mappingId, RECEIPTS_MAPPING_LEAVES_OUT), query.mappingId)
     .where('path = ?', query.path)
     .where('outcome = ?', query.outcome)
     .where('run_id = ?', query.runId)

@@ -1343,7 +1343,7 @@ export const migrations: Migration[] = [
       CREATE INDEX runs_status ON runs (status, created_at, id) WHERE status NOT IN ('queued', 'running', 'succeeded');
       DROP INDEX runs_mapping;
       CREATE INDEX runs_mapping ON runs ((action->'source'->>'mappingId'), created_at, id)
-        WHERE (action->'source'->>'mappingId') NOT IN ('agent', 'wake') AND status NOT IN ('queued', 'running');
+        WHERE (action->'source'->>'mappingId') NOT IN ('agent') AND status NOT IN ('queued', 'running');
       DROP INDEX receipts_mapping;
       CREATE INDEX receipts_mapping ON receipts (mapping_id, received_at) WHERE mapping_id NOT IN ('agent', 'wake');
     `,

@@ -3,7 +3,7 @@ import { toSession, type SessionRow } from '../session-summary.js';
 import { toDelivery, type DeliveryRow } from './deliveries-repo.js';
 import { deliveryFilter, eventFilter, runFilter, runMapping, sessionFilter, sessionsSql } from '../browse-filters.js';
 import { minuteOf, toEvent, type EventRow } from '../record-rows.js';
-import { mappingIs } from '../indexed-conditions.js';
+import { mappingIs, RUNS_MAPPING_LEAVES_OUT } from '../indexed-conditions.js';
 import { ListFilter, sqliteDialect } from '../list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { toRun, type RunRow } from './runs-repo.js';
@@ -34,7 +34,7 @@ export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
      FROM deliveries WHERE created_at >= ? GROUP BY minute ORDER BY minute`,
   );
   const runsOfMapping = (mappingId: string) =>
-    db.prepare<[string], { n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs WHERE ${mappingIs(runMapping(new ListFilter(sqliteDialect, '', '')), mappingId)} LIMIT ${MANY_RUNS})`);
+    db.prepare<[string], { n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs WHERE ${mappingIs(runMapping(new ListFilter(sqliteDialect, '', '')), mappingId, RUNS_MAPPING_LEAVES_OUT)} LIMIT ${MANY_RUNS})`);
   return {
     async runs(query) {
       const { sql, named } = runsPageSql(query);

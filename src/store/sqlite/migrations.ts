@@ -767,13 +767,14 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       -- reads it. The succeeded runs are most runs: a list of them is read walking the runs newest
       -- first (runs_created), as a receipts list of a common status is; the failed, timed out and
       -- cancelled keep an index. The direct /hooks/agent and /hooks/wake record their built-in
-      -- mapping's id ('agent', 'wake'), so every direct request and run wrote both mapping indexes;
-      -- a list of a built-in's is read walking by time. The lists state these conditions
-      -- (indexed-conditions.ts); docs/performance.md gives what a list of a rare one costs
+      -- mapping's id ('agent', 'wake'), so every direct request and run wrote the mapping indexes;
+      -- they leave them out (/hooks/wake makes no runs, so runs_mapping need not), and a list of a
+      -- built-in's is read walking by time. The lists state these conditions (indexed-conditions.ts);
+      -- docs/performance.md gives what a list of a rare one costs
       DROP INDEX runs_status;
       CREATE INDEX runs_status ON runs (status, created_at, id) WHERE status NOT IN ('queued', 'running', 'succeeded');
       DROP INDEX runs_mapping;
-      CREATE INDEX runs_mapping ON runs (mapping_id, created_at, id) WHERE mapping_id NOT IN ('agent', 'wake');
+      CREATE INDEX runs_mapping ON runs (mapping_id, created_at, id) WHERE mapping_id NOT IN ('agent');
       DROP INDEX receipts_mapping;
       CREATE INDEX receipts_mapping ON receipts (mapping_id, received_at) WHERE mapping_id NOT IN ('agent', 'wake');
     `,
