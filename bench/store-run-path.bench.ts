@@ -11,8 +11,10 @@ import { uuidV7 } from '../src/time/uuid-v7.js';
  * `/hooks/agent` with runs executing gives it to the store, `STORE_GROUP` runs per event-loop
  * turn (one group commit): the run's insert and its request's receipt, its claim, then its
  * completion (the turn's two messages, the main session's event) with the claim that follows.
- * Prints the store's CPU per run (this process's, user + system). `STORE_RUNS` runs (default
- * 20,000), `STORE_ROUNDS` times (default 3), each on a fresh database file.
+ * Prints the store's CPU per run (this process's, user + system) and, on Linux, the bytes it
+ * wrote per run (the WAL's frames and the checkpoints' pages, from /proc/self/io: the same in
+ * every round, where the CPU wanders with the machine). `STORE_RUNS` runs (default 20,000),
+ * `STORE_ROUNDS` times (default 3), each on a fresh database file.
  */
 
 const RUNS = Number(process.env.STORE_RUNS ?? 20_000);
@@ -30,14 +32,18 @@ const runOf = (id: string, now: number): RunRecord => ({
 });
 
 const receiptOf = (runId: string, now: number): ReceiptRecord => ({
-  id: uuidV7(), requestId: uuidV7(), receivedAt: now, method: 'POST', path: '/hooks/agent', mappingId: null, status: 202, outcome: 'agent',
+  id: uuidV7(), requestId: uuidV7(), receivedAt: now, method: 'POST', path: 'agent', mappingId: 'agent', status: 202, outcome: 'agent',
   errorCode: null, runId, eventId: null, idempotencyKey: null, authMethod: 'bearer', signature: null, clientAddress: '127.0.0.1', bodyBytes: 80,
   latencyMs: 1.5, replayOf: null, retainedUntil: null,
 });
 
-async function round(file: string): Promise<number> {
+/** the bytes this process has written (write calls' bytes, /proc/self/io's wchar), or NaN off Linux */
+const bytesWritten = () => (process.platform === 'linux' ? Number(/^wchar: (\d+)$/m.exec(fs.readFileSync('/proc/self/io', 'utf8'))![1]) : NaN);
+
+async function round(file: string): Promise<{ ms: number; bytes: number }> {
   const store = openSqliteStore(file);
   const lease = () => ({ owner: 'bench', now: Date.now(), until: Date.now() + 60_000 });
+  const wroteBefore = bytesWritten();
   const started = process.cpuUsage();
   for (let done = 0; done < RUNS; done += GROUP) {
     const now = Date.now();
@@ -58,15 +64,19 @@ async function round(file: string): Promise<number> {
     );
   }
   const used = process.cpuUsage(started);
+  // before the close, whose checkpoint empties the WAL (a cost of shutting down, not of the runs)
+  const bytes = (bytesWritten() - wroteBefore) / RUNS;
   await store.close();
-  return (used.user + used.system) / 1000 / RUNS;
+  return { ms: (used.user + used.system) / 1000 / RUNS, bytes };
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-store-run-path-'));
 try {
-  const perRun: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) perRun.push(await round(path.join(dir, `store-${i}.db`)));
+  const rounds: { ms: number; bytes: number }[] = [];
+  for (let i = 0; i < ROUNDS; i++) rounds.push(await round(path.join(dir, `store-${i}.db`)));
+  const perRun = rounds.map((r) => r.ms);
   console.log(`store CPU per run (${RUNS} runs, ${GROUP} per group, load average ${os.loadavg()[0]!.toFixed(1)}): ${perRun.map((ms) => `${(ms * 1000).toFixed(1)} µs`).join(', ')}; least ${(Math.min(...perRun) * 1000).toFixed(1)} µs`);
+  console.log(`bytes written per run (WAL frames and checkpoints): ${rounds.map((r) => r.bytes.toFixed(0)).join(', ')}`);
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }
