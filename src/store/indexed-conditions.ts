@@ -7,8 +7,10 @@
 /**
  * runs_status's: a finished run that did not succeed. Most runs succeed, so a list of the
  * succeeded ones finds its page walking the runs newest first; the others are few and indexed.
+ * Three inequalities, not `NOT IN` a list of three: SQLite evaluates a list of more than two
+ * through a temporary table it builds at every execution of each statement writing a run.
  */
-export const TROUBLED_RUN = "status NOT IN ('queued', 'running', 'succeeded')";
+export const TROUBLED_RUN = "status <> 'queued' AND status <> 'running' AND status <> 'succeeded'";
 
 /** the built-in endpoints' mapping ids (src/mappings/builtin-mappings.ts): `/hooks/agent`, `/hooks/wake` */
 export const BUILTIN_MAPPING_IDS: readonly string[] = ['agent', 'wake'];

@@ -1340,7 +1340,7 @@ export const migrations: Migration[] = [
     name: 'operator: runs_status over the runs that did not succeed, runs_mapping and receipts_mapping without the built-in endpoints, as SQLite migration 38',
     sql: `
       DROP INDEX runs_status;
-      CREATE INDEX runs_status ON runs (status, created_at, id) WHERE status NOT IN ('queued', 'running', 'succeeded');
+      CREATE INDEX runs_status ON runs (status, created_at, id) WHERE status <> 'queued' AND status <> 'running' AND status <> 'succeeded';
       DROP INDEX runs_mapping;
       CREATE INDEX runs_mapping ON runs ((action->'source'->>'mappingId'), created_at, id)
         WHERE (action->'source'->>'mappingId') NOT IN ('agent') AND status NOT IN ('queued', 'running');
