@@ -196,6 +196,14 @@ describe.each(adapters)('operator repos on %s', (_name, open) => {
     expect(e1).toBeDefined();
     expect((await store.browse.events({ limit: 10, mappingId: 'deploys' })).map((e) => e.text)).toEqual(['deploy finished']);
     expect(await store.browse.events({ limit: 10, mappingId: 'other' })).toEqual([]);
+    // the built-in endpoints' requests, which receipts_mapping leaves out, are listed by their mapping all the same
+    const heartbeatNote = events.find((e) => e.text === 'heartbeat note')!;
+    await store.receipts.record(receipt('w2', 60, { mappingId: 'wake', path: 'wake', outcome: 'wake', eventId: heartbeatNote.id }));
+    await store.receipts.record(receipt('a1', 70, { mappingId: 'agent', path: 'agent', outcome: 'agent', runId: 'r3' }));
+    expect((await store.browse.events({ limit: 10, mappingId: 'wake' })).map((e) => e.text)).toEqual(['heartbeat note']);
+    expect((await store.receipts.list({ limit: 10, mappingId: 'wake' })).map((r) => r.id)).toEqual(['w2']);
+    expect((await store.receipts.list({ limit: 10, mappingId: 'agent' })).map((r) => r.id)).toEqual(['a1']);
+    expect((await store.receipts.list({ limit: 10, mappingId: 'deploys' })).map((r) => r.id)).toEqual(['w1']);
 
     // a session's agent: its first message's (a chat names it, a hook run's is its run's); main is the default agent's
     await store.sessions.append('hook:r3', { role: 'user', content: 'hi', createdAt: 10, runId: 'r3' });
