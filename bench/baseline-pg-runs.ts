@@ -6,14 +6,14 @@ import { claimLoop } from './baseline-claim-loop.js';
  * The baseline's run executor on PostgreSQL, for `/hooks/agent-executed`: bench/baseline-runs.ts's
  * work, the way a raw `pg` server would do it. It claims queued runs in batches (16 held; one
  * UPDATE over a FOR UPDATE SKIP LOCKED pick, so two servers never take the same run), reads each
- * run's session history (its newest 50 messages), answers (herald's embedded answer, word for word), and completes the
- * run in ONE statement through the group commit: the run's status and reply, the turn's two
- * messages, the session's summary and the run's summary event on the main session (the events
- * function: duplicate skip, 20-pending cap). The completions asked for while one batch of them is
- * on its way go in the next, which claims as many next runs in its transaction, as herald's
- * completion batch does. In herald's schema the session summary is kept by herald's trigger, so
- * the statement leaves it out. No leases, timeouts, chains or order within a session: the floor an
- * integrator's own glue would stand on.
+ * run's session history (its newest 50 messages), answers (herald's embedded answer, word for
+ * word), and completes the run in ONE statement through the group commit: the run's status and
+ * reply, the turn's two messages, the session's summary and the run's summary event on the main
+ * session (the events function: duplicate skip, 20-pending cap). The completions asked for while
+ * one batch of them is on its way go in the next, which claims as many next runs in its
+ * transaction, as herald's completion batch does. In herald's schema the session summary is kept by
+ * herald's trigger, so the statement leaves it out. No leases, timeouts, chains or order within a
+ * session: the floor an integrator's own glue would stand on.
  *
  * Self-contained (no herald imports), like the rest of the baseline.
  */

@@ -7,16 +7,17 @@ import type { BaselineCommit } from './baseline-group-commit.js';
  * The baseline's run executor, for `/hooks/agent-executed`: what a raw server would do to execute
  * the agent runs it accepted, with the same durable work as herald's run queue and an answer as
  * cheap as herald's embedded model's. It claims queued runs in batches (16 held, the claim an
- * UPDATE of their status), reads each session's newest messages (the history), answers (herald's embedded answer, word for word), and
- * completes the run in one group-commit work: the run's status and reply, the turn's two messages
- * in one INSERT, the session's summary upserted, the run's summary posted to the main session
- * (the same duplicate skip and pending cap as a wake). The runs a group commit completes claim as
- * many next runs in that same transaction, once per group, as herald's run queue does
- * (completeAndClaimNext): both pay one commit per batch of runs, where claiming apart paid a
- * claim's commit and a completion's, and so left more of its backlog for after the load. It
- * keeps none of herald's safety wrapping, leases, timeouts, chains or order within a session (the
- * bench gives each run its own): this is the floor an integrator's own glue would stand on, so
- * herald's figure against it is the cost of what herald does beyond the durable work.
+ * UPDATE of their status), reads each session's newest messages (the history), answers (herald's
+ * embedded answer, word for word), and completes the run in one group-commit work: the run's status
+ * and reply, the turn's two messages in one INSERT, the session's summary upserted, the run's
+ * summary posted to the main session (the same duplicate skip and pending cap as a wake). The runs
+ * a group commit completes claim as many next runs in that same transaction, once per group, as
+ * herald's run queue does (completeAndClaimNext): both pay one commit per batch of runs, where
+ * claiming apart paid a claim's commit and a completion's, and so left more of its backlog for
+ * after the load. It keeps none of herald's safety wrapping, leases, timeouts, chains or order
+ * within a session (the bench gives each run its own): this is the floor an integrator's own glue
+ * would stand on, so herald's figure against it is the cost of what herald does beyond the durable
+ * work.
  *
  * Self-contained (no herald imports), like the rest of the baseline.
  */

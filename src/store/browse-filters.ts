@@ -4,15 +4,16 @@ import { isUnfinished, type DeliveryQuery, type EventQuery, type FailedDeliveryF
 
 /** The operator lists' conditions, the same on both adapters (the receipts' are in receipt-filter.ts). */
 export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
+  const finished = query.status !== undefined && !isUnfinished(query.status);
   return f
     .where('status = ?', query.status)
     // the conditions of the partial indexes that may hold the status, as written there (implied by the
     // status, but neither planner proves it from a bound value): on PostgreSQL the lists' indexes hold
     // the finished runs, runs_status those that did not succeed; the unfinished ones are indexed apart
     // (runs_session_unfinished on SQLite, runs_unfinished on PostgreSQL)
-    .whereIf(query.status !== undefined && !isUnfinished(query.status), "status NOT IN ('queued', 'running')")
-    .whereIf(query.status !== undefined && !isUnfinished(query.status) && query.status !== 'succeeded', TROUBLED_RUN)
-    .whereIf(query.status !== undefined && isUnfinished(query.status), f.dialect.unfinishedRun)
+    .whereIf(finished, "status NOT IN ('queued', 'running')")
+    .whereIf(finished && query.status !== 'succeeded', TROUBLED_RUN)
+    .whereIf(query.status !== undefined && !finished, f.dialect.unfinishedRun)
     .where('agent_id = ?', query.agentId)
     .where('session_key = ?', query.sessionKey)
     .where('rerun_of = ?', query.rerunOf)
