@@ -47,6 +47,34 @@ export function probeCases(open: OpenStore) {
       expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 1 });
     });
 
+    it('counts completions sent together with the claims after them: a running run, one given back to the queue, one refused, an expired lease taken again', async () => {
+      const store = await open();
+      const inBusy = (id: string) => ({ ...queuedRun(id), sessionKey: 'hook:busy' });
+      await Promise.all(['r1', 'r2', 'r3', 'r4', 'r5', 'r6'].map((id, i) => store.runs.insert(queuedRun(id, i + 1))));
+      await store.runs.insert(inBusy('b1'));
+      await store.runs.insert(inBusy('b2'));
+      // r1 under a lease that has run out: the next claim takes it again, running as before
+      await store.runs.claim({ owner: 'dead', now: 1, until: 2 }, 1);
+      const lease = { owner: 'a', now: 10, until: Date.now() + 60_000 };
+      expect((await store.runs.claim(lease, 3)).map((r) => r.id)).toEqual(['r1', 'r2', 'r3']);
+      expect((await store.probe.counts()).runs).toEqual({ queued: 5, running: 3 });
+      await store.runs.release(['r3'], 'a');
+      expect((await store.probe.counts()).runs).toEqual({ queued: 6, running: 2 });
+      const done = (id: string) => ({
+        status: 'succeeded' as const, reply: 'ok', at: Date.now(), transcript: [{ role: 'user' as const, content: 'm', createdAt: 1, runId: id }],
+        summary: { session: 'main', text: `done ${id}`, maxPending: 20 },
+      });
+      // r2 running, r3 back in the queue, r9 unknown: two completed, each claiming one next run (r4, r5)
+      const [r2, r3, r9] = await Promise.all(['r2', 'r3', 'r9'].map((id) => store.runs.completeAndClaimNext(id, done(id), lease)));
+      expect([r2!.finished, r3!.finished, r9!.finished]).toEqual([true, true, false]);
+      const claimedAfter = [r2, r3].flatMap((r) => (r!.finished && r!.claimed ? r!.claimed.map((c) => c.id) : []));
+      expect(claimedAfter.sort()).toEqual(['r4', 'r5']);
+      // r1, r4, r5 running; r6, b1 queued (b2 waits behind b1, queued too)
+      expect((await store.probe.counts()).runs).toEqual({ queued: 3, running: 3 });
+      await store.runs.completeAndClaimNext('r1', done('r1'), lease);
+      expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 3 });
+    });
+
     it('counts the enqueues of one turn and the drops they cause, written together, and a claim and completion of several', async () => {
       const store = await open();
       await Promise.all(['a', 'b', 'c', 'd', 'e'].map((text) => store.events.enqueue('main', text, 2)));
