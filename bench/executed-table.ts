@@ -11,6 +11,8 @@ export interface ExecutedRow {
   drainMs?: number;
   /** rows where both execute runs: the requests accepted per second from the load's start until every run they made was executed */
   executedPerSecond?: number;
+  /** the share of the runs accepted during the load that were finished when it ended, where the bench can count them */
+  finishedDuringLoad?: number;
 }
 
 /** the rows where the baseline executes its runs too (`agent-executed`, ...), so the two servers' work ends at the same place */
@@ -27,6 +29,7 @@ export const executedPerSecond = (total: number, loadSeconds: number, drainMs: n
 export function renderExecutedTable(rows: ExecutedRow[]): string {
   const executed = rows.filter((r) => r.executedPerSecond !== undefined);
   const schemas = (['own', 'herald'] as const).filter((schema) => rows.some((r) => r.baseline === schema));
+  const counted = executed.every((r) => r.finishedDuringLoad !== undefined);
   const serverOf = (r: ExecutedRow) => r.server.replace(/ again$/, '');
   const lines: string[][] = [];
   for (const endpoint of [...new Set(executed.map((r) => r.endpoint))]) {
@@ -41,8 +44,10 @@ export function renderExecutedTable(rows: ExecutedRow[]): string {
         };
         return `${(mean((r) => r.executedPerSecond! / base(r)) * 100).toFixed(0)}%`;
       };
-      lines.push([`POST ${endpoint}`, server, String(measured.length), mean((r) => r.executedPerSecond!).toFixed(0), (mean((r) => r.drainMs ?? 0) / 1000).toFixed(1), ...schemas.map(against)]);
+      const finished = counted ? [`${(mean((r) => r.finishedDuringLoad ?? 0) * 100).toFixed(0)}%`] : [];
+      lines.push([`POST ${endpoint}`, server, String(measured.length), mean((r) => r.executedPerSecond!).toFixed(0), (mean((r) => r.drainMs ?? 0) / 1000).toFixed(1), ...finished, ...schemas.map(against)]);
     }
   }
-  return formatTable(['endpoint', 'server', 'measurements', 'executed req/s', 'drain s', ...schemas.map((schema) => `of ${BASELINE_LABEL[schema]}`)], lines);
+  const finishedHeader = counted ? ['finished in the load'] : [];
+  return formatTable(['endpoint', 'server', 'measurements', 'executed req/s', 'drain s', ...finishedHeader, ...schemas.map((schema) => `of ${BASELINE_LABEL[schema]}`)], lines);
 }

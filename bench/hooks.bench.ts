@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -134,11 +135,19 @@ const nameOf = (e: Endpoint) => e.name ?? e.path.replace('/hooks/', '');
 
 const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 
-async function startServers(dir: string, options: HooksBenchOptions): Promise<{ heralds: ChildServer[]; baselines: Map<ChildServer, BaselineSchema> }> {
+interface Servers {
+  heralds: ChildServer[];
+  baselines: Map<ChildServer, BaselineSchema>;
+  /** each server's SQLite file */
+  storeFiles: Map<ChildServer, string>;
+}
+
+async function startServers(dir: string, options: HooksBenchOptions): Promise<Servers> {
   const logEnv = { HERALD_LOG_LEVEL: options.logLevel };
   const profile = cpuProfileArgs(options.cpuProfileDir);
   const roots = options.heraldRoots.length ? options.heraldRoots : [ROOT];
   const heralds: ChildServer[] = [];
+  const storeFiles = new Map<ChildServer, string>();
   for (const [i, root] of roots.entries()) {
     // each herald its own store: one's leftover rows must not weigh on the other's inserts
     const config = path.join(dir, `herald-${i}`, 'herald.json');
@@ -156,14 +165,14 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<{ 
         2,
       ),
     );
-    heralds.push(
-      await startChildServer({
-        name: roots.length > 1 ? `herald ${path.basename(root)}` : 'herald',
-        args: [...profile, path.join(root, 'bin/herald.mjs'), 'serve', '--config', config],
-        cwd: root,
-        env: logEnv,
-      }),
-    );
+    const herald = await startChildServer({
+      name: roots.length > 1 ? `herald ${path.basename(root)}` : 'herald',
+      args: [...profile, path.join(root, 'bin/herald.mjs'), 'serve', '--config', config],
+      cwd: root,
+      env: logEnv,
+    });
+    heralds.push(herald);
+    storeFiles.set(herald, path.join(path.dirname(config), 'data', 'herald.db'));
   }
   const baselines = new Map<ChildServer, BaselineSchema>();
   // bundled and run by node alone, as herald runs its build: under tsx the baseline also carried tsx's
@@ -179,11 +188,22 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<{ 
       env: { ...logEnv, BASELINE_DB: baselineDb, BASELINE_TOKEN: HOOK_TOKEN },
     });
     baselines.set(baseline, schema);
+    storeFiles.set(baseline, baselineDb);
   }
-  return { heralds, baselines };
+  return { heralds, baselines, storeFiles };
 }
 
-async function measure(server: ChildServer, path: string, endpoint: Endpoint, options: HooksBenchOptions): Promise<Omit<HooksBenchRow, 'endpoint' | 'server' | 'round'>> {
+/** the runs a server's file holds queued or running, read beside the server (WAL: a reader does not stop its writer) */
+function unfinishedRuns(file: string): number {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare("SELECT count(*) AS n FROM runs WHERE status IN ('queued', 'running')").get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+async function measure(server: ChildServer, storeFile: string, path: string, endpoint: Endpoint, options: HooksBenchOptions): Promise<Omit<HooksBenchRow, 'endpoint' | 'server' | 'round'>> {
   const load = (tag: string, durationSeconds: number) =>
     runLoad({
       url: server.url,
@@ -200,11 +220,15 @@ async function measure(server: ChildServer, path: string, endpoint: Endpoint, op
   const memory = trackPeakMemory(server.pid);
   const cpuBefore = cpuMillis(server.pid);
   const result = await load('bench', options.durationSeconds);
+  const leftAtEnd = executesRuns(nameOf(endpoint)) ? unfinishedRuns(storeFile) : 0;
   const drainMs = await waitUntilIdle(server.pid);
   const cpuMsPerRequest = (cpuMillis(server.pid) - cpuBefore) / Math.max(1, result.total);
   return {
     ...result, peakRssBytes: memory.stop(), cpuMsPerRequest, drainMs,
-    ...(executesRuns(nameOf(endpoint)) && { executedPerSecond: executedPerSecond(result.total, options.durationSeconds, drainMs) }),
+    ...(executesRuns(nameOf(endpoint)) && {
+      executedPerSecond: executedPerSecond(result.total, options.durationSeconds, drainMs),
+      finishedDuringLoad: Math.max(0, 1 - leftAtEnd / Math.max(1, result.total)),
+    }),
   };
 }
 
@@ -287,7 +311,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     `webhook benchmark: ${options.connections} connections, ${options.durationSeconds}s per run after a ${options.warmupSeconds}s warm-up; ` +
       `node ${process.version}, ${os.cpus().length} CPUs (load average ${os.loadavg()[0]!.toFixed(1)}); load generator, herald and baseline share this machine`,
   );
-  const { heralds, baselines } = await startServers(dir, options);
+  const { heralds, baselines, storeFiles } = await startServers(dir, options);
   const servers = [...baselines.keys(), ...heralds];
   const chosen = options.endpoints ? endpoints.filter((e) => options.endpoints!.includes(nameOf(e))) : endpoints;
   if (!chosen.length) throw new Error(`BENCH_ENDPOINTS names none of ${endpoints.map(nameOf).join(', ')}`);
@@ -315,7 +339,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
           seen.add(server);
           const label = endpoint.label ?? endpoint.path;
           process.stdout.write(`  POST ${label} on ${name}${options.rounds > 1 ? ` (round ${round + 1})` : ''} ... `);
-          const result = await measure(server, schema ? (endpoint.baselinePath ?? endpoint.path) : endpoint.path, endpoint, options);
+          const result = await measure(server, storeFiles.get(server)!, schema ? (endpoint.baselinePath ?? endpoint.path) : endpoint.path, endpoint, options);
           const row: HooksBenchRow = { endpoint: label, server: name, round, ...result, ...(schema && { baseline: schema }) };
           rows.push(row);
           const faults = row.non2xx + row.errors + row.timeouts;
@@ -337,7 +361,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     console.log('');
   }
   if (rows.some((r) => r.executedPerSecond !== undefined)) {
-    console.log('Where both execute runs, by the work finished: requests accepted per second from the load\'s start until every run they made had been executed (drain: how long that took after the load):');
+    console.log('Where both execute runs, by the work finished: requests accepted per second from the load\'s start until every run they made had been executed (drain: how long that took after the load; finished in the load: the share of the runs accepted during the load that were finished when it ended):');
     console.log(renderExecutedTable(rows));
     console.log('');
   }

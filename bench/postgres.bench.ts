@@ -166,30 +166,35 @@ async function measure(setup: Setup, endpoint: Endpoint, options: HooksBenchOpti
   const pgBefore = await backends.snapshot(setup.applications);
   const serverBefore = setup.servers.map((s) => cpuMillis(s.pid));
   const result = await loadOn(setup, endpoint, 'bench', options, options.durationSeconds);
-  const drainMs = await untilRunsFinished(setup.schema);
+  const { drainMs, leftAtEnd } = await untilRunsFinished(setup.schema);
   for (const s of setup.servers) await waitUntilIdle(s.pid);
   const serverMs = setup.servers.reduce((sum, s, i) => sum + cpuMillis(s.pid) - serverBefore[i]!, 0);
   const pgMs = await backends.since(pgBefore, setup.applications);
   const per = Math.max(1, result.total);
   return {
     ...result, serverCpuMs: serverMs / per, pgCpuMs: pgMs / per, drainMs,
-    ...(executesRuns(endpoint.name) && { executedPerSecond: executedPerSecond(result.total, options.durationSeconds, drainMs) }),
+    ...(executesRuns(endpoint.name) && {
+      executedPerSecond: executedPerSecond(result.total, options.durationSeconds, drainMs),
+      finishedDuringLoad: Math.max(0, 1 - leftAtEnd / per),
+    }),
     ...(setup.baseline && { baseline: setup.baseline }),
   };
 }
 
 /**
- * How long the schema's runs took to finish after the load: read from the database, not from the
- * servers' CPU, since a server waiting on PostgreSQL's work looks idle while runs are left
+ * The runs left unfinished when the load ended, and how long the schema's runs took to finish
+ * after it: read from the database, not from the servers' CPU, since a server waiting on
+ * PostgreSQL's work looks idle while runs are left
  */
-async function untilRunsFinished(schema: string): Promise<number> {
+async function untilRunsFinished(schema: string): Promise<{ drainMs: number; leftAtEnd: number }> {
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   const started = Date.now();
   try {
-    for (;;) {
-      const { rows } = await client.query<{ left: boolean }>(`SELECT EXISTS (SELECT 1 FROM "${schema}".runs WHERE status IN ('queued', 'running')) AS left`);
-      if (!rows[0]!.left || Date.now() - started > 300_000) return Date.now() - started;
+    const unfinished = `SELECT count(*)::int AS left FROM "${schema}".runs WHERE status IN ('queued', 'running')`;
+    const leftAtEnd = (await client.query<{ left: number }>(unfinished)).rows[0]!.left;
+    for (let left = leftAtEnd; ; left = (await client.query<{ left: number }>(unfinished)).rows[0]!.left) {
+      if (left === 0 || Date.now() - started > 300_000) return { drainMs: Date.now() - started, leftAtEnd };
       await new Promise((r) => setTimeout(r, 100));
     }
   } finally {
@@ -362,7 +367,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log(renderPairTable(rows));
   if (rows.some((r) => r.executedPerSecond !== undefined)) {
     console.log('');
-    console.log('Where both execute runs, by the work finished: requests accepted per second from the load\'s start until the schema held no unfinished run (drain: how long that took after the load):');
+    console.log('Where both execute runs, by the work finished: requests accepted per second from the load\'s start until the schema held no unfinished run (drain: how long that took after the load; finished in the load: the share of the runs accepted during the load that were finished when it ended):');
     console.log(renderExecutedTable(rows));
   }
   console.log('');
