@@ -1353,8 +1353,8 @@ export const migrations: Migration[] = [
     name: "scale: a run's moves counted once per statement or batch, not by a row trigger at every insert, claim and end, as SQLite counts once per group commit (migration 28)",
     sql: `
       -- runs_counted upserted this backend's share of store_counts for every run inserted, for
-      -- its claim and for its end: three upserts per run, each a new row version and its WAL
-      -- (about 530 bytes per run, a twelfth of what a run writes). A statement of inserted or
+      -- its claim and for its end: three upserts per run, each a new row version and its WAL,
+      -- where one per statement or per call counts the same moves. A statement of inserted or
       -- deleted runs is counted once from its transition table, as events are (migration 22);
       -- the claim and the batch of completions, which move most runs, count their moves once per
       -- call and switch the row trigger off while they run (herald.runs_counted, a setting of
