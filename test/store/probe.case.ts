@@ -69,10 +69,14 @@ export function probeCases(open: OpenStore) {
       expect([r2!.finished, r3!.finished, r9!.finished]).toEqual([true, true, false]);
       const claimedAfter = [r2, r3].flatMap((r) => (r!.finished && r!.claimed ? r!.claimed.map((c) => c.id) : []));
       expect(claimedAfter.sort()).toEqual(['r4', 'r5']);
-      // r1, r4, r5 running; r6, b1 queued (b2 waits behind b1, queued too)
-      expect((await store.probe.counts()).runs).toEqual({ queued: 3, running: 3 });
+      // r1, r4, r5 running; r6, b1 queued (b2 waits behind b1, queued too); each completion's summary pending
+      expect(await store.probe.counts()).toMatchObject({ runs: { queued: 3, running: 3 }, eventsPending: 2, eventsDropped: 0 });
       await store.runs.completeAndClaimNext('r1', done('r1'), lease);
-      expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 3 });
+      expect(await store.probe.counts()).toMatchObject({ runs: { queued: 2, running: 3 }, eventsPending: 3, eventsDropped: 0 });
+      // a summary repeating the newest pending one is not added; past the queue's cap the oldest are dropped
+      const capped = (id: string, text: string) => ({ ...done(id), summary: { session: 'main', text, maxPending: 2 } });
+      await Promise.all([store.runs.completeAndClaimNext('r4', capped('r4', 'same'), lease), store.runs.completeAndClaimNext('r5', capped('r5', 'same'), lease)]);
+      expect(await store.probe.counts()).toMatchObject({ eventsPending: 2, eventsDropped: 2 });
     });
 
     it('counts the enqueues of one turn and the drops they cause, written together, and a claim and completion of several', async () => {

@@ -1350,7 +1350,7 @@ export const migrations: Migration[] = [
   },
   {
     version: 33,
-    name: "scale: a run's moves counted once per statement or batch, not by a row trigger at every insert, claim and end, as SQLite counts once per group commit (migration 28)",
+    name: "scale: a run's moves counted once per statement or batch, not by a row trigger at every insert, claim and end, and a batch of completions' summary events once per batch, as SQLite counts once per group commit (migration 28)",
     sql: `
       -- runs_counted upserted this backend's share of store_counts for every run inserted, for
       -- its claim and for its end: three upserts per run, each a new row version and its WAL,
@@ -1360,6 +1360,9 @@ export const migrations: Migration[] = [
       -- call and switch the row trigger off while they run (herald.runs_counted, a setting of
       -- the function: back as it was when the call ends); every other change of status (a
       -- release, a cancel, the runs claimed behind a session's head, psql) is still counted row by row.
+      -- The batch of completions counts the summary events it inserts the same way
+      -- (herald.event_inserts_counted); the drops of the queues' overflow it makes are counted
+      -- by the events' update trigger as any other.
       DROP TRIGGER runs_counted ON runs;
       CREATE TRIGGER runs_counted_insert AFTER INSERT ON runs REFERENCING NEW TABLE AS new_rows
         FOR EACH STATEMENT EXECUTE FUNCTION herald_count_status_rows('queued', 'running');
@@ -1368,6 +1371,10 @@ export const migrations: Migration[] = [
       CREATE TRIGGER runs_counted AFTER UPDATE OF status ON runs FOR EACH ROW
         WHEN (OLD.status IS DISTINCT FROM NEW.status AND current_setting('herald.runs_counted', true) IS DISTINCT FROM 'by_caller')
         EXECUTE FUNCTION herald_count_status('queued', 'running');
+      DROP TRIGGER events_counted_insert ON events;
+      CREATE TRIGGER events_counted_insert AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
+        WHEN (current_setting('herald.event_inserts_counted', true) IS DISTINCT FROM 'by_caller')
+        EXECUTE FUNCTION herald_count_status_rows('pending', 'dropped');
 
       -- herald_claim_runs of migration 24, counting its moves: a queued run taken is one queued
       -- fewer and one running more; an expired lease taken again stays running
@@ -1416,7 +1423,8 @@ export const migrations: Migration[] = [
       RETURNS TABLE (n INT, finished BOOLEAN, id TEXT, status TEXT, agent_id TEXT, name TEXT, session_key TEXT, message TEXT, action JSONB,
         reply TEXT, error TEXT, created_at BIGINT, started_at BIGINT, finished_at BIGINT, rerun_of TEXT, model TEXT, not_before BIGINT,
         waited_for TEXT, coalesced JSONB, seq BIGINT, behind BOOLEAN)
-      LANGUAGE plpgsql SET search_path FROM CURRENT SET plan_cache_mode = force_generic_plan SET herald.runs_counted = 'by_caller' AS $$
+      LANGUAGE plpgsql SET search_path FROM CURRENT SET plan_cache_mode = force_generic_plan
+        SET herald.runs_counted = 'by_caller' SET herald.event_inserts_counted = 'by_caller' AS $$
       #variable_conflict use_column
       DECLARE
         c JSONB;
@@ -1432,6 +1440,7 @@ export const migrations: Migration[] = [
         v_last JSONB;
         v_from TEXT;
         v_moves TEXT[] := '{}';
+        v_events INT := 0;
       BEGIN
         FOR c IN SELECT e.value FROM jsonb_array_elements(p_batch) WITH ORDINALITY AS e(value, o) ORDER BY e.o LOOP
           i := i + 1;
@@ -1458,6 +1467,7 @@ export const migrations: Migration[] = [
           IF NOT (FOUND AND v_prev_live AND v_prev_text = c->>'summaryText') THEN
             INSERT INTO events (session, text, status, created_at, untrusted)
               VALUES (c->>'summarySession', c->>'summaryText', 'pending', (c->>'now')::bigint, (c->>'untrusted')::boolean);
+            v_events := v_events + 1;
           END IF;
           IF NOT EXISTS (SELECT 1 FROM unnest(v_queues, v_maxes) AS q(s, m) WHERE q.s = c->>'summarySession' AND q.m = (c->>'maxPending')::int) THEN
             v_queues := v_queues || (c->>'summarySession');
@@ -1474,10 +1484,14 @@ export const migrations: Migration[] = [
             PERFORM herald_drop_overflow(v_queues[k], v_maxes[k]);
           END LOOP;
         END IF;
-        -- each status left counts one fewer, each entered one more (a completion enters no counted one)
+        -- each status a run left counts one fewer, each entered one more (a completion enters no
+        -- counted one), and each summary event inserted one more pending
         INSERT INTO store_counts (name, shard, n)
-          SELECT 'runs:' || m.status, pg_backend_pid(), sum(CASE WHEN m.o % 2 = 1 THEN -1 ELSE 1 END)
-          FROM unnest(v_moves) WITH ORDINALITY AS m(status, o) WHERE m.status IN ('queued', 'running') GROUP BY m.status
+          SELECT c.name, pg_backend_pid(), sum(c.n) FROM (
+            SELECT 'runs:' || m.status AS name, CASE WHEN m.o % 2 = 1 THEN -1 ELSE 1 END AS n
+            FROM unnest(v_moves) WITH ORDINALITY AS m(status, o) WHERE m.status IN ('queued', 'running')
+            UNION ALL SELECT 'events:pending', v_events WHERE v_events > 0) c
+          GROUP BY c.name
         ON CONFLICT (name, shard) DO UPDATE SET n = store_counts.n + EXCLUDED.n;
         RETURN QUERY
           WITH claimed AS (
