@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { OpenStore } from './open-store-under-test.js';
 import { queuedRun } from './run-record.js';
 
+/** a queued run in a session that already has one: it waits behind it */
+const inBusy = (id: string) => ({ ...queuedRun(id), sessionKey: 'hook:busy' });
+
 /** what /readyz and /metrics ask of the store */
 export function probeCases(open: OpenStore) {
   describe('probe', () => {
@@ -47,9 +50,8 @@ export function probeCases(open: OpenStore) {
       expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 1 });
     });
 
-    it('counts completions sent together with the claims after them: a running run, one given back to the queue, one refused, an expired lease taken again', async () => {
+    it('counts completions sent together with the claims after them (a running run, one given back to the queue, one refused, an expired lease taken again) and their summaries, repeated and past the cap', async () => {
       const store = await open();
-      const inBusy = (id: string) => ({ ...queuedRun(id), sessionKey: 'hook:busy' });
       await Promise.all(['r1', 'r2', 'r3', 'r4', 'r5', 'r6'].map((id, i) => store.runs.insert(queuedRun(id, i + 1))));
       await store.runs.insert(inBusy('b1'));
       await store.runs.insert(inBusy('b2'));
@@ -98,7 +100,6 @@ export function probeCases(open: OpenStore) {
     it('keeps every count exact through enqueue, claim, finish, requeue, cancel and removal, and across a restart', async () => {
       const first = await open();
       const summary = { session: 'main', text: 'done', maxPending: 20 };
-      const inBusy = (id: string) => ({ ...queuedRun(id), sessionKey: 'hook:busy' });
       for (const id of ['a1', 'a2', 'a3']) await first.runs.insert(inBusy(id));
       await first.runs.insert(queuedRun('solo'));
       // claimed already at insert (a fresh session on a free slot)
