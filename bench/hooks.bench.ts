@@ -11,6 +11,7 @@ import { executedPerSecond, executesRuns, renderExecutedTable, type ExecutedRow 
 import { runLoad, type LoadResult } from './load.js';
 import { cpuMillis, trackPeakMemory, waitUntilIdle } from './process-stats.js';
 import { MAPPED_BODY, mappedHookMappings } from './mapped-hook.js';
+import { PerfRecording, renderPerfSplit, type PerfWindow } from './perf-split.js';
 import { formatTable, mb, ms } from './table.js';
 
 /**
@@ -28,7 +29,9 @@ import { formatTable, mb, ms } from './table.js';
  * second of two has read a few % more CPU than the same code measured first),
  * BENCH_BASELINE_SCHEMA=both|own|herald (the baselines: by default two, one writing the same records
  * into tables of its own with only the indexes its reads need, one into a file made by herald's
- * migrations; herald gets a column against each; bench/baseline-database.ts).
+ * migrations; herald gets a column against each; bench/baseline-database.ts), BENCH_PERF=<file>
+ * (Linux perf records every server into <file>, then each measurement's CPU per request is split
+ * by where it ran: bench/perf-split.ts).
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -53,6 +56,8 @@ export interface HooksBenchOptions {
   rounds: number;
   /** the baselines measured, by the tables they write into (bench/baseline-database.ts) */
   baselineSchemas: BaselineSchema[];
+  /** a file: `perf record` of every server goes there, and each measurement's CPU is split by where it ran */
+  perfFile?: string;
 }
 
 export interface HooksBenchRow extends LoadResult, ExecutedRow {
@@ -125,6 +130,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): HooksBench
     logLevel: env.BENCH_LOG_LEVEL || 'warn',
     rounds: Math.max(1, Math.floor(number('BENCH_ROUNDS', 1))),
     baselineSchemas: baselineSchemasOf(env.BENCH_BASELINE_SCHEMA),
+    perfFile: env.BENCH_PERF ? path.resolve(env.BENCH_PERF) : undefined,
   };
 }
 
@@ -203,7 +209,9 @@ function unfinishedRuns(file: string): number {
   }
 }
 
-async function measure(server: ChildServer, storeFile: string, path: string, endpoint: Endpoint, options: HooksBenchOptions): Promise<Omit<HooksBenchRow, 'endpoint' | 'server' | 'round'>> {
+type Measured = Omit<HooksBenchRow, 'endpoint' | 'server' | 'round'> & { window: Pick<PerfWindow, 'fromNs' | 'toNs'> };
+
+async function measure(server: ChildServer, storeFile: string, path: string, endpoint: Endpoint, options: HooksBenchOptions): Promise<Measured> {
   const load = (tag: string, durationSeconds: number) =>
     runLoad({
       url: server.url,
@@ -219,12 +227,13 @@ async function measure(server: ChildServer, storeFile: string, path: string, end
   }
   const memory = trackPeakMemory(server.pid);
   const cpuBefore = cpuMillis(server.pid);
+  const fromNs = process.hrtime.bigint();
   const result = await load('bench', options.durationSeconds);
   const leftAtEnd = executesRuns(nameOf(endpoint)) ? unfinishedRuns(storeFile) : 0;
   const drainMs = await waitUntilIdle(server.pid);
   const cpuMsPerRequest = (cpuMillis(server.pid) - cpuBefore) / Math.max(1, result.total);
   return {
-    ...result, peakRssBytes: memory.stop(), cpuMsPerRequest, drainMs,
+    ...result, peakRssBytes: memory.stop(), cpuMsPerRequest, drainMs, window: { fromNs, toNs: process.hrtime.bigint() },
     ...(executesRuns(nameOf(endpoint)) && {
       executedPerSecond: executedPerSecond(result.total, options.durationSeconds, drainMs),
       finishedDuringLoad: Math.max(0, 1 - leftAtEnd / Math.max(1, result.total)),
@@ -316,6 +325,8 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   const chosen = options.endpoints ? endpoints.filter((e) => options.endpoints!.includes(nameOf(e))) : endpoints;
   if (!chosen.length) throw new Error(`BENCH_ENDPOINTS names none of ${endpoints.map(nameOf).join(', ')}`);
   const rows: HooksBenchRow[] = [];
+  const perf = options.perfFile ? await PerfRecording.start(options.perfFile, servers.map((s) => s.pid)) : undefined;
+  const windows: PerfWindow[] = [];
   try {
     for (const endpoint of chosen) {
       for (let round = 0; round < options.rounds; round++) {
@@ -339,15 +350,17 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
           seen.add(server);
           const label = endpoint.label ?? endpoint.path;
           process.stdout.write(`  POST ${label} on ${name}${options.rounds > 1 ? ` (round ${round + 1})` : ''} ... `);
-          const result = await measure(server, storeFiles.get(server)!, schema ? (endpoint.baselinePath ?? endpoint.path) : endpoint.path, endpoint, options);
+          const { window, ...result } = await measure(server, storeFiles.get(server)!, schema ? (endpoint.baselinePath ?? endpoint.path) : endpoint.path, endpoint, options);
           const row: HooksBenchRow = { endpoint: label, server: name, round, ...result, ...(schema && { baseline: schema }) };
           rows.push(row);
+          windows.push({ endpoint: label, server: name, pid: server.pid, ...window, cpuMsPerRequest: row.cpuMsPerRequest });
           const faults = row.non2xx + row.errors + row.timeouts;
           console.log(`${row.requestsPerSecond.toFixed(0)} req/s${faults ? `, ${row.non2xx} non-2xx, ${row.errors} errors, ${row.timeouts} timeouts` : ''}`);
         }
       }
     }
   } finally {
+    await perf?.stop();
     await Promise.all(servers.map((s) => s.stop()));
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -363,6 +376,11 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   if (rows.some((r) => r.executedPerSecond !== undefined)) {
     console.log('Where both execute runs, by the work finished: requests accepted per second from the load\'s start until every run they made had been executed (drain: how long that took after the load; finished in the load: the share of the runs accepted during the load that were finished when it ended):');
     console.log(renderExecutedTable(rows));
+    console.log('');
+  }
+  if (perf) {
+    console.log(`Where each measurement's CPU per request ran, in µs, by perf's samples of the server over its load and drain (${options.perfFile}): JavaScript is the JIT's code, V8 and node their binary (runtime, built-ins, garbage collector); off the main thread, the part of the CPU spent on other threads (V8's compiler and collector helpers, libuv's pool), whatever the code:`);
+    console.log(renderPerfSplit(perf.split(windows)));
     console.log('');
   }
   console.log('Notes:');
