@@ -325,9 +325,10 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   const chosen = options.endpoints ? endpoints.filter((e) => options.endpoints!.includes(nameOf(e))) : endpoints;
   if (!chosen.length) throw new Error(`BENCH_ENDPOINTS names none of ${endpoints.map(nameOf).join(', ')}`);
   const rows: HooksBenchRow[] = [];
-  const perf = options.perfFile ? await PerfRecording.start(options.perfFile, servers.map((s) => s.pid)) : undefined;
+  let perf: PerfRecording | undefined;
   const windows: PerfWindow[] = [];
   try {
+    if (options.perfFile) perf = await PerfRecording.start(options.perfFile, servers.map((s) => s.pid));
     for (const endpoint of chosen) {
       for (let round = 0; round < options.rounds; round++) {
         // the baselines first and again last (in reverse), herald compared with each one's mean: the

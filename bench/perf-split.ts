@@ -6,8 +6,9 @@ import { formatTable } from './table.js';
  * every sample is counted to its process and to the code it was in, the JIT's code (JavaScript),
  * node's binary (V8's runtime, built-ins and garbage collector, node's C++), SQLite (inside
  * better-sqlite3), the kernel or the C libraries. Unlike `--cpu-prof` it adds nothing to the
- * servers' own work (V8's profiler made herald read 61% of the baseline where it read 73% without
- * it), and it sees what V8's profiler folds into the JavaScript frame that called it.
+ * servers' own work (V8's profiler slows the server with more functions more, so it tilts the
+ * comparison it profiles), and it sees what V8's profiler folds into the JavaScript frame that
+ * called it (native calls, the collector's threads).
  */
 
 /** one measurement of one server: its process and when the CPU the bench counts was spent (process.hrtime, CLOCK_MONOTONIC) */
