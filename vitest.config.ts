@@ -9,6 +9,7 @@ import { defineConfig } from 'vitest/config';
 const onPostgresToo = [
   'test/http/smoke.e2e.test.ts',
   'test/http/statuses.e2e.test.ts',
+  'test/http/half-closed-clients.e2e.test.ts',
   'test/mappings/mapped-hooks.e2e.test.ts',
   'test/mappings/respond.e2e.test.ts',
   'test/runtime/runs.e2e.test.ts',

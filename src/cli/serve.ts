@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { createServer, type RequestListener, type ServerOptions } from 'node:http';
+import { gatewayServer } from '../http/gateway-server.js';
 import { parseArgs } from 'node:util';
 import { serve as listen, type ServerType } from '@hono/node-server';
 import { checkHookTokenStrength } from '../config/checks.js';
@@ -51,7 +51,7 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
         fetch: gateway.app.fetch,
         hostname: loaded.config.gateway.host,
         port: loaded.config.gateway.port,
-        createServer: ((options: ServerOptions, rest: RequestListener) => createServer(options, gateway.withHooksSurface(rest))) as typeof createServer,
+        createServer: gatewayServer(gateway),
       },
       () => resolve(s),
     );

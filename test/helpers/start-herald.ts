@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type ServerOptions } from 'node:http';
+import { gatewayServer } from '../../src/http/gateway-server.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -138,8 +138,8 @@ export async function startHerald(config: Record<string, unknown> = baseConfig()
         fetch: herald.gateway.app.fetch,
         hostname: '127.0.0.1',
         port: 0,
-        // as `herald serve` listens: the webhook surface answered from Node's request
-        createServer: ((options: ServerOptions, rest: RequestListener) => createServer(options, herald.gateway.withHooksSurface(rest))) as typeof createServer,
+        // as `herald serve` listens
+        createServer: gatewayServer(herald.gateway),
       },
       () => resolve(s),
     );

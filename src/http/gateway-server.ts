@@ -1,0 +1,43 @@
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions } from 'node:http';
+import type { Socket } from 'node:net';
+
+/** what the server needs of the gateway: its request listener and where its webhook surface lies */
+export interface ServedGateway {
+  withHooksSurface(rest: RequestListener): RequestListener;
+  config: { hooks: { enabled: boolean; path: string } };
+}
+
+/**
+ * The node server `herald serve` listens with (and the tests' herald), as @hono/node-server's
+ * `createServer` option: the webhook surface answered from Node's request (hooks-listener.ts),
+ * the rest by hono.
+ *
+ * A sender may half-close its socket once its request is sent (HTTP/1.0 tools, `nc`, scripts
+ * that shut their side down): node's server, left as it is, then drops any answer not yet
+ * written, which an answer waiting for its commit or a transform's worker is. The webhook was
+ * accepted (its event or run stored) and its sender, with no answer, sends it again. So a
+ * webhook's answer is written, then the socket closed. Every other request keeps node's way: a
+ * client gone before its answer (a chat it gave up on) has its work cancelled at once.
+ */
+export function gatewayServer(gateway: ServedGateway): typeof createServer {
+  const prefix = gateway.config.hooks.path.replace(/\/+$/, '');
+  const isWebhook = (req: IncomingMessage) => gateway.config.hooks.enabled && prefix !== '' && (req.url ?? '').startsWith(prefix);
+  return ((options: ServerOptions, rest: RequestListener) => {
+    const server: Server = createServer(options, gateway.withHooksSurface(rest));
+    (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+    // the sockets with a webhook's answer owed: their end waits for it (node's half-open handling)
+    const owing = new WeakSet<Socket>();
+    server.on('request', (req: IncomingMessage, res) => {
+      if (!isWebhook(req)) return;
+      owing.add(req.socket);
+      res.once('close', () => owing.delete(req.socket));
+    });
+    server.on('connection', (socket: Socket) => {
+      // what node does without half-open: the request in flight is abandoned, and its response's close cancels its work
+      socket.on('end', () => {
+        if (!owing.has(socket)) socket.destroy();
+      });
+    });
+    return server;
+  }) as typeof createServer;
+}
