@@ -5,8 +5,8 @@ const WORK_FAILED = Symbol('group write failed');
 
 /**
  * The baseline's group commit, the same algorithm as herald's (src/store/sqlite/group-commit.ts),
- * written out here so the baseline stays free of herald imports: the writes asked for in one
- * event-loop turn run in ONE immediate transaction, without a savepoint each; a write that throws
+ * written out here so the baseline stays free of herald imports: the writes asked for in two
+ * event-loop turns run in ONE immediate transaction, without a savepoint each; a write that throws
  * rolls the attempt back and the group runs again with each write under its own savepoint. Each
  * caller's promise settles once the transaction committed. Without it the baseline paid one
  * commit per request while herald paid one per turn: a tilted race.
@@ -73,7 +73,8 @@ export function groupCommit(db: Database): BaselineCommit {
   const commit = <T>(work: () => T) =>
     new Promise<T>((resolve, reject) => {
       pending.push({ work, resolve: resolve as (v: unknown) => void, reject });
-      scheduled ??= setImmediate(flush);
+      // after the next event-loop turn's poll phase too, as herald's (gatherOneMoreTurn)
+      scheduled ??= setImmediate(() => (scheduled = setImmediate(flush)));
     });
   return Object.defineProperties(commit, {
     last: { value: (work: () => void) => void tails.add(work) },

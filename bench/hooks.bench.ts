@@ -392,7 +392,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('  start), both run by node alone (herald from its build, the baseline bundled by esbuild), after the same warm-up.');
   console.log(`- herald logs at level ${options.logLevel} (BENCH_LOG_LEVEL)${options.logLevel === 'warn' ? ': no per-request access log line' : ''}; the baseline writes no log.`);
   console.log('- Both do per request: bearer auth (constant-time), body read under the 256 KiB limit, JSON parse, field validation,');
-  console.log('  and the same durable SQLite insert (better-sqlite3, WAL) with the same group commit (the writes of one event-loop turn in');
+  console.log('  and the same durable SQLite insert (better-sqlite3, WAL) with the same group commit (the writes of two event-loop turns in');
   console.log('  one transaction) before responding: an events row for wake, a runs row for agent; after the response, both write the');
   console.log('  request\'s receipt (the same receipts row, a UUID v7 id, through the same group commit). Both keep each session\'s');
   console.log('  newest event and its pending ids in memory between group commits: an enqueue inserts and drops by id.');

@@ -236,7 +236,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
       const finishing = commits.run(() => {
         if (!complete(id, completion)) return false;
         const wanted = wantClaims().get(lease.owner);
-        // the latest lease of the group: the same owner's, asked for within one event-loop turn
+        // the latest lease of the group: the same owner's, asked for while one group gathers
         if (wanted) {
           wanted.lease = lease;
           wanted.behind = behind;
