@@ -25,17 +25,18 @@ export function gatewayServer(gateway: ServedGateway): typeof createServer {
   return ((options: ServerOptions, rest: RequestListener) => {
     const server: Server = createServer(options, gateway.withHooksSurface(rest));
     (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
-    // the sockets with a webhook's answer owed: their end waits for it (node's half-open handling)
-    const owing = new WeakSet<Socket>();
+    // the webhook answers each socket owes (pipelined requests may owe several): its end waits for them (node's half-open handling)
+    const owing = new WeakMap<Socket, number>();
     server.on('request', (req: IncomingMessage, res) => {
       if (!isWebhook(req)) return;
-      owing.add(req.socket);
-      res.once('close', () => owing.delete(req.socket));
+      const { socket } = req;
+      owing.set(socket, (owing.get(socket) ?? 0) + 1);
+      res.once('close', () => owing.set(socket, owing.get(socket)! - 1));
     });
     server.on('connection', (socket: Socket) => {
       // what node does without half-open: the request in flight is abandoned, and its response's close cancels its work
       socket.on('end', () => {
-        if (!owing.has(socket)) socket.destroy();
+        if (!owing.get(socket)) socket.destroy();
       });
     });
     return server;
