@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
+import { withoutQuery } from './hooks/request-url.js';
+import { isSurfacePath } from './surface-router.js';
 
 /** what the server needs of the gateway: its request listener and where its webhook surface lies */
 export interface ServedGateway {
@@ -21,7 +23,7 @@ export interface ServedGateway {
  */
 export function gatewayServer(gateway: ServedGateway): typeof createServer {
   const prefix = gateway.config.hooks.path.replace(/\/+$/, '');
-  const isWebhook = (req: IncomingMessage) => gateway.config.hooks.enabled && prefix !== '' && (req.url ?? '').startsWith(prefix);
+  const isWebhook = (req: IncomingMessage) => gateway.config.hooks.enabled && prefix !== '' && isSurfacePath(prefix, withoutQuery(req.url ?? ''));
   return ((options: ServerOptions, rest: RequestListener) => {
     const server: Server = createServer(options, gateway.withHooksSurface(rest));
     (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;

@@ -13,6 +13,7 @@ import { presentedHookToken } from './hook-token.js';
 import { bodyIdempotencyKey, idempotencyKeyOf } from './idempotency-key-header.js';
 import { admitBySignature, signatureCandidates } from './signature-auth.js';
 import type { HookAnswer, HookExchange } from './hook-exchange.js';
+import { withoutQuery } from './request-url.js';
 
 export interface HookRouteDeps {
   config: HeraldConfig;
@@ -138,12 +139,6 @@ function withoutCredentials(headers: Readonly<Record<string, string>>): Record<s
   const out: Record<string, string> = {};
   for (const name in headers) if (!CREDENTIAL_HEADERS.has(name)) out[name] = headers[name]!;
   return out;
-}
-
-/** the URL, already normalised, without its query: a cut, not a parse */
-function withoutQuery(url: string): string {
-  const at = url.indexOf('?');
-  return at < 0 ? url : url.slice(0, at);
 }
 
 function queryWithoutToken(url: string): Record<string, string> {

@@ -42,3 +42,9 @@ export function parsedUrl(scheme: 'http' | 'https', host: string, target: string
     return undefined;
   }
 }
+
+/** a URL or request target without its query: a cut, not a parse */
+export function withoutQuery(url: string): string {
+  const at = url.indexOf('?');
+  return at < 0 ? url : url.slice(0, at);
+}
