@@ -11,6 +11,7 @@ import { MappingsEngine } from '../mappings/mappings-engine.js';
 import { resolveMappings } from '../mappings/resolve-mappings.js';
 import type { CliIo } from './cli-io.js';
 import { configPathFrom } from './config-path.js';
+import { hooksPrefix } from '../config/hooks-path.js';
 
 const USAGE =
   'usage: herald hooks test <name> --payload FILE [--header K:V ...] [--query K=V ...] [--config FILE]\n' +
@@ -99,7 +100,7 @@ async function dryRun(
     payload,
     headers,
     query,
-    url: `http://${loaded.config.gateway.host}:${loaded.config.gateway.port}${loaded.config.hooks.path.replace(/\/+$/, '')}/${path}`,
+    url: `http://${loaded.config.gateway.host}:${loaded.config.gateway.port}${hooksPrefix(loaded.config.hooks.path)}/${path}`,
   };
   const engine = new MappingsEngine([...builtinMappings(ctx), ...mappings]);
   try {

@@ -12,6 +12,7 @@ import { createLogger, wantsPretty } from '../log/log.js';
 import { configPathFrom } from './config-path.js';
 import type { CliIo } from './cli-io.js';
 import { shapeHeapForServing } from '../gateway/serving-heap.js';
+import { hooksPrefix } from '../config/hooks-path.js';
 
 /** `herald serve`: the gateway. Writes a starter config on first run, then listens until a signal. */
 export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
@@ -73,7 +74,7 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
   io.err(`herald listening on ${base}`);
   shapeHeapForServing();
   io.err(`config: ${file}`);
-  if (starter) printStarterHelp(io, base, loaded.config.hooks.path.replace(/\/+$/, ''), starter, file);
+  if (starter) printStarterHelp(io, base, hooksPrefix(loaded.config.hooks.path), starter, file);
 
   const signal = await new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { isLoopbackHost } from './loopback.js';
 import { checkSessionKeyPolicy, isReservedSessionKey, RESERVED_SESSION_KEYS } from './session-key-policy.js';
 import type { HeraldConfig } from './schema.js';
+import { hooksPrefix } from './hooks-path.js';
 
 /** the shortest hook token herald accepts on an address other machines can reach */
 export const MIN_EXPOSED_TOKEN_LENGTH = 16;
@@ -30,7 +31,7 @@ export function checkConfig(config: HeraldConfig): string[] {
   faults.push(...checkSessionKeyPolicy(hooks));
   const fallbackKey = hooks.defaultSessionKey?.trim();
   if (fallbackKey !== undefined && isReservedSessionKey(fallbackKey)) faults.push(`hooks.defaultSessionKey: ${RESERVED_SESSION_KEYS}`);
-  if (hooks.path.replace(/\/+$/, '') === '') faults.push('hooks.path: must not be "/" (it would shadow every other route)');
+  if (hooksPrefix(hooks.path) === '') faults.push('hooks.path: must not be "/" (it would shadow every other route)');
   if (['/v1', '/admin', '/healthz'].some((p) => hooks.path === p || hooks.path.startsWith(`${p}/`))) {
     faults.push(`hooks.path: "${hooks.path}" collides with a built-in route`);
   }

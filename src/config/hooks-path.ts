@@ -7,3 +7,8 @@ export function normaliseHooksPath(raw: string): string {
   const collapsed = `/${raw.trim()}`.replace(/\/{2,}/g, '/');
   return collapsed.length > 1 ? collapsed.replace(/\/+$/, '') || '/' : collapsed;
 }
+
+/** The prefix hook URLs are built on: `hooks.path` without its trailing slash (`/` becomes ``). */
+export function hooksPrefix(hooksPath: string): string {
+  return hooksPath.replace(/\/+$/, '');
+}

@@ -14,6 +14,7 @@ import { replayReceipt } from '../runtime/operator/replay-receipt.js';
 import type { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import type { RunQueue } from '../runtime/runs/run-queue.js';
 import type { Store } from '../store/port.js';
+import { hooksPrefix } from '../config/hooks-path.js';
 
 /** Assembles the operator's use cases for the admin API and the console (part of the composition root). */
 export function operatorDeps(deps: {
@@ -32,7 +33,7 @@ export function operatorDeps(deps: {
   transformRunner: TransformRunner;
 }): OperatorDeps {
   const { config } = deps.loaded;
-  const hooksUrl = `http://${config.gateway.host}:${config.gateway.port}${config.hooks.path.replace(/\/+$/, '')}`;
+  const hooksUrl = `http://${config.gateway.host}:${config.gateway.port}${hooksPrefix(config.hooks.path)}`;
   return {
     runs: deps.runs,
     lab: new MappingLab({ config, store: deps.store, engine: deps.engine, ctx: { ...deps.actionContext, logger: deps.logger, transformRunner: deps.transformRunner } }),

@@ -24,6 +24,7 @@ import { readinessRoute } from './readiness-route.js';
 import { requestContext } from './request-context.js';
 import { SurfaceRouter } from './surface-router.js';
 import { TrustedProxies } from './trusted-proxies.js';
+import { hooksPrefix } from '../config/hooks-path.js';
 
 export interface AppDeps {
   config: HeraldConfig;
@@ -51,7 +52,7 @@ export interface AppDeps {
 
 /** The HTTP face of herald. It never listens: `serve` does, tests use `app.request()`. */
 export function createApp(deps: AppDeps): Hono {
-  const prefix = deps.config.hooks.path.replace(/\/+$/, '');
+  const prefix = hooksPrefix(deps.config.hooks.path);
   const app = new Hono(deps.config.hooks.enabled && prefix ? { router: new SurfaceRouter(prefix) } : {});
   // one limiter per surface: wrong hook tokens must not lock operators out of /admin and /metrics
   const hooksLimiter = deps.hooksLimiter ?? new FailedAuthLimiter('hooks', deps.logger);

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { Socket } from 'node:net';
 import { withoutQuery } from './hooks/request-url.js';
 import { isSurfacePath } from './surface-router.js';
+import { hooksPrefix } from '../config/hooks-path.js';
 
 /** what the server needs of the gateway: its request listener and where its webhook surface lies */
 export interface ServedGateway {
@@ -22,7 +23,7 @@ export interface ServedGateway {
  * client gone before its answer (a chat it gave up on) has its work cancelled at once.
  */
 export function gatewayServer(gateway: ServedGateway): typeof createServer {
-  const prefix = gateway.config.hooks.path.replace(/\/+$/, '');
+  const prefix = hooksPrefix(gateway.config.hooks.path);
   const isWebhook = (req: IncomingMessage) => gateway.config.hooks.enabled && prefix !== '' && isSurfacePath(prefix, withoutQuery(req.url ?? ''));
   return ((options: ServerOptions, rest: RequestListener) => {
     const server: Server = createServer(options, gateway.withHooksSurface(rest));

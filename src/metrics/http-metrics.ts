@@ -1,5 +1,6 @@
 import { Histogram, type Registry } from 'prom-client';
 import { SummedCounter, type CountCell } from './summed-counter.js';
+import { hooksPrefix } from '../config/hooks-path.js';
 
 export type Surface = 'hooks' | 'v1' | 'admin' | 'other';
 
@@ -46,7 +47,7 @@ export class HttpMetrics {
       registers: [registry],
     });
     if (hooksPath !== undefined) {
-      this.hooksPrefix = hooksPath.replace(/\/+$/, '');
+      this.hooksPrefix = hooksPrefix(hooksPath);
       this.hooksPrefixSlash = `${this.hooksPrefix}/`;
     }
   }

@@ -14,6 +14,7 @@ import { answerHook, type HookRouteDeps } from './answer-hook.js';
 import type { HookAnswer, HookExchange } from './hook-exchange.js';
 import { closeReceipt, openReceipt } from './receipt-middleware.js';
 import { absoluteUrl } from './request-url.js';
+import { hooksPrefix } from '../../config/hooks-path.js';
 
 export interface HooksListenerDeps extends HookRouteDeps {
   proxies: TrustedProxies;
@@ -32,7 +33,7 @@ export interface HooksListenerDeps extends HookRouteDeps {
  * `rest`, which decides it as before.
  */
 export function withHooksSurface(deps: HooksListenerDeps, rest: RequestListener): RequestListener {
-  const prefix = deps.config.hooks.path.replace(/\/+$/, '');
+  const prefix = hooksPrefix(deps.config.hooks.path);
   if (!deps.config.hooks.enabled || !prefix) return rest;
   return function hooksListener(incoming, outgoing) {
     const target = incoming.url ?? '';

@@ -7,6 +7,7 @@ import { requestHeaders } from '../request-headers.js';
 import { setResponseHeader } from '../response-header.js';
 import { answerHook, type HookRouteDeps } from './answer-hook.js';
 import type { HookAnswer, HookExchange } from './hook-exchange.js';
+import { hooksPrefix } from '../../config/hooks-path.js';
 
 /**
  * The webhook surface as hono routes: what `app.request()` and any fetch-based server reach.
@@ -14,7 +15,7 @@ import type { HookAnswer, HookExchange } from './hook-exchange.js';
  * `answerHook`, and the app's middleware (request id, client address, receipt, errors) wraps this one.
  */
 export function hooksRoutes(deps: HookRouteDeps): Hono {
-  const prefix = deps.config.hooks.path.replace(/\/+$/, '');
+  const prefix = hooksPrefix(deps.config.hooks.path);
   const app = new Hono();
   app.all('*', async (c) => answered(c, await answerHook(exchangeOf(c, prefix), deps)));
   return app;

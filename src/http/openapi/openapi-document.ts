@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hooksPrefix } from '../../config/hooks-path.js';
 import { hookErrorResponses, runAcceptedSchema, wakeAcceptedSchema } from './hooks-docs.js';
 import type { ResponseDoc, RouteDoc, RouteSecurity, Surface } from './route-doc.js';
 
@@ -43,7 +44,7 @@ function prefixOf(surface: Surface, hooksPath: string | undefined): string | und
   if (surface === 'root') return '';
   if (surface === 'platform') return '/v1';
   if (surface === 'admin') return '/admin';
-  return hooksPath === undefined ? undefined : hooksPath.replace(/\/+$/, '');
+  return hooksPath === undefined ? undefined : hooksPrefix(hooksPath);
 }
 
 function responses(docs: Record<number, ResponseDoc>): Json {
@@ -150,10 +151,10 @@ export function openApiDocument(options: OpenApiOptions): Json {
     if (prefix === undefined) continue;
     add(`${prefix}${route.path}`, route.method, operation(route, tags[route.surface]));
   }
-  const hooksPrefix = options.hooksPath?.replace(/\/+$/, '');
-  if (hooksPrefix !== undefined) {
+  const mappedPrefix = prefixOf('hooks', options.hooksPath);
+  if (mappedPrefix !== undefined) {
     for (const hook of options.mappedHooks ?? []) {
-      const path = `${hooksPrefix}/${hook.path}`;
+      const path = `${mappedPrefix}/${hook.path}`;
       // the first mapping of a path wins a request only when it matches; the first one with a schema documents it
       if (hook.respond?.method === 'GET') {
         if (!paths[path]?.get) add(path, 'get', getHandshakeOperation(hook));

@@ -9,6 +9,7 @@ import { MappingsEngine } from '../../mappings/mappings-engine.js';
 import type { MappingContext } from '../../mappings/resolve-mappings.js';
 import type { ReceiptRecord, Store } from '../../store/port.js';
 import { dryRun, type DryRunOutcome } from './dry-run.js';
+import { hooksPrefix } from '../../config/hooks-path.js';
 
 export interface MappingLabDeps {
   config: HeraldConfig;
@@ -84,7 +85,7 @@ export class MappingLab {
       payload,
       headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
       query,
-      url: `http://${this.deps.config.gateway.host}:${this.deps.config.gateway.port}${this.deps.config.hooks.path.replace(/\/+$/, '')}/${p}`,
+      url: `http://${this.deps.config.gateway.host}:${this.deps.config.gateway.port}${hooksPrefix(this.deps.config.hooks.path)}/${p}`,
     };
   }
 
