@@ -8,7 +8,7 @@ export function normaliseHooksPath(raw: string): string {
   return collapsed.length > 1 ? collapsed.replace(/\/+$/, '') || '/' : collapsed;
 }
 
-/** The prefix hook URLs are built on: `hooks.path` without its trailing slash (`/` becomes ``). */
+/** The prefix hook URLs are built on: `hooks.path` without its trailing slash (`/` becomes the empty string). */
 export function hooksPrefix(hooksPath: string): string {
   return hooksPath.replace(/\/+$/, '');
 }
