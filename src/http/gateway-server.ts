@@ -23,15 +23,16 @@ export interface ServedGateway {
  * client gone before its answer (a chat it gave up on) has its work cancelled at once.
  */
 export function gatewayServer(gateway: ServedGateway): typeof createServer {
-  const prefix = hooksPrefix(gateway.config.hooks.path);
-  const isWebhook = (req: IncomingMessage) => gateway.config.hooks.enabled && prefix !== '' && isSurfacePath(prefix, withoutQuery(req.url ?? ''));
+  // decided once, as withHooksSurface decides whether to answer the surface at all
+  const prefix = gateway.config.hooks.enabled ? hooksPrefix(gateway.config.hooks.path) : '';
   return ((options: ServerOptions, rest: RequestListener) => {
     const server: Server = createServer(options, gateway.withHooksSurface(rest));
+    if (!prefix) return server;
     (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
     // the webhook answers each socket owes (pipelined requests may owe several): its end waits for them (node's half-open handling)
     const owing = new WeakMap<Socket, number>();
     server.on('request', (req: IncomingMessage, res) => {
-      if (!isWebhook(req)) return;
+      if (!isSurfacePath(prefix, withoutQuery(req.url ?? ''))) return;
       const { socket } = req;
       owing.set(socket, (owing.get(socket) ?? 0) + 1);
       res.once('close', () => owing.set(socket, owing.get(socket)! - 1));
