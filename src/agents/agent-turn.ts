@@ -14,7 +14,7 @@ import { copyWith } from '../utils/copy-with.js';
 import type { Budgets } from '../platform/budgets.js';
 import type { UsageRecorder } from '../platform/usage-recorder.js';
 import type { UsageSource } from '../store/port.js';
-import { wordCount } from '../utils/word-count.js';
+import { promptWordCount, wordCount } from '../utils/word-count.js';
 
 /** passages of the agent's knowledge base a turn's model sees */
 export const PASSAGES_PER_TURN = 4;
@@ -297,7 +297,7 @@ function addToolCallPiece(calls: ModelToolCall[], piece: ToolCallPiece): ToolCal
 }
 
 function estimateUsage(request: ModelRequest, text: string): ModelUsage {
-  const prompt_tokens = request.messages.reduce((n, m) => n + wordCount(m.content), 0);
+  const prompt_tokens = promptWordCount(request.messages);
   const completion_tokens = wordCount(text);
   return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
 }

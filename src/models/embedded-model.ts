@@ -1,5 +1,5 @@
 import { extractiveAnswer } from '../knowledge/extractive-answer.js';
-import { wordCount } from '../utils/word-count.js';
+import { promptWordCount, wordCount } from '../utils/word-count.js';
 import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent, ModelUsage } from './provider.js';
 
 export const HEARTBEAT_OK = 'HEARTBEAT_OK';
@@ -51,6 +51,6 @@ function oneLine(text: string, max: number): string {
 
 /** a rough whitespace token count: the embedded model has no tokenizer, and clients want usage */
 function usageOf(request: ModelRequest, completion_tokens: number): ModelUsage {
-  const prompt_tokens = request.messages.reduce((n, m) => n + wordCount(m.content), 0);
+  const prompt_tokens = promptWordCount(request.messages);
   return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
 }

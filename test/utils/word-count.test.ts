@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wordCount } from '../../src/utils/word-count.js';
+import { promptWordCount, wordCount } from '../../src/utils/word-count.js';
 
 const byRegex = (s: string) => (s.match(/\S+/g) ?? []).length;
 
@@ -24,5 +24,25 @@ describe('wordCount', () => {
   it('is not confused by what an earlier, longer string left behind', () => {
     expect(wordCount('a b c d e f g h')).toBe(8);
     expect(wordCount('ab')).toBe(1);
+  });
+});
+
+describe('promptWordCount', () => {
+  const summed = (messages: { content: string }[]) => messages.reduce((n, m) => n + byRegex(m.content), 0);
+
+  it('is the sum of the messages\' words, turn after turn of one session, whatever the texts\' sizes', () => {
+    const instructions = { content: 'You are a helpful agent.' };
+    let history: { content: string }[] = [];
+    expect(promptWordCount([])).toBe(0);
+    for (let turn = 0; turn < 30; turn++) {
+      // now and then a long text: some past the kept counts' budget of characters, some that fill it
+      const long = turn % 13 === 6 ? 'long '.repeat(220_000) : turn % 5 === 2 ? 'long '.repeat(80_000) : '';
+      const text = `turn ${turn}: the message\u00a0of this turn, ${'word '.repeat(turn)}${long}`;
+      const prompt = [instructions, ...history, { content: text }];
+      expect(promptWordCount(prompt), `turn ${turn}`).toBe(summed(prompt));
+      // again, as a retried turn asks it: the kept counts give the same
+      expect(promptWordCount(prompt), `turn ${turn}, again`).toBe(summed(prompt));
+      history = [...history, { content: text }, { content: `Received turn ${turn}.` }].slice(-6);
+    }
   });
 });
