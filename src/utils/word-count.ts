@@ -1,3 +1,5 @@
+import { BoundedMemo } from './bounded-memo.js';
+
 /** JavaScript's whitespace (what `\s` matches) */
 const SPACE = /\s/;
 
@@ -50,28 +52,11 @@ function asciiWords(length: number): number {
 
 /**
  * The word counts of texts a prompt repeats, by text: a session's history (and its agent's
- * instructions) comes back in every turn of the session, and counting it again each turn was most
- * of a one-session drain's extra cost over separate sessions (docs/performance.md). Forgotten all
- * at once past a budget of characters, so what it holds stays small whatever the texts' sizes.
+ * instructions) comes back in every turn of the session, so without these counts each turn would count
+ * the whole history again, a cost growing with `agents.defaults.historyLimit`. Bounded by the
+ * texts' characters, so what it holds stays small whatever their sizes.
  */
-const repeatedCounts = new Map<string, number>();
-const REPEATED_CHARS_MAX = 1 << 20;
-let repeatedChars = 0;
-
-function repeatedWordCount(s: string): number {
-  let words = repeatedCounts.get(s);
-  if (words === undefined) {
-    words = wordCount(s);
-    if (s.length > REPEATED_CHARS_MAX) return words;
-    if (repeatedChars + s.length > REPEATED_CHARS_MAX) {
-      repeatedCounts.clear();
-      repeatedChars = 0;
-    }
-    repeatedCounts.set(s, words);
-    repeatedChars += s.length;
-  }
-  return words;
-}
+const repeatedCounts = new BoundedMemo<string, number>(1 << 20, (text) => text.length);
 
 /**
  * The words of a prompt's messages (a usage estimate's prompt tokens). The last message is the
@@ -81,6 +66,6 @@ function repeatedWordCount(s: string): number {
 export function promptWordCount(messages: readonly { content: string }[]): number {
   const last = messages.length - 1;
   let words = last >= 0 ? wordCount(messages[last]!.content) : 0;
-  for (let i = 0; i < last; i++) words += repeatedWordCount(messages[i]!.content);
+  for (let i = 0; i < last; i++) words += repeatedCounts.get(messages[i]!.content, wordCount);
   return words;
 }
