@@ -207,6 +207,12 @@ export interface RunsRepo {
    * behind could commit first and be refused: it starts only once the one ahead committed.
    */
   readonly singleWriter: boolean;
+  /**
+   * While turns answer at once, a process holds up to this many times `maxConcurrent` runs
+   * claimed (see Slots): what a separate claim costs next to a run inserted already claimed
+   * (RunQueue.submit takes that way while a slot is free) and to completions that share a commit.
+   */
+  readonly claimAhead: number;
 }
 
 /** a completion's result: whether this call finished the run, and the runs it claimed into its place */

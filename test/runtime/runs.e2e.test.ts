@@ -217,6 +217,34 @@ describe('agent runs', () => {
     expect(most).toBeLessThanOrEqual(2);
   });
 
+  it("holds as many runs claimed ahead as its store says, while turns are quick (4 per turn on SQLite, 8 on PostgreSQL)", async () => {
+    let hold: Promise<void> | undefined;
+    fake = await startFakeServer(async () => {
+      await hold;
+      return { body: completion('answered') };
+    });
+    herald = await testApp(withFakeModel(fake.url, { maxConcurrent: 2 }));
+    const { store } = herald.gateway;
+    expect(store.runs.claimAhead).toBe(process.env.HERALD_TEST_STORAGE === 'postgres' ? 8 : 4);
+    // quick turns first (on a busy machine a turn over a socket can outlast the quick-turn bound: warm up until one did not)
+    const turns = (herald.gateway.runs as unknown as { context: { turns: { lastWasQuick: boolean } } }).context.turns;
+    for (let i = 0; i < 50 && !(i > 0 && turns.lastWasQuick); i++) {
+      expect((await finished(herald, await submit(herald, { message: `warm ${i}`, wakeMode: 'next-heartbeat' }))).status).toBe('succeeded');
+    }
+    expect(turns.lastWasQuick).toBe(true);
+    hold = new Promise<void>(() => {});
+    // each in a session of its own, named: queued, then claimed
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) ids.push(await submit(herald, { message: `job ${i}`, sessionKey: `hook:job-${i}`, wakeMode: 'next-heartbeat' }));
+    const held = 2 * store.runs.claimAhead;
+    const running = async () => (await Promise.all(ids.map((id) => store.runs.get(id)))).filter((r) => r?.status === 'running').length;
+    await eventually(async () => (await running()) === held);
+    // two in their model call, the rest waiting for a turn; nothing more is claimed
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await running()).toBe(held);
+    expect(fake.requests.filter((r) => JSON.stringify(r.json).includes('job '))).toHaveLength(2);
+  });
+
   it('hands runs claimed ahead back on shutdown; the next process runs them', async () => {
     let hold: Promise<void> | undefined;
     fake = await startFakeServer(async () => {

@@ -27,7 +27,7 @@ export class RunQueue {
   constructor(private readonly deps: RunQueueDeps) {
     const maxConcurrent = () => deps.config.agents.defaults.maxConcurrent;
     const turns = new Turns(maxConcurrent);
-    const slots = new Slots(maxConcurrent, turns);
+    const slots = new Slots(maxConcurrent, turns, deps.store.runs.claimAhead);
     const completing = new Set<string>();
     const claims = new RunClaims({
       store: deps.store,

@@ -1,23 +1,23 @@
 import type { Turns } from './turns.js';
 
 /**
- * While turns are quick (the embedded model: no I/O), a process holds up to this many times
- * `maxConcurrent` claimed runs, the extra ones waiting for a turn. A run is claimed by one commit
- * and completed by another, and a commit costs about as much as the rows it writes: with more
- * runs claimed, each commit carries more completions. Turns still run `maxConcurrent` at once. A
- * run on a model that takes its time ends this: nothing more is claimed than can start, so another
- * replica takes what this one could not start (and a queued run stays cancellable).
- */
-const CLAIM_AHEAD = 4;
-
-/**
  * While turns are quick, a claimed run comes with up to this many runs queued behind it in its
  * session (a chain, see session-chain.ts): they take its slot one after another, so a busy
  * session's runs share commits as separate sessions' do, instead of one claim and one commit each.
  */
 const RUNS_BEHIND = 15;
 
-/** How many runs this process may hold claimed: a slot per run claimed and not yet ended. */
+/**
+ * How many runs this process may hold claimed: a slot per run claimed and not yet ended.
+ *
+ * While turns are quick (the embedded model: no I/O), a process holds up to `claimAhead` times
+ * `maxConcurrent` claimed runs (its store says how many: RunsRepo.claimAhead), the extra ones
+ * waiting for a turn. A run is claimed by one commit and completed by another, and a commit costs
+ * about as much as the rows it writes: with more runs claimed, each commit carries more
+ * completions. Turns still run `maxConcurrent` at once. A run on a model that takes its time ends
+ * this: nothing more is claimed than can start, so another replica takes what this one could not
+ * start (and a queued run stays cancellable).
+ */
 export class Slots {
   /** held by active runs: not by a run waiting behind another of its chain, nor by one that passed its slot on */
   held = 0;
@@ -27,15 +27,16 @@ export class Slots {
   constructor(
     private readonly maxConcurrent: () => number,
     private readonly turns: Turns,
+    private readonly claimAhead: number,
   ) {}
 
   taken(): number {
     return this.held + this.reserved;
   }
 
-  /** how many claimed runs this process holds at most (see CLAIM_AHEAD) */
+  /** how many claimed runs this process holds at most */
   capacity(): number {
-    return this.turns.lastWasQuick ? this.maxConcurrent() * CLAIM_AHEAD : this.maxConcurrent();
+    return this.turns.lastWasQuick ? this.maxConcurrent() * this.claimAhead : this.maxConcurrent();
   }
 
   /** how many runs queued behind it in its session a claimed run brings along (see RUNS_BEHIND) */
