@@ -4,8 +4,9 @@ import { claimLoop } from './baseline-claim-loop.js';
 
 /**
  * The baseline's run executor on PostgreSQL, for `/hooks/agent-executed`: bench/baseline-runs.ts's
- * work, the way a raw `pg` server would do it. It claims queued runs in batches (16 held; one
- * UPDATE over a FOR UPDATE SKIP LOCKED pick, so two servers never take the same run), reads each
+ * work, the way a raw `pg` server would do it. It claims queued runs in batches (32 held, as
+ * herald's PostgreSQL adapter holds with quick turns at its default maxConcurrent; one UPDATE
+ * over a FOR UPDATE SKIP LOCKED pick, so two servers never take the same run), reads each
  * run's session history (its newest 50 messages), answers (herald's embedded answer, word for
  * word), and completes the run in ONE statement through the group commit: the run's status and
  * reply, the turn's two messages, the session's summary and the run's summary event on the main
@@ -22,7 +23,7 @@ export interface PgRunExecutor {
   poke(): void;
 }
 
-const HELD = 16;
+const HELD = 32;
 const HISTORY = 50;
 const MAX_PENDING = 20;
 

@@ -380,7 +380,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('  event-loop turn in one call of the batched events function and the receipts (after the responses) in one INSERT, one such');
   console.log('  statement in flight (what arrives meanwhile goes in the next); the runs of a turn (agent requests) in one INSERT that also');
   console.log('  lists each new session in the session summaries, sent at once. On "both execute runs" they execute each run too');
-  console.log('  (bench/baseline-pg-runs.ts: a SKIP LOCKED claim of up to 16, the history read, a canned answer, the completion in one');
+  console.log('  (bench/baseline-pg-runs.ts: a SKIP LOCKED claim of up to 32, the history read, a canned answer, the completion in one');
   console.log('  statement: status and reply, the two messages, the session summary, the summary event; claims and completions through a');
   console.log('  group commit, one transaction per turn; the completions asked for while a batch is on its way go in the next, which');
   console.log('  claims as many next runs, as herald\'s completion batch does). The statements sent per request or per run are named (prepared once per');
