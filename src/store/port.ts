@@ -209,8 +209,9 @@ export interface RunsRepo {
   readonly singleWriter: boolean;
   /**
    * While turns answer at once, a process holds up to this many times `maxConcurrent` runs
-   * claimed (see Slots): what a separate claim costs next to a run inserted already claimed
-   * (RunQueue.submit takes that way while a slot is free) and to completions that share a commit.
+   * claimed (see Slots). How many pays depends on what a claim of its own costs this store against
+   * a run stored already claimed (RunQueue.submit, while a slot is free) or claimed in the
+   * transaction of the completion that frees its slot.
    */
   readonly claimAhead: number;
 }

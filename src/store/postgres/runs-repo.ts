@@ -153,9 +153,9 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
     drain: () => inserts.drain(),
     // groups commit side by side, each on its own connection
     singleWriter: false,
-    // a claim's UPDATE is a round trip and a new row version with an entry in each of the list
-    // indexes (not HOT: the status changes); a run inserted claimed, or claimed by a completion
-    // in its commit, costs none of that. Holding more claimed, more runs take those ways
+    // a claim of its own is a round trip and a transaction, and a new row version with an entry
+    // in each list index (not HOT: the status changes); a run inserted claimed writes none of
+    // that, one claimed by a completion shares its transaction: holding more, more runs go so
     claimAhead: 8,
     insert(run, claimedBy) {
       return inserts.add({ run, claimedBy });

@@ -201,7 +201,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   return {
     // one group commit at a time, in the order asked
     singleWriter: true,
-    // a claim's UPDATE rewrites the row in place: holding more only moves work into a burst, at the same CPU per run
+    // a claim is one more statement in a group commit: holding more only moves execution into bursts, at the same CPU per run
     claimAhead: 4,
     async insert(run, claimedBy) {
       await commits.run(() => insertNow(run, claimedBy));
