@@ -38,6 +38,18 @@ const finished = (h: TestApp, id: string): Promise<Record<string, any>> =>
     return ['queued', 'running'].includes(r.status) ? undefined : r;
   });
 
+/**
+ * Runs turns until one was quick, so the process claims ahead (see Slots): on a busy machine a turn
+ * over a socket can outlast the quick-turn bound.
+ */
+async function warmUpQuickTurns(h: TestApp): Promise<void> {
+  const turns = (h.gateway.runs as unknown as { context: { turns: { lastWasQuick: boolean } } }).context.turns;
+  for (let i = 0; i < 50 && !(i > 0 && turns.lastWasQuick); i++) {
+    expect((await finished(h, await submit(h, { message: `warm ${i}`, wakeMode: 'next-heartbeat' }))).status).toBe('succeeded');
+  }
+  expect(turns.lastWasQuick).toBe(true);
+}
+
 /** the main session's events as the admin API lists them: each text with its untrusted flag */
 async function mainEventList(h: TestApp): Promise<{ text: string; untrusted: boolean }[]> {
   const res = await h.request(`/admin/events?session=main`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
@@ -226,12 +238,7 @@ describe('agent runs', () => {
     herald = await testApp(withFakeModel(fake.url, { maxConcurrent: 2 }));
     const { store } = herald.gateway;
     expect(store.runs.claimAhead).toBe(process.env.HERALD_TEST_STORAGE === 'postgres' ? 8 : 4);
-    // quick turns first (on a busy machine a turn over a socket can outlast the quick-turn bound: warm up until one did not)
-    const turns = (herald.gateway.runs as unknown as { context: { turns: { lastWasQuick: boolean } } }).context.turns;
-    for (let i = 0; i < 50 && !(i > 0 && turns.lastWasQuick); i++) {
-      expect((await finished(herald, await submit(herald, { message: `warm ${i}`, wakeMode: 'next-heartbeat' }))).status).toBe('succeeded');
-    }
-    expect(turns.lastWasQuick).toBe(true);
+    await warmUpQuickTurns(herald);
     hold = new Promise<void>(() => {});
     // each in a session of its own, named: queued, then claimed
     const ids: string[] = [];
@@ -271,13 +278,8 @@ describe('agent runs', () => {
       return { body: completion('answered') };
     });
     herald = await testApp(withFakeModel(fake.url, { maxConcurrent: 1 }));
-    // a quick turn first: the process then claims a session's runs together (on a busy machine a
-    // turn over a socket can outlast the quick-turn bound: warm up until one did not)
-    const turns = (herald.gateway.runs as unknown as { context: { turns: { lastWasQuick: boolean } } }).context.turns;
-    for (let i = 0; i < 50 && !(i > 0 && turns.lastWasQuick); i++) {
-      expect((await finished(herald, await submit(herald, { message: `warm ${i}`, wakeMode: 'next-heartbeat' }))).status).toBe('succeeded');
-    }
-    expect(turns.lastWasQuick).toBe(true);
+    // a quick turn first: the process then claims a session's runs together
+    await warmUpQuickTurns(herald);
     // queued together behind the gateway's back: the next poll claims them in one claim, job 0 with the rest behind it
     const ids = Array.from({ length: 6 }, (_, i) => `chain-${i}`);
     const warmCalls = fake.requests.length;
