@@ -1,6 +1,8 @@
 import type pg from 'pg';
-import { StoreUnavailableError } from '../../errors.js';
 import type { PgGroupCommit } from './group-commit.js';
+import { isConnectionError, translate } from './pg-pool.js';
+
+type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
 interface Queued<I, R> {
   item: I;
@@ -15,11 +17,9 @@ export type CompletionWriter<I, R> = (client: pg.PoolClient, items: I[]) => Prom
  * Run completions asked for while the previous completions transaction is on its way, written by
  * ONE work of the group commit (`commits`, one transaction in flight) with `write`: one round
  * trip for all of them where each took its own, one after another, with the connection idle in
- * its transaction between them. The items keep the order asked.
- * An item that fails fails alone, on the group commit's pattern: the batch goes without a
- * savepoint (one around it and its release were two round trips more than the batch itself),
- * and when it fails each item is asked again as a work of its own, which the group commit
- * commits together and isolates only if one fails again.
+ * its transaction between them. The items keep the order asked. An item that fails fails alone:
+ * the batch is under a savepoint, and when it fails each item is written again alone, under a
+ * savepoint of its own. A lone item needs no savepoint: its failure is its work's.
  * Each caller's promise settles once the transaction committed.
  */
 export class CompletionBatch<I, R> {
@@ -42,19 +42,38 @@ export class CompletionBatch<I, R> {
     let taken: Queued<I, R>[] | undefined;
     const take = () => (taken ??= this.queued.splice(0));
     this.commits
-      .run((client) => this.write(client, take().map((q) => q.item)))
+      .run((client) => this.writeAll(client, take().map((q) => q.item)))
       .then(
-        (values) => take().forEach((q, i) => q.resolve(values[i]!)),
-        (error: unknown) => {
-          const batch = take();
-          // a lone item's failure is its own; with the database away, each alone would fail as well
-          if (batch.length === 1 || error instanceof StoreUnavailableError) batch.forEach((q) => q.reject(error));
-          else batch.forEach((q) => this.alone(q));
-        },
+        (outcomes) =>
+          take().forEach((q, i) => {
+            const outcome = outcomes[i]!;
+            if (outcome.ok) q.resolve(outcome.value);
+            else q.reject(outcome.error);
+          }),
+        (error: unknown) => take().forEach((q) => q.reject(error)),
       );
   }
 
-  private alone({ item, resolve, reject }: Queued<I, R>): void {
-    this.commits.run((client) => this.write(client, [item])).then((values) => resolve(values[0]!), reject);
+  private async writeAll(client: pg.PoolClient, items: I[]): Promise<Outcome<R>[]> {
+    if (items.length === 1) return (await this.write(client, items)).map((value) => ({ ok: true, value }));
+    const all = await this.underSavepoint(client, () => this.write(client, items));
+    if (all.ok) return all.value.map((value) => ({ ok: true, value }));
+    const outcomes: Outcome<R>[] = [];
+    for (const item of items) outcomes.push(await this.underSavepoint(client, async () => (await this.write(client, [item]))[0]!));
+    return outcomes;
+  }
+
+  /** what `work` wrote, or nothing of it (rolled back to the savepoint) and its error */
+  private async underSavepoint<T>(client: pg.PoolClient, work: () => Promise<T>): Promise<Outcome<T>> {
+    await client.query('SAVEPOINT completion');
+    try {
+      const value = await work();
+      await client.query('RELEASE SAVEPOINT completion');
+      return { ok: true, value };
+    } catch (error) {
+      if (isConnectionError(error)) throw error;
+      await client.query('ROLLBACK TO SAVEPOINT completion');
+      return { ok: false, error: translate(error) };
+    }
   }
 }
