@@ -141,6 +141,8 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
       const { rowCount } = await query(pool, 'DELETE FROM knowledge_documents WHERE id = $1', [id]).finally(() => totals.clear());
       return (rowCount ?? 0) > 0;
     },
+    // the total's read shared by the turn's runs: an agent without documents makes no query terms
+    hasChunks: (agentId) => chunkTotal(agentId).then((total) => total > 0),
     async search(agentId, terms, limit): Promise<KnowledgeCandidates> {
       if (!terms.length) return { total: 0, frequencies: [], candidates: [] };
       const total = await chunkTotal(agentId);
