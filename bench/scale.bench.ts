@@ -157,26 +157,57 @@ async function mappingScenario(dir: string, count: number, by: MatchedBy, option
   }
 }
 
-/** 1, 100 and 1,000 mappings for each way of matching in MATCHED_BY */
-async function mappingRows(dir: string, options: HooksBenchOptions): Promise<MappingRow[]> {
-  const rows: MappingRow[] = [];
-  for (const by of MATCHED_BY) {
-    for (const count of [1, 100, 1000]) {
-      process.stdout.write(`  ${count} mappings by ${by} ... `);
-      const row = await mappingScenario(path.join(dir, `map-${by.replace(' ', '-')}-${count}`), count, by, options);
-      rows.push(row);
-      console.log(`${row.requestsPerSecond.toFixed(0)} req/s${row.faults ? `, ${row.faults} faults` : ''}`);
+/** the mapping rows' rounds: `BENCH_ROUNDS` (1 by default), each measuring every count once, their order rotated round to round */
+const MAPPING_ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS || 1)));
+const MAPPING_COUNTS = [1, 100, 1000];
+
+/**
+ * 1, 100 and 1,000 mappings for each way of matching in MATCHED_BY, `MAPPING_ROUNDS` times. One
+ * measurement of a row scatters with the machine (the one-mapping row moved 12,990 → 18,238 req/s
+ * between two runs), and every row's ratio is against the one-mapping row: so each round measures
+ * the three counts in a rotated order and a row's ratio is taken against its own round's one mapping.
+ */
+async function mappingRows(dir: string, options: HooksBenchOptions): Promise<MappingRow[][]> {
+  const rows: MappingRow[][] = [];
+  for (let round = 0; round < MAPPING_ROUNDS; round++) {
+    const counts = MAPPING_COUNTS.map((_, i) => MAPPING_COUNTS[(i + round) % MAPPING_COUNTS.length]!);
+    const measured: MappingRow[] = [];
+    for (const by of MATCHED_BY) {
+      for (const count of counts) {
+        process.stdout.write(`  ${count} mappings by ${by}${MAPPING_ROUNDS > 1 ? ` (round ${round + 1})` : ''} ... `);
+        const row = await mappingScenario(path.join(dir, `map-${by.replace(' ', '-')}-${count}-${round}`), count, by, options);
+        measured.push(row);
+        console.log(`${row.requestsPerSecond.toFixed(0)} req/s${row.faults ? `, ${row.faults} faults` : ''}`);
+      }
     }
+    rows.push(measured);
   }
   return rows;
 }
 
-function mappingTable(rows: MappingRow[]): string {
-  const one = (by: string) => rows.find((r) => r.by === by && r.mappings === 1)!;
-  return formatTable(
-    ['mappings', 'matched by', 'req/s', 'of 1 mapping', 'p50 ms', 'p99 ms', 'CPU ms/req', 'peak RSS MB'],
-    rows.map((r) => [r.mappings, r.by, r.requestsPerSecond.toFixed(0), `${((r.requestsPerSecond / one(r.by).requestsPerSecond) * 100).toFixed(0)}%`, ms(r.latencyP50Ms), ms(r.latencyP99Ms), r.cpuMsPerRequest.toFixed(3), mb(r.peakRssBytes)]),
+const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
+
+/** each row's means over the rounds; "of 1 mapping" is the mean of each round's own ratio */
+function mappingTable(rounds: MappingRow[][]): string {
+  const lines = MATCHED_BY.flatMap((by) =>
+    MAPPING_COUNTS.map((count) => {
+      const seen = rounds.map((round) => ({ row: round.find((r) => r.by === by && r.mappings === count)!, one: round.find((r) => r.by === by && r.mappings === 1)! }));
+      const of = (pick: (r: MappingRow) => number) => mean(seen.map(({ row }) => pick(row)));
+      const ratios = seen.map(({ row, one }) => (row.requestsPerSecond / one.requestsPerSecond) * 100);
+      return [
+        count,
+        by,
+        of((r) => r.requestsPerSecond).toFixed(0),
+        `${mean(ratios).toFixed(0)}%${rounds.length > 1 ? ` (${ratios.map((r) => r.toFixed(0)).join('/')})` : ''}`,
+        ms(of((r) => r.latencyP50Ms)),
+        ms(of((r) => r.latencyP99Ms)),
+        of((r) => r.cpuMsPerRequest).toFixed(3),
+        mb(Math.max(...seen.map(({ row }) => row.peakRssBytes))),
+      ];
+    }),
   );
+  const header = ['mappings', 'matched by', rounds.length > 1 ? 'mean req/s' : 'req/s', 'of 1 mapping', 'p50 ms', 'p99 ms', 'CPU ms/req', 'peak RSS MB'];
+  return `${rounds.length > 1 ? `Means over ${rounds.length} rounds, the counts' order rotated each round (each round's ratio in brackets):\n` : ''}${formatTable(header, lines)}`;
 }
 
 export async function metricsLatency(url: string, times = 30): Promise<{ p50Ms: number; maxMs: number }> {
