@@ -27,7 +27,8 @@ import { formatTable, ms } from './table.js';
  *
  * Env: the BENCH_* options of bench/hooks.bench.ts that apply (BENCH_DURATION, BENCH_WARMUP,
  * BENCH_CONNECTIONS, BENCH_ROUNDS, BENCH_ENDPOINTS=wake,agent-executed, BENCH_CPU_PROFILE: each
- * replica under --cpu-prof), BENCH_PG_URL (default the local test database), BENCH_PG_POOL
+ * replica under --cpu-prof, BENCH_BASELINE_SCHEMA=own|herald: that baseline alone), BENCH_PG_REPLICAS=1
+ * (one replica only: no ×2 setups, for a quicker before/after), BENCH_PG_URL (default the local test database), BENCH_PG_POOL
  * (herald's poolSize, default 10), BENCH_HERALD_ROOT=<checkout>[,<checkout>] (each checkout's
  * herald measured ×1 and ×2 in the same run, labelled by its folder's name; default this one).
  * Each run uses fresh schemas, dropped after.
@@ -38,6 +39,8 @@ const HOOK_TOKEN = 'bench-hook-token-0123456789abcdef';
 const GATEWAY_TOKEN = 'bench-gateway-token-0123456789abcdef';
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const POOL_SIZE = Number(process.env.BENCH_PG_POOL ?? 10);
+/** BENCH_PG_REPLICAS=1: the one-replica setups alone (each baseline and herald ×1), about half the run */
+const PAIRS = process.env.BENCH_PG_REPLICAS !== '1';
 
 export interface PostgresBenchRow extends LoadResult, ExecutedRow {
   endpoint: string;
@@ -300,35 +303,34 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   if (!chosen.length) throw new Error(`BENCH_ENDPOINTS names none of ${endpoints.map((e) => e.name).join(', ')}`);
   try {
     await heraldSchema(schemas.heraldTables);
+    const measured = (schema: BaselineSchema) => options.baselineSchemas.includes(schema);
     const own = await baselineServer(schemas.own, 'own', options);
     started.push(own);
-    const heraldTables = await baselineServer(schemas.heraldTables, 'herald', options);
-    started.push(heraldTables);
-    // the same-records baseline twice on one schema of its own: what two replicas gain or lose on
-    // this machine when the server is a raw one, the measure herald's ×2 against ×1 is read against
-    const pair = [await baselineServer(schemas.ownPair, 'own', options), await baselineServer(schemas.ownPair, 'own', options)];
-    started.push(...pair);
-    const heralds: Setup[] = [
-      { label: `${BASELINE_LABEL.own} ×2`, servers: pair, applications: [`baseline:${schemas.ownPair}`], schema: schemas.ownPair, raw: true },
-    ];
+    const heraldTables = measured('herald') ? await baselineServer(schemas.heraldTables, 'herald', options) : undefined;
+    if (heraldTables) started.push(heraldTables);
+    const heralds: Setup[] = [];
+    if (PAIRS) {
+      // the same-records baseline twice on one schema of its own: what two replicas gain or lose on
+      // this machine when the server is a raw one, the measure herald's ×2 against ×1 is read against
+      const pair = [await baselineServer(schemas.ownPair, 'own', options), await baselineServer(schemas.ownPair, 'own', options)];
+      started.push(...pair);
+      heralds.push({ label: `${BASELINE_LABEL.own} ×2`, servers: pair, applications: [`baseline:${schemas.ownPair}`], schema: schemas.ownPair, raw: true });
+    }
     for (const [i, root] of roots.entries()) {
       const suffix = roots.length > 1 ? ` (${path.basename(root)})` : '';
       // one replica on a schema of its own: a second replica on its schema would execute part of its runs
       const alone = await heraldReplica(dir, `herald-pg-alone-${i}`, schemas.alone[i]!, options, root);
       started.push(alone);
+      heralds.push({ label: `herald pg ×1${suffix}`, servers: [alone], applications: [`herald:${schemas.alone[i]}`], schema: schemas.alone[i]! });
+      if (!PAIRS) continue;
       const first = await heraldReplica(dir, `herald-pg-1-${i}`, schemas.herald[i]!, options, root);
       started.push(first);
       const second = await heraldReplica(dir, `herald-pg-2-${i}`, schemas.herald[i]!, options, root);
       started.push(second);
-      heralds.push(
-        { label: `herald pg ×1${suffix}`, servers: [alone], applications: [`herald:${schemas.alone[i]}`], schema: schemas.alone[i]! },
-        { label: `herald pg ×2${suffix}`, servers: [first, second], applications: [`herald:${schemas.herald[i]}`], schema: schemas.herald[i]! },
-      );
+      heralds.push({ label: `herald pg ×2${suffix}`, servers: [first, second], applications: [`herald:${schemas.herald[i]}`], schema: schemas.herald[i]! });
     }
-    const bases: Setup[] = [
-      { label: BASELINE_LABEL.own, servers: [own], applications: [`baseline:${schemas.own}`], schema: schemas.own, baseline: 'own', raw: true },
-      { label: BASELINE_LABEL.herald, servers: [heraldTables], applications: [`baseline:${schemas.heraldTables}`], schema: schemas.heraldTables, baseline: 'herald', raw: true },
-    ];
+    const bases: Setup[] = [{ label: BASELINE_LABEL.own, servers: [own], applications: [`baseline:${schemas.own}`], schema: schemas.own, baseline: 'own', raw: true }];
+    if (heraldTables) bases.push({ label: BASELINE_LABEL.herald, servers: [heraldTables], applications: [`baseline:${schemas.heraldTables}`], schema: schemas.heraldTables, baseline: 'herald', raw: true });
     for (const endpoint of chosen) {
       for (let round = 0; round < options.rounds; round++) {
         // the baselines before the heralds and again after (herald compared with their mean: the
@@ -362,9 +364,11 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     console.log(`Means over ${options.rounds} rounds (ratios against each round's own baselines):`);
     console.log(renderPostgresMeans(rows));
   }
-  console.log('');
-  console.log('Two replicas against one (each ×2 measurement over its own round\'s ×1; a baseline\'s ×1 is the mean of its two measurements):');
-  console.log(renderPairTable(rows));
+  if (PAIRS) {
+    console.log('');
+    console.log('Two replicas against one (each ×2 measurement over its own round\'s ×1; a baseline\'s ×1 is the mean of its two measurements):');
+    console.log(renderPairTable(rows));
+  }
   if (rows.some((r) => r.executedPerSecond !== undefined)) {
     console.log('');
     console.log('Where both execute runs, by the work finished: requests accepted per second from the load\'s start until the schema held no unfinished run (drain: how long that took after the load; finished in the load: the share of the runs accepted during the load that were finished when it ended):');
