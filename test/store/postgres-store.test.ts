@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, StoreUnavailableError } from '../../src/errors.js';
 import pg from 'pg';
+import { CompletionBatch } from '../../src/store/postgres/completion-batch.js';
 import { PgGroupCommit } from '../../src/store/postgres/group-commit.js';
 import { PgTurnBatch } from '../../src/store/postgres/turn-batch.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
@@ -155,6 +156,28 @@ describe('postgres store: what only this adapter has', () => {
     expect(b).not.toBe(a);
     expect(c).toBe(b);
     await commits.drain();
+  });
+
+  it('completion batch: a lone completion goes at once; after a batch of several, the next waits out its pause and takes what comes meanwhile', async () => {
+    const store = await open();
+    opened.push(store);
+    const sent: string[][] = [];
+    // a pause no test outlasts: what ends it here is flush(), as a closing store's drain does
+    const batch = new CompletionBatch<string, string>(new PgGroupCommit(store.pool, 1), async (client, items) => {
+      sent.push(items);
+      await client.query('SELECT 1');
+      return items.map((item) => item.toUpperCase());
+    }, 60_000);
+    expect(await batch.add('a')).toBe('A');
+    expect(await Promise.all([batch.add('b'), batch.add('c')])).toEqual(['B', 'C']);
+    const d = batch.add('d');
+    // a round trip and more: sent at once, d would have been written by now
+    await store.pool.query('SELECT pg_sleep(0.05)');
+    expect(sent).toEqual([['a'], ['b', 'c']]);
+    const e = batch.add('e');
+    batch.flush();
+    expect(await Promise.all([d, e])).toEqual(['D', 'E']);
+    expect(sent).toEqual([['a'], ['b', 'c'], ['d', 'e']]);
   });
 
   it('stores a turn appended together whole or not at all', async () => {

@@ -93,7 +93,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([commits.drain(), completions.drain(), runs.drain(), receipts.drain(), usage.drain(), events.drain()]);
+      // runs' first: a completion waiting out its gathering pause joins the completions' group commit before it drains
+      await Promise.all([runs.drain(), commits.drain(), completions.drain(), receipts.drain(), usage.drain(), events.drain()]);
       await signals.close();
       await pool.end();
     },

@@ -150,7 +150,10 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
     return done;
   });
   return {
-    drain: () => inserts.drain(),
+    drain: () => {
+      completions.flush();
+      return inserts.drain();
+    },
     // groups commit side by side, each on its own connection
     singleWriter: false,
     // a claim of its own is a round trip and a transaction, and a new row version with an entry
