@@ -163,9 +163,9 @@ const MAPPING_COUNTS = [1, 100, 1000];
 
 /**
  * 1, 100 and 1,000 mappings for each way of matching in MATCHED_BY, `MAPPING_ROUNDS` times. One
- * measurement of a row scatters with the machine (the one-mapping row moved 12,990 → 18,238 req/s
- * between two runs), and every row's ratio is against the one-mapping row: so each round measures
- * the three counts in a rotated order and a row's ratio is taken against its own round's one mapping.
+ * measurement of a row scatters with the machine, and every row's ratio is against the one-mapping
+ * row: so each round measures the three counts in a rotated order (none always first) and a row's
+ * ratio is taken against its own round's one mapping.
  */
 async function mappingRows(dir: string, options: HooksBenchOptions): Promise<MappingRow[][]> {
   const rows: MappingRow[][] = [];

@@ -12,10 +12,11 @@ interface Queued<I, R> {
 
 /**
  * How long the completions asked for after a batch of several wait for others before their own
- * batch is sent (ms). Under load a batch's round trips were its only gathering window: sent
- * sooner, batches carry fewer completions and each completion pays more of its transaction (the
- * savepoint-less batch tried on 2026-11-26 sent them sooner and cost 19% more CPU per request,
- * docs/performance.md). A lone completion after a lone one (an idle gateway) goes at once.
+ * batch is sent (ms). A batch's transaction costs about the same however many completions it
+ * carries, so under load a batch sent the moment its first completion arrives carries few and
+ * each pays more of it; a short wait lets the runs finishing meanwhile share it. Much longer and
+ * the wait stops gathering and only holds execution back. A lone completion after a lone one (an
+ * idle gateway) goes at once.
  */
 const GATHER_MS = 1;
 
