@@ -108,6 +108,19 @@ describe('postgres store: what only this adapter has', () => {
     expect(heard).toBeLessThanOrEqual(2);
   });
 
+  it('signals: a burst of several topics reaches the other replica, every topic, in a few NOTIFY statements', async () => {
+    const schema = uniqueSchema();
+    const [a, b] = [await open(schema), await open(schema)];
+    opened.push(a, b);
+    const heard = new Map<string, number>();
+    for (const topic of ['x', 'y', 'z']) b.signals.subscribe(topic, () => heard.set(topic, (heard.get(topic) ?? 0) + 1));
+    for (let i = 0; i < 100; i++) for (const topic of ['x', 'y', 'z']) a.signals.publish(topic);
+    await eventually(() => heard.size === 3);
+    await new Promise((r) => setTimeout(r, 200));
+    // the first statement carries x alone (sent at once), the next the rest of the burst: y and z once, x again
+    expect(Object.fromEntries(heard)).toEqual({ x: 2, y: 1, z: 1 });
+  });
+
   it('group commit: a work that fails fails alone (refused by PostgreSQL, or thrown after a write), the others of its group commit', async () => {
     const store = await open();
     opened.push(store);

@@ -7,16 +7,18 @@ import { prepared, query } from './pg-pool.js';
 /** how long the listener waits before connecting again after losing its connection */
 const RECONNECT_MS = 1000;
 
-const NOTIFY = prepared('notify', 'SELECT pg_notify($1, $2)');
+/** every topic waiting, one notification each, in one statement (one round trip and one commit) */
+const NOTIFY = prepared('notify', 'SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload');
 
-/** the least time between two NOTIFYs of one topic */
+/** the least time between two NOTIFY statements */
 const NOTIFY_GAP_MS = 100;
 
 /**
  * Signals between replicas over LISTEN/NOTIFY, on one channel per schema (deployments sharing a
  * database never hear each other). This process's listeners are told at once; the others through
- * a NOTIFY, at most one in flight per topic and one per NOTIFY_GAP_MS (a burst of wakes costs a few
- * NOTIFYs, not N).
+ * a NOTIFY: one statement in flight at most, one per NOTIFY_GAP_MS, carrying every topic published
+ * since the last (a burst of wakes, runs and receipts costs a few statements, not one per write
+ * or per topic).
  * The listening connection reconnects by itself; after a gap every topic fires once, since a
  * notification sent meanwhile is lost.
  */
@@ -24,7 +26,10 @@ export class PgSignals implements StoreSignals {
   private readonly local = new LocalSignals();
   private readonly self = randomUUID();
   private readonly channel: string;
-  private readonly sending = new Map<string, boolean>();
+  /** the topics published since the last NOTIFY was sent */
+  private readonly waiting = new Set<string>();
+  /** a NOTIFY is on its way or waits out its gap */
+  private sending = false;
   private listener?: pg.Client;
   private closed = false;
   private retry?: NodeJS.Timeout;
@@ -43,23 +48,23 @@ export class PgSignals implements StoreSignals {
 
   publish(topic: string): void {
     this.local.publish(topic);
-    if (this.sending.has(topic)) {
-      this.sending.set(topic, true);
-      return;
-    }
-    const send = (): void => {
-      this.sending.set(topic, false);
-      const sentAt = Date.now();
-      query(this.pool, NOTIFY, [this.channel, `${topic}:${this.self}`])
-        .catch(() => {}) // best effort: the others poll for the work itself
-        .finally(() => {
-          if (!this.sending.get(topic) || this.closed) return void this.sending.delete(topic);
-          // a NOTIFY commits under a lock every NOTIFY of the database takes: under load one per
-          // topic per gap, not one per write (the others hear a burst NOTIFY_GAP_MS later at most)
-          setTimeout(send, Math.max(0, NOTIFY_GAP_MS - (Date.now() - sentAt))).unref();
-        });
-    };
-    send();
+    this.waiting.add(topic);
+    if (!this.sending) this.send();
+  }
+
+  private send(): void {
+    const payloads = [...this.waiting].map((topic) => `${topic}:${this.self}`);
+    this.waiting.clear();
+    this.sending = true;
+    const sentAt = Date.now();
+    query(this.pool, NOTIFY, [this.channel, payloads])
+      .catch(() => {}) // best effort: the others poll for the work itself
+      .finally(() => {
+        if (!this.waiting.size || this.closed) return void (this.sending = false);
+        // a NOTIFY commits under a lock every NOTIFY of the database takes: under load one
+        // statement per gap, not one per write (the others hear a burst NOTIFY_GAP_MS later at most)
+        setTimeout(() => (this.closed ? (this.sending = false) : this.send()), Math.max(0, NOTIFY_GAP_MS - (Date.now() - sentAt))).unref();
+      });
   }
 
   subscribe(topic: string, listener: () => void): () => void {
