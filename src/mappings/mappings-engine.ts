@@ -67,7 +67,9 @@ export class MappingsEngine {
 
   async find(request: HookRequest, among?: readonly CompiledMapping[]): Promise<CompiledMapping | undefined> {
     for (const mapping of among ?? (this.byPath.get(request.path) ?? this.anyPath).candidates(request)) {
-      if (await mapping.matches(request)) return mapping;
+      // most matches answer at once: awaited only when a template's answer is on its way
+      const matched = mapping.matches(request);
+      if (matched === true || (matched !== false && (await matched))) return mapping;
     }
     return undefined;
   }

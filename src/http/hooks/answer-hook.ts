@@ -69,9 +69,10 @@ export async function answerHook(x: HookExchange, deps: HookRouteDeps): Promise<
   if (signedBy) notes.signature = signedBy.map((m) => m.id).join(',');
   const headerKey = idempotencyKeyOf(x.headers);
   notes.idempotencyKey = headerKey;
+  const parsed = parseHookPayload(path, bytes, headers['content-type']);
   const request: HookRequest = {
     path,
-    payload: await parseHookPayload(path, bytes, headers['content-type']),
+    payload: parsed instanceof Promise ? await parsed : parsed,
     headers,
     query,
     url: withoutQuery(x.url),

@@ -10,8 +10,9 @@ const JSON_ONLY = new Set(['wake', 'agent']);
  * stay JSON whatever the Content-Type. `curl -d '{...}'` labels JSON as a form
  * (application/x-www-form-urlencoded is its default), so a "form" body that is a JSON object or
  * array is read as the JSON it is: no real form body starts with `{` or `[`.
+ * Parsed at once, but for a multipart body, whose promise is returned (a JSON value is never one).
  */
-export async function parseHookPayload(path: string, bytes: Uint8Array, contentType: string | undefined): Promise<unknown> {
+export function parseHookPayload(path: string, bytes: Uint8Array, contentType: string | undefined): unknown {
   const format = JSON_ONLY.has(path) ? 'json' : bodyFormatOf(contentType);
   if (format === 'json') return parseJsonBody(bytes);
   if (format === 'form') {

@@ -55,11 +55,19 @@ function tapped<R extends object>(repo: R, publisher: ChangePublisher, taps: Tap
   const out = { ...repo } as Record<string, unknown>;
   for (const [name, kindsOf] of Object.entries(taps) as [string, (result: unknown) => readonly ChangeKind[]][]) {
     const method = (repo as Record<string, Method>)[name]!;
-    out[name] = (...args: never[]) =>
-      method.apply(repo, args).then((result) => {
+    // the calls a store writes together may answer with one promise (the usage rows of one commit):
+    // tapped once and answered alike, so the callers still see one promise (UsageRecorder watches it once)
+    let lastWrite: Promise<unknown> | undefined;
+    let lastTapped: Promise<unknown> | undefined;
+    out[name] = (...args: never[]) => {
+      const write = method.apply(repo, args);
+      if (write === lastWrite) return lastTapped;
+      lastWrite = write;
+      return (lastTapped = write.then((result) => {
         publisher.changed(kindsOf(result));
         return result;
-      });
+      }));
+    };
   }
   return out as R;
 }

@@ -56,15 +56,48 @@ function withMessage(kept: KeptAction, message: string): RunAction {
 }
 
 /**
+ * The last action inserted through the check, as kept: a mapping's runs come one after another
+ * alike but for their message, and one that equals it is stored as it was, without making its text
+ * and looking it up (an action equal to its kept form parses to it).
+ */
+let lastChecked: CheckedAction | undefined;
+
+/**
  * The action to insert, checked (unknown fields dropped) and its text to store: what
  * `storedAction(runActionSchema.parse(action))` gives, parsed once per distinct action.
  * An invalid action throws the schema's error.
  */
 export function actionToStore(action: RunAction): { action: KeptAction; text: string } {
-  const checked = typeof action.message === 'string' ? checkedActions.get(storedAction(action), check) : null;
-  if (checked) return { action: checked.kept, text: checked.stored };
+  const last = lastChecked;
+  const checked = typeof action.message !== 'string' ? null : last && sameJson(action, last.kept, 'message') ? last : checkedActions.get(storedAction(action), check);
+  if (checked) {
+    lastChecked = checked;
+    return { action: checked.kept, text: checked.stored };
+  }
   const parsed = runActionSchema.parse(action);
   return { action: parsed, text: storedAction(parsed) };
+}
+
+/**
+ * Whether `value` stores as `kept` (a JSON value): the same plain objects and arrays, field by field,
+ * an undefined field as none (JSON leaves it out), `skip` (a top-level field) left out.
+ */
+function sameJson(value: unknown, kept: unknown, skip?: string): boolean {
+  if (value === kept) return true;
+  if (typeof value !== 'object' || typeof kept !== 'object' || value === null || kept === null) return false;
+  if (Array.isArray(value)) return Array.isArray(kept) && value.length === kept.length && value.every((v, i) => sameJson(v, kept[i]));
+  const proto = Object.getPrototypeOf(value);
+  if ((proto !== Object.prototype && proto !== null) || Array.isArray(kept)) return false;
+  const keptFields = kept as Record<string, unknown>;
+  let fields = 0;
+  for (const key in value) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v === undefined || key === skip) continue;
+    if (!Object.hasOwn(keptFields, key) || !sameJson(v, keptFields[key])) return false;
+    fields++;
+  }
+  for (const key in keptFields) if (keptFields[key] !== undefined) fields--;
+  return fields === 0;
 }
 
 /** A stored action read back with its run's message (parseRunAction's check, once per distinct text). */

@@ -56,6 +56,18 @@ describe('the change feed', () => {
     await eventually(() => told.includes('events') && told.includes('sessions') && told.filter((k) => k === 'runs').length >= 2);
   });
 
+  it('answers the calls its store writes together with their one promise, and tells them once', async () => {
+    const { store, told } = feedStore();
+    const call = (at: number) => ({ at, source: 'run' as const, model: 'embedded/extractive', promptTokens: 1, completionTokens: 1, totalTokens: 2, estimated: true, cost: 0 });
+    // the usage rows asked for while one group commit gathers share its write (UsageRecorder watches it once)
+    const first = store.usage.record([call(1)]);
+    const second = store.usage.record([call(2)]);
+    expect(second).toBe(first);
+    await first;
+    expect(told).toEqual(['usage']);
+    expect((await store.usage.report({ by: 'model' }))[0]).toMatchObject({ requests: 2 });
+  });
+
   it('tells a burst at its start and once more at its end', async () => {
     const { store, told } = feedStore();
     for (let i = 0; i < 20; i++) await store.runs.insert(queuedRun(`r${i}`));

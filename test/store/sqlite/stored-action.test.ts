@@ -80,4 +80,35 @@ describe("a run's action in SQLite", () => {
     // an invalid action is refused at the insert, as its parse refuses it
     await expect(store.runs.insert({ ...run('bad', 'x', 2000), action: { ...action('x'), wakeMode: 'sometimes' } as unknown as RunRecord['action'] })).rejects.toThrow(/wakeMode/);
   });
+
+  it('stores each run of a series as its own action: one alike but for a field, a nested or an undefined one, is not taken for the one before', async () => {
+    const at = file();
+    const store = openSqliteStore(at);
+    stores.push(store);
+    const variants: Record<string, unknown>[] = [
+      action('one'),
+      action('two'),
+      { ...action('three'), source: { mappingId: 'alerts', path: 'other' } },
+      { ...action('four'), source: { mappingId: 'alerts', path: 'other' }, deliver: true },
+      // an undefined field is stored as none: alike
+      { ...action('five'), source: { mappingId: 'alerts', path: 'other' }, deliver: true, to: undefined },
+      // one field more, one field fewer
+      { ...action('six'), source: { mappingId: 'alerts', path: 'other' }, deliver: true, to: '+15550100' },
+      { ...action('seven'), source: { mappingId: 'alerts', path: 'other' } , deliver: true },
+      { ...action('eight'), source: { mappingId: 'alerts', path: 'other', extra: 1 } },
+      action('nine'),
+    ];
+    for (const [i, a] of variants.entries()) await store.runs.insert({ ...run(`s${i}`, a.message as string, 3000 + i), action: a as unknown as RunRecord['action'] });
+    const raw = new Database(at, { readonly: true });
+    const texts = raw.prepare("SELECT action FROM runs WHERE id LIKE 's%' ORDER BY created_at").pluck().all() as string[];
+    raw.close();
+    // each as a parse of its own stores it
+    expect(texts.map((t) => JSON.parse(t))).toEqual(
+      variants.map((a) => {
+        const { message: _m, ...kept } = JSON.parse(JSON.stringify(a)) as Record<string, unknown>;
+        return { ...kept, source: { mappingId: 'alerts', path: (a.source as { path: string }).path } };
+      }),
+    );
+    for (const [i, a] of variants.entries()) expect((await store.runs.get(`s${i}`))!.action).toMatchObject({ message: a.message, deliver: a.deliver, source: { path: (a.source as { path: string }).path } });
+  });
 });
