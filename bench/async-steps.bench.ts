@@ -1,0 +1,141 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startChildServer, type ChildServer } from './child-server.js';
+import { compiledBaseline } from './compiled-baseline.js';
+import { runLoad } from './load.js';
+import { waitUntilIdle } from './process-stats.js';
+import { formatTable } from './table.js';
+
+/**
+ * What a request costs in steps, not time: the promises each server makes and the bytes it
+ * allocates per request, herald against the same-records baseline (bench/baseline-server.ts),
+ * each alone under the same load from another process. Counts do not scatter with the machine
+ * as req/s does, so a change a few per cent of CPU wide shows here when a timed A/B cannot
+ * resolve it. The counting slows each server (an async hook on every promise, V8's allocation
+ * sampler): this bench prints no timing.
+ *
+ * `node --import tsx bench/async-steps.bench.ts`. Env: BENCH_DURATION (seconds of counted load,
+ * default 5), BENCH_WARMUP (default 3), BENCH_CONNECTIONS (default 50), BENCH_HERALD_ROOT=<checkout>
+ * (another checkout's herald, built), BENCH_ENDPOINTS=wake,agent-executed (default both).
+ */
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PRELOAD = path.join(ROOT, 'bench/async-steps-preload.mjs');
+const HOOK_TOKEN = 'bench-hook-token-0123456789abcdef';
+
+interface Endpoint {
+  name: string;
+  heraldPath: string;
+  baselinePath: string;
+  body: string;
+}
+
+// a different text per request: the main session skips an event equal to the one before it
+const ENDPOINTS: Endpoint[] = [
+  { name: 'wake', heraldPath: '/hooks/wake', baselinePath: '/hooks/wake', body: JSON.stringify({ text: 'event {n}: the nightly export finished' }) },
+  {
+    name: 'agent-executed',
+    heraldPath: '/hooks/agent',
+    baselinePath: '/hooks/agent-executed',
+    body: JSON.stringify({ message: 'message {n}: summarise the open tickets', name: 'Bench', deliver: false }),
+  },
+];
+
+interface Counted {
+  promises: number;
+  allocated: number;
+  top: [string, number][];
+}
+
+const number = (name: string, fallback: number) => {
+  const value = process.env[name] ? Number(process.env[name]) : fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+};
+
+/** counts one server over one endpoint's load: started with the preload, warmed up, counted until idle again */
+async function count(start: (out: string) => Promise<ChildServer>, urlPath: string, body: string, dir: string): Promise<Counted & { requests: number }> {
+  const out = path.join(dir, `counted-${Date.now()}.json`);
+  const server = await start(out);
+  try {
+    const load = (seconds: number) =>
+      runLoad({
+        url: server.url,
+        path: urlPath,
+        headers: { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
+        body,
+        connections: number('BENCH_CONNECTIONS', 50),
+        durationSeconds: seconds,
+      });
+    await load(number('BENCH_WARMUP', 3));
+    await waitUntilIdle(server.pid);
+    process.kill(server.pid, 'SIGUSR2');
+    const { total, non2xx } = await load(number('BENCH_DURATION', 5));
+    if (non2xx) throw new Error(`${server.name}: ${non2xx} answers were not 2xx`);
+    // the runs accepted during the load are executed after it too: counted until the server is idle
+    await waitUntilIdle(server.pid);
+    process.kill(server.pid, 'SIGUSR2');
+    for (let waited = 0; !fs.existsSync(out); waited += 50) {
+      if (waited > 30_000) throw new Error(`${server.name}: no counts written to ${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return { ...(JSON.parse(fs.readFileSync(out, 'utf8')) as Counted), requests: total };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-async-steps-'));
+  const heraldRoot = process.env.BENCH_HERALD_ROOT ? path.resolve(process.env.BENCH_HERALD_ROOT) : ROOT;
+  const wanted = process.env.BENCH_ENDPOINTS?.split(',') ?? ENDPOINTS.map((e) => e.name);
+  const baselineScript = await compiledBaseline();
+  const rows: (string | number)[][] = [];
+  const sites: string[] = [];
+  try {
+    for (const endpoint of ENDPOINTS.filter((e) => wanted.includes(e.name))) {
+      const herald = async (out: string) => {
+        const config = path.join(dir, `herald-${endpoint.name}`, 'herald.json');
+        fs.mkdirSync(path.dirname(config), { recursive: true });
+        fs.writeFileSync(config, JSON.stringify({ hooks: { enabled: true, token: HOOK_TOKEN }, heartbeat: { every: '0' }, storage: { sqlite: './data/herald.db' }, gateway: { port: 0 } }));
+        return startChildServer({
+          name: 'herald',
+          args: ['--import', PRELOAD, path.join(heraldRoot, 'bin/herald.mjs'), 'serve', '--config', config],
+          cwd: heraldRoot,
+          env: { HERALD_LOG_LEVEL: 'warn', ASYNC_STEPS_OUT: out },
+        });
+      };
+      const baseline = (out: string) =>
+        startChildServer({
+          name: 'baseline same-records',
+          args: ['--import', PRELOAD, baselineScript],
+          cwd: ROOT,
+          env: { BASELINE_DB: path.join(dir, `baseline-${endpoint.name}`, 'baseline.db'), BASELINE_TOKEN: HOOK_TOKEN, ASYNC_STEPS_OUT: out },
+        });
+      for (const [name, start, urlPath] of [
+        ['baseline same-records', baseline, endpoint.baselinePath],
+        ['herald', herald, endpoint.heraldPath],
+      ] as const) {
+        process.stdout.write(`  ${endpoint.name} on ${name} ... `);
+        const counted = await count(start, urlPath, endpoint.body, dir);
+        console.log(`${counted.requests} requests`);
+        rows.push([endpoint.name, name, counted.requests, (counted.promises / counted.requests).toFixed(1), (counted.allocated / counted.requests / 1024).toFixed(1)]);
+        sites.push(`${endpoint.name} on ${name}: ${counted.top.slice(0, 6).map(([site, bytes]) => `${site} ${(bytes / counted.requests / 1024).toFixed(1)} KB`).join(', ')}`);
+      }
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  console.log();
+  console.log(formatTable(['endpoint', 'server', 'requests', 'promises/request', 'KB allocated/request'], rows));
+  console.log();
+  console.log('Where each allocates most, per request (V8 sampling every 4 KiB, freed objects included):');
+  for (const line of sites) console.log(`- ${line}`);
+  console.log();
+  console.log('Notes: counted from the load\'s start until the server is idle again (the runs it accepted executed), the load from another process;');
+  console.log('the baseline executes its runs on agent-executed as bench/hooks.bench.ts describes. The counting slows both servers: no timing here.');
+}
+
+await main();

@@ -1,0 +1,38 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/start-herald.js';
+
+// bench/async-steps.bench.ts reads a server's promises and allocation per request from this
+// preload: what it counts between the two signals must be the process's own work, and only that.
+describe('the async-steps preload', () => {
+  it('counts the promises made and the bytes allocated between two SIGUSR2s, and nothing outside them', () => {
+    const out = path.join(tempDir('herald-async-steps-'), 'counted.json');
+    const script = `
+      const made = async (n) => { for (let i = 0; i < n; i++) await Promise.resolve(i); };
+      await made(500); // before the first signal: not counted
+      process.kill(process.pid, 'SIGUSR2');
+      await new Promise((r) => setTimeout(r, 50));
+      await made(1000);
+      const kept = Array.from({ length: 20000 }, (_, i) => ({ i, text: 'x'.repeat(50) + i }));
+      process.kill(process.pid, 'SIGUSR2');
+      await made(500); // after the second: not counted either
+      await new Promise((r) => setTimeout(r, 500));
+      if (!kept.length) process.exit(1);
+    `;
+    const ran = spawnSync(process.execPath, ['--import', path.resolve('bench/async-steps-preload.mjs'), '--input-type=module', '-e', script], {
+      env: { ...process.env, ASYNC_STEPS_OUT: out },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(ran.status, ran.stderr).toBe(0);
+    const counted = JSON.parse(fs.readFileSync(out, 'utf8')) as { promises: number; allocated: number; top: [string, number][] };
+    // each step of the counted loop: the resolved promise and the await's (and the async function's own)
+    expect(counted.promises).toBeGreaterThanOrEqual(1000);
+    expect(counted.promises).toBeLessThan(3500);
+    // 20,000 objects and strings of about 60 characters: well over a megabyte
+    expect(counted.allocated).toBeGreaterThan(1_000_000);
+    expect(counted.top.length).toBeGreaterThan(0);
+  });
+});
