@@ -132,7 +132,8 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     // below the level (say warn) the line's fields would be built only to be thrown away
     if (logger.isLevelEnabled('info')) logger.info({ runId: id, ...(verboseErrors(logger) && { sessionKey: run.sessionKey }), status: 'succeeded', ms: now - (run.startedAt ?? run.createdAt) }, 'run finished');
     const next = nextRuns(completed, run, historyAfter);
-    await afterRun(ctx, run, { status: 'succeeded', reply, error: null, finishedAt: now }, action);
+    const after = afterRun(ctx, run, { status: 'succeeded', reply, error: null, finishedAt: now }, action);
+    if (after) await after;
     return next;
   } catch (error) {
     endTurn();
@@ -158,7 +159,8 @@ async function failed(ctx: RunContext, run: RunRecord, error: unknown, timedOutA
   if (!completed.finished) return giveBack(ctx, run.id);
   logger.warn({ runId: run.id, status, ...(timedOut ? {} : { ...errorDetail(logger, error), ...providerFailureFields(error) }), ...(verboseErrors(logger) && { sessionKey: run.sessionKey }) }, 'run failed');
   const next = nextRuns(completed, run, () => history);
-  await afterRun(ctx, run, { status, reply: null, error: message, finishedAt: run.finishedAt }, action);
+  const after = afterRun(ctx, run, { status, reply: null, error: message, finishedAt: run.finishedAt }, action);
+  if (after) await after;
   return next;
 }
 

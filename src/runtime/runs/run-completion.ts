@@ -67,19 +67,25 @@ export function nextRuns(completed: RunCompleted, run: RunRecord, history: () =>
 /**
  * After a finished run: its reply's delivery (the outbox re-queues it at start should the process
  * die first), then the heartbeat if asked. The run is finished by then: a failure here is logged, not the run's.
+ * A promise only while a reply is being queued: most runs deliver nothing, and wait for nothing here.
  */
-export async function afterRun(ctx: RunContext, run: RunRecord, end: Pick<RunRecord, 'status' | 'finishedAt' | 'reply' | 'error'>, action: AgentAction): Promise<void> {
+export function afterRun(ctx: RunContext, run: RunRecord, end: Pick<RunRecord, 'status' | 'finishedAt' | 'reply' | 'error'>, action: AgentAction): Promise<void> | undefined {
   const { config, delivery, heartbeat, logger } = ctx.deps;
   const { reply } = end;
+  const failed = (err: unknown) => logger.error({ err, runId: run.id }, 'queueing the reply of a finished run failed');
+  const wake = () => {
+    if (action.wakeMode === 'now') heartbeat.request();
+  };
   try {
     // the hook's own answer carried the reply (respond.waitMs): RunWaiter decides by the same rule
     const answered = action.replyAwaitedUntil !== undefined && end.finishedAt !== null && end.finishedAt < action.replyAwaitedUntil;
     if (reply !== null && action.deliver && !answered && replyDisposition(reply, config.heartbeat.ackMaxChars) === 'visible') {
       // the finished run's record, made only for the reply it delivers
-      await delivery.deliverRunReply(copyWith(run, end), action, reply);
+      return delivery.deliverRunReply(copyWith(run, end), action, reply).then(wake).catch(failed);
     }
-    if (action.wakeMode === 'now') heartbeat.request();
+    wake();
   } catch (err) {
-    logger.error({ err, runId: run.id }, 'queueing the reply of a finished run failed');
+    failed(err);
   }
+  return undefined;
 }

@@ -6,7 +6,7 @@ import { executeRun } from './execute-run.js';
 import { LeaseLost, RunClaims } from './run-claims.js';
 import type { NextRuns } from './run-completion.js';
 import type { RunContext, RunQueueDeps } from './run-context.js';
-import { takePlace, type PassedHistory } from './session-chain.js';
+import { takePlace, type ChainPlace, type PassedHistory } from './session-chain.js';
 import { Slots } from './slots.js';
 import { Turns } from './turns.js';
 
@@ -126,23 +126,29 @@ export class RunQueue {
    * they ask for waits for the next event-loop turn, and under a stream of requests every other
    * group commit would carry no completion.
    */
-  private begin(run: RunRecord, history: SessionMessage[] | undefined, ahead: Promise<PassedHistory> | undefined, hasBehind: boolean): Promise<PassedHistory> {
+  private begin(run: RunRecord, history: SessionMessage[] | undefined, ahead: Promise<PassedHistory> | undefined, hasBehind: boolean): Promise<PassedHistory> | undefined {
     const abort = new RunAbort();
     const { place, passed, leave } = takePlace(this.context.slots, ahead, hasBehind);
-    const promise = Promise.resolve()
-      .then(() => executeRun(this.context, run, abort, history, place))
-      .catch((error) => {
-        this.deps.logger.error({ err: error, runId: run.id }, 'run bookkeeping failed');
-        return undefined;
-      })
-      .then((next) => {
-        this.active.delete(run.id);
-        leave();
-        return this.continueWith(next);
-      })
-      .catch((err) => this.deps.logger.warn({ err }, 'giving a claimed run back failed; it is retaken when its lease runs out'));
-    this.active.set(run.id, { promise, abort });
+    // its first steps run now, up to its first wait; it leaves the map only after one
+    this.active.set(run.id, { promise: this.execute(run, abort, history, place, leave), abort });
     return passed;
+  }
+
+  /** the run, then what its completion claimed into its place; its faults are logged, never thrown */
+  private async execute(run: RunRecord, abort: RunAbort, history: SessionMessage[] | undefined, place: ChainPlace, leave: () => void): Promise<void> {
+    let next: NextRuns | undefined;
+    try {
+      next = await executeRun(this.context, run, abort, history, place);
+    } catch (error) {
+      this.deps.logger.error({ err: error, runId: run.id }, 'run bookkeeping failed');
+    }
+    try {
+      this.active.delete(run.id);
+      leave();
+      await this.continueWith(next);
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'giving a claimed run back failed; it is retaken when its lease runs out');
+    }
   }
 
   /** a run ended: the runs its completion claimed into its place take that place, else a claim fills it */

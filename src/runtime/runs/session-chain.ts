@@ -30,8 +30,9 @@ export function takePlace(slots: Slots, ahead: Promise<PassedHistory> | undefine
     slots.held += yes ? 1 : -1;
   };
   hold(!ahead);
-  let pass!: (history: PassedHistory) => void;
-  const passed = new Promise<PassedHistory>((resolve) => (pass = resolve));
+  // what the run behind waits for: none when there is no run behind
+  let pass = (_history: PassedHistory): void => {};
+  const passed = hasBehind ? new Promise<PassedHistory>((resolve) => (pass = resolve)) : undefined;
   const place: ChainPlace = {
     ahead: ahead?.then((history) => {
       hold(history !== undefined);
