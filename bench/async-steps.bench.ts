@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChildServer, type ChildServer } from './child-server.js';
 import { compiledBaseline } from './compiled-baseline.js';
+import { optionsFromEnv, type HooksBenchOptions } from './hooks.bench.js';
 import { runLoad } from './load.js';
 import { waitUntilIdle } from './process-stats.js';
 import { formatTable } from './table.js';
@@ -16,9 +17,10 @@ import { formatTable } from './table.js';
  * resolve it. The counting slows each server (an async hook on every promise, V8's allocation
  * sampler): this bench prints no timing.
  *
- * `node --import tsx bench/async-steps.bench.ts`. Env: BENCH_DURATION (seconds of counted load,
- * default 5), BENCH_WARMUP (default 3), BENCH_CONNECTIONS (default 50), BENCH_HERALD_ROOT=<checkout>
- * (another checkout's herald, built), BENCH_ENDPOINTS=wake,agent-executed (default both).
+ * `node --import tsx bench/async-steps.bench.ts`. Env: the webhook benchmark's that apply
+ * (bench/hooks.bench.ts: BENCH_DURATION of counted load, BENCH_WARMUP, BENCH_CONNECTIONS,
+ * BENCH_LOG_LEVEL, BENCH_HERALD_ROOT=<checkout>[,<checkout>] for a before/after in one run,
+ * BENCH_ENDPOINTS=wake,agent-executed, both by default).
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -49,14 +51,8 @@ interface Counted {
   top: [string, number][];
 }
 
-const number = (name: string, fallback: number) => {
-  const value = process.env[name] ? Number(process.env[name]) : fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
-  return value;
-};
-
 /** counts one server over one endpoint's load: started with the preload, warmed up, counted until idle again */
-async function count(start: (out: string) => Promise<ChildServer>, urlPath: string, body: string, dir: string): Promise<Counted & { requests: number }> {
+async function count(start: (out: string) => Promise<ChildServer>, urlPath: string, body: string, dir: string, options: HooksBenchOptions): Promise<Counted & { requests: number }> {
   const out = path.join(dir, `counted-${Date.now()}.json`);
   const server = await start(out);
   try {
@@ -66,13 +62,13 @@ async function count(start: (out: string) => Promise<ChildServer>, urlPath: stri
         path: urlPath,
         headers: { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
         body,
-        connections: number('BENCH_CONNECTIONS', 50),
+        connections: options.connections,
         durationSeconds: seconds,
       });
-    await load(number('BENCH_WARMUP', 3));
+    await load(options.warmupSeconds);
     await waitUntilIdle(server.pid);
     process.kill(server.pid, 'SIGUSR2');
-    const { total, non2xx } = await load(number('BENCH_DURATION', 5));
+    const { total, non2xx } = await load(options.durationSeconds);
     if (non2xx) throw new Error(`${server.name}: ${non2xx} answers were not 2xx`);
     // the runs accepted during the load are executed after it too: counted until the server is idle
     await waitUntilIdle(server.pid);
@@ -89,22 +85,25 @@ async function count(start: (out: string) => Promise<ChildServer>, urlPath: stri
 
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-async-steps-'));
-  const heraldRoot = process.env.BENCH_HERALD_ROOT ? path.resolve(process.env.BENCH_HERALD_ROOT) : ROOT;
-  const wanted = process.env.BENCH_ENDPOINTS?.split(',') ?? ENDPOINTS.map((e) => e.name);
+  const options = optionsFromEnv();
+  const roots = options.heraldRoots.length ? options.heraldRoots : [ROOT];
+  const wanted = options.endpoints ?? ENDPOINTS.map((e) => e.name);
   const baselineScript = await compiledBaseline();
   const rows: (string | number)[][] = [];
   const sites: string[] = [];
   try {
-    for (const endpoint of ENDPOINTS.filter((e) => wanted.includes(e.name))) {
-      const herald = async (out: string) => {
-        const config = path.join(dir, `herald-${endpoint.name}`, 'herald.json');
+    const chosen = ENDPOINTS.filter((e) => wanted.includes(e.name));
+    if (!chosen.length) throw new Error(`BENCH_ENDPOINTS names none of ${ENDPOINTS.map((e) => e.name).join(', ')}`);
+    for (const endpoint of chosen) {
+      const herald = (root: string) => async (out: string) => {
+        const config = path.join(dir, `herald-${endpoint.name}-${path.basename(root)}`, 'herald.json');
         fs.mkdirSync(path.dirname(config), { recursive: true });
         fs.writeFileSync(config, JSON.stringify({ hooks: { enabled: true, token: HOOK_TOKEN }, heartbeat: { every: '0' }, storage: { sqlite: './data/herald.db' }, gateway: { port: 0 } }));
         return startChildServer({
           name: 'herald',
-          args: ['--import', PRELOAD, path.join(heraldRoot, 'bin/herald.mjs'), 'serve', '--config', config],
-          cwd: heraldRoot,
-          env: { HERALD_LOG_LEVEL: 'warn', ASYNC_STEPS_OUT: out },
+          args: ['--import', PRELOAD, path.join(root, 'bin/herald.mjs'), 'serve', '--config', config],
+          cwd: root,
+          env: { HERALD_LOG_LEVEL: options.logLevel, ASYNC_STEPS_OUT: out },
         });
       };
       const baseline = (out: string) =>
@@ -114,12 +113,13 @@ async function main(): Promise<void> {
           cwd: ROOT,
           env: { BASELINE_DB: path.join(dir, `baseline-${endpoint.name}`, 'baseline.db'), BASELINE_TOKEN: HOOK_TOKEN, ASYNC_STEPS_OUT: out },
         });
-      for (const [name, start, urlPath] of [
+      const servers: [string, (out: string) => Promise<ChildServer>, string][] = [
         ['baseline same-records', baseline, endpoint.baselinePath],
-        ['herald', herald, endpoint.heraldPath],
-      ] as const) {
+        ...roots.map((root): [string, (out: string) => Promise<ChildServer>, string] => [roots.length > 1 ? `herald ${path.basename(root)}` : 'herald', herald(root), endpoint.heraldPath]),
+      ];
+      for (const [name, start, urlPath] of servers) {
         process.stdout.write(`  ${endpoint.name} on ${name} ... `);
-        const counted = await count(start, urlPath, endpoint.body, dir);
+        const counted = await count(start, urlPath, endpoint.body, dir, options);
         console.log(`${counted.requests} requests`);
         rows.push([endpoint.name, name, counted.requests, (counted.promises / counted.requests).toFixed(1), (counted.allocated / counted.requests / 1024).toFixed(1)]);
         sites.push(`${endpoint.name} on ${name}: ${counted.top.slice(0, 6).map(([site, bytes]) => `${site} ${(bytes / counted.requests / 1024).toFixed(1)} KB`).join(', ')}`);
