@@ -93,6 +93,8 @@ export interface RunCompletion {
   at: number;
   /** messages appended to the run's session (empty when the run failed) */
   transcript: SessionMessage[];
+  /** the run's session, when the caller has the run at hand: a store need not read it back to append the transcript */
+  sessionKey?: string;
   /** `untrusted`: the run read outside content (stored on the event, SystemEvent.untrusted) */
   summary: { session: string; text: string; maxPending: number; untrusted?: boolean };
 }

@@ -103,6 +103,28 @@ export function runsCases(open: OpenStore) {
       expect(await store.events.countPending('main')).toBe(1);
     });
 
+    it('completes a run whose session the caller names as one it reads back, and only once', async () => {
+      const store = await open();
+      await store.runs.insert(queuedRun('r1', 1));
+      await store.runs.insert(queuedRun('r2', 2));
+      const [claimed] = await store.runs.claim({ owner: 'p1', now: 3, until: 60_000 }, 1);
+      expect(claimed!.id).toBe('r1');
+      const named = (id: string, status: 'succeeded' | 'failed', at: number) => ({
+        status, reply: status === 'succeeded' ? 'ok' : null, at, transcript: status === 'succeeded' ? transcript(id) : [], sessionKey: `hook:${id}`, summary: summary(`Hook ${id}: ${status}`),
+      });
+      // running (claimed), then queued (never claimed): each from the status it had
+      expect(await store.runs.complete('r1', named('r1', 'succeeded', 30))).toBe(true);
+      expect(await store.runs.complete('r2', named('r2', 'failed', 31))).toBe(true);
+      expect(await store.runs.complete('r1', named('r1', 'succeeded', 40))).toBe(false);
+      expect(await store.runs.complete('nope', named('nope', 'succeeded', 41))).toBe(false);
+      expect(await store.runs.get('r1')).toMatchObject({ status: 'succeeded', reply: 'ok', finishedAt: 30 });
+      expect(await store.runs.get('r2')).toMatchObject({ status: 'failed', finishedAt: 31 });
+      expect((await store.sessions.messages('hook:r1')).map((m) => m.content)).toEqual(['hi', 'ok']);
+      expect(await store.sessions.messages('hook:r2')).toEqual([]);
+      expect(await store.sessions.messages('hook:nope')).toEqual([]);
+      expect((await store.events.list('main', 10)).map((e) => e.text)).toEqual(['Hook r2: failed', 'Hook r1: succeeded']);
+    });
+
     it('completes a run once when two processes finish it together', async () => {
       const a = await open();
       const b = await open(a);

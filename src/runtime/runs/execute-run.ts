@@ -112,7 +112,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
         written = transcript;
         // a store error here is not the run's failure: the run stays running and, once its lease
         // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)
-        const completing = completeRun(ctx, id, { status: 'succeeded', reply: outcome.text, model: outcome.modelRef, at: now, transcript }, action, { reply: outcome.text }, !place.passBehind);
+        const completing = completeRun(ctx, id, { status: 'succeeded', reply: outcome.text, model: outcome.modelRef, at: now, transcript, sessionKey: run.sessionKey }, action, { reply: outcome.text }, !place.passBehind);
         completed = await completeInChain(
           ctx,
           completing.catch((error: unknown) => {
@@ -154,7 +154,7 @@ async function failed(ctx: RunContext, run: RunRecord, error: unknown, timedOutA
   const timedOut = timedOutAfterMs !== undefined;
   const message = timedOut ? `timed out after ${timedOutAfterMs / 1000}s` : describeError(error);
   const status = timedOut ? 'timed_out' : 'failed';
-  const failing = completeRun(ctx, run.id, { status, error: message, at: Date.now(), transcript: [] }, action, { error: message }, !place.passBehind);
+  const failing = completeRun(ctx, run.id, { status, error: message, at: Date.now(), transcript: [], sessionKey: run.sessionKey }, action, { error: message }, !place.passBehind);
   const completed = await completeInChain(ctx, failing, place, () => history);
   if (!completed.finished) return giveBack(ctx, run.id);
   logger.warn({ runId: run.id, status, ...(timedOut ? {} : { ...errorDetail(logger, error), ...providerFailureFields(error) }), ...(verboseErrors(logger) && { sessionKey: run.sessionKey }) }, 'run failed');

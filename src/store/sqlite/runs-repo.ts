@@ -86,19 +86,21 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
     (limit) => `SELECT rowid, status, lease_until, not_before, concurrency FROM runs INDEXED BY runs_session_unfinished
      WHERE session_key = ? AND ${UNFINISHED} AND rowid > ? ORDER BY rowid LIMIT ${limit}`,
   );
-  // then the rows found, by rowid, in one statement (atomic by itself): the two apart cost less than
-  // one UPDATE with the SELECT as its `rowid IN (...)`.
+  // then the rows found, by rowid: one UPDATE, then one SELECT of the same rowids for their records.
+  // Apart, the two cost less than one UPDATE with the SELECT as its `rowid IN (...)`, and less than
+  // the UPDATE returning the columns itself (RETURNING buffers every row it returns in a table of
+  // its own first: about 1 µs more per claimed run, docs/performance.md).
   // OR FAIL (group-commit.ts) even as a group's `last` work, whose failure commits the group's
-  // writes all the same: it sets constants and bound numbers, no constraint can stop it half-way
+  // writes all the same: it sets constants and bound numbers, no constraint can stop it half-way.
   // Read raw (raw-rows.ts): only the columns a run record is made of, the rowid last
-  const takeStatements: ((...params: unknown[]) => ClaimedRow[])[] = [];
-  const take = (count: number) =>
-    (takeStatements[count] ??= rawRows<unknown[], ClaimedRow>(
-      db.prepare(
-        `UPDATE OR FAIL runs SET status = 'running', started_at = ?, lease_owner = ?, lease_until = ? WHERE rowid IN (${Array(count).fill('?').join(', ')}) RETURNING ${RECORD_COLUMNS.join(', ')}, rowid`,
-      ),
-      CLAIMED_COLUMNS,
-    ));
+  const takeStatements: { update: Statement<unknown[]>; read: (...rowids: unknown[]) => ClaimedRow[] }[] = [];
+  const take = (count: number) => {
+    const rowids = Array(count).fill('?').join(', ');
+    return (takeStatements[count] ??= {
+      update: db.prepare(`UPDATE OR FAIL runs SET status = 'running', started_at = ?, lease_owner = ?, lease_until = ? WHERE rowid IN (${rowids})`),
+      read: rawRows<unknown[], ClaimedRow>(db.prepare(`SELECT ${RECORD_COLUMNS.join(', ')}, rowid FROM runs WHERE rowid IN (${rowids})`), CLAIMED_COLUMNS),
+    });
+  };
   // synchronous: nothing writes between the read and the update (the group commit is the only writer).
   // Each ready run comes with up to `behind` runs of its session, for the claimer to execute after
   // it, in order: queued ones, or running ones whose lease ran out (a dead claimer's chain), up to
@@ -134,10 +136,12 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
       }
     }
     if (!rowids.length) return [];
-    const rows = take(rowids.length)(now, owner, until, ...rowids);
+    const taking = take(rowids.length);
+    taking.update.run(now, owner, until, ...rowids);
+    const rows = taking.read(...rowids);
     commits.count('runs:queued', -queued);
     commits.count('runs:running', queued);
-    // RETURNING's order is not the claim's: each head, then the runs behind it
+    // the SELECT's order is not the claim's: each head, then the runs behind it
     const bySeq = new Map(rows.map((row) => [row.seq, row]));
     return rowids.map((rowid) => bySeq.get(rowid)!);
   };
@@ -149,16 +153,24 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   );
   const requeueRunning = db.prepare(REQUEUE_RUNNING);
   const cancel = db.prepare<[number, string]>("UPDATE runs SET status = 'cancelled', finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'queued'");
-  // from the status it had (a claimed run is running: one statement; a queued one is tried next), so it is counted out of that status
-  const finishFrom = db.prepare<[string, string | null, string | null, string | null, number, string, string], { session_key: string }>(
-    'UPDATE OR FAIL runs SET status = ?, reply = ?, error = ?, model = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = ? AND waiting = 0 RETURNING session_key',
-  );
-  const finish = (id: string, c: RunCompletion) => {
+  // from the status it had (a claimed run is running: one statement; a queued one is tried next), so it is counted out of that status.
+  // The session the transcript goes to is read back only when the caller did not say it
+  // (RETURNING buffers its rows in a table of its own: about 1 µs per completion, docs/performance.md)
+  const finishing = (returning: string) =>
+    db.prepare<[string, string | null, string | null, string | null, number, string, string], { session_key: string }>(
+      `UPDATE OR FAIL runs SET status = ?, reply = ?, error = ?, model = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = ? AND waiting = 0${returning}`,
+    );
+  const finishFrom = finishing('');
+  const finishFromReturning = finishing(' RETURNING session_key');
+  /** the run's session when it finished, else undefined */
+  const finish = (id: string, c: RunCompletion): string | undefined => {
+    const known = c.sessionKey ?? (c.transcript.length ? undefined : '');
     for (const from of ['running', 'queued']) {
-      const row = finishFrom.get(c.status, c.reply ?? null, c.error ?? null, c.model ?? null, c.at, id, from);
-      if (row) {
+      const params = [c.status, c.reply ?? null, c.error ?? null, c.model ?? null, c.at, id, from] as const;
+      const sessionKey = known === undefined ? finishFromReturning.get(...params)?.session_key : finishFrom.run(...params).changes === 1 ? known : undefined;
+      if (sessionKey !== undefined) {
         commits.count(`runs:${from}`, -1);
-        return row;
+        return sessionKey;
       }
     }
     return undefined;
@@ -173,9 +185,9 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   // a group commit's work (atomic as one, group-commit.ts). Only a session's oldest unfinished run
   // finishes (waiting = 0): a run whose run ahead was not written is not written either
   const complete = (id: string, c: RunCompletion): boolean => {
-    const row = finish(id, c);
-    if (!row) return false;
-    appendTurn(row.session_key, c.transcript);
+    const sessionKey = finish(id, c);
+    if (sessionKey === undefined) return false;
+    appendTurn(sessionKey, c.transcript);
     appender.append(c.summary.session, c.summary.text, c.summary.maxPending, c.summary.untrusted);
     return true;
   };
