@@ -119,6 +119,38 @@ describe('sqlite store', () => {
     await store.close();
   });
 
+  it("migrates runs to flag the ones followed in their session: each releases the next as it ends, in order", async () => {
+    const db = file();
+    const before = openDatabase(db, migrations.filter((m) => m.version < 39));
+    const insert = before.prepare("INSERT INTO runs (id, status, agent_id, name, session_key, message, action, created_at, finished_at) VALUES (?, ?, 'main', 'Hook', ?, ?, ?, ?, ?)");
+    const run = (id: string, status: string, session: string, at: number, finishedAt: number | null = null) =>
+      insert.run(id, status, `hook:${session}`, `message ${id}`, JSON.stringify(queuedRun(id).action), at, finishedAt);
+    run('done', 'succeeded', 'a', 1, 2);
+    run('a1', 'running', 'a', 3);
+    run('a2', 'queued', 'a', 4);
+    run('a3', 'queued', 'a', 5);
+    run('b1', 'queued', 'b', 6);
+    before.close();
+    const store = openSqliteStore(db);
+    const flags = () => Object.fromEntries((store.db.prepare('SELECT id, waiting, followed FROM runs ORDER BY rowid').all() as { id: string; waiting: number; followed: number }[]).map((r) => [r.id, [r.waiting, r.followed]]));
+    expect(flags()).toEqual({ done: [0, 0], a1: [0, 1], a2: [1, 1], a3: [1, 0], b1: [0, 0] });
+    // a run inserted now flags the newest unfinished one ahead of it
+    await store.runs.insert({ ...queuedRun('b2', 7), sessionKey: 'hook:b' });
+    expect(flags()).toMatchObject({ b1: [0, 1], b2: [1, 0] });
+    const lease = { owner: 'p', now: 8, until: 60_000 };
+    const ids = (runs: { id: string }[]) => runs.map((r) => r.id);
+    // a1, left running by a stopped process, is taken again; a2, a3 and b2 wait behind their heads
+    expect(ids(await store.runs.claim(lease, 10))).toEqual(['a1', 'b1']);
+    const end = (id: string) => store.runs.complete(id, { status: 'succeeded', reply: 'ok', at: 9, transcript: [], summary: { session: 'main', text: id, maxPending: 20 } });
+    for (const [id, next] of [['a1', 'a2'], ['a2', 'a3'], ['b1', 'b2']] as const) {
+      expect(await end(id)).toBe(true);
+      expect(ids(await store.runs.claim(lease, 10))).toEqual([next]);
+    }
+    expect(await end('a3')).toBe(true);
+    expect(await store.runs.claim(lease, 10)).toEqual([]);
+    await store.close();
+  });
+
   it('migrates events off AUTOINCREMENT: ids, columns, indexes and the delete count kept, new ids past them', async () => {
     const db = file();
     const before = openDatabase(db, migrations.filter((m) => m.version < 32));

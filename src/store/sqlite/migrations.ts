@@ -781,6 +781,37 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       CREATE INDEX receipts_mapping ON receipts (mapping_id, received_at) WHERE mapping_id NOT IN ('agent', 'wake');
     `,
   },
+  {
+    version: 39,
+    name: "scale: a run knows whether one was inserted behind it (followed), so its end and its claim look for the next only then",
+    sql: `
+      -- Every run's end fired runs_release_next, whose subquery looked for the session's next
+      -- unfinished run, and every claim asked the same of each ready run (its EXISTS 'followed'),
+      -- though most runs have none behind them (a made-up session each, or a quiet one). A run
+      -- inserted behind unfinished ones now flags the newest of them: a run with any unfinished
+      -- run behind it was flagged by the first one inserted after it. The flag stays once set (the
+      -- run behind may end first): then the look finds nothing, as it always did
+      ALTER TABLE runs ADD COLUMN followed INTEGER NOT NULL DEFAULT 0;
+      UPDATE runs SET followed = 1 WHERE finished_at IS NULL AND status IN ('queued', 'running')
+        AND EXISTS (SELECT 1 FROM runs n WHERE n.session_key = runs.session_key AND n.finished_at IS NULL AND n.status IN ('queued', 'running') AND n.rowid > runs.rowid);
+      DROP TRIGGER runs_wait_behind;
+      CREATE TRIGGER runs_wait_behind AFTER INSERT ON runs
+        WHEN NEW.status IN ('queued', 'running')
+          AND EXISTS (SELECT 1 FROM runs p WHERE p.session_key = NEW.session_key AND p.finished_at IS NULL AND p.status IN ('queued', 'running') AND p.rowid < NEW.rowid)
+      BEGIN
+        UPDATE runs SET waiting = 1 WHERE rowid = NEW.rowid;
+        UPDATE runs SET followed = 1 WHERE rowid =
+          (SELECT MAX(rowid) FROM runs p WHERE p.session_key = NEW.session_key AND p.finished_at IS NULL AND p.status IN ('queued', 'running') AND p.rowid < NEW.rowid);
+      END;
+      DROP TRIGGER runs_release_next;
+      CREATE TRIGGER runs_release_next AFTER UPDATE OF status ON runs
+        WHEN OLD.followed = 1 AND OLD.status IN ('queued', 'running') AND NEW.status NOT IN ('queued', 'running') AND OLD.waiting = 0
+      BEGIN
+        UPDATE runs SET waiting = 0 WHERE rowid =
+          (SELECT rowid FROM runs WHERE session_key = OLD.session_key AND finished_at IS NULL AND status IN ('queued', 'running') ORDER BY rowid LIMIT 1);
+      END;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

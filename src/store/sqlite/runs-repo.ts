@@ -65,15 +65,15 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   // (the limits written into the SQL: a bound LIMIT has SQLite compile the statement again each call)
   // A governed run (RunsRepo.admit) is passed over before its not_before and while its mapping's
   // concurrency is taken by runs under a live lease (busy: counted from runs_governed, for governed runs only)
-  // `followed`: whether any unfinished run is behind it in its session, so a claim reads the runs
-  // behind only for the heads that have some (a statement per head otherwise, most finding none)
+  // `followed`: whether a run was inserted behind it in its session (migration 39; any unfinished
+  // run behind it was), so a claim reads the runs behind only for the heads that may have some
+  // (a statement per head otherwise, most finding none)
   const ready = limitedStatements<[{ now: number }], { rowid: number; status: string; session_key: string; mapping_id: string; concurrency: number | null; busy: number | null; followed: number }>(
     db,
     (limit) => `SELECT rowid, status, session_key, mapping_id, concurrency,
        CASE WHEN concurrency IS NULL THEN NULL ELSE (SELECT COUNT(*) FROM runs AS held INDEXED BY runs_governed
          WHERE held.mapping_id = runs.mapping_id AND held.concurrency IS NOT NULL AND held.status IN ('queued', 'running') AND held.status = 'running' AND held.lease_until >= @now) END AS busy,
-       EXISTS (SELECT 1 FROM runs AS next INDEXED BY runs_session_unfinished
-         WHERE next.session_key = runs.session_key AND next.finished_at IS NULL AND next.status IN ('queued', 'running') AND next.rowid > runs.rowid) AS followed
+       followed
      FROM runs INDEXED BY runs_ready
      WHERE waiting = 0 AND ${UNFINISHED} AND (status = 'queued' OR lease_until IS NULL OR lease_until < @now)
        AND (not_before IS NULL OR not_before <= @now) AND (concurrency IS NULL OR busy < concurrency)
