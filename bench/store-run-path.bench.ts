@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import type { RunRecord } from '../src/store/port.js';
-import type { ReceiptRecord } from '../src/store/operator-port.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { RunRecord, RunsRepo } from '../src/store/port.js';
+import type { ReceiptRecord, ReceiptsRepo } from '../src/store/operator-port.js';
 import { uuidV7 } from '../src/time/uuid-v7.js';
+import { formatTable } from './table.js';
 
 /**
  * What the SQLite store costs per agent run, in process, without HTTP: the run's life as
@@ -15,11 +16,27 @@ import { uuidV7 } from '../src/time/uuid-v7.js';
  * wrote per run (the WAL's frames and the checkpoints' pages, from /proc/self/io: the same in
  * every round, where the CPU wanders with the machine). `STORE_RUNS` runs (default 20,000),
  * `STORE_ROUNDS` times (default 3), each on a fresh database file.
+ *
+ * `BENCH_HERALD_ROOT=<checkout>[,<checkout>]` (default this one) measures each checkout's store
+ * in the same round, group by group in turn (the order flipped every group), each on its own
+ * file: a machine whose speed wanders by a quarter from one second to the next (a shared VM)
+ * weighs on both alike, so a difference of a few per cent shows where rounds run one after the
+ * other cannot resolve it.
+ *
+ *   BENCH_HERALD_ROOT=/path/to/before,/path/to/after node --import tsx bench/store-run-path.bench.ts
  */
 
+const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.env.STORE_RUNS ?? 20_000);
 const GROUP = Number(process.env.STORE_GROUP ?? 32);
 const ROUNDS = Number(process.env.STORE_ROUNDS ?? 3);
+
+/** what the bench asks of a checkout's store (an older checkout's port may differ elsewhere) */
+interface Store {
+  runs: Pick<RunsRepo, 'insert' | 'claim' | 'completeAndClaimNext'>;
+  receipts: Pick<ReceiptsRepo, 'record'>;
+  close(): Promise<void>;
+}
 
 const action = (message: string) => ({
   kind: 'agent' as const, message, name: 'Hook', agentId: 'main', wakeMode: 'now' as const, deliver: false, channel: 'last',
@@ -40,43 +57,71 @@ const receiptOf = (runId: string, now: number): ReceiptRecord => ({
 /** the bytes this process has written (write calls' bytes, /proc/self/io's wchar), or NaN off Linux */
 const bytesWritten = () => (process.platform === 'linux' ? Number(/^wchar: (\d+)$/m.exec(fs.readFileSync('/proc/self/io', 'utf8'))![1]) : NaN);
 
-async function round(file: string): Promise<{ ms: number; bytes: number }> {
-  const store = openSqliteStore(file);
-  const lease = () => ({ owner: 'bench', now: Date.now(), until: Date.now() + 60_000 });
-  const wroteBefore = bytesWritten();
-  const started = process.cpuUsage();
-  for (let done = 0; done < RUNS; done += GROUP) {
-    const now = Date.now();
-    const runs = Array.from({ length: GROUP }, () => runOf(uuidV7(), now));
-    await Promise.all(runs.flatMap((run) => [store.runs.insert(run), store.receipts.record(receiptOf(run.id, now))]));
-    const claimed = await store.runs.claim(lease(), GROUP);
-    await Promise.all(
-      claimed.map((run) =>
-        store.runs.completeAndClaimNext(run.id, {
-          status: 'succeeded', reply: 'ok', at: Date.now(),
-          transcript: [
-            { role: 'user', content: run.message, createdAt: now, runId: run.id },
-            { role: 'assistant', content: 'ok', createdAt: Date.now(), runId: run.id },
-          ],
-          summary: { session: 'main', text: `Hook: ok ${run.id}`, maxPending: 20 },
-        }, lease()),
-      ),
-    );
-  }
-  const used = process.cpuUsage(started);
-  // before the close, whose checkpoint empties the WAL (a cost of shutting down, not of the runs)
-  const bytes = (bytesWritten() - wroteBefore) / RUNS;
-  await store.close();
-  return { ms: (used.user + used.system) / 1000 / RUNS, bytes };
+const lease = () => ({ owner: 'bench', now: Date.now(), until: Date.now() + 60_000 });
+
+/** one group commit's runs through their life, as the run queue gives them to the store */
+async function group(store: Store): Promise<void> {
+  const now = Date.now();
+  const runs = Array.from({ length: GROUP }, () => runOf(uuidV7(), now));
+  await Promise.all(runs.flatMap((run) => [store.runs.insert(run), store.receipts.record(receiptOf(run.id, now))]));
+  const claimed = await store.runs.claim(lease(), GROUP);
+  await Promise.all(
+    claimed.map((run) =>
+      store.runs.completeAndClaimNext(run.id, {
+        status: 'succeeded', reply: 'ok', at: Date.now(), sessionKey: run.sessionKey,
+        transcript: [
+          { role: 'user', content: run.message, createdAt: now, runId: run.id },
+          { role: 'assistant', content: 'ok', createdAt: Date.now(), runId: run.id },
+        ],
+        summary: { session: 'main', text: `Hook: ok ${run.id}`, maxPending: 20 },
+      }, lease()),
+    ),
+  );
 }
 
+/** a round: each checkout's store on a fresh file, their groups in turn; CPU (ms) and bytes written per run, by checkout */
+async function round(roots: string[], dir: string, r: number): Promise<{ ms: number; bytes: number }[]> {
+  const stores: Store[] = [];
+  for (const [i, root] of roots.entries()) {
+    const { openSqliteStore } = (await import(pathToFileURL(path.join(root, 'src/store/sqlite/sqlite-store.ts')).href)) as { openSqliteStore(file: string): Store };
+    stores.push(openSqliteStore(path.join(dir, `store-${r}-${i}.db`)));
+  }
+  const cpu = roots.map(() => 0);
+  const bytes = roots.map(() => 0);
+  for (let done = 0, g = 0; done < RUNS; done += GROUP, g++) {
+    for (let k = 0; k < stores.length; k++) {
+      const i = g % 2 ? stores.length - 1 - k : k;
+      const wroteBefore = bytesWritten();
+      const started = process.cpuUsage();
+      await group(stores[i]!);
+      const used = process.cpuUsage(started);
+      cpu[i] = cpu[i]! + used.user + used.system;
+      bytes[i] = bytes[i]! + bytesWritten() - wroteBefore;
+    }
+  }
+  // after the measurement: the close's checkpoint empties the WAL (a cost of shutting down, not of the runs)
+  for (const store of stores) await store.close();
+  return roots.map((_, i) => ({ ms: cpu[i]! / 1000 / RUNS, bytes: bytes[i]! / RUNS }));
+}
+
+const roots = (process.env.BENCH_HERALD_ROOT || HERE).split(',').map((root) => path.resolve(root.trim()));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-store-run-path-'));
 try {
-  const rounds: { ms: number; bytes: number }[] = [];
-  for (let i = 0; i < ROUNDS; i++) rounds.push(await round(path.join(dir, `store-${i}.db`)));
-  const perRun = rounds.map((r) => r.ms);
-  console.log(`store CPU per run (${RUNS} runs, ${GROUP} per group, load average ${os.loadavg()[0]!.toFixed(1)}): ${perRun.map((ms) => `${(ms * 1000).toFixed(1)} µs`).join(', ')}; least ${(Math.min(...perRun) * 1000).toFixed(1)} µs`);
-  console.log(`bytes written per run (WAL frames and checkpoints): ${rounds.map((r) => r.bytes.toFixed(0)).join(', ')}`);
+  console.log(`SQLite store per run: ${RUNS} runs, ${GROUP} per group, ${ROUNDS} rounds${roots.length > 1 ? ', the checkouts group by group in turn' : ''} (load average ${os.loadavg()[0]!.toFixed(1)})`);
+  const rows: string[][] = [];
+  const perRun = roots.map((): number[] => []);
+  for (let r = 0; r < ROUNDS; r++) {
+    const measured = await round(roots, dir, r);
+    measured.forEach((m, i) => {
+      perRun[i]!.push(m.ms);
+      rows.push([path.basename(roots[i]!), String(r + 1), (m.ms * 1000).toFixed(1), m.bytes.toFixed(0)]);
+    });
+  }
+  console.log(formatTable(['checkout', 'round', 'store CPU µs/run', 'bytes written/run'], rows));
+  for (const [i, root] of roots.entries()) {
+    const runs = perRun[i]!;
+    console.log(`${path.basename(root)}: mean ${((runs.reduce((a, b) => a + b, 0) / runs.length) * 1000).toFixed(1)} µs, least ${(Math.min(...runs) * 1000).toFixed(1)} µs of store CPU per run`);
+  }
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }
