@@ -88,8 +88,8 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   );
   // then the rows found, by rowid: one UPDATE, then one SELECT of the same rowids for their records.
   // Apart, the two cost less than one UPDATE with the SELECT as its `rowid IN (...)`, and less than
-  // the UPDATE returning the columns itself (RETURNING buffers every row it returns in a table of
-  // its own first: about 1 µs more per claimed run, docs/performance.md).
+  // the UPDATE returning the columns itself (RETURNING keeps every row it returns in a table of
+  // its own first, docs/performance.md).
   // OR FAIL (group-commit.ts) even as a group's `last` work, whose failure commits the group's
   // writes all the same: it sets constants and bound numbers, no constraint can stop it half-way.
   // Read raw (raw-rows.ts): only the columns a run record is made of, the rowid last
