@@ -103,7 +103,7 @@ export function runsCases(open: OpenStore) {
       expect(await store.events.countPending('main')).toBe(1);
     });
 
-    it('completes a run whose session the caller names as one it reads back, and only once', async () => {
+    it("completes a run whose caller names its session (not read back): transcript and summary written, and only once", async () => {
       const store = await open();
       await store.runs.insert(queuedRun('r1', 1));
       await store.runs.insert(queuedRun('r2', 2));

@@ -119,7 +119,7 @@ describe('sqlite store', () => {
     await store.close();
   });
 
-  it("migrates runs to flag the ones followed in their session: each releases the next as it ends, in order", async () => {
+  it('migrates runs to flag the ones followed in their session: each releases the next as it ends, in order', async () => {
     const db = file();
     const before = openDatabase(db, migrations.filter((m) => m.version < 39));
     const insert = before.prepare("INSERT INTO runs (id, status, agent_id, name, session_key, message, action, created_at, finished_at) VALUES (?, ?, 'main', 'Hook', ?, ?, ?, ?, ?)");
