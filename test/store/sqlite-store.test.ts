@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { queuedRun } from './run-record.js';
+import type { RunRecord } from '../../src/store/port.js';
 import { migrations } from '../../src/store/sqlite/migrations.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -148,6 +149,40 @@ describe('sqlite store', () => {
     }
     expect(await end('a3')).toBe(true);
     expect(await store.runs.claim(lease, 10)).toEqual([]);
+    await store.close();
+  });
+
+  it("keeps each session's oldest unfinished run the only one not waiting, through random inserts, claims, ends and cancels", async () => {
+    const store = openSqliteStore(file());
+    // a fixed sequence (a linear congruential generator): a failure is the same run after run
+    let seed = 35;
+    const next = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    const sessions = ['hook:a', 'hook:b', 'hook:c', 'hook:d'];
+    const lease = { owner: 'p', now: 1, until: 60_000 };
+    const held: RunRecord[] = [];
+    const summary = { session: 'main', text: 'done', maxPending: 20 };
+    let n = 0;
+    for (let step = 0; step < 600; step++) {
+      const move = next(10);
+      if (move < 4) await store.runs.insert({ ...queuedRun(`r${++n}`, n), sessionKey: sessions[next(sessions.length)]! });
+      else if (move < 6) held.push(...(await store.runs.claim(lease, 1 + next(3), next(3))));
+      else if (move < 9 && held.length) {
+        // the oldest claimed of a session ends first (a run behind its head is refused until then)
+        const run = held.splice(next(held.length), 1)[0]!;
+        const ended = await store.runs.complete(run.id, { status: next(4) ? 'succeeded' : 'failed', at: n, transcript: [], sessionKey: run.sessionKey, summary });
+        if (!ended) held.push(run);
+      } else {
+        const count = (store.db.prepare("SELECT COUNT(*) AS n FROM runs WHERE status = 'queued'").get() as { n: number }).n;
+        const queued = store.db.prepare("SELECT id FROM runs WHERE status = 'queued' ORDER BY rowid LIMIT 1 OFFSET ?").get(next(count + 1)) as { id: string } | undefined;
+        if (queued) await store.runs.cancel(queued.id, n);
+      }
+      const unfinished = store.db.prepare("SELECT session_key, waiting FROM runs WHERE finished_at IS NULL ORDER BY session_key, rowid").all() as { session_key: string; waiting: number }[];
+      unfinished.forEach((run, i) => expect(run.waiting, `step ${step}`).toBe(i === 0 || unfinished[i - 1]!.session_key !== run.session_key ? 0 : 1));
+    }
+    expect(n).toBeGreaterThan(150);
     await store.close();
   });
 
