@@ -72,20 +72,27 @@ export function nextRuns(completed: RunCompleted, run: RunRecord, history: () =>
 export function afterRun(ctx: RunContext, run: RunRecord, end: Pick<RunRecord, 'status' | 'finishedAt' | 'reply' | 'error'>, action: AgentAction): Promise<void> | undefined {
   const { config, delivery, heartbeat, logger } = ctx.deps;
   const { reply } = end;
-  const failed = (err: unknown) => logger.error({ err, runId: run.id }, 'queueing the reply of a finished run failed');
-  const wake = () => {
-    if (action.wakeMode === 'now') heartbeat.request();
-  };
   try {
     // the hook's own answer carried the reply (respond.waitMs): RunWaiter decides by the same rule
     const answered = action.replyAwaitedUntil !== undefined && end.finishedAt !== null && end.finishedAt < action.replyAwaitedUntil;
     if (reply !== null && action.deliver && !answered && replyDisposition(reply, config.heartbeat.ackMaxChars) === 'visible') {
-      // the finished run's record, made only for the reply it delivers
-      return delivery.deliverRunReply(copyWith(run, end), action, reply).then(wake).catch(failed);
+      // the finished run's record, made only for the reply it delivers (and the closures only for it too)
+      return delivery
+        .deliverRunReply(copyWith(run, end), action, reply)
+        .then(() => wakeIfAsked(heartbeat, action))
+        .catch((err: unknown) => replyQueueFailed(logger, run.id, err));
     }
-    wake();
+    wakeIfAsked(heartbeat, action);
   } catch (err) {
-    failed(err);
+    replyQueueFailed(logger, run.id, err);
   }
   return undefined;
+}
+
+function wakeIfAsked(heartbeat: RunContext['deps']['heartbeat'], action: AgentAction): void {
+  if (action.wakeMode === 'now') heartbeat.request();
+}
+
+function replyQueueFailed(logger: RunContext['deps']['logger'], runId: string, err: unknown): void {
+  logger.error({ err, runId }, 'queueing the reply of a finished run failed');
 }

@@ -94,13 +94,12 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   // writes all the same: it sets constants and bound numbers, no constraint can stop it half-way.
   // Read raw (raw-rows.ts): only the columns a run record is made of, the rowid last
   const takeStatements: { update: Statement<unknown[]>; read: (...rowids: unknown[]) => ClaimedRow[] }[] = [];
-  const take = (count: number) => {
-    const rowids = Array(count).fill('?').join(', ');
-    return (takeStatements[count] ??= {
-      update: db.prepare(`UPDATE OR FAIL runs SET status = 'running', started_at = ?, lease_owner = ?, lease_until = ? WHERE rowid IN (${rowids})`),
-      read: rawRows<unknown[], ClaimedRow>(db.prepare(`SELECT ${RECORD_COLUMNS.join(', ')}, rowid FROM runs WHERE rowid IN (${rowids})`), CLAIMED_COLUMNS),
-    });
-  };
+  const takeFor = (rowids: string) => ({
+    update: db.prepare(`UPDATE OR FAIL runs SET status = 'running', started_at = ?, lease_owner = ?, lease_until = ? WHERE rowid IN (${rowids})`),
+    read: rawRows<unknown[], ClaimedRow>(db.prepare(`SELECT ${RECORD_COLUMNS.join(', ')}, rowid FROM runs WHERE rowid IN (${rowids})`), CLAIMED_COLUMNS),
+  });
+  // the placeholders made only for a count not prepared yet
+  const take = (count: number) => (takeStatements[count] ??= takeFor(Array(count).fill('?').join(', ')));
   // synchronous: nothing writes between the read and the update (the group commit is the only writer).
   // Each ready run comes with up to `behind` runs of its session, for the claimer to execute after
   // it, in order: queued ones, or running ones whose lease ran out (a dead claimer's chain), up to
@@ -154,8 +153,9 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   const requeueRunning = db.prepare(REQUEUE_RUNNING);
   const cancel = db.prepare<[number, string]>("UPDATE runs SET status = 'cancelled', finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'queued'");
   // from the status it had (a claimed run is running: one statement; a queued one is tried next), so it is counted out of that status.
-  // The session the transcript goes to is read back only when the caller did not say it
-  // (RETURNING buffers its rows in a table of its own: about 1 µs per completion, docs/performance.md)
+  // The session the transcript goes to is read back only when the caller did not say it and
+  // there is a transcript: RETURNING keeps its rows in a table of its own first, a cost for nothing
+  // when the caller has the run at hand
   const finishing = (returning: string) =>
     db.prepare<[string, string | null, string | null, string | null, number, string, string], { session_key: string }>(
       `UPDATE OR FAIL runs SET status = ?, reply = ?, error = ?, model = ?, finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = ? AND waiting = 0${returning}`,
