@@ -5,14 +5,61 @@
 import { createHook } from 'node:async_hooks';
 import fs from 'node:fs';
 import inspector from 'node:inspector';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 
 const out = process.env.ASYNC_STEPS_OUT;
 if (out) {
   let counting = false;
   let promises = 0;
+  const sampleSites = Boolean(process.env.ASYNC_STEPS_SITES);
+  // with ASYNC_STEPS_SITES set, every 16th promise's birthplace: the nearest frames outside node's internals: the nearest frames outside node's internals
+  const promiseSites = new Map();
+  const siteOf = () => {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 12;
+    const stack = new Error().stack ?? '';
+    Error.stackTraceLimit = limit;
+    const frames = stack
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().replace(/^at /, ''))
+      .filter((frame) => !frame.includes('node:internal') && !frame.includes('async-steps-preload') && !frame.startsWith('new Promise') && !frame.startsWith('Promise.'));
+    return frames.slice(0, 2).map((frame) => frame.replace(/\(?(?:file:\/\/)?[^()]*\/([^/()]+:\d+):\d+\)?/, '$1')).join(' < ') || '(node internals)';
+  };
+  // SQLite's statements and commits, counted at better-sqlite3's Statement (a transaction's COMMIT
+  // is one too), as the server resolves the package from its working directory
+  let statements = 0;
+  let commits = 0;
+  /** with ASYNC_STEPS_SITES, the statements by their SQL */
+  const bySource = new Map();
+  try {
+    const Database = createRequire(path.join(process.cwd(), 'package.json'))('better-sqlite3');
+    const probe = new Database(':memory:');
+    const Statement = Object.getPrototypeOf(probe.prepare('SELECT 1'));
+    probe.close();
+    for (const method of ['run', 'get', 'all', 'iterate']) {
+      const original = Statement[method];
+      Statement[method] = function (...args) {
+        if (counting) {
+          if (this.source === 'COMMIT') commits++;
+          else statements++;
+          if (sampleSites) bySource.set(this.source, (bySource.get(this.source) ?? 0) + 1);
+        }
+        return original.apply(this, args);
+      };
+    }
+  } catch {
+    // a server without better-sqlite3 (PostgreSQL's baseline): no statements counted
+  }
   createHook({
     init(_id, type) {
-      if (counting && type === 'PROMISE') promises++;
+      if (!counting || type !== 'PROMISE') return;
+      promises++;
+      if (sampleSites && promises % 16 === 0) {
+        const site = siteOf();
+        promiseSites.set(site, (promiseSites.get(site) ?? 0) + 16);
+      }
     },
   }).enable();
   const session = new inspector.Session();
@@ -22,6 +69,10 @@ if (out) {
   process.on('SIGUSR2', () => {
     if (!counting) {
       promises = 0;
+      statements = 0;
+      commits = 0;
+      bySource.clear();
+      promiseSites.clear();
       counting = true;
       // every 4 KiB allocated, the objects either collector freed since included: what was allocated, not what is left
       void post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
@@ -42,8 +93,9 @@ if (out) {
         for (const child of node.children) walk(child);
       };
       walk(profile.head);
-      const top = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 10);
-      fs.writeFileSync(out, JSON.stringify({ promises, allocated, top }));
+      const top = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 30);
+      const promiseTop = [...promiseSites].sort((a, b) => b[1] - a[1]).slice(0, 80);
+      fs.writeFileSync(out, JSON.stringify({ promises, statements, commits, allocated, top, promiseTop, statementTop: [...bySource].sort((a, b) => b[1] - a[1]).slice(0, 40) }));
     });
   });
 }

@@ -25,6 +25,8 @@ import { formatTable } from './table.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PRELOAD = path.join(ROOT, 'bench/async-steps-preload.mjs');
+// BENCH_PROMISE_SITES=1: also where each server makes its promises (one in 16 sampled, its two nearest frames)
+const PROMISE_SITES = process.env.BENCH_PROMISE_SITES ? '1' : '';
 const HOOK_TOKEN = 'bench-hook-token-0123456789abcdef';
 
 interface Endpoint {
@@ -47,8 +49,12 @@ const ENDPOINTS: Endpoint[] = [
 
 interface Counted {
   promises: number;
+  statements: number;
+  commits: number;
   allocated: number;
   top: [string, number][];
+  promiseTop?: [string, number][];
+  statementTop?: [string, number][];
 }
 
 /** counts one server over one endpoint's load: started with the preload, warmed up, counted until idle again */
@@ -103,7 +109,7 @@ async function main(): Promise<void> {
           name: 'herald',
           args: ['--import', PRELOAD, path.join(root, 'bin/herald.mjs'), 'serve', '--config', config],
           cwd: root,
-          env: { HERALD_LOG_LEVEL: options.logLevel, ASYNC_STEPS_OUT: out },
+          env: { HERALD_LOG_LEVEL: options.logLevel, ASYNC_STEPS_OUT: out, ASYNC_STEPS_SITES: PROMISE_SITES },
         });
       };
       const baseline = (out: string) =>
@@ -111,7 +117,7 @@ async function main(): Promise<void> {
           name: 'baseline same-records',
           args: ['--import', PRELOAD, baselineScript],
           cwd: ROOT,
-          env: { BASELINE_DB: path.join(dir, `baseline-${endpoint.name}`, 'baseline.db'), BASELINE_TOKEN: HOOK_TOKEN, ASYNC_STEPS_OUT: out },
+          env: { BASELINE_DB: path.join(dir, `baseline-${endpoint.name}`, 'baseline.db'), BASELINE_TOKEN: HOOK_TOKEN, ASYNC_STEPS_OUT: out, ASYNC_STEPS_SITES: PROMISE_SITES },
         });
       const servers: [string, (out: string) => Promise<ChildServer>, string][] = [
         ['baseline same-records', baseline, endpoint.baselinePath],
@@ -121,15 +127,17 @@ async function main(): Promise<void> {
         process.stdout.write(`  ${endpoint.name} on ${name} ... `);
         const counted = await count(start, urlPath, endpoint.body, dir, options);
         console.log(`${counted.requests} requests`);
-        rows.push([endpoint.name, name, counted.requests, (counted.promises / counted.requests).toFixed(1), (counted.allocated / counted.requests / 1024).toFixed(1)]);
-        sites.push(`${endpoint.name} on ${name}: ${counted.top.slice(0, 6).map(([site, bytes]) => `${site} ${(bytes / counted.requests / 1024).toFixed(1)} KB`).join(', ')}`);
+        rows.push([endpoint.name, name, counted.requests, (counted.promises / counted.requests).toFixed(1), (counted.statements / counted.requests).toFixed(2), (counted.requests / Math.max(counted.commits, 1)).toFixed(1), (counted.allocated / counted.requests / 1024).toFixed(1)]);
+        if (PROMISE_SITES)
+          for (const [site, n] of [...(counted.promiseTop ?? []), ...(counted.statementTop ?? [])]) console.log(`    ${(n / counted.requests).toFixed(2).padStart(6)}  ${site.replace(/\s+/g, ' ').slice(0, 160)}`);
+        sites.push(`${endpoint.name} on ${name}: ${counted.top.slice(0, process.env.BENCH_ALLOC_SITES ? 30 : 6).map(([site, bytes]) => `${site} ${(bytes / counted.requests / 1024).toFixed(1)} KB`).join(', ')}`);
       }
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
   console.log();
-  console.log(formatTable(['endpoint', 'server', 'requests', 'promises/request', 'KB allocated/request'], rows));
+  console.log(formatTable(['endpoint', 'server', 'requests', 'promises/request', 'statements/request', 'requests/commit', 'KB allocated/request'], rows));
   console.log();
   console.log('Where each allocates most, per request (V8 sampling every 4 KiB, freed objects included):');
   for (const line of sites) console.log(`- ${line}`);
