@@ -40,13 +40,13 @@ if (out) {
     probe.close();
     for (const method of ['run', 'get', 'all', 'iterate']) {
       const original = Statement[method];
-      Statement[method] = function (...args) {
+      Statement[method] = function () {
         if (counting) {
           if (this.source === 'COMMIT') commits++;
           else statements++;
           if (sampleSites) bySource.set(this.source, (bySource.get(this.source) ?? 0) + 1);
         }
-        return original.apply(this, args);
+        return original.apply(this, arguments);
       };
     }
   } catch {
