@@ -32,6 +32,8 @@ const MARKER =
   /(?:<+\s*)?(END[\W_]{0,8})?EXTERNAL[\W_]{0,8}UNTRUSTED[\W_]{0,8}CONTENT(?:\s*ID\s*=\s*(?:["'][^"'\n]{0,64}["']|[^\s>]{0,64}))?(?:\s*>+)?/gi;
 
 const ASCII = /^[\x00-\x7f]*$/;
+/** every marker MARKER matches in ASCII text holds this word */
+const UNTRUSTED = /untrusted/i;
 
 /** Folds one character to what it looks like: invisible ones and accents vanish, compatibility forms and homoglyphs become ASCII. */
 function fold(ch: string): string {
@@ -45,8 +47,10 @@ function fold(ch: string): string {
  * boundary early or open a fake one. Matching runs on a folded copy; replacement on the original.
  */
 export function neutralizeMarkers(text: string): string {
-  // ASCII folds to itself (nothing invisible, no accents, no look-alikes): match on the text directly
-  if (ASCII.test(text)) return text.replace(MARKER, (_marker, end?: string) => (end ? '[[END_MARKER_SANITIZED]]' : '[[MARKER_SANITIZED]]'));
+  // ASCII folds to itself (nothing invisible, no accents, no look-alikes): match on the text directly,
+  // and only when it holds the marker's middle word at all (a plain search, where the marker's own
+  // expression tries its optional openings at every position)
+  if (ASCII.test(text)) return UNTRUSTED.test(text) ? text.replace(MARKER, (_marker, end?: string) => (end ? '[[END_MARKER_SANITIZED]]' : '[[MARKER_SANITIZED]]')) : text;
   let folded = '';
   const origin: number[] = []; // origin[i]: index in `text` of folded char i
   let index = 0;

@@ -35,7 +35,8 @@ export async function completeWithFallbacks(
   const now = options.now ?? Date.now;
   const failures: { ref: string; error: string }[] = [];
   let lastError: unknown;
-  for (const [index, ref] of refs.entries()) {
+  for (let index = 0; index < refs.length; index++) {
+    const ref = refs[index]!;
     options.signal?.throwIfAborted();
     const left = refs.length - index;
     // while fallbacks remain, a time share of its own (GC-safe, see deadline.ts); the last model has the caller's limit only
@@ -45,7 +46,10 @@ export async function completeWithFallbacks(
       const { provider, resolved } = models.resolve(ref);
       // a model that would ignore the client's tools or format is not an answer to this request: the next one is
       if (needsClientTools(request) && !provider.clientTools) throw new Error('the model takes no client tools or structured output');
-      const response = await provider.complete(copyWith(request, { model: resolved.model, signal: share?.signal ?? options.signal }));
+      const signal = share?.signal ?? options.signal;
+      // a turn's request names its first model and its signal already: asked as it is, not copied
+      const asked = (request as Partial<ModelRequest>).model === resolved.model && (request as Partial<ModelRequest>).signal === signal ? (request as ModelRequest) : copyWith(request, { model: resolved.model, signal });
+      const response = await provider.complete(asked);
       return copyWith(response, { ref: resolved.ref, failures });
     } catch (error) {
       if (options.signal?.aborted) throw error;

@@ -44,8 +44,12 @@ function answer(request: ModelRequest): string {
   return `Received: "${question}". I am herald's embedded model: I can acknowledge and digest events, but I cannot act on this myself. Configure a model provider to have it handled.`;
 }
 
+/** whitespace `oneLine` changes: a run of two, or one that is not a plain space */
+const UNFLAT = /\s\s|[^\S ]/;
+
 function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  // a message that is one line already (most are) is not rewritten
+  const flat = (UNFLAT.test(text) ? text.replace(/\s+/g, ' ') : text).trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 

@@ -18,8 +18,16 @@ export function runPrompt(action: AgentAction, receivedAt: number, markerId = ne
     source: mail ? 'Email' : 'Webhook',
     task: mail ? `${action.name} Hook` : action.name,
     mappingId: action.source?.mappingId ?? 'unknown',
-    receivedAt: new Date(receivedAt).toISOString(),
+    receivedAt: isoTime(receivedAt),
   }, markerId);
+}
+
+/** the last time written, by its millisecond: under load many runs are received in one */
+let lastTime = { at: NaN, iso: '' };
+
+function isoTime(at: number): string {
+  if (at !== lastTime.at) lastTime = { at, iso: new Date(at).toISOString() };
+  return lastTime.iso;
 }
 
 /**

@@ -113,14 +113,11 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
         // a store error here is not the run's failure: the run stays running and, once its lease
         // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)
         const completing = completeRun(ctx, id, { status: 'succeeded', reply: outcome.text, model: outcome.modelRef, at: now, transcript, sessionKey: run.sessionKey }, action, { reply: outcome.text }, !place.passBehind);
-        completed = await completeInChain(
-          ctx,
-          completing.catch((error: unknown) => {
-            throw new StoreFault(error);
-          }),
-          place,
-          historyAfter,
-        );
+        try {
+          completed = await completeInChain(ctx, completing, place, historyAfter);
+        } catch (error) {
+          throw new StoreFault(error);
+        }
         // refs only: a provider's error text may echo what it was sent
         if (outcome.failures.length) logger.warn({ runId: id, answeredBy: outcome.modelRef, failed: outcome.failures.map((f) => f.ref) }, 'run answered by a fallback model');
       },
