@@ -35,4 +35,38 @@ describe('the async-steps preload', () => {
     expect(counted.allocated).toBeGreaterThan(1_000_000);
     expect(counted.top.length).toBeGreaterThan(0);
   });
+
+  it("counts better-sqlite3's statements and commits between the two signals", () => {
+    const out = path.join(tempDir('herald-async-steps-'), 'counted.json');
+    const script = `
+      const { default: Database } = await import('better-sqlite3');
+      const db = new Database(':memory:');
+      db.exec('CREATE TABLE t (x)');
+      const insert = db.prepare('INSERT INTO t VALUES (?)');
+      const count = db.prepare('SELECT count(*) AS n FROM t');
+      const ten = db.transaction((from) => { for (let i = from; i < from + 10; i++) insert.run(i); });
+      ten(0); // before the first signal: not counted
+      process.kill(process.pid, 'SIGUSR2');
+      await new Promise((r) => setTimeout(r, 50));
+      ten(10);
+      ten(20);
+      count.get();
+      process.kill(process.pid, 'SIGUSR2');
+      // a signal is handled from the event loop: after this wait counting has stopped
+      await new Promise((r) => setTimeout(r, 50));
+      ten(30);
+      await new Promise((r) => setTimeout(r, 500));
+    `;
+    const ran = spawnSync(process.execPath, ['--import', path.resolve('bench/async-steps-preload.mjs'), '--input-type=module', '-e', script], {
+      env: { ...process.env, ASYNC_STEPS_OUT: out, ASYNC_STEPS_SITES: '1' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(ran.status, ran.stderr).toBe(0);
+    const counted = JSON.parse(fs.readFileSync(out, 'utf8')) as { statements: number; commits: number; statementTop: [string, number][] };
+    // two transactions of ten inserts, each opened by a BEGIN, and the count
+    expect(counted.commits).toBe(2);
+    expect(counted.statements).toBe(23);
+    expect(Object.fromEntries(counted.statementTop)).toEqual({ 'INSERT INTO t VALUES (?)': 20, BEGIN: 2, COMMIT: 2, 'SELECT count(*) AS n FROM t': 1 });
+  });
 });
