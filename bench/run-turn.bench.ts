@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 import { formatTable } from './table.js';
 
 /**
@@ -12,6 +13,8 @@ import { formatTable } from './table.js';
  * Prints the CPU per turn (this process's, user + system), `TURN_RUNS` turns (default 20,000) per
  * batch, `TURN_ROUNDS` batches per checkout (default 12, the first two left out as the warm-up).
  *
+ * Each checkout's modules are bundled by esbuild as `npm run build` bundles herald (tsx would name
+ * every closure as it is made, a cost the build does not have).
  * `BENCH_HERALD_ROOT=<checkout>[,<checkout>]` (default this one) measures each checkout's sources
  * batch by batch in turn, the order flipped every round, so both see the same machine:
  *
@@ -23,16 +26,37 @@ const RUNS = Number(process.env.TURN_RUNS ?? 20_000);
 const ROUNDS = Number(process.env.TURN_ROUNDS ?? 12);
 const WARMUP_ROUNDS = 2;
 
-const source = (root: string, file: string) => import(pathToFileURL(path.join(root, file)).href);
+/** the modules a turn takes, of one checkout, bundled under this checkout's .tmp/ (git-ignored; packages resolve from node_modules) */
+async function modulesOf(root: string, index: number) {
+  const outfile = path.join(HERE, `.tmp/bench/run-turn-${index}.mjs`);
+  const at = (file: string) => JSON.stringify(path.join(root, file));
+  await build({
+    stdin: {
+      contents: [
+        `export { parseConfig } from ${at('src/config/load.ts')};`,
+        `export { ModelRegistry } from ${at('src/models/model-registry.ts')};`,
+        `export { AgentDirectory } from ${at('src/agents/agent-directory.ts')};`,
+        `export { completeAgentTurn } from ${at('src/agents/agent-turn.ts')};`,
+        `export { runPrompt, promptMeta } from ${at('src/runtime/run-prompt.ts')};`,
+        `export { newMarkerId } from ${at('src/agents/external-content.ts')};`,
+      ].join('\n'),
+      resolveDir: root,
+      loader: 'ts',
+    },
+    outfile,
+    bundle: true,
+    packages: 'external',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  return import(pathToFileURL(outfile).href);
+}
 
 /** one checkout's turn, as a function of the run's number (each run's message differs, as each request's does) */
-async function turnOf(root: string): Promise<(n: number) => Promise<unknown>> {
-  const { parseConfig } = await source(root, 'src/config/load.ts');
-  const { ModelRegistry } = await source(root, 'src/models/model-registry.ts');
-  const { AgentDirectory } = await source(root, 'src/agents/agent-directory.ts');
-  const { completeAgentTurn } = await source(root, 'src/agents/agent-turn.ts');
-  const { runPrompt, promptMeta } = await source(root, 'src/runtime/run-prompt.ts');
-  const { newMarkerId } = await source(root, 'src/agents/external-content.ts');
+async function turnOf(root: string, index: number): Promise<(n: number) => Promise<unknown>> {
+  const { parseConfig, ModelRegistry, AgentDirectory, completeAgentTurn, runPrompt, promptMeta, newMarkerId } = await modulesOf(root, index);
   const config = parseConfig({}, path.join(os.tmpdir(), 'herald.json'), { sections: [] });
   const deps = { config, models: new ModelRegistry(config, {}), sessions: {}, usage: { record() {} } };
   const agent = new AgentDirectory(config).default();
@@ -61,7 +85,7 @@ async function turnOf(root: string): Promise<(n: number) => Promise<unknown>> {
 }
 
 const roots = (process.env.BENCH_HERALD_ROOT || HERE).split(',').map((root) => path.resolve(root.trim()));
-const turns = await Promise.all(roots.map(turnOf));
+const turns = await Promise.all(roots.map((root, i) => turnOf(root, i)));
 console.log(`A hook run's turn in process (prompt, embedded model, usage, transcript; no store): ${RUNS} turns per batch, ${ROUNDS} batches per checkout, the first ${WARMUP_ROUNDS} a warm-up (load average ${os.loadavg()[0]!.toFixed(1)})`);
 const perTurn = roots.map((): number[] => []);
 for (let r = 0; r < ROUNDS; r++) {
