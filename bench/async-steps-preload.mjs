@@ -13,7 +13,7 @@ if (out) {
   let counting = false;
   let promises = 0;
   const sampleSites = Boolean(process.env.ASYNC_STEPS_SITES);
-  // with ASYNC_STEPS_SITES set, every 16th promise's birthplace: the nearest frames outside node's internals: the nearest frames outside node's internals
+  // with ASYNC_STEPS_SITES set, every 16th promise's birthplace: its two nearest frames outside node's internals
   const promiseSites = new Map();
   const siteOf = () => {
     const limit = Error.stackTraceLimit;

@@ -20,12 +20,14 @@ import { formatTable } from './table.js';
  * `node --import tsx bench/async-steps.bench.ts`. Env: the webhook benchmark's that apply
  * (bench/hooks.bench.ts: BENCH_DURATION of counted load, BENCH_WARMUP, BENCH_CONNECTIONS,
  * BENCH_LOG_LEVEL, BENCH_HERALD_ROOT=<checkout>[,<checkout>] for a before/after in one run,
- * BENCH_ENDPOINTS=wake,agent-executed, both by default).
+ * BENCH_ENDPOINTS=wake,agent-executed, both by default). BENCH_PROMISE_SITES=1 also prints where
+ * each server makes its promises and which SQLite statements it runs, per request; BENCH_ALLOC_SITES=1
+ * its 30 largest allocation sites instead of 6.
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PRELOAD = path.join(ROOT, 'bench/async-steps-preload.mjs');
-// BENCH_PROMISE_SITES=1: also where each server makes its promises (one in 16 sampled, its two nearest frames)
+// BENCH_PROMISE_SITES=1: also where each server makes its promises (one in 16 sampled) and its statements by SQL
 const PROMISE_SITES = process.env.BENCH_PROMISE_SITES ? '1' : '';
 const HOOK_TOKEN = 'bench-hook-token-0123456789abcdef';
 

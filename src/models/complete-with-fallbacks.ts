@@ -29,7 +29,8 @@ export class AllModelsFailedError extends Error {
 export async function completeWithFallbacks(
   refs: string[],
   models: ModelRegistry,
-  request: Omit<ModelRequest, 'model' | 'signal'>,
+  /** its model and signal are each model's own: a turn's request names the first's already */
+  request: Omit<ModelRequest, 'model' | 'signal'> & Partial<Pick<ModelRequest, 'model' | 'signal'>>,
   options: { signal?: AbortSignal; deadline?: number; now?: () => number },
 ): Promise<FallbackResult> {
   const now = options.now ?? Date.now;
@@ -47,8 +48,8 @@ export async function completeWithFallbacks(
       // a model that would ignore the client's tools or format is not an answer to this request: the next one is
       if (needsClientTools(request) && !provider.clientTools) throw new Error('the model takes no client tools or structured output');
       const signal = share?.signal ?? options.signal;
-      // a turn's request names its first model and its signal already: asked as it is, not copied
-      const asked = (request as Partial<ModelRequest>).model === resolved.model && (request as Partial<ModelRequest>).signal === signal ? (request as ModelRequest) : copyWith(request, { model: resolved.model, signal });
+      // the request as it is when it names this model and signal already (a turn's first model), else a copy naming them
+      const asked = request.model === resolved.model && request.signal === signal ? (request as ModelRequest) : copyWith(request, { model: resolved.model, signal });
       const response = await provider.complete(asked);
       return copyWith(response, { ref: resolved.ref, failures });
     } catch (error) {
