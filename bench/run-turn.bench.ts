@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { AS_THE_BUILD } from './compiled-baseline.js';
 import { formatTable } from './table.js';
 
 /**
@@ -44,12 +45,7 @@ async function modulesOf(root: string, index: number) {
       loader: 'ts',
     },
     outfile,
-    bundle: true,
-    packages: 'external',
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'warning',
+    ...AS_THE_BUILD,
   });
   return import(pathToFileURL(outfile).href);
 }

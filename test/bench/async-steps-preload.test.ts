@@ -6,9 +6,20 @@ import { tempDir } from '../helpers/start-herald.js';
 
 // bench/async-steps.bench.ts reads a server's promises and allocation per request from this
 // preload: what it counts between the two signals must be the process's own work, and only that.
+/** runs `script` with the preload and returns what it wrote */
+function countedRun(script: string, env: Record<string, string> = {}): unknown {
+  const out = path.join(tempDir('herald-async-steps-'), 'counted.json');
+  const ran = spawnSync(process.execPath, ['--import', path.resolve('bench/async-steps-preload.mjs'), '--input-type=module', '-e', script], {
+    env: { ...process.env, ASYNC_STEPS_OUT: out, ...env },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  expect(ran.status, ran.stderr).toBe(0);
+  return JSON.parse(fs.readFileSync(out, 'utf8'));
+}
+
 describe('the async-steps preload', () => {
   it('counts the promises made and the bytes allocated between two SIGUSR2s, and nothing outside them', () => {
-    const out = path.join(tempDir('herald-async-steps-'), 'counted.json');
     const script = `
       const made = async (n) => { for (let i = 0; i < n; i++) await Promise.resolve(i); };
       await made(500); // before the first signal: not counted
@@ -21,13 +32,7 @@ describe('the async-steps preload', () => {
       await new Promise((r) => setTimeout(r, 500));
       if (!kept.length) process.exit(1);
     `;
-    const ran = spawnSync(process.execPath, ['--import', path.resolve('bench/async-steps-preload.mjs'), '--input-type=module', '-e', script], {
-      env: { ...process.env, ASYNC_STEPS_OUT: out },
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
-    expect(ran.status, ran.stderr).toBe(0);
-    const counted = JSON.parse(fs.readFileSync(out, 'utf8')) as { promises: number; allocated: number; top: [string, number][] };
+    const counted = countedRun(script) as { promises: number; allocated: number; top: [string, number][] };
     // each step of the counted loop: the resolved promise and the await's (and the async function's own)
     expect(counted.promises).toBeGreaterThanOrEqual(1000);
     expect(counted.promises).toBeLessThan(3500);
@@ -37,7 +42,6 @@ describe('the async-steps preload', () => {
   });
 
   it("counts better-sqlite3's statements and commits between the two signals", () => {
-    const out = path.join(tempDir('herald-async-steps-'), 'counted.json');
     const script = `
       const { default: Database } = await import('better-sqlite3');
       const db = new Database(':memory:');
@@ -57,13 +61,7 @@ describe('the async-steps preload', () => {
       ten(30);
       await new Promise((r) => setTimeout(r, 500));
     `;
-    const ran = spawnSync(process.execPath, ['--import', path.resolve('bench/async-steps-preload.mjs'), '--input-type=module', '-e', script], {
-      env: { ...process.env, ASYNC_STEPS_OUT: out, ASYNC_STEPS_SITES: '1' },
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
-    expect(ran.status, ran.stderr).toBe(0);
-    const counted = JSON.parse(fs.readFileSync(out, 'utf8')) as { statements: number; commits: number; statementTop: [string, number][] };
+    const counted = countedRun(script, { ASYNC_STEPS_SITES: '1' }) as { statements: number; commits: number; statementTop: [string, number][] };
     // two transactions of ten inserts, each opened by a BEGIN, and the count
     expect(counted.commits).toBe(2);
     expect(counted.statements).toBe(23);
