@@ -29,6 +29,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PRELOAD = path.join(ROOT, 'bench/async-steps-preload.mjs');
 // BENCH_PROMISE_SITES=1: also where each server makes its promises (one in 16 sampled) and its statements by SQL
 const PROMISE_SITES = process.env.BENCH_PROMISE_SITES ? '1' : '';
+// BENCH_ALLOC_SITES=1: the 30 largest allocation sites instead of 6
+const ALLOC_SITES = process.env.BENCH_ALLOC_SITES ? 30 : 6;
 const HOOK_TOKEN = 'bench-hook-token-0123456789abcdef';
 
 interface Endpoint {
@@ -132,7 +134,7 @@ async function main(): Promise<void> {
         rows.push([endpoint.name, name, counted.requests, (counted.promises / counted.requests).toFixed(1), (counted.statements / counted.requests).toFixed(2), (counted.requests / Math.max(counted.commits, 1)).toFixed(1), (counted.allocated / counted.requests / 1024).toFixed(1)]);
         if (PROMISE_SITES)
           for (const [site, n] of [...(counted.promiseTop ?? []), ...(counted.statementTop ?? [])]) console.log(`    ${(n / counted.requests).toFixed(2).padStart(6)}  ${site.replace(/\s+/g, ' ').slice(0, 160)}`);
-        sites.push(`${endpoint.name} on ${name}: ${counted.top.slice(0, process.env.BENCH_ALLOC_SITES ? 30 : 6).map(([site, bytes]) => `${site} ${(bytes / counted.requests / 1024).toFixed(1)} KB`).join(', ')}`);
+        sites.push(`${endpoint.name} on ${name}: ${counted.top.slice(0, ALLOC_SITES).map(([site, bytes]) => `${site} ${(bytes / counted.requests / 1024).toFixed(1)} KB`).join(', ')}`);
       }
     }
   } finally {

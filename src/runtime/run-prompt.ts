@@ -1,5 +1,6 @@
 import { newMarkerId, wrapExternalContent } from '../agents/external-content.js';
 import type { AgentAction } from '../mappings/hook-action.js';
+import { isoString } from '../time/iso-time.js';
 
 /** the gmail preset's mapping id (plugins/gmail/preset.ts) */
 const GMAIL_MAPPING = 'gmail';
@@ -18,16 +19,8 @@ export function runPrompt(action: AgentAction, receivedAt: number, markerId = ne
     source: mail ? 'Email' : 'Webhook',
     task: mail ? `${action.name} Hook` : action.name,
     mappingId: action.source?.mappingId ?? 'unknown',
-    receivedAt: isoTime(receivedAt),
+    receivedAt: isoString(receivedAt),
   }, markerId);
-}
-
-/** the last time written, by its millisecond: under load many runs are received in one */
-let lastTime = { at: NaN, iso: '' };
-
-function isoTime(at: number): string {
-  if (at !== lastTime.at) lastTime = { at, iso: new Date(at).toISOString() };
-  return lastTime.iso;
 }
 
 /**
