@@ -82,17 +82,18 @@ if (out) {
     void post('HeapProfiler.stopSampling').then(({ profile }) => {
       const bySite = new Map();
       let allocated = 0;
-      const walk = (node) => {
+      // a builtin (join, replace: no url) is named with the nearest script frame that called it
+      const walk = (node, caller) => {
         const { functionName, url, lineNumber } = node.callFrame;
+        const here = url ? `${functionName || '(anonymous)'} ${url.split('/').pop()}:${lineNumber + 1}` : `${functionName || '(anonymous)'} < ${caller}`;
         // the promise hook's own bookkeeping is the counting's, not the server's
         if (node.selfSize && url !== 'node:internal/async_hooks') {
           allocated += node.selfSize;
-          const site = `${functionName || '(anonymous)'} ${url.split('/').pop()}:${lineNumber + 1}`;
-          bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+          bySite.set(here, (bySite.get(here) ?? 0) + node.selfSize);
         }
-        for (const child of node.children) walk(child);
+        for (const child of node.children) walk(child, url ? here : caller);
       };
-      walk(profile.head);
+      walk(profile.head, '(root)');
       const top = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 30);
       const promiseTop = [...promiseSites].sort((a, b) => b[1] - a[1]).slice(0, 80);
       fs.writeFileSync(out, JSON.stringify({ promises, statements, commits, allocated, top, promiseTop, statementTop: [...bySource].sort((a, b) => b[1] - a[1]).slice(0, 40) }));
