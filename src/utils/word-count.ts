@@ -59,13 +59,34 @@ function asciiWords(length: number): number {
 const repeatedCounts = new BoundedMemo<string, number>(1 << 20, (text) => text.length);
 
 /**
+ * The text last made from parts whose words were counted as it was made (a hook run's prompt,
+ * mostly the security notice, whose count is known: external-content.ts). One text, not a memo:
+ * the prompt made is the next one counted, and a lookup by text would read it whole as the count does.
+ */
+let counted: { text: string; words: number } | undefined;
+
+/**
+ * Lines joined by newlines, with their word count: the sum of the lines' counts (a word never
+ * spans a newline), `knownWords` giving those known already. promptWordCount takes the count of the
+ * text when it is the newest message it is given, instead of counting it again.
+ */
+export function joinCounted(lines: readonly string[], knownWords: (line: string) => number | undefined): string {
+  const text = lines.join('\n');
+  let words = 0;
+  for (const line of lines) words += knownWords(line) ?? wordCount(line);
+  counted = { text, words };
+  return text;
+}
+
+/**
  * The words of a prompt's messages (a usage estimate's prompt tokens). The last message is the
  * turn's new one, seen once: counted as it is. The ones before it are what the next turns of the
  * session will send again: their counts are kept.
  */
 export function promptWordCount(messages: readonly { content: string }[]): number {
   const last = messages.length - 1;
-  let words = last >= 0 ? wordCount(messages[last]!.content) : 0;
+  const newest = last >= 0 ? messages[last]!.content : undefined;
+  let words = newest === undefined ? 0 : newest === counted?.text ? counted.words : wordCount(newest);
   for (let i = 0; i < last; i++) words += repeatedCounts.get(messages[i]!.content, wordCount);
   return words;
 }
