@@ -69,27 +69,32 @@ export class HookIntake {
   }
 
   async accept(call: HookCall): Promise<HookOutcome> {
-    const prepare = async () => {
-      const prepared = await this.deps.engine.prepare(call.request, { signedBy: call.signedBy });
-      call.onMatch?.(prepared.mappingId);
-      return prepared;
-    };
-    const finish = async (prepared: Awaited<ReturnType<typeof prepare>>, runId?: string, key?: string): Promise<StoredResponse & { completed?: true }> => {
-      const outcome = await prepared.run();
-      if (outcome.type === 'skip') return { status: 204, body: null };
-      if (outcome.type === 'respond') return responded(outcome.response);
-      if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.reply) return this.awaitReply(outcome.action, prepared.reply, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
-      if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.waitForCompletion) return this.awaitCompletion(outcome.action, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
-      if (outcome.type === 'actions') return dispatchAll(this.deps.dispatch, outcome.actions, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) }, outcome);
-      return this.deps.dispatch(outcome.action, { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) });
-    };
-
     const headerKey = call.idempotencyKey;
-    if (headerKey !== undefined) return this.once(call, headerKey, async (runId) => finish(await prepare(), runId, headerKey));
-    const prepared = await prepare();
+    if (headerKey !== undefined) return this.once(call, headerKey, async (runId) => this.finish(call, await this.prepare(call), runId, headerKey));
+    const prepared = await this.prepare(call);
     const mappingKey = prepared.idempotencyKey;
-    if (mappingKey === undefined) return toOutcome(await finish(prepared), false);
-    return this.once(call, mappingKey, (runId) => finish(prepared, runId, mappingKey), { anyBody: true });
+    if (mappingKey === undefined) return toOutcome(await this.finish(call, prepared), false);
+    return this.once(call, mappingKey, (runId) => this.finish(call, prepared, runId, mappingKey), { anyBody: true });
+  }
+
+  /** the call's mapping found and its templates rendered; the caller told which mapping matched */
+  private async prepare(call: HookCall): Promise<PreparedMapping & { mappingId: string }> {
+    const prepared = await this.deps.engine.prepare(call.request, { signedBy: call.signedBy });
+    call.onMatch?.(prepared.mappingId);
+    return prepared;
+  }
+
+  /** the prepared mapping run and its outcome carried out; `key`: the idempotency key it completes */
+  private async finish(call: HookCall, prepared: PreparedMapping, runId?: string, key?: string): Promise<StoredResponse & { completed?: true }> {
+    const outcome = await prepared.run();
+    if (outcome.type === 'skip') return { status: 204, body: null };
+    if (outcome.type === 'respond') return responded(outcome.response);
+    const options = { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) };
+    if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.reply) return this.awaitReply(outcome.action, prepared.reply, options);
+    if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.waitForCompletion) return this.awaitCompletion(outcome.action, options);
+    if (outcome.type === 'actions') return dispatchAll(this.deps.dispatch, outcome.actions, options, outcome);
+    // awaited, not returned: an async function answering with a promise takes one more promise and two more ticks
+    return await this.deps.dispatch(outcome.action, options);
   }
 
   /**

@@ -47,6 +47,24 @@ export class ReceiptRecorder {
   }
 
   async record(input: ReceiptInput): Promise<ReceiptRecord> {
+    const { receipt, payload } = this.receiptOf(input);
+    await this.deps.store.receipts.record(receipt, payload);
+    return receipt;
+  }
+
+  /** for the HTTP layer: recorded after the response, a failure logged (never the body) and never the caller's problem */
+  recordLater(input: ReceiptInput): void {
+    const failed = (err: unknown) => this.deps.logger.error({ err, reqId: input.requestId }, 'receipt not recorded');
+    try {
+      const { receipt, payload } = this.receiptOf(input);
+      // the store's promise caught, not an async function's around it: one promise fewer per request
+      this.deps.store.receipts.record(receipt, payload).catch(failed);
+    } catch (err) {
+      failed(err);
+    }
+  }
+
+  private receiptOf(input: ReceiptInput): { receipt: ReceiptRecord; payload?: RetainedPayload } {
     const retained = this.retains(input);
     const expiresAt = input.receivedAt + this.deps.config.hooks.retention.payloadTtlHours * 3_600_000;
     const receipt: ReceiptRecord = {
@@ -81,12 +99,6 @@ export class ReceiptRecorder {
           expiresAt,
         }
       : undefined;
-    await this.deps.store.receipts.record(receipt, payload);
-    return receipt;
-  }
-
-  /** for the HTTP layer: recorded after the response, a failure logged (never the body) and never the caller's problem */
-  recordLater(input: ReceiptInput): void {
-    this.record(input).catch((err) => this.deps.logger.error({ err, reqId: input.requestId }, 'receipt not recorded'));
+    return { receipt, payload };
   }
 }

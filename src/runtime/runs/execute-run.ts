@@ -32,15 +32,25 @@ class StoreFault extends Error {
  * that will not be finished here (aborted by a shutdown, its run ahead ended without an outcome,
  * finished by another process) is given back to the queue, and nothing is returned.
  */
-export async function executeRun(ctx: RunContext, run: RunRecord, abort: RunAbort, history: SessionMessage[] | undefined, place: ChainPlace): Promise<NextRuns | undefined> {
-  if (place.ahead) {
-    history = await place.ahead;
-    if (history === undefined) return giveBack(ctx, run.id);
-  }
-  // a run claimed ahead waits for a turn; aborted meanwhile (a shutdown, a lost lease), it is given back as below
+export function executeRun(ctx: RunContext, run: RunRecord, abort: RunAbort, history: SessionMessage[] | undefined, place: ChainPlace): Promise<NextRuns | undefined> {
+  // not an async function: a run with nothing to wait for is its turn's promise, no layer around it
+  if (place.ahead) return afterRunAhead(ctx, run, abort, place);
+  return inTurn(ctx, run, abort, history, place);
+}
+
+/** the run behind another of its chain: its history is the one ahead's, once that one has its outcome */
+async function afterRunAhead(ctx: RunContext, run: RunRecord, abort: RunAbort, place: ChainPlace): Promise<NextRuns | undefined> {
+  const history = await place.ahead;
+  if (history === undefined) return giveBack(ctx, run.id);
+  return await inTurn(ctx, run, abort, history, place);
+}
+
+/** a run claimed ahead waits for a turn; aborted meanwhile (a shutdown, a lost lease), it is given back as below */
+function inTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, history: SessionMessage[] | undefined, place: ChainPlace): Promise<NextRuns | undefined> {
   const turn = ctx.turns.take(abort);
-  if (turn !== true && !(await turn)) return givenUp(ctx, run.id, abort);
-  return takeTurn(ctx, run, abort, history, place);
+  if (turn === true) return takeTurn(ctx, run, abort, history, place);
+  if (turn === false) return givenUp(ctx, run.id, abort);
+  return turn.then((taken) => (taken ? takeTurn(ctx, run, abort, history, place) : givenUp(ctx, run.id, abort)));
 }
 
 /** the run in its turn: asked, answered or failed, and completed, within its time limit */

@@ -46,16 +46,20 @@ export async function completeRun(ctx: RunContext, id: string, completion: Omit<
  * after this one, often with it), else once this one committed. No history known (the run failed
  * before reading it): nothing is passed on, and the run behind is given back when this one leaves.
  */
-export async function completeInChain(ctx: RunContext, completing: Promise<RunCompleted>, place: ChainPlace, history: () => SessionMessage[] | undefined): Promise<RunCompleted> {
+export function completeInChain(ctx: RunContext, completing: Promise<RunCompleted>, place: ChainPlace, history: () => SessionMessage[] | undefined): Promise<RunCompleted> {
   const passOn = () => {
     const known = history();
     if (known) place.passBehind?.(known);
   };
-  const { singleWriter } = ctx.deps.store.runs;
-  if (singleWriter) passOn();
-  const completed = await completing;
-  if (!singleWriter && completed.finished) passOn();
-  return completed;
+  // not an async function: with a single writer the completion's own promise is the answer
+  if (ctx.deps.store.runs.singleWriter) {
+    passOn();
+    return completing;
+  }
+  return completing.then((completed) => {
+    if (completed.finished) passOn();
+    return completed;
+  });
 }
 
 /** the runs the completion claimed, with this run's history when they are of its session (another session's run reads its own) */

@@ -83,9 +83,8 @@ export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): Re
   });
 
   return {
-    async record(receipt, retained) {
-      await commits.run(retained ? () => recordWithPayload(receipt, retained) : () => void insertReceipt(receipt));
-    },
+    // the group commit's promise itself: one promise fewer per request
+    record: (receipt, retained) => commits.run(retained ? () => recordWithPayload(receipt, retained) : () => void insertReceipt(receipt)),
     async get(id) {
       const row = get.get(id);
       return row && toReceipt(row);
