@@ -25,7 +25,8 @@ export function builtinMappings(ctx: Omit<ActionContext, 'mappingId' | 'required
       }
       return body as Record<string, unknown>;
     };
-    const apply = async (request: HookRequest) => ({ type: 'action' as const, action: validateAction(bodyOf(request), kind, context, kind) });
+    const applyNow = (request: HookRequest) => ({ type: 'action' as const, action: validateAction(bodyOf(request), kind, context, kind) });
+    const apply = async (request: HookRequest) => applyNow(request);
     return {
       id: kind,
       path: kind,
@@ -33,12 +34,13 @@ export function builtinMappings(ctx: Omit<ActionContext, 'mappingId' | 'required
       matches: (request: HookRequest) => request.path === kind,
       apply,
       ...(kind === 'agent' && {
-        async prepare(request: HookRequest) {
+        // not async: a built-in's step has nothing to wait for, and its caller awaits only a promise
+        prepare(request: HookRequest) {
           const wait = bodyOf(request).waitForCompletion;
           if (wait !== undefined && wait !== null && typeof wait !== 'boolean') {
             throw new HeraldError('HERALD_INVALID_FIELD', 'waitForCompletion must be a boolean', { param: 'waitForCompletion' });
           }
-          return { ...(wait === true && { waitForCompletion: true }), run: () => apply(request) };
+          return { ...(wait === true && { waitForCompletion: true }), run: () => applyNow(request) };
         },
       }),
     };

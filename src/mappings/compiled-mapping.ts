@@ -32,8 +32,8 @@ export interface ItemRefusal {
 export interface PreparedMapping {
   /** the rendered `idempotencyKey`, when the mapping has one and it rendered non-empty */
   idempotencyKey?: string;
-  /** runs the rest: transform, then validation of the action */
-  run(): Promise<MappingOutcome>;
+  /** runs the rest: transform, then validation of the action (at once when there is nothing to wait for: the built-ins) */
+  run(): MappingOutcome | Promise<MappingOutcome>;
   /** the mapping answers with the run's reply, awaited up to `waitMs` (or its fallback): rendered over this request */
   /** `/agent` with `waitForCompletion: true`: the answer waits for the run and carries its `completion` */
   waitForCompletion?: boolean;
@@ -67,5 +67,5 @@ export interface CompiledMapping {
   /** turns the request into an outcome; per-request faults are thrown as HeraldError */
   apply(request: HookRequest): Promise<MappingOutcome>;
   /** `apply` in two steps (schema and templates, then the rest); mappings without one are applied in one */
-  prepare?(request: HookRequest): Promise<PreparedMapping>;
+  prepare?(request: HookRequest): PreparedMapping | Promise<PreparedMapping>;
 }

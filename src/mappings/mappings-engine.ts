@@ -66,10 +66,30 @@ export class MappingsEngine {
   }
 
   async find(request: HookRequest, among?: readonly CompiledMapping[]): Promise<CompiledMapping | undefined> {
-    for (const mapping of among ?? (this.byPath.get(request.path) ?? this.anyPath).candidates(request)) {
-      // most matches answer at once: awaited only when a template's answer is on its way
-      const matched = mapping.matches(request);
-      if (matched === true || (matched !== false && (await matched))) return mapping;
+    return this.match(request, among);
+  }
+
+  /**
+   * `find`, answered at once while every match asked answers at once (most do: a path, a source,
+   * an equality), so the hook intake awaits nothing for them; a promise from the first template
+   * whose answer is on its way.
+   */
+  private match(request: HookRequest, among?: readonly CompiledMapping[]): CompiledMapping | undefined | Promise<CompiledMapping | undefined> {
+    const candidates = among ?? (this.byPath.get(request.path) ?? this.anyPath).candidates(request);
+    for (let i = 0; i < candidates.length; i++) {
+      const matched = candidates[i]!.matches(request);
+      if (matched === true) return candidates[i];
+      if (matched !== false) return this.matchAwaiting(request, candidates, i, matched);
+    }
+    return undefined;
+  }
+
+  /** the rest of `match` from the candidate at `from`, whose answer is on its way */
+  private async matchAwaiting(request: HookRequest, candidates: readonly CompiledMapping[], from: number, answer: Promise<boolean>): Promise<CompiledMapping | undefined> {
+    if (await answer) return candidates[from];
+    for (let i = from + 1; i < candidates.length; i++) {
+      const matched = candidates[i]!.matches(request);
+      if (matched === true || (matched !== false && (await matched))) return candidates[i];
     }
     return undefined;
   }
@@ -102,12 +122,20 @@ export class MappingsEngine {
    * and rendered its templates (its `idempotencyKey` among them); `run` does the transform and
    * validation. The hook route claims the key in between, so a repeat runs no transform.
    */
-  async prepare(request: HookRequest, options: { signedBy?: readonly CompiledMapping[] } = {}): Promise<PreparedMapping & { mappingId: string }> {
+  prepare(request: HookRequest, options: { signedBy?: readonly CompiledMapping[] } = {}): Prepared | Promise<Prepared> {
     const fault = payloadFault(request.payload);
     if (fault) throw new HeraldError('HERALD_BAD_REQUEST', fault);
-    const mapping = await this.find(request, options.signedBy);
-    if (!mapping) throw new HeraldError('HERALD_MAPPING_NOT_FOUND', `no hook mapping for "${request.path}"`);
-    const prepared = mapping.prepare ? await mapping.prepare(request) : { run: () => mapping.apply(request) };
-    return copyWith(prepared, { mappingId: mapping.id });
+    // answered at once when its steps are (the built-in /wake and /agent, most matches): the caller awaits only a promise
+    const found = this.match(request, options.signedBy);
+    return found instanceof Promise ? found.then((mapping) => prepareMapping(request, mapping)) : prepareMapping(request, found);
   }
+}
+
+type Prepared = PreparedMapping & { mappingId: string };
+
+function prepareMapping(request: HookRequest, mapping: CompiledMapping | undefined): Prepared | Promise<Prepared> {
+  if (!mapping) throw new HeraldError('HERALD_MAPPING_NOT_FOUND', `no hook mapping for "${request.path}"`);
+  if (!mapping.prepare) return { run: () => mapping.apply(request), mappingId: mapping.id };
+  const prepared = mapping.prepare(request);
+  return prepared instanceof Promise ? prepared.then((done) => copyWith(done, { mappingId: mapping.id })) : copyWith(prepared, { mappingId: mapping.id });
 }

@@ -13,6 +13,8 @@ import type { AgentAction } from '../mappings/hook-action.js';
 import type { RunWaiter } from './runs/run-waiter.js';
 import type { RunCompletionReporter } from './runs/run-completion-report.js';
 
+type Prepared = PreparedMapping & { mappingId: string };
+
 /** One authenticated webhook call, parsed: what the intake needs of it. */
 export interface HookCall {
   request: HookRequest;
@@ -71,22 +73,28 @@ export class HookIntake {
   async accept(call: HookCall): Promise<HookOutcome> {
     const headerKey = call.idempotencyKey;
     if (headerKey !== undefined) return this.once(call, headerKey, async (runId) => this.finish(call, await this.prepare(call), runId, headerKey));
-    const prepared = await this.prepare(call);
+    // awaited only when it is on its way: most mappings (the built-in /wake and /agent among them) answer at once
+    const preparing = this.prepare(call);
+    const prepared = preparing instanceof Promise ? await preparing : preparing;
     const mappingKey = prepared.idempotencyKey;
     if (mappingKey === undefined) return toOutcome(await this.finish(call, prepared), false);
     return this.once(call, mappingKey, (runId) => this.finish(call, prepared, runId, mappingKey), { anyBody: true });
   }
 
-  /** the call's mapping found and its templates rendered; the caller told which mapping matched */
-  private async prepare(call: HookCall): Promise<PreparedMapping & { mappingId: string }> {
-    const prepared = await this.deps.engine.prepare(call.request, { signedBy: call.signedBy });
-    call.onMatch?.(prepared.mappingId);
-    return prepared;
+  /** the call's mapping found and its templates rendered, at once when the engine answers at once; the caller told which mapping matched */
+  private prepare(call: HookCall): Prepared | Promise<Prepared> {
+    const matched = (prepared: Prepared) => {
+      call.onMatch?.(prepared.mappingId);
+      return prepared;
+    };
+    const preparing = this.deps.engine.prepare(call.request, { signedBy: call.signedBy });
+    return preparing instanceof Promise ? preparing.then(matched) : matched(preparing);
   }
 
   /** the prepared mapping run and its outcome carried out; `key`: the idempotency key it completes */
   private async finish(call: HookCall, prepared: PreparedMapping, runId?: string, key?: string): Promise<StoredResponse & { completed?: true }> {
-    const outcome = await prepared.run();
+    const running = prepared.run();
+    const outcome = running instanceof Promise ? await running : running;
     if (outcome.type === 'skip') return { status: 204, body: null };
     if (outcome.type === 'respond') return responded(outcome.response);
     const options = { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) };
