@@ -145,7 +145,9 @@ export class RunQueue {
     try {
       this.active.delete(run.id);
       leave();
-      await this.continueWith(next);
+      // a promise only when runs are given back (a stop): most runs end without one more wait
+      const continuing = this.continueWith(next);
+      if (continuing) await continuing;
     } catch (err) {
       this.deps.logger.warn({ err }, 'giving a claimed run back failed; it is retaken when its lease runs out');
     }
