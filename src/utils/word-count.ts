@@ -72,9 +72,20 @@ let counted: { text: string; words: number } | undefined;
  */
 export function joinCounted(lines: readonly string[], knownWords: (line: string) => number | undefined): string {
   const text = lines.join('\n');
+  // the lines between known ones counted as slices of the joined text: a slice shares its characters,
+  // where a line made by a template literal is a tree of its parts that counting it would flatten into a copy
   let words = 0;
-  for (const line of lines) words += knownWords(line) ?? wordCount(line);
-  counted = { text, words };
+  let from = 0;
+  let at = 0;
+  for (const line of lines) {
+    const known = knownWords(line);
+    if (known !== undefined) {
+      words += wordCount(text.slice(from, at)) + known;
+      from = at + line.length;
+    }
+    at += line.length + 1;
+  }
+  counted = { text, words: words + wordCount(text.slice(from)) };
   return text;
 }
 
