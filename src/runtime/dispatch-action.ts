@@ -1,8 +1,8 @@
 import type { MappingTraffic } from '../config/traffic-schema.js';
 import { HeraldError } from '../errors.js';
-import type { AdmittedRun } from '../store/port.js';
+import type { AdmittedRun, RunAdmission } from '../store/port.js';
 import { runAdmission } from './runs/run-admission.js';
-import type { HookAction } from '../mappings/hook-action.js';
+import type { AgentAction, HookAction, WakeAction } from '../mappings/hook-action.js';
 import type { ItemRefusal } from '../mappings/compiled-mapping.js';
 import type { EventOutcome } from '../store/port.js';
 import type { Heartbeat } from './heartbeat.js';
@@ -39,29 +39,39 @@ export interface DispatcherDeps {
 
 /** Carries out an action; everything it accepts is in the store before it returns. */
 export function createDispatcher(deps: DispatcherDeps): DispatchAction {
-  return async function dispatchAction(action, options = {}) {
-    if (action.kind === 'wake') {
-      // OpenClaw's `eventOutcome`: `coalesced` when the event repeated the pending one before it
-      const response = (eventOutcome: EventOutcome) => ({ status: 200 as const, body: { ok: true as const, mode: action.mode, eventOutcome } });
-      if (options.completes) {
-        const outcome = await deps.mainSession.enqueueSystemEventCompleting(action.text, options.completes, response);
-        if (action.mode === 'now') deps.heartbeat.request();
-        return copyWith(response(outcome), { completed: true as const });
-      }
-      const event = await deps.mainSession.enqueueSystemEvent(action.text);
-      if (action.mode === 'now') deps.heartbeat.request();
-      return event ? copyWith(response('queued'), { eventId: event.id }) : response('coalesced');
-    }
+  // not an async function: an ungoverned run (most hook runs) answers one promise after its insert's
+  return function dispatchAction(action, options = {}) {
+    if (action.kind === 'wake') return dispatchWake(deps, action, options);
     const admission = runAdmission(action, deps.traffic?.(action.source.mappingId));
-    if (!admission) return { status: 202, body: { ok: true, runId: await deps.runs.submit(action, { id: options.runId }) } };
-    const admitted = await deps.runs.admit(action, admission, { id: options.runId });
-    deps.onAdmitted?.(admission.mappingId, admitted);
-    if (admitted.type === 'rate-limited') {
-      throw new HeraldError('HERALD_RATE_LIMITED', 'rate limited', { headers: { 'Retry-After': String(Math.max(1, Math.ceil(admitted.retryAfterMs / 1000))) } });
-    }
-    if (admitted.type === 'coalesced') return { status: 202, body: { ok: true, runId: admitted.runId, coalesced: true } };
-    return { status: 202, body: { ok: true, runId: admitted.runId } };
+    if (!admission) return deps.runs.submit(action, { id: options.runId }).then((runId) => ({ status: 202, body: { ok: true, runId } }));
+    return dispatchGoverned(deps, action, admission, options);
   };
+}
+
+type DispatchOptions = NonNullable<Parameters<DispatchAction>[1]>;
+
+async function dispatchWake(deps: DispatcherDeps, action: WakeAction, options: DispatchOptions): Promise<DispatchResult> {
+  // OpenClaw's `eventOutcome`: `coalesced` when the event repeated the pending one before it
+  const response = (eventOutcome: EventOutcome) => ({ status: 200 as const, body: { ok: true as const, mode: action.mode, eventOutcome } });
+  if (options.completes) {
+    const outcome = await deps.mainSession.enqueueSystemEventCompleting(action.text, options.completes, response);
+    if (action.mode === 'now') deps.heartbeat.request();
+    return copyWith(response(outcome), { completed: true as const });
+  }
+  const event = await deps.mainSession.enqueueSystemEvent(action.text);
+  if (action.mode === 'now') deps.heartbeat.request();
+  return event ? copyWith(response('queued'), { eventId: event.id }) : response('coalesced');
+}
+
+/** a governed mapping's run (its concurrency, rate, coalescing): admitted by the store, or refused */
+async function dispatchGoverned(deps: DispatcherDeps, action: AgentAction, admission: RunAdmission, options: DispatchOptions): Promise<DispatchResult> {
+  const admitted = await deps.runs.admit(action, admission, { id: options.runId });
+  deps.onAdmitted?.(admission.mappingId, admitted);
+  if (admitted.type === 'rate-limited') {
+    throw new HeraldError('HERALD_RATE_LIMITED', 'rate limited', { headers: { 'Retry-After': String(Math.max(1, Math.ceil(admitted.retryAfterMs / 1000))) } });
+  }
+  if (admitted.type === 'coalesced') return { status: 202, body: { ok: true, runId: admitted.runId, coalesced: true } };
+  return { status: 202, body: { ok: true, runId: admitted.runId } };
 }
 
 /** OpenClaw's answer to a batch not wholly admitted: the status of its first refusal, what did start, and why the rest did not (at most five reasons) */

@@ -8,7 +8,7 @@ import { templateScope } from '../mappings/template-scope.js';
 import { dispatchAll, type DispatchAction, type DispatchResult } from './dispatch-action.js';
 import { HookIdempotency, requestHash, type StoredResponse } from './hook-idempotency.js';
 import type { HookResponse } from '../mappings/compile-respond.js';
-import type { PreparedMapping } from '../mappings/compiled-mapping.js';
+import type { MappingOutcome, PreparedMapping } from '../mappings/compiled-mapping.js';
 import type { AgentAction } from '../mappings/hook-action.js';
 import type { RunWaiter } from './runs/run-waiter.js';
 import type { RunCompletionReporter } from './runs/run-completion-report.js';
@@ -91,18 +91,27 @@ export class HookIntake {
     return preparing instanceof Promise ? preparing.then(matched) : matched(preparing);
   }
 
-  /** the prepared mapping run and its outcome carried out; `key`: the idempotency key it completes */
-  private async finish(call: HookCall, prepared: PreparedMapping, runId?: string, key?: string): Promise<StoredResponse & { completed?: true }> {
-    const running = prepared.run();
-    const outcome = running instanceof Promise ? await running : running;
-    if (outcome.type === 'skip') return { status: 204, body: null };
-    if (outcome.type === 'respond') return responded(outcome.response);
+  /**
+   * The prepared mapping run and its outcome carried out; `key`: the idempotency key it completes.
+   * Not an async function: the dispatch's own promise is the answer (a step of every webhook's path).
+   */
+  private finish(call: HookCall, prepared: PreparedMapping, runId?: string, key?: string): Promise<StoredResponse & { completed?: true }> {
+    try {
+      const running = prepared.run();
+      return running instanceof Promise ? running.then((outcome) => this.carryOut(call, prepared, outcome, runId, key)) : this.carryOut(call, prepared, running, runId, key);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private carryOut(call: HookCall, prepared: PreparedMapping, outcome: MappingOutcome, runId?: string, key?: string): Promise<StoredResponse & { completed?: true }> {
+    if (outcome.type === 'skip') return Promise.resolve({ status: 204, body: null });
+    if (outcome.type === 'respond') return Promise.resolve(responded(outcome.response));
     const options = { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) };
     if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.reply) return this.awaitReply(outcome.action, prepared.reply, options);
     if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.waitForCompletion) return this.awaitCompletion(outcome.action, options);
     if (outcome.type === 'actions') return dispatchAll(this.deps.dispatch, outcome.actions, options, outcome);
-    // awaited, not returned: an async function answering with a promise takes one more promise and two more ticks
-    return await this.deps.dispatch(outcome.action, options);
+    return this.deps.dispatch(outcome.action, options);
   }
 
   /**
