@@ -26,23 +26,21 @@ export function builtinMappings(ctx: Omit<ActionContext, 'mappingId' | 'required
       return body as Record<string, unknown>;
     };
     const applyNow = (request: HookRequest) => ({ type: 'action' as const, action: validateAction(bodyOf(request), kind, context, kind) });
-    const apply = async (request: HookRequest) => applyNow(request);
     return {
       id: kind,
       path: kind,
       origin: 'built-in',
       matches: (request: HookRequest) => request.path === kind,
-      apply,
-      ...(kind === 'agent' && {
-        // not async: a built-in's step has nothing to wait for, and its caller awaits only a promise
-        prepare(request: HookRequest) {
-          const wait = bodyOf(request).waitForCompletion;
-          if (wait !== undefined && wait !== null && typeof wait !== 'boolean') {
-            throw new HeraldError('HERALD_INVALID_FIELD', 'waitForCompletion must be a boolean', { param: 'waitForCompletion' });
-          }
-          return { ...(wait === true && { waitForCompletion: true }), run: () => applyNow(request) };
-        },
-      }),
+      apply: async (request: HookRequest) => applyNow(request),
+      // not async: a built-in's steps have nothing to wait for, and the intake awaits only a promise
+      prepare(request: HookRequest) {
+        if (kind === 'wake') return { run: () => applyNow(request) };
+        const wait = bodyOf(request).waitForCompletion;
+        if (wait !== undefined && wait !== null && typeof wait !== 'boolean') {
+          throw new HeraldError('HERALD_INVALID_FIELD', 'waitForCompletion must be a boolean', { param: 'waitForCompletion' });
+        }
+        return { ...(wait === true && { waitForCompletion: true }), run: () => applyNow(request) };
+      },
     };
   };
   return [fixed('wake'), fixed('agent')];
