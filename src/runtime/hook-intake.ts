@@ -104,6 +104,7 @@ export class HookIntake {
     }
   }
 
+  /** what the mapping's outcome asks: no answer (skip), its own answer, a run awaited, or the dispatch */
   private carryOut(call: HookCall, prepared: PreparedMapping, outcome: MappingOutcome, runId?: string, key?: string): Promise<StoredResponse & { completed?: true }> {
     if (outcome.type === 'skip') return Promise.resolve({ status: 204, body: null });
     if (outcome.type === 'respond') return Promise.resolve(responded(outcome.response));
