@@ -18,33 +18,26 @@ export interface NextRuns {
  * process takes work and has room, the same commit claims the next run into the place this one
  * leaves (`claimNext`: not for a run with one behind it in its chain, which takes the place instead).
  */
-export function completeRun(ctx: RunContext, id: string, completion: Omit<RunCompletion, 'summary'>, action: AgentAction, outcome: Parameters<typeof runSummary>[1], claimNext: boolean): Promise<RunCompleted> {
+export async function completeRun(ctx: RunContext, id: string, completion: Omit<RunCompletion, 'summary'>, action: AgentAction, outcome: Parameters<typeof runSummary>[1], claimNext: boolean): Promise<RunCompleted> {
   const { store } = ctx.deps;
+  // herald's policy beyond OpenClaw's: the summary of a run over outside content is flagged on its event
+  const untrusted = !action.allowUnsafeExternalContent;
+  const text = runSummary(action.name, copyWith(outcome, { untrusted }));
+  const written = copyWith(completion, { summary: { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS, untrusted } });
   ctx.completing.add(id);
-  const done = (completed: RunCompleted) => {
-    ctx.completing.delete(id);
-    if (completed.finished) ctx.deps.onRunFinished?.(completion.status);
-    return completed;
-  };
-  const failed = (error: unknown) => {
-    ctx.completing.delete(id);
-    return Promise.reject(error);
-  };
-  // not an async function: one promise after the store's, not a function's and its await (on every run's
-  // path); what fails before the store is asked fails the promise all the same
+  let completed: RunCompleted;
   try {
-    // herald's policy beyond OpenClaw's: the summary of a run over outside content is flagged on its event
-    const untrusted = !action.allowUnsafeExternalContent;
-    const text = runSummary(action.name, copyWith(outcome, { untrusted }));
-    const written = copyWith(completion, { summary: { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS, untrusted } });
     // the run itself still holds a slot: claiming into it keeps the count, unless fewer may be held now
     if (claimNext && ctx.claims.accepting && ctx.slots.taken() <= ctx.slots.capacity()) {
-      return store.runs.completeAndClaimNext(id, written, ctx.claims.lease(), ctx.slots.runsBehind()).then(done, failed);
+      completed = await store.runs.completeAndClaimNext(id, written, ctx.claims.lease(), ctx.slots.runsBehind());
+    } else {
+      completed = { finished: await store.runs.complete(id, written) };
     }
-    return store.runs.complete(id, written).then((finished) => done({ finished }), failed);
-  } catch (error) {
-    return failed(error);
+  } finally {
+    ctx.completing.delete(id);
   }
+  if (completed.finished) ctx.deps.onRunFinished?.(completion.status);
+  return completed;
 }
 
 /**
