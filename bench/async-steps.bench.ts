@@ -14,7 +14,8 @@ import { formatTable } from './table.js';
  * allocates per request, herald against the same-records baseline (bench/baseline-server.ts),
  * each alone under the same load from another process. Counts do not scatter with the machine
  * as req/s does, so a change a few per cent of CPU wide shows here when a timed A/B cannot
- * resolve it. The counting slows each server (an async hook on every promise, V8's allocation
+ * resolve it. It also prints the bytes each server had written to storage per request (the WAL's
+ * frames and the checkpoints' pages: what a commit costs grows with them). The counting slows each server (an async hook on every promise, V8's allocation
  * sampler): this bench prints no timing.
  *
  * `node --import tsx bench/async-steps.bench.ts`. Env: the webhook benchmark's that apply
@@ -62,7 +63,7 @@ interface Counted {
 }
 
 /** counts one server over one endpoint's load: started with the preload, warmed up, counted until idle again */
-async function count(start: (out: string) => Promise<ChildServer>, urlPath: string, body: string, dir: string, options: HooksBenchOptions): Promise<Counted & { requests: number }> {
+async function count(start: (out: string) => Promise<ChildServer>, urlPath: string, body: string, dir: string, options: HooksBenchOptions): Promise<Counted & { requests: number; storageBytes: number }> {
   const out = path.join(dir, `counted-${Date.now()}.json`);
   const server = await start(out);
   try {
@@ -78,18 +79,29 @@ async function count(start: (out: string) => Promise<ChildServer>, urlPath: stri
     await load(options.warmupSeconds);
     await waitUntilIdle(server.pid);
     process.kill(server.pid, 'SIGUSR2');
+    const storedBefore = storageBytes(server.pid);
     const { total, non2xx } = await load(options.durationSeconds);
     if (non2xx) throw new Error(`${server.name}: ${non2xx} answers were not 2xx`);
     // the runs accepted during the load are executed after it too: counted until the server is idle
     await waitUntilIdle(server.pid);
+    const stored = storageBytes(server.pid) - storedBefore;
     process.kill(server.pid, 'SIGUSR2');
     for (let waited = 0; !fs.existsSync(out); waited += 50) {
       if (waited > 30_000) throw new Error(`${server.name}: no counts written to ${out}`);
       await new Promise((r) => setTimeout(r, 50));
     }
-    return { ...(JSON.parse(fs.readFileSync(out, 'utf8')) as Counted), requests: total };
+    return { ...(JSON.parse(fs.readFileSync(out, 'utf8')) as Counted), requests: total, storageBytes: stored };
   } finally {
     await server.stop();
+  }
+}
+
+/** the bytes a process has had written to storage (/proc's write_bytes: the WAL's frames and the checkpoints' pages, not the sockets), or NaN off Linux */
+function storageBytes(pid: number): number {
+  try {
+    return Number(/^write_bytes: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
+  } catch {
+    return NaN;
   }
 }
 
@@ -131,7 +143,7 @@ async function main(): Promise<void> {
         process.stdout.write(`  ${endpoint.name} on ${name} ... `);
         const counted = await count(start, urlPath, endpoint.body, dir, options);
         console.log(`${counted.requests} requests`);
-        rows.push([endpoint.name, name, counted.requests, (counted.promises / counted.requests).toFixed(1), (counted.statements / counted.requests).toFixed(2), (counted.requests / Math.max(counted.commits, 1)).toFixed(1), (counted.allocated / counted.requests / 1024).toFixed(1)]);
+        rows.push([endpoint.name, name, counted.requests, (counted.promises / counted.requests).toFixed(1), (counted.statements / counted.requests).toFixed(2), (counted.requests / Math.max(counted.commits, 1)).toFixed(1), (counted.allocated / counted.requests / 1024).toFixed(1), (counted.storageBytes / counted.requests / 1024).toFixed(2)]);
         if (PROMISE_SITES)
           for (const [site, n] of [...(counted.promiseTop ?? []), ...(counted.statementTop ?? [])]) console.log(`    ${(n / counted.requests).toFixed(2).padStart(6)}  ${site.replace(/\s+/g, ' ').slice(0, 160)}`);
         sites.push(`${endpoint.name} on ${name}: ${counted.top.slice(0, ALLOC_SITES).map(([site, bytes]) => `${site} ${(bytes / counted.requests / 1024).toFixed(1)} KB`).join(', ')}`);
@@ -141,7 +153,7 @@ async function main(): Promise<void> {
     fs.rmSync(dir, { recursive: true, force: true });
   }
   console.log();
-  console.log(formatTable(['endpoint', 'server', 'requests', 'promises/request', 'statements/request', 'requests/commit', 'KB allocated/request'], rows));
+  console.log(formatTable(['endpoint', 'server', 'requests', 'promises/request', 'statements/request', 'requests/commit', 'KB allocated/request', 'KB written/request'], rows));
   console.log();
   console.log('Where each allocates most, per request (V8 sampling every 4 KiB, freed objects included):');
   for (const line of sites) console.log(`- ${line}`);

@@ -1,5 +1,6 @@
 import { CountDeltas } from './count-deltas.js';
 import type { SqliteDatabase } from './open-database.js';
+import { OthersCommits } from './others-commits.js';
 
 interface Outcome {
   ok: boolean;
@@ -47,6 +48,10 @@ export class GroupCommit {
    * across groups (queue-memory.ts) may hold what a rolled-back write did, and is dropped when this moves
    */
   rollbacks = 0;
+  /** other connections' commits: read at every attempt, where the transaction's locks are held already */
+  readonly othersCommits: OthersCommits;
+  /** `othersCommits`' version as the attempt running now read it */
+  othersVersion = 0;
   private scheduled?: NodeJS.Immediate;
   /** what the group's writes changed in the counts /metrics reads, written at the group's end (count-deltas.ts) */
   private readonly counts: CountDeltas;
@@ -59,6 +64,7 @@ export class GroupCommit {
 
   constructor(private readonly db: SqliteDatabase) {
     this.counts = new CountDeltas(db);
+    this.othersCommits = new OthersCommits(db);
     this.groupTransaction = db.transaction(this.group.bind(this)).immediate;
   }
 
@@ -142,6 +148,7 @@ export class GroupCommit {
 
   /** one attempt's work, in the transaction `attempt` runs it in */
   private group(group: Pending[], tails: Set<() => void>, isolated: boolean, outcomes: Outcome[]): void {
+    this.othersVersion = this.othersCommits.inTransaction();
     for (const { work } of group) {
       const counted = isolated ? this.counts.snapshot() : undefined;
       try {

@@ -14,6 +14,7 @@ import {
 } from '../port.js';
 import { heaviestRowids } from './heaviest-rowids.js';
 import type { SqliteDatabase } from './open-database.js';
+import type { OthersCommits } from './others-commits.js';
 import { compactRowids, TermChunksCache, type TermChunks } from './term-chunks.js';
 
 interface DocumentRow {
@@ -91,7 +92,7 @@ const ftsQuery = (terms: string[]) => terms.map((t) => `"${t.replaceAll('"', '""
  * index per agent (so term counts and bm25 are the agent's own). Writes of one document become
  * visible at once: the document stays 'indexing' (hidden) while its chunks are written in batches.
  */
-export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
+export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCommits): KnowledgeRepo {
   const byHash = db.prepare<[string, string], DocumentRow>('SELECT * FROM knowledge_documents WHERE agent_id = ? AND sha256 = ?');
   const byId = db.prepare<[string], DocumentRow>("SELECT * FROM knowledge_documents WHERE id = ? AND status = 'ready'");
   const byAgent = db.prepare<[string], DocumentRow>("SELECT * FROM knowledge_documents WHERE agent_id = ? AND status = 'ready' ORDER BY created_at, rowid");
@@ -150,9 +151,8 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
   const recentChunks = new Map<number, ChunkRow>();
   /** embeddings by agent and model, read once and cleared on every write */
   const vectors = new Map<string, StoredVector[]>();
-  /** changes when another connection (another herald process on this file) commits: what is held may be stale then */
-  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
-  let seenVersion = dataVersion.get()!;
+  /** another connection's commit (another herald process on the file): what is held may be stale then */
+  let seenVersion = othersCommits.now();
   const forget = () => {
     termChunks.clear();
     totals.clear();
@@ -161,19 +161,9 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase): KnowledgeRepo {
     recentChunks.clear();
     vectors.clear();
   };
-
-  /**
-   * checked once per event-loop turn: every run a turn executes asks (hasChunks, then its search),
-   * and the PRAGMA opens a read transaction each time it is asked. Another
-   * process's commit is seen from the next turn on, a few milliseconds at most: no later than a
-   * request arriving after it could see it anyway
-   */
-  let checkedNow = false;
+  /** every run a turn executes asks (hasChunks, then its search): others-commits.ts answers once a turn */
   const forgetOthersWrites = () => {
-    if (checkedNow) return;
-    checkedNow = true;
-    setImmediate(() => (checkedNow = false));
-    const version = dataVersion.get()!;
+    const version = othersCommits.now();
     if (version === seenVersion) return;
     seenVersion = version;
     forget();

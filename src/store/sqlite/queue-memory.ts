@@ -28,23 +28,20 @@ const MAX_SESSIONS = 1000;
  * - a rollback (an attempt of a group commit, or one work's savepoint) may have undone what a
  *   work did here: everything is dropped when `GroupCommit.rollbacks` moves;
  * - another connection (a second process on the file, a CLI command) committed: `PRAGMA
- *   data_version` moved, checked once per attempt. An attempt holds the write lock (BEGIN
- *   IMMEDIATE), so nothing else commits while it runs.
+ *   data_version` moved, read at every attempt (`GroupCommit.othersVersion`). An attempt holds
+ *   the write lock (BEGIN IMMEDIATE), so nothing else commits while it runs.
  * `state` is for a group commit's works only: the checks rest on its write lock and its attempts.
  */
 export class QueueMemory {
   private sessions = new Map<string, QueueState>();
   private readonly newest;
   private readonly pendingIds;
-  private readonly dataVersion;
   private seenVersion = -1;
-  private checkedGeneration = -1;
   private seenRollbacks: number;
 
   constructor(db: SqliteDatabase, private readonly commits: GroupCommit) {
     this.newest = db.prepare<[string], { id: number; text: string; status: SystemEvent['status']; created_at: number }>(NEWEST_EVENT);
     this.pendingIds = db.prepare<[string], number>(PENDING_EVENT_IDS).pluck();
-    this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
     this.seenRollbacks = commits.rollbacks;
   }
 
@@ -72,9 +69,7 @@ export class QueueMemory {
       this.seenRollbacks = this.commits.rollbacks;
       this.forget();
     }
-    if (this.checkedGeneration === this.commits.generation) return;
-    this.checkedGeneration = this.commits.generation;
-    const version = this.dataVersion.get()!;
+    const version = this.commits.othersVersion;
     if (version === this.seenVersion) return;
     this.seenVersion = version;
     this.forget();

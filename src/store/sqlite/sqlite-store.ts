@@ -40,7 +40,7 @@ export function openSqliteStore(file: string): SqliteStore {
     idempotency: sqliteIdempotencyRepo(db, commits, appender),
     // one process per database file: a signal never needs to leave it
     signals: new LocalSignals(),
-    knowledge: sqliteKnowledgeRepo(db),
+    knowledge: sqliteKnowledgeRepo(db, commits.othersCommits),
     apiKeys: sqliteApiKeysRepo(db),
     files: sqliteFilesRepo(db),
     vectorStores: sqliteVectorStoresRepo(db),

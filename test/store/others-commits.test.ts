@@ -1,0 +1,62 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { GroupCommit } from '../../src/store/sqlite/group-commit.js';
+import { openDatabase } from '../../src/store/sqlite/open-database.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { tempDir } from '../helpers/start-herald.js';
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+// another connection's commits, told once a turn (src/store/sqlite/others-commits.ts)
+describe("other connections' commits", () => {
+  const twoHandles = () => {
+    const file = path.join(tempDir(), 'herald.db');
+    const ours = openDatabase(file);
+    ours.exec('CREATE TABLE t (x TEXT)');
+    const theirs = openDatabase(file);
+    return { ours, theirs };
+  };
+
+  it('are seen from the next event-loop turn on, and at once by a group commit in its transaction', async () => {
+    const { ours, theirs } = twoHandles();
+    const commits = new GroupCommit(ours);
+    const others = commits.othersCommits;
+    const before = others.now();
+    theirs.prepare('INSERT INTO t VALUES (?)').run('a');
+    // asked already this turn: the answer stands until the next
+    expect(others.now()).toBe(before);
+    await nextTurn();
+    const after = others.now();
+    expect(after).not.toBe(before);
+
+    theirs.prepare('INSERT INTO t VALUES (?)').run('b');
+    // the group's attempt reads it inside its transaction, and that answers the rest of its turn
+    await commits.run(() => ours.prepare('INSERT INTO t VALUES (?)').run('c'));
+    expect(commits.othersVersion).not.toBe(after);
+    expect(others.now()).toBe(commits.othersVersion);
+    // this connection's own commits move nothing
+    await nextTurn();
+    expect(others.now()).toBe(commits.othersVersion);
+    ours.close();
+    theirs.close();
+  });
+
+  it("drop what the store holds: a knowledge search after another process's write, in a turn a group commit answered", async () => {
+    const file = path.join(tempDir(), 'herald.db');
+    const store = openSqliteStore(file);
+    const other = openSqliteStore(file);
+    const has = () => store.knowledge.hasChunks!('a');
+    expect(has()).toBe(false);
+    await nextTurn();
+    await other.knowledge.add(
+      { agentId: 'a', filename: 'one.txt', bytes: 1, mimeType: 'text/plain', sha256: '1'.padStart(64, '0'), metadata: null },
+      [{ content: 'The quokka smiles.', terms: 'quokka smile' }],
+    );
+    // a write of this process's own commits in the turn after: its transaction sees the other's commit
+    await nextTurn();
+    await store.events.enqueue('main', 'news', 10);
+    expect(has()).toBe(true);
+    await other.close();
+    await store.close();
+  });
+});
