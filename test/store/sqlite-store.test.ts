@@ -60,6 +60,20 @@ describe('sqlite store', () => {
     await store.close();
   });
 
+  it('leaves no temp database open after migrating a new file, and keeps a 4 MiB page cache', async () => {
+    // an open temp database takes part in every transaction (src/store/sqlite/open-database.ts)
+    const store = openSqliteStore(file());
+    const databases = () => (store.db.pragma('database_list') as { name: string }[]).map((d) => d.name);
+    expect(databases()).toEqual(['main']);
+    expect(store.db.pragma('temp_store', { simple: true })).toBe(2);
+    expect(store.db.pragma('cache_size', { simple: true })).toBe(-4000);
+    // a group commit's transaction does not open it again
+    await store.runs.insert(queuedRun('r1'));
+    await store.events.enqueue('main', 'news', 10);
+    expect(databases()).toEqual(['main']);
+    await store.close();
+  });
+
   it('refuses, naming storage.sqlite, a file it cannot open or one a newer herald migrated', async () => {
     const dir = tempDir();
     fs.mkdirSync(path.join(dir, 'a-folder.db'));
