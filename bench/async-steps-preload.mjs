@@ -45,7 +45,7 @@ if (out) {
           if (this.source === 'COMMIT') commits++;
           else statements++;
           // a statement outside a transaction takes the WAL's locks for itself (about 5 µs): marked
-          const source = this.database.inTransaction || this.source === 'BEGIN IMMEDIATE' ? this.source : `(alone) ${this.source}`;
+          const source = this.database.inTransaction || /^BEGIN\b/.test(this.source) ? this.source : `(alone) ${this.source}`;
           if (sampleSites) bySource.set(source, (bySource.get(source) ?? 0) + 1);
         }
         return original.apply(this, arguments);
