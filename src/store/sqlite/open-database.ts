@@ -23,9 +23,9 @@ export function openDatabase(file: string, migrations: Migration[] = coreMigrati
   db.pragma('synchronous = NORMAL');
   // 4 MiB of page cache, not better-sqlite3's 16: a B-tree split that reorders its new pages
   // parks one under the locking page's number (page 262,145), and the commit after it walks the
-  // whole cache's hash table to drop what lies past the file's end: at 16 MiB (4,096 slots) that
-  // walk was 2% of herald's CPU under load, at 4 MiB 0.5%, with no more pages read back (the
-  // pages a claim or a list needs are the newest ones, or long evicted at either size)
+  // whole cache's hash table to drop what lies past the file's end, a walk as long as the cache
+  // is large. The run path reads no more pages back at 4 MiB (a claim or a completion needs the
+  // newest pages, or ones long evicted at either size); what it costs a list: docs/performance.md
   db.pragma('cache_size = -4000');
   // statement and savepoint journals in memory: the group commit nests every write as a savepoint
   // (a failing one fails alone) and triggered statements open their own; SQLite truncates such a
