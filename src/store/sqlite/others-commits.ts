@@ -6,7 +6,7 @@ import type { SqliteDatabase } from './open-database.js';
  * queues, the knowledge caches) is dropped when the version moves.
  *
  * Asked outside a transaction, the PRAGMA opens a read transaction of its own, and that is the
- * WAL's locks (about 5 µs, where a statement inside a transaction costs 0.06): so the version is
+ * WAL's locks, many times what the statement costs inside a transaction: so the version is
  * asked at most once per event-loop turn, and a group commit's transaction, which holds them
  * already, answers it for the turn it runs in. Every run a turn executes after its claim commits
  * then reads the caches without asking.
