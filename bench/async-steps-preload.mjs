@@ -44,7 +44,7 @@ if (out) {
         if (counting) {
           if (this.source === 'COMMIT') commits++;
           else statements++;
-          // a statement outside a transaction takes the WAL's locks for itself (about 5 µs): marked
+          // a statement outside a transaction takes the WAL's locks for itself: marked
           const source = this.database.inTransaction || /^BEGIN\b/.test(this.source) ? this.source : `(alone) ${this.source}`;
           if (sampleSites) bySource.set(source, (bySource.get(source) ?? 0) + 1);
         }
