@@ -6,7 +6,7 @@ import { startChildServer, type ChildServer } from './child-server.js';
 import { compiledBaseline } from './compiled-baseline.js';
 import { optionsFromEnv, type HooksBenchOptions } from './hooks.bench.js';
 import { runLoad } from './load.js';
-import { waitUntilIdle } from './process-stats.js';
+import { storageBytes, waitUntilIdle } from './process-stats.js';
 import { formatTable } from './table.js';
 
 /**
@@ -15,8 +15,8 @@ import { formatTable } from './table.js';
  * each alone under the same load from another process. Counts do not scatter with the machine
  * as req/s does, so a change a few per cent of CPU wide shows here when a timed A/B cannot
  * resolve it. It also prints the bytes each server had written to storage per request (the WAL's
- * frames and the checkpoints' pages: what a commit costs grows with them). The counting slows each server (an async hook on every promise, V8's allocation
- * sampler): this bench prints no timing.
+ * frames and the checkpoints' pages: what a commit costs grows with them). The counting slows
+ * each server (an async hook on every promise, V8's allocation sampler): this bench prints no timing.
  *
  * `node --import tsx bench/async-steps.bench.ts`. Env: the webhook benchmark's that apply
  * (bench/hooks.bench.ts: BENCH_DURATION of counted load, BENCH_WARMUP, BENCH_CONNECTIONS,
@@ -93,15 +93,6 @@ async function count(start: (out: string) => Promise<ChildServer>, urlPath: stri
     return { ...(JSON.parse(fs.readFileSync(out, 'utf8')) as Counted), requests: total, storageBytes: stored };
   } finally {
     await server.stop();
-  }
-}
-
-/** the bytes a process has had written to storage (/proc's write_bytes: the WAL's frames and the checkpoints' pages, not the sockets), or NaN off Linux */
-function storageBytes(pid: number): number {
-  try {
-    return Number(/^write_bytes: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
-  } catch {
-    return NaN;
   }
 }
 

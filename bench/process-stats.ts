@@ -56,6 +56,15 @@ export function trackPeakMemory(pid: number, everyMs = 100): { stop(): number } 
   };
 }
 
+/** the bytes a process has had written to storage (/proc's write_bytes: a database's WAL frames and checkpointed pages, not its sockets), or NaN off Linux */
+export function storageBytes(pid: number): number {
+  try {
+    return Number(/^write_bytes: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
+  } catch {
+    return NaN;
+  }
+}
+
 /** CPU time used so far by a process, in milliseconds (user + system) */
 export function cpuMillis(pid: number): number {
   if (onLinux) {

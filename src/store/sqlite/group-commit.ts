@@ -50,8 +50,6 @@ export class GroupCommit {
   rollbacks = 0;
   /** other connections' commits: read at every attempt, where the transaction's locks are held already */
   readonly othersCommits: OthersCommits;
-  /** `othersCommits`' version as the attempt running now read it */
-  othersVersion = 0;
   private scheduled?: NodeJS.Immediate;
   /** what the group's writes changed in the counts /metrics reads, written at the group's end (count-deltas.ts) */
   private readonly counts: CountDeltas;
@@ -148,7 +146,7 @@ export class GroupCommit {
 
   /** one attempt's work, in the transaction `attempt` runs it in */
   private group(group: Pending[], tails: Set<() => void>, isolated: boolean, outcomes: Outcome[]): void {
-    this.othersVersion = this.othersCommits.inTransaction();
+    this.othersCommits.readInTransaction();
     for (const { work } of group) {
       const counted = isolated ? this.counts.snapshot() : undefined;
       try {

@@ -27,10 +27,12 @@ export class OthersCommits {
     return this.version;
   }
 
-  /** the version now, in a transaction the caller holds (BEGIN IMMEDIATE: nothing else commits until it ends) */
-  inTransaction(): number {
+  /**
+   * reads the version in a transaction the caller holds (BEGIN IMMEDIATE: nothing else commits
+   * until it ends): `now()` answers with it for the rest of the turn
+   */
+  readInTransaction(): void {
     this.read();
-    return this.version;
   }
 
   private read(): void {

@@ -28,7 +28,7 @@ const MAX_SESSIONS = 1000;
  * - a rollback (an attempt of a group commit, or one work's savepoint) may have undone what a
  *   work did here: everything is dropped when `GroupCommit.rollbacks` moves;
  * - another connection (a second process on the file, a CLI command) committed: `PRAGMA
- *   data_version` moved, read at every attempt (`GroupCommit.othersVersion`). An attempt holds
+ *   data_version` moved, read at every attempt (`GroupCommit.othersCommits`). An attempt holds
  *   the write lock (BEGIN IMMEDIATE), so nothing else commits while it runs.
  * `state` is for a group commit's works only: the checks rest on its write lock and its attempts.
  */
@@ -69,7 +69,8 @@ export class QueueMemory {
       this.seenRollbacks = this.commits.rollbacks;
       this.forget();
     }
-    const version = this.commits.othersVersion;
+    // as the attempt running now read it, at its start
+    const version = this.commits.othersCommits.now();
     if (version === this.seenVersion) return;
     this.seenVersion = version;
     this.forget();
