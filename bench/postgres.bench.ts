@@ -7,6 +7,7 @@ import pg from 'pg';
 import { migrate } from '../src/store/postgres/migrate.js';
 import { BASELINE_LABEL, type BaselineSchema } from './baseline-database.js';
 import { cpuProfileArgs, startChildServer, type ChildServer } from './child-server.js';
+import { CpuQuota } from './cpu-quota.js';
 import { optionsFromEnv, type HooksBenchOptions } from './hooks.bench.js';
 import { runLoad, type LoadResult } from './load.js';
 import { PgBackendCpu } from './pg-backend-cpu.js';
@@ -30,7 +31,10 @@ import { formatTable, ms } from './table.js';
  * replica under --cpu-prof, BENCH_BASELINE_SCHEMA=own|herald: that baseline alone), BENCH_PG_REPLICAS=1
  * (one replica only: no ×2 setups, for a quicker before/after), BENCH_PG_URL (default the local test database), BENCH_PG_POOL
  * (herald's poolSize, default 10), BENCH_HERALD_ROOT=<checkout>[,<checkout>] (each checkout's
- * herald measured ×1 and ×2 in the same run, labelled by its folder's name; default this one).
+ * herald measured ×1 and ×2 in the same run, labelled by its folder's name; default this one),
+ * BENCH_REPLICA_CPU=<cores> (each server process, herald's replicas and the baselines alike, held to
+ * that many cores by a cgroup quota of its own, bench/cpu-quota.ts: each as on a host of its own,
+ * PostgreSQL and the load generators sharing what is left; needs root).
  * Each run uses fresh schemas, dropped after.
  */
 
@@ -41,6 +45,8 @@ const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/t
 const POOL_SIZE = Number(process.env.BENCH_PG_POOL ?? 10);
 /** BENCH_PG_REPLICAS=1: the one-replica setups alone (each baseline and herald ×1), about half the run */
 const PAIRS = process.env.BENCH_PG_REPLICAS !== '1';
+/** BENCH_REPLICA_CPU=<cores>: each server process held to that many cores, as on a host of its own */
+const REPLICA_CPU = process.env.BENCH_REPLICA_CPU ? Number(process.env.BENCH_REPLICA_CPU) : undefined;
 
 export interface PostgresBenchRow extends LoadResult, ExecutedRow {
   endpoint: string;
@@ -294,9 +300,21 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-pg-bench-'));
   console.log(
     `PostgreSQL webhook benchmark: ${PG_URL.replace(/:[^:@/]*@/, ':***@')}, ${options.connections} connections, ${options.durationSeconds}s per run after a ${options.warmupSeconds}s warm-up; ` +
-      `${os.cpus().length} CPUs (load average ${os.loadavg()[0]!.toFixed(1)}); load generator, servers and PostgreSQL share this machine`,
+      `${os.cpus().length} CPUs (load average ${os.loadavg()[0]!.toFixed(1)}); load generator, servers and PostgreSQL share this machine` +
+      (REPLICA_CPU === undefined ? '' : `, each server process held to ${REPLICA_CPU} cores by a cgroup quota of its own`),
   );
   const started: ChildServer[] = [];
+  const quotas: CpuQuota[] = [];
+  /** a server started: stopped at the end, and held to its own quota with BENCH_REPLICA_CPU */
+  const keep = (...servers: ChildServer[]) => {
+    for (const server of servers) {
+      started.push(server);
+      if (REPLICA_CPU === undefined) continue;
+      const quota = CpuQuota.create(`herald-bench-${tag}-${server.pid}`, REPLICA_CPU);
+      quotas.push(quota);
+      quota.add(server.pid);
+    }
+  };
   const rows: PostgresBenchRow[] = [];
   const backends = await PgBackendCpu.connect(PG_URL);
   const chosen = options.endpoints ? endpoints.filter((e) => options.endpoints!.includes(e.name)) : endpoints;
@@ -305,28 +323,28 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     await heraldSchema(schemas.heraldTables);
     const measured = (schema: BaselineSchema) => options.baselineSchemas.includes(schema);
     const own = await baselineServer(schemas.own, 'own', options);
-    started.push(own);
+    keep(own);
     const heraldTables = measured('herald') ? await baselineServer(schemas.heraldTables, 'herald', options) : undefined;
-    if (heraldTables) started.push(heraldTables);
+    if (heraldTables) keep(heraldTables);
     const heralds: Setup[] = [];
     if (PAIRS) {
       // the same-records baseline twice on one schema of its own: what two replicas gain or lose on
       // this machine when the server is a raw one, the measure herald's ×2 against ×1 is read against
       const pair = [await baselineServer(schemas.ownPair, 'own', options), await baselineServer(schemas.ownPair, 'own', options)];
-      started.push(...pair);
+      keep(...pair);
       heralds.push({ label: `${BASELINE_LABEL.own} ×2`, servers: pair, applications: [`baseline:${schemas.ownPair}`], schema: schemas.ownPair, raw: true });
     }
     for (const [i, root] of roots.entries()) {
       const suffix = roots.length > 1 ? ` (${path.basename(root)})` : '';
       // one replica on a schema of its own: a second replica on its schema would execute part of its runs
       const alone = await heraldReplica(dir, `herald-pg-alone-${i}`, schemas.alone[i]!, options, root);
-      started.push(alone);
+      keep(alone);
       heralds.push({ label: `herald pg ×1${suffix}`, servers: [alone], applications: [`herald:${schemas.alone[i]}`], schema: schemas.alone[i]! });
       if (!PAIRS) continue;
       const first = await heraldReplica(dir, `herald-pg-1-${i}`, schemas.herald[i]!, options, root);
-      started.push(first);
+      keep(first);
       const second = await heraldReplica(dir, `herald-pg-2-${i}`, schemas.herald[i]!, options, root);
-      started.push(second);
+      keep(second);
       heralds.push({ label: `herald pg ×2${suffix}`, servers: [first, second], applications: [`herald:${schemas.herald[i]}`], schema: schemas.herald[i]! });
     }
     const bases: Setup[] = [{ label: BASELINE_LABEL.own, servers: [own], applications: [`baseline:${schemas.own}`], schema: schemas.own, baseline: 'own', raw: true }];
@@ -352,6 +370,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     }
   } finally {
     await Promise.all(started.map((s) => s.stop()));
+    for (const quota of quotas) quota.remove();
     await backends.close();
     fs.rmSync(dir, { recursive: true, force: true });
     await sql([schemas.own, schemas.ownPair, schemas.heraldTables, ...schemas.alone, ...schemas.herald].map((s) => `DROP SCHEMA IF EXISTS ${s} CASCADE;`).join(' ')).catch(() => {});
@@ -391,8 +410,10 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('  connection), as herald\'s.');
   console.log('- same-records baseline: tables of its own with only the indexes its reads need; herald-schema baseline: a schema made by');
   console.log('  herald\'s migrations (its indexes, counting triggers and session-summary trigger).');
-  console.log(`- herald pg ×2: two \`herald serve\` on one schema (poolSize ${POOL_SIZE} each), the connections split between them; on this machine they`);
-  console.log('  share its CPUs with PostgreSQL and the load generators, so the figure shows contention, not the scale-out of two hosts.');
+  console.log(`- herald pg ×2: two \`herald serve\` on one schema (poolSize ${POOL_SIZE} each), the connections split between them; ` +
+    (REPLICA_CPU === undefined
+      ? 'on this machine they\n  share its CPUs with PostgreSQL and the load generators, so the figure shows contention, not the scale-out of two hosts\n  (BENCH_REPLICA_CPU holds each server to a host\'s share).'
+      : `each held to\n  ${REPLICA_CPU} cores as every server here is, as two hosts of their own on one PostgreSQL (which, with the load generators, has the rest).`));
   console.log('- same-records baseline ×2: two such baselines on one schema of their own, the connections split between them: what a second');
   console.log('  replica of a raw server gains or loses on this machine, the measure herald\'s ×2 against ×1 is read against.');
   for (const r of rows.filter((r) => r.non2xx + r.errors + r.timeouts > 0)) console.log(`! ${r.server} ${r.endpoint}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
