@@ -36,6 +36,16 @@ export class CpuQuota {
     throw new Error('BENCH_REPLICA_CPU needs a cgroup CPU controller (v1 /sys/fs/cgroup/cpu or v2 with "cpu" in cgroup.controllers) and root');
   }
 
+  /** whether quotas can be made here (a cgroup CPU controller, and root) */
+  static available(): boolean {
+    try {
+      CpuQuota.create(`herald-bench-probe-${process.pid}`, 1).remove();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** moves a process, all its threads with it (and those it starts later), into the quota */
   add(pid: number): void {
     fs.writeFileSync(path.join(this.dir, 'cgroup.procs'), String(pid));

@@ -43,10 +43,19 @@ const HOOK_TOKEN = 'bench-hook-token-0123456789abcdef';
 const GATEWAY_TOKEN = 'bench-gateway-token-0123456789abcdef';
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const POOL_SIZE = Number(process.env.BENCH_PG_POOL ?? 10);
-/** BENCH_PG_REPLICAS=1: the one-replica setups alone (each baseline and herald ×1), about half the run */
-const PAIRS = process.env.BENCH_PG_REPLICAS !== '1';
-/** BENCH_REPLICA_CPU=<cores>: each server process held to that many cores, as on a host of its own */
-const REPLICA_CPU = process.env.BENCH_REPLICA_CPU ? Number(process.env.BENCH_REPLICA_CPU) : undefined;
+
+/** how the servers are set up: from BENCH_PG_REPLICAS and BENCH_REPLICA_CPU when run alone */
+export interface ReplicaSetup {
+  /** the ×2 setups too (BENCH_PG_REPLICAS=1: the one-replica setups alone, about half the run) */
+  pairs: boolean;
+  /** each server process held to that many cores, as on a host of its own (BENCH_REPLICA_CPU) */
+  replicaCpu?: number;
+}
+
+export const replicaSetupFromEnv = (env: NodeJS.ProcessEnv = process.env): ReplicaSetup => ({
+  pairs: env.BENCH_PG_REPLICAS !== '1',
+  ...(env.BENCH_REPLICA_CPU && { replicaCpu: Number(env.BENCH_REPLICA_CPU) }),
+});
 
 export interface PostgresBenchRow extends LoadResult, ExecutedRow {
   endpoint: string;
@@ -287,7 +296,7 @@ export function renderPairTable(rows: PostgresBenchRow[]): string {
   return formatTable(['endpoint', 'two replicas', 'rounds', 'req/s of one', 'CPU ms/req vs one', 'work finished of one'], lines);
 }
 
-export async function run(options: HooksBenchOptions = optionsFromEnv()): Promise<PostgresBenchRow[]> {
+export async function run(options: HooksBenchOptions = optionsFromEnv(), { pairs, replicaCpu }: ReplicaSetup = replicaSetupFromEnv()): Promise<PostgresBenchRow[]> {
   const tag = randomBytes(4).toString('hex');
   const roots = options.heraldRoots.length ? options.heraldRoots : [ROOT];
   const schemas = {
@@ -301,7 +310,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log(
     `PostgreSQL webhook benchmark: ${PG_URL.replace(/:[^:@/]*@/, ':***@')}, ${options.connections} connections, ${options.durationSeconds}s per run after a ${options.warmupSeconds}s warm-up; ` +
       `${os.cpus().length} CPUs (load average ${os.loadavg()[0]!.toFixed(1)}); load generator, servers and PostgreSQL share this machine` +
-      (REPLICA_CPU === undefined ? '' : `, each server process held to ${REPLICA_CPU} cores by a cgroup quota of its own`),
+      (replicaCpu === undefined ? '' : `, each server process held to ${replicaCpu} cores by a cgroup quota of its own`),
   );
   const started: ChildServer[] = [];
   const quotas: CpuQuota[] = [];
@@ -309,8 +318,8 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   const keep = (...servers: ChildServer[]) => {
     for (const server of servers) {
       started.push(server);
-      if (REPLICA_CPU === undefined) continue;
-      const quota = CpuQuota.create(`herald-bench-${tag}-${server.pid}`, REPLICA_CPU);
+      if (replicaCpu === undefined) continue;
+      const quota = CpuQuota.create(`herald-bench-${tag}-${server.pid}`, replicaCpu);
       quotas.push(quota);
       quota.add(server.pid);
     }
@@ -327,7 +336,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     const heraldTables = measured('herald') ? await baselineServer(schemas.heraldTables, 'herald', options) : undefined;
     if (heraldTables) keep(heraldTables);
     const heralds: Setup[] = [];
-    if (PAIRS) {
+    if (pairs) {
       // the same-records baseline twice on one schema of its own: what two replicas gain or lose on
       // this machine when the server is a raw one, the measure herald's ×2 against ×1 is read against
       const pair = [await baselineServer(schemas.ownPair, 'own', options), await baselineServer(schemas.ownPair, 'own', options)];
@@ -340,7 +349,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
       const alone = await heraldReplica(dir, `herald-pg-alone-${i}`, schemas.alone[i]!, options, root);
       keep(alone);
       heralds.push({ label: `herald pg ×1${suffix}`, servers: [alone], applications: [`herald:${schemas.alone[i]}`], schema: schemas.alone[i]! });
-      if (!PAIRS) continue;
+      if (!pairs) continue;
       const first = await heraldReplica(dir, `herald-pg-1-${i}`, schemas.herald[i]!, options, root);
       keep(first);
       const second = await heraldReplica(dir, `herald-pg-2-${i}`, schemas.herald[i]!, options, root);
@@ -383,7 +392,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     console.log(`Means over ${options.rounds} rounds (ratios against each round's own baselines):`);
     console.log(renderPostgresMeans(rows));
   }
-  if (PAIRS) {
+  if (pairs) {
     console.log('');
     console.log('Two replicas against one (each ×2 measurement over its own round\'s ×1; a baseline\'s ×1 is the mean of its two measurements):');
     console.log(renderPairTable(rows));
@@ -411,9 +420,9 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('- same-records baseline: tables of its own with only the indexes its reads need; herald-schema baseline: a schema made by');
   console.log('  herald\'s migrations (its indexes, counting triggers and session-summary trigger).');
   console.log(`- herald pg ×2: two \`herald serve\` on one schema (poolSize ${POOL_SIZE} each), the connections split between them; ` +
-    (REPLICA_CPU === undefined
+    (replicaCpu === undefined
       ? 'on this machine they\n  share its CPUs with PostgreSQL and the load generators, so the figure shows contention, not the scale-out of two hosts\n  (BENCH_REPLICA_CPU holds each server to a host\'s share).'
-      : `each held to\n  ${REPLICA_CPU} cores as every server here is, as two hosts of their own on one PostgreSQL (which, with the load generators, has the rest).`));
+      : `each held to\n  ${replicaCpu} cores as every server here is, as two hosts of their own on one PostgreSQL (which, with the load generators, has the rest).`));
   console.log('- same-records baseline ×2: two such baselines on one schema of their own, the connections split between them: what a second');
   console.log('  replica of a raw server gains or loses on this machine, the measure herald\'s ×2 against ×1 is read against.');
   for (const r of rows.filter((r) => r.non2xx + r.errors + r.timeouts > 0)) console.log(`! ${r.server} ${r.endpoint}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
@@ -421,4 +430,4 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
 }
 
 // alone: `node --import tsx bench/postgres.bench.ts`
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await run(optionsFromEnv());
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await run(optionsFromEnv(), replicaSetupFromEnv());

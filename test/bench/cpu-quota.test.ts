@@ -6,14 +6,7 @@ import { cpuMillis } from '../../bench/process-stats.js';
 
 // bench/postgres.bench.ts reads "two replicas on one database" with each server held to a host's
 // share of the CPUs (BENCH_REPLICA_CPU): the quota must hold the whole process, threads included.
-const cgroupWritable = (() => {
-  try {
-    CpuQuota.create(`herald-test-probe-${process.pid}`, 1).remove();
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const cgroupWritable = CpuQuota.available();
 
 describe('CpuQuota', () => {
   it('refuses a share that is not a positive number of cores, naming the option', () => {
