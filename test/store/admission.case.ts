@@ -67,5 +67,22 @@ export function admissionCases(open: OpenStore) {
       // a lease that ran out frees its place: the run is claimable again, and counts as running no more
       expect((await claimIds(a, now + 60_001)).sort()).toEqual(['free', 'g2', 'g3']);
     });
+
+    it("a completion's claim takes the governed run whose place it frees, and none while the limit is taken", async () => {
+      const store = await open();
+      const limited: RunAdmission = { mappingId: 'alerts', concurrency: 1 };
+      for (const [i, id] of ['h1', 'h2', 'h3'].entries()) await store.runs.admit(governedRun(id, 10 + i), limited);
+      const now = Date.now();
+      const lease = { owner: 'a', now, until: now + 60_000 };
+      expect(await claimIds(store, now)).toEqual(['h1']);
+      const first = await store.runs.completeAndClaimNext('h1', done(now), lease);
+      expect(first.claimed?.map((r) => r.id)).toEqual(['h2']);
+      // two completions in one batch: the first frees the place the second's claim could take, in order
+      await store.runs.insert(queuedRun('free', 20));
+      expect(await claimIds(store, now)).toEqual(['free']);
+      const [h2, free] = await Promise.all([store.runs.completeAndClaimNext('h2', done(now), lease), store.runs.completeAndClaimNext('free', done(now), lease)]);
+      expect([...(h2.claimed ?? []), ...(free.claimed ?? [])].map((r) => r.id)).toEqual(['h3']);
+      expect(await store.runs.completeAndClaimNext('h3', done(now), lease)).toEqual({ finished: true });
+    });
   });
 }

@@ -66,6 +66,11 @@ const GOVERNED_CLAIM = `WITH candidates AS (
 
 const GOVERNED_WAITING = prepared('governed_waiting', "SELECT EXISTS (SELECT 1 FROM runs WHERE concurrency IS NOT NULL AND status IN ('queued', 'running')) AS any");
 
+/** whether any governed run is unfinished (runs_governed): without one, a governed claim would only take its lock and plan its statement for nothing */
+async function anyGovernedWaiting(db: Queryable): Promise<boolean> {
+  return (await query<{ any: boolean }>(db, GOVERNED_WAITING)).rows[0]!.any;
+}
+
 const CONCURRENCY_LOCK = "hashtext(current_schema() || ':run-concurrency')";
 
 /**
@@ -145,8 +150,11 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
   // the completions asked for while a completions transaction is on its way: one call for all of them
   const completions = new CompletionBatch<Completing, RunCompleted>(commits, async (client, items) => {
     const heads = await completeAndClaimAllIn(client, items);
+    // asked once per batch, and only when a completion claimed nothing: most stores hold no governed run
+    let governed: Promise<boolean> | undefined;
+    const governedWaiting = () => (governed ??= anyGovernedWaiting(client));
     const done: RunCompleted[] = [];
-    for (const [i, item] of items.entries()) done.push(await claimedAfter(client, item, heads[i]));
+    for (const [i, item] of items.entries()) done.push(await claimedAfter(client, item, heads[i], governedWaiting));
     return done;
   });
   return {
@@ -172,7 +180,7 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
     async claim(lease, limit, behind = 0) {
       const claimed = await claimIn(pool, lease, limit, behind);
       // one round trip (runs_governed) before the governed claim's transaction: most stores hold no governed run
-      if (claimed.length >= limit || !(await query<{ any: boolean }>(pool, GOVERNED_WAITING)).rows[0]!.any) return claimed;
+      if (claimed.length >= limit || !(await anyGovernedWaiting(pool))) return claimed;
       return claimed.concat(await transaction(pool, (client) => claimGoverned(client, lease, limit - claimed.length, true)));
     },
     async renew(ids, owner, until) {
@@ -224,10 +232,10 @@ interface Completing {
 }
 
 /** the runs behind the claimed ones, or a governed run when none was claimed: the rest of a completion's claim */
-async function claimedAfter(client: pg.PoolClient, { lease, behind }: Completing, heads: ClaimedRow[] | undefined): Promise<RunCompleted> {
+async function claimedAfter(client: pg.PoolClient, { lease, behind }: Completing, heads: ClaimedRow[] | undefined, governedWaiting: () => Promise<boolean>): Promise<RunCompleted> {
   if (!heads) return { finished: false };
   let claimed = await withRunsBehind(client, lease, heads, behind);
-  if (!claimed.length) claimed = await claimGoverned(client, lease, 1, false);
+  if (!claimed.length && (await governedWaiting())) claimed = await claimGoverned(client, lease, 1, false);
   return claimed.length ? { finished: true, claimed } : { finished: true };
 }
 
