@@ -335,6 +335,28 @@ describe('postgres store: what only this adapter has', () => {
     }
   });
 
+  it('asks whether a governed run is unfinished by reading a few pages, however the runs grew after the question was first planned', async () => {
+    const store = await open();
+    opened.push(store);
+    const client = await store.pool.connect();
+    try {
+      // planned on the new, empty table, as a replica's first claims plan it, and kept (a generic plan after five)
+      for (let i = 0; i < 6; i++) expect((await client.query('SELECT herald_governed_waiting() AS any')).rows[0].any).toBe(false);
+      await client.query(
+        `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at, finished_at)
+         SELECT 'done-' || i, 'succeeded', 'main', 'Hook', 'done-' || i, 'ping', '{}'::jsonb, false, i, i FROM generate_series(1, 6000) AS i`,
+      );
+      const { rows } = await client.query<{ 'QUERY PLAN': { Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }[] }>(
+        'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT herald_governed_waiting()',
+      );
+      const plan = rows[0]!['QUERY PLAN'][0]!.Plan;
+      // runs_governed holds the unfinished governed runs only (a sequential scan reads every page of the 6,000 runs)
+      expect(plan['Shared Hit Blocks'] + plan['Shared Read Blocks']).toBeLessThan(20);
+    } finally {
+      client.release();
+    }
+  });
+
   it('claims and completes runs through the primary key and the queue indexes, never through the lists\' index of unfinished runs', async () => {
     const schema = uniqueSchema();
     const store = await open(schema);

@@ -64,7 +64,8 @@ const GOVERNED_CLAIM = `WITH candidates AS (
   FROM chosen WHERE runs.id = chosen.id
   RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq`;
 
-const GOVERNED_WAITING = prepared('governed_waiting', "SELECT EXISTS (SELECT 1 FROM runs WHERE concurrency IS NOT NULL AND status IN ('queued', 'running')) AS any");
+/** herald_governed_waiting (migration 34) holds the statement, so its plan reads runs_governed whatever the table's size when it was made */
+const GOVERNED_WAITING = prepared('governed_waiting', 'SELECT herald_governed_waiting() AS any');
 
 /** whether any governed run is unfinished (runs_governed): without one, a governed claim would only take its lock and plan its statement for nothing */
 async function anyGovernedWaiting(db: Queryable): Promise<boolean> {
