@@ -1514,9 +1514,9 @@ export const migrations: Migration[] = [
     sql: `
       -- The claim asks this whenever it took fewer runs than it had room for, and a batch of
       -- completions when one of them claimed nothing. Prepared on a new (empty) runs table, its
-      -- generic plan was a sequential scan, kept as the table grew: at tens of thousands of runs it
-      -- was most of the backends' CPU on a quiet queue. The function's plan is made with
-      -- sequential scans off, so it reads the partial index, a few pages whatever the table holds.
+      -- generic plan was a sequential scan, kept as the table grew: every call read every run.
+      -- The function's plan is made with sequential scans off, so it reads the partial index, a
+      -- few pages whatever the table holds.
       -- (plpgsql: its plan is kept for the session, where a SQL function's is made at every call)
       CREATE FUNCTION herald_governed_waiting() RETURNS boolean LANGUAGE plpgsql STABLE
         SET search_path FROM CURRENT SET enable_seqscan = off SET enable_bitmapscan = off AS $$
