@@ -74,7 +74,10 @@ export function admissionCases(open: OpenStore) {
       for (const [i, id] of ['h1', 'h2', 'h3'].entries()) await store.runs.admit(governedRun(id, 10 + i), limited);
       const now = Date.now();
       const lease = { owner: 'a', now, until: now + 60_000 };
-      expect(await claimIds(store, now)).toEqual(['h1']);
+      await store.runs.insert(queuedRun('busy', 15));
+      expect((await claimIds(store, now)).sort()).toEqual(['busy', 'h1']);
+      // h1 holds the mapping's one place: a completion beside it claims none of its runs
+      expect(await store.runs.completeAndClaimNext('busy', done(now), lease)).toEqual({ finished: true });
       const first = await store.runs.completeAndClaimNext('h1', done(now), lease);
       expect(first.claimed?.map((r) => r.id)).toEqual(['h2']);
       // two completions in one batch: the first frees the place the second's claim could take, in order

@@ -340,7 +340,7 @@ describe('postgres store: what only this adapter has', () => {
     opened.push(store);
     const client = await store.pool.connect();
     try {
-      // planned on the new, empty table, as a replica's first claims plan it, and kept (a generic plan after five)
+      // planned on the new, empty table, as a replica's first claims plan it, and kept for the session
       for (let i = 0; i < 6; i++) expect((await client.query('SELECT herald_governed_waiting() AS any')).rows[0].any).toBe(false);
       await client.query(
         `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at, finished_at)
