@@ -1,10 +1,7 @@
-import http from 'node:http';
-import https from 'node:https';
-import type { Readable } from 'node:stream';
-import zlib from 'node:zlib';
 import { PushedItems } from '../utils/pushed-items.js';
 import { ProviderAbortError, ProviderConnectionError, ProviderHttpError } from './provider-errors.js';
 import { SseDecoder } from './sse-decoder.js';
+import { UpstreamExchange, type BodySink } from './upstream-exchange.js';
 
 export interface OpenAICompatibleClientConfig {
   /** e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1` */
@@ -12,20 +9,10 @@ export interface OpenAICompatibleClientConfig {
   apiKey?: string;
 }
 
-// kept-alive connections, shared by every provider (a config reload makes new clients, not new sockets)
-const agents = { 'http:': new http.Agent({ keepAlive: true, scheduling: 'lifo' }), 'https:': new https.Agent({ keepAlive: true, scheduling: 'lifo' }) };
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 20;
 /** an error body is read up to this much: enough for any error object, bounded against a runaway upstream */
 const MAX_ERROR_BODY_BYTES = 1 << 20;
-
-interface Exchange {
-  response: http.IncomingMessage;
-  /** the body, decompressed, as text */
-  body: Readable;
-  /** lets go of the caller's signal; call it once the body is read or given up */
-  done(): void;
-}
 
 /**
  * The HTTP hop to an OpenAI-compatible upstream (OpenAI, Ollama, vLLM, llama.cpp, a router):
@@ -33,8 +20,8 @@ interface Exchange {
  * Bodies go out as they are (any field: tools, response_format, a provider's own) and chunks
  * come back parsed but untouched. Why not the official `openai` client: per completion it cost
  * more of herald's CPU than everything else together (its request building and option
- * handling, a fetch Response, web-stream SSE decoding); this is node:http on kept-alive sockets
- * and strings. What the client did that callers rely on is kept: its error shapes and messages
+ * handling, a fetch Response, web-stream SSE decoding); this is undici's dispatcher on kept-alive
+ * sockets (upstream-exchange.ts) and strings. What the client did that callers rely on is kept: its error shapes and messages
  * (provider-errors.ts), no hidden retries, no time limit of its own (the caller's signal is
  * the limit), compressed answers and redirects.
  */
@@ -54,11 +41,11 @@ export class OpenAICompatibleClient {
   async post(path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
     const exchange = await this.open(path, JSON.stringify(body), 'application/json', signal);
     try {
-      const text = await readText(exchange, Infinity, signal);
+      const text = await readText(exchange, Infinity);
       try {
         return JSON.parse(text) as unknown;
       } catch {
-        throw new ProviderHttpError(undefined, undefined, `the upstream answered ${exchange.response.statusCode} with a body that is not JSON`, exchange.response.headers);
+        throw new ProviderHttpError(undefined, undefined, `the upstream answered ${exchange.status} with a body that is not JSON`, exchange.headers);
       }
     } finally {
       exchange.done();
@@ -72,9 +59,9 @@ export class OpenAICompatibleClient {
    */
   async *stream(path: string, body: unknown, signal?: AbortSignal): AsyncGenerator<unknown, void, undefined> {
     const exchange = await this.open(path, JSON.stringify(body), 'text/event-stream', signal);
-    const { response } = exchange;
     const pushed = new PushedItems<unknown>();
     const reader = new EventReader(exchange, (chunk) => pushed.push(chunk), () => pushed.notify());
+    exchange.read(reader);
     let finished = false;
     try {
       for (;;) {
@@ -90,7 +77,7 @@ export class OpenAICompatibleClient {
       throw streamFailure(error, signal);
     } finally {
       // left early (the caller stopped reading, or a failure): the upstream stops generating
-      if (!finished) response.destroy();
+      if (!finished) exchange.abort();
       exchange.done();
     }
   }
@@ -104,7 +91,6 @@ export class OpenAICompatibleClient {
    */
   async streamEach(path: string, body: unknown, onChunk: (chunk: unknown) => void, signal?: AbortSignal, onOpen?: () => void): Promise<void> {
     const exchange = await this.open(path, JSON.stringify(body), 'text/event-stream', signal);
-    const { response } = exchange;
     try {
       onOpen?.();
       await new Promise<void>((resolve, reject) => {
@@ -112,9 +98,10 @@ export class OpenAICompatibleClient {
           if (reader.failure !== undefined) reject(reader.failure);
           else if (reader.done) resolve();
         });
+        exchange.read(reader);
       });
     } catch (error) {
-      response.destroy();
+      exchange.abort();
       throw streamFailure(error, signal);
     } finally {
       exchange.done();
@@ -128,19 +115,19 @@ export class OpenAICompatibleClient {
   }
 
   /** sends the request, follows redirects, and resolves once a final 2xx answer's headers are in (an error status is thrown) */
-  private async open(path: string, body: string, accept: string, signal: AbortSignal | undefined): Promise<Exchange> {
-    if (signal?.aborted) throw new ProviderAbortError(signal.reason);
+  private async open(path: string, body: string, accept: string, signal: AbortSignal | undefined): Promise<UpstreamExchange> {
     let url = this.urls.get(path) ?? this.urlOf(path);
     let method = 'POST';
     let payload: string | undefined = body;
     let authorization = this.authorization;
     for (let redirects = 0; ; redirects++) {
-      const response = await send(url, method, payload, accept, authorization, signal);
-      const status = response.response.statusCode ?? 0;
-      const location = REDIRECTS.has(status) ? rawHeader(response.response, 'location') : undefined;
+      const exchange = await UpstreamExchange.open({ url, method, headers: requestHeaders(accept, payload, authorization), body: payload, signal });
+      const status = exchange.status;
+      const location = REDIRECTS.has(status) ? firstOf(exchange.headers.location) : undefined;
       if (location && redirects < MAX_REDIRECTS) {
-        response.response.resume();
-        response.done();
+        // the redirect's own body is read and dropped: its connection goes back to the pool
+        exchange.read(IGNORE);
+        exchange.done();
         const next = new URL(location, url);
         // fetch's rules: 303, and 301/302 after a POST, become a GET without a body; credentials stay on their origin
         if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
@@ -151,17 +138,29 @@ export class OpenAICompatibleClient {
         url = next;
         continue;
       }
-      if (status >= 200 && status < 300) return response;
+      if (status >= 200 && status < 300) return exchange;
       try {
-        const text = await readText(response, MAX_ERROR_BODY_BYTES, signal).catch(() => '');
+        const text = await readText(exchange, MAX_ERROR_BODY_BYTES).catch(() => '');
         const json = parseJson(text);
-        throw new ProviderHttpError(status, (json as { error?: unknown } | undefined)?.error, json === undefined ? text : undefined, response.response.headers);
+        throw new ProviderHttpError(status, (json as { error?: unknown } | undefined)?.error, json === undefined ? text : undefined, exchange.headers);
       } finally {
-        response.done();
+        exchange.done();
       }
     }
   }
 }
+
+/** the request's headers as a flat list (undici writes it as it is; it adds Host and Content-Length) */
+function requestHeaders(accept: string, body: string | undefined, authorization: string | undefined): string[] {
+  const headers = ['accept', accept, 'accept-encoding', 'gzip, deflate, br'];
+  if (body !== undefined) headers.push('content-type', 'application/json');
+  if (authorization) headers.push('authorization', authorization);
+  return headers;
+}
+
+const IGNORE: BodySink = { data() {}, end() {}, fail() {} };
+
+const firstOf = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 function parseJson(text: string): unknown {
   try {
@@ -171,182 +170,87 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** the errors of a kept-alive socket the server closed as it was reused: nothing of the request reached it */
-const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
-
-function send(url: URL, method: string, body: string | undefined, accept: string, authorization: string | undefined, signal: AbortSignal | undefined, retried = false): Promise<Exchange> {
-  // as a flat list: Node writes it as it is, where an object is copied in through setHeader's
-  // checks one header at a time (the Host header is then this client's to send; the values are its own)
-  const headers: string[] = ['Host', url.host, 'Accept', accept, 'Accept-Encoding', 'gzip, deflate, br'];
-  if (body !== undefined) headers.push('Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)));
-  if (authorization) headers.push('Authorization', authorization);
-  const secure = url.protocol === 'https:';
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    let response: http.IncomingMessage | undefined;
-    const onAbort = () => {
-      const error = new ProviderAbortError(signal!.reason);
-      request.destroy(error);
-      response?.destroy(error);
-      if (!settled) (settled = true), reject(error);
-    };
-    const done = () => signal?.removeEventListener('abort', onAbort);
-    const request = (secure ? https : http).request(
-      {
-        protocol: url.protocol,
-        // URL keeps the brackets of an IPv6 literal; a socket address has none
-        hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-        port: url.port || (secure ? 443 : 80),
-        path: url.pathname + url.search,
-        method,
-        headers,
-        agent: agents[secure ? 'https:' : 'http:'],
-      },
-      (res) => {
-        response = res;
-        settled = true;
-        resolve({ response: res, body: decoded(res), done });
-      },
-    );
-    // a failure after the answer began reaches its body (readText, the stream loop); this one is the connection's
-    request.on('error', (error) => {
-      if (settled) return;
-      settled = true;
-      done();
-      // a kept-alive socket the server closed (its idle timeout) just as it was reused: sent again
-      // once, on a fresh socket, as Node's documentation advises (http: request.reusedSocket)
-      if (!retried && !signal?.aborted && request.reusedSocket && STALE_SOCKET.has((error as NodeJS.ErrnoException).code ?? '')) {
-        resolve(send(url, method, body, accept, authorization, signal, true));
-        return;
-      }
-      reject(signal?.aborted ? new ProviderAbortError(signal.reason) : new ProviderConnectionError(error));
-    });
-    signal?.addEventListener('abort', onAbort, { once: true });
-    request.end(body);
-  });
-}
-
-/** headers of which Node's `headers` keeps the first of repeats (the rest it joins by ", ") */
-const FIRST_ONLY = new Set(['location']);
-
-/**
- * One header of an answer, read from its raw list as `IncomingMessage.headers` would give it:
- * that object is built on first access, every header lower-cased into it, for the one or two
- * that a successful answer needs.
- */
-function rawHeader(res: http.IncomingMessage, lowerCaseName: string): string | undefined {
-  const raw = res.rawHeaders;
-  let value: string | undefined;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    if (name.length !== lowerCaseName.length || name.toLowerCase() !== lowerCaseName) continue;
-    if (value === undefined) value = raw[i + 1]!;
-    else if (FIRST_ONLY.has(lowerCaseName)) break;
-    else value = `${value}, ${raw[i + 1]!}`;
-  }
-  return value;
-}
-
-/** the body as text, decompressed as the upstream says (an SSE stream too: each piece is flushed as it comes) */
-function decoded(res: http.IncomingMessage): Readable {
-  const encoding = rawHeader(res, 'content-encoding')?.trim().toLowerCase();
-  const decoder =
-    encoding === 'gzip' || encoding === 'x-gzip'
-      ? zlib.createGunzip({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH })
-      : encoding === 'deflate'
-        ? zlib.createInflate({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH })
-        : encoding === 'br'
-          ? zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH })
-          : undefined;
-  const body: Readable = decoder ? res.pipe(decoder) : res;
-  if (decoder) {
-    res.on('error', (error) => decoder.destroy(error));
-    // a connection that breaks mid-body ends the decoder too, as an error
-    res.on('close', () => !res.complete && decoder.destroy(new Error('aborted')));
-  }
-  body.setEncoding('utf8');
-  return body;
-}
-
 /** what a stream's failure is thrown as: an abort as such, the upstream's own errors as they are, the rest as the connection's */
 function streamFailure(error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return new ProviderAbortError(signal.reason);
-  return error instanceof ProviderHttpError || error instanceof SyntaxError ? error : new ProviderConnectionError(error);
+  if (error instanceof ProviderHttpError || error instanceof SyntaxError || error instanceof ProviderAbortError || error instanceof ProviderConnectionError) return error;
+  return new ProviderConnectionError(error);
 }
 
 /**
- * The parsed events of an SSE body, handed to `onChunk` by listeners as the body's pieces
- * arrive; `changed` is called after each piece, at the end and on a failure. Why not
- * `for await` over the body: its async iterator costs promises and a result object per piece
- * on the path of every streamed token.
+ * The parsed events of an SSE body (the exchange's sink), handed to `onChunk` as the body's
+ * pieces arrive; `changed` is called after each piece, at the end and on a failure. Why not `for await` over a body
+ * stream: its async iterator costs promises and a result object per piece on the path of
+ * every streamed token.
  */
-class EventReader {
+class EventReader implements BodySink {
   /** `[DONE]` came: what follows is read (the connection goes back to the pool) but not parsed */
   private last = false;
   /** the body ended */
   done = false;
   /** the upstream's error event, an unparsable event, the connection's failure, or `onChunk`'s */
   failure: unknown;
+  private readonly decoder = new SseDecoder();
 
-  constructor({ response, body }: Exchange, onChunk: (chunk: unknown) => void, changed: () => void) {
-    const decoder = new SseDecoder();
-    body.on('data', (piece: string) => {
-      if (this.last || this.failure !== undefined) return;
-      try {
-        for (const event of decoder.push(piece)) {
-          if (event.data.startsWith('[DONE]')) {
-            this.last = true;
-            break;
-          }
-          const data = JSON.parse(event.data) as { error?: unknown; message?: string } | null;
-          if (event.event === 'error' || data?.error) throw new ProviderHttpError(undefined, data?.error ?? data, undefined, response.headers);
-          onChunk(data);
+  constructor(
+    private readonly exchange: UpstreamExchange,
+    private readonly onChunk: (chunk: unknown) => void,
+    private readonly changed: () => void,
+  ) {}
+
+  data(piece: string): void {
+    if (this.last || this.failure !== undefined) return;
+    try {
+      for (const event of this.decoder.push(piece)) {
+        if (event.data.startsWith('[DONE]')) {
+          this.last = true;
+          break;
         }
-      } catch (error) {
-        this.failure = error;
+        const data = JSON.parse(event.data) as { error?: unknown; message?: string } | null;
+        if (event.event === 'error' || data?.error) throw new ProviderHttpError(undefined, data?.error ?? data, undefined, this.exchange.headers);
+        this.onChunk(data);
       }
-      changed();
-    });
-    body.on('end', () => {
-      this.done = true;
-      changed();
-    });
-    const fail = (error: unknown) => {
-      if (this.done || this.failure !== undefined) return;
-      // after [DONE] the answer is whole: a connection lost before the body's end takes nothing from it
-      if (this.last) this.done = true;
-      else this.failure = error;
-      changed();
-    };
-    body.on('error', fail);
-    // the connection broke before the body was whole
-    response.on('close', () => !response.complete && fail(new Error('aborted')));
+    } catch (error) {
+      this.failure = error;
+    }
+    this.changed();
+  }
+
+  end(): void {
+    this.done = true;
+    this.changed();
+  }
+
+  fail(error: unknown): void {
+    if (this.done || this.failure !== undefined) return;
+    // after [DONE] the answer is whole: a connection lost before the body's end takes nothing from it
+    if (this.last) this.done = true;
+    else this.failure = error;
+    this.changed();
   }
 }
 
-/** the whole body as text; more than `maxBytes` is an error */
-function readText(exchange: Exchange, maxBytes: number, signal: AbortSignal | undefined): Promise<string> {
-  const { response, body } = exchange;
+/** the whole body as text; more than `maxBytes` is an error (the connection is closed) */
+function readText(exchange: UpstreamExchange, maxBytes: number): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
     let settled = false;
-    const fail = (error: unknown) => {
+    const settle = (error?: unknown) => {
       if (settled) return;
       settled = true;
-      reject(signal?.aborted ? new ProviderAbortError(signal.reason) : error instanceof ProviderAbortError ? error : new ProviderConnectionError(error));
+      if (error === undefined) resolve(text);
+      else reject(error instanceof ProviderAbortError || error instanceof ProviderConnectionError ? error : new ProviderConnectionError(error));
     };
-    body.on('data', (piece: string) => {
-      text += piece;
-      if (text.length > maxBytes) {
-        response.destroy();
-        fail(new Error(`the answer is larger than ${maxBytes} bytes`));
-      }
+    exchange.read({
+      data(piece) {
+        text += piece;
+        if (text.length > maxBytes && !settled) {
+          exchange.abort();
+          settle(new Error(`the answer is larger than ${maxBytes} bytes`));
+        }
+      },
+      end: () => settle(),
+      fail: settle,
     });
-    body.on('end', () => {
-      if (!settled) (settled = true), resolve(text);
-    });
-    body.on('error', fail);
-    // the connection broke before the body was whole
-    response.on('close', () => !response.complete && fail(new Error('aborted')));
   });
 }

@@ -63,6 +63,12 @@ async function writeApart(res: http.ServerResponse, pieces: (string | Buffer)[])
 const chunk = (content: string) => ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] });
 const ssePayload = (contents: string[], lineEnd = '\n') => `${contents.map((c) => `data: ${JSON.stringify(chunk(c))}${lineEnd}${lineEnd}`).join('')}data: [DONE]${lineEnd}${lineEnd}`;
 
+/**
+ * undici takes a socket back one event-loop turn after its answer ended (a server that said
+ * keep-alive may close it yet): the requests made one after another wait that turn to reuse it
+ */
+const socketBack = () => new Promise((resolve) => setImmediate(resolve));
+
 async function collect(stream: AsyncIterable<unknown>): Promise<string> {
   let text = '';
   for await (const c of stream) text += (c as ReturnType<typeof chunk>).choices[0]?.delta.content ?? '';
@@ -111,6 +117,7 @@ describe('OpenAI-compatible client', () => {
     upstream = await startUpstream((res) => (++n === 2 ? res.socket!.destroy() : res.writeHead(200, { 'content-type': 'application/json' }).end(`{"n":${n}}`)));
     const client = new OpenAICompatibleClient({ baseUrl: upstream.url });
     expect(await client.post('/chat/completions', {})).toEqual({ n: 1 });
+    await socketBack();
     expect(await client.post('/chat/completions', {})).toEqual({ n: 3 });
     expect(upstream.connections).toBe(2);
   });
@@ -146,7 +153,10 @@ describe('OpenAI-compatible client', () => {
       res.end();
     });
     const client = new OpenAICompatibleClient({ baseUrl: upstream.url });
-    for (; cut <= payload.length; cut++) expect(await collect(client.stream('/chat/completions', { stream: true }))).toBe(contents.join(''));
+    for (; cut <= payload.length; cut++) {
+      expect(await collect(client.stream('/chat/completions', { stream: true }))).toBe(contents.join(''));
+      await socketBack();
+    }
     // every completion went over the one kept-alive connection: [DONE] leaves it reusable
     expect(upstream.connections).toBe(1);
   });
@@ -220,6 +230,7 @@ describe('OpenAI-compatible client', () => {
     release();
     await done;
     expect(seen).toEqual(['(open)', 'first', 'second']);
+    await socketBack();
     // [DONE] leaves the connection reusable: the next stream goes over it
     const again: string[] = [];
     held.requests.length = 0;

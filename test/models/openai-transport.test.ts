@@ -69,7 +69,11 @@ describe('openai-kind provider transport', () => {
   it('keeps one connection to the upstream across completions', async () => {
     upstream = await startUpstream((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion('ok'))));
     const model = new OpenAIModel({ baseUrl: `${upstream.url}/v1` });
-    for (let i = 0; i < 5; i++) expect((await model.complete(request())).text).toBe('ok');
+    for (let i = 0; i < 5; i++) {
+      expect((await model.complete(request())).text).toBe('ok');
+      // undici takes a socket back one event-loop turn after its answer ended
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     expect(upstream.connections).toBe(1);
   });
 

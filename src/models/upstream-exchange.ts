@@ -1,0 +1,180 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
+import zlib from 'node:zlib';
+import { Agent, type Dispatcher } from 'undici';
+import { ProviderAbortError, ProviderConnectionError } from './provider-errors.js';
+
+/**
+ * Kept-alive connections, shared by every provider (a config reload makes new clients, not new
+ * sockets). No time limits of undici's own (300 s to the headers and between body pieces by
+ * default): the caller's signal is the only limit, as a model may think for longer.
+ */
+const dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
+
+/** where an answer's body goes, as text (decompressed, whole UTF-8 characters) */
+export interface BodySink {
+  data(piece: string): void;
+  end(): void;
+  fail(error: unknown): void;
+}
+
+export interface ExchangeRequest {
+  url: URL;
+  method: string;
+  /** a flat list of names and values */
+  headers: string[];
+  body: string | undefined;
+  signal: AbortSignal | undefined;
+}
+
+/** the errors of a kept-alive socket the server closed as it was reused: nothing of the request reached it */
+const STALE_SOCKET = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+/**
+ * One HTTP exchange with an upstream through undici's dispatcher, resolved once the answer's
+ * status and headers are in; its body is handed to a sink as it arrives (pieces that come
+ * before the sink is attached are held). Why undici's dispatcher and not node:http: a request
+ * and its answer cost about half the CPU (no ClientRequest, IncomingMessage or Readable per
+ * completion, and the request written in one piece). Aborting it (the caller's signal, a reader
+ * that stops early) closes the connection, so the upstream stops generating.
+ */
+export class UpstreamExchange implements Dispatcher.DispatchHandler {
+  status = 0;
+  /** names lower-cased; a repeated header's values as a list */
+  headers: IncomingHttpHeaders = {};
+  private controller?: Dispatcher.DispatchController;
+  private opened?: { resolve(exchange: UpstreamExchange): void; reject(error: unknown): void };
+  private sink?: BodySink;
+  private held?: string[];
+  /** the body ended (true) or failed (the error), before a sink was attached */
+  private outcome?: { error?: unknown };
+  private inflate?: zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress;
+  private readonly text = new StringDecoder('utf8');
+  private abortReason?: ProviderAbortError;
+
+  private constructor(private readonly signal: AbortSignal | undefined) {}
+
+  /** sends the request; resolves with the exchange once the answer's headers are in */
+  static open(request: ExchangeRequest, retried = false): Promise<UpstreamExchange> {
+    const { url, signal } = request;
+    if (signal?.aborted) return Promise.reject(new ProviderAbortError(signal.reason));
+    const exchange = new UpstreamExchange(signal);
+    const opening = new Promise<UpstreamExchange>((resolve, reject) => (exchange.opened = { resolve, reject }));
+    signal?.addEventListener('abort', exchange.onAbort, { once: true });
+    dispatcher.dispatch({ origin: url.origin, path: url.pathname + url.search, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body: request.body }, exchange);
+    return opening.catch((error: unknown) => {
+      // a kept-alive socket the server closed (its idle timeout) just as it was reused: sent again
+      // once, on a fresh socket, as Node's documentation advises (http: request.reusedSocket)
+      if (!retried && !signal?.aborted && staleSocket(error)) return UpstreamExchange.open(request, true);
+      throw error;
+    });
+  }
+
+  /** hands the body to `sink`: what arrived already at once, the rest as it comes */
+  read(sink: BodySink): void {
+    this.sink = sink;
+    const held = this.held;
+    this.held = undefined;
+    if (held) for (const piece of held) sink.data(piece);
+    if (this.outcome) this.finish(this.outcome.error);
+  }
+
+  /** closes the connection (the upstream stops); a body already whole is left as it is */
+  abort(reason?: unknown): void {
+    this.controller?.abort(reason instanceof Error ? reason : new Error('aborted'));
+  }
+
+  /** lets go of the caller's signal; call it once the body is read or given up */
+  done(): void {
+    this.signal?.removeEventListener('abort', this.onAbort);
+  }
+
+  private readonly onAbort = () => {
+    const error = (this.abortReason = new ProviderAbortError(this.signal!.reason));
+    // before the request went out, it is aborted as it does (onRequestStart)
+    this.controller?.abort(error);
+    this.fail(error);
+  };
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.abortReason) controller.abort(this.abortReason);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
+    // 1xx answers (100 Continue, 103 Early Hints) come before the answer itself
+    if (status < 200 && status !== 101) return;
+    this.status = status;
+    this.headers = headers;
+    this.inflate = decompressor(headers['content-encoding']);
+    if (this.inflate) {
+      this.inflate.on('data', (part: Buffer) => this.deliver(this.text.write(part)));
+      this.inflate.on('end', () => this.finish());
+      this.inflate.on('error', (error) => this.fail(error));
+    }
+    const opened = this.opened;
+    this.opened = undefined;
+    opened?.resolve(this);
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.inflate) this.inflate.write(chunk);
+    else this.deliver(this.text.write(chunk));
+  }
+
+  onResponseEnd(): void {
+    if (this.inflate) this.inflate.end();
+    else this.finish();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.fail(this.abortReason ?? error);
+  }
+
+  private deliver(piece: string): void {
+    if (!piece) return;
+    if (this.sink) this.sink.data(piece);
+    else (this.held ??= []).push(piece);
+  }
+
+  private finish(error?: unknown): void {
+    const sink = this.sink;
+    if (!sink) {
+      this.outcome ??= { error };
+      return;
+    }
+    this.sink = undefined;
+    if (error !== undefined) return sink.fail(error);
+    this.deliver(this.text.end());
+    sink.end();
+  }
+
+  private fail(error: unknown): void {
+    const opened = this.opened;
+    if (opened) {
+      this.opened = undefined;
+      this.done();
+      return opened.reject(error instanceof ProviderAbortError ? error : new ProviderConnectionError(error));
+    }
+    this.inflate?.destroy();
+    this.finish(error);
+  }
+}
+
+function staleSocket(error: unknown): boolean {
+  if (!(error instanceof ProviderConnectionError)) return false;
+  const cause = error.cause as { code?: string; socket?: { bytesRead?: number } } | undefined;
+  if (!cause?.code || !STALE_SOCKET.has(cause.code)) return false;
+  // undici says what the socket had read: a socket that had read nothing was not a reused one
+  return cause.socket === undefined || (cause.socket.bytesRead ?? 0) > 0;
+}
+
+/** a decoder for the answer's Content-Encoding; each piece is flushed as it comes (an SSE stream too) */
+function decompressor(header: string | string[] | undefined) {
+  const encoding = (Array.isArray(header) ? header.join(',') : header)?.trim().toLowerCase();
+  const flush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+  if (encoding === 'gzip' || encoding === 'x-gzip') return zlib.createGunzip(flush);
+  if (encoding === 'deflate') return zlib.createInflate(flush);
+  if (encoding === 'br') return zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
+  return undefined;
+}
