@@ -1,6 +1,8 @@
 /**
  * Platform API benchmark: what herald adds on top of the model it fronts (plain and streamed chat
- * completions: throughput, latency, herald's CPU per completion, the first streamed token), and
+ * completions: throughput, latency, herald's CPU per completion, the first streamed token; beside
+ * it a bare proxy making the same two hops and nothing else, bench/chat-proxy.ts, so the part of
+ * the first token any gateway pays on this machine is told from herald's own), and
  * how fast the knowledge index ingests and searches a generated corpus of 100,000 chunks
  * (`BENCH_KB_DOCUMENTS` × `BENCH_KB_CHUNKS_PER_DOCUMENT`, 100 × 1,000; `BENCH_KB_QUERIES`, 500 per kind).
  * Standalone: `node --import tsx bench/platform.bench.ts` (`BENCH_CHAT_ONLY=1` skips the
@@ -34,7 +36,7 @@ export interface PlatformBenchResult {
 
 interface ChatRow {
   kind: 'plain' | 'streamed';
-  server: 'upstream direct' | 'herald' | 'baseline herald';
+  server: 'upstream direct' | 'bare proxy' | 'herald' | 'baseline herald';
   completionsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -45,6 +47,8 @@ interface ChatRow {
 interface FirstToken {
   samples: number;
   direct: { p50Ms: number; p99Ms: number };
+  /** through bench/chat-proxy.ts: the two hops herald makes, and nothing else */
+  proxy: { p50Ms: number; p99Ms: number };
   herald: { p50Ms: number; p99Ms: number };
   /** the same through BENCH_BASELINE_ROOT's herald */
   baseline?: { p50Ms: number; p99Ms: number };
@@ -172,6 +176,7 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
   const servers: { name: ChatRow['server']; server: ChildServer; headers: Record<string, string> }[] = [{ name: 'upstream direct', server: upstream, headers: {} }];
   const auth = { authorization: `Bearer ${API_KEY}` };
   try {
+    servers.push({ name: 'bare proxy', server: await startChildServer({ name: 'proxy', args: ['--import', 'tsx', path.join(ROOT, 'bench/chat-proxy.ts'), upstream.url, API_KEY], cwd: ROOT }), headers: auth });
     if (options.baselineRoot) servers.push({ name: 'baseline herald', server: await startHerald(path.resolve(options.baselineRoot), 'baseline', upstream, []), headers: auth });
     servers.push({ name: 'herald', server: await startHerald(ROOT, 'herald', upstream, profile), headers: auth });
     const rows = new Map<string, { kind: ChatRow['kind']; server: ChatRow['server']; runs: Awaited<ReturnType<typeof measureChat>>[] }>();
@@ -216,7 +221,7 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
       const list = probes.get(name);
       return list && { p50Ms: median(list.map((p) => p.p50Ms)), p99Ms: median(list.map((p) => p.p99Ms)) };
     };
-    return { chat, firstToken: { samples: settings.firstTokenSamples, direct: probeOf('upstream direct')!, herald: probeOf('herald')!, ...(options.baselineRoot && { baseline: probeOf('baseline herald') }) } };
+    return { chat, firstToken: { samples: settings.firstTokenSamples, direct: probeOf('upstream direct')!, proxy: probeOf('bare proxy')!, herald: probeOf('herald')!, ...(options.baselineRoot && { baseline: probeOf('baseline herald') }) } };
   } finally {
     for (const { server } of servers.slice(1)) await server.stop();
   }
@@ -231,7 +236,9 @@ export function renderChatTable({ chat, firstToken }: Pick<PlatformBenchResult, 
   return (
     `${table}\n` +
     `first streamed token (${firstToken.samples} completions one at a time): upstream direct p50 ${firstToken.direct.p50Ms} ms, p99 ${firstToken.direct.p99Ms} ms; ` +
-    `through herald p50 ${firstToken.herald.p50Ms} ms, p99 ${firstToken.herald.p99Ms} ms; herald adds ${added.toFixed(3)} ms (p50)` +
+    `through herald p50 ${firstToken.herald.p50Ms} ms, p99 ${firstToken.herald.p99Ms} ms; herald adds ${added.toFixed(3)} ms (p50)\n` +
+    `through a bare proxy (bench/chat-proxy.ts: the same two hops, nothing else) p50 ${firstToken.proxy.p50Ms} ms, p99 ${firstToken.proxy.p99Ms} ms; ` +
+    `it adds ${(firstToken.proxy.p50Ms - firstToken.direct.p50Ms).toFixed(3)} ms, herald ${(firstToken.herald.p50Ms - firstToken.proxy.p50Ms).toFixed(3)} ms beyond it (p50)` +
     (firstToken.baseline
       ? `\nthrough the baseline herald p50 ${firstToken.baseline.p50Ms} ms, p99 ${firstToken.baseline.p99Ms} ms; it adds ${(firstToken.baseline.p50Ms - firstToken.direct.p50Ms).toFixed(3)} ms (p50)`
       : '')
