@@ -108,26 +108,40 @@ export function sseResponse(c: Context, produce: Produce, options: SseOptions): 
     closed = true;
     if (!outgoing.writableFinished) gone.fire();
   });
+  let headed = false;
+  const head = () => {
+    if (headed || closed) return;
+    headed = true;
+    outgoing.writeHead(200, options.headers ? { ...SSE_HEADERS, ...options.headers } : SSE_HEADERS);
+  };
   run(
     {
       write: (text, now) => {
         if (closed) return;
+        head();
         outgoing.write(text);
         // Node corks the socket on a write and uncorks it on the next tick, which waits for every
         // promise continuation queued behind this one (the rest of the upstream read): the first token would wait with them
         const socket = outgoing.socket;
         if (now && socket) while (socket.writableCorked) socket.uncork();
       },
-      end: (text) => !closed && outgoing.end(text),
+      end: (text) => {
+        if (closed) return;
+        head();
+        outgoing.end(text);
+      },
     },
     produce,
     gone,
     options,
   );
-  // after `produce` began (its model request is made first: the frames it queued go out later,
-  // on a tick or a turn of their own). The headers the middleware set on Node's response
-  // (X-Request-Id, the rate limit's: see setResponseHeader) go out with the stream's: writeHead merges them
-  outgoing.writeHead(200, options.headers ? { ...SSE_HEADERS, ...options.headers } : SSE_HEADERS);
+  // The headers are made (writeHead builds their text) on the check phase, once `produce` began:
+  // the model request it made at once is written there ahead of them (undici writes a request on
+  // a reused socket on that phase), so their making is off the first token's path, done while
+  // the upstream works; any frame before them makes them first. The headers the middleware set
+  // on Node's response (X-Request-Id, the rate limit's: see setResponseHeader) go out with the
+  // stream's: writeHead merges them
+  setImmediate(head);
   // the adapter leaves a response marked as already sent alone. Handed back on the next tick:
   // a model request `produce` made at once is written to its socket on a tick queued before this
   // one, so the upstream starts on it before the framework winds this request's handling up
