@@ -1,15 +1,19 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import zlib from 'node:zlib';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { ProviderAbortError, ProviderConnectionError } from './provider-errors.js';
 
 /**
  * Kept-alive connections, shared by every provider (a config reload makes new clients, not new
  * sockets). No time limits of undici's own (300 s to the headers and between body pieces by
- * default): the caller's signal is the only limit, as a model may think for longer.
+ * default): the caller's signal is the only limit, as a model may think for longer. undici is
+ * loaded with the first model request, not at start: its modules cost a start about a tenth and
+ * a few MB of idle memory, and a gateway that only takes webhooks may never call a model.
  */
-const dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
+let dispatcher: Dispatcher | undefined;
+let loading: Promise<Dispatcher> | undefined;
+const loadDispatcher = () => (loading ??= import('undici').then(({ Agent }) => (dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 }))));
 
 /** where an answer's body goes, as text (decompressed, whole UTF-8 characters) */
 export interface BodySink {
@@ -61,7 +65,9 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     const exchange = new UpstreamExchange(signal);
     const opening = new Promise<UpstreamExchange>((resolve, reject) => (exchange.opened = { resolve, reject }));
     signal?.addEventListener('abort', exchange.onAbort, { once: true });
-    dispatcher.dispatch({ origin: url.origin, path: url.pathname + url.search, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body: request.body }, exchange);
+    const options: Dispatcher.DispatchOptions = { origin: url.origin, path: url.pathname + url.search, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body: request.body };
+    if (dispatcher) dispatcher.dispatch(options, exchange);
+    else loadDispatcher().then((loaded) => loaded.dispatch(options, exchange), (error: unknown) => exchange.fail(error));
     return opening.catch((error: unknown) => {
       // a kept-alive socket the server closed (its idle timeout) just as it was reused: sent again
       // once, on a fresh socket, as Node's documentation advises (http: request.reusedSocket)
