@@ -20,10 +20,10 @@ const MAX_ERROR_BODY_BYTES = 1 << 20;
  * Bodies go out as they are (any field: tools, response_format, a provider's own) and chunks
  * come back parsed but untouched. Why not the official `openai` client: per completion it cost
  * more of herald's CPU than everything else together (its request building and option
- * handling, a fetch Response, web-stream SSE decoding); this is undici's dispatcher on kept-alive
- * sockets (upstream-exchange.ts) and strings. What the client did that callers rely on is kept: its error shapes and messages
- * (provider-errors.ts), no hidden retries, no time limit of its own (the caller's signal is
- * the limit), compressed answers and redirects.
+ * handling, a fetch Response, web-stream SSE decoding); this is undici's dispatcher on
+ * kept-alive sockets (upstream-exchange.ts) and strings. What the client did that callers rely
+ * on is kept: its error shapes and messages (provider-errors.ts), no hidden retries, no time
+ * limit of its own (the caller's signal is the limit), compressed answers and redirects.
  */
 export class OpenAICompatibleClient {
   private readonly base: URL;
@@ -179,9 +179,9 @@ function streamFailure(error: unknown, signal: AbortSignal | undefined): unknown
 
 /**
  * The parsed events of an SSE body (the exchange's sink), handed to `onChunk` as the body's
- * pieces arrive; `changed` is called after each piece, at the end and on a failure. Why not `for await` over a body
- * stream: its async iterator costs promises and a result object per piece on the path of
- * every streamed token.
+ * pieces arrive; `changed` is called after each piece, at the end and on a failure. Why not
+ * `for await` over a body stream: its async iterator costs promises and a result object per
+ * piece on the path of every streamed token.
  */
 class EventReader implements BodySink {
   /** `[DONE]` came: what follows is read (the connection goes back to the pool) but not parsed */

@@ -8,8 +8,8 @@ import { ProviderAbortError, ProviderConnectionError } from './provider-errors.j
  * Kept-alive connections, shared by every provider (a config reload makes new clients, not new
  * sockets). No time limits of undici's own (300 s to the headers and between body pieces by
  * default): the caller's signal is the only limit, as a model may think for longer. undici is
- * loaded with the first model request, not at start: its modules cost a start about a tenth and
- * a few MB of idle memory, and a gateway that only takes webhooks may never call a model.
+ * loaded with the first model request, not at start: its modules lengthen a start and take idle
+ * memory, and a gateway that only takes webhooks may never call a model.
  */
 let dispatcher: Dispatcher | undefined;
 let loading: Promise<Dispatcher> | undefined;
@@ -38,8 +38,8 @@ const STALE_SOCKET = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
  * One HTTP exchange with an upstream through undici's dispatcher, resolved once the answer's
  * status and headers are in; its body is handed to a sink as it arrives (pieces that come
  * before the sink is attached are held). Why undici's dispatcher and not node:http: a request
- * and its answer cost about half the CPU (no ClientRequest, IncomingMessage or Readable per
- * completion, and the request written in one piece). Aborting it (the caller's signal, a reader
+ * and its answer cost less CPU (no ClientRequest, IncomingMessage or Readable per completion,
+ * the request written in one piece). Aborting it (the caller's signal, a reader
  * that stops early) closes the connection, so the upstream stops generating.
  */
 export class UpstreamExchange implements Dispatcher.DispatchHandler {
@@ -50,7 +50,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   private opened?: { resolve(exchange: UpstreamExchange): void; reject(error: unknown): void };
   private sink?: BodySink;
   private held?: string[];
-  /** the body ended (true) or failed (the error), before a sink was attached */
+  /** how the body ended (with its error when it failed), when that came before a sink was attached */
   private outcome?: { error?: unknown };
   private inflate?: zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress;
   private readonly text = new StringDecoder('utf8');
@@ -69,8 +69,8 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     if (dispatcher) dispatcher.dispatch(options, exchange);
     else loadDispatcher().then((loaded) => loaded.dispatch(options, exchange), (error: unknown) => exchange.fail(error));
     return opening.catch((error: unknown) => {
-      // a kept-alive socket the server closed (its idle timeout) just as it was reused: sent again
-      // once, on a fresh socket, as Node's documentation advises (http: request.reusedSocket)
+      // a kept-alive socket the server closed (its idle timeout) just as it was reused: nothing of
+      // the request reached it, so it is sent again once, on a fresh socket
       if (!retried && !signal?.aborted && staleSocket(error)) return UpstreamExchange.open(request, true);
       throw error;
     });
@@ -109,7 +109,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
 
   onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
     // 1xx answers (100 Continue, 103 Early Hints) come before the answer itself
-    if (status < 200 && status !== 101) return;
+    if (status < 200) return;
     this.status = status;
     this.headers = headers;
     this.inflate = decompressor(headers['content-encoding']);

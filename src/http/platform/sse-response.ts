@@ -142,9 +142,8 @@ export function sseResponse(c: Context, produce: Produce, options: SseOptions): 
   // on Node's response (X-Request-Id, the rate limit's: see setResponseHeader) go out with the
   // stream's: writeHead merges them
   setImmediate(head);
-  // the adapter leaves a response marked as already sent alone. Handed back on the next tick:
-  // a model request `produce` made at once is written to its socket on a tick queued before this
-  // one, so the upstream starts on it before the framework winds this request's handling up
+  // the adapter leaves a response marked as already sent alone. Handed back on the next tick,
+  // after the ticks `produce` queued: what it started goes ahead of the framework's wind-up
   return new Promise((resolve) => process.nextTick(resolve, RESPONSE_ALREADY_SENT));
 }
 
