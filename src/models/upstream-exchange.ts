@@ -175,12 +175,15 @@ function staleSocket(error: unknown): boolean {
   return cause.socket === undefined || (cause.socket.bytesRead ?? 0) > 0;
 }
 
-/** a decoder for the answer's Content-Encoding; each piece is flushed as it comes (an SSE stream too) */
+const ZLIB_FLUSH = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+const BROTLI_FLUSH = { flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH };
+
+/** a decoder for the answer's Content-Encoding, none without one; each piece is flushed as it comes (an SSE stream too) */
 function decompressor(header: string | string[] | undefined) {
-  const encoding = (Array.isArray(header) ? header.join(',') : header)?.trim().toLowerCase();
-  const flush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
-  if (encoding === 'gzip' || encoding === 'x-gzip') return zlib.createGunzip(flush);
-  if (encoding === 'deflate') return zlib.createInflate(flush);
-  if (encoding === 'br') return zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
+  if (header === undefined) return undefined;
+  const encoding = (Array.isArray(header) ? header.join(',') : header).trim().toLowerCase();
+  if (encoding === 'gzip' || encoding === 'x-gzip') return zlib.createGunzip(ZLIB_FLUSH);
+  if (encoding === 'deflate') return zlib.createInflate(ZLIB_FLUSH);
+  if (encoding === 'br') return zlib.createBrotliDecompress(BROTLI_FLUSH);
   return undefined;
 }

@@ -47,3 +47,10 @@ export function startFakeOpenAI(reply: string | ((messages: { role: string; cont
     return { body: completion(typeof reply === 'string' ? reply : reply(messages)) };
   });
 }
+
+/**
+ * undici, herald's client, takes a socket back one event-loop turn after its answer ended (a
+ * server that said keep-alive may close it yet): requests made one after another wait that turn
+ * to reuse it
+ */
+export const socketBack = () => new Promise((resolve) => setImmediate(resolve));

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { OpenAICompatibleClient } from '../../src/models/openai-compatible-client.js';
 import { ProviderAbortError, ProviderConnectionError, ProviderHttpError } from '../../src/models/provider-errors.js';
 import { providerFailureFields } from '../../src/models/provider-failure.js';
+import { socketBack } from './fake-openai.js';
 
 /**
  * A fake OpenAI-compatible upstream on 127.0.0.1, answering as OpenAI documents: JSON errors
@@ -62,12 +63,6 @@ async function writeApart(res: http.ServerResponse, pieces: (string | Buffer)[])
 
 const chunk = (content: string) => ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] });
 const ssePayload = (contents: string[], lineEnd = '\n') => `${contents.map((c) => `data: ${JSON.stringify(chunk(c))}${lineEnd}${lineEnd}`).join('')}data: [DONE]${lineEnd}${lineEnd}`;
-
-/**
- * undici takes a socket back one event-loop turn after its answer ended (a server that said
- * keep-alive may close it yet): the requests made one after another wait that turn to reuse it
- */
-const socketBack = () => new Promise((resolve) => setImmediate(resolve));
 
 async function collect(stream: AsyncIterable<unknown>): Promise<string> {
   let text = '';

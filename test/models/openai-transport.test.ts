@@ -3,7 +3,7 @@ import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpenAIModel } from '../../src/models/openai-model.js';
 import type { ModelRequest } from '../../src/models/provider.js';
-import { completion, sse } from './fake-openai.js';
+import { completion, socketBack, sse } from './fake-openai.js';
 
 // the provider speaks HTTP through its own keep-alive transport; what an upstream may do on the
 // wire (compress, redirect, keep the connection) must work as it did with the built-in fetch
@@ -71,8 +71,7 @@ describe('openai-kind provider transport', () => {
     const model = new OpenAIModel({ baseUrl: `${upstream.url}/v1` });
     for (let i = 0; i < 5; i++) {
       expect((await model.complete(request())).text).toBe('ok');
-      // undici takes a socket back one event-loop turn after its answer ended
-      await new Promise((resolve) => setImmediate(resolve));
+      await socketBack();
     }
     expect(upstream.connections).toBe(1);
   });
