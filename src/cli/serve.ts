@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import { gatewayServer } from '../http/gateway-server.js';
+import type { Server } from 'node:http';
+import { listenGateway } from '../http/gateway-server.js';
 import { parseArgs } from 'node:util';
-import { serve as listen, type ServerType } from '@hono/node-server';
 import { checkHookTokenStrength } from '../config/checks.js';
 import { ConfigError } from '../errors.js';
 import { loadConfigFile } from '../plugin-host/load-config.js';
@@ -46,18 +46,7 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
   const onHangup = () => void gateway.reload('SIGHUP').catch((err) => logger.error({ err }, 'config reload failed'));
   process.on('SIGHUP', onHangup);
 
-  const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = listen(
-      {
-        fetch: gateway.app.fetch,
-        hostname: loaded.config.gateway.host,
-        port: loaded.config.gateway.port,
-        createServer: gatewayServer(gateway),
-      },
-      () => resolve(s),
-    );
-    s.once('error', reject);
-  }).catch(async (error: NodeJS.ErrnoException) => {
+  const server = await listenGateway(gateway, loaded.config.gateway.host, loaded.config.gateway.port).catch(async (error: NodeJS.ErrnoException) => {
     process.off('SIGHUP', onHangup);
     await gateway.stop(0);
     // the starter config is written already: without its secrets here, they would never be shown
@@ -93,13 +82,12 @@ const GRACE_MS = 10_000;
  * period (those still going stay `running` in the store and resume on the next start), then
  * the store closes and the last log lines are flushed.
  */
-async function shutdown(server: ServerType, gateway: Awaited<ReturnType<typeof createGateway>>, signal: string): Promise<void> {
+async function shutdown(server: Server, gateway: Awaited<ReturnType<typeof createGateway>>, signal: string): Promise<void> {
   gateway.logger.info({ signal }, 'shutting down');
-  const http = server as ServerType & { closeIdleConnections?: () => void; closeAllConnections?: () => void };
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  http.closeIdleConnections?.();
+  server.closeIdleConnections();
   await Promise.race([closed, new Promise((r) => setTimeout(r, GRACE_MS).unref())]);
-  http.closeAllConnections?.();
+  server.closeAllConnections();
   await gateway.stop(GRACE_MS);
   gateway.logger.info('stopped');
   await new Promise<void>((resolve) => gateway.logger.flush(() => resolve()));

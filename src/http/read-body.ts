@@ -78,6 +78,8 @@ function unreadIncoming(c: Context): IncomingMessage | undefined {
 
 /** Node's request body under the limits (its declared length already checked) */
 export function readIncoming(incoming: IncomingMessage, limits: BodyLimits): Promise<Uint8Array> {
+  // gone before the read began (while hono's adapter loaded, say): no event would come
+  if (incoming.destroyed) return Promise.reject(clientClosed());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -1,9 +1,8 @@
-import { gatewayServer } from '../../src/http/gateway-server.js';
+import { listenGateway } from '../../src/http/gateway-server.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { serve, type ServerType } from '@hono/node-server';
 import { loadConfigFile } from './builtins.js';
 import { createGateway, type Gateway } from '../../src/gateway/gateway.js';
 import { createLogger } from '../../src/log/log.js';
@@ -132,18 +131,8 @@ export interface RunningHerald extends HeraldUnderTest {
  */
 export async function startHerald(config: Record<string, unknown> = baseConfig(), options: HeraldFolder = {}): Promise<RunningHerald> {
   const herald = await bootHerald(config, options);
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve(
-      {
-        fetch: herald.gateway.app.fetch,
-        hostname: '127.0.0.1',
-        port: 0,
-        // as `herald serve` listens
-        createServer: gatewayServer(herald.gateway),
-      },
-      () => resolve(s),
-    );
-  });
+  // as `herald serve` listens
+  const server = await listenGateway(herald.gateway, '127.0.0.1', 0);
   const address = server.address() as { port: number };
   let closed = false;
   const running: RunningHerald = {

@@ -1,10 +1,21 @@
 import type { ServerResponse } from 'node:http';
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import { errorCatalog, HeraldError } from '../../errors.js';
 import { openaiType } from '../error-handler.js';
 
 export type SendEvent = (data: unknown) => void;
+
+let alreadySent: Response | undefined;
+
+/**
+ * The answer that tells hono's node adapter the response was written already (its
+ * `x-hono-already-sent` header, @hono/node-server's RESPONSE_ALREADY_SENT). Made here, with the
+ * first stream, rather than imported: the adapter's module makes it at load time, which loads
+ * Node's fetch classes as herald starts (src/http/hono-listener.ts).
+ */
+function responseAlreadySent(): Response {
+  return (alreadySent ??= new Response(null, { headers: { 'x-hono-already-sent': 'true' } }));
+}
 
 /**
  * What a producer gets: `send` queues a frame (the frames of one event-loop turn go out as one
@@ -144,7 +155,7 @@ export function sseResponse(c: Context, produce: Produce, options: SseOptions): 
   setImmediate(head);
   // the adapter leaves a response marked as already sent alone. Handed back on the next tick,
   // after the ticks `produce` queued: what it started goes ahead of the framework's wind-up
-  return new Promise((resolve) => process.nextTick(resolve, RESPONSE_ALREADY_SENT));
+  return new Promise((resolve) => process.nextTick(resolve, responseAlreadySent()));
 }
 
 /** the frames through a web ReadableStream: for app.request() and any adapter without Node's response */
