@@ -30,8 +30,8 @@ export function listenGateway(gateway: ServedGateway, host: string, port: number
 }
 
 /**
- * The node server of the gateway: the webhook surface answered from Node's request
- * (hooks-listener.ts), so is `GET /healthz` (liveness-listener.ts), the rest by hono.
+ * The node server of the gateway: the webhook surface (hooks-listener.ts) and `GET /healthz`
+ * (liveness-listener.ts) answered from Node's request, the rest by hono (hono-listener.ts).
  *
  * A sender may half-close its socket once its request is sent (HTTP/1.0 tools, `nc`, scripts
  * that shut their side down): node's server, left as it is, then drops any answer not yet

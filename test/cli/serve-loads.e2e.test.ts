@@ -3,14 +3,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_KEY, baseConfig, HOOK_TOKEN, tempDir } from '../helpers/start-herald.js';
-import { spawnHerald, type SpawnedHerald } from './spawn-herald.js';
+import { killLeftOver, spawnHerald, type SpawnedHerald } from './spawn-herald.js';
 
 let spawned: SpawnedHerald | undefined;
 afterEach(async () => {
-  if (spawned && spawned.child.exitCode === null) {
-    spawned.child.kill('SIGKILL');
-    await spawned.exited;
-  }
+  await killLeftOver(spawned);
   spawned = undefined;
 });
 

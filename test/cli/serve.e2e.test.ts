@@ -5,14 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 import { baseConfig, eventually, GATEWAY_TOKEN, HOOK_TOKEN, tempDir } from '../helpers/start-herald.js';
 import { completion } from '../models/fake-openai.js';
-import { spawnHerald, type SpawnedHerald } from './spawn-herald.js';
+import { killLeftOver, spawnHerald, type SpawnedHerald } from './spawn-herald.js';
 
 let spawned: SpawnedHerald | undefined;
 afterEach(async () => {
-  if (spawned && spawned.child.exitCode === null) {
-    spawned.child.kill('SIGKILL');
-    await spawned.exited;
-  }
+  await killLeftOver(spawned);
   spawned = undefined;
 });
 

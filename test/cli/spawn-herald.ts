@@ -44,3 +44,11 @@ export function spawnHerald(args: string[], options: { cwd?: string; env?: NodeJ
     },
   };
 }
+
+/** a test's herald still running when it ends (a failed assertion before its stop): killed, and waited for */
+export async function killLeftOver(spawned: SpawnedHerald | undefined): Promise<void> {
+  if (spawned && spawned.child.exitCode === null && spawned.child.signalCode === null) {
+    spawned.child.kill('SIGKILL');
+    await spawned.exited;
+  }
+}
