@@ -22,6 +22,7 @@ import { receiptMiddleware } from './hooks/receipt-middleware.js';
 import { metricsRoute } from './metrics-route.js';
 import { readinessRoute } from './readiness-route.js';
 import { requestContext } from './request-context.js';
+import { LIVENESS_ANSWER } from './liveness-listener.js';
 import { SurfaceRouter } from './surface-router.js';
 import { TrustedProxies } from './trusted-proxies.js';
 import { hooksPrefix } from '../config/hooks-path.js';
@@ -63,7 +64,7 @@ export function createApp(deps: AppDeps): Hono {
   app.onError(onError);
   app.notFound((c) => errorResponse(c, new HeraldError('HERALD_NOT_FOUND')));
 
-  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/healthz', (c) => c.json(LIVENESS_ANSWER));
   if (deps.probe) app.get('/readyz', readinessRoute({ probe: deps.probe, logger: deps.logger }));
   // the document's schemas and route declarations are loaded with its first request
   app.get('/openapi.json', async (c, next) => (await import('./openapi/openapi-route.js')).openApiRoute(deps)(c, next));

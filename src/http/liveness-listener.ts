@@ -8,7 +8,10 @@ export interface LivenessDeps {
   metrics?: HttpMetrics;
 }
 
-const BODY = JSON.stringify({ ok: true });
+/** what `GET /healthz` answers, here and through the app's own route (create-app.ts) */
+export const LIVENESS_ANSWER = { ok: true } as const;
+
+const BODY = JSON.stringify(LIVENESS_ANSWER);
 
 /**
  * Answers `GET /healthz` (and HEAD) from Node's request, as the app's own route answers it (the
