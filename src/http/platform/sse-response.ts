@@ -153,9 +153,11 @@ export function sseResponse(c: Context, produce: Produce, options: SseOptions): 
   // on Node's response (X-Request-Id, the rate limit's: see setResponseHeader) go out with the
   // stream's: writeHead merges them
   setImmediate(head);
-  // the adapter leaves a response marked as already sent alone. Handed back on the next tick,
-  // after the ticks `produce` queued: what it started goes ahead of the framework's wind-up
-  return new Promise((resolve) => process.nextTick(resolve, responseAlreadySent()));
+  // the adapter leaves a response marked as already sent alone. Handed back on the check phase,
+  // after undici's write of the model request queued there: the framework's wind-up (the
+  // middleware after `next()`, the adapter's) runs while the upstream works, not before the
+  // request goes out
+  return new Promise((resolve) => setImmediate(resolve, responseAlreadySent()));
 }
 
 /** the frames through a web ReadableStream: for app.request() and any adapter without Node's response */
