@@ -72,5 +72,4 @@ describe('a request body', () => {
     expect(statuses(answered)).toEqual([200]);
     expect(answered).toContain('"content":"echo: slowly typed, in three pieces"');
   });
-
 });

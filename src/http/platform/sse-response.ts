@@ -154,9 +154,9 @@ export function sseResponse(c: Context, produce: Produce, options: SseOptions): 
   // stream's: writeHead merges them
   setImmediate(head);
   // the adapter leaves a response marked as already sent alone. Handed back on the check phase,
-  // after undici's write of the model request queued there: the framework's wind-up (the
-  // middleware after `next()`, the adapter's) runs while the upstream works, not before the
-  // request goes out
+  // after undici's write of a model request `produce` dispatched in this turn (queued there
+  // first): the framework's wind-up (the middleware after `next()`, the adapter's) runs while
+  // the upstream works, not before the request goes out
   return new Promise((resolve) => setImmediate(resolve, responseAlreadySent()));
 }
 
