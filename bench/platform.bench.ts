@@ -101,15 +101,13 @@ async function measureChat(server: { url: string; pid: number }, stream: boolean
   };
 }
 
-/** first-token times of `count` streamed completions, one at a time, from a separate process */
-function probeFirstToken(url: string, headers: Record<string, string>, count: number): Promise<{ p50Ms: number; p99Ms: number }> {
+/** first-token times (ms) of `count` streamed completions, one at a time, from a separate process */
+function probeFirstToken(url: string, headers: Record<string, string>, count: number): Promise<number[]> {
   const args = JSON.stringify({ url: `${url}/v1/chat/completions`, headers, body: chatBody(true), count });
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/first-token-probe.ts'), args], { maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
       if (error) return reject(new Error(`first-token probe failed: ${error.message}\n${stderr}`));
-      const times = JSON.parse(stdout.trim().split('\n').pop()!) as number[];
-      const at = (p: number) => Math.round(times[Math.min(times.length - 1, Math.floor(p * times.length))]! * 1000) / 1000;
-      resolve({ p50Ms: at(0.5), p99Ms: at(0.99) });
+      resolve(JSON.parse(stdout.trim().split('\n').pop()!) as number[]);
     });
   });
 }
@@ -169,6 +167,9 @@ async function startHerald(root: string, name: string, upstream: ChildServer, pr
   };
 }
 
+/** each server's first-token probe in this many slices, taken in turn with the others' */
+const FIRST_TOKEN_SLICES = 5;
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 
 async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, settings: ChatSettings): Promise<Pick<PlatformBenchResult, 'chat' | 'firstToken'>> {
@@ -197,10 +198,17 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
           await Promise.all(order.slice(1).map(measure));
         } else for (const server of order) await measure(server);
       }
-      for (const { name, server, headers } of servers) {
-        const list = probes.get(name) ?? [];
-        list.push(await probeFirstToken(server.url, headers, settings.firstTokenSamples));
-        probes.set(name, list);
+      // the servers take turns in slices, the order reversed each slice: one-at-a-time timings move
+      // with the machine from minute to minute, and a server probed whole after another meets another machine
+      const times = new Map(servers.map(({ name }) => [name, [] as number[]]));
+      const per = Math.ceil(settings.firstTokenSamples / FIRST_TOKEN_SLICES);
+      for (let slice = 0; slice < FIRST_TOKEN_SLICES; slice++) {
+        for (const { name, server, headers } of slice % 2 ? [...servers].reverse() : servers) times.get(name)!.push(...(await probeFirstToken(server.url, headers, per)));
+      }
+      for (const [name, list] of times) {
+        const sorted = list.sort((a, b) => a - b);
+        const at = (p: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! * 1000) / 1000;
+        probes.set(name, [...(probes.get(name) ?? []), { p50Ms: at(0.5), p99Ms: at(0.99) }]);
       }
     }
     for (const kind of ['plain', 'streamed'] as const) {
@@ -235,7 +243,7 @@ export function renderChatTable({ chat, firstToken }: Pick<PlatformBenchResult, 
   const added = firstToken.herald.p50Ms - firstToken.direct.p50Ms;
   return (
     `${table}\n` +
-    `first streamed token (${firstToken.samples} completions one at a time): upstream direct p50 ${firstToken.direct.p50Ms} ms, p99 ${firstToken.direct.p99Ms} ms; ` +
+    `first streamed token (${firstToken.samples} completions one at a time, in ${FIRST_TOKEN_SLICES} slices the servers take in turn): upstream direct p50 ${firstToken.direct.p50Ms} ms, p99 ${firstToken.direct.p99Ms} ms; ` +
     `through herald p50 ${firstToken.herald.p50Ms} ms, p99 ${firstToken.herald.p99Ms} ms; herald adds ${added.toFixed(3)} ms (p50)\n` +
     `through a bare proxy (bench/chat-proxy.ts: the same two hops, nothing else) p50 ${firstToken.proxy.p50Ms} ms, p99 ${firstToken.proxy.p99Ms} ms; ` +
     `it adds ${(firstToken.proxy.p50Ms - firstToken.direct.p50Ms).toFixed(3)} ms, herald ${(firstToken.herald.p50Ms - firstToken.proxy.p50Ms).toFixed(3)} ms beyond it (p50)` +
