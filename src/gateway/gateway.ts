@@ -2,6 +2,9 @@ import type { RequestListener } from 'node:http';
 import { RunWaiter } from '../runtime/runs/run-waiter.js';
 import { FailedAuthLimiter } from '../http/failed-auth-limiter.js';
 import { withHooksSurface } from '../http/hooks/hooks-listener.js';
+import { withChatCompletions } from '../http/platform/chat-listener.js';
+import { PlatformGate } from '../http/platform/platform-auth.js';
+import { RateLimiter } from '../platform/rate-limiter.js';
 import { TrustedProxies } from '../http/trusted-proxies.js';
 import { RunCompletionReporter } from '../runtime/runs/run-completion-report.js';
 import { randomUUID } from 'node:crypto';
@@ -59,10 +62,11 @@ import { ConfigError } from '../errors.js';
 export interface Gateway {
   app: Hono;
   /**
-   * the server's request listener: `rest` (hono's, for `app`) with the webhook surface answered
-   * from Node's request directly (src/http/hooks/hooks-listener.ts)
+   * the server's request listener: `rest` (hono's, for `app`) with the webhook surface and chat
+   * completions answered from Node's request directly (src/http/hooks/hooks-listener.ts,
+   * src/http/platform/chat-listener.ts)
    */
-  withHooksSurface(rest: RequestListener): RequestListener;
+  withNodeRoutes(rest: RequestListener): RequestListener;
   config: HeraldConfig;
   plugins: PluginRegistry;
   store: Store;
@@ -192,7 +196,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   ]);
   for (const warning of warnings) logger.warn({ config: loaded.file }, warning);
   const keys = new ApiKeyVerifier(config, store.apiKeys);
-  const platform = platformRoutes({ config, store, knowledge, parser, keys, turns, agents, files, vectorStores, logger });
+  const gate = new PlatformGate(keys, new RateLimiter(config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter('platform', logger));
+  const platform = platformRoutes({ config, store, knowledge, parser, gate, turns, agents, files, vectorStores, logger });
   const runWaiter = new RunWaiter(store);
   const intake = new HookIntake({
     engine,
@@ -219,7 +224,9 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   };
   const hooksLimiter = new FailedAuthLimiter('hooks', logger);
   const app = createApp({ config, logger, store, engine, intake, delivery, probe, metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
-  const hooksSurface = { config, engine, intake, logger, limiter: hooksLimiter, receipts, metrics: metrics?.http, proxies: new TrustedProxies(config.gateway.trustedProxies) };
+  const proxies = new TrustedProxies(config.gateway.trustedProxies);
+  const hooksSurface = { config, engine, intake, logger, limiter: hooksLimiter, receipts, metrics: metrics?.http, proxies };
+  const chatSurface = { config, turns, agents, logger, gate, proxies, metrics: metrics?.http };
   const alerts = new AlertEvaluator({
     alerts: config.alerts,
     store,
@@ -244,7 +251,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reindexing: Promise<unknown> | undefined;
   const gateway: Gateway = {
     app,
-    withHooksSurface: (rest) => withHooksSurface(hooksSurface, rest),
+    withNodeRoutes: (rest) => withHooksSurface(hooksSurface, withChatCompletions(chatSurface, rest)),
     config,
     plugins,
     store,

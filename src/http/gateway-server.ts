@@ -8,10 +8,10 @@ import { withoutQuery } from './hooks/request-url.js';
 import { isSurfacePath } from './surface-router.js';
 import { hooksPrefix } from '../config/hooks-path.js';
 
-/** what the server needs of the gateway: its app, its request listener and where its webhook surface lies */
+/** what the server needs of the gateway: its app, the routes it answers from Node's request and where its webhook surface lies */
 export interface ServedGateway {
   app: { fetch: Parameters<typeof lazyHonoListener>[0] };
-  withHooksSurface(rest: RequestListener): RequestListener;
+  withNodeRoutes(rest: RequestListener): RequestListener;
   config: { hooks: { enabled: boolean; path: string } };
   logger: Logger;
   metrics?: { http: HttpMetrics };
@@ -30,8 +30,9 @@ export function listenGateway(gateway: ServedGateway, host: string, port: number
 }
 
 /**
- * The node server of the gateway: the webhook surface (hooks-listener.ts) and `GET /healthz`
- * (liveness-listener.ts) answered from Node's request, the rest by hono (hono-listener.ts).
+ * The node server of the gateway: the webhook surface (hooks-listener.ts), chat completions
+ * (platform/chat-listener.ts) and `GET /healthz` (liveness-listener.ts) answered from Node's
+ * request, the rest by hono (hono-listener.ts).
  *
  * A sender may half-close its socket once its request is sent (HTTP/1.0 tools, `nc`, scripts
  * that shut their side down): node's server, left as it is, then drops any answer not yet
@@ -42,8 +43,8 @@ export function listenGateway(gateway: ServedGateway, host: string, port: number
  */
 export function gatewayServer(gateway: ServedGateway, host: string): Server {
   const rest = withLiveness({ logger: gateway.logger, metrics: gateway.metrics?.http }, lazyHonoListener(gateway.app.fetch, host, gateway.logger));
-  const server = createServer(gateway.withHooksSurface(rest));
-  // decided once, as withHooksSurface decides whether to answer the surface at all
+  const server = createServer(gateway.withNodeRoutes(rest));
+  // decided once, as withHooksSurface (hooks-listener.ts) decides whether to answer the surface at all
   const prefix = gateway.config.hooks.enabled ? hooksPrefix(gateway.config.hooks.path) : '';
   if (!prefix) return server;
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;

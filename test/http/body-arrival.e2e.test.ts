@@ -54,13 +54,14 @@ const statuses = (answered: string) => [...answered.matchAll(/HTTP\/1\.1 (\d{3})
 describe('a request body', () => {
   it('of requests pipelined in one write: each request is answered from its own body, in order', async () => {
     const answered = await converse([
-      request('/v1/chat/completions', API_KEY, chat('first')) + request('/hooks/wake', HOOK_TOKEN, JSON.stringify({ text: 'between' })) + request('/v1/chat/completions', API_KEY, chat('second'), true),
+      request('/v1/chat/completions', API_KEY, chat('first')) + request('/hooks/wake', HOOK_TOKEN, JSON.stringify({ text: 'between', mode: 'next-heartbeat' })) + request('/v1/chat/completions', API_KEY, chat('second'), true),
     ]);
     expect(statuses(answered)).toEqual([200, 200, 200]);
     const first = answered.indexOf('"content":"echo: first"');
     const second = answered.indexOf('"content":"echo: second"');
     expect(first).toBeGreaterThan(-1);
     expect(second).toBeGreaterThan(first);
+    // the wake waits for the next heartbeat (none here): no turn of its own asks the model in between
     const asked = upstream.requests.slice(-2).map((r) => (r.json?.messages as { content: string }[]).at(-1)?.content);
     expect(asked).toEqual(['first', 'second']);
   });

@@ -16,6 +16,8 @@ import { requireAgent } from './agents-routes.js';
 import { enforceBudgets } from './principal-budgets.js';
 import { chatClientTools, chatInputMessages, parseChatRequest } from './chat-request.js';
 import { sseResponse } from './sse-response.js';
+import type { ChatAnswer, ChatExchange } from './chat-exchange.js';
+import { clientAddress } from '../client-address.js';
 
 export interface ChatRoutesDeps {
   config: HeraldConfig;
@@ -42,20 +44,25 @@ const citationsOf = (passages: KnowledgePassage[]) =>
   passages.map((p, i) => ({ index: i + 1, document_id: p.documentId, ...(uploadedFile(p) && { file_id: p.fileId }), filename: p.filename, chunk_id: p.chunkId, score: p.score, content: p.content }));
 
 /**
- * Cancels the turn when the client goes away before its answer went out, as @hono/node-server's
+ * Calls `cancel` when the client goes away before its answer went out, as @hono/node-server's
  * `c.req.raw.signal` would abort; but touching `c.req.raw` makes the adapter build a whole fetch
  * Request (headers, body stream, AbortController) per completion, a measurable part of it.
  */
-function cancelWhenClientGone(c: Context, chat: ChatTurn): void {
+function whenClientGone(c: Context, cancel: (reason: unknown) => void): void {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
   if (!outgoing || typeof outgoing.once !== 'function') {
     const signal = c.req.raw.signal;
-    if (signal.aborted) chat.cancel(signal.reason);
-    else signal.addEventListener('abort', () => chat.cancel(signal.reason), { once: true });
+    if (signal.aborted) cancel(signal.reason);
+    else signal.addEventListener('abort', () => cancel(signal.reason), { once: true });
     return;
   }
+  cancelWhenResponseCloses(outgoing, cancel);
+}
+
+/** `cancel` when Node's response closes before it finished: its client went away */
+export function cancelWhenResponseCloses(outgoing: ServerResponse, cancel: (reason: unknown) => void): void {
   outgoing.once('close', () => {
-    if (!outgoing.writableFinished) chat.cancel('Client connection prematurely closed.');
+    if (!outgoing.writableFinished) cancel('Client connection prematurely closed.');
   });
 }
 
@@ -85,53 +92,78 @@ const toolCallDelta = (piece: ToolCallPiece) => ({
   function: { ...(piece.name && { name: piece.name }), arguments: piece.arguments ?? '' },
 });
 
-/** POST /v1/chat/completions: OpenAI's chat API where `model` is a digital employee. */
+/** POST /v1/chat/completions under `app.request()` (under `herald serve`, chat-listener.ts answers it from Node's request) */
 export function chatRoutes(deps: ChatRoutesDeps): Hono {
   const app = new Hono();
-
   app.post('/chat/completions', async (c) => {
-    const bytes = await readBody(c, { maxBytes: CHAT_MAX_BODY_BYTES, idleTimeoutMs: 30_000 }).catch((error) => {
-      if (error instanceof HeraldError && error.code === 'HERALD_PAYLOAD_TOO_LARGE') {
-        throw new HeraldError('HERALD_PAYLOAD_TOO_LARGE', `The request body is larger than ${CHAT_MAX_BODY_BYTES} bytes.`, { openaiCode: 'request_too_large', headers: error.headers });
-      }
+    const x: ChatExchange = {
+      clientAddress: clientAddress(c),
+      requestId: c.get('requestId'),
+      principal: c.get('principal'),
+      readBody: (limits) => readBody(c, limits),
+      origin: () => new URL(c.req.url).origin,
+      setHeader: (name, value) => setResponseHeader(c, name, value),
+      whenClientGone: (cancel) => whenClientGone(c, cancel),
+    };
+    let answer: ChatAnswer;
+    try {
+      answer = await answerChatCompletion(x, deps);
+    } finally {
+      c.set('bodyBytes', x.bodyBytes);
+    }
+    return 'json' in answer ? c.json(answer.json) : sseResponse(c, answer.stream, answer.options);
+  });
+  return app;
+}
+
+/** POST /v1/chat/completions: OpenAI's chat API where `model` is a digital employee. */
+export async function answerChatCompletion(x: ChatExchange, deps: ChatRoutesDeps): Promise<ChatAnswer> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await x.readBody({ maxBytes: CHAT_MAX_BODY_BYTES, idleTimeoutMs: 30_000 });
+  } catch (error) {
+    if (error instanceof HeraldError && error.code === 'HERALD_PAYLOAD_TOO_LARGE') {
+      throw new HeraldError('HERALD_PAYLOAD_TOO_LARGE', `The request body is larger than ${CHAT_MAX_BODY_BYTES} bytes.`, { openaiCode: 'request_too_large', headers: error.headers });
+    }
+    throw error;
+  }
+  x.bodyBytes = bytes.byteLength;
+  const body = parseChatRequest(parseJsonBody(bytes));
+  const { principal } = x;
+  const agent = requireAgent(deps.agents, principal, body.model, 'model');
+  const budgetCheck = enforceBudgets(principal, deps.turns.budgets, agent.id);
+  if (budgetCheck) await budgetCheck;
+  const tools = chatClientTools(body);
+  const chat = await openChatTurn(deps.turns, {
+    agent,
+    conversationId: body.conversation_id ?? undefined,
+    messages: chatInputMessages(body.messages),
+    metadata: body.metadata ?? undefined,
+    options: {
+      temperature: body.temperature ?? undefined,
+      maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+      user: body.user ?? undefined,
+      ...(tools.extra && { extra: tools.extra }),
+    },
+    clientTools: tools.use,
+    usage: { source: 'chat', keyName: principal.name },
+  });
+  const id = `chatcmpl-${randomHex(12)}`;
+  const created = Math.floor(Date.now() / 1000);
+  const conversation_id = chat.conversationId;
+  const extras = (outcome: TurnOutcome) => (body.citations !== false ? { citations: citationsOf(outcome.knowledge) } : {});
+  // the request's origin (for the annotations' URLs) only when there are passages to cite
+  const annotations = (outcome: TurnOutcome) => (outcome.knowledge.length ? urlCitations(outcome.text, outcome.knowledge, x.origin()) : []);
+  x.setHeader('x-conversation-id', conversation_id);
+
+  if (!body.stream) {
+    x.whenClientGone((reason) => chat.cancel(reason));
+    const outcome = await chat.run().catch((error) => {
+      deps.logger.warn({ ...failureFields(error), reqId: x.requestId, agent: agent.id }, 'chat completion failed');
       throw error;
     });
-    c.set('bodyBytes', bytes.byteLength);
-    const body = parseChatRequest(parseJsonBody(bytes));
-    const principal = c.get('principal');
-    const agent = requireAgent(deps.agents, principal, body.model, 'model');
-    const budgetCheck = enforceBudgets(principal, deps.turns.budgets, agent.id);
-    if (budgetCheck) await budgetCheck;
-    const tools = chatClientTools(body);
-    const chat = await openChatTurn(deps.turns, {
-      agent,
-      conversationId: body.conversation_id ?? undefined,
-      messages: chatInputMessages(body.messages),
-      metadata: body.metadata ?? undefined,
-      options: {
-        temperature: body.temperature ?? undefined,
-        maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
-        user: body.user ?? undefined,
-        ...(tools.extra && { extra: tools.extra }),
-      },
-      clientTools: tools.use,
-      usage: { source: 'chat', keyName: principal.name },
-    });
-    const id = `chatcmpl-${randomHex(12)}`;
-    const created = Math.floor(Date.now() / 1000);
-    const conversation_id = chat.conversationId;
-    const extras = (outcome: TurnOutcome) => (body.citations !== false ? { citations: citationsOf(outcome.knowledge) } : {});
-    // the request's origin (for the annotations' URLs) only when there are passages to cite
-    const annotations = (outcome: TurnOutcome) => (outcome.knowledge.length ? urlCitations(outcome.text, outcome.knowledge, new URL(c.req.url).origin) : []);
-    setResponseHeader(c, 'x-conversation-id', conversation_id);
-
-    if (!body.stream) {
-      cancelWhenClientGone(c, chat);
-      const outcome = await chat.run().catch((error) => {
-        deps.logger.warn({ ...failureFields(error), reqId: c.get('requestId'), agent: agent.id }, 'chat completion failed');
-        throw error;
-      });
-      return c.json({
+    return {
+      json: {
         id,
         object: 'chat.completion',
         created,
@@ -141,65 +173,62 @@ export function chatRoutes(deps: ChatRoutesDeps): Hono {
         usage: outcome.usage,
         conversation_id,
         ...extras(outcome),
-      });
-    }
-
-    const includeUsage = body.stream_options?.include_usage === true;
-    return sseResponse(
-      c,
-      async ({ send, sendJson, flushSoon, onClose }) => {
-        // the role chunk opens the stream once the model accepted the request (the client sees it
-        // before the model answers), or with the first token when both come in one read: one write
-        let opened = false;
-        const open = () => {
-          if (opened) return;
-          opened = true;
-          sendJson(deltaChunk('{"role":"assistant","content":""}'));
-        };
-        const onDelta = (piece: TurnDelta) => {
-          open();
-          // a refusal streams as `delta.refusal`, as OpenAI's chunks carry it (https://platform.openai.com/docs/api-reference/chat-streaming)
-          if (piece.type === 'delta') sendJson(deltaChunk(`{"content":${JSON.stringify(piece.text)}}`));
-          else if (piece.type === 'refusal') sendJson(deltaChunk(`{"refusal":${JSON.stringify(piece.text)}}`));
-          else sendJson(deltaChunk(JSON.stringify({ tool_calls: [toolCallDelta(piece)] })));
-          // the deltas of one upstream read go out together, as soon as that read is worked through
-          flushSoon();
-        };
-        onClose(() => chat.cancel(new Error('client closed the stream')));
-        // the model request first: the chunks' framing is made while the upstream works on it
-        const running = chat.run({ stream: true, onDelta, onOpen: open });
-        // built property by property, not spread (see utils/copy-with.ts)
-        const chunk = (choices: unknown[], more?: Record<string, unknown>) => {
-          const c: Record<string, unknown> = { id, object: 'chat.completion.chunk', created, model: agent.id, system_fingerprint: null, choices };
-          if (includeUsage) c.usage = null;
-          c.conversation_id = conversation_id;
-          return more ? Object.assign(c, more) : c;
-        };
-        // a delta chunk is the same JSON around its delta, every token: the rest is serialized once
-        // (the unescaped `"choices":[0]` cannot occur inside a string value, which escapes its quotes)
-        const whole = JSON.stringify(chunk([0]));
-        const at = whole.indexOf('"choices":[0]') + '"choices":'.length;
-        const head = whole.slice(0, at);
-        const tail = whole.slice(at + 3);
-        const deltaChunk = (delta: string) => `${head}[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":null}]${tail}`;
-        let outcome: TurnOutcome;
-        try {
-          outcome = await running;
-        } finally {
-          open();
-        }
-        // OpenAI streams a message's annotations on a delta; herald has them once the answer is whole
-        const cited = (outcome.toolCalls.length || outcome.refusal) && !outcome.text ? [] : annotations(outcome);
-        send(chunk([{ index: 0, delta: cited.length ? { annotations: cited } : {}, logprobs: null, finish_reason: outcome.finishReason }], extras(outcome)));
-        if (includeUsage) send(chunk([], { usage: outcome.usage, ...extras(outcome) }));
       },
-      {
-        pingMs: deps.config.platform.streamPingMs,
-        headers: { 'x-conversation-id': conversation_id },
-        onError: (error) => deps.logger.warn({ ...failureFields(error), reqId: c.get('requestId'), agent: agent.id }, 'chat stream failed'),
-      },
-    );
-  });
+    };
+  }
 
-  return app;
+  const includeUsage = body.stream_options?.include_usage === true;
+  return {
+    stream: async ({ send, sendJson, flushSoon, onClose }) => {
+      // the role chunk opens the stream once the model accepted the request (the client sees it
+      // before the model answers), or with the first token when both come in one read: one write
+      let opened = false;
+      const open = () => {
+        if (opened) return;
+        opened = true;
+        sendJson(deltaChunk('{"role":"assistant","content":""}'));
+      };
+      const onDelta = (piece: TurnDelta) => {
+        open();
+        // a refusal streams as `delta.refusal`, as OpenAI's chunks carry it (https://platform.openai.com/docs/api-reference/chat-streaming)
+        if (piece.type === 'delta') sendJson(deltaChunk(`{"content":${JSON.stringify(piece.text)}}`));
+        else if (piece.type === 'refusal') sendJson(deltaChunk(`{"refusal":${JSON.stringify(piece.text)}}`));
+        else sendJson(deltaChunk(JSON.stringify({ tool_calls: [toolCallDelta(piece)] })));
+        // the deltas of one upstream read go out together, as soon as that read is worked through
+        flushSoon();
+      };
+      onClose(() => chat.cancel(new Error('client closed the stream')));
+      // the model request first: the chunks' framing is made while the upstream works on it
+      const running = chat.run({ stream: true, onDelta, onOpen: open });
+      // built property by property, not spread (see utils/copy-with.ts)
+      const chunk = (choices: unknown[], more?: Record<string, unknown>) => {
+        const c: Record<string, unknown> = { id, object: 'chat.completion.chunk', created, model: agent.id, system_fingerprint: null, choices };
+        if (includeUsage) c.usage = null;
+        c.conversation_id = conversation_id;
+        return more ? Object.assign(c, more) : c;
+      };
+      // a delta chunk is the same JSON around its delta, every token: the rest is serialized once
+      // (the unescaped `"choices":[0]` cannot occur inside a string value, which escapes its quotes)
+      const whole = JSON.stringify(chunk([0]));
+      const at = whole.indexOf('"choices":[0]') + '"choices":'.length;
+      const head = whole.slice(0, at);
+      const tail = whole.slice(at + 3);
+      const deltaChunk = (delta: string) => `${head}[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":null}]${tail}`;
+      let outcome: TurnOutcome;
+      try {
+        outcome = await running;
+      } finally {
+        open();
+      }
+      // OpenAI streams a message's annotations on a delta; herald has them once the answer is whole
+      const cited = (outcome.toolCalls.length || outcome.refusal) && !outcome.text ? [] : annotations(outcome);
+      send(chunk([{ index: 0, delta: cited.length ? { annotations: cited } : {}, logprobs: null, finish_reason: outcome.finishReason }], extras(outcome)));
+      if (includeUsage) send(chunk([], { usage: outcome.usage, ...extras(outcome) }));
+    },
+    options: {
+      pingMs: deps.config.platform.streamPingMs,
+      headers: { 'x-conversation-id': conversation_id },
+      onError: (error) => deps.logger.warn({ ...failureFields(error), reqId: x.requestId, agent: agent.id }, 'chat stream failed'),
+    },
+  };
 }

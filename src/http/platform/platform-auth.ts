@@ -3,7 +3,7 @@ import { HeraldError } from '../../errors.js';
 import { type ApiKeyVerifier, type ApiPrincipal } from '../../platform/api-keys.js';
 import { rateLimitHeaders, type RateLimiter } from '../../platform/rate-limiter.js';
 import { bearerToken } from '../bearer-token.js';
-import { requesterOf } from '../requester.js';
+import { requesterOf, type Requester } from '../requester.js';
 import { setResponseHeader } from '../response-header.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 
@@ -14,29 +14,51 @@ declare module 'hono' {
   }
 }
 
+/** a call admitted to /v1: who made it, and the rate limit's headers for its answer */
+export interface PlatformAdmission {
+  principal: ApiPrincipal;
+  headers: Record<string, string>;
+}
+
 /**
  * `Authorization: Bearer <API_KEY>` on every /v1 call, then the key's rate limit. An address
- * that keeps presenting bad keys is refused (429) before its keys are even looked at.
+ * that keeps presenting bad keys is refused (429) before its keys are even looked at. One gate
+ * per gateway: the hono middleware and the chat's own listener (chat-listener.ts) count against
+ * the same limits.
  */
-export function platformAuth(keys: ApiKeyVerifier, rate: RateLimiter, failures: FailedAuthLimiter): MiddlewareHandler {
-  return async function platformAuth(c, next) {
-    failures.refuseWhileLimited(requesterOf(c));
-    const presented = bearerToken(c);
-    const principal = await keys.verify(presented);
+export class PlatformGate {
+  constructor(
+    private readonly keys: ApiKeyVerifier,
+    private readonly rate: RateLimiter,
+    private readonly failures: FailedAuthLimiter,
+  ) {}
+
+  /** the call's principal, or the HeraldError (401, 429) that refuses it */
+  async admit(who: Requester, presented: string | undefined): Promise<PlatformAdmission> {
+    this.failures.refuseWhileLimited(who);
+    const principal = await this.keys.verify(presented);
     if (!principal) {
-      failures.failed(requesterOf(c), presented ? 'unknown key' : 'missing key');
+      this.failures.failed(who, presented ? 'unknown key' : 'missing key');
       const message = presented
         ? 'Incorrect API key provided.'
         : "You didn't provide an API key. Send it as `Authorization: Bearer <API_KEY>`.";
       throw new HeraldError('HERALD_UNAUTHORIZED', message);
     }
-    const decision = rate.take(principal.name);
+    const decision = this.rate.take(principal.name);
     const headers = rateLimitHeaders(decision);
     if (!decision.allowed) {
       throw new HeraldError('HERALD_RATE_LIMITED', `Rate limit reached for API key "${principal.name}": ${decision.limit} requests per minute. Retry in ${decision.retryAfterSeconds}s.`, {
         headers: { ...headers, 'Retry-After': String(decision.retryAfterSeconds) },
       });
     }
+    return { principal, headers };
+  }
+}
+
+/** the gate as hono middleware: the principal for the routes after it, the rate limit's headers on the answer */
+export function platformAuth(gate: PlatformGate): MiddlewareHandler {
+  return async function platformAuth(c, next) {
+    const { principal, headers } = await gate.admit(requesterOf(c), bearerToken(c));
     for (const name in headers) setResponseHeader(c, name, headers[name]!);
     c.set('principal', principal);
     await next();

@@ -5,19 +5,16 @@ import type { AgentTurnDeps } from '../../agents/agent-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
 import type { ParsePool } from '../../knowledge/parse-pool.js';
-import type { ApiKeyVerifier } from '../../platform/api-keys.js';
-import { RateLimiter } from '../../platform/rate-limiter.js';
 import type { Files } from '../../platform/files.js';
 import { VectorStoreBatches } from '../../platform/vector-store-batches.js';
 import type { VectorStores } from '../../platform/vector-stores.js';
 import type { Store } from '../../store/port.js';
-import { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { agentsRoutes } from './agents-routes.js';
 import { chatRoutes } from './chat-completions.js';
 import { embeddingsRoutes } from './embeddings-routes.js';
 import { filesRoutes } from './files-routes.js';
 import { knowledgeRoutes } from './knowledge-routes.js';
-import { platformAuth } from './platform-auth.js';
+import { platformAuth, type PlatformGate } from './platform-auth.js';
 import { responsesRoutes } from './responses-routes.js';
 import { vectorStoreBatchesRoutes } from './vector-store-batches-routes.js';
 import { vectorStoresRoutes } from './vector-stores-routes.js';
@@ -28,7 +25,8 @@ export interface PlatformRoutesDeps {
   knowledge: KnowledgeIndex;
   /** the worker threads that read uploaded documents */
   parser: ParsePool;
-  keys: ApiKeyVerifier;
+  /** API keys and rate limits, shared with the chat's own listener */
+  gate: PlatformGate;
   /** what the chat's agent turn needs: models, sessions, knowledge */
   turns: AgentTurnDeps;
   agents: AgentDirectory;
@@ -41,7 +39,7 @@ export interface PlatformRoutesDeps {
 /** The /v1 platform API (mounted by the gateway under /v1): API-key auth and rate limit first. */
 export function platformRoutes(deps: PlatformRoutesDeps): Hono {
   const app = new Hono();
-  app.use('*', platformAuth(deps.keys, new RateLimiter(deps.config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter('platform', deps.logger)));
+  app.use('*', platformAuth(deps.gate));
   app.route('/', agentsRoutes({ agents: deps.agents, knowledge: deps.knowledge, state: deps.store.state }));
   app.route('/', chatRoutes(deps));
   app.route('/', responsesRoutes({ ...deps, turns: { ...deps.turns, state: deps.store.state } }));

@@ -67,17 +67,8 @@ interface SseSink {
   end(text: string): void;
 }
 
-/**
- * A server-sent-events response: `data: <json>` frames, `: ping` comments while `produce`
- * waits (proxies close silent connections), `data: [DONE]` at the end. A failure after the
- * headers went out becomes one `data: {"error":...}` frame. The signal aborts when the
- * client goes away.
- *
- * Under @hono/node-server the frames are written to Node's response directly: through a web
- * ReadableStream and the adapter's reader loop, a streamed completion cost twice the CPU (a
- * stream, a reader, promises per chunk, and a separate write for the headers).
- */
-type Produce = (out: SseOutput) => Promise<void>;
+/** what writes a stream's frames */
+export type Produce = (out: SseOutput) => Promise<void>;
 
 /**
  * The client going away before the stream's end: listeners, and a signal made only when a
@@ -110,9 +101,29 @@ class ClientGone {
   }
 }
 
+/**
+ * A server-sent-events response: `data: <json>` frames, `: ping` comments while `produce`
+ * waits (proxies close silent connections), `data: [DONE]` at the end. A failure after the
+ * headers went out becomes one `data: {"error":...}` frame. The signal aborts when the
+ * client goes away.
+ *
+ * Under @hono/node-server the frames are written to Node's response directly: through a web
+ * ReadableStream and the adapter's reader loop, a streamed completion cost twice the CPU (a
+ * stream, a reader, promises per chunk, and a separate write for the headers).
+ */
 export function sseResponse(c: Context, produce: Produce, options: SseOptions): Response | Promise<Response> {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
   if (!outgoing || typeof outgoing.writeHead !== 'function') return webStreamResponse(produce, options);
+  streamSse(outgoing, produce, options);
+  // the adapter leaves a response marked as already sent alone. Handed back on the check phase,
+  // after undici's write of a model request `produce` dispatched in this turn (queued there
+  // first): the framework's wind-up (the middleware after `next()`, the adapter's) runs while
+  // the upstream works, not before the request goes out
+  return new Promise((resolve) => setImmediate(resolve, responseAlreadySent()));
+}
+
+/** the frames written to Node's response itself (the chat's own listener, and hono's under @hono/node-server) */
+export function streamSse(outgoing: ServerResponse, produce: Produce, options: SseOptions): void {
   const gone = new ClientGone();
   let closed = false;
   outgoing.once('close', () => {
@@ -153,11 +164,6 @@ export function sseResponse(c: Context, produce: Produce, options: SseOptions): 
   // on Node's response (X-Request-Id, the rate limit's: see setResponseHeader) go out with the
   // stream's: writeHead merges them
   setImmediate(head);
-  // the adapter leaves a response marked as already sent alone. Handed back on the check phase,
-  // after undici's write of a model request `produce` dispatched in this turn (queued there
-  // first): the framework's wind-up (the middleware after `next()`, the adapter's) runs while
-  // the upstream works, not before the request goes out
-  return new Promise((resolve) => setImmediate(resolve, responseAlreadySent()));
 }
 
 /** the frames through a web ReadableStream: for app.request() and any adapter without Node's response */
