@@ -6,6 +6,7 @@
  * the requests it kept from being sent (coordinated omission).
  */
 import http from 'node:http';
+import { percentile } from './table.js';
 
 const [url, everyArg] = process.argv.slice(2);
 if (!url) throw new Error('usage: healthz-probe.ts <url> [everyMs]');
@@ -49,7 +50,7 @@ process.stdin.on('end', async () => {
   clearInterval(timer);
   await Promise.all(pending);
   latencies.sort((a, b) => a - b);
-  const at = (p: number) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN) * 10) / 10;
+  const at = (p: number) => Math.round(percentile(latencies, p) * 10) / 10;
   process.stdout.write(`${JSON.stringify({ requests: latencies.length, failures, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: at(1) })}\n`);
   agent.destroy();
 });

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { percentile } from './table.js';
 import { chunkText } from '../src/knowledge/chunk-text.js';
 import type { KnowledgeIndex as KnowledgeIndexClass } from '../src/knowledge/knowledge-index.js';
 import type { openSqliteStore as OpenSqliteStore } from '../src/store/sqlite/sqlite-store.js';
@@ -66,7 +67,7 @@ async function timed(queries: string[], search: (q: string) => Promise<unknown>)
     times.push(performance.now() - t);
     cpu.push((used.user + used.system) / 1000);
   }
-  const at = (list: number[], p: number) => Math.round([...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(p * list.length))]! * 100) / 100;
+  const at = (list: number[], p: number) => Math.round(percentile([...list].sort((a, b) => a - b), p) * 100) / 100;
   return {
     queries: queries.length,
     p50Ms: at(times, 0.5),

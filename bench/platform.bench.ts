@@ -20,7 +20,7 @@ import { cpuProfileArgs, startChildServer, type ChildServer } from './child-serv
 import { knowledgeSpeed, printKnowledgeSpeed, type SearchFigures } from './knowledge-search.bench.js';
 import { runLoad } from './load.js';
 import { cpuMillis, waitUntilIdle } from './process-stats.js';
-import { formatTable, ms } from './table.js';
+import { formatTable, ms, percentile } from './table.js';
 
 const API_KEY = 'sk-bench-0123456789abcdef';
 const NO_SEARCH: SearchFigures = { queries: 0, p50Ms: 0, p95Ms: 0, meanMs: 0, cpuP50Ms: 0, cpuP95Ms: 0 };
@@ -207,7 +207,7 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
       }
       for (const [name, list] of times) {
         const sorted = list.sort((a, b) => a - b);
-        const at = (p: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! * 1000) / 1000;
+        const at = (p: number) => Math.round(percentile(sorted, p) * 1000) / 1000;
         probes.set(name, [...(probes.get(name) ?? []), { p50Ms: at(0.5), p99Ms: at(0.99) }]);
       }
     }

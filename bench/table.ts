@@ -9,3 +9,6 @@ export function formatTable(header: string[], rows: (string | number)[][]): stri
 
 export const mb = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
 export const ms = (value: number): string => value.toFixed(value < 10 ? 2 : 1);
+
+/** the value at fraction `p` (0.5: the median, 1: the largest) of values sorted ascending; NaN of none */
+export const percentile = (sorted: readonly number[], p: number): number => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : NaN);
