@@ -13,7 +13,7 @@ import { presentedHookToken } from './hook-token.js';
 import { bodyIdempotencyKey, idempotencyKeyOf } from './idempotency-key-header.js';
 import { admitBySignature, signatureCandidates } from './signature-auth.js';
 import type { HookAnswer, HookExchange } from './hook-exchange.js';
-import { withoutQuery } from './request-url.js';
+import { withoutQuery } from '../request-url.js';
 
 export interface HookRouteDeps {
   config: HeraldConfig;

@@ -13,7 +13,7 @@ import type { TrustedProxies } from '../trusted-proxies.js';
 import { answerHook, type HookRouteDeps } from './answer-hook.js';
 import type { HookAnswer, HookExchange } from './hook-exchange.js';
 import { closeReceipt, openReceipt } from './receipt-middleware.js';
-import { absoluteUrl } from './request-url.js';
+import { absoluteUrl } from '../request-url.js';
 import { hooksPrefix } from '../../config/hooks-path.js';
 
 export interface HooksListenerDeps extends HookRouteDeps {

@@ -4,7 +4,7 @@ import { Hono, type Context } from 'hono';
 import type { Logger } from 'pino';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
 import type { AgentTurnDeps, ToolCallPiece, TurnDelta, TurnOutcome } from '../../agents/agent-turn.js';
-import { openChatTurn, type ChatTurn } from '../../agents/chat-turn.js';
+import { openChatTurn } from '../../agents/chat-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import type { KnowledgePassage } from '../../knowledge/knowledge-passage.js';

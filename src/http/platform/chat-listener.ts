@@ -3,7 +3,7 @@ import type { HttpMetrics } from '../../metrics/http-metrics.js';
 import { bearerOf } from '../bearer-token.js';
 import { resolveClientAddress } from '../client-address.js';
 import { answerableError, errorBody } from '../error-handler.js';
-import { absoluteUrl } from '../hooks/request-url.js';
+import { absoluteUrl } from '../request-url.js';
 import { readIncoming, refuseDeclaredTooLarge } from '../read-body.js';
 import { requestAnswered, requestIdFrom } from '../request-context.js';
 import { headersOfRaw } from '../request-headers.js';
