@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Context, ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
@@ -56,4 +57,15 @@ export function answerableError(error: unknown, logger: Logger, reqId: string | 
   if (error instanceof HTTPException && error.status < 500) return new HeraldError('HERALD_BAD_REQUEST', error.message || undefined);
   logger.error({ ...errorDetail(logger, error), reqId, path }, 'unhandled error');
   return new HeraldError('HERALD_INTERNAL');
+}
+
+/**
+ * A thrown error as the answer of a route served from Node's own response (the webhook surface,
+ * chat completions): its headers set on that response, its status and JSON body returned for the
+ * caller to log, then write.
+ */
+export function refusalOnNode(outgoing: ServerResponse, thrown: unknown, logger: Logger, requestId: string, path: string): { status: number; body: string } {
+  const refusal = answerableError(thrown, logger, requestId, path);
+  for (const name in refusal.headers) outgoing.setHeader(name, refusal.headers[name]!);
+  return { status: refusal.status, body: JSON.stringify(errorBody(refusal, path)) };
 }

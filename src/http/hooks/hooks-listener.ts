@@ -4,7 +4,7 @@ import { trimSlashes } from '../../mappings/hook-request.js';
 import type { HttpMetrics } from '../../metrics/http-metrics.js';
 import type { ReceiptRecorder } from '../../runtime/receipts/receipt-recorder.js';
 import { resolveClientAddress } from '../client-address.js';
-import { answerableError, errorBody } from '../error-handler.js';
+import { refusalOnNode } from '../error-handler.js';
 import { readIncoming, refuseDeclaredTooLarge } from '../read-body.js';
 import { requestAnswered, requestIdFrom } from '../request-context.js';
 import { headersOfRaw } from '../request-headers.js';
@@ -81,9 +81,7 @@ async function answer(deps: HooksListenerDeps, prefix: string, incoming: Incomin
     reply = await answerHook(x, deps);
   } catch (thrown) {
     error = thrown;
-    const refusal = answerableError(thrown, deps.logger, requestId, fullPath);
-    for (const name in refusal.headers) outgoing.setHeader(name, refusal.headers[name]!);
-    reply = { status: refusal.status, body: JSON.stringify(errorBody(refusal, fullPath)), contentType: 'application/json' };
+    reply = { ...refusalOnNode(outgoing, thrown, deps.logger, requestId, fullPath), contentType: 'application/json' };
   }
   // recorded and logged as the app's middleware does, before the answer is written
   if (receipt) {

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { HttpMetrics } from '../../metrics/http-metrics.js';
 import { bearerOf } from '../bearer-token.js';
 import { resolveClientAddress } from '../client-address.js';
-import { answerableError, errorBody } from '../error-handler.js';
+import { refusalOnNode } from '../error-handler.js';
 import { absoluteUrl } from '../request-url.js';
 import { readIncoming, refuseDeclaredTooLarge } from '../read-body.js';
 import { requestAnswered, requestIdFrom } from '../request-context.js';
@@ -25,8 +25,8 @@ const PATH = '/v1/chat/completions';
 /**
  * Answers `POST /v1/chat/completions` from Node's request and response, and hands every other
  * request to `rest`. A chat completion is the platform API's hot path, and hono's request,
- * context, middleware chain and Response were a measurable part of its CPU and of its first
- * token; here the same route (`answerChatCompletion`) runs with what the app's middleware does
+ * context, middleware chain and Response are work it does not need, on its CPU and before its
+ * first token; here the same route (`answerChatCompletion`) runs with what the app's middleware does
  * around it: the request id, the client address, the platform gate (API key and rate limit), the
  * error's answer in OpenAI's shape, the access log and metrics. A target that is not the path
  * itself (a trailing slash, an encoding) or a request without a Host goes to `rest`, which decides
@@ -80,10 +80,7 @@ async function answer(deps: ChatListenerDeps, incoming: IncomingMessage, outgoin
     }
     json = JSON.stringify(reply.json);
   } catch (thrown) {
-    const refusal = answerableError(thrown, deps.logger, requestId, PATH);
-    for (const name in refusal.headers) outgoing.setHeader(name, refusal.headers[name]!);
-    status = refusal.status;
-    json = JSON.stringify(errorBody(refusal, PATH));
+    ({ status, body: json } = refusalOnNode(outgoing, thrown, deps.logger, requestId, PATH));
   }
   answered(status);
   outgoing.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json) });
