@@ -3,11 +3,9 @@ import { getPath } from 'hono/utils/url';
 import { trimSlashes } from '../../mappings/hook-request.js';
 import type { HttpMetrics } from '../../metrics/http-metrics.js';
 import type { ReceiptRecorder } from '../../runtime/receipts/receipt-recorder.js';
-import { resolveClientAddress } from '../client-address.js';
 import { refusalOnNode } from '../error-handler.js';
-import { readIncoming, refuseDeclaredTooLarge } from '../read-body.js';
-import { requestAnswered, requestIdFrom } from '../request-context.js';
-import { headersOfRaw } from '../request-headers.js';
+import { nodeClientAddress, openNodeRequest, readNodeBody } from '../node-request.js';
+import { requestAnswered } from '../request-context.js';
 import { isSurfacePath } from '../surface-router.js';
 import type { TrustedProxies } from '../trusted-proxies.js';
 import { answerHook, type HookRouteDeps } from './answer-hook.js';
@@ -52,10 +50,7 @@ export function withHooksSurface(deps: HooksListenerDeps, rest: RequestListener)
 }
 
 async function answer(deps: HooksListenerDeps, prefix: string, incoming: IncomingMessage, outgoing: ServerResponse, url: string, fullPath: string): Promise<void> {
-  const started = performance.now();
-  const headers = headersOfRaw(incoming.rawHeaders);
-  const requestId = requestIdFrom(headers['x-request-id']);
-  outgoing.setHeader('X-Request-Id', requestId);
+  const { started, headers, requestId } = openNodeRequest(incoming, outgoing);
   const method = incoming.method ?? 'GET';
   const path = trimSlashes(fullPath.slice(prefix.length));
   const receipt = deps.receipts && openReceipt(requestId, method, path);
@@ -64,15 +59,12 @@ async function answer(deps: HooksListenerDeps, prefix: string, incoming: Incomin
     path,
     url,
     headers,
-    clientAddress: resolveClientAddress(deps.proxies, incoming.socket?.remoteAddress ?? 'local', () => headers),
+    clientAddress: nodeClientAddress(deps.proxies, incoming, headers),
     requestId,
     notes: receipt,
     mappingId: undefined,
     bodyBytes: undefined,
-    readBody: (limits) => {
-      refuseDeclaredTooLarge(headers['content-length'], limits);
-      return readIncoming(incoming, limits);
-    },
+    readBody: (limits) => readNodeBody(incoming, headers, limits),
     setHeader: (name, value) => outgoing.setHeader(name, value),
   };
   let reply: HookAnswer;

@@ -1,12 +1,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { HttpMetrics } from '../../metrics/http-metrics.js';
 import { bearerOf } from '../bearer-token.js';
-import { resolveClientAddress } from '../client-address.js';
 import { refusalOnNode } from '../error-handler.js';
 import { absoluteUrl } from '../request-url.js';
-import { readIncoming, refuseDeclaredTooLarge } from '../read-body.js';
-import { requestAnswered, requestIdFrom } from '../request-context.js';
-import { headersOfRaw } from '../request-headers.js';
+import { nodeClientAddress, openNodeRequest, readNodeBody } from '../node-request.js';
+import { requestAnswered } from '../request-context.js';
 import type { TrustedProxies } from '../trusted-proxies.js';
 import { answerChatCompletion, cancelWhenResponseCloses, type ChatRoutesDeps } from './chat-completions.js';
 import type { ChatExchange } from './chat-exchange.js';
@@ -46,11 +44,8 @@ export function withChatCompletions(deps: ChatListenerDeps, rest: RequestListene
 }
 
 async function answer(deps: ChatListenerDeps, incoming: IncomingMessage, outgoing: ServerResponse, url: string): Promise<void> {
-  const started = performance.now();
-  const headers = headersOfRaw(incoming.rawHeaders);
-  const requestId = requestIdFrom(headers['x-request-id']);
-  outgoing.setHeader('X-Request-Id', requestId);
-  const clientAddress = resolveClientAddress(deps.proxies, incoming.socket?.remoteAddress ?? 'local', () => headers);
+  const { started, headers, requestId } = openNodeRequest(incoming, outgoing);
+  const clientAddress = nodeClientAddress(deps.proxies, incoming, headers);
   let x: ChatExchange | undefined;
   const answered = (status: number) =>
     requestAnswered(deps.logger, deps.metrics, { id: requestId, method: 'POST', path: PATH, status, started, mappingId: undefined, bodyBytes: x?.bodyBytes, declaredLength: headers['content-length'] });
@@ -63,10 +58,7 @@ async function answer(deps: ChatListenerDeps, incoming: IncomingMessage, outgoin
       clientAddress,
       requestId,
       principal: admitted.principal,
-      readBody: (limits) => {
-        refuseDeclaredTooLarge(headers['content-length'], limits);
-        return readIncoming(incoming, limits);
-      },
+      readBody: (limits) => readNodeBody(incoming, headers, limits),
       origin: () => new URL(url).origin,
       setHeader: (name, value) => outgoing.setHeader(name, value),
       whenClientGone: (cancel) => cancelWhenResponseCloses(outgoing, cancel),
