@@ -231,7 +231,7 @@ export const agentsSchema = z
           .max(MAX_TIMEOUT_SECONDS)
           .default(600)
           .describe(`Default time limit of an agent run (and the limit of a heartbeat turn), in seconds (at most ${MAX_TIMEOUT_SECONDS}, about 24 days).`),
-        maxConcurrent: z.number().int().positive().default(4).describe('Agent runs in their model turn at once (per process); the rest wait queued. While turns answer at once (the embedded model), a process claims up to 4 times as many (8 times on PostgreSQL, where a separate claim costs more), the extra ones waiting for a turn.'),
+        maxConcurrent: z.number().int().positive().default(4).describe('Agent runs in their model turn at once (per process); the rest wait queued. While turns answer at once (the embedded model), a process claims up to 4 times as many (8 times on PostgreSQL, where a separate claim costs more), the extra ones waiting for a turn; not while runs arrive faster than that (requests come first, the runs catch up after).'),
         leaseMs: z
           .number()
           .int()

@@ -252,6 +252,26 @@ describe('agent runs', () => {
     expect(fake.requests.filter((r) => JSON.stringify(r.json).includes('job '))).toHaveLength(2);
   });
 
+  it('claims ahead again once a burst of requests is in (while runs arrive faster than turns, it claims no further than maxConcurrent)', async () => {
+    let hold: Promise<void> | undefined;
+    fake = await startFakeServer(async () => {
+      await hold;
+      return { body: completion('answered') };
+    });
+    herald = await testApp(withFakeModel(fake.url, { maxConcurrent: 2 }));
+    const { store } = herald.gateway;
+    await warmUpQuickTurns(herald);
+    hold = new Promise<void>(() => {});
+    // thirty at once, each in a session of its own: more arriving than turn at once
+    const ids = await Promise.all(Array.from({ length: 30 }, (_, i) => submit(herald!, { message: `job ${i}`, sessionKey: `hook:burst-${i}`, wakeMode: 'next-heartbeat' })));
+    const held = 2 * store.runs.claimAhead;
+    const running = async () => (await Promise.all(ids.map((id) => store.runs.get(id)))).filter((r) => r?.status === 'running').length;
+    await eventually(async () => (await running()) === held);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await running()).toBe(held);
+    expect(fake.requests.filter((r) => JSON.stringify(r.json).includes('job '))).toHaveLength(2);
+  });
+
   it('hands runs claimed ahead back on shutdown; the next process runs them', async () => {
     let hold: Promise<void> | undefined;
     fake = await startFakeServer(async () => {

@@ -59,9 +59,11 @@ export class RunQueue {
     // stored already claimed by this process and starts at once (one write instead of two)
     const claimed = action.sessionKey === undefined && claims.accepting && slots.taken() < slots.capacity() ? claims.lease() : undefined;
     if (claimed) slots.reserved++;
+    slots.arriving++;
     try {
       await this.deps.store.runs.insert(run, claimed);
     } finally {
+      slots.arriving--;
       if (claimed) slots.reserved--;
     }
     if (!claimed) claims.claim();
@@ -77,8 +79,10 @@ export class RunQueue {
    * since the claim is where its concurrency and start time are kept.
    */
   async admit(action: AgentAction, admission: RunAdmission, options: { id?: string } = {}): Promise<AdmittedRun> {
-    const admitted = await this.deps.store.runs.admit(this.newRun(action, options), admission);
-    if (admitted.type === 'queued') this.context.claims.claim();
+    const { claims, slots } = this.context;
+    slots.arriving++;
+    const admitted = await this.deps.store.runs.admit(this.newRun(action, options), admission).finally(() => slots.arriving--);
+    if (admitted.type === 'queued') claims.claim();
     return admitted;
   }
 
