@@ -50,6 +50,30 @@ async function warmUpQuickTurns(h: TestApp): Promise<void> {
   expect(turns.lastWasQuick).toBe(true);
 }
 
+/** a gateway at maxConcurrent 2 whose turns were quick (it claims ahead), its model then answering nothing more */
+async function quickTurnsThenHeld(): Promise<TestApp['gateway']> {
+  let hold: Promise<void> | undefined;
+  fake = await startFakeServer(async () => {
+    await hold;
+    return { body: completion('answered') };
+  });
+  herald = await testApp(withFakeModel(fake.url, { maxConcurrent: 2 }));
+  await warmUpQuickTurns(herald);
+  hold = new Promise<void>(() => {});
+  return herald.gateway;
+}
+
+/** of the runs given, as many as the store claims ahead for two turns are running, and no more: two in their model call, the rest waiting for a turn */
+async function expectHeldAhead(ids: string[]): Promise<void> {
+  const { store } = herald!.gateway;
+  const held = 2 * store.runs.claimAhead;
+  const running = async () => (await Promise.all(ids.map((id) => store.runs.get(id)))).filter((r) => r?.status === 'running').length;
+  await eventually(async () => (await running()) === held);
+  await new Promise((r) => setTimeout(r, 200));
+  expect(await running()).toBe(held);
+  expect(fake!.requests.filter((r) => JSON.stringify(r.json).includes('job '))).toHaveLength(2);
+}
+
 /** the main session's events as the admin API lists them: each text with its untrusted flag */
 async function mainEventList(h: TestApp): Promise<{ text: string; untrusted: boolean }[]> {
   const res = await h.request(`/admin/events?session=main`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
@@ -230,46 +254,19 @@ describe('agent runs', () => {
   });
 
   it("holds as many runs claimed ahead as its store says, while turns are quick (4 per turn on SQLite, 8 on PostgreSQL)", async () => {
-    let hold: Promise<void> | undefined;
-    fake = await startFakeServer(async () => {
-      await hold;
-      return { body: completion('answered') };
-    });
-    herald = await testApp(withFakeModel(fake.url, { maxConcurrent: 2 }));
-    const { store } = herald.gateway;
+    const { store } = await quickTurnsThenHeld();
     expect(store.runs.claimAhead).toBe(process.env.HERALD_TEST_STORAGE === 'postgres' ? 8 : 4);
-    await warmUpQuickTurns(herald);
-    hold = new Promise<void>(() => {});
     // each in a session of its own, named: queued, then claimed
     const ids: string[] = [];
-    for (let i = 0; i < 30; i++) ids.push(await submit(herald, { message: `job ${i}`, sessionKey: `hook:job-${i}`, wakeMode: 'next-heartbeat' }));
-    const held = 2 * store.runs.claimAhead;
-    const running = async () => (await Promise.all(ids.map((id) => store.runs.get(id)))).filter((r) => r?.status === 'running').length;
-    await eventually(async () => (await running()) === held);
-    // two in their model call, the rest waiting for a turn; nothing more is claimed
-    await new Promise((r) => setTimeout(r, 200));
-    expect(await running()).toBe(held);
-    expect(fake.requests.filter((r) => JSON.stringify(r.json).includes('job '))).toHaveLength(2);
+    for (let i = 0; i < 30; i++) ids.push(await submit(herald!, { message: `job ${i}`, sessionKey: `hook:job-${i}`, wakeMode: 'next-heartbeat' }));
+    await expectHeldAhead(ids);
   });
 
   it('claims ahead again once a burst of requests is in (while runs arrive faster than turns, it claims no further than maxConcurrent)', async () => {
-    let hold: Promise<void> | undefined;
-    fake = await startFakeServer(async () => {
-      await hold;
-      return { body: completion('answered') };
-    });
-    herald = await testApp(withFakeModel(fake.url, { maxConcurrent: 2 }));
-    const { store } = herald.gateway;
-    await warmUpQuickTurns(herald);
-    hold = new Promise<void>(() => {});
+    await quickTurnsThenHeld();
     // thirty at once, each in a session of its own: more arriving than turn at once
     const ids = await Promise.all(Array.from({ length: 30 }, (_, i) => submit(herald!, { message: `job ${i}`, sessionKey: `hook:burst-${i}`, wakeMode: 'next-heartbeat' })));
-    const held = 2 * store.runs.claimAhead;
-    const running = async () => (await Promise.all(ids.map((id) => store.runs.get(id)))).filter((r) => r?.status === 'running').length;
-    await eventually(async () => (await running()) === held);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(await running()).toBe(held);
-    expect(fake.requests.filter((r) => JSON.stringify(r.json).includes('job '))).toHaveLength(2);
+    await expectHeldAhead(ids);
   });
 
   it('hands runs claimed ahead back on shutdown; the next process runs them', async () => {
