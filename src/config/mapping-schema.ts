@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { positiveDuration } from './duration-schema.js';
 import { fallbackSchema, retryPolicySchema } from './delivery-policy-schema.js';
 import { mappingTrafficFields } from './traffic-schema.js';
+import { mappingToolsSchema } from './tools-schema.js';
 
 /** OpenClaw's `sessionMode` of an agent run */
 export const sessionModes = ['isolated', 'persistent'] as const;
@@ -172,6 +173,9 @@ export const mappingSchema = z
     respond: mappingRespondSchema
       .optional()
       .describe('Answer the request itself: a handshake (when), or the run\'s reply awaited up to waitMs. See docs/mappings.md.'),
+    tools: mappingToolsSchema
+      .optional()
+      .describe("Narrows its agent's tools for this mapping's runs (allow, deny), never widens them; `grant` lets named tools that write run without a person's approval, for signed requests only (needs auth)."),
     auth: mappingAuthSchema
       .optional()
       .describe('Signature verification for senders that cannot send the hook token (GitHub, Stripe, ...): a request to match.path is accepted with a valid hook token or a valid signature. Needs match.path.'),

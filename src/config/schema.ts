@@ -3,6 +3,7 @@ import { isCidr } from './cidr.js';
 import { MAX_TIMEOUT_SECONDS, mappingSchema, thinkingLevels } from './mapping-schema.js';
 import { normaliseHooksPath } from './hooks-path.js';
 import { alertsSchema } from './alerts-schema.js';
+import { agentToolsSchema, toolsSchema } from './tools-schema.js';
 import { duration } from './duration-schema.js';
 import { fallbackSchema, retryPolicySchema } from './delivery-policy-schema.js';
 
@@ -182,6 +183,7 @@ export const agentSchema = z
       .optional()
       .describe("Vector stores (ids made by POST /v1/vector_stores) this agent searches besides its own knowledge; keys limited to the agent see them."),
     budget: budgetSchema.optional().describe("This agent's spending limit, over chat, responses, hook runs and heartbeats: past it the platform API answers 429 and a hook run fails at once."),
+    tools: agentToolsSchema.optional().describe('The tools this agent may call: servers (tools.mcpServers names, "herald" for the built-ins), narrowed by allow and deny. Unset: none.'),
   })
   .strict();
 
@@ -446,6 +448,7 @@ export const coreConfigShape = {
   storage: storageSchema.default(storageSchema.parse({})).describe('Where herald keeps what it accepted.'),
   platform: platformSchema.default(platformSchema.parse({})).describe('The /v1 platform API.'),
   delivery: deliverySchema.default(deliverySchema.parse({})).describe('The durable outbox that sends replies to chat channels.'),
+  tools: toolsSchema.default(toolsSchema.parse({})).describe('Tools: MCP servers the agents may call, the limits of a turn\'s tool calls, and approvals by a person (docs/tools.md).'),
   alerts: alertsSchema.default(alertsSchema.parse({})).describe('Alerts: conditions an operator hears about (a delivery failed for good, failing runs, a silent source, a stale queue, an unhealthy watcher, an unreachable database), sent to channel targets once per incident, with a resolved notice when it clears.'),
   channels: z.record(z.string(), z.unknown()).default({}).describe('Channel plugin settings by plugin id; each plugin declares its own schema.'),
   plugins: z.array(z.string()).default([]).describe('Third-party plugins: paths (relative to this file) or package names.'),

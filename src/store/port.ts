@@ -12,11 +12,13 @@ import type { BrowseRepo, ReceiptsRepo } from './operator-port.js';
 import type { AlertsRepo } from './alerts-port.js';
 import type { FilesRepo, VectorStoresRepo } from './files-port.js';
 import type { UsageRepo } from './usage-port.js';
+import type { ToolCallRecord, ToolCallsRepo } from './tool-calls-port.js';
 
 export type * from './operator-port.js';
 export type * from './alerts-port.js';
 export type * from './files-port.js';
 export type * from './usage-port.js';
+export type * from './tool-calls-port.js';
 
 export type EventStatus = 'pending' | 'processing' | 'done' | 'dropped';
 
@@ -30,11 +32,14 @@ export interface SystemEvent {
   untrusted: boolean;
 }
 
-/** `cancelled`: an operator cancelled it while it was queued */
-export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
+/**
+ * `cancelled`: an operator cancelled it while it was queued; `waiting_approval`: a tool call of
+ * its turn waits for a person (not claimable, and its session's later runs wait behind it)
+ */
+export type RunStatus = 'queued' | 'running' | 'waiting_approval' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
 
-/** a run not ended yet: waiting for a claim, or claimed */
-export const isUnfinished = (status: RunStatus): boolean => status === 'queued' || status === 'running';
+/** a run not ended yet: waiting for a claim, claimed, or waiting for a person */
+export const isUnfinished = (status: RunStatus): boolean => status === 'queued' || status === 'running' || status === 'waiting_approval';
 
 export interface RunRecord {
   id: string;
@@ -61,6 +66,12 @@ export interface RunRecord {
   waitedFor?: RunWaitReason;
   /** the events coalesced into this run, its own included (a coalescing mapping's run) */
   coalescedCount?: number;
+  /**
+   * where its turn stands once it called tools: the messages of the turn so far (JSON, read by
+   * agents/turn-checkpoint.ts), so a run retaken after a crash or resumed after an approval goes
+   * on from there instead of asking its model again
+   */
+  turnState?: Record<string, unknown> | null;
 }
 
 export type RunWaitReason = 'concurrency' | 'rate' | 'coalesce';
@@ -85,7 +96,7 @@ export type AdmittedRun =
   | { type: 'rate-limited'; retryAfterMs: number };
 
 export interface RunCompletion {
-  status: Exclude<RunStatus, 'queued' | 'running'>;
+  status: Exclude<RunStatus, 'queued' | 'running' | 'waiting_approval'>;
   reply?: string | null;
   error?: string | null;
   /** the model that answered, when one did */
@@ -178,8 +189,20 @@ export interface RunsRepo {
   renew(ids: string[], owner: string, until: number): Promise<string[]>;
   /** gives the owner's running runs back to the queue (a shutdown cut them short, or they could not complete) */
   release(ids: string[], owner: string): Promise<void>;
-  /** an operator's cancel: a queued run becomes cancelled (finishedAt = at) and is never claimed; false when it is not queued */
+  /** an operator's cancel: a queued run (or one waiting for approval) becomes cancelled (finishedAt = at) and is never claimed; false otherwise */
   cancel(id: string, at: number): Promise<boolean>;
+  /**
+   * Stores where the owner's running run's turn stands (RunRecord.turnState) and the tool calls
+   * it is about to make, in one transaction, before any of them executes. False when the owner no
+   * longer holds the run (its lease was lost): nothing is written, and nothing may be executed.
+   */
+  checkpoint(id: string, owner: string, turnState: Record<string, unknown>, calls: ToolCallRecord[]): Promise<boolean>;
+  /**
+   * The owner's running run waits for a person: `waiting_approval`, its lease let go, unless none
+   * of its calls waits any longer (each was decided meanwhile): then it stays running with the
+   * owner, and the result is false (go on at once).
+   */
+  pauseForApproval(id: string, owner: string): Promise<boolean>;
   /**
    * Gives every running run back to the queue, whoever held it, in its session's order: for a
    * process that serves the database alone (see Store.serveAlone), at its start, when whoever
@@ -581,6 +604,8 @@ export interface Store {
   alerts: AlertsRepo;
   /** the tokens every model call spent, by key, agent, mapping and model (usage reports and budgets) */
   usage: UsageRepo;
+  /** every tool call with its run, response or chat turn; the approvals waiting for a person */
+  toolCalls: ToolCallsRepo;
   /**
    * Takes the database for this process alone, when the adapter can tell: true when no other
    * process serves it, so whatever is in progress in it (running runs, in-progress idempotency

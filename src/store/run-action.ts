@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from '../config/mapping-schema.js';
 import { HeraldError } from '../errors.js';
 import { fallbackSchema, retryPolicySchema } from '../config/delivery-policy-schema.js';
+import { mappingToolsSchema } from '../config/tools-schema.js';
 
 /**
  * The validated agent action a run keeps, so it can resume after a restart. Declared here,
@@ -31,6 +32,10 @@ export const runActionSchema = z.object({
   timeoutSeconds: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional(),
   /** set only from config (a mapping or a preset), never from a request body */
   allowUnsafeExternalContent: z.boolean(),
+  /** the mapping's (or preset's) narrowing of its agent's tools: config only, never a request body */
+  tools: mappingToolsSchema.optional(),
+  /** the request's signature was verified (its mapping's `auth` passed): only then may `tools.grant` let a write run without a person */
+  signed: z.boolean().optional(),
   /** the rendered key its mapping's `coalesce` groups events by (a coalescing mapping's run only) */
   coalesceKey: z.string().optional(),
   /** where the action came from, for the safety wrapper's metadata and logs */

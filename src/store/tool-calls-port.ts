@@ -1,0 +1,81 @@
+/**
+ * Every tool call on the record: stored with its turn before it executes and again after, so an
+ * operator sees what an agent did, and a call in flight when the process died is known as such.
+ */
+
+/**
+ * `waiting_approval`: held for a person; `running`: executing (or was, when its process died);
+ * `interrupted`: was running when its process died, not executed again; `denied`: a person (or
+ * the approval timeout) refused it; `refused`: policy refused it (not granted, unknown, over
+ * maxToolCalls) without executing.
+ */
+export type ToolCallStatus = 'waiting_approval' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'interrupted' | 'denied' | 'refused';
+
+export type ToolCallOwner = 'run' | 'chat' | 'response' | 'heartbeat';
+
+export interface ToolApproval {
+  /** `expired`: approvalTimeout passed */
+  decision: 'approved' | 'denied' | 'expired';
+  /** who decided: the admin token's or console user's name, or `timeout` */
+  by: string;
+  at: number;
+  reason?: string;
+}
+
+export interface ToolCallRecord {
+  /** herald's id of the call (tc_…) */
+  id: string;
+  /** the model's id of the call (its `tool_calls[].id`) */
+  callId: string;
+  ownerKind: ToolCallOwner;
+  /** the run id, the response id, the chat's completion id, the heartbeat turn's id */
+  ownerId: string;
+  agentId: string;
+  mappingId?: string | null;
+  /** the API key whose turn it was (chat, responses) */
+  keyName?: string | null;
+  /** which model turn of the run asked for it, from 0 */
+  turn: number;
+  server: string;
+  tool: string;
+  /** the arguments as the model wrote them (JSON text) */
+  arguments: string;
+  readOnly: boolean;
+  status: ToolCallStatus;
+  /** the result's text given to the model (cut to tools.maxResultChars), or the error */
+  result?: string | null;
+  error?: string | null;
+  createdAt: number;
+  startedAt?: number | null;
+  finishedAt?: number | null;
+  durationMs?: number | null;
+  /** the call waits for (or waited for) a person */
+  approvalRequired: boolean;
+  /** when an unanswered approval expires (epoch ms) */
+  approvalExpiresAt?: number | null;
+  approval?: ToolApproval | null;
+}
+
+export interface ToolCallsRepo {
+  /** stores calls about to execute or wait, in one transaction (before anything is executed) */
+  insert(calls: ToolCallRecord[]): Promise<void>;
+  /** records a call's end (status, result or error, times); never overwrites a final status with `running` */
+  finish(id: string, end: Pick<ToolCallRecord, 'status' | 'result' | 'error' | 'finishedAt' | 'durationMs'> & { startedAt?: number | null }): Promise<void>;
+  /** marks a call `running` as it starts (after an approval, or a resume) */
+  start(id: string, at: number): Promise<void>;
+  get(id: string): Promise<ToolCallRecord | undefined>;
+  /** the calls of one run, response or chat turn, in the order they were made */
+  ofOwner(ownerKind: ToolCallOwner, ownerId: string): Promise<ToolCallRecord[]>;
+  /** the calls waiting for a person, oldest first */
+  pendingApprovals(limit: number): Promise<ToolCallRecord[]>;
+  /**
+   * A person's (or the timeout's) decision on a call waiting for approval, atomically: the call
+   * gets its decision (approved stays `waiting_approval` until executed; denied and expired become
+   * `denied`), and when it was its run's last undecided call, the run (`waiting_approval`) is
+   * queued again in the same transaction, so any replica resumes it. Undefined when the call does
+   * not wait (already decided, or unknown): of two decisions racing, exactly one wins.
+   */
+  decide(id: string, approval: ToolApproval): Promise<ToolCallRecord | undefined>;
+  /** the calls whose approval expired by `now` (for the timeout sweep; decided with `decide`) */
+  expiredApprovals(now: number, limit: number): Promise<ToolCallRecord[]>;
+}

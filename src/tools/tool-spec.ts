@@ -1,0 +1,35 @@
+/**
+ * A tool as the model sees it and as herald calls it. Every source (an MCP server, herald's
+ * built-ins, a Responses request's remote MCP server) hands its tools over in this one shape.
+ */
+export interface ToolSpec {
+  /** the function name the model sees: `<server>__<tool>`, within OpenAI's `^[A-Za-z0-9_-]{1,64}$` */
+  name: string;
+  /** the server's name (`herald` for the built-ins) */
+  server: string;
+  /** the tool's own name at its server */
+  tool: string;
+  description: string;
+  /** the tool's JSON Schema for its arguments (an object schema) */
+  inputSchema: Record<string, unknown>;
+  /** the MCP annotations say it only reads: `readOnlyHint` true and `destructiveHint` not true */
+  readOnly: boolean;
+}
+
+/** what a call gives back to the model: the result's text, or an error the model is told of */
+export interface ToolResult {
+  text: string;
+  isError: boolean;
+}
+
+/** one tool call's options: its time limit and the turn's abort */
+export interface ToolCallOptions {
+  signal?: AbortSignal;
+  timeoutMs: number;
+}
+
+/** where tools come from: lists them, calls them */
+export interface ToolSource {
+  tools(): ToolSpec[];
+  call(spec: ToolSpec, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResult>;
+}
