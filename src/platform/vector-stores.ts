@@ -1,4 +1,4 @@
-import type { AgentDirectory } from '../agents/agent-directory.js';
+import type { AgentDirectory } from './agents-port.js';
 import { HeraldError } from '../errors.js';
 import { DEFAULT_CHUNK } from '../knowledge/chunk-text.js';
 import { ingestDocument } from '../knowledge/ingest-document.js';
