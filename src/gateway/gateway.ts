@@ -44,6 +44,7 @@ import { resumeAfterCrash } from '../runtime/resume-after-crash.js';
 import type { Store } from '../store/port.js';
 import { platformRoutes } from '../http/platform/platform-routes.js';
 import { openAIEmbedder } from '../knowledge/embeddings-client.js';
+import { extractiveAnswer } from '../knowledge/extractive-answer.js';
 import { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { embeddingsEndpoint } from '../models/embeddings-endpoint.js';
 import { Budgets } from '../platform/budgets.js';
@@ -122,7 +123,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
         parseWorkers: () => parser.workers,
       })
     : undefined;
-  const models = new ModelRegistry(config);
+  const models = new ModelRegistry(config, extractiveAnswer);
   const agents = new AgentDirectory(config);
   const drops = new DropWatch(probe, logger);
   const mainSession = new MainSession(store, () => drops.kick());
