@@ -43,7 +43,7 @@ import { openStore } from '../store/open-store.js';
 import { resumeAfterCrash } from '../runtime/resume-after-crash.js';
 import type { Store } from '../store/port.js';
 import { platformRoutes } from '../http/platform/platform-routes.js';
-import { openAIEmbedder } from '../knowledge/embeddings-client.js';
+import { openAIEmbedder } from '../models/embeddings-client.js';
 import { extractiveAnswer } from '../knowledge/extractive-answer.js';
 import { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { embeddingsEndpoint } from '../models/embeddings-endpoint.js';
