@@ -4,7 +4,7 @@ import { completeWithFallbacks } from '../models/complete-with-fallbacks.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { EMBEDDED_PROVIDER } from '../models/model-refs.js';
 import type { ModelOptions, ModelRequest, ModelStreamEvent, ModelToolCall, ModelUsage } from '../models/provider.js';
-import { randomHex } from '../platform/random-hex.js';
+import { randomHex } from '../utils/random-hex.js';
 import { PushedItems } from '../utils/pushed-items.js';
 import type { SessionMessage, SessionsRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
