@@ -28,6 +28,7 @@ const onPostgresToo = [
   'test/http/admin/admin-filters.test.ts',
   'test/runtime/delivery-policy.e2e.test.ts',
   'test/platform/usage.e2e.test.ts',
+  'test/tools/hook-run-tools.e2e.test.ts',
 ];
 
 export default defineConfig({
