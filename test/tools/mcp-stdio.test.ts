@@ -81,7 +81,7 @@ describe('an MCP server over stdio (server-everything)', () => {
     const pending = call('everything__trigger-long-running-operation', { duration: 30, steps: 1 }, 60_000);
     // the process, found by its parent (this test's process runs no other server-everything)
     process.kill(await childPid(), 'SIGKILL');
-    expect(await pending).toEqual({ text: 'the server everything exited during the call', isError: true, lostConnection: true });
+    expect(await pending).toEqual({ text: 'the server everything exited during the call', isError: true });
     await eventually(() => under!.servers.health()[0]!.restarts >= 1 && under!.servers.health()[0]!.state === 'ready', 15_000);
     expect(under.servers.health()[0]!.lastError).toBeUndefined();
     expect(await call('everything__echo', { message: 'again' })).toEqual({ text: 'Echo: again', isError: false });

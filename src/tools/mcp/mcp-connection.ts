@@ -130,7 +130,8 @@ export class McpConnection {
         this.failed(error);
         void client.close().catch(() => undefined);
       }
-      return failure;
+      const { lostConnection: _, ...result } = failure;
+      return result;
     }
   }
 

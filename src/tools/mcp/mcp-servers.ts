@@ -73,6 +73,19 @@ export class McpServers implements ToolSource {
   }
 
   /**
+   * The servers that are not fully there, for /readyz: each not ready with its state, each whose
+   * list was cut at tools.maxToolsPerServer with how much was kept. Undefined when all are well.
+   */
+  degraded(): Record<string, string> | undefined {
+    const out: Record<string, string> = {};
+    for (const h of this.health()) {
+      if (h.state !== 'ready') out[h.server] = h.state;
+      else if (h.listed !== undefined) out[h.server] = `ready, its list cut to ${h.tools} tools (tools.maxToolsPerServer)`;
+    }
+    return Object.keys(out).length ? out : undefined;
+  }
+
+  /**
    * Applies a reloaded tools section: a server whose settings changed is connected again, a
    * removed one stopped, an added one started; the others keep their connection. Returns the
    * names of the servers it connected again, stopped or started.
