@@ -8,6 +8,7 @@ import { RateLimiter } from '../platform/rate-limiter.js';
 import { TrustedProxies } from '../http/trusted-proxies.js';
 import { RunCompletionReporter } from '../runtime/runs/run-completion-report.js';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { AgentDirectory } from '../agents/agent-directory.js';
@@ -59,7 +60,8 @@ import { AlertEvaluator } from '../runtime/alerts/alert-evaluator.js';
 import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
 import { ConfigError } from '../errors.js';
 import { builtinTools } from '../tools/builtin/builtin-tools.js';
-import { createToolbox, NO_SERVERS } from '../tools/toolbox.js';
+import { createToolbox } from '../tools/toolbox.js';
+import { McpServers } from '../tools/mcp/mcp-servers.js';
 
 export interface Gateway {
   app: Hono;
@@ -84,6 +86,8 @@ export interface Gateway {
   delivery: ReplyDelivery;
   /** this gateway's Prometheus metrics; undefined when gateway.metrics.enabled is false */
   metrics?: HeraldMetrics;
+  /** the configured MCP servers (tools.mcpServers): their tools, calls and health */
+  mcp: McpServers;
   /** resumes unfinished work and starts timers and plugin services */
   start(): Promise<void>;
   /**
@@ -115,6 +119,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   await resumeAfterCrash(store, logger);
   const { probe } = store;
   const parser = new ParsePool(config.platform.knowledge);
+  // connected in the background from start(): a server that does not answer never holds herald back
+  const mcp = new McpServers({ tools: config.tools, baseDir: path.dirname(loaded.file), logger });
   const metrics = config.gateway.metrics.enabled
     ? new HeraldMetrics({
         probe,
@@ -122,6 +128,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
         retainedBytes: () => store.receipts.retainedBytes(),
         openAlerts: () => store.alerts.open(),
         parseWorkers: () => parser.workers,
+        toolServers: () => mcp.health(),
       })
     : undefined;
   const models = new ModelRegistry(config);
@@ -162,8 +169,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     sendMessage: (message) => outbox.deliverToolMessage(message),
     addEvent: async (_agentId, text) => (await mainSession.enqueueSystemEvent(text)) !== undefined,
   });
-  const toolbox = createToolbox(() => config.tools, { mcp: NO_SERVERS, builtins });
-  const turns: AgentTurnDeps = { config, models, sessions: store.sessions, knowledge: agentKnowledge, usage, budgets, toolbox, toolCalls: store.toolCalls };
+  const toolbox = createToolbox(() => config.tools, { mcp, builtins });
+  const turns: AgentTurnDeps = { config, models, sessions: store.sessions, knowledge: agentKnowledge, usage, budgets, toolbox, toolCalls: store.toolCalls, onToolCallFinished: metrics && ((server, tool, outcome, seconds) => metrics.toolCallFinished(server, tool, outcome, seconds)) };
   const turn = heartbeatTurn({ config, store, turns, agents, delivery, logger, owner: randomUUID() });
   const heartbeat = new Heartbeat(
     parseDuration(config.heartbeat.every),
@@ -226,13 +233,17 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
     const next = reloading.then(() =>
-      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault }, store, logger }, reason, mappingsChanged),
+      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault }, tools: mcp, store, logger }, reason, mappingsChanged),
     );
     reloading = next.catch(() => undefined);
     return next;
   };
   const hooksLimiter = new FailedAuthLimiter('hooks', logger);
-  const app = createApp({ config, logger, store, engine, intake, delivery, probe, metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
+  const degraded = () => {
+    const tools = mcp.degraded();
+    return tools && { tools };
+  };
+  const app = createApp({ config, logger, store, engine, intake, delivery, probe, degraded, metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
   const proxies = new TrustedProxies(config.gateway.trustedProxies);
   const hooksSurface = { config, engine, intake, logger, limiter: hooksLimiter, receipts, metrics: metrics?.http, proxies };
   const chatSurface = { config, turns, agents, logger, gate, proxies, metrics: metrics?.http };
@@ -244,6 +255,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     resolveChannel,
     services: instances.services,
     budgets,
+    toolServers: () => mcp.health(),
     expectedSources: () =>
       engine.mappings.flatMap((m) => (typeof m.definition?.expectEvery === 'string' ? [{ mappingId: m.id, afterMs: parseDuration(m.definition.expectEvery) }] : [])),
     requestTimeoutMs: config.delivery.requestTimeoutMs,
@@ -275,8 +287,10 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     instances,
     delivery,
     metrics,
+    mcp,
     reload,
     async start() {
+      mcp.start();
       mappingsWatch.start();
       await drops.start();
       await delivery.start();
@@ -303,6 +317,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       drops.stop();
       for (const service of [...instances.services].reverse()) await service.stop().catch((err) => logger.error({ err }, 'service stop failed'));
       await runs.stop(graceMs);
+      // after the runs, whose turns may be calling tools
+      await mcp.stop();
       unsubscribe?.();
       await heartbeat.stop();
       await pruner.stop();
