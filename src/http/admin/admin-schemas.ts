@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import type { RunStatus } from '../../store/port.js';
 
 /**
  * The admin API's schemas, declared once: they validate the requests (params, query, bodies)
@@ -65,7 +66,7 @@ export const retainedPayloadSchema = z
   })
   .openapi('RetainedPayload');
 
-export const runStatuses = ['queued', 'running', 'waiting_approval', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
+export const runStatuses = ['queued', 'running', 'waiting_approval', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const satisfies readonly RunStatus[];
 export const runSchema = z
   .object({
     id: z.string(),

@@ -1,6 +1,6 @@
 import type { AlertRule } from '../../config/alerts-schema.js';
 import type { PluginService } from '../../plugins/sdk.js';
-import type { AlertRecord, RunRecord, Store } from '../../store/port.js';
+import { isUnfinished, type AlertRecord, type RunRecord, type Store } from '../../store/port.js';
 import { parseDuration } from '../duration.js';
 import { budgetMessage, type Budgets } from '../../platform/budgets.js';
 import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
@@ -45,7 +45,7 @@ const DAY_MS = 86_400_000;
 const RUNS_READ = 200;
 
 const failedOrTimedOut = (run: RunRecord) => run.status === 'failed' || run.status === 'timed_out';
-const finished = (run: RunRecord) => run.status !== 'queued' && run.status !== 'running' && run.status !== 'cancelled';
+const finished = (run: RunRecord) => !isUnfinished(run.status) && run.status !== 'cancelled';
 
 /** a check of one incident key: its open incident holds while the check finds it */
 const byKey = (key: string) => async (open: AlertRecord, firing: Incident[]) =>

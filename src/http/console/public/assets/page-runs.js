@@ -3,7 +3,7 @@ import { pagedList } from './paged.js';
 import { badge, clear, coalesced, duration, field, h, json, notice, table, time } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 
-const statuses = ['', 'queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled'];
+const statuses = ['', 'queued', 'running', 'waiting_approval', 'succeeded', 'failed', 'timed_out', 'cancelled'];
 
 /** the runs table, shared with a session's page */
 export function runsTable(rows, empty) {
