@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { toolCallSchema } from './tool-call-view.js';
 
 /**
  * The admin API's schemas, declared once: they validate the requests (params, query, bodies)
@@ -65,7 +66,7 @@ export const retainedPayloadSchema = z
   })
   .openapi('RetainedPayload');
 
-export const runStatuses = ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
+export const runStatuses = ['queued', 'running', 'waiting_approval', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
 export const runSchema = z
   .object({
     id: z.string(),
@@ -105,6 +106,7 @@ export const runDetailSchema = runSchema
     transcript: z.array(messageSchema),
     receipt: receiptSchema.nullable(),
     reruns: z.array(z.string()),
+    toolCalls: z.array(toolCallSchema).openapi({ description: "The run's tool calls in the order its model turns made them (arguments masked), with each one's approval." }),
   })
   .openapi('RunDetail');
 
