@@ -17,7 +17,8 @@ import type { UsageSource } from '../store/port.js';
 import { promptWordCount, wordCount } from '../utils/word-count.js';
 import type { ChatMessage, ModelResponse } from '../models/provider.js';
 import { toolMeta } from './tool-messages.js';
-import type { ToolCallRecord } from '../store/port.js';
+import type { ToolCallRecord, ToolCallsRepo } from '../store/port.js';
+import type { Toolbox } from '../tools/toolbox.js';
 import type { TurnTools } from '../tools/turn-tools.js';
 import { resumeRound } from './resume-round.js';
 import type { ToolLedger, TurnCheckpoint } from './tool-ledger.js';
@@ -45,6 +46,10 @@ export interface AgentTurnDeps {
   budgets?: Budgets;
   /** told of each tool call's end (the metrics) */
   onToolCallFinished?: RoundContext['onCallFinished'];
+  /** the tools a turn may be granted (tools.mcpServers and the built-ins) */
+  toolbox?: Toolbox;
+  /** where tool calls are recorded */
+  toolCalls?: ToolCallsRepo;
 }
 
 /** what a turn's tokens count against */

@@ -115,7 +115,7 @@ export async function executeCall(ctx: RoundContext, record: ToolCallRecord, spe
   let result: ToolResult;
   let status: ToolCallStatus;
   try {
-    result = await withTimeout(ctx.tools.call(spec, args, { signal: ctx.signal, timeoutMs }), timeoutMs);
+    result = await withTimeout(ctx.tools.call(spec, args, { signal: ctx.signal, timeoutMs, context: { agentId: ctx.attribution.agentId, callRecordId: record.id } }), timeoutMs);
     status = result.isError ? 'failed' : 'succeeded';
   } catch (error) {
     const timedOut = error instanceof CallTimeout;

@@ -26,6 +26,8 @@ export interface ToolResult {
 export interface ToolCallOptions {
   signal?: AbortSignal;
   timeoutMs: number;
+  /** whose call it is: the built-ins act for the agent, and key what they write by the call's record id (a resumed call writes nothing twice) */
+  context?: { agentId: string; callRecordId: string };
 }
 
 /** where tools come from: lists them, calls them */
