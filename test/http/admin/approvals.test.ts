@@ -32,7 +32,7 @@ async function api<T = any>(app: TestApp, path: string, init: RequestInit = {}, 
 }
 
 const decide = (app: TestApp, id: string, decision: 'approve' | 'deny', body?: unknown, status = 200) =>
-  api(app, `/approvals/${id}/${decision}`, { method: 'POST', headers: adminJson, ...(body !== undefined && { body: JSON.stringify(body) }) }, status);
+  api(app, `/approvals/${id}/${decision}`, { method: 'POST', ...(body !== undefined && { headers: adminJson, body: JSON.stringify(body) }) }, status);
 
 /** a gateway whose run queue claims nothing, so a run a decision queued again stays `queued` */
 async function quietApp(overrides: Record<string, unknown> = {}): Promise<TestApp> {
