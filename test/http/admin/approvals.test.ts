@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunRecord, ToolCallRecord } from '../../../src/store/port.js';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
 import { GATEWAY_TOKEN, eventually } from '../../helpers/start-herald.js';
 import { ALERTS_CHAT, alertTexts, config as platformConfig, platforms } from '../../runtime/alert-platforms.js';
-import { queuedRun } from '../../store/run-record.js';
 import { testApp, type TestApp } from '../app-fixture.js';
+import { GITHUB_TOKEN, pausedRun, toolCall } from './paused-runs.js';
 
 /**
  * Approvals by a person through the admin API, on the real store: runs paused for approval are
@@ -13,9 +11,6 @@ import { testApp, type TestApp } from '../app-fixture.js';
  * the gateway's run queue is stopped, so a run queued again by a decision stays queued to be seen.
  */
 const HOUR = 3_600_000;
-const OWNER = 'test-turn';
-// shaped as GitHub documents a personal access token, made up here
-const GITHUB_TOKEN = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
 const admin = { authorization: `Bearer ${GATEWAY_TOKEN}` };
 const adminJson = { ...admin, 'content-type': 'application/json' };
 
@@ -41,46 +36,10 @@ async function quietApp(overrides: Record<string, unknown> = {}): Promise<TestAp
   return app;
 }
 
-function toolCall(runId: string, over: Partial<ToolCallRecord> = {}): ToolCallRecord {
-  const now = Date.now();
-  return {
-    id: `tc_${randomUUID()}`,
-    callId: `call_${randomUUID().slice(0, 8)}`,
-    ownerKind: 'run',
-    ownerId: runId,
-    agentId: 'main',
-    mappingId: 'github',
-    turn: 0,
-    server: 'github',
-    tool: 'create_issue',
-    arguments: JSON.stringify({ repo: 'acme/api', title: 'Crash on start', token: GITHUB_TOKEN }),
-    readOnly: false,
-    status: 'waiting_approval',
-    createdAt: now,
-    approvalRequired: true,
-    approvalExpiresAt: now + HOUR,
-    approval: null,
-    ...over,
-  };
-}
-
-/** a run whose turn asked for `calls` and paused for approval, as the turn leaves it in the store */
-async function pausedRun(app: TestApp, calls: (runId: string) => ToolCallRecord[]): Promise<{ run: RunRecord; calls: ToolCallRecord[] }> {
-  const { store } = app.gateway;
-  const id = randomUUID();
-  const now = Date.now();
-  const run = { ...queuedRun(id, now, { source: { mappingId: 'github', path: 'github' } }), name: 'GitHub' };
-  await store.runs.insert(run, { owner: OWNER, now, until: now + HOUR });
-  const made = calls(id);
-  expect(await store.runs.checkpoint(id, OWNER, { messages: [], round: 0, callsMade: made.length }, made)).toBe(true);
-  expect(await store.runs.pauseForApproval(id, OWNER)).toBe(true);
-  return { run: (await store.runs.get(id))!, calls: made };
-}
-
 describe('approvals through the admin API', () => {
   it('lists a pending call with its run and masked arguments; approving records the caller and queues the run again', async () => {
     const app = await quietApp();
-    const { run, calls } = await pausedRun(app, (runId) => [
+    const { run, calls } = await pausedRun(app.gateway, (runId) => [
       toolCall(runId),
       toolCall(runId, { tool: 'get_issue', readOnly: true, status: 'succeeded', approvalRequired: false, approvalExpiresAt: null, result: '{"number":7}', durationMs: 12, arguments: '{"number":7}' }),
     ]);
@@ -131,7 +90,7 @@ describe('approvals through the admin API', () => {
 
   it('records a denial with its reason; a denial needs one; an unknown call is 404', async () => {
     const app = await quietApp();
-    const { run, calls } = await pausedRun(app, (runId) => [toolCall(runId)]);
+    const { run, calls } = await pausedRun(app.gateway, (runId) => [toolCall(runId)]);
     const id = calls[0]!.id;
     expect((await decide(app, id, 'deny', undefined, 400)).error).toMatch(/body|reason/);
     expect((await decide(app, id, 'deny', {}, 400)).error).toMatch(/^reason /);
@@ -149,7 +108,7 @@ describe('approvals through the admin API', () => {
 
   it('queues a run again only once its last waiting call is decided', async () => {
     const app = await quietApp();
-    const { run, calls } = await pausedRun(app, (runId) => [toolCall(runId), toolCall(runId, { tool: 'add_label' })]);
+    const { run, calls } = await pausedRun(app.gateway, (runId) => [toolCall(runId), toolCall(runId, { tool: 'add_label' })]);
     expect((await api(app, '/approvals')).data.map((a: any) => a.tool)).toEqual(['create_issue', 'add_label']);
     expect(await decide(app, calls[0]!.id, 'approve', { reason: 'looks right' })).toMatchObject({ approval: { reason: 'looks right' }, run: { status: 'waiting_approval' } });
     expect((await decide(app, calls[1]!.id, 'deny', { reason: 'no labels today' })).run.status).toBe('queued');
@@ -158,7 +117,7 @@ describe('approvals through the admin API', () => {
 
   it('decides as the console session that asked: console:<8 hex>, with its CSRF token', async () => {
     const app = await quietApp();
-    const { calls } = await pausedRun(app, (runId) => [toolCall(runId)]);
+    const { calls } = await pausedRun(app.gateway, (runId) => [toolCall(runId)]);
     const signIn = await app.request('/console/session', { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://localhost' }, body: JSON.stringify({ token: GATEWAY_TOKEN }) });
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
     const { csrf } = (await signIn.json()) as { csrf: string };
@@ -170,8 +129,8 @@ describe('approvals through the admin API', () => {
   it('the sweep refuses an expired approval (by timeout) and queues its run; deciding it afterwards is 409', async () => {
     const app = await quietApp();
     const now = Date.now();
-    const { run, calls } = await pausedRun(app, (runId) => [toolCall(runId, { approvalExpiresAt: now + 1000 })]);
-    const other = await pausedRun(app, (runId) => [toolCall(runId, { approvalExpiresAt: now + 2 * HOUR })]);
+    const { run, calls } = await pausedRun(app.gateway, (runId) => [toolCall(runId, { approvalExpiresAt: now + 1000 })]);
+    const other = await pausedRun(app.gateway, (runId) => [toolCall(runId, { approvalExpiresAt: now + 2 * HOUR })]);
     expect(await app.gateway.approvals.sweep(now + HOUR)).toMatchObject({ expired: 1 });
     expect(await app.gateway.store.toolCalls.get(calls[0]!.id)).toMatchObject({ status: 'denied', approval: { decision: 'expired', by: 'timeout', at: now + HOUR } });
     expect((await app.gateway.store.runs.get(run.id))!.status).toBe('queued');
@@ -187,7 +146,7 @@ describe('approvals through the admin API', () => {
       return server;
     });
     const app = await quietApp(platformConfig(p, { tools: { approvals: { targets: [{ channel: 'telegram', to: ALERTS_CHAT }, { channel: 'webhook' }] } } }));
-    const { run, calls } = await pausedRun(app, (runId) => [toolCall(runId)]);
+    const { run, calls } = await pausedRun(app.gateway, (runId) => [toolCall(runId)]);
     expect(await app.gateway.approvals.announce(run, calls)).toBe(2);
     const text = (await eventually(() => alertTexts(p).find((t) => t.startsWith('herald approval needed'))))!;
     expect(text).toContain('herald approval needed: create_issue on github');
@@ -204,7 +163,7 @@ describe('approvals through the admin API', () => {
     await app.gateway.approvals.announce(run, calls);
     await app.gateway.approvals.sweep();
     // a run paused by a process that died before announcing: the sweep announces it
-    const orphan = await pausedRun(app, (runId) => [toolCall(runId, { tool: 'close_issue' })]);
+    const orphan = await pausedRun(app.gateway, (runId) => [toolCall(runId, { tool: 'close_issue' })]);
     await app.gateway.approvals.sweep();
     await eventually(() => alertTexts(p).some((t) => t.startsWith('herald approval needed: close_issue')));
     const notices = await eventually(async () => {

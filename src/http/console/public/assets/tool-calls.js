@@ -32,7 +32,7 @@ function callItem(c) {
     { class: 'call', 'data-tool-call': c.id },
     h('div', { class: 'call-head' }, h('strong', {}, c.tool), h('span', { class: 'muted' }, ` on ${c.server} `), badge(c.status), took(c.durationMs) ? h('span', { class: 'muted' }, ` · ${took(c.durationMs)}`) : null, c.readOnly ? h('span', { class: 'tag' }, 'read-only') : null),
     h('div', { class: 'call-approval' }, approvalView(c)),
-    h('details', {}, h('summary', {}, 'Arguments (secrets masked)'), argumentsView(c.arguments)),
+    h('details', { open: true }, h('summary', {}, 'Arguments (secrets masked)'), argumentsView(c.arguments)),
     c.error ? h('p', { class: 'bad-text' }, c.error) : null,
     c.result !== null ? h('details', {}, h('summary', {}, `Result (${c.result.length} characters)`), h('pre', { class: 'code' }, c.result)) : null,
   );
