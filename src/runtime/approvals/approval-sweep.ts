@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
-import type { RunRecord, Store, ToolCallRecord } from '../../store/port.js';
+import type { Store, ToolCallRecord } from '../../store/port.js';
 import { announceApprovals, type AnnounceDeps } from './announce-approvals.js';
+import { pendingApprovals } from './approval-context.js';
 import { approvalNoticeId } from './approval-notice.js';
 
 /** how often expired approvals are refused: an approval is refused at most this long after it expired */
@@ -54,15 +55,10 @@ export class ApprovalSweep {
   }
 
   private async catchUp(): Promise<number> {
-    const { targets } = this.deps.announce.config.tools.approvals;
-    if (!targets.length) return 0;
-    const { store } = this.deps;
-    const runs = new Map<string, Promise<RunRecord | undefined>>();
+    if (!this.deps.announce.config.tools.approvals.targets.length) return 0;
     let announced = 0;
-    for (const call of await store.toolCalls.pendingApprovals(BATCH)) {
-      if (!(await this.missesNotice(call))) continue;
-      const run = call.ownerKind === 'run' ? await getOnce(runs, call.ownerId, () => store.runs.get(call.ownerId)) : undefined;
-      announced += await announceApprovals(this.deps.announce, run, [call]);
+    for (const { call, run } of await pendingApprovals(this.deps.store, BATCH)) {
+      if (await this.missesNotice(call)) announced += await announceApprovals(this.deps.announce, run ?? undefined, [call]);
     }
     return announced;
   }
@@ -93,10 +89,4 @@ export class ApprovalSweep {
     clearInterval(this.timer);
     await this.running;
   }
-}
-
-function getOnce<T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
-  let value = cache.get(key);
-  if (!value) cache.set(key, (value = load()));
-  return value;
 }

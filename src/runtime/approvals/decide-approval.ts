@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { HeraldError } from '../../errors.js';
-import type { Store, ToolApproval, ToolCallRecord } from '../../store/port.js';
+import { isUnfinished, type Store, type ToolApproval, type ToolCallRecord } from '../../store/port.js';
 
 /** a person's decision on a call waiting for approval */
 export interface ApprovalInput {
@@ -11,7 +11,7 @@ export interface ApprovalInput {
 }
 
 export interface DecideDeps {
-  store: Pick<Store, 'toolCalls'>;
+  store: Pick<Store, 'toolCalls' | 'runs'>;
   logger?: Logger;
   now?: () => number;
 }
@@ -29,6 +29,7 @@ export async function decideApproval(deps: DecideDeps, id: string, input: Approv
     at: (deps.now ?? Date.now)(),
     ...(input.reason !== undefined && { reason: input.reason }),
   };
+  await refuseWhenRunEnded(deps.store, id);
   const decided = await deps.store.toolCalls.decide(id, approval);
   if (!decided) throw await notPending(deps.store, id);
   // who and what, never the arguments
@@ -37,6 +38,20 @@ export async function decideApproval(deps: DecideDeps, id: string, input: Approv
     `tool call ${approval.decision} by ${approval.by}`,
   );
   return decided;
+}
+
+/**
+ * A run cancelled (or otherwise ended) while its calls waited leaves them undecided, and nothing
+ * will resume it: a decision there would be recorded for nobody (the sweep expires them in time).
+ */
+async function refuseWhenRunEnded(store: Pick<Store, 'toolCalls' | 'runs'>, id: string): Promise<void> {
+  const call = await store.toolCalls.get(id);
+  if (!call) throw new HeraldError('HERALD_NOT_FOUND', 'tool call not found');
+  if (call.ownerKind !== 'run' || call.approval) return;
+  const run = await store.runs.get(call.ownerId);
+  if (run && !isUnfinished(run.status)) {
+    throw new HeraldError('HERALD_APPROVAL_NOT_PENDING', `tool call ${id} belongs to run ${run.id}, which is ${run.status}: nothing waits for the decision`, { details: { status: call.status, run: run.status } });
+  }
 }
 
 /** why a call cannot be decided: unknown (404), or no longer (or never) waiting (409, saying how it stands) */

@@ -115,6 +115,14 @@ describe('approvals through the admin API', () => {
     expect((await app.gateway.store.runs.get(run.id))!.status).toBe('queued');
   });
 
+  it('leaves out the calls of a run cancelled while it waited, and refuses to decide them', async () => {
+    const app = await quietApp();
+    const { run, calls } = await pausedRun(app.gateway, (runId) => [toolCall(runId)]);
+    await api(app, `/runs/${run.id}/cancel`, { method: 'POST' });
+    expect((await api(app, '/approvals')).data).toEqual([]);
+    expect((await decide(app, calls[0]!.id, 'approve', undefined, 409)).error).toBe(`tool call ${calls[0]!.id} belongs to run ${run.id}, which is cancelled: nothing waits for the decision`);
+  });
+
   it('decides as the console session that asked: console:<8 hex>, with its CSRF token', async () => {
     const app = await quietApp();
     const { calls } = await pausedRun(app.gateway, (runId) => [toolCall(runId)]);

@@ -95,6 +95,13 @@ describe('decideApproval', () => {
     expect(decided).toMatchObject({ status: 'denied', approval: { decision: 'denied', by: 'gateway-token', reason: 'not from a webhook' } });
   });
 
+  it("answers 409 for a call whose run ended while it waited (cancelled): nothing waits for the decision", async () => {
+    const store = { ...memoryStore([call()]), runs: { get: async () => ({ ...run, status: 'cancelled' }) } };
+    const refused = await refusal(decideApproval({ store: store as never }, 'tc_1', { decision: 'approve', by: 'x' }));
+    expect(refused).toMatchObject({ status: 409, message: 'tool call tc_1 belongs to run run-1, which is cancelled: nothing waits for the decision' });
+    expect((await store.toolCalls.get('tc_1'))!.approval).toBeNull();
+  });
+
   it('answers 404 for an unknown call and 409 for one that never needed approval', async () => {
     const store = memoryStore([call({ id: 'tc_ro', approvalRequired: false, status: 'succeeded', approvalExpiresAt: null })]);
     expect(await refusal(decideApproval({ store: store as never }, 'tc_nope', { decision: 'approve', by: 'x' }))).toMatchObject({ code: 'HERALD_NOT_FOUND', status: 404 });
