@@ -106,6 +106,19 @@ describe('approvals through the admin API', () => {
     expect((await api(app, '/approvals/tc_nope', {}, 404)).error).toBe('tool call not found');
   });
 
+  it('of two decisions racing on one call, one wins and the other is a 409', async () => {
+    const app = await quietApp();
+    const { calls } = await pausedRun(app.gateway, (runId) => [toolCall(runId)]);
+    const id = calls[0]!.id;
+    const answers = await Promise.all([
+      app.request(`/admin/approvals/${id}/approve`, { method: 'POST', headers: admin }),
+      app.request(`/admin/approvals/${id}/deny`, { method: 'POST', headers: adminJson, body: JSON.stringify({ reason: 'no' }) }),
+    ]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+    const winner = answers.find((r) => r.status === 200)!;
+    expect((await app.gateway.store.toolCalls.get(id))!.approval!.decision).toBe(((await winner.json()) as any).approval.decision);
+  });
+
   it('queues a run again only once its last waiting call is decided', async () => {
     const app = await quietApp();
     const { run, calls } = await pausedRun(app.gateway, (runId) => [toolCall(runId), toolCall(runId, { tool: 'add_label' })]);
