@@ -126,7 +126,7 @@ export const deliverySchema = z
   .object({
     id: z.string(),
     runId: z.string().nullable(),
-    kind: z.enum(['run', 'heartbeat', 'alert']),
+    kind: z.enum(['run', 'heartbeat', 'alert', 'tool']),
     status: z.enum(deliveryStatuses),
     channel: z.string().nullable(),
     to: z.string().nullable(),
