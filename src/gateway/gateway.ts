@@ -183,6 +183,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const runs = new RunQueue({
     config, store, turns, agents, mainSession, heartbeat: wakeHeartbeat, delivery, logger,
     onRunFinished: metrics && ((status) => metrics.runFinished(status)),
+    onApprovalNeeded: async (run, pending) => void (await approvals.announce(run, pending)),
   });
   const dispatch = createDispatcher({
     mainSession, heartbeat: wakeHeartbeat, runs,

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
-import { GATEWAY_TOKEN, eventually } from '../../helpers/start-herald.js';
+import { GATEWAY_TOKEN, eventually, hookHeaders } from '../../helpers/start-herald.js';
+import { completion } from '../../models/fake-openai.js';
 import { ALERTS_CHAT, alertTexts, config as platformConfig, platforms } from '../../runtime/alert-platforms.js';
 import { testApp, type TestApp } from '../app-fixture.js';
 import { GITHUB_TOKEN, pausedRun, toolCall } from './paused-runs.js';
@@ -194,6 +195,47 @@ describe('approvals through the admin API', () => {
     expect(notices).toHaveLength(4);
     expect(alertTexts(p).filter((t) => t.startsWith('herald approval needed'))).toHaveLength(2);
     expect(orphan.run.status).toBe('waiting_approval');
+  });
+
+  it('announces a hook run that really paused (a write tool asked for over outside content), and resumes it once approved', async () => {
+    const p = await platforms(async (handler) => {
+      const server = await startFakeServer(handler);
+      fakes.push(server);
+      return server;
+    });
+    // the model asks for herald__add_event until it has the tool's answer, then replies, as OpenAI's
+    // chat completion object shows tool calls (https://platform.openai.com/docs/api-reference/chat/object:
+    // message.tool_calls[{id, type: "function", function: {name, arguments}}], finish_reason "tool_calls")
+    const model = await startFakeServer((r) => {
+      const answered = (r.json?.messages ?? []).some((m: { role: string }) => m.role === 'tool');
+      if (answered) return { body: completion('Noted the deploy.') };
+      const call = { id: 'call_1', type: 'function', function: { name: 'herald__add_event', arguments: JSON.stringify({ text: 'deploy 42 finished' }) } };
+      return { body: { ...completion(''), choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' }] } };
+    });
+    fakes.push(model);
+    const app = await testApp(
+      platformConfig(p, {
+        models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1` } } },
+        agents: { defaults: { model: 'fake/test-model' }, list: [{ id: 'main', tools: { servers: ['herald'] } }] },
+        tools: { approvals: { targets: [{ channel: 'telegram', to: ALERTS_CHAT }] } },
+      }),
+    );
+    const res = await app.request('/hooks/github', { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ note: 'deploy 42 finished' }) });
+    const { runId } = (await res.json()) as { runId: string };
+    const text = (await eventually(() => alertTexts(p).find((t) => t.startsWith('herald approval needed'))))!;
+    expect(text).toContain('herald approval needed: add_event on herald');
+    expect(text).toContain(`Agent main · mapping github · run ${runId}`);
+    expect(text).toContain('Arguments: {"text":"deploy 42 finished"}');
+    const [pending] = (await api(app, '/approvals')).data;
+    expect(pending).toMatchObject({ tool: 'add_event', server: 'herald', run: { id: runId, status: 'waiting_approval' } });
+
+    await decide(app, pending.id, 'approve', { reason: 'fine' });
+    const run = await eventually(async () => {
+      const r = await api(app, `/runs/${runId}`);
+      return r.status === 'succeeded' && r;
+    });
+    expect(run.reply).toBe('Noted the deploy.');
+    expect(run.toolCalls).toMatchObject([{ tool: 'add_event', status: 'succeeded', approval: { decision: 'approved', by: 'gateway-token', reason: 'fine' } }]);
   });
 
   it('refuses to start with an approvals target on a channel that is not configured, naming the key', async () => {
