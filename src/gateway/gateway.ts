@@ -58,6 +58,8 @@ import { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import { RetentionPruner } from '../runtime/receipts/retention-pruner.js';
 import { AlertEvaluator } from '../runtime/alerts/alert-evaluator.js';
 import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
+import { Approvals } from '../runtime/approvals/approvals.js';
+import { approvalTargetFaults } from '../runtime/approvals/approval-targets.js';
 import { ConfigError } from '../errors.js';
 import { builtinTools } from '../tools/builtin/builtin-tools.js';
 import { createToolbox } from '../tools/toolbox.js';
@@ -84,6 +86,8 @@ export interface Gateway {
   dispatch: DispatchAction;
   instances: PluginInstances;
   delivery: ReplyDelivery;
+  /** approvals by a person: announce a paused run's calls, decide, the expiry sweep */
+  approvals: Approvals;
   /** this gateway's Prometheus metrics; undefined when gateway.metrics.enabled is false */
   metrics?: HeraldMetrics;
   /** the configured MCP servers (tools.mcpServers): their tools, calls and health */
@@ -138,7 +142,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const instances = await instantiatePlugins(plugins, config, store, logger);
 
   const resolveChannel = (name: string) => plugins.resolveChannel(name);
-  const targetFaults = alertTargetFaults(config.alerts, { configured: (channel) => instances.channels.get(channel), resolveChannel, recipientFault: (channel, to) => plugins.recipientFault(channel, to) });
+  const targetChannels = { configured: (channel: string) => instances.channels.get(channel), resolveChannel, recipientFault: (channel: string, to: string) => plugins.recipientFault(channel, to) };
+  const targetFaults = [...alertTargetFaults(config.alerts, targetChannels), ...approvalTargetFaults(config.tools, targetChannels)];
   if (targetFaults.length) {
     await store.close();
     throw new ConfigError(targetFaults);
@@ -154,6 +159,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     logger,
   });
   const delivery: ReplyDelivery = outbox;
+  // approvals by a person: paused runs' calls announced through the outbox, expired ones refused
+  const approvals = new Approvals({ config, store, outbox, logger });
   const endpoint = embeddingsEndpoint(config);
   const knowledge = new KnowledgeIndex(store.knowledge, { embedder: endpoint && openAIEmbedder(endpoint), logger });
   const vectorStores = new VectorStores({ store, knowledge, parser, agents, logger });
@@ -183,6 +190,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const runs = new RunQueue({
     config, store, turns, agents, mainSession, heartbeat: wakeHeartbeat, delivery, logger,
     onRunFinished: metrics && ((status) => metrics.runFinished(status)),
+    onApprovalNeeded: async (run, pending) => void (await approvals.announce(run, pending)),
   });
   const dispatch = createDispatcher({
     mainSession, heartbeat: wakeHeartbeat, runs,
@@ -286,6 +294,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     dispatch,
     instances,
     delivery,
+    approvals,
     metrics,
     mcp,
     reload,
@@ -299,6 +308,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       heartbeat.start();
       pruner.start();
       alerts.start();
+      approvals.start();
       if ((await store.events.countPending('main')) > 0) heartbeat.request();
       for (const service of instances.services) await service.start();
       // files a stopped process left in progress are read again (the same bytes make the same document)
@@ -323,6 +333,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       await heartbeat.stop();
       await pruner.stop();
       await alerts.stop();
+      await approvals.stop();
       await delivery.stop();
       await vectorStores.settle();
       await reindexing;
