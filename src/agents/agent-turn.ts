@@ -15,6 +15,17 @@ import type { Budgets } from '../platform/budgets.js';
 import type { UsageRecorder } from '../platform/usage-recorder.js';
 import type { UsageSource } from '../store/port.js';
 import { promptWordCount, wordCount } from '../utils/word-count.js';
+import type { ChatMessage, ModelResponse } from '../models/provider.js';
+import { toolMeta } from './tool-messages.js';
+import type { ToolCallRecord, ToolCallsRepo } from '../store/port.js';
+import type { Toolbox } from '../tools/toolbox.js';
+import type { TurnTools } from '../tools/turn-tools.js';
+import { resumeRound } from './resume-round.js';
+import type { ToolLedger, TurnCheckpoint } from './tool-ledger.js';
+import { runToolRound, type RoundContext } from './tool-round.js';
+import { toolDefinitions } from './tool-definitions.js';
+import { budgetMessage } from '../platform/budgets.js';
+import { HeraldError } from '../errors.js';
 
 /** passages of the agent's knowledge base a turn's model sees */
 export const PASSAGES_PER_TURN = 4;
@@ -33,6 +44,12 @@ export interface AgentTurnDeps {
   usage?: UsageRecorder;
   /** the budgets of keys and agents, checked before a turn */
   budgets?: Budgets;
+  /** told of each tool call's end (the metrics) */
+  onToolCallFinished?: RoundContext['onCallFinished'];
+  /** the tools a turn may be granted (tools.mcpServers and the built-ins) */
+  toolbox?: Toolbox;
+  /** where tool calls are recorded */
+  toolCalls?: ToolCallsRepo;
 }
 
 /** what a turn's tokens count against */
@@ -97,6 +114,12 @@ export interface AgentTurnInput {
   record?: (transcript: SessionMessage[], outcome: TurnOutcome) => Promise<void>;
   /** whom the turn's tokens count against; recorded once the turn is */
   usage?: UsageAttribution;
+  /** server-side tools the turn may call (granted by config, tools/tool-policy.ts): herald runs them and asks the model again */
+  tools?: TurnTools;
+  /** where the turn's tool calls are recorded; required with `tools` */
+  ledger?: ToolLedger;
+  /** go on from this checkpoint (a run retaken after a crash or resumed after an approval): no history, knowledge or prompt is read again */
+  resume?: TurnCheckpoint;
 }
 
 /**
@@ -122,6 +145,13 @@ export interface TurnOutcome {
   failures: { ref: string; error: string }[];
   /** the client tools the model called (the client runs them and continues the turn with their results) */
   toolCalls: ModelToolCall[];
+  /** server-side tool calls made in this turn */
+  toolCallsMade: number;
+  /**
+   * the turn stopped for a person's approval: the calls waiting, and where the turn stands. Nothing
+   * was recorded (`record` is not called): the caller keeps the turn (a run waits as waiting_approval).
+   */
+  paused?: { pending: ToolCallRecord[]; checkpoint: TurnCheckpoint };
 }
 
 /**
@@ -135,9 +165,10 @@ export interface TurnOutcome {
  */
 export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, onDelta?: (delta: TurnDelta) => void): Promise<TurnOutcome> {
   const { config } = deps;
-  const history = input.history ?? (await deps.sessions.messages(input.sessionKey, config.agents.defaults.historyLimit));
+  const { resume } = input;
+  const history = resume ? [] : (input.history ?? (await deps.sessions.messages(input.sessionKey, config.agents.defaults.historyLimit)));
   const found =
-    !input.retrieve || input.question === undefined
+    resume || !input.retrieve || input.question === undefined
       ? []
       : input.search
         ? input.search(input.question)
@@ -151,8 +182,8 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
       model: input.model,
       purpose: input.purpose,
       history,
-      prompt: input.prompt,
-      continuation: input.continuation,
+      prompt: resume ? undefined : input.prompt,
+      continuation: resume ? undefined : input.continuation,
       question: input.question,
       events: input.events,
       knowledge,
@@ -163,74 +194,74 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
     config,
   );
   if (input.onOpen) request.onOpen = input.onOpen;
+  if (resume) request.messages = [...resume.messages];
+  // server-side tools only for a model that takes tools; the embedded one would ignore them
+  const tools = input.tools?.specs.length && input.ledger && provider.clientTools ? input.tools : undefined;
+  const clientTools = (request.extra?.tools as unknown[] | undefined) ?? [];
+  const clientNames = new Set(clientTools.map((t) => (t as { function?: { name?: string } }).function?.name).filter(Boolean));
+  if (tools) request.extra = copyWith(request.extra, { tools: [...clientTools, ...toolDefinitions(tools.specs)] });
+  const isServerCall = (call: ModelToolCall) => tools !== undefined && (tools.byName(call.function.name) !== undefined || !clientNames.has(call.function.name));
+  const round: RoundContext | undefined = tools && {
+    tools,
+    ledger: input.ledger!,
+    attribution: { agentId: input.agent.id, mappingId: input.usage?.mappingId, keyName: input.usage?.keyName },
+    signal: input.signal,
+    onCallFinished: deps.onToolCallFinished,
+  };
 
-  let text = '';
-  let refusal = '';
-  let usage: ModelUsage | undefined;
-  let finishReason = 'stop';
-  let modelRef = resolved.ref;
-  let failures: TurnOutcome['failures'] = [];
-  let toolCalls: ModelToolCall[] = [];
-  try {
-    if (input.stream) {
-      const take = (event: ModelStreamEvent) => {
-        if (event.type === 'usage') usage = event.usage;
-        else if (event.type === 'finish') finishReason = event.reason;
-        else if (event.type === 'tool_call') onDelta?.(addToolCallPiece(toolCalls, event));
-        else if (event.type === 'refusal' && event.text) {
-          refusal += event.text;
-          onDelta?.(event);
-        } else if (event.type === 'delta' && event.text) {
-          text += event.text;
-          onDelta?.(event);
-        }
-      };
-      if (provider.streamEach) await provider.streamEach(request, take);
-      else for await (const event of provider.stream(request)) take(event);
-      toolCalls = toolCalls.filter(Boolean);
-    } else if (input.fallbacks) {
-      // the chain, tried in order (a stream, once begun, cannot change model: it has none)
-      // each model of the chain is asked with its own model name and signal, written over these
-      const response = await completeWithFallbacks(refs, deps.models, request, { signal: request.signal, deadline: input.deadlineAt });
-      text = response.text;
-      refusal = response.refusal ?? '';
-      usage = response.usage;
-      finishReason = response.finishReason ?? 'stop';
-      modelRef = response.ref;
-      failures = response.failures;
-      toolCalls = response.toolCalls ?? [];
-    } else {
-      const response = await provider.complete(request);
-      text = response.text;
-      refusal = response.refusal ?? '';
-      usage = response.usage;
-      finishReason = response.finishReason ?? 'stop';
-      toolCalls = response.toolCalls ?? [];
-    }
-  } catch (error) {
-    throw new ModelCallError(error);
+  // the turn's server-side exchange (assistant calls, tool results) starts after the prompt
+  const exchangeFrom = resume ? (resume.exchangeFrom ?? resume.messages.length) : request.messages.length;
+  let callsMade = resume?.callsMade ?? 0;
+  let spent: ModelUsage | undefined = resume?.usage;
+  if (resume && round) {
+    const resumed = await resumeRound(round, resume);
+    if (resumed.pending.length) return pausedOutcome(resume, resumed.pending, knowledge, callsMade);
+    request.messages.push(...resumed.messages);
   }
+  let answer: ModelAnswer;
+  for (let roundNo = (resume?.round ?? -1) + 1; ; roundNo++) {
+    // each further model turn is checked against the budgets, as the turn was before its first
+    if (roundNo > 0 && deps.budgets) await enforceTurnBudgets(deps.budgets, input);
+    answer = await askModel(deps, input, provider, request, refs, resolved.ref, isServerCall, onDelta);
+    const calls = tools && callsMade < tools.maxToolCalls + 1 ? answer.toolCalls.filter(isServerCall) : [];
+    if (!calls.length) {
+      // a model that calls server tools past its limit, told not to: its calls are dropped, its words are the answer
+      if (tools) answer.toolCalls = answer.toolCalls.filter((c) => !isServerCall(c));
+      break;
+    }
+    // an intermediate model turn's tokens count at once, so the next turn's budget check sees them
+    recordUsage(deps, input, answer, request);
+    spent = addUsage(spent, answer.usage ?? estimateUsage(request, answer.text));
+    request.messages.push({ role: 'assistant', content: answer.text, tool_calls: calls });
+    const checkpoint: TurnCheckpoint = { messages: [...request.messages], round: roundNo, callsMade, usage: spent, modelRef: answer.modelRef, exchangeFrom };
+    const result = await runToolRound(round!, calls, checkpoint);
+    callsMade += calls.length;
+    if (result.pending.length) return pausedOutcome(checkpoint, result.pending, knowledge, callsMade);
+    request.messages.push(...result.messages);
+    const forClient = answer.toolCalls.filter((c) => !isServerCall(c));
+    if (forClient.length) {
+      // the client's calls end the turn, after the server's were answered: the client runs its own
+      answer = { ...answer, text: '', refusal: '', toolCalls: forClient };
+      break;
+    }
+    if (callsMade >= tools!.maxToolCalls) request.extra = copyWith(request.extra, { tool_choice: clientTools.length ? 'auto' : 'none', tools: clientTools.length ? clientTools : undefined });
+  }
+  const { text, refusal, modelRef, failures } = answer;
+  let { finishReason, toolCalls } = answer;
   // some OpenAI-compatible servers (older Ollama) say `stop` beside tool calls; clients look for `tool_calls`
   if (toolCalls.length && finishReason === 'stop') finishReason = 'tool_calls';
+  if (!toolCalls.length && finishReason === 'tool_calls') finishReason = 'stop';
+  const usage = answer.usage;
 
-  const outcome: TurnOutcome = { text, finishReason, usage: usage ?? estimateUsage(request, text), knowledge, modelRef, failures, toolCalls };
+  const lastUsage = usage ?? estimateUsage(request, text);
+  const outcome: TurnOutcome = { text, finishReason, usage: spent ? addUsage(spent, lastUsage) : lastUsage, knowledge, modelRef, failures, toolCalls, toolCallsMade: callsMade };
   if (refusal) outcome.refusal = refusal;
-  const transcript = input.keep && !input.keep(text) ? [] : [...input.incoming, answerMessage(outcome, refusal, input.answer?.(outcome))];
+  const exchange = request.messages.slice(exchangeFrom).map((m) => sessionMessageOf(m, input.answer?.(outcome)));
+  const transcript = input.keep && !input.keep(text) ? [] : [...input.incoming, ...exchange, answerMessage(outcome, refusal, input.answer?.(outcome))];
   const recording = input.record ? input.record(transcript, outcome) : deps.sessions.appendMany(input.sessionKey, transcript, input.freshSession);
   // in the same tick as the transcript's write, so both go in one commit; the model answered, so
   // its tokens are spent whether or not the transcript is kept
-  if (input.usage && deps.usage) {
-    deps.usage.record(
-      copyWith(input.usage, {
-        model: outcome.modelRef,
-        agentId: input.agent.id,
-        promptTokens: outcome.usage.prompt_tokens,
-        completionTokens: outcome.usage.completion_tokens,
-        // the embedded model counts words, and so does herald for a provider that sent no usage
-        estimated: usage === undefined || outcome.modelRef.startsWith(`${EMBEDDED_PROVIDER}/`),
-      }),
-    );
-  }
+  recordUsage(deps, input, answer, request);
   await recording;
   return outcome;
 }
@@ -247,6 +278,128 @@ function answerMessage(outcome: TurnOutcome, refusal: string, answer: Pick<Sessi
   const { toolCalls } = outcome;
   const meta = toolCalls.length || refusal ? { ...answer?.meta, ...(toolCalls.length && { toolCalls }), ...(refusal && { refusal }) } : answer?.meta;
   if (meta !== undefined) message.meta = meta;
+  return message;
+}
+
+/** one model call's answer, streamed or not, from whichever model of the chain gave it */
+interface ModelAnswer {
+  text: string;
+  refusal: string;
+  usage?: ModelUsage;
+  finishReason: string;
+  modelRef: string;
+  failures: TurnOutcome['failures'];
+  toolCalls: ModelToolCall[];
+}
+
+/**
+ * Asks the model once. Streamed, the answer's deltas go to `onDelta` as they come, and so do the
+ * pieces of the client's tool calls (numbered among the client's own); the pieces of calls of
+ * server-side tools are held back: herald answers those itself.
+ */
+async function askModel(
+  deps: AgentTurnDeps,
+  input: AgentTurnInput,
+  provider: ReturnType<typeof assembleTurn>['provider'],
+  request: ModelRequest,
+  refs: string[],
+  ref: string,
+  isServerCall: (call: ModelToolCall) => boolean,
+  onDelta?: (delta: TurnDelta) => void,
+): Promise<ModelAnswer> {
+  const answer: ModelAnswer = { text: '', refusal: '', finishReason: 'stop', modelRef: ref, failures: [], toolCalls: [] };
+  try {
+    if (input.stream) {
+      const clientIndex = new Map<number, number | null>();
+      const take = (event: ModelStreamEvent) => {
+        if (event.type === 'usage') answer.usage = event.usage;
+        else if (event.type === 'finish') answer.finishReason = event.reason;
+        else if (event.type === 'tool_call') {
+          const piece = addToolCallPiece(answer.toolCalls, event);
+          if (!clientIndex.has(event.index)) {
+            const call = answer.toolCalls[event.index]!;
+            clientIndex.set(event.index, call.function.name && isServerCall(call) ? null : [...clientIndex.values()].filter((i) => i !== null).length);
+          }
+          const index = clientIndex.get(event.index);
+          if (index !== null && index !== undefined) onDelta?.(index === piece.index ? piece : { ...piece, index });
+        } else if (event.type === 'refusal' && event.text) {
+          answer.refusal += event.text;
+          onDelta?.(event);
+        } else if (event.type === 'delta' && event.text) {
+          answer.text += event.text;
+          onDelta?.(event);
+        }
+      };
+      if (provider.streamEach) await provider.streamEach(request, take);
+      else for await (const event of provider.stream(request)) take(event);
+      answer.toolCalls = answer.toolCalls.filter(Boolean);
+    } else {
+      // the chain, tried in order (a stream, once begun, cannot change model: it has none)
+      // each model of the chain is asked with its own model name and signal, written over these
+      const response: ModelResponse & { ref?: string; failures?: TurnOutcome['failures'] } = input.fallbacks
+        ? await completeWithFallbacks(refs, deps.models, request, { signal: request.signal, deadline: input.deadlineAt })
+        : await provider.complete(request);
+      answer.text = response.text;
+      answer.refusal = response.refusal ?? '';
+      answer.usage = response.usage;
+      answer.finishReason = response.finishReason ?? 'stop';
+      if (response.ref) answer.modelRef = response.ref;
+      if (response.failures) answer.failures = response.failures;
+      answer.toolCalls = response.toolCalls ?? [];
+    }
+  } catch (error) {
+    throw new ModelCallError(error);
+  }
+  return answer;
+}
+
+/** one model call's tokens, under the turn's key, agent and mapping */
+function recordUsage(deps: AgentTurnDeps, input: AgentTurnInput, answer: ModelAnswer, request: ModelRequest): void {
+  if (!input.usage || !deps.usage) return;
+  const usage = answer.usage ?? estimateUsage(request, answer.text);
+  deps.usage.record(
+    copyWith(input.usage, {
+      model: answer.modelRef,
+      agentId: input.agent.id,
+      promptTokens: usage.prompt_tokens,
+      completionTokens: usage.completion_tokens,
+      // the embedded model counts words, and so does herald for a provider that sent no usage
+      estimated: answer.usage === undefined || answer.modelRef.startsWith(`${EMBEDDED_PROVIDER}/`),
+    }),
+  );
+}
+
+/** the budgets of the turn's agent and key, before a further model turn of a tool loop */
+async function enforceTurnBudgets(budgets: Budgets, input: AgentTurnInput): Promise<void> {
+  const keyName = input.usage?.keyName;
+  const key = keyName === undefined ? undefined : budgets.all().find((h) => h.kind === 'key' && h.name === keyName);
+  const exceeded = await budgets.exceeded([budgets.agent(input.agent.id), key]);
+  if (exceeded) throw new HeraldError('HERALD_BUDGET_EXCEEDED', budgetMessage(exceeded), { headers: { 'x-should-retry': 'false' } });
+}
+
+function pausedOutcome(checkpoint: TurnCheckpoint, pending: ToolCallRecord[], knowledge: KnowledgePassage[], callsMade: number): TurnOutcome {
+  return {
+    text: '',
+    finishReason: 'tool_calls',
+    usage: checkpoint.usage,
+    knowledge,
+    modelRef: checkpoint.modelRef,
+    failures: [],
+    toolCalls: [],
+    toolCallsMade: callsMade,
+    paused: { pending, checkpoint: { ...checkpoint, callsMade } },
+  };
+}
+
+const addUsage = (a: ModelUsage | undefined, b: ModelUsage): ModelUsage =>
+  a ? { prompt_tokens: a.prompt_tokens + b.prompt_tokens, completion_tokens: a.completion_tokens + b.completion_tokens, total_tokens: a.total_tokens + b.total_tokens } : b;
+
+/** a message of the turn's server-side tool exchange as the session keeps it (tool-messages.ts) */
+function sessionMessageOf(m: ChatMessage, answer: Pick<SessionMessage, 'runId' | 'meta'> | undefined): SessionMessage {
+  const message: SessionMessage = { role: m.role, content: m.content, createdAt: Date.now() };
+  if (answer?.runId !== undefined) message.runId = answer.runId;
+  const meta = toolMeta({ toolCalls: m.tool_calls, toolCallId: m.tool_call_id });
+  if (Object.keys(meta).length) message.meta = meta;
   return message;
 }
 

@@ -20,12 +20,16 @@ export interface ToolSpec {
 export interface ToolResult {
   text: string;
   isError: boolean;
+  /** the call hit its time limit (recorded as `timed_out` rather than `failed`) */
+  timedOut?: boolean;
 }
 
 /** one tool call's options: its time limit and the turn's abort */
 export interface ToolCallOptions {
   signal?: AbortSignal;
   timeoutMs: number;
+  /** whose call it is: the built-ins act for the agent, and key what they write by the call's record id (a resumed call writes nothing twice) */
+  context?: { agentId: string; callRecordId: string };
 }
 
 /** where tools come from: lists them, calls them */

@@ -1,0 +1,21 @@
+import type { AgentConfig } from '../config/default-agent.js';
+import type { ToolsConfig } from '../config/tools-schema.js';
+import { grantTools, type TurnGrantContext } from './tool-policy.js';
+import type { ToolSource } from './tool-spec.js';
+import type { TurnTools } from './turn-tools.js';
+
+/** every turn's way to its tools: the MCP servers and the built-ins, granted by the running config */
+export interface Toolbox {
+  grant(agent: AgentConfig, context: TurnGrantContext): TurnTools | undefined;
+}
+
+/** `config` is read at each grant, so a reload applies to the next turn */
+export function createToolbox(config: () => ToolsConfig, sources: { mcp: ToolSource; builtins: ToolSource }): Toolbox {
+  return { grant: (agent, context) => grantTools(config(), agent, sources, context) };
+}
+
+/** no MCP server: the built-ins alone */
+export const NO_SERVERS: ToolSource = {
+  tools: () => [],
+  call: async (spec) => ({ text: `the server ${spec.server} is not connected`, isError: true }),
+};
