@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_CHUNK } from '../../src/knowledge/chunk-text.js';
-import type { Embedder } from '../../src/models/embeddings-client.js';
+import type { Embedder } from '../../src/knowledge/embedder.js';
 import { KnowledgeIndex } from '../../src/knowledge/knowledge-index.js';
 import { documentTypes } from '../../src/knowledge/detect-type.js';
 import { parseDocument } from '../../src/knowledge/parse-document.js';
