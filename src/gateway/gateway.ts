@@ -25,7 +25,7 @@ import { HeraldMetrics } from '../metrics/herald-metrics.js';
 import { builtinMappings } from '../mappings/builtin-mappings.js';
 import { MappingsEngine } from '../mappings/mappings-engine.js';
 import { resolveMappings } from '../mappings/resolve-mappings.js';
-import { TransformPool } from '../mappings/transform-pool.js';
+import { TransformPool } from '../mappings/transforms/transform-pool.js';
 import { ModelRegistry } from '../models/model-registry.js';
 import { instantiatePlugins, type PluginInstances } from '../plugin-host/instantiate.js';
 import type { LoadedConfig } from '../plugin-host/load-config.js';

@@ -6,7 +6,7 @@ import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import type { ParsePool } from '../knowledge/parse-pool.js';
 import type { ActionContext } from '../mappings/hook-action.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
-import type { TransformRunner } from '../mappings/transform-runner.js';
+import type { TransformRunner } from '../mappings/transforms/transform-runner.js';
 import type { DispatchAction } from '../runtime/dispatch-action.js';
 import { MappingLab } from '../runtime/operator/mapping-lab.js';
 import { createApiKey } from '../platform/create-api-key.js';

@@ -9,9 +9,9 @@ import type { CompiledMapping } from './compiled-mapping.js';
 import type { ActionContext } from './hook-action.js';
 import { listMappingFiles, readMappingFile } from './mapping-files.js';
 import { mappingSchema, type Mapping } from '../config/mapping-schema.js';
-import { InProcessTransforms } from './in-process-transforms.js';
-import { TransformLoader } from './transform-loader.js';
-import type { TransformRunner } from './transform-runner.js';
+import { InProcessTransforms } from './transforms/in-process-transforms.js';
+import { TransformLoader } from './transforms/transform-loader.js';
+import type { TransformRunner } from './transforms/transform-runner.js';
 import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
 
 export type MappingContext = Pick<ActionContext, 'config' | 'channelNames' | 'recipientFault' | 'isConfigured'> & {
