@@ -14,7 +14,7 @@ import type { Mapping } from '../config/mapping-schema.js';
 import type { MappingContext } from './resolve-mappings.js';
 import { runTransform } from './transforms/run-transform.js';
 import { describeTransformError } from './transforms/transform-syntax.js';
-import { compileSignatureVerifier, type SignatureVerifier } from './signature-verifier.js';
+import { compileSignatureVerifier, type SignatureVerifier } from './signatures/signature-verifier.js';
 import type { TransformLoader } from './transforms/transform-loader.js';
 import { transformCause, TransformMissingError, type TransformRunner } from './transforms/transform-runner.js';
 import { templateScope } from './template-scope.js';
