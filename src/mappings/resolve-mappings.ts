@@ -4,7 +4,7 @@ import { substituteEnv } from '../config/env-substitution.js';
 import { formatIssues } from '../config/format-issues.js';
 import { ConfigError } from '../errors.js';
 import { compileMapping } from './compile-mapping.js';
-import { checkExpressions } from './jsonata-expression.js';
+import { checkExpressions } from './templates/jsonata-expression.js';
 import type { CompiledMapping } from './compiled-mapping.js';
 import type { ActionContext } from './hook-action.js';
 import { listMappingFiles, readMappingFile } from './mapping-files.js';
