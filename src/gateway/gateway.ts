@@ -50,7 +50,7 @@ import { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { embeddingsEndpoint } from '../models/embeddings-endpoint.js';
 import { Budgets } from '../platform/budgets.js';
 import { UsageRecorder } from '../platform/usage-recorder.js';
-import { ParsePool } from '../knowledge/parse-pool.js';
+import { ParsePool } from '../knowledge/parsing/parse-pool.js';
 import { ApiKeyVerifier } from '../platform/api-keys.js';
 import { Files } from '../platform/files.js';
 import { VectorStores } from '../platform/vector-stores.js';

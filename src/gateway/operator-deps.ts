@@ -3,7 +3,7 @@ import type { AgentDirectory } from '../agents/agent-directory.js';
 import type { HeraldConfig } from '../config/schema.js';
 import type { OperatorDeps } from '../http/admin/operator-deps.js';
 import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
-import type { ParsePool } from '../knowledge/parse-pool.js';
+import type { ParsePool } from '../knowledge/parsing/parse-pool.js';
 import type { ActionContext } from '../mappings/hook-action.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import type { TransformRunner } from '../mappings/transforms/transform-runner.js';
