@@ -45,7 +45,7 @@ import { resumeAfterCrash } from '../runtime/resume-after-crash.js';
 import type { Store } from '../store/port.js';
 import { platformRoutes } from '../http/platform/platform-routes.js';
 import { openAIEmbedder } from '../models/embeddings-client.js';
-import { extractiveAnswer } from '../knowledge/extractive-answer.js';
+import { extractiveAnswer } from '../knowledge/searching/extractive-answer.js';
 import { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { embeddingsEndpoint } from '../models/embeddings-endpoint.js';
 import { Budgets } from '../platform/budgets.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfigFile, loadConfigValue } from '../helpers/builtins.js';
 import { expandHome } from '../../src/config/home-path.js';
 import { ConfigError } from '../../src/errors.js';
-import { extractiveAnswer } from '../../src/knowledge/extractive-answer.js';
+import { extractiveAnswer } from '../../src/knowledge/searching/extractive-answer.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import { resolveModelRef } from '../../src/models/model-refs.js';
 import { defaultAgent } from '../../src/config/default-agent.js';

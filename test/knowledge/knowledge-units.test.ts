@@ -5,13 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { chunkText } from '../../src/knowledge/parsing/chunk-text.js';
 import { csvRows } from '../../src/knowledge/parsing/csv-rows.js';
 import { detectType } from '../../src/knowledge/parsing/detect-type.js';
-import { extractiveAnswer, NOTHING_KNOWN } from '../../src/knowledge/extractive-answer.js';
+import { extractiveAnswer, NOTHING_KNOWN } from '../../src/knowledge/searching/extractive-answer.js';
 import { KnowledgeIndex } from '../../src/knowledge/knowledge-index.js';
 import { porterStem } from '../../src/knowledge/porter-stem.js';
-import { pickPassages, scoreCandidates } from '../../src/knowledge/rank-passages.js';
-import { queryTerms } from '../../src/knowledge/search-query.js';
+import { pickPassages, scoreCandidates } from '../../src/knowledge/searching/rank-passages.js';
+import { queryTerms } from '../../src/knowledge/searching/search-query.js';
 import { indexTextOf } from '../../src/knowledge/text-terms.js';
-import { plainText } from '../../src/knowledge/plain-text.js';
+import { plainText } from '../../src/knowledge/searching/plain-text.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractiveAnswer } from '../../src/knowledge/extractive-answer.js';
+import { extractiveAnswer } from '../../src/knowledge/searching/extractive-answer.js';
 import { EmbeddedModel, HEARTBEAT_OK } from '../../src/models/embedded-model.js';
 import { isModelAllowed, resolveModelRef } from '../../src/models/model-refs.js';
 import type { ModelRequest } from '../../src/models/provider.js';

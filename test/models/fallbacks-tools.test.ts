@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { completeWithFallbacks } from '../../src/models/complete-with-fallbacks.js';
-import { extractiveAnswer } from '../../src/knowledge/extractive-answer.js';
+import { extractiveAnswer } from '../../src/knowledge/searching/extractive-answer.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import type { FakeServer } from '../helpers/fake-server.js';
 import { loadConfigValue } from '../helpers/builtins.js';

@@ -1,5 +1,5 @@
-import { termWeight, type KnowledgeCandidate, type KnowledgeCandidates } from '../store/port.js';
-import type { KnowledgePassage } from './knowledge-passage.js';
+import { termWeight, type KnowledgeCandidate, type KnowledgeCandidates } from '../../store/port.js';
+import type { KnowledgePassage } from '../knowledge-passage.js';
 
 // BM25's usual constants: term frequency saturates (k1), long chunks are discounted (b)
 const K1 = 1.2;

@@ -1,7 +1,7 @@
-import type { KnowledgePassage } from './knowledge-passage.js';
+import type { KnowledgePassage } from '../knowledge-passage.js';
 import { plainText } from './plain-text.js';
 import { queryTerms } from './search-query.js';
-import { termOf, wordsOf } from './text-terms.js';
+import { termOf, wordsOf } from '../text-terms.js';
 
 export const NOTHING_KNOWN = "I don't have anything on that in my knowledge base, so I can't answer it from my documents.";
 

@@ -1,4 +1,4 @@
-import type { KnowledgeCandidate } from '../store/port.js';
+import type { KnowledgeCandidate } from '../../store/port.js';
 import type { ScoredCandidate } from './rank-passages.js';
 
 /** the vector side's share of a fused score; the full-text side has the rest */

@@ -1,4 +1,4 @@
-import { termOf, wordsOf } from './text-terms.js';
+import { termOf, wordsOf } from '../text-terms.js';
 
 // words too common to say what a question is about (they would match nearly every chunk), and the
 // words that only ask (how many, how long, when): a document holding one of those once is not
