@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Server } from 'node:http';
-import { listenGateway } from '../http/gateway-server.js';
+import { listenGateway } from '../http/server/gateway-server.js';
 import { parseArgs } from 'node:util';
 import { checkHookTokenStrength } from '../config/checks.js';
 import { ConfigError } from '../errors.js';

@@ -17,13 +17,13 @@ import { errorHandler, errorResponse } from './error-handler.js';
 import { clientAddressOf } from './client-address.js';
 import { FailedAuthLimiter } from './failed-auth-limiter.js';
 import { hooksRoutes } from './hooks/hooks-routes.js';
-import { mountLazily } from './lazy-routes.js';
+import { mountLazily } from './server/lazy-routes.js';
 import { receiptMiddleware } from './hooks/receipt-middleware.js';
 import { metricsRoute } from './metrics-route.js';
 import { readinessRoute, type DegradedComponents } from './readiness-route.js';
 import { requestContext } from './request-context.js';
-import { LIVENESS_ANSWER } from './liveness-listener.js';
-import { SurfaceRouter } from './surface-router.js';
+import { LIVENESS_ANSWER } from './server/liveness-listener.js';
+import { SurfaceRouter } from './server/surface-router.js';
 import { TrustedProxies } from './trusted-proxies.js';
 import { hooksPrefix } from '../config/hooks-path.js';
 

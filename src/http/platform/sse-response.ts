@@ -11,7 +11,7 @@ let alreadySent: Response | undefined;
  * The answer that tells hono's node adapter the response was written already (its
  * `x-hono-already-sent` header, @hono/node-server's RESPONSE_ALREADY_SENT). Made here, with the
  * first stream, rather than imported: the adapter's module makes it at load time, which loads
- * Node's fetch classes as herald starts (src/http/hono-listener.ts).
+ * Node's fetch classes as herald starts (src/http/server/hono-listener.ts).
  */
 function responseAlreadySent(): Response {
   return (alreadySent ??= new Response(null, { headers: { 'x-hono-already-sent': 'true' } }));

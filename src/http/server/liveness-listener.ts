@@ -1,7 +1,7 @@
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
-import type { HttpMetrics } from '../metrics/http-metrics.js';
-import { requestAnswered, requestIdFrom } from './request-context.js';
+import type { HttpMetrics } from '../../metrics/http-metrics.js';
+import { requestAnswered, requestIdFrom } from '../request-context.js';
 
 export interface LivenessDeps {
   logger: Logger;
@@ -18,7 +18,7 @@ const BODY = JSON.stringify(LIVENESS_ANSWER);
  * same body, Content-Type and X-Request-Id, the same access-log line and metrics), and hands every
  * other request to `rest`. A probe hits it every few seconds, and the first one comes as the
  * process starts: answered here, neither needs hono's node adapter, which loads Node's fetch
- * classes and node:http2 with it (src/http/hono-listener.ts loads it with the first request that
+ * classes and node:http2 with it (src/http/server/hono-listener.ts loads it with the first request that
  * does). Anything but the plain target (a query, a missing Host) goes to `rest`, which decides it
  * as before.
  */

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { HttpMetrics } from '../metrics/http-metrics.js';
+import type { HttpMetrics } from '../../metrics/http-metrics.js';
 import { lazyHonoListener } from './hono-listener.js';
 import { withLiveness } from './liveness-listener.js';
-import { withoutQuery } from './request-url.js';
+import { withoutQuery } from '../request-url.js';
 import { isSurfacePath } from './surface-router.js';
-import { hooksPrefix } from '../config/hooks-path.js';
+import { hooksPrefix } from '../../config/hooks-path.js';
 
 /** what the server needs of the gateway: its app, the routes it answers from Node's request and where its webhook surface lies */
 export interface ServedGateway {

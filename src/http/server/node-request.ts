@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { resolveClientAddress } from './client-address.js';
-import { readIncoming, refuseDeclaredTooLarge, type BodyLimits } from './read-body.js';
-import { requestIdFrom } from './request-context.js';
-import { headersOfRaw } from './request-headers.js';
-import type { TrustedProxies } from './trusted-proxies.js';
+import { resolveClientAddress } from '../client-address.js';
+import { readIncoming, refuseDeclaredTooLarge, type BodyLimits } from '../read-body.js';
+import { requestIdFrom } from '../request-context.js';
+import { headersOfRaw } from '../request-headers.js';
+import type { TrustedProxies } from '../trusted-proxies.js';
 
 /**
  * A request answered from Node's own request and response (the webhook surface, chat

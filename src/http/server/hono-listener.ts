@@ -1,9 +1,9 @@
 import type { RequestListener } from 'node:http';
 import type { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
-import { HeraldError } from '../errors.js';
-import { errorBody } from './error-handler.js';
-import { withoutQuery } from './request-url.js';
+import { HeraldError } from '../../errors.js';
+import { errorBody } from '../error-handler.js';
+import { withoutQuery } from '../request-url.js';
 
 /** hono's `app.fetch` (a type only: nothing of the adapter is loaded by this module's own import) */
 type Fetch = Parameters<typeof getRequestListener>[0];

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { HeraldError } from '../../src/errors.js';
-import { errorHandler, errorResponse } from '../../src/http/error-handler.js';
-import { mountLazily, servedRoutes } from '../../src/http/lazy-routes.js';
+import { HeraldError } from '../../../src/errors.js';
+import { errorHandler, errorResponse } from '../../../src/http/error-handler.js';
+import { mountLazily, servedRoutes } from '../../../src/http/server/lazy-routes.js';
 
 /** an app as createApp assembles one: a middleware before everything, the one error mapper, a JSON 404 */
 function appWith(build: () => Promise<Hono>) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Router } from 'hono/router';
 import { TrieRouter } from 'hono/router/trie-router';
-import { SurfaceRouter } from '../../src/http/surface-router.js';
+import { SurfaceRouter } from '../../../src/http/server/surface-router.js';
 
 /** the handlers a router gives a request, in order, each with its params (either result shape) */
 function matched(router: Router<string>, method: string, path: string): [string, Record<string, string>][] {
