@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { buildConfigSchema } from '../config/build-schema.js';
-import { readConfigFile } from '../config/load.js';
+import { readConfigFile } from '../config/loading/load.js';
 import { PluginRegistry } from '../plugin-host/registry.js';
 import { loadConfigValue } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugins/sdk.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
-import { readConfigFile } from '../config/load.js';
+import { readConfigFile } from '../config/loading/load.js';
 import { PluginRegistry } from '../plugin-host/registry.js';
 import { presetMappingSet } from '../plugin-host/enabled-presets.js';
 import type { MappingConfig } from '../config/mapping-schema.js';

@@ -1,5 +1,5 @@
 import type { HeraldConfig } from '../config/schema.js';
-import { formatIssues } from '../config/format-issues.js';
+import { formatIssues } from '../config/loading/format-issues.js';
 import { compileMapping } from './compile-mapping.js';
 import type { CompiledMapping } from './compiled-mapping.js';
 import { mappingSchema } from '../config/mapping-schema.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { formatIssues } from '../config/format-issues.js';
+import { formatIssues } from '../config/loading/format-issues.js';
 import { ConfigError, HeraldError } from '../errors.js';
 import { MAPPING_FILE_EXTENSIONS, readMappingFile } from './mapping-files.js';
 import { MappingsEngine } from './mappings-engine.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
-import { substituteEnv } from '../config/env-substitution.js';
-import { formatIssues } from '../config/format-issues.js';
+import { substituteEnv } from '../config/loading/env-substitution.js';
+import { formatIssues } from '../config/loading/format-issues.js';
 import { ConfigError } from '../errors.js';
 import { compileMapping } from './compile-mapping.js';
 import { checkExpressions } from './templates/jsonata-expression.js';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { checkConfig, checkHookTokenStrength } from '../config/checks.js';
-import { substituteEnv } from '../config/env-substitution.js';
-import { parseConfig, pluginSpecs, readConfigFile } from '../config/load.js';
+import { substituteEnv } from '../config/loading/env-substitution.js';
+import { parseConfig, pluginSpecs, readConfigFile } from '../config/loading/load.js';
 import type { HeraldConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import { modelKeyWarnings } from '../models/model-keys.js';

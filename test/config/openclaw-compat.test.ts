@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfigFile, loadConfigValue } from '../helpers/builtins.js';
-import { expandHome } from '../../src/config/home-path.js';
+import { expandHome } from '../../src/config/loading/home-path.js';
 import { ConfigError } from '../../src/errors.js';
 import { extractiveAnswer } from '../../src/knowledge/searching/extractive-answer.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';

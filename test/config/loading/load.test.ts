@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfigFile, loadConfigValue } from '../helpers/builtins.js';
-import { ConfigError } from '../../src/errors.js';
-import { API_KEY, baseConfig, GATEWAY_TOKEN, HOOK_TOKEN, tempDir } from '../helpers/start-herald.js';
+import { loadConfigFile, loadConfigValue } from '../../helpers/builtins.js';
+import { ConfigError } from '../../../src/errors.js';
+import { API_KEY, baseConfig, GATEWAY_TOKEN, HOOK_TOKEN, tempDir } from '../../helpers/start-herald.js';
 
 async function faultsOf(value: unknown, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
   try {

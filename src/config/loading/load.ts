@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../errors.js';
-import { buildConfigSchema, type ConfigSection } from './build-schema.js';
+import { ConfigError } from '../../errors.js';
+import { buildConfigSchema, type ConfigSection } from '../build-schema.js';
 import { formatIssues } from './format-issues.js';
-import { withMappingId } from './mapping-fault.js';
+import { withMappingId } from '../mapping-fault.js';
 import { expandHome } from './home-path.js';
 import { parseStructuredFile } from './parse-file.js';
-import { transformsFolder } from './transforms-folder.js';
-import type { HeraldConfig } from './schema.js';
+import { transformsFolder } from '../transforms-folder.js';
+import type { HeraldConfig } from '../schema.js';
 
 /** Reads a config file (.json, .json5, .yaml) as plain data; nothing substituted or checked yet. */
 export function readConfigFile(file: string): unknown {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import JSON5 from 'json5';
 import YAML from 'yaml';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../../errors.js';
 
 export type ConfigFormat = 'json' | 'json5' | 'yaml';
 
