@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { isStdioServer, type McpServerConfig, type ToolsConfig } from '../../config/tools-schema.js';
 import type { ToolCallOptions, ToolResult, ToolSpec } from '../tool-spec.js';
@@ -162,7 +162,9 @@ export class McpConnection {
         await this.watch(client, closed);
         if (!this.stopping) this.failed(new Error(this.transportFault ?? (this.stdio ? 'the server exited' : 'the connection closed')));
       } catch (error) {
-        if (!this.stopping) this.failed(error);
+        // the SDK's "Connection closed" while connecting: for a stdio server, its process ended (a wrong command or argument, a crash at start)
+        const exited = this.stdio && error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+        if (!this.stopping) this.failed(exited ? new Error('the server exited before it was ready (its stderr is in the log at debug)') : error);
       } finally {
         if (this.ready === client) this.ready = undefined;
         await client.close().catch(() => undefined);
