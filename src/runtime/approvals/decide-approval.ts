@@ -11,7 +11,7 @@ export interface ApprovalInput {
 }
 
 export interface DecideDeps {
-  store: Pick<Store, 'toolCalls' | 'runs'>;
+  store: Pick<Store, 'toolCalls' | 'runs' | 'signals'>;
   logger?: Logger;
   now?: () => number;
 }
