@@ -27,7 +27,7 @@ describe('failed-auth limits', () => {
     const locked = await wake({ authorization: 'Bearer wrong-token-0123456789' });
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await locked.json()).error).toContain('20 per 60s');
+    expect(((await locked.json()) as { error: string }).error).toContain('20 per 60s');
     const gateway = { authorization: `Bearer ${GATEWAY_TOKEN}` };
     expect((await fetch(`${herald.url}/admin/events`, { headers: gateway })).status).toBe(200);
     expect((await fetch(`${herald.url}/metrics`, { headers: gateway })).status).toBe(200);
