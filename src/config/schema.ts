@@ -367,7 +367,7 @@ export const knowledgeLimitsSchema = z
       .int()
       .positive()
       .default(60_000)
-      .describe('Time limit of reading and chunking one document (in a worker thread, which is stopped past it): 422.'),
+      .describe('Time limit of reading and chunking one document (in a worker thread, which is stopped past it), counted from when a worker takes it, not while it waits its turn: 422.'),
     workerMemoryMb: z
       .number()
       .int()
@@ -377,6 +377,24 @@ export const knowledgeLimitsSchema = z
         'Heap limit of a parse worker thread (MB, its young and old generations together), enforced by V8 in the worker: a document needing more is refused with 422 naming this key, before parsing when its size already tells (a DOCX takes at least 0.75 KB per XML element), else when the worker reaches the limit and is replaced. A worker whose heap grew past 64 MB ends after its parse, returning the memory.',
       ),
     workers: z.number().int().positive().max(64).default(1).describe('Worker threads reading documents at once; further uploads wait their turn.'),
+    maxQueued: z
+      .number()
+      .int()
+      .positive()
+      .default(64)
+      .describe('Documents that may wait for a parse worker: past it an upload is answered 503 (`server_error`, Retry-After) naming this key, and a vector store file waits its turn again; never a fault of the file.'),
+    maxFilesInProgressPerKey: z
+      .number()
+      .int()
+      .positive()
+      .default(32)
+      .describe('Vector store files one API key may have in progress (added, not yet completed) in one herald process: adding more is answered 429 with Retry-After naming this key, and nothing is added. Files are read `workers` at a time, their bytes loaded only then.'),
+    maxFilesInProgress: z
+      .number()
+      .int()
+      .positive()
+      .default(256)
+      .describe('Vector store files in progress in one herald process, all keys together: past it, adding more is answered 429 with Retry-After naming this key. Files a previous process left in progress are taken up at start whatever this limit, `workers` at a time.'),
     embeddings: z
       .object({
         model: z
