@@ -9,6 +9,8 @@ import { callsLedger } from './tool-ledger.js';
 
 export interface ChatTurnInput {
   agent: AgentConfig;
+  /** whose the conversation is (conversationOwner of the API key) */
+  owner: string;
   /** continue this stored conversation; a new one is started without it */
   conversationId?: string;
   messages: ChatInputMessage[];
@@ -52,7 +54,7 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
   requireClientTools(deps, agent, input.clientTools);
   const conversation = await openConversation(
     deps.sessions,
-    { agentId: agent.id, conversationId: input.conversationId, messages: input.messages, metadata: input.metadata },
+    { agentId: agent.id, owner: input.owner, conversationId: input.conversationId, messages: input.messages, metadata: input.metadata },
     historyLimit,
   );
   // one abort controller per completion: the time limit's, which the client's going away aborts too
@@ -85,7 +87,7 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
             stream,
             onOpen,
             incoming: conversation.incoming,
-            answer: ({ knowledge }) => ({ meta: { agentId: agent.id, ...(knowledge.length && { citations: knowledge.map((p) => p.chunkId) }) } }),
+            answer: ({ knowledge }) => ({ meta: { agentId: agent.id, owner: input.owner, ...(knowledge.length && { citations: knowledge.map((p) => p.chunkId) }) } }),
             ...(input.usage && { usage: input.usage }),
             ...(ledger && { tools, ledger }),
           },

@@ -18,6 +18,8 @@ export interface ResponseTurnDeps extends AgentTurnDeps {
 
 export interface ResponseTurnInput {
   agent: AgentConfig;
+  /** whose the response is (conversationOwner of the API key) */
+  owner: string;
   /**
    * the request's input items as messages: the last user one is the new question; `function_call`
    * items are assistant messages with tool calls, `function_call_output` items tool messages
@@ -71,7 +73,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
   let history: SessionMessage[] = [];
   if (request.previousResponseId !== undefined) {
     const previous = await responses.get(request.previousResponseId);
-    if (!previous || previous.agentId !== agent.id) {
+    if (!previous || previous.agentId !== agent.id || (previous.owner !== undefined && previous.owner !== request.owner)) {
       throw new HeraldError('HERALD_RESPONSE_NOT_FOUND', `No response "${request.previousResponseId}" of the agent "${agent.id}".`, { param: 'previous_response_id' });
     }
     history = await responseHistory(responses, previous, historyLimit);
@@ -143,6 +145,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
             record = {
               id,
               agentId: agent.id,
+              owner: request.owner,
               createdAt,
               previousResponseId: request.previousResponseId ?? null,
               instructions: request.instructions ?? null,

@@ -335,14 +335,20 @@ export type PostgresStorageOptions = z.infer<typeof postgresStorageSchema>;
 const apiKeyName = z.string().min(1).describe('Name of the key, for logs and `herald keys`.');
 const apiKeyAgents = z.array(z.string()).optional().describe('When set, the only agent ids this key may use.');
 const apiKeyBudget = budgetSchema.optional().describe("This key's spending limit, over every /v1 call: past it the key is answered 429 until the budget resets.");
+const apiKeyGroup = z
+  .string()
+  .min(1)
+  .optional()
+  .describe('Keys of one group share their conversations (`conversation_id`) and stored responses (`/v1/responses/:id`, `previous_response_id`); without it they are the key\'s own, and another key gets 404.');
 export const apiKeySchema = z.union([
-  z.object({ name: apiKeyName, key: z.string().min(16).describe('The key itself (at least 16 characters).'), agents: apiKeyAgents, budget: apiKeyBudget }).strict(),
+  z.object({ name: apiKeyName, key: z.string().min(16).describe('The key itself (at least 16 characters).'), agents: apiKeyAgents, budget: apiKeyBudget, group: apiKeyGroup }).strict(),
   z
     .object({
       name: apiKeyName,
       keyHash: z.string().regex(/^[a-f0-9]{64}$/, 'a sha256 hex digest').describe('sha256 hex digest of the key, instead of the key.'),
       agents: apiKeyAgents,
       budget: apiKeyBudget,
+      group: apiKeyGroup,
     })
     .strict(),
 ]);
