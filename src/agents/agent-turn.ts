@@ -159,7 +159,8 @@ export interface TurnOutcome {
  * heartbeats: read the history, retrieve knowledge, assemble the prompt, call the model, then
  * record the turn's messages in one write. Streamed, it hands the answer's deltas to `onDelta`
  * as they come (synchronously, as the model's stream is read: no promise per token) and records
- * only at the end, so a failed or aborted call leaves no half a turn behind.
+ * only at the end, so a failed or aborted call leaves no half a turn behind; its tokens, though,
+ * are recorded (estimated from the prompt and what was generated), so a budget counts them.
  * The model call's failures (an abort included) are thrown as ModelCallError, the rest as they
  * are: each caller maps them to its surface.
  */
@@ -348,9 +349,27 @@ async function askModel(
       answer.toolCalls = response.toolCalls ?? [];
     }
   } catch (error) {
+    // aborted (the client went away, the time limit) or failed after the provider read the prompt:
+    // what it read and what it generated are spent, estimated, as for a call that ended
+    if (answer.text || answer.refusal || answer.toolCalls.length || answer.usage || input.signal?.aborted) recordCutShort(deps, input, answer, request);
     throw new ModelCallError(error);
   }
   return answer;
+}
+
+/** the tokens of a model call cut short: its prompt and what it generated, estimated */
+function recordCutShort(deps: AgentTurnDeps, input: AgentTurnInput, answer: ModelAnswer, request: ModelRequest): void {
+  if (!input.usage || !deps.usage) return;
+  const generated = [answer.text, answer.refusal, ...answer.toolCalls.filter(Boolean).map((c) => c.function.arguments)].join(' ');
+  deps.usage.record(
+    copyWith(input.usage, {
+      model: answer.modelRef,
+      agentId: input.agent.id,
+      promptTokens: answer.usage?.prompt_tokens ?? promptWordCount(request.messages),
+      completionTokens: Math.max(answer.usage?.completion_tokens ?? 0, wordCount(generated)),
+      estimated: true,
+    }),
+  );
 }
 
 /** one model call's tokens, under the turn's key, agent and mapping */
