@@ -1,8 +1,9 @@
 import { deadline, type Deadline } from '../time/deadline.js';
 import type { ModelOptions } from '../models/provider.js';
 import type { AgentConfig } from './agent-directory.js';
-import { runAgentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';
+import { reserveCall, runAgentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';
 import { requireClientTools, type ClientToolsUse } from './client-tools.js';
+import { turnModelRefs } from './turn-prompt.js';
 import { openConversation, type ChatInputMessage } from './conversation.js';
 import { modelFailure } from './model-call-error.js';
 import { callsLedger } from './tool-ledger.js';
@@ -57,6 +58,15 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
     { agentId: agent.id, owner: input.owner, conversationId: input.conversationId, messages: input.messages, metadata: input.metadata },
     historyLimit,
   );
+  // the model call's estimate is reserved against the budgets now, before anything is answered: a
+  // streamed completion past a budget is a 429 too, not an error inside a 200 stream
+  const reserving = reserveCall(
+    deps,
+    { agent, usage: input.usage },
+    { messages: [...conversation.history, ...conversation.incoming, ...conversation.continuation], maxTokens: input.options?.maxTokens },
+    turnModelRefs(deps.config, agent)[0]!,
+  );
+  const reservation = reserving instanceof Promise ? await reserving : reserving;
   // one abort controller per completion: the time limit's, which the client's going away aborts too
   let limit: Deadline | undefined;
   let cancelled: { reason: unknown } | undefined;
@@ -89,6 +99,7 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
             incoming: conversation.incoming,
             answer: ({ knowledge }) => ({ meta: { agentId: agent.id, owner: input.owner, ...(knowledge.length && { citations: knowledge.map((p) => p.chunkId) }) } }),
             ...(input.usage && { usage: input.usage }),
+            ...(reservation !== undefined && { reservation }),
             ...(ledger && { tools, ledger }),
           },
           onDelta,

@@ -4,10 +4,11 @@ import type { ModelOptions } from '../models/provider.js';
 import { randomHex, timeOrderedHex } from '../utils/random-hex.js';
 import type { SessionMessage, StateRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
-import { agentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';
+import { agentTurn, reserveCall, type AgentTurnDeps, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';
 import { requireClientTools, type ClientToolsUse } from './client-tools.js';
 import type { ChatInputMessage } from './conversation.js';
 import { modelFailure } from './model-call-error.js';
+import { turnModelRefs } from './turn-prompt.js';
 import { responseHistory, responseStore, type ResponseFileSearch, type ResponseRecord } from './response-record.js';
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import { checkToolResults, toolMeta } from './tool-messages.js';
@@ -106,6 +107,9 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
   // time-ordered, as conversation ids: its session's rows go to the end of the indexes
   const id = `resp_${timeOrderedHex(12)}`;
   const outputItemId = `msg_${randomHex(12)}`;
+  // the model call's estimate is reserved against the budgets before anything is answered (a streamed response past one is a 429)
+  const reserving = reserveCall(deps, { agent, usage: request.usage }, { messages: [...earlier, ...(continues ? [] : [incoming[lastUser]!]), ...continuation], maxTokens: request.options?.maxTokens }, turnModelRefs(deps.config, agent)[0]!);
+  const reservation = reserving instanceof Promise ? await reserving : reserving;
   const callItemIds: string[] = [];
   const callItemId = (index: number) => (callItemIds[index] ??= `fc_${randomHex(12)}`);
   const fileSearch = request.fileSearch && { id: `fs_${randomHex(12)}`, queries: [question], includeResults: request.fileSearch.includeResults, found: undefined as KnowledgePassage[] | undefined };
@@ -141,6 +145,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
           stream,
           incoming: [],
           ...(request.usage && { usage: request.usage }),
+          ...(reservation !== undefined && { reservation }),
           record: async (_transcript, outcome) => {
             record = {
               id,

@@ -249,6 +249,12 @@ export const agentsSchema = z
           .max(10_000)
           .default(50)
           .describe('How many earlier messages of a session the model sees in a turn (hook runs, chat conversations, heartbeats alike); older ones stay stored.'),
+        budgetReserveTokens: z
+          .number()
+          .int()
+          .positive()
+          .default(1024)
+          .describe('Answer tokens a model call of a key or agent with a budget reserves before it is made when its request sets no max_tokens (max_output_tokens): the prompt plus this counts against the budget while the call is in flight, and what it really spent replaces it after.'),
       })
       .strict()
       .prefault({})

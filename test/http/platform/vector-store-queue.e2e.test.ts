@@ -23,7 +23,8 @@ async function heldEmbeddings() {
   return { fake, release: open };
 }
 
-describe('vector store files go through a bounded queue', () => {
+// generous waits: files are parsed and embedded for real, on a machine that may be loaded
+describe('vector store files go through a bounded queue', { timeout: 120_000 }, () => {
   it('reads files a worker at a time, and answers 429 with Retry-After naming the limit past the files in progress per key and in total', async () => {
     const { fake, release } = await heldEmbeddings();
     herald = await testApp({
@@ -42,7 +43,7 @@ describe('vector store files go through a bounded queue', () => {
     const first = await client.vectorStores.create({ name: 'A', file_ids: [mine[0]!, mine[1]!] });
     expect(first.file_counts.in_progress).toBe(2);
     // one worker: one file read (and waiting on its embeddings), the other queued as a name only
-    await eventually(() => fake.requests.length === 1);
+    await eventually(() => fake.requests.length === 1, 60_000);
 
     const perKey = await herald.request('/v1/vector_stores', {
       method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'B', file_ids: [mine[2]] }),
@@ -62,7 +63,7 @@ describe('vector store files go through a bounded queue', () => {
     expect(fake.requests).toHaveLength(1);
 
     release();
-    await eventually(async () => (await client.vectorStores.retrieve(first.id)).file_counts.completed === 2 && (await other.vectorStores.retrieve(theirStore.id)).file_counts.completed === 1);
+    await eventually(async () => (await client.vectorStores.retrieve(first.id)).file_counts.completed === 2 && (await other.vectorStores.retrieve(theirStore.id)).file_counts.completed === 1, 60_000);
     // the places are given back as files complete
     expect((await client.vectorStores.files.create(first.id, { file_id: mine[2]! })).status).toBe('in_progress');
   });
@@ -81,12 +82,12 @@ describe('vector store files go through a bounded queue', () => {
     for (const fileId of ids) await herald.gateway.store.vectorStores.addFile({ vectorStoreId: store.id, fileId, status: 'in_progress', lastError: null, documentId: null, bytes: 30, createdAt: Date.now() });
     herald = await herald.restart();
     const again = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
-    await eventually(() => fake.requests.length === 1);
+    await eventually(() => fake.requests.length === 1, 60_000);
     expect((await again.vectorStores.retrieve(store.id)).file_counts.in_progress).toBe(4);
     // the others wait as names: not one more is read while the first holds the worker
     expect(fake.requests).toHaveLength(1);
     release();
-    await eventually(async () => (await again.vectorStores.retrieve(store.id)).file_counts.completed === 4);
+    await eventually(async () => (await again.vectorStores.retrieve(store.id)).file_counts.completed === 4, 60_000);
     expect(fake.requests).toHaveLength(4);
   });
 });
