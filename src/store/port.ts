@@ -84,7 +84,8 @@ export interface RunAdmission {
   /** at most `runs` of the mapping's runs start per `perMs`; beyond: deferred, or refused when `reject` */
   rate?: { runs: number; perMs: number; reject: boolean };
   /** the run joins the mapping's queued run of this key whose window is still open, if any; `message` lists the events' messages */
-  coalesce?: { key: string; windowMs: number; message: (messages: string[]) => string };
+  /** `maxEvents` and `maxBytes` bound one coalesced run: an event that would pass either starts a new run */
+  coalesce?: { key: string; windowMs: number; message: (messages: string[]) => string; maxEvents: number; maxBytes: number };
 }
 
 export type AdmittedRun =
