@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { RunRecord } from '../../src/store/port.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 import { dropSchema, PG_URL, uniqueSchema } from '../helpers/postgres.js';
 import { API_KEY, eventually, hookHeaders } from '../helpers/start-herald.js';
@@ -46,9 +47,9 @@ describe('budgets reserve before the model call', () => {
     const client = clientOf(herald);
     const calls = Array.from({ length: 8 }, () => ask(client).then(() => 'answered', (e: { status?: number; code?: string }) => `${e.status} ${e.code}`));
     // the six refusals come while the two admitted calls are still with the model
-    const refused = await eventually(async () => {
+    const refused: string[] = await eventually(async () => {
       const settled = await Promise.all(calls.map((c) => Promise.race([c, Promise.resolve('pending')])));
-      return settled.filter((s) => s === '429 insufficient_quota').length === 6 && settled;
+      return settled.filter((s) => s === '429 insufficient_quota').length === 6 ? settled : undefined;
     });
     expect(refused.filter((s) => s !== '429 insufficient_quota')).toEqual(['pending', 'pending']);
     await eventually(() => model.requests.length === 2);
@@ -70,10 +71,10 @@ describe('budgets reserve before the model call', () => {
       runIds.push(((await res.json()) as { runId: string }).runId);
     }
     // agents.defaults.maxConcurrent (4) turns at once: two reserve, two are refused before their model is asked
-    const failed = await eventually(async () => {
+    const failed: (RunRecord | undefined)[] = await eventually(async () => {
       const runs = await Promise.all(runIds.map((id) => herald.gateway.store.runs.get(id)));
       const f = runs.filter((r) => r?.status === 'failed');
-      return f.length === 2 && f;
+      return f.length === 2 ? f : undefined;
     }, 30_000);
     await eventually(() => model.requests.length === 2);
     for (const run of failed) expect(run!.error).toMatch(/^Budget exceeded: agent "sales" has used \d+ of its 1500 tokens per day \(agents\.list\[id=sales\]\.budget\.tokensPerDay\)/);
