@@ -11,6 +11,8 @@ import type { SessionMessage, StateRepo } from '../store/port.js';
 export interface ResponseRecord {
   id: string;
   agentId: string;
+  /** whose it is (the key that made it, or its group): only it reads, deletes or continues it; absent on records stored before */
+  owner?: string;
   createdAt: number;
   previousResponseId: string | null;
   instructions: string | null;

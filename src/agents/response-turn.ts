@@ -4,10 +4,11 @@ import type { ModelOptions } from '../models/provider.js';
 import { randomHex, timeOrderedHex } from '../utils/random-hex.js';
 import type { SessionMessage, StateRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
-import { agentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';
+import { agentTurn, reserveCall, type AgentTurnDeps, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';
 import { requireClientTools, type ClientToolsUse } from './client-tools.js';
 import type { ChatInputMessage } from './conversation.js';
 import { modelFailure } from './model-call-error.js';
+import { turnModelRefs } from './turn-prompt.js';
 import { responseHistory, responseStore, type ResponseFileSearch, type ResponseRecord } from './response-record.js';
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import { checkToolResults, toolMeta } from './tool-messages.js';
@@ -18,6 +19,8 @@ export interface ResponseTurnDeps extends AgentTurnDeps {
 
 export interface ResponseTurnInput {
   agent: AgentConfig;
+  /** whose the response is (conversationOwner of the API key) */
+  owner: string;
   /**
    * the request's input items as messages: the last user one is the new question; `function_call`
    * items are assistant messages with tool calls, `function_call_output` items tool messages
@@ -71,7 +74,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
   let history: SessionMessage[] = [];
   if (request.previousResponseId !== undefined) {
     const previous = await responses.get(request.previousResponseId);
-    if (!previous || previous.agentId !== agent.id) {
+    if (!previous || previous.agentId !== agent.id || (previous.owner !== undefined && previous.owner !== request.owner)) {
       throw new HeraldError('HERALD_RESPONSE_NOT_FOUND', `No response "${request.previousResponseId}" of the agent "${agent.id}".`, { param: 'previous_response_id' });
     }
     history = await responseHistory(responses, previous, historyLimit);
@@ -104,6 +107,9 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
   // time-ordered, as conversation ids: its session's rows go to the end of the indexes
   const id = `resp_${timeOrderedHex(12)}`;
   const outputItemId = `msg_${randomHex(12)}`;
+  // the model call's estimate is reserved against the budgets before anything is answered (a streamed response past one is a 429)
+  const reserving = reserveCall(deps, { agent, usage: request.usage }, { messages: [...earlier, ...(continues ? [] : [incoming[lastUser]!]), ...continuation], maxTokens: request.options?.maxTokens }, turnModelRefs(deps.config, agent)[0]!);
+  const reservation = reserving instanceof Promise ? await reserving : reserving;
   const callItemIds: string[] = [];
   const callItemId = (index: number) => (callItemIds[index] ??= `fc_${randomHex(12)}`);
   const fileSearch = request.fileSearch && { id: `fs_${randomHex(12)}`, queries: [question], includeResults: request.fileSearch.includeResults, found: undefined as KnowledgePassage[] | undefined };
@@ -139,10 +145,12 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
           stream,
           incoming: [],
           ...(request.usage && { usage: request.usage }),
+          ...(reservation !== undefined && { reservation }),
           record: async (_transcript, outcome) => {
             record = {
               id,
               agentId: agent.id,
+              owner: request.owner,
               createdAt,
               previousResponseId: request.previousResponseId ?? null,
               instructions: request.instructions ?? null,
