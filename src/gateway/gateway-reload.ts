@@ -6,7 +6,7 @@ import { builtinMappings } from '../mappings/builtin-mappings.js';
 import type { ActionContext } from '../mappings/hook-action.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import { resolveMappings } from '../mappings/resolve-mappings.js';
-import type { TransformRunner } from '../mappings/transform-runner.js';
+import type { TransformRunner } from '../mappings/transforms/transform-runner.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { ApiKeyVerifier } from '../platform/api-keys.js';
 import { createChannelAccounts, type ChannelAccountsRegistry } from '../plugin-host/channel-accounts.js';

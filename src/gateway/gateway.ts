@@ -25,7 +25,7 @@ import { HeraldMetrics } from '../metrics/herald-metrics.js';
 import { builtinMappings } from '../mappings/builtin-mappings.js';
 import { MappingsEngine } from '../mappings/mappings-engine.js';
 import { resolveMappings } from '../mappings/resolve-mappings.js';
-import { TransformPool } from '../mappings/transform-pool.js';
+import { TransformPool } from '../mappings/transforms/transform-pool.js';
 import { ModelRegistry } from '../models/model-registry.js';
 import { instantiatePlugins, type PluginInstances } from '../plugin-host/instantiate.js';
 import type { LoadedConfig } from '../plugin-host/load-config.js';
@@ -44,12 +44,13 @@ import { openStore } from '../store/open-store.js';
 import { resumeAfterCrash } from '../runtime/resume-after-crash.js';
 import type { Store } from '../store/port.js';
 import { platformRoutes } from '../http/platform/platform-routes.js';
-import { openAIEmbedder } from '../knowledge/embeddings-client.js';
+import { openAIEmbedder } from '../models/embeddings-client.js';
+import { extractiveAnswer } from '../knowledge/extractive-answer.js';
 import { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { embeddingsEndpoint } from '../models/embeddings-endpoint.js';
 import { Budgets } from '../platform/budgets.js';
 import { UsageRecorder } from '../platform/usage-recorder.js';
-import { ParsePool } from '../knowledge/parse-pool.js';
+import { ParsePool } from '../knowledge/parsing/parse-pool.js';
 import { ApiKeyVerifier } from '../platform/api-keys.js';
 import { Files } from '../platform/files.js';
 import { VectorStores } from '../platform/vector-stores.js';
@@ -136,7 +137,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
         toolServers: () => mcp.health(),
       })
     : undefined;
-  const models = new ModelRegistry(config);
+  const models = new ModelRegistry(config, extractiveAnswer);
   const agents = new AgentDirectory(config);
   const drops = new DropWatch(probe, logger);
   const mainSession = new MainSession(store, () => drops.kick());

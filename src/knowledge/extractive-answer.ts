@@ -73,7 +73,7 @@ function bestSentences(content: string, terms: Set<string>): string[] {
  * that match the question, each sentence once, and cites each quoted passage by its own number;
  * with no passage it says plainly it has nothing.
  */
-export function extractiveAnswer(question: string, passages: KnowledgePassage[]): string {
+export function extractiveAnswer<P extends Pick<KnowledgePassage, 'filename' | 'content' | 'score'>>(question: string, passages: readonly P[]): string {
   const framing = framingOf(question);
   if (!passages.length) return framing.nothing;
   const terms = new Set(queryTerms(question));

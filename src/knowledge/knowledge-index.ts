@@ -1,6 +1,6 @@
 import { randomHex } from '../utils/random-hex.js';
 import type { KnowledgeDocument, KnowledgeRepo, NewKnowledgeChunk, NewKnowledgeDocument } from '../store/port.js';
-import type { Embedder } from './embeddings-client.js';
+import type { Embedder } from './embedder.js';
 import { fuseRankings } from './fuse-rankings.js';
 import type { KnowledgePassage } from './knowledge-passage.js';
 import { pickPassages, scoreCandidates } from './rank-passages.js';

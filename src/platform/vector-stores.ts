@@ -1,11 +1,11 @@
-import type { AgentDirectory } from '../agents/agent-directory.js';
+import type { AgentDirectory } from './agents-port.js';
 import { HeraldError } from '../errors.js';
-import { DEFAULT_CHUNK } from '../knowledge/chunk-text.js';
+import { DEFAULT_CHUNK } from '../knowledge/parsing/chunk-text.js';
 import { ingestDocument } from '../knowledge/ingest-document.js';
 import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { agentOfVectorStore, agentVectorStoreId, knowledgeOwnerOf } from '../knowledge/knowledge-owner.js';
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
-import type { ParsePool } from '../knowledge/parse-pool.js';
+import type { ParsePool } from '../knowledge/parsing/parse-pool.js';
 import type { Store, StoredVectorStoreFile } from '../store/port.js';
 import { mayUseAgent, type ApiPrincipal } from './api-keys.js';
 import { mayUseOwned } from './owned-by.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { knowledgeLimitsSchema } from '../../src/config/schema.js';
-import { DEFAULT_CHUNK } from '../../src/knowledge/chunk-text.js';
-import { ParsePool } from '../../src/knowledge/parse-pool.js';
+import { DEFAULT_CHUNK } from '../../src/knowledge/parsing/chunk-text.js';
+import { ParsePool } from '../../src/knowledge/parsing/parse-pool.js';
 
 let pool: ParsePool | undefined;
 afterEach(async () => {

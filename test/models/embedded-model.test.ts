@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { extractiveAnswer } from '../../src/knowledge/extractive-answer.js';
 import { EmbeddedModel, HEARTBEAT_OK } from '../../src/models/embedded-model.js';
 import { isModelAllowed, resolveModelRef } from '../../src/models/model-refs.js';
 import type { ModelRequest } from '../../src/models/provider.js';
 
-const model = new EmbeddedModel();
+const model = new EmbeddedModel(extractiveAnswer);
 const base: ModelRequest = { model: 'extractive', messages: [{ role: 'user', content: 'x' }], purpose: 'run' };
 
 describe('embedded model', () => {
@@ -29,7 +30,7 @@ describe('embedded model', () => {
     const { text } = await model.complete({
       ...base,
       purpose: 'chat',
-      knowledge: [{ documentId: 'd', filename: 'faq.md', chunkId: 'c', score: 1, content: 'Refunds take 5 days.' }],
+      knowledge: [{ filename: 'faq.md', score: 1, content: 'Refunds take 5 days.' }],
     });
     expect(text).toContain('Refunds take 5 days.');
     expect(text).toContain('faq.md');

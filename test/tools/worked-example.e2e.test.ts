@@ -60,7 +60,7 @@ function fakeGitHub(): Promise<FakeServer> {
 it("runs docs/tools.md's worked example as printed: a signed issue event, the issue read and labelled through the MCP server", { timeout: 120_000 }, async () => {
   const [config] = blocks('json5');
   expect(config).toBe(fs.readFileSync(path.join(ROOT, 'examples/tools/github-triage.json5'), 'utf8'));
-  const [serve, send] = blocks('sh');
+  const [serve = '', send = ''] = blocks('sh');
   expect(serve).toBe('npx herald serve --config examples/tools/github-triage.json5\n');
 
   github = await fakeGitHub();

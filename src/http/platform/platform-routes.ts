@@ -4,7 +4,7 @@ import type { AgentDirectory } from '../../agents/agent-directory.js';
 import type { AgentTurnDeps } from '../../agents/agent-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
-import type { ParsePool } from '../../knowledge/parse-pool.js';
+import type { ParsePool } from '../../knowledge/parsing/parse-pool.js';
 import type { Files } from '../../platform/files.js';
 import { VectorStoreBatches } from '../../platform/vector-store-batches.js';
 import type { VectorStores } from '../../platform/vector-stores.js';

@@ -1,4 +1,4 @@
-import { BoundedMemo } from '../utils/bounded-memo.js';
+import { BoundedMemo } from '../../utils/bounded-memo.js';
 import { compileExpression, describeJsonataError, NOT_READ, type CompiledExpression } from './jsonata-expression.js';
 import type { TemplateScope } from './template-scope.js';
 

@@ -1,4 +1,4 @@
-import { safeEqual } from '../utils/constant-time.js';
+import { safeEqual } from '../../utils/constant-time.js';
 import type { SignatureVerifier } from './signature-verifier.js';
 import { missingOr } from './signature-digest.js';
 

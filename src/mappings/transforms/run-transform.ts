@@ -1,5 +1,5 @@
-import type { HookRequest } from './hook-request.js';
-import { isForbiddenKey, withoutForbiddenKeys } from './template-scope.js';
+import type { HookRequest } from '../hook-request.js';
+import { isForbiddenKey, withoutForbiddenKeys } from '../templates/template-scope.js';
 import type { LocatedTransform, TransformContext, TransformRunner } from './transform-runner.js';
 
 /** What a transform asked for: skip the request, keep the templated action, or merge fields over it. */

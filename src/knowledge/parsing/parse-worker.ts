@@ -1,9 +1,9 @@
 import { getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
-import { HeraldError } from '../errors.js';
+import { HeraldError } from '../../errors.js';
 import { packChunks, type ParseAnswer } from './packed-chunks.js';
 import { parseDocument, type ParseTask } from './parse-document.js';
-import { indexTextOf } from './text-terms.js';
+import { indexTextOf } from '../text-terms.js';
 
 /** a worker's answer, with the heap its thread holds after the parse (garbage included: what it keeps from the system) */
 export interface WorkerAnswer {

@@ -1,10 +1,10 @@
-import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
-import { missingKeyMessage, missingKeyOf } from '../models/model-keys.js';
-import type { MappingContext } from './resolve-mappings.js';
-import { thinkingLevels, type Mapping } from '../config/mapping-schema.js';
+import { isModelAllowed, resolveModelRef } from '../../models/model-refs.js';
+import { missingKeyMessage, missingKeyOf } from '../../models/model-keys.js';
+import type { MappingContext } from '../resolve-mappings.js';
+import { thinkingLevels, type Mapping } from '../../config/mapping-schema.js';
 import { compileTemplate, TemplateSyntaxError, type CompiledTemplate } from './template.js';
 import type { TemplateScope } from './template-scope.js';
-import { storableIdempotencyKey } from './idempotency-key.js';
+import { storableIdempotencyKey } from '../idempotency-key.js';
 
 /** The mapping fields that may hold `{{ expr }}`, and the action field each one fills. */
 const TEMPLATED = { textTemplate: 'text', messageTemplate: 'message', name: 'name', sessionKey: 'sessionKey', to: 'to', threadId: 'threadId', model: 'model', thinking: 'thinking' } as const;

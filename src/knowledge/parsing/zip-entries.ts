@@ -1,5 +1,5 @@
 import { createInflateRaw } from 'node:zlib';
-import { HeraldError } from '../errors.js';
+import { HeraldError } from '../../errors.js';
 import { documentLimitErrors } from './document-limits.js';
 
 /** what reading an archive will take: the elements of its XML parts */

@@ -1,7 +1,7 @@
 import { HeraldError } from '../errors.js';
 
-/** Turns texts into vectors, in order: the chunks of a document at ingest, a question at search. */
-export interface Embedder {
+/** Turns texts into vectors, in order: what knowledge's `Embedder` port asks for (a document's chunks at ingest, a question at search). */
+export interface EmbeddingsClient {
   /** the ref it was configured with (`<provider>/<model>`), kept with each document's vectors */
   readonly ref: string;
   embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
@@ -28,7 +28,7 @@ interface EmbeddingsResponse {
  * `{ model, input: [...], encoding_format: "float" }` answered by `{ data: [{ index, embedding }] }`.
  * Any failure is a HERALD_EMBEDDINGS_FAILED naming the provider's status, never the texts.
  */
-export function openAIEmbedder(endpoint: EmbeddingsEndpoint): Embedder {
+export function openAIEmbedder(endpoint: EmbeddingsEndpoint): EmbeddingsClient {
   const url = `${endpoint.baseUrl.replace(/\/+$/, '')}/embeddings`;
   const fail = (why: string, cause?: unknown) => new HeraldError('HERALD_EMBEDDINGS_FAILED', `embeddings from ${endpoint.ref} failed: ${why}`, { cause });
 

@@ -1,4 +1,4 @@
-import type { HookRequest } from './hook-request.js';
+import type { HookRequest } from '../hook-request.js';
 
 /** keys that never resolve in a template, a predicate or a path: no prototype walking from a payload */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'prototype', 'constructor']);

@@ -1,4 +1,4 @@
-import { HeraldError } from '../errors.js';
+import { HeraldError } from '../../errors.js';
 
 /**
  * The answers to a document past one of the `platform.knowledge` limits: each names its

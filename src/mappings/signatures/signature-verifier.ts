@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { MappingAuth } from '../config/mapping-schema.js';
+import type { MappingAuth } from '../../config/mapping-schema.js';
 import { compileBodySignature } from './body-signature-verifiers.js';
 import { hexDigest, hmac, missingOr, sameDigest, withinTolerance, type SignatureFailure } from './signature-digest.js';
 import { compileSharedToken } from './token-verifiers.js';

@@ -1,5 +1,5 @@
-import type { KnowledgeLimits } from '../config/schema.js';
-import { HeraldError } from '../errors.js';
+import type { KnowledgeLimits } from '../../config/schema.js';
+import { HeraldError } from '../../errors.js';
 import { chunkText, type ChunkOptions } from './chunk-text.js';
 import { documentLimitErrors } from './document-limits.js';
 import { detectType, type DocumentType } from './detect-type.js';

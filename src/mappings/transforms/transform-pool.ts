@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import type { Piscina } from 'piscina';
-import { installedPath } from '../utils/install-layout.js';
+import { installedPath } from '../../utils/install-layout.js';
 import { armDeadline, newTransformClock, TRANSFORM_LOAD_LIMIT_MS } from './transform-clock.js';
 import { transformFailure, type LocatedTransform, type TransformContext, type TransformRunner } from './transform-runner.js';
 import type { TransformAnswer, TransformTask } from './transform-worker.js';
@@ -10,7 +10,7 @@ import type { TransformAnswer, TransformTask } from './transform-worker.js';
  * What a worker thread starts from: compiled, transform-worker.js itself; from the sources, an
  * entry that registers tsx in the thread first (loader hooks are per thread).
  */
-const WORKER_ENTRY = pathToFileURL(installedPath('dist/src/mappings/transform-worker.js', 'src/mappings/transform-worker-entry.mjs')).href;
+const WORKER_ENTRY = pathToFileURL(installedPath('dist/src/mappings/transforms/transform-worker.js', 'src/mappings/transforms/transform-worker-entry.mjs')).href;
 
 /**
  * Runs transforms in worker threads, so a transform that loops or allocates without end costs a

@@ -1,11 +1,11 @@
 import { pathToFileURL } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
-import type { KnowledgeLimits } from '../config/schema.js';
-import { HeraldError } from '../errors.js';
+import type { KnowledgeLimits } from '../../config/schema.js';
+import { HeraldError } from '../../errors.js';
 import type { ChunkOptions } from './chunk-text.js';
 import { documentLimitErrors } from './document-limits.js';
-import { installedPath } from '../utils/install-layout.js';
+import { installedPath } from '../../utils/install-layout.js';
 import { unpackChunks } from './packed-chunks.js';
 import type { WorkerAnswer } from './parse-worker.js';
 
@@ -13,7 +13,7 @@ import type { WorkerAnswer } from './parse-worker.js';
  * What a worker thread starts from: compiled, parse-worker.js itself; from the sources, an entry
  * that registers tsx in the thread first (loader hooks are per thread).
  */
-const WORKER_ENTRY = pathToFileURL(installedPath('dist/src/knowledge/parse-worker.js', 'src/knowledge/parse-worker-entry.mjs')).href;
+const WORKER_ENTRY = pathToFileURL(installedPath('dist/src/knowledge/parsing/parse-worker.js', 'src/knowledge/parsing/parse-worker-entry.mjs')).href;
 
 export type ParsedChunks = ReturnType<typeof unpackChunks>;
 

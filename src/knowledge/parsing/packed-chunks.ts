@@ -1,4 +1,4 @@
-import type { HeraldError } from '../errors.js';
+import type { HeraldError } from '../../errors.js';
 import { documentTypes, type DocumentType } from './detect-type.js';
 
 /** what a worker answers: the packed chunks, or the refusal to send back */
