@@ -30,10 +30,11 @@ export function registerStoreGauges(registry: Registry, probe: StoreProbe): void
   };
 
   gauge('herald_store_up', 'Whether the store answered the counts of this scrape (1) or not (0).', [], (g, c) => g.set(c ? 1 : 0));
-  gauge('herald_runs', 'Agent runs not finished yet, by status (queued, running).', ['status'], (g, c) => {
+  gauge('herald_runs', 'Agent runs not finished yet, by status (queued, running, waiting_approval).', ['status'], (g, c) => {
     if (!c) return;
     g.set({ status: 'queued' }, c.runs.queued);
     g.set({ status: 'running' }, c.runs.running);
+    g.set({ status: 'waiting_approval' }, c.runs.waitingApproval);
   });
   gauge('herald_deliveries', 'Deliveries in the outbox, by status (pending, sending, delivered, failed).', ['status'], (g, c) => {
     if (c) for (const [status, n] of Object.entries(c.deliveries)) g.set({ status }, n);

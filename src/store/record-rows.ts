@@ -155,6 +155,8 @@ export interface RunRow<Json = unknown> {
   not_before: number | string | null;
   waited_for: RunWaitReason | null;
   coalesced: Json | null;
+  /** RunRecord.turnState: null until the run's turn checkpointed */
+  turn_state: Json | null;
 }
 
 /**
@@ -185,4 +187,6 @@ export const toRunRecord = <Json>(
   // only a governed run's record carries them
   ...((r.not_before ?? r.waited_for ?? r.coalesced) !== null &&
     governedFields(r.not_before, r.waited_for, r.coalesced === null ? null : (json(r.coalesced) as unknown[]).length)),
+  // only a run whose turn called tools has one
+  ...(r.turn_state != null && { turnState: json(r.turn_state) as Record<string, unknown> }),
 });

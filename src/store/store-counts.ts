@@ -12,7 +12,7 @@ export function countsFromRows(rows: Iterable<{ name: string; n: number | string
   const deliveries = {} as Record<DeliveryStatus, number>;
   for (const status of ['pending', 'sending', 'delivered', 'failed', 'abandoned'] as const) deliveries[status] = of(`deliveries:${status}`);
   return {
-    runs: { queued: of('runs:queued'), running: of('runs:running') },
+    runs: { queued: of('runs:queued'), running: of('runs:running'), waitingApproval: of('runs:waiting_approval') },
     eventsPending: of('events:pending'),
     eventsDropped: of('events:dropped'),
     deliveries,

@@ -2,7 +2,8 @@ import type { DeliveryStatus } from './port.js';
 
 /** Counts an operator watches, read on each metrics scrape: kept by the store as rows change, never counted then (store-counts.ts). */
 export interface StoreCounts {
-  runs: { queued: number; running: number };
+  /** the unfinished runs: queued, running, and paused until a person decides on a tool call */
+  runs: { queued: number; running: number; waitingApproval: number };
   eventsPending: number;
   /** events dropped because the main session already held its 20 pending (kept in the store with status dropped) */
   eventsDropped: number;

@@ -4,7 +4,7 @@ import { registerStoreGauges } from '../../src/metrics/store-gauges.js';
 import type { StoreCounts, StoreProbe } from '../../src/store/store-probe.js';
 
 const counts: StoreCounts = {
-  runs: { queued: 3, running: 1 },
+  runs: { queued: 3, running: 1, waitingApproval: 0 },
   eventsPending: 2,
   eventsDropped: 0,
   deliveries: { pending: 4, sending: 0, delivered: 9, failed: 1, abandoned: 0 },

@@ -78,7 +78,7 @@ export function leaseCases(twoReplicas: TwoReplicas, options: { signalsCrossProc
     };
     await Promise.all([insert, drain(a, 'a')(), drain(b, 'b')()]);
     expect(done).toEqual(ids);
-    expect((await a.probe.counts()).runs).toEqual({ queued: 0, running: 0 });
+    expect((await a.probe.counts()).runs).toEqual({ queued: 0, running: 0, waitingApproval: 0 });
   });
 
   it('claims: a dead replica loses its runs when the lease runs out; renewing keeps them; a release queues them again', async () => {

@@ -291,14 +291,14 @@ describe('postgres store: what only this adapter has', () => {
     const store = await open();
     opened.push(store);
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.runs.insert(queuedRun(`batch-${i}`, i + 1))));
-    expect((await store.probe.counts()).runs).toEqual({ queued: 20, running: 0 });
+    expect((await store.probe.counts()).runs).toEqual({ queued: 20, running: 0, waitingApproval: 0 });
     const lease = { owner: 'a', now: 100, until: Date.now() + 60_000 };
     expect(await store.runs.claim(lease, 16)).toHaveLength(16);
-    expect((await store.probe.counts()).runs).toEqual({ queued: 4, running: 16 });
+    expect((await store.probe.counts()).runs).toEqual({ queued: 4, running: 16, waitingApproval: 0 });
     // a renewal moves no status: nothing counted
     expect(await store.runs.renew(['batch-0', 'batch-1'], 'a', Date.now() + 120_000)).toEqual(['batch-0', 'batch-1']);
     await store.pool.query("DELETE FROM runs WHERE id IN ('batch-16', 'batch-17', 'batch-0')");
-    expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 15 });
+    expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 15, waitingApproval: 0 });
   });
 
   it('claims from a backlog by reading a few pages, even when the statistics have not seen the backlog', async () => {

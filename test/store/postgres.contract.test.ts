@@ -23,6 +23,7 @@ import { runsCases } from './runs.case.js';
 import { servingCases } from './serving.case.js';
 import { sessionSummariesCases } from './session-summaries.case.js';
 import { stateCases } from './state.case.js';
+import { toolCallsCases } from './tool-calls.case.js';
 
 // the port contract on the PostgreSQL adapter: each store a fresh schema of the test database
 // (dropped after the run); a shared store is a second pool on the same schema, as a second
@@ -96,6 +97,7 @@ const raced: RacedEvents = async (store, session, texts) => {
 describe('the store port contract on PostgreSQL', () => {
   eventsCases(open, raced);
   runsCases(open);
+  toolCallsCases(open);
   servingCases(open, { alone: false });
 admissionCases(open);
   deliveriesCases(open);

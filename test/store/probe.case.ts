@@ -12,7 +12,7 @@ export function probeCases(open: OpenStore) {
       const store = await open();
       await store.probe.ping();
       expect(await store.probe.counts()).toEqual({
-        runs: { queued: 0, running: 0 }, eventsPending: 0, eventsDropped: 0, deliveries: { pending: 0, sending: 0, delivered: 0, failed: 0, abandoned: 0 }, knowledgeDocuments: 0, knowledgeChunks: 0,
+        runs: { queued: 0, running: 0, waitingApproval: 0 }, eventsPending: 0, eventsDropped: 0, deliveries: { pending: 0, sending: 0, delivered: 0, failed: 0, abandoned: 0 }, knowledgeDocuments: 0, knowledgeChunks: 0,
       });
       await store.runs.insert(queuedRun('r1'));
       await store.runs.insert(queuedRun('r2'));
@@ -33,21 +33,21 @@ export function probeCases(open: OpenStore) {
     it('counts the runs of one batch, a claim of several, a renewal, a release, a cancel and a completion', async () => {
       const store = await open();
       await Promise.all(['r1', 'r2', 'r3', 'r4', 'r5'].map((id, i) => store.runs.insert(queuedRun(id, i + 1))));
-      expect((await store.probe.counts()).runs).toEqual({ queued: 5, running: 0 });
+      expect((await store.probe.counts()).runs).toEqual({ queued: 5, running: 0, waitingApproval: 0 });
       const lease = { owner: 'a', now: 10, until: Date.now() + 60_000 };
       const claimed = await store.runs.claim(lease, 3);
       expect(claimed).toHaveLength(3);
-      expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 3 });
+      expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 3, waitingApproval: 0 });
       // a renewal changes no status: nothing counted
       await store.runs.renew(claimed.map((r) => r.id), 'a', Date.now() + 120_000);
-      expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 3 });
+      expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 3, waitingApproval: 0 });
       await store.runs.release([claimed[2]!.id], 'a');
-      expect((await store.probe.counts()).runs).toEqual({ queued: 3, running: 2 });
+      expect((await store.probe.counts()).runs).toEqual({ queued: 3, running: 2, waitingApproval: 0 });
       expect(await store.runs.cancel('r5', Date.now())).toBe(true);
-      expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 2 });
+      expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 2, waitingApproval: 0 });
       const transcript = [{ role: 'user' as const, content: 'm', createdAt: 1, runId: claimed[0]!.id }];
       expect(await store.runs.complete(claimed[0]!.id, { status: 'succeeded', reply: 'ok', at: Date.now(), transcript, summary: { session: 'main', text: 'done', maxPending: 20 } })).toBe(true);
-      expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 1 });
+      expect((await store.probe.counts()).runs).toEqual({ queued: 2, running: 1, waitingApproval: 0 });
     });
 
     it('counts completions sent together with the claims after them (a running run, one given back to the queue, one refused, an expired lease taken again) and their summaries, repeated and past the cap', async () => {
@@ -59,9 +59,9 @@ export function probeCases(open: OpenStore) {
       await store.runs.claim({ owner: 'dead', now: 1, until: 2 }, 1);
       const lease = { owner: 'a', now: 10, until: Date.now() + 60_000 };
       expect((await store.runs.claim(lease, 3)).map((r) => r.id)).toEqual(['r1', 'r2', 'r3']);
-      expect((await store.probe.counts()).runs).toEqual({ queued: 5, running: 3 });
+      expect((await store.probe.counts()).runs).toEqual({ queued: 5, running: 3, waitingApproval: 0 });
       await store.runs.release(['r3'], 'a');
-      expect((await store.probe.counts()).runs).toEqual({ queued: 6, running: 2 });
+      expect((await store.probe.counts()).runs).toEqual({ queued: 6, running: 2, waitingApproval: 0 });
       const done = (id: string) => ({
         status: 'succeeded' as const, reply: 'ok', at: Date.now(), transcript: [{ role: 'user' as const, content: 'm', createdAt: 1, runId: id }],
         summary: { session: 'main', text: `done ${id}`, maxPending: 20 },
@@ -104,16 +104,16 @@ export function probeCases(open: OpenStore) {
       await first.runs.insert(queuedRun('solo'));
       // claimed already at insert (a fresh session on a free slot)
       await first.runs.insert(queuedRun('fresh'), { owner: 'a', now: 1, until: Date.now() + 60_000 });
-      expect((await first.probe.counts()).runs).toEqual({ queued: 4, running: 1 });
+      expect((await first.probe.counts()).runs).toEqual({ queued: 4, running: 1, waitingApproval: 0 });
       const lease = { owner: 'a', now: 2, until: Date.now() + 60_000 };
       expect((await first.runs.claim(lease, 10)).map((r) => r.id)).toEqual(['a1', 'solo']);
-      expect((await first.probe.counts()).runs).toEqual({ queued: 2, running: 3 });
+      expect((await first.probe.counts()).runs).toEqual({ queued: 2, running: 3, waitingApproval: 0 });
       await first.runs.release(['solo'], 'a');
-      expect((await first.probe.counts()).runs).toEqual({ queued: 3, running: 2 });
+      expect((await first.probe.counts()).runs).toEqual({ queued: 3, running: 2, waitingApproval: 0 });
       await first.runs.complete('a1', { status: 'succeeded', reply: 'ok', at: 3, transcript: [], summary });
       await first.runs.complete('a1', { status: 'failed', error: 'twice', at: 4, transcript: [], summary });
       expect(await first.runs.cancel('a3', 5)).toBe(true);
-      expect((await first.probe.counts()).runs).toEqual({ queued: 2, running: 1 });
+      expect((await first.probe.counts()).runs).toEqual({ queued: 2, running: 1, waitingApproval: 0 });
 
       // events: a summary is pending; claimed, given back, claimed again and done; the cap drops
       expect((await first.probe.counts()).eventsPending).toBe(1);
@@ -151,7 +151,7 @@ export function probeCases(open: OpenStore) {
       expect(await first.probe.counts()).toMatchObject({ knowledgeDocuments: 2, knowledgeChunks: 4 });
       await first.knowledge.delete(document.id);
       const expected = {
-        runs: { queued: 2, running: 1 }, eventsPending: 1, eventsDropped: 2,
+        runs: { queued: 2, running: 1, waitingApproval: 0 }, eventsPending: 1, eventsDropped: 2,
         deliveries: { pending: 1, sending: 0, delivered: 1, failed: 0, abandoned: 1 }, knowledgeDocuments: 1, knowledgeChunks: 1,
       };
       expect(await first.probe.counts()).toEqual(expected);

@@ -23,6 +23,7 @@ import { runsCases } from './runs.case.js';
 import { servingCases } from './serving.case.js';
 import { sessionSummariesCases } from './session-summaries.case.js';
 import { stateCases } from './state.case.js';
+import { toolCallsCases } from './tool-calls.case.js';
 
 // the port contract on the SQLite adapter: each store a file of its own; a shared store is a
 // second connection on the same file, as a second herald process would open it
@@ -81,6 +82,7 @@ const raced: RacedEvents = async (store, session, texts) => {
 
 eventsCases(open, raced);
 runsCases(open);
+toolCallsCases(open);
 servingCases(open, { alone: true });
 admissionCases(open);
 deliveriesCases(open);

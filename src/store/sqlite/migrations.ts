@@ -812,6 +812,68 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       END;
     `,
   },
+  {
+    version: 40,
+    name: "tools: every tool call on the record (tool_calls), a run's turn checkpointed (turn_state), runs waiting for a person's approval",
+    sql: `
+      -- A run waiting for approval (waiting_approval) is unfinished: its finished_at stays NULL, so
+      -- it stays in runs_ready and runs_session_unfinished, and its session's later runs wait
+      -- behind it. The claim names the queue's two statuses (runs-repo.ts), so it is never claimed;
+      -- the triggers that flag and release the runs behind a session's head count it as unfinished.
+      -- Its end (a cancel) releases the next run; its pause (running -> waiting_approval) and its
+      -- return to the queue do not. The release's WHEN names finished_at: a run's end, and only
+      -- its end, sets it (migration 29), and no list of three statuses is evaluated at each update
+      ALTER TABLE runs ADD COLUMN turn_state TEXT;
+      INSERT INTO store_counts (name, n) VALUES ('runs:waiting_approval', 0);
+      DROP TRIGGER runs_wait_behind;
+      CREATE TRIGGER runs_wait_behind AFTER INSERT ON runs
+        WHEN NEW.status IN ('queued', 'running')
+          AND EXISTS (SELECT 1 FROM runs p WHERE p.session_key = NEW.session_key AND p.finished_at IS NULL AND (p.status IN ('queued', 'running') OR p.status = 'waiting_approval') AND p.rowid < NEW.rowid)
+      BEGIN
+        UPDATE runs SET waiting = 1 WHERE rowid = NEW.rowid;
+        UPDATE runs SET followed = 1 WHERE rowid =
+          (SELECT MAX(rowid) FROM runs p WHERE p.session_key = NEW.session_key AND p.finished_at IS NULL AND (p.status IN ('queued', 'running') OR p.status = 'waiting_approval') AND p.rowid < NEW.rowid);
+      END;
+      DROP TRIGGER runs_release_next;
+      CREATE TRIGGER runs_release_next AFTER UPDATE OF status ON runs
+        WHEN OLD.followed = 1 AND OLD.waiting = 0 AND OLD.finished_at IS NULL AND NEW.finished_at IS NOT NULL
+      BEGIN
+        UPDATE runs SET waiting = 0 WHERE rowid =
+          (SELECT rowid FROM runs WHERE session_key = OLD.session_key AND finished_at IS NULL AND (status IN ('queued', 'running') OR status = 'waiting_approval') ORDER BY rowid LIMIT 1);
+      END;
+
+      -- every tool call, stored before it executes and again when it ends. Read by its owner (a
+      -- run's, a response's or a chat turn's calls, tool_calls_owner, in rowid order: the order
+      -- they were made) and, for the calls waiting for a person, from tool_calls_awaiting: few
+      -- rows (each holds a paused run), so the approvals list and the expiry sweep both read it
+      CREATE TABLE tool_calls (
+        id TEXT PRIMARY KEY,
+        call_id TEXT NOT NULL,
+        owner_kind TEXT NOT NULL,
+        owner_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        mapping_id TEXT,
+        key_name TEXT,
+        turn INTEGER NOT NULL,
+        server TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        read_only INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        result TEXT,
+        error TEXT,
+        created_at INTEGER NOT NULL,
+        started_at INTEGER,
+        finished_at INTEGER,
+        duration_ms INTEGER,
+        approval_required INTEGER NOT NULL,
+        approval_expires_at INTEGER,
+        approval TEXT
+      );
+      CREATE INDEX tool_calls_owner ON tool_calls (owner_kind, owner_id);
+      CREATE INDEX tool_calls_awaiting ON tool_calls (created_at) WHERE status = 'waiting_approval' AND approval IS NULL;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

@@ -10,6 +10,7 @@ import { limitedStatements } from './limited-statements.js';
 import { rawRows } from './raw-rows.js';
 import { actionToStore, storedRunAction } from './stored-action.js';
 import type { SqliteDatabase } from './open-database.js';
+import { RUN_AWAITS_DECISION, toolCallInserter } from './tool-calls-repo.js';
 
 export type RunRow = SharedRunRow<string>;
 
@@ -20,7 +21,7 @@ type ClaimedRow = RunRow & { seq: number };
 /** the columns a run record is made of (toRunRecord) */
 const RECORD_COLUMNS = [
   'id', 'status', 'agent_id', 'name', 'session_key', 'message', 'action', 'reply', 'error', 'model',
-  'created_at', 'started_at', 'finished_at', 'rerun_of', 'not_before', 'waited_for', 'coalesced',
+  'created_at', 'started_at', 'finished_at', 'rerun_of', 'not_before', 'waited_for', 'coalesced', 'turn_state',
 ] as const satisfies readonly (keyof RunRow)[];
 // every column of a run row is read: a column added to RunRow and not here fails to compile
 const RECORD_COLUMNS_COMPLETE: [Exclude<keyof RunRow, (typeof RECORD_COLUMNS)[number]>] extends [never] ? true : never = true;
@@ -35,6 +36,8 @@ const CLAIMED_COLUMNS = [...RECORD_COLUMNS, 'seq'] as const;
  * alone does not say a run is queued or running.
  */
 const UNFINISHED = "finished_at IS NULL AND status IN ('queued', 'running')";
+/** UNFINISHED, or waiting for a person's approval: unfinished too, holding its session's later runs behind it, but never claimed */
+const UNFINISHED_OR_PAUSED = "finished_at IS NULL AND (status IN ('queued', 'running') OR status = 'waiting_approval')";
 
 /** A start takes back the runs a crashed predecessor left running: from runs_session_unfinished, not by scanning every run. */
 export const REQUEUE_RUNNING = `UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running' AND ${UNFINISHED}`;
@@ -84,7 +87,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   const queuedBehind = limitedStatements<[string, number], { rowid: number; status: string; lease_until: number | null; not_before: number | null; concurrency: number | null }>(
     db,
     (limit) => `SELECT rowid, status, lease_until, not_before, concurrency FROM runs INDEXED BY runs_session_unfinished
-     WHERE session_key = ? AND ${UNFINISHED} AND rowid > ? ORDER BY rowid LIMIT ${limit}`,
+     WHERE session_key = ? AND ${UNFINISHED_OR_PAUSED} AND rowid > ? ORDER BY rowid LIMIT ${limit}`,
   );
   // then the rows found, by rowid: one UPDATE, then one SELECT of the same rowids for their records.
   // Apart, the two cost less than one UPDATE with the SELECT as its `rowid IN (...)`, and less than
@@ -127,7 +130,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
       if (head.status === 'queued') queued++;
       if (behind === 0 || !head.followed) continue;
       for (const next of queuedBehind(behind).all(head.session_key, head.rowid)) {
-        if (next.status === 'running' && next.lease_until !== null && next.lease_until >= now) break;
+        if (next.status === 'waiting_approval' || (next.status === 'running' && next.lease_until !== null && next.lease_until >= now)) break;
         // a governed run starts by its own claim
         if (next.concurrency !== null || (next.not_before !== null && next.not_before > now)) break;
         rowids.push(next.rowid);
@@ -151,7 +154,15 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
     "UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'running'",
   );
   const requeueRunning = db.prepare(REQUEUE_RUNNING);
-  const cancel = db.prepare<[number, string]>("UPDATE runs SET status = 'cancelled', finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'queued'");
+  // from the status it had, read first (nothing writes between: the group commit is the only writer), so it is counted out of that status
+  const cancellable = db.prepare<[string], { status: string }>("SELECT status FROM runs WHERE id = ? AND (status = 'queued' OR status = 'waiting_approval')");
+  const cancel = db.prepare<[number, string, string]>("UPDATE runs SET status = 'cancelled', finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = ?");
+  const checkpoint = db.prepare<[string, string, string]>("UPDATE OR FAIL runs SET turn_state = ? WHERE id = ? AND status = 'running' AND lease_owner = ?");
+  const insertCalls = toolCallInserter(db);
+  const awaitsDecision = db.prepare<[string], { awaits: number }>(RUN_AWAITS_DECISION);
+  const pause = db.prepare<[string, string]>(
+    "UPDATE OR FAIL runs SET status = 'waiting_approval', lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'running' AND lease_owner = ?",
+  );
   // from the status it had (a claimed run is running: one statement; a queued one is tried next), so it is counted out of that status.
   // The session the transcript goes to is read back only when the caller did not say it and
   // there is a transcript: RETURNING keeps its rows in a table of its own first, a cost for nothing
@@ -233,9 +244,26 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
     },
     async cancel(id, at) {
       return commits.run(() => {
-        const cancelled = cancel.run(at, id).changes === 1;
-        if (cancelled) commits.count('runs:queued', -1);
+        const from = cancellable.get(id)?.status;
+        const cancelled = from !== undefined && cancel.run(at, id, from).changes === 1;
+        if (cancelled) commits.count(`runs:${from}`, -1);
         return cancelled;
+      });
+    },
+    // the state and the calls in one work of the group commit: both or neither, and only under the owner's lease
+    checkpoint(id, owner, turnState, calls) {
+      return commits.run(() => {
+        if (checkpoint.run(JSON.stringify(turnState), id, owner).changes !== 1) return false;
+        insertCalls(calls);
+        return true;
+      });
+    },
+    pauseForApproval(id, owner) {
+      return commits.run(() => {
+        if (!awaitsDecision.get(id)!.awaits || pause.run(id, owner).changes !== 1) return false;
+        commits.count('runs:running', -1);
+        commits.count('runs:waiting_approval', 1);
+        return true;
       });
     },
     async requeueRunning() {

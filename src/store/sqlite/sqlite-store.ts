@@ -18,6 +18,7 @@ import { sqliteRunsRepo } from './runs-repo.js';
 import { takeServingLock } from './serving-lock.js';
 import { sqliteSessionsRepo } from './sessions-repo.js';
 import { sqliteStateRepo } from './state-repo.js';
+import { sqliteToolCallsRepo } from './tool-calls-repo.js';
 
 export interface SqliteStore extends Store {
   /** the raw database: for this adapter's own tests only; nothing above src/store/ sees it (it gets a `Store`) */
@@ -49,6 +50,7 @@ export function openSqliteStore(file: string): SqliteStore {
     alerts: sqliteAlertsRepo(db),
     usage: sqliteUsageRepo(db, commits),
     browse: sqliteBrowseRepo(db),
+    toolCalls: sqliteToolCallsRepo(db, commits),
     async serveAlone() {
       // an in-memory database is this handle's alone
       if (file === ':memory:') return true;

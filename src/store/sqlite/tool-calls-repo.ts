@@ -1,0 +1,82 @@
+import type { ToolCallRecord, ToolCallsRepo } from '../port.js';
+import { AWAITING_DECISION, OPEN_TOOL_CALL, TOOL_CALL_COLUMNS, toToolCall, toolCallValues, type ToolCallRow } from '../tool-call-rows.js';
+import type { GroupCommit } from './group-commit.js';
+import { limitedStatements } from './limited-statements.js';
+import type { SqliteDatabase } from './open-database.js';
+
+const toCall = (row: ToolCallRow<string>) => toToolCall(row, JSON.parse);
+
+/** inserts calls, inside a group commit's work (the checkpoint of a run's turn inserts them with its state) */
+export function toolCallInserter(db: SqliteDatabase): (calls: ToolCallRecord[]) => void {
+  const insert = db.prepare(`INSERT OR FAIL INTO tool_calls (${TOOL_CALL_COLUMNS.join(', ')}) VALUES (${TOOL_CALL_COLUMNS.map(() => '?').join(', ')})`);
+  return (calls) => {
+    for (const call of calls) insert.run(...toolCallValues(call, Number));
+  };
+}
+
+/** a run's calls that still wait for a decision: it is paused while there is one, and queued again when the last is decided */
+export const RUN_AWAITS_DECISION = `SELECT EXISTS (SELECT 1 FROM tool_calls WHERE owner_kind = 'run' AND owner_id = ? AND approval_required = 1 AND ${AWAITING_DECISION}) AS awaits`;
+
+/** Tool calls over SQLite; every write is a group commit's work (the decision moves a run, counted with it). */
+export function sqliteToolCallsRepo(db: SqliteDatabase, commits: GroupCommit): ToolCallsRepo {
+  const insert = toolCallInserter(db);
+  const get = db.prepare<[string], ToolCallRow<string>>('SELECT * FROM tool_calls WHERE id = ?');
+  const ofOwner = db.prepare<[string, string], ToolCallRow<string>>('SELECT * FROM tool_calls WHERE owner_kind = ? AND owner_id = ? ORDER BY rowid');
+  const finish = db.prepare(
+    `UPDATE OR FAIL tool_calls SET status = @status, result = @result, error = @error, started_at = COALESCE(@startedAt, started_at),
+       finished_at = @finishedAt, duration_ms = @durationMs WHERE id = @id AND ${OPEN_TOOL_CALL}`,
+  );
+  // an undecided call waiting for a person never starts: only an approved one (or one that needed none)
+  const start = db.prepare<[number, string]>(
+    `UPDATE OR FAIL tool_calls SET status = 'running', started_at = ? WHERE id = ?
+       AND (status = 'running' OR (status = 'waiting_approval' AND (approval IS NOT NULL OR approval_required = 0)))`,
+  );
+  const pending = limitedStatements<[], ToolCallRow<string>>(db, (limit) => `SELECT * FROM tool_calls WHERE ${AWAITING_DECISION} ORDER BY created_at, rowid LIMIT ${limit}`);
+  const expired = limitedStatements<[number], ToolCallRow<string>>(
+    db,
+    (limit) => `SELECT * FROM tool_calls WHERE ${AWAITING_DECISION} AND approval_expires_at <= ? ORDER BY created_at, rowid LIMIT ${limit}`,
+  );
+  const decide = db.prepare<[string, string, string], ToolCallRow<string>>(
+    `UPDATE OR FAIL tool_calls SET approval = ?, status = ? WHERE id = ? AND ${AWAITING_DECISION} RETURNING *`,
+  );
+  const awaits = db.prepare<[string], { awaits: number }>(RUN_AWAITS_DECISION);
+  const resume = db.prepare<[string]>("UPDATE OR FAIL runs SET status = 'queued' WHERE id = ? AND status = 'waiting_approval'");
+  return {
+    async insert(calls) {
+      if (calls.length) await commits.run(() => insert(calls));
+    },
+    async finish(id, end) {
+      await commits.run(() =>
+        finish.run({ id, status: end.status, result: end.result ?? null, error: end.error ?? null, startedAt: end.startedAt ?? null, finishedAt: end.finishedAt ?? null, durationMs: end.durationMs ?? null }),
+      );
+    },
+    async start(id, at) {
+      await commits.run(() => start.run(at, id));
+    },
+    async get(id) {
+      const row = get.get(id);
+      return row && toCall(row);
+    },
+    async ofOwner(kind, ownerId) {
+      return ofOwner.all(kind, ownerId).map(toCall);
+    },
+    async pendingApprovals(limit) {
+      return pending(limit).all().map(toCall);
+    },
+    async expiredApprovals(now, limit) {
+      return expired(limit).all(now).map(toCall);
+    },
+    // one work of the group commit: the decision and the run's return to the queue commit together
+    decide(id, approval) {
+      return commits.run(() => {
+        const row = decide.get(JSON.stringify(approval), approval.decision === 'approved' ? 'waiting_approval' : 'denied', id);
+        if (!row) return undefined;
+        if (row.owner_kind === 'run' && !awaits.get(row.owner_id)!.awaits && resume.run(row.owner_id).changes === 1) {
+          commits.count('runs:waiting_approval', -1);
+          commits.count('runs:queued', 1);
+        }
+        return toCall(row);
+      });
+    },
+  };
+}

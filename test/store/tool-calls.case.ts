@@ -1,0 +1,227 @@
+import { describe, expect, it } from 'vitest';
+import type { Store, ToolCallRecord } from '../../src/store/port.js';
+import type { OpenStore } from './open-store-under-test.js';
+import { queuedRun } from './run-record.js';
+
+const lease = (owner: string, now: number, ms = 60_000) => ({ owner, now, until: now + ms });
+const summary = (text: string) => ({ session: 'main', text, maxPending: 20 });
+const done = (at: number) => ({ status: 'succeeded' as const, reply: 'ok', at, transcript: [], summary: summary('done') });
+const inSession = (id: string, session: string) => ({ ...queuedRun(id), sessionKey: session });
+
+/** a call of a run's turn as the turn stores it (every field given: a record reads back equal) */
+export const toolCall = (id: string, runId: string, over: Partial<ToolCallRecord> = {}): ToolCallRecord => ({
+  id,
+  callId: `call_${id}`,
+  ownerKind: 'run',
+  ownerId: runId,
+  agentId: 'main',
+  mappingId: 'github',
+  keyName: null,
+  turn: 0,
+  server: 'fs',
+  tool: 'write_file',
+  arguments: '{"path":"a.txt"}',
+  readOnly: false,
+  status: 'running',
+  result: null,
+  error: null,
+  createdAt: 100,
+  startedAt: null,
+  finishedAt: null,
+  durationMs: null,
+  approvalRequired: false,
+  approvalExpiresAt: null,
+  approval: null,
+  ...over,
+});
+
+/** a call held for a person, expiring at `expiresAt` */
+const awaiting = (id: string, runId: string, expiresAt = 10_000, over: Partial<ToolCallRecord> = {}) =>
+  toolCall(id, runId, { status: 'waiting_approval', approvalRequired: true, approvalExpiresAt: expiresAt, ...over });
+
+const approved = (at: number) => ({ decision: 'approved' as const, by: 'ops', at });
+const claimIds = async (store: Store, owner: string, now: number, behind = 0) => (await store.runs.claim(lease(owner, now), 10, behind)).map((r) => r.id);
+
+/** a run claimed by `owner`, its turn checkpointed with `calls`, then paused for approval */
+async function pausedRun(store: Store, id: string, calls: ToolCallRecord[], owner = 'a', session = `hook:${id}`) {
+  await store.runs.insert(inSession(id, session), lease(owner, 10));
+  expect(await store.runs.checkpoint(id, owner, { messages: [{ role: 'user', content: 'hi' }] }, calls)).toBe(true);
+  expect(await store.runs.pauseForApproval(id, owner)).toBe(true);
+}
+
+/** tool calls: on the record with their run, and the approvals that pause a run and queue it again */
+export function toolCallsCases(open: OpenStore) {
+  describe('tool calls', () => {
+    it('keeps calls with their owner in the order made, their end once, across a restart', async () => {
+      const first = await open();
+      const calls = [toolCall('tc1', 'r1'), toolCall('tc2', 'r1', { turn: 1, readOnly: true, server: 'herald', tool: 'search_knowledge' }), toolCall('tc0', 'r1', { turn: 1 })];
+      await first.toolCalls.insert(calls);
+      await first.toolCalls.insert([toolCall('tc9', 'resp_1', { ownerKind: 'response', keyName: 'ci', mappingId: null })]);
+      await first.toolCalls.finish('tc1', { status: 'succeeded', result: 'written', startedAt: 101, finishedAt: 150, durationMs: 49 });
+      await first.toolCalls.finish('tc2', { status: 'failed', error: 'no such file', finishedAt: 160, durationMs: 3 });
+      // a final status is never written over: not by a late end, not by a start
+      await first.toolCalls.finish('tc1', { status: 'timed_out', error: 'late', finishedAt: 999, durationMs: 1 });
+      await first.toolCalls.start('tc2', 170);
+      await first.toolCalls.finish('tc0', { status: 'interrupted', finishedAt: 170 });
+      await first.close();
+
+      const store = await open(first);
+      expect(await store.toolCalls.ofOwner('run', 'r1')).toEqual([
+        { ...calls[0], status: 'succeeded', result: 'written', startedAt: 101, finishedAt: 150, durationMs: 49 },
+        { ...calls[1], status: 'failed', error: 'no such file', finishedAt: 160, durationMs: 3 },
+        { ...calls[2], status: 'interrupted', finishedAt: 170 },
+      ]);
+      expect((await store.toolCalls.ofOwner('response', 'resp_1')).map((c) => c.id)).toEqual(['tc9']);
+      expect(await store.toolCalls.ofOwner('chat', 'r1')).toEqual([]);
+      expect(await store.toolCalls.get('tc9')).toEqual(toolCall('tc9', 'resp_1', { ownerKind: 'response', keyName: 'ci', mappingId: null }));
+      expect(await store.toolCalls.get('nope')).toBeUndefined();
+    });
+
+    it("checkpoints a run's turn with its calls only under the owner's lease, and reads the state back on every read", async () => {
+      const store = await open();
+      await store.runs.insert(queuedRun('r1'));
+      expect(await store.runs.get('r1')).not.toHaveProperty('turnState');
+      // queued: nobody holds it
+      expect(await store.runs.checkpoint('r1', 'a', { step: 0 }, [toolCall('tc0', 'r1')])).toBe(false);
+      expect((await store.runs.claim(lease('a', 10, 5), 1)).map((r) => r.id)).toEqual(['r1']);
+      const state = { messages: [{ role: 'assistant', content: '', toolCalls: [{ id: 'call_tc1' }] }], turn: 1 };
+      expect(await store.runs.checkpoint('r1', 'a', state, [toolCall('tc1', 'r1')])).toBe(true);
+      expect((await store.runs.get('r1'))?.turnState).toEqual(state);
+      // a: lease lost to b (expired, claimed again); a's checkpoint writes nothing
+      expect((await store.runs.claim(lease('b', 100), 1)).map((r) => [r.id, r.turnState])).toEqual([['r1', state]]);
+      expect(await store.runs.checkpoint('r1', 'a', { lost: true }, [toolCall('tc2', 'r1')])).toBe(false);
+      expect(await store.runs.pauseForApproval('r1', 'a')).toBe(false);
+      expect((await store.runs.get('r1'))?.turnState).toEqual(state);
+      expect((await store.toolCalls.ofOwner('run', 'r1')).map((c) => c.id)).toEqual(['tc1']);
+      // finished: nothing more either
+      expect(await store.runs.complete('r1', done(120))).toBe(true);
+      expect(await store.runs.checkpoint('r1', 'b', { after: true }, [])).toBe(false);
+      expect((await store.runs.get('r1'))?.turnState).toEqual(state);
+    });
+
+    it('pauses a run for approval; the last decision queues it again, for any claimer, with its turn state', async () => {
+      const first = await open();
+      await pausedRun(first, 'r1', [toolCall('tc1', 'r1'), awaiting('tc2', 'r1', 5_000), awaiting('tc3', 'r1', 6_000)]);
+      expect(await first.runs.get('r1')).toMatchObject({ status: 'waiting_approval', finishedAt: null });
+      expect(await first.probe.counts()).toMatchObject({ runs: { queued: 0, running: 0, waitingApproval: 1 } });
+      // never claimed while it waits, not even by the one that paused it, and a restart leaves it waiting
+      expect(await claimIds(first, 'a', 20)).toEqual([]);
+      expect(await first.runs.requeueRunning()).toBe(0);
+      expect((await first.toolCalls.pendingApprovals(10)).map((c) => c.id)).toEqual(['tc2', 'tc3']);
+      await first.close();
+
+      const store = await open(first);
+      const one = await store.toolCalls.decide('tc2', approved(30));
+      // approved: still waiting_approval (the resumer executes it), decided
+      expect(one).toEqual({ ...awaiting('tc2', 'r1', 5_000), approval: approved(30) });
+      expect((await store.runs.get('r1'))?.status).toBe('waiting_approval');
+      expect((await store.toolCalls.pendingApprovals(10)).map((c) => c.id)).toEqual(['tc3']);
+      // the last one decided: the run is queued in the same transaction
+      const denial = { decision: 'denied' as const, by: 'ops', at: 40, reason: 'not today' };
+      expect(await store.toolCalls.decide('tc3', denial)).toMatchObject({ id: 'tc3', status: 'denied', approval: denial });
+      expect((await store.runs.get('r1'))?.status).toBe('queued');
+      expect(await store.probe.counts()).toMatchObject({ runs: { queued: 1, running: 0, waitingApproval: 0 } });
+      expect(await store.toolCalls.pendingApprovals(10)).toEqual([]);
+      // decided once: a second decision is refused
+      expect(await store.toolCalls.decide('tc3', approved(50))).toBeUndefined();
+      expect(await store.toolCalls.decide('tc1', approved(50))).toBeUndefined();
+
+      // another replica claims it, with the turn where it stood; the approved call starts and ends
+      const other = await open(store);
+      const [claimed] = await other.runs.claim(lease('b', 60), 1);
+      expect(claimed).toMatchObject({ id: 'r1', status: 'running', turnState: { messages: [{ role: 'user', content: 'hi' }] } });
+      await other.toolCalls.start('tc2', 61);
+      await other.toolCalls.finish('tc2', { status: 'succeeded', result: 'ok', finishedAt: 62, durationMs: 1 });
+      expect(await other.toolCalls.get('tc2')).toMatchObject({ status: 'succeeded', startedAt: 61, approval: approved(30) });
+      expect(await other.runs.complete('r1', done(70))).toBe(true);
+    });
+
+    it('goes on without pausing when every call was decided before the pause, and never starts an undecided call', async () => {
+      const store = await open();
+      await store.runs.insert(queuedRun('r1'), lease('a', 10));
+      expect(await store.runs.checkpoint('r1', 'a', { step: 1 }, [awaiting('tc1', 'r1')])).toBe(true);
+      await store.toolCalls.start('tc1', 11);
+      expect((await store.toolCalls.get('tc1'))?.status).toBe('waiting_approval');
+      // decided while the turn was still running: the run stays the owner's
+      expect(await store.toolCalls.decide('tc1', approved(12))).toMatchObject({ status: 'waiting_approval' });
+      expect(await store.runs.pauseForApproval('r1', 'a')).toBe(false);
+      expect(await store.runs.get('r1')).toMatchObject({ status: 'running' });
+      expect(await store.runs.renew(['r1'], 'a', 1_000)).toEqual(['r1']);
+    });
+
+    it('of two decisions racing on one call (two handles on one database), exactly one wins', async () => {
+      const a = await open();
+      const b = await open(a);
+      for (let i = 0; i < 5; i++) {
+        await pausedRun(a, `r${i}`, [awaiting(`tc${i}`, `r${i}`)]);
+        const decisions = await Promise.all([
+          a.toolCalls.decide(`tc${i}`, approved(20)),
+          b.toolCalls.decide(`tc${i}`, { decision: 'denied', by: 'other', at: 20 }),
+        ]);
+        expect(decisions.filter((d) => d !== undefined)).toHaveLength(1);
+        const winner = decisions.find((d) => d !== undefined)!;
+        expect(await b.toolCalls.get(`tc${i}`)).toEqual(winner);
+        expect((await a.runs.get(`r${i}`))?.status).toBe('queued');
+      }
+      expect(await a.probe.counts()).toMatchObject({ runs: { queued: 5, running: 0, waitingApproval: 0 } });
+    });
+
+    it("holds its session's later runs behind it until it ends; a cancel ends it and releases them", async () => {
+      const store = await open();
+      await pausedRun(store, 'p1', [awaiting('tc1', 'p1')], 'a', 'hook:busy');
+      await store.runs.insert(inSession('p2', 'hook:busy'));
+      await store.runs.insert(inSession('p3', 'hook:busy'));
+      await store.runs.insert(queuedRun('other'));
+      expect(await claimIds(store, 'b', 20, 5)).toEqual(['other']);
+      expect(await claimIds(store, 'b', 21, 5)).toEqual([]);
+      // decided: the paused run is the session's head again, the later ones behind it
+      await store.toolCalls.decide('tc1', approved(22));
+      expect(await claimIds(store, 'b', 23)).toEqual(['p1']);
+      expect(await store.runs.checkpoint('p1', 'b', { again: true }, [awaiting('tc2', 'p1')])).toBe(true);
+      expect(await store.runs.pauseForApproval('p1', 'b')).toBe(true);
+      expect(await claimIds(store, 'b', 24, 5)).toEqual([]);
+      // cancelled while it waits: p2 goes, then p3
+      expect(await store.runs.cancel('p1', 25)).toBe(true);
+      expect(await store.runs.get('p1')).toMatchObject({ status: 'cancelled', finishedAt: 25 });
+      expect(await store.runs.cancel('p1', 26)).toBe(false);
+      expect(await store.probe.counts()).toMatchObject({ runs: { waitingApproval: 0 } });
+      expect(await claimIds(store, 'b', 27, 5)).toEqual(['p2', 'p3']);
+      // its call, undecided, is decided no more by a sweep: the run is finished and stays so
+      expect(await store.toolCalls.decide('tc2', { decision: 'expired', by: 'timeout', at: 28 })).toMatchObject({ status: 'denied' });
+      expect((await store.runs.get('p1'))?.status).toBe('cancelled');
+    });
+
+    it("stops a claim's chain at a run of the session waiting for approval", async () => {
+      const store = await open();
+      const session = 'hook:chain';
+      for (const id of ['c1', 'c2', 'c3']) await store.runs.insert(inSession(id, session));
+      // c1 and c2 claimed together (c2 behind c1); c2's turn pauses before c1 ends
+      expect(await claimIds(store, 'a', 10, 1)).toEqual(['c1', 'c2']);
+      expect(await store.runs.checkpoint('c2', 'a', { step: 1 }, [awaiting('tc1', 'c2')])).toBe(true);
+      expect(await store.runs.pauseForApproval('c2', 'a')).toBe(true);
+      expect(await store.runs.complete('c1', done(11))).toBe(true);
+      // c2 waits for a person, c3 behind it
+      expect(await claimIds(store, 'b', 12, 5)).toEqual([]);
+      await store.toolCalls.decide('tc1', approved(13));
+      expect(await claimIds(store, 'b', 14, 5)).toEqual(['c2', 'c3']);
+    });
+
+    it('lists the approvals expired by a time, oldest first; deciding them as expired denies them', async () => {
+      const store = await open();
+      await pausedRun(store, 'r1', [awaiting('tc1', 'r1', 1_000, { createdAt: 100 }), awaiting('tc2', 'r1', 3_000, { createdAt: 101 })]);
+      await pausedRun(store, 'r2', [awaiting('tc3', 'r2', 2_000, { createdAt: 102 })]);
+      expect(await store.toolCalls.expiredApprovals(999, 10)).toEqual([]);
+      expect((await store.toolCalls.expiredApprovals(2_000, 10)).map((c) => c.id)).toEqual(['tc1', 'tc3']);
+      expect((await store.toolCalls.expiredApprovals(2_000, 1)).map((c) => c.id)).toEqual(['tc1']);
+      expect((await store.toolCalls.pendingApprovals(2)).map((c) => c.id)).toEqual(['tc1', 'tc2']);
+      for (const call of await store.toolCalls.expiredApprovals(2_000, 10)) {
+        expect(await store.toolCalls.decide(call.id, { decision: 'expired', by: 'timeout', at: 2_000 })).toMatchObject({ status: 'denied', approval: { decision: 'expired' } });
+      }
+      expect(await store.toolCalls.expiredApprovals(2_000, 10)).toEqual([]);
+      // r2's only call expired: queued; r1 still waits for tc2
+      expect((await store.runs.get('r2'))?.status).toBe('queued');
+      expect((await store.runs.get('r1'))?.status).toBe('waiting_approval');
+      expect((await store.toolCalls.expiredApprovals(5_000, 10)).map((c) => c.id)).toEqual(['tc2']);
+    });
+  });
+}
