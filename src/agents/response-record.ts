@@ -1,6 +1,8 @@
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import type { ModelToolCall, ModelUsage } from '../models/provider.js';
 import type { SessionMessage, StateRepo } from '../store/port.js';
+import type { ListedTool } from '../tools/remote/remote-mcp-server.js';
+import type { TurnCheckpoint } from './tool-ledger.js';
 
 /**
  * One stored Responses API response: what GET /v1/responses/:id returns and what a later
@@ -31,12 +33,66 @@ export interface ResponseRecord {
   toolCalls?: ResponseFunctionCall[];
   /** the request's file_search tool ran: its output item's id and queries, and whether the item shows the passages (`include`) */
   fileSearch?: ResponseFileSearch;
+  /**
+   * the MCP output items (mcp_list_tools, mcp_call, mcp_approval_request) in the order they came;
+   * the assistant message goes at `messageAt` among them (absent: after them all)
+   */
+  mcp?: ResponseMcpItem[];
+  messageAt?: number;
+  /** the server labels whose tools this conversation has listed (mcp_list_tools is not repeated) */
+  mcpListed?: string[];
+  /** the turn's exchange of server-side tool calls and results, before the answer: what the next response's model sees */
+  exchange?: SessionMessage[];
+  /** the turn waits for the client's approval (mcp_approval_request items): where it stands, to go on from */
+  paused?: ResponsePause;
   /** the request's client tools and text format, echoed by the response object (absent: none, text) */
   tools?: unknown[];
   toolChoice?: unknown;
   parallelToolCalls?: boolean;
   textFormat?: unknown;
 }
+
+/** a paused turn: its checkpoint, the calls waiting (their record ids), and the response whose ledger holds the turn's calls */
+export interface ResponsePause {
+  checkpoint: TurnCheckpoint;
+  pending: string[];
+  owner: string;
+}
+
+/**
+ * The MCP output items of a response, field by field as OpenAI's (ResponseOutputItem.McpListTools,
+ * McpCall and McpApprovalRequest in the official client's types;
+ * https://platform.openai.com/docs/guides/tools-remote-mcp)
+ */
+export interface ResponseMcpListTools {
+  type: 'mcp_list_tools';
+  id: string;
+  server_label: string;
+  tools: ListedTool[];
+  error: string | null;
+}
+
+export interface ResponseMcpCall {
+  type: 'mcp_call';
+  id: string;
+  server_label: string;
+  name: string;
+  arguments: string;
+  output: string | null;
+  error: string | null;
+  status: 'in_progress' | 'completed' | 'failed';
+  approval_request_id: string | null;
+}
+
+export interface ResponseMcpApprovalRequest {
+  type: 'mcp_approval_request';
+  id: string;
+  server_label: string;
+  name: string;
+  arguments: string;
+}
+
+export type ResponseMcpItem = ResponseMcpListTools | ResponseMcpCall | ResponseMcpApprovalRequest;
 
 /** the `file_search_call` output item of a response: its passages are the record's `knowledge` */
 export interface ResponseFileSearch {
@@ -83,7 +139,8 @@ export async function responseHistory(responses: ResponseStore, from: ResponseRe
     const calls = modelToolCalls(record.toolCalls);
     // a refusal is what the model said: the next response's model sees it as its answer
     const answer: SessionMessage = { role: 'assistant', content: record.output || (record.refusal ?? ''), createdAt: record.createdAt, ...(calls.length && { meta: { toolCalls: calls } }) };
-    const turn = [...record.input, answer];
+    // a paused response has no answer yet: the response that resumes it keeps the whole exchange
+    const turn = [...record.input, ...(record.paused ? [] : [...(record.exchange ?? []), answer])];
     turns.unshift(turn);
     count += turn.length;
     record = record.previousResponseId ? await responses.get(record.previousResponseId) : undefined;

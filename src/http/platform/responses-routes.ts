@@ -14,7 +14,8 @@ import { enforceBudgets } from './principal-budgets.js';
 import { fileCitations } from './citation-annotations.js';
 import { responseObject, headOf, type ResponseHead } from './response-object.js';
 import { responseEventStream } from './response-event-stream.js';
-import { fileSearchOf, inputMessages, parseResponsesRequest, responsesClientTools } from './responses-request.js';
+import { fileSearchOf, inputMessages, mcpApprovals, mcpToolsOf, parseResponsesRequest, responsesClientTools } from './responses-request.js';
+import { parseDuration } from '../../runtime/duration.js';
 import { sseResponse } from './sse-response.js';
 
 export interface ResponsesRoutesDeps {
@@ -97,6 +98,9 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
         }),
       echo: tools.echo,
       usage: { source: 'response', keyName: principal.name },
+      mcp: mcpToolsOf(body),
+      approvals: mcpApprovals(body.input),
+      approvalTimeoutMs: parseDuration(deps.config.tools.approvalTimeout),
     });
     const head: ResponseHead = {
       id: turn.id,
