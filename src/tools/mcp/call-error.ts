@@ -1,0 +1,43 @@
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolResult } from '../tool-spec.js';
+import { capText } from './call-result.js';
+import { faultMessage } from './fault-message.js';
+
+/** a failed call as the model is told of it: what happened, in words, never a throw */
+export interface CallFailure extends ToolResult {
+  isError: true;
+  /** the call hit its time limit (the record's `timed_out`) */
+  timedOut?: true;
+  /** the failure was the connection's, not the tool's: the connection is made again */
+  lostConnection?: boolean;
+}
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10}s`;
+
+/**
+ * What a call that threw means: the time limit, the turn's abort, the server gone mid-call, an
+ * MCP error it answered, or anything else (garbage, a refused HTTP request), each named with
+ * the server so the model (and the run's record) can tell them apart.
+ */
+export function callFailure(
+  error: unknown,
+  context: { server: string; stdio: boolean; timeoutMs: number; aborted: boolean; maxChars: number; transportFault?: string },
+): CallFailure {
+  const { server } = context;
+  const failure = (text: string, extra: Partial<CallFailure> = {}): CallFailure => ({ text: capText(text, context.maxChars), isError: true, ...extra });
+  if (context.aborted) return failure(`the call to the server ${server} was cancelled`);
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.RequestTimeout) return failure(`the server ${server} did not answer within ${seconds(context.timeoutMs)}`, { timedOut: true });
+    if (error.code === ErrorCode.ConnectionClosed) {
+      // closed by herald for what its transport saw (an answer past the size limit)
+      if (context.transportFault) return failure(`the call to the server ${server} failed: ${context.transportFault}`, { lostConnection: true });
+      return failure(context.stdio ? `the server ${server} exited during the call` : `the connection to the server ${server} closed during the call`, { lostConnection: true });
+    }
+    return failure(`the server ${server} answered with an error: ${faultMessage(error)}`);
+  }
+  if (error instanceof Error && error.name === 'ZodError') return failure(`the server ${server} answered with something that is not a tool result`);
+  // its transport failed: refused, reset, an HTTP error status, an answer too large
+  const transport = error instanceof StreamableHTTPError || error instanceof TypeError;
+  return failure(`the call to the server ${server} failed: ${faultMessage(error)}`, { lostConnection: transport });
+}

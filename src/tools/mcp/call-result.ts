@@ -1,0 +1,51 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolResult } from '../tool-spec.js';
+
+type ContentItem = CallToolResult['content'][number];
+
+/** base64's length in the bytes it decodes to */
+const decodedBytes = (base64: string) => Math.floor((base64.length * 3) / 4) - (base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0);
+
+/** one content item as the model reads it: text as it is, anything else named briefly */
+function itemText(item: ContentItem): string {
+  switch (item.type) {
+    case 'text':
+      return item.text;
+    case 'image':
+    case 'audio':
+      return `[${item.type} ${item.mimeType}, ${decodedBytes(item.data)} bytes]`;
+    case 'resource_link':
+      return `[resource link ${item.name}: ${item.uri}]`;
+    case 'resource': {
+      const { resource } = item;
+      if ('text' in resource && typeof resource.text === 'string') return `[resource ${resource.uri}]\n${resource.text}`;
+      const blob = 'blob' in resource && typeof resource.blob === 'string' ? `, ${decodedBytes(resource.blob)} bytes` : '';
+      return `[resource ${resource.uri}${resource.mimeType ? ` ${resource.mimeType}` : ''}${blob}]`;
+    }
+    default:
+      return `[${(item as { type?: unknown }).type ?? 'content'}]`;
+  }
+}
+
+/**
+ * A tool's result as the model reads it: its content items (text items as they are, others named
+ * with their kind and size), its structured content as JSON when no item is text, cut to
+ * `maxChars` with a note saying so. Only the cut text is kept.
+ */
+export function resultText(result: CallToolResult, maxChars: number): ToolResult {
+  const items = Array.isArray(result.content) ? result.content : [];
+  const parts = items.map(itemText);
+  if (result.structuredContent !== undefined && !items.some((item) => item.type === 'text')) parts.push(JSON.stringify(result.structuredContent));
+  const text = parts.length ? parts.join('\n') : '(no content)';
+  return { text: capText(text, maxChars), isError: result.isError === true };
+}
+
+/** `text` cut to `maxChars`, with a note to the model saying how much there was */
+export function capText(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  // not between the two halves of a surrogate pair
+  const end = /[\uD800-\uDBFF]/.test(text[maxChars - 1] ?? '') ? maxChars - 1 : maxChars;
+  // copied, not sliced: V8's slice of a string keeps the whole of it alive
+  const kept = Buffer.from(text.slice(0, end), 'utf8').toString('utf8');
+  return `${kept}\n[result cut at ${maxChars} of ${text.length} characters]`;
+}

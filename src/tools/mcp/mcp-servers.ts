@@ -1,0 +1,118 @@
+import type { Logger } from 'pino';
+import type { McpServerConfig, ToolsConfig } from '../../config/tools-schema.js';
+import type { ToolCallOptions, ToolResult, ToolSource, ToolSpec } from '../tool-spec.js';
+import { McpConnection } from './mcp-connection.js';
+import type { ToolServerHealth } from './server-health.js';
+
+export interface McpServersOptions {
+  /** the running config's tools section (limits are read from it at each use) */
+  tools: ToolsConfig;
+  /** the config file's folder: stdio servers' cwd is relative to it */
+  baseDir: string;
+  logger: Logger;
+}
+
+/**
+ * The configured MCP servers as one tool source. `start` connects them all in the background and
+ * never waits: herald is up whether a server answers or not, and a server that does not shows
+ * in `health()` (/readyz, /metrics, the tools.unhealthy alert). Each server's tools are
+ * `<server>__<tool>`; a call goes to its server's connection of the moment.
+ */
+export class McpServers implements ToolSource {
+  private readonly connections = new Map<string, McpConnection>();
+  private tools_: ToolSpec[] | undefined;
+  private started = false;
+  private stopped = false;
+  private readonly log: Logger;
+
+  constructor(private readonly options: McpServersOptions) {
+    this.log = options.logger.child({ component: 'tools' });
+    for (const [name, config] of Object.entries(options.tools.mcpServers)) this.connections.set(name, this.connection(name, config));
+  }
+
+  /** connects every server in the background */
+  start(): void {
+    if (this.started || this.stopped) return;
+    this.started = true;
+    for (const connection of this.connections.values()) connection.start();
+  }
+
+  /** disconnects every server (stdio servers' processes ended) and waits for them */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.connections.values()].map((c) => c.stop()));
+  }
+
+  /**
+   * Every server's tools, ready or not: a call to a server that is down says so to the model.
+   * A name two servers would share (only possible through `_` at a server name's end) goes to the first.
+   */
+  tools(): ToolSpec[] {
+    if (this.tools_) return this.tools_;
+    const seen = new Set<string>();
+    const all: ToolSpec[] = [];
+    for (const connection of this.connections.values()) {
+      for (const spec of connection.tools()) {
+        if (seen.has(spec.name)) continue;
+        seen.add(spec.name);
+        all.push(spec);
+      }
+    }
+    return (this.tools_ = all);
+  }
+
+  /** calls a tool of one of these servers; never throws for a server's fault (see McpConnection.call) */
+  async call(spec: ToolSpec, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResult> {
+    const connection = this.connections.get(spec.server);
+    if (!connection) return { text: `there is no tool server ${spec.server}`, isError: true };
+    return connection.call(spec.tool, args, options);
+  }
+
+  health(): ToolServerHealth[] {
+    return [...this.connections.values()].map((c) => c.health());
+  }
+
+  /**
+   * Applies a reloaded tools section: a server whose settings changed is connected again, a
+   * removed one stopped, an added one started; the others keep their connection. Returns the
+   * names of the servers it connected again, stopped or started.
+   */
+  async reload(tools: ToolsConfig): Promise<string[]> {
+    if (tools !== this.options.tools) Object.assign(this.options.tools, tools);
+    const touched: string[] = [];
+    const stopping: Promise<void>[] = [];
+    for (const [name, connection] of this.connections) {
+      const next = tools.mcpServers[name];
+      if (next && sameServer(connection.config, next)) continue;
+      this.connections.delete(name);
+      stopping.push(connection.stop());
+      touched.push(name);
+    }
+    // the old process ends before its successor starts (a server may hold a lock or a port)
+    await Promise.all(stopping);
+    for (const [name, config] of Object.entries(tools.mcpServers)) {
+      if (this.connections.has(name)) continue;
+      const connection = this.connection(name, config);
+      this.connections.set(name, connection);
+      if (!touched.includes(name)) touched.push(name);
+      if (this.started && !this.stopped) connection.start();
+    }
+    this.tools_ = undefined;
+    if (touched.length) this.log.info({ servers: touched }, 'tool servers reloaded');
+    return touched;
+  }
+
+  private connection(server: string, config: McpServerConfig): McpConnection {
+    return new McpConnection({
+      server,
+      // a copy: a reload updates the running config in place, and this one is what it is compared with
+      config: structuredClone(config),
+      tools: this.options.tools,
+      baseDir: this.options.baseDir,
+      logger: this.options.logger,
+      onChange: () => (this.tools_ = undefined),
+    });
+  }
+}
+
+const sameServer = (a: McpServerConfig, b: McpServerConfig) => JSON.stringify(a) === JSON.stringify(b);

@@ -1,0 +1,84 @@
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { isStdioServer, type McpServerConfig } from '../../config/tools-schema.js';
+
+/**
+ * The most one message from a server may take (bytes): the SDK reads a message whole, so a
+ * hostile server's endless answer is refused here rather than held. A stdio server past it is
+ * disconnected (and restarted); an HTTP answer past it fails its request.
+ */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** the mark of an answer refused for its size, in the transport's error */
+export const OVERSIZED = 'larger than the message limit';
+/** a stderr line longer than this is logged in pieces (a server printing without newlines is not buffered whole) */
+const MAX_STDERR_LINE = 4096;
+
+export interface TransportContext {
+  server: string;
+  /** the config file's folder: a stdio server's cwd is relative to it, and it is the cwd when unset */
+  baseDir: string;
+  logger: Logger;
+}
+
+/** the SDK's transport for one configured server: a child process over stdio, or Streamable HTTP */
+export function mcpTransport(config: McpServerConfig, context: TransportContext): Transport {
+  if (isStdioServer(config)) {
+    // the SDK adds its minimal inherited environment (HOME, LOGNAME, PATH, SHELL, TERM, USER) under `env`
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: config.args,
+      env: config.env,
+      cwd: path.resolve(context.baseDir, config.cwd ?? '.'),
+      stderr: 'pipe',
+      maxBufferSize: MAX_MESSAGE_BYTES,
+    });
+    logStderr(transport.stderr as Readable, context);
+    return transport;
+  }
+  return new StreamableHTTPClientTransport(new URL(config.url), {
+    requestInit: { headers: config.headers },
+    fetch: boundedFetch(MAX_MESSAGE_BYTES),
+  });
+}
+
+/** the server's stderr, line by line, at debug; always read, so a chatty server never blocks on a full pipe */
+function logStderr(stream: Readable, { server, logger }: TransportContext): void {
+  const log = logger.child({ component: 'tools', server });
+  let partial = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    if (!log.isLevelEnabled('debug')) return;
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop()!;
+    while (partial.length > MAX_STDERR_LINE) {
+      lines.push(partial.slice(0, MAX_STDERR_LINE));
+      partial = partial.slice(MAX_STDERR_LINE);
+    }
+    for (const line of lines) if (line.trim()) log.debug({ stderr: line.slice(0, MAX_STDERR_LINE).trimEnd() }, 'tool server stderr');
+  });
+  stream.on('error', () => undefined);
+}
+
+/**
+ * fetch whose answers to POSTs (one request's response, JSON or a short event stream) fail past
+ * `maxBytes`; the long-lived GET event stream of server notifications is left as it is.
+ */
+function boundedFetch(maxBytes: number) {
+  return async (url: string | URL, init?: RequestInit): Promise<Response> => {
+    const response = await fetch(url, init);
+    if (init?.method !== 'POST' || !response.body) return response;
+    let seen = 0;
+    const cap = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > maxBytes) controller.error(new Error(`the server's answer is ${OVERSIZED} (${maxBytes / 1024 / 1024} MB)`));
+        else controller.enqueue(chunk);
+      },
+    });
+    return new Response(response.body.pipeThrough(cap), { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
