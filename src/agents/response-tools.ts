@@ -4,11 +4,10 @@ import { randomHex } from '../platform/random-hex.js';
 import { mergedTools, narrowedTools } from '../tools/merged-tools.js';
 import { isAllowed, needsApproval } from '../tools/remote/mcp-tool-filter.js';
 import { checkRemoteUrl } from '../tools/remote/remote-allowlist.js';
-import { RemoteMcpServer, type ListedTool } from '../tools/remote/remote-mcp-server.js';
+import { RemoteMcpServer } from '../tools/remote/remote-mcp-server.js';
 import { listedTools, remoteTools, type McpToolChoices } from '../tools/remote/remote-tools.js';
 import { BUILTIN_SERVER } from '../tools/tool-policy.js';
 import type { Toolbox } from '../tools/toolbox.js';
-import type { ToolSpec } from '../tools/tool-spec.js';
 import type { CallVerdict, TurnTools } from '../tools/turn-tools.js';
 import type { AgentConfig } from './agent-directory.js';
 import type { ResponseMcpListTools } from './response-record.js';
@@ -108,6 +107,7 @@ export async function openResponseTools(
             allowed: (url) => checkRemoteUrl(url.href, limits.remoteAllowlist).ok,
             timeoutMs: limits.callTimeoutSeconds * 1000,
             maxTools: limits.maxToolsPerServer,
+            maxResultChars: limits.maxResultChars,
             description: s.serverDescription,
             signal: context.signal,
           })
@@ -120,15 +120,13 @@ export async function openResponseTools(
   servers.forEach((server, i) => {
     const remote = remotes[i];
     let group: TurnTools | undefined;
-    let tools: ListedTool[] = [];
     if (remote) {
       group = remoteTools(remote, server, { timeoutMs: limits.callTimeoutSeconds * 1000, maxToolCalls: limits.maxToolCalls, maxResultChars: limits.maxResultChars });
-      tools = listedTools(remote, group);
     } else if (granted) {
       group = narrowedTools(granted, (spec) => spec.server === server.serverLabel && isAllowed(server.allowedTools, spec), (spec, own) => stricter(own, needsApproval(server.requireApproval, spec)));
-      tools = group.specs.map(listedToolOf);
     }
     if (group) groups.push(group);
+    const tools = group ? listedTools(group) : [];
     if (listed.has(server.serverLabel) && !remote?.error) return;
     listings.push({ type: 'mcp_list_tools', id: `mcpl_${randomHex(16)}`, server_label: server.serverLabel, tools, error: remote?.error ?? null });
     if (!remote?.error) listed.add(server.serverLabel);
@@ -153,11 +151,3 @@ function withoutApprovals(tools: TurnTools): TurnTools {
     own.kind === 'approve' ? { kind: 'refuse', reason: `${spec.name} needs the client's approval, which a response that is not stored (store: false) cannot wait for` } : own,
   );
 }
-
-/** a configured server's tool as an `mcp_list_tools` item shows it (its MCP annotations reduced to what herald keeps) */
-const listedToolOf = (spec: ToolSpec): ListedTool => ({
-  name: spec.tool,
-  description: spec.description || null,
-  input_schema: spec.inputSchema,
-  annotations: spec.readOnly ? { readOnlyHint: true } : null,
-});

@@ -1,6 +1,6 @@
 import type { TurnTools } from '../turn-tools.js';
 import { isAllowed, needsApproval, type McpAllowedTools, type McpApprovalPolicy } from './mcp-tool-filter.js';
-import type { ListedTool, RemoteMcpServer } from './remote-mcp-server.js';
+import { listedToolOf, type ListedTool, type RemoteMcpServer } from './remote-mcp-server.js';
 
 /** what a request's `mcp` tool says of its server's tools */
 export interface McpToolChoices {
@@ -27,8 +27,5 @@ export function remoteTools(server: RemoteMcpServer, choices: McpToolChoices, li
   };
 }
 
-/** the tools of `server` the model is offered, as its `mcp_list_tools` item lists them */
-export function listedTools(server: RemoteMcpServer, tools: TurnTools): ListedTool[] {
-  const offered = new Set(tools.specs.map((s) => s.tool));
-  return server.listed.filter((t) => offered.has(t.name));
-}
+/** the tools of a group the model is offered, as their `mcp_list_tools` item lists them */
+export const listedTools = (tools: TurnTools): ListedTool[] => tools.specs.map(listedToolOf);
