@@ -4,7 +4,7 @@ import { completeWithFallbacks } from '../models/complete-with-fallbacks.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { EMBEDDED_PROVIDER } from '../models/model-refs.js';
 import type { ModelOptions, ModelRequest, ModelStreamEvent, ModelToolCall, ModelUsage } from '../models/provider.js';
-import { randomHex } from '../platform/random-hex.js';
+import { randomHex } from '../utils/random-hex.js';
 import { PushedItems } from '../utils/pushed-items.js';
 import type { SessionMessage, SessionsRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
@@ -257,7 +257,7 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
   const outcome: TurnOutcome = { text, finishReason, usage: spent ? addUsage(spent, lastUsage) : lastUsage, knowledge, modelRef, failures, toolCalls, toolCallsMade: callsMade };
   if (refusal) outcome.refusal = refusal;
   const exchange = request.messages.slice(exchangeFrom).map((m) => sessionMessageOf(m, input.answer?.(outcome)));
-  const transcript = input.keep && !input.keep(text) ? [] : [...(resume ? [] : input.incoming), ...exchange, answerMessage(outcome, refusal, input.answer?.(outcome))];
+  const transcript = input.keep && !input.keep(text) ? [] : [...input.incoming, ...exchange, answerMessage(outcome, refusal, input.answer?.(outcome))];
   const recording = input.record ? input.record(transcript, outcome) : deps.sessions.appendMany(input.sessionKey, transcript, input.freshSession);
   // in the same tick as the transcript's write, so both go in one commit; the model answered, so
   // its tokens are spent whether or not the transcript is kept

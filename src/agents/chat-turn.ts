@@ -5,6 +5,7 @@ import { runAgentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome, typ
 import { requireClientTools, type ClientToolsUse } from './client-tools.js';
 import { openConversation, type ChatInputMessage } from './conversation.js';
 import { modelFailure } from './model-call-error.js';
+import { callsLedger } from './tool-ledger.js';
 
 export interface ChatTurnInput {
   agent: AgentConfig;
@@ -57,6 +58,9 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
   // one abort controller per completion: the time limit's, which the client's going away aborts too
   let limit: Deadline | undefined;
   let cancelled: { reason: unknown } | undefined;
+  // a chat's caller holds an API key (no outside content), and no person is waited for mid-request
+  const tools = deps.toolbox?.grant(agent, { outside: false, canWait: false });
+  const ledger = tools && deps.toolCalls ? callsLedger(deps.toolCalls, 'chat', conversation.id) : undefined;
   return {
     conversationId: conversation.id,
     async run({ stream, onDelta, onOpen } = {}) {
@@ -83,6 +87,7 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
             incoming: conversation.incoming,
             answer: ({ knowledge }) => ({ meta: { agentId: agent.id, ...(knowledge.length && { citations: knowledge.map((p) => p.chunkId) }) } }),
             ...(input.usage && { usage: input.usage }),
+            ...(ledger && { tools, ledger }),
           },
           onDelta,
         );

@@ -1,6 +1,6 @@
 import { HeraldError } from '../errors.js';
 import type { ModelToolCall } from '../models/provider.js';
-import { timeOrderedHex } from '../platform/random-hex.js';
+import { timeOrderedHex } from '../utils/random-hex.js';
 import type { SessionMessage, SessionsRepo } from '../store/port.js';
 import { checkToolResults, storedToolCalls, toolMeta } from './tool-messages.js';
 

@@ -1,4 +1,4 @@
-import { randomHex } from '../platform/random-hex.js';
+import { randomHex } from '../utils/random-hex.js';
 import { BoundedMemo } from '../utils/bounded-memo.js';
 import { joinCounted, wordCount } from '../utils/word-count.js';
 

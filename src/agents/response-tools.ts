@@ -1,6 +1,6 @@
 import type { HeraldConfig } from '../config/schema.js';
 import { HeraldError } from '../errors.js';
-import { randomHex } from '../platform/random-hex.js';
+import { randomHex } from '../utils/random-hex.js';
 import { mergedTools, narrowedTools } from '../tools/merged-tools.js';
 import { isAllowed, needsApproval } from '../tools/remote/mcp-tool-filter.js';
 import { checkRemoteUrl } from '../tools/remote/remote-allowlist.js';

@@ -1,7 +1,7 @@
 import { deadline } from '../time/deadline.js';
 import { HeraldError } from '../errors.js';
 import type { ModelOptions } from '../models/provider.js';
-import { randomHex, timeOrderedHex } from '../platform/random-hex.js';
+import { randomHex, timeOrderedHex } from '../utils/random-hex.js';
 import type { SessionMessage, StateRepo, ToolApproval, ToolCallsRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
 import { runAgentTurn, type AgentTurnDeps, type AgentTurnInput, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';

@@ -7,7 +7,7 @@ import { errorCatalog } from '../errors.js';
 import { renderReferenceTable } from '../http/openapi/reference-table.js';
 import { routeDocs } from '../http/openapi/route-docs.js';
 import { pluginDocBlocks, type DocBlock } from '../plugin-host/plugin-docs.js';
-import { PACKAGE_ROOT } from '../gateway/install-layout.js';
+import { PACKAGE_ROOT } from '../utils/install-layout.js';
 import type { PluginDefinition } from '../plugins/sdk.js';
 import type { CliIo } from './cli-io.js';
 

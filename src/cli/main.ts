@@ -8,7 +8,7 @@ import { commands } from './commands.js';
 import { configPathFrom } from './config-path.js';
 import { commandHelp, overallHelp } from './help.js';
 import { didYouMean, nearest } from './nearest.js';
-import { PACKAGE_ROOT } from '../gateway/install-layout.js';
+import { PACKAGE_ROOT } from '../utils/install-layout.js';
 
 /**
  * Dispatches `herald <words> [options]`. Only this file, the command table and the help are

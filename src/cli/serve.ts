@@ -63,6 +63,8 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
   io.err(`herald listening on ${base}`);
   shapeHeapForServing();
   io.err(`config: ${file}`);
+  // every start, not only the first: the console is where an operator goes next
+  if (loaded.config.gateway.console.enabled) io.err(consoleLine(base, Boolean(loaded.config.gateway.auth.token)));
   if (starter) printStarterHelp(io, base, hooksPrefix(loaded.config.hooks.path), starter, file);
 
   const signal = await new Promise<string>((resolve) => {
@@ -105,9 +107,13 @@ function printStarterSecrets(io: CliIo, secrets: StarterSecrets, file: string): 
   io.err(`  export HERALD_API_KEY=${secrets.apiKey}`);
 }
 
+/** the console's address, and how to sign in (without a gateway token nobody can) */
+function consoleLine(base: string, hasToken: boolean): string {
+  return `Console: ${base}/console (${hasToken ? 'sign in with the gateway token' : 'set gateway.auth.token to sign in'})`;
+}
+
 function printStarterHelp(io: CliIo, base: string, hooksPath: string, secrets: StarterSecrets, file: string): void {
   printStarterSecrets(io, secrets, file);
-  io.err(`Console: ${base}/console (sign in with the gateway token)`);
   io.err('Try it (after the export lines above):');
   io.err(`  curl -s -X POST ${base}${hooksPath}/wake -H "Authorization: Bearer $HOOK_TOKEN" -H 'Content-Type: application/json' -d '{"text":"Hello from curl"}'`);
   io.err(`  curl -s -X POST ${base}${hooksPath}/agent -H "Authorization: Bearer $HOOK_TOKEN" -H 'Content-Type: application/json' -d '{"message":"Summarise the day","deliver":false}'`);

@@ -3,6 +3,7 @@ import { isLoopbackHost } from './loopback.js';
 import { checkSessionKeyPolicy, isReservedSessionKey, RESERVED_SESSION_KEYS } from './session-key-policy.js';
 import type { HeraldConfig } from './schema.js';
 import { hooksPrefix } from './hooks-path.js';
+import { checkToolsConfig } from './tools-checks.js';
 
 /** the shortest hook token herald accepts on an address other machines can reach */
 export const MIN_EXPOSED_TOKEN_LENGTH = 16;
@@ -65,5 +66,6 @@ export function checkConfig(config: HeraldConfig): string[] {
       if (!seen.has(id)) faults.push(`platform.apiKeys[${i}].agents[${j}]: unknown agent "${id}"`);
     });
   });
+  faults.push(...checkToolsConfig(config));
   return faults;
 }

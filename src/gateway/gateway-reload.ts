@@ -14,17 +14,10 @@ import { pluginSection } from '../plugin-host/plugin-section.js';
 import type { PluginRegistry } from '../plugin-host/registry.js';
 import type { PluginDefinition } from '../plugins/sdk.js';
 import type { Store } from '../store/port.js';
+import type { ReloadResult } from '../http/reload-result.js';
 
-/** What a reload did: the settings that changed, those that wait for a restart, or why it was refused. */
-export interface ReloadResult {
-  ok: boolean;
-  /** config keys whose new value is in effect (e.g. `hooks.mappings`, `agents.list`, `mappings/`) */
-  changed: string[];
-  /** changed keys that only a restart applies; the running process keeps their old value */
-  restartRequired: string[];
-  /** why the new config was refused (the running one stays) */
-  faults?: string[];
-}
+// http declares what a reload reports (the port of POST /admin/reload); the gateway implements it
+export type { ReloadResult };
 
 /**
  * Settings read once at start: the listener, the store, the plugin list, timers and pools sized

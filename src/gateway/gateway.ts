@@ -58,6 +58,8 @@ import { RetentionPruner } from '../runtime/receipts/retention-pruner.js';
 import { AlertEvaluator } from '../runtime/alerts/alert-evaluator.js';
 import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
 import { ConfigError } from '../errors.js';
+import { builtinTools } from '../tools/builtin/builtin-tools.js';
+import { createToolbox, NO_SERVERS } from '../tools/toolbox.js';
 
 export interface Gateway {
   app: Hono;
@@ -154,7 +156,14 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   // the one agent turn's needs, shared by hook runs, chat and heartbeats
   const usage = new UsageRecorder(store.usage, config, logger, metrics && ((entry) => metrics.usage.recorded(entry)));
   const budgets = new Budgets(config, store.usage, usage, metrics && ((exceeded) => metrics.usage.refused(exceeded.holder.kind)));
-  const turns: AgentTurnDeps = { config, models, sessions: store.sessions, knowledge: agentKnowledge, usage, budgets };
+  // herald's own tools act through the outbox, the main session and the knowledge an agent searches
+  const builtins = builtinTools({
+    searchKnowledge: async (agentId, query, limit) => (await vectorStores.searchForAgent(agentId, query, limit)).map((p) => ({ filename: p.filename, content: p.content })),
+    sendMessage: (message) => outbox.deliverToolMessage(message),
+    addEvent: async (_agentId, text) => (await mainSession.enqueueSystemEvent(text)) !== undefined,
+  });
+  const toolbox = createToolbox(() => config.tools, { mcp: NO_SERVERS, builtins });
+  const turns: AgentTurnDeps = { config, models, sessions: store.sessions, knowledge: agentKnowledge, usage, budgets, toolbox, toolCalls: store.toolCalls };
   const turn = heartbeatTurn({ config, store, turns, agents, delivery, logger, owner: randomUUID() });
   const heartbeat = new Heartbeat(
     parseDuration(config.heartbeat.every),

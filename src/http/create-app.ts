@@ -11,7 +11,7 @@ import type { OperatorDeps } from './admin/operator-deps.js';
 import { ConsoleSessions } from './console/console-session.js';
 import type { Store } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
-import type { ReloadResult } from '../gateway/gateway-reload.js';
+import type { ReloadResult } from './reload-result.js';
 import { reloadRoute } from './admin/reload-route.js';
 import { errorHandler, errorResponse } from './error-handler.js';
 import { clientAddressOf } from './client-address.js';

@@ -1,4 +1,4 @@
-import { randomHex } from '../platform/random-hex.js';
+import { randomHex } from '../utils/random-hex.js';
 import type { KnowledgeDocument, KnowledgeRepo, NewKnowledgeChunk, NewKnowledgeDocument } from '../store/port.js';
 import type { Embedder } from './embeddings-client.js';
 import { fuseRankings } from './fuse-rankings.js';

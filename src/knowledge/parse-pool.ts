@@ -4,7 +4,7 @@ import type { KnowledgeLimits } from '../config/schema.js';
 import { HeraldError } from '../errors.js';
 import type { ChunkOptions } from './chunk-text.js';
 import { documentLimitErrors } from './document-limits.js';
-import { installedPath } from '../gateway/install-layout.js';
+import { installedPath } from '../utils/install-layout.js';
 import { unpackChunks } from './packed-chunks.js';
 import type { WorkerAnswer } from './parse-worker.js';
 

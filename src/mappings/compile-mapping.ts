@@ -1,3 +1,4 @@
+import { copyWith } from '../utils/copy-with.js';
 import type { Logger } from 'pino';
 import { errorDetail } from '../log/log-detail.js';
 import { HeraldError } from '../errors.js';
@@ -65,6 +66,9 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
       faults.push(`auth.${(error as Error).message}`);
     }
   }
+
+  if (mapping.tools?.grant?.length && !mapping.auth) faults.push("tools.grant: needs the mapping's auth (only a request whose signature was verified may let a write run without a person)");
+  if (mapping.tools && mapping.action === 'wake') faults.push('tools: a wake runs no agent turn');
 
   const respond: CompiledRespond | undefined = mapping.respond ? compileRespond(mapping.respond, path !== undefined, faults) : undefined;
   if (respond?.waitMs !== undefined && mapping.action === 'wake') faults.push('respond.waitMs: a wake has no reply to wait for');
@@ -239,7 +243,8 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     if (kind === 'skip') return { type: 'skip' };
     if (kind === 'agent' && raw.message === undefined) raw.message = defaultAgentMessage(request.payload);
     if (kind === 'wake' && raw.mode === undefined && raw.wakeMode !== undefined) raw.mode = raw.wakeMode;
-    const action = validateAction(raw, kind, actionContext, request.path);
+    let action = validateAction(raw, kind, actionContext, request.path);
+    if (action.kind === 'agent' && mapping.tools) action = copyWith(action, { tools: mapping.tools, signed: request.signed === true });
     if (!traffic || action.kind !== 'agent') return { type: 'action', action };
     try {
       return { type: 'action', action: await traffic.keyed(action, templateScope(request)) };

@@ -8,6 +8,8 @@ export interface HookRequest {
   headers: Record<string, string>;
   query: Record<string, string>;
   url: string;
+  /** its signature was verified by the mapping that takes it (its `auth`), not just the hook token: only such a request's runs may use `tools.grant` */
+  signed?: boolean;
 }
 
 export function trimSlashes(path: string): string {

@@ -127,7 +127,10 @@ export class MappingsEngine {
     if (fault) throw new HeraldError('HERALD_BAD_REQUEST', fault);
     // answered at once when its steps are (the built-in /wake and /agent, most matches): the caller awaits only a promise
     const found = this.match(request, options.signedBy);
-    return found instanceof Promise ? found.then((mapping) => prepareMapping(request, mapping)) : prepareMapping(request, found);
+    const { signedBy } = options;
+    // the mapping's own auth passed: its runs may use what it grants to signed requests
+    const take = (mapping: CompiledMapping | undefined) => prepareMapping(mapping && signedBy?.includes(mapping) ? copyWith(request, { signed: true }) : request, mapping);
+    return found instanceof Promise ? found.then(take) : take(found);
   }
 }
 

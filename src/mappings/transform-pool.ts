@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import type { Piscina } from 'piscina';
-import { installedPath } from '../gateway/install-layout.js';
+import { installedPath } from '../utils/install-layout.js';
 import { armDeadline, newTransformClock, TRANSFORM_LOAD_LIMIT_MS } from './transform-clock.js';
 import { transformFailure, type LocatedTransform, type TransformContext, type TransformRunner } from './transform-runner.js';
 import type { TransformAnswer, TransformTask } from './transform-worker.js';

@@ -1,4 +1,4 @@
-import { RUNS_COMPILED } from '../gateway/install-layout.js';
+import { RUNS_COMPILED } from '../utils/install-layout.js';
 
 let registered: Promise<void> | undefined;
 

@@ -1,7 +1,7 @@
 import { HeraldError } from '../errors.js';
 import type { StateRepo, StoredVectorStoreFile } from '../store/port.js';
 import type { ApiPrincipal } from './api-keys.js';
-import { randomHex } from './random-hex.js';
+import { randomHex } from '../utils/random-hex.js';
 import type { VectorStores } from './vector-stores.js';
 
 /** A file batch: which files of a store were added together (their rows carry the status). */

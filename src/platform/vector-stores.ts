@@ -9,7 +9,7 @@ import type { ParsePool } from '../knowledge/parse-pool.js';
 import type { Store, StoredVectorStoreFile } from '../store/port.js';
 import { mayUseAgent, type ApiPrincipal } from './api-keys.js';
 import { mayUseOwned } from './owned-by.js';
-import { randomHex } from './random-hex.js';
+import { randomHex } from '../utils/random-hex.js';
 
 /** A vector store as the API shows it: one made through the API, or an agent's own knowledge. */
 export interface VectorStoreView {

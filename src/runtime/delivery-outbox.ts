@@ -97,6 +97,17 @@ export class DeliveryOutbox implements ReplyDelivery {
     await this.enqueue({ runId: null, kind: 'alert', sessionKey: MAIN_SESSION, agentId: this.deps.defaultAgentId, text: notice.text }, target, { id: notice.id });
   }
 
+  /**
+   * A message an agent's `herald__send_message` tool sends. Its id is the call's record id, so a
+   * call resumed after a crash queues no second row. An unknown or unconfigured target is thrown,
+   * and the model told so, rather than queued to fail.
+   */
+  async deliverToolMessage(message: { id: string; agentId: string; channel: string; to?: string; text: string }): Promise<void> {
+    const target = await resolveTarget(this.targets, { channel: message.channel, to: message.to });
+    if (!target.ok) throw new Error(target.error);
+    await this.enqueue({ runId: null, kind: 'tool', sessionKey: MAIN_SESSION, agentId: message.agentId, text: message.text }, target, { id: message.id });
+  }
+
   async retry(deliveryId: string): Promise<unknown> {
     const { deliveries } = this.deps.store;
     const d = await deliveries.get(deliveryId);

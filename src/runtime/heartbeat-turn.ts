@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';
 import { completeAgentTurn, type AgentTurnDeps } from '../agents/agent-turn.js';
+import { callsLedger } from '../agents/tool-ledger.js';
+import { uuidV7 } from '../time/uuid-v7.js';
 import type { Store, SystemEvent } from '../store/port.js';
 import { deadline } from '../time/deadline.js';
 import { MAIN_SESSION, MAX_PENDING_EVENTS } from './main-session.js';
@@ -82,8 +84,12 @@ async function runTurn(deps: HeartbeatTurnDeps, events: SystemEvent[], shutdown?
     const prompt = texts.length
       ? `Heartbeat. System events since the last heartbeat:\n${lines.join('\n')}\n\n${notice ? `${notice}\n` : ''}Act on what needs attention; reply HEARTBEAT_OK if nothing does.`
       : 'Heartbeat. No new system events. Reply HEARTBEAT_OK if nothing needs attention.';
+    const agent = deps.agents.default();
+    // a heartbeat reads the summaries of runs over outside content: then a write needs a person, whom a heartbeat cannot wait for
+    const tools = deps.turns.toolbox?.grant(agent, { outside: events.some((e) => e.untrusted), canWait: false });
     const { text } = await completeAgentTurn(deps.turns, {
-      agent: deps.agents.default(),
+      agent,
+      ...(tools && deps.turns.toolCalls && { tools, ledger: callsLedger(deps.turns.toolCalls, 'heartbeat', `hb_${uuidV7().replace(/-/g, '')}`) }),
       purpose: 'heartbeat',
       sessionKey: MAIN_SESSION,
       prompt,

@@ -278,8 +278,8 @@ export interface DeliveryRecord {
   id: string;
   /** null for a heartbeat reply */
   runId: string | null;
-  /** `alert`: an alert's notice to an alerts target (never itself alerted on when it fails) */
-  kind: 'run' | 'heartbeat' | 'alert';
+  /** `alert`: an alert's notice to an alerts target (never itself alerted on when it fails); `tool`: an agent's herald__send_message */
+  kind: 'run' | 'heartbeat' | 'alert' | 'tool';
   /** the resolved plugin id; null when no channel could be resolved */
   channel: string | null;
   to: string | null;

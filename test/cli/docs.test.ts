@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.js';
 import { readDocPages, regenerateDocPages, replaceBlock } from '../../src/cli/docs.js';
-import { PACKAGE_ROOT } from '../../src/gateway/install-layout.js';
+import { PACKAGE_ROOT } from '../../src/utils/install-layout.js';
 import { builtinPlugins, main } from '../helpers/builtins.js';
 import { errorCatalog } from '../../src/errors.js';
 import { tempDir } from '../helpers/start-herald.js';

@@ -64,6 +64,21 @@ describe('herald serve (spawned)', { timeout: 90_000 }, () => {
     expect(await spawned.exited).toBe(0);
   });
 
+  it('names the console\'s URL on every start, not only the first', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'herald.json5');
+    for (const start of ['first', 'second']) {
+      spawned = spawnHerald(['serve', '--config', file, '--port', '0']);
+      const url = (await spawned.waitFor(/herald listening on (http:\/\/\S+)/))[1]!;
+      // the first start goes on to the starter's secrets and curl lines; a later one prints none
+      await spawned.waitFor(start === 'first' ? /curl[^\n]*\/agent[^\n]*\n/ : /Console: [^\n]*\n/);
+      expect(spawned.stderr(), start).toContain(`Console: ${url}/console (sign in with the gateway token)\n`);
+      expect(spawned.stderr().includes('export HOOK_TOKEN='), start).toBe(start === 'first');
+      spawned.child.kill('SIGTERM');
+      expect(await spawned.exited).toBe(0);
+    }
+  });
+
   it('first start with --config FILE.yaml writes a YAML starter it can read back, and serves', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'herald.yaml');

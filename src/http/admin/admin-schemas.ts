@@ -65,7 +65,7 @@ export const retainedPayloadSchema = z
   })
   .openapi('RetainedPayload');
 
-export const runStatuses = ['queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
+export const runStatuses = ['queued', 'running', 'waiting_approval', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
 export const runSchema = z
   .object({
     id: z.string(),
@@ -124,7 +124,7 @@ export const deliverySchema = z
   .object({
     id: z.string(),
     runId: z.string().nullable(),
-    kind: z.enum(['run', 'heartbeat', 'alert']),
+    kind: z.enum(['run', 'heartbeat', 'alert', 'tool']),
     status: z.enum(deliveryStatuses),
     channel: z.string().nullable(),
     to: z.string().nullable(),

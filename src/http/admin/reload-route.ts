@@ -1,7 +1,7 @@
 import type { Handler } from 'hono';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
-import type { ReloadResult } from '../../gateway/gateway-reload.js';
+import type { ReloadResult } from '../reload-result.js';
 import { bearerToken } from '../bearer-token.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { requesterOf } from '../requester.js';

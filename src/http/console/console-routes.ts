@@ -4,7 +4,7 @@ import { Hono, type Context } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
-import { installedPath } from '../../gateway/install-layout.js';
+import { installedPath } from '../../utils/install-layout.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { requesterOf } from '../requester.js';
 import { checkToken } from '../token-auth.js';

@@ -5,7 +5,7 @@ import type { HeraldConfig } from '../../config/schema.js';
 import type { MappingsEngine } from '../../mappings/mappings-engine.js';
 import { openApiDocument, type MappedHookDoc } from './openapi-document.js';
 import { routeDocs } from './route-docs.js';
-import { PACKAGE_ROOT } from '../../gateway/install-layout.js';
+import { PACKAGE_ROOT } from '../../utils/install-layout.js';
 
 const version = (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 

@@ -8,7 +8,7 @@ import { openChatTurn } from '../../agents/chat-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import type { KnowledgePassage } from '../../knowledge/knowledge-passage.js';
-import { randomHex } from '../../platform/random-hex.js';
+import { randomHex } from '../../utils/random-hex.js';
 import { uploadedFile, urlCitations } from './citation-annotations.js';
 import { parseJsonBody, readBody } from '../read-body.js';
 import { setResponseHeader } from '../response-header.js';

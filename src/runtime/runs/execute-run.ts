@@ -13,6 +13,9 @@ import { afterRun, completeInChain, completeRun, nextRuns, type NextRuns } from 
 import type { RunContext } from './run-context.js';
 import type { ChainPlace } from './session-chain.js';
 import { copyWith } from '../../utils/copy-with.js';
+import { readCheckpoint, type TurnCheckpoint } from '../../agents/tool-ledger.js';
+import { ToolRoundRefused } from '../../agents/tool-round.js';
+import { runLedger } from './run-ledger.js';
 
 class RunTimeout extends Error {}
 
@@ -93,45 +96,62 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     history ??= freshSession ? [] : await ctx.deps.turns.sessions.messages(run.sessionKey, historyLimit);
     const seen = history;
     const historyAfter = () => [...seen, ...written].slice(-historyLimit);
-    const { text: reply } = await completeAgentTurn(ctx.deps.turns, {
-      agent,
-      purpose: 'run',
-      sessionKey: run.sessionKey,
-      history,
-      prompt,
-      question: action.message,
-      model: action.model,
-      retrieve: true,
-      options: { thinking: action.thinking },
-      signal: inProcess ? undefined : abort.signal,
-      // the primary, then each fallback on an error or when its share of the time limit runs out
-      fallbacks: true,
-      deadlineAt,
-      // the message as received, never the safety-wrapped form (its marker id kept beside it, in
-      // meta: the run's detail makes the prompt again, so the console shows what the model saw)
-      incoming: [{ role: 'user', content: action.message, createdAt: run.createdAt, runId: id, meta: promptMeta(markerId) }],
-      answer: () => ({ runId: id }),
-      usage: { source: 'run', mappingId: action.source.mappingId },
-      // the transcript is written by the run's completion, with its status and summary, in one transaction
-      record: async (transcript, outcome) => {
-        if (inProcess && abort.aborted) throw abort.reason;
-        endTurn();
-        now = transcript.at(-1)?.createdAt ?? Date.now();
-        const asked = transcript.find((m) => m.role === 'user' && m.runId === id);
-        if (asked) asked.meta = copyWith(asked.meta, { model: outcome.modelRef });
-        written = transcript;
-        // a store error here is not the run's failure: the run stays running and, once its lease
-        // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)
-        const completing = completeRun(ctx, id, { status: 'succeeded', reply: outcome.text, model: outcome.modelRef, at: now, transcript, sessionKey: run.sessionKey }, action, { reply: outcome.text }, !place.passBehind);
-        try {
-          completed = await completeInChain(ctx, completing, place, historyAfter);
-        } catch (error) {
-          throw new StoreFault(error);
-        }
-        // refs only: a provider's error text may echo what it was sent
-        if (outcome.failures.length) logger.warn({ runId: id, answeredBy: outcome.modelRef, failed: outcome.failures.map((f) => f.ref) }, 'run answered by a fallback model');
-      },
-    });
+    // tools granted by config: a hook run reads outside content, so a write waits for a person unless its mapping grants it to signed requests
+    const tools = ctx.deps.turns.toolbox?.grant(agent, { outside: true, canWait: true, mapping: action.tools, signed: action.signed === true });
+    const ledger = tools ? runLedger(ctx.deps.store, id, ctx.claims.owner) : undefined;
+    const turn = (resume: TurnCheckpoint | undefined) =>
+      completeAgentTurn(ctx.deps.turns, {
+        agent,
+        purpose: 'run',
+        sessionKey: run.sessionKey,
+        history,
+        prompt,
+        question: action.message,
+        model: action.model,
+        retrieve: true,
+        options: { thinking: action.thinking },
+        signal: inProcess ? undefined : abort.signal,
+        // the primary, then each fallback on an error or when its share of the time limit runs out
+        fallbacks: true,
+        deadlineAt,
+        // the message as received, never the safety-wrapped form (its marker id kept beside it, in
+        // meta: the run's detail makes the prompt again, so the console shows what the model saw)
+        incoming: [{ role: 'user', content: action.message, createdAt: run.createdAt, runId: id, meta: promptMeta(markerId) }],
+        answer: () => ({ runId: id }),
+        usage: { source: 'run', mappingId: action.source.mappingId },
+        ...(tools && { tools, ledger }),
+        ...(resume && { resume }),
+        // the transcript is written by the run's completion, with its status and summary, in one transaction
+        record: async (transcript, outcome) => {
+          if (inProcess && abort.aborted) throw abort.reason;
+          endTurn();
+          now = transcript.at(-1)?.createdAt ?? Date.now();
+          const asked = transcript.find((m) => m.role === 'user' && m.runId === id);
+          if (asked) asked.meta = copyWith(asked.meta, { model: outcome.modelRef });
+          written = transcript;
+          // a store error here is not the run's failure: the run stays running and, once its lease
+          // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)
+          const completing = completeRun(ctx, id, { status: 'succeeded', reply: outcome.text, model: outcome.modelRef, at: now, transcript, sessionKey: run.sessionKey }, action, { reply: outcome.text }, !place.passBehind);
+          try {
+            completed = await completeInChain(ctx, completing, place, historyAfter);
+          } catch (error) {
+            throw new StoreFault(error);
+          }
+          // refs only: a provider's error text may echo what it was sent
+          if (outcome.failures.length) logger.warn({ runId: id, answeredBy: outcome.modelRef, failed: outcome.failures.map((f) => f.ref) }, 'run answered by a fallback model');
+        },
+      });
+    // a run retaken after a crash, or resumed after an approval, goes on from its checkpoint
+    let outcome = await turn(readCheckpoint(run.turnState));
+    // every call was decided while its round was being recorded: the turn goes on at once
+    while (outcome.paused && !(await ctx.deps.store.runs.pauseForApproval(id, ctx.claims.owner))) outcome = await turn(outcome.paused.checkpoint);
+    if (outcome.paused) {
+      endTurn();
+      logger.info({ runId: id, waiting: outcome.paused.pending.length }, 'run waits for approval');
+      await ctx.deps.onApprovalNeeded?.(run, outcome.paused.pending);
+      return undefined;
+    }
+    const reply = outcome.text;
     // not completed: finished by another process (this one lost its lease), or its run ahead was not
     if (!completed.finished) return giveBack(ctx, id);
     // fields, not a child logger: one log line per run
@@ -145,6 +165,8 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
   } catch (error) {
     endTurn();
     if (error instanceof StoreFault) throw error.cause;
+    // another process holds the run now (its lease ran out): it goes on from the last checkpoint
+    if (error instanceof ToolRoundRefused) return undefined;
     const timedOut = abort.reason instanceof RunTimeout;
     if (abort.aborted && !timedOut) return await givenUp(ctx, id, abort);
     return await failed(ctx, run, error, timedOut ? timeoutMs : undefined, history, place);

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
 import type { AgentTurnDeps } from '../../agents/agent-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
-import type { RunCompletion, Store } from '../../store/port.js';
+import type { RunCompletion, RunRecord, Store, ToolCallRecord } from '../../store/port.js';
 import type { Heartbeat } from '../heartbeat.js';
 import type { MainSession } from '../main-session.js';
 import type { ReplyDelivery } from '../reply-delivery.js';
@@ -21,6 +21,8 @@ export interface RunQueueDeps {
   heartbeat: Pick<Heartbeat, 'request'>;
   delivery: ReplyDelivery;
   logger: Logger;
+  /** a run paused for a person's approval of these calls (announced to the approvals targets) */
+  onApprovalNeeded?: (run: RunRecord, pending: ToolCallRecord[]) => Promise<void> | void;
   /** told of each run that reached a final status (metrics) */
   onRunFinished?: (status: RunCompletion['status']) => void;
 }

@@ -18,6 +18,7 @@ import { postgresKnowledgeRepo } from './knowledge-repo.js';
 import { postgresVectorStoresRepo } from './vector-stores-repo.js';
 import { postgresProbe } from './postgres-probe.js';
 import { postgresReceiptsRepo } from './receipts-repo.js';
+import { postgresToolCallsRepo } from './tool-calls-repo.js';
 import { postgresRunsRepo } from './runs-repo.js';
 import { postgresSessionsRepo } from './sessions-repo.js';
 import { postgresStateRepo } from './state-repo.js';
@@ -86,6 +87,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     alerts: postgresAlertsRepo(pool),
     usage,
     browse: postgresBrowseRepo(pool),
+    toolCalls: postgresToolCallsRepo(pool),
     // replicas share the database: leases decide what a dead one left
     async serveAlone() {
       return false;

@@ -7,10 +7,21 @@ import type { PgGroupCommit } from './group-commit.js';
 import { prepared, query, transaction, type Queryable } from './pg-pool.js';
 import { PgTurnBatch, type Statement } from './turn-batch.js';
 import { CompletionBatch } from './completion-batch.js';
+import { RUN_AWAITS_DECISION, toolCallRows, toolCallArrays } from './tool-calls-repo.js';
+import { TOOL_CALL_COLUMNS } from '../tool-call-rows.js';
+
+/**
+ * The turn's state and its calls in one statement, only while `$2` holds the running run `$1`:
+ * both written, or neither. $3 the state, from $4 the calls' columns (toolCallRows).
+ */
+const CHECKPOINT = prepared('checkpoint', `WITH run AS (
+    UPDATE runs SET turn_state = $3::jsonb WHERE id = $1 AND status = 'running' AND lease_owner = $2 RETURNING id),
+  calls AS (INSERT INTO tool_calls (${TOOL_CALL_COLUMNS.join(', ')}) SELECT * FROM (${toolCallRows(4)}) c WHERE EXISTS (SELECT 1 FROM run))
+  SELECT count(*)::int AS n FROM run`);
 
 export type RunRow = SharedRunRow<unknown>;
 
-export const RUN_COLUMNS = 'id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, rerun_of, model, not_before, waited_for, coalesced';
+export const RUN_COLUMNS = 'id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, rerun_of, model, not_before, waited_for, coalesced, turn_state';
 const COLUMNS = RUN_COLUMNS;
 
 export const toRun = (r: RunRow): RunRecord => toRunRecord(r, (value) => value);
@@ -29,11 +40,12 @@ const CLAIM = prepared('claim', 'SELECT * FROM herald_claim_runs($1, $2, $3, $4)
 /**
  * The runs behind a claimed one in its session, claimed with it (RunsRepo.claim's `behind`):
  * queued ones, or running ones whose lease ran out (a dead claimer's chain), up to the first
- * held by anyone else. $1 owner, $2 now, $3 until, $4 session, $5 the claimed run's seq, $6 behind.
+ * held by anyone else or waiting for a person's approval. $1 owner, $2 now, $3 until, $4 session,
+ * $5 the claimed run's seq, $6 behind.
  */
 const CLAIM_BEHIND = prepared('claim_behind', `WITH behind AS (
-    SELECT id, seq, ((status = 'running' AND lease_until >= $2) OR concurrency IS NOT NULL OR COALESCE(not_before, 0) > $2) AS held FROM runs
-    WHERE session_key = $4 AND status IN ('queued', 'running') AND seq > $5
+    SELECT id, seq, (status = 'waiting_approval' OR (status = 'running' AND lease_until >= $2) OR concurrency IS NOT NULL OR COALESCE(not_before, 0) > $2) AS held FROM runs
+    WHERE session_key = $4 AND status IN ('queued', 'running', 'waiting_approval') AND seq > $5
     ORDER BY seq LIMIT $6
     FOR UPDATE SKIP LOCKED),
   claimable AS (SELECT id FROM behind WHERE seq < COALESCE((SELECT min(seq) FROM behind WHERE held), seq + 1))
@@ -206,8 +218,29 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
       );
     },
     async cancel(id, at) {
-      const { rowCount } = await query(pool, "UPDATE runs SET status = 'cancelled', finished_at = $2, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND status = 'queued'", [id, at]);
+      const { rowCount } = await query(
+        pool,
+        "UPDATE runs SET status = 'cancelled', finished_at = $2, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND status IN ('queued', 'waiting_approval')",
+        [id, at],
+      );
       return rowCount === 1;
+    },
+    async checkpoint(id, owner, turnState, calls) {
+      const { rows } = await query<{ n: number }>(pool, CHECKPOINT, [id, owner, JSON.stringify(turnState), ...toolCallArrays(calls)]);
+      return rows[0]!.n === 1;
+    },
+    /** the run's row locked first, then its calls read in a statement of their own: see postgresToolCallsRepo's decide */
+    pauseForApproval(id, owner) {
+      return transaction(pool, async (client) => {
+        await query(client, 'SELECT 1 FROM runs WHERE id = $1 FOR UPDATE', [id]);
+        const { rowCount } = await query(
+          client,
+          `UPDATE runs SET status = 'waiting_approval', lease_owner = NULL, lease_until = NULL
+           WHERE id = $1 AND status = 'running' AND lease_owner = $2 AND ${RUN_AWAITS_DECISION}`,
+          [id, owner],
+        );
+        return rowCount === 1;
+      });
     },
     async requeueRunning() {
       const { rowCount } = await query(pool, "UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running'");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomHex, timeOrderedHex } from '../../src/platform/random-hex.js';
+import { randomHex, timeOrderedHex } from '../../src/utils/random-hex.js';
 
 describe('ids', () => {
   it('random ids: the asked number of bytes as hex, never the same twice across pool refills', () => {

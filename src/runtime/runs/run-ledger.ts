@@ -1,0 +1,15 @@
+import { callsLedger, type ToolLedger } from '../../agents/tool-ledger.js';
+import type { Store } from '../../store/port.js';
+
+/**
+ * A hook run's tool calls: each round's calls are stored with the turn's checkpoint in one
+ * transaction, and only while this process still holds the run, so a call is never executed by
+ * two processes and a run retaken after a crash goes on from the checkpoint.
+ */
+export function runLedger(store: Store, runId: string, owner: string): ToolLedger {
+  const calls = callsLedger(store.toolCalls, 'run', runId);
+  return {
+    ...calls,
+    begin: (records, checkpoint) => store.runs.checkpoint(runId, owner, checkpoint as unknown as Record<string, unknown>, records),
+  };
+}

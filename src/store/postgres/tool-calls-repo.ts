@@ -1,0 +1,99 @@
+import type pg from 'pg';
+import type { ToolCallRecord, ToolCallsRepo } from '../port.js';
+import { AWAITING_DECISION, OPEN_TOOL_CALL, TOOL_CALL_COLUMNS, toToolCall, toolCallValues, type ToolCallRow } from '../tool-call-rows.js';
+import { prepared, query, transaction, type Queryable } from './pg-pool.js';
+
+const COLUMNS = TOOL_CALL_COLUMNS.join(', ');
+const TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'int', 'text', 'text', 'text', 'boolean',
+  'text', 'text', 'text', 'bigint', 'bigint', 'bigint', 'bigint', 'boolean', 'bigint', 'jsonb'] as const satisfies { length: (typeof TOOL_CALL_COLUMNS)['length'] };
+
+const toCall = (row: ToolCallRow) => toToolCall(row, (value) => value);
+
+/**
+ * The calls' rows from parallel arrays (`$<first>`...), in the order given: their seq follows it,
+ * so a run's calls read back in the order they were made. `first`: the first array's placeholder number.
+ */
+export const toolCallRows = (first: number) =>
+  `SELECT ${COLUMNS} FROM unnest(${TYPES.map((t, i) => `$${first + i}::${t}[]`).join(', ')}) WITH ORDINALITY AS c(${COLUMNS}, n) ORDER BY n`;
+
+/** the calls as the arrays toolCallRows reads, one per column */
+export const toolCallArrays = (calls: ToolCallRecord[]): unknown[][] => {
+  const rows = calls.map((call) => toolCallValues(call, Boolean));
+  return TYPES.map((_, i) => rows.map((row) => row[i]));
+};
+
+const INSERT = prepared('insert_tool_calls', `INSERT INTO tool_calls (${COLUMNS}) ${toolCallRows(1)}`);
+
+/** a run's calls that still wait for a decision ($1: the run): it is paused while there is one, and queued again when the last is decided */
+export const RUN_AWAITS_DECISION = `EXISTS (SELECT 1 FROM tool_calls WHERE owner_kind = 'run' AND owner_id = $1 AND approval_required AND ${AWAITING_DECISION})`;
+
+/**
+ * Tool calls over PostgreSQL. A decision locks its call (the row's update: of two deciders the
+ * second finds it decided), then its run's row, and only then asks whether any call of the run
+ * is still undecided, in a statement of its own (a snapshot taken once the lock is held): a pause
+ * (runs-repo.ts) takes the run's row first too, so a decision and a pause never both miss each other.
+ */
+export function postgresToolCallsRepo(pool: pg.Pool): ToolCallsRepo {
+  return {
+    async insert(calls) {
+      if (calls.length) await insertCalls(pool, calls);
+    },
+    async finish(id, end) {
+      await query(
+        pool,
+        `UPDATE tool_calls SET status = $2, result = $3, error = $4, started_at = COALESCE($5, started_at), finished_at = $6, duration_ms = $7
+         WHERE id = $1 AND ${OPEN_TOOL_CALL}`,
+        [id, end.status, end.result ?? null, end.error ?? null, end.startedAt ?? null, end.finishedAt ?? null, end.durationMs ?? null],
+      );
+    },
+    async start(id, at) {
+      // an undecided call waiting for a person never starts: only an approved one (or one that needed none)
+      await query(
+        pool,
+        `UPDATE tool_calls SET status = 'running', started_at = $2 WHERE id = $1
+           AND (status = 'running' OR (status = 'waiting_approval' AND (approval IS NOT NULL OR NOT approval_required)))`,
+        [id, at],
+      );
+    },
+    async get(id) {
+      const { rows } = await query<ToolCallRow>(pool, `SELECT ${COLUMNS} FROM tool_calls WHERE id = $1`, [id]);
+      return rows[0] && toCall(rows[0]);
+    },
+    async ofOwner(kind, ownerId) {
+      const { rows } = await query<ToolCallRow>(pool, `SELECT ${COLUMNS} FROM tool_calls WHERE owner_kind = $1 AND owner_id = $2 ORDER BY seq`, [kind, ownerId]);
+      return rows.map(toCall);
+    },
+    async pendingApprovals(limit) {
+      const { rows } = await query<ToolCallRow>(pool, `SELECT ${COLUMNS} FROM tool_calls WHERE ${AWAITING_DECISION} ORDER BY created_at, seq LIMIT $1`, [limit]);
+      return rows.map(toCall);
+    },
+    async expiredApprovals(now, limit) {
+      const { rows } = await query<ToolCallRow>(
+        pool,
+        `SELECT ${COLUMNS} FROM tool_calls WHERE ${AWAITING_DECISION} AND approval_expires_at <= $1 ORDER BY created_at, seq LIMIT $2`,
+        [now, limit],
+      );
+      return rows.map(toCall);
+    },
+    decide(id, approval) {
+      return transaction(pool, async (client) => {
+        const { rows } = await query<ToolCallRow>(
+          client,
+          `UPDATE tool_calls SET approval = $2::jsonb, status = $3 WHERE id = $1 AND ${AWAITING_DECISION} RETURNING ${COLUMNS}`,
+          [id, JSON.stringify(approval), approval.decision === 'approved' ? 'waiting_approval' : 'denied'],
+        );
+        const call = rows[0];
+        if (!call) return undefined;
+        if (call.owner_kind === 'run') {
+          await query(client, 'SELECT 1 FROM runs WHERE id = $1 FOR UPDATE', [call.owner_id]);
+          await query(client, `UPDATE runs SET status = 'queued' WHERE id = $1 AND status = 'waiting_approval' AND NOT ${RUN_AWAITS_DECISION}`, [call.owner_id]);
+        }
+        return toCall(call);
+      });
+    },
+  };
+}
+
+export async function insertCalls(db: Queryable, calls: ToolCallRecord[]): Promise<void> {
+  await query(db, INSERT, toolCallArrays(calls));
+}
