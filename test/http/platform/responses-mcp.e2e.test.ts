@@ -40,10 +40,20 @@ beforeAll(async () => {
   upstream = await startFakeUpstream();
   herald = await testApp({
     models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'upstream-secret-key' } } },
-    agents: { list: [{ id: 'analyst', instructions: 'You are Analyst.', model: 'up/gpt-test' }] },
+    agents: {
+      list: [
+        { id: 'analyst', instructions: 'You are Analyst.', model: 'up/gpt-test' },
+        // granted herald's own search by config: it runs in every turn of this agent
+        { id: 'keeper', model: 'up/gpt-test', tools: { servers: ['herald'], allow: ['herald__search_knowledge'] } },
+      ],
+    },
     tools: { remoteAllowlist: [mcp.url] },
   });
   client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
+  const form = new FormData();
+  form.append('agent_id', 'keeper');
+  form.append('file', new Blob(['The Oslo office is on Karl Johans gate.']), 'office.txt');
+  expect((await herald.request('/v1/knowledge/upload', { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form })).status).toBe(201);
 });
 afterAll(async () => {
   await herald?.stop();
@@ -52,8 +62,17 @@ afterAll(async () => {
 });
 beforeEach(() => {
   received.length = 0;
-  upstream.toolModel({ argumentsFor: (name) => (name === 'docs__add_label' ? { issue: 7, label: 'bug' } : { topic: 'streaming' }) });
+  upstream.toolModel({ argumentsFor: (name) => ARGUMENTS[name] ?? {} });
 });
+
+/** what the fake model calls each tool with */
+const ARGUMENTS: Record<string, unknown> = {
+  docs__add_label: { issue: 7, label: 'bug' },
+  docs__lookup: { topic: 'streaming' },
+  herald__search_knowledge: { query: 'Oslo office' },
+  get_weather: { city: 'Oslo' },
+};
+const weather: OpenAI.Responses.FunctionTool = { type: 'function', name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false };
 
 const docs = (fields: Partial<OpenAI.Responses.Tool.Mcp> = {}): OpenAI.Responses.Tool.Mcp => ({
   type: 'mcp',
@@ -201,7 +220,7 @@ describe('the remote MCP tool on /v1/responses', () => {
       ];
       for (const server_url of urls) {
         const error = await client.responses
-          .create({ model: 'analyst', input: 'hi', tools: [{ type: 'function', name: 'noop', parameters: {} }, { type: 'mcp', server_label: 'evil', server_url, require_approval: 'never' }] })
+          .create({ model: 'analyst', input: 'hi', tools: [{ type: 'function', name: 'noop', parameters: {}, strict: false }, { type: 'mcp', server_label: 'evil', server_url, require_approval: 'never' }] })
           .catch((e: unknown) => e);
         expect(error).toBeInstanceOf(OpenAI.BadRequestError);
         expect(error).toMatchObject({ status: 400, param: 'tools[1].server_url' });
@@ -231,5 +250,73 @@ describe('the remote MCP tool on /v1/responses', () => {
     expect(response.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'message']);
     expect(ofType(response.output, 'mcp_list_tools')[0]).toMatchObject({ server_label: 'docs', tools: [], error: expect.stringMatching(/docs could not be listed.*401/) });
     expect(response.output_text).toBe('upstream answer');
+  });
+});
+
+describe("the agent's own tools (granted by config) on /v1/responses", () => {
+  it('run as mcp_call items named by their server, beside the client\'s function tools', async () => {
+    const response = await client.responses.create({ model: 'keeper', input: 'Where is the Oslo office?' });
+    expect(response.output.map((i) => i.type)).toEqual(['mcp_call', 'message']);
+    expect(ofType(response.output, 'mcp_call')[0]).toMatchObject({
+      server_label: 'herald',
+      name: 'search_knowledge',
+      arguments: '{"query":"Oslo office"}',
+      output: expect.stringContaining('Karl Johans gate'),
+      status: 'completed',
+    });
+    expect(response.output_text).toContain('Karl Johans gate');
+    expect(await herald.gateway.store.toolCalls.ofOwner('response', response.id)).toMatchObject([{ server: 'herald', tool: 'search_knowledge', status: 'succeeded' }]);
+
+    // the model calls the client's tool and herald's at once: herald runs its own, the client's ends the turn
+    const calling = await client.responses.create({ model: 'keeper', input: 'Weather at the Oslo office?', tools: [weather] });
+    expect(calling.output.map((i) => i.type)).toEqual(['mcp_call', 'function_call']);
+    const call = ofType(calling.output, 'function_call')[0]!;
+    const answer = await client.responses.create({
+      model: 'keeper',
+      previous_response_id: calling.id,
+      input: [{ type: 'function_call_output', call_id: call.call_id, output: '12C' }],
+      tools: [weather],
+    });
+    expect(answer.output_text).toContain('12C');
+  });
+
+  it('streams their items', async () => {
+    const stream = client.responses.stream({ model: 'keeper', input: 'Where is the Oslo office?' });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    expect(types.slice(2, 8)).toEqual([
+      'response.output_item.added',
+      'response.mcp_call_arguments.delta',
+      'response.mcp_call_arguments.done',
+      'response.mcp_call.in_progress',
+      'response.mcp_call.completed',
+      'response.output_item.done',
+    ]);
+    expect((await stream.finalResponse()).output.map((i) => i.type)).toEqual(['mcp_call', 'message']);
+  });
+
+  it('named by server_label, they are the request\'s: listed, and held for its approval; an agent not granted the server is refused', async () => {
+    const tools: OpenAI.Responses.Tool[] = [{ type: 'mcp', server_label: 'herald' }];
+    const first = await client.responses.create({ model: 'keeper', input: 'Where is the Oslo office?', tools });
+    expect(first.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_approval_request']);
+    expect(ofType(first.output, 'mcp_list_tools')[0]!.tools.map((t) => t.name)).toEqual(['search_knowledge']);
+    const [request] = ofType(first.output, 'mcp_approval_request');
+    const second = await client.responses.create({
+      model: 'keeper',
+      previous_response_id: first.id,
+      input: [{ type: 'mcp_approval_response', approval_request_id: request!.id, approve: true }],
+      tools,
+    });
+    expect(second.output.map((i) => i.type)).toEqual(['mcp_call', 'message']);
+    expect(second.output_text).toContain('Karl Johans gate');
+
+    await expect(client.responses.create({ model: 'analyst', input: 'hi', tools })).rejects.toMatchObject({ status: 400, param: 'tools[0].server_label' });
+  });
+
+  it('store: false cannot wait for an approval: the call is refused and the model told why', async () => {
+    const response = await client.responses.create({ model: 'analyst', store: false, input: 'Label issue 7', tools: [docs({ allowed_tools: ['add_label'] })] });
+    expect(received).toEqual([]);
+    expect(response.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+    expect(ofType(response.output, 'mcp_call')[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('store: false') });
   });
 });
