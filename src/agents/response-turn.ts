@@ -2,18 +2,18 @@ import { deadline } from '../time/deadline.js';
 import { HeraldError } from '../errors.js';
 import type { ModelOptions } from '../models/provider.js';
 import { randomHex, timeOrderedHex } from '../utils/random-hex.js';
-import type { SessionMessage, StateRepo, ToolApproval, ToolCallsRepo } from '../store/port.js';
+import type { SessionMessage, StateRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
 import { runAgentTurn, type AgentTurnDeps, type AgentTurnInput, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';
 import { requireClientTools, type ClientToolsUse } from './client-tools.js';
 import type { ChatInputMessage } from './conversation.js';
 import { modelFailure } from './model-call-error.js';
-import { responseHistory, responseStore, type ResponseFileSearch, type ResponseMcpItem, type ResponsePause, type ResponseRecord } from './response-record.js';
+import { responseHistory, responseStore, type ResponseFileSearch, type ResponseMcpItem, type ResponseRecord } from './response-record.js';
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import { checkToolResults, toolMeta } from './tool-messages.js';
 import { PushedItems } from '../utils/pushed-items.js';
 import { responseLedger, type McpItemEvent } from './response-ledger.js';
-import { recordIdOfApproval } from './response-mcp-items.js';
+import { decideApprovals, pausedTurn, type McpApprovalAnswer } from './response-approvals.js';
 import { checkMcpTools, openResponseTools, type McpToolRequest } from './response-tools.js';
 
 export interface ResponseTurnDeps extends AgentTurnDeps {
@@ -52,15 +52,6 @@ export interface ResponseTurnInput {
   approvals?: McpApprovalAnswer[];
   /** how long a call held for the client's approval waits (tools.approvalTimeout) */
   approvalTimeoutMs?: number;
-}
-
-/** one `mcp_approval_response` input item (ResponseInputItem.McpApprovalResponse) */
-export interface McpApprovalAnswer {
-  approvalRequestId: string;
-  approve: boolean;
-  reason?: string;
-  /** names the item in errors: `input[0]` */
-  param: string;
 }
 
 /** what a Responses turn yields as it goes: the answer's pieces, and its MCP output items as they start and end */
@@ -284,37 +275,4 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
       }
     },
   };
-}
-
-/**
- * The paused turn `mcp_approval_response` items continue: the previous response's, each item
- * answering one of its approval requests, and nothing else in the input.
- */
-function pausedTurn(previous: ResponseRecord | undefined, approvals: McpApprovalAnswer[], otherInput: number): ResponsePause {
-  const first = approvals[0]!;
-  if (!previous?.paused) {
-    const param = `${first.param}.approval_request_id`;
-    throw new HeraldError('HERALD_INVALID_FIELD', `${param}: an mcp_approval_response answers an approval request of the response named by previous_response_id, which has none`, { param });
-  }
-  if (otherInput) throw new HeraldError('HERALD_INVALID_FIELD', 'input: mcp_approval_response items continue the paused response alone; send other input in a later request', { param: 'input' });
-  for (const answer of approvals) {
-    const recordId = recordIdOfApproval(answer.approvalRequestId);
-    if (recordId === undefined || !previous.paused.pending.includes(recordId)) {
-      const param = `${answer.param}.approval_request_id`;
-      throw new HeraldError('HERALD_INVALID_FIELD', `${param}: no approval request "${answer.approvalRequestId}" waits in the response ${previous.id}`, { param });
-    }
-  }
-  return previous.paused;
-}
-
-/**
- * Records the client's decisions (by its API key's name). A call decided already (by an operator
- * through the admin API, or the approval timeout) keeps that decision: the first one holds.
- */
-async function decideApprovals(repo: ToolCallsRepo, approvals: McpApprovalAnswer[], by: string): Promise<void> {
-  const at = Date.now();
-  for (const answer of approvals) {
-    const approval: ToolApproval = { decision: answer.approve ? 'approved' : 'denied', by, at, ...(answer.reason && { reason: answer.reason }) };
-    await repo.decide(recordIdOfApproval(answer.approvalRequestId)!, approval);
-  }
 }

@@ -14,7 +14,8 @@ import { enforceBudgets } from './principal-budgets.js';
 import { fileCitations } from './citation-annotations.js';
 import { responseObject, headOf, type ResponseHead } from './response-object.js';
 import { responseEventStream } from './response-event-stream.js';
-import { fileSearchOf, inputMessages, mcpApprovals, mcpToolsOf, parseResponsesRequest, responsesClientTools } from './responses-request.js';
+import { fileSearchOf, inputMessages, parseResponsesRequest, responsesClientTools } from './responses-request.js';
+import { mcpApprovals, mcpToolsOf } from './responses-mcp-request.js';
 import { parseDuration } from '../../runtime/duration.js';
 import { sseResponse } from './sse-response.js';
 
