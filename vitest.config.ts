@@ -26,8 +26,10 @@ const onPostgresToo = [
   'test/http/admin/admin-api.test.ts',
   'test/http/admin/admin-stream.test.ts',
   'test/http/admin/admin-filters.test.ts',
+  'test/http/admin/approvals.test.ts',
   'test/runtime/delivery-policy.e2e.test.ts',
   'test/platform/usage.e2e.test.ts',
+  'test/tools/hook-run-tools.e2e.test.ts',
 ];
 
 export default defineConfig({

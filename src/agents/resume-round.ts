@@ -33,10 +33,12 @@ export async function resumeRound(ctx: RoundContext, checkpoint: TurnCheckpoint)
         case 'interrupted':
           return toolMessage(call.id, { text: record.error ?? record.status, isError: true });
         case 'denied':
+          ctx.onCallFinished?.(record.server, record.tool, 'denied');
           return toolMessage(call.id, { text: refusalText(record), isError: true });
         case 'running':
           if (spec?.readOnly) return toolMessage(call.id, await executeCall(ctx, record, spec, argumentsOf(record)));
           await ctx.ledger.finish(record.id, { status: 'interrupted', error: INTERRUPTED, finishedAt: Date.now() });
+          ctx.onCallFinished?.(record.server, record.tool, 'interrupted');
           return toolMessage(call.id, { text: INTERRUPTED, isError: true });
         case 'waiting_approval': {
           if (!record.approval) {

@@ -18,8 +18,8 @@ export interface RoundContext {
   ledger: ToolLedger;
   attribution: CallAttribution;
   signal?: AbortSignal;
-  /** told of each executed call's end (the metrics) */
-  onCallFinished?: (spec: ToolSpec, outcome: ToolCallStatus, seconds: number) => void;
+  /** told of each call's end, executed or not (the metrics); `seconds` when it was executed */
+  onCallFinished?: (server: string, tool: string, outcome: Exclude<ToolCallStatus, 'waiting_approval' | 'running'>, seconds?: number) => void;
 }
 
 /** a round's end: the results the model is sent, in the order of its calls, and the calls waiting for a person */
@@ -60,6 +60,7 @@ export async function runToolRound(ctx: RoundContext, calls: ModelToolCall[], ch
     }),
   );
   if (!(await ctx.ledger.begin(planned.map((p) => p.record), checkpoint))) throw new ToolRoundRefused('the run is no longer held by this process');
+  for (const { record } of planned) if (record.status === 'refused') ctx.onCallFinished?.(record.server, record.tool, 'refused');
   const results = await Promise.all(planned.map((p) => (p.args ? executeCall(ctx, p.record, p.spec!, p.args) : undefined)));
   const messages: ChatMessage[] = [];
   const pending: ToolCallRecord[] = [];
@@ -132,7 +133,7 @@ export async function executeCall(ctx: RoundContext, record: ToolCallRecord, spe
     finishedAt,
     durationMs: finishedAt - started,
   });
-  ctx.onCallFinished?.(spec, status, (finishedAt - started) / 1000);
+  ctx.onCallFinished?.(spec.server, spec.tool, status, (finishedAt - started) / 1000);
   return result;
 }
 

@@ -7,6 +7,7 @@ import type { PluginDefinition } from '../plugins/sdk.js';
 import { ConfigError } from '../errors.js';
 import { resolveMappings } from '../mappings/resolve-mappings.js';
 import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
+import { approvalTargetFaults } from '../runtime/approvals/approval-targets.js';
 import type { CliIo } from './cli-io.js';
 import { collectFaults, EnvPlaceholders, keysAt, pathSegments, splitFault } from './config-faults.js';
 import { configPathFrom } from './config-path.js';
@@ -44,12 +45,13 @@ export async function configCheckCommand(argv: string[], io: CliIo, builtins: Pl
     async (ready) => {
       mappingWarnings.length = 0;
       const channels = ready.config.channels as Record<string, unknown>;
-      const faults = alertTargetFaults(ready.config.alerts, {
+      const targetChannels = {
         // a configured channel's recipient rule is known once it starts: `serve` checks that part
-        configured: (channel) => (channels[channel] === undefined ? undefined : { requiresRecipient: false }),
-        resolveChannel: (name) => ready.plugins.resolveChannel(name),
-        recipientFault: (channel, to) => ready.plugins.recipientFault(channel, to),
-      });
+        configured: (channel: string) => (channels[channel] === undefined ? undefined : { requiresRecipient: false }),
+        resolveChannel: (name: string) => ready.plugins.resolveChannel(name),
+        recipientFault: (channel: string, to: string) => ready.plugins.recipientFault(channel, to),
+      };
+      const faults = [...alertTargetFaults(ready.config.alerts, targetChannels), ...approvalTargetFaults(ready.config.tools, targetChannels)];
       try {
         await resolveMappings(ready, { config: ready.config, channelNames: ready.plugins.channelNames(), warnings: mappingWarnings });
       } catch (error) {

@@ -9,7 +9,7 @@ export const alertTargetSchema = z
   })
   .strict();
 
-const ON = 'The condition: delivery.failed, runs.failing, source.silent, queue.stale, outbox.stale, watcher.unhealthy, store.unreachable or budget.exceeded (see docs/running-unattended.md).';
+const ON = 'The condition: delivery.failed, runs.failing, source.silent, queue.stale, outbox.stale, watcher.unhealthy, tools.unhealthy, store.unreachable or budget.exceeded (see docs/running-unattended.md).';
 
 const deliveryFailedRule = z
   .object({
@@ -59,6 +59,17 @@ const watcherUnhealthyRule = z
   .strict()
   .describe("A plugin's background service reports itself unhealthy (the Gmail watcher: token refresh failed, watch expired and not renewed, its hook unreachable). Resolved when it reports healthy again.");
 
+const toolsUnhealthyRule = z
+  .object({
+    on: z.literal('tools.unhealthy').describe(ON),
+    server: z.string().optional().describe('Only this MCP server (a tools.mcpServers name); every server when unset.'),
+    after: positiveDuration
+      .default('30s')
+      .describe('How long a server may be not connected before it is an incident: a start (npx may fetch the package first) or a restart after a crash is not one.'),
+  })
+  .strict()
+  .describe('An MCP server of tools.mcpServers has not been connected for `after` (it cannot start, keeps exiting, refuses its headers, does not answer). Resolved when it is connected again (or removed from the config).');
+
 const storeUnreachableRule = z
   .object({
     on: z.literal('store.unreachable').describe(ON),
@@ -82,11 +93,12 @@ export const alertRuleSchema = z.discriminatedUnion('on', [
   staleRule('queue.stale', 'The oldest queued agent run'),
   staleRule('outbox.stale', 'The oldest pending delivery of the outbox'),
   watcherUnhealthyRule,
+  toolsUnhealthyRule,
   storeUnreachableRule,
   budgetExceededRule,
 ]);
 
-export const ALERT_CONDITIONS = ['delivery.failed', 'runs.failing', 'source.silent', 'queue.stale', 'outbox.stale', 'watcher.unhealthy', 'store.unreachable', 'budget.exceeded'] as const;
+export const ALERT_CONDITIONS = ['delivery.failed', 'runs.failing', 'source.silent', 'queue.stale', 'outbox.stale', 'watcher.unhealthy', 'tools.unhealthy', 'store.unreachable', 'budget.exceeded'] as const;
 export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
 
 export const alertsSchema = z

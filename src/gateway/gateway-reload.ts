@@ -15,6 +15,7 @@ import type { PluginRegistry } from '../plugin-host/registry.js';
 import type { PluginDefinition } from '../plugins/sdk.js';
 import type { Store } from '../store/port.js';
 import type { ReloadResult } from '../http/reload-result.js';
+import type { ToolsConfig } from '../config/tools-schema.js';
 
 // http declares what a reload reports (the port of POST /admin/reload); the gateway implements it
 export type { ReloadResult };
@@ -62,6 +63,8 @@ export interface ReloadTarget {
   channels: ChannelAccountsRegistry;
   /** the accept-time checks of an action against the running channels (recipient, configured channel, account), kept across reloads */
   checks?: Pick<ActionContext, 'recipientFault' | 'isConfigured' | 'accountFault'>;
+  /** the MCP servers: those whose settings changed are connected again, removed ones stopped, added ones started */
+  tools?: { reload(tools: ToolsConfig): Promise<unknown> };
   store: Store;
   logger: Logger;
 }
@@ -112,8 +115,8 @@ function assignInPlace(target: Record<string, unknown>, source: Record<string, u
 /**
  * Reloads the config file into a running gateway. The new file is validated and its mappings
  * compiled first; a fault refuses the whole reload (logged, the running config stays). Then the
- * running config is updated in place, the mappings engine, API keys, model providers and changed
- * channels replaced, and the restart-only settings that changed are named in the log.
+ * running config is updated in place, the mappings engine, API keys, model providers, changed
+ * channels and changed MCP servers replaced, and the restart-only settings that changed are named in the log.
  */
 export async function reloadGateway(target: ReloadTarget, reason: string, mappingsChanged = false): Promise<ReloadResult> {
   const { logger } = target;
@@ -145,6 +148,7 @@ export async function reloadGateway(target: ReloadTarget, reason: string, mappin
   target.keys.useConfig(target.config);
   target.models.useConfig(target.config);
   await reloadChannels(target, channelSections);
+  await target.tools?.reload(target.config.tools);
 
   const applied = changed.filter((key) => !restartRequired.includes(key));
   if (mappingsChanged) applied.push('mappings/');

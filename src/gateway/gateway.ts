@@ -8,6 +8,7 @@ import { RateLimiter } from '../platform/rate-limiter.js';
 import { TrustedProxies } from '../http/trusted-proxies.js';
 import { RunCompletionReporter } from '../runtime/runs/run-completion-report.js';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { AgentDirectory } from '../agents/agent-directory.js';
@@ -57,9 +58,12 @@ import { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import { RetentionPruner } from '../runtime/receipts/retention-pruner.js';
 import { AlertEvaluator } from '../runtime/alerts/alert-evaluator.js';
 import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
+import { Approvals } from '../runtime/approvals/approvals.js';
+import { approvalTargetFaults } from '../runtime/approvals/approval-targets.js';
 import { ConfigError } from '../errors.js';
 import { builtinTools } from '../tools/builtin/builtin-tools.js';
-import { createToolbox, NO_SERVERS } from '../tools/toolbox.js';
+import { createToolbox } from '../tools/toolbox.js';
+import { McpServers } from '../tools/mcp/mcp-servers.js';
 
 export interface Gateway {
   app: Hono;
@@ -82,8 +86,12 @@ export interface Gateway {
   dispatch: DispatchAction;
   instances: PluginInstances;
   delivery: ReplyDelivery;
+  /** approvals by a person: announce a paused run's calls, decide, the expiry sweep */
+  approvals: Approvals;
   /** this gateway's Prometheus metrics; undefined when gateway.metrics.enabled is false */
   metrics?: HeraldMetrics;
+  /** the configured MCP servers (tools.mcpServers): their tools, calls and health */
+  mcp: McpServers;
   /** resumes unfinished work and starts timers and plugin services */
   start(): Promise<void>;
   /**
@@ -115,6 +123,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   await resumeAfterCrash(store, logger);
   const { probe } = store;
   const parser = new ParsePool(config.platform.knowledge);
+  // connected in the background from start(): a server that does not answer never holds herald back
+  const mcp = new McpServers({ tools: config.tools, baseDir: path.dirname(loaded.file), logger });
   const metrics = config.gateway.metrics.enabled
     ? new HeraldMetrics({
         probe,
@@ -122,6 +132,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
         retainedBytes: () => store.receipts.retainedBytes(),
         openAlerts: () => store.alerts.open(),
         parseWorkers: () => parser.workers,
+        toolServers: () => mcp.health(),
       })
     : undefined;
   const models = new ModelRegistry(config);
@@ -131,7 +142,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const instances = await instantiatePlugins(plugins, config, store, logger);
 
   const resolveChannel = (name: string) => plugins.resolveChannel(name);
-  const targetFaults = alertTargetFaults(config.alerts, { configured: (channel) => instances.channels.get(channel), resolveChannel, recipientFault: (channel, to) => plugins.recipientFault(channel, to) });
+  const targetChannels = { configured: (channel: string) => instances.channels.get(channel), resolveChannel, recipientFault: (channel: string, to: string) => plugins.recipientFault(channel, to) };
+  const targetFaults = [...alertTargetFaults(config.alerts, targetChannels), ...approvalTargetFaults(config.tools, targetChannels)];
   if (targetFaults.length) {
     await store.close();
     throw new ConfigError(targetFaults);
@@ -147,6 +159,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     logger,
   });
   const delivery: ReplyDelivery = outbox;
+  // approvals by a person: paused runs' calls announced through the outbox, expired ones refused
+  const approvals = new Approvals({ config, store, outbox, logger });
   const endpoint = embeddingsEndpoint(config);
   const knowledge = new KnowledgeIndex(store.knowledge, { embedder: endpoint && openAIEmbedder(endpoint), logger });
   const vectorStores = new VectorStores({ store, knowledge, parser, agents, logger });
@@ -162,8 +176,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     sendMessage: (message) => outbox.deliverToolMessage(message),
     addEvent: async (_agentId, text) => (await mainSession.enqueueSystemEvent(text)) !== undefined,
   });
-  const toolbox = createToolbox(() => config.tools, { mcp: NO_SERVERS, builtins });
-  const turns: AgentTurnDeps = { config, models, sessions: store.sessions, knowledge: agentKnowledge, usage, budgets, toolbox, toolCalls: store.toolCalls };
+  const toolbox = createToolbox(() => config.tools, { mcp, builtins });
+  const turns: AgentTurnDeps = { config, models, sessions: store.sessions, knowledge: agentKnowledge, usage, budgets, toolbox, toolCalls: store.toolCalls, onToolCallFinished: metrics && ((server, tool, outcome, seconds) => metrics.toolCallFinished(server, tool, outcome, seconds)) };
   const turn = heartbeatTurn({ config, store, turns, agents, delivery, logger, owner: randomUUID() });
   const heartbeat = new Heartbeat(
     parseDuration(config.heartbeat.every),
@@ -176,6 +190,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const runs = new RunQueue({
     config, store, turns, agents, mainSession, heartbeat: wakeHeartbeat, delivery, logger,
     onRunFinished: metrics && ((status) => metrics.runFinished(status)),
+    onApprovalNeeded: async (run, pending) => void (await approvals.announce(run, pending)),
   });
   const dispatch = createDispatcher({
     mainSession, heartbeat: wakeHeartbeat, runs,
@@ -226,13 +241,17 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
     const next = reloading.then(() =>
-      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault }, store, logger }, reason, mappingsChanged),
+      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault }, tools: mcp, store, logger }, reason, mappingsChanged),
     );
     reloading = next.catch(() => undefined);
     return next;
   };
   const hooksLimiter = new FailedAuthLimiter('hooks', logger);
-  const app = createApp({ config, logger, store, engine, intake, delivery, probe, metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
+  const degraded = () => {
+    const tools = mcp.degraded();
+    return tools && { tools };
+  };
+  const app = createApp({ config, logger, store, engine, intake, delivery, probe, degraded, metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
   const proxies = new TrustedProxies(config.gateway.trustedProxies);
   const hooksSurface = { config, engine, intake, logger, limiter: hooksLimiter, receipts, metrics: metrics?.http, proxies };
   const chatSurface = { config, turns, agents, logger, gate, proxies, metrics: metrics?.http };
@@ -244,6 +263,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     resolveChannel,
     services: instances.services,
     budgets,
+    toolServers: () => mcp.health(),
     expectedSources: () =>
       engine.mappings.flatMap((m) => (typeof m.definition?.expectEvery === 'string' ? [{ mappingId: m.id, afterMs: parseDuration(m.definition.expectEvery) }] : [])),
     requestTimeoutMs: config.delivery.requestTimeoutMs,
@@ -274,9 +294,12 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     dispatch,
     instances,
     delivery,
+    approvals,
     metrics,
+    mcp,
     reload,
     async start() {
+      mcp.start();
       mappingsWatch.start();
       await drops.start();
       await delivery.start();
@@ -285,6 +308,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       heartbeat.start();
       pruner.start();
       alerts.start();
+      approvals.start();
       if ((await store.events.countPending('main')) > 0) heartbeat.request();
       for (const service of instances.services) await service.start();
       // files a stopped process left in progress are read again (the same bytes make the same document)
@@ -303,10 +327,13 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       drops.stop();
       for (const service of [...instances.services].reverse()) await service.stop().catch((err) => logger.error({ err }, 'service stop failed'));
       await runs.stop(graceMs);
+      // after the runs, whose turns may be calling tools
+      await mcp.stop();
       unsubscribe?.();
       await heartbeat.stop();
       await pruner.stop();
       await alerts.stop();
+      await approvals.stop();
       await delivery.stop();
       await vectorStores.settle();
       await reindexing;

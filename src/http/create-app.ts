@@ -20,7 +20,7 @@ import { hooksRoutes } from './hooks/hooks-routes.js';
 import { mountLazily } from './lazy-routes.js';
 import { receiptMiddleware } from './hooks/receipt-middleware.js';
 import { metricsRoute } from './metrics-route.js';
-import { readinessRoute } from './readiness-route.js';
+import { readinessRoute, type DegradedComponents } from './readiness-route.js';
 import { requestContext } from './request-context.js';
 import { LIVENESS_ANSWER } from './liveness-listener.js';
 import { SurfaceRouter } from './surface-router.js';
@@ -39,6 +39,8 @@ export interface AppDeps {
   mounts?: { path: string; app: Hono }[];
   /** the store's liveness and counts: /readyz and the store gauges */
   probe?: StoreProbe;
+  /** components working less than fully, named in /readyz's 200 answer (MCP servers down) */
+  degraded?: () => DegradedComponents | undefined;
   /** reloads the config file (POST /admin/reload) */
   reload?: (reason?: string) => Promise<ReloadResult>;
   /** when given (gateway.metrics.enabled), requests are counted and GET /metrics serves them */
@@ -65,7 +67,7 @@ export function createApp(deps: AppDeps): Hono {
   app.notFound((c) => errorResponse(c, new HeraldError('HERALD_NOT_FOUND')));
 
   app.get('/healthz', (c) => c.json(LIVENESS_ANSWER));
-  if (deps.probe) app.get('/readyz', readinessRoute({ probe: deps.probe, logger: deps.logger }));
+  if (deps.probe) app.get('/readyz', readinessRoute({ probe: deps.probe, logger: deps.logger, degraded: deps.degraded }));
   // the document's schemas and route declarations are loaded with its first request
   app.get('/openapi.json', async (c, next) => (await import('./openapi/openapi-route.js')).openApiRoute(deps)(c, next));
   if (deps.metrics) app.get('/metrics', metricsRoute({ config: deps.config, metrics: deps.metrics, limiter: operatorLimiter }));

@@ -3,6 +3,7 @@ import type { AlertRecord, RunStatus } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
 import { AlertMetrics } from './alert-metrics.js';
 import { HttpMetrics } from './http-metrics.js';
+import { ToolMetrics, type ToolCallOutcome, type ToolServerGaugeSource } from './tool-metrics.js';
 import { TrafficMetrics } from './traffic-metrics.js';
 import { UsageMetrics } from './usage-metrics.js';
 import { registerStoreGauges } from './store-gauges.js';
@@ -22,6 +23,8 @@ export class HeraldMetrics {
   readonly traffic: TrafficMetrics;
   /** tokens, cost and budget refusals */
   readonly usage: UsageMetrics;
+  /** MCP servers' health and tool calls */
+  readonly tools: ToolMetrics;
   /** a run's end counted by status (summed, see SummedCounter) */
   private readonly runs: SummedCounter<'status'>;
   private readonly runsByStatus = new Map<FinishedRunStatus, CountCell>();
@@ -34,11 +37,14 @@ export class HeraldMetrics {
     retainedBytes?: () => Promise<number>;
     openAlerts?: () => Promise<AlertRecord[]>;
     parseWorkers?: () => number;
+    /** the configured MCP servers' health, read on each scrape */
+    toolServers?: () => ToolServerGaugeSource[];
   }) {
     collectDefaultMetrics({ register: this.registry });
     this.http = new HttpMetrics(this.registry, options.hooksPath);
     this.traffic = new TrafficMetrics(this.registry);
     this.usage = new UsageMetrics(this.registry);
+    this.tools = new ToolMetrics(this.registry, options.toolServers);
     this.runs = new SummedCounter({
       name: 'herald_runs_total',
       help: 'Agent runs finished, by final status (succeeded, failed, timed_out).',
@@ -85,6 +91,11 @@ export class HeraldMetrics {
     let cell = this.runsByStatus.get(status);
     if (!cell) this.runsByStatus.set(status, (cell = this.runs.cell({ status })));
     cell.n++;
+  }
+
+  /** a tool call's end, by the turn that made it; `seconds` when it was executed */
+  toolCallFinished(server: string, tool: string, outcome: ToolCallOutcome, seconds?: number): void {
+    this.tools.finished(server, tool, outcome, seconds);
   }
 
   /** wraps the heartbeat's turn so each one is counted, whatever it ends in */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { MappingConfig } from '../config/mapping-schema.js';
 import { mappingTrafficFields } from '../config/traffic-schema.js';
+import { mappingToolsSchema } from '../config/tools-schema.js';
 
 /**
  * The options every preset takes, in `hooks.presets` (`{ name: "stripe", secret: "${STRIPE_WEBHOOK_SECRET}", agentId: "billing" }`).
@@ -34,6 +35,9 @@ export const presetCommonOptions = z
     model: z.string().optional().describe('Model override of the runs, <provider>/<model> or an alias; must be in agents.defaults.models when that is set.'),
     thinking: z.enum(['off', 'minimal', 'low', 'medium', 'high']).optional().describe('Thinking level of the runs.'),
     allowUnsafeExternalContent: z.boolean().optional().describe("Turns off the external-content safety wrapper for the preset's hooks (dangerous; trusted senders only)."),
+    tools: mappingToolsSchema
+      .optional()
+      .describe("Narrows the agent's tools for the preset's runs (allow, deny); `grant` lets named writes run without a person's approval (a preset verifies its sender's signature, so its requests are signed)."),
     ...mappingTrafficFields,
   })
   .strict();
@@ -41,7 +45,7 @@ export const presetCommonOptions = z
 export type PresetCommonOptions = z.output<typeof presetCommonOptions>;
 
 /** the options the host lays over every mapping of a preset that starts runs (when given) */
-export const PRESET_RUN_OPTIONS = ['agentId', 'deliver', 'channel', 'to', 'sessionKey', 'model', 'thinking', 'allowUnsafeExternalContent', 'concurrency', 'rate', 'coalesce'] as const;
+export const PRESET_RUN_OPTIONS = ['agentId', 'deliver', 'channel', 'to', 'sessionKey', 'model', 'thinking', 'allowUnsafeExternalContent', 'tools', 'concurrency', 'rate', 'coalesce'] as const;
 
 /** An entry of `hooks.presets`: a name, or a name with options. */
 export type PresetEntry = string | ({ name: string } & Record<string, unknown>);

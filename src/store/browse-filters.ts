@@ -1,19 +1,20 @@
-import { mappingIs, RECEIPTS_MAPPING_LEAVES_OUT, RUNS_MAPPING_LEAVES_OUT, TROUBLED_RUN } from './indexed-conditions.js';
+import { inRunQueue, mappingIs, RECEIPTS_MAPPING_LEAVES_OUT, RUNS_MAPPING_LEAVES_OUT, TROUBLED_RUN } from './indexed-conditions.js';
 import type { ListFilter } from './list-filter.js';
-import { isUnfinished, type DeliveryQuery, type EventQuery, type FailedDeliveryFilter, type RetryableTargets, type RunQuery, type SessionQuery } from './port.js';
+import type { DeliveryQuery, EventQuery, FailedDeliveryFilter, RetryableTargets, RunQuery, SessionQuery } from './port.js';
 
 /** The operator lists' conditions, the same on both adapters (the receipts' are in receipt-filter.ts). */
 export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
-  const finished = query.status !== undefined && !isUnfinished(query.status);
+  const queue = query.status !== undefined && inRunQueue(query.status);
+  const listed = query.status !== undefined && !queue;
   return f
     .where('status = ?', query.status)
     // the conditions of the partial indexes that may hold the status, as written there (implied by the
     // status, but neither planner proves it from a bound value): on PostgreSQL the lists' indexes hold
-    // the finished runs, runs_status those that did not succeed; the unfinished ones are indexed apart
-    // (runs_session_unfinished on SQLite, runs_unfinished on PostgreSQL)
-    .whereIf(finished, "status NOT IN ('queued', 'running')")
-    .whereIf(finished && query.status !== 'succeeded', TROUBLED_RUN)
-    .whereIf(query.status !== undefined && !finished, f.dialect.unfinishedRun)
+    // the runs out of the queue, runs_status those that did not succeed (waiting_approval included);
+    // the queue's are indexed apart (runs_session_unfinished on SQLite, runs_unfinished on PostgreSQL)
+    .whereIf(listed, "status NOT IN ('queued', 'running')")
+    .whereIf(listed && query.status !== 'succeeded', TROUBLED_RUN)
+    .whereIf(queue, f.dialect.unfinishedRun)
     .where('agent_id = ?', query.agentId)
     .where('session_key = ?', query.sessionKey)
     .where('rerun_of = ?', query.rerunOf)

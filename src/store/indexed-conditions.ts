@@ -1,3 +1,5 @@
+import type { RunStatus } from './port.js';
+
 /**
  * The conditions of the partial indexes the operator lists read, as both adapters' migrations
  * write them. A list that may read such an index states its condition whole: neither planner
@@ -11,6 +13,13 @@
  * through a temporary table it builds at every execution of each statement writing a run.
  */
 export const TROUBLED_RUN = "status <> 'queued' AND status <> 'running' AND status <> 'succeeded'";
+
+/**
+ * The queue's statuses, whose runs both adapters index apart (runs_session_unfinished, runs_unfinished).
+ * Every other status is indexed with the finished runs: a run waiting for approval too, which is
+ * unfinished but sits in runs_status and the lists' indexes (their conditions name the queue's two statuses).
+ */
+export const inRunQueue = (status: RunStatus): boolean => status === 'queued' || status === 'running';
 
 /** the built-in endpoints' mapping ids (src/mappings/builtin-mappings.ts): `/hooks/agent`, `/hooks/wake` */
 export const BUILTIN_MAPPING_IDS: readonly string[] = ['agent', 'wake'];

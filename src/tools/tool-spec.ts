@@ -20,6 +20,8 @@ export interface ToolSpec {
 export interface ToolResult {
   text: string;
   isError: boolean;
+  /** the call hit its time limit (recorded as `timed_out` rather than `failed`) */
+  timedOut?: boolean;
 }
 
 /** one tool call's options: its time limit and the turn's abort */

@@ -120,6 +120,10 @@ describe('GET /openapi.json', () => {
     await check('GET', '/admin/deliveries/no-such-delivery', '/admin/deliveries/{id}', { headers: admin });
     await check('GET', '/admin/sessions/main/messages', '/admin/sessions/{key}/messages', { headers: admin });
     await check('GET', `/admin/runs/${runId}`, '/admin/runs/{id}', { headers: admin });
+    await check('GET', '/admin/approvals', '/admin/approvals', { headers: admin });
+    await check('GET', '/admin/approvals/tc_nope', '/admin/approvals/{id}', { headers: admin });
+    await check('POST', '/admin/approvals/tc_nope/approve', '/admin/approvals/{id}/approve', { headers: admin });
+    await check('POST', '/admin/approvals/tc_nope/deny', '/admin/approvals/{id}/deny', { headers: adminJson, body: '{}' });
     await check('GET', '/healthz', '/healthz', {});
     await check('GET', '/readyz', '/readyz', {});
   });

@@ -191,6 +191,21 @@ export function toolCallsCases(open: OpenStore) {
       expect((await store.runs.get('p1'))?.status).toBe('cancelled');
     });
 
+    it("lists a run waiting for approval by its status, and once among every run", async () => {
+      const store = await open();
+      await pausedRun(store, 'p1', [awaiting('tc1', 'p1')]);
+      await store.runs.insert(queuedRun('q1', 2));
+      await store.runs.insert(queuedRun('s1', 3), lease('a', 3));
+      await store.runs.complete('s1', done(4));
+      const ids = async (status?: 'waiting_approval' | 'queued' | 'succeeded') => (await store.browse.runs({ status, limit: 10 })).map((r) => r.id);
+      expect(await ids('waiting_approval')).toEqual(['p1']);
+      expect(await ids('queued')).toEqual(['q1']);
+      expect((await ids()).sort()).toEqual(['p1', 'q1', 's1']);
+      await store.toolCalls.decide('tc1', approved(5));
+      expect(await ids('waiting_approval')).toEqual([]);
+      expect((await ids('queued')).sort()).toEqual(['p1', 'q1']);
+    });
+
     it("stops a claim's chain at a run of the session waiting for approval", async () => {
       const store = await open();
       const session = 'hook:chain';

@@ -27,6 +27,9 @@ describe('an MCP server over stdio (server-everything)', () => {
     // an image is named, not pasted: its bytes mean nothing to a language model
     const image = await call('everything__get-tiny-image');
     expect(image.text).toMatch(/\[image image\/png, \d+ bytes\]/);
+    // a resource link is named with its uri; an embedded resource is given with its uri
+    expect((await call('everything__get-resource-links')).text).toMatch(/\[resource link .+: demo:\/\/resource\//);
+    expect((await call('everything__get-resource-reference')).text).toMatch(/\[resource demo:\/\/resource\/\S+/);
     // the env given reaches the server, beside a minimal inherited one (PATH), and nothing else of herald's
     const env = JSON.parse((await call('everything__get-env')).text) as Record<string, string>;
     expect(env.HERALD_TEST_SECRET).toBe('do-not-log-me');
@@ -81,7 +84,7 @@ describe('an MCP server over stdio (server-everything)', () => {
     const pending = call('everything__trigger-long-running-operation', { duration: 30, steps: 1 }, 60_000);
     // the process, found by its parent (this test's process runs no other server-everything)
     process.kill(await childPid(), 'SIGKILL');
-    expect(await pending).toEqual({ text: 'the server everything exited during the call', isError: true, lostConnection: true });
+    expect(await pending).toEqual({ text: 'the server everything exited during the call', isError: true });
     await eventually(() => under!.servers.health()[0]!.restarts >= 1 && under!.servers.health()[0]!.state === 'ready', 15_000);
     expect(under.servers.health()[0]!.lastError).toBeUndefined();
     expect(await call('everything__echo', { message: 'again' })).toEqual({ text: 'Echo: again', isError: false });

@@ -99,7 +99,7 @@ export function registerActionRoutes(app: OpenAPIHono, deps: { store: Store; del
       method: 'post',
       path: '/runs/{id}/cancel',
       tags: ['runs'],
-      summary: 'Cancel a queued run (a running one is not interrupted: 409)',
+      summary: 'Cancel a queued run, or one waiting for approval (a running one is not interrupted: 409)',
       security: bearerSecurity,
       request: { params: idParam('Run', 'id') },
       responses: { 200: json(runSchema, 'The cancelled run'), ...refused('run') },
@@ -108,7 +108,7 @@ export function registerActionRoutes(app: OpenAPIHono, deps: { store: Store; del
       const { id } = c.req.valid('param');
       const run = await store.runs.get(id);
       if (!run) throw new HeraldError('HERALD_NOT_FOUND', 'run not found');
-      if (!(await operator.runs.cancel(id))) throw new HeraldError('HERALD_RUN_NOT_CANCELLABLE', `run is ${(await store.runs.get(id))?.status ?? run.status}, not queued`);
+      if (!(await operator.runs.cancel(id))) throw new HeraldError('HERALD_RUN_NOT_CANCELLABLE', `run is ${(await store.runs.get(id))?.status ?? run.status}, not queued or waiting for approval`);
       return c.json(runView((await store.runs.get(id))!), 200);
     },
   );

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { HeraldConfig } from '../../config/schema.js';
@@ -9,6 +10,20 @@ import { requesterOf } from '../requester.js';
 import { checkToken } from '../token-auth.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /**
+     * who is calling the admin API, as a decision records it (`by`): `gateway-token` for the
+     * Bearer, `console:<8 hex>` for a console session (a digest of its id: sessions have no user
+     * name, since every operator signs in with the one gateway token; the digest tells sessions apart)
+     */
+    adminCaller: string;
+  }
+}
+
+export const TOKEN_CALLER = 'gateway-token';
+const sessionCaller = (sessionId: string) => `console:${createHash('sha256').update(sessionId).digest('hex').slice(0, 8)}`;
 
 /**
  * The admin API takes the gateway token as a Bearer (scripts, curl), or the console's session
@@ -27,10 +42,12 @@ export function adminAuth(deps: { config: HeraldConfig; limiter: FailedAuthLimit
         throw new HeraldError('HERALD_UNAUTHORIZED');
       }
       if (!SAFE_METHODS.has(c.req.method) && !deps.sessions.csrfValid(c, session.id)) throw new HeraldError('HERALD_CSRF');
+      c.set('adminCaller', sessionCaller(session.id));
       await next();
       return;
     }
     checkToken(requesterOf(c), deps.limiter, bearer, deps.config.gateway.auth.token);
+    c.set('adminCaller', TOKEN_CALLER);
     await next();
   };
 }

@@ -1,4 +1,5 @@
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Logger } from 'pino';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { ReplyDelivery } from '../../runtime/reply-delivery.js';
 import type { Store } from '../../store/port.js';
@@ -7,6 +8,7 @@ import type { ConsoleSessions } from '../console/console-session.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { registerActionRoutes } from './action-routes.js';
 import { registerAlertRoutes } from './alert-routes.js';
+import { registerApprovalRoutes } from './approval-routes.js';
 import { registerUsageRoutes } from './usage-routes.js';
 import { adminApp, bearerSecurity } from './admin-app.js';
 import { adminAuth } from './admin-auth.js';
@@ -25,6 +27,8 @@ export interface AdminRoutesDeps {
   probe?: StoreProbe;
   operator?: OperatorDeps;
   sessions?: ConsoleSessions;
+  /** for the operators' decisions (who decided what; never a call's arguments) */
+  logger?: Logger;
 }
 
 /**
@@ -39,6 +43,7 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
   registerOverviewRoutes(app, deps);
   registerAlertRoutes(app, deps);
   registerUsageRoutes(app, deps);
+  registerApprovalRoutes(app, deps);
   // the actions, the mapping workbench and the console's pages (the gateway always assembles them)
   if (deps.operator) {
     registerActionRoutes(app, { ...deps, operator: deps.operator });

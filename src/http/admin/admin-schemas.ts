@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import type { RunStatus } from '../../store/port.js';
+import { toolCallSchema } from './tool-call-view.js';
 
 /**
  * The admin API's schemas, declared once: they validate the requests (params, query, bodies)
@@ -65,7 +67,7 @@ export const retainedPayloadSchema = z
   })
   .openapi('RetainedPayload');
 
-export const runStatuses = ['queued', 'running', 'waiting_approval', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const;
+export const runStatuses = ['queued', 'running', 'waiting_approval', 'succeeded', 'failed', 'timed_out', 'cancelled'] as const satisfies readonly RunStatus[];
 export const runSchema = z
   .object({
     id: z.string(),
@@ -105,6 +107,7 @@ export const runDetailSchema = runSchema
     transcript: z.array(messageSchema),
     receipt: receiptSchema.nullable(),
     reruns: z.array(z.string()),
+    toolCalls: z.array(toolCallSchema).openapi({ description: "The run's tool calls in the order its model turns made them (arguments masked), with each one's approval." }),
   })
   .openapi('RunDetail');
 

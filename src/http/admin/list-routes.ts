@@ -27,6 +27,7 @@ import {
   sessionSchema,
 } from './admin-schemas.js';
 import { decodeCursor, eventView, pageOf, receiptView, runView, sessionView } from './admin-views.js';
+import { toolCallView } from './tool-call-view.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const errors = { 400: json(errorSchema, 'Invalid parameter'), 401: json(errorSchema, 'Not signed in') };
@@ -134,7 +135,7 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
       method: 'get',
       path: '/runs/{id}',
       tags: ['runs'],
-      summary: 'One run: its action, the prompt as the model saw it, transcript, reply, timing, model and delivery',
+      summary: 'One run: its action, the prompt as the model saw it, transcript, reply, timing, model, delivery and tool calls',
       security: bearerSecurity,
       request: { params: idParam('Run', 'id') },
       responses: { 200: json(runDetailSchema, 'The run'), 404: json(errorSchema, 'No such run'), 401: errors[401] },
@@ -151,6 +152,7 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
           transcript: detail.transcript.map((m) => ({ role: m.role, content: m.content, createdAt: iso(m.createdAt) })),
           receipt: detail.receipt ? receiptView(detail.receipt) : null,
           reruns: detail.reruns,
+          toolCalls: detail.toolCalls.map(toolCallView),
         },
         200,
       );

@@ -2,6 +2,13 @@ import { z } from 'zod';
 import { okFalseSchema, okSchema } from './common-schemas.js';
 import { defineRoutes } from './route-doc.js';
 
+const readySchema = okSchema.extend({
+  degraded: z
+    .record(z.string(), z.record(z.string(), z.string()))
+    .optional()
+    .describe('By component: `tools` lists the MCP servers not ready, each with its state (connecting, failed).'),
+});
+
 export const rootDocs = defineRoutes('root', [
   {
     method: 'get',
@@ -15,7 +22,7 @@ export const rootDocs = defineRoutes('root', [
     path: '/readyz',
     summary: 'Readiness: the store answers',
     security: 'none',
-    responses: { 200: { description: 'Ready.', schema: okSchema }, 503: { description: 'The store does not answer.', schema: okFalseSchema } },
+    responses: { 200: { description: 'Ready; `degraded` names components that work less than fully (MCP servers not connected), which do not make herald unready.', schema: readySchema }, 503: { description: 'The store does not answer.', schema: okFalseSchema } },
   },
   {
     method: 'get',

@@ -1,8 +1,9 @@
 import type { AlertRule } from '../../config/alerts-schema.js';
 import type { PluginService } from '../../plugins/sdk.js';
-import type { AlertRecord, RunRecord, Store } from '../../store/port.js';
+import { isUnfinished, type AlertRecord, type RunRecord, type Store } from '../../store/port.js';
 import { parseDuration } from '../duration.js';
 import { budgetMessage, type Budgets } from '../../platform/budgets.js';
+import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
 
 /** one incident a condition finds holding now */
 export interface Incident {
@@ -32,7 +33,10 @@ export interface CheckDeps {
   watchingSince: number;
   /** the budgets of keys and agents (budget.exceeded) */
   budgets?: Budgets;
+  /** the MCP servers' health on this replica (tools.unhealthy) */
+  toolServers?: () => ToolServerHealth[];
 }
+
 
 /** the delivery.failed rule: each delivery that failed for good is an incident; a channel's share one cooldown */
 const FAILED_DELIVERIES_PER_PASS = 100;
@@ -41,7 +45,7 @@ const DAY_MS = 86_400_000;
 const RUNS_READ = 200;
 
 const failedOrTimedOut = (run: RunRecord) => run.status === 'failed' || run.status === 'timed_out';
-const finished = (run: RunRecord) => run.status !== 'queued' && run.status !== 'running' && run.status !== 'cancelled';
+const finished = (run: RunRecord) => !isUnfinished(run.status) && run.status !== 'cancelled';
 
 /** a check of one incident key: its open incident holds while the check finds it */
 const byKey = (key: string) => async (open: AlertRecord, firing: Incident[]) =>
@@ -153,6 +157,32 @@ export function alertCheck(rule: AlertRule, deps: CheckDeps): AlertCheck | undef
           // a replica not doing the service's work cannot tell: it leaves the incident to the one that does
           const health = service?.health!();
           return health ? !health.healthy : undefined;
+        },
+      };
+    }
+    case 'tools.unhealthy': {
+      const { toolServers } = deps;
+      if (!toolServers) return undefined;
+      const watched = () => toolServers().filter((h) => h.state !== 'stopped' && (rule.server === undefined || h.server === rule.server));
+      const keyOf = (server: string) => `tools.unhealthy:${server}`;
+      const afterMs = parseDuration(rule.after);
+      return {
+        condition: rule.on,
+        async firing(now) {
+          return watched().flatMap((h) => {
+            if (h.state === 'ready' || now - h.since < afterMs) return [];
+            const why = h.lastError ? `: ${h.lastError}` : '';
+            const key = keyOf(h.server);
+            return [{ condition: rule.on, incidentKey: key, cooldownKey: key, subject: h.server, summary: `the MCP server ${h.server} is not connected (${h.state} since ${new Date(h.since).toISOString()})${why}` }];
+          });
+        },
+        async holds(open) {
+          if (!open.incidentKey.startsWith('tools.unhealthy:')) return undefined;
+          const server = open.incidentKey.slice('tools.unhealthy:'.length);
+          if (rule.server !== undefined && server !== rule.server) return undefined;
+          // a server removed from the config no longer holds; one down (even within `after`) still does
+          const h = watched().find((x) => x.server === server);
+          return h !== undefined && h.state !== 'ready';
         },
       };
     }

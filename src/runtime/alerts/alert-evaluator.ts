@@ -6,6 +6,7 @@ import type { AlertMetrics } from '../../metrics/alert-metrics.js';
 import type { ChannelAdapter, PluginService } from '../../plugins/sdk.js';
 import type { AlertNotice, AlertRecord, NewAlert, Store } from '../../store/port.js';
 import type { Budgets } from '../../platform/budgets.js';
+import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
 import { parseDuration } from '../duration.js';
 import { changeTopic } from '../operator/change-feed.js';
 import { alertCheck, silentSource, type AlertCheck, type Incident } from './alert-conditions.js';
@@ -30,6 +31,8 @@ export interface AlertEvaluatorDeps {
   services: readonly PluginService[];
   /** the budgets of keys and agents (budget.exceeded) */
   budgets?: Budgets;
+  /** the MCP servers' health on this replica (tools.unhealthy) */
+  toolServers?: () => ToolServerHealth[];
   /** the mappings declaring `expectEvery`, read at each pass (a reload may change them) */
   expectedSources(): { mappingId: string; afterMs: number }[];
   requestTimeoutMs: number;
@@ -135,8 +138,8 @@ export class AlertEvaluator {
   }
 
   private checks(watchingSince: number): AlertCheck[] {
-    const { alerts, store, services, budgets } = this.deps;
-    const checks = alerts.rules.flatMap((rule) => alertCheck(rule, { store, services, watchingSince, budgets }) ?? []);
+    const { alerts, store, services, budgets, toolServers } = this.deps;
+    const checks = alerts.rules.flatMap((rule) => alertCheck(rule, { store, services, watchingSince, budgets, toolServers }) ?? []);
     const ruled = new Set(alerts.rules.flatMap((r) => (r.on === 'source.silent' ? [r.mapping] : [])));
     for (const { mappingId, afterMs } of this.deps.expectedSources()) {
       if (!ruled.has(mappingId)) checks.push(silentSource(store, mappingId, afterMs, watchingSince));

@@ -6,8 +6,12 @@ import type { AlertNotice, AlertRecord } from '../../store/port.js';
  * finishing what a dead one began) finds the row already there.
  */
 export function noticeId(alertId: string, notice: AlertNotice, target: number): string {
-  const hex = createHash('sha256').update(`${alertId}:${notice}:${target}`).digest('hex');
-  // shaped as a UUID (version 8: custom), like every other delivery id
+  return derivedDeliveryId(`${alertId}:${notice}:${target}`);
+}
+
+/** a delivery id derived from what the delivery is (the same seed gives the same id), shaped as a UUID (version 8: custom) like every other delivery id */
+export function derivedDeliveryId(seed: string): string {
+  const hex = createHash('sha256').update(seed).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 

@@ -1,4 +1,4 @@
-import type { AlertsConfig } from '../../config/alerts-schema.js';
+import type { AlertsConfig, AlertTarget } from '../../config/alerts-schema.js';
 import type { ChannelAdapter } from '../../plugins/sdk.js';
 
 export interface TargetChannels {
@@ -13,15 +13,21 @@ export interface TargetChannels {
 export function alertTargetFaults(alerts: AlertsConfig, deps: TargetChannels): string[] {
   const faults: string[] = [];
   if (alerts.rules.length && !alerts.targets.length) faults.push('alerts.targets: alert rules are set but no target to send them to');
-  for (const [i, target] of alerts.targets.entries()) {
+  return [...faults, ...channelTargetFaults('alerts.targets', alerts.targets, deps)];
+}
+
+/** faults of a list of channel targets (alerts', approvals'), each named `<key>[i].channel` or `.to` */
+export function channelTargetFaults(key: string, targets: readonly AlertTarget[], deps: TargetChannels): string[] {
+  const faults: string[] = [];
+  for (const [i, target] of targets.entries()) {
     const channel = deps.resolveChannel(target.channel);
     const adapter = channel ? deps.configured(channel) : undefined;
-    if (!channel) faults.push(`alerts.targets[${i}].channel: no channel plugin is named "${target.channel}"`);
-    else if (!adapter) faults.push(`alerts.targets[${i}].channel: ${channel} is not configured (add channels.${channel})`);
-    else if (!target.to && adapter.requiresRecipient !== false) faults.push(`alerts.targets[${i}].to: ${channel} needs a recipient`);
+    if (!channel) faults.push(`${key}[${i}].channel: no channel plugin is named "${target.channel}"`);
+    else if (!adapter) faults.push(`${key}[${i}].channel: ${channel} is not configured (add channels.${channel})`);
+    else if (!target.to && adapter.requiresRecipient !== false) faults.push(`${key}[${i}].to: ${channel} needs a recipient`);
     else if (target.to) {
       const fault = deps.recipientFault(channel, target.to);
-      if (fault) faults.push(`alerts.targets[${i}].to: ${fault}`);
+      if (fault) faults.push(`${key}[${i}].to: ${fault}`);
     }
   }
   return faults;

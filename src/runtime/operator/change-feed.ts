@@ -100,6 +100,15 @@ export function withChangeFeed<S extends Store>(store: S): S {
       // the run's transcript and its summary event are written in the same transaction
       complete: ifTrue('runs', 'events', 'sessions'),
       completeAndClaimNext: ({ finished }) => (finished ? ['runs', 'events', 'sessions'] : []),
+      // a run's tool calls (and the approvals they wait for) are shown with the runs
+      checkpoint: ifTrue('runs'),
+      pauseForApproval: ifTrue('runs'),
+    }),
+    // a decision may queue its run again (its last undecided call): the console hears of it as of a run inserted
+    toolCalls: tapped(store.toolCalls, publisher, {
+      start: always('runs'),
+      finish: always('runs'),
+      decide: ifSet('runs'),
     }),
     events: tapped(store.events, publisher, {
       enqueue: ifSet('events'),

@@ -1,5 +1,5 @@
 import { HeraldError } from '../../errors.js';
-import type { ReceiptRecord, RunRecord, SessionMessage, Store } from '../../store/port.js';
+import type { ReceiptRecord, RunRecord, SessionMessage, Store, ToolCallRecord } from '../../store/port.js';
 import type { ReplyDelivery } from '../reply-delivery.js';
 import { promptOf } from '../run-prompt.js';
 
@@ -21,6 +21,8 @@ export interface RunDetail {
   /** ids of runs started again from this one */
   reruns: string[];
   delivery: unknown;
+  /** its tool calls, in the order its model turns made them */
+  toolCalls: ToolCallRecord[];
 }
 
 /** Gathers a run's detail from the store; HERALD_NOT_FOUND when there is no such run. */
@@ -28,11 +30,12 @@ export async function runDetail(deps: { store: Store; delivery: Pick<ReplyDelive
   const { store } = deps;
   const run = await store.runs.get(id);
   if (!run) throw new HeraldError('HERALD_NOT_FOUND', 'run not found');
-  const [messages, [receipt], reruns, delivery] = await Promise.all([
+  const [messages, [receipt], reruns, delivery, toolCalls] = await Promise.all([
     store.sessions.messages(run.sessionKey, SESSION_MESSAGES_READ),
     store.receipts.list({ limit: 1, runId: run.id }),
     store.browse.runs({ limit: RERUNS_LISTED, rerunOf: run.id }),
     deps.delivery.describe(run),
+    store.toolCalls.ofOwner('run', run.id),
   ]);
   const transcript = messages.filter((m) => m.runId === run.id);
   const asked = transcript.find((m) => m.role === 'user');
@@ -44,5 +47,6 @@ export async function runDetail(deps: { store: Store; delivery: Pick<ReplyDelive
     receipt: receipt ?? null,
     reruns: reruns.map((r) => r.id),
     delivery,
+    toolCalls,
   };
 }

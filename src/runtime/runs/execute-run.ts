@@ -143,8 +143,12 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
       });
     // a run retaken after a crash, or resumed after an approval, goes on from its checkpoint
     let outcome = await turn(readCheckpoint(run.turnState));
-    // every call was decided while its round was being recorded: the turn goes on at once
-    while (outcome.paused && !(await ctx.deps.store.runs.pauseForApproval(id, ctx.claims.owner))) outcome = await turn(outcome.paused.checkpoint);
+    while (outcome.paused && !(await ctx.deps.store.runs.pauseForApproval(id, ctx.claims.owner))) {
+      // not paused: another process holds the run now (it goes on from the checkpoint), or every
+      // call was decided while its round was being recorded, and the turn goes on at once
+      if (!(await ctx.deps.store.runs.renew([id], ctx.claims.owner, ctx.claims.lease().until)).length) return undefined;
+      outcome = await turn(outcome.paused.checkpoint);
+    }
     if (outcome.paused) {
       endTurn();
       logger.info({ runId: id, waiting: outcome.paused.pending.length }, 'run waits for approval');

@@ -1,9 +1,9 @@
-import { isUnfinished, type BrowseRepo, type MinuteCount, type RunQuery } from '../port.js';
+import type { BrowseRepo, MinuteCount, RunQuery } from '../port.js';
 import { toSession, type SessionRow } from '../session-summary.js';
 import { toDelivery, type DeliveryRow } from './deliveries-repo.js';
 import { deliveryFilter, eventFilter, runFilter, runMapping, sessionFilter, sessionsSql } from '../browse-filters.js';
 import { minuteOf, toEvent, type EventRow } from '../record-rows.js';
-import { mappingIs, RUNS_MAPPING_LEAVES_OUT } from '../indexed-conditions.js';
+import { inRunQueue, mappingIs, RUNS_MAPPING_LEAVES_OUT } from '../indexed-conditions.js';
 import { ListFilter, sqliteDialect } from '../list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { toRun, type RunRow } from './runs-repo.js';
@@ -18,7 +18,7 @@ const MANY_RUNS = 2000;
  */
 export function runsPageSql(query: RunQuery): { sql: string; named: Record<string, unknown> } {
   const f = runFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
-  const unfinished = query.status !== undefined && isUnfinished(query.status);
+  const unfinished = query.status !== undefined && inRunQueue(query.status);
   return { sql: `SELECT * FROM runs ${unfinished ? 'INDEXED BY runs_session_unfinished' : ''} ${f.sql()} ${f.order(query.limit)}`, named: f.named };
 }
 

@@ -10,7 +10,11 @@ export interface McpServersOptions {
   /** the config file's folder: stdio servers' cwd is relative to it */
   baseDir: string;
   logger: Logger;
+  /** how often a connected HTTP server is pinged to know it is still there (default 30 s) */
+  checkEveryMs?: number;
 }
+
+const CHECK_EVERY_MS = 30_000;
 
 /**
  * The configured MCP servers as one tool source. `start` connects them all in the background and
@@ -73,6 +77,19 @@ export class McpServers implements ToolSource {
   }
 
   /**
+   * The servers that are not fully there, for /readyz: each not ready with its state, each whose
+   * list was cut at tools.maxToolsPerServer with how much was kept. Undefined when all are well.
+   */
+  degraded(): Record<string, string> | undefined {
+    const out: Record<string, string> = {};
+    for (const h of this.health()) {
+      if (h.state !== 'ready') out[h.server] = h.state;
+      else if (h.listed !== undefined) out[h.server] = `ready, its list cut to ${h.tools} tools (tools.maxToolsPerServer)`;
+    }
+    return Object.keys(out).length ? out : undefined;
+  }
+
+  /**
    * Applies a reloaded tools section: a server whose settings changed is connected again, a
    * removed one stopped, an added one started; the others keep their connection. Returns the
    * names of the servers it connected again, stopped or started.
@@ -110,6 +127,7 @@ export class McpServers implements ToolSource {
       tools: this.options.tools,
       baseDir: this.options.baseDir,
       logger: this.options.logger,
+      checkEveryMs: this.options.checkEveryMs ?? CHECK_EVERY_MS,
       onChange: () => (this.tools_ = undefined),
     });
   }

@@ -174,7 +174,7 @@ describe('runs', () => {
     // a finished run is not cancellable
     const cancel = await app.request(`/admin/runs/${runId}/cancel`, adminPost());
     expect(cancel.status).toBe(409);
-    expect(await cancel.json()).toEqual({ ok: false, error: 'run is succeeded, not queued' });
+    expect(await cancel.json()).toEqual({ ok: false, error: 'run is succeeded, not queued or waiting for approval' });
   });
 
   it('cancels a queued run: it never executes', async () => {

@@ -68,6 +68,32 @@ describe('the change feed', () => {
     expect((await store.usage.report({ by: 'model' }))[0]).toMatchObject({ requests: 2 });
   });
 
+  it("signals runs when a turn records tool calls, pauses for approval, and a person decides (the console's Approvals page and run timeline)", async () => {
+    const { store, told } = feedStore();
+    const at = Date.now();
+    await store.runs.insert(queuedRun('r1', at), { owner: 'a', now: at, until: at + 60_000 });
+    await eventually(() => told.length === 1);
+    const call = {
+      id: 'tc_1', callId: 'call_1', ownerKind: 'run' as const, ownerId: 'r1', agentId: 'main', turn: 0, server: 'github', tool: 'create_issue',
+      arguments: '{}', readOnly: false, status: 'waiting_approval' as const, createdAt: at, approvalRequired: true, approvalExpiresAt: at + 60_000,
+    };
+    const settled = async (action: () => Promise<unknown>) => {
+      // each after the window of the one before, so each is told on its own
+      await new Promise((r) => setTimeout(r, 250));
+      const before = told.length;
+      await action();
+      expect(told.slice(before)).toEqual(['runs']);
+    };
+    await settled(() => store.runs.checkpoint('r1', 'a', { messages: [] }, [call]));
+    await settled(() => store.runs.pauseForApproval('r1', 'a'));
+    await settled(() => store.toolCalls.decide('tc_1', { decision: 'approved', by: 'gateway-token', at }));
+    // a decision on a call that no longer waits changed nothing
+    const before = told.length;
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await store.toolCalls.decide('tc_1', { decision: 'denied', by: 'x', at })).toBeUndefined();
+    expect(told.length).toBe(before);
+  });
+
   it('tells a burst at its start and once more at its end', async () => {
     const { store, told } = feedStore();
     for (let i = 0; i < 20; i++) await store.runs.insert(queuedRun(`r${i}`));

@@ -2,6 +2,7 @@ import { api, setCsrf } from './api.js';
 import { clear, field, h, notice } from './dom.js';
 import { agentsPage } from './page-agents.js';
 import { alertsPage } from './page-alerts.js';
+import { approvalsPage } from './page-approvals.js';
 import { deliveriesPage } from './page-deliveries.js';
 import { keysPage } from './page-keys.js';
 import { knowledgePage } from './page-knowledge.js';
@@ -18,6 +19,7 @@ const pages = [
   { id: 'overview', label: 'Overview', page: overviewPage },
   { id: 'requests', label: 'Requests', page: requestsPage },
   { id: 'runs', label: 'Runs', page: runsPage },
+  { id: 'approvals', label: 'Approvals', page: approvalsPage },
   { id: 'session', label: 'Main session', page: sessionPage },
   { id: 'sessions', label: 'Sessions', page: sessionsPage },
   { id: 'deliveries', label: 'Deliveries', page: deliveriesPage },

@@ -2,8 +2,9 @@ import { api, qs } from './api.js';
 import { pagedList } from './paged.js';
 import { badge, clear, coalesced, duration, field, h, json, notice, table, time } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
+import { toolTimeline } from './tool-calls.js';
 
-const statuses = ['', 'queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled'];
+const statuses = ['', 'queued', 'running', 'waiting_approval', 'succeeded', 'failed', 'timed_out', 'cancelled'];
 
 /** the runs table, shared with a session's page */
 export function runsTable(rows, empty) {
@@ -81,7 +82,7 @@ function runDetail(root, id) {
     clear(
       body,
       h('h1', {}, `Run: ${run.name}`),
-      h('div', { class: 'actions' }, act('Re-run', `/runs/${encodeURIComponent(id)}/rerun`, 'primary'), run.status === 'queued' ? act('Cancel', `/runs/${encodeURIComponent(id)}/cancel`, 'danger') : null),
+      h('div', { class: 'actions' }, act('Re-run', `/runs/${encodeURIComponent(id)}/rerun`, 'primary'), run.status === 'queued' || run.status === 'waiting_approval' ? act('Cancel', `/runs/${encodeURIComponent(id)}/cancel`, 'danger') : null),
       status,
       h(
         'dl',
@@ -110,6 +111,8 @@ function runDetail(root, id) {
       run.transcript.length
         ? h('ol', { class: 'transcript' }, run.transcript.map((m) => h('li', { class: `msg ${m.role}` }, h('span', { class: 'role' }, m.role), h('div', { class: 'content' }, m.content))))
         : h('p', { class: 'muted' }, 'No transcript.'),
+      h('h2', {}, 'Model turns and tool calls'),
+      toolTimeline(run.toolCalls ?? [], run.reply !== null),
       h('h2', {}, 'Reply'),
       run.reply ? h('pre', { class: 'code' }, run.reply) : h('p', { class: 'muted' }, '—'),
       h('h2', {}, 'Delivery'),

@@ -1,0 +1,66 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { ToolCallStatus } from '../store/tool-calls-port.js';
+
+/** how a tool call ended, as its record says */
+export type ToolCallOutcome = Exclude<ToolCallStatus, 'waiting_approval' | 'running'>;
+
+/** what the gauges read of each configured MCP server at a scrape */
+export interface ToolServerGaugeSource {
+  server: string;
+  state: string;
+  tools: number;
+}
+
+/**
+ * Tool servers and tool calls in /metrics. Label values are bounded by the config: servers are
+ * configured, tools are at most tools.maxToolsPerServer per server. A call is a network round
+ * trip, so prom-client's own counter is cheap enough here.
+ */
+export class ToolMetrics {
+  private readonly calls: Counter<'server' | 'tool' | 'outcome'>;
+  private readonly duration: Histogram<'server'>;
+
+  constructor(registry: Registry, servers?: () => ToolServerGaugeSource[]) {
+    this.calls = new Counter({
+      name: 'herald_tool_calls_total',
+      help: 'Tool calls finished, by server (herald for the built-ins), tool and outcome (succeeded, failed, timed_out, interrupted, denied, refused).',
+      labelNames: ['server', 'tool', 'outcome'],
+      registers: [registry],
+    });
+    this.duration = new Histogram({
+      name: 'herald_tool_call_duration_seconds',
+      help: 'Time of executed tool calls (not of waits for approval), by server.',
+      labelNames: ['server'],
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers: [registry],
+    });
+    if (!servers) return;
+    // set afresh at each scrape: a server removed by a reload leaves no stale series
+    const up: Gauge<'server'> = new Gauge({
+      name: 'herald_tool_server_up',
+      help: 'Whether a configured MCP server is connected and its tools listed (1) or not (0: connecting, failed, stopped).',
+      labelNames: ['server'],
+      registers: [registry],
+      collect() {
+        up.reset();
+        for (const s of servers()) up.set({ server: s.server }, s.state === 'ready' ? 1 : 0);
+      },
+    });
+    const tools: Gauge<'server'> = new Gauge({
+      name: 'herald_tool_server_tools',
+      help: 'Tools herald offers from each configured MCP server (at most tools.maxToolsPerServer).',
+      labelNames: ['server'],
+      registers: [registry],
+      collect() {
+        tools.reset();
+        for (const s of servers()) tools.set({ server: s.server }, s.tools);
+      },
+    });
+  }
+
+  /** one call's end; `seconds` only for a call that was executed (undefined: refused or denied before it ran) */
+  finished(server: string, tool: string, outcome: ToolCallOutcome, seconds?: number): void {
+    this.calls.inc({ server, tool, outcome });
+    if (seconds !== undefined) this.duration.observe({ server }, seconds);
+  }
+}

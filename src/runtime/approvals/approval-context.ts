@@ -1,0 +1,30 @@
+import { HeraldError } from '../../errors.js';
+import { isUnfinished, type RunRecord, type Store, type ToolCallRecord } from '../../store/port.js';
+
+/** a tool call as a person judges it: with the run it belongs to (agent, mapping, status), when it has one */
+export interface ApprovalContext {
+  call: ToolCallRecord;
+  run: RunRecord | null;
+}
+
+type Reader = Pick<Store, 'toolCalls' | 'runs'>;
+
+/**
+ * The calls waiting for a person, oldest first (the first to expire first), each with its run;
+ * not those of a run that ended meanwhile (cancelled while it waited): nothing waits for them.
+ */
+export async function pendingApprovals(store: Reader, limit: number): Promise<ApprovalContext[]> {
+  const calls = await store.toolCalls.pendingApprovals(limit);
+  const runIds = [...new Set(calls.filter((c) => c.ownerKind === 'run').map((c) => c.ownerId))];
+  const runs = new Map((await Promise.all(runIds.map((id) => store.runs.get(id)))).flatMap((r) => (r ? [[r.id, r] as const] : [])));
+  return calls
+    .map((call) => ({ call, run: (call.ownerKind === 'run' && runs.get(call.ownerId)) || null }))
+    .filter(({ run }) => !run || isUnfinished(run.status));
+}
+
+/** one call, pending or decided, with its run; HERALD_NOT_FOUND for an unknown id */
+export async function approvalContext(store: Reader, id: string): Promise<ApprovalContext> {
+  const call = await store.toolCalls.get(id);
+  if (!call) throw new HeraldError('HERALD_NOT_FOUND', 'tool call not found');
+  return { call, run: call.ownerKind === 'run' ? ((await store.runs.get(call.ownerId)) ?? null) : null };
+}
