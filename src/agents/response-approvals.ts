@@ -22,6 +22,7 @@ export function pausedTurn(previous: ResponseRecord | undefined, approvals: McpA
     const param = `${first.param}.approval_request_id`;
     throw new HeraldError('HERALD_INVALID_FIELD', `${param}: an mcp_approval_response answers an approval request of the response named by previous_response_id, which has none`, { param });
   }
+  if (previous.paused.continuedBy !== undefined) throw answeredElsewhere(previous, previous.paused.continuedBy, first.param);
   if (otherInput) throw new HeraldError('HERALD_INVALID_FIELD', 'input: mcp_approval_response items continue the paused response alone; send other input in a later request', { param: 'input' });
   for (const answer of approvals) {
     const recordId = recordIdOfApproval(answer.approvalRequestId);
@@ -31,6 +32,12 @@ export function pausedTurn(previous: ResponseRecord | undefined, approvals: McpA
     }
   }
   return previous.paused;
+}
+
+/** 409: another response answers (or answered) the approval requests of `previous` */
+export function answeredElsewhere(previous: ResponseRecord, holder: string | undefined, itemParam: string): HeraldError {
+  const param = `${itemParam}.approval_request_id`;
+  return new HeraldError('HERALD_APPROVAL_NOT_PENDING', `${param}: the approval requests of the response ${previous.id} are answered by the response ${holder ?? '(gone)'}`, { param });
 }
 
 /**

@@ -57,6 +57,8 @@ export interface ResponsePause {
   checkpoint: TurnCheckpoint;
   pending: string[];
   owner: string;
+  /** the response that answers its approval requests: a pause is continued once */
+  continuedBy?: string;
 }
 
 /**
@@ -122,6 +124,21 @@ export function responseStore(state: StateRepo) {
     get: (id: string) => (RESPONSE_ID.test(id) ? state.get<ResponseRecord>(key(id)) : Promise.resolve(undefined)),
     put: (record: ResponseRecord) => state.set(key(record.id), record),
     delete: (id: string) => state.delete(key(id)),
+    /** marks a paused response as continued by the response `by`, atomically, unless another holds it: returns who holds it */
+    async claimPause(id: string, by: string): Promise<string | undefined> {
+      const record = await state.update<ResponseRecord | undefined>(key(id), (current) =>
+        current?.paused && current.paused.continuedBy === undefined ? { ...current, paused: { ...current.paused, continuedBy: by } } : current,
+      );
+      return record?.paused?.continuedBy;
+    },
+    /** lets a paused response go again (its continuation `by` failed), so a retry may continue it */
+    async releasePause(id: string, by: string): Promise<void> {
+      await state.update<ResponseRecord | undefined>(key(id), (current) => {
+        if (current?.paused?.continuedBy !== by) return current;
+        const { continuedBy: _, ...paused } = current.paused;
+        return { ...current, paused };
+      });
+    },
   };
 }
 

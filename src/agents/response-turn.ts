@@ -13,7 +13,7 @@ import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import { checkToolResults, toolMeta } from './tool-messages.js';
 import { PushedItems } from '../utils/pushed-items.js';
 import { responseLedger, type McpItemEvent } from './response-ledger.js';
-import { decideApprovals, pausedTurn, type McpApprovalAnswer } from './response-approvals.js';
+import { answeredElsewhere, decideApprovals, pausedTurn, type McpApprovalAnswer } from './response-approvals.js';
 import { checkMcpTools, openResponseTools, type McpToolRequest } from './response-tools.js';
 
 export interface ResponseTurnDeps extends AgentTurnDeps {
@@ -140,6 +140,11 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
   const opened = await openResponseTools(deps, agent, servers, { listedBefore: previous?.mcpListed ?? [], canApprove: request.store });
   // with nowhere to record calls, no server-side tool runs
   const tools = toolCalls && opened.tools;
+  // a pause is continued once: two continuations at a time would both execute its approved calls
+  let claimed = false;
+  const release = async () => {
+    if (claimed) await responses.releasePause(previous!.id, id);
+  };
   try {
     if (paused) {
       if (!tools) {
@@ -150,9 +155,13 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
           { param: 'tools' },
         );
       }
+      const holder = await responses.claimPause(previous!.id, id);
+      if (holder !== id) throw answeredElsewhere(previous!, holder, approvals[0]!.param);
+      claimed = true;
       await decideApprovals(toolCalls!, approvals, request.usage?.keyName ?? 'api');
     }
   } catch (error) {
+    await release();
     await opened.close();
     throw error;
   }
@@ -268,6 +277,8 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
         }
         return { record: record!, outcome };
       } catch (error) {
+        // what ran is on the record and is not run again: a retry may continue the pause
+        await release();
         throw modelFailure(error, limit.timedOut, timeoutSeconds);
       } finally {
         limit.clear();

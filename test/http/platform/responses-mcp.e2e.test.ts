@@ -2,7 +2,7 @@ import net from 'node:net';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { API_KEY } from '../../helpers/start-herald.js';
+import { API_KEY, eventually } from '../../helpers/start-herald.js';
 import { startMcpHttpServer, type McpHttpServer } from '../../tools/mcp-http-server.js';
 import { testApp, type TestApp } from '../app-fixture.js';
 import { startFakeUpstream } from './fake-openai-upstream.js';
@@ -45,15 +45,18 @@ beforeAll(async () => {
         { id: 'analyst', instructions: 'You are Analyst.', model: 'up/gpt-test' },
         // granted herald's own search by config: it runs in every turn of this agent
         { id: 'keeper', model: 'up/gpt-test', tools: { servers: ['herald'], allow: ['herald__search_knowledge'] } },
+        // granted the configured server crm (the same MCP server, connected by the gateway)
+        { id: 'clerk', model: 'up/gpt-test', tools: { servers: ['crm'], allow: ['crm__lookup'] } },
       ],
     },
-    tools: { remoteAllowlist: [mcp.url] },
+    tools: { remoteAllowlist: [mcp.url], mcpServers: { crm: { url: mcp.url, headers: { Authorization: `Bearer ${TOKEN}` } } } },
   });
   client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
   const form = new FormData();
   form.append('agent_id', 'keeper');
   form.append('file', new Blob(['The Oslo office is on Karl Johans gate.']), 'office.txt');
   expect((await herald.request('/v1/knowledge/upload', { method: 'POST', headers: { authorization: `Bearer ${API_KEY}` }, body: form })).status).toBe(201);
+  await eventually(() => herald.gateway.mcp.tools().some((t) => t.name === 'crm__lookup'));
 });
 afterAll(async () => {
   await herald?.stop();
@@ -69,6 +72,7 @@ beforeEach(() => {
 const ARGUMENTS: Record<string, unknown> = {
   docs__add_label: { issue: 7, label: 'bug' },
   docs__lookup: { topic: 'streaming' },
+  crm__lookup: { topic: 'customers' },
   herald__search_knowledge: { query: 'Oslo office' },
   get_weather: { city: 'Oslo' },
 };
@@ -144,7 +148,12 @@ describe('the remote MCP tool on /v1/responses', () => {
     const [recorded] = await herald.gateway.store.toolCalls.ofOwner('response', first.id);
     expect(recorded).toMatchObject({ status: 'succeeded', approvalRequired: true, approval: { decision: 'approved', by: 'test' } });
 
-    // an approval request is answered once: the same answer again finds none waiting in the answered response
+    // a pause is continued once: answering the first response again is a conflict, and runs nothing twice
+    await expect(
+      client.responses.create({ model: 'analyst', previous_response_id: first.id, input: [{ type: 'mcp_approval_response', approval_request_id: request!.id, approve: true }], tools }),
+    ).rejects.toMatchObject({ status: 409, param: 'input[0].approval_request_id' });
+    expect(received).toHaveLength(1);
+    // and the answered response has no approval request waiting
     await expect(
       client.responses.create({ model: 'analyst', previous_response_id: second.id, input: [{ type: 'mcp_approval_response', approval_request_id: request!.id, approve: true }], tools }),
     ).rejects.toMatchObject({ status: 400, param: 'input[0].approval_request_id' });
@@ -311,6 +320,19 @@ describe("the agent's own tools (granted by config) on /v1/responses", () => {
     expect(second.output_text).toContain('Karl Johans gate');
 
     await expect(client.responses.create({ model: 'analyst', input: 'hi', tools })).rejects.toMatchObject({ status: 400, param: 'tools[0].server_label' });
+  });
+
+  it('a configured MCP server named by server_label: its tools listed and called through the gateway\'s connection', async () => {
+    const response = await client.responses.create({ model: 'clerk', input: 'Notes on customers?', tools: [{ type: 'mcp', server_label: 'crm', require_approval: 'never' }] });
+    expect(response.output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+    expect(ofType(response.output, 'mcp_list_tools')[0]!.tools.map((t) => t.name)).toEqual(['lookup']);
+    expect(ofType(response.output, 'mcp_call')[0]).toMatchObject({ server_label: 'crm', name: 'lookup', output: 'notes on customers', status: 'completed' });
+    expect(received).toEqual([{ tool: 'lookup', args: { topic: 'customers' } }]);
+    // a configured server's headers are config's: a request cannot set them
+    await expect(client.responses.create({ model: 'clerk', input: 'hi', tools: [{ type: 'mcp', server_label: 'crm', headers: { 'X-Tenant': 'other' } }] })).rejects.toMatchObject({
+      status: 400,
+      param: 'tools[0].headers',
+    });
   });
 
   it('store: false cannot wait for an approval: the call is refused and the model told why', async () => {
