@@ -1,6 +1,6 @@
 import { deadline } from '../time/deadline.js';
 import { HeraldError } from '../errors.js';
-import type { ModelOptions } from '../models/provider.js';
+import type { ModelOptions, ModelUsage } from '../models/provider.js';
 import { randomHex, timeOrderedHex } from '../utils/random-hex.js';
 import type { SessionMessage, StateRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
@@ -50,6 +50,8 @@ export interface ResponseTurnInput {
   mcp?: McpToolRequest[];
   /** the request's `mcp_approval_response` items: the client's decisions on the previous response's approval requests */
   approvals?: McpApprovalAnswer[];
+  /** the request's: stops connecting its MCP servers when the client goes away */
+  signal?: AbortSignal;
   /** how long a call held for the client's approval waits (tools.approvalTimeout) */
   approvalTimeoutMs?: number;
 }
@@ -137,7 +139,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
     });
 
   const toolCalls = deps.toolCalls;
-  const opened = await openResponseTools(deps, agent, servers, { listedBefore: previous?.mcpListed ?? [], canApprove: request.store });
+  const opened = await openResponseTools(deps, agent, servers, { listedBefore: previous?.mcpListed ?? [], canApprove: request.store, signal: request.signal });
   // with nowhere to record calls, no server-side tool runs
   const tools = toolCalls && opened.tools;
   // a pause is continued once: two continuations at a time would both execute its approved calls
@@ -205,7 +207,8 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
         finishReason: outcome.finishReason,
         knowledge: outcome.knowledge,
         ...(fileSearch && { fileSearch: { id: fileSearch.id, queries: fileSearch.queries, includeResults: fileSearch.includeResults } }),
-        usage: outcome.usage,
+        // a resumed turn's outcome counts the tokens spent before its pause, which the paused response showed
+        usage: paused ? usageSince(outcome.usage, paused.checkpoint.usage) : outcome.usage,
         metadata: request.metadata ?? {},
         maxOutputTokens: request.options?.maxTokens ?? null,
         temperature: request.options?.temperature ?? null,
@@ -287,3 +290,10 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
     },
   };
 }
+
+/** the tokens of `total` spent after `before` */
+const usageSince = (total: ModelUsage, before: ModelUsage): ModelUsage => ({
+  prompt_tokens: total.prompt_tokens - before.prompt_tokens,
+  completion_tokens: total.completion_tokens - before.completion_tokens,
+  total_tokens: total.total_tokens - before.total_tokens,
+});

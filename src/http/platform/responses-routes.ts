@@ -102,6 +102,7 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
       mcp: mcpToolsOf(body),
       approvals: mcpApprovals(body.input),
       approvalTimeoutMs: parseDuration(deps.config.tools.approvalTimeout),
+      signal: c.req.raw.signal,
     });
     const head: ResponseHead = {
       id: turn.id,

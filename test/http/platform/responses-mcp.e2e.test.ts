@@ -144,6 +144,8 @@ describe('the remote MCP tool on /v1/responses', () => {
     expect(second.output.map((i) => i.type)).toEqual(['mcp_call', 'message']);
     expect(ofType(second.output, 'mcp_call')[0]).toMatchObject({ name: 'add_label', output: 'labelled #7 bug', status: 'completed', approval_request_id: request!.id });
     expect(second.output_text).toBe('The tools said: labelled #7 bug.');
+    // each response counts its own model calls: the fake's usage is 25 tokens a call
+    expect([first.usage?.total_tokens, second.usage?.total_tokens]).toEqual([25, 25]);
     // who approved, on the call's record: the API key
     const [recorded] = await herald.gateway.store.toolCalls.ofOwner('response', first.id);
     expect(recorded).toMatchObject({ status: 'succeeded', approvalRequired: true, approval: { decision: 'approved', by: 'test' } });
