@@ -59,6 +59,7 @@ import { RetentionPruner } from '../runtime/receipts/retention-pruner.js';
 import { AlertEvaluator } from '../runtime/alerts/alert-evaluator.js';
 import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
 import { Approvals } from '../runtime/approvals/approvals.js';
+import { RUN_RESUMABLE_TOPIC } from '../runtime/approvals/decide-approval.js';
 import { approvalTargetFaults } from '../runtime/approvals/approval-targets.js';
 import { ConfigError } from '../errors.js';
 import { builtinTools } from '../tools/builtin/builtin-tools.js';
@@ -276,6 +277,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   }, logger);
 
   let unsubscribe: (() => void) | undefined;
+  let unsubscribeResumable: (() => void) | undefined;
   let stopping = false;
   let reindexing: Promise<unknown> | undefined;
   const gateway: Gateway = {
@@ -305,6 +307,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       await delivery.start();
       runs.start();
       unsubscribe = store.signals.subscribe(HEARTBEAT_TOPIC, () => heartbeat.request());
+      unsubscribeResumable = store.signals.subscribe(RUN_RESUMABLE_TOPIC, () => runs.claimNow());
       heartbeat.start();
       pruner.start();
       alerts.start();
@@ -330,6 +333,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       // after the runs, whose turns may be calling tools
       await mcp.stop();
       unsubscribe?.();
+      unsubscribeResumable?.();
       await heartbeat.stop();
       await pruner.stop();
       await alerts.stop();
