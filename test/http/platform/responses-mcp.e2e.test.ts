@@ -1,3 +1,4 @@
+import http from 'node:http';
 import net from 'node:net';
 import OpenAI from 'openai';
 import { z } from 'zod';
@@ -18,6 +19,10 @@ let herald: TestApp;
 let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
 let mcp: McpHttpServer;
 let client: OpenAI;
+/** an allowlisted server (under /mcp) that redirects: the paths it was asked for */
+let redirector: http.Server;
+let redirectorUrl: string;
+const redirected: string[] = [];
 /** the calls the MCP server received, as it received them */
 const received: { tool: string; args: unknown }[] = [];
 
@@ -38,6 +43,14 @@ beforeAll(async () => {
     { token: TOKEN },
   );
   upstream = await startFakeUpstream();
+  redirector = http.createServer((req, res) => {
+    redirected.push(req.url ?? '');
+    // within its origin but outside the allowlisted prefix, or to the MCP server (another origin)
+    const to = req.url === '/mcp/inside' ? `${redirectorUrl}/admin` : mcp.url;
+    res.writeHead(307, { location: to }).end();
+  });
+  await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+  redirectorUrl = `http://127.0.0.1:${(redirector.address() as net.AddressInfo).port}`;
   herald = await testApp({
     models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'upstream-secret-key' } } },
     agents: {
@@ -49,7 +62,7 @@ beforeAll(async () => {
         { id: 'clerk', model: 'up/gpt-test', tools: { servers: ['crm'], allow: ['crm__lookup'] } },
       ],
     },
-    tools: { remoteAllowlist: [mcp.url], mcpServers: { crm: { url: mcp.url, headers: { Authorization: `Bearer ${TOKEN}` } } } },
+    tools: { remoteAllowlist: [mcp.url, `${redirectorUrl}/mcp`], mcpServers: { crm: { url: mcp.url, headers: { Authorization: `Bearer ${TOKEN}` } } } },
   });
   client = new OpenAI({ baseURL: `${herald.origin}/v1`, fetch: herald.fetch, apiKey: API_KEY, maxRetries: 0 });
   const form = new FormData();
@@ -62,6 +75,8 @@ afterAll(async () => {
   await herald?.stop();
   await upstream?.close();
   await mcp?.close();
+  redirector?.closeAllConnections();
+  await new Promise((resolve) => redirector?.close(resolve));
 });
 beforeEach(() => {
   received.length = 0;
@@ -240,6 +255,17 @@ describe('the remote MCP tool on /v1/responses', () => {
       await new Promise((resolve) => trap.close(resolve));
     }
     expect(connections).toEqual([]);
+  });
+
+  it('follows no redirect out of the allowlist: a server under it cannot send herald elsewhere', async () => {
+    const sessions = mcp.sessions.length;
+    for (const path of ['/mcp/inside', '/mcp/outside']) {
+      const response = await client.responses.create({ model: 'analyst', input: 'hi', tools: [{ type: 'mcp', server_label: 'hop', server_url: `${redirectorUrl}${path}`, require_approval: 'never' }] });
+      expect(ofType(response.output, 'mcp_list_tools')[0]).toMatchObject({ server_label: 'hop', tools: [], error: expect.stringContaining('could not be listed') });
+    }
+    // asked for the allowlisted paths only: never /admin, and the MCP server (another origin) was not reached through it
+    expect(new Set(redirected)).toEqual(new Set(['/mcp/inside', '/mcp/outside']));
+    expect(mcp.sessions.length).toBe(sessions);
   });
 
   it('refuses a server_label that names no configured server (400), and a continuation that answers nothing waiting', async () => {
