@@ -142,6 +142,11 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
   const opened = await openResponseTools(deps, agent, servers, { listedBefore: previous?.mcpListed ?? [], canApprove: request.store, signal: request.signal });
   // with nowhere to record calls, no server-side tool runs
   const tools = toolCalls && opened.tools;
+  // a request names its remote servers and they name their tools: the metrics count them all as one, so no client can grow their labels
+  const remote = new Set(servers.filter((s) => s.kind === 'remote').map((s) => s.serverLabel));
+  const counted = deps.onToolCallFinished;
+  const turnDeps: AgentTurnDeps =
+    remote.size && counted ? { ...deps, onToolCallFinished: (server, tool, ...rest) => (remote.has(server) ? counted('remote', '*', ...rest) : counted(server, tool, ...rest)) } : deps;
   // a pause is continued once: two continuations at a time would both execute its approved calls
   let claimed = false;
   const release = async () => {
@@ -257,7 +262,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
           }
         : undefined;
       let settled = false;
-      const turn = runAgentTurn(deps, input, onDelta).finally(() => {
+      const turn = runAgentTurn(turnDeps, input, onDelta).finally(() => {
         settled = true;
         pushed.notify();
       });

@@ -3,7 +3,7 @@ import net from 'node:net';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { API_KEY, eventually } from '../../helpers/start-herald.js';
+import { API_KEY, eventually, GATEWAY_TOKEN } from '../../helpers/start-herald.js';
 import { startMcpHttpServer, type McpHttpServer } from '../../tools/mcp-http-server.js';
 import { testApp, type TestApp } from '../app-fixture.js';
 import { startFakeUpstream } from './fake-openai-upstream.js';
@@ -131,6 +131,10 @@ describe('the remote MCP tool on /v1/responses', () => {
     expect(herald.rawLogs()).not.toContain(TOKEN);
     const stored = await client.responses.retrieve(response.id);
     expect(stored.output).toEqual(response.output);
+    // a request's remote servers are counted as one in the metrics: no client can grow their labels
+    const metrics = await (await herald.request('/metrics', { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).text();
+    expect(metrics).toMatch(/herald_tool_calls_total\{[^}]*server="remote"[^}]*tool="\*"[^}]*\} 1/);
+    expect(metrics).not.toContain('server="docs"');
 
     // the conversation goes on: the tools are listed once in it, and the model sees the earlier call and result
     const next = await client.responses.create({ model: 'analyst', previous_response_id: response.id, input: 'And again?', tools: [docs({ allowed_tools: ['lookup'], require_approval: 'never' })] });
