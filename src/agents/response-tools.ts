@@ -10,6 +10,7 @@ import { BUILTIN_SERVER } from '../tools/tool-policy.js';
 import type { Toolbox } from '../tools/toolbox.js';
 import type { CallVerdict, TurnTools } from '../tools/turn-tools.js';
 import type { AgentConfig } from './agent-directory.js';
+import type { AgentTurnDeps } from './agent-turn.js';
 import type { ResponseMcpListTools } from './response-record.js';
 
 /**
@@ -27,7 +28,7 @@ export interface McpToolRequest extends McpToolChoices {
 }
 
 /** a request's server, checked against config: where its tools come from */
-type CheckedServer = (McpToolRequest & { kind: 'configured' }) | (McpToolRequest & { kind: 'remote'; url: URL });
+export type CheckedServer = (McpToolRequest & { kind: 'configured' }) | (McpToolRequest & { kind: 'remote'; url: URL });
 
 export interface ResponseTools {
   /** the turn's server-side tools, when there are any */
@@ -150,4 +151,16 @@ function withoutApprovals(tools: TurnTools): TurnTools {
   return narrowedTools(tools, () => true, (spec, own) =>
     own.kind === 'approve' ? { kind: 'refuse', reason: `${spec.name} needs the client's approval, which a response that is not stored (store: false) cannot wait for` } : own,
   );
+}
+
+/**
+ * The turn's deps with its metrics counting a request's remote servers and their tools as one
+ * (`server="remote", tool="*"`): a request names its servers and they name their tools, and no
+ * client may grow the metrics' labels.
+ */
+export function countingRemoteAsOne(deps: AgentTurnDeps, servers: readonly CheckedServer[]): AgentTurnDeps {
+  const remote = new Set(servers.filter((s) => s.kind === 'remote').map((s) => s.serverLabel));
+  const counted = deps.onToolCallFinished;
+  if (!remote.size || !counted) return deps;
+  return { ...deps, onToolCallFinished: (server, tool, ...rest) => (remote.has(server) ? counted('remote', '*', ...rest) : counted(server, tool, ...rest)) };
 }

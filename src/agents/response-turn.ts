@@ -14,7 +14,7 @@ import { checkToolResults, toolMeta } from './tool-messages.js';
 import { PushedItems } from '../utils/pushed-items.js';
 import { responseLedger, type McpItemEvent } from './response-ledger.js';
 import { answeredElsewhere, decideApprovals, pausedTurn, type McpApprovalAnswer } from './response-approvals.js';
-import { checkMcpTools, openResponseTools, type McpToolRequest } from './response-tools.js';
+import { checkMcpTools, countingRemoteAsOne, openResponseTools, type McpToolRequest } from './response-tools.js';
 
 export interface ResponseTurnDeps extends AgentTurnDeps {
   state: StateRepo;
@@ -53,7 +53,7 @@ export interface ResponseTurnInput {
   /** the request's: stops connecting its MCP servers when the client goes away */
   signal?: AbortSignal;
   /** how long a call held for the client's approval waits (tools.approvalTimeout) */
-  approvalTimeoutMs?: number;
+  approvalTimeoutMs: number;
 }
 
 /** what a Responses turn yields as it goes: the answer's pieces, and its MCP output items as they start and end */
@@ -70,8 +70,6 @@ export interface ResponseTurn {
   /** runs the turn; its return value is the record (stored by then unless `store` was false) */
   run(options: { stream?: boolean; signal?: AbortSignal }): AsyncGenerator<ResponseTurnEvent, { record: ResponseRecord; outcome: TurnOutcome }, undefined>;
 }
-
-const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 3_600_000;
 
 /**
  * A Responses API turn (POST /v1/responses) on the one agent turn: the previous response is
@@ -142,11 +140,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
   const opened = await openResponseTools(deps, agent, servers, { listedBefore: previous?.mcpListed ?? [], canApprove: request.store, signal: request.signal });
   // with nowhere to record calls, no server-side tool runs
   const tools = toolCalls && opened.tools;
-  // a request names its remote servers and they name their tools: the metrics count them all as one, so no client can grow their labels
-  const remote = new Set(servers.filter((s) => s.kind === 'remote').map((s) => s.serverLabel));
-  const counted = deps.onToolCallFinished;
-  const turnDeps: AgentTurnDeps =
-    remote.size && counted ? { ...deps, onToolCallFinished: (server, tool, ...rest) => (remote.has(server) ? counted('remote', '*', ...rest) : counted(server, tool, ...rest)) } : deps;
+  const turnDeps = countingRemoteAsOne(deps, servers);
   // a pause is continued once: two continuations at a time would both execute its approved calls
   let claimed = false;
   const release = async () => {
@@ -197,7 +191,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
         onItem({ type: 'mcp_item', phase: 'done', item: listing });
       }
       const owner = paused?.owner ?? id;
-      const ledger = tools && responseLedger(toolCalls!, owner, { approvalTimeoutMs: request.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS, onItem });
+      const ledger = tools && responseLedger(toolCalls!, owner, { approvalTimeoutMs: request.approvalTimeoutMs, onItem });
       let record: ResponseRecord | undefined;
       const recordOf = (outcome: TurnOutcome, exchange: SessionMessage[]): ResponseRecord => ({
         id,
