@@ -13,6 +13,8 @@ import type { TurnCheckpoint } from './tool-ledger.js';
 export interface ResponseRecord {
   id: string;
   agentId: string;
+  /** whose it is (the key that made it, or its group): only it reads, deletes or continues it; absent on records stored before */
+  owner?: string;
   createdAt: number;
   previousResponseId: string | null;
   instructions: string | null;
@@ -56,7 +58,7 @@ export interface ResponseRecord {
 export interface ResponsePause {
   checkpoint: TurnCheckpoint;
   pending: string[];
-  owner: string;
+  callsOwner: string;
   /** the response that answers its approval requests: a pause is continued once */
   continuedBy?: string;
 }

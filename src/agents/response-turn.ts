@@ -4,10 +4,11 @@ import type { ModelOptions, ModelUsage } from '../models/provider.js';
 import { randomHex, timeOrderedHex } from '../utils/random-hex.js';
 import type { SessionMessage, StateRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
-import { runAgentTurn, type AgentTurnDeps, type AgentTurnInput, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';
+import { reserveCall, runAgentTurn, type AgentTurnDeps, type AgentTurnInput, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';
 import { requireClientTools, type ClientToolsUse } from './client-tools.js';
 import type { ChatInputMessage } from './conversation.js';
 import { modelFailure } from './model-call-error.js';
+import { turnModelRefs } from './turn-prompt.js';
 import { responseHistory, responseStore, type ResponseFileSearch, type ResponseMcpItem, type ResponseRecord } from './response-record.js';
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import { checkToolResults, toolMeta } from './tool-messages.js';
@@ -22,6 +23,8 @@ export interface ResponseTurnDeps extends AgentTurnDeps {
 
 export interface ResponseTurnInput {
   agent: AgentConfig;
+  /** whose the response is (conversationOwner of the API key) */
+  owner: string;
   /**
    * the request's input items as messages: the last user one is the new question; `function_call`
    * items are assistant messages with tool calls, `function_call_output` items tool messages
@@ -90,7 +93,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
   let previous: ResponseRecord | undefined;
   if (request.previousResponseId !== undefined) {
     previous = await responses.get(request.previousResponseId);
-    if (!previous || previous.agentId !== agent.id) {
+    if (!previous || previous.agentId !== agent.id || (previous.owner !== undefined && previous.owner !== request.owner)) {
       throw new HeraldError('HERALD_RESPONSE_NOT_FOUND', `No response "${request.previousResponseId}" of the agent "${agent.id}".`, { param: 'previous_response_id' });
     }
   }
@@ -125,6 +128,11 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
   // time-ordered, as conversation ids: its session's rows go to the end of the indexes
   const id = `resp_${timeOrderedHex(12)}`;
   const outputItemId = `msg_${randomHex(12)}`;
+  // the model call's estimate is reserved against the budgets before anything is answered (a streamed response past one is a 429)
+  // (a resumed turn's first call is asked with its checkpoint's messages)
+  const asked = paused ? paused.checkpoint.messages : [...earlier, ...(continues ? [] : [incoming[lastUser]!]), ...continuation];
+  const reserving = reserveCall(deps, { agent, usage: request.usage }, { messages: asked, maxTokens: request.options?.maxTokens }, turnModelRefs(deps.config, agent)[0]!);
+  const reservation = reserving instanceof Promise ? await reserving : reserving;
   const callItemIds: string[] = [];
   const callItemId = (index: number) => (callItemIds[index] ??= `fc_${randomHex(12)}`);
   const fileSearch = request.fileSearch && { id: `fs_${randomHex(12)}`, queries: [question], includeResults: request.fileSearch.includeResults, found: undefined as KnowledgePassage[] | undefined };
@@ -164,6 +172,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
   } catch (error) {
     await release();
     await opened.close();
+    if (reservation !== undefined) deps.usage?.settle(reservation, undefined);
     throw error;
   }
 
@@ -190,12 +199,13 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
         onItem({ type: 'mcp_item', phase: 'added', item: { ...listing, tools: [], error: null } });
         onItem({ type: 'mcp_item', phase: 'done', item: listing });
       }
-      const owner = paused?.owner ?? id;
-      const ledger = tools && responseLedger(toolCalls!, owner, { approvalTimeoutMs: request.approvalTimeoutMs, onItem });
+      const callsOwner = paused?.callsOwner ?? id;
+      const ledger = tools && responseLedger(toolCalls!, callsOwner, { approvalTimeoutMs: request.approvalTimeoutMs, onItem });
       let record: ResponseRecord | undefined;
       const recordOf = (outcome: TurnOutcome, exchange: SessionMessage[]): ResponseRecord => ({
         id,
         agentId: agent.id,
+        owner: request.owner,
         createdAt,
         previousResponseId: request.previousResponseId ?? null,
         instructions: request.instructions ?? null,
@@ -218,7 +228,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
         ...(messageAt !== undefined && { messageAt }),
         ...(opened.listed.length && { mcpListed: opened.listed }),
         ...(exchange.length && { exchange }),
-        ...(outcome.paused && { paused: { checkpoint: outcome.paused.checkpoint, pending: outcome.paused.pending.map((r) => r.id), owner } }),
+        ...(outcome.paused && { paused: { checkpoint: outcome.paused.checkpoint, pending: outcome.paused.pending.map((r) => r.id), callsOwner } }),
         ...request.echo,
       });
       const common = {
@@ -230,6 +240,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
         stream,
         incoming: [],
         ...(request.usage && { usage: request.usage }),
+        ...(reservation !== undefined && { reservation }),
         ...(tools && ledger && { tools, ledger }),
         record: async (transcript: SessionMessage[], outcome: TurnOutcome) => {
           // the transcript is the turn's tool exchange (if any), then its answer

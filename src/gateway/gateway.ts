@@ -164,7 +164,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const approvals = new Approvals({ config, store, outbox, logger });
   const endpoint = embeddingsEndpoint(config);
   const knowledge = new KnowledgeIndex(store.knowledge, { embedder: endpoint && openAIEmbedder(endpoint), logger });
-  const vectorStores = new VectorStores({ store, knowledge, parser, agents, logger });
+  const { workers, maxFilesInProgressPerKey, maxFilesInProgress } = config.platform.knowledge;
+  const vectorStores = new VectorStores({ store, knowledge, parser, agents, logger, limits: { concurrency: workers, perKey: maxFilesInProgressPerKey, total: maxFilesInProgress } });
   const files = new Files(store, (fileId) => vectorStores.forgetFile(fileId));
   // an agent searches its own knowledge and the vector stores attached to it (agents.list[].vectorStores)
   const agentKnowledge = { search: (agentId: string, question: string, limit: number) => vectorStores.searchForAgent(agentId, question, limit) };

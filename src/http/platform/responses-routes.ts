@@ -7,7 +7,7 @@ import { PASSAGES_PER_TURN } from '../../agents/agent-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { VectorStores } from '../../platform/vector-stores.js';
 import { HeraldError } from '../../errors.js';
-import { mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
+import { conversationOwner, mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
 import { parseJsonBody, readBody } from '../read-body.js';
 import { requireAgent } from './agents-routes.js';
 import { enforceBudgets } from './principal-budgets.js';
@@ -44,7 +44,8 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
   /** a stored response the caller's key may see (one of an agent it may use) */
   const stored = async (id: string, principal: ApiPrincipal): Promise<ResponseRecord> => {
     const record = await responses.get(id);
-    if (!record || !mayUseAgent(principal, record.agentId)) throw new HeraldError('HERALD_RESPONSE_NOT_FOUND', `No response "${id}".`, { param: 'response_id' });
+    // another key's response (not of its group) does not exist for this one: its passages, its answer
+    if (!record || !mayUseAgent(principal, record.agentId) || (record.owner !== undefined && record.owner !== conversationOwner(principal))) throw new HeraldError('HERALD_RESPONSE_NOT_FOUND', `No response "${id}".`, { param: 'response_id' });
     return record;
   };
 
@@ -77,6 +78,7 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
       (await Promise.all(fileSearch.tool.vector_store_ids.map((id, j) => deps.vectorStores.resolve(c.get('principal'), id, `tools[${fileSearch.index}].vector_store_ids[${j}]`))));
     const turn = await openResponseTurn(deps.turns, {
       agent,
+      owner: conversationOwner(principal),
       input: input.messages,
       inputParam: (i) => `input[${input.itemOf[i]}].call_id`,
       instructions: body.instructions ?? undefined,

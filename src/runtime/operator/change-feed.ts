@@ -115,6 +115,7 @@ export function withChangeFeed<S extends Store>(store: S): S {
       claimPending: ifAny('events'),
       complete: always('events'),
       release: always('events'),
+      requeueProcessing: (count) => (count ? ['events'] : []),
     }),
     idempotency: tapped(store.idempotency, publisher, { completeWithEvent: always('events') }),
     sessions: tapped(store.sessions, publisher, { append: always('sessions'), appendMany: always('sessions') }),
@@ -129,6 +130,7 @@ export function withChangeFeed<S extends Store>(store: S): S {
       requeue: ifTrue('deliveries'),
       abandon: ifTrue('deliveries'),
       release: always('deliveries'),
+      requeueSending: (count) => (count ? ['deliveries'] : []),
     }),
     async close() {
       publisher.close();
