@@ -15,6 +15,8 @@ import { fileCitations } from './citation-annotations.js';
 import { responseObject, headOf, type ResponseHead } from './response-object.js';
 import { responseEventStream } from './response-event-stream.js';
 import { fileSearchOf, inputMessages, parseResponsesRequest, responsesClientTools } from './responses-request.js';
+import { mcpApprovals, mcpToolsOf } from './responses-mcp-request.js';
+import { parseDuration } from '../../runtime/duration.js';
 import { sseResponse } from './sse-response.js';
 
 export interface ResponsesRoutesDeps {
@@ -99,6 +101,10 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
         }),
       echo: tools.echo,
       usage: { source: 'response', keyName: principal.name },
+      mcp: mcpToolsOf(body),
+      approvals: mcpApprovals(body.input),
+      approvalTimeoutMs: parseDuration(deps.config.tools.approvalTimeout),
+      signal: c.req.raw.signal,
     });
     const head: ResponseHead = {
       id: turn.id,
