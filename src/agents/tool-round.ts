@@ -117,7 +117,7 @@ export async function executeCall(ctx: RoundContext, record: ToolCallRecord, spe
   let status: ToolCallStatus;
   try {
     result = await withTimeout(ctx.tools.call(spec, args, { signal: ctx.signal, timeoutMs, context: { agentId: ctx.attribution.agentId, callRecordId: record.id } }), timeoutMs);
-    status = result.isError ? 'failed' : 'succeeded';
+    status = result.isError ? (result.timedOut ? 'timed_out' : 'failed') : 'succeeded';
   } catch (error) {
     const timedOut = error instanceof CallTimeout;
     status = timedOut ? 'timed_out' : 'failed';

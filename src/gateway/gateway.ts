@@ -60,6 +60,7 @@ import { RetentionPruner } from '../runtime/receipts/retention-pruner.js';
 import { AlertEvaluator } from '../runtime/alerts/alert-evaluator.js';
 import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
 import { Approvals } from '../runtime/approvals/approvals.js';
+import { RUN_RESUMABLE_TOPIC } from '../runtime/approvals/decide-approval.js';
 import { approvalTargetFaults } from '../runtime/approvals/approval-targets.js';
 import { ConfigError } from '../errors.js';
 import { builtinTools } from '../tools/builtin/builtin-tools.js';
@@ -164,7 +165,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const approvals = new Approvals({ config, store, outbox, logger });
   const endpoint = embeddingsEndpoint(config);
   const knowledge = new KnowledgeIndex(store.knowledge, { embedder: endpoint && openAIEmbedder(endpoint), logger });
-  const vectorStores = new VectorStores({ store, knowledge, parser, agents, logger });
+  const { workers, maxFilesInProgressPerKey, maxFilesInProgress } = config.platform.knowledge;
+  const vectorStores = new VectorStores({ store, knowledge, parser, agents, logger, limits: { concurrency: workers, perKey: maxFilesInProgressPerKey, total: maxFilesInProgress } });
   const files = new Files(store, (fileId) => vectorStores.forgetFile(fileId));
   // an agent searches its own knowledge and the vector stores attached to it (agents.list[].vectorStores)
   const agentKnowledge = { search: (agentId: string, question: string, limit: number) => vectorStores.searchForAgent(agentId, question, limit) };
@@ -277,6 +279,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   }, logger);
 
   let unsubscribe: (() => void) | undefined;
+  let unsubscribeResumable: (() => void) | undefined;
   let stopping = false;
   let reindexing: Promise<unknown> | undefined;
   const gateway: Gateway = {
@@ -306,6 +309,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       await delivery.start();
       runs.start();
       unsubscribe = store.signals.subscribe(HEARTBEAT_TOPIC, () => heartbeat.request());
+      unsubscribeResumable = store.signals.subscribe(RUN_RESUMABLE_TOPIC, () => runs.claimNow());
       heartbeat.start();
       pruner.start();
       alerts.start();
@@ -331,6 +335,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       // after the runs, whose turns may be calling tools
       await mcp.stop();
       unsubscribe?.();
+      unsubscribeResumable?.();
       await heartbeat.stop();
       await pruner.stop();
       await alerts.stop();

@@ -19,7 +19,7 @@ export interface ServersUnderTest {
 }
 
 /** McpServers over `tools` (parsed as the config is), started, its logs captured at debug */
-export function startServers(tools: Record<string, unknown>, dir = tempDir('herald-mcp-')): ServersUnderTest {
+export function startServers(tools: Record<string, unknown>, dir = tempDir('herald-mcp-'), options: { checkEveryMs?: number } = {}): ServersUnderTest {
   const lines: string[] = [];
   const destination = new Writable({
     write(chunk, _enc, cb) {
@@ -28,7 +28,7 @@ export function startServers(tools: Record<string, unknown>, dir = tempDir('hera
     },
   });
   const parsed = toolsSchema.parse(tools);
-  const servers = new McpServers({ tools: parsed, baseDir: dir, logger: createLogger({ level: 'debug', destination }) });
+  const servers = new McpServers({ tools: parsed, baseDir: dir, logger: createLogger({ level: 'debug', destination }), ...options });
   servers.start();
   return {
     servers,

@@ -83,6 +83,7 @@ describe('herald with MCP servers', () => {
     );
     const raised = await eventually(() => alertTexts(p).find((t) => t.startsWith('herald alert: tools.unhealthy')));
     expect(raised).toContain('the MCP server late is not connected');
+    await eventually(() => herald.gateway.mcp.health()[0]!.lastError?.startsWith('the server exited before it was ready'));
     expect((await herald.request('/readyz')).status).toBe(200);
 
     // the script appears: the next attempt connects, and the incident resolves

@@ -16,9 +16,9 @@ export interface McpHttpServer {
 /**
  * A Streamable HTTP MCP server made with the SDK's own server (McpServer and
  * StreamableHTTPServerTransport, one per session as the SDK's README shows), on 127.0.0.1.
- * `token`: requests without `Authorization: Bearer <token>` are refused with 401.
+ * `port`: to take the place of one closed. `token`: requests without `Authorization: Bearer <token>` are refused with 401.
  */
-export async function startMcpHttpServer(setup: (server: McpServer) => void, options: { token?: string } = {}): Promise<McpHttpServer> {
+export async function startMcpHttpServer(setup: (server: McpServer) => void, options: { token?: string; port?: number } = {}): Promise<McpHttpServer> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const state: McpHttpServer = { url: '', sessions: [], refused: 0, close: async () => undefined };
   const server = http.createServer(async (req, res) => {
@@ -39,7 +39,7 @@ export async function startMcpHttpServer(setup: (server: McpServer) => void, opt
     }
     await transport.handleRequest(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
   state.close = async () => {
     for (const transport of transports.values()) await transport.close().catch(() => undefined);

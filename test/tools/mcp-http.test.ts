@@ -61,6 +61,24 @@ describe('an MCP server over Streamable HTTP (the SDK server, in the test)', () 
     expect(under.logs()).not.toContain('wrong-token-abcdef');
   });
 
+  it('notices a server gone (it is pinged), marks it failed, and connects again once it is back', async () => {
+    const setup = (mcp: Parameters<Parameters<typeof startMcpHttpServer>[0]>[0]) =>
+      mcp.registerTool('lookup', { description: 'Looks up', inputSchema: { id: z.string() } }, async ({ id }) => ({ content: [{ type: 'text', text: `found ${id}` }] }));
+    remote = await startMcpHttpServer(setup);
+    const port = Number(new URL(remote.url).port);
+    under = startServers({ mcpServers: { crm: { url: remote.url } } }, undefined, { checkEveryMs: 50 });
+    await under.until('crm', 'ready');
+    await remote.close();
+    await under.until('crm', 'failed');
+    expect(health('crm').lastError).toMatch(/ECONNREFUSED/);
+    expect((await call('crm__lookup', { id: '1' })).text).toMatch(/^the server crm is not available \(failed: .*ECONNREFUSED/);
+
+    remote = await startMcpHttpServer(setup, { port });
+    await under.until('crm', 'ready');
+    expect(health('crm').restarts).toBeGreaterThan(0);
+    expect(await call('crm__lookup', { id: '2' })).toEqual({ text: 'found 2', isError: false });
+  });
+
   it('gives a time-out result for a tool that never answers', async () => {
     remote = await startMcpHttpServer((mcp) => {
       mcp.registerTool('hang', { description: 'Never answers' }, () => new Promise(() => undefined));

@@ -27,6 +27,9 @@ describe('an MCP server over stdio (server-everything)', () => {
     // an image is named, not pasted: its bytes mean nothing to a language model
     const image = await call('everything__get-tiny-image');
     expect(image.text).toMatch(/\[image image\/png, \d+ bytes\]/);
+    // a resource link is named with its uri; an embedded resource is given with its uri
+    expect((await call('everything__get-resource-links')).text).toMatch(/\[resource link .+: demo:\/\/resource\//);
+    expect((await call('everything__get-resource-reference')).text).toMatch(/\[resource demo:\/\/resource\/\S+/);
     // the env given reaches the server, beside a minimal inherited one (PATH), and nothing else of herald's
     const env = JSON.parse((await call('everything__get-env')).text) as Record<string, string>;
     expect(env.HERALD_TEST_SECRET).toBe('do-not-log-me');

@@ -42,7 +42,8 @@ export function platformRoutes(deps: PlatformRoutesDeps): Hono {
   app.use('*', platformAuth(deps.gate));
   app.route('/', agentsRoutes({ agents: deps.agents, knowledge: deps.knowledge, state: deps.store.state }));
   app.route('/', chatRoutes(deps));
-  app.route('/', responsesRoutes({ ...deps, turns: { ...deps.turns, state: deps.store.state } }));
+  // a response's tool calls are recorded with the store's, whether or not the gateway gave the turns a repo
+  app.route('/', responsesRoutes({ ...deps, turns: { ...deps.turns, state: deps.store.state, toolCalls: deps.turns.toolCalls ?? deps.store.toolCalls } }));
   app.route('/', embeddingsRoutes({ config: deps.config, usage: deps.turns.usage, budgets: deps.turns.budgets }));
   app.route('/', knowledgeRoutes({ agents: deps.agents, knowledge: deps.knowledge, parser: deps.parser, maxUploadBytes: deps.config.platform.maxUploadBytes }));
   app.route('/', filesRoutes({ files: deps.files, maxUploadBytes: deps.config.platform.maxUploadBytes }));

@@ -1,4 +1,5 @@
 import { pathToFileURL } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 import type { KnowledgeLimits } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
@@ -35,8 +36,10 @@ export function workerResourceLimits(workerMemoryMb: number): { maxYoungGenerati
 
 /**
  * Reads documents in worker threads, so a slow or hostile file costs a worker, never the event
- * loop: each document has a time limit (`parseTimeoutMs`, counted from when it is queued; past it
- * the worker is stopped) and each worker a heap limit (`workerMemoryMb`, its young and old
+ * loop. Documents wait their turn here, at most `maxQueued` of them (past it: 503, the queue is
+ * too long, no fault of the file), and go to piscina only when a worker is free, so that each
+ * document's time limit (`parseTimeoutMs`, past it the worker is stopped) counts its own parse,
+ * never the parses queued ahead of it nor the start of its thread; and each worker a heap limit (`workerMemoryMb`, its young and old
  * generations together: the parsers' memory is V8 heap, so past it the worker dies, not herald).
  * A parse that left its worker's heap large retires the pool it ran in: its workers end once
  * their parses are done and the next upload starts a fresh pool, so herald does not keep what
@@ -48,23 +51,64 @@ export class ParsePool {
   private pool?: Promise<Piscina>;
   /** every pool with workers: the current one and those retired, finishing their parses */
   private readonly pools = new Set<Piscina>();
+  /** parses given to a worker */
+  private active = 0;
+  /** parses waiting for a worker, first come first served: each is handed the slot another frees */
+  private readonly waiting: { resolve: () => void; reject: (error: Error) => void }[] = [];
 
   constructor(private readonly limits: KnowledgeLimits) {}
 
+  /** documents waiting for a worker now */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
   async parse(bytes: Uint8Array, filename: string, chunking: ChunkOptions): Promise<ParsedChunks> {
+    await this.takeSlot();
+    try {
+      return await this.parseNow(bytes, filename, chunking);
+    } finally {
+      this.freeSlot();
+    }
+  }
+
+  private takeSlot(): Promise<void> | void {
+    if (this.active < this.limits.workers) {
+      this.active++;
+      return;
+    }
+    if (this.waiting.length >= this.limits.maxQueued) throw parseQueueFull(this.limits.maxQueued);
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+  }
+
+  private freeSlot(): void {
+    const next = this.waiting.shift();
+    if (next) next.resolve();
+    else this.active--;
+  }
+
+  private async parseNow(bytes: Uint8Array, filename: string, chunking: ChunkOptions): Promise<ParsedChunks> {
     const { maxInflatedEntryBytes, maxTextChars, maxChunks, parseTimeoutMs, workerMemoryMb } = this.limits;
     // one pool however many uploads arrive while piscina is being imported
     const starting = (this.pool ??= this.start());
     const pool = await starting;
-    const task = { bytes, filename, chunking, limits: { maxInflatedEntryBytes, maxTextChars, maxChunks, workerMemoryMb } };
+    // the time limit starts when the worker says it has the task: not while a thread starts
+    const { port1: started, port2 } = new MessageChannel();
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    started.once('message', () => (timer = setTimeout(() => abort.abort(), parseTimeoutMs)));
+    const task = { bytes, filename, chunking, limits: { maxInflatedEntryBytes, maxTextChars, maxChunks, workerMemoryMb }, started: port2 };
     let result: WorkerAnswer;
     try {
-      result = await pool.run(task, { signal: AbortSignal.timeout(parseTimeoutMs) });
+      result = await pool.run(task, { signal: abort.signal, transferList: [port2] });
     } catch (error) {
       const { name, code } = error as { name?: string; code?: string };
       if (name === 'AbortError' || name === 'TimeoutError') throw documentLimitErrors.time(parseTimeoutMs);
       if (code === 'ERR_WORKER_OUT_OF_MEMORY') throw documentLimitErrors.memory(workerMemoryMb);
       throw new HeraldError('HERALD_DOCUMENT_UNPROCESSABLE', 'The document could not be read (its parser failed).', { param: 'file', cause: error });
+    } finally {
+      clearTimeout(timer);
+      started.close();
     }
     if (result.heapBytes > RECYCLE_HEAP_BYTES) this.retire(starting, pool);
     const { answer } = result;
@@ -80,6 +124,7 @@ export class ParsePool {
   }
 
   async close(): Promise<void> {
+    for (const waiter of this.waiting.splice(0)) waiter.reject(new HeraldError('HERALD_UNAVAILABLE', 'herald is stopping; the document was not read.'));
     const current = this.pool;
     this.pool = undefined;
     await current?.catch(() => undefined);
@@ -110,4 +155,11 @@ export class ParsePool {
       .catch(() => undefined)
       .finally(() => this.pools.delete(pool));
   }
+}
+
+/** the queue is too long: the server's state, not the file's fault, so a retry may succeed */
+export function parseQueueFull(maxQueued: number): HeraldError {
+  return new HeraldError('HERALD_UNAVAILABLE', `${maxQueued} documents are already waiting for a parse worker (platform.knowledge.maxQueued). Retry later.`, {
+    headers: { 'Retry-After': '5' },
+  });
 }

@@ -1,4 +1,5 @@
 import { getHeapStatistics } from 'node:v8';
+import type { MessagePort } from 'node:worker_threads';
 import { HeraldError } from '../../errors.js';
 import { packChunks, type ParseAnswer } from './packed-chunks.js';
 import { parseDocument, type ParseTask } from './parse-document.js';
@@ -14,7 +15,10 @@ export interface WorkerAnswer {
  * Runs in a parse worker thread (the compiled file itself, or parse-worker-entry.mjs from the
  * sources). The chunks go back packed (packed-chunks.ts), moved, not copied, to the main thread.
  */
-export default async function parseInWorker(task: ParseTask): Promise<WorkerAnswer> {
+export default async function parseInWorker(task: ParseTask & { started?: MessagePort }): Promise<WorkerAnswer> {
+  // the parse's time limit runs from here: the thread is up and has the task
+  task.started?.postMessage(0);
+  task.started?.close();
   const answer = await parseAnswer(task);
   return { answer, heapBytes: getHeapStatistics().total_heap_size };
 }

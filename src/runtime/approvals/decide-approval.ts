@@ -11,7 +11,7 @@ export interface ApprovalInput {
 }
 
 export interface DecideDeps {
-  store: Pick<Store, 'toolCalls' | 'runs'>;
+  store: Pick<Store, 'toolCalls' | 'runs' | 'signals'>;
   logger?: Logger;
   now?: () => number;
 }
@@ -22,6 +22,9 @@ export interface DecideDeps {
  * waits (409). When the call was its run's last undecided one, the run is queued again in the same
  * transaction and any replica resumes its turn.
  */
+/** the store signal that a run waiting for approval may be claimable again */
+export const RUN_RESUMABLE_TOPIC = 'runs.resumable';
+
 export async function decideApproval(deps: DecideDeps, id: string, input: ApprovalInput): Promise<ToolCallRecord> {
   const approval: ToolApproval = {
     decision: input.decision === 'approve' ? 'approved' : 'denied',
@@ -32,6 +35,8 @@ export async function decideApproval(deps: DecideDeps, id: string, input: Approv
   await refuseWhenRunEnded(deps.store, id);
   const decided = await deps.store.toolCalls.decide(id, approval);
   if (!decided) throw await notPending(deps.store, id);
+  // a run queued again by this decision is claimed at once by whichever process hears it, not at the next poll
+  if (decided.ownerKind === 'run') deps.store.signals.publish(RUN_RESUMABLE_TOPIC);
   // who and what, never the arguments
   deps.logger?.info(
     { toolCallId: id, ownerKind: decided.ownerKind, ownerId: decided.ownerId, server: decided.server, tool: decided.tool, decision: approval.decision, by: approval.by },
@@ -47,6 +52,10 @@ export async function decideApproval(deps: DecideDeps, id: string, input: Approv
 async function refuseWhenRunEnded(store: Pick<Store, 'toolCalls' | 'runs'>, id: string): Promise<void> {
   const call = await store.toolCalls.get(id);
   if (!call) throw new HeraldError('HERALD_NOT_FOUND', 'tool call not found');
+  // a Responses call asked for approval is its API client's to decide (mcp_approval_response), not an operator's
+  if (call.ownerKind === 'response' && !call.approval) {
+    throw new HeraldError('HERALD_APPROVAL_NOT_PENDING', `tool call ${id} waits for the API client that asked for it (an mcp_approval_response to response ${call.ownerId})`, { details: { status: call.status } });
+  }
   if (call.ownerKind !== 'run' || call.approval) return;
   const run = await store.runs.get(call.ownerId);
   if (run && !isUnfinished(run.status)) {

@@ -96,7 +96,6 @@ export function withChangeFeed<S extends Store>(store: S): S {
       claim: ifAny('runs'),
       release: always('runs'),
       cancel: ifTrue('runs'),
-      pauseForApproval: ifTrue('runs'),
       requeueRunning: (count) => (count ? ['runs'] : []),
       // the run's transcript and its summary event are written in the same transaction
       complete: ifTrue('runs', 'events', 'sessions'),
@@ -105,6 +104,7 @@ export function withChangeFeed<S extends Store>(store: S): S {
       checkpoint: ifTrue('runs'),
       pauseForApproval: ifTrue('runs'),
     }),
+    // a decision may queue its run again (its last undecided call): the console hears of it as of a run inserted
     toolCalls: tapped(store.toolCalls, publisher, {
       start: always('runs'),
       finish: always('runs'),
@@ -115,12 +115,11 @@ export function withChangeFeed<S extends Store>(store: S): S {
       claimPending: ifAny('events'),
       complete: always('events'),
       release: always('events'),
+      requeueProcessing: (count) => (count ? ['events'] : []),
     }),
     idempotency: tapped(store.idempotency, publisher, { completeWithEvent: always('events') }),
     sessions: tapped(store.sessions, publisher, { append: always('sessions'), appendMany: always('sessions') }),
     usage: tapped(store.usage, publisher, { record: always('usage') }),
-    // a decision may queue its run again (its last undecided call): claimers and the console hear of it as of a run inserted
-    toolCalls: tapped(store.toolCalls, publisher, { decide: ifSet('runs') }),
     deliveries: tapped(store.deliveries, publisher, {
       insert: ifTrue('deliveries'),
       claim: ifSet('deliveries'),
@@ -131,6 +130,7 @@ export function withChangeFeed<S extends Store>(store: S): S {
       requeue: ifTrue('deliveries'),
       abandon: ifTrue('deliveries'),
       release: always('deliveries'),
+      requeueSending: (count) => (count ? ['deliveries'] : []),
     }),
     async close() {
       publisher.close();

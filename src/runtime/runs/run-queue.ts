@@ -106,6 +106,11 @@ export class RunQueue {
     };
   }
 
+  /** claims into free slots now, not at the next poll (a run queued again by an approval) */
+  claimNow(): void {
+    this.context.claims.claim();
+  }
+
   /** starts claiming: what this or a dead process left unfinished is taken as leases allow */
   start(): void {
     this.context.claims.start();

@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { isStdioServer, type McpServerConfig, type ToolsConfig } from '../../config/tools-schema.js';
 import type { ToolCallOptions, ToolResult, ToolSpec } from '../tool-spec.js';
@@ -18,6 +18,8 @@ export interface ConnectionDeps {
   tools: ToolsConfig;
   baseDir: string;
   logger: Logger;
+  /** how often an HTTP server is pinged while connected */
+  checkEveryMs: number;
   /** its tools or its state changed */
   onChange(): void;
 }
@@ -157,10 +159,12 @@ export class McpConnection {
         this.lastError = undefined;
         this.set('ready');
         this.log.info({ tools: this.specs.length }, 'tool server ready');
-        await closed;
+        await this.watch(client, closed);
         if (!this.stopping) this.failed(new Error(this.transportFault ?? (this.stdio ? 'the server exited' : 'the connection closed')));
       } catch (error) {
-        if (!this.stopping) this.failed(error);
+        // the SDK's "Connection closed" while connecting: for a stdio server, its process ended (a wrong command or argument, a crash at start)
+        const exited = this.stdio && error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+        if (!this.stopping) this.failed(exited ? new Error('the server exited before it was ready (its stderr is in the log at debug)') : error);
       } finally {
         if (this.ready === client) this.ready = undefined;
         await client.close().catch(() => undefined);
@@ -169,6 +173,23 @@ export class McpConnection {
       if (readyAt !== undefined && Date.now() - readyAt >= STEADY_MS) failures = 0;
       await this.pause(backoffMs(failures++));
       this.restarts++;
+    }
+  }
+
+  /**
+   * Waits while the connection holds. A stdio server's process says when it ends; an HTTP
+   * server has no connection to lose, so it is pinged every `checkEveryMs` (MCP's ping): one
+   * that does not answer (gone, restarted and so without the session) is connected again.
+   */
+  private async watch(client: Client, closed: Promise<void>): Promise<void> {
+    if (this.stdio) return closed;
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const tick = new Promise<'check'>((resolve) => (timer = setTimeout(resolve, this.deps.checkEveryMs, 'check')));
+      const next = await Promise.race([closed.then(() => 'closed' as const), tick]);
+      clearTimeout(timer);
+      if (next === 'closed' || this.stopping) return;
+      await client.ping({ timeout: this.timeoutMs });
     }
   }
 

@@ -10,7 +10,11 @@ export interface McpServersOptions {
   /** the config file's folder: stdio servers' cwd is relative to it */
   baseDir: string;
   logger: Logger;
+  /** how often a connected HTTP server is pinged to know it is still there (default 30 s) */
+  checkEveryMs?: number;
 }
+
+const CHECK_EVERY_MS = 30_000;
 
 /**
  * The configured MCP servers as one tool source. `start` connects them all in the background and
@@ -123,6 +127,7 @@ export class McpServers implements ToolSource {
       tools: this.options.tools,
       baseDir: this.options.baseDir,
       logger: this.options.logger,
+      checkEveryMs: this.options.checkEveryMs ?? CHECK_EVERY_MS,
       onChange: () => (this.tools_ = undefined),
     });
   }

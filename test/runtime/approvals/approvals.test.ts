@@ -45,7 +45,7 @@ function memoryStore(calls: ToolCallRecord[]) {
   const byId = new Map(calls.map((c) => [c.id, { ...c }]));
   const deliveries = new Map<string, { id: string; channel: string; to?: string; text: string }>();
   const waiting = (c: ToolCallRecord) => c.status === 'waiting_approval' && c.approvalRequired && !c.approval;
-  return {
+  const store = {
     deliveries,
     toolCalls: {
       get: async (id: string) => byId.get(id),
@@ -60,12 +60,20 @@ function memoryStore(calls: ToolCallRecord[]) {
       expiredApprovals: async (now: number, limit: number) => [...byId.values()].filter((c) => waiting(c) && (c.approvalExpiresAt ?? Infinity) <= now).slice(0, limit),
     },
     runs: { get: async (id: string) => (id === run.id ? run : undefined) },
+    published: [] as string[],
+    signals: {
+      publish(topic: string) {
+        store.published.push(topic);
+      },
+      subscribe: () => () => {},
+    },
     outbox: {
       async deliverAlert(notice: { id: string; channel: string; to?: string; text: string }) {
         if (!deliveries.has(notice.id)) deliveries.set(notice.id, notice);
       },
     },
   };
+  return store;
 }
 
 const targets = [{ channel: 'telegram', to: '-100123' }, { channel: 'webhook' }];
@@ -84,6 +92,8 @@ describe('decideApproval', () => {
     const store = memoryStore([call()]);
     const decided = await decideApproval({ store: store as never, now: () => T0 + 5 }, 'tc_1', { decision: 'approve', by: 'console:1a2b3c4d', reason: 'fine' });
     expect(decided.approval).toEqual({ decision: 'approved', by: 'console:1a2b3c4d', at: T0 + 5, reason: 'fine' });
+    // every process hears that a run may be claimable again
+    expect(store.published).toEqual(['runs.resumable']);
     const again = await refusal(decideApproval({ store: store as never }, 'tc_1', { decision: 'deny', by: 'gateway-token', reason: 'no' }));
     expect(again).toMatchObject({ code: 'HERALD_APPROVAL_NOT_PENDING', status: 409 });
     expect(again.message).toBe(`tool call tc_1 was already approved by console:1a2b3c4d at ${new Date(T0 + 5).toISOString()}`);
