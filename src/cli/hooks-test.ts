@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../plugin-host/load-config.js';
-import type { PluginDefinition } from '../plugins/sdk.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { ConfigError, HeraldError } from '../errors.js';
 import { EnvPlaceholders } from './config-faults.js';
 import { builtinMappings } from '../mappings/builtin-mappings.js';

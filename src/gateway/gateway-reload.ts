@@ -12,7 +12,7 @@ import type { ApiKeyVerifier } from '../platform/api-keys.js';
 import { createChannelAccounts, type ChannelAccountsRegistry } from '../plugin-host/channel-accounts.js';
 import { pluginSection } from '../plugin-host/plugin-section.js';
 import type { PluginRegistry } from '../plugin-host/registry.js';
-import type { PluginDefinition } from '../plugins/sdk.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import type { Store } from '../store/port.js';
 import type { ReloadResult } from '../http/reload-result.js';
 import type { ToolsConfig } from '../config/tools-schema.js';

@@ -17,7 +17,7 @@ import type { HeraldConfig } from '../config/schema.js';
 import { createApp } from '../http/create-app.js';
 import { createLogger } from '../log/log.js';
 import { setVerboseErrors } from '../log/log-detail.js';
-import type { PluginDefinition } from '../plugins/sdk.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { FolderWatch } from './folder-watch.js';
 import { DropWatch } from '../runtime/drop-watch.js';
 import { reloadGateway, type ReloadResult } from './gateway-reload.js';

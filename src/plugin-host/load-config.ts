@@ -7,7 +7,7 @@ import { ConfigError } from '../errors.js';
 import { modelKeyWarnings } from '../models/model-keys.js';
 import { checkEmbeddingsModel } from '../models/embeddings-endpoint.js';
 import { checkModelRefs } from '../models/model-refs.js';
-import type { PluginDefinition } from '../plugins/sdk.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { PluginRegistry, loadExternalPlugins } from './registry.js';
 
 export interface LoadedConfig {

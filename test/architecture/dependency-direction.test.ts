@@ -23,7 +23,7 @@ const LAYERS: string[][] = [
   ['tools'],
   ['platform'],
   ['models', 'knowledge', 'metrics'],
-  ['store', 'plugins'],
+  ['store', 'plugin-sdk'],
   ['config'],
   ['log', 'time', 'utils', 'errors.ts'],
 ];
@@ -88,8 +88,8 @@ describe('dependency direction', () => {
     expect(violations(sourceFiles('src'), (t) => !t.startsWith(`plugins${path.sep}`) && t !== 'plugins')).toEqual([]);
   });
 
-  it('plugins use only the SDK (src/plugins)', () => {
-    expect(violations(sourceFiles('plugins'), (t) => t.startsWith(`plugins${path.sep}`) || t.startsWith(path.join('src', 'plugins') + path.sep))).toEqual([]);
+  it('plugins use only the SDK (src/plugin-sdk)', () => {
+    expect(violations(sourceFiles('plugins'), (t) => t.startsWith(`plugins${path.sep}`) || t.startsWith(path.join('src', 'plugin-sdk') + path.sep))).toEqual([]);
   });
 });
 
