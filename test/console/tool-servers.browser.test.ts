@@ -46,7 +46,7 @@ describe("the Overview's tool servers in Chromium", { timeout: 90_000 }, () => {
     await page.screenshot({ path: path.join(SHOTS, 'overview-tool-servers.png'), fullPage: true });
 
     // the page stays open: a marker set now survives only if the page is not loaded again
-    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+    await page.evaluate(() => ((globalThis as { marker?: number }).marker = 1));
     const config = JSON.parse(fs.readFileSync(herald.configFile, 'utf8'));
     config.tools.mcpServers = { everything: EVERYTHING, second: EVERYTHING };
     fs.writeFileSync(herald.configFile, JSON.stringify(config));
@@ -54,6 +54,6 @@ describe("the Overview's tool servers in Chromium", { timeout: 90_000 }, () => {
     // the added server's state change reaches the page through the change feed
     await expect.poll(() => cells('second'), { timeout: 30_000 }).toEqual(['second', 'ready', tools, expect.any(String), '0', '—']);
     expect(await tableText()).not.toContain('missing');
-    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    expect(await page.evaluate(() => (globalThis as { marker?: number }).marker)).toBe(1);
   });
 });
