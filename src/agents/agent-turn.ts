@@ -374,42 +374,23 @@ async function askModel(
 
 /** the tokens of a model call cut short: its prompt and what it generated, estimated */
 function recordCutShort(deps: AgentTurnDeps, input: AgentTurnInput, answer: ModelAnswer, request: ModelRequest, reservation: number | undefined): void {
-  if (!input.usage || !deps.usage) return;
   const generated = [answer.text, answer.refusal, ...answer.toolCalls.filter(Boolean).map((c) => c.function.arguments)].join(' ');
-  writeUsage(
-    deps.usage,
-    reservation,
-    copyWith(input.usage, {
-      model: answer.modelRef,
-      agentId: input.agent.id,
-      promptTokens: answer.usage?.prompt_tokens ?? promptWordCount(request.messages),
-      completionTokens: Math.max(answer.usage?.completion_tokens ?? 0, wordCount(generated)),
-      estimated: true,
-    }),
-  );
+  const prompt = answer.usage?.prompt_tokens ?? promptWordCount(request.messages);
+  writeCallUsage(deps, input, answer, reservation, prompt, Math.max(answer.usage?.completion_tokens ?? 0, wordCount(generated)), true);
 }
 
-/** one model call's tokens, under the turn's key, agent and mapping: in place of its reservation when it had one */
+/** one model call's tokens: the provider's count, or an estimate in words (as the embedded model counts) */
 function recordUsage(deps: AgentTurnDeps, input: AgentTurnInput, answer: ModelAnswer, request: ModelRequest, reservation: number | undefined): void {
-  if (!input.usage || !deps.usage) return;
   const usage = answer.usage ?? estimateUsage(request, answer.text);
-  writeUsage(
-    deps.usage,
-    reservation,
-    copyWith(input.usage, {
-      model: answer.modelRef,
-      agentId: input.agent.id,
-      promptTokens: usage.prompt_tokens,
-      completionTokens: usage.completion_tokens,
-      // the embedded model counts words, and so does herald for a provider that sent no usage
-      estimated: answer.usage === undefined || answer.modelRef.startsWith(`${EMBEDDED_PROVIDER}/`),
-    }),
-  );
+  writeCallUsage(deps, input, answer, reservation, usage.prompt_tokens, usage.completion_tokens, answer.usage === undefined || answer.modelRef.startsWith(`${EMBEDDED_PROVIDER}/`));
 }
 
-function writeUsage(usage: UsageRecorder, reservation: number | undefined, call: UsageRecord): void {
-  if (reservation === undefined) usage.record(call);
-  else usage.settle(reservation, call);
+/** a model call's tokens under the turn's key, agent and mapping: in place of its reservation when it had one */
+function writeCallUsage(deps: AgentTurnDeps, input: AgentTurnInput, answer: ModelAnswer, reservation: number | undefined, promptTokens: number, completionTokens: number, estimated: boolean): void {
+  if (!input.usage || !deps.usage) return;
+  const call = copyWith(input.usage, { model: answer.modelRef, agentId: input.agent.id, promptTokens, completionTokens, estimated });
+  if (reservation === undefined) deps.usage.record(call);
+  else deps.usage.settle(reservation, call);
 }
 
 /**

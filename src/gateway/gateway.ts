@@ -39,7 +39,7 @@ import { MainSession } from '../runtime/main-session.js';
 import { DeliveryOutbox } from '../runtime/delivery-outbox.js';
 import type { ReplyDelivery } from '../runtime/reply-delivery.js';
 import { RunQueue } from '../runtime/runs/run-queue.js';
-import { withChangeFeed } from '../runtime/operator/change-feed.js';
+import { changeTopic, withChangeFeed } from '../runtime/operator/change-feed.js';
 import { openStore } from '../store/open-store.js';
 import { resumeAfterCrash } from '../runtime/resume-after-crash.js';
 import type { Store } from '../store/port.js';
@@ -126,7 +126,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const { probe } = store;
   const parser = new ParsePool(config.platform.knowledge);
   // connected in the background from start(): a server that does not answer never holds herald back
-  const mcp = new McpServers({ tools: config.tools, baseDir: path.dirname(loaded.file), logger });
+  // a server's change of state reaches the console's live Overview through the change feed
+  const mcp = new McpServers({ tools: config.tools, baseDir: path.dirname(loaded.file), logger, onChange: () => store.signals.publish(changeTopic('tools')) });
   const metrics = config.gateway.metrics.enabled
     ? new HeraldMetrics({
         probe,
@@ -254,7 +255,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     const tools = mcp.degraded();
     return tools && { tools };
   };
-  const app = createApp({ config, logger, store, engine, intake, delivery, probe, degraded, metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
+  const app = createApp({ config, logger, store, engine, intake, delivery, probe, degraded, toolServers: () => mcp.health(), metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
   const proxies = new TrustedProxies(config.gateway.trustedProxies);
   const hooksSurface = { config, engine, intake, logger, limiter: hooksLimiter, receipts, metrics: metrics?.http, proxies };
   const chatSurface = { config, turns, agents, logger, gate, proxies, metrics: metrics?.http };

@@ -11,6 +11,7 @@ import type { OperatorDeps } from './admin/operator-deps.js';
 import { ConsoleSessions } from './console/console-session.js';
 import type { Store } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
+import type { ToolServerHealth } from '../tools/mcp/server-health.js';
 import type { ReloadResult } from './reload-result.js';
 import { reloadRoute } from './admin/reload-route.js';
 import { errorHandler, errorResponse } from './error-handler.js';
@@ -41,6 +42,8 @@ export interface AppDeps {
   probe?: StoreProbe;
   /** components working less than fully, named in /readyz's 200 answer (MCP servers down) */
   degraded?: () => DegradedComponents | undefined;
+  /** the MCP servers' health, on the console's Overview */
+  toolServers?: () => ToolServerHealth[];
   /** reloads the config file (POST /admin/reload) */
   reload?: (reason?: string) => Promise<ReloadResult>;
   /** when given (gateway.metrics.enabled), requests are counted and GET /metrics serves them */

@@ -4,6 +4,7 @@ import type { HeraldConfig } from '../../config/schema.js';
 import type { ReplyDelivery } from '../../runtime/reply-delivery.js';
 import type { Store } from '../../store/port.js';
 import type { StoreProbe } from '../../store/store-probe.js';
+import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
 import type { ConsoleSessions } from '../console/console-session.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { registerActionRoutes } from './action-routes.js';
@@ -25,6 +26,8 @@ export interface AdminRoutesDeps {
   limiter: FailedAuthLimiter;
   /** the store's counts: queue depths, and the dropped events shown beside the events list */
   probe?: StoreProbe;
+  /** the MCP servers' health, in the overview */
+  toolServers?: () => ToolServerHealth[];
   operator?: OperatorDeps;
   sessions?: ConsoleSessions;
   /** for the operators' decisions (who decided what; never a call's arguments) */

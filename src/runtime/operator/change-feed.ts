@@ -1,7 +1,10 @@
 import type { Store, StoreSignals } from '../../store/port.js';
 
-/** what the operator sees change: one store signal topic each */
-export const CHANGE_KINDS = ['receipts', 'runs', 'events', 'deliveries', 'sessions', 'usage'] as const;
+/**
+ * what the operator sees change: one store signal topic each. All but `tools` are told by the
+ * store's writes (withChangeFeed); `tools` (an MCP server's state or tools) by the gateway.
+ */
+export const CHANGE_KINDS = ['receipts', 'runs', 'events', 'deliveries', 'sessions', 'usage', 'tools'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** the signal topic of a kind (no `:`: PgSignals separates the topic from its sender with one) */
