@@ -244,7 +244,8 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
       answer = { ...answer, text: '', refusal: '', toolCalls: forClient };
       break;
     }
-    if (callsMade >= tools!.maxToolCalls) request.extra = copyWith(request.extra, { tool_choice: clientTools.length ? 'auto' : 'none', tools: clientTools.length ? clientTools : undefined });
+    // past the limit the model may only answer (or call the client's tools): OpenAI takes tool_choice only beside tools
+    if (callsMade >= tools!.maxToolCalls) request.extra = copyWith(request.extra, clientTools.length ? { tool_choice: 'auto', tools: clientTools } : { tool_choice: 'none' });
   }
   const { text, refusal, modelRef, failures } = answer;
   let { finishReason, toolCalls } = answer;
