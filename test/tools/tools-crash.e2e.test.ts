@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { killLeftOver, spawnHerald, type SpawnedHerald } from '../cli/spawn-herald.js';
+import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 import { callInRounds, startToolCallingModel, type ToolCallingModel } from '../helpers/fake-tool-calling-model.js';
 import { baseConfig, eventually, GATEWAY_TOKEN, hookHeaders, tempDir } from '../helpers/start-herald.js';
 import { startTicketServer, type TicketServer } from './ticket-server.js';
@@ -18,11 +19,14 @@ const SECRET = 'tickets-webhook-secret-0123456789';
 let herald: SpawnedHerald | undefined;
 let model: ToolCallingModel | undefined;
 let tickets: TicketServer | undefined;
+/** the operator's channel (a Standard Webhooks receiver: `webhook-id` is its idempotency key), where approvals are announced */
+let operator: FakeServer | undefined;
 afterEach(async () => {
   await killLeftOver(herald);
   await model?.close();
   await tickets?.close();
-  herald = model = tickets = undefined;
+  await operator?.close();
+  herald = model = tickets = operator = undefined;
 });
 
 interface Setup {
@@ -30,7 +34,10 @@ interface Setup {
   file: string;
 }
 
-/** a folder with herald.json: the ticket server as `crm`, an agent granted its tools, and a signed mapping that grants the write */
+/**
+ * A folder with herald.json: the ticket server as `crm`, an agent granted its tools, a signed
+ * mapping that grants the write, and approvals announced on the operator's webhook channel.
+ */
 function writeConfig(): Setup {
   const dir = tempDir();
   const file = path.join(dir, 'herald.json');
@@ -38,7 +45,9 @@ function writeConfig(): Setup {
     storage: { sqlite: path.join(dir, 'herald.db') },
     models: { providers: { fake: { api: 'openai', baseUrl: model!.url, apiKey: 'sk-fake' } } },
     agents: { defaults: { model: 'fake/tool-model' }, list: [{ id: 'ops', tools: { servers: ['crm'] } }] },
-    tools: { mcpServers: { crm: { url: tickets!.url } } },
+    tools: { mcpServers: { crm: { url: tickets!.url } }, approvals: { targets: [{ channel: 'webhook' }] } },
+    channels: { webhook: { url: `${operator!.url}/inbox` } },
+    delivery: { baseDelayMs: 50 },
     hooks: {
       mappings: [
         {
@@ -80,7 +89,7 @@ async function kill9(): Promise<void> {
 async function admin(url: string, method: 'GET' | 'POST', p: string, body?: unknown): Promise<{ status: number; json: any } | undefined> {
   const res = await fetch(`${url}/admin${p}`, {
     method,
-    headers: { authorization: `Bearer ${GATEWAY_TOKEN}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${GATEWAY_TOKEN}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
   return { status: res.status, json: await res.json().catch(() => undefined) };
@@ -116,6 +125,7 @@ describe('tool calls across a kill -9 of herald serve', { timeout: 180_000 }, ()
   it('a run waiting for approval still waits after the restart; approved through the admin API, the call runs once and the run finishes', async () => {
     model = await startToolCallingModel(callInRounds([[{ name: 'crm__close_ticket', arguments: { id: 'T-1' } }]]));
     tickets = await startTicketServer();
+    operator = await startFakeServer();
     const setup = writeConfig();
     let url = await serve(setup, { untilToolsReady: true });
 
@@ -146,11 +156,20 @@ describe('tool calls across a kill -9 of herald serve', { timeout: 180_000 }, ()
     // asked once before the pause and once after: the checkpoint spared the model a second ask
     expect(model.requests).toHaveLength(2);
     expect((await admin(url, 'GET', '/approvals'))!.json.data).toEqual([]);
+    // the operator was told once, whether the notice left before the kill or after the restart (one webhook-id)
+    const notices = await eventually(() => {
+      const received = operator!.requests.filter((r) => r.path === '/inbox');
+      return received.length ? received : undefined;
+    }, 30_000);
+    expect(new Set(notices.map((n) => n.headers['webhook-id'])).size).toBe(1);
+    expect(notices[0]!.json.text).toContain(`herald approval needed: close_ticket on crm`);
+    expect(notices[0]!.json.text).toContain(`POST /admin/approvals/${run.toolCalls[0].id}/approve`);
   });
 
   it('a write in flight at the kill is recorded interrupted, not executed again, and the model is told', async () => {
     model = await startToolCallingModel(callInRounds([[{ name: 'crm__close_ticket', arguments: { id: 'T-2' } }]]));
     tickets = await startTicketServer();
+    operator = await startFakeServer();
     const setup = writeConfig();
     let url = await serve(setup, { untilToolsReady: true });
 
@@ -177,6 +196,7 @@ describe('tool calls across a kill -9 of herald serve', { timeout: 180_000 }, ()
   it('a write in flight at the kill, its server gone when herald is back: interrupted all the same, and the model is told', async () => {
     model = await startToolCallingModel(callInRounds([[{ name: 'crm__close_ticket', arguments: { id: 'T-4' } }]]));
     tickets = await startTicketServer();
+    operator = await startFakeServer();
     const setup = writeConfig();
     let url = await serve(setup, { untilToolsReady: true });
 
@@ -199,6 +219,7 @@ describe('tool calls across a kill -9 of herald serve', { timeout: 180_000 }, ()
   it('a read in flight at the kill is executed again after the restart, and the model gets its result', async () => {
     model = await startToolCallingModel(callInRounds([[{ name: 'crm__lookup_ticket', arguments: { id: 'T-3' } }]]));
     tickets = await startTicketServer();
+    operator = await startFakeServer();
     const setup = writeConfig();
     let url = await serve(setup, { untilToolsReady: true });
 
