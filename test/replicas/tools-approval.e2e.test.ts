@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { startTicketServer, type TicketServer } from '../tools/ticket-server.js'
  * person on one replica is approved through the other's admin API, with the first one dead, and
  * the second finishes it. The call reaches the MCP server once.
  */
+const SECRET = 'tickets-webhook-secret-0123456789';
 const replicas: (SpawnedHerald | undefined)[] = [];
 let model: ToolCallingModel | undefined;
 let tickets: TicketServer | undefined;
@@ -23,6 +25,20 @@ afterEach(async () => {
   if (schema) await dropSchema(schema);
   model = tickets = schema = undefined;
 });
+
+/** the config both replicas serve: the ticket server as `crm`, an agent granted its tools; a dead replica's runs retaken after 2 s */
+function writeConfig(): string {
+  const file = path.join(tempDir(), 'herald.json');
+  const config = baseConfig({
+    storage: { postgres: { url: PG_URL, schema } },
+    models: { providers: { fake: { api: 'openai', baseUrl: model!.url, apiKey: 'sk-fake' } } },
+    agents: { defaults: { model: 'fake/tool-model', leaseMs: 2000 }, list: [{ id: 'ops', tools: { servers: ['crm'] } }] },
+    tools: { mcpServers: { crm: { url: tickets!.url } } },
+    hooks: { mappings: [{ id: 'tickets', match: { path: 'tickets' }, messageTemplate: 'Ticket {{ id }}: {{ text }}', deliver: false, auth: { type: 'github', secret: SECRET }, tools: { grant: ['crm__close_ticket'] } }] },
+  });
+  fs.writeFileSync(file, JSON.stringify(config));
+  return file;
+}
 
 async function start(file: string): Promise<{ herald: SpawnedHerald; url: string }> {
   const herald = spawnHerald(['serve', '--config', file]);
@@ -48,24 +64,13 @@ const runIn = (url: string, id: string, statuses: string[]) =>
     return statuses.includes(run.status) ? run : undefined;
   }, 60_000);
 
-describe('two replicas on one PostgreSQL database, a run waiting for approval', { timeout: 180_000 }, () => {
+describe('two replicas on one PostgreSQL database, tool calls', { timeout: 180_000 }, () => {
   it('paused on one replica, approved through the other with the first one dead: the second executes the call once and finishes the run', async () => {
     await requirePostgres();
     schema = uniqueSchema('herald_tools_approval');
     model = await startToolCallingModel(callInRounds([[{ name: 'crm__close_ticket', arguments: { id: 'T-9' } }]]));
     tickets = await startTicketServer();
-    const file = path.join(tempDir(), 'herald.json');
-    fs.writeFileSync(
-      file,
-      JSON.stringify(
-        baseConfig({
-          storage: { postgres: { url: PG_URL, schema } },
-          models: { providers: { fake: { api: 'openai', baseUrl: model.url, apiKey: 'sk-fake' } } },
-          agents: { defaults: { model: 'fake/tool-model' }, list: [{ id: 'ops', tools: { servers: ['crm'] } }] },
-          tools: { mcpServers: { crm: { url: tickets.url } } },
-        }),
-      ),
-    );
+    const file = writeConfig();
 
     // the first replica alone: it claims the run, and its call waits for a person (a write, over a hook's content)
     const first = await start(file);
@@ -73,7 +78,7 @@ describe('two replicas on one PostgreSQL database, a run waiting for approval', 
     expect(accepted.status).toBe(202);
     const { runId } = (await accepted.json()) as { runId: string };
     expect((await runIn(first.url, runId, ['waiting_approval', 'succeeded', 'failed'])).status).toBe('waiting_approval');
-    expect(first.herald.stdout()).toMatch(new RegExp(`"runId":"${runId}".*"run waits for approval"`));
+    await first.herald.waitFor(new RegExp(`"runId":"${runId}".*"run waits for approval"`));
 
     // the second replica comes up, and the first dies
     const second = await start(file);
@@ -93,9 +98,43 @@ describe('two replicas on one PostgreSQL database, a run waiting for approval', 
     expect(finished.toolCalls).toMatchObject([{ status: 'succeeded', result: 'closed T-9', approval: { decision: 'approved', by: 'gateway-token' } }]);
     expect(tickets.invocations).toEqual([{ tool: 'close_ticket', id: 'T-9' }]);
     // the second replica finished it (the first was dead), from the checkpoint: the model was asked once on each
-    expect(second.herald.stdout()).toMatch(new RegExp(`"runId":"${runId}".*"run finished"`));
+    // logged once its completion is written, which the admin API may show first
+    await second.herald.waitFor(new RegExp(`"runId":"${runId}".*"run finished"`));
     expect(model.requests).toHaveLength(2);
     // nothing waits any more
     expect((await admin(second.url, 'GET', '/approvals')).json.data).toEqual([]);
+  });
+
+  it('a replica dies with a write in flight: the other retakes the run once its lease runs out, records the call interrupted and does not make it again', async () => {
+    await requirePostgres();
+    schema = uniqueSchema('herald_tools_inflight');
+    model = await startToolCallingModel(callInRounds([[{ name: 'crm__close_ticket', arguments: { id: 'T-10' } }]]));
+    tickets = await startTicketServer();
+    const file = writeConfig();
+    // the first replica alone claims the run; signed, and the mapping grants the write: it makes the call, held by the server
+    const first = await start(file);
+    tickets.holdNext();
+    const body = JSON.stringify({ id: 'T-10', text: 'fixed' });
+    const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+    const accepted = await fetch(`${first.url}/hooks/tickets`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body });
+    expect(accepted.status).toBe(202);
+    const { runId } = (await accepted.json()) as { runId: string };
+    await eventually(() => tickets!.invocations.length === 1, 60_000);
+    expect((await admin(first.url, 'GET', `/runs/${runId}`)).json.toolCalls).toMatchObject([{ status: 'running' }]);
+
+    // the second replica comes up, and the first dies mid-call
+    const second = await start(file);
+    first.herald.child.kill('SIGKILL');
+    await first.herald.exited;
+    tickets.release();
+
+    const finished = await runIn(second.url, runId, ['succeeded', 'failed', 'timed_out']);
+    expect(finished.status).toBe('succeeded');
+    expect(finished.toolCalls).toMatchObject([{ tool: 'close_ticket', status: 'interrupted' }]);
+    expect(tickets.invocations).toEqual([{ tool: 'close_ticket', id: 'T-10' }]);
+    expect(model.requests).toHaveLength(2);
+    expect(model.requests.at(-1).messages.filter((m: any) => m.role === 'tool').map((m: any) => m.content)).toEqual([expect.stringMatching(/^Error: the call was interrupted/)]);
+    // logged once its completion is written, which the admin API may show first
+    await second.herald.waitFor(new RegExp(`"runId":"${runId}".*"run finished"`));
   });
 });
