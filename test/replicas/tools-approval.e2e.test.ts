@@ -26,7 +26,10 @@ afterEach(async () => {
   model = tickets = schema = undefined;
 });
 
-/** the config both replicas serve: the ticket server as `crm`, an agent granted its tools; a dead replica's runs retaken after 2 s */
+/**
+ * The config both replicas serve: the ticket server as `crm`, an agent granted its tools, a dead
+ * replica's runs retaken after 2 s; runs' summaries wait for a heartbeat (off): the model is asked for the runs alone.
+ */
 function writeConfig(): string {
   const file = path.join(tempDir(), 'herald.json');
   const config = baseConfig({
@@ -34,7 +37,7 @@ function writeConfig(): string {
     models: { providers: { fake: { api: 'openai', baseUrl: model!.url, apiKey: 'sk-fake' } } },
     agents: { defaults: { model: 'fake/tool-model', leaseMs: 2000 }, list: [{ id: 'ops', tools: { servers: ['crm'] } }] },
     tools: { mcpServers: { crm: { url: tickets!.url } } },
-    hooks: { mappings: [{ id: 'tickets', match: { path: 'tickets' }, messageTemplate: 'Ticket {{ id }}: {{ text }}', deliver: false, auth: { type: 'github', secret: SECRET }, tools: { grant: ['crm__close_ticket'] } }] },
+    hooks: { mappings: [{ id: 'tickets', match: { path: 'tickets' }, messageTemplate: 'Ticket {{ id }}: {{ text }}', deliver: false, wakeMode: 'next-heartbeat', auth: { type: 'github', secret: SECRET }, tools: { grant: ['crm__close_ticket'] } }] },
   });
   fs.writeFileSync(file, JSON.stringify(config));
   return file;
@@ -74,7 +77,7 @@ describe('two replicas on one PostgreSQL database, tool calls', { timeout: 180_0
 
     // the first replica alone: it claims the run, and its call waits for a person (a write, over a hook's content)
     const first = await start(file);
-    const accepted = await fetch(`${first.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'Close ticket T-9', deliver: false }) });
+    const accepted = await fetch(`${first.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'Close ticket T-9', deliver: false, wakeMode: 'next-heartbeat' }) });
     expect(accepted.status).toBe(202);
     const { runId } = (await accepted.json()) as { runId: string };
     expect((await runIn(first.url, runId, ['waiting_approval', 'succeeded', 'failed'])).status).toBe('waiting_approval');

@@ -55,6 +55,8 @@ function writeConfig(): Setup {
           match: { path: 'tickets' },
           messageTemplate: 'Ticket {{ id }}: {{ text }}',
           deliver: false,
+          // its summary waits for a heartbeat (off here): the model is asked for the run alone
+          wakeMode: 'next-heartbeat',
           // GitHub's scheme: a request signed with the secret may make the agent close a ticket without a person
           auth: { type: 'github', secret: SECRET },
           tools: { grant: ['crm__close_ticket'] },
@@ -112,7 +114,7 @@ async function signedHook(url: string, payload: unknown): Promise<string> {
 }
 
 async function unsignedHook(url: string, message: string): Promise<string> {
-  const res = await fetch(`${url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message, deliver: false }) });
+  const res = await fetch(`${url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message, deliver: false, wakeMode: 'next-heartbeat' }) });
   expect(res.status).toBe(202);
   return ((await res.json()) as { runId: string }).runId;
 }
