@@ -19,7 +19,7 @@ import type { ChatMessage, ModelResponse } from '../models/provider.js';
 import { toolMeta } from './tool-messages.js';
 import type { ToolCallRecord, ToolCallsRepo } from '../store/port.js';
 import type { Toolbox } from '../tools/toolbox.js';
-import type { TurnTools } from '../tools/turn-tools.js';
+import { NO_TOOLS, type TurnTools } from '../tools/turn-tools.js';
 import { resumeRound } from './resume-round.js';
 import type { ToolLedger, TurnCheckpoint } from './tool-ledger.js';
 import { runToolRound, type RoundContext } from './tool-round.js';
@@ -202,20 +202,23 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
   const clientNames = new Set(clientTools.map((t) => (t as { function?: { name?: string } }).function?.name).filter(Boolean));
   if (tools) request.extra = copyWith(request.extra, { tools: [...clientTools, ...toolDefinitions(tools.specs)] });
   const isServerCall = (call: ModelToolCall) => tools !== undefined && (tools.byName(call.function.name) !== undefined || !clientNames.has(call.function.name));
-  const round: RoundContext | undefined = tools && {
-    tools,
+  const roundWith = (granted: TurnTools): RoundContext => ({
+    tools: granted,
     ledger: input.ledger!,
     attribution: { agentId: input.agent.id, mappingId: input.usage?.mappingId, keyName: input.usage?.keyName },
     signal: input.signal,
     onCallFinished: deps.onToolCallFinished,
-  };
+  });
+  const round = tools && roundWith(tools);
 
   // the turn's server-side exchange (assistant calls, tool results) starts after the prompt
   const exchangeFrom = resume ? (resume.exchangeFrom ?? resume.messages.length) : request.messages.length;
   let callsMade = resume?.callsMade ?? 0;
   let spent: ModelUsage | undefined = resume?.usage;
-  if (resume && round) {
-    const resumed = await resumeRound(round, resume);
+  if (resume && input.ledger) {
+    // every call of the checkpoint is answered, even with none of its tools granted now (its server
+    // gone, a reload): a model sent calls without their results refuses the request
+    const resumed = await resumeRound(round ?? roundWith(input.tools ?? NO_TOOLS), resume);
     if (resumed.pending.length) return pausedOutcome(resume, resumed.pending, knowledge, callsMade);
     request.messages.push(...resumed.messages);
   }
@@ -254,7 +257,8 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
         answer = { ...answer, text: '', refusal: '', toolCalls: forClient };
         break;
       }
-      if (callsMade >= tools!.maxToolCalls) request.extra = copyWith(request.extra, { tool_choice: clientTools.length ? 'auto' : 'none', tools: clientTools.length ? clientTools : undefined });
+      // past the limit the model may only answer (or call the client's tools): OpenAI takes tool_choice only beside tools
+      if (callsMade >= tools!.maxToolCalls) request.extra = copyWith(request.extra, clientTools.length ? { tool_choice: 'auto', tools: clientTools } : { tool_choice: 'none' });
     }
   } finally {
     if (reservation !== undefined) deps.usage?.settle(reservation, undefined);

@@ -67,6 +67,16 @@ export class McpServers implements ToolSource {
     return (this.tools_ = all);
   }
 
+  /**
+   * Until each of `servers` that is started has been tried once (ready or failed): at start
+   * their tools are not known yet. Undefined when there is nothing to wait for.
+   */
+  untilTried(servers: readonly string[]): Promise<void> | undefined {
+    if (!this.started || this.stopped) return undefined;
+    const waits = servers.map((name) => this.connections.get(name)?.untilTried()).filter((w) => w !== undefined);
+    return waits.length ? Promise.all(waits).then(() => undefined) : undefined;
+  }
+
   /** calls a tool of one of these servers; never throws for a server's fault (see McpConnection.call) */
   async call(spec: ToolSpec, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResult> {
     const connection = this.connections.get(spec.server);
