@@ -59,6 +59,7 @@ import { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import { RetentionPruner } from '../runtime/receipts/retention-pruner.js';
 import { AlertEvaluator } from '../runtime/alerts/alert-evaluator.js';
 import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
+import { scheduleTargetFaults } from '../runtime/schedules/schedule-targets.js';
 import { Approvals } from '../runtime/approvals/approvals.js';
 import { RUN_RESUMABLE_TOPIC } from '../runtime/approvals/decide-approval.js';
 import { approvalTargetFaults } from '../runtime/approvals/approval-targets.js';
@@ -146,7 +147,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
 
   const resolveChannel = (name: string) => plugins.resolveChannel(name);
   const targetChannels = { configured: (channel: string) => instances.channels.get(channel), resolveChannel, recipientFault: (channel: string, to: string) => plugins.recipientFault(channel, to) };
-  const targetFaults = [...alertTargetFaults(config.alerts, targetChannels), ...approvalTargetFaults(config.tools, targetChannels)];
+  const targetFaults = [...alertTargetFaults(config.alerts, targetChannels), ...approvalTargetFaults(config.tools, targetChannels), ...scheduleTargetFaults('schedules.jobs', config.schedules.jobs, targetChannels)];
   if (targetFaults.length) {
     await store.close();
     throw new ConfigError(targetFaults);
