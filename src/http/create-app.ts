@@ -6,7 +6,7 @@ import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import type { HeraldMetrics } from '../metrics/herald-metrics.js';
 import type { HookIntake } from '../runtime/hook-intake.js';
 import type { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
-import type { ReplyDelivery } from '../runtime/reply-delivery.js';
+import type { ReplyDelivery } from '../runtime/delivery/reply-delivery.js';
 import type { OperatorDeps } from './admin/operator-deps.js';
 import { ConsoleSessions } from './console/console-session.js';
 import type { Store } from '../store/port.js';

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { HeraldError } from '../../errors.js';
 import type { AgentAction } from '../../mappings/hook-action.js';
-import type { ReplyDelivery } from '../../runtime/reply-delivery.js';
+import type { ReplyDelivery } from '../../runtime/delivery/reply-delivery.js';
 import type { Store } from '../../store/port.js';
 import { bearerSecurity } from './admin-app.js';
 import { bulkDeliveryRequestSchema, bulkDeliveryResultSchema, deliveryDetailSchema, deliverySchema, errorSchema, idParam, receiptSchema, runSchema } from './admin-schemas.js';

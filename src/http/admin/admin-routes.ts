@@ -1,7 +1,7 @@
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../../config/schema.js';
-import type { ReplyDelivery } from '../../runtime/reply-delivery.js';
+import type { ReplyDelivery } from '../../runtime/delivery/reply-delivery.js';
 import type { Store } from '../../store/port.js';
 import type { StoreProbe } from '../../store/store-probe.js';
 import type { ToolServerHealth } from '../../tools/mcp/server-health.js';

@@ -1,6 +1,6 @@
 import { HeraldError } from '../../errors.js';
 import type { ReceiptRecord, RunRecord, SessionMessage, Store, ToolCallRecord } from '../../store/port.js';
-import type { ReplyDelivery } from '../reply-delivery.js';
+import type { ReplyDelivery } from '../delivery/reply-delivery.js';
 import { promptOf } from '../run-prompt.js';
 
 /** The most messages of a run's session read to find the run's own. */

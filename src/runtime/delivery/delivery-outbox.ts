@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { HeraldConfig } from '../config/schema.js';
-import type { AgentAction } from '../mappings/hook-action.js';
-import { HeraldError } from '../errors.js';
-import { ChannelError, type ChannelAdapter } from '../plugin-sdk/sdk.js';
-import { isUnfinished, type DeliveryRecord, type FailedDeliveryFilter, type RetryableTargets, type RunRecord, type Store } from '../store/port.js';
+import type { HeraldConfig } from '../../config/schema.js';
+import type { AgentAction } from '../../mappings/hook-action.js';
+import { HeraldError } from '../../errors.js';
+import { ChannelError, type ChannelAdapter } from '../../plugin-sdk/sdk.js';
+import { isUnfinished, type DeliveryRecord, type FailedDeliveryFilter, type RetryableTargets, type RunRecord, type Store } from '../../store/port.js';
 import { resolveTarget, rememberRoute, type ResolvedTarget, type TargetDeps } from './delivery-target.js';
 import { deliveryView } from './delivery-view.js';
-import { MAIN_SESSION, type MainSession } from './main-session.js';
+import { MAIN_SESSION, type MainSession } from '../main-session.js';
 import { intendedTarget, replyDisposition, type ReplyDelivery } from './reply-delivery.js';
 import { retryDelay } from './retry-delay.js';
-import { copyWith } from '../utils/copy-with.js';
+import { copyWith } from '../../utils/copy-with.js';
 import { fallbackTargets, retryPolicy } from './delivery-policy.js';
 
 /** how often the outbox looks for work it was not told about (another process, an expired lease) */

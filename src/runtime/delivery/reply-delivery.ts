@@ -1,5 +1,5 @@
-import type { AgentAction } from '../mappings/hook-action.js';
-import type { FailedDeliveryFilter, RunRecord } from '../store/port.js';
+import type { AgentAction } from '../../mappings/hook-action.js';
+import type { FailedDeliveryFilter, RunRecord } from '../../store/port.js';
 
 /** Where finished replies go: implemented by the durable outbox (`delivery-outbox.ts`). */
 export interface ReplyDelivery {
