@@ -36,8 +36,9 @@ import { parseDuration } from '../runtime/duration.js';
 import { Heartbeat } from '../runtime/heartbeat.js';
 import { heartbeatTurn } from '../runtime/heartbeat-turn.js';
 import { MainSession } from '../runtime/main-session.js';
-import { DeliveryOutbox } from '../runtime/delivery-outbox.js';
-import type { ReplyDelivery } from '../runtime/reply-delivery.js';
+import { DeliveryOutbox } from '../runtime/delivery/delivery-outbox.js';
+import type { ReplyDelivery } from '../runtime/delivery/reply-delivery.js';
+import { OperatorDeliveryActions } from '../runtime/delivery/delivery-actions.js';
 import { RunQueue } from '../runtime/runs/run-queue.js';
 import { changeTopic, withChangeFeed } from '../runtime/operator/change-feed.js';
 import { openStore } from '../store/open-store.js';
@@ -166,6 +167,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     logger,
   });
   const delivery: ReplyDelivery = outbox;
+  const deliveryActions = new OperatorDeliveryActions({ config, store, channels: instances.channels, wake: () => outbox.kick(), logger });
   // approvals by a person: paused runs' calls announced through the outbox, expired ones refused
   const approvals = new Approvals({ config, store, outbox, logger });
   const endpoint = embeddingsEndpoint(config);
@@ -261,7 +263,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     const tools = mcp.degraded();
     return tools && { tools };
   };
-  const app = createApp({ config, logger, store, engine, intake, delivery, probe, degraded, toolServers: () => mcp.health(), metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
+  const app = createApp({ config, logger, store, engine, intake, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
   const proxies = new TrustedProxies(config.gateway.trustedProxies);
   const hooksSurface = { config, engine, intake, logger, limiter: hooksLimiter, receipts, metrics: metrics?.http, proxies };
   const chatSurface = { config, turns, agents, logger, gate, proxies, metrics: metrics?.http };

@@ -6,7 +6,7 @@ import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import type { HeraldMetrics } from '../metrics/herald-metrics.js';
 import type { HookIntake } from '../runtime/hook-intake.js';
 import type { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
-import type { ReplyDelivery } from '../runtime/reply-delivery.js';
+import type { DeliveryActions } from '../runtime/delivery/delivery-actions.js';
 import type { OperatorDeps } from './admin/operator-deps.js';
 import { ConsoleSessions } from './console/console-session.js';
 import type { Store } from '../store/port.js';
@@ -35,7 +35,7 @@ export interface AppDeps {
   engine: MappingsEngine;
   /** the webhook use case the hook routes call */
   intake: HookIntake;
-  delivery: ReplyDelivery;
+  delivery: DeliveryActions;
   /** extra route groups mounted by later areas (the platform API), by path prefix */
   mounts?: { path: string; app: Hono }[];
   /** the store's liveness and counts: /readyz and the store gauges */

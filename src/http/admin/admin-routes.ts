@@ -1,7 +1,7 @@
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../../config/schema.js';
-import type { ReplyDelivery } from '../../runtime/reply-delivery.js';
+import type { DeliveryActions } from '../../runtime/delivery/delivery-actions.js';
 import type { Store } from '../../store/port.js';
 import type { StoreProbe } from '../../store/store-probe.js';
 import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
@@ -22,7 +22,7 @@ import { registerWorkspaceRoutes } from './workspace-routes.js';
 export interface AdminRoutesDeps {
   config: HeraldConfig;
   store: Store;
-  delivery: ReplyDelivery;
+  delivery: DeliveryActions;
   limiter: FailedAuthLimiter;
   /** the store's counts: queue depths, and the dropped events shown beside the events list */
   probe?: StoreProbe;

@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { HeraldConfig } from '../config/schema.js';
-import type { AgentAction } from '../mappings/hook-action.js';
-import { HeraldError } from '../errors.js';
-import { ChannelError, type ChannelAdapter } from '../plugin-sdk/sdk.js';
-import { isUnfinished, type DeliveryRecord, type FailedDeliveryFilter, type RetryableTargets, type RunRecord, type Store } from '../store/port.js';
+import type { HeraldConfig } from '../../config/schema.js';
+import type { AgentAction } from '../../mappings/hook-action.js';
+import { ChannelError, type ChannelAdapter } from '../../plugin-sdk/sdk.js';
+import type { DeliveryRecord, RunRecord, Store } from '../../store/port.js';
 import { resolveTarget, rememberRoute, type ResolvedTarget, type TargetDeps } from './delivery-target.js';
-import { deliveryView } from './delivery-view.js';
-import { MAIN_SESSION, type MainSession } from './main-session.js';
-import { intendedTarget, replyDisposition, type ReplyDelivery } from './reply-delivery.js';
+import { MAIN_SESSION, type MainSession } from '../main-session.js';
+import { replyDisposition, type ReplyDelivery } from './reply-delivery.js';
 import { retryDelay } from './retry-delay.js';
-import { copyWith } from '../utils/copy-with.js';
+import { copyWith } from '../../utils/copy-with.js';
 import { fallbackTargets, retryPolicy } from './delivery-policy.js';
 
 /** how often the outbox looks for work it was not told about (another process, an expired lease) */
@@ -21,8 +19,6 @@ const SWEEP_FROM_KEY = 'delivery:sweepFrom';
 const SWEEP_OVERLAP_MS = 60_000;
 /** how long `stop()` lets sends in flight finish before aborting them */
 const STOP_GRACE_MS = 5_000;
-/** why a reply was not delivered on an install without any channel (not a failure) */
-export const NO_CHANNEL_CONFIGURED = 'no channel configured';
 
 export interface DeliveryOutboxDeps {
   config: HeraldConfig;
@@ -106,90 +102,6 @@ export class DeliveryOutbox implements ReplyDelivery {
     const target = await resolveTarget(this.targets, { channel: message.channel, to: message.to });
     if (!target.ok) throw new Error(target.error);
     await this.enqueue({ runId: null, kind: 'tool', sessionKey: MAIN_SESSION, agentId: message.agentId, text: message.text }, target, { id: message.id });
-  }
-
-  async retry(deliveryId: string): Promise<unknown> {
-    const { deliveries } = this.deps.store;
-    const d = await deliveries.get(deliveryId);
-    if (!d) throw new HeraldError('HERALD_NOT_FOUND', 'delivery not found');
-    const adapter = d.channel ? this.deps.channels.get(d.channel) : undefined;
-    // a delivery that never had a target would fail the same way again: the run must be redone
-    const hasTarget = adapter !== undefined && (d.to !== null || adapter.requiresRecipient === false);
-    if (d.status !== 'failed' || !hasTarget || !(await deliveries.requeue(d.id, Date.now()))) {
-      throw new HeraldError('HERALD_DELIVERY_NOT_RETRYABLE', d.status === 'failed' ? 'this delivery has no target to retry' : `delivery is ${d.status}, not failed`);
-    }
-    this.log.info({ deliveryId: d.id, runId: d.runId, channel: d.channel }, 'delivery retried by an operator');
-    this.kick();
-    return deliveryView((await deliveries.get(d.id))!);
-  }
-
-  async abandon(deliveryId: string): Promise<unknown> {
-    const { deliveries } = this.deps.store;
-    const d = await deliveries.get(deliveryId);
-    if (!d) throw new HeraldError('HERALD_NOT_FOUND', 'delivery not found');
-    if (!(await deliveries.abandon(d.id, Date.now()))) {
-      throw new HeraldError('HERALD_DELIVERY_NOT_ABANDONABLE', `delivery is ${d.status}: only a pending or failed one can be abandoned`);
-    }
-    this.log.info({ deliveryId: d.id, runId: d.runId, channel: d.channel }, 'delivery abandoned by an operator');
-    return deliveryView((await deliveries.get(d.id))!);
-  }
-
-  async retryMatching(filter: FailedDeliveryFilter, dryRun: boolean): Promise<{ count: number; dryRun: boolean }> {
-    const { deliveries } = this.deps.store;
-    const targets = this.retryableTargets();
-    if (dryRun) return { count: await deliveries.countFailed(filter, targets), dryRun };
-    const count = await deliveries.requeueFailed(filter, targets, Date.now());
-    this.log.info({ deliveries: count, channel: filter.channel, mapping: filter.mappingId }, 'failed deliveries retried by an operator');
-    if (count) this.kick();
-    return { count, dryRun };
-  }
-
-  async abandonMatching(filter: FailedDeliveryFilter, dryRun: boolean): Promise<{ count: number; dryRun: boolean }> {
-    const { deliveries } = this.deps.store;
-    if (dryRun) return { count: await deliveries.countFailed(filter), dryRun };
-    const count = await deliveries.abandonFailed(filter, Date.now());
-    this.log.info({ deliveries: count, channel: filter.channel, mapping: filter.mappingId }, 'failed deliveries abandoned by an operator');
-    return { count, dryRun };
-  }
-
-  /** what a retry can send to: the configured channels, and those of them that need no recipient */
-  private retryableTargets(): RetryableTargets {
-    const channels = [...this.deps.channels.keys()];
-    return { channels, recipientOptional: channels.filter((id) => this.deps.channels.get(id)!.requiresRecipient === false) };
-  }
-
-  async detail(deliveryId: string): Promise<unknown> {
-    const { deliveries } = this.deps.store;
-    const d = await deliveries.get(deliveryId);
-    if (!d) throw new HeraldError('HERALD_NOT_FOUND', 'delivery not found');
-    // a run's deliveries are its chain (only fallbacks share a run); a heartbeat reply's, its ancestors
-    let chain: DeliveryRecord[];
-    if (d.runId) chain = await deliveries.forRun(d.runId);
-    else {
-      chain = [d];
-      for (let up = d; up.fallbackOf; ) {
-        const parent = await deliveries.get(up.fallbackOf);
-        if (!parent) break;
-        chain.unshift(parent);
-        up = parent;
-      }
-    }
-    return { ...deliveryView(d), chain: chain.map(deliveryView) };
-  }
-
-  async describe(run: RunRecord): Promise<unknown> {
-    const rows = await this.deps.store.deliveries.forRun(run.id);
-    const intended = intendedTarget(run);
-    const requested = { channel: intended.channel, to: intended.to };
-    const latest = rows.at(-1);
-    if (latest) return { ...deliveryView(latest), requested };
-    if (!intended.deliver) return { status: 'not_requested', requested };
-    if (isUnfinished(run.status)) return { status: 'waiting_for_run', requested };
-    if (run.status === 'succeeded' && run.reply !== null && replyDisposition(run.reply, this.deps.config.heartbeat.ackMaxChars) === 'silent') {
-      return { status: 'skipped', reason: 'the reply was only a heartbeat acknowledgement or NO_REPLY', requested };
-    }
-    if (run.status === 'succeeded' && this.quiet) return { status: 'not_delivered', reason: NO_CHANNEL_CONFIGURED, requested };
-    return { status: 'none', reason: run.status === 'succeeded' ? 'nothing was queued' : 'the run produced no reply', requested };
   }
 
   async start(): Promise<void> {
@@ -291,8 +203,8 @@ export class DeliveryOutbox implements ReplyDelivery {
     this.kick();
   }
 
-  /** looks for due work now; calls while a pass runs coalesce into one more pass */
-  private kick(): void {
+  /** looks for due work now (an operator's retry made some due); calls while a pass runs coalesce into one more pass */
+  kick(): void {
     if (!this.running) return;
     if (this.draining) {
       this.again = true;

@@ -1,5 +1,5 @@
-import type { AgentAction } from '../mappings/hook-action.js';
-import type { FailedDeliveryFilter, RunRecord } from '../store/port.js';
+import type { AgentAction } from '../../mappings/hook-action.js';
+import type { RunRecord } from '../../store/port.js';
 
 /** Where finished replies go: implemented by the durable outbox (`delivery-outbox.ts`). */
 export interface ReplyDelivery {
@@ -7,29 +7,6 @@ export interface ReplyDelivery {
   deliverRunReply(run: RunRecord, action: AgentAction, reply: string): Promise<void>;
   /** a heartbeat produced something worth saying: it goes to the main session's last route */
   deliverHeartbeatReply(reply: string): Promise<void>;
-  /**
-   * An operator's retry of a failed delivery (after a longer outage than the retries covered):
-   * back to pending with fresh attempts; answers its admin view. Throws HERALD_NOT_FOUND, or
-   * HERALD_DELIVERY_NOT_RETRYABLE when it is not failed or never had a target.
-   */
-  retry(deliveryId: string): Promise<unknown>;
-  /**
-   * An operator gives up on a pending or failed delivery: it is never sent nor retried again;
-   * answers its admin view. Throws HERALD_NOT_FOUND or HERALD_DELIVERY_NOT_ABANDONABLE.
-   */
-  abandon(deliveryId: string): Promise<unknown>;
-  /**
-   * An operator's bulk retry of the failed deliveries matching `filter` that a retry can send (a
-   * target, no fallback sent in their place); `dryRun` only counts them. Holds across replicas:
-   * each delivery changes state in the store, once.
-   */
-  retryMatching(filter: FailedDeliveryFilter, dryRun: boolean): Promise<{ count: number; dryRun: boolean }>;
-  /** an operator's bulk abandon of the failed deliveries matching `filter`; `dryRun` only counts them */
-  abandonMatching(filter: FailedDeliveryFilter, dryRun: boolean): Promise<{ count: number; dryRun: boolean }>;
-  /** one delivery's admin view with its fallback chain (the first delivery, then each fallback); throws HERALD_NOT_FOUND */
-  detail(deliveryId: string): Promise<unknown>;
-  /** what GET /admin/runs/:id shows under `delivery` */
-  describe(run: RunRecord): Promise<unknown>;
   start(): Promise<void>;
   /** stops sending; sends in flight get `graceMs` to finish before they are aborted and handed back */
   stop(graceMs?: number): Promise<void>;

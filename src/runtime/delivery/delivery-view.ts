@@ -1,5 +1,5 @@
-import type { DeliveryRecord } from '../store/port.js';
-import { isoTime as iso } from '../time/iso-time.js';
+import type { DeliveryRecord } from '../../store/port.js';
+import { isoTime as iso } from '../../time/iso-time.js';
 
 /** What the admin API shows of a delivery: its state and target, never the text or a secret. */
 export function deliveryView(d: DeliveryRecord) {

@@ -1,6 +1,6 @@
-import type { ChannelAdapter } from '../plugin-sdk/sdk.js';
-import type { StateRepo } from '../store/port.js';
-import type { DeliveryRoute, MainSession } from './main-session.js';
+import type { ChannelAdapter } from '../../plugin-sdk/sdk.js';
+import type { StateRepo } from '../../store/port.js';
+import type { DeliveryRoute, MainSession } from '../main-session.js';
 
 /** `channel: "last"` with no earlier delivery goes here, as the interface says */
 export const FALLBACK_CHANNEL = 'whatsapp';

@@ -1,6 +1,6 @@
-import type { FallbackTarget, RetryPolicyConfig } from '../config/delivery-policy-schema.js';
-import type { HeraldConfig } from '../config/schema.js';
-import type { AgentAction } from '../mappings/hook-action.js';
+import type { FallbackTarget, RetryPolicyConfig } from '../../config/delivery-policy-schema.js';
+import type { HeraldConfig } from '../../config/schema.js';
+import type { AgentAction } from '../../mappings/hook-action.js';
 import type { RetryPolicy } from './retry-delay.js';
 
 /** what a delivery's policy is read from: its channel, its agent and the action its run kept (a mapping's policy) */
