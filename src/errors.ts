@@ -9,6 +9,7 @@ export const errorCatalog = {
   HERALD_INVALID_JSON: { status: 400, message: 'invalid JSON body', openai: 'invalid_request_error' },
   HERALD_INVALID_FIELD: { status: 400, message: 'invalid field', openai: 'invalid_request_error' },
   HERALD_MODEL_NOT_ALLOWED: { status: 400, message: 'model not allowed', openai: 'invalid_request_error' },
+  HERALD_MCP_SERVER_NOT_ALLOWED: { status: 400, message: 'the MCP server is not one the operator allows (tools.mcpServers, tools.remoteAllowlist)', openai: 'invalid_request_error' },
   HERALD_MODEL_CANNOT_USE_TOOLS: { status: 400, message: "the agent's model takes no client tools or structured output", openai: 'unsupported_parameter' },
   HERALD_SCHEMA_MISMATCH: { status: 400, message: 'payload does not match the mapping schema', openai: 'invalid_request_error' },
   HERALD_UNAUTHORIZED: { status: 401, message: 'unauthorized', openai: 'invalid_api_key' },

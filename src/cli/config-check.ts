@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { buildConfigSchema } from '../config/build-schema.js';
-import { readConfigFile } from '../config/load.js';
+import { readConfigFile } from '../config/loading/load.js';
 import { PluginRegistry } from '../plugin-host/registry.js';
 import { loadConfigValue } from '../plugin-host/load-config.js';
-import type { PluginDefinition } from '../plugins/sdk.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { ConfigError } from '../errors.js';
 import { resolveMappings } from '../mappings/resolve-mappings.js';
 import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';

@@ -17,7 +17,7 @@ import type { HeraldConfig } from '../config/schema.js';
 import { createApp } from '../http/create-app.js';
 import { createLogger } from '../log/log.js';
 import { setVerboseErrors } from '../log/log-detail.js';
-import type { PluginDefinition } from '../plugins/sdk.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { FolderWatch } from './folder-watch.js';
 import { DropWatch } from '../runtime/drop-watch.js';
 import { reloadGateway, type ReloadResult } from './gateway-reload.js';
@@ -25,7 +25,7 @@ import { HeraldMetrics } from '../metrics/herald-metrics.js';
 import { builtinMappings } from '../mappings/builtin-mappings.js';
 import { MappingsEngine } from '../mappings/mappings-engine.js';
 import { resolveMappings } from '../mappings/resolve-mappings.js';
-import { TransformPool } from '../mappings/transform-pool.js';
+import { TransformPool } from '../mappings/transforms/transform-pool.js';
 import { ModelRegistry } from '../models/model-registry.js';
 import { instantiatePlugins, type PluginInstances } from '../plugin-host/instantiate.js';
 import type { LoadedConfig } from '../plugin-host/load-config.js';
@@ -39,17 +39,18 @@ import { MainSession } from '../runtime/main-session.js';
 import { DeliveryOutbox } from '../runtime/delivery-outbox.js';
 import type { ReplyDelivery } from '../runtime/reply-delivery.js';
 import { RunQueue } from '../runtime/runs/run-queue.js';
-import { withChangeFeed } from '../runtime/operator/change-feed.js';
+import { changeTopic, withChangeFeed } from '../runtime/operator/change-feed.js';
 import { openStore } from '../store/open-store.js';
 import { resumeAfterCrash } from '../runtime/resume-after-crash.js';
 import type { Store } from '../store/port.js';
 import { platformRoutes } from '../http/platform/platform-routes.js';
-import { openAIEmbedder } from '../knowledge/embeddings-client.js';
+import { openAIEmbedder } from '../models/embeddings-client.js';
+import { extractiveAnswer } from '../knowledge/searching/extractive-answer.js';
 import { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { embeddingsEndpoint } from '../models/embeddings-endpoint.js';
 import { Budgets } from '../platform/budgets.js';
 import { UsageRecorder } from '../platform/usage-recorder.js';
-import { ParsePool } from '../knowledge/parse-pool.js';
+import { ParsePool } from '../knowledge/parsing/parse-pool.js';
 import { ApiKeyVerifier } from '../platform/api-keys.js';
 import { Files } from '../platform/files.js';
 import { VectorStores } from '../platform/vector-stores.js';
@@ -125,7 +126,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const { probe } = store;
   const parser = new ParsePool(config.platform.knowledge);
   // connected in the background from start(): a server that does not answer never holds herald back
-  const mcp = new McpServers({ tools: config.tools, baseDir: path.dirname(loaded.file), logger });
+  // a server's change of state reaches the console's live Overview through the change feed
+  const mcp = new McpServers({ tools: config.tools, baseDir: path.dirname(loaded.file), logger, onChange: () => store.signals.publish(changeTopic('tools')) });
   const metrics = config.gateway.metrics.enabled
     ? new HeraldMetrics({
         probe,
@@ -136,7 +138,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
         toolServers: () => mcp.health(),
       })
     : undefined;
-  const models = new ModelRegistry(config);
+  const models = new ModelRegistry(config, extractiveAnswer);
   const agents = new AgentDirectory(config);
   const drops = new DropWatch(probe, logger);
   const mainSession = new MainSession(store, () => drops.kick());
@@ -164,7 +166,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const approvals = new Approvals({ config, store, outbox, logger });
   const endpoint = embeddingsEndpoint(config);
   const knowledge = new KnowledgeIndex(store.knowledge, { embedder: endpoint && openAIEmbedder(endpoint), logger });
-  const vectorStores = new VectorStores({ store, knowledge, parser, agents, logger });
+  const { workers, maxFilesInProgressPerKey, maxFilesInProgress } = config.platform.knowledge;
+  const vectorStores = new VectorStores({ store, knowledge, parser, agents, logger, limits: { concurrency: workers, perKey: maxFilesInProgressPerKey, total: maxFilesInProgress } });
   const files = new Files(store, (fileId) => vectorStores.forgetFile(fileId));
   // an agent searches its own knowledge and the vector stores attached to it (agents.list[].vectorStores)
   const agentKnowledge = { search: (agentId: string, question: string, limit: number) => vectorStores.searchForAgent(agentId, question, limit) };
@@ -252,7 +255,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     const tools = mcp.degraded();
     return tools && { tools };
   };
-  const app = createApp({ config, logger, store, engine, intake, delivery, probe, degraded, metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
+  const app = createApp({ config, logger, store, engine, intake, delivery, probe, degraded, toolServers: () => mcp.health(), metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
   const proxies = new TrustedProxies(config.gateway.trustedProxies);
   const hooksSurface = { config, engine, intake, logger, limiter: hooksLimiter, receipts, metrics: metrics?.http, proxies };
   const chatSurface = { config, turns, agents, logger, gate, proxies, metrics: metrics?.http };

@@ -11,19 +11,20 @@ import type { OperatorDeps } from './admin/operator-deps.js';
 import { ConsoleSessions } from './console/console-session.js';
 import type { Store } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
+import type { ToolServerHealth } from '../tools/mcp/server-health.js';
 import type { ReloadResult } from './reload-result.js';
 import { reloadRoute } from './admin/reload-route.js';
 import { errorHandler, errorResponse } from './error-handler.js';
 import { clientAddressOf } from './client-address.js';
 import { FailedAuthLimiter } from './failed-auth-limiter.js';
 import { hooksRoutes } from './hooks/hooks-routes.js';
-import { mountLazily } from './lazy-routes.js';
+import { mountLazily } from './server/lazy-routes.js';
 import { receiptMiddleware } from './hooks/receipt-middleware.js';
 import { metricsRoute } from './metrics-route.js';
 import { readinessRoute, type DegradedComponents } from './readiness-route.js';
 import { requestContext } from './request-context.js';
-import { LIVENESS_ANSWER } from './liveness-listener.js';
-import { SurfaceRouter } from './surface-router.js';
+import { LIVENESS_ANSWER } from './server/liveness-listener.js';
+import { SurfaceRouter } from './server/surface-router.js';
 import { TrustedProxies } from './trusted-proxies.js';
 import { hooksPrefix } from '../config/hooks-path.js';
 
@@ -41,6 +42,8 @@ export interface AppDeps {
   probe?: StoreProbe;
   /** components working less than fully, named in /readyz's 200 answer (MCP servers down) */
   degraded?: () => DegradedComponents | undefined;
+  /** the MCP servers' health, on the console's Overview */
+  toolServers?: () => ToolServerHealth[];
   /** reloads the config file (POST /admin/reload) */
   reload?: (reason?: string) => Promise<ReloadResult>;
   /** when given (gateway.metrics.enabled), requests are counted and GET /metrics serves them */

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import type { AgentAction } from '../mappings/hook-action.js';
 import { HeraldError } from '../errors.js';
-import { ChannelError, type ChannelAdapter } from '../plugins/sdk.js';
+import { ChannelError, type ChannelAdapter } from '../plugin-sdk/sdk.js';
 import { isUnfinished, type DeliveryRecord, type FailedDeliveryFilter, type RetryableTargets, type RunRecord, type Store } from '../store/port.js';
 import { resolveTarget, rememberRoute, type ResolvedTarget, type TargetDeps } from './delivery-target.js';
 import { deliveryView } from './delivery-view.js';

@@ -1,4 +1,4 @@
-import type { ChannelAdapter } from '../plugins/sdk.js';
+import type { ChannelAdapter } from '../plugin-sdk/sdk.js';
 import type { StateRepo } from '../store/port.js';
 import type { DeliveryRoute, MainSession } from './main-session.js';
 

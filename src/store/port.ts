@@ -84,7 +84,8 @@ export interface RunAdmission {
   /** at most `runs` of the mapping's runs start per `perMs`; beyond: deferred, or refused when `reject` */
   rate?: { runs: number; perMs: number; reject: boolean };
   /** the run joins the mapping's queued run of this key whose window is still open, if any; `message` lists the events' messages */
-  coalesce?: { key: string; windowMs: number; message: (messages: string[]) => string };
+  /** `maxEvents` and `maxBytes` bound one coalesced run: an event that would pass either starts a new run */
+  coalesce?: { key: string; windowMs: number; message: (messages: string[]) => string; maxEvents: number; maxBytes: number };
 }
 
 export type AdmittedRun =
@@ -152,6 +153,11 @@ export interface EventsRepo {
   renew(ids: number[], owner: string, until: number): Promise<void>;
   /** gives the owner's claimed events back: pending again (a failed heartbeat) */
   release(ids: number[], owner: string): Promise<void>;
+  /**
+   * Every processing event, whoever claimed it, is pending again: for a process that serves the
+   * database alone (see Store.serveAlone), at its start, when whoever held them is gone. Returns how many.
+   */
+  requeueProcessing(): Promise<number>;
   list(session: string, limit: number): Promise<SystemEvent[]>;
   countPending(session: string): Promise<number>;
 }
@@ -365,6 +371,12 @@ export interface DeliveriesRepo {
   abandon(id: string, at: number): Promise<boolean>;
   /** gives a claim back without counting the attempt (shutdown in the middle of a send) */
   release(id: string, owner: string, at: number): Promise<void>;
+  /**
+   * Every sending delivery, whoever held it, is pending again and due at `at` (its attempt stays
+   * counted, its parts sent stay sent): for a process that serves the database alone (see
+   * Store.serveAlone), at its start, when whoever held them is gone. Returns how many.
+   */
+  requeueSending(at: number): Promise<number>;
   /**
    * How many failed deliveries match `filter`; with `retryable`, only those a bulk retry would put
    * back in line (a target it can send to, and no fallback sent in their place).

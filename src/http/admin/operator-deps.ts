@@ -1,7 +1,7 @@
 import type { AgentDirectory } from '../../agents/agent-directory.js';
 import type { AgentAction } from '../../mappings/hook-action.js';
 import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
-import type { ParsePool } from '../../knowledge/parse-pool.js';
+import type { ParsePool } from '../../knowledge/parsing/parse-pool.js';
 import type { MappingLab } from '../../runtime/operator/mapping-lab.js';
 import type { CreatedApiKey } from '../../platform/create-api-key.js';
 import type { ReceiptRecord } from '../../store/port.js';

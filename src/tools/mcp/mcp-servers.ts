@@ -12,6 +12,8 @@ export interface McpServersOptions {
   logger: Logger;
   /** how often a connected HTTP server is pinged to know it is still there (default 30 s) */
   checkEveryMs?: number;
+  /** a server's state or tools changed: the console's live Overview shows them */
+  onChange?: () => void;
 }
 
 const CHECK_EVERY_MS = 30_000;
@@ -138,7 +140,10 @@ export class McpServers implements ToolSource {
       baseDir: this.options.baseDir,
       logger: this.options.logger,
       checkEveryMs: this.options.checkEveryMs ?? CHECK_EVERY_MS,
-      onChange: () => (this.tools_ = undefined),
+      onChange: () => {
+        this.tools_ = undefined;
+        this.options.onChange?.();
+      },
     });
   }
 }
