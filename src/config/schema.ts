@@ -6,6 +6,7 @@ import { alertsSchema } from './alerts-schema.js';
 import { agentToolsSchema, toolsSchema } from './tools-schema.js';
 import { duration } from './duration-schema.js';
 import { fallbackSchema, retryPolicySchema } from './delivery-policy-schema.js';
+import { schedulesSchema } from './schedules-schema.js';
 
 /**
  * The whole configuration file, declared once: types come from `z.infer`, validation from
@@ -480,6 +481,7 @@ export const coreConfigShape = {
   delivery: deliverySchema.default(deliverySchema.parse({})).describe('The durable outbox that sends replies to chat channels.'),
   tools: toolsSchema.default(toolsSchema.parse({})).describe('Tools: MCP servers the agents may call, the limits of a turn\'s tool calls, and approvals by a person (docs/tools.md).'),
   alerts: alertsSchema.default(alertsSchema.parse({})).describe('Alerts: conditions an operator hears about (a delivery failed for good, failing runs, a silent source, a stale queue, an unhealthy watcher, an unreachable database), sent to channel targets once per incident, with a resolved notice when it clears.'),
+  schedules: schedulesSchema.default(schedulesSchema.parse({})).describe('Schedules: jobs that fire at a time, every period or by a cron expression, each an agent run or a main-session event (docs/schedules.md).'),
   channels: z.record(z.string(), z.unknown()).default({}).describe('Channel plugin settings by plugin id; each plugin declares its own schema.'),
   plugins: z.array(z.string()).default([]).describe('Third-party plugins: paths (relative to this file) or package names.'),
 };

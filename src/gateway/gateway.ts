@@ -59,6 +59,8 @@ import { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import { RetentionPruner } from '../runtime/receipts/retention-pruner.js';
 import { AlertEvaluator } from '../runtime/alerts/alert-evaluator.js';
 import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
+import { scheduleTargetFaults } from '../runtime/schedules/schedule-targets.js';
+import { Schedules } from '../runtime/schedules/schedules.js';
 import { Approvals } from '../runtime/approvals/approvals.js';
 import { RUN_RESUMABLE_TOPIC } from '../runtime/approvals/decide-approval.js';
 import { approvalTargetFaults } from '../runtime/approvals/approval-targets.js';
@@ -94,6 +96,8 @@ export interface Gateway {
   metrics?: HeraldMetrics;
   /** the configured MCP servers (tools.mcpServers): their tools, calls and health */
   mcp: McpServers;
+  /** the scheduled jobs (config and admin API) and the scheduler firing them */
+  schedules: Schedules;
   /** resumes unfinished work and starts timers and plugin services */
   start(): Promise<void>;
   /**
@@ -146,7 +150,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
 
   const resolveChannel = (name: string) => plugins.resolveChannel(name);
   const targetChannels = { configured: (channel: string) => instances.channels.get(channel), resolveChannel, recipientFault: (channel: string, to: string) => plugins.recipientFault(channel, to) };
-  const targetFaults = [...alertTargetFaults(config.alerts, targetChannels), ...approvalTargetFaults(config.tools, targetChannels)];
+  const targetFaults = [...alertTargetFaults(config.alerts, targetChannels), ...approvalTargetFaults(config.tools, targetChannels), ...scheduleTargetFaults('schedules.jobs', config.schedules.jobs, targetChannels)];
   if (targetFaults.length) {
     await store.close();
     throw new ConfigError(targetFaults);
@@ -196,6 +200,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     onRunFinished: metrics && ((status) => metrics.runFinished(status)),
     onApprovalNeeded: async (run, pending) => void (await approvals.announce(run, pending)),
   });
+  // a fired isolated job is a run of the queue like a hook's; a main job an event of the main session
+  const schedules = new Schedules({ config, store, runs, mainSession, heartbeat: wakeHeartbeat, defaultAgentId: agents.default().id, logger });
   const dispatch = createDispatcher({
     mainSession, heartbeat: wakeHeartbeat, runs,
     // the engine is made below and swapped whole on reload: each run reads its mapping's settings of the moment
@@ -302,6 +308,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     approvals,
     metrics,
     mcp,
+    schedules,
     reload,
     async start() {
       mcp.start();
@@ -309,6 +316,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       await drops.start();
       await delivery.start();
       runs.start();
+      await schedules.start();
       unsubscribe = store.signals.subscribe(HEARTBEAT_TOPIC, () => heartbeat.request());
       unsubscribeResumable = store.signals.subscribe(RUN_RESUMABLE_TOPIC, () => runs.claimNow());
       heartbeat.start();
@@ -332,6 +340,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       mappingsWatch.stop();
       drops.stop();
       for (const service of [...instances.services].reverse()) await service.stop().catch((err) => logger.error({ err }, 'service stop failed'));
+      await schedules.stop();
       await runs.stop(graceMs);
       // after the runs, whose turns may be calling tools
       await mcp.stop();

@@ -10,12 +10,14 @@ import type { StoreProbe } from './store-probe.js';
  */
 import type { BrowseRepo, ReceiptsRepo } from './operator-port.js';
 import type { AlertsRepo } from './alerts-port.js';
+import type { SchedulesRepo } from './schedules-port.js';
 import type { FilesRepo, VectorStoresRepo } from './files-port.js';
 import type { UsageRepo } from './usage-port.js';
 import type { ToolCallRecord, ToolCallsRepo } from './tool-calls-port.js';
 
 export type * from './operator-port.js';
 export type * from './alerts-port.js';
+export type * from './schedules-port.js';
 export type * from './files-port.js';
 export type * from './usage-port.js';
 export type * from './tool-calls-port.js';
@@ -618,6 +620,8 @@ export interface Store {
   usage: UsageRepo;
   /** every tool call with its run, response or chat turn; the approvals waiting for a person */
   toolCalls: ToolCallsRepo;
+  /** scheduled jobs, each with its next due time, and their fires (one per job and due time) */
+  schedules: SchedulesRepo;
   /**
    * Takes the database for this process alone, when the adapter can tell: true when no other
    * process serves it, so whatever is in progress in it (running runs, in-progress idempotency

@@ -1,5 +1,5 @@
 /** what caused tokens to be spent */
-export type UsageSource = 'chat' | 'response' | 'run' | 'heartbeat' | 'embeddings';
+export type UsageSource = 'chat' | 'response' | 'run' | 'heartbeat' | 'embeddings' | 'schedule';
 
 /**
  * The tokens one model call spent, and whom they count against: the API key (platform calls),

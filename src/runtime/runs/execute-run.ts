@@ -121,7 +121,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
         // meta: the run's detail makes the prompt again, so the console shows what the model saw)
         incoming: [{ role: 'user', content: action.message, createdAt: run.createdAt, runId: id, meta: promptMeta(markerId) }],
         answer: () => ({ runId: id }),
-        usage: { source: 'run', mappingId: action.source.mappingId },
+        usage: { source: action.schedule ? 'schedule' : 'run', mappingId: action.source.mappingId },
         ...(tools && { tools, ledger }),
         ...(resume && { resume }),
         // the transcript is written by the run's completion, with its status and summary, in one transaction
