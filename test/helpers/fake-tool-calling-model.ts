@@ -20,7 +20,8 @@ export interface ModelStep {
   text?: string;
 }
 
-export type ModelScript = (body: any, request: number) => ModelStep;
+/** what the model does for a request; a promise holds the answer back until it settles (a model still thinking) */
+export type ModelScript = (body: any, request: number) => ModelStep | Promise<ModelStep>;
 
 export interface ToolCallingModel {
   url: string;
@@ -64,7 +65,7 @@ export async function startToolCallingModel(initial: ModelScript = quoteResults)
       res.end(JSON.stringify({ error: { ...refusal, type: 'invalid_request_error', code: null } }));
       return;
     }
-    const step = current(body, requests.length - 1);
+    const step = await current(body, requests.length - 1);
     const toolCalls = (step.calls ?? []).map((c) => ({ id: `call_${++ids}`, type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
     const finish = toolCalls.length ? 'tool_calls' : 'stop';
     const usage = { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 };
@@ -99,7 +100,11 @@ export async function startToolCallingModel(initial: ModelScript = quoteResults)
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     script: (next) => (current = next),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () => {
+      // a request held back by its script is not waited for
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
   };
 }
 

@@ -168,6 +168,64 @@ describe('tool calls across a kill -9 of herald serve', { timeout: 180_000 }, ()
     expect(notices[0]!.json.text).toContain(`POST /admin/approvals/${run.toolCalls[0].id}/approve`);
   });
 
+  it('approved, then a kill -9 while the approved call runs: interrupted after the restart, not made again', async () => {
+    model = await startToolCallingModel(callInRounds([[{ name: 'crm__close_ticket', arguments: { id: 'T-5' } }]]));
+    tickets = await startTicketServer();
+    operator = await startFakeServer();
+    const setup = writeConfig();
+    let url = await serve(setup, { untilToolsReady: true });
+
+    const runId = await unsignedHook(url, 'Close ticket T-5');
+    const waiting = await runIn(url, runId, ['waiting_approval', 'succeeded', 'failed']);
+    expect(waiting.status).toBe('waiting_approval');
+    tickets.holdNext();
+    expect((await admin(url, 'POST', `/approvals/${waiting.toolCalls[0].id}/approve`))!.status).toBe(200);
+    await eventually(() => tickets!.invocations.length === 1, 60_000);
+    await kill9();
+    tickets.release();
+
+    url = await serve(setup, { untilToolsReady: false });
+    const finished = await runIn(url, runId, ['succeeded', 'failed', 'timed_out']);
+    expect(finished.status).toBe('succeeded');
+    expect(finished.toolCalls).toMatchObject([{ tool: 'close_ticket', status: 'interrupted', approval: { decision: 'approved', by: 'gateway-token' } }]);
+    expect(tickets.invocations).toEqual([{ tool: 'close_ticket', id: 'T-5' }]);
+    expect(model.requests).toHaveLength(2);
+    expect(lastToolResults()).toEqual([expect.stringMatching(/^Error: the call was interrupted/)]);
+  });
+
+  it('a kill -9 after the call answered, while the model is asked again: the result is given from the record, the call not made again', async () => {
+    const script = callInRounds([[{ name: 'crm__close_ticket', arguments: { id: 'T-6' } }]]);
+    let holdAnswer = true;
+    model = await startToolCallingModel((body, n) => {
+      const hasResult = body.messages.some((m: any) => m.role === 'tool');
+      // the first request with the call's result is never answered: herald dies while it waits
+      if (hasResult && holdAnswer) {
+        holdAnswer = false;
+        return new Promise(() => undefined);
+      }
+      return script(body, n);
+    });
+    tickets = await startTicketServer();
+    operator = await startFakeServer();
+    const setup = writeConfig();
+    let url = await serve(setup, { untilToolsReady: true });
+
+    const runId = await signedHook(url, { id: 'T-6', text: 'done' });
+    await eventually(() => model!.requests.length === 2, 60_000);
+    expect((await runOf(url, runId)).toolCalls).toMatchObject([{ status: 'succeeded', result: 'closed T-6' }]);
+    await kill9();
+
+    url = await serve(setup, { untilToolsReady: false });
+    const finished = await runIn(url, runId, ['succeeded', 'failed', 'timed_out']);
+    expect(finished.status).toBe('succeeded');
+    expect(finished.reply).toBe('Done: closed T-6');
+    expect(finished.toolCalls).toMatchObject([{ tool: 'close_ticket', status: 'succeeded', result: 'closed T-6' }]);
+    expect(tickets.invocations).toEqual([{ tool: 'close_ticket', id: 'T-6' }]);
+    // asked for the calls once: the restart went on from the checkpoint, the result from the record
+    expect(model.requests).toHaveLength(3);
+    expect(lastToolResults()).toEqual(['closed T-6']);
+  });
+
   it('a write in flight at the kill is recorded interrupted, not executed again, and the model is told', async () => {
     model = await startToolCallingModel(callInRounds([[{ name: 'crm__close_ticket', arguments: { id: 'T-2' } }]]));
     tickets = await startTicketServer();
