@@ -31,6 +31,8 @@ export const errorCatalog = {
   HERALD_APPROVAL_NOT_PENDING: { status: 409, message: 'this tool call does not wait for approval (decided already, or never needed one)', openai: 'invalid_request_error' },
   HERALD_DOCUMENT_EXISTS: { status: 409, message: 'this file is already in the knowledge base with other chunking', openai: 'document_exists' },
   HERALD_VECTOR_STORE_OF_AGENT: { status: 409, message: "an agent's own vector store is its knowledge: delete its files instead", openai: 'vector_store_of_agent' },
+  HERALD_SCHEDULE_EXISTS: { status: 409, message: 'a schedule of this id exists', openai: 'invalid_request_error' },
+  HERALD_SCHEDULE_OF_CONFIG: { status: 409, message: "this schedule is the config's: change it in the config file", openai: 'invalid_request_error' },
   HERALD_KEY_NAME_TAKEN: { status: 409, message: 'an API key of this name exists', openai: 'invalid_request_error' },
   HERALD_PAYLOAD_NOT_RETAINED: { status: 409, message: "this request's payload is not retained", openai: 'invalid_request_error' },
   HERALD_IDEMPOTENCY_IN_PROGRESS: { status: 409, message: 'a request with this Idempotency-Key is still being processed', openai: 'idempotency_in_progress' },

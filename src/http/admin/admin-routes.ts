@@ -17,6 +17,7 @@ import { registerListRoutes } from './list-routes.js';
 import { registerMappingRoutes } from './mapping-routes.js';
 import type { OperatorDeps } from './operator-deps.js';
 import { registerOverviewRoutes } from './overview-routes.js';
+import { registerScheduleRoutes } from './schedule-routes.js';
 import { registerWorkspaceRoutes } from './workspace-routes.js';
 
 export interface AdminRoutesDeps {
@@ -52,6 +53,7 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
     registerActionRoutes(app, { ...deps, operator: deps.operator });
     registerMappingRoutes(app, { operator: deps.operator });
     registerWorkspaceRoutes(app, { operator: deps.operator });
+    if (deps.operator.schedules) registerScheduleRoutes(app, { schedules: deps.operator.schedules, store: deps.store });
   }
   app.openAPIRegistry.registerPath({
     method: 'get',

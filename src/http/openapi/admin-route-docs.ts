@@ -10,5 +10,5 @@ import type { RouteDoc } from './route-doc.js';
  * declared on an app that never serves: only its declarations are read.
  */
 export function adminRouteDocs(): RouteDoc[] {
-  return adminDocsOf(adminRoutes({ config: {} as HeraldConfig, store: {} as never, delivery: {} as never, limiter: new FailedAuthLimiter('operator'), operator: {} as OperatorDeps }));
+  return adminDocsOf(adminRoutes({ config: {} as HeraldConfig, store: {} as never, delivery: {} as never, limiter: new FailedAuthLimiter('operator'), operator: { schedules: {} } as OperatorDeps }));
 }
