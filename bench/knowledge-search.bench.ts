@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { percentile } from './table.js';
-import { chunkText } from '../src/knowledge/chunk-text.js';
+import { chunkText } from '../src/knowledge/parsing/chunk-text.js';
 import type { KnowledgeIndex as KnowledgeIndexClass } from '../src/knowledge/knowledge-index.js';
 import type { openSqliteStore as OpenSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -34,7 +35,8 @@ async function modulesOf(root: string, index: number) {
   await build({
     stdin: {
       contents: [
-        `export { parseConfig } from ${at('src/config/load.ts')};`,
+        // the config loader moved to src/config/loading/: an older checkout has it at src/config/
+        `export { parseConfig } from ${at(fs.existsSync(path.join(root, 'src/config/loading/load.ts')) ? 'src/config/loading/load.ts' : 'src/config/load.ts')};`,
         `export { ModelRegistry } from ${at('src/models/model-registry.ts')};`,
         `export { AgentDirectory } from ${at('src/agents/agent-directory.ts')};`,
         `export { completeAgentTurn } from ${at('src/agents/agent-turn.ts')};`,

@@ -1,4 +1,4 @@
-import type { PluginDefinition } from '../src/plugins/sdk.js';
+import type { PluginDefinition } from '../src/plugin-sdk/sdk.js';
 import { gmailPlugin } from './gmail/manifest.js';
 import { telegramPlugin } from './telegram/manifest.js';
 import { slackPlugin } from './slack/manifest.js';

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chunkText, DEFAULT_CHUNK } from '../../src/knowledge/chunk-text.js';
+import { chunkText, DEFAULT_CHUNK } from '../../src/knowledge/parsing/chunk-text.js';
 import { KnowledgeIndex } from '../../src/knowledge/knowledge-index.js';
 import type { Store } from '../../src/store/port.js';
 

@@ -13,11 +13,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_CHUNK } from '../../src/knowledge/chunk-text.js';
-import type { Embedder } from '../../src/knowledge/embeddings-client.js';
+import { DEFAULT_CHUNK } from '../../src/knowledge/parsing/chunk-text.js';
+import type { Embedder } from '../../src/knowledge/embedder.js';
 import { KnowledgeIndex } from '../../src/knowledge/knowledge-index.js';
-import { documentTypes } from '../../src/knowledge/detect-type.js';
-import { parseDocument } from '../../src/knowledge/parse-document.js';
+import { documentTypes } from '../../src/knowledge/parsing/detect-type.js';
+import { parseDocument } from '../../src/knowledge/parsing/parse-document.js';
 import { indexTextOf } from '../../src/knowledge/text-terms.js';
 import type { Store } from '../../src/store/port.js';
 import { fakeEmbedding } from '../../test/helpers/fake-embeddings.js';

@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * Prometheus Alertmanager's webhook receiver (https://prometheus.io/docs/alerting/latest/configuration/#webhook_config),

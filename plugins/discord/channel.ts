@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { callPlatform, joinUrl, pathSegment, secondsToMs } from '../../src/plugins/channel-http.js';
-import type { ChannelAdapter } from '../../src/plugins/sdk.js';
-import { sendInParts } from '../../src/plugins/split-message.js';
+import { callPlatform, joinUrl, pathSegment, secondsToMs } from '../../src/plugin-sdk/channel-http.js';
+import type { ChannelAdapter } from '../../src/plugin-sdk/sdk.js';
+import { sendInParts } from '../../src/plugin-sdk/split-message.js';
 import type { DiscordConfig } from './manifest.js';
 
 export const DISCORD_MAX_CHARS = 2000;

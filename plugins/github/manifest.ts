@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePlugin } from '../../src/plugins/sdk.js';
+import { definePlugin } from '../../src/plugin-sdk/sdk.js';
 import { githubPreset } from './preset.js';
 
 export const githubPlugin = definePlugin({

@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
 
 /** the events an agent sees unless `events` says otherwise (X-GitHub-Event names) */
 export const GITHUB_DEFAULT_EVENTS = ['issues', 'issue_comment', 'pull_request', 'pull_request_review', 'discussion', 'discussion_comment', 'release', 'push', 'workflow_run'];

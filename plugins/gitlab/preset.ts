@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
 
 /** the object kinds an agent sees unless `events` says otherwise */
 export const GITLAB_DEFAULT_EVENTS = ['issue', 'merge_request', 'note', 'pipeline'];

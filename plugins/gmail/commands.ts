@@ -1,4 +1,4 @@
-import type { PluginCommand } from '../../src/plugins/sdk.js';
+import type { PluginCommand } from '../../src/plugin-sdk/sdk.js';
 import { SETUP_USAGE, setupOptionSpec } from './setup/setup-options.js';
 
 const { help: _help, ...setupOptions } = setupOptionSpec;

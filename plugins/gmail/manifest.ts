@@ -1,4 +1,4 @@
-import { definePlugin } from '../../src/plugins/sdk.js';
+import { definePlugin } from '../../src/plugin-sdk/sdk.js';
 import { gmailConfigSchema } from './config.js';
 import { gmailPreset } from './preset.js';
 import { gmailCommands } from './commands.js';

@@ -1,4 +1,4 @@
-import { definePreset, presetCommonOptions } from '../../src/plugins/sdk.js';
+import { definePreset, presetCommonOptions } from '../../src/plugin-sdk/sdk.js';
 import type { GmailConfig } from './config.js';
 
 /**

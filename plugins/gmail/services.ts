@@ -1,4 +1,4 @@
-import type { PluginContext, PluginInstance } from '../../src/plugins/sdk.js';
+import type { PluginContext, PluginInstance } from '../../src/plugin-sdk/sdk.js';
 import type { GmailConfig } from './config.js';
 import { watcherFaults, watcherFromConfig } from './watcher/watcher-from-config.js';
 

@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
 
 /** the events an agent sees unless `events` says otherwise (webhookEvent) */
 export const JIRA_DEFAULT_EVENTS = ['jira:issue_created', 'jira:issue_updated', 'comment_created'];

@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
 
 /** the entity types an agent sees unless `events` says otherwise */
 export const LINEAR_DEFAULT_EVENTS = ['Issue', 'Comment'];

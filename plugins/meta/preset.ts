@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugins/sdk.js';
+import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * Meta's webhooks for WhatsApp Business (Cloud API) and Messenger, on one callback URL

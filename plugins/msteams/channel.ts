@@ -1,6 +1,6 @@
-import { callPlatform, joinUrl, pathSegment, type Verdict } from '../../src/plugins/channel-http.js';
-import { ChannelError, type ChannelAdapter } from '../../src/plugins/sdk.js';
-import { sendInParts } from '../../src/plugins/split-message.js';
+import { callPlatform, joinUrl, pathSegment, type Verdict } from '../../src/plugin-sdk/channel-http.js';
+import { ChannelError, type ChannelAdapter } from '../../src/plugin-sdk/sdk.js';
+import { sendInParts } from '../../src/plugin-sdk/split-message.js';
 import type { MsteamsConfig } from './manifest.js';
 
 /**

@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
 
 /** the event types an agent sees unless `events` says otherwise */
 export const PAGERDUTY_DEFAULT_EVENTS = ['incident.triggered', 'incident.escalated', 'incident.reopened', 'incident.annotated', 'incident.resolved'];

@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
 
 /** the resources (Sentry-Hook-Resource) an agent sees unless `events` says otherwise */
 export const SENTRY_DEFAULT_EVENTS = ['issue', 'event_alert', 'metric_alert'];

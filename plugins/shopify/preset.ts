@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
 
 /** the topics an agent sees unless `events` says otherwise (X-Shopify-Topic) */
 export const SHOPIFY_DEFAULT_EVENTS = ['orders/create', 'orders/cancelled', 'refunds/create', 'customers/create'];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugins/sdk.js';
+import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * The Slack app preset, beside the Slack channel: one Request URL for the Events API, slash

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * Any sender that follows Standard Webhooks (https://www.standardwebhooks.com/, the spec at

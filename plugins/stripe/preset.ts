@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugins/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
 
 /** the event types an agent sees unless `events` says otherwise */
 export const STRIPE_DEFAULT_EVENTS = ['invoice.payment_failed', 'charge.dispute.created', 'customer.subscription.deleted', 'payment_intent.payment_failed'];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugins/sdk.js';
+import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * Twilio Programmable Messaging and Voice webhooks (https://www.twilio.com/docs/usage/webhooks),

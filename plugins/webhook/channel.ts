@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { callPlatform } from '../../src/plugins/channel-http.js';
-import type { ChannelAdapter } from '../../src/plugins/sdk.js';
+import { callPlatform } from '../../src/plugin-sdk/channel-http.js';
+import type { ChannelAdapter } from '../../src/plugin-sdk/sdk.js';
 import type { WebhookConfig } from './manifest.js';
 
 /** `v1,<base64 HMAC-SHA256("<id>.<timestamp>.<body>")>` keyed with the decoded `whsec_` secret */

@@ -1,6 +1,6 @@
-import { callPlatform, joinUrl } from '../../src/plugins/channel-http.js';
-import type { ChannelAdapter } from '../../src/plugins/sdk.js';
-import { sendInParts } from '../../src/plugins/split-message.js';
+import { callPlatform, joinUrl } from '../../src/plugin-sdk/channel-http.js';
+import type { ChannelAdapter } from '../../src/plugin-sdk/sdk.js';
+import { sendInParts } from '../../src/plugin-sdk/split-message.js';
 import type { WhatsappConfig } from './manifest.js';
 
 export const WHATSAPP_MAX_CHARS = 4096;

@@ -12,20 +12,18 @@ import { ModelCallError } from './model-call-error.js';
 import { assembleTurn } from './turn-prompt.js';
 import { copyWith } from '../utils/copy-with.js';
 import type { Budgets } from '../platform/budgets.js';
-import type { UsageRecorder } from '../platform/usage-recorder.js';
+import type { UsageRecord, UsageRecorder } from '../platform/usage-recorder.js';
 import type { UsageSource } from '../store/port.js';
 import { promptWordCount, wordCount } from '../utils/word-count.js';
 import type { ChatMessage, ModelResponse } from '../models/provider.js';
 import { toolMeta } from './tool-messages.js';
 import type { ToolCallRecord, ToolCallsRepo } from '../store/port.js';
 import type { Toolbox } from '../tools/toolbox.js';
-import type { TurnTools } from '../tools/turn-tools.js';
+import { NO_TOOLS, type TurnTools } from '../tools/turn-tools.js';
 import { resumeRound } from './resume-round.js';
 import type { ToolLedger, TurnCheckpoint } from './tool-ledger.js';
 import { runToolRound, type RoundContext } from './tool-round.js';
 import { toolDefinitions } from './tool-definitions.js';
-import { budgetMessage } from '../platform/budgets.js';
-import { HeraldError } from '../errors.js';
 
 /** passages of the agent's knowledge base a turn's model sees */
 export const PASSAGES_PER_TURN = 4;
@@ -114,6 +112,8 @@ export interface AgentTurnInput {
   record?: (transcript: SessionMessage[], outcome: TurnOutcome) => Promise<void>;
   /** whom the turn's tokens count against; recorded once the turn is */
   usage?: UsageAttribution;
+  /** the first model call's budget reservation, made by the caller before it answered anything (Budgets.reserve); later calls reserve their own */
+  reservation?: number;
   /** server-side tools the turn may call (granted by config, tools/tool-policy.ts): herald runs them and asks the model again */
   tools?: TurnTools;
   /** where the turn's tool calls are recorded; required with `tools` */
@@ -159,7 +159,8 @@ export interface TurnOutcome {
  * heartbeats: read the history, retrieve knowledge, assemble the prompt, call the model, then
  * record the turn's messages in one write. Streamed, it hands the answer's deltas to `onDelta`
  * as they come (synchronously, as the model's stream is read: no promise per token) and records
- * only at the end, so a failed or aborted call leaves no half a turn behind.
+ * only at the end, so a failed or aborted call leaves no half a turn behind; its tokens, though,
+ * are recorded (estimated from the prompt and what was generated), so a budget counts them.
  * The model call's failures (an abort included) are thrown as ModelCallError, the rest as they
  * are: each caller maps them to its surface.
  */
@@ -201,50 +202,66 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
   const clientNames = new Set(clientTools.map((t) => (t as { function?: { name?: string } }).function?.name).filter(Boolean));
   if (tools) request.extra = copyWith(request.extra, { tools: [...clientTools, ...toolDefinitions(tools.specs)] });
   const isServerCall = (call: ModelToolCall) => tools !== undefined && (tools.byName(call.function.name) !== undefined || !clientNames.has(call.function.name));
-  const round: RoundContext | undefined = tools && {
-    tools,
+  const roundWith = (granted: TurnTools): RoundContext => ({
+    tools: granted,
     ledger: input.ledger!,
     attribution: { agentId: input.agent.id, mappingId: input.usage?.mappingId, keyName: input.usage?.keyName },
     signal: input.signal,
     onCallFinished: deps.onToolCallFinished,
-  };
+  });
+  const round = tools && roundWith(tools);
 
   // the turn's server-side exchange (assistant calls, tool results) starts after the prompt
   const exchangeFrom = resume ? (resume.exchangeFrom ?? resume.messages.length) : request.messages.length;
   let callsMade = resume?.callsMade ?? 0;
   let spent: ModelUsage | undefined = resume?.usage;
-  if (resume && round) {
-    const resumed = await resumeRound(round, resume);
+  if (resume && input.ledger) {
+    // every call of the checkpoint is answered, even with none of its tools granted now (its server
+    // gone, a reload): a model sent calls without their results refuses the request
+    const resumed = await resumeRound(round ?? roundWith(input.tools ?? NO_TOOLS), resume);
     if (resumed.pending.length) return pausedOutcome(resume, resumed.pending, knowledge, callsMade);
     request.messages.push(...resumed.messages);
   }
   let answer: ModelAnswer;
-  for (let roundNo = (resume?.round ?? -1) + 1; ; roundNo++) {
-    // each further model turn is checked against the budgets, as the turn was before its first
-    if (roundNo > 0 && deps.budgets) await enforceTurnBudgets(deps.budgets, input);
-    answer = await askModel(deps, input, provider, request, refs, resolved.ref, isServerCall, onDelta);
-    const calls = tools && callsMade < tools.maxToolCalls + 1 ? answer.toolCalls.filter(isServerCall) : [];
-    if (!calls.length) {
-      // a model that calls server tools past its limit, told not to: its calls are dropped, its words are the answer
-      if (tools) answer.toolCalls = answer.toolCalls.filter((c) => !isServerCall(c));
-      break;
+  // the caller's reservation is the first call's; one not used (a turn paused before it) is given back
+  let reservation = input.reservation;
+  /** the reservation of the call whose answer ends the turn, settled with its record */
+  let answered: number | undefined;
+  try {
+    for (let roundNo = (resume?.round ?? -1) + 1; ; roundNo++) {
+      // each model call reserves its estimate against the budgets before it is made (429 past one)
+      // a turn without budgets awaits nothing here
+      const reserving = reservation ?? reserveCall(deps, input, request, resolved.ref);
+      const held = reserving instanceof Promise ? await reserving : reserving;
+      reservation = undefined;
+      answered = held;
+      answer = await askModel(deps, input, provider, request, refs, resolved.ref, isServerCall, onDelta, held);
+      const calls = tools && callsMade < tools.maxToolCalls + 1 ? answer.toolCalls.filter(isServerCall) : [];
+      if (!calls.length) {
+        // a model that calls server tools past its limit, told not to: its calls are dropped, its words are the answer
+        if (tools) answer.toolCalls = answer.toolCalls.filter((c) => !isServerCall(c));
+        break;
+      }
+      // an intermediate model turn's tokens count at once, so the next turn's budget check sees them
+      recordUsage(deps, input, answer, request, held);
+      spent = addUsage(spent, answer.usage ?? estimateUsage(request, answer.text));
+      request.messages.push({ role: 'assistant', content: answer.text, tool_calls: calls });
+      const checkpoint: TurnCheckpoint = { messages: [...request.messages], round: roundNo, callsMade, usage: spent, modelRef: answer.modelRef, exchangeFrom };
+      const result = await runToolRound(round!, calls, checkpoint);
+      callsMade += calls.length;
+      if (result.pending.length) return pausedOutcome(checkpoint, result.pending, knowledge, callsMade);
+      request.messages.push(...result.messages);
+      const forClient = answer.toolCalls.filter((c) => !isServerCall(c));
+      if (forClient.length) {
+        // the client's calls end the turn, after the server's were answered: the client runs its own
+        answer = { ...answer, text: '', refusal: '', toolCalls: forClient };
+        break;
+      }
+      // past the limit the model may only answer (or call the client's tools): OpenAI takes tool_choice only beside tools
+      if (callsMade >= tools!.maxToolCalls) request.extra = copyWith(request.extra, clientTools.length ? { tool_choice: 'auto', tools: clientTools } : { tool_choice: 'none' });
     }
-    // an intermediate model turn's tokens count at once, so the next turn's budget check sees them
-    recordUsage(deps, input, answer, request);
-    spent = addUsage(spent, answer.usage ?? estimateUsage(request, answer.text));
-    request.messages.push({ role: 'assistant', content: answer.text, tool_calls: calls });
-    const checkpoint: TurnCheckpoint = { messages: [...request.messages], round: roundNo, callsMade, usage: spent, modelRef: answer.modelRef, exchangeFrom };
-    const result = await runToolRound(round!, calls, checkpoint);
-    callsMade += calls.length;
-    if (result.pending.length) return pausedOutcome(checkpoint, result.pending, knowledge, callsMade);
-    request.messages.push(...result.messages);
-    const forClient = answer.toolCalls.filter((c) => !isServerCall(c));
-    if (forClient.length) {
-      // the client's calls end the turn, after the server's were answered: the client runs its own
-      answer = { ...answer, text: '', refusal: '', toolCalls: forClient };
-      break;
-    }
-    if (callsMade >= tools!.maxToolCalls) request.extra = copyWith(request.extra, { tool_choice: clientTools.length ? 'auto' : 'none', tools: clientTools.length ? clientTools : undefined });
+  } finally {
+    if (reservation !== undefined) deps.usage?.settle(reservation, undefined);
   }
   const { text, refusal, modelRef, failures } = answer;
   let { finishReason, toolCalls } = answer;
@@ -261,7 +278,7 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
   const recording = input.record ? input.record(transcript, outcome) : deps.sessions.appendMany(input.sessionKey, transcript, input.freshSession);
   // in the same tick as the transcript's write, so both go in one commit; the model answered, so
   // its tokens are spent whether or not the transcript is kept
-  recordUsage(deps, input, answer, request);
+  recordUsage(deps, input, answer, request, answered);
   await recording;
   return outcome;
 }
@@ -306,6 +323,8 @@ async function askModel(
   ref: string,
   isServerCall: (call: ModelToolCall) => boolean,
   onDelta?: (delta: TurnDelta) => void,
+  /** the call's budget reservation, settled here when the call fails */
+  reservation?: number,
 ): Promise<ModelAnswer> {
   const answer: ModelAnswer = { text: '', refusal: '', finishReason: 'stop', modelRef: ref, failures: [], toolCalls: [] };
   try {
@@ -348,33 +367,55 @@ async function askModel(
       answer.toolCalls = response.toolCalls ?? [];
     }
   } catch (error) {
+    // aborted (the client went away, the time limit) or failed after the provider read the prompt:
+    // what it read and what it generated are spent, estimated, as for a call that ended
+    if (answer.text || answer.refusal || answer.toolCalls.length || answer.usage || input.signal?.aborted) recordCutShort(deps, input, answer, request, reservation);
+    else if (reservation !== undefined) deps.usage?.settle(reservation, undefined);
     throw new ModelCallError(error);
   }
   return answer;
 }
 
-/** one model call's tokens, under the turn's key, agent and mapping */
-function recordUsage(deps: AgentTurnDeps, input: AgentTurnInput, answer: ModelAnswer, request: ModelRequest): void {
-  if (!input.usage || !deps.usage) return;
-  const usage = answer.usage ?? estimateUsage(request, answer.text);
-  deps.usage.record(
-    copyWith(input.usage, {
-      model: answer.modelRef,
-      agentId: input.agent.id,
-      promptTokens: usage.prompt_tokens,
-      completionTokens: usage.completion_tokens,
-      // the embedded model counts words, and so does herald for a provider that sent no usage
-      estimated: answer.usage === undefined || answer.modelRef.startsWith(`${EMBEDDED_PROVIDER}/`),
-    }),
-  );
+/** the tokens of a model call cut short: its prompt and what it generated, estimated */
+function recordCutShort(deps: AgentTurnDeps, input: AgentTurnInput, answer: ModelAnswer, request: ModelRequest, reservation: number | undefined): void {
+  const generated = [answer.text, answer.refusal, ...answer.toolCalls.filter(Boolean).map((c) => c.function.arguments)].join(' ');
+  const prompt = answer.usage?.prompt_tokens ?? promptWordCount(request.messages);
+  writeCallUsage(deps, input, answer, reservation, prompt, Math.max(answer.usage?.completion_tokens ?? 0, wordCount(generated)), true);
 }
 
-/** the budgets of the turn's agent and key, before a further model turn of a tool loop */
-async function enforceTurnBudgets(budgets: Budgets, input: AgentTurnInput): Promise<void> {
-  const keyName = input.usage?.keyName;
-  const key = keyName === undefined ? undefined : budgets.all().find((h) => h.kind === 'key' && h.name === keyName);
-  const exceeded = await budgets.exceeded([budgets.agent(input.agent.id), key]);
-  if (exceeded) throw new HeraldError('HERALD_BUDGET_EXCEEDED', budgetMessage(exceeded), { headers: { 'x-should-retry': 'false' } });
+/** one model call's tokens: the provider's count, or an estimate in words (as the embedded model counts) */
+function recordUsage(deps: AgentTurnDeps, input: AgentTurnInput, answer: ModelAnswer, request: ModelRequest, reservation: number | undefined): void {
+  const usage = answer.usage ?? estimateUsage(request, answer.text);
+  writeCallUsage(deps, input, answer, reservation, usage.prompt_tokens, usage.completion_tokens, answer.usage === undefined || answer.modelRef.startsWith(`${EMBEDDED_PROVIDER}/`));
+}
+
+/** a model call's tokens under the turn's key, agent and mapping: in place of its reservation when it had one */
+function writeCallUsage(deps: AgentTurnDeps, input: AgentTurnInput, answer: ModelAnswer, reservation: number | undefined, promptTokens: number, completionTokens: number, estimated: boolean): void {
+  if (!input.usage || !deps.usage) return;
+  const call = copyWith(input.usage, { model: answer.modelRef, agentId: input.agent.id, promptTokens, completionTokens, estimated });
+  if (reservation === undefined) deps.usage.record(call);
+  else deps.usage.settle(reservation, call);
+}
+
+/**
+ * Reserves a model call's estimate (its prompt, and its max_tokens or
+ * agents.defaults.budgetReserveTokens) against the budgets of its key and agent: 429 at once past
+ * one. A heartbeat's calls are counted, never refused.
+ */
+export function reserveCall(deps: AgentTurnDeps, input: Pick<AgentTurnInput, 'usage' | 'agent'>, request: Pick<ModelRequest, 'messages' | 'maxTokens'>, modelRef: string): Promise<number | undefined> | undefined {
+  if (!deps.budgets || !deps.usage || !input.usage || input.usage.source === 'heartbeat') return undefined;
+  const holders = deps.budgets.holdersOf(input.usage.keyName, input.agent.id);
+  if (!holders.length) return undefined;
+  return deps.budgets.reserve(
+    holders,
+    copyWith(input.usage, {
+      model: modelRef,
+      agentId: input.agent.id,
+      promptTokens: promptWordCount(request.messages),
+      completionTokens: request.maxTokens ?? deps.config.agents.defaults.budgetReserveTokens,
+      estimated: true,
+    }),
+  );
 }
 
 function pausedOutcome(checkpoint: TurnCheckpoint, pending: ToolCallRecord[], knowledge: KnowledgePassage[], callsMade: number): TurnOutcome {

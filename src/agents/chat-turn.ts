@@ -1,14 +1,17 @@
 import { deadline, type Deadline } from '../time/deadline.js';
 import type { ModelOptions } from '../models/provider.js';
 import type { AgentConfig } from './agent-directory.js';
-import { runAgentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';
+import { reserveCall, runAgentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';
 import { requireClientTools, type ClientToolsUse } from './client-tools.js';
+import { turnModelRefs } from './turn-prompt.js';
 import { openConversation, type ChatInputMessage } from './conversation.js';
 import { modelFailure } from './model-call-error.js';
 import { callsLedger } from './tool-ledger.js';
 
 export interface ChatTurnInput {
   agent: AgentConfig;
+  /** whose the conversation is (conversationOwner of the API key) */
+  owner: string;
   /** continue this stored conversation; a new one is started without it */
   conversationId?: string;
   messages: ChatInputMessage[];
@@ -52,9 +55,18 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
   requireClientTools(deps, agent, input.clientTools);
   const conversation = await openConversation(
     deps.sessions,
-    { agentId: agent.id, conversationId: input.conversationId, messages: input.messages, metadata: input.metadata },
+    { agentId: agent.id, owner: input.owner, conversationId: input.conversationId, messages: input.messages, metadata: input.metadata },
     historyLimit,
   );
+  // the model call's estimate is reserved against the budgets now, before anything is answered: a
+  // streamed completion past a budget is a 429 too, not an error inside a 200 stream
+  const reserving = reserveCall(
+    deps,
+    { agent, usage: input.usage },
+    { messages: [...conversation.history, ...conversation.incoming, ...conversation.continuation], maxTokens: input.options?.maxTokens },
+    turnModelRefs(deps.config, agent)[0]!,
+  );
+  const reservation = reserving instanceof Promise ? await reserving : reserving;
   // one abort controller per completion: the time limit's, which the client's going away aborts too
   let limit: Deadline | undefined;
   let cancelled: { reason: unknown } | undefined;
@@ -85,8 +97,9 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
             stream,
             onOpen,
             incoming: conversation.incoming,
-            answer: ({ knowledge }) => ({ meta: { agentId: agent.id, ...(knowledge.length && { citations: knowledge.map((p) => p.chunkId) }) } }),
+            answer: ({ knowledge }) => ({ meta: { agentId: agent.id, owner: input.owner, ...(knowledge.length && { citations: knowledge.map((p) => p.chunkId) }) } }),
             ...(input.usage && { usage: input.usage }),
+            ...(reservation !== undefined && { reservation }),
             ...(ledger && { tools, ledger }),
           },
           onDelta,

@@ -7,7 +7,8 @@ import { checkToolResults, storedToolCalls, toolMeta } from './tool-messages.js'
 /**
  * A chat conversation lives in the store as the session `chat:<conversation_id>`, so the admin
  * API shows it (`GET /admin/sessions/chat:conv_.../messages`). Every message carries the agent
- * in its meta: a conversation belongs to one agent.
+ * in its meta: a conversation belongs to one agent, and to the key (or group of keys) that started
+ * it: to any other key it does not exist.
  */
 export const conversationSessionKey = (id: string) => `chat:${id}`;
 
@@ -25,6 +26,8 @@ export interface ChatInputMessage {
 
 export interface ConversationRequest {
   agentId: string;
+  /** whose the conversation is (the key, or its group): kept in each message's meta, and only it may continue it */
+  owner: string;
   /** continue this stored conversation; a new one is started without it */
   conversationId?: string;
   messages: ChatInputMessage[];
@@ -58,7 +61,7 @@ export interface Conversation {
 export async function openConversation(sessions: SessionsRepo, request: ConversationRequest, historyLimit: number): Promise<Conversation> {
   const { agentId, messages } = request;
   const now = Date.now();
-  const meta = { agentId, ...(request.metadata && { metadata: request.metadata }) };
+  const meta = { agentId, owner: request.owner, ...(request.metadata && { metadata: request.metadata }) };
   const toStored = (m: ChatInputMessage): SessionMessage => ({
     role: m.role === 'developer' ? 'system' : m.role,
     content: m.content,
@@ -70,7 +73,9 @@ export async function openConversation(sessions: SessionsRepo, request: Conversa
     const id = request.conversationId;
     const sessionKey = conversationSessionKey(id);
     const history = CONVERSATION_ID.test(id) ? await sessions.messages(sessionKey, historyLimit) : [];
-    if (!history.length || history[0]!.meta?.agentId !== agentId) {
+    // a conversation stored before conversations had owners has none: any key allowed the agent continues it
+    const owner = history.find((m) => typeof m.meta?.owner === 'string')?.meta?.owner;
+    if (!history.length || history[0]!.meta?.agentId !== agentId || (owner !== undefined && owner !== request.owner)) {
       throw new HeraldError('HERALD_CONVERSATION_NOT_FOUND', `No conversation "${id}" with the agent "${agentId}".`, { param: 'conversation_id' });
     }
     const last = messages.at(-1)!;

@@ -36,7 +36,8 @@ export async function resumeRound(ctx: RoundContext, checkpoint: TurnCheckpoint)
           ctx.onCallFinished?.(record.server, record.tool, 'denied');
           return toolMessage(call.id, { text: refusalText(record), isError: true });
         case 'running':
-          if (spec?.readOnly) return toolMessage(call.id, await executeCall(ctx, record, spec, argumentsOf(record)));
+          // only a call recorded as a read, of a tool that still only reads, is made again
+          if (spec?.readOnly && record.readOnly) return toolMessage(call.id, await executeCall(ctx, record, spec, argumentsOf(record)));
           await ctx.ledger.finish(record.id, { status: 'interrupted', error: INTERRUPTED, finishedAt: Date.now() });
           ctx.onCallFinished?.(record.server, record.tool, 'interrupted');
           return toolMessage(call.id, { text: INTERRUPTED, isError: true });

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AgentDirectory } from '../agents/agent-directory.js';
 import { loadConfigFile } from '../plugin-host/load-config.js';
-import type { PluginDefinition } from '../plugins/sdk.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { openStore } from '../store/open-store.js';
 import type { CliIo } from './cli-io.js';
 import { configPathFrom } from './config-path.js';

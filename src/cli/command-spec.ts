@@ -1,4 +1,4 @@
-import type { PluginDefinition } from '../plugins/sdk.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import type { CliIo } from './cli-io.js';
 
 /** One option as `node:util` parseArgs takes it, with what `--help` prints. */

@@ -1,4 +1,7 @@
-import { configOption, type CommandSpec } from './command-spec.js';
+import { configOption, type CommandSpec, type OptionSpec } from './command-spec.js';
+
+const urlOption: OptionSpec = { type: 'string', arg: 'URL', help: "the gateway (default: the config's gateway.host and gateway.port)" };
+const jsonOption: OptionSpec = { type: 'boolean', help: 'print JSON' };
 
 /**
  * herald's own commands, by their words. Each module is imported only when its command runs;
@@ -98,6 +101,44 @@ export const commands: Record<string, CommandSpec> = {
     },
     load: async () => (await import('./knowledge-upload.js')).knowledgeUploadCommand,
   },
+  'cron add': {
+    summary: "make a schedule on the running gateway (OpenClaw's cron flags)",
+    options: {
+      name: { type: 'string', arg: 'NAME', help: 'a name for people (the id is made from it)' },
+      id: { type: 'string', arg: 'ID', help: 'the job id (default: from --name, or random)' },
+      at: { type: 'string', arg: 'WHEN', help: 'once: an ISO time with its offset, or a duration from now (20m)' },
+      every: { type: 'string', arg: 'DURATION', help: 'every period (15m)' },
+      cron: { type: 'string', arg: 'EXPR', help: 'a cron expression of 5 or 6 fields' },
+      tz: { type: 'string', arg: 'ZONE', help: "the IANA time zone of --cron (default: the machine's)" },
+      session: { type: 'string', arg: 'main|isolated', help: 'main: an event on the main session; isolated: a run of its own (default: by the payload)' },
+      'system-event': { type: 'string', arg: 'TEXT', help: 'the event a fire adds to the main session' },
+      message: { type: 'string', arg: 'TEXT', help: 'the message an isolated run answers' },
+      agent: { type: 'string', arg: 'ID', help: 'the agent of the run (default: the default agent)' },
+      wake: { type: 'string', arg: 'now|next-heartbeat', help: 'when the heartbeat sees it (default now)' },
+      announce: { type: 'boolean', help: 'deliver the reply to --channel (default last) and --to' },
+      channel: { type: 'string', arg: 'CHANNEL', help: 'the channel of --announce' },
+      to: { type: 'string', arg: 'TARGET', help: 'the recipient of --announce' },
+      'delete-after-run': { type: 'boolean', help: 'delete the job once it fired (one-shots)' },
+      json: { type: 'boolean', help: 'print the stored job as JSON' },
+      url: urlOption,
+      config: configOption,
+    },
+    details: 'One of --at, --every, --cron, and one of --system-event, --message. An isolated job is delivered only with --announce (or --channel, --to). Faults are refused by the gateway, naming the field. Needs gateway.auth.token (or $HERALD_GATEWAY_TOKEN).',
+    load: async () => (await import('./cron.js')).cronAddCommand,
+  },
+  'cron list': { summary: 'list the schedules, the config\'s and those made at run time', options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./cron.js')).cronListCommand },
+  'cron show': { summary: 'one schedule, with its job', usage: 'ID', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./cron.js')).cronShowCommand },
+  'cron run': { summary: 'run a schedule now (its next fire does not move)', usage: 'ID', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./cron.js')).cronRunCommand },
+  'cron runs': {
+    summary: "a schedule's fires, newest first, with their runs",
+    usage: 'ID',
+    positionals: true,
+    options: { limit: { type: 'string', arg: 'N', help: 'at most N (default 100)' }, json: jsonOption, url: urlOption, config: configOption },
+    load: async () => (await import('./cron.js')).cronRunsCommand,
+  },
+  'cron enable': { summary: 'enable a schedule made at run time (due anew from now)', usage: 'ID', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./cron.js')).cronEnableCommand },
+  'cron disable': { summary: 'disable a schedule made at run time', usage: 'ID', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./cron.js')).cronDisableCommand },
+  'cron rm': { summary: 'delete a schedule made at run time', usage: 'ID', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./cron.js')).cronRmCommand },
   reload: {
     summary: 'reload the running gateway\'s config (as SIGHUP does)',
     options: {

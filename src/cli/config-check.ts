@@ -1,12 +1,13 @@
 import { parseArgs } from 'node:util';
 import { buildConfigSchema } from '../config/build-schema.js';
-import { readConfigFile } from '../config/load.js';
+import { readConfigFile } from '../config/loading/load.js';
 import { PluginRegistry } from '../plugin-host/registry.js';
 import { loadConfigValue } from '../plugin-host/load-config.js';
-import type { PluginDefinition } from '../plugins/sdk.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { ConfigError } from '../errors.js';
 import { resolveMappings } from '../mappings/resolve-mappings.js';
 import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
+import { scheduleTargetFaults } from '../runtime/schedules/schedule-targets.js';
 import { approvalTargetFaults } from '../runtime/approvals/approval-targets.js';
 import type { CliIo } from './cli-io.js';
 import { collectFaults, EnvPlaceholders, keysAt, pathSegments, splitFault } from './config-faults.js';
@@ -51,7 +52,7 @@ export async function configCheckCommand(argv: string[], io: CliIo, builtins: Pl
         resolveChannel: (name: string) => ready.plugins.resolveChannel(name),
         recipientFault: (channel: string, to: string) => ready.plugins.recipientFault(channel, to),
       };
-      const faults = [...alertTargetFaults(ready.config.alerts, targetChannels), ...approvalTargetFaults(ready.config.tools, targetChannels)];
+      const faults = [...alertTargetFaults(ready.config.alerts, targetChannels), ...approvalTargetFaults(ready.config.tools, targetChannels), ...scheduleTargetFaults('schedules.jobs', ready.config.schedules.jobs, targetChannels)];
       try {
         await resolveMappings(ready, { config: ready.config, channelNames: ready.plugins.channelNames(), warnings: mappingWarnings });
       } catch (error) {

@@ -8,7 +8,7 @@ import { renderReferenceTable } from '../http/openapi/reference-table.js';
 import { routeDocs } from '../http/openapi/route-docs.js';
 import { pluginDocBlocks, type DocBlock } from '../plugin-host/plugin-docs.js';
 import { PACKAGE_ROOT } from '../utils/install-layout.js';
-import type { PluginDefinition } from '../plugins/sdk.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import type { CliIo } from './cli-io.js';
 
 /**

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../plugin-host/load-config.js';
-import type { PluginDefinition } from '../plugins/sdk.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { ConfigError, HeraldError } from '../errors.js';
 import { EnvPlaceholders } from './config-faults.js';
 import { builtinMappings } from '../mappings/builtin-mappings.js';
@@ -12,6 +12,7 @@ import { resolveMappings } from '../mappings/resolve-mappings.js';
 import type { CliIo } from './cli-io.js';
 import { configPathFrom } from './config-path.js';
 import { hooksPrefix } from '../config/hooks-path.js';
+import { parseExactJson } from '../utils/exact-json.js';
 
 const USAGE =
   'usage: herald hooks test <name> --payload FILE [--header K:V ...] [--query K=V ...] [--config FILE]\n' +
@@ -89,7 +90,7 @@ async function dryRun(
   let payload: unknown;
   try {
     const text = fs.readFileSync(values.payload, 'utf8');
-    payload = text.trim() ? JSON.parse(text) : {};
+    payload = text.trim() ? parseExactJson(text) : {};
   } catch (error) {
     io.err(`herald hooks test: cannot read the payload ${values.payload}: ${(error as Error).message}`);
     return 1;

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../plugin-host/load-config.js';
-import type { PluginDefinition } from '../plugins/sdk.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { createApiKey } from '../platform/create-api-key.js';
 import { HeraldError } from '../errors.js';
 import { openStore } from '../store/open-store.js';

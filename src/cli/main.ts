@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { PluginCommand, PluginDefinition } from '../plugins/sdk.js';
+import type { PluginCommand, PluginDefinition } from '../plugin-sdk/sdk.js';
 import { processIo, type CliIo } from './cli-io.js';
 import type { CommandSpec, OptionSpec } from './command-spec.js';
 import { commands } from './commands.js';

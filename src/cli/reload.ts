@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../plugin-host/load-config.js';
-import type { PluginDefinition } from '../plugins/sdk.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import type { CliIo } from './cli-io.js';
 import { configPathFrom } from './config-path.js';
 

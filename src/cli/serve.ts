@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import type { Server } from 'node:http';
-import { listenGateway } from '../http/gateway-server.js';
+import { listenGateway } from '../http/server/gateway-server.js';
 import { parseArgs } from 'node:util';
 import { checkHookTokenStrength } from '../config/checks.js';
 import { ConfigError } from '../errors.js';
 import { loadConfigFile } from '../plugin-host/load-config.js';
-import type { PluginDefinition } from '../plugins/sdk.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { writeStarterConfig, type StarterSecrets } from '../config/starter-config.js';
 import { createGateway } from '../gateway/gateway.js';
 import { createLogger, wantsPretty } from '../log/log.js';

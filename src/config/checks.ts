@@ -4,6 +4,7 @@ import { checkSessionKeyPolicy, isReservedSessionKey, RESERVED_SESSION_KEYS } fr
 import type { HeraldConfig } from './schema.js';
 import { hooksPrefix } from './hooks-path.js';
 import { checkToolsConfig } from './tools-checks.js';
+import { checkSchedulesConfig } from './schedules-checks.js';
 
 /** the shortest hook token herald accepts on an address other machines can reach */
 export const MIN_EXPOSED_TOKEN_LENGTH = 16;
@@ -67,5 +68,6 @@ export function checkConfig(config: HeraldConfig): string[] {
     });
   });
   faults.push(...checkToolsConfig(config));
+  faults.push(...checkSchedulesConfig(config));
   return faults;
 }

@@ -6,6 +6,7 @@ import { alertsSchema } from './alerts-schema.js';
 import { agentToolsSchema, toolsSchema } from './tools-schema.js';
 import { duration } from './duration-schema.js';
 import { fallbackSchema, retryPolicySchema } from './delivery-policy-schema.js';
+import { schedulesSchema } from './schedules-schema.js';
 
 /**
  * The whole configuration file, declared once: types come from `z.infer`, validation from
@@ -249,6 +250,12 @@ export const agentsSchema = z
           .max(10_000)
           .default(50)
           .describe('How many earlier messages of a session the model sees in a turn (hook runs, chat conversations, heartbeats alike); older ones stay stored.'),
+        budgetReserveTokens: z
+          .number()
+          .int()
+          .positive()
+          .default(1024)
+          .describe('Answer tokens a model call of a key or agent with a budget reserves before it is made when its request sets no max_tokens (max_output_tokens): the prompt plus this counts against the budget while the call is in flight, and what it really spent replaces it after.'),
       })
       .strict()
       .prefault({})
@@ -335,14 +342,20 @@ export type PostgresStorageOptions = z.infer<typeof postgresStorageSchema>;
 const apiKeyName = z.string().min(1).describe('Name of the key, for logs and `herald keys`.');
 const apiKeyAgents = z.array(z.string()).optional().describe('When set, the only agent ids this key may use.');
 const apiKeyBudget = budgetSchema.optional().describe("This key's spending limit, over every /v1 call: past it the key is answered 429 until the budget resets.");
+const apiKeyGroup = z
+  .string()
+  .min(1)
+  .optional()
+  .describe('Keys of one group share their conversations (`conversation_id`) and stored responses (`/v1/responses/:id`, `previous_response_id`); without it they are the key\'s own, and another key gets 404.');
 export const apiKeySchema = z.union([
-  z.object({ name: apiKeyName, key: z.string().min(16).describe('The key itself (at least 16 characters).'), agents: apiKeyAgents, budget: apiKeyBudget }).strict(),
+  z.object({ name: apiKeyName, key: z.string().min(16).describe('The key itself (at least 16 characters).'), agents: apiKeyAgents, budget: apiKeyBudget, group: apiKeyGroup }).strict(),
   z
     .object({
       name: apiKeyName,
       keyHash: z.string().regex(/^[a-f0-9]{64}$/, 'a sha256 hex digest').describe('sha256 hex digest of the key, instead of the key.'),
       agents: apiKeyAgents,
       budget: apiKeyBudget,
+      group: apiKeyGroup,
     })
     .strict(),
 ]);
@@ -367,7 +380,7 @@ export const knowledgeLimitsSchema = z
       .int()
       .positive()
       .default(60_000)
-      .describe('Time limit of reading and chunking one document (in a worker thread, which is stopped past it): 422.'),
+      .describe('Time limit of reading and chunking one document (in a worker thread, which is stopped past it), counted from when a worker takes it, not while it waits its turn: 422.'),
     workerMemoryMb: z
       .number()
       .int()
@@ -377,6 +390,24 @@ export const knowledgeLimitsSchema = z
         'Heap limit of a parse worker thread (MB, its young and old generations together), enforced by V8 in the worker: a document needing more is refused with 422 naming this key, before parsing when its size already tells (a DOCX takes at least 0.75 KB per XML element), else when the worker reaches the limit and is replaced. A worker whose heap grew past 64 MB ends after its parse, returning the memory.',
       ),
     workers: z.number().int().positive().max(64).default(1).describe('Worker threads reading documents at once; further uploads wait their turn.'),
+    maxQueued: z
+      .number()
+      .int()
+      .positive()
+      .default(64)
+      .describe('Documents that may wait for a parse worker: past it an upload is answered 503 (`server_error`, Retry-After) naming this key, and a vector store file waits its turn again; never a fault of the file.'),
+    maxFilesInProgressPerKey: z
+      .number()
+      .int()
+      .positive()
+      .default(32)
+      .describe('Vector store files one API key may have in progress (added, not yet completed) in one herald process: adding more is answered 429 with Retry-After naming this key, and nothing is added. Files are read `workers` at a time, their bytes loaded only then.'),
+    maxFilesInProgress: z
+      .number()
+      .int()
+      .positive()
+      .default(256)
+      .describe('Vector store files in progress in one herald process, all keys together: past it, adding more is answered 429 with Retry-After naming this key. Files a previous process left in progress are taken up at start whatever this limit, `workers` at a time.'),
     embeddings: z
       .object({
         model: z
@@ -450,6 +481,7 @@ export const coreConfigShape = {
   delivery: deliverySchema.default(deliverySchema.parse({})).describe('The durable outbox that sends replies to chat channels.'),
   tools: toolsSchema.default(toolsSchema.parse({})).describe('Tools: MCP servers the agents may call, the limits of a turn\'s tool calls, and approvals by a person (docs/tools.md).'),
   alerts: alertsSchema.default(alertsSchema.parse({})).describe('Alerts: conditions an operator hears about (a delivery failed for good, failing runs, a silent source, a stale queue, an unhealthy watcher, an unreachable database), sent to channel targets once per incident, with a resolved notice when it clears.'),
+  schedules: schedulesSchema.default(schedulesSchema.parse({})).describe('Schedules: jobs that fire at a time, every period or by a cron expression, each an agent run or a main-session event (docs/schedules.md).'),
   channels: z.record(z.string(), z.unknown()).default({}).describe('Channel plugin settings by plugin id; each plugin declares its own schema.'),
   plugins: z.array(z.string()).default([]).describe('Third-party plugins: paths (relative to this file) or package names.'),
 };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { configFormat, type ConfigFormat } from './parse-file.js';
+import { configFormat, type ConfigFormat } from './loading/parse-file.js';
 
 export interface StarterSecrets {
   hookToken: string;

@@ -32,6 +32,19 @@ export const mappingTrafficFields = {
         .min(1)
         .optional()
         .describe("The key events are grouped by (templated, like sessionKey); default the rendered sessionKey (the whole mapping when it has none)."),
+      maxEvents: z
+        .number()
+        .int()
+        .positive()
+        .max(10_000)
+        .default(50)
+        .describe('Most events one coalesced run lists: the next event of its key starts a new run (and window), so a burst becomes several turns instead of one unbounded message.'),
+      maxBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(262_144)
+        .describe('Most bytes (UTF-8) of one coalesced run\'s message: an event that would pass it starts a new run, so the turn\'s prompt stays within what its model takes and each joining event rewrites at most this much.'),
     })
     .strict()
     .optional()

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expandHome } from './home-path.js';
+import { expandHome } from './loading/home-path.js';
 
 /** herald's default, the repository's top-level folder */
 export const DEFAULT_TRANSFORMS_DIR = './transforms';

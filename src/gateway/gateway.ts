@@ -17,7 +17,7 @@ import type { HeraldConfig } from '../config/schema.js';
 import { createApp } from '../http/create-app.js';
 import { createLogger } from '../log/log.js';
 import { setVerboseErrors } from '../log/log-detail.js';
-import type { PluginDefinition } from '../plugins/sdk.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { FolderWatch } from './folder-watch.js';
 import { DropWatch } from '../runtime/drop-watch.js';
 import { reloadGateway, type ReloadResult } from './gateway-reload.js';
@@ -25,7 +25,7 @@ import { HeraldMetrics } from '../metrics/herald-metrics.js';
 import { builtinMappings } from '../mappings/builtin-mappings.js';
 import { MappingsEngine } from '../mappings/mappings-engine.js';
 import { resolveMappings } from '../mappings/resolve-mappings.js';
-import { TransformPool } from '../mappings/transform-pool.js';
+import { TransformPool } from '../mappings/transforms/transform-pool.js';
 import { ModelRegistry } from '../models/model-registry.js';
 import { instantiatePlugins, type PluginInstances } from '../plugin-host/instantiate.js';
 import type { LoadedConfig } from '../plugin-host/load-config.js';
@@ -36,20 +36,22 @@ import { parseDuration } from '../runtime/duration.js';
 import { Heartbeat } from '../runtime/heartbeat.js';
 import { heartbeatTurn } from '../runtime/heartbeat-turn.js';
 import { MainSession } from '../runtime/main-session.js';
-import { DeliveryOutbox } from '../runtime/delivery-outbox.js';
-import type { ReplyDelivery } from '../runtime/reply-delivery.js';
+import { DeliveryOutbox } from '../runtime/delivery/delivery-outbox.js';
+import type { ReplyDelivery } from '../runtime/delivery/reply-delivery.js';
+import { OperatorDeliveryActions } from '../runtime/delivery/delivery-actions.js';
 import { RunQueue } from '../runtime/runs/run-queue.js';
-import { withChangeFeed } from '../runtime/operator/change-feed.js';
+import { changeTopic, withChangeFeed } from '../runtime/operator/change-feed.js';
 import { openStore } from '../store/open-store.js';
 import { resumeAfterCrash } from '../runtime/resume-after-crash.js';
 import type { Store } from '../store/port.js';
 import { platformRoutes } from '../http/platform/platform-routes.js';
-import { openAIEmbedder } from '../knowledge/embeddings-client.js';
+import { openAIEmbedder } from '../models/embeddings-client.js';
+import { extractiveAnswer } from '../knowledge/searching/extractive-answer.js';
 import { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { embeddingsEndpoint } from '../models/embeddings-endpoint.js';
 import { Budgets } from '../platform/budgets.js';
 import { UsageRecorder } from '../platform/usage-recorder.js';
-import { ParsePool } from '../knowledge/parse-pool.js';
+import { ParsePool } from '../knowledge/parsing/parse-pool.js';
 import { ApiKeyVerifier } from '../platform/api-keys.js';
 import { Files } from '../platform/files.js';
 import { VectorStores } from '../platform/vector-stores.js';
@@ -58,6 +60,8 @@ import { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import { RetentionPruner } from '../runtime/receipts/retention-pruner.js';
 import { AlertEvaluator } from '../runtime/alerts/alert-evaluator.js';
 import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
+import { scheduleTargetFaults } from '../runtime/schedules/schedule-targets.js';
+import { Schedules } from '../runtime/schedules/schedules.js';
 import { Approvals } from '../runtime/approvals/approvals.js';
 import { RUN_RESUMABLE_TOPIC } from '../runtime/approvals/decide-approval.js';
 import { approvalTargetFaults } from '../runtime/approvals/approval-targets.js';
@@ -93,6 +97,8 @@ export interface Gateway {
   metrics?: HeraldMetrics;
   /** the configured MCP servers (tools.mcpServers): their tools, calls and health */
   mcp: McpServers;
+  /** the scheduled jobs (config and admin API) and the scheduler firing them */
+  schedules: Schedules;
   /** resumes unfinished work and starts timers and plugin services */
   start(): Promise<void>;
   /**
@@ -125,7 +131,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const { probe } = store;
   const parser = new ParsePool(config.platform.knowledge);
   // connected in the background from start(): a server that does not answer never holds herald back
-  const mcp = new McpServers({ tools: config.tools, baseDir: path.dirname(loaded.file), logger });
+  // a server's change of state reaches the console's live Overview through the change feed
+  const mcp = new McpServers({ tools: config.tools, baseDir: path.dirname(loaded.file), logger, onChange: () => store.signals.publish(changeTopic('tools')) });
   const metrics = config.gateway.metrics.enabled
     ? new HeraldMetrics({
         probe,
@@ -136,7 +143,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
         toolServers: () => mcp.health(),
       })
     : undefined;
-  const models = new ModelRegistry(config);
+  const models = new ModelRegistry(config, extractiveAnswer);
   const agents = new AgentDirectory(config);
   const drops = new DropWatch(probe, logger);
   const mainSession = new MainSession(store, () => drops.kick());
@@ -144,7 +151,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
 
   const resolveChannel = (name: string) => plugins.resolveChannel(name);
   const targetChannels = { configured: (channel: string) => instances.channels.get(channel), resolveChannel, recipientFault: (channel: string, to: string) => plugins.recipientFault(channel, to) };
-  const targetFaults = [...alertTargetFaults(config.alerts, targetChannels), ...approvalTargetFaults(config.tools, targetChannels)];
+  const targetFaults = [...alertTargetFaults(config.alerts, targetChannels), ...approvalTargetFaults(config.tools, targetChannels), ...scheduleTargetFaults('schedules.jobs', config.schedules.jobs, targetChannels)];
   if (targetFaults.length) {
     await store.close();
     throw new ConfigError(targetFaults);
@@ -160,11 +167,13 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     logger,
   });
   const delivery: ReplyDelivery = outbox;
+  const deliveryActions = new OperatorDeliveryActions({ config, store, channels: instances.channels, wake: () => outbox.kick(), logger });
   // approvals by a person: paused runs' calls announced through the outbox, expired ones refused
   const approvals = new Approvals({ config, store, outbox, logger });
   const endpoint = embeddingsEndpoint(config);
   const knowledge = new KnowledgeIndex(store.knowledge, { embedder: endpoint && openAIEmbedder(endpoint), logger });
-  const vectorStores = new VectorStores({ store, knowledge, parser, agents, logger });
+  const { workers, maxFilesInProgressPerKey, maxFilesInProgress } = config.platform.knowledge;
+  const vectorStores = new VectorStores({ store, knowledge, parser, agents, logger, limits: { concurrency: workers, perKey: maxFilesInProgressPerKey, total: maxFilesInProgress } });
   const files = new Files(store, (fileId) => vectorStores.forgetFile(fileId));
   // an agent searches its own knowledge and the vector stores attached to it (agents.list[].vectorStores)
   const agentKnowledge = { search: (agentId: string, question: string, limit: number) => vectorStores.searchForAgent(agentId, question, limit) };
@@ -193,6 +202,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     onRunFinished: metrics && ((status) => metrics.runFinished(status)),
     onApprovalNeeded: async (run, pending) => void (await approvals.announce(run, pending)),
   });
+  // a fired isolated job is a run of the queue like a hook's; a main job an event of the main session
+  const schedules = new Schedules({ config, store, runs, mainSession, heartbeat: wakeHeartbeat, defaultAgentId: agents.default().id, logger });
   const dispatch = createDispatcher({
     mainSession, heartbeat: wakeHeartbeat, runs,
     // the engine is made below and swapped whole on reload: each run reads its mapping's settings of the moment
@@ -237,7 +248,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   });
   const receipts = new ReceiptRecorder({ config, store, engine, logger });
   const pruner = new RetentionPruner({ config, store, logger });
-  const operator = operatorDeps({ loaded, store, engine, dispatch, runs, receipts, agents, knowledge, parser, logger, actionContext, transformRunner: transformPool });
+  const operator = operatorDeps({ loaded, store, engine, dispatch, runs, receipts, agents, knowledge, parser, logger, actionContext, transformRunner: transformPool, schedules, targetChannels });
   // one reload at a time: a SIGHUP during a folder-triggered reload waits for it, then reads the file again
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
@@ -252,7 +263,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     const tools = mcp.degraded();
     return tools && { tools };
   };
-  const app = createApp({ config, logger, store, engine, intake, delivery, probe, degraded, metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
+  const app = createApp({ config, logger, store, engine, intake, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
   const proxies = new TrustedProxies(config.gateway.trustedProxies);
   const hooksSurface = { config, engine, intake, logger, limiter: hooksLimiter, receipts, metrics: metrics?.http, proxies };
   const chatSurface = { config, turns, agents, logger, gate, proxies, metrics: metrics?.http };
@@ -299,6 +310,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     approvals,
     metrics,
     mcp,
+    schedules,
     reload,
     async start() {
       mcp.start();
@@ -306,6 +318,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       await drops.start();
       await delivery.start();
       runs.start();
+      await schedules.start();
       unsubscribe = store.signals.subscribe(HEARTBEAT_TOPIC, () => heartbeat.request());
       unsubscribeResumable = store.signals.subscribe(RUN_RESUMABLE_TOPIC, () => runs.claimNow());
       heartbeat.start();
@@ -329,6 +342,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       mappingsWatch.stop();
       drops.stop();
       for (const service of [...instances.services].reverse()) await service.stop().catch((err) => logger.error({ err }, 'service stop failed'));
+      await schedules.stop();
       await runs.stop(graceMs);
       // after the runs, whose turns may be calling tools
       await mcp.stop();

@@ -2,11 +2,14 @@ import type { Logger } from 'pino';
 import type { AgentDirectory } from '../agents/agent-directory.js';
 import type { HeraldConfig } from '../config/schema.js';
 import type { OperatorDeps } from '../http/admin/operator-deps.js';
+import type { TargetChannels } from '../runtime/alerts/alert-targets.js';
+import { jobFaults } from '../runtime/schedules/job-faults.js';
+import type { Schedules } from '../runtime/schedules/schedules.js';
 import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
-import type { ParsePool } from '../knowledge/parse-pool.js';
+import type { ParsePool } from '../knowledge/parsing/parse-pool.js';
 import type { ActionContext } from '../mappings/hook-action.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
-import type { TransformRunner } from '../mappings/transform-runner.js';
+import type { TransformRunner } from '../mappings/transforms/transform-runner.js';
 import type { DispatchAction } from '../runtime/dispatch-action.js';
 import { MappingLab } from '../runtime/operator/mapping-lab.js';
 import { createApiKey } from '../platform/create-api-key.js';
@@ -31,6 +34,9 @@ export function operatorDeps(deps: {
   actionContext: Pick<ActionContext, 'config' | 'channelNames'>;
   /** the gateway's transform worker pool: a dry run's transform runs there too, never on the event loop */
   transformRunner: TransformRunner;
+  schedules?: Schedules;
+  /** the channels a job's delivery is checked against */
+  targetChannels?: TargetChannels;
 }): OperatorDeps {
   const { config } = deps.loaded;
   const hooksUrl = `http://${config.gateway.host}:${config.gateway.port}${hooksPrefix(config.hooks.path)}`;
@@ -53,5 +59,18 @@ export function operatorDeps(deps: {
       },
     },
     maxUploadBytes: config.platform.maxUploadBytes,
+    ...(deps.schedules && deps.targetChannels && { schedules: scheduleBook(deps.schedules, config, deps.targetChannels) }),
+  };
+}
+
+function scheduleBook(schedules: Schedules, config: HeraldConfig, targets: TargetChannels): NonNullable<OperatorDeps['schedules']> {
+  return {
+    list: () => schedules.list(),
+    get: (id) => schedules.get(id),
+    put: (job, existing) => schedules.put(job, existing),
+    remove: (id) => schedules.remove(id),
+    runNow: (schedule) => schedules.runNow(schedule),
+    fires: (id, limit) => schedules.fires(id, limit),
+    faults: (job) => jobFaults(job, config, targets, Date.now()),
   };
 }

@@ -6,24 +6,25 @@ import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import type { HeraldMetrics } from '../metrics/herald-metrics.js';
 import type { HookIntake } from '../runtime/hook-intake.js';
 import type { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
-import type { ReplyDelivery } from '../runtime/reply-delivery.js';
+import type { DeliveryActions } from '../runtime/delivery/delivery-actions.js';
 import type { OperatorDeps } from './admin/operator-deps.js';
 import { ConsoleSessions } from './console/console-session.js';
 import type { Store } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
+import type { ToolServerHealth } from '../tools/mcp/server-health.js';
 import type { ReloadResult } from './reload-result.js';
 import { reloadRoute } from './admin/reload-route.js';
 import { errorHandler, errorResponse } from './error-handler.js';
 import { clientAddressOf } from './client-address.js';
 import { FailedAuthLimiter } from './failed-auth-limiter.js';
 import { hooksRoutes } from './hooks/hooks-routes.js';
-import { mountLazily } from './lazy-routes.js';
+import { mountLazily } from './server/lazy-routes.js';
 import { receiptMiddleware } from './hooks/receipt-middleware.js';
 import { metricsRoute } from './metrics-route.js';
 import { readinessRoute, type DegradedComponents } from './readiness-route.js';
 import { requestContext } from './request-context.js';
-import { LIVENESS_ANSWER } from './liveness-listener.js';
-import { SurfaceRouter } from './surface-router.js';
+import { LIVENESS_ANSWER } from './server/liveness-listener.js';
+import { SurfaceRouter } from './server/surface-router.js';
 import { TrustedProxies } from './trusted-proxies.js';
 import { hooksPrefix } from '../config/hooks-path.js';
 
@@ -34,13 +35,15 @@ export interface AppDeps {
   engine: MappingsEngine;
   /** the webhook use case the hook routes call */
   intake: HookIntake;
-  delivery: ReplyDelivery;
+  delivery: DeliveryActions;
   /** extra route groups mounted by later areas (the platform API), by path prefix */
   mounts?: { path: string; app: Hono }[];
   /** the store's liveness and counts: /readyz and the store gauges */
   probe?: StoreProbe;
   /** components working less than fully, named in /readyz's 200 answer (MCP servers down) */
   degraded?: () => DegradedComponents | undefined;
+  /** the MCP servers' health, on the console's Overview */
+  toolServers?: () => ToolServerHealth[];
   /** reloads the config file (POST /admin/reload) */
   reload?: (reason?: string) => Promise<ReloadResult>;
   /** when given (gateway.metrics.enabled), requests are counted and GET /metrics serves them */

@@ -11,8 +11,10 @@ export type AuthFailureReason = 'missing token' | 'wrong token' | 'missing key' 
 /**
  * Counts failed authentications of one surface in a sliding window, per client address (and,
  * for signatures of a mapped path, per address and path, so one broken sender does not block
- * the other paths). Past the limit the bucket is refused (429) until its oldest failure leaves
- * the window. Every failure is logged with its reason.
+ * the other paths). Past the limit a wrong credential is refused with 429 (not 401) until its
+ * oldest failure leaves the window; a valid credential is always admitted and clears its bucket,
+ * so wrong tokens sent from behind the same NAT or proxy never lock a real sender out. Every
+ * failure is logged with its reason.
  */
 export class FailedAuthLimiter {
   private readonly failures = new Map<string, number[]>();
@@ -26,16 +28,26 @@ export class FailedAuthLimiter {
     private readonly maxBuckets = 10_000,
   ) {}
 
-  /** 429 when the request's bucket is past the limit; `path` for a mapped path's signature bucket */
-  refuseWhileLimited(who: Requester, path?: string): void {
-    const wait = this.retryAfter(this.bucket(who, path));
-    if (wait > 0) throw new HeraldError('HERALD_RATE_LIMITED', 'too many failed authentication attempts', { headers: { 'Retry-After': String(wait) } });
+  /**
+   * A wrong or missing credential: 429 naming the limit when the request's bucket is already
+   * past it, otherwise the failure is counted and logged, and the caller answers 401. `path` for
+   * a mapped path's signature bucket.
+   */
+  failed(who: Requester, reason: AuthFailureReason, path?: string): void {
+    const bucket = this.bucket(who, path);
+    const wait = this.retryAfter(bucket);
+    if (wait > 0) {
+      throw new HeraldError('HERALD_RATE_LIMITED', `too many failed authentication attempts from this address: ${this.limit} per ${this.windowMs / 1000}s on ${this.surface}. Retry in ${wait}s.`, {
+        headers: { 'Retry-After': String(wait) },
+      });
+    }
+    this.fail(bucket);
+    this.logger?.info({ reqId: who.requestId, surface: this.surface, reason, address: who.clientAddress, ...(path !== undefined && { hookPath: path }) }, 'authentication failed');
   }
 
-  /** counts a failure of the request's bucket and logs why */
-  failed(who: Requester, reason: AuthFailureReason, path?: string): void {
-    this.fail(this.bucket(who, path));
-    this.logger?.info({ reqId: who.requestId, surface: this.surface, reason, address: who.clientAddress, ...(path !== undefined && { hookPath: path }) }, 'authentication failed');
+  /** a valid credential: its bucket's failures are forgotten */
+  succeeded(who: Requester, path?: string): void {
+    if (this.failures.size) this.failures.delete(this.bucket(who, path));
   }
 
   private bucket(who: Requester, path?: string): string {

@@ -1,10 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import { webcrypto } from 'node:crypto';
 import { HeraldError } from '../errors.js';
-import type { ChunkOptions } from './chunk-text.js';
-import { documentTypes } from './detect-type.js';
+import type { ChunkOptions } from './parsing/chunk-text.js';
+import { documentTypes } from './parsing/detect-type.js';
 import type { KnowledgeDocument, KnowledgeIndex } from './knowledge-index.js';
-import type { ParsePool } from './parse-pool.js';
+import type { ParsePool } from './parsing/parse-pool.js';
 
 export interface IngestInput {
   agentId: string;

@@ -1,10 +1,10 @@
 import { randomHex } from '../utils/random-hex.js';
 import type { KnowledgeDocument, KnowledgeRepo, NewKnowledgeChunk, NewKnowledgeDocument } from '../store/port.js';
-import type { Embedder } from './embeddings-client.js';
-import { fuseRankings } from './fuse-rankings.js';
+import type { Embedder } from './embedder.js';
+import { fuseRankings } from './searching/fuse-rankings.js';
 import type { KnowledgePassage } from './knowledge-passage.js';
-import { pickPassages, scoreCandidates } from './rank-passages.js';
-import { queryTerms } from './search-query.js';
+import { pickPassages, scoreCandidates } from './searching/rank-passages.js';
+import { queryTerms } from './searching/search-query.js';
 import { indexTextOf } from './text-terms.js';
 
 export type { KnowledgeDocument } from '../store/port.js';

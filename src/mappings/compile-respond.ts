@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import type { MappingRespond } from '../config/mapping-schema.js';
 import { safeEqual } from '../utils/constant-time.js';
-import { compileExpression, describeJsonataError, type CompiledExpression } from './jsonata-expression.js';
-import { compileTemplate, TemplateSyntaxError, type CompiledTemplate } from './template.js';
-import type { TemplateScope } from './template-scope.js';
+import { compileExpression, describeJsonataError, type CompiledExpression } from './templates/jsonata-expression.js';
+import { compileTemplate, TemplateSyntaxError, type CompiledTemplate } from './templates/template.js';
+import type { TemplateScope } from './templates/template-scope.js';
 
 /** An answer a mapping gives itself, instead of the generic 200/202. */
 export interface HookResponse {

@@ -2,12 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { formatIssues } from '../config/format-issues.js';
+import { formatIssues } from '../config/loading/format-issues.js';
 import { ConfigError, HeraldError } from '../errors.js';
 import { MAPPING_FILE_EXTENSIONS, readMappingFile } from './mapping-files.js';
 import { MappingsEngine } from './mappings-engine.js';
 import { trimSlashes } from './hook-request.js';
 import { parseUrlEncoded } from './form-payload.js';
+import { parseExactJson } from '../utils/exact-json.js';
 import { compileMappingSources, type MappingContext, type MappingInputs, type MappingSource } from './resolve-mappings.js';
 
 /** One case of a `<x>.test.json` file beside the mapping file `<x>.yaml`. */
@@ -79,7 +80,7 @@ export async function runMappingFixtures(fixtureFile: string, loaded: Pick<Mappi
 
 /** Runs the cases of a fixture file against a mapping set (a file's, a preset's). */
 export async function runFixtureFile(fixtureFile: string, sources: MappingSource[], loaded: Pick<MappingInputs, 'config'>, ctx: MappingContext): Promise<FixtureResult[]> {
-  const parsed = fixtureFileSchema.safeParse(JSON.parse(fs.readFileSync(fixtureFile, 'utf8')));
+  const parsed = fixtureFileSchema.safeParse(parseExactJson(fs.readFileSync(fixtureFile, 'utf8')));
   if (!parsed.success) throw new ConfigError(formatIssues(parsed.error.issues, fixtureFile));
   const engine = new MappingsEngine(await compileMappingSources(sources, loaded, ctx));
   const defaultPath = sources.map(({ raw }) => (raw as { match?: { path?: string } })?.match?.path).find((p) => p !== undefined);

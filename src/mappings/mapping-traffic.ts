@@ -1,8 +1,8 @@
 import type { Mapping } from '../config/mapping-schema.js';
 import type { MappingTraffic } from '../config/traffic-schema.js';
 import type { AgentAction } from './hook-action.js';
-import { compileTemplate, TemplateSyntaxError, type CompiledTemplate } from './template.js';
-import type { TemplateScope } from './template-scope.js';
+import { compileTemplate, TemplateSyntaxError, type CompiledTemplate } from './templates/template.js';
+import type { TemplateScope } from './templates/template-scope.js';
 
 /** A mapping's traffic settings, compiled: what the runtime admits its runs by, and its coalescing key. */
 export interface CompiledTraffic {

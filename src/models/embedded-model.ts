@@ -1,8 +1,13 @@
-import { extractiveAnswer } from '../knowledge/extractive-answer.js';
 import { promptWordCount, wordCount } from '../utils/word-count.js';
-import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent, ModelUsage } from './provider.js';
+import type { ModelPassage, ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent, ModelUsage } from './provider.js';
 
 export const HEARTBEAT_OK = 'HEARTBEAT_OK';
+
+/**
+ * How the embedded model answers a chat question from the retrieved passages: knowledge's
+ * extractive answer, which quotes the sentences holding the question's terms as its search made them.
+ */
+export type QuoteKnowledge = (question: string, passages: readonly ModelPassage[]) => string;
 
 /**
  * The embedded model: offline and deterministic, so a fresh install works with no network
@@ -10,9 +15,11 @@ export const HEARTBEAT_OK = 'HEARTBEAT_OK';
  * and otherwise says plainly what it received.
  */
 export class EmbeddedModel implements ModelProvider {
+  constructor(private readonly quote: QuoteKnowledge) {}
+
   async complete(request: ModelRequest): Promise<ModelResponse> {
     request.signal?.throwIfAborted();
-    const full = answer(request);
+    const full = answer(request, this.quote);
     // max_tokens counts whitespace words here, as usage does; split into words only to cut (an array of every word per answer otherwise)
     const fullWords = wordCount(full);
     const cut = request.maxTokens !== undefined && fullWords > request.maxTokens;
@@ -29,7 +36,7 @@ export class EmbeddedModel implements ModelProvider {
   }
 }
 
-function answer(request: ModelRequest): string {
+function answer(request: ModelRequest, quote: QuoteKnowledge): string {
   if (request.purpose === 'heartbeat') {
     const events = request.events ?? [];
     if (events.length === 0) return HEARTBEAT_OK;
@@ -38,7 +45,7 @@ function answer(request: ModelRequest): string {
   }
   if (request.purpose === 'chat') {
     // extractive: quotes the matching sentences of the retrieved passages, or says it has nothing
-    return extractiveAnswer(request.question ?? request.messages.at(-1)?.content ?? '', request.knowledge ?? []);
+    return quote(request.question ?? request.messages.at(-1)?.content ?? '', request.knowledge ?? []);
   }
   const question = oneLine(request.question ?? '', 280);
   return `Received: "${question}". I am herald's embedded model: I can acknowledge and digest events, but I cannot act on this myself. Configure a model provider to have it handled.`;

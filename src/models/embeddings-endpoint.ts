@@ -1,5 +1,5 @@
 import type { HeraldConfig } from '../config/schema.js';
-import type { EmbeddingsEndpoint } from '../knowledge/embeddings-client.js';
+import type { EmbeddingsEndpoint } from './embeddings-client.js';
 import { EMBEDDED_PROVIDER, resolveModelRef } from './model-refs.js';
 import { catalogueProvider } from './provider-catalogue.js';
 

@@ -1,5 +1,5 @@
 import { HeraldError } from '../errors.js';
-import type { EmbeddingsEndpoint } from '../knowledge/embeddings-client.js';
+import type { EmbeddingsEndpoint } from './embeddings-client.js';
 import { OpenAICompatibleClient } from './openai-compatible-client.js';
 import { ProviderHttpError } from './provider-errors.js';
 

@@ -1,6 +1,6 @@
 import type { HeraldConfig } from '../config/schema.js';
 import { HeraldError } from '../errors.js';
-import { EmbeddedModel } from './embedded-model.js';
+import { EmbeddedModel, type QuoteKnowledge } from './embedded-model.js';
 import { missingKeyMessage } from './model-keys.js';
 import { EMBEDDED_PROVIDER, resolveModelRef, type ResolvedModel } from './model-refs.js';
 import { OpenAIModel, type OpenAIProviderConfig } from './openai-model.js';
@@ -16,6 +16,8 @@ export class ModelRegistry {
 
   constructor(
     private config: HeraldConfig,
+    /** the embedded model's answer from knowledge (knowledge's `extractiveAnswer`) */
+    private readonly quoteKnowledge: QuoteKnowledge,
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {
     this.useConfig(config);
@@ -25,7 +27,7 @@ export class ModelRegistry {
   useConfig(config: HeraldConfig): void {
     this.config = config;
     this.providers.clear();
-    this.providers.set(EMBEDDED_PROVIDER, new EmbeddedModel());
+    this.providers.set(EMBEDDED_PROVIDER, new EmbeddedModel(this.quoteKnowledge));
     for (const [name, provider] of Object.entries(config.models.providers)) {
       this.providers.set(name, openAIModel(provider));
     }

@@ -1,9 +1,4 @@
 import type { thinkingLevels } from '../config/mapping-schema.js';
-import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
-
-// knowledge owns the passage; the model request carries it
-export type { KnowledgePassage };
-
 export type ThinkingLevel = (typeof thinkingLevels)[number];
 
 export interface ChatMessage {
@@ -22,7 +17,16 @@ export interface ModelToolCall {
   function: { name: string; arguments: string };
 }
 
-/** A retrieved knowledge passage offered to the model, with what a citation needs. */
+/**
+ * A retrieved passage offered to the model: what it may quote, and the file a citation names.
+ * The port models declares; knowledge's search answers such passages.
+ */
+export interface ModelPassage {
+  filename: string;
+  content: string;
+  /** the search's score: higher is a better match */
+  score: number;
+}
 
 /**
  * Per-call settings a caller passes through to the provider: the sampling knobs herald knows,
@@ -52,7 +56,7 @@ export interface ModelRequest extends ModelOptions {
   /** heartbeat: the pending system events */
   events?: string[];
   /** chat: the retrieved passages (already in `messages` for real models) */
-  knowledge?: KnowledgePassage[];
+  knowledge?: ModelPassage[];
   /** the latest user message, unwrapped */
   question?: string;
   signal?: AbortSignal;

@@ -9,7 +9,15 @@ export interface ApiPrincipal {
   agents?: string[];
   /** `platform.apiKeys[].budget` (keys made by `herald keys create` have none) */
   budget?: Budget;
+  /** `platform.apiKeys[].group`: keys that share conversations and stored responses */
+  group?: string;
 }
+
+/**
+ * Whose a conversation or a stored response is: the group of the key that started it, else that
+ * key itself. Any other key is told it does not exist.
+ */
+export const conversationOwner = (principal: ApiPrincipal): string => (principal.group !== undefined ? `group:${principal.group}` : `key:${principal.name}`);
 
 export const hashApiKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
@@ -46,7 +54,7 @@ export class ApiKeyVerifier {
     this.configured.clear();
     for (const key of config.platform.apiKeys) {
       const hash = 'key' in key ? hashApiKey(key.key) : key.keyHash.toLowerCase();
-      this.configured.set(hash, { name: key.name, ...(key.agents && { agents: key.agents }), ...(key.budget && { budget: key.budget }) });
+      this.configured.set(hash, { name: key.name, ...(key.agents && { agents: key.agents }), ...(key.budget && { budget: key.budget }), ...(key.group !== undefined && { group: key.group }) });
     }
   }
 

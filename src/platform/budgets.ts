@@ -1,7 +1,7 @@
 import type { Budget, HeraldConfig } from '../config/schema.js';
 import { HeraldError } from '../errors.js';
-import type { UsageRepo } from '../store/port.js';
-import type { UsageRecorder } from './usage-recorder.js';
+import type { UsageLimit, UsageRepo } from '../store/port.js';
+import type { UsageRecord, UsageRecorder } from './usage-recorder.js';
 
 /** whose budget: an API key (`platform.apiKeys[].budget`) or an agent (`agents.list[].budget`) */
 export interface BudgetHolder {
@@ -49,7 +49,8 @@ const round = (n: number) => Math.round(n * 10_000) / 10_000;
 /**
  * Budgets, decided by the store: what a key or agent spent is summed there from every
  * replica's calls, so replicas on one PostgreSQL database hold one budget between them. A call
- * is let through while its holder is under the limit; the call that crosses it is the last.
+ * is let through while its holder is under the limit, the estimates of the calls in flight
+ * counted (reserve); the call that crosses it is the last.
  */
 export class Budgets {
   constructor(
@@ -104,11 +105,51 @@ export class Budgets {
   /** throws the platform API's 429 when a budget of `holders` is spent */
   async enforce(holders: (BudgetHolder | undefined)[]): Promise<void> {
     const exceeded = await this.exceeded(holders);
-    if (!exceeded) return;
-    throw new HeraldError('HERALD_BUDGET_EXCEEDED', budgetMessage(exceeded), {
-      // the official clients retry a 429 unless told not to: waiting a few seconds will not help
-      headers: { 'x-should-retry': 'false' },
-      details: { budget: exceeded.holder.kind, name: exceeded.holder.name, limit: exceeded.limit, resetsAt: new Date(exceeded.resetsAt).toISOString() },
-    });
+    if (exceeded) throw budgetError(exceeded);
   }
+
+  /** the budgets a turn's model call counts against: its API key's (by name, from the running config) and its agent's */
+  holdersOf(keyName: string | undefined, agentId: string): BudgetHolder[] {
+    const budget = keyName === undefined ? undefined : this.config.platform.apiKeys.find((k) => k.name === keyName)?.budget;
+    const agent = this.agent(agentId);
+    return [...(budget ? [{ kind: 'key' as const, name: keyName!, budget }] : []), ...(agent ? [agent] : [])];
+  }
+
+  /**
+   * Reserves a model call's estimated tokens (and their cost) against the budgets of `holders`
+   * before the call, in one step with their check, across every replica of the store: while a
+   * call is in flight its estimate counts, so concurrent calls cannot all pass a budget only one
+   * of them fits. Past a budget (reservations included): 429 at once. The id is handed to
+   * UsageRecorder.settle with what the call really spent; undefined when no holder has a budget.
+   */
+  async reserve(holders: BudgetHolder[], estimate: UsageRecord, now = Date.now()): Promise<number | undefined> {
+    const limits: (UsageLimit & { holder: BudgetHolder })[] = [];
+    for (const holder of holders) {
+      const whose = holder.kind === 'key' ? { keyName: holder.name } : { agentId: holder.name };
+      const { tokensPerDay, costPerMonth } = holder.budget;
+      if (tokensPerDay !== undefined) limits.push({ holder, whose, since: startOfDay(now), tokens: tokensPerDay });
+      if (costPerMonth !== undefined) limits.push({ holder, whose, since: startOfMonth(now), cost: costPerMonth });
+    }
+    if (!limits.length) return undefined;
+    // this process's own calls land first, so they count
+    await this.recorder.settled();
+    const reserved = await this.recorder.reserve(estimate, limits);
+    if ('id' in reserved) return reserved.id;
+    const { holder, tokens, cost } = reserved.refused as (typeof limits)[number];
+    const exceeded: BudgetExceeded =
+      tokens !== undefined
+        ? { holder, limit: 'tokensPerDay', allowed: tokens, spent: reserved.spent.tokens, resetsAt: startOfDay(now) + 86_400_000 }
+        : { holder, limit: 'costPerMonth', allowed: cost!, spent: reserved.spent.cost, resetsAt: startOfNextMonth(now) };
+    this.onExceeded?.(exceeded);
+    throw budgetError(exceeded);
+  }
+}
+
+/** the platform API's 429 for a spent budget */
+export function budgetError(exceeded: BudgetExceeded): HeraldError {
+  return new HeraldError('HERALD_BUDGET_EXCEEDED', budgetMessage(exceeded), {
+    // the official clients retry a 429 unless told not to: waiting a few seconds will not help
+    headers: { 'x-should-retry': 'false' },
+    details: { budget: exceeded.holder.kind, name: exceeded.holder.name, limit: exceeded.limit, resetsAt: new Date(exceeded.resetsAt).toISOString() },
+  });
 }

@@ -1,6 +1,6 @@
 import type { HeraldConfig } from '../config/schema.js';
 import { HeraldError } from '../errors.js';
-import type { EmbeddingsEndpoint } from '../knowledge/embeddings-client.js';
+import type { EmbeddingsEndpoint } from '../models/embeddings-client.js';
 import { embeddingsEndpointOf } from '../models/embeddings-endpoint.js';
 import { missingKeyMessage, missingKeyOf } from '../models/model-keys.js';
 import { resolveModelRef } from '../models/model-refs.js';

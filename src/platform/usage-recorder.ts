@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import { resolveModelRef } from '../models/model-refs.js';
-import type { UsageEntry, UsageRepo } from '../store/port.js';
+import type { UsageEntry, UsageLimit, UsageRepo } from '../store/port.js';
 import { copyWith } from '../utils/copy-with.js';
 
 /** one model call's tokens, as the caller knows them; the time, the total, the canonical ref and the cost are added here */
@@ -29,12 +29,13 @@ export class UsageRecorder {
     private readonly onRecorded?: (entry: UsageEntry) => void,
   ) {}
 
-  record(call: UsageRecord): void {
+  /** the call as the store keeps it: its time, canonical model ref, total and cost */
+  entryOf(call: UsageRecord): UsageEntry {
     const model = this.canonical(call.model);
     const price = Object.hasOwn(this.config.models.prices, model) ? this.config.models.prices[model] : undefined;
     const promptTokens = Math.max(0, Math.round(call.promptTokens));
     const completionTokens = Math.max(0, Math.round(call.completionTokens));
-    const entry: UsageEntry = copyWith(call, {
+    return copyWith(call, {
       at: Date.now(),
       model,
       promptTokens,
@@ -42,6 +43,22 @@ export class UsageRecorder {
       totalTokens: promptTokens + completionTokens,
       cost: price ? (promptTokens * price.input + completionTokens * price.output) / 1_000_000 : 0,
     });
+  }
+
+  /** reserves a call's estimate against `limits` before the call (UsageRepo.reserve) */
+  reserve(estimate: UsageRecord, limits: UsageLimit[]): ReturnType<UsageRepo['reserve']> {
+    return this.repo.reserve(this.entryOf(estimate), limits);
+  }
+
+  /** writes a reserved call's real tokens (undefined: it spent none), watched as a record is */
+  settle(id: number, call: UsageRecord | undefined): void {
+    const entry = call && this.entryOf(call);
+    if (entry) this.onRecorded?.(entry);
+    this.watch(this.repo.settle(id, entry), 1);
+  }
+
+  record(call: UsageRecord): void {
+    const entry = this.entryOf(call);
     this.onRecorded?.(entry);
     const write = this.repo.record([entry]);
     // a store that writes the calls of one commit together answers them with one promise: watched once
@@ -49,14 +66,18 @@ export class UsageRecorder {
       this.joined.calls++;
       return;
     }
-    const joined = { write, calls: 1 };
-    this.joined = joined;
+    this.joined = this.watch(write, 1);
+  }
+
+  private watch(write: Promise<void>, calls: number): { write: Promise<void>; calls: number } {
+    const joined = { write, calls };
     const watched = write
       .catch((error: unknown) => {
         this.logger.warn({ err: error instanceof Error ? error.message : String(error), calls: joined.calls }, 'usage: recording failed; these calls are not counted');
       })
       .finally(() => this.writing.delete(watched));
     this.writing.add(watched);
+    return joined;
   }
 
   /** the canonical ref of each model ref asked, under this recorder's config (the config is never changed in place) */

@@ -36,9 +36,10 @@ export class VectorStoreBatches {
     const unique = [...new Set(fileIds)];
     if (!unique.length) throw new HeraldError('HERALD_INVALID_FIELD', 'file_ids must name at least one file', { param: 'file_ids' });
     for (const [i, fileId] of unique.entries()) await this.stores.visibleFile(principal, fileId, `file_ids[${i}]`);
+    // the files first: a batch over the key's limit of files in progress is refused (429) whole, leaving no record
+    await this.stores.addFiles(principal, vectorStoreId, unique, (i) => `file_ids[${i}]`);
     const batch: StoredBatch = { id: `vsfb_${randomHex(12)}`, vectorStoreId, fileIds: unique, createdAt: Date.now() };
     await this.state.set(keyOf(batch.id), batch);
-    for (const [i, fileId] of unique.entries()) await this.stores.addFile(principal, vectorStoreId, fileId, `file_ids[${i}]`);
     return this.get(principal, vectorStoreId, batch.id);
   }
 

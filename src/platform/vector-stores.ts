@@ -1,15 +1,16 @@
-import type { AgentDirectory } from '../agents/agent-directory.js';
+import type { AgentDirectory } from './agents-port.js';
 import { HeraldError } from '../errors.js';
-import { DEFAULT_CHUNK } from '../knowledge/chunk-text.js';
+import { DEFAULT_CHUNK } from '../knowledge/parsing/chunk-text.js';
 import { ingestDocument } from '../knowledge/ingest-document.js';
 import type { KnowledgeIndex } from '../knowledge/knowledge-index.js';
 import { agentOfVectorStore, agentVectorStoreId, knowledgeOwnerOf } from '../knowledge/knowledge-owner.js';
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
-import type { ParsePool } from '../knowledge/parse-pool.js';
+import type { ParsePool } from '../knowledge/parsing/parse-pool.js';
 import type { Store, StoredVectorStoreFile } from '../store/port.js';
 import { mayUseAgent, type ApiPrincipal } from './api-keys.js';
 import { mayUseOwned } from './owned-by.js';
 import { randomHex } from '../utils/random-hex.js';
+import { FileQueue, type FileQueueLimits } from './vector-store-queue.js';
 
 /** A vector store as the API shows it: one made through the API, or an agent's own knowledge. */
 export interface VectorStoreView {
@@ -29,13 +30,25 @@ export interface VectorStoresDeps {
   parser: ParsePool;
   agents: AgentDirectory;
   logger: { warn(details: object, message: string): void };
+  /** files in progress per key and in total, and how many are read at once */
+  limits: FileQueueLimits;
 }
+
+/** a file waiting for its turn: only names, its bytes are read when its turn comes */
+interface QueuedFile {
+  row: StoredVectorStoreFile;
+  owner: string;
+}
+
+/** how often a file whose parse found the parse queue full tries again, and how long it waits first */
+const PARSE_QUEUE_TRIES = 5;
+const PARSE_QUEUE_WAIT_MS = 2_000;
 
 /** OpenAI's `last_error.code` for a file that could not be added */
 function lastErrorOf(error: unknown): { code: string; message: string } {
   if (!(error instanceof HeraldError)) return { code: 'server_error', message: 'The file could not be processed.' };
   if (error.code === 'HERALD_UNSUPPORTED_MEDIA_TYPE') return { code: 'unsupported_file', message: error.message };
-  if (error.code === 'HERALD_EMBEDDINGS_FAILED' || error.code === 'HERALD_STORE_UNAVAILABLE') return { code: 'server_error', message: error.message };
+  if (error.code === 'HERALD_EMBEDDINGS_FAILED' || error.code === 'HERALD_STORE_UNAVAILABLE' || error.code === 'HERALD_UNAVAILABLE') return { code: 'server_error', message: error.message };
   return { code: 'invalid_file', message: error.message };
 }
 
@@ -44,11 +57,15 @@ function lastErrorOf(error: unknown): { code: string; message: string } {
  * document workers (off the event loop) after the request that added them has been answered, their
  * status going from in_progress to completed or failed. An agent's own knowledge is the vector
  * store `vs_agent_<id>`; `agents.list[].vectorStores` attaches stores an agent searches besides it.
+ * Files wait in a bounded queue (vector-store-queue.ts) and are read a few at a time.
  */
 export class VectorStores {
-  private readonly running = new Set<Promise<void>>();
+  private readonly queue: FileQueue<QueuedFile>;
+  private stopping = false;
 
-  constructor(private readonly deps: VectorStoresDeps) {}
+  constructor(private readonly deps: VectorStoresDeps) {
+    this.queue = new FileQueue(deps.limits, (item) => this.process(item.row, item.owner));
+  }
 
   /** the agents that search this store (config `agents.list[].vectorStores`) */
   attachedTo(id: string): string[] {
@@ -94,10 +111,18 @@ export class VectorStores {
 
   async create(principal: ApiPrincipal, input: { name?: string; metadata?: Record<string, string> | null; fileIds?: string[] }): Promise<VectorStoreView> {
     const fileIds = [...new Set(input.fileIds ?? [])];
-    for (const [i, fileId] of fileIds.entries()) await this.visibleFile(principal, fileId, `file_ids[${i}]`);
+    const files = [];
+    for (const [i, fileId] of fileIds.entries()) files.push(await this.visibleFile(principal, fileId, `file_ids[${i}]`));
+    // refused before anything is stored
+    this.queue.reserve(principal.name, files.length);
     const id = `vs_${randomHex(12)}`;
-    await this.deps.store.vectorStores.create({ id, name: input.name ?? '', metadata: input.metadata ?? null, createdAt: Date.now(), ...(principal.agents && { agents: principal.agents }) });
-    for (const fileId of fileIds) await this.addFile(principal, id, fileId);
+    try {
+      await this.deps.store.vectorStores.create({ id, name: input.name ?? '', metadata: input.metadata ?? null, createdAt: Date.now(), ...(principal.agents && { agents: principal.agents }) });
+    } catch (error) {
+      this.queue.release(principal.name, files.length);
+      throw error;
+    }
+    await this.addReserved(principal.name, { id, owner: knowledgeOwnerOf(id) }, files);
     return this.resolve(principal, id);
   }
 
@@ -119,16 +144,45 @@ export class VectorStores {
     for (const documentId of documents) await this.deps.knowledge.delete(documentId);
   }
 
-  /** adds a file (once: adding it again answers its row as it is) and starts processing it */
+  /** adds a file (once: adding it again answers its row as it is) and queues it for processing */
   async addFile(principal: ApiPrincipal, vectorStoreId: string, fileId: string, param = 'file_id'): Promise<StoredVectorStoreFile> {
+    return (await this.addFiles(principal, vectorStoreId, [fileId], () => param))[0]!;
+  }
+
+  /**
+   * Adds files to a store, each once, and queues them: all of them, or none when the key's (or
+   * this process's) files in progress would pass their limit (429 naming it).
+   */
+  async addFiles(principal: ApiPrincipal, vectorStoreId: string, fileIds: string[], paramOf: (i: number) => string): Promise<StoredVectorStoreFile[]> {
     const view = await this.resolve(principal, vectorStoreId);
-    const file = await this.visibleFile(principal, fileId, param);
-    if (view.agentId !== undefined) await this.ensureRow(view);
-    const { file: row, created } = await this.deps.store.vectorStores.addFile({
-      vectorStoreId, fileId, status: 'in_progress', lastError: null, documentId: null, bytes: file.bytes, createdAt: Date.now(),
-    });
-    if (created) this.track(this.process(row, view.owner));
-    return row;
+    const files = [];
+    for (const [i, fileId] of fileIds.entries()) files.push(await this.visibleFile(principal, fileId, paramOf(i)));
+    this.queue.reserve(principal.name, files.length);
+    try {
+      if (view.agentId !== undefined) await this.ensureRow(view);
+    } catch (error) {
+      this.queue.release(principal.name, files.length);
+      throw error;
+    }
+    return this.addReserved(principal.name, view, files);
+  }
+
+  /** adds the files in places held for `key`: each row created is queued, the other places given back */
+  private async addReserved(key: string, view: Pick<VectorStoreView, 'id' | 'owner'>, files: { id: string; bytes: number }[]): Promise<StoredVectorStoreFile[]> {
+    const rows: StoredVectorStoreFile[] = [];
+    try {
+      for (const file of files) {
+        const { file: row, created } = await this.deps.store.vectorStores.addFile({
+          vectorStoreId: view.id, fileId: file.id, status: 'in_progress', lastError: null, documentId: null, bytes: file.bytes, createdAt: Date.now(),
+        });
+        rows.push(row);
+        if (created) this.queue.push({ row, owner: view.owner }, key);
+        else this.queue.release(key, 1);
+      }
+    } finally {
+      this.queue.release(key, files.length - rows.length);
+    }
+    return rows;
   }
 
   /**
@@ -190,30 +244,31 @@ export class VectorStores {
     return passages.map((p) => ({ ...p, fileId: fileOf.get(p.documentId) ?? p.documentId }));
   }
 
-  /** takes up the files a stopped process left in progress */
+  /** takes up the files a stopped process left in progress: queued, read a few at a time like any */
   async resume(): Promise<void> {
-    for (const row of await this.deps.store.vectorStores.inProgress()) this.track(this.process(row, knowledgeOwnerOf(row.vectorStoreId)));
+    for (const row of await this.deps.store.vectorStores.inProgress()) this.queue.resume({ row, owner: knowledgeOwnerOf(row.vectorStoreId) });
   }
 
-  /** waits for the files being processed (at stop, before the parse workers and the store close) */
+  /**
+   * At stop, before the parse workers and the store close: no further file is started (those
+   * waiting stay in progress in the store, for the next start) and the files being read are waited for.
+   */
   async settle(): Promise<void> {
-    while (this.running.size) await Promise.allSettled([...this.running]);
-  }
-
-  private track(work: Promise<void>): void {
-    this.running.add(work);
-    void work.finally(() => this.running.delete(work));
+    this.stopping = true;
+    await this.queue.drain();
   }
 
   private async process(row: StoredVectorStoreFile, owner: string): Promise<void> {
     const { vectorStoreId, fileId } = row;
     try {
+      // cancelled, removed or finished by another replica while it waited: nothing to read
+      if ((await this.deps.store.vectorStores.getFile(vectorStoreId, fileId))?.status !== 'in_progress') return;
       const [file, bytes] = [await this.deps.store.files.get(fileId), await this.deps.store.files.content(fileId)];
       if (!file || !bytes) {
         await this.deps.store.vectorStores.finishFile(vectorStoreId, fileId, { status: 'failed', lastError: { code: 'invalid_file', message: `The file ${fileId} was deleted.` }, documentId: null });
         return;
       }
-      const { document } = await ingestDocument(this.deps.knowledge, this.deps.parser, { agentId: owner, filename: file.filename, bytes, chunking: DEFAULT_CHUNK });
+      const { document } = await this.ingest(owner, file.filename, bytes);
       const finished = await this.deps.store.vectorStores.finishFile(vectorStoreId, fileId, { status: 'completed', lastError: null, documentId: document.id });
       // removed from the store (or the store deleted) while it was read: its chunks go too
       if (!finished) await this.dropDocument(vectorStoreId, document.id);
@@ -221,6 +276,21 @@ export class VectorStores {
       const lastError = lastErrorOf(error);
       this.deps.logger.warn({ vectorStoreId, fileId, code: lastError.code }, 'vector store file failed');
       await this.deps.store.vectorStores.finishFile(vectorStoreId, fileId, { status: 'failed', lastError, documentId: null }).catch(() => false);
+    }
+  }
+
+  /**
+   * Reads and indexes the file. A parse queue too long (the server's state, not the file's) is
+   * waited out and tried again a few times before the file fails with `server_error`.
+   */
+  private async ingest(owner: string, filename: string, bytes: Uint8Array) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await ingestDocument(this.deps.knowledge, this.deps.parser, { agentId: owner, filename, bytes, chunking: DEFAULT_CHUNK });
+      } catch (error) {
+        if (!(error instanceof HeraldError) || error.code !== 'HERALD_UNAVAILABLE' || attempt >= PARSE_QUEUE_TRIES || this.stopping) throw error;
+        await new Promise((resolve) => setTimeout(resolve, PARSE_QUEUE_WAIT_MS * attempt));
+      }
     }
   }
 

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import { pluginKeys } from '../config/channel-accounts-schema.js';
 import type { Store } from '../store/port.js';
-import type { ChannelAdapter, PluginDefinition } from '../plugins/sdk.js';
+import type { ChannelAdapter, PluginDefinition } from '../plugin-sdk/sdk.js';
 import { stateFor } from './plugin-state.js';
 
 /** the id of a channel's one account when its section lists none (OpenClaw's too) */

@@ -1,6 +1,6 @@
 import { createLogger } from '../log/log.js';
 import { openStore } from '../store/open-store.js';
-import type { PluginCommandHost, PluginDefinition } from '../plugins/sdk.js';
+import type { PluginCommandHost, PluginDefinition } from '../plugin-sdk/sdk.js';
 import { stateFor } from './instantiate.js';
 import { loadConfigFile } from './load-config.js';
 import { pluginSection } from './plugin-section.js';

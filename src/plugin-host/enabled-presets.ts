@@ -1,8 +1,8 @@
 import type { HeraldConfig } from '../config/schema.js';
-import { formatIssues } from '../config/format-issues.js';
+import { formatIssues } from '../config/loading/format-issues.js';
 import type { MappingConfig } from '../config/mapping-schema.js';
-import { PRESET_RUN_OPTIONS, presetName, type PresetDefinition, type PresetEntry } from '../plugins/preset.js';
-import type { PluginDefinition } from '../plugins/sdk.js';
+import { PRESET_RUN_OPTIONS, presetName, type PresetDefinition, type PresetEntry } from '../plugin-sdk/preset.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { pluginSection } from './plugin-section.js';
 
 /** A preset listed in `hooks.presets`, with its checked options. */

@@ -2,9 +2,9 @@ import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import type { Store } from '../store/port.js';
 import type { PluginRegistry } from './registry.js';
-import type { ChannelAdapter, PluginInstance } from '../plugins/sdk.js';
+import type { ChannelAdapter, PluginInstance } from '../plugin-sdk/sdk.js';
 import { pluginSection } from './plugin-section.js';
-import { presetName } from '../plugins/preset.js';
+import { presetName } from '../plugin-sdk/preset.js';
 import { stateFor } from './plugin-state.js';
 import { ChannelAccountsRegistry, createChannelAccounts } from './channel-accounts.js';
 

@@ -1,5 +1,5 @@
 import { renderSchemaTable } from '../config/reference-docs.js';
-import { pluginConfigKey, type PluginDefinition } from '../plugins/sdk.js';
+import { pluginConfigKey, type PluginDefinition } from '../plugin-sdk/sdk.js';
 
 /**
  * One generated docs block (the shape `herald docs` writes): its content sits between

@@ -1,5 +1,5 @@
 import type { HeraldConfig } from '../config/schema.js';
-import { pluginConfigKey, type PluginDefinition } from '../plugins/sdk.js';
+import { pluginConfigKey, type PluginDefinition } from '../plugin-sdk/sdk.js';
 
 /** a plugin's own section of the validated config, e.g. config.channels.telegram */
 export function pluginSection(config: HeraldConfig, plugin: PluginDefinition): unknown {

@@ -1,5 +1,5 @@
 import type { Store } from '../store/port.js';
-import type { PluginState } from '../plugins/sdk.js';
+import type { PluginState } from '../plugin-sdk/sdk.js';
 
 /** a plugin's durable key/value state: the store's state table, its keys prefixed with the plugin's id */
 export function stateFor(store: Store, pluginId: string): PluginState {

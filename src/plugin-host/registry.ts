@@ -3,8 +3,8 @@ import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { ConfigSection } from '../config/build-schema.js';
 import type { HeraldConfig } from '../config/schema.js';
-import { pluginConfigKey, type PluginDefinition } from '../plugins/sdk.js';
-import type { PresetDefinition } from '../plugins/preset.js';
+import { pluginConfigKey, type PluginDefinition } from '../plugin-sdk/sdk.js';
+import type { PresetDefinition } from '../plugin-sdk/preset.js';
 import { enabledPresets, expandPreset } from './enabled-presets.js';
 
 /**

@@ -1,9 +1,2 @@
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** "30m" -> 1800000; "0" -> 0 (off). The config schema has already checked the shape. */
-export function parseDuration(text: string): number {
-  if (text === '0') return 0;
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text);
-  if (!match) throw new Error(`not a duration: ${text}`);
-  return Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]);
-}
+// the config's duration form ("30m"), read where the config declares it
+export { parseDuration } from '../config/duration-schema.js';

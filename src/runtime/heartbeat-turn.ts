@@ -8,8 +8,8 @@ import type { Store, SystemEvent } from '../store/port.js';
 import { deadline } from '../time/deadline.js';
 import { MAIN_SESSION, MAX_PENDING_EVENTS } from './main-session.js';
 import { UNTRUSTED_MARK, untrustedNotice } from './summary.js';
-import { isHeartbeatAck, type ReplyDelivery } from './reply-delivery.js';
-import { withLease, type StateLease } from '../plugins/state-lease.js';
+import { isHeartbeatAck, type ReplyDelivery } from './delivery/reply-delivery.js';
+import { withLease, type StateLease } from '../plugin-sdk/state-lease.js';
 
 /** the state key of the heartbeat's lease: one turn at a time across every process on the store */
 export const HEARTBEAT_LEASE_KEY = 'heartbeat:lease';

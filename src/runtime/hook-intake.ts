@@ -4,7 +4,7 @@ import type { HookRequest } from '../mappings/hook-request.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import type { IdempotencyRepo } from '../store/port.js';
 import { HeraldError } from '../errors.js';
-import { templateScope } from '../mappings/template-scope.js';
+import { templateScope } from '../mappings/templates/template-scope.js';
 import { dispatchAll, type DispatchAction, type DispatchResult } from './dispatch-action.js';
 import { HookIdempotency, requestHash, type StoredResponse } from './hook-idempotency.js';
 import type { HookResponse } from '../mappings/compile-respond.js';

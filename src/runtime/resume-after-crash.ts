@@ -5,7 +5,8 @@ import type { Store } from '../store/port.js';
  * At start, before any request: when this process serves its database alone (SQLite), what a
  * predecessor that died left in progress is taken back at once instead of when its leases run
  * out. Its running runs go back to the queue, in order, and this process claims them as soon as
- * it starts claiming; its in-progress idempotency keys are completed from their run or freed, so
+ * it starts claiming; the main session's events it was processing are pending again (the start
+ * asks for a heartbeat when any is), and the deliveries it was sending are due now; its in-progress idempotency keys are completed from their run or freed, so
  * a retry is answered instead of refused with 409. Where replicas share the database
  * (PostgreSQL), a dead replica's work is retaken when its lease runs out (`agents.defaults.leaseMs`).
  */
@@ -13,5 +14,7 @@ export async function resumeAfterCrash(store: Store, logger: Logger): Promise<vo
   if (!(await store.serveAlone())) return;
   const runs = await store.runs.requeueRunning();
   const idempotencyKeys = await store.idempotency.recoverInProgress();
-  if (runs || idempotencyKeys) logger.info({ runs, idempotencyKeys }, 'took back what the previous process left in progress');
+  const events = await store.events.requeueProcessing();
+  const deliveries = await store.deliveries.requeueSending(Date.now());
+  if (runs || idempotencyKeys || events || deliveries) logger.info({ runs, idempotencyKeys, events, deliveries }, 'took back what the previous process left in progress');
 }

@@ -18,3 +18,12 @@ export function admissionPlan(
   const waitedFor: RunWaitReason | undefined = rateSlot > now ? 'rate' : a.coalesce ? 'coalesce' : saturated ? 'concurrency' : undefined;
   return { type: 'plan', start, ...(start > now && { notBefore: start }), ...(waitedFor && { waitedFor }) };
 }
+
+/**
+ * Whether an event joins its key's open coalescing run: the run's events and its message stay
+ * within `maxEvents` and `maxBytes`; otherwise the event starts a new run (and window) of its own,
+ * so one run's message, and the work of each event joining it, stays bounded.
+ */
+export function joinsCoalesced(a: NonNullable<RunAdmission['coalesce']>, messages: string[], message: string): boolean {
+  return messages.length <= a.maxEvents && Buffer.byteLength(message) <= a.maxBytes;
+}

@@ -40,6 +40,8 @@ export const runActionSchema = z.object({
   coalesceKey: z.string().optional(),
   /** where the action came from, for the safety wrapper's metadata and logs */
   source: z.object({ mappingId: z.string(), path: z.string() }),
+  /** the schedule whose fire made the run: its job id and the due time fired */
+  schedule: z.object({ id: z.string(), dueAt: z.number() }).optional(),
   /**
    * the hook's HTTP answer awaits the reply until this time (epoch ms, `respond.waitMs`): a run
    * finished before it answers there and is not delivered; one finished later is delivered as usual

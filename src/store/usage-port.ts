@@ -1,5 +1,5 @@
 /** what caused tokens to be spent */
-export type UsageSource = 'chat' | 'response' | 'run' | 'heartbeat' | 'embeddings';
+export type UsageSource = 'chat' | 'response' | 'run' | 'heartbeat' | 'embeddings' | 'schedule';
 
 /**
  * The tokens one model call spent, and whom they count against: the API key (platform calls),
@@ -54,9 +54,29 @@ export interface UsageSpent {
   cost: number;
 }
 
+/** one limit of a budget a reservation is checked against: what `whose` spent since `since` must stay under it */
+export interface UsageLimit {
+  whose: { keyName: string } | { agentId: string };
+  since: number;
+  /** the most tokens (tokensPerDay) */
+  tokens?: number;
+  /** the most cost (costPerMonth) */
+  cost?: number;
+}
+
 export interface UsageRepo {
   /** adds the entries in one write */
   record(entries: UsageEntry[]): Promise<void>;
+  /**
+   * Reserves a model call's estimated tokens before the call, atomically with the check of its
+   * budgets, across every process on the database: refused (the first limit reached and what was
+   * spent, reservations included) when what `whose` spent is already at a limit; otherwise the
+   * entry is stored as an estimated call and counts at once against every budget, until
+   * `settle` writes what the call really spent in its place.
+   */
+  reserve(entry: UsageEntry, limits: UsageLimit[]): Promise<{ id: number } | { refused: UsageLimit; spent: UsageSpent }>;
+  /** writes a reserved call's real tokens in place of its estimate; undefined: the call spent nothing, the reservation goes */
+  settle(id: number, entry: UsageEntry | undefined): Promise<void>;
   /** what `whose` spent from `since` on, summed by the store (every replica's calls count) */
   spent(whose: { keyName: string } | { agentId: string }, since: number): Promise<UsageSpent>;
   /** totals by group (and day), most tokens first within a day */

@@ -36,4 +36,6 @@ export interface ToolCallOptions {
 export interface ToolSource {
   tools(): ToolSpec[];
   call(spec: ToolSpec, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResult>;
+  /** until the named servers' tools are known (a source that connects in the background); undefined: known now */
+  untilTried?(servers: readonly string[]): Promise<void> | undefined;
 }

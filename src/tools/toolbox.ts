@@ -7,11 +7,20 @@ import type { TurnTools } from './turn-tools.js';
 /** every turn's way to its tools: the MCP servers and the built-ins, granted by the running config */
 export interface Toolbox {
   grant(agent: AgentConfig, context: TurnGrantContext): TurnTools | undefined;
+  /**
+   * Until the MCP servers `agent` may use have each been tried once since they were started:
+   * before, their tools are unknown, and a turn granted then would offer none of them, nor could
+   * it execute a checkpointed call. Undefined when there is nothing to wait for (the usual case).
+   */
+  untilTried(agent: AgentConfig): Promise<void> | undefined;
 }
 
 /** `config` is read at each grant, so a reload applies to the next turn */
 export function createToolbox(config: () => ToolsConfig, sources: { mcp: ToolSource; builtins: ToolSource }): Toolbox {
-  return { grant: (agent, context) => grantTools(config(), agent, sources, context) };
+  return {
+    grant: (agent, context) => grantTools(config(), agent, sources, context),
+    untilTried: (agent) => (agent.tools?.servers.length ? sources.mcp.untilTried?.(agent.tools.servers) : undefined),
+  };
 }
 
 /** no MCP server: the built-ins alone */

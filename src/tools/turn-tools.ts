@@ -16,3 +16,14 @@ export interface TurnTools {
   readonly maxToolCalls: number;
   readonly maxResultChars: number;
 }
+
+/** no tool granted: what the calls of a checkpoint are settled with when their tools are gone (each refused or interrupted, none executed) */
+export const NO_TOOLS: TurnTools = {
+  specs: [],
+  byName: () => undefined,
+  verdict: () => ({ kind: 'refuse', reason: 'no tool is granted to this agent' }),
+  call: async () => ({ text: 'no tool is granted to this agent', isError: true }),
+  timeoutMs: () => 0,
+  maxToolCalls: 0,
+  maxResultChars: 0,
+};

@@ -4,10 +4,29 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Dependencies point downward (README "Layout"): these are the rules a reviewer would otherwise
- * check by hand, read from the import statements of the source files themselves.
+ * Dependencies point downward (docs/development.md, "Layout"): read from the import statements
+ * of the source files themselves, so the documented order cannot drift from the code.
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The folders of src/ from the top down, as docs/development.md gives them. A folder imports only
+ * folders of the lines below its own; folders on one line do not import each other. A new folder
+ * of src/ takes its place here (the test fails until it does).
+ */
+const LAYERS: string[][] = [
+  ['cli'],
+  ['gateway'],
+  ['http', 'plugin-host'],
+  ['runtime'],
+  ['mappings', 'agents'],
+  ['tools'],
+  ['platform'],
+  ['models', 'knowledge', 'metrics'],
+  ['store', 'plugin-sdk'],
+  ['config'],
+  ['log', 'time', 'utils', 'errors.ts'],
+];
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
@@ -17,10 +36,13 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** every relative module a file names, in import/export statements, import() calls and new URL(...) */
+/**
+ * every relative module a file names: value and type imports, re-exports, side-effect imports,
+ * import() calls (in types too) and new URL(...)
+ */
 function relativeTargets(file: string): string[] {
   const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
-  const specs = [...text.matchAll(/(?:from\s+|import\s*\(\s*|new URL\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => m[1]!);
+  const specs = [...text.matchAll(/(?:from\s+|import\s*\(\s*|^import\s+|new URL\(\s*)['"](\.{1,2}\/[^'"]+)['"]/gm)].map((m) => m[1]!);
   return specs.map((spec) => path.normalize(path.join(path.dirname(file), spec)));
 }
 
@@ -28,35 +50,65 @@ function violations(files: string[], allowed: (target: string) => boolean): stri
   return files.flatMap((file) => relativeTargets(file).filter((t) => !allowed(t)).map((t) => `${file} -> ${t}`));
 }
 
+/** the folder of src/ a path is in (`errors.ts` for the catalog at its root), or undefined outside src/ */
+function folderOf(file: string): string | undefined {
+  const [top, first, ...rest] = file.split(path.sep);
+  if (top !== 'src' || first === undefined) return undefined;
+  return rest.length ? first : first.replace(/\.js$/, '.ts');
+}
+
+const layerOf = new Map(LAYERS.flatMap((folders, depth) => folders.map((folder): [string, number] => [folder, depth])));
+
 describe('dependency direction', () => {
+  it('every folder of src/ has its place in the documented order', () => {
+    const folders = fs.readdirSync(path.join(ROOT, 'src')).map((name) => folderOf(path.join('src', name))!);
+    expect(folders.filter((f) => !layerOf.has(f))).toEqual([]);
+  });
+
+  it('the order is the one docs/development.md gives', () => {
+    const docs = fs.readFileSync(path.join(ROOT, 'docs/development.md'), 'utf8');
+    const documented = LAYERS.map((folders) => folders.map((f) => `\`${f.replace(/\.ts$/, '')}\``).join(', ')).join(' → ');
+    expect(docs).toContain(documented);
+  });
+
+  it('src/ imports only downward: no folder imports one above it or beside it (value and type imports, import() included)', () => {
+    const found = sourceFiles('src').flatMap((file) => {
+      const from = layerOf.get(folderOf(file)!)!;
+      return relativeTargets(file)
+        .filter((target) => {
+          const to = folderOf(target);
+          return to !== undefined && to !== folderOf(file) && !(layerOf.get(to)! > from);
+        })
+        .map((target) => `${file} -> ${target}`);
+    });
+    expect(found).toEqual([]);
+  });
+
   it('src/ never imports a file of plugins/ (the entry point hands the built-in list in)', () => {
     expect(violations(sourceFiles('src'), (t) => !t.startsWith(`plugins${path.sep}`) && t !== 'plugins')).toEqual([]);
   });
 
-  it('src/config imports nothing above it', () => {
-    expect(violations(sourceFiles('src/config'), (t) => t.startsWith(`src${path.sep}config${path.sep}`) || t === path.join('src', 'errors.js'))).toEqual([]);
-  });
-
-  it('plugins use only the SDK (src/plugins)', () => {
-    expect(violations(sourceFiles('plugins'), (t) => t.startsWith(`plugins${path.sep}`) || t.startsWith(path.join('src', 'plugins') + path.sep))).toEqual([]);
-  });
-
-  it('the SDK knows nothing of the host that instantiates plugins', () => {
-    expect(violations(sourceFiles('src/plugins'), (t) => !t.startsWith(path.join('src', 'plugin-host') + path.sep))).toEqual([]);
+  it('plugins use only the SDK (src/plugin-sdk)', () => {
+    expect(violations(sourceFiles('plugins'), (t) => t.startsWith(`plugins${path.sep}`) || t.startsWith(path.join('src', 'plugin-sdk') + path.sep))).toEqual([]);
   });
 });
 
-/** the modules a file needs when it runs: imports that bring a value (an `import type`, or one naming only types, is erased) */
+/**
+ * the modules a file needs when it runs: imports that bring a value (an `import type`, or one
+ * naming only types, is erased) and import() calls outside types (a module loaded later is still
+ * loaded: a loop through one is a loop)
+ */
 function runtimeTargets(file: string): string[] {
   const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
-  const targets: string[] = [];
+  const specs: string[] = [];
   for (const m of text.matchAll(/^(?:import|export)\s+(type\s+)?([^;]*?)\s*from\s+['"](\.{1,2}\/[^'"]+)['"]/gms)) {
     if (m[1]) continue;
     const named = /^\{([^}]*)\}$/.exec(m[2]!.trim());
     if (named && named[1]!.split(',').map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith('type '))) continue;
-    targets.push(path.normalize(path.join(path.dirname(file), m[3]!)).replace(/\.js$/, '.ts'));
+    specs.push(m[3]!);
   }
-  return targets;
+  for (const m of text.matchAll(/(typeof\s+)?\bimport\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]/g)) if (!m[1]) specs.push(m[2]!);
+  return specs.map((spec) => path.normalize(path.join(path.dirname(file), spec)).replace(/\.js$/, '.ts'));
 }
 
 /** groups of files that import each other in a loop (Tarjan's strongly connected components) */
@@ -84,7 +136,7 @@ function importCycles(files: string[]): string[][] {
 }
 
 describe('import cycles', () => {
-  it('no files of src/ or plugins/ import each other in a loop (type-only imports aside)', () => {
+  it('no files of src/ or plugins/ import each other in a loop (type-only imports aside, import() included)', () => {
     expect(importCycles([...sourceFiles('src'), ...sourceFiles('plugins')])).toEqual([]);
   });
 });

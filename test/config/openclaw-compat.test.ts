@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfigFile, loadConfigValue } from '../helpers/builtins.js';
-import { expandHome } from '../../src/config/home-path.js';
+import { expandHome } from '../../src/config/loading/home-path.js';
 import { ConfigError } from '../../src/errors.js';
+import { extractiveAnswer } from '../../src/knowledge/searching/extractive-answer.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import { resolveModelRef } from '../../src/models/model-refs.js';
 import { defaultAgent } from '../../src/config/default-agent.js';
@@ -116,7 +117,7 @@ describe('OpenClaw config forms', () => {
   it('knows the well-known providers; a missing key is a warning at load and a clear error at run time; models.providers wins', async () => {
     const { config, warnings } = await load(baseConfig({ agents: { defaults: { model: 'groq/llama-3.3-70b-versatile' } } }));
     expect(warnings).toEqual([expect.stringMatching(/^agents\.defaults\.model: model "groq\/llama-3\.3-70b-versatile" needs GROQ_API_KEY, which is not set \(set it, or configure models\.providers\.groq\); runs on it will fail$/)]);
-    const { provider } = new ModelRegistry(config, {}).resolve('groq/llama-3.3-70b-versatile');
+    const { provider } = new ModelRegistry(config, extractiveAnswer, {}).resolve('groq/llama-3.3-70b-versatile');
     await expect(provider.complete({ model: 'llama-3.3-70b-versatile', messages: [], purpose: 'run' })).rejects.toThrow(/needs GROQ_API_KEY, which is not set/);
     for (const ref of ['openai/gpt-5.2-mini', 'anthropic/claude-sonnet-4-5', 'mistral/mistral-small-latest', 'deepseek/deepseek-chat', 'ollama/llama3.2']) {
       expect(resolveModelRef(ref, config), ref).toBeDefined();
@@ -126,7 +127,7 @@ describe('OpenClaw config forms', () => {
     // an explicit provider of the same name: its own URL and key, no environment needed
     const own = await load(baseConfig({ agents: { defaults: { model: 'openai/gpt-x' } }, models: { providers: { openai: { api: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-own' } } } }));
     expect(own.warnings).toEqual([]);
-    expect(() => new ModelRegistry(own.config, {}).resolve('openai/gpt-x')).not.toThrow();
+    expect(() => new ModelRegistry(own.config, extractiveAnswer, {}).resolve('openai/gpt-x')).not.toThrow();
   });
 
   it('checks the session-key policy at load with OpenClaw\'s answers', async () => {

@@ -145,6 +145,31 @@ describe('fuzzing the HTTP surface', () => {
     );
   });
 
+  it('POST /v1/responses with mcp tools and mcp_approval_response items', async () => {
+    const tool = fc.record(
+      {
+        type: fc.constantFrom('mcp', 'function'),
+        server_label: fc.oneof(json, fc.constantFrom('herald', 'docs', 'a__b')),
+        server_url: fc.oneof(json, marked, fc.constantFrom('http://127.0.0.1:1/mcp', 'http://user:pw@127.0.0.1/', 'file:///etc/passwd')),
+        headers: fc.oneof(json, fc.dictionary(fc.oneof(text, fc.constantFrom('Host', 'Authorization')), marked)),
+        require_approval: json,
+        allowed_tools: json,
+      },
+      { requiredKeys: ['type'] },
+    );
+    const approval = fc.record({ type: fc.constant('mcp_approval_response'), approval_request_id: fc.oneof(json, marked), approve: json, reason: json }, { requiredKeys: ['type'] });
+    const input = fc.oneof(marked, json, fc.array(fc.oneof(approval, fc.record({ role: fc.constant('user'), content: marked })), { maxLength: 3 }));
+    const request = fc
+      .record({ model: fc.constant('main'), input, tools: fc.array(tool, { maxLength: 2 }), previous_response_id: fc.oneof(json, marked) }, { requiredKeys: ['model'] })
+      .map((o) => JSON.stringify(o));
+    await fc.assert(
+      fc.asyncProperty(request, async (payload) => {
+        noServerError(await post('/v1/responses', payload, { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }));
+      }),
+      { numRuns: Math.ceil(RUNS / 3) },
+    );
+  });
+
   it('POST /v1/knowledge/upload', async () => {
     const field = fc.oneof(marked, fc.constantFrom('main', '100', '0', '-1', '1e9', '{}', '[]', '{"a":1}'));
     const form = fc.record(

@@ -40,8 +40,10 @@ const error = (status: number, message: string, code: string | null, param: stri
  * embeddings should have"), kept unit length; `encoding_format: "base64"` answers each vector as
  * base64 of its little-endian float32 values, as the official client decodes it.
  */
-export async function startFakeEmbeddings(model = 'embed-1'): Promise<FakeServer> {
-  return startFakeServer((req: RecordedRequest) => {
+export async function startFakeEmbeddings(model = 'embed-1', options: { before?: (req: RecordedRequest) => Promise<void> } = {}): Promise<FakeServer> {
+  return startFakeServer(async (req: RecordedRequest) => {
+    // a test holding the answers (a provider that takes its time)
+    await options.before?.(req);
     if (req.method !== 'POST' || req.path !== '/v1/embeddings') return error(404, `Unknown request URL: ${req.method} ${req.path}.`, 'unknown_url');
     if (req.headers.authorization !== `Bearer ${EMBEDDINGS_KEY}`) return error(401, 'Incorrect API key provided.', 'invalid_api_key');
     const body = req.json as { model?: unknown; input?: unknown; encoding_format?: unknown; dimensions?: unknown } | undefined;

@@ -11,13 +11,17 @@ import http from 'node:http';
  *   `function.name`, later pieces `function.arguments`; then a chunk with `finish_reason`, a usage
  *   chunk (`stream_options.include_usage`) and `data: [DONE]`.
  * The script sees each request's body and says what the model does: call tools, or answer.
+ * A request OpenAI refuses is refused as OpenAI does (400, `invalid_request_error`), so a test
+ * sees what a real provider would make of it: an assistant message's `tool_calls` each answered
+ * by a `tool` message after it, and `tool_choice` only beside `tools`.
  */
 export interface ModelStep {
   calls?: { name: string; arguments: unknown }[];
   text?: string;
 }
 
-export type ModelScript = (body: any, request: number) => ModelStep;
+/** what the model does for a request; a promise holds the answer back until it settles (a model still thinking) */
+export type ModelScript = (body: any, request: number) => ModelStep | Promise<ModelStep>;
 
 export interface ToolCallingModel {
   url: string;
@@ -55,7 +59,13 @@ export async function startToolCallingModel(initial: ModelScript = quoteResults)
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
     requests.push(body);
-    const step = current(body, requests.length - 1);
+    const refusal = invalidRequest(body);
+    if (refusal) {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { ...refusal, type: 'invalid_request_error', code: null } }));
+      return;
+    }
+    const step = await current(body, requests.length - 1);
     const toolCalls = (step.calls ?? []).map((c) => ({ id: `call_${++ids}`, type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
     const finish = toolCalls.length ? 'tool_calls' : 'stop';
     const usage = { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 };
@@ -90,6 +100,36 @@ export async function startToolCallingModel(initial: ModelScript = quoteResults)
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     script: (next) => (current = next),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () => {
+      // a request held back by its script is not waited for
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
   };
+}
+
+/**
+ * What OpenAI's chat completions refuse, with its words (as its API answers them): an assistant
+ * message with `tool_calls` not followed by a `tool` message for each call, and `tool_choice`
+ * without `tools`.
+ */
+function invalidRequest(body: any): { message: string; param: string } | undefined {
+  if (body.tool_choice !== undefined && !body.tools?.length) {
+    return { message: "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", param: 'tool_choice' };
+  }
+  const messages: any[] = body.messages ?? [];
+  for (let i = 0; i < messages.length; i++) {
+    const calls: any[] = messages[i].role === 'assistant' ? (messages[i].tool_calls ?? []) : [];
+    if (!calls.length) continue;
+    const answered = new Set<string>();
+    for (let j = i + 1; j < messages.length && messages[j].role === 'tool'; j++) answered.add(messages[j].tool_call_id);
+    const missing = calls.map((c) => c.id).filter((id) => !answered.has(id));
+    if (missing.length) {
+      return {
+        message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${missing.join(', ')}`,
+        param: `messages.[${i + 1}].role`,
+      };
+    }
+  }
+  return undefined;
 }

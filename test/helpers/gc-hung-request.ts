@@ -12,7 +12,7 @@ import { OpenAIModel } from '../../src/models/openai-model.js';
 import { telegramPlugin } from '../../plugins/telegram/manifest.js';
 import { msteamsPlugin } from '../../plugins/msteams/manifest.js';
 import { googleRequest } from '../../plugins/gmail/google/google-api.js';
-import type { PluginDefinition } from '../../src/plugins/sdk.js';
+import type { PluginDefinition } from '../../src/plugin-sdk/sdk.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) {

@@ -1,4 +1,4 @@
-import { listenGateway } from '../../src/http/gateway-server.js';
+import { listenGateway } from '../../src/http/server/gateway-server.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

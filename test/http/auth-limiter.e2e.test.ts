@@ -21,36 +21,64 @@ const githubPost = (path: string, body: string, secret: string) =>
 const signed = (id: string, path: string) => ({ id, match: { path }, action: 'wake', textTemplate: `${id} event`, auth: { type: 'github', secret: GITHUB_SECRET } });
 
 describe('failed-auth limits', () => {
-  it('twenty wrong hook tokens lock that address out of /hooks only: /admin, /metrics and /v1 still answer', async () => {
+  it('twenty wrong hook tokens make that address\'s wrong tokens 429 on /hooks only: /admin, /metrics and /v1 still answer', async () => {
     herald = await startHerald(baseConfig());
     for (let i = 0; i < 20; i++) expect((await wake({ authorization: 'Bearer wrong-token-0123456789' })).status).toBe(401);
-    const locked = await wake(hookHeaders());
+    const locked = await wake({ authorization: 'Bearer wrong-token-0123456789' });
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await locked.json()) as { error: string }).error).toContain('20 per 60s');
     const gateway = { authorization: `Bearer ${GATEWAY_TOKEN}` };
     expect((await fetch(`${herald.url}/admin/events`, { headers: gateway })).status).toBe(200);
     expect((await fetch(`${herald.url}/metrics`, { headers: gateway })).status).toBe(200);
     expect((await fetch(`${herald.url}/v1/agents`, { headers: { authorization: `Bearer ${API_KEY}` } })).status).toBe(200);
-    // and the other way round: a locked operator surface leaves hooks alone
+    // and the other way round: a limited operator surface leaves hooks alone
     for (let i = 0; i < 20; i++) expect((await fetch(`${herald.url}/admin/events`, { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
-    expect((await fetch(`${herald.url}/metrics`, { headers: gateway })).status).toBe(429);
+    expect((await fetch(`${herald.url}/metrics`, { headers: { authorization: 'Bearer nope' } })).status).toBe(429);
     expect((await fetch(`${herald.url}/v1/agents`, { headers: { authorization: `Bearer ${API_KEY}` } })).status).toBe(200);
+  });
+
+  it('a valid credential is admitted while its address is limited, and clears its failures: hook token, signature, API key, gateway token', async () => {
+    herald = await startHerald(baseConfig({ hooks: { mappings: [signed('gh', 'gh')] } }));
+    const body = '{"action":"opened"}';
+    const cases: { name: string; wrong: () => Promise<Response>; right: () => Promise<Response> }[] = [
+      { name: 'hook token', wrong: () => wake({ authorization: 'Bearer wrong-token-0123456789' }), right: () => wake(hookHeaders()) },
+      { name: 'signature', wrong: () => githubPost('gh', body, 'not-the-secret-0123456789'), right: () => githubPost('gh', body, GITHUB_SECRET) },
+      {
+        name: 'API key',
+        wrong: () => fetch(`${herald!.url}/v1/agents`, { headers: { authorization: 'Bearer sk-herald-not-a-key' } }),
+        right: () => fetch(`${herald!.url}/v1/agents`, { headers: { authorization: `Bearer ${API_KEY}` } }),
+      },
+      {
+        name: 'gateway token',
+        wrong: () => fetch(`${herald!.url}/admin/events`, { headers: { authorization: 'Bearer nope' } }),
+        right: () => fetch(`${herald!.url}/admin/events`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } }),
+      },
+    ];
+    for (const { name, wrong, right } of cases) {
+      for (let i = 0; i < 20; i++) expect((await wrong()).status, name).toBe(401);
+      expect((await wrong()).status, name).toBe(429);
+      expect((await right()).status, name).toBe(200);
+      // the valid credential cleared the address's failures: a wrong one is counted afresh
+      expect((await wrong()).status, name).toBe(401);
+    }
   });
 
   it('counts per forwarded client behind a trusted proxy, and ignores X-Forwarded-For from anyone else', async () => {
     herald = await startHerald(baseConfig({ gateway: { trustedProxies: ['127.0.0.0/8'] } }));
     for (let i = 0; i < 20; i++) expect((await wake({ authorization: 'Bearer wrong-token-0123456789', 'x-forwarded-for': '198.51.100.7' })).status).toBe(401);
-    expect((await wake({ ...hookHeaders(), 'x-forwarded-for': '198.51.100.7' })).status).toBe(429);
-    // another client behind the same proxy is not locked out; neither is one the client pretends to be on the left
-    expect((await wake({ ...hookHeaders(), 'x-forwarded-for': '198.51.100.8' })).status).toBe(200);
-    expect((await wake({ ...hookHeaders(), 'x-forwarded-for': '198.51.100.8, 198.51.100.7' })).status).toBe(429);
-    expect((await wake({ ...hookHeaders(), forwarded: 'for=198.51.100.9;proto=https' })).status).toBe(200);
+    const wrongFrom = (xff: Record<string, string>) => wake({ authorization: 'Bearer wrong-token-0123456789', ...xff });
+    expect((await wrongFrom({ 'x-forwarded-for': '198.51.100.7' })).status).toBe(429);
+    // another client behind the same proxy is not limited; neither is one the client pretends to be on the left
+    expect((await wrongFrom({ 'x-forwarded-for': '198.51.100.8' })).status).toBe(401);
+    expect((await wrongFrom({ 'x-forwarded-for': '198.51.100.8, 198.51.100.7' })).status).toBe(429);
+    expect((await wrongFrom({ forwarded: 'for=198.51.100.9;proto=https' })).status).toBe(401);
     await herald.stop();
 
     herald = await startHerald(baseConfig());
     for (let i = 0; i < 20; i++) expect((await wake({ authorization: 'Bearer wrong-token-0123456789', 'x-forwarded-for': '198.51.100.7' })).status).toBe(401);
-    // untrusted peer: the header is the client's own word, so the socket address is locked whatever it says
-    expect((await wake({ ...hookHeaders(), 'x-forwarded-for': '198.51.100.8' })).status).toBe(429);
+    // untrusted peer: the header is the client's own word, so the socket address is limited whatever it says
+    expect((await wake({ authorization: 'Bearer wrong-token-0123456789', 'x-forwarded-for': '198.51.100.8' })).status).toBe(429);
   });
 
   it('counts bad signatures per mapped path, and logs why auth failed without secrets', async () => {
@@ -67,8 +95,8 @@ describe('failed-auth limits', () => {
     );
     const body = '{"action":"opened"}';
     for (let i = 0; i < 20; i++) expect((await githubPost('gh', body, 'not-the-secret-0123456789')).status).toBe(401);
-    expect((await githubPost('gh', body, GITHUB_SECRET)).status).toBe(429);
-    expect((await githubPost('gh2', body, GITHUB_SECRET)).status).toBe(200);
+    expect((await githubPost('gh', body, 'not-the-secret-0123456789')).status).toBe(429);
+    expect((await githubPost('gh2', body, 'not-the-secret-0123456789')).status).toBe(401);
     expect((await wake(hookHeaders())).status).toBe(200);
 
     const stale = Math.floor(Date.now() / 1000) - 3600;

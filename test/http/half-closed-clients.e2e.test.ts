@@ -6,7 +6,7 @@ import { rawRequest } from './raw-socket.js';
 
 /**
  * A client that half-closes its socket once its request is sent (HTTP/1.0 tools, `nc`, scripts
- * shutting their side down), against `herald serve`'s server (src/http/gateway-server.ts): a
+ * shutting their side down), against `herald serve`'s server (src/http/server/gateway-server.ts): a
  * webhook's answer is owed however long it takes, while the platform API still treats the end
  * as the client going away and cancels the work. The chat's model is a fake OpenAI-compatible
  * server speaking the Chat Completions API's streaming

@@ -135,7 +135,7 @@ describe('webhook contract (app.request)', () => {
     expect(both.headers.get('deprecation')).toBeNull();
   });
 
-  it('refuses an address with 429 and Retry-After after 20 failed attempts in 60 s, even with the right token', async () => {
+  it('refuses an address with 429 and Retry-After for wrong tokens after 20 failed attempts in 60 s; the right token still passes', async () => {
     const app = await testApp();
     for (let i = 0; i < 20; i++) {
       expect((await app.request('/hooks/wake', post({ text: 'a' }, hookHeaders('wrong-token-0123456789')))).status).toBe(401);
@@ -146,7 +146,7 @@ describe('webhook contract (app.request)', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(await limited.json()).toMatchObject({ ok: false });
-    expect((await app.request('/hooks/wake', post({ text: 'a' }))).status).toBe(429);
+    expect((await app.request('/hooks/wake', post({ text: 'a' }))).status).toBe(200);
   });
 
   it('413 on a declared length over hooks.maxBodyBytes, 400 on unreadable JSON or a non-object body', async () => {

@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { API_KEY, GATEWAY_TOKEN, HOOK_TOKEN } from '../helpers/start-herald.js';
-import { servedRoutes } from '../../src/http/lazy-routes.js';
+import { servedRoutes } from '../../src/http/server/lazy-routes.js';
 import { testApp } from './app-fixture.js';
 
 type Doc = { openapi: string; paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>> };

@@ -180,9 +180,11 @@ describe('per-mapping signature verification', () => {
   it('counts failed signatures toward the 429 limiter', async () => {
     herald = await testApp(config(), { files });
     for (let i = 0; i < 20; i++) expect((await post('github', githubDelivery(2, 'wrong'))).status).toBe(401);
-    const limited = await post('github', githubDelivery(2));
+    const limited = await post('github', githubDelivery(2, 'wrong'));
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // the sender's own signature still gets through
+    expect((await post('github', githubDelivery(2))).status).toBe(202);
   });
 
   it('keeps the mapping fixtures of signed mapping files working', async () => {

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { extractiveAnswer } from '../../src/knowledge/extractive-answer.js';
-import { fuseRankings } from '../../src/knowledge/fuse-rankings.js';
+import { extractiveAnswer } from '../../src/knowledge/searching/extractive-answer.js';
+import { fuseRankings } from '../../src/knowledge/searching/fuse-rankings.js';
 import { KnowledgeIndex } from '../../src/knowledge/knowledge-index.js';
-import type { ScoredCandidate } from '../../src/knowledge/rank-passages.js';
-import { queryTerms } from '../../src/knowledge/search-query.js';
+import type { ScoredCandidate } from '../../src/knowledge/searching/rank-passages.js';
+import { queryTerms } from '../../src/knowledge/searching/search-query.js';
 import { wordsOf } from '../../src/knowledge/text-terms.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/start-herald.js';

@@ -1,6 +1,6 @@
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
-import { countStartTags, surveyZip } from '../../src/knowledge/zip-entries.js';
+import { countStartTags, surveyZip } from '../../src/knowledge/parsing/zip-entries.js';
 
 async function zipOf(files: Record<string, string>, compression: 'DEFLATE' | 'STORE'): Promise<Uint8Array> {
   const zip = new JSZip();

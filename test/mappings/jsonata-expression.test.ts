@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 /** a fresh copy of the module: its caches of checked texts start empty */
 async function fresh() {
   vi.resetModules();
-  return import('../../src/mappings/jsonata-expression.js');
+  return import('../../src/mappings/templates/jsonata-expression.js');
 }
 
 /** what compileExpression gives for a text, or the fault it throws */
@@ -76,7 +76,7 @@ describe('a plain field reference', () => {
 
   it('reads what JSONata would evaluate over the sanitised copy, and leaves arrays, objects and null to JSONata', async () => {
     const module = await fresh();
-    const { templateScope } = await import('../../src/mappings/template-scope.js');
+    const { templateScope } = await import('../../src/mappings/templates/template-scope.js');
     let read = 0;
     for (const payload of PAYLOADS) {
       const request = { path: 'p', payload, headers: { 'x-github-event': 'issues', 'x-kind': 'k' }, query: { page: '2' }, url: 'http://h/hooks/p' };
@@ -100,7 +100,7 @@ describe('a plain field reference', () => {
     const module = await fresh();
     const scope = { payload: { a: 'x' }, bindings: { payload: { a: 'x' }, headers: {}, query: {}, path: 'p', now: '' } };
     expect(module.compileExpression('a').read(scope)).toBe(module.NOT_READ);
-    const { templateScope } = await import('../../src/mappings/template-scope.js');
+    const { templateScope } = await import('../../src/mappings/templates/template-scope.js');
     const request = { path: 'p', payload: { a: 'x', items: ['y'] }, headers: {}, query: {}, url: 'http://h/hooks/p' };
     for (const text of ['$uppercase(a)', 'items[0]', 'a & "!"', '$now', '$path', 'true']) expect(module.compileExpression(text).read(templateScope(request))).toBe(module.NOT_READ);
   });

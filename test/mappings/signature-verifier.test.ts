@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { compileSignatureVerifier } from '../../src/mappings/signature-verifier.js';
+import { compileSignatureVerifier } from '../../src/mappings/signatures/signature-verifier.js';
 import { mappingAuthSchema } from '../../src/config/mapping-schema.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { toJsonata } from '../../src/mappings/jsonata-expression.js';
-import { compileTemplate, TemplateSyntaxError } from '../../src/mappings/template.js';
-import { templateScope } from '../../src/mappings/template-scope.js';
+import { toJsonata } from '../../src/mappings/templates/jsonata-expression.js';
+import { compileTemplate, TemplateSyntaxError } from '../../src/mappings/templates/template.js';
+import { templateScope } from '../../src/mappings/templates/template-scope.js';
 import type { HookRequest } from '../../src/mappings/hook-request.js';
 
 function request(payload: unknown, extra: Partial<HookRequest> = {}): HookRequest {

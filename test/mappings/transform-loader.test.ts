@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TransformLoader } from '../../src/mappings/transform-loader.js';
-import { pickExport } from '../../src/mappings/transform-modules.js';
-import { TransformConfigError } from '../../src/mappings/transform-runner.js';
+import { TransformLoader } from '../../src/mappings/transforms/transform-loader.js';
+import { pickExport } from '../../src/mappings/transforms/transform-modules.js';
+import { TransformConfigError } from '../../src/mappings/transforms/transform-runner.js';
 import { tempDir } from '../helpers/start-herald.js';
 
 function setup(files: Record<string, string>) {

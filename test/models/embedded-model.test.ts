@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { extractiveAnswer } from '../../src/knowledge/searching/extractive-answer.js';
 import { EmbeddedModel, HEARTBEAT_OK } from '../../src/models/embedded-model.js';
 import { isModelAllowed, resolveModelRef } from '../../src/models/model-refs.js';
 import type { ModelRequest } from '../../src/models/provider.js';
 
-const model = new EmbeddedModel();
+const model = new EmbeddedModel(extractiveAnswer);
 const base: ModelRequest = { model: 'extractive', messages: [{ role: 'user', content: 'x' }], purpose: 'run' };
 
 describe('embedded model', () => {
@@ -29,7 +30,7 @@ describe('embedded model', () => {
     const { text } = await model.complete({
       ...base,
       purpose: 'chat',
-      knowledge: [{ documentId: 'd', filename: 'faq.md', chunkId: 'c', score: 1, content: 'Refunds take 5 days.' }],
+      knowledge: [{ filename: 'faq.md', score: 1, content: 'Refunds take 5 days.' }],
     });
     expect(text).toContain('Refunds take 5 days.');
     expect(text).toContain('faq.md');
@@ -53,7 +54,7 @@ describe('model refs', () => {
   const config = {
     models: { providers: { local: { api: 'openai' as const, baseUrl: 'http://127.0.0.1/v1' } }, aliases: { fast: 'local/llama3' }, prices: {} },
     agents: {
-      defaults: { model: { primary: 'embedded/extractive', fallbacks: [] }, models: { refs: ['fast', 'embedded/extractive'], aliases: {} }, timeoutSeconds: 600, maxConcurrent: 4, leaseMs: 30000, historyLimit: 50 },
+      defaults: { model: { primary: 'embedded/extractive', fallbacks: [] }, models: { refs: ['fast', 'embedded/extractive'], aliases: {} }, timeoutSeconds: 600, maxConcurrent: 4, leaseMs: 30000, historyLimit: 50, budgetReserveTokens: 1024 },
       list: [{ id: 'main' }],
     },
   };

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { completeWithFallbacks } from '../../src/models/complete-with-fallbacks.js';
+import { extractiveAnswer } from '../../src/knowledge/searching/extractive-answer.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import type { FakeServer } from '../helpers/fake-server.js';
 import { loadConfigValue } from '../helpers/builtins.js';
@@ -21,7 +22,7 @@ describe('fallbacks with client tools', () => {
       }),
       path.join(tempDir(), 'herald.json'),
     );
-    const models = new ModelRegistry(config);
+    const models = new ModelRegistry(config, extractiveAnswer);
     const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }];
     const messages = [{ role: 'user' as const, content: 'hi' }];
     const answered = await completeWithFallbacks(['embedded/extractive', 'up/gpt-test'], models, { messages, purpose: 'chat', extra: { tools } }, {});
@@ -40,7 +41,7 @@ describe('models answering in-process', () => {
       baseConfig({ models: { providers: { up: { api: 'openai', baseUrl: 'http://127.0.0.1:9/v1' } } } }),
       path.join(tempDir(), 'herald.json'),
     );
-    const models = new ModelRegistry(config);
+    const models = new ModelRegistry(config, extractiveAnswer);
     expect(models.answersInProcess(['embedded/extractive'])).toBe(true);
     expect(models.answersInProcess(['embedded/extractive', 'up/gpt-test'])).toBe(false);
     expect(models.answersInProcess(['nowhere/model'])).toBe(false);

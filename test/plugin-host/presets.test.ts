@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { builtinPlugins, loadConfigValue } from '../helpers/builtins.js';
 import { ConfigError } from '../../src/errors.js';
 import { resolveMappings } from '../../src/mappings/resolve-mappings.js';
-import { definePlugin, definePreset, presetCommonOptions } from '../../src/plugins/sdk.js';
+import { definePlugin, definePreset, presetCommonOptions } from '../../src/plugin-sdk/sdk.js';
 
 /** a preset as a third-party plugin would write one: a signed path, its own option */
 const acmePlugin = definePlugin({

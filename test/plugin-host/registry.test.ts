@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { builtinPlugins, loadConfigFile } from '../helpers/builtins.js';
 import { ConfigError } from '../../src/errors.js';
 import { PluginRegistry, loadExternalPlugins } from '../../src/plugin-host/registry.js';
-import { definePlugin, type PluginDefinition } from '../../src/plugins/sdk.js';
+import { definePlugin, type PluginDefinition } from '../../src/plugin-sdk/sdk.js';
 import { tempDir } from '../helpers/start-herald.js';
 
 const plugin = (id: string, extra: Partial<PluginDefinition> = {}) =>
@@ -48,7 +48,7 @@ describe('plugin registry', () => {
 
 const externalPluginSource = `
 import { z } from 'zod';
-import { definePlugin } from ${JSON.stringify(path.resolve('src/plugins/sdk.ts'))};
+import { definePlugin } from ${JSON.stringify(path.resolve('src/plugin-sdk/sdk.ts'))};
 export default definePlugin({
   id: 'pager',
   roles: ['channel'],

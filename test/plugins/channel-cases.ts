@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { PluginDefinition } from '../../src/plugins/sdk.js';
+import type { PluginDefinition } from '../../src/plugin-sdk/sdk.js';
 import { discordPlugin } from '../../plugins/discord/manifest.js';
 import { imessagePlugin } from '../../plugins/imessage/manifest.js';
 import { mattermostPlugin } from '../../plugins/mattermost/manifest.js';

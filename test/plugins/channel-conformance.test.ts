@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChannelError } from '../../src/plugins/sdk.js';
-import { retryDelay } from '../../src/runtime/retry-delay.js';
+import { ChannelError } from '../../src/plugin-sdk/sdk.js';
+import { retryDelay } from '../../src/runtime/delivery/retry-delay.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 import { createChannel, message } from './channel.case.js';
 import { TELEGRAM_TOKEN, channelCases } from './channel-cases.js';

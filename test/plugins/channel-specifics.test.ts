@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { standardWebhookSignature } from '../../plugins/webhook/channel.js';
-import { splitMessage } from '../../src/plugins/split-message.js';
-import { ChannelError } from '../../src/plugins/sdk.js';
+import { splitMessage } from '../../src/plugin-sdk/split-message.js';
+import { ChannelError } from '../../src/plugin-sdk/sdk.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 import { createChannel, message } from './channel.case.js';
 import { TEAMS_ACCESS_TOKEN, WEBHOOK_SECRET, channelCases } from './channel-cases.js';

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/log.js';
-import { ChannelError, type ChannelAdapter, type ChannelMessage, type PluginDefinition } from '../../src/plugins/sdk.js';
+import { ChannelError, type ChannelAdapter, type ChannelMessage, type PluginDefinition } from '../../src/plugin-sdk/sdk.js';
 import { startFakeServer, type FakeResponse, type FakeServer, type RecordedRequest } from '../helpers/fake-server.js';
 
 /** What the shared contract needs to know about one channel plugin and its platform. */

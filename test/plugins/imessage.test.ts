@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChannelError } from '../../src/plugins/sdk.js';
+import { ChannelError } from '../../src/plugin-sdk/sdk.js';
 import { startFakeServer, type FakeServer, type RecordedRequest, type FakeResponse } from '../helpers/fake-server.js';
 import { createChannel, message } from './channel.case.js';
 import { IMESSAGE_PASSWORD, channelCases } from './channel-cases.js';

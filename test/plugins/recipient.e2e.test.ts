@@ -2,8 +2,8 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discordChannel } from '../../plugins/discord/channel.js';
 import { msteamsChannel } from '../../plugins/msteams/channel.js';
-import { ChannelError } from '../../src/plugins/sdk.js';
-import { pathSegment } from '../../src/plugins/channel-http.js';
+import { ChannelError } from '../../src/plugin-sdk/sdk.js';
+import { pathSegment } from '../../src/plugin-sdk/channel-http.js';
 import { hookHeaders } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 

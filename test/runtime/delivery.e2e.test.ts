@@ -217,8 +217,9 @@ describe('retries', () => {
     const run = await settled(await agent({ message: 'hello', channel: 'telegram', to: '999' }));
     expect(run.delivery).toMatchObject({ status: 'failed', attempts: 1, lastError: 'telegram 400: Bad Request: chat not found' });
     expect(platform.requests).toHaveLength(1);
-    const events = await admin('/events?session=main');
-    expect(events.data.map((e: { text: string }) => e.text)).toContain('Delivery failed: telegram to 999: telegram 400: Bad Request: chat not found');
+    // the failure's event is posted after the delivery's status is written: it comes, not at the same instant
+    const failure = 'Delivery failed: telegram to 999: telegram 400: Bad Request: chat not found';
+    await eventually(async () => (await admin('/events?session=main')).data.some((e: { text: string }) => e.text === failure));
   });
 
   it('gives up after maxAttempts retryable failures and says so', async () => {

@@ -137,6 +137,28 @@ describe("governing a mapping's traffic", () => {
     expect(await metric(herald, 'herald_runs_coalesced_total{mapping="alerts"}')).toMatch(/ 1$/);
   });
 
+  it('bounds one coalesced run by coalesce.maxEvents and coalesce.maxBytes: the event past either starts a new run', async () => {
+    fake = await startFakeServer(() => ({ body: completion('noted') }));
+    // a window longer than the test: the runs stay open, queued
+    herald = await testApp(config(fake.url, [governed('alerts', { coalesce: { windowMs: 3_600_000, key: '{{ service }}', maxEvents: 3, maxBytes: 1000 } })]));
+    const first = await accepted(herald, 'alerts', { service: 'db', text: 'lag 1' });
+    expect(await accepted(herald, 'alerts', { service: 'db', text: 'lag 2' })).toMatchObject({ runId: first.runId, coalesced: true });
+    expect(await accepted(herald, 'alerts', { service: 'db', text: 'lag 3' })).toMatchObject({ runId: first.runId, coalesced: true });
+    // a fourth event: past maxEvents, a run of its own, which the next ones join
+    const second = await accepted(herald, 'alerts', { service: 'db', text: 'lag 4' });
+    expect(second.coalesced).toBeUndefined();
+    expect(second.runId).not.toBe(first.runId);
+    expect(await accepted(herald, 'alerts', { service: 'db', text: 'lag 5' })).toMatchObject({ runId: second.runId, coalesced: true });
+    // past maxBytes: 1,100 bytes do not fit beside the run's 2 events, a third run starts
+    const big = await accepted(herald, 'alerts', { service: 'db', text: 'x'.repeat(1100) });
+    expect(big.runId).not.toBe(second.runId);
+    const runs = await Promise.all([first, second, big].map((r) => herald!.gateway.store.runs.get(r.runId)));
+    expect(runs.map((r) => r!.message.length)).toEqual([expect.any(Number), expect.any(Number), 1100]);
+    expect(runs[0]!.message).toContain('3 events arrived together');
+    expect(runs[1]!.message).toContain('2 events arrived together');
+    expect(fake.requests).toHaveLength(0);
+  });
+
   it('refuses a bad traffic setting at start, naming the mapping and the field', async () => {
     const bad = governed('deploys', { rate: { runs: 0, per: '0s' }, coalesce: { windowMs: 1000, key: '{{ ' } });
     const refused = testApp({ hooks: { mappings: [bad] } });

@@ -14,7 +14,7 @@ export function admissionCases(open: OpenStore) {
   describe("a mapping's traffic (runs.admit)", () => {
     it('coalesces the events of a key within the window into one run, claimable when the window ends, across a restart', async () => {
       const first = await open();
-      const coalesce: RunAdmission = { mappingId: 'alerts', coalesce: { key: 'db', windowMs: 1000, message: listed } };
+      const coalesce: RunAdmission = { mappingId: 'alerts', coalesce: { key: 'db', windowMs: 1000, message: listed, maxEvents: 50, maxBytes: 262_144 } };
       expect(await first.runs.admit(governedRun('c1', 100), coalesce)).toEqual({ type: 'queued', runId: 'c1', notBefore: 1100, waitedFor: 'coalesce' });
       expect(await first.runs.admit(governedRun('c2', 400), coalesce)).toEqual({ type: 'coalesced', runId: 'c1', count: 2 });
       // another key is a run of its own

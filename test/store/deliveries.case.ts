@@ -172,5 +172,20 @@ export function deliveriesCases(open: OpenStore) {
       expect(await a.deliveries.get('p1')).toMatchObject({ status: 'pending' });
       expect(await a.deliveries.countFailed({})).toBe(1);
     });
+
+    it('gives every sending delivery back, due at once, keeping its attempts and parts sent', async () => {
+      const a = await open();
+      const now = Date.now();
+      await a.deliveries.insert(pending('d1', now));
+      await a.deliveries.insert({ ...pending('d2', now), runId: 'run-2' });
+      await a.deliveries.claim('d1', 'dead', now, now + 3_600_000);
+      await a.deliveries.partSent('d1', 'dead', 1);
+      await a.close();
+      const b = await open(a);
+      expect(await b.deliveries.due(now + 1, 10)).toEqual(['d2']);
+      expect(await b.deliveries.requeueSending(now + 1)).toBe(1);
+      expect(await b.deliveries.get('d1')).toMatchObject({ status: 'pending', attempts: 1, partsSent: 1, nextAttemptAt: now + 1, leaseOwner: null });
+      expect((await b.deliveries.due(now + 1, 10)).sort()).toEqual(['d1', 'd2']);
+    });
   });
 }

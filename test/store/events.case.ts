@@ -183,5 +183,21 @@ export function eventsCases(open: OpenStore, raced: RacedEvents) {
       await store.events.enqueue('main', 'event 3', 3);
       expect((await store.events.list('main', 10)).map((e) => `${e.text}:${e.status}`)).toEqual(['event 3:pending', 'event 2:pending', 'event 1:pending', 'event 0:dropped']);
     });
+
+    it('gives every processing event back at once, whoever claimed it, long before its lease runs out', async () => {
+      const first = await open();
+      for (let i = 0; i < 3; i++) await first.events.enqueue('main', `event ${i}`, 20);
+      const now = Date.now();
+      expect(await first.events.claimPending('main', { owner: 'dead', now, until: now + 3_600_000 }, 20)).toHaveLength(3);
+      await first.events.enqueue('main', 'event 3', 20);
+      await first.close();
+      const store = await open(first);
+      expect(await store.events.countPending('main')).toBe(1);
+      expect(await store.events.requeueProcessing()).toBe(3);
+      expect(await store.events.countPending('main')).toBe(4);
+      const taken = await store.events.claimPending('main', { owner: 'next', now: now + 1, until: now + 60_000 }, 20);
+      expect(taken.map((e) => e.text)).toEqual(['event 0', 'event 1', 'event 2', 'event 3']);
+      expect(await store.events.requeueProcessing()).toBe(4);
+    });
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { queryTerms } from '../../src/knowledge/search-query.js';
+import { queryTerms } from '../../src/knowledge/searching/search-query.js';
 import { indexTextOf } from '../../src/knowledge/text-terms.js';
 import { FREQUENT_TERM_CHUNKS, FREQUENT_TERM_SAMPLE, frequentTermFrequency, type NewKnowledgeDocument } from '../../src/store/port.js';
 import type { OpenStore } from './open-store-under-test.js';

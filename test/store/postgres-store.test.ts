@@ -487,7 +487,8 @@ describe('postgres store: what only this adapter has', () => {
     }
   });
 
-  it("lists runs by status, a run's requests, a mapping's and the failed ones from indexes that hold only what those lists read (migrations 26, 28, 30, 31, 32)", async () => {
+  // 200,000 rows written through the runs' triggers first: more than the default test time on a busy machine
+  it("lists runs by status, a run's requests, a mapping's and the failed ones from indexes that hold only what those lists read (migrations 26, 28, 30, 31, 32)", { timeout: 90_000 }, async () => {
     const store = await open();
     opened.push(store);
     // 100,000 finished runs of the direct /hooks/agent, a few failed, a backlog of queued ones; a receipt per wake (no run) and one per run

@@ -24,6 +24,7 @@ import { servingCases } from './serving.case.js';
 import { sessionSummariesCases } from './session-summaries.case.js';
 import { stateCases } from './state.case.js';
 import { toolCallsCases } from './tool-calls.case.js';
+import { schedulesCases } from './schedules.case.js';
 
 // the port contract on the PostgreSQL adapter: each store a fresh schema of the test database
 // (dropped after the run); a shared store is a second pool on the same schema, as a second
@@ -108,6 +109,7 @@ admissionCases(open);
   filesCases(open);
   usageCases(open);
 alertsCases(open);
+schedulesCases(open);
   probeCases(open);
   migrationsCases(open, previousVersion);
   sessionSummariesCases(open, previousVersion);

@@ -24,6 +24,7 @@ import { servingCases } from './serving.case.js';
 import { sessionSummariesCases } from './session-summaries.case.js';
 import { stateCases } from './state.case.js';
 import { toolCallsCases } from './tool-calls.case.js';
+import { schedulesCases } from './schedules.case.js';
 
 // the port contract on the SQLite adapter: each store a file of its own; a shared store is a
 // second connection on the same file, as a second herald process would open it
@@ -93,6 +94,7 @@ apiKeysCases(open);
 filesCases(open);
 usageCases(open);
 alertsCases(open);
+schedulesCases(open);
 probeCases(open);
 migrationsCases(open, previousVersion);
 // the version before 17: its summaries kept by the row trigger

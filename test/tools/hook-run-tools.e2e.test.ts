@@ -114,6 +114,7 @@ describe('tools in hook runs', () => {
     expect(run.status).toBe('succeeded');
     expect(run.reply).toBe('giving up on tools');
     expect(await h.gateway.store.toolCalls.ofOwner('run', id)).toHaveLength(3);
-    expect(model.requests.at(-1).tools).toBeUndefined();
+    // told not to call them any more, in the words OpenAI takes (tool_choice only beside tools)
+    expect(model.requests.at(-1).tool_choice).toBe('none');
   });
 });

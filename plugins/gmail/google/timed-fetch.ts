@@ -1,4 +1,4 @@
-import { deadline } from '../../../src/plugins/sdk.js';
+import { deadline } from '../../../src/plugin-sdk/sdk.js';
 
 export interface FetchedText {
   status: number;

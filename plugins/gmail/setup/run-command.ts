@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { PluginCommandContext } from '../../../src/plugins/sdk.js';
+import type { PluginCommandContext } from '../../../src/plugin-sdk/sdk.js';
 import type { GmailConfig } from '../config.js';
 import { watcherFromConfig } from '../watcher/watcher-from-config.js';
 

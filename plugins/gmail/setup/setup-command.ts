@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { presetName, type PluginCommandContext, type PresetEntry } from '../../../src/plugins/sdk.js';
+import { presetName, type PluginCommandContext, type PresetEntry } from '../../../src/plugin-sdk/sdk.js';
 import { accessTokenSource, type OAuthCredentials } from '../google/access-tokens.js';
 import { applyEdits, editedConfigText, readRawConfig, writeConfigText, type ConfigEdit } from './config-file-edit.js';
 import { GmailApi } from '../google/gmail-api.js';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from 'pino';
-import type { PluginService } from '../../../src/plugins/sdk.js';
+import type { PluginService } from '../../../src/plugin-sdk/sdk.js';
 import type { GmailConfig } from '../config.js';
 
 const run = promisify(execFile);

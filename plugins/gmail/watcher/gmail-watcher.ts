@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Logger } from 'pino';
-import type { PluginService, PluginState, ServiceHealth } from '../../../src/plugins/sdk.js';
-import { releaseLease, takeLease } from '../../../src/plugins/state-lease.js';
+import type { PluginService, PluginState, ServiceHealth } from '../../../src/plugin-sdk/sdk.js';
+import { releaseLease, takeLease } from '../../../src/plugin-sdk/state-lease.js';
 import { accessTokenSource } from '../google/access-tokens.js';
 import type { GmailConfig } from '../config.js';
 import { GmailApi } from '../google/gmail-api.js';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { Logger } from 'pino';
-import { safeEqual } from '../../../src/plugins/sdk.js';
+import { safeEqual } from '../../../src/plugin-sdk/sdk.js';
 import { isHistoryId } from './history-id.js';
 import { PushAuthError, type PushOidcVerifier } from './push-oidc.js';
 

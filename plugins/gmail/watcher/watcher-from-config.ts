@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { presetName, type PluginHost, type PluginState, type PresetEntry } from '../../../src/plugins/sdk.js';
+import { presetName, type PluginHost, type PluginState, type PresetEntry } from '../../../src/plugin-sdk/sdk.js';
 import type { GmailConfig } from '../config.js';
 import { GmailWatcher } from './gmail-watcher.js';
 

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { HeraldError } from '../../errors.js';
 import type { AgentAction } from '../../mappings/hook-action.js';
-import type { ReplyDelivery } from '../../runtime/reply-delivery.js';
+import type { DeliveryActions } from '../../runtime/delivery/delivery-actions.js';
 import type { Store } from '../../store/port.js';
 import { bearerSecurity } from './admin-app.js';
 import { bulkDeliveryRequestSchema, bulkDeliveryResultSchema, deliveryDetailSchema, deliverySchema, errorSchema, idParam, receiptSchema, runSchema } from './admin-schemas.js';
@@ -27,7 +27,7 @@ const failedFilter = (body: z.infer<typeof bulkDeliveryRequestSchema>): FailedDe
 });
 
 /** What an operator can do about what happened: re-run, cancel, retry, abandon, replay. */
-export function registerActionRoutes(app: OpenAPIHono, deps: { store: Store; delivery: ReplyDelivery; operator: OperatorDeps }): void {
+export function registerActionRoutes(app: OpenAPIHono, deps: { store: Store; delivery: DeliveryActions; operator: OperatorDeps }): void {
   const { store, operator } = deps;
   const bulk = (action: 'retry' | 'abandon', summary: string) =>
     createRoute({

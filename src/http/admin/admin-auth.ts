@@ -34,13 +34,13 @@ export function adminAuth(deps: { config: HeraldConfig; limiter: FailedAuthLimit
   return async function adminAuth(c, next) {
     const bearer = bearerToken(c);
     if (bearer === undefined && c.req.header('authorization') === undefined && deps.sessions && getCookie(c, SESSION_COOKIE) !== undefined) {
-      deps.limiter.refuseWhileLimited(requesterOf(c));
       const session = await deps.sessions.verify(c);
       if (!session) {
         // forged, expired or signed out: counted like a wrong token (the console simply signs in again)
         deps.limiter.failed(requesterOf(c), 'wrong token');
         throw new HeraldError('HERALD_UNAUTHORIZED');
       }
+      deps.limiter.succeeded(requesterOf(c));
       if (!SAFE_METHODS.has(c.req.method) && !deps.sessions.csrfValid(c, session.id)) throw new HeraldError('HERALD_CSRF');
       c.set('adminCaller', sessionCaller(session.id));
       await next();

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { RunStatus } from '../../store/port.js';
 import { toolCallSchema } from './tool-call-view.js';
+import { toolServerSchema } from './tool-server-view.js';
 
 /**
  * The admin API's schemas, declared once: they validate the requests (params, query, bodies)
@@ -262,6 +263,7 @@ export const overviewSchema = z
       deliveries: z.record(z.string(), z.number().int()),
     }),
     retainedBytes: z.number().int(),
+    toolServers: z.array(toolServerSchema).openapi({ description: "The MCP servers of tools.mcpServers and their health, as this replica's connections see them." }),
   })
   .openapi('Overview');
 

@@ -3,8 +3,8 @@ import { defaultAgent } from '../../config/default-agent.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import { isoTime as iso } from '../../time/iso-time.js';
-import type { ReplyDelivery } from '../../runtime/reply-delivery.js';
-import { deliveryView } from '../../runtime/delivery-view.js';
+import type { DeliveryActions } from '../../runtime/delivery/delivery-actions.js';
+import { deliveryView } from '../../runtime/delivery/delivery-view.js';
 import { runDetail } from '../../runtime/operator/run-detail.js';
 import type { Store } from '../../store/port.js';
 import type { StoreProbe } from '../../store/store-probe.js';
@@ -34,7 +34,7 @@ const errors = { 400: json(errorSchema, 'Invalid parameter'), 401: json(errorSch
 const q = (name: string, description: string) => ({ param: { name, in: 'query' as const }, description });
 
 /** The lists and single-row reads of the admin API; newest first, cursor-paginated. */
-export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfig; store: Store; delivery: ReplyDelivery; probe?: StoreProbe }): void {
+export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfig; store: Store; delivery: DeliveryActions; probe?: StoreProbe }): void {
   const { store } = deps;
   const list = <T>(query: { limit: number; cursor?: string }) => ({ limit: query.limit + 1, after: decodeCursor(query.cursor) });
 

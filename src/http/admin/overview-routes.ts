@@ -4,8 +4,10 @@ import { isoTime as iso } from '../../time/iso-time.js';
 import { LiveFeed } from '../../runtime/operator/live-feed.js';
 import type { MinuteCount, Store } from '../../store/port.js';
 import type { StoreProbe } from '../../store/store-probe.js';
+import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema, overviewSchema } from './admin-schemas.js';
+import { toolServerView } from './tool-server-view.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 /** a comment this often on an idle stream keeps proxies from timing it out (it reads nothing) */
@@ -16,8 +18,8 @@ type Overview = z.infer<typeof overviewSchema>;
 
 const minutes = (rows: MinuteCount[]) => rows.map((r) => ({ minute: iso(r.minute), total: r.total, failed: r.failed }));
 
-/** The Overview page's numbers, and the same numbers live as server-sent events. */
-export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; probe?: StoreProbe }): void {
+/** The Overview page's numbers and tool servers, and the same live as server-sent events. */
+export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; probe?: StoreProbe; toolServers?: () => ToolServerHealth[] }): void {
   const overview = async (): Promise<Overview> => {
     const since = Date.now() - WINDOW_MS;
     const [requests, runs, deliveries, counts, retainedBytes] = await Promise.all([
@@ -36,6 +38,7 @@ export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; p
         deliveries: counts?.deliveries ?? {},
       },
       retainedBytes,
+      toolServers: (deps.toolServers?.() ?? []).map(toolServerView),
     };
   };
 
@@ -44,7 +47,7 @@ export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; p
       method: 'get',
       path: '/overview',
       tags: ['overview'],
-      summary: 'Requests, runs and deliveries per minute (last hour), failures, queue depths, retained bytes',
+      summary: 'Requests, runs and deliveries per minute (last hour), failures, queue depths, retained bytes, the MCP servers\' health',
       security: bearerSecurity,
       responses: { 200: json(overviewSchema, 'The overview'), 401: json(errorSchema, 'Not signed in') },
     }),
@@ -61,7 +64,7 @@ export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; p
       path: '/stream',
       tags: ['overview'],
       summary:
-        'Server-sent events: `overview` (the Overview body) at once and after every change; `change` ({kinds}: receipts, runs, events, deliveries, sessions) naming what changed. Pushed by the store\'s change feed (across replicas on PostgreSQL), never polled',
+        'Server-sent events: `overview` (the Overview body) at once and after every change; `change` ({kinds}: receipts, runs, events, deliveries, sessions, usage, tools) naming what changed. Pushed by the store\'s change feed (across replicas on PostgreSQL; `tools`: an MCP server\'s state or tools changed), never polled',
       security: bearerSecurity,
       responses: { 200: { content: { 'text/event-stream': { schema: z.string() } }, description: 'An endless event stream' }, 401: json(errorSchema, 'Not signed in') },
     }),

@@ -48,8 +48,7 @@ export async function answerHook(x: HookExchange, deps: HookRouteDeps): Promise<
   // the receipt's notes, written field by field as the route learns them (no object per note)
   const notes = x.notes ?? {};
   notes.authMethod = signed.length ? 'signature' : (presented?.form ?? 'none');
-  if (signed.length) deps.limiter.refuseWhileLimited(x, path);
-  else checkToken(x, deps.limiter, presented?.token, hooks.token);
+  if (!signed.length) checkToken(x, deps.limiter, presented?.token, hooks.token);
   if (presented?.form === 'query') {
     x.setHeader('Deprecation', 'true');
     deps.logger.warn({ reqId: x.requestId }, 'hook token sent as ?token= (deprecated): send Authorization: Bearer instead');
@@ -117,12 +116,12 @@ async function getHandshake(x: HookExchange, deps: HookRouteDeps, handshakes: Co
     admitted = handshakes;
   } else {
     if (x.notes) x.notes.authMethod = 'verify-token';
-    deps.limiter.refuseWhileLimited(x, x.path);
     admitted = handshakes.filter((m) => m.respond?.verifyToken?.(query));
     if (!admitted.length) {
       deps.limiter.failed(x, handshakes.some((m) => m.respond?.verifyToken) ? 'wrong token' : 'missing token', x.path);
       throw new HeraldError('HERALD_UNAUTHORIZED');
     }
+    deps.limiter.succeeded(x, x.path);
   }
   const headers = withoutCredentials(x.headers);
   delete query.token;

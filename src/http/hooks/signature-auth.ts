@@ -25,8 +25,9 @@ export function signatureCandidates(
 /**
  * A request without the hook token, to a path whose mappings declare `auth`: admitted when its
  * signature verifies over the raw body for at least one of them (those are the mappings that may
- * take it). Otherwise 401, counted against the address on this path only (a sender whose secret
- * is wrong locks out its own path, not the others), with the reason logged.
+ * take it), even while the address is limited. Otherwise 401 (429 past the limit), counted
+ * against the address on this path only (a sender whose secret is wrong locks out its own path,
+ * not the others), with the reason logged.
  */
 export function admitBySignature(
   who: Requester,
@@ -44,5 +45,6 @@ export function admitBySignature(
     limiter.failed(who, signed[0]?.signature?.failure?.(headers, nowMs, body) ?? 'bad signature', path);
     throw new HeraldError('HERALD_UNAUTHORIZED');
   }
+  limiter.succeeded(who, path);
   return admitted;
 }

@@ -1,57 +1,14 @@
-import type { z } from 'zod';
 import type { HeraldConfig } from '../../config/schema.js';
-import type { ResponseDoc, RouteDoc } from './route-doc.js';
-import { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { adminRoutes } from '../admin/admin-routes.js';
 import type { OperatorDeps } from '../admin/operator-deps.js';
-
-interface Content {
-  [type: string]: { schema: z.ZodType };
-}
-interface Definition {
-  type: string;
-  route?: {
-    method: RouteDoc['method'];
-    path: string;
-    summary?: string;
-    description?: string;
-    request?: { params?: z.ZodObject; query?: z.ZodObject; body?: { content: Content } };
-    responses: Record<string, { description: string; content?: Content }>;
-  };
-}
+import { FailedAuthLimiter } from '../failed-auth-limiter.js';
+import { adminDocsOf } from './admin-registry-docs.js';
+import type { RouteDoc } from './route-doc.js';
 
 /**
- * The admin routes as the shared OpenAPI registry (src/http/openapi) lists them: read from the
- * route declarations themselves (the zod schemas that validate each route), so the root document,
- * /admin/openapi.json and the API reference table (docs/console.md) can never drift from what is served.
- * The routes are declared on an app that never serves: only its declarations are read.
+ * The admin routes as the shared OpenAPI registry (src/http/openapi) lists them. The routes are
+ * declared on an app that never serves: only its declarations are read.
  */
 export function adminRouteDocs(): RouteDoc[] {
-  const app = adminRoutes({ config: {} as HeraldConfig, store: {} as never, delivery: {} as never, limiter: new FailedAuthLimiter('operator'), operator: {} as OperatorDeps });
-  const docs: RouteDoc[] = [];
-  for (const definition of app.openAPIRegistry.definitions as Definition[]) {
-    const route = definition.route;
-    if (definition.type !== 'route' || !route) continue;
-    const [bodyType, body] = Object.entries(route.request?.body?.content ?? {})[0] ?? [];
-    docs.push({
-      surface: 'admin',
-      method: route.method,
-      path: route.path,
-      summary: route.summary ?? '',
-      ...(route.description && { description: route.description }),
-      security: 'gatewayToken',
-      request: {
-        ...(route.request?.params && { params: route.request.params }),
-        ...(route.request?.query && { query: route.request.query }),
-        ...(body && { body: { schema: body.schema, contentType: bodyType } }),
-      },
-      responses: Object.fromEntries(
-        Object.entries(route.responses).map(([status, r]): [number, ResponseDoc] => {
-          const [contentType, content] = Object.entries(r.content ?? {})[0] ?? [];
-          return [Number(status), { description: r.description, ...(content && { schema: content.schema }), ...(contentType && contentType !== 'application/json' && { contentType }) }];
-        }),
-      ),
-    });
-  }
-  return docs;
+  return adminDocsOf(adminRoutes({ config: {} as HeraldConfig, store: {} as never, delivery: {} as never, limiter: new FailedAuthLimiter('operator'), operator: { schedules: {} } as OperatorDeps }));
 }

@@ -1,13 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Handler } from 'hono';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { MappingsEngine } from '../../mappings/mappings-engine.js';
 import { openApiDocument, type MappedHookDoc } from './openapi-document.js';
 import { routeDocs } from './route-docs.js';
-import { PACKAGE_ROOT } from '../../utils/install-layout.js';
-
-const version = (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+import { version } from './herald-version.js';
 
 /** the mapped hooks that declare a payload `schema` or answer themselves (`respond`), as the document shows them */
 export function mappedHookDocs(engine: MappingsEngine): MappedHookDoc[] {
@@ -33,9 +29,4 @@ export function openApiRoute(deps: { config: HeraldConfig; engine: MappingsEngin
     });
     return c.json(document);
   };
-}
-
-/** `GET /admin/openapi.json`: the admin routes only (behind the gateway token, like the rest of /admin) */
-export function adminOpenApiDocument(): Record<string, unknown> {
-  return openApiDocument({ routes: routeDocs, prefix: '/admin', version });
 }

@@ -8,6 +8,7 @@ import { openChatTurn } from '../../agents/chat-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import type { KnowledgePassage } from '../../knowledge/knowledge-passage.js';
+import { conversationOwner } from '../../platform/api-keys.js';
 import { randomHex } from '../../utils/random-hex.js';
 import { uploadedFile, urlCitations } from './citation-annotations.js';
 import { parseJsonBody, readBody } from '../read-body.js';
@@ -136,6 +137,7 @@ export async function answerChatCompletion(x: ChatExchange, deps: ChatRoutesDeps
   const tools = chatClientTools(body);
   const chat = await openChatTurn(deps.turns, {
     agent,
+    owner: conversationOwner(principal),
     conversationId: body.conversation_id ?? undefined,
     messages: chatInputMessages(body.messages),
     metadata: body.metadata ?? undefined,

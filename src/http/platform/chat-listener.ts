@@ -3,7 +3,7 @@ import type { HttpMetrics } from '../../metrics/http-metrics.js';
 import { bearerOf } from '../bearer-token.js';
 import { refusalOnNode } from '../error-handler.js';
 import { absoluteUrl } from '../request-url.js';
-import { nodeClientAddress, openNodeRequest, readNodeBody } from '../node-request.js';
+import { nodeClientAddress, openNodeRequest, readNodeBody } from '../server/node-request.js';
 import { requestAnswered } from '../request-context.js';
 import type { TrustedProxies } from '../trusted-proxies.js';
 import { answerChatCompletion, cancelWhenResponseCloses, type ChatRoutesDeps } from './chat-completions.js';

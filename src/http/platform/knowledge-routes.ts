@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
 import { HeraldError } from '../../errors.js';
-import { DEFAULT_CHUNK, type ChunkOptions } from '../../knowledge/chunk-text.js';
+import { DEFAULT_CHUNK, type ChunkOptions } from '../../knowledge/parsing/chunk-text.js';
 import { ingestDocument } from '../../knowledge/ingest-document.js';
 import type { KnowledgeDocument, KnowledgeIndex } from '../../knowledge/knowledge-index.js';
 import { isVectorStoreOwner } from '../../knowledge/knowledge-owner.js';
-import type { ParsePool } from '../../knowledge/parse-pool.js';
+import type { ParsePool } from '../../knowledge/parsing/parse-pool.js';
 import { mayUseAgent } from '../../platform/api-keys.js';
 import { requireAgent } from './agents-routes.js';
 import { listPage } from './list-page.js';

@@ -22,7 +22,7 @@ export interface PlatformAdmission {
 
 /**
  * `Authorization: Bearer <API_KEY>` on every /v1 call, then the key's rate limit. An address
- * that keeps presenting bad keys is refused (429) before its keys are even looked at. One gate
+ * that keeps presenting bad keys gets 429 for them; a valid key is admitted all the same. One gate
  * per gateway: the hono middleware and the chat's own listener (chat-listener.ts) count against
  * the same limits.
  */
@@ -35,7 +35,6 @@ export class PlatformGate {
 
   /** the call's principal, or the HeraldError (401, 429) that refuses it */
   async admit(who: Requester, presented: string | undefined): Promise<PlatformAdmission> {
-    this.failures.refuseWhileLimited(who);
     const principal = await this.keys.verify(presented);
     if (!principal) {
       this.failures.failed(who, presented ? 'unknown key' : 'missing key');
@@ -44,6 +43,7 @@ export class PlatformGate {
         : "You didn't provide an API key. Send it as `Authorization: Bearer <API_KEY>`.";
       throw new HeraldError('HERALD_UNAUTHORIZED', message);
     }
+    this.failures.succeeded(who);
     const decision = this.rate.take(principal.name);
     const headers = rateLimitHeaders(decision);
     if (!decision.allowed) {

@@ -4,7 +4,7 @@ import type { AgentDirectory } from '../../agents/agent-directory.js';
 import type { AgentTurnDeps } from '../../agents/agent-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
-import type { ParsePool } from '../../knowledge/parse-pool.js';
+import type { ParsePool } from '../../knowledge/parsing/parse-pool.js';
 import type { Files } from '../../platform/files.js';
 import { VectorStoreBatches } from '../../platform/vector-store-batches.js';
 import type { VectorStores } from '../../platform/vector-stores.js';
@@ -42,7 +42,8 @@ export function platformRoutes(deps: PlatformRoutesDeps): Hono {
   app.use('*', platformAuth(deps.gate));
   app.route('/', agentsRoutes({ agents: deps.agents, knowledge: deps.knowledge, state: deps.store.state }));
   app.route('/', chatRoutes(deps));
-  app.route('/', responsesRoutes({ ...deps, turns: { ...deps.turns, state: deps.store.state } }));
+  // a response's tool calls are recorded with the store's, whether or not the gateway gave the turns a repo
+  app.route('/', responsesRoutes({ ...deps, turns: { ...deps.turns, state: deps.store.state, toolCalls: deps.turns.toolCalls ?? deps.store.toolCalls } }));
   app.route('/', embeddingsRoutes({ config: deps.config, usage: deps.turns.usage, budgets: deps.turns.budgets }));
   app.route('/', knowledgeRoutes({ agents: deps.agents, knowledge: deps.knowledge, parser: deps.parser, maxUploadBytes: deps.config.platform.maxUploadBytes }));
   app.route('/', filesRoutes({ files: deps.files, maxUploadBytes: deps.config.platform.maxUploadBytes }));

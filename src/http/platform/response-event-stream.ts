@@ -1,3 +1,5 @@
+import type { McpItemEvent } from '../../agents/response-ledger.js';
+import type { ResponseMcpItem } from '../../agents/response-record.js';
 import type { ResponseTurn } from '../../agents/response-turn.js';
 import { fileSearchCallItem, functionCallItem, outputMessage, outputTextPart, refusalPart, responseObject, type ResponseHead } from './response-object.js';
 import { openaiError, type SseOutput } from './sse-response.js';
@@ -8,9 +10,9 @@ type Part = { item_id: string; output_index: number; content_index: number };
  * A streamed Responses API answer as OpenAI's typed events
  * (https://platform.openai.com/docs/api-reference/responses-streaming): the response created,
  * each output item added as the model starts it (the message on its first text or refusal, a
- * function call on its first piece), their deltas, then every part and item done and the
- * response completed. Every event, the error event included, carries the stream's next
- * `sequence_number`.
+ * function call on its first piece, an MCP item as herald lists a server or makes a call), their
+ * deltas, then every part and item done and the response completed. Every event, the error event
+ * included, carries the stream's next `sequence_number`.
  */
 export function responseEventStream(turn: ResponseTurn, head: ResponseHead) {
   let sequence_number = 0;
@@ -58,11 +60,39 @@ export function responseEventStream(turn: ResponseTurn, head: ResponseHead) {
     // OpenAI's refusal events (https://platform.openai.com/docs/api-reference/responses-streaming/response/refusal/delta):
     // a `refusal` content part, then response.refusal.delta pieces, then response.refusal.done
     const openRefusal = () => (refusalAt ??= openPart(refusalPart('')));
+    // OpenAI's MCP events (https://platform.openai.com/docs/api-reference/responses-streaming/response/mcp_call):
+    // a server's list in progress then completed or failed, a call's arguments, in progress, then completed or failed
+    const mcpIndex = new Map<string, number>();
+    const mcpItem = ({ phase, item }: McpItemEvent) => {
+      let output_index = mcpIndex.get(item.id);
+      if (output_index === undefined) {
+        // a call comes after the model's answer, so after the file search; a server's tools are listed meanwhile
+        if (item.type !== 'mcp_list_tools') finishSearch();
+        mcpIndex.set(item.id, (output_index = outputs++));
+        const at = { output_index, item_id: item.id };
+        emit('response.output_item.added', { output_index, item: addedItem(item) });
+        if (item.type === 'mcp_list_tools') emit('response.mcp_list_tools.in_progress', at);
+        if (item.type === 'mcp_call') {
+          emit('response.mcp_call_arguments.delta', { ...at, delta: item.arguments });
+          emit('response.mcp_call_arguments.done', { ...at, arguments: item.arguments });
+          emit('response.mcp_call.in_progress', at);
+        }
+      }
+      if (phase === 'added') return;
+      const at = { output_index, item_id: item.id };
+      if (item.type === 'mcp_list_tools') emit(item.error ? 'response.mcp_list_tools.failed' : 'response.mcp_list_tools.completed', at);
+      if (item.type === 'mcp_call') emit(item.status === 'failed' ? 'response.mcp_call.failed' : 'response.mcp_call.completed', at);
+      emit('response.output_item.done', { output_index, item });
+    };
     const callIndex = new Map<number, number>();
     const run = turn.run({ stream: true, signal });
     let step = await run.next();
     for (; !step.done; step = await run.next()) {
       const piece = step.value;
+      if (piece.type === 'mcp_item') {
+        mcpItem(piece);
+        continue;
+      }
       if (piece.type === 'delta') {
         const first = !textAt;
         emit('response.output_text.delta', { ...openText(), delta: piece.text, logprobs: [] });
@@ -86,7 +116,8 @@ export function responseEventStream(turn: ResponseTurn, head: ResponseHead) {
     }
     const { record } = step.value;
     finishSearch();
-    if (message || !record.toolCalls?.length) {
+    // a response of function calls or approval requests alone has no message
+    if (message || (!record.toolCalls?.length && !record.paused)) {
       // an answer with no text and no refusal still has its (empty) text part
       if (!refusalAt && !record.refusal) openText();
       if (textAt) {
@@ -113,6 +144,9 @@ export function responseEventStream(turn: ResponseTurn, head: ResponseHead) {
     const done = responseObject(head, record);
     emit(done.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: done });
   };
+
+  /** an MCP item as it is added: a call's arguments come in their own events, its output when it is done */
+  const addedItem = (item: ResponseMcpItem): ResponseMcpItem => (item.type === 'mcp_call' ? { ...item, arguments: '', output: null, error: null, status: 'in_progress' } : item);
 
   /** OpenAI's stream error event has the error's fields at the top; the official client throws on `error` */
   const errorEvent = (error: unknown) => {

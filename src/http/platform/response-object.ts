@@ -67,15 +67,19 @@ export function fileSearchCallItem(call: ResponseFileSearch, passages: Knowledge
 }
 
 /**
- * The output items of a finished response: the file search when it ran, the assistant message, then the function calls. A
- * response of tool calls alone has no message (as OpenAI's), so no `file_citation` annotations
- * either: they come on the answer that follows the `function_call_output` items.
+ * The output items of a finished response: the file search when it ran, the MCP items (tools
+ * listed, calls made, approval requests) with the assistant message where it came among them,
+ * then the function calls. A response of tool calls or approval requests alone has no message
+ * (as OpenAI's), so no `file_citation` annotations either: they come on the answer that follows.
  */
 export function outputItems(record: ResponseRecord) {
   const calls = (record.toolCalls ?? []).map((call) => functionCallItem(call));
-  const message = record.output || record.refusal || !calls.length ? [outputMessage(record.outputItemId, record.output, record.knowledge, 'completed', record.refusal)] : [];
+  const hasMessage = record.output || record.refusal || (!calls.length && !record.paused);
+  const message = hasMessage ? [outputMessage(record.outputItemId, record.output, record.knowledge, 'completed', record.refusal)] : [];
   const search = record.fileSearch ? [fileSearchCallItem(record.fileSearch, record.knowledge)] : [];
-  return [...search, ...message, ...calls];
+  const mcp = record.mcp ?? [];
+  const at = record.messageAt ?? mcp.length;
+  return [...search, ...mcp.slice(0, at), ...message, ...mcp.slice(at), ...calls];
 }
 
 export interface ResponseHead {

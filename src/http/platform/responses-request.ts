@@ -5,6 +5,7 @@ import type { ResponseRecord } from '../../agents/response-record.js';
 import { HeraldError } from '../../errors.js';
 import { paramOf } from './request-param.js';
 import { functionName, jsonSchemaObject } from './tool-schemas.js';
+import { mcpApprovalResponseItem, mcpTool, withoutSecrets } from './responses-mcp-request.js';
 
 /** a text part of an input message: `input_text` (and `output_text` when a client replays an answer) */
 const textPart = z.object({ type: z.enum(['input_text', 'output_text', 'text']), text: z.string() }).loose();
@@ -48,6 +49,7 @@ const fileSearchTool = z
 
 export type FileSearchTool = z.infer<typeof fileSearchTool>;
 
+
 const toolChoice = z.union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), name: functionName }).loose()]);
 
 const textFormat = z.discriminatedUnion('type', [
@@ -63,8 +65,8 @@ export const responsesRequestSchema = z
   .object({
     model: z.string().min(1).describe('The agent id.'),
     input: z
-      .union([z.string().min(1), z.array(z.union([inputMessage, functionCallItem, functionCallOutputItem])).min(1)])
-      .describe('The new message as text, or a list of items: messages, function_call and function_call_output.'),
+      .union([z.string().min(1), z.array(z.union([inputMessage, functionCallItem, functionCallOutputItem, mcpApprovalResponseItem])).min(1)])
+      .describe('The new message as text, or a list of items: messages, function_call, function_call_output and mcp_approval_response.'),
     instructions: z.string().nullish().describe('A system message for this response only (not carried to the next).'),
     previous_response_id: z.string().min(1).nullish().describe('Continue the conversation of this stored response.'),
     store: z.boolean().nullish().describe('Keep the response for GET and previous_response_id (default true).'),
@@ -74,10 +76,10 @@ export const responsesRequestSchema = z
     user: z.string().max(256).nullish().describe('End-user id, passed to the model.'),
     metadata: z.record(z.string(), z.string().max(512)).nullish().describe('Up to 16 string pairs, kept with the response.'),
     tools: z
-      .array(z.union([functionTool, fileSearchTool]))
+      .array(z.discriminatedUnion('type', [functionTool, fileSearchTool, mcpTool]))
       .max(128)
       .nullish()
-      .describe('Client function tools, passed to an OpenAI-compatible model; one file_search tool, run by herald over its vector stores.'),
+      .describe('Client function tools, passed to an OpenAI-compatible model; one file_search tool, run by herald over its vector stores; mcp tools, whose calls herald makes.'),
     include: z.array(z.string()).nullish().describe('"file_search_call.results": the passages found, in the file_search_call output item.'),
     tool_choice: toolChoice.nullish().describe('none, auto, required, or {type: "function", name}.'),
     parallel_tool_calls: z.boolean().nullish().describe('Whether the model may call several tools at once.'),
@@ -87,14 +89,14 @@ export const responsesRequestSchema = z
 
 export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;
 
-const ITEM_TYPES = ['message', 'function_call', 'function_call_output'];
+const ITEM_TYPES = ['message', 'function_call', 'function_call_output', 'mcp_approval_response'];
 
 /** Fields that would change the answer if silently ignored are refused by name. */
 function refuseUnsupported(body: Record<string, unknown>): void {
   const refuse = (param: string, why: string) => {
     throw new HeraldError('HERALD_INVALID_FIELD', `${param} is not supported: ${why}`, { param, openaiCode: 'unsupported_parameter' });
   };
-  const present = (k: string) => body[k] !== undefined && body[k] !== null;
+  const present = (k: string, object: Record<string, unknown> = body) => object[k] !== undefined && object[k] !== null;
   if (Array.isArray(body.tools)) {
     let fileSearch = false;
     body.tools.forEach((tool: { type?: unknown; filters?: unknown }, i) => {
@@ -102,7 +104,12 @@ function refuseUnsupported(body: Record<string, unknown>): void {
         if (fileSearch) refuse(`tools[${i}]`, 'a second file_search tool; list every vector store in one');
         if (tool.filters !== undefined && tool.filters !== null) refuse(`tools[${i}].filters`, 'attribute filters');
         fileSearch = true;
-      } else if (tool?.type !== 'function') refuse(`tools[${i}].type`, `tools of type "${String(tool?.type)}" (of the hosted tools herald runs file_search only); send function tools`);
+      } else if (tool?.type === 'mcp') {
+        const mcp = tool as Record<string, unknown>;
+        if (present('connector_id', mcp)) refuse(`tools[${i}].connector_id`, "OpenAI's connectors; name a configured server by server_label, or a server_url");
+        if (present('tunnel_id', mcp)) refuse(`tools[${i}].tunnel_id`, 'Secure MCP Tunnel; name a configured server by server_label, or a server_url');
+        if (mcp.defer_loading === true) refuse(`tools[${i}].defer_loading`, 'tool search; the tools are listed with the request');
+      } else if (tool?.type !== 'function') refuse(`tools[${i}].type`, `tools of type "${String(tool?.type)}" (of the hosted tools herald runs file_search and mcp); send function tools`);
     });
   }
   if (present('conversation')) refuse('conversation', 'use previous_response_id');
@@ -110,7 +117,8 @@ function refuseUnsupported(body: Record<string, unknown>): void {
   if (Array.isArray(body.input)) {
     body.input.forEach((item: { type?: unknown; role?: unknown; content?: unknown; output?: unknown }, i) => {
       if (item && item.type !== undefined && !ITEM_TYPES.includes(String(item.type))) {
-        refuse(`input[${i}].type`, `input items of type "${String(item.type)}"; send messages, function_call and function_call_output items`);
+        const replay = String(item.type).startsWith('mcp_') ? ' (continue with previous_response_id: the response keeps its MCP items)' : '';
+        refuse(`input[${i}].type`, `input items of type "${String(item.type)}"${replay}; send messages, function_call, function_call_output and mcp_approval_response items`);
       }
       const parts = Array.isArray(item?.content) ? item.content : Array.isArray(item?.output) ? item.output : [];
       parts.forEach((part: { type?: unknown }, j) => {
@@ -145,7 +153,8 @@ const textOf = (content: string | { text: string }[]) => (typeof content === 'st
 
 /**
  * The input as chat messages: a string is one user message; a run of `function_call` items is
- * one assistant message with those tool calls, a `function_call_output` a tool message.
+ * one assistant message with those tool calls, a `function_call_output` a tool message
+ * (`mcp_approval_response` items are decisions, not messages: mcpApprovals()).
  * `itemOf[i]` is the input item message i came from (for errors).
  */
 export function inputMessages(input: ResponsesRequest['input']): { messages: ChatInputMessage[]; itemOf: number[] } {
@@ -167,6 +176,8 @@ export function inputMessages(input: ResponsesRequest['input']): { messages: Cha
     } else if (item.type === 'function_call_output') {
       messages.push({ role: 'tool', content: textOf(item.output), toolCallId: item.call_id });
       itemOf.push(i);
+    } else if (item.type === 'mcp_approval_response') {
+      // a decision, not a message: mcpApprovals() reads them
     } else {
       messages.push({ role: item.role, content: textOf(item.content) });
       itemOf.push(i);
@@ -208,18 +219,23 @@ export function responsesClientTools(body: ResponsesRequest): {
     }),
   };
   const calls = Array.isArray(body.input) ? body.input.findIndex((item) => item.type === 'function_call' || item.type === 'function_call_output') : -1;
+  const mcp = (body.tools ?? []).findIndex((t) => t.type === 'mcp');
   const use: ClientToolsUse | undefined = tools
     ? { param: 'tools', what: 'client tools' }
     : format
       ? { param: 'text.format', what: `structured output (text.format ${format.type})` }
       : calls >= 0
         ? { param: `input[${calls}]`, what: 'function calls and their outputs' }
-        : undefined;
+        : mcp >= 0
+          ? { param: `tools[${mcp}]`, what: 'MCP tools' }
+          : undefined;
   const echo = {
-    ...(body.tools?.length && { tools: body.tools }),
+    // an mcp tool's headers and token are the client's secrets: sent to its server, never kept or shown
+    ...(body.tools?.length && { tools: body.tools.map((t) => (t.type === 'mcp' ? withoutSecrets(t) : t)) }),
     ...(choice != null && { toolChoice: choice }),
     ...(body.parallel_tool_calls != null && { parallelToolCalls: body.parallel_tool_calls }),
     ...(body.text?.format && { textFormat: body.text.format }),
   };
   return { ...(Object.keys(extra).length && { extra }), ...(use && { use }), echo };
 }
+

@@ -7,7 +7,7 @@ import { PASSAGES_PER_TURN } from '../../agents/agent-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { VectorStores } from '../../platform/vector-stores.js';
 import { HeraldError } from '../../errors.js';
-import { mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
+import { conversationOwner, mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
 import { parseJsonBody, readBody } from '../read-body.js';
 import { requireAgent } from './agents-routes.js';
 import { enforceBudgets } from './principal-budgets.js';
@@ -15,6 +15,8 @@ import { fileCitations } from './citation-annotations.js';
 import { responseObject, headOf, type ResponseHead } from './response-object.js';
 import { responseEventStream } from './response-event-stream.js';
 import { fileSearchOf, inputMessages, parseResponsesRequest, responsesClientTools } from './responses-request.js';
+import { mcpApprovals, mcpToolsOf } from './responses-mcp-request.js';
+import { parseDuration } from '../../runtime/duration.js';
 import { sseResponse } from './sse-response.js';
 
 export interface ResponsesRoutesDeps {
@@ -42,7 +44,8 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
   /** a stored response the caller's key may see (one of an agent it may use) */
   const stored = async (id: string, principal: ApiPrincipal): Promise<ResponseRecord> => {
     const record = await responses.get(id);
-    if (!record || !mayUseAgent(principal, record.agentId)) throw new HeraldError('HERALD_RESPONSE_NOT_FOUND', `No response "${id}".`, { param: 'response_id' });
+    // another key's response (not of its group) does not exist for this one: its passages, its answer
+    if (!record || !mayUseAgent(principal, record.agentId) || (record.owner !== undefined && record.owner !== conversationOwner(principal))) throw new HeraldError('HERALD_RESPONSE_NOT_FOUND', `No response "${id}".`, { param: 'response_id' });
     return record;
   };
 
@@ -75,6 +78,7 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
       (await Promise.all(fileSearch.tool.vector_store_ids.map((id, j) => deps.vectorStores.resolve(c.get('principal'), id, `tools[${fileSearch.index}].vector_store_ids[${j}]`))));
     const turn = await openResponseTurn(deps.turns, {
       agent,
+      owner: conversationOwner(principal),
       input: input.messages,
       inputParam: (i) => `input[${input.itemOf[i]}].call_id`,
       instructions: body.instructions ?? undefined,
@@ -97,6 +101,10 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
         }),
       echo: tools.echo,
       usage: { source: 'response', keyName: principal.name },
+      mcp: mcpToolsOf(body),
+      approvals: mcpApprovals(body.input),
+      approvalTimeoutMs: parseDuration(deps.config.tools.approvalTimeout),
+      signal: c.req.raw.signal,
     });
     const head: ResponseHead = {
       id: turn.id,

@@ -11,7 +11,7 @@ let alreadySent: Response | undefined;
  * The answer that tells hono's node adapter the response was written already (its
  * `x-hono-already-sent` header, @hono/node-server's RESPONSE_ALREADY_SENT). Made here, with the
  * first stream, rather than imported: the adapter's module makes it at load time, which loads
- * Node's fetch classes as herald starts (src/http/hono-listener.ts).
+ * Node's fetch classes as herald starts (src/http/server/hono-listener.ts).
  */
 function responseAlreadySent(): Response {
   return (alreadySent ??= new Response(null, { headers: { 'x-hono-already-sent': 'true' } }));
@@ -113,7 +113,7 @@ class ClientGone {
  */
 export function sseResponse(c: Context, produce: Produce, options: SseOptions): Response | Promise<Response> {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  if (!outgoing || typeof outgoing.writeHead !== 'function') return webStreamResponse(produce, options);
+  if (!outgoing || typeof outgoing.writeHead !== 'function') return webStreamResponse(produce, options, c.req.raw.signal);
   streamSse(outgoing, produce, options);
   // the adapter leaves a response marked as already sent alone. Handed back on the check phase,
   // after undici's write of a model request `produce` dispatched in this turn (queued there
@@ -167,9 +167,11 @@ export function streamSse(outgoing: ServerResponse, produce: Produce, options: S
 }
 
 /** the frames through a web ReadableStream: for app.request() and any adapter without Node's response */
-function webStreamResponse(produce: Produce, options: SseOptions): Response {
+function webStreamResponse(produce: Produce, options: SseOptions, request?: AbortSignal): Response {
   const encoder = new TextEncoder();
   const gone = new ClientGone();
+  // the request's own signal: a client of app.request() that aborts may never cancel the body
+  request?.addEventListener('abort', () => gone.fire(), { once: true });
   let closed = false;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {

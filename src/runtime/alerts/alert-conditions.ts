@@ -1,5 +1,5 @@
 import type { AlertRule } from '../../config/alerts-schema.js';
-import type { PluginService } from '../../plugins/sdk.js';
+import type { PluginService } from '../../plugin-sdk/sdk.js';
 import { isUnfinished, type AlertRecord, type RunRecord, type Store } from '../../store/port.js';
 import { parseDuration } from '../duration.js';
 import { budgetMessage, type Budgets } from '../../platform/budgets.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import type { AlertsConfig } from '../../config/alerts-schema.js';
 import type { AlertMetrics } from '../../metrics/alert-metrics.js';
-import type { ChannelAdapter, PluginService } from '../../plugins/sdk.js';
+import type { ChannelAdapter, PluginService } from '../../plugin-sdk/sdk.js';
 import type { AlertNotice, AlertRecord, NewAlert, Store } from '../../store/port.js';
 import type { Budgets } from '../../platform/budgets.js';
 import type { ToolServerHealth } from '../../tools/mcp/server-health.js';

@@ -1,5 +1,5 @@
 import type { AlertsConfig, AlertTarget } from '../../config/alerts-schema.js';
-import type { ChannelAdapter } from '../../plugins/sdk.js';
+import type { ChannelAdapter } from '../../plugin-sdk/sdk.js';
 
 export interface TargetChannels {
   /** the configured channel of this id (what `config check` knows without starting it: whether it needs a recipient is left to the start) */

@@ -11,13 +11,15 @@ type Reader = Pick<Store, 'toolCalls' | 'runs'>;
 
 /**
  * The calls waiting for a person, oldest first (the first to expire first), each with its run;
- * not those of a run that ended meanwhile (cancelled while it waited): nothing waits for them.
+ * not those of a run that ended meanwhile (cancelled while it waited): nothing waits for them;
+ * nor a Responses call, which its API client decides.
  */
 export async function pendingApprovals(store: Reader, limit: number): Promise<ApprovalContext[]> {
   const calls = await store.toolCalls.pendingApprovals(limit);
   const runIds = [...new Set(calls.filter((c) => c.ownerKind === 'run').map((c) => c.ownerId))];
   const runs = new Map((await Promise.all(runIds.map((id) => store.runs.get(id)))).flatMap((r) => (r ? [[r.id, r] as const] : [])));
   return calls
+    .filter((call) => call.ownerKind !== 'response')
     .map((call) => ({ call, run: (call.ownerKind === 'run' && runs.get(call.ownerId)) || null }))
     .filter(({ run }) => !run || isUnfinished(run.status));
 }

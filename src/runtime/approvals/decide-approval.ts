@@ -52,6 +52,10 @@ export async function decideApproval(deps: DecideDeps, id: string, input: Approv
 async function refuseWhenRunEnded(store: Pick<Store, 'toolCalls' | 'runs'>, id: string): Promise<void> {
   const call = await store.toolCalls.get(id);
   if (!call) throw new HeraldError('HERALD_NOT_FOUND', 'tool call not found');
+  // a Responses call asked for approval is its API client's to decide (mcp_approval_response), not an operator's
+  if (call.ownerKind === 'response' && !call.approval) {
+    throw new HeraldError('HERALD_APPROVAL_NOT_PENDING', `tool call ${id} waits for the API client that asked for it (an mcp_approval_response to response ${call.ownerId})`, { details: { status: call.status } });
+  }
   if (call.ownerKind !== 'run' || call.approval) return;
   const run = await store.runs.get(call.ownerId);
   if (run && !isUnfinished(run.status)) {

@@ -1,7 +1,10 @@
 import type { Store, StoreSignals } from '../../store/port.js';
 
-/** what the operator sees change: one store signal topic each */
-export const CHANGE_KINDS = ['receipts', 'runs', 'events', 'deliveries', 'sessions', 'usage'] as const;
+/**
+ * what the operator sees change: one store signal topic each. All but `tools` are told by the
+ * store's writes (withChangeFeed); `tools` (an MCP server's state or tools) by the gateway.
+ */
+export const CHANGE_KINDS = ['receipts', 'runs', 'events', 'deliveries', 'sessions', 'usage', 'tools'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** the signal topic of a kind (no `:`: PgSignals separates the topic from its sender with one) */
@@ -115,6 +118,7 @@ export function withChangeFeed<S extends Store>(store: S): S {
       claimPending: ifAny('events'),
       complete: always('events'),
       release: always('events'),
+      requeueProcessing: (count) => (count ? ['events'] : []),
     }),
     idempotency: tapped(store.idempotency, publisher, { completeWithEvent: always('events') }),
     sessions: tapped(store.sessions, publisher, { append: always('sessions'), appendMany: always('sessions') }),
@@ -129,6 +133,7 @@ export function withChangeFeed<S extends Store>(store: S): S {
       requeue: ifTrue('deliveries'),
       abandon: ifTrue('deliveries'),
       release: always('deliveries'),
+      requeueSending: (count) => (count ? ['deliveries'] : []),
     }),
     async close() {
       publisher.close();

@@ -10,6 +10,7 @@ import type { MappingContext } from '../../mappings/resolve-mappings.js';
 import type { ReceiptRecord, Store } from '../../store/port.js';
 import { dryRun, type DryRunOutcome } from './dry-run.js';
 import { hooksPrefix } from '../../config/hooks-path.js';
+import { parseExactJson } from '../../utils/exact-json.js';
 
 export interface MappingLabDeps {
   config: HeraldConfig;
@@ -133,7 +134,7 @@ export class MappingLab {
       const text = Buffer.from(payload.body).toString('utf8');
       let body: unknown;
       try {
-        body = text.trim() ? JSON.parse(text) : {};
+        body = text.trim() ? parseExactJson(text) : {};
       } catch {
         continue; // a body that was refused as bad JSON maps to nothing either way
       }

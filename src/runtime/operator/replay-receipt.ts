@@ -4,6 +4,7 @@ import type { MappingsEngine } from '../../mappings/mappings-engine.js';
 import type { ReceiptRecord, Store } from '../../store/port.js';
 import { dispatchAll, type DispatchAction } from '../dispatch-action.js';
 import type { ReceiptRecorder } from '../receipts/receipt-recorder.js';
+import { parseExactJson } from '../../utils/exact-json.js';
 
 export interface ReplayDeps {
   store: Store;
@@ -27,7 +28,7 @@ export async function replayReceipt(deps: ReplayDeps, receiptId: string, now = D
   const text = Buffer.from(retained.body).toString('utf8');
   const request: HookRequest = {
     path: retained.path,
-    payload: text.trim() ? JSON.parse(text) : {},
+    payload: text.trim() ? parseExactJson(text) : {},
     headers: retained.headers,
     query: retained.query,
     url: `${deps.hooksUrl}/${retained.path}`,

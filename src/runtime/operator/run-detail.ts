@@ -1,6 +1,6 @@
 import { HeraldError } from '../../errors.js';
 import type { ReceiptRecord, RunRecord, SessionMessage, Store, ToolCallRecord } from '../../store/port.js';
-import type { ReplyDelivery } from '../reply-delivery.js';
+import type { DeliveryActions } from '../delivery/delivery-actions.js';
 import { promptOf } from '../run-prompt.js';
 
 /** The most messages of a run's session read to find the run's own. */
@@ -26,7 +26,7 @@ export interface RunDetail {
 }
 
 /** Gathers a run's detail from the store; HERALD_NOT_FOUND when there is no such run. */
-export async function runDetail(deps: { store: Store; delivery: Pick<ReplyDelivery, 'describe'> }, id: string): Promise<RunDetail> {
+export async function runDetail(deps: { store: Store; delivery: Pick<DeliveryActions, 'describe'> }, id: string): Promise<RunDetail> {
   const { store } = deps;
   const run = await store.runs.get(id);
   if (!run) throw new HeraldError('HERALD_NOT_FOUND', 'run not found');

@@ -1,7 +1,7 @@
-import { compileExpression, describeJsonataError } from '../../mappings/jsonata-expression.js';
+import { compileExpression, describeJsonataError } from '../../mappings/templates/jsonata-expression.js';
 import type { HookRequest } from '../../mappings/hook-request.js';
-import { closingBraces } from '../../mappings/template.js';
-import { templateScope } from '../../mappings/template-scope.js';
+import { closingBraces } from '../../mappings/templates/template.js';
+import { templateScope } from '../../mappings/templates/template-scope.js';
 
 /** Where a template failed on a request: the field, the `{{ expr }}` and the offset JSONata reported inside it. */
 export interface TemplateFault {

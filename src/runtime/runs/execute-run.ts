@@ -96,6 +96,9 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     history ??= freshSession ? [] : await ctx.deps.turns.sessions.messages(run.sessionKey, historyLimit);
     const seen = history;
     const historyAfter = () => [...seen, ...written].slice(-historyLimit);
+    // a run taken right after a start (queued before it, or left by a crashed process) would see none of its MCP servers' tools yet
+    const connecting = ctx.deps.turns.toolbox?.untilTried(agent);
+    if (connecting) await untilSettledOrAborted(connecting, abort);
     // tools granted by config: a hook run reads outside content, so a write waits for a person unless its mapping grants it to signed requests
     const tools = ctx.deps.turns.toolbox?.grant(agent, { outside: true, canWait: true, mapping: action.tools, signed: action.signed === true });
     const ledger = tools ? runLedger(ctx.deps.store, id, ctx.claims.owner) : undefined;
@@ -118,7 +121,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
         // meta: the run's detail makes the prompt again, so the console shows what the model saw)
         incoming: [{ role: 'user', content: action.message, createdAt: run.createdAt, runId: id, meta: promptMeta(markerId) }],
         answer: () => ({ runId: id }),
-        usage: { source: 'run', mappingId: action.source.mappingId },
+        usage: { source: action.schedule ? 'schedule' : 'run', mappingId: action.source.mappingId },
         ...(tools && { tools, ledger }),
         ...(resume && { resume }),
         // the transcript is written by the run's completion, with its status and summary, in one transaction
@@ -207,6 +210,14 @@ async function giveBack(ctx: RunContext, id: string): Promise<undefined> {
 async function givenUp(ctx: RunContext, id: string, abort: RunAbort): Promise<undefined> {
   if (!(abort.reason instanceof LeaseLost)) await ctx.claims.giveBack([id]);
   return undefined;
+}
+
+/** waits for `promise`; an abort (the run's time limit, a shutdown, a lost lease) ends the wait with its reason */
+function untilSettledOrAborted(promise: Promise<void>, abort: RunAbort): Promise<void> {
+  if (abort.aborted) return Promise.reject(abort.reason);
+  let stop: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => (stop = abort.onAbort(() => reject(abort.reason))));
+  return Promise.race([promise, aborted]).finally(() => stop?.());
 }
 
 function describeError(error: unknown): string {

@@ -17,6 +17,6 @@ export function runAdmission(action: AgentAction, traffic: MappingTraffic | unde
     mappingId: action.source.mappingId,
     ...(concurrency !== undefined && { concurrency }),
     ...(rate && { rate: { runs: rate.runs, perMs: parseDuration(rate.per), reject: rate.overflow === 'reject' } }),
-    ...(coalesce && { coalesce: { key: action.coalesceKey ?? '', windowMs: coalesce.windowMs, message: coalescedMessage } }),
+    ...(coalesce && { coalesce: { key: action.coalesceKey ?? '', windowMs: coalesce.windowMs, message: coalescedMessage, maxEvents: coalesce.maxEvents, maxBytes: coalesce.maxBytes } }),
   };
 }

@@ -1,6 +1,6 @@
 import type { DeliveryRecord, RunRecord, Store } from '../../store/port.js';
 import { changeTopic } from '../operator/change-feed.js';
-import { replyDisposition, type ReplyDisposition } from '../reply-delivery.js';
+import { replyDisposition, type ReplyDisposition } from '../delivery/reply-delivery.js';
 import type { RunWaiter } from './run-waiter.js';
 import type { HeraldConfig } from '../../config/schema.js';
 

@@ -1,7 +1,7 @@
 import type { AgentAction } from '../../mappings/hook-action.js';
 import type { RunCompleted, RunCompletion, RunRecord, SessionMessage } from '../../store/port.js';
 import { MAIN_SESSION, MAX_PENDING_EVENTS } from '../main-session.js';
-import { replyDisposition } from '../reply-delivery.js';
+import { replyDisposition } from '../delivery/reply-delivery.js';
 import { runSummary } from '../summary.js';
 import type { RunContext } from './run-context.js';
 import type { ChainPlace } from './session-chain.js';

@@ -5,7 +5,7 @@ import type { HeraldConfig } from '../../config/schema.js';
 import type { RunCompletion, RunRecord, Store, ToolCallRecord } from '../../store/port.js';
 import type { Heartbeat } from '../heartbeat.js';
 import type { MainSession } from '../main-session.js';
-import type { ReplyDelivery } from '../reply-delivery.js';
+import type { ReplyDelivery } from '../delivery/reply-delivery.js';
 import type { RunClaims } from './run-claims.js';
 import type { Slots } from './slots.js';
 import type { Turns } from './turns.js';

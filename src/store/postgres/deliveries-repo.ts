@@ -158,5 +158,13 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
         [id, owner, at],
       );
     },
+    async requeueSending(at) {
+      const { rowCount } = await query(
+        pool,
+        `UPDATE deliveries SET status = 'pending', next_attempt_at = $1, updated_at = $1, lease_owner = NULL, lease_until = NULL WHERE status = 'sending'`,
+        [at],
+      );
+      return rowCount ?? 0;
+    },
   };
 }

@@ -85,6 +85,10 @@ export function postgresEventsRepo(pool: pg.Pool): EventsRepo & { drain(): Promi
         [ids, owner],
       );
     },
+    async requeueProcessing() {
+      const { rowCount } = await query(pool, "UPDATE events SET status = 'pending', lease_owner = NULL, lease_until = NULL WHERE status = 'processing'");
+      return rowCount ?? 0;
+    },
     async list(session, limit) {
       const { rows } = await query<Row>(pool, 'SELECT * FROM events WHERE session = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [session, limit]);
       return rows.map(toEvent);

@@ -10,36 +10,13 @@ import {
   termWeight,
   type KnowledgeCandidate,
   type KnowledgeCandidates,
-  type KnowledgeDocument,
   type KnowledgeRepo,
 } from '../port.js';
+import { toKnowledgeDocument, type KnowledgeDocumentRow } from '../knowledge-rows.js';
 import { prepared, query, transaction } from './pg-pool.js';
 
-interface DocumentRow {
-  id: string;
-  agent_id: string;
-  filename: string;
-  bytes: number;
-  mime_type: string;
-  sha256: string;
-  status: 'ready';
-  chunk_count: number;
-  metadata: Record<string, unknown> | null;
-  created_at: number;
-}
-
-const toDocument = (r: DocumentRow): KnowledgeDocument => ({
-  id: r.id,
-  agentId: r.agent_id,
-  filename: r.filename,
-  bytes: r.bytes,
-  mimeType: r.mime_type,
-  sha256: r.sha256,
-  status: r.status,
-  chunkCount: r.chunk_count,
-  metadata: r.metadata,
-  createdAt: r.created_at,
-});
+type DocumentRow = KnowledgeDocumentRow<Record<string, unknown>>;
+const toDocument = (r: DocumentRow) => toKnowledgeDocument(r, (parsed) => parsed);
 
 /** a term as a tsquery operand: quoted, as the index form holds no quote */
 const operand = (term: string) => `'${term}'`;

@@ -1739,4 +1739,33 @@ export const migrations: Migration[] = [
       CREATE INDEX tool_calls_awaiting ON tool_calls (created_at, seq) WHERE status = 'waiting_approval' AND approval IS NULL;
     `,
   },
+  {
+    version: 36,
+    name: 'schedules: jobs with their next due time, and one fire per job and due time, as SQLite migration 41',
+    sql: `
+      -- schedules: each job with the one due time it fires next. A fire is claimed by moving
+      -- next_due from the due time it read (compare-and-set), so of any number of claimers of a
+      -- due time one wins; schedule_fires keeps one row per (job, due time) as its record.
+      CREATE TABLE schedules (
+        id TEXT PRIMARY KEY,
+        origin TEXT NOT NULL,
+        job JSONB NOT NULL,
+        enabled BOOLEAN NOT NULL,
+        next_due BIGINT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX schedules_next_due ON schedules (next_due) WHERE enabled AND next_due IS NOT NULL;
+      CREATE TABLE schedule_fires (
+        schedule_id TEXT NOT NULL,
+        due_at BIGINT NOT NULL,
+        fired_at BIGINT NOT NULL,
+        outcome TEXT NOT NULL,
+        run_id TEXT,
+        detail TEXT,
+        PRIMARY KEY (schedule_id, due_at)
+      );
+      CREATE INDEX schedule_fires_claimed ON schedule_fires (fired_at) WHERE outcome = 'claimed';
+    `,
+  },
 ];

@@ -1,6 +1,7 @@
 import { postgresUsageRepo } from './usage-repo.js';
 import type pg from 'pg';
 import { postgresAlertsRepo } from './alerts-repo.js';
+import { postgresSchedulesRepo } from './schedules-repo.js';
 import { ConfigError } from '../../errors.js';
 import type { Store } from '../port.js';
 import type { StoreProbe } from '../store-probe.js';
@@ -88,6 +89,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     usage,
     browse: postgresBrowseRepo(pool),
     toolCalls: postgresToolCallsRepo(pool),
+    schedules: postgresSchedulesRepo(pool),
     // replicas share the database: leases decide what a dead one left
     async serveAlone() {
       return false;

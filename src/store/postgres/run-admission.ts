@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { admissionPlan } from '../admission-plan.js';
+import { admissionPlan, joinsCoalesced } from '../admission-plan.js';
 import type { AdmittedRun, RunAdmission, RunRecord } from '../port.js';
 import { query, transaction } from './pg-pool.js';
 
@@ -26,7 +26,7 @@ export function postgresRunAdmission(pool: pg.Pool, insertIn: (client: pg.PoolCl
       if (head) {
         const messages = [...head.coalesced, run.message];
         const message = a.coalesce.message(messages);
-        const joined = await query(
+        const joined = !joinsCoalesced(a.coalesce, messages, message) ? { rowCount: 0 } : await query(
           client,
           "UPDATE runs SET message = $1, action = jsonb_set(action, '{message}', to_jsonb($1::text)), coalesced = $2::jsonb WHERE id = $3 AND status = 'queued'",
           [message, JSON.stringify(messages), head.id],

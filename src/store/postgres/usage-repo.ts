@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { UsageRepo } from '../port.js';
-import type { UsageEntry } from '../usage-port.js';
+import type { UsageEntry, UsageLimit, UsageSpent } from '../usage-port.js';
 import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../usage-columns.js';
 import { usageRows } from '../usage-calls.js';
 import { prepared, query } from './pg-pool.js';
@@ -34,6 +34,44 @@ export function postgresUsageRepo(pool: pg.Pool): UsageRepo & { drain(): Promise
     async record(entries) {
       await Promise.all(entries.map((e) => batch.add(e)));
     },
+    async reserve(e, limits) {
+      // one transaction holding an advisory lock per budget holder (in one order: no deadlock), so
+      // the replicas' checks and reservations of one key or agent happen one after another
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const holders = [...new Set(limits.map((l) => ('keyName' in l.whose ? `key:${l.whose.keyName}` : `agent:${l.whose.agentId}`)))].sort();
+        for (const holder of holders) await client.query("SELECT pg_advisory_xact_lock(hashtextextended('herald-budget:' || $1, 0))", [holder]);
+        for (const limit of limits) {
+          const spent = await spentOf(client, limit.whose, limit.since);
+          if ((limit.tokens !== undefined && spent.tokens >= limit.tokens) || (limit.cost !== undefined && spent.cost >= limit.cost)) {
+            await client.query('ROLLBACK');
+            return { refused: limit, spent };
+          }
+        }
+        const { rows } = await client.query<{ id: string }>(
+          `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10, 1) RETURNING id`,
+          [e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.cost],
+        );
+        await client.query('COMMIT');
+        return { id: Number(rows[0]!.id) };
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async settle(id, e) {
+      if (!e) {
+        await query(pool, 'DELETE FROM usage WHERE id = $1', [id]);
+        return;
+      }
+      await query(pool, 'UPDATE usage SET model = $1, prompt_tokens = $2, completion_tokens = $3, total_tokens = $4, estimated = $5, cost = $6 WHERE id = $7', [
+        e.model, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated, e.cost, id,
+      ]);
+    },
     async spent(whose, since) {
       const [column, name] = 'keyName' in whose ? ['key_name', whose.keyName] : ['agent_id', whose.agentId];
       const { rows } = await query<{ tokens: number; cost: number }>(
@@ -58,4 +96,13 @@ export function postgresUsageRepo(pool: pg.Pool): UsageRepo & { drain(): Promise
       return rows.map(toUsageRow);
     },
   };
+}
+
+async function spentOf(db: pg.PoolClient, whose: UsageLimit['whose'], since: number): Promise<UsageSpent> {
+  const [column, name] = 'keyName' in whose ? ['key_name', whose.keyName] : ['agent_id', whose.agentId];
+  const { rows } = await db.query<{ tokens: number; cost: number }>(
+    `SELECT COALESCE(SUM(total_tokens), 0)::float8 AS tokens, COALESCE(SUM(cost), 0)::float8 AS cost FROM usage WHERE ${column} = $1 AND at >= $2`,
+    [name, since],
+  );
+  return { tokens: rows[0]?.tokens ?? 0, cost: rows[0]?.cost ?? 0 };
 }

@@ -81,6 +81,9 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
     `UPDATE deliveries SET status = 'pending', attempts = MAX(attempts - 1, 0), next_attempt_at = @at, updated_at = @at, lease_owner = NULL, lease_until = NULL
      WHERE id = @id AND lease_owner = @owner AND status = 'sending'`,
   );
+  const requeueSending = db.prepare<{ at: number }>(
+    `UPDATE deliveries SET status = 'pending', next_attempt_at = @at, updated_at = @at, lease_owner = NULL, lease_until = NULL WHERE status = 'sending'`,
+  );
 
   /** a bulk change over the failed deliveries matching a filter, in one statement (one write lock) */
   const failedMatching = (filter: FailedDeliveryFilter, retryable: RetryableTargets | undefined, sql: (where: string) => string) => {
@@ -156,6 +159,9 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
     },
     async release(id, owner, at) {
       release.run({ id, owner, at });
+    },
+    async requeueSending(at) {
+      return requeueSending.run({ at }).changes;
     },
   };
 }

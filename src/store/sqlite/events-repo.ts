@@ -100,6 +100,7 @@ export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit, appen
   const release = db.prepare<[number, string]>(
     "UPDATE events SET status = 'pending', lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'processing'",
   );
+  const requeueProcessing = db.prepare("UPDATE OR FAIL events SET status = 'pending', lease_owner = NULL, lease_until = NULL WHERE status = 'processing'");
   const list = db.prepare<[string, number], Row>('SELECT * FROM events WHERE session = ? ORDER BY created_at DESC, id DESC LIMIT ?');
 
   return {
@@ -126,6 +127,14 @@ export function sqliteEventsRepo(db: SqliteDatabase, commits: GroupCommit, appen
       await commits.run(() => {
         appender.forget();
         ids.forEach((id) => commits.count('events:pending', release.run(id, owner).changes));
+      });
+    },
+    async requeueProcessing() {
+      return commits.run(() => {
+        appender.forget();
+        const n = requeueProcessing.run().changes;
+        commits.count('events:pending', n);
+        return n;
       });
     },
     async list(session, limit) {

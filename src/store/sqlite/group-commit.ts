@@ -80,7 +80,7 @@ export class GroupCommit {
    * touches: each list index, the counts, the usage rows), so under load twice the writes cost
    * little more than half as many. An idle loop turns over at once: a lone write waits
    * microseconds longer. (The answers it holds back that turn are owed to senders that may have
-   * half-closed their socket: src/http/gateway-server.ts keeps their connection for them.)
+   * half-closed their socket: src/http/server/gateway-server.ts keeps their connection for them.)
    */
   private readonly gatherOneMoreTurn = () => {
     this.scheduled = setImmediate(() => this.flush());

@@ -9,39 +9,16 @@ import {
   termWeight,
   type KnowledgeCandidate,
   type KnowledgeCandidates,
-  type KnowledgeDocument,
   type KnowledgeRepo,
 } from '../port.js';
+import { toKnowledgeDocument, type KnowledgeDocumentRow } from '../knowledge-rows.js';
 import { heaviestRowids } from './heaviest-rowids.js';
 import type { SqliteDatabase } from './open-database.js';
 import type { OthersCommits } from './others-commits.js';
 import { compactRowids, TermChunksCache, type TermChunks } from './term-chunks.js';
 
-interface DocumentRow {
-  id: string;
-  agent_id: string;
-  filename: string;
-  bytes: number;
-  mime_type: string;
-  sha256: string;
-  status: 'ready' | 'indexing';
-  chunk_count: number;
-  metadata: string | null;
-  created_at: number;
-}
-
-const toDocument = (r: DocumentRow): KnowledgeDocument => ({
-  id: r.id,
-  agentId: r.agent_id,
-  filename: r.filename,
-  bytes: r.bytes,
-  mimeType: r.mime_type,
-  sha256: r.sha256,
-  status: 'ready',
-  chunkCount: r.chunk_count,
-  metadata: r.metadata ? (JSON.parse(r.metadata) as Record<string, unknown>) : null,
-  createdAt: r.created_at,
-});
+type DocumentRow = KnowledgeDocumentRow<string>;
+const toDocument = (r: DocumentRow) => toKnowledgeDocument(r, (text) => JSON.parse(text) as Record<string, unknown>);
 
 /**
  * Chunks written per transaction. SQLite writes block the event loop, and a 20 MB document is

@@ -874,6 +874,35 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       CREATE INDEX tool_calls_awaiting ON tool_calls (created_at) WHERE status = 'waiting_approval' AND approval IS NULL;
     `,
   },
+  {
+    version: 41,
+    name: 'schedules: jobs with their next due time, and one fire per job and due time',
+    sql: `
+      -- schedules: each job with the one due time it fires next. A fire is claimed by moving
+      -- next_due from the due time it read (compare-and-set), so of any number of claimers of a
+      -- due time one wins; schedule_fires keeps one row per (job, due time) as its record.
+      CREATE TABLE schedules (
+        id TEXT PRIMARY KEY,
+        origin TEXT NOT NULL,
+        job TEXT NOT NULL,
+        enabled INTEGER NOT NULL,
+        next_due INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX schedules_next_due ON schedules (next_due) WHERE enabled AND next_due IS NOT NULL;
+      CREATE TABLE schedule_fires (
+        schedule_id TEXT NOT NULL,
+        due_at INTEGER NOT NULL,
+        fired_at INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        run_id TEXT,
+        detail TEXT,
+        PRIMARY KEY (schedule_id, due_at)
+      );
+      CREATE INDEX schedule_fires_claimed ON schedule_fires (fired_at) WHERE outcome = 'claimed';
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

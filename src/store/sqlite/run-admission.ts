@@ -1,4 +1,4 @@
-import { admissionPlan } from '../admission-plan.js';
+import { admissionPlan, joinsCoalesced } from '../admission-plan.js';
 import type { AdmittedRun, RunAdmission, RunRecord } from '../port.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
@@ -30,9 +30,9 @@ export function sqliteRunAdmission(db: SqliteDatabase, commits: GroupCommit, ins
     const now = run.createdAt;
     if (a.coalesce) {
       const open = openRun.get(a.mappingId, a.coalesce.key, now);
-      if (open) {
-        const messages = [...(JSON.parse(open.coalesced) as string[]), run.message];
-        const message = a.coalesce.message(messages);
+      const messages = open && [...(JSON.parse(open.coalesced) as string[]), run.message];
+      const message = messages && a.coalesce.message(messages);
+      if (open && messages && message !== undefined && joinsCoalesced(a.coalesce, messages, message)) {
         join.run(message, storedAction(JSON.parse(open.action) as Record<string, unknown>), JSON.stringify(messages), open.id);
         return { type: 'coalesced', runId: open.id, count: messages.length };
       }

@@ -19,6 +19,7 @@ import { takeServingLock } from './serving-lock.js';
 import { sqliteSessionsRepo } from './sessions-repo.js';
 import { sqliteStateRepo } from './state-repo.js';
 import { sqliteToolCallsRepo } from './tool-calls-repo.js';
+import { sqliteSchedulesRepo } from './schedules-repo.js';
 
 export interface SqliteStore extends Store {
   /** the raw database: for this adapter's own tests only; nothing above src/store/ sees it (it gets a `Store`) */
@@ -51,6 +52,7 @@ export function openSqliteStore(file: string): SqliteStore {
     usage: sqliteUsageRepo(db, commits),
     browse: sqliteBrowseRepo(db),
     toolCalls: sqliteToolCallsRepo(db, commits),
+    schedules: sqliteSchedulesRepo(db),
     async serveAlone() {
       // an in-memory database is this handle's alone
       if (file === ':memory:') return true;

@@ -1,4 +1,4 @@
-import type { UsageEntry, UsageRepo } from '../port.js';
+import type { UsageEntry, UsageLimit, UsageRepo } from '../port.js';
 import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../usage-columns.js';
 import { usageRows } from '../usage-calls.js';
 import type { GroupCommit } from './group-commit.js';
@@ -18,6 +18,15 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
   };
   const spentByKey = db.prepare<[string, number], { tokens: number; cost: number }>('SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE key_name = ? AND at >= ?');
   const spentByAgent = db.prepare<[string, number], { tokens: number; cost: number }>('SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE agent_id = ? AND at >= ?');
+  const insertOne = db.prepare<[number, string, string, string | null, string | null, string | null, number, number, number, number, number]>(
+    `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+  );
+  const settle = db.prepare<[string, number, number, number, number, number, number]>(
+    'UPDATE usage SET model = ?, prompt_tokens = ?, completion_tokens = ?, total_tokens = ?, estimated = ?, cost = ? WHERE id = ?',
+  );
+  const release = db.prepare<[number]>('DELETE FROM usage WHERE id = ?');
+  const spentBy = (whose: UsageLimit['whose'], since: number) => ('keyName' in whose ? spentByKey.get(whose.keyName, since) : spentByAgent.get(whose.agentId, since)) ?? { tokens: 0, cost: 0 };
   // the entries asked for while one group commit gathers, written by ONE work of it: every run's
   // and every chat's call adds one, where a work (and a promise) each would cost more than its insert
   let gathering: { entries: UsageEntry[]; written: Promise<void> } | undefined;
@@ -38,6 +47,24 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
         insertAll(group.entries);
       });
       return group.written;
+    },
+    // check and insert in one work of the group commit: one process writes the file, so nothing comes between them
+    reserve(entry, limits) {
+      return commits.run(() => {
+        for (const limit of limits) {
+          const spent = spentBy(limit.whose, limit.since);
+          if ((limit.tokens !== undefined && spent.tokens >= limit.tokens) || (limit.cost !== undefined && spent.cost >= limit.cost)) return { refused: limit, spent };
+        }
+        const e = entry;
+        const id = Number(insertOne.run(e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, 1, e.cost).lastInsertRowid);
+        return { id };
+      });
+    },
+    settle(id, e) {
+      return commits.run(() => {
+        if (e) settle.run(e.model, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated ? 1 : 0, e.cost, id);
+        else release.run(id);
+      });
     },
     async spent(whose, since) {
       const row = 'keyName' in whose ? spentByKey.get(whose.keyName, since) : spentByAgent.get(whose.agentId, since);

@@ -51,9 +51,21 @@ export class McpConnection {
   /** why herald closed the connection itself, told to the calls it fails */
   private transportFault?: string;
   private readonly log: Logger;
+  /** settles once the first connection was tried: ready, failed or stopped */
+  private readonly firstTry: Promise<void>;
+  private firstTried?: () => void;
 
   constructor(private readonly deps: ConnectionDeps) {
     this.log = deps.logger.child({ component: 'tools', server: deps.server });
+    this.firstTry = new Promise((resolve) => (this.firstTried = resolve));
+  }
+
+  /**
+   * Until its first connection was tried (ready, failed or stopped): its tools are unknown
+   * before, so a turn that needs them waits (bounded by the setup time limit). Undefined once tried.
+   */
+  untilTried(): Promise<void> | undefined {
+    return this.firstTried ? this.firstTry : undefined;
   }
 
   get config(): McpServerConfig {
@@ -221,6 +233,8 @@ export class McpConnection {
     // `since` is when it became ready, or since when it has not been: connecting and failed in turn keep it
     if (state === 'ready' || this.state === 'ready' || state === 'stopped') this.since = Date.now();
     this.state = state;
+    this.firstTried?.();
+    this.firstTried = undefined;
     this.deps.onChange();
   }
 

@@ -12,6 +12,8 @@ export interface McpServersOptions {
   logger: Logger;
   /** how often a connected HTTP server is pinged to know it is still there (default 30 s) */
   checkEveryMs?: number;
+  /** a server's state or tools changed: the console's live Overview shows them */
+  onChange?: () => void;
 }
 
 const CHECK_EVERY_MS = 30_000;
@@ -63,6 +65,16 @@ export class McpServers implements ToolSource {
       }
     }
     return (this.tools_ = all);
+  }
+
+  /**
+   * Until each of `servers` that is started has been tried once (ready or failed): at start
+   * their tools are not known yet. Undefined when there is nothing to wait for.
+   */
+  untilTried(servers: readonly string[]): Promise<void> | undefined {
+    if (!this.started || this.stopped) return undefined;
+    const waits = servers.map((name) => this.connections.get(name)?.untilTried()).filter((w) => w !== undefined);
+    return waits.length ? Promise.all(waits).then(() => undefined) : undefined;
   }
 
   /** calls a tool of one of these servers; never throws for a server's fault (see McpConnection.call) */
@@ -128,7 +140,10 @@ export class McpServers implements ToolSource {
       baseDir: this.options.baseDir,
       logger: this.options.logger,
       checkEveryMs: this.options.checkEveryMs ?? CHECK_EVERY_MS,
-      onChange: () => (this.tools_ = undefined),
+      onChange: () => {
+        this.tools_ = undefined;
+        this.options.onChange?.();
+      },
     });
   }
 }

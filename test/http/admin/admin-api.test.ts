@@ -365,5 +365,21 @@ describe('overview', () => {
     const sessions = await get(app, '/sessions');
     expect(sessions.data.length).toBeGreaterThan(0);
     expect(sessions.data[0]).toMatchObject({ key: expect.any(String), messages: 2 });
+    expect(overview.toolServers).toEqual([]);
+  });
+
+  it("shows each MCP server's health: one whose command does not exist is failed, with its error", async () => {
+    const app = await testApp({ tools: { mcpServers: { missing: { command: 'herald-no-such-mcp-server' } } } });
+    const [missing] = await eventually(async () => {
+      const o = await get(app, '/overview');
+      return o.toolServers[0]?.state === 'failed' && o.toolServers;
+    });
+    expect(missing).toMatchObject({ server: 'missing', transport: 'stdio', state: 'failed', tools: 0, listed: null, restarts: expect.any(Number) });
+    expect(missing.lastError).toEqual(expect.stringContaining('herald-no-such-mcp-server'));
+    expect(Date.parse(missing.since)).not.toBeNaN();
+    // declared in the document like the rest
+    const doc = await get(app, '/openapi.json');
+    const body = doc.paths['/admin/overview'].get.responses['200'].content['application/json'].schema;
+    expect(Object.keys(body.properties.toolServers.items.properties)).toEqual(['server', 'transport', 'state', 'since', 'lastError', 'tools', 'listed', 'restarts']);
   });
 });

@@ -5,7 +5,8 @@
  *   `tool_choice`, `parallel_tool_calls` fields of https://platform.openai.com/docs/api-reference/chat/create):
  *   while the conversation does not end with `role: "tool"` results, the model calls tools, the
  *   message having `content: null`, `tool_calls: [{id, type: "function", function: {name, arguments}}]`
- *   and `finish_reason: "tool_calls"`; the tool named by `tool_choice`, else every tool at once
+ *   and `finish_reason: "tool_calls"` (the chat completion object,
+ *   https://platform.openai.com/docs/api-reference/chat/object); the tool named by `tool_choice`, else every tool at once
  *   (parallel calls) unless `parallel_tool_calls: false` (then the first), none for `"none"`. Once
  *   it sees the tool results it answers in text, quoting them.
  * - `response_format` (https://platform.openai.com/docs/guides/structured-outputs): `json_schema`

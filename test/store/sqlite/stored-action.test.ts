@@ -41,7 +41,7 @@ describe("a run's action in SQLite", () => {
     const at = file();
     const store = openSqliteStore(at);
     stores.push(store);
-    const coalesce = { mappingId: 'alerts', coalesce: { key: 'db', windowMs: 60_000, message: (all: string[]) => all.join(' | ') } };
+    const coalesce = { mappingId: 'alerts', coalesce: { key: 'db', windowMs: 60_000, message: (all: string[]) => all.join(' | '), maxEvents: 50, maxBytes: 262_144 } };
     await store.runs.admit(run('c1', 'first', Date.now()), coalesce);
     // as an earlier herald wrote it: the message inside the action too
     const raw = new Database(at);

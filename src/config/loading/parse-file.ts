@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import JSON5 from 'json5';
+import YAML from 'yaml';
+import { ConfigError } from '../../errors.js';
+
+export type ConfigFormat = 'json' | 'json5' | 'yaml';
+
+export function configFormat(file: string): ConfigFormat {
+  const ext = path.extname(file).toLowerCase();
+  if (ext === '.json') return 'json';
+  if (ext === '.json5') return 'json5';
+  if (ext === '.yaml' || ext === '.yml') return 'yaml';
+  throw new ConfigError([`${file}: unsupported config format "${ext}" (use .json, .json5, .yaml or .yml)`]);
+}
+
+/** Reads and parses a structured file (config or mapping), naming the file in any fault. */
+export function parseStructuredFile(file: string): unknown {
+  const format = configFormat(file);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`]);
+  }
+  return parseStructuredText(text, format, file);
+}
+
+/**
+ * OpenClaw's `openclaw.json` is JSON5 (comments, unquoted keys, trailing commas) under a `.json`
+ * name, and users bring it as is: strict JSON first, then JSON5; a file that is neither is
+ * reported with JSON5's message, which names the line and column.
+ */
+function parseJsonOrJson5(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return JSON5.parse(text);
+  }
+}
+
+export function parseStructuredText(text: string, format: ConfigFormat, file: string): unknown {
+  try {
+    if (format === 'json') return parseJsonOrJson5(text);
+    if (format === 'json5') return JSON5.parse(text);
+    const doc = YAML.parseDocument(text);
+    if (doc.errors.length) throw new Error(doc.errors.map((e) => e.message).join('; '));
+    return doc.toJS() ?? {};
+  } catch (error) {
+    throw new ConfigError([`${file}: not valid ${format.toUpperCase()}: ${(error as Error).message}`]);
+  }
+}

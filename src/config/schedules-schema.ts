@@ -1,0 +1,137 @@
+import { Cron } from 'croner';
+import { z } from 'zod';
+import { duration, positiveDuration } from './duration-schema.js';
+import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from './mapping-schema.js';
+
+/** a job id: it names the job's session (`cron:<id>`), its URL and its metrics label */
+export const SCHEDULE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** `at`: an ISO time with its offset (or Z), or a duration from now such as "20m" */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+const DURATION = /^\d+(\.\d+)?(ms|s|m|h|d)$/;
+
+/** an IANA time zone the runtime knows */
+export function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** why croner refuses a cron expression, or undefined when it takes it */
+export function cronFault(expr: string): string | undefined {
+  try {
+    new Cron(expr, { paused: true });
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message.replace(/^CronPattern: /, '') : String(error);
+  }
+}
+
+const atSchedule = z
+  .object({
+    kind: z.literal('at'),
+    at: z
+      .string()
+      .refine((v) => (ISO_TIME.test(v) && !Number.isNaN(Date.parse(v))) || DURATION.test(v), 'an ISO time with its offset (2026-01-05T07:00:00+01:00) or a duration from now (20m)')
+      .describe('When the one-shot fires: an ISO time with its offset, or a duration from the moment the job is stored ("20m").'),
+  })
+  .strict();
+
+const everySchedule = z
+  .object({
+    kind: z.literal('every'),
+    every: positiveDuration.describe('The period ("15m", "6h"); at least schedules.minEvery. The first fire is one period after the job is stored.'),
+  })
+  .strict();
+
+const cronSchedule = z
+  .object({
+    kind: z.literal('cron'),
+    expr: z
+      .string()
+      .superRefine((expr, ctx) => {
+        const fault = cronFault(expr);
+        if (fault) ctx.addIssue({ code: 'custom', message: fault });
+      })
+      .describe('A cron expression of 5 fields (minute hour day month weekday) or 6 (seconds first), read by croner.'),
+    tz: z
+      .string()
+      .refine(isTimeZone, 'an IANA time zone such as Europe/Berlin')
+      .optional()
+      .describe('The IANA time zone the expression is read in (default: the machine\'s). Across a daylight-saving change a time that does not exist fires at the first moment after the gap, and a time that happens twice fires once.'),
+  })
+  .strict();
+
+export const scheduleSchema = z
+  .discriminatedUnion('kind', [atSchedule, everySchedule, cronSchedule])
+  .describe('When it fires: `{kind:"at", at}` once, `{kind:"every", every}` periodically, `{kind:"cron", expr, tz}` by a cron expression.');
+
+const systemEventPayload = z
+  .object({
+    kind: z.literal('systemEvent'),
+    text: z.string().min(1).describe('The event text added to the main session.'),
+  })
+  .strict();
+
+const agentTurnPayload = z
+  .object({
+    kind: z.literal('agentTurn'),
+    message: z.string().min(1).describe('The message the agent answers.'),
+    agentId: z.string().min(1).optional().describe('The digital employee that runs it (default: the default agent); an unknown id is refused.'),
+    model: z.string().optional().describe('A model ref or alias of agents.defaults.models, over the agent\'s.'),
+    thinking: z.enum(thinkingLevels).optional().describe('Thinking level of the model call.'),
+    timeoutSeconds: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional().describe('Time limit of the run (default agents.defaults.timeoutSeconds).'),
+  })
+  .strict();
+
+export const scheduleDeliverySchema = z
+  .object({
+    mode: z.enum(['announce', 'none', 'webhook']).default('announce').describe('announce: the reply goes to `channel`/`to`, as a hook run\'s does; webhook: to the webhook channel (channels.webhook), `to` passed in its body; none: not delivered (the main session still gets its summary).'),
+    channel: z.string().optional().describe('announce: `last` (default) or a channel plugin id or alias.'),
+    to: z.string().optional().describe('The recipient on the channel.'),
+  })
+  .strict();
+
+export const scheduleJobSchema = z
+  .object({
+    id: z.string().regex(SCHEDULE_ID, 'letters, digits, . _ - (at most 64), starting with a letter or digit').describe('The job\'s id: its session (`cron:<id>`), its URL under /admin/schedules and its metrics label.'),
+    name: z.string().optional().describe('A name for people (the run\'s name; default "Cron <id>").'),
+    description: z.string().optional().describe('What it is for.'),
+    enabled: z.boolean().default(true).describe('A disabled job keeps its place and fires nothing.'),
+    schedule: scheduleSchema,
+    sessionTarget: z.enum(['main', 'isolated']).describe('main: the payload (systemEvent) is an event on the main session; isolated: the payload (agentTurn) is an agent run of its own session.'),
+    payload: z.discriminatedUnion('kind', [systemEventPayload, agentTurnPayload]).describe('What a fire does: `{kind:"systemEvent", text}` (sessionTarget main) or `{kind:"agentTurn", message, agentId, model, thinking, timeoutSeconds}` (isolated).'),
+    wakeMode: z.enum(wakeModes).default('now').describe('now: a heartbeat is asked for at once (the main event, or the isolated run\'s summary); next-heartbeat: it waits for the next one.'),
+    sessionKey: z.string().min(1).max(512).optional().describe('isolated: the session the runs share (default `cron:<id>`, so each run sees the ones before).'),
+    delivery: scheduleDeliverySchema.default({ mode: 'announce' }).describe('Where an isolated run\'s reply goes.'),
+    deleteAfterRun: z.boolean().default(false).describe('Deletes the job once it fired (one-shots).'),
+    catchUp: z
+      .boolean()
+      .default(true)
+      .describe('A fire found more than schedules.missedAfter past its due time (herald was down) runs once at start (true), or is recorded as missed and skipped (false). Several missed fires of one job run once, never in a burst.'),
+    overlap: z.enum(['skip', 'queue']).default('skip').describe('A fire while the job\'s previous run is still queued or running: skip it (recorded as skipped), or queue a run behind it.'),
+    jitter: duration.default('0').describe('Each fire is delayed by a random time up to this, spreading jobs that share a time.'),
+  })
+  .strict()
+  .superRefine((job, ctx) => {
+    const fits = job.sessionTarget === 'main' ? 'systemEvent' : 'agentTurn';
+    if (job.payload.kind !== fits) ctx.addIssue({ code: 'custom', path: ['payload', 'kind'], message: `sessionTarget "${job.sessionTarget}" takes a ${fits} payload` });
+    if (job.sessionTarget === 'main' && job.sessionKey !== undefined) ctx.addIssue({ code: 'custom', path: ['sessionKey'], message: 'only an isolated job has a session of its own' });
+  });
+
+export type ScheduleJob = z.output<typeof scheduleJobSchema>;
+export type ScheduleJobInput = z.input<typeof scheduleJobSchema>;
+export type ScheduleSpec = ScheduleJob['schedule'];
+
+export const schedulesSchema = z
+  .object({
+    minEvery: positiveDuration.default('10s').describe('The shortest `every` a job may have (and the shortest gap between two cron fires): a shorter one is refused.'),
+    missedAfter: positiveDuration.default('1m').describe('A fire found this long past its due time was missed (herald was down): its job\'s catchUp says whether it runs.'),
+    jobs: z.array(scheduleJobSchema).default([]).describe('Jobs in OpenClaw\'s cron shape (docs/schedules.md). Jobs made through /admin/schedules are stored beside them; a stored job with a config job\'s id is shadowed by it.'),
+  })
+  .strict();
+
+export type SchedulesConfig = z.output<typeof schedulesSchema>;

@@ -1,0 +1,13 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { adminDocsOf } from './admin-registry-docs.js';
+import { version } from './herald-version.js';
+import { openApiDocument } from './openapi-document.js';
+import { reloadDocs } from './reload-docs.js';
+
+/**
+ * `GET /admin/openapi.json`: the admin routes only (behind the gateway token, like the rest of
+ * /admin), read from the declarations of the admin app that serves them, and the reload.
+ */
+export function adminOpenApiDocument(app: OpenAPIHono): Record<string, unknown> {
+  return openApiDocument({ routes: [...reloadDocs, ...adminDocsOf(app)], prefix: '/admin', version });
+}

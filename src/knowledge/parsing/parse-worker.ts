@@ -1,0 +1,34 @@
+import { getHeapStatistics } from 'node:v8';
+import type { MessagePort } from 'node:worker_threads';
+import { HeraldError } from '../../errors.js';
+import { packChunks, type ParseAnswer } from './packed-chunks.js';
+import { parseDocument, type ParseTask } from './parse-document.js';
+import { indexTextOf } from '../text-terms.js';
+
+/** a worker's answer, with the heap its thread holds after the parse (garbage included: what it keeps from the system) */
+export interface WorkerAnswer {
+  answer: ParseAnswer;
+  heapBytes: number;
+}
+
+/**
+ * Runs in a parse worker thread (the compiled file itself, or parse-worker-entry.mjs from the
+ * sources). The chunks go back packed (packed-chunks.ts), moved, not copied, to the main thread.
+ */
+export default async function parseInWorker(task: ParseTask & { started?: MessagePort }): Promise<WorkerAnswer> {
+  // the parse's time limit runs from here: the thread is up and has the task
+  task.started?.postMessage(0);
+  task.started?.close();
+  const answer = await parseAnswer(task);
+  return { answer, heapBytes: getHeapStatistics().total_heap_size };
+}
+
+async function parseAnswer(task: ParseTask): Promise<ParseAnswer> {
+  try {
+    const { type, chunks } = await parseDocument(task);
+    return packChunks(type, chunks.map((content) => ({ content, terms: indexTextOf(content) })));
+  } catch (error) {
+    if (error instanceof HeraldError) return { error: { code: error.code, message: error.message, param: error.param } };
+    return { error: { code: 'HERALD_INVALID_FIELD', message: 'could not read the file', param: 'file' } };
+  }
+}

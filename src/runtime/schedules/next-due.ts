@@ -1,0 +1,45 @@
+import { Cron } from 'croner';
+import { parseDuration } from '../../config/duration-schema.js';
+import type { ScheduleJob } from '../../config/schedules-schema.js';
+import { isIsoAt } from '../../config/schedules-checks.js';
+
+/** a random delay up to the job's jitter (`random` in [0, 1), injected by tests) */
+function jitterMs(job: ScheduleJob, random: () => number): number {
+  const max = parseDuration(job.jitter);
+  return max ? Math.floor(random() * max) : 0;
+}
+
+/** the first instant after `after` that the cron expression names, in its time zone (croner handles daylight saving) */
+export function nextCron(expr: string, tz: string | undefined, after: number): number | null {
+  const next = new Cron(expr, { paused: true, ...(tz && { timezone: tz }) }).nextRun(new Date(after));
+  return next ? next.getTime() : null;
+}
+
+/**
+ * The first due time of a job stored at `now`. `every` is anchored to that moment: its fires are
+ * `anchor + k * every`, so neither a restart nor a late fire shifts its phase.
+ */
+export function firstDue(job: ScheduleJob, now: number, random: () => number = Math.random): number | null {
+  const { schedule } = job;
+  const base =
+    schedule.kind === 'at' ? (isIsoAt(schedule.at) ? Date.parse(schedule.at) : now + parseDuration(schedule.at))
+    : schedule.kind === 'every' ? now + parseDuration(schedule.every)
+    : nextCron(schedule.expr, schedule.tz, now);
+  return base === null ? null : base + jitterMs(job, random);
+}
+
+/**
+ * The due time after a fire at `now` (the due time itself is at or before `now`): always later
+ * than `now`, so fires missed while herald was down collapse into the one being made, and a clock
+ * stepped back never reaches a due time already fired. Null: the job fires no more (a one-shot).
+ */
+export function dueAfter(job: ScheduleJob, anchor: number, now: number, random: () => number = Math.random): number | null {
+  const { schedule } = job;
+  if (schedule.kind === 'at') return null;
+  let base: number | null;
+  if (schedule.kind === 'every') {
+    const every = parseDuration(schedule.every);
+    base = anchor + (Math.floor(Math.max(0, now - anchor) / every) + 1) * every;
+  } else base = nextCron(schedule.expr, schedule.tz, now);
+  return base === null ? null : base + jitterMs(job, random);
+}

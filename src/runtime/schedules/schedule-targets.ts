@@ -1,0 +1,30 @@
+import type { ScheduleJob } from '../../config/schedules-schema.js';
+import type { TargetChannels } from '../alerts/alert-targets.js';
+
+/** the channel an isolated job's reply goes to: `announce`'s (default `last`), `webhook`'s plugin, or none */
+export function deliveryChannel(job: Pick<ScheduleJob, 'delivery'>): string | undefined {
+  const { delivery } = job;
+  if (delivery.mode === 'none') return undefined;
+  return delivery.mode === 'webhook' ? 'webhook' : (delivery.channel ?? 'last');
+}
+
+/**
+ * Faults of the jobs' delivery channels, each named `<key>[i].delivery.channel` or `.to`: checked
+ * by `config check`, at start and by the admin API, so no run is made to deliver nowhere.
+ */
+export function scheduleTargetFaults(key: string, jobs: readonly ScheduleJob[], deps: TargetChannels): string[] {
+  const faults: string[] = [];
+  for (const [i, job] of jobs.entries()) {
+    const name = job.sessionTarget === 'isolated' ? deliveryChannel(job) : undefined;
+    if (name === undefined || name === 'last') continue;
+    const at = `${key}[${i}].delivery`;
+    const channel = deps.resolveChannel(name);
+    if (!channel) faults.push(`${at}.channel: no channel plugin is named "${name}"`);
+    else if (!deps.configured(channel)) faults.push(`${at}.${job.delivery.mode === 'webhook' ? 'mode' : 'channel'}: ${channel} is not configured (add channels.${channel})`);
+    else if (job.delivery.to) {
+      const fault = deps.recipientFault(channel, job.delivery.to);
+      if (fault) faults.push(`${at}.to: ${fault}`);
+    }
+  }
+  return faults;
+}

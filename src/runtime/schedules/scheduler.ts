@@ -1,0 +1,185 @@
+import type { Logger } from 'pino';
+import type { ScheduleJob } from '../../config/schedules-schema.js';
+import type { Store, StoredSchedule } from '../../store/port.js';
+import { uuidV7 } from '../../time/uuid-v7.js';
+import { dueAfter, firstDue } from './next-due.js';
+
+/** wall-clock time and one timer: injected, so tests drive time instead of sleeping */
+export interface SchedulerClock {
+  now(): number;
+  setTimer(fn: () => void, ms: number): () => void;
+}
+
+export const systemClock: SchedulerClock = {
+  now: () => Date.now(),
+  setTimer(fn, ms) {
+    const timer = setTimeout(fn, ms);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
+
+/** what a claimed fire makes: a run (isolated, under the id chosen before the claim) or a main-session event */
+export type FireJob = (schedule: StoredSchedule, dueAt: number, runId: string | null) => Promise<{ detail?: string }>;
+
+export interface SchedulerDeps {
+  store: Pick<Store, 'schedules' | 'runs'>;
+  fire: FireJob;
+  logger: Logger;
+  /** a fire found this long past its due time was missed (see the job's catchUp) */
+  missedAfterMs: number;
+  clock?: SchedulerClock;
+  random?: () => number;
+  /** told of every fire's outcome (metrics) */
+  onFired?: (scheduleId: string, outcome: 'dispatched' | 'skipped' | 'missed' | 'failed', lagMs: number) => void;
+}
+
+/** the longest the one timer sleeps: a wall clock stepped forward is noticed within it */
+const MAX_SLEEP_MS = 60_000;
+/** how many due jobs one pass claims before looking again */
+const BATCH = 100;
+/** a fire claimed this long ago and still not dispatched was left by a claimer that died */
+const ABANDONED_AFTER_MS = 60_000;
+
+const unfinished = new Set(['queued', 'running', 'waiting_approval']);
+
+/**
+ * Fires the stored jobs, exactly once per due time whatever the number of processes: one timer per
+ * process, set for the earliest due time in the store (woken early by `wake()` when jobs change);
+ * each due job is claimed by the store's compare-and-set on its next due time, and only the claimer
+ * that moved it makes the run or event.
+ */
+export class Scheduler {
+  private readonly clock: SchedulerClock;
+  private readonly random: () => number;
+  private cancelTimer: (() => void) | undefined;
+  private running: Promise<void> = Promise.resolve();
+  private again = false;
+  private stopped = true;
+
+  constructor(private readonly deps: SchedulerDeps) {
+    this.clock = deps.clock ?? systemClock;
+    this.random = deps.random ?? Math.random;
+  }
+
+  /** `retakeAll`: this process serves the store alone, so every claimed-but-not-dispatched fire is a dead predecessor's */
+  async start(retakeAll = false): Promise<void> {
+    this.stopped = false;
+    await this.retake(retakeAll ? this.clock.now() : this.clock.now() - ABANDONED_AFTER_MS);
+    this.wake();
+  }
+
+  /** jobs changed (here or on another process): look at the store again now */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.again) return;
+    this.again = true;
+    this.running = this.running.then(() => this.pass()).catch((err) => this.deps.logger.error({ err }, 'schedules: a pass failed; the next wake tries again'));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.cancelTimer?.();
+    await this.running;
+  }
+
+  /** resolves when the passes asked for so far are done (tests) */
+  settled(): Promise<void> {
+    return this.running;
+  }
+
+  /** the first due time of a job stored now, and later ones after each fire */
+  firstDue(job: ScheduleJob): number | null {
+    return firstDue(job, this.clock.now(), this.random);
+  }
+
+  private async pass(): Promise<void> {
+    this.again = false;
+    if (this.stopped) return;
+    for (;;) {
+      const now = this.clock.now();
+      const due = await this.deps.store.schedules.due(now, BATCH);
+      for (const schedule of due) await this.fireOne(schedule, now);
+      if (due.length < BATCH) break;
+    }
+    await this.arm();
+  }
+
+  private async arm(): Promise<void> {
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    if (this.stopped) return;
+    const next = await this.deps.store.schedules.nextDue();
+    const wait = next === undefined ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, next - this.clock.now()));
+    this.cancelTimer = this.clock.setTimer(() => this.wake(), wait);
+  }
+
+  private async fireOne(schedule: StoredSchedule, now: number): Promise<void> {
+    const { store, logger } = this.deps;
+    const { job, id } = schedule;
+    const dueAt = schedule.nextDue!;
+    const next = dueAfter(job, schedule.createdAt, now, this.random);
+    const missed = now - dueAt > this.deps.missedAfterMs;
+    const claim = (outcome: 'claimed' | 'skipped' | 'missed', runId: string | null, detail: string | null) =>
+      store.schedules.claimFire(id, dueAt, next, { firedAt: now, outcome, runId, detail });
+    if (missed && !job.catchUp) {
+      if (await claim('missed', null, 'due while herald was down; catchUp is false')) this.told(id, 'missed', now - dueAt);
+      return;
+    }
+    if (job.sessionTarget === 'isolated' && job.overlap === 'skip' && (await this.stillRunning(id))) {
+      if (await claim('skipped', null, 'the previous run is still queued or running (overlap: skip)')) this.told(id, 'skipped', now - dueAt);
+      return;
+    }
+    const runId = job.sessionTarget === 'isolated' ? uuidV7() : null;
+    if (!(await claim('claimed', runId, missed ? 'caught up at start' : null))) return;
+    await this.dispatch(schedule, dueAt, runId, now);
+    if (next === null && job.deleteAfterRun && schedule.origin === 'api') await store.schedules.delete(id);
+    logger.info({ schedule: id, dueAt: new Date(dueAt).toISOString(), runId, next: next && new Date(next).toISOString() }, 'schedule fired');
+  }
+
+  private async dispatch(schedule: StoredSchedule, dueAt: number, runId: string | null, now: number): Promise<void> {
+    try {
+      const { detail } = await this.deps.fire(schedule, dueAt, runId);
+      await this.deps.store.schedules.settleFire(schedule.id, dueAt, 'dispatched', detail ?? null);
+      this.told(schedule.id, 'dispatched', now - dueAt);
+    } catch (err) {
+      this.deps.logger.error({ err, schedule: schedule.id }, 'schedule fire failed');
+      await this.deps.store.schedules.settleFire(schedule.id, dueAt, 'failed', err instanceof Error ? err.message : String(err));
+      this.told(schedule.id, 'failed', now - dueAt);
+    }
+  }
+
+  private told(id: string, outcome: 'dispatched' | 'skipped' | 'missed' | 'failed', lagMs: number): void {
+    this.deps.onFired?.(id, outcome, lagMs);
+  }
+
+  private async stillRunning(id: string): Promise<boolean> {
+    const [last] = await this.deps.store.schedules.fires(id, 5).then((fires) => fires.filter((f) => f.runId));
+    if (!last?.runId) return false;
+    const run = await this.deps.store.runs.get(last.runId);
+    return run !== undefined && unfinished.has(run.status);
+  }
+
+  /**
+   * Fires claimed by a process that died before making their run or event: a run is made under the
+   * id chosen at the claim unless it exists already (then the fire is only marked), so a retaken
+   * fire never makes a second run. A main-session event has no such id: one claimed just before a
+   * crash may be added twice (the queue drops an event repeating the one before it).
+   */
+  private async retake(before: number): Promise<void> {
+    const { store, logger } = this.deps;
+    for (const fire of await store.schedules.unsettled(before, BATCH)) {
+      const schedule = await store.schedules.get(fire.scheduleId);
+      if (fire.runId && (await store.runs.get(fire.runId))) {
+        await store.schedules.settleFire(fire.scheduleId, fire.dueAt, 'dispatched');
+        continue;
+      }
+      if (!schedule) {
+        await store.schedules.settleFire(fire.scheduleId, fire.dueAt, 'failed', 'the job was deleted before its fire was made');
+        continue;
+      }
+      logger.warn({ schedule: fire.scheduleId, dueAt: new Date(fire.dueAt).toISOString() }, 'schedule: a fire claimed by a process that stopped is made now');
+      await this.dispatch(schedule, fire.dueAt, fire.runId, this.clock.now());
+    }
+  }
+}

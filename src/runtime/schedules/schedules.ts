@@ -1,0 +1,171 @@
+import type { Logger } from 'pino';
+import { parseDuration } from '../../config/duration-schema.js';
+import type { HeraldConfig } from '../../config/schema.js';
+import type { ScheduleJob } from '../../config/schedules-schema.js';
+import type { AgentAction } from '../../mappings/hook-action.js';
+import type { ScheduleFire, Store, StoredSchedule } from '../../store/port.js';
+import { uuidV7 } from '../../time/uuid-v7.js';
+import type { MainSession } from '../main-session.js';
+import type { RunQueue } from '../runs/run-queue.js';
+import { deliveryChannel } from './schedule-targets.js';
+import { Scheduler, type SchedulerClock, type SchedulerDeps } from './scheduler.js';
+
+/** the store signal that says jobs changed: every process's scheduler looks again */
+export const SCHEDULES_TOPIC = 'schedules';
+
+export interface SchedulesDeps {
+  config: Pick<HeraldConfig, 'schedules'>;
+  store: Store;
+  runs: Pick<RunQueue, 'submit'>;
+  mainSession: Pick<MainSession, 'enqueueSystemEvent'>;
+  heartbeat: { request(): void };
+  defaultAgentId: string;
+  logger: Logger;
+  clock?: SchedulerClock;
+  random?: () => number;
+  onFired?: SchedulerDeps['onFired'];
+}
+
+/** the run a fire of an isolated job makes: its own session (`cron:<id>`), delivered as the job says */
+export function scheduleAction(job: ScheduleJob, dueAt: number, defaultAgentId: string): AgentAction {
+  if (job.payload.kind !== 'agentTurn') throw new Error(`schedule ${job.id}: not an agentTurn`);
+  const { payload } = job;
+  return {
+    kind: 'agent',
+    message: payload.message,
+    name: job.name ?? `Cron ${job.id}`,
+    agentId: payload.agentId ?? defaultAgentId,
+    sessionKey: job.sessionKey ?? `cron:${job.id}`,
+    wakeMode: job.wakeMode,
+    deliver: job.delivery.mode !== 'none',
+    channel: deliveryChannel(job) ?? 'last',
+    ...(job.delivery.to && { to: job.delivery.to }),
+    ...(payload.model && { model: payload.model }),
+    ...(payload.thinking && { thinking: payload.thinking }),
+    ...(payload.timeoutSeconds && { timeoutSeconds: payload.timeoutSeconds }),
+    // the operator's own words, not outside content: no safety wrapper
+    allowUnsafeExternalContent: true,
+    source: { mappingId: `schedule:${job.id}`, path: 'schedule' },
+    schedule: { id: job.id, dueAt },
+  };
+}
+
+/**
+ * The jobs of the config and of the admin API, and the scheduler firing them. Config jobs are
+ * written to the store at every start (a stored job of the same id is replaced: the config wins);
+ * a config job no longer in the config is deleted.
+ */
+export class Schedules {
+  readonly scheduler: Scheduler;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly deps: SchedulesDeps) {
+    this.scheduler = new Scheduler({
+      store: deps.store,
+      logger: deps.logger,
+      missedAfterMs: parseDuration(deps.config.schedules.missedAfter),
+      clock: deps.clock,
+      random: deps.random,
+      onFired: deps.onFired,
+      fire: (schedule, dueAt, runId) => this.fire(schedule.job, dueAt, runId),
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.syncConfigJobs();
+    this.unsubscribe = this.deps.store.signals.subscribe(SCHEDULES_TOPIC, () => this.scheduler.wake());
+    await this.scheduler.start(await this.deps.store.serveAlone());
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    await this.scheduler.stop();
+  }
+
+  list(): Promise<StoredSchedule[]> {
+    return this.deps.store.schedules.list();
+  }
+
+  get(id: string): Promise<StoredSchedule | undefined> {
+    return this.deps.store.schedules.get(id);
+  }
+
+  fires(id: string, limit: number): Promise<ScheduleFire[]> {
+    return this.deps.store.schedules.fires(id, limit);
+  }
+
+  /** stores a job made at run time (new, or changed: a changed schedule is due anew), then wakes every scheduler */
+  async put(job: ScheduleJob, existing: StoredSchedule | undefined): Promise<StoredSchedule> {
+    const now = this.now();
+    const reschedule = !existing || JSON.stringify(existing.job.schedule) !== JSON.stringify(job.schedule) || existing.job.jitter !== job.jitter || (!existing.enabled && job.enabled);
+    const stored = await this.deps.store.schedules.put(
+      { id: job.id, origin: 'api', job, enabled: job.enabled, nextDue: reschedule ? this.scheduler.firstDue(job) : (existing?.nextDue ?? null), createdAt: existing?.createdAt ?? now, updatedAt: now },
+      reschedule,
+    );
+    this.changed();
+    return stored;
+  }
+
+  async remove(id: string): Promise<boolean> {
+    const removed = await this.deps.store.schedules.delete(id);
+    if (removed) this.changed();
+    return removed;
+  }
+
+  /** an operator's run now: a fire of its own (due now), beside the schedule, which it does not move */
+  async runNow(schedule: StoredSchedule): Promise<ScheduleFire> {
+    const now = this.now();
+    const runId = schedule.job.sessionTarget === 'isolated' ? uuidV7() : null;
+    const fire: ScheduleFire = { scheduleId: schedule.id, dueAt: now, firedAt: now, outcome: 'claimed', runId, detail: 'run now' };
+    await this.deps.store.schedules.recordFire(fire);
+    try {
+      await this.fire(schedule.job, now, runId);
+      await this.deps.store.schedules.settleFire(schedule.id, now, 'dispatched');
+      return { ...fire, outcome: 'dispatched' };
+    } catch (err) {
+      await this.deps.store.schedules.settleFire(schedule.id, now, 'failed', err instanceof Error ? err.message : String(err));
+      throw err;
+    }
+  }
+
+  private now(): number {
+    return (this.deps.clock ?? { now: Date.now }).now();
+  }
+
+  private changed(): void {
+    this.deps.store.signals.publish(SCHEDULES_TOPIC);
+  }
+
+  private async fire(job: ScheduleJob, dueAt: number, runId: string | null): Promise<{ detail?: string }> {
+    if (job.payload.kind === 'systemEvent') {
+      const event = await this.deps.mainSession.enqueueSystemEvent(job.payload.text);
+      if (job.wakeMode === 'now') this.deps.heartbeat.request();
+      return { detail: event ? `event ${event.id}` : 'event repeated the one before it' };
+    }
+    await this.deps.runs.submit(scheduleAction(job, dueAt, this.deps.defaultAgentId), { id: runId ?? undefined });
+    return {};
+  }
+
+  private async syncConfigJobs(): Promise<void> {
+    const { store, logger, config } = this.deps;
+    const now = this.now();
+    const configured = new Set<string>();
+    for (const job of config.schedules.jobs) {
+      configured.add(job.id);
+      const existing = await store.schedules.get(job.id);
+      if (existing?.origin === 'api') logger.warn({ schedule: job.id }, `schedules: config job "${job.id}" replaces the stored job of the same id (the config wins)`);
+      const same = existing?.origin === 'config' && JSON.stringify(existing.job.schedule) === JSON.stringify(job.schedule) && existing.job.jitter === job.jitter;
+      const reschedule = !same || (!existing.enabled && job.enabled);
+      const nextDue = reschedule ? this.scheduler.firstDue(job) : existing.nextDue;
+      if (!existing && job.schedule.kind === 'at' && nextDue !== null && nextDue <= now) {
+        logger.warn({ schedule: job.id }, `schedules: config job "${job.id}" is due at ${job.schedule.at}, already past; it does not fire`);
+        await store.schedules.put({ id: job.id, origin: 'config', job, enabled: job.enabled, nextDue: null, createdAt: now, updatedAt: now }, true);
+        continue;
+      }
+      await store.schedules.put({ id: job.id, origin: 'config', job, enabled: job.enabled, nextDue, createdAt: existing?.origin === 'config' ? existing.createdAt : now, updatedAt: now }, reschedule);
+    }
+    for (const stored of await store.schedules.list()) {
+      if (stored.origin === 'config' && !configured.has(stored.id)) await store.schedules.delete(stored.id);
+    }
+  }
+}

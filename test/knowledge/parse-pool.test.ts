@@ -1,0 +1,33 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { knowledgeLimitsSchema } from '../../src/config/schema.js';
+import { DEFAULT_CHUNK } from '../../src/knowledge/parsing/chunk-text.js';
+import { ParsePool } from '../../src/knowledge/parsing/parse-pool.js';
+
+let pool: ParsePool | undefined;
+afterEach(async () => {
+  await pool?.close();
+  pool = undefined;
+});
+
+/** a good text file of about `bytes`: sentences, as a handbook is */
+const textFile = (bytes: number, seed: number) => Buffer.from(`Section ${seed}. Refunds are issued within fourteen days of purchase when the receipt is sent to billing.\n`.repeat(Math.ceil(bytes / 100)));
+
+describe('ParsePool', () => {
+  it('times each parse from when a worker takes it: sixty-four good 64 KB files behind one worker all come out', async () => {
+    pool = new ParsePool(knowledgeLimitsSchema.parse({ workers: 1, parseTimeoutMs: 2000 }));
+    const results = await Promise.allSettled(Array.from({ length: 64 }, (_, i) => pool!.parse(textFile(1 << 16, i), `f${i}.txt`, DEFAULT_CHUNK)));
+    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.message)).toEqual([]);
+  });
+
+  it('refuses a document past platform.knowledge.maxQueued as the server being busy (503), not as a fault of the file', async () => {
+    pool = new ParsePool(knowledgeLimitsSchema.parse({ workers: 1, maxQueued: 2 }));
+    const parses = Array.from({ length: 4 }, (_, i) => pool!.parse(textFile(1000, i), `f${i}.txt`, DEFAULT_CHUNK));
+    const results = await Promise.allSettled(parses);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+    expect((results[3] as PromiseRejectedResult).reason).toMatchObject({
+      code: 'HERALD_UNAVAILABLE',
+      status: 503,
+      message: '2 documents are already waiting for a parse worker (platform.knowledge.maxQueued). Retry later.',
+    });
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { scheduleJobSchema } from '../../src/config/schedules-schema.js';
+import type { StoredSchedule } from '../../src/store/port.js';
+import type { OpenStore } from './open-store-under-test.js';
+
+const job = (id: string) =>
+  scheduleJobSchema.parse({ id, schedule: { kind: 'every', every: '1m' }, sessionTarget: 'isolated', payload: { kind: 'agentTurn', message: 'look' } });
+
+const stored = (id: string, nextDue: number | null, enabled = true): StoredSchedule => ({ id, origin: 'api', job: job(id), enabled, nextDue, createdAt: 1, updatedAt: 1 });
+const fire = (firedAt: number, runId: string | null = null) => ({ firedAt, outcome: 'claimed' as const, runId, detail: null });
+
+/** scheduled jobs: a due time is claimed by one claimer, whatever their number and the clock */
+export function schedulesCases(open: OpenStore) {
+  describe('schedules', () => {
+    it('keeps jobs with their next due time, a restart or a second writer of one job keeping it', async () => {
+      const store = await open();
+      expect(await store.schedules.nextDue()).toBeUndefined();
+      const put = await store.schedules.put(stored('a', 60_000), false);
+      expect(put).toMatchObject({ id: 'a', origin: 'api', enabled: true, nextDue: 60_000, job: { schedule: { kind: 'every', every: '1m' } } });
+      // written again without reschedule (a restart with the same config): the due time stays
+      expect((await store.schedules.put({ ...stored('a', 99_000), updatedAt: 2 }, false)).nextDue).toBe(60_000);
+      expect((await store.schedules.put(stored('a', 120_000), true)).nextDue).toBe(120_000);
+      await store.schedules.put(stored('b', 30_000), false);
+      await store.schedules.put(stored('c', 10_000, false), false);
+      await store.schedules.put(stored('spent', null), false);
+      expect(await store.schedules.nextDue()).toBe(30_000);
+      expect((await store.schedules.due(200_000, 10)).map((s) => s.id)).toEqual(['b', 'a']);
+      expect((await store.schedules.list()).map((s) => s.id)).toEqual(['a', 'b', 'c', 'spent']);
+      const again = await open(store);
+      expect(await again.schedules.get('a')).toMatchObject({ nextDue: 120_000 });
+      expect(await again.schedules.delete('a')).toBe(true);
+      expect(await again.schedules.delete('a')).toBe(false);
+      expect(await store.schedules.get('a')).toBeUndefined();
+    });
+
+    it('gives a due time to one claimer of many handles, and records its fire once', async () => {
+      const a = await open();
+      const b = await open(a);
+      await a.schedules.put(stored('job', 60_000), false);
+      const claims = await Promise.all([a, b, a, b].map((s, i) => s.schedules.claimFire('job', 60_000, 120_000, fire(60_500 + i, `run-${i}`))));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      const fires = await b.schedules.fires('job', 10);
+      expect(fires).toHaveLength(1);
+      expect(fires[0]).toMatchObject({ scheduleId: 'job', dueAt: 60_000, outcome: 'claimed', runId: `run-${claims.indexOf(true)}` });
+      expect((await a.schedules.get('job'))!.nextDue).toBe(120_000);
+    });
+
+    it('never claims a due time twice: a clock stepped back finds nothing due again', async () => {
+      const store = await open();
+      await store.schedules.put(stored('job', 60_000), false);
+      expect(await store.schedules.claimFire('job', 60_000, 120_000, fire(61_000))).toBe(true);
+      // the clock went back to before the fire: the due time read then is gone
+      expect(await store.schedules.due(60_000, 10)).toEqual([]);
+      expect(await store.schedules.claimFire('job', 60_000, 120_000, fire(60_000))).toBe(false);
+      expect(await store.schedules.fires('job', 10)).toHaveLength(1);
+    });
+
+    it('claims nothing of a disabled or deleted job, and settles a fire once', async () => {
+      const store = await open();
+      await store.schedules.put(stored('off', 60_000, false), false);
+      expect(await store.schedules.claimFire('off', 60_000, 120_000, fire(61_000))).toBe(false);
+      await store.schedules.put(stored('gone', 60_000), false);
+      await store.schedules.delete('gone');
+      expect(await store.schedules.claimFire('gone', 60_000, 120_000, fire(61_000))).toBe(false);
+      await store.schedules.put(stored('job', 60_000), false);
+      await store.schedules.claimFire('job', 60_000, null, fire(61_000, 'r1'));
+      expect(await store.schedules.nextDue()).toBeUndefined();
+      expect((await store.schedules.unsettled(61_000, 10)).map((f) => f.runId)).toEqual(['r1']);
+      expect(await store.schedules.unsettled(60_999, 10)).toEqual([]);
+      expect(await store.schedules.settleFire('job', 60_000, 'dispatched')).toBe(true);
+      expect(await store.schedules.settleFire('job', 60_000, 'failed', 'late')).toBe(false);
+      expect(await store.schedules.fires('job', 10)).toMatchObject([{ outcome: 'dispatched', runId: 'r1' }]);
+      expect(await store.schedules.unsettled(100_000, 10)).toEqual([]);
+    });
+  });
+}
