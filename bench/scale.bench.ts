@@ -31,7 +31,7 @@ const MATCHED_BY: MatchedBy[] = process.env.BENCH_MAPPINGS_BY
 const HOOK_TOKEN = 'bench-hook-token-0123456789abcdef';
 const GATEWAY_TOKEN = 'bench-gateway-token-0123456789abcdef';
 
-function writeConfig(dir: string, mappings: Record<string, unknown>[]): string {
+function writeConfig(dir: string, mappings: Record<string, unknown>[], extra: Record<string, unknown> = {}): string {
   const configFile = path.join(dir, 'herald.json');
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(
@@ -41,6 +41,7 @@ function writeConfig(dir: string, mappings: Record<string, unknown>[]): string {
       hooks: { enabled: true, token: HOOK_TOKEN, mappings },
       heartbeat: { every: '0' },
       storage: { sqlite: './data/herald.db' },
+      ...extra,
     }),
   );
   return configFile;
@@ -77,11 +78,19 @@ async function startBaseline(dir: string, script: string): Promise<{ server: Chi
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+const SLOW_SERVER_MS = 10_000;
+/** a stdio MCP server (server-everything, from npm) that sleeps before it reads its first message: herald's start must not wait for it */
+const slowToolServer = () => {
+  const everything = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+  return { tools: { mcpServers: { slow: { command: process.execPath, args: ['-e', `setTimeout(() => import(${JSON.stringify(everything)}), ${SLOW_SERVER_MS})`] } } } };
+};
+
 /**
  * Cold start to the first answer (wall, and the server's own CPU time until then, which a busy
  * machine moves far less) and idle RSS once it has settled: the baseline, herald with no mappings
- * and with 1,000 (each with a schema, a template and its own `when`), and with none on a store of
- * 1M events + 1M runs, taken in turn `runs` times; medians.
+ * and with 1,000 (each with a schema, a template and its own `when`), with none on a store of
+ * 1M events + 1M runs, and with none and a stdio MCP server that answers only after 10 s (its
+ * start must not be herald's), taken in turn `runs` times; medians.
  */
 export async function coldStartRows(dir: string, runs = Number(process.env.BENCH_START_RUNS || 5)): Promise<(string | number)[][]> {
   const millionConfig = await millionRowStore(path.join(dir, 'cold-1m'));
@@ -93,6 +102,10 @@ export async function coldStartRows(dir: string, runs = Number(process.env.BENCH
       return { label: `herald, ${count} mappings`, start: () => startHerald(configFile) };
     }),
     { label: 'herald, 0 mappings, store of 1M events + 1M runs', start: () => startHerald(millionConfig) },
+    // a checkout from before tools takes no `tools` section: the row is left out there
+    ...(fs.existsSync(path.join(HERALD_ROOT, 'src/config/tools-schema.ts'))
+      ? [{ label: `herald, 0 mappings, a stdio MCP server that answers after ${SLOW_SERVER_MS / 1000} s`, start: () => startHerald(writeConfig(path.join(dir, 'cold-slow-tool'), [], slowToolServer())) }]
+      : []),
   ];
   const seen = subjects.map(() => ({ wall: [] as number[], cpu: [] as number[], rss: [] as number[] }));
   for (let i = 0; i < runs; i++) {

@@ -1,8 +1,7 @@
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../tool-spec.js';
 import { capText } from './call-result.js';
 import { faultMessage } from './fault-message.js';
+import { loadedMcpSdk } from './mcp-sdk.js';
 
 /** a failed call as the model is told of it: what happened, in words, never a throw */
 export interface CallFailure extends ToolResult {
@@ -27,7 +26,10 @@ export function callFailure(
   const { server } = context;
   const failure = (text: string, extra: Partial<CallFailure> = {}): CallFailure => ({ text: capText(text, context.maxChars), isError: true, ...extra });
   if (context.aborted) return failure(`the call to the server ${server} was cancelled`);
-  if (error instanceof McpError) {
+  // an SDK error is only possible once a connection loaded the SDK
+  const sdk = loadedMcpSdk();
+  if (sdk && error instanceof sdk.McpError) {
+    const { ErrorCode } = sdk;
     if (error.code === ErrorCode.RequestTimeout) return failure(`the server ${server} did not answer within ${seconds(context.timeoutMs)}`, { timedOut: true });
     if (error.code === ErrorCode.ConnectionClosed) {
       // closed by herald for what its transport saw (an answer past the size limit)
@@ -38,6 +40,6 @@ export function callFailure(
   }
   if (error instanceof Error && error.name === 'ZodError') return failure(`the server ${server} answered with something that is not a tool result`);
   // its transport failed: refused, reset, an HTTP error status, an answer too large
-  const transport = error instanceof StreamableHTTPError || error instanceof TypeError;
+  const transport = (sdk !== undefined && error instanceof sdk.StreamableHTTPError) || error instanceof TypeError;
   return failure(`the call to the server ${server} failed: ${faultMessage(error)}`, { lostConnection: transport });
 }

@@ -1,5 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Logger } from 'pino';
 import { isStdioServer, type McpServerConfig, type ToolsConfig } from '../../config/tools-schema.js';
 import type { ToolCallOptions, ToolResult, ToolSpec } from '../tool-spec.js';
@@ -7,6 +6,7 @@ import { callFailure } from './call-error.js';
 import { capText, resultText } from './call-result.js';
 import { backoffMs, STEADY_MS } from './backoff.js';
 import { faultMessage } from './fault-message.js';
+import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
 import { MAX_MESSAGE_BYTES, mcpTransport, OVERSIZED } from './mcp-transport.js';
 import type { ToolServerHealth, ToolServerState } from './server-health.js';
 import { listServerTools } from './tool-listing.js';
@@ -150,6 +150,15 @@ export class McpConnection {
   }
 
   private async supervise(): Promise<void> {
+    let sdk: McpSdk;
+    try {
+      sdk = await loadMcpSdk();
+    } catch (error) {
+      // the SDK's own files cannot be loaded (a broken install): nothing to connect with
+      if (!this.stopping) this.failed(error);
+      return;
+    }
+    const { Client, ErrorCode, McpError, ToolListChangedNotificationSchema } = sdk;
     let failures = 0;
     while (!this.stopping) {
       const client = new Client(CLIENT_INFO, { capabilities: {} });
@@ -159,7 +168,7 @@ export class McpConnection {
       client.onerror = (error) => this.transportError(client, error);
       let readyAt: number | undefined;
       try {
-        await client.connect(mcpTransport(this.deps.config, { server: this.deps.server, baseDir: this.deps.baseDir, logger: this.deps.logger }), { timeout: this.setupTimeoutMs });
+        await client.connect(mcpTransport(sdk, this.deps.config, { server: this.deps.server, baseDir: this.deps.baseDir, logger: this.deps.logger }), { timeout: this.setupTimeoutMs });
         if (this.stopping) break;
         client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
           this.listing(client).catch((error: unknown) => this.log.warn({ error: faultMessage(error) }, 'tool server: reading its changed tools failed'));

@@ -1,10 +1,9 @@
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isStdioServer, type McpServerConfig } from '../../config/tools-schema.js';
+import type { McpSdk } from './mcp-sdk.js';
 
 /**
  * The most one message from a server may take (bytes): the SDK reads a message whole, so a
@@ -25,7 +24,7 @@ export interface TransportContext {
 }
 
 /** the SDK's transport for one configured server: a child process over stdio, or Streamable HTTP */
-export function mcpTransport(config: McpServerConfig, context: TransportContext): Transport {
+export function mcpTransport({ StdioClientTransport, StreamableHTTPClientTransport }: McpSdk, config: McpServerConfig, context: TransportContext): Transport {
   if (isStdioServer(config)) {
     // the SDK adds its minimal inherited environment (HOME, LOGNAME, PATH, SHELL, TERM, USER) under `env`
     const transport = new StdioClientTransport({

@@ -1,9 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { callFailure } from '../mcp/call-error.js';
 import { resultText } from '../mcp/call-result.js';
 import { faultMessage } from '../mcp/fault-message.js';
+import { loadMcpSdk } from '../mcp/mcp-sdk.js';
 import { listServerTools } from '../mcp/tool-listing.js';
 import type { ToolCallOptions, ToolResult, ToolSpec } from '../tool-spec.js';
 import { guardedFetch } from './guarded-fetch.js';
@@ -59,15 +59,17 @@ export class RemoteMcpServer {
   ) {}
 
   static async connect(options: RemoteServerOptions): Promise<RemoteMcpServer> {
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
     const limits = { timeout: options.timeoutMs, signal: options.signal };
+    let client: Client | undefined;
     try {
+      const { Client, StreamableHTTPClientTransport } = await loadMcpSdk();
+      client = new Client(CLIENT_INFO, { capabilities: {} });
       await client.connect(new StreamableHTTPClientTransport(options.url, { requestInit: { headers: options.headers }, fetch: guardedFetch(options.allowed) }), limits);
       const { specs } = await listServerTools(client, options.label, options.maxTools, limits);
       const about = options.description && ` (server ${options.label}: ${options.description})`;
       return new RemoteMcpServer(options, client, about ? specs.map((s) => ({ ...s, description: s.description + about })) : specs);
     } catch (error) {
-      await client.close().catch(() => undefined);
+      await client?.close().catch(() => undefined);
       return new RemoteMcpServer(options, undefined, [], `the server ${options.label} could not be listed: ${faultMessage(error)}`);
     }
   }

@@ -1,0 +1,48 @@
+/**
+ * The MCP SDK's client, loaded with the first connection rather than with herald: its modules
+ * (the client, both transports, the protocol's zod schemas) cost about a quarter of herald's
+ * start-up CPU and 13 MB of resident memory, which a herald with no MCP server never pays and one
+ * with servers pays while they connect, in the background (docs/performance.md, "Tools").
+ */
+export interface McpSdk {
+  Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
+  StdioClientTransport: typeof import('@modelcontextprotocol/sdk/client/stdio.js').StdioClientTransport;
+  StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
+  StreamableHTTPError: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPError;
+  McpError: typeof import('@modelcontextprotocol/sdk/types.js').McpError;
+  ErrorCode: typeof import('@modelcontextprotocol/sdk/types.js').ErrorCode;
+  ToolListChangedNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ToolListChangedNotificationSchema;
+}
+
+let loaded: McpSdk | undefined;
+let loading: Promise<McpSdk> | undefined;
+
+/** the SDK, loaded once */
+export function loadMcpSdk(): Promise<McpSdk> {
+  loading ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(
+    ([client, stdio, http, types]) =>
+      (loaded = {
+        Client: client.Client,
+        StdioClientTransport: stdio.StdioClientTransport,
+        StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+        StreamableHTTPError: http.StreamableHTTPError,
+        McpError: types.McpError,
+        ErrorCode: types.ErrorCode,
+        ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+      }),
+    (error: unknown) => {
+      // a later connection tries again
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading;
+}
+
+/** the SDK if a connection has loaded it: until then, no error can be one of its classes */
+export const loadedMcpSdk = (): McpSdk | undefined => loaded;
