@@ -2,6 +2,7 @@ import type { ChatMessage, ModelToolCall } from '../models/provider.js';
 import type { ToolCallRecord, ToolCallStatus } from '../store/port.js';
 import { uuidV7 } from '../time/uuid-v7.js';
 import { parseArguments } from '../tools/tool-arguments.js';
+import { capText } from '../tools/result-cap.js';
 import type { ToolResult, ToolSpec } from '../tools/tool-spec.js';
 import type { TurnTools } from '../tools/turn-tools.js';
 import type { ToolLedger, TurnCheckpoint } from './tool-ledger.js';
@@ -123,7 +124,7 @@ export async function executeCall(ctx: RoundContext, record: ToolCallRecord, spe
     status = timedOut ? 'timed_out' : 'failed';
     result = { text: timedOut ? `the tool did not answer within ${timeoutMs / 1000}s` : `the call failed: ${error instanceof Error ? error.message : String(error)}`, isError: true };
   }
-  result = cut(result, ctx.tools.maxResultChars);
+  result = { text: capText(result.text, ctx.tools.maxResultChars), isError: result.isError };
   const finishedAt = Date.now();
   await ctx.ledger.finish(record.id, {
     status,
@@ -146,12 +147,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new CallTimeout()), ms + 1000);
   });
   return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
-}
-
-/** a result longer than the cap is cut, and the model told so */
-export function cut(result: ToolResult, maxChars: number): ToolResult {
-  if (result.text.length <= maxChars) return result;
-  return { text: `${result.text.slice(0, maxChars)}\n[result cut at ${maxChars} of ${result.text.length} characters]`, isError: result.isError };
 }
 
 export function toolMessage(callId: string, result: ToolResult): ChatMessage {

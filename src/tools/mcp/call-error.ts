@@ -1,5 +1,5 @@
 import type { ToolResult } from '../tool-spec.js';
-import { capText } from './call-result.js';
+import { capText } from '../result-cap.js';
 import { faultMessage } from './fault-message.js';
 import { loadedMcpSdk } from './mcp-sdk.js';
 

@@ -1,3 +1,4 @@
+import { capText } from '../result-cap.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../tool-spec.js';
 
@@ -38,14 +39,4 @@ export function resultText(result: CallToolResult, maxChars: number): ToolResult
   if (result.structuredContent !== undefined && !items.some((item) => item.type === 'text')) parts.push(JSON.stringify(result.structuredContent));
   const text = parts.length ? parts.join('\n') : '(no content)';
   return { text: capText(text, maxChars), isError: result.isError === true };
-}
-
-/** `text` cut to `maxChars`, with a note to the model saying how much there was */
-export function capText(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  // not between the two halves of a surrogate pair
-  const end = /[\uD800-\uDBFF]/.test(text[maxChars - 1] ?? '') ? maxChars - 1 : maxChars;
-  // copied, not sliced: V8's slice of a string keeps the whole of it alive
-  const kept = Buffer.from(text.slice(0, end), 'utf8').toString('utf8');
-  return `${kept}\n[result cut at ${maxChars} of ${text.length} characters]`;
 }
