@@ -30,9 +30,11 @@ export function grantTools(config: ToolsConfig, agent: AgentConfig, sources: { m
   const own = agent.tools;
   if (!own?.servers.length) return undefined;
   const servers = new Set(own.servers);
-  const narrowings = [own, context.mapping].filter((n): n is NonNullable<typeof n> => n !== undefined);
-  const allowed = (name: string) =>
-    narrowings.every((n) => (!n.allow || globMatcher(n.allow)(name)) && !(n.deny && globMatcher(n.deny)(name)));
+  // each narrowing's patterns compiled once per grant, not once per tool
+  const narrowings = [own, context.mapping]
+    .filter((n): n is NonNullable<typeof n> => n !== undefined)
+    .map((n) => ({ allow: n.allow && globMatcher(n.allow), deny: n.deny && globMatcher(n.deny) }));
+  const allowed = (name: string) => narrowings.every((n) => (!n.allow || n.allow(name)) && !n.deny?.(name));
   const specs = [...(servers.has(BUILTIN_SERVER) ? sources.builtins.tools() : []), ...sources.mcp.tools().filter((s) => servers.has(s.server))].filter((s) => allowed(s.name));
   const byName = new Map(specs.map((s) => [s.name, s]));
   const granted = context.signed && context.mapping?.grant ? globMatcher(context.mapping.grant) : () => false;

@@ -22,9 +22,3 @@ export function createToolbox(config: () => ToolsConfig, sources: { mcp: ToolSou
     untilTried: (agent) => (agent.tools?.servers.length ? sources.mcp.untilTried?.(agent.tools.servers) : undefined),
   };
 }
-
-/** no MCP server: the built-ins alone */
-export const NO_SERVERS: ToolSource = {
-  tools: () => [],
-  call: async (spec) => ({ text: `the server ${spec.server} is not connected`, isError: true }),
-};
