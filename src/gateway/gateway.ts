@@ -2,8 +2,8 @@ import type { RequestListener } from 'node:http';
 import { RunWaiter } from '../runtime/runs/run-waiter.js';
 import { FailedAuthLimiter } from '../http/failed-auth-limiter.js';
 import { withHooksSurface } from '../http/hooks/hooks-listener.js';
-import { withChatCompletions } from '../http/platform/chat-listener.js';
-import { PlatformGate } from '../http/platform/platform-auth.js';
+import { withChatCompletions } from '../http/v1/chat-listener.js';
+import { PlatformGate } from '../http/v1/platform-auth.js';
 import { RateLimiter } from '../platform/rate-limiter.js';
 import { TrustedProxies } from '../http/trusted-proxies.js';
 import { RunCompletionReporter } from '../runtime/runs/run-completion-report.js';
@@ -44,7 +44,7 @@ import { changeTopic, withChangeFeed } from '../runtime/operator/change-feed.js'
 import { openStore } from '../store/open-store.js';
 import { resumeAfterCrash } from '../runtime/resume-after-crash.js';
 import type { Store } from '../store/port.js';
-import { platformRoutes } from '../http/platform/platform-routes.js';
+import { platformRoutes } from '../http/v1/platform-routes.js';
 import { openAIEmbedder } from '../models/embeddings-client.js';
 import { extractiveAnswer } from '../knowledge/searching/extractive-answer.js';
 import { KnowledgeIndex } from '../knowledge/knowledge-index.js';
@@ -75,7 +75,7 @@ export interface Gateway {
   /**
    * the server's request listener: `rest` (hono's, for `app`) with the webhook surface and chat
    * completions answered from Node's request directly (src/http/hooks/hooks-listener.ts,
-   * src/http/platform/chat-listener.ts)
+   * src/http/v1/chat-listener.ts)
    */
   withNodeRoutes(rest: RequestListener): RequestListener;
   config: HeraldConfig;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY, hookHeaders } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
-import { startFakeUpstream } from '../http/platform/fake-openai-upstream.js';
+import { startFakeUpstream } from '../http/v1/fake-openai-upstream.js';
 
 /**
  * The one agent turn (src/agents/agent-turn.ts) behind chat completions, hook runs and

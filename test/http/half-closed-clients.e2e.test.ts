@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY, HOOK_TOKEN, baseConfig, startHerald, type RunningHerald } from '../helpers/start-herald.js';
-import { startFakeUpstream } from './platform/fake-openai-upstream.js';
+import { startFakeUpstream } from './v1/fake-openai-upstream.js';
 import { rawRequest } from './raw-socket.js';
 
 /**

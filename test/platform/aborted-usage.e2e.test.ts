@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY, eventually, hookHeaders } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
-import { gate, startFakeUpstream } from '../http/platform/fake-openai-upstream.js';
+import { gate, startFakeUpstream } from '../http/v1/fake-openai-upstream.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 
 let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { chatRequestSchema } from '../platform/chat-request.js';
-import { embeddingsRequestSchema } from '../platform/embeddings-request.js';
+import { chatRequestSchema } from '../v1/chat-request.js';
+import { embeddingsRequestSchema } from '../v1/embeddings-request.js';
 import { openaiErrorSchema } from './common-schemas.js';
 import { defineRoutes, type ResponseDoc } from './route-doc.js';
 
 const listOf = <T extends z.ZodType>(item: T) =>
   z.object({ object: z.literal('list'), data: z.array(item), first_id: z.string().nullable(), last_id: z.string().nullable(), has_more: z.boolean() });
 
-/** OpenAI's cursor pagination (`http/platform/list-page.ts`) */
+/** OpenAI's cursor pagination (`http/v1/list-page.ts`) */
 export const listQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1 to 100 (default 20).'),
   order: z.enum(['asc', 'desc']).optional().describe('asc (default) or desc.'),
