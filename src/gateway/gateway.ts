@@ -202,13 +202,16 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     onRunFinished: metrics && ((status) => metrics.runFinished(status)),
     onApprovalNeeded: async (run, pending) => void (await approvals.announce(run, pending)),
   });
-  // a fired isolated job is a run of the queue like a hook's; a main job an event of the main session
-  const schedules = new Schedules({ config, store, runs, mainSession, heartbeat: wakeHeartbeat, defaultAgentId: agents.default().id, logger });
   const dispatch = createDispatcher({
     mainSession, heartbeat: wakeHeartbeat, runs,
     // the engine is made below and swapped whole on reload: each run reads its mapping's settings of the moment
     traffic: (mappingId) => engine.mapping(mappingId)?.traffic,
     onAdmitted: metrics && ((mapping, admitted) => metrics.traffic.admitted(mapping, admitted)),
+  });
+  // a fired isolated job is a run admitted as a hook's (its job's concurrency and rate); a main job an event of the main session
+  const schedules = new Schedules({
+    config, store, dispatch, mainSession, heartbeat: wakeHeartbeat, defaultAgentId: agents.default().id, logger,
+    onFired: metrics && ((id, outcome, lagMs) => metrics.schedules.fired(id, outcome, lagMs)),
   });
 
   const actionContext = {
