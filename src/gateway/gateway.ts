@@ -224,16 +224,18 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     accountFault: (channel: string, accountId: string) => instances.accounts.accountFault(plugins.resolveChannel(channel) ?? channel, accountId),
   };
   const warnings = [...loaded.warnings];
+  const notes: string[] = [];
   // started by the first transform loaded: a gateway whose mappings have none never starts a worker
   const transformPool = new TransformPool(config.hooks.transformMemoryMb);
   const engine = new MappingsEngine([
     ...builtinMappings(actionContext),
-    ...(await resolveMappings(loaded, { ...actionContext, logger, warnings, transformRunner: transformPool }).catch(async (error: unknown) => {
+    ...(await resolveMappings(loaded, { ...actionContext, logger, warnings, notes, transformRunner: transformPool }).catch(async (error: unknown) => {
       await transformPool.close();
       throw error;
     })),
   ]);
   for (const warning of warnings) logger.warn({ config: loaded.file }, warning);
+  for (const note of notes) logger.info({ config: loaded.file }, note);
   const keys = new ApiKeyVerifier(config, store.apiKeys);
   const gate = new PlatformGate(keys, new RateLimiter(config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter('platform', logger));
   const platform = platformRoutes({ config, store, knowledge, parser, gate, turns, agents, files, vectorStores, logger });
