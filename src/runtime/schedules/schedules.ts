@@ -43,8 +43,8 @@ export function scheduleAction(job: ScheduleJob, dueAt: number, defaultAgentId: 
     ...(payload.model && { model: payload.model }),
     ...(payload.thinking && { thinking: payload.thinking }),
     ...(payload.timeoutSeconds && { timeoutSeconds: payload.timeoutSeconds }),
-    // the operator's own words, not outside content: no safety wrapper
-    allowUnsafeExternalContent: true,
+    // the operator's own words, not outside content: no safety wrapper; a follow-up is read as the run that set it was
+    allowUnsafeExternalContent: job.followUp?.trusted ?? true,
     source: { mappingId: `schedule:${job.id}`, path: 'schedule' },
     schedule: { id: job.id, dueAt },
   };
