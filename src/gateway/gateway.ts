@@ -60,6 +60,7 @@ import { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import { RetentionPruner } from '../runtime/receipts/retention-pruner.js';
 import { AlertEvaluator } from '../runtime/alerts/alert-evaluator.js';
 import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
+import { Followups } from '../runtime/schedules/followups.js';
 import { scheduleTargetFaults } from '../runtime/schedules/schedule-targets.js';
 import { Schedules } from '../runtime/schedules/schedules.js';
 import { Approvals } from '../runtime/approvals/approvals.js';
@@ -185,6 +186,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     searchKnowledge: async (agentId, query, limit) => (await vectorStores.searchForAgent(agentId, query, limit)).map((p) => ({ filename: p.filename, content: p.content })),
     sendMessage: (message) => outbox.deliverToolMessage(message),
     addEvent: async (_agentId, text) => (await mainSession.enqueueSystemEvent(text)) !== undefined,
+    // the schedules are made below, with the run queue this tool's turns run in
+    scheduleFollowup: (request) => followups.set(request),
   });
   const toolbox = createToolbox(() => config.tools, { mcp, builtins });
   const turns: AgentTurnDeps = { config, models, sessions: store.sessions, knowledge: agentKnowledge, usage, budgets, toolbox, toolCalls: store.toolCalls, onToolCallFinished: metrics && ((server, tool, outcome, seconds) => metrics.toolCallFinished(server, tool, outcome, seconds)) };
@@ -213,6 +216,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     config, store, dispatch, mainSession, heartbeat: wakeHeartbeat, defaultAgentId: agents.default().id, logger,
     onFired: metrics && ((id, outcome, lagMs) => metrics.schedules.fired(id, outcome, lagMs)),
   });
+  const followups = new Followups({ config, store, schedules });
 
   const actionContext = {
     config,
