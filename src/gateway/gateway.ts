@@ -3,6 +3,9 @@ import { RunWaiter } from '../runtime/runs/run-waiter.js';
 import { FailedAuthLimiter } from '../http/failed-auth-limiter.js';
 import { withHooksSurface } from '../http/hooks/hooks-listener.js';
 import { withChatCompletions } from '../http/v1/chat-listener.js';
+import { CHAT_MAX_BODY_BYTES, chatSurface } from '../http/v1/chat-completions.js';
+import { hookSurface } from '../http/hooks/hook-surface.js';
+import { nodeDoor } from '../http/exchange/node-door.js';
 import { PlatformGate } from '../http/v1/platform-auth.js';
 import { RateLimiter } from '../platform/rate-limiter.js';
 import { TrustedProxies } from '../http/trusted-proxies.js';
@@ -75,8 +78,8 @@ export interface Gateway {
   app: Hono;
   /**
    * the server's request listener: `rest` (hono's, for `app`) with the webhook surface and chat
-   * completions answered from Node's request directly (src/http/hooks/hooks-listener.ts,
-   * src/http/v1/chat-listener.ts)
+   * completions answered from Node's request directly, through their Node doors
+   * (src/http/exchange/node-door.ts; the same pipelines as their hono doors in `app`)
    */
   withNodeRoutes(rest: RequestListener): RequestListener;
   config: HeraldConfig;
@@ -272,10 +275,15 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     const tools = mcp.degraded();
     return tools && { tools };
   };
-  const app = createApp({ config, logger, store, engine, intake, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
-  const proxies = new TrustedProxies(config.gateway.trustedProxies);
-  const hooksSurface = { config, engine, intake, logger, limiter: hooksLimiter, receipts, metrics: metrics?.http, proxies };
-  const chatSurface = { config, turns, agents, logger, gate, proxies, metrics: metrics?.http };
+  // one pipeline per hot surface, whichever door (Node's request under herald serve, or hono's) a request comes through
+  const surfaces = {
+    hooks: hookSurface({ config, engine, intake, logger, limiter: hooksLimiter, receipts }),
+    chat: chatSurface({ config, turns, agents, gate, logger }),
+  };
+  const app = createApp({ config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
+  const nodeDoors = { logger, metrics: metrics?.http, proxies: new TrustedProxies(config.gateway.trustedProxies) };
+  const hooksDoor = nodeDoor(surfaces.hooks, { ...nodeDoors, maxBodyBytes: config.hooks.maxBodyBytes });
+  const chatDoor = nodeDoor(surfaces.chat, { ...nodeDoors, maxBodyBytes: CHAT_MAX_BODY_BYTES });
   const alerts = new AlertEvaluator({
     alerts: config.alerts,
     store,
@@ -302,7 +310,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reindexing: Promise<unknown> | undefined;
   const gateway: Gateway = {
     app,
-    withNodeRoutes: (rest) => withHooksSurface(hooksSurface, withChatCompletions(chatSurface, rest)),
+    withNodeRoutes: (rest) => withHooksSurface(config, hooksDoor, withChatCompletions(chatDoor, rest)),
     config,
     plugins,
     store,
