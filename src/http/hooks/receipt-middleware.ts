@@ -3,6 +3,7 @@ import { HeraldError } from '../../errors.js';
 import { trimSlashes } from '../../mappings/hook-request.js';
 import type { ReceiptInput, ReceiptRecorder } from '../../runtime/receipts/receipt-recorder.js';
 import { clientAddress } from '../client-address.js';
+import { requestTraced } from '../server/request-span.js';
 
 /** what the hook route learns as it goes, for the request's receipt */
 export type ReceiptNotes = Partial<Pick<ReceiptInput, 'outcome' | 'runId' | 'eventId' | 'idempotencyKey' | 'authMethod' | 'signature' | 'body' | 'headers' | 'query'>>;
@@ -42,5 +43,6 @@ export function closeReceipt(recorder: ReceiptRecorder, input: ReceiptInput, ans
   if (answer.error) input.errorCode = answer.error instanceof HeraldError ? answer.error.code : 'HERALD_INTERNAL';
   input.clientAddress = answer.clientAddress;
   input.latencyMs = performance.now() - answer.started;
+  requestTraced(input);
   recorder.recordLater(input);
 }
