@@ -209,13 +209,16 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     onRunFinished: metrics && ((status) => metrics.runFinished(status)),
     onApprovalNeeded: async (run, pending) => void (await approvals.announce(run, pending)),
   });
-  // a fired isolated job is a run of the queue like a hook's; a main job an event of the main session
-  const schedules = new Schedules({ config, store, runs, mainSession, heartbeat: wakeHeartbeat, defaultAgentId: agents.default().id, logger });
   const dispatch = createDispatcher({
     mainSession, heartbeat: wakeHeartbeat, runs,
     // the engine is made below and swapped whole on reload: each run reads its mapping's settings of the moment
     traffic: (mappingId) => engine.mapping(mappingId)?.traffic,
     onAdmitted: metrics && ((mapping, admitted) => metrics.traffic.admitted(mapping, admitted)),
+  });
+  // a fired isolated job is a run admitted as a hook's (its job's concurrency and rate); a main job an event of the main session
+  const schedules = new Schedules({
+    config, store, dispatch, mainSession, heartbeat: wakeHeartbeat, defaultAgentId: agents.default().id, logger,
+    onFired: metrics && ((id, outcome, lagMs) => metrics.schedules.fired(id, outcome, lagMs)),
   });
 
   const actionContext = {
@@ -228,16 +231,18 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     accountFault: (channel: string, accountId: string) => instances.accounts.accountFault(plugins.resolveChannel(channel) ?? channel, accountId),
   };
   const warnings = [...loaded.warnings];
+  const notes: string[] = [];
   // started by the first transform loaded: a gateway whose mappings have none never starts a worker
   const transformPool = new TransformPool(config.hooks.transformMemoryMb);
   const engine = new MappingsEngine([
     ...builtinMappings(actionContext),
-    ...(await resolveMappings(loaded, { ...actionContext, logger, warnings, transformRunner: transformPool }).catch(async (error: unknown) => {
+    ...(await resolveMappings(loaded, { ...actionContext, logger, warnings, notes, transformRunner: transformPool }).catch(async (error: unknown) => {
       await transformPool.close();
       throw error;
     })),
   ]);
   for (const warning of warnings) logger.warn({ config: loaded.file }, warning);
+  for (const note of notes) logger.info({ config: loaded.file }, note);
   const keys = new ApiKeyVerifier(config, store.apiKeys);
   const gate = new PlatformGate(keys, new RateLimiter(config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter('platform', logger));
   const platform = platformRoutes({ config, store, knowledge, parser, gate, turns, agents, files, vectorStores, logger });

@@ -1770,7 +1770,15 @@ export const migrations: Migration[] = [
   },
   {
     version: 37,
-    name: 'traces: the trace context a run and a delivery were made in, and a receipt\'s trace id, as SQLite migration 42',
+    name: 'schedule fires listed across jobs, newest due first, as SQLite migration 42',
+    sql: `
+      -- the fires list of every job (the schedules' receipts) walks this index newest first
+      CREATE INDEX schedule_fires_due ON schedule_fires (due_at, schedule_id);
+    `,
+  },
+  {
+    version: 38,
+    name: 'traces: the trace context a run and a delivery were made in, and a receipt\'s trace id, as SQLite migration 43',
     sql: `
       ALTER TABLE runs ADD COLUMN trace_context TEXT;
       ALTER TABLE deliveries ADD COLUMN trace_context TEXT;

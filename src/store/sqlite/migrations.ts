@@ -905,6 +905,14 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
   },
   {
     version: 42,
+    name: 'schedule fires listed across jobs, newest due first',
+    sql: `
+      -- the fires list of every job (the schedules' receipts) walks this index newest first
+      CREATE INDEX schedule_fires_due ON schedule_fires (due_at, schedule_id);
+    `,
+  },
+  {
+    version: 43,
     name: 'traces: the trace context a run and a delivery were made in, and a receipt\'s trace id',
     sql: `
       -- the W3C traceparent of the span that made the row: a run or delivery executed later, or by
