@@ -73,6 +73,9 @@ import { ConfigError } from '../errors.js';
 import { builtinTools } from '../tools/builtin/builtin-tools.js';
 import { createToolbox } from '../tools/toolbox.js';
 import { McpServers } from '../tools/mcp/mcp-servers.js';
+import { flushTracing, startTracing } from '../tracing/tracing.js';
+import { resolveTracing } from '../tracing/tracing-options.js';
+import { version as heraldVersion } from '../http/openapi/herald-version.js';
 
 export interface Gateway {
   app: Hono;
@@ -128,6 +131,10 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const { config, plugins } = loaded;
   const logger = options.logger ?? createLogger({ level: config.gateway.log.level });
   setVerboseErrors(logger, config.gateway.log.verboseErrors);
+  // before anything can start a span; off, nothing of OpenTelemetry is loaded (tracing.ts)
+  const tracing = resolveTracing(config.tracing, heraldVersion);
+  if (tracing && 'fault' in tracing) throw new ConfigError([tracing.fault]);
+  await startTracing(tracing);
   // every write of a receipt, run, event, message or delivery signals the console's live stream
   const store = withChangeFeed(await openStore(config));
   // before anything can take work or a request: a crashed predecessor's claims are taken back now
@@ -377,6 +384,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       // the last calls' tokens are written before the store closes
       await usage.settled();
       await store.close();
+      // the spans of the work just finished, sent before the process goes
+      await flushTracing();
     },
   };
   return gateway;
