@@ -81,6 +81,26 @@ describe('a process killed in the middle of a fire (kill -9)', () => {
     expect(fired).toHaveLength(1);
     expect(await next.store.schedules.fires('job', 5)).toMatchObject([{ dueAt: T0 + MIN, outcome: 'dispatched', runId: fired[0]!.runId }]);
   });
+
+  it('a replica that keeps running makes a dead replica\'s claimed fire once schedules.retakeAfter (default 1m) has passed', async () => {
+    const file = path.join(tempDir(), 'herald.db');
+    const clock = new TestClock(T0);
+    const fired: Fired[] = [];
+    const dead = schedulerOn(file, clock, fired, { fire: () => new Promise(() => {}), track: false });
+    const live = schedulerOn(file, clock, fired);
+    await putJob(dead.store, dead.scheduler, clock, { ...isolated, overlap: 'queue', schedule: { kind: 'every', every: '10m' } });
+    await dead.scheduler.start();
+    await live.scheduler.start();
+    // the dead one wins the claim of the fire due at 10m, then never makes it
+    clock.time = T0 + 10 * MIN;
+    dead.scheduler.wake();
+    await untilFired(fired, 1);
+    await clock.set(T0 + 10 * MIN + 30_000, live.scheduler);
+    expect(fired).toHaveLength(1);
+    await clock.set(T0 + 11 * MIN, live.scheduler);
+    expect(fired.map((f) => [(f.dueAt - T0) / MIN, f.runId])).toEqual([[10, fired[0]!.runId], [10, fired[0]!.runId]]);
+    expect(await live.store.schedules.fires('job', 5)).toMatchObject([{ dueAt: T0 + 10 * MIN, outcome: 'dispatched' }]);
+  });
 });
 
 describe('overlap: a fire while the previous run is unfinished', () => {
