@@ -3,6 +3,9 @@ import { RunWaiter } from '../runtime/runs/run-waiter.js';
 import { FailedAuthLimiter } from '../http/failed-auth-limiter.js';
 import { withHooksSurface } from '../http/hooks/hooks-listener.js';
 import { withChatCompletions } from '../http/v1/chat-listener.js';
+import { CHAT_MAX_BODY_BYTES, chatSurface } from '../http/v1/chat-completions.js';
+import { hookSurface } from '../http/hooks/hook-surface.js';
+import { nodeDoor } from '../http/exchange/node-door.js';
 import { PlatformGate } from '../http/v1/platform-auth.js';
 import { RateLimiter } from '../platform/rate-limiter.js';
 import { TrustedProxies } from '../http/trusted-proxies.js';
@@ -60,6 +63,7 @@ import { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import { RetentionPruner } from '../runtime/receipts/retention-pruner.js';
 import { AlertEvaluator } from '../runtime/alerts/alert-evaluator.js';
 import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
+import { Followups } from '../runtime/schedules/followups.js';
 import { scheduleTargetFaults } from '../runtime/schedules/schedule-targets.js';
 import { Schedules } from '../runtime/schedules/schedules.js';
 import { Approvals } from '../runtime/approvals/approvals.js';
@@ -74,8 +78,8 @@ export interface Gateway {
   app: Hono;
   /**
    * the server's request listener: `rest` (hono's, for `app`) with the webhook surface and chat
-   * completions answered from Node's request directly (src/http/hooks/hooks-listener.ts,
-   * src/http/v1/chat-listener.ts)
+   * completions answered from Node's request directly, through their Node doors
+   * (src/http/exchange/node-door.ts; the same pipelines as their hono doors in `app`)
    */
   withNodeRoutes(rest: RequestListener): RequestListener;
   config: HeraldConfig;
@@ -185,6 +189,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     searchKnowledge: async (agentId, query, limit) => (await vectorStores.searchForAgent(agentId, query, limit)).map((p) => ({ filename: p.filename, content: p.content })),
     sendMessage: (message) => outbox.deliverToolMessage(message),
     addEvent: async (_agentId, text) => (await mainSession.enqueueSystemEvent(text)) !== undefined,
+    // the schedules are made below, with the run queue this tool's turns run in
+    scheduleFollowup: (request) => followups.set(request),
   });
   const toolbox = createToolbox(() => config.tools, { mcp, builtins });
   const turns: AgentTurnDeps = { config, models, sessions: store.sessions, knowledge: agentKnowledge, usage, budgets, toolbox, toolCalls: store.toolCalls, onToolCallFinished: metrics && ((server, tool, outcome, seconds) => metrics.toolCallFinished(server, tool, outcome, seconds)) };
@@ -202,14 +208,18 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     onRunFinished: metrics && ((status) => metrics.runFinished(status)),
     onApprovalNeeded: async (run, pending) => void (await approvals.announce(run, pending)),
   });
-  // a fired isolated job is a run of the queue like a hook's; a main job an event of the main session
-  const schedules = new Schedules({ config, store, runs, mainSession, heartbeat: wakeHeartbeat, defaultAgentId: agents.default().id, logger });
   const dispatch = createDispatcher({
     mainSession, heartbeat: wakeHeartbeat, runs,
     // the engine is made below and swapped whole on reload: each run reads its mapping's settings of the moment
     traffic: (mappingId) => engine.mapping(mappingId)?.traffic,
     onAdmitted: metrics && ((mapping, admitted) => metrics.traffic.admitted(mapping, admitted)),
   });
+  // a fired isolated job is a run admitted as a hook's (its job's concurrency and rate); a main job an event of the main session
+  const schedules = new Schedules({
+    config, store, dispatch, mainSession, heartbeat: wakeHeartbeat, defaultAgentId: agents.default().id, logger,
+    onFired: metrics && ((id, outcome, lagMs) => metrics.schedules.fired(id, outcome, lagMs)),
+  });
+  const followups = new Followups({ config, store, schedules });
 
   const actionContext = {
     config,
@@ -221,16 +231,18 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     accountFault: (channel: string, accountId: string) => instances.accounts.accountFault(plugins.resolveChannel(channel) ?? channel, accountId),
   };
   const warnings = [...loaded.warnings];
+  const notes: string[] = [];
   // started by the first transform loaded: a gateway whose mappings have none never starts a worker
   const transformPool = new TransformPool(config.hooks.transformMemoryMb);
   const engine = new MappingsEngine([
     ...builtinMappings(actionContext),
-    ...(await resolveMappings(loaded, { ...actionContext, logger, warnings, transformRunner: transformPool }).catch(async (error: unknown) => {
+    ...(await resolveMappings(loaded, { ...actionContext, logger, warnings, notes, transformRunner: transformPool }).catch(async (error: unknown) => {
       await transformPool.close();
       throw error;
     })),
   ]);
   for (const warning of warnings) logger.warn({ config: loaded.file }, warning);
+  for (const note of notes) logger.info({ config: loaded.file }, note);
   const keys = new ApiKeyVerifier(config, store.apiKeys);
   const gate = new PlatformGate(keys, new RateLimiter(config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter('platform', logger));
   const platform = platformRoutes({ config, store, knowledge, parser, gate, turns, agents, files, vectorStores, logger });
@@ -263,10 +275,15 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     const tools = mcp.degraded();
     return tools && { tools };
   };
-  const app = createApp({ config, logger, store, engine, intake, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
-  const proxies = new TrustedProxies(config.gateway.trustedProxies);
-  const hooksSurface = { config, engine, intake, logger, limiter: hooksLimiter, receipts, metrics: metrics?.http, proxies };
-  const chatSurface = { config, turns, agents, logger, gate, proxies, metrics: metrics?.http };
+  // one pipeline per hot surface, whichever door (Node's request under herald serve, or hono's) a request comes through
+  const surfaces = {
+    hooks: hookSurface({ config, engine, intake, logger, limiter: hooksLimiter, receipts }),
+    chat: chatSurface({ config, turns, agents, gate, logger }),
+  };
+  const app = createApp({ config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
+  const nodeDoors = { logger, metrics: metrics?.http, proxies: new TrustedProxies(config.gateway.trustedProxies) };
+  const hooksDoor = nodeDoor(surfaces.hooks, { ...nodeDoors, maxBodyBytes: config.hooks.maxBodyBytes });
+  const chatDoor = nodeDoor(surfaces.chat, { ...nodeDoors, maxBodyBytes: CHAT_MAX_BODY_BYTES });
   const alerts = new AlertEvaluator({
     alerts: config.alerts,
     store,
@@ -293,7 +310,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reindexing: Promise<unknown> | undefined;
   const gateway: Gateway = {
     app,
-    withNodeRoutes: (rest) => withHooksSurface(hooksSurface, withChatCompletions(chatSurface, rest)),
+    withNodeRoutes: (rest) => withHooksSurface(config, hooksDoor, withChatCompletions(chatDoor, rest)),
     config,
     plugins,
     store,

@@ -24,8 +24,9 @@ export type DispatchResult = (
 /**
  * `options.runId`: the id an agent run gets, when the caller chose it beforehand.
  * `options.completes`: the idempotency key being processed; a wake completes it in the commit of its event.
+ * `options.traffic`: what governs the run when it is not a mapping's (a scheduled job's concurrency and rate).
  */
-export type DispatchAction = (action: HookAction, options?: { runId?: string; completes?: { scope: string; key: string } }) => Promise<DispatchResult>;
+export type DispatchAction = (action: HookAction, options?: { runId?: string; completes?: { scope: string; key: string }; traffic?: MappingTraffic }) => Promise<DispatchResult>;
 
 export interface DispatcherDeps {
   mainSession: MainSession;
@@ -42,7 +43,7 @@ export function createDispatcher(deps: DispatcherDeps): DispatchAction {
   // not an async function: an ungoverned run (most hook runs) answers one promise after its insert's
   return function dispatchAction(action, options = {}) {
     if (action.kind === 'wake') return dispatchWake(deps, action, options);
-    const admission = runAdmission(action, deps.traffic?.(action.source.mappingId));
+    const admission = runAdmission(action, options.traffic ?? deps.traffic?.(action.source.mappingId));
     if (!admission) return deps.runs.submit(action, { id: options.runId }).then((runId) => ({ status: 202, body: { ok: true, runId } }));
     return dispatchGoverned(deps, action, admission, options);
   };

@@ -81,6 +81,37 @@ describe('hooks.presets', () => {
     expect(mappings.map((m) => m.path)).toEqual(['acme-prod']);
   });
 
+  it("leaves out a preset's mappings on a path the repository's mapping files serve, with one note saying so", async () => {
+    // the README's quickstart: the checkout's mappings/ (github.yaml among them) and the github preset as docs/presets.md shows it
+    const mappingsDir = path.resolve(import.meta.dirname, '../../mappings');
+    const raw = { hooks: { enabled: true, token: 'a-hook-token-long-enough', presets: [{ name: 'github', secret: 'a-github-secret' }], mappingsDir } };
+    const loaded = await loadConfigValue(raw, file);
+    const notes: string[] = [];
+    const mappings = await resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames(), notes });
+    const github = mappings.filter((m) => m.path === 'github');
+    expect(github.length).toBeGreaterThan(0);
+    expect(github.every((m) => m.origin?.startsWith(path.join(mappingsDir, 'github.yaml')))).toBe(true);
+    expect(notes).toEqual([
+      expect.stringMatching(/^preset github: path "github" is served by your mappings \(.*mappings\/github\.yaml\), which shadow the preset's \d+ mapping\(s\) there; to use the preset on it, remove those mappings \(or set hooks\.mappingsDir to another folder\), or give the preset another path \(\{ name: "github", path: "\.\.\." \}\)$/),
+    ]);
+
+    // moved to a path of its own, the preset loads beside the file
+    const moved = await loadConfigValue({ hooks: { ...raw.hooks, presets: [{ name: 'acme', secret: 'x', path: 'github-acme' }] } }, file, { builtins: [...builtinPlugins, acmePlugin] });
+    const movedNotes: string[] = [];
+    const both = await resolveMappings(moved, { config: moved.config, channelNames: moved.plugins.channelNames(), notes: movedNotes });
+    expect(both.map((m) => m.origin)).toContain('preset acme [0]');
+    expect(movedNotes).toEqual([]);
+  });
+
+  it("says what to do when a preset's mapping id is also one of yours on another path", async () => {
+    const faults = await faultsOf(
+      load([{ name: 'acme', secret: 'x' }], [{ id: 'acme', match: { path: 'mine' } }]).then((loaded) => resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() })),
+    );
+    expect(faults).toEqual([
+      'mapping "acme" (preset acme [0]): duplicate mapping id (also used by hooks.mappings[0]): preset acme and your hooks.mappings both define it; rename yours, or drop the preset from hooks.presets',
+    ]);
+  });
+
   it("takes gmail's model and thinking from hooks.gmail, under the entry's own", async () => {
     const raw = { hooks: { enabled: true, token: 'a-hook-token-long-enough', presets: [{ name: 'gmail', thinking: 'high' }], gmail: { thinking: 'low', allowUnsafeExternalContent: true }, mappingsDir: '/nonexistent' } };
     const loaded = await loadConfigValue(raw, file);

@@ -1768,4 +1768,12 @@ export const migrations: Migration[] = [
       CREATE INDEX schedule_fires_claimed ON schedule_fires (fired_at) WHERE outcome = 'claimed';
     `,
   },
+  {
+    version: 37,
+    name: 'schedule fires listed across jobs, newest due first, as SQLite migration 42',
+    sql: `
+      -- the fires list of every job (the schedules' receipts) walks this index newest first
+      CREATE INDEX schedule_fires_due ON schedule_fires (due_at, schedule_id);
+    `,
+  },
 ];

@@ -903,6 +903,14 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       CREATE INDEX schedule_fires_claimed ON schedule_fires (fired_at) WHERE outcome = 'claimed';
     `,
   },
+  {
+    version: 42,
+    name: 'schedule fires listed across jobs, newest due first',
+    sql: `
+      -- the fires list of every job (the schedules' receipts) walks this index newest first
+      CREATE INDEX schedule_fires_due ON schedule_fires (due_at, schedule_id);
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

@@ -1,0 +1,51 @@
+import type { MappingSource } from './resolve-mappings.js';
+
+const pathOf = (raw: unknown): string | undefined => {
+  const path = (raw as { match?: { path?: unknown } } | null)?.match?.path;
+  return typeof path === 'string' ? path.replace(/^\/+|\/+$/g, '') : undefined;
+};
+
+/** `preset github [3]` → `preset github`; `mappings/github.yaml[0]` → `mappings/github.yaml` */
+const originName = (origin: string): string => origin.replace(/\s*\[\d+\]$/, '');
+
+/**
+ * Your mappings shadow a preset's on a path they serve: the preset's mappings of that path are
+ * left out (one note per preset and path says so), so a mapping file beside the shipped examples
+ * and a preset on the same path start together, and yours answer, as docs/presets.md says.
+ */
+export function shadowPresetPaths(sources: MappingSource[], notes?: string[]): MappingSource[] {
+  const yours = new Map<string, Set<string>>();
+  for (const source of sources) {
+    if (source.preset) continue;
+    const path = pathOf(source.raw);
+    if (path === undefined) continue;
+    (yours.get(path) ?? yours.set(path, new Set()).get(path)!).add(originName(source.origin));
+  }
+  const shadowed = new Map<string, { preset: string; path: string; count: number }>();
+  const kept = sources.filter((source) => {
+    const path = source.preset ? pathOf(source.raw) : undefined;
+    if (path === undefined || !yours.has(path)) return true;
+    const preset = originName(source.origin);
+    const key = `${preset}\n${path}`;
+    const entry = shadowed.get(key) ?? shadowed.set(key, { preset, path, count: 0 }).get(key)!;
+    entry.count++;
+    return false;
+  });
+  for (const { preset, path, count } of shadowed.values()) {
+    const by = [...yours.get(path)!].join(', ');
+    notes?.push(
+      `${preset}: path "${path}" is served by your mappings (${by}), which shadow the preset's ${count} mapping(s) there; ` +
+        `to use the preset on it, remove those mappings (or set hooks.mappingsDir to another folder), or give the preset another path ({ name: "${preset.replace(/^preset /, '')}", path: "..." })`,
+    );
+  }
+  return kept;
+}
+
+/** what to do about a duplicate id where one side is a preset's mapping (the fault's tail) */
+export function presetDuplicateAdvice(origin: string, other: string): string {
+  const [preset, yours] = origin.startsWith('preset ') ? [origin, other] : other.startsWith('preset ') ? [other, origin] : [];
+  if (!preset || !yours) return '';
+  const file = originName(yours);
+  const remove = file === 'hooks.mappings' ? '' : `, remove ${file} (or set hooks.mappingsDir to another folder)`;
+  return `: ${originName(preset)} and your ${file} both define it; rename yours${remove}, or drop the preset from hooks.presets`;
+}
