@@ -82,6 +82,12 @@ export class Schedules {
     await this.scheduler.start(await this.deps.store.serveAlone());
   }
 
+  /** after a config reload: the config's jobs written again (added, changed, removed), every scheduler woken */
+  async reconfigure(): Promise<void> {
+    await this.syncConfigJobs();
+    this.changed();
+  }
+
   async stop(): Promise<void> {
     this.unsubscribe?.();
     await this.scheduler.stop();
