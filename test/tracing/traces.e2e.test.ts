@@ -99,7 +99,7 @@ describe.each(['http/protobuf', 'http/json'])('traces over OTLP %s', (protocol) 
       return data[0]?.status === 'delivered';
     });
     await herald.stop();
-    const spans = await eventually(() => collector!.spans.filter((s) => s.name === 'herald.delivery.attempt' && s.attributes['herald.run.id'] === runId).length === 2 && collector!.spans);
+    const spans = await eventually(() => collector!.spans.filter((s) => s.name === 'herald.delivery.attempt' && s.attributes['herald.run.id'] === runId).length === 2 && collector!.spans) as ReceivedSpan[];
 
     // one trace, started here: the sender's traceparent is not continued on /hooks by default
     const request = only(spans, (s) => s.name === 'POST /hooks/github');
@@ -182,7 +182,7 @@ describe('trace context in and out', () => {
     });
     expect(wake.status).toBe(200);
     await herald.stop();
-    const spans = await eventually(() => collector!.spans.some((s) => s.name === 'POST /hooks/wake') && collector!.spans);
+    const spans = (await eventually(() => collector!.spans.some((s) => s.name === 'POST /hooks/wake') && collector!.spans)) as ReceivedSpan[];
     const chatRequest = only(spans, (s) => s.name === 'POST /v1/chat/completions');
     expect(chatRequest).toMatchObject({ traceId: caller, parentSpanId: '00f067aa0ba902b7' });
     const call = only(spans, (s) => s.name === 'chat test-model');
