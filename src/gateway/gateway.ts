@@ -162,7 +162,13 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
 
   const resolveChannel = (name: string) => plugins.resolveChannel(name);
   const targetChannels = { configured: (channel: string) => instances.channels.get(channel), resolveChannel, recipientFault: (channel: string, to: string) => plugins.recipientFault(channel, to) };
-  const targetFaults = [...alertTargetFaults(config.alerts, targetChannels), ...approvalTargetFaults(config.tools, targetChannels), ...scheduleTargetFaults('schedules.jobs', config.schedules.jobs, targetChannels)];
+  // a reloaded config's targets are judged against its own channel sections (a channel it adds starts with it; one it removes stops)
+  const configTargetFaults = (c: HeraldConfig) => {
+    const sections = c.channels as Record<string, unknown>;
+    const channels = c === config ? targetChannels : { ...targetChannels, configured: (channel: string) => (sections[channel] === undefined ? undefined : (instances.channels.get(channel) ?? { requiresRecipient: false })) };
+    return [...alertTargetFaults(c.alerts, channels), ...approvalTargetFaults(c.tools, channels), ...scheduleTargetFaults('schedules.jobs', c.schedules.jobs, channels)];
+  };
+  const targetFaults = configTargetFaults(config);
   if (targetFaults.length) {
     await store.close();
     throw new ConfigError(targetFaults);
@@ -272,7 +278,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
     const next = reloading.then(() =>
-      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault }, tools: mcp, store, logger }, reason, mappingsChanged),
+      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault }, tools: mcp, alerts, schedules, targetFaults: configTargetFaults, store, logger }, reason, mappingsChanged),
     );
     reloading = next.catch(() => undefined);
     return next;
