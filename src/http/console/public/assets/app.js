@@ -1,4 +1,4 @@
-import { api, setCsrf } from './api.js';
+import { api, setCsrf, setTraceLinks } from './api.js';
 import { clear, field, h, notice } from './dom.js';
 import { agentsPage } from './page-agents.js';
 import { alertsPage } from './page-alerts.js';
@@ -121,6 +121,7 @@ function showSignIn(message) {
         const session = await api.signIn(token.value);
         token.value = '';
         setCsrf(session.csrf);
+        setTraceLinks(session.traceLinkTemplate);
         start();
       } catch (error) {
         clear(status, notice(error.status === 429 ? 'Too many attempts: wait a minute.' : 'That is not the gateway token.', 'bad'));
@@ -152,6 +153,7 @@ api
   .session()
   .then((session) => {
     setCsrf(session.csrf);
+    setTraceLinks(session.traceLinkTemplate);
     start();
   })
   .catch(() => showSignIn());
