@@ -73,6 +73,9 @@ import { ConfigError } from '../errors.js';
 import { builtinTools } from '../tools/builtin/builtin-tools.js';
 import { createToolbox } from '../tools/toolbox.js';
 import { McpServers } from '../tools/mcp/mcp-servers.js';
+import { flushTracing, startTracing } from '../tracing/tracing.js';
+import { resolveTracing } from '../tracing/tracing-options.js';
+import { version as heraldVersion } from '../http/openapi/herald-version.js';
 
 export interface Gateway {
   app: Hono;
@@ -128,6 +131,10 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const { config, plugins } = loaded;
   const logger = options.logger ?? createLogger({ level: config.gateway.log.level });
   setVerboseErrors(logger, config.gateway.log.verboseErrors);
+  // before anything can start a span; off, nothing of OpenTelemetry is loaded (tracing.ts)
+  const tracing = resolveTracing(config.tracing, heraldVersion);
+  if (tracing && 'fault' in tracing) throw new ConfigError([tracing.fault]);
+  await startTracing(tracing);
   // every write of a receipt, run, event, message or delivery signals the console's live stream
   const store = withChangeFeed(await openStore(config));
   // before anything can take work or a request: a crashed predecessor's claims are taken back now
@@ -155,7 +162,13 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
 
   const resolveChannel = (name: string) => plugins.resolveChannel(name);
   const targetChannels = { configured: (channel: string) => instances.channels.get(channel), resolveChannel, recipientFault: (channel: string, to: string) => plugins.recipientFault(channel, to) };
-  const targetFaults = [...alertTargetFaults(config.alerts, targetChannels), ...approvalTargetFaults(config.tools, targetChannels), ...scheduleTargetFaults('schedules.jobs', config.schedules.jobs, targetChannels)];
+  // a reloaded config's targets are judged against its own channel sections (a channel it adds starts with it; one it removes stops)
+  const configTargetFaults = (c: HeraldConfig) => {
+    const sections = c.channels as Record<string, unknown>;
+    const channels = c === config ? targetChannels : { ...targetChannels, configured: (channel: string) => (sections[channel] === undefined ? undefined : (instances.channels.get(channel) ?? { requiresRecipient: false })) };
+    return [...alertTargetFaults(c.alerts, channels), ...approvalTargetFaults(c.tools, channels), ...scheduleTargetFaults('schedules.jobs', c.schedules.jobs, channels)];
+  };
+  const targetFaults = configTargetFaults(config);
   if (targetFaults.length) {
     await store.close();
     throw new ConfigError(targetFaults);
@@ -265,7 +278,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
     const next = reloading.then(() =>
-      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault }, tools: mcp, store, logger }, reason, mappingsChanged),
+      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault }, tools: mcp, alerts, schedules, targetFaults: configTargetFaults, store, logger }, reason, mappingsChanged),
     );
     reloading = next.catch(() => undefined);
     return next;
@@ -377,6 +390,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       // the last calls' tokens are written before the store closes
       await usage.settled();
       await store.close();
+      // the spans of the work just finished, sent before the process goes
+      await flushTracing();
     },
   };
   return gateway;

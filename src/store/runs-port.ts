@@ -43,6 +43,11 @@ export interface RunRecord {
    * on from there instead of asking its model again
    */
   turnState?: Record<string, unknown> | null;
+  /**
+   * the W3C traceparent of the span that made the run (its request's, when tracing is on), so the
+   * run, executed later or by another replica, stays in that trace; absent when none was recorded
+   */
+  traceContext?: string | null;
 }
 
 export type RunWaitReason = 'concurrency' | 'rate' | 'coalesce';

@@ -63,7 +63,7 @@ export async function answerHook(x: Exchange, call: HookCall, deps: HookRouteDep
     deps.logger.warn({ reqId: x.requestId }, 'hook token sent as ?token= (deprecated): send Authorization: Bearer instead');
   }
 
-  const bytes = await x.readBody({ maxBytes: hooks.maxBodyBytes, idleTimeoutMs: hooks.bodyTimeoutMs });
+  const bytes = await x.readBody({ maxBytes: hooks.maxBodyBytes, key: 'hooks.maxBodyBytes', idleTimeoutMs: hooks.bodyTimeoutMs });
   x.bodyBytes = bytes.byteLength;
   // over the exact bytes received, before any parsing
   if (signed.length) notes.signature = 'invalid';

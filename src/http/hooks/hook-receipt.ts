@@ -1,5 +1,6 @@
 import { HeraldError } from '../../errors.js';
 import type { ReceiptInput, ReceiptRecorder } from '../../runtime/receipts/receipt-recorder.js';
+import { requestTraced } from '../server/request-span.js';
 
 /** what the hook route learns as it goes, for the request's receipt */
 export type ReceiptNotes = Partial<Pick<ReceiptInput, 'outcome' | 'runId' | 'eventId' | 'idempotencyKey' | 'authMethod' | 'signature' | 'body' | 'headers' | 'query'>>;
@@ -17,5 +18,6 @@ export function closeReceipt(recorder: ReceiptRecorder, input: ReceiptInput, ans
   input.latencyMs = performance.now() - answer.started;
   input.mappingId = answer.mappingId;
   input.bodyBytes = answer.bodyBytes ?? 0;
+  requestTraced(input);
   recorder.recordLater(input);
 }

@@ -69,6 +69,7 @@ export class Schedules {
       store: deps.store,
       logger: deps.logger,
       missedAfterMs: parseDuration(deps.config.schedules.missedAfter),
+      retakeAfterMs: parseDuration(deps.config.schedules.retakeAfter),
       clock: deps.clock,
       random: deps.random,
       onFired: deps.onFired,
@@ -80,6 +81,12 @@ export class Schedules {
     await this.syncConfigJobs();
     this.unsubscribe = this.deps.store.signals.subscribe(SCHEDULES_TOPIC, () => this.scheduler.wake());
     await this.scheduler.start(await this.deps.store.serveAlone());
+  }
+
+  /** after a config reload: the config's jobs written again (added, changed, removed), every scheduler woken */
+  async reconfigure(): Promise<void> {
+    await this.syncConfigJobs();
+    this.changed();
   }
 
   async stop(): Promise<void> {
