@@ -29,6 +29,14 @@ import { mailgunPlugin } from './mailgun/manifest.js';
 import { netlifyPlugin } from './netlify/manifest.js';
 import { datadogPlugin } from './datadog/manifest.js';
 import { notionPlugin } from './notion/manifest.js';
+import { zoomPlugin } from './zoom/manifest.js';
+import { intercomPlugin } from './intercom/manifest.js';
+import { hubspotPlugin } from './hubspot/manifest.js';
+import { calendlyPlugin } from './calendly/manifest.js';
+import { vercelPlugin } from './vercel/manifest.js';
+import { zendeskPlugin } from './zendesk/manifest.js';
+import { typeformPlugin } from './typeform/manifest.js';
+import { cloudflarePlugin } from './cloudflare/manifest.js';
 
 /** The explicit list of built-in plugins. A plugin is one folder; add its manifest here. */
 export const builtinPlugins: PluginDefinition[] = [
@@ -62,4 +70,12 @@ export const builtinPlugins: PluginDefinition[] = [
   netlifyPlugin,
   datadogPlugin,
   notionPlugin,
+  zoomPlugin,
+  intercomPlugin,
+  hubspotPlugin,
+  calendlyPlugin,
+  vercelPlugin,
+  zendeskPlugin,
+  typeformPlugin,
+  cloudflarePlugin,
 ];
