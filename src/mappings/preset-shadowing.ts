@@ -5,8 +5,11 @@ const pathOf = (raw: unknown): string | undefined => {
   return typeof path === 'string' ? path.replace(/^\/+|\/+$/g, '') : undefined;
 };
 
-/** `preset github [3]` → `preset github`; `mappings/github.yaml[0]` → `mappings/github.yaml` */
-const originName = (origin: string): string => origin.replace(/\s*\[\d+\]$/, '');
+/** `hooks.presets[1] (github, mapping 3)` → `hooks.presets[1] (github)`; `mappings/github.yaml[0]` → `mappings/github.yaml` */
+const originName = (origin: string): string => origin.replace(/, mapping \d+\)$/, ')').replace(/\s*\[\d+\]$/, '');
+
+/** a preset's mapping's origin (src/plugin-host/registry.ts), `hooks.presets[i] (<name>, mapping <j>)`, or its entry's: the preset's name */
+const PRESET_ORIGIN = /^hooks\.presets\[\d+\] \(([^,)]+)/;
 
 /**
  * Your mappings shadow a preset's on a path they serve: the preset's mappings of that path are
@@ -35,7 +38,7 @@ export function shadowPresetPaths(sources: MappingSource[], notes?: string[]): M
     const by = [...yours.get(path)!].join(', ');
     notes?.push(
       `${preset}: path "${path}" is served by your mappings (${by}), which shadow the preset's ${count} mapping(s) there; ` +
-        `to use the preset on it, remove those mappings (or set hooks.mappingsDir to another folder), or give the preset another path ({ name: "${preset.replace(/^preset /, '')}", path: "..." })`,
+        `to use the preset on it, remove those mappings (or set hooks.mappingsDir to another folder), or give the preset another path ({ name: "${PRESET_ORIGIN.exec(preset)?.[1] ?? preset}", path: "..." })`,
     );
   }
   return kept;
@@ -43,7 +46,7 @@ export function shadowPresetPaths(sources: MappingSource[], notes?: string[]): M
 
 /** what to do about a duplicate id where one side is a preset's mapping (the fault's tail) */
 export function presetDuplicateAdvice(origin: string, other: string): string {
-  const [preset, yours] = origin.startsWith('preset ') ? [origin, other] : other.startsWith('preset ') ? [other, origin] : [];
+  const [preset, yours] = PRESET_ORIGIN.test(origin) ? [origin, other] : PRESET_ORIGIN.test(other) ? [other, origin] : [];
   if (!preset || !yours) return '';
   const file = originName(yours);
   const remove = file === 'hooks.mappings' ? '' : `, remove ${file} (or set hooks.mappingsDir to another folder)`;
