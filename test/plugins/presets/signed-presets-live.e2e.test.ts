@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyKey } from 'discord-interactions';
 import { Signature as HubSpotSignature } from '@hubspot/api-client/lib/src/utils/signature.js';
+import { getExpectedTwilioSignature, validateRequest } from 'twilio/lib/webhooks/webhooks.js';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
 import { testApp, type TestApp } from '../../http/app-fixture.js';
 import { completion } from '../../models/fake-openai.js';
@@ -20,6 +21,8 @@ import { completion } from '../../models/fake-openai.js';
  */
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+const TWILIO_AUTH_TOKEN = 'twilio-auth-token-0123456789';
+const TWILIO_SHARED_KEY = 'twilio-shared-key-secret-0123456789';
 const DISCORD_PUBLIC_KEY = Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url').toString('hex');
 
 const secrets: Record<string, string> = {
@@ -109,6 +112,7 @@ beforeAll(async () => {
       presets: [
         ...Object.entries(secrets).map(([name, secret]) => ({ name, secret, deliver: false })),
         { name: 'discord', publicKey: DISCORD_PUBLIC_KEY, replyWaitMs: 2900, deliver: false },
+        { name: 'twilio', secret: TWILIO_AUTH_TOKEN, sharedKey: TWILIO_SHARED_KEY, replyWaitMs: 14000, deliver: false },
       ],
     },
   });
@@ -236,8 +240,26 @@ describe('hubspot, by its own library', () => {
   });
 });
 
+describe('twilio with a Webhook Setting, by its own library', () => {
+  const form = (fixture('twilio', 0) as unknown as { form: string }).form;
+  const params = Object.fromEntries(new URLSearchParams(form));
+  const sms = (headers: Record<string, string>) =>
+    herald.request(url('twilio'), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: form });
+
+  it('an SMS the twilio library signs with the SharedKey (HMAC_SHA256) is answered; twilio.validateRequest accepts it; without the settings header it is 401', async () => {
+    const signature = getExpectedTwilioSignature(TWILIO_SHARED_KEY, url('twilio'), params, 'HMAC_SHA256');
+    const answered = await sms({ 'x-twilio-signature': signature, 'x-twilio-webhooks-signature-settings': 'key=SK0123456789,algorithm=HMAC_SHA256' });
+    expect(answered.status).toBe(200);
+    expect(await answered.text()).toContain('<Message>on it</Message>');
+    expect(validateRequest(TWILIO_SHARED_KEY, signature, url('twilio'), params, 'HMAC_SHA256')).toBe(true);
+    expect((await sms({ 'x-twilio-signature': signature })).status).toBe(401);
+    // the auth token's own HMAC-SHA1, as before
+    expect((await sms({ 'x-twilio-signature': getExpectedTwilioSignature(TWILIO_AUTH_TOKEN, url('twilio'), params) })).status).toBe(200);
+  });
+});
+
 describe('secrets', () => {
   it('logs none', () => {
-    for (const secret of Object.values(secrets)) expect(herald.rawLogs()).not.toContain(secret);
+    for (const secret of [...Object.values(secrets), TWILIO_AUTH_TOKEN, TWILIO_SHARED_KEY]) expect(herald.rawLogs()).not.toContain(secret);
   });
 });
