@@ -46,7 +46,7 @@ const sign: Record<string, (body: string, secret: string, url: string) => Record
     const ts = nowS();
     return { 'x-zm-request-timestamp': ts, 'x-zm-signature': `v0=${mac('sha256', secret, `v0:${ts}:${body}`).toString('hex')}` };
   },
-  // https://developers.intercom.com/docs/webhooks/setting-up-webhooks#signed-notifications
+  // https://developers.intercom.com/intercom-api-reference/v1.0/reference/signed-notifications
   intercom: (body, secret) => ({ 'x-hub-signature': `sha1=${mac('sha1', secret, body).toString('hex')}` }),
   // @hubspot/api-client's own v3 signature
   hubspot: (body, secret, url) => {
@@ -61,7 +61,7 @@ const sign: Record<string, (body: string, secret: string, url: string) => Record
     const t = nowS();
     return { 'calendly-webhook-signature': `t=${t},v1=${mac('sha256', secret, `${t}.${body}`).toString('hex')}` };
   },
-  // https://vercel.com/docs/webhooks/webhooks-api#securing-webhooks
+  // https://vercel.com/docs/webhooks
   vercel: (body, secret) => ({ 'x-vercel-signature': mac('sha1', secret, body).toString('hex') }),
   // https://developer.zendesk.com/documentation/webhooks/verifying/: base64(HMACSHA256(TIMESTAMP + BODY))
   zendesk: (body, secret) => {
