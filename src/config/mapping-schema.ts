@@ -32,6 +32,11 @@ export const signatureTypes = [
   'zoom',
   'shared-secret',
   'basic',
+  'msgraph',
+  'sendgrid',
+  'mailgun',
+  'netlify',
+  'notion',
 ] as const;
 
 const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name');
@@ -42,7 +47,7 @@ export const mappingAuthSchema = z
     type: z
       .enum(signatureTypes)
       .describe(
-        "Signature scheme: github (X-Hub-Signature-256), stripe (Stripe-Signature), standard-webhooks (webhook-id/-timestamp/-signature), hmac-sha256 and hmac-sha1 (the digest of the body, or of `timestampHeader`'s value then the body, in `header`; Intercom, Vercel, Typeform, Zendesk), twilio (X-Twilio-Signature over the URL and sorted form fields; secret: the auth token; sharedKey: a Webhook Setting's SharedKey), slack (v0 X-Slack-Signature and X-Slack-Request-Timestamp), gitlab (X-Gitlab-Token equals the secret token), linear (Linear-Signature and the body's webhookTimestamp), sentry (Sentry-Hook-Signature), pagerduty (v3 X-PagerDuty-Signature), shopify (X-Shopify-Hmac-Sha256, or Shopify-Hmac-Sha256 from Events), jira (X-Hub-Signature: sha256=<hex>), bearer (Authorization: Bearer <secret>), ed25519 (Discord interactions: X-Signature-Ed25519 over X-Signature-Timestamp then the body; publicKey), hubspot (v3 X-HubSpot-Signature-v3 over method, URL, body and timestamp), calendly (Calendly-Webhook-Signature t=,v1=), zoom (x-zm-signature v0= over v0:<x-zm-request-timestamp>:<body>), shared-secret (`header` equals the secret, e.g. Cloudflare's cf-webhook-auth), basic (HTTP basic auth: `username` and the secret as password).",
+        "Signature scheme: github (X-Hub-Signature-256), stripe (Stripe-Signature), standard-webhooks (webhook-id/-timestamp/-signature, or Svix's svix-id/-timestamp/-signature), hmac-sha256 and hmac-sha1 (the digest of the body, or of `timestampHeader`'s value then the body, in `header`; Intercom, Vercel, Typeform, Zendesk), twilio (X-Twilio-Signature over the URL and sorted form fields; secret: the auth token; sharedKey: a Webhook Setting's SharedKey), slack (v0 X-Slack-Signature and X-Slack-Request-Timestamp), gitlab (X-Gitlab-Token equals the secret token), linear (Linear-Signature and the body's webhookTimestamp), sentry (Sentry-Hook-Signature), pagerduty (v3 X-PagerDuty-Signature), shopify (X-Shopify-Hmac-Sha256, or Shopify-Hmac-Sha256 from Events), jira (X-Hub-Signature: sha256=<hex>), bearer (Authorization: Bearer <secret>), ed25519 (Discord interactions: X-Signature-Ed25519 over X-Signature-Timestamp then the body; publicKey), hubspot (v3 X-HubSpot-Signature-v3 over method, URL, body and timestamp), calendly (Calendly-Webhook-Signature t=,v1=), zoom (x-zm-signature v0= over v0:<x-zm-request-timestamp>:<body>), shared-secret (`header` equals the secret, e.g. Cloudflare's cf-webhook-auth), basic (HTTP basic auth: `username` and the secret as password), msgraph (Microsoft Graph: every notification's clientState equals the secret; the validationToken request is admitted for its echo), sendgrid (X-Twilio-Email-Event-Webhook-Signature, ECDSA over the timestamp and body; secret: the verification key), mailgun (the body's signature object: hex HMAC-SHA256 of timestamp and token; secret: the webhook signing key), netlify (X-Webhook-Signature, a JWS HS256 whose sha256 claim is the body's), notion (X-Notion-Signature: sha256=<hex> over the body; secret: the verification token; the unsigned verification request is admitted for its answer).",
       ),
     secret: z
       .string()

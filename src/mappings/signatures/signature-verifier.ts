@@ -5,6 +5,7 @@ import { compileHmac } from './hmac-verifiers.js';
 import { hexDigest, hmac, missingOr, sameDigest, withinTolerance, type SignatureFailure } from './signature-digest.js';
 import { calendlySignature, CALENDLY_TOLERANCE_SECONDS, hubspotSignature, zoomSignature } from './timestamped-verifiers.js';
 import { compileBasicAuth, compileSharedToken } from './token-verifiers.js';
+import { compileSenderSignature, isSenderSignatureType } from './sender-verifiers.js';
 import { compileTwilio } from './twilio-verifier.js';
 
 export type { SignatureFailure } from './signature-digest.js';
@@ -64,6 +65,7 @@ export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
   if (type === 'zoom') return zoomSignature(secret, tolerance);
   if (type === 'calendly') return calendlySignature(secret, auth.toleranceSeconds ?? CALENDLY_TOLERANCE_SECONDS);
   if (type === 'hubspot') return hubspotSignature(secret, tolerance, auth.url);
+  if (isSenderSignatureType(type)) return compileSenderSignature(type, secret);
   if (type === 'sentry' || type === 'shopify' || type === 'jira' || type === 'pagerduty' || type === 'linear') {
     return compileBodySignature(type, secret, auth.toleranceSeconds);
   }
@@ -114,21 +116,21 @@ export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
       return {
         type,
         verify(headers, body, nowMs) {
-          const id = headers['webhook-id']?.trim();
-          const timestamp = headers['webhook-timestamp']?.trim();
-          if (!id || !timestamp || !withinTolerance(timestamp, nowMs, tolerance)) return false;
-          const expected = hmac(key, `${id}.${timestamp}.`, body);
+          const { id, timestamp, signature } = standardWebhookHeaders(headers);
+          if (!id?.trim() || !timestamp || !withinTolerance(timestamp.trim(), nowMs, tolerance)) return false;
+          const expected = hmac(key, `${id.trim()}.${timestamp.trim()}.`, body);
           let ok = false;
-          for (const entry of (headers['webhook-signature'] ?? '').split(' ')) {
-            const [version, signature] = entry.split(',', 2);
-            if (version !== 'v1' || !signature) continue;
-            if (sameDigest(Buffer.from(signature, 'base64'), expected)) ok = true;
+          for (const entry of (signature ?? '').split(' ')) {
+            const [version, given] = entry.split(',', 2);
+            if (version !== 'v1' || !given) continue;
+            if (sameDigest(Buffer.from(given, 'base64'), expected)) ok = true;
           }
           return ok;
         },
         failure(headers, nowMs) {
-          const missing = missingOr(headers['webhook-id']) ?? missingOr(headers['webhook-timestamp']) ?? missingOr(headers['webhook-signature']);
-          return missing ?? (withinTolerance(headers['webhook-timestamp'], nowMs, tolerance) ? 'bad signature' : 'stale timestamp');
+          const { id, timestamp, signature } = standardWebhookHeaders(headers);
+          const missing = missingOr(id) ?? missingOr(timestamp) ?? missingOr(signature);
+          return missing ?? (withinTolerance(timestamp, nowMs, tolerance) ? 'bad signature' : 'stale timestamp');
         },
       };
     }
@@ -149,4 +151,15 @@ export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
         },
       };
   }
+}
+
+/**
+ * The three Standard Webhooks headers of a request: `webhook-id`, `-timestamp`, `-signature`, or
+ * Svix's `svix-id`, `svix-timestamp`, `svix-signature`, which Svix (and so Clerk and Resend) send
+ * by default with the same values (https://docs.svix.com/receiving/verifying-payloads/how-manual);
+ * one family is read whole, the webhook-* one when its id is there.
+ */
+export function standardWebhookHeaders(headers: Record<string, string | undefined>): { id?: string; timestamp?: string; signature?: string } {
+  const family = headers['webhook-id'] !== undefined ? 'webhook' : 'svix';
+  return { id: headers[`${family}-id`], timestamp: headers[`${family}-timestamp`], signature: headers[`${family}-signature`] };
 }

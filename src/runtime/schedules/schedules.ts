@@ -69,6 +69,7 @@ export class Schedules {
       store: deps.store,
       logger: deps.logger,
       missedAfterMs: parseDuration(deps.config.schedules.missedAfter),
+      retakeAfterMs: parseDuration(deps.config.schedules.retakeAfter),
       clock: deps.clock,
       random: deps.random,
       onFired: deps.onFired,
