@@ -124,7 +124,7 @@ async function executeTraced(ctx: RoundContext, record: ToolCallRecord, spec: To
   let result: ToolResult;
   let status: ToolCallStatus;
   try {
-    result = await withTimeout(ctx.tools.call(spec, args, { signal: ctx.signal, timeoutMs, context: { agentId: ctx.attribution.agentId, callRecordId: record.id } }), timeoutMs);
+    result = await withTimeout(ctx.tools.call(spec, args, { signal: ctx.signal, timeoutMs, context: { agentId: ctx.attribution.agentId, callRecordId: record.id, owner: { kind: ctx.ledger.ownerKind, id: ctx.ledger.ownerId } } }), timeoutMs);
     status = result.isError ? (result.timedOut ? 'timed_out' : 'failed') : 'succeeded';
   } catch (error) {
     const timedOut = error instanceof CallTimeout;

@@ -1,3 +1,4 @@
+import { coalescedCount } from './admission-plan.js';
 import { governedFields } from './governed-fields.js';
 import type { DeliveryRecord, IdempotencyRecord, ReceiptRecord, RunRecord, RunWaitReason, SystemEvent } from './port.js';
 import { parseRunAction } from './run-action.js';
@@ -193,7 +194,7 @@ export const toRunRecord = <Json>(
   ...(r.rerun_of !== null && { rerunOf: r.rerun_of }),
   // only a governed run's record carries them
   ...((r.not_before ?? r.waited_for ?? r.coalesced) !== null &&
-    governedFields(r.not_before, r.waited_for, r.coalesced === null ? null : (json(r.coalesced) as unknown[]).length)),
+    governedFields(r.not_before, r.waited_for, r.coalesced === null ? null : coalescedCount(json(r.coalesced)))),
   // only a run whose turn called tools has one
   ...(r.turn_state != null && { turnState: json(r.turn_state) as Record<string, unknown> }),
   // only a run made while tracing was on has one

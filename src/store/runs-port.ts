@@ -52,6 +52,16 @@ export interface RunRecord {
 
 export type RunWaitReason = 'concurrency' | 'rate' | 'coalesce';
 
+/**
+ * How a coalesced run's message lists its events, made to grow by appending: the first event's
+ * message alone; when a second joins, `heading` and `marker(1)` go before it, and each event
+ * joining appends `marker(n)` and its message.
+ */
+export interface CoalescedList {
+  heading: string;
+  marker: (n: number) => string;
+}
+
 /** How a governed mapping's run is let in (see config/traffic-schema.ts). */
 export interface RunAdmission {
   mappingId: string;
@@ -59,9 +69,12 @@ export interface RunAdmission {
   concurrency?: number;
   /** at most `runs` of the mapping's runs start per `perMs`; beyond: deferred, or refused when `reject` */
   rate?: { runs: number; perMs: number; reject: boolean };
-  /** the run joins the mapping's queued run of this key whose window is still open, if any; `message` lists the events' messages */
-  /** `maxEvents` and `maxBytes` bound one coalesced run: an event that would pass either starts a new run */
-  coalesce?: { key: string; windowMs: number; message: (messages: string[]) => string; maxEvents: number; maxBytes: number };
+  /**
+   * The run joins the mapping's queued run of this key whose window is still open, if any, its
+   * message appended to that run's as `list` says; `maxEvents` and `maxBytes` bound one
+   * coalesced run: an event that would pass either starts a new run.
+   */
+  coalesce?: { key: string; windowMs: number; list: CoalescedList; maxEvents: number; maxBytes: number };
 }
 
 export type AdmittedRun =

@@ -31,8 +31,8 @@ export function listenGateway(gateway: ServedGateway, host: string, port: number
 }
 
 /**
- * The node server of the gateway: the webhook surface (hooks-listener.ts), chat completions
- * (v1/chat-listener.ts) and `GET /healthz` (liveness-listener.ts) answered from Node's
+ * The node server of the gateway: the webhook surface and chat completions (their Node doors,
+ * exchange/node-door.ts) and `GET /healthz` (liveness-listener.ts) answered from Node's
  * request, the rest by hono (hono-listener.ts).
  *
  * A sender may half-close its socket once its request is sent (HTTP/1.0 tools, `nc`, scripts

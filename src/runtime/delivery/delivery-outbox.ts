@@ -6,7 +6,7 @@ import { ChannelError, type ChannelAdapter } from '../../plugin-sdk/sdk.js';
 import type { DeliveryRecord, RunRecord, Store } from '../../store/port.js';
 import { resolveTarget, rememberRoute, type ResolvedTarget, type TargetDeps } from './delivery-target.js';
 import { MAIN_SESSION, type MainSession } from '../main-session.js';
-import { replyDisposition, type ReplyDelivery } from './reply-delivery.js';
+import { answeredInResponse, replyDisposition, type ReplyDelivery } from './reply-delivery.js';
 import { retryDelay } from './retry-delay.js';
 import { copyWith } from '../../utils/copy-with.js';
 import { fallbackTargets, retryPolicy } from './delivery-policy.js';
@@ -19,6 +19,14 @@ const POLL_MS = 1000;
 const SWEEP_FROM_KEY = 'delivery:sweepFrom';
 /** overlap between two sweeps, for a run finished (its clock read) just before a sweep began */
 const SWEEP_OVERLAP_MS = 60_000;
+/** from when the next start looks, and whether the process that wrote it was quiet (no channel) */
+interface SweepMarker {
+  from: number;
+  quiet?: boolean;
+}
+/** a marker as stored (a bare number before quiet processes were told apart) */
+const sweepMarker = (stored: SweepMarker | number | undefined): SweepMarker => (typeof stored === 'number' ? { from: stored } : (stored ?? { from: 0 }));
+
 /** how long `stop()` lets sends in flight finish before aborting them */
 const STOP_GRACE_MS = 5_000;
 
@@ -118,22 +126,32 @@ export class DeliveryOutbox implements ReplyDelivery {
    * A run is marked succeeded before its reply is queued; a process that stopped in between
    * left a reply nobody will send. Queue those now (the insert refuses a second row for a run).
    * Each start looks only at runs finished since the previous start, so this stays cheap.
+   * Only what the previous process meant to send is queued: not a reply the hook's HTTP answer
+   * carried, and nothing a quiet process (no channel configured) finished, whose replies stay
+   * not delivered when a channel is configured later (an operator re-runs what should go out).
    */
   private async queueRepliesLeftBehind(): Promise<void> {
     const { store, config } = this.deps;
     const startedAt = Date.now();
-    if (this.quiet) return;
-    const since = (await store.state.get<number>(SWEEP_FROM_KEY)) ?? 0;
+    const marker = sweepMarker(await store.state.get<SweepMarker | number>(SWEEP_FROM_KEY));
+    if (this.quiet) {
+      await store.state.set(SWEEP_FROM_KEY, { from: startedAt, quiet: true } satisfies SweepMarker);
+      return;
+    }
     let queued = 0;
-    for (const runId of await store.deliveries.runsAwaitingDelivery(since)) {
+    // after a quiet process nothing was left behind: its runs were decided not delivered as they ended
+    const runIds = marker.quiet ? [] : await store.deliveries.runsAwaitingDelivery(marker.from);
+    for (const runId of runIds) {
       const run = await store.runs.get(runId);
       if (!run || run.reply === null || replyDisposition(run.reply, config.heartbeat.ackMaxChars) !== 'visible') continue;
       const action: AgentAction = run.action;
+      if (answeredInResponse(action, run.finishedAt)) continue;
       const target = await resolveTarget(this.targets, { channel: action.channel, to: action.to });
       if (await this.enqueue({ runId: run.id, kind: 'run', sessionKey: run.sessionKey, agentId: run.agentId, text: run.reply }, target)) queued++;
     }
     if (queued) this.log.info({ deliveries: queued }, 'queued replies of runs that finished just before a stop');
-    await store.state.set(SWEEP_FROM_KEY, startedAt - SWEEP_OVERLAP_MS);
+    // after a quiet process no overlap: a run it finished just before this start was decided not delivered
+    await store.state.set(SWEEP_FROM_KEY, { from: marker.quiet ? startedAt : startedAt - SWEEP_OVERLAP_MS } satisfies SweepMarker);
   }
 
   /**

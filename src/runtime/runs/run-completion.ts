@@ -2,7 +2,7 @@ import type { AgentAction } from '../../mappings/hook-action.js';
 import { annotate } from '../../tracing/tracing.js';
 import type { RunCompleted, RunCompletion, RunRecord, SessionMessage } from '../../store/port.js';
 import { MAIN_SESSION, MAX_PENDING_EVENTS } from '../main-session.js';
-import { replyDisposition } from '../delivery/reply-delivery.js';
+import { answeredInResponse, replyDisposition } from '../delivery/reply-delivery.js';
 import { runSummary } from '../summary.js';
 import type { RunContext } from './run-context.js';
 import type { ChainPlace } from './session-chain.js';
@@ -81,7 +81,7 @@ export function afterRun(ctx: RunContext, run: RunRecord, end: Pick<RunRecord, '
   const { reply } = end;
   try {
     // the hook's own answer carried the reply (respond.waitMs): RunWaiter decides by the same rule
-    const answered = action.replyAwaitedUntil !== undefined && end.finishedAt !== null && end.finishedAt < action.replyAwaitedUntil;
+    const answered = answeredInResponse(action, end.finishedAt);
     if (reply !== null && action.deliver && !answered && replyDisposition(reply, config.heartbeat.ackMaxChars) === 'visible') {
       // the finished run's record, made only for the reply it delivers (and the closures only for it too)
       return delivery
