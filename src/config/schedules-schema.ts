@@ -120,6 +120,15 @@ export const scheduleJobSchema = z
     jitter: duration.default('0').describe('Each fire is delayed by a random time up to this, spreading jobs that share a time.'),
     concurrency: mappingTrafficFields.concurrency.describe("At most this many of the job's runs executing at once, across all replicas (as a mapping's `concurrency`); the others wait in order."),
     rate: mappingTrafficFields.rate.describe("At most `runs` of the job's runs starting per window `per`, counted in the store (as a mapping's `rate`): `wait` holds a run until the window allows, `reject` skips the fire (recorded as skipped, `rate limited`)."),
+    followUp: z
+      .object({
+        runId: z.string().describe('The run whose agent set it.'),
+        callId: z.string().describe('The tool call\'s record id: the same call made again (a resumed run) sets nothing more.'),
+        trusted: z.boolean().describe('The run that set it read only the operator\'s words: otherwise its message is read as outside content, as that run\'s was.'),
+      })
+      .strict()
+      .optional()
+      .describe('Set by the herald__schedule_followup tool (docs/tools.md), never needed in the config: the run that set this follow-up.'),
   })
   .strict()
   .superRefine((job, ctx) => {
@@ -135,10 +144,19 @@ export type ScheduleJob = z.output<typeof scheduleJobSchema>;
 export type ScheduleJobInput = z.input<typeof scheduleJobSchema>;
 export type ScheduleSpec = ScheduleJob['schedule'];
 
+export const followupsSchema = z
+  .object({
+    maxPerRun: z.number().int().min(0).max(100).default(3).describe('How many follow-ups one run may set with herald__schedule_followup (0: none); one more is a tool error naming this limit.'),
+    maxAhead: positiveDuration.default('7d').describe('How far ahead a follow-up may be set; a later one is a tool error naming this limit. The nearest is schedules.minEvery.'),
+  })
+  .strict();
+
 export const schedulesSchema = z
   .object({
     minEvery: positiveDuration.default('10s').describe('The shortest `every` a job may have (and the shortest gap between two cron fires): a shorter one is refused.'),
     missedAfter: positiveDuration.default('1m').describe('A fire found this long past its due time was missed (herald was down): its job\'s catchUp says whether it runs.'),
+    retakeAfter: positiveDuration.default('1m').describe('A fire claimed this long ago and not yet made was left by a process that died (kill -9 between the claim and the run): a running replica makes it then, an isolated run under the id chosen at its claim, so never twice.'),
+    followups: followupsSchema.default(followupsSchema.parse({})).describe('Limits of the follow-ups agents set for themselves with the herald__schedule_followup tool (docs/tools.md).'),
     jobs: z.array(scheduleJobSchema).default([]).describe('Jobs in OpenClaw\'s cron shape (docs/schedules.md). Jobs made through /admin/schedules are stored beside them; a stored job with a config job\'s id is shadowed by it.'),
   })
   .strict();

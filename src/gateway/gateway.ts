@@ -3,6 +3,9 @@ import { RunWaiter } from '../runtime/runs/run-waiter.js';
 import { FailedAuthLimiter } from '../http/failed-auth-limiter.js';
 import { withHooksSurface } from '../http/hooks/hooks-listener.js';
 import { withChatCompletions } from '../http/v1/chat-listener.js';
+import { CHAT_MAX_BODY_BYTES, chatSurface } from '../http/v1/chat-completions.js';
+import { hookSurface } from '../http/hooks/hook-surface.js';
+import { nodeDoor } from '../http/exchange/node-door.js';
 import { PlatformGate } from '../http/v1/platform-auth.js';
 import { RateLimiter } from '../platform/rate-limiter.js';
 import { TrustedProxies } from '../http/trusted-proxies.js';
@@ -60,6 +63,7 @@ import { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import { RetentionPruner } from '../runtime/receipts/retention-pruner.js';
 import { AlertEvaluator } from '../runtime/alerts/alert-evaluator.js';
 import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
+import { Followups } from '../runtime/schedules/followups.js';
 import { scheduleTargetFaults } from '../runtime/schedules/schedule-targets.js';
 import { Schedules } from '../runtime/schedules/schedules.js';
 import { Approvals } from '../runtime/approvals/approvals.js';
@@ -69,13 +73,16 @@ import { ConfigError } from '../errors.js';
 import { builtinTools } from '../tools/builtin/builtin-tools.js';
 import { createToolbox } from '../tools/toolbox.js';
 import { McpServers } from '../tools/mcp/mcp-servers.js';
+import { flushTracing, startTracing } from '../tracing/tracing.js';
+import { resolveTracing } from '../tracing/tracing-options.js';
+import { version as heraldVersion } from '../http/openapi/herald-version.js';
 
 export interface Gateway {
   app: Hono;
   /**
    * the server's request listener: `rest` (hono's, for `app`) with the webhook surface and chat
-   * completions answered from Node's request directly (src/http/hooks/hooks-listener.ts,
-   * src/http/v1/chat-listener.ts)
+   * completions answered from Node's request directly, through their Node doors
+   * (src/http/exchange/node-door.ts; the same pipelines as their hono doors in `app`)
    */
   withNodeRoutes(rest: RequestListener): RequestListener;
   config: HeraldConfig;
@@ -124,6 +131,10 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const { config, plugins } = loaded;
   const logger = options.logger ?? createLogger({ level: config.gateway.log.level });
   setVerboseErrors(logger, config.gateway.log.verboseErrors);
+  // before anything can start a span; off, nothing of OpenTelemetry is loaded (tracing.ts)
+  const tracing = resolveTracing(config.tracing, heraldVersion);
+  if (tracing && 'fault' in tracing) throw new ConfigError([tracing.fault]);
+  await startTracing(tracing);
   // every write of a receipt, run, event, message or delivery signals the console's live stream
   const store = withChangeFeed(await openStore(config));
   // before anything can take work or a request: a crashed predecessor's claims are taken back now
@@ -191,6 +202,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     searchKnowledge: async (agentId, query, limit) => (await vectorStores.searchForAgent(agentId, query, limit)).map((p) => ({ filename: p.filename, content: p.content })),
     sendMessage: (message) => outbox.deliverToolMessage(message),
     addEvent: async (_agentId, text) => (await mainSession.enqueueSystemEvent(text)) !== undefined,
+    // the schedules are made below, with the run queue this tool's turns run in
+    scheduleFollowup: (request) => followups.set(request),
   });
   const toolbox = createToolbox(() => config.tools, { mcp, builtins });
   const turns: AgentTurnDeps = { config, models, sessions: store.sessions, knowledge: agentKnowledge, usage, budgets, toolbox, toolCalls: store.toolCalls, onToolCallFinished: metrics && ((server, tool, outcome, seconds) => metrics.toolCallFinished(server, tool, outcome, seconds)) };
@@ -219,6 +232,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     config, store, dispatch, mainSession, heartbeat: wakeHeartbeat, defaultAgentId: agents.default().id, logger,
     onFired: metrics && ((id, outcome, lagMs) => metrics.schedules.fired(id, outcome, lagMs)),
   });
+  const followups = new Followups({ config, store, schedules });
 
   const actionContext = {
     config,
@@ -274,10 +288,15 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     const tools = mcp.degraded();
     return tools && { tools };
   };
-  const app = createApp({ config, logger, store, engine, intake, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
-  const proxies = new TrustedProxies(config.gateway.trustedProxies);
-  const hooksSurface = { config, engine, intake, logger, limiter: hooksLimiter, receipts, metrics: metrics?.http, proxies };
-  const chatSurface = { config, turns, agents, logger, gate, proxies, metrics: metrics?.http };
+  // one pipeline per hot surface, whichever door (Node's request under herald serve, or hono's) a request comes through
+  const surfaces = {
+    hooks: hookSurface({ config, engine, intake, logger, limiter: hooksLimiter, receipts }),
+    chat: chatSurface({ config, turns, agents, gate, logger }),
+  };
+  const app = createApp({ config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
+  const nodeDoors = { logger, metrics: metrics?.http, proxies: new TrustedProxies(config.gateway.trustedProxies) };
+  const hooksDoor = nodeDoor(surfaces.hooks, { ...nodeDoors, maxBodyBytes: config.hooks.maxBodyBytes });
+  const chatDoor = nodeDoor(surfaces.chat, { ...nodeDoors, maxBodyBytes: CHAT_MAX_BODY_BYTES });
   const alerts = new AlertEvaluator({
     alerts: config.alerts,
     store,
@@ -304,7 +323,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reindexing: Promise<unknown> | undefined;
   const gateway: Gateway = {
     app,
-    withNodeRoutes: (rest) => withHooksSurface(hooksSurface, withChatCompletions(chatSurface, rest)),
+    withNodeRoutes: (rest) => withHooksSurface(config, hooksDoor, withChatCompletions(chatDoor, rest)),
     config,
     plugins,
     store,
@@ -371,6 +390,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       // the last calls' tokens are written before the store closes
       await usage.settled();
       await store.close();
+      // the spans of the work just finished, sent before the process goes
+      await flushTracing();
     },
   };
   return gateway;

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { HttpMetrics } from '../metrics/http-metrics.js';
 import { randomUuid } from '../time/random-uuid.js';
 import { requestHeader } from './request-headers.js';
+import { annotate } from '../tracing/tracing.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -75,6 +76,7 @@ export interface AnsweredRequest {
 /** counts an answered request in the metrics and writes its access-log line */
 export function requestAnswered(logger: Logger, metrics: HttpMetrics | undefined, r: AnsweredRequest): void {
   const ms = performance.now() - r.started;
+  annotate({ 'http.response.status_code': r.status, 'herald.mapping.id': r.mappingId });
   metrics?.record(r.path, r.method, r.status, ms / 1000, r.mappingId);
   // probes hit every few seconds: their lines would drown the rest, so they are debug
   const level = r.path === '/healthz' || r.path === '/readyz' ? 'debug' : 'info';

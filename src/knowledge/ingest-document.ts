@@ -35,11 +35,12 @@ export async function ingestDocument(index: KnowledgeIndex, parser: ParsePool, i
   const existing = await index.findByHash(input.agentId, sha256);
   const again = existing && (await reupload(index, existing, input));
   if (again) return again;
+  const bytes = input.bytes.byteLength;
   const parsed = await parser.parse(input.bytes, input.filename, input.chunking);
-  const chunks = Array.from({ length: parsed.count }, (_, i) => parsed.chunk(i));
+  // each chunk decoded from the parse's packed answer as the store writes it, never all at once
   return index.add(
-    { agentId: input.agentId, filename: input.filename, bytes: input.bytes.byteLength, mimeType: documentTypes[parsed.type], sha256, metadata: input.metadata ?? null },
-    chunks,
+    { agentId: input.agentId, filename: input.filename, bytes, mimeType: documentTypes[parsed.type], sha256, metadata: input.metadata ?? null },
+    { length: parsed.count, at: (i) => (i >= 0 && i < parsed.count ? parsed.chunk(i) : undefined) },
   );
 }
 

@@ -9,6 +9,7 @@ import type { Heartbeat } from './heartbeat.js';
 import type { MainSession } from './main-session.js';
 import type { RunQueue } from './runs/run-queue.js';
 import { copyWith } from '../utils/copy-with.js';
+import { annotate } from '../tracing/tracing.js';
 import type { RunCompletionReport } from './runs/run-completion-report.js';
 
 export type DispatchResult = (
@@ -68,6 +69,7 @@ async function dispatchWake(deps: DispatcherDeps, action: WakeAction, options: D
 async function dispatchGoverned(deps: DispatcherDeps, action: AgentAction, admission: RunAdmission, options: DispatchOptions): Promise<DispatchResult> {
   const admitted = await deps.runs.admit(action, admission, { id: options.runId });
   deps.onAdmitted?.(admission.mappingId, admitted);
+  annotate({ 'herald.admission': admitted.type, 'herald.admission.waited_for': admitted.type === 'queued' ? admitted.waitedFor : undefined });
   if (admitted.type === 'rate-limited') {
     throw new HeraldError('HERALD_RATE_LIMITED', 'rate limited', { headers: { 'Retry-After': String(Math.max(1, Math.ceil(admitted.retryAfterMs / 1000))) } });
   }

@@ -1,3 +1,5 @@
+import type { ToolCallOwner } from '../store/tool-calls-port.js';
+
 /**
  * A tool as the model sees it and as herald calls it. Every source (an MCP server, herald's
  * built-ins, a Responses request's remote MCP server) hands its tools over in this one shape.
@@ -29,7 +31,7 @@ export interface ToolCallOptions {
   signal?: AbortSignal;
   timeoutMs: number;
   /** whose call it is: the built-ins act for the agent, and key what they write by the call's record id (a resumed call writes nothing twice) */
-  context?: { agentId: string; callRecordId: string };
+  context?: { agentId: string; callRecordId: string; owner?: { kind: ToolCallOwner; id: string } };
 }
 
 /** where tools come from: lists them, calls them */

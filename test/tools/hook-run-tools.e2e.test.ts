@@ -45,7 +45,7 @@ describe('tools in hook runs', () => {
     expect(run.reply).toBe('Done: nothing found');
     // the model was offered the granted tools, as OpenAI function tools
     const offered = model.requests[0].tools.map((t: any) => t.function.name);
-    expect(offered).toEqual(['herald__search_knowledge', 'herald__send_message', 'herald__add_event']);
+    expect(offered).toEqual(['herald__search_knowledge', 'herald__send_message', 'herald__add_event', 'herald__schedule_followup']);
     expect(model.requests[1].messages.at(-1)).toMatchObject({ role: 'tool', content: 'nothing found' });
     const calls = await h.gateway.store.toolCalls.ofOwner('run', id);
     expect(calls).toMatchObject([{ server: 'herald', tool: 'search_knowledge', status: 'succeeded', readOnly: true, result: 'nothing found', approvalRequired: false }]);

@@ -56,6 +56,7 @@ export const receiptSchema = z
     latencyMs: z.number(),
     replayOf: z.string().nullable(),
     retainedUntil: time,
+    traceId: z.string().nullable().openapi({ description: 'The request\'s trace (OpenTelemetry) when tracing was on; the console links it through tracing.linkTemplate.' }),
   })
   .openapi('Receipt');
 
@@ -91,6 +92,7 @@ export const runSchema = z
       .nullable()
       .describe("Why the run waited to start (a mapping's concurrency, rate or coalesce); null when nothing held it back."),
     coalescedCount: z.number().int().nullable().describe("The events coalesced into this run (its own included), listed in its message; each one's receipt names the run (runId). Null for a run of a mapping that does not coalesce."),
+    traceId: z.string().nullable().describe('The trace (OpenTelemetry) of the request that made the run, which its execution joins; null when tracing was off.'),
     createdAt: time,
     startedAt: time,
     finishedAt: time,

@@ -17,7 +17,7 @@ import { responseEventStream } from './response-event-stream.js';
 import { fileSearchOf, inputMessages, parseResponsesRequest, responsesClientTools } from './responses-request.js';
 import { mcpApprovals, mcpToolsOf } from './responses-mcp-request.js';
 import { parseDuration } from '../../runtime/duration.js';
-import { sseResponse } from './sse-response.js';
+import { sseResponse } from '../exchange/sse-response.js';
 
 export interface ResponsesRoutesDeps {
   config: HeraldConfig;

@@ -92,15 +92,22 @@ export class ParsePool {
     // one pool however many uploads arrive while piscina is being imported
     const starting = (this.pool ??= this.start());
     const pool = await starting;
-    // the time limit starts when the worker says it has the task: not while a thread starts
-    const { port1: started, port2 } = new MessageChannel();
+    // the time limit starts when the worker says it has the task: not while a thread starts; its
+    // answer comes back on the same port, its buffer moved
+    const { port1: channel, port2 } = new MessageChannel();
     const abort = new AbortController();
     let timer: NodeJS.Timeout | undefined;
-    started.once('message', () => (timer = setTimeout(() => abort.abort(), parseTimeoutMs)));
-    const task = { bytes, filename, chunking, limits: { maxInflatedEntryBytes, maxTextChars, maxChunks, workerMemoryMb }, started: port2 };
+    const answered = new Promise<WorkerAnswer>((resolve) =>
+      channel.on('message', (message: 0 | WorkerAnswer) => {
+        if (message === 0) timer = setTimeout(() => abort.abort(), parseTimeoutMs);
+        else resolve(message);
+      }),
+    );
+    const task = { bytes, filename, chunking, limits: { maxInflatedEntryBytes, maxTextChars, maxChunks, workerMemoryMb }, port: port2 };
     let result: WorkerAnswer;
     try {
-      result = await pool.run(task, { signal: abort.signal, transferList: [port2] });
+      await pool.run(task, { signal: abort.signal, transferList: [port2] });
+      result = await answered;
     } catch (error) {
       const { name, code } = error as { name?: string; code?: string };
       if (name === 'AbortError' || name === 'TimeoutError') throw documentLimitErrors.time(parseTimeoutMs);
@@ -108,7 +115,7 @@ export class ParsePool {
       throw new HeraldError('HERALD_DOCUMENT_UNPROCESSABLE', 'The document could not be read (its parser failed).', { param: 'file', cause: error });
     } finally {
       clearTimeout(timer);
-      started.close();
+      channel.close();
     }
     if (result.heapBytes > RECYCLE_HEAP_BYTES) this.retire(starting, pool);
     const { answer } = result;

@@ -3,6 +3,7 @@ import type { MappingAuth } from '../../config/mapping-schema.js';
 import { compileBodySignature } from './body-signature-verifiers.js';
 import { hexDigest, hmac, missingOr, sameDigest, withinTolerance, type SignatureFailure } from './signature-digest.js';
 import { compileSharedToken } from './token-verifiers.js';
+import { compileSenderSignature, isSenderSignatureType } from './sender-verifiers.js';
 
 export type { SignatureFailure } from './signature-digest.js';
 
@@ -37,6 +38,7 @@ export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
   if (auth.url !== undefined && type !== 'twilio') throw new Error(`url: only for type twilio (${type} does not sign the URL)`);
   const tolerance = auth.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   if (type === 'gitlab' || type === 'bearer') return compileSharedToken(type, secret);
+  if (isSenderSignatureType(type)) return compileSenderSignature(type, secret);
   if (type === 'sentry' || type === 'shopify' || type === 'jira' || type === 'pagerduty' || type === 'linear') {
     return compileBodySignature(type, secret, auth.toleranceSeconds);
   }
@@ -87,21 +89,21 @@ export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
       return {
         type,
         verify(headers, body, nowMs) {
-          const id = headers['webhook-id']?.trim();
-          const timestamp = headers['webhook-timestamp']?.trim();
-          if (!id || !timestamp || !withinTolerance(timestamp, nowMs, tolerance)) return false;
-          const expected = hmac(key, `${id}.${timestamp}.`, body);
+          const { id, timestamp, signature } = standardWebhookHeaders(headers);
+          if (!id?.trim() || !timestamp || !withinTolerance(timestamp.trim(), nowMs, tolerance)) return false;
+          const expected = hmac(key, `${id.trim()}.${timestamp.trim()}.`, body);
           let ok = false;
-          for (const entry of (headers['webhook-signature'] ?? '').split(' ')) {
-            const [version, signature] = entry.split(',', 2);
-            if (version !== 'v1' || !signature) continue;
-            if (sameDigest(Buffer.from(signature, 'base64'), expected)) ok = true;
+          for (const entry of (signature ?? '').split(' ')) {
+            const [version, given] = entry.split(',', 2);
+            if (version !== 'v1' || !given) continue;
+            if (sameDigest(Buffer.from(given, 'base64'), expected)) ok = true;
           }
           return ok;
         },
         failure(headers, nowMs) {
-          const missing = missingOr(headers['webhook-id']) ?? missingOr(headers['webhook-timestamp']) ?? missingOr(headers['webhook-signature']);
-          return missing ?? (withinTolerance(headers['webhook-timestamp'], nowMs, tolerance) ? 'bad signature' : 'stale timestamp');
+          const { id, timestamp, signature } = standardWebhookHeaders(headers);
+          const missing = missingOr(id) ?? missingOr(timestamp) ?? missingOr(signature);
+          return missing ?? (withinTolerance(timestamp, nowMs, tolerance) ? 'bad signature' : 'stale timestamp');
         },
       };
     }
@@ -167,4 +169,15 @@ export function twilioSignedText(url: string, contentType: string | undefined, b
   const params = new URLSearchParams(Buffer.from(body).toString('utf8'));
   const names = [...new Set(params.keys())].sort();
   return url + names.map((name) => [...new Set(params.getAll(name))].sort().map((value) => name + value).join('')).join('');
+}
+
+/**
+ * The three Standard Webhooks headers of a request: `webhook-id`, `-timestamp`, `-signature`, or
+ * Svix's `svix-id`, `svix-timestamp`, `svix-signature`, which Svix (and so Clerk and Resend) send
+ * by default with the same values (https://docs.svix.com/receiving/verifying-payloads/how-manual);
+ * one family is read whole, the webhook-* one when its id is there.
+ */
+export function standardWebhookHeaders(headers: Record<string, string | undefined>): { id?: string; timestamp?: string; signature?: string } {
+  const family = headers['webhook-id'] !== undefined ? 'webhook' : 'svix';
+  return { id: headers[`${family}-id`], timestamp: headers[`${family}-timestamp`], signature: headers[`${family}-signature`] };
 }

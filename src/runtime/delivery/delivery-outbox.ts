@@ -10,6 +10,8 @@ import { answeredInResponse, replyDisposition, type ReplyDelivery } from './repl
 import { retryDelay } from './retry-delay.js';
 import { copyWith } from '../../utils/copy-with.js';
 import { fallbackTargets, retryPolicy } from './delivery-policy.js';
+import { attemptSpan, deliveryTraceContext } from './delivery-span.js';
+import { annotate } from '../../tracing/tracing.js';
 
 /** how often the outbox looks for work it was not told about (another process, an expired lease) */
 const POLL_MS = 1000;
@@ -205,6 +207,7 @@ export class DeliveryOutbox implements ReplyDelivery {
       updatedAt: now,
       deliveredAt: null,
       fallbackOf,
+      ...deliveryTraceContext(),
     });
   }
 
@@ -250,7 +253,7 @@ export class DeliveryOutbox implements ReplyDelivery {
       const claimed = await store.deliveries.claim(id, this.owner, now, now + leaseMs);
       if (!claimed) continue; // another worker was faster
       const abort = new AbortController();
-      const promise = this.attempt(claimed, abort.signal)
+      const promise = attemptSpan(claimed, () => this.attempt(claimed, abort.signal))
         .catch((err) => this.log.error({ err, deliveryId: id }, 'delivery bookkeeping failed'))
         .finally(() => {
           this.inFlight.delete(id);
@@ -336,7 +339,10 @@ export class DeliveryOutbox implements ReplyDelivery {
       // anything that is not a ChannelError (a third-party plugin's own throw) is treated as transient
       const failure = error instanceof ChannelError ? error : new ChannelError(error instanceof Error ? error.message : String(error), true);
       const { outcome } = failure;
+      // the platform's answer: its HTTP status, never its body
+      annotate({ 'herald.delivery.platform_status': failure.status });
       if (outcome.kind === 'permanent') {
+        annotate({ 'herald.delivery.outcome': 'failed', 'herald.delivery.error': outcome.reason });
         log.warn({ error: failure.message, reason: outcome.reason }, 'permanent error: the delivery fails at once');
         // the platform's code beside its text where the text alone does not name it (Discord's 10003)
         await this.finalFailure(d, failure.message.includes(outcome.reason) ? failure.message : `${failure.message} (${outcome.reason})`, log);
@@ -347,14 +353,17 @@ export class DeliveryOutbox implements ReplyDelivery {
       // the age limit counts from the queueing (or an operator's retry) to the next attempt
       const tooOld = policy.maxAgeMs !== undefined && now + wait - (d.retriedAt ?? d.createdAt) > policy.maxAgeMs;
       if (d.attempts < policy.attempts && !tooOld) {
+        annotate({ 'herald.delivery.outcome': 'retry', 'herald.delivery.retry_in_ms': wait });
         await store.deliveries.retryAt(d.id, this.owner, now + wait, failure.message);
         log.warn({ error: failure.message, retryInMs: wait }, 'delivery attempt failed; will retry');
         return;
       }
+      annotate({ 'herald.delivery.outcome': 'failed' });
       const gaveUp = tooOld ? `gave up after ${d.attempts} attempts: retry.maxAgeMs ${policy.maxAgeMs} reached` : `gave up after ${d.attempts} attempts`;
       await this.finalFailure(d, `${failure.message} (${gaveUp})`, log);
       return;
     }
+    annotate({ 'herald.delivery.outcome': 'delivered' });
     if (await store.deliveries.delivered(d.id, this.owner, Date.now())) {
       // an alert goes to the operators' chat: replies to `last` must not follow it there
       if (d.kind !== 'alert') await rememberRoute(this.targets, { channel: d.channel, to: d.to ?? '' });

@@ -48,8 +48,8 @@ export function scheduleAction(job: ScheduleJob, dueAt: number, defaultAgentId: 
     ...(payload.timeoutSeconds && { timeoutSeconds: payload.timeoutSeconds }),
     ...(job.delivery.retry && { retry: job.delivery.retry }),
     ...(job.delivery.fallback && { fallback: job.delivery.fallback }),
-    // the operator's own words, not outside content: no safety wrapper
-    allowUnsafeExternalContent: true,
+    // the operator's own words, not outside content: no safety wrapper; a follow-up is read as the run that set it was
+    allowUnsafeExternalContent: job.followUp?.trusted ?? true,
     source: { mappingId: `schedule:${job.id}`, path: 'schedule' },
     schedule: { id: job.id, dueAt },
   };
@@ -69,6 +69,7 @@ export class Schedules {
       store: deps.store,
       logger: deps.logger,
       missedAfterMs: parseDuration(deps.config.schedules.missedAfter),
+      retakeAfterMs: parseDuration(deps.config.schedules.retakeAfter),
       clock: deps.clock,
       random: deps.random,
       onFired: deps.onFired,

@@ -9,7 +9,15 @@ export interface BuiltinPorts {
   sendMessage(message: { id: string; agentId: string; channel: string; to?: string; text: string }): Promise<void>;
   /** an event on the main session (the heartbeat reads it) */
   addEvent(agentId: string, text: string): Promise<boolean>;
+  /**
+   * a one-shot follow-up turn for the agent of the run `owner`, `when` from now or at a time, within
+   * the operator's limits (a refusal throws, its message naming the limit); `id` keys it, so a
+   * resumed call sets it once. Answers what was set.
+   */
+  scheduleFollowup(request: { id: string; agentId: string; owner?: ToolCallOptionsContext['owner']; in?: string; at?: string; message: string }): Promise<string>;
 }
+
+type ToolCallOptionsContext = NonNullable<ToolCallOptions['context']>;
 
 const MAX_PASSAGES = 10;
 
@@ -55,6 +63,21 @@ const SPECS: ToolSpec[] = [
     { type: 'object', properties: { text: { type: 'string', minLength: 1, maxLength: 4000 } }, required: ['text'], additionalProperties: false },
     false,
   ),
+  spec(
+    'schedule_followup',
+    'Sets a one-shot follow-up for yourself: after `in` (a duration such as "2h") or at `at` (an ISO time with its offset), you are sent `message` as a new turn of this session, and your reply is delivered as this one\'s is. Use it to look again later.',
+    {
+      type: 'object',
+      properties: {
+        message: { type: 'string', minLength: 1, maxLength: 4000, description: 'What you will be asked then (say what to look at again and why).' },
+        in: { type: 'string', pattern: '^\\d+(\\.\\d+)?(s|m|h|d)$', description: 'How long from now: 90s, 20m, 2h, 1d.' },
+        at: { type: 'string', description: 'Or when: an ISO time with its offset, 2026-01-05T07:00:00+01:00.' },
+      },
+      required: ['message'],
+      additionalProperties: false,
+    },
+    false,
+  ),
 ];
 
 /** herald's own tools, server `herald`: granted like any server's (an agent lists `herald` in tools.servers) */
@@ -83,6 +106,18 @@ export function builtinTools(ports: BuiltinPorts): ToolSource {
             return (await ports.addEvent(agentId, String(args.text)))
               ? { text: 'added to the main session', isError: false }
               : { text: 'not added: it repeats the main session\'s last event', isError: false };
+          case 'schedule_followup':
+            return {
+              text: await ports.scheduleFollowup({
+                id: options.context?.callRecordId ?? '',
+                agentId,
+                owner: options.context?.owner,
+                ...(typeof args.in === 'string' && { in: args.in }),
+                ...(typeof args.at === 'string' && { at: args.at }),
+                message: String(args.message),
+              }),
+              isError: false,
+            };
           default:
             return { text: `herald has no tool named ${spec.tool}`, isError: true };
         }

@@ -1,6 +1,6 @@
-import { api, qs } from './api.js';
+import { api, qs, traceUrl } from './api.js';
 import { pagedList } from './paged.js';
-import { badge, clear, coalesced, duration, field, h, json, notice, table, time } from './dom.js';
+import { badge, clear, coalesced, duration, field, h, json, notice, table, time, traceCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 import { toolTimeline } from './tool-calls.js';
 
@@ -93,6 +93,7 @@ function runDetail(root, id) {
           ['Model', run.model ?? '—'],
           ['Agent', run.agentId],
           ['Session', h('code', {}, run.sessionKey)],
+          ['Trace', traceCell(run.traceId, traceUrl(run.traceId))],
           ['Mapping', run.mappingId ?? '—'],
           ['Created', time(run.createdAt)],
           ['Started', time(run.startedAt)],
