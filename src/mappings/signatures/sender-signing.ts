@@ -26,8 +26,12 @@ export function senderSignature(auth: MappingAuth, body: Buffer, nowMs: number):
       return { 'X-Shopify-Hmac-Sha256': base64(secret, body) };
     case 'pagerduty':
       return { 'X-PagerDuty-Signature': `v1=${hex(secret, body)}` };
-    case 'hmac-sha256':
-      return { [auth.header ?? 'x-signature']: hex(secret, body) };
+    case 'hmac-sha256': {
+      // a timestamp signed before the body is each sender's own layout: sent from the sender
+      const extra = auth as { encoding?: 'hex' | 'base64'; timestampHeader?: string };
+      if (extra.timestampHeader !== undefined) return undefined;
+      return { [auth.header ?? 'x-signature']: extra.encoding === 'base64' ? base64(secret, body) : hex(secret, body) };
+    }
     case 'stripe':
       return { 'Stripe-Signature': `t=${seconds},v1=${hex(secret, Buffer.concat([Buffer.from(`${seconds}.`), body]))}` };
     case 'slack':
