@@ -12,6 +12,8 @@ const base64 = (key: string | Buffer, data: string | Buffer) => createHmac('sha2
  */
 export function senderSignature(auth: MappingAuth, body: Buffer, nowMs: number): Record<string, string> | undefined {
   const { secret } = auth;
+  // a scheme verified by a public key has no shared secret to sign with
+  if (secret === undefined) return undefined;
   const seconds = String(Math.floor(nowMs / 1000));
   switch (auth.type) {
     case 'github':
