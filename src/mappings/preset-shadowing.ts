@@ -11,6 +11,9 @@ const originName = (origin: string): string => origin.replace(/, mapping \d+\)$/
 /** a preset's mapping's origin (src/plugin-host/registry.ts), `hooks.presets[i] (<name>, mapping <j>)`, or its entry's: the preset's name */
 const PRESET_ORIGIN = /^hooks\.presets\[\d+\] \(([^,)]+)/;
 
+/** the preset's name in its origin (`hooks.presets[0] (github, mapping 3)` → `github`) */
+const presetNameOf = (origin: string): string => PRESET_ORIGIN.exec(origin)?.[1] ?? origin;
+
 /**
  * Your mappings shadow a preset's on a path they serve: the preset's mappings of that path are
  * left out (one note per preset and path says so), so a mapping file beside the shipped examples
@@ -24,21 +27,21 @@ export function shadowPresetPaths(sources: MappingSource[], notes?: string[]): M
     if (path === undefined) continue;
     (yours.get(path) ?? yours.set(path, new Set()).get(path)!).add(originName(source.origin));
   }
-  const shadowed = new Map<string, { preset: string; path: string; count: number }>();
+  const shadowed = new Map<string, { preset: string; name: string; path: string; count: number }>();
   const kept = sources.filter((source) => {
     const path = source.preset ? pathOf(source.raw) : undefined;
     if (path === undefined || !yours.has(path)) return true;
     const preset = originName(source.origin);
     const key = `${preset}\n${path}`;
-    const entry = shadowed.get(key) ?? shadowed.set(key, { preset, path, count: 0 }).get(key)!;
+    const entry = shadowed.get(key) ?? shadowed.set(key, { preset, name: presetNameOf(source.origin), path, count: 0 }).get(key)!;
     entry.count++;
     return false;
   });
-  for (const { preset, path, count } of shadowed.values()) {
+  for (const { preset, name, path, count } of shadowed.values()) {
     const by = [...yours.get(path)!].join(', ');
     notes?.push(
       `${preset}: path "${path}" is served by your mappings (${by}), which shadow the preset's ${count} mapping(s) there; ` +
-        `to use the preset on it, remove those mappings (or set hooks.mappingsDir to another folder), or give the preset another path ({ name: "${PRESET_ORIGIN.exec(preset)?.[1] ?? preset}", path: "..." })`,
+        `to use the preset on it, remove those mappings (or set hooks.mappingsDir to another folder), or give the preset another path ({ name: "${name}", path: "..." })`,
     );
   }
   return kept;
