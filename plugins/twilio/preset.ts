@@ -43,7 +43,7 @@ export const twilioPreset = definePreset({
         name: 'SMS {{ From }}',
         idempotencyKey: 'twilio:{{ MessageSid }}',
         sessionKey: 'hook:twilio:{{ From }}',
-        messageTemplate: 'SMS from {{ From }} to {{ To }}{{ NumMedia and NumMedia != "0" ? " (" & NumMedia & " attachments)" : "" }}:\n{{ Body }}',
+        messageTemplate: 'SMS from {{ From }} to {{ To }}{{ NumMedia and NumMedia != "0" ? " (" & NumMedia & " attachments)" : "" }}:\n{{ Body ? Body : "(no text)" }}',
         respond: {
           waitMs: o.replyWaitMs,
           contentType: 'application/xml',
