@@ -20,6 +20,15 @@ export const shopifyPreset = definePreset({
     const on = presetRoutes({ prefix: 'shopify', path: o.path, auth: { type: 'shopify', secret: o.secret! }, idempotencyKey: '{{ headers.x-shopify-webhook-id }}' });
     const topic = 'headers.x-shopify-topic';
     const admin = 'https://{{headers.x-shopify-shop-domain}}/admin';
+    // what was paid back: the refund's successful refund transactions (each with its currency), else
+    // its line items' subtotals (https://shopify.dev/docs/api/admin-rest/latest/resources/refund)
+    const refundTotal = [
+      '($paid := transactions[kind = "refund" and status = "success"];',
+      ' $items := refund_line_items[subtotal_set.shop_money.amount];',
+      ' $count($paid) > 0 ? ", " & $formatNumber($sum($paid.$number(amount)), "#,##0.00") & " " & $paid[0].currency & " refunded"',
+      ' : $count($items) > 0 ? ", " & $formatNumber($sum($items.$number(subtotal_set.shop_money.amount)), "#,##0.00") & " " & $items[0].subtotal_set.shop_money.currency_code & " in items"',
+      ' : "")',
+    ].join('');
     return [
       on('skip', notListed(topic, events), { action: 'skip' }),
       on('order', `${topic} in ["orders/create", "orders/cancelled", "orders/paid", "orders/fulfilled", "orders/updated"]`, {
@@ -35,8 +44,8 @@ export const shopifyPreset = definePreset({
         name: 'Shopify refund on order {{order_id}}',
         sessionKey: 'hook:shopify:order:{{order_id}}',
         messageTemplate: [
-          'Shopify refund on {{headers.x-shopify-shop-domain}} for order {{order_id}}{{ note ? ": " & note : "" }}',
-          '{{ $join(refund_line_items.("- " & quantity & " x " & line_item.title & ": " & subtotal), "\\n") }}',
+          `Shopify refund on {{headers.x-shopify-shop-domain}} for order {{order_id}}{{ ${refundTotal} }}{{ note ? ": " & note : "" }}`,
+          '{{ $join(refund_line_items.("- " & quantity & " x " & (line_item.title ? line_item.title : "line item " & line_item_id) & (subtotal_set.shop_money.amount ? ": " & subtotal_set.shop_money.amount & " " & subtotal_set.shop_money.currency_code : $exists(subtotal) ? ": " & subtotal : "")), "\\n") }}',
           `${admin}/orders/{{order_id}}`,
         ].join('\n'),
       }),

@@ -5,8 +5,14 @@ const pathOf = (raw: unknown): string | undefined => {
   return typeof path === 'string' ? path.replace(/^\/+|\/+$/g, '') : undefined;
 };
 
-/** `preset github [3]` → `preset github`; `mappings/github.yaml[0]` → `mappings/github.yaml` */
-const originName = (origin: string): string => origin.replace(/\s*\[\d+\]$/, '');
+/** `hooks.presets[1] (github, mapping 3)` → `hooks.presets[1] (github)`; `mappings/github.yaml[0]` → `mappings/github.yaml` */
+const originName = (origin: string): string => origin.replace(/, mapping \d+\)$/, ')').replace(/\s*\[\d+\]$/, '');
+
+/** a preset's mapping's origin (src/plugin-host/registry.ts), `hooks.presets[i] (<name>, mapping <j>)`, or its entry's: the preset's name */
+const PRESET_ORIGIN = /^hooks\.presets\[\d+\] \(([^,)]+)/;
+
+/** the preset's name in its origin (`hooks.presets[0] (github, mapping 3)` → `github`) */
+const presetNameOf = (origin: string): string => PRESET_ORIGIN.exec(origin)?.[1] ?? origin;
 
 /**
  * Your mappings shadow a preset's on a path they serve: the preset's mappings of that path are
@@ -21,21 +27,21 @@ export function shadowPresetPaths(sources: MappingSource[], notes?: string[]): M
     if (path === undefined) continue;
     (yours.get(path) ?? yours.set(path, new Set()).get(path)!).add(originName(source.origin));
   }
-  const shadowed = new Map<string, { preset: string; path: string; count: number }>();
+  const shadowed = new Map<string, { preset: string; name: string; path: string; count: number }>();
   const kept = sources.filter((source) => {
     const path = source.preset ? pathOf(source.raw) : undefined;
     if (path === undefined || !yours.has(path)) return true;
     const preset = originName(source.origin);
     const key = `${preset}\n${path}`;
-    const entry = shadowed.get(key) ?? shadowed.set(key, { preset, path, count: 0 }).get(key)!;
+    const entry = shadowed.get(key) ?? shadowed.set(key, { preset, name: presetNameOf(source.origin), path, count: 0 }).get(key)!;
     entry.count++;
     return false;
   });
-  for (const { preset, path, count } of shadowed.values()) {
+  for (const { preset, name, path, count } of shadowed.values()) {
     const by = [...yours.get(path)!].join(', ');
     notes?.push(
       `${preset}: path "${path}" is served by your mappings (${by}), which shadow the preset's ${count} mapping(s) there; ` +
-        `to use the preset on it, remove those mappings (or set hooks.mappingsDir to another folder), or give the preset another path ({ name: "${preset.replace(/^preset /, '')}", path: "..." })`,
+        `to use the preset on it, remove those mappings (or set hooks.mappingsDir to another folder), or give the preset another path ({ name: "${name}", path: "..." })`,
     );
   }
   return kept;
@@ -43,7 +49,7 @@ export function shadowPresetPaths(sources: MappingSource[], notes?: string[]): M
 
 /** what to do about a duplicate id where one side is a preset's mapping (the fault's tail) */
 export function presetDuplicateAdvice(origin: string, other: string): string {
-  const [preset, yours] = origin.startsWith('preset ') ? [origin, other] : other.startsWith('preset ') ? [other, origin] : [];
+  const [preset, yours] = PRESET_ORIGIN.test(origin) ? [origin, other] : PRESET_ORIGIN.test(other) ? [other, origin] : [];
   if (!preset || !yours) return '';
   const file = originName(yours);
   const remove = file === 'hooks.mappings' ? '' : `, remove ${file} (or set hooks.mappingsDir to another folder)`;

@@ -52,8 +52,8 @@ export async function answerHook(x: Exchange, call: HookCall, deps: HookRouteDep
   const presented = presentedHookToken(x.headers, x.url);
   // no token, but the path's mappings declare auth: the signature is checked once the raw body is read.
   // A presented token decides by itself (a wrong one is not rescued by a signature), except a
-  // bearer on a path whose auth is `bearer`: that header is the credential its auth checks.
-  const signed = signatureCandidates(deps.engine.signedMappings(path), presented, hooks.token);
+  // bearer on a path whose auth is `bearer`, or Basic where it is `basic`: that header is the credential its auth checks.
+  const signed = signatureCandidates(deps.engine.signedMappings(path), presented, hooks.token, x.headers.authorization);
   // the receipt's notes, written field by field as the route learns them (no object per note)
   const notes = call.notes ?? {};
   notes.authMethod = signed.length ? 'signature' : (presented?.form ?? 'none');

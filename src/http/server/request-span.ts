@@ -70,7 +70,7 @@ function surfaceOf(path: string, hooksPrefix: string): Surface {
  */
 function routeOf(path: string, surface: Surface): string {
   if (surface === 'hooks') return path;
-  return path.replace(/\/[^/]+/g, (segment) => (/^\/[a-z_.]+$/.test(segment) ? segment : '/{id}'));
+  return path.replace(/\/[^/]+/g, (segment) => (/^\/([a-z_.]+|v\d+)$/.test(segment) ? segment : '/{id}'));
 }
 
 function headerOf(incoming: IncomingMessage, name: string): string | undefined {

@@ -87,7 +87,7 @@ export class AlertEvaluator {
     if (!this.enabled) return;
     this.running = true;
     const { rules } = this.deps.alerts;
-    if (rules.some((r) => r.on === 'runs.failing')) this.unsubscribe.push(this.deps.store.signals.subscribe(changeTopic('runs'), () => this.kick(true)));
+    if (rules.some((r) => r.on === 'runs.failing' || r.on === 'schedule.failing')) this.unsubscribe.push(this.deps.store.signals.subscribe(changeTopic('runs'), () => this.kick(true)));
     if (rules.some((r) => r.on === 'delivery.failed' || r.on === 'outbox.stale')) {
       this.unsubscribe.push(this.deps.store.signals.subscribe(changeTopic('deliveries'), () => this.kick(true)));
     }

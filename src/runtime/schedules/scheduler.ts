@@ -28,6 +28,8 @@ export interface SchedulerDeps {
   logger: Logger;
   /** a fire found this long past its due time was missed (see the job's catchUp) */
   missedAfterMs: number;
+  /** a fire claimed this long ago and still not made was left by a claimer that died (schedules.retakeAfter) */
+  retakeAfterMs?: number;
   clock?: SchedulerClock;
   random?: () => number;
   /** told of every fire's outcome (metrics) */
@@ -38,8 +40,8 @@ export interface SchedulerDeps {
 const MAX_SLEEP_MS = 60_000;
 /** how many due jobs one pass claims before looking again */
 const BATCH = 100;
-/** a fire claimed this long ago and still not dispatched was left by a claimer that died */
-const ABANDONED_AFTER_MS = 60_000;
+/** schedules.retakeAfter's default */
+const RETAKE_AFTER_MS = 60_000;
 
 const unfinished = new Set(['queued', 'running', 'waiting_approval']);
 
@@ -56,6 +58,7 @@ export class Scheduler {
   private running: Promise<void> = Promise.resolve();
   private again = false;
   private stopped = true;
+  private lastRetake = 0;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.clock = deps.clock ?? systemClock;
@@ -65,7 +68,8 @@ export class Scheduler {
   /** `retakeAll`: this process serves the store alone, so every claimed-but-not-dispatched fire is a dead predecessor's */
   async start(retakeAll = false): Promise<void> {
     this.stopped = false;
-    await this.retake(retakeAll ? this.clock.now() : this.clock.now() - ABANDONED_AFTER_MS);
+    this.lastRetake = this.clock.now();
+    await this.retake(retakeAll ? this.lastRetake : this.lastRetake - this.retakeAfterMs);
     this.wake();
   }
 
@@ -88,14 +92,24 @@ export class Scheduler {
     return this.running;
   }
 
-  /** the first due time of a job stored now, and later ones after each fire */
-  firstDue(job: ScheduleJob): number | null {
-    return firstDue(job, this.clock.now(), this.random);
+  /** the first due time of a job stored at `now` (its `every` anchor: the two must be one instant) */
+  firstDue(job: ScheduleJob, now = this.clock.now()): number | null {
+    return firstDue(job, now, this.random);
+  }
+
+  private get retakeAfterMs(): number {
+    return this.deps.retakeAfterMs ?? RETAKE_AFTER_MS;
   }
 
   private async pass(): Promise<void> {
     this.again = false;
     if (this.stopped) return;
+    // a replica that died mid-fire leaves its fire claimed: the live ones look for such fires twice per retakeAfter
+    const now = this.clock.now();
+    if (now - this.lastRetake >= this.retakeAfterMs / 2 || now < this.lastRetake) {
+      this.lastRetake = now;
+      await this.retake(now - this.retakeAfterMs);
+    }
     for (;;) {
       const now = this.clock.now();
       const due = await this.deps.store.schedules.due(now, BATCH);
@@ -110,7 +124,7 @@ export class Scheduler {
     this.cancelTimer = undefined;
     if (this.stopped) return;
     const next = await this.deps.store.schedules.nextDue();
-    const wait = next === undefined ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, next - this.clock.now()));
+    const wait = Math.min(MAX_SLEEP_MS, this.retakeAfterMs / 2, next === undefined ? Infinity : Math.max(0, next - this.clock.now()));
     this.cancelTimer = this.clock.setTimer(() => this.wake(), wait);
   }
 

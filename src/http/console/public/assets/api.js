@@ -46,6 +46,7 @@ async function call(method, path, body) {
 export const api = {
   get: (path) => call('GET', `/admin${path}`),
   post: (path, body) => call('POST', `/admin${path}`, body),
+  patch: (path, body) => call('PATCH', `/admin${path}`, body),
   del: (path) => call('DELETE', `/admin${path}`),
   session: () => call('GET', '/console/session'),
   signIn: (token) => call('POST', '/console/session', { token }),

@@ -10,6 +10,7 @@ import { mappingsPage } from './page-mappings.js';
 import { overviewPage } from './page-overview.js';
 import { requestsPage } from './page-requests.js';
 import { runsPage } from './page-runs.js';
+import { schedulesPage } from './page-schedules.js';
 import { sessionPage } from './page-session.js';
 import { sessionsPage } from './page-sessions.js';
 import { usagePage } from './page-usage.js';
@@ -20,6 +21,7 @@ const pages = [
   { id: 'requests', label: 'Requests', page: requestsPage },
   { id: 'runs', label: 'Runs', page: runsPage },
   { id: 'approvals', label: 'Approvals', page: approvalsPage },
+  { id: 'schedules', label: 'Schedules', page: schedulesPage },
   { id: 'session', label: 'Main session', page: sessionPage },
   { id: 'sessions', label: 'Sessions', page: sessionsPage },
   { id: 'deliveries', label: 'Deliveries', page: deliveriesPage },
