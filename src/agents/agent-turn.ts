@@ -5,7 +5,6 @@ import type { ModelRegistry } from '../models/model-registry.js';
 import { EMBEDDED_PROVIDER } from '../models/model-refs.js';
 import type { ModelOptions, ModelRequest, ModelStreamEvent, ModelToolCall, ModelUsage } from '../models/provider.js';
 import { randomHex } from '../utils/random-hex.js';
-import { PushedItems } from '../utils/pushed-items.js';
 import type { SessionMessage, SessionsRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
 import { ModelCallError } from './model-call-error.js';
@@ -24,6 +23,9 @@ import { resumeRound } from './resume-round.js';
 import type { ToolLedger, TurnCheckpoint } from './tool-ledger.js';
 import { runToolRound, type RoundContext } from './tool-round.js';
 import { toolDefinitions } from './tool-definitions.js';
+import type { AgentTurnInput, HeartbeatTurnInput, HookRunTurnInput, TurnFields } from './turn-inputs.js';
+
+export type { AgentTurnInput } from './turn-inputs.js';
 
 /** passages of the agent's knowledge base a turn's model sees */
 export const PASSAGES_PER_TURN = 4;
@@ -55,71 +57,6 @@ export interface UsageAttribution {
   source: UsageSource;
   keyName?: string;
   mappingId?: string;
-}
-
-/** What one turn is: whose, in which session, what the model sees, and how its transcript is kept. */
-export interface AgentTurnInput {
-  agent: AgentConfig;
-  purpose: ModelRequest['purpose'];
-  /** the session the turn belongs to: its history is read from it, its transcript written to it */
-  sessionKey: string;
-  /** the session is new (a chat's new conversation): nothing of it is stored yet */
-  freshSession?: boolean;
-  /**
-   * earlier messages, oldest first, when the caller has them already (a chat conversation it
-   * checked, a new session known empty); otherwise the session's newest `agents.defaults.historyLimit`
-   */
-  history?: SessionMessage[];
-  /** what the model sees as the new user message (safety-wrapped for hooks); none when the turn only continues */
-  prompt?: string;
-  /** after the new message: the assistant's client tool calls and their results (a chat continuing a turn) */
-  continuation?: SessionMessage[];
-  /** the new message as received: the knowledge query, and what the embedded model answers */
-  question?: string;
-  /** heartbeat: the pending system events */
-  events?: string[];
-  /** model ref override (a hook's `model`) */
-  model?: string;
-  /** search the agent's knowledge base with `question` */
-  retrieve?: boolean;
-  /** where `retrieve` searches instead of the agent's knowledge (a Responses file_search over vector stores) */
-  search?: (question: string) => Promise<KnowledgePassage[]>;
-  /** passed through to the model (sampling, thinking, provider fields such as tools) */
-  options?: ModelOptions;
-  signal?: AbortSignal;
-  /**
-   * on a failure, try the chain of agents.defaults.model (override, fallbacks, primary) in order
-   * (hook runs, heartbeats); without it the first model's failure is the turn's (a chat's 502)
-   */
-  fallbacks?: boolean;
-  /** when the turn's time is up (epoch ms): while fallbacks remain, each model gets a share of what is left */
-  deadlineAt?: number;
-  /** stream the model's answer (the routine yields its deltas), or one complete call */
-  stream?: boolean;
-  /** streamed: called once the model accepted the request (an OpenAI-compatible upstream's answer headers are in) */
-  onOpen?: () => void;
-  /** the user-side messages this turn adds, stored with the answer */
-  incoming: SessionMessage[];
-  /** the answer message's run id and meta, given what the turn found (its citations) */
-  answer?: (outcome: TurnOutcome) => Pick<SessionMessage, 'runId' | 'meta'>;
-  /** false for an answer that leaves no transcript (a heartbeat's idle ack) */
-  keep?: (text: string) => boolean;
-  /**
-   * stores the transcript, atomically; by default it is appended to the session in one
-   * transaction. A hook run passes its own: the run's completion writes it with the run's
-   * status and summary in one transaction.
-   */
-  record?: (transcript: SessionMessage[], outcome: TurnOutcome) => Promise<void>;
-  /** whom the turn's tokens count against; recorded once the turn is */
-  usage?: UsageAttribution;
-  /** the first model call's budget reservation, made by the caller before it answered anything (Budgets.reserve); later calls reserve their own */
-  reservation?: number;
-  /** server-side tools the turn may call (granted by config, tools/tool-policy.ts): herald runs them and asks the model again */
-  tools?: TurnTools;
-  /** where the turn's tool calls are recorded; required with `tools` */
-  ledger?: ToolLedger;
-  /** go on from this checkpoint (a run retaken after a crash or resumed after an approval): no history, knowledge or prompt is read again */
-  resume?: TurnCheckpoint;
 }
 
 /**
@@ -164,12 +101,14 @@ export interface TurnOutcome {
  * The model call's failures (an abort included) are thrown as ModelCallError, the rest as they
  * are: each caller maps them to its surface.
  */
-export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, onDelta?: (delta: TurnDelta) => void): Promise<TurnOutcome> {
+export async function runAgentTurn(deps: AgentTurnDeps, asked: AgentTurnInput, onDelta?: (delta: TurnDelta) => void): Promise<TurnOutcome> {
+  const input: TurnFields = asked;
   const { config } = deps;
   const { resume } = input;
   const history = resume ? [] : (input.history ?? (await deps.sessions.messages(input.sessionKey, config.agents.defaults.historyLimit)));
+  // a turn with a question searches knowledge with it (a heartbeat has none)
   const found =
-    resume || !input.retrieve || input.question === undefined
+    resume || input.question === undefined
       ? []
       : input.search
         ? input.search(input.question)
@@ -181,7 +120,8 @@ export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, o
     {
       agent: input.agent,
       model: input.model,
-      purpose: input.purpose,
+      // a response is a chat to the model
+      purpose: input.purpose === 'response' ? 'chat' : input.purpose,
       history,
       prompt: resume ? undefined : input.prompt,
       continuation: resume ? undefined : input.continuation,
@@ -298,6 +238,12 @@ function answerMessage(outcome: TurnOutcome, refusal: string, answer: Pick<Sessi
   return message;
 }
 
+/**
+ * on a failure, try the chain of agents.defaults.model (override, fallbacks, primary) in order:
+ * a hook run's and a heartbeat's; a chat's or a response's first model's failure is its own (a 502)
+ */
+const triesFallbacks = (input: TurnFields) => input.purpose === 'run' || input.purpose === 'heartbeat';
+
 /** one model call's answer, streamed or not, from whichever model of the chain gave it */
 interface ModelAnswer {
   text: string;
@@ -316,7 +262,7 @@ interface ModelAnswer {
  */
 async function askModel(
   deps: AgentTurnDeps,
-  input: AgentTurnInput,
+  input: TurnFields,
   provider: ReturnType<typeof assembleTurn>['provider'],
   request: ModelRequest,
   refs: string[],
@@ -355,7 +301,7 @@ async function askModel(
     } else {
       // the chain, tried in order (a stream, once begun, cannot change model: it has none)
       // each model of the chain is asked with its own model name and signal, written over these
-      const response: ModelResponse & { ref?: string; failures?: TurnOutcome['failures'] } = input.fallbacks
+      const response: ModelResponse & { ref?: string; failures?: TurnOutcome['failures'] } = triesFallbacks(input)
         ? await completeWithFallbacks(refs, deps.models, request, { signal: request.signal, deadline: input.deadlineAt })
         : await provider.complete(request);
       answer.text = response.text;
@@ -377,20 +323,20 @@ async function askModel(
 }
 
 /** the tokens of a model call cut short: its prompt and what it generated, estimated */
-function recordCutShort(deps: AgentTurnDeps, input: AgentTurnInput, answer: ModelAnswer, request: ModelRequest, reservation: number | undefined): void {
+function recordCutShort(deps: AgentTurnDeps, input: TurnFields, answer: ModelAnswer, request: ModelRequest, reservation: number | undefined): void {
   const generated = [answer.text, answer.refusal, ...answer.toolCalls.filter(Boolean).map((c) => c.function.arguments)].join(' ');
   const prompt = answer.usage?.prompt_tokens ?? promptWordCount(request.messages);
   writeCallUsage(deps, input, answer, reservation, prompt, Math.max(answer.usage?.completion_tokens ?? 0, wordCount(generated)), true);
 }
 
 /** one model call's tokens: the provider's count, or an estimate in words (as the embedded model counts) */
-function recordUsage(deps: AgentTurnDeps, input: AgentTurnInput, answer: ModelAnswer, request: ModelRequest, reservation: number | undefined): void {
+function recordUsage(deps: AgentTurnDeps, input: TurnFields, answer: ModelAnswer, request: ModelRequest, reservation: number | undefined): void {
   const usage = answer.usage ?? estimateUsage(request, answer.text);
   writeCallUsage(deps, input, answer, reservation, usage.prompt_tokens, usage.completion_tokens, answer.usage === undefined || answer.modelRef.startsWith(`${EMBEDDED_PROVIDER}/`));
 }
 
 /** a model call's tokens under the turn's key, agent and mapping: in place of its reservation when it had one */
-function writeCallUsage(deps: AgentTurnDeps, input: AgentTurnInput, answer: ModelAnswer, reservation: number | undefined, promptTokens: number, completionTokens: number, estimated: boolean): void {
+function writeCallUsage(deps: AgentTurnDeps, input: TurnFields, answer: ModelAnswer, reservation: number | undefined, promptTokens: number, completionTokens: number, estimated: boolean): void {
   if (!input.usage || !deps.usage) return;
   const call = copyWith(input.usage, { model: answer.modelRef, agentId: input.agent.id, promptTokens, completionTokens, estimated });
   if (reservation === undefined) deps.usage.record(call);
@@ -402,7 +348,7 @@ function writeCallUsage(deps: AgentTurnDeps, input: AgentTurnInput, answer: Mode
  * agents.defaults.budgetReserveTokens) against the budgets of its key and agent: 429 at once past
  * one. A heartbeat's calls are counted, never refused.
  */
-export function reserveCall(deps: AgentTurnDeps, input: Pick<AgentTurnInput, 'usage' | 'agent'>, request: Pick<ModelRequest, 'messages' | 'maxTokens'>, modelRef: string): Promise<number | undefined> | undefined {
+export function reserveCall(deps: AgentTurnDeps, input: Pick<TurnFields, 'usage' | 'agent'>, request: Pick<ModelRequest, 'messages' | 'maxTokens'>, modelRef: string): Promise<number | undefined> | undefined {
   if (!deps.budgets || !deps.usage || !input.usage || input.usage.source === 'heartbeat') return undefined;
   const holders = deps.budgets.holdersOf(input.usage.keyName, input.agent.id);
   if (!holders.length) return undefined;
@@ -444,34 +390,9 @@ function sessionMessageOf(m: ChatMessage, answer: Pick<SessionMessage, 'runId' |
   return message;
 }
 
-/** The turn without streaming: one model call, then the record. */
-export function completeAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput): Promise<TurnOutcome> {
-  return runAgentTurn(deps, input.stream ? copyWith(input, { stream: false }) : input);
-}
-
-/**
- * The turn as an async generator of its deltas, returning the outcome (the Responses API's
- * stream reads it so). The turn runs on whether or not the deltas are read: stop it through
- * `input.signal`.
- */
-export async function* agentTurn(deps: AgentTurnDeps, input: AgentTurnInput): AsyncGenerator<TurnDelta, TurnOutcome, undefined> {
-  if (!input.stream) return await runAgentTurn(deps, input);
-  const pushed = new PushedItems<TurnDelta>();
-  let settled = false;
-  const outcome = runAgentTurn(deps, input, (delta) => pushed.push(delta)).finally(() => {
-    settled = true;
-    pushed.notify();
-  });
-  // a failure is thrown where it is awaited, below; this keeps it from counting as unhandled meanwhile
-  outcome.catch(() => {});
-  for (;;) {
-    const deltas = pushed.take();
-    for (const delta of deltas) yield delta;
-    if (!deltas.length) {
-      if (settled) return await outcome;
-      await pushed.arrival();
-    }
-  }
+/** A hook run's or a heartbeat's turn: never streamed. */
+export function completeAgentTurn(deps: AgentTurnDeps, input: HookRunTurnInput | HeartbeatTurnInput): Promise<TurnOutcome> {
+  return runAgentTurn(deps, input);
 }
 
 /**

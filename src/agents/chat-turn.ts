@@ -91,7 +91,6 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
             prompt: conversation.prompt,
             continuation: conversation.continuation,
             question: conversation.question,
-            retrieve: true,
             options: input.options,
             signal: time.signal,
             stream,

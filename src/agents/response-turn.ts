@@ -4,7 +4,8 @@ import type { ModelOptions, ModelUsage } from '../models/provider.js';
 import { randomHex, timeOrderedHex } from '../utils/random-hex.js';
 import type { SessionMessage, StateRepo } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
-import { reserveCall, runAgentTurn, type AgentTurnDeps, type AgentTurnInput, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';
+import { reserveCall, runAgentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';
+import type { ResponsesTurnInput } from './turn-inputs.js';
 import { requireClientTools, type ClientToolsUse } from './client-tools.js';
 import type { ChatInputMessage } from './conversation.js';
 import { modelFailure } from './model-call-error.js';
@@ -233,7 +234,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
       });
       const common = {
         agent,
-        purpose: 'chat' as const,
+        purpose: 'response' as const,
         sessionKey: `response:${id}`,
         options: request.options,
         signal: limit.signal,
@@ -248,7 +249,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
           if (request.store) await responses.put(record);
         },
       };
-      const input: AgentTurnInput = paused
+      const input: ResponsesTurnInput = paused
         ? { ...common, history: [], resume: paused.checkpoint }
         : {
             ...common,
@@ -256,7 +257,6 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
             prompt: continues ? undefined : question,
             continuation,
             question,
-            retrieve: true,
             ...(search && { search }),
           };
       // the answer's pieces and the calls' items, in the one order they came

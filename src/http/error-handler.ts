@@ -3,7 +3,6 @@ import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { errorCatalog, HeraldError } from '../errors.js';
 import { errorDetail } from '../log/log-detail.js';
-import type { Exchange, WholeAnswer } from './exchange/exchange.js';
 
 /** the OpenAI error type of each status, for the /v1 surface */
 export function openaiType(status: number): string {
@@ -57,14 +56,4 @@ export function answerableError(error: unknown, logger: Logger, reqId: string | 
   if (error instanceof HTTPException && error.status < 500) return new HeraldError('HERALD_BAD_REQUEST', error.message || undefined);
   logger.error({ ...errorDetail(logger, error), reqId, path }, 'unhandled error');
   return new HeraldError('HERALD_INTERNAL');
-}
-
-/**
- * A thrown error as the answer of an exchange (the webhook surface, chat completions), whichever
- * door carries it: its headers set on the exchange's answer, its status and JSON body returned.
- */
-export function refusalAnswer(x: Exchange, thrown: unknown, logger: Logger): WholeAnswer {
-  const refusal = answerableError(thrown, logger, x.requestId, x.path);
-  for (const name in refusal.headers) x.setHeader(name, refusal.headers[name]!);
-  return { status: refusal.status, body: JSON.stringify(errorBody(refusal, x.path)), contentType: 'application/json' };
 }

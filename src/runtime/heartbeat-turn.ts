@@ -97,7 +97,6 @@ async function runTurn(deps: HeartbeatTurnDeps, events: SystemEvent[], shutdown?
       prompt,
       events: texts,
       signal: limit.signal,
-      fallbacks: true,
       deadlineAt: Date.now() + config.agents.defaults.timeoutSeconds * 1000,
       incoming: [{ role: 'user', content: prompt, createdAt: Date.now() }],
       // an idle ack carries nothing worth keeping in the transcript

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { HttpMetrics } from '../../metrics/http-metrics.js';
-import { refusalAnswer } from '../error-handler.js';
+import { answerableError, errorBody } from '../error-handler.js';
 import { requestAnswered } from '../request-context.js';
-import type { Answer, Exchange } from './exchange.js';
+import type { Answer, Exchange, WholeAnswer } from './exchange.js';
 
 /**
  * A hot surface (the webhooks, chat completions) as its pipeline runs it. `admit` decides who may
@@ -68,4 +68,11 @@ function recordExchange<Admitted>(surface: ExchangeSurface<Admitted>, deps: Pipe
     bodyBytes: x.bodyBytes,
     declaredLength: x.headers['content-length'],
   });
+}
+
+/** a thrown error as the exchange's answer: its headers set on it, its status and JSON body (error-handler.ts: one shape per surface) */
+function refusalAnswer(x: Exchange, thrown: unknown, logger: Logger): WholeAnswer {
+  const refusal = answerableError(thrown, logger, x.requestId, x.path);
+  for (const name in refusal.headers) x.setHeader(name, refusal.headers[name]!);
+  return { status: refusal.status, body: JSON.stringify(errorBody(refusal, x.path)), contentType: 'application/json' };
 }

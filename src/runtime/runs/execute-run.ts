@@ -112,11 +112,9 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
         prompt,
         question: action.message,
         model: action.model,
-        retrieve: true,
         options: { thinking: action.thinking },
         signal: inProcess ? undefined : abort.signal,
         // the primary, then each fallback on an error or when its share of the time limit runs out
-        fallbacks: true,
         deadlineAt,
         // the message as received, never the safety-wrapped form (its marker id kept beside it, in
         // meta: the run's detail makes the prompt again, so the console shows what the model saw)
