@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { startOtlpSink } from './otlp-sink.js';
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -58,6 +59,8 @@ export interface HooksBenchOptions {
   baselineSchemas: BaselineSchema[];
   /** a file: `perf record` of every server goes there, and each measurement's CPU is split by where it ran */
   perfFile?: string;
+  /** herald with tracing off, on (every trace recorded, exported over OTLP/HTTP protobuf to a sink that drops it), or both as an A/B */
+  tracing: ('off' | 'on')[];
 }
 
 export interface HooksBenchRow extends LoadResult, ExecutedRow {
@@ -131,6 +134,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): HooksBench
     rounds: Math.max(1, Math.floor(number('BENCH_ROUNDS', 1))),
     baselineSchemas: baselineSchemasOf(env.BENCH_BASELINE_SCHEMA),
     perfFile: env.BENCH_PERF ? path.resolve(env.BENCH_PERF) : undefined,
+    tracing: tracingOf(env.BENCH_TRACING),
   };
 }
 
@@ -138,6 +142,13 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): HooksBench
 const flushPageCache = () => void spawnSync('sync');
 
 const nameOf = (e: Endpoint) => e.name ?? e.path.replace('/hooks/', '');
+
+function tracingOf(value: string | undefined): ('off' | 'on')[] {
+  const modes = list(value || 'off');
+  const bad = modes.find((m) => m !== 'off' && m !== 'on');
+  if (bad) throw new Error(`BENCH_TRACING: "${bad}" is not off or on (e.g. BENCH_TRACING=off,on)`);
+  return modes as ('off' | 'on')[];
+}
 
 const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 
@@ -154,7 +165,10 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<Se
   const roots = options.heraldRoots.length ? options.heraldRoots : [ROOT];
   const heralds: ChildServer[] = [];
   const storeFiles = new Map<ChildServer, string>();
-  for (const [i, root] of roots.entries()) {
+  // tracing on: every trace recorded (OTEL_TRACES_SAMPLER's default) and exported to a sink that drops it
+  const sink = options.tracing.includes('on') ? await startOtlpSink() : undefined;
+  const variants = roots.flatMap((root) => options.tracing.map((tracing) => ({ root, tracing })));
+  for (const [i, { root, tracing }] of variants.entries()) {
     // each herald its own store: one's leftover rows must not weigh on the other's inserts
     const config = path.join(dir, `herald-${i}`, 'herald.json');
     fs.mkdirSync(path.dirname(config), { recursive: true });
@@ -172,10 +186,10 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<Se
       ),
     );
     const herald = await startChildServer({
-      name: roots.length > 1 ? `herald ${path.basename(root)}` : 'herald',
+      name: [roots.length > 1 ? `herald ${path.basename(root)}` : 'herald', options.tracing.length > 1 ? `tracing ${tracing}` : ''].filter(Boolean).join(', '),
       args: [...profile, path.join(root, 'bin/herald.mjs'), 'serve', '--config', config],
       cwd: root,
-      env: logEnv,
+      env: tracing === 'on' ? { ...logEnv, OTEL_EXPORTER_OTLP_ENDPOINT: sink!.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' } : logEnv,
     });
     heralds.push(herald);
     storeFiles.set(herald, path.join(path.dirname(config), 'data', 'herald.db'));

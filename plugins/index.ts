@@ -21,6 +21,22 @@ import { twilioPlugin } from './twilio/manifest.js';
 import { shopifyPlugin } from './shopify/manifest.js';
 import { jiraPlugin } from './jira/manifest.js';
 import { standardWebhooksPlugin } from './standard-webhooks/manifest.js';
+import { grafanaPlugin } from './grafana/manifest.js';
+import { bitbucketPlugin } from './bitbucket/manifest.js';
+import { msgraphPlugin } from './msgraph/manifest.js';
+import { sendgridPlugin } from './sendgrid/manifest.js';
+import { mailgunPlugin } from './mailgun/manifest.js';
+import { netlifyPlugin } from './netlify/manifest.js';
+import { datadogPlugin } from './datadog/manifest.js';
+import { notionPlugin } from './notion/manifest.js';
+import { zoomPlugin } from './zoom/manifest.js';
+import { intercomPlugin } from './intercom/manifest.js';
+import { hubspotPlugin } from './hubspot/manifest.js';
+import { calendlyPlugin } from './calendly/manifest.js';
+import { vercelPlugin } from './vercel/manifest.js';
+import { zendeskPlugin } from './zendesk/manifest.js';
+import { typeformPlugin } from './typeform/manifest.js';
+import { cloudflarePlugin } from './cloudflare/manifest.js';
 
 /** The explicit list of built-in plugins. A plugin is one folder; add its manifest here. */
 export const builtinPlugins: PluginDefinition[] = [
@@ -46,4 +62,20 @@ export const builtinPlugins: PluginDefinition[] = [
   shopifyPlugin,
   jiraPlugin,
   standardWebhooksPlugin,
+  grafanaPlugin,
+  bitbucketPlugin,
+  msgraphPlugin,
+  sendgridPlugin,
+  mailgunPlugin,
+  netlifyPlugin,
+  datadogPlugin,
+  notionPlugin,
+  zoomPlugin,
+  intercomPlugin,
+  hubspotPlugin,
+  calendlyPlugin,
+  vercelPlugin,
+  zendeskPlugin,
+  typeformPlugin,
+  cloudflarePlugin,
 ];

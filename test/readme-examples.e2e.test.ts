@@ -90,7 +90,10 @@ describe('shell examples of README.md and docs/', () => {
     spawned = spawnHerald(['serve'], { cwd: dir });
     await spawned.waitFor(/herald listening on/);
 
+    // the examples' scratch files go to the temporary folder, never into the folder a user runs them from
+    const scratch = tempDir('herald-readme-tmp-');
     const env: Record<string, string> = {
+      TMPDIR: scratch,
       PATH: `${path.join(dir, 'shims')}:${process.env.PATH}`,
       HOME: process.env.HOME ?? dir,
       HOOK_TOKEN: secrets.hookToken,
@@ -111,5 +114,7 @@ describe('shell examples of README.md and docs/', () => {
     }
     expect(ran).toBeGreaterThanOrEqual(10);
     expect(fs.existsSync(path.join(dir, 'herald-openapi.json'))).toBe(true);
+    expect(fs.existsSync(path.join(dir, 'alert.json'))).toBe(false);
+    expect(fs.existsSync(path.join(scratch, 'herald-alert.json'))).toBe(true);
   });
 });

@@ -36,19 +36,20 @@ export const alertmanagerPreset = definePreset({
       on('skip', notListed('status', events), { action: 'skip', schema }),
       on('firing', 'status = "firing"', {
         schema,
-        name: 'Alerts {{ commonLabels.alertname ? commonLabels.alertname : groupLabels.alertname }}',
+        // a group of several rules (Grafana groups by folder) shares no alertname: its alerts' names
+        name: 'Alerts {{ commonLabels.alertname ? commonLabels.alertname : groupLabels.alertname ? groupLabels.alertname : $join($distinct(alerts[status = "firing"].labels.alertname), ", ") }}',
         sessionKey: 'hook:alertmanager:{{groupKey}}',
         messageTemplate: [
-          '{{ $count(alerts[status = "firing"]) }} alert(s) firing{{ commonLabels.severity ? ", severity " & commonLabels.severity : "" }} (receiver {{receiver}}):',
+          '{{ $count(alerts[status = "firing"]) }} alert(s) firing{{ commonLabels.severity ? ", severity " & commonLabels.severity : "" }}{{ receiver ? " (receiver " & receiver & ")" : "" }}:',
           '{{ $join(alerts[status = "firing"].("- " & labels.alertname & (labels.instance ? " on " & labels.instance : "") & ": " & (annotations.summary ? annotations.summary : annotations.description ? annotations.description : "no summary") & (annotations.runbook_url ? " (runbook " & annotations.runbook_url & ")" : "")), "\\n") }}',
-          '{{externalURL}}',
+          '{{ externalURL ? externalURL : "" }}',
         ].join('\n'),
       }),
       on('resolved', 'true', {
         schema,
         action: 'wake',
         wakeMode: 'next-heartbeat',
-        textTemplate: 'Resolved: {{ $join($distinct(alerts.labels.alertname), ", ") }} ({{ $count(alerts) }} alert(s), {{externalURL}})',
+        textTemplate: 'Resolved: {{ $join($distinct(alerts.labels.alertname), ", ") }} ({{ $count(alerts) }} alert(s){{ externalURL ? ", " & externalURL : "" }})',
       }),
     ];
   },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { definePlugin } from '../../src/plugin-sdk/sdk.js';
 import { discordChannel } from './channel.js';
+import { discordPreset } from './preset.js';
 
 export const discordConfigSchema = z
   .object({
@@ -22,8 +23,9 @@ export type DiscordConfig = z.output<typeof discordConfigSchema>;
 
 export const discordPlugin = definePlugin({
   id: 'discord',
-  roles: ['channel'],
-  summary: 'Discord: posts replies as a bot (REST `POST /channels/{id}/messages`).',
+  roles: ['channel', 'preset'],
+  summary: 'Discord: posts replies as a bot (REST `POST /channels/{id}/messages`); preset `discord` for an application\'s interactions endpoint.',
+  preset: discordPreset,
   config: discordConfigSchema,
   recipient: { pattern: /^\d{1,25}$/, description: 'a channel id (a snowflake: digits only)' },
   docs: [

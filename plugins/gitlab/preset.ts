@@ -21,6 +21,10 @@ export const gitlabPreset = definePreset({
     const on = presetRoutes({ prefix: 'gitlab', path: o.path, auth: { type: 'gitlab', secret: o.secret! }, idempotencyKey: '{{ headers.x-gitlab-event-uuid }}' });
     const project = '{{project.path_with_namespace}}';
     const attrs = 'object_attributes';
+    // GitLab's verbs: open, reopen, close, merge (update, approved, ... are not routed)
+    const done = `$lookup({"open": "opened", "reopen": "reopened", "close": "closed", "merge": "merged"}, ${attrs}.action)`;
+    const by = '{{ user.username ? " by " & user.username : "" }}';
+    const title = (field: string) => `{{ ${field} ? ": " & ${field} : "" }}`;
     return [
       // GitLab marks bot users (project and group access tokens, service accounts) with user.bot; see the user object in the payloads
       on('skip', `${notListed('object_kind', events)} or user.bot = true`, { action: 'skip' }),
@@ -28,8 +32,8 @@ export const gitlabPreset = definePreset({
         name: `GitLab ${project}#{{${attrs}.iid}}`,
         sessionKey: `hook:gitlab:${project}#{{${attrs}.iid}}`,
         messageTemplate: [
-          `Issue #{{${attrs}.iid}} {{ ${attrs}.action = "open" ? "opened" : ${attrs}.action & "d" }} in ${project} by {{user.username}}: {{${attrs}.title}}`,
-          `{{${attrs}.url}}`,
+          `Issue #{{${attrs}.iid}} {{ ${done} }} in ${project}${by}${title(`${attrs}.title`)}`,
+          `{{ ${attrs}.url ? ${attrs}.url : "" }}`,
           'Labels: {{ $count(labels) > 0 ? $join(labels.title, ", ") : "none" }}',
           '',
           `{{ ${attrs}.action = "close" ? "" : (${attrs}.description ? $substring(${attrs}.description, 0, 2000) : "(no description)") }}`,
@@ -39,9 +43,9 @@ export const gitlabPreset = definePreset({
         name: `GitLab ${project}!{{${attrs}.iid}}`,
         sessionKey: `hook:gitlab:${project}!{{${attrs}.iid}}`,
         messageTemplate: [
-          `Merge request !{{${attrs}.iid}} {{ ${attrs}.action = "open" ? "opened" : ${attrs}.action = "reopen" ? "reopened" : ${attrs}.action & "d" }} in ${project} by {{user.username}}: {{${attrs}.title}}`,
-          `{{${attrs}.url}}`,
-          `{{${attrs}.source_branch}} -> {{${attrs}.target_branch}}{{ ${attrs}.draft ? " (draft)" : "" }}`,
+          `Merge request !{{${attrs}.iid}} {{ ${done} }} in ${project}${by}${title(`${attrs}.title`)}`,
+          `{{ ${attrs}.url ? ${attrs}.url : "" }}`,
+          `{{ ${attrs}.source_branch ? ${attrs}.source_branch & " -> " & ${attrs}.target_branch : "" }}{{ ${attrs}.draft ? " (draft)" : "" }}`,
           '',
           `{{ ${attrs}.action in ["merge", "close"] ? "" : (${attrs}.description ? $substring(${attrs}.description, 0, 2000) : "(no description)") }}`,
         ].join('\n'),
@@ -50,20 +54,20 @@ export const gitlabPreset = definePreset({
         name: `GitLab ${project}{{ issue ? "#" & issue.iid : "!" & merge_request.iid }}`,
         sessionKey: `hook:gitlab:${project}{{ issue ? "#" & issue.iid : "!" & merge_request.iid }}`,
         messageTemplate: [
-          `{{user.username}} commented on {{ issue ? "issue #" & issue.iid & " (" & issue.title & ")" : "merge request !" & merge_request.iid & " (" & merge_request.title & ")" }} in ${project}:`,
-          `{{${attrs}.url}}`,
+          `{{ user.username ? user.username : "Someone" }} commented on {{ issue ? "issue #" & issue.iid & (issue.title ? " (" & issue.title & ")" : "") : "merge request !" & merge_request.iid & (merge_request.title ? " (" & merge_request.title & ")" : "") }} in ${project}:`,
+          `{{ ${attrs}.url ? ${attrs}.url : "" }}`,
           '',
-          `{{ $substring(${attrs}.note, 0, 2000) }}`,
+          `{{ ${attrs}.note ? $substring(${attrs}.note, 0, 2000) : "(empty comment)" }}`,
         ].join('\n'),
       }),
       on('pipeline', `object_kind = "pipeline" and ${attrs}.status = "failed"`, {
         name: `GitLab ${project} pipeline {{${attrs}.id}}`,
         sessionKey: `hook:gitlab:${project}:pipeline:{{${attrs}.id}}`,
         messageTemplate: [
-          `Pipeline {{${attrs}.id}} failed on {{${attrs}.ref}} in ${project} (triggered by {{user.username}}, source {{${attrs}.source}})`,
-          `{{${attrs}.url ? ${attrs}.url : project.web_url & "/-/pipelines/" & ${attrs}.id}}`,
-          'Failed jobs: {{ $join(builds[status = "failed"].(stage & "/" & name), ", ") }}',
-          'Commit: {{ $substringBefore(commit.message, "\\n") }}',
+          `Pipeline {{${attrs}.id}} failed{{ ${attrs}.ref ? " on " & ${attrs}.ref : "" }} in ${project}{{ ($t := $join([user.username ? "triggered by " & user.username, ${attrs}.source ? "source " & ${attrs}.source], ", "); $t ? " (" & $t & ")" : "") }}`,
+          `{{ ${attrs}.url ? ${attrs}.url : project.web_url ? project.web_url & "/-/pipelines/" & ${attrs}.id : "" }}`,
+          'Failed jobs: {{ $count(builds[status = "failed"]) > 0 ? $join(builds[status = "failed"].(stage & "/" & name), ", ") : "none listed" }}',
+          'Commit: {{ commit.message ? $substringBefore(commit.message, "\\n") : "(not given)" }}',
         ].join('\n'),
       }),
       on('other', 'true', { action: 'skip' }),

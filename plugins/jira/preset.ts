@@ -21,17 +21,27 @@ export const jiraPreset = definePreset({
     const events = o.events ?? JIRA_DEFAULT_EVENTS;
     const on = presetRoutes({ prefix: 'jira', path: o.path, auth: { type: 'jira', secret: o.secret! }, idempotencyKey: '{{ headers.x-atlassian-webhook-identifier }}' });
     // the issue's page: the site of its REST URL, then /browse/<key>
-    const link = '{{ $substringBefore(issue.self, "/rest/") }}/browse/{{issue.key}}';
-    const who = '{{ user.displayName ? user.displayName : comment.author.displayName }}';
+    const link = '{{ issue.self ? $substringBefore(issue.self, "/rest/") & "/browse/" & issue.key : "" }}';
+    const who = '{{ user.displayName ? user.displayName : comment.author.displayName ? comment.author.displayName : "someone" }}';
+    const summary = '{{issue.key}}{{ issue.fields.summary ? " " & issue.fields.summary : "" }}';
+    // a field is an object with a name ({"name": "High"}), or in Atlassian's own example a bare string ("priority": "Minor")
+    const named = (field: string) => `($type(${field}) = "string" ? ${field} : ${field}.name)`;
+    const f = 'issue.fields';
+    const facts = [
+      `${named(`${f}.issuetype`)} ? ${named(`${f}.issuetype`)} & (${named(`${f}.project`)} ? " in " & ${named(`${f}.project`)} : "") : (${named(`${f}.project`)} ? "In " & ${named(`${f}.project`)})`,
+      `${named(`${f}.status`)} ? "status " & ${named(`${f}.status`)}`,
+      `${named(`${f}.priority`)} ? "priority " & ${named(`${f}.priority`)}`,
+      `"assignee " & (${f}.assignee ? (${f}.assignee.displayName ? ${f}.assignee.displayName : "someone") : "none")`,
+    ];
     return [
       on('skip', `${notListed('webhookEvent', events)} or user.accountType = "app" or comment.author.accountType = "app"`, { action: 'skip' }),
       on('issue', 'webhookEvent = "jira:issue_created" or (webhookEvent = "jira:issue_updated" and changelog.items[field in ["status", "assignee", "priority"]])', {
         name: 'Jira {{issue.key}}',
         sessionKey: 'hook:jira:{{issue.key}}',
         messageTemplate: [
-          `{{ webhookEvent = "jira:issue_created" ? "Issue created" : "Issue updated" }} by ${who}: {{issue.key}} {{issue.fields.summary}}`,
+          `{{ webhookEvent = "jira:issue_created" ? "Issue created" : "Issue updated" }} by ${who}: ${summary}`,
           link,
-          '{{issue.fields.issuetype.name}} in {{issue.fields.project.name}}, status {{issue.fields.status.name}}, priority {{issue.fields.priority.name}}, assignee {{ issue.fields.assignee ? issue.fields.assignee.displayName : "none" }}',
+          `{{ $join([${facts.join(', ')}], ", ") }}`,
           '{{ changelog ? $join(changelog.items[field in ["status", "assignee", "priority"]].(field & ": " & (fromString ? fromString : "none") & " -> " & (toString ? toString : "none")), "\\n") : "" }}',
           '{{ webhookEvent = "jira:issue_created" and $type(issue.fields.description) = "string" ? $substring(issue.fields.description, 0, 2000) : "" }}',
         ].join('\n'),
@@ -39,7 +49,7 @@ export const jiraPreset = definePreset({
       on('comment', 'webhookEvent = "comment_created"', {
         name: 'Jira {{issue.key}}',
         sessionKey: 'hook:jira:{{issue.key}}',
-        messageTemplate: [`${who} commented on {{issue.key}} {{issue.fields.summary}}:`, link, '', '{{ $type(comment.body) = "string" ? $substring(comment.body, 0, 2000) : "(rich text comment)" }}'].join('\n'),
+        messageTemplate: [`${who} commented on ${summary}:`, link, '', '{{ $type(comment.body) = "string" ? $substring(comment.body, 0, 2000) : "(rich text comment)" }}'].join('\n'),
       }),
       on('other', 'true', { action: 'skip' }),
     ];

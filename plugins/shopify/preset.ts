@@ -20,14 +20,23 @@ export const shopifyPreset = definePreset({
     const on = presetRoutes({ prefix: 'shopify', path: o.path, auth: { type: 'shopify', secret: o.secret! }, idempotencyKey: '{{ headers.x-shopify-webhook-id }}' });
     const topic = 'headers.x-shopify-topic';
     const admin = 'https://{{headers.x-shopify-shop-domain}}/admin';
+    // what was paid back: the refund's successful refund transactions (each with its currency), else
+    // its line items' subtotals (https://shopify.dev/docs/api/admin-rest/latest/resources/refund)
+    const refundTotal = [
+      '($paid := transactions[kind = "refund" and status = "success"];',
+      ' $items := refund_line_items[subtotal_set.shop_money.amount];',
+      ' $count($paid) > 0 ? ", " & $formatNumber($sum($paid.$number(amount)), "#,##0.00") & " " & $paid[0].currency & " refunded"',
+      ' : $count($items) > 0 ? ", " & $formatNumber($sum($items.$number(subtotal_set.shop_money.amount)), "#,##0.00") & " " & $items[0].subtotal_set.shop_money.currency_code & " in items"',
+      ' : "")',
+    ].join('');
     return [
       on('skip', notListed(topic, events), { action: 'skip' }),
       on('order', `${topic} in ["orders/create", "orders/cancelled", "orders/paid", "orders/fulfilled", "orders/updated"]`, {
         name: 'Shopify order {{name}}',
         sessionKey: 'hook:shopify:order:{{id}}',
         messageTemplate: [
-          'Shopify {{headers.x-shopify-topic}} on {{headers.x-shopify-shop-domain}}: order {{name}} by {{ customer ? customer.first_name & " " & customer.last_name : "a guest" }} ({{ email ? email : "no email" }}), {{total_price}} {{currency}}, {{financial_status}}{{ fulfillment_status ? ", " & fulfillment_status : "" }}{{ cancel_reason ? ", cancelled: " & cancel_reason : "" }}',
-          '{{ $join(line_items.("- " & quantity & " x " & title & (variant_title ? " (" & variant_title & ")" : "") & ": " & price), "\\n") }}',
+          'Shopify {{headers.x-shopify-topic}} on {{headers.x-shopify-shop-domain}}: order {{ name ? name : id }} by {{ ($n := $join([customer.first_name, customer.last_name][$type($) = "string" and $ != ""], " "); $n ? $n : "a guest") }} ({{ email ? email : "no email" }}){{ total_price ? ", " & total_price & (currency ? " " & currency : "") : "" }}{{ financial_status ? ", " & financial_status : "" }}{{ fulfillment_status ? ", " & fulfillment_status : "" }}{{ cancel_reason ? ", cancelled: " & cancel_reason : "" }}',
+          '{{ $join(line_items.("- " & quantity & " x " & (title ? title : name) & (variant_title ? " (" & variant_title & ")" : "") & (price ? ": " & price : "")), "\\n") }}',
           `${admin}/orders/{{id}}`,
         ].join('\n'),
       }),
@@ -35,8 +44,8 @@ export const shopifyPreset = definePreset({
         name: 'Shopify refund on order {{order_id}}',
         sessionKey: 'hook:shopify:order:{{order_id}}',
         messageTemplate: [
-          'Shopify refund on {{headers.x-shopify-shop-domain}} for order {{order_id}}{{ note ? ": " & note : "" }}',
-          '{{ $join(refund_line_items.("- " & quantity & " x " & line_item.title & ": " & subtotal), "\\n") }}',
+          `Shopify refund on {{headers.x-shopify-shop-domain}} for order {{order_id}}{{ ${refundTotal} }}{{ note ? ": " & note : "" }}`,
+          '{{ $join(refund_line_items.("- " & quantity & " x " & (line_item.title ? line_item.title : "line item " & line_item_id) & (subtotal_set.shop_money.amount ? ": " & subtotal_set.shop_money.amount & " " & subtotal_set.shop_money.currency_code : $exists(subtotal) ? ": " & subtotal : "")), "\\n") }}',
           `${admin}/orders/{{order_id}}`,
         ].join('\n'),
       }),
@@ -44,7 +53,7 @@ export const shopifyPreset = definePreset({
         name: 'Shopify customer {{id}}',
         sessionKey: 'hook:shopify:customer:{{id}}',
         messageTemplate: [
-          'Shopify {{headers.x-shopify-topic}} on {{headers.x-shopify-shop-domain}}: {{first_name}} {{last_name}} ({{ email ? email : "no email" }}){{ state ? ", account " & state : "" }}{{ note ? ", note: " & note : "" }}',
+          'Shopify {{headers.x-shopify-topic}} on {{headers.x-shopify-shop-domain}}: {{ ($n := $join([first_name, last_name][$type($) = "string" and $ != ""], " "); $n ? $n : "customer " & id) }} ({{ email ? email : "no email" }}){{ state ? ", account " & state : "" }}{{ note ? ", note: " & note : "" }}',
           `${admin}/customers/{{id}}`,
         ].join('\n'),
       }),

@@ -31,8 +31,8 @@ export const stripePreset = definePreset({
         name: 'Stripe payment failed',
         sessionKey: customer,
         messageTemplate: [
-          'Payment failed for {{ data.object.customer_email ? data.object.customer_email : data.object.customer }} ({{data.object.customer}}):',
-          `invoice {{ data.object.number ? data.object.number : data.object.id }}, {{ ${amount('data.object.amount_due')} }}, attempt {{data.object.attempt_count}}{{ data.object.next_payment_attempt ? ", next attempt " & $fromMillis(data.object.next_payment_attempt * 1000) : ", no further attempt" }}.`,
+          'Payment failed for {{ data.object.customer_email ? data.object.customer_email & (data.object.customer ? " (" & data.object.customer & ")" : "") : data.object.customer_name ? data.object.customer_name & (data.object.customer ? " (" & data.object.customer & ")" : "") : data.object.customer ? "customer " & data.object.customer : "a customer" }}:',
+          `invoice {{ data.object.number ? data.object.number : data.object.id }}{{ $exists(data.object.amount_due) and data.object.currency ? ", " & ${amount('data.object.amount_due')} : "" }}{{ data.object.attempt_count ? ", attempt " & data.object.attempt_count : "" }}{{ data.object.next_payment_attempt ? ", next attempt " & $fromMillis(data.object.next_payment_attempt * 1000) : ", no further attempt" }}.`,
           '{{ data.object.hosted_invoice_url ? data.object.hosted_invoice_url : "" }}',
           dashboard,
         ].join('\n'),
@@ -41,8 +41,8 @@ export const stripePreset = definePreset({
         name: 'Stripe dispute',
         sessionKey: 'hook:stripe:{{ data.object.charge }}',
         messageTemplate: [
-          `A dispute was opened on charge {{data.object.charge}}: {{ ${amount('data.object.amount')} }}, reason "{{data.object.reason}}", status {{data.object.status}}.`,
-          'Evidence is due by {{ $fromMillis(data.object.evidence_details.due_by * 1000) }}.',
+          `A dispute was opened on charge {{data.object.charge}}{{ $exists(data.object.amount) and data.object.currency ? ": " & ${amount('data.object.amount')} : "" }}{{ data.object.reason ? ", reason \\"" & data.object.reason & "\\"" : "" }}{{ data.object.status ? ", status " & data.object.status : "" }}.`,
+          '{{ data.object.evidence_details.due_by ? "Evidence is due by " & $fromMillis(data.object.evidence_details.due_by * 1000) & "." : "" }}',
           dashboard,
         ].join('\n'),
       }),
@@ -50,7 +50,7 @@ export const stripePreset = definePreset({
         name: 'Stripe {{type}}',
         sessionKey: customer,
         messageTemplate: [
-          'Stripe {{type}}: {{data.object.object}} {{data.object.id}}{{ data.object.customer ? " of customer " & data.object.customer : "" }}{{ data.object.amount ? ", " & ' + amount('data.object.amount') + ' : "" }}{{ data.object.status ? ", status " & data.object.status : "" }}.',
+          'Stripe {{type}}: {{ data.object.object ? data.object.object & " " : "" }}{{data.object.id}}{{ data.object.customer ? " of customer " & data.object.customer : "" }}{{ data.object.amount and data.object.currency ? ", " & ' + amount('data.object.amount') + ' : "" }}{{ data.object.status ? ", status " & data.object.status : "" }}.',
           dashboard,
         ].join('\n'),
       }),

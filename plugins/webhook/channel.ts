@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { callPlatform } from '../../src/plugin-sdk/channel-http.js';
 import type { ChannelAdapter } from '../../src/plugin-sdk/sdk.js';
+import { traceHeaders } from '../../src/plugin-sdk/trace-headers.js';
 import type { WebhookConfig } from './manifest.js';
 
 /** `v1,<base64 HMAC-SHA256("<id>.<timestamp>.<body>")>` keyed with the decoded `whsec_` secret */
@@ -29,11 +30,12 @@ export function webhookChannel(config: WebhookConfig): ChannelAdapter {
       });
       const timestamp = Math.floor(Date.now() / 1000);
       // webhook-id is the delivery id: stable across retries, the receiver's idempotency key
-      const headers: Record<string, string> = {
+      // with the delivery attempt's traceparent when tracing is on: the receiver may continue the trace
+      const headers: Record<string, string> = traceHeaders({
         'content-type': 'application/json',
         'webhook-id': message.deliveryId,
         'webhook-timestamp': String(timestamp),
-      };
+      });
       if (config.secret) headers['webhook-signature'] = standardWebhookSignature(config.secret, message.deliveryId, timestamp, body);
       await callPlatform({
         platform: 'webhook',

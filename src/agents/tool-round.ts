@@ -1,4 +1,5 @@
 import type { ChatMessage, ModelToolCall } from '../models/provider.js';
+import { traced, type TraceSpan } from '../tracing/tracing.js';
 import type { ToolCallRecord, ToolCallStatus } from '../store/port.js';
 import { uuidV7 } from '../time/uuid-v7.js';
 import { parseArguments } from '../tools/tool-arguments.js';
@@ -111,7 +112,13 @@ function newRecord(ctx: RoundContext, call: ModelToolCall, turn: number, spec: T
  * an error result; anything it throws all the same (a bug, an abort) becomes one here, so a call
  * can never take the turn down with it.
  */
-export async function executeCall(ctx: RoundContext, record: ToolCallRecord, spec: ToolSpec, args: Record<string, unknown>): Promise<ToolResult> {
+export function executeCall(ctx: RoundContext, record: ToolCallRecord, spec: ToolSpec, args: Record<string, unknown>): Promise<ToolResult> {
+  // OpenTelemetry's GenAI tool span: the tool and how its call ended, never its arguments or result
+  const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': spec.name, 'herald.tool.server': spec.server, 'herald.tool.call.id': record.id };
+  return traced(`execute_tool ${spec.name}`, { attributes }, (span) => executeTraced(ctx, record, spec, args, span));
+}
+
+async function executeTraced(ctx: RoundContext, record: ToolCallRecord, spec: ToolSpec, args: Record<string, unknown>, span: TraceSpan): Promise<ToolResult> {
   const started = Date.now();
   const timeoutMs = ctx.tools.timeoutMs(spec);
   let result: ToolResult;
@@ -135,6 +142,7 @@ export async function executeCall(ctx: RoundContext, record: ToolCallRecord, spe
     durationMs: finishedAt - started,
   });
   ctx.onCallFinished?.(spec.server, spec.tool, status, (finishedAt - started) / 1000);
+  span.set({ 'herald.tool.status': status });
   return result;
 }
 

@@ -39,6 +39,26 @@ export const commands: Record<string, CommandSpec> = {
     details: 'Runs the templates and the transform, touches no store and starts no run. Unset ${ENV} variables of the config become placeholders (named on stderr).',
     load: async () => (await import('./hooks-test.js')).hooksTestCommand,
   },
+  'hooks send': {
+    summary: 'sign a fixture as its sender would and send it to the running gateway',
+    usage: '<path> --fixture FILE|NAME',
+    positionals: true,
+    options: {
+      fixture: { type: 'string', short: 'f', arg: 'FILE|NAME', help: "a fixture file, or the name of a fixture of the path's mappings or preset (issues.opened)" },
+      config: configOption,
+      url: urlOption,
+    },
+    details: "Signs with the secret of the path's mapping auth (or sends the hook token), prints the answer and the run's console link.",
+    load: async () => (await import('./hooks-send.js')).hooksSendCommand,
+  },
+  'presets send': {
+    summary: "sign one of an enabled preset's fixtures and send it to the running gateway",
+    usage: '<preset> <fixture name>',
+    positionals: true,
+    options: { config: configOption, url: urlOption },
+    details: 'The fixture name is an event (and action), e.g. `herald presets send github issues.opened`.',
+    load: async () => (await import('./hooks-send.js')).presetsSendCommand,
+  },
   'presets list': {
     summary: 'list the mapping presets: name, path and what each verifies',
     options: {},

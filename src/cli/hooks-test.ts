@@ -147,6 +147,17 @@ async function runFixtures(file: string, loaded: Parameters<typeof runMappingFix
   for (const result of results) {
     io.out(`${result.ok ? 'ok  ' : 'FAIL'} ${result.label}`);
     for (const mismatch of result.mismatches) io.out(`       ${mismatch}`);
+    // what happened, whole: a missing key of the expectation says nothing of a skip, an action or a refusal
+    if (!result.ok) io.out(`       happened: ${happened(result.actual)}`);
   }
   return results.every((r) => r.ok) ? 0 : 1;
+}
+
+/** the outcome of a fixture case in one line: skipped, refused (status and error), or the action and its key fields */
+function happened(actual: Record<string, unknown>): string {
+  if (actual.skip === true) return 'skipped (204)';
+  if (typeof actual.status === 'number') return `refused ${actual.status}: ${String(actual.error)}${actual.reason ? ` (${String(actual.reason)})` : ''}`;
+  if (actual.actions) return `${(actual.actions as unknown[]).length} actions ${JSON.stringify(actual.actions)}`;
+  if (actual.response !== undefined && actual.kind === undefined) return `answered ${JSON.stringify(actual.response)}`;
+  return `${String(actual.kind ?? 'action')} ${JSON.stringify(actual)}`;
 }

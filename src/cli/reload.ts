@@ -31,7 +31,7 @@ export async function reloadCommand(argv: string[], io: CliIo, builtins: PluginD
   const body = (await response.json().catch(() => ({}))) as { changed?: string[]; restartRequired?: string[]; error?: string; details?: string[] };
   if (response.status === 200) {
     io.out(`reloaded ${file}: ${body.changed?.length ? `changed ${body.changed.join(', ')}` : 'nothing changed'}`);
-    if (body.restartRequired?.length) io.err(`these settings take effect only after a restart: ${body.restartRequired.join(', ')}`);
+    if (body.restartRequired?.length) io.err(`refused, these keys take effect only at a restart (the running values stay): ${body.restartRequired.join(', ')}`);
     return 0;
   }
   io.err(`herald reload: ${response.status} ${body.error ?? response.statusText}`);

@@ -9,7 +9,7 @@ export const alertTargetSchema = z
   })
   .strict();
 
-const ON = 'The condition: delivery.failed, runs.failing, source.silent, queue.stale, outbox.stale, watcher.unhealthy, tools.unhealthy, store.unreachable or budget.exceeded (see docs/running-unattended.md).';
+const ON = 'The condition: delivery.failed, runs.failing, source.silent, queue.stale, outbox.stale, watcher.unhealthy, tools.unhealthy, store.unreachable, budget.exceeded, schedule.failing or schedule.missed (see docs/running-unattended.md).';
 
 const deliveryFailedRule = z
   .object({
@@ -86,6 +86,27 @@ const budgetExceededRule = z
   .strict()
   .describe('A budget of an API key or an agent (their `budget`) is spent: its calls are refused and its hook runs fail. Resolved when the budget resets (or is raised). Every budget when neither key nor agent is set.');
 
+const scheduleFailingRule = z
+  .object({
+    on: z.literal('schedule.failing').describe(ON),
+    schedule: z.string().optional().describe('Only this job (its id in schedules.jobs or /admin/schedules); every job when unset.'),
+    count: z.number().int().positive().max(1000).default(3).describe('How many failed runs raise the alert.'),
+    within: positiveDuration.optional().describe('Count failures within this window (e.g. 1h); unset: the last `count` finished runs of the job all failed, in a row.'),
+  })
+  .strict()
+  .describe("A scheduled job's runs keep failing (failed or timed out), as runs.failing judges a mapping's (its runs are those of mapping `schedule:<id>`). Resolved when one of its runs succeeds.");
+
+const scheduleMissedRule = z
+  .object({
+    on: z.literal('schedule.missed').describe(ON),
+    schedule: z.string().optional().describe('Only this job; every job when unset.'),
+    lateBy: positiveDuration
+      .default('1m')
+      .describe('A fire that started more than this after its due time counts as missed too (herald busy or down, a clock stepped forward).'),
+  })
+  .strict()
+  .describe("A scheduled job's newest fire did not run as due: skipped (its previous run still running with overlap skip, or its rate), missed (due while herald was down, catchUp false), or started more than `lateBy` late. Resolved when a later fire of the job runs on time.");
+
 export const alertRuleSchema = z.discriminatedUnion('on', [
   deliveryFailedRule,
   runsFailingRule,
@@ -96,9 +117,11 @@ export const alertRuleSchema = z.discriminatedUnion('on', [
   toolsUnhealthyRule,
   storeUnreachableRule,
   budgetExceededRule,
+  scheduleFailingRule,
+  scheduleMissedRule,
 ]);
 
-export const ALERT_CONDITIONS = ['delivery.failed', 'runs.failing', 'source.silent', 'queue.stale', 'outbox.stale', 'watcher.unhealthy', 'tools.unhealthy', 'store.unreachable', 'budget.exceeded'] as const;
+export const ALERT_CONDITIONS = ['delivery.failed', 'runs.failing', 'source.silent', 'queue.stale', 'outbox.stale', 'watcher.unhealthy', 'tools.unhealthy', 'store.unreachable', 'budget.exceeded', 'schedule.failing', 'schedule.missed'] as const;
 export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
 
 export const alertsSchema = z

@@ -11,38 +11,86 @@ export const wakeModes = ['now', 'next-heartbeat'] as const;
 /** the longest run a timer can wait for: Node's setTimeout fires at once past 2^31-1 ms */
 export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
-export const signatureTypes = ['github', 'stripe', 'standard-webhooks', 'hmac-sha256', 'twilio', 'slack', 'gitlab', 'linear', 'sentry', 'pagerduty', 'shopify', 'jira', 'bearer'] as const;
+export const signatureTypes = [
+  'github',
+  'stripe',
+  'standard-webhooks',
+  'hmac-sha256',
+  'hmac-sha1',
+  'twilio',
+  'slack',
+  'gitlab',
+  'linear',
+  'sentry',
+  'pagerduty',
+  'shopify',
+  'jira',
+  'bearer',
+  'ed25519',
+  'hubspot',
+  'calendly',
+  'zoom',
+  'shared-secret',
+  'basic',
+  'msgraph',
+  'sendgrid',
+  'mailgun',
+  'netlify',
+  'notion',
+] as const;
+
+const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name');
 
 /** How a sender that cannot send the hook token proves itself: a signature over the raw body. */
 export const mappingAuthSchema = z
   .object({
     type: z
       .enum(signatureTypes)
-      .describe('Signature scheme: github (X-Hub-Signature-256), stripe (Stripe-Signature), standard-webhooks (webhook-id/-timestamp/-signature), hmac-sha256 (hex digest in `header`), twilio (X-Twilio-Signature over the URL and sorted form fields; secret: the auth token), slack (v0 X-Slack-Signature and X-Slack-Request-Timestamp; secret: the signing secret), gitlab (X-Gitlab-Token equals the secret token), linear (Linear-Signature, hex over the body, and the body\'s webhookTimestamp), sentry (Sentry-Hook-Signature, hex over the body; secret: the client secret), pagerduty (v3 X-PagerDuty-Signature, v1=<hex> entries), shopify (X-Shopify-Hmac-Sha256, base64 over the body; secret: the client secret), jira (X-Hub-Signature: sha256=<hex> over the body), bearer (Authorization: Bearer <secret>, e.g. from Alertmanager: a token that opens this path only).'),
-    secret: z.string().min(1).describe('The signing secret shared with the sender (${ENV} allowed, also in mapping files); standard-webhooks takes the whsec_<base64> form.'),
-    header: z
+      .describe(
+        "Signature scheme: github (X-Hub-Signature-256), stripe (Stripe-Signature), standard-webhooks (webhook-id/-timestamp/-signature, or Svix's svix-id/-timestamp/-signature), hmac-sha256 and hmac-sha1 (the digest of the body, or of `timestampHeader`'s value then the body, in `header`; Intercom, Vercel, Typeform, Zendesk), twilio (X-Twilio-Signature over the URL and sorted form fields; secret: the auth token; sharedKey: a Webhook Setting's SharedKey), slack (v0 X-Slack-Signature and X-Slack-Request-Timestamp), gitlab (X-Gitlab-Token equals the secret token), linear (Linear-Signature and the body's webhookTimestamp), sentry (Sentry-Hook-Signature), pagerduty (v3 X-PagerDuty-Signature), shopify (X-Shopify-Hmac-Sha256, or Shopify-Hmac-Sha256 from Events), jira (X-Hub-Signature: sha256=<hex>), bearer (Authorization: Bearer <secret>), ed25519 (Discord interactions: X-Signature-Ed25519 over X-Signature-Timestamp then the body; publicKey), hubspot (v3 X-HubSpot-Signature-v3 over method, URL, body and timestamp), calendly (Calendly-Webhook-Signature t=,v1=), zoom (x-zm-signature v0= over v0:<x-zm-request-timestamp>:<body>), shared-secret (`header` equals the secret, e.g. Cloudflare's cf-webhook-auth), basic (HTTP basic auth: `username` and the secret as password), msgraph (Microsoft Graph: every notification's clientState equals the secret; the validationToken request is admitted for its echo), sendgrid (X-Twilio-Email-Event-Webhook-Signature, ECDSA over the timestamp and body; secret: the verification key), mailgun (the body's signature object: hex HMAC-SHA256 of timestamp and token; secret: the webhook signing key), netlify (X-Webhook-Signature, a JWS HS256 whose sha256 claim is the body's), notion (X-Notion-Signature: sha256=<hex> over the body; secret: the verification token; the unsigned verification request is admitted for its answer).",
+      ),
+    secret: z
       .string()
-      .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name')
+      .min(1)
       .optional()
-      .describe('hmac-sha256 only: the header carrying the hex digest of the raw body (a sha256= prefix is allowed).'),
+      .describe('The signing secret shared with the sender (${ENV} allowed, also in mapping files); standard-webhooks takes the whsec_<base64> form; basic: the password. Required by every type but ed25519 (publicKey) and twilio with a sharedKey.'),
+    header: headerName
+      .optional()
+      .describe('hmac-sha256, hmac-sha1 and shared-secret: the header carrying the digest (a sha256= or sha1= prefix is allowed) or the secret.'),
+    encoding: z.enum(['hex', 'base64']).optional().describe('hmac-sha256 and hmac-sha1: how the digest is written in `header` (default hex; Zendesk and Typeform write base64).'),
+    timestampHeader: headerName
+      .optional()
+      .describe("hmac-sha256 and hmac-sha1: the header whose value is signed before the body (Zendesk's X-Zendesk-Webhook-Signature-Timestamp): unix seconds, unix milliseconds or ISO 8601, within toleranceSeconds of now."),
     toleranceSeconds: z
       .number()
       .int()
       .positive()
       .optional()
-      .describe('stripe, standard-webhooks, slack and linear: largest accepted distance between the signed timestamp and now, in seconds (default 300; linear 60, as Linear advises).'),
+      .describe(
+        'Schemes that sign a timestamp (stripe, standard-webhooks, slack, linear, ed25519, hubspot, calendly, zoom, and hmac-* with timestampHeader): largest accepted distance between the signed timestamp and now, in seconds, in either direction (default 300; linear 60 and calendly 180, as those senders advise).',
+      ),
     url: z
       .string()
       .url()
       .optional()
-      .describe('twilio only: the URL exactly as configured in Twilio (scheme, host, path, query), when a proxy changes the URL herald sees; default: the URL of the request.'),
+      .describe('twilio and hubspot: the URL exactly as configured at the sender (scheme, host, path, query), when a proxy changes the URL herald sees; default: the URL of the request.'),
+    publicKey: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'a hex Ed25519 public key (64 hex digits)')
+      .optional()
+      .describe("ed25519 only: the sender's public key, hex (Discord: the application's Public Key)."),
+    sharedKey: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("twilio only: the secret of the SharedKey a Twilio Webhook Setting signs with (${ENV} allowed); a request carrying X-Twilio-Webhooks-Signature-Settings is verified with it and the header's algorithm (HMAC_SHA1 or HMAC_SHA256)."),
+    username: z.string().min(1).optional().describe('basic only: the user name the sender sends (compared in constant time, like the password in secret).'),
   })
   .strict();
 
 export type MappingAuth = z.output<typeof mappingAuthSchema>;
 
 const httpStatus = z.number().int().min(200).max(599);
-const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name');
 
 /**
  * The mapping answers the request itself instead of the generic 200/202: a handshake (`when`,

@@ -1,6 +1,8 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { fallbackSchema, retryPolicySchema } from './delivery-policy-schema.js';
 import { duration, positiveDuration } from './duration-schema.js';
+import { mappingTrafficFields } from './traffic-schema.js';
 import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from './mapping-schema.js';
 
 /** a job id: it names the job's session (`cron:<id>`), its URL and its metrics label */
@@ -92,6 +94,8 @@ export const scheduleDeliverySchema = z
     mode: z.enum(['announce', 'none', 'webhook']).default('announce').describe('announce: the reply goes to `channel`/`to`, as a hook run\'s does; webhook: to the webhook channel (channels.webhook), `to` passed in its body; none: not delivered (the main session still gets its summary).'),
     channel: z.string().optional().describe('announce: `last` (default) or a channel plugin id or alias.'),
     to: z.string().optional().describe('The recipient on the channel.'),
+    retry: retryPolicySchema.optional().describe("Retry schedule of the job's replies, over its agent's and its channel's (as a mapping's `retry`)."),
+    fallback: fallbackSchema.optional().describe(`${fallbackSchema.description} For the job's replies (over its agent's), as a mapping's \`fallback\`.`),
   })
   .strict();
 
@@ -114,6 +118,8 @@ export const scheduleJobSchema = z
       .describe('A fire found more than schedules.missedAfter past its due time (herald was down) runs once at start (true), or is recorded as missed and skipped (false). Several missed fires of one job run once, never in a burst.'),
     overlap: z.enum(['skip', 'queue']).default('skip').describe('A fire while the job\'s previous run is still queued or running: skip it (recorded as skipped), or queue a run behind it.'),
     jitter: duration.default('0').describe('Each fire is delayed by a random time up to this, spreading jobs that share a time.'),
+    concurrency: mappingTrafficFields.concurrency.describe("At most this many of the job's runs executing at once, across all replicas (as a mapping's `concurrency`); the others wait in order."),
+    rate: mappingTrafficFields.rate.describe("At most `runs` of the job's runs starting per window `per`, counted in the store (as a mapping's `rate`): `wait` holds a run until the window allows, `reject` skips the fire (recorded as skipped, `rate limited`)."),
     followUp: z
       .object({
         runId: z.string().describe('The run whose agent set it.'),
@@ -129,6 +135,9 @@ export const scheduleJobSchema = z
     const fits = job.sessionTarget === 'main' ? 'systemEvent' : 'agentTurn';
     if (job.payload.kind !== fits) ctx.addIssue({ code: 'custom', path: ['payload', 'kind'], message: `sessionTarget "${job.sessionTarget}" takes a ${fits} payload` });
     if (job.sessionTarget === 'main' && job.sessionKey !== undefined) ctx.addIssue({ code: 'custom', path: ['sessionKey'], message: 'only an isolated job has a session of its own' });
+    for (const field of ['concurrency', 'rate'] as const) {
+      if (job.sessionTarget === 'main' && job[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'only an isolated job makes runs to govern' });
+    }
   });
 
 export type ScheduleJob = z.output<typeof scheduleJobSchema>;

@@ -7,6 +7,7 @@ import { agentToolsSchema, toolsSchema } from './tools-schema.js';
 import { duration } from './duration-schema.js';
 import { fallbackSchema, retryPolicySchema } from './delivery-policy-schema.js';
 import { schedulesSchema } from './schedules-schema.js';
+import { tracingSchema } from './tracing-schema.js';
 
 /**
  * The whole configuration file, declared once: types come from `z.infer`, validation from
@@ -387,7 +388,7 @@ export const knowledgeLimitsSchema = z
       .min(64)
       .default(256)
       .describe(
-        'Heap limit of a parse worker thread (MB, its young and old generations together), enforced by V8 in the worker: a document needing more is refused with 422 naming this key, before parsing when its size already tells (a DOCX takes at least 0.75 KB per XML element), else when the worker reaches the limit and is replaced. A worker whose heap grew past 64 MB ends after its parse, returning the memory.',
+        'Heap limit of a parse worker thread (MB, its young and old generations together), enforced by V8 in the worker: a document needing more is refused with 422 naming this key, before parsing when its size already tells (a DOCX takes at least 0.75 KB per XML element), else when the worker reaches the limit and is replaced. A worker whose heap grew past 32 MB ends after its parse, returning the memory.',
       ),
     workers: z.number().int().positive().max(64).default(1).describe('Worker threads reading documents at once; further uploads wait their turn.'),
     maxQueued: z
@@ -482,6 +483,7 @@ export const coreConfigShape = {
   tools: toolsSchema.default(toolsSchema.parse({})).describe('Tools: MCP servers the agents may call, the limits of a turn\'s tool calls, and approvals by a person (docs/tools.md).'),
   alerts: alertsSchema.default(alertsSchema.parse({})).describe('Alerts: conditions an operator hears about (a delivery failed for good, failing runs, a silent source, a stale queue, an unhealthy watcher, an unreachable database), sent to channel targets once per incident, with a resolved notice when it clears.'),
   schedules: schedulesSchema.default(schedulesSchema.parse({})).describe('Schedules: jobs that fire at a time, every period or by a cron expression, each an agent run or a main-session event (docs/schedules.md).'),
+  tracing: tracingSchema.prefault({}).describe('Traces (OpenTelemetry): one request followed from the sender to the reply in the operator\'s tracing stack; off unless OTEL_EXPORTER_OTLP_ENDPOINT or `enabled` says otherwise (docs/operations.md#tracing).'),
   channels: z.record(z.string(), z.unknown()).default({}).describe('Channel plugin settings by plugin id; each plugin declares its own schema.'),
   plugins: z.array(z.string()).default([]).describe('Third-party plugins: paths (relative to this file) or package names.'),
 };

@@ -44,7 +44,7 @@ export const mappingTrafficFields = {
         .int()
         .positive()
         .default(262_144)
-        .describe('Most bytes (UTF-8) of one coalesced run\'s message: an event that would pass it starts a new run, so the turn\'s prompt stays within what its model takes and each joining event rewrites at most this much.'),
+        .describe('Most bytes (UTF-8) of one coalesced run\'s message: an event that would pass it starts a new run, so the turn\'s prompt stays within what its model takes. Each joining event is appended in the store, the events before it neither read nor rewritten.'),
     })
     .strict()
     .optional()

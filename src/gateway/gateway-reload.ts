@@ -30,6 +30,7 @@ export const RESTART_ONLY = [
   'gateway.port',
   'gateway.metrics',
   'gateway.log',
+  'gateway.trustedProxies',
   'hooks.enabled',
   'hooks.path',
   'hooks.idempotencyTtlHours',
@@ -43,6 +44,7 @@ export const RESTART_ONLY = [
   'agents.defaults.maxConcurrent',
   'platform.rateLimit',
   'platform.knowledge',
+  'schedules.missedAfter',
   'delivery.concurrency',
   'delivery.leaseMs',
 ] as const;
@@ -65,6 +67,11 @@ export interface ReloadTarget {
   checks?: Pick<ActionContext, 'recipientFault' | 'isConfigured' | 'accountFault'>;
   /** the MCP servers: those whose settings changed are connected again, removed ones stopped, added ones started */
   tools?: { reload(tools: ToolsConfig): Promise<unknown> };
+  /** the alert rules and schedule jobs, read again once the new config is in place */
+  alerts?: { reconfigure(): void };
+  schedules?: { reconfigure(): Promise<void> };
+  /** what the start refuses of a config's alert, approval and schedule targets (a channel not configured, ...) */
+  targetFaults?: (config: HeraldConfig) => string[];
   store: Store;
   logger: Logger;
 }
@@ -135,10 +142,13 @@ export async function reloadGateway(target: ReloadTarget, reason: string, mappin
     // section), so what runs and what the config object says agree
     for (const key of restartRequired) set(fresh, key, structuredClone(get(running, key)));
     mappings = await resolveMappings(loaded, { ...target.checks, config: loaded.config, channelNames: target.plugins.channelNames(), logger, warnings, transformRunner: target.transformRunner });
+    const targetFaults = target.targetFaults?.(loaded.config) ?? [];
+    if (targetFaults.length) throw new ConfigError(targetFaults);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    logger.error({ reason, config: target.file, faults: error.faults }, 'config reload refused: the running config stays');
-    return { ok: false, changed: [], restartRequired: [], faults: error.faults };
+    const faults = error.faults.map(serverEnvironment);
+    logger.error({ reason, config: target.file, faults }, 'config reload refused: the running config stays');
+    return { ok: false, changed: [], restartRequired: [], faults };
   }
   const next = structuredClone(loaded.config) as unknown as Record<string, unknown>;
   const channelSections = new Map<string, string>(target.plugins.channels().map((p: PluginDefinition) => [p.id, json(pluginSection(target.config, p))]));
@@ -149,6 +159,8 @@ export async function reloadGateway(target: ReloadTarget, reason: string, mappin
   target.models.useConfig(target.config);
   await reloadChannels(target, channelSections);
   await target.tools?.reload(target.config.tools);
+  target.alerts?.reconfigure();
+  await target.schedules?.reconfigure();
 
   const applied = changed.filter((key) => !restartRequired.includes(key));
   if (mappingsChanged) applied.push('mappings/');
@@ -158,6 +170,15 @@ export async function reloadGateway(target: ReloadTarget, reason: string, mappin
     logger.warn({ reason, restartRequired }, `config reloaded, but these settings take effect only after a restart: ${restartRequired.join(', ')}`);
   }
   return { ok: true, changed: applied, restartRequired: [...restartRequired] };
+}
+
+/**
+ * A reload reads `${ENV}` from the running server's environment, fixed when it started: a variable
+ * exported in the shell that runs `herald reload` never reaches it. The fault says so.
+ */
+function serverEnvironment(fault: string): string {
+  if (!/environment variable \S+ is not set/.test(fault) && !/\$\{[A-Z0-9_]+\}.*not set/i.test(fault)) return fault;
+  return `${fault} (a reload reads the environment herald serve started with, not your shell's: set the variable where the server runs and restart it)`;
 }
 
 /** a channel whose section changed gets new adapters (one per account); one whose section is gone is removed */

@@ -3,6 +3,9 @@ import { RunWaiter } from '../runtime/runs/run-waiter.js';
 import { FailedAuthLimiter } from '../http/failed-auth-limiter.js';
 import { withHooksSurface } from '../http/hooks/hooks-listener.js';
 import { withChatCompletions } from '../http/v1/chat-listener.js';
+import { CHAT_MAX_BODY_BYTES, chatSurface } from '../http/v1/chat-completions.js';
+import { hookSurface } from '../http/hooks/hook-surface.js';
+import { nodeDoor } from '../http/exchange/node-door.js';
 import { PlatformGate } from '../http/v1/platform-auth.js';
 import { RateLimiter } from '../platform/rate-limiter.js';
 import { TrustedProxies } from '../http/trusted-proxies.js';
@@ -70,13 +73,16 @@ import { ConfigError } from '../errors.js';
 import { builtinTools } from '../tools/builtin/builtin-tools.js';
 import { createToolbox } from '../tools/toolbox.js';
 import { McpServers } from '../tools/mcp/mcp-servers.js';
+import { flushTracing, startTracing } from '../tracing/tracing.js';
+import { resolveTracing } from '../tracing/tracing-options.js';
+import { version as heraldVersion } from '../http/openapi/herald-version.js';
 
 export interface Gateway {
   app: Hono;
   /**
    * the server's request listener: `rest` (hono's, for `app`) with the webhook surface and chat
-   * completions answered from Node's request directly (src/http/hooks/hooks-listener.ts,
-   * src/http/v1/chat-listener.ts)
+   * completions answered from Node's request directly, through their Node doors
+   * (src/http/exchange/node-door.ts; the same pipelines as their hono doors in `app`)
    */
   withNodeRoutes(rest: RequestListener): RequestListener;
   config: HeraldConfig;
@@ -125,6 +131,10 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const { config, plugins } = loaded;
   const logger = options.logger ?? createLogger({ level: config.gateway.log.level });
   setVerboseErrors(logger, config.gateway.log.verboseErrors);
+  // before anything can start a span; off, nothing of OpenTelemetry is loaded (tracing.ts)
+  const tracing = resolveTracing(config.tracing, heraldVersion);
+  if (tracing && 'fault' in tracing) throw new ConfigError([tracing.fault]);
+  await startTracing(tracing);
   // every write of a receipt, run, event, message or delivery signals the console's live stream
   const store = withChangeFeed(await openStore(config));
   // before anything can take work or a request: a crashed predecessor's claims are taken back now
@@ -152,7 +162,13 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
 
   const resolveChannel = (name: string) => plugins.resolveChannel(name);
   const targetChannels = { configured: (channel: string) => instances.channels.get(channel), resolveChannel, recipientFault: (channel: string, to: string) => plugins.recipientFault(channel, to) };
-  const targetFaults = [...alertTargetFaults(config.alerts, targetChannels), ...approvalTargetFaults(config.tools, targetChannels), ...scheduleTargetFaults('schedules.jobs', config.schedules.jobs, targetChannels)];
+  // a reloaded config's targets are judged against its own channel sections (a channel it adds starts with it; one it removes stops)
+  const configTargetFaults = (c: HeraldConfig) => {
+    const sections = c.channels as Record<string, unknown>;
+    const channels = c === config ? targetChannels : { ...targetChannels, configured: (channel: string) => (sections[channel] === undefined ? undefined : (instances.channels.get(channel) ?? { requiresRecipient: false })) };
+    return [...alertTargetFaults(c.alerts, channels), ...approvalTargetFaults(c.tools, channels), ...scheduleTargetFaults('schedules.jobs', c.schedules.jobs, channels)];
+  };
+  const targetFaults = configTargetFaults(config);
   if (targetFaults.length) {
     await store.close();
     throw new ConfigError(targetFaults);
@@ -205,15 +221,18 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     onRunFinished: metrics && ((status) => metrics.runFinished(status)),
     onApprovalNeeded: async (run, pending) => void (await approvals.announce(run, pending)),
   });
-  // a fired isolated job is a run of the queue like a hook's; a main job an event of the main session
-  const schedules = new Schedules({ config, store, runs, mainSession, heartbeat: wakeHeartbeat, defaultAgentId: agents.default().id, logger });
-  const followups = new Followups({ config, store, schedules });
   const dispatch = createDispatcher({
     mainSession, heartbeat: wakeHeartbeat, runs,
     // the engine is made below and swapped whole on reload: each run reads its mapping's settings of the moment
     traffic: (mappingId) => engine.mapping(mappingId)?.traffic,
     onAdmitted: metrics && ((mapping, admitted) => metrics.traffic.admitted(mapping, admitted)),
   });
+  // a fired isolated job is a run admitted as a hook's (its job's concurrency and rate); a main job an event of the main session
+  const schedules = new Schedules({
+    config, store, dispatch, mainSession, heartbeat: wakeHeartbeat, defaultAgentId: agents.default().id, logger,
+    onFired: metrics && ((id, outcome, lagMs) => metrics.schedules.fired(id, outcome, lagMs)),
+  });
+  const followups = new Followups({ config, store, schedules });
 
   const actionContext = {
     config,
@@ -225,16 +244,18 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     accountFault: (channel: string, accountId: string) => instances.accounts.accountFault(plugins.resolveChannel(channel) ?? channel, accountId),
   };
   const warnings = [...loaded.warnings];
+  const notes: string[] = [];
   // started by the first transform loaded: a gateway whose mappings have none never starts a worker
   const transformPool = new TransformPool(config.hooks.transformMemoryMb);
   const engine = new MappingsEngine([
     ...builtinMappings(actionContext),
-    ...(await resolveMappings(loaded, { ...actionContext, logger, warnings, transformRunner: transformPool }).catch(async (error: unknown) => {
+    ...(await resolveMappings(loaded, { ...actionContext, logger, warnings, notes, transformRunner: transformPool }).catch(async (error: unknown) => {
       await transformPool.close();
       throw error;
     })),
   ]);
   for (const warning of warnings) logger.warn({ config: loaded.file }, warning);
+  for (const note of notes) logger.info({ config: loaded.file }, note);
   const keys = new ApiKeyVerifier(config, store.apiKeys);
   const gate = new PlatformGate(keys, new RateLimiter(config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter('platform', logger));
   const platform = platformRoutes({ config, store, knowledge, parser, gate, turns, agents, files, vectorStores, logger });
@@ -257,7 +278,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
     const next = reloading.then(() =>
-      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault }, tools: mcp, store, logger }, reason, mappingsChanged),
+      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault }, tools: mcp, alerts, schedules, targetFaults: configTargetFaults, store, logger }, reason, mappingsChanged),
     );
     reloading = next.catch(() => undefined);
     return next;
@@ -267,10 +288,15 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     const tools = mcp.degraded();
     return tools && { tools };
   };
-  const app = createApp({ config, logger, store, engine, intake, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), metrics, reload, receipts, operator, hooksLimiter, mounts: [{ path: '/v1', app: platform }] });
-  const proxies = new TrustedProxies(config.gateway.trustedProxies);
-  const hooksSurface = { config, engine, intake, logger, limiter: hooksLimiter, receipts, metrics: metrics?.http, proxies };
-  const chatSurface = { config, turns, agents, logger, gate, proxies, metrics: metrics?.http };
+  // one pipeline per hot surface, whichever door (Node's request under herald serve, or hono's) a request comes through
+  const surfaces = {
+    hooks: hookSurface({ config, engine, intake, logger, limiter: hooksLimiter, receipts }),
+    chat: chatSurface({ config, turns, agents, gate, logger }),
+  };
+  const app = createApp({ config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
+  const nodeDoors = { logger, metrics: metrics?.http, proxies: new TrustedProxies(config.gateway.trustedProxies) };
+  const hooksDoor = nodeDoor(surfaces.hooks, { ...nodeDoors, maxBodyBytes: config.hooks.maxBodyBytes });
+  const chatDoor = nodeDoor(surfaces.chat, { ...nodeDoors, maxBodyBytes: CHAT_MAX_BODY_BYTES });
   const alerts = new AlertEvaluator({
     alerts: config.alerts,
     store,
@@ -297,7 +323,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reindexing: Promise<unknown> | undefined;
   const gateway: Gateway = {
     app,
-    withNodeRoutes: (rest) => withHooksSurface(hooksSurface, withChatCompletions(chatSurface, rest)),
+    withNodeRoutes: (rest) => withHooksSurface(config, hooksDoor, withChatCompletions(chatDoor, rest)),
     config,
     plugins,
     store,
@@ -364,6 +390,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       // the last calls' tokens are written before the store closes
       await usage.settled();
       await store.close();
+      // the spans of the work just finished, sent before the process goes
+      await flushTracing();
     },
   };
   return gateway;

@@ -9,7 +9,8 @@ declare module 'hono' {
   }
 }
 
-const peerOf = (c: Context) => (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress ?? 'local';
+/** the socket peer's address under @hono/node-server; `local` without one (app.request()) */
+export const peerOf = (c: Context) => (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress ?? 'local';
 
 /** Resolves the client address once per request (see TrustedProxies for when headers count). */
 export function clientAddressOf(proxies: TrustedProxies): MiddlewareHandler {

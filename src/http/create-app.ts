@@ -4,8 +4,6 @@ import type { HeraldConfig } from '../config/schema.js';
 import { HeraldError } from '../errors.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import type { HeraldMetrics } from '../metrics/herald-metrics.js';
-import type { HookIntake } from '../runtime/hook-intake.js';
-import type { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import type { DeliveryActions } from '../runtime/delivery/delivery-actions.js';
 import type { OperatorDeps } from './admin/operator-deps.js';
 import { ConsoleSessions } from './console/console-session.js';
@@ -17,9 +15,12 @@ import { reloadRoute } from './admin/reload-route.js';
 import { errorHandler, errorResponse } from './error-handler.js';
 import { clientAddressOf } from './client-address.js';
 import { FailedAuthLimiter } from './failed-auth-limiter.js';
-import { hooksRoutes } from './hooks/hooks-routes.js';
 import { mountLazily } from './server/lazy-routes.js';
-import { receiptMiddleware } from './hooks/receipt-middleware.js';
+import { honoDoor } from './exchange/hono-door.js';
+import type { ExchangeSurface } from './exchange/exchange-pipeline.js';
+import type { HookCall } from './hooks/answer-hook.js';
+import type { ApiPrincipal } from '../platform/api-keys.js';
+import { CHAT_COMPLETIONS_PATH } from './v1/chat-listener.js';
 import { metricsRoute } from './metrics-route.js';
 import { readinessRoute, type DegradedComponents } from './readiness-route.js';
 import { requestContext } from './request-context.js';
@@ -33,8 +34,6 @@ export interface AppDeps {
   logger: Logger;
   store: Store;
   engine: MappingsEngine;
-  /** the webhook use case the hook routes call */
-  intake: HookIntake;
   delivery: DeliveryActions;
   /** extra route groups mounted by later areas (the platform API), by path prefix */
   mounts?: { path: string; app: Hono }[];
@@ -48,23 +47,32 @@ export interface AppDeps {
   reload?: (reason?: string) => Promise<ReloadResult>;
   /** when given (gateway.metrics.enabled), requests are counted and GET /metrics serves them */
   metrics?: HeraldMetrics;
-  /** when given, every webhook request leaves a receipt */
-  receipts?: ReceiptRecorder;
   /** the operator's use cases: the admin API's lists and actions, and the console */
   operator?: OperatorDeps;
-  /** the webhook surface's failed-auth counts, when shared with Node's own listener for it (hooks-listener.ts) */
-  hooksLimiter?: FailedAuthLimiter;
+  /** the hot surfaces, one pipeline each, whose Node doors `herald serve` opens beside these hono ones (gateway-server.ts) */
+  surfaces: HotSurfaces;
+}
+
+/** the hot surfaces: the webhooks (when enabled), chat completions (when /v1 is mounted) */
+export interface HotSurfaces {
+  hooks?: ExchangeSurface<HookCall>;
+  chat?: ExchangeSurface<ApiPrincipal>;
 }
 
 /** The HTTP face of herald. It never listens: `serve` does, tests use `app.request()`. */
 export function createApp(deps: AppDeps): Hono {
   const prefix = hooksPrefix(deps.config.hooks.path);
   const app = new Hono(deps.config.hooks.enabled && prefix ? { router: new SurfaceRouter(prefix) } : {});
+  // the hot surfaces' doors come before the middleware, whose stages their pipelines run themselves
+  const proxies = new TrustedProxies(deps.config.gateway.trustedProxies);
+  const doorDeps = { logger: deps.logger, metrics: deps.metrics?.http, proxies };
+  const { hooks, chat } = deps.surfaces;
+  if (hooks && deps.config.hooks.enabled) app.all(`${prefix}/*`, honoDoor(hooks, doorDeps));
+  if (chat) app.post(CHAT_COMPLETIONS_PATH, honoDoor(chat, doorDeps));
   // one limiter per surface: wrong hook tokens must not lock operators out of /admin and /metrics
-  const hooksLimiter = deps.hooksLimiter ?? new FailedAuthLimiter('hooks', deps.logger);
   const operatorLimiter = new FailedAuthLimiter('operator', deps.logger);
   app.use('*', requestContext(deps.logger, deps.metrics?.http));
-  app.use('*', clientAddressOf(new TrustedProxies(deps.config.gateway.trustedProxies)));
+  app.use('*', clientAddressOf(proxies));
   const onError = errorHandler(deps.logger);
   app.onError(onError);
   app.notFound((c) => errorResponse(c, new HeraldError('HERALD_NOT_FOUND')));
@@ -74,14 +82,6 @@ export function createApp(deps: AppDeps): Hono {
   // the document's schemas and route declarations are loaded with its first request
   app.get('/openapi.json', async (c, next) => (await import('./openapi/openapi-route.js')).openApiRoute(deps)(c, next));
   if (deps.metrics) app.get('/metrics', metricsRoute({ config: deps.config, metrics: deps.metrics, limiter: operatorLimiter }));
-  if (deps.config.hooks.enabled) {
-    if (deps.receipts) {
-      const record = receiptMiddleware(deps.receipts, prefix);
-      app.use(prefix || '/', record);
-      app.use(`${prefix}/*`, record);
-    }
-    app.route(prefix, hooksRoutes({ ...deps, limiter: hooksLimiter }));
-  }
   if (deps.reload) app.post('/admin/reload', reloadRoute({ config: deps.config, limiter: operatorLimiter, reload: deps.reload }));
   const token = deps.config.gateway.auth.token;
   const sessions = token ? new ConsoleSessions(token, deps.config.gateway.console.sessionHours * 3_600_000, deps.store.state) : undefined;

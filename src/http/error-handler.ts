@@ -1,9 +1,9 @@
-import type { ServerResponse } from 'node:http';
 import type { Context, ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { errorCatalog, HeraldError } from '../errors.js';
 import { errorDetail } from '../log/log-detail.js';
+import type { Exchange, WholeAnswer } from './exchange/exchange.js';
 
 /** the OpenAI error type of each status, for the /v1 surface */
 export function openaiType(status: number): string {
@@ -60,12 +60,11 @@ export function answerableError(error: unknown, logger: Logger, reqId: string | 
 }
 
 /**
- * A thrown error as the answer of a route served from Node's own response (the webhook surface,
- * chat completions): its headers set on that response, its status and JSON body returned for the
- * caller to log, then write.
+ * A thrown error as the answer of an exchange (the webhook surface, chat completions), whichever
+ * door carries it: its headers set on the exchange's answer, its status and JSON body returned.
  */
-export function refusalOnNode(outgoing: ServerResponse, thrown: unknown, logger: Logger, requestId: string, path: string): { status: number; body: string } {
-  const refusal = answerableError(thrown, logger, requestId, path);
-  for (const name in refusal.headers) outgoing.setHeader(name, refusal.headers[name]!);
-  return { status: refusal.status, body: JSON.stringify(errorBody(refusal, path)) };
+export function refusalAnswer(x: Exchange, thrown: unknown, logger: Logger): WholeAnswer {
+  const refusal = answerableError(thrown, logger, x.requestId, x.path);
+  for (const name in refusal.headers) x.setHeader(name, refusal.headers[name]!);
+  return { status: refusal.status, body: JSON.stringify(errorBody(refusal, x.path)), contentType: 'application/json' };
 }

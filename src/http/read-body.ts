@@ -5,6 +5,8 @@ import { requestHeader } from './request-headers.js';
 
 export interface BodyLimits {
   maxBytes: number;
+  /** the config key that sets `maxBytes` (`hooks.maxBodyBytes`), named with it in a 413 */
+  key?: string;
   /** a body that sends nothing for this long is abandoned with 408 */
   idleTimeoutMs: number;
 }
@@ -28,7 +30,7 @@ export async function readBody(c: Context, limits: BodyLimits): Promise<Uint8Arr
       const { done, value } = await withIdleTimeout(reader.read(), limits.idleTimeoutMs);
       if (done) break;
       size += value.byteLength;
-      if (size > limits.maxBytes) throw tooLarge();
+      if (size > limits.maxBytes) throw tooLarge(limits);
       chunks.push(value);
     }
   } catch (error) {
@@ -40,12 +42,17 @@ export async function readBody(c: Context, limits: BodyLimits): Promise<Uint8Arr
 
 /** a body whose Content-Length is over the limit is refused before a byte is read */
 export function refuseDeclaredTooLarge(declared: string | undefined, limits: BodyLimits): void {
-  if (declared !== undefined && Number(declared) > limits.maxBytes) throw tooLarge();
+  if (declared !== undefined && Number(declared) > limits.maxBytes) throw tooLarge(limits);
 }
 
 // the unread rest of the body must not be parsed as the next request on a kept-alive socket
 const CLOSE = { Connection: 'close' };
-const tooLarge = () => new HeraldError('HERALD_PAYLOAD_TOO_LARGE', undefined, { headers: CLOSE });
+/**
+ * names the limit, and its config key when it has one, so the operator knows what to raise; the
+ * same words whether the length was declared or counted while streaming
+ */
+const tooLarge = (limits: BodyLimits) =>
+  new HeraldError('HERALD_PAYLOAD_TOO_LARGE', limits.key ? `the body is larger than ${limits.key} (${limits.maxBytes} bytes)` : undefined, { headers: CLOSE });
 /**
  * The client went away mid-body (ECONNRESET, aborted): its fault, not herald's, and nobody is
  * left to read the answer. 499 (nginx's "client closed request") keeps it out of the 5xx counts;
@@ -93,7 +100,7 @@ export function readIncoming(incoming: IncomingMessage, limits: BodyLimits): Pro
     const onData = (chunk: Buffer) => {
       idle.refresh();
       size += chunk.byteLength;
-      if (size > limits.maxBytes) return fail(tooLarge());
+      if (size > limits.maxBytes) return fail(tooLarge(limits));
       chunks.push(chunk);
     };
     const onEnd = () => {

@@ -4,12 +4,11 @@ import type { Logger } from 'pino';
 import type { HttpMetrics } from '../metrics/http-metrics.js';
 import { randomUuid } from '../time/random-uuid.js';
 import { requestHeader } from './request-headers.js';
+import { annotate } from '../tracing/tracing.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
     requestId: string;
-    /** the mapping that handled a hook request, for the access log */
-    mappingId?: string;
     /** body bytes actually read, for the access log */
     bodyBytes?: number;
   }
@@ -52,7 +51,7 @@ export function requestContext(logger: Logger, metrics?: HttpMetrics): Middlewar
       path: c.req.path,
       status: c.res.status,
       started,
-      mappingId: c.get('mappingId'),
+      mappingId: undefined,
       bodyBytes: c.get('bodyBytes'),
       declaredLength: requestHeader(c, 'content-length'),
     });
@@ -75,6 +74,7 @@ export interface AnsweredRequest {
 /** counts an answered request in the metrics and writes its access-log line */
 export function requestAnswered(logger: Logger, metrics: HttpMetrics | undefined, r: AnsweredRequest): void {
   const ms = performance.now() - r.started;
+  annotate({ 'http.response.status_code': r.status, 'herald.mapping.id': r.mappingId });
   metrics?.record(r.path, r.method, r.status, ms / 1000, r.mappingId);
   // probes hit every few seconds: their lines would drown the rest, so they are debug
   const level = r.path === '/healthz' || r.path === '/readyz' ? 'debug' : 'info';

@@ -1,5 +1,5 @@
 import { randomHex } from '../utils/random-hex.js';
-import type { KnowledgeDocument, KnowledgeRepo, NewKnowledgeChunk, NewKnowledgeDocument } from '../store/port.js';
+import type { KnowledgeDocument, KnowledgeRepo, NewKnowledgeChunk, NewKnowledgeChunks, NewKnowledgeDocument } from '../store/port.js';
 import type { Embedder } from './embedder.js';
 import { fuseRankings } from './searching/fuse-rankings.js';
 import type { KnowledgePassage } from './knowledge-passage.js';
@@ -21,6 +21,8 @@ export const newId = (prefix: string) => `${prefix}_${randomHex(12)}`;
 const CANDIDATES = 24;
 /** chunks indexed again per transaction by `upgrade`: small, as the event loop serves requests between batches */
 const UPGRADE_BATCH = 100;
+/** texts per embeddings request while a document is added: its texts are never all copied out at once */
+const EMBED_BATCH = 256;
 
 export interface KnowledgeIndexOptions {
   /** platform.knowledge.embeddings: hybrid retrieval when set */
@@ -64,15 +66,26 @@ export class KnowledgeIndex {
 
   /**
    * Stores a document and its chunks at once (texts, or texts with their index form made off the
-   * main thread); a concurrent duplicate returns the one stored first. With an embeddings model
-   * the chunks are embedded first: a failure there stores nothing (HERALD_EMBEDDINGS_FAILED).
+   * main thread, read one at a time as the store writes them); a concurrent duplicate returns the
+   * one stored first. With an embeddings model the chunks are embedded first, `EMBED_BATCH` texts
+   * at a time: a failure there stores nothing (HERALD_EMBEDDINGS_FAILED).
    */
-  async add(doc: NewKnowledgeDocument, chunks: (string | NewKnowledgeChunk)[]): Promise<{ document: KnowledgeDocument; created: boolean }> {
-    const indexed = chunks.map((c) => (typeof c === 'string' ? { content: c, terms: indexTextOf(c) } : c));
+  async add(doc: NewKnowledgeDocument, chunks: (string | NewKnowledgeChunk)[] | NewKnowledgeChunks): Promise<{ document: KnowledgeDocument; created: boolean }> {
+    const indexed: NewKnowledgeChunks = {
+      length: chunks.length,
+      at: (i) => {
+        const c = chunks.at(i);
+        return typeof c === 'string' ? { content: c, terms: indexTextOf(c) } : c;
+      },
+    };
     const { embedder } = this.options;
     if (!embedder) return this.repo.add(doc, indexed);
-    const vectors = await embedder.embed(indexed.map((c) => c.content));
-    return this.repo.add({ ...doc, embeddingModel: embedder.ref }, indexed.map((c, i) => ({ ...c, embedding: vectors[i] })));
+    const vectors: Float32Array[] = [];
+    for (let from = 0; from < indexed.length; from += EMBED_BATCH) {
+      const texts = Array.from({ length: Math.min(EMBED_BATCH, indexed.length - from) }, (_, i) => indexed.at(from + i)!.content);
+      vectors.push(...(await embedder.embed(texts)));
+    }
+    return this.repo.add({ ...doc, embeddingModel: embedder.ref }, { length: indexed.length, at: (i) => indexed.at(i) && { ...indexed.at(i)!, embedding: vectors[i] } });
   }
 
   /** a document's chunks, in order */

@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 
 import { LogBlocks } from './log-blocks.js';
 import { censorSecrets } from './log-censor.js';
+import { logTraceFields } from '../tracing/tracing.js';
 
 export { REDACTED_KEYS } from './log-censor.js';
 
@@ -32,6 +33,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       timestamp: pino.stdTimeFunctions.isoTime,
       // secrets censored by key (log-censor.ts) in every line
       formatters: { log: censorSecrets },
+      // trace_id and span_id of the span a line is written in (nothing while tracing is off)
+      mixin: logTraceFields,
     },
     destination,
   );

@@ -8,6 +8,7 @@ import { checkExpressions } from './templates/jsonata-expression.js';
 import type { CompiledMapping } from './compiled-mapping.js';
 import type { ActionContext } from './hook-action.js';
 import { listMappingFiles, readMappingFile } from './mapping-files.js';
+import { presetDuplicateAdvice, shadowPresetPaths } from './preset-shadowing.js';
 import { mappingSchema, type Mapping } from '../config/mapping-schema.js';
 import { InProcessTransforms } from './transforms/in-process-transforms.js';
 import { TransformLoader } from './transforms/transform-loader.js';
@@ -19,6 +20,8 @@ export type MappingContext = Pick<ActionContext, 'config' | 'channelNames' | 're
   logger?: Logger;
   /** receives what loads but deserves attention (a transform not there yet, ...), each naming its mapping */
   warnings?: string[];
+  /** receives what the operator should know once, though nothing is wrong (a preset's path shadowed by your mappings) */
+  notes?: string[];
   /** where transforms run: the gateway passes its worker pool; without one, in the calling thread */
   transformRunner?: TransformRunner;
 };
@@ -47,13 +50,16 @@ export interface MappingSource {
   parsed?: boolean;
 }
 
-/** `hooks.mappings`, then every file of `hooks.mappingsDir` in name order, then the enabled presets. */
-export function collectMappingSources(loaded: MappingInputs): MappingSource[] {
+/**
+ * `hooks.mappings`, then every file of `hooks.mappingsDir` in name order, then the enabled presets,
+ * less the preset mappings of a path your mappings serve (each shadowed path is a note).
+ */
+export function collectMappingSources(loaded: MappingInputs, notes?: string[]): MappingSource[] {
   const sources: MappingSource[] = loaded.config.hooks.mappings.map((raw, i) => ({ origin: `hooks.mappings[${i}]`, raw, parsed: true }));
   for (const file of listMappingFiles(loaded.config.hooks.mappingsDir)) {
     readMappingFile(file).forEach((raw, i) => sources.push({ origin: `${file}[${i}]`, raw, substituteAuthEnv: true }));
   }
-  return [...sources, ...loaded.plugins.presetMappings(loaded.config)];
+  return shadowPresetPaths([...sources, ...loaded.plugins.presetMappings(loaded.config)], notes);
 }
 
 /** Validates and compiles mapping sources; every fault of every mapping is reported at once. */
@@ -88,7 +94,7 @@ export async function compileMappingSources(sources: MappingSource[], loaded: Pi
       }
     }
     const earlier = seen.get(mapping.id);
-    if (earlier) faults.push(`${label}: duplicate mapping id (also used by ${earlier})`);
+    if (earlier) faults.push(`${label}: duplicate mapping id (also used by ${earlier})${presetDuplicateAdvice(source.origin, earlier)}`);
     seen.set(mapping.id, source.origin);
     const own: string[] = [];
     const notes: string[] = [];
@@ -138,5 +144,5 @@ function mixedAuthFaults(compiled: CompiledMapping[], labels: Map<CompiledMappin
  * `hooks.mappingsDir`, then the enabled presets. A fault throws ConfigError naming the mapping.
  */
 export async function resolveMappings(loaded: MappingInputs, ctx: MappingContext): Promise<CompiledMapping[]> {
-  return compileMappingSources(collectMappingSources(loaded), loaded, ctx);
+  return compileMappingSources(collectMappingSources(loaded, ctx.notes), loaded, ctx);
 }

@@ -15,7 +15,7 @@ export class AlertMetrics {
   constructor(registry: Registry, openAlerts: () => Promise<AlertRecord[]>) {
     this.alerts = new Counter({
       name: 'herald_alerts_total',
-      help: 'Alert incidents by condition (delivery.failed, runs.failing, ...) and event (raised, suppressed within the cooldown, resolved).',
+      help: 'Alert incidents by condition (delivery.failed, runs.failing, schedule.missed, ...) and event (raised, suppressed within the cooldown, resolved).',
       labelNames: ['condition', 'event'],
       registers: [registry],
     });

@@ -3,6 +3,7 @@ import type { AlertRecord, RunStatus } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
 import { AlertMetrics } from './alert-metrics.js';
 import { HttpMetrics } from './http-metrics.js';
+import { ScheduleMetrics } from './schedule-metrics.js';
 import { ToolMetrics, type ToolCallOutcome, type ToolServerGaugeSource } from './tool-metrics.js';
 import { TrafficMetrics } from './traffic-metrics.js';
 import { UsageMetrics } from './usage-metrics.js';
@@ -25,6 +26,8 @@ export class HeraldMetrics {
   readonly usage: UsageMetrics;
   /** MCP servers' health and tool calls */
   readonly tools: ToolMetrics;
+  /** scheduled jobs' fires and their lag */
+  readonly schedules: ScheduleMetrics;
   /** a run's end counted by status (summed, see SummedCounter) */
   private readonly runs: SummedCounter<'status'>;
   private readonly runsByStatus = new Map<FinishedRunStatus, CountCell>();
@@ -45,6 +48,7 @@ export class HeraldMetrics {
     this.traffic = new TrafficMetrics(this.registry);
     this.usage = new UsageMetrics(this.registry);
     this.tools = new ToolMetrics(this.registry, options.toolServers);
+    this.schedules = new ScheduleMetrics(this.registry);
     this.runs = new SummedCounter({
       name: 'herald_runs_total',
       help: 'Agent runs finished, by final status (succeeded, failed, timed_out).',

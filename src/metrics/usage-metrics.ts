@@ -24,7 +24,7 @@ export class UsageMetrics {
   constructor(registry: Registry) {
     this.tokens = new SummedCounter({
       name: 'herald_tokens_total',
-      help: 'Model tokens spent, by agent, model, source (chat, response, run, heartbeat, embeddings), kind (prompt, completion) and whether herald estimated them.',
+      help: 'Model tokens spent, by agent, model, source (chat, response, run, schedule, heartbeat, embeddings), kind (prompt, completion) and whether herald estimated them.',
       labelNames: ['agent', 'model', 'source', 'kind', 'estimated'],
       registers: [registry],
     });

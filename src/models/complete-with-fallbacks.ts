@@ -1,3 +1,4 @@
+import { failureCause } from './provider-failure.js';
 import { deadline } from '../time/deadline.js';
 import type { ModelRegistry } from './model-registry.js';
 import { needsClientTools, type ModelRequest, type ModelResponse } from './provider.js';
@@ -7,13 +8,27 @@ export interface FallbackResult extends ModelResponse {
   /** the canonical ref of the model that answered */
   ref: string;
   /** what the models before it failed with, in order */
-  failures: { ref: string; error: string }[];
+  failures: ModelFailure[];
 }
 
 /** Every model of the chain failed; the message names each with its reason. */
+/** one model tried and why it gave no answer (never the upstream's body beyond its client's message) */
+export interface ModelFailure {
+  ref: string;
+  /** the provider it was sent to (`models.providers.<id>`), when the ref resolved */
+  provider?: string;
+  error: string;
+}
+
+/** the failures as a run records them: each model, its provider and its cause */
+export function describeFailures(failures: ModelFailure[]): string {
+  // an error that names its model already (a missing key) is not prefixed a second time
+  return failures.map((f) => (f.error.includes(`"${f.ref}"`) ? f.error : `model ${f.ref}${f.provider ? ` (provider ${f.provider})` : ''}: ${f.error}`)).join('; ');
+}
+
 export class AllModelsFailedError extends Error {
   /** `cause`: the last model's own error, so a log line can say why (ECONNREFUSED host:port, the upstream status) */
-  constructor(readonly failures: { ref: string; error: string }[], cause?: unknown) {
+  constructor(readonly failures: ModelFailure[], cause?: unknown) {
     super(failures.length === 1 ? failures[0]!.error : `every model failed: ${failures.map((f) => `${f.ref}: ${f.error}`).join('; ')}`, { cause });
     this.name = 'AllModelsFailedError';
   }
@@ -34,7 +49,7 @@ export async function completeWithFallbacks(
   options: { signal?: AbortSignal; deadline?: number; now?: () => number },
 ): Promise<FallbackResult> {
   const now = options.now ?? Date.now;
-  const failures: { ref: string; error: string }[] = [];
+  const failures: ModelFailure[] = [];
   let lastError: unknown;
   for (let index = 0; index < refs.length; index++) {
     const ref = refs[index]!;
@@ -43,8 +58,10 @@ export async function completeWithFallbacks(
     // while fallbacks remain, a time share of its own (GC-safe, see deadline.ts); the last model has the caller's limit only
     const shareMs = left > 1 && options.deadline !== undefined ? Math.max(0, (options.deadline - now()) / left) : undefined;
     const share = shareMs === undefined ? undefined : deadline(shareMs, options.signal);
+    let providerId: string | undefined;
     try {
       const { provider, resolved } = models.resolve(ref);
+      providerId = resolved.provider;
       // a model that would ignore the client's tools or format is not an answer to this request: the next one is
       if (needsClientTools(request) && !provider.clientTools) throw new Error('the model takes no client tools or structured output');
       const signal = share?.signal ?? options.signal;
@@ -54,8 +71,8 @@ export async function completeWithFallbacks(
       return copyWith(response, { ref: resolved.ref, failures });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      const reason = share?.timedOut ? `no answer within its share of the time limit (${Math.round(shareMs! / 1000)}s)` : error instanceof Error ? error.message : String(error);
-      failures.push({ ref, error: reason });
+      const reason = share?.timedOut ? `no answer within its share of the time limit (${Math.round(shareMs! / 1000)}s)` : failureCause(error);
+      failures.push({ ref, ...(providerId !== undefined && { provider: providerId }), error: reason });
       lastError = error;
     } finally {
       share?.clear();

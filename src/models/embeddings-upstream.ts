@@ -2,6 +2,7 @@ import { HeraldError } from '../errors.js';
 import type { EmbeddingsEndpoint } from './embeddings-client.js';
 import { OpenAICompatibleClient } from './openai-compatible-client.js';
 import { ProviderHttpError } from './provider-errors.js';
+import { traced } from '../tracing/tracing.js';
 
 export interface EmbeddingsCall {
   input: string[];
@@ -32,7 +33,17 @@ const TIMEOUT_MS = 60_000;
  * A 400 of the provider is the caller's (a `dimensions` the model does not take): answered as a
  * 400 with the provider's message and param. Anything else is the provider's failure: 502.
  */
-export async function requestEmbeddings(endpoint: EmbeddingsEndpoint, call: EmbeddingsCall): Promise<EmbeddingsAnswer> {
+export function requestEmbeddings(endpoint: EmbeddingsEndpoint, call: EmbeddingsCall): Promise<EmbeddingsAnswer> {
+  // OpenTelemetry's GenAI conventions, as for chat (model-span.ts): counts, never the inputs
+  const attributes = { 'gen_ai.operation.name': 'embeddings', 'gen_ai.provider.name': endpoint.ref.split('/')[0], 'gen_ai.request.model': endpoint.model, 'herald.model.ref': endpoint.ref, 'herald.embeddings.inputs': call.input.length };
+  return traced(`embeddings ${endpoint.model}`, { kind: 'client', attributes }, async (span) => {
+    const answer = await embeddingsOnce(endpoint, call);
+    span.set({ 'gen_ai.usage.input_tokens': answer.usage?.prompt_tokens });
+    return answer;
+  });
+}
+
+async function embeddingsOnce(endpoint: EmbeddingsEndpoint, call: EmbeddingsCall): Promise<EmbeddingsAnswer> {
   const client = new OpenAICompatibleClient({ baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey });
   const body = {
     model: endpoint.model,

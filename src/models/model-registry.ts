@@ -6,6 +6,8 @@ import { EMBEDDED_PROVIDER, resolveModelRef, type ResolvedModel } from './model-
 import { OpenAIModel, type OpenAIProviderConfig } from './openai-model.js';
 import type { ModelProvider } from './provider.js';
 import { catalogueProvider } from './provider-catalogue.js';
+import { tracedProvider } from './model-span.js';
+import { tracingOn } from '../tracing/tracing.js';
 
 /**
  * Providers by name, built once from config; `embedded` is always there, catalogue providers
@@ -50,7 +52,8 @@ export class ModelRegistry {
     const resolved = resolveModelRef(ref, this.config);
     const provider = resolved && (this.providers.get(resolved.provider) ?? this.fromCatalogue(resolved));
     if (!resolved || !provider) throw new Error(`unknown model "${ref}"`);
-    return { resolved, provider };
+    // every model call of every turn resolves its provider here: the one place its span begins
+    return { resolved, provider: tracingOn() ? tracedProvider(provider, resolved) : provider };
   }
 
   private fromCatalogue(resolved: ResolvedModel): ModelProvider | undefined {

@@ -1,4 +1,5 @@
 import { PushedItems } from '../utils/pushed-items.js';
+import { currentTraceparent } from '../tracing/tracing.js';
 import { ProviderAbortError, ProviderConnectionError, ProviderHttpError } from './provider-errors.js';
 import { SseDecoder } from './sse-decoder.js';
 import { UpstreamExchange, type BodySink } from './upstream-exchange.js';
@@ -155,6 +156,9 @@ function requestHeaders(accept: string, body: string | undefined, authorization:
   const headers = ['accept', accept, 'accept-encoding', 'gzip, deflate, br'];
   if (body !== undefined) headers.push('content-type', 'application/json');
   if (authorization) headers.push('authorization', authorization);
+  // the model call's span (model-span.ts) continues at the provider when it traces too
+  const traceparent = currentTraceparent();
+  if (traceparent !== undefined) headers.push('traceparent', traceparent);
   return headers;
 }
 

@@ -1,3 +1,4 @@
+import { HeraldError } from '../errors.js';
 /**
  * What a log line may say of a model provider failure: its kind, the network cause
  * (`ECONNREFUSED 127.0.0.1:11434`), the upstream's status and error code and its request id,
@@ -42,4 +43,19 @@ function networkCause(error: unknown): string | undefined {
     current = e.cause;
   }
   return undefined;
+}
+
+/**
+ * One model's failure in words an operator acts on, for the run's record: the client's message
+ * with the network cause the message hides (`Connection error. (ECONNREFUSED 127.0.0.1:8797)`),
+ * or with the upstream's status (`HTTP 401`) when the message does not start with it.
+ */
+export function failureCause(failure: unknown): string {
+  const message = failure instanceof Error ? failure.message : String(failure);
+  const fields = providerFailureFields(failure);
+  const extra: string[] = [];
+  if (typeof fields.cause === 'string' && !message.includes(fields.cause)) extra.push(fields.cause);
+  // herald's own errors carry the status they answer with, not an upstream's
+  if (!(failure instanceof HeraldError) && typeof fields.upstreamStatus === 'number' && !message.startsWith(String(fields.upstreamStatus))) extra.push(`HTTP ${fields.upstreamStatus}`);
+  return extra.length ? `${message} (${extra.join(', ')})` : message;
 }

@@ -10,6 +10,8 @@ export interface EnabledPreset {
   /** `hooks.presets[i]` */
   key: string;
   name: string;
+  /** the entry's own id: its mapping ids and session keys carry it (the preset's name unless listed more than once) */
+  id: string;
   plugin: PluginDefinition;
   preset: PresetDefinition;
   options: Record<string, unknown> & { path: string };
@@ -43,9 +45,20 @@ function isPreset(plugin: PluginDefinition | undefined): plugin is PluginDefinit
   return plugin?.preset !== undefined && plugin.roles.includes('preset');
 }
 
-/** every entry of `hooks.presets`, checked: the presets and every fault (unknown name, bad or missing option) */
+/**
+ * The id of an entry: its `id`, else the preset's name for the entry on the preset's own path or
+ * the only entry of its preset (so one instance keeps the ids it always had), else its path made
+ * an id (`gh-a`, `orgs/b` → `orgs-b`).
+ */
+export function instanceId(name: string, options: EnabledPreset['options'], preset: PresetDefinition, alone: boolean): string {
+  if (typeof options.id === 'string') return options.id;
+  if (alone || options.path === preset.path) return name;
+  return options.path.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || name;
+}
+
+/** every entry of `hooks.presets`, checked: the presets and every fault (unknown name, bad or missing option, two entries with one id) */
 export function enabledPresets(config: HeraldConfig, lookup: PresetLookup, known: () => string[]): { presets: EnabledPreset[]; faults: string[] } {
-  const presets: EnabledPreset[] = [];
+  const checked: Omit<EnabledPreset, 'id'>[] = [];
   const faults: string[] = [];
   config.hooks.presets.forEach((entry, i) => {
     const key = `hooks.presets[${i}]`;
@@ -55,21 +68,51 @@ export function enabledPresets(config: HeraldConfig, lookup: PresetLookup, known
       faults.push(`${key}: unknown preset "${name}" (known: ${known().join(', ') || 'none'})`);
       return;
     }
-    const checked = presetOptions(entry as PresetEntry, key, plugin, pluginSection(config, plugin));
-    faults.push(...checked.faults);
-    if (checked.options) presets.push({ key, name, plugin, preset: plugin.preset, options: checked.options });
+    const one = presetOptions(entry as PresetEntry, key, plugin, pluginSection(config, plugin));
+    faults.push(...one.faults);
+    if (one.options) checked.push({ key, name, plugin, preset: plugin.preset, options: one.options });
   });
+  const count = new Map<string, number>();
+  for (const { name } of checked) count.set(name, (count.get(name) ?? 0) + 1);
+  const taken = new Map<string, string>();
+  const presets = checked.map((entry) => ({ ...entry, id: instanceId(entry.name, entry.options, entry.preset, count.get(entry.name) === 1) }));
+  for (const { key, id, name } of presets) {
+    const earlier = taken.get(id);
+    if (earlier) faults.push(`${key}: id "${id}" is also ${earlier}'s: give each ${name} entry its own path (or id)`);
+    else taken.set(id, key);
+  }
   return { presets, faults };
+}
+
+/** a preset's mapping id or session key pattern, its preset's name replaced by the entry's id */
+function renamed(value: string, name: string, id: string): string {
+  if (value === name) return id;
+  return value.startsWith(`${name}-`) ? `${id}${value.slice(name.length)}` : `${id}-${value}`;
+}
+
+/**
+ * One entry's mappings told apart from another entry's of the same preset: each mapping id and
+ * the preset's own session keys (`hook:<name>:...`) carry the entry's id instead of the name.
+ */
+function asInstance(mapping: MappingConfig, name: string, id: string): MappingConfig {
+  if (id === name) return mapping;
+  const prefix = `hook:${name}:`;
+  return {
+    ...mapping,
+    ...(mapping.id !== undefined && { id: renamed(mapping.id, name, id) }),
+    ...(mapping.sessionKey?.startsWith(prefix) && { sessionKey: `hook:${id}:${mapping.sessionKey.slice(prefix.length)}` }),
+  };
 }
 
 /**
  * The mapping set of a preset: its own mappings with the run options given (agentId, deliver,
  * channel, to, sessionKey, model, ...) laid over each mapping that starts a run.
  */
-export function expandPreset(preset: PresetDefinition, options: EnabledPreset['options']): MappingConfig[] {
+export function expandPreset(preset: PresetDefinition, options: EnabledPreset['options'], instance?: { name: string; id: string }): MappingConfig[] {
   const run = Object.fromEntries(PRESET_RUN_OPTIONS.filter((k) => options[k] !== undefined).map((k) => [k, options[k]]));
+  const own = preset.mappings(options as never).map((mapping) => (instance ? asInstance(mapping, instance.name, instance.id) : mapping));
   // a wake starts no run, a skip answers 204: neither takes the run options
-  return preset.mappings(options as never).map((mapping) => (mapping.action === 'wake' || mapping.action === 'skip' ? mapping : { ...mapping, ...run }));
+  return own.map((mapping) => (mapping.action === 'wake' || mapping.action === 'skip' ? mapping : { ...mapping, ...run }));
 }
 
 /**
@@ -79,5 +122,6 @@ export function expandPreset(preset: PresetDefinition, options: EnabledPreset['o
 export function presetMappingSet(plugin: PluginDefinition, entry: PresetEntry, key = 'preset'): { mappings?: MappingConfig[]; faults: string[] } {
   if (!isPreset(plugin)) return { faults: [`${key}: "${plugin.id}" is not a preset`] };
   const { options, faults } = presetOptions(entry, key, plugin, undefined);
-  return options ? { mappings: expandPreset(plugin.preset, options), faults } : { faults };
+  if (!options) return { faults };
+  return { mappings: expandPreset(plugin.preset, options, { name: plugin.id, id: instanceId(plugin.id, options, plugin.preset, true) }), faults };
 }

@@ -68,8 +68,8 @@ export class PluginRegistry {
 
   /** the mapping data of every preset listed in `hooks.presets`, in that order */
   presetMappings(config: HeraldConfig): { origin: string; raw: unknown; preset: true }[] {
-    return this.enabledPresets(config).presets.flatMap(({ name, preset, options }) =>
-      expandPreset(preset, options).map((raw, i) => ({ origin: `preset ${name} [${i}]`, raw, preset: true as const })),
+    return this.enabledPresets(config).presets.flatMap(({ key, name, id, preset, options }) =>
+      expandPreset(preset, options, { name, id }).map((raw, i) => ({ origin: `${key} (${name}, mapping ${i})`, raw, preset: true as const })),
     );
   }
 

@@ -13,6 +13,11 @@ import { mappingToolsSchema } from '../config/tools-schema.js';
 export const presetCommonOptions = z
   .object({
     name: z.string().min(1).describe('The preset: "github", "stripe", ...'),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'letters, digits, - and _')
+      .optional()
+      .describe("This entry's own id, for a preset listed more than once: its mapping ids (<id>-issue, ...), session keys (hook:<id>:...), counters, usage and console rows. Default: the preset's name for the entry on the preset's own path (or the only entry of the preset), else the entry's path."),
     path: z
       .string()
       .min(1)

@@ -9,6 +9,7 @@ import type { Heartbeat } from './heartbeat.js';
 import type { MainSession } from './main-session.js';
 import type { RunQueue } from './runs/run-queue.js';
 import { copyWith } from '../utils/copy-with.js';
+import { annotate } from '../tracing/tracing.js';
 import type { RunCompletionReport } from './runs/run-completion-report.js';
 
 export type DispatchResult = (
@@ -24,8 +25,9 @@ export type DispatchResult = (
 /**
  * `options.runId`: the id an agent run gets, when the caller chose it beforehand.
  * `options.completes`: the idempotency key being processed; a wake completes it in the commit of its event.
+ * `options.traffic`: what governs the run when it is not a mapping's (a scheduled job's concurrency and rate).
  */
-export type DispatchAction = (action: HookAction, options?: { runId?: string; completes?: { scope: string; key: string } }) => Promise<DispatchResult>;
+export type DispatchAction = (action: HookAction, options?: { runId?: string; completes?: { scope: string; key: string }; traffic?: MappingTraffic }) => Promise<DispatchResult>;
 
 export interface DispatcherDeps {
   mainSession: MainSession;
@@ -42,7 +44,7 @@ export function createDispatcher(deps: DispatcherDeps): DispatchAction {
   // not an async function: an ungoverned run (most hook runs) answers one promise after its insert's
   return function dispatchAction(action, options = {}) {
     if (action.kind === 'wake') return dispatchWake(deps, action, options);
-    const admission = runAdmission(action, deps.traffic?.(action.source.mappingId));
+    const admission = runAdmission(action, options.traffic ?? deps.traffic?.(action.source.mappingId));
     if (!admission) return deps.runs.submit(action, { id: options.runId }).then((runId) => ({ status: 202, body: { ok: true, runId } }));
     return dispatchGoverned(deps, action, admission, options);
   };
@@ -67,6 +69,7 @@ async function dispatchWake(deps: DispatcherDeps, action: WakeAction, options: D
 async function dispatchGoverned(deps: DispatcherDeps, action: AgentAction, admission: RunAdmission, options: DispatchOptions): Promise<DispatchResult> {
   const admitted = await deps.runs.admit(action, admission, { id: options.runId });
   deps.onAdmitted?.(admission.mappingId, admitted);
+  annotate({ 'herald.admission': admitted.type, 'herald.admission.waited_for': admitted.type === 'queued' ? admitted.waitedFor : undefined });
   if (admitted.type === 'rate-limited') {
     throw new HeraldError('HERALD_RATE_LIMITED', 'rate limited', { headers: { 'Retry-After': String(Math.max(1, Math.ceil(admitted.retryAfterMs / 1000))) } });
   }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { annotate, traced } from '../tracing/tracing.js';
 import type { HeraldConfig } from '../config/schema.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';
 import { completeAgentTurn, type AgentTurnDeps } from '../agents/agent-turn.js';
@@ -58,7 +59,8 @@ export function heartbeatTurn(deps: HeartbeatTurnDeps): (shutdown?: AbortSignal,
         const events = await store.events.claimPending(MAIN_SESSION, { owner, now, until: now + leaseMs }, MAX_PENDING_EVENTS);
         claimed = events.map((e) => e.id);
         try {
-          await runTurn(deps, events, shutdown);
+          // a trace of its own: a turn over events from many requests (and schedules) belongs to none of them
+          await traced('herald.heartbeat', { parent: null, attributes: { 'herald.heartbeat.events': events.length, 'herald.heartbeat.periodic': periodic !== undefined } }, () => runTurn(deps, events, shutdown));
         } catch (error) {
           await store.events.release(claimed, owner).catch(() => {});
           throw error;
@@ -103,6 +105,7 @@ async function runTurn(deps: HeartbeatTurnDeps, events: SystemEvent[], shutdown?
       usage: { source: 'heartbeat' },
     });
     const ack = isHeartbeatAck(text, config.heartbeat.ackMaxChars);
+    annotate({ 'herald.heartbeat.ack': ack });
     await store.events.complete(events.map((e) => e.id));
     deps.logger.info({ events: events.length, ack }, 'heartbeat');
     if (!ack) await deps.delivery.deliverHeartbeatReply(text);

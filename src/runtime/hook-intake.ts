@@ -12,6 +12,7 @@ import type { MappingOutcome, PreparedMapping } from '../mappings/compiled-mappi
 import type { AgentAction } from '../mappings/hook-action.js';
 import type { RunWaiter } from './runs/run-waiter.js';
 import type { RunCompletionReporter } from './runs/run-completion-report.js';
+import { intakeSpan } from './intake-span.js';
 
 type Prepared = PreparedMapping & { mappingId: string };
 
@@ -70,7 +71,11 @@ export class HookIntake {
     this.keys = new HookIdempotency(deps.idempotency, { ttlMs: deps.ttlMs, lockMs: deps.lockMs });
   }
 
-  async accept(call: HookCall): Promise<HookOutcome> {
+  accept(call: HookCall): Promise<HookOutcome> {
+    return intakeSpan(call, (traced) => this.acceptCall(traced));
+  }
+
+  private async acceptCall(call: HookCall): Promise<HookOutcome> {
     const headerKey = call.idempotencyKey;
     if (headerKey !== undefined) return this.once(call, headerKey, async (runId) => this.finish(call, await this.prepare(call), runId, headerKey));
     // awaited only when it is on its way: most mappings (the built-in /wake and /agent among them) answer at once

@@ -29,6 +29,8 @@ export interface DeliveryRecord {
   fallbackOf?: string | null;
   /** when an operator last put it back in line (its age for `retry.maxAgeMs` counts from here) */
   retriedAt?: number | null;
+  /** the W3C traceparent of the span that queued it (its run's), so each attempt joins that trace; absent when none was recorded */
+  traceContext?: string | null;
 }
 
 /** Which failed deliveries an operator's bulk retry or abandon acts on; every given condition must hold. */

@@ -25,6 +25,15 @@ export interface NewKnowledgeChunk {
   embedding?: Float32Array;
 }
 
+/**
+ * A document's chunks as `add` reads them: one at a time, so a large document's need not all be
+ * strings at once (an array is one; so is a parse's packed answer, decoded as it is read).
+ */
+export interface NewKnowledgeChunks {
+  readonly length: number;
+  at(index: number): NewKnowledgeChunk | undefined;
+}
+
 /** A chunk a search may rank: it holds at least one of the query's terms. */
 export interface KnowledgeCandidate {
   documentId: string;
@@ -56,7 +65,7 @@ export interface KnowledgeRepo {
    * Stores a document and its chunks in one transaction, searchable once it resolves. The same
    * sha256 for the same agent (also two racing uploads) returns the document stored first (`created: false`).
    */
-  add(document: NewKnowledgeDocument, chunks: NewKnowledgeChunk[]): Promise<{ document: KnowledgeDocument; created: boolean }>;
+  add(document: NewKnowledgeDocument, chunks: NewKnowledgeChunks): Promise<{ document: KnowledgeDocument; created: boolean }>;
   get(id: string): Promise<KnowledgeDocument | undefined>;
   findByHash(agentId: string, sha256: string): Promise<KnowledgeDocument | undefined>;
   /** oldest first; every agent's when `agentId` is undefined */

@@ -39,6 +39,8 @@ export interface ReceiptRecord {
   replayOf: string | null;
   /** until when its payload is retained; null when it is not (or no longer) */
   retainedUntil: number | null;
+  /** the request's trace id when tracing was on, else null */
+  traceId?: string | null;
 }
 
 /** The raw body and the non-secret headers of a request, kept for replay and backtests. */

@@ -1,3 +1,4 @@
+import { coalescedCount } from './admission-plan.js';
 import { governedFields } from './governed-fields.js';
 import type { DeliveryRecord, IdempotencyRecord, ReceiptRecord, RunRecord, RunWaitReason, SystemEvent } from './port.js';
 import { parseRunAction } from './run-action.js';
@@ -24,6 +25,7 @@ export interface DeliveryRow {
   delivered_at: number | null;
   fallback_of: string | null;
   retried_at: number | null;
+  trace_context: string | null;
 }
 
 export const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
@@ -47,6 +49,8 @@ export const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
   deliveredAt: r.delivered_at,
   fallbackOf: r.fallback_of ?? null,
   retriedAt: r.retried_at ?? null,
+  // only a delivery queued while tracing was on carries one: a record without it reads as before
+  ...(r.trace_context != null && { traceContext: r.trace_context }),
 });
 
 export interface IdempotencyRow {
@@ -95,6 +99,7 @@ export interface ReceiptRow {
   latency_ms: number;
   replay_of: string | null;
   retained_until: number | null;
+  trace_id: string | null;
 }
 
 export const toReceipt = (r: ReceiptRow): ReceiptRecord => ({
@@ -117,6 +122,7 @@ export const toReceipt = (r: ReceiptRow): ReceiptRecord => ({
   latencyMs: r.latency_ms,
   replayOf: r.replay_of,
   retainedUntil: r.retained_until,
+  ...(r.trace_id != null && { traceId: r.trace_id }),
 });
 
 
@@ -157,6 +163,8 @@ export interface RunRow<Json = unknown> {
   coalesced: Json | null;
   /** RunRecord.turnState: null until the run's turn checkpointed */
   turn_state: Json | null;
+  /** RunRecord.traceContext */
+  trace_context: string | null;
 }
 
 /**
@@ -186,7 +194,9 @@ export const toRunRecord = <Json>(
   ...(r.rerun_of !== null && { rerunOf: r.rerun_of }),
   // only a governed run's record carries them
   ...((r.not_before ?? r.waited_for ?? r.coalesced) !== null &&
-    governedFields(r.not_before, r.waited_for, r.coalesced === null ? null : (json(r.coalesced) as unknown[]).length)),
+    governedFields(r.not_before, r.waited_for, r.coalesced === null ? null : coalescedCount(json(r.coalesced)))),
   // only a run whose turn called tools has one
   ...(r.turn_state != null && { turnState: json(r.turn_state) as Record<string, unknown> }),
+  // only a run made while tracing was on has one
+  ...(r.trace_context != null && { traceContext: r.trace_context }),
 });

@@ -43,9 +43,24 @@ export interface RunRecord {
    * on from there instead of asking its model again
    */
   turnState?: Record<string, unknown> | null;
+  /**
+   * the W3C traceparent of the span that made the run (its request's, when tracing is on), so the
+   * run, executed later or by another replica, stays in that trace; absent when none was recorded
+   */
+  traceContext?: string | null;
 }
 
 export type RunWaitReason = 'concurrency' | 'rate' | 'coalesce';
+
+/**
+ * How a coalesced run's message lists its events, made to grow by appending: the first event's
+ * message alone; when a second joins, `heading` and `marker(1)` go before it, and each event
+ * joining appends `marker(n)` and its message.
+ */
+export interface CoalescedList {
+  heading: string;
+  marker: (n: number) => string;
+}
 
 /** How a governed mapping's run is let in (see config/traffic-schema.ts). */
 export interface RunAdmission {
@@ -54,9 +69,12 @@ export interface RunAdmission {
   concurrency?: number;
   /** at most `runs` of the mapping's runs start per `perMs`; beyond: deferred, or refused when `reject` */
   rate?: { runs: number; perMs: number; reject: boolean };
-  /** the run joins the mapping's queued run of this key whose window is still open, if any; `message` lists the events' messages */
-  /** `maxEvents` and `maxBytes` bound one coalesced run: an event that would pass either starts a new run */
-  coalesce?: { key: string; windowMs: number; message: (messages: string[]) => string; maxEvents: number; maxBytes: number };
+  /**
+   * The run joins the mapping's queued run of this key whose window is still open, if any, its
+   * message appended to that run's as `list` says; `maxEvents` and `maxBytes` bound one
+   * coalesced run: an event that would pass either starts a new run.
+   */
+  coalesce?: { key: string; windowMs: number; list: CoalescedList; maxEvents: number; maxBytes: number };
 }
 
 export type AdmittedRun =

@@ -1,5 +1,6 @@
 import { scheduleJobSchema, type ScheduleJob } from '../config/schedules-schema.js';
 import { HeraldError } from '../errors.js';
+import type { ListQuery } from './operator-port.js';
 
 /** a job of the config (written again at every start) or one made through /admin/schedules */
 export type ScheduleOrigin = 'config' | 'api';
@@ -32,6 +33,17 @@ export interface ScheduleFire {
   detail: string | null;
 }
 
+/** the fires of every job, filtered as the receipts list is (newest due first, cursor on due time and job id) */
+export interface FireQuery extends ListQuery {
+  scheduleId?: string;
+  outcome?: FireOutcome;
+  runId?: string;
+  /** only fires made more than this long after their due time (started late) */
+  lateByMs?: number;
+  /** only fires that did not run as due: `missed`, `skipped`, or made more than `lateByMs` late */
+  notAsDue?: boolean;
+}
+
 export interface SchedulesRepo {
   /**
    * Inserts the job, or changes its definition and enabled state. `reschedule`: its next due time
@@ -61,6 +73,8 @@ export interface SchedulesRepo {
   settleFire(id: string, dueAt: number, outcome: Exclude<FireOutcome, 'claimed'>, detail?: string | null): Promise<boolean>;
   /** a job's fires, newest due first */
   fires(id: string, limit: number): Promise<ScheduleFire[]>;
+  /** the fires of every job (or one), newest due first, cursor-paginated like the receipts */
+  listFires(query: FireQuery): Promise<ScheduleFire[]>;
   /** fires still `claimed` that were claimed at or before `before` (their claimer presumably died), oldest first */
   unsettled(before: number, limit: number): Promise<ScheduleFire[]>;
 }

@@ -26,6 +26,7 @@ const LAYERS: string[][] = [
   ['store', 'plugin-sdk'],
   ['config'],
   ['log', 'time', 'utils', 'errors.ts'],
+  ['tracing'],
 ];
 
 function sourceFiles(dir: string): string[] {

@@ -46,6 +46,8 @@ describe('herald serve loads what its requests use', { timeout: 90_000 }, () => 
     });
     expect(modules).toContain('/src/http/hooks/');
     for (const unused of ['/node_modules/undici/', '/node_modules/@hono/node-server/', '/node_modules/openai/']) expect(modules, unused).not.toContain(unused);
+    // tracing is off: none of OpenTelemetry's SDK, and none of herald's side of it
+    for (const unused of ['/node_modules/@opentelemetry/sdk-trace', '/node_modules/@opentelemetry/exporter-trace', 'otel-tracer']) expect(modules, unused).not.toContain(unused);
     expect(builtins).not.toContain(NODE_FETCH);
     expect(builtins).not.toContain(HTTP2);
   });

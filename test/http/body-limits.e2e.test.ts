@@ -19,7 +19,7 @@ describe('request bodies over a real socket', () => {
       '0\r\n\r\n',
     ]);
     expect(res.status).toBe(413);
-    expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'payload too large' });
+    expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'the body is larger than hooks.maxBodyBytes (1000 bytes)' });
     expect(res.headers['x-request-id']).toBeTruthy();
     const events = await herald.gateway.store.events.list('main', 10);
     expect(events).toHaveLength(0);
@@ -36,7 +36,7 @@ describe('request bodies over a real socket', () => {
     herald = await startHerald(baseConfig({ hooks: { maxBodyBytes: 1000 } }));
     const res = await rawRequest(herald.url, head('Content-Length: 5000'), ['{"text":"']);
     expect(res.status).toBe(413);
-    expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'payload too large' });
+    expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'the body is larger than hooks.maxBodyBytes (1000 bytes)' });
     expect(res.headers['x-request-id']).toBeTruthy();
   });
 

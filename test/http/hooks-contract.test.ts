@@ -153,7 +153,7 @@ describe('webhook contract (app.request)', () => {
     const app = await testApp({ hooks: { maxBodyBytes: 64 } });
     const big = await app.request('/hooks/wake', post({ text: 'x'.repeat(100) }));
     expect(big.status).toBe(413);
-    expect(await big.json()).toEqual({ ok: false, error: 'payload too large' });
+    expect(await big.json()).toEqual({ ok: false, error: 'the body is larger than hooks.maxBodyBytes (64 bytes)' });
     const bad = await app.request('/hooks/wake', post('{"text": '));
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ ok: false, error: expect.stringContaining('JSON') });

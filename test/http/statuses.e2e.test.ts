@@ -67,7 +67,7 @@ describe('webhook statuses end to end', () => {
   it('413 for a body over hooks.maxBodyBytes, and nothing of it reaches the store', async () => {
     herald = await testApp({ hooks: { maxBodyBytes: 200 } });
     const big = await post(herald, '/hooks/wake', JSON.stringify({ text: 'x'.repeat(500) }));
-    expect(await answer(big)).toMatchObject({ status: 413, body: { ok: false, error: 'payload too large' } });
+    expect(await answer(big)).toMatchObject({ status: 413, body: { ok: false, error: 'the body is larger than hooks.maxBodyBytes (200 bytes)' } });
     expect(await herald.gateway.store.events.list('main', 10)).toHaveLength(0);
   });
 });

@@ -28,7 +28,7 @@ async function faultsOf(promise: Promise<unknown>): Promise<string[]> {
 const req = (p: string, payload: unknown = {}, headers: Record<string, string> = {}) => ({ path: p, payload, headers, query: {}, url: `http://h/hooks/${p}` });
 
 describe('resolveMappings', () => {
-  it('orders config mappings, then folder files by name, then presets; ids default to mapping-<n>', async () => {
+  it('orders config mappings, then folder files by name, then presets (less those on a path of yours); ids default to mapping-<n>', async () => {
     const mappings = await resolve(
       { mappings: [{ match: { path: 'gmail' }, messageTemplate: 'mine' }], presets: ['gmail'] },
       {
@@ -41,7 +41,8 @@ describe('resolveMappings', () => {
         'mappings/examples/ignored.yaml': 'match: { path: ignored }\nmessageTemplate: x\n',
       },
     );
-    expect(mappings.map((m) => m.id)).toEqual(['mapping-1', 'mapping-2', 'mapping-3', 'b-two', 'c', 'gmail']);
+    // the gmail preset's path is served by hooks.mappings[0]: the preset's mapping is shadowed
+    expect(mappings.map((m) => m.id)).toEqual(['mapping-1', 'mapping-2', 'mapping-3', 'b-two', 'c']);
     const engine = new MappingsEngine(mappings);
     const first = await engine.handle(req('gmail', { messages: [{ id: 'x' }] }));
     expect(first).toMatchObject({ mappingId: 'mapping-1', type: 'action', action: { message: 'mine' } });

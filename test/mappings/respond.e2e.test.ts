@@ -189,6 +189,16 @@ describe('respond: waiting for the reply', () => {
     const deliveries = await herald.request(`/admin/deliveries`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
     expect(((await deliveries.json()) as { data: unknown[] }).data).toEqual([]);
     expect(channel.requests).toEqual([]);
+
+    // nor after a restart: the next start queues only replies a stopped process meant to send
+    herald = await herald.restart();
+    await herald.gateway.runs.idle();
+    const again = await herald.request(`/admin/deliveries`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    expect(((await again.json()) as { data: unknown[] }).data).toEqual([]);
+    expect(channel.requests).toEqual([]);
+    const [run] = ((await (await herald.request(`/admin/runs?limit=1`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { data: { id: string }[] }).data;
+    const detail = (await (await herald.request(`/admin/runs/${run!.id}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { delivery: unknown };
+    expect(detail.delivery).toMatchObject({ status: 'answered' });
   });
 
   it('answers the fallback past waitMs, and the reply goes out through the channel as usual', async () => {

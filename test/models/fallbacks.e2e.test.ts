@@ -69,7 +69,25 @@ describe('model fallbacks', () => {
     herald = await testApp(config(fake.url, { primary: 'one/a', fallbacks: ['two/b'] }));
     const run = await runOf(herald, { message: 'hi' });
     expect(run).toMatchObject({ status: 'failed', model: null });
-    expect(run.error).toMatch(/^every model failed: one\/a: 500 .*The server had an error; two\/b: 500 .*The server had an error$/);
+    expect(run.error).toMatch(/^model one\/a \(provider one\): 500 .*The server had an error; model two\/b \(provider two\): 500 .*The server had an error$/);
+  });
+
+  it('a failed run records each model tried, its provider and the cause: a refused connection, a 401', async () => {
+    fake = await startFakeServer(() => ({ status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } } }));
+    // a port nothing listens on: a closed server's
+    const closed = await startFakeServer(() => ({ body: {} }));
+    const deadUrl = closed.url;
+    await closed.close();
+    const deadPort = new URL(deadUrl).port;
+    herald = await testApp(
+      baseConfig({
+        models: { providers: { down: { api: 'openai', baseUrl: `${deadUrl}/v1`, apiKey: 'sk-1' }, two: { api: 'openai', baseUrl: `${fake.url}/v1`, apiKey: 'sk-2' } } },
+        agents: { defaults: { model: { primary: 'down/a', fallbacks: ['two/b'] } } },
+      }),
+    );
+    const run = await runOf(herald, { message: 'hi' });
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatch(new RegExp(`^model down/a \\(provider down\\): .*ECONNREFUSED 127\\.0\\.0\\.1:${deadPort}.*; model two/b \\(provider two\\): 401 .*Incorrect API key provided`));
   });
 
   it('a catalogue model without its key fails over to the next model', async () => {

@@ -44,8 +44,8 @@ describe('hooks.presets', () => {
     const mappings = await resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() });
     expect(mappings.map((m) => [m.id, m.origin])).toEqual([
       ['mine', 'hooks.mappings[0]'],
-      ['gmail', 'preset gmail [0]'],
-      ['acme', 'preset acme [0]'],
+      ['gmail', 'hooks.presets[0] (gmail, mapping 0)'],
+      ['acme', 'hooks.presets[1] (acme, mapping 0)'],
     ]);
     expect(mappings[2]!.definition).toMatchObject({ name: 'Billing', agentId: 'billing', deliver: false, match: { path: 'acme' } });
     expect(mappings[2]!.signature).toBeDefined();
@@ -81,10 +81,88 @@ describe('hooks.presets', () => {
     expect(mappings.map((m) => m.path)).toEqual(['acme-prod']);
   });
 
+  it("leaves out a preset's mappings on a path the repository's mapping files serve, with one note saying so", async () => {
+    // the README's quickstart: the checkout's mappings/ (github.yaml among them) and the github preset as docs/presets.md shows it
+    const mappingsDir = path.resolve(import.meta.dirname, '../../mappings');
+    const raw = { hooks: { enabled: true, token: 'a-hook-token-long-enough', presets: [{ name: 'github', secret: 'a-github-secret' }], mappingsDir } };
+    const loaded = await loadConfigValue(raw, file);
+    const notes: string[] = [];
+    const mappings = await resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames(), notes });
+    const github = mappings.filter((m) => m.path === 'github');
+    expect(github.length).toBeGreaterThan(0);
+    expect(github.every((m) => m.origin?.startsWith(path.join(mappingsDir, 'github.yaml')))).toBe(true);
+    expect(notes).toEqual([
+      expect.stringMatching(/^hooks\.presets\[0\] \(github\): path "github" is served by your mappings \(.*mappings\/github\.yaml\), which shadow the preset's \d+ mapping\(s\) there; to use the preset on it, remove those mappings \(or set hooks\.mappingsDir to another folder\), or give the preset another path \(\{ name: "github", path: "\.\.\." \}\)$/),
+    ]);
+
+    // moved to a path of its own, the preset loads beside the file
+    const moved = await loadConfigValue({ hooks: { ...raw.hooks, presets: [{ name: 'acme', secret: 'x', path: 'github-acme' }] } }, file, { builtins: [...builtinPlugins, acmePlugin] });
+    const movedNotes: string[] = [];
+    const both = await resolveMappings(moved, { config: moved.config, channelNames: moved.plugins.channelNames(), notes: movedNotes });
+    expect(both.map((m) => m.origin)).toContain('hooks.presets[0] (acme, mapping 0)');
+    expect(movedNotes).toEqual([]);
+  });
+
+  it("says what to do when a preset's mapping id is also one of yours on another path", async () => {
+    const faults = await faultsOf(
+      load([{ name: 'acme', secret: 'x' }], [{ id: 'acme', match: { path: 'mine' } }]).then((loaded) => resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() })),
+    );
+    expect(faults).toEqual([
+      'mapping "acme" (hooks.presets[0] (acme, mapping 0)): duplicate mapping id (also used by hooks.mappings[0]): hooks.presets[0] (acme) and your hooks.mappings both define it; rename yours, or drop the preset from hooks.presets',
+    ]);
+  });
+
   it("takes gmail's model and thinking from hooks.gmail, under the entry's own", async () => {
     const raw = { hooks: { enabled: true, token: 'a-hook-token-long-enough', presets: [{ name: 'gmail', thinking: 'high' }], gmail: { thinking: 'low', allowUnsafeExternalContent: true }, mappingsDir: '/nonexistent' } };
     const loaded = await loadConfigValue(raw, file);
     const [gmail] = await resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() });
     expect(gmail!.definition).toMatchObject({ thinking: 'high', allowUnsafeExternalContent: true });
+  });
+
+  describe('one preset, several entries', () => {
+    const resolve = async (presets: unknown[]) => {
+      const loaded = await load(presets);
+      return resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() });
+    };
+
+    it('gives each entry ids of its own: the one on the preset\'s path keeps the name, the others take their path or id', async () => {
+      const mappings = await resolve([
+        { name: 'github', secret: 'secret-a' },
+        { name: 'github', path: 'gh-b', secret: 'secret-b' },
+        { name: 'github', path: 'orgs/c', secret: 'secret-c' },
+        { name: 'github', path: 'gh-d', id: 'octo', secret: 'secret-d' },
+      ]);
+      const issue = (id: string) => mappings.find((m) => m.id === id);
+      expect(issue('github-issue')).toMatchObject({ path: 'github', origin: 'hooks.presets[0] (github, mapping 1)' });
+      expect(issue('gh-b-issue')).toMatchObject({ path: 'gh-b', origin: 'hooks.presets[1] (github, mapping 1)' });
+      expect(issue('orgs-c-issue')).toMatchObject({ path: 'orgs/c' });
+      expect(issue('octo-issue')).toMatchObject({ path: 'gh-d' });
+      expect(issue('github-issue')!.definition).toMatchObject({ sessionKey: 'hook:github:{{repository.full_name}}#{{issue.number}}' });
+      expect(issue('gh-b-issue')!.definition).toMatchObject({ sessionKey: 'hook:gh-b:{{repository.full_name}}#{{issue.number}}' });
+      expect(new Set(mappings.map((m) => m.id)).size).toBe(mappings.length);
+    });
+
+    it("keeps the ids of a preset listed once, on any path, and of a third party's preset", async () => {
+      const mappings = await resolve([{ name: 'standard-webhooks', path: 'resend', secret: 'whsec_c2VjcmV0' }, { name: 'acme', secret: 'a' }, { name: 'acme', path: 'acme-2', secret: 'b' }]);
+      expect(mappings.map((m) => m.id)).toEqual(['standard-webhooks-event', 'acme', 'acme-2']);
+      expect(mappings[2]!.definition).toMatchObject({ sessionKey: 'hook:acme-2:{{id}}' });
+    });
+
+    it('names hooks.presets[i] when two entries would share an id, and a bad id', async () => {
+      expect(
+        await faultsOf(
+          load([
+            { name: 'github', path: 'gh-a', secret: 'secret-a' },
+            { name: 'github', path: 'gh-a', secret: 'secret-b' },
+            { name: 'github', path: 'gh-c', id: 'gh-a', secret: 'secret-c' },
+            { name: 'github', path: 'gh-d', id: 'no spaces', secret: 'secret-d' },
+          ]),
+        ),
+      ).toEqual([
+        'hooks.presets[3].id: letters, digits, - and _',
+        'hooks.presets[1]: id "gh-a" is also hooks.presets[0]\'s: give each github entry its own path (or id)',
+        'hooks.presets[2]: id "gh-a" is also hooks.presets[0]\'s: give each github entry its own path (or id)',
+      ]);
+    });
   });
 });

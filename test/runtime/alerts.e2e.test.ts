@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 import { GATEWAY_TOKEN, eventually, hookHeaders } from '../helpers/start-herald.js';
@@ -49,6 +50,37 @@ async function notice(p: Platforms, prefix: string, count = 1): Promise<string> 
   await eventually(() => p.webhook.requests.filter((r) => JSON.stringify(r.json).includes(prefix)).length >= count);
   return texts.at(-1)!;
 }
+
+describe('alerts added by a reload', () => {
+  it('fire without a restart; a reload naming a channel not configured, or a restart-only key, is refused naming it', async () => {
+    const p = await startPlatforms(fake);
+    herald = await testApp(config(p, {}));
+    const write = (overrides: Record<string, unknown>) => fs.writeFileSync(herald!.configFile, JSON.stringify(config(p, overrides)));
+
+    write({ alerts: { targets: [{ channel: 'slack', to: '#ops' }], rules: [{ on: 'runs.failing', mapping: 'github', count: 2 }] } });
+    const refused = await herald.gateway.reload('test');
+    expect(refused.ok).toBe(false);
+    expect(refused.faults).toEqual([expect.stringMatching(/^alerts\.targets\[0\]\.channel: .*slack/)]);
+
+    write({ alerts: { rules: [{ on: 'runs.failing', mapping: 'github', count: 2 }] }, gateway: { port: 1 } });
+    const result = await herald.gateway.reload('test');
+    expect(result).toMatchObject({ ok: true, restartRequired: ['gateway.port'] });
+    expect(result.changed).toContain('alerts.rules');
+    for (const note of ['FAIL one', 'FAIL two', 'FAIL three']) await settledRun((await hook('github', { note }))!);
+    expect(await notice(p, 'herald alert: runs.failing')).toContain('mapping github: 2 runs in a row failed');
+  });
+
+  it('a ${ENV} fault at reload says the variable must be in the server\'s environment', async () => {
+    const p = await startPlatforms(fake);
+    herald = await testApp(config(p, {}));
+    fs.writeFileSync(herald.configFile, JSON.stringify(config(p, { channels: { webhook: { url: '${HERALD_TEST_UNSET_URL}' } } })));
+    const result = await herald.gateway.reload('test');
+    expect(result.ok).toBe(false);
+    expect(result.faults).toEqual([
+      expect.stringMatching(/environment variable HERALD_TEST_UNSET_URL is not set \(a reload reads the environment herald serve started with, not your shell's: set the variable where the server runs and restart it\)$/),
+    ]);
+  });
+});
 
 describe('alerts', () => {
   it('runs.failing: raised after N failed runs in a row, resolved by a success, quiet within the cooldown', async () => {

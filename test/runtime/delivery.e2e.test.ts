@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -450,6 +451,28 @@ describe('a fresh install with no channel configured', () => {
     // a channel that is not configured, named explicitly, is still refused
     const res = await herald.request(`/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'hi', channel: 'telegram', to: '1' }) });
     expect(res.status).toBe(400);
+  });
+});
+
+describe('a channel configured after runs ended not delivered', () => {
+  it('sends none of their replies at the next start, nor at the one after', async () => {
+    herald = await testApp(fast);
+    const ran = [await agent({ message: 'one', name: 'Quiet' }), await agent({ message: 'two', name: 'Quiet' })];
+    for (const runId of ran) await eventually(async () => (await admin(`/runs/${runId}`)).status === 'succeeded');
+    await herald.stop();
+    const platform = await fake(() => ({ body: { ok: true, result: { message_id: 1 } } }));
+    // the same folder and database, now with a channel
+    fs.writeFileSync(herald.configFile, JSON.stringify(baseConfig({ ...fast, channels: { telegram: caseOf('telegram').config(platform.url) } })));
+    herald = await herald.restart();
+    await herald.gateway.runs.idle();
+    herald = await herald.restart();
+    await herald.gateway.runs.idle();
+    expect((await admin('/deliveries')).data).toEqual([]);
+    expect(platform.requests).toEqual([]);
+    // a run of this process is delivered as usual
+    const runId = await agent({ message: 'three', channel: 'telegram', to: '555' });
+    expect((await settled(runId)).delivery).toMatchObject({ status: 'delivered' });
+    expect(platform.requests).toHaveLength(1);
   });
 });
 

@@ -129,7 +129,7 @@ describe("governing a mapping's traffic", () => {
     // two model calls for four events: one per key
     expect(fake.requests).toHaveLength(2);
     const asked = fake.requests.map((r) => String(r.json.messages.at(-1).content)).find((c) => c.includes('disk full'))!;
-    expect(asked).toContain('3 events arrived together:');
+    expect(asked).toContain('Events that arrived together, in order:');
     expect(asked).toMatch(/1\. disk full on db-1[\s\S]*2\. replication lag on db-2[\s\S]*3\. db-1 unreachable/);
     expect(asked).not.toContain('502s');
     // each request's receipt names the run it went into
@@ -154,8 +154,8 @@ describe("governing a mapping's traffic", () => {
     expect(big.runId).not.toBe(second.runId);
     const runs = await Promise.all([first, second, big].map((r) => herald!.gateway.store.runs.get(r.runId)));
     expect(runs.map((r) => r!.message.length)).toEqual([expect.any(Number), expect.any(Number), 1100]);
-    expect(runs[0]!.message).toContain('3 events arrived together');
-    expect(runs[1]!.message).toContain('2 events arrived together');
+    expect(runs[0]!.message).toMatch(/^Events that arrived together, in order:\n\n1\. lag 1[\s\S]*\n\n3\. lag 3$/);
+    expect(runs[1]!.message).toMatch(/\n\n2\. lag 5$/);
     expect(fake.requests).toHaveLength(0);
   });
 

@@ -5,7 +5,8 @@ import { queuedRun } from './run-record.js';
 
 const summary = { session: 'main', text: 'Hook: ok', maxPending: 20 };
 const done = (at: number) => ({ status: 'succeeded' as const, reply: 'ok', at, transcript: [], summary });
-const listed = (messages: string[]) => messages.map((m, i) => `${i + 1}. ${m}`).join('\n');
+const list = { heading: 'Together:', marker: (n: number) => `\n${n}. ` };
+const listed = (messages: string[]) => (messages.length === 1 ? messages[0]! : `${list.heading}${messages.map((m, i) => `${list.marker(i + 1)}${m}`).join('')}`);
 const governedRun = (id: string, at: number, mappingId = 'alerts') => queuedRun(id, at, { source: { mappingId, path: mappingId } });
 const claimIds = async (store: Store, now: number, limit = 10) => (await store.runs.claim({ owner: 'a', now, until: now + 60_000 }, limit)).map((r) => r.id);
 
@@ -14,7 +15,7 @@ export function admissionCases(open: OpenStore) {
   describe("a mapping's traffic (runs.admit)", () => {
     it('coalesces the events of a key within the window into one run, claimable when the window ends, across a restart', async () => {
       const first = await open();
-      const coalesce: RunAdmission = { mappingId: 'alerts', coalesce: { key: 'db', windowMs: 1000, message: listed, maxEvents: 50, maxBytes: 262_144 } };
+      const coalesce: RunAdmission = { mappingId: 'alerts', coalesce: { key: 'db', windowMs: 1000, list, maxEvents: 50, maxBytes: 262_144 } };
       expect(await first.runs.admit(governedRun('c1', 100), coalesce)).toEqual({ type: 'queued', runId: 'c1', notBefore: 1100, waitedFor: 'coalesce' });
       expect(await first.runs.admit(governedRun('c2', 400), coalesce)).toEqual({ type: 'coalesced', runId: 'c1', count: 2 });
       // another key is a run of its own
@@ -30,6 +31,27 @@ export function admissionCases(open: OpenStore) {
       expect(run!.action.message).toBe(run!.message);
       // the window closed: the next event starts a run of its own
       expect(await store.runs.admit(governedRun('c4', 1200), coalesce)).toMatchObject({ type: 'queued', runId: 'c4', notBefore: 2200 });
+    });
+
+    it('bounds a coalesced run by maxEvents and by the UTF-8 bytes of its message: the event past either starts a run of its own', async () => {
+      const store = await open();
+      const bounded = (maxEvents: number, maxBytes: number): RunAdmission => ({ mappingId: 'alerts', coalesce: { key: 'db', windowMs: 1000, list, maxEvents, maxBytes } });
+      const byEvents = bounded(3, 262_144);
+      for (const [i, id] of ['e1', 'e2', 'e3'].entries()) expect(await store.runs.admit(governedRun(id, 100 + i), byEvents)).toMatchObject({ runId: 'e1' });
+      expect(await store.runs.admit(governedRun('e4', 110), byEvents)).toMatchObject({ type: 'queued', runId: 'e4' });
+      expect(await store.runs.admit(governedRun('e5', 111), byEvents)).toEqual({ type: 'coalesced', runId: 'e4', count: 2 });
+      expect((await store.runs.get('e1'))!.message).toBe(listed(['message e1', 'message e2', 'message e3']));
+
+      // 'é' is two bytes: the run of 'm1' and 'éé' takes exactly as many bytes as the bound
+      const full = listed(['m1', 'éé']);
+      const byBytes: RunAdmission = { ...bounded(50, Buffer.byteLength(full)), coalesce: { ...bounded(50, 0).coalesce!, key: 'bytes', maxBytes: Buffer.byteLength(full) } };
+      const run = (id: string, message: string) => ({ ...governedRun(id, 200), message, action: { ...governedRun(id, 200).action, message } });
+      expect(await store.runs.admit(run('b1', 'm1'), byBytes)).toMatchObject({ type: 'queued', runId: 'b1' });
+      expect(await store.runs.admit(run('b2', 'éé'), byBytes)).toEqual({ type: 'coalesced', runId: 'b1', count: 2 });
+      expect(await store.runs.admit(run('b3', 'x'), byBytes)).toMatchObject({ type: 'queued', runId: 'b3' });
+      const [b1] = (await store.runs.claim({ owner: 'a', now: 1200, until: 9999 }, 10)).filter((r) => r.id === 'b1');
+      expect(b1).toMatchObject({ message: full, coalescedCount: 2 });
+      expect(b1!.action.message).toBe(full);
     });
 
     it('defers the runs beyond a rate to the time its window allows, or refuses them with the wait', async () => {

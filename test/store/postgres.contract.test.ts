@@ -20,6 +20,7 @@ import { migrationsCases, type PreviousVersionDatabase } from './migrations.case
 import type { OpenStore } from './open-store-under-test.js';
 import { probeCases } from './probe.case.js';
 import { runsCases } from './runs.case.js';
+import { tracesCases } from './traces.case.js';
 import { servingCases } from './serving.case.js';
 import { sessionSummariesCases } from './session-summaries.case.js';
 import { stateCases } from './state.case.js';
@@ -98,6 +99,7 @@ const raced: RacedEvents = async (store, session, texts) => {
 describe('the store port contract on PostgreSQL', () => {
   eventsCases(open, raced);
   runsCases(open);
+  tracesCases(open);
   toolCallsCases(open);
   servingCases(open, { alone: false });
 admissionCases(open);

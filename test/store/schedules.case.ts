@@ -72,5 +72,32 @@ export function schedulesCases(open: OpenStore) {
       expect(await store.schedules.fires('job', 10)).toMatchObject([{ outcome: 'dispatched', runId: 'r1' }]);
       expect(await store.schedules.unsettled(100_000, 10)).toEqual([]);
     });
+
+    it('lists the fires of every job newest due first, filtered and paged as the receipts are', async () => {
+      const store = await open();
+      const record = (scheduleId: string, dueAt: number, firedAt: number, outcome: 'dispatched' | 'skipped' | 'missed' | 'failed', runId: string | null = null) =>
+        store.schedules.recordFire({ scheduleId, dueAt, firedAt, outcome, runId, detail: outcome === 'skipped' ? 'overlap' : null });
+      await record('a', 1_000, 1_010, 'dispatched', 'run-a1');
+      await record('b', 1_000, 1_005, 'skipped');
+      await record('a', 2_000, 9_000, 'dispatched', 'run-a2');
+      await record('b', 3_000, 3_001, 'missed');
+      await record('a', 4_000, 4_002, 'failed');
+      const all = await store.schedules.listFires({ limit: 10 });
+      expect(all.map((f) => `${f.scheduleId}@${f.dueAt}`)).toEqual(['a@4000', 'b@3000', 'a@2000', 'b@1000', 'a@1000']);
+      expect((await store.schedules.listFires({ limit: 10, scheduleId: 'b' })).map((f) => f.dueAt)).toEqual([3_000, 1_000]);
+      expect((await store.schedules.listFires({ limit: 10, outcome: 'dispatched' })).map((f) => f.runId)).toEqual(['run-a2', 'run-a1']);
+      expect((await store.schedules.listFires({ limit: 10, runId: 'run-a1' })).map((f) => f.dueAt)).toEqual([1_000]);
+      // started more than 1 s after its due time
+      expect((await store.schedules.listFires({ limit: 10, lateByMs: 1_000 })).map((f) => f.runId)).toEqual(['run-a2']);
+      // not run as due: skipped, missed, or late
+      expect((await store.schedules.listFires({ limit: 10, notAsDue: true, lateByMs: 1_000 })).map((f) => `${f.scheduleId}@${f.dueAt}`)).toEqual(['b@3000', 'a@2000', 'b@1000']);
+      expect((await store.schedules.listFires({ limit: 10, notAsDue: true })).map((f) => f.outcome)).toEqual(['missed', 'skipped']);
+      expect((await store.schedules.listFires({ limit: 10, since: 2_000, until: 3_000 })).map((f) => f.dueAt)).toEqual([3_000, 2_000]);
+      expect((await store.schedules.listFires({ limit: 10, q: 'run-a' })).map((f) => f.dueAt)).toEqual([2_000, 1_000]);
+      // the cursor: (due time, job id) of the last row seen
+      const [first, second] = await store.schedules.listFires({ limit: 2 });
+      expect((await store.schedules.listFires({ limit: 2, after: { at: second!.dueAt, id: second!.scheduleId } })).map((f) => `${f.scheduleId}@${f.dueAt}`)).toEqual(['a@2000', 'b@1000']);
+      expect(first!.scheduleId).toBe('a');
+    });
   });
 }

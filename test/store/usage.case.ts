@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { UsageEntry } from '../../src/store/port.js';
+import type { UsageEntry, UsageLimit } from '../../src/store/port.js';
 import type { OpenStore } from './open-store-under-test.js';
 
 const DAY = 86_400_000;
@@ -79,6 +79,62 @@ export function usageCases(open: OpenStore) {
       // recorded once the first tick's write settled: a write of its own, not lost to the one before
       await store.usage.record([entry({ agentId: 'runs', totalTokens: 4 }), entry({ agentId: 'runs', totalTokens: 5 })]);
       expect(await store.usage.spent({ agentId: 'runs' }, 0)).toEqual({ tokens: 15, cost: 2.5 });
+    });
+
+    it('reserves a call against its budgets and settles it with what it spent, or gives the reservation back', async () => {
+      const store = await open();
+      const daily: UsageLimit = { whose: { keyName: 'ci' }, since: T0, tokens: 1500 };
+      const reserved = await store.usage.reserve(entry({ keyName: 'ci', agentId: 'sales', promptTokens: 200, completionTokens: 800, totalTokens: 1000 }), [daily]);
+      if (!('id' in reserved)) throw new Error('refused under the budget');
+      // counted at once, as an estimate, against the key and the agent
+      expect(await store.usage.spent({ keyName: 'ci' }, T0)).toEqual({ tokens: 1000, cost: 0.5 });
+      expect(await store.usage.report({ by: 'key' })).toEqual([{ group: 'ci', requests: 1, promptTokens: 200, completionTokens: 800, totalTokens: 1000, estimatedTokens: 1000, cost: 0.5 }]);
+      // settled with what the model counted: the estimate is replaced, not added to
+      await store.usage.settle(reserved.id, entry({ keyName: 'ci', agentId: 'sales', model: 'openai/gpt-4o', promptTokens: 200, completionTokens: 100, totalTokens: 300, cost: 0.25 }));
+      expect(await store.usage.report({ by: 'model' })).toEqual([{ group: 'openai/gpt-4o', requests: 1, promptTokens: 200, completionTokens: 100, totalTokens: 300, estimatedTokens: 0, cost: 0.25 }]);
+      expect(await store.usage.spent({ agentId: 'sales' }, T0)).toEqual({ tokens: 300, cost: 0.25 });
+      // a call that spent nothing gives its reservation back
+      const second = await store.usage.reserve(entry({ keyName: 'ci', totalTokens: 1000 }), [daily]);
+      if (!('id' in second)) throw new Error('refused under the budget');
+      expect(await store.usage.spent({ keyName: 'ci' }, T0)).toEqual({ tokens: 1300, cost: 0.75 });
+      await store.usage.settle(second.id, undefined);
+      expect(await store.usage.spent({ keyName: 'ci' }, T0)).toEqual({ tokens: 300, cost: 0.25 });
+      // an estimate settled as estimated stays marked so
+      const third = await store.usage.reserve(entry({ keyName: 'ci', totalTokens: 1000 }), [daily]);
+      if (!('id' in third)) throw new Error('refused under the budget');
+      await store.usage.settle(third.id, entry({ keyName: 'ci', promptTokens: 40, completionTokens: 60, totalTokens: 100, estimated: true, cost: 0 }));
+      expect((await store.usage.report({ by: 'key' }))[0]).toMatchObject({ requests: 2, totalTokens: 400, estimatedTokens: 100 });
+    });
+
+    it('refuses a reservation once what was spent reaches a limit, naming that limit and what was spent', async () => {
+      const store = await open();
+      await store.usage.record([entry({ keyName: 'ci', agentId: 'sales', totalTokens: 1500, cost: 2 }), entry({ keyName: 'ci', at: T0 - DAY, totalTokens: 9000 })]);
+      const key: UsageLimit = { whose: { keyName: 'ci' }, since: T0, tokens: 1500 };
+      const agent: UsageLimit = { whose: { agentId: 'sales' }, since: T0 - DAY, cost: 10 };
+      expect(await store.usage.reserve(entry({ keyName: 'ci', agentId: 'sales' }), [agent, key])).toEqual({ refused: key, spent: { tokens: 1500, cost: 2 } });
+      const money: UsageLimit = { whose: { agentId: 'sales' }, since: T0, cost: 2 };
+      expect(await store.usage.reserve(entry({ agentId: 'sales' }), [money])).toEqual({ refused: money, spent: { tokens: 1500, cost: 2 } });
+      // nothing was stored by the refusals; yesterday's tokens are not today's
+      expect(await store.usage.spent({ keyName: 'ci' }, T0)).toEqual({ tokens: 1500, cost: 2 });
+      expect(await store.usage.reserve(entry({ keyName: 'other', agentId: 'sales' }), [{ whose: { keyName: 'other' }, since: T0, tokens: 1500 }])).toHaveProperty('id');
+      expect(await store.usage.reserve(entry({ keyName: 'ci' }), [])).toHaveProperty('id');
+    });
+
+    it('lets concurrent reservations from two handles on the database pass a budget by at most the one that crosses it', async () => {
+      const a = await open();
+      const b = await open(a);
+      const daily: UsageLimit = { whose: { keyName: 'ci' }, since: T0, tokens: 1500 };
+      const call = () => entry({ keyName: 'ci', agentId: 'sales', promptTokens: 100, completionTokens: 900, totalTokens: 1000 });
+      const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? b : a).usage.reserve(call(), [daily, { whose: { agentId: 'sales' }, since: T0, tokens: 5000 }])));
+      const granted = outcomes.filter((o) => 'id' in o);
+      // the first is under the budget, the second crosses it, the other six find it reached
+      expect(granted).toHaveLength(2);
+      expect(outcomes.filter((o) => 'refused' in o).map((o) => 'refused' in o && o.refused)).toEqual(Array(6).fill(daily));
+      expect(await a.usage.spent({ keyName: 'ci' }, T0)).toEqual({ tokens: 2000, cost: 1 });
+      // settled through the other handle: what they really spent, and the budget has room again
+      for (const [i, o] of granted.entries()) if ('id' in o) await (i ? a : b).usage.settle(o.id, entry({ keyName: 'ci', agentId: 'sales', totalTokens: 500 }));
+      expect(await b.usage.spent({ keyName: 'ci' }, T0)).toEqual({ tokens: 1000, cost: 1 });
+      expect(await b.usage.reserve(call(), [daily])).toHaveProperty('id');
     });
 
     it('keeps what it recorded after a restart', async () => {

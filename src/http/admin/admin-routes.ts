@@ -17,6 +17,7 @@ import { registerListRoutes } from './list-routes.js';
 import { registerMappingRoutes } from './mapping-routes.js';
 import type { OperatorDeps } from './operator-deps.js';
 import { registerOverviewRoutes } from './overview-routes.js';
+import { registerScheduleFireRoutes } from './schedule-fire-routes.js';
 import { registerScheduleRoutes } from './schedule-routes.js';
 import { registerWorkspaceRoutes } from './workspace-routes.js';
 
@@ -53,7 +54,10 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
     registerActionRoutes(app, { ...deps, operator: deps.operator });
     registerMappingRoutes(app, { operator: deps.operator });
     registerWorkspaceRoutes(app, { operator: deps.operator });
-    if (deps.operator.schedules) registerScheduleRoutes(app, { schedules: deps.operator.schedules, store: deps.store });
+    if (deps.operator.schedules) {
+      registerScheduleRoutes(app, { schedules: deps.operator.schedules, store: deps.store });
+      registerScheduleFireRoutes(app, { store: deps.store });
+    }
   }
   app.openAPIRegistry.registerPath({
     method: 'get',

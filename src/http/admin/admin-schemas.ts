@@ -56,6 +56,7 @@ export const receiptSchema = z
     latencyMs: z.number(),
     replayOf: z.string().nullable(),
     retainedUntil: time,
+    traceId: z.string().nullable().openapi({ description: 'The request\'s trace (OpenTelemetry) when tracing was on; the console links it through tracing.linkTemplate.' }),
   })
   .openapi('Receipt');
 
@@ -91,6 +92,7 @@ export const runSchema = z
       .nullable()
       .describe("Why the run waited to start (a mapping's concurrency, rate or coalesce); null when nothing held it back."),
     coalescedCount: z.number().int().nullable().describe("The events coalesced into this run (its own included), listed in its message; each one's receipt names the run (runId). Null for a run of a mapping that does not coalesce."),
+    traceId: z.string().nullable().describe('The trace (OpenTelemetry) of the request that made the run, which its execution joins; null when tracing was off.'),
     createdAt: time,
     startedAt: time,
     finishedAt: time,
@@ -98,6 +100,26 @@ export const runSchema = z
   .openapi('Run');
 
 export const messageSchema = z.object({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.string(), createdAt: time }).openapi('SessionMessage');
+
+export const fireOutcomes = ['claimed', 'dispatched', 'skipped', 'missed', 'failed'] as const;
+
+/** a fire as the admin API shows it: the receipt of a schedule, as a webhook request has one */
+export const scheduleFireSchema = z
+  .object({
+    source: z.string().openapi({ description: 'What made the run or event: `schedule <id>` (a webhook request\'s receipt names its path instead).', example: 'schedule morning-brief' }),
+    scheduleId: z.string(),
+    dueAt: time.openapi({ description: 'The due time (for a run now, the moment it was asked).' }),
+    startedAt: time.openapi({ description: 'When herald made the fire: claimed it and queued its run or added its event.' }),
+    firedAt: time.openapi({ description: 'The same as startedAt (the name of earlier answers).' }),
+    lagMs: z.number().int().openapi({ description: 'startedAt minus dueAt, in milliseconds: how late the fire started.' }),
+    outcome: z.enum(fireOutcomes).openapi({ description: 'claimed: taken, its run or event not made yet; dispatched: its run queued or its event added; skipped (overlap, or the job\'s rate), missed (catchUp false) or failed, with `detail`.' }),
+    detail: z.string().nullable(),
+    run: z
+      .object({ id: z.string(), status: z.enum(runStatuses).nullable(), startedAt: time, finishedAt: time })
+      .nullable()
+      .openapi({ description: "An isolated job's run, as it stands (status null: no longer stored), with when it began executing and ended; null for a main-session event." }),
+  })
+  .openapi('ScheduleFire');
 
 export const runDetailSchema = runSchema
   .extend({
@@ -107,6 +129,7 @@ export const runDetailSchema = runSchema
     model: z.string().nullable(),
     transcript: z.array(messageSchema),
     receipt: receiptSchema.nullable(),
+    fire: scheduleFireSchema.nullable().openapi({ description: 'The schedule fire that made the run (its receipt: job, due time, start, lag); null for a run a request or an operator made.' }),
     reruns: z.array(z.string()),
     toolCalls: z.array(toolCallSchema).openapi({ description: "The run's tool calls in the order its model turns made them (arguments masked), with each one's approval." }),
   })

@@ -1,4 +1,5 @@
 import { HeraldError } from '../../errors.js';
+import { traceIdOf } from '../../tracing/traceparent.js';
 import { isoTime as iso } from '../../time/iso-time.js';
 import type { ListCursor, ReceiptRecord, RunRecord, SessionSummary, SystemEvent } from '../../store/port.js';
 
@@ -29,7 +30,7 @@ export function pageOf<T, V>(rows: T[], limit: number, position: (row: T) => [nu
   return { data: shown.map(view), nextCursor: more && last ? encodeCursor(...position(last)) : null };
 }
 
-export const receiptView = (r: ReceiptRecord) => ({ ...r, receivedAt: iso(r.receivedAt)!, retainedUntil: iso(r.retainedUntil) });
+export const receiptView = (r: ReceiptRecord) => ({ ...r, receivedAt: iso(r.receivedAt)!, retainedUntil: iso(r.retainedUntil), traceId: r.traceId ?? null });
 
 export const runView = (r: RunRecord) => ({
   id: r.id,
@@ -45,6 +46,7 @@ export const runView = (r: RunRecord) => ({
   model: r.model ?? null,
   waited: r.waitedFor ? { reason: r.waitedFor, until: iso(r.notBefore ?? null), ms: r.startedAt === null ? null : r.startedAt - r.createdAt } : null,
   coalescedCount: r.coalescedCount ?? null,
+  traceId: traceIdOf(r.traceContext) ?? null,
   createdAt: iso(r.createdAt),
   startedAt: iso(r.startedAt),
   finishedAt: iso(r.finishedAt),

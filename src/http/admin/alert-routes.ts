@@ -11,7 +11,7 @@ const q = (name: string, description: string) => ({ param: { name, in: 'query' a
 export const alertSchema = z
   .object({
     id: z.string(),
-    condition: z.string().openapi({ description: 'The rule that raised it: delivery.failed, runs.failing, source.silent, queue.stale, outbox.stale, watcher.unhealthy, tools.unhealthy, store.unreachable, budget.exceeded.' }),
+    condition: z.string().openapi({ description: 'The rule that raised it: delivery.failed, runs.failing, source.silent, queue.stale, outbox.stale, watcher.unhealthy, tools.unhealthy, store.unreachable, budget.exceeded, schedule.failing, schedule.missed.' }),
     subject: z.string().openapi({ description: 'What it is about: a mapping, an agent, a channel, a service, a replica.' }),
     summary: z.string(),
     status: z.enum(['open', 'resolved']),
@@ -47,7 +47,7 @@ export function registerAlertRoutes(app: OpenAPIHono, deps: { store: Store }): v
         query: listQuery
           .extend({
             status: z.enum(['open', 'resolved']).optional().openapi(q('status', 'open or resolved.')),
-            condition: z.enum(ALERT_CONDITIONS).optional().openapi(q('condition', 'The rule: delivery.failed, runs.failing, source.silent, queue.stale, outbox.stale, watcher.unhealthy, tools.unhealthy, store.unreachable or budget.exceeded.')),
+            condition: z.enum(ALERT_CONDITIONS).optional().openapi(q('condition', 'The rule: delivery.failed, runs.failing, source.silent, queue.stale, outbox.stale, watcher.unhealthy, tools.unhealthy, store.unreachable, budget.exceeded, schedule.failing or schedule.missed.')),
             subject: z.string().optional().openapi(q('subject', 'What it is about (a mapping id, a channel, a service).')),
           })
           .strict(),

@@ -5,7 +5,8 @@ import { HeraldError } from '../../errors.js';
 import type { ScheduleFire, Store, StoredSchedule } from '../../store/port.js';
 import { isoTime as iso } from '../../time/iso-time.js';
 import { bearerSecurity } from './admin-app.js';
-import { errorSchema, idParam, runStatuses } from './admin-schemas.js';
+import { errorSchema, idParam, scheduleFireSchema } from './admin-schemas.js';
+import { fireView as viewOfFire } from './schedule-fire-view.js';
 import type { ScheduleBook } from './operator-deps.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
@@ -22,17 +23,6 @@ export const scheduleSchema = z
     job: z.record(z.string(), z.unknown()).openapi({ description: "The job in OpenClaw's cron shape, defaults filled in (docs/schedules.md)." }),
   })
   .openapi('Schedule');
-
-export const scheduleFireSchema = z
-  .object({
-    scheduleId: z.string(),
-    dueAt: time.openapi({ description: 'The due time (for a run now, the moment it was asked).' }),
-    firedAt: time.openapi({ description: 'When it was claimed.' }),
-    outcome: z.enum(['claimed', 'dispatched', 'skipped', 'missed', 'failed']).openapi({ description: 'claimed: taken, its run or event not made yet; dispatched: its run queued or its event added; skipped (overlap), missed (catchUp false) or failed, with `detail`.' }),
-    detail: z.string().nullable(),
-    run: z.object({ id: z.string(), status: z.enum(runStatuses).nullable() }).nullable().openapi({ description: "An isolated job's run, as it stands (status null: no longer stored); null for a main-session event." }),
-  })
-  .openapi('ScheduleFire');
 
 const scheduleView = (s: StoredSchedule): z.infer<typeof scheduleSchema> => ({
   id: s.id,
@@ -96,14 +86,7 @@ export function registerScheduleRoutes(app: OpenAPIHono, deps: { schedules: Sche
     if (fault) throw new HeraldError('HERALD_INVALID_FIELD', `${fault.field}: ${fault.reason}`, { param: fault.field, details: [fault, ...more].map((f) => `${f.field}: ${f.reason}`) });
     return job;
   };
-  const fireView = async (fire: ScheduleFire): Promise<z.infer<typeof scheduleFireSchema>> => ({
-    scheduleId: fire.scheduleId,
-    dueAt: iso(fire.dueAt),
-    firedAt: iso(fire.firedAt),
-    outcome: fire.outcome,
-    detail: fire.detail,
-    run: fire.runId ? { id: fire.runId, status: (await store.runs.get(fire.runId))?.status ?? null } : null,
-  });
+  const fireView = (fire: ScheduleFire) => viewOfFire(store, fire);
 
   app.openapi(
     createRoute({

@@ -102,13 +102,13 @@ export function consoleRoutes(deps: ConsoleRoutesDeps): Hono {
       path: '/',
       maxAge: hours * 3600,
     });
-    return c.json({ ok: true, csrf: session.csrf, expiresAt: new Date(session.expiresAt).toISOString() });
+    return c.json({ ok: true, csrf: session.csrf, expiresAt: new Date(session.expiresAt).toISOString(), traceLinkTemplate: deps.config.tracing.linkTemplate ?? null });
   });
 
   app.get('/session', async (c) => {
     const session = await deps.sessions?.verify(c);
     if (!session) throw new HeraldError('HERALD_UNAUTHORIZED');
-    return c.json({ ok: true, csrf: deps.sessions!.csrfOf(session.id), expiresAt: new Date(session.expiresAt).toISOString() });
+    return c.json({ ok: true, csrf: deps.sessions!.csrfOf(session.id), expiresAt: new Date(session.expiresAt).toISOString(), traceLinkTemplate: deps.config.tracing.linkTemplate ?? null });
   });
 
   app.delete('/session', async (c) => {

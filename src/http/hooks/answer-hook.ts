@@ -12,8 +12,17 @@ import { parseHookPayload } from './hook-payload.js';
 import { presentedHookToken } from './hook-token.js';
 import { bodyIdempotencyKey, idempotencyKeyOf } from './idempotency-key-header.js';
 import { admitBySignature, signatureCandidates } from './signature-auth.js';
-import type { HookAnswer, HookExchange } from './hook-exchange.js';
+import type { Exchange, WholeAnswer } from '../exchange/exchange.js';
+import type { ReceiptNotes } from './hook-receipt.js';
 import { withoutQuery } from '../request-url.js';
+
+/** a call of the webhook surface as admitted: where under the surface, and its receipt's notes */
+export interface HookCall {
+  /** the path under the surface, without its slashes (`agent`, `github/push`) */
+  readonly path: string;
+  /** the request's receipt, filled in field by field as the route learns (undefined: no receipts) */
+  readonly notes: ReceiptNotes | undefined;
+}
 
 export interface HookRouteDeps {
   config: HeraldConfig;
@@ -28,14 +37,14 @@ export interface HookRouteDeps {
 /**
  * The webhook surface's route: method, auth and body are HTTP's; what becomes of the call is the
  * hook intake's (src/runtime/hook-intake.ts), whose outcome is formatted here. Refusals throw
- * a HeraldError, which the server carrying the exchange turns into its answer.
+ * a HeraldError, which the exchange pipeline turns into its answer.
  */
-export async function answerHook(x: HookExchange, deps: HookRouteDeps): Promise<HookAnswer> {
+export async function answerHook(x: Exchange, call: HookCall, deps: HookRouteDeps): Promise<WholeAnswer> {
   const { hooks } = deps.config;
-  const { path } = x;
+  const { path } = call;
   if (x.method === 'GET') {
     const handshakes = deps.engine.getHandshakes(path);
-    if (handshakes.length) return answerOf(await getHandshake(x, deps, handshakes));
+    if (handshakes.length) return answerOf(await getHandshake(x, call, deps, handshakes));
   }
   if (x.method !== 'POST') {
     throw new HeraldError('HERALD_METHOD_NOT_ALLOWED', undefined, { headers: { Allow: 'POST' } });
@@ -43,10 +52,10 @@ export async function answerHook(x: HookExchange, deps: HookRouteDeps): Promise<
   const presented = presentedHookToken(x.headers, x.url);
   // no token, but the path's mappings declare auth: the signature is checked once the raw body is read.
   // A presented token decides by itself (a wrong one is not rescued by a signature), except a
-  // bearer on a path whose auth is `bearer`: that header is the credential its auth checks.
-  const signed = signatureCandidates(deps.engine.signedMappings(path), presented, hooks.token);
+  // bearer on a path whose auth is `bearer`, or Basic where it is `basic`: that header is the credential its auth checks.
+  const signed = signatureCandidates(deps.engine.signedMappings(path), presented, hooks.token, x.headers.authorization);
   // the receipt's notes, written field by field as the route learns them (no object per note)
-  const notes = x.notes ?? {};
+  const notes = call.notes ?? {};
   notes.authMethod = signed.length ? 'signature' : (presented?.form ?? 'none');
   if (!signed.length) checkToken(x, deps.limiter, presented?.token, hooks.token);
   if (presented?.form === 'query') {
@@ -54,7 +63,7 @@ export async function answerHook(x: HookExchange, deps: HookRouteDeps): Promise<
     deps.logger.warn({ reqId: x.requestId }, 'hook token sent as ?token= (deprecated): send Authorization: Bearer instead');
   }
 
-  const bytes = await x.readBody({ maxBytes: hooks.maxBodyBytes, idleTimeoutMs: hooks.bodyTimeoutMs });
+  const bytes = await x.readBody({ maxBytes: hooks.maxBodyBytes, key: 'hooks.maxBodyBytes', idleTimeoutMs: hooks.bodyTimeoutMs });
   x.bodyBytes = bytes.byteLength;
   // over the exact bytes received, before any parsing
   if (signed.length) notes.signature = 'invalid';
@@ -94,7 +103,7 @@ export async function answerHook(x: HookExchange, deps: HookRouteDeps): Promise<
 }
 
 /** the outcome as HTTP: a mapping's own answer as it said, the rest as JSON */
-function answerOf(outcome: HookOutcome): HookAnswer {
+function answerOf(outcome: HookOutcome): WholeAnswer {
   if (outcome.type === 'skipped') return { status: 204, body: null };
   if (outcome.type !== 'responded') return { status: outcome.status, body: JSON.stringify(outcome.body), contentType: 'application/json' };
   const { response } = outcome;
@@ -106,29 +115,29 @@ function answerOf(outcome: HookOutcome): HookAnswer {
  * without one by the query token a mapping declares (`respond.verifyToken`, constant time); a
  * wrong or missing one is 401, counted like a wrong hook token.
  */
-async function getHandshake(x: HookExchange, deps: HookRouteDeps, handshakes: CompiledMapping[]): Promise<HookOutcome> {
+async function getHandshake(x: Exchange, call: HookCall, deps: HookRouteDeps, handshakes: CompiledMapping[]): Promise<HookOutcome> {
   const presented = presentedHookToken(x.headers, x.url);
   const query = getQueryParam(x.url) as Record<string, string>;
   let admitted: CompiledMapping[];
   if (presented) {
-    if (x.notes) x.notes.authMethod = presented.form;
+    if (call.notes) call.notes.authMethod = presented.form;
     checkToken(x, deps.limiter, presented.token, deps.config.hooks.token);
     admitted = handshakes;
   } else {
-    if (x.notes) x.notes.authMethod = 'verify-token';
+    if (call.notes) call.notes.authMethod = 'verify-token';
     admitted = handshakes.filter((m) => m.respond?.verifyToken?.(query));
     if (!admitted.length) {
-      deps.limiter.failed(x, handshakes.some((m) => m.respond?.verifyToken) ? 'wrong token' : 'missing token', x.path);
+      deps.limiter.failed(x, handshakes.some((m) => m.respond?.verifyToken) ? 'wrong token' : 'missing token', call.path);
       throw new HeraldError('HERALD_UNAUTHORIZED');
     }
-    deps.limiter.succeeded(x, x.path);
+    deps.limiter.succeeded(x, call.path);
   }
   const headers = withoutCredentials(x.headers);
   delete query.token;
-  const request: HookRequest = { path: x.path, payload: {}, headers, query, url: withoutQuery(x.url) };
-  if (x.notes) Object.assign(x.notes, { headers, query: request.query });
+  const request: HookRequest = { path: call.path, payload: {}, headers, query, url: withoutQuery(x.url) };
+  if (call.notes) Object.assign(call.notes, { headers, query: request.query });
   const outcome = await deps.intake.handshake({ request, onMatch: (mappingId) => (x.mappingId = mappingId) }, admitted);
-  if (x.notes) x.notes.outcome = 'respond';
+  if (call.notes) call.notes.outcome = 'respond';
   return outcome;
 }
 

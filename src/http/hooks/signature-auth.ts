@@ -7,16 +7,22 @@ import type { TokenForm } from './hook-token.js';
 
 /**
  * The mappings whose `auth` decides a request: all of its path's signed mappings when it presents
- * no hook token; when it presents a bearer that is not the hook token, those of type `bearer`
- * (their credential is that very header, e.g. Alertmanager's own token); otherwise none, and the
- * token decides.
+ * no hook token; when its Authorization is Basic, those of type `basic`; when it presents a
+ * bearer that is not the hook token, those of type `bearer` (their credential is that very
+ * header, e.g. Alertmanager's own token); otherwise none, and the token decides.
  */
 export function signatureCandidates(
   signed: readonly CompiledMapping[],
   presented: { token: string; form: TokenForm } | undefined,
   hookToken: string | undefined,
+  authorization?: string,
 ): readonly CompiledMapping[] {
   if (!presented) return signed;
+  // a Basic header is never the hook token: where the path takes basic auth, that auth decides
+  if (presented.form === 'bearer' && authorization !== undefined && /^Basic\s/i.test(authorization.trim())) {
+    const basic = signed.filter((m) => m.signature?.type === 'basic');
+    if (basic.length) return basic;
+  }
   if (presented.form !== 'bearer' || !signed.some((m) => m.signature?.type === 'bearer')) return [];
   if (hookToken !== undefined && safeEqual(presented.token, hookToken)) return [];
   return signed.filter((m) => m.signature?.type === 'bearer');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { okFalseSchema } from './common-schemas.js';
 import { defineRoutes } from './route-doc.js';
 
-const signedIn = z.object({ ok: z.literal(true), csrf: z.string().describe('Send as X-CSRF-Token on every state-changing /admin request.'), expiresAt: z.string() });
+const signedIn = z.object({ ok: z.literal(true), csrf: z.string().describe('Send as X-CSRF-Token on every state-changing /admin request.'), expiresAt: z.string(), traceLinkTemplate: z.string().nullable().describe('tracing.linkTemplate: the operator\'s tracing UI, a URL with {traceId}; null when none is configured.') });
 
 /** The console's own routes: its files and its sign-in (the pages then use the admin API). */
 export const consoleDocs = defineRoutes('root', [

@@ -7,12 +7,13 @@ import { withLiveness } from './liveness-listener.js';
 import { withoutQuery } from '../request-url.js';
 import { isSurfacePath } from './surface-router.js';
 import { hooksPrefix } from '../../config/hooks-path.js';
+import { withRequestSpans } from './request-span.js';
 
 /** what the server needs of the gateway: its app, the routes it answers from Node's request and where its webhook surface lies */
 export interface ServedGateway {
   app: { fetch: Parameters<typeof lazyHonoListener>[0] };
   withNodeRoutes(rest: RequestListener): RequestListener;
-  config: { hooks: { enabled: boolean; path: string } };
+  config: { hooks: { enabled: boolean; path: string }; tracing?: { trustIncomingContext: { hooks: boolean; v1: boolean } } };
   logger: Logger;
   metrics?: { http: HttpMetrics };
 }
@@ -30,8 +31,8 @@ export function listenGateway(gateway: ServedGateway, host: string, port: number
 }
 
 /**
- * The node server of the gateway: the webhook surface (hooks-listener.ts), chat completions
- * (v1/chat-listener.ts) and `GET /healthz` (liveness-listener.ts) answered from Node's
+ * The node server of the gateway: the webhook surface and chat completions (their Node doors,
+ * exchange/node-door.ts) and `GET /healthz` (liveness-listener.ts) answered from Node's
  * request, the rest by hono (hono-listener.ts).
  *
  * A sender may half-close its socket once its request is sent (HTTP/1.0 tools, `nc`, scripts
@@ -43,9 +44,10 @@ export function listenGateway(gateway: ServedGateway, host: string, port: number
  */
 export function gatewayServer(gateway: ServedGateway, host: string): Server {
   const rest = withLiveness({ logger: gateway.logger, metrics: gateway.metrics?.http }, lazyHonoListener(gateway.app.fetch, host, gateway.logger));
-  const server = createServer(gateway.withNodeRoutes(rest));
   // decided once, as withHooksSurface (hooks-listener.ts) decides whether to answer the surface at all
   const prefix = gateway.config.hooks.enabled ? hooksPrefix(gateway.config.hooks.path) : '';
+  const trust = gateway.config.tracing?.trustIncomingContext ?? { hooks: false, v1: false };
+  const server = createServer(withRequestSpans(gateway.withNodeRoutes(rest), { hooksPrefix: prefix, ...trust }));
   if (!prefix) return server;
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // the webhook answers each socket owes (pipelined requests may owe several): its end waits for them (node's half-open handling)

@@ -13,7 +13,7 @@ type Fetch = Parameters<typeof getRequestListener>[0];
  * that reaches it. Its module subclasses Node's fetch `Request` and imports node:http2, which
  * loads Node's whole fetch implementation and the HTTP/2 module as herald starts: a sizeable share
  * of a cold start (docs/performance.md), and memory, for a gateway that may only ever answer
- * webhooks and probes (answered without it: hooks-listener.ts, liveness-listener.ts). Requests
+ * webhooks and probes (answered without it: exchange/node-door.ts, liveness-listener.ts). Requests
  * that arrive while it loads wait for it; a failure to load is answered 500 and logged.
  * `hostname` (the listening address) is the URL's host of a request that names none.
  */

@@ -1,35 +1,33 @@
 import { providerFailureFields } from '../../models/provider-failure.js';
-import type { ServerResponse } from 'node:http';
-import { Hono, type Context } from 'hono';
 import type { Logger } from 'pino';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
 import type { AgentTurnDeps, ToolCallPiece, TurnDelta, TurnOutcome } from '../../agents/agent-turn.js';
-import { openChatTurn } from '../../agents/chat-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import type { KnowledgePassage } from '../../knowledge/knowledge-passage.js';
-import { conversationOwner } from '../../platform/api-keys.js';
+import type { ApiPrincipal } from '../../platform/api-keys.js';
 import { randomHex } from '../../utils/random-hex.js';
 import { uploadedFile, urlCitations } from './citation-annotations.js';
-import { parseJsonBody, readBody } from '../read-body.js';
-import { setResponseHeader } from '../response-header.js';
-import { requireAgent } from './agents-routes.js';
-import { enforceBudgets } from './principal-budgets.js';
+import { parseJsonBody } from '../read-body.js';
+import { bearerOf } from '../bearer-token.js';
+import type { Answer, Exchange } from '../exchange/exchange.js';
+import type { ExchangeSurface } from '../exchange/exchange-pipeline.js';
+import type { PlatformGate } from './platform-auth.js';
+import { openChatCompletion } from '../../runtime/platform-api/chat-completion.js';
 import { chatClientTools, chatInputMessages, parseChatRequest } from './chat-request.js';
-import { sseResponse } from './sse-response.js';
-import type { ChatAnswer, ChatExchange } from './chat-exchange.js';
-import { clientAddress } from '../client-address.js';
 
 export interface ChatRoutesDeps {
   config: HeraldConfig;
   /** the agent turn's needs: models, sessions, knowledge */
   turns: AgentTurnDeps;
   agents: AgentDirectory;
+  /** the same gate as the rest of /v1: one key's rate limit and one address's failures count on both doors and every route */
+  gate: PlatformGate;
   logger: Logger;
 }
 
 /** chat bodies carry whole conversations, but nothing near an upload */
-const CHAT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const CHAT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** what a log may say of a provider failure: its kind and status, never the upstream body */
 function failureFields(error: unknown) {
@@ -43,29 +41,6 @@ function failureFields(error: unknown) {
 
 const citationsOf = (passages: KnowledgePassage[]) =>
   passages.map((p, i) => ({ index: i + 1, document_id: p.documentId, ...(uploadedFile(p) && { file_id: p.fileId }), filename: p.filename, chunk_id: p.chunkId, score: p.score, content: p.content }));
-
-/**
- * Calls `cancel` when the client goes away before its answer went out, as @hono/node-server's
- * `c.req.raw.signal` would abort; but touching `c.req.raw` makes the adapter build a whole fetch
- * Request (headers, body stream, AbortController) per completion, a measurable part of it.
- */
-function whenClientGone(c: Context, cancel: (reason: unknown) => void): void {
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  if (!outgoing || typeof outgoing.once !== 'function') {
-    const signal = c.req.raw.signal;
-    if (signal.aborted) cancel(signal.reason);
-    else signal.addEventListener('abort', () => cancel(signal.reason), { once: true });
-    return;
-  }
-  cancelWhenResponseCloses(outgoing, cancel);
-}
-
-/** `cancel` when Node's response closes before it finished: its client went away */
-export function cancelWhenResponseCloses(outgoing: ServerResponse, cancel: (reason: unknown) => void): void {
-  outgoing.once('close', () => {
-    if (!outgoing.writableFinished) cancel('Client connection prematurely closed.');
-  });
-}
 
 /**
  * The answer message: with tool calls and no text, `content` is null (OpenAI's shape), and so it
@@ -93,32 +68,23 @@ const toolCallDelta = (piece: ToolCallPiece) => ({
   function: { ...(piece.name && { name: piece.name }), arguments: piece.arguments ?? '' },
 });
 
-/** POST /v1/chat/completions under `app.request()` (under `herald serve`, chat-listener.ts answers it from Node's request) */
-export function chatRoutes(deps: ChatRoutesDeps): Hono {
-  const app = new Hono();
-  app.post('/chat/completions', async (c) => {
-    const x: ChatExchange = {
-      clientAddress: clientAddress(c),
-      requestId: c.get('requestId'),
-      principal: c.get('principal'),
-      readBody: (limits) => readBody(c, limits),
-      origin: () => new URL(c.req.url).origin,
-      setHeader: (name, value) => setResponseHeader(c, name, value),
-      whenClientGone: (cancel) => whenClientGone(c, cancel),
-    };
-    let answer: ChatAnswer;
-    try {
-      answer = await answerChatCompletion(x, deps);
-    } finally {
-      c.set('bodyBytes', x.bodyBytes);
-    }
-    return 'json' in answer ? c.json(answer.json) : sseResponse(c, answer.stream, answer.options);
-  });
-  return app;
+/**
+ * POST /v1/chat/completions as its exchange pipeline runs it, through either door: admitted by
+ * the platform gate (the API key, its rate limit, whose headers go on the answer), then answered.
+ */
+export function chatSurface(deps: ChatRoutesDeps): ExchangeSurface<ApiPrincipal> {
+  return {
+    async admit(x) {
+      const { principal, headers } = await deps.gate.admit(x, bearerOf(x.headers.authorization));
+      for (const name in headers) x.setHeader(name, headers[name]!);
+      return principal;
+    },
+    answer: (x, principal) => answerChatCompletion(x, principal, deps),
+  };
 }
 
 /** POST /v1/chat/completions: OpenAI's chat API where `model` is a digital employee. */
-export async function answerChatCompletion(x: ChatExchange, deps: ChatRoutesDeps): Promise<ChatAnswer> {
+export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal, deps: ChatRoutesDeps): Promise<Answer> {
   let bytes: Uint8Array;
   try {
     bytes = await x.readBody({ maxBytes: CHAT_MAX_BODY_BYTES, idleTimeoutMs: 30_000 });
@@ -130,14 +96,9 @@ export async function answerChatCompletion(x: ChatExchange, deps: ChatRoutesDeps
   }
   x.bodyBytes = bytes.byteLength;
   const body = parseChatRequest(parseJsonBody(bytes));
-  const { principal } = x;
-  const agent = requireAgent(deps.agents, principal, body.model, 'model');
-  const budgetCheck = enforceBudgets(principal, deps.turns.budgets, agent.id);
-  if (budgetCheck) await budgetCheck;
   const tools = chatClientTools(body);
-  const chat = await openChatTurn(deps.turns, {
-    agent,
-    owner: conversationOwner(principal),
+  const { agent, chat } = await openChatCompletion(deps, principal, {
+    model: body.model,
     conversationId: body.conversation_id ?? undefined,
     messages: chatInputMessages(body.messages),
     metadata: body.metadata ?? undefined,
@@ -148,14 +109,13 @@ export async function answerChatCompletion(x: ChatExchange, deps: ChatRoutesDeps
       ...(tools.extra && { extra: tools.extra }),
     },
     clientTools: tools.use,
-    usage: { source: 'chat', keyName: principal.name },
   });
   const id = `chatcmpl-${randomHex(12)}`;
   const created = Math.floor(Date.now() / 1000);
   const conversation_id = chat.conversationId;
   const extras = (outcome: TurnOutcome) => (body.citations !== false ? { citations: citationsOf(outcome.knowledge) } : {});
   // the request's origin (for the annotations' URLs) only when there are passages to cite
-  const annotations = (outcome: TurnOutcome) => (outcome.knowledge.length ? urlCitations(outcome.text, outcome.knowledge, x.origin()) : []);
+  const annotations = (outcome: TurnOutcome) => (outcome.knowledge.length ? urlCitations(outcome.text, outcome.knowledge, new URL(x.url).origin) : []);
   x.setHeader('x-conversation-id', conversation_id);
 
   if (!body.stream) {
@@ -165,7 +125,9 @@ export async function answerChatCompletion(x: ChatExchange, deps: ChatRoutesDeps
       throw error;
     });
     return {
-      json: {
+      status: 200,
+      contentType: 'application/json',
+      body: JSON.stringify({
         id,
         object: 'chat.completion',
         created,
@@ -175,7 +137,7 @@ export async function answerChatCompletion(x: ChatExchange, deps: ChatRoutesDeps
         usage: outcome.usage,
         conversation_id,
         ...extras(outcome),
-      },
+      }),
     };
   }
 

@@ -23,7 +23,7 @@ export interface PlatformAdmission {
 /**
  * `Authorization: Bearer <API_KEY>` on every /v1 call, then the key's rate limit. An address
  * that keeps presenting bad keys gets 429 for them; a valid key is admitted all the same. One gate
- * per gateway: the hono middleware and the chat's own listener (chat-listener.ts) count against
+ * per gateway: the hono middleware and chat completions' surface (chat-completions.ts) count against
  * the same limits.
  */
 export class PlatformGate {

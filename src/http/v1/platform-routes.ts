@@ -10,7 +10,6 @@ import { VectorStoreBatches } from '../../platform/vector-store-batches.js';
 import type { VectorStores } from '../../platform/vector-stores.js';
 import type { Store } from '../../store/port.js';
 import { agentsRoutes } from './agents-routes.js';
-import { chatRoutes } from './chat-completions.js';
 import { embeddingsRoutes } from './embeddings-routes.js';
 import { filesRoutes } from './files-routes.js';
 import { knowledgeRoutes } from './knowledge-routes.js';
@@ -36,12 +35,14 @@ export interface PlatformRoutesDeps {
   logger: Logger;
 }
 
-/** The /v1 platform API (mounted by the gateway under /v1): API-key auth and rate limit first. */
+/**
+ * The /v1 platform API (mounted by the gateway under /v1): API-key auth and rate limit first.
+ * Chat completions, the hot path, are a surface of their own (chat-completions.ts), mounted by the app.
+ */
 export function platformRoutes(deps: PlatformRoutesDeps): Hono {
   const app = new Hono();
   app.use('*', platformAuth(deps.gate));
   app.route('/', agentsRoutes({ agents: deps.agents, knowledge: deps.knowledge, state: deps.store.state }));
-  app.route('/', chatRoutes(deps));
   // a response's tool calls are recorded with the store's, whether or not the gateway gave the turns a repo
   app.route('/', responsesRoutes({ ...deps, turns: { ...deps.turns, state: deps.store.state, toolCalls: deps.turns.toolCalls ?? deps.store.toolCalls } }));
   app.route('/', embeddingsRoutes({ config: deps.config, usage: deps.turns.usage, budgets: deps.turns.budgets }));

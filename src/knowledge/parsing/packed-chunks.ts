@@ -14,20 +14,37 @@ const types = Object.keys(documentTypes) as DocumentType[];
  * stall the worker exists to avoid. Its own file so the main thread reads answers without loading
  * the parsers.
  */
-export function packChunks(type: DocumentType, chunks: { content: string; terms: string }[]): Uint8Array {
-  const encoded = chunks.flatMap((c) => [Buffer.from(c.content, 'utf8'), Buffer.from(c.terms, 'utf8')]);
-  const head = 5 + 4 * encoded.length;
-  const packed = new Uint8Array(head + encoded.reduce((n, b) => n + b.length, 0));
-  const view = new DataView(packed.buffer);
+export function packChunks(type: DocumentType, chunks: string[], termsOf: (content: string) => string): Uint8Array {
+  // each string encoded straight into one buffer as it is made (an index form is dropped once
+  // encoded): no Buffer per string, no list of index forms, no second copy of the texts. The
+  // buffer starts at the texts' own size plus as much again for their index forms, and grows
+  // by half when that is short.
+  const head = 5 + 8 * chunks.length;
+  let packed = new Uint8Array(head + 2 * chunks.reduce((n, c) => n + c.length, 0) + 1024);
+  const encoder = new TextEncoder();
+  let at = head;
+  const offsets = new Uint32Array(2 * chunks.length);
+  const put = (text: string, i: number) => {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit
+    if (packed.length - at < 3 * text.length) {
+      const grown = new Uint8Array(Math.max(Math.ceil(packed.length * 1.5), at + 3 * text.length));
+      grown.set(packed.subarray(0, at));
+      packed = grown;
+    }
+    at += encoder.encodeInto(text, packed.subarray(at)).written;
+    offsets[i] = at - head;
+  };
+  chunks.forEach((content, i) => {
+    put(content, 2 * i);
+    put(termsOf(content), 2 * i + 1);
+  });
+  // what was not used is not moved to the main thread (a copy only when it is more than an eighth)
+  if (packed.length - at > packed.length / 8) packed = packed.slice(0, at);
+  const view = new DataView(packed.buffer, packed.byteOffset);
   view.setUint8(0, types.indexOf(type));
   view.setUint32(1, chunks.length, true);
-  let at = head;
-  encoded.forEach((bytes, i) => {
-    packed.set(bytes, at);
-    at += bytes.length;
-    view.setUint32(5 + 4 * i, at - head, true);
-  });
-  return packed;
+  offsets.forEach((offset, i) => view.setUint32(5 + 4 * i, offset, true));
+  return packed.byteLength === at ? packed : packed.subarray(0, at);
 }
 
 /** The main thread's view of a packed answer: the type, the count, and each chunk (with its index form) decoded on demand. */

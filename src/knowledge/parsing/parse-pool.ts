@@ -18,11 +18,12 @@ const WORKER_ENTRY = pathToFileURL(installedPath('dist/src/knowledge/parsing/par
 export type ParsedChunks = ReturnType<typeof unpackChunks>;
 
 /**
- * A worker whose heap has grown past this (a worker with its parsers loaded holds ~20 MB) is
+ * A worker whose heap has grown past this (a worker with its parsers loaded holds ~20 MB; one
+ * that read an 8 MiB text ~50 MB) is
  * ended once its parse is done, giving the memory back; smaller ones stay for the next upload
  * until idle for `WORKER_IDLE_MS`, sparing it the start of a worker (~0.2-2 s).
  */
-const RECYCLE_HEAP_BYTES = 64 * 2 ** 20;
+const RECYCLE_HEAP_BYTES = 32 * 2 ** 20;
 const WORKER_IDLE_MS = 30_000;
 
 /**
@@ -63,10 +64,14 @@ export class ParsePool {
     return this.waiting.length;
   }
 
-  async parse(bytes: Uint8Array, filename: string, chunking: ChunkOptions): Promise<ParsedChunks> {
+  /**
+   * `move`: the bytes are the caller's own, used no more: their buffer is moved to the worker
+   * (left empty here) instead of copied, when they are the whole of it.
+   */
+  async parse(bytes: Uint8Array, filename: string, chunking: ChunkOptions, move = false): Promise<ParsedChunks> {
     await this.takeSlot();
     try {
-      return await this.parseNow(bytes, filename, chunking);
+      return await this.parseNow(bytes, filename, chunking, move && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength);
     } finally {
       this.freeSlot();
     }
@@ -87,20 +92,27 @@ export class ParsePool {
     else this.active--;
   }
 
-  private async parseNow(bytes: Uint8Array, filename: string, chunking: ChunkOptions): Promise<ParsedChunks> {
+  private async parseNow(bytes: Uint8Array, filename: string, chunking: ChunkOptions, move: boolean): Promise<ParsedChunks> {
     const { maxInflatedEntryBytes, maxTextChars, maxChunks, parseTimeoutMs, workerMemoryMb } = this.limits;
     // one pool however many uploads arrive while piscina is being imported
     const starting = (this.pool ??= this.start());
     const pool = await starting;
-    // the time limit starts when the worker says it has the task: not while a thread starts
-    const { port1: started, port2 } = new MessageChannel();
+    // the time limit starts when the worker says it has the task: not while a thread starts; its
+    // answer comes back on the same port, its buffer moved
+    const { port1: channel, port2 } = new MessageChannel();
     const abort = new AbortController();
     let timer: NodeJS.Timeout | undefined;
-    started.once('message', () => (timer = setTimeout(() => abort.abort(), parseTimeoutMs)));
-    const task = { bytes, filename, chunking, limits: { maxInflatedEntryBytes, maxTextChars, maxChunks, workerMemoryMb }, started: port2 };
+    const answered = new Promise<WorkerAnswer>((resolve) =>
+      channel.on('message', (message: 0 | WorkerAnswer) => {
+        if (message === 0) timer = setTimeout(() => abort.abort(), parseTimeoutMs);
+        else resolve(message);
+      }),
+    );
+    const task = { bytes, filename, chunking, limits: { maxInflatedEntryBytes, maxTextChars, maxChunks, workerMemoryMb }, port: port2 };
     let result: WorkerAnswer;
     try {
-      result = await pool.run(task, { signal: abort.signal, transferList: [port2] });
+      await pool.run(task, { signal: abort.signal, transferList: move ? [port2, bytes.buffer as ArrayBuffer] : [port2] });
+      result = await answered;
     } catch (error) {
       const { name, code } = error as { name?: string; code?: string };
       if (name === 'AbortError' || name === 'TimeoutError') throw documentLimitErrors.time(parseTimeoutMs);
@@ -108,7 +120,7 @@ export class ParsePool {
       throw new HeraldError('HERALD_DOCUMENT_UNPROCESSABLE', 'The document could not be read (its parser failed).', { param: 'file', cause: error });
     } finally {
       clearTimeout(timer);
-      started.close();
+      channel.close();
     }
     if (result.heapBytes > RECYCLE_HEAP_BYTES) this.retire(starting, pool);
     const { answer } = result;

@@ -24,13 +24,15 @@ export function compileBodySignature(type: BodySignatureType, secret: string, to
   if (type === 'pagerduty') return pagerdutySignature(secret);
   if (type === 'linear') return linearSignature(secret, toleranceSeconds ?? LINEAR_TOLERANCE_SECONDS);
   const { header, digest } = schemes[type];
+  // Shopify Events send the same digest without the X- prefix (https://shopify.dev/docs/apps/build/events/verify-deliveries)
+  const read = type === 'shopify' ? (headers: Record<string, string | undefined>) => headers[header] ?? headers['shopify-hmac-sha256'] : (headers: Record<string, string | undefined>) => headers[header];
   return {
     type,
     verify(headers, body) {
-      const given = digest(headers[header]);
+      const given = digest(read(headers));
       return given !== undefined && sameDigest(given, hmac(secret, '', body));
     },
-    failure: (headers) => missingOr(headers[header]) ?? 'bad signature',
+    failure: (headers) => missingOr(read(headers)) ?? 'bad signature',
   };
 }
 

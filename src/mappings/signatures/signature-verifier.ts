@@ -1,22 +1,37 @@
-import { createHash, createHmac } from 'node:crypto';
 import type { MappingAuth } from '../../config/mapping-schema.js';
 import { compileBodySignature } from './body-signature-verifiers.js';
+import { compileEd25519 } from './ed25519-verifier.js';
+import { compileHmac } from './hmac-verifiers.js';
 import { hexDigest, hmac, missingOr, sameDigest, withinTolerance, type SignatureFailure } from './signature-digest.js';
-import { compileSharedToken } from './token-verifiers.js';
+import { calendlySignature, CALENDLY_TOLERANCE_SECONDS, hubspotSignature, zoomSignature } from './timestamped-verifiers.js';
+import { compileBasicAuth, compileSharedToken } from './token-verifiers.js';
+import { compileSenderSignature, isSenderSignatureType } from './sender-verifiers.js';
+import { compileTwilio } from './twilio-verifier.js';
 
 export type { SignatureFailure } from './signature-digest.js';
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
-/** the schemes that sign a timestamp, so `toleranceSeconds` means something */
-const TIMESTAMPED = new Set<MappingAuth['type']>(['stripe', 'standard-webhooks', 'slack', 'linear']);
+/** the schemes that sign a timestamp, so `toleranceSeconds` means something (hmac-* only with a timestampHeader) */
+const TIMESTAMPED = new Set<MappingAuth['type']>(['stripe', 'standard-webhooks', 'slack', 'linear', 'ed25519', 'hubspot', 'calendly', 'zoom']);
+
+/** which types take each optional field: another type given one is a fault naming it */
+const FIELD_TYPES: Record<'header' | 'encoding' | 'timestampHeader' | 'url' | 'publicKey' | 'sharedKey' | 'username', readonly MappingAuth['type'][]> = {
+  header: ['hmac-sha256', 'hmac-sha1', 'shared-secret'],
+  encoding: ['hmac-sha256', 'hmac-sha1'],
+  timestampHeader: ['hmac-sha256', 'hmac-sha1'],
+  url: ['twilio', 'hubspot'],
+  publicKey: ['ed25519'],
+  sharedKey: ['twilio'],
+  username: ['basic'],
+};
 
 /** A mapping's `auth`, compiled at load: checks a request's signature over its raw body. */
 export interface SignatureVerifier {
   type: MappingAuth['type'];
   /**
    * true when the signature headers (names lower-cased) verify over the exact bytes received;
-   * `url`: the full request URL with its query (Twilio signs it)
+   * `url`: the full request URL with its query (Twilio and HubSpot sign it)
    */
   verify(headers: Record<string, string | undefined>, body: Uint8Array, nowMs: number, url?: string): boolean;
   /** why `verify` said no, for the log (it never says what was expected); `body` for schemes that sign a timestamp inside it */
@@ -24,19 +39,33 @@ export interface SignatureVerifier {
 }
 
 /**
- * Compiles a mapping's `auth`. Throws (a config fault, reported with the mapping id) when the
- * fields do not fit the type: a header for anything but hmac-sha256, a tolerance where no
- * timestamp is signed, a standard-webhooks secret that is not `whsec_<base64>`.
+ * Compiles a mapping's `auth`. Throws (a config fault, reported as `auth.<field>: ...` with the
+ * mapping id) when the fields do not fit the type: a field another type takes, a tolerance where
+ * no timestamp is signed, a missing secret, header or key, a standard-webhooks secret that is not
+ * `whsec_<base64>`.
  */
 export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
-  const { type, secret } = auth;
-  if (auth.header !== undefined && type !== 'hmac-sha256') throw new Error(`header: only for type hmac-sha256 (${type} has its own header)`);
-  if (auth.toleranceSeconds !== undefined && !TIMESTAMPED.has(type)) {
-    throw new Error(`toleranceSeconds: ${type} signs no timestamp`);
+  const { type } = auth;
+  for (const [field, types] of Object.entries(FIELD_TYPES)) {
+    if (auth[field as keyof typeof FIELD_TYPES] !== undefined && !types.includes(type)) throw new Error(`${field}: only for type ${types.join(' or ')} (not ${type})`);
   }
-  if (auth.url !== undefined && type !== 'twilio') throw new Error(`url: only for type twilio (${type} does not sign the URL)`);
+  const timestamped = TIMESTAMPED.has(type) || auth.timestampHeader !== undefined;
+  if (auth.toleranceSeconds !== undefined && !timestamped) throw new Error(`toleranceSeconds: ${type} signs no timestamp`);
+  if (type === 'ed25519') {
+    if (auth.secret !== undefined) throw new Error('secret: ed25519 verifies with publicKey, not a secret');
+    return compileEd25519(auth.publicKey, auth.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS);
+  }
+  if (type === 'twilio') return compileTwilio(auth.secret, auth.sharedKey, auth.url);
+  if (auth.secret === undefined) throw new Error(`secret: required for type ${type}`);
+  const secret = auth.secret;
   const tolerance = auth.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (type === 'gitlab' || type === 'bearer') return compileSharedToken(type, secret);
+  if (type === 'gitlab' || type === 'bearer' || type === 'shared-secret') return compileSharedToken(type, secret, auth.header);
+  if (type === 'basic') return compileBasicAuth(auth.username, secret);
+  if (type === 'hmac-sha256' || type === 'hmac-sha1') return compileHmac(type, auth, secret, tolerance);
+  if (type === 'zoom') return zoomSignature(secret, tolerance);
+  if (type === 'calendly') return calendlySignature(secret, auth.toleranceSeconds ?? CALENDLY_TOLERANCE_SECONDS);
+  if (type === 'hubspot') return hubspotSignature(secret, tolerance, auth.url);
+  if (isSenderSignatureType(type)) return compileSenderSignature(type, secret);
   if (type === 'sentry' || type === 'shopify' || type === 'jira' || type === 'pagerduty' || type === 'linear') {
     return compileBodySignature(type, secret, auth.toleranceSeconds);
   }
@@ -87,38 +116,24 @@ export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
       return {
         type,
         verify(headers, body, nowMs) {
-          const id = headers['webhook-id']?.trim();
-          const timestamp = headers['webhook-timestamp']?.trim();
-          if (!id || !timestamp || !withinTolerance(timestamp, nowMs, tolerance)) return false;
-          const expected = hmac(key, `${id}.${timestamp}.`, body);
+          const { id, timestamp, signature } = standardWebhookHeaders(headers);
+          if (!id?.trim() || !timestamp || !withinTolerance(timestamp.trim(), nowMs, tolerance)) return false;
+          const expected = hmac(key, `${id.trim()}.${timestamp.trim()}.`, body);
           let ok = false;
-          for (const entry of (headers['webhook-signature'] ?? '').split(' ')) {
-            const [version, signature] = entry.split(',', 2);
-            if (version !== 'v1' || !signature) continue;
-            if (sameDigest(Buffer.from(signature, 'base64'), expected)) ok = true;
+          for (const entry of (signature ?? '').split(' ')) {
+            const [version, given] = entry.split(',', 2);
+            if (version !== 'v1' || !given) continue;
+            if (sameDigest(Buffer.from(given, 'base64'), expected)) ok = true;
           }
           return ok;
         },
         failure(headers, nowMs) {
-          const missing = missingOr(headers['webhook-id']) ?? missingOr(headers['webhook-timestamp']) ?? missingOr(headers['webhook-signature']);
-          return missing ?? (withinTolerance(headers['webhook-timestamp'], nowMs, tolerance) ? 'bad signature' : 'stale timestamp');
+          const { id, timestamp, signature } = standardWebhookHeaders(headers);
+          const missing = missingOr(id) ?? missingOr(timestamp) ?? missingOr(signature);
+          return missing ?? (withinTolerance(timestamp, nowMs, tolerance) ? 'bad signature' : 'stale timestamp');
         },
       };
     }
-    case 'twilio':
-      return {
-        type,
-        verify(headers, body, _nowMs, url) {
-          const given = headers['x-twilio-signature']?.trim();
-          const signedUrl = auth.url ?? url;
-          if (!given || !signedUrl) return false;
-          const expected = createHmac('sha1', secret).update(twilioSignedText(signedUrl, headers['content-type'], body)).digest();
-          return sameDigest(Buffer.from(given, 'base64'), expected);
-        },
-        failure(headers) {
-          return missingOr(headers['x-twilio-signature']) ?? 'bad signature';
-        },
-      };
     case 'slack':
       // X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:<X-Slack-Request-Timestamp>:<raw body>">
       return {
@@ -135,36 +150,16 @@ export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
           return missing ?? (withinTolerance(headers['x-slack-request-timestamp'], nowMs, tolerance) ? 'bad signature' : 'stale timestamp');
         },
       };
-    case 'hmac-sha256': {
-      if (auth.header === undefined) throw new Error('header: hmac-sha256 needs the header that carries the digest');
-      const header = auth.header.toLowerCase();
-      return {
-        type,
-        verify(headers, body) {
-          const given = hexDigest(headers[header]);
-          return given !== undefined && sameDigest(given, hmac(secret, '', body));
-        },
-        failure: (headers) => missingOr(headers[header]) ?? 'bad signature',
-      };
-    }
   }
 }
 
 /**
- * What Twilio signs (https://www.twilio.com/docs/usage/security#validating-requests): the full
- * URL, then for a form body each field name followed by its value, sorted by name (repeated
- * names: each value, sorted), with no separators. A JSON body is signed through the URL: its
- * `bodySHA256` query parameter must be the hex SHA-256 of the raw body.
+ * The three Standard Webhooks headers of a request: `webhook-id`, `-timestamp`, `-signature`, or
+ * Svix's `svix-id`, `svix-timestamp`, `svix-signature`, which Svix (and so Clerk and Resend) send
+ * by default with the same values (https://docs.svix.com/receiving/verifying-payloads/how-manual);
+ * one family is read whole, the webhook-* one when its id is there.
  */
-export function twilioSignedText(url: string, contentType: string | undefined, body: Uint8Array): string {
-  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') {
-    const declared = new URL(url).searchParams.get('bodySHA256');
-    const actual = createHash('sha256').update(body).digest('hex');
-    // a mismatch signs a text Twilio never signed, so the comparison fails
-    return declared !== null && declared.toLowerCase() === actual ? url : `${url}\n(body does not match bodySHA256)`;
-  }
-  const params = new URLSearchParams(Buffer.from(body).toString('utf8'));
-  const names = [...new Set(params.keys())].sort();
-  return url + names.map((name) => [...new Set(params.getAll(name))].sort().map((value) => name + value).join('')).join('');
+export function standardWebhookHeaders(headers: Record<string, string | undefined>): { id?: string; timestamp?: string; signature?: string } {
+  const family = headers['webhook-id'] !== undefined ? 'webhook' : 'svix';
+  return { id: headers[`${family}-id`], timestamp: headers[`${family}-timestamp`], signature: headers[`${family}-signature`] };
 }

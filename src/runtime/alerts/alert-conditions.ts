@@ -4,6 +4,8 @@ import { isUnfinished, type AlertRecord, type RunRecord, type Store } from '../.
 import { parseDuration } from '../duration.js';
 import { budgetMessage, type Budgets } from '../../platform/budgets.js';
 import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
+import { runsFailing, withinMsOf } from './runs-failing.js';
+import { scheduleFailing, scheduleMissed } from './schedule-conditions.js';
 
 /** one incident a condition finds holding now */
 export interface Incident {
@@ -41,11 +43,6 @@ export interface CheckDeps {
 /** the delivery.failed rule: each delivery that failed for good is an incident; a channel's share one cooldown */
 const FAILED_DELIVERIES_PER_PASS = 100;
 const DAY_MS = 86_400_000;
-/** runs of a mapping or agent read to judge a `runs.failing` rule */
-const RUNS_READ = 200;
-
-const failedOrTimedOut = (run: RunRecord) => run.status === 'failed' || run.status === 'timed_out';
-const finished = (run: RunRecord) => !isUnfinished(run.status) && run.status !== 'cancelled';
 
 /** a check of one incident key: its open incident holds while the check finds it */
 const byKey = (key: string) => async (open: AlertRecord, firing: Incident[]) =>
@@ -82,21 +79,20 @@ export function alertCheck(rule: AlertRule, deps: CheckDeps): AlertCheck | undef
       const subject = rule.mapping ?? rule.agent!;
       const what = rule.mapping ? `mapping ${rule.mapping}` : `agent ${rule.agent}`;
       const key = `runs.failing:${rule.mapping ? 'mapping' : 'agent'}:${subject}`;
-      const withinMs = rule.within ? parseDuration(rule.within) : undefined;
+      const withinMs = withinMsOf(rule.within);
       return {
         condition: rule.on,
         async firing(now) {
-          const runs = (await store.browse.runs({ mappingId: rule.mapping, agentId: rule.agent, limit: RUNS_READ, since: withinMs && now - withinMs })).filter(finished);
-          // the newest finished run decides whether it still fails: one success clears it
-          if (!runs[0] || !failedOrTimedOut(runs[0])) return [];
-          const failing = withinMs ? runs.filter(failedOrTimedOut).length >= rule.count : runs.length >= rule.count && runs.slice(0, rule.count).every(failedOrTimedOut);
-          if (!failing) return [];
-          const how = withinMs ? `${runs.filter(failedOrTimedOut).length} runs failed within ${rule.within}` : `${rule.count} runs in a row failed`;
-          return [{ condition: rule.on, incidentKey: key, cooldownKey: key, subject, summary: `${what}: ${how} (the last: run ${runs[0].id}, ${runs[0].status})` }];
+          const how = await runsFailing(store, { mappingId: rule.mapping, agentId: rule.agent }, rule, withinMs, now);
+          return how ? [{ condition: rule.on, incidentKey: key, cooldownKey: key, subject, summary: `${what}: ${how}` }] : [];
         },
         holds: byKey(key),
       };
     }
+    case 'schedule.failing':
+      return scheduleFailing(store, rule, withinMsOf(rule.within));
+    case 'schedule.missed':
+      return scheduleMissed(store, rule, deps.watchingSince);
     case 'source.silent':
       return silentSource(store, rule.mapping, parseDuration(rule.after), deps.watchingSince);
     case 'budget.exceeded': {

@@ -52,6 +52,8 @@ export class AlertEvaluator {
   private readonly replica = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private timer?: NodeJS.Timeout;
   private running = false;
+  /** started by the gateway (until stopped): a reload reconfigures only a started evaluator */
+  private started = false;
   private passing?: Promise<void>;
   private again = false;
   private lastPassAt = 0;
@@ -68,11 +70,24 @@ export class AlertEvaluator {
     return this.deps.alerts.rules.length > 0 || this.deps.expectedSources().length > 0;
   }
 
+  /**
+   * After a config reload: the rules (and the change feeds they listen to) are read again, so an
+   * alerts section added, changed or removed by a reload takes effect as it would at a start.
+   */
+  reconfigure(): void {
+    if (!this.started) return;
+    for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
+    if (this.timer) clearTimeout(this.timer);
+    this.running = false;
+    this.start();
+  }
+
   start(): void {
+    this.started = true;
     if (!this.enabled) return;
     this.running = true;
     const { rules } = this.deps.alerts;
-    if (rules.some((r) => r.on === 'runs.failing')) this.unsubscribe.push(this.deps.store.signals.subscribe(changeTopic('runs'), () => this.kick(true)));
+    if (rules.some((r) => r.on === 'runs.failing' || r.on === 'schedule.failing')) this.unsubscribe.push(this.deps.store.signals.subscribe(changeTopic('runs'), () => this.kick(true)));
     if (rules.some((r) => r.on === 'delivery.failed' || r.on === 'outbox.stale')) {
       this.unsubscribe.push(this.deps.store.signals.subscribe(changeTopic('deliveries'), () => this.kick(true)));
     }
@@ -81,6 +96,7 @@ export class AlertEvaluator {
 
   /** stops the timer and the change subscriptions, and waits for a pass under way */
   async stop(): Promise<void> {
+    this.started = false;
     this.running = false;
     for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
     if (this.timer) clearTimeout(this.timer);

@@ -4,7 +4,7 @@ import { HeraldError } from '../../errors.js';
 import type { ChannelAdapter } from '../../plugin-sdk/sdk.js';
 import { isUnfinished, type DeliveryRecord, type FailedDeliveryFilter, type RetryableTargets, type RunRecord, type Store } from '../../store/port.js';
 import { deliveryView } from './delivery-view.js';
-import { intendedTarget, replyDisposition } from './reply-delivery.js';
+import { answeredInResponse, intendedTarget, replyDisposition } from './reply-delivery.js';
 
 /** why a reply was not delivered on an install without any channel (not a failure) */
 export const NO_CHANNEL_CONFIGURED = 'no channel configured';
@@ -133,6 +133,9 @@ export class OperatorDeliveryActions implements DeliveryActions {
     if (isUnfinished(run.status)) return { status: 'waiting_for_run', requested };
     if (run.status === 'succeeded' && run.reply !== null && replyDisposition(run.reply, this.deps.config.heartbeat.ackMaxChars) === 'silent') {
       return { status: 'skipped', reason: 'the reply was only a heartbeat acknowledgement or NO_REPLY', requested };
+    }
+    if (run.status === 'succeeded' && answeredInResponse(run.action, run.finishedAt)) {
+      return { status: 'answered', reason: "the hook's HTTP response carried the reply", requested };
     }
     // an install without any channel delivers nothing (see the outbox's `quiet`)
     if (run.status === 'succeeded' && this.deps.channels.size === 0) return { status: 'not_delivered', reason: NO_CHANNEL_CONFIGURED, requested };

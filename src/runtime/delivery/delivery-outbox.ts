@@ -6,10 +6,12 @@ import { ChannelError, type ChannelAdapter } from '../../plugin-sdk/sdk.js';
 import type { DeliveryRecord, RunRecord, Store } from '../../store/port.js';
 import { resolveTarget, rememberRoute, type ResolvedTarget, type TargetDeps } from './delivery-target.js';
 import { MAIN_SESSION, type MainSession } from '../main-session.js';
-import { replyDisposition, type ReplyDelivery } from './reply-delivery.js';
+import { answeredInResponse, replyDisposition, type ReplyDelivery } from './reply-delivery.js';
 import { retryDelay } from './retry-delay.js';
 import { copyWith } from '../../utils/copy-with.js';
 import { fallbackTargets, retryPolicy } from './delivery-policy.js';
+import { attemptSpan, deliveryTraceContext } from './delivery-span.js';
+import { annotate } from '../../tracing/tracing.js';
 
 /** how often the outbox looks for work it was not told about (another process, an expired lease) */
 const POLL_MS = 1000;
@@ -17,6 +19,14 @@ const POLL_MS = 1000;
 const SWEEP_FROM_KEY = 'delivery:sweepFrom';
 /** overlap between two sweeps, for a run finished (its clock read) just before a sweep began */
 const SWEEP_OVERLAP_MS = 60_000;
+/** from when the next start looks, and whether the process that wrote it was quiet (no channel) */
+interface SweepMarker {
+  from: number;
+  quiet?: boolean;
+}
+/** a marker as stored (a bare number before quiet processes were told apart) */
+const sweepMarker = (stored: SweepMarker | number | undefined): SweepMarker => (typeof stored === 'number' ? { from: stored } : (stored ?? { from: 0 }));
+
 /** how long `stop()` lets sends in flight finish before aborting them */
 const STOP_GRACE_MS = 5_000;
 
@@ -116,22 +126,32 @@ export class DeliveryOutbox implements ReplyDelivery {
    * A run is marked succeeded before its reply is queued; a process that stopped in between
    * left a reply nobody will send. Queue those now (the insert refuses a second row for a run).
    * Each start looks only at runs finished since the previous start, so this stays cheap.
+   * Only what the previous process meant to send is queued: not a reply the hook's HTTP answer
+   * carried, and nothing a quiet process (no channel configured) finished, whose replies stay
+   * not delivered when a channel is configured later (an operator re-runs what should go out).
    */
   private async queueRepliesLeftBehind(): Promise<void> {
     const { store, config } = this.deps;
     const startedAt = Date.now();
-    if (this.quiet) return;
-    const since = (await store.state.get<number>(SWEEP_FROM_KEY)) ?? 0;
+    const marker = sweepMarker(await store.state.get<SweepMarker | number>(SWEEP_FROM_KEY));
+    if (this.quiet) {
+      await store.state.set(SWEEP_FROM_KEY, { from: startedAt, quiet: true } satisfies SweepMarker);
+      return;
+    }
     let queued = 0;
-    for (const runId of await store.deliveries.runsAwaitingDelivery(since)) {
+    // after a quiet process nothing was left behind: its runs were decided not delivered as they ended
+    const runIds = marker.quiet ? [] : await store.deliveries.runsAwaitingDelivery(marker.from);
+    for (const runId of runIds) {
       const run = await store.runs.get(runId);
       if (!run || run.reply === null || replyDisposition(run.reply, config.heartbeat.ackMaxChars) !== 'visible') continue;
       const action: AgentAction = run.action;
+      if (answeredInResponse(action, run.finishedAt)) continue;
       const target = await resolveTarget(this.targets, { channel: action.channel, to: action.to });
       if (await this.enqueue({ runId: run.id, kind: 'run', sessionKey: run.sessionKey, agentId: run.agentId, text: run.reply }, target)) queued++;
     }
     if (queued) this.log.info({ deliveries: queued }, 'queued replies of runs that finished just before a stop');
-    await store.state.set(SWEEP_FROM_KEY, startedAt - SWEEP_OVERLAP_MS);
+    // after a quiet process no overlap: a run it finished just before this start was decided not delivered
+    await store.state.set(SWEEP_FROM_KEY, { from: marker.quiet ? startedAt : startedAt - SWEEP_OVERLAP_MS } satisfies SweepMarker);
   }
 
   /**
@@ -187,6 +207,7 @@ export class DeliveryOutbox implements ReplyDelivery {
       updatedAt: now,
       deliveredAt: null,
       fallbackOf,
+      ...deliveryTraceContext(),
     });
   }
 
@@ -232,7 +253,7 @@ export class DeliveryOutbox implements ReplyDelivery {
       const claimed = await store.deliveries.claim(id, this.owner, now, now + leaseMs);
       if (!claimed) continue; // another worker was faster
       const abort = new AbortController();
-      const promise = this.attempt(claimed, abort.signal)
+      const promise = attemptSpan(claimed, () => this.attempt(claimed, abort.signal))
         .catch((err) => this.log.error({ err, deliveryId: id }, 'delivery bookkeeping failed'))
         .finally(() => {
           this.inFlight.delete(id);
@@ -318,7 +339,10 @@ export class DeliveryOutbox implements ReplyDelivery {
       // anything that is not a ChannelError (a third-party plugin's own throw) is treated as transient
       const failure = error instanceof ChannelError ? error : new ChannelError(error instanceof Error ? error.message : String(error), true);
       const { outcome } = failure;
+      // the platform's answer: its HTTP status, never its body
+      annotate({ 'herald.delivery.platform_status': failure.status });
       if (outcome.kind === 'permanent') {
+        annotate({ 'herald.delivery.outcome': 'failed', 'herald.delivery.error': outcome.reason });
         log.warn({ error: failure.message, reason: outcome.reason }, 'permanent error: the delivery fails at once');
         // the platform's code beside its text where the text alone does not name it (Discord's 10003)
         await this.finalFailure(d, failure.message.includes(outcome.reason) ? failure.message : `${failure.message} (${outcome.reason})`, log);
@@ -329,14 +353,17 @@ export class DeliveryOutbox implements ReplyDelivery {
       // the age limit counts from the queueing (or an operator's retry) to the next attempt
       const tooOld = policy.maxAgeMs !== undefined && now + wait - (d.retriedAt ?? d.createdAt) > policy.maxAgeMs;
       if (d.attempts < policy.attempts && !tooOld) {
+        annotate({ 'herald.delivery.outcome': 'retry', 'herald.delivery.retry_in_ms': wait });
         await store.deliveries.retryAt(d.id, this.owner, now + wait, failure.message);
         log.warn({ error: failure.message, retryInMs: wait }, 'delivery attempt failed; will retry');
         return;
       }
+      annotate({ 'herald.delivery.outcome': 'failed' });
       const gaveUp = tooOld ? `gave up after ${d.attempts} attempts: retry.maxAgeMs ${policy.maxAgeMs} reached` : `gave up after ${d.attempts} attempts`;
       await this.finalFailure(d, `${failure.message} (${gaveUp})`, log);
       return;
     }
+    annotate({ 'herald.delivery.outcome': 'delivered' });
     if (await store.deliveries.delivered(d.id, this.owner, Date.now())) {
       // an alert goes to the operators' chat: replies to `last` must not follow it there
       if (d.kind !== 'alert') await rememberRoute(this.targets, { channel: d.channel, to: d.to ?? '' });

@@ -12,6 +12,14 @@ export interface ReplyDelivery {
   stop(graceMs?: number): Promise<void>;
 }
 
+/**
+ * The hook's own HTTP answer carried the reply (`respond.waitMs`, a Slack slash command's answer):
+ * the run finished before the answer stopped waiting. Such a reply is never delivered again.
+ */
+export function answeredInResponse(action: Pick<AgentAction, 'replyAwaitedUntil'>, finishedAt: number | null): boolean {
+  return action.replyAwaitedUntil !== undefined && finishedAt !== null && finishedAt < action.replyAwaitedUntil;
+}
+
 /** The intended target, as the run's action recorded it. */
 export function intendedTarget(run: RunRecord) {
   const action = run.action as Partial<AgentAction>;

@@ -46,7 +46,10 @@ function fixturesOf(origin: string | undefined): FixtureCase[] {
 function redacted(definition: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!definition?.auth && !definition?.respond) return definition;
   const out = { ...definition };
-  if (definition.auth) out.auth = { ...(definition.auth as object), secret: '(set)' };
+  if (definition.auth) {
+    const auth = definition.auth as { secret?: string; sharedKey?: string };
+    out.auth = { ...auth, ...(auth.secret !== undefined && { secret: '(set)' }), ...(auth.sharedKey !== undefined && { sharedKey: '(set)' }) };
+  }
   const respond = definition.respond as { secret?: string; verifyToken?: { query: string } } | undefined;
   if (respond) {
     out.respond = {

@@ -29,6 +29,8 @@ export interface ReceiptInput {
   body?: Uint8Array;
   headers?: Record<string, string>;
   query?: Record<string, string>;
+  /** the request's trace, when tracing is on */
+  traceId?: string;
 }
 
 /**
@@ -88,6 +90,7 @@ export class ReceiptRecorder {
       latencyMs: Math.round(input.latencyMs * 100) / 100,
       replayOf: input.replayOf ?? null,
       retainedUntil: retained ? expiresAt : null,
+      ...(input.traceId !== undefined && { traceId: input.traceId }),
     };
     const payload: RetainedPayload | undefined = retained
       ? {

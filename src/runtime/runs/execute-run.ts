@@ -1,3 +1,4 @@
+import { AllModelsFailedError, describeFailures } from '../../models/complete-with-fallbacks.js';
 import { completeAgentTurn } from '../../agents/agent-turn.js';
 import { turnModelRefs } from '../../agents/turn-prompt.js';
 import { errorDetail, verboseErrors } from '../../log/log-detail.js';
@@ -220,7 +221,10 @@ function untilSettledOrAborted(promise: Promise<void>, abort: RunAbort): Promise
   return Promise.race([promise, aborted]).finally(() => stop?.());
 }
 
+/** the run's recorded cause: each model tried with its provider and why it failed, else the error's message */
 function describeError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  let tried: unknown = error;
+  for (let depth = 0; depth < 4 && tried && !(tried instanceof AllModelsFailedError); depth++) tried = (tried as { cause?: unknown }).cause;
+  const message = tried instanceof AllModelsFailedError ? describeFailures(tried.failures) : error instanceof Error ? error.message : String(error);
   return message.length > 500 ? `${message.slice(0, 499)}…` : message;
 }

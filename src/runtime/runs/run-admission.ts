@@ -1,13 +1,14 @@
 import type { MappingTraffic } from '../../config/traffic-schema.js';
 import type { AgentAction } from '../../mappings/hook-action.js';
-import type { RunAdmission } from '../../store/port.js';
+import type { CoalescedList, RunAdmission } from '../../store/port.js';
 import { parseDuration } from '../duration.js';
 
-/** the one turn of coalesced events: each event's message, numbered, in the order they arrived */
-export function coalescedMessage(messages: string[]): string {
-  if (messages.length === 1) return messages[0]!;
-  return [`${messages.length} events arrived together:`, ...messages.map((message, i) => `${i + 1}. ${message}`)].join('\n\n');
-}
+/**
+ * The one turn of coalesced events: each event's message, numbered, in the order they arrived,
+ * under a heading (a single event's message stays as it came). Numbers and heading are appended,
+ * never counted ahead, so the store adds an event to a run without rewriting the ones before it.
+ */
+export const coalescedList: CoalescedList = { heading: 'Events that arrived together, in order:', marker: (n) => `\n\n${n}. ` };
 
 /** how the store admits a run of a governed mapping (undefined: ungoverned, the run is simply queued) */
 export function runAdmission(action: AgentAction, traffic: MappingTraffic | undefined): RunAdmission | undefined {
@@ -17,6 +18,6 @@ export function runAdmission(action: AgentAction, traffic: MappingTraffic | unde
     mappingId: action.source.mappingId,
     ...(concurrency !== undefined && { concurrency }),
     ...(rate && { rate: { runs: rate.runs, perMs: parseDuration(rate.per), reject: rate.overflow === 'reject' } }),
-    ...(coalesce && { coalesce: { key: action.coalesceKey ?? '', windowMs: coalesce.windowMs, message: coalescedMessage, maxEvents: coalesce.maxEvents, maxBytes: coalesce.maxBytes } }),
+    ...(coalesce && { coalesce: { key: action.coalesceKey ?? '', windowMs: coalesce.windowMs, list: coalescedList, maxEvents: coalesce.maxEvents, maxBytes: coalesce.maxBytes } }),
   };
 }

@@ -1,7 +1,8 @@
 import type { AgentAction } from '../../mappings/hook-action.js';
+import { annotate } from '../../tracing/tracing.js';
 import type { RunCompleted, RunCompletion, RunRecord, SessionMessage } from '../../store/port.js';
 import { MAIN_SESSION, MAX_PENDING_EVENTS } from '../main-session.js';
-import { replyDisposition } from '../delivery/reply-delivery.js';
+import { answeredInResponse, replyDisposition } from '../delivery/reply-delivery.js';
 import { runSummary } from '../summary.js';
 import type { RunContext } from './run-context.js';
 import type { ChainPlace } from './session-chain.js';
@@ -24,6 +25,8 @@ export async function completeRun(ctx: RunContext, id: string, completion: Omit<
   const untrusted = !action.allowUnsafeExternalContent;
   const text = runSummary(action.name, copyWith(outcome, { untrusted }));
   const written = copyWith(completion, { summary: { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS, untrusted } });
+  // on the run's span, when tracing is on: how it ended and the model that answered
+  annotate({ 'herald.run.status': completion.status, 'herald.model.ref': completion.model ?? undefined });
   ctx.completing.add(id);
   let completed: RunCompleted;
   try {
@@ -78,7 +81,7 @@ export function afterRun(ctx: RunContext, run: RunRecord, end: Pick<RunRecord, '
   const { reply } = end;
   try {
     // the hook's own answer carried the reply (respond.waitMs): RunWaiter decides by the same rule
-    const answered = action.replyAwaitedUntil !== undefined && end.finishedAt !== null && end.finishedAt < action.replyAwaitedUntil;
+    const answered = answeredInResponse(action, end.finishedAt);
     if (reply !== null && action.deliver && !answered && replyDisposition(reply, config.heartbeat.ackMaxChars) === 'visible') {
       // the finished run's record, made only for the reply it delivers (and the closures only for it too)
       return delivery

@@ -1,6 +1,8 @@
 import type { AgentAction } from '../../mappings/hook-action.js';
 import type { AdmittedRun, RunAdmission, RunRecord, SessionMessage } from '../../store/port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
+import { currentTraceparent } from '../../tracing/tracing.js';
+import { runSpan } from './run-span.js';
 import { RunAbort } from '../run-abort.js';
 import { executeRun } from './execute-run.js';
 import { LeaseLost, RunClaims } from './run-claims.js';
@@ -103,6 +105,7 @@ export class RunQueue {
       startedAt: null,
       finishedAt: null,
       rerunOf: options.rerunOf ?? null,
+      ...traceContextHere(),
     };
   }
 
@@ -147,7 +150,7 @@ export class RunQueue {
   private async execute(run: RunRecord, abort: RunAbort, history: SessionMessage[] | undefined, place: ChainPlace, leave: () => void): Promise<void> {
     let next: NextRuns | undefined;
     try {
-      next = await executeRun(this.context, run, abort, history, place);
+      next = await runSpan(run, () => executeRun(this.context, run, abort, history, place));
     } catch (error) {
       this.deps.logger.error({ err: error, runId: run.id }, 'run bookkeeping failed');
     }
@@ -205,4 +208,10 @@ export class RunQueue {
   private async settled(): Promise<void> {
     while (this.active.size) await Promise.all([...this.active.values()].map((a) => a.promise));
   }
+}
+
+/** the trace the run is made in (its request's), stored with it; nothing while tracing is off */
+function traceContextHere(): { traceContext?: string } {
+  const traceContext = currentTraceparent();
+  return traceContext === undefined ? {} : { traceContext };
 }

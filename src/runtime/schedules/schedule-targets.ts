@@ -15,9 +15,19 @@ export function deliveryChannel(job: Pick<ScheduleJob, 'delivery'>): string | un
 export function scheduleTargetFaults(key: string, jobs: readonly ScheduleJob[], deps: TargetChannels): string[] {
   const faults: string[] = [];
   for (const [i, job] of jobs.entries()) {
-    const name = job.sessionTarget === 'isolated' ? deliveryChannel(job) : undefined;
-    if (name === undefined || name === 'last') continue;
+    if (job.sessionTarget !== 'isolated') continue;
     const at = `${key}[${i}].delivery`;
+    for (const [j, target] of (job.delivery.fallback ?? []).entries()) {
+      const channel = deps.resolveChannel(target.channel);
+      if (!channel) faults.push(`${at}.fallback[${j}].channel: no channel plugin is named "${target.channel}"`);
+      else if (!deps.configured(channel)) faults.push(`${at}.fallback[${j}].channel: ${channel} is not configured (add channels.${channel})`);
+      else if (target.to) {
+        const fault = deps.recipientFault(channel, target.to);
+        if (fault) faults.push(`${at}.fallback[${j}].to: ${fault}`);
+      }
+    }
+    const name = deliveryChannel(job);
+    if (name === undefined || name === 'last') continue;
     const channel = deps.resolveChannel(name);
     if (!channel) faults.push(`${at}.channel: no channel plugin is named "${name}"`);
     else if (!deps.configured(channel)) faults.push(`${at}.${job.delivery.mode === 'webhook' ? 'mode' : 'channel'}: ${channel} is not configured (add channels.${channel})`);

@@ -19,8 +19,8 @@ export const systemClock: SchedulerClock = {
   },
 };
 
-/** what a claimed fire makes: a run (isolated, under the id chosen before the claim) or a main-session event */
-export type FireJob = (schedule: StoredSchedule, dueAt: number, runId: string | null) => Promise<{ detail?: string }>;
+/** what a claimed fire makes: a run (isolated, under the id chosen before the claim) or a main-session event; `skipped`: why it made neither (the job's rate refused the run) */
+export type FireJob = (schedule: StoredSchedule, dueAt: number, runId: string | null) => Promise<{ detail?: string; skipped?: string }>;
 
 export interface SchedulerDeps {
   store: Pick<Store, 'schedules' | 'runs'>;
@@ -153,9 +153,10 @@ export class Scheduler {
 
   private async dispatch(schedule: StoredSchedule, dueAt: number, runId: string | null, now: number): Promise<void> {
     try {
-      const { detail } = await this.deps.fire(schedule, dueAt, runId);
-      await this.deps.store.schedules.settleFire(schedule.id, dueAt, 'dispatched', detail ?? null);
-      this.told(schedule.id, 'dispatched', now - dueAt);
+      const { detail, skipped } = await this.deps.fire(schedule, dueAt, runId);
+      const outcome = skipped ? 'skipped' : 'dispatched';
+      await this.deps.store.schedules.settleFire(schedule.id, dueAt, outcome, skipped ?? detail ?? null);
+      this.told(schedule.id, outcome, now - dueAt);
     } catch (err) {
       this.deps.logger.error({ err, schedule: schedule.id }, 'schedule fire failed');
       await this.deps.store.schedules.settleFire(schedule.id, dueAt, 'failed', err instanceof Error ? err.message : String(err));

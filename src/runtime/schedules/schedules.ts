@@ -6,9 +6,10 @@ import type { AgentAction } from '../../mappings/hook-action.js';
 import type { ScheduleFire, Store, StoredSchedule } from '../../store/port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
 import type { MainSession } from '../main-session.js';
-import type { RunQueue } from '../runs/run-queue.js';
+import { HeraldError } from '../../errors.js';
+import type { DispatchAction } from '../dispatch-action.js';
 import { deliveryChannel } from './schedule-targets.js';
-import { Scheduler, type SchedulerClock, type SchedulerDeps } from './scheduler.js';
+import { Scheduler, type SchedulerClock } from './scheduler.js';
 
 /** the store signal that says jobs changed: every process's scheduler looks again */
 export const SCHEDULES_TOPIC = 'schedules';
@@ -16,14 +17,16 @@ export const SCHEDULES_TOPIC = 'schedules';
 export interface SchedulesDeps {
   config: Pick<HeraldConfig, 'schedules'>;
   store: Store;
-  runs: Pick<RunQueue, 'submit'>;
+  /** the dispatcher of hook actions: a fire's run is admitted as a governed mapping's is (the job's concurrency and rate) */
+  dispatch: DispatchAction;
   mainSession: Pick<MainSession, 'enqueueSystemEvent'>;
   heartbeat: { request(): void };
   defaultAgentId: string;
   logger: Logger;
   clock?: SchedulerClock;
   random?: () => number;
-  onFired?: SchedulerDeps['onFired'];
+  /** told of every fire's outcome (metrics); `lagMs` undefined for a run now */
+  onFired?: (scheduleId: string, outcome: 'dispatched' | 'skipped' | 'missed' | 'failed', lagMs?: number) => void;
 }
 
 /** the run a fire of an isolated job makes: its own session (`cron:<id>`), delivered as the job says */
@@ -43,6 +46,8 @@ export function scheduleAction(job: ScheduleJob, dueAt: number, defaultAgentId: 
     ...(payload.model && { model: payload.model }),
     ...(payload.thinking && { thinking: payload.thinking }),
     ...(payload.timeoutSeconds && { timeoutSeconds: payload.timeoutSeconds }),
+    ...(job.delivery.retry && { retry: job.delivery.retry }),
+    ...(job.delivery.fallback && { fallback: job.delivery.fallback }),
     // the operator's own words, not outside content: no safety wrapper; a follow-up is read as the run that set it was
     allowUnsafeExternalContent: job.followUp?.trusted ?? true,
     source: { mappingId: `schedule:${job.id}`, path: 'schedule' },
@@ -76,6 +81,12 @@ export class Schedules {
     await this.syncConfigJobs();
     this.unsubscribe = this.deps.store.signals.subscribe(SCHEDULES_TOPIC, () => this.scheduler.wake());
     await this.scheduler.start(await this.deps.store.serveAlone());
+  }
+
+  /** after a config reload: the config's jobs written again (added, changed, removed), every scheduler woken */
+  async reconfigure(): Promise<void> {
+    await this.syncConfigJobs();
+    this.changed();
   }
 
   async stop(): Promise<void> {
@@ -120,11 +131,14 @@ export class Schedules {
     const fire: ScheduleFire = { scheduleId: schedule.id, dueAt: now, firedAt: now, outcome: 'claimed', runId, detail: 'run now' };
     await this.deps.store.schedules.recordFire(fire);
     try {
-      await this.fire(schedule.job, now, runId);
-      await this.deps.store.schedules.settleFire(schedule.id, now, 'dispatched');
-      return { ...fire, outcome: 'dispatched' };
+      const { skipped } = await this.fire(schedule.job, now, runId);
+      const outcome = skipped ? 'skipped' : 'dispatched';
+      await this.deps.store.schedules.settleFire(schedule.id, now, outcome, skipped);
+      this.deps.onFired?.(schedule.id, outcome);
+      return { ...fire, outcome, ...(skipped && { detail: skipped }) };
     } catch (err) {
       await this.deps.store.schedules.settleFire(schedule.id, now, 'failed', err instanceof Error ? err.message : String(err));
+      this.deps.onFired?.(schedule.id, 'failed');
       throw err;
     }
   }
@@ -137,14 +151,22 @@ export class Schedules {
     this.deps.store.signals.publish(SCHEDULES_TOPIC);
   }
 
-  private async fire(job: ScheduleJob, dueAt: number, runId: string | null): Promise<{ detail?: string }> {
+  private async fire(job: ScheduleJob, dueAt: number, runId: string | null): Promise<{ detail?: string; skipped?: string }> {
     if (job.payload.kind === 'systemEvent') {
       const event = await this.deps.mainSession.enqueueSystemEvent(job.payload.text);
       if (job.wakeMode === 'now') this.deps.heartbeat.request();
       return { detail: event ? `event ${event.id}` : 'event repeated the one before it' };
     }
-    await this.deps.runs.submit(scheduleAction(job, dueAt, this.deps.defaultAgentId), { id: runId ?? undefined });
-    return {};
+    const { concurrency, rate } = job;
+    const traffic = concurrency !== undefined || rate ? { concurrency, rate } : undefined;
+    try {
+      await this.deps.dispatch(scheduleAction(job, dueAt, this.deps.defaultAgentId), { runId: runId ?? undefined, traffic });
+      return {};
+    } catch (error) {
+      // the job's rate with overflow reject: this fire makes no run, as an overlap skip makes none
+      if (error instanceof HeraldError && error.code === 'HERALD_RATE_LIMITED') return { skipped: 'rate limited (the job\'s rate, overflow: reject)' };
+      throw error;
+    }
   }
 
   private async syncConfigJobs(): Promise<void> {

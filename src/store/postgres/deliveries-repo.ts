@@ -8,7 +8,7 @@ import { query } from './pg-pool.js';
 export { toDelivery, type DeliveryRow };
 
 export const DELIVERY_COLUMNS = `id, run_id, kind, channel, recipient, text, session_key, agent_id, status, attempts, parts_sent, last_error,
-  next_attempt_at, lease_owner, lease_until, created_at, updated_at, delivered_at, fallback_of, retried_at`;
+  next_attempt_at, lease_owner, lease_until, created_at, updated_at, delivered_at, fallback_of, retried_at, trace_context`;
 const DUE = "((status = 'pending' AND next_attempt_at <= $2) OR (status = 'sending' AND lease_until < $2))";
 
 /** the replies a start-up delivers: succeeded runs to deliver, finished since `$1`, without a delivery (a range of runs_to_deliver) */
@@ -32,10 +32,10 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
       // delivery), one fallback per failed delivery; an id already
       // stored is not added again (an alert's notice has an id derived from the alert)
       return changed(
-        `INSERT INTO deliveries (${DELIVERY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, NULL)
+        `INSERT INTO deliveries (${DELIVERY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, NULL, $20)
          ON CONFLICT DO NOTHING`,
         [d.id, d.runId, d.kind, d.channel, d.to, d.text, d.sessionKey, d.agentId, d.status, d.attempts, d.partsSent, d.lastError,
-          d.nextAttemptAt, d.leaseOwner, d.leaseUntil, d.createdAt, d.updatedAt, d.deliveredAt, d.fallbackOf ?? null],
+          d.nextAttemptAt, d.leaseOwner, d.leaseUntil, d.createdAt, d.updatedAt, d.deliveredAt, d.fallbackOf ?? null, d.traceContext ?? null],
       );
     },
     async countFailed(filter, retryable) {
@@ -131,11 +131,11 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
         pool,
         `WITH failed AS (${fail} RETURNING id),
            added AS (INSERT INTO deliveries (${DELIVERY_COLUMNS})
-             SELECT $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::int, $15::int, $16, $17::bigint, $18, $19::bigint, $20::bigint, $21::bigint, $22::bigint, id, NULL FROM failed
+             SELECT $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::int, $15::int, $16, $17::bigint, $18, $19::bigint, $20::bigint, $21::bigint, $22::bigint, id, NULL, $23 FROM failed
              ON CONFLICT DO NOTHING)
          SELECT COUNT(*)::int AS n FROM failed`,
         [id, owner, error, at, f.id, f.runId, f.kind, f.channel, f.to, f.text, f.sessionKey, f.agentId, f.status, f.attempts, f.partsSent, f.lastError,
-          f.nextAttemptAt, f.leaseOwner, f.leaseUntil, f.createdAt, f.updatedAt, f.deliveredAt],
+          f.nextAttemptAt, f.leaseOwner, f.leaseUntil, f.createdAt, f.updatedAt, f.deliveredAt, f.traceContext ?? null],
       );
       return rows[0]?.n === 1;
     },

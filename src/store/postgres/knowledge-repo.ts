@@ -22,6 +22,8 @@ const toDocument = (r: DocumentRow) => toKnowledgeDocument(r, (parsed) => parsed
 const operand = (term: string) => `'${term}'`;
 const DOCUMENT = 'id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at';
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
+/** chunks per INSERT of a document's chunks (all in its one transaction) */
+const CHUNKS_PER_STATEMENT = 500;
 
 /** terms is null while the chunk waits to be indexed again (KnowledgeIndex.upgrade) */
 type CandidateRow = { seq_no: string; id: string; document_id: string; filename: string; content: string; terms: string | null };
@@ -74,18 +76,22 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
           const existing = await client.query<DocumentRow>(`SELECT ${DOCUMENT} FROM knowledge_documents WHERE agent_id = $1 AND sha256 = $2`, [doc.agentId, doc.sha256]);
           return { document: toDocument(existing.rows[0]!), created: false };
         }
-        if (chunks.length) {
+        // in statements of a few hundred chunks, each read from `chunks` as its statement is made:
+        // a large document is never one statement of all its texts (several copies of them at once)
+        for (let from = 0; from < chunks.length; from += CHUNKS_PER_STATEMENT) {
+          const batch = Array.from({ length: Math.min(CHUNKS_PER_STATEMENT, chunks.length - from) }, (_, i) => chunks.at(from + i)!);
           await client.query(
             `INSERT INTO knowledge_chunks (id, document_id, agent_id, seq, content, terms, embedding)
-             SELECT id, $2, $3, seq - 1, content, terms, embedding
+             SELECT id, $2, $3, $7 + seq - 1, content, terms, embedding
                FROM unnest($1::text[], $4::text[], $5::text[], $6::bytea[]) WITH ORDINALITY AS c(id, content, terms, embedding, seq)`,
             [
-              chunks.map(() => newId('chunk')),
+              batch.map(() => newId('chunk')),
               rows[0].id,
               doc.agentId,
-              chunks.map((c) => c.content),
-              chunks.map((c) => c.terms),
-              chunks.map((c) => (c.embedding ? bytesOf(c.embedding) : null)),
+              batch.map((c) => c.content),
+              batch.map((c) => c.terms),
+              batch.map((c) => (c.embedding ? bytesOf(c.embedding) : null)),
+              from,
             ],
           );
         }

@@ -1768,4 +1768,154 @@ export const migrations: Migration[] = [
       CREATE INDEX schedule_fires_claimed ON schedule_fires (fired_at) WHERE outcome = 'claimed';
     `,
   },
+  {
+    version: 37,
+    name: 'schedule fires listed across jobs, newest due first, as SQLite migration 42',
+    sql: `
+      -- the fires list of every job (the schedules' receipts) walks this index newest first
+      CREATE INDEX schedule_fires_due ON schedule_fires (due_at, schedule_id);
+    `,
+  },
+  {
+    version: 38,
+    name: 'traces: the trace context a run and a delivery were made in, and a receipt\'s trace id, as SQLite migration 43',
+    sql: `
+      ALTER TABLE runs ADD COLUMN trace_context TEXT;
+      ALTER TABLE deliveries ADD COLUMN trace_context TEXT;
+      ALTER TABLE receipts ADD COLUMN trace_id TEXT;
+
+      -- the claim and the batch of completions of migration 35, returning each claimed run's
+      -- trace_context too (the replica that executes it continues its request's trace). A
+      -- function's result type is changed only by making it again.
+      DROP FUNCTION herald_complete_runs_and_claim(JSONB);
+      DROP FUNCTION herald_claim_runs(TEXT, BIGINT, BIGINT, INT);
+      CREATE FUNCTION herald_claim_runs(p_owner TEXT, p_now BIGINT, p_until BIGINT, p_limit INT)
+      RETURNS TABLE (id TEXT, status TEXT, agent_id TEXT, name TEXT, session_key TEXT, message TEXT, action JSONB,
+        reply TEXT, error TEXT, created_at BIGINT, started_at BIGINT, finished_at BIGINT, rerun_of TEXT, model TEXT, not_before BIGINT,
+        waited_for TEXT, coalesced JSONB, turn_state JSONB, trace_context TEXT, seq BIGINT, behind BOOLEAN)
+      LANGUAGE plpgsql SET search_path FROM CURRENT SET enable_bitmapscan = off SET enable_seqscan = off SET plan_cache_mode = force_generic_plan
+        SET herald.runs_counted = 'by_caller' AS $$
+      #variable_conflict use_column
+      BEGIN
+        RETURN QUERY
+          WITH expired AS (
+            SELECT r.id, r.seq FROM runs r
+            WHERE NOT r.waiting AND r.status = 'running' AND r.concurrency IS NULL AND COALESCE(r.lease_until, 0) < p_now
+              AND (r.not_before IS NULL OR r.not_before <= p_now)
+            ORDER BY COALESCE(r.lease_until, 0) LIMIT p_limit
+            FOR UPDATE SKIP LOCKED),
+          queued AS (
+            SELECT r.id, r.seq FROM runs r
+            WHERE NOT r.waiting AND r.status = 'queued' AND r.concurrency IS NULL AND (r.not_before IS NULL OR r.not_before <= p_now)
+            ORDER BY r.seq LIMIT p_limit
+            FOR UPDATE SKIP LOCKED),
+          candidates AS (
+            SELECT c.id, c.was_queued FROM (SELECT e.id, e.seq, false AS was_queued FROM expired e UNION ALL SELECT q.id, q.seq, true FROM queued q) c
+            ORDER BY c.seq LIMIT p_limit),
+          claimed AS (
+            UPDATE runs SET status = 'running', started_at = p_now, lease_owner = p_owner, lease_until = p_until
+            FROM candidates WHERE runs.id = candidates.id
+            RETURNING runs.id, runs.status, runs.agent_id, runs.name, runs.session_key, runs.message, runs.action, runs.reply, runs.error,
+              runs.created_at, runs.started_at, runs.finished_at, runs.rerun_of, runs.model, runs.not_before, runs.waited_for, runs.coalesced, runs.turn_state, runs.trace_context, runs.seq,
+              EXISTS (SELECT 1 FROM runs b WHERE b.session_key = runs.session_key AND b.status IN ('queued', 'running') AND b.seq > runs.seq) AS behind,
+              candidates.was_queued),
+          -- a data-modifying WITH runs once, read or not
+          counted AS (
+            INSERT INTO store_counts (name, shard, n)
+              SELECT c.name, pg_backend_pid(), c.n FROM (SELECT count(*) AS k FROM claimed cl WHERE cl.was_queued) q
+              CROSS JOIN LATERAL (VALUES ('runs:queued', -q.k), ('runs:running', q.k)) AS c(name, n) WHERE q.k > 0
+            ON CONFLICT (name, shard) DO UPDATE SET n = store_counts.n + EXCLUDED.n)
+          SELECT cl.id, cl.status, cl.agent_id, cl.name, cl.session_key, cl.message, cl.action, cl.reply, cl.error, cl.created_at, cl.started_at,
+            cl.finished_at, cl.rerun_of, cl.model, cl.not_before, cl.waited_for, cl.coalesced, cl.turn_state, cl.trace_context, cl.seq, cl.behind
+          FROM claimed cl;
+      END $$;
+      CREATE FUNCTION herald_complete_runs_and_claim(p_batch JSONB)
+      RETURNS TABLE (n INT, finished BOOLEAN, id TEXT, status TEXT, agent_id TEXT, name TEXT, session_key TEXT, message TEXT, action JSONB,
+        reply TEXT, error TEXT, created_at BIGINT, started_at BIGINT, finished_at BIGINT, rerun_of TEXT, model TEXT, not_before BIGINT,
+        waited_for TEXT, coalesced JSONB, turn_state JSONB, trace_context TEXT, seq BIGINT, behind BOOLEAN)
+      LANGUAGE plpgsql SET search_path FROM CURRENT SET plan_cache_mode = force_generic_plan
+        SET herald.runs_counted = 'by_caller' SET herald.event_inserts_counted = 'by_caller' AS $$
+      #variable_conflict use_column
+      DECLARE
+        c JSONB;
+        i INT := 0;
+        v_session TEXT;
+        v_done INT[] := '{}';
+        v_done_sessions TEXT[] := '{}';
+        v_refused INT[] := '{}';
+        v_queues TEXT[] := '{}';
+        v_maxes INT[] := '{}';
+        v_prev_text TEXT;
+        v_prev_live BOOLEAN;
+        v_last JSONB;
+        v_from TEXT;
+        v_moves TEXT[] := '{}';
+        v_events INT := 0;
+      BEGIN
+        FOR c IN SELECT e.value FROM jsonb_array_elements(p_batch) WITH ORDINALITY AS e(value, o) ORDER BY e.o LOOP
+          i := i + 1;
+          -- the status it leaves, for the counts: a completion ends a running run but for a rare
+          -- one (its lease lost and the run given back to the queue), so that is tried first
+          FOREACH v_from IN ARRAY ARRAY['running', 'queued'] LOOP
+            UPDATE runs SET status = c->>'status', reply = c->>'reply', error = c->>'error', finished_at = (c->>'at')::bigint,
+              model = c->>'model', lease_owner = NULL, lease_until = NULL
+            WHERE runs.id = c->>'id' AND runs.status = v_from AND NOT runs.waiting
+            RETURNING runs.session_key INTO v_session;
+            EXIT WHEN FOUND;
+          END LOOP;
+          -- (FOUND says the loop ran, not that a row was: the row's session says it)
+          IF v_session IS NULL THEN
+            v_refused := v_refused || i;
+            CONTINUE;
+          END IF;
+          v_moves := v_moves || v_from || (c->>'status');
+          v_done := v_done || i;
+          v_done_sessions := v_done_sessions || v_session;
+          v_last := c;
+          SELECT e.text, e.status IN ('pending', 'processing') INTO v_prev_text, v_prev_live
+            FROM events e WHERE e.session = c->>'summarySession' ORDER BY e.created_at DESC, e.id DESC LIMIT 1;
+          IF NOT (FOUND AND v_prev_live AND v_prev_text = c->>'summaryText') THEN
+            INSERT INTO events (session, text, status, created_at, untrusted)
+              VALUES (c->>'summarySession', c->>'summaryText', 'pending', (c->>'now')::bigint, (c->>'untrusted')::boolean);
+            v_events := v_events + 1;
+          END IF;
+          IF NOT EXISTS (SELECT 1 FROM unnest(v_queues, v_maxes) AS q(s, m) WHERE q.s = c->>'summarySession' AND q.m = (c->>'maxPending')::int) THEN
+            v_queues := v_queues || (c->>'summarySession');
+            v_maxes := v_maxes || (c->>'maxPending')::int;
+          END IF;
+        END LOOP;
+        IF array_length(v_done, 1) IS NOT NULL THEN
+          INSERT INTO session_messages (session_key, role, content, run_id, meta, created_at)
+            SELECT d.session, m.value->>'role', m.value->>'content', m.value->>'runId', NULLIF(m.value->'meta', 'null'::jsonb), (m.value->>'createdAt')::bigint
+            FROM unnest(v_done, v_done_sessions) WITH ORDINALITY AS d(n, session, k)
+            CROSS JOIN LATERAL jsonb_array_elements(p_batch->(d.n - 1)->'messages') WITH ORDINALITY AS m(value, o)
+            ORDER BY d.k, m.o;
+          FOR k IN 1 .. array_length(v_queues, 1) LOOP
+            PERFORM herald_drop_overflow(v_queues[k], v_maxes[k]);
+          END LOOP;
+        END IF;
+        -- each status a run left counts one fewer, each entered one more (a completion enters no
+        -- counted one), and each summary event inserted one more pending
+        INSERT INTO store_counts (name, shard, n)
+          SELECT c.name, pg_backend_pid(), sum(c.n) FROM (
+            SELECT 'runs:' || m.status AS name, CASE WHEN m.o % 2 = 1 THEN -1 ELSE 1 END AS n
+            FROM unnest(v_moves) WITH ORDINALITY AS m(status, o) WHERE m.status IN ('queued', 'running')
+            UNION ALL SELECT 'events:pending', v_events WHERE v_events > 0) c
+          GROUP BY c.name
+        ON CONFLICT (name, shard) DO UPDATE SET n = store_counts.n + EXCLUDED.n;
+        RETURN QUERY
+          WITH claimed AS (
+            SELECT cl.*, row_number() OVER (ORDER BY cl.seq) AS k
+            FROM herald_claim_runs(v_last->>'owner', (v_last->>'claimNow')::bigint, (v_last->>'until')::bigint, COALESCE(array_length(v_done, 1), 0)) cl
+            WHERE v_last IS NOT NULL)
+          SELECT d.n, true, cl.id, cl.status, cl.agent_id, cl.name, cl.session_key, cl.message, cl.action, cl.reply, cl.error,
+            cl.created_at, cl.started_at, cl.finished_at, cl.rerun_of, cl.model, cl.not_before, cl.waited_for, cl.coalesced, cl.turn_state, cl.trace_context, cl.seq, cl.behind
+          FROM unnest(v_done) WITH ORDINALITY AS d(n, k) LEFT JOIN claimed cl ON cl.k = d.k
+          UNION ALL
+          SELECT r.n, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL::jsonb, NULL, NULL, NULL::bigint, NULL::bigint, NULL::bigint, NULL, NULL,
+            NULL::bigint, NULL, NULL::jsonb, NULL::jsonb, NULL, NULL::bigint, NULL::boolean
+          FROM unnest(v_refused) AS r(n);
+      END $$;
+    `,
+  },
 ];

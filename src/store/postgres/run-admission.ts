@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { admissionPlan, joinsCoalesced } from '../admission-plan.js';
+import { admissionPlan, coalescedJoin, coalescedSize } from '../admission-plan.js';
 import type { AdmittedRun, RunAdmission, RunRecord } from '../port.js';
 import { query, transaction } from './pg-pool.js';
 
@@ -17,21 +17,23 @@ export function postgresRunAdmission(pool: pg.Pool, insertIn: (client: pg.PoolCl
     await query(client, "SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':admit:' || $1))", [a.mappingId]);
     if (a.coalesce) {
       // FOR UPDATE: a claim (SKIP LOCKED) passes over the run while it grows; WHERE status: it was not claimed meanwhile
-      const open = await query<{ id: string; coalesced: string[] }>(
+      const open = await query<{ id: string; coalesced: unknown }>(
         client,
         `SELECT id, coalesced FROM runs WHERE ${MAPPING} = $1 AND coalesce_key = $2 AND status = 'queued' AND not_before > $3 ORDER BY seq DESC LIMIT 1 FOR UPDATE`,
         [a.mappingId, a.coalesce.key, now],
       );
       const head = open.rows[0];
-      if (head) {
-        const messages = [...head.coalesced, run.message];
-        const message = a.coalesce.message(messages);
-        const joined = !joinsCoalesced(a.coalesce, messages, message) ? { rowCount: 0 } : await query(
+      const size = head && coalescedSize(head.coalesced);
+      const joined = size && coalescedJoin(a.coalesce, size, run.message);
+      // an append: the run's message is extended in the database, its events never read back; the
+      // action's copy of the message goes (a run's record takes it from the column then)
+      if (head && joined) {
+        const { rowCount } = await query(
           client,
-          "UPDATE runs SET message = $1, action = jsonb_set(action, '{message}', to_jsonb($1::text)), coalesced = $2::jsonb WHERE id = $3 AND status = 'queued'",
-          [message, JSON.stringify(messages), head.id],
+          "UPDATE runs SET message = $1 || message || $2, action = action - 'message', coalesced = $3::jsonb WHERE id = $4 AND status = 'queued'",
+          [joined.before, joined.after, JSON.stringify(joined.size), head.id],
         );
-        if (joined.rowCount === 1) return { type: 'coalesced', runId: head.id, count: messages.length };
+        if (rowCount === 1) return { type: 'coalesced', runId: head.id, count: joined.size.events };
       }
     }
     const nth = a.rate
@@ -45,7 +47,7 @@ export function postgresRunAdmission(pool: pg.Pool, insertIn: (client: pg.PoolCl
     await query(
       client,
       'UPDATE runs SET not_before = $1, concurrency = $2, waited_for = $3, rate_slot = $4, coalesce_key = $5, coalesced = $6::jsonb WHERE id = $7',
-      [plan.notBefore ?? null, a.concurrency ?? null, plan.waitedFor ?? null, a.rate ? plan.start : null, a.coalesce?.key ?? null, a.coalesce ? JSON.stringify([run.message]) : null, run.id],
+      [plan.notBefore ?? null, a.concurrency ?? null, plan.waitedFor ?? null, a.rate ? plan.start : null, a.coalesce?.key ?? null, a.coalesce ? JSON.stringify({ events: 1, bytes: Buffer.byteLength(run.message) }) : null, run.id],
     );
     return { type: 'queued', runId: run.id, ...(plan.notBefore !== undefined && { notBefore: plan.notBefore }), ...(plan.waitedFor && { waitedFor: plan.waitedFor }) };
   };

@@ -21,7 +21,7 @@ const CHECKPOINT = prepared('checkpoint', `WITH run AS (
 
 export type RunRow = SharedRunRow<unknown>;
 
-export const RUN_COLUMNS = 'id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, rerun_of, model, not_before, waited_for, coalesced, turn_state';
+export const RUN_COLUMNS = 'id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, rerun_of, model, not_before, waited_for, coalesced, turn_state, trace_context';
 const COLUMNS = RUN_COLUMNS;
 
 export const toRun = (r: RunRow): RunRecord => toRunRecord(r, (value) => value);
@@ -123,10 +123,10 @@ async function withRunsBehind(client: Queryable, { owner, now, until }: Lease, r
 /** a run's row as inserted: claimed by `claimedBy` at once, or as it is */
 const insertValues = (run: RunRecord, claimedBy?: Lease) => [run.id, claimedBy ? 'running' : run.status, run.agentId, run.name, run.sessionKey, run.message,
   JSON.stringify(runActionSchema.parse(run.action)), run.action.deliver, run.reply, run.error, run.createdAt, claimedBy ? claimedBy.now : run.startedAt,
-  run.finishedAt, claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null];
+  run.finishedAt, claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null, run.traceContext ?? null];
 
 /** the column types, in insertValues' order */
-const INSERT_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'jsonb', 'boolean', 'text', 'text', 'bigint', 'bigint', 'bigint', 'text', 'bigint', 'text'];
+const INSERT_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'jsonb', 'boolean', 'text', 'text', 'bigint', 'bigint', 'bigint', 'text', 'bigint', 'text', 'text'];
 
 /**
  * Runs inserted in the order given (their seq follows it), each session listed from its first
@@ -142,10 +142,10 @@ function insertRuns(runs: { run: RunRecord; claimedBy?: Lease }[]): Statement {
 }
 
 const INSERT_RUNS = prepared('insert_runs', `WITH run AS (
-       INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
-       SELECT id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of
+       INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of, trace_context)
+       SELECT id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of, trace_context
        FROM unnest(${INSERT_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')}) WITH ORDINALITY
-         AS r(id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of, n)
+         AS r(id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of, trace_context, n)
        ORDER BY n
        RETURNING session_key, agent_id, created_at)
      INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)

@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import { toFire, toSchedule, type FireRow, type ScheduleRow, type SchedulesRepo } from '../schedules-port.js';
+import { fireFilter } from '../fire-filter.js';
+import { ListFilter, postgresDialect } from '../list-filter.js';
 import { query } from './pg-pool.js';
 
 export function postgresSchedulesRepo(pool: pg.Pool): SchedulesRepo {
@@ -56,6 +58,10 @@ export function postgresSchedulesRepo(pool: pg.Pool): SchedulesRepo {
     },
     async fires(id, limit) {
       return (await query<FireRow>(pool, 'SELECT * FROM schedule_fires WHERE schedule_id = $1 ORDER BY due_at DESC LIMIT $2', [id, limit])).rows.map(toFire);
+    },
+    async listFires(q) {
+      const f = fireFilter(new ListFilter(postgresDialect, 'due_at', 'schedule_id'), q);
+      return (await query<FireRow>(pool, `SELECT * FROM schedule_fires ${f.sql()} ${f.order(q.limit)}`, f.values)).rows.map(toFire);
     },
     async unsettled(before, limit) {
       return (await query<FireRow>(pool, `SELECT * FROM schedule_fires WHERE outcome = 'claimed' AND fired_at <= $1 ORDER BY fired_at LIMIT $2`, [before, limit])).rows.map(toFire);

@@ -26,9 +26,9 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
   // alert's notice has an id derived from the alert)
   const insert = db.prepare(
     `INSERT INTO deliveries (id, run_id, kind, channel, recipient, text, session_key, agent_id, status, attempts, parts_sent,
-       last_error, next_attempt_at, lease_owner, lease_until, created_at, updated_at, delivered_at, fallback_of)
+       last_error, next_attempt_at, lease_owner, lease_until, created_at, updated_at, delivered_at, fallback_of, trace_context)
      SELECT @id, @runId, @kind, @channel, @to, @text, @sessionKey, @agentId, @status, @attempts, @partsSent,
-       @lastError, @nextAttemptAt, @leaseOwner, @leaseUntil, @createdAt, @updatedAt, @deliveredAt, @fallbackOf
+       @lastError, @nextAttemptAt, @leaseOwner, @leaseUntil, @createdAt, @updatedAt, @deliveredAt, @fallbackOf, @traceContext
      WHERE CASE WHEN @fallbackOf IS NULL THEN NOT EXISTS (SELECT 1 FROM deliveries WHERE run_id = @runId)
        ELSE NOT EXISTS (SELECT 1 FROM deliveries WHERE fallback_of = @fallbackOf) END
      ON CONFLICT (id) DO NOTHING`,
@@ -93,7 +93,7 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
 
   return {
     async insert(d) {
-      return insert.run({ ...d, fallbackOf: d.fallbackOf ?? null }).changes === 1;
+      return insert.run({ ...d, fallbackOf: d.fallbackOf ?? null, traceContext: d.traceContext ?? null }).changes === 1;
     },
     async countFailed(filter, retryable) {
       const { statement, values } = failedMatching(filter, retryable, (where) => `SELECT COUNT(*) AS n FROM deliveries ${where}`);
@@ -147,7 +147,7 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
       // one transaction: the failure and its fallback are written together or not at all
       return db.transaction(() => {
         if (failed.run({ id, owner, error, at }).changes !== 1) return false;
-        if (fallback) insert.run({ ...fallback, fallbackOf: fallback.fallbackOf ?? null });
+        if (fallback) insert.run({ ...fallback, fallbackOf: fallback.fallbackOf ?? null, traceContext: fallback.traceContext ?? null });
         return true;
       })();
     },

@@ -239,7 +239,7 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCom
       const id = started.id!;
       const insertBatch = db.transaction((from: number) => {
         for (let seq = from; seq < Math.min(from + CHUNKS_PER_TRANSACTION, chunks.length); seq++) {
-          const chunk = chunks[seq]!;
+          const chunk = chunks.at(seq)!;
           const { lastInsertRowid } = insertChunk.run(newId('chunk'), id, doc.agentId, seq, chunk.content, chunk.terms, chunk.embedding ? bytesOf(chunk.embedding) : null);
           fts.insert.run(lastInsertRowid, chunk.terms);
         }

@@ -903,6 +903,25 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       CREATE INDEX schedule_fires_claimed ON schedule_fires (fired_at) WHERE outcome = 'claimed';
     `,
   },
+  {
+    version: 42,
+    name: 'schedule fires listed across jobs, newest due first',
+    sql: `
+      -- the fires list of every job (the schedules' receipts) walks this index newest first
+      CREATE INDEX schedule_fires_due ON schedule_fires (due_at, schedule_id);
+    `,
+  },
+  {
+    version: 43,
+    name: 'traces: the trace context a run and a delivery were made in, and a receipt\'s trace id',
+    sql: `
+      -- the W3C traceparent of the span that made the row: a run or delivery executed later, or by
+      -- another replica, joins its request's trace; null when tracing was off
+      ALTER TABLE runs ADD COLUMN trace_context TEXT;
+      ALTER TABLE deliveries ADD COLUMN trace_context TEXT;
+      ALTER TABLE receipts ADD COLUMN trace_id TEXT;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

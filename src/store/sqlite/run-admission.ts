@@ -1,8 +1,7 @@
-import { admissionPlan, joinsCoalesced } from '../admission-plan.js';
+import { admissionPlan, coalescedJoin, coalescedSize } from '../admission-plan.js';
 import type { AdmittedRun, RunAdmission, RunRecord } from '../port.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
-import { storedAction } from './stored-action.js';
 
 /**
  * RunsRepo.admit on SQLite: synchronous work of a group commit, so no other write (another
@@ -10,11 +9,17 @@ import { storedAction } from './stored-action.js';
  */
 export function sqliteRunAdmission(db: SqliteDatabase, commits: GroupCommit, insertNow: (run: RunRecord) => void) {
   // the newest queued run of the key whose window is still open (a claim passes over it until not_before)
-  const openRun = db.prepare<[string, string, number], { id: string; action: string; coalesced: string }>(
-    `SELECT id, action, coalesced FROM runs INDEXED BY runs_coalescing
+  const openRun = db.prepare<[string, string, number], { id: string; coalesced: string }>(
+    `SELECT id, coalesced FROM runs INDEXED BY runs_coalescing
      WHERE mapping_id = ? AND coalesce_key = ? AND coalesce_key IS NOT NULL AND status = 'queued' AND not_before > ? ORDER BY rowid DESC LIMIT 1`,
   );
-  const join = db.prepare<[string, string, string, string]>("UPDATE OR FAIL runs SET message = ?, action = ?, coalesced = ? WHERE id = ? AND status = 'queued'");
+  // an append: the run's message is extended where it lies, its events never read back; an action
+  // stored with its message by an older version loses that copy (the record takes the column's)
+  const join = db.prepare<[string, string, string, string]>(
+    `UPDATE OR FAIL runs SET message = ? || message || ?, coalesced = ?,
+       action = CASE WHEN json_type(action, '$.message') IS NULL THEN action ELSE json_remove(action, '$.message') END
+     WHERE id = ? AND status = 'queued'`,
+  );
   // the rate's slots are the times its runs count as started: the n-th newest decides when the next may
   const nthSlot = db.prepare<[string, number], { rate_slot: number }>(
     'SELECT rate_slot FROM runs INDEXED BY runs_rate WHERE mapping_id = ? AND rate_slot IS NOT NULL ORDER BY rate_slot DESC LIMIT 1 OFFSET ?',
@@ -30,17 +35,17 @@ export function sqliteRunAdmission(db: SqliteDatabase, commits: GroupCommit, ins
     const now = run.createdAt;
     if (a.coalesce) {
       const open = openRun.get(a.mappingId, a.coalesce.key, now);
-      const messages = open && [...(JSON.parse(open.coalesced) as string[]), run.message];
-      const message = messages && a.coalesce.message(messages);
-      if (open && messages && message !== undefined && joinsCoalesced(a.coalesce, messages, message)) {
-        join.run(message, storedAction(JSON.parse(open.action) as Record<string, unknown>), JSON.stringify(messages), open.id);
-        return { type: 'coalesced', runId: open.id, count: messages.length };
+      const size = open && coalescedSize(JSON.parse(open.coalesced));
+      const joined = size && coalescedJoin(a.coalesce, size, run.message);
+      if (open && joined) {
+        join.run(joined.before, joined.after, JSON.stringify(joined.size), open.id);
+        return { type: 'coalesced', runId: open.id, count: joined.size.events };
       }
     }
     const plan = admissionPlan(now, a, a.rate && nthSlot.get(a.mappingId, a.rate.runs - 1)?.rate_slot, a.concurrency !== undefined && unfinished.get(a.mappingId)!.n >= a.concurrency);
     if (plan.type === 'rate-limited') return plan;
     insertNow(run);
-    govern.run(plan.notBefore ?? null, a.concurrency ?? null, plan.waitedFor ?? null, a.rate ? plan.start : null, a.coalesce?.key ?? null, a.coalesce ? JSON.stringify([run.message]) : null, run.id);
+    govern.run(plan.notBefore ?? null, a.concurrency ?? null, plan.waitedFor ?? null, a.rate ? plan.start : null, a.coalesce?.key ?? null, a.coalesce ? JSON.stringify({ events: 1, bytes: Buffer.byteLength(run.message) }) : null, run.id);
     return { type: 'queued', runId: run.id, ...(plan.notBefore !== undefined && { notBefore: plan.notBefore }), ...(plan.waitedFor && { waitedFor: plan.waitedFor }) };
   };
 

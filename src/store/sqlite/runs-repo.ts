@@ -21,7 +21,7 @@ type ClaimedRow = RunRow & { seq: number };
 /** the columns a run record is made of (toRunRecord) */
 const RECORD_COLUMNS = [
   'id', 'status', 'agent_id', 'name', 'session_key', 'message', 'action', 'reply', 'error', 'model',
-  'created_at', 'started_at', 'finished_at', 'rerun_of', 'not_before', 'waited_for', 'coalesced', 'turn_state',
+  'created_at', 'started_at', 'finished_at', 'rerun_of', 'not_before', 'waited_for', 'coalesced', 'turn_state', 'trace_context',
 ] as const satisfies readonly (keyof RunRow)[];
 // every column of a run row is read: a column added to RunRow and not here fails to compile
 const RECORD_COLUMNS_COMPLETE: [Exclude<keyof RunRow, (typeof RECORD_COLUMNS)[number]>] extends [never] ? true : never = true;
@@ -48,15 +48,15 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   // the writes say OR FAIL: a failed one is undone whole by its group commit, no statement journal needed (group-commit.ts).
   // The insert lists the run's session too (migration 36's trigger)
   const insert = db.prepare(
-    `INSERT OR FAIL INTO runs (id, status, agent_id, name, session_key, message, action, mapping_id, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT OR FAIL INTO runs (id, status, agent_id, name, session_key, message, action, mapping_id, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of, trace_context)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertNow = (run: RunRecord, claimedBy?: Lease) => {
     const { action: checked, text: action } = actionToStore(run.action);
     const deliver = run.action.deliver ? 1 : 0;
     const [status, startedAt]: [RunStatus, number | null] = claimedBy ? ['running', claimedBy.now] : [run.status, run.startedAt];
     insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, checked.source.mappingId, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
-      claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null);
+      claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null, run.traceContext ?? null);
     if (isUnfinished(status)) commits.count(`runs:${status}`, 1);
   };
   const admission = sqliteRunAdmission(db, commits, insertNow);

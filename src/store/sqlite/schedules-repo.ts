@@ -1,4 +1,6 @@
 import { toFire, toSchedule, type FireRow, type ScheduleRow, type SchedulesRepo } from '../schedules-port.js';
+import { fireFilter } from '../fire-filter.js';
+import { ListFilter, sqliteDialect } from '../list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 
 export function sqliteSchedulesRepo(db: SqliteDatabase): SchedulesRepo {
@@ -57,6 +59,10 @@ export function sqliteSchedulesRepo(db: SqliteDatabase): SchedulesRepo {
     },
     async fires(id, limit) {
       return fires.all(id, limit).map(toFire);
+    },
+    async listFires(query) {
+      const f = fireFilter(new ListFilter(sqliteDialect, 'due_at', 'schedule_id'), query);
+      return (db.prepare(`SELECT * FROM schedule_fires ${f.sql()} ${f.order(query.limit)}`).all(f.named) as FireRow[]).map(toFire);
     },
     async unsettled(before, limit) {
       return unsettled.all(before, limit).map(toFire);

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { withTraceparent } from '../traced-request.js';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -68,7 +69,7 @@ function logStderr(stream: Readable, { server, logger }: TransportContext): void
  */
 function boundedFetch(maxBytes: number) {
   return async (url: string | URL, init?: RequestInit): Promise<Response> => {
-    const response = await fetch(url, init);
+    const response = await fetch(url, withTraceparent(init));
     if (init?.method !== 'POST' || !response.body) return response;
     let seen = 0;
     const cap = new TransformStream<Uint8Array, Uint8Array>({

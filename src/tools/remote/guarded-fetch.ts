@@ -1,3 +1,5 @@
+import { withTraceparent } from '../traced-request.js';
+
 /** the most one answer of a request's remote server may take: the SDK reads a message whole */
 export const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
 /** statuses a Response is never made with a body for */
@@ -13,7 +15,7 @@ export function guardedFetch(allowed: (url: URL) => boolean) {
   return async (input: string | URL, init?: RequestInit): Promise<Response> => {
     const url = new URL(input);
     if (!allowed(url)) throw new Error('the server sent herald to a URL outside tools.remoteAllowlist');
-    const response = await fetch(url, { ...init, redirect: 'manual' });
+    const response = await fetch(url, { ...withTraceparent(init), redirect: 'manual' });
     if (init?.method !== 'POST' || !response.body || NULL_BODY.has(response.status)) return response;
     let seen = 0;
     const cap = new TransformStream<Uint8Array, Uint8Array>({

@@ -41,7 +41,7 @@ describe("a run's action in SQLite", () => {
     const at = file();
     const store = openSqliteStore(at);
     stores.push(store);
-    const coalesce = { mappingId: 'alerts', coalesce: { key: 'db', windowMs: 60_000, message: (all: string[]) => all.join(' | '), maxEvents: 50, maxBytes: 262_144 } };
+    const coalesce = { mappingId: 'alerts', coalesce: { key: 'db', windowMs: 60_000, list: { heading: 'all:', marker: (n: number) => ` | ${n}. ` }, maxEvents: 50, maxBytes: 262_144 } };
     await store.runs.admit(run('c1', 'first', Date.now()), coalesce);
     // as an earlier herald wrote it: the message inside the action too
     const raw = new Database(at);
@@ -50,8 +50,8 @@ describe("a run's action in SQLite", () => {
     expect((await store.runs.get('c1'))!.action.message).toBe('first');
     expect(await store.runs.admit(run('c2', 'second', Date.now()), coalesce)).toMatchObject({ type: 'coalesced', runId: 'c1' });
     const joined = (await store.runs.get('c1'))!;
-    expect(joined.message).toBe('first | second');
-    expect(joined.action.message).toBe('first | second');
+    expect(joined.message).toBe('all: | 1. first | 2. second');
+    expect(joined.action.message).toBe('all: | 1. first | 2. second');
   });
 
   it('checks each distinct action once, yet stores and reads every run as a parse of its own would', async () => {

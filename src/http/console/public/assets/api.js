@@ -15,6 +15,18 @@ export function setCsrf(token) {
   csrf = token;
 }
 
+// the operator's tracing UI (tracing.linkTemplate), told with the session
+let traceLinkTemplate = null;
+
+export function setTraceLinks(template) {
+  traceLinkTemplate = template ?? null;
+}
+
+/** the URL of a trace in the operator's tracing UI, or null without a template (or a trace id) */
+export function traceUrl(traceId) {
+  return traceId && traceLinkTemplate ? traceLinkTemplate.replaceAll('{traceId}', encodeURIComponent(traceId)) : null;
+}
+
 async function call(method, path, body) {
   const headers = { accept: 'application/json' };
   if (method !== 'GET') headers['x-csrf-token'] = csrf ?? '';
@@ -34,6 +46,7 @@ async function call(method, path, body) {
 export const api = {
   get: (path) => call('GET', `/admin${path}`),
   post: (path, body) => call('POST', `/admin${path}`, body),
+  patch: (path, body) => call('PATCH', `/admin${path}`, body),
   del: (path) => call('DELETE', `/admin${path}`),
   session: () => call('GET', '/console/session'),
   signIn: (token) => call('POST', '/console/session', { token }),

@@ -1,4 +1,4 @@
-import { api, setCsrf } from './api.js';
+import { api, setCsrf, setTraceLinks } from './api.js';
 import { clear, field, h, notice } from './dom.js';
 import { agentsPage } from './page-agents.js';
 import { alertsPage } from './page-alerts.js';
@@ -10,6 +10,7 @@ import { mappingsPage } from './page-mappings.js';
 import { overviewPage } from './page-overview.js';
 import { requestsPage } from './page-requests.js';
 import { runsPage } from './page-runs.js';
+import { schedulesPage } from './page-schedules.js';
 import { sessionPage } from './page-session.js';
 import { sessionsPage } from './page-sessions.js';
 import { usagePage } from './page-usage.js';
@@ -20,6 +21,7 @@ const pages = [
   { id: 'requests', label: 'Requests', page: requestsPage },
   { id: 'runs', label: 'Runs', page: runsPage },
   { id: 'approvals', label: 'Approvals', page: approvalsPage },
+  { id: 'schedules', label: 'Schedules', page: schedulesPage },
   { id: 'session', label: 'Main session', page: sessionPage },
   { id: 'sessions', label: 'Sessions', page: sessionsPage },
   { id: 'deliveries', label: 'Deliveries', page: deliveriesPage },
@@ -121,6 +123,7 @@ function showSignIn(message) {
         const session = await api.signIn(token.value);
         token.value = '';
         setCsrf(session.csrf);
+        setTraceLinks(session.traceLinkTemplate);
         start();
       } catch (error) {
         clear(status, notice(error.status === 429 ? 'Too many attempts: wait a minute.' : 'That is not the gateway token.', 'bad'));
@@ -152,6 +155,7 @@ api
   .session()
   .then((session) => {
     setCsrf(session.csrf);
+    setTraceLinks(session.traceLinkTemplate);
     start();
   })
   .catch(() => showSignIn());

@@ -2,6 +2,12 @@
 // a payload or a reply that holds markup is shown, not run.
 
 /** h('a', {href, onclick}, 'text', child) */
+/** a trace id, linked to the operator's tracing UI when tracing.linkTemplate names one */
+export function traceCell(traceId, url) {
+  if (!traceId) return '—';
+  return url ? h('a', { href: url, target: '_blank', rel: 'noopener' }, traceId) : h('code', {}, traceId);
+}
+
 export function h(tag, attrs = {}, ...children) {
   const el = tag.includes(':') ? document.createElementNS('http://www.w3.org/2000/svg', tag.split(':')[1]) : document.createElement(tag);
   for (const [key, value] of Object.entries(attrs ?? {})) {

@@ -3,7 +3,7 @@ import { pagedList } from './paged.js';
 import { clear, coalesced, field, h, table, time } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 
-const conditions = ['', 'delivery.failed', 'runs.failing', 'source.silent', 'queue.stale', 'outbox.stale', 'watcher.unhealthy', 'tools.unhealthy', 'store.unreachable', 'budget.exceeded'];
+const conditions = ['', 'delivery.failed', 'runs.failing', 'source.silent', 'queue.stale', 'outbox.stale', 'watcher.unhealthy', 'tools.unhealthy', 'store.unreachable', 'budget.exceeded', 'schedule.failing', 'schedule.missed'];
 
 /** the incidents the alert rules raised: open ones first to the eye (their badge), newest first */
 export function alertsPage(root, { params }) {

@@ -1,6 +1,6 @@
-import { api, qs } from './api.js';
+import { api, qs, traceUrl } from './api.js';
 import { pagedList } from './paged.js';
-import { badge, clear, coalesced, field, h, json, notice, table, time } from './dom.js';
+import { badge, clear, coalesced, field, h, json, notice, table, time, traceCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 
 const outcomes = ['', 'agent', 'wake', 'skip', 'error', 'idempotent_replay'];
@@ -81,6 +81,7 @@ function requestDetail(root, id) {
           ['Body', `${r.bodyBytes} bytes`],
           ['Latency', `${r.latencyMs} ms`],
           ['Request id', h('code', {}, r.requestId)],
+          ['Trace', traceCell(r.traceId, traceUrl(r.traceId))],
           ['Replay of', r.replayOf ? h('a', { href: `#/requests/${encodeURIComponent(r.replayOf)}` }, r.replayOf) : '—'],
           ['Retained until', r.retainedUntil ? time(r.retainedUntil) : '—'],
         ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),

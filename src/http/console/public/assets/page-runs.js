@@ -1,6 +1,6 @@
-import { api, qs } from './api.js';
+import { api, qs, traceUrl } from './api.js';
 import { pagedList } from './paged.js';
-import { badge, clear, coalesced, duration, field, h, json, notice, table, time } from './dom.js';
+import { badge, clear, coalesced, duration, field, h, json, notice, table, time, traceCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 import { toolTimeline } from './tool-calls.js';
 
@@ -93,6 +93,7 @@ function runDetail(root, id) {
           ['Model', run.model ?? '—'],
           ['Agent', run.agentId],
           ['Session', h('code', {}, run.sessionKey)],
+          ['Trace', traceCell(run.traceId, traceUrl(run.traceId))],
           ['Mapping', run.mappingId ?? '—'],
           ['Created', time(run.createdAt)],
           ['Started', time(run.startedAt)],
@@ -101,6 +102,7 @@ function runDetail(root, id) {
           ['Waited', waitedView(run.waited)],
           ['Coalesced', run.coalescedCount ? h('a', { href: `#/requests?run=${encodeURIComponent(id)}` }, `${run.coalescedCount} events`) : '—'],
           ['Request', run.receipt ? h('a', { href: `#/requests/${encodeURIComponent(run.receipt.id)}` }, `${run.receipt.path} (${run.receipt.status})`) : '—'],
+          ...(run.fire ? [['Schedule', h('a', { href: `#/schedules?schedule=${encodeURIComponent(run.fire.scheduleId)}` }, `${run.fire.source}, due ${run.fire.dueAt}, ${run.fire.lagMs} ms late`)]] : []),
           ['Re-run of', run.rerunOf ? h('a', { href: `#/runs/${encodeURIComponent(run.rerunOf)}` }, run.rerunOf) : '—'],
           ['Re-runs', run.reruns.length ? run.reruns.map((r) => h('a', { href: `#/runs/${encodeURIComponent(r)}` }, r.slice(0, 8), ' ')) : '—'],
         ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),

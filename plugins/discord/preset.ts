@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { definePreset, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+
+/**
+ * A Discord application's Interactions Endpoint URL (https://discord.com/developers/docs/interactions/receiving-and-responding),
+ * every request verified with the application's public key (X-Signature-Ed25519 over
+ * X-Signature-Timestamp and the body).
+ * - PING (type 1) is answered PONG (`{"type":1}`): Discord sends it when the URL is saved.
+ * - A slash command (APPLICATION_COMMAND, 2) or a modal submit (5) is an agent run, one session
+ *   per channel and user; its reply, when ready within `replyWaitMs` (Discord allows 3 s), is
+ *   answered in place (CHANNEL_MESSAGE_WITH_SOURCE, 4), else deferred
+ *   (DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE, 5: "is thinking…") and the reply goes out through the
+ *   mapping's channel (`replyInChannel`: the discord channel, to the interaction's channel).
+ * - A button or select (MESSAGE_COMPONENT, 3) is a run too, deferred as an update (6) when slow.
+ * - Autocomplete (4) is answered 204: an agent run cannot answer within Discord's window.
+ * The interaction's `id` is the key (Discord does not retry, but a relay may).
+ */
+export const discordPreset = definePreset({
+  path: 'discord',
+  verifies: "X-Signature-Ed25519: Ed25519 signature of X-Signature-Timestamp + body, checked with `publicKey` (the application's Public Key, hex)",
+  summary: 'Discord interactions (slash commands, buttons, modals) answered in place or deferred; PING answered PONG.',
+  docs: 'https://discord.com/developers/docs/interactions/receiving-and-responding',
+  options: presetCommonOptions.extend({
+    publicKey: z.string().regex(/^[0-9a-fA-F]{64}$/, 'a hex Ed25519 public key (64 hex digits)').optional().describe("The application's Public Key (General Information in the developer portal), hex."),
+    replyWaitMs: z.number().int().positive().max(2900).default(2500).describe('How long an interaction waits for the reply to answer it in place (Discord allows 3 s); past it the answer is deferred.'),
+    replyInChannel: z.boolean().default(false).describe('Deliver a reply that missed replyWaitMs to the interaction\'s channel through the discord channel (channels.discord needed): sets channel and to.'),
+  }),
+  requires: ['publicKey'],
+  mappings: (o) => {
+    const on = presetRoutes({ prefix: 'discord', path: o.path, auth: { type: 'ed25519', publicKey: o.publicKey! }, idempotencyKey: 'discord:{{ id }}' });
+    const user = '(member ? member.user : user)';
+    const inChannel = o.replyInChannel ? { channel: 'discord', to: '{{ channel_id }}' } : {};
+    const answer = (deferred: number) => ({
+      waitMs: o.replyWaitMs,
+      contentType: 'application/json',
+      body: '{"type":4,"data":{"content":"{{ reply }}","allowed_mentions":{"parse":[]}}}',
+      fallback: { status: 200, body: JSON.stringify({ type: deferred }) },
+    });
+    return [
+      on('ping', 'type = 1', { respond: { when: 'true', contentType: 'application/json', body: '{"type":1}' } }),
+      on('autocomplete', 'type = 4', { action: 'skip' }),
+      on('command', 'type in [2, 5]', {
+        name: 'Discord /{{ data.name ? data.name : data.custom_id }}',
+        sessionKey: `hook:discord:{{ channel_id }}:{{ ${user}.id }}`,
+        messageTemplate: [
+          'Discord {{ type = 2 ? "/" & data.name : "form " & data.custom_id }} from {{ ($u := ' + user + '; $u.global_name ? $u.global_name : $u.username) }} ({{ ' + user + '.id }}) in channel {{ channel_id }}{{ guild_id ? " of server " & guild_id : "" }}',
+          '{{ type = 2 ? $join(data.options.(name & ": " & $string(value)), "\\n") : $join(data.components.components.(custom_id & ": " & value), "\\n") }}',
+        ].join('\n'),
+        respond: answer(5),
+        ...inChannel,
+      }),
+      on('component', 'type = 3', {
+        name: 'Discord {{ data.custom_id }}',
+        sessionKey: `hook:discord:{{ channel_id }}:{{ ${user}.id }}`,
+        messageTemplate:
+          'Discord {{ data.component_type = 2 ? "button" : "select" }} {{ data.custom_id }}{{ data.values ? " = " & $join(data.values, ", ") : "" }} pressed by {{ ($u := ' + user + '; $u.global_name ? $u.global_name : $u.username) }} on message {{ message.id }} in channel {{ channel_id }}',
+        respond: answer(6),
+        ...inChannel,
+      }),
+      on('other', 'true', { action: 'skip' }),
+    ];
+  },
+});

@@ -1,0 +1,48 @@
+import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+
+/** the events an agent sees unless `events` says otherwise */
+export const VERCEL_DEFAULT_EVENTS = ['deployment.error', 'deployment.succeeded', 'deployment.canceled'];
+
+/**
+ * Vercel webhooks (https://vercel.com/docs/webhooks), signed with the webhook's
+ * secret (x-vercel-signature, the hex HMAC-SHA1 of the body, https://vercel.com/docs/webhooks).
+ * Routed by `type`: a failed deployment is an agent run, one session per project and target;
+ * a succeeded or cancelled one is a wake line. The event's `id` is the key. Vercel's own
+ * `payload` field is `payload.payload` in templates (`payload.` names the body).
+ */
+export const vercelPreset = definePreset({
+  path: 'vercel',
+  verifies: 'x-vercel-signature: hex HMAC-SHA1 of the body with `secret` (the webhook\'s secret, or an integration\'s client secret)',
+  summary: 'Vercel deployments that fail become agent runs, one session per project; succeeded and cancelled ones a wake line.',
+  docs: 'https://vercel.com/docs/webhooks',
+  options: presetCommonOptions,
+  requires: ['secret'],
+  mappings: (o) => {
+    const events = o.events ?? VERCEL_DEFAULT_EVENTS;
+    const on = presetRoutes({ prefix: 'vercel', path: o.path, auth: { type: 'hmac-sha1', header: 'x-vercel-signature', secret: o.secret! }, idempotencyKey: 'vercel:{{ id }}' });
+    const d = 'payload.payload.deployment';
+    const target = '{{ payload.payload.target ? payload.payload.target : "preview" }}';
+    return [
+      on('skip', notListed('type', events), { action: 'skip' }),
+      on('deployment-error', 'type = "deployment.error"', {
+        name: 'Vercel {{ payload.payload.deployment.name }}',
+        sessionKey: `hook:vercel:{{ payload.payload.project.id }}:${target}`,
+        messageTemplate: [
+          `Vercel deployment of {{ ${d}.name }} (${target}) failed: https://{{ ${d}.url }}`,
+          `{{ ${d}.meta.githubCommitMessage ? "Commit " & $substring(${d}.meta.githubCommitSha, 0, 7) & " by " & ${d}.meta.githubCommitAuthorName & " on " & ${d}.meta.githubCommitRef & ": " & ${d}.meta.githubCommitMessage : "" }}`,
+          '{{ payload.payload.links.deployment }}',
+        ].join('\n'),
+      }),
+      on('deployment', 'type in ["deployment.succeeded", "deployment.canceled", "deployment.ready", "deployment.promoted"]', {
+        action: 'wake',
+        wakeMode: 'next-heartbeat',
+        textTemplate: `Vercel {{ payload.payload.deployment.name }} (${target}): {{ $substringAfter(type, "deployment.") }} https://{{ payload.payload.deployment.url }}`,
+      }),
+      on('other', 'true', {
+        name: 'Vercel {{ type }}',
+        sessionKey: 'hook:vercel:{{ payload.payload.project.id ? payload.payload.project.id : type }}',
+        messageTemplate: 'Vercel {{ type }}: {{ $string(payload.payload) }}',
+      }),
+    ];
+  },
+});

@@ -1,0 +1,102 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { resolveClientAddress } from '../client-address.js';
+import { readIncoming, refuseDeclaredTooLarge } from '../read-body.js';
+import { requestIdFrom } from '../request-context.js';
+import { headersOfRaw } from '../request-headers.js';
+import type { TrustedProxies } from '../trusted-proxies.js';
+import type { Answer, Exchange } from './exchange.js';
+import { runExchange, type ExchangeSurface, type PipelineDeps } from './exchange-pipeline.js';
+import { streamSse } from './sse-response.js';
+
+export interface NodeDoorDeps extends PipelineDeps {
+  proxies: TrustedProxies;
+  /** the most of a refused call's unread body that is read and dropped to keep its connection */
+  maxBodyBytes: number;
+}
+
+/** a request target the door takes: its URL as hono would make it, and its path */
+export interface NodeTarget {
+  url: string;
+  path: string;
+}
+
+/**
+ * A surface's door on Node's own request and response (`herald serve`): hono's fetch Request,
+ * context, middleware chain and Response are work a hot path does not need, on its CPU and before
+ * its first token. It opens the exchange (the request id, echoed on the answer; the client's
+ * address; the headers), runs the surface's pipeline, and writes its answer.
+ */
+export function nodeDoor<Admitted>(surface: ExchangeSurface<Admitted>, deps: NodeDoorDeps) {
+  return function answerOnNode(incoming: IncomingMessage, outgoing: ServerResponse, target: NodeTarget): void {
+    const x = openNodeExchange(deps.proxies, incoming, outgoing, target);
+    runExchange(surface, deps, x, (answer) => writeOnNode(incoming, outgoing, answer, deps.maxBodyBytes)).catch((error: unknown) => {
+      deps.logger.error({ err: error, path: target.path }, 'request failed outside its route');
+      outgoing.destroy();
+    });
+  };
+}
+
+function openNodeExchange(proxies: TrustedProxies, incoming: IncomingMessage, outgoing: ServerResponse, target: NodeTarget): Exchange {
+  const started = performance.now();
+  const headers = headersOfRaw(incoming.rawHeaders);
+  const requestId = requestIdFrom(headers['x-request-id']);
+  outgoing.setHeader('X-Request-Id', requestId);
+  return {
+    requestId,
+    method: incoming.method ?? 'GET',
+    path: target.path,
+    url: target.url,
+    headers,
+    started,
+    clientAddress: resolveClientAddress(proxies, incoming.socket?.remoteAddress ?? 'local', () => headers),
+    mappingId: undefined,
+    bodyBytes: undefined,
+    readBody: (limits) => {
+      refuseDeclaredTooLarge(headers['content-length'], limits);
+      return readIncoming(incoming, limits);
+    },
+    setHeader: (name, value) => outgoing.setHeader(name, value),
+    whenClientGone: (cancel) => cancelWhenResponseCloses(outgoing, cancel),
+  };
+}
+
+/** `cancel` when Node's response closes before it finished: its client went away */
+export function cancelWhenResponseCloses(outgoing: ServerResponse, cancel: (reason: unknown) => void): void {
+  outgoing.once('close', () => {
+    if (!outgoing.writableFinished) cancel('Client connection prematurely closed.');
+  });
+}
+
+function writeOnNode(incoming: IncomingMessage, outgoing: ServerResponse, answer: Answer, maxBodyBytes: number): void {
+  if ('stream' in answer) return streamSse(outgoing, answer.stream, answer.options);
+  const { body } = answer;
+  const head: Record<string, string | number> = { ...answer.headers };
+  if (answer.contentType) head['Content-Type'] = answer.contentType;
+  if (body !== null) head['Content-Length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+  outgoing.writeHead(answer.status, head);
+  outgoing.end(body ?? undefined);
+  // refused before its body was read (401, 405, 429): what is left of it is read and dropped, so
+  // the connection can take the next request, but no more of it than a body may hold, and not
+  // for long; past either the socket is closed
+  if (!incoming.readableEnded && !incoming.destroyed && !outgoing.hasHeader('connection')) dropUnread(incoming, maxBodyBytes);
+}
+
+const DROP_UNREAD_MS = 500;
+
+function dropUnread(incoming: IncomingMessage, maxBytes: number): void {
+  let dropped = 0;
+  const close = () => {
+    done();
+    incoming.socket?.destroySoon();
+  };
+  const timer = setTimeout(close, DROP_UNREAD_MS).unref();
+  const onData = (chunk: Buffer) => {
+    dropped += chunk.byteLength;
+    if (dropped > maxBytes) close();
+  };
+  function done() {
+    clearTimeout(timer);
+    incoming.off('data', onData).off('end', done).off('error', done);
+  }
+  incoming.on('data', onData).on('end', done).on('error', done).resume();
+}

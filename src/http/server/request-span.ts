@@ -1,0 +1,79 @@
+import type { IncomingMessage, RequestListener } from 'node:http';
+import { currentTraceId, startSpan, tracingOn, withSpan, annotate } from '../../tracing/tracing.js';
+import type { ReceiptInput } from '../../runtime/receipts/receipt-recorder.js';
+import { withoutQuery } from '../request-url.js';
+
+/** whose incoming traceparent is continued (tracing.trustIncomingContext) */
+export interface IncomingTrust {
+  hooksPrefix: string;
+  hooks: boolean;
+  v1: boolean;
+}
+
+/**
+ * Every request of the server as a span (the SERVER span of its trace), around the listener that
+ * answers it, so whatever the routes start (the intake, a chat's model call) is its child. A
+ * caller's W3C traceparent is continued only where `trust` says so; elsewhere each request starts
+ * a trace of its own. Installed only while tracing is on: off, the server's listener is bare.
+ */
+export function withRequestSpans(listener: RequestListener, trust: IncomingTrust): RequestListener {
+  if (!tracingOn()) return listener;
+  return function tracedRequest(incoming, outgoing) {
+    const method = incoming.method ?? 'GET';
+    const path = withoutQuery(incoming.url ?? '/');
+    const surface = surfaceOf(path, trust.hooksPrefix);
+    const trusted = surface === 'hooks' ? trust.hooks : surface === 'v1' ? trust.v1 : false;
+    const given = trusted ? headerOf(incoming, 'traceparent') : undefined;
+    const route = routeOf(path, surface);
+    const span = startSpan(`${method} ${route}`, {
+      kind: 'server',
+      parent: given ?? null,
+      attributes: { 'http.request.method': method, 'http.route': route, 'url.path': path, 'herald.surface': surface },
+    });
+    outgoing.once('close', () => {
+      const status = outgoing.statusCode;
+      span.set({ 'http.response.status_code': status });
+      if (status >= 500 || !outgoing.writableFinished) span.fail({ code: status >= 500 ? `HTTP ${status}` : 'client closed' });
+      span.end();
+    });
+    withSpan(span, () => listener(incoming, outgoing));
+  };
+}
+
+/** what a webhook request's receipt says of its auth and outcome, on its span; and the trace id on the receipt */
+export function requestTraced(receipt: ReceiptInput): void {
+  const traceId = currentTraceId();
+  if (traceId === undefined) return;
+  receipt.traceId = traceId;
+  annotate({
+    'herald.auth.method': receipt.authMethod,
+    'herald.auth.outcome': receipt.status === 401 || receipt.status === 403 ? 'refused' : receipt.signature === 'invalid' ? 'invalid_signature' : 'accepted',
+    'herald.auth.signed_by': receipt.signature && receipt.signature !== 'invalid' ? receipt.signature : undefined,
+    'herald.hook.outcome': receipt.outcome,
+    'herald.error.code': receipt.errorCode,
+  });
+}
+
+type Surface = 'hooks' | 'v1' | 'admin' | 'console' | 'other';
+
+function surfaceOf(path: string, hooksPrefix: string): Surface {
+  if (hooksPrefix && (path === hooksPrefix || path.startsWith(`${hooksPrefix}/`))) return 'hooks';
+  if (path === '/v1' || path.startsWith('/v1/')) return 'v1';
+  if (path.startsWith('/admin')) return 'admin';
+  if (path.startsWith('/console')) return 'console';
+  return 'other';
+}
+
+/**
+ * A route of low cardinality: a hook path is a configured name, kept whole; elsewhere a segment
+ * that is not a plain word (an id: file-…, run uuids) is `{id}`.
+ */
+function routeOf(path: string, surface: Surface): string {
+  if (surface === 'hooks') return path;
+  return path.replace(/\/[^/]+/g, (segment) => (/^\/([a-z_.]+|v\d+)$/.test(segment) ? segment : '/{id}'));
+}
+
+function headerOf(incoming: IncomingMessage, name: string): string | undefined {
+  const value = incoming.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}

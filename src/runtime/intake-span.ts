@@ -1,0 +1,31 @@
+import { traced, tracingOn } from '../tracing/tracing.js';
+import type { HookCall, HookOutcome } from './hook-intake.js';
+
+/**
+ * The intake of one webhook call as a span: its mapping, whether its idempotency key replayed a
+ * stored answer, what was dispatched (a wake coalesced or queued, a run admitted, coalesced or
+ * deferred; dispatch-action.ts adds the admission). Names and ids only, never a payload value.
+ */
+export function intakeSpan(call: HookCall, accept: (call: HookCall) => Promise<HookOutcome>): Promise<HookOutcome> {
+  if (!tracingOn()) return accept(call);
+  return traced('herald.hook.intake', { attributes: { 'herald.hook.path': call.request.path, 'herald.idempotency.header': call.idempotencyKey !== undefined } }, async (span) => {
+    const onMatch = call.onMatch;
+    const outcome = await accept({
+      ...call,
+      onMatch: (mappingId) => {
+        span.set({ 'herald.mapping.id': mappingId });
+        onMatch?.(mappingId);
+      },
+    });
+    const body = outcome.type === 'dispatched' ? outcome.body : undefined;
+    span.set({
+      'herald.hook.outcome': outcome.type,
+      'herald.idempotency.replayed': outcome.replayed,
+      'herald.idempotency.keyed': outcome.idempotencyKey !== undefined,
+      'herald.run.id': body && 'runId' in body ? body.runId : outcome.type === 'responded' ? outcome.runId : undefined,
+      'herald.wake.event': body && 'eventOutcome' in body ? body.eventOutcome : undefined,
+      'herald.coalesced': body?.coalesced === true,
+    });
+    return outcome;
+  });
+}

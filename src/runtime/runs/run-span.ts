@@ -1,0 +1,17 @@
+import type { RunRecord } from '../../store/port.js';
+import { startSpan, traced, tracingOn } from '../../tracing/tracing.js';
+
+/**
+ * A run's spans, in the trace of the request that made it (the context stored with the run), on
+ * whichever replica executes it and however much later: its wait in the queue (from its creation
+ * to its claim), then the run itself, active while it executes, so its model and tool calls and
+ * the delivery of its reply are its children.
+ */
+export function runSpan<T>(run: RunRecord, execute: () => Promise<T>): Promise<T> {
+  if (!tracingOn()) return execute();
+  const parent = run.traceContext ?? null;
+  const attributes = { 'herald.run.id': run.id, 'herald.agent.id': run.agentId, 'herald.mapping.id': run.action.source.mappingId };
+  const startedAt = run.startedAt ?? Date.now();
+  if (startedAt > run.createdAt) startSpan('herald.run.queued', { parent, startTime: run.createdAt, attributes }).end(startedAt);
+  return traced('herald.run', { kind: 'consumer', parent, attributes: { ...attributes, 'herald.run.queue_wait_ms': Math.max(0, startedAt - run.createdAt) } }, execute);
+}
