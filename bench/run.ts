@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the webhook benchmark (SQLite, then PostgreSQL with 1 replica, then 1 and 2 with each server held to a
  * host's share of the CPUs where cgroups allow, bench/cpu-quota.ts), the scale benchmark
- * (mappings, cold start, idle RSS, /metrics on 1M rows), the run drain (one busy session vs many), the platform benchmark when
+ * (mappings, cold start, idle RSS, /metrics on 1M rows), the run drain (one busy session vs many), schedules (10,000 jobs: start, idle CPU, due-to-claim lag under webhook load), the platform benchmark when
  * bench/platform.bench.ts exists (it exports `run()`), then the tools benchmark (herald's CPU per MCP tool call against a bare SDK client's).
  */
 import fs from 'node:fs';
@@ -12,6 +12,7 @@ import { CpuQuota } from './cpu-quota.js';
 import { replicaSetupFromEnv, run as runPostgresBench } from './postgres.bench.js';
 import { run as runDrainBench } from './run-drain.bench.js';
 import { run as runScaleBench } from './scale.bench.js';
+import { run as runSchedulesBench } from './schedules.bench.js';
 import { run as runToolCallsBench } from './tool-calls.bench.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -35,6 +36,8 @@ console.log('');
 await runScaleBench(options);
 console.log('');
 await runDrainBench();
+console.log('');
+await runSchedulesBench(options);
 
 const platformBench = path.join(here, 'platform.bench.ts');
 if (fs.existsSync(platformBench)) {

@@ -98,7 +98,8 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
       [[jobs, ms(startMs), `${(idleCpu * 100).toFixed(2)}%`, fires.length, dispatched, ms(percentile(lags, 0.5)), ms(percentile(lags, 0.99)), Math.round(load.requestsPerSecond), ms(load.latencyP99Ms)]],
     ),
   );
-  fs.rmSync(dir, { recursive: true, force: true });
+  if (!process.env.BENCH_KEEP) fs.rmSync(dir, { recursive: true, force: true });
+  else console.log(`kept ${dir}`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run();

@@ -29,17 +29,20 @@ export function firstDue(job: ScheduleJob, now: number, random: () => number = M
 }
 
 /**
- * The due time after a fire at `now` (the due time itself is at or before `now`): always later
- * than `now`, so fires missed while herald was down collapse into the one being made, and a clock
- * stepped back never reaches a due time already fired. Null: the job fires no more (a one-shot).
+ * The due time after the one fired, the first after `after`: the fired due time itself when the
+ * fire is on time or a little late, so a pass that lagged (a busy process, a replica's start)
+ * still makes every due time, one after another; the moment of the fire when it was missed
+ * (past schedules.missedAfter: herald was down), so the fires missed collapse into the one being
+ * made. Either way it is later than the due time fired, so no due time is fired twice, even on a
+ * clock stepped back. Null: the job fires no more (a one-shot).
  */
-export function dueAfter(job: ScheduleJob, anchor: number, now: number, random: () => number = Math.random): number | null {
+export function dueAfter(job: ScheduleJob, anchor: number, after: number, random: () => number = Math.random): number | null {
   const { schedule } = job;
   if (schedule.kind === 'at') return null;
   let base: number | null;
   if (schedule.kind === 'every') {
     const every = parseDuration(schedule.every);
-    base = anchor + (Math.floor(Math.max(0, now - anchor) / every) + 1) * every;
-  } else base = nextCron(schedule.expr, schedule.tz, now);
+    base = anchor + (Math.floor(Math.max(0, after - anchor) / every) + 1) * every;
+  } else base = nextCron(schedule.expr, schedule.tz, after);
   return base === null ? null : base + jitterMs(job, random);
 }

@@ -132,8 +132,8 @@ export class Scheduler {
     const { store, logger } = this.deps;
     const { job, id } = schedule;
     const dueAt = schedule.nextDue!;
-    const next = dueAfter(job, schedule.createdAt, now, this.random);
     const missed = now - dueAt > this.deps.missedAfterMs;
+    const next = dueAfter(job, schedule.createdAt, missed ? now : dueAt, this.random);
     const claim = (outcome: 'claimed' | 'skipped' | 'missed', runId: string | null, detail: string | null) =>
       store.schedules.claimFire(id, dueAt, next, { firedAt: now, outcome, runId, detail });
     if (missed && !job.catchUp) {
