@@ -21,6 +21,14 @@ import { twilioPlugin } from './twilio/manifest.js';
 import { shopifyPlugin } from './shopify/manifest.js';
 import { jiraPlugin } from './jira/manifest.js';
 import { standardWebhooksPlugin } from './standard-webhooks/manifest.js';
+import { grafanaPlugin } from './grafana/manifest.js';
+import { bitbucketPlugin } from './bitbucket/manifest.js';
+import { msgraphPlugin } from './msgraph/manifest.js';
+import { sendgridPlugin } from './sendgrid/manifest.js';
+import { mailgunPlugin } from './mailgun/manifest.js';
+import { netlifyPlugin } from './netlify/manifest.js';
+import { datadogPlugin } from './datadog/manifest.js';
+import { notionPlugin } from './notion/manifest.js';
 import { zoomPlugin } from './zoom/manifest.js';
 import { intercomPlugin } from './intercom/manifest.js';
 import { hubspotPlugin } from './hubspot/manifest.js';
@@ -54,6 +62,14 @@ export const builtinPlugins: PluginDefinition[] = [
   shopifyPlugin,
   jiraPlugin,
   standardWebhooksPlugin,
+  grafanaPlugin,
+  bitbucketPlugin,
+  msgraphPlugin,
+  sendgridPlugin,
+  mailgunPlugin,
+  netlifyPlugin,
+  datadogPlugin,
+  notionPlugin,
   zoomPlugin,
   intercomPlugin,
   hubspotPlugin,

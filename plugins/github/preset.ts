@@ -22,6 +22,7 @@ export const githubPreset = definePreset({
     const on = presetRoutes({ prefix: 'github', path: o.path, auth: { type: 'github', secret: o.secret! }, idempotencyKey: '{{ headers.x-github-delivery }}' });
     const event = (name: string, actions?: string[]) => `headers.x-github-event = "${name}"${actions ? ` and action in ${JSON.stringify(actions)}` : ''}`;
     const repo = '{{repository.full_name}}';
+    const by = '{{ sender.login ? " by " & sender.login : "" }}';
     const byNumber = (number: string) => `hook:github:${repo}#{{${number}}}`;
     return [
       on('skip', `headers.x-github-event = "ping" or sender.type = "Bot" or ${notListed('headers.x-github-event', events)}`, { action: 'skip' }),
@@ -29,7 +30,7 @@ export const githubPreset = definePreset({
         name: `GitHub ${repo}#{{issue.number}}`,
         sessionKey: byNumber('issue.number'),
         messageTemplate: [
-          `Issue #{{issue.number}} {{action}} in ${repo} by {{sender.login}}: {{issue.title}}`,
+          `Issue #{{issue.number}} {{action}} in ${repo}${by}{{ issue.title ? ": " & issue.title : "" }}`,
           '{{issue.html_url}}',
           'Labels: {{ $count(issue.labels) > 0 ? $join(issue.labels.name, ", ") : "none" }}',
           '',
@@ -40,17 +41,17 @@ export const githubPreset = definePreset({
         name: `GitHub ${repo}#{{issue.number}}`,
         sessionKey: byNumber('issue.number'),
         messageTemplate: [
-          `{{comment.user.login}} commented on {{ issue.pull_request ? "pull request" : "issue" }} #{{issue.number}} in ${repo} ({{issue.title}}):`,
-          '{{comment.html_url}}',
+          `{{ comment.user.login ? comment.user.login : "Someone" }} commented on {{ issue.pull_request ? "pull request" : "issue" }} #{{issue.number}} in ${repo}{{ issue.title ? " (" & issue.title & ")" : "" }}:`,
+          '{{ comment.html_url ? comment.html_url : "" }}',
           '',
-          '{{ $substring(comment.body, 0, 2000) }}',
+          '{{ comment.body ? $substring(comment.body, 0, 2000) : "" }}',
         ].join('\n'),
       }),
       on('pull-request', event('pull_request', ['opened', 'reopened', 'ready_for_review', 'closed']), {
         name: `GitHub ${repo}#{{pull_request.number}}`,
         sessionKey: byNumber('pull_request.number'),
         messageTemplate: [
-          `Pull request #{{pull_request.number}} {{ action = "closed" ? (pull_request.merged ? "merged" : "closed without merging") : action }} in ${repo} by {{sender.login}}: {{pull_request.title}}`,
+          `Pull request #{{pull_request.number}} {{ action = "closed" ? (pull_request.merged ? "merged" : "closed without merging") : action }} in ${repo}${by}{{ pull_request.title ? ": " & pull_request.title : "" }}`,
           '{{pull_request.html_url}}',
           '{{pull_request.head.ref}} -> {{pull_request.base.ref}}{{ pull_request.draft ? " (draft)" : "" }}',
           '',
@@ -61,7 +62,7 @@ export const githubPreset = definePreset({
         name: `GitHub ${repo}#{{pull_request.number}}`,
         sessionKey: byNumber('pull_request.number'),
         messageTemplate: [
-          `{{review.user.login}} reviewed pull request #{{pull_request.number}} in ${repo} ({{pull_request.title}}): {{ $lowercase(review.state) }}`,
+          `{{ review.user.login ? review.user.login : "Someone" }} reviewed pull request #{{pull_request.number}} in ${repo}{{ pull_request.title ? " (" & pull_request.title & ")" : "" }}: {{ review.state ? $lowercase(review.state) : "reviewed" }}`,
           '{{review.html_url}}',
           '',
           '{{ review.body ? $substring(review.body, 0, 2000) : "" }}',
@@ -81,7 +82,7 @@ export const githubPreset = definePreset({
         name: `GitHub ${repo} {{release.tag_name}}`,
         sessionKey: `hook:github:${repo}:release:{{release.tag_name}}`,
         messageTemplate: [
-          `Release {{ release.name ? release.name : release.tag_name }} published in ${repo} by {{sender.login}}{{ release.prerelease ? " (pre-release)" : "" }}`,
+          `Release {{ release.name ? release.name : release.tag_name }} published in ${repo}${by}{{ release.prerelease ? " (pre-release)" : "" }}`,
           '{{release.html_url}}',
           '',
           '{{ release.body ? $substring(release.body, 0, 2000) : "(no release notes)" }}',

@@ -5,7 +5,7 @@ export const INTERCOM_DEFAULT_EVENTS = ['conversation.user.created', 'conversati
 
 /**
  * Intercom webhooks (https://developers.intercom.com/docs/webhooks), signed with the app's client
- * secret (X-Hub-Signature `sha1=<hex>`, https://developers.intercom.com/docs/webhooks/setting-up-webhooks#signed-notifications).
+ * secret (X-Hub-Signature `sha1=<hex>`, https://developers.intercom.com/intercom-api-reference/v1.0/reference/signed-notifications).
  * - The `ping` notification Intercom sends when the subscription is saved is answered 200.
  * - Routed by `topic`; one session per conversation (a ticket per ticket). The notification's
  *   `id` (`notif_…`, kept on a retry) is the key. Conversation bodies are HTML: tags are dropped.

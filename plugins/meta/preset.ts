@@ -41,16 +41,17 @@ export const metaPreset = definePreset({
         auth: { type: 'github', secret: o.secret! },
       },
       signed('whatsapp-message', `object = "whatsapp_business_account" and entry[0].changes[0].field in ${JSON.stringify(fields)} and $exists(${wa}.messages)`, {
-        name: 'WhatsApp {{ ' + wa + '.contacts[0].profile.name }}',
+        name: 'WhatsApp {{ ' + wa + '.contacts[0].profile.name ? ' + wa + '.contacts[0].profile.name : "+" & ' + wa + '.messages[0].from }}',
         idempotencyKey: `meta:{{ ${wa}.messages[0].id }}`,
         sessionKey: `hook:meta:whatsapp:{{ ${wa}.messages[0].from }}`,
-        messageTemplate: `WhatsApp {{ ${wa}.messages[0].type }} from {{ ${wa}.contacts[0].profile.name }} (+{{ ${wa}.messages[0].from }}) to {{ ${wa}.metadata.display_phone_number }}:\n{{ ${wa}.messages[0].text.body ? ${wa}.messages[0].text.body : ${wa}.messages[0].(image ? image.caption : "") }}`,
+        // a contact without a profile name (WhatsApp sends contacts[].profile only when it has one) is named by number
+        messageTemplate: `WhatsApp {{ ${wa}.messages[0].type }} from {{ ${wa}.contacts[0].profile.name ? ${wa}.contacts[0].profile.name & " (+" & ${wa}.messages[0].from & ")" : "+" & ${wa}.messages[0].from }}{{ ${wa}.metadata.display_phone_number ? " to " & ${wa}.metadata.display_phone_number : "" }}:\n{{ ${wa}.messages[0].text.body ? ${wa}.messages[0].text.body : ${wa}.messages[0].(image ? (image.caption ? image.caption : "(an image)") : "(a " & type & " message)") }}`,
       }),
       signed('messenger-message', 'object = "page" and $exists(entry[0].messaging[0].message) and $not($exists(entry[0].messaging[0].message.is_echo))', {
         name: 'Messenger {{ entry[0].messaging[0].sender.id }}',
         idempotencyKey: 'meta:{{ entry[0].messaging[0].message.mid }}',
         sessionKey: 'hook:meta:messenger:{{ entry[0].messaging[0].sender.id }}',
-        messageTemplate: 'Messenger message from {{ entry[0].messaging[0].sender.id }} to page {{ entry[0].messaging[0].recipient.id }}:\n{{ entry[0].messaging[0].message.text }}',
+        messageTemplate: 'Messenger message from {{ entry[0].messaging[0].sender.id }} to page {{ entry[0].messaging[0].recipient.id }}:\n{{ entry[0].messaging[0].message.text ? entry[0].messaging[0].message.text : ($count(entry[0].messaging[0].message.attachments) > 0 ? "(" & $join(entry[0].messaging[0].message.attachments.type, ", ") & " attachment)" : "(no text)") }}',
       }),
       // statuses, echoes, other fields: Meta wants a 200 for each, or it retries and finally disables the webhook
       signed('other', 'true', { respond: { when: 'true', status: 200, body: '', contentType: 'text/plain' } }),

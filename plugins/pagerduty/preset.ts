@@ -26,15 +26,15 @@ export const pagerdutyPreset = definePreset({
       on('resolved', 'event.event_type = "incident.resolved"', {
         action: 'wake',
         wakeMode: 'next-heartbeat',
-        textTemplate: 'PagerDuty incident #{{event.data.number}} resolved{{ event.agent ? " by " & event.agent.summary : "" }}: {{event.data.title}} {{event.data.html_url}}',
+        textTemplate: 'PagerDuty incident #{{event.data.number}} resolved{{ event.agent ? " by " & event.agent.summary : "" }}{{ event.data.title ? ": " & event.data.title : "" }}{{ event.data.html_url ? " " & event.data.html_url : "" }}',
       }),
       on('incident', 'true', {
         name: 'PagerDuty {{ event.data.number ? "#" & event.data.number : event.data.incident.summary }}',
         sessionKey: `hook:pagerduty:{{ (${incident}).id }}`,
         messageTemplate: [
           'PagerDuty {{event.event_type}}{{ event.agent ? " by " & event.agent.summary : "" }}: {{ event.data.title ? "#" & event.data.number & " " & event.data.title : event.data.incident.summary }}',
-          `{{ (${incident}).html_url }}`,
-          '{{ event.data.type = "incident" ? "Service " & event.data.service.summary & ", urgency " & event.data.urgency & (event.data.priority ? ", priority " & event.data.priority.summary : "") & ", assigned to " & ($count(event.data.assignees) > 0 ? $join(event.data.assignees.summary, ", ") : "nobody") : "" }}',
+          `{{ (${incident}).html_url ? (${incident}).html_url : "" }}`,
+          '{{ event.data.type = "incident" ? $join([event.data.service.summary ? "Service " & event.data.service.summary, event.data.urgency ? "urgency " & event.data.urgency, event.data.priority ? "priority " & event.data.priority.summary, "assigned to " & ($count(event.data.assignees) > 0 ? $join(event.data.assignees.summary, ", ") : "nobody")], ", ") : "" }}',
           '{{ event.data.content ? "Note: " & event.data.content : event.data.message ? event.data.message : "" }}',
         ].join('\n'),
       }),

@@ -35,8 +35,8 @@ export const shopifyPreset = definePreset({
         name: 'Shopify order {{name}}',
         sessionKey: 'hook:shopify:order:{{id}}',
         messageTemplate: [
-          'Shopify {{headers.x-shopify-topic}} on {{headers.x-shopify-shop-domain}}: order {{name}} by {{ customer ? customer.first_name & " " & customer.last_name : "a guest" }} ({{ email ? email : "no email" }}), {{total_price}} {{currency}}, {{financial_status}}{{ fulfillment_status ? ", " & fulfillment_status : "" }}{{ cancel_reason ? ", cancelled: " & cancel_reason : "" }}',
-          '{{ $join(line_items.("- " & quantity & " x " & title & (variant_title ? " (" & variant_title & ")" : "") & ": " & price), "\\n") }}',
+          'Shopify {{headers.x-shopify-topic}} on {{headers.x-shopify-shop-domain}}: order {{ name ? name : id }} by {{ ($n := $join([customer.first_name, customer.last_name][$type($) = "string" and $ != ""], " "); $n ? $n : "a guest") }} ({{ email ? email : "no email" }}){{ total_price ? ", " & total_price & (currency ? " " & currency : "") : "" }}{{ financial_status ? ", " & financial_status : "" }}{{ fulfillment_status ? ", " & fulfillment_status : "" }}{{ cancel_reason ? ", cancelled: " & cancel_reason : "" }}',
+          '{{ $join(line_items.("- " & quantity & " x " & (title ? title : name) & (variant_title ? " (" & variant_title & ")" : "") & (price ? ": " & price : "")), "\\n") }}',
           `${admin}/orders/{{id}}`,
         ].join('\n'),
       }),
@@ -53,7 +53,7 @@ export const shopifyPreset = definePreset({
         name: 'Shopify customer {{id}}',
         sessionKey: 'hook:shopify:customer:{{id}}',
         messageTemplate: [
-          'Shopify {{headers.x-shopify-topic}} on {{headers.x-shopify-shop-domain}}: {{first_name}} {{last_name}} ({{ email ? email : "no email" }}){{ state ? ", account " & state : "" }}{{ note ? ", note: " & note : "" }}',
+          'Shopify {{headers.x-shopify-topic}} on {{headers.x-shopify-shop-domain}}: {{ ($n := $join([first_name, last_name][$type($) = "string" and $ != ""], " "); $n ? $n : "customer " & id) }} ({{ email ? email : "no email" }}){{ state ? ", account " & state : "" }}{{ note ? ", note: " & note : "" }}',
           `${admin}/customers/{{id}}`,
         ].join('\n'),
       }),

@@ -21,6 +21,11 @@ export const twilioPreset = definePreset({
   docs: 'https://www.twilio.com/docs/usage/webhooks/messaging-webhooks',
   options: presetCommonOptions.extend({
     url: z.string().url().optional().describe('The webhook URL exactly as configured in Twilio, when a proxy changes the URL herald sees (Twilio signs it).'),
+    sharedKey: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The secret of the SharedKey a Twilio Webhook Setting signs this URL with (HMAC-SHA256, X-Twilio-Webhooks-Signature-Settings); requests without that header are verified with `secret`, the auth token."),
     replyWaitMs: z.number().int().positive().max(14000).default(5000).describe('How long an SMS waits for the reply to answer it as TwiML (Twilio allows 15 s).'),
   }),
   requires: ['secret'],
@@ -29,7 +34,7 @@ export const twilioPreset = definePreset({
     const on = (id: string, when: string, rest: Omit<MappingConfig, 'id' | 'match'>): MappingConfig => ({
       id: `twilio-${id}`,
       match: { path: o.path, when },
-      auth: { type: 'twilio', secret: o.secret!, ...(o.url !== undefined && { url: o.url }) },
+      auth: { type: 'twilio', secret: o.secret!, ...(o.url !== undefined && { url: o.url }), ...(o.sharedKey !== undefined && { sharedKey: o.sharedKey }) },
       ...rest,
     });
     return [
@@ -38,7 +43,7 @@ export const twilioPreset = definePreset({
         name: 'SMS {{ From }}',
         idempotencyKey: 'twilio:{{ MessageSid }}',
         sessionKey: 'hook:twilio:{{ From }}',
-        messageTemplate: 'SMS from {{ From }} to {{ To }}{{ NumMedia and NumMedia != "0" ? " (" & NumMedia & " attachments)" : "" }}:\n{{ Body }}',
+        messageTemplate: 'SMS from {{ From }} to {{ To }}{{ NumMedia and NumMedia != "0" ? " (" & NumMedia & " attachments)" : "" }}:\n{{ Body ? Body : "(no text)" }}',
         respond: {
           waitMs: o.replyWaitMs,
           contentType: 'application/xml',

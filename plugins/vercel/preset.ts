@@ -4,8 +4,8 @@ import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../.
 export const VERCEL_DEFAULT_EVENTS = ['deployment.error', 'deployment.succeeded', 'deployment.canceled'];
 
 /**
- * Vercel webhooks (https://vercel.com/docs/webhooks/webhooks-api), signed with the webhook's
- * secret (x-vercel-signature, the hex HMAC-SHA1 of the body, https://vercel.com/docs/webhooks/webhooks-api#securing-webhooks).
+ * Vercel webhooks (https://vercel.com/docs/webhooks), signed with the webhook's
+ * secret (x-vercel-signature, the hex HMAC-SHA1 of the body, https://vercel.com/docs/webhooks).
  * Routed by `type`: a failed deployment is an agent run, one session per project and target;
  * a succeeded or cancelled one is a wake line. The event's `id` is the key. Vercel's own
  * `payload` field is `payload.payload` in templates (`payload.` names the body).
@@ -14,7 +14,7 @@ export const vercelPreset = definePreset({
   path: 'vercel',
   verifies: 'x-vercel-signature: hex HMAC-SHA1 of the body with `secret` (the webhook\'s secret, or an integration\'s client secret)',
   summary: 'Vercel deployments that fail become agent runs, one session per project; succeeded and cancelled ones a wake line.',
-  docs: 'https://vercel.com/docs/webhooks/webhooks-api',
+  docs: 'https://vercel.com/docs/webhooks',
   options: presetCommonOptions,
   requires: ['secret'],
   mappings: (o) => {

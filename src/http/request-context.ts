@@ -9,8 +9,6 @@ import { annotate } from '../tracing/tracing.js';
 declare module 'hono' {
   interface ContextVariableMap {
     requestId: string;
-    /** the mapping that handled a hook request, for the access log */
-    mappingId?: string;
     /** body bytes actually read, for the access log */
     bodyBytes?: number;
   }
@@ -53,7 +51,7 @@ export function requestContext(logger: Logger, metrics?: HttpMetrics): Middlewar
       path: c.req.path,
       status: c.res.status,
       started,
-      mappingId: c.get('mappingId'),
+      mappingId: undefined,
       bodyBytes: c.get('bodyBytes'),
       declaredLength: requestHeader(c, 'content-length'),
     });

@@ -15,6 +15,8 @@ export interface IngestInput {
   chunkingGiven?: boolean;
   /** undefined: none given (an existing document keeps its own) */
   metadata?: Record<string, unknown> | null;
+  /** the bytes are the caller's own copy, used no more: moved to the parse worker, not copied */
+  moveBytes?: boolean;
 }
 
 /** `created`: a new document; `updated`: the file was there and took the metadata given */
@@ -36,7 +38,7 @@ export async function ingestDocument(index: KnowledgeIndex, parser: ParsePool, i
   const again = existing && (await reupload(index, existing, input));
   if (again) return again;
   const bytes = input.bytes.byteLength;
-  const parsed = await parser.parse(input.bytes, input.filename, input.chunking);
+  const parsed = await parser.parse(input.bytes, input.filename, input.chunking, input.moveBytes);
   // each chunk decoded from the parse's packed answer as the store writes it, never all at once
   return index.add(
     { agentId: input.agentId, filename: input.filename, bytes, mimeType: documentTypes[parsed.type], sha256, metadata: input.metadata ?? null },

@@ -5,11 +5,14 @@ const pathOf = (raw: unknown): string | undefined => {
   return typeof path === 'string' ? path.replace(/^\/+|\/+$/g, '') : undefined;
 };
 
-/** `hooks.presets[0] (github, mapping 3)` → `hooks.presets[0] (github)`; `mappings/github.yaml[0]` → `mappings/github.yaml` */
+/** `hooks.presets[1] (github, mapping 3)` → `hooks.presets[1] (github)`; `mappings/github.yaml[0]` → `mappings/github.yaml` */
 const originName = (origin: string): string => origin.replace(/, mapping \d+\)$/, ')').replace(/\s*\[\d+\]$/, '');
 
+/** a preset's mapping's origin (src/plugin-host/registry.ts), `hooks.presets[i] (<name>, mapping <j>)`, or its entry's: the preset's name */
+const PRESET_ORIGIN = /^hooks\.presets\[\d+\] \(([^,)]+)/;
+
 /** the preset's name in its origin (`hooks.presets[0] (github, mapping 3)` → `github`) */
-const presetNameOf = (origin: string): string => /\((\S+), mapping \d+\)$/.exec(origin)?.[1] ?? origin;
+const presetNameOf = (origin: string): string => PRESET_ORIGIN.exec(origin)?.[1] ?? origin;
 
 /**
  * Your mappings shadow a preset's on a path they serve: the preset's mappings of that path are
@@ -46,8 +49,7 @@ export function shadowPresetPaths(sources: MappingSource[], notes?: string[]): M
 
 /** what to do about a duplicate id where one side is a preset's mapping (the fault's tail) */
 export function presetDuplicateAdvice(origin: string, other: string): string {
-  const isPreset = (o: string) => /, mapping \d+\)$/.test(o);
-  const [preset, yours] = isPreset(origin) ? [origin, other] : isPreset(other) ? [other, origin] : [];
+  const [preset, yours] = PRESET_ORIGIN.test(origin) ? [origin, other] : PRESET_ORIGIN.test(other) ? [other, origin] : [];
   if (!preset || !yours) return '';
   const file = originName(yours);
   const remove = file === 'hooks.mappings' ? '' : `, remove ${file} (or set hooks.mappingsDir to another folder)`;

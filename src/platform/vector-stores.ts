@@ -286,7 +286,7 @@ export class VectorStores {
   private async ingest(owner: string, filename: string, bytes: Uint8Array) {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await ingestDocument(this.deps.knowledge, this.deps.parser, { agentId: owner, filename, bytes, chunking: DEFAULT_CHUNK });
+        return await ingestDocument(this.deps.knowledge, this.deps.parser, { agentId: owner, filename, bytes, chunking: DEFAULT_CHUNK, moveBytes: true });
       } catch (error) {
         if (!(error instanceof HeraldError) || error.code !== 'HERALD_UNAVAILABLE' || attempt >= PARSE_QUEUE_TRIES || this.stopping) throw error;
         await new Promise((resolve) => setTimeout(resolve, PARSE_QUEUE_WAIT_MS * attempt));

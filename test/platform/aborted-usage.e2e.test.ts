@@ -79,4 +79,22 @@ describe('a turn cut short still counts its tokens', () => {
     expect(silent.requests).toHaveLength(1);
     await eventually(async () => (await estimatedOf('mapping')) > 0);
   });
+
+  it('a heartbeat past its time limit records the prompt the model read, against its agent', async () => {
+    // the default agent's model never answers, and a turn may take a second
+    const beat = await testApp({
+      models: { providers: { silent: { api: 'openai', baseUrl: `${silent.url}/v1`, apiKey: 'silent-key-0123' } } },
+      agents: { defaults: { timeoutSeconds: 1 }, list: [{ id: 'watcher', model: 'silent/gpt-test' }] },
+    });
+    try {
+      const asked = silent.requests.length;
+      const res = await beat.request('/hooks/wake', { method: 'POST', headers: { ...hookHeaders(), 'content-type': 'application/json' }, body: JSON.stringify({ text: 'disk 91% full on db-1', mode: 'now' }) });
+      expect(res.status).toBe(200);
+      await eventually(async () => silent.requests.length > asked, 30_000);
+      const spent = await eventually(async () => (await beat.gateway.store.usage.report({ by: 'agent' })).find((r) => r.group === 'watcher' && r.estimatedTokens > 0), 30_000);
+      expect(spent).toMatchObject({ requests: 1, completionTokens: 0 });
+    } finally {
+      await beat.stop();
+    }
+  });
 });

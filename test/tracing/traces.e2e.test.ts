@@ -119,6 +119,7 @@ describe.each(['http/protobuf', 'http/json'])('traces over OTLP %s', (protocol) 
     expect(runs).toHaveLength(2);
     for (const run of runs) expect(run).toMatchObject({ kind: KIND.consumer, parentSpanId: intake.spanId, attributes: expect.objectContaining({ 'herald.run.id': runId }) });
     const executed = runs.sort((a, b) => a.startMs - b.startMs)[1]!;
+    expect(executed.attributes).toMatchObject({ 'herald.run.status': 'succeeded', 'herald.model.ref': 'fake/test-model' });
     expect(trace.filter((s) => s.name === 'herald.run.queued').every((s) => s.parentSpanId === intake.spanId)).toBe(true);
 
     // its model call, by OpenTelemetry's GenAI conventions, continued at the model

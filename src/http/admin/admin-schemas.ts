@@ -108,6 +108,26 @@ export const messageSchema = z
   })
   .openapi('SessionMessage');
 
+export const fireOutcomes = ['claimed', 'dispatched', 'skipped', 'missed', 'failed'] as const;
+
+/** a fire as the admin API shows it: the receipt of a schedule, as a webhook request has one */
+export const scheduleFireSchema = z
+  .object({
+    source: z.string().openapi({ description: 'What made the run or event: `schedule <id>` (a webhook request\'s receipt names its path instead).', example: 'schedule morning-brief' }),
+    scheduleId: z.string(),
+    dueAt: time.openapi({ description: 'The due time (for a run now, the moment it was asked).' }),
+    startedAt: time.openapi({ description: 'When herald made the fire: claimed it and queued its run or added its event.' }),
+    firedAt: time.openapi({ description: 'The same as startedAt (the name of earlier answers).' }),
+    lagMs: z.number().int().openapi({ description: 'startedAt minus dueAt, in milliseconds: how late the fire started.' }),
+    outcome: z.enum(fireOutcomes).openapi({ description: 'claimed: taken, its run or event not made yet; dispatched: its run queued or its event added; skipped (overlap, or the job\'s rate), missed (catchUp false) or failed, with `detail`.' }),
+    detail: z.string().nullable(),
+    run: z
+      .object({ id: z.string(), status: z.enum(runStatuses).nullable(), startedAt: time, finishedAt: time })
+      .nullable()
+      .openapi({ description: "An isolated job's run, as it stands (status null: no longer stored), with when it began executing and ended; null for a main-session event." }),
+  })
+  .openapi('ScheduleFire');
+
 export const runDetailSchema = runSchema
   .extend({
     action: z.record(z.string(), z.unknown()),
@@ -116,6 +136,7 @@ export const runDetailSchema = runSchema
     model: z.string().nullable(),
     transcript: z.array(messageSchema),
     receipt: receiptSchema.nullable(),
+    fire: scheduleFireSchema.nullable().openapi({ description: 'The schedule fire that made the run (its receipt: job, due time, start, lag); null for a run a request or an operator made.' }),
     reruns: z.array(z.string()),
     toolCalls: z.array(toolCallSchema).openapi({ description: "The run's tool calls in the order its model turns made them (arguments masked), with each one's approval." }),
   })

@@ -27,6 +27,7 @@ import {
   sessionSchema,
 } from './admin-schemas.js';
 import { decodeCursor, eventView, pageOf, receiptView, runView, sessionView } from './admin-views.js';
+import { fireView } from './schedule-fire-view.js';
 import { toolCallView } from './tool-call-view.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
@@ -154,6 +155,7 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
             return { role: m.role, content: m.content, createdAt: iso(m.createdAt), ...(Array.isArray(citations) && citations.length && { citations: citations as string[] }) };
           }),
           receipt: detail.receipt ? receiptView(detail.receipt) : null,
+          fire: detail.fire ? await fireView(store, detail.fire) : null,
           reruns: detail.reruns,
           toolCalls: detail.toolCalls.map(toolCallView),
         },

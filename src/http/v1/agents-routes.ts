@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import type { AgentConfig, AgentDirectory } from '../../agents/agent-directory.js';
-import { HeraldError } from '../../errors.js';
 import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
 import { agentVectorStoreId } from '../../knowledge/knowledge-owner.js';
 import { mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
 import type { StateRepo } from '../../store/port.js';
 import { listPage } from './list-page.js';
+import { requireAgent } from '../../runtime/platform-api/agent-access.js';
 
 export interface AgentsRoutesDeps {
   agents: AgentDirectory;
@@ -14,20 +14,6 @@ export interface AgentsRoutesDeps {
 }
 
 const CREATED_KEY = 'platform.agentCreatedAt';
-
-/**
- * The agent a /v1 call names, or 404 naming the parameter it came from. An agent outside the
- * key's scope is answered exactly as one that does not exist, so a scoped key cannot learn
- * which other agents there are.
- */
-export function requireAgent(agents: AgentDirectory, principal: ApiPrincipal, id: unknown, param: string, openaiCode?: string): AgentConfig {
-  const agent = typeof id === 'string' ? agents.get(id) : undefined;
-  if (!agent || !mayUseAgent(principal, agent.id)) {
-    const noun = openaiCode === 'model_not_found' ? 'model' : 'agent';
-    throw new HeraldError('HERALD_AGENT_NOT_FOUND', `The ${noun} "${String(id)}" does not exist.`, { param, ...(openaiCode && { openaiCode }) });
-  }
-  return agent;
-}
 
 /** GET /v1/agents[/:id] and the same agents as OpenAI models at GET /v1/models[/:id]. */
 export function agentsRoutes(deps: AgentsRoutesDeps): Hono {

@@ -2,11 +2,10 @@ import { providerFailureFields } from '../../models/provider-failure.js';
 import type { Logger } from 'pino';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
 import type { AgentTurnDeps, ToolCallPiece, TurnDelta, TurnOutcome } from '../../agents/agent-turn.js';
-import { openChatTurn } from '../../agents/chat-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import type { KnowledgePassage } from '../../knowledge/knowledge-passage.js';
-import { conversationOwner, type ApiPrincipal } from '../../platform/api-keys.js';
+import type { ApiPrincipal } from '../../platform/api-keys.js';
 import { randomHex } from '../../utils/random-hex.js';
 import { uploadedFile, urlCitations } from './citation-annotations.js';
 import { parseJsonBody } from '../read-body.js';
@@ -14,8 +13,7 @@ import { bearerOf } from '../bearer-token.js';
 import type { Answer, Exchange } from '../exchange/exchange.js';
 import type { ExchangeSurface } from '../exchange/exchange-pipeline.js';
 import type { PlatformGate } from './platform-auth.js';
-import { requireAgent } from './agents-routes.js';
-import { enforceBudgets } from './principal-budgets.js';
+import { openChatCompletion } from '../../runtime/platform-api/chat-completion.js';
 import { chatClientTools, chatInputMessages, parseChatRequest } from './chat-request.js';
 
 export interface ChatRoutesDeps {
@@ -98,13 +96,9 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
   }
   x.bodyBytes = bytes.byteLength;
   const body = parseChatRequest(parseJsonBody(bytes));
-  const agent = requireAgent(deps.agents, principal, body.model, 'model');
-  const budgetCheck = enforceBudgets(principal, deps.turns.budgets, agent.id);
-  if (budgetCheck) await budgetCheck;
   const tools = chatClientTools(body);
-  const chat = await openChatTurn(deps.turns, {
-    agent,
-    owner: conversationOwner(principal),
+  const { agent, chat } = await openChatCompletion(deps, principal, {
+    model: body.model,
     conversationId: body.conversation_id ?? undefined,
     messages: chatInputMessages(body.messages),
     metadata: body.metadata ?? undefined,
@@ -115,7 +109,6 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
       ...(tools.extra && { extra: tools.extra }),
     },
     clientTools: tools.use,
-    usage: { source: 'chat', keyName: principal.name },
   });
   const id = `chatcmpl-${randomHex(12)}`;
   const created = Math.floor(Date.now() / 1000);

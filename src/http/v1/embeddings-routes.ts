@@ -1,24 +1,10 @@
 import { Hono } from 'hono';
-import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
-import { requestEmbeddings } from '../../models/embeddings-upstream.js';
-import type { Budgets } from '../../platform/budgets.js';
-import { embeddingsModelFor } from '../../platform/embeddings-models.js';
-import type { UsageRecorder } from '../../platform/usage-recorder.js';
+import { createEmbeddings, type EmbeddingsDeps } from '../../runtime/platform-api/embeddings.js';
 import { parseJsonBody, readBody } from '../read-body.js';
 import { base64Vector, parseEmbeddingsRequest } from './embeddings-request.js';
-import { enforceBudgets } from './principal-budgets.js';
 
-const estimatedUsage = (input: string[]) => {
-  const words = input.reduce((n, s) => n + (s.match(/\S+/g) ?? []).length, 0);
-  return { prompt_tokens: words, total_tokens: words };
-};
-
-export interface EmbeddingsRoutesDeps {
-  config: HeraldConfig;
-  usage?: UsageRecorder;
-  budgets?: Budgets;
-}
+export type EmbeddingsRoutesDeps = EmbeddingsDeps;
 
 /** 2048 inputs of OpenAI's 8192 tokens each would be far more: this bounds what one request holds in memory */
 const EMBEDDINGS_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -36,25 +22,18 @@ export function embeddingsRoutes(deps: EmbeddingsRoutesDeps): Hono {
     });
     c.set('bodyBytes', bytes.byteLength);
     const body = parseEmbeddingsRequest(parseJsonBody(bytes));
-    const endpoint = embeddingsModelFor(deps.config, body.model);
-    const principal = c.get('principal');
-    const budgetCheck = enforceBudgets(principal, deps.budgets);
-    if (budgetCheck) await budgetCheck;
-    const answer = await requestEmbeddings(endpoint, {
+    const answer = await createEmbeddings(deps, c.get('principal'), body.model, {
       input: body.input,
       ...(body.dimensions != null && { dimensions: body.dimensions }),
       ...(body.user != null && { user: body.user }),
       signal: c.req.raw.signal,
     });
     const base64 = body.encoding_format === 'base64';
-    // a provider that counts nothing: whitespace words, as the embedded model counts
-    const usage = answer.usage ?? estimatedUsage(body.input);
-    deps.usage?.record({ source: 'embeddings', model: endpoint.ref, keyName: principal.name, promptTokens: usage.prompt_tokens, completionTokens: 0, estimated: !answer.usage });
     return c.json({
       object: 'list',
       data: answer.vectors.map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? base64Vector(vector) : vector })),
       model: body.model,
-      usage,
+      usage: answer.usage,
     });
   });
 

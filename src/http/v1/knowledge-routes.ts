@@ -1,20 +1,12 @@
 import { Hono } from 'hono';
-import type { AgentDirectory } from '../../agents/agent-directory.js';
 import { HeraldError } from '../../errors.js';
 import { DEFAULT_CHUNK, type ChunkOptions } from '../../knowledge/parsing/chunk-text.js';
-import { ingestDocument } from '../../knowledge/ingest-document.js';
-import type { KnowledgeDocument, KnowledgeIndex } from '../../knowledge/knowledge-index.js';
-import { isVectorStoreOwner } from '../../knowledge/knowledge-owner.js';
-import type { ParsePool } from '../../knowledge/parsing/parse-pool.js';
-import { mayUseAgent } from '../../platform/api-keys.js';
-import { requireAgent } from './agents-routes.js';
+import type { KnowledgeDocument } from '../../knowledge/knowledge-index.js';
+import { KnowledgeDocuments, type KnowledgeDocumentsDeps } from '../../runtime/platform-api/knowledge-documents.js';
 import { listPage } from './list-page.js';
 import { readUploadForm } from './multipart-upload.js';
 
-export interface KnowledgeRoutesDeps {
-  agents: AgentDirectory;
-  knowledge: KnowledgeIndex;
-  parser: ParsePool;
+export interface KnowledgeRoutesDeps extends KnowledgeDocumentsDeps {
   maxUploadBytes: number;
 }
 
@@ -86,17 +78,15 @@ function metadataOf(fields: Map<string, string>): Record<string, unknown> | null
   return value as Record<string, unknown>;
 }
 
-/** POST /v1/knowledge/upload, GET /v1/knowledge, DELETE /v1/knowledge/:id */
+/** POST /v1/knowledge/upload, GET /v1/knowledge, GET and DELETE /v1/knowledge/:id */
 export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
   const app = new Hono();
+  const documents = new KnowledgeDocuments(deps);
 
   app.post('/knowledge/upload', async (c) => {
     const { file, fields } = await readUploadForm(c, deps.maxUploadBytes);
-    const agentId = fields.get('agent_id');
-    if (!agentId) throw new HeraldError('HERALD_INVALID_FIELD', 'agent_id is required', { param: 'agent_id' });
-    const agent = requireAgent(deps.agents, c.get('principal'), agentId, 'agent_id');
-    const { document, created } = await ingestDocument(deps.knowledge, deps.parser, {
-      agentId: agent.id,
+    const { document, created } = await documents.upload(c.get('principal'), {
+      agentId: fields.get('agent_id'),
       filename: file.name,
       bytes: file.bytes,
       chunking: chunkingOf(fields),
@@ -107,28 +97,14 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
   });
 
   app.get('/knowledge', async (c) => {
-    const principal = c.get('principal');
-    const agentId = c.req.query('agent_id');
-    if (agentId !== undefined) requireAgent(deps.agents, principal, agentId, 'agent_id');
-    // a vector store's documents are its files (/v1/vector_stores/{id}/files), not an agent's knowledge
-    const documents = (await deps.knowledge.list(agentId)).filter((d) => !isVectorStoreOwner(d.agentId) && mayUseAgent(principal, d.agentId));
-    return c.json(listPage(c, documents.map(documentObject)));
+    const listed = await documents.list(c.get('principal'), c.req.query('agent_id'));
+    return c.json(listPage(c, listed.map(documentObject)));
   });
 
-  app.get('/knowledge/:id', async (c) => {
-    const document = await deps.knowledge.get(c.req.param('id'));
-    if (!document || isVectorStoreOwner(document.agentId) || !mayUseAgent(c.get('principal'), document.agentId)) {
-      throw new HeraldError('HERALD_DOCUMENT_NOT_FOUND', `No knowledge document "${c.req.param('id')}".`, { param: 'id' });
-    }
-    return c.json(documentObject(document));
-  });
+  app.get('/knowledge/:id', async (c) => c.json(documentObject(await documents.get(c.get('principal'), c.req.param('id')))));
 
   app.delete('/knowledge/:id', async (c) => {
-    const document = await deps.knowledge.get(c.req.param('id'));
-    if (!document || isVectorStoreOwner(document.agentId) || !mayUseAgent(c.get('principal'), document.agentId)) {
-      throw new HeraldError('HERALD_DOCUMENT_NOT_FOUND', `No knowledge document "${c.req.param('id')}".`, { param: 'id' });
-    }
-    await deps.knowledge.delete(document.id);
+    const document = await documents.delete(c.get('principal'), c.req.param('id'));
     return c.json({ id: document.id, object: 'knowledge.document.deleted', deleted: true });
   });
 

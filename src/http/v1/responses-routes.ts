@@ -1,16 +1,12 @@
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
-import { responseStore, type ResponseRecord } from '../../agents/response-record.js';
-import { openResponseTurn, type ResponseTurnDeps } from '../../agents/response-turn.js';
-import { PASSAGES_PER_TURN } from '../../agents/agent-turn.js';
+import type { ResponseTurnDeps } from '../../agents/response-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { VectorStores } from '../../platform/vector-stores.js';
 import { HeraldError } from '../../errors.js';
-import { conversationOwner, mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
 import { parseJsonBody, readBody } from '../read-body.js';
-import { requireAgent } from './agents-routes.js';
-import { enforceBudgets } from './principal-budgets.js';
+import { deleteResponse, openResponse, storedResponse } from '../../runtime/platform-api/responses.js';
 import { fileCitations } from './citation-annotations.js';
 import { responseObject, headOf, type ResponseHead } from './response-object.js';
 import { responseEventStream } from './response-event-stream.js';
@@ -39,24 +35,14 @@ const failureFields = (error: unknown) => ({ error: error instanceof Error ? err
  */
 export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
   const app = new Hono();
-  const responses = responseStore(deps.turns.state);
-
-  /** a stored response the caller's key may see (one of an agent it may use) */
-  const stored = async (id: string, principal: ApiPrincipal): Promise<ResponseRecord> => {
-    const record = await responses.get(id);
-    // another key's response (not of its group) does not exist for this one: its passages, its answer
-    if (!record || !mayUseAgent(principal, record.agentId) || (record.owner !== undefined && record.owner !== conversationOwner(principal))) throw new HeraldError('HERALD_RESPONSE_NOT_FOUND', `No response "${id}".`, { param: 'response_id' });
-    return record;
-  };
-
   app.get('/responses/:id', async (c) => {
-    const record = await stored(c.req.param('id'), c.get('principal'));
+    const record = await storedResponse(deps, c.get('principal'), c.req.param('id'));
     return c.json(responseObject(headOf(record), record));
   });
 
   app.delete('/responses/:id', async (c) => {
-    const record = await stored(c.req.param('id'), c.get('principal'));
-    await responses.delete(record.id);
+    const record = await storedResponse(deps, c.get('principal'), c.req.param('id'));
+    await deleteResponse(deps, record);
     return c.json({ id: record.id, object: 'response.deleted', deleted: true });
   });
 
@@ -65,20 +51,13 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
     c.set('bodyBytes', bytes.byteLength);
     const body = parseResponsesRequest(parseJsonBody(bytes));
     const principal = c.get('principal');
-    const agent = requireAgent(deps.agents, principal, body.model, 'model');
-    const budgetCheck = enforceBudgets(principal, deps.turns.budgets, agent.id);
-    if (budgetCheck) await budgetCheck;
     const store = body.store !== false;
     const metadata = body.metadata ?? {};
     const tools = responsesClientTools(body);
     const input = inputMessages(body.input);
     const fileSearch = fileSearchOf(body);
-    const searched =
-      fileSearch &&
-      (await Promise.all(fileSearch.tool.vector_store_ids.map((id, j) => deps.vectorStores.resolve(c.get('principal'), id, `tools[${fileSearch.index}].vector_store_ids[${j}]`))));
-    const turn = await openResponseTurn(deps.turns, {
-      agent,
-      owner: conversationOwner(principal),
+    const { agent, turn } = await openResponse(deps, principal, {
+      model: body.model,
       input: input.messages,
       inputParam: (i) => `input[${input.itemOf[i]}].call_id`,
       instructions: body.instructions ?? undefined,
@@ -92,15 +71,14 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
         ...(tools.extra && { extra: tools.extra }),
       },
       clientTools: tools.use,
-      ...(fileSearch &&
-        searched && {
-          fileSearch: {
-            search: (question: string) => deps.vectorStores.search(searched, question, fileSearch.tool.max_num_results ?? PASSAGES_PER_TURN),
-            includeResults: body.include?.includes('file_search_call.results') ?? false,
-          },
-        }),
+      ...(fileSearch && {
+        fileSearch: {
+          vectorStoreIds: fileSearch.tool.vector_store_ids.map((id, j) => ({ id, param: `tools[${fileSearch.index}].vector_store_ids[${j}]` })),
+          maxResults: fileSearch.tool.max_num_results ?? undefined,
+          includeResults: body.include?.includes('file_search_call.results') ?? false,
+        },
+      }),
       echo: tools.echo,
-      usage: { source: 'response', keyName: principal.name },
       mcp: mcpToolsOf(body),
       approvals: mcpApprovals(body.input),
       approvalTimeoutMs: parseDuration(deps.config.tools.approvalTimeout),

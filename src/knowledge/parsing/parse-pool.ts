@@ -18,11 +18,12 @@ const WORKER_ENTRY = pathToFileURL(installedPath('dist/src/knowledge/parsing/par
 export type ParsedChunks = ReturnType<typeof unpackChunks>;
 
 /**
- * A worker whose heap has grown past this (a worker with its parsers loaded holds ~20 MB) is
+ * A worker whose heap has grown past this (a worker with its parsers loaded holds ~20 MB; one
+ * that read an 8 MiB text ~50 MB) is
  * ended once its parse is done, giving the memory back; smaller ones stay for the next upload
  * until idle for `WORKER_IDLE_MS`, sparing it the start of a worker (~0.2-2 s).
  */
-const RECYCLE_HEAP_BYTES = 64 * 2 ** 20;
+const RECYCLE_HEAP_BYTES = 32 * 2 ** 20;
 const WORKER_IDLE_MS = 30_000;
 
 /**
@@ -63,10 +64,14 @@ export class ParsePool {
     return this.waiting.length;
   }
 
-  async parse(bytes: Uint8Array, filename: string, chunking: ChunkOptions): Promise<ParsedChunks> {
+  /**
+   * `move`: the bytes are the caller's own, used no more: their buffer is moved to the worker
+   * (left empty here) instead of copied, when they are the whole of it.
+   */
+  async parse(bytes: Uint8Array, filename: string, chunking: ChunkOptions, move = false): Promise<ParsedChunks> {
     await this.takeSlot();
     try {
-      return await this.parseNow(bytes, filename, chunking);
+      return await this.parseNow(bytes, filename, chunking, move && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength);
     } finally {
       this.freeSlot();
     }
@@ -87,7 +92,7 @@ export class ParsePool {
     else this.active--;
   }
 
-  private async parseNow(bytes: Uint8Array, filename: string, chunking: ChunkOptions): Promise<ParsedChunks> {
+  private async parseNow(bytes: Uint8Array, filename: string, chunking: ChunkOptions, move: boolean): Promise<ParsedChunks> {
     const { maxInflatedEntryBytes, maxTextChars, maxChunks, parseTimeoutMs, workerMemoryMb } = this.limits;
     // one pool however many uploads arrive while piscina is being imported
     const starting = (this.pool ??= this.start());
@@ -106,7 +111,7 @@ export class ParsePool {
     const task = { bytes, filename, chunking, limits: { maxInflatedEntryBytes, maxTextChars, maxChunks, workerMemoryMb }, port: port2 };
     let result: WorkerAnswer;
     try {
-      await pool.run(task, { signal: abort.signal, transferList: [port2] });
+      await pool.run(task, { signal: abort.signal, transferList: move ? [port2, bytes.buffer as ArrayBuffer] : [port2] });
       result = await answered;
     } catch (error) {
       const { name, code } = error as { name?: string; code?: string };

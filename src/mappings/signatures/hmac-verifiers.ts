@@ -15,9 +15,9 @@ export type HmacType = keyof typeof algorithms;
  * The generic HMAC schemes, for a sender with no scheme of its own: the digest of the raw body
  * (or of a timestamp header's value followed by the body) with the secret, in a header of the
  * user's choice, hex or base64, with or without its `sha256=` / `sha1=` prefix.
- * - Intercom (https://developers.intercom.com/docs/webhooks/setting-up-webhooks#signed-notifications):
+ * - Intercom (https://developers.intercom.com/intercom-api-reference/v1.0/reference/signed-notifications):
  *   X-Hub-Signature `sha1=<hex HMAC-SHA1 of the body>`, the app's client secret as key.
- * - Vercel (https://vercel.com/docs/webhooks/webhooks-api#securing-webhooks): x-vercel-signature,
+ * - Vercel (https://vercel.com/docs/webhooks): x-vercel-signature,
  *   the hex HMAC-SHA1 of the body with the webhook's secret.
  * - Typeform (https://www.typeform.com/developers/webhooks/secure-your-webhooks/): Typeform-Signature
  *   `sha256=<base64 HMAC-SHA256 of the body>`.

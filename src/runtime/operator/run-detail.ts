@@ -1,5 +1,5 @@
 import { HeraldError } from '../../errors.js';
-import type { ReceiptRecord, RunRecord, SessionMessage, Store, ToolCallRecord } from '../../store/port.js';
+import type { ReceiptRecord, RunRecord, ScheduleFire, SessionMessage, Store, ToolCallRecord } from '../../store/port.js';
 import type { DeliveryActions } from '../delivery/delivery-actions.js';
 import { promptOf } from '../run-prompt.js';
 
@@ -18,6 +18,8 @@ export interface RunDetail {
   model: string | null;
   /** the webhook request that started it */
   receipt: ReceiptRecord | null;
+  /** the schedule fire that made it (a scheduled job's run) */
+  fire: ScheduleFire | null;
   /** ids of runs started again from this one */
   reruns: string[];
   delivery: unknown;
@@ -30,12 +32,15 @@ export async function runDetail(deps: { store: Store; delivery: Pick<DeliveryAct
   const { store } = deps;
   const run = await store.runs.get(id);
   if (!run) throw new HeraldError('HERALD_NOT_FOUND', 'run not found');
-  const [messages, [receipt], reruns, delivery, toolCalls] = await Promise.all([
+  const { schedule } = run.action;
+  const [messages, [receipt], reruns, delivery, toolCalls, fires] = await Promise.all([
     store.sessions.messages(run.sessionKey, SESSION_MESSAGES_READ),
     store.receipts.list({ limit: 1, runId: run.id }),
     store.browse.runs({ limit: RERUNS_LISTED, rerunOf: run.id }),
     deps.delivery.describe(run),
     store.toolCalls.ofOwner('run', run.id),
+    // by its key (job, due time): one row of the primary key
+    schedule ? store.schedules.listFires({ limit: 1, scheduleId: schedule.id, since: schedule.dueAt, until: schedule.dueAt }) : [],
   ]);
   const transcript = messages.filter((m) => m.runId === run.id);
   const asked = transcript.find((m) => m.role === 'user');
@@ -45,6 +50,7 @@ export async function runDetail(deps: { store: Store; delivery: Pick<DeliveryAct
     prompt: promptOf(run.action, run.createdAt, asked?.meta),
     model: (asked?.meta?.model as string | undefined) ?? ((run.action.model as string | undefined) ?? null),
     receipt: receipt ?? null,
+    fire: fires[0] ?? null,
     reruns: reruns.map((r) => r.id),
     delivery,
     toolCalls,

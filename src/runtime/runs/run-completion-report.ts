@@ -81,7 +81,8 @@ export class RunCompletionReporter {
       for (;;) {
         const current = changed;
         const latest = (await deliveries.forRun(run.id)).at(-1);
-        if ((latest && (latest.attempts > 0 || SETTLED.has(latest.status))) || Date.now() >= until) return latest;
+        // a delivery being sent has counted its attempt already: its first attempt ends when the send does
+        if ((latest && latest.status !== 'sending' && (latest.attempts > 0 || SETTLED.has(latest.status))) || Date.now() >= until) return latest;
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([current, new Promise<void>((resolve) => (timer = setTimeout(resolve, until - Date.now())))]);
         clearTimeout(timer);

@@ -1,4 +1,5 @@
 import type { AgentAction } from '../../mappings/hook-action.js';
+import { annotate } from '../../tracing/tracing.js';
 import type { RunCompleted, RunCompletion, RunRecord, SessionMessage } from '../../store/port.js';
 import { MAIN_SESSION, MAX_PENDING_EVENTS } from '../main-session.js';
 import { answeredInResponse, replyDisposition } from '../delivery/reply-delivery.js';
@@ -24,6 +25,8 @@ export async function completeRun(ctx: RunContext, id: string, completion: Omit<
   const untrusted = !action.allowUnsafeExternalContent;
   const text = runSummary(action.name, copyWith(outcome, { untrusted }));
   const written = copyWith(completion, { summary: { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS, untrusted } });
+  // on the run's span, when tracing is on: how it ended and the model that answered
+  annotate({ 'herald.run.status': completion.status, 'herald.model.ref': completion.model ?? undefined });
   ctx.completing.add(id);
   let completed: RunCompleted;
   try {

@@ -92,9 +92,9 @@ export class Scheduler {
     return this.running;
   }
 
-  /** the first due time of a job stored now, and later ones after each fire */
-  firstDue(job: ScheduleJob): number | null {
-    return firstDue(job, this.clock.now(), this.random);
+  /** the first due time of a job stored at `now` (its `every` anchor: the two must be one instant) */
+  firstDue(job: ScheduleJob, now = this.clock.now()): number | null {
+    return firstDue(job, now, this.random);
   }
 
   private get retakeAfterMs(): number {

@@ -111,7 +111,7 @@ export class Schedules {
     const now = this.now();
     const reschedule = !existing || JSON.stringify(existing.job.schedule) !== JSON.stringify(job.schedule) || existing.job.jitter !== job.jitter || (!existing.enabled && job.enabled);
     const stored = await this.deps.store.schedules.put(
-      { id: job.id, origin: 'api', job, enabled: job.enabled, nextDue: reschedule ? this.scheduler.firstDue(job) : (existing?.nextDue ?? null), createdAt: existing?.createdAt ?? now, updatedAt: now },
+      { id: job.id, origin: 'api', job, enabled: job.enabled, nextDue: reschedule ? this.scheduler.firstDue(job, now) : (existing?.nextDue ?? null), createdAt: existing?.createdAt ?? now, updatedAt: now },
       reschedule,
     );
     this.changed();
@@ -179,13 +179,15 @@ export class Schedules {
       if (existing?.origin === 'api') logger.warn({ schedule: job.id }, `schedules: config job "${job.id}" replaces the stored job of the same id (the config wins)`);
       const same = existing?.origin === 'config' && JSON.stringify(existing.job.schedule) === JSON.stringify(job.schedule) && existing.job.jitter === job.jitter;
       const reschedule = !same || (!existing.enabled && job.enabled);
-      const nextDue = reschedule ? this.scheduler.firstDue(job) : existing.nextDue;
+      const createdAt = existing?.origin === 'config' ? existing.createdAt : now;
+      // a new job's first due time and its anchor (createdAt) are one instant, read before the store was asked
+      const nextDue = reschedule ? this.scheduler.firstDue(job, now) : existing.nextDue;
       if (!existing && job.schedule.kind === 'at' && nextDue !== null && nextDue <= now) {
         logger.warn({ schedule: job.id }, `schedules: config job "${job.id}" is due at ${job.schedule.at}, already past; it does not fire`);
         await store.schedules.put({ id: job.id, origin: 'config', job, enabled: job.enabled, nextDue: null, createdAt: now, updatedAt: now }, true);
         continue;
       }
-      await store.schedules.put({ id: job.id, origin: 'config', job, enabled: job.enabled, nextDue, createdAt: existing?.origin === 'config' ? existing.createdAt : now, updatedAt: now }, reschedule);
+      await store.schedules.put({ id: job.id, origin: 'config', job, enabled: job.enabled, nextDue, createdAt, updatedAt: now }, reschedule);
     }
     for (const stored of await store.schedules.list()) {
       if (stored.origin === 'config' && !configured.has(stored.id)) await store.schedules.delete(stored.id);

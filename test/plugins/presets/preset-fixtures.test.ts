@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,10 @@ import { presetMappingSet } from '../../../src/plugin-host/enabled-presets.js';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 /** a secret every scheme takes, the whsec_<base64> form of standard-webhooks included */
 const FIXTURE_SECRET = `whsec_${Buffer.from('fixture-secret').toString('base64')}`;
+/** a secret that is a key: SendGrid's verification key is an ECDSA public key (base64 DER) */
+const FIXTURE_SECRETS: Record<string, string> = {
+  sendgrid: generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+};
 /** an Ed25519 public key (hex) for the presets that verify with one (discord) */
 const FIXTURE_PUBLIC_KEY = '1e53c0e90d403cbe6a84503a7fd7ac31ead05e4316fa8d850c842d1d0400f6bd';
 const presets = builtinPlugins.filter((p) => p.preset !== undefined);
@@ -32,11 +37,13 @@ describe('preset fixtures', () => {
 
   const cases = presets.flatMap((plugin) => fixtureFiles(plugin.id).map((file) => [path.relative(root, file), plugin, file] as const));
   it.each(cases)('%s', async (_label, plugin, file) => {
-    const options = Object.fromEntries((plugin.preset!.requires ?? []).map((key: string) => [key, key === 'secret' ? FIXTURE_SECRET : key === 'publicKey' ? FIXTURE_PUBLIC_KEY : `fixture-${key}`]));
+    const options = Object.fromEntries(
+      (plugin.preset!.requires ?? []).map((key: string) => [key, key === 'secret' ? (FIXTURE_SECRETS[plugin.id] ?? FIXTURE_SECRET) : key === 'publicKey' ? FIXTURE_PUBLIC_KEY : `fixture-${key}`]),
+    );
     const { mappings, faults } = presetMappingSet(plugin, { name: plugin.id, ...options });
     expect(faults).toEqual([]);
     const loaded = await loadConfigValue({}, path.join(root, 'herald.fixtures.json'));
-    const sources = mappings!.map((raw, i) => ({ origin: `preset ${plugin.id} [${i}]`, raw, preset: true }));
+    const sources = mappings!.map((raw, i) => ({ origin: `hooks.presets[0] (${plugin.id}, mapping ${i})`, raw, preset: true }));
     const results = await runFixtureFile(file, sources, loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() });
     expect(results.length).toBeGreaterThan(0);
     expect(results.filter((r) => !r.ok).map((r) => `${r.label}\n  ${r.mismatches.join('\n  ')}`)).toEqual([]);

@@ -53,6 +53,8 @@ describe('a job made through the admin API, on a real socket and a real clock', 
       expect(fire).toMatchObject({ source: 'schedule pulse', scheduleId: 'pulse', outcome: 'dispatched', detail: null, run: { id: runId, status: 'succeeded' } });
       expect(fire.lagMs).toBe(Date.parse(fire.startedAt) - Date.parse(fire.dueAt));
       expect(fire.lagMs).toBeGreaterThanOrEqual(0);
+      // the run names the fire that made it, as a hook run names its request's receipt
+      expect((await admin(`/runs/${runId}`)).body).toMatchObject({ receipt: null, fire: { source: 'schedule pulse', dueAt: fire.dueAt, lagMs: fire.lagMs } });
       const metrics = await (await fetch(`${herald.url}/metrics`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).text();
       expect(metrics).toMatch(/^herald_schedule_fires_total\{schedule="pulse",outcome="dispatched"\} [1-9]/m);
       expect(metrics).toMatch(/^herald_schedule_lag_seconds_count [1-9]/m);

@@ -102,6 +102,7 @@ function runDetail(root, id) {
           ['Waited', waitedView(run.waited)],
           ['Coalesced', run.coalescedCount ? h('a', { href: `#/requests?run=${encodeURIComponent(id)}` }, `${run.coalescedCount} events`) : '—'],
           ['Request', run.receipt ? h('a', { href: `#/requests/${encodeURIComponent(run.receipt.id)}` }, `${run.receipt.path} (${run.receipt.status})`) : '—'],
+          ...(run.fire ? [['Schedule', h('a', { href: `#/schedules?schedule=${encodeURIComponent(run.fire.scheduleId)}` }, `${run.fire.source}, due ${run.fire.dueAt}, ${run.fire.lagMs} ms late`)]] : []),
           ['Re-run of', run.rerunOf ? h('a', { href: `#/runs/${encodeURIComponent(run.rerunOf)}` }, run.rerunOf) : '—'],
           ['Re-runs', run.reruns.length ? run.reruns.map((r) => h('a', { href: `#/runs/${encodeURIComponent(r)}` }, r.slice(0, 8), ' ')) : '—'],
         ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
