@@ -47,9 +47,14 @@ function answer(request: ModelRequest, quote: QuoteKnowledge): string {
     // extractive: quotes the matching sentences of the retrieved passages, or says it has nothing
     return quote(request.question ?? request.messages.at(-1)?.content ?? '', request.knowledge ?? []);
   }
+  // a hook run asked a question its agent's knowledge may answer (a Q&A bot's slash command): answered as chat answers it
+  if (request.knowledge?.length && isQuestion(request.question ?? '')) return quote(request.question!, request.knowledge);
   const question = oneLine(request.question ?? '', 280);
   return `Received: "${question}". I am herald's embedded model: I can acknowledge and digest events, but I cannot act on this myself. Configure a model provider to have it handled.`;
 }
+
+/** a message that asks something: a question mark (ASCII or full-width), as a chat question has one */
+const isQuestion = (text: string): boolean => /[?？]/.test(text);
 
 /** whitespace `oneLine` changes: a run of two, or one that is not a plain space */
 const UNFLAT = /\s\s|[^\S ]/;

@@ -99,7 +99,14 @@ export const runSchema = z
   })
   .openapi('Run');
 
-export const messageSchema = z.object({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.string(), createdAt: time }).openapi('SessionMessage');
+export const messageSchema = z
+  .object({
+    role: z.enum(['system', 'user', 'assistant', 'tool']),
+    content: z.string(),
+    createdAt: time,
+    citations: z.array(z.string()).optional().openapi({ description: "An answer's citations: the knowledge chunks its model was given." }),
+  })
+  .openapi('SessionMessage');
 
 export const fireOutcomes = ['claimed', 'dispatched', 'skipped', 'missed', 'failed'] as const;
 

@@ -150,7 +150,10 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
           delivery: detail.delivery,
           prompt: detail.prompt,
           model: detail.model,
-          transcript: detail.transcript.map((m) => ({ role: m.role, content: m.content, createdAt: iso(m.createdAt) })),
+          transcript: detail.transcript.map((m) => {
+            const citations = m.meta?.citations;
+            return { role: m.role, content: m.content, createdAt: iso(m.createdAt), ...(Array.isArray(citations) && citations.length && { citations: citations as string[] }) };
+          }),
           receipt: detail.receipt ? receiptView(detail.receipt) : null,
           fire: detail.fire ? await fireView(store, detail.fire) : null,
           reruns: detail.reruns,

@@ -119,7 +119,8 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
         // the message as received, never the safety-wrapped form (its marker id kept beside it, in
         // meta: the run's detail makes the prompt again, so the console shows what the model saw)
         incoming: [{ role: 'user', content: action.message, createdAt: run.createdAt, runId: id, meta: promptMeta(markerId) }],
-        answer: () => ({ runId: id }),
+        // the passages the model was given, on the answer as chat records them (the run's citations)
+        answer: ({ knowledge }) => ({ runId: id, ...(knowledge.length && { meta: { citations: knowledge.map((p) => p.chunkId) } }) }),
         usage: { source: action.schedule ? 'schedule' : 'run', mappingId: action.source.mappingId },
         ...(tools && { tools, ledger }),
         ...(resume && { resume }),
