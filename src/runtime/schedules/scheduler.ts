@@ -113,7 +113,10 @@ export class Scheduler {
     for (;;) {
       const now = this.clock.now();
       const due = await this.deps.store.schedules.due(now, BATCH);
-      for (const schedule of due) await this.fireOne(schedule, now);
+      // a batch's fires are of different jobs, each claimed on its own: made together, their
+      // writes share the store's group commits instead of waiting for one commit each in turn
+      const failed = (await Promise.allSettled(due.map((schedule) => this.fireOne(schedule, now)))).find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
       if (due.length < BATCH) break;
     }
     await this.arm();
