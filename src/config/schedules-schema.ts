@@ -8,6 +8,17 @@ import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from './mapping-schema
 /** a job id: it names the job's session (`cron:<id>`), its URL and its metrics label */
 export const SCHEDULE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
+/** a job's id made from its name, as OpenClaw's jobs come without one: "Morning brief" -> "morning-brief" */
+export function nameSlug(name: string | undefined): string | undefined {
+  const slug = (name ?? '')
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 64)
+    .replace(/^-+|-+$/g, '');
+  return slug || undefined;
+}
+
 /** `at`: an ISO time with its offset (or Z), or a duration from now such as "20m" */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 const DURATION = /^\d+(\.\d+)?(ms|s|m|h|d)$/;
@@ -42,12 +53,26 @@ const atSchedule = z
   })
   .strict();
 
+/** milliseconds as the largest unit that divides them: 3600000 -> "1h", 1500 -> "1500ms" */
+function msDuration(ms: number): string {
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}
+
 const everySchedule = z
   .object({
     kind: z.literal('every'),
-    every: positiveDuration.describe('The period ("15m", "6h"); at least schedules.minEvery. The first fire is one period after the job is stored.'),
+    every: positiveDuration.optional().describe('The period ("15m", "6h"); at least schedules.minEvery. The first fire is one period after the job is stored.'),
+    everyMs: z.number().int().positive().optional().describe('OpenClaw\'s name of the period, in milliseconds: an alias of `every`, stored as `every` (3600000 as "1h"). Give one of the two.'),
   })
-  .strict();
+  .strict()
+  .superRefine((s, ctx) => {
+    if (s.every !== undefined && s.everyMs !== undefined) ctx.addIssue({ code: 'custom', path: ['everyMs'], message: 'is an alias of every: give one of the two' });
+    if (s.every === undefined && s.everyMs === undefined) ctx.addIssue({ code: 'custom', path: ['every'], message: 'is required (a duration such as "15m", or everyMs in milliseconds)' });
+  })
+  .transform((s) => ({ kind: s.kind, every: s.every ?? msDuration(s.everyMs ?? 0) }));
 
 const cronSchedule = z
   .object({
@@ -94,6 +119,10 @@ export const scheduleDeliverySchema = z
     mode: z.enum(['announce', 'none', 'webhook']).default('announce').describe('announce: the reply goes to `channel`/`to`, as a hook run\'s does; webhook: to the webhook channel (channels.webhook), `to` passed in its body; none: not delivered (the main session still gets its summary).'),
     channel: z.string().optional().describe('announce: `last` (default) or a channel plugin id or alias.'),
     to: z.string().optional().describe('The recipient on the channel.'),
+    bestEffort: z
+      .boolean()
+      .optional()
+      .describe("OpenClaw's switch that keeps a failed announce from failing the job; kept as given. herald's delivery is a record of its own, retried by the delivery policy: a failed delivery never fails the run (whatever this says), it shows on the delivery and the `delivery.failed` alert."),
     retry: retryPolicySchema.optional().describe("Retry schedule of the job's replies, over its agent's and its channel's (as a mapping's `retry`)."),
     fallback: fallbackSchema.optional().describe(`${fallbackSchema.description} For the job's replies (over its agent's), as a mapping's \`fallback\`.`),
   })
@@ -101,7 +130,11 @@ export const scheduleDeliverySchema = z
 
 export const scheduleJobSchema = z
   .object({
-    id: z.string().regex(SCHEDULE_ID, 'letters, digits, . _ - (at most 64), starting with a letter or digit').describe('The job\'s id: its session (`cron:<id>`), its URL under /admin/schedules and its metrics label.'),
+    id: z
+      .string()
+      .regex(SCHEDULE_ID, 'letters, digits, . _ - (at most 64), starting with a letter or digit')
+      .optional()
+      .describe('The job\'s id: its session (`cron:<id>`), its URL under /admin/schedules and its metrics label. Absent (as in OpenClaw\'s cron.add), it is made from `name` as a slug ("Morning brief" -> "morning-brief"); a job with neither is refused.'),
     name: z.string().optional().describe('A name for people (the run\'s name; default "Cron <id>").'),
     description: z.string().optional().describe('What it is for.'),
     enabled: z.boolean().default(true).describe('A disabled job keeps its place and fires nothing.'),
@@ -138,7 +171,9 @@ export const scheduleJobSchema = z
     for (const field of ['concurrency', 'rate'] as const) {
       if (job.sessionTarget === 'main' && job[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'only an isolated job makes runs to govern' });
     }
-  });
+    if (job.id === undefined && !nameSlug(job.name)) ctx.addIssue({ code: 'custom', path: ['id'], message: 'is required (or a name to make it from, letters or digits)' });
+  })
+  .transform(({ id, ...job }) => ({ id: id ?? nameSlug(job.name)!, ...job }));
 
 export type ScheduleJob = z.output<typeof scheduleJobSchema>;
 export type ScheduleJobInput = z.input<typeof scheduleJobSchema>;
