@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfigValue } from '../helpers/builtins.js';
-import { GATEWAY_TOKEN, tempDir } from '../helpers/start-herald.js';
+import { startFakeServer } from '../helpers/fake-server.js';
+import { GATEWAY_TOKEN, eventually, tempDir } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 
 /** the JSON examples of OpenClaw's docs/automation/cron-jobs.md, as printed (test/fixtures/openclaw-cron/README.md) */
@@ -90,5 +91,25 @@ describe("OpenClaw's cron docs examples", () => {
     const both = await call(app, 'POST', '/schedules', { ...reminder, schedule: { kind: 'every', every: '1m', everyMs: 60_000 } });
     expect(both.status).toBe(400);
     expect(both.json.error).toMatch(/^schedule\.everyMs is an alias of every/);
+  });
+
+  it('bestEffort false: a failed delivery fails the delivery, never the run (as bestEffort true does)', async () => {
+    // the webhook channel's endpoint refuses every post, so the one attempt the job allows fails
+    const inbox = await startFakeServer(() => ({ status: 500, body: { error: 'down' } }));
+    try {
+      const app = await testApp({ channels: { webhook: { url: `${inbox.url}/inbox` } } });
+      const strict = { ...morningBrief, schedule: { kind: 'every', everyMs: 3_600_000 }, delivery: { mode: 'webhook', to: 'ops', bestEffort: false, retry: { attempts: 1 } } };
+      expect((await call(app, 'POST', '/schedules', strict)).status).toBe(201);
+      const fire = await call(app, 'POST', '/schedules/morning-brief/run');
+      const runId = fire.json.run.id;
+      const run = await eventually(async () => {
+        const { json } = await call(app, 'GET', `/runs/${runId}`);
+        return json.delivery?.status === 'failed' ? json : undefined;
+      });
+      expect(inbox.requests.length).toBe(1);
+      expect(run.status).toBe('succeeded');
+    } finally {
+      await inbox.close();
+    }
   });
 });
