@@ -59,6 +59,73 @@ describe('a short Chinese question whose key term the right document repeats', (
   });
 });
 
+describe('a short question phrased with when, where, how, why or which', () => {
+  // the answering passages, one on another topic, and short FAQ lines that share only an asking
+  // word with a question: rarer than its topic, that one word ranked an FAQ line among the answers
+  const faq = [
+    '什么时候发货？', '何时能到？', '哪天签收？', '在哪里查物流？', '在哪取件？', '去哪儿退货？', '怎么付款？', '怎样改地址？',
+    '如何开票？', '为什么没到？', '为何拒收？', '哪个快递？', '哪些地区包邮？', '多少钱？',
+    'いつ届きますか？', 'どこで受け取れますか？', 'なぜ遅れるのですか？', 'どうして届かないのですか？', 'どうやって返品しますか？',
+    'どの色がありますか？', 'どれが人気ですか？', '何日で届きますか？', 'いくらですか？',
+  ];
+  const documents: Record<string, string> = {
+    'annual-leave.md': '年假规定：员工工作满一年后享有年假，满1年不满10年的年假5天。年假须提前3个工作日在OA系统申请。未休的年假顺延到次年3月31日，逾期作废。',
+    'canteen.md': '食堂每天中午开放，员工刷卡就餐，菜品每周更新。',
+    'paid-leave.md': '年次有給休暇について。入社6か月後に10日の有給休暇を付与します。有給休暇は3営業日前までに勤怠システムで申請してください。使わなかった有給休暇は翌年度に繰り越せます。',
+    ...Object.fromEntries(faq.map((line, i) => [`faq-${i + 1}.md`, line])),
+  };
+  const questions: [string, string][] = [
+    ['年假什么时候作废', 'annual-leave.md'],
+    ['年假何时作废', 'annual-leave.md'],
+    ['哪天休年假', 'annual-leave.md'],
+    ['年假在哪里申请', 'annual-leave.md'],
+    ['年假在哪申请', 'annual-leave.md'],
+    ['年假去哪儿申请', 'annual-leave.md'],
+    ['年假怎么申请', 'annual-leave.md'],
+    ['年假怎样申请', 'annual-leave.md'],
+    ['如何申请年假', 'annual-leave.md'],
+    ['年假为什么作废', 'annual-leave.md'],
+    ['年假为何作废', 'annual-leave.md'],
+    ['哪个系统申请年假', 'annual-leave.md'],
+    ['哪些员工有年假', 'annual-leave.md'],
+    ['年假有多少', 'annual-leave.md'],
+    ['有給休暇はいつ申請しますか', 'paid-leave.md'],
+    ['有給休暇はどこで申請しますか', 'paid-leave.md'],
+    ['なぜ有給休暇を繰り越せますか', 'paid-leave.md'],
+    ['どうして有給休暇を繰り越せるのですか', 'paid-leave.md'],
+    ['有給休暇はどう申請しますか', 'paid-leave.md'],
+    ['有給休暇はどうやって申請しますか', 'paid-leave.md'],
+    ['どのシステムで有給休暇を申請しますか', 'paid-leave.md'],
+    ['有給休暇はどれですか', 'paid-leave.md'],
+    ['有給休暇は何日ですか', 'paid-leave.md'],
+    ['有給休暇はいくらですか', 'paid-leave.md'],
+  ];
+
+  it('does not search for the asking words, in Chinese or Japanese', () => {
+    expect(queryTerms('年假什么时候作废')).toEqual(['年假', '作废']);
+    expect(queryTerms('哪天休年假')).toEqual(['休', '年假']);
+    expect(queryTerms('发票在哪开')).toEqual(['发票', '开']);
+    expect(queryTerms('年假为何作废')).toEqual(['年假', '作废']);
+    expect(queryTerms('有給休暇はどうやって申請しますか')).toEqual(['有給', '休暇', '申請']);
+    expect(queryTerms('有給休暇は何日ですか')).toEqual(['有給', '休暇']);
+    // documents keep them: they are indexed as written
+    expect(wordsOf('什么时候发货？何时能到？')).toEqual(expect.arrayContaining(['什么时候', '何时']));
+  });
+
+  it('ranks the answering passage first, and no passage sharing only an asking word', async () => {
+    const store = openSqliteStore(path.join(tempDir(), 'kb.db'));
+    const index = new KnowledgeIndex(store.knowledge);
+    for (const [i, [filename, text]] of Object.entries(documents).entries()) {
+      await index.add({ agentId: 'a', filename, bytes: 1, mimeType: 'text/plain', sha256: `${i + 1}`.padStart(64, '0'), metadata: null }, [text]);
+    }
+    const found: Record<string, string[]> = {};
+    for (const [question] of questions) found[question] = (await index.search('a', question, 4)).map((p) => p.filename);
+    expect(Object.fromEntries(Object.entries(found).map(([q, files]) => [q, files[0]]))).toEqual(Object.fromEntries(questions));
+    expect(Object.entries(found).filter(([, files]) => files.some((f) => f.startsWith('faq-')))).toEqual([]);
+    await store.close();
+  });
+});
+
 describe('the quoted answer', () => {
   it('quotes the Korean sentence that answers, not the whole paragraph', () => {
     const content = '입사 후 수습 기간(3개월)이 끝난 직원은 주 2회까지 재택근무를 할 수 있습니다. 전날 오후 5시까지 그룹웨어에서 신청합니다. 재택근무 지원금으로 매월 5만 원이 지급됩니다.';

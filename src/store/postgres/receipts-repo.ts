@@ -64,7 +64,7 @@ export function postgresReceiptsRepo(pool: pg.Pool): ReceiptsRepo & { drain(): P
         pool,
         `WITH receipt AS (INSERT INTO receipts (${RECEIPT_COLUMNS}) VALUES (${RECEIPT_VALUES}) RETURNING id)
          INSERT INTO retained_payloads (receipt_id, path, body, bytes, headers, query, created_at, expires_at)
-         SELECT id, $20, $21, $22, $23::jsonb, $24::jsonb, $25, $26 FROM receipt`,
+         SELECT id, $21, $22, $23, $24::jsonb, $25::jsonb, $26, $27 FROM receipt`,
         [...values, payload.path, body, body.byteLength, JSON.stringify(payload.headers), JSON.stringify(payload.query), r.receivedAt, payload.expiresAt],
       );
     },
