@@ -1,4 +1,4 @@
-import { startSpan, withSpan, type TraceSpan } from '../tracing/tracing.js';
+import { endedWhenSettled, startSpan, withSpan, type TraceSpan } from '../tracing/tracing.js';
 import type { ResolvedModel } from './model-refs.js';
 import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent, ModelUsage } from './provider.js';
 
@@ -26,7 +26,7 @@ export function tracedProvider(provider: ModelProvider, resolved: ResolvedModel)
     clientTools: provider.clientTools,
     complete(request) {
       const span = open(request);
-      return settle(span, withSpan(span, () => provider.complete(request)).then((response) => {
+      return endedWhenSettled(span, withSpan(span, () => provider.complete(request)).then((response) => {
         answered(span, response.usage, response.finishReason);
         return response;
       }));
@@ -56,7 +56,7 @@ export function tracedProvider(provider: ModelProvider, resolved: ResolvedModel)
     traced.streamEach = (request, onEvent) => {
       const span = open(request);
       const seen = watcher(span);
-      return settle(span, withSpan(span, () => streamEach(request, (event) => {
+      return endedWhenSettled(span, withSpan(span, () => streamEach(request, (event) => {
         seen(event);
         onEvent(event);
       })));
@@ -80,18 +80,3 @@ function watcher(span: TraceSpan): (event: ModelStreamEvent) => void {
     else if (event.type === 'finish') span.set({ 'gen_ai.response.finish_reasons': [event.reason] });
   };
 }
-
-function settle<T>(span: TraceSpan, call: Promise<T>): Promise<T> {
-  return call.then(
-    (value) => {
-      span.end();
-      return value;
-    },
-    (error: unknown) => {
-      span.fail(error);
-      span.end();
-      throw error;
-    },
-  );
-}
-

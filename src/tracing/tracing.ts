@@ -76,7 +76,12 @@ export function traced<T>(name: string, options: SpanOptions, fn: (span: TraceSp
     span.end();
     return result;
   }
-  return result.then(
+  return endedWhenSettled(span, result) as T;
+}
+
+/** `call`, with `span` ended when it settles (failed first when it rejects) */
+export function endedWhenSettled<T>(span: TraceSpan, call: Promise<T>): Promise<T> {
+  return call.then(
     (value) => {
       span.end();
       return value;
@@ -86,7 +91,7 @@ export function traced<T>(name: string, options: SpanOptions, fn: (span: TraceSp
       span.end();
       throw error;
     },
-  ) as T;
+  );
 }
 
 /** attributes on the span active here (the request's mapping, a delivery's outcome) */
