@@ -27,7 +27,7 @@ describe('fallbacks with client tools', () => {
     const messages = [{ role: 'user' as const, content: 'hi' }];
     const answered = await completeWithFallbacks(['embedded/extractive', 'up/gpt-test'], models, { messages, purpose: 'chat', extra: { tools } }, {});
     expect(answered).toMatchObject({ text: 'from the fallback', ref: 'up/gpt-test' });
-    expect(answered.failures).toEqual([{ ref: 'embedded/extractive', error: 'the model takes no client tools or structured output' }]);
+    expect(answered.failures).toEqual([{ ref: 'embedded/extractive', provider: 'embedded', error: 'the model takes no client tools or structured output' }]);
     expect(fake.requests[0]!.json.tools).toEqual(tools);
     // without tools the embedded model answers as before
     const plain = await completeWithFallbacks(['embedded/extractive', 'up/gpt-test'], models, { messages, purpose: 'chat' }, {});
