@@ -1,7 +1,7 @@
 /**
  * What a template prints where a field it reads is absent: a word for nothing (`undefined`,
  * `null`), punctuation left around an empty hole (" in , status ,", "()", `""`, "<@>"), two
- * spaces where a word was, or a line that ends in a space ("Alerts "). An agent reads each as a
+ * spaces where a word was, or a line or text that ends in a space or an empty line ("Alerts "). An agent reads each as a
  * fact, so no rendered name, message or text may hold one.
  */
 const DANGLING: [RegExp, string][] = [
@@ -12,6 +12,7 @@ const DANGLING: [RegExp, string][] = [
   [/\(\s*\)|\[\s*\]|<@?>|""/, 'empty brackets or quotes'],
   [/\S {2,}\S/, 'two spaces where a word was'],
   [/[ \t]$/m, 'a line ending in whitespace'],
+  [/\s$/, 'whitespace at its end'],
 ];
 
 /**
