@@ -1,4 +1,4 @@
-import { definePreset, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * Cloudflare Notifications sent to a generic webhook destination
@@ -31,11 +31,11 @@ export const cloudflarePreset = definePreset({
       on('alert', 'true', {
         name: 'Cloudflare {{ name ? name : alert_type }}',
         sessionKey: 'hook:cloudflare:{{ alert_type }}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           'Cloudflare alert "{{ name ? name : alert_type }}" ({{ alert_type }}){{ account_id ? " for account " & account_id : "" }}',
           '{{ text }}',
           '{{ data ? $string(data) : "" }}',
-        ].join('\n'),
+        ]),
       }),
     ];
   },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePreset, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * A Discord application's Interactions Endpoint URL (https://discord.com/developers/docs/interactions/receiving-and-responding),
@@ -42,10 +42,10 @@ export const discordPreset = definePreset({
       on('command', 'type in [2, 5]', {
         name: 'Discord /{{ data.name ? data.name : data.custom_id }}',
         sessionKey: `hook:discord:{{ channel_id }}:{{ ${user}.id }}`,
-        messageTemplate: [
+        messageTemplate: messageLines([
           'Discord {{ type = 2 ? "/" & data.name : "form " & data.custom_id }} from {{ ($u := ' + user + '; $u.global_name ? $u.global_name : $u.username) }} ({{ ' + user + '.id }}) in channel {{ channel_id }}{{ guild_id ? " of server " & guild_id : "" }}',
           '{{ type = 2 ? $join(data.options.(name & ": " & $string(value)), "\\n") : $join(data.components.components.(custom_id & ": " & value), "\\n") }}',
-        ].join('\n'),
+        ]),
         respond: answer(5),
         ...inChannel,
       }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePreset, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the subscription types an agent sees unless `events` says otherwise */
 export const HUBSPOT_DEFAULT_EVENTS = ['contact.creation', 'deal.creation', 'deal.propertyChange', 'ticket.creation', 'conversation.newMessage'];
@@ -37,7 +37,7 @@ export const hubspotPreset = definePreset({
       on('events', 'true', {
         name: 'HubSpot {{ $payload[0].portalId }}',
         sessionKey: 'hook:hubspot:{{ $payload[0].portalId }}',
-        messageTemplate: [`HubSpot portal {{ $payload[0].portalId }}: {{ $count(${listed}) }} event(s)`, `{{ $join(${listed}.(${line}), "\\n") }}`].join('\n'),
+        messageTemplate: messageLines([`HubSpot portal {{ $payload[0].portalId }}: {{ $count(${listed}) }} event(s)`, `{{ $join(${listed}.(${line}), "\\n") }}`]),
       }),
     ];
   },

@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the topics an agent sees unless `events` says otherwise */
 export const INTERCOM_DEFAULT_EVENTS = ['conversation.user.created', 'conversation.user.replied', 'ticket.created'];
@@ -28,19 +28,19 @@ export const intercomPreset = definePreset({
       on('conversation', 'topic in ["conversation.user.created", "conversation.user.replied"]', {
         name: 'Intercom conversation {{ data.item.id }}',
         sessionKey: 'hook:intercom:conversation:{{ data.item.id }}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           `Intercom {{ topic = "conversation.user.created" ? "new conversation" : "reply" }} from ${who}{{ data.item.title ? ": " & data.item.title : "" }}`,
           `{{ topic = "conversation.user.created" ? ${text('data.item.source.body')} : ${text('data.item.conversation_parts.conversation_parts[-1].body')} }}`,
           '{{ links.conversation_web }}',
-        ].join('\n'),
+        ]),
       }),
       on('ticket', 'topic = "ticket.created"', {
         name: 'Intercom ticket {{ data.item.ticket_id ? data.item.ticket_id : data.item.id }}',
         sessionKey: 'hook:intercom:ticket:{{ data.item.id }}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           'Intercom ticket {{ data.item.ticket_id ? "#" & data.item.ticket_id & " " : "" }}{{ data.item.ticket_attributes._default_title_ ? data.item.ticket_attributes._default_title_ : "(no title)" }} ({{ data.item.ticket_type.name }}, {{ data.item.ticket_state ? data.item.ticket_state : data.item.state }})',
           '{{ data.item.ticket_attributes._default_description_ }}',
-        ].join('\n'),
+        ]),
       }),
       on('other', 'true', {
         name: 'Intercom {{ topic }}',

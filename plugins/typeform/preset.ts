@@ -1,4 +1,4 @@
-import { definePreset, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * Typeform webhooks (https://www.typeform.com/developers/webhooks/example-payload/), signed with
@@ -26,10 +26,10 @@ export const typeformPreset = definePreset({
       on('response', 'event_type = "form_response"', {
         name: 'Typeform {{ form_response.definition.title }}',
         sessionKey: 'hook:typeform:{{ form_response.form_id }}:{{ form_response.token }}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           'Typeform response to "{{ form_response.definition.title }}" submitted {{ form_response.submitted_at }}',
           `{{ ($fields := form_response.definition.fields; $join(form_response.answers.( $id := field.id; ($fields[id = $id].title ? $fields[id = $id].title : field.ref) & ": " & ${value} ), "\\n")) }}`,
-        ].join('\n'),
+        ]),
       }),
     ];
   },

@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the events an agent sees unless `events` says otherwise */
 export const VERCEL_DEFAULT_EVENTS = ['deployment.error', 'deployment.succeeded', 'deployment.canceled'];
@@ -27,11 +27,11 @@ export const vercelPreset = definePreset({
       on('deployment-error', 'type = "deployment.error"', {
         name: 'Vercel {{ payload.payload.deployment.name }}',
         sessionKey: `hook:vercel:{{ payload.payload.project.id }}:${target}`,
-        messageTemplate: [
+        messageTemplate: messageLines([
           `Vercel deployment of {{ ${d}.name }} (${target}) failed: https://{{ ${d}.url }}`,
           `{{ ${d}.meta.githubCommitMessage ? "Commit " & $substring(${d}.meta.githubCommitSha, 0, 7) & " by " & ${d}.meta.githubCommitAuthorName & " on " & ${d}.meta.githubCommitRef & ": " & ${d}.meta.githubCommitMessage : "" }}`,
           '{{ payload.payload.links.deployment }}',
-        ].join('\n'),
+        ]),
       }),
       on('deployment', 'type in ["deployment.succeeded", "deployment.canceled", "deployment.ready", "deployment.promoted"]', {
         action: 'wake',

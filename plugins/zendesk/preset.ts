@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the event types (without the zen:event-type: prefix) an agent sees unless `events` says otherwise */
 export const ZENDESK_DEFAULT_EVENTS = ['ticket.created', 'ticket.comment_added', 'ticket.priority_changed'];
@@ -32,10 +32,10 @@ export const zendeskPreset = definePreset({
       on('ticket', '$substringBefore(type, ".") = "zen:event-type:ticket"', {
         name: 'Zendesk #{{ detail.id }}',
         sessionKey: 'hook:zendesk:ticket:{{ detail.id }}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           `${ticket}: {{ type = "zen:event-type:ticket.created" ? "created" : type = "zen:event-type:ticket.comment_added" ? "new " & (event.comment.is_public = false ? "internal note" : "comment") : $replace($substringAfter(type, "ticket."), "_", " ") & (event.previous ? " from " & event.previous & " to " & event.current : "") }}`,
           '{{ type = "zen:event-type:ticket.comment_added" ? event.comment.body : type = "zen:event-type:ticket.created" ? detail.description : "" }}',
-        ].join('\n'),
+        ]),
       }),
       on('other', 'true', {
         name: 'Zendesk {{ $substringAfter(type, "zen:event-type:") }}',

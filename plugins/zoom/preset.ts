@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the events an agent sees unless `events` says otherwise */
 export const ZOOM_DEFAULT_EVENTS = ['meeting.ended', 'recording.completed', 'recording.transcript_completed'];
@@ -38,18 +38,18 @@ export const zoomPreset = definePreset({
       on('meeting-ended', 'event = "meeting.ended"', {
         name: 'Zoom meeting {{ payload.payload.object.id }}',
         sessionKey: meeting,
-        messageTemplate: [
+        messageTemplate: messageLines([
           `Zoom meeting ${topic} ended{{ payload.payload.object.duration ? " after " & payload.payload.object.duration & " min" : "" }}`,
           'Started {{ payload.payload.object.start_time }}, ended {{ payload.payload.object.end_time }}; host {{ payload.payload.object.host_id }}',
-        ].join('\n'),
+        ]),
       }),
       on('recording', 'event in ["recording.completed", "recording.transcript_completed"]', {
         name: 'Zoom recording {{ payload.payload.object.id }}',
         sessionKey: meeting,
-        messageTemplate: [
+        messageTemplate: messageLines([
           `Zoom {{ event = "recording.completed" ? "recording" : "transcript" }} ready for ${topic}: {{ $count(payload.payload.object.recording_files) }} file(s) ({{ $join(payload.payload.object.recording_files.file_type, ", ") }})`,
           '{{ payload.payload.object.share_url }}',
-        ].join('\n'),
+        ]),
       }),
       on('other', 'true', {
         name: 'Zoom {{ event }}',
