@@ -31,7 +31,8 @@ export const hubspotPreset = definePreset({
     });
     const listed = `$payload[subscriptionType in ${events}]`;
     const line =
-      'subscriptionType & " " & $string(objectId) & (propertyName ? ": " & propertyName & " = " & $string(propertyValue) : "") & (changeSource ? " (by " & changeSource & ")" : "") & " at " & $fromMillis(occurredAt)';
+      // a property set to nothing comes as propertyValue "" (cleared); a conversation's message by its messageId
+      'subscriptionType & " " & $string(objectId) & (propertyName ? ": " & propertyName & ($exists(propertyValue) and propertyValue != "" and propertyValue != null ? " = " & $string(propertyValue) : " cleared") : "") & (messageId ? " message " & messageId : "") & (changeSource ? " (by " & changeSource & ")" : "") & ($type(occurredAt) = "number" ? " at " & $fromMillis(occurredAt) : "")';
     return [
       on('skip', `$count(${listed}) = 0`, { action: 'skip' }),
       on('events', 'true', {
