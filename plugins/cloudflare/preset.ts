@@ -32,9 +32,10 @@ export const cloudflarePreset = definePreset({
         name: 'Cloudflare {{ name ? name : alert_type }}',
         sessionKey: 'hook:cloudflare:{{ alert_type }}',
         messageTemplate: messageLines([
-          'Cloudflare alert "{{ name ? name : alert_type }}" ({{ alert_type }}){{ account_id ? " for account " & account_id : "" }}',
+          'Cloudflare alert {{ name ? "\\"" & name & "\\" (" & alert_type & ")" : alert_type }}{{ account_id ? " for account " & account_id : "" }}',
           '{{ text }}',
-          '{{ data ? $string(data) : "" }}',
+          // the alert's details without the fields it left null or empty
+          '{{ ($d := $sift(data, function($v) { $exists($v) and $v != null and $v != "" }); $count($keys($d)) > 0 ? $string($d) : "") }}',
         ]),
       }),
     ];
