@@ -25,8 +25,9 @@ export const netlifyPreset = definePreset({
         name: 'Netlify form {{form_name}}',
         sessionKey: 'hook:netlify:form:{{id}}',
         messageTemplate: messageLines([
-          `New submission of form "{{form_name}}" on {{ site_url ? site_url : site_id }}{{ created_at ? " at " & created_at : "" }}:`,
-          '{{ $join($each(data, function($v, $k) { $k in ["ip", "user_agent", "referrer"] ? undefined : "- " & $k & ": " & $string($v) }), "\\n") }}',
+          `New submission of form "{{form_name}}"{{ site_url ? " on " & site_url : site_id ? " on " & site_id : "" }}{{ created_at ? " at " & created_at : "" }}:`,
+          // the fields the visitor filled in: Netlify's own (ip, user agent, referrer) and empty ones left out
+          '{{ $type(data) = "object" ? $join($each(data, function($v, $k) { $k in ["ip", "user_agent", "referrer"] or $type($v) = "null" or $v = "" ? undefined : "- " & $k & ": " & ($type($v) = "string" ? $v : $string($v)) }), "\\n") : "" }}',
         ]),
       }),
       on('skip', notListed('state', states), { action: 'skip' }),

@@ -26,7 +26,9 @@ export const zendeskPreset = definePreset({
       auth: { type: 'hmac-sha256', header: 'X-Zendesk-Webhook-Signature', encoding: 'base64', timestampHeader: 'X-Zendesk-Webhook-Signature-Timestamp', secret: o.secret! },
       idempotencyKey: 'zendesk:{{ id }}',
     });
-    const ticket = 'Zendesk ticket #{{ detail.id }} "{{ detail.subject }}" ({{ $lowercase(detail.status) }}{{ detail.priority ? ", " & $lowercase(detail.priority) & " priority" : "" }})';
+    // a ticket made over SMS, voice or the API may have no subject, and no priority until someone sets one
+    const ticket =
+      'Zendesk ticket #{{ detail.id }}{{ detail.subject ? " \\"" & detail.subject & "\\"" : "" }}{{ ($f := $join([$type(detail.status) = "string" and detail.status ? $lowercase(detail.status), $type(detail.priority) = "string" and detail.priority ? $lowercase(detail.priority) & " priority"], ", "); $f ? " (" & $f & ")" : "") }}';
     return [
       on('skip', notListed('type', events), { action: 'skip' }),
       on('ticket', '$substringBefore(type, ".") = "zen:event-type:ticket"', {
