@@ -25,7 +25,7 @@ export const datadogPreset = definePreset({
       idempotencyKey: 'datadog:{{id}}',
     });
     // "[Triggered] CPU high on web-1" → "Triggered", when the payload carries no transition
-    const transition = '(transition ? transition : $match(title, /^\\[([^\\]]+)\\]/).groups[0])';
+    const transition = '(transition ? transition : $type(title) = "string" ? $match(title, /^\\[([^\\]]+)\\]/).groups[0])';
     const monitor = '{{ alert_id ? alert_id : $replace(title, /^\\[[^\\]]+\\]\\s*/, "") }}';
     return [
       on('skip', notListed(transition, events), { action: 'skip' }),
