@@ -22,6 +22,8 @@ import { createLogger } from '../log/log.js';
 import { setVerboseErrors } from '../log/log-detail.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { FolderWatch } from './folder-watch.js';
+import { HealthLedger } from '../utils/health-ledger.js';
+import { ConfigTrouble } from '../runtime/operator/config-trouble.js';
 import { DropWatch } from '../runtime/drop-watch.js';
 import { reloadGateway, type ReloadResult } from './gateway-reload.js';
 import { HeraldMetrics } from '../metrics/herald-metrics.js';
@@ -154,7 +156,10 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
         toolServers: () => mcp.health(),
       })
     : undefined;
-  const models = new ModelRegistry(config, extractiveAnswer);
+  // a refused reload, a provider or channel failing or recovering reaches the console's live Overview
+  const troubleChanged = () => store.signals.publish(changeTopic('trouble'));
+  const models = new ModelRegistry(config, extractiveAnswer, process.env, troubleChanged);
+  const channelHealth = new HealthLedger(troubleChanged);
   const agents = new AgentDirectory(config);
   const drops = new DropWatch(probe, logger);
   const mainSession = new MainSession(store, () => drops.kick());
@@ -182,6 +187,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     resolveChannel,
     defaultAgentId: agents.default().id,
     logger,
+    health: channelHealth,
   });
   const delivery: ReplyDelivery = outbox;
   const deliveryActions = new OperatorDeliveryActions({ config, store, channels: instances.channels, wake: () => outbox.kick(), logger });
@@ -256,6 +262,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   ]);
   for (const warning of warnings) logger.warn({ config: loaded.file }, warning);
   for (const note of notes) logger.info({ config: loaded.file }, note);
+  const configTrouble = new ConfigTrouble(config.hooks.mappingsDir, warnings, troubleChanged);
   const keys = new ApiKeyVerifier(config, store.apiKeys);
   const gate = new PlatformGate(keys, new RateLimiter(config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter('platform', logger));
   const platform = platformRoutes({ config, store, knowledge, parser, gate, turns, agents, files, vectorStores, logger });
@@ -281,7 +288,14 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault }, tools: mcp, alerts, schedules, targetFaults: configTargetFaults, store, logger }, reason, mappingsChanged),
     );
     reloading = next.catch(() => undefined);
-    return next;
+    return next.then((result) => {
+      if (result.ok) {
+        configTrouble.reloaded(result.warnings ?? []);
+        // a channel the new config removed is no longer shown
+        channelHealth.retain((channel) => instances.channels.has(channel));
+      } else configTrouble.refusedReload(reason, result.faults ?? []);
+      return result;
+    });
   };
   const hooksLimiter = new FailedAuthLimiter('hooks', logger);
   const degraded = () => {
@@ -293,7 +307,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     hooks: hookSurface({ config, engine, intake, logger, limiter: hooksLimiter, receipts }),
     chat: chatSurface({ config, turns, agents, gate, logger }),
   };
-  const app = createApp({ config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
+  const app = createApp({ config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), trouble: { config: () => configTrouble.view(), providers: () => models.health.entries(), channels: () => channelHealth.entries() }, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
   const nodeDoors = { logger, metrics: metrics?.http, proxies: new TrustedProxies(config.gateway.trustedProxies) };
   const hooksDoor = nodeDoor(surfaces.hooks, { ...nodeDoors, maxBodyBytes: config.hooks.maxBodyBytes });
   const chatDoor = nodeDoor(surfaces.chat, { ...nodeDoors, maxBodyBytes: CHAT_MAX_BODY_BYTES });
