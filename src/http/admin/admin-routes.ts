@@ -6,6 +6,7 @@ import type { Store } from '../../store/port.js';
 import type { StoreProbe } from '../../store/store-probe.js';
 import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
 import type { ConsoleSessions } from '../console/console-session.js';
+import type { TroubleSources } from './trouble-view.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { registerActionRoutes } from './action-routes.js';
 import { registerAlertRoutes } from './alert-routes.js';
@@ -30,6 +31,8 @@ export interface AdminRoutesDeps {
   probe?: StoreProbe;
   /** the MCP servers' health, in the overview */
   toolServers?: () => ToolServerHealth[];
+  /** this process's records of what went wrong, in the overview's trouble */
+  trouble?: Omit<TroubleSources, 'toolServers'>;
   operator?: OperatorDeps;
   sessions?: ConsoleSessions;
   /** for the operators' decisions (who decided what; never a call's arguments) */

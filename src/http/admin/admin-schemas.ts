@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { RunStatus } from '../../store/port.js';
 import { toolCallSchema } from './tool-call-view.js';
 import { toolServerSchema } from './tool-server-view.js';
+import { troubleSchema } from './trouble-view.js';
 
 /**
  * The admin API's schemas, declared once: they validate the requests (params, query, bodies)
@@ -294,6 +295,7 @@ export const backtestSchema = z
 const minute = z.object({ minute: time, total: z.number().int(), failed: z.number().int() });
 export const overviewSchema = z
   .object({
+    trouble: troubleSchema.openapi({ description: 'What needs the operator first: open alerts, a refused reload, mappings that failed to load, unhealthy model providers, channels and MCP servers.' }),
     perMinute: z.object({ requests: z.array(minute), runs: z.array(minute), deliveries: z.array(minute) }),
     queues: z.object({
       runsQueued: z.number().int(),
