@@ -99,6 +99,20 @@ export const runSchema = z
   })
   .openapi('Run');
 
+/** a run as a list row names it (requests, deliveries, fires): what tells it apart from the others */
+export const runLabelSchema = z
+  .object({
+    id: z.string(),
+    name: z.string().openapi({ description: "The run's name (its mapping's `name`, or the action's)." }),
+    agentId: z.string(),
+    status: z.enum(runStatuses),
+  })
+  .openapi('RunLabel');
+
+export const receiptRowSchema = receiptSchema
+  .extend({ run: runLabelSchema.nullable().openapi({ description: 'The run the request started (name, agent, status); null without one, or when it is no longer stored.' }) })
+  .openapi('ReceiptRow');
+
 export const messageSchema = z
   .object({
     role: z.enum(['system', 'user', 'assistant', 'tool']),
@@ -122,7 +136,14 @@ export const scheduleFireSchema = z
     outcome: z.enum(fireOutcomes).openapi({ description: 'claimed: taken, its run or event not made yet; dispatched: its run queued or its event added; skipped (overlap, or the job\'s rate), missed (catchUp false) or failed, with `detail`.' }),
     detail: z.string().nullable(),
     run: z
-      .object({ id: z.string(), status: z.enum(runStatuses).nullable(), startedAt: time, finishedAt: time })
+      .object({
+        id: z.string(),
+        name: z.string().nullable().openapi({ description: "The run's name; null when it is no longer stored." }),
+        agentId: z.string().nullable(),
+        status: z.enum(runStatuses).nullable(),
+        startedAt: time,
+        finishedAt: time,
+      })
       .nullable()
       .openapi({ description: "An isolated job's run, as it stands (status null: no longer stored), with when it began executing and ended; null for a main-session event." }),
   })
@@ -173,6 +194,10 @@ export const deliverySchema = z
     retriedAt: time.openapi({ description: 'When an operator last retried it.' }),
   })
   .openapi('Delivery');
+
+export const deliveryRowSchema = deliverySchema
+  .extend({ run: runLabelSchema.nullable().openapi({ description: 'The run whose reply it carries (name, agent, status); null for a heartbeat, alert or tool message, or a run no longer stored.' }) })
+  .openapi('DeliveryRow');
 
 export const deliveryDetailSchema = deliverySchema
   .extend({ chain: z.array(deliverySchema).openapi({ description: 'The reply\'s deliveries in order: the first, then each fallback that replaced the one before.' }) })
