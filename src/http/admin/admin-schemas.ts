@@ -237,6 +237,7 @@ const fixtureSchema = z.object({
   name: z.string().optional(),
   path: z.string().optional(),
   payload: z.unknown(),
+  form: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
   query: z.record(z.string(), z.string()).optional(),
   expect: z.record(z.string(), z.unknown()),
@@ -251,8 +252,10 @@ export const mappingSchemaView = z
     signed: z.boolean(),
     retainPayloads: z.boolean(),
     match: z.record(z.string(), z.unknown()),
+    matchText: z.string().openapi({ description: '`match` as YAML, the way a mapping file writes it.', example: 'path: github\nheaders:\n  x-github-event: push' }),
     definition: z.record(z.string(), z.unknown()).nullable().openapi({ description: 'The mapping as declared; a signing secret shows as "(set)".' }),
-    fixtures: z.array(fixtureSchema),
+    fixtureFile: z.string().nullable().openapi({ description: 'The fixture file beside its mapping file (`github.test.json` beside `github.yaml`), null without one.' }),
+    fixtures: z.array(fixtureSchema).openapi({ description: "The cases of the fixture file this mapping handles: those whose request meets it first among its file's mappings, as `herald hooks test` applies them." }),
   })
   .openapi('Mapping');
 
