@@ -11,7 +11,7 @@ import { presetMappingSet } from '../../../src/plugin-host/enabled-presets.js';
  * Every preset's `plugins/<id>/fixtures/*.json` (cases as in mappings/*.test.json) runs here
  * against the mapping set the preset expands to, through the same engine as a user's mappings.
  * Options it cannot expand without (`requires`) are set to `fixture-<option>` (`secret`: FIXTURE_SECRET,
- * `publicKey`: FIXTURE_PUBLIC_KEY).
+ * `publicKey`: FIXTURE_PUBLIC_KEY, `webhookId`: PayPal's letters and digits).
  */
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 /** a secret every scheme takes, the whsec_<base64> form of standard-webhooks included */
@@ -38,7 +38,7 @@ describe('preset fixtures', () => {
   const cases = presets.flatMap((plugin) => fixtureFiles(plugin.id).map((file) => [path.relative(root, file), plugin, file] as const));
   it.each(cases)('%s', async (_label, plugin, file) => {
     const options = Object.fromEntries(
-      (plugin.preset!.requires ?? []).map((key: string) => [key, key === 'secret' ? (FIXTURE_SECRETS[plugin.id] ?? FIXTURE_SECRET) : key === 'publicKey' ? FIXTURE_PUBLIC_KEY : `fixture-${key}`]),
+      (plugin.preset!.requires ?? []).map((key: string) => [key, key === 'secret' ? (FIXTURE_SECRETS[plugin.id] ?? FIXTURE_SECRET) : key === 'publicKey' ? FIXTURE_PUBLIC_KEY : key === 'webhookId' ? '8PT597110X687430LFIXTURE' : `fixture-${key}`]),
     );
     const { mappings, faults } = presetMappingSet(plugin, { name: plugin.id, ...options });
     expect(faults).toEqual([]);
