@@ -12,7 +12,7 @@ import { danglingText, renderedFields, stringsOf } from './dangling-text.js';
  * Every preset's `plugins/<id>/fixtures/*.json` (cases as in mappings/*.test.json) runs here
  * against the mapping set the preset expands to, through the same engine as a user's mappings.
  * Options it cannot expand without (`requires`) are set to `fixture-<option>` (`secret`: FIXTURE_SECRET,
- * `publicKey`: FIXTURE_PUBLIC_KEY). Besides its expected fields, every case's rendered name, message
+ * `publicKey`: FIXTURE_PUBLIC_KEY, `webhookId`: PayPal's letters and digits). Besides its expected fields, every case's rendered name, message
  * and text must hold no dangling text (dangling-text.ts): a sparse payload prints no empty hole.
  */
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -40,7 +40,7 @@ describe('preset fixtures', () => {
   const cases = presets.flatMap((plugin) => fixtureFiles(plugin.id).map((file) => [path.relative(root, file), plugin, file] as const));
   it.each(cases)('%s', async (_label, plugin, file) => {
     const options = Object.fromEntries(
-      (plugin.preset!.requires ?? []).map((key: string) => [key, key === 'secret' ? (FIXTURE_SECRETS[plugin.id] ?? FIXTURE_SECRET) : key === 'publicKey' ? FIXTURE_PUBLIC_KEY : `fixture-${key}`]),
+      (plugin.preset!.requires ?? []).map((key: string) => [key, key === 'secret' ? (FIXTURE_SECRETS[plugin.id] ?? FIXTURE_SECRET) : key === 'publicKey' ? FIXTURE_PUBLIC_KEY : key === 'webhookId' ? '8PT597110X687430LFIXTURE' : `fixture-${key}`]),
     );
     const { mappings, faults } = presetMappingSet(plugin, { name: plugin.id, ...options });
     expect(faults).toEqual([]);
