@@ -30,7 +30,7 @@ export const vercelPreset = definePreset({
         messageTemplate: messageLines([
           `Vercel deployment of {{ ${d}.name ? ${d}.name : ${d}.id }} (${target}) failed{{ ${d}.url ? ": https://" & ${d}.url : "" }}`,
           // a deployment made from the CLI or an API call has no git metadata (meta {})
-          `{{ ($m := ${d}.meta; $m.githubCommitMessage ? "Commit" & ($type($m.githubCommitSha) = "string" ? " " & $substring($m.githubCommitSha, 0, 7) : "") & ($m.githubCommitAuthorName ? " by " & $m.githubCommitAuthorName : "") & ($m.githubCommitRef ? " on " & $m.githubCommitRef : "") & ": " & $m.githubCommitMessage : "") }}`,
+          `{{ ($m := ${d}.meta; $m.githubCommitMessage ? "Commit" & ($type($m.githubCommitSha) = "string" and $m.githubCommitSha ? " " & $substring($m.githubCommitSha, 0, 7) : "") & ($m.githubCommitAuthorName ? " by " & $m.githubCommitAuthorName : "") & ($m.githubCommitRef ? " on " & $m.githubCommitRef : "") & ": " & $m.githubCommitMessage : "") }}`,
           '{{ payload.payload.links.deployment }}',
         ]),
       }),

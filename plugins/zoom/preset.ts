@@ -49,7 +49,7 @@ export const zoomPreset = definePreset({
         name: 'Zoom recording {{ payload.payload.object.id }}',
         sessionKey: meeting,
         messageTemplate: messageLines([
-          `Zoom {{ event = "recording.completed" ? "recording" : "transcript" }} ready for ${topic}{{ ($f := payload.payload.object.recording_files; $types := $join($f.file_type, ", "); $count($f) > 0 ? ": " & $count($f) & " file(s)" & ($types ? " (" & $types & ")" : "") : "") }}`,
+          `Zoom {{ event = "recording.completed" ? "recording" : "transcript" }} ready for ${topic}{{ ($f := payload.payload.object.recording_files; $types := $join($f.file_type[$type($) = "string"], ", "); $count($f) > 0 ? ": " & $count($f) & " file(s)" & ($types ? " (" & $types & ")" : "") : "") }}`,
           '{{ payload.payload.object.share_url }}',
         ]),
       }),

@@ -1,8 +1,9 @@
 /**
  * What a template prints where a field it reads is absent: a word for nothing (`undefined`,
- * `null`), punctuation left around an empty hole (" in , status ,", "()", `""`, "<@>"), two
- * spaces where a word was, or a line or text that ends in a space or an empty line ("Alerts "). An agent reads each as a
- * fact, so no rendered name, message or text may hold one.
+ * `null`), punctuation left around an empty hole (" in , status ,", "()", `""`, "<@>"), a value
+ * repeated as its own fallback ("cus_X (cus_X)"), two spaces where a word was, or a line or
+ * text ending in whitespace ("Alerts "). An agent reads each as a fact, so no rendered name,
+ * message or text may hold one.
  */
 const DANGLING: [RegExp, string][] = [
   [/\bundefined\b/, '"undefined"'],
@@ -10,6 +11,7 @@ const DANGLING: [RegExp, string][] = [
   [/ ,/, 'a space before a comma'],
   [/: ,|,\s*,/, 'an empty item in a list'],
   [/\(\s*\)|\[\s*\]|<@?>|""/, 'empty brackets or quotes'],
+  [/(^|\s)(\S+) \(\2\)/, 'a value repeated in brackets'],
   [/\S {2,}\S/, 'two spaces where a word was'],
   [/[ \t]$/m, 'a line ending in whitespace'],
   [/\s$/, 'whitespace at its end'],
