@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureIo } from '../cli/capture-io.js';
+import { main } from '../helpers/builtins.js';
 import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 
 /** values only the request bodies hold: seen anywhere but the payload kept for replay, a value leaked */
@@ -53,6 +55,13 @@ async function receiptOf(mapping: string) {
   return eventually(async () => (await adminJson('GET', `/receipts?mapping=${mapping}`)).body.data[0]);
 }
 
+/** `herald requests …` against the running gateway, as an operator types it */
+async function requests(...args: string[]) {
+  const io = captureIo();
+  const code = await main(['requests', ...args, '--config', herald.configFile, '--url', herald.url], io.io);
+  return { code, out: io.out(), err: io.err() };
+}
+
 function expectNoSecret(text: string, where: string) {
   for (const secret of SECRETS) expect(text.includes(secret), `${where} holds ${secret}`).toBe(false);
 }
@@ -88,6 +97,11 @@ describe('a request whose mapping failed', () => {
     }
     expectNoSecret(transform.text + template.text + schema.text, 'the answers');
     expectNoSecret(herald.rawLogs(), 'the log');
+    // and the command line shows the same
+    const shown = await requests('show', orders.id);
+    expect(shown.code).toBe(0);
+    expect(shown.out).toContain(`${orders.id}  500 error  orders  mapping orders\n  transform of orders failed: Error: amount ‹value› (‹value›) is not a number (orders.mjs:4)\n  payload kept until `);
+    expectNoSecret(shown.out, 'herald requests show');
     // the log names the transform's line too
     expect(herald.logs.find((l) => l.msg === 'hook mapping failed' && l.mapping === 'orders')).toMatchObject({ stage: 'transform', at: 'orders.mjs:4' });
   });
@@ -99,6 +113,12 @@ describe('a request whose mapping failed', () => {
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ replayOf: orders.id, authMethod: 'operator', status: 500, failure: { stage: 'transform', at: 'orders.mjs:4' } });
     expectNoSecret(again.text, 'the failed replay');
+
+    // the template is not fixed: the command line says it failed again, and exits 1
+    const codes = await receiptOf('codes');
+    const replayedCodes = await requests('replay', codes.id);
+    expect(replayedCodes).toMatchObject({ code: 1, out: expect.stringContaining(`500 error  codes  mapping codes  replay of ${codes.id}\n  template of codes failed: Unable to cast value to a number: ‹value› (at 8)`) });
+    expectNoSecret(replayedCodes.out, 'herald requests replay');
 
     fs.writeFileSync(path.join(herald.dir, 'transforms/orders.mjs'), FIXED);
     const replay = await adminJson('POST', `/receipts/${orders.id}/replay`);
