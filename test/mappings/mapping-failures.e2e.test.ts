@@ -25,10 +25,26 @@ const FIXED = `export default function orders(ctx) {
 }
 `;
 
+/** TypeScript (compiled by tsx in the worker) and a helper beside it: the line named is the source's, in the file that threw */
+const TYPED = `import { mustBeNumber } from './lib/checks.mjs';
+
+interface Order { amount: unknown }
+export default function typed(ctx: { payload: { order: Order; total: unknown } }) {
+  mustBeNumber('amount', ctx.payload.order.amount);
+  if (typeof ctx.payload.total !== 'number') throw new TypeError('total is not a number');
+  return { message: 'ok' };
+}
+`;
+const CHECKS = `export function mustBeNumber(field, value) {
+  if (typeof value !== 'number') throw new RangeError(field + ' must be a number, got ' + JSON.stringify(value));
+}
+`;
+
 const mappings = [
   { id: 'orders', match: { path: 'orders' }, name: 'Orders', transform: { module: 'orders.mjs' }, deliver: false },
   // a JSONata cast error quotes the value it could not cast (upper-cased first: a value the payload does not hold as such)
   { id: 'codes', match: { path: 'codes' }, name: 'Codes', messageTemplate: 'Code {{ $number($uppercase(code)) }}', deliver: false },
+  { id: 'typed', match: { path: 'typed' }, name: 'Typed', transform: { module: 'typed.ts' }, deliver: false },
   { id: 'counts', match: { path: 'counts' }, name: 'Counts', messageTemplate: 'Count {{ count }}', deliver: false, schema: { type: 'object', required: ['count'], properties: { count: { type: 'number' } } } },
 ];
 
@@ -36,7 +52,7 @@ const admin = { authorization: `Bearer ${GATEWAY_TOKEN}` };
 let herald: RunningHerald;
 
 beforeAll(async () => {
-  herald = await startHerald(baseConfig({ hooks: { mappings } }), { files: { 'transforms/orders.mjs': BROKEN } });
+  herald = await startHerald(baseConfig({ hooks: { mappings } }), { files: { 'transforms/orders.mjs': BROKEN, 'transforms/typed.ts': TYPED, 'transforms/lib/checks.mjs': CHECKS } });
 });
 afterAll(async () => herald?.stop());
 
@@ -104,6 +120,18 @@ describe('a request whose mapping failed', () => {
     expectNoSecret(shown.out, 'herald requests show');
     // the log names the transform's line too
     expect(herald.logs.find((l) => l.msg === 'hook mapping failed' && l.mapping === 'orders')).toMatchObject({ stage: 'transform', at: 'orders.mjs:4' });
+  });
+
+  it('names the line of a TypeScript transform, and of the helper it imports when the helper threw', async () => {
+    expect((await hook('typed', { order: { amount: AMOUNT }, total: 1 })).status).toBe(500);
+    const helper = await receiptOf('typed');
+    expect(helper.failure).toEqual({ stage: 'transform', mappingId: 'typed', cause: 'RangeError: amount must be a number, got "‹value›"', at: 'lib/checks.mjs:2' });
+    expect((await hook('typed', { order: { amount: 1 }, total: AMOUNT })).status).toBe(500);
+    const own = await eventually(async () => {
+      const [newest] = (await adminJson('GET', '/receipts?mapping=typed')).body.data;
+      return newest.id !== helper.id && newest;
+    });
+    expect(own.failure).toEqual({ stage: 'transform', mappingId: 'typed', cause: 'TypeError: total is not a number', at: 'typed.ts:6' });
   });
 
   it('is replayed after its transform is fixed: the action happens now, on a receipt marked as the operator\'s replay', async () => {
