@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { RunStatus } from '../../store/port.js';
 import { toolCallSchema } from './tool-call-view.js';
 import { toolServerSchema } from './tool-server-view.js';
+import { troubleSchema } from './trouble-view.js';
 
 /**
  * The admin API's schemas, declared once: they validate the requests (params, query, bodies)
@@ -108,6 +109,20 @@ export const runSchema = z
   })
   .openapi('Run');
 
+/** a run as a list row names it (requests, deliveries, fires): what tells it apart from the others */
+export const runLabelSchema = z
+  .object({
+    id: z.string(),
+    name: z.string().openapi({ description: "The run's name (its mapping's `name`, or the action's)." }),
+    agentId: z.string(),
+    status: z.enum(runStatuses),
+  })
+  .openapi('RunLabel');
+
+export const receiptRowSchema = receiptSchema
+  .extend({ run: runLabelSchema.nullable().openapi({ description: 'The run the request started (name, agent, status); null without one, or when it is no longer stored.' }) })
+  .openapi('ReceiptRow');
+
 export const messageSchema = z
   .object({
     role: z.enum(['system', 'user', 'assistant', 'tool']),
@@ -131,7 +146,14 @@ export const scheduleFireSchema = z
     outcome: z.enum(fireOutcomes).openapi({ description: 'claimed: taken, its run or event not made yet; dispatched: its run queued or its event added; skipped (overlap, or the job\'s rate), missed (catchUp false) or failed, with `detail`.' }),
     detail: z.string().nullable(),
     run: z
-      .object({ id: z.string(), status: z.enum(runStatuses).nullable(), startedAt: time, finishedAt: time })
+      .object({
+        id: z.string(),
+        name: z.string().nullable().openapi({ description: "The run's name; null when it is no longer stored." }),
+        agentId: z.string().nullable(),
+        status: z.enum(runStatuses).nullable(),
+        startedAt: time,
+        finishedAt: time,
+      })
       .nullable()
       .openapi({ description: "An isolated job's run, as it stands (status null: no longer stored), with when it began executing and ended; null for a main-session event." }),
   })
@@ -183,6 +205,10 @@ export const deliverySchema = z
   })
   .openapi('Delivery');
 
+export const deliveryRowSchema = deliverySchema
+  .extend({ run: runLabelSchema.nullable().openapi({ description: 'The run whose reply it carries (name, agent, status); null for a heartbeat, alert or tool message, or a run no longer stored.' }) })
+  .openapi('DeliveryRow');
+
 export const deliveryDetailSchema = deliverySchema
   .extend({ chain: z.array(deliverySchema).openapi({ description: 'The reply\'s deliveries in order: the first, then each fallback that replaced the one before.' }) })
   .openapi('DeliveryDetail');
@@ -221,6 +247,7 @@ const fixtureSchema = z.object({
   name: z.string().optional(),
   path: z.string().optional(),
   payload: z.unknown(),
+  form: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
   query: z.record(z.string(), z.string()).optional(),
   expect: z.record(z.string(), z.unknown()),
@@ -235,8 +262,10 @@ export const mappingSchemaView = z
     signed: z.boolean(),
     retainPayloads: z.boolean(),
     match: z.record(z.string(), z.unknown()),
+    matchText: z.string().openapi({ description: '`match` as YAML, the way a mapping file writes it.', example: 'path: github\nheaders:\n  x-github-event: push' }),
     definition: z.record(z.string(), z.unknown()).nullable().openapi({ description: 'The mapping as declared; a signing secret shows as "(set)".' }),
-    fixtures: z.array(fixtureSchema),
+    fixtureFile: z.string().nullable().openapi({ description: 'The fixture file beside its mapping file (`github.test.json` beside `github.yaml`), null without one.' }),
+    fixtures: z.array(fixtureSchema).openapi({ description: "The cases of the fixture file this mapping handles: those whose request meets it first among its file's mappings, as `herald hooks test` applies them." }),
   })
   .openapi('Mapping');
 
@@ -294,6 +323,7 @@ export const backtestSchema = z
 const minute = z.object({ minute: time, total: z.number().int(), failed: z.number().int() });
 export const overviewSchema = z
   .object({
+    trouble: troubleSchema.openapi({ description: 'What needs the operator first: open alerts, a refused reload, mappings that failed to load, unhealthy model providers, channels and MCP servers.' }),
     perMinute: z.object({ requests: z.array(minute), runs: z.array(minute), deliveries: z.array(minute) }),
     queues: z.object({
       runsQueued: z.number().int(),
