@@ -117,7 +117,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     const named = stage === 'transform' && error instanceof Error ? `${error.name}: ${message}` : message;
     // the value a JSONata error names may be computed from the payload (an upper-cased field): taken out as well
     const value = (error as { value?: unknown } | undefined)?.value;
-    return withFailure(failure, { stage, mappingId: id, cause: redactedCause(named, request, value === undefined ? [] : [value, JSON.stringify(value)]), ...(at && { at }) });
+    return withFailure(failure, { stage, mappingId: id, cause: redactedCause(named, request, value === undefined ? [] : [value]), ...(at && { at }) });
   };
 
   /** a refusal of the mapping's own step (its schema, the action it made), marked with the stage for the receipt */

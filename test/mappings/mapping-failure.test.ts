@@ -58,3 +58,13 @@ describe("a transform's file:line", () => {
     expect(transformLocation({ frames: [{ file: `${transforms}-old/orders.mjs`, line: 2 }] }, transforms)).toBeUndefined();
   });
 });
+
+describe('a long cause', () => {
+  it('is searched in its first 2,000 characters only, never ending on part of a value', () => {
+    const secret = 'a-value-of-the-payload-0123456789';
+    const message = `${'word '.repeat(399)}${secret} ${'x'.repeat(1_000_000)}`;
+    const cause = redactedCause(message, request({ v: secret }));
+    expect(cause).not.toContain('a-value');
+    expect(cause.length).toBeLessThanOrEqual(301);
+  });
+});

@@ -94,7 +94,7 @@ describe('a request whose mapping failed', () => {
     expect(orders.failure).toEqual({ stage: 'transform', mappingId: 'orders', cause: 'Error: amount ‹value› (‹value›) is not a number', at: 'orders.mjs:4' });
 
     const codes = await receiptOf('codes');
-    expect(codes.failure).toEqual({ stage: 'template', mappingId: 'codes', cause: 'Unable to cast value to a number: ‹value› (at 8)' });
+    expect(codes.failure).toEqual({ stage: 'template', mappingId: 'codes', cause: 'Unable to cast value to a number: "‹value›" (at 8)' });
 
     // the schema refused it before the mapping's step was told: the failure names the mapping
     const counts = await receiptOf('counts');
@@ -145,7 +145,7 @@ describe('a request whose mapping failed', () => {
     // the template is not fixed: the command line says it failed again, and exits 1
     const codes = await receiptOf('codes');
     const replayedCodes = await requests('replay', codes.id);
-    expect(replayedCodes).toMatchObject({ code: 1, out: expect.stringContaining(`500 error  codes  mapping codes  replay of ${codes.id}\n  template of codes failed: Unable to cast value to a number: ‹value› (at 8)`) });
+    expect(replayedCodes).toMatchObject({ code: 1, out: expect.stringContaining(`500 error  codes  mapping codes  replay of ${codes.id}\n  template of codes failed: Unable to cast value to a number: "‹value›" (at 8)`) });
     expectNoSecret(replayedCodes.out, 'herald requests replay');
 
     fs.writeFileSync(path.join(herald.dir, 'transforms/orders.mjs'), FIXED);
