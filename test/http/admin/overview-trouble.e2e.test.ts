@@ -87,7 +87,7 @@ describe("the Overview's trouble", () => {
     expect((await settledRun()).status).toBe('failed');
     const failing = await eventually(async () => {
       const t = await trouble();
-      return t.alerts.length > 0 && t.providers.length > 0 && t.channels.length > 0 && t;
+      return t.alerts.length > 0 && t.providers.length > 0 && t.channels.length > 0 ? t : undefined;
     });
     expect(failing.providers).toEqual([
       { name: 'up', lastOkAt: null, lastFailureAt: expect.any(String), cause: expect.stringMatching(/^401 .*Incorrect API key provided/), consecutiveFailures: 1 },
@@ -113,7 +113,7 @@ describe("the Overview's trouble", () => {
     fs.writeFileSync(file, BROKEN);
     const refused = await eventually(async () => {
       const t = await trouble();
-      return t.mappings.length > 0 && t;
+      return t.mappings.length > 0 ? t : undefined;
     });
     expect(refused.mappings).toEqual([
       {
