@@ -12,6 +12,7 @@ const onPostgresToo = [
   'test/http/half-closed-clients.e2e.test.ts',
   'test/mappings/mapped-hooks.e2e.test.ts',
   'test/mappings/respond.e2e.test.ts',
+  'test/mappings/mapping-failures.e2e.test.ts',
   'test/runtime/runs.e2e.test.ts',
   'test/runtime/traffic.e2e.test.ts',
   'test/runtime/main-session.e2e.test.ts',

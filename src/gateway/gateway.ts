@@ -1,14 +1,11 @@
 import type { RequestListener } from 'node:http';
 import { RunWaiter } from '../runtime/runs/run-waiter.js';
 import { FailedAuthLimiter } from '../http/failed-auth-limiter.js';
-import { withHooksSurface } from '../http/hooks/hooks-listener.js';
-import { withChatCompletions } from '../http/v1/chat-listener.js';
-import { CHAT_MAX_BODY_BYTES, chatSurface } from '../http/v1/chat-completions.js';
+import { chatSurface } from '../http/v1/chat-completions.js';
+import { nodeRoutes } from '../http/node-routes.js';
 import { hookSurface } from '../http/hooks/hook-surface.js';
-import { nodeDoor } from '../http/exchange/node-door.js';
 import { PlatformGate } from '../http/v1/platform-auth.js';
 import { RateLimiter } from '../platform/rate-limiter.js';
-import { TrustedProxies } from '../http/trusted-proxies.js';
 import { RunCompletionReporter } from '../runtime/runs/run-completion-report.js';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -308,9 +305,6 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     chat: chatSurface({ config, turns, agents, gate, logger }),
   };
   const app = createApp({ config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), trouble: { config: () => configTrouble.view(), providers: () => models.health.entries(), channels: () => channelHealth.entries() }, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
-  const nodeDoors = { logger, metrics: metrics?.http, proxies: new TrustedProxies(config.gateway.trustedProxies) };
-  const hooksDoor = nodeDoor(surfaces.hooks, { ...nodeDoors, maxBodyBytes: config.hooks.maxBodyBytes });
-  const chatDoor = nodeDoor(surfaces.chat, { ...nodeDoors, maxBodyBytes: CHAT_MAX_BODY_BYTES });
   const alerts = new AlertEvaluator({
     alerts: config.alerts,
     store,
@@ -337,7 +331,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reindexing: Promise<unknown> | undefined;
   const gateway: Gateway = {
     app,
-    withNodeRoutes: (rest) => withHooksSurface(config, hooksDoor, withChatCompletions(chatDoor, rest)),
+    withNodeRoutes: nodeRoutes({ config, logger, metrics, surfaces }),
     config,
     plugins,
     store,

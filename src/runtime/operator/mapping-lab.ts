@@ -1,10 +1,12 @@
 import fs from 'node:fs';
+import YAML from 'yaml';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import type { CompiledMapping } from '../../mappings/compiled-mapping.js';
 import { compileDraft, type DraftFault } from '../../mappings/draft-mapping.js';
 import { trimSlashes, type HookRequest } from '../../mappings/hook-request.js';
 import { fixtureFileSchema, type FixtureCase } from '../../mappings/mapping-fixtures.js';
+import { parseUrlEncoded } from '../../mappings/form-payload.js';
 import { MappingsEngine } from '../../mappings/mappings-engine.js';
 import type { MappingContext } from '../../mappings/resolve-mappings.js';
 import type { ReceiptRecord, Store } from '../../store/port.js';
@@ -28,11 +30,14 @@ export interface MappingTestInput {
   query?: Record<string, string>;
 }
 
-/** a mapping file's fixtures: `github.test.json` beside `github.yaml` */
-function fixturesOf(origin: string | undefined): FixtureCase[] {
+/** the fixture file of a mapping file's mapping: `github.test.json` beside `github.yaml` (origin `…/github.yaml[2]`) */
+function fixtureFileOf(origin: string | undefined): string | undefined {
   const file = origin?.replace(/\[\d+\]$/, '');
-  if (!file || !/\.(ya?ml|json5?)$/.test(file)) return [];
-  const fixtureFile = file.replace(/\.(ya?ml|json5?)$/, '.test.json');
+  if (!file || !/\.(ya?ml|json5?)$/.test(file)) return undefined;
+  return file.replace(/\.(ya?ml|json5?)$/, '.test.json');
+}
+
+function readFixtures(fixtureFile: string): FixtureCase[] {
   if (!fs.existsSync(fixtureFile)) return [];
   try {
     const parsed = fixtureFileSchema.safeParse(JSON.parse(fs.readFileSync(fixtureFile, 'utf8')));
@@ -68,18 +73,46 @@ function redacted(definition: Record<string, unknown> | undefined): Record<strin
 export class MappingLab {
   constructor(private readonly deps: MappingLabDeps) {}
 
-  list() {
-    return this.deps.engine.mappings.map((m) => ({
-      id: m.id,
-      origin: m.origin ?? 'unknown',
-      path: m.path ?? null,
-      builtIn: m.origin === 'built-in',
-      signed: m.signature !== undefined,
-      retainPayloads: m.retainPayloads ?? this.deps.config.hooks.retainPayloads,
-      match: (m.definition?.match as Record<string, unknown> | undefined) ?? (m.path ? { path: m.path } : {}),
-      definition: redacted(m.definition) ?? null,
-      fixtures: fixturesOf(m.origin),
-    }));
+  /**
+   * The mappings in the order they are tried. A fixture file holds the cases of every mapping of
+   * its mapping file, and names none of them: a case belongs to the mapping of that file its
+   * request meets first, as `herald hooks test` would apply it (a case no mapping matches
+   * belongs to none).
+   */
+  async list() {
+    const mappings = this.deps.engine.mappings;
+    const byFile = new Map<string, CompiledMapping[]>();
+    for (const m of mappings) {
+      const file = fixtureFileOf(m.origin);
+      if (file) byFile.set(file, [...(byFile.get(file) ?? []), m]);
+    }
+    const owned = new Map<string, FixtureCase[]>();
+    for (const [file, siblings] of byFile) {
+      const cases = readFixtures(file);
+      const defaultPath = siblings.map((m) => m.path).find((p) => p !== undefined) ?? '';
+      for (const c of cases) {
+        const request = this.request(c.path ?? defaultPath, c.form !== undefined ? parseUrlEncoded(c.form) : (c.payload ?? {}), c.headers, c.query);
+        const found = await this.deps.engine.find(request, siblings).catch(() => undefined);
+        if (found) owned.set(found.id, [...(owned.get(found.id) ?? []), c]);
+      }
+    }
+    return mappings.map((m) => {
+      const match = (m.definition?.match as Record<string, unknown> | undefined) ?? (m.path ? { path: m.path } : {});
+      const fixtureFile = fixtureFileOf(m.origin);
+      return {
+        id: m.id,
+        origin: m.origin ?? 'unknown',
+        path: m.path ?? null,
+        builtIn: m.origin === 'built-in',
+        signed: m.signature !== undefined,
+        retainPayloads: m.retainPayloads ?? this.deps.config.hooks.retainPayloads,
+        match,
+        matchText: YAML.stringify(match, { lineWidth: 0 }).trimEnd(),
+        definition: redacted(m.definition) ?? null,
+        fixtureFile: fixtureFile && fs.existsSync(fixtureFile) ? fixtureFile : null,
+        fixtures: owned.get(m.id) ?? [],
+      };
+    });
   }
 
   private request(path: string, payload: unknown, headers: Record<string, string> = {}, query: Record<string, string> = {}): HookRequest {
