@@ -18,7 +18,7 @@ export interface ConfigTroubleView {
 }
 
 /**
- * What the operator should know of the running config and is told today only by the log: the
+ * What the operator should know of the running config beyond the log: the
  * last refused reload (a mapping file saved with a JSONata error is one: the file's mappings are
  * not loaded, the ones running stay) and the warnings of the config that runs. Kept in this
  * process's memory; an applied reload clears the refusal.
