@@ -289,7 +289,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     reloading = next.catch(() => undefined);
     return next.then((result) => {
       if (result.ok) {
-        configTrouble.reloaded(result.warnings ?? []);
+        configTrouble.reloaded(reason, result.warnings ?? [], result.restartRequired);
         // a channel the new config removed is no longer shown
         channelHealth.retain((channel) => instances.channels.has(channel));
       } else configTrouble.refusedReload(reason, result.faults ?? []);
