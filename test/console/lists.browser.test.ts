@@ -150,15 +150,17 @@ describe('the console lists in Chromium', { timeout: 60_000 }, () => {
     await go('knowledge');
     await page.locator('.nav').getByRole('link', { name: 'Files' }).click();
     await page.getByRole('heading', { name: 'Files', level: 1 }).waitFor();
-    const file = page.locator('table').first().locator('tbody tr', { hasText: 'refunds.md' });
+    const file = page.getByRole('table', { name: 'Files' }).locator('tbody tr', { hasText: 'refunds.md' });
     await file.waitFor();
     expect(await file.locator('td[data-label="Bytes"]').innerText()).toBe(`${Buffer.byteLength(text)} B`);
     expect(await file.locator('td[data-label="Purpose"]').innerText()).toBe('assistants');
     expect(await file.locator('td[data-label="Status"]').innerText()).toContain('processed');
     expect(await file.locator('td[data-label="Created"] time').getAttribute('title')).toMatch(ABSOLUTE);
-    const vs = page.locator('tbody tr', { hasText: 'Policies' });
+    const vs = page.getByRole('table', { name: 'Vector stores' }).locator('tbody tr', { hasText: 'Policies' });
     expect(await vs.locator('td[data-label="Files"]').innerText()).toBe('1 completed');
     expect(await vs.locator('td[data-label="Name"] code.id-chip').textContent()).toBe(store.id);
+    // a file of a store says so in the files table, by the store's name
+    expect(await page.getByRole('table', { name: 'Files' }).locator('tbody tr', { hasText: 'shipping.md' }).locator('td[data-label="Status"]').innerText()).toContain('Policies: completed');
     await vs.getByText('1 file').click();
     expect(await vs.locator('li[data-file]').innerText()).toMatch(/shipping\.md\s*completed/);
     await shot('files');

@@ -28,13 +28,14 @@ export function filesPage(root, { params }) {
   const stores = h('div', {});
   const load = async () => {
     const [f, v] = await Promise.all([api.get(`/files${qs({ q: q.value.trim(), limit: 500 })}`), api.get(`/vector-stores${qs({ q: q.value.trim(), limit: 500 })}`)]);
+    const storeNames = new Map(v.data.map((x) => [x.id, x.name || x.id]));
     clear(files,
       f.total > f.data.length ? h('p', { class: 'muted' }, `The newest ${f.data.length} of ${f.total}.`) : null,
       table([
         { label: 'Name', cell: (x) => h('span', { class: 'ref' }, h('strong', {}, x.filename), idChip(x.id)) },
         { label: 'Bytes', cell: (x) => bytes(x.bytes) },
         { label: 'Purpose', cell: (x) => x.purpose },
-        { label: 'Status', cell: (x) => [badge(x.status), ...x.vectorStores.map((s) => h('span', { class: 'tag', title: `${s.status} in ${s.id}` }, `${s.id}: ${s.status.replace('_', ' ')}`))] },
+        { label: 'Status', cell: (x) => [badge(x.status), ...x.vectorStores.map((s) => h('span', { class: 'tag', title: `${s.status} in ${s.id}` }, `${storeNames.get(s.id) ?? s.id}: ${s.status.replace('_', ' ')}`))] },
         { label: 'Agents', cell: (x) => agentsOf(x.agents) },
         { label: 'Created', cell: (x) => timeCell(x.createdAt) },
       ], f.data, { empty: 'No files: upload one through POST /v1/files.', caption: 'Files' }));
