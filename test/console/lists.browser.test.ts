@@ -66,7 +66,7 @@ beforeAll(async () => {
   });
   ({ runId } = (await res.json()) as { runId: string });
   await eventually(async () => {
-    const d = await (await fetch(`${herald.url}/admin/deliveries?run=${runId}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json();
+    const d = (await (await fetch(`${herald.url}/admin/deliveries?run=${runId}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { data: { status: string }[] };
     return d.data[0]?.status === 'delivered';
   }, 15_000);
   ({ context, page } = await launchChromium());
@@ -132,10 +132,10 @@ describe('the console lists in Chromium', { timeout: 60_000 }, () => {
     const other = page.locator('tbody tr', { has: page.getByRole('link', { name: 'orders-other', exact: true }) });
     expect(await other.locator('pre.match').innerText()).toBe('path: orders');
     expect(await other.locator('td[data-label="Fixtures"]').innerText()).toBe('1');
-    expect(await paid.getByRole('link', { name: 'orders-paid' }).evaluate((el) => getComputedStyle(el).whiteSpace)).toBe('nowrap');
+    expect(await paid.getByRole('link', { name: 'orders-paid' }).evaluate((el) => (globalThis as any).getComputedStyle(el).whiteSpace)).toBe('nowrap');
     // one line: as tall as a line of its cell's text
     const idBox = (await paid.getByRole('link', { name: 'orders-paid' }).boundingBox())!;
-    const lineHeight = await paid.getByRole('link', { name: 'orders-paid' }).evaluate((el) => parseFloat(getComputedStyle(el).lineHeight) || parseFloat(getComputedStyle(el).fontSize) * 1.6);
+    const lineHeight = await paid.getByRole('link', { name: 'orders-paid' }).evaluate((el) => parseFloat((globalThis as any).getComputedStyle(el).lineHeight) || parseFloat((globalThis as any).getComputedStyle(el).fontSize) * 1.6);
     expect(idBox.height).toBeLessThanOrEqual(Math.ceil(lineHeight) + 1);
     await shot('lists-mappings');
   });
