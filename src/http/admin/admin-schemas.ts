@@ -254,8 +254,8 @@ export const mappingSchemaView = z
     match: z.record(z.string(), z.unknown()),
     matchText: z.string().openapi({ description: '`match` as YAML, the way a mapping file writes it.', example: 'path: github\nheaders:\n  x-github-event: push' }),
     definition: z.record(z.string(), z.unknown()).nullable().openapi({ description: 'The mapping as declared; a signing secret shows as "(set)".' }),
-    fixtureFile: z.string().nullable().openapi({ description: 'The fixture file beside its mapping file (`github.test.json` beside `github.yaml`), null without one.' }),
-    fixtures: z.array(fixtureSchema).openapi({ description: "The cases of the fixture file this mapping handles: those whose request meets it first among its file's mappings, as `herald hooks test` applies them." }),
+    fixtureFile: z.string().nullable().openapi({ description: "Where its fixtures are: the file beside its mapping file (`github.test.json` beside `github.yaml`), or its preset's `plugins/<id>/fixtures/<id>.json`; null without one." }),
+    fixtures: z.array(fixtureSchema).openapi({ description: "The cases of the fixture file this mapping handles: those whose request meets it first among the mappings of its file (or preset entry), as `herald hooks test` applies them." }),
   })
   .openapi('Mapping');
 

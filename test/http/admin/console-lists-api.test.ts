@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { startFakeServer } from '../../helpers/fake-server.js';
@@ -67,6 +69,21 @@ describe('GET /admin/mappings', () => {
     expect(byId['orders-paid'].fixtureFile).toMatch(/maps[/\\]orders\.test\.json$/);
     const wake = (await get(app, '/mappings?q=wake')).data[0];
     expect(wake).toMatchObject({ id: 'wake', fixtureFile: null, fixtures: [] });
+    await app.stop();
+  });
+
+  it("counts a preset's fixtures (plugins/<id>/fixtures) per mapping of each entry, on the entry's own path", async () => {
+    const app = await testApp({ hooks: { presets: [{ name: 'github', path: 'gh-a', secret: 'github-secret-0123456789' }] } });
+    const { data } = await get(app, '/mappings?path=gh-a');
+    const counts = Object.fromEntries(data.map((m: any) => [m.id, m.fixtures.length]));
+    const cases = JSON.parse(fs.readFileSync(path.resolve('plugins/github/fixtures/github.json'), 'utf8')) as { headers?: Record<string, string> }[];
+    // every case meets one of the preset's mappings, and only one
+    expect(Object.values(counts).reduce((a: number, b) => a + (b as number), 0)).toBe(cases.length);
+    const owner = (event: string) => data.find((m: any) => m.fixtures.some((f: any) => f.headers?.['X-GitHub-Event'] === event));
+    // the issue and the push are told apart: each counts with its own mapping
+    expect(owner('issues').id).not.toBe(owner('push').id);
+    expect(Object.values(counts).filter((n) => (n as number) > 0).length).toBeGreaterThan(1);
+    expect(owner('issues').fixtureFile).toMatch(/plugins[/\\]github[/\\]fixtures[/\\]github\.json$/);
     await app.stop();
   });
 });
