@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { RunStatus } from '../../store/port.js';
 import { toolCallSchema } from './tool-call-view.js';
 import { toolServerSchema } from './tool-server-view.js';
+import { troubleSchema } from './trouble-view.js';
 
 /**
  * The admin API's schemas, declared once: they validate the requests (params, query, bodies)
@@ -57,6 +58,15 @@ export const receiptSchema = z
     replayOf: z.string().nullable(),
     retainedUntil: time,
     traceId: z.string().nullable().openapi({ description: 'The request\'s trace (OpenTelemetry) when tracing was on; the console links it through tracing.linkTemplate.' }),
+    failure: z
+      .object({
+        stage: z.string().openapi({ description: 'The step that failed: schema, template, transform, respond or action.' }),
+        mappingId: z.string(),
+        cause: z.string().openapi({ description: "The error's message, the request's values (4 characters or more) replaced by ‹value›." }),
+        at: z.string().optional().openapi({ description: 'A transform\'s `file:line` inside hooks.transformsDir, from its stack.' }),
+      })
+      .nullable()
+      .openapi({ description: "Where and why the request's mapping failed; null when it did not." }),
   })
   .openapi('Receipt');
 
@@ -313,6 +323,7 @@ export const backtestSchema = z
 const minute = z.object({ minute: time, total: z.number().int(), failed: z.number().int() });
 export const overviewSchema = z
   .object({
+    trouble: troubleSchema.openapi({ description: 'What needs the operator first: open alerts, a refused reload, mappings that failed to load, unhealthy model providers, channels and MCP servers.' }),
     perMinute: z.object({ requests: z.array(minute), runs: z.array(minute), deliveries: z.array(minute) }),
     queues: z.object({
       runsQueued: z.number().int(),

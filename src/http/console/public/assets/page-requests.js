@@ -53,7 +53,8 @@ function requestDetail(root, id) {
       ? h('button', { type: 'button', class: 'primary', onclick: async () => {
           try {
             const replayed = await api.post(`/receipts/${encodeURIComponent(id)}/replay`);
-            clear(status, notice(`Replayed: ${replayed.status} ${replayed.outcome}`, 'good'), replayed.runId ? h('a', { href: `#/runs/${encodeURIComponent(replayed.runId)}` }, 'Open its run') : null);
+            const again = replayed.failure ? ` · ${replayed.failure.stage} failed again: ${replayed.failure.cause}` : '';
+            clear(status, notice(`Replayed: ${replayed.status} ${replayed.outcome}${again}`, replayed.failure ? 'bad' : 'good'), replayed.runId ? h('a', { href: `#/runs/${encodeURIComponent(replayed.runId)}` }, 'Open its run') : null);
             load();
           } catch (error) {
             clear(status, notice(error.message, 'bad'));
@@ -86,6 +87,12 @@ function requestDetail(root, id) {
           ['Retained until', r.retainedUntil ? time(r.retainedUntil) : '—'],
         ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
       ),
+      r.failure ? [h('h2', {}, 'Mapping failed'), h('dl', { class: 'facts failure' }, [
+        ['Stage', r.failure.stage],
+        ['Mapping', r.failure.mappingId],
+        ['Cause', r.failure.cause],
+        ['At', r.failure.at ? h('code', {}, r.failure.at) : '—'],
+      ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))] : null,
       replay,
       status,
       r.payload ? [h('h2', {}, 'Payload'), json(safeParse(r.payload.body)), h('h2', {}, 'Headers (secrets removed)'), json(r.payload.headers)] : null,
