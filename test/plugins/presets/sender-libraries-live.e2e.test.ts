@@ -12,7 +12,8 @@ import { isValidSlackRequest, verifySlackRequest } from '@slack/bolt';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { Webhook as SvixWebhook } from 'svix';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AwsLambdaReceiver } from '@zoom/rivet/users';
 import { senderSignature } from '../../../src/mappings/signatures/sender-signing.js';
 import { eventually } from '../../helpers/start-herald.js';
 import type { FakeServer } from '../../helpers/fake-server.js';
@@ -26,7 +27,7 @@ import { startFakeOpenAI } from '../../models/fake-openai.js';
  * signWebhookPayload, @shopify/shopify-api's test helpers), herald accepts what it signs; where it
  * verifies (stripe's constructEvent, @slack/bolt's verifySlackRequest, @linear/sdk's
  * LinearWebhookClient, @shopify/shopify-api's webhooks.validate, @notionhq/client's
- * verifyWebhookSignature), it accepts what herald accepts and refuses what herald refuses. The
+ * verifyWebhookSignature, @zoom/rivet's receiver), it accepts what herald accepts and refuses what herald refuses. The
  * signatures herald makes itself (`herald hooks send`, `herald presets send`) pass the libraries too.
  */
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -37,6 +38,7 @@ const secrets = {
   linear: 'lin_wh_library0123456789',
   shopify: 'shpss_library0123456789',
   notion: 'secret_notionLibraryToken0123456789',
+  zoom: 'zoom-secret-token-library-0123',
 } as const;
 type Sender = keyof typeof secrets;
 
@@ -134,6 +136,13 @@ describe('stripe, by the stripe library', () => {
     }
   });
 
+  it('is stricter than constructEvent on a timestamp 10 minutes ahead: the library takes it, herald answers 401', async () => {
+    const body = bodyOf('stripe', 1);
+    const ahead = stripe.webhooks.generateTestHeaderString({ payload: body, secret: secrets.stripe, timestamp: nowS() + 600 });
+    expect(stripe.webhooks.constructEvent(body, ahead, secrets.stripe).id).toBe(fixture('stripe', 1).payload!.id);
+    expect((await post('stripe', { body, headers: { ...headers, 'stripe-signature': ahead } })).status).toBe(401);
+  });
+
   it('a header with the old and the new secret during a roll (two v1, a v0), as Stripe sends it, passes both', async () => {
     // https://docs.stripe.com/webhooks#roll-endpoint-secrets: one v1 per active secret
     const body = bodyOf('stripe', 3);
@@ -181,6 +190,13 @@ describe("slack, by @slack/bolt's verifier", () => {
       expect(boltAccepts(delivery)).toBe(false);
       expect((await post('slack', delivery)).status).toBe(401);
     }
+  });
+
+  it('is stricter than bolt on a timestamp 10 minutes ahead: bolt takes it, herald answers 401', async () => {
+    const body = bodyOf('slack', 2);
+    const ahead = { body, headers: slackHeaders(body, nowS() + 600) };
+    expect(boltAccepts(ahead)).toBe(true);
+    expect((await post('slack', ahead)).status).toBe(401);
   });
 });
 
@@ -267,6 +283,59 @@ describe('notion, by @notionhq/client', () => {
       expect(await verifyWebhookSignature({ body: delivery.body, signature: delivery.headers['x-notion-signature'], verificationToken: secrets.notion })).toBe(false);
       expect((await post('notion', delivery)).status).toBe(401);
     }
+  });
+});
+
+describe("zoom, by @zoom/rivet's receiver", () => {
+  /** https://developers.zoom.us/docs/api/webhooks/#verify-webhook-events: v0=hex HMAC-SHA256 of v0:<x-zm-request-timestamp>:<body> (Rivet verifies, none signs) */
+  const zoomDelivery = (index: number, secret: string = secrets.zoom): Delivery => {
+    const body = bodyOf('zoom', index);
+    const ts = String(nowS());
+    return { body, headers: { 'content-type': 'application/json', 'x-zm-request-timestamp': ts, 'x-zm-signature': `v0=${createHmac('sha256', secret).update(`v0:${ts}:${body}`).digest('hex')}` } };
+  };
+  /** Rivet's own answer to a delivery, as its Lambda receiver gives it (the HTTP receiver does the same over a socket) */
+  const rivet = async ({ body, headers }: Delivery) => {
+    // the receiver prints each event it processes: kept out of the test output
+    const quiet = vi.spyOn(console, 'debug').mockImplementation(() => {});
+    try {
+      const handler = new AwsLambdaReceiver({ webhooksSecretToken: secrets.zoom }).start();
+      const answer = (await handler({ body, headers, isBase64Encoded: false } as never, {} as never)) as { statusCode: number; body: string };
+      return { status: answer.statusCode, json: JSON.parse(answer.body) as Record<string, unknown> };
+    } finally {
+      quiet.mockRestore();
+    }
+  };
+
+  it('a meeting.ended herald accepts, Rivet accepts; its message reaches the model', async () => {
+    const delivery = zoomDelivery(0);
+    expect((await rivet(delivery)).status).toBe(200);
+    await expectRun('zoom', delivery, fixture('zoom', 0).expect);
+  });
+
+  it('herald answers endpoint.url_validation exactly as Rivet answers it', async () => {
+    const delivery = zoomDelivery(2);
+    const ours = await post('zoom', delivery);
+    const theirs = await rivet(delivery);
+    expect(ours.status).toBe(200);
+    expect(theirs).toMatchObject({ status: 200 });
+    expect(ours.body).toEqual(theirs.json);
+  });
+
+  it('refuses with 401 what Rivet refuses: a changed byte, another secret token', async () => {
+    const good = zoomDelivery(1);
+    const changed = { ...good, body: good.body.replace('"topic":"', '"topic":"x') };
+    for (const delivery of [changed, zoomDelivery(1, 'another-secret-token')]) {
+      expect((await rivet(delivery)).status).toBe(400);
+      expect((await post('zoom', delivery)).status).toBe(401);
+    }
+  });
+
+  it('is stricter than Rivet, which checks no time: a delivery signed 10 minutes ago is 401', async () => {
+    const body = bodyOf('zoom', 1);
+    const ts = String(nowS() - 600);
+    const stale = { body, headers: { 'content-type': 'application/json', 'x-zm-request-timestamp': ts, 'x-zm-signature': `v0=${createHmac('sha256', secrets.zoom).update(`v0:${ts}:${body}`).digest('hex')}` } };
+    expect((await rivet(stale)).status).toBe(200);
+    expect((await post('zoom', stale)).status).toBe(401);
   });
 });
 
