@@ -1,7 +1,8 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, generateKeyPairSync, sign as ed25519Sign } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Signature as HubSpotSignature } from '@hubspot/api-client/lib/src/utils/signature.js';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { signWebhookPayload, verifyWebhookSignature } from '@notionhq/client';
 import { verify as verifyGitHub } from '@octokit/webhooks-methods';
@@ -14,6 +15,7 @@ import Stripe from 'stripe';
 import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AwsLambdaReceiver } from '@zoom/rivet/users';
+import { verifyKey } from 'discord-interactions';
 import { senderSignature } from '../../../src/mappings/signatures/sender-signing.js';
 import { eventually } from '../../helpers/start-herald.js';
 import type { FakeServer } from '../../helpers/fake-server.js';
@@ -53,6 +55,9 @@ const shopify = shopifyApi({
   logger: { log: () => {} },
 });
 const linear = new LinearWebhookClient(secrets.linear);
+const HUBSPOT_SECRET = 'hubspot-client-secret-library-01';
+const discordKeys = generateKeyPairSync('ed25519');
+const DISCORD_PUBLIC_KEY = Buffer.from(discordKeys.publicKey.export({ format: 'jwk' }).x as string, 'base64url').toString('hex');
 
 interface FixtureCase {
   headers?: Record<string, string>;
@@ -81,6 +86,8 @@ beforeAll(async () => {
       presets: [
         ...(Object.keys(secrets) as Sender[]).map((name) => ({ name, secret: secrets[name], deliver: false })),
         { name: 'github', secret: 'gh-library-secret-0123456789', deliver: false },
+        { name: 'hubspot', secret: HUBSPOT_SECRET, deliver: false },
+        { name: 'discord', publicKey: DISCORD_PUBLIC_KEY, deliver: false },
         { name: 'standard-webhooks', path: 'clerk', label: 'Clerk', secret: `whsec_${Buffer.from('clerk-library-key-0123456789abcd').toString('base64')}`, deliver: false },
       ],
     },
@@ -93,7 +100,7 @@ afterAll(async () => {
 });
 
 async function post(hookPath: string, { body, headers }: Delivery) {
-  const res = await herald.request(`/hooks/${hookPath}`, { method: 'POST', headers, body });
+  const res = await herald.request(`${herald.origin}/hooks/${hookPath}`, { method: 'POST', headers, body });
   const text = await res.text();
   return { status: res.status, text, body: text.startsWith('{') ? (JSON.parse(text) as Record<string, any>) : null };
 }
@@ -339,6 +346,34 @@ describe("zoom, by @zoom/rivet's receiver", () => {
   });
 });
 
+describe('where herald is stricter than the library (a window in both directions, 5 minutes)', () => {
+  it('@hubspot/api-client takes a v3 timestamp 10 minutes ahead, herald answers 401', async () => {
+    const body = bodyOf('hubspot', 0);
+    const url = `${herald.origin}/hooks/hubspot`;
+    const signedAt = (timestamp: number) => {
+      const signature = HubSpotSignature.getSignature('POST', 'v3', { signature: '', clientSecret: HUBSPOT_SECRET, requestBody: body, url, timestamp });
+      expect(HubSpotSignature.isValid({ signatureVersion: 'v3', signature, clientSecret: HUBSPOT_SECRET, requestBody: body, url, timestamp })).toBe(true);
+      return { body, headers: { 'content-type': 'application/json', 'x-hubspot-request-timestamp': String(timestamp), 'x-hubspot-signature-v3': signature } };
+    };
+    expect((await post('hubspot', signedAt(Date.now() + 600_000))).status).toBe(401);
+    // the same request signed now is taken
+    expect((await post('hubspot', signedAt(Date.now()))).status).toBe(202);
+  });
+
+  it('discord-interactions checks no time: a PING signed 10 minutes ago passes verifyKey, herald answers 401', async () => {
+    // https://discord.com/developers/docs/interactions/overview#setting-up-an-endpoint-validating-security-request-headers: Ed25519 over timestamp then body
+    const body = bodyOf('discord', 0);
+    const signedAt = async (seconds: number) => {
+      const timestamp = String(seconds);
+      const signature = ed25519Sign(null, Buffer.from(timestamp + body), discordKeys.privateKey).toString('hex');
+      expect(await verifyKey(body, signature, timestamp, DISCORD_PUBLIC_KEY)).toBe(true);
+      return { body, headers: { 'content-type': 'application/json', 'x-signature-ed25519': signature, 'x-signature-timestamp': timestamp } };
+    };
+    expect((await post('discord', await signedAt(nowS() - 600))).status).toBe(401);
+    expect(await post('discord', await signedAt(nowS()))).toMatchObject({ status: 200, body: { type: 1 } });
+  });
+});
+
 describe('the signatures herald makes (herald hooks send, herald presets send), by the senders’ libraries', () => {
   const signed = (type: string, secret: string, body: string) => senderSignature({ type, secret } as never, Buffer.from(body), Date.now())!;
   const lower = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
@@ -390,6 +425,6 @@ describe('the signatures herald makes (herald hooks send, herald presets send), 
 
 describe('secrets', () => {
   it('logs none', () => {
-    for (const secret of Object.values(secrets)) expect(herald.rawLogs()).not.toContain(secret);
+    for (const secret of [...Object.values(secrets), HUBSPOT_SECRET]) expect(herald.rawLogs()).not.toContain(secret);
   });
 });
