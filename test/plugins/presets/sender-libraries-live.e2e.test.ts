@@ -62,6 +62,7 @@ const DISCORD_PUBLIC_KEY = Buffer.from(discordKeys.publicKey.export({ format: 'j
 interface FixtureCase {
   headers?: Record<string, string>;
   payload?: Record<string, unknown>;
+  form?: string;
   expect: Record<string, any>;
 }
 const fixture = (name: string, index: number): FixtureCase => JSON.parse(fs.readFileSync(path.join(root, 'plugins', name, 'fixtures', `${name}.json`), 'utf8'))[index];
@@ -183,6 +184,13 @@ describe("slack, by @slack/bolt's verifier", () => {
     const delivery = { body, headers: slackHeaders(body) };
     expect(boltAccepts(delivery)).toBe(true);
     expect(await post('slack', delivery)).toMatchObject({ status: 200, text: (fixture('slack', 0).payload as { challenge: string }).challenge });
+  });
+
+  it('a slash command (a form body, signed as sent) herald answers in place, bolt accepts', async () => {
+    const form = fixture('slack', 6).form!;
+    const delivery = { body: form, headers: { ...slackHeaders(form), 'content-type': 'application/x-www-form-urlencoded' } };
+    expect(boltAccepts(delivery)).toBe(true);
+    expect(await post('slack', delivery)).toMatchObject({ status: 200, body: { response_type: 'ephemeral', text: 'on it' } });
   });
 
   it('refuses with 401 what bolt refuses: a changed byte, another secret, a timestamp older than 5 minutes', async () => {
