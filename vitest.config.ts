@@ -28,6 +28,7 @@ const onPostgresToo = [
   'test/http/admin/admin-stream.test.ts',
   'test/http/admin/overview-trouble.e2e.test.ts',
   'test/http/admin/admin-filters.test.ts',
+  'test/http/admin/console-lists-api.test.ts',
   'test/http/admin/approvals.test.ts',
   'test/runtime/delivery-policy.e2e.test.ts',
   'test/platform/usage.e2e.test.ts',

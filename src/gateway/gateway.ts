@@ -42,7 +42,7 @@ import { DeliveryOutbox } from '../runtime/delivery/delivery-outbox.js';
 import type { ReplyDelivery } from '../runtime/delivery/reply-delivery.js';
 import { OperatorDeliveryActions } from '../runtime/delivery/delivery-actions.js';
 import { RunQueue } from '../runtime/runs/run-queue.js';
-import { changeTopic, withChangeFeed } from '../runtime/operator/change-feed.js';
+import { ChangePublisher, changeTopic, withChangeFeed } from '../runtime/operator/change-feed.js';
 import { openStore } from '../store/open-store.js';
 import { resumeAfterCrash } from '../runtime/resume-after-crash.js';
 import type { Store } from '../store/port.js';
@@ -153,8 +153,10 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
         toolServers: () => mcp.health(),
       })
     : undefined;
-  // a refused reload, a provider or channel failing or recovering reaches the console's live Overview
-  const troubleChanged = () => store.signals.publish(changeTopic('trouble'));
+  // a refused reload, a provider or channel failing or recovering reaches the console's live Overview,
+  // told once per window however many calls fail (on PostgreSQL each signal is a NOTIFY)
+  const troubleFeed = new ChangePublisher(store.signals);
+  const troubleChanged = () => troubleFeed.changed(['trouble']);
   const models = new ModelRegistry(config, extractiveAnswer, process.env, troubleChanged);
   const channelHealth = new HealthLedger(troubleChanged);
   const agents = new AgentDirectory(config);
@@ -287,7 +289,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     reloading = next.catch(() => undefined);
     return next.then((result) => {
       if (result.ok) {
-        configTrouble.reloaded(result.warnings ?? []);
+        configTrouble.reloaded(reason, result.warnings ?? [], result.restartRequired);
         // a channel the new config removed is no longer shown
         channelHealth.retain((channel) => instances.channels.has(channel));
       } else configTrouble.refusedReload(reason, result.faults ?? []);
@@ -397,6 +399,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       await transformPool.close();
       // the last calls' tokens are written before the store closes
       await usage.settled();
+      troubleFeed.close();
       await store.close();
       // the spans of the work just finished, sent before the process goes
       await flushTracing();

@@ -113,11 +113,11 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     deps.logger?.error({ mapping: id, stage, ...(stage === 'transform' && { cause: transformCause(error) }), ...(at && { at }), ...errorDetail(deps.logger, error) }, 'hook mapping failed');
     // the whole reason stays on the error, for the dry-run tools (herald hooks test, fixtures) that print it to their operator
     const message = stage === 'template' ? describeJsonataError(error) : error instanceof Error ? error.message : String(error);
-    const failure = new HeraldError('HERALD_MAPPING_FAILED', undefined, { cause: new Error(`${stage === 'transform' ? `transform ${mapping.transform!.module}` : stage}: ${message}`) });
+    const answer = new HeraldError('HERALD_MAPPING_FAILED', undefined, { cause: new Error(`${stage === 'transform' ? `transform ${mapping.transform!.module}` : stage}: ${message}`) });
     const named = stage === 'transform' && error instanceof Error ? `${error.name}: ${message}` : message;
     // the value a JSONata error names may be computed from the payload (an upper-cased field): taken out as well
     const value = (error as { value?: unknown } | undefined)?.value;
-    return withFailure(failure, { stage, mappingId: id, cause: redactedCause(named, request, value === undefined ? [] : [value, JSON.stringify(value)]), ...(at && { at }) });
+    return withFailure(answer, { stage, mappingId: id, cause: redactedCause(named, request, value === undefined ? [] : [value]), ...(at && { at }) });
   };
 
   /** a refusal of the mapping's own step (its schema, the action it made), marked with the stage for the receipt */

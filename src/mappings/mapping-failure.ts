@@ -21,6 +21,8 @@ export const REDACTED = '‹value›';
 /** values shorter than this are left alone: a cause made of `‹value›` for every `id` or `ok` would say nothing */
 const MIN_VALUE_LENGTH = 4;
 const MAX_CAUSE_LENGTH = 300;
+/** how much of a message is searched for values: a transform may throw a megabyte */
+const MAX_SCANNED_LENGTH = 2_000;
 /** enough leaves for any real payload; past it the cause is withheld rather than half-cleaned */
 const MAX_LEAVES = 20_000;
 
@@ -40,13 +42,15 @@ export function mappingFailureOf(error: unknown): MappingFailure | undefined {
  * A message that may quote the request (a JSONata cast error quotes the value it choked on, a
  * transform throws what it likes) with every string and number of the payload, headers and query
  * of 4 characters or more taken out, case-insensitively, and `extra` values too (the value a
- * JSONata error names, which may be computed from the payload); cut to 300 characters.
+ * JSONata error names, which may be computed from the payload); cut to 300 characters (and only
+ * the first 2,000 are searched, the rest dropped).
  */
 export function redactedCause(message: string, request: Pick<HookRequest, 'payload' | 'headers' | 'query'>, extra: readonly unknown[] = []): string {
   const values = new Set<string>();
   const enough = collect([request.payload, request.headers, request.query, ...extra], values);
   if (!enough) return 'the cause is withheld (the request has too many values to check it against)';
-  let text = message;
+  // a message cut short ends without its last word: it may be the start of a value
+  let text = message.length > MAX_SCANNED_LENGTH ? message.slice(0, MAX_SCANNED_LENGTH).replace(/\S*$/, '') : message;
   // longest first: a value that contains a shorter one goes whole
   for (const value of [...values].sort((a, b) => b.length - a.length)) text = replaceAll(text, value);
   return text.length > MAX_CAUSE_LENGTH ? `${text.slice(0, MAX_CAUSE_LENGTH)}…` : text;

@@ -68,3 +68,12 @@ function position(file: string, index: number | null, field: string | null): { l
   const { line, col } = lines.linePos(start);
   return { line, column: col };
 }
+
+/** the faults, each about a mapping file's field followed by where the field is (`(line 8, column 20)`): what `herald config check` prints */
+export function withPositions(faults: readonly string[], mappingsDir: string): string[] {
+  const located = new Map(mappingFaults(faults, mappingsDir).filter((m) => m.line !== null).map((m) => [m.fault, m]));
+  return faults.map((fault) => {
+    const at = located.get(fault);
+    return at ? `${fault} (line ${at.line}, column ${at.column})` : fault;
+  });
+}

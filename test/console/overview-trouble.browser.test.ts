@@ -77,10 +77,20 @@ describe("the Overview's Trouble section in Chromium", { timeout: 90_000 }, () =
     expect(await item('mapping not loaded').innerText()).toMatch(/bad-one .*broken\.yaml \[1\]:8:20 · messageTemplate/);
     expect(await item('reload refused').innerText()).toContain('mappingsDir changed');
     expect(await item('reload refused').locator('.faults').innerText()).toContain('Expected ")" before end of expression');
-    // live: the page was never loaded again
-    expect(await page.evaluate(() => (globalThis as { marker?: number }).marker)).toBe(1);
     await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: path.join(SHOTS, 'overview-trouble.png'), fullPage: true });
+
+    // a reload that applies clears the refusal, and names the keys left for a restart
+    fs.rmSync(path.join(herald.dir, 'mappings', 'broken.yaml'));
+    const config = JSON.parse(fs.readFileSync(herald.configFile, 'utf8'));
+    fs.writeFileSync(herald.configFile, JSON.stringify({ ...config, gateway: { ...config.gateway, port: 1 } }));
+    expect((await herald.gateway.reload('test')).ok).toBe(true);
+    await item('restart needed').waitFor({ timeout: 30_000 });
+    expect(await item('restart needed').innerText()).toMatch(/gateway\.port changed in the config file/);
+    await item('reload refused').waitFor({ state: 'detached', timeout: 30_000 });
+    expect(await item('mapping not loaded').count()).toBe(0);
+    // live: the page was never loaded again
+    expect(await page.evaluate(() => (globalThis as { marker?: number }).marker)).toBe(1);
 
     await item('model provider').getByRole('link').click();
     await page.getByRole('heading', { name: 'Runs' }).waitFor();

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureIo } from '../cli/capture-io.js';
+import { main } from '../helpers/builtins.js';
 import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 
 /** values only the request bodies hold: seen anywhere but the payload kept for replay, a value leaked */
@@ -23,10 +25,26 @@ const FIXED = `export default function orders(ctx) {
 }
 `;
 
+/** TypeScript (compiled by tsx in the worker) and a helper beside it: the line named is the source's, in the file that threw */
+const TYPED = `import { mustBeNumber } from './lib/checks.mjs';
+
+interface Order { amount: unknown }
+export default function typed(ctx: { payload: { order: Order; total: unknown } }) {
+  mustBeNumber('amount', ctx.payload.order.amount);
+  if (typeof ctx.payload.total !== 'number') throw new TypeError('total is not a number');
+  return { message: 'ok' };
+}
+`;
+const CHECKS = `export function mustBeNumber(field, value) {
+  if (typeof value !== 'number') throw new RangeError(field + ' must be a number, got ' + JSON.stringify(value));
+}
+`;
+
 const mappings = [
   { id: 'orders', match: { path: 'orders' }, name: 'Orders', transform: { module: 'orders.mjs' }, deliver: false },
   // a JSONata cast error quotes the value it could not cast (upper-cased first: a value the payload does not hold as such)
   { id: 'codes', match: { path: 'codes' }, name: 'Codes', messageTemplate: 'Code {{ $number($uppercase(code)) }}', deliver: false },
+  { id: 'typed', match: { path: 'typed' }, name: 'Typed', transform: { module: 'typed.ts' }, deliver: false },
   { id: 'counts', match: { path: 'counts' }, name: 'Counts', messageTemplate: 'Count {{ count }}', deliver: false, schema: { type: 'object', required: ['count'], properties: { count: { type: 'number' } } } },
 ];
 
@@ -34,7 +52,7 @@ const admin = { authorization: `Bearer ${GATEWAY_TOKEN}` };
 let herald: RunningHerald;
 
 beforeAll(async () => {
-  herald = await startHerald(baseConfig({ hooks: { mappings } }), { files: { 'transforms/orders.mjs': BROKEN } });
+  herald = await startHerald(baseConfig({ hooks: { mappings } }), { files: { 'transforms/orders.mjs': BROKEN, 'transforms/typed.ts': TYPED, 'transforms/lib/checks.mjs': CHECKS } });
 });
 afterAll(async () => herald?.stop());
 
@@ -53,6 +71,13 @@ async function receiptOf(mapping: string) {
   return eventually(async () => (await adminJson('GET', `/receipts?mapping=${mapping}`)).body.data[0]);
 }
 
+/** `herald requests …` against the running gateway, as an operator types it */
+async function requests(...args: string[]) {
+  const io = captureIo();
+  const code = await main(['requests', ...args, '--config', herald.configFile, '--url', herald.url], io.io);
+  return { code, out: io.out(), err: io.err() };
+}
+
 function expectNoSecret(text: string, where: string) {
   for (const secret of SECRETS) expect(text.includes(secret), `${where} holds ${secret}`).toBe(false);
 }
@@ -69,7 +94,7 @@ describe('a request whose mapping failed', () => {
     expect(orders.failure).toEqual({ stage: 'transform', mappingId: 'orders', cause: 'Error: amount ‹value› (‹value›) is not a number', at: 'orders.mjs:4' });
 
     const codes = await receiptOf('codes');
-    expect(codes.failure).toEqual({ stage: 'template', mappingId: 'codes', cause: 'Unable to cast value to a number: ‹value› (at 8)' });
+    expect(codes.failure).toEqual({ stage: 'template', mappingId: 'codes', cause: 'Unable to cast value to a number: "‹value›" (at 8)' });
 
     // the schema refused it before the mapping's step was told: the failure names the mapping
     const counts = await receiptOf('counts');
@@ -88,8 +113,25 @@ describe('a request whose mapping failed', () => {
     }
     expectNoSecret(transform.text + template.text + schema.text, 'the answers');
     expectNoSecret(herald.rawLogs(), 'the log');
+    // and the command line shows the same
+    const shown = await requests('show', orders.id);
+    expect(shown.code).toBe(0);
+    expect(shown.out).toContain(`${orders.id}  500 error  orders  mapping orders\n  transform of orders failed: Error: amount ‹value› (‹value›) is not a number (orders.mjs:4)\n  payload kept until `);
+    expectNoSecret(shown.out, 'herald requests show');
     // the log names the transform's line too
     expect(herald.logs.find((l) => l.msg === 'hook mapping failed' && l.mapping === 'orders')).toMatchObject({ stage: 'transform', at: 'orders.mjs:4' });
+  });
+
+  it('names the line of a TypeScript transform, and of the helper it imports when the helper threw', async () => {
+    expect((await hook('typed', { order: { amount: AMOUNT }, total: 1 })).status).toBe(500);
+    const helper = await receiptOf('typed');
+    expect(helper.failure).toEqual({ stage: 'transform', mappingId: 'typed', cause: 'RangeError: amount must be a number, got "‹value›"', at: 'lib/checks.mjs:2' });
+    expect((await hook('typed', { order: { amount: 1 }, total: AMOUNT })).status).toBe(500);
+    const own = await eventually(async () => {
+      const [newest] = (await adminJson('GET', '/receipts?mapping=typed')).body.data;
+      return newest.id !== helper.id && newest;
+    });
+    expect(own.failure).toEqual({ stage: 'transform', mappingId: 'typed', cause: 'TypeError: total is not a number', at: 'typed.ts:6' });
   });
 
   it('is replayed after its transform is fixed: the action happens now, on a receipt marked as the operator\'s replay', async () => {
@@ -99,6 +141,12 @@ describe('a request whose mapping failed', () => {
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ replayOf: orders.id, authMethod: 'operator', status: 500, failure: { stage: 'transform', at: 'orders.mjs:4' } });
     expectNoSecret(again.text, 'the failed replay');
+
+    // the template is not fixed: the command line says it failed again, and exits 1
+    const codes = await receiptOf('codes');
+    const replayedCodes = await requests('replay', codes.id);
+    expect(replayedCodes).toMatchObject({ code: 1, out: expect.stringContaining(`500 error  codes  mapping codes  replay of ${codes.id}\n  template of codes failed: Unable to cast value to a number: "‹value›" (at 8)`) });
+    expectNoSecret(replayedCodes.out, 'herald requests replay');
 
     fs.writeFileSync(path.join(herald.dir, 'transforms/orders.mjs'), FIXED);
     const replay = await adminJson('POST', `/receipts/${orders.id}/replay`);

@@ -14,6 +14,7 @@ import { registerApprovalRoutes } from './approval-routes.js';
 import { registerUsageRoutes } from './usage-routes.js';
 import { adminApp, bearerSecurity } from './admin-app.js';
 import { adminAuth } from './admin-auth.js';
+import { registerFileRoutes } from './file-routes.js';
 import { registerListRoutes } from './list-routes.js';
 import { registerMappingRoutes } from './mapping-routes.js';
 import type { OperatorDeps } from './operator-deps.js';
@@ -58,6 +59,7 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
   registerAlertRoutes(app, deps);
   registerUsageRoutes(app, deps);
   registerApprovalRoutes(app, deps);
+  registerFileRoutes(app, deps);
   // the actions, the mapping workbench and the console's pages (the gateway always assembles them)
   if (deps.operator) {
     registerActionRoutes(app, { ...deps, operator: deps.operator });

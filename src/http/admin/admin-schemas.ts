@@ -264,8 +264,8 @@ export const mappingSchemaView = z
     match: z.record(z.string(), z.unknown()),
     matchText: z.string().openapi({ description: '`match` as YAML, the way a mapping file writes it.', example: 'path: github\nheaders:\n  x-github-event: push' }),
     definition: z.record(z.string(), z.unknown()).nullable().openapi({ description: 'The mapping as declared; a signing secret shows as "(set)".' }),
-    fixtureFile: z.string().nullable().openapi({ description: 'The fixture file beside its mapping file (`github.test.json` beside `github.yaml`), null without one.' }),
-    fixtures: z.array(fixtureSchema).openapi({ description: "The cases of the fixture file this mapping handles: those whose request meets it first among its file's mappings, as `herald hooks test` applies them." }),
+    fixtureFile: z.string().nullable().openapi({ description: "Where its fixtures are: the file beside its mapping file (`github.test.json` beside `github.yaml`), or its preset's `plugins/<id>/fixtures/<id>.json`; null without one." }),
+    fixtures: z.array(fixtureSchema).openapi({ description: "The cases of the fixture file this mapping handles: those whose request meets it first among the mappings of its file (or preset entry), as `herald hooks test` applies them." }),
   })
   .openapi('Mapping');
 
@@ -338,3 +338,45 @@ export const overviewSchema = z
 
 export const idParam = (name: string, description: string) =>
   z.object({ id: z.string().min(1).max(200).openapi({ param: { name: 'id', in: 'path' }, description: `${name} ${description}` }) });
+
+export const vectorStoreFileStatuses = ['in_progress', 'completed', 'failed', 'cancelled'] as const;
+
+/** a file of /v1/files as the operator sees it: whose it is and where it went */
+export const fileRowSchema = z
+  .object({
+    id: z.string(),
+    filename: z.string(),
+    purpose: z.string(),
+    bytes: z.number().int(),
+    status: z.literal('processed').openapi({ description: "OpenAI's file status: a kept file is processed (how far a vector store got with it is in `vectorStores`)." }),
+    createdAt: time,
+    agents: z.array(z.string()).nullable().openapi({ description: 'The agents of the API key that uploaded it; null: a key of every agent.' }),
+    vectorStores: z.array(z.object({ id: z.string(), status: z.enum(vectorStoreFileStatuses) })).openapi({ description: 'The vector stores holding it, with its processing status in each.' }),
+  })
+  .openapi('FileRow');
+
+export const vectorStoreRowSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    metadata: z.record(z.string(), z.string()).nullable(),
+    createdAt: time,
+    agents: z.array(z.string()).nullable().openapi({ description: 'The agents of the API key that made it; null: a key of every agent.' }),
+    bytes: z.number().int().openapi({ description: 'The bytes of its files.' }),
+    fileCounts: z
+      .object({ in_progress: z.number().int(), completed: z.number().int(), failed: z.number().int(), cancelled: z.number().int(), total: z.number().int() })
+      .openapi({ description: "Its files by processing status, as OpenAI's `file_counts`." }),
+    files: z
+      .array(
+        z.object({
+          fileId: z.string(),
+          filename: z.string().nullable().openapi({ description: 'null: the file was deleted from /v1/files.' }),
+          status: z.enum(vectorStoreFileStatuses),
+          bytes: z.number().int(),
+          lastError: z.object({ code: z.string(), message: z.string() }).nullable(),
+          createdAt: time,
+        }),
+      )
+      .openapi({ description: 'Its files, oldest first.' }),
+  })
+  .openapi('VectorStoreRow');

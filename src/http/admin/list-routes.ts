@@ -31,6 +31,7 @@ import {
 import { decodeCursor, eventView, pageOf, receiptView, runView, sessionView } from './admin-views.js';
 import { fireView } from './schedule-fire-view.js';
 import { toolCallView } from './tool-call-view.js';
+import { shownRecipient } from '../../runtime/delivery/recipient-credential.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const errors = { 400: json(errorSchema, 'Invalid parameter'), 401: json(errorSchema, 'Not signed in') };
@@ -149,7 +150,8 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
       return c.json(
         {
           ...runView(detail.run),
-          action: detail.run.action,
+          // a recipient's credential (an interaction token) stays out of view
+          action: { ...detail.run.action, ...(typeof detail.run.action.to === 'string' && { to: shownRecipient(detail.run.action.to) }) },
           delivery: detail.delivery,
           prompt: detail.prompt,
           model: detail.model,

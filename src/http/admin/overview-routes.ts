@@ -51,7 +51,7 @@ export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; p
       path: '/overview',
       tags: ['overview'],
       summary:
-        'Trouble first (open alerts, the last refused reload, mappings that failed to load, unhealthy model providers, channels and MCP servers), then requests, runs and deliveries per minute (last hour), failures, queue depths, retained bytes, the MCP servers\' health',
+        'Trouble first (open alerts, the last refused reload, keys waiting for a restart, mappings that failed to load, unhealthy model providers, channels and MCP servers), then requests, runs and deliveries per minute (last hour), failures, queue depths, retained bytes, the MCP servers\' health',
       security: bearerSecurity,
       responses: { 200: json(overviewSchema, 'The overview'), 401: json(errorSchema, 'Not signed in') },
     }),

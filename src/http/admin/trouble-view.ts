@@ -25,6 +25,14 @@ const refusedReloadSchema = z
   })
   .openapi('RefusedReload');
 
+const restartRequiredSchema = z
+  .object({
+    at: time,
+    reason: z.string(),
+    keys: z.array(z.string()).openapi({ description: 'Keys changed in the file that only a restart applies (docs/operations.md#reload lists them); their running value stays.', example: ['gateway.port'] }),
+  })
+  .openapi('RestartRequired');
+
 const mappingFaultSchema = z
   .object({
     file: z.string().openapi({ description: 'The mapping file, or `hooks.mappings` for the config file\'s own.' }),
@@ -43,6 +51,7 @@ export const troubleSchema = z
       .array(z.object({ id: z.string(), condition: z.string(), subject: z.string(), summary: z.string(), raisedAt: time }))
       .openapi({ description: 'The open alerts (every replica\'s, from the store), oldest first.' }),
     refusedReload: refusedReloadSchema.nullable().openapi({ description: 'The last reload this replica refused, until one applies.' }),
+    restartRequired: restartRequiredSchema.nullable().openapi({ description: 'The keys the last applied reload refused, waiting for a restart (each reload names them again until then).' }),
     mappings: z.array(mappingFaultSchema).openapi({ description: "The mappings the refused reload could not load (they do not run: the running ones stay)." }),
     warnings: z.array(z.string()).openapi({ description: 'What the running config loaded with but deserves attention (also in the log at start or reload).' }),
     providers: z.array(partSchema).openapi({ description: "Model providers whose last call from this replica failed; a success clears one." }),
@@ -72,6 +81,7 @@ export function troubleView(open: AlertRecord[], sources: TroubleSources): Troub
   return {
     alerts: open.map((a) => ({ id: a.id, condition: a.condition, subject: a.subject, summary: a.summary, raisedAt: isoString(a.raisedAt) })),
     refusedReload: config?.refusedReload ? { ...config.refusedReload, at: isoString(config.refusedReload.at) } : null,
+    restartRequired: config?.restartRequired ? { ...config.restartRequired, at: isoString(config.restartRequired.at) } : null,
     mappings: config?.mappings ?? [],
     warnings: config?.warnings ?? [],
     providers: unhealthy(sources.providers?.()),

@@ -13,6 +13,7 @@ import { fallbackTargets, retryPolicy } from './delivery-policy.js';
 import { attemptSpan, deliveryTraceContext } from './delivery-span.js';
 import { annotate } from '../../tracing/tracing.js';
 import type { HealthLedger } from '../../utils/health-ledger.js';
+import { carriesCredential, shownRecipient } from './recipient-credential.js';
 
 /** how often the outbox looks for work it was not told about (another process, an expired lease) */
 const POLL_MS = 1000;
@@ -371,8 +372,8 @@ export class DeliveryOutbox implements ReplyDelivery {
     annotate({ 'herald.delivery.outcome': 'delivered' });
     this.deps.health?.ok(d.channel);
     if (await store.deliveries.delivered(d.id, this.owner, Date.now())) {
-      // an alert goes to the operators' chat: replies to `last` must not follow it there
-      if (d.kind !== 'alert') await rememberRoute(this.targets, { channel: d.channel, to: d.to ?? '' });
+      // an alert goes to the operators' chat: replies to `last` must not follow it there; a one-reply recipient is no route
+      if (d.kind !== 'alert' && !carriesCredential(d.to)) await rememberRoute(this.targets, { channel: d.channel, to: d.to ?? '' });
       log.info('delivered');
     } else {
       log.warn('delivered, but the claim had been lost meanwhile');
@@ -385,7 +386,7 @@ export class DeliveryOutbox implements ReplyDelivery {
     if (!(await this.deps.store.deliveries.failed(d.id, this.owner, reason, Date.now(), plan?.record))) return;
     log.warn({ error: reason }, 'delivery failed');
     if (plan) await this.queued(plan.record, plan.target);
-    const target = d.to ? `${d.channel} to ${d.to}` : `${d.channel}`;
+    const target = d.to ? `${d.channel} to ${shownRecipient(d.to)}` : `${d.channel}`;
     await this.tellMainSession(d, `Delivery failed: ${target}: ${reason}${plan?.note ?? ''}`);
   }
 

@@ -18,7 +18,7 @@ export const changeTopic = (kind: ChangeKind): string => `changed.${kind}`;
  */
 const WINDOW_MS = 200;
 
-class ChangePublisher {
+export class ChangePublisher {
   private readonly windows = new Map<ChangeKind, { again: boolean; timer: NodeJS.Timeout }>();
   private closed = false;
 

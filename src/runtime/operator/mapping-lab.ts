@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import YAML from 'yaml';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
@@ -13,6 +14,7 @@ import type { ReceiptRecord, Store } from '../../store/port.js';
 import { dryRun, type DryRunOutcome } from './dry-run.js';
 import { hooksPrefix } from '../../config/hooks-path.js';
 import { parseExactJson } from '../../utils/exact-json.js';
+import { PACKAGE_ROOT } from '../../utils/install-layout.js';
 
 export interface MappingLabDeps {
   config: HeraldConfig;
@@ -30,11 +32,19 @@ export interface MappingTestInput {
   query?: Record<string, string>;
 }
 
-/** the fixture file of a mapping file's mapping: `github.test.json` beside `github.yaml` (origin `…/github.yaml[2]`) */
-function fixtureFileOf(origin: string | undefined): string | undefined {
+/**
+ * Where a mapping's fixtures are, and the set of mappings they are shared by: a mapping file's
+ * sibling (`github.test.json` beside `github.yaml`, origin `…/github.yaml[2]`), or a preset's
+ * `plugins/<id>/fixtures/<id>.json` (origin `hooks.presets[0] (github, mapping 1)`), shared by
+ * the mappings of that one entry.
+ */
+function fixtureSourceOf(origin: string | undefined): { file: string; group: string } | undefined {
+  const preset = origin ? /^(.*) \(([\w-]+), mapping \d+\)$/.exec(origin) : null;
+  if (preset) return { file: path.join(PACKAGE_ROOT, 'plugins', preset[2]!, 'fixtures', `${preset[2]}.json`), group: `${preset[1]} (${preset[2]})` };
   const file = origin?.replace(/\[\d+\]$/, '');
   if (!file || !/\.(ya?ml|json5?)$/.test(file)) return undefined;
-  return file.replace(/\.(ya?ml|json5?)$/, '.test.json');
+  const fixtures = file.replace(/\.(ya?ml|json5?)$/, '.test.json');
+  return { file: fixtures, group: fixtures };
 }
 
 function readFixtures(fixtureFile: string): FixtureCase[] {
@@ -75,30 +85,32 @@ export class MappingLab {
 
   /**
    * The mappings in the order they are tried. A fixture file holds the cases of every mapping of
-   * its mapping file, and names none of them: a case belongs to the mapping of that file its
-   * request meets first, as `herald hooks test` would apply it (a case no mapping matches
-   * belongs to none).
+   * its mapping file (or preset), and names none of them: a case belongs to the mapping of that
+   * set its request meets first, as `herald hooks test` would apply it (a case no mapping
+   * matches belongs to none).
    */
   async list() {
     const mappings = this.deps.engine.mappings;
-    const byFile = new Map<string, CompiledMapping[]>();
+    const groups = new Map<string, { file: string; members: CompiledMapping[] }>();
     for (const m of mappings) {
-      const file = fixtureFileOf(m.origin);
-      if (file) byFile.set(file, [...(byFile.get(file) ?? []), m]);
+      const source = fixtureSourceOf(m.origin);
+      if (!source) continue;
+      const group = groups.get(source.group) ?? { file: source.file, members: [] };
+      group.members.push(m);
+      groups.set(source.group, group);
     }
     const owned = new Map<string, FixtureCase[]>();
-    for (const [file, siblings] of byFile) {
-      const cases = readFixtures(file);
-      const defaultPath = siblings.map((m) => m.path).find((p) => p !== undefined) ?? '';
-      for (const c of cases) {
+    for (const { file, members } of groups.values()) {
+      const defaultPath = members.map((m) => m.path).find((p) => p !== undefined) ?? '';
+      for (const c of readFixtures(file)) {
         const request = this.request(c.path ?? defaultPath, c.form !== undefined ? parseUrlEncoded(c.form) : (c.payload ?? {}), c.headers, c.query);
-        const found = await this.deps.engine.find(request, siblings).catch(() => undefined);
+        const found = await this.deps.engine.find(request, members).catch(() => undefined);
         if (found) owned.set(found.id, [...(owned.get(found.id) ?? []), c]);
       }
     }
     return mappings.map((m) => {
       const match = (m.definition?.match as Record<string, unknown> | undefined) ?? (m.path ? { path: m.path } : {});
-      const fixtureFile = fixtureFileOf(m.origin);
+      const fixtureFile = fixtureSourceOf(m.origin)?.file;
       return {
         id: m.id,
         origin: m.origin ?? 'unknown',

@@ -75,7 +75,7 @@ async function settledRun(): Promise<Record<string, any>> {
   });
 }
 
-const ALL_CLEAR = { alerts: [], refusedReload: null, mappings: [], warnings: [], providers: [], channels: [], toolServers: [] };
+const ALL_CLEAR = { alerts: [], refusedReload: null, restartRequired: null, mappings: [], warnings: [], providers: [], channels: [], toolServers: [] };
 
 describe("the Overview's trouble", () => {
   it('a provider answering 401 is unhealthy with its cause and raises the open alert; a success clears the provider', async () => {
@@ -136,7 +136,7 @@ describe("the Overview's trouble", () => {
     expect((await herald.request('/hooks/fine', { method: 'POST', headers: hookHeaders(), body: '{}' })).status).toBe(200);
   });
 
-  it('a refused reload shows its faults until a reload applies', async () => {
+  it('a refused reload shows its faults until a reload applies; keys a reload leaves for a restart show until then', async () => {
     fake = await startFakeServer(upstream(() => ({ body: completion('hello') })));
     herald = await testApp(config(fake.url));
     const good = fs.readFileSync(herald.configFile, 'utf8');
@@ -147,8 +147,14 @@ describe("the Overview's trouble", () => {
     expect(refused).toEqual({ at: expect.any(String), reason: 'POST /admin/reload', faults: [expect.stringMatching(/herald\.json: delivery\.maxAttempts: Too small/)] });
     expect((await trouble()).mappings).toEqual([]);
 
+    fs.writeFileSync(herald.configFile, JSON.stringify({ ...JSON.parse(good), gateway: { ...JSON.parse(good).gateway, port: 1 } }));
+    expect((await reload()).status).toBe(200);
+    const applied = await trouble();
+    expect(applied.refusedReload).toBeNull();
+    expect(applied.restartRequired).toEqual({ at: expect.any(String), reason: 'POST /admin/reload', keys: ['gateway.port'] });
+
     fs.writeFileSync(herald.configFile, good);
     expect((await reload()).status).toBe(200);
-    expect((await trouble()).refusedReload).toBeNull();
+    expect(await trouble()).toEqual(ALL_CLEAR);
   });
 });

@@ -14,7 +14,6 @@ export function mappingsPage(root, { rest, params }) {
     (rows) =>
       table([
         { label: 'Id', cell: (m) => h('a', { class: 'nowrap', href: `#/mappings/playground?id=${encodeURIComponent(m.id)}` }, m.id) },
-        { label: 'Path', cell: (m) => (m.path ? h('code', {}, m.path) : '—') },
         { label: 'Match', cell: (m) => h('pre', { class: 'match' }, m.matchText) },
         { label: 'Action', cell: (m) => (m.definition?.action ?? (m.builtIn ? m.id : 'agent')) },
         { label: 'From', cell: (m) => m.origin },

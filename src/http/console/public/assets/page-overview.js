@@ -30,6 +30,9 @@ function troubleItems(t) {
     ...(t.refusedReload
       ? [item('reload refused', 'the running config stays (', t.refusedReload.reason, ', ', time(t.refusedReload.at), ')', h('ul', { class: 'faults' }, t.refusedReload.faults.map((f) => h('li', {}, h('code', {}, f)))))]
       : []),
+    ...(t.restartRequired
+      ? [item('restart needed', t.restartRequired.keys.map((k) => h('code', {}, k)).flatMap((k, i) => (i ? [', ', k] : [k])), ' changed in the config file; a reload does not apply them (', t.restartRequired.reason, ', ', time(t.restartRequired.at), '): the running values stay until herald restarts')]
+      : []),
     ...t.mappings.map((m) => item('mapping not loaded', link('#/mappings', m.id ?? where(m)), ' ', h('code', {}, where(m)), m.field ? ` · ${m.field}` : '')),
     ...t.providers.map((p) => item('model provider', link('#/runs?status=failed', p.name), ` · ${failures(p)} · `, p.cause ?? '', ' · last ', time(p.lastFailureAt))),
     ...t.channels.map((c) => item('channel', link(`#/deliveries?status=failed&channel=${encodeURIComponent(c.name)}`, c.name), ` · ${failures(c)} · `, c.cause ?? '', ' · last ', time(c.lastFailureAt))),

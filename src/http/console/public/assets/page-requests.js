@@ -41,6 +41,8 @@ export function requestsPage(root, { rest, params }) {
 
 function requestDetail(root, id) {
   const body = h('div', {});
+  // outside the rows a reload redraws: what a replay answered stays shown
+  const status = h('div', {});
   clear(root, h('p', {}, h('a', { href: '#/requests' }, '← Requests')), h('h1', {}, 'Request'), body);
   const load = async () => {
     const r = await api.get(`/receipts/${encodeURIComponent(id)}`);
@@ -48,7 +50,6 @@ function requestDetail(root, id) {
     const [run, deliveries] = r.runId
       ? await Promise.all([api.get(`/runs/${encodeURIComponent(r.runId)}`).catch(() => null), api.get(`/deliveries${qs({ run: r.runId })}`).then((p) => p.data, () => [])])
       : [null, []];
-    const status = h('div', {});
     const replay = r.payload
       ? h('button', { type: 'button', class: 'primary', onclick: async () => {
           try {
