@@ -37,6 +37,7 @@ import { vercelPlugin } from './vercel/manifest.js';
 import { zendeskPlugin } from './zendesk/manifest.js';
 import { typeformPlugin } from './typeform/manifest.js';
 import { cloudflarePlugin } from './cloudflare/manifest.js';
+import { paypalPlugin } from './paypal/manifest.js';
 
 /** The explicit list of built-in plugins. A plugin is one folder; add its manifest here. */
 export const builtinPlugins: PluginDefinition[] = [
@@ -78,4 +79,5 @@ export const builtinPlugins: PluginDefinition[] = [
   zendeskPlugin,
   typeformPlugin,
   cloudflarePlugin,
+  paypalPlugin,
 ];

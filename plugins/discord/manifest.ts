@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import { definePlugin } from '../../src/plugin-sdk/sdk.js';
-import { discordChannel } from './channel.js';
+import { DISCORD_RECIPIENT, discordChannel } from './channel.js';
 import { discordPreset } from './preset.js';
 
 export const discordConfigSchema = z
   .object({
-    botToken: z.string().min(1).describe('Bot token from the Discord developer portal (sent as `Authorization: Bot <token>`).'),
+    botToken: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Bot token from the Discord developer portal (sent as `Authorization: Bot <token>`). Needed to post to a channel id; answering interactions (the discord preset) needs none.'),
     baseUrl: z.string().url().default('https://discord.com/api/v10').describe('REST API base URL (a fake in tests).'),
     allowedMentions: z
       .object({
@@ -27,11 +31,12 @@ export const discordPlugin = definePlugin({
   summary: 'Discord: posts replies as a bot (REST `POST /channels/{id}/messages`); preset `discord` for an application\'s interactions endpoint.',
   preset: discordPreset,
   config: discordConfigSchema,
-  recipient: { pattern: /^\d{1,25}$/, description: 'a channel id (a snowflake: digits only)' },
+  recipient: { pattern: DISCORD_RECIPIENT, description: 'a channel id (a snowflake: digits only), or an interaction the discord preset answers (interaction:<application id>:<interaction id>#token=<token>)' },
   docs: [
     '`to` is a channel id (a snowflake like `1234567890123456789`; turn on Developer Mode, right-click the channel, *Copy Channel ID*). A DM channel id works too.',
     'Token: <https://discord.com/developers/applications>, *New Application*, *Bot*, *Reset Token*, copy it. Invite the bot with the `bot` scope and the *Send Messages* permission.',
     'Messages over 2000 characters are split. Each part carries a `nonce` with `enforce_nonce`: Discord checks it for uniqueness only "in the past few minutes" (its own words), so a retry within minutes of a lost answer returns the message already made, while a retry after a longer outage may post a part twice. A 429 waits for Discord\'s `retry_after`. Requests carry the `User-Agent: DiscordBot (...)` Discord requires.',
+    'Interactions: the discord preset answers a slash command it deferred by editing the original response (`PATCH /webhooks/<application id>/<token>/messages/@original`, a longer reply continues in follow-up messages) and a button it deferred with a follow-up message; the interaction\'s token authenticates, so `channels.discord: {}` without a bot token is enough. Discord keeps a token valid for 15 minutes: past that the delivery fails at once and is not retried.',
     'Mentions: every message carries `allowed_mentions` (default `{parse: []}`), so `@everyone`, `@here`, role and user mentions in a reply ping nobody; set `allowedMentions` to allow some.',
   ].join('\n\n'),
   guarantees: {

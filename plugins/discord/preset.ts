@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePreset, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * A Discord application's Interactions Endpoint URL (https://discord.com/developers/docs/interactions/receiving-and-responding),
@@ -9,9 +9,11 @@ import { definePreset, presetCommonOptions, presetRoutes } from '../../src/plugi
  * - A slash command (APPLICATION_COMMAND, 2) or a modal submit (5) is an agent run, one session
  *   per channel and user; its reply, when ready within `replyWaitMs` (Discord allows 3 s), is
  *   answered in place (CHANNEL_MESSAGE_WITH_SOURCE, 4), else deferred
- *   (DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE, 5: "is thinking…") and the reply goes out through the
- *   mapping's channel (`replyInChannel`: the discord channel, to the interaction's channel).
- * - A button or select (MESSAGE_COMPONENT, 3) is a run too, deferred as an update (6) when slow.
+ *   (DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE, 5: "is thinking…") and the reply, when ready, edits
+ *   that response through the durable outbox (the discord channel's `interaction:` recipient,
+ *   within the token's 15 minutes); `replyInChannel` posts it to the interaction's channel instead.
+ * - A button or select (MESSAGE_COMPONENT, 3) is a run too, deferred as an update (6) when slow,
+ *   its reply then a follow-up message (`followup:`), leaving the message with the button as it is.
  * - Autocomplete (4) is answered 204: an agent run cannot answer within Discord's window.
  * The interaction's `id` is the key (Discord does not retry, but a relay may).
  */
@@ -23,13 +25,30 @@ export const discordPreset = definePreset({
   options: presetCommonOptions.extend({
     publicKey: z.string().regex(/^[0-9a-fA-F]{64}$/, 'a hex Ed25519 public key (64 hex digits)').optional().describe("The application's Public Key (General Information in the developer portal), hex."),
     replyWaitMs: z.number().int().positive().max(2900).default(2500).describe('How long an interaction waits for the reply to answer it in place (Discord allows 3 s); past it the answer is deferred.'),
-    replyInChannel: z.boolean().default(false).describe('Deliver a reply that missed replyWaitMs to the interaction\'s channel through the discord channel (channels.discord needed): sets channel and to.'),
+    editDeferred: z
+      .boolean()
+      .optional()
+      .describe('Edit the deferred response ("is thinking…") into the reply once it is ready, within the token\'s 15 minutes, through the discord channel (channels.discord needed, a bot token not). Default: true when channels.discord is configured.'),
+    replyInChannel: z
+      .boolean()
+      .default(false)
+      .describe("Deliver a reply that missed replyWaitMs as a new message in the interaction's channel (channels.discord.botToken needed) instead: sets channel and to."),
   }),
   requires: ['publicKey'],
+  // the discord channel's own section: configured, it can edit the deferred response
+  optionsFromConfig: (section) => (section !== undefined ? { editDeferred: true } : {}),
   mappings: (o) => {
     const on = presetRoutes({ prefix: 'discord', path: o.path, auth: { type: 'ed25519', publicKey: o.publicKey! }, idempotencyKey: 'discord:{{ id }}' });
     const user = '(member ? member.user : user)';
-    const inChannel = o.replyInChannel ? { channel: 'discord', to: '{{ channel_id }}' } : {};
+    // the name Discord shows and the id; a user without a display name by username
+    const who = `($u := ${user}; ($u.global_name ? $u.global_name : $u.username) ? ($u.global_name ? $u.global_name : $u.username) & " (" & $u.id & ")" : $u.id)`;
+    // channel_id is optional in an interaction (https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object)
+    const where = '{{ channel_id ? " in channel " & channel_id : "" }}{{ guild_id ? " of server " & guild_id : "" }}';
+    // a subcommand (group) carries no value but options of its own
+    const options = '($opt := function($o) { $o.name & ($exists($o.value) ? ": " & $string($o.value) : $o.options ? " " & $join($o.options.$opt($), ", ") : "") }; $join(data.options.$opt($), "\\n"))';
+    // a reply that missed replyWaitMs: the interaction's channel, or the interaction itself (its token, valid 15 minutes, in the recipient)
+    const later = (mode: 'interaction' | 'followup') =>
+      o.replyInChannel ? { channel: 'discord', to: '{{ channel_id }}' } : o.editDeferred ? { channel: 'discord', to: `${mode}:{{ application_id }}:{{ id }}#token={{ token }}` } : {};
     const answer = (deferred: number) => ({
       waitMs: o.replyWaitMs,
       contentType: 'application/json',
@@ -42,20 +61,20 @@ export const discordPreset = definePreset({
       on('command', 'type in [2, 5]', {
         name: 'Discord /{{ data.name ? data.name : data.custom_id }}',
         sessionKey: `hook:discord:{{ channel_id }}:{{ ${user}.id }}`,
-        messageTemplate: [
-          'Discord {{ type = 2 ? "/" & data.name : "form " & data.custom_id }} from {{ ($u := ' + user + '; $u.global_name ? $u.global_name : $u.username) }} ({{ ' + user + '.id }}) in channel {{ channel_id }}{{ guild_id ? " of server " & guild_id : "" }}',
-          '{{ type = 2 ? $join(data.options.(name & ": " & $string(value)), "\\n") : $join(data.components.components.(custom_id & ": " & value), "\\n") }}',
-        ].join('\n'),
+        messageTemplate: messageLines([
+          `Discord {{ type = 2 ? "/" & data.name : "form " & data.custom_id }} from {{ ${who} }}${where}`,
+          `{{ type = 2 ? ${options} : $join(data.components.components.(custom_id & (value ? ": " & value : " (empty)")), "\\n") }}`,
+        ]),
         respond: answer(5),
-        ...inChannel,
+        ...later('interaction'),
       }),
       on('component', 'type = 3', {
         name: 'Discord {{ data.custom_id }}',
         sessionKey: `hook:discord:{{ channel_id }}:{{ ${user}.id }}`,
         messageTemplate:
-          'Discord {{ data.component_type = 2 ? "button" : "select" }} {{ data.custom_id }}{{ data.values ? " = " & $join(data.values, ", ") : "" }} pressed by {{ ($u := ' + user + '; $u.global_name ? $u.global_name : $u.username) }} on message {{ message.id }} in channel {{ channel_id }}',
+          `Discord {{ data.component_type = 2 ? "button" : "select" }} {{ data.custom_id }}{{ data.values ? " = " & $join(data.values, ", ") : "" }} pressed by {{ ${who} }}{{ message.id ? " on message " & message.id : "" }}${where}`,
         respond: answer(6),
-        ...inChannel,
+        ...later('followup'),
       }),
       on('other', 'true', { action: 'skip' }),
     ];

@@ -37,6 +37,7 @@ export const signatureTypes = [
   'mailgun',
   'netlify',
   'notion',
+  'paypal',
 ] as const;
 
 const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name');
@@ -47,13 +48,13 @@ export const mappingAuthSchema = z
     type: z
       .enum(signatureTypes)
       .describe(
-        "Signature scheme: github (X-Hub-Signature-256), stripe (Stripe-Signature), standard-webhooks (webhook-id/-timestamp/-signature, or Svix's svix-id/-timestamp/-signature), hmac-sha256 and hmac-sha1 (the digest of the body, or of `timestampHeader`'s value then the body, in `header`; Intercom, Vercel, Typeform, Zendesk), twilio (X-Twilio-Signature over the URL and sorted form fields; secret: the auth token; sharedKey: a Webhook Setting's SharedKey), slack (v0 X-Slack-Signature and X-Slack-Request-Timestamp), gitlab (X-Gitlab-Token equals the secret token), linear (Linear-Signature and the body's webhookTimestamp), sentry (Sentry-Hook-Signature), pagerduty (v3 X-PagerDuty-Signature), shopify (X-Shopify-Hmac-Sha256, or Shopify-Hmac-Sha256 from Events), jira (X-Hub-Signature: sha256=<hex>), bearer (Authorization: Bearer <secret>), ed25519 (Discord interactions: X-Signature-Ed25519 over X-Signature-Timestamp then the body; publicKey), hubspot (v3 X-HubSpot-Signature-v3 over method, URL, body and timestamp), calendly (Calendly-Webhook-Signature t=,v1=), zoom (x-zm-signature v0= over v0:<x-zm-request-timestamp>:<body>), shared-secret (`header` equals the secret, e.g. Cloudflare's cf-webhook-auth), basic (HTTP basic auth: `username` and the secret as password), msgraph (Microsoft Graph: every notification's clientState equals the secret; the validationToken request is admitted for its echo), sendgrid (X-Twilio-Email-Event-Webhook-Signature, ECDSA over the timestamp and body; secret: the verification key), mailgun (the body's signature object: hex HMAC-SHA256 of timestamp and token; secret: the webhook signing key), netlify (X-Webhook-Signature, a JWS HS256 whose sha256 claim is the body's), notion (X-Notion-Signature: sha256=<hex> over the body; secret: the verification token; the unsigned verification request is admitted for its answer).",
+        "Signature scheme: github (X-Hub-Signature-256), stripe (Stripe-Signature), standard-webhooks (webhook-id/-timestamp/-signature, or Svix's svix-id/-timestamp/-signature), hmac-sha256 and hmac-sha1 (the digest of the body, or of `timestampHeader`'s value then the body, in `header`; Intercom, Vercel, Typeform, Zendesk), twilio (X-Twilio-Signature over the URL and sorted form fields; secret: the auth token; sharedKey: a Webhook Setting's SharedKey), slack (v0 X-Slack-Signature and X-Slack-Request-Timestamp), gitlab (X-Gitlab-Token equals the secret token), linear (Linear-Signature and the body's webhookTimestamp), sentry (Sentry-Hook-Signature), pagerduty (v3 X-PagerDuty-Signature), shopify (X-Shopify-Hmac-Sha256, or Shopify-Hmac-Sha256 from Events), jira (X-Hub-Signature: sha256=<hex>), bearer (Authorization: Bearer <secret>), ed25519 (Discord interactions: X-Signature-Ed25519 over X-Signature-Timestamp then the body; publicKey), hubspot (v3 X-HubSpot-Signature-v3 over method, URL, body and timestamp), calendly (Calendly-Webhook-Signature t=,v1=), zoom (x-zm-signature v0= over v0:<x-zm-request-timestamp>:<body>), shared-secret (`header` equals the secret, e.g. Cloudflare's cf-webhook-auth), basic (HTTP basic auth: `username` and the secret as password), msgraph (Microsoft Graph: every notification's clientState equals the secret; the validationToken request is admitted for its echo), sendgrid (X-Twilio-Email-Event-Webhook-Signature, ECDSA over the timestamp and body; secret: the verification key), mailgun (the body's signature object: hex HMAC-SHA256 of timestamp and token; secret: the webhook signing key), netlify (X-Webhook-Signature, a JWS HS256 whose sha256 claim is the body's), notion (X-Notion-Signature: sha256=<hex> over the body; secret: the verification token; the unsigned verification request is admitted for its answer), paypal (PAYPAL-TRANSMISSION-SIG, SHA256withRSA over transmission id, time, webhookId and the body's CRC32, checked with the certificate at PAYPAL-CERT-URL; webhookId, no secret).",
       ),
     secret: z
       .string()
       .min(1)
       .optional()
-      .describe('The signing secret shared with the sender (${ENV} allowed, also in mapping files); standard-webhooks takes the whsec_<base64> form; basic: the password. Required by every type but ed25519 (publicKey) and twilio with a sharedKey.'),
+      .describe('The signing secret shared with the sender (${ENV} allowed, also in mapping files); standard-webhooks takes the whsec_<base64> form; basic: the password. Required by every type but ed25519 (publicKey), paypal (webhookId) and twilio with a sharedKey.'),
     header: headerName
       .optional()
       .describe('hmac-sha256, hmac-sha1 and shared-secret: the header carrying the digest (a sha256= or sha1= prefix is allowed) or the secret.'),
@@ -85,6 +86,16 @@ export const mappingAuthSchema = z
       .optional()
       .describe("twilio only: the secret of the SharedKey a Twilio Webhook Setting signs with (${ENV} allowed); a request carrying X-Twilio-Webhooks-Signature-Settings is verified with it and the header's algorithm (HMAC_SHA1 or HMAC_SHA256)."),
     username: z.string().min(1).optional().describe('basic only: the user name the sender sends (compared in constant time, like the password in secret).'),
+    webhookId: z
+      .string()
+      .regex(/^[A-Za-z0-9]{1,50}$/, "a PayPal Webhook ID (letters and digits)")
+      .optional()
+      .describe("paypal only: the listener's Webhook ID in PayPal's developer dashboard (${ENV} allowed); PayPal signs it with each delivery."),
+    certUrls: z
+      .array(z.string().url())
+      .min(1)
+      .optional()
+      .describe('paypal only: URL prefixes PAYPAL-CERT-URL must start with (scheme, host, port, path). Default: any https URL on paypal.com or a subdomain; a URL not allowed is refused before anything is fetched. For a fake PayPal in tests.'),
   })
   .strict();
 
@@ -214,7 +225,7 @@ export const mappingSchema = z
     retainPayloads: z
       .boolean()
       .optional()
-      .describe("Retain this mapping's requests (raw body, non-secret headers) for replay and backtests, for hooks.retention.payloadTtlHours; overrides hooks.retainPayloads."),
+      .describe("Retain this mapping's requests (raw body, non-secret headers) for replay and backtests, for hooks.retention.payloadTtlHours; overrides hooks.retainPayloads and hooks.retainFailedPayloads."),
     expectEvery: positiveDuration
       .optional()
       .describe('The sender is expected at least this often (e.g. 6h): a longer silence raises a source.silent alert (see alerts), resolved by its next request.'),

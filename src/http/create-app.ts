@@ -11,6 +11,7 @@ import { ConsoleSessions } from './console/console-session.js';
 import type { Store } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
 import type { ToolServerHealth } from '../tools/mcp/server-health.js';
+import type { TroubleSources } from './admin/trouble-view.js';
 import type { ReloadResult } from './reload-result.js';
 import { reloadRoute } from './admin/reload-route.js';
 import { errorHandler, errorResponse } from './error-handler.js';
@@ -44,6 +45,8 @@ export interface AppDeps {
   degraded?: () => DegradedComponents | undefined;
   /** the MCP servers' health, on the console's Overview */
   toolServers?: () => ToolServerHealth[];
+  /** this process's records of what went wrong (a refused reload, unhealthy providers and channels), on the Overview */
+  trouble?: Omit<TroubleSources, 'toolServers'>;
   /** reloads the config file (POST /admin/reload) */
   reload?: (reason?: string) => Promise<ReloadResult>;
   /** when given (gateway.metrics.enabled), requests are counted and GET /metrics serves them */

@@ -23,7 +23,7 @@ export interface PlatformRequest {
   platform: string;
   url: string;
   /** default POST */
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PATCH';
   headers?: Record<string, string>;
   /** sent as JSON */
   json?: unknown;

@@ -5,6 +5,9 @@ import { Signature as HubSpotSignature } from '@hubspot/api-client/lib/src/utils
 import { getExpectedTwilioSignature, validateRequest } from 'twilio/lib/webhooks/webhooks.js';
 import { compileSignatureVerifier } from '../../src/mappings/signatures/signature-verifier.js';
 import { mappingAuthSchema } from '../../src/config/mapping-schema.js';
+import { allowedCertUrl } from '../../src/mappings/signatures/paypal-certs.js';
+import { crc32 } from '../../src/utils/crc32.js';
+import zlib from 'node:zlib';
 
 /**
  * The signature schemes of issue 74, each checked against a request signed as its sender signs:
@@ -230,6 +233,11 @@ describe('config faults name the field', () => {
     [{ type: 'github', secret: 's', sharedKey: 'k' }, 'sharedKey: only for type twilio (not github)'],
     [{ type: 'hmac-sha256', header: 'x', secret: 's', toleranceSeconds: 60 }, 'toleranceSeconds: hmac-sha256 signs no timestamp'],
     [{ type: 'shared-secret', header: 'x', secret: 's', toleranceSeconds: 60 }, 'toleranceSeconds: shared-secret signs no timestamp'],
+    [{ type: 'paypal' }, "webhookId: paypal needs the listener's Webhook ID from PayPal's dashboard (letters and digits)"],
+    [{ type: 'paypal', webhookId: 'WH1', secret: 's' }, "secret: paypal verifies with PayPal's certificate and webhookId, not a secret"],
+    [{ type: 'paypal', webhookId: 'WH1', toleranceSeconds: 60 }, 'toleranceSeconds: paypal signs no timestamp'],
+    [{ type: 'github', secret: 's', webhookId: 'WH1' }, 'webhookId: only for type paypal (not github)'],
+    [{ type: 'github', secret: 's', certUrls: ['https://api.paypal.com/'] }, 'certUrls: only for type paypal (not github)'],
   ])('%j', (auth, message) => {
     expect(fault(auth)).toBe(message);
   });
@@ -238,5 +246,39 @@ describe('config faults name the field', () => {
     const parsed = mappingAuthSchema.safeParse({ type: 'ed25519', publicKey: 'not-hex' });
     expect(parsed.success).toBe(false);
     expect(parsed.error!.issues[0]).toMatchObject({ path: ['publicKey'], message: 'a hex Ed25519 public key (64 hex digits)' });
+  });
+});
+
+describe('paypal: the certificate URL is decided before anything is fetched', () => {
+  it.each([
+    ['https://api.paypal.com/v1/notifications/certs/CERT-360caa42-fca2a594-a5cafa77', true],
+    ['https://api-m.sandbox.paypal.com/v1/notifications/certs/CERT-1', true],
+    ['https://paypal.com/cert', true],
+    ['http://api.paypal.com/v1/notifications/certs/CERT-1', false],
+    ['https://api.paypal.com:8443/v1/notifications/certs/CERT-1', false],
+    ['https://api.paypal.com.evil.example/v1/notifications/certs/CERT-1', false],
+    ['https://evilpaypal.com/cert', false],
+    ['https://user:pw@api.paypal.com/cert', false],
+    ['not a url', false],
+  ])('%s: %s by default', (url, allowed) => {
+    expect(allowedCertUrl(url, undefined)).toBe(allowed);
+  });
+
+  it('with certUrls, only the same scheme, host and port under the path', () => {
+    const prefixes = ['http://127.0.0.1:4010/v1/notifications/certs/'];
+    expect(allowedCertUrl('http://127.0.0.1:4010/v1/notifications/certs/CERT-1', prefixes)).toBe(true);
+    expect(allowedCertUrl('http://127.0.0.1:4011/v1/notifications/certs/CERT-1', prefixes)).toBe(false);
+    expect(allowedCertUrl('http://127.0.0.1:4010/v1/other/CERT-1', prefixes)).toBe(false);
+    expect(allowedCertUrl('https://api.paypal.com/v1/notifications/certs/CERT-1', prefixes)).toBe(false);
+  });
+
+  it("a refused URL answers false at once, with no fetch, and the body's CRC32 is zlib's", async () => {
+    const check = compileSignatureVerifier(mappingAuthSchema.parse({ type: 'paypal', webhookId: 'WH1', certUrls: ['http://127.0.0.1:9/certs/'] }));
+    const headers = { 'paypal-transmission-id': 't1', 'paypal-transmission-time': '2026-11-24T18:00:00Z', 'paypal-transmission-sig': 'c2ln', 'paypal-auth-algo': 'SHA256withRSA', 'paypal-cert-url': 'https://api.paypal.com/certs/CERT-1' };
+    expect(await check.verify(headers, body, NOW)).toBe(false);
+    expect(await check.verify({ ...headers, 'paypal-auth-algo': 'SHA1withRSA', 'paypal-cert-url': 'http://127.0.0.1:9/certs/CERT-1' }, body, NOW)).toBe(false);
+    expect(check.failure({ ...headers, 'paypal-transmission-sig': undefined }, NOW)).toBe('missing signature');
+    expect(crc32(body)).toBe(zlib.crc32(body));
+    expect(crc32(Buffer.from('123456789'))).toBe(0xcbf43926);
   });
 });

@@ -6,6 +6,7 @@ import type { Store } from '../../store/port.js';
 import type { StoreProbe } from '../../store/store-probe.js';
 import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
 import type { ConsoleSessions } from '../console/console-session.js';
+import type { TroubleSources } from './trouble-view.js';
 import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
 import { registerActionRoutes } from './action-routes.js';
 import { registerAlertRoutes } from './alert-routes.js';
@@ -13,6 +14,7 @@ import { registerApprovalRoutes } from './approval-routes.js';
 import { registerUsageRoutes } from './usage-routes.js';
 import { adminApp, bearerSecurity } from './admin-app.js';
 import { adminAuth } from './admin-auth.js';
+import { registerFileRoutes } from './file-routes.js';
 import { registerListRoutes } from './list-routes.js';
 import { registerMappingRoutes } from './mapping-routes.js';
 import type { OperatorDeps } from './operator-deps.js';
@@ -30,6 +32,8 @@ export interface AdminRoutesDeps {
   probe?: StoreProbe;
   /** the MCP servers' health, in the overview */
   toolServers?: () => ToolServerHealth[];
+  /** this process's records of what went wrong, in the overview's trouble */
+  trouble?: Omit<TroubleSources, 'toolServers'>;
   operator?: OperatorDeps;
   sessions?: ConsoleSessions;
   /** for the operators' decisions (who decided what; never a call's arguments) */
@@ -55,6 +59,7 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
   registerAlertRoutes(app, deps);
   registerUsageRoutes(app, deps);
   registerApprovalRoutes(app, deps);
+  registerFileRoutes(app, deps);
   // the actions, the mapping workbench and the console's pages (the gateway always assembles them)
   if (deps.operator) {
     registerActionRoutes(app, { ...deps, operator: deps.operator });

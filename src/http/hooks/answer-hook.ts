@@ -67,7 +67,7 @@ export async function answerHook(x: Exchange, call: HookCall, deps: HookRouteDep
   x.bodyBytes = bytes.byteLength;
   // over the exact bytes received, before any parsing
   if (signed.length) notes.signature = 'invalid';
-  const signedBy = signed.length ? admitBySignature(x, deps.limiter, path, signed, x.headers, bytes, x.url) : undefined;
+  const signedBy = signed.length ? await admitBySignature(x, deps.limiter, path, signed, x.headers, bytes, x.url) : undefined;
   // what the mapping, the transform and a retained payload see: never the hook token
   const headers = withoutCredentials(x.headers);
   const query = x.url.includes('?') ? queryWithoutToken(x.url) : {};

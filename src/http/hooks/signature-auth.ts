@@ -33,9 +33,10 @@ export function signatureCandidates(
  * signature verifies over the raw body for at least one of them (those are the mappings that may
  * take it), even while the address is limited. Otherwise 401 (429 past the limit), counted
  * against the address on this path only (a sender whose secret is wrong locks out its own path,
- * not the others), with the reason logged.
+ * not the others), with the reason logged. Asynchronous: a scheme may fetch its key first, which
+ * holds only this request.
  */
-export function admitBySignature(
+export async function admitBySignature(
   who: Requester,
   limiter: FailedAuthLimiter,
   path: string,
@@ -45,8 +46,11 @@ export function admitBySignature(
   /** the URL as received, query included: Twilio signs it (behind a TLS proxy, a mapping's auth.url says the public one) */
   url: string,
   nowMs = Date.now(),
-): CompiledMapping[] {
-  const admitted = signed.filter((m) => m.signature?.verify(headers, body, nowMs, url));
+): Promise<CompiledMapping[]> {
+  // a scheme that fetches its key (PayPal's certificate) answers later; the others at once
+  const verdicts = signed.map((m) => m.signature?.verify(headers, body, nowMs, url) ?? false);
+  const settled = verdicts.some((v) => v instanceof Promise) ? await Promise.all(verdicts) : (verdicts as boolean[]);
+  const admitted = signed.filter((_m, i) => settled[i]);
   if (!admitted.length) {
     limiter.failed(who, signed[0]?.signature?.failure?.(headers, nowMs, body) ?? 'bad signature', path);
     throw new HeraldError('HERALD_UNAUTHORIZED');

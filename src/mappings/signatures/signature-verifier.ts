@@ -7,6 +7,7 @@ import { calendlySignature, CALENDLY_TOLERANCE_SECONDS, hubspotSignature, zoomSi
 import { compileBasicAuth, compileSharedToken } from './token-verifiers.js';
 import { compileSenderSignature, isSenderSignatureType } from './sender-verifiers.js';
 import { compileTwilio } from './twilio-verifier.js';
+import { compilePaypal } from './paypal-verifier.js';
 
 export type { SignatureFailure } from './signature-digest.js';
 
@@ -16,7 +17,7 @@ export const DEFAULT_TOLERANCE_SECONDS = 300;
 const TIMESTAMPED = new Set<MappingAuth['type']>(['stripe', 'standard-webhooks', 'slack', 'linear', 'ed25519', 'hubspot', 'calendly', 'zoom']);
 
 /** which types take each optional field: another type given one is a fault naming it */
-const FIELD_TYPES: Record<'header' | 'encoding' | 'timestampHeader' | 'url' | 'publicKey' | 'sharedKey' | 'username', readonly MappingAuth['type'][]> = {
+const FIELD_TYPES: Record<'header' | 'encoding' | 'timestampHeader' | 'url' | 'publicKey' | 'sharedKey' | 'username' | 'webhookId' | 'certUrls', readonly MappingAuth['type'][]> = {
   header: ['hmac-sha256', 'hmac-sha1', 'shared-secret'],
   encoding: ['hmac-sha256', 'hmac-sha1'],
   timestampHeader: ['hmac-sha256', 'hmac-sha1'],
@@ -24,6 +25,8 @@ const FIELD_TYPES: Record<'header' | 'encoding' | 'timestampHeader' | 'url' | 'p
   publicKey: ['ed25519'],
   sharedKey: ['twilio'],
   username: ['basic'],
+  webhookId: ['paypal'],
+  certUrls: ['paypal'],
 };
 
 /** A mapping's `auth`, compiled at load: checks a request's signature over its raw body. */
@@ -31,9 +34,10 @@ export interface SignatureVerifier {
   type: MappingAuth['type'];
   /**
    * true when the signature headers (names lower-cased) verify over the exact bytes received;
-   * `url`: the full request URL with its query (Twilio and HubSpot sign it)
+   * `url`: the full request URL with its query (Twilio and HubSpot sign it). A promise where the
+   * key must be fetched first (PayPal's certificate); every other scheme answers at once.
    */
-  verify(headers: Record<string, string | undefined>, body: Uint8Array, nowMs: number, url?: string): boolean;
+  verify(headers: Record<string, string | undefined>, body: Uint8Array, nowMs: number, url?: string): boolean | Promise<boolean>;
   /** why `verify` said no, for the log (it never says what was expected); `body` for schemes that sign a timestamp inside it */
   failure(headers: Record<string, string | undefined>, nowMs: number, body?: Uint8Array): SignatureFailure;
 }
@@ -56,6 +60,10 @@ export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
     return compileEd25519(auth.publicKey, auth.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS);
   }
   if (type === 'twilio') return compileTwilio(auth.secret, auth.sharedKey, auth.url);
+  if (type === 'paypal') {
+    if (auth.secret !== undefined) throw new Error("secret: paypal verifies with PayPal's certificate and webhookId, not a secret");
+    return compilePaypal(auth.webhookId, auth.certUrls);
+  }
   if (auth.secret === undefined) throw new Error(`secret: required for type ${type}`);
   const secret = auth.secret;
   const tolerance = auth.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;

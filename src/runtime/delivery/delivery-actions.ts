@@ -5,6 +5,7 @@ import type { ChannelAdapter } from '../../plugin-sdk/sdk.js';
 import { isUnfinished, type DeliveryRecord, type FailedDeliveryFilter, type RetryableTargets, type RunRecord, type Store } from '../../store/port.js';
 import { deliveryView } from './delivery-view.js';
 import { answeredInResponse, intendedTarget, replyDisposition } from './reply-delivery.js';
+import { shownRecipient } from './recipient-credential.js';
 
 /** why a reply was not delivered on an install without any channel (not a failure) */
 export const NO_CHANNEL_CONFIGURED = 'no channel configured';
@@ -126,7 +127,7 @@ export class OperatorDeliveryActions implements DeliveryActions {
   async describe(run: RunRecord): Promise<unknown> {
     const rows = await this.deps.store.deliveries.forRun(run.id);
     const intended = intendedTarget(run);
-    const requested = { channel: intended.channel, to: intended.to };
+    const requested = { channel: intended.channel, to: shownRecipient(intended.to) };
     const latest = rows.at(-1);
     if (latest) return { ...deliveryView(latest), requested };
     if (!intended.deliver) return { status: 'not_requested', requested };

@@ -1,5 +1,6 @@
 import type { DeliveryRecord } from '../../store/port.js';
 import { isoTime as iso } from '../../time/iso-time.js';
+import { shownRecipient } from './recipient-credential.js';
 
 /** What the admin API shows of a delivery: its state and target, never the text or a secret. */
 export function deliveryView(d: DeliveryRecord) {
@@ -9,7 +10,7 @@ export function deliveryView(d: DeliveryRecord) {
     kind: d.kind,
     status: d.status,
     channel: d.channel,
-    to: d.to,
+    to: shownRecipient(d.to),
     attempts: d.attempts,
     partsSent: d.partsSent,
     lastError: d.lastError,

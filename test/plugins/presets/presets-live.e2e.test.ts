@@ -172,6 +172,36 @@ describe.each(Object.keys(cases))('preset %s, live', (name) => {
   });
 });
 
+describe('shopify Events, live', () => {
+  /** an Events delivery as Shopify sends it: the unprefixed Shopify-Hmac-Sha256, base64 HMAC-SHA256 of the body (https://shopify.dev/docs/apps/build/events/verify-deliveries) */
+  const eventsDelivery = (index: number, secret = secrets.shopify!): Delivery => {
+    const { headers = {}, payload } = fixture('shopify', index);
+    const body = JSON.stringify(payload);
+    return { body, headers: { ...headers, 'Shopify-Hmac-Sha256': hmac(secret, body).toString('base64') } };
+  };
+
+  it('routes an Events delivery to a run per resource; a repeat (the same Shopify-Webhook-Id) is replayed', async () => {
+    const signed = eventsDelivery(7);
+    const first = await post('shopify', signed);
+    expect(first).toMatchObject({ status: 202, body: { ok: true, runId: expect.any(String) } });
+    const run = await eventually(async () => {
+      const found = await herald.gateway.store.runs.get(first.body!.runId);
+      return found?.status === 'succeeded' ? found : undefined;
+    });
+    expect(run).toMatchObject({ message: fixture('shopify', 7).expect.message, sessionKey: 'hook:shopify:product:gid://shopify/Product/123' });
+    expect(await post('shopify', signed)).toMatchObject({ status: 202, replayed: 'true', body: { runId: first.body!.runId } });
+    // without Shopify-Webhook-Id, Shopify-Event-Id is the key
+    const byEventId = eventsDelivery(8);
+    const once = await post('shopify', byEventId);
+    expect(once.status).toBe(202);
+    expect(await post('shopify', byEventId)).toMatchObject({ status: 202, replayed: 'true', body: { runId: once.body!.runId } });
+  });
+
+  it('refuses an Events delivery signed with another secret with 401', async () => {
+    expect((await post('shopify', eventsDelivery(7, 'not-the-secret'))).status).toBe(401);
+  });
+});
+
 describe('presets, live', () => {
   it('a wake line (alertmanager resolved) is 200, replayed on a repeat', async () => {
     const resolved = delivery('alertmanager', 2);

@@ -1,0 +1,94 @@
+import { X509Certificate, type KeyObject } from 'node:crypto';
+
+/** PayPal's certificates are a few KiB; anything much larger is not one */
+const MAX_CERT_BYTES = 64 * 1024;
+const FETCH_TIMEOUT_MS = 5_000;
+/** kept at most this long even when the certificate stays valid longer (PayPal rotates them) */
+const MAX_KEEP_MS = 24 * 3_600_000;
+/** distinct certificate URLs kept; PayPal signs with one or two at a time */
+const MAX_CERTS = 16;
+
+/**
+ * Whether `url` may be fetched as PayPal's signing certificate: with no `prefixes`, an https URL on
+ * paypal.com or one of its subdomains, default port, no credentials (TLS to PayPal's own host is
+ * what vouches for the certificate); with `prefixes` (a fake in tests), a URL of the same scheme,
+ * host and port as one of them whose path starts with its path. Decided before anything is fetched.
+ */
+export function allowedCertUrl(value: string | undefined, prefixes: readonly string[] | undefined): boolean {
+  let url: URL;
+  try {
+    url = new URL(value ?? '');
+  } catch {
+    return false;
+  }
+  if (url.username || url.password) return false;
+  if (!prefixes?.length) return url.protocol === 'https:' && url.port === '' && (url.hostname === 'paypal.com' || url.hostname.endsWith('.paypal.com'));
+  return prefixes.some((p) => {
+    const prefix = new URL(p);
+    return url.protocol === prefix.protocol && url.host === prefix.host && url.pathname.startsWith(prefix.pathname);
+  });
+}
+
+interface Held {
+  key: Promise<KeyObject>;
+  expiresAt: number;
+}
+
+/**
+ * PayPal's signing certificates by URL: fetched once (concurrent requests for one URL share the
+ * fetch), each request bounded in time and size and never redirected (a redirect could leave the
+ * allowed host), kept while valid and at most a day, at most MAX_CERTS of them. A fetch that fails
+ * is not kept, so the next request tries again. The fetch is asynchronous: a slow PayPal delays
+ * only the requests that need that certificate.
+ */
+export class PaypalCertCache {
+  private readonly held = new Map<string, Held>();
+
+  constructor(private readonly timeoutMs = FETCH_TIMEOUT_MS) {}
+
+  key(url: string, nowMs: number): Promise<KeyObject> {
+    const found = this.held.get(url);
+    if (found && found.expiresAt > nowMs) return found.key;
+    if (found) this.held.delete(url);
+    // in flight it is shared by every request that needs it; once made it is kept until keepUntil says
+    const entry: Held = { key: this.fetchKey(url, nowMs, (expiresAt) => (entry.expiresAt = expiresAt)), expiresAt: Infinity };
+    entry.key.catch(() => {
+      if (this.held.get(url) === entry) this.held.delete(url);
+    });
+    // the oldest out when full (a Map keeps insertion order)
+    if (this.held.size >= MAX_CERTS) this.held.delete(this.held.keys().next().value!);
+    this.held.set(url, entry);
+    return entry.key;
+  }
+
+  private async fetchKey(url: string, nowMs: number, keepUntil: (ms: number) => void): Promise<KeyObject> {
+    const res = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(this.timeoutMs) });
+    if (!res.ok) throw new Error(`certificate answered ${res.status}`);
+    const bytes = await boundedBody(res);
+    // the first certificate of the PEM is PayPal's own (a chain may follow)
+    const cert = new X509Certificate(bytes);
+    const notAfter = Date.parse(cert.validTo);
+    if (!(Date.parse(cert.validFrom) <= nowMs && nowMs <= notAfter)) throw new Error('certificate not valid now');
+    if (cert.publicKey.asymmetricKeyType !== 'rsa') throw new Error('certificate key is not RSA');
+    keepUntil(Math.min(notAfter, nowMs + MAX_KEEP_MS));
+    return cert.publicKey;
+  }
+}
+
+/** the answer's bytes, refused past MAX_CERT_BYTES without reading the rest */
+async function boundedBody(res: Response): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = res.body?.getReader();
+  if (!reader) return Buffer.alloc(0);
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return Buffer.concat(chunks);
+    size += value.byteLength;
+    if (size > MAX_CERT_BYTES) {
+      await reader.cancel();
+      throw new Error('certificate too large');
+    }
+    chunks.push(value);
+  }
+}

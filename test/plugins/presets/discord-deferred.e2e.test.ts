@@ -1,0 +1,131 @@
+import { generateKeyPairSync, sign as ed25519Sign } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { verifyKey } from 'discord-interactions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, GATEWAY_TOKEN } from '../../helpers/start-herald.js';
+import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
+import { testApp, type TestApp } from '../../http/app-fixture.js';
+import { completion } from '../../models/fake-openai.js';
+
+/**
+ * The discord preset's deferred answer, live: an interaction whose reply misses replyWaitMs is
+ * answered "is thinking…" (type 5, or 6 for a button), and the reply, once ready, goes through
+ * the durable outbox to a fake of Discord's API on 127.0.0.1 that records it: a slash command's
+ * edits the original response (`PATCH /webhooks/{application.id}/{interaction.token}/messages/@original`,
+ * https://discord.com/developers/docs/interactions/receiving-and-responding#edit-original-interaction-response),
+ * a button's is a follow-up message (`POST /webhooks/{application.id}/{interaction.token}`,
+ * https://discord.com/developers/docs/interactions/receiving-and-responding#create-followup-message).
+ * The token authenticates: no bot token is configured. "Interaction tokens are valid for 15
+ * minutes": an older interaction's reply is not sent. Requests are signed with Ed25519 as Discord
+ * signs them, and discord-interactions' verifyKey accepts them.
+ */
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+const PUBLIC_KEY = Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url').toString('hex');
+const APPLICATION_ID = '1012345678901234567';
+const admin = { authorization: `Bearer ${GATEWAY_TOKEN}` };
+
+let discord: FakeServer;
+let model: FakeServer;
+let herald: TestApp;
+let release: () => void = () => {};
+let held: Promise<void> | undefined;
+
+const fixture = (index: number) => JSON.parse(fs.readFileSync(path.join(root, 'plugins/discord/fixtures/discord.json'), 'utf8'))[index].payload as Record<string, unknown>;
+
+/** a Discord snowflake made `agoMs` ago (https://discord.com/developers/docs/reference#snowflakes) */
+const snowflake = (agoMs = 0) => String((BigInt(Date.now() - agoMs - 1_420_070_400_000) << 22n) | BigInt(Math.floor(Math.random() * 4096)));
+
+function signed(payload: unknown) {
+  const body = JSON.stringify(payload);
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const signature = ed25519Sign(null, Buffer.from(timestamp + body), privateKey).toString('hex');
+  return { body, headers: { 'content-type': 'application/json', 'x-signature-ed25519': signature, 'x-signature-timestamp': timestamp } };
+}
+
+async function post(payload: Record<string, unknown>) {
+  const request = signed(payload);
+  expect(await verifyKey(request.body, request.headers['x-signature-ed25519'], request.headers['x-signature-timestamp'], PUBLIC_KEY)).toBe(true);
+  const res = await herald.request('/hooks/discord', { method: 'POST', headers: request.headers, body: request.body });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+beforeAll(async () => {
+  discord = await startFakeServer((req) => {
+    // Discord answers an edit or a follow-up with the message (https://discord.com/developers/docs/resources/message#message-object)
+    if (req.path.startsWith('/api/v10/webhooks/')) return { body: { id: snowflake(), content: req.json?.content, type: 0 } };
+    return { status: 404, body: { message: '404: Not Found', code: 0 } };
+  });
+  model = await startFakeServer(async () => {
+    await held;
+    return { body: completion('The Gitrog Monster: {3}{B}{G}, a 6/6 deathtouch frog.') };
+  });
+  herald = await testApp({
+    models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
+    agents: { defaults: { model: 'fake/gpt-test' } },
+    channels: { discord: { baseUrl: `${discord.url}/api/v10` } },
+    hooks: { mappingsDir: './no-mappings', presets: [{ name: 'discord', publicKey: PUBLIC_KEY, replyWaitMs: 1 }] },
+  });
+});
+
+afterAll(async () => {
+  release();
+  await herald?.stop();
+  await model?.close();
+  await discord?.close();
+});
+
+const calls = (token: string) => discord.requests.filter((r) => r.path.includes(`/webhooks/${APPLICATION_ID}/${token}`));
+
+describe('discord: a deferred answer, delivered later', () => {
+  it("a slash command's reply edits the original response, through the outbox, with no bot token; the token is never shown", async () => {
+    held = new Promise<void>((resolve) => (release = resolve));
+    const token = `aW50ZXJhY3Rpb246${snowflake()}OkVkaXRPcmlnaW5hbA`;
+    const answer = await post({ ...fixture(1), id: snowflake(), application_id: APPLICATION_ID, token });
+    expect(answer).toMatchObject({ status: 200, json: { type: 5 } });
+    release();
+    held = undefined;
+    const [edit] = await eventually(async () => (calls(token).length ? calls(token) : undefined));
+    expect(edit).toMatchObject({ method: 'PATCH', path: `/api/v10/webhooks/${APPLICATION_ID}/${token}/messages/@original`, json: { content: 'The Gitrog Monster: {3}{B}{G}, a 6/6 deathtouch frog.', allowed_mentions: { parse: [] } } });
+    expect(edit!.headers.authorization).toBeUndefined();
+    const delivery = await eventually(async () => {
+      const { data } = (await (await herald.request('/admin/deliveries', { headers: admin })).json()) as { data: { to: string; status: string }[] };
+      return data.find((d) => d.status === 'delivered' && d.to.startsWith('interaction:'));
+    });
+    expect(delivery.to).toMatch(new RegExp(`^interaction:${APPLICATION_ID}:\\d+#token=…$`));
+    expect(JSON.stringify(await (await herald.request('/admin/deliveries', { headers: admin })).json())).not.toContain(token);
+    const runs = (await (await herald.request('/admin/runs', { headers: admin })).json()) as { data: { id: string }[] };
+    for (const run of runs.data) expect(JSON.stringify(await (await herald.request(`/admin/runs/${run.id}`, { headers: admin })).json())).not.toContain(token);
+    expect(herald.rawLogs()).not.toContain(token);
+  });
+
+  it("a button's reply is a follow-up message, leaving the message with the button as it was", async () => {
+    held = new Promise<void>((resolve) => (release = resolve));
+    const token = `aW50ZXJhY3Rpb246${snowflake()}T0tGb2xsb3d1cA`;
+    const answer = await post({ ...fixture(2), id: snowflake(), application_id: APPLICATION_ID, token });
+    expect(answer).toMatchObject({ status: 200, json: { type: 6 } });
+    release();
+    held = undefined;
+    const [followup] = await eventually(async () => (calls(token).length ? calls(token) : undefined));
+    expect(followup).toMatchObject({ method: 'POST', path: `/api/v10/webhooks/${APPLICATION_ID}/${token}`, query: { wait: 'true' }, json: { content: expect.stringContaining('Gitrog') } });
+  });
+
+  it('an interaction older than its token\'s 15 minutes: nothing is sent, the delivery fails at once', async () => {
+    held = new Promise<void>((resolve) => (release = resolve));
+    const token = `aW50ZXJhY3Rpb246${snowflake()}RXhwaXJlZA`;
+    // Discord signs when it sends; the interaction itself was made 16 minutes before (a relay replaying it late)
+    const answer = await post({ ...fixture(1), id: snowflake(16 * 60_000), application_id: APPLICATION_ID, token });
+    expect(answer).toMatchObject({ status: 200, json: { type: 5 } });
+    release();
+    held = undefined;
+    const failed = await eventually(async () => {
+      const { data } = (await (await herald.request('/admin/deliveries', { headers: admin })).json()) as { data: { to: string; status: string; attempts: number; lastError: string | null }[] };
+      return data.find((d) => d.status === 'failed' && d.to.startsWith('interaction:'));
+    });
+    expect(failed.lastError).toContain('interaction token expired');
+    expect(failed.attempts).toBe(1);
+    expect(calls(token)).toEqual([]);
+  });
+});

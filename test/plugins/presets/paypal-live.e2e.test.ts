@@ -1,0 +1,142 @@
+import { execFileSync } from 'node:child_process';
+import { createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../helpers/start-herald.js';
+import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
+import { testApp, type TestApp } from '../../http/app-fixture.js';
+import { startFakeOpenAI } from '../../models/fake-openai.js';
+
+/**
+ * The PayPal preset live: herald verifies each delivery offline as PayPal documents
+ * (https://developer.paypal.com/api/rest/webhooks/rest/#link-selfverificationmethod): the
+ * certificate at PAYPAL-CERT-URL, served here by a fake of PayPal's certificate endpoint
+ * (`/v1/notifications/certs/CERT-...`, a PEM X.509 certificate) on 127.0.0.1 holding a
+ * self-signed certificate made by openssl for this run, whose key signs
+ * `<transmission id>|<transmission time>|<webhook id>|<CRC32 of the body, decimal>` with
+ * SHA256withRSA, base64 in PAYPAL-TRANSMISSION-SIG.
+ */
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const WEBHOOK_ID = '8PT597110X687430L';
+const CERT_PATH = '/v1/notifications/certs/';
+
+let certPem: string;
+let privateKey: KeyObject;
+let certs: FakeServer;
+let model: FakeServer;
+let herald: TestApp;
+/** a certificate request the test holds open, released by the test */
+let held: { url: string; release: () => void } | undefined;
+
+const fixtures = JSON.parse(fs.readFileSync(path.join(root, 'plugins/paypal/fixtures/paypal.json'), 'utf8')) as { payload: Record<string, unknown> }[];
+
+/** a fixture's payload as PayPal sends it, signed by `key` for `webhookId` */
+function delivery(index: number, options: { certUrl?: string; webhookId?: string; key?: KeyObject; transmissionId?: string } = {}) {
+  const body = JSON.stringify(fixtures[index]!.payload);
+  const transmissionId = options.transmissionId ?? `${index}-${Math.random().toString(16).slice(2)}-11f0-9a0c-27e2bb0b4b3e`;
+  const time = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const message = `${transmissionId}|${time}|${options.webhookId ?? WEBHOOK_ID}|${zlib.crc32(Buffer.from(body))}`;
+  const signature = sign('sha256', Buffer.from(message), options.key ?? privateKey).toString('base64');
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'paypal-transmission-id': transmissionId,
+      'paypal-transmission-time': time,
+      'paypal-transmission-sig': signature,
+      'paypal-auth-algo': 'SHA256withRSA',
+      'paypal-cert-url': options.certUrl ?? `${certs.url}${CERT_PATH}CERT-360caa42-fca2a594-a5cafa77`,
+    },
+  };
+}
+
+async function post({ body, headers }: { body: string; headers: Record<string, string> }) {
+  const res = await herald.request('/hooks/paypal', { method: 'POST', headers, body });
+  const text = await res.text();
+  return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: text.startsWith('{') ? (JSON.parse(text) as Record<string, any>) : null };
+}
+
+const certFetches = (name: string) => certs.requests.filter((r) => r.path === `${CERT_PATH}${name}`).length;
+
+beforeAll(async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-paypal-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', '2', '-subj', '/CN=messageverificationcerts.paypal.com', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
+  certPem = fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8');
+  privateKey = createPrivateKey(fs.readFileSync(path.join(dir, 'key.pem')));
+  fs.rmSync(dir, { recursive: true, force: true });
+  certs = await startFakeServer(async (req) => {
+    if (!req.path.startsWith(`${CERT_PATH}CERT-`)) return { status: 404, body: { name: 'RESOURCE_NOT_FOUND' } };
+    if (held && req.path.endsWith(held.url)) await new Promise<void>((resolve) => (held!.release = resolve));
+    return { headers: { 'content-type': 'application/x-pem-file' }, body: certPem };
+  });
+  model = await startFakeOpenAI('on it');
+  herald = await testApp({
+    models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
+    agents: { defaults: { model: 'fake/gpt-test' } },
+    hooks: { presets: [{ name: 'paypal', webhookId: WEBHOOK_ID, certUrls: [`${certs.url}${CERT_PATH}`], deliver: false }] },
+  });
+});
+
+afterAll(async () => {
+  await herald?.stop();
+  await model?.close();
+  await certs?.close();
+});
+
+describe('preset paypal, live', () => {
+  it('accepts a delivery signed as PayPal signs; its message reaches the model; a repeat is replayed; the certificate is fetched once', async () => {
+    const signed = delivery(0);
+    const first = await post(signed);
+    expect(first).toMatchObject({ status: 202, body: { ok: true, runId: expect.any(String) } });
+    const run = await eventually(async () => {
+      const found = await herald.gateway.store.runs.get(first.body!.runId);
+      return found?.status === 'succeeded' ? found : undefined;
+    });
+    expect(run.message).toContain('PayPal PAYMENT.CAPTURE.COMPLETED: capture 27M47624FP291604U, 2.51 USD');
+    const prompts = model.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => JSON.stringify(r.json.messages));
+    expect(prompts.some((p) => p.includes('capture 27M47624FP291604U'))).toBe(true);
+    // PayPal's retry of the event: a new transmission, the same event id
+    expect(await post(delivery(0))).toMatchObject({ status: 202, replayed: 'true', body: { runId: first.body!.runId } });
+    expect(await post(delivery(3))).toMatchObject({ status: 202 });
+    expect(certFetches('CERT-360caa42-fca2a594-a5cafa77')).toBe(1);
+  });
+
+  it('refuses a wrong signature, another listener\'s webhook id and another key with 401', async () => {
+    const tampered = delivery(1);
+    tampered.body = tampered.body.replace('2.51', '25.10');
+    expect((await post(tampered)).status).toBe(401);
+    expect((await post(delivery(1, { webhookId: 'ANOTHERWEBHOOK1' }))).status).toBe(401);
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    expect((await post(delivery(1, { key: other }))).status).toBe(401);
+    const noSig = delivery(1);
+    delete (noSig.headers as Record<string, string>)['paypal-transmission-sig'];
+    expect((await post(noSig)).status).toBe(401);
+  });
+
+  it('refuses a certificate URL that is not allowed with 401, without fetching it', async () => {
+    const before = certs.requests.length;
+    for (const certUrl of [`${certs.url}/elsewhere/CERT-1`, `https://api.paypal.com.evil.example${CERT_PATH}CERT-1`, certs.url.replace('127.0.0.1', 'localhost') + `${CERT_PATH}CERT-1`]) {
+      expect((await post(delivery(2, { certUrl }))).status).toBe(401);
+    }
+    expect(certs.requests.length).toBe(before);
+  });
+
+  it('a certificate being fetched holds only the requests that need it', async () => {
+    held = { url: 'CERT-held-0001', release: () => {} };
+    const waiting = post(delivery(4, { certUrl: `${certs.url}${CERT_PATH}CERT-held-0001` }));
+    await eventually(async () => (certFetches('CERT-held-0001') === 1 ? true : undefined));
+    // a delivery whose certificate is known goes through while the other waits
+    expect((await post(delivery(5))).status).toBe(202);
+    held.release();
+    expect((await waiting).status).toBe(202);
+    held = undefined;
+  });
+
+  it('answers what the preset skips with 204', async () => {
+    expect((await post(delivery(6))).status).toBe(204);
+  });
+});
