@@ -155,19 +155,22 @@ export async function runAgentTurn(deps: AgentTurnDeps, asked: AgentTurnInput, o
   const exchangeFrom = resume ? (resume.exchangeFrom ?? resume.messages.length) : request.messages.length;
   let callsMade = resume?.callsMade ?? 0;
   let spent: ModelUsage | undefined = resume?.usage;
-  if (resume && input.ledger) {
-    // every call of the checkpoint is answered, even with none of its tools granted now (its server
-    // gone, a reload): a model sent calls without their results refuses the request
-    const resumed = await resumeRound(round ?? roundWith(input.tools ?? NO_TOOLS), resume);
-    if (resumed.pending.length) return pausedOutcome(resume, resumed.pending, knowledge, callsMade);
-    request.messages.push(...resumed.messages);
-  }
   let answer: ModelAnswer;
   // the caller's reservation is the first call's; one not used (a turn paused before it) is given back
   let reservation = input.reservation;
   /** the reservation of the call whose answer ends the turn, settled with its record */
   let answered: number | undefined;
   try {
+    if (resume && input.ledger) {
+      // the turn's budgets are checked as it is admitted: a spent one refuses it before a call of its checkpoint runs
+      const reserving = reservation ?? reserveCall(deps, input, request, resolved.ref);
+      reservation = reserving instanceof Promise ? await reserving : reserving;
+      // every call of the checkpoint is answered, even with none of its tools granted now (its server
+      // gone, a reload): a model sent calls without their results refuses the request
+      const resumed = await resumeRound(round ?? roundWith(input.tools ?? NO_TOOLS), resume);
+      if (resumed.pending.length) return pausedOutcome(resume, resumed.pending, knowledge, callsMade);
+      request.messages.push(...resumed.messages);
+    }
     for (let roundNo = (resume?.round ?? -1) + 1; ; roundNo++) {
       // each model call reserves its estimate against the budgets before it is made (429 past one)
       // a turn without budgets awaits nothing here

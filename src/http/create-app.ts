@@ -89,9 +89,9 @@ export function createApp(deps: AppDeps): Hono {
   if (deps.reload) app.post('/admin/reload', reloadRoute({ config: deps.config, limiter: operatorLimiter, reload: deps.reload }));
   const token = deps.config.gateway.auth.token;
   const sessions = token ? new ConsoleSessions(token, deps.config.gateway.console.sessionHours * 3_600_000, deps.store.state) : undefined;
-  // the admin API and the console are built (and their modules loaded) on their first request, not at start
-  // the admin document is made (and its modules loaded) on its first request
+  // GET /admin/openapi.json's document, made (and its modules loaded) on its first request
   const openApiDocument = async (admin: OpenAPIHono) => (await import('./openapi/admin-openapi.js')).adminOpenApiDocument(admin);
+  // the admin API and the console are built (and their modules loaded) on their first request, not at start
   mountLazily(app, '/admin', async () => (await import('./admin/admin-routes.js')).adminRoutes({ ...deps, limiter: operatorLimiter, sessions, openApiDocument }), onError);
   if (deps.operator && deps.config.gateway.console.enabled) {
     mountLazily(app, '/console', async () => (await import('./console/console-routes.js')).consoleRoutes({ config: deps.config, limiter: operatorLimiter, sessions }), onError);

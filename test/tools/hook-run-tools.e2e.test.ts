@@ -73,6 +73,23 @@ describe('tools in hook runs', () => {
     expect(model.requests).toHaveLength(2);
   });
 
+  it("approved after its agent's budget was spent, the run fails with the budget's sentence before the call executes", async () => {
+    model = await startToolCallingModel(callInRounds([[{ name: 'herald__add_event', arguments: { text: 'deploy of api noted' } }]]));
+    // the first model call passes the budget (nothing spent yet) and spends it
+    const agents = { defaults: { model: 'fake/tool-model' }, list: [{ id: 'ops', tools: { servers: ['herald'] }, budget: { tokensPerDay: 1 } }] };
+    const h = await testApp(config(model.url, { agents }));
+    const id = await submit(h, 'Note the deploy of api');
+    expect((await settled(h, id)).status).toBe('waiting_approval');
+    const [pending] = await h.gateway.store.toolCalls.pendingApprovals(10);
+
+    await h.gateway.store.toolCalls.decide(pending!.id, { decision: 'approved', by: 'alice', at: Date.now() });
+    const run = await settled(h, id, ['succeeded', 'failed']);
+    expect(run).toMatchObject({ status: 'failed', error: expect.stringMatching(/^Budget exceeded: agent "ops" has used \d+ of its 1 tokens per day \(agents\.list\[id=ops\]\.budget\.tokensPerDay\)/) });
+    // refused as the resumed turn was admitted: the approved call did not run, the model was not asked again
+    expect((await h.gateway.store.events.list('main', 10)).map((e) => e.text)).not.toContain('deploy of api noted');
+    expect(model.requests).toHaveLength(1);
+  });
+
   it('denied, the call is not executed and the model is told who refused it and why', async () => {
     model = await startToolCallingModel(callInRounds([[{ name: 'herald__add_event', arguments: { text: 'delete everything' } }]]));
     const h = await testApp(config(model.url));

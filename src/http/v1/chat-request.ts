@@ -3,7 +3,7 @@ import type { ClientToolsUse } from '../../agents/client-tools.js';
 import type { ChatInputMessage } from '../../agents/conversation.js';
 import { HeraldError } from '../../errors.js';
 import { plainChatRequest } from './plain-chat-request.js';
-import { paramOf } from './request-param.js';
+import { parseFields } from './request-param.js';
 import { functionName, jsonSchemaObject } from './tool-schemas.js';
 
 const textPart = z.object({ type: z.literal('text'), text: z.string() }).loose();
@@ -117,13 +117,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
   if (plain) return plain;
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HeraldError('HERALD_INVALID_FIELD', 'the body must be a JSON object');
   refuseUnsupported(body as Record<string, unknown>);
-  const parsed = chatRequestSchema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const param = paramOf(issue.path);
-    throw new HeraldError('HERALD_INVALID_FIELD', `${param || 'body'}: ${issue.message}`, { param: param || undefined });
-  }
-  return parsed.data;
+  return parseFields(chatRequestSchema, body);
 }
 
 /** the text of a message's content */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HeraldError } from '../../errors.js';
-import { paramOf } from './request-param.js';
+import { parseFields } from './request-param.js';
 
 /** OpenAI's limit on inputs per request (https://platform.openai.com/docs/api-reference/embeddings/create) */
 const MAX_INPUTS = 2048;
@@ -30,13 +30,8 @@ export function parseEmbeddingsRequest(body: unknown): EmbeddingsRequest & { inp
     throw new HeraldError('HERALD_INVALID_FIELD', 'input: token arrays are not supported; send the text as a string or an array of strings', { param: 'input', openaiCode: 'unsupported_parameter' });
   }
   // a union names no branch's fault: the input is checked by the branch its type picks
-  const parsed = (Array.isArray(input) ? embeddingsRequestSchema.extend({ input: texts }) : embeddingsRequestSchema).safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const param = paramOf(issue.path);
-    throw new HeraldError('HERALD_INVALID_FIELD', `${param || 'body'}: ${issue.message}`, { param: param || undefined });
-  }
-  return { ...parsed.data, input: typeof parsed.data.input === 'string' ? [parsed.data.input] : parsed.data.input };
+  const parsed: EmbeddingsRequest = parseFields(Array.isArray(input) ? embeddingsRequestSchema.extend({ input: texts }) : embeddingsRequestSchema, body);
+  return { ...parsed, input: typeof parsed.input === 'string' ? [parsed.input] : parsed.input };
 }
 
 /** a vector as OpenAI's base64 encoding has it: the float32 values, little-endian */

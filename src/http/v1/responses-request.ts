@@ -3,7 +3,7 @@ import type { ClientToolsUse } from '../../agents/client-tools.js';
 import type { ChatInputMessage } from '../../agents/conversation.js';
 import type { ResponseRecord } from '../../agents/response-record.js';
 import { HeraldError } from '../../errors.js';
-import { paramOf } from './request-param.js';
+import { parseFields } from './request-param.js';
 import { functionName, jsonSchemaObject } from './tool-schemas.js';
 import { mcpApprovalResponseItem, mcpTool, withoutSecrets } from './responses-mcp-request.js';
 
@@ -140,13 +140,7 @@ export function fileSearchOf(body: ResponsesRequest): { tool: FileSearchTool; in
 export function parseResponsesRequest(body: unknown): ResponsesRequest {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HeraldError('HERALD_INVALID_FIELD', 'the body must be a JSON object');
   refuseUnsupported(body as Record<string, unknown>);
-  const parsed = responsesRequestSchema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const param = paramOf(issue.path);
-    throw new HeraldError('HERALD_INVALID_FIELD', `${param || 'body'}: ${issue.message}`, { param: param || undefined });
-  }
-  return parsed.data;
+  return parseFields(responsesRequestSchema, body);
 }
 
 const textOf = (content: string | { text: string }[]) => (typeof content === 'string' ? content : content.map((p) => p.text).join('\n'));

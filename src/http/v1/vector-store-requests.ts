@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { HeraldError } from '../../errors.js';
 import { parseJsonBody, readBody } from '../read-body.js';
 import type { Context } from 'hono';
-import { paramOf } from './request-param.js';
+import { parseFields } from './request-param.js';
 
 /** OpenAI's metadata: at most 16 pairs, keys up to 64 characters, values up to 512 */
 const metadataSchema = z
@@ -52,13 +52,7 @@ export async function readJson<T extends z.ZodType>(c: Context, schema: T): Prom
       throw new HeraldError('HERALD_INVALID_FIELD', `${field} is not supported: ${why}`, { param: field, openaiCode: 'unsupported_parameter' });
     }
   }
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const param = paramOf(issue.path);
-    throw new HeraldError('HERALD_INVALID_FIELD', `${param || 'body'}: ${issue.message}`, { param: param || undefined });
-  }
-  return parsed.data;
+  return parseFields(schema, body);
 }
 
 export const fileBatchCreateSchema = z.object({ file_ids: z.array(z.string().min(1)).min(1).max(500).describe('Files (of /v1/files) to add together.') }).loose();
