@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * Prometheus Alertmanager's webhook receiver (https://prometheus.io/docs/alerting/latest/configuration/#webhook_config),
@@ -39,11 +39,11 @@ export const alertmanagerPreset = definePreset({
         // a group of several rules (Grafana groups by folder) shares no alertname: its alerts' names
         name: 'Alerts {{ commonLabels.alertname ? commonLabels.alertname : groupLabels.alertname ? groupLabels.alertname : $join($distinct(alerts[status = "firing"].labels.alertname), ", ") }}',
         sessionKey: 'hook:alertmanager:{{groupKey}}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           '{{ $count(alerts[status = "firing"]) }} alert(s) firing{{ commonLabels.severity ? ", severity " & commonLabels.severity : "" }}{{ receiver ? " (receiver " & receiver & ")" : "" }}:',
           '{{ $join(alerts[status = "firing"].("- " & labels.alertname & (labels.instance ? " on " & labels.instance : "") & ": " & (annotations.summary ? annotations.summary : annotations.description ? annotations.description : "no summary") & (annotations.runbook_url ? " (runbook " & annotations.runbook_url & ")" : "")), "\\n") }}',
           '{{ externalURL ? externalURL : "" }}',
-        ].join('\n'),
+        ]),
       }),
       on('resolved', 'true', {
         schema,

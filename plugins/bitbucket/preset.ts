@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the events (X-Event-Key) an agent sees unless `events` says otherwise */
 export const BITBUCKET_DEFAULT_EVENTS = [
@@ -41,43 +41,43 @@ export const bitbucketPreset = definePreset({
       on('pull-request', `${key} in ["pullrequest:created", "pullrequest:fulfilled", "pullrequest:rejected"]`, {
         name: `Bitbucket ${repo}#{{${pr}.id}}`,
         sessionKey: `hook:bitbucket:${repo}#{{${pr}.id}}`,
-        messageTemplate: [
+        messageTemplate: messageLines([
           `Pull request #{{${pr}.id}} {{ ${prVerb} }} in ${repo}${actor}{{ ${pr}.title ? ": " & ${pr}.title : "" }}`,
           `{{ ${pr}.links.html.href ? ${pr}.links.html.href : "" }}`,
           `{{ ${pr}.source.branch.name ? ${pr}.source.branch.name & " -> " & ${pr}.destination.branch.name : "" }}`,
           '',
           `{{ ${key} = "pullrequest:created" ? (${pr}.description ? $substring(${pr}.description, 0, 2000) : "(no description)") : (${pr}.reason ? "Reason: " & ${pr}.reason : "") }}`,
-        ].join('\n'),
+        ]),
       }),
       on('pull-request-comment', `${key} in ["pullrequest:comment_created", "pullrequest:changes_request_created"]`, {
         name: `Bitbucket ${repo}#{{${pr}.id}}`,
         sessionKey: `hook:bitbucket:${repo}#{{${pr}.id}}`,
-        messageTemplate: [
+        messageTemplate: messageLines([
           `{{ actor.display_name ? actor.display_name : "Someone" }} {{ ${key} = "pullrequest:comment_created" ? "commented on" : "requested changes on" }} pull request #{{${pr}.id}} in ${repo}{{ ${pr}.title ? " (" & ${pr}.title & ")" : "" }}:`,
           `{{ comment.links.html.href ? comment.links.html.href : ${pr}.links.html.href ? ${pr}.links.html.href : "" }}`,
           '',
           '{{ comment.content.raw ? $substring(comment.content.raw, 0, 2000) : "" }}',
-        ].join('\n'),
+        ]),
       }),
       on('issue', `${key} in ["issue:created", "issue:comment_created"]`, {
         name: `Bitbucket ${repo} issue #{{issue.id}}`,
         sessionKey: `hook:bitbucket:${repo}:issue:{{issue.id}}`,
-        messageTemplate: [
+        messageTemplate: messageLines([
           `{{ comment ? (actor.display_name ? actor.display_name : "Someone") & " commented on issue #" & issue.id : "Issue #" & issue.id & " opened" }} in ${repo}{{ comment ? "" : (actor.display_name ? " by " & actor.display_name : "") }}{{ issue.title ? ": " & issue.title : "" }}`,
           '{{ comment.links.html.href ? comment.links.html.href : issue.links.html.href ? issue.links.html.href : "" }}',
           '{{ comment ? "" : $join([issue.kind ? "Kind " & issue.kind, issue.priority ? "priority " & issue.priority], ", ") }}',
           '',
           '{{ comment ? (comment.content.raw ? $substring(comment.content.raw, 0, 2000) : "") : (issue.content.raw ? $substring(issue.content.raw, 0, 2000) : "(no description)") }}',
-        ].join('\n'),
+        ]),
       }),
       on('build-failed', `${key} = "repo:commit_status_updated" and commit_status.state = "FAILED"`, {
         name: `Bitbucket ${repo} {{ commit_status.name ? commit_status.name : commit_status.key }}`,
         sessionKey: `hook:bitbucket:${repo}:build:{{commit_status.key}}:{{ commit_status.refname ? commit_status.refname : commit_status.commit.hash }}`,
-        messageTemplate: [
+        messageTemplate: messageLines([
           `Build "{{ commit_status.name ? commit_status.name : commit_status.key }}" failed{{ commit_status.refname ? " on " & commit_status.refname : "" }} in ${repo}{{ commit_status.commit.hash ? " (commit " & $substring(commit_status.commit.hash, 0, 12) & ")" : "" }}`,
           '{{ commit_status.url ? commit_status.url : "" }}',
           '{{ commit_status.description ? commit_status.description : "" }}',
-        ].join('\n'),
+        ]),
       }),
       on('push', `${key} = "repo:push"`, {
         action: 'wake',

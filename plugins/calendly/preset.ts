@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the events an agent sees unless `events` says otherwise */
 export const CALENDLY_DEFAULT_EVENTS = ['invitee.created', 'invitee.canceled', 'invitee_no_show.created'];
@@ -32,10 +32,11 @@ export const calendlyPreset = definePreset({
       on('invitee', 'event in ["invitee.created", "invitee.canceled"]', {
         name: 'Calendly {{ payload.payload.scheduled_event.name }}',
         sessionKey: `hook:calendly:{{ ${p}.event ? ${p}.event : ${p}.scheduled_event.uri }}`,
-        messageTemplate: [
-          `Calendly {{ event = "invitee.created" ? "booking" : "cancellation" }}: {{ ${p}.name }} <{{ ${p}.email }}> {{ event = "invitee.created" ? "booked" : "cancelled" }} "{{ ${p}.scheduled_event.name }}" on {{ ${p}.scheduled_event.start_time }}{{ ${p}.timezone ? " (" & ${p}.timezone & ")" : "" }}{{ ${p}.cancellation.reason ? "\\nReason: " & ${p}.cancellation.reason : "" }}`,
-          `{{ $join(${p}.questions_and_answers.(question & ": " & answer), "\\n") }}`,
-        ].join('\n'),
+        messageTemplate: messageLines([
+          // a reschedule cancels the old booking (rescheduled true) and creates the new one
+          `Calendly {{ event = "invitee.created" ? "booking" : ${p}.rescheduled ? "reschedule" : "cancellation" }}: {{ ${p}.name ? ${p}.name : "an invitee" }}{{ ${p}.email ? " <" & ${p}.email & ">" : "" }} {{ event = "invitee.created" ? "booked" : ${p}.rescheduled ? "moved" : "cancelled" }} {{ ${p}.scheduled_event.name ? "\\"" & ${p}.scheduled_event.name & "\\"" : "a meeting" }}{{ ${p}.scheduled_event.start_time ? (event != "invitee.created" and ${p}.rescheduled ? " from " : " on ") & ${p}.scheduled_event.start_time : "" }}{{ ${p}.timezone ? " (" & ${p}.timezone & ")" : "" }}{{ ${p}.cancellation.reason ? "\\nReason: " & ${p}.cancellation.reason : "" }}`,
+          `{{ $join(${p}.questions_and_answers[question].(question & ": " & (answer ? answer : "(no answer)")), "\\n") }}`,
+        ]),
       }),
       on('no-show', 'event = "invitee_no_show.created"', {
         name: 'Calendly no-show',
@@ -45,7 +46,7 @@ export const calendlyPreset = definePreset({
       on('other', 'true', {
         name: 'Calendly {{ event }}',
         sessionKey: 'hook:calendly:{{ event }}',
-        messageTemplate: 'Calendly {{ event }}: {{ $string(payload.payload) }}',
+        messageTemplate: 'Calendly {{ event }}{{ payload.payload ? ": " & $string(payload.payload) : "" }}',
       }),
     ];
   },

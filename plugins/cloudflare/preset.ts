@@ -1,4 +1,4 @@
-import { definePreset, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * Cloudflare Notifications sent to a generic webhook destination
@@ -31,11 +31,12 @@ export const cloudflarePreset = definePreset({
       on('alert', 'true', {
         name: 'Cloudflare {{ name ? name : alert_type }}',
         sessionKey: 'hook:cloudflare:{{ alert_type }}',
-        messageTemplate: [
-          'Cloudflare alert "{{ name ? name : alert_type }}" ({{ alert_type }}){{ account_id ? " for account " & account_id : "" }}',
+        messageTemplate: messageLines([
+          'Cloudflare alert {{ name ? "\\"" & name & "\\" (" & alert_type & ")" : alert_type }}{{ account_id ? " for account " & account_id : "" }}',
           '{{ text }}',
-          '{{ data ? $string(data) : "" }}',
-        ].join('\n'),
+          // the alert's details without the fields it left null or empty
+          '{{ ($d := $sift(data, function($v) { $exists($v) and $v != null and $v != "" }); $count($keys($d)) > 0 ? $string($d) : "") }}',
+        ]),
       }),
     ];
   },

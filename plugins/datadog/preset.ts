@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * Datadog's Webhooks integration (https://docs.datadoghq.com/integrations/webhooks/): the payload
@@ -25,7 +25,7 @@ export const datadogPreset = definePreset({
       idempotencyKey: 'datadog:{{id}}',
     });
     // "[Triggered] CPU high on web-1" → "Triggered", when the payload carries no transition
-    const transition = '(transition ? transition : $match(title, /^\\[([^\\]]+)\\]/).groups[0])';
+    const transition = '(transition ? transition : $type(title) = "string" ? $match(title, /^\\[([^\\]]+)\\]/).groups[0])';
     const monitor = '{{ alert_id ? alert_id : $replace(title, /^\\[[^\\]]+\\]\\s*/, "") }}';
     return [
       on('skip', notListed(transition, events), { action: 'skip' }),
@@ -37,13 +37,13 @@ export const datadogPreset = definePreset({
       on('alert', 'true', {
         name: 'Datadog {{ title ? $replace(title, /^\\[[^\\]]+\\]\\s*/, "") : "monitor " & alert_id }}',
         sessionKey: `hook:datadog:${monitor}{{ scope ? ":" & scope : hostname ? ":" & hostname : "" }}`,
-        messageTemplate: [
+        messageTemplate: messageLines([
           `Datadog {{ ${transition} ? ${transition} : "notification" }}{{ priority ? " (" & priority & ")" : "" }}: {{ title ? $replace(title, /^\\[[^\\]]+\\]\\s*/, "") : "monitor " & alert_id }}`,
           '{{ $join([scope ? "Scope: " & scope, hostname ? "Host: " & hostname, tags ? "Tags: " & tags, org.name ? "Org: " & org.name, date ? "At: " & ($type(date) = "number" ? $fromMillis(date) : date)], "\\n") }}',
           '{{ link ? link : "" }}',
           '',
           '{{ body ? $substring(body, 0, 3000) : "" }}',
-        ].join('\n'),
+        ]),
       }),
     ];
   },

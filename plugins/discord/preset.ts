@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePreset, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * A Discord application's Interactions Endpoint URL (https://discord.com/developers/docs/interactions/receiving-and-responding),
@@ -40,6 +40,12 @@ export const discordPreset = definePreset({
   mappings: (o) => {
     const on = presetRoutes({ prefix: 'discord', path: o.path, auth: { type: 'ed25519', publicKey: o.publicKey! }, idempotencyKey: 'discord:{{ id }}' });
     const user = '(member ? member.user : user)';
+    // the name Discord shows and the id; a user without a display name by username
+    const who = `($u := ${user}; ($u.global_name ? $u.global_name : $u.username) ? ($u.global_name ? $u.global_name : $u.username) & " (" & $u.id & ")" : $u.id)`;
+    // channel_id is optional in an interaction (https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object)
+    const where = '{{ channel_id ? " in channel " & channel_id : "" }}{{ guild_id ? " of server " & guild_id : "" }}';
+    // a subcommand (group) carries no value but options of its own
+    const options = '($opt := function($o) { $o.name & ($exists($o.value) ? ": " & $string($o.value) : $o.options ? " " & $join($o.options.$opt($), ", ") : "") }; $join(data.options.$opt($), "\\n"))';
     // a reply that missed replyWaitMs: the interaction's channel, or the interaction itself (its token, valid 15 minutes, in the recipient)
     const later = (mode: 'interaction' | 'followup') =>
       o.replyInChannel ? { channel: 'discord', to: '{{ channel_id }}' } : o.editDeferred ? { channel: 'discord', to: `${mode}:{{ application_id }}:{{ id }}#token={{ token }}` } : {};
@@ -55,10 +61,10 @@ export const discordPreset = definePreset({
       on('command', 'type in [2, 5]', {
         name: 'Discord /{{ data.name ? data.name : data.custom_id }}',
         sessionKey: `hook:discord:{{ channel_id }}:{{ ${user}.id }}`,
-        messageTemplate: [
-          'Discord {{ type = 2 ? "/" & data.name : "form " & data.custom_id }} from {{ ($u := ' + user + '; $u.global_name ? $u.global_name : $u.username) }} ({{ ' + user + '.id }}) in channel {{ channel_id }}{{ guild_id ? " of server " & guild_id : "" }}',
-          '{{ type = 2 ? $join(data.options.(name & ": " & $string(value)), "\\n") : $join(data.components.components.(custom_id & ": " & value), "\\n") }}',
-        ].join('\n'),
+        messageTemplate: messageLines([
+          `Discord {{ type = 2 ? "/" & data.name : "form " & data.custom_id }} from {{ ${who} }}${where}`,
+          `{{ type = 2 ? ${options} : $join(data.components.components.(custom_id & (value ? ": " & value : " (empty)")), "\\n") }}`,
+        ]),
         respond: answer(5),
         ...later('interaction'),
       }),
@@ -66,7 +72,7 @@ export const discordPreset = definePreset({
         name: 'Discord {{ data.custom_id }}',
         sessionKey: `hook:discord:{{ channel_id }}:{{ ${user}.id }}`,
         messageTemplate:
-          'Discord {{ data.component_type = 2 ? "button" : "select" }} {{ data.custom_id }}{{ data.values ? " = " & $join(data.values, ", ") : "" }} pressed by {{ ($u := ' + user + '; $u.global_name ? $u.global_name : $u.username) }} on message {{ message.id }} in channel {{ channel_id }}',
+          `Discord {{ data.component_type = 2 ? "button" : "select" }} {{ data.custom_id }}{{ data.values ? " = " & $join(data.values, ", ") : "" }} pressed by {{ ${who} }}{{ message.id ? " on message " & message.id : "" }}${where}`,
         respond: answer(6),
         ...later('followup'),
       }),

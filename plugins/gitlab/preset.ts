@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the object kinds an agent sees unless `events` says otherwise */
 export const GITLAB_DEFAULT_EVENTS = ['issue', 'merge_request', 'note', 'pipeline'];
@@ -31,44 +31,44 @@ export const gitlabPreset = definePreset({
       on('issue', `object_kind in ["issue", "work_item"] and ${attrs}.action in ["open", "reopen", "close"]`, {
         name: `GitLab ${project}#{{${attrs}.iid}}`,
         sessionKey: `hook:gitlab:${project}#{{${attrs}.iid}}`,
-        messageTemplate: [
+        messageTemplate: messageLines([
           `Issue #{{${attrs}.iid}} {{ ${done} }} in ${project}${by}${title(`${attrs}.title`)}`,
           `{{ ${attrs}.url ? ${attrs}.url : "" }}`,
           'Labels: {{ $count(labels) > 0 ? $join(labels.title, ", ") : "none" }}',
           '',
           `{{ ${attrs}.action = "close" ? "" : (${attrs}.description ? $substring(${attrs}.description, 0, 2000) : "(no description)") }}`,
-        ].join('\n'),
+        ]),
       }),
       on('merge-request', `object_kind = "merge_request" and ${attrs}.action in ["open", "reopen", "merge", "close"]`, {
         name: `GitLab ${project}!{{${attrs}.iid}}`,
         sessionKey: `hook:gitlab:${project}!{{${attrs}.iid}}`,
-        messageTemplate: [
+        messageTemplate: messageLines([
           `Merge request !{{${attrs}.iid}} {{ ${done} }} in ${project}${by}${title(`${attrs}.title`)}`,
           `{{ ${attrs}.url ? ${attrs}.url : "" }}`,
           `{{ ${attrs}.source_branch ? ${attrs}.source_branch & " -> " & ${attrs}.target_branch : "" }}{{ ${attrs}.draft ? " (draft)" : "" }}`,
           '',
           `{{ ${attrs}.action in ["merge", "close"] ? "" : (${attrs}.description ? $substring(${attrs}.description, 0, 2000) : "(no description)") }}`,
-        ].join('\n'),
+        ]),
       }),
       on('note', `object_kind = "note" and (issue or merge_request)`, {
         name: `GitLab ${project}{{ issue ? "#" & issue.iid : "!" & merge_request.iid }}`,
         sessionKey: `hook:gitlab:${project}{{ issue ? "#" & issue.iid : "!" & merge_request.iid }}`,
-        messageTemplate: [
+        messageTemplate: messageLines([
           `{{ user.username ? user.username : "Someone" }} commented on {{ issue ? "issue #" & issue.iid & (issue.title ? " (" & issue.title & ")" : "") : "merge request !" & merge_request.iid & (merge_request.title ? " (" & merge_request.title & ")" : "") }} in ${project}:`,
           `{{ ${attrs}.url ? ${attrs}.url : "" }}`,
           '',
           `{{ ${attrs}.note ? $substring(${attrs}.note, 0, 2000) : "(empty comment)" }}`,
-        ].join('\n'),
+        ]),
       }),
       on('pipeline', `object_kind = "pipeline" and ${attrs}.status = "failed"`, {
         name: `GitLab ${project} pipeline {{${attrs}.id}}`,
         sessionKey: `hook:gitlab:${project}:pipeline:{{${attrs}.id}}`,
-        messageTemplate: [
+        messageTemplate: messageLines([
           `Pipeline {{${attrs}.id}} failed{{ ${attrs}.ref ? " on " & ${attrs}.ref : "" }} in ${project}{{ ($t := $join([user.username ? "triggered by " & user.username, ${attrs}.source ? "source " & ${attrs}.source], ", "); $t ? " (" & $t & ")" : "") }}`,
           `{{ ${attrs}.url ? ${attrs}.url : project.web_url ? project.web_url & "/-/pipelines/" & ${attrs}.id : "" }}`,
           'Failed jobs: {{ $count(builds[status = "failed"]) > 0 ? $join(builds[status = "failed"].(stage & "/" & name), ", ") : "none listed" }}',
           'Commit: {{ commit.message ? $substringBefore(commit.message, "\\n") : "(not given)" }}',
-        ].join('\n'),
+        ]),
       }),
       on('other', 'true', { action: 'skip' }),
     ];

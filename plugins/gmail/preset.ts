@@ -1,4 +1,4 @@
-import { definePreset, presetCommonOptions } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, presetCommonOptions, messageLines } from '../../src/plugin-sdk/sdk.js';
 import type { GmailConfig } from './config.js';
 
 /**
@@ -31,7 +31,13 @@ export const gmailPreset = definePreset({
       // the key the watcher sends as its Idempotency-Key header (which wins when present), so a
       // message posted by hand or by a relay without the header is still taken once
       idempotencyKey: 'gmail:{{ $lowercase(account) }}:{{messages[0].id}}',
-      messageTemplate: 'New email from {{messages[0].from}}\nSubject: {{messages[0].subject}}\n{{messages[0].snippet}}\n{{messages[0].body}}',
+      // the watcher posts "" for a header the mail lacks and for a body it was told not to include
+      messageTemplate: messageLines([
+        'New email from {{ messages[0].from ? messages[0].from : "an unknown sender" }}',
+        'Subject: {{ messages[0].subject ? messages[0].subject : "(no subject)" }}',
+        '{{ messages[0].snippet }}',
+        '{{ messages[0].body ? messages[0].body & (messages[0].bodyTruncated ? "\\n(body truncated)" : "") : "" }}',
+      ]),
     },
   ],
 });

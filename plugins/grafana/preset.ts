@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * Grafana alerting's webhook contact point, in its own payload
@@ -50,11 +50,11 @@ export const grafanaPreset = definePreset({
         schema,
         name: `Grafana {{ commonLabels.alertname ? commonLabels.alertname : ${names('firing')} }}`,
         sessionKey: 'hook:grafana:{{groupKey}}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           'Grafana: {{ $count(alerts[status = "firing"]) }} alert(s) firing{{ commonLabels.grafana_folder ? " in folder " & commonLabels.grafana_folder : "" }}{{ receiver ? " (contact point " & receiver & ")" : "" }}{{ truncatedAlerts > 0 ? ", " & truncatedAlerts & " more not sent" : "" }}:',
           `{{ $join(alerts[status = "firing"].(${alertLines}), "\\n") }}`,
           '{{ externalURL ? externalURL : "" }}',
-        ].join('\n'),
+        ]),
       }),
       on('resolved', 'true', {
         schema,

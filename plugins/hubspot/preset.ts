@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePreset, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the subscription types an agent sees unless `events` says otherwise */
 export const HUBSPOT_DEFAULT_EVENTS = ['contact.creation', 'deal.creation', 'deal.propertyChange', 'ticket.creation', 'conversation.newMessage'];
@@ -31,13 +31,14 @@ export const hubspotPreset = definePreset({
     });
     const listed = `$payload[subscriptionType in ${events}]`;
     const line =
-      'subscriptionType & " " & $string(objectId) & (propertyName ? ": " & propertyName & " = " & $string(propertyValue) : "") & (changeSource ? " (by " & changeSource & ")" : "") & " at " & $fromMillis(occurredAt)';
+      // a property set to nothing comes as propertyValue "" (cleared); a conversation's message by its messageId
+      'subscriptionType & " " & $string(objectId) & (propertyName ? ": " & propertyName & ($exists(propertyValue) and propertyValue != "" and propertyValue != null ? " = " & $string(propertyValue) : " cleared") : "") & (messageId ? " message " & messageId : "") & (changeSource ? " (by " & changeSource & ")" : "") & ($type(occurredAt) = "number" ? " at " & $fromMillis(occurredAt) : "")';
     return [
       on('skip', `$count(${listed}) = 0`, { action: 'skip' }),
       on('events', 'true', {
         name: 'HubSpot {{ $payload[0].portalId }}',
         sessionKey: 'hook:hubspot:{{ $payload[0].portalId }}',
-        messageTemplate: [`HubSpot portal {{ $payload[0].portalId }}: {{ $count(${listed}) }} event(s)`, `{{ $join(${listed}.(${line}), "\\n") }}`].join('\n'),
+        messageTemplate: messageLines([`HubSpot portal {{ $payload[0].portalId }}: {{ $count(${listed}) }} event(s)`, `{{ $join(${listed}.(${line}), "\\n") }}`]),
       }),
     ];
   },

@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the events an agent sees unless `events` says otherwise (webhookEvent) */
 export const JIRA_DEFAULT_EVENTS = ['jira:issue_created', 'jira:issue_updated', 'comment_created'];
@@ -38,18 +38,18 @@ export const jiraPreset = definePreset({
       on('issue', 'webhookEvent = "jira:issue_created" or (webhookEvent = "jira:issue_updated" and changelog.items[field in ["status", "assignee", "priority"]])', {
         name: 'Jira {{issue.key}}',
         sessionKey: 'hook:jira:{{issue.key}}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           `{{ webhookEvent = "jira:issue_created" ? "Issue created" : "Issue updated" }} by ${who}: ${summary}`,
           link,
           `{{ $join([${facts.join(', ')}], ", ") }}`,
           '{{ changelog ? $join(changelog.items[field in ["status", "assignee", "priority"]].(field & ": " & (fromString ? fromString : "none") & " -> " & (toString ? toString : "none")), "\\n") : "" }}',
           '{{ webhookEvent = "jira:issue_created" and $type(issue.fields.description) = "string" ? $substring(issue.fields.description, 0, 2000) : "" }}',
-        ].join('\n'),
+        ]),
       }),
       on('comment', 'webhookEvent = "comment_created"', {
         name: 'Jira {{issue.key}}',
         sessionKey: 'hook:jira:{{issue.key}}',
-        messageTemplate: [`${who} commented on ${summary}:`, link, '', '{{ $type(comment.body) = "string" ? $substring(comment.body, 0, 2000) : "(rich text comment)" }}'].join('\n'),
+        messageTemplate: messageLines([`${who} commented on ${summary}:`, link, '', '{{ $type(comment.body) = "string" ? $substring(comment.body, 0, 2000) : "(rich text comment)" }}']),
       }),
       on('other', 'true', { action: 'skip' }),
     ];

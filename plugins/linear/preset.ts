@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the entity types an agent sees unless `events` says otherwise */
 export const LINEAR_DEFAULT_EVENTS = ['Issue', 'Comment'];
@@ -24,23 +24,23 @@ export const linearPreset = definePreset({
       on('issue', 'type = "Issue" and (action = "create" or (action = "update" and ($exists(updatedFrom.stateId) or $exists(updatedFrom.assigneeId) or $exists(updatedFrom.priority))))', {
         name: 'Linear {{data.identifier}}',
         sessionKey: 'hook:linear:{{data.identifier}}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           '{{ action = "create" ? "Issue created" : "Issue updated" }}{{ actor.name ? " by " & actor.name : "" }}: {{data.identifier}}{{ data.title ? " " & data.title : "" }}',
           '{{ url ? url : "" }}',
           '{{ $join([data.team.name ? "Team " & data.team.name, data.state.name ? "state " & data.state.name, data.priorityLabel ? "priority " & data.priorityLabel, "assignee " & (data.assignee.name ? data.assignee.name : "none"), $count(data.labels) > 0 ? "labels " & $join(data.labels.name, ", ")], ", ") }}',
           '',
           '{{ action = "create" ? (data.description ? $substring(data.description, 0, 2000) : "(no description)") : "" }}',
-        ].join('\n'),
+        ]),
       }),
       on('comment', 'type = "Comment" and action = "create"', {
         name: 'Linear {{ data.issue.identifier ? data.issue.identifier : data.issueId }}',
         sessionKey: 'hook:linear:{{ data.issue.identifier ? data.issue.identifier : data.issueId }}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           '{{ data.user.name ? data.user.name : actor.name ? actor.name : "Someone" }} commented on {{ data.issue.identifier ? data.issue.identifier : data.issueId }}{{ data.issue.title ? " " & data.issue.title : "" }}:',
           '{{ url ? url : "" }}',
           '',
           '{{ data.body ? $substring(data.body, 0, 2000) : "" }}',
-        ].join('\n'),
+        ]),
       }),
       on('other', 'true', { action: 'skip' }),
     ];

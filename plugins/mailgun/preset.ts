@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the events an agent sees unless `events` says otherwise: mail that did not reach, or a recipient who objected */
 export const MAILGUN_DEFAULT_EVENTS = ['failed', 'complained', 'unsubscribed'];
@@ -28,11 +28,11 @@ export const mailgunPreset = definePreset({
         schema: { type: 'object', required: ['event-data'], properties: { 'event-data': { type: 'object', required: ['event', 'id'] } } },
         name: `Mailgun {{${e}.event}} {{ ${e}.recipient ? ${e}.recipient : "" }}`,
         sessionKey: `hook:mailgun:{{ ${e}.recipient ? ${e}.recipient : ${e}.id }}`,
-        messageTemplate: [
+        messageTemplate: messageLines([
           `Mailgun {{${e}.event}}{{ ${e}.severity ? " (" & ${e}.severity & ")" : "" }}{{ ${e}.recipient ? " for " & ${e}.recipient : "" }}{{ ${e}.timestamp ? " at " & $fromMillis($round(${e}.timestamp * 1000)) : "" }}`,
           `{{ $join([${headers}.subject ? "Subject: " & ${headers}.subject, ${headers}.from ? "From: " & ${headers}.from, ${headers}.\`message-id\` ? "Message-Id: " & ${headers}.\`message-id\`], "\\n") }}`,
           `{{ $join([${e}.reason ? "Reason: " & ${e}.reason, ${e}.\`delivery-status\`.code ? "Status " & ${e}.\`delivery-status\`.code & (${e}.\`delivery-status\`.description ? ": " & ${e}.\`delivery-status\`.description : (${e}.\`delivery-status\`.message ? ": " & ${e}.\`delivery-status\`.message : "")), $count(${e}.tags) > 0 ? "Tags: " & $join(${e}.tags, ", ")], "\\n") }}`,
-        ].join('\n'),
+        ]),
       }),
     ];
   },

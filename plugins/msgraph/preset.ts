@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * Microsoft Graph change notifications (https://learn.microsoft.com/en-us/graph/change-notifications-delivery-webhooks):
@@ -47,11 +47,11 @@ export const msgraphPreset = definePreset({
         schema: { type: 'object', required: ['value'], properties: { value: { type: 'array', minItems: 1, items: { type: 'object', required: ['subscriptionId', 'changeType', 'resource'] } } } },
         name: `Microsoft Graph {{${first}.changeType}} {{ $substringAfter(${first}.resourceData.\`@odata.type\`, "#") ? $substringAfter(${first}.resourceData.\`@odata.type\`, "#") : ${first}.resource }}`,
         sessionKey: `hook:msgraph:{{${first}.resource}}`,
-        messageTemplate: [
+        messageTemplate: messageLines([
           `Microsoft Graph: {{ $count(value) }} change notification(s){{ ${first}.tenantId ? " for tenant " & ${first}.tenantId : "" }}, subscription {{${first}.subscriptionId}}:`,
           `{{ $join(value[$not($exists(lifecycleEvent))].(${notification}), "\\n") }}`,
           `{{ ${first}.resourceData.id ? "Resource id: " & ${first}.resourceData.id : "" }}`,
-        ].join('\n'),
+        ]),
       }),
     ];
   },

@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * Netlify deploy notifications and form submission notifications, outgoing webhooks with a JWS
@@ -24,21 +24,22 @@ export const netlifyPreset = definePreset({
       on('form-submission', '$exists(form_name)', {
         name: 'Netlify form {{form_name}}',
         sessionKey: 'hook:netlify:form:{{id}}',
-        messageTemplate: [
-          `New submission of form "{{form_name}}" on {{ site_url ? site_url : site_id }}{{ created_at ? " at " & created_at : "" }}:`,
-          '{{ $join($each(data, function($v, $k) { $k in ["ip", "user_agent", "referrer"] ? undefined : "- " & $k & ": " & $string($v) }), "\\n") }}',
-        ].join('\n'),
+        messageTemplate: messageLines([
+          `New submission of form "{{form_name}}"{{ site_url ? " on " & site_url : site_id ? " on " & site_id : "" }}{{ created_at ? " at " & created_at : "" }}:`,
+          // the fields the visitor filled in: Netlify's own (ip, user agent, referrer) and empty ones left out
+          '{{ $type(data) = "object" ? $join($each(data, function($v, $k) { $k in ["ip", "user_agent", "referrer"] or $type($v) = "null" or $v = "" ? undefined : "- " & $k & ": " & ($type($v) = "string" ? $v : $string($v)) }), "\\n") : "" }}',
+        ]),
       }),
       on('skip', notListed('state', states), { action: 'skip' }),
       on('deploy-failed', 'state = "error"', {
         name: `Netlify ${site} deploy failed`,
         sessionKey: `hook:netlify:${site}:{{ branch ? branch : context }}`,
-        messageTemplate: [
+        messageTemplate: messageLines([
           `Netlify deploy of ${site} failed{{ branch ? " on " & branch : "" }}{{ context ? " (" & context & ")" : "" }}{{ commit_ref ? ", commit " & $substring(commit_ref, 0, 12) : "" }}{{ title ? ": " & title : "" }}`,
           '{{ error_message ? "Error: " & error_message : "" }}',
           '{{ admin_url ? admin_url & "/deploys/" & id : "" }}',
           '{{ commit_url ? commit_url : "" }}',
-        ].join('\n'),
+        ]),
       }),
       on('deploy-ready', 'state = "ready"', {
         action: 'wake',

@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the event types an agent sees unless `events` says otherwise */
 export const NOTION_DEFAULT_EVENTS = ['page.created', 'page.content_updated', 'page.properties_updated', 'page.deleted', 'page.undeleted', 'comment.created', 'database.created', 'database.schema_updated'];
@@ -41,11 +41,11 @@ export const notionPreset = definePreset({
         schema: { type: 'object', required: ['id', 'type', 'entity'] },
         name: 'Notion {{type}}',
         sessionKey: `hook:notion:${subject}`,
-        messageTemplate: [
+        messageTemplate: messageLines([
           'Notion {{type}}{{ workspace_name ? " in " & workspace_name : "" }}: {{entity.type}} {{entity.id}}{{ $count(authors) > 0 ? " by " & $join(authors.(type & " " & id), ", ") : "" }}{{ timestamp ? " at " & timestamp : "" }}',
           `{{ ${url} }}`,
           '{{ $join([data.parent.type ? "Parent: " & data.parent.type & " " & data.parent.id, $count(data.updated_properties) > 0 ? "Properties changed: " & $join(data.updated_properties, ", "), $count(data.updated_blocks) > 0 ? $count(data.updated_blocks) & " block(s) changed"], "\\n") }}',
-        ].join('\n'),
+        ]),
       }),
     ];
   },

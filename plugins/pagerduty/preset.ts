@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the event types an agent sees unless `events` says otherwise */
 export const PAGERDUTY_DEFAULT_EVENTS = ['incident.triggered', 'incident.escalated', 'incident.reopened', 'incident.annotated', 'incident.resolved'];
@@ -31,12 +31,12 @@ export const pagerdutyPreset = definePreset({
       on('incident', 'true', {
         name: 'PagerDuty {{ event.data.number ? "#" & event.data.number : event.data.incident.summary }}',
         sessionKey: `hook:pagerduty:{{ (${incident}).id }}`,
-        messageTemplate: [
+        messageTemplate: messageLines([
           'PagerDuty {{event.event_type}}{{ event.agent ? " by " & event.agent.summary : "" }}: {{ event.data.title ? "#" & event.data.number & " " & event.data.title : event.data.incident.summary }}',
           `{{ (${incident}).html_url ? (${incident}).html_url : "" }}`,
           '{{ event.data.type = "incident" ? $join([event.data.service.summary ? "Service " & event.data.service.summary, event.data.urgency ? "urgency " & event.data.urgency, event.data.priority ? "priority " & event.data.priority.summary, "assigned to " & ($count(event.data.assignees) > 0 ? $join(event.data.assignees.summary, ", ") : "nobody")], ", ") : "" }}',
           '{{ event.data.content ? "Note: " & event.data.content : event.data.message ? event.data.message : "" }}',
-        ].join('\n'),
+        ]),
       }),
     ];
   },

@@ -1,4 +1,4 @@
-import { definePreset, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the events an agent sees unless `events` says otherwise: mail that did not reach, or a recipient who objected */
 export const SENDGRID_DEFAULT_EVENTS = ['bounce', 'dropped', 'spamreport', 'unsubscribe', 'group_unsubscribe'];
@@ -37,7 +37,7 @@ export const sendgridPreset = definePreset({
         schema: { type: 'array', minItems: 1, items: { type: 'object', required: ['event', 'email'] } },
         name: `SendGrid {{ $join($distinct(${listed}.event), ", ") }}`,
         sessionKey: `hook:sendgrid:{{ ${listed}[0].email }}`,
-        messageTemplate: [`SendGrid: {{ $count(${listed}) }} event(s) to act on{{ $count($) > $count(${listed}) ? " (of " & $count($) & " in the batch)" : "" }}:`, `{{ $join(${listed}.(${line}), "\\n") }}`].join('\n'),
+        messageTemplate: messageLines([`SendGrid: {{ $count(${listed}) }} event(s) to act on{{ $count($) > $count(${listed}) ? " (of " & $count($) & " in the batch)" : "" }}:`, `{{ $join(${listed}.(${line}), "\\n") }}`]),
       }),
     ];
   },

@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the resources (Sentry-Hook-Resource) an agent sees unless `events` says otherwise */
 export const SENTRY_DEFAULT_EVENTS = ['issue', 'event_alert', 'metric_alert'];
@@ -30,29 +30,29 @@ export const sentryPreset = definePreset({
       on('issue', `${resource} = "issue" and action in ["created", "unresolved"]`, {
         name: 'Sentry {{ data.issue.shortId ? data.issue.shortId : data.issue.id }}',
         sessionKey: 'hook:sentry:issue:{{data.issue.id}}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           '{{ action = "created" ? "New" : "Unresolved (" & (data.issue.substatus ? data.issue.substatus : "regressed") & ")" }} Sentry issue {{ data.issue.shortId ? data.issue.shortId : data.issue.id }}{{ data.issue.project.slug ? " in " & data.issue.project.slug : "" }}{{ data.issue.title ? ": " & data.issue.title : "" }}',
           '{{ data.issue.web_url ? data.issue.web_url : "" }}',
           '{{ $join([data.issue.level ? "Level " & data.issue.level, data.issue.culprit ? "culprit " & data.issue.culprit, $exists(data.issue.count) ? data.issue.count & " event(s)", $exists(data.issue.userCount) ? data.issue.userCount & " user(s)", data.issue.firstSeen ? "first seen " & data.issue.firstSeen], ", ") }}',
-        ].join('\n'),
+        ]),
       }),
       on('event-alert', `${resource} = "event_alert"`, {
         name: `Sentry alert {{ ${rule} }}`,
         sessionKey: 'hook:sentry:issue:{{ data.event.issue_id ? data.event.issue_id : data.event.event_id }}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           `Sentry alert "{{ ${rule} }}"{{ ${project} ? " in " & ${project} : "" }}{{ data.event.title ? ": " & data.event.title : "" }}`,
           '{{ data.event.web_url ? data.event.web_url : "" }}',
           '{{ $join([data.event.level ? "Level " & data.event.level, data.event.culprit ? "culprit " & data.event.culprit, data.event.environment ? "environment " & data.event.environment, data.event.release ? "release " & data.event.release], ", ") }}',
-        ].join('\n'),
+        ]),
       }),
       on('metric-alert', `${resource} = "metric_alert" and action != "resolved"`, {
         name: 'Sentry metric alert {{ data.metric_alert.alert_rule.name ? data.metric_alert.alert_rule.name : data.metric_alert.title }}',
         sessionKey: 'hook:sentry:metric-alert:{{data.metric_alert.alert_rule.id}}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           'Sentry metric alert {{action}}{{ data.description_title ? ": " & data.description_title : "" }}',
           '{{ data.web_url ? data.web_url : "" }}',
           '{{ data.description_text ? data.description_text : "" }}',
-        ].join('\n'),
+        ]),
       }),
       // a resolution needs no agent: a line for the next heartbeat, as PagerDuty's and Alertmanager's
       on('metric-resolved', `${resource} = "metric_alert"`, {

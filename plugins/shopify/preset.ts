@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the topics an agent sees unless `events` says otherwise (X-Shopify-Topic) */
 export const SHOPIFY_DEFAULT_EVENTS = ['orders/create', 'orders/cancelled', 'refunds/create', 'customers/create'];
@@ -61,28 +61,28 @@ export const shopifyPreset = definePreset({
       on('order', `${topic} in ["orders/create", "orders/cancelled", "orders/paid", "orders/fulfilled", "orders/updated"]`, {
         name: 'Shopify order {{name}}',
         sessionKey: 'hook:shopify:order:{{id}}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           'Shopify {{headers.x-shopify-topic}} on {{headers.x-shopify-shop-domain}}: order {{ name ? name : id }} by {{ ($n := $join([customer.first_name, customer.last_name][$type($) = "string" and $ != ""], " "); $n ? $n : "a guest") }} ({{ email ? email : "no email" }}){{ total_price ? ", " & total_price & (currency ? " " & currency : "") : "" }}{{ financial_status ? ", " & financial_status : "" }}{{ fulfillment_status ? ", " & fulfillment_status : "" }}{{ cancel_reason ? ", cancelled: " & cancel_reason : "" }}',
           '{{ $join(line_items.("- " & quantity & " x " & (title ? title : name) & (variant_title ? " (" & variant_title & ")" : "") & (price ? ": " & price : "")), "\\n") }}',
           `${admin}/orders/{{id}}`,
-        ].join('\n'),
+        ]),
       }),
       on('refund', `${topic} = "refunds/create"`, {
         name: 'Shopify refund on order {{order_id}}',
         sessionKey: 'hook:shopify:order:{{order_id}}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           `Shopify refund on {{headers.x-shopify-shop-domain}} for order {{order_id}}{{ ${refundTotal} }}{{ note ? ": " & note : "" }}`,
           '{{ $join(refund_line_items.("- " & quantity & " x " & (line_item.title ? line_item.title : "line item " & line_item_id) & (subtotal_set.shop_money.amount ? ": " & subtotal_set.shop_money.amount & " " & subtotal_set.shop_money.currency_code : $exists(subtotal) ? ": " & subtotal : "")), "\\n") }}',
           `${admin}/orders/{{order_id}}`,
-        ].join('\n'),
+        ]),
       }),
       on('customer', `$substringBefore(${topic}, "/") = "customers"`, {
         name: 'Shopify customer {{id}}',
         sessionKey: 'hook:shopify:customer:{{id}}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           'Shopify {{headers.x-shopify-topic}} on {{headers.x-shopify-shop-domain}}: {{ ($n := $join([first_name, last_name][$type($) = "string" and $ != ""], " "); $n ? $n : "customer " & id) }} ({{ email ? email : "no email" }}){{ state ? ", account " & state : "" }}{{ note ? ", note: " & note : "" }}',
           `${admin}/customers/{{id}}`,
-        ].join('\n'),
+        ]),
       }),
       on('event', 'true', {
         name: 'Shopify {{headers.x-shopify-topic}}',

@@ -46,14 +46,16 @@ export const slackPreset = definePreset({
         name: 'Slack {{ event.type }}',
         idempotencyKey: 'slack:{{ event_id }}',
         sessionKey: `hook:slack:{{ event.channel }}:${thread}`,
-        messageTemplate: 'Slack {{ event.type }} from <@{{ event.user }}> in {{ event.channel }}{{ event.thread_ts ? " (thread " & event.thread_ts & ")" : "" }}:\n{{ event.text }}',
+        // an edit or deletion (message_changed, message_deleted) carries its user and text in event.message, or none
+        messageTemplate:
+          'Slack {{ event.type }}{{ event.subtype ? " (" & event.subtype & ")" }}{{ ($u := event.user ? event.user : event.message.user; $u ? " from <@" & $u & ">") }}{{ event.channel ? " in " & event.channel }}{{ event.thread_ts ? " (thread " & event.thread_ts & ")" : "" }}{{ ($t := event.text ? event.text : event.message.text; $t ? ":\\n" & $t) }}',
         ...inThread,
       }),
       base('command', '$exists(command)', {
         name: 'Slack {{ command }}',
         idempotencyKey: 'slack:{{ trigger_id }}',
         sessionKey: 'hook:slack:{{ channel_id }}:{{ user_id }}',
-        messageTemplate: 'Slack command {{ command }} {{ text }} from {{ user_name }} ({{ user_id }}) in #{{ channel_name }}',
+        messageTemplate: 'Slack command {{ command }}{{ text ? " " & text }} from {{ user_name ? user_name & " (" & user_id & ")" : user_id }}{{ channel_name ? " in #" & channel_name }}',
         respond: {
           waitMs: o.replyWaitMs,
           contentType: 'application/json',
@@ -66,7 +68,8 @@ export const slackPreset = definePreset({
         idempotencyKey: 'slack:{{ $eval($payload.payload).trigger_id }}',
         sessionKey: 'hook:slack:{{ ($i := $eval($payload.payload); $i.channel.id ? $i.channel.id : $i.user.id) }}',
         messageTemplate:
-          'Slack {{ $eval($payload.payload).type }} by {{ $eval($payload.payload).user.username }} ({{ $eval($payload.payload).user.id }}): {{ $join($eval($payload.payload).actions.(action_id & "=" & (value ? value : selected_option.value)), ", ") }}',
+          // a shortcut or view_submission has no actions: its callback_id names it
+          'Slack {{ ($i := $eval($payload.payload); $i.type & ($i.user.username ? " by " & $i.user.username & " (" & $i.user.id & ")" : " by " & $i.user.id) & ($i.actions ? ": " & $join($i.actions.(action_id & ($exists(value) or $exists(selected_option.value) ? "=" & (value ? value : selected_option.value) : "")), ", ") : ($i.callback_id or $i.view.callback_id) ? ": " & ($i.callback_id ? $i.callback_id : $i.view.callback_id) : "")) }}',
       }),
     ];
   },

@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the event types an agent sees unless `events` says otherwise */
 export const STRIPE_DEFAULT_EVENTS = ['invoice.payment_failed', 'charge.dispute.created', 'customer.subscription.deleted', 'payment_intent.payment_failed'];
@@ -30,29 +30,29 @@ export const stripePreset = definePreset({
       on('payment-failed', 'type = "invoice.payment_failed"', {
         name: 'Stripe payment failed',
         sessionKey: customer,
-        messageTemplate: [
+        messageTemplate: messageLines([
           'Payment failed for {{ data.object.customer_email ? data.object.customer_email & (data.object.customer ? " (" & data.object.customer & ")" : "") : data.object.customer_name ? data.object.customer_name & (data.object.customer ? " (" & data.object.customer & ")" : "") : data.object.customer ? "customer " & data.object.customer : "a customer" }}:',
           `invoice {{ data.object.number ? data.object.number : data.object.id }}{{ $exists(data.object.amount_due) and data.object.currency ? ", " & ${amount('data.object.amount_due')} : "" }}{{ data.object.attempt_count ? ", attempt " & data.object.attempt_count : "" }}{{ data.object.next_payment_attempt ? ", next attempt " & $fromMillis(data.object.next_payment_attempt * 1000) : ", no further attempt" }}.`,
           '{{ data.object.hosted_invoice_url ? data.object.hosted_invoice_url : "" }}',
           dashboard,
-        ].join('\n'),
+        ]),
       }),
       on('dispute', 'type = "charge.dispute.created"', {
         name: 'Stripe dispute',
         sessionKey: 'hook:stripe:{{ data.object.charge }}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           `A dispute was opened on charge {{data.object.charge}}{{ $exists(data.object.amount) and data.object.currency ? ": " & ${amount('data.object.amount')} : "" }}{{ data.object.reason ? ", reason \\"" & data.object.reason & "\\"" : "" }}{{ data.object.status ? ", status " & data.object.status : "" }}.`,
           '{{ data.object.evidence_details.due_by ? "Evidence is due by " & $fromMillis(data.object.evidence_details.due_by * 1000) & "." : "" }}',
           dashboard,
-        ].join('\n'),
+        ]),
       }),
       on('event', 'true', {
         name: 'Stripe {{type}}',
         sessionKey: customer,
-        messageTemplate: [
+        messageTemplate: messageLines([
           'Stripe {{type}}: {{ data.object.object ? data.object.object & " " : "" }}{{data.object.id}}{{ data.object.customer ? " of customer " & data.object.customer : "" }}{{ data.object.amount and data.object.currency ? ", " & ' + amount('data.object.amount') + ' : "" }}{{ data.object.status ? ", status " & data.object.status : "" }}.',
           dashboard,
-        ].join('\n'),
+        ]),
       }),
     ];
   },

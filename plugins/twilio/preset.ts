@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePreset, presetCommonOptions, type MappingConfig } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, messageLines, presetCommonOptions, type MappingConfig } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * Twilio Programmable Messaging and Voice webhooks (https://www.twilio.com/docs/usage/webhooks),
@@ -43,7 +43,12 @@ export const twilioPreset = definePreset({
         name: 'SMS {{ From }}',
         idempotencyKey: 'twilio:{{ MessageSid }}',
         sessionKey: 'hook:twilio:{{ From }}',
-        messageTemplate: 'SMS from {{ From }} to {{ To }}{{ NumMedia and NumMedia != "0" ? " (" & NumMedia & " attachments)" : "" }}:\n{{ Body ? Body : "(no text)" }}',
+        // an MMS may carry no text (Body "") and its media as MediaUrl<n> with MediaContentType<n>
+        messageTemplate: messageLines([
+          'SMS from {{ From }} to {{ To }}{{ NumMedia and NumMedia != "0" ? " (" & NumMedia & " attachment(s))" : "" }}:',
+          '{{ Body ? Body : "(no text)" }}',
+          '{{ ($form := $; $join($sort($keys($form)[$contains($, /^MediaUrl[0-9]+$/)]).($type := $lookup($form, "MediaContentType" & $substringAfter($, "MediaUrl")); "Media: " & $lookup($form, $) & ($type ? " (" & $type & ")" : "")), "\\n")) }}',
+        ]),
         respond: {
           waitMs: o.replyWaitMs,
           contentType: 'application/xml',

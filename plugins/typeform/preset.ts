@@ -1,4 +1,4 @@
-import { definePreset, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /**
  * Typeform webhooks (https://www.typeform.com/developers/webhooks/example-payload/), signed with
@@ -20,16 +20,16 @@ export const typeformPreset = definePreset({
     const on = presetRoutes({ prefix: 'typeform', path: o.path, auth: { type: 'hmac-sha256', header: 'Typeform-Signature', encoding: 'base64', secret: o.secret! }, idempotencyKey: 'typeform:{{ event_id }}' });
     // each answer's value by its type (https://www.typeform.com/developers/responses/reference/retrieve-responses/#answers)
     const value =
-      '(type = "choice" ? (choice.label ? choice.label : choice.other) : type = "choices" ? $join(choices.labels, ", ") : type = "boolean" ? (boolean ? "yes" : "no") : type = "number" ? $string(number) : type = "file_url" ? file_url : type = "payment" ? payment.amount & " paid" : $string($lookup($, type)))';
+      '(type = "choice" ? (choice.label ? choice.label : choice.other) : type = "choices" ? $join($append(choices.labels, choices.other)[$type($) = "string"], ", ") : type = "boolean" ? (boolean ? "yes" : "no") : type = "number" ? $string(number) : type = "file_url" ? file_url : type = "payment" ? payment.amount & " paid" : $string($lookup($, type)))';
     return [
       on('skip', `$not(event_type in ${JSON.stringify(events)})`, { action: 'skip' }),
       on('response', 'event_type = "form_response"', {
-        name: 'Typeform {{ form_response.definition.title }}',
+        name: 'Typeform {{ form_response.definition.title ? form_response.definition.title : form_response.form_id }}',
         sessionKey: 'hook:typeform:{{ form_response.form_id }}:{{ form_response.token }}',
-        messageTemplate: [
-          'Typeform response to "{{ form_response.definition.title }}" submitted {{ form_response.submitted_at }}',
-          `{{ ($fields := form_response.definition.fields; $join(form_response.answers.( $id := field.id; ($fields[id = $id].title ? $fields[id = $id].title : field.ref) & ": " & ${value} ), "\\n")) }}`,
-        ].join('\n'),
+        messageTemplate: messageLines([
+          'Typeform response to {{ form_response.definition.title ? "\\"" & form_response.definition.title & "\\"" : "form " & form_response.form_id }}{{ form_response.submitted_at ? " submitted " & form_response.submitted_at : "" }}',
+          `{{ ($fields := form_response.definition.fields; $join(form_response.answers[$type($) = "object"].( $id := field.id; $v := ${value}; ($fields[id = $id].title ? $fields[id = $id].title : field.ref) & ": " & ($v ? $v : "(no answer)") ), "\\n")) }}`,
+        ]),
       }),
     ];
   },

@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the events an agent sees unless `events` says otherwise */
 export const VERCEL_DEFAULT_EVENTS = ['deployment.error', 'deployment.succeeded', 'deployment.canceled'];
@@ -25,23 +25,24 @@ export const vercelPreset = definePreset({
     return [
       on('skip', notListed('type', events), { action: 'skip' }),
       on('deployment-error', 'type = "deployment.error"', {
-        name: 'Vercel {{ payload.payload.deployment.name }}',
+        name: `Vercel {{ ${d}.name ? ${d}.name : ${d}.id }}`,
         sessionKey: `hook:vercel:{{ payload.payload.project.id }}:${target}`,
-        messageTemplate: [
-          `Vercel deployment of {{ ${d}.name }} (${target}) failed: https://{{ ${d}.url }}`,
-          `{{ ${d}.meta.githubCommitMessage ? "Commit " & $substring(${d}.meta.githubCommitSha, 0, 7) & " by " & ${d}.meta.githubCommitAuthorName & " on " & ${d}.meta.githubCommitRef & ": " & ${d}.meta.githubCommitMessage : "" }}`,
+        messageTemplate: messageLines([
+          `Vercel deployment of {{ ${d}.name ? ${d}.name : ${d}.id }} (${target}) failed{{ ${d}.url ? ": https://" & ${d}.url : "" }}`,
+          // a deployment made from the CLI or an API call has no git metadata (meta {})
+          `{{ ($m := ${d}.meta; $m.githubCommitMessage ? "Commit" & ($type($m.githubCommitSha) = "string" and $m.githubCommitSha ? " " & $substring($m.githubCommitSha, 0, 7) : "") & ($m.githubCommitAuthorName ? " by " & $m.githubCommitAuthorName : "") & ($m.githubCommitRef ? " on " & $m.githubCommitRef : "") & ": " & $m.githubCommitMessage : "") }}`,
           '{{ payload.payload.links.deployment }}',
-        ].join('\n'),
+        ]),
       }),
       on('deployment', 'type in ["deployment.succeeded", "deployment.canceled", "deployment.ready", "deployment.promoted"]', {
         action: 'wake',
         wakeMode: 'next-heartbeat',
-        textTemplate: `Vercel {{ payload.payload.deployment.name }} (${target}): {{ $substringAfter(type, "deployment.") }} https://{{ payload.payload.deployment.url }}`,
+        textTemplate: `Vercel {{ ${d}.name ? ${d}.name : ${d}.id }} (${target}): {{ $substringAfter(type, "deployment.") }}{{ ${d}.url ? " https://" & ${d}.url : "" }}`,
       }),
       on('other', 'true', {
         name: 'Vercel {{ type }}',
         sessionKey: 'hook:vercel:{{ payload.payload.project.id ? payload.payload.project.id : type }}',
-        messageTemplate: 'Vercel {{ type }}: {{ $string(payload.payload) }}',
+        messageTemplate: 'Vercel {{ type }}{{ payload.payload ? ": " & $string(payload.payload) : "" }}',
       }),
     ];
   },

@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the event types (without the zen:event-type: prefix) an agent sees unless `events` says otherwise */
 export const ZENDESK_DEFAULT_EVENTS = ['ticket.created', 'ticket.comment_added', 'ticket.priority_changed'];
@@ -26,16 +26,18 @@ export const zendeskPreset = definePreset({
       auth: { type: 'hmac-sha256', header: 'X-Zendesk-Webhook-Signature', encoding: 'base64', timestampHeader: 'X-Zendesk-Webhook-Signature-Timestamp', secret: o.secret! },
       idempotencyKey: 'zendesk:{{ id }}',
     });
-    const ticket = 'Zendesk ticket #{{ detail.id }} "{{ detail.subject }}" ({{ $lowercase(detail.status) }}{{ detail.priority ? ", " & $lowercase(detail.priority) & " priority" : "" }})';
+    // a ticket made over SMS, voice or the API may have no subject, and no priority until someone sets one
+    const ticket =
+      'Zendesk ticket #{{ detail.id }}{{ detail.subject ? " \\"" & detail.subject & "\\"" : "" }}{{ ($f := $join([$type(detail.status) = "string" and detail.status ? $lowercase(detail.status), $type(detail.priority) = "string" and detail.priority ? $lowercase(detail.priority) & " priority"], ", "); $f ? " (" & $f & ")" : "") }}';
     return [
       on('skip', notListed('type', events), { action: 'skip' }),
       on('ticket', '$substringBefore(type, ".") = "zen:event-type:ticket"', {
         name: 'Zendesk #{{ detail.id }}',
         sessionKey: 'hook:zendesk:ticket:{{ detail.id }}',
-        messageTemplate: [
+        messageTemplate: messageLines([
           `${ticket}: {{ type = "zen:event-type:ticket.created" ? "created" : type = "zen:event-type:ticket.comment_added" ? "new " & (event.comment.is_public = false ? "internal note" : "comment") : $replace($substringAfter(type, "ticket."), "_", " ") & (event.previous ? " from " & event.previous & " to " & event.current : "") }}`,
           '{{ type = "zen:event-type:ticket.comment_added" ? event.comment.body : type = "zen:event-type:ticket.created" ? detail.description : "" }}',
-        ].join('\n'),
+        ]),
       }),
       on('other', 'true', {
         name: 'Zendesk {{ $substringAfter(type, "zen:event-type:") }}',

@@ -1,4 +1,4 @@
-import { definePreset, notListed, presetCommonOptions, presetRoutes } from '../../src/plugin-sdk/sdk.js';
+import { definePreset, notListed, presetCommonOptions, presetRoutes, messageLines } from '../../src/plugin-sdk/sdk.js';
 
 /** the events an agent sees unless `events` says otherwise */
 export const ZOOM_DEFAULT_EVENTS = ['meeting.ended', 'recording.completed', 'recording.transcript_completed'];
@@ -24,7 +24,9 @@ export const zoomPreset = definePreset({
     const events = o.events ?? ZOOM_DEFAULT_EVENTS;
     const on = presetRoutes({ prefix: 'zoom', path: o.path, auth: { type: 'zoom', secret: o.secret! }, idempotencyKey: 'zoom:{{ event }}:{{ payload.payload.object.uuid }}:{{ event_ts }}' });
     const meeting = 'hook:zoom:meeting:{{ payload.payload.object.uuid }}';
-    const topic = '"{{ payload.payload.object.topic }}" ({{ payload.payload.object.id }})';
+    // the topic and id, whichever Zoom sent (a meeting without topic is named by its id, or its uuid)
+    const topic =
+      '{{ ($o := payload.payload.object; $o.topic ? "\\"" & $o.topic & "\\"" & ($o.id ? " (" & $o.id & ")" : "") : $o.id ? $o.id : $o.uuid) }}';
     return [
       on('url-validation', 'event = "endpoint.url_validation"', {
         respond: {
@@ -38,23 +40,23 @@ export const zoomPreset = definePreset({
       on('meeting-ended', 'event = "meeting.ended"', {
         name: 'Zoom meeting {{ payload.payload.object.id }}',
         sessionKey: meeting,
-        messageTemplate: [
+        messageTemplate: messageLines([
           `Zoom meeting ${topic} ended{{ payload.payload.object.duration ? " after " & payload.payload.object.duration & " min" : "" }}`,
-          'Started {{ payload.payload.object.start_time }}, ended {{ payload.payload.object.end_time }}; host {{ payload.payload.object.host_id }}',
-        ].join('\n'),
+          '{{ ($o := payload.payload.object; $t := $join([$o.start_time ? "started " & $o.start_time, $o.end_time ? "ended " & $o.end_time], ", "); $l := $join([$t ? $t, $o.host_id ? "host " & $o.host_id], "; "); $uppercase($substring($l, 0, 1)) & $substring($l, 1)) }}',
+        ]),
       }),
       on('recording', 'event in ["recording.completed", "recording.transcript_completed"]', {
         name: 'Zoom recording {{ payload.payload.object.id }}',
         sessionKey: meeting,
-        messageTemplate: [
-          `Zoom {{ event = "recording.completed" ? "recording" : "transcript" }} ready for ${topic}: {{ $count(payload.payload.object.recording_files) }} file(s) ({{ $join(payload.payload.object.recording_files.file_type, ", ") }})`,
+        messageTemplate: messageLines([
+          `Zoom {{ event = "recording.completed" ? "recording" : "transcript" }} ready for ${topic}{{ ($f := payload.payload.object.recording_files; $types := $join($f.file_type[$type($) = "string"], ", "); $count($f) > 0 ? ": " & $count($f) & " file(s)" & ($types ? " (" & $types & ")" : "") : "") }}`,
           '{{ payload.payload.object.share_url }}',
-        ].join('\n'),
+        ]),
       }),
       on('other', 'true', {
         name: 'Zoom {{ event }}',
         sessionKey: 'hook:zoom:{{ event }}:{{ payload.payload.object.uuid ? payload.payload.object.uuid : payload.payload.object.id }}',
-        messageTemplate: 'Zoom {{ event }}: {{ payload.payload.object.topic ? payload.payload.object.topic : $string(payload.payload.object) }}',
+        messageTemplate: 'Zoom {{ event }}{{ payload.payload.object.topic ? ": " & payload.payload.object.topic : payload.payload.object ? ": " & $string(payload.payload.object) : "" }}',
       }),
     ];
   },

@@ -19,6 +19,12 @@ export class AgentDirectory {
     return defaultAgent(this.config);
   }
 
+  /** whether a hook run may go to this agent (hooks.allowedAgentIds: unset or "*" allows any) */
+  hooksAllowed(id: string): boolean {
+    const allowed = this.config.hooks.allowedAgentIds;
+    return !allowed || allowed.includes('*') || allowed.includes(id);
+  }
+
   modelOf(agent: AgentConfig): string {
     return agent.model ?? this.config.agents.defaults.model.primary;
   }

@@ -159,6 +159,21 @@ export const commands: Record<string, CommandSpec> = {
   'cron enable': { summary: 'enable a schedule made at run time (due anew from now)', usage: 'ID', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./cron.js')).cronEnableCommand },
   'cron disable': { summary: 'disable a schedule made at run time', usage: 'ID', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./cron.js')).cronDisableCommand },
   'cron rm': { summary: 'delete a schedule made at run time', usage: 'ID', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./cron.js')).cronRmCommand },
+  'requests show': {
+    summary: 'show a webhook request: its answer, where and why its mapping failed, whether its payload is kept',
+    usage: 'ID',
+    positionals: true,
+    options: { json: jsonOption, url: urlOption, config: configOption },
+    load: async () => (await import('./requests.js')).requestsShowCommand,
+  },
+  'requests replay': {
+    summary: 'replay a request whose payload is kept through the current mappings (after fixing its mapping)',
+    usage: 'ID',
+    positionals: true,
+    options: { json: jsonOption, url: urlOption, config: configOption },
+    details: 'Prints the replay\'s receipt: what the request got this time, or where its mapping failed again (exit 1).',
+    load: async () => (await import('./requests.js')).requestsReplayCommand,
+  },
   reload: {
     summary: 'reload the running gateway\'s config (as SIGHUP does)',
     options: {

@@ -10,6 +10,7 @@ import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
 import { scheduleTargetFaults } from '../runtime/schedules/schedule-targets.js';
 import { approvalTargetFaults } from '../runtime/approvals/approval-targets.js';
 import type { CliIo } from './cli-io.js';
+import { withPositions } from '../mappings/mapping-faults.js';
 import { collectFaults, EnvPlaceholders, keysAt, pathSegments, splitFault } from './config-faults.js';
 import { configPathFrom } from './config-path.js';
 import { configWarnings } from './config-warnings.js';
@@ -57,7 +58,7 @@ export async function configCheckCommand(argv: string[], io: CliIo, builtins: Pl
         await resolveMappings(ready, { config: ready.config, channelNames: ready.plugins.channelNames(), warnings: mappingWarnings });
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
-        faults.unshift(...error.faults);
+        faults.unshift(...withPositions(error.faults, ready.config.hooks.mappingsDir));
       }
       if (faults.length) throw new ConfigError(faults);
     },

@@ -5,6 +5,7 @@ import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { ConfigError, HeraldError } from '../errors.js';
 import { EnvPlaceholders } from './config-faults.js';
 import { builtinMappings } from '../mappings/builtin-mappings.js';
+import { mappingFailureOf } from '../mappings/mapping-failure.js';
 import { trimSlashes, type HookRequest } from '../mappings/hook-request.js';
 import { runMappingFixtures } from '../mappings/mapping-fixtures.js';
 import { MappingsEngine } from '../mappings/mappings-engine.js';
@@ -116,6 +117,8 @@ async function dryRun(
     if (!(error instanceof HeraldError)) throw error;
     io.err(`herald hooks test: ${error.status} ${error.message}`);
     if (error.cause instanceof Error) io.err(`  reason: ${error.cause.message}`);
+    const at = mappingFailureOf(error)?.at;
+    if (at) io.err(`  at: ${at}`);
     if (Array.isArray(error.details)) for (const d of error.details as { path: string; message: string }[]) io.err(`  ${d.path} ${d.message}`);
     return 1;
   }

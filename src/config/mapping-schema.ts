@@ -225,7 +225,7 @@ export const mappingSchema = z
     retainPayloads: z
       .boolean()
       .optional()
-      .describe("Retain this mapping's requests (raw body, non-secret headers) for replay and backtests, for hooks.retention.payloadTtlHours; overrides hooks.retainPayloads."),
+      .describe("Retain this mapping's requests (raw body, non-secret headers) for replay and backtests, for hooks.retention.payloadTtlHours; overrides hooks.retainPayloads and hooks.retainFailedPayloads."),
     expectEvery: positiveDuration
       .optional()
       .describe('The sender is expected at least this often (e.g. 6h): a longer silence raises a source.silent alert (see alerts), resolved by its next request.'),

@@ -146,6 +146,10 @@ export const hooksSchema = z
       .boolean()
       .default(false)
       .describe("Retain every hook request's raw body and non-secret headers (auth, cookie and signature headers removed) for replay and backtests; a mapping's own retainPayloads overrides this."),
+    retainFailedPayloads: z
+      .boolean()
+      .default(true)
+      .describe("Retain the raw body and non-secret headers of a request whose mapping failed (schema, template, transform, respond, action), so it can be replayed once the mapping is fixed (POST /admin/receipts/{id}/replay); within hooks.retention like every retained payload. A mapping's own retainPayloads overrides this too."),
     retention: z
       .object({
         payloadTtlHours: z.number().positive().max(24 * 365).default(72).describe('How long a retained payload is kept, in hours.'),

@@ -169,7 +169,7 @@ export async function reloadGateway(target: ReloadTarget, reason: string, mappin
   if (restartRequired.length) {
     logger.warn({ reason, restartRequired }, `config reloaded, but these settings take effect only after a restart: ${restartRequired.join(', ')}`);
   }
-  return { ok: true, changed: applied, restartRequired: [...restartRequired] };
+  return { ok: true, changed: applied, restartRequired: [...restartRequired], warnings: [...loaded.warnings, ...warnings] };
 }
 
 /**

@@ -1,14 +1,11 @@
 import type { RequestListener } from 'node:http';
 import { RunWaiter } from '../runtime/runs/run-waiter.js';
 import { FailedAuthLimiter } from '../http/failed-auth-limiter.js';
-import { withHooksSurface } from '../http/hooks/hooks-listener.js';
-import { withChatCompletions } from '../http/v1/chat-listener.js';
-import { CHAT_MAX_BODY_BYTES, chatSurface } from '../http/v1/chat-completions.js';
+import { chatSurface } from '../http/v1/chat-completions.js';
+import { nodeRoutes } from '../http/node-routes.js';
 import { hookSurface } from '../http/hooks/hook-surface.js';
-import { nodeDoor } from '../http/exchange/node-door.js';
 import { PlatformGate } from '../http/v1/platform-auth.js';
 import { RateLimiter } from '../platform/rate-limiter.js';
-import { TrustedProxies } from '../http/trusted-proxies.js';
 import { RunCompletionReporter } from '../runtime/runs/run-completion-report.js';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -22,6 +19,8 @@ import { createLogger } from '../log/log.js';
 import { setVerboseErrors } from '../log/log-detail.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { FolderWatch } from './folder-watch.js';
+import { HealthLedger } from '../utils/health-ledger.js';
+import { ConfigTrouble } from '../runtime/operator/config-trouble.js';
 import { DropWatch } from '../runtime/drop-watch.js';
 import { reloadGateway, type ReloadResult } from './gateway-reload.js';
 import { HeraldMetrics } from '../metrics/herald-metrics.js';
@@ -43,7 +42,7 @@ import { DeliveryOutbox } from '../runtime/delivery/delivery-outbox.js';
 import type { ReplyDelivery } from '../runtime/delivery/reply-delivery.js';
 import { OperatorDeliveryActions } from '../runtime/delivery/delivery-actions.js';
 import { RunQueue } from '../runtime/runs/run-queue.js';
-import { changeTopic, withChangeFeed } from '../runtime/operator/change-feed.js';
+import { ChangePublisher, changeTopic, withChangeFeed } from '../runtime/operator/change-feed.js';
 import { openStore } from '../store/open-store.js';
 import { resumeAfterCrash } from '../runtime/resume-after-crash.js';
 import type { Store } from '../store/port.js';
@@ -154,7 +153,12 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
         toolServers: () => mcp.health(),
       })
     : undefined;
-  const models = new ModelRegistry(config, extractiveAnswer);
+  // a refused reload, a provider or channel failing or recovering reaches the console's live Overview,
+  // told once per window however many calls fail (on PostgreSQL each signal is a NOTIFY)
+  const troubleFeed = new ChangePublisher(store.signals);
+  const troubleChanged = () => troubleFeed.changed(['trouble']);
+  const models = new ModelRegistry(config, extractiveAnswer, process.env, troubleChanged);
+  const channelHealth = new HealthLedger(troubleChanged);
   const agents = new AgentDirectory(config);
   const drops = new DropWatch(probe, logger);
   const mainSession = new MainSession(store, () => drops.kick());
@@ -182,6 +186,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     resolveChannel,
     defaultAgentId: agents.default().id,
     logger,
+    health: channelHealth,
   });
   const delivery: ReplyDelivery = outbox;
   const deliveryActions = new OperatorDeliveryActions({ config, store, channels: instances.channels, wake: () => outbox.kick(), logger });
@@ -256,6 +261,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   ]);
   for (const warning of warnings) logger.warn({ config: loaded.file }, warning);
   for (const note of notes) logger.info({ config: loaded.file }, note);
+  const configTrouble = new ConfigTrouble(config.hooks.mappingsDir, warnings, troubleChanged);
   const keys = new ApiKeyVerifier(config, store.apiKeys);
   const gate = new PlatformGate(keys, new RateLimiter(config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter('platform', logger));
   const platform = platformRoutes({ config, store, knowledge, parser, gate, turns, agents, files, vectorStores, logger });
@@ -281,7 +287,14 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault }, tools: mcp, alerts, schedules, targetFaults: configTargetFaults, store, logger }, reason, mappingsChanged),
     );
     reloading = next.catch(() => undefined);
-    return next;
+    return next.then((result) => {
+      if (result.ok) {
+        configTrouble.reloaded(reason, result.warnings ?? [], result.restartRequired);
+        // a channel the new config removed is no longer shown
+        channelHealth.retain((channel) => instances.channels.has(channel));
+      } else configTrouble.refusedReload(reason, result.faults ?? []);
+      return result;
+    });
   };
   const hooksLimiter = new FailedAuthLimiter('hooks', logger);
   const degraded = () => {
@@ -293,10 +306,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     hooks: hookSurface({ config, engine, intake, logger, limiter: hooksLimiter, receipts }),
     chat: chatSurface({ config, turns, agents, gate, logger }),
   };
-  const app = createApp({ config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
-  const nodeDoors = { logger, metrics: metrics?.http, proxies: new TrustedProxies(config.gateway.trustedProxies) };
-  const hooksDoor = nodeDoor(surfaces.hooks, { ...nodeDoors, maxBodyBytes: config.hooks.maxBodyBytes });
-  const chatDoor = nodeDoor(surfaces.chat, { ...nodeDoors, maxBodyBytes: CHAT_MAX_BODY_BYTES });
+  const app = createApp({ config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), trouble: { config: () => configTrouble.view(), providers: () => models.health.entries(), channels: () => channelHealth.entries() }, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
   const alerts = new AlertEvaluator({
     alerts: config.alerts,
     store,
@@ -323,7 +333,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reindexing: Promise<unknown> | undefined;
   const gateway: Gateway = {
     app,
-    withNodeRoutes: (rest) => withHooksSurface(config, hooksDoor, withChatCompletions(chatDoor, rest)),
+    withNodeRoutes: nodeRoutes({ config, logger, metrics, surfaces }),
     config,
     plugins,
     store,
@@ -389,6 +399,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       await transformPool.close();
       // the last calls' tokens are written before the store closes
       await usage.settled();
+      troubleFeed.close();
       await store.close();
       // the spans of the work just finished, sent before the process goes
       await flushTracing();

@@ -1,3 +1,4 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
@@ -10,6 +11,7 @@ import { ConsoleSessions } from './console/console-session.js';
 import type { Store } from '../store/port.js';
 import type { StoreProbe } from '../store/store-probe.js';
 import type { ToolServerHealth } from '../tools/mcp/server-health.js';
+import type { TroubleSources } from './admin/trouble-view.js';
 import type { ReloadResult } from './reload-result.js';
 import { reloadRoute } from './admin/reload-route.js';
 import { errorHandler, errorResponse } from './error-handler.js';
@@ -43,6 +45,8 @@ export interface AppDeps {
   degraded?: () => DegradedComponents | undefined;
   /** the MCP servers' health, on the console's Overview */
   toolServers?: () => ToolServerHealth[];
+  /** this process's records of what went wrong (a refused reload, unhealthy providers and channels), on the Overview */
+  trouble?: Omit<TroubleSources, 'toolServers'>;
   /** reloads the config file (POST /admin/reload) */
   reload?: (reason?: string) => Promise<ReloadResult>;
   /** when given (gateway.metrics.enabled), requests are counted and GET /metrics serves them */
@@ -86,7 +90,9 @@ export function createApp(deps: AppDeps): Hono {
   const token = deps.config.gateway.auth.token;
   const sessions = token ? new ConsoleSessions(token, deps.config.gateway.console.sessionHours * 3_600_000, deps.store.state) : undefined;
   // the admin API and the console are built (and their modules loaded) on their first request, not at start
-  mountLazily(app, '/admin', async () => (await import('./admin/admin-routes.js')).adminRoutes({ ...deps, limiter: operatorLimiter, sessions }), onError);
+  // the admin document is made (and its modules loaded) on its first request
+  const openApiDocument = async (admin: OpenAPIHono) => (await import('./openapi/admin-openapi.js')).adminOpenApiDocument(admin);
+  mountLazily(app, '/admin', async () => (await import('./admin/admin-routes.js')).adminRoutes({ ...deps, limiter: operatorLimiter, sessions, openApiDocument }), onError);
   if (deps.operator && deps.config.gateway.console.enabled) {
     mountLazily(app, '/console', async () => (await import('./console/console-routes.js')).consoleRoutes({ config: deps.config, limiter: operatorLimiter, sessions }), onError);
     // a browser pointed at the gateway's address lands on the console, not on a JSON 404

@@ -10,4 +10,6 @@ export interface ReloadResult {
   restartRequired: string[];
   /** why the new config was refused (the running one stays) */
   faults?: string[];
+  /** what the applied config loaded with but deserves attention (logged, and shown on the Overview) */
+  warnings?: string[];
 }

@@ -23,9 +23,9 @@ export interface IngestInput {
 export type IngestOutcome = { document: KnowledgeDocument; created: boolean; updated?: boolean };
 
 /**
- * Adds one file to an agent's knowledge base: type by content, text, chunks (all three in a
- * parse worker, under the knowledge limits), then the index. The event loop only hashes
- * (WebCrypto digests on libuv's thread pool) and stores.
+ * Adds one file to an agent's knowledge base: type by content, text, chunks and their index form
+ * (all in a parse worker, under the knowledge limits), stored as the worker makes them. The event
+ * loop only hashes (WebCrypto digests on libuv's thread pool) and stores.
  *
  * The same bytes for the same agent are one document: uploading them again returns it
  * (`created: false`), with the metadata given this time when it differs (`updated: true`). Its
@@ -38,11 +38,9 @@ export async function ingestDocument(index: KnowledgeIndex, parser: ParsePool, i
   const again = existing && (await reupload(index, existing, input));
   if (again) return again;
   const bytes = input.bytes.byteLength;
-  const parsed = await parser.parse(input.bytes, input.filename, input.chunking, input.moveBytes);
-  // each chunk decoded from the parse's packed answer as the store writes it, never all at once
-  return index.add(
-    { agentId: input.agentId, filename: input.filename, bytes, mimeType: documentTypes[parsed.type], sha256, metadata: input.metadata ?? null },
-    { length: parsed.count, at: (i) => (i >= 0 && i < parsed.count ? parsed.chunk(i) : undefined) },
+  // the chunks are stored batch by batch as the worker makes them, each decoded as it is written
+  return parser.parse({ bytes: input.bytes, filename: input.filename, chunking: input.chunking, move: input.moveBytes }, (parsed) =>
+    index.add({ agentId: input.agentId, filename: input.filename, bytes, mimeType: documentTypes[parsed.type], sha256, metadata: input.metadata ?? null }, parsed.batches),
   );
 }
 

@@ -1,5 +1,5 @@
 import { randomHex } from '../utils/random-hex.js';
-import type { KnowledgeDocument, KnowledgeRepo, NewKnowledgeChunk, NewKnowledgeChunks, NewKnowledgeDocument } from '../store/port.js';
+import type { KnowledgeDocument, KnowledgeRepo, NewKnowledgeChunk, NewKnowledgeChunkBatches, NewKnowledgeChunks, NewKnowledgeDocument } from '../store/port.js';
 import type { Embedder } from './embedder.js';
 import { fuseRankings } from './searching/fuse-rankings.js';
 import type { KnowledgePassage } from './knowledge-passage.js';
@@ -65,27 +65,21 @@ export class KnowledgeIndex {
   }
 
   /**
-   * Stores a document and its chunks at once (texts, or texts with their index form made off the
-   * main thread, read one at a time as the store writes them); a concurrent duplicate returns the
-   * one stored first. With an embeddings model the chunks are embedded first, `EMBED_BATCH` texts
-   * at a time: a failure there stores nothing (HERALD_EMBEDDINGS_FAILED).
+   * Stores a document and its chunks: texts, or texts with their index form made off the main
+   * thread, given at once or in batches as a parse makes them (each chunk read as the store writes
+   * it). A concurrent duplicate returns the one stored first. With an embeddings model each batch
+   * is embedded as it comes, `EMBED_BATCH` texts a request, so no more than a batch's vectors are
+   * held: a failure there stores nothing of the document (HERALD_EMBEDDINGS_FAILED).
    */
-  async add(doc: NewKnowledgeDocument, chunks: (string | NewKnowledgeChunk)[] | NewKnowledgeChunks): Promise<{ document: KnowledgeDocument; created: boolean }> {
-    const indexed: NewKnowledgeChunks = {
-      length: chunks.length,
-      at: (i) => {
-        const c = chunks.at(i);
-        return typeof c === 'string' ? { content: c, terms: indexTextOf(c) } : c;
-      },
-    };
+  async add(doc: NewKnowledgeDocument, chunks: (string | NewKnowledgeChunk)[] | NewKnowledgeChunks | NewKnowledgeChunkBatches): Promise<{ document: KnowledgeDocument; created: boolean }> {
     const { embedder } = this.options;
-    if (!embedder) return this.repo.add(doc, indexed);
-    const vectors: Float32Array[] = [];
-    for (let from = 0; from < indexed.length; from += EMBED_BATCH) {
-      const texts = Array.from({ length: Math.min(EMBED_BATCH, indexed.length - from) }, (_, i) => indexed.at(from + i)!.content);
-      vectors.push(...(await embedder.embed(texts)));
-    }
-    return this.repo.add({ ...doc, embeddingModel: embedder.ref }, { length: indexed.length, at: (i) => indexed.at(i) && { ...indexed.at(i)!, embedding: vectors[i] } });
+    const batches = Symbol.asyncIterator in chunks ? (chunks as NewKnowledgeChunkBatches) : undefined;
+    const given = chunks as GivenChunks;
+    if (!batches && !embedder) return this.repo.add(doc, indexedChunks(given));
+    if (!embedder) return this.repo.add(doc, mapBatches(batches!, indexedChunks));
+    // texts given at once are embedded (and written) EMBED_BATCH at a time too
+    const source = batches ?? slices(given, EMBED_BATCH);
+    return this.repo.add({ ...doc, embeddingModel: embedder.ref }, mapBatches(source, (batch) => embedded(embedder, indexedChunks(batch))));
   }
 
   /** a document's chunks, in order */
@@ -153,5 +147,44 @@ export class KnowledgeIndex {
       await new Promise((resolve) => setImmediate(resolve));
     }
     return done;
+  }
+}
+
+/** texts, chunks with their index form, or both, read one at a time (an array is one) */
+interface GivenChunks {
+  readonly length: number;
+  at(index: number): string | NewKnowledgeChunk | undefined;
+}
+
+/** chunks with their index form: made here for texts, as given for chunks from a parse */
+function indexedChunks(chunks: GivenChunks): NewKnowledgeChunks {
+  return {
+    length: chunks.length,
+    at: (i) => {
+      const c = chunks.at(i);
+      return typeof c === 'string' ? { content: c, terms: indexTextOf(c) } : c;
+    },
+  };
+}
+
+/** the chunks with their embeddings, asked EMBED_BATCH texts at a time */
+async function embedded(embedder: Embedder, chunks: NewKnowledgeChunks): Promise<NewKnowledgeChunks> {
+  const vectors: Float32Array[] = [];
+  for (let from = 0; from < chunks.length; from += EMBED_BATCH) {
+    const texts = Array.from({ length: Math.min(EMBED_BATCH, chunks.length - from) }, (_, i) => chunks.at(from + i)!.content);
+    vectors.push(...(await embedder.embed(texts)));
+  }
+  return { length: chunks.length, at: (i) => chunks.at(i) && { ...chunks.at(i)!, embedding: vectors[i] } };
+}
+
+async function* mapBatches<T>(batches: AsyncIterable<T>, map: (batch: T) => NewKnowledgeChunks | Promise<NewKnowledgeChunks>): NewKnowledgeChunkBatches {
+  for await (const batch of batches) yield await map(batch);
+}
+
+/** chunks given at once, as batches of `size` */
+async function* slices(chunks: GivenChunks, size: number): AsyncGenerator<GivenChunks> {
+  for (let from = 0; from < chunks.length; from += size) {
+    const length = Math.min(size, chunks.length - from);
+    yield { length, at: (i) => (i >= 0 && i < length ? chunks.at(from + i) : undefined) };
   }
 }

@@ -20,6 +20,8 @@ import { transformCause, TransformMissingError, type TransformRunner } from './t
 import { templateScope } from './templates/template-scope.js';
 import { compileRespond, type CompiledRespond, type HookResponse } from './compile-respond.js';
 import { compileMappingTraffic } from './mapping-traffic.js';
+import { redactedCause, withFailure, type MappingStage } from './mapping-failure.js';
+import { transformLocation } from './transforms/transform-stack.js';
 
 export interface CompileDeps {
   ctx: MappingContext;
@@ -101,16 +103,26 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
   }
 
   /**
-   * A per-request failure: 500 to the caller; to the log the mapping, the stage and the error's
-   * kind and code, never its message unless gateway.log.verboseErrors (a JSONata cast error quotes
-   * the payload value, a transform's message is whatever it threw).
+   * A per-request failure: 500 to the caller; to the log the mapping, the stage, the error's kind
+   * and code and a transform's `file:line`, never its message unless gateway.log.verboseErrors (a
+   * JSONata cast error quotes the payload value, a transform's message is whatever it threw). The
+   * request's receipt gets the message with the request's values taken out (mapping-failure.ts).
    */
-  const failed = (stage: string, error: unknown): HeraldError => {
-    deps.logger?.error({ mapping: id, stage, ...(stage === 'transform' && { cause: transformCause(error) }), ...errorDetail(deps.logger, error) }, 'hook mapping failed');
+  const failed = (stage: MappingStage, error: unknown, request: HookRequest): HeraldError => {
+    const at = stage === 'transform' ? transformLocation(error, deps.transforms.dir) : undefined;
+    deps.logger?.error({ mapping: id, stage, ...(stage === 'transform' && { cause: transformCause(error) }), ...(at && { at }), ...errorDetail(deps.logger, error) }, 'hook mapping failed');
     // the whole reason stays on the error, for the dry-run tools (herald hooks test, fixtures) that print it to their operator
     const message = stage === 'template' ? describeJsonataError(error) : error instanceof Error ? error.message : String(error);
-    return new HeraldError('HERALD_MAPPING_FAILED', undefined, { cause: new Error(`${stage === 'transform' ? `transform ${mapping.transform!.module}` : stage}: ${message}`) });
+    const answer = new HeraldError('HERALD_MAPPING_FAILED', undefined, { cause: new Error(`${stage === 'transform' ? `transform ${mapping.transform!.module}` : stage}: ${message}`) });
+    const named = stage === 'transform' && error instanceof Error ? `${error.name}: ${message}` : message;
+    // the value a JSONata error names may be computed from the payload (an upper-cased field): taken out as well
+    const value = (error as { value?: unknown } | undefined)?.value;
+    return withFailure(answer, { stage, mappingId: id, cause: redactedCause(named, request, value === undefined ? [] : [value]), ...(at && { at }) });
   };
+
+  /** a refusal of the mapping's own step (its schema, the action it made), marked with the stage for the receipt */
+  const refused = (stage: MappingStage, error: unknown, request: HookRequest): unknown =>
+    error instanceof HeraldError ? withFailure(error, { stage, mappingId: id, cause: redactedCause(error.message, request) }) : error;
 
   /**
    * `forEach`: the request once per item of the payload's array, each seeing `[item]` in its place
@@ -137,10 +149,14 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
           return { run: async () => ({ type: 'respond', response }) };
         }
       } catch (error) {
-        throw failed('respond', error);
+        throw failed('respond', error, request);
       }
     }
-    schema?.check(request.payload);
+    try {
+      schema?.check(request.payload);
+    } catch (error) {
+      throw refused('schema', error, request);
+    }
     if (mapping.forEach !== undefined) return prepareEach(request);
     let raw: Record<string, unknown>;
     let idempotencyKey: string | undefined;
@@ -149,7 +165,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
       raw = await templates.render(scope);
       idempotencyKey = await templates.idempotencyKey(scope);
     } catch (error) {
-      throw failed('template', error);
+      throw failed('template', error, request);
     }
     return { ...(idempotencyKey !== undefined && { idempotencyKey }), ...(respond?.waitMs !== undefined && { reply: awaitedReply(respond, request) }), run: () => finish(request, raw) };
   }
@@ -161,7 +177,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
       try {
         return await render();
       } catch (error) {
-        throw failed('respond', error);
+        throw failed('respond', error, request);
       }
     };
     return {
@@ -182,7 +198,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
       // the key names the delivery (the whole request), not an item
       idempotencyKey = await templates.idempotencyKey(templateScope(request));
     } catch (error) {
-      throw failed('template', describeJsonataError(error));
+      throw failed('template', error, request);
     }
     // OpenClaw's batch rule: an item refused (bad field, failed transform) does not hold back the others
     const run = async (): Promise<MappingOutcome> => {
@@ -232,7 +248,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
         const located = deps.transforms.locate(deps.transforms.resolve(mapping.transform.module), mapping.transform.export);
         result = await runTransform(deps.runner, located, request, mapping, deps.transformTimeoutMs);
       } catch (error) {
-        throw failed('transform', error);
+        throw failed('transform', error, request);
       }
       if (result.type === 'skip') return { type: 'skip' };
       if (result.type === 'merge') {
@@ -243,13 +259,18 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     if (kind === 'skip') return { type: 'skip' };
     if (kind === 'agent' && raw.message === undefined) raw.message = defaultAgentMessage(request.payload);
     if (kind === 'wake' && raw.mode === undefined && raw.wakeMode !== undefined) raw.mode = raw.wakeMode;
-    let action = validateAction(raw, kind, actionContext, request.path);
+    let action: HookAction;
+    try {
+      action = validateAction(raw, kind, actionContext, request.path);
+    } catch (error) {
+      throw refused('action', error, request);
+    }
     if (action.kind === 'agent' && mapping.tools) action = copyWith(action, { tools: mapping.tools, signed: request.signed === true });
     if (!traffic || action.kind !== 'agent') return { type: 'action', action };
     try {
       return { type: 'action', action: await traffic.keyed(action, templateScope(request)) };
     } catch (error) {
-      throw failed('template', error);
+      throw failed('template', error, request);
     }
   }
 

@@ -8,6 +8,8 @@ import type { ModelProvider } from './provider.js';
 import { catalogueProvider } from './provider-catalogue.js';
 import { tracedProvider } from './model-span.js';
 import { tracingOn } from '../tracing/tracing.js';
+import { HealthLedger } from '../utils/health-ledger.js';
+import { healthRecorded } from './provider-health.js';
 
 /**
  * Providers by name, built once from config; `embedded` is always there, catalogue providers
@@ -15,13 +17,21 @@ import { tracingOn } from '../tracing/tracing.js';
  */
 export class ModelRegistry {
   private readonly providers = new Map<string, ModelProvider>();
+  /**
+   * how each provider's last calls ended (the embedded model's are not counted: it answers in
+   * this process), in this process's memory: each replica knows its own calls
+   */
+  readonly health: HealthLedger;
 
   constructor(
     private config: HeraldConfig,
     /** the embedded model's answer from knowledge (knowledge's `extractiveAnswer`) */
     private readonly quoteKnowledge: QuoteKnowledge,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    /** told when a provider turns unhealthy, fails again or recovers (the console's live Overview) */
+    onHealthChange?: () => void,
   ) {
+    this.health = new HealthLedger(onHealthChange);
     this.useConfig(config);
   }
 
@@ -31,8 +41,10 @@ export class ModelRegistry {
     this.providers.clear();
     this.providers.set(EMBEDDED_PROVIDER, new EmbeddedModel(this.quoteKnowledge));
     for (const [name, provider] of Object.entries(config.models.providers)) {
-      this.providers.set(name, openAIModel(provider));
+      this.providers.set(name, healthRecorded(openAIModel(provider), name, this.health));
     }
+    // a provider the new config no longer names is no longer shown (the catalogue's are named by the model refs)
+    this.health.retain((name) => name in config.models.providers || catalogueProvider(name) !== undefined);
   }
 
   /**
@@ -62,8 +74,8 @@ export class ModelRegistry {
     const apiKey = entry.keyEnv ? this.env[entry.keyEnv] : undefined;
     // a provider that fails each call, not a failed resolve: the turn's fallbacks still get their turn,
     // and the run's error says which variable to set (not cached: it is looked for again next time)
-    if (entry.keyEnv && !apiKey) return missingKeyModel(missingKeyMessage(resolved.ref, { provider: resolved.provider, keyEnv: entry.keyEnv }));
-    const provider = openAIModel({ baseUrl: entry.baseUrl, apiKey });
+    if (entry.keyEnv && !apiKey) return healthRecorded(missingKeyModel(missingKeyMessage(resolved.ref, { provider: resolved.provider, keyEnv: entry.keyEnv })), resolved.provider, this.health);
+    const provider = healthRecorded(openAIModel({ baseUrl: entry.baseUrl, apiKey }), resolved.provider, this.health);
     this.providers.set(resolved.provider, provider);
     return provider;
   }

@@ -6,6 +6,7 @@ import type { PresetDefinition, PresetEntry } from './preset.js';
 export type { MappingConfig } from '../config/mapping-schema.js';
 export { presetCommonOptions, presetName, definePreset, type PresetDefinition, type PresetEntry, type PresetCommonOptions } from './preset.js';
 export { presetRoutes, notListed, type PresetRouteBase } from './preset-routes.js';
+export { messageLines } from './message-lines.js';
 export { safeEqual } from '../utils/constant-time.js';
 
 /**

@@ -26,13 +26,19 @@ export interface NewKnowledgeChunk {
 }
 
 /**
- * A document's chunks as `add` reads them: one at a time, so a large document's need not all be
- * strings at once (an array is one; so is a parse's packed answer, decoded as it is read).
+ * Some of a document's chunks as `add` reads them: one at a time, so they need not all be strings
+ * at once (an array is one; so is a batch of a parse's packed answer, decoded as it is read).
  */
 export interface NewKnowledgeChunks {
   readonly length: number;
   at(index: number): NewKnowledgeChunk | undefined;
 }
+
+/**
+ * A document's chunks in batches, in order, as a parse makes them: `add` writes each batch as it
+ * arrives, so neither the parse nor the store holds the whole document's chunks at once.
+ */
+export type NewKnowledgeChunkBatches = AsyncIterable<NewKnowledgeChunks>;
 
 /** A chunk a search may rank: it holds at least one of the query's terms. */
 export interface KnowledgeCandidate {
@@ -62,10 +68,13 @@ export interface UnindexedChunk {
 /** Documents, their chunks and each agent's full-text index of the chunks' index form. */
 export interface KnowledgeRepo {
   /**
-   * Stores a document and its chunks in one transaction, searchable once it resolves. The same
-   * sha256 for the same agent (also two racing uploads) returns the document stored first (`created: false`).
+   * Stores a document and its chunks: all given at once, or batches written as they arrive. The
+   * document is seen (got, listed, searched, counted) only once it resolves, with every chunk;
+   * when the batches fail (the iterable throws) nothing of it stays (the error is thrown on), nor
+   * after a crash while they were written. The same sha256 for the same agent (also two racing
+   * uploads) returns the document stored first (`created: false`), its batches left unread.
    */
-  add(document: NewKnowledgeDocument, chunks: NewKnowledgeChunks): Promise<{ document: KnowledgeDocument; created: boolean }>;
+  add(document: NewKnowledgeDocument, chunks: NewKnowledgeChunks | NewKnowledgeChunkBatches): Promise<{ document: KnowledgeDocument; created: boolean }>;
   get(id: string): Promise<KnowledgeDocument | undefined>;
   findByHash(agentId: string, sha256: string): Promise<KnowledgeDocument | undefined>;
   /** oldest first; every agent's when `agentId` is undefined */

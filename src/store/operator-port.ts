@@ -41,6 +41,20 @@ export interface ReceiptRecord {
   retainedUntil: number | null;
   /** the request's trace id when tracing was on, else null */
   traceId?: string | null;
+  /** where and why the request's mapping failed; absent when it did not */
+  failure?: ReceiptFailure | null;
+}
+
+/**
+ * Where and why a request's mapping failed: the stage (`schema`, `template`, `transform`,
+ * `respond`, `action`), the mapping, the cause (the error's message with the request's values
+ * taken out) and, for a transform, the `file:line` inside the transforms folder that threw.
+ */
+export interface ReceiptFailure {
+  stage: string;
+  mappingId: string;
+  cause: string;
+  at?: string;
 }
 
 /** The raw body and the non-secret headers of a request, kept for replay and backtests. */

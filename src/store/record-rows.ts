@@ -1,6 +1,6 @@
 import { coalescedCount } from './admission-plan.js';
 import { governedFields } from './governed-fields.js';
-import type { DeliveryRecord, IdempotencyRecord, ReceiptRecord, RunRecord, RunWaitReason, SystemEvent } from './port.js';
+import type { DeliveryRecord, IdempotencyRecord, ReceiptFailure, ReceiptRecord, RunRecord, RunWaitReason, SystemEvent } from './port.js';
 import { parseRunAction } from './run-action.js';
 
 /** Row shapes both adapters store (same column names) and how each becomes a port record. */
@@ -100,6 +100,8 @@ export interface ReceiptRow {
   replay_of: string | null;
   retained_until: number | null;
   trace_id: string | null;
+  /** JSON of a ReceiptFailure */
+  failure: string | null;
 }
 
 export const toReceipt = (r: ReceiptRow): ReceiptRecord => ({
@@ -123,6 +125,7 @@ export const toReceipt = (r: ReceiptRow): ReceiptRecord => ({
   replayOf: r.replay_of,
   retainedUntil: r.retained_until,
   ...(r.trace_id != null && { traceId: r.trace_id }),
+  ...(r.failure != null && { failure: JSON.parse(r.failure) as ReceiptFailure }),
 });
 
 

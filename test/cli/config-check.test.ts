@@ -87,6 +87,18 @@ describe('herald config check', () => {
   });
 });
 
+describe('herald config check of a mapping file', () => {
+  it('names the line and column of the field at fault in a mapping file (a JSONata error)', async () => {
+    const file = project(baseConfig({ hooks: { mappingsDir: './mappings' } }), {
+      'mappings/deploys.yaml': '- id: fine\n  match: { path: fine }\n  action: wake\n  textTemplate: "ok"\n- id: bad-one\n  match: { path: bad }\n  action: agent\n  messageTemplate: "Deployed {{ $uppercase(service }}"\n',
+    });
+    const cli = captureIo();
+    expect(await main(['config', 'check', '--config', file], builtinPlugins, cli.io)).toBe(1);
+    const mappings = path.join(path.dirname(file), 'mappings', 'deploys.yaml');
+    expect(cli.err()).toMatch(new RegExp(`mapping "bad-one" \\(${mappings.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\[1\\]\\): messageTemplate: template error in .*Expected "\\)" before end of expression \\(at \\d+\\) \\(line 8, column 20\\)`));
+  });
+});
+
 describe('herald hooks test with unset variables', () => {
   it('runs the dry run with placeholders and names the variables that were missing', async () => {
     const file = project(

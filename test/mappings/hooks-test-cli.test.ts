@@ -79,7 +79,7 @@ describe('herald hooks test', () => {
     expect(none.err.join('\n')).toContain('404 no hook mapping for "shop/refunds"');
     const broken = await run(dir, 'shop/broken', '--payload', path.join(dir, 'order.json'));
     expect(broken.code).toBe(1);
-    expect(broken.err.join('\n')).toMatch(/500 hook mapping failed\n {2}reason: transform broken\.mjs: no stock service/);
+    expect(broken.err.join('\n')).toMatch(/500 hook mapping failed\n {2}reason: transform broken\.mjs: no stock service\n {2}at: broken\.mjs:1/);
     const usage = await run(dir, 'shop/orders');
     expect(usage.code).toBe(2);
     const badHeader = await run(dir, 'shop/orders', '--payload', path.join(dir, 'order.json'), '--header', 'no-colon');

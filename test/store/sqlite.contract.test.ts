@@ -21,6 +21,7 @@ import type { OpenStore } from './open-store-under-test.js';
 import { probeCases } from './probe.case.js';
 import { runsCases } from './runs.case.js';
 import { tracesCases } from './traces.case.js';
+import { receiptsCases } from './receipts.case.js';
 import { servingCases } from './serving.case.js';
 import { sessionSummariesCases } from './session-summaries.case.js';
 import { stateCases } from './state.case.js';
@@ -85,6 +86,7 @@ const raced: RacedEvents = async (store, session, texts) => {
 eventsCases(open, raced);
 runsCases(open);
 tracesCases(open);
+receiptsCases(open);
 toolCallsCases(open);
 servingCases(open, { alone: true });
 admissionCases(open);

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { RunStatus } from '../../store/port.js';
 import { toolCallSchema } from './tool-call-view.js';
 import { toolServerSchema } from './tool-server-view.js';
+import { troubleSchema } from './trouble-view.js';
 
 /**
  * The admin API's schemas, declared once: they validate the requests (params, query, bodies)
@@ -57,6 +58,15 @@ export const receiptSchema = z
     replayOf: z.string().nullable(),
     retainedUntil: time,
     traceId: z.string().nullable().openapi({ description: 'The request\'s trace (OpenTelemetry) when tracing was on; the console links it through tracing.linkTemplate.' }),
+    failure: z
+      .object({
+        stage: z.string().openapi({ description: 'The step that failed: schema, template, transform, respond or action.' }),
+        mappingId: z.string(),
+        cause: z.string().openapi({ description: "The error's message, the request's values (4 characters or more) replaced by ‹value›." }),
+        at: z.string().optional().openapi({ description: 'A transform\'s `file:line` inside hooks.transformsDir, from its stack.' }),
+      })
+      .nullable()
+      .openapi({ description: "Where and why the request's mapping failed; null when it did not." }),
   })
   .openapi('Receipt');
 
@@ -99,6 +109,20 @@ export const runSchema = z
   })
   .openapi('Run');
 
+/** a run as a list row names it (requests, deliveries, fires): what tells it apart from the others */
+export const runLabelSchema = z
+  .object({
+    id: z.string(),
+    name: z.string().openapi({ description: "The run's name (its mapping's `name`, or the action's)." }),
+    agentId: z.string(),
+    status: z.enum(runStatuses),
+  })
+  .openapi('RunLabel');
+
+export const receiptRowSchema = receiptSchema
+  .extend({ run: runLabelSchema.nullable().openapi({ description: 'The run the request started (name, agent, status); null without one, or when it is no longer stored.' }) })
+  .openapi('ReceiptRow');
+
 export const messageSchema = z
   .object({
     role: z.enum(['system', 'user', 'assistant', 'tool']),
@@ -122,7 +146,14 @@ export const scheduleFireSchema = z
     outcome: z.enum(fireOutcomes).openapi({ description: 'claimed: taken, its run or event not made yet; dispatched: its run queued or its event added; skipped (overlap, or the job\'s rate), missed (catchUp false) or failed, with `detail`.' }),
     detail: z.string().nullable(),
     run: z
-      .object({ id: z.string(), status: z.enum(runStatuses).nullable(), startedAt: time, finishedAt: time })
+      .object({
+        id: z.string(),
+        name: z.string().nullable().openapi({ description: "The run's name; null when it is no longer stored." }),
+        agentId: z.string().nullable(),
+        status: z.enum(runStatuses).nullable(),
+        startedAt: time,
+        finishedAt: time,
+      })
       .nullable()
       .openapi({ description: "An isolated job's run, as it stands (status null: no longer stored), with when it began executing and ended; null for a main-session event." }),
   })
@@ -174,6 +205,10 @@ export const deliverySchema = z
   })
   .openapi('Delivery');
 
+export const deliveryRowSchema = deliverySchema
+  .extend({ run: runLabelSchema.nullable().openapi({ description: 'The run whose reply it carries (name, agent, status); null for a heartbeat, alert or tool message, or a run no longer stored.' }) })
+  .openapi('DeliveryRow');
+
 export const deliveryDetailSchema = deliverySchema
   .extend({ chain: z.array(deliverySchema).openapi({ description: 'The reply\'s deliveries in order: the first, then each fallback that replaced the one before.' }) })
   .openapi('DeliveryDetail');
@@ -212,6 +247,7 @@ const fixtureSchema = z.object({
   name: z.string().optional(),
   path: z.string().optional(),
   payload: z.unknown(),
+  form: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
   query: z.record(z.string(), z.string()).optional(),
   expect: z.record(z.string(), z.unknown()),
@@ -226,8 +262,10 @@ export const mappingSchemaView = z
     signed: z.boolean(),
     retainPayloads: z.boolean(),
     match: z.record(z.string(), z.unknown()),
+    matchText: z.string().openapi({ description: '`match` as YAML, the way a mapping file writes it.', example: 'path: github\nheaders:\n  x-github-event: push' }),
     definition: z.record(z.string(), z.unknown()).nullable().openapi({ description: 'The mapping as declared; a signing secret shows as "(set)".' }),
-    fixtures: z.array(fixtureSchema),
+    fixtureFile: z.string().nullable().openapi({ description: "Where its fixtures are: the file beside its mapping file (`github.test.json` beside `github.yaml`), or its preset's `plugins/<id>/fixtures/<id>.json`; null without one." }),
+    fixtures: z.array(fixtureSchema).openapi({ description: "The cases of the fixture file this mapping handles: those whose request meets it first among the mappings of its file (or preset entry), as `herald hooks test` applies them." }),
   })
   .openapi('Mapping');
 
@@ -285,6 +323,7 @@ export const backtestSchema = z
 const minute = z.object({ minute: time, total: z.number().int(), failed: z.number().int() });
 export const overviewSchema = z
   .object({
+    trouble: troubleSchema.openapi({ description: 'What needs the operator first: open alerts, a refused reload, mappings that failed to load, unhealthy model providers, channels and MCP servers.' }),
     perMinute: z.object({ requests: z.array(minute), runs: z.array(minute), deliveries: z.array(minute) }),
     queues: z.object({
       runsQueued: z.number().int(),
@@ -299,3 +338,45 @@ export const overviewSchema = z
 
 export const idParam = (name: string, description: string) =>
   z.object({ id: z.string().min(1).max(200).openapi({ param: { name: 'id', in: 'path' }, description: `${name} ${description}` }) });
+
+export const vectorStoreFileStatuses = ['in_progress', 'completed', 'failed', 'cancelled'] as const;
+
+/** a file of /v1/files as the operator sees it: whose it is and where it went */
+export const fileRowSchema = z
+  .object({
+    id: z.string(),
+    filename: z.string(),
+    purpose: z.string(),
+    bytes: z.number().int(),
+    status: z.literal('processed').openapi({ description: "OpenAI's file status: a kept file is processed (how far a vector store got with it is in `vectorStores`)." }),
+    createdAt: time,
+    agents: z.array(z.string()).nullable().openapi({ description: 'The agents of the API key that uploaded it; null: a key of every agent.' }),
+    vectorStores: z.array(z.object({ id: z.string(), status: z.enum(vectorStoreFileStatuses) })).openapi({ description: 'The vector stores holding it, with its processing status in each.' }),
+  })
+  .openapi('FileRow');
+
+export const vectorStoreRowSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    metadata: z.record(z.string(), z.string()).nullable(),
+    createdAt: time,
+    agents: z.array(z.string()).nullable().openapi({ description: 'The agents of the API key that made it; null: a key of every agent.' }),
+    bytes: z.number().int().openapi({ description: 'The bytes of its files.' }),
+    fileCounts: z
+      .object({ in_progress: z.number().int(), completed: z.number().int(), failed: z.number().int(), cancelled: z.number().int(), total: z.number().int() })
+      .openapi({ description: "Its files by processing status, as OpenAI's `file_counts`." }),
+    files: z
+      .array(
+        z.object({
+          fileId: z.string(),
+          filename: z.string().nullable().openapi({ description: 'null: the file was deleted from /v1/files.' }),
+          status: z.enum(vectorStoreFileStatuses),
+          bytes: z.number().int(),
+          lastError: z.object({ code: z.string(), message: z.string() }).nullable(),
+          createdAt: time,
+        }),
+      )
+      .openapi({ description: 'Its files, oldest first.' }),
+  })
+  .openapi('VectorStoreRow');

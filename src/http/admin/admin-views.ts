@@ -30,7 +30,7 @@ export function pageOf<T, V>(rows: T[], limit: number, position: (row: T) => [nu
   return { data: shown.map(view), nextCursor: more && last ? encodeCursor(...position(last)) : null };
 }
 
-export const receiptView = (r: ReceiptRecord) => ({ ...r, receivedAt: iso(r.receivedAt)!, retainedUntil: iso(r.retainedUntil), traceId: r.traceId ?? null });
+export const receiptView = (r: ReceiptRecord) => ({ ...r, receivedAt: iso(r.receivedAt)!, retainedUntil: iso(r.retainedUntil), traceId: r.traceId ?? null, failure: r.failure ?? null });
 
 export const runView = (r: RunRecord) => ({
   id: r.id,

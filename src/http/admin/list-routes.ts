@@ -6,11 +6,12 @@ import { isoTime as iso } from '../../time/iso-time.js';
 import type { DeliveryActions } from '../../runtime/delivery/delivery-actions.js';
 import { deliveryView } from '../../runtime/delivery/delivery-view.js';
 import { runDetail } from '../../runtime/operator/run-detail.js';
+import { runLabels } from '../../runtime/operator/run-labels.js';
 import type { Store } from '../../store/port.js';
 import type { StoreProbe } from '../../store/store-probe.js';
 import { bearerSecurity } from './admin-app.js';
 import {
-  deliverySchema,
+  deliveryRowSchema,
   deliveryStatuses,
   errorSchema,
   eventSchema,
@@ -19,6 +20,7 @@ import {
   messageSchema,
   page,
   receiptOutcomes,
+  receiptRowSchema,
   receiptSchema,
   retainedPayloadSchema,
   runDetailSchema,
@@ -58,7 +60,7 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
           retained: z.enum(['true', 'false']).optional().openapi(q('retained', 'true: only requests whose payload is retained (replayable).')),
         }).strict(),
       },
-      responses: { 200: json(page(receiptSchema), 'One page of receipts'), ...errors },
+      responses: { 200: json(page(receiptRowSchema), 'One page of receipts, each with its run named'), ...errors },
     }),
     async (c) => {
       const query = c.req.valid('query');
@@ -69,7 +71,8 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
         runId: query.run,
         retained: query.retained === 'true' ? true : undefined,
       });
-      return c.json(pageOf(rows, query.limit, (r) => [r.receivedAt, r.id], receiptView), 200);
+      const runs = await runLabels(store, rows.map((r) => r.runId));
+      return c.json(pageOf(rows, query.limit, (r) => [r.receivedAt, r.id], (r) => ({ ...receiptView(r), run: (r.runId && runs.get(r.runId)) || null })), 200);
     },
   );
 
@@ -208,12 +211,13 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
           mapping: z.string().optional().openapi(q('mapping', 'Replies of runs whose action this mapping resolved.')),
         }).strict(),
       },
-      responses: { 200: json(page(deliverySchema), 'One page of deliveries'), ...errors },
+      responses: { 200: json(page(deliveryRowSchema), 'One page of deliveries, each with its run named'), ...errors },
     }),
     async (c) => {
       const query = c.req.valid('query');
       const rows = await store.browse.deliveries({ ...query, ...list(query), runId: query.run, agentId: query.agent, sessionKey: query.session, mappingId: query.mapping });
-      return c.json(pageOf(rows, query.limit, (d) => [d.createdAt, d.id], deliveryView), 200);
+      const runs = await runLabels(store, rows.map((d) => d.runId));
+      return c.json(pageOf(rows, query.limit, (d) => [d.createdAt, d.id], (d) => ({ ...deliveryView(d), run: (d.runId && runs.get(d.runId)) || null })), 200);
     },
   );
 

@@ -49,8 +49,7 @@ export function registerMappingRoutes(app: OpenAPIHono, deps: { operator: Operat
       const query = c.req.valid('query');
       const needle = query.q?.toLowerCase();
       const declared = (m: { definition: Record<string, unknown> | null }, key: string) => m.definition?.[key] as string | undefined;
-      const matching = lab
-        .list()
+      const matching = (await lab.list())
         .filter((m) => query.path === undefined || m.path === query.path.replace(/^\/+|\/+$/g, ''))
         .filter((m) => query.agent === undefined || declared(m, 'agentId') === query.agent)
         .filter((m) => query.channel === undefined || declared(m, 'channel') === query.channel)

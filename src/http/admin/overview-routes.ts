@@ -8,6 +8,7 @@ import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema, overviewSchema } from './admin-schemas.js';
 import { toolServerView } from './tool-server-view.js';
+import { troubleView, type TroubleSources } from './trouble-view.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 /** a comment this often on an idle stream keeps proxies from timing it out (it reads nothing) */
@@ -19,17 +20,19 @@ type Overview = z.infer<typeof overviewSchema>;
 const minutes = (rows: MinuteCount[]) => rows.map((r) => ({ minute: iso(r.minute), total: r.total, failed: r.failed }));
 
 /** The Overview page's numbers and tool servers, and the same live as server-sent events. */
-export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; probe?: StoreProbe; toolServers?: () => ToolServerHealth[] }): void {
+export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; probe?: StoreProbe; toolServers?: () => ToolServerHealth[]; trouble?: Omit<TroubleSources, 'toolServers'> }): void {
   const overview = async (): Promise<Overview> => {
     const since = Date.now() - WINDOW_MS;
-    const [requests, runs, deliveries, counts, retainedBytes] = await Promise.all([
+    const [requests, runs, deliveries, counts, retainedBytes, openAlerts] = await Promise.all([
       deps.store.receipts.perMinute(since),
       deps.store.browse.runsPerMinute(since),
       deps.store.browse.deliveriesPerMinute(since),
       deps.probe?.counts(),
       deps.store.receipts.retainedBytes(),
+      deps.store.alerts.open(),
     ]);
     return {
+      trouble: troubleView(openAlerts, { ...deps.trouble, toolServers: deps.toolServers }),
       perMinute: { requests: minutes(requests), runs: minutes(runs), deliveries: minutes(deliveries) },
       queues: {
         runsQueued: counts?.runs.queued ?? 0,
@@ -47,7 +50,8 @@ export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; p
       method: 'get',
       path: '/overview',
       tags: ['overview'],
-      summary: 'Requests, runs and deliveries per minute (last hour), failures, queue depths, retained bytes, the MCP servers\' health',
+      summary:
+        'Trouble first (open alerts, the last refused reload, keys waiting for a restart, mappings that failed to load, unhealthy model providers, channels and MCP servers), then requests, runs and deliveries per minute (last hour), failures, queue depths, retained bytes, the MCP servers\' health',
       security: bearerSecurity,
       responses: { 200: json(overviewSchema, 'The overview'), 401: json(errorSchema, 'Not signed in') },
     }),
@@ -64,7 +68,7 @@ export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; p
       path: '/stream',
       tags: ['overview'],
       summary:
-        'Server-sent events: `overview` (the Overview body) at once and after every change; `change` ({kinds}: receipts, runs, events, deliveries, sessions, usage, tools) naming what changed. Pushed by the store\'s change feed (across replicas on PostgreSQL; `tools`: an MCP server\'s state or tools changed), never polled',
+        'Server-sent events: `overview` (the Overview body) at once and after every change; `change` ({kinds}: receipts, runs, events, deliveries, sessions, usage, tools, alerts, trouble) naming what changed. Pushed by the store\'s change feed (across replicas on PostgreSQL; `tools`: an MCP server\'s state or tools changed; `alerts`: an alert opened or resolved; `trouble`: a reload refused or applied, a model provider or channel failed or recovered), never polled',
       security: bearerSecurity,
       responses: { 200: { content: { 'text/event-stream': { schema: z.string() } }, description: 'An endless event stream' }, 401: json(errorSchema, 'Not signed in') },
     }),

@@ -19,6 +19,6 @@ export async function fireView(store: Pick<Store, 'runs'>, fire: ScheduleFire): 
     lagMs: fire.firedAt - fire.dueAt,
     outcome: fire.outcome,
     detail: fire.detail,
-    run: runId ? { id: runId, status: run?.status ?? null, startedAt: iso(run?.startedAt ?? null), finishedAt: iso(run?.finishedAt ?? null) } : null,
+    run: runId ? { id: runId, name: run?.name ?? null, agentId: run?.agentId ?? null, status: run?.status ?? null, startedAt: iso(run?.startedAt ?? null), finishedAt: iso(run?.finishedAt ?? null) } : null,
   };
 }

@@ -17,7 +17,8 @@ const agentSchema = z
     description: z.string().nullable(),
     model: z.string(),
     documents: z.number().int(),
-    runsHooks: z.boolean(),
+    runsHooks: z.boolean().openapi({ description: 'It is the default agent: it runs every hook whose mapping or request names no agent (or an unknown one), and the heartbeats. Another agent runs only the hooks that name it.' }),
+    hooksAllowed: z.boolean().openapi({ description: 'hooks.allowedAgentIds lets hook runs go to it (unset or "*": every agent).' }),
     retrieval: z.enum(['bm25', 'hybrid']).openapi({ description: 'How its knowledge is searched: full text (BM25), or hybrid (with vectors) when platform.knowledge.embeddings is set.' }),
     budget: z.object({ tokensPerDay: z.number().int().optional(), costPerMonth: z.number().optional() }).nullable().openapi({ description: 'Its budget (agents.list[].budget), or null.' }),
   })
@@ -54,7 +55,10 @@ export function registerWorkspaceRoutes(app: OpenAPIHono, deps: { operator: Oper
       tags: ['agents'],
       summary: 'The digital employees, their models and knowledge documents',
       security: bearerSecurity,
-      responses: { 200: json(z.object({ data: z.array(agentSchema) }), 'Every agent'), 401: errors[401] },
+      responses: {
+        200: json(z.object({ data: z.array(agentSchema), defaultAgentId: z.string().openapi({ description: 'The default agent (agents.list[].default, else the first).' }) }), 'Every agent'),
+        401: errors[401],
+      },
     }),
     async (c) => {
       const counts = await knowledge.documentCounts();
@@ -66,10 +70,11 @@ export function registerWorkspaceRoutes(app: OpenAPIHono, deps: { operator: Oper
         model: agents.modelOf(a),
         documents: counts.get(a.id) ?? 0,
         runsHooks: a.id === first,
+        hooksAllowed: agents.hooksAllowed(a.id),
         retrieval: agents.retrieval(),
         budget: a.budget ?? null,
       }));
-      return c.json({ data }, 200);
+      return c.json({ data, defaultAgentId: first }, 200);
     },
   );
 

@@ -1,4 +1,5 @@
 import { HeraldError } from '../../errors.js';
+import { mappingFailureOf } from '../../mappings/mapping-failure.js';
 import type { ReceiptInput, ReceiptRecorder } from '../../runtime/receipts/receipt-recorder.js';
 import { requestTraced } from '../server/request-span.js';
 
@@ -16,7 +17,10 @@ export function closeReceipt(recorder: ReceiptRecorder, input: ReceiptInput, ans
   if (answer.error) input.errorCode = answer.error instanceof HeraldError ? answer.error.code : 'HERALD_INTERNAL';
   input.clientAddress = answer.clientAddress;
   input.latencyMs = performance.now() - answer.started;
-  input.mappingId = answer.mappingId;
+  const failure = mappingFailureOf(answer.error);
+  if (failure) input.failure = failure;
+  // a mapping that failed before its step was told (its schema, its templates) is named by the failure
+  input.mappingId = answer.mappingId ?? failure?.mappingId;
   input.bodyBytes = answer.bodyBytes ?? 0;
   requestTraced(input);
   recorder.recordLater(input);

@@ -1,6 +1,3 @@
-import { convert as htmlToText } from 'html-to-text';
-import mammoth from 'mammoth';
-import { extractText as pdfText, getDocumentProxy } from 'unpdf';
 import { csvRows } from './csv-rows.js';
 import type { DocumentType } from './detect-type.js';
 import { documentLimitErrors } from './document-limits.js';
@@ -8,7 +5,8 @@ import { documentLimitErrors } from './document-limits.js';
 /**
  * The searchable text of a document. Structured formats become lines that carry their own
  * context (a CSV row as `column: value` pairs, JSON as `path: value`), so a chunk cut from
- * the middle still says what its numbers mean.
+ * the middle still says what its numbers mean. A format's parser is loaded with its first
+ * document: a worker that reads texts holds none of them (PDF's alone is megabytes of heap).
  */
 export async function extractText(type: DocumentType, bytes: Uint8Array, decoded?: string, maxChars = Infinity): Promise<string> {
   const text = () => decoded ?? new TextDecoder().decode(bytes);
@@ -16,7 +14,8 @@ export async function extractText(type: DocumentType, bytes: Uint8Array, decoded
     case 'txt':
     case 'md':
       return text();
-    case 'html':
+    case 'html': {
+      const { convert: htmlToText } = await import('html-to-text');
       return htmlToText(text(), {
         wordwrap: false,
         selectors: [
@@ -24,17 +23,21 @@ export async function extractText(type: DocumentType, bytes: Uint8Array, decoded
           { selector: 'img', format: 'skip' },
         ],
       });
+    }
     case 'csv':
       return csvText(text());
     case 'json':
       return jsonLines(JSON.parse(text()), maxChars).join('\n');
     case 'pdf': {
+      const { extractText: pdfText, getDocumentProxy } = await import('unpdf');
       const pdf = await getDocumentProxy(new Uint8Array(bytes));
       const { text: pages } = await pdfText(pdf, { mergePages: false });
       return (pages as string[]).join('\n\n');
     }
-    case 'docx':
+    case 'docx': {
+      const { default: mammoth } = await import('mammoth');
       return (await mammoth.extractRawText({ buffer: Buffer.from(bytes) })).value;
+    }
   }
 }
 

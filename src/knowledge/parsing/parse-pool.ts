@@ -6,8 +6,7 @@ import { HeraldError } from '../../errors.js';
 import type { ChunkOptions } from './chunk-text.js';
 import { documentLimitErrors } from './document-limits.js';
 import { installedPath } from '../../utils/install-layout.js';
-import { unpackChunks } from './packed-chunks.js';
-import type { WorkerAnswer } from './parse-worker.js';
+import { ParseClock, ParseStream, type ParsedDocumentStream } from './parse-stream.js';
 
 /**
  * What a worker thread starts from: compiled, parse-worker.js itself; from the sources, an entry
@@ -15,7 +14,16 @@ import type { WorkerAnswer } from './parse-worker.js';
  */
 const WORKER_ENTRY = pathToFileURL(installedPath('dist/src/knowledge/parsing/parse-worker.js', 'src/knowledge/parsing/parse-worker-entry.mjs')).href;
 
-export type ParsedChunks = ReturnType<typeof unpackChunks>;
+export type { ParsedDocumentStream } from './parse-stream.js';
+
+/** a document to read */
+export interface ParseInput {
+  bytes: Uint8Array;
+  filename: string;
+  chunking: ChunkOptions;
+  /** the bytes are the caller's own, used no more: their buffer is moved to the worker (left empty here) instead of copied, when they are the whole of it */
+  move?: boolean;
+}
 
 /**
  * A worker whose heap has grown past this (a worker with its parsers loaded holds ~20 MB; one
@@ -65,13 +73,16 @@ export class ParsePool {
   }
 
   /**
-   * `move`: the bytes are the caller's own, used no more: their buffer is moved to the worker
-   * (left empty here) instead of copied, when they are the whole of it.
+   * Reads a document and hands it to `consume` once the worker has typed and cut it (every limit
+   * checked, nothing refused later but for time or memory), its chunks then coming in batches as
+   * the worker makes their index forms, no faster than `consume` takes them. The worker slot is
+   * held until `consume` settles; batches it left unread are not made (the worker is stopped).
    */
-  async parse(bytes: Uint8Array, filename: string, chunking: ChunkOptions, move = false): Promise<ParsedChunks> {
+  async parse<T>(input: ParseInput, consume: (parsed: ParsedDocumentStream) => Promise<T>): Promise<T> {
     await this.takeSlot();
     try {
-      return await this.parseNow(bytes, filename, chunking, move && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength);
+      const { bytes } = input;
+      return await this.parseNow(input, input.move === true && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength, consume);
     } finally {
       this.freeSlot();
     }
@@ -92,40 +103,35 @@ export class ParsePool {
     else this.active--;
   }
 
-  private async parseNow(bytes: Uint8Array, filename: string, chunking: ChunkOptions, move: boolean): Promise<ParsedChunks> {
+  private async parseNow<T>(input: ParseInput, move: boolean, consume: (parsed: ParsedDocumentStream) => Promise<T>): Promise<T> {
     const { maxInflatedEntryBytes, maxTextChars, maxChunks, parseTimeoutMs, workerMemoryMb } = this.limits;
     // one pool however many uploads arrive while piscina is being imported
     const starting = (this.pool ??= this.start());
     const pool = await starting;
-    // the time limit starts when the worker says it has the task: not while a thread starts; its
-    // answer comes back on the same port, its buffer moved
+    // the time limit starts when the worker says it has the task (not while a thread starts) and
+    // stops while the store has its batches to take; the chunks come back on the same port
     const { port1: channel, port2 } = new MessageChannel();
     const abort = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const answered = new Promise<WorkerAnswer>((resolve) =>
-      channel.on('message', (message: 0 | WorkerAnswer) => {
-        if (message === 0) timer = setTimeout(() => abort.abort(), parseTimeoutMs);
-        else resolve(message);
-      }),
-    );
-    const task = { bytes, filename, chunking, limits: { maxInflatedEntryBytes, maxTextChars, maxChunks, workerMemoryMb }, port: port2 };
-    let result: WorkerAnswer;
+    const stream = new ParseStream(channel, new ParseClock(parseTimeoutMs, () => abort.abort()));
+    const task = { bytes: input.bytes, filename: input.filename, chunking: input.chunking, limits: { maxInflatedEntryBytes, maxTextChars, maxChunks, workerMemoryMb }, port: port2 };
+    let consumed = false;
+    const ran = pool.run(task, { signal: abort.signal, transferList: move ? [port2, input.bytes.buffer as ArrayBuffer] : [port2] }).catch((error: { name?: string; code?: string }) => {
+      // stopped because its batches were no longer wanted: not a failure
+      if (consumed) return;
+      if (error.name === 'AbortError' || error.name === 'TimeoutError') stream.fail(documentLimitErrors.time(parseTimeoutMs));
+      else if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') stream.fail(documentLimitErrors.memory(workerMemoryMb));
+      else stream.fail(new HeraldError('HERALD_DOCUMENT_UNPROCESSABLE', 'The document could not be read (its parser failed).', { param: 'file', cause: error }));
+    });
     try {
-      await pool.run(task, { signal: abort.signal, transferList: move ? [port2, bytes.buffer as ArrayBuffer] : [port2] });
-      result = await answered;
-    } catch (error) {
-      const { name, code } = error as { name?: string; code?: string };
-      if (name === 'AbortError' || name === 'TimeoutError') throw documentLimitErrors.time(parseTimeoutMs);
-      if (code === 'ERR_WORKER_OUT_OF_MEMORY') throw documentLimitErrors.memory(workerMemoryMb);
-      throw new HeraldError('HERALD_DOCUMENT_UNPROCESSABLE', 'The document could not be read (its parser failed).', { param: 'file', cause: error });
+      return await consume(await stream.opened());
     } finally {
-      clearTimeout(timer);
+      consumed = true;
+      if (!stream.ended) abort.abort();
+      await ran;
+      stream.fail(new Error('the parse is over'));
       channel.close();
+      if ((stream.heapBytes ?? 0) > RECYCLE_HEAP_BYTES) this.retire(starting, pool);
     }
-    if (result.heapBytes > RECYCLE_HEAP_BYTES) this.retire(starting, pool);
-    const { answer } = result;
-    if (!(answer instanceof Uint8Array)) throw new HeraldError(answer.error.code, answer.error.message, { param: answer.error.param });
-    return unpackChunks(answer);
   }
 
   /** worker threads alive now, in every pool */

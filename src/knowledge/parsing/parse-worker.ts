@@ -1,39 +1,55 @@
 import { getHeapStatistics } from 'node:v8';
 import type { MessagePort } from 'node:worker_threads';
 import { HeraldError } from '../../errors.js';
-import { packChunks, type ParseAnswer } from './packed-chunks.js';
+import { packChunks } from './packed-chunks.js';
+import { BATCHES_AHEAD, CHUNKS_PER_BATCH } from './parse-messages.js';
 import { parseDocument, type ParseTask } from './parse-document.js';
 import { indexTextOf } from '../text-terms.js';
 
-/** a worker's answer, with the heap its thread holds after the parse (garbage included: what it keeps from the system) */
-export interface WorkerAnswer {
-  answer: ParseAnswer;
-  heapBytes: number;
-}
-
 /**
  * Runs in a parse worker thread (the compiled file itself, or parse-worker-entry.mjs from the
- * sources). The chunks go back packed (packed-chunks.ts) over the task's port, their buffer moved,
- * not copied, to the main thread (what a task returns is cloned); without a port (the tests) they
- * are returned.
+ * sources): the whole document is typed, extracted and cut first, so every limit is checked before
+ * anything is stored; the index forms are then made a batch at a time as the store takes them.
  */
-export default async function parseInWorker(task: ParseTask & { port?: MessagePort }): Promise<WorkerAnswer | undefined> {
-  // the parse's time limit runs from here: the thread is up and has the task
-  task.port?.postMessage(0);
-  const answer = await parseAnswer(task);
-  const result = { answer, heapBytes: getHeapStatistics().total_heap_size };
-  if (!task.port) return result;
-  task.port.postMessage(result, answer instanceof Uint8Array ? [answer.buffer as ArrayBuffer] : []);
-  task.port.close();
-  return undefined;
+export default async function parseInWorker(task: ParseTask & { port: MessagePort }): Promise<void> {
+  const { port } = task;
+  port.postMessage(0);
+  let credits = BATCHES_AHEAD;
+  let granted: (() => void) | undefined;
+  port.on('message', () => {
+    credits++;
+    granted?.();
+  });
+  const parsed = await parseOrRefuse(task);
+  port.postMessage('error' in parsed ? parsed : { type: parsed.type, count: parsed.chunks.length });
+  if (!('error' in parsed)) {
+    // the text lives on in the chunks (slices of it); the file's bytes are not read again
+    forget(task.bytes);
+    for (let from = 0; from < parsed.chunks.length; from += CHUNKS_PER_BATCH) {
+      while (credits === 0) await new Promise<void>((resolve) => (granted = resolve));
+      credits--;
+      const packed = packChunks(parsed.chunks.slice(from, from + CHUNKS_PER_BATCH), indexTextOf);
+      port.postMessage(packed, [packed.buffer as ArrayBuffer]);
+    }
+  }
+  port.postMessage({ heapBytes: getHeapStatistics().total_heap_size });
+  port.close();
 }
 
-async function parseAnswer(task: ParseTask): Promise<ParseAnswer> {
+async function parseOrRefuse(task: ParseTask) {
   try {
-    const { type, chunks } = await parseDocument(task);
-    return packChunks(type, chunks, indexTextOf);
+    return await parseDocument(task);
   } catch (error) {
     if (error instanceof HeraldError) return { error: { code: error.code, message: error.message, param: error.param } };
-    return { error: { code: 'HERALD_INVALID_FIELD', message: 'could not read the file', param: 'file' } };
+    return { error: { code: 'HERALD_INVALID_FIELD' as const, message: 'could not read the file', param: 'file' } };
+  }
+}
+
+/** gives the bytes' memory back now (their buffer moved into a copy no one holds), not when the task ends */
+function forget(bytes: Uint8Array): void {
+  try {
+    structuredClone(bytes.buffer, { transfer: [bytes.buffer as ArrayBuffer] });
+  } catch {
+    // a buffer that cannot be moved is freed with the task
   }
 }

@@ -71,7 +71,7 @@ export class TransformPool implements TransformRunner {
     } finally {
       deadline.cancel();
     }
-    if ('error' in answer) throw Object.assign(new Error(answer.error.message), { name: answer.error.name });
+    if ('error' in answer) throw Object.assign(new Error(answer.error.message), { name: answer.error.name, frames: answer.error.frames });
     return answer.value;
   }
 

@@ -1,6 +1,7 @@
 import { stampClock, type TransformClock } from './transform-clock.js';
 import { TransformModules } from './transform-modules.js';
 import type { LocatedTransform, TransformContext } from './transform-runner.js';
+import { stackFrames, type StackFrame } from './transform-stack.js';
 
 export interface TransformTask extends LocatedTransform {
   /** absent: only import the module and check its export */
@@ -9,8 +10,8 @@ export interface TransformTask extends LocatedTransform {
   clock?: TransformClock;
 }
 
-/** what a transform returned, or what it threw (its name and message: an Error's class does not cross threads) */
-export type TransformAnswer = { value: unknown } | { error: { name: string; message: string } };
+/** what a transform returned, or what it threw (its name, message and stack's file frames: an Error's class does not cross threads) */
+export type TransformAnswer = { value: unknown } | { error: { name: string; message: string; frames: StackFrame[] } };
 
 const modules = new TransformModules();
 
@@ -26,7 +27,7 @@ export default async function runTransformTask(task: TransformTask): Promise<Tra
     if (task.clock) stampClock(task.clock, 'calling');
     return { value: await fn(task.ctx) };
   } catch (error) {
-    const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
-    return { error: { name, message } };
+    const { name, message, stack } = error instanceof Error ? error : { name: 'Error', message: String(error), stack: undefined };
+    return { error: { name, message, frames: stackFrames(stack) } };
   }
 }

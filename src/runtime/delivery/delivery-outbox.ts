@@ -12,6 +12,7 @@ import { copyWith } from '../../utils/copy-with.js';
 import { fallbackTargets, retryPolicy } from './delivery-policy.js';
 import { attemptSpan, deliveryTraceContext } from './delivery-span.js';
 import { annotate } from '../../tracing/tracing.js';
+import type { HealthLedger } from '../../utils/health-ledger.js';
 import { carriesCredential, shownRecipient } from './recipient-credential.js';
 
 /** how often the outbox looks for work it was not told about (another process, an expired lease) */
@@ -43,6 +44,8 @@ export interface DeliveryOutboxDeps {
   /** the agent heartbeat replies speak for */
   defaultAgentId: string;
   logger: Logger;
+  /** told how each attempt to a channel ended: the Overview's unhealthy channels (this process's attempts) */
+  health?: HealthLedger;
 }
 
 /**
@@ -304,6 +307,7 @@ export class DeliveryOutbox implements ReplyDelivery {
     const adapter = !d.channel ? undefined : accountId ? this.deps.accounts?.adapter(d.channel, accountId) : this.deps.channels.get(d.channel);
     if (!adapter || !d.channel) {
       const missing = accountId ? `account "${accountId}" of channel ${d.channel} is not configured (no channels.${d.channel}.accounts.${accountId} in the config)` : `channel ${d.channel ?? '(none)'} is not configured (no channels.${d.channel} in the config)`;
+      if (d.channel) this.deps.health?.failed(d.channel, missing);
       await this.finalFailure(d, missing, log);
       return;
     }
@@ -340,6 +344,7 @@ export class DeliveryOutbox implements ReplyDelivery {
       // anything that is not a ChannelError (a third-party plugin's own throw) is treated as transient
       const failure = error instanceof ChannelError ? error : new ChannelError(error instanceof Error ? error.message : String(error), true);
       const { outcome } = failure;
+      this.deps.health?.failed(d.channel, failure.message);
       // the platform's answer: its HTTP status, never its body
       annotate({ 'herald.delivery.platform_status': failure.status });
       if (outcome.kind === 'permanent') {
@@ -365,6 +370,7 @@ export class DeliveryOutbox implements ReplyDelivery {
       return;
     }
     annotate({ 'herald.delivery.outcome': 'delivered' });
+    this.deps.health?.ok(d.channel);
     if (await store.deliveries.delivered(d.id, this.owner, Date.now())) {
       // an alert goes to the operators' chat: replies to `last` must not follow it there; a one-reply recipient is no route
       if (d.kind !== 'alert' && !carriesCredential(d.to)) await rememberRoute(this.targets, { channel: d.channel, to: d.to ?? '' });

@@ -1,10 +1,11 @@
 import type { Store, StoreSignals } from '../../store/port.js';
 
 /**
- * what the operator sees change: one store signal topic each. All but `tools` are told by the
- * store's writes (withChangeFeed); `tools` (an MCP server's state or tools) by the gateway.
+ * what the operator sees change: one store signal topic each. All but `tools` and `trouble` are
+ * told by the store's writes (withChangeFeed); `tools` (an MCP server's state or tools) and
+ * `trouble` (a refused reload, a model provider or channel turning unhealthy or recovering) by the gateway.
  */
-export const CHANGE_KINDS = ['receipts', 'runs', 'events', 'deliveries', 'sessions', 'usage', 'tools'] as const;
+export const CHANGE_KINDS = ['receipts', 'runs', 'events', 'deliveries', 'sessions', 'usage', 'tools', 'alerts', 'trouble'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** the signal topic of a kind (no `:`: PgSignals separates the topic from its sender with one) */
@@ -17,7 +18,7 @@ export const changeTopic = (kind: ChangeKind): string => `changed.${kind}`;
  */
 const WINDOW_MS = 200;
 
-class ChangePublisher {
+export class ChangePublisher {
   private readonly windows = new Map<ChangeKind, { again: boolean; timer: NodeJS.Timeout }>();
   private closed = false;
 
@@ -123,6 +124,8 @@ export function withChangeFeed<S extends Store>(store: S): S {
     idempotency: tapped(store.idempotency, publisher, { completeWithEvent: always('events') }),
     sessions: tapped(store.sessions, publisher, { append: always('sessions'), appendMany: always('sessions') }),
     usage: tapped(store.usage, publisher, { record: always('usage') }),
+    // an incident opened or closed: the Overview's trouble lists the open ones
+    alerts: tapped(store.alerts, publisher, { raise: ifSet('alerts'), resolve: ifSet('alerts') }),
     deliveries: tapped(store.deliveries, publisher, {
       insert: ifTrue('deliveries'),
       claim: ifSet('deliveries'),

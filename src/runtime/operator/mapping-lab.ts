@@ -1,16 +1,20 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import type { CompiledMapping } from '../../mappings/compiled-mapping.js';
 import { compileDraft, type DraftFault } from '../../mappings/draft-mapping.js';
 import { trimSlashes, type HookRequest } from '../../mappings/hook-request.js';
 import { fixtureFileSchema, type FixtureCase } from '../../mappings/mapping-fixtures.js';
+import { parseUrlEncoded } from '../../mappings/form-payload.js';
 import { MappingsEngine } from '../../mappings/mappings-engine.js';
 import type { MappingContext } from '../../mappings/resolve-mappings.js';
 import type { ReceiptRecord, Store } from '../../store/port.js';
 import { dryRun, type DryRunOutcome } from './dry-run.js';
 import { hooksPrefix } from '../../config/hooks-path.js';
 import { parseExactJson } from '../../utils/exact-json.js';
+import { PACKAGE_ROOT } from '../../utils/install-layout.js';
 
 export interface MappingLabDeps {
   config: HeraldConfig;
@@ -28,11 +32,22 @@ export interface MappingTestInput {
   query?: Record<string, string>;
 }
 
-/** a mapping file's fixtures: `github.test.json` beside `github.yaml` */
-function fixturesOf(origin: string | undefined): FixtureCase[] {
+/**
+ * Where a mapping's fixtures are, and the set of mappings they are shared by: a mapping file's
+ * sibling (`github.test.json` beside `github.yaml`, origin `…/github.yaml[2]`), or a preset's
+ * `plugins/<id>/fixtures/<id>.json` (origin `hooks.presets[0] (github, mapping 1)`), shared by
+ * the mappings of that one entry.
+ */
+function fixtureSourceOf(origin: string | undefined): { file: string; group: string } | undefined {
+  const preset = origin ? /^(.*) \(([\w-]+), mapping \d+\)$/.exec(origin) : null;
+  if (preset) return { file: path.join(PACKAGE_ROOT, 'plugins', preset[2]!, 'fixtures', `${preset[2]}.json`), group: `${preset[1]} (${preset[2]})` };
   const file = origin?.replace(/\[\d+\]$/, '');
-  if (!file || !/\.(ya?ml|json5?)$/.test(file)) return [];
-  const fixtureFile = file.replace(/\.(ya?ml|json5?)$/, '.test.json');
+  if (!file || !/\.(ya?ml|json5?)$/.test(file)) return undefined;
+  const fixtures = file.replace(/\.(ya?ml|json5?)$/, '.test.json');
+  return { file: fixtures, group: fixtures };
+}
+
+function readFixtures(fixtureFile: string): FixtureCase[] {
   if (!fs.existsSync(fixtureFile)) return [];
   try {
     const parsed = fixtureFileSchema.safeParse(JSON.parse(fs.readFileSync(fixtureFile, 'utf8')));
@@ -68,18 +83,48 @@ function redacted(definition: Record<string, unknown> | undefined): Record<strin
 export class MappingLab {
   constructor(private readonly deps: MappingLabDeps) {}
 
-  list() {
-    return this.deps.engine.mappings.map((m) => ({
-      id: m.id,
-      origin: m.origin ?? 'unknown',
-      path: m.path ?? null,
-      builtIn: m.origin === 'built-in',
-      signed: m.signature !== undefined,
-      retainPayloads: m.retainPayloads ?? this.deps.config.hooks.retainPayloads,
-      match: (m.definition?.match as Record<string, unknown> | undefined) ?? (m.path ? { path: m.path } : {}),
-      definition: redacted(m.definition) ?? null,
-      fixtures: fixturesOf(m.origin),
-    }));
+  /**
+   * The mappings in the order they are tried. A fixture file holds the cases of every mapping of
+   * its mapping file (or preset), and names none of them: a case belongs to the mapping of that
+   * set its request meets first, as `herald hooks test` would apply it (a case no mapping
+   * matches belongs to none).
+   */
+  async list() {
+    const mappings = this.deps.engine.mappings;
+    const groups = new Map<string, { file: string; members: CompiledMapping[] }>();
+    for (const m of mappings) {
+      const source = fixtureSourceOf(m.origin);
+      if (!source) continue;
+      const group = groups.get(source.group) ?? { file: source.file, members: [] };
+      group.members.push(m);
+      groups.set(source.group, group);
+    }
+    const owned = new Map<string, FixtureCase[]>();
+    for (const { file, members } of groups.values()) {
+      const defaultPath = members.map((m) => m.path).find((p) => p !== undefined) ?? '';
+      for (const c of readFixtures(file)) {
+        const request = this.request(c.path ?? defaultPath, c.form !== undefined ? parseUrlEncoded(c.form) : (c.payload ?? {}), c.headers, c.query);
+        const found = await this.deps.engine.find(request, members).catch(() => undefined);
+        if (found) owned.set(found.id, [...(owned.get(found.id) ?? []), c]);
+      }
+    }
+    return mappings.map((m) => {
+      const match = (m.definition?.match as Record<string, unknown> | undefined) ?? (m.path ? { path: m.path } : {});
+      const fixtureFile = fixtureSourceOf(m.origin)?.file;
+      return {
+        id: m.id,
+        origin: m.origin ?? 'unknown',
+        path: m.path ?? null,
+        builtIn: m.origin === 'built-in',
+        signed: m.signature !== undefined,
+        retainPayloads: m.retainPayloads ?? this.deps.config.hooks.retainPayloads,
+        match,
+        matchText: YAML.stringify(match, { lineWidth: 0 }).trimEnd(),
+        definition: redacted(m.definition) ?? null,
+        fixtureFile: fixtureFile && fs.existsSync(fixtureFile) ? fixtureFile : null,
+        fixtures: owned.get(m.id) ?? [],
+      };
+    });
   }
 
   private request(path: string, payload: unknown, headers: Record<string, string> = {}, query: Record<string, string> = {}): HookRequest {

@@ -5,6 +5,7 @@ import type { ReceiptRecord, Store } from '../../store/port.js';
 import { dispatchAll, type DispatchAction } from '../dispatch-action.js';
 import type { ReceiptRecorder } from '../receipts/receipt-recorder.js';
 import { parseExactJson } from '../../utils/exact-json.js';
+import { mappingFailureOf } from '../../mappings/mapping-failure.js';
 
 export interface ReplayDeps {
   store: Store;
@@ -17,8 +18,11 @@ export interface ReplayDeps {
 
 /**
  * Replays a retained request through the current mappings, as if it had just arrived: a new
- * receipt (marked as a replay of the old one) and, when it maps to an action, a new run or event.
- * No Idempotency-Key is claimed: replaying is the operator's deliberate repeat.
+ * receipt (marked as a replay of the old one, `authMethod: operator`) and, when it maps to an
+ * action, a new run or event. Its signature is not checked again: it was when the request was
+ * accepted (a stranger's body is never retained), and its signature headers are not kept. No
+ * Idempotency-Key is claimed: replaying is the operator's deliberate repeat. A mapping that fails
+ * again is recorded as on arrival (stage, mapping, cause), its payload retained as the receipt's.
  */
 export async function replayReceipt(deps: ReplayDeps, receiptId: string, now = Date.now()): Promise<ReceiptRecord> {
   const original = await deps.store.receipts.get(receiptId);
@@ -67,6 +71,14 @@ export async function replayReceipt(deps: ReplayDeps, receiptId: string, now = D
     });
   } catch (error) {
     if (!(error instanceof HeraldError)) throw error;
-    return deps.recorder.record({ ...base, mappingId, status: error.status, errorCode: error.code, latencyMs: performance.now() - started });
+    const failure = mappingFailureOf(error);
+    return deps.recorder.record({
+      ...base,
+      mappingId: mappingId ?? failure?.mappingId,
+      status: error.status,
+      errorCode: error.code,
+      ...(failure && { failure, body: retained.body, headers: retained.headers, query: retained.query }),
+      latencyMs: performance.now() - started,
+    });
   }
 }

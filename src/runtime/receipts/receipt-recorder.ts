@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { MappingsEngine } from '../../mappings/mappings-engine.js';
-import type { ReceiptAuth, ReceiptOutcome, ReceiptRecord, RetainedPayload, Store } from '../../store/port.js';
+import type { ReceiptAuth, ReceiptFailure, ReceiptOutcome, ReceiptRecord, RetainedPayload, Store } from '../../store/port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
 import { retainableHeaders } from './retainable-headers.js';
 
@@ -31,12 +31,15 @@ export interface ReceiptInput {
   query?: Record<string, string>;
   /** the request's trace, when tracing is on */
   traceId?: string;
+  /** where and why its mapping failed (never a payload value: see mapping-failure.ts) */
+  failure?: ReceiptFailure;
 }
 
 /**
  * Writes a receipt for every webhook request and, when the mapping (or `hooks.retainPayloads`)
- * opts in, its payload for replay: only for a request that proved itself (never a stranger's
- * body), within the size cap, without secret headers.
+ * opts in, or its mapping failed (`hooks.retainFailedPayloads`), its payload for replay: only for
+ * a request that proved itself (never a stranger's body), within the size cap, without secret
+ * headers. A mapping's own `retainPayloads` decides for its requests, failed ones too.
  */
 export class ReceiptRecorder {
   constructor(private readonly deps: { config: HeraldConfig; store: Store; engine: MappingsEngine; logger: Logger }) {}
@@ -45,7 +48,8 @@ export class ReceiptRecorder {
     if (!input.body || input.status === 401 || input.status === 429 || input.status === 405) return false;
     if (input.body.byteLength > this.deps.config.hooks.retention.maxPayloadBytes) return false;
     const mapping = input.mappingId ? this.deps.engine.mapping(input.mappingId) : undefined;
-    return mapping?.retainPayloads ?? this.deps.config.hooks.retainPayloads;
+    const { hooks } = this.deps.config;
+    return mapping?.retainPayloads ?? (hooks.retainPayloads || (input.failure !== undefined && hooks.retainFailedPayloads));
   }
 
   async record(input: ReceiptInput): Promise<ReceiptRecord> {
@@ -91,6 +95,7 @@ export class ReceiptRecorder {
       replayOf: input.replayOf ?? null,
       retainedUntil: retained ? expiresAt : null,
       ...(input.traceId !== undefined && { traceId: input.traceId }),
+      ...(input.failure && { failure: input.failure }),
     };
     const payload: RetainedPayload | undefined = retained
       ? {

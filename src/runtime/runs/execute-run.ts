@@ -9,7 +9,6 @@ import type { RunAbort } from '../run-abort.js';
 import { newMarkerId } from '../../agents/external-content.js';
 import { promptMeta, runPrompt } from '../run-prompt.js';
 import { LeaseLost } from './run-claims.js';
-import { budgetMessage } from '../../platform/budgets.js';
 import { afterRun, completeInChain, completeRun, nextRuns, type NextRuns } from './run-completion.js';
 import type { RunContext } from './run-context.js';
 import type { ChainPlace } from './session-chain.js';
@@ -19,9 +18,6 @@ import { ToolRoundRefused } from '../../agents/tool-round.js';
 import { runLedger } from './run-ledger.js';
 
 class RunTimeout extends Error {}
-
-/** the run's agent is past its budget */
-class BudgetSpent extends Error {}
 
 /** the store failed to record a finished run: not the run's own failure */
 class StoreFault extends Error {
@@ -89,11 +85,6 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     let now = 0;
     let completed: RunCompleted = { finished: false };
     let written: SessionMessage[] = [];
-    // a spent budget fails the run before its model is asked, the reason recorded as its error
-    const budgets = ctx.deps.turns.budgets;
-    const budget = budgets?.agent(agent.id);
-    const overBudget = budget && (await budgets!.exceeded([budget]));
-    if (overBudget) throw new BudgetSpent(budgetMessage(overBudget));
     history ??= freshSession ? [] : await ctx.deps.turns.sessions.messages(run.sessionKey, historyLimit);
     const seen = history;
     const historyAfter = () => [...seen, ...written].slice(-historyLimit);
@@ -121,6 +112,8 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
         incoming: [{ role: 'user', content: action.message, createdAt: run.createdAt, runId: id, meta: promptMeta(markerId) }],
         // the passages the model was given, on the answer as chat records them (the run's citations)
         answer: ({ knowledge }) => ({ runId: id, ...(knowledge.length && { meta: { citations: knowledge.map((p) => p.chunkId) } }) }),
+        // the turn reserves each model call against the agent's budget: a spent one fails the run
+        // before its model is asked, the budget's sentence recorded as the run's error
         usage: { source: action.schedule ? 'schedule' : 'run', mappingId: action.source.mappingId },
         ...(tools && { tools, ledger }),
         ...(resume && { resume }),

@@ -13,6 +13,7 @@ import {
   type KnowledgeRepo,
 } from '../port.js';
 import { toKnowledgeDocument, type KnowledgeDocumentRow } from '../knowledge-rows.js';
+import { chunkBatches } from '../chunk-batches.js';
 import { prepared, query, transaction } from './pg-pool.js';
 
 type DocumentRow = KnowledgeDocumentRow<Record<string, unknown>>;
@@ -68,18 +69,20 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
       const added = transaction(pool, async (client) => {
         // the unique (agent_id, sha256) decides between two racing uploads: the loser reads the winner's
         const { rows } = await client.query<DocumentRow>(
-          `INSERT INTO knowledge_documents (${DOCUMENT}, embedding_model) VALUES ($1, $2, $3, $4, $5, $6, 'ready', $7, $8::jsonb, $9, $10)
+          `INSERT INTO knowledge_documents (${DOCUMENT}, embedding_model) VALUES ($1, $2, $3, $4, $5, $6, 'ready', 0, $7::jsonb, $8, $9)
            ON CONFLICT (agent_id, sha256) DO NOTHING RETURNING ${DOCUMENT}`,
-          [newId('doc'), doc.agentId, doc.filename, doc.bytes, doc.mimeType, doc.sha256, chunks.length, doc.metadata ? JSON.stringify(doc.metadata) : null, Date.now(), doc.embeddingModel ?? null],
+          [newId('doc'), doc.agentId, doc.filename, doc.bytes, doc.mimeType, doc.sha256, doc.metadata ? JSON.stringify(doc.metadata) : null, Date.now(), doc.embeddingModel ?? null],
         );
         if (!rows[0]) {
           const existing = await client.query<DocumentRow>(`SELECT ${DOCUMENT} FROM knowledge_documents WHERE agent_id = $1 AND sha256 = $2`, [doc.agentId, doc.sha256]);
           return { document: toDocument(existing.rows[0]!), created: false };
         }
-        // in statements of a few hundred chunks, each read from `chunks` as its statement is made:
-        // a large document is never one statement of all its texts (several copies of them at once)
-        for (let from = 0; from < chunks.length; from += CHUNKS_PER_STATEMENT) {
-          const batch = Array.from({ length: Math.min(CHUNKS_PER_STATEMENT, chunks.length - from) }, (_, i) => chunks.at(from + i)!);
+        // one transaction however long the batches take to arrive: no other connection sees the
+        // document before its last chunk, and a failure or a crash leaves nothing of it. A statement
+        // per few hundred chunks, each read from `chunks` as its statement is made: a large document
+        // is never one statement of all its texts (several copies of them at once)
+        let count = 0;
+        for await (const batch of chunkBatches(chunks, CHUNKS_PER_STATEMENT)) {
           await client.query(
             `INSERT INTO knowledge_chunks (id, document_id, agent_id, seq, content, terms, embedding)
              SELECT id, $2, $3, $7 + seq - 1, content, terms, embedding
@@ -91,11 +94,13 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
               batch.map((c) => c.content),
               batch.map((c) => c.terms),
               batch.map((c) => (c.embedding ? bytesOf(c.embedding) : null)),
-              from,
+              count,
             ],
           );
+          count += batch.length;
         }
-        return { document: toDocument(rows[0]), created: true };
+        const done = await client.query<DocumentRow>(`UPDATE knowledge_documents SET chunk_count = $2 WHERE id = $1 RETURNING ${DOCUMENT}`, [rows[0].id, count]);
+        return { document: toDocument(done.rows[0]!), created: true };
       });
       return added.finally(() => totals.delete(doc.agentId));
     },

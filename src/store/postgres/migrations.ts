@@ -1918,4 +1918,11 @@ export const migrations: Migration[] = [
       END $$;
     `,
   },
+  {
+    version: 39,
+    name: "receipts: where and why a request's mapping failed, as SQLite migration 44",
+    sql: `
+      ALTER TABLE receipts ADD COLUMN failure TEXT;
+    `,
+  },
 ];

@@ -6,7 +6,7 @@ import { receiptFilter } from '../receipt-filter.js';
 import { prepared, query, transaction } from './pg-pool.js';
 import { PgTurnBatch, type Statement } from './turn-batch.js';
 
-const RECEIPT_VALUES = Array.from({ length: 20 }, (_, i) => `$${i + 1}`).join(', ');
+const RECEIPT_VALUES = Array.from({ length: 21 }, (_, i) => `$${i + 1}`).join(', ');
 
 interface PayloadRow {
   receipt_id: string;
@@ -27,13 +27,13 @@ const toPayload = (r: PayloadRow): RetainedPayload => ({
 });
 
 const RECEIPT_COLUMNS = `id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id, event_id,
-  idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until, trace_id`;
+  idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until, trace_id, failure`;
 
 const valuesOf = (r: ReceiptRecord) => [r.id, r.requestId, r.receivedAt, r.method, r.path, r.mappingId, r.status, r.outcome, r.errorCode, r.runId, r.eventId,
-  r.idempotencyKey, r.authMethod, r.signature, r.clientAddress, r.bodyBytes, r.latencyMs, r.replayOf, r.retainedUntil, r.traceId ?? null];
+  r.idempotencyKey, r.authMethod, r.signature, r.clientAddress, r.bodyBytes, r.latencyMs, r.replayOf, r.retainedUntil, r.traceId ?? null, r.failure ? JSON.stringify(r.failure) : null];
 
 /** the column types, in RECEIPT_COLUMNS' order, for the batch's arrays */
-const RECEIPT_TYPES = ['text', 'text', 'bigint', 'text', 'text', 'text', 'int', 'text', 'text', 'text', 'bigint', 'text', 'text', 'text', 'text', 'int', 'float8', 'text', 'bigint', 'text'];
+const RECEIPT_TYPES = ['text', 'text', 'bigint', 'text', 'text', 'text', 'int', 'text', 'text', 'text', 'bigint', 'text', 'text', 'text', 'text', 'int', 'float8', 'text', 'bigint', 'text', 'text'];
 
 const INSERT_RECEIPTS = prepared('insert_receipts', `INSERT INTO receipts (${RECEIPT_COLUMNS}) SELECT * FROM unnest(${RECEIPT_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`);
 
@@ -64,7 +64,7 @@ export function postgresReceiptsRepo(pool: pg.Pool): ReceiptsRepo & { drain(): P
         pool,
         `WITH receipt AS (INSERT INTO receipts (${RECEIPT_COLUMNS}) VALUES (${RECEIPT_VALUES}) RETURNING id)
          INSERT INTO retained_payloads (receipt_id, path, body, bytes, headers, query, created_at, expires_at)
-         SELECT id, $21, $22, $23, $24::jsonb, $25::jsonb, $26, $27 FROM receipt`,
+         SELECT id, $22, $23, $24, $25::jsonb, $26::jsonb, $27, $28 FROM receipt`,
         [...values, payload.path, body, body.byteLength, JSON.stringify(payload.headers), JSON.stringify(payload.query), r.receivedAt, payload.expiresAt],
       );
     },

@@ -10,7 +10,9 @@ import {
   type KnowledgeCandidate,
   type KnowledgeCandidates,
   type KnowledgeRepo,
+  type NewKnowledgeChunk,
 } from '../port.js';
+import { chunkBatches } from '../chunk-batches.js';
 import { toKnowledgeDocument, type KnowledgeDocumentRow } from '../knowledge-rows.js';
 import { heaviestRowids } from './heaviest-rowids.js';
 import type { SqliteDatabase } from './open-database.js';
@@ -67,7 +69,8 @@ const ftsQuery = (terms: string[]) => terms.map((t) => `"${t.replaceAll('"', '""
 /**
  * The knowledge base of every agent in the SQLite file: documents, their chunks, and one FTS5
  * index per agent (so term counts and bm25 are the agent's own). Writes of one document become
- * visible at once: the document stays 'indexing' (hidden) while its chunks are written in batches.
+ * visible at once: the document stays 'indexing' (hidden) while its chunks are written, a
+ * transaction per batch as the batches arrive; one a failure or a crash left so is removed.
  */
 export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCommits): KnowledgeRepo {
   const byHash = db.prepare<[string, string], DocumentRow>('SELECT * FROM knowledge_documents WHERE agent_id = ? AND sha256 = ?');
@@ -85,7 +88,7 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCom
     'SELECT c.rowid, c.id, c.document_id, c.content, c.terms FROM json_each(?) AS k JOIN knowledge_chunks c ON c.rowid = k.value ORDER BY k.key',
   );
   const readyNames = db.prepare<[string], { id: string; filename: string }>("SELECT id, filename FROM knowledge_documents WHERE agent_id = ? AND status = 'ready'");
-  const markReady = db.prepare<[string]>("UPDATE knowledge_documents SET status = 'ready' WHERE id = ?");
+  const markReady = db.prepare<[number, string]>("UPDATE knowledge_documents SET status = 'ready', chunk_count = ? WHERE id = ?");
   const unfinished = db.prepare<[], DocumentRow>("SELECT * FROM knowledge_documents WHERE status = 'indexing'");
   const insertDoc = db.prepare(
     `INSERT INTO knowledge_documents (id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at, embedding_model)
@@ -213,7 +216,7 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCom
   return {
     async add(doc, chunks) {
       const fts = ftsOf(doc.agentId);
-      // the document row first, hidden ('indexing') until its last chunk is in
+      // the document row first, hidden ('indexing') until its last chunk is in; its count then
       const started = db
         .transaction(() => {
           const existing = byHash.get(doc.agentId, doc.sha256);
@@ -227,7 +230,7 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCom
             mime_type: doc.mimeType,
             sha256: doc.sha256,
             status: 'indexing',
-            chunk_count: chunks.length,
+            chunk_count: 0,
             metadata: doc.metadata ? JSON.stringify(doc.metadata) : null,
             created_at: Date.now(),
             embedding_model: doc.embeddingModel ?? null,
@@ -237,19 +240,20 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCom
         .immediate();
       if (started.existing) return { document: started.existing, created: false };
       const id = started.id!;
-      const insertBatch = db.transaction((from: number) => {
-        for (let seq = from; seq < Math.min(from + CHUNKS_PER_TRANSACTION, chunks.length); seq++) {
-          const chunk = chunks.at(seq)!;
-          const { lastInsertRowid } = insertChunk.run(newId('chunk'), id, doc.agentId, seq, chunk.content, chunk.terms, chunk.embedding ? bytesOf(chunk.embedding) : null);
+      const insertBatch = db.transaction((batch: NewKnowledgeChunk[], from: number) => {
+        batch.forEach((chunk, i) => {
+          const { lastInsertRowid } = insertChunk.run(newId('chunk'), id, doc.agentId, from + i, chunk.content, chunk.terms, chunk.embedding ? bytesOf(chunk.embedding) : null);
           fts.insert.run(lastInsertRowid, chunk.terms);
-        }
+        });
       });
+      let count = 0;
       try {
-        for (let from = 0; from < chunks.length; from += CHUNKS_PER_TRANSACTION) {
-          if (from > 0) await new Promise((resolve) => setImmediate(resolve));
-          insertBatch.immediate(from);
+        for await (const batch of chunkBatches(chunks, CHUNKS_PER_TRANSACTION)) {
+          if (count > 0) await new Promise((resolve) => setImmediate(resolve));
+          insertBatch.immediate(batch, count);
+          count += batch.length;
         }
-        markReady.run(id);
+        markReady.run(count, id);
       } catch (error) {
         removeDocument(fts, id);
         throw error;

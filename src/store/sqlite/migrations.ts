@@ -922,6 +922,14 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       ALTER TABLE receipts ADD COLUMN trace_id TEXT;
     `,
   },
+  {
+    version: 44,
+    name: "receipts: where and why a request's mapping failed",
+    sql: `
+      -- JSON of {stage, mappingId, cause, at?}: the cause with the request's values taken out; null when the mapping did not fail
+      ALTER TABLE receipts ADD COLUMN failure TEXT;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

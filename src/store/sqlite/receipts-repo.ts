@@ -31,12 +31,12 @@ const toPayload = (r: PayloadRow): RetainedPayload => ({
 export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): ReceiptsRepo {
   const insert = db.prepare(
     `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id, event_id,
-       idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until, trace_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until, trace_id, failure)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertReceipt = (r: ReceiptRecord) =>
     insert.run(r.id, r.requestId, r.receivedAt, r.method, r.path, r.mappingId, r.status, r.outcome, r.errorCode, r.runId, r.eventId,
-      r.idempotencyKey, r.authMethod, r.signature, r.clientAddress, r.bodyBytes, r.latencyMs, r.replayOf, r.retainedUntil, r.traceId ?? null);
+      r.idempotencyKey, r.authMethod, r.signature, r.clientAddress, r.bodyBytes, r.latencyMs, r.replayOf, r.retainedUntil, r.traceId ?? null, r.failure ? JSON.stringify(r.failure) : null);
   const insertPayload = db.prepare(
     `INSERT INTO retained_payloads (receipt_id, path, body, bytes, headers, query, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );

@@ -6,12 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { builtinPlugins, loadConfigValue } from '../../helpers/builtins.js';
 import { runFixtureFile } from '../../../src/mappings/mapping-fixtures.js';
 import { presetMappingSet } from '../../../src/plugin-host/enabled-presets.js';
+import { danglingText, renderedFields, stringsOf } from './dangling-text.js';
 
 /**
  * Every preset's `plugins/<id>/fixtures/*.json` (cases as in mappings/*.test.json) runs here
  * against the mapping set the preset expands to, through the same engine as a user's mappings.
  * Options it cannot expand without (`requires`) are set to `fixture-<option>` (`secret`: FIXTURE_SECRET,
- * `publicKey`: FIXTURE_PUBLIC_KEY, `webhookId`: PayPal's letters and digits).
+ * `publicKey`: FIXTURE_PUBLIC_KEY, `webhookId`: PayPal's letters and digits). Besides its expected fields, every case's rendered name, message
+ * and text must hold no dangling text (dangling-text.ts): a sparse payload prints no empty hole.
  */
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 /** a secret every scheme takes, the whsec_<base64> form of standard-webhooks included */
@@ -47,5 +49,12 @@ describe('preset fixtures', () => {
     const results = await runFixtureFile(file, sources, loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() });
     expect(results.length).toBeGreaterThan(0);
     expect(results.filter((r) => !r.ok).map((r) => `${r.label}\n  ${r.mismatches.join('\n  ')}`)).toEqual([]);
+    const requests = JSON.parse(fs.readFileSync(file, 'utf8')) as { payload?: unknown; form?: string }[];
+    const dangling = results.flatMap((r, i) => {
+      const { payload, form } = requests[i]!;
+      const quoted = stringsOf(form === undefined ? payload : [...new URLSearchParams(form).values()]);
+      return renderedFields(r.actual).flatMap(([field, text]) => danglingText(field, text, quoted).map((fault) => `${r.label}: ${fault}`));
+    });
+    expect(dangling).toEqual([]);
   });
 });

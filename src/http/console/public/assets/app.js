@@ -4,6 +4,7 @@ import { agentsPage } from './page-agents.js';
 import { alertsPage } from './page-alerts.js';
 import { approvalsPage } from './page-approvals.js';
 import { deliveriesPage } from './page-deliveries.js';
+import { filesPage } from './page-files.js';
 import { keysPage } from './page-keys.js';
 import { knowledgePage } from './page-knowledge.js';
 import { mappingsPage } from './page-mappings.js';
@@ -29,6 +30,7 @@ const pages = [
   { id: 'usage', label: 'Usage', page: usagePage },
   { id: 'mappings', label: 'Mappings', page: mappingsPage },
   { id: 'knowledge', label: 'Knowledge', page: knowledgePage },
+  { id: 'files', label: 'Files', page: filesPage },
   { id: 'keys', label: 'API keys', page: keysPage },
   { id: 'agents', label: 'Agents', page: agentsPage },
 ];

@@ -31,17 +31,80 @@ export function clear(el, ...children) {
   return el;
 }
 
-/** "3 s ago", "2026-11-22 10:00" */
-export function when(iso) {
+/** an instant as the operator reads it exactly: "2026-11-22 10:00:05 UTC" */
+export function absolute(iso) {
   if (!iso) return '—';
-  const t = Date.parse(iso);
-  const s = Math.round((Date.now() - t) / 1000);
-  if (s >= 0 && s < 60) return `${s} s ago`;
-  if (s >= 0 && s < 3600) return `${Math.floor(s / 60)} min ago`;
-  return new Date(t).toISOString().replace('T', ' ').slice(0, 19);
+  return `${new Date(iso).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
 }
 
-export const time = (iso) => h('time', { datetime: iso ?? '', title: iso ?? '' }, when(iso));
+const units = [
+  [60, 's'],
+  [60, 'min'],
+  [24, 'h'],
+  [30, 'd'],
+  [12, 'mo'],
+  [Infinity, 'y'],
+];
+
+/** "12 s ago", "3 min ago", "5 h ago", "2 d ago"; a time ahead (a next fire, an expiry): "in 3 min" */
+export function when(iso, now = Date.now()) {
+  if (!iso) return '—';
+  const s = Math.round((Date.parse(iso) - now) / 1000);
+  let n = Math.abs(s);
+  for (const [size, unit] of units) {
+    if (n < size) return s > 0 && n > 0 ? `in ${n} ${unit}` : `${n} ${unit} ago`;
+    n = Math.floor(n / size);
+  }
+  return absolute(iso);
+}
+
+/**
+ * A time in a list: relative ("3 min ago"), the absolute time on hover and in `datetime`. Every
+ * one on the page is brought up to date by one timer, so a list left open keeps telling the truth.
+ */
+export function timeCell(iso) {
+  if (!iso) return '—';
+  return h('time', { class: 'rel', datetime: iso, title: absolute(iso) }, when(iso));
+}
+
+/** a time in a detail page: absolute, the relative one on hover */
+export function absTime(iso) {
+  if (!iso) return '—';
+  return h('time', { datetime: iso, title: when(iso) }, absolute(iso));
+}
+
+/** the relative times now on the page, told again */
+export function refreshTimes(root = document) {
+  const now = Date.now();
+  for (const el of root.querySelectorAll('time.rel[datetime]')) el.textContent = when(el.getAttribute('datetime'), now);
+}
+
+if (typeof window !== 'undefined') setInterval(() => refreshTimes(), 15_000);
+
+/** the lists' times (older name) */
+export const time = timeCell;
+
+/**
+ * An id as a secondary element of a row: small, truncated on screen, the whole id on hover, in
+ * the text (selecting it copies all of it) and copied by a click.
+ */
+export function idChip(id) {
+  if (!id) return null;
+  return h('code', { class: 'id-chip', title: `${id} (click to copy)`, 'data-id': id, onclick: (e) => {
+    e.preventDefault();
+    e.stopPropagation();
+    navigator.clipboard?.writeText(id).catch(() => {});
+  } }, id);
+}
+
+/** a run as a list names it: its name linked, its agent, its id small */
+export function runRef(run, { agent = true } = {}) {
+  if (!run) return '—';
+  return h('span', { class: 'ref' },
+    h('a', { href: `#/runs/${encodeURIComponent(run.id)}` }, run.name || run.id),
+    agent && run.agentId ? h('span', { class: 'agent' }, run.agentId) : null,
+    idChip(run.id));
+}
 
 export function duration(from, to) {
   if (!from || !to) return '—';

@@ -1,6 +1,6 @@
 import { api, qs } from './api.js';
 import { pagedList } from './paged.js';
-import { clear, coalesced, field, h, table, time } from './dom.js';
+import { clear, coalesced, field, h, table, timeCell as time } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 
 const conditions = ['', 'delivery.failed', 'runs.failing', 'source.silent', 'queue.stale', 'outbox.stale', 'watcher.unhealthy', 'tools.unhealthy', 'store.unreachable', 'budget.exceeded', 'schedule.failing', 'schedule.missed'];

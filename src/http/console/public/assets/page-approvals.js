@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { badge, clear, coalesced, h, notice, table, time } from './dom.js';
+import { absTime, badge, clear, coalesced, h, idChip, notice, runRef, table, timeCell } from './dom.js';
 import { approvalView, argumentsView, toolName } from './tool-calls.js';
 
 /**
@@ -13,13 +13,13 @@ export function approvalsPage(root, { rest }) {
   const load = async () => {
     const { data } = await api.get('/approvals');
     clear(list, table([
-      { label: 'Asked', cell: (a) => time(a.createdAt) },
+      { label: 'Asked', cell: (a) => timeCell(a.createdAt) },
       { label: 'Tool', cell: (a) => h('a', { href: `#/approvals/${encodeURIComponent(a.id)}` }, toolName(a)) },
       { label: 'Agent', cell: (a) => a.agentId },
       { label: 'Mapping', cell: (a) => a.mappingId ?? '—' },
-      { label: 'Run', cell: (a) => (a.run ? [h('a', { href: `#/runs/${encodeURIComponent(a.run.id)}` }, a.run.name), ' ', badge(a.run.status)] : `${a.ownerKind} ${a.ownerId.slice(0, 8)}`) },
+      { label: 'Run', cell: (a) => (a.run ? [runRef({ ...a.run, agentId: a.agentId }, { agent: false }), ' ', badge(a.run.status)] : [`${a.ownerKind} `, idChip(a.ownerId)]) },
       { label: 'Arguments', cell: (a) => argumentsView(a.arguments) },
-      { label: 'Expires', cell: (a) => time(a.approvalExpiresAt) },
+      { label: 'Expires', cell: (a) => timeCell(a.approvalExpiresAt) },
       { label: 'Decide', cell: (a) => decideControls(a, status, load) },
     ], data, { empty: 'Nothing waits for approval.', caption: 'Pending approvals' }));
   };
@@ -78,8 +78,8 @@ function approvalDetail(root, id) {
           ['Agent', a.agentId],
           ['Mapping', a.mappingId ?? '—'],
           ['Run', a.run ? [h('a', { href: `#/runs/${encodeURIComponent(a.run.id)}` }, a.run.name), ' ', badge(a.run.status)] : `${a.ownerKind} ${a.ownerId}`],
-          ['Asked', time(a.createdAt)],
-          ['Expires', time(a.approvalExpiresAt)],
+          ['Asked', absTime(a.createdAt)],
+          ['Expires', absTime(a.approvalExpiresAt)],
         ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
       ),
       h('h2', {}, 'Arguments (secrets masked)'),

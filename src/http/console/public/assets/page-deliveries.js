@@ -1,6 +1,6 @@
 import { api, qs } from './api.js';
 import { pagedList } from './paged.js';
-import { badge, clear, coalesced, field, h, json, notice, table, time } from './dom.js';
+import { absTime, badge, clear, coalesced, field, h, idChip, json, notice, runRef, table, timeCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 
 const statuses = ['', 'pending', 'sending', 'delivered', 'failed', 'abandoned'];
@@ -37,7 +37,7 @@ export function deliveriesPage(root, { rest, params }) {
     h('button', { type: 'button', class: klass, onclick: async () => {
       try {
         const d = await api.post(path);
-        clear(message, notice(`${label}: delivery ${d.id.slice(0, 8)} is ${d.status}`, 'good'));
+        clear(message, notice(`${label}: the delivery to ${d.channel ?? 'no channel'} is ${d.status}`, 'good'));
         list.reload();
       } catch (error) {
         clear(message, notice(error.message, 'bad'));
@@ -47,14 +47,14 @@ export function deliveriesPage(root, { rest, params }) {
     (cursor, limit) => api.get(`/deliveries${qs({ status: status.value, channel: channel.value.trim(), mapping: mapping.value, run: params.get('run') ?? undefined, ...range.values(), limit, cursor })}`),
     (rows) =>
       table([
-        { label: 'Created', cell: (d) => h('a', { href: `#/deliveries/${encodeURIComponent(d.id)}` }, time(d.createdAt)) },
-        { label: 'Channel', cell: (d) => d.channel ?? '—' },
+        { label: 'Reply of', cell: (d) => (d.run ? runRef(d.run) : d.runId ? h('a', { href: `#/runs/${encodeURIComponent(d.runId)}` }, idChip(d.runId)) : d.kind) },
+        { label: 'Delivery', cell: (d) => h('span', { class: 'ref' }, h('a', { href: `#/deliveries/${encodeURIComponent(d.id)}` }, d.channel ?? 'no channel'), idChip(d.id)) },
+        { label: 'Created', cell: (d) => timeCell(d.createdAt) },
         { label: 'To', cell: (d) => d.to ?? '—' },
         { label: 'Status', cell: (d) => badge(d.status) },
         { label: 'Attempts', cell: (d) => String(d.attempts) },
         { label: 'Last error', cell: (d) => d.lastError ?? '—' },
-        { label: 'Fallback of', cell: (d) => (d.fallbackOf ? h('a', { href: `#/deliveries/${encodeURIComponent(d.fallbackOf)}` }, d.fallbackOf.slice(0, 8)) : '—') },
-        { label: 'Run', cell: (d) => (d.runId ? h('a', { href: `#/runs/${encodeURIComponent(d.runId)}` }, d.runId.slice(0, 8)) : d.kind) },
+        { label: 'Fallback of', cell: (d) => (d.fallbackOf ? h('a', { href: `#/deliveries/${encodeURIComponent(d.fallbackOf)}` }, idChip(d.fallbackOf)) : '—') },
         { label: 'Actions', cell: (d) => [
           d.status === 'failed' ? act('Retry', `/deliveries/${encodeURIComponent(d.id)}/retry`, 'primary') : null,
           d.status === 'failed' || d.status === 'pending' ? act('Abandon', `/deliveries/${encodeURIComponent(d.id)}/abandon`, 'danger') : null,
@@ -68,7 +68,7 @@ export function deliveriesPage(root, { rest, params }) {
     h('p', { class: 'lead' }, 'Replies on their way to chat channels: attempts, errors; retry or abandon.'),
     h('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), list.reset()) }, field('Status', status), field('Channel', channel), field('Mapping', mapping), field('Error', error), range.fields, h('button', { type: 'submit' }, 'Filter')),
     h('div', { class: 'actions bulk' }, bulk('retry', 'Retry', 'primary'), bulk('abandon', 'Abandon', 'danger')),
-    params.get('run') ? h('p', {}, 'The deliveries of run ', h('a', { href: `#/runs/${encodeURIComponent(params.get('run'))}` }, params.get('run').slice(0, 8)), ' · ', h('a', { href: '#/deliveries' }, 'all deliveries')) : null,
+    params.get('run') ? h('p', {}, 'The deliveries of run ', h('a', { href: `#/runs/${encodeURIComponent(params.get('run'))}` }, h('code', {}, params.get('run'))), ' · ', h('a', { href: '#/deliveries' }, 'all deliveries')) : null,
     message,
     list.elements,
   );
@@ -79,13 +79,14 @@ export function deliveriesPage(root, { rest, params }) {
 /** one delivery and its fallback chain: the reply's first delivery, then each one that replaced the one before */
 function deliveryDetail(root, id) {
   const body = h('div', {});
-  clear(root, h('p', {}, h('a', { href: '#/deliveries' }, '← Deliveries')), h('h1', {}, 'Delivery ', h('code', {}, id.slice(0, 8))), body);
+  clear(root, h('p', {}, h('a', { href: '#/deliveries' }, '← Deliveries')), h('h1', {}, 'Delivery ', h('code', {}, id)), body);
   const load = async () => {
     const d = await api.get(`/deliveries/${encodeURIComponent(id)}`);
     clear(
       body,
       h('p', {}, badge(d.status), ' ', d.channel ?? 'no channel', d.to ? ` → ${d.to}` : '', ` · ${d.attempts} attempt(s)`, d.lastError ? ` · ${d.lastError}` : ''),
-      d.runId ? h('p', {}, 'Reply of run ', h('a', { href: `#/runs/${encodeURIComponent(d.runId)}` }, d.runId.slice(0, 8))) : null,
+      d.runId ? h('p', {}, 'Reply of run ', h('a', { href: `#/runs/${encodeURIComponent(d.runId)}` }, h('code', {}, d.runId))) : null,
+      h('p', {}, 'Created ', absTime(d.createdAt), d.deliveredAt ? [' · delivered ', absTime(d.deliveredAt)] : null),
       h('h2', {}, 'Fallback chain'),
       h('ol', { class: 'chain' },
         d.chain.map((c) =>

@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { clear, field, h, notice, table, time } from './dom.js';
+import { clear, field, h, notice, table, timeCell as time } from './dom.js';
 
 export function keysPage(root) {
   const name = h('input', { name: 'name', required: true, pattern: '[A-Za-z0-9._-]{1,64}', placeholder: 'ci-bot' });

@@ -1,5 +1,5 @@
 import { api, qs, upload } from './api.js';
-import { clear, field, h, notice, table } from './dom.js';
+import { clear, field, h, notice, table, timeCell } from './dom.js';
 
 export function knowledgePage(root, { params }) {
   const agent = h('select', { name: 'agent' });
@@ -15,7 +15,7 @@ export function knowledgePage(root, { params }) {
       { label: 'Bytes', cell: (d) => String(d.bytes) },
       { label: 'Chunks', cell: (d) => String(d.chunk_count) },
       { label: 'Type', cell: (d) => d.mime_type },
-      { label: 'Uploaded', cell: (d) => new Date(d.created_at * 1000).toISOString().replace('T', ' ').slice(0, 19) },
+      { label: 'Uploaded', cell: (d) => timeCell(new Date(d.created_at * 1000).toISOString()) },
       { label: 'Actions', cell: (d) => h('button', { type: 'button', class: 'danger', onclick: async () => {
         if (!confirm(`Delete ${d.filename}?`)) return;
         await api.del(`/knowledge/${encodeURIComponent(d.id)}`);

@@ -13,14 +13,13 @@ export function mappingsPage(root, { rest, params }) {
     (cursor, limit) => api.get(`/mappings${qs({ agent: agent.value, action: action.value, q: q.value.trim(), limit, cursor })}`),
     (rows) =>
       table([
-        { label: 'Id', cell: (m) => h('a', { href: `#/mappings/playground?id=${encodeURIComponent(m.id)}` }, m.id) },
-        { label: 'Path', cell: (m) => (m.path ? h('code', {}, m.path) : '—') },
-        { label: 'Match', cell: (m) => h('code', {}, JSON.stringify(m.match)) },
+        { label: 'Id', cell: (m) => h('a', { class: 'nowrap', href: `#/mappings/playground?id=${encodeURIComponent(m.id)}` }, m.id) },
+        { label: 'Match', cell: (m) => h('pre', { class: 'match' }, m.matchText) },
         { label: 'Action', cell: (m) => (m.definition?.action ?? (m.builtIn ? m.id : 'agent')) },
         { label: 'From', cell: (m) => m.origin },
         { label: 'Signed', cell: (m) => (m.signed ? 'yes' : 'no') },
         { label: 'Retains', cell: (m) => (m.retainPayloads ? 'yes' : 'no') },
-        { label: 'Fixtures', cell: (m) => String(m.fixtures.length) },
+        { label: 'Fixtures', cell: (m) => (m.fixtureFile ? h('span', { class: 'fixtures', title: `${m.fixtures.length} of the cases of ${m.fixtureFile}` }, String(m.fixtures.length)) : h('span', { class: 'muted', title: 'No fixture file beside its mapping file' }, '—')) },
       ], rows, { empty: 'No mappings match.', caption: 'Mappings' }),
   );
   for (const el of [agent, action]) el.addEventListener('change', () => list.reset());

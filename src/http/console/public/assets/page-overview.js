@@ -15,14 +15,43 @@ const toolServers = (servers) =>
     { label: 'Last error', cell: (s) => s.lastError ?? '—' },
   ], servers, { caption: 'Tool servers' });
 
+const link = (href, text) => h('a', { href }, text);
+const failures = (p) => `${p.consecutiveFailures} failure${p.consecutiveFailures === 1 ? '' : 's'} in a row`;
+const where = (m) => `${m.file}${m.index === null ? '' : ` [${m.index}]`}${m.line === null ? '' : `:${m.line}:${m.column}`}`;
+
+/**
+ * What needs the operator, first: one line per item (what, since when, why), each linking to the
+ * page that shows more. Nothing: one calm line.
+ */
+function troubleItems(t) {
+  const item = (kind, ...children) => h('li', { class: 'trouble-item' }, h('span', { class: 'badge bad' }, kind), ' ', ...children);
+  return [
+    ...t.alerts.map((a) => item('alert', link(`#/alerts?status=open&condition=${encodeURIComponent(a.condition)}`, `${a.condition}: ${a.subject}`), ' · ', a.summary, ' · since ', time(a.raisedAt))),
+    ...(t.refusedReload
+      ? [item('reload refused', 'the running config stays (', t.refusedReload.reason, ', ', time(t.refusedReload.at), ')', h('ul', { class: 'faults' }, t.refusedReload.faults.map((f) => h('li', {}, h('code', {}, f)))))]
+      : []),
+    ...(t.restartRequired
+      ? [item('restart needed', t.restartRequired.keys.map((k) => h('code', {}, k)).flatMap((k, i) => (i ? [', ', k] : [k])), ' changed in the config file; a reload does not apply them (', t.restartRequired.reason, ', ', time(t.restartRequired.at), '): the running values stay until herald restarts')]
+      : []),
+    ...t.mappings.map((m) => item('mapping not loaded', link('#/mappings', m.id ?? where(m)), ' ', h('code', {}, where(m)), m.field ? ` · ${m.field}` : '')),
+    ...t.providers.map((p) => item('model provider', link('#/runs?status=failed', p.name), ` · ${failures(p)} · `, p.cause ?? '', ' · last ', time(p.lastFailureAt))),
+    ...t.channels.map((c) => item('channel', link(`#/deliveries?status=failed&channel=${encodeURIComponent(c.name)}`, c.name), ` · ${failures(c)} · `, c.cause ?? '', ' · last ', time(c.lastFailureAt))),
+    ...t.toolServers.map((s) => item('MCP server', s.server, ` · ${s.state}`, s.lastError ? ` · ${s.lastError}` : '')),
+    ...t.warnings.map((w) => h('li', { class: 'trouble-item' }, h('span', { class: 'badge neutral' }, 'config warning'), ' ', w)),
+  ];
+}
+
 const bytes = (n) => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`);
 
 export function overviewPage(root) {
   const charts = h('div', { class: 'charts' });
   const queues = h('div', { class: 'stats' });
   const tools = h('section', { 'aria-label': 'Tool servers' });
-  clear(root, h('h1', {}, 'Overview'), h('p', { class: 'lead' }, 'The last hour, live.'), charts, h('h2', {}, 'Queues'), queues, tools);
+  const trouble = h('section', { 'aria-label': 'Trouble', class: 'trouble' });
+  clear(root, h('h1', {}, 'Overview'), trouble, h('p', { class: 'lead' }, 'The last hour, live.'), charts, h('h2', {}, 'Queues'), queues, tools);
   const render = (o) => {
+    const items = troubleItems(o.trouble);
+    clear(trouble, h('h2', {}, 'Trouble'), items.length ? h('ul', { class: 'trouble-list' }, items) : h('p', { class: 'all-clear' }, 'All clear: no open alert, no refused reload, every mapping loaded, every provider and channel answering.'));
     clear(
       charts,
       minuteChart('Requests', o.perMinute.requests),

@@ -1,6 +1,6 @@
 import { api, qs, traceUrl } from './api.js';
 import { pagedList } from './paged.js';
-import { badge, clear, coalesced, field, h, json, notice, table, time, traceCell } from './dom.js';
+import { badge, clear, coalesced, field, h, idChip, json, notice, runRef, table, time, timeCell, traceCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 
 const outcomes = ['', 'agent', 'wake', 'skip', 'error', 'idempotent_replay'];
@@ -18,12 +18,12 @@ export function requestsPage(root, { rest, params }) {
     (rows) =>
       table(
         [
-          { label: 'Received', cell: (r) => h('a', { href: `#/requests/${encodeURIComponent(r.id)}` }, time(r.receivedAt)) },
-          { label: 'Path', cell: (r) => h('code', {}, r.path) },
+          { label: 'Request', cell: (r) => h('span', { class: 'ref' }, h('a', { href: `#/requests/${encodeURIComponent(r.id)}` }, h('code', {}, r.path)), idChip(r.id)) },
+          { label: 'Received', cell: (r) => timeCell(r.receivedAt) },
           { label: 'Mapping', cell: (r) => r.mappingId ?? '—' },
           { label: 'Status', cell: (r) => badge(r.status) },
           { label: 'Outcome', cell: (r) => [r.outcome, r.replayOf ? h('span', { class: 'tag' }, 'replay') : null, r.retainedUntil ? h('span', { class: 'tag' }, 'retained') : null] },
-          { label: 'Run / event', cell: (r) => (r.runId ? h('a', { href: `#/runs/${encodeURIComponent(r.runId)}` }, r.runId.slice(0, 8)) : r.eventId ?? '—') },
+          { label: 'Run / event', cell: (r) => (r.run ? [runRef(r.run), ' ', badge(r.run.status)] : r.runId ? h('a', { href: `#/runs/${encodeURIComponent(r.runId)}` }, idChip(r.runId)) : r.eventId != null ? `event ${r.eventId}` : '—') },
           { label: 'Auth', cell: (r) => r.authMethod },
           { label: 'Bytes', cell: (r) => String(r.bodyBytes) },
           { label: 'ms', cell: (r) => String(r.latencyMs) },
@@ -41,6 +41,8 @@ export function requestsPage(root, { rest, params }) {
 
 function requestDetail(root, id) {
   const body = h('div', {});
+  // outside the rows a reload redraws: what a replay answered stays shown
+  const status = h('div', {});
   clear(root, h('p', {}, h('a', { href: '#/requests' }, '← Requests')), h('h1', {}, 'Request'), body);
   const load = async () => {
     const r = await api.get(`/receipts/${encodeURIComponent(id)}`);
@@ -48,12 +50,12 @@ function requestDetail(root, id) {
     const [run, deliveries] = r.runId
       ? await Promise.all([api.get(`/runs/${encodeURIComponent(r.runId)}`).catch(() => null), api.get(`/deliveries${qs({ run: r.runId })}`).then((p) => p.data, () => [])])
       : [null, []];
-    const status = h('div', {});
     const replay = r.payload
       ? h('button', { type: 'button', class: 'primary', onclick: async () => {
           try {
             const replayed = await api.post(`/receipts/${encodeURIComponent(id)}/replay`);
-            clear(status, notice(`Replayed: ${replayed.status} ${replayed.outcome}`, 'good'), replayed.runId ? h('a', { href: `#/runs/${encodeURIComponent(replayed.runId)}` }, 'Open its run') : null);
+            const again = replayed.failure ? ` · ${replayed.failure.stage} failed again: ${replayed.failure.cause}` : '';
+            clear(status, notice(`Replayed: ${replayed.status} ${replayed.outcome}${again}`, replayed.failure ? 'bad' : 'good'), replayed.runId ? h('a', { href: `#/runs/${encodeURIComponent(replayed.runId)}` }, 'Open its run') : null);
             load();
           } catch (error) {
             clear(status, notice(error.message, 'bad'));
@@ -86,6 +88,12 @@ function requestDetail(root, id) {
           ['Retained until', r.retainedUntil ? time(r.retainedUntil) : '—'],
         ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
       ),
+      r.failure ? [h('h2', {}, 'Mapping failed'), h('dl', { class: 'facts failure' }, [
+        ['Stage', r.failure.stage],
+        ['Mapping', r.failure.mappingId],
+        ['Cause', r.failure.cause],
+        ['At', r.failure.at ? h('code', {}, r.failure.at) : '—'],
+      ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))] : null,
       replay,
       status,
       r.payload ? [h('h2', {}, 'Payload'), json(safeParse(r.payload.body)), h('h2', {}, 'Headers (secrets removed)'), json(r.payload.headers)] : null,

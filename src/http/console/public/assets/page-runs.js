@@ -1,6 +1,6 @@
 import { api, qs, traceUrl } from './api.js';
 import { pagedList } from './paged.js';
-import { badge, clear, coalesced, duration, field, h, json, notice, table, time, traceCell } from './dom.js';
+import { absTime, badge, clear, coalesced, duration, field, h, idChip, json, notice, table, time, timeCell, traceCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 import { toolTimeline } from './tool-calls.js';
 
@@ -10,14 +10,14 @@ const statuses = ['', 'queued', 'running', 'waiting_approval', 'succeeded', 'fai
 export function runsTable(rows, empty) {
   return table(
     [
-      { label: 'Created', cell: (r) => h('a', { href: `#/runs/${encodeURIComponent(r.id)}` }, time(r.createdAt)) },
-      { label: 'Name', cell: (r) => r.name },
-      { label: 'Status', cell: (r) => badge(r.status) },
-      { label: 'Mapping', cell: (r) => r.mappingId ?? '—' },
+      { label: 'Run', cell: (r) => h('span', { class: 'ref' }, h('a', { href: `#/runs/${encodeURIComponent(r.id)}` }, r.name || r.id), idChip(r.id)) },
       { label: 'Agent', cell: (r) => r.agentId },
+      { label: 'Status', cell: (r) => badge(r.status) },
+      { label: 'Created', cell: (r) => timeCell(r.createdAt) },
+      { label: 'Mapping', cell: (r) => r.mappingId ?? '—' },
       { label: 'Session', cell: (r) => h('a', { href: `#/sessions/${encodeURIComponent(r.sessionKey)}` }, h('code', {}, r.sessionKey)) },
       { label: 'Took', cell: (r) => duration(r.startedAt, r.finishedAt) },
-      { label: 'Re-run of', cell: (r) => (r.rerunOf ? h('a', { href: `#/runs/${encodeURIComponent(r.rerunOf)}` }, r.rerunOf.slice(0, 8)) : '—') },
+      { label: 'Re-run of', cell: (r) => (r.rerunOf ? h('a', { href: `#/runs/${encodeURIComponent(r.rerunOf)}`, title: r.rerunOf }, 'the run', ' ', idChip(r.rerunOf)) : '—') },
     ],
     rows,
     { empty, caption: 'Agent runs' },
@@ -95,16 +95,17 @@ function runDetail(root, id) {
           ['Session', h('code', {}, run.sessionKey)],
           ['Trace', traceCell(run.traceId, traceUrl(run.traceId))],
           ['Mapping', run.mappingId ?? '—'],
-          ['Created', time(run.createdAt)],
-          ['Started', time(run.startedAt)],
-          ['Finished', time(run.finishedAt)],
+          ['Id', h('code', {}, run.id)],
+          ['Created', absTime(run.createdAt)],
+          ['Started', absTime(run.startedAt)],
+          ['Finished', absTime(run.finishedAt)],
           ['Took', duration(run.startedAt, run.finishedAt)],
           ['Waited', waitedView(run.waited)],
           ['Coalesced', run.coalescedCount ? h('a', { href: `#/requests?run=${encodeURIComponent(id)}` }, `${run.coalescedCount} events`) : '—'],
           ['Request', run.receipt ? h('a', { href: `#/requests/${encodeURIComponent(run.receipt.id)}` }, `${run.receipt.path} (${run.receipt.status})`) : '—'],
           ...(run.fire ? [['Schedule', h('a', { href: `#/schedules?schedule=${encodeURIComponent(run.fire.scheduleId)}` }, `${run.fire.source}, due ${run.fire.dueAt}, ${run.fire.lagMs} ms late`)]] : []),
           ['Re-run of', run.rerunOf ? h('a', { href: `#/runs/${encodeURIComponent(run.rerunOf)}` }, run.rerunOf) : '—'],
-          ['Re-runs', run.reruns.length ? run.reruns.map((r) => h('a', { href: `#/runs/${encodeURIComponent(r)}` }, r.slice(0, 8), ' ')) : '—'],
+          ['Re-runs', run.reruns.length ? run.reruns.map((r) => h('a', { href: `#/runs/${encodeURIComponent(r)}` }, h('code', {}, r), ' ')) : '—'],
         ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
       ),
       h('h2', {}, 'Prompt as the model saw it'),
@@ -133,7 +134,7 @@ const waitReasons = { concurrency: "its mapping's concurrency", rate: "its mappi
 function waitedView(waited) {
   if (!waited) return '—';
   const took = waited.ms === null ? ' (not started yet)' : ` (${waited.ms < 1000 ? `${waited.ms} ms` : `${(waited.ms / 1000).toFixed(1)} s`})`;
-  return h('span', {}, `for ${waitReasons[waited.reason] ?? waited.reason}`, waited.until ? [' until ', time(waited.until)] : null, took);
+  return h('span', {}, `for ${waitReasons[waited.reason] ?? waited.reason}`, waited.until ? [' until ', absTime(waited.until)] : null, took);
 }
 
 /** where the reply went (or why it did not), with the outbox's retry and abandon at hand */

@@ -1,6 +1,6 @@
 import { api, qs } from './api.js';
 import { pagedList } from './paged.js';
-import { badge, clear, coalesced, field, h, notice, table, time } from './dom.js';
+import { badge, clear, coalesced, field, h, idChip, notice, table, timeCell as time } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 
 /** how many of each job's newest fires the jobs table shows */
@@ -9,7 +9,11 @@ const LAST_FIRES = 3;
 const when = (s) => (s.kind === 'cron' ? `cron ${s.expr}${s.tz ? ` (${s.tz})` : ''}` : s.kind === 'every' ? `every ${s.every}` : `at ${s.at}`);
 const lag = (ms) => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
 const fireStatus = (f) => (f.run ? `${f.outcome} · ${f.run.status ?? 'gone'}` : f.outcome);
-const runLink = (f) => (f.run ? h('a', { href: `#/runs/${encodeURIComponent(f.run.id)}` }, f.run.id.slice(0, 8)) : h('span', { class: 'muted' }, f.detail ?? 'event'));
+/** a fire's run by its name and agent (the id small beside them) */
+const runLink = (f) =>
+  f.run
+    ? h('span', { class: 'ref' }, h('a', { href: `#/runs/${encodeURIComponent(f.run.id)}` }, f.run.name ?? 'run'), f.run.agentId ? h('span', { class: 'agent' }, f.run.agentId) : null, idChip(f.run.id))
+    : h('span', { class: 'muted' }, f.detail ?? 'event');
 
 /**
  * The scheduled jobs (the config's and those made through the API): next fire, their last fires and

@@ -1,6 +1,6 @@
 import { api, qs } from './api.js';
 import { pagedList } from './paged.js';
-import { badge, clear, coalesced, field, h, table, time } from './dom.js';
+import { badge, clear, coalesced, field, h, table, timeCell as time } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 
 const statuses = ['', 'pending', 'processing', 'done', 'dropped'];

@@ -1,7 +1,7 @@
 import { api, qs } from './api.js';
 import { pagedList } from './paged.js';
 import { runsTable } from './page-runs.js';
-import { clear, coalesced, field, h, notice, table, time } from './dom.js';
+import { absTime, clear, coalesced, field, h, notice, table, timeCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 
 const kinds = [
@@ -22,11 +22,11 @@ export function sessionsPage(root, { rest, params }) {
     (rows) =>
       table(
         [
-          { label: 'Last active', cell: (s) => h('a', { href: `#/sessions/${encodeURIComponent(s.key)}` }, time(s.lastAt)) },
-          { label: 'Session', cell: (s) => h('code', {}, s.key) },
+          { label: 'Session', cell: (s) => h('a', { href: `#/sessions/${encodeURIComponent(s.key)}` }, h('code', {}, s.key)) },
+          { label: 'Last active', cell: (s) => timeCell(s.lastAt) },
           { label: 'Agent', cell: (s) => s.agentId },
           { label: 'Messages', cell: (s) => String(s.messages) },
-          { label: 'Started', cell: (s) => time(s.firstAt) },
+          { label: 'Started', cell: (s) => timeCell(s.firstAt) },
         ],
         rows,
         { empty: 'No sessions match.', caption: 'Sessions' },
@@ -72,13 +72,13 @@ function sessionDetail(root, key) {
     clear(
       summary,
       s
-        ? h('dl', { class: 'facts' }, [['Agent', s.agentId], ['Messages', String(s.messages)], ['Started', time(s.firstAt)], ['Last active', time(s.lastAt)]].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))
+        ? h('dl', { class: 'facts' }, [['Agent', s.agentId], ['Messages', String(s.messages)], ['Started', absTime(s.firstAt)], ['Last active', absTime(s.lastAt)]].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))
         : notice('No messages in this session yet.'),
     );
     clear(
       messages,
       transcript.data.length
-        ? h('ol', { class: 'transcript' }, transcript.data.map((m) => h('li', { class: `msg ${m.role}` }, h('span', { class: 'role' }, `${m.role} · `, time(m.createdAt)), h('div', { class: 'content' }, m.content))))
+        ? h('ol', { class: 'transcript' }, transcript.data.map((m) => h('li', { class: `msg ${m.role}` }, h('span', { class: 'role' }, `${m.role} · `, absTime(m.createdAt)), h('div', { class: 'content' }, m.content))))
         : h('p', { class: 'empty' }, 'No messages.'),
     );
     await runs.reload();

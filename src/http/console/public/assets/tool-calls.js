@@ -1,4 +1,4 @@
-import { badge, h, json, time } from './dom.js';
+import { absTime as time, badge, h, json } from './dom.js';
 
 // A run's tool calls as the console shows them: its model turns in order, each with the calls
 // the model asked for (tool, server, status, duration, approval and who gave it). Arguments come

@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { launchChromium, signIn, SHOTS } from './chromium.js';
+
+/** A request whose transform failed, in Chromium: its page says where and why, and Replay runs it again once fixed. */
+const SECRET = 'console-secret-amount-93e1';
+const BROKEN = `export default (ctx) => {
+  throw new Error('amount ' + ctx.payload.amount + ' is not a number');
+};
+`;
+
+let herald: RunningHerald;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  herald = await startHerald(
+    baseConfig({ hooks: { mappings: [{ id: 'orders', match: { path: 'orders' }, name: 'Orders', transform: { module: 'orders.mjs' }, deliver: false }] } }),
+    { files: { 'transforms/orders.mjs': BROKEN } },
+  );
+  ({ context, page } = await launchChromium());
+  await signIn(page, herald.url);
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+  await herald?.stop();
+});
+
+describe('a failed request in the console', { timeout: 60_000 }, () => {
+  it('shows the stage, the mapping, the cause and the file:line, never the value; Replay runs it once the transform is fixed', async () => {
+    const res = await fetch(`${herald.url}/hooks/orders`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ amount: SECRET }) });
+    expect(res.status).toBe(500);
+    const receipt = await eventually(async () => {
+      const list = (await (await fetch(`${herald.url}/admin/receipts?mapping=orders`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as any;
+      return list.data[0];
+    });
+    await page.goto(`${herald.url}/console#/requests/${receipt.id}`);
+    const failure = page.locator('dl.failure');
+    await failure.waitFor();
+    const facts = await failure.innerText();
+    expect(facts).toMatch(/Stage\s*transform/);
+    expect(facts).toMatch(/Mapping\s*orders/);
+    expect(facts).toMatch(/Cause\s*Error: amount ‹value› is not a number/);
+    expect(facts).toMatch(/At\s*orders\.mjs:2/);
+    // the payload is shown below, for the operator; the failure never quotes it
+    expect(facts).not.toContain(SECRET);
+    await page.screenshot({ path: path.join(SHOTS, 'request-failed.png'), fullPage: true });
+
+    fs.writeFileSync(path.join(herald.dir, 'transforms/orders.mjs'), `export default (ctx) => ({ message: 'Order of ' + typeof ctx.payload.amount });\n`);
+    await page.getByRole('button', { name: 'Replay' }).click();
+    await page.getByText('Replayed: 202 agent').waitFor();
+    await page.getByRole('link', { name: 'Open its run' }).waitFor();
+  });
+});
