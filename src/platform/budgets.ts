@@ -82,8 +82,11 @@ export class Budgets {
     return found;
   }
 
-  /** the same, without counting it as a refusal (the alert rule looks) */
-  async firstSpent(holders: (BudgetHolder | undefined)[], now = Date.now()): Promise<BudgetExceeded | undefined> {
+  /**
+   * the same, without counting it as a refusal; `settled`: by what calls really spent, without
+   * the estimates of calls in flight (the alert rule: a reservation is not yet spending)
+   */
+  async firstSpent(holders: (BudgetHolder | undefined)[], now = Date.now(), settled = false): Promise<BudgetExceeded | undefined> {
     const present = holders.filter((h): h is BudgetHolder => h !== undefined);
     if (!present.length) return undefined;
     await this.recorder.settled();
@@ -91,11 +94,11 @@ export class Budgets {
       const whose = holder.kind === 'key' ? { keyName: holder.name } : { agentId: holder.name };
       const { tokensPerDay, costPerMonth } = holder.budget;
       if (tokensPerDay !== undefined) {
-        const spent = await this.usage.spent(whose, startOfDay(now));
+        const spent = await this.usage.spent(whose, startOfDay(now), settled);
         if (spent.tokens >= tokensPerDay) return { holder, limit: 'tokensPerDay', allowed: tokensPerDay, spent: spent.tokens, resetsAt: startOfDay(now) + 86_400_000 };
       }
       if (costPerMonth !== undefined) {
-        const spent = await this.usage.spent(whose, startOfMonth(now));
+        const spent = await this.usage.spent(whose, startOfMonth(now), settled);
         if (spent.cost >= costPerMonth) return { holder, limit: 'costPerMonth', allowed: costPerMonth, spent: spent.cost, resetsAt: startOfNextMonth(now) };
       }
     }

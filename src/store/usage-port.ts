@@ -71,14 +71,17 @@ export interface UsageRepo {
    * Reserves a model call's estimated tokens before the call, atomically with the check of its
    * budgets, across every process on the database: refused (the first limit reached and what was
    * spent, reservations included) when what `whose` spent is already at a limit; otherwise the
-   * entry is stored as an estimated call and counts at once against every budget, until
-   * `settle` writes what the call really spent in its place.
+   * entry is stored as an estimated call in flight (0 calls) and counts at once against every
+   * budget, until `settle` writes what the call really spent in its place.
    */
   reserve(entry: UsageEntry, limits: UsageLimit[]): Promise<{ id: number } | { refused: UsageLimit; spent: UsageSpent }>;
   /** writes a reserved call's real tokens in place of its estimate; undefined: the call spent nothing, the reservation goes */
   settle(id: number, entry: UsageEntry | undefined): Promise<void>;
-  /** what `whose` spent from `since` on, summed by the store (every replica's calls count) */
-  spent(whose: { keyName: string } | { agentId: string }, since: number): Promise<UsageSpent>;
+  /**
+   * what `whose` spent from `since` on, summed by the store (every replica's calls count);
+   * `settled`: without the reservations of calls still in flight
+   */
+  spent(whose: { keyName: string } | { agentId: string }, since: number, settled?: boolean): Promise<UsageSpent>;
   /** totals by group (and day), most tokens first within a day */
   report(query: UsageQuery): Promise<UsageRow[]>;
 }

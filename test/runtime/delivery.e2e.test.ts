@@ -298,7 +298,7 @@ describe('admin', () => {
     expect(failed.data).toHaveLength(1);
     expect(failed.data[0]).toMatchObject({ channel: 'telegram', status: 'failed', to: null });
     expect(Object.keys(failed.data[0]).sort()).toEqual(
-      ['id', 'runId', 'kind', 'status', 'channel', 'to', 'attempts', 'partsSent', 'lastError', 'createdAt', 'updatedAt', 'nextAttemptAt', 'deliveredAt', 'fallbackOf', 'retriedAt'].sort(),
+      ['id', 'runId', 'kind', 'status', 'channel', 'to', 'attempts', 'partsSent', 'lastError', 'createdAt', 'updatedAt', 'nextAttemptAt', 'deliveredAt', 'fallbackOf', 'retriedAt', 'run'].sort(),
     );
     const bad = await herald.request(`/admin/deliveries?status=lost`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
     expect(bad.status).toBe(400);

@@ -104,7 +104,7 @@ export function alertCheck(rule: AlertRule, deps: CheckDeps): AlertCheck | undef
         async firing(now) {
           const incidents: Incident[] = [];
           for (const holder of watched()) {
-            const spent = await budgets.firstSpent([holder], now);
+            const spent = await budgets.firstSpent([holder], now, true);
             if (!spent) continue;
             const key = `budget.exceeded:${holder.kind}:${holder.name}`;
             incidents.push({ condition: rule.on, incidentKey: key, cooldownKey: key, subject: `${holder.kind} ${holder.name}`, summary: budgetMessage(spent) });

@@ -51,7 +51,7 @@ export function postgresUsageRepo(pool: pg.Pool): UsageRepo & { drain(): Promise
         }
         const { rows } = await client.query<{ id: string }>(
           `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10, 1) RETURNING id`,
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10, 0) RETURNING id`,
           [e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.cost],
         );
         await client.query('COMMIT');
@@ -68,15 +68,15 @@ export function postgresUsageRepo(pool: pg.Pool): UsageRepo & { drain(): Promise
         await query(pool, 'DELETE FROM usage WHERE id = $1', [id]);
         return;
       }
-      await query(pool, 'UPDATE usage SET model = $1, prompt_tokens = $2, completion_tokens = $3, total_tokens = $4, estimated = $5, cost = $6 WHERE id = $7', [
+      await query(pool, 'UPDATE usage SET model = $1, prompt_tokens = $2, completion_tokens = $3, total_tokens = $4, estimated = $5, cost = $6, calls = 1 WHERE id = $7', [
         e.model, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated, e.cost, id,
       ]);
     },
-    async spent(whose, since) {
+    async spent(whose, since, settled = false) {
       const [column, name] = 'keyName' in whose ? ['key_name', whose.keyName] : ['agent_id', whose.agentId];
       const { rows } = await query<{ tokens: number; cost: number }>(
         pool,
-        `SELECT COALESCE(SUM(total_tokens), 0)::float8 AS tokens, COALESCE(SUM(cost), 0)::float8 AS cost FROM usage WHERE ${column} = $1 AND at >= $2`,
+        `SELECT COALESCE(SUM(total_tokens), 0)::float8 AS tokens, COALESCE(SUM(cost), 0)::float8 AS cost FROM usage WHERE ${column} = $1 AND at >= $2${settled ? ' AND calls > 0' : ''}`,
         [name, since],
       );
       return { tokens: rows[0]?.tokens ?? 0, cost: rows[0]?.cost ?? 0 };

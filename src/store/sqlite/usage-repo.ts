@@ -16,14 +16,21 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
       insert.run(e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated ? 1 : 0, e.cost, calls);
     }
   };
-  const spentByKey = db.prepare<[string, number], { tokens: number; cost: number }>('SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE key_name = ? AND at >= ?');
-  const spentByAgent = db.prepare<[string, number], { tokens: number; cost: number }>('SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE agent_id = ? AND at >= ?');
-  const insertOne = db.prepare<[number, string, string, string | null, string | null, string | null, number, number, number, number, number]>(
+  const spentSql = (column: string, settled: boolean) =>
+    db.prepare<[string, number], { tokens: number; cost: number }>(
+      `SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE ${column} = ? AND at >= ?${settled ? ' AND calls > 0' : ''}`,
+    );
+  const spentByKey = spentSql('key_name', false);
+  const spentByAgent = spentSql('agent_id', false);
+  const settledByKey = spentSql('key_name', true);
+  const settledByAgent = spentSql('agent_id', true);
+  // a reservation: 0 calls until settled
+  const insertReservation = db.prepare<[number, string, string, string | null, string | null, string | null, number, number, number, number]>(
     `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, 0)`,
   );
   const settle = db.prepare<[string, number, number, number, number, number, number]>(
-    'UPDATE usage SET model = ?, prompt_tokens = ?, completion_tokens = ?, total_tokens = ?, estimated = ?, cost = ? WHERE id = ?',
+    'UPDATE usage SET model = ?, prompt_tokens = ?, completion_tokens = ?, total_tokens = ?, estimated = ?, cost = ?, calls = 1 WHERE id = ?',
   );
   const release = db.prepare<[number]>('DELETE FROM usage WHERE id = ?');
   const spentBy = (whose: UsageLimit['whose'], since: number) => ('keyName' in whose ? spentByKey.get(whose.keyName, since) : spentByAgent.get(whose.agentId, since)) ?? { tokens: 0, cost: 0 };
@@ -56,7 +63,7 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
           if ((limit.tokens !== undefined && spent.tokens >= limit.tokens) || (limit.cost !== undefined && spent.cost >= limit.cost)) return { refused: limit, spent };
         }
         const e = entry;
-        const id = Number(insertOne.run(e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, 1, e.cost).lastInsertRowid);
+        const id = Number(insertReservation.run(e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.cost).lastInsertRowid);
         return { id };
       });
     },
@@ -66,8 +73,9 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
         else release.run(id);
       });
     },
-    async spent(whose, since) {
-      const row = 'keyName' in whose ? spentByKey.get(whose.keyName, since) : spentByAgent.get(whose.agentId, since);
+    async spent(whose, since, settled = false) {
+      const [byKey, byAgent] = settled ? [settledByKey, settledByAgent] : [spentByKey, spentByAgent];
+      const row = 'keyName' in whose ? byKey.get(whose.keyName, since) : byAgent.get(whose.agentId, since);
       return { tokens: row?.tokens ?? 0, cost: row?.cost ?? 0 };
     },
     async report(query) {

@@ -6,9 +6,9 @@ export function agentsPage(root) {
   clear(root, h('h1', {}, 'Agents'), h('p', { class: 'lead' }, 'The digital employees (agents.list).'), list);
   api.get('/agents').then(({ data, defaultAgentId }) =>
     clear(list, table([
-      { label: 'Id', cell: (a) => h('code', {}, a.id) },
+      { label: 'Id', cell: (a) => h('code', { class: 'nowrap' }, a.id) },
       { label: 'Name', cell: (a) => a.name ?? '—' },
-      { label: 'Model', cell: (a) => h('code', {}, a.model) },
+      { label: 'Model', cell: (a) => h('code', { class: 'nowrap' }, a.model) },
       { label: 'Documents', cell: (a) => h('a', { href: `#/knowledge?agent=${encodeURIComponent(a.id)}` }, String(a.documents)) },
       { label: 'Runs hooks', cell: (a) => hooksCell(a, defaultAgentId) },
       { label: 'Retrieval', cell: (a) => (a.retrieval === 'hybrid' ? 'hybrid (full text + vectors)' : 'full text (BM25)') },

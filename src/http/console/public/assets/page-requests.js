@@ -1,6 +1,6 @@
 import { api, qs, traceUrl } from './api.js';
 import { pagedList } from './paged.js';
-import { badge, clear, coalesced, field, h, idChip, json, notice, runRef, table, time, timeCell, traceCell } from './dom.js';
+import { absTime, badge, clear, coalesced, field, h, idChip, json, notice, runRef, table, timeCell, traceCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 
 const outcomes = ['', 'agent', 'wake', 'skip', 'error', 'idempotent_replay'];
@@ -68,7 +68,7 @@ function requestDetail(root, id) {
         'dl',
         { class: 'facts' },
         [
-          ['Received', time(r.receivedAt)],
+          ['Received', absTime(r.receivedAt)],
           ['Path', h('code', {}, r.path)],
           ['Mapping', r.mappingId ?? '—'],
           ['Status', badge(r.status)],
@@ -85,7 +85,7 @@ function requestDetail(root, id) {
           ['Request id', h('code', {}, r.requestId)],
           ['Trace', traceCell(r.traceId, traceUrl(r.traceId))],
           ['Replay of', r.replayOf ? h('a', { href: `#/requests/${encodeURIComponent(r.replayOf)}` }, r.replayOf) : '—'],
-          ['Retained until', r.retainedUntil ? time(r.retainedUntil) : '—'],
+          ['Retained until', r.retainedUntil ? absTime(r.retainedUntil) : '—'],
         ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
       ),
       r.failure ? [h('h2', {}, 'Mapping failed'), h('dl', { class: 'facts failure' }, [
