@@ -125,6 +125,13 @@ describe('preset paypal, live', () => {
     expect(certs.requests.length).toBe(before);
   });
 
+  it('a certificate PayPal does not serve is 401 and not kept: the next delivery asks again', async () => {
+    const certUrl = `${certs.url}${CERT_PATH}missing-0001`;
+    expect((await post(delivery(1, { certUrl }))).status).toBe(401);
+    expect((await post(delivery(1, { certUrl }))).status).toBe(401);
+    expect(certFetches('missing-0001')).toBe(2);
+  });
+
   it('a certificate being fetched holds only the requests that need it', async () => {
     held = { url: 'CERT-held-0001', release: () => {} };
     const waiting = post(delivery(4, { certUrl: `${certs.url}${CERT_PATH}CERT-held-0001` }));
