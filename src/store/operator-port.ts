@@ -97,6 +97,8 @@ export interface ReceiptQuery extends ListQuery {
   replayOf?: string;
   /** only receipts whose payload is still retained */
   retained?: boolean;
+  /** only requests whose mapping failed (a receipt with a `failure`) */
+  failed?: boolean;
 }
 
 /** one minute of activity: how many, and how many failed */

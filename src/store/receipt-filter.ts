@@ -7,7 +7,9 @@ export function receiptFilter(f: ListFilter, query: ReceiptQuery, now: number): 
   return f
     .where('status = ?', query.status)
     // receipts_failed's condition, stated whole so both planners see the list may read it
-    .whereIf(query.result === 'error' || (query.status !== undefined && query.status >= 400), 'status >= 400')
+    // a mapping's failure always answers 400 or above: its list reads receipts_failed too
+    .whereIf(query.result === 'error' || query.failed === true || (query.status !== undefined && query.status >= 400), 'status >= 400')
+    .whereIf(query.failed === true, 'failure IS NOT NULL')
     .whereIf(query.result === 'ok', 'status < 400')
     .where(mappingIs('mapping_id', query.mappingId, RECEIPTS_MAPPING_LEAVES_OUT), query.mappingId)
     .where('path = ?', query.path)

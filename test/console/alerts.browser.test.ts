@@ -36,11 +36,13 @@ afterAll(async () => {
 });
 
 describe('the Alerts page in Chromium', { timeout: 60_000 }, () => {
-  it('lists an open incident and shows it resolved when it clears', async () => {
-    await hook({ note: 'FAIL deploy' });
-    await eventually(() => alertTexts(p).some((t) => t.startsWith('herald alert: runs.failing')));
+  it('lists an open incident as it is raised and shows it resolved when it clears, live on the stream\'s alerts change', async () => {
+    // the page is open before the incident: it follows the `alerts` change kind alone, so the row comes live from it
     await page.getByRole('link', { name: 'Alerts', exact: true }).click();
     await page.getByRole('heading', { name: 'Alerts' }).waitFor({ timeout: 10_000 });
+    await page.getByText('No alerts.').waitFor({ timeout: 10_000 });
+    await hook({ note: 'FAIL deploy' });
+    await eventually(() => alertTexts(p).some((t) => t.startsWith('herald alert: runs.failing')));
     const row = page.locator('main tbody tr').first();
     await expect.poll(() => row.innerText({ timeout: 1000 }).catch(() => ''), { timeout: 10_000 }).toContain('runs.failing');
     expect(await row.innerText()).toContain('open');

@@ -31,6 +31,33 @@ afterAll(async () => {
 });
 
 describe('a failed request in the console', { timeout: 60_000 }, () => {
+  it('is marked on the Requests list with its stage and mapping, and the list can show failed mappings alone', async () => {
+    await page.goto(`${herald.url}/console#/requests`);
+    await page.getByRole('heading', { name: 'Requests' }).waitFor();
+    // a request answered well, and one refused (a wrong token): an error, but no mapping failed
+    expect((await fetch(`${herald.url}/hooks/wake`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text: 'hello' }) })).status).toBe(200);
+    expect((await fetch(`${herald.url}/hooks/orders`, { method: 'POST', headers: hookHeaders('wrong-token-0123456789'), body: '{}' })).status).toBe(401);
+    expect((await fetch(`${herald.url}/hooks/orders`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ amount: SECRET }) })).status).toBe(500);
+    const rows = page.locator('main tbody tr');
+    // live: the rows come on the stream's receipts change
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(3);
+    const failed = rows.filter({ has: page.locator('.badge.failure') });
+    expect(await failed.count()).toBe(1);
+    const mark = failed.locator('.badge.failure');
+    expect(await mark.innerText()).toBe('transform failed · orders');
+    expect(await mark.getAttribute('title')).toBe('Error: amount ‹value› is not a number');
+    expect(await failed.locator('td[data-label="Status"]').innerText()).toBe('500');
+    await page.screenshot({ path: path.join(SHOTS, 'requests-failed-mark.png'), fullPage: true });
+
+    await page.getByLabel('Mapping failed').check();
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(1);
+    expect(await rows.first().locator('.badge.failure').innerText()).toBe('transform failed · orders');
+    // the filter is the admin API's: result=error would hold the refused request too
+    await page.getByLabel('Mapping failed').uncheck();
+    await page.getByLabel('Result').selectOption('error');
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(2);
+  });
+
   it('shows the stage, the mapping, the cause and the file:line, never the value; Replay runs it once the transform is fixed', async () => {
     const res = await fetch(`${herald.url}/hooks/orders`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ amount: SECRET }) });
     expect(res.status).toBe(500);

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -138,6 +139,28 @@ describe('the console lists in Chromium', { timeout: 60_000 }, () => {
     const lineHeight = await paid.getByRole('link', { name: 'orders-paid' }).evaluate((el) => parseFloat((globalThis as any).getComputedStyle(el).lineHeight) || parseFloat((globalThis as any).getComputedStyle(el).fontSize) * 1.6);
     expect(idBox.height).toBeLessThanOrEqual(Math.ceil(lineHeight) + 1);
     await shot('lists-mappings');
+  });
+
+  it('lists the mappings a refused reload could not load, marked "not loaded" with their fault, line and column, live', async () => {
+    await go('mappings');
+    await page.locator('tbody tr', { has: page.getByRole('link', { name: 'orders-paid', exact: true }) }).waitFor();
+    expect(await page.locator('section.not-loaded').count()).toBe(0);
+    // saved into the watched folder: the reload is refused (its template misses a parenthesis: line 4, column 20)
+    const file = path.join(herald.dir, 'maps', 'refunds.yaml');
+    fs.writeFileSync(file, '- id: refunds\n  match: { path: refunds }\n  action: agent\n  messageTemplate: "Refund {{ $uppercase(id }}"\n');
+    const notLoaded = page.getByRole('table', { name: 'Mappings not loaded' }).locator('tbody tr');
+    await notLoaded.waitFor({ timeout: 15_000 });
+    expect(await notLoaded.count()).toBe(1);
+    expect(await notLoaded.locator('td[data-label="Mapping"]').innerText()).toMatch(/^refunds\s+not loaded$/);
+    expect(await notLoaded.locator('td[data-label="Where"]').innerText()).toBe(`${file}:4:20`);
+    expect(await notLoaded.locator('td[data-label="Field"]').innerText()).toBe('messageTemplate');
+    expect(await notLoaded.locator('td[data-label="Fault"]').innerText()).toMatch(/^mapping "refunds" .*template error/);
+    // the running mappings stay listed below
+    expect(await page.getByRole('table', { name: 'Mappings', exact: true }).getByRole('link', { name: 'orders-paid', exact: true }).count()).toBe(1);
+    await shot('mappings-not-loaded');
+    // removed: the next reload applies, and the section goes
+    fs.rmSync(file);
+    await page.locator('section.not-loaded').waitFor({ state: 'detached', timeout: 15_000 });
   });
 
   it('lists an uploaded file and a vector store with its files on the Files page', async () => {

@@ -32,6 +32,11 @@ export function receiptsCases(open: OpenStore) {
       expect((await store.receipts.get('ok'))?.failure ?? null).toBeNull();
       const listed = await store.receipts.list({ limit: 10, result: 'error' });
       expect(listed.map((r) => [r.id, r.failure?.stage])).toEqual([['f2', 'schema'], ['f1', 'transform']]);
+      // a refused request (no mapping failed) is an error, not a failed mapping
+      await store.receipts.record(receipt('refused', t + 3, { status: 401, outcome: 'error', errorCode: 'HERALD_UNAUTHORIZED', mappingId: null }));
+      expect((await store.receipts.list({ limit: 10, failed: true })).map((r) => r.id)).toEqual(['f2', 'f1']);
+      expect((await store.receipts.list({ limit: 10, failed: true, mappingId: 'orders', q: 'f1' })).map((r) => r.id)).toEqual(['f1']);
+      expect((await store.receipts.list({ limit: 10, result: 'error' })).map((r) => r.id)).toEqual(['refused', 'f2', 'f1']);
       const kept = await store.receipts.retainedForPath('orders', 10, t);
       expect(kept.map((k) => [k.receipt.id, k.receipt.failure])).toEqual([['f1', TRANSFORM]]);
       // another handle (another replica) reads the same

@@ -63,7 +63,7 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
   // the actions, the mapping workbench and the console's pages (the gateway always assembles them)
   if (deps.operator) {
     registerActionRoutes(app, { ...deps, operator: deps.operator });
-    registerMappingRoutes(app, { operator: deps.operator });
+    registerMappingRoutes(app, { operator: deps.operator, trouble: deps.trouble });
     registerWorkspaceRoutes(app, { operator: deps.operator });
     if (deps.operator.schedules) {
       registerScheduleRoutes(app, { schedules: deps.operator.schedules, store: deps.store });

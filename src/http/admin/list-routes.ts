@@ -58,6 +58,7 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
           outcome: z.enum(receiptOutcomes).optional().openapi(q('outcome', 'wake, agent, skip, error, idempotent_replay or respond (a handshake the mapping answered).')),
           run: z.string().optional().openapi(q('run', 'The run the request started.')),
           retained: z.enum(['true', 'false']).optional().openapi(q('retained', 'true: only requests whose payload is retained (replayable).')),
+          failed: z.enum(['true', 'false']).optional().openapi(q('failed', 'true: only requests whose mapping failed (a receipt with a `failure`: its stage, mapping and cause). Narrower than result=error, which also holds refused requests (a bad signature, no mapping).')),
         }).strict(),
       },
       responses: { 200: json(page(receiptRowSchema), 'One page of receipts, each with its run named'), ...errors },
@@ -70,6 +71,7 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
         mappingId: query.mapping,
         runId: query.run,
         retained: query.retained === 'true' ? true : undefined,
+        failed: query.failed === 'true' ? true : undefined,
       });
       const runs = await runLabels(store, rows.map((r) => r.runId));
       return c.json(pageOf(rows, query.limit, (r) => [r.receivedAt, r.id], (r) => ({ ...receiptView(r), run: (r.runId && runs.get(r.runId)) || null })), 200);

@@ -14,13 +14,14 @@ import {
 } from './admin-schemas.js';
 import { decodeCursor, encodeCursor, receiptView } from './admin-views.js';
 import type { OperatorDeps } from './operator-deps.js';
+import { mappingFaultSchema, type TroubleSources } from './trouble-view.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const qp = (name: string, description: string) => ({ param: { name, in: 'query' as const }, description });
 const errors = { 400: json(errorSchema, 'Invalid body'), 401: json(errorSchema, 'Not signed in'), 403: json(errorSchema, 'A console request without its CSRF token') };
 
 /** The mappings as configured, a dry run of a request (against them or a draft), and a draft's backtest. */
-export function registerMappingRoutes(app: OpenAPIHono, deps: { operator: OperatorDeps }): void {
+export function registerMappingRoutes(app: OpenAPIHono, deps: { operator: OperatorDeps; trouble?: Pick<TroubleSources, 'config'> }): void {
   const { lab } = deps.operator;
 
   app.openapi(
@@ -28,7 +29,7 @@ export function registerMappingRoutes(app: OpenAPIHono, deps: { operator: Operat
       method: 'get',
       path: '/mappings',
       tags: ['mappings'],
-      summary: 'Every mapping in the order they are tried: where it comes from, its match rules and fixtures',
+      summary: 'Every mapping in the order they are tried: where it comes from, its match rules and fixtures; and the mappings the last refused reload could not load',
       security: bearerSecurity,
       request: {
         query: z
@@ -43,7 +44,18 @@ export function registerMappingRoutes(app: OpenAPIHono, deps: { operator: Operat
           })
           .strict(),
       },
-      responses: { 200: json(page(mappingSchemaView), 'One page of mappings, in the order they are tried'), ...errors },
+      responses: {
+        200: json(
+          page(mappingSchemaView).extend({
+            notLoaded: z.array(mappingFaultSchema).openapi({
+              description:
+                "The mappings the last refused reload could not load (as the Overview's trouble.mappings): each with its file, id, fault, line and column. They do not run; the running ones stay. On every page and whatever the filters: their declaration is what failed.",
+            }),
+          }),
+          'One page of mappings, in the order they are tried, and the ones not loaded',
+        ),
+        ...errors,
+      },
     }),
     async (c) => {
       const query = c.req.valid('query');
@@ -60,7 +72,8 @@ export function registerMappingRoutes(app: OpenAPIHono, deps: { operator: Operat
       const from = query.cursor ? decodeCursor(query.cursor)!.at : 0;
       const shown = matching.slice(from, from + query.limit);
       const next = from + query.limit < matching.length ? encodeCursor(from + query.limit, shown.at(-1)!.id) : null;
-      return c.json({ data: shown as z.infer<typeof mappingSchemaView>[], nextCursor: next }, 200);
+      const notLoaded = deps.trouble?.config?.().mappings ?? [];
+      return c.json({ data: shown as z.infer<typeof mappingSchemaView>[], nextCursor: next, notLoaded }, 200);
     },
   );
 

@@ -33,7 +33,7 @@ const restartRequiredSchema = z
   })
   .openapi('RestartRequired');
 
-const mappingFaultSchema = z
+export const mappingFaultSchema = z
   .object({
     file: z.string().openapi({ description: 'The mapping file, or `hooks.mappings` for the config file\'s own.' }),
     index: z.number().int().nullable().openapi({ description: "The mapping's place in the file's list (0 for a file of one mapping); null for a fault of the whole file (not valid YAML)." }),

@@ -57,6 +57,33 @@ describe('the lists name their runs', () => {
   });
 });
 
+describe('GET /admin/receipts?failed=true', () => {
+  it('lists the requests whose mapping failed, each with its failure; a refused request is an error but no failed mapping', async () => {
+    const broken = `export default (ctx) => {\n  throw new Error('amount ' + ctx.payload.amount + ' is not a number');\n};\n`;
+    const app = await testApp(
+      { hooks: { mappings: [{ id: 'orders', match: { path: 'orders' }, transform: { module: 'orders.mjs' }, deliver: false }] } },
+      { files: { 'transforms/orders.mjs': broken } },
+    );
+    expect((await app.request('/hooks/orders', { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ amount: 'twelve' }) })).status).toBe(500);
+    expect((await app.request('/hooks/orders', { method: 'POST', headers: hookHeaders('wrong-token-0123456789'), body: '{}' })).status).toBe(401);
+    expect((await app.request('/hooks/wake', { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ text: 'x' }) })).status).toBe(200);
+    await eventually(async () => (await get(app, '/receipts')).data.length === 3);
+
+    const failed = await get(app, '/receipts?failed=true');
+    expect(failed.data).toHaveLength(1);
+    expect(failed.data[0]).toMatchObject({ path: 'orders', mappingId: 'orders', status: 500, failure: { stage: 'transform', mappingId: 'orders', at: 'orders.mjs:2' } });
+    expect(failed.data[0].failure.cause).toBe('Error: amount ‹value› is not a number');
+    // result=error holds the refused request too; failed=false is no filter
+    expect((await get(app, '/receipts?result=error')).data.map((r: any) => r.status)).toEqual([401, 500]);
+    expect((await get(app, '/receipts?failed=false')).data).toHaveLength(3);
+    expect((await get(app, '/receipts?failed=true&mapping=wake')).data).toEqual([]);
+    const bad = await app.request('/admin/receipts?failed=yes', { headers: admin });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await bad.json())).toContain('failed');
+    await app.stop();
+  });
+});
+
 describe('GET /admin/mappings', () => {
   it('shows match as YAML and counts the fixtures of each mapping of a file', async () => {
     const app = await testApp({ hooks: { mappingsDir: './maps' } }, { files: { 'maps/orders.yaml': orders, 'maps/orders.test.json': JSON.stringify(ordersFixtures) } });

@@ -65,6 +65,12 @@ async function trouble(): Promise<Record<string, any>> {
   return ((await res.json()) as { trouble: Record<string, any> }).trouble;
 }
 
+async function mappingsList(query: string): Promise<Record<string, any>> {
+  const res = await herald!.request(`/admin/mappings${query}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+  expect(res.status).toBe(200);
+  return (await res.json()) as Record<string, any>;
+}
+
 async function settledRun(): Promise<Record<string, any>> {
   const res = await herald!.request('/hooks/agent', { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'hi', deliver: false, wakeMode: 'next-heartbeat' }) });
   expect(res.status).toBe(202);
@@ -127,12 +133,19 @@ describe("the Overview's trouble", () => {
       },
     ]);
     expect(refused.refusedReload).toEqual({ at: expect.any(String), reason: 'mappingsDir changed', faults: [refused.mappings[0].fault] });
+    // the Mappings list names them too, not loaded, beside the ones that run (on every page, whatever the filters)
+    const listed = await mappingsList('');
+    expect(listed.notLoaded).toEqual(refused.mappings);
+    expect(listed.data.map((m: { id: string }) => m.id)).toContain('deploys');
+    expect(listed.data.map((m: { id: string }) => m.id)).not.toContain('bad-one');
+    expect((await mappingsList('?q=deploys&limit=1')).notLoaded).toEqual(refused.mappings);
     // absent from the running mappings, as the trouble says
     expect((await herald.request('/hooks/fine', { method: 'POST', headers: hookHeaders(), body: '{}' })).status).toBe(404);
 
     fs.writeFileSync(file, BROKEN.replace('$uppercase(service }}', '$uppercase(service) }}'));
     await eventually(async () => (await trouble()).refusedReload === null);
     expect(await trouble()).toEqual(ALL_CLEAR);
+    expect((await mappingsList('')).notLoaded).toEqual([]);
     expect((await herald.request('/hooks/fine', { method: 'POST', headers: hookHeaders(), body: '{}' })).status).toBe(200);
   });
 

@@ -104,7 +104,7 @@ function connect() {
     lastOverview = JSON.parse(e.data);
     current?.overview?.(lastOverview);
   });
-  // the server pushes what changed (receipts, runs, events, deliveries, sessions): a page showing any of it reloads its rows
+  // the server pushes what changed (the change kinds of GET /admin/stream): a page showing any of it reloads its rows
   stream.addEventListener('change', (e) => {
     const { kinds } = JSON.parse(e.data);
     if (current?.refresh && (!current.kinds || kinds.some((k) => current.kinds.includes(k)))) current.refresh();

@@ -34,6 +34,6 @@ export function alertsPage(root, { params }) {
     list.elements,
   );
   list.reload();
-  // alerts follow runs and deliveries: a change to either may have raised or resolved one
-  return { refresh: coalesced(list.reload), kinds: ['runs', 'deliveries', 'receipts'] };
+  // the store tells when an alert opens or resolves (on any replica): the page follows that alone
+  return { refresh: coalesced(list.reload), kinds: ['alerts'] };
 }

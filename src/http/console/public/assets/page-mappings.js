@@ -1,5 +1,5 @@
 import { api, qs } from './api.js';
-import { badge, clear, debounce, field, h, json, notice, table, time } from './dom.js';
+import { badge, clear, coalesced, debounce, field, h, json, notice, table, time } from './dom.js';
 import { pagedList } from './paged.js';
 
 export function mappingsPage(root, { rest, params }) {
@@ -9,9 +9,16 @@ export function mappingsPage(root, { rest, params }) {
   const q = h('input', { type: 'search', name: 'q', placeholder: 'id, path, name, file…', maxlength: 200 });
   q.value = params.get('q') ?? '';
   api.get('/agents').then((p) => agent.append(...p.data.map((a) => h('option', { value: a.id }, a.name ?? a.id)))).catch(() => {});
+  // the mappings the last refused reload could not load: above the ones that run, on every page
+  let notLoaded = [];
   const list = pagedList(
-    (cursor, limit) => api.get(`/mappings${qs({ agent: agent.value, action: action.value, q: q.value.trim(), limit, cursor })}`),
-    (rows) =>
+    async (cursor, limit) => {
+      const page = await api.get(`/mappings${qs({ agent: agent.value, action: action.value, q: q.value.trim(), limit, cursor })}`);
+      notLoaded = page.notLoaded ?? [];
+      return page;
+    },
+    (rows) => [
+      notLoadedView(notLoaded),
       table([
         { label: 'Id', cell: (m) => h('a', { class: 'nowrap', href: `#/mappings/playground?id=${encodeURIComponent(m.id)}` }, m.id) },
         { label: 'Match', cell: (m) => h('pre', { class: 'match' }, m.matchText) },
@@ -21,6 +28,7 @@ export function mappingsPage(root, { rest, params }) {
         { label: 'Retains', cell: (m) => (m.retainPayloads ? 'yes' : 'no') },
         { label: 'Fixtures', cell: (m) => (m.fixtureFile ? h('span', { class: 'fixtures', title: `${m.fixtures.length} of the cases of ${m.fixtureFile}` }, String(m.fixtures.length)) : h('span', { class: 'muted', title: 'No fixture file beside its mapping file' }, '—')) },
       ], rows, { empty: 'No mappings match.', caption: 'Mappings' }),
+    ],
   );
   for (const el of [agent, action]) el.addEventListener('change', () => list.reset());
   q.addEventListener('search', () => q.value === '' && list.reset());
@@ -33,7 +41,27 @@ export function mappingsPage(root, { rest, params }) {
     list.elements,
   );
   list.reload();
-  return {};
+  // a refused or applied reload changes what is loaded
+  return { refresh: coalesced(list.reload), kinds: ['trouble'] };
+}
+
+/** where a fault is: the file, with the line and column when the fault names a field or a mapping */
+const place = (f) => `${f.file}${f.line != null ? `:${f.line}${f.column != null ? `:${f.column}` : ''}` : ''}`;
+
+function notLoadedView(faults) {
+  if (!faults.length) return null;
+  return h(
+    'section',
+    { class: 'not-loaded' },
+    h('h2', {}, 'Not loaded'),
+    notice('The last reload was refused: these mappings do not run (the ones below still do) until their file is fixed.', 'bad'),
+    table([
+      { label: 'Mapping', cell: (f) => [f.id ?? h('span', { class: 'muted' }, 'the whole file'), ' ', h('span', { class: 'badge bad' }, 'not loaded')] },
+      { label: 'Where', cell: (f) => h('code', {}, place(f)) },
+      { label: 'Field', cell: (f) => f.field ?? '—' },
+      { label: 'Fault', cell: (f) => f.fault },
+    ], faults, { caption: 'Mappings not loaded' }),
+  );
 }
 
 const parse = (text, what) => {

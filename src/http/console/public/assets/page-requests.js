@@ -10,11 +10,13 @@ export function requestsPage(root, { rest, params }) {
   const result = h('select', { name: 'result' }, ['', 'ok', 'error'].map((v) => h('option', { value: v }, v || 'any result')));
   const outcome = h('select', { name: 'outcome' }, outcomes.map((v) => h('option', { value: v }, v || 'any outcome')));
   const mapping = h('select', { name: 'mapping' }, h('option', { value: '' }, 'any mapping'));
+  const failed = h('input', { type: 'checkbox', name: 'failed' });
+  failed.checked = params.get('failed') === 'true';
   api.get('/mappings?limit=1000').then((p) => mapping.append(...p.data.map((m) => h('option', { value: m.id }, m.id)))).catch(() => {});
   const range = rangeAndSearch({ params, placeholder: 'id, path, mapping, run…', onChange: () => list.reset() });
   result.value = params.get('result') ?? '';
   const list = pagedList(
-    (cursor, limit) => api.get(`/receipts${qs({ result: result.value, outcome: outcome.value, mapping: mapping.value, ...range.values(), limit, cursor })}`),
+    (cursor, limit) => api.get(`/receipts${qs({ result: result.value, outcome: outcome.value, mapping: mapping.value, failed: failed.checked ? 'true' : undefined, ...range.values(), limit, cursor })}`),
     (rows) =>
       table(
         [
@@ -22,7 +24,7 @@ export function requestsPage(root, { rest, params }) {
           { label: 'Received', cell: (r) => timeCell(r.receivedAt) },
           { label: 'Mapping', cell: (r) => r.mappingId ?? '—' },
           { label: 'Status', cell: (r) => badge(r.status) },
-          { label: 'Outcome', cell: (r) => [r.outcome, r.replayOf ? h('span', { class: 'tag' }, 'replay') : null, r.retainedUntil ? h('span', { class: 'tag' }, 'retained') : null] },
+          { label: 'Outcome', cell: (r) => [r.outcome, r.failure ? [' ', failureBadge(r.failure)] : null, r.replayOf ? h('span', { class: 'tag' }, 'replay') : null, r.retainedUntil ? h('span', { class: 'tag' }, 'retained') : null] },
           { label: 'Run / event', cell: (r) => (r.run ? [runRef(r.run), ' ', badge(r.run.status)] : r.runId ? h('a', { href: `#/runs/${encodeURIComponent(r.runId)}` }, idChip(r.runId)) : r.eventId != null ? `event ${r.eventId}` : '—') },
           { label: 'Auth', cell: (r) => r.authMethod },
           { label: 'Bytes', cell: (r) => String(r.bodyBytes) },
@@ -32,11 +34,16 @@ export function requestsPage(root, { rest, params }) {
         { empty: 'No webhook requests yet.', caption: 'Webhook requests' },
       ),
   );
-  const filters = h('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), list.reset()) }, field('Result', result), field('Outcome', outcome), field('Mapping', mapping), range.fields, h('button', { type: 'submit' }, 'Filter'));
-  for (const el of [result, outcome, mapping]) el.addEventListener('change', () => list.reset());
+  const filters = h('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), list.reset()) }, field('Result', result), field('Outcome', outcome), field('Mapping', mapping), field('Mapping failed', failed), range.fields, h('button', { type: 'submit' }, 'Filter'));
+  for (const el of [result, outcome, mapping, failed]) el.addEventListener('change', () => list.reset());
   clear(root, h('h1', {}, 'Requests'), h('p', { class: 'lead' }, 'A receipt for every webhook request, live. Bodies are kept only for mappings that retain them.'), filters, list.elements);
   list.reload();
   return { refresh: coalesced(list.reload), kinds: ['receipts'] };
+}
+
+/** where a request's mapping failed, on its row: the stage and the mapping; the cause on hover (the request's page tells it all) */
+function failureBadge(f) {
+  return h('span', { class: 'badge bad failure', title: f.cause }, `${f.stage} failed · ${f.mappingId}`);
 }
 
 function requestDetail(root, id) {
