@@ -26,10 +26,9 @@ export interface ParseInput {
 }
 
 /**
- * A worker whose heap has grown past this (a worker with its parsers loaded holds ~20 MB; one
- * that read an 8 MiB text ~50 MB) is
- * ended once its parse is done, giving the memory back; smaller ones stay for the next upload
- * until idle for `WORKER_IDLE_MS`, sparing it the start of a worker (~0.2-2 s).
+ * A worker whose heap is past this after its parse (and a full collection: the document's text is
+ * garbage by then) is ended once its parse is done, giving the memory back; smaller ones stay for
+ * the next upload until idle for `WORKER_IDLE_MS`, sparing it the start of a worker (~0.2-2 s).
  */
 const RECYCLE_HEAP_BYTES = 32 * 2 ** 20;
 const WORKER_IDLE_MS = 30_000;

@@ -10,7 +10,7 @@ import {
   type KnowledgeCandidate,
   type KnowledgeCandidates,
   type KnowledgeRepo,
-  type NewKnowledgeChunk,
+  type NewKnowledgeChunks,
 } from '../port.js';
 import { chunkBatches } from '../chunk-batches.js';
 import { toKnowledgeDocument, type KnowledgeDocumentRow } from '../knowledge-rows.js';
@@ -240,11 +240,12 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCom
         .immediate();
       if (started.existing) return { document: started.existing, created: false };
       const id = started.id!;
-      const insertBatch = db.transaction((batch: NewKnowledgeChunk[], from: number) => {
-        batch.forEach((chunk, i) => {
+      const insertBatch = db.transaction((batch: NewKnowledgeChunks, from: number) => {
+        for (let i = 0; i < batch.length; i++) {
+          const chunk = batch.at(i)!;
           const { lastInsertRowid } = insertChunk.run(newId('chunk'), id, doc.agentId, from + i, chunk.content, chunk.terms, chunk.embedding ? bytesOf(chunk.embedding) : null);
           fts.insert.run(lastInsertRowid, chunk.terms);
-        });
+        }
       });
       let count = 0;
       try {
