@@ -74,6 +74,7 @@ const ftsQuery = (terms: string[]) => terms.map((t) => `"${t.replaceAll('"', '""
  */
 export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCommits): KnowledgeRepo {
   const byHash = db.prepare<[string, string], DocumentRow>('SELECT * FROM knowledge_documents WHERE agent_id = ? AND sha256 = ?');
+  const readyByHash = db.prepare<[string, string], DocumentRow>("SELECT * FROM knowledge_documents WHERE agent_id = ? AND sha256 = ? AND status = 'ready'");
   const byId = db.prepare<[string], DocumentRow>("SELECT * FROM knowledge_documents WHERE id = ? AND status = 'ready'");
   const byAgent = db.prepare<[string], DocumentRow>("SELECT * FROM knowledge_documents WHERE agent_id = ? AND status = 'ready' ORDER BY created_at, rowid");
   const all = db.prepare<[], DocumentRow>("SELECT * FROM knowledge_documents WHERE status = 'ready' ORDER BY created_at, rowid");
@@ -270,7 +271,7 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCom
       return get(id);
     },
     async findByHash(agentId, sha256) {
-      const row = byHash.get(agentId, sha256);
+      const row = readyByHash.get(agentId, sha256);
       return row && toDocument(row);
     },
     async list(agentId) {
