@@ -8,37 +8,24 @@ export interface PackedChunks {
  * A batch of chunks and their index form (segmenting and stemming are CPU work too) as one buffer
  * (the count, each string's end offset, then the UTF-8 texts: chunk i is string 2i, its index form
  * 2i+1), moved from the parse worker to the main thread: a structured clone of its strings would
- * be decoded on the main thread in one go, the very stall the worker exists to avoid. Each index
- * form is encoded as it is made and dropped: strings that outlive the young generation's
- * collections make V8 grow it. Its own file so the main thread reads batches without loading the
- * parsers.
+ * be decoded on the main thread in one go, the very stall the worker exists to avoid. Sized
+ * exactly, in one allocation: batches of one size reuse the memory the ones before gave back.
+ * Its own file so the main thread reads batches without loading the parsers.
  */
 export function packChunks(chunks: string[], termsOf: (content: string) => string): Uint8Array {
-  const head = 4 + 8 * chunks.length;
-  // the texts' own size plus as much again for their index forms, grown by half when short
-  let packed = new Uint8Array(head + 2 * chunks.reduce((n, c) => n + c.length, 0) + 1024);
-  const encoder = new TextEncoder();
-  const ends = new Uint32Array(2 * chunks.length);
-  let at = head;
-  const put = (text: string, i: number) => {
-    // UTF-8 takes at most 3 bytes per UTF-16 unit
-    if (packed.length - at < 3 * text.length) {
-      const grown = new Uint8Array(Math.max(Math.ceil(packed.length * 1.5), at + 3 * text.length));
-      grown.set(packed.subarray(0, at));
-      packed = grown;
-    }
-    at += encoder.encodeInto(text, packed.subarray(at)).written;
-    ends[i] = at - head;
-  };
-  chunks.forEach((content, i) => {
-    put(content, 2 * i);
-    put(termsOf(content), 2 * i + 1);
-  });
-  // what was not used is not moved (a batch is small: its copy costs little)
-  if (at < packed.length) packed = packed.slice(0, at);
+  const strings = chunks.flatMap((content) => [content, termsOf(content)]);
+  const head = 4 + 4 * strings.length;
+  const ends = new Uint32Array(strings.length);
+  let size = head;
+  strings.forEach((text, i) => (ends[i] = (size += Buffer.byteLength(text)) - head));
+  const packed = new Uint8Array(size);
   const view = new DataView(packed.buffer);
   view.setUint32(0, chunks.length, true);
-  ends.forEach((end, i) => view.setUint32(4 + 4 * i, end, true));
+  const encoder = new TextEncoder();
+  strings.forEach((text, i) => {
+    encoder.encodeInto(text, packed.subarray(head + (i ? ends[i - 1]! : 0)));
+    view.setUint32(4 + 4 * i, ends[i]!, true);
+  });
   return packed;
 }
 

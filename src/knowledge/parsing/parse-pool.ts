@@ -38,7 +38,7 @@ const WORKER_IDLE_MS = 30_000;
  * sixteenth for the young one (at least 4 MB; smaller made mammoth markedly slower).
  */
 export function workerResourceLimits(workerMemoryMb: number): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb: number } {
-  const young = Math.max(4, Math.floor(workerMemoryMb / 16));
+  const young = Math.min(8, Math.max(4, Math.floor(workerMemoryMb / 16)));
   return { maxYoungGenerationSizeMb: young, maxOldGenerationSizeMb: workerMemoryMb - young };
 }
 
