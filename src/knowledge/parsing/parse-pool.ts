@@ -35,7 +35,9 @@ const WORKER_IDLE_MS = 30_000;
 
 /**
  * `workerMemoryMb` split between V8's generations, so that together they stay within it: a
- * sixteenth for the young one (at least 4 MB; smaller made mammoth markedly slower).
+ * sixteenth for the young one, at least 4 MB (smaller made mammoth markedly slower) and at most
+ * 8 MB (what a parse allocates dies young, a batch at a time: a larger young generation is only
+ * resident memory).
  */
 export function workerResourceLimits(workerMemoryMb: number): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb: number } {
   const young = Math.min(8, Math.max(4, Math.floor(workerMemoryMb / 16)));
