@@ -27,6 +27,27 @@ describe('ParsePool', () => {
     expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.message)).toEqual([]);
   });
 
+  it('hands the chunks over in batches, in order, and frees the worker of a reader that leaves them unread', async () => {
+    pool = new ParsePool(knowledgeLimitsSchema.parse({ workers: 1 }));
+    const file = textFile(1 << 20, 1);
+    const sizes: number[] = [];
+    const contents = await pool.parse({ bytes: file, filename: 'big.txt', chunking: DEFAULT_CHUNK }, async (parsed) => {
+      const read: string[] = [];
+      for await (const batch of parsed.batches) {
+        sizes.push(batch.length);
+        for (let i = 0; i < batch.length; i++) read.push(batch.at(i)!.content);
+      }
+      expect(read).toHaveLength(parsed.count);
+      return read;
+    });
+    expect(sizes.length).toBeGreaterThan(1);
+    expect(contents.join(' ')).toContain('Section 1. Refunds are issued');
+    // a duplicate: the reader answers without its batches; the next document still gets the worker
+    const type = await pool.parse({ bytes: textFile(1 << 20, 2), filename: 'again.txt', chunking: DEFAULT_CHUNK }, async (parsed) => parsed.type);
+    expect(type).toBe('txt');
+    expect((await readAll(textFile(1000, 3), 'small.txt', (input, consume) => pool!.parse(input, consume)))[0]).toContain('Section 3.');
+  });
+
   it('refuses a document past platform.knowledge.maxQueued as the server being busy (503), not as a fault of the file', async () => {
     pool = new ParsePool(knowledgeLimitsSchema.parse({ workers: 1, maxQueued: 2 }));
     const parses = Array.from({ length: 4 }, (_, i) => readAll(textFile(1000, i), `f${i}.txt`, (input, consume) => pool!.parse(input, consume)));

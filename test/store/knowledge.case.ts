@@ -34,6 +34,68 @@ export function knowledgeCases(open: OpenStore) {
       expect(await store.probe.counts()).toMatchObject({ knowledgeDocuments: 2, knowledgeChunks: 3 });
     });
 
+    it('writes chunks given in batches as they arrive, and shows the document only once the last is in', async () => {
+      const store = await open();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let taken = 0;
+      async function* batches() {
+        yield indexed('The quokka smiles.', 'Quokkas live on Rottnest.');
+        taken = 1;
+        await held;
+        yield indexed('A third quokka chunk.');
+        taken = 2;
+      }
+      const adding = store.knowledge.add(doc('a', 'quokka.txt', '1'), batches());
+      while (taken < 1) await nextTurn();
+      // the first batch is written, the document not seen
+      expect(await store.knowledge.list('a')).toEqual([]);
+      expect(await store.knowledge.findByHash('a', '1'.padStart(64, '0'))).toBeUndefined();
+      expect((await store.knowledge.search('a', ['quokka'], 5)).candidates).toEqual([]);
+      if (store.knowledge.hasChunks) expect(await store.knowledge.hasChunks('a')).toBe(false);
+      release();
+      const { document, created } = await adding;
+      expect(taken).toBe(2);
+      expect(created).toBe(true);
+      expect(document).toMatchObject({ chunkCount: 3, status: 'ready' });
+      expect(await store.knowledge.chunksOf(document.id)).toEqual(['The quokka smiles.', 'Quokkas live on Rottnest.', 'A third quokka chunk.']);
+      expect((await store.knowledge.search('a', ['quokka'], 5)).candidates).toHaveLength(3);
+      expect(await store.knowledge.documentCounts()).toEqual(new Map([['a', 1]]));
+    });
+
+    it('keeps nothing of a document whose batches failed, and takes the same file again whole', async () => {
+      const store = await open();
+      async function* failing() {
+        yield indexed('The quokka smiles.');
+        throw new Error('the parse worker stopped');
+      }
+      await expect(store.knowledge.add(doc('a', 'quokka.txt', '1'), failing())).rejects.toThrow('the parse worker stopped');
+      expect(await store.knowledge.list()).toEqual([]);
+      expect((await store.knowledge.search('a', ['quokka'], 5)).candidates).toEqual([]);
+      expect(await store.probe.counts()).toMatchObject({ knowledgeDocuments: 0, knowledgeChunks: 0 });
+      async function* whole() {
+        yield indexed('The quokka smiles.');
+        yield indexed('Quokkas live on Rottnest.');
+      }
+      const { document, created } = await store.knowledge.add(doc('a', 'quokka.txt', '1'), whole());
+      expect(created).toBe(true);
+      expect(document.chunkCount).toBe(2);
+      expect(await store.probe.counts()).toMatchObject({ knowledgeDocuments: 1, knowledgeChunks: 2 });
+    });
+
+    it('answers the document stored first for the same content given in batches, without reading them', async () => {
+      const store = await open();
+      const { document } = await store.knowledge.add(doc('a', 'one.txt', '7'), indexed('Same text.'));
+      let read = false;
+      async function* batches() {
+        read = true;
+        yield indexed('Same text.');
+      }
+      const again = await store.knowledge.add(doc('a', 'two.txt', '7'), batches());
+      expect(again).toEqual({ document, created: false });
+      expect(read).toBe(false);
+    });
+
     it('replaces a document\'s metadata and keeps its chunks', async () => {
       const store = await open();
       const { document } = await store.knowledge.add(doc('a', 'cats.txt', '1'), indexed('Cats sleep sixteen hours a day.'));

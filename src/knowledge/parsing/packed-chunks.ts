@@ -9,21 +9,22 @@ export interface PackedChunks {
  * (the count, each string's end offset, then the UTF-8 texts: chunk i is string 2i, its index form
  * 2i+1), moved from the parse worker to the main thread: a structured clone of its strings would
  * be decoded on the main thread in one go, the very stall the worker exists to avoid. Sized
- * exactly, so nothing unused is moved. Its own file so the main thread reads batches without
- * loading the parsers.
+ * exactly, in one allocation: batches of one size reuse the memory the ones before gave back.
+ * Its own file so the main thread reads batches without loading the parsers.
  */
 export function packChunks(chunks: string[], termsOf: (content: string) => string): Uint8Array {
   const strings = chunks.flatMap((content) => [content, termsOf(content)]);
   const head = 4 + 4 * strings.length;
-  const sizes = strings.map((text) => Buffer.byteLength(text));
-  const packed = new Uint8Array(head + sizes.reduce((n, size) => n + size, 0));
+  const ends = new Uint32Array(strings.length);
+  let size = head;
+  strings.forEach((text, i) => (ends[i] = (size += Buffer.byteLength(text)) - head));
+  const packed = new Uint8Array(size);
   const view = new DataView(packed.buffer);
   view.setUint32(0, chunks.length, true);
   const encoder = new TextEncoder();
-  let at = head;
   strings.forEach((text, i) => {
-    at += encoder.encodeInto(text, packed.subarray(at, at + sizes[i]!)).written;
-    view.setUint32(4 + 4 * i, at - head, true);
+    encoder.encodeInto(text, packed.subarray(head + (i ? ends[i - 1]! : 0)));
+    view.setUint32(4 + 4 * i, ends[i]!, true);
   });
   return packed;
 }

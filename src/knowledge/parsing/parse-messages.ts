@@ -2,11 +2,11 @@ import type { HeraldError } from '../../errors.js';
 import type { DocumentType } from './detect-type.js';
 
 /**
- * Chunks per batch a parse worker sends (~0.5 MB packed with their index form), and the batches it
+ * Chunks per batch a parse worker sends (~0.25 MB packed with their index form), and the batches it
  * may have sent that the store has not taken yet: past them it waits, so a slow store never has a
  * whole document's chunks piled up before it.
  */
-export const CHUNKS_PER_BATCH = 256;
+export const CHUNKS_PER_BATCH = 128;
 export const BATCHES_AHEAD = 2;
 
 /** a parse's refusal, as a worker sends it back */

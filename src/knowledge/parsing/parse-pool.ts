@@ -26,20 +26,21 @@ export interface ParseInput {
 }
 
 /**
- * A worker whose heap has grown past this (a worker with its parsers loaded holds ~20 MB; one
- * that read an 8 MiB text ~50 MB) is
- * ended once its parse is done, giving the memory back; smaller ones stay for the next upload
- * until idle for `WORKER_IDLE_MS`, sparing it the start of a worker (~0.2-2 s).
+ * A worker whose heap is past this after its parse (and a full collection: the document's text is
+ * garbage by then) is ended once its parse is done, giving the memory back; smaller ones stay for
+ * the next upload until idle for `WORKER_IDLE_MS`, sparing it the start of a worker (~0.2-2 s).
  */
 const RECYCLE_HEAP_BYTES = 32 * 2 ** 20;
 const WORKER_IDLE_MS = 30_000;
 
 /**
  * `workerMemoryMb` split between V8's generations, so that together they stay within it: a
- * sixteenth for the young one (at least 4 MB; smaller made mammoth markedly slower).
+ * sixteenth for the young one, at least 4 MB (smaller made mammoth markedly slower) and at most
+ * 8 MB (what a parse allocates dies young, a batch at a time: a larger young generation is only
+ * resident memory).
  */
 export function workerResourceLimits(workerMemoryMb: number): { maxYoungGenerationSizeMb: number; maxOldGenerationSizeMb: number } {
-  const young = Math.max(4, Math.floor(workerMemoryMb / 16));
+  const young = Math.min(8, Math.max(4, Math.floor(workerMemoryMb / 16)));
   return { maxYoungGenerationSizeMb: young, maxOldGenerationSizeMb: workerMemoryMb - young };
 }
 

@@ -82,7 +82,8 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
         // per few hundred chunks, each read from `chunks` as its statement is made: a large document
         // is never one statement of all its texts (several copies of them at once)
         let count = 0;
-        for await (const batch of chunkBatches(chunks, CHUNKS_PER_STATEMENT)) {
+        for await (const given of chunkBatches(chunks, CHUNKS_PER_STATEMENT)) {
+          const batch = Array.from({ length: given.length }, (_, i) => given.at(i)!);
           await client.query(
             `INSERT INTO knowledge_chunks (id, document_id, agent_id, seq, content, terms, embedding)
              SELECT id, $2, $3, $7 + seq - 1, content, terms, embedding

@@ -10,7 +10,7 @@ import {
   type KnowledgeCandidate,
   type KnowledgeCandidates,
   type KnowledgeRepo,
-  type NewKnowledgeChunk,
+  type NewKnowledgeChunks,
 } from '../port.js';
 import { chunkBatches } from '../chunk-batches.js';
 import { toKnowledgeDocument, type KnowledgeDocumentRow } from '../knowledge-rows.js';
@@ -74,6 +74,7 @@ const ftsQuery = (terms: string[]) => terms.map((t) => `"${t.replaceAll('"', '""
  */
 export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCommits): KnowledgeRepo {
   const byHash = db.prepare<[string, string], DocumentRow>('SELECT * FROM knowledge_documents WHERE agent_id = ? AND sha256 = ?');
+  const readyByHash = db.prepare<[string, string], DocumentRow>("SELECT * FROM knowledge_documents WHERE agent_id = ? AND sha256 = ? AND status = 'ready'");
   const byId = db.prepare<[string], DocumentRow>("SELECT * FROM knowledge_documents WHERE id = ? AND status = 'ready'");
   const byAgent = db.prepare<[string], DocumentRow>("SELECT * FROM knowledge_documents WHERE agent_id = ? AND status = 'ready' ORDER BY created_at, rowid");
   const all = db.prepare<[], DocumentRow>("SELECT * FROM knowledge_documents WHERE status = 'ready' ORDER BY created_at, rowid");
@@ -240,11 +241,12 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCom
         .immediate();
       if (started.existing) return { document: started.existing, created: false };
       const id = started.id!;
-      const insertBatch = db.transaction((batch: NewKnowledgeChunk[], from: number) => {
-        batch.forEach((chunk, i) => {
+      const insertBatch = db.transaction((batch: NewKnowledgeChunks, from: number) => {
+        for (let i = 0; i < batch.length; i++) {
+          const chunk = batch.at(i)!;
           const { lastInsertRowid } = insertChunk.run(newId('chunk'), id, doc.agentId, from + i, chunk.content, chunk.terms, chunk.embedding ? bytesOf(chunk.embedding) : null);
           fts.insert.run(lastInsertRowid, chunk.terms);
-        });
+        }
       });
       let count = 0;
       try {
@@ -269,7 +271,7 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCom
       return get(id);
     },
     async findByHash(agentId, sha256) {
-      const row = byHash.get(agentId, sha256);
+      const row = readyByHash.get(agentId, sha256);
       return row && toDocument(row);
     },
     async list(agentId) {
