@@ -163,6 +163,42 @@ describe('a heartbeat turn', () => {
 });
 
 describe('the OpenAI-compatible API', () => {
+  it("POST /v1/responses with a remote MCP tool: the call's span under the request's, continued at the server", async () => {
+    collector = await startFakeCollector();
+    const { server, traceparents } = await ticketServer();
+    const model = await startToolCallingModel(callInRounds([[{ name: 'docs__lookup', arguments: { ticket: PAYLOAD_VALUE } }]]));
+    closers.push(() => model.close());
+    herald = await startHerald(
+      baseConfig({
+        tracing: tracing(),
+        models: { providers: { fake: { api: 'openai', baseUrl: model.url, apiKey: MODEL_KEY } } },
+        agents: { defaults: { model: 'fake/tool-model' } },
+        tools: { remoteAllowlist: [server.url] },
+      }),
+    );
+    const res = await fetch(`${herald.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'main',
+        input: PROMPT_TEXT,
+        tools: [{ type: 'mcp', server_label: 'docs', server_url: server.url, headers: { Authorization: `Bearer ${MCP_TOKEN}` }, require_approval: 'never' }],
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { output: { type: string }[] }).output.map((i) => i.type)).toEqual(['mcp_list_tools', 'mcp_call', 'message']);
+    const spans = await exported((all) => all.some((s) => s.name === 'POST /v1/responses'));
+
+    const request = only(spans, (s) => s.name === 'POST /v1/responses');
+    const trace = spans.filter((s) => s.traceId === request.traceId);
+    expect(trace.filter((s) => s.name === 'chat tool-model').map((s) => s.parentSpanId)).toEqual([request.spanId, request.spanId]);
+    const tool = only(trace, (s) => s.name === 'execute_tool docs__lookup');
+    expect(tool).toMatchObject({ kind: KIND.internal, parentSpanId: request.spanId });
+    expect(tool.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'docs__lookup', 'herald.tool.server': 'docs', 'herald.tool.status': 'succeeded' });
+    expect(traceparents.map(traceparentOf)).toEqual([{ traceId: request.traceId, parentId: tool.spanId }]);
+    expectNothingOf([PAYLOAD_VALUE, TOOL_RESULT, PROMPT_TEXT, MCP_TOKEN, MODEL_KEY]);
+  });
+
   it("POST /v1/responses, plain and streamed: a chat span under the request's, continued at the model", async () => {
     collector = await startFakeCollector();
     const model = await startFakeServer((req) =>
@@ -258,6 +294,10 @@ describe("a governed mapping's intake", () => {
       }),
     );
     const post = (path: string, payload: Record<string, unknown>) => fetch(`${herald!.url}/hooks/${path}`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify(payload) });
+    // a wake repeating the pending event joins it (OpenClaw's eventOutcome "coalesced"); sent first, before a run's summary can come between
+    const wake = () => post('wake', { text: PAYLOAD_VALUE, mode: 'next-heartbeat' }).then((r) => r.json() as Promise<{ eventOutcome: string }>);
+    expect((await wake()).eventOutcome).toBe('queued');
+    expect((await wake()).eventOutcome).toBe('coalesced');
     const first = await post('alerts', { service: 'db', text: PAYLOAD_VALUE });
     expect(first.status).toBe(202);
     const { runId } = (await first.json()) as { runId: string };
@@ -265,9 +305,12 @@ describe("a governed mapping's intake", () => {
     expect(await second.json()).toEqual({ ok: true, runId, coalesced: true });
     expect((await post('deploys', { text: 'v1' })).status).toBe(202);
     expect((await post('deploys', { text: 'v2' })).status).toBe(429);
-    const spans = await exported((all) => all.filter((s) => s.name === 'herald.hook.intake').length === 4);
+    const spans = await exported((all) => all.filter((s) => s.name === 'herald.hook.intake').length === 6);
 
-    const intakes = spans.filter((s) => s.name === 'herald.hook.intake').sort((a, b) => a.startMs - b.startMs);
+    const wakes = spans.filter((s) => s.name === 'herald.hook.intake' && s.attributes['herald.hook.path'] === 'wake').sort((a, b) => a.startMs - b.startMs);
+    expect(wakes.map((w) => [w.attributes['herald.wake.event'], w.attributes['herald.coalesced']])).toEqual([['queued', false], ['coalesced', true]]);
+    expect(wakes.every((w) => !('herald.admission' in w.attributes))).toBe(true);
+    const intakes = spans.filter((s) => s.name === 'herald.hook.intake' && s.attributes['herald.hook.path'] !== 'wake').sort((a, b) => a.startMs - b.startMs);
     for (const intake of intakes) {
       const request = only(spans, (s) => s.spanId === intake.parentSpanId);
       expect(request).toMatchObject({ kind: KIND.server, traceId: intake.traceId, name: `POST /hooks/${intake.attributes['herald.mapping.id']}` });
