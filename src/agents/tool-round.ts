@@ -144,6 +144,9 @@ async function executeTraced(ctx: RoundContext, record: ToolCallRecord, spec: To
   });
   ctx.onCallFinished?.(spec.server, spec.tool, status, (finishedAt - started) / 1000);
   span.set({ 'herald.tool.status': status });
+  // a failed call is answered to the model, not thrown: the span is marked failed all the same, by
+  // how it ended (`failed`, `timed_out`), never by the error's text, which quotes the server
+  if (status !== 'succeeded') span.fail({ code: status });
   return result;
 }
 

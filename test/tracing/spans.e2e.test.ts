@@ -40,6 +40,12 @@ async function ticketServer(): Promise<{ server: McpHttpServer; traceparents: (s
   const traceparents: (string | undefined)[] = [];
   const server = await startMcpHttpServer(
     (mcp) => {
+      // a tool's failure is a result marked isError (https://modelcontextprotocol.io/specification/2025-06-18/server/tools#error-handling)
+      mcp.registerTool('close_ticket', { description: 'Closes a ticket.', inputSchema: { ticket: z.string() }, annotations: { readOnlyHint: true } }, async (_args, extra) => {
+        const header = extra.requestInfo?.headers.traceparent;
+        traceparents.push(Array.isArray(header) ? header[0] : header);
+        return { content: [{ type: 'text', text: `${TOOL_RESULT} refused` }], isError: true };
+      });
       mcp.registerTool('lookup', { description: 'Looks up a ticket.', inputSchema: { ticket: z.string() }, annotations: { readOnlyHint: true } }, async (_args, extra) => {
         const header = extra.requestInfo?.headers.traceparent;
         traceparents.push(Array.isArray(header) ? header[0] : header);
@@ -71,7 +77,7 @@ const toolConfig = (model: ToolCallingModel, mcp: McpHttpServer, extra: Record<s
 /** every span exported once herald stopped (its spans flushed), after `ready` holds */
 async function exported(ready: (spans: ReceivedSpan[]) => boolean): Promise<ReceivedSpan[]> {
   await herald!.stop();
-  return eventually(() => ready(collector!.spans) && collector!.spans);
+  return eventually(() => (ready(collector!.spans) ? collector!.spans : undefined));
 }
 
 /** nothing of `secrets` in any export's body */
@@ -80,7 +86,7 @@ function expectNothingOf(secrets: string[]): void {
   for (const secret of [...secrets, HOOK_TOKEN, GATEWAY_TOKEN, API_KEY]) expect(bodies).not.toContain(secret);
 }
 
-const ready = async (h: RunningHerald) => eventually(() => h.gateway.mcp.tools().length === 1);
+const ready = async (h: RunningHerald) => eventually(() => h.gateway.mcp.tools().length === 2);
 
 describe('a tool call to an MCP server over Streamable HTTP', () => {
   it("is an execute_tool span under the hook's run, by the GenAI conventions, and the server receives its traceparent", async () => {
@@ -124,6 +130,29 @@ describe('a tool call to an MCP server over Streamable HTTP', () => {
 
     // the MCP server's tools/call request named the tool call's span
     expect(traceparents.map(traceparentOf)).toEqual([{ traceId: run.traceId, parentId: tool.spanId }]);
+    expectNothingOf([PAYLOAD_VALUE, TOOL_RESULT, PROMPT_TEXT, MCP_TOKEN, MODEL_KEY]);
+  });
+
+  it('a call that fails is a failed span naming how it ended, never what the server said', async () => {
+    collector = await startFakeCollector();
+    const { server, traceparents } = await ticketServer();
+    const model = await startToolCallingModel(callInRounds([[{ name: 'crm__close_ticket', arguments: { ticket: PAYLOAD_VALUE } }]]));
+    closers.push(() => model.close());
+    herald = await startHerald(toolConfig(model, server));
+    await ready(herald);
+    const chat = await fetch(`${herald.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'main', messages: [{ role: 'user', content: PROMPT_TEXT }] }),
+    });
+    expect(chat.status).toBe(200);
+    const spans = await exported((all) => all.some((s) => s.name === 'POST /v1/chat/completions'));
+
+    const request = only(spans, (s) => s.name === 'POST /v1/chat/completions');
+    const tool = only(spans, (s) => s.name === 'execute_tool crm__close_ticket');
+    expect(tool).toMatchObject({ traceId: request.traceId, parentSpanId: request.spanId, statusCode: 2, statusMessage: 'failed' });
+    expect(tool.attributes).toMatchObject({ 'herald.tool.status': 'failed', 'error.type': 'failed' });
+    expect(traceparents.map(traceparentOf)).toEqual([{ traceId: request.traceId, parentId: tool.spanId }]);
     expectNothingOf([PAYLOAD_VALUE, TOOL_RESULT, PROMPT_TEXT, MCP_TOKEN, MODEL_KEY]);
   });
 });
@@ -269,6 +298,7 @@ describe('the OpenAI-compatible API', () => {
     expect(call.attributes).toMatchObject({
       'gen_ai.operation.name': 'embeddings',
       'gen_ai.provider.name': 'fake',
+      'gen_ai.system': 'fake',
       'gen_ai.request.model': 'text-embedding-3-small',
       'herald.model.ref': 'fake/text-embedding-3-small',
       'herald.embeddings.inputs': 2,
