@@ -34,6 +34,7 @@ const onPostgresToo = [
   'test/platform/usage.e2e.test.ts',
   'test/tools/hook-run-tools.e2e.test.ts',
   'test/tracing/traces.e2e.test.ts',
+  'test/tracing/spans.e2e.test.ts',
 ];
 
 export default defineConfig({

@@ -113,8 +113,9 @@ function newRecord(ctx: RoundContext, call: ModelToolCall, turn: number, spec: T
  * can never take the turn down with it.
  */
 export function executeCall(ctx: RoundContext, record: ToolCallRecord, spec: ToolSpec, args: Record<string, unknown>): Promise<ToolResult> {
-  // OpenTelemetry's GenAI tool span: the tool and how its call ended, never its arguments or result
-  const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': spec.name, 'herald.tool.server': spec.server, 'herald.tool.call.id': record.id };
+  // OpenTelemetry's GenAI tool span (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#execute-tool-span):
+  // the tool, the model's id of the call and how it ended, never its arguments or result
+  const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': spec.name, 'gen_ai.tool.call.id': record.callId, 'herald.tool.server': spec.server, 'herald.tool.call.id': record.id };
   return traced(`execute_tool ${spec.name}`, { attributes }, (span) => executeTraced(ctx, record, spec, args, span));
 }
 
@@ -143,6 +144,9 @@ async function executeTraced(ctx: RoundContext, record: ToolCallRecord, spec: To
   });
   ctx.onCallFinished?.(spec.server, spec.tool, status, (finishedAt - started) / 1000);
   span.set({ 'herald.tool.status': status });
+  // a failed call is answered to the model, not thrown: the span is marked failed all the same, by
+  // how it ended (`failed`, `timed_out`), never by the error's text, which quotes the server
+  if (status !== 'succeeded') span.fail({ code: status });
   return result;
 }
 

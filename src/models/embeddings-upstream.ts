@@ -35,7 +35,8 @@ const TIMEOUT_MS = 60_000;
  */
 export function requestEmbeddings(endpoint: EmbeddingsEndpoint, call: EmbeddingsCall): Promise<EmbeddingsAnswer> {
   // OpenTelemetry's GenAI conventions, as for chat (model-span.ts): counts, never the inputs
-  const attributes = { 'gen_ai.operation.name': 'embeddings', 'gen_ai.provider.name': endpoint.ref.split('/')[0], 'gen_ai.request.model': endpoint.model, 'herald.model.ref': endpoint.ref, 'herald.embeddings.inputs': call.input.length };
+  const provider = endpoint.ref.split('/')[0];
+  const attributes = { 'gen_ai.operation.name': 'embeddings', 'gen_ai.provider.name': provider, 'gen_ai.system': provider, 'gen_ai.request.model': endpoint.model, 'herald.model.ref': endpoint.ref, 'herald.embeddings.inputs': call.input.length };
   return traced(`embeddings ${endpoint.model}`, { kind: 'client', attributes }, async (span) => {
     const answer = await embeddingsOnce(endpoint, call);
     span.set({ 'gen_ai.usage.input_tokens': answer.usage?.prompt_tokens });

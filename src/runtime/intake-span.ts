@@ -18,13 +18,15 @@ export function intakeSpan(call: HookCall, accept: (call: HookCall) => Promise<H
       },
     });
     const body = outcome.type === 'dispatched' ? outcome.body : undefined;
+    const wakeEvent = body && 'eventOutcome' in body ? body.eventOutcome : undefined;
     span.set({
       'herald.hook.outcome': outcome.type,
       'herald.idempotency.replayed': outcome.replayed,
       'herald.idempotency.keyed': outcome.idempotencyKey !== undefined,
       'herald.run.id': body && 'runId' in body ? body.runId : outcome.type === 'responded' ? outcome.runId : undefined,
-      'herald.wake.event': body && 'eventOutcome' in body ? body.eventOutcome : undefined,
-      'herald.coalesced': body?.coalesced === true,
+      'herald.wake.event': wakeEvent,
+      // one flag for both kinds of joining: a run's event coalesced into a pending run, a wake's into the pending event it repeated
+      'herald.coalesced': body?.coalesced === true || wakeEvent === 'coalesced',
     });
     return outcome;
   });

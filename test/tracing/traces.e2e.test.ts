@@ -4,6 +4,7 @@ import { completion } from '../models/fake-openai.js';
 import { startFakeCollector, type FakeCollector, type ReceivedSpan } from '../helpers/fake-otlp-collector.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 import { API_KEY, GATEWAY_TOKEN, HOOK_TOKEN, baseConfig, eventually, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { KIND, only, traceparentOf } from './span-assertions.js';
 
 /**
  * Traces end to end, in both OTLP encodings: one signed webhook followed through its run,
@@ -31,8 +32,6 @@ afterEach(async () => {
   await Promise.all(fakes.map((f) => f.close()));
   fakes = [];
 });
-
-const KIND = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 };
 
 function config(protocol: string, model: FakeServer, channel: FakeServer, endpoint: string) {
   return baseConfig({
@@ -68,11 +67,6 @@ async function signedWebhook(url: string, headers: Record<string, string> = {}):
     body,
   });
 }
-
-const traceparentOf = (value: unknown) => {
-  const [, traceId, parentId] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(String(value)) ?? [];
-  return { traceId, parentId };
-};
 
 describe.each(['http/protobuf', 'http/json'])('traces over OTLP %s', (protocol) => {
   it('follow a signed webhook through a run executed after a restart to a delivery retried once, with the right parents', async () => {
@@ -206,9 +200,3 @@ describe('trace context in and out', () => {
     expect(herald.logs.find((l) => l.msg === 'request')).not.toHaveProperty('trace_id');
   });
 });
-
-function only(spans: ReceivedSpan[], which: (s: ReceivedSpan) => boolean): ReceivedSpan {
-  const found = spans.filter(which);
-  expect(found, `spans: ${spans.map((s) => s.name).join(', ')}`).toHaveLength(1);
-  return found[0]!;
-}
