@@ -32,6 +32,7 @@ let model: FakeServer;
 let herald: TestApp;
 let release: () => void = () => {};
 let held: Promise<void> | undefined;
+let failing = false;
 
 const fixture = (index: number) => JSON.parse(fs.readFileSync(path.join(root, 'plugins/discord/fixtures/discord.json'), 'utf8'))[index].payload as Record<string, unknown>;
 
@@ -60,6 +61,8 @@ beforeAll(async () => {
   });
   model = await startFakeServer(async () => {
     await held;
+    // OpenAI's error shape (https://platform.openai.com/docs/guides/error-codes): a request the provider refuses
+    if (failing) return { status: 400, body: { error: { message: 'secret-ish provider detail', type: 'invalid_request_error', code: null } } };
     return { body: completion('The Gitrog Monster: {3}{B}{G}, a 6/6 deathtouch frog.') };
   });
   herald = await testApp({
@@ -110,6 +113,22 @@ describe('discord: a deferred answer, delivered later', () => {
     held = undefined;
     const [followup] = await eventually(async () => (calls(token).length ? calls(token) : undefined));
     expect(followup).toMatchObject({ method: 'POST', path: `/api/v10/webhooks/${APPLICATION_ID}/${token}`, query: { wait: 'true' }, json: { content: expect.stringContaining('Gitrog') } });
+  });
+
+  it('a run that fails edits the original response into a short error line, no cause in it', async () => {
+    failing = true;
+    const token = `aW50ZXJhY3Rpb246${snowflake()}RmFpbGVk`;
+    try {
+      const answer = await post({ ...fixture(1), id: snowflake(), application_id: APPLICATION_ID, token });
+      expect(answer).toMatchObject({ status: 200, json: { type: 5 } });
+      const [edit] = await eventually(async () => (calls(token).length ? calls(token) : undefined));
+      expect(edit).toMatchObject({ method: 'PATCH', path: `/api/v10/webhooks/${APPLICATION_ID}/${token}/messages/@original`, json: { content: 'Sorry, this request failed.' } });
+      expect(JSON.stringify(edit!.json)).not.toContain('secret-ish');
+    } finally {
+      failing = false;
+    }
+    const runs = (await (await herald.request('/admin/runs?status=failed', { headers: admin })).json()) as { data: { status: string }[] };
+    expect(runs.data.some((r) => r.status === 'failed')).toBe(true);
   });
 
   it('an interaction older than its token\'s 15 minutes: nothing is sent, the delivery fails at once', async () => {
