@@ -12,6 +12,7 @@ import { definePreset, presetCommonOptions, presetRoutes, messageLines } from '.
  *   (DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE, 5: "is thinking…") and the reply, when ready, edits
  *   that response through the durable outbox (the discord channel's `interaction:` recipient,
  *   within the token's 15 minutes); `replyInChannel` posts it to the interaction's channel instead.
+ *   A run that fails, times out or answers nothing edits it into a short error line instead.
  * - A button or select (MESSAGE_COMPONENT, 3) is a run too, deferred as an update (6) when slow,
  *   its reply then a follow-up message (`followup:`), leaving the message with the button as it is.
  * - Autocomplete (4) is answered 204: an agent run cannot answer within Discord's window.
@@ -47,8 +48,14 @@ export const discordPreset = definePreset({
     // a subcommand (group) carries no value but options of its own
     const options = '($opt := function($o) { $o.name & ($exists($o.value) ? ": " & $string($o.value) : $o.options ? " " & $join($o.options.$opt($), ", ") : "") }; $join(data.options.$opt($), "\\n"))';
     // a reply that missed replyWaitMs: the interaction's channel, or the interaction itself (its token, valid 15 minutes, in the recipient)
+    // a run that ends without a reply says so there too: else Discord shows "is thinking…" until the token expires
+    const failureReply = 'Sorry, this request failed.';
     const later = (mode: 'interaction' | 'followup') =>
-      o.replyInChannel ? { channel: 'discord', to: '{{ channel_id }}' } : o.editDeferred ? { channel: 'discord', to: `${mode}:{{ application_id }}:{{ id }}#token={{ token }}` } : {};
+      o.replyInChannel
+        ? { channel: 'discord', to: '{{ channel_id }}', failureReply }
+        : o.editDeferred
+          ? { channel: 'discord', to: `${mode}:{{ application_id }}:{{ id }}#token={{ token }}`, failureReply }
+          : {};
     const answer = (deferred: number) => ({
       waitMs: o.replyWaitMs,
       contentType: 'application/json',

@@ -159,6 +159,19 @@ export const commands: Record<string, CommandSpec> = {
   'cron enable': { summary: 'enable a schedule made at run time (due anew from now)', usage: 'ID', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./cron.js')).cronEnableCommand },
   'cron disable': { summary: 'disable a schedule made at run time', usage: 'ID', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./cron.js')).cronDisableCommand },
   'cron rm': { summary: 'delete a schedule made at run time', usage: 'ID', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./cron.js')).cronRmCommand },
+  'requests list': {
+    summary: 'list the newest webhook requests: time, status, path, mapping, what they got or where their mapping failed, id',
+    options: {
+      failed: { type: 'boolean', help: 'only the requests whose mapping failed' },
+      mapping: { type: 'string', arg: 'ID', help: 'only the requests of this mapping' },
+      limit: { type: 'string', arg: 'N', help: 'at most N, 1 to 1000 (default 100)' },
+      json: jsonOption,
+      url: urlOption,
+      config: configOption,
+    },
+    details: 'Newest first. Needs gateway.auth.token (or $HERALD_GATEWAY_TOKEN).',
+    load: async () => (await import('./requests.js')).requestsListCommand,
+  },
   'requests show': {
     summary: 'show a webhook request: its answer, where and why its mapping failed, whether its payload is kept',
     usage: 'ID',

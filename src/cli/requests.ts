@@ -4,6 +4,7 @@ import { adminClient, type AdminAnswer, type AdminClient } from './admin-client.
 import type { CliIo } from './cli-io.js';
 
 const options = { config: { type: 'string', short: 'c' }, url: { type: 'string' }, json: { type: 'boolean' } } as const;
+const listOptions = { ...options, failed: { type: 'boolean' }, mapping: { type: 'string' }, limit: { type: 'string' } } as const;
 
 /** one receipt as a line: status, outcome, path, mapping, what it started */
 const line = (r: any) =>
@@ -55,3 +56,45 @@ export const requestsShowCommand = byId(
 
 /** exit 1 when the replay failed again: a script sees that the fix did not take */
 export const requestsReplayCommand = byId('replay', (c, id) => c.call('POST', `/receipts/${id}/replay`), (r) => [line(r), ...failed(r)], (r) => r.status >= 400);
+
+/** one receipt as a row of the list: what it got, its failure's stage and cause when its mapping failed */
+const row = (r: any) => [r.receivedAt, String(r.status), r.path, r.mappingId ?? '-', r.failure ? `${r.failure.stage} failed: ${r.failure.cause}` : r.outcome, r.id];
+const HEADER = ['TIME', 'STATUS', 'PATH', 'MAPPING', 'RESULT', 'ID'];
+
+/** rows in columns; the last (the id) unpadded */
+function table(rows: string[][]): string[] {
+  const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
+}
+
+/** `herald requests list [--failed] [--mapping ID] [--limit N] [--json]`: the newest receipts of /admin/receipts */
+export async function requestsListCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: listOptions });
+  const limit = values.limit;
+  if (limit !== undefined && !(/^\d+$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 1000)) {
+    io.err(`herald requests list: --limit must be an integer from 1 to 1000 (got "${limit}")`);
+    return 2;
+  }
+  const client = await adminClient(values, builtins);
+  if (typeof client === 'string') {
+    io.err(`herald requests list: ${client}`);
+    return 2;
+  }
+  const query = new URLSearchParams({ ...(values.failed && { failed: 'true' }), ...(values.mapping !== undefined && { mapping: values.mapping }), ...(limit !== undefined && { limit }) });
+  let answer: AdminAnswer;
+  try {
+    answer = await client.call('GET', `/receipts${query.size ? `?${query}` : ''}`);
+  } catch (error) {
+    io.err(`herald requests list: ${(error as Error).message}`);
+    return 1;
+  }
+  if (answer.status >= 400) {
+    io.err(`herald requests list: ${answer.status} ${answer.body.error ?? ''}`);
+    return 1;
+  }
+  const receipts = answer.body.data as unknown[];
+  if (values.json) io.out(JSON.stringify(receipts, null, 2));
+  else if (!receipts.length) io.out(values.failed ? 'no failed requests' : 'no requests');
+  else for (const text of table([HEADER, ...receipts.map(row)])) io.out(text);
+  return 0;
+}

@@ -195,6 +195,13 @@ export const mappingSchema = z
       .describe('OpenClaw\'s session rule: persistent continues the conversation of sessionKey (required, allowed by the session-key policy); isolated runs in a fresh session (no sessionKey). Unset: a sessionKey continues its conversation, none gives a fresh one.'),
     channel: z.string().optional().describe('Delivery channel: last or a channel plugin id/alias.'),
     to: z.string().optional().describe('Recipient on the channel (templated).'),
+    failureReply: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2000)
+      .optional()
+      .describe("A fixed line (not templated) delivered to the reply's channel and recipient when a run ends without a reply (failed, timed out, or an empty answer), e.g. to end a Discord interaction's \"is thinking…\". Never carries the cause."),
     retry: retryPolicySchema.optional().describe("Retry schedule of this mapping's replies, over its agent's and its channel's."),
     fallback: fallbackSchema.optional().describe(`${fallbackSchema.description} For this mapping's replies (over its agent's).`),
     threadId: z

@@ -233,7 +233,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     requiredMessage: (field) => `hook mapping requires ${field}`,
     // from config only: a payload or a transform's fields never turn the wrapper off
     allowUnsafeExternalContent: mapping.allowUnsafeExternalContent === true,
-    deliveryPolicy: { retry: mapping.retry, fallback: mapping.fallback },
+    deliveryPolicy: { retry: mapping.retry, fallback: mapping.fallback, failureReply: mapping.failureReply },
   };
 
   /** the transform (which may have side effects: it runs once the key, if any, is claimed) and validation */

@@ -35,7 +35,7 @@ export interface ActionContext {
   requiredMessage: (field: 'text' | 'message') => string;
   allowUnsafeExternalContent?: boolean;
   /** the mapping's delivery policy, from config only (a payload or a transform never sets it) */
-  deliveryPolicy?: Pick<AgentAction, 'retry' | 'fallback'>;
+  deliveryPolicy?: Pick<AgentAction, 'retry' | 'fallback' | 'failureReply'>;
   /** the channel plugin's check of `to` (see PluginDefinition.recipient) */
   recipientFault?: (channel: string, to: string) => string | undefined;
   /** why a channel (id or alias) has no such account, when it has none; left out, any account id passes (dry runs) */
@@ -145,6 +145,7 @@ export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'age
     ...(threadId && { threadId }),
     ...(ctx.deliveryPolicy?.retry && { retry: ctx.deliveryPolicy.retry }),
     ...(ctx.deliveryPolicy?.fallback && { fallback: ctx.deliveryPolicy.fallback }),
+    ...(ctx.deliveryPolicy?.failureReply && { failureReply: ctx.deliveryPolicy.failureReply }),
     model,
     thinking: check(raw, 'thinking'),
     timeoutSeconds: check(raw, 'timeoutSeconds'),

@@ -27,6 +27,8 @@ export const runActionSchema = z.object({
   /** the mapping's delivery policy (config only, never a request body): kept so a resumed run delivers as it was accepted */
   retry: retryPolicySchema.optional(),
   fallback: fallbackSchema.optional(),
+  /** the mapping's line for a run that ends without a reply (config only): delivered where the reply would have gone */
+  failureReply: z.string().optional(),
   model: z.string().optional(),
   thinking: z.enum(thinkingLevels).optional(),
   timeoutSeconds: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional(),

@@ -162,6 +162,37 @@ describe('a request whose mapping failed', () => {
     expectNoSecret(herald.rawLogs(), 'the log');
   });
 
+  it('is listed by `herald requests list`: --failed shows where each failed, --mapping and --limit narrow, --json gives the receipts', async () => {
+    const failedList = await requests('list', '--failed');
+    expect(failedList.code).toBe(0);
+    const [header, ...rows] = failedList.out.trimEnd().split('\n');
+    expect(header).toMatch(/^TIME +STATUS +PATH +MAPPING +RESULT +ID$/);
+    const { body: failedReceipts } = await adminJson('GET', '/receipts?failed=true');
+    expect(rows).toHaveLength(failedReceipts.data.length);
+    for (const [i, r] of failedReceipts.data.entries()) {
+      expect(rows[i]).toMatch(new RegExp(`^${r.receivedAt} +${r.status} +${r.path} +${r.mappingId} +${r.failure.stage} failed: .+  ${r.id}$`));
+    }
+    expect(failedList.out).toContain('transform failed: Error: amount ‹value› (‹value›) is not a number');
+    expect(failedList.out).toContain('schema failed: payload does not match the mapping schema: /count must be number');
+    expectNoSecret(failedList.out, 'herald requests list --failed');
+
+    // the newest request of orders is the replay that went through: its outcome, not a failure
+    const [newest] = (await adminJson('GET', '/receipts?mapping=orders&limit=1')).body.data;
+    const one = await requests('list', '--mapping', 'orders', '--limit', '1');
+    expect(one.code).toBe(0);
+    expect(one.out.trimEnd().split('\n')[1]).toMatch(new RegExp(`^${newest.receivedAt} +202 +orders +orders +agent +${newest.id}$`));
+    expect(one.out.trimEnd().split('\n')).toHaveLength(2);
+
+    const asJson = await requests('list', '--failed', '--mapping', 'codes', '--json');
+    expect(asJson.code).toBe(0);
+    const listed = JSON.parse(asJson.out);
+    expect(listed.length).toBeGreaterThan(0);
+    for (const r of listed) expect(r).toMatchObject({ mappingId: 'codes', failure: { stage: 'template' } });
+
+    expect(await requests('list', '--mapping', 'nothing-here')).toMatchObject({ code: 0, out: 'no requests\n' });
+    expect(await requests('list', '--limit', '0')).toMatchObject({ code: 2, err: expect.stringContaining('--limit must be an integer from 1 to 1000 (got "0")') });
+  });
+
   it('keeps the payload only as long as the retention says: past it, the failure stays and the replay is refused', async () => {
     const counts = await receiptOf('counts');
     await herald.gateway.store.receipts.prune({ now: Date.parse(counts.retainedUntil), maxTotalBytes: 67108864, receiptsBefore: 0 });

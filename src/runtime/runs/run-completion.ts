@@ -77,15 +77,13 @@ export function nextRuns(completed: RunCompleted, run: RunRecord, history: () =>
  * A promise only while a reply is being queued: most runs deliver nothing, and wait for nothing here.
  */
 export function afterRun(ctx: RunContext, run: RunRecord, end: Pick<RunRecord, 'status' | 'finishedAt' | 'reply' | 'error'>, action: AgentAction): Promise<void> | undefined {
-  const { config, delivery, heartbeat, logger } = ctx.deps;
-  const { reply } = end;
+  const { delivery, heartbeat, logger } = ctx.deps;
   try {
-    // the hook's own answer carried the reply (respond.waitMs): RunWaiter decides by the same rule
-    const answered = answeredInResponse(action, end.finishedAt);
-    if (reply !== null && action.deliver && !answered && replyDisposition(reply, config.heartbeat.ackMaxChars) === 'visible') {
+    const text = action.deliver ? deliveredText(ctx, end, action) : undefined;
+    if (text !== undefined) {
       // the finished run's record, made only for the reply it delivers (and the closures only for it too)
       return delivery
-        .deliverRunReply(copyWith(run, end), action, reply)
+        .deliverRunReply(copyWith(run, end), action, text)
         .then(() => wakeIfAsked(heartbeat, action))
         .catch((err: unknown) => replyQueueFailed(logger, run.id, err));
     }
@@ -94,6 +92,23 @@ export function afterRun(ctx: RunContext, run: RunRecord, end: Pick<RunRecord, '
     replyQueueFailed(logger, run.id, err);
   }
   return undefined;
+}
+
+/**
+ * What a finished run sends: its visible reply, unless the hook's own answer carried it; else the
+ * mapping's `failureReply` when the run ended without one, so a recipient left waiting (a deferred
+ * Discord interaction) hears that it failed. A failed run's answer was the fallback, never its reply.
+ */
+function deliveredText(ctx: RunContext, end: Pick<RunRecord, 'status' | 'finishedAt' | 'reply'>, action: AgentAction): string | undefined {
+  // the hook's own answer carried the reply (respond.waitMs): RunWaiter decides by the same rule
+  const answered = answeredInResponse(action, end.finishedAt);
+  const disposition = replyDisposition(end.reply, ctx.deps.config.heartbeat.ackMaxChars);
+  if (end.status === 'succeeded') {
+    if (answered) return undefined;
+    if (disposition === 'visible') return end.reply!;
+    return disposition === 'empty' ? action.failureReply : undefined;
+  }
+  return action.failureReply;
 }
 
 function wakeIfAsked(heartbeat: RunContext['deps']['heartbeat'], action: AgentAction): void {

@@ -6,7 +6,10 @@
  */
 export interface McpSdk {
   Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
-  StdioClientTransport: typeof import('@modelcontextprotocol/sdk/client/stdio.js').StdioClientTransport;
+  /** the stdio transport's parts: herald starts the process itself (stdio-group-transport.ts) */
+  getDefaultEnvironment: typeof import('@modelcontextprotocol/sdk/client/stdio.js').getDefaultEnvironment;
+  ReadBuffer: typeof import('@modelcontextprotocol/sdk/shared/stdio.js').ReadBuffer;
+  serializeMessage: typeof import('@modelcontextprotocol/sdk/shared/stdio.js').serializeMessage;
   StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
   StreamableHTTPError: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPError;
   McpError: typeof import('@modelcontextprotocol/sdk/types.js').McpError;
@@ -24,11 +27,14 @@ export function loadMcpSdk(): Promise<McpSdk> {
     import('@modelcontextprotocol/sdk/client/stdio.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
+    import('@modelcontextprotocol/sdk/shared/stdio.js'),
   ]).then(
-    ([client, stdio, http, types]) =>
+    ([client, stdio, http, types, framing]) =>
       (loaded = {
         Client: client.Client,
-        StdioClientTransport: stdio.StdioClientTransport,
+        getDefaultEnvironment: stdio.getDefaultEnvironment,
+        ReadBuffer: framing.ReadBuffer,
+        serializeMessage: framing.serializeMessage,
         StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
         StreamableHTTPError: http.StreamableHTTPError,
         McpError: types.McpError,

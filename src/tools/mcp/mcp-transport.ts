@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isStdioServer, type McpServerConfig } from '../../config/tools-schema.js';
 import type { McpSdk } from './mcp-sdk.js';
+import { StdioGroupTransport } from './stdio-group-transport.js';
 
 /**
  * The most one message from a server may take (bytes): the SDK reads a message whole, so a
@@ -25,18 +26,18 @@ export interface TransportContext {
 }
 
 /** the SDK's transport for one configured server: a child process over stdio, or Streamable HTTP */
-export function mcpTransport({ StdioClientTransport, StreamableHTTPClientTransport }: McpSdk, config: McpServerConfig, context: TransportContext): Transport {
+export function mcpTransport(sdk: McpSdk, config: McpServerConfig, context: TransportContext): Transport {
+  const { StreamableHTTPClientTransport } = sdk;
   if (isStdioServer(config)) {
-    // the SDK adds its minimal inherited environment (HOME, LOGNAME, PATH, SHELL, TERM, USER) under `env`
-    const transport = new StdioClientTransport({
+    // the SDK's minimal inherited environment (HOME, LOGNAME, PATH, SHELL, TERM, USER) under `env`; the server in a process group of its own
+    const transport = new StdioGroupTransport(sdk, {
       command: config.command,
       args: config.args,
       env: config.env,
       cwd: path.resolve(context.baseDir, config.cwd ?? '.'),
-      stderr: 'pipe',
       maxBufferSize: MAX_MESSAGE_BYTES,
     });
-    logStderr(transport.stderr as Readable, context);
+    logStderr(transport.stderr, context);
     return transport;
   }
   return new StreamableHTTPClientTransport(new URL(config.url), {

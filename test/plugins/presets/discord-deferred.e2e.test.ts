@@ -32,6 +32,8 @@ let model: FakeServer;
 let herald: TestApp;
 let release: () => void = () => {};
 let held: Promise<void> | undefined;
+let failing = false;
+let empty = false;
 
 const fixture = (index: number) => JSON.parse(fs.readFileSync(path.join(root, 'plugins/discord/fixtures/discord.json'), 'utf8'))[index].payload as Record<string, unknown>;
 
@@ -60,6 +62,9 @@ beforeAll(async () => {
   });
   model = await startFakeServer(async () => {
     await held;
+    // OpenAI's error shape (https://platform.openai.com/docs/guides/error-codes): a request the provider refuses
+    if (empty) return { body: completion('') };
+    if (failing) return { status: 400, body: { error: { message: 'secret-ish provider detail', type: 'invalid_request_error', code: null } } };
     return { body: completion('The Gitrog Monster: {3}{B}{G}, a 6/6 deathtouch frog.') };
   });
   herald = await testApp({
@@ -110,6 +115,35 @@ describe('discord: a deferred answer, delivered later', () => {
     held = undefined;
     const [followup] = await eventually(async () => (calls(token).length ? calls(token) : undefined));
     expect(followup).toMatchObject({ method: 'POST', path: `/api/v10/webhooks/${APPLICATION_ID}/${token}`, query: { wait: 'true' }, json: { content: expect.stringContaining('Gitrog') } });
+  });
+
+  it('a run that fails edits the original response into a short error line, no cause in it', async () => {
+    failing = true;
+    const token = `aW50ZXJhY3Rpb246${snowflake()}RmFpbGVk`;
+    try {
+      const answer = await post({ ...fixture(1), id: snowflake(), application_id: APPLICATION_ID, token });
+      expect(answer).toMatchObject({ status: 200, json: { type: 5 } });
+      const [edit] = await eventually(async () => (calls(token).length ? calls(token) : undefined));
+      expect(edit).toMatchObject({ method: 'PATCH', path: `/api/v10/webhooks/${APPLICATION_ID}/${token}/messages/@original`, json: { content: 'Sorry, this request failed.' } });
+      expect(JSON.stringify(edit!.json)).not.toContain('secret-ish');
+    } finally {
+      failing = false;
+    }
+    const runs = (await (await herald.request('/admin/runs?status=failed', { headers: admin })).json()) as { data: { status: string }[] };
+    expect(runs.data.some((r) => r.status === 'failed')).toBe(true);
+  });
+
+  it('a run that answers nothing edits it into the error line too', async () => {
+    empty = true;
+    const token = `aW50ZXJhY3Rpb246${snowflake()}RW1wdHk`;
+    try {
+      const answer = await post({ ...fixture(1), id: snowflake(), application_id: APPLICATION_ID, token });
+      expect(answer).toMatchObject({ status: 200, json: { type: 5 } });
+      const [edit] = await eventually(async () => (calls(token).length ? calls(token) : undefined));
+      expect(edit).toMatchObject({ method: 'PATCH', json: { content: 'Sorry, this request failed.' } });
+    } finally {
+      empty = false;
+    }
   });
 
   it('an interaction older than its token\'s 15 minutes: nothing is sent, the delivery fails at once', async () => {
