@@ -1,24 +1,60 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { killLeftOver, spawnHerald, type SpawnedHerald } from '../../cli/spawn-herald.js';
-import { baseConfig, tempDir } from '../../helpers/start-herald.js';
+import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../../helpers/postgres.js';
+import { baseConfig, eventually, tempDir } from '../../helpers/start-herald.js';
 
 let spawned: SpawnedHerald | undefined;
+let backend: Backend | undefined;
 afterEach(async () => {
   await killLeftOver(spawned);
   spawned = undefined;
+  await backend?.close();
+  backend = undefined;
 });
 
-/** rows of the SQLite file, read beside (or after) the process that writes it */
-function rows<T>(file: string, sql: string): T[] {
-  const db = new Database(file, { readonly: true });
-  try {
-    return db.prepare(sql).all() as T[];
-  } finally {
-    db.close();
-  }
+/** where the herald under test stores, and the rows it left there, read beside (or after) it */
+interface Backend {
+  storage: Record<string, unknown>;
+  rows<T>(sql: string): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+function sqliteBackend(): Backend {
+  const file = path.join(tempDir(), 'herald.db');
+  return {
+    storage: { sqlite: file },
+    async rows<T>(sql: string) {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.prepare(sql).all() as T[];
+      } finally {
+        db.close();
+      }
+    },
+    async close() {},
+  };
+}
+
+async function postgresBackend(): Promise<Backend> {
+  await requirePostgres();
+  const schema = uniqueSchema('herald_main_fires');
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  return {
+    storage: { postgres: { url: PG_URL, schema } },
+    async rows<T>(sql: string) {
+      await client.query(`SET search_path TO ${schema}`);
+      return (await client.query(sql)).rows as T[];
+    },
+    async close() {
+      await client.end();
+      await dropSchema(schema);
+    },
+  };
 }
 
 interface Fire {
@@ -28,12 +64,11 @@ interface Fire {
   detail: string | null;
 }
 
-/** the fires and the main session's events as stored */
-function stored(file: string): { fires: Fire[]; events: { id: number; text: string }[] } {
-  return {
-    fires: rows<Fire>(file, 'SELECT schedule_id, due_at, outcome, detail FROM schedule_fires ORDER BY schedule_id, due_at'),
-    events: rows(file, "SELECT id, text FROM events WHERE session = 'main'"),
-  };
+/** the fires and the main session's events as stored (PostgreSQL's bigints read as numbers) */
+async function stored(backend: Backend): Promise<{ fires: Fire[]; events: { id: number; text: string }[] }> {
+  const fires = await backend.rows<Fire>('SELECT schedule_id, due_at, outcome, detail FROM schedule_fires ORDER BY schedule_id, due_at');
+  const events = await backend.rows<{ id: number; text: string }>("SELECT id, text FROM events WHERE session = 'main'");
+  return { fires: fires.map((f) => ({ ...f, due_at: Number(f.due_at) })), events: events.map((e) => ({ ...e, id: Number(e.id) })) };
 }
 
 /** the event a fire's detail names */
@@ -52,12 +87,15 @@ const OFFSETS_MS = [2, 5, 10, 20, 40];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// real processes, a real SIGKILL; the proof is in the stored rows, not in timings
-describe('main-session fires across kill -9 (herald serve on SQLite)', { timeout: 300_000 }, () => {
-  it('adds one event per fire: a fire claimed before the kill is made once at the restart', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'herald.json');
-    const dbFile = path.join(dir, 'herald.db');
+// real processes, a real SIGKILL; the proof is in the stored rows, not in timings. On PostgreSQL a
+// process never serves alone, so the fires a kill left claimed are retaken after schedules.retakeAfter
+describe.each([
+  ['SQLite', async () => sqliteBackend()],
+  ['PostgreSQL', postgresBackend],
+])('main-session fires across kill -9 (herald serve on %s)', { timeout: 300_000 }, (_name, open) => {
+  it('adds one event per fire: a fire claimed before the kill is made once after the restart', async () => {
+    const db = (backend = await open());
+    const file = path.join(tempDir(), 'herald.json');
     // many main jobs due at once: each due time claims a batch of fires, and their events follow in group commits
     const jobs = Array.from({ length: JOBS }, (_, i) => ({
       id: `remind-${i}`,
@@ -66,7 +104,7 @@ describe('main-session fires across kill -9 (herald serve on SQLite)', { timeout
       wakeMode: 'next-heartbeat',
       payload: { kind: 'systemEvent', text: `reminder ${i}` },
     }));
-    fs.writeFileSync(file, JSON.stringify(baseConfig({ storage: { sqlite: dbFile }, schedules: { minEvery: '1s', jobs } })));
+    fs.writeFileSync(file, JSON.stringify(baseConfig({ storage: db.storage, schedules: { minEvery: '1s', retakeAfter: '3s', jobs } })));
     const start = async () => {
       spawned = spawnHerald(['serve', '--config', file]);
       await spawned.waitFor(/herald listening on (http:\/\/\S+)/);
@@ -79,24 +117,25 @@ describe('main-session fires across kill -9 (herald serve on SQLite)', { timeout
     while (hits < HITS && kills < MAX_KILLS) {
       // the next due time, read between passes; the kill lands just after it, while its fires are made
       await sleep(500);
-      const [next] = rows<{ due: number }>(dbFile, 'SELECT min(next_due) AS due FROM schedules WHERE enabled');
-      await sleep(Math.max(0, next!.due - Date.now()) + OFFSETS_MS[kills % OFFSETS_MS.length]!);
+      const [next] = await db.rows<{ due: number }>('SELECT min(next_due) AS due FROM schedules WHERE enabled');
+      await sleep(Math.max(0, Number(next!.due) - Date.now()) + OFFSETS_MS[kills % OFFSETS_MS.length]!);
       spawned!.child.kill('SIGKILL');
       await spawned!.exited;
       kills++;
       // as the kill left it: every event stored is named by a fire marked made, and a fire still claimed has added none
-      const { fires, events } = stored(dbFile);
+      const { fires, events } = await stored(db);
       expect(events.length).toBe(fires.filter((f) => f.outcome === 'dispatched').length);
       expect(new Set(fires.map(eventOf).filter((id) => id !== undefined))).toEqual(new Set(events.map((e) => e.id)));
       if (fires.some((f) => f.outcome === 'claimed')) hits++;
       await start();
     }
     expect(hits).toBe(HITS);
-    await sleep(3_000);
+    // the fires the last kill left are made: at the start on SQLite (the process serves it alone), within retakeAfter on PostgreSQL
+    await eventually(async () => (await db.rows("SELECT 1 FROM schedule_fires WHERE outcome = 'claimed'")).length === 0, 30_000, 200);
     spawned!.child.kill('SIGTERM');
     expect(await spawned!.exited).toBe(0);
 
-    const { fires, events } = stored(dbFile);
+    const { fires, events } = await stored(db);
     // every fire made at the restarts, each naming the event it added (none repeats: the texts differ)
     expect(fires.filter((f) => f.outcome !== 'dispatched')).toEqual([]);
     const named = fires.map(eventOf);
