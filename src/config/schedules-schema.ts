@@ -33,10 +33,19 @@ export function isTimeZone(tz: string): boolean {
   }
 }
 
+/**
+ * How every cron expression is read: the 5 or 6 fields herald documents (no year field), and the
+ * step forms without a range (`5/15`) that croner 9 took, so jobs stored before still load and fire as they did.
+ */
+export const CRON_OPTIONS = { mode: '5-or-6-parts', sloppyRanges: true } as const;
+
 /** why croner refuses a cron expression, or undefined when it takes it */
 export function cronFault(expr: string): string | undefined {
+  // croner's own message for a wrong count names a seventh field (years), which herald does not read
+  const parts = expr.trim().split(/\s+/).length;
+  if (!expr.trim().startsWith('@') && parts !== 5 && parts !== 6) return `invalid configuration format ('${expr}'), exactly five or six space separated parts are required`;
   try {
-    new Cron(expr, { paused: true });
+    new Cron(expr, { paused: true, ...CRON_OPTIONS });
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message.replace(/^CronPattern: /, '') : String(error);

@@ -1,4 +1,4 @@
-import type { EventOutcome, Store, SystemEvent } from '../store/port.js';
+import type { EventOutcome, FireEvent, Store, SystemEvent } from '../store/port.js';
 
 export const MAIN_SESSION = 'main';
 /** the queue stays small: an agent waking to hundreds of stale events helps nobody */
@@ -37,6 +37,17 @@ export class MainSession {
       return { status: answer.status, body: JSON.stringify(answer.body) };
     };
     return this.store.idempotency.completeWithEvent(key.scope, key.key, stored, { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS });
+  }
+
+  /**
+   * The event of a claimed schedule fire and the fire's mark, in one commit, so a fire retaken
+   * after a crash adds its event once. `made: false`: the fire was no longer claimed (another
+   * claimer made it) and nothing was added.
+   */
+  async enqueueSystemEventForFire(text: string, fire: { scheduleId: string; dueAt: number }): Promise<FireEvent> {
+    const made = await this.store.schedules.settleFireWithEvent(fire.scheduleId, fire.dueAt, { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS });
+    if (made.made) this.onEnqueued?.();
+    return made;
   }
 
   lastRoute(): Promise<DeliveryRoute | undefined> {

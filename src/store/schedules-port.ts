@@ -1,5 +1,6 @@
 import { scheduleJobSchema, type ScheduleJob } from '../config/schedules-schema.js';
 import { HeraldError } from '../errors.js';
+import type { SystemEvent } from './events-port.js';
 import type { ListQuery } from './operator-port.js';
 
 /** a job of the config (written again at every start) or one made through /admin/schedules */
@@ -32,6 +33,15 @@ export interface ScheduleFire {
   /** why it was skipped or failed, or which event it added */
   detail: string | null;
 }
+
+/** what `settleFireWithEvent` did */
+export interface FireEvent {
+  made: boolean;
+  event?: SystemEvent;
+}
+
+/** the detail a main-session fire is marked with: the event it added */
+export const eventDetail = (event: SystemEvent | undefined): string => (event ? `event ${event.id}` : 'event repeated the one before it');
 
 /** the fires of every job, filtered as the receipts list is (newest due first, cursor on due time and job id) */
 export interface FireQuery extends ListQuery {
@@ -71,6 +81,15 @@ export interface SchedulesRepo {
   recordFire(fire: ScheduleFire): Promise<boolean>;
   /** what a claimed fire became (only a fire still `claimed` changes) */
   settleFire(id: string, dueAt: number, outcome: Exclude<FireOutcome, 'claimed'>, detail?: string | null): Promise<boolean>;
+  /**
+   * Makes a claimed main-session fire: adds its event (the events repo's enqueue rules) and marks
+   * the fire `dispatched`, its detail naming the event, in one commit, only while the fire is still
+   * `claimed` (a detail it was claimed with, as `run now`, stays). A fire retaken after a crash therefore adds its event once: either the commit that
+   * added it also marked the fire, or neither happened. `made: false` when the fire was not
+   * claimed (another claimer made it, or it was settled): no event is added; `event` undefined
+   * when the event repeated the pending one before it.
+   */
+  settleFireWithEvent(id: string, dueAt: number, event: { session: string; text: string; maxPending: number }): Promise<FireEvent>;
   /** a job's fires, newest due first */
   fires(id: string, limit: number): Promise<ScheduleFire[]>;
   /** the fires of every job (or one), newest due first, cursor-paginated like the receipts */

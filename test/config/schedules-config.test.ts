@@ -44,6 +44,10 @@ describe('schedules in the config', () => {
         { id: 'c', schedule: { kind: 'cron', expr: '0 7 * * *', tz: 'Mars/Olympus' }, ...turn },
         { id: 'd', schedule: { kind: 'at', at: 'tomorrow' }, ...event },
         { id: 'e', schedule: { kind: 'every', every: '1m' }, sessionTarget: 'main', payload: turn.payload },
+        // croner reads a seventh field (years); herald's grammar has five or six
+        { id: 'f', schedule: { kind: 'cron', expr: '0 0 7 * * * 2030' }, ...turn },
+        // a step without a range, as croner 9 took it: a job stored then still loads
+        { id: 'g', schedule: { kind: 'cron', expr: '5/15 * * * *' }, ...turn },
       ],
     });
     const text = faults.join('\n');
@@ -52,7 +56,9 @@ describe('schedules in the config', () => {
     expect(text).toContain('schedules.jobs[2].schedule.tz');
     expect(text).toContain('schedules.jobs[3].schedule.at');
     expect(text).toContain('schedules.jobs[4].payload.kind');
+    expect(text).toMatch(/schedules\.jobs\[5\]\.schedule\.expr: invalid configuration format .*exactly five or six/);
     expect(text).not.toContain('schedules.jobs[0]');
+    expect(text).not.toContain('schedules.jobs[6]');
   });
 
   it('refuses an every below schedules.minEvery, an unknown agent and a duplicate id', async () => {

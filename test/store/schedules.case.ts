@@ -73,6 +73,48 @@ export function schedulesCases(open: OpenStore) {
       expect(await store.schedules.unsettled(100_000, 10)).toEqual([]);
     });
 
+    it("adds a main fire's event in the commit that marks it: a claimed fire made again adds no second event", async () => {
+      const a = await open();
+      const b = await open(a);
+      const event = { session: 'main', text: 'call the supplier', maxPending: 20 };
+      await a.schedules.put(stored('remind', 60_000), false);
+      expect(await a.schedules.claimFire('remind', 60_000, 120_000, fire(60_100))).toBe(true);
+      // made by two handles at once (the process after a restart and a replica retaking it): one adds the event
+      const made = await Promise.all([a, b, a, b].map((s) => s.schedules.settleFireWithEvent('remind', 60_000, event)));
+      expect(made.filter((m) => m.made)).toHaveLength(1);
+      const added = made.find((m) => m.made)!.event!;
+      expect(added).toMatchObject({ session: 'main', text: 'call the supplier', status: 'pending' });
+      expect(made.filter((m) => !m.made).every((m) => m.event === undefined)).toBe(true);
+      expect(await b.schedules.fires('remind', 10)).toMatchObject([{ dueAt: 60_000, outcome: 'dispatched', detail: `event ${added.id}` }]);
+      expect(await b.schedules.unsettled(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+      // made once more after a restart: the fire is marked, so nothing is added
+      const again = await open(a);
+      expect(await again.schedules.settleFireWithEvent('remind', 60_000, event)).toEqual({ made: false });
+      expect((await again.events.list('main', 10)).map((e) => e.id)).toEqual([added.id]);
+      // a fire nobody claimed adds nothing either
+      expect(await again.schedules.settleFireWithEvent('remind', 120_000, event)).toEqual({ made: false });
+      expect(await again.events.countPending('main')).toBe(1);
+    });
+
+    it("marks a main fire whose event repeats the pending one, and keeps the detail it was claimed with", async () => {
+      const store = await open();
+      const event = { session: 'main', text: 'tick', maxPending: 20 };
+      await store.schedules.put(stored('tick', 60_000), false);
+      await store.schedules.claimFire('tick', 60_000, 120_000, fire(60_000));
+      const first = await store.schedules.settleFireWithEvent('tick', 60_000, event);
+      await store.schedules.claimFire('tick', 120_000, 180_000, fire(120_000));
+      // the queue's rule: the same text while the one before is pending is not added, and the fire is made
+      expect(await store.schedules.settleFireWithEvent('tick', 120_000, event)).toEqual({ made: true });
+      await store.schedules.recordFire({ scheduleId: 'tick', dueAt: 130_000, firedAt: 130_000, outcome: 'claimed', runId: null, detail: 'run now' });
+      expect(await store.schedules.settleFireWithEvent('tick', 130_000, { ...event, text: 'now' })).toMatchObject({ made: true, event: { text: 'now' } });
+      expect((await store.schedules.fires('tick', 10)).map((f) => [f.outcome, f.detail])).toEqual([
+        ['dispatched', 'run now'],
+        ['dispatched', 'event repeated the one before it'],
+        ['dispatched', `event ${first.event!.id}`],
+      ]);
+      expect((await store.events.list('main', 10)).map((e) => e.text)).toEqual(['now', 'tick']);
+    });
+
     it('lists the fires of every job newest due first, filtered and paged as the receipts are', async () => {
       const store = await open();
       const record = (scheduleId: string, dueAt: number, firedAt: number, outcome: 'dispatched' | 'skipped' | 'missed' | 'failed', runId: string | null = null) =>

@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
 import { parseDuration } from '../../config/duration-schema.js';
-import type { ScheduleJob } from '../../config/schedules-schema.js';
+import { CRON_OPTIONS, type ScheduleJob } from '../../config/schedules-schema.js';
 import { isIsoAt } from '../../config/schedules-checks.js';
 
 /** a random delay up to the job's jitter (`random` in [0, 1), injected by tests) */
@@ -11,7 +11,7 @@ function jitterMs(job: ScheduleJob, random: () => number): number {
 
 /** the first instant after `after` that the cron expression names, in its time zone (croner handles daylight saving) */
 export function nextCron(expr: string, tz: string | undefined, after: number): number | null {
-  const next = new Cron(expr, { paused: true, ...(tz && { timezone: tz }) }).nextRun(new Date(after));
+  const next = new Cron(expr, { paused: true, ...CRON_OPTIONS, ...(tz && { timezone: tz }) }).nextRun(new Date(after));
   return next ? next.getTime() : null;
 }
 

@@ -19,8 +19,20 @@ export const systemClock: SchedulerClock = {
   },
 };
 
-/** what a claimed fire makes: a run (isolated, under the id chosen before the claim) or a main-session event; `skipped`: why it made neither (the job's rate refused the run) */
-export type FireJob = (schedule: StoredSchedule, dueAt: number, runId: string | null) => Promise<{ detail?: string; skipped?: string }>;
+/**
+ * What a claimed fire made. `skipped`: why it made nothing (the job's rate refused the run).
+ * `settled`: the fire's mark was written with what it made, in the same commit (`made`: a
+ * main-session event), or it was no longer claimed and nothing was made (`taken`: another
+ * claimer made it); absent, the scheduler marks the fire.
+ */
+export interface FireMade {
+  detail?: string;
+  skipped?: string;
+  settled?: 'made' | 'taken';
+}
+
+/** what a claimed fire makes: a run (isolated, under the id chosen before the claim) or a main-session event */
+export type FireJob = (schedule: StoredSchedule, dueAt: number, runId: string | null) => Promise<FireMade>;
 
 export interface SchedulerDeps {
   store: Pick<Store, 'schedules' | 'runs'>;
@@ -156,9 +168,11 @@ export class Scheduler {
 
   private async dispatch(schedule: StoredSchedule, dueAt: number, runId: string | null, now: number): Promise<void> {
     try {
-      const { detail, skipped } = await this.deps.fire(schedule, dueAt, runId);
+      const { detail, skipped, settled } = await this.deps.fire(schedule, dueAt, runId);
+      // its maker told of it
+      if (settled === 'taken') return;
       const outcome = skipped ? 'skipped' : 'dispatched';
-      await this.deps.store.schedules.settleFire(schedule.id, dueAt, outcome, skipped ?? detail ?? null);
+      if (settled !== 'made') await this.deps.store.schedules.settleFire(schedule.id, dueAt, outcome, skipped ?? detail ?? null);
       this.told(schedule.id, outcome, now - dueAt);
     } catch (err) {
       this.deps.logger.error({ err, schedule: schedule.id }, 'schedule fire failed');
@@ -181,8 +195,8 @@ export class Scheduler {
   /**
    * Fires claimed by a process that died before making their run or event: a run is made under the
    * id chosen at the claim unless it exists already (then the fire is only marked), so a retaken
-   * fire never makes a second run. A main-session event has no such id: one claimed just before a
-   * crash may be added twice (the queue drops an event repeating the one before it).
+   * fire never makes a second run. A main-session event is added in the commit that marks its
+   * fire, so a fire still claimed has added none, and one retaken twice adds one.
    */
   private async retake(before: number): Promise<void> {
     const { store, logger } = this.deps;

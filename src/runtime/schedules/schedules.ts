@@ -4,12 +4,13 @@ import type { HeraldConfig } from '../../config/schema.js';
 import type { ScheduleJob } from '../../config/schedules-schema.js';
 import type { AgentAction } from '../../mappings/hook-action.js';
 import type { ScheduleFire, Store, StoredSchedule } from '../../store/port.js';
+import { eventDetail } from '../../store/schedules-port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
 import type { MainSession } from '../main-session.js';
 import { HeraldError } from '../../errors.js';
 import type { DispatchAction } from '../dispatch-action.js';
 import { deliveryChannel } from './schedule-targets.js';
-import { Scheduler, type SchedulerClock } from './scheduler.js';
+import { Scheduler, type FireMade, type SchedulerClock } from './scheduler.js';
 
 /** the store signal that says jobs changed: every process's scheduler looks again */
 export const SCHEDULES_TOPIC = 'schedules';
@@ -19,7 +20,7 @@ export interface SchedulesDeps {
   store: Store;
   /** the dispatcher of hook actions: a fire's run is admitted as a governed mapping's is (the job's concurrency and rate) */
   dispatch: DispatchAction;
-  mainSession: Pick<MainSession, 'enqueueSystemEvent'>;
+  mainSession: Pick<MainSession, 'enqueueSystemEventForFire'>;
   heartbeat: { request(): void };
   defaultAgentId: string;
   logger: Logger;
@@ -73,7 +74,7 @@ export class Schedules {
       clock: deps.clock,
       random: deps.random,
       onFired: deps.onFired,
-      fire: (schedule, dueAt, runId) => this.fire(schedule.job, dueAt, runId),
+      fire: (schedule, dueAt, runId) => this.fire(schedule.id, schedule.job, dueAt, runId),
     });
   }
 
@@ -131,10 +132,10 @@ export class Schedules {
     const fire: ScheduleFire = { scheduleId: schedule.id, dueAt: now, firedAt: now, outcome: 'claimed', runId, detail: 'run now' };
     await this.deps.store.schedules.recordFire(fire);
     try {
-      const { skipped } = await this.fire(schedule.job, now, runId);
+      const { skipped, settled } = await this.fire(schedule.id, schedule.job, now, runId);
       const outcome = skipped ? 'skipped' : 'dispatched';
-      await this.deps.store.schedules.settleFire(schedule.id, now, outcome, skipped);
-      this.deps.onFired?.(schedule.id, outcome);
+      if (!settled) await this.deps.store.schedules.settleFire(schedule.id, now, outcome, skipped);
+      if (settled !== 'taken') this.deps.onFired?.(schedule.id, outcome);
       return { ...fire, outcome, ...(skipped && { detail: skipped }) };
     } catch (err) {
       await this.deps.store.schedules.settleFire(schedule.id, now, 'failed', err instanceof Error ? err.message : String(err));
@@ -151,11 +152,13 @@ export class Schedules {
     this.deps.store.signals.publish(SCHEDULES_TOPIC);
   }
 
-  private async fire(job: ScheduleJob, dueAt: number, runId: string | null): Promise<{ detail?: string; skipped?: string }> {
+  private async fire(scheduleId: string, job: ScheduleJob, dueAt: number, runId: string | null): Promise<FireMade> {
     if (job.payload.kind === 'systemEvent') {
-      const event = await this.deps.mainSession.enqueueSystemEvent(job.payload.text);
+      // the event and the fire's mark in one commit: a fire retaken after a crash adds its event once
+      const { made, event } = await this.deps.mainSession.enqueueSystemEventForFire(job.payload.text, { scheduleId, dueAt });
+      if (!made) return { settled: 'taken' };
       if (job.wakeMode === 'now') this.deps.heartbeat.request();
-      return { detail: event ? `event ${event.id}` : 'event repeated the one before it' };
+      return { settled: 'made', detail: eventDetail(event) };
     }
     const { concurrency, rate } = job;
     const traffic = concurrency !== undefined || rate ? { concurrency, rate } : undefined;

@@ -89,7 +89,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     usage,
     browse: postgresBrowseRepo(pool),
     toolCalls: postgresToolCallsRepo(pool),
-    schedules: postgresSchedulesRepo(pool),
+    schedules: postgresSchedulesRepo(pool, commits),
     // replicas share the database: leases decide what a dead one left
     async serveAlone() {
       return false;

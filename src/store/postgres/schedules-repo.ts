@@ -1,10 +1,12 @@
 import type pg from 'pg';
-import { toFire, toSchedule, type FireRow, type ScheduleRow, type SchedulesRepo } from '../schedules-port.js';
+import { eventDetail, toFire, toSchedule, type FireRow, type ScheduleRow, type SchedulesRepo } from '../schedules-port.js';
 import { fireFilter } from '../fire-filter.js';
 import { ListFilter, postgresDialect } from '../list-filter.js';
+import { enqueueEvent } from './events-repo.js';
+import type { PgGroupCommit } from './group-commit.js';
 import { query } from './pg-pool.js';
 
-export function postgresSchedulesRepo(pool: pg.Pool): SchedulesRepo {
+export function postgresSchedulesRepo(pool: pg.Pool, commits: PgGroupCommit): SchedulesRepo {
   const schedules = async (text: string, values: unknown[]) => (await query<ScheduleRow>(pool, text, values)).rows.map(toSchedule);
   return {
     async put(s, reschedule) {
@@ -55,6 +57,18 @@ export function postgresSchedulesRepo(pool: pg.Pool): SchedulesRepo {
     async settleFire(id, dueAt, outcome, detail = null) {
       const result = await query(pool, `UPDATE schedule_fires SET outcome = $1, detail = coalesce($2, detail) WHERE schedule_id = $3 AND due_at = $4 AND outcome = 'claimed'`, [outcome, detail, id, dueAt]);
       return (result.rowCount ?? 0) === 1;
+    },
+    async settleFireWithEvent(id, dueAt, { session, text, maxPending }) {
+      // grouped like any wake: the event and the fire's mark share one commit. The fire's row is
+      // locked first: a second maker (a replica retaking the same fire) waits for this commit,
+      // then finds it no longer claimed and adds nothing
+      return commits.run(async (client) => {
+        const claimed = await client.query(`SELECT 1 FROM schedule_fires WHERE schedule_id = $1 AND due_at = $2 AND outcome = 'claimed' FOR UPDATE`, [id, dueAt]);
+        if (!claimed.rowCount) return { made: false };
+        const event = await enqueueEvent(client, session, text, maxPending);
+        await client.query(`UPDATE schedule_fires SET outcome = 'dispatched', detail = coalesce(detail, $3) WHERE schedule_id = $1 AND due_at = $2`, [id, dueAt, eventDetail(event)]);
+        return { made: true, ...(event && { event }) };
+      });
     },
     async fires(id, limit) {
       return (await query<FireRow>(pool, 'SELECT * FROM schedule_fires WHERE schedule_id = $1 ORDER BY due_at DESC LIMIT $2', [id, limit])).rows.map(toFire);

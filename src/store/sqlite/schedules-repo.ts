@@ -1,9 +1,12 @@
-import { toFire, toSchedule, type FireRow, type ScheduleRow, type SchedulesRepo } from '../schedules-port.js';
+import { eventDetail, toFire, toSchedule, type FireRow, type ScheduleRow, type SchedulesRepo } from '../schedules-port.js';
 import { fireFilter } from '../fire-filter.js';
 import { ListFilter, sqliteDialect } from '../list-filter.js';
+import type { EventAppender } from './events-repo.js';
+import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
-export function sqliteSchedulesRepo(db: SqliteDatabase): SchedulesRepo {
+/** `appender`: the database's one (sqlite-store.ts), for the event of a main-session fire */
+export function sqliteSchedulesRepo(db: SqliteDatabase, commits: GroupCommit, appender: EventAppender): SchedulesRepo {
   const put = db.prepare<Record<string, unknown>, ScheduleRow>(
     `INSERT INTO schedules (id, origin, job, enabled, next_due, created_at, updated_at)
      VALUES (@id, @origin, @job, @enabled, @nextDue, @createdAt, @updatedAt)
@@ -26,6 +29,8 @@ export function sqliteSchedulesRepo(db: SqliteDatabase): SchedulesRepo {
     return true;
   });
   const settle = db.prepare<[string, string | null, string, number]>(`UPDATE schedule_fires SET outcome = ?, detail = coalesce(?, detail) WHERE schedule_id = ? AND due_at = ? AND outcome = 'claimed'`);
+  const isClaimed = db.prepare<[string, number], { one: number }>(`SELECT 1 AS one FROM schedule_fires WHERE schedule_id = ? AND due_at = ? AND outcome = 'claimed'`);
+  const markDispatched = db.prepare<[string, string, number]>(`UPDATE OR FAIL schedule_fires SET outcome = 'dispatched', detail = coalesce(detail, ?) WHERE schedule_id = ? AND due_at = ? AND outcome = 'claimed'`);
   const fires = db.prepare<[string, number], FireRow>('SELECT * FROM schedule_fires WHERE schedule_id = ? ORDER BY due_at DESC LIMIT ?');
   const unsettled = db.prepare<[number, number], FireRow>(`SELECT * FROM schedule_fires WHERE outcome = 'claimed' AND fired_at <= ? ORDER BY fired_at LIMIT ?`);
   return {
@@ -56,6 +61,15 @@ export function sqliteSchedulesRepo(db: SqliteDatabase): SchedulesRepo {
     },
     async settleFire(id, dueAt, outcome, detail = null) {
       return settle.run(outcome, detail, id, dueAt).changes === 1;
+    },
+    async settleFireWithEvent(id, dueAt, { session, text, maxPending }) {
+      // one group-commit work: the event and the fire's mark commit together or not at all
+      return commits.run(() => {
+        if (!isClaimed.get(id, dueAt)) return { made: false };
+        const event = appender.append(session, text, maxPending);
+        markDispatched.run(eventDetail(event), id, dueAt);
+        return { made: true, ...(event && { event }) };
+      });
     },
     async fires(id, limit) {
       return fires.all(id, limit).map(toFire);

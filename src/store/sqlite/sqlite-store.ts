@@ -52,7 +52,7 @@ export function openSqliteStore(file: string): SqliteStore {
     usage: sqliteUsageRepo(db, commits),
     browse: sqliteBrowseRepo(db),
     toolCalls: sqliteToolCallsRepo(db, commits),
-    schedules: sqliteSchedulesRepo(db),
+    schedules: sqliteSchedulesRepo(db, commits, appender),
     async serveAlone() {
       // an in-memory database is this handle's alone
       if (file === ':memory:') return true;

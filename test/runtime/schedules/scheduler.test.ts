@@ -68,8 +68,10 @@ describe('the scheduler, on a clock the test drives', () => {
   it.each([
     // 02:30 does not exist in Berlin on 2025-03-30: it fires at 03:30 CEST, the first moment after the gap
     ['Europe/Berlin', '30 2 * * *', '2025-03-28T12:00:00Z', ['2025-03-29T01:30:00.000Z', '2025-03-30T01:30:00.000Z', '2025-03-31T00:30:00.000Z']],
-    // 02:30 happens twice in Berlin on 2025-10-26 (CEST, then CET): it fires once, at the second (croner 9's choice east of UTC)
-    ['Europe/Berlin', '30 2 * * *', '2025-10-24T12:00:00Z', ['2025-10-25T00:30:00.000Z', '2025-10-26T01:30:00.000Z', '2025-10-27T01:30:00.000Z']],
+    // 02:30 happens twice in Berlin on 2025-10-26 (CEST, then CET): it fires once, at the first (CEST), as in New York
+    ['Europe/Berlin', '30 2 * * *', '2025-10-24T12:00:00Z', ['2025-10-25T00:30:00.000Z', '2025-10-26T00:30:00.000Z', '2025-10-27T01:30:00.000Z']],
+    // hourly across Berlin's fall-back: each wall-clock hour once, so the repeated 02:00 (01:00Z, CET) does not fire
+    ['Europe/Berlin', '0 * * * *', '2025-10-25T23:30:00Z', ['2025-10-26T00:00:00.000Z', '2025-10-26T02:00:00.000Z', '2025-10-26T03:00:00.000Z']],
     // 02:30 does not exist in New York on 2025-03-09: it fires at 03:30 EDT
     ['America/New_York', '30 2 * * *', '2025-03-07T12:00:00Z', ['2025-03-08T07:30:00.000Z', '2025-03-09T07:30:00.000Z', '2025-03-10T06:30:00.000Z']],
     // 01:30 happens twice in New York on 2025-11-02: it fires once, at the first (EDT)
