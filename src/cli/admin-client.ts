@@ -1,6 +1,7 @@
 import { loadConfigFile } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { configPathFrom } from './config-path.js';
+import type { CliIo } from './cli-io.js';
 
 export interface AdminAnswer {
   status: number;
@@ -38,4 +39,36 @@ export async function adminClient(flags: { config?: string; url?: string }, buil
       return { status: response.status, body: await response.json().catch(() => ({})) };
     },
   };
+}
+
+/**
+ * One admin call of `herald <command>`: the client, the call and its failures said on stderr (no
+ * gateway token: exit 2; unreachable or an error answer, with the faults it lists: exit 1). The
+ * answer when it succeeded, else the exit code.
+ */
+export async function gatewayAnswer(
+  command: string,
+  flags: { config?: string; url?: string },
+  io: CliIo,
+  builtins: PluginDefinition[],
+  call: (client: AdminClient) => Promise<AdminAnswer>,
+): Promise<AdminAnswer | number> {
+  const client = await adminClient(flags, builtins);
+  if (typeof client === 'string') {
+    io.err(`herald ${command}: ${client}`);
+    return 2;
+  }
+  let answer: AdminAnswer;
+  try {
+    answer = await call(client);
+  } catch (error) {
+    io.err(`herald ${command}: ${(error as Error).message}`);
+    return 1;
+  }
+  if (answer.status >= 400) {
+    io.err(`herald ${command}: ${answer.status} ${answer.body.error ?? ''}`);
+    for (const fault of Array.isArray(answer.body.details) ? answer.body.details.slice(1) : []) io.err(`  ${fault}`);
+    return 1;
+  }
+  return answer;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
-import { adminClient, type AdminAnswer, type AdminClient } from './admin-client.js';
+import { gatewayAnswer, type AdminAnswer, type AdminClient } from './admin-client.js';
 import type { CliIo } from './cli-io.js';
 
 const common = { config: { type: 'string', short: 'c' }, url: { type: 'string' }, json: { type: 'boolean' } } as const;
@@ -39,25 +39,10 @@ const when = (s: { kind: string; at?: string; every?: string; expr?: string; tz?
 const line = (s: any) => `${s.id}  ${s.enabled ? 'enabled ' : 'disabled'}  ${s.origin.padEnd(6)}  next ${s.nextDueAt ?? '-'}  ${when(s.job.schedule)}${s.job.name ? `  ${s.job.name}` : ''}`;
 const fireLine = (f: any) => `${f.dueAt}  ${f.outcome}${f.run ? `  run ${f.run.id} ${f.run.status ?? '(gone)'}` : ''}${f.detail ? `  ${f.detail}` : ''}`;
 
-/** runs one subcommand against the gateway: its answer printed (or as JSON), an error answer on stderr with exit 1 */
+/** runs one subcommand against the gateway: its answer printed (or as JSON) */
 async function withGateway(name: string, values: { config?: string; url?: string; json?: boolean }, io: CliIo, builtins: PluginDefinition[], fn: (client: AdminClient) => Promise<AdminAnswer>, show: (body: any) => string[]): Promise<number> {
-  const client = await adminClient(values, builtins);
-  if (typeof client === 'string') {
-    io.err(`herald cron ${name}: ${client}`);
-    return 2;
-  }
-  let answer: AdminAnswer;
-  try {
-    answer = await fn(client);
-  } catch (error) {
-    io.err(`herald cron ${name}: ${(error as Error).message}`);
-    return 1;
-  }
-  if (answer.status >= 400) {
-    io.err(`herald cron ${name}: ${answer.status} ${answer.body.error ?? ''}`);
-    for (const fault of Array.isArray(answer.body.details) ? answer.body.details.slice(1) : []) io.err(`  ${fault}`);
-    return 1;
-  }
+  const answer = await gatewayAnswer(`cron ${name}`, values, io, builtins, fn);
+  if (typeof answer === 'number') return answer;
   for (const text of values.json ? [JSON.stringify(answer.body, null, 2)] : show(answer.body)) io.out(text);
   return 0;
 }

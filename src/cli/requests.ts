@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
-import { adminClient, type AdminAnswer, type AdminClient } from './admin-client.js';
+import { gatewayAnswer, type AdminAnswer, type AdminClient } from './admin-client.js';
 import type { CliIo } from './cli-io.js';
 
 const options = { config: { type: 'string', short: 'c' }, url: { type: 'string' }, json: { type: 'boolean' } } as const;
@@ -21,22 +21,8 @@ function byId(name: string, call: (c: AdminClient, id: string) => Promise<AdminA
       io.err(`herald requests ${name}: one request (receipt) id is needed. usage: herald requests ${name} ID`);
       return 2;
     }
-    const client = await adminClient(values, builtins);
-    if (typeof client === 'string') {
-      io.err(`herald requests ${name}: ${client}`);
-      return 2;
-    }
-    let answer: AdminAnswer;
-    try {
-      answer = await call(client, encodeURIComponent(id));
-    } catch (error) {
-      io.err(`herald requests ${name}: ${(error as Error).message}`);
-      return 1;
-    }
-    if (answer.status >= 400) {
-      io.err(`herald requests ${name}: ${answer.status} ${answer.body.error ?? ''}`);
-      return 1;
-    }
+    const answer = await gatewayAnswer(`requests ${name}`, values, io, builtins, (c) => call(c, encodeURIComponent(id)));
+    if (typeof answer === 'number') return answer;
     for (const text of values.json ? [JSON.stringify(answer.body, null, 2)] : show(answer.body)) io.out(text);
     return failedNow(answer.body) ? 1 : 0;
   };
@@ -75,23 +61,9 @@ export async function requestsListCommand(argv: string[], io: CliIo, builtins: P
     io.err(`herald requests list: --limit must be an integer from 1 to 1000 (got "${limit}")`);
     return 2;
   }
-  const client = await adminClient(values, builtins);
-  if (typeof client === 'string') {
-    io.err(`herald requests list: ${client}`);
-    return 2;
-  }
   const query = new URLSearchParams({ ...(values.failed && { failed: 'true' }), ...(values.mapping !== undefined && { mapping: values.mapping }), ...(limit !== undefined && { limit }) });
-  let answer: AdminAnswer;
-  try {
-    answer = await client.call('GET', `/receipts${query.size ? `?${query}` : ''}`);
-  } catch (error) {
-    io.err(`herald requests list: ${(error as Error).message}`);
-    return 1;
-  }
-  if (answer.status >= 400) {
-    io.err(`herald requests list: ${answer.status} ${answer.body.error ?? ''}`);
-    return 1;
-  }
+  const answer = await gatewayAnswer('requests list', values, io, builtins, (c) => c.call('GET', `/receipts${query.size ? `?${query}` : ''}`));
+  if (typeof answer === 'number') return answer;
   const receipts = answer.body.data as unknown[];
   if (values.json) io.out(JSON.stringify(receipts, null, 2));
   else if (!receipts.length) io.out(values.failed ? 'no failed requests' : 'no requests');
