@@ -11,7 +11,6 @@ export interface FallbackResult extends ModelResponse {
   failures: ModelFailure[];
 }
 
-/** Every model of the chain failed; the message names each with its reason. */
 /** one model tried and why it gave no answer (never the upstream's body beyond its client's message) */
 export interface ModelFailure {
   ref: string;
@@ -26,6 +25,7 @@ export function describeFailures(failures: ModelFailure[]): string {
   return failures.map((f) => (f.error.includes(`"${f.ref}"`) ? f.error : `model ${f.ref}${f.provider ? ` (provider ${f.provider})` : ''}: ${f.error}`)).join('; ');
 }
 
+/** Every model of the chain failed; the message names each with its reason. */
 export class AllModelsFailedError extends Error {
   /** `cause`: the last model's own error, so a log line can say why (ECONNREFUSED host:port, the upstream status) */
   constructor(readonly failures: ModelFailure[], cause?: unknown) {

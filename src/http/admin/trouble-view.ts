@@ -67,13 +67,14 @@ export type TroubleView = z.infer<typeof troubleSchema>;
 /** what feeds the trouble section: the store's open alerts, and this process's own records */
 export interface TroubleSources {
   config?: () => ConfigTroubleView;
+  /** the providers whose last call failed */
   providers?: () => PartHealth[];
+  /** the channels whose last delivery attempt failed */
   channels?: () => PartHealth[];
   toolServers?: () => ToolServerHealth[];
 }
 
 const part = (p: PartHealth) => ({ name: p.name, lastOkAt: isoTime(p.lastOkAt), lastFailureAt: isoTime(p.lastFailureAt), cause: p.cause, consecutiveFailures: p.consecutiveFailures });
-const unhealthy = (parts: PartHealth[] | undefined) => (parts ?? []).filter((p) => p.consecutiveFailures > 0).map(part);
 
 /** trouble first: nothing in any list means all clear */
 export function troubleView(open: AlertRecord[], sources: TroubleSources): TroubleView {
@@ -84,8 +85,8 @@ export function troubleView(open: AlertRecord[], sources: TroubleSources): Troub
     restartRequired: config?.restartRequired ? { ...config.restartRequired, at: isoString(config.restartRequired.at) } : null,
     mappings: config?.mappings ?? [],
     warnings: config?.warnings ?? [],
-    providers: unhealthy(sources.providers?.()),
-    channels: unhealthy(sources.channels?.()),
+    providers: (sources.providers?.() ?? []).map(part),
+    channels: (sources.channels?.() ?? []).map(part),
     // a server connecting for the first time is not trouble yet; one connecting after a failure is
     toolServers: (sources.toolServers?.() ?? [])
       .filter((s) => s.state === 'failed' || (s.state === 'connecting' && s.lastError !== undefined))
