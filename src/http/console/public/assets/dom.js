@@ -81,9 +81,6 @@ export function refreshTimes(root = document) {
 
 if (typeof window !== 'undefined') setInterval(() => refreshTimes(), 15_000);
 
-/** the lists' times (older name) */
-export const time = timeCell;
-
 /**
  * An id as a secondary element of a row: small, truncated on screen, the whole id on hover, in
  * the text (selecting it copies all of it) and copied by a click.

@@ -1,6 +1,6 @@
 import { api, qs } from './api.js';
 import { pagedList } from './paged.js';
-import { clear, coalesced, field, h, table, timeCell as time } from './dom.js';
+import { clear, coalesced, field, h, table, timeCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 
 const conditions = ['', 'delivery.failed', 'runs.failing', 'source.silent', 'queue.stale', 'outbox.stale', 'watcher.unhealthy', 'tools.unhealthy', 'store.unreachable', 'budget.exceeded', 'schedule.failing', 'schedule.missed'];
@@ -16,12 +16,12 @@ export function alertsPage(root, { params }) {
     (cursor, limit) => api.get(`/alerts${qs({ status: status.value, condition: condition.value, ...range.values(), limit, cursor })}`),
     (rows) =>
       table([
-        { label: 'Raised', cell: (a) => time(a.raisedAt) },
+        { label: 'Raised', cell: (a) => timeCell(a.raisedAt) },
         { label: 'Condition', cell: (a) => a.condition },
         { label: 'Subject', cell: (a) => a.subject },
         { label: 'Status', cell: (a) => h('span', { class: `badge ${a.status === 'open' ? 'bad' : 'good'}` }, a.status) },
         { label: 'Sent', cell: (a) => (a.notified ? 'yes' : 'no (cooldown)') },
-        { label: 'Resolved', cell: (a) => (a.resolvedAt ? time(a.resolvedAt) : '—') },
+        { label: 'Resolved', cell: (a) => (a.resolvedAt ? timeCell(a.resolvedAt) : '—') },
         { label: 'What happened', cell: (a) => a.summary },
       ], rows, { empty: 'No alerts.', caption: 'Alerts' }),
   );

@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { clear, field, h, notice, table, timeCell as time } from './dom.js';
+import { clear, field, h, notice, table, timeCell } from './dom.js';
 
 export function keysPage(root) {
   const name = h('input', { name: 'name', required: true, pattern: '[A-Za-z0-9._-]{1,64}', placeholder: 'ci-bot' });
@@ -11,7 +11,7 @@ export function keysPage(root) {
     clear(list, table([
       { label: 'Name', cell: (k) => k.name },
       { label: 'Agents', cell: (k) => (k.agents ? k.agents.join(', ') : 'all') },
-      { label: 'Created', cell: (k) => (k.createdAt ? time(k.createdAt) : '—') },
+      { label: 'Created', cell: (k) => (k.createdAt ? timeCell(k.createdAt) : '—') },
       { label: 'Source', cell: (k) => (k.source === 'config' ? 'config file' : 'created') },
       { label: 'Actions', cell: (k) => (k.source === 'store' ? h('button', { type: 'button', class: 'danger', onclick: async () => {
         if (!confirm(`Revoke ${k.name}? Clients using it get 401 at once.`)) return;

@@ -1,5 +1,5 @@
 import { api, qs } from './api.js';
-import { badge, clear, coalesced, debounce, field, h, json, notice, table, time } from './dom.js';
+import { badge, clear, coalesced, debounce, field, h, json, notice, table, timeCell } from './dom.js';
 import { pagedList } from './paged.js';
 
 export function mappingsPage(root, { rest, params }) {
@@ -213,7 +213,7 @@ async function playground(root, id) {
         backtestOut,
         h('p', {}, `${answer.results.length} retained request(s) of ${answer.path}; ${answer.results.filter((r) => r.changed).length} change.`),
         table([
-          { label: 'Received', cell: (r) => h('a', { href: `#/requests/${encodeURIComponent(r.receipt.id)}` }, time(r.receipt.receivedAt)) },
+          { label: 'Received', cell: (r) => h('a', { href: `#/requests/${encodeURIComponent(r.receipt.id)}` }, timeCell(r.receipt.receivedAt)) },
           { label: 'Before', cell: (r) => summary(r.before) },
           { label: 'After (draft)', cell: (r) => summary(r.after) },
           { label: 'Changed', cell: (r) => (r.changed ? badge('changed') : 'same') },

@@ -1,6 +1,6 @@
 import { minuteChart } from './charts.js';
 import { api } from './api.js';
-import { clear, h, table, time } from './dom.js';
+import { clear, h, table, timeCell } from './dom.js';
 
 const tone = { ready: 'good', failed: 'bad' };
 
@@ -10,7 +10,7 @@ const toolServers = (servers) =>
     { label: 'Server', cell: (s) => s.server },
     { label: 'State', cell: (s) => h('span', { class: `badge ${tone[s.state] ?? 'neutral'}` }, s.state) },
     { label: 'Tools', cell: (s) => (s.listed === null ? String(s.tools) : `${s.tools} of ${s.listed}+ (tools.maxToolsPerServer)`) },
-    { label: 'Since', cell: (s) => time(s.since) },
+    { label: 'Since', cell: (s) => timeCell(s.since) },
     { label: 'Restarts', cell: (s) => String(s.restarts) },
     { label: 'Last error', cell: (s) => s.lastError ?? '—' },
   ], servers, { caption: 'Tool servers' });
@@ -26,16 +26,16 @@ const where = (m) => `${m.file}${m.index === null ? '' : ` [${m.index}]`}${m.lin
 function troubleItems(t) {
   const item = (kind, ...children) => h('li', { class: 'trouble-item' }, h('span', { class: 'badge bad' }, kind), ' ', ...children);
   return [
-    ...t.alerts.map((a) => item('alert', link(`#/alerts?status=open&condition=${encodeURIComponent(a.condition)}`, `${a.condition}: ${a.subject}`), ' · ', a.summary, ' · since ', time(a.raisedAt))),
+    ...t.alerts.map((a) => item('alert', link(`#/alerts?status=open&condition=${encodeURIComponent(a.condition)}`, `${a.condition}: ${a.subject}`), ' · ', a.summary, ' · since ', timeCell(a.raisedAt))),
     ...(t.refusedReload
-      ? [item('reload refused', 'the running config stays (', t.refusedReload.reason, ', ', time(t.refusedReload.at), ')', h('ul', { class: 'faults' }, t.refusedReload.faults.map((f) => h('li', {}, h('code', {}, f)))))]
+      ? [item('reload refused', 'the running config stays (', t.refusedReload.reason, ', ', timeCell(t.refusedReload.at), ')', h('ul', { class: 'faults' }, t.refusedReload.faults.map((f) => h('li', {}, h('code', {}, f)))))]
       : []),
     ...(t.restartRequired
-      ? [item('restart needed', t.restartRequired.keys.map((k) => h('code', {}, k)).flatMap((k, i) => (i ? [', ', k] : [k])), ' changed in the config file; a reload does not apply them (', t.restartRequired.reason, ', ', time(t.restartRequired.at), '): the running values stay until herald restarts')]
+      ? [item('restart needed', t.restartRequired.keys.map((k) => h('code', {}, k)).flatMap((k, i) => (i ? [', ', k] : [k])), ' changed in the config file; a reload does not apply them (', t.restartRequired.reason, ', ', timeCell(t.restartRequired.at), '): the running values stay until herald restarts')]
       : []),
     ...t.mappings.map((m) => item('mapping not loaded', link('#/mappings', m.id ?? where(m)), ' ', h('code', {}, where(m)), m.field ? ` · ${m.field}` : '')),
-    ...t.providers.map((p) => item('model provider', link('#/runs?status=failed', p.name), ` · ${failures(p)} · `, p.cause ?? '', ' · last ', time(p.lastFailureAt))),
-    ...t.channels.map((c) => item('channel', link(`#/deliveries?status=failed&channel=${encodeURIComponent(c.name)}`, c.name), ` · ${failures(c)} · `, c.cause ?? '', ' · last ', time(c.lastFailureAt))),
+    ...t.providers.map((p) => item('model provider', link('#/runs?status=failed', p.name), ` · ${failures(p)} · `, p.cause ?? '', ' · last ', timeCell(p.lastFailureAt))),
+    ...t.channels.map((c) => item('channel', link(`#/deliveries?status=failed&channel=${encodeURIComponent(c.name)}`, c.name), ` · ${failures(c)} · `, c.cause ?? '', ' · last ', timeCell(c.lastFailureAt))),
     ...t.toolServers.map((s) => item('MCP server', s.server, ` · ${s.state}`, s.lastError ? ` · ${s.lastError}` : '')),
     ...t.warnings.map((w) => h('li', { class: 'trouble-item' }, h('span', { class: 'badge neutral' }, 'config warning'), ' ', w)),
   ];

@@ -1,6 +1,6 @@
 import { api, qs, traceUrl } from './api.js';
 import { pagedList } from './paged.js';
-import { absTime, badge, clear, coalesced, duration, field, h, idChip, json, notice, table, time, timeCell, traceCell } from './dom.js';
+import { absTime, badge, clear, coalesced, duration, field, h, idChip, json, notice, table, timeCell, traceCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 import { toolTimeline } from './tool-calls.js';
 

@@ -1,6 +1,6 @@
 import { api, qs } from './api.js';
 import { pagedList } from './paged.js';
-import { badge, clear, coalesced, field, h, idChip, notice, table, timeCell as time } from './dom.js';
+import { badge, clear, coalesced, field, h, idChip, notice, table, timeCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 
 /** how many of each job's newest fires the jobs table shows */
@@ -60,10 +60,10 @@ export function schedulesPage(root, { params }) {
       { label: 'Does', cell: (s) => (s.job.sessionTarget === 'main' ? 'main-session event' : `run${s.job.delivery?.mode && s.job.delivery.mode !== 'none' ? `, ${s.job.delivery.mode}` : ''}`) },
       { label: 'Origin', cell: (s) => (s.origin === 'config' ? 'config file' : 'API') },
       { label: 'Enabled', cell: (s) => h('span', { class: `badge ${s.enabled ? 'good' : 'neutral'}` }, s.enabled ? 'enabled' : 'disabled') },
-      { label: 'Next fire', cell: (s) => (s.nextDueAt ? time(s.nextDueAt) : '—') },
+      { label: 'Next fire', cell: (s) => (s.nextDueAt ? timeCell(s.nextDueAt) : '—') },
       { label: 'Last fires', cell: (s) => {
         const list = last.get(s.id) ?? [];
-        return list.length ? h('ul', { class: 'plain' }, list.map((f) => h('li', {}, time(f.dueAt), ' ', badge(fireStatus(f)), ' ', runLink(f)))) : h('span', { class: 'muted' }, 'none yet');
+        return list.length ? h('ul', { class: 'plain' }, list.map((f) => h('li', {}, timeCell(f.dueAt), ' ', badge(fireStatus(f)), ' ', runLink(f)))) : h('span', { class: 'muted' }, 'none yet');
       } },
       { label: 'Actions', cell: actions },
     ], data, { empty: 'No schedules: add schedules.jobs to the config, or POST /admin/schedules (herald cron add).', caption: 'Schedules' }));
@@ -79,8 +79,8 @@ export function schedulesPage(root, { params }) {
     (rows) =>
       table([
         { label: 'Source', cell: (f) => f.source },
-        { label: 'Due', cell: (f) => time(f.dueAt) },
-        { label: 'Started', cell: (f) => time(f.startedAt) },
+        { label: 'Due', cell: (f) => timeCell(f.dueAt) },
+        { label: 'Started', cell: (f) => timeCell(f.startedAt) },
         { label: 'Lag', cell: (f) => lag(f.lagMs) },
         { label: 'Outcome', cell: (f) => badge(f.outcome) },
         { label: 'Run', cell: (f) => (f.run ? h('span', {}, runLink(f), ' ', badge(f.run.status ?? 'gone')) : '—') },

@@ -1,6 +1,6 @@
 import { api, qs } from './api.js';
 import { pagedList } from './paged.js';
-import { badge, clear, coalesced, field, h, table, timeCell as time } from './dom.js';
+import { badge, clear, coalesced, field, h, table, timeCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 
 const statuses = ['', 'pending', 'processing', 'done', 'dropped'];
@@ -16,7 +16,7 @@ export function sessionPage(root, { params }) {
     (rows) =>
       table(
         [
-          { label: 'Created', cell: (e) => time(e.createdAt) },
+          { label: 'Created', cell: (e) => timeCell(e.createdAt) },
           { label: 'Status', cell: (e) => badge(e.status) },
           { label: 'Text', cell: (e) => e.text },
           // the stored flag, not the text: a summary of a run over outside content, read by the heartbeat as data
@@ -40,7 +40,7 @@ export function sessionPage(root, { params }) {
   const load = async () => {
     const messages = await api.get('/sessions/main/messages?limit=100');
     clear(turns, messages.data.length
-      ? h('ol', { class: 'transcript' }, messages.data.slice().reverse().map((m) => h('li', { class: `msg ${m.role}` }, h('span', { class: 'role' }, `${m.role} · `, time(m.createdAt)), h('div', { class: 'content' }, m.content))))
+      ? h('ol', { class: 'transcript' }, messages.data.slice().reverse().map((m) => h('li', { class: `msg ${m.role}` }, h('span', { class: 'role' }, `${m.role} · `, timeCell(m.createdAt)), h('div', { class: 'content' }, m.content))))
       : h('p', { class: 'empty' }, 'No heartbeat turns yet.'));
     await events.reload();
   };

@@ -1,4 +1,4 @@
-import { absTime as time, badge, h, json } from './dom.js';
+import { absTime, badge, h, json } from './dom.js';
 
 // A run's tool calls as the console shows them: its model turns in order, each with the calls
 // the model asked for (tool, server, status, duration, approval and who gave it). Arguments come
@@ -16,10 +16,10 @@ export function approvalView(c) {
   if (c.approval) {
     const { decision, by, at, reason } = c.approval;
     const what = decision === 'expired' ? 'expired: nobody decided in time' : `${decision} by ${by}`;
-    return h('span', { class: 'approval' }, what, ' ', time(at), reason ? h('span', {}, ': ', h('q', {}, reason)) : null);
+    return h('span', { class: 'approval' }, what, ' ', absTime(at), reason ? h('span', {}, ': ', h('q', {}, reason)) : null);
   }
   if (c.approvalRequired && c.status === 'waiting_approval') {
-    return h('span', { class: 'approval' }, 'waits for a person until ', time(c.approvalExpiresAt), ' · ', h('a', { href: `#/approvals/${encodeURIComponent(c.id)}` }, 'decide'));
+    return h('span', { class: 'approval' }, 'waits for a person until ', absTime(c.approvalExpiresAt), ' · ', h('a', { href: `#/approvals/${encodeURIComponent(c.id)}` }, 'decide'));
   }
   return c.approvalRequired ? 'needed approval' : 'no approval needed';
 }
@@ -47,7 +47,7 @@ export function toolTimeline(calls, answered) {
     'ol',
     { class: 'timeline' },
     [...turns.entries()].map(([turn, list]) =>
-      h('li', { class: 'turn' }, h('div', { class: 'turn-head' }, h('span', { class: 'role' }, `Model turn ${turn + 1}`), ' asked for ', `${list.length} tool call${list.length === 1 ? '' : 's'}`, ' ', time(list[0].createdAt)), h('ol', { class: 'calls' }, list.map(callItem))),
+      h('li', { class: 'turn' }, h('div', { class: 'turn-head' }, h('span', { class: 'role' }, `Model turn ${turn + 1}`), ' asked for ', `${list.length} tool call${list.length === 1 ? '' : 's'}`, ' ', absTime(list[0].createdAt)), h('ol', { class: 'calls' }, list.map(callItem))),
     ),
     answered ? h('li', { class: 'turn' }, h('div', { class: 'turn-head' }, h('span', { class: 'role' }, `Model turn ${Math.max(...turns.keys()) + 2}`), ' answered (the reply below)')) : null,
   );
