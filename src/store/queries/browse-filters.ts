@@ -1,6 +1,6 @@
 import { inRunQueue, mappingIs, RECEIPTS_MAPPING_LEAVES_OUT, RUNS_MAPPING_LEAVES_OUT, TROUBLED_RUN } from './indexed-conditions.js';
 import type { ListFilter } from './list-filter.js';
-import type { DeliveryQuery, EventQuery, FailedDeliveryFilter, RetryableTargets, RunQuery, SessionQuery } from './port.js';
+import type { DeliveryQuery, EventQuery, FailedDeliveryFilter, RetryableTargets, RunQuery, SessionQuery } from '../port.js';
 
 /** The operator lists' conditions, the same on both adapters (the receipts' are in receipt-filter.ts). */
 export function runFilter(f: ListFilter, query: RunQuery): ListFilter {

@@ -1,6 +1,6 @@
 import { mappingIs, RECEIPTS_MAPPING_LEAVES_OUT } from './indexed-conditions.js';
 import type { ListFilter } from './list-filter.js';
-import type { ReceiptQuery } from './port.js';
+import type { ReceiptQuery } from '../port.js';
 
 /** the receipts list's conditions, the same on both adapters */
 export function receiptFilter(f: ListFilter, query: ReceiptQuery, now: number): ListFilter {

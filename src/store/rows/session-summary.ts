@@ -1,4 +1,4 @@
-import type { SessionSummary } from './port.js';
+import type { SessionSummary } from '../port.js';
 
 /** a row of the sessions list, as both adapters select it */
 export interface SessionRow {

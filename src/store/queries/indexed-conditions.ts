@@ -1,4 +1,4 @@
-import type { RunStatus } from './port.js';
+import type { RunStatus } from '../port.js';
 
 /**
  * The conditions of the partial indexes the operator lists read, as both adapters' migrations

@@ -1,4 +1,4 @@
-import type { ListFilter } from './list-filter.js';
+import type { ListFilter } from '../queries/list-filter.js';
 import type { ListQuery } from './operator-port.js';
 
 /** `open` while its condition holds; `resolved` once it cleared */

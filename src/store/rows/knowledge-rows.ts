@@ -1,4 +1,4 @@
-import type { KnowledgeDocument } from './port.js';
+import type { KnowledgeDocument } from '../port.js';
 
 /**
  * A knowledge document's row as both adapters store it (same column names); `Json` is how the

@@ -1,4 +1,4 @@
-import type { RunRecord, RunWaitReason } from './port.js';
+import type { RunRecord, RunWaitReason } from '../port.js';
 
 /** a governed run's columns as RunRecord fields; an ungoverned run's record carries none of them */
 export function governedFields(notBefore: number | string | null, waitedFor: RunWaitReason | null, coalescedCount: number | null): Pick<RunRecord, 'notBefore' | 'waitedFor' | 'coalescedCount'> {

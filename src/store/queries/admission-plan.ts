@@ -1,4 +1,4 @@
-import type { RunAdmission, RunWaitReason } from './port.js';
+import type { RunAdmission, RunWaitReason } from '../port.js';
 
 /**
  * When a new run may start, by both adapters' one rule: the rate's next free slot (the n-th newest

@@ -1,5 +1,5 @@
-import { scheduleJobSchema, type ScheduleJob } from '../config/schedules-schema.js';
-import { HeraldError } from '../errors.js';
+import { scheduleJobSchema, type ScheduleJob } from '../../config/schedules-schema.js';
+import { HeraldError } from '../../errors.js';
 import type { SystemEvent } from './events-port.js';
 import type { ListQuery } from './operator-port.js';
 
