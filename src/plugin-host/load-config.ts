@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { checkConfig, checkHookTokenStrength } from '../config/checks.js';
+import { checkConfig, checkHookTokenStrength } from '../config/checks/checks.js';
 import { substituteEnv } from '../config/loading/env-substitution.js';
 import { parseConfig, pluginSpecs, readConfigFile } from '../config/loading/load.js';
 import type { HeraldConfig } from '../config/schema.js';

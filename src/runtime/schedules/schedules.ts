@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { parseDuration } from '../../config/duration-schema.js';
+import { parseDuration } from '../../config/schema/duration-schema.js';
 import type { HeraldConfig } from '../../config/schema.js';
-import type { ScheduleJob } from '../../config/schedules-schema.js';
+import type { ScheduleJob } from '../../config/schema/schedules-schema.js';
 import type { AgentAction } from '../../mappings/hook-action.js';
 import type { ScheduleFire, Store, StoredSchedule } from '../../store/port.js';
 import { eventDetail } from '../../store/port/schedules-port.js';

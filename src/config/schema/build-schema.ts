@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { coreConfigShape, hooksSchema } from './schema.js';
+import { coreConfigShape, hooksSchema } from '../schema.js';
 import { retryPolicySchema } from './delivery-policy-schema.js';
 import { withAccounts } from './channel-accounts-schema.js';
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { isLoopbackHost } from './loopback.js';
-import { checkSessionKeyPolicy, isReservedSessionKey, RESERVED_SESSION_KEYS } from './session-key-policy.js';
-import type { HeraldConfig } from './schema.js';
-import { hooksPrefix } from './hooks-path.js';
+import { checkSessionKeyPolicy, isReservedSessionKey, RESERVED_SESSION_KEYS } from '../session-key-policy.js';
+import type { HeraldConfig } from '../schema.js';
+import { hooksPrefix } from '../hooks-path.js';
 import { checkToolsConfig } from './tools-checks.js';
 import { checkSchedulesConfig } from './schedules-checks.js';
 

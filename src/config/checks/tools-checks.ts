@@ -1,4 +1,4 @@
-import type { HeraldConfig } from './schema.js';
+import type { HeraldConfig } from '../schema.js';
 
 /** the built-ins' server name (tools/tool-policy.ts), reserved in tools.mcpServers */
 const BUILTIN_SERVER = 'herald';
