@@ -1,7 +1,7 @@
 import type { RequestListener } from 'node:http';
 import { RunWaiter } from '../runtime/runs/run-waiter.js';
 import { FailedAuthLimiter } from '../http/failed-auth-limiter.js';
-import { chatSurface } from '../http/v1/chat-completions.js';
+import { chatSurface } from '../http/v1/chat/chat-completions.js';
 import { nodeRoutes } from '../http/node-routes.js';
 import { hookSurface } from '../http/hooks/hook-surface.js';
 import { PlatformGate } from '../http/v1/platform-auth.js';

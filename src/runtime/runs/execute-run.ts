@@ -13,8 +13,8 @@ import { afterRun, completeInChain, completeRun, nextRuns, type NextRuns } from 
 import type { RunContext } from './run-context.js';
 import type { ChainPlace } from './session-chain.js';
 import { copyWith } from '../../utils/copy-with.js';
-import { readCheckpoint, type TurnCheckpoint } from '../../agents/tool-ledger.js';
-import { ToolRoundRefused } from '../../agents/tool-round.js';
+import { readCheckpoint, type TurnCheckpoint } from '../../agents/tool-use/tool-ledger.js';
+import { ToolRoundRefused } from '../../agents/tool-use/tool-round.js';
 import { runLedger } from './run-ledger.js';
 
 class RunTimeout extends Error {}

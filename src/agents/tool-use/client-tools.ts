@@ -1,7 +1,7 @@
-import { HeraldError } from '../errors.js';
-import { modelChain } from '../models/model-chain.js';
-import type { AgentConfig } from './agent-directory.js';
-import type { AgentTurnDeps } from './agent-turn.js';
+import { HeraldError } from '../../errors.js';
+import { modelChain } from '../../models/model-chain.js';
+import type { AgentConfig } from '../agent-directory.js';
+import type { AgentTurnDeps } from '../agent-turn.js';
 
 /** what a request asks that only a model taking client tools can do: the field, and what it is */
 export interface ClientToolsUse {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { ClientToolsUse } from '../../agents/client-tools.js';
-import type { ChatInputMessage } from '../../agents/conversation.js';
-import type { ResponseRecord } from '../../agents/response-record.js';
-import { HeraldError } from '../../errors.js';
-import { parseFields } from './request-param.js';
-import { functionName, jsonSchemaObject } from './tool-schemas.js';
+import type { ClientToolsUse } from '../../../agents/tool-use/client-tools.js';
+import type { ChatInputMessage } from '../../../agents/conversation.js';
+import type { ResponseRecord } from '../../../agents/responses/response-record.js';
+import { HeraldError } from '../../../errors.js';
+import { parseFields } from '../request-param.js';
+import { functionName, jsonSchemaObject } from '../tool-schemas.js';
 import { mcpApprovalResponseItem, mcpTool, withoutSecrets } from './responses-mcp-request.js';
 
 /** a text part of an input message: `input_text` (and `output_text` when a client replays an answer) */

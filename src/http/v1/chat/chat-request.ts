@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { ClientToolsUse } from '../../agents/client-tools.js';
-import type { ChatInputMessage } from '../../agents/conversation.js';
-import { HeraldError } from '../../errors.js';
+import type { ClientToolsUse } from '../../../agents/tool-use/client-tools.js';
+import type { ChatInputMessage } from '../../../agents/conversation.js';
+import { HeraldError } from '../../../errors.js';
 import { plainChatRequest } from './plain-chat-request.js';
-import { parseFields } from './request-param.js';
-import { functionName, jsonSchemaObject } from './tool-schemas.js';
+import { parseFields } from '../request-param.js';
+import { functionName, jsonSchemaObject } from '../tool-schemas.js';
 
 const textPart = z.object({ type: z.literal('text'), text: z.string() }).loose();
 

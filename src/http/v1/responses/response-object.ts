@@ -1,7 +1,7 @@
-import type { ResponseFileSearch, ResponseFunctionCall, ResponseRecord } from '../../agents/response-record.js';
-import type { KnowledgePassage } from '../../knowledge/knowledge-passage.js';
-import { fileCitations } from './citation-annotations.js';
-import type { ModelUsage } from '../../models/provider.js';
+import type { ResponseFileSearch, ResponseFunctionCall, ResponseRecord } from '../../../agents/responses/response-record.js';
+import type { KnowledgePassage } from '../../../knowledge/knowledge-passage.js';
+import { fileCitations } from '../citation-annotations.js';
+import type { ModelUsage } from '../../../models/provider.js';
 
 /** usage in the Responses API's names */
 export const responseUsage = (u: ModelUsage) => ({

@@ -1,6 +1,6 @@
-import { HeraldError } from '../errors.js';
-import type { ChatMessage, ModelToolCall } from '../models/provider.js';
-import type { SessionMessage } from '../store/port.js';
+import { HeraldError } from '../../errors.js';
+import type { ChatMessage, ModelToolCall } from '../../models/provider.js';
+import type { SessionMessage } from '../../store/port.js';
 
 /**
  * Client tool calls in a stored conversation: an assistant message keeps the calls it made in

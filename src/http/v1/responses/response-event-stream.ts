@@ -1,8 +1,8 @@
-import type { McpItemEvent } from '../../agents/response-ledger.js';
-import type { ResponseMcpItem } from '../../agents/response-record.js';
-import type { ResponseTurn } from '../../agents/response-turn.js';
+import type { McpItemEvent } from '../../../agents/responses/response-ledger.js';
+import type { ResponseMcpItem } from '../../../agents/responses/response-record.js';
+import type { ResponseTurn } from '../../../agents/responses/response-turn.js';
 import { fileSearchCallItem, functionCallItem, outputMessage, outputTextPart, refusalPart, responseObject, type ResponseHead } from './response-object.js';
-import { openaiError, type SseOutput } from '../exchange/sse-response.js';
+import { openaiError, type SseOutput } from '../../exchange/sse-response.js';
 
 type Part = { item_id: string; output_index: number; content_index: number };
 

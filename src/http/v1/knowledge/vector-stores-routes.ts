@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
-import type { ApiPrincipal } from '../../platform/api-keys.js';
-import type { VectorStores, VectorStoreView } from '../../platform/vector-stores.js';
-import type { StoredVectorStoreFile } from '../../store/port.js';
-import { listPage } from './list-page.js';
+import type { ApiPrincipal } from '../../../platform/api-keys.js';
+import type { VectorStores, VectorStoreView } from '../../../platform/vector-stores.js';
+import type { StoredVectorStoreFile } from '../../../store/port.js';
+import { listPage } from '../list-page.js';
 import { readJson, vectorStoreCreateSchema, vectorStoreFileCreateSchema, vectorStoreSearchSchema, vectorStoreUpdateSchema } from './vector-store-requests.js';
 
 /** how soon the official client's `poll` asks again about a file in progress (its `openai-poll-after-ms`) */

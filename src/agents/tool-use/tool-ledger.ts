@@ -1,5 +1,5 @@
-import type { ChatMessage, ModelUsage } from '../models/provider.js';
-import type { ToolCallOwner, ToolCallRecord, ToolCallsRepo } from '../store/port.js';
+import type { ChatMessage, ModelUsage } from '../../models/provider.js';
+import type { ToolCallOwner, ToolCallRecord, ToolCallsRepo } from '../../store/port.js';
 
 /**
  * Where a turn's tool calls stand, so it can go on after a crash or an approval without asking

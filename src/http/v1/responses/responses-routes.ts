@@ -1,19 +1,19 @@
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
-import type { AgentDirectory } from '../../agents/agent-directory.js';
-import type { ResponseTurnDeps } from '../../agents/response-turn.js';
-import type { HeraldConfig } from '../../config/schema.js';
-import type { VectorStores } from '../../platform/vector-stores.js';
-import { HeraldError } from '../../errors.js';
-import { parseJsonBody, readBody } from '../read-body.js';
-import { deleteResponse, openResponse, storedResponse } from '../../runtime/platform-api/responses.js';
-import { fileCitations } from './citation-annotations.js';
+import type { AgentDirectory } from '../../../agents/agent-directory.js';
+import type { ResponseTurnDeps } from '../../../agents/responses/response-turn.js';
+import type { HeraldConfig } from '../../../config/schema.js';
+import type { VectorStores } from '../../../platform/vector-stores.js';
+import { HeraldError } from '../../../errors.js';
+import { parseJsonBody, readBody } from '../../read-body.js';
+import { deleteResponse, openResponse, storedResponse } from '../../../runtime/platform-api/responses.js';
+import { fileCitations } from '../citation-annotations.js';
 import { responseObject, headOf, type ResponseHead } from './response-object.js';
 import { responseEventStream } from './response-event-stream.js';
 import { fileSearchOf, inputMessages, parseResponsesRequest, responsesClientTools } from './responses-request.js';
 import { mcpApprovals, mcpToolsOf } from './responses-mcp-request.js';
-import { parseDuration } from '../../runtime/duration.js';
-import { sseResponse } from '../exchange/sse-response.js';
+import { parseDuration } from '../../../runtime/duration.js';
+import { sseResponse } from '../../exchange/sse-response.js';
 
 export interface ResponsesRoutesDeps {
   config: HeraldConfig;

@@ -1,5 +1,5 @@
-import type { ChatMessage } from '../models/provider.js';
-import type { ToolCallRecord } from '../store/port.js';
+import type { ChatMessage } from '../../models/provider.js';
+import type { ToolCallRecord } from '../../store/port.js';
 import { executeCall, toolMessage, type RoundContext, type RoundResult } from './tool-round.js';
 import type { TurnCheckpoint } from './tool-ledger.js';
 

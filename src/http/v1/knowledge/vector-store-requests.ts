@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { HeraldError } from '../../errors.js';
-import { parseJsonBody, readBody } from '../read-body.js';
+import { HeraldError } from '../../../errors.js';
+import { parseJsonBody, readBody } from '../../read-body.js';
 import type { Context } from 'hono';
-import { parseFields } from './request-param.js';
+import { parseFields } from '../request-param.js';
 
 /** OpenAI's metadata: at most 16 pairs, keys up to 64 characters, values up to 512 */
 const metadataSchema = z

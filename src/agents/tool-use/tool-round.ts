@@ -1,11 +1,11 @@
-import type { ChatMessage, ModelToolCall } from '../models/provider.js';
-import { traced, type TraceSpan } from '../tracing/tracing.js';
-import type { ToolCallRecord, ToolCallStatus } from '../store/port.js';
-import { uuidV7 } from '../time/uuid-v7.js';
-import { parseArguments } from '../tools/tool-arguments.js';
-import { capText } from '../tools/result-cap.js';
-import type { ToolResult, ToolSpec } from '../tools/tool-spec.js';
-import type { TurnTools } from '../tools/turn-tools.js';
+import type { ChatMessage, ModelToolCall } from '../../models/provider.js';
+import { traced, type TraceSpan } from '../../tracing/tracing.js';
+import type { ToolCallRecord, ToolCallStatus } from '../../store/port.js';
+import { uuidV7 } from '../../time/uuid-v7.js';
+import { parseArguments } from '../../tools/tool-arguments.js';
+import { capText } from '../../tools/result-cap.js';
+import type { ToolResult, ToolSpec } from '../../tools/tool-spec.js';
+import type { TurnTools } from '../../tools/turn-tools.js';
 import type { ToolLedger, TurnCheckpoint } from './tool-ledger.js';
 
 /** whose calls these are, on their record */
