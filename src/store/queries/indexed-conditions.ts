@@ -21,7 +21,7 @@ export const TROUBLED_RUN = "status <> 'queued' AND status <> 'running' AND stat
  */
 export const inRunQueue = (status: RunStatus): boolean => status === 'queued' || status === 'running';
 
-/** the built-in endpoints' mapping ids (src/mappings/builtin-mappings.ts): `/hooks/agent`, `/hooks/wake` */
+/** the built-in endpoints' mapping ids (src/mappings/loading/builtin-mappings.ts): `/hooks/agent`, `/hooks/wake` */
 export const BUILTIN_MAPPING_IDS: readonly string[] = ['agent', 'wake'];
 
 /**

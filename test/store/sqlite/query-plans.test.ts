@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { builtinMappings } from '../../../src/mappings/builtin-mappings.js';
+import { builtinMappings } from '../../../src/mappings/loading/builtin-mappings.js';
 import { BUILTIN_MAPPING_IDS } from '../../../src/store/queries/indexed-conditions.js';
 import { ListFilter, sqliteDialect } from '../../../src/store/queries/list-filter.js';
 import type { ReceiptQuery, RunQuery } from '../../../src/store/port.js';

@@ -1,7 +1,7 @@
-import { HeraldError } from '../errors.js';
-import type { CompiledMapping } from './compiled-mapping.js';
-import { validateAction, type ActionContext } from './hook-action.js';
-import type { HookRequest } from './hook-request.js';
+import { HeraldError } from '../../errors.js';
+import type { CompiledMapping } from '../compiled-mapping.js';
+import { validateAction, type ActionContext } from '../hook-action.js';
+import type { HookRequest } from '../hook-request.js';
 
 /**
  * `/wake` and `/agent`: fixed mappings whose template is the body itself. They go through

@@ -1,4 +1,4 @@
-import { HeraldError } from '../errors.js';
+import { HeraldError } from '../../errors.js';
 
 /** A file part of a multipart body as a mapping sees it: what it is, never its bytes (nothing is written to disk). */
 export interface FormFile {

@@ -1,5 +1,5 @@
-import type { CompiledMapping } from './compiled-mapping.js';
-import type { HookRequest } from './hook-request.js';
+import type { CompiledMapping } from '../compiled-mapping.js';
+import type { HookRequest } from '../hook-request.js';
 import { MISSING, routeValue, UNKNOWN, type RouteKey, type RouteValue } from './route-key.js';
 
 interface KeyGroup {

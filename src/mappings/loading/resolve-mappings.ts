@@ -1,19 +1,19 @@
 import type { Logger } from 'pino';
-import type { HeraldConfig } from '../config/schema.js';
-import { substituteEnv } from '../config/loading/env-substitution.js';
-import { formatIssues } from '../config/loading/format-issues.js';
-import { ConfigError } from '../errors.js';
-import { compileMapping } from './compile-mapping.js';
-import { checkExpressions } from './templates/jsonata-expression.js';
-import type { CompiledMapping } from './compiled-mapping.js';
-import type { ActionContext } from './hook-action.js';
+import type { HeraldConfig } from '../../config/schema.js';
+import { substituteEnv } from '../../config/loading/env-substitution.js';
+import { formatIssues } from '../../config/loading/format-issues.js';
+import { ConfigError } from '../../errors.js';
+import { compileMapping } from '../compile-mapping.js';
+import { checkExpressions } from '../templates/jsonata-expression.js';
+import type { CompiledMapping } from '../compiled-mapping.js';
+import type { ActionContext } from '../hook-action.js';
 import { listMappingFiles, readMappingFile } from './mapping-files.js';
 import { presetDuplicateAdvice, shadowPresetPaths } from './preset-shadowing.js';
-import { mappingSchema, type Mapping } from '../config/schema/mapping-schema.js';
-import { InProcessTransforms } from './transforms/in-process-transforms.js';
-import { TransformLoader } from './transforms/transform-loader.js';
-import type { TransformRunner } from './transforms/transform-runner.js';
-import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
+import { mappingSchema, type Mapping } from '../../config/schema/mapping-schema.js';
+import { InProcessTransforms } from '../transforms/in-process-transforms.js';
+import { TransformLoader } from '../transforms/transform-loader.js';
+import type { TransformRunner } from '../transforms/transform-runner.js';
+import { isModelAllowed, resolveModelRef } from '../../models/model-refs.js';
 
 export type MappingContext = Pick<ActionContext, 'config' | 'channelNames' | 'recipientFault' | 'isConfigured'> & {
   /** where per-request mapping failures are logged (mapping id and reason, never the body) */

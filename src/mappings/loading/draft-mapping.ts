@@ -1,11 +1,11 @@
-import type { HeraldConfig } from '../config/schema.js';
-import { formatIssues } from '../config/loading/format-issues.js';
-import { compileMapping } from './compile-mapping.js';
-import type { CompiledMapping } from './compiled-mapping.js';
-import { mappingSchema } from '../config/schema/mapping-schema.js';
+import type { HeraldConfig } from '../../config/schema.js';
+import { formatIssues } from '../../config/loading/format-issues.js';
+import { compileMapping } from '../compile-mapping.js';
+import type { CompiledMapping } from '../compiled-mapping.js';
+import { mappingSchema } from '../../config/schema/mapping-schema.js';
 import type { MappingContext } from './resolve-mappings.js';
-import { InProcessTransforms } from './transforms/in-process-transforms.js';
-import { TransformLoader } from './transforms/transform-loader.js';
+import { InProcessTransforms } from '../transforms/in-process-transforms.js';
+import { TransformLoader } from '../transforms/transform-loader.js';
 
 /** One fault of a draft, pointing where an editor can show it: the field, and the JSONata expression and position when there is one. */
 export interface DraftFault {

@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { formatIssues } from '../config/loading/format-issues.js';
-import { ConfigError, HeraldError } from '../errors.js';
+import { formatIssues } from '../../config/loading/format-issues.js';
+import { ConfigError, HeraldError } from '../../errors.js';
 import { MAPPING_FILE_EXTENSIONS, readMappingFile } from './mapping-files.js';
-import { MappingsEngine } from './mappings-engine.js';
-import { trimSlashes } from './hook-request.js';
-import { parseUrlEncoded } from './form-payload.js';
-import { parseExactJson } from '../utils/exact-json.js';
+import { MappingsEngine } from '../mappings-engine.js';
+import { trimSlashes } from '../hook-request.js';
+import { parseUrlEncoded } from '../payload/form-payload.js';
+import { parseExactJson } from '../../utils/exact-json.js';
 import { compileMappingSources, type MappingContext, type MappingInputs, type MappingSource } from './resolve-mappings.js';
 
 /** One case of a `<x>.test.json` file beside the mapping file `<x>.yaml`. */

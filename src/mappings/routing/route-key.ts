@@ -1,5 +1,5 @@
-import type { HookRequest } from './hook-request.js';
-import { isForbiddenKey } from './templates/template-scope.js';
+import type { HookRequest } from '../hook-request.js';
+import { isForbiddenKey } from '../templates/template-scope.js';
 
 export type RouteValue = string | number | boolean;
 

@@ -1,6 +1,6 @@
-import { BoundedMemo } from '../utils/bounded-memo.js';
+import { BoundedMemo } from '../../utils/bounded-memo.js';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
-import { HeraldError } from '../errors.js';
+import { HeraldError } from '../../errors.js';
 
 export interface SchemaFault {
   /** JSON Pointer into the payload ("" is the payload itself) */

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { configFormat, parseStructuredText } from '../config/loading/parse-file.js';
-import { ConfigError } from '../errors.js';
+import { configFormat, parseStructuredText } from '../../config/loading/parse-file.js';
+import { ConfigError } from '../../errors.js';
 
 export const MAPPING_FILE_EXTENSIONS = ['.yaml', '.yml', '.json', '.json5'];
 
