@@ -11,12 +11,12 @@ import { ConsoleSessions } from './console/console-session.js';
 import type { Store } from '../store/port.js';
 import type { StoreProbe } from '../store/port/store-probe.js';
 import type { ToolServerHealth } from '../tools/mcp/server-health.js';
-import type { TroubleSources } from './admin/trouble-view.js';
+import type { TroubleSources } from './admin/views/trouble-view.js';
 import type { ReloadResult } from './reload-result.js';
 import { reloadRoute } from './admin/reload-route.js';
 import { errorHandler, errorResponse } from './error-handler.js';
-import { clientAddressOf } from './client-address.js';
-import { FailedAuthLimiter } from './failed-auth-limiter.js';
+import { clientAddressOf } from './request/client-address.js';
+import { FailedAuthLimiter } from './auth/failed-auth-limiter.js';
 import { mountLazily } from './server/lazy-routes.js';
 import { honoDoor } from './exchange/hono-door.js';
 import type { ExchangeSurface } from './exchange/exchange-pipeline.js';
@@ -25,10 +25,10 @@ import type { ApiPrincipal } from '../platform/api-keys.js';
 import { CHAT_COMPLETIONS_PATH } from './v1/chat/chat-listener.js';
 import { metricsRoute } from './metrics-route.js';
 import { readinessRoute, type DegradedComponents } from './readiness-route.js';
-import { requestContext } from './request-context.js';
+import { requestContext } from './request/request-context.js';
 import { LIVENESS_ANSWER } from './server/liveness-listener.js';
 import { SurfaceRouter } from './server/surface-router.js';
-import { TrustedProxies } from './trusted-proxies.js';
+import { TrustedProxies } from './request/trusted-proxies.js';
 import { hooksPrefix } from '../config/hooks-path.js';
 
 export interface AppDeps {

@@ -5,7 +5,7 @@ import { parseConfig, pluginSpecs, readConfigFile } from '../config/loading/load
 import type { HeraldConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import { modelKeyWarnings } from '../models/model-keys.js';
-import { checkEmbeddingsModel } from '../models/embeddings-endpoint.js';
+import { checkEmbeddingsModel } from '../models/embeddings/embeddings-endpoint.js';
 import { checkModelRefs } from '../models/model-refs.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { PluginRegistry, loadExternalPlugins } from './registry.js';

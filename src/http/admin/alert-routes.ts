@@ -4,7 +4,7 @@ import type { AlertRecord, Store } from '../../store/port.js';
 import { isoTime as iso } from '../../time/iso-time.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema, listQuery, page } from './admin-schemas.js';
-import { decodeCursor, pageOf } from './admin-views.js';
+import { decodeCursor, pageOf } from './views/admin-views.js';
 
 const q = (name: string, description: string) => ({ param: { name, in: 'query' as const }, description });
 

@@ -6,7 +6,7 @@ import type { ScheduleFire, Store, StoredSchedule } from '../../store/port.js';
 import { isoTime as iso } from '../../time/iso-time.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema, idParam, scheduleFireSchema } from './admin-schemas.js';
-import { fireView as viewOfFire } from './schedule-fire-view.js';
+import { fireView as viewOfFire } from './views/schedule-fire-view.js';
 import type { ScheduleBook } from './operator-deps.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });

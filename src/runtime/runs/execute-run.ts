@@ -3,7 +3,7 @@ import { completeAgentTurn } from '../../agents/agent-turn.js';
 import { turnModelRefs } from '../../agents/turn-prompt.js';
 import { errorDetail, verboseErrors } from '../../log/log-detail.js';
 import type { AgentAction } from '../../mappings/hook-action.js';
-import { providerFailureFields } from '../../models/provider-failure.js';
+import { providerFailureFields } from '../../models/providers/provider-failure.js';
 import type { RunCompleted, RunRecord, SessionMessage } from '../../store/port.js';
 import type { RunAbort } from '../run-abort.js';
 import { newMarkerId } from '../../agents/external-content.js';

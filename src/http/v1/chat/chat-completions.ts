@@ -1,4 +1,4 @@
-import { providerFailureFields } from '../../../models/provider-failure.js';
+import { providerFailureFields } from '../../../models/providers/provider-failure.js';
 import type { Logger } from 'pino';
 import type { AgentDirectory } from '../../../agents/agent-directory.js';
 import type { AgentTurnDeps, ToolCallPiece, TurnDelta, TurnOutcome } from '../../../agents/agent-turn.js';
@@ -8,8 +8,8 @@ import type { KnowledgePassage } from '../../../knowledge/knowledge-passage.js';
 import type { ApiPrincipal } from '../../../platform/api-keys.js';
 import { randomHex } from '../../../utils/random-hex.js';
 import { uploadedFile, urlCitations } from '../citation-annotations.js';
-import { parseJsonBody } from '../../read-body.js';
-import { bearerOf } from '../../bearer-token.js';
+import { parseJsonBody } from '../../request/read-body.js';
+import { bearerOf } from '../../auth/bearer-token.js';
 import type { Answer, Exchange } from '../../exchange/exchange.js';
 import type { ExchangeSurface } from '../../exchange/exchange-pipeline.js';
 import type { PlatformGate } from '../platform-auth.js';

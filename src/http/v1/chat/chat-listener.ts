@@ -1,6 +1,6 @@
 import type { RequestListener } from 'node:http';
 import type { nodeDoor } from '../../exchange/node-door.js';
-import { absoluteUrl } from '../../request-url.js';
+import { absoluteUrl } from '../../request/request-url.js';
 
 /** the route; its hono door is mounted at the same path (create-app.ts) */
 export const CHAT_COMPLETIONS_PATH = '/v1/chat/completions';

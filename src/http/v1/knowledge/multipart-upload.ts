@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { HeraldError } from '../../../errors.js';
-import { readBody } from '../../read-body.js';
+import { readBody } from '../../request/read-body.js';
 
 /** room for the multipart envelope and the small text fields around the file */
 const ENVELOPE_BYTES = 64 * 1024;

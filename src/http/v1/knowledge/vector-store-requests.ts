@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HeraldError } from '../../../errors.js';
-import { parseJsonBody, readBody } from '../../read-body.js';
+import { parseJsonBody, readBody } from '../../request/read-body.js';
 import type { Context } from 'hono';
 import { parseFields } from '../request-param.js';
 

@@ -5,7 +5,7 @@ import type { ResponseTurnDeps } from '../../../agents/responses/response-turn.j
 import type { HeraldConfig } from '../../../config/schema.js';
 import type { VectorStores } from '../../../platform/vector-stores.js';
 import { HeraldError } from '../../../errors.js';
-import { parseJsonBody, readBody } from '../../read-body.js';
+import { parseJsonBody, readBody } from '../../request/read-body.js';
 import { deleteResponse, openResponse, storedResponse } from '../../../runtime/platform-api/responses.js';
 import { fileCitations } from '../citation-annotations.js';
 import { responseObject, headOf, type ResponseHead } from './response-object.js';

@@ -1,7 +1,7 @@
-import { HeraldError } from '../../errors.js';
-import { traceIdOf } from '../../tracing/traceparent.js';
-import { isoTime as iso } from '../../time/iso-time.js';
-import type { ListCursor, ReceiptRecord, RunRecord, SessionSummary, SystemEvent } from '../../store/port.js';
+import { HeraldError } from '../../../errors.js';
+import { traceIdOf } from '../../../tracing/traceparent.js';
+import { isoTime as iso } from '../../../time/iso-time.js';
+import type { ListCursor, ReceiptRecord, RunRecord, SessionSummary, SystemEvent } from '../../../store/port.js';
 
 /** an opaque cursor: base64url of [time, id] of the last row of a page */
 export function encodeCursor(at: number, id: string | number): string {

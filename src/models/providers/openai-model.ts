@@ -1,6 +1,6 @@
 import { OpenAICompatibleClient } from './openai-compatible-client.js';
-import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent, ModelToolCall } from './provider.js';
-import { copyWith } from '../utils/copy-with.js';
+import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent, ModelToolCall } from '../provider.js';
+import { copyWith } from '../../utils/copy-with.js';
 
 export interface OpenAIProviderConfig {
   baseUrl: string;

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { requestHeader } from './request-headers.js';
+import { requestHeader } from '../request/request-headers.js';
 
 /** The token of `Authorization: Bearer <token>`; undefined when the header is absent or not Bearer. */
 export function bearerToken(c: Context): string | undefined {

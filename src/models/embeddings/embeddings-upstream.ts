@@ -1,8 +1,8 @@
-import { HeraldError } from '../errors.js';
+import { HeraldError } from '../../errors.js';
 import type { EmbeddingsEndpoint } from './embeddings-client.js';
-import { OpenAICompatibleClient } from './openai-compatible-client.js';
-import { ProviderHttpError } from './provider-errors.js';
-import { traced } from '../tracing/tracing.js';
+import { OpenAICompatibleClient } from '../providers/openai-compatible-client.js';
+import { ProviderHttpError } from '../providers/provider-errors.js';
+import { traced } from '../../tracing/tracing.js';
 
 export interface EmbeddingsCall {
   input: string[];

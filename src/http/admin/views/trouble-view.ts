@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import type { ConfigTroubleView } from '../../runtime/operator/config-trouble.js';
-import type { AlertRecord } from '../../store/port.js';
-import { isoString, isoTime } from '../../time/iso-time.js';
-import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
-import type { PartHealth } from '../../utils/health-ledger.js';
+import type { ConfigTroubleView } from '../../../runtime/operator/config-trouble.js';
+import type { AlertRecord } from '../../../store/port.js';
+import { isoString, isoTime } from '../../../time/iso-time.js';
+import type { ToolServerHealth } from '../../../tools/mcp/server-health.js';
+import type { PartHealth } from '../../../utils/health-ledger.js';
 
 const time = z.string().openapi({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' });
 

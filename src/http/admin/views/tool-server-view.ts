@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { isoString } from '../../time/iso-time.js';
-import type { ToolServerHealth, ToolServerState } from '../../tools/mcp/server-health.js';
+import { isoString } from '../../../time/iso-time.js';
+import type { ToolServerHealth, ToolServerState } from '../../../tools/mcp/server-health.js';
 
 /** An MCP server's health as the overview shows it. Behind the gateway token, so unlike /readyz it names the last error. */
 const states = ['connecting', 'ready', 'failed', 'stopped'] as const satisfies readonly ToolServerState[];

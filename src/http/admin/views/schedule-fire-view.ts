@@ -1,7 +1,7 @@
 import type { z } from '@hono/zod-openapi';
-import type { ScheduleFire, Store } from '../../store/port.js';
-import { isoTime as iso } from '../../time/iso-time.js';
-import type { scheduleFireSchema } from './admin-schemas.js';
+import type { ScheduleFire, Store } from '../../../store/port.js';
+import { isoTime as iso } from '../../../time/iso-time.js';
+import type { scheduleFireSchema } from '../admin-schemas.js';
 
 export type ScheduleFireView = z.infer<typeof scheduleFireSchema>;
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { HeraldError } from '../errors.js';
+import { HeraldError } from '../../errors.js';
 import type { Requester } from './requester.js';
 
 /** the surfaces whose failures are counted apart: a broken webhook sender must not lock out operators or API clients */

@@ -1,6 +1,6 @@
-import type { HealthLedger } from '../utils/health-ledger.js';
+import type { HealthLedger } from '../../utils/health-ledger.js';
 import { failureCause } from './provider-failure.js';
-import type { ModelProvider, ModelRequest } from './provider.js';
+import type { ModelProvider, ModelRequest } from '../provider.js';
 
 /**
  * A provider whose calls tell `ledger` how they ended, under the provider's name: an answer

@@ -1,4 +1,4 @@
-import { HeraldError } from '../errors.js';
+import { HeraldError } from '../../errors.js';
 
 /** Turns texts into vectors, in order: what knowledge's `Embedder` port asks for (a document's chunks at ingest, a question at search). */
 export interface EmbeddingsClient {

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { maskArguments } from '../../runtime/approvals/mask-arguments.js';
-import type { ToolCallRecord, ToolCallStatus } from '../../store/port.js';
-import { isoTime as iso } from '../../time/iso-time.js';
+import { maskArguments } from '../../../runtime/approvals/mask-arguments.js';
+import type { ToolCallRecord, ToolCallStatus } from '../../../store/port.js';
+import { isoTime as iso } from '../../../time/iso-time.js';
 
 /** A tool call as the admin API shows it (a run's `toolCalls`, an approval): its arguments masked, never as the model wrote them. */
 const time = z.string().nullable().openapi({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' });

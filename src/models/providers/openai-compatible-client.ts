@@ -1,5 +1,5 @@
-import { PushedItems } from '../utils/pushed-items.js';
-import { currentTraceparent } from '../tracing/tracing.js';
+import { PushedItems } from '../../utils/pushed-items.js';
+import { currentTraceparent } from '../../tracing/tracing.js';
 import { ProviderAbortError, ProviderConnectionError, ProviderHttpError } from './provider-errors.js';
 import { SseDecoder } from './sse-decoder.js';
 import { UpstreamExchange, type BodySink } from './upstream-exchange.js';

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { clientAddress } from './client-address.js';
+import { clientAddress } from '../request/client-address.js';
 
 /** who sent a request, as authentication counts and logs it: its address and its request id */
 export interface Requester {

@@ -1,4 +1,4 @@
-import { HeraldError } from '../errors.js';
+import { HeraldError } from '../../errors.js';
 /**
  * What a log line may say of a model provider failure: its kind, the network cause
  * (`ECONNREFUSED 127.0.0.1:11434`), the upstream's status and error code and its request id,

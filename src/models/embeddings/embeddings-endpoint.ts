@@ -1,7 +1,7 @@
-import type { HeraldConfig } from '../config/schema.js';
+import type { HeraldConfig } from '../../config/schema.js';
 import type { EmbeddingsEndpoint } from './embeddings-client.js';
-import { EMBEDDED_PROVIDER, resolveModelRef } from './model-refs.js';
-import { catalogueProvider } from './provider-catalogue.js';
+import { EMBEDDED_PROVIDER, resolveModelRef } from '../model-refs.js';
+import { catalogueProvider } from '../providers/provider-catalogue.js';
 
 type EmbeddingsConfig = Pick<HeraldConfig, 'models' | 'platform'>;
 

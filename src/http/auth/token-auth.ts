@@ -1,5 +1,5 @@
-import { HeraldError } from '../errors.js';
-import { safeEqual } from '../utils/constant-time.js';
+import { HeraldError } from '../../errors.js';
+import { safeEqual } from '../../utils/constant-time.js';
 import type { FailedAuthLimiter } from './failed-auth-limiter.js';
 import type { Requester } from './requester.js';
 

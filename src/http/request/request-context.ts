@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
-import type { HttpMetrics } from '../metrics/http-metrics.js';
-import { randomUuid } from '../time/random-uuid.js';
+import type { HttpMetrics } from '../../metrics/http-metrics.js';
+import { randomUuid } from '../../time/random-uuid.js';
 import { requestHeader } from './request-headers.js';
-import { annotate } from '../tracing/tracing.js';
+import { annotate } from '../../tracing/tracing.js';
 
 declare module 'hono' {
   interface ContextVariableMap {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import { HeraldError } from '../errors.js';
+import { HeraldError } from '../../errors.js';
 import { requestHeader } from './request-headers.js';
 
 export interface BodyLimits {
