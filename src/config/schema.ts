@@ -392,7 +392,7 @@ export const knowledgeLimitsSchema = z
       .min(64)
       .default(256)
       .describe(
-        'Heap limit of a parse worker thread (MB, its young and old generations together), enforced by V8 in the worker: a document needing more is refused with 422 naming this key, before parsing when its size already tells (a DOCX takes at least 0.75 KB per XML element), else when the worker reaches the limit and is replaced. A worker whose heap grew past 32 MB ends after its parse, returning the memory.',
+        'Heap limit of a parse worker thread (MB, its young and old generations together), enforced by V8 in the worker: a document needing more is refused with 422 naming this key, before parsing when its size already tells (a DOCX takes at least 0.75 KB per XML element), else when the worker reaches the limit and is replaced. A worker whose heap is still past an eighth of this after its parse and a full collection ends then, returning the memory.',
       ),
     workers: z.number().int().positive().max(64).default(1).describe('Worker threads reading documents at once; further uploads wait their turn.'),
     maxQueued: z

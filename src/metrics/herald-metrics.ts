@@ -71,7 +71,7 @@ export class HeraldMetrics {
     if (parseWorkers) {
       const gauge: Gauge = new Gauge({
         name: 'herald_knowledge_parse_workers',
-        help: 'Document parse worker threads alive (each holds up to platform.knowledge.workerMemoryMb; one whose heap grew past 64 MB ends after its parse).',
+        help: 'Document parse worker threads alive (each holds up to platform.knowledge.workerMemoryMb; one whose heap is still past an eighth of that after its parse ends then).',
         registers: [this.registry],
         collect() {
           gauge.set(parseWorkers());

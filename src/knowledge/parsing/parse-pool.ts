@@ -26,11 +26,15 @@ export interface ParseInput {
 }
 
 /**
- * A worker whose heap is past this after its parse (and a full collection: the document's text is
- * garbage by then) is ended once its parse is done, giving the memory back; smaller ones stay for
- * the next upload until idle for `WORKER_IDLE_MS`, sparing it the start of a worker (~0.2-2 s).
+ * A worker whose heap is past an eighth of its limit after its parse (and a full collection: the
+ * document's text is garbage by then; 32 MB of the default 256) is ended once its parse is done,
+ * giving the memory back; smaller ones stay for the next upload until idle for `WORKER_IDLE_MS`,
+ * sparing it the start of a worker (~0.2-2 s). Measured after the collection, a worker keeps
+ * 16-26 MB (its parsers loaded) whatever it read: the mark catches a parser that holds on to what it read.
  */
-const RECYCLE_HEAP_BYTES = 32 * 2 ** 20;
+export function recycleHeapBytes(workerMemoryMb: number): number {
+  return (workerMemoryMb * 2 ** 20) / 8;
+}
 const WORKER_IDLE_MS = 30_000;
 
 /**
@@ -131,7 +135,7 @@ export class ParsePool {
       await ran;
       stream.fail(new Error('the parse is over'));
       channel.close();
-      if ((stream.heapBytes ?? 0) > RECYCLE_HEAP_BYTES) this.retire(starting, pool);
+      if ((stream.heapBytes ?? 0) > recycleHeapBytes(workerMemoryMb)) this.retire(starting, pool);
     }
   }
 
