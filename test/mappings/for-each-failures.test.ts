@@ -59,7 +59,7 @@ describe('a forEach mapping that fails for some items and not others', () => {
     expect(answer.runIds).toHaveLength(2);
 
     const receipt = await eventually(async () => (await adminJson(h, 'GET', '/receipts?mapping=orders-each')).body.data[0]);
-    expect(receipt).toMatchObject({ status: 500, mappingId: 'orders-each', runId: answer.runIds[0], retainedUntil: expect.any(String) });
+    expect(receipt).toMatchObject({ status: 500, errorCode: 'HERALD_MAPPING_FAILED', mappingId: 'orders-each', runId: answer.runIds[0], retainedUntil: expect.any(String) });
     expect(receipt.failure).toEqual({
       stage: 'transform',
       mappingId: 'orders-each',
@@ -83,7 +83,7 @@ describe('a forEach mapping that fails for some items and not others', () => {
     // the transform fixed, the replay runs the items it failed; the one whose model is unknown fails again, recorded as on arrival
     fs.writeFileSync(path.join(h.dir, 'transforms', 'orders.mjs'), FIXED);
     const replayed = await adminJson(h, 'POST', `/receipts/${receipt.id}/replay`);
-    expect(replayed.body).toMatchObject({ replayOf: receipt.id, status: 400, retainedUntil: expect.any(String) });
+    expect(replayed.body).toMatchObject({ replayOf: receipt.id, status: 400, errorCode: 'HERALD_INVALID_FIELD', retainedUntil: expect.any(String) });
     expect(replayed.body.failure).toEqual({
       stage: 'action',
       mappingId: 'orders-each',

@@ -101,6 +101,7 @@ export async function answerHook(x: Exchange, call: HookCall, deps: HookRouteDep
   notes.idempotencyKey = outcome.idempotencyKey;
   // a forEach mapping that failed for some items: answered as OpenClaw does, recorded as a failed mapping
   if (outcome.failure) notes.failure = outcome.failure;
+  if (outcome.errorCode) notes.errorCode = outcome.errorCode;
   if (outcome.replayed) x.setHeader('Idempotent-Replayed', 'true');
   return answerOf(outcome);
 }

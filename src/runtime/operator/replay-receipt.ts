@@ -67,6 +67,7 @@ export async function replayReceipt(deps: ReplayDeps, receiptId: string, now = D
       ...base,
       mappingId,
       status: result.status,
+      ...('refused' in result && { errorCode: result.refused[0]!.error.code }),
       ...(failure && { failure, body: retained.body, headers: retained.headers, query: retained.query }),
       ...(actions[0] && { outcome: actions[0].kind }),
       runId: 'runId' in result.body ? result.body.runId : 'runIds' in result.body ? result.body.runIds[0] : undefined,
