@@ -47,8 +47,9 @@ export interface ReceiptRecord {
 
 /**
  * Where and why a request's mapping failed: the stage (`schema`, `template`, `transform`,
- * `respond`, `action`; `dispatch` for a `forEach` item refused as it was dispatched), the mapping, the cause (the error's message with the request's values
- * taken out) and, for a transform, the `file:line` inside the transforms folder that threw.
+ * `respond`, `action`; `dispatch` for a `forEach` item refused as it was dispatched), the
+ * mapping, the cause (the error's message with the request's values taken out) and, for a
+ * transform, the `file:line` inside the transforms folder that threw.
  */
 export interface ReceiptFailure {
   stage: string;
