@@ -10,7 +10,14 @@ const listOptions = { ...options, failed: { type: 'boolean' }, mapping: { type: 
 const line = (r: any) =>
   `${r.id}  ${r.status} ${r.outcome}  ${r.path}${r.mappingId ? `  mapping ${r.mappingId}` : ''}${r.runId ? `  run ${r.runId}` : ''}${r.eventId != null ? `  event ${r.eventId}` : ''}${r.replayOf ? `  replay of ${r.replayOf}` : ''}`;
 /** where and why its mapping failed, when it did */
-const failed = (r: any) => (r.failure ? [`  ${r.failure.stage} of ${r.failure.mappingId} failed: ${r.failure.cause}${r.failure.at ? ` (${r.failure.at})` : ''}`] : []);
+const failed = (r: any) =>
+  r.failure
+    ? [
+        `  ${r.failure.stage} of ${r.failure.mappingId} failed: ${r.failure.cause}${r.failure.at ? ` (${r.failure.at})` : ''}`,
+        // a forEach mapping's failed items, one a line
+        ...(r.failure.items ?? []).map((i: any) => `    item ${i.index}: ${i.stage} failed: ${i.cause}${i.at ? ` (${i.at})` : ''}`),
+      ]
+    : [];
 
 /** `herald requests show|replay ID`: one call on /admin/receipts, printed (or as JSON); an error answer on stderr with exit 1 */
 function byId(name: string, call: (c: AdminClient, id: string) => Promise<AdminAnswer>, show: (body: any) => string[], failedNow: (body: any) => boolean) {

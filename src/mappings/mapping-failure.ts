@@ -10,8 +10,19 @@ export type MappingStage = 'schema' | 'template' | 'transform' | 'respond' | 'ac
  * `file:line` inside the transforms folder that threw.
  */
 export interface MappingFailure {
-  stage: MappingStage;
+  stage: MappingStage | 'dispatch';
   mappingId: string;
+  cause: string;
+  at?: string;
+  /** a `forEach` mapping that failed for some of its items: each of them (see for-each-failure.ts) */
+  items?: ItemFailure[];
+}
+
+/** one item of a `forEach` mapping that became no run: its index in the payload's array, where and why */
+export interface ItemFailure {
+  index: number;
+  /** a step of the mapping, or `dispatch` when its action was refused as it was dispatched (a rate limit) */
+  stage: MappingStage | 'dispatch';
   cause: string;
   at?: string;
 }

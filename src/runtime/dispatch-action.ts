@@ -77,10 +77,16 @@ async function dispatchGoverned(deps: DispatcherDeps, action: AgentAction, admis
   return { status: 202, body: { ok: true, runId: admitted.runId } };
 }
 
-/** OpenClaw's answer to a batch not wholly admitted: the status of its first refusal, what did start, and why the rest did not (at most five reasons) */
+/**
+ * OpenClaw's answer to a batch not wholly admitted: the status of its first refusal, what did
+ * start, and why the rest did not (at most five reasons); beside the answer, for the request's
+ * receipt, every refused item and how many there were.
+ */
 export interface BatchRefusal {
   status: number;
   body: { ok: false; error: string; runIds: string[]; errors: string[] };
+  refused: ItemRefusal[];
+  total: number;
 }
 
 const MAX_BATCH_ERRORS = 5;
@@ -131,6 +137,8 @@ export async function dispatchAll(
         runIds,
         errors: refused.slice(0, MAX_BATCH_ERRORS).map(({ index, error }) => `item ${index}: ${error.message}`),
       },
+      refused,
+      total,
     };
   }
   if (runIds.length) return { status: 202, body: { ok: true, runId: runIds[0]!, runIds, dispatched } };

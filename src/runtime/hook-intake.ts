@@ -13,8 +13,16 @@ import type { AgentAction } from '../mappings/hook-action.js';
 import type { RunWaiter } from './runs/run-waiter.js';
 import type { RunCompletionReporter } from './runs/run-completion-report.js';
 import { intakeSpan } from './intake-span.js';
+import { forEachFailure } from '../mappings/for-each-failure.js';
+import type { MappingFailure } from '../mappings/mapping-failure.js';
 
 type Prepared = PreparedMapping & { mappingId: string };
+
+/**
+ * What a call's processing answered; `failure` and `errorCode`: a `forEach` mapping that failed for
+ * some items, and the code of the first (the answer's status is its), not stored with the key's answer.
+ */
+type Finished = StoredResponse & { completed?: true; failure?: MappingFailure; errorCode?: string };
 
 /** One authenticated webhook call, parsed: what the intake needs of it. */
 export interface HookCall {
@@ -41,7 +49,7 @@ export type HookOutcome = (
   | { type: 'skipped'; status: 204; body: null; replayed: boolean }
   /** the mapping answered itself (`respond`): a handshake, or its run's reply (or fallback); `runId` when a run started */
   | { type: 'responded'; status: number; response: HookResponse; runId?: string; replayed: boolean }
-) & { idempotencyKey?: string; eventId?: number };
+) & { idempotencyKey?: string; eventId?: number; failure?: MappingFailure; errorCode?: string };
 
 export interface HookIntakeDeps {
   engine: MappingsEngine;
@@ -100,7 +108,7 @@ export class HookIntake {
    * The prepared mapping run and its outcome carried out; `key`: the idempotency key it completes.
    * Not an async function: the dispatch's own promise is the answer (a step of every webhook's path).
    */
-  private finish(call: HookCall, prepared: PreparedMapping, runId?: string, key?: string): Promise<StoredResponse & { completed?: true }> {
+  private finish(call: HookCall, prepared: Prepared, runId?: string, key?: string): Promise<Finished> {
     try {
       const running = prepared.run();
       return running instanceof Promise ? running.then((outcome) => this.carryOut(call, prepared, outcome, runId, key)) : this.carryOut(call, prepared, running, runId, key);
@@ -110,14 +118,22 @@ export class HookIntake {
   }
 
   /** what the mapping's outcome asks: no answer (skip), its own answer, a run awaited, or the dispatch */
-  private carryOut(call: HookCall, prepared: PreparedMapping, outcome: MappingOutcome, runId?: string, key?: string): Promise<StoredResponse & { completed?: true }> {
+  private carryOut(call: HookCall, prepared: Prepared, outcome: MappingOutcome, runId?: string, key?: string): Promise<Finished> {
     if (outcome.type === 'skip') return Promise.resolve({ status: 204, body: null });
     if (outcome.type === 'respond') return Promise.resolve(responded(outcome.response));
     const options = { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) };
     if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.reply) return this.awaitReply(outcome.action, prepared.reply, options);
     if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.waitForCompletion) return this.awaitCompletion(outcome.action, options);
-    if (outcome.type === 'actions') return dispatchAll(this.deps.dispatch, outcome.actions, options, outcome);
+    if (outcome.type === 'actions') return this.dispatchEach(call, prepared, outcome, options);
     return this.deps.dispatch(outcome.action, options);
+  }
+
+  /** a `forEach` mapping's actions; items that failed are the request's failure, each named */
+  private async dispatchEach(call: HookCall, prepared: Prepared, outcome: Extract<MappingOutcome, { type: 'actions' }>, options: Parameters<DispatchAction>[1]): Promise<Finished> {
+    const result = await dispatchAll(this.deps.dispatch, outcome.actions, options, outcome);
+    if (!('refused' in result)) return result;
+    const failure = forEachFailure(prepared.mappingId, result.total, result.refused, call.request);
+    return { status: result.status, body: result.body, errorCode: result.refused[0]!.error.code, ...(failure && { failure }) };
   }
 
   /**
@@ -159,11 +175,11 @@ export class HookIntake {
   }
 
   /** processes the call once per key of its path; a repeat gets the stored answer */
-  private async once(call: HookCall, key: string, work: (runId: string) => Promise<StoredResponse & { completed?: true }>, options: { anyBody?: boolean } = {}): Promise<HookOutcome> {
+  private async once(call: HookCall, key: string, work: (runId: string) => Promise<Finished>, options: { anyBody?: boolean } = {}): Promise<HookOutcome> {
     const { path } = call.request;
     const started = await this.keys.start(path, key, requestHash(path, call.body, call.request.payload), undefined, options);
     if (started.type === 'replay') return toOutcome(started.response, true, key);
-    let response: StoredResponse & { completed?: true; eventId?: number };
+    let response: Finished & { eventId?: number };
     try {
       response = await work(started.runId);
     } catch (error) {
@@ -173,7 +189,7 @@ export class HookIntake {
     }
     // a wake completed its key in the commit of its event; anything else completes it now
     if (!response.completed) await this.keys.complete(path, key, response);
-    return toOutcome({ status: response.status, body: response.body, ...(response.eventId !== undefined && { eventId: response.eventId }) } as StoredResponse, false, key);
+    return toOutcome({ status: response.status, body: response.body, ...(response.eventId !== undefined && { eventId: response.eventId }), ...(response.failure && { failure: response.failure, errorCode: response.errorCode }) } as StoredResponse, false, key);
   }
 }
 
@@ -183,7 +199,8 @@ function responded(response: HookResponse, runId?: string): StoredResponse {
 }
 
 function toOutcome(response: StoredResponse, replayed: boolean, idempotencyKey?: string): HookOutcome {
-  const extra = { ...(idempotencyKey !== undefined && { idempotencyKey }), ...((response as { eventId?: number }).eventId !== undefined && { eventId: (response as { eventId?: number }).eventId }) };
+  const { eventId, failure, errorCode } = response as Finished & { eventId?: number };
+  const extra = { ...(idempotencyKey !== undefined && { idempotencyKey }), ...(eventId !== undefined && { eventId }), ...(failure && { failure }), ...(errorCode !== undefined && { errorCode }) };
   if (response.status === 204) return { type: 'skipped', status: 204, body: null, replayed, ...extra };
   const body = response.body as { respond?: HookResponse; runId?: string } | null;
   if (body && typeof body === 'object' && body.respond) return { type: 'responded', status: response.status, response: body.respond, ...(body.runId !== undefined && { runId: body.runId }), replayed, ...extra };

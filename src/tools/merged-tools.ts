@@ -26,6 +26,7 @@ export function mergedTools(groups: readonly TurnTools[], limits: Pick<TurnTools
     timeoutMs: (spec) => groupOf(spec).timeoutMs(spec),
     maxToolCalls: limits.maxToolCalls,
     maxResultChars: limits.maxResultChars,
+    unavailable: (server, name) => groups.map((g) => g.unavailable?.(server, name)).find((why) => why !== undefined),
   };
 }
 

@@ -52,6 +52,7 @@ export function grantTools(config: ToolsConfig, agent: AgentConfig, sources: { m
     timeoutMs: (spec) => (serverOf(config, spec.server)?.timeoutSeconds ?? config.callTimeoutSeconds) * 1000,
     maxToolCalls: config.maxToolCalls,
     maxResultChars: config.maxResultChars,
+    unavailable: (server, name) => (server !== BUILTIN_SERVER && servers.has(server) && allowed(name) ? sources.mcp.unavailable?.(server) : undefined),
   };
 }
 

@@ -40,4 +40,6 @@ export interface ToolSource {
   call(spec: ToolSpec, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResult>;
   /** until the named servers' tools are known (a source that connects in the background); undefined: known now */
   untilTried?(servers: readonly string[]): Promise<void> | undefined;
+  /** why a server of this source cannot take calls now (not connected, and its error); undefined when it can, or is none of this source's */
+  unavailable?(server: string): string | undefined;
 }

@@ -15,6 +15,12 @@ export interface TurnTools {
   timeoutMs(spec: ToolSpec): number;
   readonly maxToolCalls: number;
   readonly maxResultChars: number;
+  /**
+   * Why the tool `name` of `server`, granted to this turn by config, cannot be called now: its
+   * server is down, so its tools are not known (a server that never connected since the start
+   * lists none). Undefined when the server is up, or the tool is not granted.
+   */
+  unavailable?(server: string, name: string): string | undefined;
 }
 
 /** no tool granted: what the calls of a checkpoint are settled with when their tools are gone (each refused or interrupted, none executed) */

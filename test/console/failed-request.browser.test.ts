@@ -12,14 +12,29 @@ const BROKEN = `export default (ctx) => {
 };
 `;
 
+/** a forEach mapping's transform: an item whose amount is not a number fails, the others run */
+const EACH = `export default (ctx) => {
+  const { amount } = ctx.payload.orders[0];
+  if (typeof amount !== 'number') throw new Error('amount ' + amount + ' is not a number');
+  return { message: 'Order of ' + amount };
+};
+`;
+
 let herald: RunningHerald;
 let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
   herald = await startHerald(
-    baseConfig({ hooks: { mappings: [{ id: 'orders', match: { path: 'orders' }, name: 'Orders', transform: { module: 'orders.mjs' }, deliver: false }] } }),
-    { files: { 'transforms/orders.mjs': BROKEN } },
+    baseConfig({
+      hooks: {
+        mappings: [
+          { id: 'orders', match: { path: 'orders' }, name: 'Orders', transform: { module: 'orders.mjs' }, deliver: false },
+          { id: 'orders-each', match: { path: 'batch' }, name: 'Batch', forEach: 'orders', transform: { module: 'each.mjs' }, deliver: false },
+        ],
+      },
+    }),
+    { files: { 'transforms/orders.mjs': BROKEN, 'transforms/each.mjs': EACH } },
   );
   ({ context, page } = await launchChromium());
   await signIn(page, herald.url);
@@ -81,5 +96,27 @@ describe('a failed request in the console', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Replay' }).click();
     await page.getByText('Replayed: 202 agent').waitFor();
     await page.getByRole('link', { name: 'Open its run' }).waitFor();
+  });
+
+  it("lists a forEach mapping's failed items on the request's page: index, stage, cause and file:line, never the value", async () => {
+    const orders = [{ amount: 1 }, { amount: SECRET }, { amount: 3 }];
+    expect((await fetch(`${herald.url}/hooks/batch`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ orders }) })).status).toBe(500);
+    const receipt = await eventually(async () => {
+      const list = (await (await fetch(`${herald.url}/admin/receipts?mapping=orders-each`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as any;
+      return list.data[0];
+    });
+    await page.goto(`${herald.url}/console#/requests/${receipt.id}`);
+    const facts = page.locator('dl.failure');
+    await facts.waitFor();
+    expect(await facts.innerText()).toMatch(/Cause\s*1 of 3 items failed; item 1: Error: amount ‹value› is not a number/);
+    const items = page.getByRole('table', { name: 'Items that failed' }).locator('tbody tr');
+    expect(await items.count()).toBe(1);
+    expect(await items.locator('td[data-label="Item"]').innerText()).toBe('1');
+    expect(await items.locator('td[data-label="Stage"]').innerText()).toBe('transform');
+    expect(await items.locator('td[data-label="Cause"]').innerText()).toBe('Error: amount ‹value› is not a number');
+    expect(await items.locator('td[data-label="At"]').innerText()).toBe('each.mjs:3');
+    expect(await facts.innerText()).not.toContain(SECRET);
+    expect(await page.getByRole('table', { name: 'Items that failed' }).innerText()).not.toContain(SECRET);
+    await page.screenshot({ path: path.join(SHOTS, 'request-failed-items.png'), fullPage: true });
   });
 });

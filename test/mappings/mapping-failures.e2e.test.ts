@@ -40,11 +40,20 @@ const CHECKS = `export function mustBeNumber(field, value) {
 }
 `;
 
+/** a forEach mapping's transform: an item whose amount is not a number fails, the others run */
+const EACH = `export default function each(ctx) {
+  const { amount } = ctx.payload.orders[0];
+  if (typeof amount !== 'number') throw new Error('amount ' + amount + ' is not a number');
+  return { message: 'Order of ' + amount };
+}
+`;
+
 const mappings = [
   { id: 'orders', match: { path: 'orders' }, name: 'Orders', transform: { module: 'orders.mjs' }, deliver: false },
   // a JSONata cast error quotes the value it could not cast (upper-cased first: a value the payload does not hold as such)
   { id: 'codes', match: { path: 'codes' }, name: 'Codes', messageTemplate: 'Code {{ $number($uppercase(code)) }}', deliver: false },
   { id: 'typed', match: { path: 'typed' }, name: 'Typed', transform: { module: 'typed.ts' }, deliver: false },
+  { id: 'batch', match: { path: 'batch' }, name: 'Batch', forEach: 'orders', transform: { module: 'each.mjs' }, deliver: false },
   { id: 'counts', match: { path: 'counts' }, name: 'Counts', messageTemplate: 'Count {{ count }}', deliver: false, schema: { type: 'object', required: ['count'], properties: { count: { type: 'number' } } } },
 ];
 
@@ -52,7 +61,7 @@ const admin = { authorization: `Bearer ${GATEWAY_TOKEN}` };
 let herald: RunningHerald;
 
 beforeAll(async () => {
-  herald = await startHerald(baseConfig({ hooks: { mappings } }), { files: { 'transforms/orders.mjs': BROKEN, 'transforms/typed.ts': TYPED, 'transforms/lib/checks.mjs': CHECKS } });
+  herald = await startHerald(baseConfig({ hooks: { mappings } }), { files: { 'transforms/orders.mjs': BROKEN, 'transforms/typed.ts': TYPED, 'transforms/lib/checks.mjs': CHECKS, 'transforms/each.mjs': EACH } });
 });
 afterAll(async () => herald?.stop());
 
@@ -199,5 +208,21 @@ describe('a request whose mapping failed', () => {
     const detail = (await adminJson('GET', `/receipts/${counts.id}`)).body;
     expect(detail).toMatchObject({ payload: null, retainedUntil: null, failure: { stage: 'schema', mappingId: 'counts' } });
     expect((await adminJson('POST', `/receipts/${counts.id}/replay`)).status).toBe(409);
+  });
+
+  it("of a forEach mapping that failed for some items is printed by `herald requests show` with each failed item", async () => {
+    expect((await hook('batch', { orders: [{ amount: AMOUNT }, { amount: 2 }, { amount: COUNT }] })).status).toBe(500);
+    const batch = await receiptOf('batch');
+    const shown = await requests('show', batch.id);
+    expect(shown.code).toBe(0);
+    expect(shown.out).toContain(
+      [
+        '  transform of batch failed: 2 of 3 items failed; item 0: Error: amount ‹value› is not a number (each.mjs:3)',
+        '    item 0: transform failed: Error: amount ‹value› is not a number (each.mjs:3)',
+        '    item 2: transform failed: Error: amount ‹value› is not a number (each.mjs:3)',
+        '  payload kept until ',
+      ].join('\n'),
+    );
+    expectNoSecret(shown.out, 'herald requests show');
   });
 });

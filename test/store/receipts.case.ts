@@ -44,6 +44,19 @@ export function receiptsCases(open: OpenStore) {
       expect((await other.receipts.get('f1'))?.failure).toEqual(TRANSFORM);
     });
 
+    it("a forEach mapping's failed items are read back with the failure, in order", async () => {
+      const store = await open();
+      const t = Date.now();
+      const items = [
+        { index: 1, stage: 'transform', cause: 'Error: amount ‹value› is not a number', at: 'orders.mjs:7' },
+        { index: 4, stage: 'dispatch', cause: 'rate limited' },
+      ];
+      const partial = { ...TRANSFORM, cause: '2 of 5 items failed; item 1: Error: amount ‹value› is not a number', items };
+      await store.receipts.record(receipt('p1', t, { failure: partial, retainedUntil: t + 60_000 }), payload('p1', t + 60_000));
+      expect((await store.receipts.get('p1'))?.failure).toEqual(partial);
+      expect((await store.receipts.list({ limit: 10, failed: true })).map((r) => r.failure)).toEqual([partial]);
+    });
+
     it("a failed request's payload expires with the retention; its failure stays on the receipt", async () => {
       const store = await open();
       const t = Date.now();

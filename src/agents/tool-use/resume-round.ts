@@ -46,10 +46,14 @@ export async function resumeRound(ctx: RoundContext, checkpoint: TurnCheckpoint)
             pending.push(record);
             return undefined;
           }
-          // approved: the grant may have been withdrawn by a reload since; then it is refused as not granted
+          // approved, but its tool is not there: its server is down (a server not connected since
+          // the start lists no tools), so the call failed; or a reload withdrew the grant since, so it is refused
           if (!spec) {
-            const error = `no tool named "${call.function.name}" is granted to this agent any longer`;
-            await ctx.ledger.finish(record.id, { status: 'refused', error, finishedAt: Date.now() });
+            const down = ctx.tools.unavailable?.(record.server, call.function.name);
+            const status = down ? 'failed' : 'refused';
+            const error = down ?? `no tool named "${call.function.name}" is granted to this agent any longer`;
+            await ctx.ledger.finish(record.id, { status, error, finishedAt: Date.now() });
+            ctx.onCallFinished?.(record.server, record.tool, status);
             return toolMessage(call.id, { text: error, isError: true });
           }
           await ctx.ledger.start(record.id, Date.now());

@@ -60,10 +60,21 @@ export const receiptSchema = z
     traceId: z.string().nullable().openapi({ description: 'The request\'s trace (OpenTelemetry) when tracing was on; the console links it through tracing.linkTemplate.' }),
     failure: z
       .object({
-        stage: z.string().openapi({ description: 'The step that failed: schema, template, transform, respond or action.' }),
+        stage: z.string().openapi({ description: 'The step that failed: schema, template, transform, respond or action (dispatch for a forEach item refused as it was dispatched).' }),
         mappingId: z.string(),
         cause: z.string().openapi({ description: "The error's message, the request's values (4 characters or more) replaced by ‹value›." }),
         at: z.string().optional().openapi({ description: 'A transform\'s `file:line` inside hooks.transformsDir, from its stack.' }),
+        items: z
+          .array(
+            z.object({
+              index: z.number().int().openapi({ description: "The item's index in the payload's forEach array." }),
+              stage: z.string().openapi({ description: 'schema, template, transform, respond, action, or dispatch (refused as it was dispatched: a rate limit).' }),
+              cause: z.string(),
+              at: z.string().optional(),
+            }),
+          )
+          .optional()
+          .openapi({ description: 'A forEach mapping that failed for some of its items (the others ran): each failed item, at most 20; the failure\'s stage, cause and `at` are the first one\'s, its cause counting them.' }),
       })
       .nullable()
       .openapi({ description: "Where and why the request's mapping failed; null when it did not." }),

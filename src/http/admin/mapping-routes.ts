@@ -38,7 +38,7 @@ export function registerMappingRoutes(app: OpenAPIHono, deps: { operator: Operat
             agent: z.string().optional().openapi(qp('agent', 'Only mappings whose action names this agent.')),
             channel: z.string().optional().openapi(qp('channel', 'Only mappings whose action delivers to this channel.')),
             action: z.enum(['agent', 'wake', 'skip']).optional().openapi(qp('action', 'Only mappings of this action kind.')),
-            q: z.string().min(1).max(200).optional().openapi(qp('q', 'A substring of the id, origin, path or name (any case).')),
+            q: z.string().min(1).max(200).optional().openapi(qp('q', 'A substring of the id, origin, path or name (any case); of a mapping not loaded, its id, file or fault.')),
             limit: listQuery.shape.limit,
             cursor: cursorSchema.optional().openapi(qp('cursor', "The previous page's nextCursor.")),
           })
@@ -49,7 +49,7 @@ export function registerMappingRoutes(app: OpenAPIHono, deps: { operator: Operat
           page(mappingSchemaView).extend({
             notLoaded: z.array(mappingFaultSchema).openapi({
               description:
-                "The mappings the last refused reload could not load (as the Overview's trouble.mappings): each with its file, id, fault, line and column. They do not run; the running ones stay. On every page and whatever the filters: their declaration is what failed.",
+                "The mappings the last refused reload could not load (as the Overview's trouble.mappings): each with its file, id, fault, line and column. They do not run; the running ones stay. On every page; `q` narrows them too (their id, file or fault), the other filters do not: their declaration is what failed.",
             }),
           }),
           'One page of mappings, in the order they are tried, and the ones not loaded',
@@ -72,7 +72,8 @@ export function registerMappingRoutes(app: OpenAPIHono, deps: { operator: Operat
       const from = query.cursor ? decodeCursor(query.cursor)!.at : 0;
       const shown = matching.slice(from, from + query.limit);
       const next = from + query.limit < matching.length ? encodeCursor(from + query.limit, shown.at(-1)!.id) : null;
-      const notLoaded = deps.trouble?.config?.().mappings ?? [];
+      // a search narrows them as it does the loaded ones; the other filters read a declaration that failed to load
+      const notLoaded = (deps.trouble?.config?.().mappings ?? []).filter((f) => needle === undefined || [f.id ?? '', f.file, f.fault].some((t) => t.toLowerCase().includes(needle)));
       return c.json({ data: shown as z.infer<typeof mappingSchemaView>[], nextCursor: next, notLoaded }, 200);
     },
   );

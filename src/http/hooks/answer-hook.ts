@@ -95,9 +95,13 @@ export async function answerHook(x: Exchange, call: HookCall, deps: HookRouteDep
     onMatch: (mappingId) => (x.mappingId = mappingId),
   });
   notes.outcome = outcome.replayed ? 'idempotent_replay' : outcome.type === 'skipped' ? 'skip' : outcome.type === 'responded' ? (outcome.runId ? 'agent' : 'respond') : outcome.status === 200 ? 'wake' : 'agent';
-  notes.runId = outcome.type === 'responded' ? outcome.runId : outcome.body && 'runId' in outcome.body ? outcome.body.runId : undefined;
+  // a batch not wholly admitted names the runs that did start: the first is the receipt's
+  notes.runId = outcome.type === 'responded' ? outcome.runId : outcome.body && 'runId' in outcome.body ? outcome.body.runId : outcome.body && 'runIds' in outcome.body ? (outcome.body.runIds as string[])[0] : undefined;
   notes.eventId = outcome.eventId;
   notes.idempotencyKey = outcome.idempotencyKey;
+  // a forEach mapping that failed for some items: answered as OpenClaw does, recorded as a failed mapping
+  if (outcome.failure) notes.failure = outcome.failure;
+  if (outcome.errorCode) notes.errorCode = outcome.errorCode;
   if (outcome.replayed) x.setHeader('Idempotent-Replayed', 'true');
   return answerOf(outcome);
 }

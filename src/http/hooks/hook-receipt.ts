@@ -4,7 +4,7 @@ import type { ReceiptInput, ReceiptRecorder } from '../../runtime/receipts/recei
 import { requestTraced } from '../server/request-span.js';
 
 /** what the hook route learns as it goes, for the request's receipt */
-export type ReceiptNotes = Partial<Pick<ReceiptInput, 'outcome' | 'runId' | 'eventId' | 'idempotencyKey' | 'authMethod' | 'signature' | 'body' | 'headers' | 'query'>>;
+export type ReceiptNotes = Partial<Pick<ReceiptInput, 'outcome' | 'runId' | 'eventId' | 'idempotencyKey' | 'authMethod' | 'signature' | 'body' | 'headers' | 'query' | 'failure' | 'errorCode'>>;
 
 /** a request's receipt as it arrives, to be filled in as the route learns */
 export function openReceipt(requestId: string, method: string, path: string): ReceiptInput {

@@ -6,6 +6,7 @@ import { dispatchAll, type DispatchAction } from '../dispatch-action.js';
 import type { ReceiptRecorder } from '../receipts/receipt-recorder.js';
 import { parseExactJson } from '../../utils/exact-json.js';
 import { mappingFailureOf } from '../../mappings/mapping-failure.js';
+import { forEachFailure } from '../../mappings/for-each-failure.js';
 
 export interface ReplayDeps {
   store: Store;
@@ -60,10 +61,14 @@ export async function replayReceipt(deps: ReplayDeps, receiptId: string, now = D
     }
     const actions = outcome.type === 'actions' ? outcome.actions : [outcome.action];
     const result = await dispatchAll(deps.dispatch, actions, {}, outcome.type === 'actions' ? outcome : {});
+    // a forEach mapping that failed again for some items: recorded as on arrival, its payload kept
+    const failure = 'refused' in result ? forEachFailure(mappingId, result.total, result.refused, request) : undefined;
     return await deps.recorder.record({
       ...base,
       mappingId,
       status: result.status,
+      ...('refused' in result && { errorCode: result.refused[0]!.error.code }),
+      ...(failure && { failure, body: retained.body, headers: retained.headers, query: retained.query }),
       ...(actions[0] && { outcome: actions[0].kind }),
       runId: 'runId' in result.body ? result.body.runId : 'runIds' in result.body ? result.body.runIds[0] : undefined,
       eventId: 'eventId' in result ? result.eventId : undefined,

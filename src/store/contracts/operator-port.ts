@@ -47,14 +47,17 @@ export interface ReceiptRecord {
 
 /**
  * Where and why a request's mapping failed: the stage (`schema`, `template`, `transform`,
- * `respond`, `action`), the mapping, the cause (the error's message with the request's values
- * taken out) and, for a transform, the `file:line` inside the transforms folder that threw.
+ * `respond`, `action`; `dispatch` for a `forEach` item refused as it was dispatched), the
+ * mapping, the cause (the error's message with the request's values taken out) and, for a
+ * transform, the `file:line` inside the transforms folder that threw.
  */
 export interface ReceiptFailure {
   stage: string;
   mappingId: string;
   cause: string;
   at?: string;
+  /** a `forEach` mapping that failed for some of its items: each such item's index in the payload's array, stage, cause and place */
+  items?: { index: number; stage: string; cause: string; at?: string }[];
 }
 
 /** The raw body and the non-secret headers of a request, kept for replay and backtests. */

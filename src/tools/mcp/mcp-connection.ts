@@ -108,6 +108,13 @@ export class McpConnection {
     return this.specs;
   }
 
+  /** why it cannot take calls now: its state and last connection error; undefined when ready */
+  unavailable(): string | undefined {
+    if (this.ready) return undefined;
+    const why = this.lastError ? `: ${this.lastError}` : '';
+    return `the server ${this.deps.server} is not available (${this.state}${why})`;
+  }
+
   health(): ToolServerHealth {
     return {
       server: this.deps.server,
@@ -129,10 +136,7 @@ export class McpConnection {
     const { server } = this.deps;
     const maxChars = this.deps.tools.maxResultChars;
     const client = this.ready;
-    if (!client) {
-      const why = this.lastError ? `: ${this.lastError}` : '';
-      return { text: capText(`the server ${server} is not available (${this.state}${why})`, maxChars), isError: true };
-    }
+    if (!client) return { text: capText(this.unavailable() ?? `the server ${server} is not available`, maxChars), isError: true };
     const timeoutMs = Math.min(options.timeoutMs, this.timeoutMs);
     if (options.signal?.aborted) return callFailure(options.signal.reason, { server, stdio: this.stdio, timeoutMs, aborted: true, maxChars });
     try {

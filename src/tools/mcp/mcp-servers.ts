@@ -84,6 +84,10 @@ export class McpServers implements ToolSource {
     return connection.call(spec.tool, args, options);
   }
 
+  unavailable(server: string): string | undefined {
+    return this.connections.get(server)?.unavailable();
+  }
+
   health(): ToolServerHealth[] {
     return [...this.connections.values()].map((c) => c.health());
   }

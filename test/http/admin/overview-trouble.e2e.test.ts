@@ -133,12 +133,17 @@ describe("the Overview's trouble", () => {
       },
     ]);
     expect(refused.refusedReload).toEqual({ at: expect.any(String), reason: 'mappingsDir changed', faults: [refused.mappings[0].fault] });
-    // the Mappings list names them too, not loaded, beside the ones that run (on every page, whatever the filters)
+    // the Mappings list names them too, not loaded, beside the ones that run (on every page, whatever the filters but a search)
     const listed = await mappingsList('');
     expect(listed.notLoaded).toEqual(refused.mappings);
     expect(listed.data.map((m: { id: string }) => m.id)).toContain('deploys');
     expect(listed.data.map((m: { id: string }) => m.id)).not.toContain('bad-one');
-    expect((await mappingsList('?q=deploys&limit=1')).notLoaded).toEqual(refused.mappings);
+    expect((await mappingsList('?action=wake&limit=1')).notLoaded).toEqual(refused.mappings);
+    // a search narrows them as it narrows the loaded ones: by id, file or fault
+    expect(await mappingsList('?q=deploys')).toMatchObject({ data: [{ id: 'deploys' }], notLoaded: [] });
+    expect(await mappingsList('?q=BAD-ONE')).toMatchObject({ data: [], notLoaded: refused.mappings });
+    expect((await mappingsList('?q=broken.yaml')).notLoaded).toEqual(refused.mappings);
+    expect((await mappingsList(`?q=${encodeURIComponent('before end of expression')}`)).notLoaded).toEqual(refused.mappings);
     // absent from the running mappings, as the trouble says
     expect((await herald.request('/hooks/fine', { method: 'POST', headers: hookHeaders(), body: '{}' })).status).toBe(404);
 

@@ -100,7 +100,14 @@ function requestDetail(root, id) {
         ['Mapping', r.failure.mappingId],
         ['Cause', r.failure.cause],
         ['At', r.failure.at ? h('code', {}, r.failure.at) : '—'],
-      ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))] : null,
+      ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
+      // a forEach mapping that failed for some items (the others ran): each of them
+      r.failure.items?.length ? table([
+        { label: 'Item', cell: (i) => String(i.index) },
+        { label: 'Stage', cell: (i) => i.stage },
+        { label: 'Cause', cell: (i) => i.cause },
+        { label: 'At', cell: (i) => (i.at ? h('code', {}, i.at) : '—') },
+      ], r.failure.items, { caption: 'Items that failed' }) : null] : null,
       replay,
       status,
       r.payload ? [h('h2', {}, 'Payload'), json(safeParse(r.payload.body)), h('h2', {}, 'Headers (secrets removed)'), json(r.payload.headers)] : null,
