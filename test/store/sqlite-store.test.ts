@@ -53,6 +53,42 @@ describe('sqlite store', () => {
     await second.close();
   });
 
+  it('takes no half-written document no add of this process writes as a match: the same content is stored whole, no one waits', async () => {
+    const db = file();
+    const first = openSqliteStore(db);
+    await first.close();
+    const store = openSqliteStore(db);
+    // left by a process that died after the start's clean-up ran (another handle on the file)
+    store.db.prepare("INSERT INTO knowledge_documents (id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at) VALUES ('doc_cut', 'a', 'cut.txt', 1, 'text/plain', 'same', 'indexing', 0, NULL, 0)").run();
+    const { document, created } = await store.knowledge.add(newDoc('same'), indexed(['One.', 'Two.']));
+    expect(created).toBe(true);
+    expect(document).toMatchObject({ filename: 'big.txt', chunkCount: 2 });
+    expect(store.db.prepare("SELECT id, status FROM knowledge_documents WHERE sha256 = 'same'").all()).toEqual([{ id: document.id, status: 'ready' }]);
+    await store.close();
+  });
+
+  it('keeps, when a second handle opens the file, the document this process is still writing', async () => {
+    const db = file();
+    const store = openSqliteStore(db);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let taken = false;
+    async function* batches() {
+      yield indexed(['One.']);
+      taken = true;
+      await held;
+      yield indexed(['Two.']);
+    }
+    const adding = store.knowledge.add(newDoc('held'), batches());
+    while (!taken) await new Promise((resolve) => setImmediate(resolve));
+    const second = openSqliteStore(db);
+    release();
+    expect((await adding).document.chunkCount).toBe(2);
+    expect((await second.knowledge.list('a')).map((d) => d.chunkCount)).toEqual([2]);
+    await second.close();
+    await store.close();
+  });
+
   it('creates its folder, uses WAL and records the schema version', async () => {
     const store = openSqliteStore(file());
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
