@@ -78,6 +78,13 @@ export interface KnowledgeRepo {
    * document a crash cut is no match, and makes no one wait.
    */
   add(document: NewKnowledgeDocument, chunks: NewKnowledgeChunks | NewKnowledgeChunkBatches): Promise<{ document: KnowledgeDocument; created: boolean }>;
+  /**
+   * Removes the documents a stopped process left half written, with their chunks; how many. Only
+   * the process that serves the database alone (Store.serveAlone) calls it, at its start: another
+   * one (a CLI command) would remove documents the serving process is writing. PostgreSQL writes a
+   * document in one transaction, so nothing is left there (0).
+   */
+  removeUnfinished(): Promise<number>;
   get(id: string): Promise<KnowledgeDocument | undefined>;
   findByHash(agentId: string, sha256: string): Promise<KnowledgeDocument | undefined>;
   /** oldest first; every agent's when `agentId` is undefined */

@@ -155,6 +155,18 @@ export function knowledgeCases(open: OpenStore) {
       expect(await b.probe.counts()).toMatchObject({ knowledgeDocuments: 1, knowledgeChunks: 3 });
     });
 
+    it('removes nothing a finished or a failed add left when a start removes half-written documents', async () => {
+      const store = await open();
+      const { document } = await store.knowledge.add(doc('a', 'cats.txt', '1'), indexed('Cats sleep sixteen hours a day.'));
+      async function* failing() {
+        yield indexed('The quokka smiles.');
+        throw new Error('the parse worker stopped');
+      }
+      await expect(store.knowledge.add(doc('a', 'quokka.txt', '2'), failing())).rejects.toThrow('the parse worker stopped');
+      expect(await store.knowledge.removeUnfinished()).toBe(0);
+      expect(await store.knowledge.list('a')).toEqual([document]);
+    });
+
     it('stores the same content itself when the add it waited for failed', async () => {
       const a = await open();
       const b = await open(a);

@@ -41,13 +41,21 @@ describe('sqlite store', () => {
     await store.close();
   });
 
-  it('removes a document whose chunks were still being written when the process stopped', async () => {
+  it('removes a document whose chunks were still being written when the process stopped, at the start of the one serving next, not when another opens the file', async () => {
     const db = file();
     const first = openSqliteStore(db);
+    expect(await first.serveAlone()).toBe(true);
     await first.knowledge.add(newDoc('whole'), indexed(['A finished document.']));
     first.db.prepare("INSERT INTO knowledge_documents (id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at) VALUES ('doc_cut', 'a', 'cut.txt', 1, 'text/plain', 'cut', 'indexing', 2, NULL, 0)").run();
+    // a CLI command opening the file while it is served: the document may be one being written
+    const command = openSqliteStore(db);
+    expect(await command.serveAlone()).toBe(false);
+    await command.close();
+    expect(first.db.prepare("SELECT COUNT(*) AS n FROM knowledge_documents WHERE id = 'doc_cut'").get()).toEqual({ n: 1 });
     await first.close();
     const second = openSqliteStore(db);
+    expect(await second.serveAlone()).toBe(true);
+    expect(await second.knowledge.removeUnfinished()).toBe(1);
     expect((await second.knowledge.list('a')).map((d) => d.filename)).toEqual(['big.txt']);
     expect(second.db.prepare("SELECT COUNT(*) AS n FROM knowledge_documents WHERE id = 'doc_cut'").get()).toEqual({ n: 0 });
     await second.close();
@@ -67,7 +75,7 @@ describe('sqlite store', () => {
     await store.close();
   });
 
-  it('keeps, when a second handle opens the file, the document this process is still writing', async () => {
+  it('keeps the document this process is still writing through one handle when another removes what a stopped process left', async () => {
     const db = file();
     const store = openSqliteStore(db);
     let release!: () => void;
@@ -82,6 +90,7 @@ describe('sqlite store', () => {
     const adding = store.knowledge.add(newDoc('held'), batches());
     while (!taken) await new Promise((resolve) => setImmediate(resolve));
     const second = openSqliteStore(db);
+    expect(await second.knowledge.removeUnfinished()).toBe(0);
     release();
     expect((await adding).document.chunkCount).toBe(2);
     expect((await second.knowledge.list('a')).map((d) => d.chunkCount)).toEqual([2]);

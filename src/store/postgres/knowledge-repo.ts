@@ -107,6 +107,8 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
       });
       return added.finally(() => totals.delete(doc.agentId));
     },
+    // a document is written in one transaction: a stopped replica leaves nothing of it
+    removeUnfinished: async () => 0,
     get,
     async findByHash(agentId, sha256) {
       const { rows } = await query<DocumentRow>(pool, `SELECT ${DOCUMENT} FROM knowledge_documents WHERE agent_id = $1 AND sha256 = $2`, [agentId, sha256]);

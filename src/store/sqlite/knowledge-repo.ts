@@ -214,10 +214,6 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCom
       .immediate();
 
   const beingWritten = documentsBeingWritten(db);
-  // a document whose chunks were still being written when the process stopped is removed: its
-  // upload never got its answer, and the same file uploaded again is indexed afresh (one this
-  // process is writing through another handle is not)
-  for (const row of unfinished.all()) if (!beingWritten.has(row.id)) removeDocument(ftsOf(row.agent_id), row.id);
 
   /**
    * The document row of these bytes, hidden ('indexing') until its last chunk is in: a new one,
@@ -290,6 +286,14 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCom
       }
       forget();
       return { document: get(id)!, created: true };
+    },
+    async removeUnfinished() {
+      // a document whose chunks were still being written when its process stopped: its upload never
+      // got its answer, and the same file uploaded again is indexed afresh (one this process is
+      // writing, through another handle, stays)
+      const left = unfinished.all().filter((row) => !beingWritten.has(row.id));
+      for (const row of left) removeDocument(ftsOf(row.agent_id), row.id);
+      return left.length;
     },
     async get(id) {
       return get(id);
