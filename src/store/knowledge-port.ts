@@ -73,9 +73,10 @@ export interface KnowledgeRepo {
    * when the batches fail (the iterable throws) nothing of it stays (the error is thrown on), nor
    * after a crash while they were written. The same sha256 for the same agent (also two racing
    * uploads) returns the document stored first (`created: false`), its batches left unread; while
-   * that one is still being written (by this process, or another on the same database) it is
+   * that one is still being written (by this process; on PostgreSQL, by any replica) it is
    * returned once whole, never before, and when its writing fails, this one is stored instead. A
-   * document a crash cut is no match, and makes no one wait.
+   * document no add is writing (a crash cut it; on SQLite, any this process is not writing) is no
+   * match, and makes no one wait.
    */
   add(document: NewKnowledgeDocument, chunks: NewKnowledgeChunks | NewKnowledgeChunkBatches): Promise<{ document: KnowledgeDocument; created: boolean }>;
   /**
