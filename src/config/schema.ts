@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { isCidr } from './cidr.js';
-import { MAX_TIMEOUT_SECONDS, mappingSchema, thinkingLevels } from './mapping-schema.js';
+import { MAX_TIMEOUT_SECONDS, mappingSchema, thinkingLevels } from './schema/mapping-schema.js';
 import { normaliseHooksPath } from './hooks-path.js';
-import { alertsSchema } from './alerts-schema.js';
-import { agentToolsSchema, toolsSchema } from './tools-schema.js';
-import { duration } from './duration-schema.js';
-import { fallbackSchema, retryPolicySchema } from './delivery-policy-schema.js';
-import { schedulesSchema } from './schedules-schema.js';
-import { tracingSchema } from './tracing-schema.js';
+import { alertsSchema } from './schema/alerts-schema.js';
+import { agentToolsSchema, toolsSchema } from './schema/tools-schema.js';
+import { duration } from './schema/duration-schema.js';
+import { fallbackSchema, retryPolicySchema } from './schema/delivery-policy-schema.js';
+import { schedulesSchema } from './schema/schedules-schema.js';
+import { tracingSchema } from './schema/tracing-schema.js';
 
 /**
  * The whole configuration file, declared once: types come from `z.infer`, validation from

@@ -1,4 +1,4 @@
-import type { StoreProbe } from './store-probe.js';
+import type { StoreProbe } from './port/store-probe.js';
 
 /**
  * The storage port: what the rest of herald asks of a store, and the only door to the database.
@@ -7,38 +7,38 @@ import type { StoreProbe } from './store-probe.js';
  * same port; every atomicity rule written here holds on every adapter, and the contract suite
  * (test/store/*.case.ts) checks it on each. Times are epoch milliseconds.
  */
-import type { BrowseRepo, ReceiptsRepo } from './operator-port.js';
-import type { AlertsRepo } from './alerts-port.js';
-import type { SchedulesRepo } from './schedules-port.js';
-import type { FilesRepo, VectorStoresRepo } from './files-port.js';
-import type { UsageRepo } from './usage-port.js';
-import type { ToolCallsRepo } from './tool-calls-port.js';
-import type { EventsRepo } from './events-port.js';
-import type { RunsRepo } from './runs-port.js';
-import type { SessionsRepo } from './sessions-port.js';
-import type { StateRepo } from './state-port.js';
-import type { DeliveriesRepo } from './deliveries-port.js';
-import type { IdempotencyRepo } from './idempotency-port.js';
-import type { StoreSignals } from './signals-port.js';
-import type { KnowledgeRepo } from './knowledge-port.js';
-import type { ApiKeysRepo } from './api-keys-port.js';
+import type { BrowseRepo, ReceiptsRepo } from './port/operator-port.js';
+import type { AlertsRepo } from './port/alerts-port.js';
+import type { SchedulesRepo } from './port/schedules-port.js';
+import type { FilesRepo, VectorStoresRepo } from './port/files-port.js';
+import type { UsageRepo } from './port/usage-port.js';
+import type { ToolCallsRepo } from './port/tool-calls-port.js';
+import type { EventsRepo } from './port/events-port.js';
+import type { RunsRepo } from './port/runs-port.js';
+import type { SessionsRepo } from './port/sessions-port.js';
+import type { StateRepo } from './port/state-port.js';
+import type { DeliveriesRepo } from './port/deliveries-port.js';
+import type { IdempotencyRepo } from './port/idempotency-port.js';
+import type { StoreSignals } from './port/signals-port.js';
+import type { KnowledgeRepo } from './port/knowledge-port.js';
+import type { ApiKeysRepo } from './port/api-keys-port.js';
 
-export type * from './operator-port.js';
-export type * from './alerts-port.js';
-export type * from './schedules-port.js';
-export type * from './files-port.js';
-export type * from './usage-port.js';
-export type * from './tool-calls-port.js';
-export * from './events-port.js';
-export * from './runs-port.js';
-export * from './sessions-port.js';
-export * from './state-port.js';
-export * from './deliveries-port.js';
-export * from './idempotency-port.js';
-export * from './signals-port.js';
-export * from './knowledge-port.js';
-export * from './candidate-rule.js';
-export * from './api-keys-port.js';
+export type * from './port/operator-port.js';
+export type * from './port/alerts-port.js';
+export type * from './port/schedules-port.js';
+export type * from './port/files-port.js';
+export type * from './port/usage-port.js';
+export type * from './port/tool-calls-port.js';
+export * from './port/events-port.js';
+export * from './port/runs-port.js';
+export * from './port/sessions-port.js';
+export * from './port/state-port.js';
+export * from './port/deliveries-port.js';
+export * from './port/idempotency-port.js';
+export * from './port/signals-port.js';
+export * from './port/knowledge-port.js';
+export * from './queries/candidate-rule.js';
+export * from './port/api-keys-port.js';
 
 export interface Store {
   events: EventsRepo;
@@ -81,5 +81,5 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export type { RunAction } from './run-action.js';
-export type { StoreCounts, StoreProbe } from './store-probe.js';
+export type { RunAction } from './port/run-action.js';
+export type { StoreCounts, StoreProbe } from './port/store-probe.js';

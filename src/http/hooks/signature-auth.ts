@@ -1,8 +1,8 @@
 import { HeraldError } from '../../errors.js';
 import type { CompiledMapping } from '../../mappings/compiled-mapping.js';
 import { safeEqual } from '../../utils/constant-time.js';
-import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
-import type { Requester } from '../requester.js';
+import type { FailedAuthLimiter } from '../auth/failed-auth-limiter.js';
+import type { Requester } from '../auth/requester.js';
 import type { TokenForm } from './hook-token.js';
 
 /**
