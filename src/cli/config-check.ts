@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { buildConfigSchema } from '../config/schema/build-schema.js';
+import { buildConfigSchema } from '../config/sections/build-schema.js';
 import { readConfigFile } from '../config/loading/load.js';
 import { PluginRegistry } from '../plugin-host/registry.js';
 import { loadConfigValue } from '../plugin-host/load-config.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { MappingAuth } from '../config/schema/mapping-schema.js';
+import type { MappingAuth } from '../config/sections/mapping-schema.js';
 import { hooksPrefix } from '../config/hooks-path.js';
 import { ConfigError } from '../errors.js';
 import { trimSlashes } from '../mappings/hook-request.js';

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { isCidr } from './cidr.js';
-import { MAX_TIMEOUT_SECONDS, mappingSchema, thinkingLevels } from './schema/mapping-schema.js';
+import { MAX_TIMEOUT_SECONDS, mappingSchema, thinkingLevels } from './sections/mapping-schema.js';
 import { normaliseHooksPath } from './hooks-path.js';
-import { alertsSchema } from './schema/alerts-schema.js';
-import { agentToolsSchema, toolsSchema } from './schema/tools-schema.js';
-import { duration } from './schema/duration-schema.js';
-import { fallbackSchema, retryPolicySchema } from './schema/delivery-policy-schema.js';
-import { schedulesSchema } from './schema/schedules-schema.js';
-import { tracingSchema } from './schema/tracing-schema.js';
+import { alertsSchema } from './sections/alerts-schema.js';
+import { agentToolsSchema, toolsSchema } from './sections/tools-schema.js';
+import { duration } from './sections/duration-schema.js';
+import { fallbackSchema, retryPolicySchema } from './sections/delivery-policy-schema.js';
+import { schedulesSchema } from './sections/schedules-schema.js';
+import { tracingSchema } from './sections/tracing-schema.js';
 
 /**
  * The whole configuration file, declared once: types come from `z.infer`, validation from

@@ -15,7 +15,7 @@ import type { PluginRegistry } from '../plugin-host/registry.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import type { Store } from '../store/port.js';
 import type { ReloadResult } from '../http/reload-result.js';
-import type { ToolsConfig } from '../config/schema/tools-schema.js';
+import type { ToolsConfig } from '../config/sections/tools-schema.js';
 
 // http declares what a reload reports (the port of POST /admin/reload); the gateway implements it
 export type { ReloadResult };

@@ -9,7 +9,7 @@ import type { DeliveryActions } from '../runtime/delivery/delivery-actions.js';
 import type { OperatorDeps } from './admin/operator-deps.js';
 import { ConsoleSessions } from './console/console-session.js';
 import type { Store } from '../store/port.js';
-import type { StoreProbe } from '../store/port/store-probe.js';
+import type { StoreProbe } from '../store/contracts/store-probe.js';
 import type { ToolServerHealth } from '../tools/mcp/server-health.js';
 import type { TroubleSources } from './admin/views/trouble-view.js';
 import type { ReloadResult } from './reload-result.js';

@@ -10,7 +10,7 @@ import type { RouteKey } from './routing/route-key.js';
 import { compilePayloadSchema, type PayloadSchema } from './payload/json-schema.js';
 import { describeJsonataError } from './templates/jsonata-expression.js';
 import { compileMappingTemplates } from './templates/mapping-templates.js';
-import type { Mapping } from '../config/schema/mapping-schema.js';
+import type { Mapping } from '../config/sections/mapping-schema.js';
 import type { MappingContext } from './loading/resolve-mappings.js';
 import { runTransform } from './transforms/run-transform.js';
 import { describeTransformError } from './transforms/transform-syntax.js';

@@ -1,5 +1,5 @@
 import type { HeraldError } from '../errors.js';
-import type { MappingTraffic } from '../config/schema/traffic-schema.js';
+import type { MappingTraffic } from '../config/sections/traffic-schema.js';
 import type { HookAction } from './hook-action.js';
 import type { HookRequest } from './hook-request.js';
 import type { SignatureVerifier } from './signatures/signature-verifier.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { MappingConfig } from '../config/schema/mapping-schema.js';
-import { mappingTrafficFields } from '../config/schema/traffic-schema.js';
-import { mappingToolsSchema } from '../config/schema/tools-schema.js';
+import type { MappingConfig } from '../config/sections/mapping-schema.js';
+import { mappingTrafficFields } from '../config/sections/traffic-schema.js';
+import { mappingToolsSchema } from '../config/sections/tools-schema.js';
 
 /**
  * The options every preset takes, in `hooks.presets` (`{ name: "stripe", secret: "${STRIPE_WEBHOOK_SECRET}", agentId: "billing" }`).

@@ -1,5 +1,5 @@
-import { parseDuration } from '../schema/duration-schema.js';
-import type { ScheduleJob, SchedulesConfig } from '../schema/schedules-schema.js';
+import { parseDuration } from '../sections/duration-schema.js';
+import type { ScheduleJob, SchedulesConfig } from '../sections/schedules-schema.js';
 
 /** what a job's checks need of the rest of the config */
 export interface ScheduleCheckContext {

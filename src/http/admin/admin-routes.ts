@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { DeliveryActions } from '../../runtime/delivery/delivery-actions.js';
 import type { Store } from '../../store/port.js';
-import type { StoreProbe } from '../../store/port/store-probe.js';
+import type { StoreProbe } from '../../store/contracts/store-probe.js';
 import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
 import type { ConsoleSessions } from '../console/console-session.js';
 import type { TroubleSources } from './views/trouble-view.js';

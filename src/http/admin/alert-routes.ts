@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { ALERT_CONDITIONS } from '../../config/schema/alerts-schema.js';
+import { ALERT_CONDITIONS } from '../../config/sections/alerts-schema.js';
 import type { AlertRecord, Store } from '../../store/port.js';
 import { isoTime as iso } from '../../time/iso-time.js';
 import { bearerSecurity } from './admin-app.js';

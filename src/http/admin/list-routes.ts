@@ -8,7 +8,7 @@ import { deliveryView } from '../../runtime/delivery/delivery-view.js';
 import { runDetail } from '../../runtime/operator/run-detail.js';
 import { runLabels } from '../../runtime/operator/run-labels.js';
 import type { Store } from '../../store/port.js';
-import type { StoreProbe } from '../../store/port/store-probe.js';
+import type { StoreProbe } from '../../store/contracts/store-probe.js';
 import { bearerSecurity } from './admin-app.js';
 import {
   deliveryRowSchema,

@@ -3,7 +3,7 @@ import { streamSSE } from 'hono/streaming';
 import { isoTime as iso } from '../../time/iso-time.js';
 import { LiveFeed } from '../../runtime/operator/live-feed.js';
 import type { MinuteCount, Store } from '../../store/port.js';
-import type { StoreProbe } from '../../store/port/store-probe.js';
+import type { StoreProbe } from '../../store/contracts/store-probe.js';
 import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema, overviewSchema } from './admin-schemas.js';

@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { duration, parseDuration } from '../../config/schema/duration-schema.js';
+import { duration, parseDuration } from '../../config/sections/duration-schema.js';
 import type { Store } from '../../store/port.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema, fireOutcomes, listQuery, page, scheduleFireSchema } from './admin-schemas.js';

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { ZodError } from 'zod';
-import { scheduleJobSchema, type ScheduleJob } from '../../config/schema/schedules-schema.js';
+import { scheduleJobSchema, type ScheduleJob } from '../../config/sections/schedules-schema.js';
 import { HeraldError } from '../../errors.js';
 import type { ScheduleFire, Store, StoredSchedule } from '../../store/port.js';
 import { isoTime as iso } from '../../time/iso-time.js';

@@ -9,7 +9,7 @@ import type { CompiledMapping } from '../compiled-mapping.js';
 import type { ActionContext } from '../hook-action.js';
 import { listMappingFiles, readMappingFile } from './mapping-files.js';
 import { presetDuplicateAdvice, shadowPresetPaths } from './preset-shadowing.js';
-import { mappingSchema, type Mapping } from '../../config/schema/mapping-schema.js';
+import { mappingSchema, type Mapping } from '../../config/sections/mapping-schema.js';
 import { InProcessTransforms } from '../transforms/in-process-transforms.js';
 import { TransformLoader } from '../transforms/transform-loader.js';
 import type { TransformRunner } from '../transforms/transform-runner.js';

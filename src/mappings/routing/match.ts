@@ -1,6 +1,6 @@
 import { compileExpression, type CompiledExpression } from '../templates/jsonata-expression.js';
 import { trimSlashes, type HookRequest } from '../hook-request.js';
-import type { Mapping } from '../../config/schema/mapping-schema.js';
+import type { Mapping } from '../../config/sections/mapping-schema.js';
 import { templateScope } from '../templates/template-scope.js';
 import type { RouteKey } from './route-key.js';
 

@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
-import { parseDuration } from '../../config/schema/duration-schema.js';
-import { CRON_OPTIONS, type ScheduleJob } from '../../config/schema/schedules-schema.js';
+import { parseDuration } from '../../config/sections/duration-schema.js';
+import { CRON_OPTIONS, type ScheduleJob } from '../../config/sections/schedules-schema.js';
 import { isIsoAt } from '../../config/checks/schedules-checks.js';
 
 /** a random delay up to the job's jitter (`random` in [0, 1), injected by tests) */

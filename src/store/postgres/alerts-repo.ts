@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { ALERT_COLUMNS, alertFilter, NOTICES_DUE_WHERE, toAlert, type AlertRow, type AlertsRepo } from '../port/alerts-port.js';
+import { ALERT_COLUMNS, alertFilter, NOTICES_DUE_WHERE, toAlert, type AlertRow, type AlertsRepo } from '../contracts/alerts-port.js';
 import { ListFilter, postgresDialect } from '../queries/list-filter.js';
 import { query } from './pg-pool.js';
 

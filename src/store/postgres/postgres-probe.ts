@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { StoreProbe } from '../port/store-probe.js';
+import type { StoreProbe } from '../contracts/store-probe.js';
 import { countsFromRows } from '../rows/store-counts.js';
 import { query } from './pg-pool.js';
 

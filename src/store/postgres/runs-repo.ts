@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Lease, RunCompleted, RunCompletion, RunRecord, RunsRepo, SessionMessage } from '../port.js';
 import { postgresRunAdmission } from './run-admission.js';
 import { toRunRecord, type RunRow as SharedRunRow } from '../rows/record-rows.js';
-import { runActionSchema } from '../port/run-action.js';
+import { runActionSchema } from '../contracts/run-action.js';
 import type { PgGroupCommit } from './group-commit.js';
 import { prepared, query, transaction, type Queryable } from './pg-pool.js';
 import { PgTurnBatch, type Statement } from './turn-batch.js';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { eventDetail, toFire, toSchedule, type FireRow, type ScheduleRow, type SchedulesRepo } from '../port/schedules-port.js';
+import { eventDetail, toFire, toSchedule, type FireRow, type ScheduleRow, type SchedulesRepo } from '../contracts/schedules-port.js';
 import { fireFilter } from '../queries/fire-filter.js';
 import { ListFilter, postgresDialect } from '../queries/list-filter.js';
 import { enqueueEvent } from './events-repo.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { UsageRepo } from '../port.js';
-import type { UsageEntry, UsageLimit, UsageSpent } from '../port/usage-port.js';
+import type { UsageEntry, UsageLimit, UsageSpent } from '../contracts/usage-port.js';
 import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../rows/usage-columns.js';
 import { usageRows } from '../rows/usage-calls.js';
 import { prepared, query } from './pg-pool.js';

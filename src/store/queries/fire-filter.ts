@@ -1,5 +1,5 @@
 import type { ListFilter } from './list-filter.js';
-import type { FireQuery } from '../port/schedules-port.js';
+import type { FireQuery } from '../contracts/schedules-port.js';
 
 /** the schedule fires list's conditions, the same on both adapters (time column due_at, id column schedule_id) */
 export function fireFilter(f: ListFilter, query: FireQuery): ListFilter {

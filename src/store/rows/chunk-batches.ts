@@ -1,4 +1,4 @@
-import type { NewKnowledgeChunkBatches, NewKnowledgeChunks } from '../port/knowledge-port.js';
+import type { NewKnowledgeChunkBatches, NewKnowledgeChunks } from '../contracts/knowledge-port.js';
 
 const isBatches = (chunks: NewKnowledgeChunks | NewKnowledgeChunkBatches): chunks is NewKnowledgeChunkBatches => Symbol.asyncIterator in chunks;
 

@@ -1,7 +1,7 @@
 import { coalescedCount } from '../queries/admission-plan.js';
 import { governedFields } from './governed-fields.js';
 import type { DeliveryRecord, IdempotencyRecord, ReceiptFailure, ReceiptRecord, RunRecord, RunWaitReason, SystemEvent } from '../port.js';
-import { parseRunAction } from '../port/run-action.js';
+import { parseRunAction } from '../contracts/run-action.js';
 
 /** Row shapes both adapters store (same column names) and how each becomes a port record. */
 export interface DeliveryRow {

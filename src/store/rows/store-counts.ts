@@ -1,5 +1,5 @@
 import type { DeliveryStatus } from '../port.js';
-import type { StoreCounts } from '../port/store-probe.js';
+import type { StoreCounts } from '../contracts/store-probe.js';
 
 /**
  * The probe's counts from the rows of `store_counts` (`runs:queued`, `deliveries:failed`,

@@ -1,4 +1,4 @@
-import type { ToolApproval, ToolCallRecord } from '../port/tool-calls-port.js';
+import type { ToolApproval, ToolCallRecord } from '../contracts/tool-calls-port.js';
 
 /**
  * A tool call's row as both adapters store it (same column names); `Json` is how the approval

@@ -1,4 +1,4 @@
-import type { UsageEntry } from '../port/usage-port.js';
+import type { UsageEntry } from '../contracts/usage-port.js';
 
 /** a usage row: the calls it holds, their tokens and cost summed */
 export interface UsageCalls {

@@ -1,4 +1,4 @@
-import type { UsageGroup } from '../port/usage-port.js';
+import type { UsageGroup } from '../contracts/usage-port.js';
 
 /** the column each report grouping sums by (a fixed set: safe to place in SQL) */
 export const usageGroupColumn: Record<UsageGroup, string> = { key: 'key_name', agent: 'agent_id', mapping: 'mapping_id', model: 'model' };

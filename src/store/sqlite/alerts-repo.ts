@@ -1,4 +1,4 @@
-import { ALERT_COLUMNS, alertFilter, NOTICES_DUE_WHERE, toAlert, type AlertRow, type AlertsRepo } from '../port/alerts-port.js';
+import { ALERT_COLUMNS, alertFilter, NOTICES_DUE_WHERE, toAlert, type AlertRow, type AlertsRepo } from '../contracts/alerts-port.js';
 import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 

@@ -1,4 +1,4 @@
-import { eventDetail, toFire, toSchedule, type FireRow, type ScheduleRow, type SchedulesRepo } from '../port/schedules-port.js';
+import { eventDetail, toFire, toSchedule, type FireRow, type ScheduleRow, type SchedulesRepo } from '../contracts/schedules-port.js';
 import { fireFilter } from '../queries/fire-filter.js';
 import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
 import type { EventAppender } from './events-repo.js';

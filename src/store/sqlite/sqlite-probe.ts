@@ -1,4 +1,4 @@
-import type { StoreProbe } from '../port/store-probe.js';
+import type { StoreProbe } from '../contracts/store-probe.js';
 import { countsFromRows } from '../rows/store-counts.js';
 import type { SqliteDatabase } from './open-database.js';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from '../../config/schema/mapping-schema.js';
+import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from '../../config/sections/mapping-schema.js';
 import { HeraldError } from '../../errors.js';
-import { fallbackSchema, retryPolicySchema } from '../../config/schema/delivery-policy-schema.js';
-import { mappingToolsSchema } from '../../config/schema/tools-schema.js';
+import { fallbackSchema, retryPolicySchema } from '../../config/sections/delivery-policy-schema.js';
+import { mappingToolsSchema } from '../../config/sections/tools-schema.js';
 
 /**
  * The validated agent action a run keeps, so it can resume after a restart. Declared here,

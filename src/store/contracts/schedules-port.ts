@@ -1,4 +1,4 @@
-import { scheduleJobSchema, type ScheduleJob } from '../../config/schema/schedules-schema.js';
+import { scheduleJobSchema, type ScheduleJob } from '../../config/sections/schedules-schema.js';
 import { HeraldError } from '../../errors.js';
 import type { SystemEvent } from './events-port.js';
 import type { ListQuery } from './operator-port.js';

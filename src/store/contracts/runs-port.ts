@@ -62,7 +62,7 @@ export interface CoalescedList {
   marker: (n: number) => string;
 }
 
-/** How a governed mapping's run is let in (see config/schema/traffic-schema.ts). */
+/** How a governed mapping's run is let in (see config/sections/traffic-schema.ts). */
 export interface RunAdmission {
   mappingId: string;
   /** at most this many of the mapping's runs running at once: the claim passes over the rest */
