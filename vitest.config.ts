@@ -21,6 +21,7 @@ const onPostgresToo = [
   'test/http/v1/responses-tools.e2e.test.ts',
   'test/http/v1/auth.e2e.test.ts',
   'test/knowledge/upload.e2e.test.ts',
+  'test/knowledge/duplicate-uploads.e2e.test.ts',
   'test/http/v1/vector-stores.e2e.test.ts',
   'test/http/v1/file-search.e2e.test.ts',
   'test/metrics/metrics.e2e.test.ts',

@@ -33,17 +33,25 @@ export type IngestOutcome = { document: KnowledgeDocument; created: boolean; upd
  * (`created: false`), with the metadata given this time when it differs (`updated: true`). Its
  * chunks were cut when it was first added: a chunking chosen again is refused
  * (HERALD_DOCUMENT_EXISTS, naming the document to delete first), never silently ignored.
+ * Uploaded again while the first upload is still being read and stored, they wait for it and are
+ * then such an upload again (or, if it failed, the first): never answered with a document half
+ * written, never stored twice.
  */
 export async function ingestDocument(index: KnowledgeIndex, parser: ParsePool, input: IngestInput): Promise<IngestOutcome> {
   const sha256 = await sha256Of(input.bytes);
-  const existing = await index.findByHash(input.agentId, sha256);
-  const again = existing && (await reupload(index, existing, input));
-  if (again) return again;
-  const bytes = input.bytes.byteLength;
-  // the chunks are stored batch by batch as the worker makes them, each decoded as it is written
-  return parser.parse({ bytes: input.bytes, filename: input.filename, chunking: input.chunking, move: input.moveBytes }, (parsed) =>
-    index.add({ agentId: input.agentId, filename: input.filename, bytes, mimeType: documentTypes[parsed.type], sha256, metadata: input.metadata ?? null }, parsed.batches),
-  );
+  // the same bytes being read for the same owner in this process: waited for, then found whole
+  return index.ingestAlone(input.agentId, sha256, async () => {
+    const existing = await index.findByHash(input.agentId, sha256);
+    const again = existing && (await reupload(index, existing, input));
+    if (again) return again;
+    const bytes = input.bytes.byteLength;
+    // the chunks are stored batch by batch as the worker makes them, each decoded as it is written
+    const added = await parser.parse({ bytes: input.bytes, filename: input.filename, chunking: input.chunking, move: input.moveBytes }, (parsed) =>
+      index.add({ agentId: input.agentId, filename: input.filename, bytes, mimeType: documentTypes[parsed.type], sha256, metadata: input.metadata ?? null }, parsed.batches),
+    );
+    // another replica stored the same bytes first (the store waited for it): an upload again of that document
+    return added.created ? added : ((await reupload(index, added.document, input)) ?? added);
+  });
 }
 
 /**

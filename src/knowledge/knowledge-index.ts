@@ -1,6 +1,7 @@
 import { randomHex } from '../utils/random-hex.js';
 import type { KnowledgeDocument, KnowledgeRepo, NewKnowledgeChunk, NewKnowledgeChunkBatches, NewKnowledgeChunks, NewKnowledgeDocument } from '../store/port.js';
 import type { Embedder } from './embedder.js';
+import { IngestsInFlight } from './ingests-in-flight.js';
 import { fuseRankings } from './searching/fuse-rankings.js';
 import type { KnowledgePassage } from './knowledge-passage.js';
 import { pickPassages, scoreCandidates } from './searching/rank-passages.js';
@@ -27,7 +28,7 @@ const EMBED_BATCH = 256;
 export interface KnowledgeIndexOptions {
   /** platform.knowledge.embeddings: hybrid retrieval when set */
   embedder?: Embedder;
-  logger?: { warn(details: object, message: string): void };
+  logger?: { warn(details: object, message: string): void; debug?(details: object, message: string): void };
 }
 
 /**
@@ -38,10 +39,21 @@ export interface KnowledgeIndexOptions {
  * the store keeps the chunks and finds the candidates.
  */
 export class KnowledgeIndex {
+  /** the uploads of this process being read and stored: one of the same bytes for the same owner waits for it */
+  private readonly ingests = new IngestsInFlight();
+
   constructor(
     private readonly repo: KnowledgeRepo,
     private readonly options: KnowledgeIndexOptions = {},
   ) {}
+
+  /**
+   * Runs the ingest of bytes (`sha256`) for an owner alone in this process: one of the same bytes
+   * for the same owner under way is waited for first (see IngestsInFlight).
+   */
+  ingestAlone<T>(owner: string, sha256: string, work: () => Promise<T>): Promise<T> {
+    return this.ingests.alone(owner, sha256, work, () => this.options.logger?.debug?.({ agentId: owner }, 'upload waits for the same file being read and stored'));
+  }
 
   findByHash(agentId: string, sha256: string): Promise<KnowledgeDocument | undefined> {
     return this.repo.findByHash(agentId, sha256);

@@ -7,7 +7,8 @@ import type { Store } from '../store/port.js';
  * out. Its running runs go back to the queue, in order, and this process claims them as soon as
  * it starts claiming; the main session's events it was processing are pending again (the start
  * asks for a heartbeat when any is), and the deliveries it was sending are due now; its in-progress idempotency keys are completed from their run or freed, so
- * a retry is answered instead of refused with 409. Where replicas share the database
+ * a retry is answered instead of refused with 409; the knowledge documents it was writing are removed
+ * (their uploads never got an answer). Where replicas share the database
  * (PostgreSQL), a dead replica's work is retaken when its lease runs out (`agents.defaults.leaseMs`).
  */
 export async function resumeAfterCrash(store: Store, logger: Logger): Promise<void> {
@@ -16,5 +17,8 @@ export async function resumeAfterCrash(store: Store, logger: Logger): Promise<vo
   const idempotencyKeys = await store.idempotency.recoverInProgress();
   const events = await store.events.requeueProcessing();
   const deliveries = await store.deliveries.requeueSending(Date.now());
-  if (runs || idempotencyKeys || events || deliveries) logger.info({ runs, idempotencyKeys, events, deliveries }, 'took back what the previous process left in progress');
+  const halfWrittenDocuments = await store.knowledge.removeUnfinished();
+  if (runs || idempotencyKeys || events || deliveries || halfWrittenDocuments) {
+    logger.info({ runs, idempotencyKeys, events, deliveries, halfWrittenDocuments }, 'took back what the previous process left in progress');
+  }
 }

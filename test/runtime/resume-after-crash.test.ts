@@ -12,7 +12,7 @@ afterEach(async () => {
 });
 
 describe('resumeAfterCrash on SQLite', () => {
-  it("takes back the dead process's claimed main-session events and deliveries at once, as its runs", async () => {
+  it("takes back the dead process's claimed main-session events and deliveries at once, as its runs, and removes its half-written documents", async () => {
     const file = path.join(tempDir(), 'herald.db');
     const dead = openSqliteStore(file);
     const now = Date.now();
@@ -24,6 +24,8 @@ describe('resumeAfterCrash on SQLite', () => {
       status: 'pending', attempts: 0, partsSent: 0, lastError: null, nextAttemptAt: now, leaseOwner: null, leaseUntil: null, createdAt: now, updatedAt: now, deliveredAt: null,
     });
     expect(await dead.deliveries.claim('d1', 'dead', now, hour)).toBeDefined();
+    // a knowledge document whose chunks it was writing
+    dead.db.prepare("INSERT INTO knowledge_documents (id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at) VALUES ('doc_cut', 'main', 'cut.txt', 1, 'text/plain', 'cut', 'indexing', 0, NULL, 0)").run();
     // the process is gone: its serving lock with it
     await dead.close();
 
@@ -36,6 +38,7 @@ describe('resumeAfterCrash on SQLite', () => {
     expect(await store.events.countPending('main')).toBe(20);
     expect(await store.deliveries.due(Date.now(), 10)).toEqual(['d1']);
     expect(Date.now()).toBeLessThan(hour);
-    expect(lines.find((l) => l.msg === 'took back what the previous process left in progress')).toMatchObject({ events: 20, deliveries: 1 });
+    expect(await store.knowledge.removeUnfinished()).toBe(0);
+    expect(lines.find((l) => l.msg === 'took back what the previous process left in progress')).toMatchObject({ events: 20, deliveries: 1, halfWrittenDocuments: 1 });
   });
 });

@@ -16,6 +16,24 @@ const doc = (agentId: string, filename: string, sha: string, embeddingModel?: st
 // chunks as knowledge/ hands them over: the text and its index form
 const indexed = (...texts: string[]) => texts.map((content) => ({ content, terms: indexTextOf(content) }));
 
+/**
+ * A parse's batches held after the first until `release`: the document is being written
+ * meanwhile. `last` is the batch after it, or the error the parse then fails with.
+ */
+function heldBatches(firstBatch: ReturnType<typeof indexed>, last: ReturnType<typeof indexed> | Error) {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let taken = 0;
+  async function* batches() {
+    yield firstBatch;
+    taken = 1;
+    await held;
+    if (last instanceof Error) throw last;
+    yield last;
+  }
+  return { release, batches, taken: () => taken };
+}
+
 /** knowledge: documents with their chunks, searched per agent */
 export function knowledgeCases(open: OpenStore) {
   describe('knowledge', () => {
@@ -114,6 +132,56 @@ export function knowledgeCases(open: OpenStore) {
       expect(results.map((r) => r.created).sort()).toEqual([false, true]);
       expect(results[0]!.document.id).toBe(results[1]!.document.id);
       expect(await a.knowledge.list('a')).toHaveLength(1);
+    });
+
+    it('answers the same content added while the first is still written (same handle or a second replica) with the whole document, once', async () => {
+      const a = await open();
+      const b = await open(a);
+      const { release, batches, taken } = heldBatches(indexed('The quokka smiles.', 'Quokkas live on Rottnest.'), indexed('A third quokka chunk.'));
+      const first = a.knowledge.add(doc('a', 'one.txt', '7'), batches());
+      while (taken() < 1) await nextTurn();
+      const settled: string[] = [];
+      const again = a.knowledge.add(doc('a', 'two.txt', '7'), indexed('Other text.')).finally(() => settled.push('again'));
+      const replica = b.knowledge.add(doc('a', 'three.txt', '7'), indexed('Other text.')).finally(() => settled.push('replica'));
+      for (let i = 0; i < 20; i++) await nextTurn();
+      // neither is answered with the document half written
+      expect(settled).toEqual([]);
+      release();
+      const results = await Promise.all([first, again, replica]);
+      expect(results.map((r) => r.created)).toEqual([true, false, false]);
+      for (const { document } of results) expect(document).toEqual(results[0]!.document);
+      expect(results[0]!.document).toMatchObject({ filename: 'one.txt', chunkCount: 3, status: 'ready' });
+      expect(await b.knowledge.list('a')).toHaveLength(1);
+      expect(await b.probe.counts()).toMatchObject({ knowledgeDocuments: 1, knowledgeChunks: 3 });
+    });
+
+    it('removes nothing a finished or a failed add left when a start removes half-written documents', async () => {
+      const store = await open();
+      const { document } = await store.knowledge.add(doc('a', 'cats.txt', '1'), indexed('Cats sleep sixteen hours a day.'));
+      async function* failing() {
+        yield indexed('The quokka smiles.');
+        throw new Error('the parse worker stopped');
+      }
+      await expect(store.knowledge.add(doc('a', 'quokka.txt', '2'), failing())).rejects.toThrow('the parse worker stopped');
+      expect(await store.knowledge.removeUnfinished()).toBe(0);
+      expect(await store.knowledge.list('a')).toEqual([document]);
+    });
+
+    it('stores the same content itself when the add it waited for failed', async () => {
+      const a = await open();
+      const b = await open(a);
+      const { release, batches, taken } = heldBatches(indexed('The quokka smiles.'), new Error('the parse worker stopped'));
+      const first = a.knowledge.add(doc('a', 'one.txt', '7'), batches());
+      while (taken() < 1) await nextTurn();
+      const again = a.knowledge.add(doc('a', 'two.txt', '7'), indexed('Same text.', 'Twice.'));
+      const replica = b.knowledge.add(doc('a', 'three.txt', '7'), indexed('Same text.', 'Twice.'));
+      release();
+      await expect(first).rejects.toThrow('the parse worker stopped');
+      const results = await Promise.all([again, replica]);
+      expect(results.map((r) => r.created).sort()).toEqual([false, true]);
+      expect(results[0]!.document).toEqual(results[1]!.document);
+      expect(results[0]!.document.chunkCount).toBe(2);
+      expect(await a.probe.counts()).toMatchObject({ knowledgeDocuments: 1, knowledgeChunks: 2 });
     });
 
     it('finds candidates of one agent holding a term (stemmed, any script), with term counts, and forgets a deleted document', async () => {

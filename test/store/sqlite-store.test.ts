@@ -41,16 +41,61 @@ describe('sqlite store', () => {
     await store.close();
   });
 
-  it('removes a document whose chunks were still being written when the process stopped', async () => {
+  it('removes a document whose chunks were still being written when the process stopped, at the start of the one serving next, not when another opens the file', async () => {
     const db = file();
     const first = openSqliteStore(db);
+    expect(await first.serveAlone()).toBe(true);
     await first.knowledge.add(newDoc('whole'), indexed(['A finished document.']));
     first.db.prepare("INSERT INTO knowledge_documents (id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at) VALUES ('doc_cut', 'a', 'cut.txt', 1, 'text/plain', 'cut', 'indexing', 2, NULL, 0)").run();
+    // a CLI command opening the file while it is served: the document may be one being written
+    const command = openSqliteStore(db);
+    expect(await command.serveAlone()).toBe(false);
+    await command.close();
+    expect(first.db.prepare("SELECT COUNT(*) AS n FROM knowledge_documents WHERE id = 'doc_cut'").get()).toEqual({ n: 1 });
     await first.close();
     const second = openSqliteStore(db);
+    expect(await second.serveAlone()).toBe(true);
+    expect(await second.knowledge.removeUnfinished()).toBe(1);
     expect((await second.knowledge.list('a')).map((d) => d.filename)).toEqual(['big.txt']);
     expect(second.db.prepare("SELECT COUNT(*) AS n FROM knowledge_documents WHERE id = 'doc_cut'").get()).toEqual({ n: 0 });
     await second.close();
+  });
+
+  it('takes no half-written document no add of this process writes as a match: the same content is stored whole, no one waits', async () => {
+    const db = file();
+    const first = openSqliteStore(db);
+    await first.close();
+    const store = openSqliteStore(db);
+    // left by a process that died after the start's clean-up ran (another handle on the file)
+    store.db.prepare("INSERT INTO knowledge_documents (id, agent_id, filename, bytes, mime_type, sha256, status, chunk_count, metadata, created_at) VALUES ('doc_cut', 'a', 'cut.txt', 1, 'text/plain', 'same', 'indexing', 0, NULL, 0)").run();
+    const { document, created } = await store.knowledge.add(newDoc('same'), indexed(['One.', 'Two.']));
+    expect(created).toBe(true);
+    expect(document).toMatchObject({ filename: 'big.txt', chunkCount: 2 });
+    expect(store.db.prepare("SELECT id, status FROM knowledge_documents WHERE sha256 = 'same'").all()).toEqual([{ id: document.id, status: 'ready' }]);
+    await store.close();
+  });
+
+  it('keeps the document this process is still writing through one handle when another removes what a stopped process left', async () => {
+    const db = file();
+    const store = openSqliteStore(db);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let taken = false;
+    async function* batches() {
+      yield indexed(['One.']);
+      taken = true;
+      await held;
+      yield indexed(['Two.']);
+    }
+    const adding = store.knowledge.add(newDoc('held'), batches());
+    while (!taken) await new Promise((resolve) => setImmediate(resolve));
+    const second = openSqliteStore(db);
+    expect(await second.knowledge.removeUnfinished()).toBe(0);
+    release();
+    expect((await adding).document.chunkCount).toBe(2);
+    expect((await second.knowledge.list('a')).map((d) => d.chunkCount)).toEqual([2]);
+    await second.close();
+    await store.close();
   });
 
   it('creates its folder, uses WAL and records the schema version', async () => {

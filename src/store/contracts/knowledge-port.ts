@@ -72,9 +72,20 @@ export interface KnowledgeRepo {
    * document is seen (got, listed, searched, counted) only once it resolves, with every chunk;
    * when the batches fail (the iterable throws) nothing of it stays (the error is thrown on), nor
    * after a crash while they were written. The same sha256 for the same agent (also two racing
-   * uploads) returns the document stored first (`created: false`), its batches left unread.
+   * uploads) returns the document stored first (`created: false`), its batches left unread; while
+   * that one is still being written (by this process; on PostgreSQL, by any replica) it is
+   * returned once whole, never before, and when its writing fails, this one is stored instead. A
+   * document no add is writing (a crash cut it; on SQLite, any this process is not writing) is no
+   * match, and makes no one wait.
    */
   add(document: NewKnowledgeDocument, chunks: NewKnowledgeChunks | NewKnowledgeChunkBatches): Promise<{ document: KnowledgeDocument; created: boolean }>;
+  /**
+   * Removes the documents a stopped process left half written, with their chunks; how many. Only
+   * the process that serves the database alone (Store.serveAlone) calls it, at its start: another
+   * one (a CLI command) would remove documents the serving process is writing. PostgreSQL writes a
+   * document in one transaction, so nothing is left there (0).
+   */
+  removeUnfinished(): Promise<number>;
   get(id: string): Promise<KnowledgeDocument | undefined>;
   findByHash(agentId: string, sha256: string): Promise<KnowledgeDocument | undefined>;
   /** oldest first; every agent's when `agentId` is undefined */

@@ -67,7 +67,9 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
     async add(doc, chunks) {
       // a total read before the commit is not kept past it
       const added = transaction(pool, async (client) => {
-        // the unique (agent_id, sha256) decides between two racing uploads: the loser reads the winner's
+        // the unique (agent_id, sha256) decides between two racing uploads: the loser's insert waits
+        // for the winner's transaction, then reads its document whole (or, when it rolled back,
+        // inserts this one); a replica that died mid-way holds no lock (its transaction is gone)
         const { rows } = await client.query<DocumentRow>(
           `INSERT INTO knowledge_documents (${DOCUMENT}, embedding_model) VALUES ($1, $2, $3, $4, $5, $6, 'ready', 0, $7::jsonb, $8, $9)
            ON CONFLICT (agent_id, sha256) DO NOTHING RETURNING ${DOCUMENT}`,
@@ -105,6 +107,8 @@ export function postgresKnowledgeRepo(pool: pg.Pool): KnowledgeRepo {
       });
       return added.finally(() => totals.delete(doc.agentId));
     },
+    // a document is written in one transaction: a stopped replica leaves nothing of it
+    removeUnfinished: async () => 0,
     get,
     async findByHash(agentId, sha256) {
       const { rows } = await query<DocumentRow>(pool, `SELECT ${DOCUMENT} FROM knowledge_documents WHERE agent_id = $1 AND sha256 = $2`, [agentId, sha256]);

@@ -9,11 +9,14 @@ import {
   termWeight,
   type KnowledgeCandidate,
   type KnowledgeCandidates,
+  type KnowledgeDocument,
   type KnowledgeRepo,
   type NewKnowledgeChunks,
+  type NewKnowledgeDocument,
 } from '../port.js';
 import { chunkBatches } from '../rows/chunk-batches.js';
 import { toKnowledgeDocument, type KnowledgeDocumentRow } from '../rows/knowledge-rows.js';
+import { documentsBeingWritten } from './documents-being-written.js';
 import { heaviestRowids } from './heaviest-rowids.js';
 import type { SqliteDatabase } from './open-database.js';
 import type { OthersCommits } from './others-commits.js';
@@ -210,37 +213,56 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCom
       })
       .immediate();
 
-  // a document whose chunks were still being written when the process stopped is removed: its
-  // upload never got its answer, and the same file uploaded again is indexed afresh
-  for (const row of unfinished.all()) removeDocument(ftsOf(row.agent_id), row.id);
+  const beingWritten = documentsBeingWritten(db);
+
+  /**
+   * The document row of these bytes, hidden ('indexing') until its last chunk is in: a new one,
+   * the ready one stored already, or the end of this process's writing of it to wait for. An
+   * 'indexing' row this process is not writing (a crash cut it, or another process writes it and
+   * would find it gone) is no match: it is replaced.
+   */
+  const start = (doc: NewKnowledgeDocument, fts: AgentFts) =>
+    db
+      .transaction((): { existing: KnowledgeDocument } | { writing: Promise<void> } | { id: string } => {
+        const existing = byHash.get(doc.agentId, doc.sha256);
+        if (existing?.status === 'ready') return { existing: toDocument(existing) };
+        if (existing) {
+          const writing = beingWritten.get(doc.agentId, doc.sha256);
+          if (writing?.id === existing.id) return { writing: writing.ended };
+          fts.remove.run(existing.id);
+          deleteDoc.run(existing.id);
+          forget();
+        }
+        const id = newId('doc');
+        insertDoc.run({
+          id,
+          agent_id: doc.agentId,
+          filename: doc.filename,
+          bytes: doc.bytes,
+          mime_type: doc.mimeType,
+          sha256: doc.sha256,
+          status: 'indexing',
+          chunk_count: 0,
+          metadata: doc.metadata ? JSON.stringify(doc.metadata) : null,
+          created_at: Date.now(),
+          embedding_model: doc.embeddingModel ?? null,
+        });
+        return { id };
+      })
+      .immediate();
 
   return {
     async add(doc, chunks) {
       const fts = ftsOf(doc.agentId);
-      // the document row first, hidden ('indexing') until its last chunk is in; its count then
-      const started = db
-        .transaction(() => {
-          const existing = byHash.get(doc.agentId, doc.sha256);
-          if (existing) return { existing: toDocument(existing) };
-          const id = newId('doc');
-          insertDoc.run({
-            id,
-            agent_id: doc.agentId,
-            filename: doc.filename,
-            bytes: doc.bytes,
-            mime_type: doc.mimeType,
-            sha256: doc.sha256,
-            status: 'indexing',
-            chunk_count: 0,
-            metadata: doc.metadata ? JSON.stringify(doc.metadata) : null,
-            created_at: Date.now(),
-            embedding_model: doc.embeddingModel ?? null,
-          });
-          return { id };
-        })
-        .immediate();
-      if (started.existing) return { document: started.existing, created: false };
-      const id = started.id!;
+      let started = start(doc, fts);
+      // the same bytes written by this process: their document once whole, or this one's to write if that failed
+      while ('writing' in started) {
+        await started.writing;
+        started = start(doc, fts);
+      }
+      if ('existing' in started) return { document: started.existing, created: false };
+      const { id } = started;
+      const written = beingWritten.start(doc.agentId, doc.sha256, id);
       const insertBatch = db.transaction((batch: NewKnowledgeChunks, from: number) => {
         for (let i = 0; i < batch.length; i++) {
           const chunk = batch.at(i)!;
@@ -259,9 +281,19 @@ export function sqliteKnowledgeRepo(db: SqliteDatabase, othersCommits: OthersCom
       } catch (error) {
         removeDocument(fts, id);
         throw error;
+      } finally {
+        written.end();
       }
       forget();
       return { document: get(id)!, created: true };
+    },
+    async removeUnfinished() {
+      // a document whose chunks were still being written when its process stopped: its upload never
+      // got its answer, and the same file uploaded again is indexed afresh (one this process is
+      // writing, through another handle, stays)
+      const left = unfinished.all().filter((row) => !beingWritten.has(row.id));
+      for (const row of left) removeDocument(ftsOf(row.agent_id), row.id);
+      return left.length;
     },
     async get(id) {
       return get(id);
