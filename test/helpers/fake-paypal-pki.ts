@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,8 +20,10 @@ export interface IssuedCert {
 export interface FakePaypalPki {
   root: IssuedCert;
   intermediate: IssuedCert;
-  /** issues a leaf under the intermediate (`subject` as openssl's -subj) */
-  leaf(subject: string): IssuedCert;
+  /** issues a leaf under the intermediate (`subject` as openssl's -subj); `caIssuers`: the URL its Authority Information Access names for the intermediate */
+  leaf(subject: string, caIssuers?: string): IssuedCert;
+  /** the intermediate as DER, as a CA Issuers URL serves it (RFC 5280 4.2.2.1: a DER certificate) */
+  intermediateDer: Buffer;
   /** a self-signed certificate (no chain) */
   selfSigned(subject: string): IssuedCert;
   remove(): void;
@@ -35,7 +37,11 @@ export function fakePaypalPki(): FakePaypalPki {
   fs.writeFileSync(at('ca.ext'), 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n');
   fs.writeFileSync(at('leaf.ext'), 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n');
   let serial = 1;
-  const issue = (name: string, subject: string, issuer: string, ext: string) => {
+  const issue = (name: string, subject: string, issuer: string, ext: string, caIssuers?: string) => {
+    if (caIssuers) {
+      fs.writeFileSync(at(`${name}.ext`), `${fs.readFileSync(at(ext), 'utf8')}authorityInfoAccess=caIssuers;URI:${caIssuers}\n`);
+      ext = `${name}.ext`;
+    }
     openssl('req', '-new', '-newkey', 'rsa:2048', '-nodes', '-subj', subject, '-keyout', at(`${name}.key`), '-out', at(`${name}.csr`));
     openssl('x509', '-req', '-sha256', '-days', '2', '-in', at(`${name}.csr`), '-CA', at(`${issuer}.pem`), '-CAkey', at(`${issuer}.key`), '-set_serial', String(serial++), '-extfile', at(ext), '-out', at(`${name}.pem`));
     return read(name);
@@ -47,7 +53,8 @@ export function fakePaypalPki(): FakePaypalPki {
   return {
     root,
     intermediate,
-    leaf: (subject) => issue(`leaf${made++}`, subject, 'intermediate', 'leaf.ext'),
+    leaf: (subject, caIssuers) => issue(`leaf${made++}`, subject, 'intermediate', 'leaf.ext', caIssuers),
+    intermediateDer: new X509Certificate(intermediate.pem).raw,
     selfSigned(subject) {
       const name = `self${made++}`;
       openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', '2', '-subj', subject, '-keyout', at(`${name}.key`), '-out', at(`${name}.pem`));

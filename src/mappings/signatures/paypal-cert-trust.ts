@@ -54,13 +54,27 @@ const validAt = (cert: X509Certificate, nowMs: number) => Date.parse(cert.validF
 /** `child` was issued and signed by `parent` */
 const signedBy = (child: X509Certificate, parent: X509Certificate) => child.checkIssued(parent) && child.verify(parent.publicKey);
 
+/** fetches the bytes (DER or PEM) at a certificate's CA Issuers URL */
+export type IssuerFetch = (url: string) => Promise<Uint8Array>;
+
+/** at most this many CA Issuers URLs followed for one certificate */
+const MAX_ISSUER_FETCHES = 3;
+
+/** the http(s) CA Issuers URLs of a certificate's Authority Information Access (RFC 5280 4.2.2.1) */
+function issuerUrls(cert: X509Certificate): string[] {
+  return [...(cert.infoAccess ?? '').matchAll(/CA Issuers - URI:(https?:\/\/\S+)/g)].map((m) => m[1]!);
+}
+
 /**
- * PayPal's signing certificate out of the PEM at PAYPAL-CERT-URL (its own first, then the
- * intermediates PayPal serves with it), checked as PayPal's Java SDK checks it: valid now, its
- * subject PayPal's, an RSA key, and a chain of CA certificates, each valid now and signed by the
- * next, ending at one signed by a trusted root. Throws CertRefused saying which failed.
+ * PayPal's signing certificate out of the PEM at PAYPAL-CERT-URL, checked as PayPal's Java SDK
+ * checks it: valid now, its subject PayPal's, an RSA key, and a chain of CA certificates, each
+ * valid now and signed by the next, ending at one signed by a trusted root. The CA certificates
+ * are those served after PayPal's own, else fetched from each certificate's CA Issuers URL
+ * (`fetchIssuer`), as TLS clients complete a chain a server sent short: what is fetched is
+ * trusted only for the signatures it carries up to a root, never for where it came from.
+ * Throws CertRefused saying which check failed.
  */
-export function paypalSigningCert(pem: string, trust: CertTrust, nowMs: number): X509Certificate {
+export async function paypalSigningCert(pem: string, trust: CertTrust, nowMs: number, fetchIssuer?: IssuerFetch): Promise<X509Certificate> {
   let certs: X509Certificate[];
   try {
     certs = pemCertificates(pem);
@@ -71,11 +85,23 @@ export function paypalSigningCert(pem: string, trust: CertTrust, nowMs: number):
   if (!leaf) throw new CertRefused('certificate unavailable');
   if (!validAt(leaf, nowMs)) throw new CertRefused('certificate expired');
   if (!isPaypalSubject(leaf) || leaf.publicKey.asymmetricKeyType !== 'rsa') throw new CertRefused("certificate subject not PayPal's");
-  const intermediates = certs.slice(1).filter((c) => c.ca && validAt(c, nowMs));
+  const pool = certs.slice(1);
+  const issuerOf = (cert: X509Certificate) => pool.find((c) => c !== cert && c.ca && validAt(c, nowMs) && signedBy(cert, c));
+  let fetches = 0;
   let current = leaf;
   for (let depth = 0; depth <= MAX_CHAIN; depth++) {
     if (trust.roots.some((root) => validAt(root, nowMs) && signedBy(current, root))) return leaf;
-    const next = intermediates.find((c) => c !== current && signedBy(current, c));
+    let next = issuerOf(current);
+    for (const url of fetchIssuer && !next ? issuerUrls(current) : []) {
+      if (fetches++ >= MAX_ISSUER_FETCHES) break;
+      try {
+        const bytes = Buffer.from(await fetchIssuer!(url));
+        pool.push(...(bytes.includes('-----BEGIN CERTIFICATE-----') ? pemCertificates(bytes.toString('utf8')) : [new X509Certificate(bytes)]));
+      } catch {
+        continue;
+      }
+      if ((next = issuerOf(current))) break;
+    }
     if (!next) break;
     current = next;
   }

@@ -55,6 +55,8 @@ interface Held {
  */
 export class PaypalCertCache {
   private readonly held = new Map<string, Held>();
+  /** CA certificates fetched from a CA Issuers URL, by URL: PayPal's intermediates change rarely */
+  private readonly issuers = new Map<string, Promise<Uint8Array>>();
 
   constructor(
     private readonly trust: CertTrust,
@@ -76,6 +78,23 @@ export class PaypalCertCache {
     return entry.key;
   }
 
+  /** a CA Issuers URL's bytes, bounded like the certificate's fetch, kept (MAX_CERTS at most) unless it failed */
+  private issuer(url: string): Promise<Uint8Array> {
+    const found = this.issuers.get(url);
+    if (found) return found;
+    const bytes = (async () => {
+      const res = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(this.timeoutMs) });
+      if (!res.ok) throw new Error(`CA certificate answered ${res.status}`);
+      return boundedBody(res);
+    })();
+    bytes.catch(() => {
+      if (this.issuers.get(url) === bytes) this.issuers.delete(url);
+    });
+    if (this.issuers.size >= MAX_CERTS) this.issuers.delete(this.issuers.keys().next().value!);
+    this.issuers.set(url, bytes);
+    return bytes;
+  }
+
   private async fetchKey(url: string, nowMs: number, keepUntil: (ms: number) => void): Promise<KeyObject> {
     let pem: string;
     try {
@@ -85,7 +104,7 @@ export class PaypalCertCache {
     } catch {
       throw new CertRefused('certificate unavailable');
     }
-    const cert = paypalSigningCert(pem, this.trust, nowMs);
+    const cert = await paypalSigningCert(pem, this.trust, nowMs, (issuer) => this.issuer(issuer));
     keepUntil(Math.min(Date.parse(cert.validTo), nowMs + MAX_KEEP_MS));
     return cert.publicKey;
   }

@@ -36,7 +36,7 @@ let model: FakeServer;
 let herald: TestApp;
 /** a certificate request the test holds open, released by the test */
 let held: { url: string; release: () => void } | undefined;
-let signingKeys: { forged: KeyObject; stranger: KeyObject };
+let signingKeys: { forged: KeyObject; stranger: KeyObject; alone: KeyObject };
 
 const fixtures = JSON.parse(fs.readFileSync(path.join(root, 'plugins/paypal/fixtures/paypal.json'), 'utf8')) as { payload: Record<string, unknown> }[];
 
@@ -80,12 +80,16 @@ beforeAll(async () => {
   served.set('CERT-stranger-0001', stranger.pem + pki.intermediate.pem);
   certs = await startFakeServer(async (req) => {
     const name = req.path.slice(CERT_PATH.length);
+    // the intermediate at the CA Issuers URL a certificate served alone names, DER as RFC 5280 4.2.2.1 says (DigiCert's cacerts.digicert.com for PayPal's)
+    if (req.path === '/ca/intermediate.crt') return { headers: { 'content-type': 'application/pkix-cert' }, body: pki.intermediateDer };
     if (!req.path.startsWith(`${CERT_PATH}CERT-`)) return { status: 404, body: { name: 'RESOURCE_NOT_FOUND' } };
     if (held && req.path.endsWith(held.url)) await new Promise<void>((resolve) => (held!.release = resolve));
     return { headers: { 'content-type': 'application/x-pem-file' }, body: served.get(name) ?? served.get('CERT-360caa42-fca2a594-a5cafa77')! };
   });
-  const keys = { forged: forged.key, stranger: stranger.key };
-  signingKeys = keys;
+  // PayPal's certificate served alone, naming where its issuer is
+  const alone = pki.leaf(PAYPAL_SUBJECT, `${certs.url}/ca/intermediate.crt`);
+  served.set('CERT-alone-0001', alone.pem);
+  signingKeys = { forged: forged.key, stranger: stranger.key, alone: alone.key };
   model = await startFakeOpenAI('on it');
   herald = await testApp({
     models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
@@ -145,7 +149,8 @@ describe('preset paypal, live', () => {
     for (const certUrl of [`${certs.url}/elsewhere/CERT-1`, `https://api.paypal.com.evil.example${CERT_PATH}CERT-1`, certs.url.replace('127.0.0.1', 'localhost') + `${CERT_PATH}CERT-1`]) {
       const requestId = `paypal-url-${n++}`;
       expect((await post(delivery(2, { certUrl, requestId }))).status).toBe(401);
-      expect(await receipt(requestId)).toMatchObject({ status: 401, failure: { stage: 'auth', mappingId: expect.stringMatching(/^paypal-/), cause: 'certificate URL not allowed' } });
+      // the mapping whose auth refused it is named in the failure; the request is not counted as that mapping's
+      expect(await receipt(requestId)).toMatchObject({ status: 401, mappingId: null, failure: { stage: 'auth', mappingId: expect.stringMatching(/^paypal-/), cause: 'certificate URL not allowed' } });
     }
     expect(certs.requests.length).toBe(before);
   });
@@ -160,6 +165,13 @@ describe('preset paypal, live', () => {
     // the reason, never a value of the request
     expect(JSON.stringify(await receipt('paypal-forged'))).not.toContain('27M47624FP291604U');
     expect(herald.rawLogs()).toContain('certificate not trusted');
+  });
+
+  it('a certificate served without its intermediate is completed from its CA Issuers URL, fetched once', async () => {
+    const certUrl = `${certs.url}${CERT_PATH}CERT-alone-0001`;
+    expect((await post(delivery(4, { certUrl, key: signingKeys.alone }))).status).toBe(202);
+    expect((await post(delivery(5, { certUrl, key: signingKeys.alone }))).status).toBe(202);
+    expect(certs.requests.filter((r) => r.path === '/ca/intermediate.crt')).toHaveLength(1);
   });
 
   it('a certificate PayPal does not serve is 401 and not kept: the next delivery asks again', async () => {
