@@ -255,7 +255,8 @@ export class DeliveryOutbox implements ReplyDelivery {
     const now = Date.now();
     if (now - this.sweptAt >= EXPIRY_SWEEP_MS) {
       this.sweptAt = now;
-      await this.expireCredentials(now);
+      // the sweep failing (the store away) must not stop this pass's sends: the next minute tries again
+      await this.expireCredentials(now).catch((err) => this.log.error({ err }, 'expiring interaction tokens failed'));
     }
     const free = config.delivery.concurrency - this.inFlight.size;
     if (free <= 0) return;
