@@ -83,7 +83,7 @@ async function seed(pool: pg.Pool, rows: number): Promise<void> {
   await pool.query('ANALYZE');
 }
 
-/** a run's stored action (src/store/run-action.ts), its message and mapping as SQL */
+/** a run's stored action (src/store/contracts/run-action.ts), its message and mapping as SQL */
 const action = (message: string, mapping: string) =>
   `jsonb_build_object('kind', 'agent', 'message', ${message}, 'name', 'Hook', 'agentId', 'main', 'wakeMode', 'now', 'deliver', true, 'channel', 'last',
     'allowUnsafeExternalContent', false, 'source', jsonb_build_object('mappingId', ${mapping}, 'path', 'github'))`;

@@ -103,7 +103,7 @@ export async function coldStartRows(dir: string, runs = Number(process.env.BENCH
     }),
     { label: 'herald, 0 mappings, store of 1M events + 1M runs', start: () => startHerald(millionConfig) },
     // a checkout from before tools takes no `tools` section: the row is left out there
-    ...(fs.existsSync(path.join(HERALD_ROOT, 'src/config/tools-schema.ts'))
+    ...(fs.existsSync(path.join(HERALD_ROOT, 'src/config/sections/tools-schema.ts'))
       ? [{ label: `herald, 0 mappings, a stdio MCP server that answers after ${SLOW_SERVER_MS / 1000} s`, start: () => startHerald(writeConfig(path.join(dir, 'cold-slow-tool'), [], slowToolServer())) }]
       : []),
   ];

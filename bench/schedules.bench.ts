@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
-import { scheduleJobSchema } from '../src/config/schedules-schema.js';
+import { scheduleJobSchema } from '../src/config/sections/schedules-schema.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { cpuProfileArgs, startChildServer } from './child-server.js';
 import { optionsFromEnv, type HooksBenchOptions } from './hooks.bench.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { RunRecord, RunsRepo } from '../src/store/port.js';
-import type { ReceiptRecord, ReceiptsRepo } from '../src/store/operator-port.js';
+import type { ReceiptRecord, ReceiptsRepo } from '../src/store/contracts/operator-port.js';
 import { uuidV7 } from '../src/time/uuid-v7.js';
 import { formatTable } from './table.js';
 

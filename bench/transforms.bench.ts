@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { builtinPlugins } from '../plugins/index.js';
 import { InProcessTransforms } from '../src/mappings/transforms/in-process-transforms.js';
 import { MappingsEngine } from '../src/mappings/mappings-engine.js';
-import { compileMappingSources } from '../src/mappings/resolve-mappings.js';
+import { compileMappingSources } from '../src/mappings/loading/resolve-mappings.js';
 import { TransformPool } from '../src/mappings/transforms/transform-pool.js';
 import type { TransformRunner } from '../src/mappings/transforms/transform-runner.js';
 import { loadConfigValue } from '../src/plugin-host/load-config.js';

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Writes src/mappings/draft-07-meta-validator.ts: the code ajv generates for the draft-07
-// meta-schema, with the options herald's Ajv has (src/mappings/json-schema.ts). ajv compiles that
+// Writes src/mappings/payload/draft-07-meta-validator.ts: the code ajv generates for the draft-07
+// meta-schema, with the options herald's Ajv has (src/mappings/payload/json-schema.ts). ajv compiles that
 // meta-schema before it checks a mapping's first schema, ~25 ms of every start whose mappings have
 // a schema; the generated validator is the same code, compiled ahead. `node bin/draft-07-validator.mjs`
 // rewrites the file (after an ajv upgrade); test/mappings/draft-07-meta-validator.test.ts fails
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-export const TARGET = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/mappings/draft-07-meta-validator.ts');
+export const TARGET = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/mappings/payload/draft-07-meta-validator.ts');
 export const DRAFT_07 = 'http://json-schema.org/draft-07/schema';
 
 /** the generated module's text */

@@ -2,7 +2,7 @@ import { HeraldError } from '../errors.js';
 import type { ModelToolCall } from '../models/provider.js';
 import { timeOrderedHex } from '../utils/random-hex.js';
 import type { SessionMessage, SessionsRepo } from '../store/port.js';
-import { checkToolResults, storedToolCalls, toolMeta } from './tool-messages.js';
+import { checkToolResults, storedToolCalls, toolMeta } from './tool-use/tool-messages.js';
 
 /**
  * A chat conversation lives in the store as the session `chat:<conversation_id>`, so the admin

@@ -4,7 +4,7 @@ import type { SessionMessage } from '../store/port.js';
 import type { TurnTools } from '../tools/turn-tools.js';
 import type { AgentConfig } from './agent-directory.js';
 import type { TurnOutcome, UsageAttribution } from './agent-turn.js';
-import type { ToolLedger, TurnCheckpoint } from './tool-ledger.js';
+import type { ToolLedger, TurnCheckpoint } from './tool-use/tool-ledger.js';
 
 /** what every turn has, whatever it is for */
 interface TurnBase {

@@ -5,7 +5,7 @@ import type { ModelRegistry } from '../models/model-registry.js';
 import type { ChatMessage, ModelOptions, ModelRequest } from '../models/provider.js';
 import type { SessionMessage } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
-import { chatMessageOf, wellFormedToolSequence } from './tool-messages.js';
+import { chatMessageOf, wellFormedToolSequence } from './tool-use/tool-messages.js';
 import { copyWith } from '../utils/copy-with.js';
 
 export interface TurnPromptInput {

@@ -1,5 +1,5 @@
 import type { LoadedConfig } from '../plugin-host/load-config.js';
-import { collectMappingSources } from '../mappings/resolve-mappings.js';
+import { collectMappingSources } from '../mappings/loading/resolve-mappings.js';
 import { configuredModelRefs, resolveModelRef } from '../models/model-refs.js';
 
 /**

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { MappingAuth } from '../config/mapping-schema.js';
+import type { MappingAuth } from '../config/sections/mapping-schema.js';
 import { hooksPrefix } from '../config/hooks-path.js';
 import { ConfigError } from '../errors.js';
 import { trimSlashes } from '../mappings/hook-request.js';
-import { resolveMappings } from '../mappings/resolve-mappings.js';
+import { resolveMappings } from '../mappings/loading/resolve-mappings.js';
 import { senderSignature } from '../mappings/signatures/sender-signing.js';
 import { loadConfigFile, type LoadedConfig } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';

@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import { readConfigFile } from '../config/loading/load.js';
 import { PluginRegistry } from '../plugin-host/registry.js';
 import { presetMappingSet } from '../plugin-host/enabled-presets.js';
-import type { MappingConfig } from '../config/mapping-schema.js';
+import type { MappingConfig } from '../config/sections/mapping-schema.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import type { CliIo } from './cli-io.js';
 import { configPathFrom } from './config-path.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Server } from 'node:http';
 import { listenGateway } from '../http/server/gateway-server.js';
 import { parseArgs } from 'node:util';
-import { checkHookTokenStrength } from '../config/checks.js';
+import { checkHookTokenStrength } from '../config/checks/checks.js';
 import { ConfigError } from '../errors.js';
 import { loadConfigFile } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';

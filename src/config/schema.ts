@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { isCidr } from './cidr.js';
-import { MAX_TIMEOUT_SECONDS, mappingSchema, thinkingLevels } from './mapping-schema.js';
+import { MAX_TIMEOUT_SECONDS, mappingSchema, thinkingLevels } from './sections/mapping-schema.js';
 import { normaliseHooksPath } from './hooks-path.js';
-import { alertsSchema } from './alerts-schema.js';
-import { agentToolsSchema, toolsSchema } from './tools-schema.js';
-import { duration } from './duration-schema.js';
-import { fallbackSchema, retryPolicySchema } from './delivery-policy-schema.js';
-import { schedulesSchema } from './schedules-schema.js';
-import { tracingSchema } from './tracing-schema.js';
+import { alertsSchema } from './sections/alerts-schema.js';
+import { agentToolsSchema, toolsSchema } from './sections/tools-schema.js';
+import { duration } from './sections/duration-schema.js';
+import { fallbackSchema, retryPolicySchema } from './sections/delivery-policy-schema.js';
+import { schedulesSchema } from './sections/schedules-schema.js';
+import { tracingSchema } from './sections/tracing-schema.js';
 
 /**
  * The whole configuration file, declared once: types come from `z.infer`, validation from

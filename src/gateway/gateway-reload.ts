@@ -2,10 +2,10 @@ import type { Logger } from 'pino';
 import { loadConfigFile, type LoadedConfig } from '../plugin-host/load-config.js';
 import type { HeraldConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
-import { builtinMappings } from '../mappings/builtin-mappings.js';
+import { builtinMappings } from '../mappings/loading/builtin-mappings.js';
 import type { ActionContext } from '../mappings/hook-action.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
-import { resolveMappings } from '../mappings/resolve-mappings.js';
+import { resolveMappings } from '../mappings/loading/resolve-mappings.js';
 import type { TransformRunner } from '../mappings/transforms/transform-runner.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { ApiKeyVerifier } from '../platform/api-keys.js';
@@ -15,7 +15,7 @@ import type { PluginRegistry } from '../plugin-host/registry.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import type { Store } from '../store/port.js';
 import type { ReloadResult } from '../http/reload-result.js';
-import type { ToolsConfig } from '../config/tools-schema.js';
+import type { ToolsConfig } from '../config/sections/tools-schema.js';
 
 // http declares what a reload reports (the port of POST /admin/reload); the gateway implements it
 export type { ReloadResult };

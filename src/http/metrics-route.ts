@@ -1,10 +1,10 @@
 import type { Handler } from 'hono';
 import type { HeraldConfig } from '../config/schema.js';
 import type { HeraldMetrics } from '../metrics/herald-metrics.js';
-import { bearerToken } from './bearer-token.js';
-import type { FailedAuthLimiter } from './failed-auth-limiter.js';
-import { requesterOf } from './requester.js';
-import { checkToken } from './token-auth.js';
+import { bearerToken } from './auth/bearer-token.js';
+import type { FailedAuthLimiter } from './auth/failed-auth-limiter.js';
+import { requesterOf } from './auth/requester.js';
+import { checkToken } from './auth/token-auth.js';
 
 /**
  * `GET /metrics`: the Prometheus text exposition, behind the gateway token like the admin API

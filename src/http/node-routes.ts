@@ -2,9 +2,9 @@ import type { RequestListener } from 'node:http';
 import type { AppDeps } from './create-app.js';
 import { nodeDoor } from './exchange/node-door.js';
 import { withHooksSurface } from './hooks/hooks-listener.js';
-import { TrustedProxies } from './trusted-proxies.js';
-import { withChatCompletions } from './v1/chat-listener.js';
-import { CHAT_MAX_BODY_BYTES } from './v1/chat-completions.js';
+import { TrustedProxies } from './request/trusted-proxies.js';
+import { withChatCompletions } from './v1/chat/chat-listener.js';
+import { CHAT_MAX_BODY_BYTES } from './v1/chat/chat-completions.js';
 
 /**
  * The hot surfaces' Node doors (exchange/node-door.ts), the counterparts of the hono doors

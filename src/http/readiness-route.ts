@@ -1,7 +1,7 @@
 import type { Handler } from 'hono';
 import type { Logger } from 'pino';
 import { HeraldError } from '../errors.js';
-import type { StoreProbe } from '../store/store-probe.js';
+import type { StoreProbe } from '../store/contracts/store-probe.js';
 
 /** parts of herald that work less than fully without making it unready, by name (`tools`), each with what is wrong (`{ github: "failed" }`) */
 export type DegradedComponents = Record<string, Record<string, string>>;

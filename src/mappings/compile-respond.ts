@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { MappingRespond } from '../config/mapping-schema.js';
+import type { MappingRespond } from '../config/sections/mapping-schema.js';
 import { safeEqual } from '../utils/constant-time.js';
 import { compileExpression, describeJsonataError, type CompiledExpression } from './templates/jsonata-expression.js';
 import { compileTemplate, TemplateSyntaxError, type CompiledTemplate } from './templates/template.js';

@@ -1,10 +1,10 @@
 import type { HeraldError } from '../errors.js';
-import type { MappingTraffic } from '../config/traffic-schema.js';
+import type { MappingTraffic } from '../config/sections/traffic-schema.js';
 import type { HookAction } from './hook-action.js';
 import type { HookRequest } from './hook-request.js';
 import type { SignatureVerifier } from './signatures/signature-verifier.js';
 import type { CompiledRespond, HookResponse } from './compile-respond.js';
-import type { RouteKey } from './route-key.js';
+import type { RouteKey } from './routing/route-key.js';
 
 /** The result of applying a mapping: an action, or a handled-and-skipped request (204). */
 export type MappingOutcome =

@@ -1,11 +1,11 @@
 import { HeraldError } from '../errors.js';
 import type { HeraldConfig } from '../config/schema.js';
 import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
-import { MAX_TIMEOUT_SECONDS, sessionModes, thinkingLevels, wakeModes } from '../config/mapping-schema.js';
+import { MAX_TIMEOUT_SECONDS, sessionModes, thinkingLevels, wakeModes } from '../config/sections/mapping-schema.js';
 import { isReservedSessionKey, RESERVED_SESSION_KEYS } from '../config/session-key-policy.js';
 import { hookAgentId, hookSessionKey as policySessionKey, type FieldSource } from './hook-routing.js';
-import type { RunAction } from '../store/run-action.js';
-import { ACCOUNT_ID } from '../config/channel-accounts-schema.js';
+import type { RunAction } from '../store/contracts/run-action.js';
+import { ACCOUNT_ID } from '../config/sections/channel-accounts-schema.js';
 
 /** What every webhook turns into: `/wake`, `/agent` and every mapped hook end here. */
 export interface WakeAction {

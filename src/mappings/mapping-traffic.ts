@@ -1,5 +1,5 @@
-import type { Mapping } from '../config/mapping-schema.js';
-import type { MappingTraffic } from '../config/traffic-schema.js';
+import type { Mapping } from '../config/sections/mapping-schema.js';
+import type { MappingTraffic } from '../config/sections/traffic-schema.js';
 import type { AgentAction } from './hook-action.js';
 import { compileTemplate, TemplateSyntaxError, type CompiledTemplate } from './templates/template.js';
 import type { TemplateScope } from './templates/template-scope.js';

@@ -2,7 +2,7 @@ import { HeraldError } from '../errors.js';
 import type { CompiledMapping, MappingOutcome, PreparedMapping } from './compiled-mapping.js';
 import { payloadFault, type HookRequest } from './hook-request.js';
 import { copyWith } from '../utils/copy-with.js';
-import { MappingRoute } from './mapping-route.js';
+import { MappingRoute } from './routing/mapping-route.js';
 
 /**
  * Applies the first mapping that matches a request; built-ins first, then config, folder, presets.

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { AlertRecord, RunStatus } from '../store/port.js';
-import type { StoreProbe } from '../store/store-probe.js';
+import type { StoreProbe } from '../store/contracts/store-probe.js';
 import { AlertMetrics } from './alert-metrics.js';
 import { HttpMetrics } from './http-metrics.js';
 import { ScheduleMetrics } from './schedule-metrics.js';

@@ -1,5 +1,5 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { StoreCounts, StoreProbe } from '../store/store-probe.js';
+import type { StoreCounts, StoreProbe } from '../store/contracts/store-probe.js';
 
 /**
  * Gauges read from the store when Prometheus scrapes, not kept up to date by the code that

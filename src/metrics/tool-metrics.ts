@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { ToolCallStatus } from '../store/tool-calls-port.js';
+import type { ToolCallStatus } from '../store/contracts/tool-calls-port.js';
 
 /** how a tool call ended, as its record says */
 export type ToolCallOutcome = Exclude<ToolCallStatus, 'waiting_approval' | 'running'>;

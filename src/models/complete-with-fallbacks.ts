@@ -1,4 +1,4 @@
-import { failureCause } from './provider-failure.js';
+import { failureCause } from './providers/provider-failure.js';
 import { deadline } from '../time/deadline.js';
 import type { ModelRegistry } from './model-registry.js';
 import { needsClientTools, type ModelRequest, type ModelResponse } from './provider.js';

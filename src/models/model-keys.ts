@@ -1,6 +1,6 @@
 import type { HeraldConfig } from '../config/schema.js';
 import { configuredModelRefs, resolveModelRef } from './model-refs.js';
-import { catalogueProvider } from './provider-catalogue.js';
+import { catalogueProvider } from './providers/provider-catalogue.js';
 
 /**
  * The environment variable a ref's provider needs and lacks, if any: only catalogue providers

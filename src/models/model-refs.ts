@@ -1,5 +1,5 @@
 import type { HeraldConfig } from '../config/schema.js';
-import { catalogueProvider } from './provider-catalogue.js';
+import { catalogueProvider } from './providers/provider-catalogue.js';
 
 /** A model ref, resolved: `<provider>/<model>`, aliases followed. */
 export interface ResolvedModel {

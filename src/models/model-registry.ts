@@ -3,13 +3,13 @@ import { HeraldError } from '../errors.js';
 import { EmbeddedModel, type QuoteKnowledge } from './embedded-model.js';
 import { missingKeyMessage } from './model-keys.js';
 import { EMBEDDED_PROVIDER, resolveModelRef, type ResolvedModel } from './model-refs.js';
-import { OpenAIModel, type OpenAIProviderConfig } from './openai-model.js';
+import { OpenAIModel, type OpenAIProviderConfig } from './providers/openai-model.js';
 import type { ModelProvider } from './provider.js';
-import { catalogueProvider } from './provider-catalogue.js';
+import { catalogueProvider } from './providers/provider-catalogue.js';
 import { tracedProvider } from './model-span.js';
 import { tracingOn } from '../tracing/tracing.js';
 import { HealthLedger } from '../utils/health-ledger.js';
-import { healthRecorded } from './provider-health.js';
+import { healthRecorded } from './providers/provider-health.js';
 
 /**
  * Providers by name, built once from config; `embedded` is always there, catalogue providers

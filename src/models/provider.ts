@@ -1,4 +1,4 @@
-import type { thinkingLevels } from '../config/mapping-schema.js';
+import type { thinkingLevels } from '../config/sections/mapping-schema.js';
 export type ThinkingLevel = (typeof thinkingLevels)[number];
 
 export interface ChatMessage {

@@ -1,7 +1,7 @@
 import type { HeraldConfig } from '../config/schema.js';
 import { HeraldError } from '../errors.js';
-import type { EmbeddingsEndpoint } from '../models/embeddings-client.js';
-import { embeddingsEndpointOf } from '../models/embeddings-endpoint.js';
+import type { EmbeddingsEndpoint } from '../models/embeddings/embeddings-client.js';
+import { embeddingsEndpointOf } from '../models/embeddings/embeddings-endpoint.js';
 import { missingKeyMessage, missingKeyOf } from '../models/model-keys.js';
 import { resolveModelRef } from '../models/model-refs.js';
 

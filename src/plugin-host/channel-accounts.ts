@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
-import { pluginKeys } from '../config/channel-accounts-schema.js';
+import { pluginKeys } from '../config/sections/channel-accounts-schema.js';
 import type { Store } from '../store/port.js';
 import type { ChannelAdapter, PluginDefinition } from '../plugin-sdk/sdk.js';
 import { stateFor } from './plugin-state.js';

@@ -1,6 +1,6 @@
 import type { HeraldConfig } from '../config/schema.js';
 import { formatIssues } from '../config/loading/format-issues.js';
-import type { MappingConfig } from '../config/mapping-schema.js';
+import type { MappingConfig } from '../config/sections/mapping-schema.js';
 import { PRESET_RUN_OPTIONS, presetName, type PresetDefinition, type PresetEntry } from '../plugin-sdk/preset.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { pluginSection } from './plugin-section.js';

@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { checkConfig, checkHookTokenStrength } from '../config/checks.js';
+import { checkConfig, checkHookTokenStrength } from '../config/checks/checks.js';
 import { substituteEnv } from '../config/loading/env-substitution.js';
 import { parseConfig, pluginSpecs, readConfigFile } from '../config/loading/load.js';
 import type { HeraldConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import { modelKeyWarnings } from '../models/model-keys.js';
-import { checkEmbeddingsModel } from '../models/embeddings-endpoint.js';
+import { checkEmbeddingsModel } from '../models/embeddings/embeddings-endpoint.js';
 import { checkModelRefs } from '../models/model-refs.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { PluginRegistry, loadExternalPlugins } from './registry.js';

@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
-import type { ConfigSection } from '../config/build-schema.js';
+import type { ConfigSection } from '../config/sections/build-schema.js';
 import type { HeraldConfig } from '../config/schema.js';
 import { pluginConfigKey, type PluginDefinition } from '../plugin-sdk/sdk.js';
 import type { PresetDefinition } from '../plugin-sdk/preset.js';

@@ -1,4 +1,4 @@
-import type { MappingAuth, MappingConfig } from '../config/mapping-schema.js';
+import type { MappingAuth, MappingConfig } from '../config/sections/mapping-schema.js';
 
 /** what every mapping of a preset's path shares: the sender's signature and its delivery id */
 export interface PresetRouteBase {

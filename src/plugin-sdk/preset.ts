@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { MappingConfig } from '../config/mapping-schema.js';
-import { mappingTrafficFields } from '../config/traffic-schema.js';
-import { mappingToolsSchema } from '../config/tools-schema.js';
+import type { MappingConfig } from '../config/sections/mapping-schema.js';
+import { mappingTrafficFields } from '../config/sections/traffic-schema.js';
+import { mappingToolsSchema } from '../config/sections/tools-schema.js';
 
 /**
  * The options every preset takes, in `hooks.presets` (`{ name: "stripe", secret: "${STRIPE_WEBHOOK_SECRET}", agentId: "billing" }`).

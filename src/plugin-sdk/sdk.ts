@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { PresetDefinition, PresetEntry } from './preset.js';
 
 // the few host helpers a plugin may use, handed on here so a plugin imports the SDK and nothing else
-export type { MappingConfig } from '../config/mapping-schema.js';
+export type { MappingConfig } from '../config/sections/mapping-schema.js';
 export { presetCommonOptions, presetName, definePreset, type PresetDefinition, type PresetEntry, type PresetCommonOptions } from './preset.js';
 export { presetRoutes, notListed, type PresetRouteBase } from './preset-routes.js';
 export { messageLines } from './message-lines.js';

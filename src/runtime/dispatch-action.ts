@@ -1,4 +1,4 @@
-import type { MappingTraffic } from '../config/traffic-schema.js';
+import type { MappingTraffic } from '../config/sections/traffic-schema.js';
 import { HeraldError } from '../errors.js';
 import type { AdmittedRun, RunAdmission } from '../store/port.js';
 import { runAdmission } from './runs/run-admission.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { StoreProbe } from '../store/store-probe.js';
+import type { StoreProbe } from '../store/contracts/store-probe.js';
 import { MAX_PENDING_EVENTS } from './main-session.js';
 
 /**

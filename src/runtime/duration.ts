@@ -1,2 +1,2 @@
 // the config's duration form ("30m"), read where the config declares it
-export { parseDuration } from '../config/duration-schema.js';
+export { parseDuration } from '../config/sections/duration-schema.js';

@@ -3,7 +3,7 @@ import { annotate, traced } from '../tracing/tracing.js';
 import type { HeraldConfig } from '../config/schema.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';
 import { completeAgentTurn, type AgentTurnDeps } from '../agents/agent-turn.js';
-import { callsLedger } from '../agents/tool-ledger.js';
+import { callsLedger } from '../agents/tool-use/tool-ledger.js';
 import { uuidV7 } from '../time/uuid-v7.js';
 import type { Store, SystemEvent } from '../store/port.js';
 import { deadline } from '../time/deadline.js';

@@ -1,4 +1,4 @@
-import type { StoreProbe } from './store-probe.js';
+import type { StoreProbe } from './contracts/store-probe.js';
 
 /**
  * The storage port: what the rest of herald asks of a store, and the only door to the database.
@@ -7,38 +7,38 @@ import type { StoreProbe } from './store-probe.js';
  * same port; every atomicity rule written here holds on every adapter, and the contract suite
  * (test/store/*.case.ts) checks it on each. Times are epoch milliseconds.
  */
-import type { BrowseRepo, ReceiptsRepo } from './operator-port.js';
-import type { AlertsRepo } from './alerts-port.js';
-import type { SchedulesRepo } from './schedules-port.js';
-import type { FilesRepo, VectorStoresRepo } from './files-port.js';
-import type { UsageRepo } from './usage-port.js';
-import type { ToolCallsRepo } from './tool-calls-port.js';
-import type { EventsRepo } from './events-port.js';
-import type { RunsRepo } from './runs-port.js';
-import type { SessionsRepo } from './sessions-port.js';
-import type { StateRepo } from './state-port.js';
-import type { DeliveriesRepo } from './deliveries-port.js';
-import type { IdempotencyRepo } from './idempotency-port.js';
-import type { StoreSignals } from './signals-port.js';
-import type { KnowledgeRepo } from './knowledge-port.js';
-import type { ApiKeysRepo } from './api-keys-port.js';
+import type { BrowseRepo, ReceiptsRepo } from './contracts/operator-port.js';
+import type { AlertsRepo } from './contracts/alerts-port.js';
+import type { SchedulesRepo } from './contracts/schedules-port.js';
+import type { FilesRepo, VectorStoresRepo } from './contracts/files-port.js';
+import type { UsageRepo } from './contracts/usage-port.js';
+import type { ToolCallsRepo } from './contracts/tool-calls-port.js';
+import type { EventsRepo } from './contracts/events-port.js';
+import type { RunsRepo } from './contracts/runs-port.js';
+import type { SessionsRepo } from './contracts/sessions-port.js';
+import type { StateRepo } from './contracts/state-port.js';
+import type { DeliveriesRepo } from './contracts/deliveries-port.js';
+import type { IdempotencyRepo } from './contracts/idempotency-port.js';
+import type { StoreSignals } from './contracts/signals-port.js';
+import type { KnowledgeRepo } from './contracts/knowledge-port.js';
+import type { ApiKeysRepo } from './contracts/api-keys-port.js';
 
-export type * from './operator-port.js';
-export type * from './alerts-port.js';
-export type * from './schedules-port.js';
-export type * from './files-port.js';
-export type * from './usage-port.js';
-export type * from './tool-calls-port.js';
-export * from './events-port.js';
-export * from './runs-port.js';
-export * from './sessions-port.js';
-export * from './state-port.js';
-export * from './deliveries-port.js';
-export * from './idempotency-port.js';
-export * from './signals-port.js';
-export * from './knowledge-port.js';
-export * from './candidate-rule.js';
-export * from './api-keys-port.js';
+export type * from './contracts/operator-port.js';
+export type * from './contracts/alerts-port.js';
+export type * from './contracts/schedules-port.js';
+export type * from './contracts/files-port.js';
+export type * from './contracts/usage-port.js';
+export type * from './contracts/tool-calls-port.js';
+export * from './contracts/events-port.js';
+export * from './contracts/runs-port.js';
+export * from './contracts/sessions-port.js';
+export * from './contracts/state-port.js';
+export * from './contracts/deliveries-port.js';
+export * from './contracts/idempotency-port.js';
+export * from './contracts/signals-port.js';
+export * from './contracts/knowledge-port.js';
+export * from './queries/candidate-rule.js';
+export * from './contracts/api-keys-port.js';
 
 export interface Store {
   events: EventsRepo;
@@ -81,5 +81,5 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export type { RunAction } from './run-action.js';
-export type { StoreCounts, StoreProbe } from './store-probe.js';
+export type { RunAction } from './contracts/run-action.js';
+export type { StoreCounts, StoreProbe } from './contracts/store-probe.js';

@@ -1,5 +1,5 @@
 import type { AgentConfig } from '../config/default-agent.js';
-import type { McpServerConfig, MappingTools, RequireApproval, ToolsConfig } from '../config/tools-schema.js';
+import type { McpServerConfig, MappingTools, RequireApproval, ToolsConfig } from '../config/sections/tools-schema.js';
 import { globMatcher } from './glob-match.js';
 import type { ToolSource, ToolSpec } from './tool-spec.js';
 import type { CallVerdict, TurnTools } from './turn-tools.js';

@@ -1,4 +1,4 @@
-import type { ToolCallOwner } from '../store/tool-calls-port.js';
+import type { ToolCallOwner } from '../store/contracts/tool-calls-port.js';
 
 /**
  * A tool as the model sees it and as herald calls it. Every source (an MCP server, herald's

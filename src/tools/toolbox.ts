@@ -1,5 +1,5 @@
 import type { AgentConfig } from '../config/default-agent.js';
-import type { ToolsConfig } from '../config/tools-schema.js';
+import type { ToolsConfig } from '../config/sections/tools-schema.js';
 import { grantTools, type TurnGrantContext } from './tool-policy.js';
 import type { ToolSource } from './tool-spec.js';
 import type { TurnTools } from './turn-tools.js';

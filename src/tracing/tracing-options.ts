@@ -1,4 +1,4 @@
-/** The config's `tracing` section as this folder reads it (config/tracing-schema.ts declares it). */
+/** The config's `tracing` section as this folder reads it (config/sections/tracing-schema.ts declares it). */
 export interface TracingSettings {
   enabled?: boolean;
   endpoint?: string;

@@ -8,7 +8,7 @@ import http from 'node:http';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/log/log.js';
 import { deadline } from '../../src/time/deadline.js';
-import { OpenAIModel } from '../../src/models/openai-model.js';
+import { OpenAIModel } from '../../src/models/providers/openai-model.js';
 import { telegramPlugin } from '../../plugins/telegram/manifest.js';
 import { msteamsPlugin } from '../../plugins/msteams/manifest.js';
 import { googleRequest } from '../../plugins/gmail/google/google-api.js';

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { scheduleJobSchema, type ScheduleJobInput } from '../../src/config/schedules-schema.js';
+import { scheduleJobSchema, type ScheduleJobInput } from '../../src/config/sections/schedules-schema.js';
 import { Scheduler, type FireJob, type SchedulerClock } from '../../src/runtime/schedules/scheduler.js';
 import type { Store } from '../../src/store/port.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';

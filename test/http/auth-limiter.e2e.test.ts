@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TrustedProxies } from '../../src/http/trusted-proxies.js';
+import { TrustedProxies } from '../../src/http/request/trusted-proxies.js';
 import { API_KEY, GATEWAY_TOKEN, HOOK_TOKEN, baseConfig, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 
 const GITHUB_SECRET = 'gh-secret-for-limiter-tests-0123';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { absoluteUrl, parsedUrl } from '../../src/http/request-url.js';
+import { absoluteUrl, parsedUrl } from '../../src/http/request/request-url.js';
 
 /** what the URL was before the plain case was joined without the parser: the parser's answer for every request */
 function byParser(incoming: IncomingMessage, target: string): string | undefined {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigValue } from '../helpers/builtins.js';
-import { runMappingFixtures } from '../../src/mappings/mapping-fixtures.js';
+import { runMappingFixtures } from '../../src/mappings/loading/mapping-fixtures.js';
 import { HOOK_TOKEN, baseConfig, hookHeaders, tempDir } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from './app-fixture.js';
 import { sqliteDb } from '../helpers/sqlite-db.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAIEmbedder } from '../../src/models/embeddings-client.js';
+import { openAIEmbedder } from '../../src/models/embeddings/embeddings-client.js';
 import { KnowledgeIndex } from '../../src/knowledge/knowledge-index.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { EMBEDDINGS_KEY, startFakeEmbeddings } from '../helpers/fake-embeddings.js';

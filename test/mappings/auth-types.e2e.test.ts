@@ -61,7 +61,7 @@ describe('shared-secret on a mapped path', () => {
 describe('auth faults at start', () => {
   it('name the mapping and the field', async () => {
     const { loadConfigValue } = await import('../helpers/builtins.js');
-    const { resolveMappings } = await import('../../src/mappings/resolve-mappings.js');
+    const { resolveMappings } = await import('../../src/mappings/loading/resolve-mappings.js');
     const loaded = await loadConfigValue(
       baseConfig({
         hooks: {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Ajv as AjvInstance } from 'ajv';
 // @ts-expect-error a plain .mjs script without types
 import { draft07ValidatorSource, TARGET } from '../../bin/draft-07-validator.mjs';
-import { compilePayloadSchema } from '../../src/mappings/json-schema.js';
+import { compilePayloadSchema } from '../../src/mappings/payload/json-schema.js';
 
 const require = createRequire(import.meta.url);
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfigValue } from '../helpers/builtins.js';
-import { findFixtureFiles, runMappingFixtures } from '../../src/mappings/mapping-fixtures.js';
+import { findFixtureFiles, runMappingFixtures } from '../../src/mappings/loading/mapping-fixtures.js';
 
 /**
  * Every `mappings/**\/<x>.test.json` of the repository runs here against its `<x>.yaml`, with

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { parseUrlEncoded } from '../../src/mappings/form-payload.js';
+import { parseUrlEncoded } from '../../src/mappings/payload/form-payload.js';
 import { GATEWAY_TOKEN, HOOK_TOKEN } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mappingFaults, withPositions } from '../../src/mappings/mapping-faults.js';
+import { mappingFaults, withPositions } from '../../src/mappings/loading/mapping-faults.js';
 import { tempDir } from '../helpers/start-herald.js';
 
 /** the faults of a refused load read back as file, mapping, field and position (the Overview's "mapping not loaded") */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { CompiledMapping } from '../../src/mappings/compiled-mapping.js';
 import type { HookRequest } from '../../src/mappings/hook-request.js';
 import { MappingsEngine } from '../../src/mappings/mappings-engine.js';
-import { compileMatch } from '../../src/mappings/match.js';
+import { compileMatch } from '../../src/mappings/routing/match.js';
 
 function request(path: string, payload: unknown = {}, headers: Record<string, string> = {}): HookRequest {
   return { path, payload, headers, query: {}, url: `http://h/hooks/${path}` };

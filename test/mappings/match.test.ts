@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileMatch } from '../../src/mappings/match.js';
+import { compileMatch } from '../../src/mappings/routing/match.js';
 import type { HookRequest } from '../../src/mappings/hook-request.js';
 
 function request(path: string, payload: unknown, headers: Record<string, string> = {}): HookRequest {

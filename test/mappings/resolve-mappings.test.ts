@@ -5,7 +5,7 @@ import { loadConfigValue } from '../helpers/builtins.js';
 import { ConfigError } from '../../src/errors.js';
 import { HeraldError } from '../../src/errors.js';
 import { MappingsEngine } from '../../src/mappings/mappings-engine.js';
-import { resolveMappings } from '../../src/mappings/resolve-mappings.js';
+import { resolveMappings } from '../../src/mappings/loading/resolve-mappings.js';
 import { tempDir } from '../helpers/start-herald.js';
 
 /** a config folder with the given files, loaded and resolved like the gateway does */

@@ -123,7 +123,7 @@ describe('respond: handshakes', () => {
 
   it('refuses at start a respond that cannot work, naming the mapping and field', async () => {
     const { loadConfigValue } = await import('../helpers/builtins.js');
-    const { resolveMappings } = await import('../../src/mappings/resolve-mappings.js');
+    const { resolveMappings } = await import('../../src/mappings/loading/resolve-mappings.js');
     const loaded = await loadConfigValue(
       baseConfig({
         hooks: {

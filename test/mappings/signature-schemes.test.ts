@@ -4,7 +4,7 @@ import { verifyKey } from 'discord-interactions';
 import { Signature as HubSpotSignature } from '@hubspot/api-client/lib/src/utils/signature.js';
 import { getExpectedTwilioSignature, validateRequest } from 'twilio/lib/webhooks/webhooks.js';
 import { compileSignatureVerifier } from '../../src/mappings/signatures/signature-verifier.js';
-import { mappingAuthSchema } from '../../src/config/mapping-schema.js';
+import { mappingAuthSchema } from '../../src/config/sections/mapping-schema.js';
 import { allowedCertUrl } from '../../src/mappings/signatures/paypal-certs.js';
 import { crc32 } from '../../src/utils/crc32.js';
 import zlib from 'node:zlib';

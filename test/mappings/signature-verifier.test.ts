@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { compileSignatureVerifier } from '../../src/mappings/signatures/signature-verifier.js';
-import { mappingAuthSchema } from '../../src/config/mapping-schema.js';
+import { mappingAuthSchema } from '../../src/config/sections/mapping-schema.js';
 
 /**
  * The body-signed and shared-token schemes, each checked against a request signed as its sender

@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { registerStoreGauges } from '../../src/metrics/store-gauges.js';
-import type { StoreCounts, StoreProbe } from '../../src/store/store-probe.js';
+import type { StoreCounts, StoreProbe } from '../../src/store/contracts/store-probe.js';
 
 const counts: StoreCounts = {
   runs: { queued: 3, running: 1, waitingApproval: 0 },

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OpenAICompatibleClient } from '../../src/models/openai-compatible-client.js';
-import { ProviderAbortError, ProviderConnectionError, ProviderHttpError } from '../../src/models/provider-errors.js';
-import { providerFailureFields } from '../../src/models/provider-failure.js';
+import { OpenAICompatibleClient } from '../../src/models/providers/openai-compatible-client.js';
+import { ProviderAbortError, ProviderConnectionError, ProviderHttpError } from '../../src/models/providers/provider-errors.js';
+import { providerFailureFields } from '../../src/models/providers/provider-failure.js';
 import { socketBack } from './fake-openai.js';
 
 /**

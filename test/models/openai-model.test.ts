@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { OpenAIModel } from '../../src/models/openai-model.js';
+import { OpenAIModel } from '../../src/models/providers/openai-model.js';
 import type { ModelRequest } from '../../src/models/provider.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
 import { completion, sse } from './fake-openai.js';

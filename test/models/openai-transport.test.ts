@@ -1,7 +1,7 @@
 import http from 'node:http';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OpenAIModel } from '../../src/models/openai-model.js';
+import { OpenAIModel } from '../../src/models/providers/openai-model.js';
 import type { ModelRequest } from '../../src/models/provider.js';
 import { completion, socketBack, sse } from './fake-openai.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { healthRecorded } from '../../src/models/provider-health.js';
+import { healthRecorded } from '../../src/models/providers/provider-health.js';
 import type { ModelProvider, ModelRequest, ModelStreamEvent } from '../../src/models/provider.js';
 import { HealthLedger } from '../../src/utils/health-ledger.js';
 

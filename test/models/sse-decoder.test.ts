@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SseDecoder, type SseEvent } from '../../src/models/sse-decoder.js';
+import { SseDecoder, type SseEvent } from '../../src/models/providers/sse-decoder.js';
 
 const decodeAll = (pieces: string[]): SseEvent[] => {
   const decoder = new SseDecoder();

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { builtinPlugins, loadConfigValue } from '../helpers/builtins.js';
 import { ConfigError } from '../../src/errors.js';
-import { resolveMappings } from '../../src/mappings/resolve-mappings.js';
+import { resolveMappings } from '../../src/mappings/loading/resolve-mappings.js';
 import { definePlugin, definePreset, presetCommonOptions } from '../../src/plugin-sdk/sdk.js';
 
 /** a preset as a third-party plugin would write one: a signed path, its own option */

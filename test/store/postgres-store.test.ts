@@ -7,12 +7,12 @@ import { PgTurnBatch } from '../../src/store/postgres/turn-batch.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
 import { queuedRun } from './run-record.js';
-import { runFilter } from '../../src/store/browse-filters.js';
+import { runFilter } from '../../src/store/queries/browse-filters.js';
 import { runsListPage } from '../../src/store/postgres/browse-repo.js';
 import { AWAITING_DELIVERY } from '../../src/store/postgres/deliveries-repo.js';
 import type { RunQuery } from '../../src/store/port.js';
-import { ListFilter, postgresDialect } from '../../src/store/list-filter.js';
-import { receiptFilter } from '../../src/store/receipt-filter.js';
+import { ListFilter, postgresDialect } from '../../src/store/queries/list-filter.js';
+import { receiptFilter } from '../../src/store/queries/receipt-filter.js';
 import { eventually } from '../helpers/start-herald.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 

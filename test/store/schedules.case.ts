@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scheduleJobSchema } from '../../src/config/schedules-schema.js';
+import { scheduleJobSchema } from '../../src/config/sections/schedules-schema.js';
 import type { StoredSchedule } from '../../src/store/port.js';
 import type { OpenStore } from './open-store-under-test.js';
 

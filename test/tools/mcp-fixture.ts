@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { toolsSchema, type ToolsConfig } from '../../src/config/tools-schema.js';
+import { toolsSchema, type ToolsConfig } from '../../src/config/sections/tools-schema.js';
 import { createLogger } from '../../src/log/log.js';
 import { McpServers } from '../../src/tools/mcp/mcp-servers.js';
 import { eventually, tempDir } from '../helpers/start-herald.js';

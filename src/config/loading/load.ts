@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../errors.js';
-import { buildConfigSchema, type ConfigSection } from '../build-schema.js';
+import { buildConfigSchema, type ConfigSection } from '../sections/build-schema.js';
 import { formatIssues } from './format-issues.js';
-import { withMappingId } from '../mapping-fault.js';
+import { withMappingId } from './mapping-fault.js';
 import { expandHome } from './home-path.js';
 import { parseStructuredFile } from './parse-file.js';
 import { transformsFolder } from '../transforms-folder.js';

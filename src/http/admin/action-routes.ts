@@ -6,7 +6,7 @@ import type { Store } from '../../store/port.js';
 import { bearerSecurity } from './admin-app.js';
 import { bulkDeliveryRequestSchema, bulkDeliveryResultSchema, deliveryDetailSchema, deliverySchema, errorSchema, idParam, receiptSchema, runSchema } from './admin-schemas.js';
 import type { FailedDeliveryFilter } from '../../store/port.js';
-import { receiptView, runView } from './admin-views.js';
+import { receiptView, runView } from './views/admin-views.js';
 import type { OperatorDeps } from './operator-deps.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });

@@ -3,11 +3,11 @@ import type { MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
-import { bearerToken } from '../bearer-token.js';
+import { bearerToken } from '../auth/bearer-token.js';
 import { SESSION_COOKIE, type ConsoleSessions } from '../console/console-session.js';
-import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
-import { requesterOf } from '../requester.js';
-import { checkToken } from '../token-auth.js';
+import type { FailedAuthLimiter } from '../auth/failed-auth-limiter.js';
+import { requesterOf } from '../auth/requester.js';
+import { checkToken } from '../auth/token-auth.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

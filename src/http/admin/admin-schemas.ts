@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import type { RunStatus } from '../../store/port.js';
-import { toolCallSchema } from './tool-call-view.js';
-import { toolServerSchema } from './tool-server-view.js';
-import { troubleSchema } from './trouble-view.js';
+import { toolCallSchema } from './views/tool-call-view.js';
+import { toolServerSchema } from './views/tool-server-view.js';
+import { troubleSchema } from './views/trouble-view.js';
 
 /**
  * The admin API's schemas, declared once: they validate the requests (params, query, bodies)

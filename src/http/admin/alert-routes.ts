@@ -1,10 +1,10 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { ALERT_CONDITIONS } from '../../config/alerts-schema.js';
+import { ALERT_CONDITIONS } from '../../config/sections/alerts-schema.js';
 import type { AlertRecord, Store } from '../../store/port.js';
 import { isoTime as iso } from '../../time/iso-time.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema, listQuery, page } from './admin-schemas.js';
-import { decodeCursor, pageOf } from './admin-views.js';
+import { decodeCursor, pageOf } from './views/admin-views.js';
 
 const q = (name: string, description: string) => ({ param: { name, in: 'query' as const }, description });
 

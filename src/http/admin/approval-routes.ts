@@ -7,7 +7,7 @@ import type { Store } from '../../store/port.js';
 import { isoTime as iso } from '../../time/iso-time.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema, idParam, runStatuses } from './admin-schemas.js';
-import { toolCallSchema, toolCallView } from './tool-call-view.js';
+import { toolCallSchema, toolCallView } from './views/tool-call-view.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const REASON_MAX = 2000;

@@ -8,7 +8,7 @@ import { deliveryView } from '../../runtime/delivery/delivery-view.js';
 import { runDetail } from '../../runtime/operator/run-detail.js';
 import { runLabels } from '../../runtime/operator/run-labels.js';
 import type { Store } from '../../store/port.js';
-import type { StoreProbe } from '../../store/store-probe.js';
+import type { StoreProbe } from '../../store/contracts/store-probe.js';
 import { bearerSecurity } from './admin-app.js';
 import {
   deliveryRowSchema,
@@ -28,9 +28,9 @@ import {
   runStatuses,
   sessionSchema,
 } from './admin-schemas.js';
-import { decodeCursor, eventView, pageOf, receiptView, runView, sessionView } from './admin-views.js';
-import { fireView } from './schedule-fire-view.js';
-import { toolCallView } from './tool-call-view.js';
+import { decodeCursor, eventView, pageOf, receiptView, runView, sessionView } from './views/admin-views.js';
+import { fireView } from './views/schedule-fire-view.js';
+import { toolCallView } from './views/tool-call-view.js';
 import { shownRecipient } from '../../runtime/delivery/recipient-credential.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });

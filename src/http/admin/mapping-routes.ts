@@ -12,9 +12,9 @@ import {
   mappingTestBody,
   page,
 } from './admin-schemas.js';
-import { decodeCursor, encodeCursor, receiptView } from './admin-views.js';
+import { decodeCursor, encodeCursor, receiptView } from './views/admin-views.js';
 import type { OperatorDeps } from './operator-deps.js';
-import { mappingFaultSchema, type TroubleSources } from './trouble-view.js';
+import { mappingFaultSchema, type TroubleSources } from './views/trouble-view.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const qp = (name: string, description: string) => ({ param: { name, in: 'query' as const }, description });

@@ -3,12 +3,12 @@ import { streamSSE } from 'hono/streaming';
 import { isoTime as iso } from '../../time/iso-time.js';
 import { LiveFeed } from '../../runtime/operator/live-feed.js';
 import type { MinuteCount, Store } from '../../store/port.js';
-import type { StoreProbe } from '../../store/store-probe.js';
+import type { StoreProbe } from '../../store/contracts/store-probe.js';
 import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema, overviewSchema } from './admin-schemas.js';
-import { toolServerView } from './tool-server-view.js';
-import { troubleView, type TroubleSources } from './trouble-view.js';
+import { toolServerView } from './views/tool-server-view.js';
+import { troubleView, type TroubleSources } from './views/trouble-view.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 /** a comment this often on an idle stream keeps proxies from timing it out (it reads nothing) */

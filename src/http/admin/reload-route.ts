@@ -2,10 +2,10 @@ import type { Handler } from 'hono';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import type { ReloadResult } from '../reload-result.js';
-import { bearerToken } from '../bearer-token.js';
-import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
-import { requesterOf } from '../requester.js';
-import { checkToken } from '../token-auth.js';
+import { bearerToken } from '../auth/bearer-token.js';
+import type { FailedAuthLimiter } from '../auth/failed-auth-limiter.js';
+import { requesterOf } from '../auth/requester.js';
+import { checkToken } from '../auth/token-auth.js';
 
 /**
  * `POST /admin/reload` (what `herald reload` calls): reloads the config file. 200 with what changed

@@ -1,10 +1,10 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { duration, parseDuration } from '../../config/duration-schema.js';
+import { duration, parseDuration } from '../../config/sections/duration-schema.js';
 import type { Store } from '../../store/port.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema, fireOutcomes, listQuery, page, scheduleFireSchema } from './admin-schemas.js';
-import { decodeCursor, pageOf } from './admin-views.js';
-import { fireView } from './schedule-fire-view.js';
+import { decodeCursor, pageOf } from './views/admin-views.js';
+import { fireView } from './views/schedule-fire-view.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const q = (name: string, description: string) => ({ param: { name, in: 'query' as const }, description });

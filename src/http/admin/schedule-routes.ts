@@ -1,12 +1,12 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { ZodError } from 'zod';
-import { scheduleJobSchema, type ScheduleJob } from '../../config/schedules-schema.js';
+import { scheduleJobSchema, type ScheduleJob } from '../../config/sections/schedules-schema.js';
 import { HeraldError } from '../../errors.js';
 import type { ScheduleFire, Store, StoredSchedule } from '../../store/port.js';
 import { isoTime as iso } from '../../time/iso-time.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema, idParam, scheduleFireSchema } from './admin-schemas.js';
-import { fireView as viewOfFire } from './schedule-fire-view.js';
+import { fireView as viewOfFire } from './views/schedule-fire-view.js';
 import type { ScheduleBook } from './operator-deps.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });

@@ -5,9 +5,9 @@ import { deleteCookie, setCookie } from 'hono/cookie';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import { installedPath } from '../../utils/install-layout.js';
-import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
-import { requesterOf } from '../requester.js';
-import { checkToken } from '../token-auth.js';
+import type { FailedAuthLimiter } from '../auth/failed-auth-limiter.js';
+import { requesterOf } from '../auth/requester.js';
+import { checkToken } from '../auth/token-auth.js';
 import { SESSION_COOKIE, type ConsoleSessions } from './console-session.js';
 
 /** the console's files: plain HTML, CSS and ES modules shipped in the repo, served as they are (no build step) */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { HttpMetrics } from '../../metrics/http-metrics.js';
 import { answerableError, errorBody } from '../error-handler.js';
-import { requestAnswered } from '../request-context.js';
+import { requestAnswered } from '../request/request-context.js';
 import type { Answer, Exchange, WholeAnswer } from './exchange.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { BodyLimits } from '../read-body.js';
-import type { Requester } from '../requester.js';
+import type { BodyLimits } from '../request/read-body.js';
+import type { Requester } from '../auth/requester.js';
 import type { Produce, SseOptions } from './sse-response.js';
 
 /**

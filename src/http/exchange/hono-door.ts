@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { Context, Handler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { peerOf, resolveClientAddress } from '../client-address.js';
-import { readBody } from '../read-body.js';
-import { requestIdFrom } from '../request-context.js';
-import { requestHeaders } from '../request-headers.js';
-import type { TrustedProxies } from '../trusted-proxies.js';
+import { peerOf, resolveClientAddress } from '../request/client-address.js';
+import { readBody } from '../request/read-body.js';
+import { requestIdFrom } from '../request/request-context.js';
+import { requestHeaders } from '../request/request-headers.js';
+import type { TrustedProxies } from '../request/trusted-proxies.js';
 import type { Answer, Exchange } from './exchange.js';
 import { runExchange, type ExchangeSurface, type PipelineDeps } from './exchange-pipeline.js';
 import { cancelWhenResponseCloses } from './node-door.js';

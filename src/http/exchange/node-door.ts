@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { resolveClientAddress } from '../client-address.js';
-import { readIncoming, refuseDeclaredTooLarge } from '../read-body.js';
-import { requestIdFrom } from '../request-context.js';
-import { headersOfRaw } from '../request-headers.js';
-import type { TrustedProxies } from '../trusted-proxies.js';
+import { resolveClientAddress } from '../request/client-address.js';
+import { readIncoming, refuseDeclaredTooLarge } from '../request/read-body.js';
+import { requestIdFrom } from '../request/request-context.js';
+import { headersOfRaw } from '../request/request-headers.js';
+import type { TrustedProxies } from '../request/trusted-proxies.js';
 import type { Answer, Exchange } from './exchange.js';
 import { runExchange, type ExchangeSurface, type PipelineDeps } from './exchange-pipeline.js';
 import { streamSse } from './sse-response.js';

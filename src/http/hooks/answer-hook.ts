@@ -6,15 +6,15 @@ import type { MappingsEngine } from '../../mappings/mappings-engine.js';
 import type { HookRequest } from '../../mappings/hook-request.js';
 import type { HookIntake, HookOutcome } from '../../runtime/hook-intake.js';
 import type { CompiledMapping } from '../../mappings/compiled-mapping.js';
-import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
-import { checkToken } from '../token-auth.js';
+import type { FailedAuthLimiter } from '../auth/failed-auth-limiter.js';
+import { checkToken } from '../auth/token-auth.js';
 import { parseHookPayload } from './hook-payload.js';
 import { presentedHookToken } from './hook-token.js';
 import { bodyIdempotencyKey, idempotencyKeyOf } from './idempotency-key-header.js';
 import { admitBySignature, signatureCandidates } from './signature-auth.js';
 import type { Exchange, WholeAnswer } from '../exchange/exchange.js';
 import type { ReceiptNotes } from './hook-receipt.js';
-import { withoutQuery } from '../request-url.js';
+import { withoutQuery } from '../request/request-url.js';
 
 /** a call of the webhook surface as admitted: where under the surface, and its receipt's notes */
 export interface HookCall {

@@ -1,4 +1,4 @@
-import { bodyFormatOf, parseMultipart, parseUrlEncoded } from '../../mappings/form-payload.js';
+import { bodyFormatOf, parseMultipart, parseUrlEncoded } from '../../mappings/payload/form-payload.js';
 import { HeraldError } from '../../errors.js';
 import { parseExactJson } from '../../utils/exact-json.js';
 

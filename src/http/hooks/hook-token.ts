@@ -1,5 +1,5 @@
 import { getQueryParam } from 'hono/utils/url';
-import { bearerOf } from '../bearer-token.js';
+import { bearerOf } from '../auth/bearer-token.js';
 
 export type TokenForm = 'bearer' | 'header' | 'query';
 

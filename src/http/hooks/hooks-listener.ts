@@ -3,7 +3,7 @@ import { getPath } from 'hono/utils/url';
 import type { HeraldConfig } from '../../config/schema.js';
 import { hooksPrefix } from '../../config/hooks-path.js';
 import type { nodeDoor } from '../exchange/node-door.js';
-import { absoluteUrl } from '../request-url.js';
+import { absoluteUrl } from '../request/request-url.js';
 import { isSurfacePath } from '../server/surface-router.js';
 
 /**

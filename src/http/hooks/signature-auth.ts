@@ -3,8 +3,8 @@ import type { CompiledMapping } from '../../mappings/compiled-mapping.js';
 import { withFailure } from '../../mappings/mapping-failure.js';
 import type { SignatureFailure } from '../../mappings/signatures/signature-verifier.js';
 import { safeEqual } from '../../utils/constant-time.js';
-import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
-import type { Requester } from '../requester.js';
+import type { FailedAuthLimiter } from '../auth/failed-auth-limiter.js';
+import type { Requester } from '../auth/requester.js';
 import type { TokenForm } from './hook-token.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { HeraldConfig } from '../../config/schema.js';
 import { adminRoutes } from '../admin/admin-routes.js';
 import type { OperatorDeps } from '../admin/operator-deps.js';
-import { FailedAuthLimiter } from '../failed-auth-limiter.js';
+import { FailedAuthLimiter } from '../auth/failed-auth-limiter.js';
 import { adminDocsOf } from './admin-registry-docs.js';
 import type { RouteDoc } from './route-doc.js';
 

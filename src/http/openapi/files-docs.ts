@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FILE_PURPOSES } from '../../platform/files.js';
-import { fileBatchCreateSchema, vectorStoreCreateSchema, vectorStoreFileCreateSchema, vectorStoreSearchSchema, vectorStoreUpdateSchema } from '../v1/vector-store-requests.js';
+import { fileBatchCreateSchema, vectorStoreCreateSchema, vectorStoreFileCreateSchema, vectorStoreSearchSchema, vectorStoreUpdateSchema } from '../v1/knowledge/vector-store-requests.js';
 import { openaiErrorSchema } from './common-schemas.js';
 import { listQuerySchema } from './platform-docs.js';
 import { defineRoutes, type ResponseDoc } from './route-doc.js';

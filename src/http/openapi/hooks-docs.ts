@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_TIMEOUT_SECONDS, sessionModes, thinkingLevels, wakeModes } from '../../config/mapping-schema.js';
+import { MAX_TIMEOUT_SECONDS, sessionModes, thinkingLevels, wakeModes } from '../../config/sections/mapping-schema.js';
 import { okFalseSchema } from './common-schemas.js';
 import { defineRoutes, type ResponseDoc } from './route-doc.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { chatRequestSchema } from '../v1/chat-request.js';
+import { chatRequestSchema } from '../v1/chat/chat-request.js';
 import { embeddingsRequestSchema } from '../v1/embeddings-request.js';
 import { openaiErrorSchema } from './common-schemas.js';
 import { defineRoutes, type ResponseDoc } from './route-doc.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { responsesRequestSchema } from '../v1/responses-request.js';
+import { responsesRequestSchema } from '../v1/responses/responses-request.js';
 import { openaiErrorSchema } from './common-schemas.js';
 import { defineRoutes, type ResponseDoc } from './route-doc.js';
 

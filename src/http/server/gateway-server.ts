@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { HttpMetrics } from '../../metrics/http-metrics.js';
 import { lazyHonoListener } from './hono-listener.js';
 import { withLiveness } from './liveness-listener.js';
-import { withoutQuery } from '../request-url.js';
+import { withoutQuery } from '../request/request-url.js';
 import { isSurfacePath } from './surface-router.js';
 import { hooksPrefix } from '../../config/hooks-path.js';
 import { withRequestSpans } from './request-span.js';

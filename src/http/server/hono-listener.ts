@@ -3,7 +3,7 @@ import type { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { HeraldError } from '../../errors.js';
 import { errorBody } from '../error-handler.js';
-import { withoutQuery } from '../request-url.js';
+import { withoutQuery } from '../request/request-url.js';
 
 /** hono's `app.fetch` (a type only: nothing of the adapter is loaded by this module's own import) */
 type Fetch = Parameters<typeof getRequestListener>[0];

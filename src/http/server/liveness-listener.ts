@@ -1,7 +1,7 @@
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import type { HttpMetrics } from '../../metrics/http-metrics.js';
-import { requestAnswered, requestIdFrom } from '../request-context.js';
+import { requestAnswered, requestIdFrom } from '../request/request-context.js';
 
 export interface LivenessDeps {
   logger: Logger;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { currentTraceId, startSpan, tracingOn, withSpan, annotate } from '../../tracing/tracing.js';
 import type { ReceiptInput } from '../../runtime/receipts/receipt-recorder.js';
-import { withoutQuery } from '../request-url.js';
+import { withoutQuery } from '../request/request-url.js';
 
 /** whose incoming traceparent is continued (tracing.trustIncomingContext) */
 export interface IncomingTrust {

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { HeraldError } from '../../errors.js';
 import { createEmbeddings, type EmbeddingsDeps } from '../../runtime/platform-api/embeddings.js';
-import { parseJsonBody, readBody } from '../read-body.js';
+import { parseJsonBody, readBody } from '../request/read-body.js';
 import { base64Vector, parseEmbeddingsRequest } from './embeddings-request.js';
 
 export type EmbeddingsRoutesDeps = EmbeddingsDeps;

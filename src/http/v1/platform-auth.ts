@@ -2,10 +2,10 @@ import type { MiddlewareHandler } from 'hono';
 import { HeraldError } from '../../errors.js';
 import { type ApiKeyVerifier, type ApiPrincipal } from '../../platform/api-keys.js';
 import { rateLimitHeaders, type RateLimiter } from '../../platform/rate-limiter.js';
-import { bearerToken } from '../bearer-token.js';
-import { requesterOf, type Requester } from '../requester.js';
-import { setResponseHeader } from '../response-header.js';
-import type { FailedAuthLimiter } from '../failed-auth-limiter.js';
+import { bearerToken } from '../auth/bearer-token.js';
+import { requesterOf, type Requester } from '../auth/requester.js';
+import { setResponseHeader } from '../request/response-header.js';
+import type { FailedAuthLimiter } from '../auth/failed-auth-limiter.js';
 
 declare module 'hono' {
   interface ContextVariableMap {

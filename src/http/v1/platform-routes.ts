@@ -11,12 +11,12 @@ import type { VectorStores } from '../../platform/vector-stores.js';
 import type { Store } from '../../store/port.js';
 import { agentsRoutes } from './agents-routes.js';
 import { embeddingsRoutes } from './embeddings-routes.js';
-import { filesRoutes } from './files-routes.js';
-import { knowledgeRoutes } from './knowledge-routes.js';
+import { filesRoutes } from './knowledge/files-routes.js';
+import { knowledgeRoutes } from './knowledge/knowledge-routes.js';
 import { platformAuth, type PlatformGate } from './platform-auth.js';
-import { responsesRoutes } from './responses-routes.js';
-import { vectorStoreBatchesRoutes } from './vector-store-batches-routes.js';
-import { vectorStoresRoutes } from './vector-stores-routes.js';
+import { responsesRoutes } from './responses/responses-routes.js';
+import { vectorStoreBatchesRoutes } from './knowledge/vector-store-batches-routes.js';
+import { vectorStoresRoutes } from './knowledge/vector-stores-routes.js';
 
 export interface PlatformRoutesDeps {
   config: HeraldConfig;

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { MappingAuth } from '../../config/mapping-schema.js';
+import type { MappingAuth } from '../../config/sections/mapping-schema.js';
 import type { SignatureVerifier } from './signature-verifier.js';
 import { encodedDigest, freshTimestamp, missingOr, sameDigest } from './signature-digest.js';
 

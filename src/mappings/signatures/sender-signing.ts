@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import type { MappingAuth } from '../../config/mapping-schema.js';
+import type { MappingAuth } from '../../config/sections/mapping-schema.js';
 
 const hex = (key: string | Buffer, data: string | Buffer) => createHmac('sha256', key).update(data).digest('hex');
 const base64 = (key: string | Buffer, data: string | Buffer) => createHmac('sha256', key).update(data).digest('base64');

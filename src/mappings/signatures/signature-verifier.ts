@@ -1,4 +1,4 @@
-import type { MappingAuth } from '../../config/mapping-schema.js';
+import type { MappingAuth } from '../../config/sections/mapping-schema.js';
 import { compileBodySignature } from './body-signature-verifiers.js';
 import { compileEd25519 } from './ed25519-verifier.js';
 import { compileHmac } from './hmac-verifiers.js';

@@ -2,7 +2,7 @@ import { BoundedMemo } from '../../utils/bounded-memo.js';
 import { createRequire } from 'node:module';
 import type jsonataModule from 'jsonata';
 import type { TemplateScope } from './template-scope.js';
-import { equalityOf, fieldReference, MISSING, routeValue, UNKNOWN, type RouteKey } from '../route-key.js';
+import { equalityOf, fieldReference, MISSING, routeValue, UNKNOWN, type RouteKey } from '../routing/route-key.js';
 
 /**
  * An OpenClaw-style reference: `payload.a.b`, `headers.x-github-event`, `query.x`, `path`,

@@ -1,4 +1,4 @@
-import type { AlertRule } from '../../config/alerts-schema.js';
+import type { AlertRule } from '../../config/sections/alerts-schema.js';
 import type { PluginService } from '../../plugin-sdk/sdk.js';
 import { isUnfinished, type AlertRecord, type RunRecord, type Store } from '../../store/port.js';
 import { parseDuration } from '../duration.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from 'pino';
-import type { AlertsConfig } from '../../config/alerts-schema.js';
+import type { AlertsConfig } from '../../config/sections/alerts-schema.js';
 import type { AlertMetrics } from '../../metrics/alert-metrics.js';
 import type { ChannelAdapter, PluginService } from '../../plugin-sdk/sdk.js';
 import type { AlertNotice, AlertRecord, NewAlert, Store } from '../../store/port.js';

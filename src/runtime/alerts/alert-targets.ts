@@ -1,4 +1,4 @@
-import type { AlertsConfig, AlertTarget } from '../../config/alerts-schema.js';
+import type { AlertsConfig, AlertTarget } from '../../config/sections/alerts-schema.js';
 import type { ChannelAdapter } from '../../plugin-sdk/sdk.js';
 
 export interface TargetChannels {

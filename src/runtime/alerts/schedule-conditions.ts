@@ -1,4 +1,4 @@
-import type { AlertRule } from '../../config/alerts-schema.js';
+import type { AlertRule } from '../../config/sections/alerts-schema.js';
 import type { ScheduleFire, Store } from '../../store/port.js';
 import { parseDuration } from '../duration.js';
 import type { AlertCheck, Incident } from './alert-conditions.js';

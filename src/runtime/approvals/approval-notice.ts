@@ -1,5 +1,5 @@
 import type { HeraldConfig } from '../../config/schema.js';
-import type { AlertTarget } from '../../config/alerts-schema.js';
+import type { AlertTarget } from '../../config/sections/alerts-schema.js';
 import type { RunRecord, ToolCallRecord } from '../../store/port.js';
 import { derivedDeliveryId } from '../alerts/alert-notices.js';
 import { maskArguments } from './mask-arguments.js';

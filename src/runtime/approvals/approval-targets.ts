@@ -1,4 +1,4 @@
-import type { ToolsConfig } from '../../config/tools-schema.js';
+import type { ToolsConfig } from '../../config/sections/tools-schema.js';
 import { channelTargetFaults, type TargetChannels } from '../alerts/alert-targets.js';
 
 /** faults of `tools.approvals.targets`, as alerts' targets are checked: by `config check` and at start */

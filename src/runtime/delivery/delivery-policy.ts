@@ -1,4 +1,4 @@
-import type { FallbackTarget, RetryPolicyConfig } from '../../config/delivery-policy-schema.js';
+import type { FallbackTarget, RetryPolicyConfig } from '../../config/sections/delivery-policy-schema.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { AgentAction } from '../../mappings/hook-action.js';
 import type { RetryPolicy } from './retry-delay.js';

@@ -1,4 +1,4 @@
-import type { backoffKinds } from '../../config/delivery-policy-schema.js';
+import type { backoffKinds } from '../../config/sections/delivery-policy-schema.js';
 
 /** One delivery's retry schedule, every field settled (see delivery-policy.ts for where each comes from). */
 export interface RetryPolicy {

@@ -1,4 +1,4 @@
-import { mappingFaults, type MappingFault } from '../../mappings/mapping-faults.js';
+import { mappingFaults, type MappingFault } from '../../mappings/loading/mapping-faults.js';
 
 /** a reload the running gateway refused: when, what asked for it, and why (the running config stayed) */
 export interface RefusedReload {

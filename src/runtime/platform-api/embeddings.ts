@@ -1,5 +1,5 @@
 import type { HeraldConfig } from '../../config/schema.js';
-import { requestEmbeddings, type EmbeddingsAnswer, type EmbeddingsCall } from '../../models/embeddings-upstream.js';
+import { requestEmbeddings, type EmbeddingsAnswer, type EmbeddingsCall } from '../../models/embeddings/embeddings-upstream.js';
 import type { ApiPrincipal } from '../../platform/api-keys.js';
 import type { Budgets } from '../../platform/budgets.js';
 import { embeddingsModelFor } from '../../platform/embeddings-models.js';

@@ -1,7 +1,7 @@
 import type { AgentConfig, AgentDirectory } from '../../agents/agent-directory.js';
 import { PASSAGES_PER_TURN } from '../../agents/agent-turn.js';
-import { responseStore, type ResponseRecord } from '../../agents/response-record.js';
-import { openResponseTurn, type ResponseTurn, type ResponseTurnDeps, type ResponseTurnInput } from '../../agents/response-turn.js';
+import { responseStore, type ResponseRecord } from '../../agents/responses/response-record.js';
+import { openResponseTurn, type ResponseTurn, type ResponseTurnDeps, type ResponseTurnInput } from '../../agents/responses/response-turn.js';
 import { HeraldError } from '../../errors.js';
 import { conversationOwner, mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
 import type { VectorStores } from '../../platform/vector-stores.js';

@@ -3,7 +3,7 @@ import { completeAgentTurn } from '../../agents/agent-turn.js';
 import { turnModelRefs } from '../../agents/turn-prompt.js';
 import { errorDetail, verboseErrors } from '../../log/log-detail.js';
 import type { AgentAction } from '../../mappings/hook-action.js';
-import { providerFailureFields } from '../../models/provider-failure.js';
+import { providerFailureFields } from '../../models/providers/provider-failure.js';
 import type { RunCompleted, RunRecord, SessionMessage } from '../../store/port.js';
 import type { RunAbort } from '../run-abort.js';
 import { newMarkerId } from '../../agents/external-content.js';
@@ -13,8 +13,8 @@ import { afterRun, completeInChain, completeRun, nextRuns, type NextRuns } from 
 import type { RunContext } from './run-context.js';
 import type { ChainPlace } from './session-chain.js';
 import { copyWith } from '../../utils/copy-with.js';
-import { readCheckpoint, type TurnCheckpoint } from '../../agents/tool-ledger.js';
-import { ToolRoundRefused } from '../../agents/tool-round.js';
+import { readCheckpoint, type TurnCheckpoint } from '../../agents/tool-use/tool-ledger.js';
+import { ToolRoundRefused } from '../../agents/tool-use/tool-round.js';
 import { runLedger } from './run-ledger.js';
 
 class RunTimeout extends Error {}

@@ -1,4 +1,4 @@
-import type { MappingTraffic } from '../../config/traffic-schema.js';
+import type { MappingTraffic } from '../../config/sections/traffic-schema.js';
 import type { AgentAction } from '../../mappings/hook-action.js';
 import type { CoalescedList, RunAdmission } from '../../store/port.js';
 import { parseDuration } from '../duration.js';

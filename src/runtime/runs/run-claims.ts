@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Lease, RunRecord, Store } from '../../store/port.js';
-import { sessionChains } from '../../store/session-chains.js';
+import { sessionChains } from '../../store/rows/session-chains.js';
 import type { Slots } from './slots.js';
 
 /** how often a process looks for runs it was not told about (another replica's, an expired lease) */

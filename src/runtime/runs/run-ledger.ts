@@ -1,4 +1,4 @@
-import { callsLedger, type ToolLedger } from '../../agents/tool-ledger.js';
+import { callsLedger, type ToolLedger } from '../../agents/tool-use/tool-ledger.js';
 import type { Store } from '../../store/port.js';
 
 /**

@@ -1,6 +1,6 @@
-import { parseDuration } from '../../config/duration-schema.js';
+import { parseDuration } from '../../config/sections/duration-schema.js';
 import type { HeraldConfig } from '../../config/schema.js';
-import { scheduleJobSchema, type ScheduleJob } from '../../config/schedules-schema.js';
+import { scheduleJobSchema, type ScheduleJob } from '../../config/sections/schedules-schema.js';
 import type { RunRecord, Store, ToolCallOwner } from '../../store/port.js';
 import type { Schedules } from './schedules.js';
 

@@ -1,7 +1,7 @@
-import { parseDuration } from '../../config/duration-schema.js';
+import { parseDuration } from '../../config/sections/duration-schema.js';
 import type { HeraldConfig } from '../../config/schema.js';
-import { scheduleJobFaults } from '../../config/schedules-checks.js';
-import type { ScheduleJob } from '../../config/schedules-schema.js';
+import { scheduleJobFaults } from '../../config/checks/schedules-checks.js';
+import type { ScheduleJob } from '../../config/sections/schedules-schema.js';
 import type { TargetChannels } from '../alerts/alert-targets.js';
 import { scheduleTargetFaults } from './schedule-targets.js';
 

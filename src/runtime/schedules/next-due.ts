@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
-import { parseDuration } from '../../config/duration-schema.js';
-import { CRON_OPTIONS, type ScheduleJob } from '../../config/schedules-schema.js';
-import { isIsoAt } from '../../config/schedules-checks.js';
+import { parseDuration } from '../../config/sections/duration-schema.js';
+import { CRON_OPTIONS, type ScheduleJob } from '../../config/sections/schedules-schema.js';
+import { isIsoAt } from '../../config/checks/schedules-checks.js';
 
 /** a random delay up to the job's jitter (`random` in [0, 1), injected by tests) */
 function jitterMs(job: ScheduleJob, random: () => number): number {

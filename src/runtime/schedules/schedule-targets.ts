@@ -1,4 +1,4 @@
-import type { ScheduleJob } from '../../config/schedules-schema.js';
+import type { ScheduleJob } from '../../config/sections/schedules-schema.js';
 import type { TargetChannels } from '../alerts/alert-targets.js';
 
 /** the channel an isolated job's reply goes to: `announce`'s (default `last`), `webhook`'s plugin, or none */

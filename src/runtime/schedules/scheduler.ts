@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ScheduleJob } from '../../config/schedules-schema.js';
+import type { ScheduleJob } from '../../config/sections/schedules-schema.js';
 import type { Store, StoredSchedule } from '../../store/port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
 import { dueAfter, firstDue } from './next-due.js';

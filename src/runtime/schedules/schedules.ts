@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import { parseDuration } from '../../config/duration-schema.js';
+import { parseDuration } from '../../config/sections/duration-schema.js';
 import type { HeraldConfig } from '../../config/schema.js';
-import type { ScheduleJob } from '../../config/schedules-schema.js';
+import type { ScheduleJob } from '../../config/sections/schedules-schema.js';
 import type { AgentAction } from '../../mappings/hook-action.js';
 import type { ScheduleFire, Store, StoredSchedule } from '../../store/port.js';
-import { eventDetail } from '../../store/schedules-port.js';
+import { eventDetail } from '../../store/contracts/schedules-port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
 import type { MainSession } from '../main-session.js';
 import { HeraldError } from '../../errors.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { ALERT_COLUMNS, alertFilter, NOTICES_DUE_WHERE, toAlert, type AlertRow, type AlertsRepo } from '../alerts-port.js';
-import { ListFilter, postgresDialect } from '../list-filter.js';
+import { ALERT_COLUMNS, alertFilter, NOTICES_DUE_WHERE, toAlert, type AlertRow, type AlertsRepo } from '../contracts/alerts-port.js';
+import { ListFilter, postgresDialect } from '../queries/list-filter.js';
 import { query } from './pg-pool.js';
 
 export function postgresAlertsRepo(pool: pg.Pool): AlertsRepo {

@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import { deliveryFilter, eventFilter, runFilter, sessionFilter, sessionsSql } from '../browse-filters.js';
-import { minuteOf, toEvent, type EventRow } from '../record-rows.js';
-import { ListFilter, postgresDialect } from '../list-filter.js';
+import { deliveryFilter, eventFilter, runFilter, sessionFilter, sessionsSql } from '../queries/browse-filters.js';
+import { minuteOf, toEvent, type EventRow } from '../rows/record-rows.js';
+import { ListFilter, postgresDialect } from '../queries/list-filter.js';
 import type { BrowseRepo, MinuteCount, RunQuery } from '../port.js';
-import { toSession, type SessionRow } from '../session-summary.js';
+import { toSession, type SessionRow } from '../rows/session-summary.js';
 import { DELIVERY_COLUMNS, toDelivery, type DeliveryRow } from './deliveries-repo.js';
 import { query } from './pg-pool.js';
 import { RUN_COLUMNS, toRun, type RunRow } from './runs-repo.js';

@@ -1,8 +1,8 @@
-import { toDelivery, type DeliveryRow } from '../record-rows.js';
+import { toDelivery, type DeliveryRow } from '../rows/record-rows.js';
 import type pg from 'pg';
 import type { DeliveriesRepo, FailedDeliveryFilter, RetryableTargets } from '../port.js';
-import { failedDeliveryFilter } from '../browse-filters.js';
-import { ListFilter, postgresDialect } from '../list-filter.js';
+import { failedDeliveryFilter } from '../queries/browse-filters.js';
+import { ListFilter, postgresDialect } from '../queries/list-filter.js';
 import { query } from './pg-pool.js';
 import { CREDENTIAL_MARK, scrubRecipientSql } from '../recipient-scrub.js';
 

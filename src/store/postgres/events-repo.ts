@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { EventsRepo, SystemEvent } from '../port.js';
-import { toEvent, type EventRow as Row } from '../record-rows.js';
+import { toEvent, type EventRow as Row } from '../rows/record-rows.js';
 import { prepared, query, type Queryable } from './pg-pool.js';
 import { PgTurnBatch } from './turn-batch.js';
 

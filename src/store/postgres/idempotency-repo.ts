@@ -1,4 +1,4 @@
-import { toIdempotencyRecord as toRecord, type IdempotencyRow as Row } from '../record-rows.js';
+import { toIdempotencyRecord as toRecord, type IdempotencyRow as Row } from '../rows/record-rows.js';
 import type pg from 'pg';
 import type { IdempotencyClaim, IdempotencyRecord, IdempotencyRepo } from '../port.js';
 import { enqueueEvent } from './events-repo.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { bytesOf, nearestVectors, normOf, vectorOf, type StoredVector } from '../nearest-vectors.js';
+import { bytesOf, nearestVectors, normOf, vectorOf, type StoredVector } from '../rows/nearest-vectors.js';
 import {
   FREQUENT_TERM_SAMPLE,
   frequentTermFrequency,
@@ -12,8 +12,8 @@ import {
   type KnowledgeCandidates,
   type KnowledgeRepo,
 } from '../port.js';
-import { toKnowledgeDocument, type KnowledgeDocumentRow } from '../knowledge-rows.js';
-import { chunkBatches } from '../chunk-batches.js';
+import { toKnowledgeDocument, type KnowledgeDocumentRow } from '../rows/knowledge-rows.js';
+import { chunkBatches } from '../rows/chunk-batches.js';
 import { prepared, query, transaction } from './pg-pool.js';
 
 type DocumentRow = KnowledgeDocumentRow<Record<string, unknown>>;

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import type { StoreProbe } from '../store-probe.js';
-import { countsFromRows } from '../store-counts.js';
+import type { StoreProbe } from '../contracts/store-probe.js';
+import { countsFromRows } from '../rows/store-counts.js';
 import { query } from './pg-pool.js';
 
 /**

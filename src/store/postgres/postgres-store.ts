@@ -4,7 +4,7 @@ import { postgresAlertsRepo } from './alerts-repo.js';
 import { postgresSchedulesRepo } from './schedules-repo.js';
 import { ConfigError } from '../../errors.js';
 import type { Store } from '../port.js';
-import type { StoreProbe } from '../store-probe.js';
+import type { StoreProbe } from '../contracts/store-probe.js';
 import { postgresBrowseRepo } from './browse-repo.js';
 import { postgresDeliveriesRepo } from './deliveries-repo.js';
 import { postgresEventsRepo } from './events-repo.js';

@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import { ListFilter, postgresDialect } from '../list-filter.js';
+import { ListFilter, postgresDialect } from '../queries/list-filter.js';
 import type { MinuteCount, ReceiptRecord, ReceiptsRepo, RetainedPayload } from '../port.js';
-import { minuteOf, toReceipt, type ReceiptRow as Row } from '../record-rows.js';
-import { receiptFilter } from '../receipt-filter.js';
+import { minuteOf, toReceipt, type ReceiptRow as Row } from '../rows/record-rows.js';
+import { receiptFilter } from '../queries/receipt-filter.js';
 import { prepared, query, transaction } from './pg-pool.js';
 import { PgTurnBatch, type Statement } from './turn-batch.js';
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { admissionPlan, coalescedJoin, coalescedSize } from '../admission-plan.js';
+import { admissionPlan, coalescedJoin, coalescedSize } from '../queries/admission-plan.js';
 import type { AdmittedRun, RunAdmission, RunRecord } from '../port.js';
 import { query, transaction } from './pg-pool.js';
 

@@ -1,14 +1,14 @@
 import type pg from 'pg';
 import type { Lease, RunCompleted, RunCompletion, RunRecord, RunsRepo, SessionMessage } from '../port.js';
 import { postgresRunAdmission } from './run-admission.js';
-import { toRunRecord, type RunRow as SharedRunRow } from '../record-rows.js';
-import { runActionSchema } from '../run-action.js';
+import { toRunRecord, type RunRow as SharedRunRow } from '../rows/record-rows.js';
+import { runActionSchema } from '../contracts/run-action.js';
 import type { PgGroupCommit } from './group-commit.js';
 import { prepared, query, transaction, type Queryable } from './pg-pool.js';
 import { PgTurnBatch, type Statement } from './turn-batch.js';
 import { CompletionBatch } from './completion-batch.js';
 import { RUN_AWAITS_DECISION, toolCallRows, toolCallArrays } from './tool-calls-repo.js';
-import { TOOL_CALL_COLUMNS } from '../tool-call-rows.js';
+import { TOOL_CALL_COLUMNS } from '../rows/tool-call-rows.js';
 
 /**
  * The turn's state and its calls in one statement, only while `$2` holds the running run `$1`:

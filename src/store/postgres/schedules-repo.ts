@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { eventDetail, toFire, toSchedule, type FireRow, type ScheduleRow, type SchedulesRepo } from '../schedules-port.js';
-import { fireFilter } from '../fire-filter.js';
-import { ListFilter, postgresDialect } from '../list-filter.js';
+import { eventDetail, toFire, toSchedule, type FireRow, type ScheduleRow, type SchedulesRepo } from '../contracts/schedules-port.js';
+import { fireFilter } from '../queries/fire-filter.js';
+import { ListFilter, postgresDialect } from '../queries/list-filter.js';
 import { enqueueEvent } from './events-repo.js';
 import type { PgGroupCommit } from './group-commit.js';
 import { query } from './pg-pool.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { ToolCallRecord, ToolCallsRepo } from '../port.js';
-import { AWAITING_DECISION, OPEN_TOOL_CALL, TOOL_CALL_COLUMNS, toToolCall, toolCallValues, type ToolCallRow } from '../tool-call-rows.js';
+import { AWAITING_DECISION, OPEN_TOOL_CALL, TOOL_CALL_COLUMNS, toToolCall, toolCallValues, type ToolCallRow } from '../rows/tool-call-rows.js';
 import { prepared, query, transaction, type Queryable } from './pg-pool.js';
 
 const COLUMNS = TOOL_CALL_COLUMNS.join(', ');

@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import type { UsageRepo } from '../port.js';
-import type { UsageEntry, UsageLimit, UsageSpent } from '../usage-port.js';
-import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../usage-columns.js';
-import { usageRows } from '../usage-calls.js';
+import type { UsageEntry, UsageLimit, UsageSpent } from '../contracts/usage-port.js';
+import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../rows/usage-columns.js';
+import { usageRows } from '../rows/usage-calls.js';
 import { prepared, query } from './pg-pool.js';
 import { PgTurnBatch, type Statement } from './turn-batch.js';
 

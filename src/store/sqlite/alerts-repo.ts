@@ -1,5 +1,5 @@
-import { ALERT_COLUMNS, alertFilter, NOTICES_DUE_WHERE, toAlert, type AlertRow, type AlertsRepo } from '../alerts-port.js';
-import { ListFilter, sqliteDialect } from '../list-filter.js';
+import { ALERT_COLUMNS, alertFilter, NOTICES_DUE_WHERE, toAlert, type AlertRow, type AlertsRepo } from '../contracts/alerts-port.js';
+import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 
 export function sqliteAlertsRepo(db: SqliteDatabase): AlertsRepo {

@@ -1,10 +1,10 @@
 import type { BrowseRepo, MinuteCount, RunQuery } from '../port.js';
-import { toSession, type SessionRow } from '../session-summary.js';
+import { toSession, type SessionRow } from '../rows/session-summary.js';
 import { toDelivery, type DeliveryRow } from './deliveries-repo.js';
-import { deliveryFilter, eventFilter, runFilter, runMapping, sessionFilter, sessionsSql } from '../browse-filters.js';
-import { minuteOf, toEvent, type EventRow } from '../record-rows.js';
-import { inRunQueue, mappingIs, RUNS_MAPPING_LEAVES_OUT } from '../indexed-conditions.js';
-import { ListFilter, sqliteDialect } from '../list-filter.js';
+import { deliveryFilter, eventFilter, runFilter, runMapping, sessionFilter, sessionsSql } from '../queries/browse-filters.js';
+import { minuteOf, toEvent, type EventRow } from '../rows/record-rows.js';
+import { inRunQueue, mappingIs, RUNS_MAPPING_LEAVES_OUT } from '../queries/indexed-conditions.js';
+import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { toRun, type RunRow } from './runs-repo.js';
 

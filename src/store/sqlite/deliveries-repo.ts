@@ -1,7 +1,7 @@
-import { toDelivery, type DeliveryRow } from '../record-rows.js';
+import { toDelivery, type DeliveryRow } from '../rows/record-rows.js';
 import type { DeliveriesRepo, FailedDeliveryFilter, RetryableTargets } from '../port.js';
-import { failedDeliveryFilter } from '../browse-filters.js';
-import { ListFilter, sqliteDialect } from '../list-filter.js';
+import { failedDeliveryFilter } from '../queries/browse-filters.js';
+import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { limitedStatements } from './limited-statements.js';
 import { CREDENTIAL_MARK, scrubRecipientSql } from '../recipient-scrub.js';

@@ -1,6 +1,6 @@
-import { applyQueueRules } from '../event-queue-rules.js';
+import { applyQueueRules } from '../queries/event-queue-rules.js';
 import type { EventsRepo, SystemEvent } from '../port.js';
-import { toEvent, type EventRow as Row } from '../record-rows.js';
+import { toEvent, type EventRow as Row } from '../rows/record-rows.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 import { QueueMemory } from './queue-memory.js';

@@ -1,4 +1,4 @@
-import { toIdempotencyRecord as toRecord, type IdempotencyRow as Row } from '../record-rows.js';
+import { toIdempotencyRecord as toRecord, type IdempotencyRow as Row } from '../rows/record-rows.js';
 import type { IdempotencyClaim, IdempotencyRecord, IdempotencyRepo } from '../port.js';
 import type { EventAppender } from './events-repo.js';
 import type { GroupCommit } from './group-commit.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { bytesOf, nearestVectors, normOf, vectorOf, type StoredVector } from '../nearest-vectors.js';
+import { bytesOf, nearestVectors, normOf, vectorOf, type StoredVector } from '../rows/nearest-vectors.js';
 import {
   FREQUENT_TERM_SAMPLE,
   frequentTermFrequency,
@@ -12,8 +12,8 @@ import {
   type KnowledgeRepo,
   type NewKnowledgeChunks,
 } from '../port.js';
-import { chunkBatches } from '../chunk-batches.js';
-import { toKnowledgeDocument, type KnowledgeDocumentRow } from '../knowledge-rows.js';
+import { chunkBatches } from '../rows/chunk-batches.js';
+import { toKnowledgeDocument, type KnowledgeDocumentRow } from '../rows/knowledge-rows.js';
 import { heaviestRowids } from './heaviest-rowids.js';
 import type { SqliteDatabase } from './open-database.js';
 import type { OthersCommits } from './others-commits.js';

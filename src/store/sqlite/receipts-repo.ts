@@ -1,8 +1,8 @@
 import type { MinuteCount, ReceiptRecord, ReceiptsRepo, RetainedPayload } from '../port.js';
-import { minuteOf, toReceipt, type ReceiptRow as Row } from '../record-rows.js';
+import { minuteOf, toReceipt, type ReceiptRow as Row } from '../rows/record-rows.js';
 import type { GroupCommit } from './group-commit.js';
-import { ListFilter, sqliteDialect } from '../list-filter.js';
-import { receiptFilter } from '../receipt-filter.js';
+import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
+import { receiptFilter } from '../queries/receipt-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 
 interface PayloadRow {

@@ -1,4 +1,4 @@
-import { admissionPlan, coalescedJoin, coalescedSize } from '../admission-plan.js';
+import { admissionPlan, coalescedJoin, coalescedSize } from '../queries/admission-plan.js';
 import type { AdmittedRun, RunAdmission, RunRecord } from '../port.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';

@@ -1,8 +1,8 @@
 import type { Statement } from 'better-sqlite3';
 import { isUnfinished, type Lease, type RunCompletion, type RunRecord, type RunStatus, type RunsRepo } from '../port.js';
 import { sqliteRunAdmission } from './run-admission.js';
-import { toRunRecord, type RunRow as SharedRunRow } from '../record-rows.js';
-import { sessionChains } from '../session-chains.js';
+import { toRunRecord, type RunRow as SharedRunRow } from '../rows/record-rows.js';
+import { sessionChains } from '../rows/session-chains.js';
 import type { EventAppender } from './events-repo.js';
 import { turnAppender } from './sessions-repo.js';
 import type { GroupCommit } from './group-commit.js';

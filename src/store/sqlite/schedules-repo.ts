@@ -1,6 +1,6 @@
-import { eventDetail, toFire, toSchedule, type FireRow, type ScheduleRow, type SchedulesRepo } from '../schedules-port.js';
-import { fireFilter } from '../fire-filter.js';
-import { ListFilter, sqliteDialect } from '../list-filter.js';
+import { eventDetail, toFire, toSchedule, type FireRow, type ScheduleRow, type SchedulesRepo } from '../contracts/schedules-port.js';
+import { fireFilter } from '../queries/fire-filter.js';
+import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
 import type { EventAppender } from './events-repo.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';

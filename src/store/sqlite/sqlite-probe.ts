@@ -1,5 +1,5 @@
-import type { StoreProbe } from '../store-probe.js';
-import { countsFromRows } from '../store-counts.js';
+import type { StoreProbe } from '../contracts/store-probe.js';
+import { countsFromRows } from '../rows/store-counts.js';
 import type { SqliteDatabase } from './open-database.js';
 
 /**

@@ -1,5 +1,5 @@
 import { BoundedMemo } from '../../utils/bounded-memo.js';
-import { parseRunAction, runActionSchema, type RunAction } from '../run-action.js';
+import { parseRunAction, runActionSchema, type RunAction } from '../contracts/run-action.js';
 
 /**
  * A run's action as SQLite keeps it: without its message, which the run's `message` column holds

@@ -1,5 +1,5 @@
 import type { ToolCallRecord, ToolCallsRepo } from '../port.js';
-import { AWAITING_DECISION, OPEN_TOOL_CALL, TOOL_CALL_COLUMNS, toToolCall, toolCallValues, type ToolCallRow } from '../tool-call-rows.js';
+import { AWAITING_DECISION, OPEN_TOOL_CALL, TOOL_CALL_COLUMNS, toToolCall, toolCallValues, type ToolCallRow } from '../rows/tool-call-rows.js';
 import type { GroupCommit } from './group-commit.js';
 import { limitedStatements } from './limited-statements.js';
 import type { SqliteDatabase } from './open-database.js';

@@ -1,6 +1,6 @@
 import type { UsageEntry, UsageLimit, UsageRepo } from '../port.js';
-import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../usage-columns.js';
-import { usageRows } from '../usage-calls.js';
+import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../rows/usage-columns.js';
+import { usageRows } from '../rows/usage-calls.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Logger } from 'pino';
-import { isStdioServer, type McpServerConfig, type ToolsConfig } from '../../config/tools-schema.js';
+import { isStdioServer, type McpServerConfig, type ToolsConfig } from '../../config/sections/tools-schema.js';
 import type { ToolCallOptions, ToolResult, ToolSpec } from '../tool-spec.js';
 import { callFailure } from './call-error.js';
 import { capText } from '../result-cap.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { McpServerConfig, ToolsConfig } from '../../config/tools-schema.js';
+import type { McpServerConfig, ToolsConfig } from '../../config/sections/tools-schema.js';
 import type { ToolCallOptions, ToolResult, ToolSource, ToolSpec } from '../tool-spec.js';
 import { McpConnection } from './mcp-connection.js';
 import type { ToolServerHealth } from './server-health.js';

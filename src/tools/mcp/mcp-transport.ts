@@ -3,7 +3,7 @@ import { withTraceparent } from '../traced-request.js';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isStdioServer, type McpServerConfig } from '../../config/tools-schema.js';
+import { isStdioServer, type McpServerConfig } from '../../config/sections/tools-schema.js';
 import type { McpSdk } from './mcp-sdk.js';
 import { StdioGroupTransport } from './stdio-group-transport.js';
 

@@ -5,7 +5,7 @@ import { rawRequest } from '../raw-socket.js';
 
 /**
  * Under `herald serve`, POST /v1/chat/completions is answered from Node's request
- * (src/http/v1/chat-listener.ts), every other /v1 call by the hono app; `app.request()`
+ * (src/http/v1/chat/chat-listener.ts), every other /v1 call by the hono app; `app.request()`
  * reaches the hono route. Both must answer alike, and count against one gate.
  */
 let herald: RunningHerald;

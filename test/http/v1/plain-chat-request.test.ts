@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chatRequestSchema, parseChatRequest } from '../../../src/http/v1/chat-request.js';
-import { plainChatRequest } from '../../../src/http/v1/plain-chat-request.js';
+import { chatRequestSchema, parseChatRequest } from '../../../src/http/v1/chat/chat-request.js';
+import { plainChatRequest } from '../../../src/http/v1/chat/plain-chat-request.js';
 
 /** values near every edge the schema checks: wrong types, bounds, empty strings, odd keys */
 const value = fc.oneof(

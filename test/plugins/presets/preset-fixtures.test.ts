@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { builtinPlugins, loadConfigValue } from '../../helpers/builtins.js';
-import { runFixtureFile } from '../../../src/mappings/mapping-fixtures.js';
+import { runFixtureFile } from '../../../src/mappings/loading/mapping-fixtures.js';
 import { presetMappingSet } from '../../../src/plugin-host/enabled-presets.js';
 import { danglingText, renderedFields, stringsOf } from './dangling-text.js';
 

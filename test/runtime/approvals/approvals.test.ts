@@ -6,7 +6,7 @@ import { approvalNoticeId, decisionPaths } from '../../../src/runtime/approvals/
 import { ApprovalSweep } from '../../../src/runtime/approvals/approval-sweep.js';
 import { approvalTargetFaults } from '../../../src/runtime/approvals/approval-targets.js';
 import { decideApproval } from '../../../src/runtime/approvals/decide-approval.js';
-import { toolsSchema } from '../../../src/config/tools-schema.js';
+import { toolsSchema } from '../../../src/config/sections/tools-schema.js';
 import type { HeraldConfig } from '../../../src/config/schema.js';
 import type { RunRecord, ToolApproval, ToolCallRecord } from '../../../src/store/port.js';
 

@@ -1,0 +1,166 @@
+import type { ChatMessage, ModelToolCall } from '../../models/provider.js';
+import { traced, type TraceSpan } from '../../tracing/tracing.js';
+import type { ToolCallRecord, ToolCallStatus } from '../../store/port.js';
+import { uuidV7 } from '../../time/uuid-v7.js';
+import { parseArguments } from '../../tools/tool-arguments.js';
+import { capText } from '../../tools/result-cap.js';
+import type { ToolResult, ToolSpec } from '../../tools/tool-spec.js';
+import type { TurnTools } from '../../tools/turn-tools.js';
+import type { ToolLedger, TurnCheckpoint } from './tool-ledger.js';
+
+/** whose calls these are, on their record */
+export interface CallAttribution {
+  agentId: string;
+  mappingId?: string;
+  keyName?: string;
+}
+
+export interface RoundContext {
+  tools: TurnTools;
+  ledger: ToolLedger;
+  attribution: CallAttribution;
+  signal?: AbortSignal;
+  /** told of each call's end, executed or not (the metrics); `seconds` when it was executed */
+  onCallFinished?: (server: string, tool: string, outcome: Exclude<ToolCallStatus, 'waiting_approval' | 'running'>, seconds?: number) => void;
+}
+
+/** a round's end: the results the model is sent, in the order of its calls, and the calls waiting for a person */
+export interface RoundResult {
+  messages: ChatMessage[];
+  pending: ToolCallRecord[];
+}
+
+/** the turn's run lost its lease while recording a round: nothing of the round was executed */
+export class ToolRoundRefused extends Error {}
+
+/**
+ * One round of the model's calls of server-side tools: each decided (run, wait for a person, or
+ * refused with the reason the model is told), all stored before any executes, those to run run in
+ * parallel within their time limit, each stored again with its result.
+ */
+export async function runToolRound(ctx: RoundContext, calls: ModelToolCall[], checkpoint: TurnCheckpoint): Promise<RoundResult> {
+  const { tools } = ctx;
+  const now = Date.now();
+  const planned = await Promise.all(
+    calls.map(async (call, i): Promise<Planned> => {
+      const spec = tools.byName(call.function.name);
+      const record = newRecord(ctx, call, checkpoint.round, spec, now);
+      if (!spec) return refuse(record, `no tool named "${call.function.name}" is granted to this agent`);
+      if (checkpoint.callsMade + i >= tools.maxToolCalls) return refuse(record, `the turn's limit of ${tools.maxToolCalls} tool calls is reached: answer without calling more tools`);
+      const parsed = await parseArguments(spec, call.function.arguments);
+      if (!parsed.ok) return refuse(record, parsed.error);
+      const verdict = tools.verdict(spec);
+      if (verdict.kind === 'refuse') return refuse(record, verdict.reason);
+      if (verdict.kind === 'approve') {
+        record.status = 'waiting_approval';
+        record.approvalRequired = true;
+        return { record, spec };
+      }
+      record.status = 'running';
+      record.startedAt = now;
+      return { record, spec, args: parsed.args };
+    }),
+  );
+  if (!(await ctx.ledger.begin(planned.map((p) => p.record), checkpoint))) throw new ToolRoundRefused('the run is no longer held by this process');
+  for (const { record } of planned) if (record.status === 'refused') ctx.onCallFinished?.(record.server, record.tool, 'refused');
+  const results = await Promise.all(planned.map((p) => (p.args ? executeCall(ctx, p.record, p.spec!, p.args) : undefined)));
+  const messages: ChatMessage[] = [];
+  const pending: ToolCallRecord[] = [];
+  planned.forEach((p, i) => {
+    if (p.record.status === 'waiting_approval') pending.push(p.record);
+    else messages.push(toolMessage(p.record.callId, results[i] ?? { text: p.record.error ?? '', isError: true }));
+  });
+  return { messages, pending };
+}
+
+interface Planned {
+  record: ToolCallRecord;
+  spec?: ToolSpec;
+  args?: Record<string, unknown>;
+}
+
+function refuse(record: ToolCallRecord, reason: string): Planned {
+  record.status = 'refused';
+  record.error = reason;
+  record.finishedAt = record.createdAt;
+  return { record };
+}
+
+function newRecord(ctx: RoundContext, call: ModelToolCall, turn: number, spec: ToolSpec | undefined, now: number): ToolCallRecord {
+  const [server, tool] = spec ? [spec.server, spec.tool] : ['', call.function.name];
+  return {
+    id: `tc_${uuidV7(now).replace(/-/g, '')}`,
+    callId: call.id,
+    ownerKind: ctx.ledger.ownerKind,
+    ownerId: ctx.ledger.ownerId,
+    agentId: ctx.attribution.agentId,
+    mappingId: ctx.attribution.mappingId ?? null,
+    keyName: ctx.attribution.keyName ?? null,
+    turn,
+    server,
+    tool,
+    arguments: call.function.arguments.slice(0, 64 * 1024),
+    readOnly: spec?.readOnly ?? false,
+    status: 'running',
+    createdAt: now,
+    approvalRequired: false,
+  };
+}
+
+/**
+ * Executes one call already on the record and records its end. A source answers its own faults as
+ * an error result; anything it throws all the same (a bug, an abort) becomes one here, so a call
+ * can never take the turn down with it.
+ */
+export function executeCall(ctx: RoundContext, record: ToolCallRecord, spec: ToolSpec, args: Record<string, unknown>): Promise<ToolResult> {
+  // OpenTelemetry's GenAI tool span (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#execute-tool-span):
+  // the tool, the model's id of the call and how it ended, never its arguments or result
+  const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': spec.name, 'gen_ai.tool.call.id': record.callId, 'herald.tool.server': spec.server, 'herald.tool.call.id': record.id };
+  return traced(`execute_tool ${spec.name}`, { attributes }, (span) => executeTraced(ctx, record, spec, args, span));
+}
+
+async function executeTraced(ctx: RoundContext, record: ToolCallRecord, spec: ToolSpec, args: Record<string, unknown>, span: TraceSpan): Promise<ToolResult> {
+  const started = Date.now();
+  const timeoutMs = ctx.tools.timeoutMs(spec);
+  let result: ToolResult;
+  let status: ToolCallStatus;
+  try {
+    result = await withTimeout(ctx.tools.call(spec, args, { signal: ctx.signal, timeoutMs, context: { agentId: ctx.attribution.agentId, callRecordId: record.id, owner: { kind: ctx.ledger.ownerKind, id: ctx.ledger.ownerId } } }), timeoutMs);
+    status = result.isError ? (result.timedOut ? 'timed_out' : 'failed') : 'succeeded';
+  } catch (error) {
+    const timedOut = error instanceof CallTimeout;
+    status = timedOut ? 'timed_out' : 'failed';
+    result = { text: timedOut ? `the tool did not answer within ${timeoutMs / 1000}s` : `the call failed: ${error instanceof Error ? error.message : String(error)}`, isError: true };
+  }
+  result = { text: capText(result.text, ctx.tools.maxResultChars), isError: result.isError };
+  const finishedAt = Date.now();
+  await ctx.ledger.finish(record.id, {
+    status,
+    result: result.isError ? null : result.text,
+    error: result.isError ? result.text : null,
+    startedAt: started,
+    finishedAt,
+    durationMs: finishedAt - started,
+  });
+  ctx.onCallFinished?.(spec.server, spec.tool, status, (finishedAt - started) / 1000);
+  span.set({ 'herald.tool.status': status });
+  // a failed call is answered to the model, not thrown: the span is marked failed all the same, by
+  // how it ended (`failed`, `timed_out`), never by the error's text, which quotes the server
+  if (status !== 'succeeded') span.fail({ code: status });
+  return result;
+}
+
+class CallTimeout extends Error {}
+
+/** the source keeps its own time limit; this one holds even for a source that does not */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CallTimeout()), ms + 1000);
+  });
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
+}
+
+export function toolMessage(callId: string, result: ToolResult): ChatMessage {
+  return { role: 'tool', tool_call_id: callId, content: result.isError ? `Error: ${result.text}` : result.text };
+}

@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import type { ClientToolsUse } from '../../../agents/tool-use/client-tools.js';
+import type { ChatInputMessage } from '../../../agents/conversation.js';
+import { HeraldError } from '../../../errors.js';
+import { plainChatRequest } from './plain-chat-request.js';
+import { parseFields } from '../request-param.js';
+import { functionName, jsonSchemaObject } from '../tool-schemas.js';
+
+const textPart = z.object({ type: z.literal('text'), text: z.string() }).loose();
+
+const toolCall = z
+  .object({
+    id: z.string().min(1),
+    type: z.literal('function'),
+    function: z.object({ name: functionName, arguments: z.string() }).loose(),
+  })
+  .loose();
+
+const message = z
+  .object({
+    role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']).describe('Who said it; `developer` counts as `system`; `tool`: a tool result.'),
+    content: z.union([z.string(), z.array(textPart), z.null()]).optional().describe('Text, or text parts (null beside tool_calls).'),
+    name: z.string().optional(),
+    tool_calls: z.array(toolCall).optional().describe('assistant: the tool calls it made (OpenAI shape).'),
+    tool_call_id: z.string().min(1).optional().describe('tool: the id of the call this result answers.'),
+  })
+  .loose()
+  .refine((m) => m.role !== 'tool' || m.tool_call_id !== undefined, { message: 'a tool message needs tool_call_id', path: ['tool_call_id'] })
+  // only an assistant message may go without content (its tool_calls are what it says)
+  .refine((m) => m.role === 'assistant' || m.content !== undefined, { message: 'content is required', path: ['content'] });
+
+/** OpenAI's function tool: `{type: "function", function: {name, description, parameters, strict}}` */
+const functionTool = z
+  .object({
+    type: z.literal('function'),
+    function: z
+      .object({ name: functionName, description: z.string().optional(), parameters: jsonSchemaObject.optional(), strict: z.boolean().nullish() })
+      .loose(),
+  })
+  .loose();
+
+const toolChoice = z.union([
+  z.enum(['none', 'auto', 'required']),
+  z.object({ type: z.literal('function'), function: z.object({ name: functionName }).loose() }).loose(),
+]);
+
+const responseFormat = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text') }).loose(),
+  z.object({ type: z.literal('json_object') }).loose(),
+  z
+    .object({
+      type: z.literal('json_schema'),
+      json_schema: z.object({ name: functionName, description: z.string().optional(), schema: jsonSchemaObject.optional(), strict: z.boolean().nullish() }).loose(),
+    })
+    .loose(),
+]);
+
+/** The body of POST /v1/chat/completions: OpenAI's fields herald honours, plus its two extensions. */
+export const chatRequestSchema = z
+  .object({
+    model: z.string().min(1).describe('The agent id.'),
+    messages: z.array(message).min(1).describe('The conversation; with conversation_id only the new user message or the tool results are used.'),
+    stream: z.boolean().nullish().describe('Answer as server-sent chat.completion.chunk events.'),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).loose().nullish().describe('include_usage: a final chunk with usage.'),
+    temperature: z.number().min(0).max(2).nullish().describe('Sampling temperature, passed to the model.'),
+    max_tokens: z.number().int().positive().nullish().describe('Longest answer in tokens.'),
+    max_completion_tokens: z.number().int().positive().nullish().describe('Same as max_tokens (the newer name wins).'),
+    user: z.string().max(256).nullish().describe('End-user id, passed to the model.'),
+    metadata: z.record(z.string(), z.string()).nullish().describe('Kept with the stored conversation messages.'),
+    tools: z.array(functionTool).max(128).nullish().describe('Client function tools, passed to an OpenAI-compatible model.'),
+    tool_choice: toolChoice.nullish().describe('none, auto, required, or {type: "function", function: {name}}.'),
+    parallel_tool_calls: z.boolean().nullish().describe('Whether the model may call several tools at once.'),
+    response_format: responseFormat.nullish().describe('text, json_object, or json_schema (structured output).'),
+    conversation_id: z.string().min(1).nullish().describe('Extension: continue a server-side conversation.'),
+    citations: z.boolean().nullish().describe('Extension: include the knowledge chunks used (default true).'),
+  })
+  .loose();
+
+export type ChatRequest = z.infer<typeof chatRequestSchema>;
+
+/**
+ * Fields that would change what the caller gets if silently ignored are refused by name;
+ * harmless ones (top_p, seed, stop, store, ...) are accepted and passed over.
+ */
+function refuseUnsupported(body: Record<string, unknown>): void {
+  const refuse = (param: string, why: string) => {
+    throw new HeraldError('HERALD_INVALID_FIELD', `${param} is not supported: ${why}`, { param, openaiCode: 'unsupported_parameter' });
+  };
+  const present = (k: string) => body[k] !== undefined && body[k] !== null;
+  if (Array.isArray(body.tools)) {
+    body.tools.forEach((tool: { type?: unknown }, i) => {
+      if (tool?.type !== 'function') refuse(`tools[${i}].type`, `tools of type "${String(tool?.type)}"; send function tools`);
+    });
+  }
+  if (present('functions')) refuse('functions', 'send tools (function tools) instead');
+  if (present('function_call') && body.function_call !== 'none') refuse('function_call', 'send tool_choice instead');
+  if (present('n') && body.n !== 1) refuse('n', 'one choice per request (n must be 1)');
+  if (present('audio')) refuse('audio', 'answers are text only');
+  if (Array.isArray(body.modalities) && body.modalities.some((m) => m !== 'text')) refuse('modalities', 'answers are text only');
+  if (body.logprobs === true) refuse('logprobs', 'log probabilities are not available');
+  if (present('top_logprobs')) refuse('top_logprobs', 'log probabilities are not available');
+  if (present('prediction')) refuse('prediction', 'predicted outputs are not available');
+  if (Array.isArray(body.messages)) {
+    body.messages.forEach((m: { role?: unknown; content?: unknown }, i) => {
+      if (m && m.role === 'function') refuse(`messages[${i}].role`, 'function messages are deprecated; send tool messages');
+      if (m && Array.isArray(m.content)) {
+        m.content.forEach((part: { type?: unknown }, j) => {
+          if (part?.type !== 'text') refuse(`messages[${i}].content[${j}]`, `content parts of type "${String(part?.type)}"; send text`);
+        });
+      }
+    });
+  }
+}
+
+export function parseChatRequest(body: unknown): ChatRequest {
+  const plain = plainChatRequest(body);
+  if (plain) return plain;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HeraldError('HERALD_INVALID_FIELD', 'the body must be a JSON object');
+  refuseUnsupported(body as Record<string, unknown>);
+  return parseFields(chatRequestSchema, body);
+}
+
+/** the text of a message's content */
+export const messageText = (content: ChatRequest['messages'][number]['content']) =>
+  typeof content === 'string' ? content : (content ?? []).map((p) => p.text).join('\n');
+
+/** the request's messages as the chat turn takes them */
+export const chatInputMessages = (messages: ChatRequest['messages']): ChatInputMessage[] =>
+  messages.map((m) => ({
+    role: m.role,
+    content: messageText(m.content),
+    ...(m.role === 'assistant' && m.tool_calls?.length && { toolCalls: m.tool_calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments } })) }),
+    ...(m.role === 'tool' && { toolCallId: m.tool_call_id }),
+  }));
+
+/**
+ * The client-tool and structured-output fields as the upstream takes them (chat completions'
+ * own shape, so passed as they are), and the first of them that needs a model able to take them.
+ */
+export function chatClientTools(body: ChatRequest): { extra?: Record<string, unknown>; use?: ClientToolsUse } {
+  const tools = body.tools?.length ? body.tools : undefined;
+  const format = body.response_format && body.response_format.type !== 'text' ? body.response_format : undefined;
+  const extra = {
+    ...(tools && { tools }),
+    // without tools, tool_choice and parallel_tool_calls mean nothing (and OpenAI refuses them)
+    ...(tools && body.tool_choice != null && { tool_choice: body.tool_choice }),
+    ...(tools && body.parallel_tool_calls != null && { parallel_tool_calls: body.parallel_tool_calls }),
+    ...(format && { response_format: format }),
+  };
+  const toolMessage = body.messages.findIndex((m) => m.role === 'tool' || (m.role === 'assistant' && m.tool_calls?.length));
+  const use: ClientToolsUse | undefined = tools
+    ? { param: 'tools', what: 'client tools' }
+    : format
+      ? { param: 'response_format', what: `structured output (response_format ${format.type})` }
+      : toolMessage >= 0
+        ? { param: `messages[${toolMessage}]`, what: 'tool calls and tool results' }
+        : undefined;
+  return { ...(Object.keys(extra).length && { extra }), ...(use && { use }) };
+}

@@ -1,0 +1,46 @@
+import { Hono } from 'hono';
+import type { FileBatchView, VectorStoreBatches } from '../../../platform/vector-store-batches.js';
+import { listPage } from '../list-page.js';
+import { fileBatchCreateSchema, readJson } from './vector-store-requests.js';
+import { POLL_AFTER_MS, vectorStoreFileObject } from './vector-stores-routes.js';
+
+/** OpenAI's vector store file batch object (https://platform.openai.com/docs/api-reference/vector-stores-file-batches/batch-object) */
+export function fileBatchObject({ batch, files, status }: FileBatchView) {
+  const count = (s: string) => files.filter((f) => f.status === s).length;
+  return {
+    id: batch.id,
+    object: 'vector_store.files_batch' as const,
+    created_at: Math.floor(batch.createdAt / 1000),
+    vector_store_id: batch.vectorStoreId,
+    status,
+    file_counts: { in_progress: count('in_progress'), completed: count('completed'), failed: count('failed'), cancelled: count('cancelled'), total: files.length },
+  };
+}
+
+/** /v1/vector_stores/{id}/file_batches: create, retrieve (polled until done), its files, cancel */
+export function vectorStoreBatchesRoutes(deps: { batches: VectorStoreBatches }): Hono {
+  const app = new Hono();
+
+  app.post('/vector_stores/:id/file_batches', async (c) => {
+    const body = await readJson(c, fileBatchCreateSchema);
+    return c.json(fileBatchObject(await deps.batches.create(c.get('principal'), c.req.param('id'), body.file_ids)));
+  });
+
+  app.get('/vector_stores/:id/file_batches/:batchId', async (c) => {
+    const view = await deps.batches.get(c.get('principal'), c.req.param('id'), c.req.param('batchId'));
+    if (view.status === 'in_progress') c.header('openai-poll-after-ms', POLL_AFTER_MS);
+    return c.json(fileBatchObject(view));
+  });
+
+  app.get('/vector_stores/:id/file_batches/:batchId/files', async (c) => {
+    const filter = c.req.query('filter');
+    const { files } = await deps.batches.get(c.get('principal'), c.req.param('id'), c.req.param('batchId'));
+    return c.json(listPage(c, files.filter((f) => filter === undefined || f.status === filter).map(vectorStoreFileObject), 20, 'desc'));
+  });
+
+  app.post('/vector_stores/:id/file_batches/:batchId/cancel', async (c) =>
+    c.json(fileBatchObject(await deps.batches.cancel(c.get('principal'), c.req.param('id'), c.req.param('batchId')))),
+  );
+
+  return app;
+}

@@ -1,0 +1,128 @@
+import { Hono } from 'hono';
+import type { ApiPrincipal } from '../../../platform/api-keys.js';
+import type { VectorStores, VectorStoreView } from '../../../platform/vector-stores.js';
+import type { StoredVectorStoreFile } from '../../../store/port.js';
+import { listPage } from '../list-page.js';
+import { readJson, vectorStoreCreateSchema, vectorStoreFileCreateSchema, vectorStoreSearchSchema, vectorStoreUpdateSchema } from './vector-store-requests.js';
+
+/** how soon the official client's `poll` asks again about a file in progress (its `openai-poll-after-ms`) */
+export const POLL_AFTER_MS = '250';
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+/** OpenAI's vector store file object (https://platform.openai.com/docs/api-reference/vector-stores-files/file-object) */
+export const vectorStoreFileObject = (f: StoredVectorStoreFile) => ({
+  id: f.fileId,
+  object: 'vector_store.file' as const,
+  usage_bytes: f.status === 'completed' ? f.bytes : 0,
+  created_at: seconds(f.createdAt),
+  vector_store_id: f.vectorStoreId,
+  status: f.status,
+  last_error: f.lastError,
+  attributes: {},
+  chunking_strategy: { type: 'static' as const, static: { max_chunk_size_tokens: 250, chunk_overlap_tokens: 38 } },
+});
+
+/** OpenAI's vector store object (https://platform.openai.com/docs/api-reference/vector-stores/object), with its files counted */
+export function vectorStoreObject(view: VectorStoreView, files: StoredVectorStoreFile[]) {
+  const count = (status: StoredVectorStoreFile['status']) => files.filter((f) => f.status === status).length;
+  const counts = { in_progress: count('in_progress'), completed: count('completed'), failed: count('failed'), cancelled: count('cancelled'), total: files.length };
+  return {
+    id: view.id,
+    object: 'vector_store' as const,
+    created_at: seconds(view.createdAt),
+    name: view.name,
+    usage_bytes: files.reduce((sum, f) => sum + (f.status === 'completed' ? f.bytes : 0), 0),
+    file_counts: counts,
+    status: counts.in_progress ? ('in_progress' as const) : ('completed' as const),
+    expires_after: null,
+    expires_at: null,
+    last_active_at: files.length ? seconds(Math.max(view.createdAt, ...files.map((f) => f.createdAt))) : seconds(view.createdAt),
+    metadata: view.metadata ?? {},
+    ...(view.agentId !== undefined && { agent_id: view.agentId }),
+  };
+}
+
+/**
+ * /v1/vector_stores: create, list, retrieve, modify, delete; its files (add, list, retrieve,
+ * delete) and search. A file added answers at once, `in_progress`; its status changes when the
+ * document workers have read it.
+ */
+export function vectorStoresRoutes(deps: { vectorStores: VectorStores }): Hono {
+  const app = new Hono();
+  const stores = deps.vectorStores;
+  const objectOf = async (principal: ApiPrincipal, view: VectorStoreView) => vectorStoreObject(view, await stores.files(principal, view.id));
+
+  app.post('/vector_stores', async (c) => {
+    const body = await readJson(c, vectorStoreCreateSchema);
+    const view = await stores.create(c.get('principal'), { name: body.name, metadata: body.metadata, fileIds: body.file_ids });
+    return c.json(await objectOf(c.get('principal'), view));
+  });
+
+  app.get('/vector_stores', async (c) => {
+    const principal = c.get('principal');
+    const views = await stores.list(principal);
+    const objects = await Promise.all(views.map(async (view) => vectorStoreObject(view, await stores.files(principal, view.id))));
+    return c.json(listPage(c, objects, 20, 'desc'));
+  });
+
+  app.get('/vector_stores/:id', async (c) => c.json(await objectOf(c.get('principal'), await stores.resolve(c.get('principal'), c.req.param('id')))));
+
+  app.post('/vector_stores/:id', async (c) => {
+    const body = await readJson(c, vectorStoreUpdateSchema);
+    const view = await stores.update(c.get('principal'), c.req.param('id'), { ...(body.name != null && { name: body.name }), ...(body.metadata !== undefined && { metadata: body.metadata }) });
+    return c.json(await objectOf(c.get('principal'), view));
+  });
+
+  app.delete('/vector_stores/:id', async (c) => {
+    const id = c.req.param('id');
+    await stores.delete(c.get('principal'), id);
+    return c.json({ id, object: 'vector_store.deleted' as const, deleted: true });
+  });
+
+  app.post('/vector_stores/:id/files', async (c) => {
+    const body = await readJson(c, vectorStoreFileCreateSchema);
+    const row = await stores.addFile(c.get('principal'), c.req.param('id'), body.file_id);
+    return c.json(vectorStoreFileObject(row));
+  });
+
+  app.get('/vector_stores/:id/files', async (c) => {
+    const filter = c.req.query('filter');
+    const rows = (await stores.files(c.get('principal'), c.req.param('id'))).filter((f) => filter === undefined || f.status === filter);
+    return c.json(listPage(c, rows.map(vectorStoreFileObject), 20, 'desc'));
+  });
+
+  app.get('/vector_stores/:id/files/:fileId', async (c) => {
+    const row = await stores.file(c.get('principal'), c.req.param('id'), c.req.param('fileId'));
+    if (row.status === 'in_progress') c.header('openai-poll-after-ms', POLL_AFTER_MS);
+    return c.json(vectorStoreFileObject(row));
+  });
+
+  // the file as it was read: its chunks, in order (neighbouring chunks share their edges)
+  app.get('/vector_stores/:id/files/:fileId/content', async (c) => {
+    const chunks = await stores.contentOf(c.get('principal'), c.req.param('id'), c.req.param('fileId'));
+    return c.json({ object: 'vector_store.file_content.page' as const, data: chunks.map((text) => ({ type: 'text' as const, text })), has_more: false, next_page: null });
+  });
+
+  app.delete('/vector_stores/:id/files/:fileId', async (c) => {
+    const fileId = c.req.param('fileId');
+    await stores.removeFile(c.get('principal'), c.req.param('id'), fileId);
+    return c.json({ id: fileId, object: 'vector_store.file.deleted' as const, deleted: true });
+  });
+
+  app.post('/vector_stores/:id/search', async (c) => {
+    const body = await readJson(c, vectorStoreSearchSchema);
+    const view = await stores.resolve(c.get('principal'), c.req.param('id'));
+    const queries = typeof body.query === 'string' ? [body.query] : body.query;
+    const passages = await stores.search([view], queries.join('\n'), body.max_num_results ?? 10);
+    return c.json({
+      object: 'vector_store.search_results.page' as const,
+      search_query: queries,
+      data: passages.map((p) => ({ file_id: p.fileId ?? p.documentId, filename: p.filename, score: p.score, attributes: {}, content: [{ type: 'text' as const, text: p.content }] })),
+      has_more: false,
+      next_page: null,
+    });
+  });
+
+  return app;
+}

@@ -1,0 +1,123 @@
+import { OpenAICompatibleClient } from './openai-compatible-client.js';
+import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent, ModelToolCall } from '../provider.js';
+import { copyWith } from '../../utils/copy-with.js';
+
+export interface OpenAIProviderConfig {
+  baseUrl: string;
+  apiKey?: string;
+}
+
+/** Any OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp) over real HTTP. */
+export class OpenAIModel implements ModelProvider {
+  readonly clientTools = true;
+  // retries belong to herald's run queue, not hidden inside the client; so does the time limit
+  // (agents.defaults.timeoutSeconds / timeoutSeconds abort through the signal): the client has none
+  private readonly client: OpenAICompatibleClient;
+
+  constructor(config: OpenAIProviderConfig) {
+    this.client = new OpenAICompatibleClient(config);
+  }
+
+  /** the request body; `more` last (stream settings) */
+  private params(request: ModelRequest, more: Record<string, unknown>) {
+    // `extra` first, so herald's own fields win over a pass-through of the same name
+    return copyWith(request.extra, {
+      model: request.model,
+      // herald's ChatMessage is OpenAI's message shape (tool roles included), checked by the provider
+      messages: request.messages,
+      ...(request.temperature !== undefined && { temperature: request.temperature }),
+      ...(request.maxTokens !== undefined && { max_tokens: request.maxTokens }),
+      ...(request.user !== undefined && { user: request.user }),
+      // herald's thinking levels are OpenAI's reasoning efforts; "off" sends none
+      ...(request.thinking && request.thinking !== 'off' && { reasoning_effort: request.thinking }),
+      ...more,
+    });
+  }
+
+  async complete(request: ModelRequest): Promise<ModelResponse> {
+    const completion = (await this.client.post('/chat/completions', this.params(request, { stream: false }), request.signal)) as ChatCompletion;
+    const choice = completion.choices[0];
+    return {
+      text: choice?.message?.content ?? '',
+      ...(choice?.message?.refusal && { refusal: choice.message.refusal }),
+      finishReason: choice?.finish_reason ?? 'stop',
+      ...(choice?.message?.tool_calls?.length && { toolCalls: toolCallsOf(choice.message.tool_calls) }),
+      usage: completion.usage
+        ? {
+            prompt_tokens: completion.usage.prompt_tokens,
+            completion_tokens: completion.usage.completion_tokens,
+            total_tokens: completion.usage.total_tokens,
+          }
+        : undefined,
+    };
+  }
+
+  async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    const stream = this.client.stream('/chat/completions', this.streamParams(request), request.signal);
+    const events: ModelStreamEvent[] = [];
+    for await (const chunk of stream) {
+      eventsOf(chunk as ChatCompletionChunk, (event) => events.push(event));
+      for (const event of events.splice(0)) yield event;
+    }
+  }
+
+  streamEach(request: ModelRequest, onEvent: (event: ModelStreamEvent) => void): Promise<void> {
+    return this.client.streamEach('/chat/completions', this.streamParams(request), (chunk) => eventsOf(chunk as ChatCompletionChunk, onEvent), request.signal, request.onOpen);
+  }
+
+  private streamParams(request: ModelRequest) {
+    return this.params(request, { stream: true, stream_options: { include_usage: true } });
+  }
+}
+
+/** what one streamed chunk says, as herald's stream events, in order */
+function eventsOf(chunk: ChatCompletionChunk, emit: (event: ModelStreamEvent) => void): void {
+  const choice = chunk.choices[0];
+  const delta = choice?.delta;
+  if (delta?.content) emit({ type: 'delta', text: delta.content });
+  if (delta?.refusal) emit({ type: 'refusal', text: delta.refusal });
+  for (const call of delta?.tool_calls ?? []) {
+    emit({
+      type: 'tool_call',
+      index: call.index,
+      ...(call.id && { id: call.id }),
+      ...(call.function?.name && { name: call.function.name }),
+      ...(call.function?.arguments && { arguments: call.function.arguments }),
+    });
+  }
+  if (choice?.finish_reason) emit({ type: 'finish', reason: choice.finish_reason });
+  if (chunk.usage) {
+    emit({
+      type: 'usage',
+      usage: { prompt_tokens: chunk.usage.prompt_tokens, completion_tokens: chunk.usage.completion_tokens, total_tokens: chunk.usage.total_tokens },
+    });
+  }
+}
+
+/** Function calls only: custom tool calls have no place in herald's turn yet. */
+function toolCallsOf(calls: WireToolCall[]): ModelToolCall[] {
+  return calls.flatMap((call) =>
+    call.type === 'function' ? [{ id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: call.function.arguments } }] : [],
+  );
+}
+
+// what herald reads of OpenAI's chat-completion shapes (https://platform.openai.com/docs/api-reference/chat/object)
+interface WireUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+type WireToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } } | { id: string; type: 'custom' };
+interface ChatCompletion {
+  // `refusal`: https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices-message-refusal
+  choices: { message?: { content?: string | null; refusal?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string | null }[];
+  usage?: WireUsage | null;
+}
+interface ChatCompletionChunk {
+  choices: {
+    // `refusal`: https://platform.openai.com/docs/api-reference/chat-streaming/streaming#chat-streaming/streaming-choices-delta-refusal
+    delta?: { content?: string | null; refusal?: string | null; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] };
+    finish_reason?: string | null;
+  }[];
+  usage?: WireUsage | null;
+}
