@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { HeraldError } from '../../errors.js';
 import type { Requester } from './requester.js';
-import type { SignatureFailure } from '../mappings/signatures/signature-verifier.js';
+import type { SignatureFailure } from '../../mappings/signatures/signature-verifier.js';
 
 /** the surfaces whose failures are counted apart: a broken webhook sender must not lock out operators or API clients */
 export type AuthSurface = 'hooks' | 'operator' | 'platform';

@@ -1,4 +1,4 @@
-import { CREDENTIAL_MARK, CREDENTIAL_SHOWN, isScrubbedRecipient } from '../../store/recipient-scrub.js';
+import { CREDENTIAL_MARK, CREDENTIAL_SHOWN, isScrubbedRecipient } from '../../store/queries/recipient-scrub.js';
 
 export { isScrubbedRecipient };
 
@@ -18,7 +18,7 @@ export const CREDENTIAL_EXPIRED = 'the interaction token expired before the repl
  * (Discord's interaction token, which opens the interaction's messages for 15 minutes). The
  * credential is never shown (admin API, console, the main session's events), such a recipient is
  * never remembered as a route, and the store keeps it only while the delivery may still be sent:
- * a final row's recipient is its shown form (src/store/recipient-scrub.ts).
+ * a final row's recipient is its shown form (src/store/queries/recipient-scrub.ts).
  */
 export function carriesCredential(to: string | null | undefined): boolean {
   return typeof to === 'string' && to.includes(CREDENTIAL_MARK) && !isScrubbedRecipient(to);

@@ -97,7 +97,7 @@ export interface DeliveriesRepo {
   /**
    * Every pending delivery whose recipient carries a one-reply credential (`#token=`, Discord's
    * interaction token) and was queued before `createdBefore` fails with `error`, its credential
-   * scrubbed as every final row's is (recipient-scrub.ts); returns them as they now are. A
+   * scrubbed as every final row's is (queries/recipient-scrub.ts); returns them as they now are. A
    * sending one is left to its worker.
    */
   expireCredentials(createdBefore: number, at: number, error: string): Promise<DeliveryRecord[]>;

@@ -4,7 +4,7 @@ import type { DeliveriesRepo, FailedDeliveryFilter, RetryableTargets } from '../
 import { failedDeliveryFilter } from '../queries/browse-filters.js';
 import { ListFilter, postgresDialect } from '../queries/list-filter.js';
 import { query } from './pg-pool.js';
-import { CREDENTIAL_MARK, scrubRecipientSql } from '../recipient-scrub.js';
+import { CREDENTIAL_MARK, scrubRecipientSql } from '../queries/recipient-scrub.js';
 
 const SCRUB = scrubRecipientSql('strpos');
 

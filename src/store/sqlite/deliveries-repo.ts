@@ -4,7 +4,7 @@ import { failedDeliveryFilter } from '../queries/browse-filters.js';
 import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { limitedStatements } from './limited-statements.js';
-import { CREDENTIAL_MARK, scrubRecipientSql } from '../recipient-scrub.js';
+import { CREDENTIAL_MARK, scrubRecipientSql } from '../queries/recipient-scrub.js';
 
 const SCRUB = scrubRecipientSql('instr');
 
