@@ -27,7 +27,7 @@ const money = (field: string, before = ', ') => `(${field}.value ? "${before}" &
  */
 export const paypalPreset = definePreset({
   path: 'paypal',
-  verifies: "PAYPAL-TRANSMISSION-SIG: SHA256withRSA over `<transmission id>|<transmission time>|<webhookId>|<CRC32 of the body>`, checked with the certificate at PAYPAL-CERT-URL (an https URL on paypal.com, fetched once and kept)",
+  verifies: "PAYPAL-TRANSMISSION-SIG: SHA256withRSA over `<transmission id>|<transmission time>|<webhookId>|<CRC32 of the body>`, checked with the certificate at PAYPAL-CERT-URL (an https URL on PayPal's API hosts; the certificate valid now, issued to messageverificationcerts[.sandbox].paypal.com and chained to a trusted root; fetched once and kept)",
   summary: 'PayPal payments (captured, denied, refunded, reversed), disputes and stopped subscriptions become agent runs, one session per order, dispute or subscription.',
   docs: 'https://developer.paypal.com/api/rest/webhooks/rest/',
   options: presetCommonOptions.extend({
@@ -40,7 +40,12 @@ export const paypalPreset = definePreset({
       .array(z.string().url())
       .min(1)
       .optional()
-      .describe('URL prefixes PAYPAL-CERT-URL must start with. Default: any https URL on paypal.com or a subdomain. For a fake PayPal in tests.'),
+      .describe('For a fake PayPal in tests only: URL prefixes PAYPAL-CERT-URL must start with. Default: an https URL under /v1/notifications/certs/ on api.paypal.com, api.sandbox.paypal.com, api-m.paypal.com or api-m.sandbox.paypal.com.'),
+    certRoots: z
+      .string()
+      .includes('-----BEGIN CERTIFICATE-----', { message: 'PEM certificates (-----BEGIN CERTIFICATE-----)' })
+      .optional()
+      .describe("For a fake PayPal in tests only: PEM certificates PayPal's signing certificate must chain to, instead of Node's root store."),
   }),
   requires: ['webhookId'],
   mappings: (o) => {
@@ -48,7 +53,7 @@ export const paypalPreset = definePreset({
     const on = presetRoutes({
       prefix: 'paypal',
       path: o.path,
-      auth: { type: 'paypal', webhookId: o.webhookId!, ...(o.certUrls && { certUrls: o.certUrls }) },
+      auth: { type: 'paypal', webhookId: o.webhookId!, ...(o.certUrls && { certUrls: o.certUrls }), ...(o.certRoots && { certRoots: o.certRoots }) },
       idempotencyKey: 'paypal:{{ id ? id : headers.paypal-transmission-id }}',
     });
     // a refund's capture is its `up` link (https://developer.paypal.com/docs/api/payments/v2/#refunds_get)

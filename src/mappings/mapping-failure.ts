@@ -1,8 +1,8 @@
 import type { HeraldError } from '../errors.js';
 import type { HookRequest } from './hook-request.js';
 
-/** the step of a mapping that failed on a request */
-export type MappingStage = 'schema' | 'template' | 'transform' | 'respond' | 'action';
+/** the step of a mapping that failed on a request (`auth`: its signature was refused, the cause says why) */
+export type MappingStage = 'auth' | 'schema' | 'template' | 'transform' | 'respond' | 'action';
 
 /**
  * Where and why a mapping failed on a request, as its receipt records it: the stage, the mapping,

@@ -58,7 +58,8 @@ export async function startFakeServer(handler: FakeHandler = () => ({ body: { ok
       return;
     }
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
-    const payload = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body ?? {});
+    // bytes as they are (a DER certificate), a string as text, anything else as JSON
+    const payload = typeof answer.body === 'string' || Buffer.isBuffer(answer.body) ? answer.body : JSON.stringify(answer.body ?? {});
     res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
     res.end(payload);
   });

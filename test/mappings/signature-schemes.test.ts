@@ -238,6 +238,7 @@ describe('config faults name the field', () => {
     [{ type: 'paypal', webhookId: 'WH1', toleranceSeconds: 60 }, 'toleranceSeconds: paypal signs no timestamp'],
     [{ type: 'github', secret: 's', webhookId: 'WH1' }, 'webhookId: only for type paypal (not github)'],
     [{ type: 'github', secret: 's', certUrls: ['https://api.paypal.com/'] }, 'certUrls: only for type paypal (not github)'],
+    [{ type: 'github', secret: 's', certRoots: '-----BEGIN CERTIFICATE-----' }, 'certRoots: only for type paypal (not github)'],
   ])('%j', (auth, message) => {
     expect(fault(auth)).toBe(message);
   });
@@ -251,14 +252,20 @@ describe('config faults name the field', () => {
 
 describe('paypal: the certificate URL is decided before anything is fetched', () => {
   it.each([
+    // the URL of PayPal's own SDK sample (PayPal-Java-SDK, rest-api-sample ValidateCert.java)
     ['https://api.paypal.com/v1/notifications/certs/CERT-360caa42-fca2a594-a5cafa77', true],
+    ['https://api.sandbox.paypal.com/v1/notifications/certs/CERT-360caa42-fca2a594-1d93a270', true],
+    ['https://api-m.paypal.com/v1/notifications/certs/CERT-1', true],
     ['https://api-m.sandbox.paypal.com/v1/notifications/certs/CERT-1', true],
-    ['https://paypal.com/cert', true],
+    ['https://paypal.com/cert', false],
+    ['https://www.paypal.com/v1/notifications/certs/CERT-1', false],
+    ['https://api.paypal.com/v1/other/CERT-1', false],
+    ['https://api.paypal.com/v1/notifications/certs/CERT-1?x=1', false],
     ['http://api.paypal.com/v1/notifications/certs/CERT-1', false],
     ['https://api.paypal.com:8443/v1/notifications/certs/CERT-1', false],
     ['https://api.paypal.com.evil.example/v1/notifications/certs/CERT-1', false],
     ['https://evilpaypal.com/cert', false],
-    ['https://user:pw@api.paypal.com/cert', false],
+    ['https://user:pw@api.paypal.com/v1/notifications/certs/CERT-1', false],
     ['not a url', false],
   ])('%s: %s by default', (url, allowed) => {
     expect(allowedCertUrl(url, undefined)).toBe(allowed);
@@ -275,7 +282,7 @@ describe('paypal: the certificate URL is decided before anything is fetched', ()
   it("a refused URL answers false at once, with no fetch, and the body's CRC32 is zlib's", async () => {
     const check = compileSignatureVerifier(mappingAuthSchema.parse({ type: 'paypal', webhookId: 'WH1', certUrls: ['http://127.0.0.1:9/certs/'] }));
     const headers = { 'paypal-transmission-id': 't1', 'paypal-transmission-time': '2026-11-24T18:00:00Z', 'paypal-transmission-sig': 'c2ln', 'paypal-auth-algo': 'SHA256withRSA', 'paypal-cert-url': 'https://api.paypal.com/certs/CERT-1' };
-    expect(await check.verify(headers, body, NOW)).toBe(false);
+    expect(await check.verify(headers, body, NOW)).toBe('certificate URL not allowed');
     expect(await check.verify({ ...headers, 'paypal-auth-algo': 'SHA1withRSA', 'paypal-cert-url': 'http://127.0.0.1:9/certs/CERT-1' }, body, NOW)).toBe(false);
     expect(check.failure({ ...headers, 'paypal-transmission-sig': undefined }, NOW)).toBe('missing signature');
     expect(crc32(body)).toBe(zlib.crc32(body));

@@ -187,5 +187,72 @@ export function deliveriesCases(open: OpenStore) {
       expect(await b.deliveries.get('d1')).toMatchObject({ status: 'pending', attempts: 1, partsSent: 1, nextAttemptAt: now + 1, leaseOwner: null });
       expect((await b.deliveries.due(now + 1, 10)).sort()).toEqual(['d1', 'd2']);
     });
+
+    describe("a recipient's one-reply credential (Discord's interaction token)", () => {
+      const TOKEN = 'aW50ZXJhY3Rpb246MTIzNDU2Nzg5OkFCQw-secret';
+      const interaction = (id: string, now: number, createdAt = now): DeliveryRecord => ({
+        ...pending(id, now),
+        runId: `run-${id}`,
+        channel: 'discord',
+        to: `interaction:1012345678901234567:1234567890123456789#token=${TOKEN}`,
+        createdAt,
+      });
+      const SHOWN = 'interaction:1012345678901234567:1234567890123456789#token=…';
+
+      it('is scrubbed by the write that makes the row final: delivered, failed, abandoned, bulk abandoned; kept while it may still be sent', async () => {
+        const [a, b] = await twoWorkers();
+        const now = Date.now();
+        for (const id of ['ok', 'bad', 'gone', 'bulk', 'retry']) await a.deliveries.insert(interaction(id, now));
+        await a.deliveries.claim('ok', 'w', now, now + 60_000);
+        await a.deliveries.delivered('ok', 'w', now + 1);
+        await a.deliveries.claim('bad', 'w', now, now + 60_000);
+        await a.deliveries.failed('bad', 'w', 'discord: 404 Unknown Webhook', now + 1);
+        await a.deliveries.abandon('gone', now + 1);
+        await a.deliveries.failed('bulk', null, 'boom', now + 1);
+        await a.deliveries.abandonFailed({ error: 'boom' }, now + 2);
+        await a.deliveries.claim('retry', 'w', now, now + 60_000);
+        await a.deliveries.retryAt('retry', 'w', now + 10, 'discord: 503');
+        // read by the other handle: what is stored, not what a handle remembers
+        for (const id of ['ok', 'bad', 'gone', 'bulk']) {
+          const row = await b.deliveries.get(id);
+          expect(row!.to).toBe(SHOWN);
+          expect(JSON.stringify(row)).not.toContain(TOKEN);
+        }
+        expect((await b.deliveries.get('retry'))!.to).toContain(TOKEN);
+        expect((await b.deliveries.list({ status: 'delivered', limit: 10 }))[0]!.to).toBe(SHOWN);
+      });
+
+      it('a failed one is not counted nor requeued by a bulk retry: nothing is left to send to', async () => {
+        const a = await open();
+        const now = Date.now();
+        await a.deliveries.insert(interaction('i1', now));
+        await a.deliveries.failed('i1', null, 'discord: 500', now + 1);
+        await a.deliveries.insert({ ...pending('plain', now), runId: 'run-plain', channel: 'discord', to: '123456789012345678' });
+        await a.deliveries.failed('plain', null, 'discord: 500', now + 1);
+        const targets = { channels: ['discord'], recipientOptional: [] };
+        expect(await a.deliveries.countFailed({}, targets)).toBe(1);
+        expect(await a.deliveries.requeueFailed({}, targets, now + 2)).toBe(1);
+        expect(await a.deliveries.get('i1')).toMatchObject({ status: 'failed', to: SHOWN });
+      });
+
+      it('expireCredentials fails the pending ones queued before the cutoff, scrubbed, and returns them; newer, sending and plain ones stay', async () => {
+        const [a, b] = await twoWorkers();
+        const now = Date.now();
+        const old = now - 16 * 60_000;
+        await a.deliveries.insert(interaction('old', now, old));
+        await a.deliveries.insert(interaction('new', now));
+        await a.deliveries.insert(interaction('busy', now, old));
+        await a.deliveries.claim('busy', 'w', now, now + 60_000);
+        await a.deliveries.insert({ ...pending('plain', now), runId: 'run-plain', createdAt: old });
+        const expired = await a.deliveries.expireCredentials(now - 15 * 60_000, now, 'the interaction token expired');
+        expect(expired.map((d) => d.id)).toEqual(['old']);
+        expect(expired[0]).toMatchObject({ status: 'failed', lastError: 'the interaction token expired', to: SHOWN, updatedAt: now });
+        expect(await b.deliveries.get('old')).toMatchObject({ status: 'failed', to: SHOWN });
+        expect((await b.deliveries.get('new'))!.to).toContain(TOKEN);
+        expect(await b.deliveries.get('busy')).toMatchObject({ status: 'sending' });
+        expect(await b.deliveries.get('plain')).toMatchObject({ status: 'pending', to: '555' });
+        expect(await a.deliveries.expireCredentials(now - 15 * 60_000, now, 'again')).toEqual([]);
+      });
+    });
   });
 }

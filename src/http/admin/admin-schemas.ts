@@ -60,7 +60,7 @@ export const receiptSchema = z
     traceId: z.string().nullable().openapi({ description: 'The request\'s trace (OpenTelemetry) when tracing was on; the console links it through tracing.linkTemplate.' }),
     failure: z
       .object({
-        stage: z.string().openapi({ description: 'The step that failed: schema, template, transform, respond or action (dispatch for a forEach item refused as it was dispatched).' }),
+        stage: z.string().openapi({ description: 'The step that failed: auth (the signature was refused; the cause is the reason, e.g. certificate not trusted), schema, template, transform, respond or action (dispatch for a forEach item refused as it was dispatched).' }),
         mappingId: z.string(),
         cause: z.string().openapi({ description: "The error's message, the request's values (4 characters or more) replaced by ‹value›." }),
         at: z.string().optional().openapi({ description: 'A transform\'s `file:line` inside hooks.transformsDir, from its stack.' }),

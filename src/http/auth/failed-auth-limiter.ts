@@ -1,12 +1,13 @@
 import type { Logger } from 'pino';
 import { HeraldError } from '../../errors.js';
 import type { Requester } from './requester.js';
+import type { SignatureFailure } from '../../mappings/signatures/signature-verifier.js';
 
 /** the surfaces whose failures are counted apart: a broken webhook sender must not lock out operators or API clients */
 export type AuthSurface = 'hooks' | 'operator' | 'platform';
 
 /** why an authentication failed, for the log: never the secret, the token or the signature */
-export type AuthFailureReason = 'missing token' | 'wrong token' | 'missing key' | 'unknown key' | 'missing signature' | 'stale timestamp' | 'bad signature';
+export type AuthFailureReason = 'missing token' | 'wrong token' | 'missing key' | 'unknown key' | SignatureFailure;
 
 /**
  * Counts failed authentications of one surface in a sliding window, per client address (and,

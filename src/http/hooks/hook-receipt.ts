@@ -19,8 +19,9 @@ export function closeReceipt(recorder: ReceiptRecorder, input: ReceiptInput, ans
   input.latencyMs = performance.now() - answer.started;
   const failure = mappingFailureOf(answer.error);
   if (failure) input.failure = failure;
-  // a mapping that failed before its step was told (its schema, its templates) is named by the failure
-  input.mappingId = answer.mappingId ?? failure?.mappingId;
+  // a mapping that failed before its step was told (its schema, its templates) is named by the failure;
+  // a refused signature is not the mapping's request (a stranger's 401 must not count as its traffic)
+  input.mappingId = answer.mappingId ?? (failure?.stage === 'auth' ? undefined : failure?.mappingId);
   input.bodyBytes = answer.bodyBytes ?? 0;
   requestTraced(input);
   recorder.recordLater(input);

@@ -1,5 +1,7 @@
 import { HeraldError } from '../../errors.js';
 import type { CompiledMapping } from '../../mappings/compiled-mapping.js';
+import { withFailure } from '../../mappings/mapping-failure.js';
+import type { SignatureFailure } from '../../mappings/signatures/signature-verifier.js';
 import { safeEqual } from '../../utils/constant-time.js';
 import type { FailedAuthLimiter } from '../auth/failed-auth-limiter.js';
 import type { Requester } from '../auth/requester.js';
@@ -50,10 +52,16 @@ export async function admitBySignature(
   // a scheme that fetches its key (PayPal's certificate) answers later; the others at once
   const verdicts = signed.map((m) => m.signature?.verify(headers, body, nowMs, url) ?? false);
   const settled = verdicts.some((v) => v instanceof Promise) ? await Promise.all(verdicts) : (verdicts as boolean[]);
-  const admitted = signed.filter((_m, i) => settled[i]);
+  const admitted = signed.filter((_m, i) => settled[i] === true);
   if (!admitted.length) {
-    limiter.failed(who, signed[0]?.signature?.failure?.(headers, nowMs, body) ?? 'bad signature', path);
-    throw new HeraldError('HERALD_UNAUTHORIZED');
+    // a scheme that fetched its key says why it was refused (PayPal's certificate); the others are asked
+    const at = settled.findIndex((v) => typeof v === 'string');
+    const refused = signed[Math.max(at, 0)];
+    const reason = at >= 0 ? (settled[at] as SignatureFailure) : (refused?.signature?.failure?.(headers, nowMs, body) ?? 'bad signature');
+    limiter.failed(who, reason, path);
+    const error = new HeraldError('HERALD_UNAUTHORIZED');
+    // the receipt says why (a reason, never a value of the request)
+    throw refused ? withFailure(error, { stage: 'auth', mappingId: refused.id, cause: reason }) : error;
   }
   limiter.succeeded(who, path);
   return admitted;

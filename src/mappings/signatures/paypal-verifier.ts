@@ -3,6 +3,7 @@ import { crc32 } from '../../utils/crc32.js';
 import type { SignatureVerifier } from './signature-verifier.js';
 import { missingOr } from './signature-digest.js';
 import { allowedCertUrl, PaypalCertCache } from './paypal-certs.js';
+import { certTrust, CertRefused } from './paypal-cert-trust.js';
 
 const ID = 'paypal-transmission-id';
 const TIME = 'paypal-transmission-time';
@@ -10,8 +11,14 @@ const SIG = 'paypal-transmission-sig';
 const CERT_URL = 'paypal-cert-url';
 const ALGO = 'paypal-auth-algo';
 
-/** one cache for the process: every mapping of a PayPal path (and every path) shares PayPal's certificates */
-const certs = new PaypalCertCache();
+/** one cache per trust for the process: every mapping of a PayPal path (and every path) trusting the same roots shares PayPal's certificates */
+const caches = new Map<string, PaypalCertCache>();
+function cacheFor(certRoots: string | undefined): PaypalCertCache {
+  const trust = certTrust(certRoots);
+  let cache = caches.get(trust.key);
+  if (!cache) caches.set(trust.key, (cache = new PaypalCertCache(trust)));
+  return cache;
+}
 
 /**
  * PayPal webhooks, verified offline (https://developer.paypal.com/api/rest/webhooks/rest/#link-selfverificationmethod):
@@ -19,12 +26,15 @@ const certs = new PaypalCertCache();
  * `<PAYPAL-TRANSMISSION-ID>|<PAYPAL-TRANSMISSION-TIME>|<webhook id>|<CRC32 of the raw body, decimal>`,
  * by the key of the certificate at PAYPAL-CERT-URL. The webhook id is the listener's own (from
  * PayPal's developer dashboard): a delivery made for another listener does not verify here.
- * The certificate URL must be PayPal's (`allowedCertUrl`) before anything is fetched. PayPal's
+ * The certificate URL must be PayPal's (`allowedCertUrl`) before anything is fetched, and the
+ * certificate PayPal's own, valid now and chained to a trusted root (`paypalSigningCert`); a
+ * refusal's reason (`certificate ...`) is what the receipt and the log say. PayPal's
  * SDKs check no time window (PayPal retries a delivery for three days), and neither does herald:
  * the transmission time is bound by the signature, a repeat by the event id.
  */
-export function compilePaypal(webhookId: string | undefined, certUrls: readonly string[] | undefined, cache: PaypalCertCache = certs): SignatureVerifier {
+export function compilePaypal(webhookId: string | undefined, certUrls: readonly string[] | undefined, certRoots?: string): SignatureVerifier {
   if (webhookId === undefined || !/^[A-Za-z0-9]{1,50}$/.test(webhookId)) throw new Error("webhookId: paypal needs the listener's Webhook ID from PayPal's dashboard (letters and digits)");
+  const cache = cacheFor(certRoots);
   return {
     type: 'paypal',
     async verify(headers, body, nowMs) {
@@ -33,12 +43,13 @@ export function compilePaypal(webhookId: string | undefined, certUrls: readonly 
       const signature = headers[SIG]?.trim();
       const url = headers[CERT_URL]?.trim();
       if (!id || !time || !signature || !/^[A-Za-z0-9+/]+={0,2}$/.test(signature)) return false;
-      if (headers[ALGO]?.trim() !== 'SHA256withRSA' || !allowedCertUrl(url, certUrls)) return false;
+      if (headers[ALGO]?.trim() !== 'SHA256withRSA') return false;
+      if (!allowedCertUrl(url, certUrls)) return 'certificate URL not allowed';
       let key;
       try {
         key = await cache.key(url!, nowMs);
-      } catch {
-        return false;
+      } catch (error) {
+        return error instanceof CertRefused ? error.reason : 'certificate unavailable';
       }
       const message = `${id}|${time}|${webhookId}|${crc32(body)}`;
       return verifySignature('sha256', Buffer.from(message, 'utf8'), key, Buffer.from(signature, 'base64'));

@@ -2,7 +2,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** The pieces every signature scheme is made of: a digest, its encodings, a timestamp window. */
 
-export type SignatureFailure = 'missing signature' | 'stale timestamp' | 'bad signature';
+import type { CertRefusal } from './paypal-cert-trust.js';
+
+export type SignatureFailure = 'missing signature' | 'stale timestamp' | 'bad signature' | CertRefusal;
 
 export const missingOr = (value: string | undefined): SignatureFailure | undefined => (value === undefined || value.trim() === '' ? 'missing signature' : undefined);
 

@@ -17,7 +17,7 @@ export const DEFAULT_TOLERANCE_SECONDS = 300;
 const TIMESTAMPED = new Set<MappingAuth['type']>(['stripe', 'standard-webhooks', 'slack', 'linear', 'ed25519', 'hubspot', 'calendly', 'zoom']);
 
 /** which types take each optional field: another type given one is a fault naming it */
-const FIELD_TYPES: Record<'header' | 'encoding' | 'timestampHeader' | 'url' | 'publicKey' | 'sharedKey' | 'username' | 'webhookId' | 'certUrls', readonly MappingAuth['type'][]> = {
+const FIELD_TYPES: Record<'header' | 'encoding' | 'timestampHeader' | 'url' | 'publicKey' | 'sharedKey' | 'username' | 'webhookId' | 'certUrls' | 'certRoots', readonly MappingAuth['type'][]> = {
   header: ['hmac-sha256', 'hmac-sha1', 'shared-secret'],
   encoding: ['hmac-sha256', 'hmac-sha1'],
   timestampHeader: ['hmac-sha256', 'hmac-sha1'],
@@ -27,6 +27,7 @@ const FIELD_TYPES: Record<'header' | 'encoding' | 'timestampHeader' | 'url' | 'p
   username: ['basic'],
   webhookId: ['paypal'],
   certUrls: ['paypal'],
+  certRoots: ['paypal'],
 };
 
 /** A mapping's `auth`, compiled at load: checks a request's signature over its raw body. */
@@ -35,9 +36,10 @@ export interface SignatureVerifier {
   /**
    * true when the signature headers (names lower-cased) verify over the exact bytes received;
    * `url`: the full request URL with its query (Twilio and HubSpot sign it). A promise where the
-   * key must be fetched first (PayPal's certificate); every other scheme answers at once.
+   * key must be fetched first (PayPal's certificate), which may resolve to why the key was refused
+   * instead of false; every other scheme answers at once.
    */
-  verify(headers: Record<string, string | undefined>, body: Uint8Array, nowMs: number, url?: string): boolean | Promise<boolean>;
+  verify(headers: Record<string, string | undefined>, body: Uint8Array, nowMs: number, url?: string): boolean | Promise<boolean | SignatureFailure>;
   /** why `verify` said no, for the log (it never says what was expected); `body` for schemes that sign a timestamp inside it */
   failure(headers: Record<string, string | undefined>, nowMs: number, body?: Uint8Array): SignatureFailure;
 }
@@ -62,7 +64,7 @@ export function compileSignatureVerifier(auth: MappingAuth): SignatureVerifier {
   if (type === 'twilio') return compileTwilio(auth.secret, auth.sharedKey, auth.url);
   if (type === 'paypal') {
     if (auth.secret !== undefined) throw new Error("secret: paypal verifies with PayPal's certificate and webhookId, not a secret");
-    return compilePaypal(auth.webhookId, auth.certUrls);
+    return compilePaypal(auth.webhookId, auth.certUrls, auth.certRoots);
   }
   if (auth.secret === undefined) throw new Error(`secret: required for type ${type}`);
   const secret = auth.secret;

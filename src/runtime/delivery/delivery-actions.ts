@@ -5,7 +5,7 @@ import type { ChannelAdapter } from '../../plugin-sdk/sdk.js';
 import { isUnfinished, type DeliveryRecord, type FailedDeliveryFilter, type RetryableTargets, type RunRecord, type Store } from '../../store/port.js';
 import { deliveryView } from './delivery-view.js';
 import { answeredInResponse, intendedTarget, replyDisposition } from './reply-delivery.js';
-import { shownRecipient } from './recipient-credential.js';
+import { isScrubbedRecipient, shownRecipient } from './recipient-credential.js';
 
 /** why a reply was not delivered on an install without any channel (not a failure) */
 export const NO_CHANNEL_CONFIGURED = 'no channel configured';
@@ -15,7 +15,8 @@ export interface DeliveryActions {
   /**
    * An operator's retry of a failed delivery (after a longer outage than the retries covered):
    * back to pending with fresh attempts; answers its admin view. Throws HERALD_NOT_FOUND, or
-   * HERALD_DELIVERY_NOT_RETRYABLE when it is not failed or never had a target.
+   * HERALD_DELIVERY_NOT_RETRYABLE when it is not failed, never had a target, or its one-reply
+   * credential (Discord's interaction token) was scrubbed when it failed.
    */
   retry(deliveryId: string): Promise<unknown>;
   /**
@@ -59,6 +60,12 @@ export class OperatorDeliveryActions implements DeliveryActions {
     const { deliveries } = this.deps.store;
     const d = await deliveries.get(deliveryId);
     if (!d) throw new HeraldError('HERALD_NOT_FOUND', 'delivery not found');
+    if (d.status === 'failed' && isScrubbedRecipient(d.to)) {
+      throw new HeraldError(
+        'HERALD_DELIVERY_NOT_RETRYABLE',
+        "this delivery cannot be retried: the interaction token it answered with expired (Discord keeps it 15 minutes) and was removed when the delivery ended; re-run the run to answer elsewhere",
+      );
+    }
     const adapter = d.channel ? this.deps.channels.get(d.channel) : undefined;
     // a delivery that never had a target would fail the same way again: the run must be redone
     const hasTarget = adapter !== undefined && (d.to !== null || adapter.requiresRecipient === false);

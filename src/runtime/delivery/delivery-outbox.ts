@@ -13,7 +13,7 @@ import { fallbackTargets, retryPolicy } from './delivery-policy.js';
 import { attemptSpan, deliveryTraceContext } from './delivery-span.js';
 import { annotate } from '../../tracing/tracing.js';
 import type { HealthLedger } from '../../utils/health-ledger.js';
-import { carriesCredential, shownRecipient } from './recipient-credential.js';
+import { carriesCredential, CREDENTIAL_EXPIRED, CREDENTIAL_LIFE_MS, shownRecipient } from './recipient-credential.js';
 
 /** how often the outbox looks for work it was not told about (another process, an expired lease) */
 const POLL_MS = 1000;
@@ -28,6 +28,9 @@ interface SweepMarker {
 }
 /** a marker as stored (a bare number before quiet processes were told apart) */
 const sweepMarker = (stored: SweepMarker | number | undefined): SweepMarker => (typeof stored === 'number' ? { from: stored } : (stored ?? { from: 0 }));
+
+/** how often the outbox fails the pending deliveries whose one-reply credential expired (a waiting retry's) */
+const EXPIRY_SWEEP_MS = 60_000;
 
 /** how long `stop()` lets sends in flight finish before aborting them */
 const STOP_GRACE_MS = 5_000;
@@ -66,6 +69,7 @@ export class DeliveryOutbox implements ReplyDelivery {
   private draining?: Promise<void>;
   private again = false;
   private running = false;
+  private sweptAt = 0;
   private readonly log: Logger;
   private readonly targets: TargetDeps;
 
@@ -248,9 +252,14 @@ export class DeliveryOutbox implements ReplyDelivery {
 
   private async drain(): Promise<void> {
     const { store, config } = this.deps;
+    const now = Date.now();
+    if (now - this.sweptAt >= EXPIRY_SWEEP_MS) {
+      this.sweptAt = now;
+      // the sweep failing (the store away) must not stop this pass's sends: the next minute tries again
+      await this.expireCredentials(now).catch((err) => this.log.error({ err }, 'expiring interaction tokens failed'));
+    }
     const free = config.delivery.concurrency - this.inFlight.size;
     if (free <= 0) return;
-    const now = Date.now();
     const ids = (await store.deliveries.due(now, free + this.inFlight.size)).filter((id) => !this.inFlight.has(id)).slice(0, free);
     const leaseMs = this.leaseMs();
     for (const id of ids) {
@@ -264,6 +273,22 @@ export class DeliveryOutbox implements ReplyDelivery {
           this.kick();
         });
       this.inFlight.set(id, { promise, abort });
+    }
+  }
+
+  /**
+   * A pending delivery whose one-reply credential (Discord's interaction token) outlived its 15
+   * minutes, waiting for a retry, can never be sent: it fails as expired and the store scrubs the
+   * credential in that write. Its fallback, if any, is queued after (a crash in between leaves it
+   * failed without one, as the operator then sees).
+   */
+  private async expireCredentials(now: number): Promise<void> {
+    const expired = await this.deps.store.deliveries.expireCredentials(now - CREDENTIAL_LIFE_MS, now, CREDENTIAL_EXPIRED);
+    for (const d of expired) {
+      this.log.warn({ deliveryId: d.id, runId: d.runId, channel: d.channel, error: CREDENTIAL_EXPIRED }, 'delivery failed');
+      const plan = await this.fallbackPlan(d);
+      if (plan && (await this.deps.store.deliveries.insert(plan.record))) await this.queued(plan.record, plan.target);
+      await this.tellMainSession(d, `Delivery failed: ${d.channel} to ${shownRecipient(d.to)}: ${CREDENTIAL_EXPIRED}${plan?.note ?? ''}`);
     }
   }
 
@@ -309,6 +334,11 @@ export class DeliveryOutbox implements ReplyDelivery {
       const missing = accountId ? `account "${accountId}" of channel ${d.channel} is not configured (no channels.${d.channel}.accounts.${accountId} in the config)` : `channel ${d.channel ?? '(none)'} is not configured (no channels.${d.channel} in the config)`;
       if (d.channel) this.deps.health?.failed(d.channel, missing);
       await this.finalFailure(d, missing, log);
+      return;
+    }
+    // a one-reply credential past its life opens nothing: no request is made with it
+    if (carriesCredential(d.to) && Date.now() - d.createdAt >= CREDENTIAL_LIFE_MS) {
+      await this.finalFailure(d, CREDENTIAL_EXPIRED, log);
       return;
     }
     const threadId = typeof action?.threadId === 'string' && action.threadId ? action.threadId : undefined;

@@ -79,6 +79,7 @@ export interface DeliveriesRepo {
   claim(id: string, owner: string, now: number, leaseUntil: number): Promise<DeliveryRecord | undefined>;
   /** records a part accepted by the platform and extends the claim to `leaseUntil` (never shortens it); false when the lease was lost */
   partSent(id: string, owner: string, partsSent: number, leaseUntil?: number): Promise<boolean>;
+  /** `delivered`, `failed`, `abandon` and `abandonFailed` make a row final: its recipient's credential (`#token=...`) is scrubbed in the same write */
   delivered(id: string, owner: string, at: number): Promise<boolean>;
   retryAt(id: string, owner: string, nextAttemptAt: number, error: string): Promise<boolean>;
   /**
@@ -93,6 +94,13 @@ export interface DeliveriesRepo {
   requeue(id: string, at: number): Promise<boolean>;
   /** an operator's abandon: a pending or failed delivery becomes abandoned; false otherwise (sending, delivered) */
   abandon(id: string, at: number): Promise<boolean>;
+  /**
+   * Every pending delivery whose recipient carries a one-reply credential (`#token=`, Discord's
+   * interaction token) and was queued before `createdBefore` fails with `error`, its credential
+   * scrubbed as every final row's is (queries/recipient-scrub.ts); returns them as they now are. A
+   * sending one is left to its worker.
+   */
+  expireCredentials(createdBefore: number, at: number, error: string): Promise<DeliveryRecord[]>;
   /** gives a claim back without counting the attempt (shutdown in the middle of a send) */
   release(id: string, owner: string, at: number): Promise<void>;
   /**
@@ -103,7 +111,8 @@ export interface DeliveriesRepo {
   requeueSending(at: number): Promise<number>;
   /**
    * How many failed deliveries match `filter`; with `retryable`, only those a bulk retry would put
-   * back in line (a target it can send to, and no fallback sent in their place).
+   * back in line (a target it can send to, no credential scrubbed from it, and no fallback sent in
+   * their place).
    */
   countFailed(filter: FailedDeliveryFilter, retryable?: RetryableTargets): Promise<number>;
   /** an operator's bulk retry: each failed delivery `countFailed(filter, retryable)` counts, back in line as `requeue` does; how many */

@@ -4,6 +4,9 @@ import type { DeliveriesRepo, FailedDeliveryFilter, RetryableTargets } from '../
 import { failedDeliveryFilter } from '../queries/browse-filters.js';
 import { ListFilter, postgresDialect } from '../queries/list-filter.js';
 import { query } from './pg-pool.js';
+import { CREDENTIAL_MARK, scrubRecipientSql } from '../queries/recipient-scrub.js';
+
+const SCRUB = scrubRecipientSql('strpos');
 
 export { toDelivery, type DeliveryRow };
 
@@ -52,7 +55,7 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
       return result.rowCount ?? 0;
     },
     async abandonFailed(filter, at) {
-      const result = await failedMatching(filter, undefined, (where, p) => `UPDATE deliveries SET status = 'abandoned', updated_at = ${p} ${where}`, at);
+      const result = await failedMatching(filter, undefined, (where, p) => `UPDATE deliveries SET status = 'abandoned', updated_at = ${p}, ${SCRUB} ${where}`, at);
       return result.rowCount ?? 0;
     },
     async runsAwaitingDelivery(since) {
@@ -109,7 +112,7 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
     },
     delivered(id, owner, at) {
       return changed(
-        `UPDATE deliveries SET status = 'delivered', delivered_at = $3, updated_at = $3, lease_owner = NULL, lease_until = NULL
+        `UPDATE deliveries SET status = 'delivered', delivered_at = $3, updated_at = $3, lease_owner = NULL, lease_until = NULL, ${SCRUB}
          WHERE id = $1 AND lease_owner = $2 AND status = 'sending'`,
         [id, owner, at],
       );
@@ -122,7 +125,7 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
       );
     },
     async failed(id, owner, error, at, fallback) {
-      const fail = `UPDATE deliveries SET status = 'failed', last_error = $3, updated_at = $4, lease_owner = NULL, lease_until = NULL
+      const fail = `UPDATE deliveries SET status = 'failed', last_error = $3, updated_at = $4, lease_owner = NULL, lease_until = NULL, ${SCRUB}
          WHERE id = $1 AND status IN ('pending', 'sending') AND ($2::text IS NULL OR lease_owner = $2)`;
       if (!fallback) return changed(fail, [id, owner, error, at]);
       // one statement: the failure and its fallback are written together or not at all
@@ -145,7 +148,7 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
     async abandon(id, at) {
       const { rowCount } = await query(
         pool,
-        "UPDATE deliveries SET status = 'abandoned', updated_at = $2, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND status IN ('pending', 'failed')",
+        `UPDATE deliveries SET status = 'abandoned', updated_at = $2, lease_owner = NULL, lease_until = NULL, ${SCRUB} WHERE id = $1 AND status IN ('pending', 'failed')`,
         [id, at],
       );
       return rowCount === 1;
@@ -157,6 +160,15 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
          WHERE id = $1 AND lease_owner = $2 AND status = 'sending'`,
         [id, owner, at],
       );
+    },
+    async expireCredentials(before, at, error) {
+      const { rows } = await query<DeliveryRow>(
+        pool,
+        `UPDATE deliveries SET status = 'failed', last_error = $3, updated_at = $2, lease_owner = NULL, lease_until = NULL, ${SCRUB}
+         WHERE status = 'pending' AND created_at < $1 AND recipient LIKE '%${CREDENTIAL_MARK}%' RETURNING ${DELIVERY_COLUMNS}`,
+        [before, at, error],
+      );
+      return rows.map(toDelivery);
     },
     async requeueSending(at) {
       const { rowCount } = await query(

@@ -1925,4 +1925,12 @@ export const migrations: Migration[] = [
       ALTER TABLE receipts ADD COLUMN failure TEXT;
     `,
   },
+  {
+    version: 40,
+    name: "deliveries: a final row keeps no one-reply credential, as SQLite migration 45",
+    sql: `
+      UPDATE deliveries SET recipient = substr(recipient, 1, strpos(recipient, '#token=') + 6) || '…'
+        WHERE status IN ('delivered', 'failed', 'abandoned') AND strpos(recipient, '#token=') > 0;
+    `,
+  },
 ];

@@ -1,4 +1,5 @@
 import { inRunQueue, mappingIs, RECEIPTS_MAPPING_LEAVES_OUT, RUNS_MAPPING_LEAVES_OUT, TROUBLED_RUN } from './indexed-conditions.js';
+import { CREDENTIAL_MARK } from './recipient-scrub.js';
 import type { ListFilter } from './list-filter.js';
 import type { DeliveryQuery, EventQuery, FailedDeliveryFilter, RetryableTargets, RunQuery, SessionQuery } from '../port.js';
 
@@ -81,7 +82,9 @@ export function failedDeliveryFilter(f: ListFilter, filter: FailedDeliveryFilter
     const list = (values: string[]) => (values.length ? values.map((v) => f.bind(v)).join(', ') : 'NULL');
     f.whereIf(true, `channel IN (${list(retryable.channels)})`)
       .whereIf(true, `((recipient IS NOT NULL AND recipient <> '') OR channel IN (${list(retryable.recipientOptional)}))`)
-      .whereIf(true, 'NOT EXISTS (SELECT 1 FROM deliveries fb WHERE fb.fallback_of = deliveries.id)');
+      .whereIf(true, 'NOT EXISTS (SELECT 1 FROM deliveries fb WHERE fb.fallback_of = deliveries.id)')
+      // a one-reply credential (Discord's interaction token) is gone once the delivery failed: nothing to send to
+      .whereIf(true, `(recipient IS NULL OR recipient NOT LIKE '%${CREDENTIAL_MARK}%')`);
   }
   return f;
 }

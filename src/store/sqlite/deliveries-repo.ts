@@ -4,6 +4,9 @@ import { failedDeliveryFilter } from '../queries/browse-filters.js';
 import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { limitedStatements } from './limited-statements.js';
+import { CREDENTIAL_MARK, scrubRecipientSql } from '../queries/recipient-scrub.js';
+
+const SCRUB = scrubRecipientSql('instr');
 
 export { toDelivery, type DeliveryRow };
 
@@ -60,7 +63,7 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
      WHERE id = @id AND lease_owner = @owner AND status = 'sending'`,
   );
   const delivered = db.prepare<{ id: string; owner: string; at: number }>(
-    `UPDATE deliveries SET status = 'delivered', delivered_at = @at, updated_at = @at, lease_owner = NULL, lease_until = NULL
+    `UPDATE deliveries SET status = 'delivered', delivered_at = @at, updated_at = @at, lease_owner = NULL, lease_until = NULL, ${SCRUB}
      WHERE id = @id AND lease_owner = @owner AND status = 'sending'`,
   );
   const retryAt = db.prepare<{ id: string; owner: string; next: number; error: string; now: number }>(
@@ -68,18 +71,22 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
      WHERE id = @id AND lease_owner = @owner AND status = 'sending'`,
   );
   const failed = db.prepare<{ id: string; owner: string | null; error: string; at: number }>(
-    `UPDATE deliveries SET status = 'failed', last_error = @error, updated_at = @at, lease_owner = NULL, lease_until = NULL
+    `UPDATE deliveries SET status = 'failed', last_error = @error, updated_at = @at, lease_owner = NULL, lease_until = NULL, ${SCRUB}
      WHERE id = @id AND status IN ('pending', 'sending') AND (@owner IS NULL OR lease_owner = @owner)`,
   );
   const requeue = db.prepare<{ id: string; at: number }>(
     `UPDATE deliveries SET status = 'pending', attempts = 0, next_attempt_at = @at, updated_at = @at, retried_at = @at WHERE id = @id AND status = 'failed'`,
   );
   const abandon = db.prepare<{ id: string; at: number }>(
-    `UPDATE deliveries SET status = 'abandoned', updated_at = @at, lease_owner = NULL, lease_until = NULL WHERE id = @id AND status IN ('pending', 'failed')`,
+    `UPDATE deliveries SET status = 'abandoned', updated_at = @at, lease_owner = NULL, lease_until = NULL, ${SCRUB} WHERE id = @id AND status IN ('pending', 'failed')`,
   );
   const release = db.prepare<{ id: string; owner: string; at: number }>(
     `UPDATE deliveries SET status = 'pending', attempts = MAX(attempts - 1, 0), next_attempt_at = @at, updated_at = @at, lease_owner = NULL, lease_until = NULL
      WHERE id = @id AND lease_owner = @owner AND status = 'sending'`,
+  );
+  const expireCredentials = db.prepare<{ before: number; at: number; error: string }, DeliveryRow>(
+    `UPDATE deliveries SET status = 'failed', last_error = @error, updated_at = @at, lease_owner = NULL, lease_until = NULL, ${SCRUB}
+     WHERE status = 'pending' AND created_at < @before AND recipient LIKE '%${CREDENTIAL_MARK}%' RETURNING *`,
   );
   const requeueSending = db.prepare<{ at: number }>(
     `UPDATE deliveries SET status = 'pending', next_attempt_at = @at, updated_at = @at, lease_owner = NULL, lease_until = NULL WHERE status = 'sending'`,
@@ -108,7 +115,7 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
       return statement.run({ ...values, at }).changes;
     },
     async abandonFailed(filter, at) {
-      const { statement, values } = failedMatching(filter, undefined, (where) => `UPDATE deliveries SET status = 'abandoned', updated_at = @at ${where}`);
+      const { statement, values } = failedMatching(filter, undefined, (where) => `UPDATE deliveries SET status = 'abandoned', updated_at = @at, ${SCRUB} ${where}`);
       return statement.run({ ...values, at }).changes;
     },
     async runsAwaitingDelivery(since) {
@@ -159,6 +166,9 @@ export function sqliteDeliveriesRepo(db: SqliteDatabase): DeliveriesRepo {
     },
     async release(id, owner, at) {
       release.run({ id, owner, at });
+    },
+    async expireCredentials(before, at, error) {
+      return expireCredentials.all({ before, at, error }).map(toDelivery);
     },
     async requeueSending(at) {
       return requeueSending.run({ at }).changes;

@@ -930,6 +930,15 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       ALTER TABLE receipts ADD COLUMN failure TEXT;
     `,
   },
+  {
+    version: 45,
+    name: "deliveries: a final row keeps no one-reply credential (Discord's interaction token)",
+    sql: `
+      -- what delivered, failed and abandoned now do in the write that makes a row final (recipient-scrub.ts), done once for the rows stored before
+      UPDATE deliveries SET recipient = substr(recipient, 1, instr(recipient, '#token=') + 6) || '…'
+        WHERE status IN ('delivered', 'failed', 'abandoned') AND instr(recipient, '#token=') > 0;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

@@ -34,6 +34,8 @@ let release: () => void = () => {};
 let held: Promise<void> | undefined;
 let failing = false;
 let empty = false;
+/** the tokens of the interactions answered above, none of which the store may keep once their delivery is final */
+const tokens: string[] = [];
 
 const fixture = (index: number) => JSON.parse(fs.readFileSync(path.join(root, 'plugins/discord/fixtures/discord.json'), 'utf8'))[index].payload as Record<string, unknown>;
 
@@ -88,6 +90,7 @@ describe('discord: a deferred answer, delivered later', () => {
   it("a slash command's reply edits the original response, through the outbox, with no bot token; the token is never shown", async () => {
     held = new Promise<void>((resolve) => (release = resolve));
     const token = `aW50ZXJhY3Rpb246${snowflake()}OkVkaXRPcmlnaW5hbA`;
+    tokens.push(token);
     const answer = await post({ ...fixture(1), id: snowflake(), application_id: APPLICATION_ID, token });
     expect(answer).toMatchObject({ status: 200, json: { type: 5 } });
     release();
@@ -149,6 +152,7 @@ describe('discord: a deferred answer, delivered later', () => {
   it('an interaction older than its token\'s 15 minutes: nothing is sent, the delivery fails at once', async () => {
     held = new Promise<void>((resolve) => (release = resolve));
     const token = `aW50ZXJhY3Rpb246${snowflake()}RXhwaXJlZA`;
+    tokens.push(token);
     // Discord signs when it sends; the interaction itself was made 16 minutes before (a relay replaying it late)
     const answer = await post({ ...fixture(1), id: snowflake(16 * 60_000), application_id: APPLICATION_ID, token });
     expect(answer).toMatchObject({ status: 200, json: { type: 5 } });
@@ -162,5 +166,42 @@ describe('discord: a deferred answer, delivered later', () => {
     expect(failed.lastError).toContain('interaction token expired');
     expect(failed.attempts).toBe(1);
     expect(calls(token)).toEqual([]);
+  });
+
+  it('a final delivery keeps no token in the store, also after a restart; a pending one past 15 minutes fails as expired; a retry says why it cannot be', async () => {
+    const interactions = async () => (await herald.gateway.store.deliveries.list({ limit: 100 })).filter((d) => d.to?.startsWith('interaction:') || d.to?.startsWith('followup:'));
+    const final = await interactions();
+    expect(final.filter((d) => d.status === 'delivered').length).toBeGreaterThanOrEqual(1);
+    expect(final.filter((d) => d.status === 'failed').length).toBeGreaterThanOrEqual(1);
+    for (const d of final) expect(d.to).toMatch(/^(interaction|followup):\d+:\d+#token=…$/);
+    for (const token of tokens) expect(JSON.stringify(final)).not.toContain(token);
+
+    // a reply waiting for a retry when its interaction's 15 minutes ran out (queued 16 minutes ago, its next attempt later)
+    const waiting = `aW50ZXJhY3Rpb246${snowflake()}V2FpdGluZw`;
+    const queuedAt = Date.now() - 16 * 60_000;
+    await herald.gateway.store.deliveries.insert({
+      id: 'waiting-for-retry', runId: null, kind: 'tool', channel: 'discord', to: `interaction:${APPLICATION_ID}:${snowflake(16 * 60_000)}#token=${waiting}`,
+      text: 'late', sessionKey: 'main', agentId: 'main', status: 'pending', attempts: 1, partsSent: 0, lastError: 'discord: 503',
+      nextAttemptAt: Date.now() + 3_600_000, leaseOwner: null, leaseUntil: null, createdAt: queuedAt, updatedAt: queuedAt, deliveredAt: null,
+    });
+    herald = await herald.restart();
+    const expired = await eventually(async () => {
+      const d = await herald.gateway.store.deliveries.get('waiting-for-retry');
+      return d?.status === 'failed' ? d : undefined;
+    });
+    expect(expired).toMatchObject({ lastError: expect.stringContaining('interaction token expired'), to: expect.stringMatching(/#token=…$/) });
+    expect(calls(waiting)).toEqual([]);
+    // read again after the restart, through the store port: no token of any interaction
+    const stored = JSON.stringify(await interactions());
+    for (const token of [...tokens, waiting]) expect(stored).not.toContain(token);
+
+    const failedOne = (await interactions()).find((d) => d.status === 'failed' && d.id !== 'waiting-for-retry')!;
+    const res = await herald.request(`/admin/deliveries/${failedOne.id}/retry`, { method: 'POST', headers: admin });
+    expect(res.status).toBe(409);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toEqual({ ok: false, error: expect.stringContaining('cannot be retried: the interaction token it answered with expired') });
+    // a bulk retry does not pick it up either
+    const bulk = await herald.request('/admin/deliveries/retry', { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'discord', dryRun: true }) });
+    expect(((await bulk.json()) as { count: number }).count).toBe(0);
   });
 });

@@ -1,0 +1,23 @@
+/**
+ * A delivery's recipient may carry, after `#token=`, a credential good for one reply (Discord's
+ * interaction token, valid 15 minutes). Once the delivery is final (delivered, failed, abandoned)
+ * the credential has no use left and is not kept: the stored recipient becomes its shown form,
+ * `interaction:<app>:<id>#token=…`. Each adapter writes it in the statement that makes the row
+ * final, so no state holds a final row with its credential.
+ */
+export const CREDENTIAL_MARK = '#token=';
+/** what stands for a credential: in views, and in a final row */
+export const CREDENTIAL_SHOWN = `${CREDENTIAL_MARK}…`;
+
+/**
+ * `recipient = <its shown form>`, as SQL: `position` is the dialect's substring search
+ * (SQLite's instr, PostgreSQL's strpos), both 1-based. A recipient with no credential, or one
+ * already scrubbed, stays as it is.
+ */
+export function scrubRecipientSql(position: 'instr' | 'strpos'): string {
+  const at = `${position}(recipient, '${CREDENTIAL_MARK}')`;
+  return `recipient = CASE WHEN ${at} > 0 THEN substr(recipient, 1, ${at} + ${CREDENTIAL_MARK.length - 1}) || '…' ELSE recipient END`;
+}
+
+/** a recipient whose credential was scrubbed: nothing can be sent to it again */
+export const isScrubbedRecipient = (to: string | null | undefined): boolean => typeof to === 'string' && to.endsWith(CREDENTIAL_SHOWN);
