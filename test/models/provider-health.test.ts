@@ -30,7 +30,7 @@ describe('healthRecorded', () => {
     const refused = Object.assign(new Error('401 Incorrect API key provided'), { status: 401 });
     const p = healthRecorded(provider([refused, new Error('Connection error.'), 'ok', 'ok']), 'up', ledger);
     await expect(p.complete(request())).rejects.toThrow('401');
-    expect(ledger.unhealthy()).toEqual([{ name: 'up', lastOkAt: null, lastFailureAt: expect.any(Number), cause: '401 Incorrect API key provided', consecutiveFailures: 1 }]);
+    expect(ledger.unhealthy()).toEqual([{ name: 'up', lastOkAt: null, lastFailureAt: expect.any(Number), since: expect.any(Number), cause: '401 Incorrect API key provided', consecutiveFailures: 1 }]);
     await expect(async () => {
       for await (const _ of p.stream(request())) void _;
     }).rejects.toThrow('Connection error.');
@@ -38,7 +38,7 @@ describe('healthRecorded', () => {
     expect(told).toBe(2);
     await p.complete(request());
     expect(ledger.unhealthy()).toEqual([]);
-    expect(ledger.entries()[0]).toMatchObject({ name: 'up', lastOkAt: expect.any(Number), consecutiveFailures: 0 });
+    expect(ledger.entries()[0]).toMatchObject({ name: 'up', lastOkAt: expect.any(Number), consecutiveFailures: 0, since: null });
     expect(told).toBe(3);
     // a success after a success: nothing to tell
     await p.complete(request());
