@@ -54,6 +54,15 @@ describe('healthRecorded', () => {
     expect(ledger.entries()).toEqual([]);
   });
 
+  it('masks the key an upstream echoes in its refusal: the cause is shown and shared among replicas', async () => {
+    const ledger = new HealthLedger();
+    // OpenAI's 401 names the key it refused (https://platform.openai.com/docs/guides/error-codes#api-errors)
+    const refused = Object.assign(new Error('401 Incorrect API key provided: sk-wrong-0123. You can find your API key at https://platform.openai.com/account/api-keys.'), { status: 401 });
+    const p = healthRecorded(provider([refused]), 'up', ledger, 'sk-wrong-0123');
+    await expect(p.complete(request())).rejects.toThrow('401');
+    expect(ledger.unhealthy()[0]!.cause).toBe('401 Incorrect API key provided: ***. You can find your API key at https://platform.openai.com/account/api-keys.');
+  });
+
   it('forgets the parts a reload removed', () => {
     const ledger = new HealthLedger();
     ledger.failed('gone', 'x');

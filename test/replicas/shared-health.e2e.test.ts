@@ -4,6 +4,7 @@ import { dropSchema, requirePostgres, testPgUrl, uniqueSchema } from '../helpers
 import { API_KEY, GATEWAY_TOKEN, eventually } from '../helpers/start-herald.js';
 import { completion } from '../models/fake-openai.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
+import { SseReader } from '../console/sse-events.js';
 
 /**
  * Two heralds on one PostgreSQL schema (replicas behind a load balancer): a model provider
@@ -15,11 +16,14 @@ import { testApp, type TestApp } from '../http/app-fixture.js';
  */
 let heralds: TestApp[] = [];
 let fake: FakeServer | undefined;
+let stream: SseReader | undefined;
 const schemas: string[] = [];
 beforeAll(() => {
   delete process.env.OPENAI_API_KEY;
 });
 afterEach(async () => {
+  await stream?.close();
+  stream = undefined;
   for (const h of heralds.splice(0)) await h.stop();
   await fake?.close();
   fake = undefined;
@@ -89,6 +93,18 @@ describe("unhealthy parts in the Overview across replicas on PostgreSQL", () => 
     expect(await chat(a)).toBe(200);
     await eventually(async () => (await trouble(b)).providers.length === 0);
     expect((await trouble(a)).providers).toEqual([]);
+  });
+
+  it("reaches replica B's live Overview without polling", async () => {
+    fake = await startFakeServer(refusedKey);
+    const [a, b] = await twoReplicas(fake.url);
+    const res = await b.request('/admin/stream', { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    expect(res.status).toBe(200);
+    stream = new SseReader(res.body!);
+    expect(JSON.parse((await stream.next('overview')).data).trouble.providers).toEqual([]);
+    expect(await chat(a)).not.toBe(200);
+    const live = await stream.until<any>('overview', (o) => o.trouble.providers.length === 1);
+    expect(live.trouble.providers[0]).toMatchObject({ name: 'up', replica: (await trouble(a)).self, stale: false });
   });
 
   it("drops a replica's unhealthy parts when it stops", async () => {
