@@ -80,7 +80,9 @@ export class SharedHealth {
 
   /** forgets what an earlier process of this id left, and the entries of replicas gone long ago */
   async start(): Promise<void> {
-    await this.deps.state.deleteOlderThan(`${PREFIX}${this.deps.replica}/`, Date.now() + 1);
+    await this.deps.state
+      .deleteOlderThan(`${PREFIX}${this.deps.replica}/`, Date.now() + 1)
+      .catch((err: unknown) => this.deps.logger.warn({ err }, "health: could not forget an earlier process's entries"));
     await this.prune();
     this.timer = setInterval(() => this.run(true), REFRESH_MS);
     this.timer.unref();

@@ -17,9 +17,13 @@ const toolServers = (servers) =>
 
 const link = (href, text) => h('a', { href }, text);
 const failures = (p) => `${p.consecutiveFailures} failure${p.consecutiveFailures === 1 ? '' : 's'} in a row`;
-/** which replica saw it: this one, another, or one gone silent (its entry is stale) */
+/**
+ * which replica saw it: another (stale when it has gone silent), or this one when another's parts
+ * show beside it; a lone process (SQLite) or replicas all well but this one name none
+ */
+const fromOthers = (t) => [...t.providers, ...t.channels, ...t.toolServers].some((p) => p.replica !== t.self);
 const seenBy = (t, p) =>
-  p.replica === t.self ? ' · this replica' : [' · replica ', h('code', {}, p.replica), p.stale ? h('span', { class: 'badge neutral', title: 'Not heard from for 90 s: it stopped without a word. Dropped after 15 min.' }, 'stale') : ''];
+  p.replica === t.self ? (fromOthers(t) ? ' · this replica' : '') : [' · replica ', h('code', {}, p.replica), p.stale ? h('span', { class: 'badge neutral', title: 'Not heard from for 90 s: it stopped without a word. Dropped after 15 min.' }, 'stale') : ''];
 const where = (m) => `${m.file}${m.index === null ? '' : ` [${m.index}]`}${m.line === null ? '' : `:${m.line}:${m.column}`}`;
 
 /**
