@@ -108,7 +108,7 @@ export class SharedHealth {
     this.stopped = true;
     clearInterval(this.timer);
     await this.syncing;
-    if (this.written.size === 0) return;
+    // all of them, not only those written: a write that failed may still have landed
     await this.deps.state.deleteOlderThan(`${PREFIX}${this.deps.replica}/`, Date.now() + 1).catch((err: unknown) => this.deps.logger.warn({ err }, 'health: could not delete this replica\'s entries'));
   }
 
