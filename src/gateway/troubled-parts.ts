@@ -1,5 +1,5 @@
 import type { TroubledPart } from '../runtime/operator/shared-health.js';
-import type { ToolServerHealth } from '../tools/mcp/server-health.js';
+import { isTroubled, type ToolServerHealth } from '../tools/mcp/server-health.js';
 import type { HealthLedger, PartHealth } from '../utils/health-ledger.js';
 
 const fromLedger = (kind: TroubledPart['kind']) => (p: PartHealth): TroubledPart => ({
@@ -13,15 +13,14 @@ const fromLedger = (kind: TroubledPart['kind']) => (p: PartHealth): TroubledPart
 
 /**
  * This replica's unhealthy parts as the Overview counts them: providers and channels whose last
- * call failed, MCP servers failed or connecting again after a failure (one connecting for the
- * first time is not trouble yet).
+ * call failed, MCP servers failed or connecting again after a failure.
  */
 export function troubledParts(of: { providers: HealthLedger; channels: HealthLedger; toolServers: ToolServerHealth[] }): TroubledPart[] {
   return [
     ...of.providers.unhealthy().map(fromLedger('provider')),
     ...of.channels.unhealthy().map(fromLedger('channel')),
     ...of.toolServers
-      .filter((s) => s.state === 'failed' || (s.state === 'connecting' && s.lastError !== undefined))
+      .filter(isTroubled)
       .map((s): TroubledPart => ({ kind: 'toolServer', name: s.server, cause: s.lastError ?? null, since: s.since, lastFailureAt: null, consecutiveFailures: s.restarts, state: s.state })),
   ];
 }

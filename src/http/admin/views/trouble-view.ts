@@ -3,7 +3,7 @@ import type { ConfigTroubleView } from '../../../runtime/operator/config-trouble
 import type { PartKind, SharedPart } from '../../../runtime/operator/shared-health.js';
 import type { AlertRecord } from '../../../store/port.js';
 import { isoString, isoTime } from '../../../time/iso-time.js';
-import type { ToolServerHealth } from '../../../tools/mcp/server-health.js';
+import { isTroubled, type ToolServerHealth } from '../../../tools/mcp/server-health.js';
 import type { PartHealth } from '../../../utils/health-ledger.js';
 
 const time = z.string().openapi({ format: 'date-time', example: '2026-11-22T10:00:00.000Z' });
@@ -121,8 +121,7 @@ function sharedTrouble(sources: TroubleSources, others: OthersParts): Pick<Troub
   const self = sources.replica ?? 'this';
   const of = (kind: PartKind) => others.filter((p) => p.kind === kind);
   const mine = (sources.toolServers?.() ?? [])
-    // a server connecting for the first time is not trouble yet; one connecting after a failure is
-    .filter((s) => s.state === 'failed' || (s.state === 'connecting' && s.lastError !== undefined))
+    .filter(isTroubled)
     .map((s): ToolServerTrouble => ({ server: s.server, replica: self, state: s.state, since: isoString(s.since), lastError: s.lastError ?? null, stale: false }));
   const theirs = of('toolServer').map((p): ToolServerTrouble => ({ server: p.name, replica: p.replica, state: p.state ?? 'failed', since: isoString(p.since), lastError: p.cause, stale: p.stale }));
   return {
