@@ -96,7 +96,7 @@ export function schedulesCases(open: OpenStore) {
       expect(await again.events.countPending('main')).toBe(1);
     });
 
-    it("marks a main fire whose event repeats the pending one, and keeps the detail it was claimed with", async () => {
+    it("marks a main fire whose event repeats the pending one, and keeps the detail it was claimed with, followed by the event it made", async () => {
       const store = await open();
       const event = { session: 'main', text: 'tick', maxPending: 20 };
       await store.schedules.put(stored('tick', 60_000), false);
@@ -106,9 +106,10 @@ export function schedulesCases(open: OpenStore) {
       // the queue's rule: the same text while the one before is pending is not added, and the fire is made
       expect(await store.schedules.settleFireWithEvent('tick', 120_000, event)).toEqual({ made: true });
       await store.schedules.recordFire({ scheduleId: 'tick', dueAt: 130_000, firedAt: 130_000, outcome: 'claimed', runId: null, detail: 'run now' });
-      expect(await store.schedules.settleFireWithEvent('tick', 130_000, { ...event, text: 'now' })).toMatchObject({ made: true, event: { text: 'now' } });
+      const now = await store.schedules.settleFireWithEvent('tick', 130_000, { ...event, text: 'now' });
+      expect(now).toMatchObject({ made: true, event: { text: 'now' } });
       expect((await store.schedules.fires('tick', 10)).map((f) => [f.outcome, f.detail])).toEqual([
-        ['dispatched', 'run now'],
+        ['dispatched', `run now; event ${now.event!.id}`],
         ['dispatched', 'event repeated the one before it'],
         ['dispatched', `event ${first.event!.id}`],
       ]);

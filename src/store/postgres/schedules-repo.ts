@@ -66,7 +66,8 @@ export function postgresSchedulesRepo(pool: pg.Pool, commits: PgGroupCommit): Sc
         const claimed = await client.query(`SELECT 1 FROM schedule_fires WHERE schedule_id = $1 AND due_at = $2 AND outcome = 'claimed' FOR UPDATE`, [id, dueAt]);
         if (!claimed.rowCount) return { made: false };
         const event = await enqueueEvent(client, session, text, maxPending);
-        await client.query(`UPDATE schedule_fires SET outcome = 'dispatched', detail = coalesce(detail, $3) WHERE schedule_id = $1 AND due_at = $2`, [id, dueAt, eventDetail(event)]);
+        // a claim's own detail ('caught up at start') is kept, followed by the event it made
+        await client.query(`UPDATE schedule_fires SET outcome = 'dispatched', detail = coalesce(detail || '; ' || $3, $3) WHERE schedule_id = $1 AND due_at = $2`, [id, dueAt, eventDetail(event)]);
         return { made: true, ...(event && { event }) };
       });
     },

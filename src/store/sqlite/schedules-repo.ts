@@ -30,7 +30,10 @@ export function sqliteSchedulesRepo(db: SqliteDatabase, commits: GroupCommit, ap
   });
   const settle = db.prepare<[string, string | null, string, number]>(`UPDATE schedule_fires SET outcome = ?, detail = coalesce(?, detail) WHERE schedule_id = ? AND due_at = ? AND outcome = 'claimed'`);
   const isClaimed = db.prepare<[string, number], { one: number }>(`SELECT 1 AS one FROM schedule_fires WHERE schedule_id = ? AND due_at = ? AND outcome = 'claimed'`);
-  const markDispatched = db.prepare<[string, string, number]>(`UPDATE OR FAIL schedule_fires SET outcome = 'dispatched', detail = coalesce(detail, ?) WHERE schedule_id = ? AND due_at = ? AND outcome = 'claimed'`);
+  // a claim's own detail ('caught up at start') is kept, followed by the event it made
+  const markDispatched = db.prepare<{ made: string; id: string; dueAt: number }>(
+    `UPDATE OR FAIL schedule_fires SET outcome = 'dispatched', detail = coalesce(detail || '; ' || @made, @made) WHERE schedule_id = @id AND due_at = @dueAt AND outcome = 'claimed'`,
+  );
   const fires = db.prepare<[string, number], FireRow>('SELECT * FROM schedule_fires WHERE schedule_id = ? ORDER BY due_at DESC LIMIT ?');
   const unsettled = db.prepare<[number, number], FireRow>(`SELECT * FROM schedule_fires WHERE outcome = 'claimed' AND fired_at <= ? ORDER BY fired_at LIMIT ?`);
   return {
@@ -67,7 +70,7 @@ export function sqliteSchedulesRepo(db: SqliteDatabase, commits: GroupCommit, ap
       return commits.run(() => {
         if (!isClaimed.get(id, dueAt)) return { made: false };
         const event = appender.append(session, text, maxPending);
-        markDispatched.run(eventDetail(event), id, dueAt);
+        markDispatched.run({ made: eventDetail(event), id, dueAt });
         return { made: true, ...(event && { event }) };
       });
     },

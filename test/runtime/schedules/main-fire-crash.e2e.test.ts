@@ -71,9 +71,9 @@ async function stored(backend: Backend): Promise<{ fires: Fire[]; events: { id: 
   return { fires: fires.map((f) => ({ ...f, due_at: Number(f.due_at) })), events: events.map((e) => ({ ...e, id: Number(e.id) })) };
 }
 
-/** the event a fire's detail names */
+/** the event a fire's detail names (after the claim's own detail, e.g. "caught up at start; event 12") */
 const eventOf = (fire: Fire): number | undefined => {
-  const id = /^event (\d+)$/.exec(fire.detail ?? '')?.[1];
+  const id = /(?:^|; )event (\d+)$/.exec(fire.detail ?? '')?.[1];
   return id === undefined ? undefined : Number(id);
 };
 
