@@ -5,7 +5,7 @@ import type { ChannelAdapter } from '../../plugin-sdk/sdk.js';
 import { isUnfinished, type DeliveryRecord, type FailedDeliveryFilter, type RetryableTargets, type RunRecord, type Store } from '../../store/port.js';
 import { deliveryView } from './delivery-view.js';
 import { answeredInResponse, intendedTarget, replyDisposition } from './reply-delivery.js';
-import { isScrubbedRecipient, shownRecipient } from './recipient-credential.js';
+import { carriesCredential, isScrubbedRecipient, shownRecipient } from './recipient-credential.js';
 
 /** why a reply was not delivered on an install without any channel (not a failure) */
 export const NO_CHANNEL_CONFIGURED = 'no channel configured';
@@ -84,6 +84,8 @@ export class OperatorDeliveryActions implements DeliveryActions {
     if (!(await deliveries.abandon(d.id, Date.now()))) {
       throw new HeraldError('HERALD_DELIVERY_NOT_ABANDONABLE', `delivery is ${d.status}: only a pending or failed one can be abandoned`);
     }
+    // final now: its run's action keeps its one-reply credential no longer either
+    if (d.runId && carriesCredential(d.to)) await this.deps.store.runs.scrubCredentials([d.runId]);
     this.log.info({ deliveryId: d.id, runId: d.runId, channel: d.channel }, 'delivery abandoned by an operator');
     return deliveryView((await deliveries.get(d.id))!);
   }
