@@ -5,7 +5,8 @@ import type { ChannelAdapter } from '../../plugin-sdk/sdk.js';
 import { isUnfinished, type DeliveryRecord, type FailedDeliveryFilter, type RetryableTargets, type RunRecord, type Store } from '../../store/port.js';
 import { deliveryView } from './delivery-view.js';
 import { answeredInResponse, intendedTarget, replyDisposition } from './reply-delivery.js';
-import { carriesCredential, isScrubbedRecipient, shownRecipient } from './recipient-credential.js';
+import { isScrubbedRecipient, shownRecipient } from './recipient-credential.js';
+import { scrubRunCredential } from './run-credential-scrub.js';
 
 /** why a reply was not delivered on an install without any channel (not a failure) */
 export const NO_CHANNEL_CONFIGURED = 'no channel configured';
@@ -85,7 +86,7 @@ export class OperatorDeliveryActions implements DeliveryActions {
       throw new HeraldError('HERALD_DELIVERY_NOT_ABANDONABLE', `delivery is ${d.status}: only a pending or failed one can be abandoned`);
     }
     // final now: its run's action keeps its one-reply credential no longer either
-    if (d.runId && carriesCredential(d.to)) await this.deps.store.runs.scrubCredentials([d.runId]);
+    await scrubRunCredential(this.deps.store, d, this.log);
     this.log.info({ deliveryId: d.id, runId: d.runId, channel: d.channel }, 'delivery abandoned by an operator');
     return deliveryView((await deliveries.get(d.id))!);
   }

@@ -14,6 +14,7 @@ import { attemptSpan, deliveryTraceContext } from './delivery-span.js';
 import { annotate } from '../../tracing/tracing.js';
 import type { HealthLedger } from '../../utils/health-ledger.js';
 import { carriesCredential, CREDENTIAL_EXPIRED, CREDENTIAL_GONE, CREDENTIAL_LIFE_MS, isScrubbedRecipient, shownRecipient } from './recipient-credential.js';
+import { scrubRunCredential, scrubRunsPastCredentialLife } from './run-credential-scrub.js';
 
 /** how often the outbox looks for work it was not told about (another process, an expired lease) */
 const POLL_MS = 1000;
@@ -31,8 +32,6 @@ const sweepMarker = (stored: SweepMarker | number | undefined): SweepMarker => (
 
 /** how often the outbox fails the pending deliveries whose one-reply credential expired (a waiting retry's) */
 const EXPIRY_SWEEP_MS = 60_000;
-/** the state key remembering up to when runs' actions had their expired credentials scrubbed (each sweep goes on from there) */
-const SCRUBBED_TO_KEY = 'delivery:credentialsScrubbedTo';
 
 /** how long `stop()` lets sends in flight finish before aborting them */
 const STOP_GRACE_MS = 5_000;
@@ -282,25 +281,18 @@ export class DeliveryOutbox implements ReplyDelivery {
    * A pending delivery whose one-reply credential (Discord's interaction token) outlived its 15
    * minutes, waiting for a retry, can never be sent: it fails as expired and the store scrubs the
    * credential in that write. Its fallback, if any, is queued after (a crash in between leaves it
-   * failed without one, as the operator then sees).
+   * failed without one, as the operator then sees). Then the runs made before those 15 minutes have
+   * it scrubbed from their actions (theirs among them, made before their delivery was queued).
    */
   private async expireCredentials(now: number): Promise<void> {
-    const { store } = this.deps;
-    const expired = await store.deliveries.expireCredentials(now - CREDENTIAL_LIFE_MS, now, CREDENTIAL_EXPIRED);
-    // the runs made before the credential's life: their actions keep none, whatever became of their
-    // reply (answered in the hook's response, never queued, still waiting); each sweep goes on
-    // from the last one's end (less a minute, for a run whose clock was read just before it)
-    const before = now - CREDENTIAL_LIFE_MS;
-    const from = Math.max(0, ((await store.state.get<number>(SCRUBBED_TO_KEY)) ?? 0) - SWEEP_OVERLAP_MS);
-    await store.runs.scrubCredentials([], { from, before });
-    await store.state.set(SCRUBBED_TO_KEY, before);
+    const expired = await this.deps.store.deliveries.expireCredentials(now - CREDENTIAL_LIFE_MS, now, CREDENTIAL_EXPIRED);
     for (const d of expired) {
-      await this.scrubRun(d);
       this.log.warn({ deliveryId: d.id, runId: d.runId, channel: d.channel, error: CREDENTIAL_EXPIRED }, 'delivery failed');
       const plan = await this.fallbackPlan(d);
       if (plan && (await this.deps.store.deliveries.insert(plan.record))) await this.queued(plan.record, plan.target);
       await this.tellMainSession(d, `Delivery failed: ${d.channel} to ${shownRecipient(d.to)}: ${CREDENTIAL_EXPIRED}${plan?.note ?? ''}`);
     }
+    await scrubRunsPastCredentialLife(this.deps.store, now);
   }
 
   /** a claim outlives the longest request (and each part sent renews it), so a live worker never loses one it is still sending */
@@ -420,7 +412,7 @@ export class DeliveryOutbox implements ReplyDelivery {
     if (await store.deliveries.delivered(d.id, this.owner, Date.now())) {
       // an alert goes to the operators' chat: replies to `last` must not follow it there; a one-reply recipient is no route
       if (d.kind !== 'alert' && !carriesCredential(d.to)) await rememberRoute(this.targets, { channel: d.channel, to: d.to ?? '' });
-      await this.scrubRun(d);
+      await scrubRunCredential(this.deps.store, d, this.log);
       log.info('delivered');
     } else {
       log.warn('delivered, but the claim had been lost meanwhile');
@@ -431,21 +423,11 @@ export class DeliveryOutbox implements ReplyDelivery {
   private async finalFailure(d: DeliveryRecord, reason: string, log: Logger): Promise<void> {
     const plan = await this.fallbackPlan(d);
     if (!(await this.deps.store.deliveries.failed(d.id, this.owner, reason, Date.now(), plan?.record))) return;
-    await this.scrubRun(d);
+    await scrubRunCredential(this.deps.store, d, this.log);
     log.warn({ error: reason }, 'delivery failed');
     if (plan) await this.queued(plan.record, plan.target);
     const target = d.to ? `${d.channel} to ${shownRecipient(d.to)}` : `${d.channel}`;
     await this.tellMainSession(d, `Delivery failed: ${target}: ${reason}${plan?.note ?? ''}`);
-  }
-
-  /**
-   * A run's reply delivery became final: the credential its recipient carried has no use left, and
-   * its run's action keeps it no longer either (the delivery's row was scrubbed in the write that
-   * made it final). Failing here leaves it to the sweep of runs past the credential's life.
-   */
-  private async scrubRun(d: DeliveryRecord): Promise<void> {
-    if (!d.runId || !carriesCredential(d.to)) return;
-    await this.deps.store.runs.scrubCredentials([d.runId]).catch((err) => this.log.error({ err, runId: d.runId }, "scrubbing the run's interaction token failed"));
   }
 
   /**
