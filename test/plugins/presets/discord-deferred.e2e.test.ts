@@ -230,6 +230,25 @@ describe('discord: a deferred answer, delivered later', () => {
     expect(JSON.stringify(await herald.gateway.store.runs.get(runId))).not.toContain(token);
   });
 
+  it("an operator's abandon of a pending reply ends it: the run's action keeps its token no longer either", async () => {
+    const token = `aW50ZXJhY3Rpb246${snowflake()}QWJhbmRvbg`;
+    tokens.push(token);
+    const to = `interaction:${APPLICATION_ID}:${snowflake()}#token=${token}`;
+    const madeAt = Date.now();
+    const [some] = await herald.gateway.store.deliveries.list({ limit: 1 });
+    const run = (await herald.gateway.store.runs.get(some!.runId!))!;
+    await herald.gateway.store.runs.insert({ ...run, id: 'abandoned-reply', sessionKey: 'hook:discord:abandoned', status: 'succeeded', reply: 'late', createdAt: madeAt, startedAt: madeAt, finishedAt: madeAt, action: { ...run.action, to } });
+    // waiting for a retry an hour away (Discord answered 503 before)
+    await herald.gateway.store.deliveries.insert({
+      id: 'abandoned-reply', runId: 'abandoned-reply', kind: 'run', channel: 'discord', to, text: 'late', sessionKey: 'hook:discord:abandoned', agentId: 'main', status: 'pending', attempts: 1, partsSent: 0,
+      lastError: 'discord: 503', nextAttemptAt: madeAt + 3_600_000, leaseOwner: null, leaseUntil: null, createdAt: madeAt, updatedAt: madeAt, deliveredAt: null,
+    });
+    expect((await herald.request('/admin/deliveries/abandoned-reply/abandon', { method: 'POST', headers: admin })).status).toBe(200);
+    expect((await herald.gateway.store.deliveries.get('abandoned-reply'))!.to).toMatch(/#token=…$/);
+    expect((await herald.gateway.store.runs.get('abandoned-reply'))!.action.to).toMatch(/#token=…$/);
+    expect(calls(token)).toEqual([]);
+  });
+
   it('a final delivery keeps no token in the store, also after a restart; a pending one past 15 minutes fails as expired; a retry says why it cannot be', async () => {
     const interactions = async () => (await herald.gateway.store.deliveries.list({ limit: 100 })).filter((d) => d.to?.startsWith('interaction:') || d.to?.startsWith('followup:'));
     const final = await interactions();
