@@ -21,6 +21,8 @@ import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { FolderWatch } from './folder-watch.js';
 import { HealthLedger } from '../utils/health-ledger.js';
 import { ConfigTrouble } from '../runtime/operator/config-trouble.js';
+import { replicaId, SharedHealth } from '../runtime/operator/shared-health.js';
+import { troubledParts } from './troubled-parts.js';
 import { DropWatch } from '../runtime/drop-watch.js';
 import { reloadGateway, type ReloadResult } from './gateway-reload.js';
 import { HeraldMetrics } from '../metrics/herald-metrics.js';
@@ -142,7 +144,15 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const parser = new ParsePool(config.platform.knowledge);
   // connected in the background from start(): a server that does not answer never holds herald back
   // a server's change of state reaches the console's live Overview through the change feed
-  const mcp = new McpServers({ tools: config.tools, baseDir: path.dirname(loaded.file), logger, onChange: () => store.signals.publish(changeTopic('tools')) });
+  const mcp = new McpServers({
+    tools: config.tools,
+    baseDir: path.dirname(loaded.file),
+    logger,
+    onChange: () => {
+      store.signals.publish(changeTopic('tools'));
+      sharedHealth?.changed();
+    },
+  });
   const metrics = config.gateway.metrics.enabled
     ? new HeraldMetrics({
         probe,
@@ -156,7 +166,16 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   // a refused reload, a provider or channel failing or recovering reaches the console's live Overview,
   // told once per window however many calls fail (on PostgreSQL each signal is a NOTIFY)
   const troubleFeed = new ChangePublisher(store.signals);
-  const troubleChanged = () => troubleFeed.changed(['trouble']);
+  const replica = replicaId();
+  // replicas sharing PostgreSQL share their unhealthy parts through the store (written on a change,
+  // never per call); SQLite serves one process, whose memory is the whole story
+  const sharedHealth: SharedHealth | undefined = 'postgres' in config.storage
+    ? new SharedHealth({ state: store.state, replica, troubled: () => troubledParts({ providers: models.health, channels: channelHealth, toolServers: mcp.health() }), onWritten: () => troubleFeed.changed(['trouble']), logger })
+    : undefined;
+  const troubleChanged = () => {
+    troubleFeed.changed(['trouble']);
+    sharedHealth?.changed();
+  };
   const models = new ModelRegistry(config, extractiveAnswer, process.env, troubleChanged);
   const channelHealth = new HealthLedger(troubleChanged);
   const agents = new AgentDirectory(config);
@@ -306,7 +325,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     hooks: hookSurface({ config, engine, intake, logger, limiter: hooksLimiter, receipts }),
     chat: chatSurface({ config, turns, agents, gate, logger }),
   };
-  const app = createApp({ config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), trouble: { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy() }, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
+  const app = createApp({ config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), trouble: { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy(), replica, others: sharedHealth && (() => sharedHealth.others()) }, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
   const alerts = new AlertEvaluator({
     alerts: config.alerts,
     store,
@@ -353,6 +372,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     schedules,
     reload,
     async start() {
+      await sharedHealth?.start();
       mcp.start();
       mappingsWatch.start();
       await drops.start();
@@ -399,6 +419,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       await transformPool.close();
       // the last calls' tokens are written before the store closes
       await usage.settled();
+      // what this replica saw unhealthy is no longer anyone's trouble
+      await sharedHealth?.stop();
       troubleFeed.close();
       await store.close();
       // the spans of the work just finished, sent before the process goes

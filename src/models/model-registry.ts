@@ -41,7 +41,7 @@ export class ModelRegistry {
     this.providers.clear();
     this.providers.set(EMBEDDED_PROVIDER, new EmbeddedModel(this.quoteKnowledge));
     for (const [name, provider] of Object.entries(config.models.providers)) {
-      this.providers.set(name, healthRecorded(openAIModel(provider), name, this.health));
+      this.providers.set(name, healthRecorded(openAIModel(provider), name, this.health, provider.apiKey));
     }
     // a provider the new config no longer names is no longer shown (the catalogue's are named by the model refs)
     this.health.retain((name) => name in config.models.providers || catalogueProvider(name) !== undefined);
@@ -75,7 +75,7 @@ export class ModelRegistry {
     // a provider that fails each call, not a failed resolve: the turn's fallbacks still get their turn,
     // and the run's error says which variable to set (not cached: it is looked for again next time)
     if (entry.keyEnv && !apiKey) return healthRecorded(missingKeyModel(missingKeyMessage(resolved.ref, { provider: resolved.provider, keyEnv: entry.keyEnv })), resolved.provider, this.health);
-    const provider = healthRecorded(openAIModel({ baseUrl: entry.baseUrl, apiKey }), resolved.provider, this.health);
+    const provider = healthRecorded(openAIModel({ baseUrl: entry.baseUrl, apiKey }), resolved.provider, this.health, apiKey);
     this.providers.set(resolved.provider, provider);
     return provider;
   }

@@ -4,6 +4,8 @@ export interface PartHealth {
   name: string;
   lastOkAt: number | null;
   lastFailureAt: number | null;
+  /** when the failures since the last success began; null while it is healthy */
+  since: number | null;
   /** the last failure's cause in words an operator acts on (never a body or a secret) */
   cause: string | null;
   /** failures since the last success; 0 when the last call succeeded */
@@ -26,6 +28,7 @@ export class HealthLedger {
     const changed = part.consecutiveFailures > 0;
     part.lastOkAt = at;
     part.consecutiveFailures = 0;
+    part.since = null;
     if (changed) this.onChange?.();
   }
 
@@ -33,6 +36,7 @@ export class HealthLedger {
     const part = this.part(name);
     part.lastFailureAt = at;
     part.cause = cause;
+    part.since ??= at;
     part.consecutiveFailures++;
     this.onChange?.();
   }
@@ -60,7 +64,7 @@ export class HealthLedger {
 
   private part(name: string): PartHealth {
     let part = this.parts.get(name);
-    if (!part) this.parts.set(name, (part = { name, lastOkAt: null, lastFailureAt: null, cause: null, consecutiveFailures: 0 }));
+    if (!part) this.parts.set(name, (part = { name, lastOkAt: null, lastFailureAt: null, since: null, cause: null, consecutiveFailures: 0 }));
     return part;
   }
 }

@@ -30,7 +30,7 @@ describe('healthRecorded', () => {
     const refused = Object.assign(new Error('401 Incorrect API key provided'), { status: 401 });
     const p = healthRecorded(provider([refused, new Error('Connection error.'), 'ok', 'ok']), 'up', ledger);
     await expect(p.complete(request())).rejects.toThrow('401');
-    expect(ledger.unhealthy()).toEqual([{ name: 'up', lastOkAt: null, lastFailureAt: expect.any(Number), cause: '401 Incorrect API key provided', consecutiveFailures: 1 }]);
+    expect(ledger.unhealthy()).toEqual([{ name: 'up', lastOkAt: null, lastFailureAt: expect.any(Number), since: expect.any(Number), cause: '401 Incorrect API key provided', consecutiveFailures: 1 }]);
     await expect(async () => {
       for await (const _ of p.stream(request())) void _;
     }).rejects.toThrow('Connection error.');
@@ -38,7 +38,7 @@ describe('healthRecorded', () => {
     expect(told).toBe(2);
     await p.complete(request());
     expect(ledger.unhealthy()).toEqual([]);
-    expect(ledger.entries()[0]).toMatchObject({ name: 'up', lastOkAt: expect.any(Number), consecutiveFailures: 0 });
+    expect(ledger.entries()[0]).toMatchObject({ name: 'up', lastOkAt: expect.any(Number), consecutiveFailures: 0, since: null });
     expect(told).toBe(3);
     // a success after a success: nothing to tell
     await p.complete(request());
@@ -52,6 +52,15 @@ describe('healthRecorded', () => {
     gone.abort();
     await expect(p.complete(request(gone.signal))).rejects.toThrow('aborted');
     expect(ledger.entries()).toEqual([]);
+  });
+
+  it('masks the key an upstream echoes in its refusal: the cause is shown and shared among replicas', async () => {
+    const ledger = new HealthLedger();
+    // OpenAI's 401 names the key it refused (https://platform.openai.com/docs/guides/error-codes#api-errors)
+    const refused = Object.assign(new Error('401 Incorrect API key provided: sk-wrong-0123. You can find your API key at https://platform.openai.com/account/api-keys.'), { status: 401 });
+    const p = healthRecorded(provider([refused]), 'up', ledger, 'sk-wrong-0123');
+    await expect(p.complete(request())).rejects.toThrow('401');
+    expect(ledger.unhealthy()[0]!.cause).toBe('401 Incorrect API key provided: ***. You can find your API key at https://platform.openai.com/account/api-keys.');
   });
 
   it('forgets the parts a reload removed', () => {

@@ -26,6 +26,18 @@ export function stateCases(open: OpenStore) {
       expect(await a.state.get('n')).toBe(20);
     });
 
+    it('lists the keys of a prefix with their values, by key (a prefix, not a LIKE pattern)', async () => {
+      const first = await open();
+      for (const key of ['health:b/provider/up', 'health:a/channel/slack', 'health_x', 'HEALTH:c', 'other']) await first.state.set(key, { key });
+      const second = await open(first);
+      expect(await second.state.list('health:')).toEqual([
+        { key: 'health:a/channel/slack', value: { key: 'health:a/channel/slack' } },
+        { key: 'health:b/provider/up', value: { key: 'health:b/provider/up' } },
+      ]);
+      expect(await second.state.list('health:a/')).toEqual([{ key: 'health:a/channel/slack', value: { key: 'health:a/channel/slack' } }]);
+      expect(await second.state.list('none:')).toEqual([]);
+    });
+
     it('prunes keys by prefix and age (a prefix, not a LIKE pattern)', async () => {
       const store = await open();
       // LIKE 'seen_:%' would also take seenX:old (_ is a wildcard) and SEEN_:old (LIKE ignores case)

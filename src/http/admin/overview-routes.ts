@@ -23,16 +23,17 @@ const minutes = (rows: MinuteCount[]) => rows.map((r) => ({ minute: iso(r.minute
 export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; probe?: StoreProbe; toolServers?: () => ToolServerHealth[]; trouble?: Omit<TroubleSources, 'toolServers'> }): void {
   const overview = async (): Promise<Overview> => {
     const since = Date.now() - WINDOW_MS;
-    const [requests, runs, deliveries, counts, retainedBytes, openAlerts] = await Promise.all([
+    const [requests, runs, deliveries, counts, retainedBytes, openAlerts, others] = await Promise.all([
       deps.store.receipts.perMinute(since),
       deps.store.browse.runsPerMinute(since),
       deps.store.browse.deliveriesPerMinute(since),
       deps.probe?.counts(),
       deps.store.receipts.retainedBytes(),
       deps.store.alerts.open(),
+      deps.trouble?.others?.(),
     ]);
     return {
-      trouble: troubleView(openAlerts, { ...deps.trouble, toolServers: deps.toolServers }),
+      trouble: troubleView(openAlerts, { ...deps.trouble, toolServers: deps.toolServers }, others),
       perMinute: { requests: minutes(requests), runs: minutes(runs), deliveries: minutes(deliveries) },
       queues: {
         runsQueued: counts?.runs.queued ?? 0,
@@ -68,7 +69,7 @@ export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; p
       path: '/stream',
       tags: ['overview'],
       summary:
-        'Server-sent events: `overview` (the Overview body) at once and after every change; `change` ({kinds}: receipts, runs, events, deliveries, sessions, usage, tools, alerts, trouble) naming what changed. Pushed by the store\'s change feed (across replicas on PostgreSQL; `tools`: an MCP server\'s state or tools changed; `alerts`: an alert opened or resolved; `trouble`: a reload refused or applied, a model provider or channel failed or recovered), never polled',
+        'Server-sent events: `overview` (the Overview body) at once and after every change; `change` ({kinds}: receipts, runs, events, deliveries, sessions, usage, tools, alerts, trouble) naming what changed. Pushed by the store\'s change feed (across replicas on PostgreSQL; `tools`: an MCP server\'s state or tools changed; `alerts`: an alert opened or resolved; `trouble`: a reload refused or applied, a model provider, channel or MCP server failed or recovered on any replica), never polled',
       security: bearerSecurity,
       responses: { 200: { content: { 'text/event-stream': { schema: z.string() } }, description: 'An endless event stream' }, 401: json(errorSchema, 'Not signed in') },
     }),

@@ -9,9 +9,11 @@ import type { ModelProvider, ModelRequest } from '../provider.js';
  * A call its caller gave up on (a client gone, a run cancelled or out of time) says nothing of
  * the provider and is not counted.
  */
-export function healthRecorded(provider: ModelProvider, name: string, ledger: HealthLedger): ModelProvider {
+export function healthRecorded(provider: ModelProvider, name: string, ledger: HealthLedger, apiKey?: string): ModelProvider {
+  // an upstream may echo the key it refused ("Incorrect API key provided: sk-…"): the cause is shown and shared among replicas
+  const masked = (cause: string) => (apiKey && apiKey.length >= 4 ? cause.split(apiKey).join('***') : cause);
   const failed = (request: ModelRequest, error: unknown) => {
-    if (!request.signal?.aborted) ledger.failed(name, failureCause(error));
+    if (!request.signal?.aborted) ledger.failed(name, masked(failureCause(error)));
   };
   const recorded: ModelProvider = {
     clientTools: provider.clientTools,

@@ -4,6 +4,8 @@ export interface StateRepo {
   set(key: string, value: unknown): Promise<void>;
   update<T>(key: string, fn: (current: T | undefined) => T): Promise<T>;
   delete(key: string): Promise<void>;
+  /** the keys starting with `prefix` (a prefix, not a pattern) and their values, by key */
+  list<T = unknown>(prefix: string): Promise<{ key: string; value: T }[]>;
   /** deletes the keys starting with `prefix` last written before `before` (epoch ms); returns how many */
   deleteOlderThan(prefix: string, before: number): Promise<number>;
 }

@@ -35,6 +35,10 @@ export function postgresStateRepo(pool: pg.Pool): StateRepo {
     async delete(key) {
       await query(pool, 'DELETE FROM state WHERE key = $1', [key]);
     },
+    async list<T>(prefix: string) {
+      const { rows } = await query<{ key: string; value: T }>(pool, 'SELECT key, value FROM state WHERE left(key, $1) = $2 ORDER BY key COLLATE "C"', [prefix.length, prefix]);
+      return rows;
+    },
     async deleteOlderThan(prefix, before) {
       // a prefix compare, not LIKE: keys may hold % or _
       const { rowCount } = await query(pool, 'DELETE FROM state WHERE left(key, $1) = $2 AND updated_at < $3', [prefix.length, prefix, before]);

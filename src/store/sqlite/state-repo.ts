@@ -9,6 +9,7 @@ export function sqliteStateRepo(db: SqliteDatabase): StateRepo {
   const remove = db.prepare<[string]>('DELETE FROM state WHERE key = ?');
   // a prefix compare, not LIKE: keys may hold % or _
   const removeOlder = db.prepare<[number, string, number]>('DELETE FROM state WHERE substr(key, 1, ?) = ? AND updated_at < ?');
+  const listed = db.prepare<[number, string], { key: string; value: string }>('SELECT key, value FROM state WHERE substr(key, 1, ?) = ? ORDER BY key');
   const read = <T>(key: string) => {
     const row = get.get(key);
     return row ? (JSON.parse(row.value) as T) : undefined;
@@ -32,6 +33,9 @@ export function sqliteStateRepo(db: SqliteDatabase): StateRepo {
     },
     async delete(key) {
       remove.run(key);
+    },
+    async list(prefix) {
+      return listed.all(prefix.length, prefix).map((row) => ({ key: row.key, value: JSON.parse(row.value) as never }));
     },
     async deleteOlderThan(prefix, before) {
       return removeOlder.run(prefix.length, prefix, before).changes;

@@ -17,3 +17,6 @@ export interface ToolServerHealth {
   /** times its connection was made again after one failed or closed */
   restarts: number;
 }
+
+/** trouble for the Overview: failed, or connecting again after a failure (one connecting for the first time is not, yet) */
+export const isTroubled = (h: Pick<ToolServerHealth, 'state' | 'lastError'>): boolean => h.state === 'failed' || (h.state === 'connecting' && h.lastError !== undefined);

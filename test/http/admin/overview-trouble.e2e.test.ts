@@ -81,7 +81,7 @@ async function settledRun(): Promise<Record<string, any>> {
   });
 }
 
-const ALL_CLEAR = { alerts: [], refusedReload: null, restartRequired: null, mappings: [], warnings: [], providers: [], channels: [], toolServers: [] };
+const ALL_CLEAR = { alerts: [], refusedReload: null, restartRequired: null, mappings: [], warnings: [], self: expect.any(String), providers: [], channels: [], toolServers: [] };
 
 describe("the Overview's trouble", () => {
   it('a provider answering 401 is unhealthy with its cause and raises the open alert; a success clears the provider', async () => {
@@ -96,12 +96,12 @@ describe("the Overview's trouble", () => {
       return t.alerts.length > 0 && t.providers.length > 0 && t.channels.length > 0 ? t : undefined;
     });
     expect(failing.providers).toEqual([
-      { name: 'up', lastOkAt: null, lastFailureAt: expect.any(String), cause: expect.stringMatching(/^401 .*Incorrect API key provided/), consecutiveFailures: 1 },
+      { name: 'up', replica: failing.self, since: expect.any(String), lastOkAt: null, lastFailureAt: expect.any(String), cause: expect.stringMatching(/^401 .*Incorrect API key provided/), consecutiveFailures: 1, stale: false },
     ]);
     expect(failing.alerts).toEqual([{ id: expect.any(String), condition: 'runs.failing', subject: expect.stringContaining('main'), summary: expect.any(String), raisedAt: expect.any(String) }]);
 
     expect(failing.channels).toEqual([
-      { name: 'webhook', lastOkAt: null, lastFailureAt: expect.any(String), cause: expect.stringContaining('503'), consecutiveFailures: expect.any(Number) },
+      { name: 'webhook', replica: failing.self, since: expect.any(String), lastOkAt: null, lastFailureAt: expect.any(String), cause: expect.stringContaining('503'), consecutiveFailures: expect.any(Number), stale: false },
     ]);
 
     fake.handle(upstream(() => ({ body: completion('hello') })));

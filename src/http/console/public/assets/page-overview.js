@@ -17,6 +17,13 @@ const toolServers = (servers) =>
 
 const link = (href, text) => h('a', { href }, text);
 const failures = (p) => `${p.consecutiveFailures} failure${p.consecutiveFailures === 1 ? '' : 's'} in a row`;
+/**
+ * which replica saw it: another (stale when it has gone silent), or this one when another's parts
+ * show beside it; a lone process (SQLite) or replicas all well but this one name none
+ */
+const fromOthers = (t) => [...t.providers, ...t.channels, ...t.toolServers].some((p) => p.replica !== t.self);
+const seenBy = (t, p) =>
+  p.replica === t.self ? (fromOthers(t) ? ' · this replica' : '') : [' · replica ', h('code', {}, p.replica), p.stale ? h('span', { class: 'badge neutral', title: 'Not heard from for 90 s: it stopped without a word. Dropped after 15 min.' }, 'stale') : ''];
 const where = (m) => `${m.file}${m.index === null ? '' : ` [${m.index}]`}${m.line === null ? '' : `:${m.line}:${m.column}`}`;
 
 /**
@@ -34,9 +41,9 @@ function troubleItems(t) {
       ? [item('restart needed', t.restartRequired.keys.map((k) => h('code', {}, k)).flatMap((k, i) => (i ? [', ', k] : [k])), ' changed in the config file; a reload does not apply them (', t.restartRequired.reason, ', ', timeCell(t.restartRequired.at), '): the running values stay until herald restarts')]
       : []),
     ...t.mappings.map((m) => item('mapping not loaded', link('#/mappings', m.id ?? where(m)), ' ', h('code', {}, where(m)), m.field ? ` · ${m.field}` : '')),
-    ...t.providers.map((p) => item('model provider', link('#/runs?status=failed', p.name), ` · ${failures(p)} · `, p.cause ?? '', ' · last ', timeCell(p.lastFailureAt))),
-    ...t.channels.map((c) => item('channel', link(`#/deliveries?status=failed&channel=${encodeURIComponent(c.name)}`, c.name), ` · ${failures(c)} · `, c.cause ?? '', ' · last ', timeCell(c.lastFailureAt))),
-    ...t.toolServers.map((s) => item('MCP server', s.server, ` · ${s.state}`, s.lastError ? ` · ${s.lastError}` : '')),
+    ...t.providers.map((p) => item('model provider', link('#/runs?status=failed', p.name), ` · ${failures(p)} · `, p.cause ?? '', ' · since ', timeCell(p.since ?? p.lastFailureAt), seenBy(t, p))),
+    ...t.channels.map((c) => item('channel', link(`#/deliveries?status=failed&channel=${encodeURIComponent(c.name)}`, c.name), ` · ${failures(c)} · `, c.cause ?? '', ' · since ', timeCell(c.since ?? c.lastFailureAt), seenBy(t, c))),
+    ...t.toolServers.map((s) => item('MCP server', s.server, ` · ${s.state}`, s.lastError ? ` · ${s.lastError}` : '', ' · since ', timeCell(s.since), seenBy(t, s))),
     ...t.warnings.map((w) => h('li', { class: 'trouble-item' }, h('span', { class: 'badge neutral' }, 'config warning'), ' ', w)),
   ];
 }
