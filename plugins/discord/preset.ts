@@ -17,6 +17,8 @@ import { definePreset, presetCommonOptions, presetRoutes, messageLines } from '.
  *   its reply then a follow-up message (`followup:`), leaving the message with the button as it is.
  * - Autocomplete (4) is answered 204: an agent run cannot answer within Discord's window.
  * The interaction's `id` is the key (Discord does not retry, but a relay may).
+ * Its `token` is a credential: a retained payload keeps `…` in its place, a run's action keeps it
+ * only until its reply's delivery is final (or its 15 minutes are over).
  */
 export const discordPreset = definePreset({
   path: 'discord',
@@ -39,7 +41,8 @@ export const discordPreset = definePreset({
   // the discord channel's own section: configured, it can edit the deferred response
   optionsFromConfig: (section) => (section !== undefined ? { editDeferred: true } : {}),
   mappings: (o) => {
-    const on = presetRoutes({ prefix: 'discord', path: o.path, auth: { type: 'ed25519', publicKey: o.publicKey! }, idempotencyKey: 'discord:{{ id }}' });
+    // the interaction's token answers it for 15 minutes: a retained payload (replay, backtests) keeps `…` in its place
+    const on = presetRoutes({ prefix: 'discord', path: o.path, auth: { type: 'ed25519', publicKey: o.publicKey! }, idempotencyKey: 'discord:{{ id }}', retainMasked: ['token'] });
     const user = '(member ? member.user : user)';
     // the name Discord shows and the id; a user without a display name by username
     const who = `($u := ${user}; ($u.global_name ? $u.global_name : $u.username) ? ($u.global_name ? $u.global_name : $u.username) & " (" & $u.id & ")" : $u.id)`;

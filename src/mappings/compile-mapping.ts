@@ -279,6 +279,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     path,
     definition: mapping,
     retainPayloads: mapping.retainPayloads,
+    ...(mapping.retainMasked?.length && { retainMasked: mapping.retainMasked }),
     respond,
     ...(traffic && { traffic: traffic.traffic }),
     signature,

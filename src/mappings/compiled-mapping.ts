@@ -58,6 +58,8 @@ export interface CompiledMapping {
   respond?: CompiledRespond;
   /** the mapping's own `retainPayloads`, when it sets one */
   retainPayloads?: boolean;
+  /** the body's fields a retained payload keeps `…` in place of (its `retainMasked`) */
+  retainMasked?: readonly string[];
   /** its concurrency, rate and coalescing, when it governs its runs' traffic */
   traffic?: MappingTraffic;
   /** an equality every request it takes meets (`match.source`, or one `match.when` needs): the engine's index */

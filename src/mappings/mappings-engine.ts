@@ -99,6 +99,16 @@ export class MappingsEngine {
     return (this.byPath.get(path)?.mappings ?? []).filter((m) => m.path === path && m.respond?.method === 'GET');
   }
 
+  /**
+   * The body fields a retained payload of this path keeps `…` in place of: every mapping's of the
+   * path (`retainMasked`), whichever took the request, so a request no mapping took (or one that
+   * failed before its mapping was known) is masked as well.
+   */
+  retainMasked(path: string): readonly string[] {
+    const fields = new Set((this.byPath.get(path) ?? this.anyPath).mappings.flatMap((m) => m.retainMasked ?? []));
+    return [...fields];
+  }
+
   /** the mappings of a path that declare `auth`: the signatures a request there may carry instead of the token */
   signedMappings(path: string): readonly CompiledMapping[] {
     return this.signedByPath.get(path) ?? [];

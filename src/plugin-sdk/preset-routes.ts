@@ -9,6 +9,8 @@ export interface PresetRouteBase {
   auth?: MappingAuth;
   /** the sender's delivery id, templated (`{{ headers.x-github-delivery }}`) */
   idempotencyKey: string;
+  /** the body's fields that hold a credential (Discord's interaction `token`): a retained payload keeps `…` for them */
+  retainMasked?: string[];
 }
 
 /**
@@ -16,12 +18,13 @@ export interface PresetRouteBase {
  * matched by a JSONata predicate, with the auth and delivery key every mapping of that path must
  * share (a request admitted by its signature is handled only by mappings that declare it).
  */
-export function presetRoutes(base: PresetRouteBase): (id: string, when: string, fields: Omit<MappingConfig, 'id' | 'match' | 'auth' | 'idempotencyKey'>) => MappingConfig {
+export function presetRoutes(base: PresetRouteBase): (id: string, when: string, fields: Omit<MappingConfig, 'id' | 'match' | 'auth' | 'idempotencyKey' | 'retainMasked'>) => MappingConfig {
   return (id, when, fields) => ({
     id: `${base.prefix}-${id}`,
     match: { path: base.path, when },
     ...(base.auth && { auth: base.auth }),
     idempotencyKey: base.idempotencyKey,
+    ...(base.retainMasked && { retainMasked: base.retainMasked }),
     ...fields,
   });
 }

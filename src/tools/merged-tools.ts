@@ -33,8 +33,16 @@ export function mergedTools(groups: readonly TurnTools[], limits: Pick<TurnTools
 /**
  * Some of a group's tools, each call's verdict possibly made stricter by `verdict` (given the
  * group's own): a request may narrow and add approvals to what config grants, never widen it.
+ * `keepDown` is `keep` for a tool whose server is down, known by its server and name only (a
+ * server that is not connected lists no tools): a call of one it keeps is told why the server is
+ * not available (TurnTools.unavailable) instead of being refused as not granted. Without it, none.
  */
-export function narrowedTools(base: TurnTools, keep: (spec: ToolSpec) => boolean, verdict?: (spec: ToolSpec, own: CallVerdict) => CallVerdict): TurnTools {
+export function narrowedTools(
+  base: TurnTools,
+  keep: (spec: ToolSpec) => boolean,
+  verdict?: (spec: ToolSpec, own: CallVerdict) => CallVerdict,
+  keepDown?: (server: string, name: string) => boolean,
+): TurnTools {
   const specs = base.specs.filter(keep);
   const byName = new Map(specs.map((s) => [s.name, s]));
   return {
@@ -45,5 +53,6 @@ export function narrowedTools(base: TurnTools, keep: (spec: ToolSpec) => boolean
     timeoutMs: (spec) => base.timeoutMs(spec),
     maxToolCalls: base.maxToolCalls,
     maxResultChars: base.maxResultChars,
+    unavailable: (server, name) => (keepDown?.(server, name) ? base.unavailable?.(server, name) : undefined),
   };
 }

@@ -204,6 +204,35 @@ export function runsCases(open: OpenStore) {
       expect((await store.runs.claim(lease(12), 5)).map((r) => r.id)).toEqual(['q3']);
     });
 
+    it("scrubs the one-reply credential from a run's stored action: by id, and by when the run was made; the rest of the action as it was, across a restart", async () => {
+      const first = await open();
+      const to = (id: string) => `interaction:1012345678901234567:${id}#token=aW50ZXJhY3Rpb246${id}`;
+      const interaction = (id: string, createdAt: number) => queuedRun(id, createdAt, { deliver: true, channel: 'discord', to: to(id), threadId: 't1', failureReply: 'Sorry.' });
+      await first.runs.insert(interaction('101', 10));
+      await first.runs.insert(interaction('102', 20));
+      await first.runs.insert(interaction('103', 30));
+      await first.runs.insert(queuedRun('plain', 15, { deliver: true, channel: 'discord', to: '42' }));
+      // the first run's reply delivered: its credential goes, the others' stay
+      expect(await first.runs.scrubCredentials(['101', 'plain', 'nope'])).toBe(1);
+      expect(await first.runs.get('101')).toEqual({ ...interaction('101', 10), action: { ...interaction('101', 10).action, to: 'interaction:1012345678901234567:101#token=…' } });
+      expect((await first.runs.get('102'))!.action.to).toBe(to('102'));
+      // once scrubbed, scrubbed again changes nothing
+      expect(await first.runs.scrubCredentials(['101'])).toBe(0);
+      await first.close();
+
+      const store = await open(first);
+      expect((await store.runs.get('101'))!.action.to).toBe('interaction:1012345678901234567:101#token=…');
+      // the credential's life over for the runs made before 25 (from 0): 102, not 103; a plain recipient untouched
+      expect(await store.runs.scrubCredentials([], { from: 0, before: 25 })).toBe(1);
+      expect((await store.runs.get('102'))!.action).toEqual({ ...interaction('102', 20).action, to: 'interaction:1012345678901234567:102#token=…' });
+      expect((await store.runs.get('103'))!.action.to).toBe(to('103'));
+      expect((await store.runs.get('plain'))!.action.to).toBe('42');
+      // a run whose action was scrubbed is still claimed and run as it was
+      expect((await store.runs.claim({ owner: 'a', now: 40, until: Date.now() + 60_000 }, 5)).map((r) => r.id).sort()).toEqual(['101', '102', '103', 'plain']);
+      const stored = JSON.stringify(await Promise.all(['101', '102'].map((id) => store.runs.get(id))));
+      expect(stored).not.toContain('aW50ZXJhY3Rpb246');
+    });
+
     it('refuses a run whose action is not a whole agent action', async () => {
       const store = await open();
       const broken = { ...queuedRun('bad'), action: { kind: 'agent', message: 'm' } } as never;

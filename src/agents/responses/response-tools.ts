@@ -2,7 +2,7 @@ import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
 import { randomHex } from '../../utils/random-hex.js';
 import { mergedTools, narrowedTools } from '../../tools/merged-tools.js';
-import { isAllowed, needsApproval } from '../../tools/remote/mcp-tool-filter.js';
+import { isAllowed, mayBeAllowed, needsApproval } from '../../tools/remote/mcp-tool-filter.js';
 import { checkRemoteUrl } from '../../tools/remote/remote-allowlist.js';
 import { RemoteMcpServer } from '../../tools/remote/remote-mcp-server.js';
 import { listedTools, remoteTools, type McpToolChoices } from '../../tools/remote/remote-tools.js';
@@ -124,7 +124,14 @@ export async function openResponseTools(
     if (remote) {
       group = remoteTools(remote, server, { timeoutMs: limits.callTimeoutSeconds * 1000, maxToolCalls: limits.maxToolCalls, maxResultChars: limits.maxResultChars });
     } else if (granted) {
-      group = narrowedTools(granted, (spec) => spec.server === server.serverLabel && isAllowed(server.allowedTools, spec), (spec, own) => stricter(own, needsApproval(server.requireApproval, spec)));
+      const label = server.serverLabel;
+      group = narrowedTools(
+        granted,
+        (spec) => spec.server === label && isAllowed(server.allowedTools, spec),
+        (spec, own) => stricter(own, needsApproval(server.requireApproval, spec)),
+        // a call approved while the server was up, resumed while it is down: failed, naming why, not refused
+        (down, name) => down === label && mayBeAllowed(server.allowedTools, down, name),
+      );
     }
     if (group) groups.push(group);
     const tools = group ? listedTools(group) : [];
@@ -132,8 +139,10 @@ export async function openResponseTools(
     listings.push({ type: 'mcp_list_tools', id: `mcpl_${randomHex(16)}`, server_label: server.serverLabel, tools, error: remote?.error ?? null });
     if (!remote?.error) listed.add(server.serverLabel);
   });
-  if (granted) groups.push(narrowedTools(granted, (spec) => !named.has(spec.server)));
-  const merged = groups.some((g) => g.specs.length) ? mergedTools(groups, limits) : undefined;
+  if (granted) groups.push(narrowedTools(granted, (spec) => !named.has(spec.server), undefined, (down) => !named.has(down)));
+  // a server the request names counts while it is down (no tools listed): a paused turn resumed
+  // with it tells each approved call of it why its server is not available (TurnTools.unavailable)
+  const merged = groups.some((g) => g.specs.length) || servers.length ? mergedTools(groups, limits) : undefined;
   return {
     tools: merged && !context.canApprove ? withoutApprovals(merged) : merged,
     listings,
@@ -148,8 +157,11 @@ export async function openResponseTools(
 const stricter = (own: CallVerdict, clientApproves: boolean): CallVerdict => (own.kind === 'run' && clientApproves ? { kind: 'approve' } : own);
 
 function withoutApprovals(tools: TurnTools): TurnTools {
-  return narrowedTools(tools, () => true, (spec, own) =>
-    own.kind === 'approve' ? { kind: 'refuse', reason: `${spec.name} needs the client's approval, which a response that is not stored (store: false) cannot wait for` } : own,
+  return narrowedTools(
+    tools,
+    () => true,
+    (spec, own) => (own.kind === 'approve' ? { kind: 'refuse', reason: `${spec.name} needs the client's approval, which a response that is not stored (store: false) cannot wait for` } : own),
+    () => true,
   );
 }
 

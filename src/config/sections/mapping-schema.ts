@@ -238,6 +238,13 @@ export const mappingSchema = z
       .boolean()
       .optional()
       .describe("Retain this mapping's requests (raw body, non-secret headers) for replay and backtests, for hooks.retention.payloadTtlHours; overrides hooks.retainPayloads and hooks.retainFailedPayloads."),
+    retainMasked: z
+      .array(z.string().min(1).max(64))
+      .max(16)
+      .optional()
+      .describe(
+        "Top-level fields of a JSON body that hold a credential (the discord preset's `token`, an interaction's token): a retained payload keeps `…` in their place (and in place of their value anywhere else in the body), so the admin API, the console and a replay never read it.",
+      ),
     expectEvery: positiveDuration
       .optional()
       .describe('The sender is expected at least this often (e.g. 6h): a longer silence raises a source.silent alert (see alerts), resolved by its next request.'),

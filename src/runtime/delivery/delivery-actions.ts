@@ -6,6 +6,7 @@ import { isUnfinished, type DeliveryRecord, type FailedDeliveryFilter, type Retr
 import { deliveryView } from './delivery-view.js';
 import { answeredInResponse, intendedTarget, replyDisposition } from './reply-delivery.js';
 import { isScrubbedRecipient, shownRecipient } from './recipient-credential.js';
+import { scrubRunCredential } from './run-credential-scrub.js';
 
 /** why a reply was not delivered on an install without any channel (not a failure) */
 export const NO_CHANNEL_CONFIGURED = 'no channel configured';
@@ -84,6 +85,8 @@ export class OperatorDeliveryActions implements DeliveryActions {
     if (!(await deliveries.abandon(d.id, Date.now()))) {
       throw new HeraldError('HERALD_DELIVERY_NOT_ABANDONABLE', `delivery is ${d.status}: only a pending or failed one can be abandoned`);
     }
+    // final now: its run's action keeps its one-reply credential no longer either
+    await scrubRunCredential(this.deps.store, d, this.log);
     this.log.info({ deliveryId: d.id, runId: d.runId, channel: d.channel }, 'delivery abandoned by an operator');
     return deliveryView((await deliveries.get(d.id))!);
   }

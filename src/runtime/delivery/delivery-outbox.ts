@@ -13,7 +13,8 @@ import { fallbackTargets, retryPolicy } from './delivery-policy.js';
 import { attemptSpan, deliveryTraceContext } from './delivery-span.js';
 import { annotate } from '../../tracing/tracing.js';
 import type { HealthLedger } from '../../utils/health-ledger.js';
-import { carriesCredential, CREDENTIAL_EXPIRED, CREDENTIAL_LIFE_MS, shownRecipient } from './recipient-credential.js';
+import { carriesCredential, CREDENTIAL_EXPIRED, CREDENTIAL_GONE, CREDENTIAL_LIFE_MS, isScrubbedRecipient, shownRecipient } from './recipient-credential.js';
+import { scrubRunCredential, scrubRunsPastCredentialLife } from './run-credential-scrub.js';
 
 /** how often the outbox looks for work it was not told about (another process, an expired lease) */
 const POLL_MS = 1000;
@@ -280,7 +281,8 @@ export class DeliveryOutbox implements ReplyDelivery {
    * A pending delivery whose one-reply credential (Discord's interaction token) outlived its 15
    * minutes, waiting for a retry, can never be sent: it fails as expired and the store scrubs the
    * credential in that write. Its fallback, if any, is queued after (a crash in between leaves it
-   * failed without one, as the operator then sees).
+   * failed without one, as the operator then sees). Then the runs made before those 15 minutes have
+   * it scrubbed from their actions (theirs among them, made before their delivery was queued).
    */
   private async expireCredentials(now: number): Promise<void> {
     const expired = await this.deps.store.deliveries.expireCredentials(now - CREDENTIAL_LIFE_MS, now, CREDENTIAL_EXPIRED);
@@ -290,6 +292,7 @@ export class DeliveryOutbox implements ReplyDelivery {
       if (plan && (await this.deps.store.deliveries.insert(plan.record))) await this.queued(plan.record, plan.target);
       await this.tellMainSession(d, `Delivery failed: ${d.channel} to ${shownRecipient(d.to)}: ${CREDENTIAL_EXPIRED}${plan?.note ?? ''}`);
     }
+    await scrubRunsPastCredentialLife(this.deps.store, now);
   }
 
   /** a claim outlives the longest request (and each part sent renews it), so a live worker never loses one it is still sending */
@@ -339,6 +342,11 @@ export class DeliveryOutbox implements ReplyDelivery {
     // a one-reply credential past its life opens nothing: no request is made with it
     if (carriesCredential(d.to) && Date.now() - d.createdAt >= CREDENTIAL_LIFE_MS) {
       await this.finalFailure(d, CREDENTIAL_EXPIRED, log);
+      return;
+    }
+    // nor one no longer kept (`…`): a run's action scrubbed before its reply was queued, a replayed payload
+    if (isScrubbedRecipient(d.to)) {
+      await this.finalFailure(d, CREDENTIAL_GONE, log);
       return;
     }
     const threadId = typeof action?.threadId === 'string' && action.threadId ? action.threadId : undefined;
@@ -404,6 +412,7 @@ export class DeliveryOutbox implements ReplyDelivery {
     if (await store.deliveries.delivered(d.id, this.owner, Date.now())) {
       // an alert goes to the operators' chat: replies to `last` must not follow it there; a one-reply recipient is no route
       if (d.kind !== 'alert' && !carriesCredential(d.to)) await rememberRoute(this.targets, { channel: d.channel, to: d.to ?? '' });
+      await scrubRunCredential(this.deps.store, d, this.log);
       log.info('delivered');
     } else {
       log.warn('delivered, but the claim had been lost meanwhile');
@@ -414,6 +423,7 @@ export class DeliveryOutbox implements ReplyDelivery {
   private async finalFailure(d: DeliveryRecord, reason: string, log: Logger): Promise<void> {
     const plan = await this.fallbackPlan(d);
     if (!(await this.deps.store.deliveries.failed(d.id, this.owner, reason, Date.now(), plan?.record))) return;
+    await scrubRunCredential(this.deps.store, d, this.log);
     log.warn({ error: reason }, 'delivery failed');
     if (plan) await this.queued(plan.record, plan.target);
     const target = d.to ? `${d.channel} to ${shownRecipient(d.to)}` : `${d.channel}`;

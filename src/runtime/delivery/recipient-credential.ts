@@ -14,6 +14,13 @@ export const CREDENTIAL_LIFE_MS = 15 * 60_000;
 export const CREDENTIAL_EXPIRED = 'the interaction token expired before the reply was sent (Discord keeps it 15 minutes)';
 
 /**
+ * the error of a delivery whose recipient's credential was scrubbed before it was sent: a run's
+ * action kept none (its reply was final, or the credential's life over), or a retained payload
+ * replayed, which keeps none
+ */
+export const CREDENTIAL_GONE = 'the interaction token is no longer kept (herald drops it once the reply is final or its 15 minutes are over, and a retained payload keeps none): nothing was sent';
+
+/**
  * A recipient may carry, after `#token=`, a credential the channel needs for that one reply
  * (Discord's interaction token, which opens the interaction's messages for 15 minutes). The
  * credential is never shown (admin API, console, the main session's events), such a recipient is

@@ -4,6 +4,7 @@ import type { MappingsEngine } from '../../mappings/mappings-engine.js';
 import type { ReceiptAuth, ReceiptFailure, ReceiptOutcome, ReceiptRecord, RetainedPayload, Store } from '../../store/port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
 import { retainableHeaders } from './retainable-headers.js';
+import { maskedBody } from './masked-body.js';
 
 /** What the webhook surface knows of one request once it has answered it. */
 export interface ReceiptInput {
@@ -101,7 +102,8 @@ export class ReceiptRecorder {
       ? {
           receiptId: receipt.id,
           path: input.path,
-          body: input.body!,
+          // a credential the body carries (a mapping's retainMasked: Discord's interaction token) is not kept
+          body: maskedBody(input.body!, this.deps.engine.retainMasked(input.path)),
           headers: retainableHeaders(input.headers ?? {}, this.deps.engine.signedMappings(input.path)),
           query: input.query ?? {},
           expiresAt,

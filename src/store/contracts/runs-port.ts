@@ -133,6 +133,14 @@ export interface RunsRepo {
   renew(ids: string[], owner: string, until: number): Promise<string[]>;
   /** gives the owner's running runs back to the queue (a shutdown cut them short, or they could not complete) */
   release(ids: string[], owner: string): Promise<void>;
+  /**
+   * The runs' stored actions keep `…` in place of their recipient's one-reply credential (`to`
+   * after `#token=`, Discord's interaction token: queries/recipient-scrub.ts) once it has no use
+   * left: the runs `ids` (their reply's delivery is final), and every run created in
+   * [`created.from`, `created.before`) (the credential's 15 minutes are over). A run whose action
+   * carries none, or one scrubbed already, is left as it is. Returns how many were scrubbed.
+   */
+  scrubCredentials(ids: readonly string[], created?: { from: number; before: number }): Promise<number>;
   /** an operator's cancel: a queued run (or one waiting for approval) becomes cancelled (finishedAt = at) and is never claimed; false otherwise */
   cancel(id: string, at: number): Promise<boolean>;
   /**

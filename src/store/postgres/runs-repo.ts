@@ -9,6 +9,7 @@ import { PgTurnBatch, type Statement } from './turn-batch.js';
 import { CompletionBatch } from './completion-batch.js';
 import { RUN_AWAITS_DECISION, toolCallRows, toolCallArrays } from './tool-calls-repo.js';
 import { TOOL_CALL_COLUMNS } from '../rows/tool-call-rows.js';
+import { scrubbedSql, unscrubbedSql } from '../queries/recipient-scrub.js';
 
 /**
  * The turn's state and its calls in one statement, only while `$2` holds the running run `$1`:
@@ -18,6 +19,10 @@ const CHECKPOINT = prepared('checkpoint', `WITH run AS (
     UPDATE runs SET turn_state = $3::jsonb WHERE id = $1 AND status = 'running' AND lease_owner = $2 RETURNING id),
   calls AS (INSERT INTO tool_calls (${TOOL_CALL_COLUMNS.join(', ')}) SELECT * FROM (${toolCallRows(4)}) c WHERE EXISTS (SELECT 1 FROM run))
   SELECT count(*)::int AS n FROM run`);
+
+/** the action's `to` keeps `…` for its credential (recipient-scrub.ts), by id or by the time the run was made */
+const TO = "(action->>'to')";
+const SCRUB = `UPDATE runs SET action = jsonb_set(action, '{to}', to_jsonb(${scrubbedSql(TO, 'strpos')}))`;
 
 export type RunRow = SharedRunRow<unknown>;
 
@@ -216,6 +221,12 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
         "UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE id = ANY($1::text[]) AND lease_owner = $2 AND status = 'running'",
         [ids, owner],
       );
+    },
+    async scrubCredentials(ids, created) {
+      let scrubbed = 0;
+      if (ids.length) scrubbed += (await query(pool, `${SCRUB} WHERE id = ANY($1::text[]) AND ${unscrubbedSql(TO, 'strpos')}`, [ids])).rowCount ?? 0;
+      if (created) scrubbed += (await query(pool, `${SCRUB} WHERE created_at >= $1 AND created_at < $2 AND ${unscrubbedSql(TO, 'strpos')}`, [created.from, created.before])).rowCount ?? 0;
+      return scrubbed;
     },
     async cancel(id, at) {
       const { rowCount } = await query(

@@ -11,6 +11,7 @@ import { rawRows } from './raw-rows.js';
 import { actionToStore, storedRunAction } from './stored-action.js';
 import type { SqliteDatabase } from './open-database.js';
 import { RUN_AWAITS_DECISION, toolCallInserter } from './tool-calls-repo.js';
+import { scrubbedSql, unscrubbedSql } from '../queries/recipient-scrub.js';
 
 export type RunRow = SharedRunRow<string>;
 
@@ -156,6 +157,11 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   const requeueRunning = db.prepare(REQUEUE_RUNNING);
   // from the status it had, read first (nothing writes between: the group commit is the only writer), so it is counted out of that status
   const cancellable = db.prepare<[string], { status: string }>("SELECT status FROM runs WHERE id = ? AND (status = 'queued' OR status = 'waiting_approval')");
+  // the action's `to` keeps `…` for its credential (recipient-scrub.ts): by id, or by the time the run was made (runs_created)
+  const TO = "json_extract(action, '$.to')";
+  const scrub = `UPDATE runs SET action = json_set(action, '$.to', ${scrubbedSql(TO, 'instr')})`;
+  const scrubIds = db.prepare<[string]>(`${scrub} WHERE id IN (SELECT value FROM json_each(?)) AND ${unscrubbedSql(TO, 'instr')}`);
+  const scrubCreated = db.prepare<[number, number]>(`${scrub} WHERE created_at >= ? AND created_at < ? AND ${unscrubbedSql(TO, 'instr')}`);
   const cancel = db.prepare<[number, string, string]>("UPDATE runs SET status = 'cancelled', finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = ?");
   const checkpoint = db.prepare<[string, string, string]>("UPDATE OR FAIL runs SET turn_state = ? WHERE id = ? AND status = 'running' AND lease_owner = ?");
   const insertCalls = toolCallInserter(db);
@@ -241,6 +247,9 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
     },
     async release(ids, owner) {
       await commits.run(() => ids.forEach((id) => requeued(release.run(id, owner).changes)));
+    },
+    scrubCredentials(ids, created) {
+      return commits.run(() => (ids.length ? scrubIds.run(JSON.stringify(ids)).changes : 0) + (created ? scrubCreated.run(created.from, created.before).changes : 0));
     },
     async cancel(id, at) {
       return commits.run(() => {

@@ -32,6 +32,21 @@ export function isAllowed(allowed: McpAllowedTools | null | undefined, spec: Too
 }
 
 /**
+ * `isAllowed` for a tool of a server that is down, known by its function name only (its server
+ * lists no tools while it is not connected): named in `allowed_tools`, or let through by a filter
+ * whose `tool_names` name it. A `read_only` criterion cannot be checked without the tool's
+ * annotations and excludes nothing: the client approved this very call when it was listed.
+ */
+export function mayBeAllowed(allowed: McpAllowedTools | null | undefined, server: string, name: string): boolean {
+  if (!allowed) return true;
+  const tool = name.startsWith(`${server}__`) ? name.slice(server.length + 2) : name;
+  if (Array.isArray(allowed)) return allowed.includes(tool);
+  const names = allowed.tool_names ?? undefined;
+  if (names === undefined && (allowed.read_only ?? undefined) === undefined) return false;
+  return names === undefined || names.includes(tool);
+}
+
+/**
  * Whether a call of `spec` waits for the client's approval. OpenAI's default is "always"; a tool
  * that the `always` filter matches needs approval even if `never` matches it too, and one that
  * neither matches needs it as by default.

@@ -1,5 +1,5 @@
 import type { TurnTools } from '../turn-tools.js';
-import { isAllowed, needsApproval, type McpAllowedTools, type McpApprovalPolicy } from './mcp-tool-filter.js';
+import { isAllowed, mayBeAllowed, needsApproval, type McpAllowedTools, type McpApprovalPolicy } from './mcp-tool-filter.js';
 import { listedToolOf, type ListedTool, type RemoteMcpServer } from './remote-mcp-server.js';
 
 /** what a request's `mcp` tool says of its server's tools */
@@ -24,6 +24,8 @@ export function remoteTools(server: RemoteMcpServer, choices: McpToolChoices, li
     timeoutMs: () => limits.timeoutMs,
     maxToolCalls: limits.maxToolCalls,
     maxResultChars: limits.maxResultChars,
+    // a call approved in an earlier response, resumed while the server cannot be reached: failed with why
+    unavailable: (label, name) => (server.error !== undefined && label === server.label && mayBeAllowed(choices.allowedTools, label, name) ? server.error : undefined),
   };
 }
 

@@ -73,7 +73,8 @@ beforeAll(async () => {
     models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
     agents: { defaults: { model: 'fake/gpt-test' } },
     channels: { discord: { baseUrl: `${discord.url}/api/v10` } },
-    hooks: { mappingsDir: './no-mappings', presets: [{ name: 'discord', publicKey: PUBLIC_KEY, replyWaitMs: 1 }] },
+    // every request's payload retained for replay: the interaction's token is masked in it
+    hooks: { mappingsDir: './no-mappings', retainPayloads: true, presets: [{ name: 'discord', publicKey: PUBLIC_KEY, replyWaitMs: 1 }] },
   });
 });
 
@@ -165,6 +166,86 @@ describe('discord: a deferred answer, delivered later', () => {
     });
     expect(failed.lastError).toContain('interaction token expired');
     expect(failed.attempts).toBe(1);
+    expect(calls(token)).toEqual([]);
+  });
+
+  it("once the reply is delivered the run's stored action keeps no token (read through the store, also after a restart), the retained payload none at all; a replay of it answers nothing", async () => {
+    held = new Promise<void>((resolve) => (release = resolve));
+    const token = `aW50ZXJhY3Rpb246${snowflake()}UnVuQWN0aW9u`;
+    tokens.push(token);
+    const interactionId = snowflake();
+    const answer = await post({ ...fixture(1), id: interactionId, application_id: APPLICATION_ID, token });
+    expect(answer).toMatchObject({ status: 200, json: { type: 5 } });
+    release();
+    held = undefined;
+    const delivered = await eventually(async () => (await herald.gateway.store.deliveries.list({ limit: 100 })).find((d) => d.status === 'delivered' && d.to?.startsWith(`interaction:${APPLICATION_ID}:${interactionId}#`)));
+    expect(calls(token)).toHaveLength(1);
+    const runId = delivered.runId!;
+    const scrubbed = `interaction:${APPLICATION_ID}:${interactionId}#token=…`;
+    expect(await eventually(async () => ((await herald.gateway.store.runs.get(runId))!.action.to === scrubbed ? true : undefined))).toBe(true);
+
+    // the retained payload (the raw interaction, kept for replay) has `…` in place of the token, the rest as Discord sent it
+    const receipts = (await (await herald.request('/admin/receipts?retained=true', { headers: admin })).json()) as { data: { id: string; runId: string | null }[] };
+    const receipt = receipts.data.find((r) => r.runId === runId)!;
+    const detail = (await (await herald.request(`/admin/receipts/${receipt.id}`, { headers: admin })).json()) as { payload: { body: string } };
+    expect(JSON.parse(detail.payload.body)).toEqual({ ...fixture(1), id: interactionId, application_id: APPLICATION_ID, token: '…' });
+
+    // nothing an operator reads holds it: the run, the lists, the receipt, the delivery (the console reads these)
+    const seen = await Promise.all(
+      [`/admin/runs/${runId}`, '/admin/runs', `/admin/receipts/${receipt.id}`, '/admin/receipts', '/admin/deliveries', `/admin/deliveries/${delivered.id}`].map(async (url) => {
+        const res = await herald.request(url, { headers: admin });
+        expect(res.status).toBe(200);
+        return res.text();
+      }),
+    );
+    for (const body of seen) expect(body).not.toContain(token);
+
+    // a replay of the retained payload runs again, but has no token to answer with: nothing is sent, its delivery says why
+    const replayed = await herald.request(`/admin/receipts/${receipt.id}/replay`, { method: 'POST', headers: admin });
+    expect(replayed.status).toBeLessThan(300);
+    const failed = await eventually(async () =>
+      (await herald.gateway.store.deliveries.list({ limit: 100 })).find((d) => d.runId !== runId && d.status === 'failed' && d.to === scrubbed),
+    );
+    expect(failed.lastError).toContain('the interaction token is no longer kept');
+    expect(discord.requests.filter((r) => r.path.includes('…') || r.path.includes('%E2%80%A6'))).toEqual([]);
+
+    // a run made more than 15 minutes ago (its reply answered in the hook's response: no delivery) keeps no token past them
+    const stale = `aW50ZXJhY3Rpb246${snowflake()}U3RhbGU`;
+    tokens.push(stale);
+    const run = (await herald.gateway.store.runs.get(runId))!;
+    const madeAt = Date.now() - 16 * 60_000;
+    await herald.gateway.store.runs.insert({
+      ...run, id: 'answered-in-place', sessionKey: 'hook:discord:answered', status: 'succeeded', reply: 'done', createdAt: madeAt, startedAt: madeAt, finishedAt: madeAt + 1000,
+      action: { ...run.action, to: `interaction:${APPLICATION_ID}:${snowflake(16 * 60_000)}#token=${stale}`, deliver: false },
+    });
+
+    // after a restart, read through the store: neither run's action holds its token
+    herald = await herald.restart();
+    expect((await herald.gateway.store.runs.get(runId))!.action.to).toBe(scrubbed);
+    const swept = await eventually(async () => {
+      const r = await herald.gateway.store.runs.get('answered-in-place');
+      return r?.action.to?.endsWith('#token=…') ? r : undefined;
+    });
+    expect(JSON.stringify(swept)).not.toContain(stale);
+    expect(JSON.stringify(await herald.gateway.store.runs.get(runId))).not.toContain(token);
+  });
+
+  it("an operator's abandon of a pending reply ends it: the run's action keeps its token no longer either", async () => {
+    const token = `aW50ZXJhY3Rpb246${snowflake()}QWJhbmRvbg`;
+    tokens.push(token);
+    const to = `interaction:${APPLICATION_ID}:${snowflake()}#token=${token}`;
+    const madeAt = Date.now();
+    const [some] = await herald.gateway.store.deliveries.list({ limit: 1 });
+    const run = (await herald.gateway.store.runs.get(some!.runId!))!;
+    await herald.gateway.store.runs.insert({ ...run, id: 'abandoned-reply', sessionKey: 'hook:discord:abandoned', status: 'succeeded', reply: 'late', createdAt: madeAt, startedAt: madeAt, finishedAt: madeAt, action: { ...run.action, to } });
+    // waiting for a retry an hour away (Discord answered 503 before)
+    await herald.gateway.store.deliveries.insert({
+      id: 'abandoned-reply', runId: 'abandoned-reply', kind: 'run', channel: 'discord', to, text: 'late', sessionKey: 'hook:discord:abandoned', agentId: 'main', status: 'pending', attempts: 1, partsSent: 0,
+      lastError: 'discord: 503', nextAttemptAt: madeAt + 3_600_000, leaseOwner: null, leaseUntil: null, createdAt: madeAt, updatedAt: madeAt, deliveredAt: null,
+    });
+    expect((await herald.request('/admin/deliveries/abandoned-reply/abandon', { method: 'POST', headers: admin })).status).toBe(200);
+    expect((await herald.gateway.store.deliveries.get('abandoned-reply'))!.to).toMatch(/#token=…$/);
+    expect((await herald.gateway.store.runs.get('abandoned-reply'))!.action.to).toMatch(/#token=…$/);
     expect(calls(token)).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkRemoteUrl } from '../../../src/tools/remote/remote-allowlist.js';
-import { isAllowed, needsApproval } from '../../../src/tools/remote/mcp-tool-filter.js';
+import { isAllowed, mayBeAllowed, needsApproval } from '../../../src/tools/remote/mcp-tool-filter.js';
 import type { ToolSpec } from '../../../src/tools/tool-spec.js';
 
 const allow = ['https://mcp.example.com/tools', 'http://127.0.0.1:8931/mcp/', 'https://api.example.org'];
@@ -55,6 +55,15 @@ describe("an mcp tool's allowed_tools and require_approval, as OpenAI documents 
     expect(isAllowed({ read_only: true }, spec('b', false))).toBe(false);
     expect(isAllowed({ tool_names: ['a'], read_only: true }, spec('a', false))).toBe(false);
     expect(isAllowed({}, spec('a', false))).toBe(false);
+  });
+
+  it('allowed_tools for a tool of a server that is down, known by its function name only: names checked, read_only unknowable', () => {
+    expect(mayBeAllowed(undefined, 'crm', 'crm__a')).toBe(true);
+    expect(mayBeAllowed(['a'], 'crm', 'crm__a')).toBe(true);
+    expect(mayBeAllowed(['a'], 'crm', 'crm__b')).toBe(false);
+    expect(mayBeAllowed({ tool_names: ['a'], read_only: true }, 'crm', 'crm__a')).toBe(true);
+    expect(mayBeAllowed({ read_only: false }, 'crm', 'crm__b')).toBe(true);
+    expect(mayBeAllowed({}, 'crm', 'crm__a')).toBe(false);
   });
 
   it('require_approval: always by default; never; or always/never filters, always winning', () => {
