@@ -23,9 +23,14 @@ export function pagedList(fetchPage, render) {
   let index = 0;
   let next = null;
   let busy = false;
+  // the newest request's answer is the one drawn: a filter changed while a page was on its way
+  // (or a live reload racing it) must not be overwritten by the older answer arriving last
+  let asked = 0;
 
   const show = async () => {
+    const ticket = ++asked;
     const page = await fetchPage(cursors[index], PAGE);
+    if (ticket !== asked) return;
     next = page.nextCursor;
     clear(list, render(page.data));
     newer.disabled = index === 0;
