@@ -34,6 +34,7 @@ const onPostgresToo = [
   'test/runtime/delivery-policy.e2e.test.ts',
   'test/platform/usage.e2e.test.ts',
   'test/tools/hook-run-tools.e2e.test.ts',
+  'test/plugins/presets/discord-deferred.e2e.test.ts',
   'test/tracing/traces.e2e.test.ts',
   'test/tracing/spans.e2e.test.ts',
 ];
