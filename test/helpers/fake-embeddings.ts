@@ -75,3 +75,10 @@ export async function startFakeEmbeddings(model = 'embed-1', options: { before?:
     };
   });
 }
+
+/** an embeddings provider whose answers wait until the test calls `release` (a document is being read and stored until then) */
+export async function startHeldEmbeddings(model = 'embed-1'): Promise<{ fake: FakeServer; release: () => void }> {
+  let release!: () => void;
+  const opened = new Promise<void>((resolve) => (release = resolve));
+  return { fake: await startFakeEmbeddings(model, { before: () => opened }), release };
+}

@@ -1,7 +1,7 @@
 import OpenAI, { toFile } from 'openai';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EMBEDDINGS_KEY, startFakeEmbeddings } from '../helpers/fake-embeddings.js';
+import { EMBEDDINGS_KEY, startHeldEmbeddings } from '../helpers/fake-embeddings.js';
 import type { FakeServer } from '../helpers/fake-server.js';
 import { dropSchema, PG_URL, uniqueSchema } from '../helpers/postgres.js';
 import { API_KEY, eventually, GATEWAY_TOKEN } from '../helpers/start-herald.js';
@@ -27,11 +27,10 @@ afterEach(async () => {
  * written (hidden, chunk by chunk) until then
  */
 async function heraldWithHeldEmbeddings() {
-  let release!: () => void;
-  const opened = new Promise<void>((resolve) => (release = resolve));
-  fake = await startFakeEmbeddings('embed-1', { before: () => opened });
+  const held = await startHeldEmbeddings();
+  fake = held.fake;
   herald = await testApp(configWith(fake));
-  return { herald, fake, release };
+  return { herald, fake, release: held.release };
 }
 
 const configWith = (embeddings: FakeServer, storage?: Record<string, unknown>) => ({
@@ -102,9 +101,9 @@ describe('the same bytes uploaded again while the first upload is being stored',
   });
 
   it('two heralds on one PostgreSQL schema: the second replica waits for the first one\'s transaction, both answer the whole document', async () => {
-    let release!: () => void;
-    const opened = new Promise<void>((resolve) => (release = resolve));
-    fake = await startFakeEmbeddings('embed-1', { before: () => opened });
+    const held = await startHeldEmbeddings();
+    const { release } = held;
+    fake = held.fake;
     const schema = uniqueSchema('herald_dup_upload');
     const config = configWith(fake, { postgres: { url: PG_URL, schema, poolSize: 4 } });
     const replicas: TestApp[] = [];

@@ -1,6 +1,6 @@
 import OpenAI, { toFile } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EMBEDDINGS_KEY, startFakeEmbeddings } from '../../helpers/fake-embeddings.js';
+import { EMBEDDINGS_KEY, startHeldEmbeddings } from '../../helpers/fake-embeddings.js';
 import type { FakeServer } from '../../helpers/fake-server.js';
 import { API_KEY, eventually } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../app-fixture.js';
@@ -15,12 +15,11 @@ afterEach(async () => {
   herald = fake = undefined;
 });
 
-/** an embeddings provider whose answers wait until the test lets them go */
+/** held embeddings, closed after the test */
 async function heldEmbeddings() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  fake = await startFakeEmbeddings('embed-1', { before: () => opened });
-  return { fake, release: open };
+  const held = await startHeldEmbeddings();
+  fake = held.fake;
+  return held;
 }
 
 // generous waits: files are parsed and embedded for real, on a machine that may be loaded
