@@ -27,19 +27,20 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
     io.err(`No config found: wrote a starter config to ${file}`);
   }
   const loaded = await loadConfigFile(file, { builtins });
+  const listen: { host?: string; port?: number } = {};
   if (values.port !== undefined) {
     const port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: "${values.port}" is not a port (0-65535; 0 picks a free one)`);
-    loaded.config.gateway.port = port;
+    loaded.config.gateway.port = listen.port = port;
   }
   if (values.host !== undefined) {
-    loaded.config.gateway.host = values.host;
+    loaded.config.gateway.host = listen.host = values.host;
     // a short hook token tolerated on loopback is refused once --host exposes it
     const { faults } = checkHookTokenStrength(loaded.config);
     if (faults.length) throw new ConfigError(faults.map((f) => `${f} (--host ${values.host})`));
   }
   const logger = createLogger({ level: loaded.config.gateway.log.level, pretty: wantsPretty(values.pretty) });
-  const gateway = await createGateway(loaded, { logger, builtins });
+  const gateway = await createGateway(loaded, { logger, builtins, listen });
   await gateway.start();
   // SIGHUP reloads the config (its default action would end the process): handled before
   // "listening" is announced, or a supervisor signalling on that line could kill herald

@@ -72,9 +72,13 @@ export interface ReloadTarget {
   schedules?: { reconfigure(): Promise<void> };
   /** what the start refuses of a config's alert, approval and schedule targets (a channel not configured, ...) */
   targetFaults?: (config: HeraldConfig) => string[];
+  /** `herald serve --host/--port`: they stand over the file's values at every reload, as at start */
+  listen?: ListenOverrides;
   store: Store;
   logger: Logger;
 }
+
+export type ListenOverrides = Partial<Pick<HeraldConfig['gateway'], 'host' | 'port'>>;
 
 const json = (value: unknown) => JSON.stringify(value ?? null);
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -136,6 +140,8 @@ export async function reloadGateway(target: ReloadTarget, reason: string, mappin
   try {
     loaded = await loadConfigFile(target.file, { builtins: target.builtins });
     const fresh = loaded.config as unknown as Record<string, unknown>;
+    // else a gateway started with --port would see the file's port as a change needing a restart at every reload
+    for (const [key, value] of Object.entries(target.listen ?? {})) if (value !== undefined) set(fresh, `gateway.${key}`, value);
     changed = changedKeys(running, fresh);
     restartRequired = RESTART_ONLY.filter((key) => json(get(running, key)) !== json(get(fresh, key)));
     // a restart-only setting keeps its running value (the mappings folder watched, the presets' gmail

@@ -24,7 +24,7 @@ import { ConfigTrouble } from '../runtime/operator/config-trouble.js';
 import { replicaId, SharedHealth } from '../runtime/operator/shared-health.js';
 import { troubledParts } from './troubled-parts.js';
 import { DropWatch } from '../runtime/drop-watch.js';
-import { reloadGateway, type ReloadResult } from './gateway-reload.js';
+import { reloadGateway, type ListenOverrides, type ReloadResult } from './gateway-reload.js';
 import { HeraldMetrics } from '../metrics/herald-metrics.js';
 import { builtinMappings } from '../mappings/loading/builtin-mappings.js';
 import { MappingsEngine } from '../mappings/mappings-engine.js';
@@ -125,6 +125,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** the built-in plugins, for a config reload (default: every plugin of the running registry) */
   builtins?: PluginDefinition[];
+  /** `herald serve --host/--port`, kept over the file's values when the config is reloaded */
+  listen?: ListenOverrides;
 }
 
 /** Assembles herald from a loaded config: the composition root every command and test uses. */
@@ -303,7 +305,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
     const next = reloading.then(() =>
-      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault }, tools: mcp, alerts, schedules, targetFaults: configTargetFaults, store, logger }, reason, mappingsChanged),
+      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault }, tools: mcp, alerts, schedules, targetFaults: configTargetFaults, listen: options.listen, store, logger }, reason, mappingsChanged),
     );
     reloading = next.catch(() => undefined);
     return next.then((result) => {

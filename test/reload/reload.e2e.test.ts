@@ -127,4 +127,22 @@ describe('config reload', () => {
     spawned.child.kill('SIGTERM');
     expect(await spawned.exited).toBe(0);
   });
+
+  it('a port given by `herald serve --port` is not a change needing a restart at every reload', { timeout: 90_000 }, async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'herald.json');
+    // the file names a port the gateway does not listen on: --port stands over it
+    writeConfig(file, baseConfig({ gateway: { port: 1 } }));
+    spawned = spawnHerald(['serve', '--config', file, '--port', '0']);
+    const url = (await spawned.waitFor(/herald listening on (http:\/\/\S+)/))[1]!;
+    writeConfig(file, baseConfig({ gateway: { port: 1 }, agents: { list: [{ id: 'main' }, { id: 'sales' }] } }));
+    const out: string[] = [];
+    const io: CliIo = { out: (l) => out.push(l), err: (l) => out.push(l), stdout: process.stdout, stderr: process.stderr };
+    expect(await main(['reload', '--config', file, '--url', url], builtinPlugins, io), out.join('\n')).toBe(0);
+    expect(out.join('\n')).toBe(`reloaded ${file}: changed agents.list`);
+    const overview = await fetch(`${url}/admin/overview`, { headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    expect(((await overview.json()) as { trouble: { restartRequired: unknown } }).trouble.restartRequired).toBeNull();
+    spawned.child.kill('SIGTERM');
+    expect(await spawned.exited).toBe(0);
+  });
 });
