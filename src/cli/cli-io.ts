@@ -12,3 +12,14 @@ export const processIo: CliIo = {
   stdout: process.stdout,
   stderr: process.stderr,
 };
+
+/**
+ * `herald presets list | head`: a reader that closes the pipe early ends the command quietly, as
+ * Unix tools do, instead of crashing on an unhandled EPIPE (not for `serve`, whose stdout is its log).
+ */
+export function endQuietlyOnClosedStdout(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}

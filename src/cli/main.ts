@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { PluginCommand, PluginDefinition } from '../plugin-sdk/sdk.js';
-import { processIo, type CliIo } from './cli-io.js';
+import { endQuietlyOnClosedStdout, processIo, type CliIo } from './cli-io.js';
 import type { CommandSpec, OptionSpec } from './command-spec.js';
 import { commands } from './commands.js';
 import { configPathFrom } from './config-path.js';
@@ -25,6 +25,7 @@ export async function main(
   let loaded: Promise<PluginDefinition[]> | undefined;
   const loadPlugins = () => (loaded ??= typeof builtins === 'function' ? builtins() : Promise.resolve(builtins));
   const first = argv[0];
+  if (io === processIo && first !== 'serve') endQuietlyOnClosedStdout();
   if (first === '--version' || first === '-v' || first === 'version') {
     io.out(`herald ${version()}`);
     return 0;
@@ -36,7 +37,7 @@ export async function main(
       io.out(commandHelp(asked, table[asked]));
       return 0;
     }
-    if (asked) return unknownCommand(argv.slice(1), table, io);
+    if (asked) return unknownCommand(argv.slice(1), table, io, true);
     io.out(overallHelp(table, version()));
     return first === undefined ? 2 : 0;
   }
@@ -51,7 +52,7 @@ export async function main(
     table = { ...commands, ...(await pluginCommands(loadPlugins, io)) };
     words = matchWords(argv, table);
   }
-  if (!words) return unknownCommand(argv, table, io);
+  if (!words) return unknownCommand(argv, table, io, argv.includes('--help') || argv.includes('-h'));
   const spec = table[words]!;
   const rest = argv.slice(words.split(' ').length);
   const end = rest.indexOf('--');
@@ -89,21 +90,26 @@ function matchWords(argv: string[], table: Record<string, CommandSpec>): string 
     .sort((a, b) => b.split(' ').length - a.split(' ').length)[0];
 }
 
-/** `herald keys` lists the keys commands; `herald sevre` suggests `serve` */
-function unknownCommand(argv: string[], table: Record<string, CommandSpec>, io: CliIo): number {
+/** `herald keys` lists the keys commands (`herald keys --help` too, as the help asked for); `herald sevre` suggests `serve` */
+function unknownCommand(argv: string[], table: Record<string, CommandSpec>, io: CliIo, help = false): number {
   const words = argv.filter((a) => !a.startsWith('-'));
   for (let n = words.length; n > 0; n--) {
     const prefix = words.slice(0, n).join(' ');
     const group = Object.keys(table).filter((name) => name.startsWith(`${prefix} `));
     if (group.length === 0) continue;
     const next = words[n];
+    const usage = `usage:\n${group.map((name) => `  herald ${name.padEnd(24)} ${table[name]!.summary}`).join('\n')}`;
+    if (next === undefined && help) {
+      io.out(`${usage}\n\nherald ${prefix} <subcommand> --help shows its options.`);
+      return 0;
+    }
     if (next !== undefined) {
       const match = nearest(next, group.map((name) => name.split(' ')[n]!));
       io.err(`herald: unknown command "${prefix} ${next}"${match ? ` (did you mean "${prefix} ${match}"?)` : ''}`);
     } else {
       io.err(`herald ${prefix}: a subcommand is needed`);
     }
-    io.err(`usage:\n${group.map((name) => `  herald ${name.padEnd(24)} ${table[name]!.summary}`).join('\n')}`);
+    io.err(usage);
     return 2;
   }
   const asked = words.join(' ') || argv.join(' ');

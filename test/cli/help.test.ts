@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,6 +74,26 @@ describe('herald --help, --version, and mistakes named', () => {
     const group = captureIo();
     expect(await main(['keys'], builtinPlugins, group.io)).toBe(2);
     expect(group.err()).toMatch(/herald keys create/);
+  });
+
+  it('a group of commands asked for its help (`herald cron --help`, `herald help cron`) lists its subcommands, exit 0', async () => {
+    for (const argv of [['cron', '--help'], ['cron', '-h'], ['help', 'cron'], ['webhooks', 'gmail', '--help']]) {
+      const cli = captureIo();
+      expect(await main(argv, builtinPlugins, cli.io), argv.join(' ')).toBe(0);
+      expect(cli.out()).toMatch(new RegExp(`^usage:\\n  herald ${argv.includes('help') ? 'cron' : argv.slice(0, -1).join(' ')} `));
+      expect(cli.err()).toBe('');
+    }
+  });
+
+  it('a reader that closes the pipe early (`herald presets list | head -1`) ends the command quietly', async () => {
+    const child = spawn(process.execPath, [BIN, 'presets', 'list'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // closed before the command writes its first line: every write of it meets EPIPE
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr += String(c)));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 
   it('loads only what the command uses: --help loads no server, store, model client or plugin', () => {
