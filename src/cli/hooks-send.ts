@@ -40,7 +40,7 @@ export async function presetsSendCommand(argv: string[], io: CliIo, builtins: Pl
     io.err(`herald presets send: "${name}" is not in hooks.presets of ${loaded.file} (enabled: ${loaded.plugins.enabledPresets(loaded.config).presets.map((p) => p.name).join(', ') || 'none'})`);
     return 1;
   }
-  return send(trimSlashes(enabled.options.path), fixture, parsed.values, io, builtins, loaded);
+  return send(trimSlashes(enabled.options.path), fixture, parsed.values, io, builtins, loaded, name);
 }
 
 function parse(argv: string[]) {
@@ -63,7 +63,9 @@ async function send(
   io: CliIo,
   builtins: PluginDefinition[],
   preloaded?: LoadedConfig,
+  preset?: string,
 ): Promise<number> {
+  const command = preset ? 'herald presets send' : 'herald hooks send';
   const loaded = preloaded ?? (await loadConfigFile(configPathFrom(flags.config), { builtins }));
   const { config } = loaded;
   let mappings: Awaited<ReturnType<typeof resolveMappings>>;
@@ -71,17 +73,27 @@ async function send(
     mappings = await resolveMappings(loaded, { config, channelNames: loaded.plugins.channelNames() });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    for (const fault of error.faults) io.err(`herald hooks send: ${fault}`);
+    for (const fault of error.faults) io.err(`${command}: ${fault}`);
     return 1;
   }
   const ofPath = mappings.filter((m) => m.path === hookPath);
   if (!ofPath.length) {
-    io.err(`herald hooks send: no mapping serves the path "${hookPath}" (paths: ${[...new Set(mappings.flatMap((m) => m.path ?? []))].join(', ') || 'none'})`);
+    io.err(`${command}: no mapping serves the path "${hookPath}" (paths: ${[...new Set(mappings.flatMap((m) => m.path ?? []))].join(', ') || 'none'})`);
+    return 1;
+  }
+  // mappings of yours on the preset's path shadow it: sending them the preset's fixture would test them, not the preset
+  if (preset && !ofPath.some((m) => presetOf(m.origin) === preset)) {
+    const yours = [...new Set(ofPath.map((m) => (m.origin ?? '').replace(/\[\d+\]$/, '')))].join(', ');
+    io.err(
+      `${command}: the ${preset} preset does not answer "${hookPath}": your mappings (${yours}) shadow it there. ` +
+        `Remove them (or set hooks.mappingsDir to another folder), or give the preset its own path and id ({ name: "${preset}", path: "...", id: "..." }); ` +
+        `\`herald hooks send ${hookPath} --fixture FILE|NAME\` sends to your mappings`,
+    );
     return 1;
   }
   const found = findFixture(fixture, ofPath.map((m) => m.origin ?? ''));
   if (typeof found === 'string') {
-    io.err(`herald hooks send: ${found}`);
+    io.err(`${command}: ${found}`);
     return 1;
   }
   const body = Buffer.from(JSON.stringify(found.payload ?? {}));
@@ -90,7 +102,7 @@ async function send(
   if (auth) {
     const signed = senderSignature(auth, body, Date.now());
     if (!signed) {
-      io.err(`herald hooks send: a ${auth.type} signature is made with the sender's own keys or over more than the body; send it from the sender (or herald hooks test for a dry run)`);
+      io.err(`${command}: ${/^[aeiou]/i.test(auth.type) ? 'an' : 'a'} ${auth.type} signature is made with the sender's own keys or over more than the body; send it from the sender (or herald hooks test for a dry run)`);
       return 1;
     }
     Object.assign(headers, lowerKeys(signed));
@@ -105,7 +117,7 @@ async function send(
     response = await fetch(url, { method: 'POST', headers, body });
   } catch (error) {
     const cause = (error as Error & { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    io.err(`herald hooks send: cannot reach ${base} (${cause}); is \`herald serve\` running?`);
+    io.err(`${command}: cannot reach ${base} (${cause}); is \`herald serve\` running?`);
     return 1;
   }
   const text = await response.text();
@@ -116,6 +128,9 @@ async function send(
   if (runId) io.out(`run: ${base}/console#/runs/${encodeURIComponent(runId)}`);
   return response.ok ? 0 : 1;
 }
+
+/** the preset a mapping comes from, by its origin (`hooks.presets[1] (github, mapping 3)`) */
+const presetOf = (origin: string | undefined) => /\((\S+), mapping \d+\)$/.exec(origin ?? '')?.[1];
 
 const lowerKeys = (headers: Record<string, string> | undefined) => Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
 
@@ -140,7 +155,7 @@ function findFixture(spec: string, origins: string[]): FixtureCase | string {
   }
   const files = new Set<string>();
   for (const origin of origins) {
-    const preset = /\((\S+), mapping \d+\)$/.exec(origin)?.[1];
+    const preset = presetOf(origin);
     if (preset) files.add(path.join(PACKAGE_ROOT, 'plugins', preset, 'fixtures', `${preset}.json`));
     const mappingFile = origin.replace(/\[\d+\]$/, '');
     const sibling = mappingFile.replace(/\.(ya?ml|json5?)$/i, '.test.json');

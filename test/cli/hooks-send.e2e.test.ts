@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { builtinPlugins } from '../../plugins/index.js';
-import { baseConfig, eventually, GATEWAY_TOKEN, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { baseConfig, eventually, GATEWAY_TOKEN, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
 import { captureIo } from './capture-io.js';
 
 let herald: RunningHerald | undefined;
@@ -61,6 +61,18 @@ describe('herald presets send / hooks send', () => {
 });
 
 describe('herald hooks test --fixtures', () => {
+  it("refuses to send a preset's fixture to the mappings of yours that shadow the preset on its path", async () => {
+    const dir = tempDir();
+    fs.mkdirSync(path.join(dir, 'mappings'));
+    fs.writeFileSync(path.join(dir, 'mappings', 'github.yaml'), 'id: my-github\nmatch: { path: github }\nmessageTemplate: "GitHub {{ action }}"\n');
+    const file = path.join(dir, 'herald.json');
+    fs.writeFileSync(file, JSON.stringify(baseConfig({ hooks: { mappingsDir: './mappings', presets: [{ name: 'github', secret: GITHUB_SECRET }] } })));
+    const { io, err } = captureIo();
+    // nothing listens on the URL: the refusal comes before any request
+    expect(await main(['presets', 'send', 'github', 'issues.opened', '--config', file, '--url', 'http://127.0.0.1:9'], builtinPlugins, io)).toBe(1);
+    expect(err()).toContain(`herald presets send: the github preset does not answer "github": your mappings (${path.join(dir, 'mappings', 'github.yaml')}) shadow it there.`);
+  });
+
   it('prints what happened beside what was expected', async () => {
     const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'herald-fixtures-'));
     fs.writeFileSync(path.join(dir, 'herald.json'), JSON.stringify(baseConfig({ hooks: { mappingsDir: path.join(dir, 'mappings') } })));
