@@ -92,14 +92,21 @@ describe('hooks.presets', () => {
     expect(github.length).toBeGreaterThan(0);
     expect(github.every((m) => m.origin?.startsWith(path.join(mappingsDir, 'github.yaml')))).toBe(true);
     expect(notes).toEqual([
-      expect.stringMatching(/^hooks\.presets\[0\] \(github\): path "github" is served by your mappings \(.*mappings\/github\.yaml\), which shadow the preset's \d+ mapping\(s\) there; to use the preset on it, remove those mappings \(or set hooks\.mappingsDir to another folder\), or give the preset another path \(\{ name: "github", path: "\.\.\." \}\)$/),
+      expect.stringMatching(/^hooks\.presets\[0\] \(github\): path "github" is served by your mappings \(.*mappings\/github\.yaml\), which shadow the preset's \d+ mapping\(s\) there; to use the preset on it, remove those mappings \(or set hooks\.mappingsDir to another folder\), or give the preset its own path and id \(\{ name: "github", path: "\.\.\.", id: "\.\.\." \}: the id keeps its mapping ids apart from yours\)$/),
     ]);
 
-    // moved to a path of its own, the preset loads beside the file
-    const moved = await loadConfigValue({ hooks: { ...raw.hooks, presets: [{ name: 'acme', secret: 'x', path: 'github-acme' }] } }, file, { builtins: [...builtinPlugins, acmePlugin] });
+    // moved to a path of its own, its mapping ids are still the file's (github-push, ...): the fault says to give it an id
+    const movedOnly = await loadConfigValue({ hooks: { ...raw.hooks, presets: [{ name: 'github', secret: 'x', path: 'gh' }] } }, file);
+    const faults = await faultsOf(resolveMappings(movedOnly, { config: movedOnly.config, channelNames: movedOnly.plugins.channelNames() }));
+    expect(faults.length).toBeGreaterThan(0);
+    for (const fault of faults) expect(fault).toContain('give the preset entry an id of its own ({ name: "github", id: "..." }: its mapping ids become <id>-...)');
+
+    // with its own path and id, as the note says, the preset loads beside the file
+    const moved = await loadConfigValue({ hooks: { ...raw.hooks, presets: [{ name: 'github', secret: 'x', path: 'gh', id: 'gh' }] } }, file);
     const movedNotes: string[] = [];
     const both = await resolveMappings(moved, { config: moved.config, channelNames: moved.plugins.channelNames(), notes: movedNotes });
-    expect(both.map((m) => m.origin)).toContain('hooks.presets[0] (acme, mapping 0)');
+    expect(both.map((m) => m.origin)).toContain('hooks.presets[0] (github, mapping 0)');
+    expect(both.filter((m) => m.path === 'gh').every((m) => m.id.startsWith('gh-'))).toBe(true);
     expect(movedNotes).toEqual([]);
   });
 
@@ -108,7 +115,7 @@ describe('hooks.presets', () => {
       load([{ name: 'acme', secret: 'x' }], [{ id: 'acme', match: { path: 'mine' } }]).then((loaded) => resolveMappings(loaded, { config: loaded.config, channelNames: loaded.plugins.channelNames() })),
     );
     expect(faults).toEqual([
-      'mapping "acme" (hooks.presets[0] (acme, mapping 0)): duplicate mapping id (also used by hooks.mappings[0]): hooks.presets[0] (acme) and your hooks.mappings both define it; rename yours, or drop the preset from hooks.presets',
+      'mapping "acme" (hooks.presets[0] (acme, mapping 0)): duplicate mapping id (also used by hooks.mappings[0]): hooks.presets[0] (acme) and your hooks.mappings both define it; give the preset entry an id of its own ({ name: "acme", id: "..." }: its mapping ids become <id>-...), rename yours, or drop the preset from hooks.presets',
     ]);
   });
 

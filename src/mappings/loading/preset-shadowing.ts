@@ -41,7 +41,7 @@ export function shadowPresetPaths(sources: MappingSource[], notes?: string[]): M
     const by = [...yours.get(path)!].join(', ');
     notes?.push(
       `${preset}: path "${path}" is served by your mappings (${by}), which shadow the preset's ${count} mapping(s) there; ` +
-        `to use the preset on it, remove those mappings (or set hooks.mappingsDir to another folder), or give the preset another path ({ name: "${name}", path: "..." })`,
+        `to use the preset on it, remove those mappings (or set hooks.mappingsDir to another folder), or give the preset its own path and id ({ name: "${name}", path: "...", id: "..." }: the id keeps its mapping ids apart from yours)`,
     );
   }
   return kept;
@@ -53,5 +53,5 @@ export function presetDuplicateAdvice(origin: string, other: string): string {
   if (!preset || !yours) return '';
   const file = originName(yours);
   const remove = file === 'hooks.mappings' ? '' : `, remove ${file} (or set hooks.mappingsDir to another folder)`;
-  return `: ${originName(preset)} and your ${file} both define it; rename yours${remove}, or drop the preset from hooks.presets`;
+  return `: ${originName(preset)} and your ${file} both define it; give the preset entry an id of its own ({ name: "${presetNameOf(preset)}", id: "..." }: its mapping ids become <id>-...), rename yours${remove}, or drop the preset from hooks.presets`;
 }
