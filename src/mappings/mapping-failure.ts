@@ -1,8 +1,9 @@
 import type { HeraldError } from '../errors.js';
 import type { HookRequest } from './hook-request.js';
 
-/** the step of a mapping that failed on a request (`auth`: its signature was refused, the cause says why) */
-export type MappingStage = 'auth' | 'schema' | 'template' | 'transform' | 'respond' | 'action';
+/** the steps of a mapping that can fail on a request (`auth`: its signature was refused, the cause says why) */
+export const mappingStages = ['auth', 'schema', 'template', 'transform', 'respond', 'action'] as const;
+export type MappingStage = (typeof mappingStages)[number];
 
 /**
  * Where and why a mapping failed on a request, as its receipt records it: the stage, the mapping,
