@@ -79,10 +79,11 @@ function explain(faults: string[], schema: ReturnType<typeof buildConfigSchema>)
   const unset = new Map<string, string[]>();
   for (const fault of faults) {
     const { path, message } = splitFault(fault);
-    const variable = /^environment variable (\w+) is not set$/.exec(message)?.[1];
+    // a mapping file's fault ends with its line and column, kept beside the key
+    const [, variable, position] = /^environment variable (\w+) is not set( \(line \d+, column \d+\))?$/.exec(message) ?? [];
     if (path && variable) {
       if (!unset.has(variable)) lines.push(`\0${variable}`);
-      unset.set(variable, [...(unset.get(variable) ?? []), path]);
+      unset.set(variable, [...(unset.get(variable) ?? []), `${path}${position ?? ''}`]);
       continue;
     }
     if (path && message === 'unknown key') {

@@ -106,10 +106,15 @@ export async function collectFaults(
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       const fresh = error.faults.filter((f) => !faults.includes(f));
+      // an unset variable of a mapping file: check again with its placeholder. The pass's other
+      // faults may be what the empty value broke (a secret too short): the next pass finds the real ones
+      const unset = fresh.filter((f) => /environment variable \w+ is not set/.test(f));
+      const variables = unset.map((f) => /environment variable (\w+) is not set/.exec(f)![1]!);
+      if (variables.map(placeholder).some(Boolean)) {
+        faults.push(...unset);
+        continue;
+      }
       faults.push(...fresh);
-      // an unset variable of a mapping file: check again with its placeholder
-      const variables = fresh.flatMap((f) => /environment variable (\w+) is not set/.exec(f)?.[1] ?? []);
-      if (variables.map(placeholder).some(Boolean)) continue;
     }
     return { faults, loaded };
   }

@@ -97,6 +97,21 @@ describe('herald config check of a mapping file', () => {
     const mappings = path.join(path.dirname(file), 'mappings', 'deploys.yaml');
     expect(cli.err()).toMatch(new RegExp(`mapping "bad-one" \\(${mappings.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\[1\\]\\): messageTemplate: template error in .*Expected "\\)" before end of expression \\(at \\d+\\) \\(line 8, column 20\\)`));
   });
+
+  it("an unset variable of a mapping file is one fault naming every key that uses it, not one per mapping plus what its empty value broke", async () => {
+    const file = project(baseConfig({ hooks: { mappingsDir: './mappings' } }), {
+      'mappings/github.yaml':
+        '- id: gh-push\n  match: { path: gh }\n  auth: { type: github, secret: "${HERALD_T_UNSET_GH}" }\n  action: wake\n  textTemplate: "push"\n' +
+        '- id: gh-issue\n  match: { path: gh }\n  auth: { type: github, secret: "${HERALD_T_UNSET_GH}" }\n  messageTemplate: "issue"\n',
+    });
+    const cli = captureIo();
+    expect(await main(['config', 'check', '--config', file], builtinPlugins, cli.io)).toBe(1);
+    const mappings = path.join(path.dirname(file), 'mappings', 'github.yaml');
+    expect(cli.err().split('\n')).toEqual([
+      `${file}: 1 fault`,
+      `  environment variable HERALD_T_UNSET_GH is not set (used by ${mappings}[0].auth.secret (line 3, column 33), ${mappings}[1].auth.secret (line 8, column 33))`,
+    ]);
+  });
 });
 
 describe('herald hooks test with unset variables', () => {
