@@ -45,7 +45,23 @@ function presetEntry(name: string, pairs: string[]): Record<string, unknown> & {
   return entry;
 }
 
-/** the mapping set NAME expands to with the given options; a fault is printed and gives undefined */
+/**
+ * The entry of hooks.presets that enables NAME in the config file, as written (its `${ENV}`
+ * references kept), when there is exactly one: what the ejected mappings should verify with.
+ */
+function configuredEntry(configFile: string, name: string): { at: number; options: Record<string, unknown> } | undefined {
+  if (!fs.existsSync(configFile)) return undefined;
+  const presets = (readConfigFile(configFile) as { hooks?: { presets?: unknown } } | undefined)?.hooks?.presets;
+  if (!Array.isArray(presets)) return undefined;
+  const nameOf = (entry: unknown) => (typeof entry === 'string' ? entry : (entry as { name?: unknown } | null)?.name);
+  const found = presets.flatMap((entry, at) => (nameOf(entry) === name ? [{ at, entry }] : []));
+  if (found.length !== 1) return undefined;
+  const { at, entry } = found[0]!;
+  const { name: _name, ...options } = typeof entry === 'string' ? { name } : (entry as Record<string, unknown>);
+  return { at, options };
+}
+
+/** the mapping set NAME expands to with the given options (for eject, over its entry in the config); a fault is printed and gives undefined */
 function expand(command: string, argv: string[], io: CliIo, builtins: PluginDefinition[]): { name: string; mappings: MappingConfig[]; configFile?: string } | undefined {
   const { values, positionals } = parseOptions(argv);
   const name = positionals[0];
@@ -62,7 +78,10 @@ function expand(command: string, argv: string[], io: CliIo, builtins: PluginDefi
   }
   // options its secret is required for are shown as a placeholder: the set is the same with any value
   const placeholders = Object.fromEntries((plugin.preset.requires ?? []).map((key) => [key, `\${${name.toUpperCase().replace(/-/g, '_')}_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}}`]));
-  const entry = { ...placeholders, ...presetEntry(name, values.option ?? []) };
+  // ejected in place of an enabled preset, the file verifies with the entry's own secret reference
+  const configured = command === 'eject' ? configuredEntry(configPathFrom(values.config), name) : undefined;
+  if (configured) io.err(`options of hooks.presets[${configured.at}] in ${path.resolve(configPathFrom(values.config))}${values.option?.length ? ', under --option' : ''}`);
+  const entry = { ...placeholders, ...configured?.options, ...presetEntry(name, values.option ?? []) };
   const { mappings, faults } = presetMappingSet(plugin, entry, '--option');
   if (!mappings) {
     for (const fault of faults) io.err(`herald presets ${command}: ${fault}`);

@@ -64,6 +64,15 @@ describe('herald presets', () => {
     expect(await main(['config', 'check', '--config', file], check.io)).toBe(0);
   });
 
+  it("eject: an enabled preset's entry gives the ejected mappings its options, its secret's ${ENV} reference as written", async () => {
+    const file = configFile({ hooks: { enabled: true, token: 'a-hook-token-long-enough', mappingsDir: './mappings', presets: [{ name: 'github', secret: '${GITHUB_WEBHOOK_SECRET}', events: ['issues'] }] } });
+    const cli = captureIo();
+    expect(await main(['presets', 'eject', 'github', '--config', file], cli.io)).toBe(0);
+    expect(cli.err()).toContain(`options of hooks.presets[0] in ${file}`);
+    const mappings = parse(fs.readFileSync(path.join(path.dirname(file), 'mappings', 'github.yaml'), 'utf8')) as { auth?: { secret: string } }[];
+    expect(mappings.filter((m) => m.auth).map((m) => m.auth!.secret)).toEqual(mappings.map(() => '${GITHUB_WEBHOOK_SECRET}'));
+  });
+
   it('config check names an unknown preset, an option that is not one and a missing secret', async () => {
     const file = configFile({ hooks: { enabled: true, token: 'a-hook-token-long-enough', presets: ['gmial', { name: 'gmail', colour: 'red' }, 'slack', { name: 'meta', secret: 'x' }] } });
     const cli = captureIo();
