@@ -64,8 +64,9 @@ export async function configCheckCommand(argv: string[], io: CliIo, builtins: Pl
     },
     placeholders.set,
     );
-    const schema = buildConfigSchema((loaded?.plugins ?? new PluginRegistry(builtins)).configSections());
-    return report(io, file, explain(faults, schema), loaded ? [...loaded.warnings, ...mappingWarnings, ...configWarnings(loaded)] : []);
+    const registry = loaded?.plugins ?? new PluginRegistry(builtins);
+    const schema = buildConfigSchema(registry.configSections());
+    return report(io, file, explain(faults, schema, presetOptionKeys(raw, registry)), loaded ? [...loaded.warnings, ...mappingWarnings, ...configWarnings(loaded)] : []);
   } finally {
     placeholders.restore();
   }
@@ -73,8 +74,19 @@ export async function configCheckCommand(argv: string[], io: CliIo, builtins: Pl
 
 const stripFile = (fault: string, file: string) => (fault.startsWith(`${file}: `) ? fault.slice(file.length + 2) : fault);
 
-/** unknown keys get their nearest valid sibling; an unset variable is one line naming every key that uses it */
-function explain(faults: string[], schema: ReturnType<typeof buildConfigSchema>): string[] {
+/** the options the preset of `hooks.presets[i]` takes (its name read from the file as written) */
+function presetOptionKeys(raw: unknown, registry: PluginRegistry): (index: number) => string[] {
+  const entries = (raw as { hooks?: { presets?: unknown } } | undefined)?.hooks?.presets;
+  return (index) => {
+    const entry: unknown = Array.isArray(entries) ? entries[index] : undefined;
+    const name = typeof entry === 'string' ? entry : (entry as { name?: unknown } | undefined)?.name;
+    const plugin = registry.presets().find((p) => p.id === name);
+    return plugin ? keysAt(plugin.preset.options, []) : [];
+  };
+}
+
+/** unknown keys get their nearest valid sibling (a preset's option its preset's); an unset variable is one line naming every key that uses it */
+function explain(faults: string[], schema: ReturnType<typeof buildConfigSchema>, presetKeys: (index: number) => string[]): string[] {
   const lines: string[] = [];
   const unset = new Map<string, string[]>();
   for (const fault of faults) {
@@ -89,7 +101,9 @@ function explain(faults: string[], schema: ReturnType<typeof buildConfigSchema>)
     if (path && message === 'unknown key') {
       const segments = pathSegments(path);
       const key = String(segments.at(-1));
-      const match = nearest(key, keysAt(schema, segments.slice(0, -1)).filter((k) => k !== key));
+      const preset = segments.length === 4 && segments[0] === 'hooks' && segments[1] === 'presets' && typeof segments[2] === 'number' ? segments[2] : undefined;
+      const siblings = preset === undefined ? keysAt(schema, segments.slice(0, -1)) : presetKeys(preset);
+      const match = nearest(key, siblings.filter((k) => k !== key));
       lines.push(`${fault}${match ? ` (did you mean "${match}"?)` : ''}`);
       continue;
     }

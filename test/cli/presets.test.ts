@@ -83,6 +83,14 @@ describe('herald presets', () => {
     expect(cli.err()).toContain('hooks.presets[3].verifyToken: required');
   });
 
+  it("config check names the nearest option of the entry's own preset for a mistyped one", async () => {
+    const file = configFile({ hooks: { enabled: true, token: 'a-hook-token-long-enough', mappingsDir: './none', presets: [{ name: 'stripe', secrett: 'x' }, { name: 'discord', publicKy: 'ab' }] } });
+    const cli = captureIo();
+    expect(await main(['config', 'check', '--config', file], cli.io)).toBe(1);
+    expect(cli.err()).toContain('hooks.presets[0].secrett: unknown key (did you mean "secret"?)');
+    expect(cli.err()).toContain('hooks.presets[1].publicKy: unknown key (did you mean "publicKey"?)');
+  });
+
   it('list names the handshake presets with what they verify; show expands slack with a placeholder secret', async () => {
     const list = captureIo();
     expect(await main(['presets', 'list'], list.io)).toBe(0);
