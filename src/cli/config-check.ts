@@ -33,6 +33,8 @@ export async function configCheckCommand(argv: string[], io: CliIo, builtins: Pl
   }
   const placeholders = new EnvPlaceholders();
   const mappingWarnings: string[] = [];
+  // what the start logs as a note (a preset shadowed by your mappings on its path): worth knowing before it
+  const mappingNotes: string[] = [];
   try {
     const { faults, loaded } = await collectFaults(
     raw,
@@ -46,6 +48,7 @@ export async function configCheckCommand(argv: string[], io: CliIo, builtins: Pl
     },
     async (ready) => {
       mappingWarnings.length = 0;
+      mappingNotes.length = 0;
       const channels = ready.config.channels as Record<string, unknown>;
       const targetChannels = {
         // a configured channel's recipient rule is known once it starts: `serve` checks that part
@@ -55,7 +58,7 @@ export async function configCheckCommand(argv: string[], io: CliIo, builtins: Pl
       };
       const faults = [...alertTargetFaults(ready.config.alerts, targetChannels), ...approvalTargetFaults(ready.config.tools, targetChannels), ...scheduleTargetFaults('schedules.jobs', ready.config.schedules.jobs, targetChannels)];
       try {
-        await resolveMappings(ready, { config: ready.config, channelNames: ready.plugins.channelNames(), warnings: mappingWarnings });
+        await resolveMappings(ready, { config: ready.config, channelNames: ready.plugins.channelNames(), warnings: mappingWarnings, notes: mappingNotes });
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         faults.unshift(...withPositions(error.faults, ready.config.hooks.mappingsDir));
@@ -66,7 +69,7 @@ export async function configCheckCommand(argv: string[], io: CliIo, builtins: Pl
     );
     const registry = loaded?.plugins ?? new PluginRegistry(builtins);
     const schema = buildConfigSchema(registry.configSections());
-    return report(io, file, explain(faults, schema, presetOptionKeys(raw, registry)), loaded ? [...loaded.warnings, ...mappingWarnings, ...configWarnings(loaded)] : []);
+    return report(io, file, explain(faults, schema, presetOptionKeys(raw, registry)), loaded ? [...loaded.warnings, ...mappingWarnings, ...configWarnings(loaded)] : [], mappingNotes);
   } finally {
     placeholders.restore();
   }
@@ -117,7 +120,7 @@ function explain(faults: string[], schema: ReturnType<typeof buildConfigSchema>,
   });
 }
 
-function report(io: CliIo, file: string, faults: string[], warnings: string[]): number {
+function report(io: CliIo, file: string, faults: string[], warnings: string[], notes: string[] = []): number {
   if (faults.length) {
     io.err(`${file}: ${faults.length} fault${faults.length === 1 ? '' : 's'}`);
     for (const fault of faults) io.err(`  ${fault}`);
@@ -127,5 +130,6 @@ function report(io: CliIo, file: string, faults: string[], warnings: string[]): 
   io.out(`${file}: ok${warnings.length ? ` (${warnings.length} warning${warnings.length === 1 ? '' : 's'})` : ''}`);
   // loads and starts, but each of these wants a look (the line names the key)
   for (const warning of warnings) io.out(`  warning: ${warning}`);
+  for (const note of notes) io.out(`  note: ${note}`);
   return 0;
 }

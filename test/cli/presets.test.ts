@@ -91,6 +91,14 @@ describe('herald presets', () => {
     expect(cli.err()).toContain('hooks.presets[1].publicKy: unknown key (did you mean "publicKey"?)');
   });
 
+  it("config check notes a preset that mappings of yours shadow on its path, as the start does", async () => {
+    const mappingsDir = path.resolve(import.meta.dirname, '../../mappings');
+    const file = configFile({ hooks: { enabled: true, token: 'a-hook-token-long-enough', mappingsDir, presets: [{ name: 'github', secret: 'a-github-secret' }] } });
+    const cli = captureIo();
+    expect(await main(['config', 'check', '--config', file], cli.io)).toBe(0);
+    expect(cli.out()).toContain(`  note: hooks.presets[0] (github): path "github" is served by your mappings (${path.join(mappingsDir, 'github.yaml')})`);
+  });
+
   it('list names the handshake presets with what they verify; show expands slack with a placeholder secret', async () => {
     const list = captureIo();
     expect(await main(['presets', 'list'], list.io)).toBe(0);
