@@ -133,6 +133,13 @@ describe('herald hooks test with unset variables', () => {
     expect(process.env.HERALD_T_PROD_GH).toBeUndefined();
   });
 
+  it('names the line and column of a syntax error in the config file', async () => {
+    const file = project('{\n  gateway: { port: 1 }\n  hooks: {}\n}\n');
+    const cli = captureIo();
+    expect(await main(['config', 'check', '--config', file], builtinPlugins, cli.io)).toBe(1);
+    expect(cli.err()).toBe(`${file}: 1 fault\n  not valid JSON5: invalid character 'h' (line 3, column 3)`);
+  });
+
   it('names a missing config file and says how to create one', async () => {
     const file = path.join(tempDir(), 'nowhere.json5');
     const cli = captureIo();

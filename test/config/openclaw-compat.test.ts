@@ -27,7 +27,7 @@ describe('OpenClaw config forms', () => {
     fs.writeFileSync(path.join(dir, 'openclaw.json'), "// OpenClaw's file\n{ hooks: { enabled: true, token: 'shared-secret-0123456789', }, }\n");
     expect((await loadConfigFile(path.join(dir, 'openclaw.json'))).config.hooks.enabled).toBe(true);
     fs.writeFileSync(path.join(dir, 'broken.json'), '{ hooks: {\n  enabled: true,, }');
-    await expect(loadConfigFile(path.join(dir, 'broken.json'))).rejects.toThrow(/broken\.json: not valid JSON: JSON5: invalid character ',' at 2:17/);
+    await expect(loadConfigFile(path.join(dir, 'broken.json'))).rejects.toThrow(/broken\.json: not valid JSON: invalid character ',' \(line 2, column 17\)/);
   });
 
   it('expands ~ at the start of paths to the home folder', async () => {

@@ -47,6 +47,12 @@ export function parseStructuredText(text: string, format: ConfigFormat, file: st
     if (doc.errors.length) throw new Error(doc.errors.map((e) => e.message).join('; '));
     return doc.toJS() ?? {};
   } catch (error) {
-    throw new ConfigError([`${file}: not valid ${format.toUpperCase()}: ${(error as Error).message}`]);
+    throw new ConfigError([`${file}: not valid ${format.toUpperCase()}: ${syntaxMessage(error as Error)}`]);
   }
+}
+
+/** JSON5's `JSON5: invalid character 'h' at 3:3` as `invalid character 'h' (line 3, column 3)`, the way every other fault names a place */
+function syntaxMessage(error: Error & { lineNumber?: unknown; columnNumber?: unknown }): string {
+  if (typeof error.lineNumber !== 'number' || typeof error.columnNumber !== 'number') return error.message;
+  return `${error.message.replace(/^JSON5: /, '').replace(/ at \d+:\d+$/, '')} (line ${error.lineNumber}, column ${error.columnNumber})`;
 }
