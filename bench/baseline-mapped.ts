@@ -17,10 +17,10 @@ export interface MappedRequest {
   path: string;
 }
 
-type Rendered = (request: MappedRequest) => Promise<string>;
+export type Rendered = (request: MappedRequest) => Promise<string>;
 
 /** `text {{ expr }} text`: the holes compiled once, rendered as herald renders them */
-function compileTemplate(template: string): Rendered {
+export function compileTemplate(template: string): Rendered {
   const pieces: (string | jsonata.Expression)[] = [];
   let rest = template;
   for (let open = rest.indexOf('{{'); open >= 0; open = rest.indexOf('{{')) {

@@ -30,6 +30,11 @@ export const INSERT_RECEIPT_SQLITE = `INSERT INTO receipts (id, request_id, rece
   event_id, idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 'bearer', NULL, ?, ?, ?, NULL, NULL)`;
 
+/** a signed request's receipt (SQLite): its idempotency key, `signature` as its auth and the mappings that may take it */
+export const INSERT_SIGNED_RECEIPT_SQLITE = `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id,
+  event_id, client_address, body_bytes, latency_ms, idempotency_key, auth_method, signature, replay_of, retained_until)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'signature', ?, NULL, NULL)`;
+
 /** the types of receiptValues' entries, in its order: the multi-row INSERT takes each as an array */
 const RECEIPT_PG_TYPES = ['text', 'text', 'bigint', 'text', 'text', 'text', 'int', 'text', 'text', 'text', 'bigint', 'text', 'int', 'float8'];
 
@@ -66,12 +71,19 @@ export interface BaselineReceipt {
   clientAddress: string | null;
   bodyBytes: number;
   latencyMs: number;
+  /** a signed request's: the sender's delivery id and the mappings its signature was checked for */
+  signed?: { idempotencyKey: string | null; signature: string };
 }
 
 /** the receipt's values in the order of INSERT_RECEIPT_SQLITE's parameters and INSERT_RECEIPTS_PG's arrays */
 export function receiptValues(r: BaselineReceipt): unknown[] {
   return [uuidV7(r.receivedAt), r.requestId, r.receivedAt, r.method, r.path, r.mappingId, r.status, r.outcome, r.errorCode, r.runId, r.eventId,
     r.clientAddress, r.bodyBytes, Math.round(r.latencyMs * 100) / 100];
+}
+
+/** INSERT_SIGNED_RECEIPT_SQLITE's values */
+export function signedReceiptValues(r: BaselineReceipt): unknown[] {
+  return [...receiptValues(r), r.signed?.idempotencyKey ?? null, r.signed?.signature ?? null];
 }
 
 /** RFC 9562 v7: 48 bits of Unix milliseconds, then randomUUID()'s random bits (as herald's src/time/uuid-v7.ts) */

@@ -11,6 +11,11 @@
  * event-loop turn, the response only after it. `/hooks/mapped-wake` and `/hooks/mapped-agent`
  * do a mapped hook's work (bench/baseline-mapped.ts: ajv schema, JSONata templates) first.
  *
+ * `/hooks/github` (with BASELINE_GITHUB) is a signed webhook: no token, GitHub's signature checked
+ * over the raw body, the preset's issue templates (bench/baseline-signed.ts), then in one group
+ * commit the delivery's idempotency record (the same row herald keeps, done, with its answer) and
+ * the run; a delivery id seen before is answered from its record.
+ *
  * Every request then leaves a receipt row, written after the response as herald writes it
  * (bench/baseline-receipts.ts): the same table, columns and group commit.
  *
@@ -22,7 +27,7 @@
  *
  * Self-contained on purpose (no herald imports), so it measures raw node:http, not herald.
  * Env: BASELINE_DB (file), BASELINE_TOKEN, BASELINE_PORT (default 0), BASELINE_MAX_BODY_BYTES,
- * BASELINE_PG_URL, BASELINE_PG_SCHEMA, BASELINE_PG_TABLES.
+ * BASELINE_PG_URL, BASELINE_PG_SCHEMA, BASELINE_PG_TABLES, BASELINE_GITHUB (JSON: GithubBaselineConfig, SQLite only).
  * Prints `baseline listening on http://127.0.0.1:<port>` once it listens.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
@@ -31,7 +36,8 @@ import http from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { groupCommit } from './baseline-group-commit.js';
-import { INSERT_RECEIPT_SQLITE, RECEIPTS_TABLE, receiptValues, uuidV7, type BaselineReceipt } from './baseline-receipts.js';
+import { INSERT_RECEIPT_SQLITE, INSERT_SIGNED_RECEIPT_SQLITE, RECEIPTS_TABLE, receiptValues, signedReceiptValues, uuidV7, type BaselineReceipt } from './baseline-receipts.js';
+import { githubReceiver, requestHash, type GithubBaselineConfig } from './baseline-signed.js';
 import { mappedHooks, SchemaFault } from './baseline-mapped.js';
 import { pgBaselineStore } from './baseline-pg-store.js';
 import { RUN_TABLES, runExecutor } from './baseline-runs.js';
@@ -57,6 +63,21 @@ function pgTables(): 'own' | 'herald' {
   return tables;
 }
 
+interface RunRow {
+  id: string;
+  name: string;
+  sessionKey: string;
+  message: string;
+  /** as JSON */
+  action: string;
+  mappingId: string;
+  deliver: boolean;
+}
+
+/** herald's idempotency records live this long (idempotencyTtlHours), a holder of a key presumed dead after this (transformTimeoutMs + 60 s): src/gateway/gateway.ts */
+const KEY_TTL_MS = 24 * 3600_000;
+const KEY_LOCK_MS = 65_000;
+
 interface BaselineStore {
   /** the id of the event added, undefined when it was a duplicate of the one before */
   enqueueEvent(text: string): Promise<number | undefined>;
@@ -64,6 +85,11 @@ interface BaselineStore {
   insertRun(id: string, name: string, sessionKey: string, message: string, action: string, mappingId: string, deliver: boolean): Promise<void> | void;
   /** `/hooks/agent-executed`: the runs inserted are executed too (bench/baseline-runs.ts, bench/baseline-pg-runs.ts) */
   executeRuns?(): void;
+  /**
+   * A signed delivery's run, once per `key`: its idempotency record (done, with the 202 answer)
+   * and the run in one group commit; a key seen before inserts nothing and gives its run's id
+   */
+  insertRunOnce?(key: { scope: string; key: string; hash: string }, run: RunRow): Promise<{ runId: string; replayed: boolean }>;
   recordReceipt(receipt: BaselineReceipt): Promise<void>;
   close(): Promise<void> | void;
 }
@@ -91,6 +117,11 @@ function sqliteStore(): BaselineStore {
       reply TEXT, error TEXT, created_at INTEGER NOT NULL, started_at INTEGER, finished_at INTEGER, waiting INTEGER NOT NULL DEFAULT 0
     );
     CREATE INDEX IF NOT EXISTS runs_ready ON runs (waiting) WHERE waiting = 0 AND status IN ('queued', 'running');
+    CREATE TABLE IF NOT EXISTS idempotency_keys (
+      scope TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, status TEXT NOT NULL, run_id TEXT NOT NULL,
+      response_status INTEGER, response_body TEXT, created_at INTEGER NOT NULL, locked_until INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+      PRIMARY KEY (scope, key)
+    );
     ${RECEIPTS_TABLE}
     ${RUN_TABLES}
   `);
@@ -105,6 +136,12 @@ function sqliteStore(): BaselineStore {
   );
 
   const insertReceipt = db.prepare(INSERT_RECEIPT_SQLITE);
+  const insertSignedReceipt = db.prepare(INSERT_SIGNED_RECEIPT_SQLITE);
+  const keyRunId = db.prepare<[string, string], { run_id: string }>('SELECT run_id FROM idempotency_keys WHERE scope = ? AND key = ?');
+  const insertKey = db.prepare(
+    `INSERT INTO idempotency_keys (scope, key, request_hash, status, run_id, response_status, response_body, created_at, locked_until, expires_at)
+     VALUES (?, ?, ?, 'done', ?, 202, ?, ?, ?, ?)`,
+  );
 
   const commit = groupCommit(db);
   // Each session's newest event and its pending ids, kept between group commits as herald's SQLite
@@ -141,7 +178,17 @@ function sqliteStore(): BaselineStore {
     executeRuns: () => executor.poke(),
     insertRun: (id, name, sessionKey, message, action, mappingId, deliver) =>
       commit(() => void insertRun.run(id, name, sessionKey, message, action, mappingId, deliver ? 1 : 0, Date.now())),
-    recordReceipt: (receipt) => commit(() => void insertReceipt.run(...receiptValues(receipt))),
+    insertRunOnce: (key, run) =>
+      commit(() => {
+        const seen = keyRunId.get(key.scope, key.key);
+        if (seen) return { runId: seen.run_id, replayed: true };
+        const now = Date.now();
+        insertKey.run(key.scope, key.key, key.hash, run.id, JSON.stringify({ ok: true, runId: run.id }), now, now + KEY_LOCK_MS, now + KEY_TTL_MS);
+        insertRun.run(run.id, run.name, run.sessionKey, run.message, run.action, run.mappingId, run.deliver ? 1 : 0, now);
+        return { runId: run.id, replayed: false };
+      }),
+    recordReceipt: (receipt) =>
+      commit(() => void (receipt.signed ? insertSignedReceipt.run(...signedReceiptValues(receipt)) : insertReceipt.run(...receiptValues(receipt)))),
     close: () => void db.close(),
   };
 }
@@ -284,6 +331,38 @@ const routes: Record<string, Handler> = {
   },
 };
 
+const github = process.env.BASELINE_GITHUB ? githubReceiver(JSON.parse(process.env.BASELINE_GITHUB) as GithubBaselineConfig) : undefined;
+const SIGNED_PATH = '/hooks/github';
+
+/** `/hooks/github`: the signature over the raw body admits it (no token), then the preset's issue run, once per delivery id */
+async function signedGithub(req: http.IncomingMessage, res: http.ServerResponse): Promise<Partial<BaselineReceipt> & { bodyBytes: number }> {
+  if (req.method !== 'POST') {
+    send(res, 405, { ok: false, error: 'method not allowed' }, { Allow: 'POST' });
+    return { status: 405, errorCode: 'HERALD_METHOD_NOT_ALLOWED', bodyBytes: 0 };
+  }
+  const bytes = await readBody(req);
+  if (!github!.verified(req.headers['x-hub-signature-256'], bytes)) {
+    send(res, 401, { ok: false, error: 'unauthorized' });
+    return { status: 401, errorCode: 'HERALD_UNAUTHORIZED', bodyBytes: bytes.byteLength };
+  }
+  const signed = { signature: github!.signature, idempotencyKey: null };
+  const issue = await github!.route({ payload: parseObject(bytes), headers: req.headers, path: 'github' });
+  if (!issue) {
+    res.writeHead(204).end();
+    return { status: 204, outcome: 'skip', bodyBytes: bytes.byteLength, signed };
+  }
+  const action = {
+    kind: 'agent', name: issue.name, agentId: 'main', sessionKey: issue.sessionKey, wakeMode: 'now', deliver: true, channel: 'last',
+    allowUnsafeExternalContent: false, source: { mappingId: issue.mappingId, path: 'github' },
+  };
+  const { runId } = await store.insertRunOnce!(
+    { scope: 'github', key: issue.idempotencyKey, hash: requestHash('github', bytes) },
+    { id: uuidV7(), name: issue.name, sessionKey: issue.sessionKey, message: issue.message, action: JSON.stringify(action), mappingId: issue.mappingId, deliver: true },
+  );
+  send(res, 202, { ok: true, runId });
+  return { status: 202, mappingId: issue.mappingId, outcome: 'agent', runId, bodyBytes: bytes.byteLength, signed: { ...signed, idempotencyKey: issue.idempotencyKey } };
+}
+
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
@@ -324,7 +403,7 @@ const server = http.createServer(async (req, res) => {
   const path = (req.url ?? '').split('?')[0]!;
   let noted: Partial<BaselineReceipt> & { bodyBytes: number };
   try {
-    noted = await handle(req, res, path, routes[path]);
+    noted = github && path === SIGNED_PATH ? await signedGithub(req, res) : await handle(req, res, path, routes[path]);
   } catch (error) {
     noted = { status: 500, errorCode: 'HERALD_INTERNAL', bodyBytes: 0 };
     if (error instanceof HttpFault) {
@@ -355,6 +434,7 @@ const server = http.createServer(async (req, res) => {
       clientAddress: req.socket.remoteAddress ?? null,
       bodyBytes: noted.bodyBytes,
       latencyMs: performance.now() - started,
+      ...(noted.signed && { signed: noted.signed }),
     })
     .catch((error) => process.stderr.write(`baseline: receipt not recorded: ${(error as Error).message}\n`));
 });

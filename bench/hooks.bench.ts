@@ -12,13 +12,16 @@ import { executedPerSecond, executesRuns, renderExecutedTable, type ExecutedRow 
 import { runLoad, type LoadResult } from './load.js';
 import { cpuMillis, trackPeakMemory, waitUntilIdle } from './process-stats.js';
 import { MAPPED_BODY, mappedHookMappings } from './mapped-hook.js';
+import { GITHUB_PRESET, GITHUB_SIGNING, githubBaselineConfig, SIGNED_BODY, SIGNED_PATH, signedHeaders } from './signed-hook.js';
 import { PerfRecording, renderPerfSplit, type PerfWindow } from './perf-split.js';
 import { formatTable, mb, ms } from './table.js';
 
 /**
  * The webhook benchmark: herald (`herald serve`, its own process) against a raw node:http
  * baseline doing the same per-request work (bench/baseline-server.ts, its own process), on
- * POST /hooks/wake and POST /hooks/agent, with the same bodies, connections and duration.
+ * POST /hooks/wake and POST /hooks/agent, with the same bodies, connections and duration; mapped
+ * hooks; and a signed preset webhook (POST /hooks/github: GitHub's issues.opened signed as GitHub
+ * signs, no token; bench/signed-hook.ts).
  * Runs standalone too: `node --import tsx bench/hooks.bench.ts`.
  *
  * Env: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_CPU_PROFILE=<dir> (herald under
@@ -86,6 +89,8 @@ interface Endpoint {
   baselinePath?: string;
   /** the request body for a run tagged `tag`; `{n}` becomes the request's number */
   body: (tag: string) => string;
+  /** a signed webhook: the sender's headers for one load run (`{n}` as in the body), each body signed, no token */
+  signed?: { headers: () => Record<string, string>; signing: typeof GITHUB_SIGNING };
 }
 
 // a different text per request: the main session skips an event equal to the one before it
@@ -113,6 +118,17 @@ const endpoints: Endpoint[] = [
     label: '/hooks/mapped-agent, both execute runs',
     baselinePath: '/hooks/mapped-agent-executed',
     body: (tag) => MAPPED_BODY.replace('{n}', `${tag} {n}`),
+  },
+  // a signed preset webhook (bench/signed-hook.ts): the github preset's signature, routing, templates
+  // and delivery id (an idempotency record per delivery), against a baseline doing the same
+  // (bench/baseline-signed.ts); the mapped-agent row above is the same kind of work unsigned
+  {
+    path: SIGNED_PATH,
+    name: 'github',
+    label: `${SIGNED_PATH}, a signed preset webhook`,
+    // the tag in the title: the delivery ids (the preset's key) are new per load run already
+    body: (tag) => SIGNED_BODY.replace('{n}: ', `{n} ${tag}: `),
+    signed: { headers: signedHeaders, signing: GITHUB_SIGNING },
   },
 ];
 
@@ -177,7 +193,7 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<Se
       JSON.stringify(
         {
           gateway: { host: '127.0.0.1', port: 0, auth: { token: GATEWAY_TOKEN } },
-          hooks: { enabled: true, token: HOOK_TOKEN, mappings: mappedHookMappings() },
+          hooks: { enabled: true, token: HOOK_TOKEN, mappings: mappedHookMappings(), presets: [GITHUB_PRESET] },
           heartbeat: { every: '0' },
           storage: { sqlite: './data/herald.db' },
         },
@@ -205,7 +221,7 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<Se
       name: `baseline ${schema === 'own' ? 'same-records' : 'herald-schema'}`,
       args: [...cpuProfileArgs(options.baselineCpuProfileDir), baselineScript],
       cwd: ROOT,
-      env: { ...logEnv, BASELINE_DB: baselineDb, BASELINE_TOKEN: HOOK_TOKEN },
+      env: { ...logEnv, BASELINE_DB: baselineDb, BASELINE_TOKEN: HOOK_TOKEN, BASELINE_GITHUB: JSON.stringify(githubBaselineConfig()) },
     });
     baselines.set(baseline, schema);
     storeFiles.set(baseline, baselineDb);
@@ -230,8 +246,9 @@ async function measure(server: ChildServer, storeFile: string, path: string, end
     runLoad({
       url: server.url,
       path,
-      headers: { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
+      headers: endpoint.signed ? endpoint.signed.headers() : { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
       body: endpoint.body(tag),
+      signing: endpoint.signed?.signing,
       connections: options.connections,
       durationSeconds,
     });
@@ -414,6 +431,11 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   if (options.baselineSchemas.includes('herald')) console.log('- The herald-schema baseline writes into a file made by herald\'s migrations: the same indexes and counting triggers as herald.');
   console.log('- mapped-wake / mapped-agent: both validate the payload with ajv (+ ajv-formats, compiled once) and render JSONata templates');
   console.log('  (bench/mapped-hook.ts) before the same insert; herald also copies the payload without prototype keys first.');
+  console.log('- github (a signed preset webhook): no token; both check X-Hub-Signature-256 (HMAC-SHA256 of the raw body, constant-time');
+  console.log('  compare) before the JSON parse, route by X-GitHub-Event and action (herald by the preset\'s predicates, the baseline in code),');
+  console.log('  render the preset\'s issue templates with JSONata, and keep the delivery\'s idempotency record (X-GitHub-Delivery) with the run;');
+  console.log('  the baseline writes both in one group commit; herald claims the key, inserts the run and completes the key, each through');
+  console.log('  its group commit (bench/baseline-signed.ts).');
   console.log('- herald also does what the baseline does not: after a wake (mode now) it runs heartbeat turns with the embedded model,');
   console.log('  and after each 202 of /hooks/agent it executes the run with the embedded model (session transcript, summary event),');
   console.log('  in the same process while the load goes on. The baseline only inserts the row, except in the rows "both execute runs",');

@@ -8,9 +8,12 @@ export interface LoadOptions {
   url: string;
   method?: string;
   path: string;
+  /** every `{n}` in a value is replaced by the request's n, as in `body` */
   headers: Record<string, string>;
   /** the body of the n-th request: every `{n}` is replaced by n (counting from 0 across all connections) */
   body?: string;
+  /** each request's body signed with HMAC-SHA256: `header: <prefix><hex digest>` (a signed webhook, bench/signed-hook.ts) */
+  signing?: { header: string; prefix: string; secret: string };
   connections: number;
   durationSeconds: number;
 }
@@ -36,6 +39,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
     path: options.path,
     headers: options.headers,
     bodyTemplate: options.body,
+    signing: options.signing,
     connections: options.connections,
     durationSeconds: options.durationSeconds,
   });

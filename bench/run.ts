@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: the webhook benchmark (SQLite, then PostgreSQL with 1 replica, then 1 and 2 with each server held to a
+ * `npm run bench`: the webhook benchmark (SQLite: wake, agent, mapped hooks and a signed preset webhook, GitHub's
+ * issues.opened through the github preset, bench/signed-hook.ts; then PostgreSQL with 1 replica, then 1 and 2 with each server held to a
  * host's share of the CPUs where cgroups allow, bench/cpu-quota.ts), the scale benchmark
  * (mappings, cold start, idle RSS, /metrics on 1M rows), the run drain (one busy session vs many), schedules (10,000 jobs: start, idle CPU, due-to-claim lag under webhook load), the platform benchmark when
  * bench/platform.bench.ts exists (it exports `run()`), then the tools benchmark (herald's CPU per MCP tool call against a bare SDK client's).

@@ -14,7 +14,8 @@ import type { Mapping } from '../config/sections/mapping-schema.js';
 import type { MappingContext } from './loading/resolve-mappings.js';
 import { runTransform } from './transforms/run-transform.js';
 import { describeTransformError } from './transforms/transform-syntax.js';
-import { compileSignatureVerifier, type SignatureVerifier } from './signatures/signature-verifier.js';
+import type { SignatureVerifier } from './signatures/signature-verifier.js';
+import { sharedSignatureVerifier } from './signatures/shared-verifier.js';
 import type { TransformLoader } from './transforms/transform-loader.js';
 import { transformCause, TransformMissingError, type TransformRunner } from './transforms/transform-runner.js';
 import { templateScope } from './templates/template-scope.js';
@@ -63,7 +64,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
   if (mapping.auth) {
     if (path === undefined) faults.push('auth: a mapping with auth needs match.path (the signature is checked before the body is parsed)');
     try {
-      signature = compileSignatureVerifier(mapping.auth);
+      signature = sharedSignatureVerifier(mapping.auth);
     } catch (error) {
       faults.push(`auth.${(error as Error).message}`);
     }

@@ -2,6 +2,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChildServer, type ChildServer } from '../../bench/child-server.js';
+import { createHmac } from 'node:crypto';
+import { githubBaselineConfig, GITHUB_SECRET, SIGNED_BODY } from '../../bench/signed-hook.js';
 import { tempDir } from '../helpers/start-herald.js';
 
 // The benchmark's yardstick must do herald's per-request work, or the ratio means nothing:
@@ -15,7 +17,7 @@ beforeAll(async () => {
   server = await startChildServer({
     name: 'baseline',
     args: ['--import', 'tsx', path.resolve('bench/baseline-server.ts')],
-    env: { BASELINE_DB: dbFile, BASELINE_TOKEN: TOKEN, BASELINE_MAX_BODY_BYTES: '1024' },
+    env: { BASELINE_DB: dbFile, BASELINE_TOKEN: TOKEN, BASELINE_MAX_BODY_BYTES: '1024', BASELINE_GITHUB: JSON.stringify(githubBaselineConfig()) },
   });
 });
 afterAll(() => server?.stop());
@@ -116,6 +118,45 @@ describe('bench baseline server', () => {
       expect(db.prepare('SELECT name, message FROM runs WHERE id = ?').get(runId)).toEqual({
         name: 'GitHub acme/x',
         message: 'Triage issue #7 (OPENED) of acme/x: Broken https://example.com/i/7',
+      });
+    } finally {
+      db.close();
+    }
+  });
+
+  // GitHub signs the body with the webhook's secret: https://docs.github.com/en/webhooks/using-webhooks/validating-webhook-deliveries
+  it("does a signed preset webhook's work: GitHub's signature, the preset's templates, one run per delivery id", async () => {
+    const body = SIGNED_BODY.replaceAll('{n}', '7');
+    const signed = (text: string, delivery: string, event = 'issues', secret = GITHUB_SECRET) =>
+      fetch(`${server.url}/hooks/github`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': delivery,
+          'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(text).digest('hex')}`,
+        },
+        body: text,
+      });
+    const first = await signed(body, 'delivery-1');
+    expect(first.status).toBe(202);
+    const { runId } = (await first.json()) as { runId: string };
+    // a redelivery: the same run, nothing inserted again
+    expect(await (await signed(body, 'delivery-1')).json()).toEqual({ ok: true, runId });
+    expect((await signed(body, 'delivery-2', 'issues', 'another-secret')).status).toBe(401);
+    expect((await signed(body, 'delivery-3', 'ping')).status).toBe(204);
+    const db = new Database(dbFile, { readonly: true });
+    try {
+      expect(db.prepare('SELECT name, session_key, message FROM runs WHERE id = ?').get(runId)).toEqual({
+        name: 'GitHub Codertocat/Hello-World#17',
+        session_key: 'hook:github:Codertocat/Hello-World#17',
+        message: expect.stringMatching(/^Issue #17 opened in Codertocat\/Hello-World by Codertocat: 7: Spelling error in the README file\n/),
+      });
+      expect(db.prepare("SELECT COUNT(*) AS n FROM runs WHERE session_key = 'hook:github:Codertocat/Hello-World#17'").get()).toEqual({ n: 1 });
+      expect(db.prepare("SELECT status, run_id, response_status FROM idempotency_keys WHERE scope = 'github' AND key = 'delivery-1'").get()).toEqual({
+        status: 'done', run_id: runId, response_status: 202,
+      });
+      for (let i = 0; i < 50 && !db.prepare('SELECT 1 FROM receipts WHERE run_id = ?').get(runId); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(db.prepare('SELECT auth_method, idempotency_key, mapping_id FROM receipts WHERE run_id = ? LIMIT 1').get(runId)).toEqual({
+        auth_method: 'signature', idempotency_key: 'delivery-1', mapping_id: 'github-issue',
       });
     } finally {
       db.close();

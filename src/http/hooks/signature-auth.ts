@@ -1,7 +1,7 @@
 import { HeraldError } from '../../errors.js';
 import type { CompiledMapping } from '../../mappings/compiled-mapping.js';
 import { withFailure } from '../../mappings/mapping-failure.js';
-import type { SignatureFailure } from '../../mappings/signatures/signature-verifier.js';
+import type { SignatureFailure, SignatureVerifier } from '../../mappings/signatures/signature-verifier.js';
 import { safeEqual } from '../../utils/constant-time.js';
 import type { FailedAuthLimiter } from '../auth/failed-auth-limiter.js';
 import type { Requester } from '../auth/requester.js';
@@ -49,8 +49,9 @@ export async function admitBySignature(
   url: string,
   nowMs = Date.now(),
 ): Promise<CompiledMapping[]> {
-  // a scheme that fetches its key (PayPal's certificate) answers later; the others at once
-  const verdicts = signed.map((m) => m.signature?.verify(headers, body, nowMs, url) ?? false);
+  // a scheme that fetches its key (PayPal's certificate) answers later; the others at once. Each
+  // verifier once: the mappings of a path share theirs (a preset's ten, signatures/shared-verifier.ts)
+  const verdicts = signed.length === 1 ? [verdictOf(signed[0]!.signature)] : verdictsOnce(signed);
   const settled = verdicts.some((v) => v instanceof Promise) ? await Promise.all(verdicts) : (verdicts as boolean[]);
   const admitted = signed.filter((_m, i) => settled[i] === true);
   if (!admitted.length) {
@@ -65,4 +66,19 @@ export async function admitBySignature(
   }
   limiter.succeeded(who, path);
   return admitted;
+
+  function verdictOf(verifier: SignatureVerifier | undefined): Verdict {
+    return verifier?.verify(headers, body, nowMs, url) ?? false;
+  }
+
+  function verdictsOnce(mappings: readonly CompiledMapping[]): Verdict[] {
+    const checked = new Map<SignatureVerifier | undefined, Verdict>();
+    return mappings.map((m) => {
+      let verdict = checked.get(m.signature);
+      if (verdict === undefined) checked.set(m.signature, (verdict = verdictOf(m.signature)));
+      return verdict;
+    });
+  }
 }
+
+type Verdict = ReturnType<SignatureVerifier['verify']>;

@@ -24,8 +24,10 @@ export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit, 
     "DELETE FROM idempotency_keys WHERE expires_at <= ? AND (status = 'done' OR locked_until <= ?)",
   );
 
-  // IMMEDIATE: the read and the write happen under one write lock, so of two racing claims one wins
-  const claim = db.transaction((record: IdempotencyRecord, now: number): IdempotencyClaim => {
+  // a group commit's work (group-commit.ts: atomic, in a BEGIN IMMEDIATE transaction): the read and
+  // the write happen under one write lock, so of two racing claims one wins, and the claims,
+  // completions and releases of a turn's requests share one commit instead of one each
+  const claim = (record: IdempotencyRecord, now: number): IdempotencyClaim => {
     let row = get.get(record.scope, record.key);
     const stale = row !== undefined && row.status === 'in_progress' && row.locked_until <= now;
     if (row && row.expires_at <= now && (row.status === 'done' || stale)) {
@@ -48,7 +50,7 @@ export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit, 
       return { type: 'claimed', record: { ...toRecord(row), requestHash: record.requestHash, lockedUntil: record.lockedUntil } };
     }
     return { type: 'existing', record: toRecord(row) };
-  });
+  };
 
   // the run row is the commit point of an agent request: stored, the request was answered 202
   const recoverInProgress = db.transaction((): number => {
@@ -61,11 +63,11 @@ export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit, 
   });
 
   return {
-    async claim(record, now) {
-      return claim.immediate(record, now);
+    claim(record, now) {
+      return commits.run(() => claim(record, now));
     },
-    async complete(scope, key, response) {
-      complete.run(response.status, response.body, scope, key);
+    complete(scope, key, response) {
+      return commits.run(() => void complete.run(response.status, response.body, scope, key));
     },
     async completeWithEvent(scope, key, response, event) {
       return commits.run(() => {
@@ -75,8 +77,8 @@ export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit, 
         return outcome;
       });
     },
-    async release(scope, key) {
-      release.run(scope, key);
+    release(scope, key) {
+      return commits.run(() => void release.run(scope, key));
     },
     async recoverInProgress() {
       return recoverInProgress.immediate();
