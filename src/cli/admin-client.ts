@@ -1,6 +1,7 @@
 import { loadConfigFile } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { configPathFrom } from './config-path.js';
+import { gatewayBase, unreachableGateway } from './gateway-address.js';
 import type { CliIo } from './cli-io.js';
 
 export interface AdminAnswer {
@@ -19,9 +20,7 @@ export async function adminClient(flags: { config?: string; url?: string }, buil
   const { config } = await loadConfigFile(configPathFrom(flags.config), { builtins });
   const token = process.env.HERALD_GATEWAY_TOKEN ?? config.gateway.auth.token;
   if (!token) return 'gateway.auth.token is not set (the admin API needs it; or set $HERALD_GATEWAY_TOKEN)';
-  const { host, port } = config.gateway;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  const base = (flags.url ?? `http://${shown}:${port}`).replace(/\/+$/, '');
+  const base = gatewayBase(config.gateway, flags.url);
   return {
     base,
     async call(method, path, body) {
@@ -34,7 +33,7 @@ export async function adminClient(flags: { config?: string; url?: string }, buil
         });
       } catch (error) {
         const cause = (error as Error & { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-        throw new Error(`cannot reach ${base} (${cause}); is \`herald serve\` running?`, { cause: error });
+        throw new Error(unreachableGateway(base, cause, flags.url), { cause: error });
       }
       return { status: response.status, body: await response.json().catch(() => ({})) };
     },

@@ -13,6 +13,7 @@ import { PACKAGE_ROOT } from '../utils/install-layout.js';
 import { parseExactJson } from '../utils/exact-json.js';
 import type { CliIo } from './cli-io.js';
 import { configPathFrom } from './config-path.js';
+import { gatewayBase, unreachableGateway } from './gateway-address.js';
 
 const USAGE = 'usage: herald hooks send <path> --fixture FILE|NAME [--config FILE] [--url URL]\n       herald presets send <preset> <fixture name> [--config FILE] [--url URL]';
 
@@ -108,16 +109,14 @@ async function send(
     Object.assign(headers, lowerKeys(signed));
   } else if (config.hooks.token) headers.authorization = `Bearer ${config.hooks.token}`;
 
-  const { host, port } = config.gateway;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  const base = (flags.url ?? `http://${shown}:${port}`).replace(/\/+$/, '');
+  const base = gatewayBase(config.gateway, flags.url);
   const url = `${base}${hooksPrefix(config.hooks.path)}/${hookPath}`;
   let response: Response;
   try {
     response = await fetch(url, { method: 'POST', headers, body });
   } catch (error) {
     const cause = (error as Error & { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    io.err(`${command}: cannot reach ${base} (${cause}); is \`herald serve\` running?`);
+    io.err(`${command}: ${unreachableGateway(base, cause, flags.url)}`);
     return 1;
   }
   const text = await response.text();

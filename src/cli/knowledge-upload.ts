@@ -7,6 +7,7 @@ import { loadConfigFile } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import type { CliIo } from './cli-io.js';
 import { configPathFrom } from './config-path.js';
+import { gatewayBase, unreachableGateway } from './gateway-address.js';
 
 const USAGE = 'usage: herald knowledge upload --agent ID [--url URL] [--api-key KEY] [--chunk-size N] [--chunk-overlap N] [--metadata JSON] FILE...';
 
@@ -15,9 +16,7 @@ async function gatewayUrl(flag: string | undefined, configFlag: string | undefin
   if (flag) return flag.replace(/\/+$/, '');
   const file = configPathFrom(configFlag);
   if (!fs.existsSync(file)) return 'http://127.0.0.1:8787';
-  const { host, port } = (await loadConfigFile(file, { builtins })).config.gateway;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  return `http://${shown}:${port}`;
+  return gatewayBase((await loadConfigFile(file, { builtins })).config.gateway, undefined);
 }
 
 function progressBar(done: number, total: number, failed: number): string {
@@ -76,7 +75,7 @@ async function uploadOne(
   apiKey: string,
   agent: string,
   file: string,
-  options: { 'chunk-size'?: string; 'chunk-overlap'?: string; metadata?: string },
+  options: { 'chunk-size'?: string; 'chunk-overlap'?: string; metadata?: string; url?: string },
 ): Promise<{ ok: boolean; text: string }> {
   const name = path.basename(file);
   const bytes = await fs.promises.readFile(file).catch((error: NodeJS.ErrnoException) => {
@@ -89,7 +88,7 @@ async function uploadOne(
   if (options.metadata) form.append('metadata', options.metadata);
   form.append('file', new Blob([bytes]), name);
   const res = await postForm(`${base}/v1/knowledge/upload`, apiKey, form).catch((error: Error) => {
-    throw new Error(`cannot reach ${base} (${error.message}); is \`herald serve\` running?`);
+    throw new Error(unreachableGateway(base, error.message, options.url));
   });
   let body: { id?: string; chunk_count?: number; error?: { code?: string; message?: string } } = {};
   try {

@@ -3,6 +3,7 @@ import { loadConfigFile } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import type { CliIo } from './cli-io.js';
 import { configPathFrom } from './config-path.js';
+import { gatewayBase, unreachableGateway } from './gateway-address.js';
 
 /**
  * `herald reload`: asks the running gateway to reload its config file (POST /admin/reload with the
@@ -17,15 +18,13 @@ export async function reloadCommand(argv: string[], io: CliIo, builtins: PluginD
     io.err('herald reload: gateway.auth.token is not set (the admin API needs it); send SIGHUP to the process instead');
     return 2;
   }
-  const { host, port } = config.gateway;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  const base = (values.url ?? `http://${shown}:${port}`).replace(/\/+$/, '');
+  const base = gatewayBase(config.gateway, values.url);
   let response: Response;
   try {
     response = await fetch(`${base}/admin/reload`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
   } catch (error) {
     const cause = (error as Error & { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    io.err(`herald reload: cannot reach ${base} (${cause}); is \`herald serve\` running?`);
+    io.err(`herald reload: ${unreachableGateway(base, cause, values.url)}`);
     return 1;
   }
   const body = (await response.json().catch(() => ({}))) as { changed?: string[]; restartRequired?: string[]; error?: string; details?: string[] };

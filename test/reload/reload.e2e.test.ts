@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.js';
@@ -126,6 +127,24 @@ describe('config reload', () => {
     expect(spawned.child.exitCode).toBeNull();
     spawned.child.kill('SIGTERM');
     expect(await spawned.exited).toBe(0);
+  });
+
+  it('`herald reload` that finds no gateway at the config\'s address says that one started with --port needs --url', async () => {
+    const file = path.join(tempDir(), 'herald.json');
+    // a port that was free a moment ago: nothing listens there
+    const port = await new Promise<number>((resolve) => {
+      const server = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as net.AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    writeConfig(file, baseConfig({ gateway: { port } }));
+    const out: string[] = [];
+    const io: CliIo = { out: (l) => out.push(l), err: (l) => out.push(l), stdout: process.stdout, stderr: process.stderr };
+    expect(await main(['reload', '--config', file], builtinPlugins, io)).toBe(1);
+    expect(out.join('\n')).toBe(
+      `herald reload: cannot reach http://127.0.0.1:${port} (the config's gateway.host and gateway.port; a gateway started with --port or --host needs --url http://127.0.0.1:PORT) (ECONNREFUSED); is \`herald serve\` running?`,
+    );
   });
 
   it('a port given by `herald serve --port` is not a change needing a restart at every reload', { timeout: 90_000 }, async () => {
