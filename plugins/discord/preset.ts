@@ -57,7 +57,13 @@ export const discordPreset = definePreset({
       o.replyInChannel
         ? { channel: 'discord', to: '{{ channel_id }}', failureReply }
         : o.editDeferred
-          ? { channel: 'discord', to: `${mode}:{{ application_id }}:{{ id }}#token={{ token }}`, failureReply }
+          ? {
+              channel: 'discord',
+              to: `${mode}:{{ application_id }}:{{ id }}#token={{ token }}`,
+              failureReply,
+              // the recipient is built from application_id (Discord always sends it): an interaction without it is refused naming it
+              schema: { type: 'object', required: ['application_id', 'id', 'token'] },
+            }
           : {};
     const answer = (deferred: number) => ({
       waitMs: o.replyWaitMs,

@@ -110,6 +110,16 @@ describe('discord: a deferred answer, delivered later', () => {
     expect(herald.rawLogs()).not.toContain(token);
   });
 
+  it('the slash command fixture carries application_id, as Discord always sends it; an interaction without it is refused with a 400 naming the field', async () => {
+    const published = fixture(1);
+    // Discord always sends application_id (https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object-interaction-structure)
+    expect(published.application_id).toMatch(/^\d+$/);
+    const { application_id: _dropped, ...missing } = { ...published, id: snowflake(), token: `aW50ZXJhY3Rpb246${snowflake()}TWlzc2luZw` };
+    const refused = await post(missing);
+    expect(refused.status).toBe(400);
+    expect(refused.json.error).toBe("payload does not match the mapping schema: / must have required property 'application_id'");
+  });
+
   it("a button's reply is a follow-up message, leaving the message with the button as it was", async () => {
     held = new Promise<void>((resolve) => (release = resolve));
     const token = `aW50ZXJhY3Rpb246${snowflake()}T0tGb2xsb3d1cA`;
