@@ -14,6 +14,7 @@ import { withPositions } from '../mappings/loading/mapping-faults.js';
 import { collectFaults, EnvPlaceholders, keysAt, pathSegments, splitFault } from './config-faults.js';
 import { configPathFrom } from './config-path.js';
 import { configWarnings } from './config-warnings.js';
+import { groupUnsetVariables } from '../config/loading/unset-variables.js';
 import { nearest } from './nearest.js';
 
 /**
@@ -91,16 +92,8 @@ function presetOptionKeys(raw: unknown, registry: PluginRegistry): (index: numbe
 /** unknown keys get their nearest valid sibling (a preset's option its preset's); an unset variable is one line naming every key that uses it */
 function explain(faults: string[], schema: ReturnType<typeof buildConfigSchema>, presetKeys: (index: number) => string[]): string[] {
   const lines: string[] = [];
-  const unset = new Map<string, string[]>();
   for (const fault of faults) {
     const { path, message } = splitFault(fault);
-    // a mapping file's fault ends with its line and column, kept beside the key
-    const [, variable, position] = /^environment variable (\w+) is not set( \(line \d+, column \d+\))?$/.exec(message) ?? [];
-    if (path && variable) {
-      if (!unset.has(variable)) lines.push(`\0${variable}`);
-      unset.set(variable, [...(unset.get(variable) ?? []), `${path}${position ?? ''}`]);
-      continue;
-    }
     if (path && message === 'unknown key') {
       const segments = pathSegments(path);
       const key = String(segments.at(-1));
@@ -112,12 +105,7 @@ function explain(faults: string[], schema: ReturnType<typeof buildConfigSchema>,
     }
     lines.push(fault);
   }
-  return lines.map((line) => {
-    if (!line.startsWith('\0')) return line;
-    const variable = line.slice(1);
-    const keys = unset.get(variable)!;
-    return `environment variable ${variable} is not set (used by ${keys.join(', ')})`;
-  });
+  return groupUnsetVariables(lines);
 }
 
 function report(io: CliIo, file: string, faults: string[], warnings: string[], notes: string[] = []): number {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { LoadedConfig } from '../plugin-host/load-config.js';
 import { ConfigError } from '../errors.js';
+import { splitFault } from '../config/loading/split-fault.js';
 
 type Segment = string | number;
 
@@ -11,13 +12,7 @@ export function pathSegments(text: string): Segment[] {
 
 const keyOf = (segments: Segment[]) => segments.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('').replace(/^\./, '');
 
-/** a fault line `path: message` split; mapping faults (`mapping "x" (...)`) have no key path */
-export function splitFault(fault: string): { path?: string; message: string } {
-  const at = fault.indexOf(': ');
-  const head = at < 0 ? '' : fault.slice(0, at);
-  if (!head || /[\s"]/.test(head)) return { message: fault };
-  return { path: head, message: fault.slice(at + 2) };
-}
+export { splitFault };
 
 function withoutKey(value: unknown, segments: Segment[]): unknown {
   if (segments.length === 0 || !value || typeof value !== 'object') return value;

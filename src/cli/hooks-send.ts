@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { MappingAuth } from '../config/sections/mapping-schema.js';
 import { hooksPrefix } from '../config/hooks-path.js';
 import { ConfigError } from '../errors.js';
+import { mappingFaultLines } from '../mappings/loading/mapping-fault-lines.js';
 import { trimSlashes } from '../mappings/hook-request.js';
 import { resolveMappings } from '../mappings/loading/resolve-mappings.js';
 import { senderSignature } from '../mappings/signatures/sender-signing.js';
@@ -74,7 +75,7 @@ async function send(
     mappings = await resolveMappings(loaded, { config, channelNames: loaded.plugins.channelNames() });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    for (const fault of error.faults) io.err(`${command}: ${fault}`);
+    for (const fault of mappingFaultLines(error.faults, config.hooks.mappingsDir)) io.err(`${command}: ${fault}`);
     return 1;
   }
   const ofPath = mappings.filter((m) => m.path === hookPath);

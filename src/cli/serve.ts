@@ -13,6 +13,7 @@ import { configPathFrom } from './config-path.js';
 import type { CliIo } from './cli-io.js';
 import { shapeHeapForServing } from '../gateway/serving-heap.js';
 import { hooksPrefix } from '../config/hooks-path.js';
+import { mappingFaultLines } from '../mappings/loading/mapping-fault-lines.js';
 
 /** `herald serve`: the gateway. Writes a starter config on first run, then listens until a signal. */
 export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
@@ -40,7 +41,10 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
     if (faults.length) throw new ConfigError(faults.map((f) => `${f} (--host ${values.host})`));
   }
   const logger = createLogger({ level: loaded.config.gateway.log.level, pretty: wantsPretty(values.pretty) });
-  const gateway = await createGateway(loaded, { logger, builtins, listen });
+  const gateway = await createGateway(loaded, { logger, builtins, listen }).catch((error: unknown) => {
+    // worded as `herald config check` words them: where in the mapping file, each unset variable once
+    throw error instanceof ConfigError ? new ConfigError(mappingFaultLines(error.faults, loaded.config.hooks.mappingsDir)) : error;
+  });
   await gateway.start();
   // SIGHUP reloads the config (its default action would end the process): handled before
   // "listening" is announced, or a supervisor signalling on that line could kill herald
