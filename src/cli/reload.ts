@@ -29,11 +29,15 @@ export async function reloadCommand(argv: string[], io: CliIo, builtins: PluginD
   }
   const body = (await response.json().catch(() => ({}))) as { changed?: string[]; restartRequired?: string[]; error?: string; details?: string[] };
   if (response.status === 200) {
-    io.out(`reloaded ${file}: ${body.changed?.length ? `changed ${body.changed.join(', ')}` : 'nothing changed'}`);
-    if (body.restartRequired?.length) io.err(`refused, these keys take effect only at a restart (the running values stay): ${body.restartRequired.join(', ')}`);
+    // a key that needs a restart is not refused: the reload applied the rest, and a restart applies it
+    io.out(`reloaded ${file}`);
+    io.out(`  applied: ${body.changed?.length ? body.changed.join(', ') : 'nothing changed'}`);
+    if (body.restartRequired?.length) io.out(`  waiting for a restart (the running values stay until then): ${body.restartRequired.join(', ')}`);
     return 0;
   }
-  io.err(`herald reload: ${response.status} ${body.error ?? response.statusText}`);
+  // only a file with faults is refused (422): nothing of it applies
+  const refused = response.status === 422 ? 'refused: ' : '';
+  io.err(`herald reload: ${refused}${response.status} ${body.error ?? response.statusText}`);
   for (const fault of body.details ?? []) io.err(`  ${fault}`);
   return 1;
 }

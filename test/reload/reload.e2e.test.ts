@@ -122,9 +122,42 @@ describe('config reload', () => {
     const out: string[] = [];
     const io: CliIo = { out: (l) => out.push(l), err: (l) => out.push(l), stdout: process.stdout, stderr: process.stderr };
     expect(await main(['reload', '--config', file], builtinPlugins, io), out.join('\n')).toBe(0);
-    expect(out.join('\n')).toMatch(/reloaded .*changed agents\.list/);
+    expect(out.join('\n')).toContain('  applied: agents.list');
     expect(await agents(send)).toEqual(['main', 'sales', 'support']);
     expect(spawned.child.exitCode).toBeNull();
+    spawned.child.kill('SIGTERM');
+    expect(await spawned.exited).toBe(0);
+  });
+
+  it('`herald reload` says what it applied and what waits for a restart; "refused" only for a file with faults', { timeout: 90_000 }, async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'herald.json');
+    writeConfig(file, baseConfig());
+    spawned = spawnHerald(['serve', '--config', file, '--port', '0']);
+    const url = (await spawned.waitFor(/herald listening on (http:\/\/\S+)/))[1]!;
+    const reload = async () => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const io: CliIo = { out: (l) => out.push(l), err: (l) => err.push(l), stdout: process.stdout, stderr: process.stderr };
+      const code = await main(['reload', '--config', file, '--url', url], builtinPlugins, io);
+      return { code, out: out.join('\n'), err: err.join('\n') };
+    };
+
+    writeConfig(file, baseConfig({ gateway: { trustedProxies: ['10.0.0.1'] }, agents: { list: [{ id: 'main' }, { id: 'sales' }] } }));
+    expect(await reload()).toEqual({
+      code: 0,
+      out: `reloaded ${file}\n  applied: agents.list\n  waiting for a restart (the running values stay until then): gateway.trustedProxies`,
+      err: '',
+    });
+    expect(await agents((p, init) => fetch(`${url}${p}`, init))).toEqual(['main', 'sales']);
+
+    // a template the gateway cannot compile: the file loads, the gateway refuses it
+    writeConfig(file, baseConfig({ hooks: { mappings: [{ id: 'bad', match: { path: 'bad' }, action: 'wake', textTemplate: '{{ text + }}' }] } }));
+    const refused = await reload();
+    expect(refused.code).toBe(1);
+    expect(refused.out).toBe('');
+    expect(refused.err.split('\n')[0]).toBe('herald reload: refused: 422 the config file has faults; the running config stays');
+    expect(refused.err).toContain('mapping "bad"');
     spawned.child.kill('SIGTERM');
     expect(await spawned.exited).toBe(0);
   });
@@ -158,7 +191,7 @@ describe('config reload', () => {
     const out: string[] = [];
     const io: CliIo = { out: (l) => out.push(l), err: (l) => out.push(l), stdout: process.stdout, stderr: process.stderr };
     expect(await main(['reload', '--config', file, '--url', url], builtinPlugins, io), out.join('\n')).toBe(0);
-    expect(out.join('\n')).toBe(`reloaded ${file}: changed agents.list`);
+    expect(out.join('\n')).toBe(`reloaded ${file}\n  applied: agents.list`);
     const overview = await fetch(`${url}/admin/overview`, { headers: { Authorization: `Bearer ${GATEWAY_TOKEN}` } });
     expect(((await overview.json()) as { trouble: { restartRequired: unknown } }).trouble.restartRequired).toBeNull();
     spawned.child.kill('SIGTERM');
