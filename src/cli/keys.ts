@@ -6,6 +6,7 @@ import { HeraldError } from '../errors.js';
 import { openStore } from '../store/open-store.js';
 import type { ApiKeysRepo } from '../store/port.js';
 import type { CliIo } from './cli-io.js';
+import { textTable } from './text-table.js';
 import { configPathFrom } from './config-path.js';
 
 /** opens the store of the config at --config, runs `fn` with its key table, closes it */
@@ -50,8 +51,13 @@ export async function keysCreateCommand(argv: string[], io: CliIo, builtins: Plu
 export async function keysListCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
   return withKeyStore(values.config, builtins, async (keys, config) => {
-    for (const k of config.platform.apiKeys) io.out(`${k.name.padEnd(24)} config   ${k.agents?.join(',') ?? '*'}`);
-    for (const k of await keys.list()) io.out(`${k.name.padEnd(24)} store    ${k.agents?.join(',') ?? '*'}  ${new Date(k.createdAt).toISOString()}`);
+    // a key of the config file has no creation date: it is as old as the file's line
+    const rows = [
+      ...config.platform.apiKeys.map((k) => [k.name, 'config', k.agents?.join(',') ?? '*', '-']),
+      ...(await keys.list()).map((k) => [k.name, 'store', k.agents?.join(',') ?? '*', new Date(k.createdAt).toISOString()]),
+    ];
+    if (!rows.length) io.out('no API keys');
+    else for (const text of textTable([['NAME', 'SOURCE', 'AGENTS', 'CREATED'], ...rows])) io.out(text);
     return 0;
   });
 }

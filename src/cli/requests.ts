@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { gatewayAnswer, type AdminAnswer, type AdminClient } from './admin-client.js';
 import type { CliIo } from './cli-io.js';
+import { textTable } from './text-table.js';
 
 const options = { config: { type: 'string', short: 'c' }, url: { type: 'string' }, json: { type: 'boolean' } } as const;
 const listOptions = { ...options, failed: { type: 'boolean' }, mapping: { type: 'string' }, limit: { type: 'string' } } as const;
@@ -54,12 +55,6 @@ export const requestsReplayCommand = byId('replay', (c, id) => c.call('POST', `/
 const row = (r: any) => [r.receivedAt, String(r.status), r.path, r.mappingId ?? '-', r.failure ? `${r.failure.stage} failed: ${r.failure.cause}` : r.outcome, r.id];
 const HEADER = ['TIME', 'STATUS', 'PATH', 'MAPPING', 'RESULT', 'ID'];
 
-/** rows in columns; the last (the id) unpadded */
-function table(rows: string[][]): string[] {
-  const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
-}
-
 /** `herald requests list [--failed] [--mapping ID] [--limit N] [--json]`: the newest receipts of /admin/receipts */
 export async function requestsListCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: listOptions });
@@ -74,6 +69,6 @@ export async function requestsListCommand(argv: string[], io: CliIo, builtins: P
   const receipts = answer.body.data as unknown[];
   if (values.json) io.out(JSON.stringify(receipts, null, 2));
   else if (!receipts.length) io.out(values.failed ? 'no failed requests' : 'no requests');
-  else for (const text of table([HEADER, ...receipts.map(row)])) io.out(text);
+  else for (const text of textTable([HEADER, ...receipts.map(row)])) io.out(text);
   return 0;
 }

@@ -44,7 +44,14 @@ describe('herald keys commands against a running gateway', () => {
 
     const list = captureIo();
     expect(await main(['keys', 'list', '--config', herald.configFile], list.io)).toBe(0);
-    expect(list.out()).toContain('ci');
+    // a header row, then one row per key in the same columns, as herald requests list prints its
+    const [header, ...rows] = list.out().trimEnd().split('\n');
+    expect(header).toMatch(/^NAME +SOURCE +AGENTS +CREATED$/);
+    expect(rows.map((r) => r.split(/ {2,}/))).toEqual([
+      ['test', 'config', '*', '-'],
+      ['ci', 'store', 'sales', expect.stringMatching(/^\d{4}-\d\d-\d\dT/)],
+    ]);
+    expect(rows[1]!.indexOf('store')).toBe(header!.indexOf('SOURCE'));
     expect(list.out()).not.toContain(key);
 
     expect(await main(['keys', 'revoke', '--name', 'ci', '--config', herald.configFile], captureIo().io)).toBe(0);
