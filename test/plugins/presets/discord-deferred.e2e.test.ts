@@ -246,7 +246,8 @@ describe('discord: a deferred answer, delivered later', () => {
     tokens.push(token);
     const to = `interaction:${APPLICATION_ID}:${snowflake()}#token=${token}`;
     const madeAt = Date.now();
-    const [some] = await herald.gateway.store.deliveries.list({ limit: 1 });
+    // an earlier interaction's run to copy (not a heartbeat's delivery, which has none)
+    const some = (await herald.gateway.store.deliveries.list({ limit: 100 })).find((d) => d.runId && d.kind === 'run');
     const run = (await herald.gateway.store.runs.get(some!.runId!))!;
     await herald.gateway.store.runs.insert({ ...run, id: 'abandoned-reply', sessionKey: 'hook:discord:abandoned', status: 'succeeded', reply: 'late', createdAt: madeAt, startedAt: madeAt, finishedAt: madeAt, action: { ...run.action, to } });
     // waiting for a retry an hour away (Discord answered 503 before)
