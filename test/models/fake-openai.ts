@@ -54,3 +54,11 @@ export function startFakeOpenAI(reply: string | ((messages: { role: string; cont
  * to reuse it
  */
 export const socketBack = () => new Promise((resolve) => setImmediate(resolve));
+
+/** the config that makes a fake OpenAI-compatible server every agent's model */
+export function fakeModel(model: FakeServer) {
+  return {
+    models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
+    agents: { defaults: { model: 'fake/gpt-test' } },
+  };
+}

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, GATEWAY_TOKEN } from '../../helpers/start-herald.js';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
 import { testApp, type TestApp } from '../../http/app-fixture.js';
-import { completion } from '../../models/fake-openai.js';
+import { completion, fakeModel } from '../../models/fake-openai.js';
 
 /**
  * The discord preset's deferred answer, live: an interaction whose reply misses replyWaitMs is
@@ -70,8 +70,7 @@ beforeAll(async () => {
     return { body: completion('The Gitrog Monster: {3}{B}{G}, a 6/6 deathtouch frog.') };
   });
   herald = await testApp({
-    models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
-    agents: { defaults: { model: 'fake/gpt-test' } },
+    ...fakeModel(model),
     channels: { discord: { baseUrl: `${discord.url}/api/v10` } },
     // every request's payload retained for replay: the interaction's token is masked in it
     hooks: { mappingsDir: './no-mappings', retainPayloads: true, presets: [{ name: 'discord', publicKey: PUBLIC_KEY, replyWaitMs: 1 }] },

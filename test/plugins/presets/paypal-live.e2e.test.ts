@@ -8,7 +8,7 @@ import { eventually, GATEWAY_TOKEN } from '../../helpers/start-herald.js';
 import { fakePaypalPki, PAYPAL_SUBJECT, type FakePaypalPki } from '../../helpers/fake-paypal-pki.js';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
 import { testApp, type TestApp } from '../../http/app-fixture.js';
-import { startFakeOpenAI } from '../../models/fake-openai.js';
+import { fakeModel, startFakeOpenAI } from '../../models/fake-openai.js';
 
 /**
  * The PayPal preset live: herald verifies each delivery offline as PayPal documents
@@ -92,8 +92,7 @@ beforeAll(async () => {
   signingKeys = { forged: forged.key, stranger: stranger.key, alone: alone.key };
   model = await startFakeOpenAI('on it');
   herald = await testApp({
-    models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
-    agents: { defaults: { model: 'fake/gpt-test' } },
+    ...fakeModel(model),
     hooks: { presets: [{ name: 'paypal', webhookId: WEBHOOK_ID, certUrls: [`${certs.url}${CERT_PATH}`], certRoots: pki.root.pem, deliver: false }] },
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, GATEWAY_TOKEN } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../../http/app-fixture.js';
 import type { FakeServer } from '../../helpers/fake-server.js';
-import { startFakeOpenAI } from '../../models/fake-openai.js';
+import { fakeModel, startFakeOpenAI } from '../../models/fake-openai.js';
 
 /**
  * One preset, two entries: two GitHub organisations, each with its own path and webhook secret.
@@ -26,8 +26,7 @@ let model: FakeServer;
 beforeAll(async () => {
   model = await startFakeOpenAI('on it');
   herald = await testApp({
-    models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
-    agents: { defaults: { model: 'fake/gpt-test' } },
+    ...fakeModel(model),
     hooks: {
       presets: [
         { name: 'github', path: 'gh-a', secret: SECRET_A, deliver: false },

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../../http/app-fixture.js';
 import type { FakeServer } from '../../helpers/fake-server.js';
-import { startFakeOpenAI } from '../../models/fake-openai.js';
+import { fakeModel, startFakeOpenAI } from '../../models/fake-openai.js';
 
 /**
  * The sender catalogue live: herald started with one `hooks.presets` line per sender, each
@@ -106,8 +106,7 @@ async function post(name: string, { body, headers }: Delivery) {
 beforeAll(async () => {
   model = await startFakeOpenAI('on it');
   herald = await testApp({
-    models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
-    agents: { defaults: { model: 'fake/gpt-test' } },
+    ...fakeModel(model),
     hooks: {
       presets: [
         { name: 'github', secret: secrets.github, deliver: false },

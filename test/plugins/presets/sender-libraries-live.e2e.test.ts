@@ -20,7 +20,7 @@ import { senderSignature } from '../../../src/mappings/signatures/sender-signing
 import { eventually } from '../../helpers/start-herald.js';
 import type { FakeServer } from '../../helpers/fake-server.js';
 import { testApp, type TestApp } from '../../http/app-fixture.js';
-import { startFakeOpenAI } from '../../models/fake-openai.js';
+import { fakeModel, startFakeOpenAI } from '../../models/fake-openai.js';
 
 /**
  * The presets against their senders' own libraries (issue 74, part 6): herald started with one
@@ -80,8 +80,7 @@ let model: FakeServer;
 beforeAll(async () => {
   model = await startFakeOpenAI('on it');
   herald = await testApp({
-    models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
-    agents: { defaults: { model: 'fake/gpt-test' } },
+    ...fakeModel(model),
     hooks: {
       mappingsDir: './no-mappings',
       presets: [

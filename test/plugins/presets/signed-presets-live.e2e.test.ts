@@ -8,7 +8,7 @@ import { Signature as HubSpotSignature } from '@hubspot/api-client/lib/src/utils
 import { getExpectedTwilioSignature, validateRequest } from 'twilio/lib/webhooks/webhooks.js';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
 import { testApp, type TestApp } from '../../http/app-fixture.js';
-import { completion } from '../../models/fake-openai.js';
+import { completion, fakeModel } from '../../models/fake-openai.js';
 
 /**
  * The presets of issue 74's fifth part live, each from one `hooks.presets` line, each fixture
@@ -105,8 +105,7 @@ beforeAll(async () => {
     return { body: completion('on it') };
   });
   herald = await testApp({
-    models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
-    agents: { defaults: { model: 'fake/gpt-test' } },
+    ...fakeModel(model),
     hooks: {
       mappingsDir: './no-mappings',
       presets: [

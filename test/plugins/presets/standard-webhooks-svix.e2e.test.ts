@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../../http/app-fixture.js';
 import type { FakeServer } from '../../helpers/fake-server.js';
-import { startFakeOpenAI } from '../../models/fake-openai.js';
+import { fakeModel, startFakeOpenAI } from '../../models/fake-openai.js';
 
 /**
  * Standard Webhooks as Svix sends them: Svix (and so Clerk and Resend) sends svix-id,
@@ -23,8 +23,7 @@ let model: FakeServer;
 beforeAll(async () => {
   model = await startFakeOpenAI('on it');
   herald = await testApp({
-    models: { providers: { fake: { api: 'openai', baseUrl: `${model.url}/v1`, apiKey: 'sk-fake-0123456789' } } },
-    agents: { defaults: { model: 'fake/gpt-test' } },
+    ...fakeModel(model),
     hooks: {
       presets: [
         { name: 'standard-webhooks', path: 'clerk', label: 'Clerk', secret: CLERK_SECRET, deliver: false },
