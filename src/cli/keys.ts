@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
-import { createApiKey } from '../platform/create-api-key.js';
+import { createApiKey } from '../accounts/create-api-key.js';
 import { HeraldError } from '../errors.js';
 import { openStore } from '../store/open-store.js';
 import type { ApiKeysRepo } from '../store/port.js';

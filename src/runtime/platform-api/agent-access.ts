@@ -1,6 +1,6 @@
 import type { AgentConfig, AgentDirectory } from '../../agents/agent-directory.js';
 import { HeraldError } from '../../errors.js';
-import { mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
+import { mayUseAgent, type ApiPrincipal } from '../../accounts/api-keys.js';
 
 /**
  * The agent a /v1 call names, or 404 naming the parameter it came from. An agent outside the

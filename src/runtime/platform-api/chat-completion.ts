@@ -1,7 +1,7 @@
 import type { AgentConfig, AgentDirectory } from '../../agents/agent-directory.js';
 import type { AgentTurnDeps } from '../../agents/agent-turn.js';
 import { openChatTurn, type ChatTurn, type ChatTurnInput } from '../../agents/chat-turn.js';
-import { conversationOwner, type ApiPrincipal } from '../../platform/api-keys.js';
+import { conversationOwner, type ApiPrincipal } from '../../accounts/api-keys.js';
 import { requireAgent } from './agent-access.js';
 
 export interface PlatformTurnsDeps {

@@ -1,9 +1,9 @@
 import type { HeraldConfig } from '../../config/schema.js';
 import { requestEmbeddings, type EmbeddingsAnswer, type EmbeddingsCall } from '../../models/embeddings/embeddings-upstream.js';
-import type { ApiPrincipal } from '../../platform/api-keys.js';
-import type { Budgets } from '../../platform/budgets.js';
-import { embeddingsModelFor } from '../../platform/embeddings-models.js';
-import type { UsageRecorder } from '../../platform/usage-recorder.js';
+import type { ApiPrincipal } from '../../accounts/api-keys.js';
+import type { Budgets } from '../../accounts/budgets.js';
+import { embeddingsModelFor } from './embeddings-models.js';
+import type { UsageRecorder } from '../../accounts/usage-recorder.js';
 
 export interface EmbeddingsDeps {
   config: HeraldConfig;

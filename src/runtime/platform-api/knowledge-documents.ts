@@ -4,7 +4,7 @@ import { ingestDocument, type IngestInput, type IngestOutcome } from '../../know
 import type { KnowledgeDocument, KnowledgeIndex } from '../../knowledge/knowledge-index.js';
 import { isVectorStoreOwner } from '../../knowledge/knowledge-owner.js';
 import type { ParsePool } from '../../knowledge/parsing/parse-pool.js';
-import { mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
+import { mayUseAgent, type ApiPrincipal } from '../../accounts/api-keys.js';
 import { requireAgent } from './agent-access.js';
 
 export interface KnowledgeDocumentsDeps {

@@ -3,8 +3,8 @@ import { PASSAGES_PER_TURN } from '../../agents/agent-turn.js';
 import { responseStore, type ResponseRecord } from '../../agents/responses/response-record.js';
 import { openResponseTurn, type ResponseTurn, type ResponseTurnDeps, type ResponseTurnInput } from '../../agents/responses/response-turn.js';
 import { HeraldError } from '../../errors.js';
-import { conversationOwner, mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
-import type { VectorStores } from '../../platform/vector-stores.js';
+import { conversationOwner, mayUseAgent, type ApiPrincipal } from '../../accounts/api-keys.js';
+import type { VectorStores } from '../../knowledge-stores/vector-stores.js';
 import { requireAgent } from './agent-access.js';
 
 export interface ResponsesDeps {

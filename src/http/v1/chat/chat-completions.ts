@@ -5,7 +5,7 @@ import type { AgentTurnDeps, ToolCallPiece, TurnDelta, TurnOutcome } from '../..
 import type { HeraldConfig } from '../../../config/schema.js';
 import { HeraldError } from '../../../errors.js';
 import type { KnowledgePassage } from '../../../knowledge/knowledge-passage.js';
-import type { ApiPrincipal } from '../../../platform/api-keys.js';
+import type { ApiPrincipal } from '../../../accounts/api-keys.js';
 import { randomHex } from '../../../utils/random-hex.js';
 import { uploadedFile, urlCitations } from '../citation-annotations.js';
 import { parseJsonBody } from '../../request/read-body.js';

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { AgentDirectory } from '../../../agents/agent-directory.js';
 import type { ResponseTurnDeps } from '../../../agents/responses/response-turn.js';
 import type { HeraldConfig } from '../../../config/schema.js';
-import type { VectorStores } from '../../../platform/vector-stores.js';
+import type { VectorStores } from '../../../knowledge-stores/vector-stores.js';
 import { HeraldError } from '../../../errors.js';
 import { parseJsonBody, readBody } from '../../request/read-body.js';
 import { deleteResponse, openResponse, storedResponse } from '../../../runtime/platform-api/responses.js';

@@ -1,6 +1,6 @@
 import { HeraldError } from '../errors.js';
 import type { StateRepo, StoredVectorStoreFile } from '../store/port.js';
-import type { ApiPrincipal } from './api-keys.js';
+import type { ApiPrincipal } from '../accounts/api-keys.js';
 import { randomHex } from '../utils/random-hex.js';
 import type { VectorStores } from './vector-stores.js';
 

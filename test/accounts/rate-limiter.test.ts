@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimiter, rateLimitHeaders } from '../../src/platform/rate-limiter.js';
+import { RateLimiter, rateLimitHeaders } from '../../src/accounts/rate-limiter.js';
 
 describe('RateLimiter', () => {
   it('allows a burst of the per-minute budget, then refills evenly', () => {

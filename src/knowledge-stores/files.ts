@@ -1,7 +1,7 @@
 import { HeraldError } from '../errors.js';
 import type { StoredFile, Store } from '../store/port.js';
-import type { ApiPrincipal } from './api-keys.js';
-import { mayUseOwned } from './owned-by.js';
+import type { ApiPrincipal } from '../accounts/api-keys.js';
+import { mayUseOwned } from '../accounts/owned-by.js';
 import { uuidV7 } from '../time/uuid-v7.js';
 
 /** the purposes herald keeps files for: knowledge (vector stores) and a user's own files */

@@ -1,9 +1,9 @@
-import type { HeraldConfig } from '../config/schema.js';
-import { HeraldError } from '../errors.js';
-import type { EmbeddingsEndpoint } from '../models/embeddings/embeddings-client.js';
-import { embeddingsEndpointOf } from '../models/embeddings/embeddings-endpoint.js';
-import { missingKeyMessage, missingKeyOf } from '../models/model-keys.js';
-import { resolveModelRef } from '../models/model-refs.js';
+import type { HeraldConfig } from '../../config/schema.js';
+import { HeraldError } from '../../errors.js';
+import type { EmbeddingsEndpoint } from '../../models/embeddings/embeddings-client.js';
+import { embeddingsEndpointOf } from '../../models/embeddings/embeddings-endpoint.js';
+import { missingKeyMessage, missingKeyOf } from '../../models/model-keys.js';
+import { resolveModelRef } from '../../models/model-refs.js';
 
 type ServedConfig = Pick<HeraldConfig, 'models' | 'platform' | 'agents'>;
 

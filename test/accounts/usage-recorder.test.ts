@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageRecorder } from '../../src/platform/usage-recorder.js';
+import { UsageRecorder } from '../../src/accounts/usage-recorder.js';
 import type { UsageEntry, UsageRepo } from '../../src/store/port.js';
 import { coreConfigSchema } from '../../src/config/schema.js';
 

@@ -7,8 +7,8 @@ import { agentOfVectorStore, agentVectorStoreId, knowledgeOwnerOf } from '../kno
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import type { ParsePool } from '../knowledge/parsing/parse-pool.js';
 import type { Store, StoredVectorStoreFile } from '../store/port.js';
-import { mayUseAgent, type ApiPrincipal } from './api-keys.js';
-import { mayUseOwned } from './owned-by.js';
+import { mayUseAgent, type ApiPrincipal } from '../accounts/api-keys.js';
+import { mayUseOwned } from '../accounts/owned-by.js';
 import { randomHex } from '../utils/random-hex.js';
 import { FileQueue, type FileQueueLimits } from './vector-store-queue.js';
 
