@@ -38,7 +38,7 @@ import { createDispatcher, type DispatchAction } from '../runtime/dispatch-actio
 import { HookIntake } from '../runtime/hook-intake.js';
 import { parseDuration } from '../runtime/duration.js';
 import { Heartbeat } from '../runtime/heartbeat.js';
-import { heartbeatTurn } from '../runtime/heartbeat-turn.js';
+import { heartbeatTurn } from '../runtime/turns/heartbeat-turn.js';
 import { MainSession } from '../runtime/main-session.js';
 import { DeliveryOutbox } from '../runtime/delivery/delivery-outbox.js';
 import type { ReplyDelivery } from '../runtime/delivery/reply-delivery.js';

@@ -5,7 +5,7 @@ import { agentVectorStoreId } from '../../knowledge/knowledge-owner.js';
 import { mayUseAgent, type ApiPrincipal } from '../../accounts/api-keys.js';
 import type { StateRepo } from '../../store/port.js';
 import { listPage } from './list-page.js';
-import { requireAgent } from '../../runtime/platform-api/agent-access.js';
+import { requireAgent } from '../../runtime/v1/agent-access.js';
 
 export interface AgentsRoutesDeps {
   agents: AgentDirectory;

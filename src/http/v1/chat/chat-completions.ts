@@ -13,7 +13,7 @@ import { bearerOf } from '../../auth/bearer-token.js';
 import type { Answer, Exchange } from '../../exchange/exchange.js';
 import type { ExchangeSurface } from '../../exchange/exchange-pipeline.js';
 import type { PlatformGate } from '../platform-auth.js';
-import { openChatCompletion } from '../../../runtime/platform-api/chat-completion.js';
+import { openChatCompletion } from '../../../runtime/v1/chat-completion.js';
 import { chatClientTools, chatInputMessages, parseChatRequest } from './chat-request.js';
 
 export interface ChatRoutesDeps {

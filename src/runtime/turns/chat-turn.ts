@@ -1,12 +1,12 @@
-import { deadline, type Deadline } from '../time/deadline.js';
-import type { ModelOptions } from '../models/provider.js';
-import type { AgentConfig } from './agent-directory.js';
-import { reserveCall, runAgentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome, type UsageAttribution } from './agent-turn.js';
-import { requireClientTools, type ClientToolsUse } from './tool-use/client-tools.js';
-import { turnModelRefs } from './turn-prompt.js';
-import { openConversation, type ChatInputMessage } from './conversation.js';
-import { modelFailure } from './model-call-error.js';
-import { callsLedger } from './tool-use/tool-ledger.js';
+import { deadline, type Deadline } from '../../time/deadline.js';
+import type { ModelOptions } from '../../models/provider.js';
+import type { AgentConfig } from '../../agents/agent-directory.js';
+import { reserveCall, runAgentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome, type UsageAttribution } from '../../agents/agent-turn.js';
+import { requireClientTools, type ClientToolsUse } from '../../agents/tool-use/client-tools.js';
+import { turnModelRefs } from '../../agents/turn-prompt.js';
+import { openConversation, type ChatInputMessage } from '../../agents/conversation.js';
+import { modelFailure } from '../../agents/model-call-error.js';
+import { callsLedger } from '../../agents/tool-use/tool-ledger.js';
 
 export interface ChatTurnInput {
   agent: AgentConfig;

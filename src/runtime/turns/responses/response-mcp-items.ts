@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from '../../store/port.js';
+import type { ToolCallRecord } from '../../../store/port.js';
 import type { ResponseMcpApprovalRequest, ResponseMcpCall } from './response-record.js';
 
 /**

@@ -1,5 +1,5 @@
-import { HeraldError } from '../../errors.js';
-import type { ToolApproval, ToolCallsRepo } from '../../store/port.js';
+import { HeraldError } from '../../../errors.js';
+import type { ToolApproval, ToolCallsRepo } from '../../../store/port.js';
 import { recordIdOfApproval } from './response-mcp-items.js';
 import type { ResponsePause, ResponseRecord } from './response-record.js';
 

@@ -1,8 +1,8 @@
-import type { KnowledgePassage } from '../../knowledge/knowledge-passage.js';
-import type { ModelToolCall, ModelUsage } from '../../models/provider.js';
-import type { SessionMessage, StateRepo } from '../../store/port.js';
-import type { ListedTool } from '../../tools/remote/remote-mcp-server.js';
-import type { TurnCheckpoint } from '../tool-use/tool-ledger.js';
+import type { KnowledgePassage } from '../../../knowledge/knowledge-passage.js';
+import type { ModelToolCall, ModelUsage } from '../../../models/provider.js';
+import type { SessionMessage, StateRepo } from '../../../store/port.js';
+import type { ListedTool } from '../../../tools/remote/remote-mcp-server.js';
+import type { TurnCheckpoint } from '../../../agents/tool-use/tool-ledger.js';
 
 /**
  * One stored Responses API response: what GET /v1/responses/:id returns and what a later

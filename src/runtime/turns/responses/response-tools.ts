@@ -1,16 +1,16 @@
-import type { HeraldConfig } from '../../config/schema.js';
-import { HeraldError } from '../../errors.js';
-import { randomHex } from '../../utils/random-hex.js';
-import { mergedTools, narrowedTools } from '../../tools/merged-tools.js';
-import { isAllowed, mayBeAllowed, needsApproval } from '../../tools/remote/mcp-tool-filter.js';
-import { checkRemoteUrl } from '../../tools/remote/remote-allowlist.js';
-import { RemoteMcpServer } from '../../tools/remote/remote-mcp-server.js';
-import { listedTools, remoteTools, type McpToolChoices } from '../../tools/remote/remote-tools.js';
-import { BUILTIN_SERVER } from '../../tools/tool-policy.js';
-import type { Toolbox } from '../../tools/toolbox.js';
-import type { CallVerdict, TurnTools } from '../../tools/turn-tools.js';
-import type { AgentConfig } from '../agent-directory.js';
-import type { AgentTurnDeps } from '../agent-turn.js';
+import type { HeraldConfig } from '../../../config/schema.js';
+import { HeraldError } from '../../../errors.js';
+import { randomHex } from '../../../utils/random-hex.js';
+import { mergedTools, narrowedTools } from '../../../tools/merged-tools.js';
+import { isAllowed, mayBeAllowed, needsApproval } from '../../../tools/remote/mcp-tool-filter.js';
+import { checkRemoteUrl } from '../../../tools/remote/remote-allowlist.js';
+import { RemoteMcpServer } from '../../../tools/remote/remote-mcp-server.js';
+import { listedTools, remoteTools, type McpToolChoices } from '../../../tools/remote/remote-tools.js';
+import { BUILTIN_SERVER } from '../../../tools/tool-policy.js';
+import type { Toolbox } from '../../../tools/toolbox.js';
+import type { CallVerdict, TurnTools } from '../../../tools/turn-tools.js';
+import type { AgentConfig } from '../../../agents/agent-directory.js';
+import type { AgentTurnDeps } from '../../../agents/agent-turn.js';
 import type { ResponseMcpListTools } from './response-record.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { ToolCallRecord, ToolCallsRepo } from '../../store/port.js';
+import type { ToolCallRecord, ToolCallsRepo } from '../../../store/port.js';
 import { approvalRequestItem, mcpCallItem } from './response-mcp-items.js';
 import type { ResponseMcpItem } from './response-record.js';
-import { callsLedger, type ToolLedger } from '../tool-use/tool-ledger.js';
+import { callsLedger, type ToolLedger } from '../../../agents/tool-use/tool-ledger.js';
 
 /** an output item of the turn starting (`added`) or finished (`done`) */
 export interface McpItemEvent {

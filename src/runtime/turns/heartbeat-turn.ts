@@ -1,16 +1,16 @@
 import type { Logger } from 'pino';
-import { annotate, traced } from '../tracing/tracing.js';
-import type { HeraldConfig } from '../config/schema.js';
-import type { AgentDirectory } from '../agents/agent-directory.js';
-import { completeAgentTurn, type AgentTurnDeps } from '../agents/agent-turn.js';
-import { callsLedger } from '../agents/tool-use/tool-ledger.js';
-import { uuidV7 } from '../time/uuid-v7.js';
-import type { Store, SystemEvent } from '../store/port.js';
-import { deadline } from '../time/deadline.js';
-import { MAIN_SESSION, MAX_PENDING_EVENTS } from './main-session.js';
-import { UNTRUSTED_MARK, untrustedNotice } from './summary.js';
-import { isHeartbeatAck, type ReplyDelivery } from './delivery/reply-delivery.js';
-import { withLease, type StateLease } from '../plugin-sdk/state-lease.js';
+import { annotate, traced } from '../../tracing/tracing.js';
+import type { HeraldConfig } from '../../config/schema.js';
+import type { AgentDirectory } from '../../agents/agent-directory.js';
+import { completeAgentTurn, type AgentTurnDeps } from '../../agents/agent-turn.js';
+import { callsLedger } from '../../agents/tool-use/tool-ledger.js';
+import { uuidV7 } from '../../time/uuid-v7.js';
+import type { Store, SystemEvent } from '../../store/port.js';
+import { deadline } from '../../time/deadline.js';
+import { MAIN_SESSION, MAX_PENDING_EVENTS } from '../main-session.js';
+import { UNTRUSTED_MARK, untrustedNotice } from '../summary.js';
+import { isHeartbeatAck, type ReplyDelivery } from '../delivery/reply-delivery.js';
+import { withLease, type StateLease } from '../../plugin-sdk/state-lease.js';
 
 /** the state key of the heartbeat's lease: one turn at a time across every process on the store */
 export const HEARTBEAT_LEASE_KEY = 'heartbeat:lease';

@@ -1,6 +1,6 @@
 import type { AgentConfig, AgentDirectory } from '../../agents/agent-directory.js';
 import type { AgentTurnDeps } from '../../agents/agent-turn.js';
-import { openChatTurn, type ChatTurn, type ChatTurnInput } from '../../agents/chat-turn.js';
+import { openChatTurn, type ChatTurn, type ChatTurnInput } from '../turns/chat-turn.js';
 import { conversationOwner, type ApiPrincipal } from '../../accounts/api-keys.js';
 import { requireAgent } from './agent-access.js';
 

@@ -1,11 +1,11 @@
-import type { AgentConfig, AgentDirectory } from '../../agents/agent-directory.js';
-import { PASSAGES_PER_TURN } from '../../agents/agent-turn.js';
-import { responseStore, type ResponseRecord } from '../../agents/responses/response-record.js';
-import { openResponseTurn, type ResponseTurn, type ResponseTurnDeps, type ResponseTurnInput } from '../../agents/responses/response-turn.js';
-import { HeraldError } from '../../errors.js';
-import { conversationOwner, mayUseAgent, type ApiPrincipal } from '../../accounts/api-keys.js';
-import type { VectorStores } from '../../knowledge-stores/vector-stores.js';
-import { requireAgent } from './agent-access.js';
+import type { AgentConfig, AgentDirectory } from '../../../agents/agent-directory.js';
+import { PASSAGES_PER_TURN } from '../../../agents/agent-turn.js';
+import { responseStore, type ResponseRecord } from './response-record.js';
+import { openResponseTurn, type ResponseTurn, type ResponseTurnDeps, type ResponseTurnInput } from './response-turn.js';
+import { HeraldError } from '../../../errors.js';
+import { conversationOwner, mayUseAgent, type ApiPrincipal } from '../../../accounts/api-keys.js';
+import type { VectorStores } from '../../../knowledge-stores/vector-stores.js';
+import { requireAgent } from '../../v1/agent-access.js';
 
 export interface ResponsesDeps {
   turns: ResponseTurnDeps;
