@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
-import { loadConfigFile } from '../plugin-host/load-config.js';
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
-import { createApiKey } from '../accounts/create-api-key.js';
-import { HeraldError } from '../errors.js';
-import { openStore } from '../store/open-store.js';
-import type { ApiKeysRepo } from '../store/port.js';
-import type { CliIo } from './cli-io.js';
-import { textTable } from './text-table.js';
-import { configPathFrom } from './config-path.js';
+import { loadConfigFile } from '../../plugin-host/load-config.js';
+import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import { createApiKey } from '../../accounts/create-api-key.js';
+import { HeraldError } from '../../errors.js';
+import { openStore } from '../../store/open-store.js';
+import type { ApiKeysRepo } from '../../store/port.js';
+import type { CliIo } from '../io/cli-io.js';
+import { textTable } from '../io/text-table.js';
+import { configPathFrom } from '../io/config-path.js';
 
 /** opens the store of the config at --config, runs `fn` with its key table, closes it */
 async function withKeyStore<T>(configFlag: string | undefined, builtins: PluginDefinition[], fn: (keys: ApiKeysRepo, config: Awaited<ReturnType<typeof loadConfigFile>>['config']) => Promise<T>): Promise<T> {

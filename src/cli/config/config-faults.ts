@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { LoadedConfig } from '../plugin-host/load-config.js';
-import { ConfigError } from '../errors.js';
-import { splitFault } from '../config/loading/split-fault.js';
+import type { LoadedConfig } from '../../plugin-host/load-config.js';
+import { ConfigError } from '../../errors.js';
+import { splitFault } from '../../config/loading/split-fault.js';
 
 type Segment = string | number;
 

@@ -1,21 +1,21 @@
 import { parseArgs } from 'node:util';
-import { buildConfigSchema } from '../config/sections/build-schema.js';
-import { readConfigFile } from '../config/loading/load.js';
-import { PluginRegistry } from '../plugin-host/registry.js';
-import { loadConfigValue } from '../plugin-host/load-config.js';
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
-import { ConfigError } from '../errors.js';
-import { resolveMappings } from '../mappings/loading/resolve-mappings.js';
-import { alertTargetFaults } from '../runtime/alerts/alert-targets.js';
-import { scheduleTargetFaults } from '../runtime/schedules/schedule-targets.js';
-import { approvalTargetFaults } from '../runtime/approvals/approval-targets.js';
-import type { CliIo } from './cli-io.js';
-import { withPositions } from '../mappings/loading/mapping-faults.js';
+import { buildConfigSchema } from '../../config/sections/build-schema.js';
+import { readConfigFile } from '../../config/loading/load.js';
+import { PluginRegistry } from '../../plugin-host/registry.js';
+import { loadConfigValue } from '../../plugin-host/load-config.js';
+import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import { ConfigError } from '../../errors.js';
+import { resolveMappings } from '../../mappings/loading/resolve-mappings.js';
+import { alertTargetFaults } from '../../runtime/alerts/alert-targets.js';
+import { scheduleTargetFaults } from '../../runtime/schedules/schedule-targets.js';
+import { approvalTargetFaults } from '../../runtime/approvals/approval-targets.js';
+import type { CliIo } from '../io/cli-io.js';
+import { withPositions } from '../../mappings/loading/mapping-faults.js';
 import { collectFaults, EnvPlaceholders, keysAt, pathSegments, splitFault } from './config-faults.js';
-import { configPathFrom } from './config-path.js';
+import { configPathFrom } from '../io/config-path.js';
 import { configWarnings } from './config-warnings.js';
-import { groupUnsetVariables } from '../config/loading/unset-variables.js';
-import { nearest } from './nearest.js';
+import { groupUnsetVariables } from '../../config/loading/unset-variables.js';
+import { nearest } from '../io/nearest.js';
 
 /**
  * `herald config check [--config FILE]`: every fault of a config file in one run (a fault that

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { loadConfigFile } from '../plugin-host/load-config.js';
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
-import type { CliIo } from './cli-io.js';
-import { configPathFrom } from './config-path.js';
+import { loadConfigFile } from '../../plugin-host/load-config.js';
+import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import type { CliIo } from '../io/cli-io.js';
+import { configPathFrom } from '../io/config-path.js';
 import { gatewayBase, unreachableGateway } from './gateway-address.js';
 
 /**

@@ -2,14 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
-import { readConfigFile } from '../config/loading/load.js';
-import { PluginRegistry } from '../plugin-host/registry.js';
-import { presetMappingSet } from '../plugin-host/enabled-presets.js';
-import type { MappingConfig } from '../config/sections/mapping-schema.js';
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
-import type { CliIo } from './cli-io.js';
-import { configPathFrom } from './config-path.js';
-import { didYouMean } from './nearest.js';
+import { readConfigFile } from '../../config/loading/load.js';
+import { PluginRegistry } from '../../plugin-host/registry.js';
+import { presetMappingSet } from '../../plugin-host/enabled-presets.js';
+import type { MappingConfig } from '../../config/sections/mapping-schema.js';
+import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import type { CliIo } from '../io/cli-io.js';
+import { configPathFrom } from '../io/config-path.js';
+import { didYouMean } from '../io/nearest.js';
 
 /** `herald presets list`: each preset's name, path and what it verifies. */
 export async function presetsListCommand(_argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {

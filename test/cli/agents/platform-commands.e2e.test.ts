@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { captureIo } from './capture-io.js';
-import { main } from '../helpers/builtins.js';
-import { baseConfig } from '../helpers/start-herald.js';
-import { testApp, type TestApp } from '../http/app-fixture.js';
+import { captureIo } from '../capture-io.js';
+import { main } from '../../helpers/builtins.js';
+import { baseConfig } from '../../helpers/start-herald.js';
+import { testApp, type TestApp } from '../../http/app-fixture.js';
 
 let herald: TestApp | undefined;
 afterEach(async () => herald?.stop());

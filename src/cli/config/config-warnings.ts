@@ -1,6 +1,6 @@
-import type { LoadedConfig } from '../plugin-host/load-config.js';
-import { collectMappingSources } from '../mappings/loading/resolve-mappings.js';
-import { configuredModelRefs, resolveModelRef } from '../models/model-refs.js';
+import type { LoadedConfig } from '../../plugin-host/load-config.js';
+import { collectMappingSources } from '../../mappings/loading/resolve-mappings.js';
+import { configuredModelRefs, resolveModelRef } from '../../models/model-refs.js';
 
 /**
  * What a valid config will still fail at later, at run time: a delivery to a channel that is not

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
+import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
 import { gatewayAnswer, type AdminAnswer, type AdminClient } from './admin-client.js';
-import type { CliIo } from './cli-io.js';
+import type { CliIo } from '../io/cli-io.js';
 
 const common = { config: { type: 'string', short: 'c' }, url: { type: 'string' }, json: { type: 'boolean' } } as const;
 

@@ -3,11 +3,11 @@ import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfigFile } from '../plugin-host/load-config.js';
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
-import type { CliIo } from './cli-io.js';
-import { configPathFrom } from './config-path.js';
-import { gatewayBase, unreachableGateway } from './gateway-address.js';
+import { loadConfigFile } from '../../plugin-host/load-config.js';
+import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import type { CliIo } from '../io/cli-io.js';
+import { configPathFrom } from '../io/config-path.js';
+import { gatewayBase, unreachableGateway } from '../admin/gateway-address.js';
 
 const USAGE = 'usage: herald knowledge upload --agent ID [--url URL] [--api-key KEY] [--chunk-size N] [--chunk-overlap N] [--metadata JSON] FILE...';
 

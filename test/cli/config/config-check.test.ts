@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/cli-io.js';
-import { main } from '../../src/cli/main.js';
-import { builtinPlugins } from '../../plugins/index.js';
-import { baseConfig, tempDir } from '../helpers/start-herald.js';
+import type { CliIo } from '../../../src/cli/io/cli-io.js';
+import { main } from '../../../src/cli/main.js';
+import { builtinPlugins } from '../../../plugins/index.js';
+import { baseConfig, tempDir } from '../../helpers/start-herald.js';
 
 function captureIo() {
   const out: string[] = [];

@@ -1,4 +1,4 @@
-import type { HeraldConfig } from '../config/schema.js';
+import type { HeraldConfig } from '../../config/schema.js';
 
 /** where a command reaches the running gateway: `--url`, else the config's gateway.host and gateway.port */
 export function gatewayBase(gateway: Pick<HeraldConfig['gateway'], 'host' | 'port'>, url: string | undefined): string {

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { captureIo } from './capture-io.js';
-import { main } from '../../src/cli/main.js';
-import { builtinPlugins } from '../../plugins/index.js';
-import { API_KEY, baseConfig, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
-import { spawnHerald } from './spawn-herald.js';
+import { captureIo } from '../capture-io.js';
+import { main } from '../../../src/cli/main.js';
+import { builtinPlugins } from '../../../plugins/index.js';
+import { API_KEY, baseConfig, startHerald, tempDir, type RunningHerald } from '../../helpers/start-herald.js';
+import { spawnHerald } from '../spawn-herald.js';
 
 let herald: RunningHerald | undefined;
 afterEach(async () => herald?.stop());

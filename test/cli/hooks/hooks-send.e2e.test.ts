@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { builtinPlugins } from '../../plugins/index.js';
-import { baseConfig, eventually, GATEWAY_TOKEN, startHerald, tempDir, type RunningHerald } from '../helpers/start-herald.js';
-import { captureIo } from './capture-io.js';
+import { main } from '../../../src/cli/main.js';
+import { builtinPlugins } from '../../../plugins/index.js';
+import { baseConfig, eventually, GATEWAY_TOKEN, startHerald, tempDir, type RunningHerald } from '../../helpers/start-herald.js';
+import { captureIo } from '../capture-io.js';
 
 let herald: RunningHerald | undefined;
 afterEach(async () => {

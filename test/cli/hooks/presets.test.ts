@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { CliIo } from '../../src/cli/cli-io.js';
-import { main } from '../helpers/builtins.js';
-import { tempDir } from '../helpers/start-herald.js';
+import type { CliIo } from '../../../src/cli/io/cli-io.js';
+import { main } from '../../helpers/builtins.js';
+import { tempDir } from '../../helpers/start-herald.js';
 
 function captureIo() {
   const out: string[] = [];
@@ -92,7 +92,7 @@ describe('herald presets', () => {
   });
 
   it("config check notes a preset that mappings of yours shadow on its path, as the start does", async () => {
-    const mappingsDir = path.resolve(import.meta.dirname, '../../mappings');
+    const mappingsDir = path.resolve(import.meta.dirname, '../../../mappings');
     const file = configFile({ hooks: { enabled: true, token: 'a-hook-token-long-enough', mappingsDir, presets: [{ name: 'github', secret: 'a-github-secret' }] } });
     const cli = captureIo();
     expect(await main(['config', 'check', '--config', file], cli.io)).toBe(0);

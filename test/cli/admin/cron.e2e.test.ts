@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { jobFromFlags } from '../../src/cli/cron.js';
-import { main } from '../helpers/builtins.js';
-import { baseConfig, tempDir } from '../helpers/start-herald.js';
-import { captureIo } from './capture-io.js';
-import { killLeftOver, spawnHerald, type SpawnedHerald } from './spawn-herald.js';
+import { jobFromFlags } from '../../../src/cli/admin/cron.js';
+import { main } from '../../helpers/builtins.js';
+import { baseConfig, tempDir } from '../../helpers/start-herald.js';
+import { captureIo } from '../capture-io.js';
+import { killLeftOver, spawnHerald, type SpawnedHerald } from '../spawn-herald.js';
 
 let spawned: SpawnedHerald | undefined;
 afterEach(async () => {

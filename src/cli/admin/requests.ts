@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
+import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
 import { gatewayAnswer, type AdminAnswer, type AdminClient } from './admin-client.js';
-import type { CliIo } from './cli-io.js';
-import { textTable } from './text-table.js';
+import type { CliIo } from '../io/cli-io.js';
+import { textTable } from '../io/text-table.js';
 
 const options = { config: { type: 'string', short: 'c' }, url: { type: 'string' }, json: { type: 'boolean' } } as const;
 const listOptions = { ...options, failed: { type: 'boolean' }, mapping: { type: 'string' }, limit: { type: 'string' } } as const;

@@ -1,20 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { MappingAuth } from '../config/sections/mapping-schema.js';
-import { hooksPrefix } from '../config/hooks-path.js';
-import { ConfigError } from '../errors.js';
-import { mappingFaultLines } from '../mappings/loading/mapping-fault-lines.js';
-import { trimSlashes } from '../mappings/hook-request.js';
-import { resolveMappings } from '../mappings/loading/resolve-mappings.js';
-import { senderSignature } from '../mappings/signatures/sender-signing.js';
-import { loadConfigFile, type LoadedConfig } from '../plugin-host/load-config.js';
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
-import { PACKAGE_ROOT } from '../utils/install-layout.js';
-import { parseExactJson } from '../utils/exact-json.js';
-import type { CliIo } from './cli-io.js';
-import { configPathFrom } from './config-path.js';
-import { gatewayBase, unreachableGateway } from './gateway-address.js';
+import type { MappingAuth } from '../../config/sections/mapping-schema.js';
+import { hooksPrefix } from '../../config/hooks-path.js';
+import { ConfigError } from '../../errors.js';
+import { mappingFaultLines } from '../../mappings/loading/mapping-fault-lines.js';
+import { trimSlashes } from '../../mappings/hook-request.js';
+import { resolveMappings } from '../../mappings/loading/resolve-mappings.js';
+import { senderSignature } from '../../mappings/signatures/sender-signing.js';
+import { loadConfigFile, type LoadedConfig } from '../../plugin-host/load-config.js';
+import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import { PACKAGE_ROOT } from '../../utils/install-layout.js';
+import { parseExactJson } from '../../utils/exact-json.js';
+import type { CliIo } from '../io/cli-io.js';
+import { configPathFrom } from '../io/config-path.js';
+import { gatewayBase, unreachableGateway } from '../admin/gateway-address.js';
 
 const USAGE = 'usage: herald hooks send <path> --fixture FILE|NAME [--config FILE] [--url URL]\n       herald presets send <preset> <fixture name> [--config FILE] [--url URL]';
 

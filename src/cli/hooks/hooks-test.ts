@@ -1,19 +1,19 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadConfigFile } from '../plugin-host/load-config.js';
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
-import { ConfigError, HeraldError } from '../errors.js';
-import { EnvPlaceholders } from './config-faults.js';
-import { builtinMappings } from '../mappings/loading/builtin-mappings.js';
-import { mappingFailureOf } from '../mappings/mapping-failure.js';
-import { trimSlashes, type HookRequest } from '../mappings/hook-request.js';
-import { runMappingFixtures } from '../mappings/loading/mapping-fixtures.js';
-import { MappingsEngine } from '../mappings/mappings-engine.js';
-import { resolveMappings } from '../mappings/loading/resolve-mappings.js';
-import type { CliIo } from './cli-io.js';
-import { configPathFrom } from './config-path.js';
-import { hooksPrefix } from '../config/hooks-path.js';
-import { parseExactJson } from '../utils/exact-json.js';
+import { loadConfigFile } from '../../plugin-host/load-config.js';
+import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import { ConfigError, HeraldError } from '../../errors.js';
+import { EnvPlaceholders } from '../config/config-faults.js';
+import { builtinMappings } from '../../mappings/loading/builtin-mappings.js';
+import { mappingFailureOf } from '../../mappings/mapping-failure.js';
+import { trimSlashes, type HookRequest } from '../../mappings/hook-request.js';
+import { runMappingFixtures } from '../../mappings/loading/mapping-fixtures.js';
+import { MappingsEngine } from '../../mappings/mappings-engine.js';
+import { resolveMappings } from '../../mappings/loading/resolve-mappings.js';
+import type { CliIo } from '../io/cli-io.js';
+import { configPathFrom } from '../io/config-path.js';
+import { hooksPrefix } from '../../config/hooks-path.js';
+import { parseExactJson } from '../../utils/exact-json.js';
 
 const USAGE =
   'usage: herald hooks test <name> --payload FILE [--header K:V ...] [--query K=V ...] [--config FILE]\n' +
