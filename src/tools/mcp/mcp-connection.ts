@@ -2,12 +2,13 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Logger } from 'pino';
 import { isStdioServer, type McpServerConfig, type ToolsConfig } from '../../config/sections/tools-schema.js';
 import type { ToolCallOptions, ToolResult, ToolSpec } from '../tool-spec.js';
-import { callFailure } from './call-error.js';
+import { maxCallMs } from '../tool-policy.js';
+import { callFailure, TOTAL_EXCEEDED } from './call-error.js';
 import { capText } from '../result-cap.js';
 import { resultText } from './call-result.js';
 import { backoffMs, STEADY_MS } from './backoff.js';
 import { faultMessage } from './fault-message.js';
-import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
+import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js';
 import { MAX_MESSAGE_BYTES, mcpTransport, OVERSIZED } from './mcp-transport.js';
 import type { ToolServerHealth, ToolServerState } from './server-health.js';
 import { listServerTools } from './tool-listing.js';
@@ -143,12 +144,24 @@ export class McpConnection {
     if (!client) return { text: capText(this.unavailable() ?? `the server ${server} is not available`, maxChars), isError: true };
     const timeoutMs = Math.min(options.timeoutMs, this.timeoutMs);
     if (options.signal?.aborted) return callFailure(options.signal.reason, { server, stdio: this.stdio, timeoutMs, aborted: true, maxChars });
+    const totalMs = maxCallMs(this.deps.tools, this.deps.config);
+    // past the total limit the request is aborted: the SDK then tells the server (notifications/cancelled), as it does for the turn's abort and the timeout
+    const total = new AbortController();
+    const totalTimer = setTimeout(() => total.abort(new (loadedMcpSdk()!.McpError)(loadedMcpSdk()!.ErrorCode.RequestTimeout, TOTAL_EXCEEDED)), totalMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, total.signal]) : total.signal;
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal: options.signal, timeout: timeoutMs });
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+        signal,
+        timeout: timeoutMs,
+        // the server's progress notifications (asked for by giving a progress handler) keep the call alive, up to its total limit
+        onprogress: () => undefined,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: totalMs,
+      });
       const text = resultText(result as Parameters<typeof resultText>[0], maxChars);
       return { ...text, text: this.mask(text.text) };
     } catch (error) {
-      const failure = callFailure(error, { server, stdio: this.stdio, timeoutMs, aborted: options.signal?.aborted === true, maxChars, transportFault: this.transportFault });
+      const failure = callFailure(error, { server, stdio: this.stdio, timeoutMs, totalMs, aborted: options.signal?.aborted === true, maxChars, transportFault: this.transportFault });
       // an HTTP server's connection has no process to watch: a failed request is the sign it is gone
       if (failure.lostConnection && !this.stdio && this.ready === client) {
         this.failed(error);
@@ -156,6 +169,8 @@ export class McpConnection {
       }
       const { lostConnection: _, ...result } = failure;
       return { ...result, text: this.mask(result.text) };
+    } finally {
+      clearTimeout(totalTimer);
     }
   }
 

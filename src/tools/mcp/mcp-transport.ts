@@ -62,14 +62,15 @@ function logStderr(stream: Readable, { server, logger, mask }: TransportContext)
 }
 
 /**
- * fetch whose answers fail as soon as one message passes `maxBytes`, while they are read: a JSON
- * answer counted whole, an event stream (a POST's answer, or the long-lived GET of server
- * notifications) counted per event, so a long call's many progress events are no fault.
+ * fetch whose answers to POSTs fail as soon as one message passes `maxBytes`, while they are read:
+ * a JSON answer counted whole, an event stream counted per event, so a long call's many progress
+ * events are no fault. The long-lived GET stream of server notifications is left as it is (the
+ * SDK reconnects it by itself, and a wrapped one hides why it closed).
  */
 function boundedFetch(maxBytes: number) {
   return async (url: string | URL, init?: RequestInit): Promise<Response> => {
     const response = await fetch(url, withTraceparent(init));
-    if (!response.body) return response;
+    if (!response.body || init?.method !== 'POST') return response;
     const events = response.headers.get('content-type')?.includes('text/event-stream') === true;
     let seen = 0;
     let last = 0;
