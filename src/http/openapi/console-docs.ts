@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { okFalseSchema } from './common-schemas.js';
 import { defineRoutes } from './route-doc.js';
 
-const signedIn = z.object({ ok: z.literal(true), csrf: z.string().describe('Send as X-CSRF-Token on every state-changing /admin request.'), expiresAt: z.string(), traceLinkTemplate: z.string().nullable().describe('tracing.linkTemplate: the operator\'s tracing UI, a URL with {traceId}; null when none is configured.') });
+const signedIn = z.object({ ok: z.literal(true), signedIn: z.literal(true), csrf: z.string().describe('Send as X-CSRF-Token on every state-changing /admin request.'), expiresAt: z.string(), traceLinkTemplate: z.string().nullable().describe('tracing.linkTemplate: the operator\'s tracing UI, a URL with {traceId}; null when none is configured.') });
 
 /** The console's own routes: its files and its sign-in (the pages then use the admin API). */
 export const consoleDocs = defineRoutes('root', [
@@ -45,9 +45,10 @@ export const consoleDocs = defineRoutes('root', [
   {
     method: 'get',
     path: '/console/session',
-    summary: "The current console session's CSRF token (after a reload)",
+    summary: "The current console session's CSRF token (after a reload), or that there is none",
     security: 'none',
-    responses: { 200: { description: 'Signed in.', schema: signedIn }, 401: { description: 'Not signed in.', schema: okFalseSchema } },
+    // not signed in is an answer, not an error: a browser logs every 401 it fetches, and the sign-in page asks on every load
+    responses: { 200: { description: 'Signed in, or `signedIn: false` (no session, or an expired one).', schema: z.union([signedIn, z.object({ ok: z.literal(true), signedIn: z.literal(false) })]) } },
   },
   {
     method: 'delete',
