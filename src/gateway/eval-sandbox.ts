@@ -15,7 +15,7 @@ import { TransformPool } from '../mappings/transforms/transform-pool.js';
 import { openAIEmbedder } from '../models/embeddings/embeddings-client.js';
 import { embeddingsEndpoint } from '../models/embeddings/embeddings-endpoint.js';
 import { ModelRegistry } from '../models/model-registry.js';
-import { VectorStores } from '../platform/vector-stores.js';
+import { VectorStores } from '../knowledge-stores/vector-stores.js';
 import { loadConfigValue, type LoadedConfig } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { applyOverrides } from '../runtime/evals/apply-overrides.js';
