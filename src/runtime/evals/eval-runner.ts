@@ -7,6 +7,10 @@ import type { EvalCase } from './eval-case.js';
 import type { EvalRunOptions, EvalSelection } from './eval-request.js';
 import { replayRequest, type AgentExpectations, type EvalDeps, type ReplayInput } from './replay-request.js';
 import { EvalTally, type EvalSummary } from './eval-tally.js';
+import { dryRun } from '../operator/dry-run.js';
+import { runPrompt } from '../run-prompt.js';
+import { turnModelRefs } from '../../agents/turn-prompt.js';
+import { promptWordCount } from '../../utils/word-count.js';
 
 export interface EvalRunnerDeps extends EvalDeps {
   /** the recording, read-only: receipts with their retained payloads, runs, tool calls */
@@ -110,6 +114,40 @@ async function fixtureInputs(deps: EvalRunnerDeps, selection: EvalSelection): Pr
   return inputs;
 }
 
+/** what an eval will send to models: asked before a run that costs tokens (the CLI asks unless --yes) */
+export interface EvalPlan {
+  requests: number;
+  /** agent turns, repeats counted (each may ask its model more than once when it calls tools) */
+  turns: number;
+  /** the prompts' size in words (about a token each), without history or knowledge */
+  promptTokens: number;
+  /** the models of those turns that are not herald's embedded one (they cost tokens) */
+  paidModels: string[];
+}
+
+async function* inputsOf(deps: EvalRunnerDeps, input: EvalRunInput): AsyncGenerator<ReplayInput> {
+  if (input.run.fixtures) yield* await fixtureInputs(deps, input.selection);
+  yield* recordedInputs(deps, input.selection);
+}
+
+/** the eval's plan: every request's mapping dry-run (cheap, no model), the agent turns it would make counted */
+export async function planEval(deps: EvalRunnerDeps, input: EvalRunInput): Promise<EvalPlan> {
+  const plan: EvalPlan = { requests: 0, turns: 0, promptTokens: 0, paidModels: [] };
+  const paid = new Set<string>();
+  for await (const request of inputsOf(deps, input)) {
+    plan.requests++;
+    const outcome = await dryRun(deps.engine, request.request, request.receivedAt);
+    if (outcome.type !== 'action' || outcome.action.kind !== 'agent') continue;
+    const agent = deps.agents.get(outcome.action.agentId) ?? deps.agents.default();
+    const refs = turnModelRefs(deps.config, agent, input.model ?? outcome.action.model);
+    plan.turns += input.run.repeat;
+    plan.promptTokens += input.run.repeat * promptWordCount([{ content: agent.instructions ?? '' }, { content: runPrompt(outcome.action, request.receivedAt) }]);
+    if (!deps.models.answersInProcess(refs.slice(0, 1))) paid.add(refs[0]!);
+  }
+  plan.paidModels = [...paid];
+  return plan;
+}
+
 /**
  * Replays the selection (and the fixtures with agent expectations) through the candidate, one
  * request at a time, handing each result to the sink as it is known; returns the summary. Stopped
@@ -117,12 +155,7 @@ async function fixtureInputs(deps: EvalRunnerDeps, selection: EvalSelection): Pr
  */
 export async function runEval(deps: EvalRunnerDeps, input: EvalRunInput, sink: EvalSink): Promise<{ summary: EvalSummary; stopped: boolean }> {
   const tally = sink.tally ?? new EvalTally();
-  const fixtures = input.run.fixtures ? await fixtureInputs(deps, input.selection) : [];
-  async function* all(): AsyncGenerator<ReplayInput> {
-    yield* fixtures;
-    yield* recordedInputs(deps, input.selection);
-  }
-  for await (const request of all()) {
+  for await (const request of inputsOf(deps, input)) {
     if (sink.signal?.aborted) return { summary: tally.get(), stopped: true };
     if (sink.done?.has(request.id)) continue;
     const result = await replayRequest(deps, request, { ...input.run, ...(input.model && { model: input.model }) });
