@@ -194,8 +194,8 @@ export async function evalCommand(argv: string[], io: CliIo, builtins: PluginDef
     const plan = await planEval(sandbox.deps, input);
     io.err(`${plan.requests} requests to replay, ${plan.turns} agent turn(s), about ${plan.promptTokens} prompt tokens`);
     if (plan.paidModels.length && !values.yes) {
-      const question = `This eval sends about ${plan.promptTokens} prompt tokens (${plan.turns} turns, more where tools are called) to ${plan.paidModels.join(', ')}, which costs tokens. Go on?`;
-      if (!(await confirm(io, question))) {
+      io.err(`This eval sends about ${plan.promptTokens} prompt tokens (${plan.turns} turns, more where tools are called) to ${plan.paidModels.join(', ')}, which costs tokens.`);
+      if (!(await confirm(io, 'Go on?'))) {
         io.err(`herald eval: not run. ${process.stdin.isTTY ? '' : 'No terminal to ask: '}pass --yes to send them, or --model embedded/extractive for a dry run that costs nothing`);
         return 2;
       }
