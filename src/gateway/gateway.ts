@@ -77,6 +77,7 @@ import { McpServers } from '../tools/mcp/mcp-servers.js';
 import { flushTracing, startTracing } from '../tracing/tracing.js';
 import { resolveTracing } from '../tracing/tracing-options.js';
 import { version as heraldVersion } from '../http/openapi/herald-version.js';
+import { Lifecycle } from './lifecycle.js';
 
 export interface Gateway {
   app: Hono;
@@ -348,10 +349,80 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     reload('mappingsDir changed', true).catch((err) => logger.error({ err }, 'config reload failed'));
   }, logger);
 
-  let unsubscribe: (() => void) | undefined;
-  let unsubscribeResumable: (() => void) | undefined;
   let stopping = false;
   let reindexing: Promise<unknown> | undefined;
+  let unsubscribeHeartbeat: (() => void) | undefined;
+  let unsubscribeResumable: (() => void) | undefined;
+  // The running parts, started in this order and stopped in the reverse: what a part needs is
+  // above it (the store under everything, the runs after the tools their turns call and before
+  // the schedules that make runs, the plugin services and the watches last).
+  const lifecycle = new Lifecycle(
+    [
+      // the spans of the work just finished, sent before the process goes
+      { name: 'tracing', stop: () => flushTracing() },
+      { name: 'store', stop: () => store.close() },
+      { name: 'trouble feed', stop: () => troubleFeed.close() },
+      // what this replica saw unhealthy is no longer anyone's trouble once it stops
+      { name: 'shared health', start: () => sharedHealth?.start(), stop: () => sharedHealth?.stop() },
+      // the last calls' tokens are written before the store closes
+      { name: 'usage', stop: () => usage.settled() },
+      { name: 'transform workers', stop: () => transformPool.close() },
+      { name: 'parse workers', stop: () => parser.close() },
+      {
+        name: 'knowledge reindex',
+        // chunks stored under an older index form are indexed again (segmented and stemmed here) in
+        // the background: a large knowledge base does not hold the start back; until its batch is
+        // done a chunk is found by its previous index form (SQLite) or not at all (PostgreSQL)
+        start: () => {
+          reindexing = knowledge.upgrade(() => stopping).then(
+            (chunks) => chunks && logger.info({ chunks }, 'knowledge: chunks indexed again for this version'),
+            (err) => logger.error({ err }, 'knowledge: indexing chunks again failed; the next start goes on with it'),
+          );
+        },
+        stop: async () => void (await reindexing),
+      },
+      // files a stopped process left in progress are read again (the same bytes make the same document)
+      { name: 'vector stores', start: () => vectorStores.resume(), stop: () => vectorStores.settle() },
+      { name: 'delivery', start: () => delivery.start(), stop: () => delivery.stop() },
+      { name: 'approvals', start: () => approvals.start(), stop: () => approvals.stop() },
+      { name: 'alerts', start: () => alerts.start(), stop: () => alerts.stop() },
+      { name: 'retention pruner', start: () => pruner.start(), stop: () => pruner.stop() },
+      // connected in the background: a server that does not answer never holds herald back
+      { name: 'tool servers', start: () => mcp.start(), stop: () => mcp.stop() },
+      {
+        name: 'heartbeat',
+        start: async () => {
+          unsubscribeHeartbeat = store.signals.subscribe(HEARTBEAT_TOPIC, () => heartbeat.request());
+          heartbeat.start();
+          if ((await store.events.countPending('main')) > 0) heartbeat.request();
+        },
+        stop: async () => {
+          unsubscribeHeartbeat?.();
+          await heartbeat.stop();
+        },
+      },
+      {
+        name: 'runs',
+        start: () => {
+          runs.start();
+          unsubscribeResumable = store.signals.subscribe(RUN_RESUMABLE_TOPIC, () => runs.claimNow());
+        },
+        stop: async ({ graceMs }) => {
+          unsubscribeResumable?.();
+          await runs.stop(graceMs);
+        },
+      },
+      { name: 'schedules', start: () => schedules.start(), stop: () => schedules.stop() },
+      ...instances.services.map((service) => ({
+        name: `plugin service ${service.name}`,
+        start: () => service.start(),
+        stop: () => service.stop().catch((err: unknown) => logger.error({ err }, 'service stop failed')),
+      })),
+      { name: 'drop watch', start: () => drops.start(), stop: () => drops.stop() },
+      { name: 'mappings folder watch', start: () => mappingsWatch.start(), stop: () => mappingsWatch.stop() },
+    ],
+    logger,
+  );
   const gateway: Gateway = {
     app,
     withNodeRoutes: nodeRoutes({ config, logger, metrics, surfaces }),
@@ -373,60 +444,10 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     mcp,
     schedules,
     reload,
-    async start() {
-      await sharedHealth?.start();
-      mcp.start();
-      mappingsWatch.start();
-      await drops.start();
-      await delivery.start();
-      runs.start();
-      await schedules.start();
-      unsubscribe = store.signals.subscribe(HEARTBEAT_TOPIC, () => heartbeat.request());
-      unsubscribeResumable = store.signals.subscribe(RUN_RESUMABLE_TOPIC, () => runs.claimNow());
-      heartbeat.start();
-      pruner.start();
-      alerts.start();
-      approvals.start();
-      if ((await store.events.countPending('main')) > 0) heartbeat.request();
-      for (const service of instances.services) await service.start();
-      // files a stopped process left in progress are read again (the same bytes make the same document)
-      await vectorStores.resume();
-      // chunks stored under an older index form are indexed again (segmented and stemmed here) in
-      // the background: a large knowledge base does not hold the start back; until its batch is
-      // done a chunk is found by its previous index form (SQLite) or not at all (PostgreSQL)
-      reindexing = knowledge.upgrade(() => stopping).then(
-        (chunks) => chunks && logger.info({ chunks }, 'knowledge: chunks indexed again for this version'),
-        (err) => logger.error({ err }, 'knowledge: indexing chunks again failed; the next start goes on with it'),
-      );
-    },
+    start: () => lifecycle.start(),
     async stop(graceMs = 10_000) {
       stopping = true;
-      mappingsWatch.stop();
-      drops.stop();
-      for (const service of [...instances.services].reverse()) await service.stop().catch((err) => logger.error({ err }, 'service stop failed'));
-      await schedules.stop();
-      await runs.stop(graceMs);
-      // after the runs, whose turns may be calling tools
-      await mcp.stop();
-      unsubscribe?.();
-      unsubscribeResumable?.();
-      await heartbeat.stop();
-      await pruner.stop();
-      await alerts.stop();
-      await approvals.stop();
-      await delivery.stop();
-      await vectorStores.settle();
-      await reindexing;
-      await parser.close();
-      await transformPool.close();
-      // the last calls' tokens are written before the store closes
-      await usage.settled();
-      // what this replica saw unhealthy is no longer anyone's trouble
-      await sharedHealth?.stop();
-      troubleFeed.close();
-      await store.close();
-      // the spans of the work just finished, sent before the process goes
-      await flushTracing();
+      await lifecycle.stop({ graceMs });
     },
   };
   return gateway;

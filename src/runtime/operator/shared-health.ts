@@ -2,6 +2,7 @@ import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { StateRepo } from '../../store/port.js';
+import { WorkLoop } from '../work/work-loop.js';
 
 /** what kind of part: a model provider, a channel, an MCP server */
 export type PartKind = 'provider' | 'channel' | 'toolServer';
@@ -57,10 +58,14 @@ const signature = (part: TroubledPart) => JSON.stringify([part.cause, part.since
  */
 export class SharedHealth {
   private written = new Map<string, string>();
-  private syncing?: Promise<void>;
-  private again = false;
+  /** one write pass at a time; a change told during one is written by the next */
+  private readonly writes = new WorkLoop({
+    pass: () => this.writePass(),
+    failed: (err) => this.deps.logger.warn({ err }, 'health: writing this replica\'s entries failed'),
+  });
+  /** the next pass rewrites every entry (the timer's refresh), not only what changed */
+  private refreshNext = false;
   private timer?: NodeJS.Timeout;
-  private stopped = false;
 
   constructor(
     private readonly deps: {
@@ -84,14 +89,14 @@ export class SharedHealth {
       .deleteOlderThan(`${PREFIX}${this.deps.replica}/`, Date.now() + 1)
       .catch((err: unknown) => this.deps.logger.warn({ err }, "health: could not forget an earlier process's entries"));
     await this.prune();
-    this.timer = setInterval(() => this.run(true), REFRESH_MS);
+    this.timer = setInterval(() => this.refresh(), REFRESH_MS);
     this.timer.unref();
-    this.changed();
+    this.writes.start();
   }
 
   /** this replica's records changed (a part failed or recovered): writes what differs from the store */
   changed(): void {
-    this.run(false);
+    this.writes.wake();
   }
 
   /** the unhealthy parts of the other replicas, each marked stale when its replica has not written for STALE_MS */
@@ -105,30 +110,26 @@ export class SharedHealth {
 
   /** deletes this replica's entries: it no longer calls anything */
   async stop(): Promise<void> {
-    this.stopped = true;
     clearInterval(this.timer);
-    await this.syncing;
+    await this.writes.stop();
     // all of them, not only those written: a write that failed may still have landed
     await this.deps.state.deleteOlderThan(`${PREFIX}${this.deps.replica}/`, Date.now() + 1).catch((err: unknown) => this.deps.logger.warn({ err }, 'health: could not delete this replica\'s entries'));
   }
 
-  /** one write pass at a time; a change told during one is written by the next */
-  private run(refresh: boolean): void {
-    if (this.stopped) return;
+  /** every entry written again, so the others do not take this replica for stopped; none while a pass is under way */
+  private refresh(): void {
     // a replica with nothing unhealthy writes nothing: the hot path and an idle store pay nothing
-    if (refresh && this.written.size === 0 && this.deps.troubled().length === 0) return;
-    if (this.syncing) {
-      this.again ||= !refresh;
-      return;
-    }
-    const pass = refresh ? this.sync(true).then(() => this.prune()) : this.sync(false);
-    this.syncing = pass.finally(() => {
-      this.syncing = undefined;
-      if (this.again) {
-        this.again = false;
-        this.run(false);
-      }
-    });
+    if (this.written.size === 0 && this.deps.troubled().length === 0) return;
+    if (this.writes.inFlight) return;
+    this.refreshNext = true;
+    this.writes.wake();
+  }
+
+  private async writePass(): Promise<void> {
+    const refresh = this.refreshNext;
+    this.refreshNext = false;
+    await this.sync(refresh);
+    if (refresh) await this.prune();
   }
 
   private async prune(): Promise<void> {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Lease, RunRecord, Store } from '../../store/port.js';
 import { sessionChains } from '../../store/rows/session-chains.js';
 import type { Slots } from './slots.js';
+import { WorkLoop } from '../work/work-loop.js';
 
 /** how often a process looks for runs it was not told about (another replica's, an expired lease) */
 const POLL_MS = 1000;
@@ -31,14 +32,19 @@ export interface RunClaimsDeps {
 export class RunClaims {
   /** this process's identity on claims */
   readonly owner = randomUUID();
-  /** false before start and after stop: nothing is claimed */
-  accepting = false;
-  private claiming?: Promise<void>;
-  private again = false;
-  private poll?: NodeJS.Timeout;
+  private readonly claims = new WorkLoop({
+    pass: () => this.claimFree(),
+    failed: (err) => this.deps.logger.warn({ err }, 'claiming runs failed; retrying at the next poll'),
+    pollMs: POLL_MS,
+  });
   private renewal?: NodeJS.Timeout;
 
   constructor(private readonly deps: RunClaimsDeps) {}
+
+  /** false before start and after stop: nothing is claimed */
+  get accepting(): boolean {
+    return this.claims.started;
+  }
 
   /** a lease from now, for this process */
   lease(now = Date.now()): Lease {
@@ -46,53 +52,35 @@ export class RunClaims {
   }
 
   start(): void {
-    this.accepting = true;
-    this.poll = setInterval(() => this.claim(), POLL_MS);
-    this.poll.unref();
     this.renewal = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.deps.leaseMs() / 3)));
     this.renewal.unref();
-    this.claim();
+    this.claims.start();
   }
 
   /** stops claiming; resolves once the claim in flight, if any, is done */
   async stop(): Promise<void> {
-    this.accepting = false;
-    clearInterval(this.poll);
     clearInterval(this.renewal);
-    await this.claiming;
+    await this.claims.stop();
   }
 
   /** the claim in flight, if any */
   get inFlight(): Promise<void> | undefined {
-    return this.claiming;
+    return this.claims.inFlight;
   }
 
   /** claims runs into free slots; calls while a claim is in flight coalesce into one more */
   claim(): void {
-    if (!this.accepting) return;
-    if (this.claiming) {
-      this.again = true;
-      return;
-    }
-    this.claiming = this.claimFree()
-      .catch((err) => this.deps.logger.warn({ err }, 'claiming runs failed; retrying at the next poll'))
-      .finally(() => {
-        this.claiming = undefined;
-        if (this.again) {
-          this.again = false;
-          this.claim();
-        }
-      });
+    this.claims.wake();
   }
 
-  private async claimFree(): Promise<void> {
+  private async claimFree(): Promise<'again' | undefined> {
     const { slots } = this.deps;
     const free = slots.capacity() - slots.taken();
     if (free <= 0) return;
     const chains = sessionChains(await this.deps.store.runs.claim(this.lease(), free, slots.runsBehind()));
     for (const chain of chains) this.deps.onClaimed(chain);
     // every free slot filled: there may be more to take
-    if (chains.length === free) this.again = true;
+    return chains.length === free ? 'again' : undefined;
   }
 
   /** gives runs held here back to the queue, in their session's order; finished or held elsewhere, they are left alone */

@@ -1,5 +1,6 @@
 import type { RunRecord, Store } from '../../store/port.js';
 import { changeTopic } from '../operator/change-feed.js';
+import { WorkLoop } from '../work/work-loop.js';
 
 /**
  * Waits for runs to finish, for a hook that answers with its run's reply (`respond.waitMs`). It
@@ -11,10 +12,12 @@ import { changeTopic } from '../operator/change-feed.js';
 export class RunWaiter {
   private readonly waiting = new Map<string, Set<(run: RunRecord) => void>>();
   private unsubscribe?: () => void;
-  private reading = false;
-  private again = false;
+  /** runs changed somewhere: the awaited ones are read, one read at a time (a signal meanwhile reads again after) */
+  private readonly reads = new WorkLoop({ pass: () => this.readAwaited(), failed: () => {} });
 
-  constructor(private readonly store: Pick<Store, 'runs' | 'signals'>) {}
+  constructor(private readonly store: Pick<Store, 'runs' | 'signals'>) {
+    this.reads.start({ wake: false });
+  }
 
   /** the run once finished before `until` (epoch ms), else undefined at `until` */
   async finishedBefore(runId: string, until: number): Promise<RunRecord | undefined> {
@@ -41,7 +44,7 @@ export class RunWaiter {
   private listen(runId: string, listener: (run: RunRecord) => void): void {
     const set = this.waiting.get(runId) ?? new Set();
     this.waiting.set(runId, set.add(listener));
-    this.unsubscribe ??= this.store.signals.subscribe(changeTopic('runs'), () => void this.changed());
+    this.unsubscribe ??= this.store.signals.subscribe(changeTopic('runs'), () => this.reads.wake());
   }
 
   private forget(runId: string, listener: (run: RunRecord) => void): void {
@@ -54,23 +57,10 @@ export class RunWaiter {
     }
   }
 
-  /** runs changed somewhere: read the awaited ones (one read at a time; a signal meanwhile reads again after) */
-  private async changed(): Promise<void> {
-    if (this.reading) {
-      this.again = true;
-      return;
-    }
-    this.reading = true;
-    try {
-      do {
-        this.again = false;
-        for (const [runId, listeners] of [...this.waiting]) {
-          const run = await this.store.runs.get(runId).catch(() => undefined);
-          if (run?.finishedAt != null) for (const listener of listeners) listener(run);
-        }
-      } while (this.again);
-    } finally {
-      this.reading = false;
+  private async readAwaited(): Promise<void> {
+    for (const [runId, listeners] of [...this.waiting]) {
+      const run = await this.store.runs.get(runId).catch(() => undefined);
+      if (run?.finishedAt != null) for (const listener of listeners) listener(run);
     }
   }
 }

@@ -3,6 +3,7 @@ import type { ScheduleJob } from '../../config/sections/schedules-schema.js';
 import type { Store, StoredSchedule } from '../../store/port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
 import { dueAfter, firstDue } from './next-due.js';
+import { WorkLoop } from '../work/work-loop.js';
 
 /** wall-clock time and one timer: injected, so tests drive time instead of sleeping */
 export interface SchedulerClock {
@@ -67,8 +68,11 @@ export class Scheduler {
   private readonly clock: SchedulerClock;
   private readonly random: () => number;
   private cancelTimer: (() => void) | undefined;
-  private running: Promise<void> = Promise.resolve();
-  private again = false;
+  /** jobs changed (here or on another process): one pass at a time looks at the store again */
+  private readonly passes = new WorkLoop({
+    pass: () => this.pass(),
+    failed: (err) => this.deps.logger.error({ err }, 'schedules: a pass failed; the next wake tries again'),
+  });
   private stopped = true;
   private lastRetake = 0;
 
@@ -82,26 +86,23 @@ export class Scheduler {
     this.stopped = false;
     this.lastRetake = this.clock.now();
     await this.retake(retakeAll ? this.lastRetake : this.lastRetake - this.retakeAfterMs);
-    this.wake();
+    this.passes.start();
   }
 
   /** jobs changed (here or on another process): look at the store again now */
   wake(): void {
-    if (this.stopped) return;
-    if (this.again) return;
-    this.again = true;
-    this.running = this.running.then(() => this.pass()).catch((err) => this.deps.logger.error({ err }, 'schedules: a pass failed; the next wake tries again'));
+    this.passes.wake();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.cancelTimer?.();
-    await this.running;
+    await this.passes.stop();
   }
 
   /** resolves when the passes asked for so far are done (tests) */
   settled(): Promise<void> {
-    return this.running;
+    return this.passes.settled();
   }
 
   /** the first due time of a job stored at `now` (its `every` anchor: the two must be one instant) */
@@ -114,7 +115,6 @@ export class Scheduler {
   }
 
   private async pass(): Promise<void> {
-    this.again = false;
     if (this.stopped) return;
     // a replica that died mid-fire leaves its fire claimed: the live ones look for such fires twice per retakeAfter
     const now = this.clock.now();

@@ -1,0 +1,98 @@
+/** what a pass may say back: `again`, there may be more to do at once (every free slot was filled) */
+export type PassOutcome = void | 'again';
+
+export interface WorkLoopOptions {
+  /** one pass: claims what is due and does it; `signal` is aborted when a stop's grace has run out */
+  pass: (signal: AbortSignal) => Promise<PassOutcome>;
+  /** a pass that threw: its owner says so; the loop goes on at the next wake-up or poll */
+  failed: (error: unknown) => void;
+  /** look again this often without a wake-up: the store may hold work nobody signalled (another replica's, an expired lease) */
+  pollMs?: number;
+}
+
+/**
+ * The loop every worker of the runtime runs on: one pass at a time; a wake-up during a pass is
+ * remembered and runs one more pass after it (a burst of wake-ups costs one or two passes, and
+ * none is lost); a poll interval for what no signal told of; a stop that lets the pass under way
+ * finish within a grace period, then aborts it. A worker says only what is its own: the pass.
+ */
+export class WorkLoop {
+  private running?: Promise<void>;
+  private again = false;
+  private accepting = false;
+  private poll?: NodeJS.Timeout;
+  private readonly stopping = new AbortController();
+
+  constructor(private readonly options: WorkLoopOptions) {}
+
+  /** false before start and after stop: a wake-up runs nothing */
+  get started(): boolean {
+    return this.accepting;
+  }
+
+  /** accepts wake-ups and starts polling; `wake`: a first pass at once */
+  start({ wake = true }: { wake?: boolean } = {}): void {
+    this.accepting = true;
+    if (this.options.pollMs) {
+      this.poll = setInterval(() => this.wake(), this.options.pollMs);
+      this.poll.unref();
+    }
+    if (wake) this.wake();
+  }
+
+  /** asks for a pass: now, or right after the one under way; cheap to call often */
+  wake(): void {
+    if (!this.accepting) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.passes();
+  }
+
+  private async passes(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        if ((await this.options.pass(this.stopping.signal)) === 'again') this.again = true;
+      } while (this.again && this.accepting);
+    } catch (error) {
+      this.options.failed(error);
+    } finally {
+      this.running = undefined;
+    }
+    // a wake-up that came while the failed pass ran is not lost
+    if (this.again && this.accepting) {
+      this.again = false;
+      this.wake();
+    }
+  }
+
+  /** the passes under way, if any */
+  get inFlight(): Promise<void> | undefined {
+    return this.running;
+  }
+
+  /** resolves once the passes asked for so far are done */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /**
+   * Stops: no wake-up or poll runs a pass any more. The pass under way may finish within
+   * `graceMs` (all the time it needs when none is given); then its signal is aborted, and this
+   * resolves once it has returned.
+   */
+  async stop(graceMs?: number): Promise<void> {
+    this.accepting = false;
+    clearInterval(this.poll);
+    const running = this.running;
+    if (running && graceMs !== undefined) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([running, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
+      this.stopping.abort(new Error('shutting down'));
+    }
+    await this.settled();
+  }
+}
