@@ -9,11 +9,12 @@ import { ProviderAbortError, ProviderConnectionError } from './provider-errors.j
  * sockets). No time limits of undici's own (300 s to the headers and between body pieces by
  * default): the caller's signal is the only limit, as a model may think for longer. undici is
  * loaded with the first model request, not at start: its modules lengthen a start and take idle
- * memory, and a gateway that only takes webhooks may never call a model.
+ * memory, and a gateway that only takes webhooks may never call a model. Only its Agent is loaded.
  */
 let dispatcher: Dispatcher | undefined;
 let loading: Promise<Dispatcher> | undefined;
-const loadDispatcher = () => (loading ??= import('undici').then(({ Agent }) => (dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 }))));
+// the Agent's own module, not the package's index: a third of the modules to load with the first model call (undici-agent.d.ts)
+const loadDispatcher = () => (loading ??= import('undici/lib/dispatcher/agent.js').then(({ default: Agent }) => (dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 }))));
 
 /** where an answer's body goes, as text (decompressed, whole UTF-8 characters) */
 export interface BodySink {
