@@ -29,6 +29,7 @@ export const errorCatalog = {
   HERALD_DELIVERY_NOT_ABANDONABLE: { status: 409, message: 'only a pending or failed delivery can be abandoned', openai: 'invalid_request_error' },
   HERALD_RUN_NOT_CANCELLABLE: { status: 409, message: 'only a queued run, or one waiting for approval, can be cancelled', openai: 'invalid_request_error' },
   HERALD_APPROVAL_NOT_PENDING: { status: 409, message: 'this tool call does not wait for approval (decided already, or never needed one)', openai: 'invalid_request_error' },
+  HERALD_QUESTION_NOT_PENDING: { status: 409, message: "this server's question is no longer waiting for an answer (answered, timed out, or its call ended)", openai: 'invalid_request_error' },
   HERALD_DOCUMENT_EXISTS: { status: 409, message: 'this file is already in the knowledge base with other chunking', openai: 'document_exists' },
   HERALD_VECTOR_STORE_OF_AGENT: { status: 409, message: "an agent's own vector store is its knowledge: delete its files instead", openai: 'vector_store_of_agent' },
   HERALD_SCHEDULE_EXISTS: { status: 409, message: 'a schedule of this id exists', openai: 'invalid_request_error' },

@@ -68,6 +68,7 @@ import { Followups } from '../runtime/schedules/followups.js';
 import { scheduleTargetFaults } from '../runtime/schedules/schedule-targets.js';
 import { Schedules } from '../runtime/schedules/schedules.js';
 import { Approvals } from '../runtime/approvals/approvals.js';
+import { PersonQuestions } from '../runtime/questions/person-questions.js';
 import { RUN_RESUMABLE_TOPIC } from '../runtime/approvals/decide-approval.js';
 import { approvalTargetFaults } from '../runtime/approvals/approval-targets.js';
 import { ConfigError } from '../errors.js';
@@ -214,6 +215,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const deliveryActions = new OperatorDeliveryActions({ config, store, channels: instances.channels, wake: () => outbox.kick(), logger });
   // approvals by a person: paused runs' calls announced through the outbox, expired ones refused
   const approvals = new Approvals({ config, store, outbox, logger });
+  // servers' questions during a hook run's calls go to a person beside the approvals (elicitation)
+  mcp.answerQuestionsWith(new PersonQuestions({ store, config: () => config, outbox, logger }));
   const endpoint = embeddingsEndpoint(config);
   const knowledge = new KnowledgeIndex(store.knowledge, { embedder: endpoint && openAIEmbedder(endpoint), logger });
   const { workers, maxFilesInProgressPerKey, maxFilesInProgress } = config.platform.knowledge;

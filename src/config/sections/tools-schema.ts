@@ -30,6 +30,10 @@ const serverCommon = {
     .max(86_400)
     .optional()
     .describe("Most a call to this server's tools may take while its progress notifications keep it alive past timeoutSeconds; defaults to tools.maxCallSeconds."),
+  elicitation: z
+    .enum(['ask', 'decline'])
+    .default('ask')
+    .describe("A question the server asks during a call (MCP elicitation): `ask` puts a hook run's to a person beside the approvals (turns no person waits for decline it); `decline` declines them all."),
 };
 
 export const stdioServerSchema = z

@@ -11,6 +11,7 @@ import type { FailedAuthLimiter } from '../auth/failed-auth-limiter.js';
 import { registerActionRoutes } from './action-routes.js';
 import { registerAlertRoutes } from './alert-routes.js';
 import { registerApprovalRoutes } from './approval-routes.js';
+import { registerQuestionRoutes } from './question-routes.js';
 import { registerUsageRoutes } from './usage-routes.js';
 import { adminApp, bearerSecurity } from './admin-app.js';
 import { adminAuth } from './admin-auth.js';
@@ -59,6 +60,7 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
   registerAlertRoutes(app, deps);
   registerUsageRoutes(app, deps);
   registerApprovalRoutes(app, deps);
+  registerQuestionRoutes(app, deps);
   registerFileRoutes(app, deps);
   // the actions, the mapping workbench and the console's pages (the gateway always assembles them)
   if (deps.operator) {

@@ -8,6 +8,7 @@ import { isoTime as iso } from '../../time/iso-time.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema, idParam, runStatuses } from './admin-schemas.js';
 import { toolCallSchema, toolCallView } from './views/tool-call-view.js';
+import { pendingQuestions, questionSchema } from './question-routes.js';
 
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ content: { 'application/json': { schema } }, description });
 const REASON_MAX = 2000;
@@ -74,9 +75,17 @@ export function registerApprovalRoutes(app: OpenAPIHono, deps: { store: Store; l
           })
           .strict(),
       },
-      responses: { 200: json(z.object({ data: z.array(approvalSchema) }), 'The pending approvals'), 400: json(errorSchema, 'Invalid parameter'), 401: json(errorSchema, 'Not signed in') },
+      responses: {
+        200: json(z.object({ data: z.array(z.union([approvalSchema, questionSchema])) }), "The pending approvals, then the tool servers' pending questions (kind question)"),
+        400: json(errorSchema, 'Invalid parameter'),
+        401: json(errorSchema, 'Not signed in'),
+      },
     }),
-    async (c) => c.json({ data: (await pendingApprovals(store, c.req.valid('query').limit)).map(approvalView) }, 200),
+    async (c) => {
+      const { limit } = c.req.valid('query');
+      const approvals = (await pendingApprovals(store, limit)).map(approvalView);
+      return c.json({ data: [...approvals, ...(await pendingQuestions(store, limit - approvals.length))] }, 200);
+    },
   );
 
   app.openapi(

@@ -114,6 +114,8 @@ export function withChangeFeed<S extends Store>(store: S): S {
       finish: always('runs'),
       decide: ifSet('runs'),
     }),
+    // a server's question asked or answered: shown with the approvals, which follow the runs
+    questions: tapped(store.questions, publisher, { create: always('runs'), settle: ifSet('runs') }),
     events: tapped(store.events, publisher, {
       enqueue: ifSet('events'),
       claimPending: ifAny('events'),

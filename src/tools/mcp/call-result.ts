@@ -28,15 +28,26 @@ function itemText(item: ContentItem): string {
   }
 }
 
+/** a text item that already is the structured content, serialized (as the spec asks servers to add for older clients) */
+function repeats(item: ContentItem, structured: unknown): boolean {
+  if (item.type !== 'text') return false;
+  try {
+    return JSON.stringify(JSON.parse(item.text)) === JSON.stringify(structured);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A tool's result as the model reads it: its content items (text items as they are, others named
- * with their kind and size), its structured content as JSON when no item is text, cut to
- * `maxChars` with a note saying so. Only the cut text is kept.
+ * with their kind and size), then its structured content as JSON (already checked by the SDK
+ * against the tool's outputSchema) unless a text item says the same, cut to `maxChars` with a
+ * note saying so. Only the cut text is kept.
  */
 export function resultText(result: CallToolResult, maxChars: number): ToolResult {
   const items = Array.isArray(result.content) ? result.content : [];
   const parts = items.map(itemText);
-  if (result.structuredContent !== undefined && !items.some((item) => item.type === 'text')) parts.push(JSON.stringify(result.structuredContent));
+  if (result.structuredContent !== undefined && !items.some((item) => repeats(item, result.structuredContent))) parts.push(JSON.stringify(result.structuredContent));
   const text = parts.length ? parts.join('\n') : '(no content)';
   return { text: capText(text, maxChars), isError: result.isError === true };
 }

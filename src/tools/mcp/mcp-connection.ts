@@ -13,6 +13,8 @@ import { MAX_MESSAGE_BYTES, mcpTransport, OVERSIZED } from './mcp-transport.js';
 import type { ToolServerHealth, ToolServerState } from './server-health.js';
 import { listServerTools } from './tool-listing.js';
 import { secretMask, type SecretMask } from './secret-mask.js';
+import { CallDeadline } from './call-deadline.js';
+import type { QuestionAnswer, ServerQuestions } from './server-questions.js';
 
 export interface ConnectionDeps {
   server: string;
@@ -25,9 +27,28 @@ export interface ConnectionDeps {
   checkEveryMs: number;
   /** its tools or its state changed */
   onChange(): void;
+  /** where its questions go (elicitation); without it they are declined */
+  questions?: ServerQuestions;
 }
 
 const CLIENT_INFO = { name: 'herald', version: '1' };
+/**
+ * What herald can do for a server: ask a person its questions, as a form (the schema's defaults
+ * applied by the SDK to an accepted answer) or as a page to open (MCP 2025-11-25).
+ */
+const CLIENT_CAPABILITIES = { elicitation: { form: { applyDefaults: true }, url: {} } };
+/** the SDK's own time limit of a call, past herald's deadline: never the one that fires */
+const BACKSTOP_MS = 5000;
+
+interface InflightCall {
+  options: ToolCallOptions;
+  deadline: CallDeadline;
+  timeoutMs: number;
+  /** aborted when the call ends early (its turn, its limits) */
+  signal: AbortSignal;
+}
+
+type ElicitParams = { mode?: 'form' | 'url'; message: string; requestedSchema?: unknown; url?: string };
 const SETUP_TIMEOUT_MS = 60_000;
 
 /**
@@ -42,6 +63,8 @@ export class McpConnection {
   private specs: ToolSpec[] = [];
   private listed?: number;
   private restarts = 0;
+  /** the calls waiting for the server's answer: a question comes during one of them */
+  private readonly inflight = new Set<InflightCall>();
   /** the client while it is ready; undefined otherwise */
   private ready?: Client;
   /** the client being made or in use, closed by stop() */
@@ -145,18 +168,22 @@ export class McpConnection {
     const timeoutMs = Math.min(options.timeoutMs, this.timeoutMs);
     if (options.signal?.aborted) return callFailure(options.signal.reason, { server, stdio: this.stdio, timeoutMs, aborted: true, maxChars });
     const totalMs = maxCallMs(this.deps.tools, this.deps.config);
-    // past the total limit the request is aborted: the SDK then tells the server (notifications/cancelled), as it does for the turn's abort and the timeout
-    const total = new AbortController();
-    const totalTimer = setTimeout(() => total.abort(new (loadedMcpSdk()!.McpError)(loadedMcpSdk()!.ErrorCode.RequestTimeout, TOTAL_EXCEEDED)), totalMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, total.signal]) : total.signal;
+    const { McpError, ErrorCode } = loadedMcpSdk()!;
+    // past a limit the request is aborted: the SDK then tells the server (notifications/cancelled), as it does for the turn's abort
+    const deadline = new CallDeadline(timeoutMs, totalMs, {
+      idle: () => new McpError(ErrorCode.RequestTimeout, 'Request timed out'),
+      total: () => new McpError(ErrorCode.RequestTimeout, TOTAL_EXCEEDED),
+    });
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+    const inflight: InflightCall = { options, deadline, timeoutMs, signal };
+    this.inflight.add(inflight);
     try {
       const result = await client.callTool({ name: tool, arguments: args }, undefined, {
         signal,
-        timeout: timeoutMs,
+        // the deadline decides; the SDK's own limit only backs it up
+        timeout: totalMs + BACKSTOP_MS,
         // the server's progress notifications (asked for by giving a progress handler) keep the call alive, up to its total limit
-        onprogress: () => undefined,
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: totalMs,
+        onprogress: () => deadline.touch(),
       });
       const text = resultText(result as Parameters<typeof resultText>[0], maxChars);
       return { ...text, text: this.mask(text.text) };
@@ -170,7 +197,40 @@ export class McpConnection {
       const { lostConnection: _, ...result } = failure;
       return { ...result, text: this.mask(result.text) };
     } finally {
-      clearTimeout(totalTimer);
+      deadline.dispose();
+      this.inflight.delete(inflight);
+    }
+  }
+
+  /**
+   * A server's question during a call (MCP elicitation/create). It is put to a person for the
+   * call it came during, while the call's idle limit waits for the answer; declined when the
+   * server's `elicitation` is `decline`, when no call is in flight, and when several are (the
+   * SDK does not say which one asks, and a question must never reach another run's person).
+   */
+  private async elicit(params: ElicitParams): Promise<QuestionAnswer> {
+    const questions = this.deps.questions;
+    const calls = [...this.inflight];
+    const call = calls.length === 1 ? calls[0]! : undefined;
+    const context = call?.options.context;
+    if (this.deps.config.elicitation === 'decline' || !questions || !call || !context?.owner) {
+      this.log.info({ inflight: calls.length }, 'tool server question declined');
+      return { action: 'decline' };
+    }
+    call.deadline.hold();
+    try {
+      return await questions.ask({
+        server: this.deps.server,
+        call: { agentId: context.agentId, callRecordId: context.callRecordId, owner: context.owner },
+        mode: params.mode === 'url' ? 'url' : 'form',
+        message: this.mask(params.message),
+        ...(params.requestedSchema !== undefined && { requestedSchema: params.requestedSchema as Record<string, unknown> }),
+        ...(typeof params.url === 'string' && { url: params.url }),
+        timeoutMs: call.timeoutMs,
+        signal: call.signal,
+      });
+    } finally {
+      call.deadline.release();
     }
   }
 
@@ -183,10 +243,11 @@ export class McpConnection {
       if (!this.stopping) this.failed(error);
       return;
     }
-    const { Client, ErrorCode, McpError, ToolListChangedNotificationSchema } = sdk;
+    const { Client, ErrorCode, McpError, ToolListChangedNotificationSchema, ElicitRequestSchema } = sdk;
     let failures = 0;
     while (!this.stopping) {
-      const client = new Client(CLIENT_INFO, { capabilities: {} });
+      const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
+      client.setRequestHandler(ElicitRequestSchema, async (request) => ({ ...(await this.elicit(request.params as ElicitParams)) }));
       this.transportFault = undefined;
       this.current = client;
       const closed = new Promise<void>((resolve) => (client.onclose = resolve));

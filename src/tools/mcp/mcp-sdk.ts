@@ -15,6 +15,7 @@ export interface McpSdk {
   McpError: typeof import('@modelcontextprotocol/sdk/types.js').McpError;
   ErrorCode: typeof import('@modelcontextprotocol/sdk/types.js').ErrorCode;
   ToolListChangedNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ToolListChangedNotificationSchema;
+  ElicitRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').ElicitRequestSchema;
 }
 
 let loaded: McpSdk | undefined;
@@ -40,6 +41,7 @@ export function loadMcpSdk(): Promise<McpSdk> {
         McpError: types.McpError,
         ErrorCode: types.ErrorCode,
         ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+        ElicitRequestSchema: types.ElicitRequestSchema,
       }),
     (error: unknown) => {
       // a later connection tries again

@@ -3,6 +3,7 @@ import type { McpServerConfig, ToolsConfig } from '../../config/sections/tools-s
 import type { ToolCallOptions, ToolResult, ToolSource, ToolSpec } from '../tool-spec.js';
 import { toolName } from '../tool-name.js';
 import { McpConnection } from './mcp-connection.js';
+import type { ServerQuestions } from './server-questions.js';
 import type { ToolServerHealth } from './server-health.js';
 
 export interface McpServersOptions {
@@ -15,6 +16,8 @@ export interface McpServersOptions {
   checkEveryMs?: number;
   /** a server's state or tools changed: the console's live Overview shows them */
   onChange?: () => void;
+  /** where servers' questions go (elicitation); set by the gateway once its store is there */
+  questions?: ServerQuestions;
 }
 
 const CHECK_EVERY_MS = 30_000;
@@ -35,6 +38,11 @@ export class McpServers implements ToolSource {
   constructor(private readonly options: McpServersOptions) {
     this.log = options.logger.child({ component: 'tools' });
     for (const [name, config] of Object.entries(options.tools.mcpServers)) this.connections.set(name, this.connection(name, config));
+  }
+
+  /** where servers' questions go from now on (the gateway's store and outbox are made after the servers) */
+  answerQuestionsWith(questions: ServerQuestions): void {
+    this.options.questions = questions;
   }
 
   /** connects every server in the background */
@@ -154,6 +162,7 @@ export class McpServers implements ToolSource {
       baseDir: this.options.baseDir,
       logger: this.options.logger,
       checkEveryMs: this.options.checkEveryMs ?? CHECK_EVERY_MS,
+      questions: { ask: (question) => this.options.questions?.ask(question) ?? Promise.resolve({ action: 'decline' }) },
       onChange: () => {
         this.tools_ = undefined;
         this.options.onChange?.();

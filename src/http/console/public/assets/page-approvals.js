@@ -1,6 +1,7 @@
 import { api } from './api.js';
 import { absTime, badge, clear, coalesced, h, idChip, notice, runRef, table, timeCell } from './dom.js';
 import { approvalView, argumentsView, toolName } from './tool-calls.js';
+import { questionDetail, questionRows } from './questions.js';
 
 /**
  * Tool calls waiting for a person (tools.approvals): approve one, or deny it with a reason (told
@@ -11,8 +12,10 @@ export function approvalsPage(root, { rest }) {
   const status = h('div', {});
   const list = h('div', {});
   const load = async () => {
-    const { data } = await api.get('/approvals');
-    clear(list, table([
+    const { data: items } = await api.get('/approvals');
+    const data = items.filter((a) => a.kind !== 'question');
+    const questions = items.filter((a) => a.kind === 'question');
+    clear(list, questions.length ? questionRows(questions, status, load) : null, table([
       { label: 'Asked', cell: (a) => timeCell(a.createdAt) },
       { label: 'Tool', cell: (a) => h('a', { href: `#/approvals/${encodeURIComponent(a.id)}` }, toolName(a)) },
       { label: 'Agent', cell: (a) => a.agentId },
@@ -61,6 +64,7 @@ function approvalDetail(root, id) {
   const body = h('div', {});
   clear(root, h('p', {}, h('a', { href: '#/approvals' }, '← Approvals')), body);
   const load = async () => {
+    if (id.startsWith('q_')) return questionDetail(body, await api.get(`/questions/${encodeURIComponent(id)}`), load);
     const a = await api.get(`/approvals/${encodeURIComponent(id)}`);
     const status = h('div', {});
     const pending = a.status === 'waiting_approval' && !a.approval;
