@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startToolCallingModel, type ToolCallingModel } from '../helpers/fake-tool-calling-model.js';
 import { GATEWAY_TOKEN, eventually, hookHeaders, startHerald, baseConfig, type RunningHerald } from '../helpers/start-herald.js';
 import { launchChromium, signIn, SHOTS } from './chromium.js';
+import { captureIo } from '../cli/capture-io.js';
+import { main } from '../helpers/builtins.js';
 
 /**
  * What a run's tools did, in Chromium: the Runs list's Tools column and filter tell a run whose
@@ -51,6 +53,30 @@ afterAll(async () => {
 });
 
 const rowOf = (name: string) => page.locator('main tbody tr', { hasText: name });
+
+describe('herald runs list', () => {
+  it('prints what each run\'s tools did, a header row first, and filters on it', async () => {
+    const runs = async (...args: string[]) => {
+      const io = captureIo();
+      const code = await main(['runs', 'list', ...args, '--config', herald.configFile, '--url', herald.url], io.io);
+      return { code, out: io.out(), err: io.err() };
+    };
+    const all = await runs();
+    expect(all.code).toBe(0);
+    const [header, ...rows] = all.out.trimEnd().split('\n');
+    expect(header).toMatch(/^TIME +STATUS +NAME +MAPPING +TOOLS +ID$/);
+    expect(rows.map((r) => r.split(/ {2,}/).slice(1, 5)).sort()).toEqual([
+      ['succeeded', 'invent', 'agent', '1, 1 refused'],
+      ['succeeded', 'loop', 'agent', '2'],
+    ]);
+    const refused = await runs('--tools', 'refused');
+    expect(refused.out).toContain(ids.invent);
+    expect(refused.out).not.toContain(ids.loop);
+    const bad = await runs('--tools', 'some');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--tools must be one of any, waiting, refused, failed');
+  });
+});
 
 describe('tool calls on the Runs pages in Chromium', { timeout: 60_000 }, () => {
   it('the list shows what tools did and filters on it; the run page says the limit was hit', async () => {
