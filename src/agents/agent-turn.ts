@@ -1,4 +1,5 @@
 import type { HeraldConfig } from '../config/schema.js';
+import { parseDuration } from '../config/sections/duration-schema.js';
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import { completeWithFallbacks } from '../models/complete-with-fallbacks.js';
 import type { ModelRegistry } from '../models/model-registry.js';
@@ -148,6 +149,7 @@ export async function runAgentTurn(deps: AgentTurnDeps, asked: AgentTurnInput, o
     ledger: input.ledger!,
     attribution: { agentId: input.agent.id, mappingId: input.usage?.mappingId, keyName: input.usage?.keyName },
     signal: input.signal,
+    approvalTimeoutMs: parseDuration(config.tools.approvalTimeout),
     onCallFinished: deps.onToolCallFinished,
   });
   const round = tools && roundWith(tools);
