@@ -205,6 +205,20 @@ export const commands: Record<string, CommandSpec> = {
     details: 'Newest first. Needs gateway.auth.token (or $HERALD_GATEWAY_TOKEN).',
     load: async () => (await import('./admin/requests.js')).requestsListCommand,
   },
+  'runs list': {
+    summary: 'list the newest agent runs: time, status, name, mapping, what their tools did (calls, waiting, refused, failed), id',
+    options: {
+      status: { type: 'string', arg: 'STATUS', help: 'only runs in this status (succeeded, failed, waiting_approval, ...)' },
+      mapping: { type: 'string', arg: 'ID', help: 'only the runs of this mapping' },
+      tools: { type: 'string', arg: 'KIND', help: 'only runs that called tools (any), or with a call waiting, refused (or denied), or failed' },
+      limit: { type: 'string', arg: 'N', help: 'at most N, 1 to 1000 (default 100)' },
+      json: jsonOption,
+      url: urlOption,
+      config: configOption,
+    },
+    details: 'Newest first. Needs gateway.auth.token (or $HERALD_GATEWAY_TOKEN).',
+    load: async () => (await import('./admin/runs-list.js')).runsListCommand,
+  },
   'requests show': {
     summary: 'show a webhook request: its answer, where and why its mapping failed, whether its payload is kept',
     usage: 'ID',

@@ -73,6 +73,11 @@ export function toolCallsCases(open: OpenStore) {
       ]);
       expect((await store.toolCalls.ofOwner('response', 'resp_1')).map((c) => c.id)).toEqual(['tc9']);
       expect(await store.toolCalls.ofOwner('chat', 'r1')).toEqual([]);
+      // a page of runs' calls counted by status in one read; an owner without calls is absent
+      const counts = await store.toolCalls.statusCounts('run', ['r1', 'nobody']);
+      expect(Object.fromEntries(counts)).toEqual({ r1: { succeeded: 1, failed: 1, interrupted: 1 } });
+      expect((await store.toolCalls.statusCounts('response', ['resp_1'])).get('resp_1')).toEqual({ running: 1 });
+      expect((await store.toolCalls.statusCounts('run', [])).size).toBe(0);
       expect(await store.toolCalls.get('tc9')).toEqual(toolCall('tc9', 'resp_1', { ownerKind: 'response', keyName: 'ci', mappingId: null }));
       expect(await store.toolCalls.get('nope')).toBeUndefined();
     });

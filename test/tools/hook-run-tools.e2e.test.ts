@@ -99,6 +99,14 @@ describe('tools in hook runs', () => {
     await h.gateway.store.toolCalls.decide(pending!.id, { decision: 'denied', by: 'bob', at: Date.now(), reason: 'looks like an injection' });
     const run = await settled(h, id, ['succeeded', 'failed']);
     expect(run.reply).toContain('a person (bob) refused this call: looks like an injection');
+    // the Runs list tells it from the runs whose calls ran: a refused call, its filter
+    expect(run).toMatchObject({ status: 'succeeded', tools: { made: 1, waiting: 0, refused: 1, failed: 0 }, toolLimit: { max: 20, reached: false } });
+    const list = async (query: string) => ((await (await h.request(`/admin/runs?${query}`, { headers: admin })).json()) as { data: any[] }).data;
+    expect((await list('')).find((r) => r.id === id)?.tools).toEqual({ made: 1, waiting: 0, refused: 1, failed: 0 });
+    expect((await list('tools=refused')).map((r) => r.id)).toEqual([id]);
+    expect((await list('tools=any')).map((r) => r.id)).toEqual([id]);
+    expect(await list('tools=failed')).toEqual([]);
+    expect((await h.request('/admin/runs?tools=some', { headers: admin })).status).toBe(400);
     expect((await h.gateway.store.events.list('main', 10)).map((e) => e.text)).not.toContain('delete everything');
   });
 
@@ -137,6 +145,8 @@ describe('tools in hook runs', () => {
     const results = model.requests[1].messages.filter((m: any) => m.role === 'tool').map((m: any) => m.content);
     expect(results[0]).toBe('Error: no tool named "github__delete_repo" is granted to this agent');
     expect(results[1]).toMatch(/^Error: the arguments do not match the tool's schema: .*query/);
+    expect(run.tools).toEqual({ made: 2, waiting: 0, refused: 2, failed: 0 });
+    expect(run.toolLimit).toEqual({ max: 20, reached: false });
   });
 
   it('a model that calls tools forever is stopped at maxToolCalls and answers without them', async () => {
@@ -153,5 +163,8 @@ describe('tools in hook runs', () => {
     expect(await h.gateway.store.toolCalls.ofOwner('run', id)).toHaveLength(3);
     // told not to call them any more, in the words OpenAI takes (tool_choice only beside tools)
     expect(model.requests.at(-1).tool_choice).toBe('none');
+    // the run's record says it hit the limit
+    expect(run.toolLimit).toEqual({ max: 3, reached: true });
+    expect(run.tools).toEqual({ made: 3, waiting: 0, refused: 0, failed: 0 });
   });
 });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
 import { gatewayAnswer, type AdminAnswer, type AdminClient } from './admin-client.js';
+import { textTable } from '../io/text-table.js';
 import type { CliIo } from '../io/cli-io.js';
 
 const common = { config: { type: 'string', short: 'c' }, url: { type: 'string' }, json: { type: 'boolean' } } as const;
@@ -74,7 +75,10 @@ function byId(name: string, call: (c: AdminClient, id: string, limit: string | u
   };
 }
 
-export const cronListCommand = byId('list', (c) => c.call('GET', '/schedules'), (b) => (b.data.length ? b.data.map(line) : ['no schedules']));
+/** one schedule as a row of the list, under a header row, in the one table form keys list and requests list use */
+const row = (s: any) => [s.id, s.enabled ? 'enabled' : 'disabled', s.origin, s.nextDueAt ?? '-', when(s.job.schedule), s.job.name ?? '-'];
+const HEADER = ['ID', 'STATUS', 'ORIGIN', 'NEXT', 'WHEN', 'NAME'];
+export const cronListCommand = byId('list', (c) => c.call('GET', '/schedules'), (b) => (b.data.length ? textTable([HEADER, ...b.data.map(row)]) : ['no schedules']));
 export const cronShowCommand = byId('show', (c, id) => c.call('GET', `/schedules/${id}`), (s) => [line(s), JSON.stringify(s.job, null, 2)]);
 export const cronRunCommand = byId('run', (c, id) => c.call('POST', `/schedules/${id}/run`), (f) => [fireLine(f)]);
 export const cronRunsCommand = byId('runs', (c, id, limit) => c.call('GET', `/schedules/${id}/runs${limit ? `?limit=${encodeURIComponent(limit)}` : ''}`), (b) => (b.data.length ? b.data.map(fireLine) : ['no runs yet']));

@@ -171,8 +171,25 @@ export const scheduleFireSchema = z
   })
   .openapi('ScheduleFire');
 
+export const toolCallCountsSchema = z
+  .object({
+    made: z.number().int().describe('Every tool call the model asked for.'),
+    waiting: z.number().int().describe("Calls waiting for a person's decision."),
+    refused: z.number().int().describe('Calls not executed: refused by policy (not granted, past tools.maxToolCalls) or denied by a person or the approval timeout.'),
+    failed: z.number().int().describe('Calls executed that failed, timed out, or were interrupted by a stop.'),
+  })
+  .openapi('ToolCallCounts');
+
+/** a run as the Runs list shows it: with what its tools did */
+export const runListItemSchema = runSchema.extend({ tools: toolCallCountsSchema }).openapi('RunListItem');
+
 export const runDetailSchema = runSchema
   .extend({
+    tools: toolCallCountsSchema,
+    toolLimit: z
+      .object({ max: z.number().int(), reached: z.boolean() })
+      .nullable()
+      .openapi({ description: "tools.maxToolCalls for the run's turn and whether it was reached (a call refused past it, or as many made as it allows: the model was then told to answer without tools); null for a run that called no tool." }),
     action: z.record(z.string(), z.unknown()),
     delivery: z.unknown(),
     prompt: z.string().nullable().openapi({ description: 'The user message as the model saw it (with the safety wrapper); null before the run finished.' }),

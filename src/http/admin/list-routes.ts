@@ -24,11 +24,13 @@ import {
   receiptSchema,
   retainedPayloadSchema,
   runDetailSchema,
+  runListItemSchema,
   runSchema,
   runStatuses,
   sessionSchema,
 } from './admin-schemas.js';
 import { decodeCursor, eventView, pageOf, receiptView, runView, sessionView } from './views/admin-views.js';
+import { countsOfCalls, toolCallCounts, toolCallFilters, toolLimitOf } from '../../runtime/operator/tool-call-summary.js';
 import { fireView } from './views/schedule-fire-view.js';
 import { toolCallView } from './views/tool-call-view.js';
 import { shownRecipient } from '../../runtime/delivery/recipient-credential.js';
@@ -126,14 +128,16 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
           mapping: z.string().optional().openapi(q('mapping', 'Runs of actions this mapping resolved (their re-runs included).')),
           channel: z.string().optional().openapi(q('channel', "The channel of the run's delivery once resolved, else the channel its action asked for (`last` included).")),
           rerunOf: z.string().optional().openapi(q('rerunOf', 'Re-runs of this run.')),
+          tools: z.enum(toolCallFilters).optional().openapi(q('tools', 'Runs that called tools (`any`), or with a call waiting for a person, refused or denied, or failed.')),
         }).strict(),
       },
-      responses: { 200: json(page(runSchema), 'One page of runs'), ...errors },
+      responses: { 200: json(page(runListItemSchema), 'One page of runs'), ...errors },
     }),
     async (c) => {
       const query = c.req.valid('query');
-      const rows = await store.browse.runs({ ...query, ...list(query), agentId: query.agent, sessionKey: query.session, mappingId: query.mapping });
-      return c.json(pageOf(rows, query.limit, (r) => [r.createdAt, r.id], runView), 200);
+      const rows = await store.browse.runs({ ...query, ...list(query), agentId: query.agent, sessionKey: query.session, mappingId: query.mapping, toolCalls: query.tools });
+      const counts = await store.toolCalls.statusCounts('run', rows.map((r) => r.id));
+      return c.json(pageOf(rows, query.limit, (r) => [r.createdAt, r.id], (r) => ({ ...runView(r), tools: toolCallCounts(counts.get(r.id)) })), 200);
     },
   );
 
@@ -152,6 +156,8 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
       return c.json(
         {
           ...runView(detail.run),
+          tools: countsOfCalls(detail.toolCalls),
+          toolLimit: toolLimitOf(detail.toolCalls, deps.config.tools.maxToolCalls),
           // a recipient's credential (an interaction token) stays out of view
           action: { ...detail.run.action, ...(typeof detail.run.action.to === 'string' && { to: shownRecipient(detail.run.action.to) }) },
           delivery: detail.delivery,

@@ -140,6 +140,8 @@ export interface RunQuery extends ListQuery {
   rerunOf?: string;
   /** the channel of the run's delivery once resolved, else the channel its action asked for (`last` included) */
   channel?: string;
+  /** runs that called tools (`any`), or with a call waiting for a person, refused (or denied), or failed */
+  toolCalls?: 'any' | 'waiting' | 'refused' | 'failed';
 }
 
 export interface EventQuery extends ListQuery {

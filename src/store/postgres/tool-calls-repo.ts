@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ToolCallRecord, ToolCallsRepo } from '../port.js';
+import type { ToolCallRecord, ToolCallsRepo, ToolCallStatus } from '../port.js';
 import { AWAITING_DECISION, OPEN_TOOL_CALL, TOOL_CALL_COLUMNS, toToolCall, toolCallValues, type ToolCallRow } from '../rows/tool-call-rows.js';
 import { prepared, query, transaction, type Queryable } from './pg-pool.js';
 
@@ -62,6 +62,17 @@ export function postgresToolCallsRepo(pool: pg.Pool): ToolCallsRepo {
     async ofOwner(kind, ownerId) {
       const { rows } = await query<ToolCallRow>(pool, `SELECT ${COLUMNS} FROM tool_calls WHERE owner_kind = $1 AND owner_id = $2 ORDER BY seq`, [kind, ownerId]);
       return rows.map(toCall);
+    },
+    async statusCounts(kind, ownerIds) {
+      const counts = new Map<string, Partial<Record<ToolCallStatus, number>>>();
+      if (!ownerIds.length) return counts;
+      const { rows } = await query<{ owner: string; status: ToolCallStatus; n: number }>(
+        pool,
+        'SELECT owner_id AS owner, status, COUNT(*)::int AS n FROM tool_calls WHERE owner_kind = $1 AND owner_id = ANY($2::text[]) GROUP BY owner_id, status',
+        [kind, ownerIds],
+      );
+      for (const r of rows) counts.set(r.owner, { ...counts.get(r.owner), [r.status]: r.n });
+      return counts;
     },
     async pendingApprovals(limit) {
       const { rows } = await query<ToolCallRow>(pool, `SELECT ${COLUMNS} FROM tool_calls WHERE ${AWAITING_DECISION} ORDER BY created_at, seq LIMIT $1`, [limit]);

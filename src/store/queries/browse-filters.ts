@@ -23,7 +23,16 @@ export function runFilter(f: ListFilter, query: RunQuery): ListFilter {
     .where(mappingIs(runMapping(f), query.mappingId, RUNS_MAPPING_LEAVES_OUT), query.mappingId)
     // a run's delivery names the channel it resolved (`last` made concrete); before that, its action's
     .where(`COALESCE((SELECT channel FROM deliveries WHERE deliveries.run_id = runs.id LIMIT 1), ${f.json('action', 'channel')}) = ?`, query.channel)
+    .whereIf(query.toolCalls !== undefined, toolCallCondition(query.toolCalls))
     .page(query, ['id', 'name', 'session_key']);
+}
+
+/** the statuses of each kind of tool call the Runs list filters on (runtime/operator/tool-call-summary.ts names them alike) */
+const TOOL_CALL_STATUSES = { waiting: ['waiting_approval'], refused: ['refused', 'denied'], failed: ['failed', 'timed_out', 'interrupted'] } as const;
+
+function toolCallCondition(kind: RunQuery['toolCalls']): string {
+  const statuses = kind && kind !== 'any' ? ` AND status IN (${TOOL_CALL_STATUSES[kind].map((s) => `'${s}'`).join(', ')})` : '';
+  return `EXISTS (SELECT 1 FROM tool_calls WHERE owner_kind = 'run' AND owner_id = runs.id${statuses})`;
 }
 
 /** the mapping that resolved a run's action, as the runs_mapping index spells it */

@@ -1,4 +1,4 @@
-import type { ToolCallRecord, ToolCallsRepo } from '../port.js';
+import type { ToolCallRecord, ToolCallsRepo, ToolCallStatus } from '../port.js';
 import { AWAITING_DECISION, OPEN_TOOL_CALL, TOOL_CALL_COLUMNS, toToolCall, toolCallValues, type ToolCallRow } from '../rows/tool-call-rows.js';
 import type { GroupCommit } from './group-commit.js';
 import { limitedStatements } from './limited-statements.js';
@@ -59,6 +59,15 @@ export function sqliteToolCallsRepo(db: SqliteDatabase, commits: GroupCommit): T
     },
     async ofOwner(kind, ownerId) {
       return ofOwner.all(kind, ownerId).map(toCall);
+    },
+    async statusCounts(kind, ownerIds) {
+      const counts = new Map<string, Partial<Record<ToolCallStatus, number>>>();
+      if (!ownerIds.length) return counts;
+      const rows = db
+        .prepare(`SELECT owner_id AS owner, status, COUNT(*) AS n FROM tool_calls WHERE owner_kind = ? AND owner_id IN (${ownerIds.map(() => '?').join(', ')}) GROUP BY owner_id, status`)
+        .all(kind, ...ownerIds) as { owner: string; status: ToolCallStatus; n: number }[];
+      for (const r of rows) counts.set(r.owner, { ...counts.get(r.owner), [r.status]: r.n });
+      return counts;
     },
     async pendingApprovals(limit) {
       return pending(limit).all().map(toCall);

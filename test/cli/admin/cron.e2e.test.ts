@@ -50,7 +50,11 @@ describe('herald cron', () => {
 
     const added = await cron('add', '--id', 'payments', '--name', 'Payments', '--every', '1h', '--message', 'Look at the failed payments');
     expect(added).toMatchObject({ code: 0, out: expect.stringMatching(/^payments +enabled +api +next \S+ +every 1h +Payments/) });
-    expect((await cron('list')).out).toMatch(/^payments /m);
+    // a header row, then one row per schedule in the same columns
+    const [header, first] = (await cron('list')).out.trimEnd().split('\n');
+    expect(header).toMatch(/^ID +STATUS +ORIGIN +NEXT +WHEN +NAME$/);
+    expect(first!.split(/ {2,}/)).toEqual(['payments', 'enabled', 'api', expect.stringMatching(/^\d{4}-/), 'every 1h', 'Payments']);
+    expect(first!.indexOf('enabled')).toBe(header!.indexOf('STATUS'));
     expect(JSON.parse((await cron('show', 'payments', '--json')).out)).toMatchObject({ id: 'payments', job: { payload: { kind: 'agentTurn' }, delivery: { mode: 'none' } } });
     const ran = await cron('run', 'payments');
     expect(ran).toMatchObject({ code: 0, out: expect.stringMatching(/dispatched {2}run \S+ /) });

@@ -2,8 +2,16 @@ import { api, qs, traceUrl } from './api.js';
 import { pagedList } from './paged.js';
 import { absTime, badge, clear, coalesced, duration, field, h, idChip, json, notice, table, timeCell, traceCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
-import { toolTimeline } from './tool-calls.js';
+import { toolCountsCell, toolCountsText, toolLimitText, toolTimeline } from './tool-calls.js';
 
+/** the Tools filter: `?tools=` of GET /admin/runs */
+const toolFilters = [
+  ['', 'any or none'],
+  ['any', 'called tools'],
+  ['waiting', 'a call waiting'],
+  ['refused', 'a call refused or denied'],
+  ['failed', 'a call failed'],
+];
 const statuses = ['', 'queued', 'running', 'waiting_approval', 'succeeded', 'failed', 'timed_out', 'cancelled'];
 
 /** the runs table, shared with a session's page */
@@ -17,6 +25,7 @@ export function runsTable(rows, empty) {
       { label: 'Mapping', cell: (r) => r.mappingId ?? '—' },
       { label: 'Session', cell: (r) => h('a', { href: `#/sessions/${encodeURIComponent(r.sessionKey)}` }, h('code', {}, r.sessionKey)) },
       { label: 'Took', cell: (r) => duration(r.startedAt, r.finishedAt) },
+      { label: 'Tools', cell: (r) => toolCountsCell(r.tools) },
       { label: 'Re-run of', cell: (r) => (r.rerunOf ? h('a', { href: `#/runs/${encodeURIComponent(r.rerunOf)}`, title: r.rerunOf }, 'the run', ' ', idChip(r.rerunOf)) : '—') },
     ],
     rows,
@@ -30,16 +39,18 @@ export function runsPage(root, { rest, params }) {
   status.value = params.get('status') ?? '';
   const mapping = h('select', { name: 'mapping' }, h('option', { value: '' }, 'any mapping'));
   const agent = h('select', { name: 'agent' }, h('option', { value: '' }, 'any agent'));
+  const tools = h('select', { name: 'tools' }, toolFilters.map(([value, label]) => h('option', { value }, label)));
+  tools.value = params.get('tools') ?? '';
   const channel = h('input', { type: 'search', name: 'channel', placeholder: 'telegram, slack, last…', size: 12 });
   channel.value = params.get('channel') ?? '';
   const session = params.get('session') ?? undefined;
   const range = rangeAndSearch({ params, placeholder: 'id, name, session…', onChange: () => list.reset() });
   const list = pagedList(
     (cursor, limit) =>
-      api.get(`/runs${qs({ status: status.value, mapping: mapping.value, agent: agent.value, channel: channel.value.trim(), session, ...range.values(), limit, cursor })}`),
+      api.get(`/runs${qs({ status: status.value, mapping: mapping.value, agent: agent.value, tools: tools.value, channel: channel.value.trim(), session, ...range.values(), limit, cursor })}`),
     (rows) => runsTable(rows, 'No runs yet.'),
   );
-  for (const el of [status, mapping, agent]) el.addEventListener('change', () => list.reset());
+  for (const el of [status, mapping, agent, tools]) el.addEventListener('change', () => list.reset());
   // the filters' choices: the configured mappings and agents
   api.get('/mappings?limit=1000').then((p) => mapping.append(...p.data.map((m) => h('option', { value: m.id }, m.id)))).catch(() => {});
   api.get('/agents').then((p) => agent.append(...p.data.map((a) => h('option', { value: a.id }, a.name ?? a.id)))).catch(() => {});
@@ -53,6 +64,7 @@ export function runsPage(root, { rest, params }) {
       field('Status', status),
       field('Mapping', mapping),
       field('Agent', agent),
+      field('Tools', tools),
       field('Channel', channel),
       range.fields,
       h('button', { type: 'submit' }, 'Filter'),
@@ -101,6 +113,8 @@ function runDetail(root, id) {
           ['Finished', absTime(run.finishedAt)],
           ['Took', duration(run.startedAt, run.finishedAt)],
           ['Waited', waitedView(run.waited)],
+          ['Tool calls', toolCountsText(run.tools)],
+          ['Tool limit', toolLimitText(run.toolLimit, run.tools)],
           ['Coalesced', run.coalescedCount ? h('a', { href: `#/requests?run=${encodeURIComponent(id)}` }, `${run.coalescedCount} events`) : '—'],
           ['Request', run.receipt ? h('a', { href: `#/requests/${encodeURIComponent(run.receipt.id)}` }, `${run.receipt.path} (${run.receipt.status})`) : '—'],
           ...(run.fire ? [['Schedule', h('a', { href: `#/schedules?schedule=${encodeURIComponent(run.fire.scheduleId)}` }, `${run.fire.source}, due ${run.fire.dueAt}, ${run.fire.lagMs} ms late`)]] : []),

@@ -52,3 +52,28 @@ export function toolTimeline(calls, answered) {
     answered ? h('li', { class: 'turn' }, h('div', { class: 'turn-head' }, h('span', { class: 'role' }, `Model turn ${Math.max(...turns.keys()) + 2}`), ' answered (the reply below)')) : null,
   );
 }
+
+/** a run's tool calls in a few words (the Runs list's Tools column): how many, and those a person or trouble stopped */
+export function toolCountsText(tools) {
+  if (!tools || !tools.made) return '—';
+  const parts = [`${tools.made} call${tools.made === 1 ? '' : 's'}`];
+  if (tools.waiting) parts.push(`${tools.waiting} waiting`);
+  if (tools.refused) parts.push(`${tools.refused} refused`);
+  if (tools.failed) parts.push(`${tools.failed} failed`);
+  return parts.join(' · ');
+}
+
+/** the Tools column's cell: trouble (waiting, refused, failed) marked so it stands out from calls that ran */
+export function toolCountsCell(tools) {
+  const text = toolCountsText(tools);
+  const trouble = tools && (tools.waiting || tools.refused || tools.failed);
+  return trouble ? h('span', { class: 'badge bad' }, text) : text;
+}
+
+/** the run page's word on tools.maxToolCalls: reached (the model was told to answer without tools), or how many of it were used */
+export function toolLimitText(limit, tools) {
+  if (!limit) return '—';
+  return limit.reached
+    ? `stopped at the limit of ${limit.max} tool calls (tools.maxToolCalls): the model was told to answer without tools`
+    : `${tools?.made ?? 0} of at most ${limit.max} (tools.maxToolCalls)`;
+}

@@ -1,0 +1,99 @@
+import path from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startToolCallingModel, type ToolCallingModel } from '../helpers/fake-tool-calling-model.js';
+import { GATEWAY_TOKEN, eventually, hookHeaders, startHerald, baseConfig, type RunningHerald } from '../helpers/start-herald.js';
+import { launchChromium, signIn, SHOTS } from './chromium.js';
+import { captureIo } from '../cli/capture-io.js';
+import { main } from '../helpers/builtins.js';
+
+/**
+ * What a run's tools did, in Chromium: the Runs list's Tools column and filter tell a run whose
+ * call was refused from one whose calls ran, and the run page says the run hit tools.maxToolCalls.
+ * The model is the fake that speaks OpenAI's tool_calls; the runs are real hook runs.
+ */
+let herald: RunningHerald;
+let model: ToolCallingModel;
+let context: BrowserContext;
+let page: Page;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  // "loop" calls search_knowledge until told not to; "invent" calls a tool nobody granted, once
+  model = await startToolCallingModel((body) => {
+    const asked = String(body.messages.find((m: any) => m.role === 'user')?.content ?? '');
+    const answered = body.messages.some((m: any) => m.role === 'tool');
+    if (asked.includes('invent')) return answered ? { text: 'could not' } : { calls: [{ name: 'github__delete_repo', arguments: {} }] };
+    return body.tool_choice === 'none' ? { text: 'giving up on tools' } : { calls: [{ name: 'herald__search_knowledge', arguments: { query: 'again' } }] };
+  });
+  herald = await startHerald(
+    baseConfig({
+      models: { providers: { fake: { api: 'openai', baseUrl: model.url, apiKey: 'sk-fake' } } },
+      agents: { defaults: { model: 'fake/tool-model' }, list: [{ id: 'ops', tools: { servers: ['herald'] } }] },
+      tools: { maxToolCalls: 2 },
+    }),
+  );
+  for (const name of ['loop', 'invent']) {
+    const res = await fetch(`${herald.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: `please ${name}`, name, deliver: false }) });
+    ids[name] = ((await res.json()) as { runId: string }).runId;
+  }
+  await eventually(async () => {
+    const res = await fetch(`${herald.url}/admin/runs`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    const { data } = (await res.json()) as { data: { status: string }[] };
+    return data.length === 2 && data.every((r) => r.status === 'succeeded');
+  }, 20_000);
+  ({ context, page } = await launchChromium());
+  await signIn(page, herald.url);
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+  await herald?.stop();
+  await model?.close();
+});
+
+const rowOf = (name: string) => page.locator('main tbody tr', { hasText: name });
+
+describe('herald runs list', () => {
+  it('prints what each run\'s tools did, a header row first, and filters on it', async () => {
+    const runs = async (...args: string[]) => {
+      const io = captureIo();
+      const code = await main(['runs', 'list', ...args, '--config', herald.configFile, '--url', herald.url], io.io);
+      return { code, out: io.out(), err: io.err() };
+    };
+    const all = await runs();
+    expect(all.code).toBe(0);
+    const [header, ...rows] = all.out.trimEnd().split('\n');
+    expect(header).toMatch(/^TIME +STATUS +NAME +MAPPING +TOOLS +ID$/);
+    expect(rows.map((r) => r.split(/ {2,}/).slice(1, 5)).sort()).toEqual([
+      ['succeeded', 'invent', 'agent', '1, 1 refused'],
+      ['succeeded', 'loop', 'agent', '2'],
+    ]);
+    const refused = await runs('--tools', 'refused');
+    expect(refused.out).toContain(ids.invent);
+    expect(refused.out).not.toContain(ids.loop);
+    const bad = await runs('--tools', 'some');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--tools must be one of any, waiting, refused, failed');
+  });
+});
+
+describe('tool calls on the Runs pages in Chromium', { timeout: 60_000 }, () => {
+  it('the list shows what tools did and filters on it; the run page says the limit was hit', async () => {
+    await page.goto(`${herald.url}/console#/runs`);
+    await page.getByRole('heading', { name: 'Runs' }).waitFor({ timeout: 10_000 });
+    await expect.poll(() => rowOf('invent').innerText({ timeout: 1000 }).catch(() => ''), { timeout: 10_000 }).toContain('1 call · 1 refused');
+    expect(await rowOf('loop').innerText()).toContain('2 calls');
+    expect(await rowOf('loop').innerText()).not.toContain('refused');
+    await page.screenshot({ path: path.join(SHOTS, 'runs-tools.png'), fullPage: true });
+
+    await page.getByLabel('Tools').selectOption('refused');
+    await expect.poll(() => page.locator('main tbody tr').count(), { timeout: 10_000 }).toBe(1);
+    expect(await page.locator('main tbody tr').first().innerText()).toContain('invent');
+
+    await page.goto(`${herald.url}/console#/runs/${ids.loop}`);
+    const facts = page.locator('dl.facts');
+    await expect.poll(() => facts.innerText({ timeout: 1000 }).catch(() => ''), { timeout: 10_000 }).toContain('stopped at the limit of 2 tool calls (tools.maxToolCalls)');
+    expect(await facts.innerText()).toContain('2 calls');
+  });
+});
