@@ -128,7 +128,9 @@ async function executeTraced(ctx: RoundContext, record: ToolCallRecord, spec: To
   let result: ToolResult;
   let status: ToolCallStatus;
   try {
-    result = await withTimeout(ctx.tools.call(spec, args, { signal: ctx.signal, timeoutMs, context: { agentId: ctx.attribution.agentId, callRecordId: record.id, owner: { kind: ctx.ledger.ownerKind, id: ctx.ledger.ownerId } } }), timeoutMs);
+    // the source's own limit restarts with each progress notification, up to maxCallMs: this one holds past that
+    const limitMs = ctx.tools.maxCallMs?.(spec) ?? timeoutMs;
+    result = await withTimeout(ctx.tools.call(spec, args, { signal: ctx.signal, timeoutMs, context: { agentId: ctx.attribution.agentId, callRecordId: record.id, owner: { kind: ctx.ledger.ownerKind, id: ctx.ledger.ownerId } } }), limitMs);
     status = result.isError ? (result.timedOut ? 'timed_out' : 'failed') : 'succeeded';
   } catch (error) {
     const timedOut = error instanceof CallTimeout;
