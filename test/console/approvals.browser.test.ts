@@ -106,4 +106,21 @@ describe('the Approvals page in Chromium', { timeout: 60_000 }, () => {
     expect(turns).not.toContain(GITHUB_TOKEN);
     await page.screenshot({ path: path.join(SHOTS, 'run-tool-calls.png'), fullPage: true });
   });
+  it('the Overview counts the calls waiting for a person among its trouble, live, and links to Approvals', async () => {
+    await page.goto(`${herald.url}/console#/overview`);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor({ timeout: 10_000 });
+    const trouble = page.locator('main section.trouble');
+    // the first test left one call of its second run waiting
+    const waits = trouble.getByRole('link', { name: '1 tool call waits for a person' });
+    await waits.waitFor({ timeout: 10_000 });
+    expect(await trouble.innerText()).not.toContain('All clear');
+    // a run pausing while the page is open is counted without a reload (the live stream)
+    await pausedRun(herald.gateway, (runId) => [toolCall(runId, { tool: 'label_issue', arguments: '{"label":"bug"}' })]);
+    await trouble.getByRole('link', { name: '2 tool calls wait for a person' }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('main .stat').filter({ hasText: 'Approvals waiting' }).innerText()).toContain('2');
+    await page.screenshot({ path: path.join(SHOTS, 'overview-approvals.png'), fullPage: true });
+    await trouble.getByRole('link', { name: '2 tool calls wait for a person' }).click();
+    await page.getByRole('heading', { name: 'Approvals' }).waitFor({ timeout: 10_000 });
+    await expect.poll(() => page.locator('main article.ask').count(), { timeout: 10_000 }).toBe(2);
+  });
 });
