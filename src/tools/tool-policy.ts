@@ -37,14 +37,12 @@ export function grantTools(config: ToolsConfig, agent: AgentConfig, sources: { m
   const allowed = (name: string) => narrowings.every((n) => (!n.allow || n.allow(name)) && !n.deny?.(name));
   const specs = [...(servers.has(BUILTIN_SERVER) ? sources.builtins.tools() : []), ...sources.mcp.tools().filter((s) => servers.has(s.server))].filter((s) => allowed(s.name));
   const byName = new Map(specs.map((s) => [s.name, s]));
-  const granted = context.signed && context.mapping?.grant ? globMatcher(context.mapping.grant) : () => false;
-  const levels = (spec: ToolSpec): (RequireApproval | undefined)[] => [serverOf(config, spec.server)?.requireApproval, own.requireApproval, context.mapping?.requireApproval];
-  const needsPerson = (spec: ToolSpec) => (context.outside && !spec.readOnly && !granted(spec.name)) || levels(spec).some((level) => requires(level, spec.name));
+  const needsPerson = approvalRule(config, agent, context);
   return {
     specs,
     byName: (name) => byName.get(name),
     verdict(spec): CallVerdict {
-      if (!needsPerson(spec)) return { kind: 'run' };
+      if (!needsPerson(spec).length) return { kind: 'run' };
       if (context.canWait) return { kind: 'approve' };
       return { kind: 'refuse', reason: `${spec.name} needs a person's approval, which this turn cannot wait for (only hook runs wait for approvals)` };
     },
@@ -54,6 +52,36 @@ export function grantTools(config: ToolsConfig, agent: AgentConfig, sources: { m
     maxToolCalls: config.maxToolCalls,
     maxResultChars: config.maxResultChars,
     unavailable: (server, name) => (server !== BUILTIN_SERVER && servers.has(server) && allowed(name) ? sources.mcp.unavailable?.(server) : undefined),
+  };
+}
+
+/** a call as the approval rule reads it: its tool's name, server and whether it only reads */
+export type ApprovalSubject = Pick<ToolSpec, 'name' | 'server' | 'readOnly'>;
+
+/**
+ * Why a call of `agent`'s turn needs a person, one sentence per rule that holds (none: it runs):
+ * a write over outside content the mapping does not grant (or grants, but the request was not
+ * signed), and `requireApproval` at each level (server, agent, mapping). The verdict and the
+ * Approvals page read the same rule, the page from the run's stored action.
+ */
+export function approvalRule(config: ToolsConfig, agent: AgentConfig, context: Pick<TurnGrantContext, 'outside' | 'mapping' | 'signed'>): (call: ApprovalSubject) => string[] {
+  const grant = context.mapping?.grant ? globMatcher(context.mapping.grant) : () => false;
+  return (call) => {
+    const why: string[] = [];
+    if (context.outside && !call.readOnly && !(context.signed && grant(call.name))) {
+      why.push(
+        grant(call.name)
+          ? `the request was not signed: the mapping's tools.grant lets ${call.name} run without a person only for a signed request`
+          : `${call.name} is not read-only and the run reads outside content: the mapping's tools.grant does not grant it`,
+      );
+    }
+    const levels: [RequireApproval | undefined, string][] = [
+      [serverOf(config, call.server)?.requireApproval, `tools.mcpServers.${call.server}.requireApproval`],
+      [agent.tools?.requireApproval, `agents.list[id=${agent.id}].tools.requireApproval`],
+      [context.mapping?.requireApproval, "the mapping's tools.requireApproval"],
+    ];
+    for (const [level, where] of levels) if (requires(level, call.name)) why.push(`${where} asks a person for ${call.name}`);
+    return why;
   };
 }
 

@@ -76,7 +76,7 @@ export async function startToolCallingModel(initial: ModelScript = quoteResults)
         JSON.stringify({
           ...base,
           object: 'chat.completion',
-          choices: [{ index: 0, message: { role: 'assistant', content: toolCalls.length ? null : (step.text ?? ''), refusal: null, ...(toolCalls.length && { tool_calls: toolCalls }) }, finish_reason: finish, logprobs: null }],
+          choices: [{ index: 0, message: { role: 'assistant', content: step.text ?? (toolCalls.length ? null : ''), refusal: null, ...(toolCalls.length && { tool_calls: toolCalls }) }, finish_reason: finish, logprobs: null }],
           usage,
         }),
       );

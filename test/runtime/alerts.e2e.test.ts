@@ -5,6 +5,7 @@ import { GATEWAY_TOKEN, eventually, hookHeaders } from '../helpers/start-herald.
 import { testApp, type TestApp } from '../http/app-fixture.js';
 import { ALERTS_CHAT, GONE_CHAT, THROTTLED_CHAT, alertTexts, config, platforms as startPlatforms, type Platforms } from './alert-platforms.js';
 import { CLIENT_ID, CLIENT_SECRET, FakeGoogle, REFRESH_TOKEN } from '../plugins/gmail/fake-google.js';
+import { pausedRun, toolCall } from '../http/admin/paused-runs.js';
 
 /**
  * Each alert condition raised and resolved on a real herald, its notices arriving at a Telegram
@@ -177,6 +178,30 @@ describe('alerts', () => {
     expect(await notice(p, 'herald alert: outbox.stale')).toContain('a delivery has been pending in the outbox for more than 300ms');
     p.throttle.on = false;
     await notice(p, 'herald resolved: outbox.stale');
+  });
+
+  it('approvals.waiting: a call waiting for a person past olderThan raises it (the Overview and its stream count it); deciding it resolves it', async () => {
+    const p = await startPlatforms(fake);
+    herald = await testApp(config(p, { alerts: { rules: [{ on: 'approvals.waiting', olderThan: '300ms' }] } }));
+    // a decision queues the run again: it stays queued, so only the approval is watched
+    await herald.gateway.runs.stop(0);
+    expect((await admin('/overview')).approvals).toEqual({ waiting: 0, capped: false, oldestAt: null });
+    const { run, calls } = await pausedRun(herald.gateway, (runId) => [toolCall(runId)], { name: 'GitHub acme/api#42' });
+    expect(await notice(p, 'herald alert: approvals.waiting')).toContain(
+      `a tool call has waited for a person for more than 300ms; the oldest, github__create_issue of run GitHub acme/api#42 (${run.id}), since ${new Date(calls[0]!.createdAt).toISOString()}`,
+    );
+    expect((await admin('/overview')).approvals).toEqual({ waiting: 1, capped: false, oldestAt: new Date(calls[0]!.createdAt).toISOString() });
+    // the live stream's first overview says the same
+    const stream = await herald.request('/admin/stream', { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    const reader = stream.body!.getReader();
+    let text = '';
+    while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    expect(JSON.parse(/^data: (.*)$/m.exec(text)![1]!).approvals).toMatchObject({ waiting: 1 });
+
+    await admin(`/approvals/${calls[0]!.id}/approve`, { method: 'POST' });
+    await notice(p, 'herald resolved: approvals.waiting');
+    expect((await admin('/overview')).approvals.waiting).toBe(0);
   });
 
   it('refuses to start with a target on a channel that is not configured, naming the key', async () => {

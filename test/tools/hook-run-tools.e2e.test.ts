@@ -130,6 +130,35 @@ describe('tools in hook runs', () => {
     expect(model.requests[1].messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('did not answer in time') });
   });
 
+  it('a waiting call tells a person what started the run, what the agent said before it and why it waits', async () => {
+    // OpenAI's assistant message may carry text beside its tool_calls (content is null only when it wrote nothing)
+    model = await startToolCallingModel((body) =>
+      body.messages.some((m: any) => m.role === 'tool') ? { text: 'noted' } : { text: 'The issue asks to record the crash; I will add it to the main session.', calls: [{ name: 'herald__add_event', arguments: { text: 'api crashes on start' } }] },
+    );
+    const agents = { defaults: { model: 'fake/tool-model' }, list: [{ id: 'ops', tools: { servers: ['herald'], requireApproval: { tools: ['herald__add_*'] } } }] };
+    const h = await testApp(config(model.url, { agents }));
+    const res = await h.request('/hooks/agent', {
+      method: 'POST',
+      headers: hookHeaders(),
+      body: JSON.stringify({ name: 'GitHub acme/api#42', message: '\nIssue #42 opened in acme/api by alice: Crash on start\nhttps://github.com/acme/api/issues/42', deliver: false }),
+    });
+    const id = ((await res.json()) as { runId: string }).runId;
+    expect((await settled(h, id)).status).toBe('waiting_approval');
+    const { data } = (await (await h.request('/admin/approvals', { headers: admin })).json()) as { data: any[] };
+    expect(data).toHaveLength(1);
+    expect(data[0]).toMatchObject({
+      tool: 'add_event',
+      trigger: { name: 'GitHub acme/api#42', mappingId: 'agent', headline: 'Issue #42 opened in acme/api by alice: Crash on start' },
+      agentSaid: 'The issue asks to record the crash; I will add it to the main session.',
+      why: [
+        "herald__add_event is not read-only and the run reads outside content: the mapping's tools.grant does not grant it",
+        'agents.list[id=ops].tools.requireApproval asks a person for herald__add_event',
+      ],
+    });
+    // the one call's page says the same
+    expect(await (await h.request(`/admin/approvals/${data[0].id}`, { headers: admin })).json()).toMatchObject({ agentSaid: data[0].agentSaid, why: data[0].why, trigger: data[0].trigger });
+  });
+
   it('a tool the model invents, or arguments off the schema, get a clear tool error, never a failed run', async () => {
     model = await startToolCallingModel(
       callInRounds([

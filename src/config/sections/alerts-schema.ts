@@ -9,7 +9,7 @@ export const alertTargetSchema = z
   })
   .strict();
 
-const ON = 'The condition: delivery.failed, runs.failing, source.silent, queue.stale, outbox.stale, watcher.unhealthy, tools.unhealthy, store.unreachable, budget.exceeded, schedule.failing or schedule.missed (see docs/running-unattended.md).';
+const ON = 'The condition: delivery.failed, runs.failing, source.silent, queue.stale, outbox.stale, approvals.waiting, watcher.unhealthy, tools.unhealthy, store.unreachable, budget.exceeded, schedule.failing or schedule.missed (see docs/running-unattended.md).';
 
 const deliveryFailedRule = z
   .object({
@@ -50,6 +50,14 @@ const staleRule = (on: 'queue.stale' | 'outbox.stale', what: string) =>
     })
     .strict()
     .describe(`${what} has waited longer than \`olderThan\`. Resolved when nothing that old waits.`);
+
+const approvalsWaitingRule = z
+  .object({
+    on: z.literal('approvals.waiting').describe(ON),
+    olderThan: positiveDuration.default('1h').describe('How long a tool call may wait for a person before it is an incident, e.g. 30m.'),
+  })
+  .strict()
+  .describe('A tool call has waited for a person (tools.approvals) longer than `olderThan`: its run is held, and tools.approvalTimeout will refuse it. Resolved when no call waits that long (decided, expired, or its run cancelled).');
 
 const watcherUnhealthyRule = z
   .object({
@@ -113,6 +121,7 @@ export const alertRuleSchema = z.discriminatedUnion('on', [
   sourceSilentRule,
   staleRule('queue.stale', 'The oldest queued agent run'),
   staleRule('outbox.stale', 'The oldest pending delivery of the outbox'),
+  approvalsWaitingRule,
   watcherUnhealthyRule,
   toolsUnhealthyRule,
   storeUnreachableRule,
@@ -121,7 +130,7 @@ export const alertRuleSchema = z.discriminatedUnion('on', [
   scheduleMissedRule,
 ]);
 
-export const ALERT_CONDITIONS = ['delivery.failed', 'runs.failing', 'source.silent', 'queue.stale', 'outbox.stale', 'watcher.unhealthy', 'tools.unhealthy', 'store.unreachable', 'budget.exceeded', 'schedule.failing', 'schedule.missed'] as const;
+export const ALERT_CONDITIONS = ['delivery.failed', 'runs.failing', 'source.silent', 'queue.stale', 'outbox.stale', 'approvals.waiting', 'watcher.unhealthy', 'tools.unhealthy', 'store.unreachable', 'budget.exceeded', 'schedule.failing', 'schedule.missed'] as const;
 export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
 
 export const alertsSchema = z

@@ -362,6 +362,13 @@ export const overviewSchema = z
     }),
     retainedBytes: z.number().int(),
     toolServers: z.array(toolServerSchema).openapi({ description: "The MCP servers of tools.mcpServers and their health, as this replica's connections see them." }),
+    approvals: z
+      .object({
+        waiting: z.number().int().openapi({ description: 'Tool calls waiting for a person (those GET /admin/approvals lists), counted up to 100 (`capped` beyond).' }),
+        capped: z.boolean().openapi({ description: 'More than `waiting` wait.' }),
+        oldestAt: time.openapi({ description: 'When the oldest of them was asked for; null when none waits.' }),
+      })
+      .openapi({ description: 'What waits for a person: trouble the operator acts on in the Approvals page.' }),
   })
   .openapi('Overview');
 

@@ -1,6 +1,8 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Logger } from 'pino';
+import type { HeraldConfig } from '../../config/schema.js';
 import { approvalContext, pendingApprovals, type ApprovalContext } from '../../runtime/approvals/approval-context.js';
+import { approvalFacts } from '../../runtime/approvals/approval-facts.js';
 import { mappingOf } from '../../runtime/approvals/approval-notice.js';
 import { decideApproval } from '../../runtime/approvals/decide-approval.js';
 import type { Store } from '../../store/port.js';
@@ -23,16 +25,28 @@ export const approvalSchema = toolCallSchema
       .object({ id: z.string(), name: z.string(), status: z.enum(runStatuses), sessionKey: z.string(), createdAt: z.string().nullable() })
       .nullable()
       .openapi({ description: 'The run that waits on the call (null for a call that is not a run\'s).' }),
+    trigger: z
+      .object({
+        name: z.string().openapi({ description: "The run's name (a preset's names the repository and issue, e.g. `GitHub acme/api#42`)." }),
+        mappingId: z.string(),
+        path: z.string().openapi({ description: 'The hook path the request came to.' }),
+        headline: z.string().openapi({ description: "The first line of the run's message: a preset's names the sender and the title (`Issue #42 opened in acme/api by alice: Crash on start`)." }),
+      })
+      .nullable()
+      .openapi({ description: 'The request that made the run (null for a call that is not a run\'s).' }),
+    agentSaid: z.string().nullable().openapi({ description: 'What the model wrote in the turn that asked for the call, before it (null when it wrote nothing).' }),
+    why: z.array(z.string()).openapi({ description: "Why the call needs a person, one sentence per rule that holds: a write over outside content the mapping's `tools.grant` does not grant (or grants only for a signed request, and this one was not), `requireApproval` of the server, agent or mapping." }),
   })
   .openapi('Approval');
 
-const approvalView = ({ call, run }: ApprovalContext): z.infer<typeof approvalSchema> => ({
+const approvalView = (config: Pick<HeraldConfig, 'tools' | 'agents'>, { call, run }: ApprovalContext): z.infer<typeof approvalSchema> => ({
   ...toolCallView(call),
   ownerKind: call.ownerKind,
   ownerId: call.ownerId,
   agentId: call.agentId,
   mappingId: call.mappingId ?? mappingOf(run ?? undefined),
   run: run ? { id: run.id, name: run.name, status: run.status, sessionKey: run.sessionKey, createdAt: iso(run.createdAt) } : null,
+  ...approvalFacts(call, run, config),
 });
 
 const reason = z.string().trim().min(1).max(REASON_MAX);
@@ -53,8 +67,9 @@ const refused = {
  * Approvals by a person: the calls waiting for one, and the decision, recorded with the caller's
  * identity (adminCaller). Decided through the store atomically: of two decisions, one wins (409).
  */
-export function registerApprovalRoutes(app: OpenAPIHono, deps: { store: Store; logger?: Logger }): void {
+export function registerApprovalRoutes(app: OpenAPIHono, deps: { config: HeraldConfig; store: Store; logger?: Logger }): void {
   const { store } = deps;
+  const view = (context: ApprovalContext) => approvalView(deps.config, context);
 
   app.openapi(
     createRoute({
@@ -83,7 +98,7 @@ export function registerApprovalRoutes(app: OpenAPIHono, deps: { store: Store; l
     }),
     async (c) => {
       const { limit } = c.req.valid('query');
-      const approvals = (await pendingApprovals(store, limit)).map(approvalView);
+      const approvals = (await pendingApprovals(store, limit)).map(view);
       return c.json({ data: [...approvals, ...(await pendingQuestions(store, limit - approvals.length))] }, 200);
     },
   );
@@ -98,7 +113,7 @@ export function registerApprovalRoutes(app: OpenAPIHono, deps: { store: Store; l
       request: { params: idParam('Tool call', 'id (tc_…)') },
       responses: { 200: json(approvalSchema, 'The call'), 401: json(errorSchema, 'Not signed in'), 404: json(errorSchema, 'No such tool call') },
     }),
-    async (c) => c.json(approvalView(await approvalContext(store, c.req.valid('param').id)), 200),
+    async (c) => c.json(view(await approvalContext(store, c.req.valid('param').id)), 200),
   );
 
   const decide = (decision: 'approve' | 'deny') =>
@@ -123,7 +138,7 @@ export function registerApprovalRoutes(app: OpenAPIHono, deps: { store: Store; l
       const { id } = c.req.valid('param');
       const body = (c.req.valid('json') as { reason?: string } | undefined) ?? {};
       await decideApproval({ store, logger: deps.logger }, id, { decision, by: c.get('adminCaller'), reason: body.reason });
-      return c.json(approvalView(await approvalContext(store, id)), 200);
+      return c.json(view(await approvalContext(store, id)), 200);
     });
   }
 }

@@ -2,6 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { isoTime as iso } from '../../time/iso-time.js';
 import { LiveFeed } from '../../runtime/operator/live-feed.js';
+import { pendingApprovals } from '../../runtime/approvals/approval-context.js';
 import type { MinuteCount, Store } from '../../store/port.js';
 import type { StoreProbe } from '../../store/contracts/store-probe.js';
 import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
@@ -14,6 +15,8 @@ const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({ cont
 /** a comment this often on an idle stream keeps proxies from timing it out (it reads nothing) */
 const KEEP_ALIVE_MS = 25_000;
 const WINDOW_MS = 60 * 60_000;
+/** the waiting approvals counted: past it the Overview says "100+" (the Approvals page lists them) */
+const APPROVALS_COUNTED = 100;
 
 type Overview = z.infer<typeof overviewSchema>;
 
@@ -23,7 +26,7 @@ const minutes = (rows: MinuteCount[]) => rows.map((r) => ({ minute: iso(r.minute
 export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; probe?: StoreProbe; toolServers?: () => ToolServerHealth[]; trouble?: Omit<TroubleSources, 'toolServers'> }): void {
   const overview = async (): Promise<Overview> => {
     const since = Date.now() - WINDOW_MS;
-    const [requests, runs, deliveries, counts, retainedBytes, openAlerts, others] = await Promise.all([
+    const [requests, runs, deliveries, counts, retainedBytes, openAlerts, others, waiting] = await Promise.all([
       deps.store.receipts.perMinute(since),
       deps.store.browse.runsPerMinute(since),
       deps.store.browse.deliveriesPerMinute(since),
@@ -31,6 +34,7 @@ export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; p
       deps.store.receipts.retainedBytes(),
       deps.store.alerts.open(),
       deps.trouble?.others?.(),
+      pendingApprovals(deps.store, APPROVALS_COUNTED + 1),
     ]);
     return {
       trouble: troubleView(openAlerts, { ...deps.trouble, toolServers: deps.toolServers }, others),
@@ -43,6 +47,7 @@ export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; p
       },
       retainedBytes,
       toolServers: (deps.toolServers?.() ?? []).map(toolServerView),
+      approvals: { waiting: Math.min(waiting.length, APPROVALS_COUNTED), capped: waiting.length > APPROVALS_COUNTED, oldestAt: iso(waiting[0]?.call.createdAt ?? null) },
     };
   };
 
@@ -52,7 +57,7 @@ export function registerOverviewRoutes(app: OpenAPIHono, deps: { store: Store; p
       path: '/overview',
       tags: ['overview'],
       summary:
-        'Trouble first (open alerts, the last refused reload, keys waiting for a restart, mappings that failed to load, unhealthy model providers, channels and MCP servers), then requests, runs and deliveries per minute (last hour), failures, queue depths, retained bytes, the MCP servers\' health',
+        'Trouble first (open alerts, the last refused reload, keys waiting for a restart, mappings that failed to load, unhealthy model providers, channels and MCP servers), the tool calls waiting for a person, then requests, runs and deliveries per minute (last hour), failures, queue depths, retained bytes, the MCP servers\' health',
       security: bearerSecurity,
       responses: { 200: json(overviewSchema, 'The overview'), 401: json(errorSchema, 'Not signed in') },
     }),

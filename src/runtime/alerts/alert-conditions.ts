@@ -6,6 +6,7 @@ import { budgetMessage, type Budgets } from '../../accounts/budgets.js';
 import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
 import { runsFailing, withinMsOf } from './runs-failing.js';
 import { scheduleFailing, scheduleMissed } from './schedule-conditions.js';
+import { approvalsWaiting } from './approvals-waiting.js';
 
 /** one incident a condition finds holding now */
 export interface Incident {
@@ -136,6 +137,8 @@ export function alertCheck(rule: AlertRule, deps: CheckDeps): AlertCheck | undef
         holds: byKey(key),
       };
     }
+    case 'approvals.waiting':
+      return approvalsWaiting(store, rule.olderThan);
     case 'watcher.unhealthy': {
       const watched = deps.services.filter((s) => s.health && (rule.service === undefined || s.name === rule.service));
       return {

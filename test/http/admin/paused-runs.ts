@@ -33,15 +33,25 @@ export function toolCall(runId: string, over: Partial<ToolCallRecord> = {}): Too
   };
 }
 
+/** what started the run and what its model wrote before its calls (the Approvals page shows both) */
+export interface PausedRunStory {
+  name?: string;
+  message?: string;
+  said?: string;
+}
+
 /** a run whose turn asked for `calls` and paused for approval, as the turn leaves it in the store */
-export async function pausedRun(gateway: Pick<Gateway, 'store'>, calls: (runId: string) => ToolCallRecord[]): Promise<{ run: RunRecord; calls: ToolCallRecord[] }> {
+export async function pausedRun(gateway: Pick<Gateway, 'store'>, calls: (runId: string) => ToolCallRecord[], story: PausedRunStory = {}): Promise<{ run: RunRecord; calls: ToolCallRecord[] }> {
   const { store } = gateway;
   const id = randomUUID();
   const now = Date.now();
-  const run = { ...queuedRun(id, now, { source: { mappingId: 'github', path: 'github' } }), name: 'GitHub' };
+  const queued = queuedRun(id, now, { source: { mappingId: 'github', path: 'github' }, ...(story.message && { message: story.message }) });
+  const run = { ...queued, name: story.name ?? 'GitHub', message: story.message ?? queued.message };
   await store.runs.insert(run, { owner: OWNER, now, until: now + HOUR });
   const made = calls(id);
-  expect(await store.runs.checkpoint(id, OWNER, { messages: [], round: 0, callsMade: made.length }, made)).toBe(true);
+  // the assistant message that asked for the calls, as the turn's checkpoint keeps it
+  const asked = { role: 'assistant', content: story.said ?? '', tool_calls: made.map((c) => ({ id: c.callId, type: 'function', function: { name: `${c.server}__${c.tool}`, arguments: c.arguments } })) };
+  expect(await store.runs.checkpoint(id, OWNER, { messages: [{ role: 'user', content: run.message }, asked], round: 0, callsMade: made.length }, made)).toBe(true);
   expect(await store.runs.pauseForApproval(id, OWNER)).toBe(true);
   return { run: (await store.runs.get(id))!, calls: made };
 }

@@ -30,9 +30,10 @@ const where = (m) => `${m.file}${m.index === null ? '' : ` [${m.index}]`}${m.lin
  * What needs the operator, first: one line per item (what, since when, why), each linking to the
  * page that shows more. Nothing: one calm line.
  */
-function troubleItems(t) {
+function troubleItems(t, approvals) {
   const item = (kind, ...children) => h('li', { class: 'trouble-item' }, h('span', { class: 'badge bad' }, kind), ' ', ...children);
   return [
+    ...(approvals?.waiting ? [item('approvals', link('#/approvals', waitingText(approvals)), ' · the oldest since ', timeCell(approvals.oldestAt))] : []),
     ...t.alerts.map((a) => item('alert', link(`#/alerts?status=open&condition=${encodeURIComponent(a.condition)}`, `${a.condition}: ${a.subject}`), ' · ', a.summary, ' · since ', timeCell(a.raisedAt))),
     ...(t.refusedReload
       ? [item('reload refused', 'the running config stays (', t.refusedReload.reason, ', ', timeCell(t.refusedReload.at), ')', h('ul', { class: 'faults' }, t.refusedReload.faults.map((f) => h('li', {}, h('code', {}, f)))))]
@@ -48,6 +49,9 @@ function troubleItems(t) {
   ];
 }
 
+/** "3 tool calls wait for a person" (100+ past the count) */
+const waitingText = (a) => `${a.waiting}${a.capped ? '+' : ''} tool call${a.waiting === 1 && !a.capped ? ' waits' : 's wait'} for a person`;
+
 const bytes = (n) => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`);
 
 export function overviewPage(root) {
@@ -57,8 +61,8 @@ export function overviewPage(root) {
   const trouble = h('section', { 'aria-label': 'Trouble', class: 'trouble' });
   clear(root, h('h1', {}, 'Overview'), trouble, h('p', { class: 'lead' }, 'The last hour, live.'), charts, h('h2', {}, 'Queues'), queues, tools);
   const render = (o) => {
-    const items = troubleItems(o.trouble);
-    clear(trouble, h('h2', {}, 'Trouble'), items.length ? h('ul', { class: 'trouble-list' }, items) : h('p', { class: 'all-clear' }, 'All clear: no open alert, no refused reload, every mapping loaded, every provider and channel answering.'));
+    const items = troubleItems(o.trouble, o.approvals);
+    clear(trouble, h('h2', {}, 'Trouble'), items.length ? h('ul', { class: 'trouble-list' }, items) : h('p', { class: 'all-clear' }, 'All clear: no open alert, no refused reload, every mapping loaded, every provider and channel answering, nothing waits for a person.'));
     clear(
       charts,
       minuteChart('Requests', o.perMinute.requests),
@@ -70,6 +74,7 @@ export function overviewPage(root) {
       queues,
       stat('Runs queued', o.queues.runsQueued, '#/runs?status=queued'),
       stat('Runs running', o.queues.runsRunning, '#/runs?status=running'),
+      stat('Approvals waiting', `${o.approvals?.waiting ?? 0}${o.approvals?.capped ? '+' : ''}`, '#/approvals'),
       stat('Events pending', o.queues.eventsPending, '#/session'),
       stat('Deliveries pending', o.queues.deliveries.pending ?? 0, '#/deliveries?status=pending'),
       stat('Deliveries failed', o.queues.deliveries.failed ?? 0, '#/deliveries?status=failed'),
