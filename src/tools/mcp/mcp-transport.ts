@@ -6,6 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isStdioServer, type McpServerConfig } from '../../config/sections/tools-schema.js';
 import type { McpSdk } from './mcp-sdk.js';
 import { StdioGroupTransport } from './stdio-group-transport.js';
+import type { ServerSignIn } from './oauth/server-sign-in.js';
 
 /**
  * The most one message from a server may take (bytes): the SDK reads a message whole, so a
@@ -23,6 +24,8 @@ export interface TransportContext {
   /** the config file's folder: a stdio server's cwd is relative to it, and it is the cwd when unset */
   baseDir: string;
   logger: Logger;
+  /** an HTTP server's OAuth sign-in: its fetch adds the token, renews it, and says when a person is needed */
+  signIn?: ServerSignIn;
 }
 
 /** the SDK's transport for one configured server: a child process over stdio, or Streamable HTTP */
@@ -42,7 +45,7 @@ export function mcpTransport(sdk: McpSdk, config: McpServerConfig, context: Tran
   }
   return new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: { headers: config.headers },
-    fetch: boundedFetch(MAX_MESSAGE_BYTES),
+    fetch: context.signIn ? context.signIn.fetch(boundedFetch(MAX_MESSAGE_BYTES)) : boundedFetch(MAX_MESSAGE_BYTES),
   });
 }
 
