@@ -156,9 +156,11 @@ export class McpConnection {
       const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal: options.signal, timeout: timeoutMs });
       return resultText(result as Parameters<typeof resultText>[0], maxChars);
     } catch (error) {
-      if (isSignInNeeded(error)) {
-        this.needPerson(client, error);
-        return { text: capText(`the server ${server} waits for a person to sign in: ${error.message}`, maxChars), isError: true };
+      // the transport tells its error (which closes the connection) before the call's own rejection
+      const needed = isSignInNeeded(error) ? error : this.needed;
+      if (needed) {
+        this.needPerson(client, needed);
+        return { text: capText(`the server ${server} waits for a person to sign in: ${needed.message}`, maxChars), isError: true };
       }
       const failure = callFailure(error, { server, stdio: this.stdio, timeoutMs, aborted: options.signal?.aborted === true, maxChars, transportFault: this.transportFault });
       // an HTTP server's connection has no process to watch: a failed request is the sign it is gone
@@ -265,7 +267,7 @@ export class McpConnection {
 
   /** a request found that only a person can let herald in: the connection closes and waits (supervise) */
   private needPerson(client: Client, error: SignInNeeded): void {
-    if (this.current !== client) return;
+    if (this.current !== client || this.needed === error) return;
     this.needed = error;
     if (this.ready === client) this.ready = undefined;
     this.lastError = error.message;

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { GATEWAY_TOKEN, eventually } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../../http/app-fixture.js';
 import { startOAuthMcpServer, type OAuthMcpServer } from './oauth-mcp-server.js';
-import { signInAsBrowser } from './sign-in-browser.js';
+import { publicFetch, signInAsBrowser } from './sign-in-browser.js';
 
 /**
  * Signing in to a Streamable HTTP MCP server that asks for OAuth 2.1 (MCP Authorization,
@@ -38,6 +38,18 @@ async function authorize(herald: TestApp, server = 'crm'): Promise<string> {
   expect(response.status).toBe(200);
   return ((await response.json()) as { authorizationUrl: string }).authorizationUrl;
 }
+
+async function signIn(herald: TestApp, server = 'crm', publicUrl = PUBLIC): Promise<void> {
+  await eventually(() => stateOf(herald, server) === 'needs_authorization');
+  const page = await signInAsBrowser(herald, publicUrl, await authorize(herald, server));
+  expect(page.status).toBe(200);
+  await eventually(() => stateOf(herald, server) === 'ready');
+}
+
+const config = (url: string, extra: Record<string, unknown> = {}, gateway: Record<string, unknown> = { publicUrl: PUBLIC }) => ({
+  gateway,
+  tools: { oauth: { encryptionKey: KEY }, mcpServers: { crm: { url, ...extra } } },
+});
 
 /** every secret of the run must be absent from everything herald logged */
 function expectNoSecrets(texts: string[], secrets: string[]) {
@@ -90,4 +102,92 @@ describe('signing in to an MCP server (OAuth 2.1)', () => {
     expect(server.authorizations).toHaveLength(1);
     expectNoSecrets([herald.rawLogs(), restarted.rawLogs(), JSON.stringify(overview)], [...server.issued, ...server.secrets]);
   }, 30_000);
+
+  it('refreshes on a 401 once for all the calls in flight, stores the rotated refresh token, and uses it next time', async () => {
+    const server = await oauthServer();
+    const herald = await testApp(config(server.url));
+    await signIn(herald);
+    server.expireAccessTokens();
+    const results = await Promise.all(Array.from({ length: 6 }, () => call(herald, 'whoami')));
+    expect(results.every((r) => !r.isError)).toBe(true);
+    expect(server.tokenRequests.filter((r) => r.grant === 'refresh_token')).toHaveLength(1);
+    // the rotated one works: the refresh token spent above is never presented again
+    server.expireAccessTokens();
+    expect((await call(herald, 'whoami')).isError).toBeFalsy();
+    expect(server.tokenRequests.filter((r) => r.grant === 'refresh_token')).toHaveLength(2);
+    expect(server.spentRefreshes).toBe(0);
+    expect(server.tokenRequests.every((r) => r.resource === server.url)).toBe(true);
+    expectNoSecrets([herald.rawLogs()], server.issued);
+  }, 30_000);
+
+  it('a refresh that fails puts the server into needs_authorization, and a new sign-in brings it back', async () => {
+    const server = await oauthServer();
+    const herald = await testApp(config(server.url));
+    await signIn(herald);
+    server.revokeRefreshTokens();
+    server.expireAccessTokens();
+    const failed = await call(herald, 'whoami');
+    expect(failed.isError).toBe(true);
+    expect(failed.text).toContain('waits for a person to sign in');
+    await eventually(() => stateOf(herald) === 'needs_authorization');
+    // no reconnect loop while it waits: the server sees no more token requests
+    const requests = server.tokenRequests.length;
+    expect(health(herald)!.lastError).toContain('sign in again');
+    await signIn(herald);
+    expect((await call(herald, 'whoami')).isError).toBeFalsy();
+    expect(server.tokenRequests.length).toBe(requests + 1);
+    expectNoSecrets([herald.rawLogs(), failed.text, health(herald)!.lastError ?? ''], [...server.issued, ...server.secrets]);
+  }, 30_000);
+
+  it('step-up: a 403 insufficient_scope asks a person to sign in again with the wider scope', async () => {
+    const server = await oauthServer({ adminScope: 'crm:admin' });
+    const herald = await testApp(config(server.url));
+    await signIn(herald);
+    const refused = await call(herald, 'admin_tool');
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toContain('wider scope');
+    await eventually(() => stateOf(herald) === 'needs_authorization');
+    const url = new URL(await authorize(herald));
+    expect(url.searchParams.get('scope')!.split(' ').sort()).toEqual(['crm:admin', 'mcp:tools']);
+    await signInAsBrowser(herald, PUBLIC, url.href);
+    await eventually(() => stateOf(herald) === 'ready');
+    const done = await call(herald, 'admin_tool');
+    expect(done.text).toBe('admin done');
+  }, 30_000);
+
+  it('finds the metadata at the well-known URLs when the 401 names none', async () => {
+    const server = await oauthServer({ resourceMetadataInChallenge: false });
+    const herald = await testApp(config(server.url));
+    await signIn(herald);
+    expect((await call(herald, 'whoami')).isError).toBeFalsy();
+  }, 30_000);
+
+  it("uses herald's client metadata document as its client id when the authorization server takes one (https publicUrl)", async () => {
+    const publicUrl = 'https://herald.example.com';
+    let herald!: TestApp;
+    const server = await oauthServer({ clientIdMetadataDocuments: true, registration: false, documentFetch: publicFetch(() => herald, publicUrl) });
+    herald = await testApp(config(server.url, {}, { publicUrl }));
+    const doc = (await (await herald.request('/oauth/client-metadata.json')).json()) as Record<string, unknown>;
+    expect(doc).toMatchObject({ client_id: `${publicUrl}/oauth/client-metadata.json`, redirect_uris: [`${publicUrl}/oauth/callback`], token_endpoint_auth_method: 'none' });
+    await signIn(herald, 'crm', publicUrl);
+    expect(server.documents).toContain(`${publicUrl}/oauth/client-metadata.json`);
+    expect(server.authorizations[0]!.clientId).toBe(`${publicUrl}/oauth/client-metadata.json`);
+  }, 30_000);
+
+  for (const method of ['client_secret_basic', 'client_secret_post', 'none'] as const) {
+    it(`a client from config, authenticating with ${method}`, async () => {
+      const secret = method === 'none' ? undefined : `configured-secret-${method}`;
+      const client = { client_id: `herald-${method}`, ...(secret && { client_secret: secret }), redirect_uris: [`${PUBLIC}/oauth/callback`], token_endpoint_auth_method: method };
+      const server = await oauthServer({ clients: [client], authMethods: [method], registration: false });
+      const herald = await testApp(config(server.url, { oauth: { clientId: client.client_id, ...(secret && { clientSecret: secret }) } }));
+      await signIn(herald);
+      const expected = { client_secret_basic: 'basic', client_secret_post: 'post', none: 'none' }[method];
+      expect(server.tokenRequests.map((r) => [r.grant, r.auth, r.clientId])).toEqual([['authorization_code', expected, client.client_id]]);
+      server.expireAccessTokens();
+      expect((await call(herald, 'whoami')).isError).toBeFalsy();
+      expect(server.tokenRequests.at(-1)).toMatchObject({ grant: 'refresh_token', auth: expected });
+      const overview = await (await herald.request('/admin/overview', { headers: admin })).text();
+      expectNoSecrets([herald.rawLogs(), overview], [...server.issued, ...(secret ? [secret] : [])]);
+    }, 30_000);
+  }
 });

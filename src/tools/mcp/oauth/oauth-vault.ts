@@ -10,6 +10,8 @@ export interface SignInRecord {
   tokens?: OAuthTokens;
   /** epoch ms when the access token expires (from expires_in when it was saved) */
   expiresAt?: number;
+  /** epoch ms when they were obtained (a short-lived token is refreshed a quarter of its life early) */
+  obtainedAt?: number;
   /** a client herald registered (dynamic registration, or its metadata document's URL) */
   client?: OAuthClientInformationMixed;
   /** the server's and its authorization server's metadata, as the SDK found them */

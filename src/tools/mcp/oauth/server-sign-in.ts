@@ -30,7 +30,7 @@ export interface SignInDeps {
 
 /** a sign-in started by a person expires after this long (the browser must come back before) */
 export const PENDING_MS = 10 * 60_000;
-/** tokens are refreshed this long before they expire, so no call meets an expired one */
+/** tokens are refreshed this long before they expire (a quarter of a shorter life), so no call meets an expired one */
 const EARLY_MS = 60_000;
 /** how long one replica may hold the right to refresh (a refresh that takes longer is given up) */
 const REFRESH_HOLD_MS = 30_000;
@@ -249,8 +249,10 @@ export class ServerSignIn {
   }
 
   private expiring(): boolean {
-    const at = this.record?.expiresAt;
-    return at !== undefined && this.record?.tokens !== undefined && at - Date.now() < EARLY_MS;
+    const { expiresAt, obtainedAt, tokens } = this.record ?? {};
+    if (expiresAt === undefined || tokens === undefined) return false;
+    const early = Math.min(EARLY_MS, (expiresAt - (obtainedAt ?? expiresAt)) / 4);
+    return expiresAt - Date.now() < early;
   }
 
   private heard(sdk: OAuthSdk, response: Response): void {
@@ -288,11 +290,12 @@ export class ServerSignIn {
     }
     try {
       if (await newer()) return;
+      const held = this.record?.tokens !== undefined;
       const provider = new StoredProvider(this, vault, 'renew', undefined, this.machineProvider(sdk));
       const result = await this.guarded('renewing its tokens', () =>
         sdk.auth(provider, { serverUrl: this.deps.url, scope: this.scope, resourceMetadataUrl: this.resourceMetadataUrl, fetchFn: next }),
       );
-      if (result !== 'AUTHORIZED') throw this.needsPerson(this.record?.tokens ? 'its tokens could not be refreshed: sign in again' : 'nobody has signed in to it yet');
+      if (result !== 'AUTHORIZED') throw this.needsPerson(held ? 'its tokens could not be refreshed: sign in again' : 'nobody has signed in to it yet');
       this.log.info('tool server tokens renewed');
     } finally {
       await vault.releaseRefresh(server, replica).catch(() => undefined);
@@ -404,7 +407,7 @@ class StoredProvider implements OAuthClientProvider {
       ...r,
       // a refresh that returns no new refresh token keeps the one it spent (RFC 6749 §6)
       tokens: { ...tokens, ...(tokens.refresh_token === undefined && r.tokens?.refresh_token !== undefined && { refresh_token: r.tokens.refresh_token }) },
-      ...(tokens.expires_in !== undefined ? { expiresAt: now + tokens.expires_in * 1000 } : { expiresAt: undefined }),
+      ...(tokens.expires_in !== undefined ? { expiresAt: now + tokens.expires_in * 1000, obtainedAt: now } : { expiresAt: undefined, obtainedAt: now }),
       version: r.version + 1,
     }));
   }
