@@ -47,6 +47,7 @@ export const serverOAuthSchema = z
     clientSecret: z.string().min(1).optional().describe('Its secret (${ENV}); sent as client_secret_basic or client_secret_post, as the authorization server says. Unset: a public client (none).'),
     privateKeyFile: z.string().min(1).optional().describe('client_credentials with private_key_jwt: a PEM private key (relative to the config file) herald signs its client assertions with.'),
     algorithm: z.string().min(1).default('RS256').describe("privateKeyFile's signing algorithm (RS256, ES256, ...)."),
+    issuer: z.url().optional().describe("client_credentials: the authorization server's issuer URL; the client's credentials are sent to no other (unset: the one the MCP server names)."),
     scope: z.string().min(1).optional().describe("Scopes to ask for, space-separated. Unset: the ones the server names in its 401 or lists in its metadata."),
   })
   .strict()

@@ -1,3 +1,7 @@
+import { generateKeyPairSync } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GATEWAY_TOKEN, eventually } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../../http/app-fixture.js';
@@ -190,4 +194,30 @@ describe('signing in to an MCP server (OAuth 2.1)', () => {
       expectNoSecrets([herald.rawLogs(), overview], [...server.issued, ...(secret ? [secret] : [])]);
     }, 30_000);
   }
+
+  it('client credentials with a secret: connected from config alone, no person', async () => {
+    const secret = 'machine-secret-0123456789';
+    const server = await oauthServer({ clients: [{ client_id: 'herald-m2m', client_secret: secret, redirect_uris: [] }], authMethods: ['client_secret_basic', 'client_secret_post'] });
+    const herald = await testApp(config(server.url, { oauth: { grant: 'client_credentials', clientId: 'herald-m2m', clientSecret: secret, scope: 'mcp:tools' } }));
+    await eventually(() => stateOf(herald) === 'ready');
+    expect(server.tokenRequests.map((r) => [r.grant, r.auth, r.resource])).toEqual([['client_credentials', 'basic', server.url]]);
+    server.expireAccessTokens();
+    expect((await call(herald, 'whoami')).isError).toBeFalsy();
+    expect(server.tokenRequests.filter((r) => r.grant === 'client_credentials')).toHaveLength(2);
+    // nobody signs in to it
+    expect((await herald.request('/admin/tools/servers/crm/authorize', post)).status).toBe(409);
+    expectNoSecrets([herald.rawLogs()], [...server.issued, secret]);
+  }, 30_000);
+
+  it('client credentials with private_key_jwt: a key file signs the client assertion', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-jwt-'));
+    const keyFile = path.join(dir, 'client.pem');
+    fs.writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    const server = await oauthServer({ clients: [{ client_id: 'herald-jwt', redirect_uris: [] }], authMethods: ['private_key_jwt'], jwtKeys: { 'herald-jwt': publicKey.export({ type: 'spki', format: 'pem' }).toString() } });
+    const herald = await testApp(config(server.url, { oauth: { grant: 'client_credentials', clientId: 'herald-jwt', privateKeyFile: keyFile } }));
+    await eventually(() => stateOf(herald) === 'ready');
+    expect(server.tokenRequests.map((r) => [r.grant, r.auth])).toEqual([['client_credentials', 'jwt']]);
+    expect((await call(herald, 'whoami')).isError).toBeFalsy();
+  }, 30_000);
 });

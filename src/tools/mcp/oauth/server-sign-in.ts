@@ -224,9 +224,9 @@ export class ServerSignIn {
     if (o?.grant !== 'client_credentials' || !o.clientId) return undefined;
     if (o.privateKeyFile) {
       const privateKey = fs.readFileSync(path.resolve(this.deps.baseDir, o.privateKeyFile), 'utf8');
-      return new sdk.PrivateKeyJwtProvider({ clientId: o.clientId, privateKey, algorithm: o.algorithm, clientName: 'herald', scope: o.scope });
+      return new sdk.PrivateKeyJwtProvider({ clientId: o.clientId, privateKey, algorithm: o.algorithm, clientName: 'herald', scope: o.scope, ...(o.issuer && { expectedIssuer: o.issuer }) });
     }
-    return new sdk.ClientCredentialsProvider({ clientId: o.clientId, clientSecret: o.clientSecret!, clientName: 'herald', scope: o.scope });
+    return new sdk.ClientCredentialsProvider({ clientId: o.clientId, clientSecret: o.clientSecret!, clientName: 'herald', scope: o.scope, ...(o.issuer && { expectedIssuer: o.issuer }) });
   }
 
   // --- inside -----------------------------------------------------------------------------
