@@ -19,6 +19,12 @@ export const gatewaySchema = z
   .object({
     host: z.string().default('127.0.0.1').describe('Address to listen on; keep it on loopback unless a trusted proxy is in front.'),
     port: z.number().int().min(0).max(65535).default(8787).describe('Port to listen on (0 picks a free one).'),
+    publicUrl: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe(
+        "The address people and other services reach herald at (https://herald.example.com): an MCP server's sign-in comes back to <publicUrl>/oauth/callback, and herald's client metadata document is <publicUrl>/oauth/client-metadata.json. Unset: http://<host>:<port>.",
+      ),
     auth: z
       .object({ token: z.string().min(16).optional().describe('Bearer token of the admin API (/admin).') })
       .strict()

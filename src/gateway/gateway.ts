@@ -22,6 +22,7 @@ import { FolderWatch } from './folder-watch.js';
 import { HealthLedger } from '../utils/health-ledger.js';
 import { ConfigTrouble } from '../runtime/operator/config-trouble.js';
 import { replicaId, SharedHealth } from '../runtime/operator/shared-health.js';
+import { publicUrlOf } from '../config/public-url.js';
 import { troubledParts } from './troubled-parts.js';
 import { DropWatch } from '../runtime/drop-watch.js';
 import { reloadGateway, type ListenOverrides, type ReloadResult } from './gateway-reload.js';
@@ -148,10 +149,14 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const parser = new ParsePool(config.platform.knowledge);
   // connected in the background from start(): a server that does not answer never holds herald back
   // a server's change of state reaches the console's live Overview through the change feed
+  const replica = replicaId();
   const mcp = new McpServers({
     tools: config.tools,
     baseDir: path.dirname(loaded.file),
     logger,
+    state: store.state,
+    replica,
+    publicUrl: () => publicUrlOf(config.gateway),
     onChange: () => {
       store.signals.publish(changeTopic('tools'));
       sharedHealth?.changed();
@@ -170,7 +175,6 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   // a refused reload, a provider or channel failing or recovering reaches the console's live Overview,
   // told once per window however many calls fail (on PostgreSQL each signal is a NOTIFY)
   const troubleFeed = new ChangePublisher(store.signals);
-  const replica = replicaId();
   // replicas sharing PostgreSQL share their unhealthy parts through the store (written on a change,
   // never per call); SQLite serves one process, whose memory is the whole story
   const sharedHealth: SharedHealth | undefined = 'postgres' in config.storage
@@ -331,7 +335,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     hooks: hookSurface({ config, engine, intake, logger, limiter: hooksLimiter, receipts }),
     chat: chatSurface({ config, turns, agents, gate, logger }),
   };
-  const app = createApp({ config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), trouble: { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy(), replica, others: sharedHealth && (() => sharedHealth.others()) }, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
+  const app = createApp({ config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), signIns: mcp, trouble: { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy(), replica, others: sharedHealth && (() => sharedHealth.others()) }, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
   const alerts = new AlertEvaluator({
     alerts: config.alerts,
     store,

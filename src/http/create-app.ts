@@ -12,6 +12,8 @@ import type { Store } from '../store/port.js';
 import type { StoreProbe } from '../store/contracts/store-probe.js';
 import type { ToolServerHealth } from '../tools/mcp/server-health.js';
 import type { TroubleSources } from './admin/views/trouble-view.js';
+import type { ToolSignIns } from '../tools/mcp/oauth/tool-sign-ins.js';
+import { oauthRoutes } from './oauth-routes.js';
 import type { ReloadResult } from './reload-result.js';
 import { reloadRoute } from './admin/reload-route.js';
 import { errorHandler, errorResponse } from './error-handler.js';
@@ -45,6 +47,8 @@ export interface AppDeps {
   degraded?: () => DegradedComponents | undefined;
   /** the MCP servers' health, on the console's Overview */
   toolServers?: () => ToolServerHealth[];
+  /** signing in to MCP servers: /oauth/callback, /oauth/client-metadata.json, POST /admin/tools/servers/:name/authorize */
+  signIns?: ToolSignIns;
   /** this process's records of what went wrong (a refused reload, unhealthy providers and channels), on the Overview */
   trouble?: Omit<TroubleSources, 'toolServers'>;
   /** reloads the config file (POST /admin/reload) */
@@ -86,6 +90,7 @@ export function createApp(deps: AppDeps): Hono {
   // the document's schemas and route declarations are loaded with its first request
   app.get('/openapi.json', async (c, next) => (await import('./openapi/openapi-route.js')).openApiRoute(deps)(c, next));
   if (deps.metrics) app.get('/metrics', metricsRoute({ config: deps.config, metrics: deps.metrics, limiter: operatorLimiter }));
+  if (deps.signIns) oauthRoutes(app, deps.signIns);
   if (deps.reload) app.post('/admin/reload', reloadRoute({ config: deps.config, limiter: operatorLimiter, reload: deps.reload }));
   const token = deps.config.gateway.auth.token;
   const sessions = token ? new ConsoleSessions(token, deps.config.gateway.console.sessionHours * 3_600_000, deps.store.state) : undefined;

@@ -46,10 +46,33 @@ export const stdioServerSchema = z
   })
   .strict();
 
+/** how herald signs in to a Streamable HTTP server that asks for OAuth 2.1 (docs/tools.md, "Servers that need a sign-in") */
+export const serverOAuthSchema = z
+  .object({
+    grant: z
+      .enum(['authorization_code', 'client_credentials'])
+      .default('authorization_code')
+      .describe('authorization_code: a person signs in once (console, herald tools authorize, the admin API); client_credentials: herald gets its tokens alone, from clientId and clientSecret or privateKeyFile.'),
+    clientId: z.string().min(1).optional().describe("A client registered with the server's authorization server. Unset: herald's client metadata document (when gateway.publicUrl is https and the server supports it), else dynamic registration."),
+    clientSecret: z.string().min(1).optional().describe('Its secret (${ENV}); sent as client_secret_basic or client_secret_post, as the authorization server says. Unset: a public client (none).'),
+    privateKeyFile: z.string().min(1).optional().describe('client_credentials with private_key_jwt: a PEM private key (relative to the config file) herald signs its client assertions with.'),
+    algorithm: z.string().min(1).default('RS256').describe("privateKeyFile's signing algorithm (RS256, ES256, ...)."),
+    issuer: z.url().optional().describe("client_credentials: the authorization server's issuer URL; the client's credentials are sent to no other (unset: the one the MCP server names)."),
+    scope: z.string().min(1).optional().describe("Scopes to ask for, space-separated. Unset: the ones the server names in its 401 or lists in its metadata."),
+  })
+  .strict()
+  .refine((o) => o.grant !== 'client_credentials' || (o.clientId !== undefined && (o.clientSecret !== undefined || o.privateKeyFile !== undefined)), {
+    message: 'client_credentials needs clientId and clientSecret or privateKeyFile',
+  });
+export type ServerOAuthConfig = z.output<typeof serverOAuthSchema>;
+
 export const httpServerSchema = z
   .object({
     url: z.url({ protocol: /^https?$/ }).describe('A Streamable HTTP MCP endpoint (http or https).'),
     headers: z.record(z.string(), z.string()).default({}).describe('Headers sent with every request (Authorization: Bearer ${GITHUB_TOKEN}); values may be ${ENV} secrets and are never logged.'),
+    oauth: serverOAuthSchema
+      .optional()
+      .describe('OAuth 2.1 sign-in settings. Without them a server that answers 401 with the MCP discovery still works: herald registers itself and waits for a person to sign in.'),
     ...serverCommon,
   })
   .strict();
@@ -79,6 +102,17 @@ export const toolsSchema = z
     maxResultChars: z.number().int().positive().max(1_000_000).default(16_000).describe('A tool result longer than this is cut, with a note to the model.'),
     maxToolsPerServer: z.number().int().positive().max(10_000).default(128).describe('Most tools taken from one server (a server listing more is cut, and says so in /readyz).'),
     approvalTimeout: positiveDuration.default('24h').describe('A call waiting for approval longer than this is refused, and the model told so.'),
+    oauth: z
+      .object({
+        encryptionKey: z
+          .string()
+          .min(16)
+          .optional()
+          .describe('The key (${ENV}, at least 16 characters; 32 random bytes in base64 is good) OAuth tokens and registered client secrets are encrypted with in the store (AES-256-GCM). Every replica needs the same one. Unset: signing in to a server is refused.'),
+      })
+      .strict()
+      .prefault({})
+      .describe('Signing in to MCP servers: how herald keeps what the sign-in gives it.'),
     approvals: z
       .object({ targets: z.array(alertTargetSchema).default([]).describe('Where a pending approval is announced: channel targets, as alerts.targets.') })
       .strict()

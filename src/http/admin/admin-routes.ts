@@ -23,6 +23,8 @@ import { registerOverviewRoutes } from './overview-routes.js';
 import { registerScheduleFireRoutes } from './schedule-fire-routes.js';
 import { registerScheduleRoutes } from './schedule-routes.js';
 import { registerWorkspaceRoutes } from './workspace-routes.js';
+import { registerToolServerRoutes } from './tool-server-routes.js';
+import type { ToolSignIns } from '../../tools/mcp/oauth/tool-sign-ins.js';
 
 export interface AdminRoutesDeps {
   config: HeraldConfig;
@@ -33,6 +35,8 @@ export interface AdminRoutesDeps {
   probe?: StoreProbe;
   /** the MCP servers' health, in the overview */
   toolServers?: () => ToolServerHealth[];
+  /** signing in to MCP servers */
+  signIns?: ToolSignIns;
   /** this process's records of what went wrong, in the overview's trouble */
   trouble?: Omit<TroubleSources, 'toolServers'>;
   operator?: OperatorDeps;
@@ -62,6 +66,7 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
   registerApprovalRoutes(app, deps);
   registerQuestionRoutes(app, deps);
   registerFileRoutes(app, deps);
+  if (deps.signIns) registerToolServerRoutes(app, { signIns: deps.signIns, logger: deps.logger });
   // the actions, the mapping workbench and the console's pages (the gateway always assembles them)
   if (deps.operator) {
     registerActionRoutes(app, { ...deps, operator: deps.operator });

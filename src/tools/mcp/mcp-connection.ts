@@ -12,6 +12,8 @@ import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js';
 import { MAX_MESSAGE_BYTES, mcpTransport, OVERSIZED } from './mcp-transport.js';
 import type { ToolServerHealth, ToolServerState } from './server-health.js';
 import { listServerTools } from './tool-listing.js';
+import type { ServerSignIn } from './oauth/server-sign-in.js';
+import { isSignInNeeded, type SignInNeeded } from './oauth/sign-in-needed.js';
 import { secretMask, type SecretMask } from './secret-mask.js';
 import { CallDeadline } from './call-deadline.js';
 import type { QuestionAnswer, ServerQuestions } from './server-questions.js';
@@ -29,6 +31,10 @@ export interface ConnectionDeps {
   onChange(): void;
   /** where its questions go (elicitation); without it they are declined */
   questions?: ServerQuestions;
+  /** a Streamable HTTP server's OAuth sign-in (oauth/server-sign-in.ts) */
+  signIn?: ServerSignIn;
+  /** how often a server waiting for a person looks in the store for a sign-in another replica finished */
+  signInPollMs?: number;
 }
 
 const CLIENT_INFO = { name: 'herald', version: '1' };
@@ -82,6 +88,8 @@ export class McpConnection {
   /** settles once the first connection was tried: ready, failed or stopped */
   private readonly firstTry: Promise<void>;
   private firstTried?: () => void;
+  /** the server waits for a person to sign in: told by a request of the connection or of a call */
+  private needed?: SignInNeeded;
 
   constructor(private readonly deps: ConnectionDeps) {
     this.log = deps.logger.child({ component: 'tools', server: deps.server });
@@ -99,6 +107,10 @@ export class McpConnection {
 
   get config(): McpServerConfig {
     return this.deps.config;
+  }
+
+  get signIn(): ServerSignIn | undefined {
+    return this.deps.signIn;
   }
 
   private get stdio(): boolean {
@@ -164,6 +176,7 @@ export class McpConnection {
     const { server } = this.deps;
     const maxChars = this.deps.tools.maxResultChars;
     const client = this.ready;
+    if (!client && this.state === 'needs_authorization') return { text: capText(`the server ${server} waits for a person to sign in (${this.lastError ?? 'needs_authorization'})`, maxChars), isError: true };
     if (!client) return { text: capText(this.unavailable() ?? `the server ${server} is not available`, maxChars), isError: true };
     const timeoutMs = Math.min(options.timeoutMs, this.timeoutMs);
     if (options.signal?.aborted) return callFailure(options.signal.reason, { server, stdio: this.stdio, timeoutMs, aborted: true, maxChars });
@@ -188,6 +201,12 @@ export class McpConnection {
       const text = resultText(result as Parameters<typeof resultText>[0], maxChars);
       return { ...text, text: this.mask(text.text) };
     } catch (error) {
+      // the transport tells its error (which closes the connection) before the call's own rejection
+      const needed = isSignInNeeded(error) ? error : this.needed;
+      if (needed) {
+        this.needPerson(client, needed);
+        return { text: capText(`the server ${server} waits for a person to sign in: ${needed.message}`, maxChars), isError: true };
+      }
       const failure = callFailure(error, { server, stdio: this.stdio, timeoutMs, totalMs, aborted: options.signal?.aborted === true, maxChars, transportFault: this.transportFault });
       // an HTTP server's connection has no process to watch: a failed request is the sign it is gone
       if (failure.lostConnection && !this.stdio && this.ready === client) {
@@ -254,7 +273,7 @@ export class McpConnection {
       client.onerror = (error) => this.transportError(client, error);
       let readyAt: number | undefined;
       try {
-        await client.connect(mcpTransport(sdk, this.deps.config, { server: this.deps.server, baseDir: this.deps.baseDir, logger: this.deps.logger, mask: this.mask }), { timeout: this.setupTimeoutMs });
+        await client.connect(mcpTransport(sdk, this.deps.config, { server: this.deps.server, baseDir: this.deps.baseDir, logger: this.deps.logger, mask: this.mask, signIn: this.deps.signIn }), { timeout: this.setupTimeoutMs });
         if (this.stopping) break;
         client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
           this.listing(client).catch((error: unknown) => this.log.warn({ error: this.mask(faultMessage(error)) }, 'tool server: reading its changed tools failed'));
@@ -267,16 +286,24 @@ export class McpConnection {
         this.set('ready');
         this.log.info({ tools: this.specs.length }, 'tool server ready');
         await this.watch(client, closed);
+        if (this.needed) throw this.needed;
         if (!this.stopping) this.failed(new Error(this.transportFault ?? (this.stdio ? 'the server exited' : 'the connection closed')));
       } catch (error) {
+        if (isSignInNeeded(error) && !this.stopping) this.needed = error;
         // the SDK's "Connection closed" while connecting: for a stdio server, its process ended (a wrong command or argument, a crash at start)
         const exited = this.stdio && error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
-        if (!this.stopping) this.failed(exited ? new Error('the server exited before it was ready (its stderr is in the log at debug)') : error);
+        if (!this.stopping && !this.needed) this.failed(exited ? new Error('the server exited before it was ready (its stderr is in the log at debug)') : error);
       } finally {
         if (this.ready === client) this.ready = undefined;
         await client.close().catch(() => undefined);
       }
       if (this.stopping) break;
+      if (this.needed) {
+        // no backoff against a server only a person can let in: wait for the sign-in
+        await this.untilSignedIn(this.needed);
+        failures = 0;
+        continue;
+      }
       if (readyAt !== undefined && Date.now() - readyAt >= STEADY_MS) failures = 0;
       await this.pause(backoffMs(failures++));
       this.restarts++;
@@ -307,6 +334,10 @@ export class McpConnection {
    * the connection is made again).
    */
   private transportError(client: Client, error: Error): void {
+    if (isSignInNeeded(error)) {
+      this.needPerson(client, error);
+      return;
+    }
     if (error.message.includes(OVERSIZED)) {
       this.transportFault = `the server's answer is larger than ${MAX_MESSAGE_BYTES / 1024 / 1024} MB`;
       void client.close().catch(() => undefined);
@@ -315,9 +346,33 @@ export class McpConnection {
     this.log.debug({ error: this.mask(faultMessage(error)) }, 'tool server transport error');
   }
 
+  /** a request found that only a person can let herald in: the connection closes and waits (supervise) */
+  private needPerson(client: Client, error: SignInNeeded): void {
+    if (this.current !== client || this.needed === error) return;
+    this.needed = error;
+    if (this.ready === client) this.ready = undefined;
+    this.lastError = error.message;
+    this.set('needs_authorization');
+    void client.close().catch(() => undefined);
+  }
+
+  private async untilSignedIn(needed: SignInNeeded): Promise<void> {
+    const signIn = this.deps.signIn;
+    if (this.state !== 'needs_authorization' || this.lastError !== needed.message) {
+      this.lastError = needed.message;
+      this.log.warn({ reason: needed.message }, 'tool server needs a person to sign in');
+      this.set('needs_authorization');
+      this.deps.onChange();
+    }
+    const stop = new AbortController();
+    this.wake = () => stop.abort();
+    await signIn?.untilSignedIn(stop.signal, this.deps.signInPollMs ?? 3000);
+    this.needed = undefined;
+  }
+
   private failed(error: unknown): void {
     this.ready = undefined;
-    this.lastError = this.mask(faultMessage(error));
+    this.lastError = this.deps.signIn ? this.deps.signIn.mask(this.mask(faultMessage(error))) : this.mask(faultMessage(error));
     if (this.state === 'failed') return;
     this.log.warn({ error: this.lastError }, 'tool server failed; it is connected again with backoff');
     this.set('failed');

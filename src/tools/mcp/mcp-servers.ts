@@ -1,5 +1,11 @@
 import type { Logger } from 'pino';
-import type { McpServerConfig, ToolsConfig } from '../../config/sections/tools-schema.js';
+import { isStdioServer, type McpServerConfig, type ToolsConfig } from '../../config/sections/tools-schema.js';
+import type { StateRepo } from '../../store/port.js';
+import { HeraldError } from '../../errors.js';
+import { OAuthVault } from './oauth/oauth-vault.js';
+import type { ToolSignIns } from './oauth/tool-sign-ins.js';
+import { SealedBox } from './oauth/sealed-box.js';
+import { clientMetadataOf, CALLBACK_PATH, CLIENT_METADATA_PATH, ServerSignIn } from './oauth/server-sign-in.js';
 import type { ToolCallOptions, ToolResult, ToolSource, ToolSpec } from '../tool-spec.js';
 import { toolName } from '../tool-name.js';
 import { McpConnection } from './mcp-connection.js';
@@ -18,6 +24,14 @@ export interface McpServersOptions {
   onChange?: () => void;
   /** where servers' questions go (elicitation); set by the gateway once its store is there */
   questions?: ServerQuestions;
+  /** where sign-ins are kept (the store's state), shared by replicas; none: nobody can sign in */
+  state?: StateRepo;
+  /** gateway.publicUrl, or the address herald listens on: sign-ins come back to <publicUrl>/oauth/callback */
+  publicUrl?: () => string;
+  /** this process among replicas (the one refreshing a server's tokens) */
+  replica?: string;
+  /** how often a server waiting for a person looks in the store for another replica's sign-in (default 3 s) */
+  signInPollMs?: number;
 }
 
 const CHECK_EVERY_MS = 30_000;
@@ -28,12 +42,14 @@ const CHECK_EVERY_MS = 30_000;
  * in `health()` (/readyz, /metrics, the tools.unhealthy alert). Each server's tools are
  * `<server>__<tool>`; a call goes to its server's connection of the moment.
  */
-export class McpServers implements ToolSource {
+export class McpServers implements ToolSource, ToolSignIns {
   private readonly connections = new Map<string, McpConnection>();
   private tools_: ToolSpec[] | undefined;
   private started = false;
   private stopped = false;
   private readonly log: Logger;
+  private vault?: OAuthVault;
+  private vaultKey?: string;
 
   constructor(private readonly options: McpServersOptions) {
     this.log = options.logger.child({ component: 'tools' });
@@ -153,8 +169,72 @@ export class McpServers implements ToolSource {
     return touched;
   }
 
+  /**
+   * Starts a person's sign-in to a Streamable HTTP server: the authorization URL to open. The
+   * browser comes back to <publicUrl>/oauth/callback (finishSignIn).
+   */
+  async authorize(server: string): Promise<{ authorizationUrl: string }> {
+    const connection = this.connections.get(server);
+    if (!connection) throw new HeraldError('HERALD_TOOL_SERVER_NOT_FOUND', `there is no tool server ${server} in tools.mcpServers`);
+    const signIn = connection.signIn;
+    if (!signIn) throw new HeraldError('HERALD_SIGN_IN_NOT_POSSIBLE', isStdioServer(connection.config) ? `the server ${server} runs over stdio: it takes no sign-in` : `the server ${server} sends a fixed Authorization header: it takes no sign-in`);
+    return { authorizationUrl: await signIn.begin() };
+  }
+
+  /**
+   * The browser came back from a sign-in: `state` names the sign-in (one use, 10 minutes),
+   * `code` is traded for tokens, and the server is connected. Returns the server's name.
+   */
+  async finishSignIn(state: string, code: string): Promise<string> {
+    const pending = await this.oauthVault()?.takePending(state);
+    if (!pending) throw new HeraldError('HERALD_SIGN_IN_STATE');
+    const signIn = this.connections.get(pending.server)?.signIn;
+    if (!signIn) throw new HeraldError('HERALD_SIGN_IN_STATE', `the server ${pending.server} of this sign-in is no longer configured for one`);
+    await signIn.finish(code, pending.verifier);
+    return pending.server;
+  }
+
+  /** herald's OAuth client metadata document (served at <publicUrl>/oauth/client-metadata.json) */
+  clientMetadataDocument(): Record<string, unknown> {
+    const base = this.publicUrl().replace(/\/?$/, '/');
+    return { client_id: new URL(CLIENT_METADATA_PATH, base).href, ...clientMetadataOf(new URL(CALLBACK_PATH, base).href) };
+  }
+
+  private publicUrl(): string {
+    return this.options.publicUrl?.() ?? 'http://127.0.0.1:8787';
+  }
+
+  /** the vault of the current key (tools.oauth.encryptionKey may come with a reload) */
+  private oauthVault(): OAuthVault | undefined {
+    const key = this.options.tools.oauth.encryptionKey;
+    if (!key || !this.options.state) return undefined;
+    if (key !== this.vaultKey) {
+      this.vault = new OAuthVault(this.options.state, new SealedBox(key));
+      this.vaultKey = key;
+    }
+    return this.vault;
+  }
+
+  private signInOf(server: string, config: McpServerConfig): ServerSignIn | undefined {
+    if (isStdioServer(config)) return undefined;
+    // a fixed Authorization header is the operator's own sign-in
+    if (!config.oauth && Object.keys(config.headers).some((h) => h.toLowerCase() === 'authorization')) return undefined;
+    return new ServerSignIn({
+      server,
+      url: config.url,
+      oauth: config.oauth,
+      baseDir: this.options.baseDir,
+      vault: this.oauthVault(),
+      publicUrl: () => this.publicUrl(),
+      replica: this.options.replica ?? 'herald',
+      logger: this.options.logger,
+    });
+  }
+
   private connection(server: string, config: McpServerConfig): McpConnection {
     return new McpConnection({
+      signIn: this.signInOf(server, config),
+      signInPollMs: this.options.signInPollMs,
       server,
       // a copy: a reload updates the running config in place, and this one is what it is compared with
       config: structuredClone(config),

@@ -8,6 +8,7 @@ import type { McpSdk } from './mcp-sdk.js';
 import { MAX_MESSAGE_BYTES, OVERSIZED } from './oversized.js';
 import type { SecretMask } from './secret-mask.js';
 import { StdioGroupTransport } from './stdio-group-transport.js';
+import type { ServerSignIn } from './oauth/server-sign-in.js';
 
 export { MAX_MESSAGE_BYTES, OVERSIZED } from './oversized.js';
 /** a stderr line longer than this is logged in pieces (a server printing without newlines is not buffered whole) */
@@ -18,6 +19,8 @@ export interface TransportContext {
   /** the config file's folder: a stdio server's cwd is relative to it, and it is the cwd when unset */
   baseDir: string;
   logger: Logger;
+  /** an HTTP server's OAuth sign-in: its fetch adds the token, renews it, and says when a person is needed */
+  signIn?: ServerSignIn;
   /** the server's configured secrets masked in what it writes (its stderr) */
   mask: SecretMask;
 }
@@ -39,7 +42,7 @@ export function mcpTransport(sdk: McpSdk, config: McpServerConfig, context: Tran
   }
   return new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: { headers: config.headers },
-    fetch: boundedFetch(MAX_MESSAGE_BYTES),
+    fetch: context.signIn ? context.signIn.fetch(boundedFetch(MAX_MESSAGE_BYTES)) : boundedFetch(MAX_MESSAGE_BYTES),
   });
 }
 

@@ -1,5 +1,8 @@
-/** `connecting`: starting or reconnecting; `failed`: down, waiting to try again; `stopped`: shut down or removed */
-export type ToolServerState = 'connecting' | 'ready' | 'failed' | 'stopped';
+/**
+ * `connecting`: starting or reconnecting; `failed`: down, waiting to try again; `needs_authorization`:
+ * waiting for a person to sign in (not retried meanwhile); `stopped`: shut down or removed
+ */
+export type ToolServerState = 'connecting' | 'ready' | 'failed' | 'needs_authorization' | 'stopped';
 
 /** one MCP server's health, as /readyz, /metrics, the console and the tools.unhealthy alert read it */
 export interface ToolServerHealth {
@@ -19,4 +22,4 @@ export interface ToolServerHealth {
 }
 
 /** trouble for the Overview: failed, or connecting again after a failure (one connecting for the first time is not, yet) */
-export const isTroubled = (h: Pick<ToolServerHealth, 'state' | 'lastError'>): boolean => h.state === 'failed' || (h.state === 'connecting' && h.lastError !== undefined);
+export const isTroubled = (h: Pick<ToolServerHealth, 'state' | 'lastError'>): boolean => h.state === 'failed' || h.state === 'needs_authorization' || (h.state === 'connecting' && h.lastError !== undefined);
