@@ -73,6 +73,7 @@ import { approvalTargetFaults } from '../runtime/approvals/approval-targets.js';
 import { ConfigError } from '../errors.js';
 import { builtinTools } from '../tools/builtin/builtin-tools.js';
 import { createToolbox } from '../tools/toolbox.js';
+import { McpSessions } from '../http/mcp/mcp-sessions.js';
 import { McpServers } from '../tools/mcp/mcp-servers.js';
 import { flushTracing, startTracing } from '../tracing/tracing.js';
 import { resolveTracing } from '../tracing/tracing-options.js';
@@ -105,6 +106,8 @@ export interface Gateway {
   metrics?: HeraldMetrics;
   /** the configured MCP servers (tools.mcpServers): their tools, calls and health */
   mcp: McpServers;
+  /** the MCP clients connected to /mcp (platform.mcp) */
+  mcpSessions: McpSessions;
   /** the scheduled jobs (config and admin API) and the scheduler firing them */
   schedules: Schedules;
   /** resumes unfinished work and starts timers and plugin services */
@@ -310,6 +313,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     reloading = next.catch(() => undefined);
     return next.then((result) => {
       if (result.ok) {
+        // grants and servers may have changed: every MCP client lists its tools again
+        void mcpSessions.toolsChanged();
         configTrouble.reloaded(reason, result.warnings ?? [], result.restartRequired);
         // a channel the new config removed is no longer shown
         channelHealth.retain((channel) => instances.channels.has(channel));
@@ -327,7 +332,10 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     hooks: hookSurface({ config, engine, intake, logger, limiter: hooksLimiter, receipts }),
     chat: chatSurface({ config, turns, agents, gate, logger }),
   };
-  const app = createApp({ config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), trouble: { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy(), replica, others: sharedHealth && (() => sharedHealth.others()) }, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
+  // herald as an MCP server (platform.mcp): the sessions this process holds, whatever the config says now
+  const mcpSessions = new McpSessions(() => config.platform.mcp);
+  const mcpEndpoint = { config, agents, turns, search: agentKnowledge.search, documents: knowledge, logger, gate, sessions: mcpSessions };
+  const app = createApp({ mcp: mcpEndpoint, config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), trouble: { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy(), replica, others: sharedHealth && (() => sharedHealth.others()) }, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
   const alerts = new AlertEvaluator({
     alerts: config.alerts,
     store,
@@ -371,6 +379,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     approvals,
     metrics,
     mcp,
+    mcpSessions,
     schedules,
     reload,
     async start() {
@@ -401,6 +410,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     },
     async stop(graceMs = 10_000) {
       stopping = true;
+      // MCP clients' sessions first: their calls in flight are cancelled, no new one is taken
+      await mcpSessions.closeAll();
       mappingsWatch.stop();
       drops.stop();
       for (const service of [...instances.services].reverse()) await service.stop().catch((err) => logger.error({ err }, 'service stop failed'));

@@ -24,9 +24,10 @@ export interface TurnGrantContext {
  * servers, narrowed by its allow and deny, narrowed again by the mapping's; and each call's
  * verdict. In a turn over outside content a tool that is not read-only waits for a person unless
  * the mapping grants it and the request was signed; `requireApproval` anywhere (server, agent,
- * mapping) only adds approvals, so no level can lift another's.
+ * mapping) only adds approvals, so no level can lift another's. An API key's own tools over /mcp
+ * (`platform.apiKeys[].tools`) are granted by the same rules, the key in the agent's place.
  */
-export function grantTools(config: ToolsConfig, agent: AgentConfig, sources: { mcp: ToolSource; builtins: ToolSource }, context: TurnGrantContext): TurnTools | undefined {
+export function grantTools(config: ToolsConfig, agent: Pick<AgentConfig, 'tools'>, sources: { mcp: ToolSource; builtins: ToolSource }, context: TurnGrantContext): TurnTools | undefined {
   const own = agent.tools;
   if (!own?.servers.length) return undefined;
   const servers = new Set(own.servers);
