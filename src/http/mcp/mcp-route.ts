@@ -3,7 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Hono, type Context } from 'hono';
 import { HeraldError } from '../../errors.js';
-import type { ApiPrincipal } from '../../platform/api-keys.js';
+import type { ApiPrincipal } from '../../accounts/api-keys.js';
 import { bearerToken } from '../auth/bearer-token.js';
 import { requesterOf } from '../auth/requester.js';
 import { readBody } from '../request/read-body.js';

@@ -1,6 +1,6 @@
 import { HeraldError } from '../../errors.js';
 import type { McpEndpointConfig } from '../../config/sections/mcp-endpoint-schema.js';
-import type { ApiPrincipal } from '../../platform/api-keys.js';
+import type { ApiPrincipal } from '../../accounts/api-keys.js';
 
 /** what a session holds open: the SDK's server and transport, closed together */
 export interface SessionHandle {

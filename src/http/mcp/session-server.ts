@@ -18,7 +18,7 @@ import type { AgentDirectory } from '../../agents/agent-directory.js';
 import type { AgentTurnDeps } from '../../agents/agent-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
-import type { ApiPrincipal } from '../../platform/api-keys.js';
+import type { ApiPrincipal } from '../../accounts/api-keys.js';
 import { askAgent, type AskInput } from '../../runtime/mcp-endpoint/ask-agent.js';
 import { DOCUMENT_TEMPLATE, listDocuments, readDocument, type DocumentSource } from '../../runtime/mcp-endpoint/document-resources.js';
 import { governedCall } from '../../runtime/mcp-endpoint/governed-call.js';

@@ -1,8 +1,8 @@
 import type { AgentConfig } from '../../agents/agent-directory.js';
 import { HeraldError } from '../../errors.js';
 import type { KnowledgePassage } from '../../knowledge/knowledge-passage.js';
-import type { ApiPrincipal } from '../../platform/api-keys.js';
-import { openChatCompletion, type PlatformTurnsDeps } from '../platform-api/chat-completion.js';
+import type { ApiPrincipal } from '../../accounts/api-keys.js';
+import { openChatCompletion, type PlatformTurnsDeps } from '../v1/chat-completion.js';
 
 /** an agent's tool name at /mcp: `ask_<agent id>`, within the 64 characters MCP clients and models take */
 export const askToolName = (agentId: string): string => `ask_${agentId.replace(/[^A-Za-z0-9_-]/g, '_')}`.slice(0, 64);

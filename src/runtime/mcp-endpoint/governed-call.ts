@@ -60,7 +60,7 @@ export async function governedCall(deps: GovernedCallDeps, call: GovernedCall): 
   const { spec, tools } = call;
   const now = Date.now();
   const ledger = callsLedger(deps.toolCalls, MCP_OWNER, call.sessionId);
-  const ctx: RoundContext = { tools, ledger, attribution: { agentId: '', keyName: call.keyName }, signal: call.signal, onCallFinished: deps.onCallFinished };
+  const ctx: RoundContext = { tools, ledger, attribution: { agentId: '', keyName: call.keyName }, signal: call.signal, approvalTimeoutMs: deps.approvalTimeoutMs, onCallFinished: deps.onCallFinished };
   const record = newRecord(call, now);
   const refuse = async (reason: string): Promise<GovernedResult> => {
     await deps.toolCalls.insert([{ ...record, status: 'refused', error: reason, finishedAt: now }]);

@@ -2,7 +2,7 @@ import type { AgentConfig, AgentDirectory } from '../../agents/agent-directory.j
 import type { AgentTurnDeps } from '../../agents/agent-turn.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import { parseDuration } from '../duration.js';
-import { mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
+import { mayUseAgent, type ApiPrincipal } from '../../accounts/api-keys.js';
 import type { ToolSpec } from '../../tools/tool-spec.js';
 import type { TurnTools } from '../../tools/turn-tools.js';
 import { ASK_INPUT_SCHEMA, ASK_OUTPUT_SCHEMA, askToolName } from './ask-agent.js';
