@@ -74,6 +74,7 @@ import { ConfigError } from '../errors.js';
 import { builtinTools } from '../tools/builtin/builtin-tools.js';
 import { createToolbox } from '../tools/toolbox.js';
 import { McpSessions } from '../http/mcp/mcp-sessions.js';
+import { McpMetrics } from '../metrics/mcp-metrics.js';
 import { McpServers } from '../tools/mcp/mcp-servers.js';
 import { flushTracing, startTracing } from '../tracing/tracing.js';
 import { resolveTracing } from '../tracing/tracing-options.js';
@@ -334,7 +335,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   };
   // herald as an MCP server (platform.mcp): the sessions this process holds, whatever the config says now
   const mcpSessions = new McpSessions(() => config.platform.mcp);
-  const mcpEndpoint = { config, agents, turns, search: agentKnowledge.search, documents: knowledge, logger, gate, sessions: mcpSessions };
+  const mcpMetrics = metrics && new McpMetrics(metrics.registry, () => mcpSessions.countsByKey());
+  const mcpEndpoint = { config, agents, turns, search: agentKnowledge.search, documents: knowledge, logger, gate, sessions: mcpSessions, onCall: mcpMetrics && ((key: string, kind: string, isError: boolean) => mcpMetrics.called(key, kind, isError)) };
   const app = createApp({ mcp: mcpEndpoint, config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), trouble: { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy(), replica, others: sharedHealth && (() => sharedHealth.others()) }, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
   const alerts = new AlertEvaluator({
     alerts: config.alerts,

@@ -161,4 +161,20 @@ describe('/mcp', () => {
     expect(progress[0]).toContain("waiting for a person's approval");
     expect(tickets!.invocations).toEqual([{ tool: 'close_ticket', id: '11' }]);
   });
+
+  it("the operator's view: GET /admin/mcp/sessions lists the connected clients, /metrics counts sessions and calls by key", async () => {
+    const h = await herald();
+    const client = await connectClient(h, { key: API_KEY, name: 'cursor' });
+    await client.callTool({ name: 'tickets__lookup_ticket', arguments: { id: '1' } });
+    await client.callTool({ name: 'tickets__lookup_ticket', arguments: { id: 1 } });
+    const admin = { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } };
+    const listed = await h.request('/admin/mcp/sessions', admin);
+    expect(listed.status).toBe(200);
+    expect(await listed.json()).toMatchObject({ data: [{ key: 'test', client: { name: 'cursor', version: '1.2.3' }, calls: 2 }] });
+    const metrics = await (await h.request('/metrics', admin)).text();
+    expect(metrics).toContain('herald_mcp_sessions{key="test"} 1');
+    expect(metrics).toContain('herald_mcp_calls_total{key="test",kind="governed",outcome="ok"} 1');
+    expect(metrics).toContain('herald_mcp_calls_total{key="test",kind="governed",outcome="error"} 1');
+    expect(metrics).toContain('herald_tool_calls_total{server="tickets",tool="lookup_ticket",outcome="refused"} 1');
+  });
 });
