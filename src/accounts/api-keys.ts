@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AgentConfig } from '../config/default-agent.js';
 import type { Budget, HeraldConfig } from '../config/schema.js';
 import type { ApiKeysRepo } from '../store/port.js';
 
@@ -11,6 +12,8 @@ export interface ApiPrincipal {
   budget?: Budget;
   /** `platform.apiKeys[].group`: keys that share conversations and stored responses */
   group?: string;
+  /** `platform.apiKeys[].tools`: the tools the key calls itself over /mcp (keys made by `herald keys create` have none) */
+  tools?: AgentConfig['tools'];
 }
 
 /**
@@ -54,7 +57,7 @@ export class ApiKeyVerifier {
     this.configured.clear();
     for (const key of config.platform.apiKeys) {
       const hash = 'key' in key ? hashApiKey(key.key) : key.keyHash.toLowerCase();
-      this.configured.set(hash, { name: key.name, ...(key.agents && { agents: key.agents }), ...(key.budget && { budget: key.budget }), ...(key.group !== undefined && { group: key.group }) });
+      this.configured.set(hash, { name: key.name, ...(key.agents && { agents: key.agents }), ...(key.budget && { budget: key.budget }), ...(key.group !== undefined && { group: key.group }), ...(key.tools && { tools: key.tools }) });
     }
   }
 

@@ -4,6 +4,7 @@ import { MAX_TIMEOUT_SECONDS, mappingSchema, thinkingLevels } from './sections/m
 import { normaliseHooksPath } from './hooks-path.js';
 import { alertsSchema } from './sections/alerts-schema.js';
 import { agentToolsSchema, toolsSchema } from './sections/tools-schema.js';
+import { mcpEndpointSchema } from './sections/mcp-endpoint-schema.js';
 import { duration } from './sections/duration-schema.js';
 import { fallbackSchema, retryPolicySchema } from './sections/delivery-policy-schema.js';
 import { schedulesSchema } from './sections/schedules-schema.js';
@@ -353,13 +354,16 @@ export type PostgresStorageOptions = z.infer<typeof postgresStorageSchema>;
 const apiKeyName = z.string().min(1).describe('Name of the key, for logs and `herald keys`.');
 const apiKeyAgents = z.array(z.string()).optional().describe('When set, the only agent ids this key may use.');
 const apiKeyBudget = budgetSchema.optional().describe("This key's spending limit, over every /v1 call: past it the key is answered 429 until the budget resets.");
+const apiKeyTools = agentToolsSchema
+  .optional()
+  .describe("The tools this key may call itself over /mcp (platform.mcp): servers (tools.mcpServers names, \"herald\" for the built-ins) narrowed by allow and deny, requireApproval as an agent's. Unset: none (the key still asks its agents).");
 const apiKeyGroup = z
   .string()
   .min(1)
   .optional()
   .describe('Keys of one group share their conversations (`conversation_id`) and stored responses (`/v1/responses/:id`, `previous_response_id`); without it they are the key\'s own, and another key gets 404.');
 export const apiKeySchema = z.union([
-  z.object({ name: apiKeyName, key: z.string().min(16).describe('The key itself (at least 16 characters).'), agents: apiKeyAgents, budget: apiKeyBudget, group: apiKeyGroup }).strict(),
+  z.object({ name: apiKeyName, key: z.string().min(16).describe('The key itself (at least 16 characters).'), agents: apiKeyAgents, budget: apiKeyBudget, group: apiKeyGroup, tools: apiKeyTools }).strict(),
   z
     .object({
       name: apiKeyName,
@@ -367,6 +371,7 @@ export const apiKeySchema = z.union([
       agents: apiKeyAgents,
       budget: apiKeyBudget,
       group: apiKeyGroup,
+      tools: apiKeyTools,
     })
     .strict(),
 ]);
@@ -467,6 +472,7 @@ export const platformSchema = z
       .positive()
       .default(15000)
       .describe('While a streamed chat completion waits for its model, an SSE `: ping` comment is sent this often (keeps proxies from closing it).'),
+    mcp: mcpEndpointSchema.prefault({}).describe('herald as an MCP server at /mcp: the agents and tools each API key may use, to any MCP client (docs/mcp-server.md).'),
   })
   .strict();
 

@@ -75,6 +75,8 @@ import { approvalTargetFaults } from '../runtime/approvals/approval-targets.js';
 import { ConfigError } from '../errors.js';
 import { builtinTools } from '../tools/builtin/builtin-tools.js';
 import { createToolbox } from '../tools/toolbox.js';
+import { McpSessions } from '../http/mcp/mcp-sessions.js';
+import { McpMetrics } from '../metrics/mcp-metrics.js';
 import { McpServers } from '../tools/mcp/mcp-servers.js';
 import { flushTracing, startTracing } from '../tracing/tracing.js';
 import { resolveTracing } from '../tracing/tracing-options.js';
@@ -108,6 +110,8 @@ export interface Gateway {
   metrics?: HeraldMetrics;
   /** the configured MCP servers (tools.mcpServers): their tools, calls and health */
   mcp: McpServers;
+  /** the MCP clients connected to /mcp (platform.mcp) */
+  mcpSessions: McpSessions;
   /** the scheduled jobs (config and admin API) and the scheduler firing them */
   schedules: Schedules;
   /** resumes unfinished work and starts timers and plugin services */
@@ -318,6 +322,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     reloading = next.catch(() => undefined);
     return next.then((result) => {
       if (result.ok) {
+        // grants and servers may have changed: every MCP client lists its tools again
+        void mcpSessions.toolsChanged();
         configTrouble.reloaded(reason, result.warnings ?? [], result.restartRequired);
         // a channel the new config removed is no longer shown
         channelHealth.retain((channel) => instances.channels.has(channel));
@@ -335,7 +341,11 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     hooks: hookSurface({ config, engine, intake, logger, limiter: hooksLimiter, receipts }),
     chat: chatSurface({ config, turns, agents, gate, logger }),
   };
-  const app = createApp({ config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), signIns: mcp, trouble: { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy(), replica, others: sharedHealth && (() => sharedHealth.others()) }, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
+  // herald as an MCP server (platform.mcp): the sessions this process holds, whatever the config says now
+  const mcpSessions = new McpSessions(() => config.platform.mcp);
+  const mcpMetrics = metrics && new McpMetrics(metrics.registry, () => mcpSessions.countsByKey());
+  const mcpEndpoint = { config, agents, turns, search: agentKnowledge.search, documents: knowledge, logger, gate, sessions: mcpSessions, onCall: mcpMetrics && ((key: string, kind: string, isError: boolean) => mcpMetrics.called(key, kind, isError)) };
+  const app = createApp({ mcp: mcpEndpoint, config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), signIns: mcp, trouble: { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy(), replica, others: sharedHealth && (() => sharedHealth.others()) }, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
   const alerts = new AlertEvaluator({
     alerts: config.alerts,
     store,
@@ -449,11 +459,14 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     approvals,
     metrics,
     mcp,
+    mcpSessions,
     schedules,
     reload,
     start: () => lifecycle.start(),
     async stop(graceMs = 10_000) {
       stopping = true;
+      // MCP clients' sessions first: their calls in flight are cancelled, no new one is taken
+      await mcpSessions.closeAll();
       await lifecycle.stop({ graceMs });
     },
   };

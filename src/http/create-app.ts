@@ -32,6 +32,8 @@ import { LIVENESS_ANSWER } from './server/liveness-listener.js';
 import { SurfaceRouter } from './server/surface-router.js';
 import { TrustedProxies } from './request/trusted-proxies.js';
 import { hooksPrefix } from '../config/hooks-path.js';
+import type { McpRouteDeps } from './mcp/mcp-route.js';
+import { protectedResourceRoute, RESOURCE_METADATA_PATH } from './mcp/protected-resource.js';
 
 export interface AppDeps {
   config: HeraldConfig;
@@ -59,6 +61,8 @@ export interface AppDeps {
   operator?: OperatorDeps;
   /** the hot surfaces, one pipeline each, whose Node doors `herald serve` opens beside these hono ones (gateway-server.ts) */
   surfaces: HotSurfaces;
+  /** /mcp (platform.mcp.enabled): what its sessions need; its module and the MCP SDK load with its first request */
+  mcp?: McpRouteDeps;
 }
 
 /** the hot surfaces: the webhooks (when enabled), chat completions (when /v1 is mounted) */
@@ -102,6 +106,11 @@ export function createApp(deps: AppDeps): Hono {
     mountLazily(app, '/console', async () => (await import('./console/console-routes.js')).consoleRoutes({ config: deps.config, limiter: operatorLimiter, sessions }), onError);
     // a browser pointed at the gateway's address lands on the console, not on a JSON 404
     app.get('/', (c) => c.redirect('/console', 302));
+  }
+  const { mcp } = deps;
+  if (mcp && deps.config.platform.mcp.enabled) {
+    app.get(RESOURCE_METADATA_PATH, protectedResourceRoute());
+    mountLazily(app, '/mcp', async () => (await import('./mcp/mcp-route.js')).mcpRoutes(mcp), onError);
   }
   for (const mount of deps.mounts ?? []) app.route(mount.path, mount.app);
   return app;

@@ -14,7 +14,7 @@ export function openaiType(status: number): string {
   return 'invalid_request_error';
 }
 
-/** The one place errors become responses: OpenAI's shape under /v1, `{ok:false,error}` elsewhere (with the catalog's `code` under /admin and /console). */
+/** The one place errors become responses: OpenAI's shape under /v1, JSON-RPC's at /mcp, `{ok:false,error}` elsewhere (with the catalog's `code` under /admin and /console). */
 export function errorResponse(c: Context, error: HeraldError): Response {
   for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
   return c.json(errorBody(error, c.req.path), error.status as never);
@@ -32,6 +32,8 @@ export function errorBody(error: HeraldError, path: string): Record<string, unkn
       },
     };
   }
+  // an MCP client reads a JSON-RPC error (no request id: the request was refused before it was read)
+  if (path === '/mcp') return { jsonrpc: '2.0', error: { code: -32000, message: error.message, data: { code: error.code } }, id: null };
   const body: Record<string, unknown> = { ok: false, error: error.message };
   // an operator's client branches on the catalog's code, as a /v1 client does on error.code; the
   // webhook surface keeps the two fields its senders know

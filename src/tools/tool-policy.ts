@@ -24,9 +24,10 @@ export interface TurnGrantContext {
  * servers, narrowed by its allow and deny, narrowed again by the mapping's; and each call's
  * verdict. In a turn over outside content a tool that is not read-only waits for a person unless
  * the mapping grants it and the request was signed; `requireApproval` anywhere (server, agent,
- * mapping) only adds approvals, so no level can lift another's.
+ * mapping) only adds approvals, so no level can lift another's. An API key's own tools over /mcp
+ * (`platform.apiKeys[].tools`) are granted by the same rules, the key in the agent's place.
  */
-export function grantTools(config: ToolsConfig, agent: AgentConfig, sources: { mcp: ToolSource; builtins: ToolSource }, context: TurnGrantContext): TurnTools | undefined {
+export function grantTools(config: ToolsConfig, agent: Pick<AgentConfig, 'tools'>, sources: { mcp: ToolSource; builtins: ToolSource }, context: TurnGrantContext): TurnTools | undefined {
   const own = agent.tools;
   if (!own?.servers.length) return undefined;
   const servers = new Set(own.servers);
@@ -64,7 +65,7 @@ export type ApprovalSubject = Pick<ToolSpec, 'name' | 'server' | 'readOnly'>;
  * signed), and `requireApproval` at each level (server, agent, mapping). The verdict and the
  * Approvals page read the same rule, the page from the run's stored action.
  */
-export function approvalRule(config: ToolsConfig, agent: AgentConfig, context: Pick<TurnGrantContext, 'outside' | 'mapping' | 'signed'>): (call: ApprovalSubject) => string[] {
+export function approvalRule(config: ToolsConfig, agent: Pick<AgentConfig, 'tools'> & { id?: string }, context: Pick<TurnGrantContext, 'outside' | 'mapping' | 'signed'>): (call: ApprovalSubject) => string[] {
   const grant = context.mapping?.grant ? globMatcher(context.mapping.grant) : () => false;
   return (call) => {
     const why: string[] = [];
@@ -77,7 +78,7 @@ export function approvalRule(config: ToolsConfig, agent: AgentConfig, context: P
     }
     const levels: [RequireApproval | undefined, string][] = [
       [serverOf(config, call.server)?.requireApproval, `tools.mcpServers.${call.server}.requireApproval`],
-      [agent.tools?.requireApproval, `agents.list[id=${agent.id}].tools.requireApproval`],
+      [agent.tools?.requireApproval, agent.id === undefined ? 'the API key\'s tools.requireApproval' : `agents.list[id=${agent.id}].tools.requireApproval`],
       [context.mapping?.requireApproval, "the mapping's tools.requireApproval"],
     ];
     for (const [level, where] of levels) if (requires(level, call.name)) why.push(`${where} asks a person for ${call.name}`);

@@ -6,13 +6,14 @@ import type { TurnTools } from './turn-tools.js';
 
 /** every turn's way to its tools: the MCP servers and the built-ins, granted by the running config */
 export interface Toolbox {
-  grant(agent: AgentConfig, context: TurnGrantContext): TurnTools | undefined;
+  /** `agent`'s tools, or an API key's (`platform.apiKeys[].tools`, over /mcp): only `tools` is read */
+  grant(agent: Pick<AgentConfig, 'tools'>, context: TurnGrantContext): TurnTools | undefined;
   /**
    * Until the MCP servers `agent` may use have each been tried once since they were started:
    * before, their tools are unknown, and a turn granted then would offer none of them, nor could
    * it execute a checkpointed call. Undefined when there is nothing to wait for (the usual case).
    */
-  untilTried(agent: AgentConfig): Promise<void> | undefined;
+  untilTried(agent: Pick<AgentConfig, 'tools'>): Promise<void> | undefined;
 }
 
 /** `config` is read at each grant, so a reload applies to the next turn */

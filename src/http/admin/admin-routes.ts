@@ -10,6 +10,8 @@ import type { TroubleSources } from './views/trouble-view.js';
 import type { FailedAuthLimiter } from '../auth/failed-auth-limiter.js';
 import { registerActionRoutes } from './action-routes.js';
 import { registerAlertRoutes } from './alert-routes.js';
+import { registerMcpSessionRoutes } from './mcp-session-routes.js';
+import type { McpSessions } from '../mcp/mcp-sessions.js';
 import { registerApprovalRoutes } from './approval-routes.js';
 import { registerQuestionRoutes } from './question-routes.js';
 import { registerUsageRoutes } from './usage-routes.js';
@@ -41,6 +43,8 @@ export interface AdminRoutesDeps {
   trouble?: Omit<TroubleSources, 'toolServers'>;
   operator?: OperatorDeps;
   sessions?: ConsoleSessions;
+  /** /mcp's sessions (platform.mcp.enabled): GET /admin/mcp/sessions */
+  mcp?: { sessions: McpSessions };
   /** for the operators' decisions (who decided what; never a call's arguments) */
   logger?: Logger;
   /**
@@ -67,6 +71,8 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
   registerQuestionRoutes(app, deps);
   registerFileRoutes(app, deps);
   if (deps.signIns) registerToolServerRoutes(app, { signIns: deps.signIns, logger: deps.logger });
+  // declared whatever the config (the API reference documents it), answered from the sessions only when /mcp is on
+  registerMcpSessionRoutes(app, { sessions: deps.mcp && deps.config.platform.mcp.enabled ? deps.mcp.sessions : undefined });
   // the actions, the mapping workbench and the console's pages (the gateway always assembles them)
   if (deps.operator) {
     registerActionRoutes(app, { ...deps, operator: deps.operator });

@@ -17,7 +17,7 @@ const REASON_MAX = 2000;
 
 export const approvalSchema = toolCallSchema
   .extend({
-    ownerKind: z.enum(['run', 'chat', 'response', 'heartbeat']).openapi({ description: 'What made the call: a hook run (run), a chat completion, a response, a heartbeat turn.' }),
+    ownerKind: z.enum(['run', 'chat', 'response', 'heartbeat', 'mcp']).openapi({ description: 'What made the call: a hook run (run), a chat completion, a response, a heartbeat turn, an MCP client through /mcp (mcp: the owner is its session, keyName the API key).' }),
     ownerId: z.string().openapi({ description: 'The run id (or response, completion, heartbeat turn id).' }),
     agentId: z.string(),
     mappingId: z.string().nullable().openapi({ description: "The mapping whose run made the call (the run's action's)." }),

@@ -14,7 +14,7 @@ export const questionSchema = z
     kind: z.literal('question'),
     id: z.string().openapi({ description: 'The question (q_…).' }),
     toolCallId: z.string().openapi({ description: 'The tool call it came during (tc_…).' }),
-    ownerKind: z.enum(['run', 'chat', 'response', 'heartbeat']),
+    ownerKind: z.enum(['run', 'chat', 'response', 'heartbeat', 'mcp']),
     ownerId: z.string().openapi({ description: 'The run that waits on the call.' }),
     agentId: z.string(),
     server: z.string().openapi({ description: 'The MCP server that asks.' }),

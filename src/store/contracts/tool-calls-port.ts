@@ -11,7 +11,8 @@
  */
 export type ToolCallStatus = 'waiting_approval' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'interrupted' | 'denied' | 'refused';
 
-export type ToolCallOwner = 'run' | 'chat' | 'response' | 'heartbeat';
+/** `mcp`: a call an MCP client made through /mcp with an API key's grant (the owner id is its MCP session) */
+export type ToolCallOwner = 'run' | 'chat' | 'response' | 'heartbeat' | 'mcp';
 
 export interface ToolApproval {
   /** `expired`: approvalTimeout passed */

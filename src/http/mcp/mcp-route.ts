@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { Hono, type Context } from 'hono';
+import { HeraldError } from '../../errors.js';
+import type { ApiPrincipal } from '../../accounts/api-keys.js';
+import { bearerToken } from '../auth/bearer-token.js';
+import { requesterOf } from '../auth/requester.js';
+import { readBody } from '../request/read-body.js';
+import { requestHeader } from '../request/request-headers.js';
+import type { PlatformGate } from '../v1/platform-auth.js';
+import type { McpSession, McpSessions } from './mcp-sessions.js';
+import { resourceMetadataUrl } from './protected-resource.js';
+import { sessionServer, subscriptionsOf, type SessionServerDeps } from './session-server.js';
+
+export interface McpRouteDeps extends SessionServerDeps {
+  gate: PlatformGate;
+  sessions: McpSessions;
+}
+
+/** a body that sends nothing for this long is abandoned (408) */
+const BODY_IDLE_MS = 30_000;
+
+/**
+ * `/mcp`: the Streamable HTTP endpoint (the SDK's web-standard server transport, one per session)
+ * behind herald's own gate: Origin checked against DNS rebinding, the API key (401 with
+ * `WWW-Authenticate` naming the Protected Resource Metadata, RFC 9728), the key's rate limit,
+ * the body read within platform.mcp.maxBodyBytes, sessions capped per key.
+ */
+export function mcpRoutes(deps: McpRouteDeps): Hono {
+  const app = new Hono();
+  app.all('/', async function mcpEndpoint(c) {
+    checkOrigin(c, deps.config.platform.mcp.allowedOrigins);
+    const principal = await admit(deps.gate, c);
+    const method = c.req.method;
+    let body: unknown;
+    if (method === 'POST') {
+      const bytes = await readBody(c, { maxBytes: deps.config.platform.mcp.maxBodyBytes, key: 'platform.mcp.maxBodyBytes', idleTimeoutMs: BODY_IDLE_MS });
+      try {
+        body = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+      } catch {
+        return jsonRpcError(c, 400, -32700, 'Parse error: the body is not JSON');
+      }
+    }
+    const sessionId = requestHeader(c, 'mcp-session-id');
+    if (sessionId === undefined) {
+      if (method !== 'POST' || !startsSession(body)) return jsonRpcError(c, 400, -32000, 'Bad Request: no Mcp-Session-Id header; a session starts with an initialize request');
+      return openSession(deps, principal, c, body);
+    }
+    // another key's session is unknown to this one, as one that never was
+    const session = deps.sessions.get(sessionId, principal);
+    if (!session) return jsonRpcError(c, 404, -32001, 'Session not found: start a new one with initialize');
+    session.lastSeenAt = Date.now();
+    // the key behind the session is the one presented now (a reload may have changed its grants)
+    session.principal = principal;
+    return transportOf(session).handleRequest(c.req.raw, { parsedBody: body });
+  });
+  return app;
+}
+
+const transports = new WeakMap<McpSession, WebStandardStreamableHTTPServerTransport>();
+const transportOf = (session: McpSession) => transports.get(session)!;
+
+async function openSession(deps: McpRouteDeps, principal: ApiPrincipal, c: Context, body: unknown): Promise<Response> {
+  deps.sessions.admit(principal);
+  let session: McpSession | undefined;
+  const server = sessionServer(deps, () => session, principal);
+  const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    maxRequestBodySize: deps.config.platform.mcp.maxBodyBytes,
+    onsessioninitialized: (id) => {
+      const now = Date.now();
+      session = {
+        id,
+        principal,
+        createdAt: now,
+        lastSeenAt: now,
+        inFlight: 0,
+        calls: 0,
+        handle: {
+          close: () => server.close(),
+          toolsChanged: () => server.sendToolListChanged(),
+          resourcesChanged: async (uris) => {
+            await server.sendResourceListChanged();
+            const subscribed = subscriptionsOf(server);
+            for (const uri of uris) if (subscribed.has(uri)) await server.sendResourceUpdated({ uri });
+          },
+        },
+      };
+      transports.set(session, transport);
+      deps.sessions.add(session);
+    },
+    onsessionclosed: (id) => deps.sessions.forget(id),
+  });
+  transport.onclose = () => {
+    if (session) deps.sessions.forget(session.id);
+  };
+  server.oninitialized = () => {
+    const client = server.getClientVersion();
+    if (session && client) session.client = { name: client.name.slice(0, 200), version: client.version.slice(0, 100) };
+  };
+  await server.connect(transport);
+  return transport.handleRequest(c.req.raw, { parsedBody: body });
+}
+
+/** the body is initialize, alone or in a batch */
+const startsSession = (body: unknown): boolean => (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body));
+
+/**
+ * The key's admission (PlatformGate: the key, then its rate limit). A missing or wrong key is
+ * told where herald's Protected Resource Metadata is, so a client of the MCP authorization
+ * flow knows which resource it stands before (MCP's authorization spec, RFC 9728 §5.1).
+ */
+async function admit(gate: PlatformGate, c: Context): Promise<ApiPrincipal> {
+  const presented = bearerToken(c);
+  try {
+    return (await gate.admit(requesterOf(c), presented)).principal;
+  } catch (error) {
+    if (!(error instanceof HeraldError) || error.code !== 'HERALD_UNAUTHORIZED') throw error;
+    const challenge = `Bearer resource_metadata="${resourceMetadataUrl(c)}"${presented ? ', error="invalid_token"' : ''}`;
+    throw new HeraldError('HERALD_UNAUTHORIZED', presented ? 'Incorrect API key provided.' : 'Send a platform API key as `Authorization: Bearer <API_KEY>`.', { headers: { 'WWW-Authenticate': challenge } });
+  }
+}
+
+/**
+ * DNS rebinding: a browser page may reach a gateway on localhost, but it always says where it
+ * comes from. An Origin other than the gateway's own address or one of platform.mcp.allowedOrigins
+ * is refused (MCP's transport spec: servers MUST validate the Origin header).
+ */
+function checkOrigin(c: Context, allowed: readonly string[]): void {
+  const origin = requestHeader(c, 'origin');
+  if (origin === undefined) return;
+  const own = new URL(c.req.url).origin;
+  if (origin === own || allowed.includes(origin)) return;
+  throw new HeraldError('HERALD_FORBIDDEN', `Origin ${origin.slice(0, 200)} may not use /mcp: list it in platform.mcp.allowedOrigins`);
+}
+
+function jsonRpcError(c: Context, status: 400 | 404, code: number, message: string): Response {
+  return c.json({ jsonrpc: '2.0', error: { code, message }, id: null }, status);
+}
