@@ -26,7 +26,7 @@ export interface TurnGrantContext {
  * the mapping grants it and the request was signed; `requireApproval` anywhere (server, agent,
  * mapping) only adds approvals, so no level can lift another's.
  */
-export function grantTools(config: ToolsConfig, agent: AgentConfig, sources: { mcp: ToolSource; builtins: ToolSource }, context: TurnGrantContext): TurnTools | undefined {
+export function grantTools(config: ToolsConfig, agent: Pick<AgentConfig, 'tools'>, sources: { mcp: ToolSource; builtins: ToolSource }, context: TurnGrantContext): TurnTools | undefined {
   const own = agent.tools;
   if (!own?.servers.length) return undefined;
   const servers = new Set(own.servers);

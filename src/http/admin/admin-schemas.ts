@@ -35,7 +35,7 @@ export const page = <T extends z.ZodTypeAny>(item: T) =>
 
 export const errorSchema = z.object({ ok: z.literal(false), error: z.string(), details: z.unknown().optional() }).openapi('Error');
 
-export const receiptOutcomes = ['wake', 'agent', 'skip', 'error', 'idempotent_replay', 'respond'] as const;
+export const receiptOutcomes = ['wake', 'agent', 'tool', 'skip', 'error', 'idempotent_replay', 'respond'] as const;
 export const receiptSchema = z
   .object({
     id: z.string(),
