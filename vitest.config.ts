@@ -32,7 +32,7 @@ const onPostgresToo = [
   'test/http/admin/console-lists-api.test.ts',
   'test/http/admin/approvals.test.ts',
   'test/runtime/delivery-policy.e2e.test.ts',
-  'test/platform/usage.e2e.test.ts',
+  'test/accounts/usage.e2e.test.ts',
   'test/tools/hook-run-tools.e2e.test.ts',
   'test/plugins/presets/discord-deferred.e2e.test.ts',
   'test/tracing/traces.e2e.test.ts',

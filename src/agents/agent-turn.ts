@@ -1,4 +1,5 @@
 import type { HeraldConfig } from '../config/schema.js';
+import { parseDuration } from '../config/sections/duration-schema.js';
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import { completeWithFallbacks } from '../models/complete-with-fallbacks.js';
 import type { ModelRegistry } from '../models/model-registry.js';
@@ -10,8 +11,8 @@ import type { AgentConfig } from './agent-directory.js';
 import { ModelCallError } from './model-call-error.js';
 import { assembleTurn } from './turn-prompt.js';
 import { copyWith } from '../utils/copy-with.js';
-import type { Budgets } from '../platform/budgets.js';
-import type { UsageRecord, UsageRecorder } from '../platform/usage-recorder.js';
+import type { Budgets } from '../accounts/budgets.js';
+import type { UsageRecord, UsageRecorder } from '../accounts/usage-recorder.js';
 import type { UsageSource } from '../store/port.js';
 import { promptWordCount, wordCount } from '../utils/word-count.js';
 import type { ChatMessage, ModelResponse } from '../models/provider.js';
@@ -147,6 +148,7 @@ export async function runAgentTurn(deps: AgentTurnDeps, asked: AgentTurnInput, o
     ledger: input.ledger!,
     attribution: { agentId: input.agent.id, mappingId: input.usage?.mappingId, keyName: input.usage?.keyName },
     signal: input.signal,
+    approvalTimeoutMs: parseDuration(config.tools.approvalTimeout),
     onCallFinished: deps.onToolCallFinished,
   });
   const round = tools && roundWith(tools);

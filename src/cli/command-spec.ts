@@ -1,5 +1,5 @@
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
-import type { CliIo } from './cli-io.js';
+import type { CliIo } from './io/cli-io.js';
 
 /** One option as `node:util` parseArgs takes it, with what `--help` prints. */
 export interface OptionSpec {

@@ -9,7 +9,7 @@ import { routeDocs } from '../http/openapi/route-docs.js';
 import { pluginDocBlocks, type DocBlock } from '../plugin-host/plugin-docs.js';
 import { PACKAGE_ROOT } from '../utils/install-layout.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
-import type { CliIo } from './cli-io.js';
+import type { CliIo } from './io/cli-io.js';
 
 /**
  * `herald docs [--write|--check] [--root DIR]`: the generated blocks of README.md and docs/*.md,

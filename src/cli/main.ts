@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { PluginCommand, PluginDefinition } from '../plugin-sdk/sdk.js';
-import { endQuietlyOnClosedStdout, processIo, type CliIo } from './cli-io.js';
+import { endQuietlyOnClosedStdout, processIo, type CliIo } from './io/cli-io.js';
 import type { CommandSpec, OptionSpec } from './command-spec.js';
 import { commands } from './commands.js';
-import { configPathFrom } from './config-path.js';
+import { configPathFrom } from './io/config-path.js';
 import { commandHelp, overallHelp } from './help.js';
-import { didYouMean, nearest } from './nearest.js';
+import { didYouMean, nearest } from './io/nearest.js';
 import { PACKAGE_ROOT } from '../utils/install-layout.js';
 
 /**

@@ -8,7 +8,7 @@ import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import { resolveMappings } from '../mappings/loading/resolve-mappings.js';
 import type { TransformRunner } from '../mappings/transforms/transform-runner.js';
 import type { ModelRegistry } from '../models/model-registry.js';
-import type { ApiKeyVerifier } from '../platform/api-keys.js';
+import type { ApiKeyVerifier } from '../accounts/api-keys.js';
 import { createChannelAccounts, type ChannelAccountsRegistry } from '../plugin-host/channel-accounts.js';
 import { pluginSection } from '../plugin-host/plugin-section.js';
 import type { PluginRegistry } from '../plugin-host/registry.js';

@@ -12,7 +12,7 @@ import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import type { TransformRunner } from '../mappings/transforms/transform-runner.js';
 import type { DispatchAction } from '../runtime/dispatch-action.js';
 import { MappingLab } from '../runtime/operator/mapping-lab.js';
-import { createApiKey } from '../platform/create-api-key.js';
+import { createApiKey } from '../accounts/create-api-key.js';
 import { replayReceipt } from '../runtime/operator/replay-receipt.js';
 import type { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import type { RunQueue } from '../runtime/runs/run-queue.js';

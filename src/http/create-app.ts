@@ -21,7 +21,7 @@ import { mountLazily } from './server/lazy-routes.js';
 import { honoDoor } from './exchange/hono-door.js';
 import type { ExchangeSurface } from './exchange/exchange-pipeline.js';
 import type { HookCall } from './hooks/answer-hook.js';
-import type { ApiPrincipal } from '../platform/api-keys.js';
+import type { ApiPrincipal } from '../accounts/api-keys.js';
 import { CHAT_COMPLETIONS_PATH } from './v1/chat/chat-listener.js';
 import { metricsRoute } from './metrics-route.js';
 import { readinessRoute, type DegradedComponents } from './readiness-route.js';

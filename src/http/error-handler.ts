@@ -14,7 +14,7 @@ export function openaiType(status: number): string {
   return 'invalid_request_error';
 }
 
-/** The one place errors become responses: OpenAI's shape under /v1, `{ok:false,error}` elsewhere. */
+/** The one place errors become responses: OpenAI's shape under /v1, `{ok:false,error}` elsewhere (with the catalog's `code` under /admin and /console). */
 export function errorResponse(c: Context, error: HeraldError): Response {
   for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
   return c.json(errorBody(error, c.req.path), error.status as never);
@@ -33,9 +33,14 @@ export function errorBody(error: HeraldError, path: string): Record<string, unkn
     };
   }
   const body: Record<string, unknown> = { ok: false, error: error.message };
+  // an operator's client branches on the catalog's code, as a /v1 client does on error.code; the
+  // webhook surface keeps the two fields its senders know
+  if (isOperatorPath(path)) body.code = error.code;
   if (error.details !== undefined) body.details = error.details;
   return body;
 }
+
+const isOperatorPath = (path: string) => ['/admin', '/console'].some((root) => path === root || path.startsWith(`${root}/`));
 
 export function errorHandler(logger: Logger): ErrorHandler {
   return function errorHandler(error, c) {

@@ -22,6 +22,7 @@ import type { IdempotencyRepo } from './contracts/idempotency-port.js';
 import type { StoreSignals } from './contracts/signals-port.js';
 import type { KnowledgeRepo } from './contracts/knowledge-port.js';
 import type { ApiKeysRepo } from './contracts/api-keys-port.js';
+import type { QuestionsRepo } from './contracts/questions-port.js';
 
 export type * from './contracts/operator-port.js';
 export type * from './contracts/alerts-port.js';
@@ -39,6 +40,7 @@ export * from './contracts/signals-port.js';
 export * from './contracts/knowledge-port.js';
 export * from './queries/candidate-rule.js';
 export * from './contracts/api-keys-port.js';
+export type * from './contracts/questions-port.js';
 
 export interface Store {
   events: EventsRepo;
@@ -66,6 +68,8 @@ export interface Store {
   usage: UsageRepo;
   /** every tool call with its run, response or chat turn; the approvals waiting for a person */
   toolCalls: ToolCallsRepo;
+  /** questions MCP servers asked a person during a tool call (elicitation), beside the approvals */
+  questions: QuestionsRepo;
   /** scheduled jobs, each with its next due time, and their fires (one per job and due time) */
   schedules: SchedulesRepo;
   /**

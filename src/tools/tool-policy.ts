@@ -50,10 +50,17 @@ export function grantTools(config: ToolsConfig, agent: Pick<AgentConfig, 'tools'
     },
     call: (spec, args, options) => (spec.server === BUILTIN_SERVER ? sources.builtins : sources.mcp).call(spec, args, options),
     timeoutMs: (spec) => (serverOf(config, spec.server)?.timeoutSeconds ?? config.callTimeoutSeconds) * 1000,
+    maxCallMs: (spec) => maxCallMs(config, serverOf(config, spec.server)),
     maxToolCalls: config.maxToolCalls,
     maxResultChars: config.maxResultChars,
     unavailable: (server, name) => (server !== BUILTIN_SERVER && servers.has(server) && allowed(name) ? sources.mcp.unavailable?.(server) : undefined),
   };
+}
+
+/** a call's limit in all (progress keeps it alive past its timeout up to this), never below its timeout */
+export function maxCallMs(config: ToolsConfig, server: McpServerConfig | undefined): number {
+  const timeout = server?.timeoutSeconds ?? config.callTimeoutSeconds;
+  return Math.max(timeout, server?.maxCallSeconds ?? config.maxCallSeconds) * 1000;
 }
 
 const serverOf = (config: ToolsConfig, name: string): McpServerConfig | undefined => (Object.hasOwn(config.mcpServers, name) ? config.mcpServers[name] : undefined);

@@ -13,6 +13,8 @@ export interface TurnTools {
   verdict(spec: ToolSpec): CallVerdict;
   call(spec: ToolSpec, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResult>;
   timeoutMs(spec: ToolSpec): number;
+  /** the most a call may take in all while the server's progress keeps it alive past timeoutMs; timeoutMs when unset */
+  maxCallMs?(spec: ToolSpec): number;
   readonly maxToolCalls: number;
   readonly maxResultChars: number;
   /**

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import type { CliIo } from '../../src/cli/cli-io.js';
+import type { CliIo } from '../../src/cli/io/cli-io.js';
 
 /** a CLI's output captured as printed: its lines and what it wrote to its streams (progress), in order */
 export function captureIo() {

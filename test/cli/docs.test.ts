@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/cli-io.js';
+import type { CliIo } from '../../src/cli/io/cli-io.js';
 import { readDocPages, regenerateDocPages, replaceBlock } from '../../src/cli/docs.js';
 import { PACKAGE_ROOT } from '../../src/utils/install-layout.js';
 import { builtinPlugins, main } from '../helpers/builtins.js';

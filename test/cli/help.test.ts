@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/cli-io.js';
+import type { CliIo } from '../../src/cli/io/cli-io.js';
 import { commands } from '../../src/cli/commands.js';
 import { main } from '../../src/cli/main.js';
 import { builtinPlugins } from '../../plugins/index.js';

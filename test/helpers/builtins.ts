@@ -1,6 +1,6 @@
 import { builtinPlugins } from '../../plugins/index.js';
 import { main as heraldMain } from '../../src/cli/main.js';
-import type { CliIo } from '../../src/cli/cli-io.js';
+import type { CliIo } from '../../src/cli/io/cli-io.js';
 import * as host from '../../src/plugin-host/load-config.js';
 
 /**

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/cli-io.js';
+import type { CliIo } from '../../src/cli/io/cli-io.js';
 import { main } from '../helpers/builtins.js';
 import { baseConfig, tempDir } from '../helpers/start-herald.js';
 

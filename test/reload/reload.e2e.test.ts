@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/cli-io.js';
+import type { CliIo } from '../../src/cli/io/cli-io.js';
 import { main } from '../../src/cli/main.js';
 import { builtinPlugins } from '../../plugins/index.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';

@@ -9,6 +9,7 @@ import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/po
 import { admissionCases } from './admission.case.js';
 import { alertsCases } from './alerts.case.js';
 import { apiKeysCases } from './api-keys.case.js';
+import { questionsCases } from './questions.case.js';
 import { filesCases } from './files.case.js';
 import { usageCases } from './usage.case.js';
 import { deliveriesCases } from './deliveries.case.js';
@@ -110,6 +111,7 @@ admissionCases(open);
   stateCases(open);
   knowledgeCases(open);
   apiKeysCases(open);
+  questionsCases(open);
   filesCases(open);
   usageCases(open);
 alertsCases(open);

@@ -102,6 +102,26 @@ describe('tools in hook runs', () => {
     expect((await h.gateway.store.events.list('main', 10)).map((e) => e.text)).not.toContain('delete everything');
   });
 
+  it('unanswered past tools.approvalTimeout, the call is refused as expired, the model is told and the run goes on', async () => {
+    model = await startToolCallingModel(callInRounds([[{ name: 'herald__add_event', arguments: { text: 'deploy of api noted' } }]]));
+    const h = await testApp(config(model.url, { tools: { approvalTimeout: '2s' } }));
+    const id = await submit(h, 'Note the deploy of api');
+    expect((await settled(h, id)).status).toBe('waiting_approval');
+    const [pending] = await h.gateway.store.toolCalls.pendingApprovals(10);
+    // the call says when it is refused: tools.approvalTimeout after it was made
+    expect(pending!.approvalExpiresAt).toBe(pending!.createdAt + 2000);
+    const listed = (await (await h.request('/admin/approvals', { headers: admin })).json()) as { data: { approvalExpiresAt: string }[] };
+    expect(listed.data[0]!.approvalExpiresAt).toBe(new Date(pending!.createdAt + 2000).toISOString());
+
+    // nobody decides: the gateway's own sweep refuses it, and the run goes on without it
+    const run = await settled(h, id, ['succeeded', 'failed']);
+    expect(run.status).toBe('succeeded');
+    const [call] = await h.gateway.store.toolCalls.ofOwner('run', id);
+    expect(call).toMatchObject({ status: 'denied', approval: { decision: 'expired', by: 'timeout' } });
+    expect((await h.gateway.store.events.list('main', 10)).map((e) => e.text)).not.toContain('deploy of api noted');
+    expect(model.requests[1].messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('did not answer in time') });
+  });
+
   it('a tool the model invents, or arguments off the schema, get a clear tool error, never a failed run', async () => {
     model = await startToolCallingModel(
       callInRounds([

@@ -20,6 +20,8 @@ export interface RoundContext {
   ledger: ToolLedger;
   attribution: CallAttribution;
   signal?: AbortSignal;
+  /** how long a call held for a person waits before the approvals sweep refuses it (tools.approvalTimeout) */
+  approvalTimeoutMs: number;
   /** told of each call's end, executed or not (the metrics); `seconds` when it was executed */
   onCallFinished?: (server: string, tool: string, outcome: Exclude<ToolCallStatus, 'waiting_approval' | 'running'>, seconds?: number) => void;
 }
@@ -54,6 +56,7 @@ export async function runToolRound(ctx: RoundContext, calls: ModelToolCall[], ch
       if (verdict.kind === 'approve') {
         record.status = 'waiting_approval';
         record.approvalRequired = true;
+        record.approvalExpiresAt = now + ctx.approvalTimeoutMs;
         return { record, spec };
       }
       record.status = 'running';
@@ -125,7 +128,9 @@ async function executeTraced(ctx: RoundContext, record: ToolCallRecord, spec: To
   let result: ToolResult;
   let status: ToolCallStatus;
   try {
-    result = await withTimeout(ctx.tools.call(spec, args, { signal: ctx.signal, timeoutMs, context: { agentId: ctx.attribution.agentId, callRecordId: record.id, owner: { kind: ctx.ledger.ownerKind, id: ctx.ledger.ownerId } } }), timeoutMs);
+    // the source's own limit restarts with each progress notification, up to maxCallMs: this one holds past that
+    const limitMs = ctx.tools.maxCallMs?.(spec) ?? timeoutMs;
+    result = await withTimeout(ctx.tools.call(spec, args, { signal: ctx.signal, timeoutMs, context: { agentId: ctx.attribution.agentId, callRecordId: record.id, owner: { kind: ctx.ledger.ownerKind, id: ctx.ledger.ownerId } } }), limitMs);
     status = result.isError ? (result.timedOut ? 'timed_out' : 'failed') : 'succeeded';
   } catch (error) {
     const timedOut = error instanceof CallTimeout;

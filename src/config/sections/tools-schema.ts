@@ -24,6 +24,12 @@ export type RequireApproval = z.output<typeof requireApprovalSchema>;
 const serverCommon = {
   requireApproval: requireApprovalSchema.optional(),
   timeoutSeconds: z.number().positive().max(3600).optional().describe("Time limit of one call to this server's tools; defaults to tools.callTimeoutSeconds."),
+  maxCallSeconds: z
+    .number()
+    .positive()
+    .max(86_400)
+    .optional()
+    .describe("Most a call to this server's tools may take while its progress notifications keep it alive past timeoutSeconds; defaults to tools.maxCallSeconds."),
 };
 
 export const stdioServerSchema = z
@@ -60,6 +66,12 @@ export const toolsSchema = z
       .describe('URL prefixes a /v1/responses `mcp` tool may name as server_url; any other server_url is refused (400). Configured servers are named by server_label instead.'),
     maxToolCalls: z.number().int().positive().max(1000).default(20).describe('Most tool calls in one turn; past it the model is told to answer without tools.'),
     callTimeoutSeconds: z.number().positive().max(3600).default(60).describe('Time limit of one tool call (a server may set its own timeoutSeconds).'),
+    maxCallSeconds: z
+      .number()
+      .positive()
+      .max(86_400)
+      .default(600)
+      .describe('Most one tool call may take in all: each progress notification from the server restarts its callTimeoutSeconds, up to this (a call never runs past its run\'s own timeoutSeconds).'),
     maxResultChars: z.number().int().positive().max(1_000_000).default(16_000).describe('A tool result longer than this is cut, with a note to the model.'),
     maxToolsPerServer: z.number().int().positive().max(10_000).default(128).describe('Most tools taken from one server (a server listing more is cut, and says so in /readyz).'),
     approvalTimeout: positiveDuration.default('24h').describe('A call waiting for approval longer than this is refused, and the model told so.'),

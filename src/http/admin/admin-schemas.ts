@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { RunStatus } from '../../store/port.js';
+import { errorCodes } from '../openapi/common-schemas.js';
 import { toolCallSchema } from './views/tool-call-view.js';
 import { toolServerSchema } from './views/tool-server-view.js';
 import { troubleSchema } from './views/trouble-view.js';
@@ -33,7 +34,7 @@ export const listQuery = z.object({
 export const page = <T extends z.ZodTypeAny>(item: T) =>
   z.object({ data: z.array(item), nextCursor: z.string().nullable().openapi({ description: 'Pass as `cursor` for the next (older) page; null on the last page.' }) });
 
-export const errorSchema = z.object({ ok: z.literal(false), error: z.string(), details: z.unknown().optional() }).openapi('Error');
+export const errorSchema = z.object({ ok: z.literal(false), error: z.string(), code: z.enum(errorCodes).openapi({ description: "The error catalog's code (docs/errors.md): what a client branches on." }), details: z.unknown().optional() }).openapi('Error');
 
 export const receiptOutcomes = ['wake', 'agent', 'tool', 'skip', 'error', 'idempotent_replay', 'respond'] as const;
 export const receiptSchema = z

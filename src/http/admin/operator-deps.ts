@@ -3,7 +3,7 @@ import type { AgentAction } from '../../mappings/hook-action.js';
 import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
 import type { ParsePool } from '../../knowledge/parsing/parse-pool.js';
 import type { MappingLab } from '../../runtime/operator/mapping-lab.js';
-import type { CreatedApiKey } from '../../platform/create-api-key.js';
+import type { CreatedApiKey } from '../../accounts/create-api-key.js';
 import type { ScheduleJob } from '../../config/sections/schedules-schema.js';
 import type { JobFault } from '../../runtime/schedules/job-faults.js';
 import type { Schedules } from '../../runtime/schedules/schedules.js';

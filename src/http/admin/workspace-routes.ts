@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { HeraldError } from '../../errors.js';
 import { isoTime as iso } from '../../time/iso-time.js';
-import { API_KEY_NAME, API_KEY_NAME_RULE } from '../../platform/create-api-key.js';
+import { API_KEY_NAME, API_KEY_NAME_RULE } from '../../accounts/create-api-key.js';
 import { knowledgeRoutes } from '../v1/knowledge/knowledge-routes.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema } from './admin-schemas.js';

@@ -102,13 +102,14 @@ export function consoleRoutes(deps: ConsoleRoutesDeps): Hono {
       path: '/',
       maxAge: hours * 3600,
     });
-    return c.json({ ok: true, csrf: session.csrf, expiresAt: new Date(session.expiresAt).toISOString(), traceLinkTemplate: deps.config.tracing.linkTemplate ?? null });
+    return c.json({ ok: true, signedIn: true, csrf: session.csrf, expiresAt: new Date(session.expiresAt).toISOString(), traceLinkTemplate: deps.config.tracing.linkTemplate ?? null });
   });
 
   app.get('/session', async (c) => {
     const session = await deps.sessions?.verify(c);
-    if (!session) throw new HeraldError('HERALD_UNAUTHORIZED');
-    return c.json({ ok: true, csrf: deps.sessions!.csrfOf(session.id), expiresAt: new Date(session.expiresAt).toISOString(), traceLinkTemplate: deps.config.tracing.linkTemplate ?? null });
+    // no session is an answer (the sign-in page asks on every load), never a 401 a browser logs
+    if (!session) return c.json({ ok: true, signedIn: false });
+    return c.json({ ok: true, signedIn: true, csrf: deps.sessions!.csrfOf(session.id), expiresAt: new Date(session.expiresAt).toISOString(), traceLinkTemplate: deps.config.tracing.linkTemplate ?? null });
   });
 
   app.delete('/session', async (c) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FILE_PURPOSES } from '../../platform/files.js';
+import { FILE_PURPOSES } from '../../knowledge-stores/files.js';
 import { fileBatchCreateSchema, vectorStoreCreateSchema, vectorStoreFileCreateSchema, vectorStoreSearchSchema, vectorStoreUpdateSchema } from '../v1/knowledge/vector-store-requests.js';
 import { openaiErrorSchema } from './common-schemas.js';
 import { listQuerySchema } from './platform-docs.js';

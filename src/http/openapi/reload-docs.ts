@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { okFalseSchema } from './common-schemas.js';
+import { operatorErrorSchema } from './common-schemas.js';
 import { defineRoutes } from './route-doc.js';
 
 export const reloadResultSchema = z.object({
@@ -14,9 +14,9 @@ export const reloadDocs = defineRoutes('admin', [
     method: 'post', path: '/reload', summary: 'Reload the config file (herald reload)', security: 'gatewayToken',
     responses: {
       200: { description: 'Reloaded.', schema: reloadResultSchema },
-      401: { description: 'Missing or wrong gateway token.', schema: okFalseSchema },
-      422: { description: 'The file has faults (in `details`); the running config stays.', schema: okFalseSchema },
-      429: { description: 'Too many failed authentications from this address.', schema: okFalseSchema },
+      401: { description: 'Missing or wrong gateway token.', schema: operatorErrorSchema },
+      422: { description: 'The file has faults (in `details`); the running config stays.', schema: operatorErrorSchema },
+      429: { description: 'Too many failed authentications from this address.', schema: operatorErrorSchema },
     },
   },
 ]);

@@ -2,10 +2,10 @@ import { Hono } from 'hono';
 import type { AgentConfig, AgentDirectory } from '../../agents/agent-directory.js';
 import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
 import { agentVectorStoreId } from '../../knowledge/knowledge-owner.js';
-import { mayUseAgent, type ApiPrincipal } from '../../platform/api-keys.js';
+import { mayUseAgent, type ApiPrincipal } from '../../accounts/api-keys.js';
 import type { StateRepo } from '../../store/port.js';
 import { listPage } from './list-page.js';
-import { requireAgent } from '../../runtime/platform-api/agent-access.js';
+import { requireAgent } from '../../runtime/v1/agent-access.js';
 
 export interface AgentsRoutesDeps {
   agents: AgentDirectory;

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { HeraldError } from '../../errors.js';
-import { createEmbeddings, type EmbeddingsDeps } from '../../runtime/platform-api/embeddings.js';
+import { createEmbeddings, type EmbeddingsDeps } from '../../runtime/v1/embeddings.js';
 import { parseJsonBody, readBody } from '../request/read-body.js';
 import { base64Vector, parseEmbeddingsRequest } from './embeddings-request.js';
 

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { HeraldError } from '../../errors.js';
-import { type ApiKeyVerifier, type ApiPrincipal } from '../../platform/api-keys.js';
-import { rateLimitHeaders, type RateLimiter } from '../../platform/rate-limiter.js';
+import { type ApiKeyVerifier, type ApiPrincipal } from '../../accounts/api-keys.js';
+import { rateLimitHeaders, type RateLimiter } from '../../accounts/rate-limiter.js';
 import { bearerToken } from '../auth/bearer-token.js';
 import { requesterOf, type Requester } from '../auth/requester.js';
 import { setResponseHeader } from '../request/response-header.js';

@@ -2,7 +2,7 @@ import type { AlertRule } from '../../config/sections/alerts-schema.js';
 import type { PluginService } from '../../plugin-sdk/sdk.js';
 import { isUnfinished, type AlertRecord, type RunRecord, type Store } from '../../store/port.js';
 import { parseDuration } from '../duration.js';
-import { budgetMessage, type Budgets } from '../../platform/budgets.js';
+import { budgetMessage, type Budgets } from '../../accounts/budgets.js';
 import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
 import { runsFailing, withinMsOf } from './runs-failing.js';
 import { scheduleFailing, scheduleMissed } from './schedule-conditions.js';

@@ -5,7 +5,7 @@ import type { AlertsConfig } from '../../config/sections/alerts-schema.js';
 import type { AlertMetrics } from '../../metrics/alert-metrics.js';
 import type { ChannelAdapter, PluginService } from '../../plugin-sdk/sdk.js';
 import type { AlertNotice, AlertRecord, NewAlert, Store } from '../../store/port.js';
-import type { Budgets } from '../../platform/budgets.js';
+import type { Budgets } from '../../accounts/budgets.js';
 import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
 import { parseDuration } from '../duration.js';
 import { changeTopic } from '../operator/change-feed.js';

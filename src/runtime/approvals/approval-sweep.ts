@@ -6,6 +6,14 @@ import { approvalNoticeId } from './approval-notice.js';
 
 /** how often expired approvals are refused: an approval is refused at most this long after it expired */
 export const SWEEP_EVERY_MS = 30_000;
+
+/**
+ * The sweep's interval for an approval timeout: every SWEEP_EVERY_MS, or a quarter of a shorter
+ * timeout (not under half a second), so a call is refused close to its time, not up to 30 s late.
+ */
+export function sweepEveryMs(approvalTimeoutMs: number): number {
+  return Math.min(SWEEP_EVERY_MS, Math.max(500, Math.floor(approvalTimeoutMs / 4)));
+}
 /** calls read per query */
 const BATCH = 100;
 /** the most batches one pass expires: a pass always ends, the next takes the rest */

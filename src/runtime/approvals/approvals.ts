@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { RunRecord, Store, ToolCallRecord } from '../../store/port.js';
 import { announceApprovals, type NoticeOutbox } from './announce-approvals.js';
-import { ApprovalSweep } from './approval-sweep.js';
+import { ApprovalSweep, sweepEveryMs } from './approval-sweep.js';
+import { parseDuration } from '../duration.js';
 import { decideApproval, type ApprovalInput } from './decide-approval.js';
 
 export interface ApprovalsDeps {
@@ -11,7 +12,7 @@ export interface ApprovalsDeps {
   /** the durable outbox (DeliveryOutbox): notices go as alerts' do */
   outbox: NoticeOutbox;
   logger: Logger;
-  /** how often the sweep runs (default SWEEP_EVERY_MS) */
+  /** how often the sweep runs (default: sweepEveryMs of tools.approvalTimeout) */
   sweepEveryMs?: number;
 }
 
@@ -26,7 +27,7 @@ export class Approvals {
 
   constructor(private readonly deps: ApprovalsDeps) {
     this.log = deps.logger.child({ component: 'approvals' });
-    this.sweeper = new ApprovalSweep({ store: deps.store, announce: this.announceDeps, logger: this.log, everyMs: deps.sweepEveryMs });
+    this.sweeper = new ApprovalSweep({ store: deps.store, announce: this.announceDeps, logger: this.log, everyMs: deps.sweepEveryMs ?? sweepEveryMs(parseDuration(deps.config.tools.approvalTimeout)) });
   }
 
   private get announceDeps() {

@@ -1933,4 +1933,29 @@ export const migrations: Migration[] = [
         WHERE status IN ('delivered', 'failed', 'abandoned') AND strpos(recipient, '#token=') > 0;
     `,
   },
+  {
+    version: 41,
+    name: 'tool questions: what an MCP server asked a person during a call (elicitation), as SQLite migration 46',
+    sql: `
+      CREATE TABLE tool_questions (
+        id TEXT PRIMARY KEY,
+        tool_call_id TEXT NOT NULL,
+        owner_kind TEXT NOT NULL,
+        owner_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        server TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        message TEXT NOT NULL,
+        requested_schema JSONB,
+        url TEXT,
+        status TEXT NOT NULL,
+        content JSONB,
+        answered_by TEXT,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        answered_at BIGINT
+      );
+      CREATE INDEX tool_questions_pending ON tool_questions (created_at) WHERE status = 'pending';
+    `,
+  },
 ];

@@ -14,6 +14,7 @@ import { migrate } from './migrate.js';
 import { checkSchemaName, connectionConfig, createPool, DEFAULT_SCHEMA, type PostgresOptions } from './pg-pool.js';
 import { PgSignals } from './pg-signals.js';
 import { postgresApiKeysRepo } from './api-keys-repo.js';
+import { postgresQuestionsRepo } from './questions-repo.js';
 import { postgresFilesRepo } from './files-repo.js';
 import { postgresKnowledgeRepo } from './knowledge-repo.js';
 import { postgresVectorStoresRepo } from './vector-stores-repo.js';
@@ -82,6 +83,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Postg
     signals,
     knowledge: postgresKnowledgeRepo(pool),
     apiKeys: postgresApiKeysRepo(pool),
+    questions: postgresQuestionsRepo(pool),
     files: postgresFilesRepo(pool),
     vectorStores: postgresVectorStoresRepo(pool),
     receipts,

@@ -939,6 +939,31 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
         WHERE status IN ('delivered', 'failed', 'abandoned') AND instr(recipient, '#token=') > 0;
     `,
   },
+  {
+    version: 46,
+    name: 'tool questions: what an MCP server asked a person during a call (elicitation), and the answer',
+    sql: `
+      CREATE TABLE tool_questions (
+        id TEXT PRIMARY KEY,
+        tool_call_id TEXT NOT NULL,
+        owner_kind TEXT NOT NULL,
+        owner_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        server TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        message TEXT NOT NULL,
+        requested_schema TEXT,
+        url TEXT,
+        status TEXT NOT NULL,
+        content TEXT,
+        answered_by TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        answered_at INTEGER
+      );
+      CREATE INDEX tool_questions_pending ON tool_questions (created_at) WHERE status = 'pending';
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

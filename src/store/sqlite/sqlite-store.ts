@@ -8,6 +8,7 @@ import { eventAppender, sqliteEventsRepo } from './events-repo.js';
 import { GroupCommit } from './group-commit.js';
 import { sqliteIdempotencyRepo } from './idempotency-repo.js';
 import { sqliteApiKeysRepo } from './api-keys-repo.js';
+import { sqliteQuestionsRepo } from './questions-repo.js';
 import { sqliteFilesRepo } from './files-repo.js';
 import { sqliteKnowledgeRepo } from './knowledge-repo.js';
 import { sqliteVectorStoresRepo } from './vector-stores-repo.js';
@@ -44,6 +45,7 @@ export function openSqliteStore(file: string): SqliteStore {
     signals: new LocalSignals(),
     knowledge: sqliteKnowledgeRepo(db, commits.othersCommits),
     apiKeys: sqliteApiKeysRepo(db),
+    questions: sqliteQuestionsRepo(db),
     files: sqliteFilesRepo(db),
     vectorStores: sqliteVectorStoresRepo(db),
     probe: sqliteProbe(db),

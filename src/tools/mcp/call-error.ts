@@ -12,6 +12,9 @@ export interface CallFailure extends ToolResult {
   lostConnection?: boolean;
 }
 
+/** the SDK's words for a call past its total limit (protocol.js `_resetTimeout`), and herald's own abort's */
+export const TOTAL_EXCEEDED = 'Maximum total timeout exceeded';
+
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10}s`;
 
 /**
@@ -21,7 +24,7 @@ const seconds = (ms: number) => `${Math.round(ms / 100) / 10}s`;
  */
 export function callFailure(
   error: unknown,
-  context: { server: string; stdio: boolean; timeoutMs: number; aborted: boolean; maxChars: number; transportFault?: string },
+  context: { server: string; stdio: boolean; timeoutMs: number; totalMs?: number; aborted: boolean; maxChars: number; transportFault?: string },
 ): CallFailure {
   const { server } = context;
   const failure = (text: string, extra: Partial<CallFailure> = {}): CallFailure => ({ text: capText(text, context.maxChars), isError: true, ...extra });
@@ -30,6 +33,9 @@ export function callFailure(
   const sdk = loadedMcpSdk();
   if (sdk && error instanceof sdk.McpError) {
     const { ErrorCode } = sdk;
+    if (error.code === ErrorCode.RequestTimeout && error.message.includes(TOTAL_EXCEEDED) && context.totalMs !== undefined) {
+      return failure(`the server ${server} did not finish within ${seconds(context.totalMs)} (its progress kept the call alive until its total limit)`, { timedOut: true });
+    }
     if (error.code === ErrorCode.RequestTimeout) return failure(`the server ${server} did not answer within ${seconds(context.timeoutMs)}`, { timedOut: true });
     if (error.code === ErrorCode.ConnectionClosed) {
       // closed by herald for what its transport saw (an answer past the size limit)

@@ -2,15 +2,17 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Logger } from 'pino';
 import { isStdioServer, type McpServerConfig, type ToolsConfig } from '../../config/sections/tools-schema.js';
 import type { ToolCallOptions, ToolResult, ToolSpec } from '../tool-spec.js';
-import { callFailure } from './call-error.js';
+import { maxCallMs } from '../tool-policy.js';
+import { callFailure, TOTAL_EXCEEDED } from './call-error.js';
 import { capText } from '../result-cap.js';
 import { resultText } from './call-result.js';
 import { backoffMs, STEADY_MS } from './backoff.js';
 import { faultMessage } from './fault-message.js';
-import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
+import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js';
 import { MAX_MESSAGE_BYTES, mcpTransport, OVERSIZED } from './mcp-transport.js';
 import type { ToolServerHealth, ToolServerState } from './server-health.js';
 import { listServerTools } from './tool-listing.js';
+import { secretMask, type SecretMask } from './secret-mask.js';
 
 export interface ConnectionDeps {
   server: string;
@@ -52,12 +54,15 @@ export class McpConnection {
   /** why herald closed the connection itself, told to the calls it fails */
   private transportFault?: string;
   private readonly log: Logger;
+  /** the server's configured secrets masked in every text of it herald shows, logs or gives the model */
+  private readonly mask: SecretMask;
   /** settles once the first connection was tried: ready, failed or stopped */
   private readonly firstTry: Promise<void>;
   private firstTried?: () => void;
 
   constructor(private readonly deps: ConnectionDeps) {
     this.log = deps.logger.child({ component: 'tools', server: deps.server });
+    this.mask = secretMask(deps.config);
     this.firstTry = new Promise((resolve) => (this.firstTried = resolve));
   }
 
@@ -139,18 +144,33 @@ export class McpConnection {
     if (!client) return { text: capText(this.unavailable() ?? `the server ${server} is not available`, maxChars), isError: true };
     const timeoutMs = Math.min(options.timeoutMs, this.timeoutMs);
     if (options.signal?.aborted) return callFailure(options.signal.reason, { server, stdio: this.stdio, timeoutMs, aborted: true, maxChars });
+    const totalMs = maxCallMs(this.deps.tools, this.deps.config);
+    // past the total limit the request is aborted: the SDK then tells the server (notifications/cancelled), as it does for the turn's abort and the timeout
+    const total = new AbortController();
+    const totalTimer = setTimeout(() => total.abort(new (loadedMcpSdk()!.McpError)(loadedMcpSdk()!.ErrorCode.RequestTimeout, TOTAL_EXCEEDED)), totalMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, total.signal]) : total.signal;
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal: options.signal, timeout: timeoutMs });
-      return resultText(result as Parameters<typeof resultText>[0], maxChars);
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+        signal,
+        timeout: timeoutMs,
+        // the server's progress notifications (asked for by giving a progress handler) keep the call alive, up to its total limit
+        onprogress: () => undefined,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: totalMs,
+      });
+      const text = resultText(result as Parameters<typeof resultText>[0], maxChars);
+      return { ...text, text: this.mask(text.text) };
     } catch (error) {
-      const failure = callFailure(error, { server, stdio: this.stdio, timeoutMs, aborted: options.signal?.aborted === true, maxChars, transportFault: this.transportFault });
+      const failure = callFailure(error, { server, stdio: this.stdio, timeoutMs, totalMs, aborted: options.signal?.aborted === true, maxChars, transportFault: this.transportFault });
       // an HTTP server's connection has no process to watch: a failed request is the sign it is gone
       if (failure.lostConnection && !this.stdio && this.ready === client) {
         this.failed(error);
         void client.close().catch(() => undefined);
       }
       const { lostConnection: _, ...result } = failure;
-      return result;
+      return { ...result, text: this.mask(result.text) };
+    } finally {
+      clearTimeout(totalTimer);
     }
   }
 
@@ -173,10 +193,10 @@ export class McpConnection {
       client.onerror = (error) => this.transportError(client, error);
       let readyAt: number | undefined;
       try {
-        await client.connect(mcpTransport(sdk, this.deps.config, { server: this.deps.server, baseDir: this.deps.baseDir, logger: this.deps.logger }), { timeout: this.setupTimeoutMs });
+        await client.connect(mcpTransport(sdk, this.deps.config, { server: this.deps.server, baseDir: this.deps.baseDir, logger: this.deps.logger, mask: this.mask }), { timeout: this.setupTimeoutMs });
         if (this.stopping) break;
         client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-          this.listing(client).catch((error: unknown) => this.log.warn({ error: faultMessage(error) }, 'tool server: reading its changed tools failed'));
+          this.listing(client).catch((error: unknown) => this.log.warn({ error: this.mask(faultMessage(error)) }, 'tool server: reading its changed tools failed'));
         });
         await this.listing(client);
         if (this.stopping) break;
@@ -226,17 +246,17 @@ export class McpConnection {
    * the connection is made again).
    */
   private transportError(client: Client, error: Error): void {
-    if (error.message.includes(OVERSIZED) || error.message.startsWith('ReadBuffer exceeded')) {
+    if (error.message.includes(OVERSIZED)) {
       this.transportFault = `the server's answer is larger than ${MAX_MESSAGE_BYTES / 1024 / 1024} MB`;
       void client.close().catch(() => undefined);
       return;
     }
-    this.log.debug({ error: faultMessage(error) }, 'tool server transport error');
+    this.log.debug({ error: this.mask(faultMessage(error)) }, 'tool server transport error');
   }
 
   private failed(error: unknown): void {
     this.ready = undefined;
-    this.lastError = faultMessage(error);
+    this.lastError = this.mask(faultMessage(error));
     if (this.state === 'failed') return;
     this.log.warn({ error: this.lastError }, 'tool server failed; it is connected again with backoff');
     this.set('failed');

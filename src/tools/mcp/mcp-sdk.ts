@@ -8,7 +8,7 @@ export interface McpSdk {
   Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
   /** the stdio transport's parts: herald starts the process itself (stdio-group-transport.ts) */
   getDefaultEnvironment: typeof import('@modelcontextprotocol/sdk/client/stdio.js').getDefaultEnvironment;
-  ReadBuffer: typeof import('@modelcontextprotocol/sdk/shared/stdio.js').ReadBuffer;
+  deserializeMessage: typeof import('@modelcontextprotocol/sdk/shared/stdio.js').deserializeMessage;
   serializeMessage: typeof import('@modelcontextprotocol/sdk/shared/stdio.js').serializeMessage;
   StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
   StreamableHTTPError: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPError;
@@ -33,7 +33,7 @@ export function loadMcpSdk(): Promise<McpSdk> {
       (loaded = {
         Client: client.Client,
         getDefaultEnvironment: stdio.getDefaultEnvironment,
-        ReadBuffer: framing.ReadBuffer,
+        deserializeMessage: framing.deserializeMessage,
         serializeMessage: framing.serializeMessage,
         StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
         StreamableHTTPError: http.StreamableHTTPError,

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { McpServerConfig, ToolsConfig } from '../../config/sections/tools-schema.js';
 import type { ToolCallOptions, ToolResult, ToolSource, ToolSpec } from '../tool-spec.js';
+import { toolName } from '../tool-name.js';
 import { McpConnection } from './mcp-connection.js';
 import type { ToolServerHealth } from './server-health.js';
 
@@ -51,14 +52,17 @@ export class McpServers implements ToolSource {
 
   /**
    * Every server's tools, ready or not: a call to a server that is down says so to the model.
-   * A name two servers would share (only possible through `_` at a server name's end) goes to the first.
+   * Names are unique across servers: a name another server's tool already has (`ns` with `_probe`
+   * and `ns_` with `probe` both read `ns___probe`) ends in a short hash of its server and tool,
+   * stable from one listing to the next; the first server in config order keeps the readable one.
    */
   tools(): ToolSpec[] {
     if (this.tools_) return this.tools_;
     const seen = new Set<string>();
     const all: ToolSpec[] = [];
     for (const connection of this.connections.values()) {
-      for (const spec of connection.tools()) {
+      for (const listed of connection.tools()) {
+        const spec = seen.has(listed.name) ? { ...listed, name: toolName(listed.server, listed.tool, true) } : listed;
         if (seen.has(spec.name)) continue;
         seen.add(spec.name);
         all.push(spec);
@@ -88,8 +92,14 @@ export class McpServers implements ToolSource {
     return this.connections.get(server)?.unavailable();
   }
 
+  /** each server's health; its `tools` are the ones the model is offered from it (tools()) */
   health(): ToolServerHealth[] {
-    return [...this.connections.values()].map((c) => c.health());
+    const offered = new Map<string, number>();
+    for (const spec of this.tools()) offered.set(spec.server, (offered.get(spec.server) ?? 0) + 1);
+    return [...this.connections.values()].map((c) => {
+      const health = c.health();
+      return { ...health, tools: offered.get(health.server) ?? 0 };
+    });
   }
 
   /**

@@ -5,16 +5,11 @@ import type { Logger } from 'pino';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isStdioServer, type McpServerConfig } from '../../config/sections/tools-schema.js';
 import type { McpSdk } from './mcp-sdk.js';
+import { MAX_MESSAGE_BYTES, OVERSIZED } from './oversized.js';
+import type { SecretMask } from './secret-mask.js';
 import { StdioGroupTransport } from './stdio-group-transport.js';
 
-/**
- * The most one message from a server may take (bytes): the SDK reads a message whole, so a
- * hostile server's endless answer is refused here rather than held. A stdio server past it is
- * disconnected (and restarted); an HTTP answer past it fails its request.
- */
-export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
-/** the mark of an answer refused for its size, in the transport's error */
-export const OVERSIZED = 'larger than the message limit';
+export { MAX_MESSAGE_BYTES, OVERSIZED } from './oversized.js';
 /** a stderr line longer than this is logged in pieces (a server printing without newlines is not buffered whole) */
 const MAX_STDERR_LINE = 4096;
 
@@ -23,6 +18,8 @@ export interface TransportContext {
   /** the config file's folder: a stdio server's cwd is relative to it, and it is the cwd when unset */
   baseDir: string;
   logger: Logger;
+  /** the server's configured secrets masked in what it writes (its stderr) */
+  mask: SecretMask;
 }
 
 /** the SDK's transport for one configured server: a child process over stdio, or Streamable HTTP */
@@ -46,8 +43,8 @@ export function mcpTransport(sdk: McpSdk, config: McpServerConfig, context: Tran
   });
 }
 
-/** the server's stderr, line by line, at debug; always read, so a chatty server never blocks on a full pipe */
-function logStderr(stream: Readable, { server, logger }: TransportContext): void {
+/** the server's stderr, line by line, at debug, its configured secrets masked; always read, so a chatty server never blocks on a full pipe */
+function logStderr(stream: Readable, { server, logger, mask }: TransportContext): void {
   const log = logger.child({ component: 'tools', server });
   let partial = '';
   stream.setEncoding('utf8');
@@ -59,27 +56,45 @@ function logStderr(stream: Readable, { server, logger }: TransportContext): void
       lines.push(partial.slice(0, MAX_STDERR_LINE));
       partial = partial.slice(MAX_STDERR_LINE);
     }
-    for (const line of lines) if (line.trim()) log.debug({ stderr: line.slice(0, MAX_STDERR_LINE).trimEnd() }, 'tool server stderr');
+    for (const line of lines) if (line.trim()) log.debug({ stderr: mask(line.slice(0, MAX_STDERR_LINE).trimEnd()) }, 'tool server stderr');
   });
   stream.on('error', () => undefined);
 }
 
 /**
- * fetch whose answers to POSTs (one request's response, JSON or a short event stream) fail past
- * `maxBytes`; the long-lived GET event stream of server notifications is left as it is.
+ * fetch whose answers to POSTs fail as soon as one message passes `maxBytes`, while they are read:
+ * a JSON answer counted whole, an event stream counted per event, so a long call's many progress
+ * events are no fault. The long-lived GET stream of server notifications is left as it is (the
+ * SDK reconnects it by itself, and a wrapped one hides why it closed).
  */
 function boundedFetch(maxBytes: number) {
   return async (url: string | URL, init?: RequestInit): Promise<Response> => {
     const response = await fetch(url, withTraceparent(init));
-    if (init?.method !== 'POST' || !response.body) return response;
+    if (!response.body || init?.method !== 'POST') return response;
+    const events = response.headers.get('content-type')?.includes('text/event-stream') === true;
     let seen = 0;
+    let last = 0;
     const cap = new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         seen += chunk.byteLength;
+        if (events) {
+          // an event ends at a blank line: what follows the chunk's last one is the event being read
+          const end = lastBlankLine(chunk, last);
+          if (end >= 0) seen = chunk.byteLength - end;
+          last = chunk.at(-1) ?? last;
+        }
         if (seen > maxBytes) controller.error(new Error(`the server's answer is ${OVERSIZED} (${maxBytes / 1024 / 1024} MB)`));
         else controller.enqueue(chunk);
       },
     });
     return new Response(response.body.pipeThrough(cap), { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+}
+
+/** the offset just past the chunk's last `\n\n` (the byte before the chunk given as `before`), -1 when none */
+function lastBlankLine(chunk: Uint8Array, before: number): number {
+  for (let i = chunk.length - 1; i >= 0; i--) {
+    if (chunk[i] === 10 && (i > 0 ? chunk[i - 1] : before) === 10) return i + 1;
+  }
+  return -1;
 }

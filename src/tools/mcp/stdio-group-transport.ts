@@ -2,7 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { LineFramer, OversizedLineError } from './line-framer.js';
 import type { McpSdk } from './mcp-sdk.js';
+import { OVERSIZED } from './oversized.js';
 
 /** how long a stopping server gets after its stdin closes, then after SIGTERM, before the next step */
 export const STOP_GRACE_MS = 2000;
@@ -34,13 +36,15 @@ export class StdioGroupTransport implements Transport {
   readonly stderr = new PassThrough();
   private child?: ChildProcess;
   private closed?: Promise<void>;
-  private readonly buffer: InstanceType<McpSdk['ReadBuffer']>;
+  private readonly framer: LineFramer;
+  /** an answer past the size limit was refused: nothing more of the server's stdout is read */
+  private refused = false;
 
   constructor(
-    private readonly sdk: Pick<McpSdk, 'ReadBuffer' | 'serializeMessage' | 'getDefaultEnvironment'>,
+    private readonly sdk: Pick<McpSdk, 'deserializeMessage' | 'serializeMessage' | 'getDefaultEnvironment'>,
     private readonly params: StdioServerParams,
   ) {
-    this.buffer = new sdk.ReadBuffer({ maxBufferSize: params.maxBufferSize });
+    this.framer = new LineFramer(params.maxBufferSize);
   }
 
   get pid(): number | null {
@@ -68,7 +72,7 @@ export class StdioGroupTransport implements Transport {
       // the server itself ended: whatever it started goes too, else its children would hold its pipes open
       child.once('exit', () => this.signalGroup('SIGTERM'));
       child.once('close', () => {
-        this.buffer.clear();
+        this.framer.clear();
         this.onclose?.();
       });
       child.stdin!.on('error', (error) => this.onerror?.(error));
@@ -103,23 +107,28 @@ export class StdioGroupTransport implements Transport {
   }
 
   private read(chunk: Buffer): void {
+    if (this.refused) return;
+    let lines: string[];
     try {
-      this.buffer.append(chunk);
+      lines = this.framer.push(chunk);
     } catch (error) {
-      // past the message limit: told (the connection closes itself), the rest not read
-      this.onerror?.(error as Error);
+      if (!(error instanceof OversizedLineError)) throw error;
+      // past the message limit: told (the connection closes itself), and its stdout no longer
+      // read, so the server's further writes fail rather than cost herald their parsing
+      this.refused = true;
+      this.child?.stdout?.destroy();
+      this.onerror?.(new Error(`the server's answer is ${OVERSIZED} (${this.params.maxBufferSize / 1024 / 1024} MB)`));
       void this.close();
       return;
     }
-    for (;;) {
-      let message: JSONRPCMessage | null;
+    for (const line of lines) {
+      let message: JSONRPCMessage;
       try {
-        message = this.buffer.readMessage();
+        message = this.sdk.deserializeMessage(line);
       } catch (error) {
         this.onerror?.(error as Error);
         continue;
       }
-      if (message === null) return;
       this.onmessage?.(message);
     }
   }

@@ -75,7 +75,7 @@ describe('receipts', () => {
 
     const bad = await app.request('/admin/receipts?cursor=nope!', { headers: admin });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ ok: false, error: expect.stringMatching(/^cursor /) });
+    expect(await bad.json()).toEqual({ ok: false, error: expect.stringMatching(/^cursor /), code: 'HERALD_INVALID_FIELD' });
     expect((await app.request('/admin/runs?status=lost', { headers: admin })).status).toBe(400);
     expect((await app.request('/admin/receipts?since=yesterday', { headers: admin })).status).toBe(400);
     const future = await get(app, `/receipts?since=${new Date(Date.now() + 3_600_000).toISOString()}`);
@@ -174,7 +174,7 @@ describe('runs', () => {
     // a finished run is not cancellable
     const cancel = await app.request(`/admin/runs/${runId}/cancel`, adminPost());
     expect(cancel.status).toBe(409);
-    expect(await cancel.json()).toEqual({ ok: false, error: 'run is succeeded, not queued or waiting for approval' });
+    expect(await cancel.json()).toEqual({ ok: false, error: 'run is succeeded, not queued or waiting for approval', code: 'HERALD_RUN_NOT_CANCELLABLE' });
   });
 
   it('cancels a queued run: it never executes', async () => {

@@ -110,7 +110,7 @@ describe('admin list filters', () => {
       const res = await app.request(`/admin${path}`, { headers: admin });
       expect(res.status, path).toBe(400);
       const name = path.split('?')[1]!.split('&').at(-1)!.split('=')[0]!;
-      expect(await res.json(), path).toEqual({ ok: false, error: `${name} is not a parameter of this route` });
+      expect(await res.json(), path).toEqual({ ok: false, error: `${name} is not a parameter of this route`, code: 'HERALD_INVALID_FIELD' });
     }
   });
 

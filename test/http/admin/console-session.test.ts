@@ -41,12 +41,16 @@ describe('the console session on the admin API', () => {
 
   it('forgets a signed-out session: its cookie, replayed, is refused', async () => {
     const app = await testApp();
+    // asked without a session, the console's page is told so in a 200 (a browser logs every 401 it fetches)
+    expect(await (await app.request('/console/session')).json()).toEqual({ ok: true, signedIn: false });
     const { cookie, csrf } = await signIn(app);
+    expect(await (await app.request('/console/session', { headers: { cookie } })).json()).toMatchObject({ ok: true, signedIn: true, csrf });
     // signing out is an action too: not without the CSRF token
     expect((await app.request('/console/session', { method: 'DELETE', headers: { cookie } })).status).toBe(403);
     expect((await app.request('/console/session', { method: 'DELETE', headers: { cookie, 'x-csrf-token': csrf } })).status).toBe(200);
     expect((await app.request('/admin/runs', { headers: { cookie } })).status).toBe(401);
     expect((await app.request('/admin/stream', { headers: { cookie } })).status).toBe(401);
+    expect(await (await app.request('/console/session', { headers: { cookie } })).json()).toEqual({ ok: true, signedIn: false });
   });
 
   it('serves the console with a strict Content-Security-Policy and no secret in the page', async () => {

@@ -6,7 +6,7 @@ import YAML from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setupCommand } from '../../../plugins/gmail/setup/setup-command.js';
 import { main } from '../../helpers/builtins.js';
-import type { CliIo } from '../../../src/cli/cli-io.js';
+import type { CliIo } from '../../../src/cli/io/cli-io.js';
 import { builtinPlugins, loadConfigFile } from '../../helpers/builtins.js';
 import { openCommandHost } from '../../../src/plugin-host/command-host.js';
 import { tempDir } from '../../helpers/start-herald.js';

@@ -5,7 +5,7 @@ import type { AgentTurnDeps, ToolCallPiece, TurnDelta, TurnOutcome } from '../..
 import type { HeraldConfig } from '../../../config/schema.js';
 import { HeraldError } from '../../../errors.js';
 import type { KnowledgePassage } from '../../../knowledge/knowledge-passage.js';
-import type { ApiPrincipal } from '../../../platform/api-keys.js';
+import type { ApiPrincipal } from '../../../accounts/api-keys.js';
 import { randomHex } from '../../../utils/random-hex.js';
 import { uploadedFile, urlCitations } from '../citation-annotations.js';
 import { parseJsonBody } from '../../request/read-body.js';
@@ -13,7 +13,7 @@ import { bearerOf } from '../../auth/bearer-token.js';
 import type { Answer, Exchange } from '../../exchange/exchange.js';
 import type { ExchangeSurface } from '../../exchange/exchange-pipeline.js';
 import type { PlatformGate } from '../platform-auth.js';
-import { openChatCompletion } from '../../../runtime/platform-api/chat-completion.js';
+import { openChatCompletion } from '../../../runtime/v1/chat-completion.js';
 import { chatClientTools, chatInputMessages, parseChatRequest } from './chat-request.js';
 
 export interface ChatRoutesDeps {

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { HeraldError } from '../../../errors.js';
-import { FILE_PURPOSES, type FilePurpose, type Files } from '../../../platform/files.js';
+import { FILE_PURPOSES, type FilePurpose, type Files } from '../../../knowledge-stores/files.js';
 import type { StoredFile } from '../../../store/port.js';
 import { listPage } from '../list-page.js';
 import { readUploadForm } from './multipart-upload.js';

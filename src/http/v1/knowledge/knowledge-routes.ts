@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { HeraldError } from '../../../errors.js';
 import { DEFAULT_CHUNK, type ChunkOptions } from '../../../knowledge/parsing/chunk-text.js';
 import type { KnowledgeDocument } from '../../../knowledge/knowledge-index.js';
-import { KnowledgeDocuments, type KnowledgeDocumentsDeps } from '../../../runtime/platform-api/knowledge-documents.js';
+import { KnowledgeDocuments, type KnowledgeDocumentsDeps } from '../../../runtime/v1/knowledge-documents.js';
 import { listPage } from '../list-page.js';
 import { readUploadForm } from './multipart-upload.js';
 

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { FileBatchView, VectorStoreBatches } from '../../../platform/vector-store-batches.js';
+import type { FileBatchView, VectorStoreBatches } from '../../../knowledge-stores/vector-store-batches.js';
 import { listPage } from '../list-page.js';
 import { fileBatchCreateSchema, readJson } from './vector-store-requests.js';
 import { POLL_AFTER_MS, vectorStoreFileObject } from './vector-stores-routes.js';

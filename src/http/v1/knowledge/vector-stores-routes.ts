@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import type { ApiPrincipal } from '../../../platform/api-keys.js';
-import type { VectorStores, VectorStoreView } from '../../../platform/vector-stores.js';
+import type { ApiPrincipal } from '../../../accounts/api-keys.js';
+import type { VectorStores, VectorStoreView } from '../../../knowledge-stores/vector-stores.js';
 import type { StoredVectorStoreFile } from '../../../store/port.js';
 import { listPage } from '../list-page.js';
 import { readJson, vectorStoreCreateSchema, vectorStoreFileCreateSchema, vectorStoreSearchSchema, vectorStoreUpdateSchema } from './vector-store-requests.js';

@@ -1,6 +1,6 @@
-import type { McpItemEvent } from '../../../agents/responses/response-ledger.js';
-import type { ResponseMcpItem } from '../../../agents/responses/response-record.js';
-import type { ResponseTurn } from '../../../agents/responses/response-turn.js';
+import type { McpItemEvent } from '../../../runtime/turns/responses/response-ledger.js';
+import type { ResponseMcpItem } from '../../../runtime/turns/responses/response-record.js';
+import type { ResponseTurn } from '../../../runtime/turns/responses/response-turn.js';
 import { fileSearchCallItem, functionCallItem, outputMessage, outputTextPart, refusalPart, responseObject, type ResponseHead } from './response-object.js';
 import { openaiError, type SseOutput } from '../../exchange/sse-response.js';
 

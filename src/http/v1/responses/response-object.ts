@@ -1,4 +1,4 @@
-import type { ResponseFileSearch, ResponseFunctionCall, ResponseRecord } from '../../../agents/responses/response-record.js';
+import type { ResponseFileSearch, ResponseFunctionCall, ResponseRecord } from '../../../runtime/turns/responses/response-record.js';
 import type { KnowledgePassage } from '../../../knowledge/knowledge-passage.js';
 import { fileCitations } from '../citation-annotations.js';
 import type { ModelUsage } from '../../../models/provider.js';

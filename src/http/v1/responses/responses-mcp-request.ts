@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { McpApprovalAnswer } from '../../../agents/responses/response-approvals.js';
-import type { McpToolRequest } from '../../../agents/responses/response-tools.js';
+import type { McpApprovalAnswer } from '../../../runtime/turns/responses/response-approvals.js';
+import type { McpToolRequest } from '../../../runtime/turns/responses/response-tools.js';
 import type { ResponsesRequest } from './responses-request.js';
 
 /** a header name (an HTTP token) */

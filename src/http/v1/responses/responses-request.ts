@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ClientToolsUse } from '../../../agents/tool-use/client-tools.js';
 import type { ChatInputMessage } from '../../../agents/conversation.js';
-import type { ResponseRecord } from '../../../agents/responses/response-record.js';
+import type { ResponseRecord } from '../../../runtime/turns/responses/response-record.js';
 import { HeraldError } from '../../../errors.js';
 import { parseFields } from '../request-param.js';
 import { functionName, jsonSchemaObject } from '../tool-schemas.js';

@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { AgentDirectory } from '../../../agents/agent-directory.js';
-import type { ResponseTurnDeps } from '../../../agents/responses/response-turn.js';
+import type { ResponseTurnDeps } from '../../../runtime/turns/responses/response-turn.js';
 import type { HeraldConfig } from '../../../config/schema.js';
-import type { VectorStores } from '../../../platform/vector-stores.js';
+import type { VectorStores } from '../../../knowledge-stores/vector-stores.js';
 import { HeraldError } from '../../../errors.js';
 import { parseJsonBody, readBody } from '../../request/read-body.js';
-import { deleteResponse, openResponse, storedResponse } from '../../../runtime/platform-api/responses.js';
+import { deleteResponse, openResponse, storedResponse } from '../../../runtime/turns/responses/responses.js';
 import { fileCitations } from '../citation-annotations.js';
 import { responseObject, headOf, type ResponseHead } from './response-object.js';
 import { responseEventStream } from './response-event-stream.js';

@@ -156,6 +156,7 @@ window.addEventListener('herald:signed-out', () => showSignIn('Your session ende
 api
   .session()
   .then((session) => {
+    if (!session.signedIn) return showSignIn();
     setCsrf(session.csrf);
     setTraceLinks(session.traceLinkTemplate);
     start();

@@ -1,0 +1,73 @@
+import { loadConfigFile } from '../../plugin-host/load-config.js';
+import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import { configPathFrom } from '../io/config-path.js';
+import { gatewayBase, unreachableGateway } from './gateway-address.js';
+import type { CliIo } from '../io/cli-io.js';
+
+export interface AdminAnswer {
+  status: number;
+  body: any;
+}
+
+/** the running gateway's admin API, as `herald reload` reaches it: the config's address (or --url) and gateway token */
+export interface AdminClient {
+  base: string;
+  call(method: string, path: string, body?: unknown): Promise<AdminAnswer>;
+}
+
+/** the client, or why there is none (no gateway token); a gateway that does not answer throws, naming the address */
+export async function adminClient(flags: { config?: string; url?: string }, builtins: PluginDefinition[]): Promise<AdminClient | string> {
+  const { config } = await loadConfigFile(configPathFrom(flags.config), { builtins });
+  const token = process.env.HERALD_GATEWAY_TOKEN ?? config.gateway.auth.token;
+  if (!token) return 'gateway.auth.token is not set (the admin API needs it; or set $HERALD_GATEWAY_TOKEN)';
+  const base = gatewayBase(config.gateway, flags.url);
+  return {
+    base,
+    async call(method, path, body) {
+      let response: Response;
+      try {
+        response = await fetch(`${base}/admin${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+        });
+      } catch (error) {
+        const cause = (error as Error & { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+        throw new Error(unreachableGateway(base, cause, flags.url), { cause: error });
+      }
+      return { status: response.status, body: await response.json().catch(() => ({})) };
+    },
+  };
+}
+
+/**
+ * One admin call of `herald <command>`: the client, the call and its failures said on stderr (no
+ * gateway token: exit 2; unreachable or an error answer, with the faults it lists: exit 1). The
+ * answer when it succeeded, else the exit code.
+ */
+export async function gatewayAnswer(
+  command: string,
+  flags: { config?: string; url?: string },
+  io: CliIo,
+  builtins: PluginDefinition[],
+  call: (client: AdminClient) => Promise<AdminAnswer>,
+): Promise<AdminAnswer | number> {
+  const client = await adminClient(flags, builtins);
+  if (typeof client === 'string') {
+    io.err(`herald ${command}: ${client}`);
+    return 2;
+  }
+  let answer: AdminAnswer;
+  try {
+    answer = await call(client);
+  } catch (error) {
+    io.err(`herald ${command}: ${(error as Error).message}`);
+    return 1;
+  }
+  if (answer.status >= 400) {
+    io.err(`herald ${command}: ${answer.status} ${answer.body.error ?? ''}`);
+    for (const fault of Array.isArray(answer.body.details) ? answer.body.details.slice(1) : []) io.err(`  ${fault}`);
+    return 1;
+  }
+  return answer;
+}

@@ -1,0 +1,117 @@
+import { deadline, type Deadline } from '../../time/deadline.js';
+import type { ModelOptions } from '../../models/provider.js';
+import type { AgentConfig } from '../../agents/agent-directory.js';
+import { reserveCall, runAgentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome, type UsageAttribution } from '../../agents/agent-turn.js';
+import { requireClientTools, type ClientToolsUse } from '../../agents/tool-use/client-tools.js';
+import { turnModelRefs } from '../../agents/turn-prompt.js';
+import { openConversation, type ChatInputMessage } from '../../agents/conversation.js';
+import { modelFailure } from '../../agents/model-call-error.js';
+import { callsLedger } from '../../agents/tool-use/tool-ledger.js';
+
+export interface ChatTurnInput {
+  agent: AgentConfig;
+  /** whose the conversation is (conversationOwner of the API key) */
+  owner: string;
+  /** continue this stored conversation; a new one is started without it */
+  conversationId?: string;
+  messages: ChatInputMessage[];
+  metadata?: Record<string, string>;
+  /** passed through to the model (client tools and response_format in `extra`) */
+  options?: ModelOptions;
+  /** the client tools or structured output asked for: the agent's model must be able to take them */
+  clientTools?: ClientToolsUse;
+  /** whom its tokens count against (the API key) */
+  usage?: UsageAttribution;
+}
+
+export interface ChatTurnRun {
+  /** stream the model's answer: its deltas are handed to `onDelta` as they come */
+  stream?: boolean;
+  onDelta?: (delta: TurnDelta) => void;
+  /** streamed: the model accepted the request (its answer's headers are in) */
+  onOpen?: () => void;
+}
+
+export interface ChatTurn {
+  conversationId: string;
+  /**
+   * Runs the turn; its outcome is there once the conversation's new messages and the answer are
+   * stored, together. A model failure is thrown as a HeraldError (HERALD_MODEL_FAILED, the
+   * upstream status only).
+   */
+  run(options?: ChatTurnRun): Promise<TurnOutcome>;
+  /** the client went away: the model call is aborted and nothing is recorded */
+  cancel(reason: unknown): void;
+}
+
+/**
+ * A chat with a digital employee (POST /v1/chat/completions): the conversation is opened first,
+ * so an unknown one is refused before anything is sent, then the one agent turn runs over it
+ * with the agent's knowledge, within `agents.defaults.timeoutSeconds`.
+ */
+export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): Promise<ChatTurn> {
+  const { agent } = input;
+  const { timeoutSeconds, historyLimit } = deps.config.agents.defaults;
+  requireClientTools(deps, agent, input.clientTools);
+  const conversation = await openConversation(
+    deps.sessions,
+    { agentId: agent.id, owner: input.owner, conversationId: input.conversationId, messages: input.messages, metadata: input.metadata },
+    historyLimit,
+  );
+  // the model call's estimate is reserved against the budgets now, before anything is answered: a
+  // streamed completion past a budget is a 429 too, not an error inside a 200 stream
+  const reserving = reserveCall(
+    deps,
+    { agent, usage: input.usage },
+    { messages: [...conversation.history, ...conversation.incoming, ...conversation.continuation], maxTokens: input.options?.maxTokens },
+    turnModelRefs(deps.config, agent)[0]!,
+  );
+  const reservation = reserving instanceof Promise ? await reserving : reserving;
+  // one abort controller per completion: the time limit's, which the client's going away aborts too
+  let limit: Deadline | undefined;
+  let cancelled: { reason: unknown } | undefined;
+  // a chat's caller holds an API key (no outside content), and no person is waited for mid-request
+  const tools = deps.toolbox?.grant(agent, { outside: false, canWait: false });
+  const ledger = tools && deps.toolCalls ? callsLedger(deps.toolCalls, 'chat', conversation.id) : undefined;
+  return {
+    conversationId: conversation.id,
+    async run({ stream, onDelta, onOpen } = {}) {
+      // the time limit, GC-safe (AbortSignal.any with AbortSignal.timeout is not on Node 20: deadline.ts)
+      const time = (limit = deadline(timeoutSeconds * 1000));
+      if (cancelled) time.abort(cancelled.reason);
+      try {
+        return await runAgentTurn(
+          deps,
+          {
+            agent,
+            purpose: 'chat',
+            sessionKey: conversation.sessionKey,
+            freshSession: conversation.fresh,
+            history: conversation.history,
+            prompt: conversation.prompt,
+            continuation: conversation.continuation,
+            question: conversation.question,
+            options: input.options,
+            signal: time.signal,
+            stream,
+            onOpen,
+            incoming: conversation.incoming,
+            answer: ({ knowledge }) => ({ meta: { agentId: agent.id, owner: input.owner, ...(knowledge.length && { citations: knowledge.map((p) => p.chunkId) }) } }),
+            ...(input.usage && { usage: input.usage }),
+            ...(reservation !== undefined && { reservation }),
+            ...(ledger && { tools, ledger }),
+          },
+          onDelta,
+        );
+      } catch (error) {
+        throw modelFailure(error, time.timedOut, timeoutSeconds);
+      } finally {
+        time.clear();
+      }
+    },
+    cancel(reason) {
+      if (limit) limit.abort(reason);
+      else cancelled ??= { reason };
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { AgentConfig, AgentDirectory } from '../../agents/agent-directory.js';
+import type { AgentTurnDeps } from '../../agents/agent-turn.js';
+import { openChatTurn, type ChatTurn, type ChatTurnInput } from '../turns/chat-turn.js';
+import { conversationOwner, type ApiPrincipal } from '../../accounts/api-keys.js';
+import { requireAgent } from './agent-access.js';
+
+export interface PlatformTurnsDeps {
+  /** the agent turn's needs: models, sessions, knowledge, usage and budgets */
+  turns: AgentTurnDeps;
+  agents: AgentDirectory;
+}
+
+/** a chat completion as asked: the agent it names as `model`, and the turn's own inputs */
+export interface ChatCompletionRequest extends Pick<ChatTurnInput, 'conversationId' | 'messages' | 'metadata' | 'options' | 'clientTools'> {
+  model: unknown;
+}
+
+/**
+ * POST /v1/chat/completions: the key may use the agent it names (404 otherwise, param `model`);
+ * the chat turn opens on the key's own conversations, its tokens counted against the key and
+ * the agent, whose budgets the turn checks as it is admitted (429 before anything is answered).
+ */
+export async function openChatCompletion(deps: PlatformTurnsDeps, principal: ApiPrincipal, request: ChatCompletionRequest): Promise<{ agent: AgentConfig; chat: ChatTurn }> {
+  const agent = requireAgent(deps.agents, principal, request.model, 'model');
+  const chat = await openChatTurn(deps.turns, {
+    agent,
+    owner: conversationOwner(principal),
+    conversationId: request.conversationId,
+    messages: request.messages,
+    metadata: request.metadata,
+    options: request.options,
+    clientTools: request.clientTools,
+    usage: { source: 'chat', keyName: principal.name },
+  });
+  return { agent, chat };
+}
