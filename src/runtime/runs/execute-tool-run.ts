@@ -11,6 +11,7 @@ import type { ToolResult, ToolSpec } from '../../tools/tool-spec.js';
 import type { TurnTools } from '../../tools/turn-tools.js';
 import { serverOfToolName } from '../../tools/direct-call.js';
 import type { RunAbort } from '../run-abort.js';
+import { parseDuration } from '../../config/sections/duration-schema.js';
 import { afterRun, completeInChain, completeRun, nextRuns, type NextRuns } from './run-completion.js';
 import type { RunContext } from './run-context.js';
 import type { ChainPlace } from './session-chain.js';
@@ -51,6 +52,7 @@ export async function executeToolRun(ctx: RunContext, run: RunRecord, abort: Run
     tools: call.timeoutSeconds ? withTimeout(tools, call.timeoutSeconds) : tools,
     ledger,
     attribution: { agentId: run.agentId, mappingId: action.source.mappingId },
+    approvalTimeoutMs: parseDuration(ctx.deps.config.tools.approvalTimeout),
     onCallFinished: (server, tool, outcome, seconds) => ctx.deps.onDirectCallFinished?.(source, server, tool, outcome, seconds),
   };
   const owner = ctx.claims.owner;
@@ -100,7 +102,7 @@ export async function executeToolRun(ctx: RunContext, run: RunRecord, abort: Run
     } else {
       if (last) await backoff(action.retry, recorded.length, abort);
       if (abort.aborted) return giveBack(ctx, run.id);
-      const planned = await plan(tools, spec, call, recorded.length, run, action.source.mappingId);
+      const planned = await plan(round, spec, call, recorded.length, run);
       if (!(await ctx.deps.store.runs.checkpoint(run.id, owner, TOOL_STATE, [planned.record]))) return undefined;
       if (planned.record.status === 'refused' || planned.record.status === 'failed') {
         round.onCallFinished?.(planned.record.server, planned.record.tool, planned.record.status);
@@ -118,7 +120,8 @@ export async function executeToolRun(ctx: RunContext, run: RunRecord, abort: Run
 }
 
 /** a new attempt's record: refused (not granted, not listed, arguments off its schema), waiting for a person, or running */
-async function plan(tools: TurnTools, spec: ToolSpec | undefined, call: RunToolCall, turn: number, run: RunRecord, mappingId: string): Promise<{ record: ToolCallRecord }> {
+async function plan(round: RoundContext, spec: ToolSpec | undefined, call: RunToolCall, turn: number, run: RunRecord): Promise<{ record: ToolCallRecord }> {
+  const { tools } = round;
   const now = Date.now();
   const server = spec?.server ?? serverOfToolName(call.tool);
   const record: ToolCallRecord = {
@@ -127,7 +130,7 @@ async function plan(tools: TurnTools, spec: ToolSpec | undefined, call: RunToolC
     ownerKind: 'run',
     ownerId: run.id,
     agentId: run.agentId,
-    mappingId,
+    mappingId: round.attribution.mappingId,
     keyName: null,
     turn,
     server,
@@ -149,7 +152,7 @@ async function plan(tools: TurnTools, spec: ToolSpec | undefined, call: RunToolC
   if (faults.length) return { record: refused(`the arguments do not match the tool's schema: ${faults.join('; ')}`) };
   const verdict = tools.verdict(spec);
   if (verdict.kind === 'refuse') return { record: refused(verdict.reason) };
-  if (verdict.kind === 'approve') return { record: Object.assign(record, { status: 'waiting_approval' as const, approvalRequired: true, startedAt: null }) };
+  if (verdict.kind === 'approve') return { record: Object.assign(record, { status: 'waiting_approval' as const, approvalRequired: true, approvalExpiresAt: now + round.approvalTimeoutMs, startedAt: null }) };
   return { record };
 }
 
