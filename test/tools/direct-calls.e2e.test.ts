@@ -153,3 +153,55 @@ describe('a mapping that calls a tool directly', () => {
     expect(model!.requests).toHaveLength(0);
   });
 });
+
+describe("a schedule's toolCall", () => {
+  const job = (extra: Record<string, unknown> = {}) => ({
+    id: 'nightly-close',
+    name: 'Nightly close',
+    schedule: { kind: 'every', every: '1s' },
+    sessionTarget: 'isolated',
+    payload: { kind: 'toolCall', tool: 'tickets__close_ticket', arguments: { id: 'T-7' }, then: { message: 'Nightly: {{ result.text }}' }, ...extra },
+    delivery: { mode: 'webhook', to: 'ops' },
+  });
+
+  async function startWith(jobs: unknown[]): Promise<TestApp> {
+    tickets = await startTicketServer();
+    model = await startToolCallingModel();
+    inbox = await startFakeServer();
+    return testApp({
+      models: { providers: { fake: { api: 'openai', baseUrl: model.url, apiKey: 'sk-fake' } } },
+      agents: { defaults: { model: 'fake/tool-model' } },
+      channels: { webhook: { url: `${inbox.url}/inbox` } },
+      tools: { mcpServers: { tickets: { url: tickets.url } } },
+      schedules: { minEvery: '1s', jobs },
+    });
+  }
+
+  it('fires a run of kind tool: the write runs without a person (the operator\'s own config), its result delivered as the job says', async () => {
+    const h = await startWith([job()]);
+    const delivered = await eventually(() => inbox!.requests.find((r) => r.json?.sessionKey === 'cron:nightly-close'));
+    expect(delivered.json).toMatchObject({ to: 'ops', text: 'Nightly: closed T-7' });
+    const run = await h.gateway.store.runs.get(delivered.json.runId);
+    expect(run).toMatchObject({ status: 'succeeded', action: { kind: 'tool', schedule: { id: 'nightly-close' }, call: { outside: false } } });
+    expect(await h.gateway.store.toolCalls.ofOwner('run', run!.id)).toMatchObject([{ tool: 'close_ticket', status: 'succeeded', approvalRequired: false }]);
+    expect(tickets!.invocations[0]).toEqual({ tool: 'close_ticket', id: 'T-7' });
+    const metrics = await (await h.request('/metrics', { headers: admin })).text();
+    expect(metrics).toMatch(/herald_tool_calls_total\{server="tickets",tool="close_ticket",outcome="succeeded",source="schedule"\} [1-9]/);
+    expect(model!.requests).toHaveLength(0);
+  });
+
+  it('requireApproval holds its call for a person', async () => {
+    const h = await startWith([job({ requireApproval: 'always' })]);
+    const [pending] = await eventually(async () => {
+      const waiting = await h.gateway.store.toolCalls.pendingApprovals(10);
+      return waiting.length ? waiting : undefined;
+    });
+    expect(pending).toMatchObject({ server: 'tickets', tool: 'close_ticket', approvalRequired: true });
+    expect(tickets!.invocations).toEqual([]);
+    expect(model!.requests).toHaveLength(0);
+  });
+
+  it('a tool of a server that is not configured is refused at start, naming the field', async () => {
+    await expect(startWith([job({ tool: 'slack__post_message' })])).rejects.toThrow(/schedules\.jobs\[0\]\.payload\.tool: "slack" is not a server of tools\.mcpServers/);
+  });
+});

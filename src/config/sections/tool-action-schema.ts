@@ -48,7 +48,7 @@ export const toolCallPayloadSchema = z
   .object({
     kind: z.literal('toolCall'),
     tool: toolCallName,
-    arguments: z.record(z.string(), z.unknown()).default({}).describe('The call\'s arguments (string values templated over {{ $now }} and the job: {{ job.id }}, {{ dueAt }}), checked against the tool\'s input schema.'),
+    arguments: z.record(z.string(), z.unknown()).default({}).describe('The call\'s arguments as written (the operator\'s own, not templated), checked against the tool\'s input schema before each call.'),
     requireApproval: requireApprovalSchema.optional(),
     retry: retryPolicySchema.optional().describe('Retries of a failed call: only for a read-only or idempotent tool, or a call that failed before reaching its server (attempts, backoff, initialMs, maxMs).'),
     then: toolCallThenSchema.optional().describe('A message made of the result, delivered as the job\'s delivery says (its channel, or then.channel).'),
