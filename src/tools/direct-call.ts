@@ -1,4 +1,5 @@
 import type { ToolsConfig } from '../config/sections/tools-schema.js';
+import { globMatcher } from './glob-match.js';
 import { grantTools, type TurnGrantContext } from './tool-policy.js';
 import type { ToolSource } from './tool-spec.js';
 import type { TurnTools } from './turn-tools.js';
@@ -18,4 +19,19 @@ export function grantDirectCall(config: ToolsConfig, sources: { mcp: ToolSource;
   const tools = grantTools(config, { tools: { servers: [serverOfToolName(name)], allow: [name] } }, sources, context);
   // a name always gives a server: grantTools answers undefined only for an agent without servers
   return tools!;
+}
+
+/**
+ * The grant decision of a direct call as a dry run can say it, without its server (whether the
+ * tool only reads is known only once its server lists it): what happens to it when it is read-only,
+ * and when it writes, for this request (signed or not).
+ */
+export function describeDirectGrant(name: string, context: { outside: boolean; signed: boolean; mapping?: { grant?: string[]; requireApproval?: unknown } }): string {
+  const approval = context.mapping?.requireApproval;
+  if (approval !== undefined && approval !== 'never') return `${name}: requireApproval holds it for a person (as the rule names it)`;
+  if (!context.outside) return `${name}: runs without a person (the operator's own config)`;
+  const granted = context.mapping?.grant !== undefined && globMatcher(context.mapping.grant)(name);
+  if (granted && context.signed) return `${name}: runs at once (read-only, or granted to this signed request)`;
+  const why = granted ? 'granted to signed requests only, and this one is not signed' : 'not granted by the mapping';
+  return `${name}: runs at once if it is read-only; a write waits for a person (${why})`;
 }

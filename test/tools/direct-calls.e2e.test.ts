@@ -6,6 +6,7 @@ import { startToolCallingModel, type ToolCallingModel } from '../helpers/fake-to
 import { GATEWAY_TOKEN, eventually, hookHeaders } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 import { startTicketServer, type TicketServer } from './ticket-server.js';
+import { dryRun } from '../../src/runtime/operator/dry-run.js';
 
 /**
  * A mapping's `action: "tool"`: GitHub's closed pull request (the preset's fixture, signed as
@@ -150,6 +151,21 @@ describe('a mapping that calls a tool directly', () => {
     expect(replayed).toMatchObject({ status: 202, outcome: 'tool', replayOf: failed.id });
     expect(await settled(h, replayed.runId)).toMatchObject({ status: 'succeeded' });
     expect(tickets!.invocations).toEqual([{ tool: 'close_ticket', id: 'PR-2' }]);
+    expect(model!.requests).toHaveLength(0);
+  });
+});
+
+describe('a dry run of a direct call', () => {
+  it('shows the resolved call (arguments rendered, the grant decision) and makes nothing', async () => {
+    const h = await start([mapping()]);
+    const outcome = await dryRun(h.gateway.engine, { path: 'github', payload: fixture.payload, headers: { 'x-github-event': 'pull_request' }, query: {}, url: 'http://herald.test/hooks/github' });
+    expect(outcome).toMatchObject({
+      type: 'action',
+      mappingId: 'merged-pr',
+      action: { kind: 'tool' },
+      toolCall: { tool: 'tickets__close_ticket', arguments: { id: 'PR-2' }, decision: 'tickets__close_ticket: runs at once if it is read-only; a write waits for a person (granted to signed requests only, and this one is not signed)' },
+    });
+    expect(tickets!.invocations).toEqual([]);
     expect(model!.requests).toHaveLength(0);
   });
 });
