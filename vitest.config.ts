@@ -37,6 +37,7 @@ const onPostgresToo = [
   'test/plugins/presets/discord-deferred.e2e.test.ts',
   'test/tracing/traces.e2e.test.ts',
   'test/tracing/spans.e2e.test.ts',
+  'test/evals/eval.e2e.test.ts',
 ];
 
 export default defineConfig({

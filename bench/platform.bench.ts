@@ -19,7 +19,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cpuProfileArgs, startChildServer, type ChildServer } from './child-server.js';
 import { knowledgeSpeed, printKnowledgeSpeed, type SearchFigures } from './knowledge-search.bench.js';
 import { runLoad } from './load.js';
-import { cpuMillis, waitUntilIdle } from './process-stats.js';
+import { cpuMillis, storageBytes, waitUntilIdle } from './process-stats.js';
 import { formatTable, ms, percentile } from './table.js';
 
 const API_KEY = 'sk-bench-0123456789abcdef';
@@ -35,13 +35,16 @@ export interface PlatformBenchResult {
 }
 
 interface ChatRow {
-  kind: 'plain' | 'streamed';
+  /** plain and streamed at `connections`; `plain, sequential` one connection, one completion at a time */
+  kind: 'plain' | 'streamed' | 'plain, sequential' | 'streamed, sequential';
   server: 'upstream direct' | 'bare proxy' | 'herald' | 'baseline herald';
   completionsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
   /** the server's CPU (user + system, /proc) from the start of the load until idle, per completion */
   cpuMsPerCompletion: number;
+  /** what the server had written to storage (/proc's write_bytes: WAL frames, checkpointed pages) per completion */
+  bytesPerCompletion: number;
 }
 
 interface FirstToken {
@@ -82,14 +85,15 @@ type ChatSettings = Required<Omit<ChatBenchOptions, 'cpuProfileDir' | 'baselineR
 const chatBody = (stream: boolean) =>
   JSON.stringify({ model: 'agent', messages: [{ role: 'user', content: 'How are you today?' }], ...(stream && { stream: true, stream_options: { include_usage: true } }) });
 
-async function measureChat(server: { url: string; pid: number }, stream: boolean, headers: Record<string, string>, options: ChatSettings) {
+async function measureChat(server: { url: string; pid: number }, stream: boolean, headers: Record<string, string>, options: ChatSettings, connections = options.connections) {
   const load = (durationSeconds: number) =>
-    runLoad({ url: server.url, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', ...headers }, body: chatBody(stream), connections: options.connections, durationSeconds });
+    runLoad({ url: server.url, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', ...headers }, body: chatBody(stream), connections, durationSeconds });
   if (options.warmupSeconds > 0) {
     await load(options.warmupSeconds);
     await waitUntilIdle(server.pid);
   }
   const cpuBefore = cpuMillis(server.pid);
+  const bytesBefore = storageBytes(server.pid);
   const result = await load(options.seconds);
   await waitUntilIdle(server.pid);
   if (result.non2xx || result.errors) throw new Error(`${result.non2xx} non-2xx answers and ${result.errors} errors from ${server.url}`);
@@ -98,6 +102,7 @@ async function measureChat(server: { url: string; pid: number }, stream: boolean
     p50Ms: result.latencyP50Ms,
     p99Ms: result.latencyP99Ms,
     cpuMsPerCompletion: (cpuMillis(server.pid) - cpuBefore) / Math.max(1, result.total),
+    bytesPerCompletion: (storageBytes(server.pid) - bytesBefore) / Math.max(1, result.total),
   };
 }
 
@@ -183,12 +188,12 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
     const rows = new Map<string, { kind: ChatRow['kind']; server: ChatRow['server']; runs: Awaited<ReturnType<typeof measureChat>>[] }>();
     const probes = new Map<string, { p50Ms: number; p99Ms: number }[]>();
     for (let round = 0; round < settings.rounds; round++) {
-      for (const stream of [false, true]) {
-        const kind = stream ? 'streamed' : 'plain';
+      for (const [stream, sequential] of [[false, true], [true, true], [false, false], [true, false]] as const) {
+        const kind: ChatRow['kind'] = `${stream ? 'streamed' : 'plain'}${sequential ? ', sequential' : ''}`;
         // herald and the baseline take turns going first: neither always meets the machine as the other left it
         const order = round % 2 ? [servers[0]!, ...servers.slice(1).reverse()] : servers;
         const measure = async ({ name, server, headers }: (typeof servers)[number]) => {
-          const run = await measureChat(server, stream, headers, settings);
+          const run = await measureChat(server, stream, headers, settings, sequential ? 1 : settings.connections);
           const row = rows.get(`${kind} ${name}`) ?? { kind, server: name, runs: [] };
           row.runs.push(run);
           rows.set(`${kind} ${name}`, row);
@@ -211,7 +216,7 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
         probes.set(name, [...(probes.get(name) ?? []), { p50Ms: at(0.5), p99Ms: at(0.99) }]);
       }
     }
-    for (const kind of ['plain', 'streamed'] as const) {
+    for (const kind of ['plain, sequential', 'streamed, sequential', 'plain', 'streamed'] as const) {
       const before = rows.get(`${kind} baseline herald`)?.runs;
       const after = rows.get(`${kind} herald`)!.runs;
       // each round's ratio: the two of a round met the same machine (with BENCH_TOGETHER, at the same time)
@@ -224,6 +229,7 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
       p50Ms: median(runs.map((r) => r.p50Ms)),
       p99Ms: median(runs.map((r) => r.p99Ms)),
       cpuMsPerCompletion: median(runs.map((r) => r.cpuMsPerCompletion)),
+      bytesPerCompletion: median(runs.map((r) => r.bytesPerCompletion)),
     }));
     const probeOf = (name: string) => {
       const list = probes.get(name);
@@ -237,8 +243,8 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
 
 export function renderChatTable({ chat, firstToken }: Pick<PlatformBenchResult, 'chat' | 'firstToken'>): string {
   const table = formatTable(
-    ['completion', 'server', 'completions/s', 'p50 ms', 'p99 ms', 'server CPU ms/completion'],
-    chat.map((r) => [r.kind, r.server, r.completionsPerSecond, ms(r.p50Ms), ms(r.p99Ms), r.cpuMsPerCompletion.toFixed(3)]),
+    ['completion', 'server', 'completions/s', 'p50 ms', 'p99 ms', 'server CPU ms/completion', 'bytes written/completion'],
+    chat.map((r) => [r.kind, r.server, r.completionsPerSecond, ms(r.p50Ms), ms(r.p99Ms), r.cpuMsPerCompletion.toFixed(3), Math.round(r.bytesPerCompletion)]),
   );
   const added = firstToken.herald.p50Ms - firstToken.direct.p50Ms;
   return (

@@ -14,7 +14,8 @@ import { copyWith } from '../utils/copy-with.js';
 import type { Budgets } from '../accounts/budgets.js';
 import type { UsageRecord, UsageRecorder } from '../accounts/usage-recorder.js';
 import type { UsageSource } from '../store/port.js';
-import { promptWordCount, wordCount } from '../utils/word-count.js';
+import { promptWordCount } from '../utils/word-count.js';
+import { estimatePromptTokens, estimateTokens } from '../models/token-estimate.js';
 import type { ChatMessage, ModelResponse } from '../models/provider.js';
 import { toolMeta } from './tool-use/tool-messages.js';
 import type { ToolCallRecord, ToolCallsRepo } from '../store/port.js';
@@ -188,8 +189,9 @@ export async function runAgentTurn(deps: AgentTurnDeps, asked: AgentTurnInput, o
         break;
       }
       // an intermediate model turn's tokens count at once, so the next turn's budget check sees them
-      recordUsage(deps, input, answer, request, held);
-      spent = addUsage(spent, answer.usage ?? estimateUsage(request, answer.text));
+      const used = answer.usage ?? (await estimateUsage(request, answer));
+      recordUsage(deps, input, answer, used, held);
+      spent = addUsage(spent, used);
       request.messages.push({ role: 'assistant', content: answer.text, tool_calls: calls });
       const checkpoint: TurnCheckpoint = { messages: [...request.messages], round: roundNo, callsMade, usage: spent, modelRef: answer.modelRef, exchangeFrom };
       const result = await runToolRound(round!, calls, checkpoint);
@@ -215,7 +217,7 @@ export async function runAgentTurn(deps: AgentTurnDeps, asked: AgentTurnInput, o
   if (!toolCalls.length && finishReason === 'tool_calls') finishReason = 'stop';
   const usage = answer.usage;
 
-  const lastUsage = usage ?? estimateUsage(request, text);
+  const lastUsage = usage ?? (await estimateUsage(request, answer));
   const outcome: TurnOutcome = { text, finishReason, usage: spent ? addUsage(spent, lastUsage) : lastUsage, knowledge, modelRef, failures, toolCalls, toolCallsMade: callsMade };
   if (refusal) outcome.refusal = refusal;
   const exchange = request.messages.slice(exchangeFrom).map((m) => sessionMessageOf(m, input.answer?.(outcome)));
@@ -223,7 +225,7 @@ export async function runAgentTurn(deps: AgentTurnDeps, asked: AgentTurnInput, o
   const recording = input.record ? input.record(transcript, outcome) : deps.sessions.appendMany(input.sessionKey, transcript, input.freshSession);
   // in the same tick as the transcript's write, so both go in one commit; the model answered, so
   // its tokens are spent whether or not the transcript is kept
-  recordUsage(deps, input, answer, request, answered);
+  recordUsage(deps, input, answer, lastUsage, answered);
   await recording;
   return outcome;
 }
@@ -320,23 +322,23 @@ async function askModel(
   } catch (error) {
     // aborted (the client went away, the time limit) or failed after the provider read the prompt:
     // what it read and what it generated are spent, estimated, as for a call that ended
-    if (answer.text || answer.refusal || answer.toolCalls.length || answer.usage || input.signal?.aborted) recordCutShort(deps, input, answer, request, reservation);
+    if (answer.text || answer.refusal || answer.toolCalls.length || answer.usage || input.signal?.aborted) await recordCutShort(deps, input, answer, request, reservation);
     else if (reservation !== undefined) deps.usage?.settle(reservation, undefined);
     throw new ModelCallError(error);
   }
   return answer;
 }
 
-/** the tokens of a model call cut short: its prompt and what it generated, estimated */
-function recordCutShort(deps: AgentTurnDeps, input: TurnFields, answer: ModelAnswer, request: ModelRequest, reservation: number | undefined): void {
-  const generated = [answer.text, answer.refusal, ...answer.toolCalls.filter(Boolean).map((c) => c.function.arguments)].join(' ');
-  const prompt = answer.usage?.prompt_tokens ?? promptWordCount(request.messages);
-  writeCallUsage(deps, input, answer, reservation, prompt, Math.max(answer.usage?.completion_tokens ?? 0, wordCount(generated)), true);
+/** the tokens of a model call cut short: its prompt and what it generated, counted by the model's tokenizer (token-estimate.ts) */
+async function recordCutShort(deps: AgentTurnDeps, input: TurnFields, answer: ModelAnswer, request: ModelRequest, reservation: number | undefined): Promise<void> {
+  const generated = [answer.text, answer.refusal, ...answer.toolCalls.filter(Boolean).map((c) => `${c.function.name} ${c.function.arguments}`)].filter(Boolean).join(' ');
+  const model = answer.modelRef || request.model;
+  const prompt = answer.usage?.prompt_tokens ?? (await estimatePromptTokens(request.messages, model));
+  writeCallUsage(deps, input, answer, reservation, prompt, Math.max(answer.usage?.completion_tokens ?? 0, await estimateTokens(generated, model)), true);
 }
 
-/** one model call's tokens: the provider's count, or an estimate in words (as the embedded model counts) */
-function recordUsage(deps: AgentTurnDeps, input: TurnFields, answer: ModelAnswer, request: ModelRequest, reservation: number | undefined): void {
-  const usage = answer.usage ?? estimateUsage(request, answer.text);
+/** one model call's tokens: the provider's count, or herald's estimate (estimateUsage) when it gave none */
+function recordUsage(deps: AgentTurnDeps, input: TurnFields, answer: ModelAnswer, usage: ModelUsage, reservation: number | undefined): void {
   writeCallUsage(deps, input, answer, reservation, usage.prompt_tokens, usage.completion_tokens, answer.usage === undefined || answer.modelRef.startsWith(`${EMBEDDED_PROVIDER}/`));
 }
 
@@ -416,8 +418,11 @@ function addToolCallPiece(calls: ModelToolCall[], piece: ToolCallPiece): ToolCal
   return piece;
 }
 
-function estimateUsage(request: ModelRequest, text: string): ModelUsage {
-  const prompt_tokens = promptWordCount(request.messages);
-  const completion_tokens = wordCount(text);
+/** a call's tokens when its provider counted none: the model's tokenizer over the prompt and the answer (its text and tool calls) */
+async function estimateUsage(request: ModelRequest, answer: Pick<ModelAnswer, 'text' | 'toolCalls' | 'modelRef'>): Promise<ModelUsage> {
+  const model = answer.modelRef || request.model;
+  const calls = answer.toolCalls.filter(Boolean).map((c) => `${c.function.name} ${c.function.arguments}`);
+  const prompt_tokens = await estimatePromptTokens(request.messages, model);
+  const completion_tokens = await estimateTokens([answer.text, ...calls].filter(Boolean).join(' '), model);
   return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
 }

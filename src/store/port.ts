@@ -87,3 +87,12 @@ export interface Store {
 
 export type { RunAction } from './contracts/run-action.js';
 export type { StoreCounts, StoreProbe } from './contracts/store-probe.js';
+
+/** how a store is opened (openStore) */
+export interface StoreOpenOptions {
+  /**
+   * a reader beside the serving gateway (an eval's sandbox): the database is opened read-only and
+   * never migrated (it must be at this herald's version); a write through it fails in the database
+   */
+  readOnly?: boolean;
+}

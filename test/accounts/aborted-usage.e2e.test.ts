@@ -4,6 +4,7 @@ import { API_KEY, eventually, hookHeaders } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 import { gate, startFakeUpstream } from '../http/v1/fake-openai-upstream.js';
 import { startFakeServer, type FakeServer } from '../helpers/fake-server.js';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 
 let upstream: Awaited<ReturnType<typeof startFakeUpstream>>;
 /** a provider that reads the request and never answers */
@@ -51,6 +52,31 @@ describe('a turn cut short still counts its tokens', () => {
     }
     await eventually(async () => (await spentByKey()).tokens - before >= TOKENS);
     expect(await estimatedOf('key')).toBeGreaterThanOrEqual(TOKENS);
+  });
+
+  it('a stream dropped after 500 characters of English in 20 deltas counts them with OpenAI\'s tokenizer, never fewer', async () => {
+    const prose = 'The deploy of the billing service finished at noon, and every health check passed since. '.repeat(6).slice(0, 500);
+    const deltas = Array.from({ length: 20 }, (_, i) => prose.slice(i * 25, (i + 1) * 25));
+    const never = gate();
+    upstream.stream({ deltas: [...deltas, ' never'], before: (i) => (i === deltas.length ? never.opened : Promise.resolve()) });
+    const completionOf = async () => (await herald.gateway.store.usage.report({ by: 'key' })).find((r) => r.group === 'test')?.completionTokens ?? 0;
+    const before = await completionOf();
+    const stream = await client.chat.completions.create({ model: 'analyst', stream: true, messages: [{ role: 'user', content: 'Write a status line.' }] });
+    let text = '';
+    let pieces = 0;
+    for await (const chunk of stream) {
+      const piece = chunk.choices[0]?.delta.content;
+      if (piece) {
+        text += piece;
+        pieces++;
+      }
+      if (pieces === deltas.length) break; // the client goes away
+    }
+    expect(text).toBe(prose);
+    // gpt-test is counted as OpenAI's current models are (o200k_base): ~1 token per 4 characters of English, not per word
+    const real = countTokens(prose);
+    expect(real).toBeGreaterThan(prose.split(/\s+/).length);
+    await eventually(async () => (await completionOf()) - before >= real);
   });
 
   it('a streamed response the client drops records its tokens against the key', async () => {

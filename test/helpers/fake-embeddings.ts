@@ -40,7 +40,7 @@ const error = (status: number, message: string, code: string | null, param: stri
  * embeddings should have"), kept unit length; `encoding_format: "base64"` answers each vector as
  * base64 of its little-endian float32 values, as the official client decodes it.
  */
-export async function startFakeEmbeddings(model = 'embed-1', options: { before?: (req: RecordedRequest) => Promise<void> } = {}): Promise<FakeServer> {
+export async function startFakeEmbeddings(model = 'embed-1', options: { before?: (req: RecordedRequest) => Promise<void>; withoutUsage?: boolean } = {}): Promise<FakeServer> {
   return startFakeServer(async (req: RecordedRequest) => {
     // a test holding the answers (a provider that takes its time)
     await options.before?.(req);
@@ -70,7 +70,8 @@ export async function startFakeEmbeddings(model = 'embed-1', options: { before?:
         object: 'list',
         data: input.map((s: string, index: number) => ({ object: 'embedding', index, embedding: vector(s) })),
         model,
-        usage: { prompt_tokens: tokens, total_tokens: tokens },
+        // `withoutUsage`: an OpenAI-compatible server that counts nothing (some local servers leave usage out)
+        ...(!options.withoutUsage && { usage: { prompt_tokens: tokens, total_tokens: tokens } }),
       },
     };
   });

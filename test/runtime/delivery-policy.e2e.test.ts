@@ -3,6 +3,7 @@ import { startFakeServer, type FakeResponse, type FakeServer, type RecordedReque
 import { GATEWAY_TOKEN, eventually, hookHeaders } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 import { channelCases } from '../plugins/channel-cases.js';
+import { fakeModel, startFakeOpenAI } from '../models/fake-openai.js';
 
 /** Delivery policy end to end: retry schedules, permanent errors, fallback targets and bulk operations against the channel fakes. */
 const caseOf = (id: string) => channelCases.find((c) => c.plugin.id === id)!;
@@ -143,6 +144,35 @@ describe('fallback targets', () => {
     const [first, second] = await settledDeliveries(await hook('agent', { message: 'hello', channel: 'telegram', to: '555' }), 2);
     expect(first).toMatchObject({ status: 'failed', channel: 'telegram' });
     expect(second).toMatchObject({ status: 'delivered', channel: 'webhook', fallbackOf: first.id });
+  });
+});
+
+describe('once to a fallback target', () => {
+  it('a heartbeat woken by the run, answering with the run\'s own words, sends them to the fallback target no second time', async () => {
+    // a model that says the same thing whatever it is asked: the run's reply and the heartbeat's are one text
+    const model = await startFakeOpenAI('Deploy of api done.');
+    fakes.push(model);
+    const server = await platform((channel, r) => (r.json?.chat_id === '555' ? telegramRefusal('Bad Request: chat not found') : caseOf(channel).ok));
+    herald = await testApp({
+      ...fast,
+      ...fakeModel(model),
+      agents: { defaults: { model: 'fake/gpt-test' }, list: [{ id: 'main', fallback: [{ channel: 'telegram', to: '777' }] }] },
+      channels: { telegram: caseOf('telegram').config(server.url) },
+    });
+    // wakeMode now (the default): the heartbeat reads the run's summary and the failed delivery's event
+    const res = await herald.request('/hooks/agent', { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'deploy api', channel: 'telegram', to: '555' }) });
+    expect(res.status).toBe(202);
+    const runId = ((await res.json()) as { runId: string }).runId;
+    const [first, fallback] = await settledDeliveries(runId, 2);
+    expect(first).toMatchObject({ status: 'failed', to: '555' });
+    expect(fallback).toMatchObject({ status: 'delivered', to: '777', fallbackOf: first.id });
+    // the heartbeat has answered: its reply either queued as a delivery of its own or held back
+    await eventually(async () => {
+      const { body } = await admin<{ data: { kind: string; status: string }[] }>('/deliveries');
+      const heartbeat = body.data.find((d) => d.kind === 'heartbeat');
+      return heartbeat ? ['delivered', 'failed'].includes(heartbeat.status) : herald!.logs.some((l) => String(l.msg).startsWith('heartbeat reply repeats'));
+    });
+    expect(sendsTo(server, 'telegram').filter((r) => r.json?.chat_id === '777').map((r) => r.json.text)).toEqual(['Deploy of api done.']);
   });
 });
 

@@ -57,6 +57,46 @@ function readFixtures(fixtureFile: string): FixtureCase[] {
   }
 }
 
+/** a request of a dry run, a backtest or an eval, as the hook surface would have made it */
+export function labRequest(config: HeraldConfig, path: string, payload: unknown, headers: Record<string, string> = {}, query: Record<string, string> = {}): HookRequest {
+  const p = trimSlashes(path);
+  return {
+    path: p,
+    payload,
+    headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
+    query,
+    url: `http://${config.gateway.host}:${config.gateway.port}${hooksPrefix(config.hooks.path)}/${p}`,
+  };
+}
+
+/**
+ * The fixture cases of each mapping. A fixture file holds the cases of every mapping of its
+ * mapping file (or preset), and names none of them: a case belongs to the mapping of that set its
+ * request meets first, as `herald hooks test` would apply it (a case no mapping matches belongs to none).
+ */
+export async function fixturesByMapping(
+  engine: MappingsEngine,
+  request: (path: string, payload: unknown, headers?: Record<string, string>, query?: Record<string, string>) => HookRequest,
+): Promise<Map<string, FixtureCase[]>> {
+  const groups = new Map<string, { file: string; members: CompiledMapping[] }>();
+  for (const m of engine.mappings) {
+    const source = fixtureSourceOf(m.origin);
+    if (!source) continue;
+    const group = groups.get(source.group) ?? { file: source.file, members: [] };
+    group.members.push(m);
+    groups.set(source.group, group);
+  }
+  const owned = new Map<string, FixtureCase[]>();
+  for (const { file, members } of groups.values()) {
+    const defaultPath = members.map((m) => m.path).find((p) => p !== undefined) ?? '';
+    for (const c of readFixtures(file)) {
+      const found = await engine.find(request(c.path ?? defaultPath, c.form !== undefined ? parseUrlEncoded(c.form) : (c.payload ?? {}), c.headers, c.query), members).catch(() => undefined);
+      if (found) owned.set(found.id, [...(owned.get(found.id) ?? []), c]);
+    }
+  }
+  return owned;
+}
+
 /** a signing secret or verify token never leaves herald: shown as set, not as its value */
 function redacted(definition: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!definition?.auth && !definition?.respond) return definition;
@@ -83,31 +123,10 @@ function redacted(definition: Record<string, unknown> | undefined): Record<strin
 export class MappingLab {
   constructor(private readonly deps: MappingLabDeps) {}
 
-  /**
-   * The mappings in the order they are tried. A fixture file holds the cases of every mapping of
-   * its mapping file (or preset), and names none of them: a case belongs to the mapping of that
-   * set its request meets first, as `herald hooks test` would apply it (a case no mapping
-   * matches belongs to none).
-   */
+  /** The mappings in the order they are tried, each with its fixture cases (fixturesByMapping). */
   async list() {
     const mappings = this.deps.engine.mappings;
-    const groups = new Map<string, { file: string; members: CompiledMapping[] }>();
-    for (const m of mappings) {
-      const source = fixtureSourceOf(m.origin);
-      if (!source) continue;
-      const group = groups.get(source.group) ?? { file: source.file, members: [] };
-      group.members.push(m);
-      groups.set(source.group, group);
-    }
-    const owned = new Map<string, FixtureCase[]>();
-    for (const { file, members } of groups.values()) {
-      const defaultPath = members.map((m) => m.path).find((p) => p !== undefined) ?? '';
-      for (const c of readFixtures(file)) {
-        const request = this.request(c.path ?? defaultPath, c.form !== undefined ? parseUrlEncoded(c.form) : (c.payload ?? {}), c.headers, c.query);
-        const found = await this.deps.engine.find(request, members).catch(() => undefined);
-        if (found) owned.set(found.id, [...(owned.get(found.id) ?? []), c]);
-      }
-    }
+    const owned = await fixturesByMapping(this.deps.engine, (p, payload, h, q) => this.request(p, payload, h, q));
     return mappings.map((m) => {
       const match = (m.definition?.match as Record<string, unknown> | undefined) ?? (m.path ? { path: m.path } : {});
       const fixtureFile = fixtureSourceOf(m.origin)?.file;
@@ -127,15 +146,8 @@ export class MappingLab {
     });
   }
 
-  private request(path: string, payload: unknown, headers: Record<string, string> = {}, query: Record<string, string> = {}): HookRequest {
-    const p = trimSlashes(path);
-    return {
-      path: p,
-      payload,
-      headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
-      query,
-      url: `http://${this.deps.config.gateway.host}:${this.deps.config.gateway.port}${hooksPrefix(this.deps.config.hooks.path)}/${p}`,
-    };
+  private request(path: string, payload: unknown, headers?: Record<string, string>, query?: Record<string, string>): HookRequest {
+    return labRequest(this.deps.config, path, payload, headers, query);
   }
 
   /** the configured mappings with a draft in place of the mapping of its id (or first after the built-ins) */

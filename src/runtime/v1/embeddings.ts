@@ -3,6 +3,7 @@ import { requestEmbeddings, type EmbeddingsAnswer, type EmbeddingsCall } from '.
 import type { ApiPrincipal } from '../../accounts/api-keys.js';
 import type { Budgets } from '../../accounts/budgets.js';
 import { embeddingsModelFor } from './embeddings-models.js';
+import { estimateTokens } from '../../models/token-estimate.js';
 import type { UsageRecorder } from '../../accounts/usage-recorder.js';
 
 export interface EmbeddingsDeps {
@@ -11,10 +12,11 @@ export interface EmbeddingsDeps {
   budgets?: Budgets;
 }
 
-/** words split by whitespace, as the embedded model counts, for a provider that counts nothing */
-const estimatedUsage = (input: string[]) => {
-  const words = input.reduce((n, s) => n + (s.match(/\S+/g) ?? []).length, 0);
-  return { prompt_tokens: words, total_tokens: words };
+/** for a provider that counts nothing: each input by the model's tokenizer (token-estimate.ts) */
+const estimatedUsage = async (input: string[], model: string) => {
+  let tokens = 0;
+  for (const text of input) tokens += await estimateTokens(text, model);
+  return { prompt_tokens: tokens, total_tokens: tokens };
 };
 
 /**
@@ -25,7 +27,7 @@ export async function createEmbeddings(deps: EmbeddingsDeps, principal: ApiPrinc
   const endpoint = embeddingsModelFor(deps.config, model);
   if (deps.budgets && principal.budget) await deps.budgets.enforce([{ kind: 'key', name: principal.name, budget: principal.budget }]);
   const answer = await requestEmbeddings(endpoint, call);
-  const usage = answer.usage ?? estimatedUsage(call.input);
+  const usage = answer.usage ?? (await estimatedUsage(call.input, endpoint.ref));
   deps.usage?.record({ source: 'embeddings', model: endpoint.ref, keyName: principal.name, promptTokens: usage.prompt_tokens, completionTokens: 0, estimated: !answer.usage });
   return { ...answer, usage };
 }

@@ -30,3 +30,11 @@ export async function migrate(pool: pg.Pool, schema: string, migrations: Migrati
     return latest;
   });
 }
+
+/** a read-only reader's check instead of migrating: the schema must be at this herald's version */
+export async function checkVersion(pool: pg.Pool, schema: string, migrations: Migration[] = adapterMigrations): Promise<void> {
+  const latest = Math.max(0, ...migrations.map((m) => m.version));
+  const { rows } = await pool.query<{ v: number | null }>('SELECT MAX(version) AS v FROM herald_migrations').catch(() => ({ rows: [{ v: null }] }));
+  const current = rows[0]?.v ?? 0;
+  if (current !== latest) throw new ConfigError([`storage.postgres: schema ${schema} has version ${current}, this herald reads ${latest}; start herald serve on it once to migrate`]);
+}

@@ -8,6 +8,8 @@ export interface PostgresOptions {
   schema?: string;
   /** connections this process keeps open at most */
   poolSize?: number;
+  /** every transaction read-only (an eval's sandbox reading the recording): a write fails in the database */
+  readOnly?: boolean;
 }
 
 export const DEFAULT_SCHEMA = 'public';
@@ -48,7 +50,7 @@ export function connectionConfig(options: PostgresOptions): pg.ClientConfig {
   return {
     connectionString: options.url,
     // every connection sees this deployment's tables first, unqualified
-    options: `-c search_path=${schema}`,
+    options: `-c search_path=${schema}${options.readOnly ? ' -c default_transaction_read_only=on' : ''}`,
     // shows which deployment a connection belongs to in pg_stat_activity
     application_name: `herald:${schema}`,
     // a request waits this long for a connection while the database is away, then gets a 503

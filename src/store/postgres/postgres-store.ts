@@ -3,14 +3,14 @@ import type pg from 'pg';
 import { postgresAlertsRepo } from './alerts-repo.js';
 import { postgresSchedulesRepo } from './schedules-repo.js';
 import { ConfigError } from '../../errors.js';
-import type { Store } from '../port.js';
+import type { Store, StoreOpenOptions } from '../port.js';
 import type { StoreProbe } from '../contracts/store-probe.js';
 import { postgresBrowseRepo } from './browse-repo.js';
 import { postgresDeliveriesRepo } from './deliveries-repo.js';
 import { postgresEventsRepo } from './events-repo.js';
 import { postgresIdempotencyRepo } from './idempotency-repo.js';
 import { PgGroupCommit } from './group-commit.js';
-import { migrate } from './migrate.js';
+import { checkVersion, migrate } from './migrate.js';
 import { checkSchemaName, connectionConfig, createPool, DEFAULT_SCHEMA, type PostgresOptions } from './pg-pool.js';
 import { PgSignals } from './pg-signals.js';
 import { postgresApiKeysRepo } from './api-keys-repo.js';
@@ -50,18 +50,19 @@ function redact(url: string): string {
  * a replica that cannot reach it refuses to start (its supervisor retries), naming the key.
  * Later losses of the connection are survived: requests get 503 and the pool reconnects.
  */
-export async function openPostgresStore(options: PostgresOptions): Promise<PostgresStore> {
+export async function openPostgresStore(options: PostgresOptions, open: StoreOpenOptions = {}): Promise<PostgresStore> {
   const schema = checkSchemaName(options.schema ?? DEFAULT_SCHEMA);
-  const pool = createPool({ ...options, schema });
+  const pool = createPool({ ...options, schema, readOnly: open.readOnly });
   try {
-    await migrate(pool, schema);
+    await (open.readOnly ? checkVersion(pool, schema) : migrate(pool, schema));
   } catch (error) {
     await pool.end().catch(() => {});
     if (error instanceof ConfigError) throw error;
     throw new ConfigError([`storage.postgres: cannot open ${redact(options.url)} (schema ${schema}): ${(error as Error).message}`]);
   }
   const signals = new PgSignals(pool, connectionConfig({ ...options, schema }), schema);
-  await signals.start();
+  // a read-only reader listens to nothing: it takes no work
+  if (!open.readOnly) await signals.start();
   const commits = new PgGroupCommit(pool);
   // one completions transaction at a time: what finishes meanwhile shares the next one's flush
   const completions = new PgGroupCommit(pool, 1);

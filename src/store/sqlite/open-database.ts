@@ -64,6 +64,30 @@ function createPrivately(file: string): void {
   fs.chmodSync(file, 0o600);
 }
 
+/**
+ * Opens an existing database read-only, beside the process that serves it (WAL lets a reader in
+ * at any time): nothing is created or migrated, and one at another version is refused, since its
+ * tables may not have the shapes this herald reads.
+ */
+export function openDatabaseReadOnly(file: string, migrations: Migration[] = coreMigrations): SqliteDatabase {
+  let db: SqliteDatabase;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw new ConfigError([`storage.sqlite: cannot open ${file} read-only: ${(error as Error).message}`]);
+  }
+  const current = db.pragma('user_version', { simple: true }) as number;
+  const latest = Math.max(0, ...migrations.map((m) => m.version));
+  if (current !== latest) {
+    db.close();
+    throw new ConfigError([`storage.sqlite: ${file} has schema version ${current}, this herald reads ${latest}; start herald serve on it once to migrate`]);
+  }
+  db.pragma('cache_size = -4000');
+  db.pragma('temp_store = MEMORY');
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
 function migrate(db: SqliteDatabase, migrations: Migration[], file: string): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   const ordered = [...migrations].sort((a, b) => a.version - b.version);

@@ -1,7 +1,7 @@
 import { sqliteUsageRepo } from './usage-repo.js';
 import { sqliteAlertsRepo } from './alerts-repo.js';
 import { LocalSignals } from '../local-signals.js';
-import type { Store } from '../port.js';
+import type { Store, StoreOpenOptions as OpenOptions } from '../port.js';
 import { sqliteBrowseRepo } from './browse-repo.js';
 import { sqliteDeliveriesRepo } from './deliveries-repo.js';
 import { eventAppender, sqliteEventsRepo } from './events-repo.js';
@@ -13,7 +13,7 @@ import { sqliteFilesRepo } from './files-repo.js';
 import { sqliteKnowledgeRepo } from './knowledge-repo.js';
 import { sqliteVectorStoresRepo } from './vector-stores-repo.js';
 import { sqliteProbe } from './sqlite-probe.js';
-import { openDatabase, type SqliteDatabase } from './open-database.js';
+import { openDatabase, openDatabaseReadOnly, type SqliteDatabase } from './open-database.js';
 import { sqliteReceiptsRepo } from './receipts-repo.js';
 import { sqliteRunsRepo } from './runs-repo.js';
 import { takeServingLock } from './serving-lock.js';
@@ -27,8 +27,8 @@ export interface SqliteStore extends Store {
   db: SqliteDatabase;
 }
 
-export function openSqliteStore(file: string): SqliteStore {
-  const db = openDatabase(file);
+export function openSqliteStore(file: string, options: OpenOptions = {}): SqliteStore {
+  const db = options.readOnly ? openDatabaseReadOnly(file) : openDatabase(file);
   const commits = new GroupCommit(db);
   // one per database: what it holds of each session's queue is shared by every writer of events
   const appender = eventAppender(db, commits);

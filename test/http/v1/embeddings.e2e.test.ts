@@ -2,8 +2,9 @@ import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DIMENSIONS, EMBEDDINGS_KEY, fakeEmbedding, startFakeEmbeddings } from '../../helpers/fake-embeddings.js';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-server.js';
-import { API_KEY, baseConfig } from '../../helpers/start-herald.js';
+import { API_KEY, baseConfig, eventually } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../app-fixture.js';
+import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 
 let fake: FakeServer;
 let herald: TestApp | undefined;
@@ -47,6 +48,24 @@ describe('POST /v1/embeddings', () => {
     expect(fake.requests[1]!.json).toEqual({ model: 'text-embedding-3-small', input: ['a couch', 'a chair'], encoding_format: 'float', dimensions: 8, user: 'u-1' });
     const aliased = await client.embeddings.create({ model: 'embed', input: 'x' });
     expect(aliased.data[0]!.embedding).toHaveLength(DIMENSIONS);
+  });
+
+  it('a provider that counts nothing: the inputs counted by the model\'s tokenizer (cl100k_base for text-embedding-3), never fewer, marked estimated', async () => {
+    const silent = await startFakeEmbeddings('text-embedding-3-small', { withoutUsage: true });
+    try {
+      herald = await testApp(baseConfig({ models: { providers: { fake: { api: 'openai', baseUrl: `${silent.url}/v1`, apiKey: EMBEDDINGS_KEY } } }, platform: { embeddings: { models: ['fake/text-embedding-3-small'] } } }));
+      const input = ['Refund order #48213: the customer\'s sofa arrived damaged.', 'naïve café — déjà vu'];
+      const res = await post({ model: 'text-embedding-3-small', input });
+      expect(res.status).toBe(200);
+      const { usage } = (await res.json()) as { usage: { prompt_tokens: number; total_tokens: number } };
+      const real = input.reduce((n, s) => n + countTokens(s), 0);
+      expect(real).toBeGreaterThan(input.join(' ').split(/\s+/).length);
+      expect(usage.prompt_tokens).toBeGreaterThanOrEqual(real);
+      const row = await eventually(async () => (await herald!.gateway.store.usage.report({ by: 'key' }))[0]);
+      expect(row).toMatchObject({ promptTokens: usage.prompt_tokens, estimatedTokens: usage.prompt_tokens });
+    } finally {
+      await silent.close();
+    }
   });
 
   it('serves the knowledge embeddings model too; an unknown model, or none configured, is 404 model_not_found', async () => {

@@ -1,0 +1,70 @@
+/**
+ * What a chat completion writes to disk, page by page: the store's writes of one completion (its
+ * two messages with their session summary, and its usage row, in one group commit as the turn
+ * makes them) committed one completion at a time, as sequential completions are, and the WAL's
+ * frames read back and named by the B-tree each page belongs to (SQLite's dbstat). Each frame is
+ * a whole page (4 KiB) plus its 24-byte header: the bytes a completion writes are its commit's
+ * pages, whatever the size of its rows.
+ * `node --import tsx bench/completion-pages.bench.ts` (`COMMITS`, default 80: the WAL must not
+ * reach its checkpoint at 1,000 frames; `CONTINUED=1`: every completion continues one conversation;
+ * `HERALD_ROOT=<checkout>` measures another checkout's store).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = process.env.HERALD_ROOT ? path.resolve(process.env.HERALD_ROOT) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { openSqliteStore } = (await import(pathToFileURL(path.join(ROOT, 'src/store/sqlite/sqlite-store.ts')).href)) as typeof import('../src/store/sqlite/sqlite-store.js');
+const Database = (await import('better-sqlite3')).default;
+
+const COMMITS = Number(process.env.COMMITS ?? 80);
+const continued = process.env.CONTINUED === '1';
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-pages-'));
+const file = path.join(dir, 'herald.db');
+const store = openSqliteStore(file);
+
+/** one completion's writes, asked in one tick as the agent turn asks them */
+async function completion(i: number): Promise<void> {
+  const key = continued ? 'chat:conv_000000000000000000000001' : `chat:conv_${(1e12 + i).toString(16).padStart(24, '0')}`;
+  const now = Date.now();
+  const meta = { agentId: 'agent', owner: 'key:bench' };
+  const messages = store.sessions.appendMany(
+    key,
+    [
+      { role: 'user', content: 'How are you today?', createdAt: now, meta },
+      { role: 'assistant', content: 'fine, thanks', createdAt: now, meta },
+    ],
+    !continued || i === 0,
+  );
+  const usage = store.usage.record([{ at: now, source: 'chat', model: 'up/bench', keyName: 'bench', agentId: 'agent', promptTokens: 10, completionTokens: 3, totalTokens: 13, estimated: false, cost: 0 }]);
+  await Promise.all([messages, usage]);
+}
+
+try {
+  // the tables past their first pages, then the WAL emptied
+  for (let i = 0; i < 300; i++) await completion(i);
+  const reader = new Database(file);
+  reader.pragma('wal_checkpoint(TRUNCATE)');
+  for (let i = 300; i < 300 + COMMITS; i++) await completion(i);
+  const wal = fs.readFileSync(`${file}-wal`);
+  const pageSize = wal.readUInt32BE(8);
+  const pages: number[] = [];
+  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) pages.push(wal.readUInt32BE(at));
+  const tree = new Map<number, string>();
+  for (const row of reader.prepare('SELECT name, pageno FROM dbstat').all() as { name: string; pageno: number }[]) tree.set(row.pageno, row.name);
+  const counts = new Map<string, number>();
+  for (const page of pages) {
+    const name = page === 1 ? '(page 1: the file header)' : (tree.get(page) ?? '(a page freed since)');
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  reader.close();
+  console.log(
+    `${continued ? 'one conversation continued' : 'a new conversation each'}: ${COMMITS} completions, ${pages.length} WAL frames, ` +
+      `${(pages.length / COMMITS).toFixed(2)} pages and ${Math.round(wal.length / COMMITS)} bytes per completion (pages of ${pageSize} bytes)`,
+  );
+  for (const [name, n] of [...counts].sort((a, b) => b[1] - a[1])) console.log(`  ${(n / COMMITS).toFixed(2).padStart(5)}  ${name}`);
+} finally {
+  store.close?.();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
