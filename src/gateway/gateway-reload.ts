@@ -64,7 +64,7 @@ export interface ReloadTarget {
   /** every configured channel's accounts (the default ones also in the map the outbox reads) */
   channels: ChannelAccountsRegistry;
   /** the accept-time checks of an action against the running channels (recipient, configured channel, account), kept across reloads */
-  checks?: Pick<ActionContext, 'recipientFault' | 'isConfigured' | 'accountFault'>;
+  checks?: Pick<ActionContext, 'recipientFault' | 'isConfigured' | 'accountFault' | 'toolSpec'>;
   /** the MCP servers: those whose settings changed are connected again, removed ones stopped, added ones started */
   tools?: { reload(tools: ToolsConfig): Promise<unknown> };
   /** the alert rules and schedule jobs, read again once the new config is in place */

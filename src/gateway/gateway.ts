@@ -257,6 +257,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const runs = new RunQueue({
     config, store, turns, agents, mainSession, heartbeat: wakeHeartbeat, delivery, logger,
     onRunFinished: metrics && ((status) => metrics.runFinished(status)),
+    onDirectCallFinished: metrics && ((source, server, tool, outcome, seconds) => metrics.toolCallFinished(server, tool, outcome, seconds, source)),
     onApprovalNeeded: async (run, pending) => void (await approvals.announce(run, pending)),
   });
   const dispatch = createDispatcher({
@@ -280,6 +281,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     isConfigured: (channel: string) => instances.channels.has(plugins.resolveChannel(channel) ?? channel),
     // OpenClaw's accountId on a direct /hooks/agent: one of the channel's accounts, else 400 naming it
     accountFault: (channel: string, accountId: string) => instances.accounts.accountFault(plugins.resolveChannel(channel) ?? channel, accountId),
+    // a direct call's arguments are checked against its tool's schema as the request is accepted, when its server lists it now
+    toolSpec: (name: string) => toolbox.direct(name, { outside: false, canWait: false }).byName(name),
   };
   const warnings = [...loaded.warnings];
   const notes: string[] = [];
@@ -317,7 +320,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
     const next = reloading.then(() =>
-      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault }, tools: mcp, alerts, schedules, targetFaults: configTargetFaults, listen: options.listen, store, logger }, reason, mappingsChanged),
+      reloadGateway({ file: loaded.file, config, plugins, builtins: options.builtins ?? plugins.plugins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault, toolSpec: actionContext.toolSpec }, tools: mcp, alerts, schedules, targetFaults: configTargetFaults, listen: options.listen, store, logger }, reason, mappingsChanged),
     );
     reloading = next.catch(() => undefined);
     return next.then((result) => {

@@ -23,6 +23,9 @@ import { compileRespond, type CompiledRespond, type HookResponse } from './compi
 import { compileMappingTraffic } from './mapping-traffic.js';
 import { redactedCause, withFailure, type MappingStage } from './mapping-failure.js';
 import { transformLocation } from './transforms/transform-stack.js';
+import { ArgumentsShapeError, compileToolAction } from './compile-tool-action.js';
+import { compileTemplate } from './templates/template.js';
+import { argumentFaults } from '../tools/tool-arguments.js';
 
 export interface CompileDeps {
   ctx: MappingContext;
@@ -72,6 +75,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
 
   if (mapping.tools?.grant?.length && !mapping.auth) faults.push("tools.grant: needs the mapping's auth (only a request whose signature was verified may let a write run without a person)");
   if (mapping.tools && mapping.action === 'wake') faults.push('tools: a wake runs no agent turn');
+  const toolArguments = compileToolAction(mapping, deps.ctx.config.tools && Object.keys(deps.ctx.config.tools.mcpServers), faults);
 
   const respond: CompiledRespond | undefined = mapping.respond ? compileRespond(mapping.respond, path !== undefined, faults) : undefined;
   if (respond?.waitMs !== undefined && mapping.action === 'wake') faults.push('respond.waitMs: a wake has no reply to wait for');
@@ -258,6 +262,7 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
       }
     }
     if (kind === 'skip') return { type: 'skip' };
+    if (kind === 'tool') return { type: 'action', action: await toolActionOf(request, raw) };
     if (kind === 'agent' && raw.message === undefined) raw.message = defaultAgentMessage(request.payload);
     if (kind === 'wake' && raw.mode === undefined && raw.wakeMode !== undefined) raw.mode = raw.wakeMode;
     let action: HookAction;
@@ -272,6 +277,52 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
       return { type: 'action', action: await traffic.keyed(action, templateScope(request)) };
     } catch (error) {
       throw failed('template', error, request);
+    }
+  }
+
+  /**
+   * A direct call: its arguments rendered (or a transform's `arguments`), checked against the
+   * tool's schema when its server lists it now (else when the run executes), and the run's action
+   * made with the same checks as an agent run's (its agent, then's channel and recipient).
+   */
+  async function toolActionOf(request: HookRequest, raw: Record<string, unknown>): Promise<HookAction> {
+    const tool = mapping.tool!;
+    let args: Record<string, unknown>;
+    try {
+      const transformed = raw.arguments;
+      args = transformed && typeof transformed === 'object' && !Array.isArray(transformed) ? (transformed as Record<string, unknown>) : await toolArguments!.render(templateScope(request));
+    } catch (error) {
+      throw failed(error instanceof ArgumentsShapeError ? 'action' : 'template', error, request);
+    }
+    const spec = deps.ctx.toolSpec?.(tool);
+    const shape = spec ? await argumentFaults(spec, args) : [];
+    if (shape.length) throw failed('action', new Error(`${tool}: ${shape.join('; ')}`), request);
+    const then = mapping.then;
+    const scope = templateScope(request);
+    const thenTo = then?.to === undefined ? undefined : (await renderField('then.to', then.to, scope, request)).trim();
+    const thenThread = then?.threadId === undefined ? undefined : (await renderField('then.threadId', then.threadId, scope, request)).trim();
+    const { arguments: _given, ...rest } = raw;
+    const fields = { ...rest, message: `${tool} ${JSON.stringify(args)}`.slice(0, 4000), deliver: then?.channel !== undefined, channel: then?.channel ?? 'last', ...(thenTo && { to: thenTo }), ...(thenThread && { threadId: thenThread }), wakeMode: then?.wakeMode ?? 'next-heartbeat' };
+    let action: HookAction;
+    try {
+      action = validateAction(fields, 'agent', actionContext, request.path);
+    } catch (error) {
+      throw refused('action', error, request);
+    }
+    return copyWith(action as Extract<HookAction, { kind: 'agent' | 'tool' }>, {
+      kind: 'tool' as const,
+      name: action.kind === 'wake' || action.name !== 'Hook' ? (action as { name: string }).name : tool,
+      call: { tool, arguments: args, outside: true, ...(then && { then: { message: then.message } }) },
+      ...(mapping.tools && { tools: mapping.tools }),
+      signed: request.signed === true,
+    });
+  }
+
+  async function renderField(field: string, source: string, scope: ReturnType<typeof templateScope>, request: HookRequest): Promise<string> {
+    try {
+      return await compileTemplate(source).render(scope);
+    } catch (error) {
+      throw failed('template', new Error(`${field}: ${describeJsonataError(error)}`), request);
     }
   }
 

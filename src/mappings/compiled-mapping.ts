@@ -48,7 +48,7 @@ export interface CompiledMapping {
   /** the compiled `auth`: a request to `path` may prove itself with this signature instead of the hook token */
   signature?: SignatureVerifier;
   /** what the mapping turns a request into, and its payload `schema`: for the OpenAPI document */
-  action?: 'wake' | 'agent' | 'skip';
+  action?: 'wake' | 'agent' | 'tool' | 'skip';
   schema?: Record<string, unknown>;
   /** where it was declared: `hooks.mappings[0]`, `mappings/github.yaml[1]`, `preset gmail`, `built-in` */
   origin?: string;

@@ -6,6 +6,7 @@ import { isReservedSessionKey, RESERVED_SESSION_KEYS } from '../config/session-k
 import { hookAgentId, hookSessionKey as policySessionKey, type FieldSource } from './hook-routing.js';
 import type { RunAction } from '../store/contracts/run-action.js';
 import { ACCOUNT_ID } from '../config/sections/channel-accounts-schema.js';
+import type { ToolSpec } from '../tools/tool-spec.js';
 
 /** What every webhook turns into: `/wake`, `/agent` and every mapped hook end here. */
 export interface WakeAction {
@@ -20,7 +21,8 @@ export type AgentAction = RunAction;
 export type HookAction = WakeAction | AgentAction;
 
 export interface ActionContext {
-  config: Pick<HeraldConfig, 'models' | 'agents' | 'hooks'>;
+  /** `tools`, when given: the servers a direct call (`action: "tool"`) may name */
+  config: Pick<HeraldConfig, 'models' | 'agents' | 'hooks'> & Partial<Pick<HeraldConfig, 'tools'>>;
   /** a request body (`/agent`) or a mapping: they differ on agentId and sessionKey policy */
   fieldSource?: FieldSource;
   /** `last` plus the ids and aliases of the loaded channel plugins */
@@ -40,6 +42,8 @@ export interface ActionContext {
   recipientFault?: (channel: string, to: string) => string | undefined;
   /** why a channel (id or alias) has no such account, when it has none; left out, any account id passes (dry runs) */
   accountFault?: (channel: string, accountId: string) => string | undefined;
+  /** a tool's spec when its server is connected and lists it: a direct call's arguments are checked against its schema as the request is accepted */
+  toolSpec?: (name: string) => ToolSpec | undefined;
 }
 
 const isNonBlank = (v: unknown): v is string => typeof v === 'string' && v.trim().length > 0;

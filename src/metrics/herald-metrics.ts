@@ -4,7 +4,7 @@ import type { StoreProbe } from '../store/contracts/store-probe.js';
 import { AlertMetrics } from './alert-metrics.js';
 import { HttpMetrics } from './http-metrics.js';
 import { ScheduleMetrics } from './schedule-metrics.js';
-import { ToolMetrics, type ToolCallOutcome, type ToolServerGaugeSource } from './tool-metrics.js';
+import { ToolMetrics, type ToolCallOutcome, type ToolCallSource, type ToolServerGaugeSource } from './tool-metrics.js';
 import { TrafficMetrics } from './traffic-metrics.js';
 import { UsageMetrics } from './usage-metrics.js';
 import { registerStoreGauges } from './store-gauges.js';
@@ -98,8 +98,8 @@ export class HeraldMetrics {
   }
 
   /** a tool call's end, by the turn that made it; `seconds` when it was executed */
-  toolCallFinished(server: string, tool: string, outcome: ToolCallOutcome, seconds?: number): void {
-    this.tools.finished(server, tool, outcome, seconds);
+  toolCallFinished(server: string, tool: string, outcome: ToolCallOutcome, seconds?: number, source?: ToolCallSource): void {
+    this.tools.finished(server, tool, outcome, seconds, source);
   }
 
   /** wraps the heartbeat's turn so each one is counted, whatever it ends in */

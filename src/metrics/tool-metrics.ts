@@ -4,6 +4,9 @@ import type { ToolCallStatus } from '../store/contracts/tool-calls-port.js';
 /** how a tool call ended, as its record says */
 export type ToolCallOutcome = Exclude<ToolCallStatus, 'waiting_approval' | 'running'>;
 
+/** who made the call: an agent's model, or herald itself for a mapping's or a schedule's direct call */
+export type ToolCallSource = 'agent' | 'mapping' | 'schedule';
+
 /** what the gauges read of each configured MCP server at a scrape */
 export interface ToolServerGaugeSource {
   server: string;
@@ -17,14 +20,14 @@ export interface ToolServerGaugeSource {
  * trip, so prom-client's own counter is cheap enough here.
  */
 export class ToolMetrics {
-  private readonly calls: Counter<'server' | 'tool' | 'outcome'>;
+  private readonly calls: Counter<'server' | 'tool' | 'outcome' | 'source'>;
   private readonly duration: Histogram<'server'>;
 
   constructor(registry: Registry, servers?: () => ToolServerGaugeSource[]) {
     this.calls = new Counter({
       name: 'herald_tool_calls_total',
-      help: 'Tool calls finished, by server (herald for the built-ins), tool and outcome (succeeded, failed, timed_out, interrupted, denied, refused).',
-      labelNames: ['server', 'tool', 'outcome'],
+      help: 'Tool calls finished, by server (herald for the built-ins), tool, outcome (succeeded, failed, timed_out, interrupted, denied, refused) and source (agent: a model asked; mapping, schedule: a direct call).',
+      labelNames: ['server', 'tool', 'outcome', 'source'],
       registers: [registry],
     });
     this.duration = new Histogram({
@@ -59,8 +62,8 @@ export class ToolMetrics {
   }
 
   /** one call's end; `seconds` only for a call that was executed (undefined: refused or denied before it ran) */
-  finished(server: string, tool: string, outcome: ToolCallOutcome, seconds?: number): void {
-    this.calls.inc({ server, tool, outcome });
+  finished(server: string, tool: string, outcome: ToolCallOutcome, seconds?: number, source: ToolCallSource = 'agent'): void {
+    this.calls.inc({ server, tool, outcome, source });
     if (seconds !== undefined) this.duration.observe({ server }, seconds);
   }
 }

@@ -20,6 +20,8 @@ export type DispatchResult = (
   completed?: true;
   /** the system event a wake added (when it did not repeat the one before), for the request's receipt */
   eventId?: number;
+  /** the run is a direct tool call (a mapping's `action: "tool"`), for the request's receipt */
+  tool?: true;
 };
 
 /**
@@ -45,8 +47,9 @@ export function createDispatcher(deps: DispatcherDeps): DispatchAction {
   return function dispatchAction(action, options = {}) {
     if (action.kind === 'wake') return dispatchWake(deps, action, options);
     const admission = runAdmission(action, options.traffic ?? deps.traffic?.(action.source.mappingId));
-    if (!admission) return deps.runs.submit(action, { id: options.runId }).then((runId) => ({ status: 202, body: { ok: true, runId } }));
-    return dispatchGoverned(deps, action, admission, options);
+    const tool = action.kind === 'tool' ? { tool: true as const } : undefined;
+    if (!admission) return deps.runs.submit(action, { id: options.runId }).then((runId) => ({ status: 202, body: { ok: true, runId }, ...tool }));
+    return tool ? dispatchGoverned(deps, action, admission, options).then((result) => ({ ...result, ...tool })) : dispatchGoverned(deps, action, admission, options);
   };
 }
 

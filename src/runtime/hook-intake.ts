@@ -22,7 +22,7 @@ type Prepared = PreparedMapping & { mappingId: string };
  * What a call's processing answered; `failure` and `errorCode`: a `forEach` mapping that failed for
  * some items, and the code of the first (the answer's status is its), not stored with the key's answer.
  */
-type Finished = StoredResponse & { completed?: true; failure?: MappingFailure; errorCode?: string };
+type Finished = StoredResponse & { completed?: true; failure?: MappingFailure; errorCode?: string; tool?: true };
 
 /** One authenticated webhook call, parsed: what the intake needs of it. */
 export interface HookCall {
@@ -49,7 +49,7 @@ export type HookOutcome = (
   | { type: 'skipped'; status: 204; body: null; replayed: boolean }
   /** the mapping answered itself (`respond`): a handshake, or its run's reply (or fallback); `runId` when a run started */
   | { type: 'responded'; status: number; response: HookResponse; runId?: string; replayed: boolean }
-) & { idempotencyKey?: string; eventId?: number; failure?: MappingFailure; errorCode?: string };
+) & { idempotencyKey?: string; eventId?: number; failure?: MappingFailure; errorCode?: string; tool?: true };
 
 export interface HookIntakeDeps {
   engine: MappingsEngine;
@@ -189,7 +189,7 @@ export class HookIntake {
     }
     // a wake completed its key in the commit of its event; anything else completes it now
     if (!response.completed) await this.keys.complete(path, key, response);
-    return toOutcome({ status: response.status, body: response.body, ...(response.eventId !== undefined && { eventId: response.eventId }), ...(response.failure && { failure: response.failure, errorCode: response.errorCode }) } as StoredResponse, false, key);
+    return toOutcome({ status: response.status, body: response.body, ...(response.eventId !== undefined && { eventId: response.eventId }), ...(response.failure && { failure: response.failure, errorCode: response.errorCode }), ...(response.tool && { tool: true }) } as StoredResponse, false, key);
   }
 }
 
@@ -199,8 +199,8 @@ function responded(response: HookResponse, runId?: string): StoredResponse {
 }
 
 function toOutcome(response: StoredResponse, replayed: boolean, idempotencyKey?: string): HookOutcome {
-  const { eventId, failure, errorCode } = response as Finished & { eventId?: number };
-  const extra = { ...(idempotencyKey !== undefined && { idempotencyKey }), ...(eventId !== undefined && { eventId }), ...(failure && { failure }), ...(errorCode !== undefined && { errorCode }) };
+  const { eventId, failure, errorCode, tool } = response as Finished & { eventId?: number };
+  const extra = { ...(idempotencyKey !== undefined && { idempotencyKey }), ...(eventId !== undefined && { eventId }), ...(failure && { failure }), ...(errorCode !== undefined && { errorCode }), ...(tool && { tool }) };
   if (response.status === 204) return { type: 'skipped', status: 204, body: null, replayed, ...extra };
   const body = response.body as { respond?: HookResponse; runId?: string } | null;
   if (body && typeof body === 'object' && body.respond) return { type: 'responded', status: response.status, response: body.respond, ...(body.runId !== undefined && { runId: body.runId }), replayed, ...extra };

@@ -29,6 +29,21 @@ export async function parseArguments(spec: ToolSpec, text: string): Promise<Pars
   return { ok: true, args: args as Record<string, unknown> };
 }
 
+/**
+ * Arguments made by herald's config rather than a model (a mapping's or a schedule's direct call)
+ * checked against the tool's schema: each fault names its field as the config writes it
+ * (`arguments.number: must be integer`, `arguments.text: is required`); empty when they fit.
+ */
+export async function argumentFaults(spec: ToolSpec, args: Record<string, unknown>): Promise<string[]> {
+  const validate = await validatorOf(spec);
+  if (!validate || validate(args)) return [];
+  return (validate.errors ?? []).slice(0, 5).map((e) => {
+    const missing = e.keyword === 'required' ? (e.params as { missingProperty?: string }).missingProperty : undefined;
+    const path = ['arguments', ...e.instancePath.split('/').slice(1).map((step) => step.replace(/~1/g, '/').replace(/~0/g, '~')), ...(missing ? [missing] : [])].join('.');
+    return `${path}: ${missing ? 'is required' : (e.message ?? e.keyword)}`;
+  });
+}
+
 async function validatorOf(spec: ToolSpec): Promise<ValidateFunction | null> {
   const known = compiled.get(spec);
   if (known !== undefined) return known;

@@ -16,6 +16,8 @@ export interface ToolSpec {
   inputSchema: Record<string, unknown>;
   /** the MCP annotations say it only reads: `readOnlyHint` true and `destructiveHint` not true */
   readOnly: boolean;
+  /** the MCP annotations say calling it again with the same arguments has no further effect (`idempotentHint`): a direct call may be retried */
+  idempotent?: boolean;
 }
 
 /** what a call gives back to the model: the result's text, or an error the model is told of */

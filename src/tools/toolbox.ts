@@ -1,6 +1,7 @@
 import type { AgentConfig } from '../config/default-agent.js';
 import type { ToolsConfig } from '../config/sections/tools-schema.js';
 import { grantTools, type TurnGrantContext } from './tool-policy.js';
+import { grantDirectCall, serverOfToolName } from './direct-call.js';
 import type { ToolSource } from './tool-spec.js';
 import type { TurnTools } from './turn-tools.js';
 
@@ -14,6 +15,10 @@ export interface Toolbox {
    * it execute a checkpointed call. Undefined when there is nothing to wait for (the usual case).
    */
   untilTried(agent: Pick<AgentConfig, 'tools'>): Promise<void> | undefined;
+  /** the one tool of a direct call (a mapping's or schedule's, an MCP client's), under the same policy (direct-call.ts) */
+  direct(name: string, context: TurnGrantContext): TurnTools;
+  /** until the server of the tool `name` was tried once since it was started (as untilTried) */
+  untilServerTried(name: string): Promise<void> | undefined;
 }
 
 /** `config` is read at each grant, so a reload applies to the next turn */
@@ -21,5 +26,7 @@ export function createToolbox(config: () => ToolsConfig, sources: { mcp: ToolSou
   return {
     grant: (agent, context) => grantTools(config(), agent, sources, context),
     untilTried: (agent) => (agent.tools?.servers.length ? sources.mcp.untilTried?.(agent.tools.servers) : undefined),
+    direct: (name, context) => grantDirectCall(config(), sources, name, context),
+    untilServerTried: (name) => sources.mcp.untilTried?.([serverOfToolName(name)]),
   };
 }

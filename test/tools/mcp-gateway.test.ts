@@ -42,7 +42,7 @@ describe('herald with MCP servers', () => {
 
     // the turn's loop counts each call's end
     herald.gateway.metrics!.toolCallFinished('everything', 'echo', 'succeeded', 0.02);
-    expect(await sample(herald, 'herald_tool_calls_total', { server: 'everything', tool: 'echo', outcome: 'succeeded' })).toBe(1);
+    expect(await sample(herald, 'herald_tool_calls_total', { server: 'everything', tool: 'echo', outcome: 'succeeded', source: 'agent' })).toBe(1);
     expect(await sample(herald, 'herald_tool_call_duration_seconds_count', { server: 'everything' })).toBe(1);
   });
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../../plugin-host/load-config.js';
 import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import { describeDirectGrant } from '../../tools/direct-call.js';
 import { ConfigError, HeraldError } from '../../errors.js';
 import { EnvPlaceholders } from '../config/config-faults.js';
 import { builtinMappings } from '../../mappings/loading/builtin-mappings.js';
@@ -110,6 +111,9 @@ async function dryRun(
     io.err(`mapping: ${outcome.mappingId}`);
     if (outcome.idempotencyKey !== undefined) io.err(`idempotency key: ${outcome.idempotencyKey}`);
     if (outcome.response !== undefined) io.err(`answers: ${JSON.stringify(outcome.response)}`);
+    // a direct call is resolved, never made: its arguments are in the action below, its grant decision here
+    const first = outcome.type === 'action' ? outcome.action : outcome.type === 'actions' ? outcome.actions[0] : undefined;
+    if (first?.kind === 'tool' && first.call) io.err(`tool call (not made): ${describeDirectGrant(first.call.tool, { outside: first.call.outside, signed: first.signed === true, mapping: first.tools })}`);
     const shown = outcome.type === 'skip' ? { skip: true } : outcome.type === 'actions' ? outcome.actions : outcome.type === 'respond' ? { response: outcome.response } : outcome.action;
     io.out(JSON.stringify(shown, null, 2));
     return 0;

@@ -5,6 +5,8 @@ import type { ScheduleJob, SchedulesConfig } from '../sections/schedules-schema.
 export interface ScheduleCheckContext {
   minEveryMs: number;
   agentIds: ReadonlySet<string>;
+  /** the servers of tools.mcpServers, when known: a toolCall names one of them (or herald) */
+  toolServers?: readonly string[];
   /** epoch ms: an ISO `at` before it is in the past */
   now: number;
 }
@@ -26,6 +28,10 @@ export function scheduleJobFaults(job: ScheduleJob, key: string, ctx: ScheduleCh
   if (job.payload.kind === 'agentTurn' && job.payload.agentId !== undefined && !ctx.agentIds.has(job.payload.agentId)) {
     faults.push(`${key}.payload.agentId: unknown agent "${job.payload.agentId}"`);
   }
+  if (job.payload.kind === 'toolCall' && ctx.toolServers) {
+    const server = job.payload.tool.slice(0, job.payload.tool.indexOf('__'));
+    if (server !== 'herald' && !ctx.toolServers.includes(server)) faults.push(`${key}.payload.tool: "${server}" is not a server of tools.mcpServers (${ctx.toolServers.length ? ctx.toolServers.join(', ') : 'none configured'}) nor herald`);
+  }
   return faults;
 }
 
@@ -38,8 +44,8 @@ export function isIsoAt(at: string): boolean {
  * Cross-key faults of `schedules`. A config one-shot whose ISO `at` has passed is not a fault
  * here: it is the normal state of a one-shot that fired before a restart (the start says so).
  */
-export function checkSchedulesConfig(config: { schedules: SchedulesConfig; agents: { list: { id: string }[] } }, now = Date.now()): string[] {
-  const ctx: ScheduleCheckContext = { minEveryMs: parseDuration(config.schedules.minEvery), agentIds: new Set(config.agents.list.map((a) => a.id)), now };
+export function checkSchedulesConfig(config: { schedules: SchedulesConfig; agents: { list: { id: string }[] }; tools?: { mcpServers: Record<string, unknown> } }, now = Date.now()): string[] {
+  const ctx: ScheduleCheckContext = { minEveryMs: parseDuration(config.schedules.minEvery), agentIds: new Set(config.agents.list.map((a) => a.id)), now, ...(config.tools && { toolServers: Object.keys(config.tools.mcpServers) }) };
   const faults: string[] = [];
   const seen = new Set<string>();
   config.schedules.jobs.forEach((job, i) => {

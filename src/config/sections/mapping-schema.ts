@@ -3,6 +3,7 @@ import { positiveDuration } from './duration-schema.js';
 import { fallbackSchema, retryPolicySchema } from './delivery-policy-schema.js';
 import { mappingTrafficFields } from './traffic-schema.js';
 import { mappingToolsSchema } from './tools-schema.js';
+import { mappingToolCallFields } from './tool-action-schema.js';
 
 /** OpenClaw's `sessionMode` of an agent run */
 export const sessionModes = ['isolated', 'persistent'] as const;
@@ -177,9 +178,9 @@ export const mappingSchema = z
       .optional()
       .describe('When this mapping applies; all given conditions must hold.'),
     action: z
-      .enum(['agent', 'wake', 'skip'])
+      .enum(['agent', 'wake', 'tool', 'skip'])
       .default('agent')
-      .describe('What the request turns into: an agent run, a wake event, or nothing (skip: answered 204, e.g. a sender\'s ping or an event no agent should see).'),
+      .describe('What the request turns into: an agent run, a wake event, a direct call of one tool without a model (tool: see tool, arguments, then), or nothing (skip: answered 204, e.g. a sender\'s ping or an event no agent should see).'),
     schema: z.record(z.string(), z.unknown()).optional().describe('A JSON Schema the payload must satisfy (400 with the errors otherwise).'),
     textTemplate: z.string().optional().describe('Wake text; {{ expr }} templates over the payload.'),
     messageTemplate: z.string().optional().describe('Agent message; {{ expr }} templates over the payload.'),
@@ -207,7 +208,7 @@ export const mappingSchema = z
       .max(2000)
       .optional()
       .describe("A fixed line (not templated) delivered to the reply's channel and recipient when a run ends without a reply (failed, timed out, or an empty answer), e.g. to end a Discord interaction's \"is thinking…\". Never carries the cause."),
-    retry: retryPolicySchema.optional().describe("Retry schedule of this mapping's replies, over its agent's and its channel's."),
+    retry: retryPolicySchema.optional().describe("Retry schedule of this mapping's replies, over its agent's and its channel's. On action \"tool\": also the call's retries, only for a read-only or idempotent tool or a call that failed before reaching its server."),
     fallback: fallbackSchema.optional().describe(`${fallbackSchema.description} For this mapping's replies (over its agent's).`),
     threadId: z
       .string()
@@ -257,6 +258,7 @@ export const mappingSchema = z
     auth: mappingAuthSchema
       .optional()
       .describe('Signature verification for senders that cannot send the hook token (GitHub, Stripe, ...): a request to match.path is accepted with a valid hook token or a valid signature. Needs match.path.'),
+    ...mappingToolCallFields,
     ...mappingTrafficFields,
   })
   .strict();

@@ -4,6 +4,7 @@ import { fallbackSchema, retryPolicySchema } from './delivery-policy-schema.js';
 import { duration, positiveDuration } from './duration-schema.js';
 import { mappingTrafficFields } from './traffic-schema.js';
 import { MAX_TIMEOUT_SECONDS, thinkingLevels, wakeModes } from './mapping-schema.js';
+import { toolCallPayloadSchema } from './tool-action-schema.js';
 
 /** a job id: it names the job's session (`cron:<id>`), its URL and its metrics label */
 export const SCHEDULE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -148,8 +149,10 @@ export const scheduleJobSchema = z
     description: z.string().optional().describe('What it is for.'),
     enabled: z.boolean().default(true).describe('A disabled job keeps its place and fires nothing.'),
     schedule: scheduleSchema,
-    sessionTarget: z.enum(['main', 'isolated']).describe('main: the payload (systemEvent) is an event on the main session; isolated: the payload (agentTurn) is an agent run of its own session.'),
-    payload: z.discriminatedUnion('kind', [systemEventPayload, agentTurnPayload]).describe('What a fire does: `{kind:"systemEvent", text}` (sessionTarget main) or `{kind:"agentTurn", message, agentId, model, thinking, timeoutSeconds}` (isolated).'),
+    sessionTarget: z.enum(['main', 'isolated']).describe('main: the payload (systemEvent) is an event on the main session; isolated: the payload (agentTurn, toolCall) is a run of its own session.'),
+    payload: z
+      .discriminatedUnion('kind', [systemEventPayload, agentTurnPayload, toolCallPayloadSchema])
+      .describe('What a fire does: `{kind:"systemEvent", text}` (sessionTarget main), `{kind:"agentTurn", message, agentId, model, thinking, timeoutSeconds}` (isolated) or `{kind:"toolCall", tool, arguments, requireApproval, retry, then}` (isolated: one tool called directly, no model asked; docs/schedules.md).'),
     wakeMode: z.enum(wakeModes).default('now').describe('now: a heartbeat is asked for at once (the main event, or the isolated run\'s summary); next-heartbeat: it waits for the next one.'),
     sessionKey: z.string().min(1).max(512).optional().describe('isolated: the session the runs share (default `cron:<id>`, so each run sees the ones before).'),
     delivery: scheduleDeliverySchema.default({ mode: 'announce' }).describe('Where an isolated run\'s reply goes.'),
@@ -174,8 +177,8 @@ export const scheduleJobSchema = z
   })
   .strict()
   .superRefine((job, ctx) => {
-    const fits = job.sessionTarget === 'main' ? 'systemEvent' : 'agentTurn';
-    if (job.payload.kind !== fits) ctx.addIssue({ code: 'custom', path: ['payload', 'kind'], message: `sessionTarget "${job.sessionTarget}" takes a ${fits} payload` });
+    const fits = job.sessionTarget === 'main' ? ['systemEvent'] : ['agentTurn', 'toolCall'];
+    if (!fits.includes(job.payload.kind)) ctx.addIssue({ code: 'custom', path: ['payload', 'kind'], message: `sessionTarget "${job.sessionTarget}" takes a ${fits.join(' or ')} payload` });
     if (job.sessionTarget === 'main' && job.sessionKey !== undefined) ctx.addIssue({ code: 'custom', path: ['sessionKey'], message: 'only an isolated job has a session of its own' });
     for (const field of ['concurrency', 'rate'] as const) {
       if (job.sessionTarget === 'main' && job[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'only an isolated job makes runs to govern' });

@@ -36,7 +36,7 @@ export const page = <T extends z.ZodTypeAny>(item: T) =>
 
 export const errorSchema = z.object({ ok: z.literal(false), error: z.string(), code: z.enum(errorCodes).openapi({ description: "The error catalog's code (docs/errors.md): what a client branches on." }), details: z.unknown().optional() }).openapi('Error');
 
-export const receiptOutcomes = ['wake', 'agent', 'skip', 'error', 'idempotent_replay', 'respond'] as const;
+export const receiptOutcomes = ['wake', 'agent', 'tool', 'skip', 'error', 'idempotent_replay', 'respond'] as const;
 export const receiptSchema = z
   .object({
     id: z.string(),

@@ -57,7 +57,7 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
           result: z.enum(['ok', 'error']).optional().openapi(q('result', 'error: status 400 and above.')),
           mapping: z.string().optional().openapi(q('mapping', 'Mapping id.')),
           path: z.string().optional().openapi(q('path', 'Hook path after hooks.path.')),
-          outcome: z.enum(receiptOutcomes).optional().openapi(q('outcome', 'wake, agent, skip, error, idempotent_replay or respond (a handshake the mapping answered).')),
+          outcome: z.enum(receiptOutcomes).optional().openapi(q('outcome', 'wake, agent, tool (a direct tool call), skip, error, idempotent_replay or respond (a handshake the mapping answered).')),
           run: z.string().optional().openapi(q('run', 'The run the request started.')),
           retained: z.enum(['true', 'false']).optional().openapi(q('retained', 'true: only requests whose payload is retained (replayable).')),
           failed: z.enum(['true', 'false']).optional().openapi(q('failed', 'true: only requests whose mapping failed (a receipt with a `failure`: its stage, mapping and cause). Narrower than result=error, which also holds refused requests (a bad signature, no mapping).')),

@@ -94,7 +94,7 @@ export async function answerHook(x: Exchange, call: HookCall, deps: HookRouteDep
     signedBy,
     onMatch: (mappingId) => (x.mappingId = mappingId),
   });
-  notes.outcome = outcome.replayed ? 'idempotent_replay' : outcome.type === 'skipped' ? 'skip' : outcome.type === 'responded' ? (outcome.runId ? 'agent' : 'respond') : outcome.status === 200 ? 'wake' : 'agent';
+  notes.outcome = outcome.replayed ? 'idempotent_replay' : outcome.type === 'skipped' ? 'skip' : outcome.type === 'responded' ? (outcome.runId ? 'agent' : 'respond') : outcome.status === 200 ? 'wake' : outcome.tool ? 'tool' : 'agent';
   // a batch not wholly admitted names the runs that did start: the first is the receipt's
   notes.runId = outcome.type === 'responded' ? outcome.runId : outcome.body && 'runId' in outcome.body ? outcome.body.runId : outcome.body && 'runIds' in outcome.body ? (outcome.body.runIds as string[])[0] : undefined;
   notes.eventId = outcome.eventId;

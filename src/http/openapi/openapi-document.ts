@@ -7,7 +7,7 @@ import type { ResponseDoc, RouteDoc, RouteSecurity, Surface } from './route-doc.
 export interface MappedHookDoc {
   id: string;
   path: string;
-  action: 'wake' | 'agent';
+  action: 'wake' | 'agent' | 'tool';
   /** the mapping's JSON Schema (JSON Schema 2020-12 is OpenAPI 3.1's schema language); none: any JSON */
   schema?: Record<string, unknown>;
   /** the mapping's own answer (`respond`): a handshake, or its run's reply awaited up to waitMs */
@@ -110,7 +110,7 @@ function respondResponses(hook: MappedHookDoc): Record<number, ResponseDoc> {
 
 function mappedHookOperation(hook: MappedHookDoc): Json {
   const accepted: Record<number, ResponseDoc> =
-    hook.action === 'wake' ? { 200: { description: 'Event queued.', schema: wakeAcceptedSchema } } : { 202: { description: 'Run accepted.', schema: runAcceptedSchema } };
+    hook.action === 'wake' ? { 200: { description: 'Event queued.', schema: wakeAcceptedSchema } } : { 202: { description: hook.action === 'tool' ? 'Tool call accepted (a run of kind tool).' : 'Run accepted.', schema: runAcceptedSchema } };
   return {
     operationId: `post-hooks-${hook.path}`.replace(/[^A-Za-z0-9]+/g, '_'),
     summary: `Mapped hook "${hook.id}" (${hook.action})`,

@@ -15,7 +15,7 @@ import { TransformLoader } from '../transforms/transform-loader.js';
 import type { TransformRunner } from '../transforms/transform-runner.js';
 import { isModelAllowed, resolveModelRef } from '../../models/model-refs.js';
 
-export type MappingContext = Pick<ActionContext, 'config' | 'channelNames' | 'recipientFault' | 'isConfigured'> & {
+export type MappingContext = Pick<ActionContext, 'config' | 'channelNames' | 'recipientFault' | 'isConfigured' | 'toolSpec'> & {
   /** where per-request mapping failures are logged (mapping id and reason, never the body) */
   logger?: Logger;
   /** receives what loads but deserves attention (a transform not there yet, ...), each naming its mapping */

@@ -4,11 +4,12 @@ import type { HookAction } from '../../mappings/hook-action.js';
 import type { HookRequest } from '../../mappings/hook-request.js';
 import type { MappingsEngine } from '../../mappings/mappings-engine.js';
 import { runPrompt } from '../run-prompt.js';
+import { describeDirectGrant } from '../../tools/direct-call.js';
 import { locateTemplateFault, type TemplateFault } from './template-fault.js';
 
 /** What a request would become, touching nothing: the action (and the prompt its model would see), a skip, or the refusal. */
 export type DryRunOutcome =
-  | { type: 'action'; mappingId: string; action: HookAction; prompt?: string; idempotencyKey?: string; response?: Record<string, unknown> }
+  | { type: 'action'; mappingId: string; action: HookAction; prompt?: string; idempotencyKey?: string; response?: Record<string, unknown>; toolCall?: { tool: string; arguments: Record<string, unknown>; decision: string } }
   | { type: 'respond'; mappingId: string; response: HookResponse }
   | { type: 'skip'; mappingId: string; idempotencyKey?: string }
   | { type: 'error'; mappingId?: string; status: number; code: string; error: string; reason?: string; fault?: TemplateFault; details?: unknown };
@@ -29,7 +30,10 @@ export async function dryRun(engine: MappingsEngine, request: HookRequest, now =
     // a forEach mapping's dry run shows its first item's action
     const action = outcome.type === 'actions' ? outcome.actions[0]! : outcome.action;
     const prompt = action.kind === 'agent' ? runPrompt(action, now) : undefined;
-    return { type: 'action', mappingId, action, ...(prompt !== undefined && { prompt }), ...key, ...(prepared.reply && { response: prepared.reply.declared }) };
+    // a direct call: resolved (its arguments rendered, its grant decided), never made
+    const call = action.kind === 'tool' ? action.call : undefined;
+    const toolCall = call && { tool: call.tool, arguments: call.arguments, decision: describeDirectGrant(call.tool, { outside: call.outside, signed: action.kind === 'tool' && action.signed === true, mapping: action.kind === 'tool' ? action.tools : undefined }) };
+    return { type: 'action', mappingId, action, ...(prompt !== undefined && { prompt }), ...(toolCall && { toolCall }), ...key, ...(prepared.reply && { response: prepared.reply.declared }) };
   } catch (error) {
     if (!(error instanceof HeraldError)) throw error;
     const reason = error.cause instanceof Error ? error.cause.message : undefined;

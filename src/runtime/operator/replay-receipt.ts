@@ -21,7 +21,9 @@ export interface ReplayDeps {
  * Replays a retained request through the current mappings, as if it had just arrived: a new
  * receipt (marked as a replay of the old one, `authMethod: operator`) and, when it maps to an
  * action, a new run or event. Its signature is not checked again: it was when the request was
- * accepted (a stranger's body is never retained), and its signature headers are not kept. No
+ * accepted (a stranger's body is never retained), and its signature headers are not kept: a
+ * request its mapping's signature admitted is replayed as signed by that mapping (its `grant`s
+ * hold, as they did on arrival). No
  * Idempotency-Key is claimed: replaying is the operator's deliberate repeat. A mapping that fails
  * again is recorded as on arrival (stage, mapping, cause), its payload retained as the receipt's.
  */
@@ -50,7 +52,9 @@ export async function replayReceipt(deps: ReplayDeps, receiptId: string, now = D
   };
   let mappingId: string | undefined;
   try {
-    const prepared = await deps.engine.prepare(request);
+    // verified by a mapping's signature on arrival: that mapping's grants hold for the replay as they did then
+    const signedBy = original.authMethod === 'signature' ? deps.engine.signedMappings(retained.path).filter((m) => m.id === original.signature) : undefined;
+    const prepared = await deps.engine.prepare(request, { signedBy });
     mappingId = prepared.mappingId;
     const outcome = await prepared.run();
     if (outcome.type === 'skip') {

@@ -16,6 +16,7 @@ import { copyWith } from '../../utils/copy-with.js';
 import { readCheckpoint, type TurnCheckpoint } from '../../agents/tool-use/tool-ledger.js';
 import { ToolRoundRefused } from '../../agents/tool-use/tool-round.js';
 import { runLedger } from './run-ledger.js';
+import { executeToolRun } from './execute-tool-run.js';
 
 class RunTimeout extends Error {}
 
@@ -34,6 +35,8 @@ class StoreFault extends Error {
  */
 export function executeRun(ctx: RunContext, run: RunRecord, abort: RunAbort, history: SessionMessage[] | undefined, place: ChainPlace): Promise<NextRuns | undefined> {
   // not an async function: a run with nothing to wait for is its turn's promise, no layer around it
+  // a direct call asks no model: it takes no model turn
+  if (run.action.kind === 'tool') return executeToolRun(ctx, run, abort, place);
   if (place.ahead) return afterRunAhead(ctx, run, abort, place);
   return inTurn(ctx, run, abort, history, place);
 }

@@ -23,6 +23,8 @@ export interface RunQueueDeps {
   logger: Logger;
   /** a run paused for a person's approval of these calls (announced to the approvals targets) */
   onApprovalNeeded?: (run: RunRecord, pending: ToolCallRecord[]) => Promise<void> | void;
+  /** told of each direct call's end (a mapping's or schedule's `tool` run; metrics) */
+  onDirectCallFinished?: (source: 'mapping' | 'schedule', server: string, tool: string, outcome: Exclude<ToolCallRecord['status'], 'waiting_approval' | 'running'>, seconds?: number) => void;
   /** told of each run that reached a final status (metrics) */
   onRunFinished?: (status: RunCompletion['status']) => void;
 }

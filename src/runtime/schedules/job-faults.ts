@@ -17,8 +17,8 @@ const KEY = 'job';
  * The faults the admin API (and so the CLI) refuses a job for, beyond its schema: the same checks
  * as `config check` and the start, with an ISO `at` in the past refused as well.
  */
-export function jobFaults(job: ScheduleJob, config: Pick<HeraldConfig, 'schedules' | 'agents'>, targets: TargetChannels, now: number): JobFault[] {
-  const ctx = { minEveryMs: parseDuration(config.schedules.minEvery), agentIds: new Set(config.agents.list.map((a) => a.id)), now };
+export function jobFaults(job: ScheduleJob, config: Pick<HeraldConfig, 'schedules' | 'agents'> & Partial<Pick<HeraldConfig, 'tools'>>, targets: TargetChannels, now: number): JobFault[] {
+  const ctx = { minEveryMs: parseDuration(config.schedules.minEvery), agentIds: new Set(config.agents.list.map((a) => a.id)), now, ...(config.tools && { toolServers: Object.keys(config.tools.mcpServers) }) };
   const faults = [...scheduleJobFaults(job, KEY, ctx, { pastAt: true }), ...scheduleTargetFaults(KEY, [job], targets)];
   return faults.map((fault) => {
     const colon = fault.indexOf(': ');

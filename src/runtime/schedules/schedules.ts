@@ -32,6 +32,7 @@ export interface SchedulesDeps {
 
 /** the run a fire of an isolated job makes: its own session (`cron:<id>`), delivered as the job says */
 export function scheduleAction(job: ScheduleJob, dueAt: number, defaultAgentId: string): AgentAction {
+  if (job.payload.kind === 'toolCall') return scheduleToolAction(job, job.payload, dueAt, defaultAgentId);
   if (job.payload.kind !== 'agentTurn') throw new Error(`schedule ${job.id}: not an agentTurn`);
   const { payload } = job;
   return {
@@ -51,6 +52,36 @@ export function scheduleAction(job: ScheduleJob, dueAt: number, defaultAgentId: 
     ...(job.delivery.fallback && { fallback: job.delivery.fallback }),
     // the operator's own words, not outside content: no safety wrapper; a follow-up is read as the run that set it was
     allowUnsafeExternalContent: job.followUp?.trusted ?? true,
+    source: { mappingId: `schedule:${job.id}`, path: 'schedule' },
+    schedule: { id: job.id, dueAt },
+  };
+}
+
+/**
+ * The run a fire of a `toolCall` job makes: one tool called directly, no model asked. The job is
+ * the operator's own config, so its call is not over outside content: a write runs without a
+ * person unless `requireApproval` (the payload's, or its server's) says so. Its result, made into
+ * `then.message`, goes where the job delivers (or then.channel); without `then` nothing is delivered.
+ */
+function scheduleToolAction(job: ScheduleJob, payload: Extract<ScheduleJob['payload'], { kind: 'toolCall' }>, dueAt: number, defaultAgentId: string): AgentAction {
+  const { then } = payload;
+  return {
+    kind: 'tool',
+    message: `${payload.tool} ${JSON.stringify(payload.arguments)}`.slice(0, 4000),
+    name: job.name ?? `Cron ${job.id}`,
+    agentId: defaultAgentId,
+    sessionKey: job.sessionKey ?? `cron:${job.id}`,
+    // a heartbeat asks a model: only when then says so
+    wakeMode: then?.wakeMode ?? 'next-heartbeat',
+    deliver: then !== undefined && job.delivery.mode !== 'none',
+    channel: then?.channel ?? deliveryChannel(job) ?? 'last',
+    ...((then?.to ?? job.delivery.to) && { to: then?.to ?? job.delivery.to }),
+    ...(then?.threadId && { threadId: then.threadId }),
+    ...(payload.retry && { retry: payload.retry }),
+    ...(job.delivery.fallback && { fallback: job.delivery.fallback }),
+    call: { tool: payload.tool, arguments: payload.arguments, outside: false, ...(then && { then: { message: then.message } }), ...(payload.timeoutSeconds && { timeoutSeconds: payload.timeoutSeconds }) },
+    ...(payload.requireApproval && { tools: { requireApproval: payload.requireApproval } }),
+    allowUnsafeExternalContent: true,
     source: { mappingId: `schedule:${job.id}`, path: 'schedule' },
     schedule: { id: job.id, dueAt },
   };

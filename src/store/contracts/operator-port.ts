@@ -10,7 +10,7 @@ import type { DeliveryRecord, DeliveryStatus, EventStatus, RunRecord, RunStatus,
 export type ReceiptAuth = 'bearer' | 'header' | 'query' | 'signature' | 'none' | 'operator' | 'verify-token';
 
 /** What became of a request: the action kind it dispatched, a skip, an error, or a stored response replayed. */
-export type ReceiptOutcome = 'wake' | 'agent' | 'skip' | 'error' | 'idempotent_replay' | 'respond';
+export type ReceiptOutcome = 'wake' | 'agent' | 'tool' | 'skip' | 'error' | 'idempotent_replay' | 'respond';
 
 /** One webhook request as the operator sees it: never the body (see RetainedPayload). */
 export interface ReceiptRecord {

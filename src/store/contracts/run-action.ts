@@ -9,8 +9,27 @@ import { mappingToolsSchema } from '../../config/sections/tools-schema.js';
  * at the bottom, because the store parses it on every read: a row is checked, never cast.
  * The mappings engine produces exactly this (`AgentAction` is this type).
  */
+/**
+ * A run of kind `tool`: one tool called without a model (a mapping's `action: "tool"`, a
+ * schedule's `toolCall`), its arguments rendered when it was accepted. `then`: the message made of
+ * its result at run time (a template over `result` and `arguments`), delivered as the run's reply.
+ */
+export const runToolCallSchema = z.object({
+  tool: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  /** the call may run without a person only when its policy says so: outside content (a hook) or the operator's own (a schedule) */
+  outside: z.boolean(),
+  then: z.object({ message: z.string() }).optional(),
+  /** the call's own time limit (a schedule's timeoutSeconds), over its server's */
+  timeoutSeconds: z.number().positive().optional(),
+});
+
+export type RunToolCall = z.infer<typeof runToolCallSchema>;
+
 export const runActionSchema = z.object({
-  kind: z.literal('agent'),
+  /** `agent`: a model's turn; `tool`: one tool called directly (`call`), no model asked */
+  kind: z.enum(['agent', 'tool']),
+  call: runToolCallSchema.optional(),
   message: z.string(),
   name: z.string(),
   /** the digital employee that runs it (agentId, OpenClaw's fallback and hooks.allowedAgentIds applied) */

@@ -57,6 +57,7 @@ function toolSpec(server: string, tool: Tool, taken: Set<string>): ToolSpec {
     description: cut(tool.description ?? tool.title ?? annotations?.title ?? '', MAX_DESCRIPTION_CHARS),
     inputSchema: inputSchema(tool.inputSchema),
     readOnly: annotations?.readOnlyHint === true && annotations.destructiveHint !== true,
+    ...(annotations?.idempotentHint === true && { idempotent: true }),
   };
 }
 

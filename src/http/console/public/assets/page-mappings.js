@@ -116,7 +116,13 @@ function outcomeView(o, draft) {
       h('p', {}, 'Mapping ', h('strong', { id: 'resolved-mapping' }, o.mappingId), ' → ', h('strong', {}, o.action.kind), o.idempotencyKey ? ` · idempotency key ${o.idempotencyKey}` : ''),
       h('pre', { class: 'code', id: 'resolved-action' }, JSON.stringify(o.action, null, 2)),
     );
-    if (o.prompt) {
+    if (o.toolCall) {
+      prompt.append(
+        h('p', { class: 'muted' }, 'A direct call, no model asked. Not made by this dry run:'),
+        h('pre', { class: 'code', id: 'resolved-tool-call' }, `${o.toolCall.tool} ${JSON.stringify(o.toolCall.arguments, null, 2)}`),
+        h('p', { id: 'tool-call-decision' }, o.toolCall.decision),
+      );
+    } else if (o.prompt) {
       prompt.append(
         h('p', { class: 'muted' }, o.action.allowUnsafeExternalContent ? 'allowUnsafeExternalContent is on: the model gets the message as it is, without the safety wrapper.' : 'The message inside the external-content safety wrapper (its marker id is new on every run).'),
         h('pre', { class: 'code prompt', id: 'wrapped-prompt' }, o.prompt),
