@@ -74,9 +74,13 @@ function mappingSide(outcome: DryRunOutcome): EvalSide {
   if (outcome.type === 'error') return { outcome: 'error', mappingId: outcome.mappingId ?? null, error: outcome.reason ?? outcome.error, toolCalls: [] };
   if (outcome.type !== 'action') return { outcome: outcome.type, mappingId: outcome.mappingId, toolCalls: [] };
   const { action } = outcome;
-  return action.kind === 'wake'
-    ? { outcome: 'wake', mappingId: outcome.mappingId, message: action.text, toolCalls: [] }
-    : { outcome: 'agent', mappingId: outcome.mappingId, message: action.message, agentId: action.agentId, toolCalls: [] };
+  if (action.kind === 'wake') return { outcome: 'wake', mappingId: outcome.mappingId, message: action.text, toolCalls: [] };
+  // a direct call (`action: "tool"`) is shown as the call it would make, never made
+  if (outcome.toolCall) {
+    const call: EvalToolCall = { tool: outcome.toolCall.tool, arguments: JSON.stringify(outcome.toolCall.arguments), status: 'not-executed', by: 'not-executed', note: outcome.toolCall.decision };
+    return { outcome: 'tool', mappingId: outcome.mappingId, toolCalls: [call] };
+  }
+  return { outcome: 'agent', mappingId: outcome.mappingId, message: action.message, agentId: action.agentId, toolCalls: [] };
 }
 
 /** a turn of the candidate's agent on the action, in a fresh session, its tools replayed */
@@ -168,7 +172,7 @@ export async function replayRequest(deps: EvalDeps, input: ReplayInput, options:
   const recorded = input.receipt ? await recordedSide(deps, input.receipt) : undefined;
   const outcome = await dryRun(deps.engine, input.request, input.receivedAt);
   const candidate = mappingSide(outcome);
-  const intended: EvalToolCall[] = [];
+  const intended: EvalToolCall[] = candidate.outcome === 'tool' ? [...candidate.toolCalls] : [];
   let repeats: EvalCase['repeats'];
   if (outcome.type === 'action' && outcome.action.kind === 'agent') {
     const action = outcome.action;
