@@ -5,7 +5,7 @@ import type { ToolCallStatus } from '../store/contracts/tool-calls-port.js';
 export type ToolCallOutcome = Exclude<ToolCallStatus, 'waiting_approval' | 'running'>;
 
 /** who made the call: an agent's model, or herald itself for a mapping's or a schedule's direct call */
-export type ToolCallSource = 'agent' | 'mapping' | 'schedule';
+export type ToolCallSource = 'agent' | 'mapping' | 'schedule' | 'mcp';
 
 /** what the gauges read of each configured MCP server at a scrape */
 export interface ToolServerGaugeSource {
@@ -26,7 +26,7 @@ export class ToolMetrics {
   constructor(registry: Registry, servers?: () => ToolServerGaugeSource[]) {
     this.calls = new Counter({
       name: 'herald_tool_calls_total',
-      help: 'Tool calls finished, by server (herald for the built-ins), tool, outcome (succeeded, failed, timed_out, interrupted, denied, refused) and source (agent: a model asked; mapping, schedule: a direct call).',
+      help: 'Tool calls finished, by server (herald for the built-ins), tool, outcome (succeeded, failed, timed_out, interrupted, denied, refused) and source (agent: a model asked; mapping, schedule: a direct call; mcp: a client of the /mcp endpoint).',
       labelNames: ['server', 'tool', 'outcome', 'source'],
       registers: [registry],
     });

@@ -296,7 +296,7 @@ describe('admin API', () => {
     for (const limit of ['0', '1001', 'ten', '1.5', '']) {
       const res = await app.request(`/admin/events?session=main&limit=${limit}`, admin(GATEWAY_TOKEN));
       expect(res.status, limit).toBe(400);
-      expect(await res.json()).toEqual({ ok: false, error: expect.stringMatching(/^limit /) });
+      expect(await res.json()).toEqual({ ok: false, error: expect.stringMatching(/^limit /), code: 'HERALD_INVALID_FIELD' });
     }
     expect((await app.request('/admin/events?limit=1000', admin(GATEWAY_TOKEN))).status).toBe(200);
     const closed = await testApp({ gateway: { auth: { token: undefined } } });

@@ -175,6 +175,6 @@ describe('/mcp', () => {
     expect(metrics).toContain('herald_mcp_sessions{key="test"} 1');
     expect(metrics).toContain('herald_mcp_calls_total{key="test",kind="governed",outcome="ok"} 1');
     expect(metrics).toContain('herald_mcp_calls_total{key="test",kind="governed",outcome="error"} 1');
-    expect(metrics).toContain('herald_tool_calls_total{server="tickets",tool="lookup_ticket",outcome="refused"} 1');
+    expect(metrics).toContain('herald_tool_calls_total{server="tickets",tool="lookup_ticket",outcome="refused",source="mcp"} 1');
   });
 });

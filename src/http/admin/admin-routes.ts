@@ -70,7 +70,8 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
   registerApprovalRoutes(app, deps);
   registerQuestionRoutes(app, deps);
   registerFileRoutes(app, deps);
-  if (deps.signIns) registerToolServerRoutes(app, { signIns: deps.signIns, logger: deps.logger });
+  // declared whatever the config (the API reference documents it)
+  registerToolServerRoutes(app, { signIns: deps.signIns, logger: deps.logger });
   // declared whatever the config (the API reference documents it), answered from the sessions only when /mcp is on
   registerMcpSessionRoutes(app, { sessions: deps.mcp && deps.config.platform.mcp.enabled ? deps.mcp.sessions : undefined });
   // the actions, the mapping workbench and the console's pages (the gateway always assembles them)

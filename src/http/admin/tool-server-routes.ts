@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { ToolSignIns } from '../../tools/mcp/oauth/tool-sign-ins.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema } from './admin-schemas.js';
+import { HeraldError } from '../../errors.js';
 
 const nameParam = z.object({ name: z.string().min(1).max(64).openapi({ param: { name: 'name', in: 'path' }, description: 'The server, by its name under tools.mcpServers.' }) });
 
@@ -13,7 +14,7 @@ const authorizationSchema = z
   .openapi('ToolServerAuthorization');
 
 /** POST /admin/tools/servers/:name/authorize: a person's sign-in to an MCP server that asks for OAuth */
-export function registerToolServerRoutes(app: OpenAPIHono, deps: { signIns: ToolSignIns; logger?: Logger }): void {
+export function registerToolServerRoutes(app: OpenAPIHono, deps: { signIns?: ToolSignIns; logger?: Logger }): void {
   app.openapi(
     createRoute({
       method: 'post',
@@ -32,6 +33,7 @@ export function registerToolServerRoutes(app: OpenAPIHono, deps: { signIns: Tool
     }),
     async (c) => {
       const { name } = c.req.valid('param');
+      if (!deps.signIns) throw new HeraldError('HERALD_NOT_FOUND', `no MCP server "${name}" takes a sign-in here`);
       const answer = await deps.signIns.authorize(name);
       deps.logger?.info({ server: name }, 'tool server sign-in started');
       return c.json(answer, 200);

@@ -36,6 +36,8 @@ export interface SessionServerDeps {
   logger: Logger;
   /** a tools/call answered: its key, which kind of tool, and whether it was an error (/metrics) */
   onCall?: (key: string, kind: OfferedTool['kind'], isError: boolean) => void;
+  /** a governed call's end (/metrics: herald_tool_calls_total with source="mcp"); an ask_<agent> turn's own calls are its agent's */
+  onGovernedCallFinished?: AgentTurnDeps['onToolCallFinished'];
   /** how often a call waiting for a person on the console reads its record again */
   approvalPollMs?: number;
 }
@@ -171,7 +173,7 @@ async function callTool(deps: SessionServerDeps, tool: OfferedTool, args: Record
       const { toolCalls } = deps.turns;
       if (!ctx.grant || !toolCalls) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${tool.name}`);
       const result = await governedCall(
-        { toolCalls, approvalTimeoutMs: approvalTimeoutMs(deps.config), onCallFinished: deps.turns.onToolCallFinished },
+        { toolCalls, approvalTimeoutMs: approvalTimeoutMs(deps.config), onCallFinished: deps.onGovernedCallFinished },
         {
           tools: ctx.grant,
           spec: tool.spec,

@@ -36,6 +36,24 @@ export const rootDocs = defineRoutes('root', [
   },
   {
     method: 'get',
+    path: '/oauth/client-metadata.json',
+    summary: "herald's OAuth client metadata document (its client id at MCP servers' authorization servers, CIMD)",
+    security: 'none',
+    responses: { 200: { description: 'The client metadata: client_id (this URL), client_name, redirect_uris (<gateway.publicUrl>/oauth/callback), grant types.', schema: z.record(z.string(), z.unknown()) } },
+  },
+  {
+    method: 'get',
+    path: '/oauth/callback',
+    summary: "The browser's return from an MCP server's authorization server: stores the tokens and connects the server",
+    security: 'none',
+    responses: {
+      200: { description: 'Signed in: a page saying so.', schema: z.string(), contentType: 'text/html' },
+      400: { description: 'state or code missing, or a state unknown, used or older than 10 minutes.', schema: okFalseSchema },
+      502: { description: 'The authorization server refused the sign-in or the code.', schema: okFalseSchema },
+    },
+  },
+  {
+    method: 'get',
     path: '/openapi.json',
     summary: 'This document',
     security: 'none',
