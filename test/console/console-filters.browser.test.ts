@@ -146,9 +146,9 @@ describe('the console lists in Chromium', { timeout: 60_000 }, () => {
 
     // a time range that ended an hour ago holds none of them; one from an hour ago holds them all
     const local = (t: number) => new Date(t - new Date(t).getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-    await page.getByLabel('To').fill(local(Date.now() - 3_600_000));
+    await page.getByLabel('To', { exact: true }).fill(local(Date.now() - 3_600_000));
     await page.getByText('No runs yet.').waitFor();
-    await page.getByLabel('To').fill('');
+    await page.getByLabel('To', { exact: true }).fill('');
     await page.getByLabel('From').fill(local(Date.now() - 3_600_000));
     await expectRows(DIRECT_RUNS);
 
@@ -186,7 +186,7 @@ describe('the console lists in Chromium', { timeout: 60_000 }, () => {
       await rows().first().waitFor();
       expect(await page.evaluate('document.documentElement.scrollWidth'), hash).toBeLessThanOrEqual(390);
       for (const label of ['From', 'To', 'Search']) {
-        const box = (await page.getByLabel(label).boundingBox())!;
+        const box = (await page.getByLabel(label, { exact: true }).boundingBox())!;
         expect(box.x + box.width, `${hash}: ${label}`).toBeLessThanOrEqual(390);
       }
       await shot(`phone-${hash}`, false);

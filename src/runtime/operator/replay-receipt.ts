@@ -53,7 +53,9 @@ export async function replayReceipt(deps: ReplayDeps, receiptId: string, now = D
   let mappingId: string | undefined;
   try {
     // verified by a mapping's signature on arrival: that mapping's grants hold for the replay as they did then
-    const signedBy = original.authMethod === 'signature' ? deps.engine.signedMappings(retained.path).filter((m) => m.id === original.signature) : undefined;
+    // (none found, as for a mapping reached through the path's signed route: prepared as before, by the engine's own routing)
+    const verifiedBy = original.authMethod === 'signature' ? deps.engine.signedMappings(retained.path).filter((m) => m.id === original.signature) : [];
+    const signedBy = verifiedBy.length ? verifiedBy : undefined;
     const prepared = await deps.engine.prepare(request, { signedBy });
     mappingId = prepared.mappingId;
     const outcome = await prepared.run();

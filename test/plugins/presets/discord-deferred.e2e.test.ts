@@ -291,7 +291,7 @@ describe('discord: a deferred answer, delivered later', () => {
     const res = await herald.request(`/admin/deliveries/${failedOne.id}/retry`, { method: 'POST', headers: admin });
     expect(res.status).toBe(409);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toEqual({ ok: false, error: expect.stringContaining('cannot be retried: the interaction token it answered with expired') });
+    expect(body).toEqual({ ok: false, error: expect.stringContaining('cannot be retried: the interaction token it answered with expired'), code: 'HERALD_DELIVERY_NOT_RETRYABLE' });
     // a bulk retry does not pick it up either
     const bulk = await herald.request('/admin/deliveries/retry', { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'discord', dryRun: true }) });
     expect(((await bulk.json()) as { count: number }).count).toBe(0);
