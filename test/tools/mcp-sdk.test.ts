@@ -12,11 +12,15 @@ function sourceFiles(dir: string): string[] {
 
 describe('the MCP SDK', () => {
   // a static import anywhere would load it with herald's bundle, at every start, servers or not
-  it('is imported only by src/tools/mcp/mcp-sdk.ts, which loads it with the first connection; elsewhere only its types', () => {
+  it('is imported only by src/tools/mcp/mcp-sdk.ts, which loads it with the first connection, and by the /mcp server, loaded with its first request; elsewhere only its types', () => {
     const importers = [...sourceFiles('src'), ...sourceFiles('plugins')].filter((file) =>
       /^\s*(import|export)\s+(?!type\b)[^;]*from\s+['"]@modelcontextprotocol\/sdk/m.test(fs.readFileSync(file, 'utf8')),
     );
-    expect(importers).toEqual([]);
+    expect(importers.filter((file) => !file.startsWith(path.join('src', 'http', 'mcp')))).toEqual([]);
+    // the /mcp server's room is mounted lazily: nothing else imports it
+    expect(fs.readFileSync('src/http/create-app.ts', 'utf8')).toMatch(/import\('\.\/mcp\/mcp-route\.js'\)/);
+    const staticImporters = [...sourceFiles('src')].filter((file) => !file.startsWith(path.join('src', 'http', 'mcp')) && /^\s*import\s+(?!type\b)[^;]*from\s+['"][./]*mcp\/(mcp-route|session-server)\.js['"]/m.test(fs.readFileSync(file, 'utf8')));
+    expect(staticImporters).toEqual([]);
     expect(fs.readFileSync('src/tools/mcp/mcp-sdk.ts', 'utf8')).toMatch(/import\('@modelcontextprotocol\/sdk\/client\/index\.js'\)/);
   });
 
