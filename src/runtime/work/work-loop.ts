@@ -8,12 +8,17 @@ export interface WorkLoopOptions {
   failed: (error: unknown) => void;
   /** look again this often without a wake-up: the store may hold work nobody signalled (another replica's, an expired lease) */
   pollMs?: number;
+  /** a wake-up waits this long before its pass starts, and the wake-ups meanwhile join that pass (a burst costs one) */
+  gatherMs?: number;
+  /** at least this long between the starts of two passes: a wake-up sooner waits for the gap's end (a burst costs one at its start, one at its end) */
+  gapMs?: number;
 }
 
 /**
  * The loop every worker of the runtime runs on: one pass at a time; a wake-up during a pass is
  * remembered and runs one more pass after it (a burst of wake-ups costs one or two passes, and
- * none is lost); a poll interval for what no signal told of; a stop that lets the pass under way
+ * none is lost); a poll interval for what no signal told of; a burst gathered into one pass
+ * (`gatherMs`) or passes spaced (`gapMs`); a stop that lets the pass under way
  * finish within a grace period, then aborts it. A worker says only what is its own: the pass.
  */
 export class WorkLoop {
@@ -21,6 +26,9 @@ export class WorkLoop {
   private again = false;
   private accepting = false;
   private poll?: NodeJS.Timeout;
+  /** a pass asked for and held back by `gatherMs` or `gapMs`: the wake-ups meanwhile join it */
+  private held?: { timer: NodeJS.Timeout; release: () => void; released: Promise<void> };
+  private lastStart = -Infinity;
   private readonly stopping = new AbortController();
 
   constructor(private readonly options: WorkLoopOptions) {}
@@ -40,22 +48,46 @@ export class WorkLoop {
     if (wake) this.wake();
   }
 
-  /** asks for a pass: now, or right after the one under way; cheap to call often */
-  wake(): void {
+  /**
+   * asks for a pass: now, or right after the one under way; cheap to call often. `gap: false`: this
+   * wake-up is not held back by `gapMs` (a timer of the owner's own, not a burst of changes)
+   */
+  wake({ gap = true }: { gap?: boolean } = {}): void {
     if (!this.accepting) return;
     if (this.running) {
       this.again = true;
       return;
     }
-    this.running = this.passes();
+    if (this.held) return;
+    const wait = this.waitBeforePass(gap);
+    if (wait <= 0) {
+      this.running = this.passes();
+      return;
+    }
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const timer = setTimeout(() => {
+      this.held = undefined;
+      this.running = this.passes();
+      release();
+    }, wait);
+    timer.unref();
+    this.held = { timer, release, released };
+  }
+
+  private waitBeforePass(gap = true): number {
+    const { gatherMs = 0, gapMs = 0 } = this.options;
+    return Math.max(gatherMs, gap ? this.lastStart + gapMs - Date.now() : 0);
   }
 
   private async passes(): Promise<void> {
     try {
       do {
         this.again = false;
+        this.lastStart = Date.now();
         if ((await this.options.pass(this.stopping.signal)) === 'again') this.again = true;
-      } while (this.again && this.accepting);
+        // a pass to be held back is asked for by a wake-up below instead
+      } while (this.again && this.accepting && this.waitBeforePass() <= 0);
     } catch (error) {
       this.options.failed(error);
     } finally {
@@ -73,9 +105,9 @@ export class WorkLoop {
     return this.running;
   }
 
-  /** resolves once the passes asked for so far are done */
+  /** resolves once the passes asked for so far are done (a held one included) */
   async settled(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running || this.held) await (this.running ?? this.held!.released);
   }
 
   /**
@@ -86,6 +118,11 @@ export class WorkLoop {
   async stop(graceMs?: number): Promise<void> {
     this.accepting = false;
     clearInterval(this.poll);
+    if (this.held) {
+      clearTimeout(this.held.timer);
+      this.held.release();
+      this.held = undefined;
+    }
     const running = this.running;
     if (running && graceMs !== undefined) {
       let timer: NodeJS.Timeout | undefined;

@@ -145,4 +145,50 @@ describe('the work loop', () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(calls).toBe(after);
   });
+
+  it('gathers: the wake-ups within gatherMs of the first join one pass, and a wake-up after it waits its own gathering', async () => {
+    let calls = 0;
+    const loop = new WorkLoop({ pass: async () => void calls++, failed: () => {}, gatherMs: 20 });
+    loop.start({ wake: false });
+    for (let i = 0; i < 20; i++) loop.wake();
+    expect(calls).toBe(0);
+    await loop.settled();
+    expect(calls).toBe(1);
+    loop.wake();
+    await loop.settled();
+    expect(calls).toBe(2);
+    await loop.stop();
+  });
+
+  it('spaces: a burst of wake-ups within gapMs costs a pass at its start and one at its end; a wake-up with gap: false is not held', async () => {
+    let calls = 0;
+    const loop = new WorkLoop({ pass: async () => void calls++, failed: () => {}, gapMs: 10_000 });
+    loop.start({ wake: false });
+    loop.wake();
+    await loop.settled();
+    expect(calls).toBe(1);
+    for (let i = 0; i < 20; i++) loop.wake();
+    // held for the gap's end, with every wake-up of the burst
+    expect(calls).toBe(1);
+    loop.wake({ gap: false });
+    expect(calls).toBe(1);
+    await loop.stop();
+    expect(calls).toBe(1);
+    const unspaced = new WorkLoop({ pass: async () => void calls++, failed: () => {}, gapMs: 10_000 });
+    unspaced.start();
+    await unspaced.settled();
+    unspaced.wake({ gap: false });
+    await unspaced.settled();
+    expect(calls).toBe(3);
+    await unspaced.stop();
+  });
+
+  it('stop drops a held pass: settled resolves at once and nothing runs after', async () => {
+    let calls = 0;
+    const loop = new WorkLoop({ pass: async () => void calls++, failed: () => {}, gatherMs: 10_000 });
+    loop.start();
+    await loop.stop();
+    await loop.settled();
+    expect(calls).toBe(0);
+  });
 });
