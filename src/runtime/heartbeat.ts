@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { WorkLoop } from './work/work-loop.js';
 
 const MAX_TIMER_MS = 2_147_483_647;
 /** after the lease holder's expiry, a little slack before asking again */
@@ -9,29 +10,35 @@ export type TurnOutcome = void | { ran: boolean; busyUntil?: number };
 
 /**
  * Schedules heartbeat turns: periodically, and at once on request. Requests within
- * `coalesceMs` of each other, and those that arrive while a turn runs, coalesce: a burst of
- * wakes costs one or two turns, not N. A turn another process holds the heartbeat for is asked
- * again when that holder's lease would run out (the holder itself runs again for wakes that came
- * during its turn; this retry covers a holder that died).
+ * `coalesceMs` of each other, and those that arrive while a turn runs, coalesce (the work loop):
+ * a burst of wakes costs one or two turns, not N. A turn another process holds the heartbeat for
+ * is asked again when that holder's lease would run out (the holder itself runs again for wakes
+ * that came during its turn; this retry covers a holder that died).
  */
 export class Heartbeat {
   private timer?: NodeJS.Timeout;
-  private scheduled?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private again = false;
   private stopped = false;
-  /** the pending turn was asked for by the timer only */
-  private periodic = false;
+  /** whether every request the next turn answers came from the timer alone (undefined: none yet) */
+  private periodicOnly?: boolean;
   private busyRetry?: NodeJS.Timeout;
-  /** aborted by stop(): a turn waiting on a model must not hold the shutdown up */
-  private readonly stopping = new AbortController();
+  private readonly turns: WorkLoop;
 
   constructor(
     private readonly everyMs: number,
     private readonly turn: (signal: AbortSignal, periodic?: { everyMs: number }) => Promise<TurnOutcome>,
     private readonly logger: Logger,
-    private readonly coalesceMs = 0,
-  ) {}
+    coalesceMs = 0,
+  ) {
+    this.turns = new WorkLoop({
+      pass: (signal) => this.runTurn(signal),
+      failed: (error) => {
+        if (this.stopped) this.logger.info('heartbeat turn cut short by shutdown; its events stay pending');
+        else this.logger.error({ err: error }, 'heartbeat turn failed');
+      },
+      gatherMs: coalesceMs,
+    });
+    this.turns.start({ wake: false });
+  }
 
   start(): void {
     if (this.everyMs > 0) this.schedule(this.everyMs);
@@ -52,56 +59,34 @@ export class Heartbeat {
   /** asks for a heartbeat now; cheap to call often. `periodic`: the timer's own request */
   request(periodic = false): void {
     if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    if (this.scheduled) {
-      this.periodic &&= periodic;
-      return;
-    }
-    this.periodic = periodic;
-    this.scheduled = setTimeout(() => {
-      this.scheduled = undefined;
-      this.running = this.runTurn(this.periodic);
-    }, this.coalesceMs);
+    // asked while a turn runs: the turn after it answers a wake, not the timer
+    const timerOnly = periodic && !this.turns.inFlight;
+    this.periodicOnly = (this.periodicOnly ?? true) && timerOnly;
+    this.turns.wake();
   }
 
-  private async runTurn(periodic: boolean): Promise<void> {
-    try {
-      const outcome = await this.turn(this.stopping.signal, periodic ? { everyMs: this.everyMs } : undefined);
-      if (outcome && !outcome.ran && outcome.busyUntil !== undefined && !this.stopped) {
-        if (this.busyRetry) clearTimeout(this.busyRetry);
-        const wait = Math.min(Math.max(outcome.busyUntil - Date.now(), 0) + BUSY_SLACK_MS, MAX_TIMER_MS);
-        this.busyRetry = setTimeout(() => this.request(periodic), wait);
-        this.busyRetry.unref();
-      }
-    } catch (error) {
-      if (this.stopping.signal.aborted) this.logger.info('heartbeat turn cut short by shutdown; its events stay pending');
-      else this.logger.error({ err: error }, 'heartbeat turn failed');
-    } finally {
-      this.running = undefined;
-      if (this.again) {
-        this.again = false;
-        this.request();
-      }
+  private async runTurn(signal: AbortSignal): Promise<void> {
+    const periodic = this.periodicOnly ?? false;
+    this.periodicOnly = undefined;
+    const outcome = await this.turn(signal, periodic ? { everyMs: this.everyMs } : undefined);
+    if (outcome && !outcome.ran && outcome.busyUntil !== undefined && !this.stopped) {
+      if (this.busyRetry) clearTimeout(this.busyRetry);
+      const wait = Math.min(Math.max(outcome.busyUntil - Date.now(), 0) + BUSY_SLACK_MS, MAX_TIMER_MS);
+      this.busyRetry = setTimeout(() => this.request(periodic), wait);
+      this.busyRetry.unref();
     }
   }
 
   /** resolves once nothing is running or scheduled (tests and shutdown) */
   async idle(): Promise<void> {
-    while (this.running || this.scheduled) {
-      await (this.running ?? new Promise((r) => setTimeout(r, Math.max(1, this.coalesceMs))));
-    }
+    await this.turns.settled();
   }
 
+  /** a turn waiting on a model must not hold the shutdown up: it is aborted at once */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.busyRetry) clearTimeout(this.busyRetry);
-    if (this.scheduled) clearTimeout(this.scheduled);
-    this.scheduled = undefined;
-    this.stopping.abort(new Error('shutting down'));
-    await this.running;
+    await this.turns.stop(0);
   }
 }

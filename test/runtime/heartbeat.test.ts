@@ -7,49 +7,7 @@ import { runSummary } from '../../src/runtime/summary.js';
 const logger = createLogger({ level: 'silent' });
 
 describe('heartbeat', () => {
-  it('coalesces a burst: requests during a turn cost one more turn, not one each', async () => {
-    let turns = 0;
-    let release!: () => void;
-    const heartbeat = new Heartbeat(0, async () => {
-      turns++;
-      if (turns === 1) await new Promise<void>((r) => (release = r));
-    }, logger);
-    heartbeat.request();
-    heartbeat.request();
-    await new Promise((r) => setTimeout(r, 5));
-    for (let i = 0; i < 50; i++) heartbeat.request();
-    release();
-    await heartbeat.idle();
-    expect(turns).toBe(2);
-    await heartbeat.stop();
-  });
-
-  it('coalesces requests within the window into one turn', async () => {
-    let turns = 0;
-    const heartbeat = new Heartbeat(0, async () => void turns++, logger, 50);
-    for (let i = 0; i < 20; i++) heartbeat.request();
-    await heartbeat.idle();
-    expect(turns).toBe(1);
-    heartbeat.request();
-    await heartbeat.idle();
-    expect(turns).toBe(2);
-    await heartbeat.stop();
-  });
-
-  it('keeps running after a failed turn', async () => {
-    let turns = 0;
-    const heartbeat = new Heartbeat(0, async () => {
-      turns++;
-      if (turns === 1) throw new Error('model down');
-    }, logger);
-    heartbeat.request();
-    await heartbeat.idle();
-    heartbeat.request();
-    await heartbeat.idle();
-    expect(turns).toBe(2);
-    await heartbeat.stop();
-  });
-
+  // coalescing, gathering a burst and going on after a failed turn are the work loop's (test/runtime/work)
   it('ticks periodically per heartbeat.every, and not at all for "0"', async () => {
     let turns = 0;
     const heartbeat = new Heartbeat(20, async () => void turns++, logger);
