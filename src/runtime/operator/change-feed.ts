@@ -1,4 +1,5 @@
 import type { Store, StoreSignals } from '../../store/port.js';
+import { WorkLoop } from '../work/work-loop.js';
 
 /**
  * what the operator sees change: one store signal topic each. All but `tools` and `trouble` are
@@ -19,34 +20,31 @@ export const changeTopic = (kind: ChangeKind): string => `changed.${kind}`;
 const WINDOW_MS = 200;
 
 export class ChangePublisher {
-  private readonly windows = new Map<ChangeKind, { again: boolean; timer: NodeJS.Timeout }>();
+  /** per kind, one publish per window: the work loop spaces them */
+  private readonly kinds = new Map<ChangeKind, WorkLoop>();
   private closed = false;
 
   constructor(private readonly signals: StoreSignals) {}
 
   changed(kinds: readonly ChangeKind[]): void {
-    for (const kind of kinds) {
-      const open = this.windows.get(kind);
-      if (open) open.again = true;
-      else if (!this.closed) this.send(kind);
-    }
+    if (this.closed) return;
+    for (const kind of kinds) this.loopOf(kind).wake();
   }
 
-  private send(kind: ChangeKind): void {
-    this.signals.publish(changeTopic(kind));
-    const timer = setTimeout(() => {
-      const window = this.windows.get(kind);
-      this.windows.delete(kind);
-      if (window?.again && !this.closed) this.send(kind);
-    }, WINDOW_MS);
-    timer.unref();
-    this.windows.set(kind, { again: false, timer });
+  private loopOf(kind: ChangeKind): WorkLoop {
+    let loop = this.kinds.get(kind);
+    if (!loop) {
+      loop = new WorkLoop({ pass: async () => this.signals.publish(changeTopic(kind)), failed: () => {}, gapMs: WINDOW_MS });
+      loop.start({ wake: false });
+      this.kinds.set(kind, loop);
+    }
+    return loop;
   }
 
   close(): void {
     this.closed = true;
-    for (const { timer } of this.windows.values()) clearTimeout(timer);
-    this.windows.clear();
+    for (const loop of this.kinds.values()) void loop.stop();
+    this.kinds.clear();
   }
 }
 
