@@ -8,6 +8,7 @@ import type { AlertNotice, AlertRecord, NewAlert, Store } from '../../store/port
 import type { Budgets } from '../../accounts/budgets.js';
 import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
 import { parseDuration } from '../duration.js';
+import { WorkLoop } from '../work/work-loop.js';
 import { changeTopic } from '../operator/change-feed.js';
 import { alertCheck, silentSource, type AlertCheck, type Incident } from './alert-conditions.js';
 import { noticeId, noticeText } from './alert-notices.js';
@@ -51,12 +52,16 @@ export class AlertEvaluator {
   private readonly log: Logger;
   private readonly replica = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private timer?: NodeJS.Timeout;
-  private running = false;
+  /** the rules are on (started, and some rule or expected source): changes and the timer ask for passes */
+  private watching = false;
   /** started by the gateway (until stopped): a reload reconfigures only a started evaluator */
   private started = false;
-  private passing?: Promise<void>;
-  private again = false;
-  private lastPassAt = 0;
+  /** one pass at a time; those asked by changes at most one per EVENT_GAP_MS */
+  private readonly passes = new WorkLoop({
+    pass: () => this.timedPass(),
+    failed: (err) => this.log.error({ err }, 'alert pass failed'),
+    gapMs: EVENT_GAP_MS,
+  });
   private unsubscribe: (() => void)[] = [];
   private watchingSince?: number;
   /** while the store does not answer: since when, on this replica */
@@ -78,14 +83,15 @@ export class AlertEvaluator {
     if (!this.started) return;
     for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
     if (this.timer) clearTimeout(this.timer);
-    this.running = false;
+    this.watching = false;
     this.start();
   }
 
   start(): void {
     this.started = true;
+    if (!this.passes.started) this.passes.start({ wake: false });
     if (!this.enabled) return;
-    this.running = true;
+    this.watching = true;
     const { rules } = this.deps.alerts;
     if (rules.some((r) => r.on === 'runs.failing' || r.on === 'schedule.failing')) this.unsubscribe.push(this.deps.store.signals.subscribe(changeTopic('runs'), () => this.kick(true)));
     if (rules.some((r) => r.on === 'delivery.failed' || r.on === 'outbox.stale')) {
@@ -97,35 +103,28 @@ export class AlertEvaluator {
   /** stops the timer and the change subscriptions, and waits for a pass under way */
   async stop(): Promise<void> {
     this.started = false;
-    this.running = false;
+    this.watching = false;
     for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
     if (this.timer) clearTimeout(this.timer);
-    await this.passing;
+    await this.passes.stop();
   }
 
   /** a pass now (or right after the one under way); `fromChange`: at most one per EVENT_GAP_MS */
-  kick(fromChange = false): void {
-    if (!this.running) return;
-    if (this.passing) {
-      this.again = true;
-      return;
+  private kick(fromChange = false): void {
+    if (this.watching) this.passes.wake({ gap: fromChange });
+  }
+
+  /** a pass, then the next one `evaluateEvery` after it (a pass asked for meanwhile moves nothing: it schedules again) */
+  private async timedPass(): Promise<void> {
+    try {
+      await this.pass();
+    } finally {
+      this.schedule(parseDuration(this.deps.alerts.evaluateEvery));
     }
-    const wait = fromChange ? Math.max(0, this.lastPassAt + EVENT_GAP_MS - Date.now()) : 0;
-    if (wait > 0) return this.schedule(wait);
-    this.lastPassAt = Date.now();
-    this.passing = this.pass()
-      .catch((err) => this.log.error({ err }, 'alert pass failed'))
-      .finally(() => {
-        this.passing = undefined;
-        if (this.again) {
-          this.again = false;
-          this.kick(true);
-        } else this.schedule(parseDuration(this.deps.alerts.evaluateEvery));
-      });
   }
 
   private schedule(ms: number): void {
-    if (!this.running) return;
+    if (!this.watching) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => this.kick(), ms);
     this.timer.unref();
