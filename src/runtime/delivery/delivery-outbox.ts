@@ -16,6 +16,7 @@ import type { HealthLedger } from '../../utils/health-ledger.js';
 import { carriesCredential, CREDENTIAL_EXPIRED, CREDENTIAL_GONE, CREDENTIAL_LIFE_MS, isScrubbedRecipient, shownRecipient } from './recipient-credential.js';
 import { scrubRunCredential, scrubRunsPastCredentialLife } from './run-credential-scrub.js';
 import { rememberSent, repeatsLastSent } from './repeated-reply.js';
+import { WorkLoop } from '../work/work-loop.js';
 
 /** how often the outbox looks for work it was not told about (another process, an expired lease) */
 const POLL_MS = 1000;
@@ -67,10 +68,10 @@ export class DeliveryOutbox implements ReplyDelivery {
   /** this process's identity on claims */
   private readonly owner = randomUUID();
   private readonly inFlight = new Map<string, { promise: Promise<void>; abort: AbortController }>();
+  /** the next pass: when the earliest pending delivery is due, at most a poll interval away */
   private timer?: NodeJS.Timeout;
-  private draining?: Promise<void>;
-  private again = false;
-  private running = false;
+  /** one pass at a time claims what is due into the free sends */
+  private readonly passes = new WorkLoop({ pass: () => this.pass(), failed: (err) => this.log.error({ err }, 'delivery pass failed') });
   private sweptAt = 0;
   private readonly log: Logger;
   private readonly targets: TargetDeps;
@@ -130,7 +131,7 @@ export class DeliveryOutbox implements ReplyDelivery {
   }
 
   async start(): Promise<void> {
-    this.running = true;
+    this.passes.start({ wake: false });
     await this.queueRepliesLeftBehind();
     const pending = await this.deps.store.deliveries.list({ status: 'pending', limit: 1 });
     if (pending.length) this.log.info('resuming pending deliveries');
@@ -175,9 +176,8 @@ export class DeliveryOutbox implements ReplyDelivery {
    * back without counting the attempt.
    */
   async stop(graceMs = STOP_GRACE_MS): Promise<void> {
-    this.running = false;
     if (this.timer) clearTimeout(this.timer);
-    await this.draining;
+    await this.passes.stop();
     const all = Promise.all([...this.inFlight.values()].map((f) => f.promise));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([all, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
@@ -241,20 +241,16 @@ export class DeliveryOutbox implements ReplyDelivery {
 
   /** looks for due work now (an operator's retry made some due); calls while a pass runs coalesce into one more pass */
   kick(): void {
-    if (!this.running) return;
-    if (this.draining) {
-      this.again = true;
-      return;
+    this.passes.wake();
+  }
+
+  /** claims what is due, then (also after a failure) sets the timer for the next pass */
+  private async pass(): Promise<void> {
+    try {
+      await this.drain();
+    } finally {
+      this.schedule();
     }
-    this.draining = this.drain()
-      .catch((err) => this.log.error({ err }, 'delivery pass failed'))
-      .finally(() => {
-        this.draining = undefined;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        } else this.schedule();
-      });
   }
 
   private async drain(): Promise<void> {
@@ -309,11 +305,11 @@ export class DeliveryOutbox implements ReplyDelivery {
 
   /** the next pass: when the earliest pending delivery is due, at most a poll interval away */
   private schedule(): void {
-    if (!this.running || this.inFlight.size >= this.deps.config.delivery.concurrency) return;
+    if (!this.passes.started || this.inFlight.size >= this.deps.config.delivery.concurrency) return;
     void this.deps.store.deliveries
       .nextDueAt()
       .then((next) => {
-        if (!this.running) return;
+        if (!this.passes.started) return;
         const wait = next === undefined ? POLL_MS : Math.min(POLL_MS, Math.max(5, next - Date.now()));
         if (this.timer) clearTimeout(this.timer);
         this.timer = setTimeout(() => this.kick(), wait);
