@@ -31,11 +31,22 @@ export class PartStartError extends Error {
  */
 export class Lifecycle {
   private started: Part[] = [];
+  private stopAsked = false;
 
   constructor(
     private readonly parts: Part[],
     private readonly logger: Logger,
   ) {}
+
+  /** a builder's parts, after those registered before them (started after them, stopped before them) */
+  add(...parts: Part[]): void {
+    this.parts.push(...parts);
+  }
+
+  /** true once a stop began: background work under way ends at its next step */
+  get stopping(): boolean {
+    return this.stopAsked;
+  }
 
   /** the parts' names, in start order */
   get names(): string[] {
@@ -56,6 +67,7 @@ export class Lifecycle {
   }
 
   async stop(options: StopOptions): Promise<void> {
+    this.stopAsked = true;
     let first: unknown;
     for (const part of this.started.splice(0).reverse()) {
       try {

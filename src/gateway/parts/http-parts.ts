@@ -1,0 +1,111 @@
+import type { Logger } from 'pino';
+import { RateLimiter } from '../../accounts/rate-limiter.js';
+import { ApiKeyVerifier } from '../../accounts/api-keys.js';
+import type { AgentDirectory } from '../../agents/agent-directory.js';
+import { FailedAuthLimiter } from '../../http/auth/failed-auth-limiter.js';
+import { createApp } from '../../http/create-app.js';
+import { hookSurface } from '../../http/hooks/hook-surface.js';
+import { McpSessions } from '../../http/mcp/mcp-sessions.js';
+import { nodeRoutes } from '../../http/node-routes.js';
+import { chatSurface } from '../../http/v1/chat/chat-completions.js';
+import { PlatformGate } from '../../http/v1/platform-auth.js';
+import { platformRoutes } from '../../http/v1/platform-routes.js';
+import type { HeraldMetrics } from '../../metrics/herald-metrics.js';
+import { McpMetrics } from '../../metrics/mcp-metrics.js';
+import type { LoadedConfig } from '../../plugin-host/load-config.js';
+import { HookIntake } from '../../runtime/hook-intake.js';
+import { ConfigTrouble } from '../../runtime/operator/config-trouble.js';
+import { ReceiptRecorder } from '../../runtime/receipts/receipt-recorder.js';
+import { RunCompletionReporter } from '../../runtime/runs/run-completion-report.js';
+import { RunWaiter } from '../../runtime/runs/run-waiter.js';
+import type { Store } from '../../store/port.js';
+import { FolderWatch } from '../folder-watch.js';
+import { reloadGateway, type ListenOverrides, type ReloadResult } from '../gateway-reload.js';
+import type { Lifecycle } from '../lifecycle.js';
+import { operatorDeps } from '../operator-deps.js';
+import type { buildHealth } from './health-parts.js';
+import type { buildKnowledge } from './knowledge-parts.js';
+import type { buildRuntime } from './runtime-parts.js';
+
+interface HttpInputs {
+  loaded: LoadedConfig;
+  store: Store;
+  agents: AgentDirectory;
+  health: ReturnType<typeof buildHealth>;
+  knowledge: ReturnType<typeof buildKnowledge>;
+  runtime: Awaited<ReturnType<typeof buildRuntime>>;
+  /** the built-in plugins, for a config reload */
+  builtins: LoadedConfig['plugins']['plugins'];
+  listen?: ListenOverrides;
+}
+
+/**
+ * What answers requests: the hooks' intake, the platform API, herald as an MCP server, the admin
+ * API and console, and the config reload they and the mappings folder ask for. Stopped first: the
+ * MCP clients' sessions (their calls in flight cancelled, no new one taken), then the folder watch.
+ */
+export function buildHttp({ loaded, store, agents, health, knowledge, runtime, builtins, listen }: HttpInputs, logger: Logger, lifecycle: Lifecycle) {
+  const { config, plugins } = loaded;
+  const { mcp, models, channelHealth, sharedHealth, replica } = health;
+  const { metrics, engine, dispatch, runs, turns, actionContext, transformPool, schedules, instances } = runtime;
+  const configTrouble = new ConfigTrouble(config.hooks.mappingsDir, runtime.warnings, health.troubleChanged);
+  const keys = new ApiKeyVerifier(config, store.apiKeys);
+  const gate = new PlatformGate(keys, new RateLimiter(config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter('platform', logger));
+  const platform = platformRoutes({ config, store, knowledge: knowledge.knowledge, parser: knowledge.parser, gate, turns, agents, files: knowledge.files, vectorStores: knowledge.vectorStores, logger });
+  const runWaiter = new RunWaiter(store);
+  const intake = new HookIntake({
+    engine,
+    dispatch,
+    idempotency: store.idempotency,
+    logger,
+    ttlMs: config.hooks.idempotencyTtlHours * 3_600_000,
+    // past the longest a request can take (its transform's limit, a reply awaited, then the store), a holder is presumed dead
+    lockMs: config.hooks.transformTimeoutMs + 60_000,
+    runWaiter,
+    completions: new RunCompletionReporter({ store, runWaiter, config, noChannels: () => instances.channels.size === 0 }),
+  });
+  const receipts = new ReceiptRecorder({ config, store, engine, logger });
+  const operator = operatorDeps({ loaded, store, engine, dispatch, runs, receipts, agents, knowledge: knowledge.knowledge, parser: knowledge.parser, logger, actionContext, transformRunner: transformPool, schedules, targetChannels: runtime.targetChannels });
+  // herald as an MCP server (platform.mcp): the sessions this process holds, whatever the config says now
+  const mcpSessions = new McpSessions(() => config.platform.mcp);
+  // one reload at a time: a SIGHUP during a folder-triggered reload waits for it, then reads the file again
+  let reloading: Promise<unknown> = Promise.resolve();
+  const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
+    const next = reloading.then(() =>
+      reloadGateway({ file: loaded.file, config, plugins, builtins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault, toolSpec: actionContext.toolSpec }, tools: mcp, alerts: runtime.alerts, schedules, targetFaults: runtime.configTargetFaults, listen, store, logger }, reason, mappingsChanged),
+    );
+    reloading = next.catch(() => undefined);
+    return next.then((result) => {
+      if (result.ok) {
+        // grants and servers may have changed: every MCP client lists its tools again
+        void mcpSessions.toolsChanged();
+        configTrouble.reloaded(reason, result.warnings ?? [], result.restartRequired);
+        // a channel the new config removed is no longer shown
+        channelHealth.retain((channel) => instances.channels.has(channel));
+      } else configTrouble.refusedReload(reason, result.faults ?? []);
+      return result;
+    });
+  };
+  const degraded = () => {
+    const tools = mcp.degraded();
+    return tools && { tools };
+  };
+  // one pipeline per hot surface, whichever door (Node's request under herald serve, or hono's) a request comes through
+  const surfaces = {
+    hooks: hookSurface({ config, engine, intake, logger, limiter: new FailedAuthLimiter('hooks', logger), receipts }),
+    chat: chatSurface({ config, turns, agents, gate, logger }),
+  };
+  const mcpMetrics = metrics && new McpMetrics(metrics.registry, () => mcpSessions.countsByKey());
+  const mcpEndpoint = { config, agents, turns, search: knowledge.agentKnowledge.search, documents: knowledge.knowledge, logger, gate, sessions: mcpSessions, onCall: mcpMetrics && ((key: string, kind: string, isError: boolean) => mcpMetrics.called(key, kind, isError)), onGovernedCallFinished: metrics && ((server: string, tool: string, outcome: Parameters<HeraldMetrics['toolCallFinished']>[2], seconds?: number) => metrics.toolCallFinished(server, tool, outcome, seconds, 'mcp')) };
+  const trouble = { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy(), replica, others: sharedHealth && (() => sharedHealth.others()) };
+  const app = createApp({ mcp: mcpEndpoint, config, logger, store, engine, delivery: runtime.deliveryActions, probe: store.probe, degraded, toolServers: () => mcp.health(), signIns: mcp, trouble, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
+  const mappingsWatch = new FolderWatch(config.hooks.mappingsDir, () => {
+    reload('mappingsDir changed', true).catch((err) => logger.error({ err }, 'config reload failed'));
+  }, logger);
+  lifecycle.add(
+    { name: 'mappings folder watch', start: () => mappingsWatch.start(), stop: () => mappingsWatch.stop() },
+    // stopped first: the MCP clients' calls in flight are cancelled, no new one is taken
+    { name: 'mcp sessions', stop: () => mcpSessions.closeAll() },
+  );
+  return { app, withNodeRoutes: nodeRoutes({ config, logger, metrics, surfaces }), mcpSessions, reload };
+}
