@@ -46,16 +46,30 @@ const units = [
   [Infinity, 'y'],
 ];
 
-/** "12 s ago", "3 min ago", "5 h ago", "2 d ago"; a time ahead (a next fire, an expiry): "in 3 min" */
+/**
+ * "12 s ago", "3 min ago", "5 h 12 min ago", "2 d 3 h ago"; a time ahead (a next fire, an expiry):
+ * "in 2 h 51 min". From an hour up the next unit is told too: "in 2 h" for a fire 2 h 51 min away
+ * reads as wrong.
+ */
 export function when(iso, now = Date.now()) {
   if (!iso) return '—';
   const s = Math.round((Date.parse(iso) - now) / 1000);
-  let n = Math.abs(s);
+  const text = span(Math.abs(s));
+  return s > 0 ? `in ${text}` : `${text} ago`;
+}
+
+/** a number of seconds in its largest unit, with the next one below from an hour up */
+function span(seconds) {
+  const parts = [];
+  let n = seconds;
   for (const [size, unit] of units) {
-    if (n < size) return s > 0 && n > 0 ? `in ${n} ${unit}` : `${n} ${unit} ago`;
+    parts.push([n % size, unit]);
     n = Math.floor(n / size);
+    if (n === 0) break;
   }
-  return absolute(iso);
+  const [count, unit] = parts.at(-1);
+  const next = parts.length >= 3 ? parts.at(-2) : undefined;
+  return next && next[0] > 0 ? `${count} ${unit} ${next[0]} ${next[1]}` : `${count} ${unit}`;
 }
 
 /**
