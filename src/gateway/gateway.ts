@@ -79,7 +79,7 @@ import { McpSessions } from '../http/mcp/mcp-sessions.js';
 import { McpMetrics } from '../metrics/mcp-metrics.js';
 import { McpServers } from '../tools/mcp/mcp-servers.js';
 import { flushTracing, startTracing } from '../tracing/tracing.js';
-import { resolveTracing } from '../tracing/tracing-options.js';
+import { resolveTracing, tracingDestination } from '../tracing/tracing-options.js';
 import { version as heraldVersion } from '../http/openapi/herald-version.js';
 import { Lifecycle } from './lifecycle.js';
 
@@ -145,6 +145,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const tracing = resolveTracing(config.tracing, heraldVersion);
   if (tracing && 'fault' in tracing) throw new ConfigError([tracing.fault]);
   await startTracing(tracing);
+  if (tracing) logger.info({ tracing: tracingDestination(tracing) }, 'tracing on');
   // every write of a receipt, run, event, message or delivery signals the console's live stream
   const store = withChangeFeed(await openStore(config));
   // before anything can take work or a request: a crashed predecessor's claims are taken back now
