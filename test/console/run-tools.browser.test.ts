@@ -64,11 +64,13 @@ describe('herald runs list', () => {
     const all = await runs();
     expect(all.code).toBe(0);
     const [header, ...rows] = all.out.trimEnd().split('\n');
-    expect(header).toMatch(/^TIME +STATUS +NAME +MAPPING +TOOLS +ID$/);
+    expect(header).toMatch(/^TIME +STATUS +NAME +MAPPING +TOOLS +QUEUED +PERSON +WORKED +ID$/);
     expect(rows.map((r) => r.split(/ {2,}/).slice(1, 5)).sort()).toEqual([
       ['succeeded', 'invent', 'agent', '1, 1 refused'],
       ['succeeded', 'loop', 'agent', '2'],
     ]);
+    // queued and worked for, no wait for a person (none was asked)
+    for (const r of rows) expect(r.split(/ {2,}/).slice(5, 8)).toEqual([expect.stringMatching(/^\d+(\.\d)? m?s$/), '-', expect.stringMatching(/^\d+(\.\d)? m?s$/)]);
     const refused = await runs('--tools', 'refused');
     expect(refused.out).toContain(ids.invent);
     expect(refused.out).not.toContain(ids.loop);

@@ -180,12 +180,21 @@ export const toolCallCountsSchema = z
   })
   .openapi('ToolCallCounts');
 
-/** a run as the Runs list shows it: with what its tools did */
-export const runListItemSchema = runSchema.extend({ tools: toolCallCountsSchema }).openapi('RunListItem');
+export const runTimesSchema = z
+  .object({
+    queuedMs: z.number().int().nullable().describe('From its creation to its first claim (startedAt); null while it was never claimed.'),
+    approvalWaitMs: z.number().int().describe("Waiting for a person's decision on its tool calls: per model turn, from the first call held to the last decision, summed (so far, while it waits)."),
+    workedMs: z.number().int().nullable().describe('From its first claim to its end, less approvalWaitMs: the time herald worked on it; null until it ended.'),
+  })
+  .openapi('RunTimes', { description: 'How the run\'s time was spent, each part once: queued, waiting for a person, worked (docs/console.md#runs).' });
+
+/** a run as the Runs list shows it: with what its tools did and how its time was spent */
+export const runListItemSchema = runSchema.extend({ tools: toolCallCountsSchema, times: runTimesSchema }).openapi('RunListItem');
 
 export const runDetailSchema = runSchema
   .extend({
     tools: toolCallCountsSchema,
+    times: runTimesSchema,
     toolLimit: z
       .object({ max: z.number().int(), reached: z.boolean() })
       .nullable()

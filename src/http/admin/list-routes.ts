@@ -30,6 +30,7 @@ import {
   sessionSchema,
 } from './admin-schemas.js';
 import { decodeCursor, eventView, pageOf, receiptView, runView, sessionView } from './views/admin-views.js';
+import { runTimes } from '../../runtime/runs/run-times.js';
 import { countsOfCalls, toolCallCounts, toolCallFilters, toolLimitOf } from '../../runtime/operator/tool-call-summary.js';
 import { fireView } from './views/schedule-fire-view.js';
 import { toolCallView } from './views/tool-call-view.js';
@@ -137,7 +138,10 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
       const query = c.req.valid('query');
       const rows = await store.browse.runs({ ...query, ...list(query), agentId: query.agent, sessionKey: query.session, mappingId: query.mapping, toolCalls: query.tools });
       const counts = await store.toolCalls.statusCounts('run', rows.map((r) => r.id));
-      return c.json(pageOf(rows, query.limit, (r) => [r.createdAt, r.id], (r) => ({ ...runView(r), tools: toolCallCounts(counts.get(r.id)) })), 200);
+      // the wait for a person is read from the calls: only the page's runs that made any
+      const calls = new Map(await Promise.all(rows.filter((r) => counts.has(r.id)).map(async (r) => [r.id, await store.toolCalls.ofOwner('run', r.id)] as const)));
+      const now = Date.now();
+      return c.json(pageOf(rows, query.limit, (r) => [r.createdAt, r.id], (r) => ({ ...runView(r), tools: toolCallCounts(counts.get(r.id)), times: runTimes(r, calls.get(r.id) ?? [], now) })), 200);
     },
   );
 
@@ -157,6 +161,7 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
         {
           ...runView(detail.run),
           tools: countsOfCalls(detail.toolCalls),
+          times: runTimes(detail.run, detail.toolCalls, Date.now()),
           toolLimit: toolLimitOf(detail.toolCalls, deps.config.tools.maxToolCalls),
           // a recipient's credential (an interaction token) stays out of view
           action: { ...detail.run.action, ...(typeof detail.run.action.to === 'string' && { to: shownRecipient(detail.run.action.to) }) },
