@@ -141,6 +141,12 @@ export const messageSchema = z
     content: z.string(),
     createdAt: time,
     citations: z.array(z.string()).optional().openapi({ description: "An answer's citations: the knowledge chunks its model was given." }),
+    toolCalls: z
+      .array(z.object({ id: z.string(), name: z.string().describe('The tool as the model named it (`<server>__<tool>`).'), arguments: z.unknown().describe('The arguments (JSON, or the text the model wrote) with secret-looking values masked as ••••.') }))
+      .optional()
+      .openapi({ description: 'An assistant turn that called tools: the calls it asked for, in order (its content may be empty). Their results follow as `tool` messages.' }),
+    toolCallId: z.string().optional().openapi({ description: 'A `tool` message: the call it answers.' }),
+    tool: z.string().nullable().optional().openapi({ description: 'A `tool` message: the tool of the call it answers (null when that turn is not among the messages shown).' }),
   })
   .openapi('SessionMessage');
 

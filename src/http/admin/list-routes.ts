@@ -31,6 +31,7 @@ import {
 } from './admin-schemas.js';
 import { decodeCursor, eventView, pageOf, receiptView, runView, sessionView } from './views/admin-views.js';
 import { runTimes } from '../../runtime/runs/run-times.js';
+import { messagesView } from './views/message-view.js';
 import { countsOfCalls, toolCallCounts, toolCallFilters, toolLimitOf } from '../../runtime/operator/tool-call-summary.js';
 import { fireView } from './views/schedule-fire-view.js';
 import { toolCallView } from './views/tool-call-view.js';
@@ -168,10 +169,7 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
           delivery: detail.delivery,
           prompt: detail.prompt,
           model: detail.model,
-          transcript: detail.transcript.map((m) => {
-            const citations = m.meta?.citations;
-            return { role: m.role, content: m.content, createdAt: iso(m.createdAt), ...(Array.isArray(citations) && citations.length && { citations: citations as string[] }) };
-          }),
+          transcript: messagesView(detail.transcript),
           receipt: detail.receipt ? receiptView(detail.receipt) : null,
           fire: detail.fire ? await fireView(store, detail.fire) : null,
           reruns: detail.reruns,
@@ -275,7 +273,7 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
       const { key } = c.req.valid('param');
       const { limit } = c.req.valid('query');
       const messages = await store.sessions.messages(key, limit ?? 1000);
-      return c.json({ data: messages.map((m) => ({ role: m.role, content: m.content, createdAt: iso(m.createdAt) })) }, 200);
+      return c.json({ data: messagesView(messages) }, 200);
     },
   );
 }

@@ -2,6 +2,7 @@ import { api, qs, traceUrl } from './api.js';
 import { pagedList } from './paged.js';
 import { absTime, badge, clear, coalesced, elapsed, field, h, idChip, json, notice, table, timeCell, traceCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
+import { transcriptList } from './transcript.js';
 import { toolCountsCell, toolCountsText, toolLimitText, toolTimeline } from './tool-calls.js';
 
 /** the Tools filter: `?tools=` of GET /admin/runs */
@@ -134,7 +135,7 @@ function runDetail(root, id) {
       run.prompt ? h('pre', { class: 'code prompt' }, run.prompt) : h('p', { class: 'muted' }, 'Not recorded (the run has not finished, or failed before the model answered).'),
       h('h2', {}, 'Transcript'),
       run.transcript.length
-        ? h('ol', { class: 'transcript' }, run.transcript.map((m) => h('li', { class: `msg ${m.role}` }, h('span', { class: 'role' }, m.role), h('div', { class: 'content' }, m.content))))
+        ? transcriptList(run.transcript, () => '')
         : h('p', { class: 'muted' }, 'No transcript.'),
       h('h2', {}, 'Model turns and tool calls'),
       toolTimeline(run.toolCalls ?? [], run.reply !== null),
