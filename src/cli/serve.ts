@@ -14,6 +14,7 @@ import type { CliIo } from './io/cli-io.js';
 import { shapeHeapForServing } from '../gateway/serving-heap.js';
 import { hooksPrefix } from '../config/hooks-path.js';
 import { mappingFaultLines } from '../mappings/loading/mapping-fault-lines.js';
+import { resolveTracing, tracingLine } from '../tracing/tracing-options.js';
 
 /** `herald serve`: the gateway. Writes a starter config on first run, then listens until a signal. */
 export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
@@ -68,6 +69,9 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
   io.err(`herald listening on ${base}`);
   shapeHeapForServing();
   io.err(`config: ${file}`);
+  // the gateway started it from the same settings (a fault would have refused the start)
+  const tracing = resolveTracing(loaded.config.tracing, '');
+  if (tracing && !('fault' in tracing)) io.err(tracingLine(tracing));
   // every start, not only the first: the console is where an operator goes next
   if (loaded.config.gateway.console.enabled) io.err(consoleLine(base, Boolean(loaded.config.gateway.auth.token)));
   if (starter) printStarterHelp(io, base, hooksPrefix(loaded.config.hooks.path), starter, file);

@@ -45,3 +45,32 @@ export function resolveTracing(settings: TracingSettings, version: string, env: 
     ...(settings.sampleRatio !== undefined && { sampleRatio: settings.sampleRatio }),
   };
 }
+
+/** the OTLP/HTTP exporter's default when no endpoint is set anywhere (the exporter spec's) */
+const DEFAULT_TRACES_URL = 'http://localhost:4318/v1/traces';
+
+/**
+ * Where spans go and how, as the start tells the operator: the traces URL the exporter posts to
+ * (the config's, else the standard variables' as the exporter reads them) without any userinfo or
+ * query, and the protocol. Never the headers: they carry the collector's keys.
+ */
+export function tracingDestination(options: TracingOptions, env: NodeJS.ProcessEnv = process.env): { endpoint: string; protocol: TracingOptions['protocol'] } {
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined;
+  const url = options.url ?? (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || base || DEFAULT_TRACES_URL);
+  let shown = url;
+  try {
+    const parsed = new URL(url);
+    parsed.username = parsed.password = parsed.search = '';
+    shown = parsed.toString();
+  } catch {
+    // not a URL: the exporter will say so; shown as configured
+  }
+  return { endpoint: shown, protocol: options.protocol };
+}
+
+/** the start's line about tracing: on, where its spans go, sampled how */
+export function tracingLine(options: TracingOptions, env: NodeJS.ProcessEnv = process.env): string {
+  const { endpoint, protocol } = tracingDestination(options, env);
+  const sampled = options.sampleRatio !== undefined ? `, ${Math.round(options.sampleRatio * 1000) / 10}% of traces sampled` : '';
+  return `tracing: on, spans to ${endpoint} (OTLP ${protocol}) as service "${options.serviceName}"${sampled}`;
+}

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseConfig, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 import { GITHUB_TOKEN, pausedRun, toolCall } from '../http/admin/paused-runs.js';
 import { launchChromium, signIn, SHOTS } from './chromium.js';
+import { elapsedText } from '../../src/cli/admin/runs-list.js';
 
 /**
  * The Approvals page in Chromium: runs paused for approval (seeded through the store port as a
@@ -104,6 +105,13 @@ describe('the Approvals page in Chromium', { timeout: 60_000 }, () => {
     expect(turns).toMatch(/model turn 1 asked for 1 tool call/i);
     expect(turns).toContain('create_issue');
     expect(turns).not.toContain(GITHUB_TOKEN);
+    // its times: started at its first claim, the wait for a person apart from the work (queued again, not finished)
+    const facts = page.locator('dl.facts');
+    const fact = (name: string) => facts.locator(`dt:text-is("${name}") + dd`).innerText();
+    const paused = (await store.runs.get(first.run.id))!;
+    expect(await fact('Started')).toBe(`${new Date(paused.startedAt!).toISOString().replace('T', ' ').slice(0, 19)} UTC`);
+    expect(await fact('Waiting for a person')).toBe(elapsedText(approved.approval!.at - approved.createdAt));
+    expect(await fact('Worked')).toBe('not finished');
     await page.screenshot({ path: path.join(SHOTS, 'run-tool-calls.png'), fullPage: true });
   });
   it('the Overview counts the calls waiting for a person among its trouble, live, and links to Approvals', async () => {

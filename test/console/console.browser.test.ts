@@ -169,7 +169,7 @@ describe('the console in Chromium', { timeout: 60_000 }, () => {
     const facts = page.locator('dl.facts');
     // not started before its window ends: the page follows it live
     await expect.poll(() => facts.textContent(), { timeout: 15_000 }).toMatch(/Status\s*succeeded/);
-    expect(await facts.textContent()).toMatch(/Waited\s*for its coalescing window until .+ \(\d/);
+    expect(await facts.textContent()).toMatch(/Held back\s*for its coalescing window until .+ \(\d/);
     expect(await facts.textContent()).toMatch(/Coalesced\s*2 events/);
     expect(await page.locator('.transcript .msg.user').textContent()).toMatch(/Events that arrived together, in order:[\s\S]*1\. disk full on db-1[\s\S]*2\. replication lag on db-2/);
     await shot('run-coalesced');

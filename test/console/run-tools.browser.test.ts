@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startToolCallingModel, type ToolCallingModel } from '../helpers/fake-tool-calling-model.js';
-import { GATEWAY_TOKEN, eventually, hookHeaders, startHerald, baseConfig, type RunningHerald } from '../helpers/start-herald.js';
+import { API_KEY, GATEWAY_TOKEN, eventually, hookHeaders, startHerald, baseConfig, type RunningHerald } from '../helpers/start-herald.js';
 import { launchChromium, signIn, SHOTS } from './chromium.js';
 import { captureIo } from '../cli/capture-io.js';
 import { main } from '../helpers/builtins.js';
@@ -64,11 +64,13 @@ describe('herald runs list', () => {
     const all = await runs();
     expect(all.code).toBe(0);
     const [header, ...rows] = all.out.trimEnd().split('\n');
-    expect(header).toMatch(/^TIME +STATUS +NAME +MAPPING +TOOLS +ID$/);
+    expect(header).toMatch(/^TIME +STATUS +NAME +MAPPING +TOOLS +QUEUED +PERSON +WORKED +ID$/);
     expect(rows.map((r) => r.split(/ {2,}/).slice(1, 5)).sort()).toEqual([
       ['succeeded', 'invent', 'agent', '1, 1 refused'],
       ['succeeded', 'loop', 'agent', '2'],
     ]);
+    // queued and worked for, no wait for a person (none was asked)
+    for (const r of rows) expect(r.split(/ {2,}/).slice(5, 8)).toEqual([expect.stringMatching(/^\d+(\.\d)? m?s$/), '-', expect.stringMatching(/^\d+(\.\d)? m?s$/)]);
     const refused = await runs('--tools', 'refused');
     expect(refused.out).toContain(ids.invent);
     expect(refused.out).not.toContain(ids.loop);
@@ -95,5 +97,29 @@ describe('tool calls on the Runs pages in Chromium', { timeout: 60_000 }, () => 
     const facts = page.locator('dl.facts');
     await expect.poll(() => facts.innerText({ timeout: 1000 }).catch(() => ''), { timeout: 10_000 }).toContain('stopped at the limit of 2 tool calls (tools.maxToolCalls)');
     expect(await facts.innerText()).toContain('2 calls');
+
+    // the transcript shows each call where the model asked for it, never an empty assistant box, and each result by its tool
+    const transcript = page.locator('main ol.transcript');
+    const asked = transcript.locator('li.msg.assistant', { has: page.locator('ul.calls') });
+    await expect.poll(() => asked.count(), { timeout: 10_000 }).toBe(2);
+    expect(await asked.first().innerText()).toMatch(/called herald__search_knowledge\s*\{\s*"query": "again"\s*\}/);
+    for (const box of await transcript.locator('li.msg.assistant').all()) expect((await box.innerText()).replace(/^assistant · /i, '').trim()).not.toBe('');
+    expect(await transcript.locator('li.msg.tool').first().innerText()).toMatch(/tool result · herald__search_knowledge/i);
+  });
+
+  it("a chat completion's tool calls show in its session's transcript", async () => {
+    const res = await fetch(`${herald.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'ops', messages: [{ role: 'user', content: 'please loop' }] }),
+    });
+    expect(res.status).toBe(200);
+    const { conversation_id } = (await res.json()) as { conversation_id: string };
+    await page.goto(`${herald.url}/console#/sessions/${encodeURIComponent(`chat:${conversation_id}`)}`);
+    const transcript = page.locator('main ol.transcript');
+    await expect.poll(() => transcript.locator('li.msg.assistant ul.calls').count(), { timeout: 10_000 }).toBe(2);
+    expect(await transcript.locator('li.msg.assistant ul.calls').first().innerText()).toContain('called herald__search_knowledge');
+    expect(await transcript.locator('li.msg.tool').count()).toBe(2);
+    await page.screenshot({ path: path.join(SHOTS, 'chat-tool-calls.png'), fullPage: true });
   });
 });

@@ -27,9 +27,17 @@ beforeAll(async () => {
   inbox = await startFakeServer(() => ({ status: 200, body: { ok: true } }));
   herald = await startHerald(baseConfig({
     channels: { webhook: { url: `${inbox.url}/inbox` } },
-    schedules: { jobs: [{ id: 'nightly', name: 'Nightly', schedule: yearly, sessionTarget: 'main', payload: { kind: 'systemEvent', text: 'night' } }] },
+    // a tool server no fire in this test reaches (the toolCall job fires yearly): the job only needs it configured
+    tools: { mcpServers: { tickets: { url: 'http://127.0.0.1:9/mcp' } } },
+    schedules: { jobs: [
+      { id: 'nightly', name: 'Nightly', schedule: yearly, sessionTarget: 'main', payload: { kind: 'systemEvent', text: 'night' } },
+      { id: 'export', schedule: yearly, sessionTarget: 'isolated', payload: { kind: 'toolCall', tool: 'tickets__export_week', arguments: { format: 'csv' } } },
+    ] },
   }));
   for (const [id, name] of [['report', 'Report'], ['sweep', 'Sweep'], ['old', 'Old']]) expect((await admin('/schedules', 'POST', job(id!, name!))).status).toBe(201);
+  // a one-shot 2 h 51 min (and a half) away: its next fire is told to the minute
+  const soon = { id: 'soon', schedule: { kind: 'at', at: new Date(Date.now() + (171 * 60 + 30) * 1000).toISOString() }, sessionTarget: 'isolated', payload: { kind: 'agentTurn', agentId: 'main', message: 'Check the supplier answered the claim about the damaged pallets from last week' }, delivery: { mode: 'none' } };
+  expect((await admin('/schedules', 'POST', soon)).status).toBe(201);
   ({ context, page } = await launchChromium());
   await signIn(page, herald.url);
 }, 60_000);
@@ -47,6 +55,16 @@ describe('the Schedules page in Chromium', { timeout: 60_000 }, () => {
     await expect.poll(() => textOf(rowOf('report')), { timeout: 10_000 }).toContain('cron 0 0 1 1 * (UTC)');
     expect(await textOf(rowOf('report'))).toContain('none yet');
     expect(await textOf(rowOf('nightly'))).toContain('edit the config to change it');
+
+    // "Does" tells jobs apart: the agent and its message's start, the tool and its arguments, the event's text
+    const does = (id: string) => textOf(rowOf(id).locator('td[data-label="Does"]'));
+    const defaultAgent = (await admin('/agents')).body.defaultAgentId;
+    expect(await does('report')).toBe(`run of ${defaultAgent} “Report, please” · webhook to ops`);
+    expect(await does('soon')).toBe('run of main “Check the supplier answered the claim about the damaged…”');
+    expect(await does('export')).toBe('calls tickets__export_week {"format":"csv"}');
+    expect(await does('nightly')).toBe('main-session event “night”');
+    // a fire 2 h 51 min away says so, not "in 2 h"
+    expect(await textOf(rowOf('soon').locator('td[data-label="Next fire"]'))).toBe('in 2 h 51 min');
 
     // run now: the job's run is made and its reply reaches the webhook channel
     await rowOf('report').getByRole('button', { name: 'Run now' }).click();

@@ -176,6 +176,51 @@ describe('once to a fallback target', () => {
   });
 });
 
+describe('once to a fallback target still sending', () => {
+  it("a heartbeat reply with the run's words, queued while the run's fallback is being sent to that target, is not sent a second time", { timeout: 60_000 }, async () => {
+    // the warm-up run's reply differs; the deploy run and the heartbeat it wakes say the same words
+    const model = await startFakeOpenAI((messages) => (messages.at(-1)?.content.includes('warm up') ? 'Warm-up noted.' : 'Deploy of api done.'));
+    fakes.push(model);
+    // the fallback's send of the deploy reply is held by the platform until the heartbeat has answered: the race, forced
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding = true;
+    const server = await platform(async (channel, r) => {
+      if (r.json?.chat_id === '555') return telegramRefusal('Bad Request: chat not found');
+      if (r.json?.chat_id === '777' && r.json?.text === 'Deploy of api done.' && holding) {
+        holding = false;
+        await held;
+      }
+      return caseOf(channel).ok;
+    });
+    herald = await testApp({
+      ...fast,
+      ...fakeModel(model),
+      agents: { defaults: { model: 'fake/gpt-test' }, list: [{ id: 'main', fallback: [{ channel: 'telegram', to: '777' }] }] },
+      channels: { telegram: caseOf('telegram').config(server.url) },
+    });
+    // 777 is the last route: a heartbeat's reply goes there
+    await settledDeliveries(await hook('agent', { message: 'warm up', channel: 'telegram', to: '777' }));
+    const res = await herald.request('/hooks/agent', { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'deploy api', channel: 'telegram', to: '555' }) });
+    expect(res.status).toBe(202);
+    const runId = ((await res.json()) as { runId: string }).runId;
+    // the heartbeat has answered while the fallback is still sending: its reply queued as a delivery of its own, or held back
+    await eventually(async () => {
+      const { body } = await admin<{ data: { kind: string }[] }>('/deliveries');
+      return body.data.some((d) => d.kind === 'heartbeat') || herald!.logs.some((l) => String(l.msg).startsWith('heartbeat reply repeats'));
+    });
+    release();
+    const [first, fallback] = await settledDeliveries(runId, 2);
+    expect(first).toMatchObject({ status: 'failed', to: '555' });
+    expect(fallback).toMatchObject({ status: 'delivered', to: '777', fallbackOf: first.id });
+    await eventually(async () => {
+      const { body } = await admin<{ data: { kind: string; status: string }[] }>('/deliveries');
+      return body.data.every((d) => ['delivered', 'failed', 'abandoned'].includes(d.status));
+    });
+    expect(sendsTo(server, 'telegram').filter((r) => r.json?.chat_id === '777').map((r) => r.json.text)).toEqual(['Warm-up noted.', 'Deploy of api done.']);
+  });
+});
+
 describe('bulk retry and abandon', () => {
   it('counts the failed deliveries matching a filter, then retries or abandons exactly those', async () => {
     let down = true;

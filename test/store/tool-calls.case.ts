@@ -134,7 +134,9 @@ export function toolCallsCases(open: OpenStore) {
       // another replica claims it, with the turn where it stood; the approved call starts and ends
       const other = await open(store);
       const [claimed] = await other.runs.claim(lease('b', 60), 1);
-      expect(claimed).toMatchObject({ id: 'r1', status: 'running', turnState: { messages: [{ role: 'user', content: 'hi' }] } });
+      // its start stays the first claim's: the wait for a person is not its queue time (the run page's times)
+      expect(claimed).toMatchObject({ id: 'r1', status: 'running', startedAt: 10, turnState: { messages: [{ role: 'user', content: 'hi' }] } });
+      expect((await other.runs.get('r1'))?.startedAt).toBe(10);
       await other.toolCalls.start('tc2', 61);
       await other.toolCalls.finish('tc2', { status: 'succeeded', result: 'ok', finishedAt: 62, durationMs: 1 });
       expect(await other.toolCalls.get('tc2')).toMatchObject({ status: 'succeeded', startedAt: 61, approval: approved(30) });

@@ -50,6 +50,16 @@ describe('tools in hook runs', () => {
     const calls = await h.gateway.store.toolCalls.ofOwner('run', id);
     expect(calls).toMatchObject([{ server: 'herald', tool: 'search_knowledge', status: 'succeeded', readOnly: true, result: 'nothing found', approvalRequired: false }]);
     expect(JSON.parse(calls[0]!.arguments)).toEqual({ query: 'deploy policy' });
+    // the transcript shows the call where the model asked for it (no empty assistant turn), then its result named by its tool
+    const shown = [
+      { role: 'user', content: 'What is our deploy policy?' },
+      { role: 'assistant', content: '', toolCalls: [{ id: calls[0]!.callId, name: 'herald__search_knowledge', arguments: { query: 'deploy policy' } }] },
+      { role: 'tool', content: 'nothing found', toolCallId: calls[0]!.callId, tool: 'herald__search_knowledge' },
+      { role: 'assistant', content: 'Done: nothing found' },
+    ];
+    expect(run.transcript.map(({ createdAt, ...m }: Record<string, unknown>) => m)).toEqual(shown);
+    const res = await h.request(`/admin/sessions/${encodeURIComponent(run.sessionKey)}/messages`, { headers: admin });
+    expect(((await res.json()) as { data: Record<string, unknown>[] }).data.map(({ createdAt, ...m }) => m)).toEqual(shown);
   });
 
   it('a write over outside content waits for a person; approved, it executes and the run finishes', async () => {

@@ -59,19 +59,37 @@ export async function cronAddCommand(argv: string[], io: CliIo, builtins: Plugin
     io.err(`herald cron add: ${job}`);
     return 2;
   }
-  return withGateway('add', values, io, builtins, (c) => c.call('POST', '/schedules', job), (s) => [line(s)]);
+  return withGateway('add', values, io, builtins, (c) => c.call('POST', '/schedules', job), (s) => [`added ${s.id}`, line(s)]);
 }
 
-/** `herald cron list|show|run|runs|enable|disable|rm`: one call each on /admin/schedules */
+/**
+ * The id a subcommand's argument names: a job's id, else the one job whose name it is (a name is
+ * easier to remember than the id `add` made from it). Several jobs of that name: an answer that
+ * lists their ids, so the caller chooses; none: the argument as given, for the gateway to answer 404.
+ */
+async function jobId(client: AdminClient, given: string): Promise<string | AdminAnswer> {
+  const listed = await client.call('GET', '/schedules');
+  if (listed.status >= 400) return listed;
+  const jobs: Array<{ id: string; job: { name?: string } }> = listed.body.data ?? [];
+  if (jobs.some((s) => s.id === given)) return given;
+  const named = jobs.filter((s) => s.job.name === given);
+  if (named.length > 1) return { status: 409, body: { error: `${named.length} jobs are named "${given}" (${named.map((s) => s.id).join(', ')}): give one id` } };
+  return named[0]?.id ?? given;
+}
+
+/** `herald cron list|show|run|runs|enable|disable|rm`: one call each on /admin/schedules, the job named by its id or its name */
 function byId(name: string, call: (c: AdminClient, id: string, limit: string | undefined) => Promise<AdminAnswer>, show: (body: any) => string[]) {
   return async (argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> => {
     const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...common, limit: { type: 'string' } } });
-    const id = positionals[0];
-    if (name !== 'list' && (!id || positionals.length > 1)) {
-      io.err(`herald cron ${name}: one job id is needed. usage: herald cron ${name} ID`);
+    const given = positionals[0];
+    if (name !== 'list' && (!given || positionals.length > 1)) {
+      io.err(`herald cron ${name}: one job id or name is needed. usage: herald cron ${name} ID|NAME`);
       return 2;
     }
-    return withGateway(name, values, io, builtins, (c) => call(c, encodeURIComponent(id ?? ''), values.limit), show);
+    return withGateway(name, values, io, builtins, async (c) => {
+      const id = given === undefined ? '' : await jobId(c, given);
+      return typeof id === 'string' ? call(c, encodeURIComponent(id), values.limit) : id;
+    }, show);
   };
 }
 

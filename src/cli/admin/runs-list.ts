@@ -22,8 +22,23 @@ export function toolsCell(tools: { made: number; waiting: number; refused: numbe
   return [`${tools.made}`, tools.waiting && `${tools.waiting} waiting`, tools.refused && `${tools.refused} refused`, tools.failed && `${tools.failed} failed`].filter(Boolean).join(', ');
 }
 
-const row = (r: any) => [r.createdAt, r.status, r.name || '-', r.mappingId ?? '-', toolsCell(r.tools), r.id];
-const HEADER = ['TIME', 'STATUS', 'NAME', 'MAPPING', 'TOOLS', 'ID'];
+/** a length of time in its largest units: "101 ms", "4.2 s", "2 min 1 s", "1 h 5 min"; '-' when there is none (yet) */
+export function elapsedText(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '-';
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+  const min = Math.round(s / 60);
+  return `${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
+}
+
+/** QUEUED until the first claim, PERSON waiting for approvals, WORKED the rest of its time (GET /admin/runs items' `times`) */
+const row = (r: any) => [
+  r.createdAt, r.status, r.name || '-', r.mappingId ?? '-', toolsCell(r.tools),
+  elapsedText(r.times?.queuedMs), r.times?.approvalWaitMs ? elapsedText(r.times.approvalWaitMs) : '-', elapsedText(r.times?.workedMs), r.id,
+];
+const HEADER = ['TIME', 'STATUS', 'NAME', 'MAPPING', 'TOOLS', 'QUEUED', 'PERSON', 'WORKED', 'ID'];
 
 /** `herald runs list [--status S] [--mapping ID] [--tools any|waiting|refused|failed] [--limit N] [--json]`: the newest runs of /admin/runs */
 export async function runsListCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {

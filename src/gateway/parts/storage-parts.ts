@@ -6,7 +6,7 @@ import { withChangeFeed } from '../../runtime/operator/change-feed.js';
 import { resumeAfterCrash } from '../../runtime/resume-after-crash.js';
 import { openStore } from '../../store/open-store.js';
 import { flushTracing, startTracing } from '../../tracing/tracing.js';
-import { resolveTracing } from '../../tracing/tracing-options.js';
+import { resolveTracing, tracingDestination } from '../../tracing/tracing-options.js';
 import type { Lifecycle } from '../lifecycle.js';
 
 /**
@@ -19,6 +19,7 @@ export async function buildStorage(config: HeraldConfig, logger: Logger, lifecyc
   const tracing = resolveTracing(config.tracing, heraldVersion);
   if (tracing && 'fault' in tracing) throw new ConfigError([tracing.fault]);
   await startTracing(tracing);
+  if (tracing) logger.info({ tracing: tracingDestination(tracing) }, 'tracing on');
   // every write of a receipt, run, event, message or delivery signals the console's live stream
   const store = withChangeFeed(await openStore(config));
   // before anything can take work or a request: a crashed predecessor's claims are taken back now

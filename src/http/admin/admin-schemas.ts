@@ -141,6 +141,12 @@ export const messageSchema = z
     content: z.string(),
     createdAt: time,
     citations: z.array(z.string()).optional().openapi({ description: "An answer's citations: the knowledge chunks its model was given." }),
+    toolCalls: z
+      .array(z.object({ id: z.string(), name: z.string().describe('The tool as the model named it (`<server>__<tool>`).'), arguments: z.unknown().describe('The arguments (JSON, or the text the model wrote) with secret-looking values masked as ••••.') }))
+      .optional()
+      .openapi({ description: 'An assistant turn that called tools: the calls it asked for, in order (its content may be empty). Their results follow as `tool` messages.' }),
+    toolCallId: z.string().optional().openapi({ description: 'A `tool` message: the call it answers.' }),
+    tool: z.string().nullable().optional().openapi({ description: 'A `tool` message: the tool of the call it answers (null when that turn is not among the messages shown).' }),
   })
   .openapi('SessionMessage');
 
@@ -180,12 +186,21 @@ export const toolCallCountsSchema = z
   })
   .openapi('ToolCallCounts');
 
-/** a run as the Runs list shows it: with what its tools did */
-export const runListItemSchema = runSchema.extend({ tools: toolCallCountsSchema }).openapi('RunListItem');
+export const runTimesSchema = z
+  .object({
+    queuedMs: z.number().int().nullable().describe('From its creation to its first claim (startedAt); null while it was never claimed.'),
+    approvalWaitMs: z.number().int().describe("Waiting for a person's decision on its tool calls: per model turn, from the first call held to the last decision, summed (so far, while it waits)."),
+    workedMs: z.number().int().nullable().describe('From its first claim to its end, less approvalWaitMs: the time herald worked on it; null until it ended.'),
+  })
+  .openapi('RunTimes', { description: 'How the run\'s time was spent, each part once: queued, waiting for a person, worked (docs/console.md#runs).' });
+
+/** a run as the Runs list shows it: with what its tools did and how its time was spent */
+export const runListItemSchema = runSchema.extend({ tools: toolCallCountsSchema, times: runTimesSchema }).openapi('RunListItem');
 
 export const runDetailSchema = runSchema
   .extend({
     tools: toolCallCountsSchema,
+    times: runTimesSchema,
     toolLimit: z
       .object({ max: z.number().int(), reached: z.boolean() })
       .nullable()

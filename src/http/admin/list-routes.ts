@@ -30,6 +30,8 @@ import {
   sessionSchema,
 } from './admin-schemas.js';
 import { decodeCursor, eventView, pageOf, receiptView, runView, sessionView } from './views/admin-views.js';
+import { runTimes } from '../../runtime/runs/run-times.js';
+import { messagesView } from './views/message-view.js';
 import { countsOfCalls, toolCallCounts, toolCallFilters, toolLimitOf } from '../../runtime/operator/tool-call-summary.js';
 import { fireView } from './views/schedule-fire-view.js';
 import { toolCallView } from './views/tool-call-view.js';
@@ -137,7 +139,10 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
       const query = c.req.valid('query');
       const rows = await store.browse.runs({ ...query, ...list(query), agentId: query.agent, sessionKey: query.session, mappingId: query.mapping, toolCalls: query.tools });
       const counts = await store.toolCalls.statusCounts('run', rows.map((r) => r.id));
-      return c.json(pageOf(rows, query.limit, (r) => [r.createdAt, r.id], (r) => ({ ...runView(r), tools: toolCallCounts(counts.get(r.id)) })), 200);
+      // the wait for a person is read from the calls: only the page's runs that made any
+      const calls = new Map(await Promise.all(rows.filter((r) => counts.has(r.id)).map(async (r) => [r.id, await store.toolCalls.ofOwner('run', r.id)] as const)));
+      const now = Date.now();
+      return c.json(pageOf(rows, query.limit, (r) => [r.createdAt, r.id], (r) => ({ ...runView(r), tools: toolCallCounts(counts.get(r.id)), times: runTimes(r, calls.get(r.id) ?? [], now) })), 200);
     },
   );
 
@@ -157,16 +162,14 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
         {
           ...runView(detail.run),
           tools: countsOfCalls(detail.toolCalls),
+          times: runTimes(detail.run, detail.toolCalls, Date.now()),
           toolLimit: toolLimitOf(detail.toolCalls, deps.config.tools.maxToolCalls),
           // a recipient's credential (an interaction token) stays out of view
           action: { ...detail.run.action, ...(typeof detail.run.action.to === 'string' && { to: shownRecipient(detail.run.action.to) }) },
           delivery: detail.delivery,
           prompt: detail.prompt,
           model: detail.model,
-          transcript: detail.transcript.map((m) => {
-            const citations = m.meta?.citations;
-            return { role: m.role, content: m.content, createdAt: iso(m.createdAt), ...(Array.isArray(citations) && citations.length && { citations: citations as string[] }) };
-          }),
+          transcript: messagesView(detail.transcript),
           receipt: detail.receipt ? receiptView(detail.receipt) : null,
           fire: detail.fire ? await fireView(store, detail.fire) : null,
           reruns: detail.reruns,
@@ -270,7 +273,7 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
       const { key } = c.req.valid('param');
       const { limit } = c.req.valid('query');
       const messages = await store.sessions.messages(key, limit ?? 1000);
-      return c.json({ data: messages.map((m) => ({ role: m.role, content: m.content, createdAt: iso(m.createdAt) })) }, 200);
+      return c.json({ data: messagesView(messages) }, 200);
     },
   );
 }

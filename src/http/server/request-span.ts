@@ -22,6 +22,7 @@ export function withRequestSpans(listener: RequestListener, trust: IncomingTrust
     const method = incoming.method ?? 'GET';
     const path = withoutQuery(incoming.url ?? '/');
     const surface = surfaceOf(path, trust.hooksPrefix);
+    if (untraced(method, surface)) return listener(incoming, outgoing);
     const trusted = surface === 'hooks' ? trust.hooks : surface === 'v1' ? trust.v1 : false;
     const given = trusted ? headerOf(incoming, 'traceparent') : undefined;
     const route = routeOf(path, surface);
@@ -55,6 +56,18 @@ export function requestTraced(receipt: ReceiptInput): void {
 }
 
 type Surface = 'hooks' | 'v1' | 'admin' | 'console' | 'other';
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A read of the operator's side (the console's pages, polls and live stream; probes; the metrics
+ * scrape) starts no trace: one every few seconds per open console would bury the traffic's traces.
+ * An operator's action (a retry, an approval, a replay, a reload) is a root trace of its own; the
+ * run it resumes or makes keeps its own request's trace (docs/operations.md#tracing).
+ */
+function untraced(method: string, surface: Surface): boolean {
+  return READS.has(method) && (surface === 'admin' || surface === 'console' || surface === 'other');
+}
 
 function surfaceOf(path: string, hooksPrefix: string): Surface {
   if (hooksPrefix && (path === hooksPrefix || path.startsWith(`${hooksPrefix}/`))) return 'hooks';

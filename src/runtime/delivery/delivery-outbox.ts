@@ -15,7 +15,7 @@ import { annotate } from '../../tracing/tracing.js';
 import type { HealthLedger } from '../../utils/health-ledger.js';
 import { carriesCredential, CREDENTIAL_EXPIRED, CREDENTIAL_GONE, CREDENTIAL_LIFE_MS, isScrubbedRecipient, shownRecipient } from './recipient-credential.js';
 import { scrubRunCredential, scrubRunsPastCredentialLife } from './run-credential-scrub.js';
-import { rememberSent, repeatsLastSent } from './repeated-reply.js';
+import { alreadyOnItsWay, rememberSent } from './repeated-reply.js';
 import { WorkLoop } from '../work/work-loop.js';
 
 /** how often the outbox looks for work it was not told about (another process, an expired lease) */
@@ -102,9 +102,9 @@ export class DeliveryOutbox implements ReplyDelivery {
   async deliverHeartbeatReply(reply: string): Promise<void> {
     if (this.quiet) return;
     const target = await resolveTarget(this.targets, { channel: 'last' });
-    // the recipient was just sent these very words (the run's reply the heartbeat read about): once is the promise
-    if (target.ok && (await repeatsLastSent(this.deps.store.state, target, reply, Date.now()))) {
-      this.log.info({ channel: target.channel }, 'heartbeat reply repeats the last message its recipient got; not sent again');
+    // the recipient was just sent, or is being sent, these very words (the run's reply the heartbeat read about): once is the promise
+    if (target.ok && (await alreadyOnItsWay(this.deps.store, target, reply, Date.now()))) {
+      this.log.info({ channel: target.channel }, 'heartbeat reply repeats the last message its recipient got or is getting; not sent again');
       return;
     }
     await this.enqueue({ runId: null, kind: 'heartbeat', sessionKey: MAIN_SESSION, agentId: this.deps.defaultAgentId, text: reply }, target);
@@ -411,12 +411,12 @@ export class DeliveryOutbox implements ReplyDelivery {
     }
     annotate({ 'herald.delivery.outcome': 'delivered' });
     this.deps.health?.ok(d.channel);
+    // an alert goes to the operators' chat: replies to `last` must not follow it there; a one-reply recipient is no route
+    const isRoute = d.kind !== 'alert' && !carriesCredential(d.to);
+    // remembered while the row is still sending: a heartbeat reply reads the rows, then this (alreadyOnItsWay)
+    if (isRoute) await rememberSent(store.state, { channel: d.channel, to: d.to ?? '' }, d.text, Date.now());
     if (await store.deliveries.delivered(d.id, this.owner, Date.now())) {
-      // an alert goes to the operators' chat: replies to `last` must not follow it there; a one-reply recipient is no route
-      if (d.kind !== 'alert' && !carriesCredential(d.to)) {
-        await rememberRoute(this.targets, { channel: d.channel, to: d.to ?? '' });
-        await rememberSent(store.state, { channel: d.channel, to: d.to ?? '' }, d.text, Date.now());
-      }
+      if (isRoute) await rememberRoute(this.targets, { channel: d.channel, to: d.to ?? '' });
       await scrubRunCredential(this.deps.store, d, this.log);
       log.info('delivered');
     } else {

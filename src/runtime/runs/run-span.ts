@@ -12,6 +12,7 @@ export function runSpan<T>(run: RunRecord, execute: () => Promise<T>): Promise<T
   const parent = run.traceContext ?? null;
   const attributes = { 'herald.run.id': run.id, 'herald.agent.id': run.agentId, 'herald.mapping.id': run.action.source.mappingId };
   const startedAt = run.startedAt ?? Date.now();
-  if (startedAt > run.createdAt) startSpan('herald.run.queued', { parent, startTime: run.createdAt, attributes }).end(startedAt);
+  // always, a run claimed in the millisecond it was made too: a trace shows every run's wait, zero or not
+  startSpan('herald.run.queued', { parent, startTime: run.createdAt, attributes }).end(Math.max(startedAt, run.createdAt));
   return traced('herald.run', { kind: 'consumer', parent, attributes: { ...attributes, 'herald.run.queue_wait_ms': Math.max(0, startedAt - run.createdAt) } }, execute);
 }

@@ -54,7 +54,7 @@ const CLAIM_BEHIND = prepared('claim_behind', `WITH behind AS (
     ORDER BY seq LIMIT $6
     FOR UPDATE SKIP LOCKED),
   claimable AS (SELECT id FROM behind WHERE seq < COALESCE((SELECT min(seq) FROM behind WHERE held), seq + 1))
-  UPDATE runs SET status = 'running', started_at = $2, lease_owner = $1, lease_until = $3
+  UPDATE runs SET status = 'running', started_at = COALESCE(started_at, $2), lease_owner = $1, lease_until = $3
   FROM claimable WHERE runs.id = claimable.id
   RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq`);
 
@@ -77,7 +77,7 @@ const GOVERNED_CLAIM = `WITH candidates AS (
   chosen AS (
     SELECT id FROM (SELECT id, seq, concurrency, busy, row_number() OVER (PARTITION BY mapping ORDER BY seq) AS place FROM candidates WHERE busy < concurrency) ranked
     WHERE busy + place <= concurrency ORDER BY seq LIMIT $4)
-  UPDATE runs SET status = 'running', started_at = $2, lease_owner = $1, lease_until = $3
+  UPDATE runs SET status = 'running', started_at = COALESCE(started_at, $2), lease_owner = $1, lease_until = $3
   FROM chosen WHERE runs.id = chosen.id
   RETURNING ${COLUMNS.split(', ').map((c) => `runs.${c}`).join(', ')}, runs.seq`;
 

@@ -99,7 +99,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   // Read raw (raw-rows.ts): only the columns a run record is made of, the rowid last
   const takeStatements: { update: Statement<unknown[]>; read: (...rowids: unknown[]) => ClaimedRow[] }[] = [];
   const takeFor = (rowids: string) => ({
-    update: db.prepare(`UPDATE OR FAIL runs SET status = 'running', started_at = ?, lease_owner = ?, lease_until = ? WHERE rowid IN (${rowids})`),
+    update: db.prepare(`UPDATE OR FAIL runs SET status = 'running', started_at = COALESCE(started_at, ?), lease_owner = ?, lease_until = ? WHERE rowid IN (${rowids})`),
     read: rawRows<unknown[], ClaimedRow>(db.prepare(`SELECT ${RECORD_COLUMNS.join(', ')}, rowid FROM runs WHERE rowid IN (${rowids})`), CLAIMED_COLUMNS),
   });
   // the placeholders made only for a count not prepared yet

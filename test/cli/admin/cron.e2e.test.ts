@@ -49,13 +49,25 @@ describe('herald cron', () => {
     };
 
     const added = await cron('add', '--id', 'payments', '--name', 'Payments', '--every', '1h', '--message', 'Look at the failed payments');
-    expect(added).toMatchObject({ code: 0, out: expect.stringMatching(/^payments +enabled +api +next \S+ +every 1h +Payments/) });
+    expect(added).toMatchObject({ code: 0, out: expect.stringMatching(/^added payments\npayments +enabled +api +next \S+ +every 1h +Payments/) });
     // a header row, then one row per schedule in the same columns
     const [header, first] = (await cron('list')).out.trimEnd().split('\n');
     expect(header).toMatch(/^ID +STATUS +ORIGIN +NEXT +WHEN +NAME$/);
     expect(first!.split(/ {2,}/)).toEqual(['payments', 'enabled', 'api', expect.stringMatching(/^\d{4}-/), 'every 1h', 'Payments']);
     expect(first!.indexOf('enabled')).toBe(header!.indexOf('STATUS'));
     expect(JSON.parse((await cron('show', 'payments', '--json')).out)).toMatchObject({ id: 'payments', job: { payload: { kind: 'agentTurn' }, delivery: { mode: 'none' } } });
+    // a job is named by its name too, when one job has it: `add --name` makes an id no one remembers
+    const named = await cron('add', '--name', 'Tick', '--every', '1h', '--message', 'tick');
+    const tickId = named.out.match(/^added (tick-[0-9a-f]{6})\n/)![1]!;
+    expect((await cron('disable', 'Tick')).out).toMatch(new RegExp(`^${tickId} +disabled`));
+    expect((await cron('run', 'Tick')).out).toMatch(/dispatched {2}run \S+ /);
+    const twin = (await cron('add', '--name', 'Tick', '--every', '1h', '--message', 'tock')).out.match(/^added (tick-[0-9a-f]{6})/)![1]!;
+    const ambiguous = await cron('run', 'Tick');
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.err).toContain(`2 jobs are named "Tick" (${[tickId, twin].sort().join(', ')}): give one id`);
+    await cron('rm', tickId);
+    await cron('rm', twin);
+
     const ran = await cron('run', 'payments');
     expect(ran).toMatchObject({ code: 0, out: expect.stringMatching(/dispatched {2}run \S+ /) });
     expect((await cron('runs', 'payments')).out).toMatch(/run now/);

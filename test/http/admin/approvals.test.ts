@@ -229,6 +229,8 @@ describe('approvals through the admin API', () => {
     const [pending] = (await api(app, '/approvals')).data;
     expect(pending).toMatchObject({ tool: 'add_event', server: 'herald', run: { id: runId, status: 'waiting_approval' } });
 
+    // a person takes their time: the run's times must not count it as work, nor restart the run's clock
+    await new Promise((resolve) => setTimeout(resolve, 300));
     await decide(app, pending.id, 'approve', { reason: 'fine' });
     const run = await eventually(async () => {
       const r = await api(app, `/runs/${runId}`);
@@ -236,6 +238,16 @@ describe('approvals through the admin API', () => {
     });
     expect(run.reply).toBe('Noted the deploy.');
     expect(run.toolCalls).toMatchObject([{ tool: 'add_event', status: 'succeeded', approval: { decision: 'approved', by: 'gateway-token', reason: 'fine' } }]);
+    // started: the first claim, before the call was asked for (not the resume after the decision)
+    const at = (iso: string) => Date.parse(iso);
+    const [call] = run.toolCalls;
+    expect(at(run.startedAt)).toBeLessThanOrEqual(at(call.createdAt));
+    const waited = at(call.approval.at) - at(call.createdAt);
+    expect(waited).toBeGreaterThanOrEqual(300);
+    expect(run.times).toEqual({ queuedMs: at(run.startedAt) - at(run.createdAt), approvalWaitMs: waited, workedMs: at(run.finishedAt) - at(run.startedAt) - waited });
+    // the Runs list says the same
+    const [listed] = (await api(app, '/runs')).data.filter((r: { id: string }) => r.id === runId);
+    expect(listed.times).toEqual(run.times);
   });
 
   it('refuses to start with an approvals target on a channel that is not configured, naming the key', async () => {

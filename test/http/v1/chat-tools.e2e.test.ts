@@ -120,6 +120,9 @@ describe('client tools in chat completions', () => {
     const res = await herald.request(`/admin/sessions/chat:${conversation_id}/messages`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
     const { data } = (await res.json()) as { data: { role: string }[] };
     expect(data.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    // the client's tool call, where the model asked for it, and its result named by its tool
+    expect(data[1]).toMatchObject({ role: 'assistant', content: '', toolCalls: [{ id: call.id, name: 'get_weather', arguments: { city: 'Oslo' } }] });
+    expect(data[2]).toMatchObject({ role: 'tool', content: '12C', toolCallId: call.id, tool: 'get_weather' });
   });
 
   it('runTools streamed', async () => {

@@ -27,7 +27,7 @@ export const heraldClaimRuns: Definition = {
           SELECT c.id, c.was_queued FROM (SELECT e.id, e.seq, false AS was_queued FROM expired e UNION ALL SELECT q.id, q.seq, true FROM queued q) c
           ORDER BY c.seq LIMIT p_limit),
         claimed AS (
-          UPDATE runs SET status = 'running', started_at = p_now, lease_owner = p_owner, lease_until = p_until
+          UPDATE runs SET status = 'running', started_at = COALESCE(runs.started_at, p_now), lease_owner = p_owner, lease_until = p_until
           FROM candidates WHERE runs.id = candidates.id
           RETURNING runs.id, runs.status, runs.agent_id, runs.name, runs.session_key, runs.message, runs.action, runs.reply, runs.error,
             runs.created_at, runs.started_at, runs.finished_at, runs.rerun_of, runs.model, runs.not_before, runs.waited_for, runs.coalesced, runs.turn_state, runs.trace_context, runs.seq,

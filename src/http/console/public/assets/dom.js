@@ -46,16 +46,30 @@ const units = [
   [Infinity, 'y'],
 ];
 
-/** "12 s ago", "3 min ago", "5 h ago", "2 d ago"; a time ahead (a next fire, an expiry): "in 3 min" */
+/**
+ * "12 s ago", "3 min ago", "5 h 12 min ago", "2 d 3 h ago"; a time ahead (a next fire, an expiry):
+ * "in 2 h 51 min". From an hour up the next unit is told too: "in 2 h" for a fire 2 h 51 min away
+ * reads as wrong.
+ */
 export function when(iso, now = Date.now()) {
   if (!iso) return '—';
   const s = Math.round((Date.parse(iso) - now) / 1000);
-  let n = Math.abs(s);
+  const text = inUnits(Math.abs(s));
+  return s > 0 ? `in ${text}` : `${text} ago`;
+}
+
+/** a number of seconds in its largest unit, with the next one below from an hour up */
+function inUnits(seconds) {
+  const parts = [];
+  let n = seconds;
   for (const [size, unit] of units) {
-    if (n < size) return s > 0 && n > 0 ? `in ${n} ${unit}` : `${n} ${unit} ago`;
+    parts.push([n % size, unit]);
     n = Math.floor(n / size);
+    if (n === 0) break;
   }
-  return absolute(iso);
+  const [count, unit] = parts.at(-1);
+  const next = parts.length >= 3 ? parts.at(-2) : undefined;
+  return next && next[0] > 0 ? `${count} ${unit} ${next[0]} ${next[1]}` : `${count} ${unit}`;
 }
 
 /**
@@ -103,11 +117,17 @@ export function runRef(run, { agent = true } = {}) {
     idChip(run.id));
 }
 
-export function duration(from, to) {
-  if (!from || !to) return '—';
-  const ms = Date.parse(to) - Date.parse(from);
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+/** a length of time as the operator reads it: "101 ms", "4.2 s", "2 min 1 s", "1 h 5 min" */
+export function elapsed(ms) {
+  if (ms === null || ms === undefined) return '—';
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+  const min = Math.round(s / 60);
+  return `${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
 }
+
 
 export const json = (value) => h('pre', { class: 'code' }, JSON.stringify(value, null, 2));
 

@@ -1,7 +1,8 @@
 import { api, qs, traceUrl } from './api.js';
 import { pagedList } from './paged.js';
-import { absTime, badge, clear, coalesced, duration, field, h, idChip, json, notice, table, timeCell, traceCell } from './dom.js';
+import { absTime, badge, clear, coalesced, elapsed, field, h, idChip, json, notice, table, timeCell, traceCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
+import { transcriptList } from './transcript.js';
 import { toolCountsCell, toolCountsText, toolLimitText, toolTimeline } from './tool-calls.js';
 
 /** the Tools filter: `?tools=` of GET /admin/runs */
@@ -24,13 +25,19 @@ export function runsTable(rows, empty) {
       { label: 'Created', cell: (r) => timeCell(r.createdAt) },
       { label: 'Mapping', cell: (r) => r.mappingId ?? '—' },
       { label: 'Session', cell: (r) => h('a', { href: `#/sessions/${encodeURIComponent(r.sessionKey)}` }, h('code', {}, r.sessionKey)) },
-      { label: 'Took', cell: (r) => duration(r.startedAt, r.finishedAt) },
+      { label: 'Worked', cell: (r) => workedCell(r.times) },
       { label: 'Tools', cell: (r) => toolCountsCell(r.tools) },
       { label: 'Re-run of', cell: (r) => (r.rerunOf ? h('a', { href: `#/runs/${encodeURIComponent(r.rerunOf)}`, title: r.rerunOf }, 'the run', ' ', idChip(r.rerunOf)) : '—') },
     ],
     rows,
     { empty, caption: 'Agent runs' },
   );
+}
+
+/** the time herald worked on a run, and beside it the time it waited for a person (never counted as worked) */
+function workedCell(times) {
+  if (!times) return '—';
+  return h('span', {}, elapsed(times.workedMs), times.approvalWaitMs ? h('span', { class: 'muted' }, ` + ${elapsed(times.approvalWaitMs)} waiting for a person`) : null);
 }
 
 export function runsPage(root, { rest, params }) {
@@ -108,11 +115,13 @@ function runDetail(root, id) {
           ['Trace', traceCell(run.traceId, traceUrl(run.traceId))],
           ['Mapping', run.mappingId ?? '—'],
           ['Id', h('code', {}, run.id)],
-          ['Created', absTime(run.createdAt)],
+          ['Queued', absTime(run.createdAt)],
           ['Started', absTime(run.startedAt)],
           ['Finished', absTime(run.finishedAt)],
-          ['Took', duration(run.startedAt, run.finishedAt)],
-          ['Waited', waitedView(run.waited)],
+          ['In the queue', run.times.queuedMs === null ? 'not started yet' : elapsed(run.times.queuedMs)],
+          ['Waiting for a person', run.times.approvalWaitMs ? elapsed(run.times.approvalWaitMs) : run.status === 'waiting_approval' ? 'waiting now' : 'none'],
+          ['Worked', run.times.workedMs === null ? 'not finished' : elapsed(run.times.workedMs)],
+          ['Held back', waitedView(run.waited)],
           ['Tool calls', toolCountsText(run.tools)],
           ['Tool limit', toolLimitText(run.toolLimit, run.tools)],
           ['Coalesced', run.coalescedCount ? h('a', { href: `#/requests?run=${encodeURIComponent(id)}` }, `${run.coalescedCount} events`) : '—'],
@@ -126,7 +135,7 @@ function runDetail(root, id) {
       run.prompt ? h('pre', { class: 'code prompt' }, run.prompt) : h('p', { class: 'muted' }, 'Not recorded (the run has not finished, or failed before the model answered).'),
       h('h2', {}, 'Transcript'),
       run.transcript.length
-        ? h('ol', { class: 'transcript' }, run.transcript.map((m) => h('li', { class: `msg ${m.role}` }, h('span', { class: 'role' }, m.role), h('div', { class: 'content' }, m.content))))
+        ? transcriptList(run.transcript, () => '')
         : h('p', { class: 'muted' }, 'No transcript.'),
       h('h2', {}, 'Model turns and tool calls'),
       toolTimeline(run.toolCalls ?? [], run.reply !== null),
@@ -147,7 +156,7 @@ const waitReasons = { concurrency: "its mapping's concurrency", rate: "its mappi
 /** what held a governed mapping's run back (concurrency, rate, coalesce), until when, and how long */
 function waitedView(waited) {
   if (!waited) return '—';
-  const took = waited.ms === null ? ' (not started yet)' : ` (${waited.ms < 1000 ? `${waited.ms} ms` : `${(waited.ms / 1000).toFixed(1)} s`})`;
+  const took = waited.ms === null ? ' (not started yet)' : ` (${elapsed(waited.ms)})`;
   return h('span', {}, `for ${waitReasons[waited.reason] ?? waited.reason}`, waited.until ? [' until ', absTime(waited.until)] : null, took);
 }
 

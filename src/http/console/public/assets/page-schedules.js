@@ -8,6 +8,27 @@ const LAST_FIRES = 3;
 
 const when = (s) => (s.kind === 'cron' ? `cron ${s.expr}${s.tz ? ` (${s.tz})` : ''}` : s.kind === 'every' ? `every ${s.every}` : `at ${s.at}`);
 const lag = (ms) => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
+/** the first words of a message or argument list: whole up to MAX characters, else cut after a word */
+const MAX = 60;
+function start(text) {
+  if (text.length <= MAX) return text;
+  const cut = text.slice(0, MAX - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > MAX / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+const quoted = (text) => `“${start(text)}”`;
+
+/** what a fire does, as the operator tells jobs apart: the agent and the start of its message, the tool and its arguments, the event's text */
+function does(job, defaultAgentId) {
+  const { payload } = job;
+  // a toolCall job delivers only its `then` message
+  const delivers = job.delivery?.mode && job.delivery.mode !== 'none' && (payload.kind !== 'toolCall' || payload.then);
+  const delivered = delivers ? h('span', { class: 'muted' }, ` · ${job.delivery.mode}${job.delivery.to ? ` to ${job.delivery.to}` : ''}`) : null;
+  if (payload.kind === 'systemEvent') return h('span', {}, 'main-session event ', quoted(payload.text));
+  if (payload.kind === 'toolCall') return h('span', {}, 'calls ', h('code', {}, payload.tool), ' ', h('code', {}, start(JSON.stringify(payload.arguments ?? {}))), delivered);
+  return h('span', {}, 'run of ', h('span', { class: 'agent' }, payload.agentId ?? defaultAgentId ?? 'the default agent'), ' ', quoted(payload.message), delivered);
+}
+
 const fireStatus = (f) => (f.run ? `${f.outcome} · ${f.run.status ?? 'gone'}` : f.outcome);
 /** a fire's run by its name and agent (the id small beside them) */
 const runLink = (f) =>
@@ -47,7 +68,7 @@ export function schedulesPage(root, { params }) {
     return h('span', { class: 'actions' }, run, toggle, remove);
   };
   const loadJobs = async () => {
-    const [{ data }, recent] = await Promise.all([api.get('/schedules'), api.get(`/schedule-runs${qs({ limit: 500 })}`)]);
+    const [{ data }, recent, agents] = await Promise.all([api.get('/schedules'), api.get(`/schedule-runs${qs({ limit: 500 })}`), api.get('/agents').catch(() => ({}))]);
     const last = new Map();
     for (const f of recent.data) {
       const list = last.get(f.scheduleId) ?? [];
@@ -57,7 +78,7 @@ export function schedulesPage(root, { params }) {
     clear(jobs, table([
       { label: 'Job', cell: (s) => h('span', {}, h('strong', {}, s.id), s.job.name ? h('span', { class: 'muted' }, ` ${s.job.name}`) : null) },
       { label: 'When', cell: (s) => when(s.job.schedule) },
-      { label: 'Does', cell: (s) => (s.job.sessionTarget === 'main' ? 'main-session event' : `run${s.job.delivery?.mode && s.job.delivery.mode !== 'none' ? `, ${s.job.delivery.mode}` : ''}`) },
+      { label: 'Does', cell: (s) => does(s.job, agents.defaultAgentId) },
       { label: 'Origin', cell: (s) => (s.origin === 'config' ? 'config file' : 'API') },
       { label: 'Enabled', cell: (s) => h('span', { class: `badge ${s.enabled ? 'good' : 'neutral'}` }, s.enabled ? 'enabled' : 'disabled') },
       { label: 'Next fire', cell: (s) => (s.nextDueAt ? timeCell(s.nextDueAt) : '—') },

@@ -1,6 +1,7 @@
 import { api, qs } from './api.js';
 import { pagedList } from './paged.js';
 import { badge, clear, coalesced, field, h, table, timeCell } from './dom.js';
+import { transcriptList } from './transcript.js';
 import { rangeAndSearch } from './list-filters.js';
 
 const statuses = ['', 'pending', 'processing', 'done', 'dropped'];
@@ -40,7 +41,7 @@ export function sessionPage(root, { params }) {
   const load = async () => {
     const messages = await api.get('/sessions/main/messages?limit=100');
     clear(turns, messages.data.length
-      ? h('ol', { class: 'transcript' }, messages.data.slice().reverse().map((m) => h('li', { class: `msg ${m.role}` }, h('span', { class: 'role' }, `${m.role} · `, timeCell(m.createdAt)), h('div', { class: 'content' }, m.content))))
+      ? transcriptList(messages.data.slice().reverse(), timeCell)
       : h('p', { class: 'empty' }, 'No heartbeat turns yet.'));
     await events.reload();
   };

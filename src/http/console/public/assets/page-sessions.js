@@ -2,6 +2,7 @@ import { api, qs } from './api.js';
 import { pagedList } from './paged.js';
 import { runsTable } from './page-runs.js';
 import { absTime, clear, coalesced, field, h, notice, table, timeCell } from './dom.js';
+import { transcriptList } from './transcript.js';
 import { rangeAndSearch } from './list-filters.js';
 
 const kinds = [
@@ -78,7 +79,7 @@ function sessionDetail(root, key) {
     clear(
       messages,
       transcript.data.length
-        ? h('ol', { class: 'transcript' }, transcript.data.map((m) => h('li', { class: `msg ${m.role}` }, h('span', { class: 'role' }, `${m.role} · `, absTime(m.createdAt)), h('div', { class: 'content' }, m.content))))
+        ? transcriptList(transcript.data, absTime)
         : h('p', { class: 'empty' }, 'No messages.'),
     );
     await runs.reload();
