@@ -1,0 +1,99 @@
+import net from 'node:net';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenGateway } from '../../src/http/server/gateway-server.js';
+import { baseConfig, bootHerald, eventually, type HeraldUnderTest } from '../helpers/start-herald.js';
+import { startOAuthMcpServer, type OAuthMcpServer } from '../tools/oauth/oauth-mcp-server.js';
+import { launchChromium, signIn, SHOTS } from './chromium.js';
+
+/**
+ * A person signs in to an MCP server that asks for OAuth 2.1, from the console in Chromium: the
+ * Overview shows the server waiting (needs_authorization) with a Sign in button; the button sends
+ * the browser to the authorization server (the SDK's mcpAuthRouter in oauth-mcp-server.ts, whose
+ * demo consent answers at once with a redirect, which Chromium follows), which sends it back to
+ * herald's /oauth/callback; back in the console, the server is ready and its tools are offered.
+ */
+let server: OAuthMcpServer;
+let herald: HeraldUnderTest;
+let listening: Server;
+let url: string;
+let context: BrowserContext;
+let page: Page;
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+beforeAll(async () => {
+  server = await startOAuthMcpServer();
+  // the browser comes back to gateway.publicUrl: the address this herald listens on
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  herald = await bootHerald(baseConfig({ gateway: { publicUrl: url }, tools: { oauth: { encryptionKey: 'console-sign-in-key-0123456789' }, mcpServers: { crm: { url: server.url } } } }));
+  listening = await listenGateway(herald.gateway, '127.0.0.1', port);
+  ({ context, page } = await launchChromium());
+  await signIn(page, url);
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+  listening?.closeAllConnections();
+  await new Promise((resolve) => listening?.close(resolve));
+  await herald?.stop();
+  await server?.close();
+});
+
+const state = () => herald.gateway.mcp.health().find((h) => h.server === 'crm')?.state;
+const toolServers = () => page.locator('section[aria-label="Tool servers"]');
+const row = () => toolServers().locator('tbody tr').filter({ hasText: 'crm' }).first();
+
+describe('signing in to an MCP server from the console', { timeout: 90_000 }, () => {
+  it('shows the server waiting with a Sign in button, signs in through the authorization server, and shows it ready', async () => {
+    await eventually(() => state() === 'needs_authorization', 20_000);
+    // the Tool servers table and the Trouble list both offer the sign-in
+    await expect.poll(() => row().innerText({ timeout: 1000 }).catch(() => ''), { timeout: 15_000 }).toContain('needs_authorization');
+    await expect(row().getByRole('button', { name: 'Sign in to crm' }).isVisible()).resolves.toBe(true);
+    await expect(page.locator('section[aria-label="Trouble"]').getByRole('button', { name: 'Sign in to crm' }).isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: path.join(SHOTS, 'overview-sign-in.png'), fullPage: true });
+
+    await row().getByRole('button', { name: 'Sign in to crm' }).click();
+    // the authorization server's redirect, followed by the browser, ends on herald's callback page
+    await page.waitForURL((u) => u.pathname === '/oauth/callback', { timeout: 30_000 });
+    await expect(page.getByRole('heading', { name: 'Signed in to crm' }).isVisible()).resolves.toBe(true);
+    expect(server.authorizations).toEqual([expect.objectContaining({ scope: 'mcp:tools', resource: server.url })]);
+
+    await page.getByRole('link', { name: 'console' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await expect.poll(() => row().innerText({ timeout: 1000 }).catch(() => ''), { timeout: 20_000 }).toMatch(/^crm\s+ready\s+2\b/);
+    expect(await row().getByRole('button').count()).toBe(0);
+    expect(herald.gateway.mcp.tools().map((t) => t.name).sort()).toEqual(['crm__admin_tool', 'crm__whoami']);
+    await page.screenshot({ path: path.join(SHOTS, 'overview-signed-in.png'), fullPage: true });
+  });
+
+  it('says why on the page when the sign-in cannot start (no tools.oauth.encryptionKey to keep it with)', async () => {
+    const keyless = await bootHerald(baseConfig({ tools: { mcpServers: { crm: { url: server.url } } } }));
+    const port = await freePort();
+    const other = await listenGateway(keyless.gateway, '127.0.0.1', port);
+    try {
+      await eventually(() => keyless.gateway.mcp.health().find((h) => h.server === 'crm')?.state === 'needs_authorization', 20_000);
+      // cookies are the host's, whatever its port: the first herald's session means nothing here
+      await context.clearCookies();
+      await signIn(page, `http://127.0.0.1:${port}`);
+      const button = row().getByRole('button', { name: 'Sign in to crm' });
+      await button.click();
+      await expect.poll(() => row().getByRole('alert').innerText({ timeout: 1000 }).catch(() => ''), { timeout: 15_000 }).toContain('set tools.oauth.encryptionKey first');
+      expect(new URL(page.url()).port).toBe(String(port));
+      expect(await button.isEnabled()).toBe(true);
+    } finally {
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+      await keyless.stop();
+    }
+  });
+});
