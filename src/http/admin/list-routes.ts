@@ -158,6 +158,7 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
           ...runView(detail.run),
           tools: countsOfCalls(detail.toolCalls),
           toolLimit: toolLimitOf(detail.toolCalls, deps.config.tools.maxToolCalls),
+          awaitingSignIn: detail.awaitingSignIn,
           // a recipient's credential (an interaction token) stays out of view
           action: { ...detail.run.action, ...(typeof detail.run.action.to === 'string' && { to: shownRecipient(detail.run.action.to) }) },
           delivery: detail.delivery,
