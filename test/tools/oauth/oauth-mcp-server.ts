@@ -269,6 +269,8 @@ export async function startOAuthMcpServer(options: OAuthMcpOptions = {}): Promis
       mcp.registerTool('whoami', { description: 'Who the token belongs to', inputSchema: {}, annotations: { readOnlyHint: true } }, async (_args, extra) => ({
         content: [{ type: 'text' as const, text: JSON.stringify({ client: extra.authInfo?.clientId, scopes: extra.authInfo?.scopes }) }],
       }));
+      // as server-everything's echo: the tools benchmark's signed-in server (bench/mcp-oauth-echo-server.ts)
+      mcp.registerTool('echo', { description: 'Echoes back the input string', inputSchema: { message: z.string() }, annotations: { readOnlyHint: true } }, async ({ message }) => ({ content: [{ type: 'text' as const, text: `Echo: ${message}` }] }));
       mcp.registerTool('admin_tool', { description: 'Needs the admin scope', inputSchema: { note: z.string().optional() } }, async () => ({ content: [{ type: 'text' as const, text: 'admin done' }] }));
       await mcp.connect(created);
       transport = created;

@@ -72,6 +72,8 @@ describe('signing in to an MCP server (OAuth 2.1)', () => {
     expect(await ready.json()).toMatchObject({ degraded: { tools: { crm: 'needs_authorization' } } });
     const overview = (await (await herald.request('/admin/overview', { headers: admin })).json()) as { toolServers: { server: string; state: string }[] };
     expect(overview.toolServers).toContainEqual(expect.objectContaining({ server: 'crm', state: 'needs_authorization' }));
+    const metrics = async () => (await herald.request('/metrics', { headers: admin })).text();
+    expect(await metrics()).toMatch(/^herald_tool_server_needs_authorization\{server="crm"\} 1$/m);
 
     const authorizationUrl = await authorize(herald);
     const url = new URL(authorizationUrl);
@@ -88,6 +90,8 @@ describe('signing in to an MCP server (OAuth 2.1)', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Signed in to crm');
     await eventually(() => stateOf(herald) === 'ready');
+    expect(await metrics()).toMatch(/^herald_tool_server_needs_authorization\{server="crm"\} 0$/m);
+    expect(await metrics()).toMatch(/^herald_tool_server_up\{server="crm"\} 1$/m);
     const who = await call(herald, 'whoami');
     expect(who.isError).toBeFalsy();
     expect(JSON.parse(who.text).scopes).toEqual(['mcp:tools']);
