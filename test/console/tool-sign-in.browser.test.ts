@@ -1,4 +1,3 @@
-import net from 'node:net';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenGateway } from '../../src/http/server/gateway-server.js';
 import { startToolCallingModel, type ToolCallingModel } from '../helpers/fake-tool-calling-model.js';
 import { GATEWAY_TOKEN, baseConfig, bootHerald, eventually, hookHeaders, type HeraldUnderTest } from '../helpers/start-herald.js';
+import { freePort } from '../helpers/free-port.js';
 import { startOAuthMcpServer, type OAuthMcpServer } from '../tools/oauth/oauth-mcp-server.js';
 import { launchChromium, signIn, SHOTS } from './chromium.js';
 
@@ -23,14 +23,6 @@ let listening: Server;
 let url: string;
 let context: BrowserContext;
 let page: Page;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 
 beforeAll(async () => {
   server = await startOAuthMcpServer();

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GATEWAY_TOKEN, baseConfig, eventually, tempDir } from '../../helpers/start-herald.js';
+import { freePort } from '../../helpers/free-port.js';
 import { startOAuthMcpServer, type OAuthMcpServer } from '../../tools/oauth/oauth-mcp-server.js';
 import { BIN, killLeftOver, spawnHerald, type SpawnedHerald } from '../spawn-herald.js';
 
@@ -23,14 +23,6 @@ afterEach(async () => {
   await server?.close();
   spawned = server = undefined;
 });
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 
 /** the docs' example, as printed (the readme examples test leaves it to this file) */
 function docsBlock(): string {
