@@ -94,14 +94,14 @@ describe('signing in to an MCP server from the console', { timeout: 90_000 }, ()
 
     await page.getByRole('link', { name: 'console' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    await expect.poll(() => row().innerText({ timeout: 1000 }).catch(() => ''), { timeout: 20_000 }).toMatch(/^crm\s+ready\s+2\b/);
+    await expect.poll(() => row().innerText({ timeout: 1000 }).catch(() => ''), { timeout: 20_000 }).toMatch(/^crm\s+ready\s+3\b/);
     expect(await row().getByRole('button').count()).toBe(0);
-    expect(herald.gateway.mcp.tools().map((t) => t.name).sort()).toEqual(['crm__admin_tool', 'crm__whoami']);
+    expect(herald.gateway.mcp.tools().map((t) => t.name).sort()).toEqual(['crm__admin_tool', 'crm__echo', 'crm__whoami']);
     await page.screenshot({ path: path.join(SHOTS, 'overview-signed-in.png'), fullPage: true });
     // signed in: the next run is offered crm's tools, and its record names no server
     const after = await hookRun();
     expect(after.awaitingSignIn).toEqual([]);
-    expect(model.requests.at(-1).tools.map((t: any) => t.function.name).sort()).toEqual(['crm__admin_tool', 'crm__whoami']);
+    expect(model.requests.at(-1).tools.map((t: any) => t.function.name).sort()).toEqual(['crm__admin_tool', 'crm__echo', 'crm__whoami']);
   });
 
   it('says why on the page when the sign-in cannot start (no tools.oauth.encryptionKey to keep it with)', async () => {
