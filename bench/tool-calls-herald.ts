@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,12 +18,19 @@ import { percentile } from './table.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const API_KEY = 'sk-bench-0123456789abcdef';
+const GATEWAY_TOKEN = 'bench-gateway-token-0123456789abcdef';
+/** the fixed header of the Streamable HTTP server (the echo server takes any): what a server without a sign-in is sent */
+const FIXED_HEADER = { authorization: 'Bearer bench-fixed-token-0123456789abcdef' };
 export const EVERYTHING = path.join(ROOT, 'node_modules/.bin/mcp-server-everything');
 
-/** the MCP servers measured: server-everything over stdio, an SDK server over Streamable HTTP */
-export type ServerKind = 'stdio' | 'http';
+/**
+ * the MCP servers measured: server-everything over stdio, an SDK server over Streamable HTTP
+ * with a fixed header, and an SDK server that asks for OAuth, signed in to (its bearer token
+ * from herald's store, bench/mcp-oauth-echo-server.ts)
+ */
+export type ServerKind = 'stdio' | 'http' | 'oauth';
 /** each kind's server as herald's config names it: its echo is `<name>__echo` to the model */
-export const SERVER_NAME: Record<ServerKind, string> = { stdio: 'everything', http: 'echo' };
+export const SERVER_NAME: Record<ServerKind, string> = { stdio: 'everything', http: 'echo', oauth: 'signed' };
 
 /** an agent: granted one server's tools, its model calling `echo` `calls` times a turn; or granted no tools */
 export type AgentKind = { server: ServerKind; calls: number } | { server: undefined; calls: 0 };
@@ -60,6 +68,8 @@ export interface ToolsHeraldSetup {
   model: string;
   /** the Streamable HTTP server's URL, when it is measured */
   httpServer?: string;
+  /** the URL of the server that asks for OAuth, when it is measured: herald signs in to it before the load */
+  oauthServer?: string;
   withStdio: boolean;
   cpuProfileDir?: string;
 }
@@ -70,7 +80,10 @@ export async function startToolsHerald(setup: ToolsHeraldSetup): Promise<ToolsHe
   const configFile = path.join(dir, 'herald.json');
   const mcpServers: Record<string, unknown> = {};
   if (setup.withStdio) mcpServers[SERVER_NAME.stdio] = { command: EVERYTHING };
-  if (setup.httpServer) mcpServers[SERVER_NAME.http] = { url: setup.httpServer };
+  if (setup.httpServer) mcpServers[SERVER_NAME.http] = { url: setup.httpServer, headers: FIXED_HEADER };
+  if (setup.oauthServer) mcpServers[SERVER_NAME.oauth] = { url: setup.oauthServer };
+  // the sign-in comes back to gateway.publicUrl: a port known before herald listens on it
+  const port = setup.oauthServer ? await freePort() : 0;
   const agents = setup.agents.map((kind) => ({
     id: agentId(kind),
     model: `up/calls-${kind.calls}-${kind.server ? SERVER_NAME[kind.server] : 'none'}__echo`,
@@ -80,13 +93,13 @@ export async function startToolsHerald(setup: ToolsHeraldSetup): Promise<ToolsHe
   fs.writeFileSync(
     configFile,
     JSON.stringify({
-      gateway: { host: '127.0.0.1', port: 0 },
+      gateway: { host: '127.0.0.1', port, auth: { token: GATEWAY_TOKEN }, ...(port && { publicUrl: `http://127.0.0.1:${port}` }) },
       storage: { sqlite: './herald.db' },
       heartbeat: { every: '0' },
       models: { providers: { up: { api: 'openai', baseUrl: `${setup.model}/v1` } } },
       agents: { list: agents },
       platform: { apiKeys: [{ name: 'bench', key: API_KEY }], rateLimit: { requestsPerMinute: 1_000_000_000 } },
-      tools: { mcpServers, maxToolCalls: Math.max(20, ...setup.agents.map((a) => a.calls)) },
+      tools: { mcpServers, maxToolCalls: Math.max(20, ...setup.agents.map((a) => a.calls)), ...(setup.oauthServer && { oauth: { encryptionKey: 'bench-encryption-key-0123456789abcdef' } }) },
     }),
   );
   const server = await startChildServer({
@@ -100,6 +113,7 @@ export async function startToolsHerald(setup: ToolsHeraldSetup): Promise<ToolsHe
     fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
+    if (setup.oauthServer) await signIn(server.url);
     // its servers connect in the background: the load waits until every one is ready
     for (let waited = 0; ; waited += 100) {
       const ready = (await (await fetch(`${server.url}/readyz`)).json()) as { degraded?: { tools?: unknown } };
@@ -113,6 +127,40 @@ export async function startToolsHerald(setup: ToolsHeraldSetup): Promise<ToolsHe
     throw error;
   }
 }
+
+/**
+ * A person's sign-in, as the console's Sign in button starts it: once the server waits for one,
+ * the authorize route's URL, its redirects followed (the demo authorization server consents at
+ * once) back to herald's callback.
+ */
+async function signIn(herald: string): Promise<void> {
+  for (let waited = 0; ; waited += 100) {
+    const ready = (await (await fetch(`${herald}/readyz`)).json()) as { degraded?: { tools?: Record<string, string> } };
+    if (ready.degraded?.tools?.[SERVER_NAME.oauth] === 'needs_authorization') break;
+    if (waited > 30_000) throw new Error(`herald's signed-in server never asked for a sign-in: ${JSON.stringify(ready.degraded)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const started = await fetch(`${herald}/admin/tools/servers/${SERVER_NAME.oauth}/authorize`, { method: 'POST', headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+  let url = ((await started.json()) as { authorizationUrl: string }).authorizationUrl;
+  for (let hops = 0; hops < 5; hops++) {
+    const page = await fetch(url, { redirect: 'manual' });
+    const location = page.headers.get('location');
+    if (!location) {
+      if (page.status !== 200) throw new Error(`the sign-in ended with ${page.status}: ${await page.text()}`);
+      return;
+    }
+    url = new URL(location, url).href;
+  }
+  throw new Error('the sign-in redirected too often');
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
 
 /** the stdio server herald started: its child process running server-everything */
 function childServerPid(parent: number): number {
@@ -134,6 +182,17 @@ export function loadTurns(herald: ChildServer, kind: AgentKind, connections: num
     connections,
     durationSeconds: seconds,
   });
+}
+
+/** one chat completion to the agent of `kind`, answered (its turn's calls made) */
+export async function oneTurn(herald: ChildServer, kind: AgentKind): Promise<number> {
+  const res = await fetch(`${herald.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
+    body: JSON.stringify({ model: agentId(kind), messages: [{ role: 'user', content: 'Echo something, please.' }] }),
+  });
+  await res.arrayBuffer();
+  return res.status;
 }
 
 /**

@@ -15,14 +15,18 @@
  * that calls none.
  *
  * Servers: `node_modules/.bin/mcp-server-everything` over stdio (herald starts its own, the bare
- * client its own) and an SDK Streamable HTTP server in a child process (bench/mcp-echo-server.ts,
- * one process, a session each). herald's agents are warmed up once before the first round; each
+ * client its own), an SDK Streamable HTTP server in a child process (bench/mcp-echo-server.ts,
+ * one process, a session each) sent a fixed header, and the same call to an SDK server that asks
+ * for OAuth (bench/mcp-oauth-echo-server.ts), which herald signs in to before the load (its
+ * bearer token from the store, refreshed as it expires): herald's CPU per call to it is shown
+ * beside the fixed header's. Then that server's access token is expired and N turns of one call
+ * each are sent at once: the refreshes they cause are counted (one is right). herald's agents are warmed up once before the first round; each
  * measurement has its own warm-up and waits until herald is idle; each round starts one step
  * further along the order.
  *
  * Standalone: `node --import tsx bench/tool-calls.bench.ts`; `bench/run.ts` calls `run()`. Options:
  * `BENCH_DURATION` (10 s), `BENCH_WARMUP` (3 s), `BENCH_TOOL_CONNECTIONS` (10), `BENCH_TOOL_CALLS`
- * (calls per turn, `1,4`), `BENCH_TOOL_SERVERS` (`stdio,http`), `BENCH_ROUNDS` (medians of n
+ * (calls per turn, `1,4`), `BENCH_TOOL_SERVERS` (`stdio,http,oauth`), `BENCH_ROUNDS` (medians of n
  * rounds), `BENCH_CPU_PROFILE=<dir>` (herald under --cpu-prof; each load's span is printed in the
  * profile's clock), `BENCH_PERF=<file>` (herald under Linux perf, each measurement's CPU split by
  * where it ran, bench/perf-split.ts). Figures are printed, never asserted.
@@ -31,9 +35,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bareClientScript, measureBare } from './bare-tool-calls.js';
-import { startChildServer } from './child-server.js';
+import { startChildServer, type ChildServer } from './child-server.js';
 import { PerfRecording, renderPerfSplit, type PerfWindow } from './perf-split.js';
-import { EVERYTHING, measureHerald, startToolsHerald, type AgentKind, type Measurement, type ServerKind } from './tool-calls-herald.js';
+import { EVERYTHING, measureHerald, oneTurn, startToolsHerald, type AgentKind, type Measurement, type ServerKind } from './tool-calls-herald.js';
 import { formatTable, mb, ms } from './table.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -58,7 +62,7 @@ export function optionsFromEnv(env = process.env): ToolCallsBenchOptions {
     warmupSeconds: Number(env.BENCH_WARMUP ?? 3),
     connections: Number(env.BENCH_TOOL_CONNECTIONS ?? 10),
     callsPerTurn: list(env.BENCH_TOOL_CALLS, '1,4').map(Number),
-    servers: list(env.BENCH_TOOL_SERVERS, 'stdio,http') as ServerKind[],
+    servers: list(env.BENCH_TOOL_SERVERS, 'stdio,http,oauth') as ServerKind[],
     rounds: Number(env.BENCH_ROUNDS ?? 1),
     cpuProfileDir: env.BENCH_CPU_PROFILE || undefined,
     perfFile: env.BENCH_PERF ? path.resolve(env.BENCH_PERF) : undefined,
@@ -77,7 +81,12 @@ export interface ToolCallsFigures {
   rows: Row[];
   /** with `perfFile`: each herald measurement's CPU per turn by where it ran */
   perfSplit?: ReturnType<PerfRecording['split']>;
+  /** the signed-in server's access token expired, then `calls` turns of one call each at once: the token refreshes they made */
+  refreshes?: { calls: number; refreshes: number; failed: number };
 }
+
+/** the bare SDK client has no sign-in: a signed-in server is measured against the same call with a fixed header */
+const hasBareClient = (server: ServerKind) => server !== 'oauth';
 
 export async function toolCallsBench(options: ToolCallsBenchOptions): Promise<ToolCallsFigures> {
   const script = await bareClientScript();
@@ -86,26 +95,39 @@ export async function toolCallsBench(options: ToolCallsBenchOptions): Promise<To
     await model.stop();
     throw e;
   }) : undefined;
+  const oauth = options.servers.includes('oauth')
+    ? await startChildServer({ name: 'mcp-oauth', args: ['--import', 'tsx', path.join(ROOT, 'bench/mcp-oauth-echo-server.ts')], cwd: ROOT }).catch(async (e) => {
+        await http?.stop();
+        await model.stop();
+        throw e;
+      })
+    : undefined;
+  const oauthUrl = oauth && (await (await fetch(`${oauth.url}url`)).text());
   const rows: Row[] = [{ kind: { server: undefined, calls: 0 }, caller: 'herald', runs: [] }];
   for (const server of options.servers) {
     rows.push({ kind: { server, calls: 0 }, caller: 'herald', runs: [] });
-    for (const calls of options.callsPerTurn) rows.push({ kind: { server, calls }, caller: 'herald', runs: [] }, { kind: { server, calls }, caller: 'bare SDK client', runs: [] });
+    for (const calls of options.callsPerTurn) {
+      rows.push({ kind: { server, calls }, caller: 'herald', runs: [] });
+      if (hasBareClient(server)) rows.push({ kind: { server, calls }, caller: 'bare SDK client', runs: [] });
+    }
   }
   let perf: PerfRecording | undefined;
   const herald = await startToolsHerald({
     agents: rows.filter((r) => r.caller === 'herald').map((r) => r.kind),
     model: model.url,
     httpServer: http?.url,
+    oauthServer: oauthUrl,
     withStdio: options.servers.includes('stdio'),
     cpuProfileDir: options.cpuProfileDir,
   }).catch(async (e) => {
+    await oauth?.stop();
     await http?.stop();
     await model.stop();
     throw e;
   });
   try {
     if (options.perfFile) perf = await PerfRecording.start(options.perfFile, [herald.pid]);
-    const serverPid = (server: ServerKind | undefined) => (server === 'stdio' ? herald.stdioServerPid : server === 'http' ? http!.pid : undefined);
+    const serverPid = (server: ServerKind | undefined) => (server === 'stdio' ? herald.stdioServerPid : server === 'http' ? http!.pid : server === 'oauth' ? oauth!.pid : undefined);
     const measure = async (row: Row, warmupSeconds: number, seconds: number) => {
       const { kind } = row;
       if (row.caller === 'herald') return measureHerald(herald, kind, { connections: options.connections, seconds, warmupSeconds, serverPid: serverPid(kind.server), profiling: Boolean(options.cpuProfileDir) });
@@ -122,6 +144,7 @@ export async function toolCallsBench(options: ToolCallsBenchOptions): Promise<To
       }
     }
     const figures: ToolCallsFigures = { options, rows };
+    if (oauth) figures.refreshes = await refreshesAfterExpiry(herald, oauth.url, options.connections);
     if (perf) {
       await perf.stop();
       const windows: PerfWindow[] = rows
@@ -133,12 +156,22 @@ export async function toolCallsBench(options: ToolCallsBenchOptions): Promise<To
   } finally {
     await perf?.stop();
     await herald.stop();
+    await oauth?.stop();
     await http?.stop();
     await model.stop();
   }
 }
 
-const SERVER_LABEL: Record<ServerKind, string> = { stdio: 'stdio (server-everything)', http: 'Streamable HTTP (SDK)' };
+/** the signed-in server's access token expired (as after its lifetime), then `calls` turns of one call each at once */
+async function refreshesAfterExpiry(herald: ChildServer, control: string, calls: number): Promise<NonNullable<ToolCallsFigures['refreshes']>> {
+  const refreshed = async () => ((await (await fetch(`${control}stats`)).json()) as { grants: Record<string, number> }).grants.refresh_token ?? 0;
+  const before = await refreshed();
+  await fetch(`${control}expire`, { method: 'POST' });
+  const statuses = await Promise.all(Array.from({ length: calls }, () => oneTurn(herald, { server: 'oauth', calls: 1 })));
+  return { calls, refreshes: (await refreshed()) - before, failed: statuses.filter((s) => s !== 200).length };
+}
+
+const SERVER_LABEL: Record<ServerKind, string> = { stdio: 'stdio (server-everything)', http: 'Streamable HTTP (SDK), fixed header', oauth: 'Streamable HTTP (SDK), signed in (OAuth)' };
 const label = (kind: AgentKind) => (kind.server ? `${SERVER_LABEL[kind.server]}, ${kind.calls || 'no'} calls` : 'no tools granted');
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
@@ -160,7 +193,7 @@ export interface PerCall {
  */
 export function perCall({ options, rows }: ToolCallsFigures): PerCall[] {
   const runs = (server: ServerKind | undefined, calls: number, caller: Row['caller'] = 'herald') => rows.find((r) => r.kind.server === server && r.kind.calls === calls && r.caller === caller)!.runs;
-  return options.servers.flatMap((server) => {
+  return options.servers.filter(hasBareClient).flatMap((server) => {
     const none = runs(server, 0);
     const out: PerCall[] = options.callsPerTurn.map((calls) => ({
       server,
@@ -210,12 +243,26 @@ export function renderToolCalls(figures: ToolCallsFigures): string {
       return [SERVER_LABEL[server], calls, median(herald).toFixed(3), median(bare).toFixed(3), median(over).toFixed(3), over.map((o) => o.toFixed(3)).join(', ')];
     }),
   );
+  // herald's CPU per call at N calls a turn: (turn with N − turn without) / N, each round's then their median
+  const heraldPerCall = (server: ServerKind, calls: number) => {
+    const at = (c: number) => figures.rows.find((r) => r.kind.server === server && r.kind.calls === c && r.caller === 'herald')!.runs;
+    return median(at(calls).map((r, i) => (r.cpuMsPerTurn - at(0)[i]!.cpuMsPerTurn) / calls));
+  };
+  const signedIn = figures.options.servers.includes('oauth') && figures.options.servers.includes('http')
+    ? `\n\nA signed-in server (OAuth: the bearer token from herald's store) against the same call with a fixed header, herald's CPU ms per call:\n${formatTable(
+        ['calls/turn', 'fixed header', 'signed in', 'signed in adds'],
+        figures.options.callsPerTurn.map((calls) => [String(calls), heraldPerCall('http', calls).toFixed(3), heraldPerCall('oauth', calls).toFixed(3), (heraldPerCall('oauth', calls) - heraldPerCall('http', calls)).toFixed(3)]),
+      )}`
+    : '';
+  const refreshes = figures.refreshes
+    ? `\n\nThe signed-in server's access token expired, then ${figures.refreshes.calls} turns of one call each at once: ${figures.refreshes.refreshes} token refresh${figures.refreshes.refreshes === 1 ? '' : 'es'} (1 is right), ${figures.refreshes.failed} turns failed.`
+    : '';
   const split = figures.perfSplit
     ? `\nWhere herald's CPU per turn ran, in µs, by perf's samples over each load and drain (JavaScript is the JIT's code; "CPU µs/req" is per turn):\n${renderPerfSplit(figures.perfSplit)}`
     : '';
   return (
     `${table}\n\nPer call (target: herald adds at most 0.5 ms). At N calls a turn: (herald's CPU per turn with N − without) / N, the second model request included; ` +
-    `at "1→4": what one more call in the same turn costs herald, (turn with 4 − turn with 1) / 3; against the bare client's CPU per call:\n${perCallTable}${split}`
+    `at "1→4": what one more call in the same turn costs herald, (turn with 4 − turn with 1) / 3; against the bare client's CPU per call:\n${perCallTable}${signedIn}${refreshes}${split}`
   );
 }
 

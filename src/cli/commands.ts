@@ -154,6 +154,14 @@ export const commands: Record<string, CommandSpec> = {
     },
     load: async () => (await import('./agents/knowledge-upload.js')).knowledgeUploadCommand,
   },
+  'tools authorize': {
+    summary: 'start signing in to an MCP server that asks for OAuth: prints the URL a person opens',
+    usage: 'NAME',
+    positionals: true,
+    options: { json: jsonOption, url: urlOption, config: configOption },
+    details: 'The browser comes back to <gateway.publicUrl>/oauth/callback within 10 minutes, which keeps the sign-in (encrypted with tools.oauth.encryptionKey) and connects the server. Needs gateway.auth.token (or $HERALD_GATEWAY_TOKEN).',
+    load: async () => (await import('./admin/tools-authorize.js')).toolsAuthorizeCommand,
+  },
   'cron add': {
     summary: "make a schedule on the running gateway (OpenClaw's cron flags)",
     options: {

@@ -24,7 +24,7 @@ export const gatewaySchema = z
       .url({ protocol: /^https?$/ })
       .optional()
       .describe(
-        "The address people and other services reach herald at (https://herald.example.com): an MCP server's sign-in comes back to <publicUrl>/oauth/callback, and herald's client metadata document is <publicUrl>/oauth/client-metadata.json. Unset: http://<host>:<port>.",
+        "The address people and other services reach herald at (https://herald.example.com; behind a TLS proxy, the proxy's; the same on every replica): an MCP server's sign-in comes back to <publicUrl>/oauth/callback (the redirect URI to register for a client of tools.mcpServers.<name>.oauth.clientId), and with an https URL herald's OAuth client id is its metadata document, <publicUrl>/oauth/client-metadata.json. Unset: http://<host>:<port>.",
       ),
     auth: z
       .object({ token: z.string().min(16).optional().describe('Bearer token of the admin API (/admin).') })

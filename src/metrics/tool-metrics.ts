@@ -41,12 +41,23 @@ export class ToolMetrics {
     // set afresh at each scrape: a server removed by a reload leaves no stale series
     const up: Gauge<'server'> = new Gauge({
       name: 'herald_tool_server_up',
-      help: 'Whether a configured MCP server is connected and its tools listed (1) or not (0: connecting, failed, stopped).',
+      help: 'Whether a configured MCP server is connected and its tools listed (1) or not (0: connecting, failed, needs_authorization, stopped).',
       labelNames: ['server'],
       registers: [registry],
       collect() {
         up.reset();
         for (const s of servers()) up.set({ server: s.server }, s.state === 'ready' ? 1 : 0);
+      },
+    });
+    // a server waiting for a person is not a fault to page about like a failed one: its own series
+    const waiting: Gauge<'server'> = new Gauge({
+      name: 'herald_tool_server_needs_authorization',
+      help: 'Whether a configured MCP server waits for a person to sign in (1: POST /admin/tools/servers/{name}/authorize, the console, herald tools authorize) or not (0).',
+      labelNames: ['server'],
+      registers: [registry],
+      collect() {
+        waiting.reset();
+        for (const s of servers()) waiting.set({ server: s.server }, s.state === 'needs_authorization' ? 1 : 0);
       },
     });
     const tools: Gauge<'server'> = new Gauge({

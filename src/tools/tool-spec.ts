@@ -44,4 +44,6 @@ export interface ToolSource {
   untilTried?(servers: readonly string[]): Promise<void> | undefined;
   /** why a server of this source cannot take calls now (not connected, and its error); undefined when it can, or is none of this source's */
   unavailable?(server: string): string | undefined;
+  /** of `servers`, those waiting for a person to sign in (needs_authorization): their tools are not offered */
+  awaitingSignIn?(servers: readonly string[]): string[];
 }

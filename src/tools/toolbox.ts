@@ -19,6 +19,8 @@ export interface Toolbox {
   direct(name: string, context: TurnGrantContext): TurnTools;
   /** until the server of the tool `name` was tried once since it was started (as untilTried) */
   untilServerTried(name: string): Promise<void> | undefined;
+  /** the MCP servers `agent` may use that wait for a person to sign in: a run records them */
+  awaitingSignIn(agent: Pick<AgentConfig, 'tools'>): string[];
 }
 
 /** `config` is read at each grant, so a reload applies to the next turn */
@@ -28,5 +30,6 @@ export function createToolbox(config: () => ToolsConfig, sources: { mcp: ToolSou
     untilTried: (agent) => (agent.tools?.servers.length ? sources.mcp.untilTried?.(agent.tools.servers) : undefined),
     direct: (name, context) => grantDirectCall(config(), sources, name, context),
     untilServerTried: (name) => sources.mcp.untilTried?.([serverOfToolName(name)]),
+    awaitingSignIn: (agent) => (agent.tools?.servers.length ? (sources.mcp.awaitingSignIn?.(agent.tools.servers) ?? []) : []),
   };
 }

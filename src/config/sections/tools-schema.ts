@@ -33,7 +33,7 @@ const serverCommon = {
   elicitation: z
     .enum(['ask', 'decline'])
     .default('ask')
-    .describe("A question the server asks during a call (MCP elicitation): `ask` puts a hook run's to a person beside the approvals (turns no person waits for decline it); `decline` declines them all."),
+    .describe("A question the server asks during a call (MCP elicitation): `ask` puts a hook run's to a person beside the approvals (GET /admin/approvals, kind question; unanswered within the call's time limit it is cancelled), and a turn no person waits for (chat completions, Responses) declines it; `decline` declines them all."),
 };
 
 export const stdioServerSchema = z
@@ -46,7 +46,7 @@ export const stdioServerSchema = z
   })
   .strict();
 
-/** how herald signs in to a Streamable HTTP server that asks for OAuth 2.1 (docs/tools.md, "Servers that need a sign-in") */
+/** how herald signs in to a Streamable HTTP server that asks for OAuth 2.1 (docs/tools.md, "Signing in to a server") */
 export const serverOAuthSchema = z
   .object({
     grant: z
@@ -72,7 +72,7 @@ export const httpServerSchema = z
     headers: z.record(z.string(), z.string()).default({}).describe('Headers sent with every request (Authorization: Bearer ${GITHUB_TOKEN}); values may be ${ENV} secrets and are never logged.'),
     oauth: serverOAuthSchema
       .optional()
-      .describe('OAuth 2.1 sign-in settings. Without them a server that answers 401 with the MCP discovery still works: herald registers itself and waits for a person to sign in.'),
+      .describe('OAuth 2.1 sign-in settings (docs/tools.md, "Signing in to a server"). Without them a server that answers 401 with the MCP discovery still works: herald uses its client metadata document or registers itself, and the server waits for a person to sign in (needs_authorization). Not beside a fixed Authorization header.'),
     ...serverCommon,
   })
   .strict();
@@ -86,7 +86,7 @@ export const toolsSchema = z
     mcpServers: z
       .record(serverName, mcpServerSchema)
       .default({})
-      .describe('MCP servers by name: stdio { command, args, env, cwd } or Streamable HTTP { url, headers }. A server that cannot start never blocks herald: it shows degraded in /readyz.'),
+      .describe('MCP servers by name: stdio { command, args, env, cwd } or Streamable HTTP { url, headers, oauth }. A server that cannot start never blocks herald: it shows degraded in /readyz.'),
     remoteAllowlist: z
       .array(z.url({ protocol: /^https?$/ }))
       .default([])
@@ -108,7 +108,7 @@ export const toolsSchema = z
           .string()
           .min(16)
           .optional()
-          .describe('The key (${ENV}, at least 16 characters; 32 random bytes in base64 is good) OAuth tokens and registered client secrets are encrypted with in the store (AES-256-GCM). Every replica needs the same one. Unset: signing in to a server is refused.'),
+          .describe('The key (${ENV}, at least 16 characters; `openssl rand -base64 32` makes a good one) that access and refresh tokens, registered clients and pending sign-ins are encrypted with in the store (AES-256-GCM). Every replica needs the same one. Changed or lost: what was stored cannot be read, and each server waits for a person to sign in again. Unset: a server that asks for OAuth waits for a sign-in that is refused (409) until it is set.'),
       })
       .strict()
       .prefault({})

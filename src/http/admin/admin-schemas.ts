@@ -205,6 +205,9 @@ export const runDetailSchema = runSchema
       .object({ max: z.number().int(), reached: z.boolean() })
       .nullable()
       .openapi({ description: "tools.maxToolCalls for the run's turn and whether it was reached (a call refused past it, or as many made as it allows: the model was then told to answer without tools); null for a run that called no tool." }),
+    awaitingSignIn: z
+      .array(z.string())
+      .openapi({ description: "The agent's MCP servers that waited for a person to sign in (needs_authorization) at the run's start or by its end: their tools were not offered, or a call to them failed. Sign in: POST /admin/tools/servers/{name}/authorize, the console's Sign in button or `herald tools authorize NAME`. Empty when none did, or the run has no answer recorded." }),
     action: z.record(z.string(), z.unknown()),
     delivery: z.unknown(),
     prompt: z.string().nullable().openapi({ description: 'The user message as the model saw it (with the safety wrapper); null before the run finished.' }),

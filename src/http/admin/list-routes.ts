@@ -164,6 +164,7 @@ export function registerListRoutes(app: OpenAPIHono, deps: { config: HeraldConfi
           tools: countsOfCalls(detail.toolCalls),
           times: runTimes(detail.run, detail.toolCalls, Date.now()),
           toolLimit: toolLimitOf(detail.toolCalls, deps.config.tools.maxToolCalls),
+          awaitingSignIn: detail.awaitingSignIn,
           // a recipient's credential (an interaction token) stays out of view
           action: { ...detail.run.action, ...(typeof detail.run.action.to === 'string' && { to: shownRecipient(detail.run.action.to) }) },
           delivery: detail.delivery,

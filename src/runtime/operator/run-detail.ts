@@ -16,6 +16,8 @@ export interface RunDetail {
   prompt: string | null;
   /** the model that answered, else the one the action asked for */
   model: string | null;
+  /** the agent's MCP servers that waited for a person to sign in during the run (their tools not offered) */
+  awaitingSignIn: string[];
   /** the webhook request that started it */
   receipt: ReceiptRecord | null;
   /** the schedule fire that made it (a scheduled job's run) */
@@ -49,6 +51,7 @@ export async function runDetail(deps: { store: Store; delivery: Pick<DeliveryAct
     transcript,
     prompt: promptOf(run.action, run.createdAt, asked?.meta),
     model: (asked?.meta?.model as string | undefined) ?? ((run.action.model as string | undefined) ?? null),
+    awaitingSignIn: (asked?.meta?.awaitingSignIn as string[] | undefined) ?? [],
     receipt: receipt ?? null,
     fire: fires[0] ?? null,
     reruns: reruns.map((r) => r.id),

@@ -96,6 +96,8 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     if (connecting) await untilSettledOrAborted(connecting, abort);
     // tools granted by config: a hook run reads outside content, so a write waits for a person unless its mapping grants it to signed requests
     const tools = ctx.deps.turns.toolbox?.grant(agent, { outside: true, canWait: true, mapping: action.tools, signed: action.signed === true });
+    // servers waiting for a person to sign in offer no tools: the run's record names them (at its start, or by its end)
+    const awaitingSignIn = new Set(ctx.deps.turns.toolbox?.awaitingSignIn(agent));
     const ledger = tools ? runLedger(ctx.deps.store, id, ctx.claims.owner) : undefined;
     const turn = (resume: TurnCheckpoint | undefined) =>
       completeAgentTurn(ctx.deps.turns, {
@@ -126,7 +128,8 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
           endTurn();
           now = transcript.at(-1)?.createdAt ?? Date.now();
           const asked = transcript.find((m) => m.role === 'user' && m.runId === id);
-          if (asked) asked.meta = copyWith(asked.meta, { model: outcome.modelRef });
+          for (const server of ctx.deps.turns.toolbox?.awaitingSignIn(agent) ?? []) awaitingSignIn.add(server);
+          if (asked) asked.meta = copyWith(asked.meta, { model: outcome.modelRef, ...(awaitingSignIn.size && { awaitingSignIn: [...awaitingSignIn] }) });
           written = transcript;
           // a store error here is not the run's failure: the run stays running and, once its lease
           // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)

@@ -116,6 +116,10 @@ export class McpServers implements ToolSource, ToolSignIns {
     return this.connections.get(server)?.unavailable();
   }
 
+  awaitingSignIn(servers: readonly string[]): string[] {
+    return servers.filter((s) => this.connections.get(s)?.health().state === 'needs_authorization');
+  }
+
   /** each server's health; its `tools` are the ones the model is offered from it (tools()) */
   health(): ToolServerHealth[] {
     const offered = new Map<string, number>();

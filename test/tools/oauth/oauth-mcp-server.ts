@@ -63,6 +63,10 @@ export interface OAuthMcpServer {
   authorizations: { scope?: string; resource?: string; clientId: string }[];
   /** client metadata documents fetched */
   documents: string[];
+  /** clients registered by dynamic client registration (RFC 7591), as the server stored them */
+  registered: OAuthClientInformationFull[];
+  /** requests to the MCP endpoint refused with a 401 (no token, or a token expired or unknown) */
+  refusals: number;
   /** refresh tokens presented after they were spent (a client refreshing twice with one) */
   spentRefreshes: number;
   /** a refresh token refused from now on: the next refresh fails with invalid_grant */
@@ -88,6 +92,8 @@ export async function startOAuthMcpServer(options: OAuthMcpOptions = {}): Promis
     tokenRequests: [],
     authorizations: [],
     documents: [],
+    registered: [],
+    refusals: 0,
     spentRefreshes: 0,
     revokeRefreshTokens: () => refreshTokens.clear(),
     expireAccessTokens: () => accessTokens.clear(),
@@ -119,6 +125,7 @@ export async function startOAuthMcpServer(options: OAuthMcpOptions = {}): Promis
           state.secrets.push(full.client_secret);
         }
         clients.set(full.client_id, full);
+        state.registered.push(full);
         return full;
       },
     }),
@@ -132,7 +139,8 @@ export async function startOAuthMcpServer(options: OAuthMcpOptions = {}): Promis
 
   function issue(clientId: string, granted: string[], resource: URL | undefined, withRefresh: boolean): OAuthTokens {
     const access = `at-${randomUUID()}`;
-    accessTokens.set(access, { token: access, clientId, scopes: granted, expiresAt: Math.floor(Date.now() / 1000) + expiresIn, resource });
+    // to the millisecond (requireBearerAuth compares expiresAt with Date.now() / 1000): a short-lived token expires when it says
+    accessTokens.set(access, { token: access, clientId, scopes: granted, expiresAt: Date.now() / 1000 + expiresIn, resource });
     state.issued.push(access);
     const tokens: OAuthTokens = { access_token: access, token_type: 'bearer', expires_in: expiresIn, scope: granted.join(' ') };
     if (withRefresh) {
@@ -240,7 +248,11 @@ export async function startOAuthMcpServer(options: OAuthMcpOptions = {}): Promis
     requiredScopes: scopes,
     ...(options.resourceMetadataInChallenge !== false && { resourceMetadataUrl: `${origin}/.well-known/oauth-protected-resource/mcp` }),
   });
-  app.all('/mcp', express.json(), bearer, async (req, res) => {
+  const counted: express.RequestHandler = (_req, res, next) => {
+    res.on('finish', () => void (res.statusCode === 401 && state.refusals++));
+    next();
+  };
+  app.all('/mcp', counted, express.json(), bearer, async (req, res) => {
     const auth = (req as unknown as { auth: AuthInfo }).auth;
     const body = req.body as { method?: string; params?: { name?: string } } | undefined;
     // step-up (MCP Authorization, "Scope Challenge Handling"): this tool needs a scope the token may lack
@@ -257,6 +269,8 @@ export async function startOAuthMcpServer(options: OAuthMcpOptions = {}): Promis
       mcp.registerTool('whoami', { description: 'Who the token belongs to', inputSchema: {}, annotations: { readOnlyHint: true } }, async (_args, extra) => ({
         content: [{ type: 'text' as const, text: JSON.stringify({ client: extra.authInfo?.clientId, scopes: extra.authInfo?.scopes }) }],
       }));
+      // as server-everything's echo: the tools benchmark's signed-in server (bench/mcp-oauth-echo-server.ts)
+      mcp.registerTool('echo', { description: 'Echoes back the input string', inputSchema: { message: z.string() }, annotations: { readOnlyHint: true } }, async ({ message }) => ({ content: [{ type: 'text' as const, text: `Echo: ${message}` }] }));
       mcp.registerTool('admin_tool', { description: 'Needs the admin scope', inputSchema: { note: z.string().optional() } }, async () => ({ content: [{ type: 'text' as const, text: 'admin done' }] }));
       await mcp.connect(created);
       transport = created;

@@ -72,6 +72,8 @@ describe('signing in to an MCP server (OAuth 2.1)', () => {
     expect(await ready.json()).toMatchObject({ degraded: { tools: { crm: 'needs_authorization' } } });
     const overview = (await (await herald.request('/admin/overview', { headers: admin })).json()) as { toolServers: { server: string; state: string }[] };
     expect(overview.toolServers).toContainEqual(expect.objectContaining({ server: 'crm', state: 'needs_authorization' }));
+    const metrics = async () => (await herald.request('/metrics', { headers: admin })).text();
+    expect(await metrics()).toMatch(/^herald_tool_server_needs_authorization\{server="crm"\} 1$/m);
 
     const authorizationUrl = await authorize(herald);
     const url = new URL(authorizationUrl);
@@ -88,6 +90,8 @@ describe('signing in to an MCP server (OAuth 2.1)', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Signed in to crm');
     await eventually(() => stateOf(herald) === 'ready');
+    expect(await metrics()).toMatch(/^herald_tool_server_needs_authorization\{server="crm"\} 0$/m);
+    expect(await metrics()).toMatch(/^herald_tool_server_up\{server="crm"\} 1$/m);
     const who = await call(herald, 'whoami');
     expect(who.isError).toBeFalsy();
     expect(JSON.parse(who.text).scopes).toEqual(['mcp:tools']);
@@ -122,6 +126,40 @@ describe('signing in to an MCP server (OAuth 2.1)', () => {
     expect(server.spentRefreshes).toBe(0);
     expect(server.tokenRequests.every((r) => r.resource === server.url)).toBe(true);
     expectNoSecrets([herald.rawLogs()], server.issued);
+  }, 30_000);
+
+  it('renews a token in the last quarter of its life before the call, so the server refuses nothing', async () => {
+    const server = await oauthServer({ expiresIn: 4 });
+    const herald = await testApp(config(server.url));
+    await signIn(herald);
+    const refusals = server.refusals;
+    const signedInAt = Date.now();
+    // its life is 4 s: past 3 s it is renewed before a request goes out
+    await eventually(() => Date.now() - signedInAt > 3_200, 10_000, 100);
+    const who = await call(herald, 'whoami');
+    expect(who.isError).toBeFalsy();
+    expect(server.tokenRequests.filter((r) => r.grant === 'refresh_token').length).toBeGreaterThanOrEqual(1);
+    expect(server.refusals).toBe(refusals);
+  }, 30_000);
+
+  it('registers itself once by dynamic client registration (no client in config, an http publicUrl), and keeps the client over a restart', async () => {
+    // the server takes metadata documents too, but an http URL cannot be a client id
+    const server = await oauthServer({ clientIdMetadataDocuments: true });
+    const herald = await testApp(config(server.url));
+    await signIn(herald);
+    expect(server.registered).toEqual([
+      expect.objectContaining({ client_name: 'herald', redirect_uris: [`${PUBLIC}/oauth/callback`], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] }),
+    ]);
+    const clientId = server.registered[0]!.client_id;
+    expect(server.authorizations.map((a) => a.clientId)).toEqual([clientId]);
+    expect(server.documents).toEqual([]);
+    // a sign-in again after a restart uses the client the store kept
+    const restarted = await herald.restart();
+    await eventually(() => stateOf(restarted) === 'ready');
+    expect((await signInAsBrowser(restarted, PUBLIC, await authorize(restarted))).status).toBe(200);
+    expect(server.registered).toHaveLength(1);
+    expect(server.authorizations.map((a) => a.clientId)).toEqual([clientId, clientId]);
+    expect(server.tokenRequests.map((r) => r.clientId)).toEqual([clientId, clientId]);
   }, 30_000);
 
   it('a refresh that fails puts the server into needs_authorization, and a new sign-in brings it back', async () => {

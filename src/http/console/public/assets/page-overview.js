@@ -1,14 +1,41 @@
 import { minuteChart } from './charts.js';
 import { api } from './api.js';
-import { clear, h, table, timeCell } from './dom.js';
+import { clear, h, notice, table, timeCell } from './dom.js';
 
 const tone = { ready: 'good', failed: 'bad' };
+
+/**
+ * A person's sign-in to a server that waits for one: the authorize route answers the
+ * authorization server's page, where this window goes; the server's sign-in comes back to
+ * herald's /oauth/callback, whose page links back here (the server then ready).
+ */
+function signInButton(server) {
+  const said = h('span', {});
+  const button = h('button', {
+    type: 'button',
+    class: 'primary',
+    'aria-label': `Sign in to ${server}`,
+    onclick: async () => {
+      button.disabled = true;
+      try {
+        const { authorizationUrl } = await api.post(`/tools/servers/${encodeURIComponent(server)}/authorize`);
+        window.location.assign(authorizationUrl);
+      } catch (error) {
+        button.disabled = false;
+        clear(said, notice(error.message, 'bad'));
+      }
+    },
+  }, 'Sign in');
+  return h('span', { class: 'sign-in' }, button, said);
+}
+
+const waitsForSignIn = (s) => s.state === 'needs_authorization';
 
 /** the MCP servers (tools.mcpServers) and their health; none configured, no section */
 const toolServers = (servers) =>
   table([
     { label: 'Server', cell: (s) => s.server },
-    { label: 'State', cell: (s) => h('span', { class: `badge ${tone[s.state] ?? 'neutral'}` }, s.state) },
+    { label: 'State', cell: (s) => [h('span', { class: `badge ${tone[s.state] ?? 'neutral'}` }, s.state), waitsForSignIn(s) ? [' ', signInButton(s.server)] : null] },
     { label: 'Tools', cell: (s) => (s.listed === null ? String(s.tools) : `${s.tools} of ${s.listed}+ (tools.maxToolsPerServer)`) },
     { label: 'Since', cell: (s) => timeCell(s.since) },
     { label: 'Restarts', cell: (s) => String(s.restarts) },
@@ -44,7 +71,7 @@ function troubleItems(t, approvals) {
     ...t.mappings.map((m) => item('mapping not loaded', link('#/mappings', m.id ?? where(m)), ' ', h('code', {}, where(m)), m.field ? ` · ${m.field}` : '')),
     ...t.providers.map((p) => item('model provider', link('#/runs?status=failed', p.name), ` · ${failures(p)} · `, p.cause ?? '', ' · since ', timeCell(p.since ?? p.lastFailureAt), seenBy(t, p))),
     ...t.channels.map((c) => item('channel', link(`#/deliveries?status=failed&channel=${encodeURIComponent(c.name)}`, c.name), ` · ${failures(c)} · `, c.cause ?? '', ' · since ', timeCell(c.since ?? c.lastFailureAt), seenBy(t, c))),
-    ...t.toolServers.map((s) => item('MCP server', s.server, ` · ${s.state}`, s.lastError ? ` · ${s.lastError}` : '', ' · since ', timeCell(s.since), seenBy(t, s))),
+    ...t.toolServers.map((s) => item('MCP server', s.server, ` · ${s.state}`, s.lastError ? ` · ${s.lastError}` : '', ' · since ', timeCell(s.since), seenBy(t, s), waitsForSignIn(s) ? [' ', signInButton(s.server)] : null)),
     ...t.warnings.map((w) => h('li', { class: 'trouble-item' }, h('span', { class: 'badge neutral' }, 'config warning'), ' ', w)),
   ];
 }

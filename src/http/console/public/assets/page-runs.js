@@ -124,6 +124,7 @@ function runDetail(root, id) {
           ['Held back', waitedView(run.waited)],
           ['Tool calls', toolCountsText(run.tools)],
           ['Tool limit', toolLimitText(run.toolLimit, run.tools)],
+          ...(run.awaitingSignIn?.length ? [['Sign-in needed', signInNeededView(run.awaitingSignIn)]] : []),
           ['Coalesced', run.coalescedCount ? h('a', { href: `#/requests?run=${encodeURIComponent(id)}` }, `${run.coalescedCount} events`) : '—'],
           ['Request', run.receipt ? h('a', { href: `#/requests/${encodeURIComponent(run.receipt.id)}` }, `${run.receipt.path} (${run.receipt.status})`) : '—'],
           ...(run.fire ? [['Schedule', h('a', { href: `#/schedules?schedule=${encodeURIComponent(run.fire.scheduleId)}` }, `${run.fire.source}, due ${run.fire.dueAt}, ${run.fire.lagMs} ms late`)]] : []),
@@ -150,6 +151,14 @@ function runDetail(root, id) {
   load().catch((e) => clear(body, notice(e.message, 'bad')));
   return { refresh: coalesced(load), kinds: ['runs', 'deliveries', 'sessions'] };
 }
+
+/** the agent's MCP servers that waited for a person to sign in: their tools were not offered; the Overview has the Sign in button */
+const signInNeededView = (servers) => [
+  servers.flatMap((s, i) => [i ? ', ' : '', h('code', {}, s)]),
+  ` ${servers.length === 1 ? 'waits' : 'wait'} for a person to sign in: ${servers.length === 1 ? 'its' : 'their'} tools were not offered to the model (`,
+  h('a', { href: '#/overview' }, 'Sign in on the Overview'),
+  ')',
+];
 
 const waitReasons = { concurrency: "its mapping's concurrency", rate: "its mapping's rate", coalesce: 'its coalescing window' };
 
