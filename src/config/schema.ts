@@ -304,6 +304,12 @@ export const modelsSchema = z
       )
       .default({})
       .describe('Prices by model ref (`<provider>/<model>`), per million tokens, in the currency budgets use: what costPerMonth budgets and usage reports count.'),
+    input: z
+      .record(z.string(), z.array(z.enum(['text', 'image', 'audio'])).min(1))
+      .default({})
+      .describe(
+        'What a model reads besides text, by model ref (`<provider>/<model>`) or for every model of a provider (`<provider>/*`), e.g. { "openai/gpt-4o": ["text", "image"] }: the images (and audio) of tool results are sent to it as content parts; a model not listed gets them described in text.',
+      ),
   })
   .strict();
 

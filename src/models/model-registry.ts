@@ -4,6 +4,7 @@ import { EmbeddedModel, type QuoteKnowledge } from './embedded-model.js';
 import { missingKeyMessage } from './model-keys.js';
 import { EMBEDDED_PROVIDER, resolveModelRef, type ResolvedModel } from './model-refs.js';
 import { OpenAIModel, type OpenAIProviderConfig } from './providers/openai-model.js';
+import type { ModelInput } from './providers/media-messages.js';
 import type { ModelProvider } from './provider.js';
 import { catalogueProvider } from './providers/provider-catalogue.js';
 import { tracedProvider } from './model-span.js';
@@ -41,7 +42,7 @@ export class ModelRegistry {
     this.providers.clear();
     this.providers.set(EMBEDDED_PROVIDER, new EmbeddedModel(this.quoteKnowledge));
     for (const [name, provider] of Object.entries(config.models.providers)) {
-      this.providers.set(name, healthRecorded(openAIModel(provider), name, this.health, provider.apiKey));
+      this.providers.set(name, healthRecorded(openAIModel({ ...provider, input: this.inputOf(name) }), name, this.health, provider.apiKey));
     }
     // a provider the new config no longer names is no longer shown (the catalogue's are named by the model refs)
     this.health.retain((name) => name in config.models.providers || catalogueProvider(name) !== undefined);
@@ -68,6 +69,16 @@ export class ModelRegistry {
     return { resolved, provider: tracingOn() ? tracedProvider(provider, resolved) : provider };
   }
 
+  /** what the models of `provider` read besides text (models.input: the model's ref, else `<provider>/*`), from the config of the moment */
+  private inputOf(provider: string): (model: string) => ModelInput {
+    return (model) => {
+      const input = this.config.models.input;
+      const own = `${provider}/${model}`;
+      const all = `${provider}/*`;
+      return (Object.hasOwn(input, own) ? input[own] : Object.hasOwn(input, all) ? input[all] : undefined) ?? ['text'];
+    };
+  }
+
   private fromCatalogue(resolved: ResolvedModel): ModelProvider | undefined {
     const entry = catalogueProvider(resolved.provider);
     if (!entry) return undefined;
@@ -75,7 +86,7 @@ export class ModelRegistry {
     // a provider that fails each call, not a failed resolve: the turn's fallbacks still get their turn,
     // and the run's error says which variable to set (not cached: it is looked for again next time)
     if (entry.keyEnv && !apiKey) return healthRecorded(missingKeyModel(missingKeyMessage(resolved.ref, { provider: resolved.provider, keyEnv: entry.keyEnv })), resolved.provider, this.health);
-    const provider = healthRecorded(openAIModel({ baseUrl: entry.baseUrl, apiKey }), resolved.provider, this.health, apiKey);
+    const provider = healthRecorded(openAIModel({ baseUrl: entry.baseUrl, apiKey, input: this.inputOf(resolved.provider) }), resolved.provider, this.health, apiKey);
     this.providers.set(resolved.provider, provider);
     return provider;
   }

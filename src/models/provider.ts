@@ -8,6 +8,18 @@ export interface ChatMessage {
   tool_calls?: ModelToolCall[];
   /** tool: the call this message answers */
   tool_call_id?: string;
+  /**
+   * tool: the images and audio of the result, already described in `content`; a provider whose
+   * model reads them passes them on as content parts (providers/media-messages.ts), others drop them
+   */
+  media?: MessageMedia[];
+}
+
+/** an image or audio clip a tool gave back, base64 as MCP carries it */
+export interface MessageMedia {
+  kind: 'image' | 'audio';
+  mimeType: string;
+  data: string;
 }
 
 /** One call of a client-side tool, in OpenAI's chat-completions shape. */

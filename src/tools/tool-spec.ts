@@ -1,4 +1,5 @@
-import type { ToolCallOwner } from '../store/contracts/tool-calls-port.js';
+import type { MessageMedia } from '../models/provider.js';
+import type { ToolCallOwner, ToolResultPart, ToolTaskHandle } from '../store/contracts/tool-calls-port.js';
 
 /**
  * A tool as the model sees it and as herald calls it. Every source (an MCP server, herald's
@@ -26,6 +27,10 @@ export interface ToolResult {
   isError: boolean;
   /** the call hit its time limit (recorded as `timed_out` rather than `failed`) */
   timedOut?: boolean;
+  /** the images and audio passed on to a model that reads them (within tools.maxMediaBytes) */
+  media?: MessageMedia[];
+  /** what the result held besides text, summarized for its record (the console) */
+  parts?: ToolResultPart[];
 }
 
 /** one tool call's options: its time limit and the turn's abort */
@@ -34,6 +39,10 @@ export interface ToolCallOptions {
   timeoutMs: number;
   /** whose call it is: the built-ins act for the agent, and key what they write by the call's record id (a resumed call writes nothing twice) */
   context?: { agentId: string; callRecordId: string; owner?: { kind: ToolCallOwner; id: string } };
+  /** the server runs the call as a task: its handle is kept, so the call can be polled again after a restart */
+  onTask?: (task: ToolTaskHandle) => Promise<void>;
+  /** poll this task (of a call made before a restart) for its result rather than calling the tool */
+  resumeTask?: ToolTaskHandle;
 }
 
 /** where tools come from: lists them, calls them */

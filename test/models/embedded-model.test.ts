@@ -52,7 +52,7 @@ describe('embedded model', () => {
 
 describe('model refs', () => {
   const config = {
-    models: { providers: { local: { api: 'openai' as const, baseUrl: 'http://127.0.0.1/v1' } }, aliases: { fast: 'local/llama3' }, prices: {} },
+    models: { providers: { local: { api: 'openai' as const, baseUrl: 'http://127.0.0.1/v1' } }, aliases: { fast: 'local/llama3' }, prices: {}, input: {} },
     agents: {
       defaults: { model: { primary: 'embedded/extractive', fallbacks: [] }, models: { refs: ['fast', 'embedded/extractive'], aliases: {} }, timeoutSeconds: 600, maxConcurrent: 4, leaseMs: 30000, historyLimit: 50, budgetReserveTokens: 1024 },
       list: [{ id: 'main' }],

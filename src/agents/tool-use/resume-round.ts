@@ -11,7 +11,8 @@ const INTERRUPTED =
  * The results of a checkpointed round, for a turn that goes on after a crash or an approval:
  * what was recorded is given back as it was; a call a person approved executes now; a denied one
  * is refused with who decided and why; a call that was running when its process died is marked
- * interrupted and not executed again, unless its tool only reads.
+ * interrupted and not executed again, unless its tool only reads or its server runs it as a task
+ * (then the task is polled for its result).
  */
 export async function resumeRound(ctx: RoundContext, checkpoint: TurnCheckpoint): Promise<RoundResult> {
   const asked = checkpoint.messages.at(-1);
@@ -36,6 +37,8 @@ export async function resumeRound(ctx: RoundContext, checkpoint: TurnCheckpoint)
           ctx.onCallFinished?.(record.server, record.tool, 'denied');
           return toolMessage(call.id, { text: refusalText(record), isError: true });
         case 'running':
+          // a call its server runs as a task is polled for the task's result, never made again (taskOptions)
+          if (spec && record.task) return toolMessage(call.id, await executeCall(ctx, record, spec, argumentsOf(record)));
           // only a call recorded as a read, of a tool that still only reads, is made again
           if (spec?.readOnly && record.readOnly) return toolMessage(call.id, await executeCall(ctx, record, spec, argumentsOf(record)));
           await ctx.ledger.finish(record.id, { status: 'interrupted', error: INTERRUPTED, finishedAt: Date.now() });

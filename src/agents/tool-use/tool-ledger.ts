@@ -1,5 +1,5 @@
 import type { ChatMessage, ModelUsage } from '../../models/provider.js';
-import type { ToolCallOwner, ToolCallRecord, ToolCallsRepo } from '../../store/port.js';
+import type { ToolCallOwner, ToolCallRecord, ToolCallsRepo, ToolTaskHandle } from '../../store/port.js';
 
 /**
  * Where a turn's tool calls stand, so it can go on after a crash or an approval without asking
@@ -32,6 +32,8 @@ export interface ToolLedger {
   begin(calls: ToolCallRecord[], checkpoint: TurnCheckpoint): Promise<boolean>;
   start(id: string, at: number): Promise<void>;
   finish(id: string, end: Parameters<ToolCallsRepo['finish']>[1]): Promise<void>;
+  /** keeps the task a running call became at its server; a ledger without it keeps none (its turn never resumes) */
+  setTask?(id: string, task: ToolTaskHandle): Promise<void>;
   /** the calls recorded so far (a resumed turn's) */
   recorded(): Promise<ToolCallRecord[]>;
 }
@@ -47,6 +49,7 @@ export function callsLedger(repo: ToolCallsRepo, ownerKind: ToolCallOwner, owner
     },
     start: (id, at) => repo.start(id, at),
     finish: (id, end) => repo.finish(id, end),
+    setTask: (id, task) => repo.setTask(id, task),
     recorded: () => repo.ofOwner(ownerKind, ownerId),
   };
 }

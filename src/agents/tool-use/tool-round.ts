@@ -7,6 +7,7 @@ import { capText } from '../../tools/result-cap.js';
 import type { ToolResult, ToolSpec } from '../../tools/tool-spec.js';
 import type { TurnTools } from '../../tools/turn-tools.js';
 import type { ToolLedger, TurnCheckpoint } from './tool-ledger.js';
+import { taskOptions } from './task-handle.js';
 
 /** whose calls these are, on their record */
 export interface CallAttribution {
@@ -130,14 +131,15 @@ async function executeTraced(ctx: RoundContext, record: ToolCallRecord, spec: To
   try {
     // the source's own limit restarts with each progress notification, up to maxCallMs: this one holds past that
     const limitMs = ctx.tools.maxCallMs?.(spec) ?? timeoutMs;
-    result = await withTimeout(ctx.tools.call(spec, args, { signal: ctx.signal, timeoutMs, context: { agentId: ctx.attribution.agentId, callRecordId: record.id, owner: { kind: ctx.ledger.ownerKind, id: ctx.ledger.ownerId } } }), limitMs);
+    const context = { agentId: ctx.attribution.agentId, callRecordId: record.id, owner: { kind: ctx.ledger.ownerKind, id: ctx.ledger.ownerId } };
+    result = await withTimeout(ctx.tools.call(spec, args, { signal: ctx.signal, timeoutMs, context, ...taskOptions(ctx.ledger, record) }), limitMs);
     status = result.isError ? (result.timedOut ? 'timed_out' : 'failed') : 'succeeded';
   } catch (error) {
     const timedOut = error instanceof CallTimeout;
     status = timedOut ? 'timed_out' : 'failed';
     result = { text: timedOut ? `the tool did not answer within ${timeoutMs / 1000}s` : `the call failed: ${error instanceof Error ? error.message : String(error)}`, isError: true };
   }
-  result = { text: capText(result.text, ctx.tools.maxResultChars), isError: result.isError };
+  result = { ...result, text: capText(result.text, ctx.tools.maxResultChars) };
   const finishedAt = Date.now();
   await ctx.ledger.finish(record.id, {
     status,
@@ -146,6 +148,7 @@ async function executeTraced(ctx: RoundContext, record: ToolCallRecord, spec: To
     startedAt: started,
     finishedAt,
     durationMs: finishedAt - started,
+    content: result.parts ?? null,
   });
   ctx.onCallFinished?.(spec.server, spec.tool, status, (finishedAt - started) / 1000);
   span.set({ 'herald.tool.status': status });
@@ -167,5 +170,5 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 export function toolMessage(callId: string, result: ToolResult): ChatMessage {
-  return { role: 'tool', tool_call_id: callId, content: result.isError ? `Error: ${result.text}` : result.text };
+  return { role: 'tool', tool_call_id: callId, content: result.isError ? `Error: ${result.text}` : result.text, ...(!result.isError && result.media?.length && { media: result.media }) };
 }

@@ -100,6 +100,15 @@ export const toolsSchema = z
       .default(600)
       .describe('Most one tool call may take in all: each progress notification from the server restarts its callTimeoutSeconds, up to this (a call never runs past its run\'s own timeoutSeconds).'),
     maxResultChars: z.number().int().positive().max(1_000_000).default(16_000).describe('A tool result longer than this is cut, with a note to the model.'),
+    maxMediaBytes: z
+      .number()
+      .int()
+      .nonnegative()
+      .max(20 * 1024 * 1024)
+      .default(1024 * 1024)
+      .describe(
+        "Most bytes of images and audio one tool result passes on to a model that accepts them (models.input): an image or audio clip past what is left of this is not sent, and the model's text says so; 0 sends none.",
+      ),
     maxToolsPerServer: z.number().int().positive().max(10_000).default(128).describe('Most tools taken from one server (a server listing more is cut, and says so in /readyz).'),
     approvalTimeout: positiveDuration.default('24h').describe('A call waiting for approval longer than this is refused, and the model told so.'),
     oauth: z

@@ -1,11 +1,16 @@
 import { OpenAICompatibleClient } from './openai-compatible-client.js';
 import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent, ModelToolCall } from '../provider.js';
 import { copyWith } from '../../utils/copy-with.js';
+import { wireMessages, type ModelInput } from './media-messages.js';
 
 export interface OpenAIProviderConfig {
   baseUrl: string;
   apiKey?: string;
+  /** what a model of this provider reads besides text (models.input), read at each request: a reload changes it */
+  input?: (model: string) => ModelInput;
 }
+
+const TEXT_ONLY: ModelInput = ['text'];
 
 /** Any OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp) over real HTTP. */
 export class OpenAIModel implements ModelProvider {
@@ -13,9 +18,11 @@ export class OpenAIModel implements ModelProvider {
   // retries belong to herald's run queue, not hidden inside the client; so does the time limit
   // (agents.defaults.timeoutSeconds / timeoutSeconds abort through the signal): the client has none
   private readonly client: OpenAICompatibleClient;
+  private readonly input: (model: string) => ModelInput;
 
   constructor(config: OpenAIProviderConfig) {
     this.client = new OpenAICompatibleClient(config);
+    this.input = config.input ?? (() => TEXT_ONLY);
   }
 
   /** the request body; `more` last (stream settings) */
@@ -23,8 +30,8 @@ export class OpenAIModel implements ModelProvider {
     // `extra` first, so herald's own fields win over a pass-through of the same name
     return copyWith(request.extra, {
       model: request.model,
-      // herald's ChatMessage is OpenAI's message shape (tool roles included), checked by the provider
-      messages: request.messages,
+      // herald's ChatMessage is OpenAI's message shape (tool roles included), checked by the provider; tool results' media as the model reads them
+      messages: wireMessages(request.messages, this.input(request.model)),
       ...(request.temperature !== undefined && { temperature: request.temperature }),
       ...(request.maxTokens !== undefined && { max_tokens: request.maxTokens }),
       ...(request.user !== undefined && { user: request.user }),

@@ -1,5 +1,8 @@
 import { callsLedger, type ToolLedger } from '../../agents/tool-use/tool-ledger.js';
+import type { ChatMessage } from '../../models/provider.js';
 import type { Store } from '../../store/port.js';
+
+const withoutMedia = ({ media: _, ...message }: ChatMessage): ChatMessage => message;
 
 /**
  * A hook run's tool calls: each round's calls are stored with the turn's checkpoint in one
@@ -10,6 +13,7 @@ export function runLedger(store: Store, runId: string, owner: string): ToolLedge
   const calls = callsLedger(store.toolCalls, 'run', runId);
   return {
     ...calls,
-    begin: (records, checkpoint) => store.runs.checkpoint(runId, owner, checkpoint as unknown as Record<string, unknown>, records),
+    // the checkpoint keeps no tool result's images or audio (their text describes them): megabytes stay out of the run's row
+    begin: (records, checkpoint) => store.runs.checkpoint(runId, owner, { ...checkpoint, messages: checkpoint.messages.map(withoutMedia) } as unknown as Record<string, unknown>, records),
   };
 }

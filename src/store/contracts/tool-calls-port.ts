@@ -23,6 +23,25 @@ export interface ToolApproval {
   reason?: string;
 }
 
+/**
+ * What a result held besides its text, as the console shows it: each item's kind and size, an
+ * image's data only when small (a thumbnail), never megabytes. Text items are in `result`.
+ */
+export type ToolResultPart =
+  | { kind: 'image'; mimeType: string; bytes: number; /** base64, only for an image of at most RESULT_THUMBNAIL_BYTES */ data?: string }
+  | { kind: 'audio'; mimeType: string; bytes: number }
+  | { kind: 'resource_link'; uri: string; name: string; mimeType?: string; description?: string }
+  | { kind: 'resource'; uri: string; mimeType?: string; /** characters of a text resource, bytes of a blob */ size: number; text?: boolean }
+  | { kind: 'structured'; /** the structured content as JSON text, cut */ json: string };
+
+/** a call that became a task at its server (MCP tasks, 2025-11-25): what is needed to poll it again after a restart */
+export interface ToolTaskHandle {
+  server: string;
+  taskId: string;
+  /** the server's suggested poll interval (ms) */
+  pollInterval?: number;
+}
+
 export interface ToolCallRecord {
   /** herald's id of the call (tc_…) */
   id: string;
@@ -55,13 +74,19 @@ export interface ToolCallRecord {
   /** when an unanswered approval expires (epoch ms) */
   approvalExpiresAt?: number | null;
   approval?: ToolApproval | null;
+  /** the result's other content (images, audio, resources, structured content), summarized */
+  content?: ToolResultPart[] | null;
+  /** the server runs the call as a task: its handle, so a restarted herald polls it rather than calling again */
+  task?: ToolTaskHandle | null;
 }
 
 export interface ToolCallsRepo {
   /** stores calls about to execute or wait, in one transaction (before anything is executed) */
   insert(calls: ToolCallRecord[]): Promise<void>;
   /** records a call's end (status, result or error, times); never overwrites a final status with `running` */
-  finish(id: string, end: Pick<ToolCallRecord, 'status' | 'result' | 'error' | 'finishedAt' | 'durationMs'> & { startedAt?: number | null }): Promise<void>;
+  finish(id: string, end: Pick<ToolCallRecord, 'status' | 'result' | 'error' | 'finishedAt' | 'durationMs' | 'content'> & { startedAt?: number | null }): Promise<void>;
+  /** keeps the task a running call became at its server (nothing when the call is no longer running) */
+  setTask(id: string, task: ToolTaskHandle): Promise<void>;
   /** marks a call `running` as it starts (after an approval, or a resume) */
   start(id: string, at: number): Promise<void>;
   get(id: string): Promise<ToolCallRecord | undefined>;

@@ -791,5 +791,12 @@ export const migrations: Migration[] = [
       );
       CREATE INDEX tool_questions_pending ON tool_questions (created_at) WHERE status = 'pending';
     `,
+  },  {
+    version: 42,
+    name: "tool calls: a result's other content summarized, and the task a call became at its server, as SQLite migration 47",
+    sql: `
+      ALTER TABLE tool_calls ADD COLUMN content JSONB;
+      ALTER TABLE tool_calls ADD COLUMN task JSONB;
+    `,
   },
 ];

@@ -1,9 +1,10 @@
 import type pg from 'pg';
 import type { ToolCallRecord, ToolCallsRepo, ToolCallStatus } from '../port.js';
-import { AWAITING_DECISION, OPEN_TOOL_CALL, TOOL_CALL_COLUMNS, toToolCall, toolCallValues, type ToolCallRow } from '../rows/tool-call-rows.js';
+import { AWAITING_DECISION, OPEN_TOOL_CALL, TOOL_CALL_COLUMNS, TOOL_CALL_READ_COLUMNS, toToolCall, toolCallValues, type ToolCallRow } from '../rows/tool-call-rows.js';
 import { prepared, query, transaction, type Queryable } from './pg-pool.js';
 
 const COLUMNS = TOOL_CALL_COLUMNS.join(', ');
+const READ = TOOL_CALL_READ_COLUMNS.join(', ');
 const TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'int', 'text', 'text', 'text', 'boolean',
   'text', 'text', 'text', 'bigint', 'bigint', 'bigint', 'bigint', 'boolean', 'bigint', 'jsonb'] as const satisfies { length: (typeof TOOL_CALL_COLUMNS)['length'] };
 
@@ -41,10 +42,13 @@ export function postgresToolCallsRepo(pool: pg.Pool): ToolCallsRepo {
     async finish(id, end) {
       await query(
         pool,
-        `UPDATE tool_calls SET status = $2, result = $3, error = $4, started_at = COALESCE($5, started_at), finished_at = $6, duration_ms = $7
+        `UPDATE tool_calls SET status = $2, result = $3, error = $4, started_at = COALESCE($5, started_at), finished_at = $6, duration_ms = $7, content = $8::jsonb
          WHERE id = $1 AND ${OPEN_TOOL_CALL}`,
-        [id, end.status, end.result ?? null, end.error ?? null, end.startedAt ?? null, end.finishedAt ?? null, end.durationMs ?? null],
+        [id, end.status, end.result ?? null, end.error ?? null, end.startedAt ?? null, end.finishedAt ?? null, end.durationMs ?? null, end.content?.length ? JSON.stringify(end.content) : null],
       );
+    },
+    async setTask(id, task) {
+      await query(pool, `UPDATE tool_calls SET task = $2::jsonb WHERE id = $1 AND status = 'running'`, [id, JSON.stringify(task)]);
     },
     async start(id, at) {
       // an undecided call waiting for a person never starts: only an approved one (or one that needed none)
@@ -56,11 +60,11 @@ export function postgresToolCallsRepo(pool: pg.Pool): ToolCallsRepo {
       );
     },
     async get(id) {
-      const { rows } = await query<ToolCallRow>(pool, `SELECT ${COLUMNS} FROM tool_calls WHERE id = $1`, [id]);
+      const { rows } = await query<ToolCallRow>(pool, `SELECT ${READ} FROM tool_calls WHERE id = $1`, [id]);
       return rows[0] && toCall(rows[0]);
     },
     async ofOwner(kind, ownerId) {
-      const { rows } = await query<ToolCallRow>(pool, `SELECT ${COLUMNS} FROM tool_calls WHERE owner_kind = $1 AND owner_id = $2 ORDER BY seq`, [kind, ownerId]);
+      const { rows } = await query<ToolCallRow>(pool, `SELECT ${READ} FROM tool_calls WHERE owner_kind = $1 AND owner_id = $2 ORDER BY seq`, [kind, ownerId]);
       return rows.map(toCall);
     },
     async statusCounts(kind, ownerIds) {
@@ -75,13 +79,13 @@ export function postgresToolCallsRepo(pool: pg.Pool): ToolCallsRepo {
       return counts;
     },
     async pendingApprovals(limit) {
-      const { rows } = await query<ToolCallRow>(pool, `SELECT ${COLUMNS} FROM tool_calls WHERE ${AWAITING_DECISION} ORDER BY created_at, seq LIMIT $1`, [limit]);
+      const { rows } = await query<ToolCallRow>(pool, `SELECT ${READ} FROM tool_calls WHERE ${AWAITING_DECISION} ORDER BY created_at, seq LIMIT $1`, [limit]);
       return rows.map(toCall);
     },
     async expiredApprovals(now, limit) {
       const { rows } = await query<ToolCallRow>(
         pool,
-        `SELECT ${COLUMNS} FROM tool_calls WHERE ${AWAITING_DECISION} AND approval_expires_at <= $1 ORDER BY created_at, seq LIMIT $2`,
+        `SELECT ${READ} FROM tool_calls WHERE ${AWAITING_DECISION} AND approval_expires_at <= $1 ORDER BY created_at, seq LIMIT $2`,
         [now, limit],
       );
       return rows.map(toCall);

@@ -1,4 +1,4 @@
-import type { ToolApproval, ToolCallRecord } from '../contracts/tool-calls-port.js';
+import type { ToolApproval, ToolCallRecord, ToolResultPart, ToolTaskHandle } from '../contracts/tool-calls-port.js';
 
 /**
  * A tool call's row as both adapters store it (same column names); `Json` is how the approval
@@ -28,6 +28,9 @@ export interface ToolCallRow<Json = unknown> {
   approval_required: number | boolean;
   approval_expires_at: number | string | null;
   approval: Json | null;
+  /** written by `finish` and `setTask` only, never by an insert */
+  content?: Json | null;
+  task?: Json | null;
 }
 
 /** the columns in the order `toolCallValues` gives them */
@@ -35,6 +38,9 @@ export const TOOL_CALL_COLUMNS = [
   'id', 'call_id', 'owner_kind', 'owner_id', 'agent_id', 'mapping_id', 'key_name', 'turn', 'server', 'tool', 'arguments', 'read_only',
   'status', 'result', 'error', 'created_at', 'started_at', 'finished_at', 'duration_ms', 'approval_required', 'approval_expires_at', 'approval',
 ] as const satisfies readonly (keyof ToolCallRow)[];
+
+/** the columns a read gives: the inserted ones, then those only updates write */
+export const TOOL_CALL_READ_COLUMNS = [...TOOL_CALL_COLUMNS, 'content', 'task'] as const satisfies readonly (keyof ToolCallRow)[];
 
 const numberOrNull = (v: number | string | null) => (v === null ? null : Number(v));
 
@@ -62,6 +68,8 @@ export const toToolCall = <Json>(r: ToolCallRow<Json>, json: (value: Json) => un
   approvalRequired: Boolean(r.approval_required),
   approvalExpiresAt: numberOrNull(r.approval_expires_at),
   approval: r.approval === null ? null : (json(r.approval) as ToolApproval),
+  content: r.content == null ? null : (json(r.content) as ToolResultPart[]),
+  task: r.task == null ? null : (json(r.task) as ToolTaskHandle),
 });
 
 /** a record's values in TOOL_CALL_COLUMNS' order, booleans as `bool` makes them, the approval as JSON text */

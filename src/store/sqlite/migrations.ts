@@ -963,6 +963,15 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       );
       CREATE INDEX tool_questions_pending ON tool_questions (created_at) WHERE status = 'pending';
     `,
+  },  {
+    version: 47,
+    name: "tool calls: a result's other content (images, audio, resources, structured content) summarized, and the task a call became at its server",
+    sql: `
+      -- JSON: the parts the console shows (tool-calls-port.ts ToolResultPart), never megabytes
+      ALTER TABLE tool_calls ADD COLUMN content TEXT;
+      -- JSON {server, taskId, pollInterval?}: a restarted herald polls the task rather than calling again
+      ALTER TABLE tool_calls ADD COLUMN task TEXT;
+    `,
   },
 ];
 

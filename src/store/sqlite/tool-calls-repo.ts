@@ -24,8 +24,9 @@ export function sqliteToolCallsRepo(db: SqliteDatabase, commits: GroupCommit): T
   const ofOwner = db.prepare<[string, string], ToolCallRow<string>>('SELECT * FROM tool_calls WHERE owner_kind = ? AND owner_id = ? ORDER BY rowid');
   const finish = db.prepare(
     `UPDATE OR FAIL tool_calls SET status = @status, result = @result, error = @error, started_at = COALESCE(@startedAt, started_at),
-       finished_at = @finishedAt, duration_ms = @durationMs WHERE id = @id AND ${OPEN_TOOL_CALL}`,
+       finished_at = @finishedAt, duration_ms = @durationMs, content = @content WHERE id = @id AND ${OPEN_TOOL_CALL}`,
   );
+  const setTask = db.prepare<[string, string]>("UPDATE OR FAIL tool_calls SET task = ? WHERE id = ? AND status = 'running'");
   // an undecided call waiting for a person never starts: only an approved one (or one that needed none)
   const start = db.prepare<[number, string]>(
     `UPDATE OR FAIL tool_calls SET status = 'running', started_at = ? WHERE id = ?
@@ -47,8 +48,13 @@ export function sqliteToolCallsRepo(db: SqliteDatabase, commits: GroupCommit): T
     },
     async finish(id, end) {
       await commits.run(() =>
-        finish.run({ id, status: end.status, result: end.result ?? null, error: end.error ?? null, startedAt: end.startedAt ?? null, finishedAt: end.finishedAt ?? null, durationMs: end.durationMs ?? null }),
+        finish.run({ id, status: end.status, result: end.result ?? null, error: end.error ?? null, startedAt: end.startedAt ?? null, finishedAt: end.finishedAt ?? null, durationMs: end.durationMs ?? null,
+          content: end.content?.length ? JSON.stringify(end.content) : null,
+        }),
       );
+    },
+    async setTask(id, task) {
+      await commits.run(() => setTask.run(JSON.stringify(task), id));
     },
     async start(id, at) {
       await commits.run(() => start.run(at, id));

@@ -6,6 +6,7 @@ import { maxCallMs } from '../tool-policy.js';
 import { callFailure, TOTAL_EXCEEDED } from './call-error.js';
 import { capText } from '../result-cap.js';
 import { resultText } from './call-result.js';
+import { callToolTasked, taskResult } from './task-call.js';
 import { backoffMs, STEADY_MS } from './backoff.js';
 import { faultMessage } from './fault-message.js';
 import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js';
@@ -191,15 +192,18 @@ export class McpConnection {
     const inflight: InflightCall = { options, deadline, timeoutMs, signal };
     this.inflight.add(inflight);
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+      const requestOptions = {
         signal,
         // the deadline decides; the SDK's own limit only backs it up
         timeout: totalMs + BACKSTOP_MS,
         // the server's progress notifications (asked for by giving a progress handler) keep the call alive, up to its total limit
         onprogress: () => deadline.touch(),
-      });
-      const text = resultText(result as Parameters<typeof resultText>[0], maxChars);
-      return { ...text, text: this.mask(text.text) };
+      };
+      // a task's status reports, like progress, show the server at work
+      const hooks = { onTask: (task: { taskId: string; pollInterval?: number }) => options.onTask?.({ server, ...task }), onStatus: () => deadline.touch() };
+      const result = options.resumeTask ? await taskResult(client, options.resumeTask, requestOptions, hooks) : await callToolTasked(client, tool, args, requestOptions, hooks);
+      const read = resultText(result, maxChars, this.deps.tools.maxMediaBytes);
+      return { ...read, text: this.mask(read.text), ...(read.parts && { parts: JSON.parse(this.mask(JSON.stringify(read.parts))) as typeof read.parts }) };
     } catch (error) {
       // the transport tells its error (which closes the connection) before the call's own rejection
       const needed = isSignInNeeded(error) ? error : this.needed;

@@ -16,6 +16,7 @@ export interface McpSdk {
   ErrorCode: typeof import('@modelcontextprotocol/sdk/types.js').ErrorCode;
   ToolListChangedNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ToolListChangedNotificationSchema;
   ElicitRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').ElicitRequestSchema;
+  CallToolResultSchema: typeof import('@modelcontextprotocol/sdk/types.js').CallToolResultSchema;
 }
 
 let loaded: McpSdk | undefined;
@@ -42,6 +43,7 @@ export function loadMcpSdk(): Promise<McpSdk> {
         ErrorCode: types.ErrorCode,
         ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
         ElicitRequestSchema: types.ElicitRequestSchema,
+        CallToolResultSchema: types.CallToolResultSchema,
       }),
     (error: unknown) => {
       // a later connection tries again

@@ -17,6 +17,16 @@ export const toolApprovalSchema = z
   })
   .openapi('ToolApproval');
 
+const resultPartSchema = z
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('image'), mimeType: z.string(), bytes: z.number().int(), data: z.string().optional().openapi({ description: 'base64, only for an image of at most 48 KiB (a thumbnail)' }) }),
+    z.object({ kind: z.literal('audio'), mimeType: z.string(), bytes: z.number().int() }),
+    z.object({ kind: z.literal('resource_link'), uri: z.string(), name: z.string(), mimeType: z.string().optional(), description: z.string().optional() }),
+    z.object({ kind: z.literal('resource'), uri: z.string(), mimeType: z.string().optional(), size: z.number().int().openapi({ description: "a text resource's characters, a blob's bytes" }), text: z.boolean().optional() }),
+    z.object({ kind: z.literal('structured'), json: z.string().openapi({ description: 'the structured content as JSON text, cut to 16 KiB' }) }),
+  ])
+  .openapi('ToolResultPart');
+
 export const toolCallSchema = z
   .object({
     id: z.string().openapi({ description: "herald's id of the call (tc_…): the id the approval routes take." }),
@@ -36,6 +46,11 @@ export const toolCallSchema = z
     approvalRequired: z.boolean(),
     approvalExpiresAt: time.openapi({ description: 'When an unanswered approval is refused (tools.approvalTimeout after the call).' }),
     approval: toolApprovalSchema.nullable(),
+    content: z.array(resultPartSchema).nullable().openapi({ description: "What the result held besides text (its text items are in `result`): images, audio, resource links, embedded resources and structured content, summarized." }),
+    task: z
+      .object({ server: z.string(), taskId: z.string() })
+      .nullable()
+      .openapi({ description: 'The task the call became at its server (MCP tasks): a herald restarted while it ran polls it for its result.' }),
   })
   .openapi('ToolCall');
 
@@ -57,4 +72,6 @@ export const toolCallView = (c: ToolCallRecord): z.infer<typeof toolCallSchema> 
   approvalRequired: c.approvalRequired,
   approvalExpiresAt: iso(c.approvalExpiresAt ?? null),
   approval: c.approval ? { decision: c.approval.decision, by: c.approval.by, at: iso(c.approval.at), reason: c.approval.reason ?? null } : null,
+  content: c.content ?? null,
+  task: c.task ? { server: c.task.server, taskId: c.task.taskId } : null,
 });
