@@ -77,7 +77,7 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
   // declared whatever the config (the API reference documents it), answered from the sessions only when /mcp is on
   registerMcpSessionRoutes(app, { sessions: deps.mcp && deps.config.platform.mcp.enabled ? deps.mcp.sessions : undefined });
   registerMcpGrantRoutes(app, {
-    grants: deps.config.platform.mcp.enabled && deps.config.platform.mcp.oauth.enabled ? deps.mcp?.grants : undefined,
+    grants: () => (deps.mcp && deps.config.platform.mcp.enabled && deps.config.platform.mcp.oauth.enabled ? deps.mcp.grants : undefined),
     keyNames: async () => (deps.operator ? (await deps.operator.keys.list()).map((k) => k.name) : deps.config.platform.apiKeys.map((k) => k.name)),
     logger: deps.logger,
   });

@@ -34,7 +34,7 @@ const idParam = (name: string) => z.object({ id: z.string().min(1).max(100).open
 
 export interface McpGrantRoutesDeps {
   /** undefined while platform.mcp.oauth is off: the routes answer 404 */
-  grants?: McpGrants;
+  grants: () => McpGrants | undefined;
   /** the names of the platform's API keys (the consent's choices) */
   keyNames: () => Promise<string[]>;
   logger?: Logger;
@@ -47,8 +47,9 @@ export interface McpGrantRoutesDeps {
  */
 export function registerMcpGrantRoutes(app: OpenAPIHono, deps: McpGrantRoutesDeps): void {
   const grants = () => {
-    if (!deps.grants) throw new HeraldError('HERALD_NOT_FOUND', 'platform.mcp.oauth is off');
-    return deps.grants;
+    const grants = deps.grants();
+    if (!grants) throw new HeraldError('HERALD_NOT_FOUND', 'platform.mcp.oauth is off');
+    return grants;
   };
   app.openapi(
     createRoute({
@@ -105,7 +106,7 @@ export function registerMcpGrantRoutes(app: OpenAPIHono, deps: McpGrantRoutesDep
       responses: { 200: json(z.object({ data: z.array(mcpGrantSchema) }), 'The grants'), 401: json(errorSchema, 'Not signed in') },
     }),
     async (c) => {
-      const data = deps.grants ? await deps.grants.list() : [];
+      const data = (await deps.grants()?.list()) ?? [];
       return c.json(
         {
           data: data.map((g) => ({
