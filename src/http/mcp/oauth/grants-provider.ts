@@ -9,7 +9,7 @@ import type { GrantClient, McpGrants } from '../../../accounts/mcp-grants.js';
 import { clientMetadataDocument, isClientMetadataUrl } from './client-metadata-document.js';
 
 /** where a person consents: the console's page for one authorization request */
-export const consentPage = (requestId: string) => `/console/#/connect/${encodeURIComponent(requestId)}`;
+export const consentPage = (requestId: string) => `/console#/connect/${encodeURIComponent(requestId)}`;
 
 /**
  * The SDK's OAuthServerProvider for one origin's /mcp, backed by herald's grants (the store's
