@@ -59,6 +59,7 @@ import { UsageRecorder } from '../accounts/usage-recorder.js';
 import { ParsePool } from '../knowledge/parsing/parse-pool.js';
 import { ApiKeyVerifier } from '../accounts/api-keys.js';
 import { McpGrants } from '../accounts/mcp-grants.js';
+import { CallsInFlight } from '../runtime/mcp-endpoint/calls-in-flight.js';
 import { Files } from '../knowledge-stores/files.js';
 import { VectorStores } from '../knowledge-stores/vector-stores.js';
 import { operatorDeps } from './operator-deps.js';
@@ -349,7 +350,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const mcpSessions = new McpSessions(() => config.platform.mcp);
   const mcpMetrics = metrics && new McpMetrics(metrics.registry, () => mcpSessions.countsByKey());
   const grants = new McpGrants({ state: store.state, accessTokenMinutes: () => config.platform.mcp.oauth.accessTokenMinutes, refreshTokenDays: () => config.platform.mcp.oauth.refreshTokenDays });
-  const mcpEndpoint = { config, grants, agents, turns, search: agentKnowledge.search, documents: knowledge, logger, gate, sessions: mcpSessions, onCall: mcpMetrics && ((key: string, kind: string, isError: boolean) => mcpMetrics.called(key, kind, isError)), onGovernedCallFinished: metrics && ((server: string, tool: string, outcome: Parameters<HeraldMetrics['toolCallFinished']>[2], seconds?: number) => metrics.toolCallFinished(server, tool, outcome, seconds, 'mcp')) };
+  const mcpEndpoint = { config, grants, inFlight: new CallsInFlight(store.state), agents, turns, search: agentKnowledge.search, documents: knowledge, logger, gate, sessions: mcpSessions, onCall: mcpMetrics && ((key: string, kind: string, isError: boolean) => mcpMetrics.called(key, kind, isError)), onGovernedCallFinished: metrics && ((server: string, tool: string, outcome: Parameters<HeraldMetrics['toolCallFinished']>[2], seconds?: number) => metrics.toolCallFinished(server, tool, outcome, seconds, 'mcp')) };
   const app = createApp({ mcp: mcpEndpoint, config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), signIns: mcp, trouble: { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy(), replica, others: sharedHealth && (() => sharedHealth.others()) }, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
   const alerts = new AlertEvaluator({
     alerts: config.alerts,
