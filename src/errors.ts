@@ -25,6 +25,7 @@ export const errorCatalog = {
   HERALD_VECTOR_STORE_NOT_FOUND: { status: 404, message: 'vector store not found', openai: 'vector_store_not_found' },
   HERALD_TOOL_SERVER_NOT_FOUND: { status: 404, message: 'no such tool server in tools.mcpServers', openai: 'not_found' },
   HERALD_SIGN_IN_STATE: { status: 400, message: 'this sign-in is unknown, used already or expired (older than 10 minutes): start it again', openai: 'invalid_request_error' },
+  HERALD_OAUTH_INVALID_GRANT: { status: 400, message: 'the authorization code or refresh token is unknown, used, revoked or expired', openai: 'invalid_request_error' },
   HERALD_SIGN_IN_NOT_POSSIBLE: { status: 409, message: 'this tool server takes no sign-in by a person', openai: 'invalid_request_error' },
   HERALD_SIGN_IN_FAILED: { status: 502, message: "the server's authorization server refused or could not be reached", openai: 'server_error' },
   HERALD_METHOD_NOT_ALLOWED: { status: 405, message: 'method not allowed', openai: 'invalid_request_error' },

@@ -76,6 +76,13 @@ export class ApiKeyVerifier {
     return candidate.principal;
   }
 
+  /** the key of this name (config or store), for a grant that carries its name (herald's OAuth tokens for /mcp) */
+  async named(name: string): Promise<ApiPrincipal | undefined> {
+    for (const principal of this.configured.values()) if (principal.name === name) return principal;
+    const row = await this.stored.get(name);
+    return row && { name: row.name, ...(row.agents && { agents: row.agents }) };
+  }
+
   private async fromStore(hash: string): Promise<{ hash: string; principal: ApiPrincipal } | undefined> {
     const row = await this.stored.findByHash(hash);
     return row && { hash: row.keyHash, principal: { name: row.name, ...(row.agents && { agents: row.agents }) } };

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import { HeraldError } from '../errors.js';
@@ -33,7 +33,7 @@ import { SurfaceRouter } from './server/surface-router.js';
 import { TrustedProxies } from './request/trusted-proxies.js';
 import { hooksPrefix } from '../config/hooks-path.js';
 import type { McpRouteDeps } from './mcp/mcp-route.js';
-import { protectedResourceRoute, RESOURCE_METADATA_PATH } from './mcp/protected-resource.js';
+import { AUTH_SERVER_METADATA_PATH, AUTH_SERVER_PATHS, protectedResourceRoute, RESOURCE_METADATA_PATH } from './mcp/protected-resource.js';
 
 export interface AppDeps {
   config: HeraldConfig;
@@ -109,8 +109,19 @@ export function createApp(deps: AppDeps): Hono {
   }
   const { mcp } = deps;
   if (mcp && deps.config.platform.mcp.enabled) {
-    app.get(RESOURCE_METADATA_PATH, protectedResourceRoute());
+    const oauth = () => deps.config.platform.mcp.oauth.enabled && mcp.grants !== undefined;
+    app.get(RESOURCE_METADATA_PATH, protectedResourceRoute({ oauth }));
     mountLazily(app, '/mcp', async () => (await import('./mcp/mcp-route.js')).mcpRoutes(mcp), onError);
+    // herald's authorization server (platform.mcp.oauth), made with the MCP SDK's (express) on its first request
+    let authServer: Promise<(c: Context) => Promise<Response>> | undefined;
+    const grants = mcp.grants;
+    for (const path of [AUTH_SERVER_METADATA_PATH, ...AUTH_SERVER_PATHS]) {
+      app.all(path, async (c, next) => {
+        if (!oauth() || !grants) return next();
+        authServer ??= import('./mcp/oauth/auth-server-routes.js').then((m) => m.authServer(grants));
+        return (await authServer)(c);
+      });
+    }
   }
   for (const mount of deps.mounts ?? []) app.route(mount.path, mount.app);
   return app;

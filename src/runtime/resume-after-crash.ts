@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/port.js';
+import { interruptLeftCalls } from './mcp-endpoint/calls-in-flight.js';
 
 /**
  * At start, before any request: when this process serves its database alone (SQLite), what a
@@ -8,7 +9,8 @@ import type { Store } from '../store/port.js';
  * it starts claiming; the main session's events it was processing are pending again (the start
  * asks for a heartbeat when any is), and the deliveries it was sending are due now; its in-progress idempotency keys are completed from their run or freed, so
  * a retry is answered instead of refused with 409; the knowledge documents it was writing are removed
- * (their uploads never got an answer). Where replicas share the database
+ * (their uploads never got an answer); the governed calls of /mcp it was executing are recorded
+ * `interrupted` (calls-in-flight.ts). Where replicas share the database
  * (PostgreSQL), a dead replica's work is retaken when its lease runs out (`agents.defaults.leaseMs`).
  */
 export async function resumeAfterCrash(store: Store, logger: Logger): Promise<void> {
@@ -18,7 +20,8 @@ export async function resumeAfterCrash(store: Store, logger: Logger): Promise<vo
   const events = await store.events.requeueProcessing();
   const deliveries = await store.deliveries.requeueSending(Date.now());
   const halfWrittenDocuments = await store.knowledge.removeUnfinished();
-  if (runs || idempotencyKeys || events || deliveries || halfWrittenDocuments) {
-    logger.info({ runs, idempotencyKeys, events, deliveries, halfWrittenDocuments }, 'took back what the previous process left in progress');
+  const mcpCallsInterrupted = await interruptLeftCalls(store);
+  if (runs || idempotencyKeys || events || deliveries || halfWrittenDocuments || mcpCallsInterrupted) {
+    logger.info({ runs, idempotencyKeys, events, deliveries, halfWrittenDocuments, mcpCallsInterrupted }, 'took back what the previous process left in progress');
   }
 }

@@ -3,8 +3,8 @@ import type { ToolCallRecord } from '../../store/port.js';
 import { executeCall, toolMessage, type RoundContext, type RoundResult } from './tool-round.js';
 import type { TurnCheckpoint } from './tool-ledger.js';
 
-/** what the model is told of a call that was running when its process died */
-const INTERRUPTED =
+/** what the model (or an MCP call's record) is told of a call that was running when its process died */
+export const INTERRUPTED =
   'the call was interrupted: herald stopped while it ran, and it was not executed again (it may or may not have taken effect; check before calling it again)';
 
 /**

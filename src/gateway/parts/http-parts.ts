@@ -26,6 +26,8 @@ import { operatorDeps } from '../operator-deps.js';
 import type { buildHealth } from './health-parts.js';
 import type { buildKnowledge } from './knowledge-parts.js';
 import type { buildRuntime } from './runtime-parts.js';
+import { McpGrants } from '../../accounts/mcp-grants.js';
+import { CallsInFlight } from '../../runtime/mcp-endpoint/calls-in-flight.js';
 
 interface HttpInputs {
   loaded: LoadedConfig;
@@ -96,7 +98,8 @@ export function buildHttp({ loaded, store, agents, health, knowledge, runtime, b
     chat: chatSurface({ config, turns, agents, gate, logger }),
   };
   const mcpMetrics = metrics && new McpMetrics(metrics.registry, () => mcpSessions.countsByKey());
-  const mcpEndpoint = { config, agents, turns, search: knowledge.agentKnowledge.search, documents: knowledge.knowledge, logger, gate, sessions: mcpSessions, onCall: mcpMetrics && ((key: string, kind: string, isError: boolean) => mcpMetrics.called(key, kind, isError)), onGovernedCallFinished: metrics && ((server: string, tool: string, outcome: Parameters<HeraldMetrics['toolCallFinished']>[2], seconds?: number) => metrics.toolCallFinished(server, tool, outcome, seconds, 'mcp')) };
+  const grants = new McpGrants({ state: store.state, accessTokenMinutes: () => config.platform.mcp.oauth.accessTokenMinutes, refreshTokenDays: () => config.platform.mcp.oauth.refreshTokenDays });
+  const mcpEndpoint = { config, grants, inFlight: new CallsInFlight(store.state), agents, turns, search: knowledge.agentKnowledge.search, documents: knowledge.knowledge, logger, gate, sessions: mcpSessions, onCall: mcpMetrics && ((key: string, kind: string, isError: boolean) => mcpMetrics.called(key, kind, isError)), onGovernedCallFinished: metrics && ((server: string, tool: string, outcome: Parameters<HeraldMetrics['toolCallFinished']>[2], seconds?: number) => metrics.toolCallFinished(server, tool, outcome, seconds, 'mcp')) };
   const trouble = { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy(), replica, others: sharedHealth && (() => sharedHealth.others()) };
   const app = createApp({ mcp: mcpEndpoint, config, logger, store, engine, delivery: runtime.deliveryActions, probe: store.probe, degraded, toolServers: () => mcp.health(), signIns: mcp, trouble, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
   const mappingsWatch = new FolderWatch(config.hooks.mappingsDir, () => {

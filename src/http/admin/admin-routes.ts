@@ -11,6 +11,8 @@ import type { FailedAuthLimiter } from '../auth/failed-auth-limiter.js';
 import { registerActionRoutes } from './action-routes.js';
 import { registerAlertRoutes } from './alert-routes.js';
 import { registerMcpSessionRoutes } from './mcp-session-routes.js';
+import { registerMcpGrantRoutes } from './mcp-grant-routes.js';
+import type { McpGrants } from '../../accounts/mcp-grants.js';
 import type { McpSessions } from '../mcp/mcp-sessions.js';
 import { registerApprovalRoutes } from './approval-routes.js';
 import { registerQuestionRoutes } from './question-routes.js';
@@ -44,7 +46,7 @@ export interface AdminRoutesDeps {
   operator?: OperatorDeps;
   sessions?: ConsoleSessions;
   /** /mcp's sessions (platform.mcp.enabled): GET /admin/mcp/sessions */
-  mcp?: { sessions: McpSessions };
+  mcp?: { sessions: McpSessions; grants?: McpGrants };
   /** for the operators' decisions (who decided what; never a call's arguments) */
   logger?: Logger;
   /**
@@ -74,6 +76,11 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
   registerToolServerRoutes(app, { signIns: deps.signIns, logger: deps.logger });
   // declared whatever the config (the API reference documents it), answered from the sessions only when /mcp is on
   registerMcpSessionRoutes(app, { sessions: deps.mcp && deps.config.platform.mcp.enabled ? deps.mcp.sessions : undefined });
+  registerMcpGrantRoutes(app, {
+    grants: () => (deps.mcp && deps.config.platform.mcp.enabled && deps.config.platform.mcp.oauth.enabled ? deps.mcp.grants : undefined),
+    keyNames: async () => (deps.operator ? (await deps.operator.keys.list()).map((k) => k.name) : deps.config.platform.apiKeys.map((k) => k.name)),
+    logger: deps.logger,
+  });
   // the actions, the mapping workbench and the console's pages (the gateway always assembles them)
   if (deps.operator) {
     registerActionRoutes(app, { ...deps, operator: deps.operator });

@@ -10,12 +10,15 @@ import { readBody } from '../request/read-body.js';
 import { requestHeader } from '../request/request-headers.js';
 import type { PlatformGate } from '../v1/platform-auth.js';
 import type { McpSession, McpSessions } from './mcp-sessions.js';
-import { resourceMetadataUrl } from './protected-resource.js';
+import { mcpResourceUrl, resourceMetadataUrl } from './protected-resource.js';
+import { ACCESS_TOKEN_PREFIX, type McpGrants } from '../../accounts/mcp-grants.js';
 import { sessionServer, subscriptionsOf, type SessionServerDeps } from './session-server.js';
 
 export interface McpRouteDeps extends SessionServerDeps {
   gate: PlatformGate;
   sessions: McpSessions;
+  /** herald's OAuth grants (platform.mcp.oauth): their access tokens are accepted beside API keys */
+  grants?: McpGrants;
 }
 
 /** a body that sends nothing for this long is abandoned (408) */
@@ -31,7 +34,7 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
   const app = new Hono();
   app.all('/', async function mcpEndpoint(c) {
     checkOrigin(c, deps.config.platform.mcp.allowedOrigins);
-    const principal = await admit(deps.gate, c);
+    const principal = await admit(deps, c);
     const method = c.req.method;
     let body: unknown;
     if (method === 'POST') {
@@ -111,15 +114,23 @@ const startsSession = (body: unknown): boolean => (Array.isArray(body) ? body.so
  * told where herald's Protected Resource Metadata is, so a client of the MCP authorization
  * flow knows which resource it stands before (MCP's authorization spec, RFC 9728 §5.1).
  */
-async function admit(gate: PlatformGate, c: Context): Promise<ApiPrincipal> {
+async function admit(deps: McpRouteDeps, c: Context): Promise<ApiPrincipal> {
   const presented = bearerToken(c);
   try {
-    return (await gate.admit(requesterOf(c), presented)).principal;
+    if (presented?.startsWith(ACCESS_TOKEN_PREFIX) && deps.grants && deps.config.platform.mcp.oauth.enabled) return await admitGranted(deps.gate, deps.grants, c, presented);
+    return (await deps.gate.admit(requesterOf(c), presented)).principal;
   } catch (error) {
     if (!(error instanceof HeraldError) || error.code !== 'HERALD_UNAUTHORIZED') throw error;
     const challenge = `Bearer resource_metadata="${resourceMetadataUrl(c)}"${presented ? ', error="invalid_token"' : ''}`;
-    throw new HeraldError('HERALD_UNAUTHORIZED', presented ? 'Incorrect API key provided.' : 'Send a platform API key as `Authorization: Bearer <API_KEY>`.', { headers: { 'WWW-Authenticate': challenge } });
+    throw new HeraldError('HERALD_UNAUTHORIZED', presented ? (presented.startsWith(ACCESS_TOKEN_PREFIX) ? error.message : 'Incorrect API key provided.') : 'Send a platform API key as `Authorization: Bearer <API_KEY>`.', { headers: { 'WWW-Authenticate': challenge } });
   }
+}
+
+/** an access token of herald's own authorization server: live, and for this /mcp (its audience), then the key it carries */
+async function admitGranted(gate: PlatformGate, grants: McpGrants, c: Context, token: string): Promise<ApiPrincipal> {
+  const access = await grants.verify(token);
+  if (!access || access.resource !== mcpResourceUrl(new URL(c.req.url).origin)) throw new HeraldError('HERALD_UNAUTHORIZED', 'the access token is unknown, revoked, expired or for another resource');
+  return (await gate.admitGranted(requesterOf(c), access.key)).principal;
 }
 
 /**

@@ -22,6 +22,7 @@ import type { ApiPrincipal } from '../../accounts/api-keys.js';
 import { askAgent, type AskInput } from '../../runtime/mcp-endpoint/ask-agent.js';
 import { DOCUMENT_TEMPLATE, listDocuments, readDocument, type DocumentSource } from '../../runtime/mcp-endpoint/document-resources.js';
 import { governedCall } from '../../runtime/mcp-endpoint/governed-call.js';
+import type { CallsInFlight } from '../../runtime/mcp-endpoint/calls-in-flight.js';
 import { approvalTimeoutMs, keyOffer, type OfferedTool } from '../../runtime/mcp-endpoint/key-offer.js';
 import { searchDocuments, type AgentSearch, type SearchInput } from '../../runtime/mcp-endpoint/search-documents.js';
 import type { McpSession } from './mcp-sessions.js';
@@ -40,6 +41,8 @@ export interface SessionServerDeps {
   onGovernedCallFinished?: AgentTurnDeps['onToolCallFinished'];
   /** how often a call waiting for a person on the console reads its record again */
   approvalPollMs?: number;
+  /** marks governed calls while they execute (a successor records them interrupted) */
+  inFlight?: CallsInFlight;
 }
 
 /** herald's name and version at /mcp, in initialize's serverInfo */
@@ -173,7 +176,7 @@ async function callTool(deps: SessionServerDeps, tool: OfferedTool, args: Record
       const { toolCalls } = deps.turns;
       if (!ctx.grant || !toolCalls) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${tool.name}`);
       const result = await governedCall(
-        { toolCalls, approvalTimeoutMs: approvalTimeoutMs(deps.config), onCallFinished: deps.onGovernedCallFinished },
+        { toolCalls, approvalTimeoutMs: approvalTimeoutMs(deps.config), onCallFinished: deps.onGovernedCallFinished, inFlight: deps.inFlight },
         {
           tools: ctx.grant,
           spec: tool.spec,

@@ -44,6 +44,24 @@ export class PlatformGate {
       throw new HeraldError('HERALD_UNAUTHORIZED', message);
     }
     this.failures.succeeded(who);
+    return this.limited(principal);
+  }
+
+  /**
+   * A call made with an OAuth grant of key `name` (herald's tokens for /mcp): the key as it is
+   * now (a key removed since the consent admits nothing), then its rate limit.
+   */
+  async admitGranted(who: Requester, name: string): Promise<PlatformAdmission> {
+    const principal = await this.keys.named(name);
+    if (!principal) {
+      this.failures.failed(who, 'unknown key');
+      throw new HeraldError('HERALD_UNAUTHORIZED', `The API key "${name}" this grant carries no longer exists.`);
+    }
+    this.failures.succeeded(who);
+    return this.limited(principal);
+  }
+
+  private limited(principal: ApiPrincipal): PlatformAdmission {
     const decision = this.rate.take(principal.name);
     const headers = rateLimitHeaders(decision);
     if (!decision.allowed) {

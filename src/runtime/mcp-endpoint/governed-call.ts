@@ -5,6 +5,7 @@ import { uuidV7 } from '../../time/uuid-v7.js';
 import { parseArguments } from '../../tools/tool-arguments.js';
 import type { ToolResult, ToolSpec } from '../../tools/tool-spec.js';
 import type { TurnTools } from '../../tools/turn-tools.js';
+import type { CallsInFlight } from './calls-in-flight.js';
 
 /** the owner kind of a call an MCP client made through /mcp: its owner id is the MCP session */
 export const MCP_OWNER = 'mcp' as const;
@@ -27,6 +28,8 @@ export interface GovernedCallDeps {
   /** tools.approvalTimeout, in ms: a call unanswered this long is refused (the approval sweep expires it) */
   approvalTimeoutMs: number;
   onCallFinished?: RoundContext['onCallFinished'];
+  /** marks the calls executing in this process, so a successor records them interrupted */
+  inFlight?: CallsInFlight;
 }
 
 export interface GovernedCall {
@@ -80,12 +83,23 @@ export async function governedCall(deps: GovernedCallDeps, call: GovernedCall): 
       return { text: decided.message, isError: true, callRecordId: record.id, status: 'denied' };
     }
     const startedAt = Date.now();
+    await deps.inFlight?.started(record.id);
     await ledger.start(record.id, startedAt);
-    return finished(record.id, await executeCall(ctx, { ...waiting, status: 'running', startedAt }, spec, parsed.args), deps, record.id);
+    return executing(deps, record.id, () => executeCall(ctx, { ...waiting, status: 'running', startedAt }, spec, parsed.args));
   }
   const running: ToolCallRecord = { ...record, status: 'running', startedAt: now };
+  await deps.inFlight?.started(record.id);
   await deps.toolCalls.insert([running]);
-  return finished(record.id, await executeCall(ctx, running, spec, parsed.args), deps, record.id);
+  return executing(deps, record.id, () => executeCall(ctx, running, spec, parsed.args));
+}
+
+/** the call executed, marked in flight (CallsInFlight) until its record is final */
+async function executing(deps: GovernedCallDeps, id: string, execute: () => Promise<ToolResult>): Promise<GovernedResult> {
+  try {
+    return await finished(id, await execute(), deps, id);
+  } finally {
+    await deps.inFlight?.ended(id);
+  }
 }
 
 async function finished(id: string, result: ToolResult, deps: GovernedCallDeps, callRecordId: string): Promise<GovernedResult> {

@@ -3,6 +3,7 @@ import { clear, field, h, notice } from './dom.js';
 import { agentsPage } from './page-agents.js';
 import { alertsPage } from './page-alerts.js';
 import { approvalsPage } from './page-approvals.js';
+import { connectPage } from './page-connect.js';
 import { deliveriesPage } from './page-deliveries.js';
 import { filesPage } from './page-files.js';
 import { keysPage } from './page-keys.js';
@@ -33,6 +34,8 @@ const pages = [
   { id: 'files', label: 'Files', page: filesPage },
   { id: 'keys', label: 'API keys', page: keysPage },
   { id: 'agents', label: 'Agents', page: agentsPage },
+  // reached from an MCP client's sign-in (herald's OAuth), never from the menu
+  { id: 'connect', label: 'Connect an MCP client', page: connectPage, hidden: true },
 ];
 
 const app = document.getElementById('app');
@@ -50,7 +53,7 @@ function shell() {
   const nav = h(
     'nav',
     { class: 'nav', 'aria-label': 'Console' },
-    h('ul', {}, pages.map((p) => h('li', {}, h('a', { href: `#/${p.id}`, 'data-page': p.id }, p.label)))),
+    h('ul', {}, pages.filter((p) => !p.hidden).map((p) => h('li', {}, h('a', { href: `#/${p.id}`, 'data-page': p.id }, p.label)))),
   );
   const live = h('span', { class: 'live', id: 'live', title: 'Live updates' }, 'connecting');
   const signOut = h('button', { type: 'button', class: 'link', onclick: async () => { await api.signOut().catch(() => {}); showSignIn(); } }, 'Sign out');

@@ -6,6 +6,22 @@ export function keysPage(root) {
   const agents = h('input', { name: 'agents', placeholder: 'all agents (or: support, sales)' });
   const shown = h('div', {});
   const list = h('div', {});
+  const clients = h('div', {});
+  const loadClients = async () => {
+    const { data } = await api.get('/mcp/grants');
+    clear(clients, data.length ? h('h2', {}, 'MCP clients connected through OAuth') : null, data.length ? table([
+      { label: 'Client', cell: (g) => g.client.name },
+      { label: 'Key', cell: (g) => g.key },
+      { label: 'Consented', cell: (g) => timeCell(g.createdAt) },
+      { label: 'Last refresh', cell: (g) => timeCell(g.refreshedAt) },
+      { label: 'Actions', cell: (g) => h('button', { type: 'button', class: 'danger', onclick: async () => {
+        if (!confirm(`Revoke ${g.client.name}'s access? Its tokens stop working at once.`)) return;
+        await api.del(`/mcp/grants/${encodeURIComponent(g.id)}`);
+        clear(shown, notice(`Revoked ${g.client.name}'s access.`, 'good'));
+        loadClients();
+      } }, 'Revoke') },
+    ], data, { caption: 'MCP clients' }) : null);
+  };
   const load = async () => {
     const { data } = await api.get('/keys');
     clear(list, table([
@@ -49,7 +65,8 @@ export function keysPage(root) {
     field('Agents', agents),
     h('button', { type: 'submit', class: 'primary' }, 'Create key'),
   );
-  clear(root, h('h1', {}, 'API keys'), h('p', { class: 'lead' }, 'Keys of the platform API (/v1). A new key is shown once.'), form, shown, list);
+  clear(root, h('h1', {}, 'API keys'), h('p', { class: 'lead' }, 'Keys of the platform API (/v1). A new key is shown once.'), form, shown, list, clients);
   load();
+  loadClients();
   return {};
 }
