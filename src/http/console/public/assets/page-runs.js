@@ -2,7 +2,7 @@ import { api, qs, traceUrl } from './api.js';
 import { pagedList } from './paged.js';
 import { absTime, badge, clear, coalesced, duration, field, h, idChip, json, notice, table, timeCell, traceCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
-import { toolCountsCell, toolCountsText, toolLimitText, toolTimeline } from './tool-calls.js';
+import { directCallView, toolCountsCell, toolCountsText, toolLimitText, toolTimeline } from './tool-calls.js';
 
 /** the Tools filter: `?tools=` of GET /admin/runs */
 const toolFilters = [
@@ -122,14 +122,7 @@ function runDetail(root, id) {
           ['Re-runs', run.reruns.length ? run.reruns.map((r) => h('a', { href: `#/runs/${encodeURIComponent(r)}` }, h('code', {}, r), ' ')) : '—'],
         ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
       ),
-      h('h2', {}, 'Prompt as the model saw it'),
-      run.prompt ? h('pre', { class: 'code prompt' }, run.prompt) : h('p', { class: 'muted' }, 'Not recorded (the run has not finished, or failed before the model answered).'),
-      h('h2', {}, 'Transcript'),
-      run.transcript.length
-        ? h('ol', { class: 'transcript' }, run.transcript.map((m) => h('li', { class: `msg ${m.role}` }, h('span', { class: 'role' }, m.role), h('div', { class: 'content' }, m.content))))
-        : h('p', { class: 'muted' }, 'No transcript.'),
-      h('h2', {}, 'Model turns and tool calls'),
-      toolTimeline(run.toolCalls ?? [], run.reply !== null),
+      ...(run.action?.kind === 'tool' ? directCallSections(run) : modelSections(run)),
       h('h2', {}, 'Reply'),
       run.reply ? h('pre', { class: 'code' }, run.reply) : h('p', { class: 'muted' }, '—'),
       h('h2', {}, 'Delivery'),
@@ -140,6 +133,30 @@ function runDetail(root, id) {
   };
   load().catch((e) => clear(body, notice(e.message, 'bad')));
   return { refresh: coalesced(load), kinds: ['runs', 'deliveries', 'sessions'] };
+}
+
+/** an agent's run: what its model saw, the transcript, its turns and their tool calls */
+function modelSections(run) {
+  return [
+    h('h2', {}, 'Prompt as the model saw it'),
+    run.prompt ? h('pre', { class: 'code prompt' }, run.prompt) : h('p', { class: 'muted' }, 'Not recorded (the run has not finished, or failed before the model answered).'),
+    h('h2', {}, 'Transcript'),
+    run.transcript.length
+      ? h('ol', { class: 'transcript' }, run.transcript.map((m) => h('li', { class: `msg ${m.role}` }, h('span', { class: 'role' }, m.role), h('div', { class: 'content' }, m.content))))
+      : h('p', { class: 'muted' }, 'No transcript.'),
+    h('h2', {}, 'Model turns and tool calls'),
+    toolTimeline(run.toolCalls ?? [], run.reply !== null),
+  ];
+}
+
+/** a direct call's run (action "tool", a schedule's toolCall): no model, the call itself with its arguments and result */
+function directCallSections(run) {
+  const call = run.action.call;
+  return [
+    h('h2', {}, 'Tool call (direct, no model)'),
+    h('p', {}, h('code', {}, call.tool), run.action.schedule ? ' called by its schedule' : ' called by its mapping', ', each attempt below'),
+    directCallView(run.toolCalls ?? []),
+  ];
 }
 
 const waitReasons = { concurrency: "its mapping's concurrency", rate: "its mapping's rate", coalesce: 'its coalescing window' };
