@@ -11,7 +11,7 @@ import { compiledBaseline } from './compiled-baseline.js';
 import { executedPerSecond, executesRuns, renderExecutedTable, type ExecutedRow } from './executed-table.js';
 import { runLoad, type LoadResult } from './load.js';
 import { cpuMillis, trackPeakMemory, waitUntilIdle } from './process-stats.js';
-import { MAPPED_BODY, mappedHookMappings } from './mapped-hook.js';
+import { MAPPED_BODY, mappedHookMappings, mappedToolMapping } from './mapped-hook.js';
 import { GITHUB_PRESET, GITHUB_SIGNING, githubBaselineConfig, SIGNED_BODY, SIGNED_PATH, signedHeaders } from './signed-hook.js';
 import { PerfRecording, renderPerfSplit, type PerfWindow } from './perf-split.js';
 import { formatTable, mb, ms } from './table.js';
@@ -119,6 +119,15 @@ const endpoints: Endpoint[] = [
     baselinePath: '/hooks/mapped-agent-executed',
     body: (tag) => MAPPED_BODY.replace('{n}', `${tag} {n}`),
   },
+  // a mapped direct tool call (bench/mapped-hook.ts): accepted as mapped-agent is (the baseline's
+  // mapped-agent path does that work), then executed by calling the echo MCP server in its own process
+  // instead of the embedded model
+  {
+    path: '/hooks/mapped-tool',
+    label: '/hooks/mapped-tool, a direct tool call',
+    baselinePath: '/hooks/mapped-agent',
+    body: (tag) => MAPPED_BODY.replace('{n}', `${tag} {n}`),
+  },
   // a signed preset webhook (bench/signed-hook.ts): the github preset's signature, routing, templates
   // and delivery id (an idempotency record per delivery), against a baseline doing the same
   // (bench/baseline-signed.ts); the mapped-agent row above is the same kind of work unsigned
@@ -173,10 +182,14 @@ interface Servers {
   baselines: Map<ChildServer, BaselineSchema>;
   /** each server's SQLite file */
   storeFiles: Map<ChildServer, string>;
+  /** the echo MCP server of the mapped-tool row, when it runs */
+  echo?: ChildServer;
 }
 
 async function startServers(dir: string, options: HooksBenchOptions): Promise<Servers> {
   const logEnv = { HERALD_LOG_LEVEL: options.logLevel };
+  // the mapped-tool row's MCP server, in its own process so its CPU is not herald's
+  const echo = !options.endpoints || options.endpoints.includes('mapped-tool') ? await startChildServer({ name: 'mcp-echo', args: ['--import', 'tsx', path.join(ROOT, 'bench/mcp-echo-server.ts')], cwd: ROOT }) : undefined;
   const profile = cpuProfileArgs(options.cpuProfileDir);
   const roots = options.heraldRoots.length ? options.heraldRoots : [ROOT];
   const heralds: ChildServer[] = [];
@@ -193,7 +206,8 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<Se
       JSON.stringify(
         {
           gateway: { host: '127.0.0.1', port: 0, auth: { token: GATEWAY_TOKEN } },
-          hooks: { enabled: true, token: HOOK_TOKEN, mappings: mappedHookMappings(), presets: [GITHUB_PRESET] },
+          hooks: { enabled: true, token: HOOK_TOKEN, mappings: [...mappedHookMappings(), ...(echo ? [mappedToolMapping()] : [])], presets: [GITHUB_PRESET] },
+          ...(echo && { tools: { mcpServers: { echo: { url: echo.url } } } }),
           heartbeat: { every: '0' },
           storage: { sqlite: './data/herald.db' },
         },
@@ -226,7 +240,7 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<Se
     baselines.set(baseline, schema);
     storeFiles.set(baseline, baselineDb);
   }
-  return { heralds, baselines, storeFiles };
+  return { heralds, baselines, storeFiles, ...(echo && { echo }) };
 }
 
 /** the runs a server's file holds queued or running, read beside the server (WAL: a reader does not stop its writer) */
@@ -351,7 +365,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     `webhook benchmark: ${options.connections} connections, ${options.durationSeconds}s per run after a ${options.warmupSeconds}s warm-up; ` +
       `node ${process.version}, ${os.cpus().length} CPUs (load average ${os.loadavg()[0]!.toFixed(1)}); load generator, herald and baseline share this machine`,
   );
-  const { heralds, baselines, storeFiles } = await startServers(dir, options);
+  const { heralds, baselines, storeFiles, echo } = await startServers(dir, options);
   const servers = [...baselines.keys(), ...heralds];
   const chosen = options.endpoints ? endpoints.filter((e) => options.endpoints!.includes(nameOf(e))) : endpoints;
   if (!chosen.length) throw new Error(`BENCH_ENDPOINTS names none of ${endpoints.map(nameOf).join(', ')}`);
@@ -393,7 +407,7 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
     }
   } finally {
     await perf?.stop();
-    await Promise.all(servers.map((s) => s.stop()));
+    await Promise.all([...servers, ...(echo ? [echo] : [])].map((s) => s.stop()));
     fs.rmSync(dir, { recursive: true, force: true });
   }
 
@@ -431,6 +445,9 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   if (options.baselineSchemas.includes('herald')) console.log('- The herald-schema baseline writes into a file made by herald\'s migrations: the same indexes and counting triggers as herald.');
   console.log('- mapped-wake / mapped-agent: both validate the payload with ajv (+ ajv-formats, compiled once) and render JSONata templates');
   console.log('  (bench/mapped-hook.ts) before the same insert; herald also copies the payload without prototype keys first.');
+  console.log('- mapped-tool: herald accepts it as mapped-agent (schema, templates, a runs row before the 202), then executes each run by');
+  console.log('  calling echo on an MCP server in its own process (bench/mcp-echo-server.ts, Streamable HTTP) instead of asking the embedded');
+  console.log('  model, each call recorded in tool_calls before and after; compared with the baseline\'s mapped-agent path, which only inserts.');
   console.log('- github (a signed preset webhook): no token; both check X-Hub-Signature-256 (HMAC-SHA256 of the raw body, constant-time');
   console.log('  compare) before the JSON parse, route by X-GitHub-Event and action (herald by the preset\'s predicates, the baseline in code),');
   console.log('  render the preset\'s issue templates with JSONata, and keep the delivery\'s idempotency record (X-GitHub-Delivery) with the run;');

@@ -46,6 +46,22 @@ export function mappedHookMappings(): Record<string, unknown>[] {
 }
 
 /**
+ * The mapped-tool path: the same schema, and the issue's title templated into the arguments of a
+ * direct call (action "tool") of the echo MCP server's read-only `echo` (bench/mcp-echo-server.ts),
+ * so the hook token alone lets it run: what a mapped call costs beside a mapped agent request.
+ */
+export function mappedToolMapping(): Record<string, unknown> {
+  return {
+    id: 'bench-tool',
+    match: { path: 'mapped-tool' },
+    action: 'tool',
+    schema: MAPPED_SCHEMA,
+    tool: 'echo__echo',
+    arguments: { message: 'Issue #{{ issue.number }} of {{ repository.full_name }}: {{ issue.title }}' },
+  };
+}
+
+/**
  * `count` mappings on their own paths (`m-0` … `m-<count-1>`), each with a `when` predicate
  * when `withWhen`; the request goes to the last one.
  */

@@ -3,6 +3,7 @@ import type { HeraldConfig } from '../config/schema.js';
 import { resolveModelRef } from '../models/model-refs.js';
 import type { UsageEntry, UsageLimit, UsageRepo } from '../store/port.js';
 import { copyWith } from '../utils/copy-with.js';
+import { modelCost } from './model-cost.js';
 
 /** one model call's tokens, as the caller knows them; the time, the total, the canonical ref and the cost are added here */
 export type UsageRecord = Omit<UsageEntry, 'at' | 'totalTokens' | 'cost'>;
@@ -32,7 +33,6 @@ export class UsageRecorder {
   /** the call as the store keeps it: its time, canonical model ref, total and cost */
   entryOf(call: UsageRecord): UsageEntry {
     const model = this.canonical(call.model);
-    const price = Object.hasOwn(this.config.models.prices, model) ? this.config.models.prices[model] : undefined;
     const promptTokens = Math.max(0, Math.round(call.promptTokens));
     const completionTokens = Math.max(0, Math.round(call.completionTokens));
     return copyWith(call, {
@@ -41,7 +41,7 @@ export class UsageRecorder {
       promptTokens,
       completionTokens,
       totalTokens: promptTokens + completionTokens,
-      cost: price ? (promptTokens * price.input + completionTokens * price.output) / 1_000_000 : 0,
+      cost: modelCost(this.config.models.prices, model, promptTokens, completionTokens),
     });
   }
 

@@ -56,8 +56,8 @@ export interface CompiledMapping {
   definition?: Record<string, unknown>;
   /** the compiled `respond`: a handshake, or a reply awaited up to waitMs */
   respond?: CompiledRespond;
-  /** the mapping's own `retainPayloads`, when it sets one */
-  retainPayloads?: boolean;
+  /** the mapping's own `retainPayloads`, when it sets one: all, none, or a sample kept some days */
+  retainPayloads?: boolean | { sample: number; days?: number };
   /** the body's fields a retained payload keeps `…` in place of (its `retainMasked`) */
   retainMasked?: readonly string[];
   /** its concurrency, rate and coalescing, when it governs its runs' traffic */

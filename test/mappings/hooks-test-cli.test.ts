@@ -107,6 +107,52 @@ describe('herald hooks test', () => {
   });
 });
 
+describe('herald hooks test: a direct tool call', () => {
+  /** a mapping that closes a ticket when an order is cancelled; its server is never reached by a dry run */
+  function toolProject(fixtures: unknown[]) {
+    const dir = tempDir('herald-cli-');
+    const config = baseConfig({ tools: { mcpServers: { tickets: { url: 'http://127.0.0.1:9/mcp' } } } });
+    fs.writeFileSync(path.join(dir, 'herald.json'), JSON.stringify(config));
+    fs.mkdirSync(path.join(dir, 'mappings'));
+    fs.writeFileSync(
+      path.join(dir, 'mappings/cancel.yaml'),
+      `- id: cancel
+  match: { path: shop/cancel }
+  action: tool
+  tool: tickets__close_ticket
+  arguments: { id: "order-{{ id }}", reason: "{{ reason }}" }
+`,
+    );
+    fs.writeFileSync(path.join(dir, 'mappings/cancel.test.json'), JSON.stringify(fixtures));
+    fs.writeFileSync(path.join(dir, 'cancel.json'), JSON.stringify({ id: 7, reason: 'out of stock' }));
+    return dir;
+  }
+
+  it('prints the resolved call and its grant decision, and makes nothing', async () => {
+    const dir = toolProject([]);
+    const result = await run(dir, 'shop/cancel', '--payload', path.join(dir, 'cancel.json'));
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.out.join('\n'))).toMatchObject({ kind: 'tool', call: { tool: 'tickets__close_ticket', arguments: { id: 'order-7', reason: 'out of stock' } } });
+    expect(result.err).toContain('tool call (not made): tickets__close_ticket: runs at once if it is read-only; a write waits for a person (not granted by the mapping)');
+  });
+
+  it('fixtures assert on the resolved call: its arguments and its decision; a wrong argument is named', async () => {
+    const dir = toolProject([
+      { name: 'cancelled', payload: { id: 7, reason: 'out of stock' }, expect: { kind: 'tool', toolCall: { tool: 'tickets__close_ticket', arguments: { id: 'order-7', reason: 'out of stock' } } } },
+      { name: 'decision', payload: { id: 8, reason: 'late' }, expect: { toolCall: { decision: 'tickets__close_ticket: runs at once if it is read-only; a write waits for a person (not granted by the mapping)' } } },
+      { name: 'wrong on purpose', payload: { id: 9, reason: 'late' }, expect: { toolCall: { arguments: { id: 'order-10', reason: 'late' } } } },
+    ]);
+    const result = await run(dir, '--fixtures', path.join(dir, 'mappings/cancel.test.json'));
+    expect(result.code).toBe(1);
+    expect(result.out.slice(0, 4)).toEqual([
+      'ok   cancel.test.json #1 (cancelled)',
+      'ok   cancel.test.json #2 (decision)',
+      'FAIL cancel.test.json #3 (wrong on purpose)',
+      expect.stringMatching(/^ {7}toolCall: expected \{"arguments":\{"id":"order-10","reason":"late"\}\}, got \{"tool":"tickets__close_ticket","arguments":\{"id":"order-9","reason":"late"\},"decision":/),
+    ]);
+  });
+});
+
 describe('herald config check', () => {
   it('names the mapping and the template of a syntax error', async () => {
     const dir = project({ 'mappings/bad.yaml': 'id: bad\nmatch: { path: bad }\nmessageTemplate: "Hi {{ name + }}"\n' });

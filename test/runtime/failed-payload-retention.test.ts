@@ -50,3 +50,39 @@ describe('the payload of a failed request', () => {
     expect(receipt).toMatchObject({ failure: { stage: 'schema', mappingId: 'counts' }, retainedUntil: null });
   });
 });
+
+describe("a mapping's retainPayloads: { sample, days }", () => {
+  const sampled = (sample: number) => [{ id: 'orders', match: { path: 'orders' }, messageTemplate: 'n {{ n }}', deliver: false, schema, retainPayloads: { sample, days: 14 } }];
+  const send = (app: TestApp, n: unknown) => app.request('/hooks/orders', { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ n }) });
+  const receipts = (app: TestApp, count: number) =>
+    eventually(async () => {
+      const rows = ((await (await app.request('/admin/receipts?path=orders', { headers: admin })).json()) as any).data;
+      return rows.length === count && rows;
+    });
+
+  it('sample 1: every successful request kept for its days, then pruned by age (the boolean form is the describe above)', async () => {
+    const app = await testApp({ hooks: { mappings: sampled(1) } });
+    expect((await send(app, 1)).status).toBe(202);
+    const [kept] = await receipts(app, 1);
+    expect(Date.parse(kept.retainedUntil) - Date.parse(kept.receivedAt)).toBe(14 * 86_400_000);
+    expect(await app.gateway.store.receipts.payload(kept.id, Date.now())).toBeDefined();
+    // the retention's pruning, 15 days on: the payload is gone, the receipt stays
+    const pruned = await app.gateway.store.receipts.prune({ now: Date.now() + 15 * 86_400_000, maxTotalBytes: 1 << 30, receiptsBefore: 0 });
+    expect(pruned.payloads).toBe(1);
+    expect(await app.gateway.store.receipts.payload(kept.id, Date.now())).toBeUndefined();
+  });
+
+  it('sample 0: no successful request kept; a failed one still is, for the mapping\'s days', async () => {
+    const app = await testApp({ hooks: { mappings: sampled(0) } });
+    expect((await send(app, 1)).status).toBe(202);
+    expect((await send(app, 'not a number')).status).toBe(400);
+    const [failed, ok] = await receipts(app, 2);
+    expect(ok).toMatchObject({ status: 202, retainedUntil: null });
+    expect(failed.failure).toMatchObject({ stage: 'schema' });
+    expect(Date.parse(failed.retainedUntil) - Date.parse(failed.receivedAt)).toBe(14 * 86_400_000);
+  });
+
+  it('a sample out of 0..1 refuses the start, naming the field', async () => {
+    await expect(testApp({ hooks: { mappings: sampled(2) } })).rejects.toThrow(/retainPayloads/);
+  });
+});

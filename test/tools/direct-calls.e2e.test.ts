@@ -62,11 +62,11 @@ async function sendSigned(h: TestApp, payload: unknown = fixture.payload): Promi
 }
 
 const runOf = async (h: TestApp, id: string) => (await (await h.request(`/admin/runs/${id}`, { headers: admin })).json()) as Record<string, any>;
-const settled = (h: TestApp, id: string, statuses = ['succeeded', 'failed', 'waiting_approval']) =>
+const settled = (h: TestApp, id: string, statuses = ['succeeded', 'failed', 'waiting_approval'], timeoutMs?: number) =>
   eventually(async () => {
     const run = await runOf(h, id);
     return statuses.includes(run.status) ? run : undefined;
-  });
+  }, timeoutMs);
 
 describe('a mapping that calls a tool directly', () => {
   it('signed and granted: the call runs once, on the record, its result delivered to the channel, no model asked', async () => {
@@ -151,6 +151,59 @@ describe('a mapping that calls a tool directly', () => {
     expect(replayed).toMatchObject({ status: 202, outcome: 'tool', replayOf: failed.id });
     expect(await settled(h, replayed.runId)).toMatchObject({ status: 'succeeded' });
     expect(tickets!.invocations).toEqual([{ tool: 'close_ticket', id: 'PR-2' }]);
+    expect(model!.requests).toHaveLength(0);
+  });
+});
+
+describe("a direct call's retry policy", () => {
+  it('a read-only call that failed is made again, and the run succeeds with the second answer', async () => {
+    const h = await start([mapping({ tool: 'tickets__lookup_ticket', then: undefined, retry: { attempts: 3, initialMs: 0 } })]);
+    tickets!.failNext();
+    const { runId } = (await (await sendSigned(h)).json()) as { runId: string };
+    expect(await settled(h, runId, ['succeeded', 'failed'])).toMatchObject({ status: 'succeeded', reply: 'ticket PR-2 is open' });
+    expect(tickets!.invocations).toEqual([
+      { tool: 'lookup_ticket', id: 'PR-2' },
+      { tool: 'lookup_ticket', id: 'PR-2' },
+    ]);
+    // each attempt on the record
+    expect(await h.gateway.store.toolCalls.ofOwner('run', runId)).toMatchObject([
+      { tool: 'lookup_ticket', status: 'failed', error: 'the ticket system is out of order' },
+      { tool: 'lookup_ticket', status: 'succeeded', result: 'ticket PR-2 is open' },
+    ]);
+    expect(model!.requests).toHaveLength(0);
+  });
+
+  it('a write that failed after reaching its server is not made again, whatever the policy: the run fails with its error', async () => {
+    const h = await start([mapping({ then: undefined, retry: { attempts: 3, initialMs: 0 } })]);
+    tickets!.failNext();
+    const { runId } = (await (await sendSigned(h)).json()) as { runId: string };
+    expect(await settled(h, runId, ['succeeded', 'failed'])).toMatchObject({ status: 'failed', error: 'the ticket system is out of order' });
+    expect(tickets!.invocations).toEqual([{ tool: 'close_ticket', id: 'PR-2' }]);
+    expect(await h.gateway.store.toolCalls.ofOwner('run', runId)).toMatchObject([{ tool: 'close_ticket', status: 'failed' }]);
+    expect(model!.requests).toHaveLength(0);
+  });
+});
+
+describe('a direct call whose server is down', () => {
+  it('fails on the record without being made; re-run once the server is back, it runs once', async () => {
+    const h = await start([mapping({ then: undefined })]);
+    const port = Number(new URL(tickets!.url).port);
+    await tickets!.close();
+    const { runId } = (await (await sendSigned(h)).json()) as { runId: string };
+    const failed = await settled(h, runId, ['succeeded', 'failed']);
+    expect(failed.status).toBe('failed');
+    const [call] = await h.gateway.store.toolCalls.ofOwner('run', runId);
+    expect(call).toMatchObject({ server: 'tickets', tool: 'close_ticket', status: 'failed' });
+    expect(call!.error).toMatch(/^the call to the server tickets failed: fetch failed \(connect ECONNREFUSED/);
+
+    // the server back on its port: the operator re-runs the failed run (POST /admin/runs/{id}/rerun)
+    tickets = await startTicketServer({ port });
+    await eventually(() => h.gateway.mcp.health().find((s) => s.server === 'tickets')?.state === 'ready', 60_000);
+    const rerun = await h.request(`/admin/runs/${runId}/rerun`, { method: 'POST', headers: admin });
+    expect(rerun.status).toBe(202);
+    const { runId: again } = (await rerun.json()) as { runId: string };
+    expect(await settled(h, again, ['succeeded', 'failed'], 30_000)).toMatchObject({ status: 'succeeded', reply: 'closed PR-2' });
+    expect(tickets.invocations).toEqual([{ tool: 'close_ticket', id: 'PR-2' }]);
     expect(model!.requests).toHaveLength(0);
   });
 });

@@ -158,6 +158,39 @@ describe('a tool call to an MCP server over Streamable HTTP', () => {
   });
 });
 
+describe("a mapping's direct tool call (action: tool)", () => {
+  it("is an execute_tool span under the run, in the request's trace, and the server receives its traceparent; no model call", async () => {
+    collector = await startFakeCollector();
+    const { server, traceparents } = await ticketServer();
+    const model = await toolModel();
+    herald = await startHerald(
+      toolConfig(model, server, {
+        hooks: { mappings: [{ id: 'lookup', match: { path: 'tickets' }, action: 'tool', tool: 'crm__lookup', arguments: { ticket: '{{ ticket }}' } }] },
+      }),
+    );
+    await ready(herald);
+    const res = await fetch(`${herald.url}/hooks/tickets`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ ticket: PAYLOAD_VALUE }) });
+    expect(res.status).toBe(202);
+    const { runId } = (await res.json()) as { runId: string };
+    await eventually(async () => {
+      const run = (await (await fetch(`${herald!.url}/admin/runs/${runId}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { status: string };
+      return run.status === 'succeeded';
+    });
+    const spans = await exported((all) => all.some((s) => s.name === 'herald.run' && s.attributes['herald.run.status'] === 'succeeded'));
+
+    const run = only(spans, (s) => s.name === 'herald.run');
+    const trace = spans.filter((s) => s.traceId === run.traceId);
+    expect(only(trace, (s) => s.name === 'POST /hooks/tickets').parentSpanId).toBe('');
+    const tool = only(trace, (s) => s.name === 'execute_tool crm__lookup');
+    expect(tool).toMatchObject({ kind: KIND.internal, parentSpanId: run.spanId, statusCode: 0 });
+    expect(tool.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'crm__lookup', 'herald.tool.server': 'crm', 'herald.tool.status': 'succeeded' });
+    expect(trace.filter((s) => s.name.startsWith('chat '))).toEqual([]);
+    expect(traceparents.map(traceparentOf)).toEqual([{ traceId: run.traceId, parentId: tool.spanId }]);
+    expect(model.requests).toHaveLength(0);
+    expectNothingOf([PAYLOAD_VALUE, TOOL_RESULT, MCP_TOKEN, MODEL_KEY]);
+  });
+});
+
 describe('a heartbeat turn', () => {
   it('is a trace of its own, its model calls and tool calls under it', async () => {
     collector = await startFakeCollector();

@@ -236,9 +236,17 @@ export const mappingSchema = z
         "The sender's delivery id as an Idempotency-Key (templated), e.g. {{ headers.x-github-delivery }} or Stripe's {{ id }}: a repeat with the same rendered key on the same path is answered with the stored response instead of being processed again. Empty: no key. A request's Idempotency-Key header wins.",
       ),
     retainPayloads: z
-      .boolean()
+      .union([
+        z.boolean(),
+        z
+          .object({
+            sample: z.number().min(0).max(1).describe('The share of successful requests kept (0 to 1: 0.1 keeps about one in ten, drawn at random per request). A failed one is kept as hooks.retainFailedPayloads says.'),
+            days: z.number().positive().max(365).optional().describe('How long each kept payload is kept, in days (default hooks.retention.payloadTtlHours); pruned by age like every retained payload.'),
+          })
+          .strict(),
+      ])
       .optional()
-      .describe("Retain this mapping's requests (raw body, non-secret headers) for replay and backtests, for hooks.retention.payloadTtlHours; overrides hooks.retainPayloads and hooks.retainFailedPayloads."),
+      .describe("Retain this mapping's requests (raw body, non-secret headers) for replay, backtests and herald eval. true: every request, for hooks.retention.payloadTtlHours; false: none, failed ones neither; { sample, days }: a sample of the successful ones (and the failed ones, as hooks.retainFailedPayloads says), each kept days. Overrides hooks.retainPayloads and hooks.retainFailedPayloads."),
     retainMasked: z
       .array(z.string().min(1).max(64))
       .max(16)

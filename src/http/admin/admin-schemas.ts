@@ -307,7 +307,9 @@ export const mappingSchemaView = z
     path: z.string().nullable(),
     builtIn: z.boolean(),
     signed: z.boolean(),
-    retainPayloads: z.boolean(),
+    retainPayloads: z
+      .union([z.boolean(), z.object({ sample: z.number(), days: z.number().optional() })])
+      .openapi({ description: 'Whether its requests are retained for replay: all, none, or a sample of the successful ones kept some days.' }),
     match: z.record(z.string(), z.unknown()),
     matchText: z.string().openapi({ description: '`match` as YAML, the way a mapping file writes it.', example: 'path: github\nheaders:\n  x-github-event: push' }),
     definition: z.record(z.string(), z.unknown()).nullable().openapi({ description: 'The mapping as declared; a signing secret shows as "(set)".' }),

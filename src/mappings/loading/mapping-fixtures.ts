@@ -9,6 +9,8 @@ import { MappingsEngine } from '../mappings-engine.js';
 import { trimSlashes } from '../hook-request.js';
 import { parseUrlEncoded } from '../payload/form-payload.js';
 import { parseExactJson } from '../../utils/exact-json.js';
+import { describeDirectGrant } from '../../tools/direct-call.js';
+import type { HookAction } from '../hook-action.js';
 import { compileMappingSources, type MappingContext, type MappingInputs, type MappingSource } from './resolve-mappings.js';
 
 /** One case of a `<x>.test.json` file beside the mapping file `<x>.yaml`. */
@@ -22,7 +24,7 @@ export const fixtureCaseSchema = z
     query: z.record(z.string(), z.string()).optional().describe('Query parameters.'),
     expect: z
       .record(z.string(), z.unknown())
-      .describe("Fields the outcome must have: action fields ({kind, message, ...}), {skip: true}, or {status, error} for a refusal; idempotencyKey: the rendered key; response: a handshake's answer ({status, body, contentType}) or, for a mapping awaiting its reply, {waitMs, status, contentType, fallback}. toolCalls (tool names, or {tool, arguments} with the arguments that must be there) and replyIncludes (texts the reply must contain, case-insensitive) are checked by herald eval, which runs the agent's turn."),
+      .describe("Fields the outcome must have: action fields ({kind, message, ...}), {skip: true}, or {status, error} for a refusal; idempotencyKey: the rendered key; response: a handshake's answer ({status, body, contentType}) or, for a mapping awaiting its reply, {waitMs, status, contentType, fallback}. toolCall: a direct call (action \"tool\") as resolved, never made ({tool, arguments, decision}: the fields given must match). toolCalls (tool names, or {tool, arguments} with the arguments that must be there) and replyIncludes (texts the reply must contain, case-insensitive) are checked by herald eval, which runs the agent's turn."),
   })
   .strict();
 export const fixtureFileSchema = z.array(fixtureCaseSchema);
@@ -65,12 +67,26 @@ async function outcomeOf(engine: MappingsEngine, request: Parameters<MappingsEng
     // a handshake's answer, or what an action awaiting its reply answers (expect.response)
     if (outcome.type === 'respond') return { response: outcome.response };
     const response = outcome.response === undefined ? {} : { response: outcome.response };
-    return outcome.type === 'skip' ? { skip: true, ...key } : { ...outcome.action, ...key, ...response };
+    if (outcome.type === 'skip') return { skip: true, ...key };
+    return { ...outcome.action, ...resolvedCall(outcome.action), ...key, ...response };
   } catch (error) {
     if (!(error instanceof HeraldError)) throw error;
     const reason = error.cause instanceof Error ? { reason: error.cause.message } : {};
     return { status: error.status, error: error.message, ...(error.details !== undefined && { details: error.details }), ...reason };
   }
+}
+
+/** a direct call as a fixture sees it: its rendered arguments and the grant decision, never made */
+function resolvedCall(action: HookAction): { toolCall?: Record<string, unknown> } {
+  if (action.kind !== 'tool' || !action.call) return {};
+  const decision = describeDirectGrant(action.call.tool, { outside: action.call.outside, signed: action.signed === true, mapping: action.tools });
+  return { toolCall: { tool: action.call.tool, arguments: action.call.arguments, decision } };
+}
+
+/** `expect.toolCall` holds the fields that matter (the decision's wording may be left out); any other key, the whole value */
+function matches(key: string, actual: unknown, expected: unknown): boolean {
+  if (key !== 'toolCall' || !actual || !expected || typeof expected !== 'object') return isDeepStrictEqual(actual, expected);
+  return Object.entries(expected).every(([field, value]) => isDeepStrictEqual((actual as Record<string, unknown>)[field], value));
 }
 
 /** Runs the cases of one fixture file against the mappings of its sibling file, and only those. */
@@ -101,7 +117,7 @@ export async function runFixtureFile(fixtureFile: string, sources: MappingSource
     const mismatches = Object.entries(testCase.expect)
       // what the agent does with the action is checked by `herald eval`, which runs its turn
       .filter(([key]) => !AGENT_EXPECTATIONS.has(key))
-      .filter(([key, value]) => !isDeepStrictEqual(actual[key], value))
+      .filter(([key, value]) => !matches(key, actual[key], value))
       .map(([key, value]) => `${key}: expected ${JSON.stringify(value)}, got ${JSON.stringify(actual[key])}`);
     results.push({ label: `${path.basename(fixtureFile)} #${index + 1}${testCase.name ? ` (${testCase.name})` : ''}`, ok: mismatches.length === 0, actual, mismatches });
   }

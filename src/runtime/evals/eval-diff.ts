@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { EvalChange, EvalSide, EvalToolCall, ToolCallDiff } from './eval-case.js';
 
-function parsed(text: string): unknown {
+/** a call's arguments as recorded (JSON text) read back; the text itself when it is not JSON (a model's malformed call), equal to nothing else */
+export function parsedArguments(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -9,7 +10,10 @@ function parsed(text: string): unknown {
   }
 }
 
-const same = (a: EvalToolCall, b: EvalToolCall) => a.tool === b.tool && isDeepStrictEqual(parsed(a.arguments), parsed(b.arguments));
+/** a recorded call's arguments are these: compared as values, not as text (key order, spacing) */
+export const sameArguments = (recorded: string, args: unknown) => isDeepStrictEqual(parsedArguments(recorded), args);
+
+const same = (a: EvalToolCall, b: EvalToolCall) => a.tool === b.tool && sameArguments(a.arguments, parsedArguments(b.arguments));
 
 /**
  * The candidate's calls against the recording's: pairs with the same tool and arguments are the

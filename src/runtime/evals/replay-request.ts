@@ -10,7 +10,8 @@ import type { Toolbox } from '../../tools/toolbox.js';
 import { dryRun, type DryRunOutcome } from '../operator/dry-run.js';
 import { runPrompt } from '../run-prompt.js';
 import type { EvalCase, EvalSide, EvalToolCall } from './eval-case.js';
-import { changesOf, diffToolCalls } from './eval-diff.js';
+import { changesOf, diffToolCalls, parsedArguments } from './eval-diff.js';
+import { modelCost } from '../../accounts/model-cost.js';
 import { judgeReply } from './eval-judge.js';
 import { memoryLedger } from './eval-ledger.js';
 import type { EvalRunOptions } from './eval-request.js';
@@ -130,30 +131,17 @@ async function candidateTurn(deps: EvalDeps, input: ReplayInput, action: AgentAc
   return { outcome, error, calls, ms: Date.now() - started };
 }
 
-function costOf(config: HeraldConfig, model: string, prompt: number, completion: number): number {
-  const price = Object.hasOwn(config.models.prices, model) ? config.models.prices[model] : undefined;
-  return price ? (prompt * price.input + completion * price.output) / 1_000_000 : 0;
-}
-
 /** whether the candidate's side meets a fixture's agent expectations, and what it missed */
 function checkExpectations(expect: AgentExpectations, side: EvalSide): { ok: boolean; failures: string[] } {
   const failures: string[] = [];
   for (const wanted of expect.toolCalls ?? []) {
     const { tool, arguments: args } = typeof wanted === 'string' ? { tool: wanted, arguments: undefined } : wanted;
-    const met = side.toolCalls.some((c) => c.tool === tool && (!args || contains(parse(c.arguments), args)));
+    const met = side.toolCalls.some((c) => c.tool === tool && (!args || contains(parsedArguments(c.arguments), args)));
     if (!met) failures.push(`expected a call of ${tool}${args ? ` with ${JSON.stringify(args)}` : ''}`);
   }
   const reply = (side.reply ?? '').toLowerCase();
   for (const text of expect.replyIncludes ?? []) if (!reply.includes(text.toLowerCase())) failures.push(`expected the reply to include "${text}"`);
   return { ok: failures.length === 0, failures };
-}
-
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /** `actual` has every field of `wanted`, recursively (arrays compared whole) */
@@ -188,7 +176,7 @@ export async function replayRequest(deps: EvalDeps, input: ReplayInput, options:
         runStatus: 'succeeded',
         model: modelRef,
         tokens: { prompt: usage.prompt_tokens, completion: usage.completion_tokens },
-        cost: costOf(deps.config, modelRef, usage.prompt_tokens, usage.completion_tokens),
+        cost: modelCost(deps.config.models.prices, modelRef, usage.prompt_tokens, usage.completion_tokens),
       });
     } else Object.assign(candidate, { reply: null, runStatus: 'failed', runError: first.error });
     intended.push(...first.calls.filter((c) => c.by === 'not-executed'));

@@ -1,7 +1,7 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { ToolCallRecord } from '../../store/port.js';
 import type { ToolResult, ToolSpec } from '../../tools/tool-spec.js';
 import type { CallVerdict, TurnTools } from '../../tools/turn-tools.js';
+import { sameArguments } from './eval-diff.js';
 
 /** how a candidate's call was answered in the replay */
 export type ReplayedBy = 'recording' | 'live-read' | 'not-executed' | 'refused';
@@ -65,12 +65,4 @@ export function replayTools(candidate: TurnTools, recorded: readonly ToolCallRec
     },
     ...(candidate.unavailable && { unavailable: candidate.unavailable.bind(candidate) }),
   };
-}
-
-function sameArguments(recorded: string, args: Record<string, unknown>): boolean {
-  try {
-    return isDeepStrictEqual(JSON.parse(recorded), args);
-  } catch {
-    return false;
-  }
 }

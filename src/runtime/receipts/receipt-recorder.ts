@@ -40,17 +40,26 @@ export interface ReceiptInput {
  * Writes a receipt for every webhook request and, when the mapping (or `hooks.retainPayloads`)
  * opts in, or its mapping failed (`hooks.retainFailedPayloads`), its payload for replay: only for
  * a request that proved itself (never a stranger's body), within the size cap, without secret
- * headers. A mapping's own `retainPayloads` decides for its requests, failed ones too.
+ * headers. A mapping's own `retainPayloads` decides for its requests: all, none (failed ones too),
+ * or a sample of the successful ones kept its own number of days.
  */
 export class ReceiptRecorder {
   constructor(private readonly deps: { config: HeraldConfig; store: Store; engine: MappingsEngine; logger: Logger }) {}
 
-  private retains(input: ReceiptInput): boolean {
-    if (!input.body || input.status === 401 || input.status === 429 || input.status === 405) return false;
-    if (input.body.byteLength > this.deps.config.hooks.retention.maxPayloadBytes) return false;
-    const mapping = input.mappingId ? this.deps.engine.mapping(input.mappingId) : undefined;
+  /** until when the request's payload is kept, or undefined when it is not */
+  private retainedUntil(input: ReceiptInput): number | undefined {
+    if (!input.body || input.status === 401 || input.status === 429 || input.status === 405) return undefined;
     const { hooks } = this.deps.config;
-    return mapping?.retainPayloads ?? (hooks.retainPayloads || (input.failure !== undefined && hooks.retainFailedPayloads));
+    if (input.body.byteLength > hooks.retention.maxPayloadBytes) return undefined;
+    const ttl = input.receivedAt + hooks.retention.payloadTtlHours * 3_600_000;
+    const own = input.mappingId ? this.deps.engine.mapping(input.mappingId)?.retainPayloads : undefined;
+    const failed = input.failure !== undefined;
+    if (own === undefined) return hooks.retainPayloads || (failed && hooks.retainFailedPayloads) ? ttl : undefined;
+    if (typeof own === 'boolean') return own ? ttl : undefined;
+    // a sample of the successful requests (an eval's recorded day at a fraction of the disk), the failed ones as the hooks say
+    const kept = failed ? hooks.retainFailedPayloads : Math.random() < own.sample;
+    if (!kept) return undefined;
+    return own.days === undefined ? ttl : input.receivedAt + own.days * 86_400_000;
   }
 
   async record(input: ReceiptInput): Promise<ReceiptRecord> {
@@ -72,8 +81,8 @@ export class ReceiptRecorder {
   }
 
   private receiptOf(input: ReceiptInput): { receipt: ReceiptRecord; payload?: RetainedPayload } {
-    const retained = this.retains(input);
-    const expiresAt = input.receivedAt + this.deps.config.hooks.retention.payloadTtlHours * 3_600_000;
+    const expiresAt = this.retainedUntil(input);
+    const retained = expiresAt !== undefined;
     const receipt: ReceiptRecord = {
       // time-ordered: receipts are inserted at the end of the primary-key index, not at random pages
       id: uuidV7(input.receivedAt),
@@ -106,7 +115,7 @@ export class ReceiptRecorder {
           body: maskedBody(input.body!, this.deps.engine.retainMasked(input.path)),
           headers: retainableHeaders(input.headers ?? {}, this.deps.engine.signedMappings(input.path)),
           query: input.query ?? {},
-          expiresAt,
+          expiresAt: expiresAt!,
         }
       : undefined;
     return { receipt, payload };

@@ -12,7 +12,6 @@ import { responseObject, headOf, type ResponseHead } from './response-object.js'
 import { responseEventStream } from './response-event-stream.js';
 import { fileSearchOf, inputMessages, parseResponsesRequest, responsesClientTools } from './responses-request.js';
 import { mcpApprovals, mcpToolsOf } from './responses-mcp-request.js';
-import { parseDuration } from '../../../runtime/duration.js';
 import { sseResponse } from '../../exchange/sse-response.js';
 
 export interface ResponsesRoutesDeps {
@@ -81,7 +80,6 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
       echo: tools.echo,
       mcp: mcpToolsOf(body),
       approvals: mcpApprovals(body.input),
-      approvalTimeoutMs: parseDuration(deps.config.tools.approvalTimeout),
       signal: c.req.raw.signal,
     });
     const head: ResponseHead = {

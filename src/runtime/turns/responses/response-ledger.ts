@@ -15,9 +15,9 @@ export interface McpItemEvent {
  * and told as output items as it happens: an approval request when a call is held for the
  * client, an `mcp_call` as a call starts and again when it ends (a refused one at once). A call
  * of a tool the model made up is on the record but shows no item: it names no server. A held
- * call expires after `approvalTimeoutMs`, as a run's does (the approvals sweep refuses it).
+ * call expires as a run's does: the tool round sets its expiry (tools.approvalTimeout), the approvals sweep refuses it.
  */
-export function responseLedger(repo: ToolCallsRepo, owner: string, options: { approvalTimeoutMs: number; onItem: (event: McpItemEvent) => void }): ToolLedger {
+export function responseLedger(repo: ToolCallsRepo, owner: string, options: { onItem: (event: McpItemEvent) => void }): ToolLedger {
   const base = callsLedger(repo, 'response', owner);
   const known = new Map<string, ToolCallRecord>();
   const tell = (phase: McpItemEvent['phase'], item: ResponseMcpItem) => options.onItem({ type: 'mcp_item', phase, item });
@@ -26,7 +26,6 @@ export function responseLedger(repo: ToolCallsRepo, owner: string, options: { ap
     ownerKind: base.ownerKind,
     ownerId: base.ownerId,
     async begin(calls, checkpoint) {
-      for (const call of calls) if (call.status === 'waiting_approval') call.approvalExpiresAt = call.createdAt + options.approvalTimeoutMs;
       if (!(await base.begin(calls, checkpoint))) return false;
       for (const call of calls) {
         known.set(call.id, call);

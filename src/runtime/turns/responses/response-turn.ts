@@ -56,8 +56,6 @@ export interface ResponseTurnInput {
   approvals?: McpApprovalAnswer[];
   /** the request's: stops connecting its MCP servers when the client goes away */
   signal?: AbortSignal;
-  /** how long a call held for the client's approval waits (tools.approvalTimeout) */
-  approvalTimeoutMs: number;
 }
 
 /** what a Responses turn yields as it goes: the answer's pieces, and its MCP output items as they start and end */
@@ -201,7 +199,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
         onItem({ type: 'mcp_item', phase: 'done', item: listing });
       }
       const callsOwner = paused?.callsOwner ?? id;
-      const ledger = tools && responseLedger(toolCalls!, callsOwner, { approvalTimeoutMs: request.approvalTimeoutMs, onItem });
+      const ledger = tools && responseLedger(toolCalls!, callsOwner, { onItem });
       let record: ResponseRecord | undefined;
       const recordOf = (outcome: TurnOutcome, exchange: SessionMessage[]): ResponseRecord => ({
         id,

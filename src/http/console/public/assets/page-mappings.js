@@ -25,7 +25,7 @@ export function mappingsPage(root, { rest, params }) {
         { label: 'Action', cell: (m) => (m.definition?.action ?? (m.builtIn ? m.id : 'agent')) },
         { label: 'From', cell: (m) => m.origin },
         { label: 'Signed', cell: (m) => (m.signed ? 'yes' : 'no') },
-        { label: 'Retains', cell: (m) => (m.retainPayloads ? 'yes' : 'no') },
+        { label: 'Retains', cell: (m) => (typeof m.retainPayloads === 'object' ? `${Math.round(m.retainPayloads.sample * 100)}%${m.retainPayloads.days ? `, ${m.retainPayloads.days} d` : ''}` : m.retainPayloads ? 'yes' : 'no') },
         { label: 'Fixtures', cell: (m) => (m.fixtureFile ? h('span', { class: 'fixtures', title: `${m.fixtures.length} of the cases of ${m.fixtureFile}` }, String(m.fixtures.length)) : h('span', { class: 'muted', title: 'No fixture file beside its mapping file' }, '—')) },
       ], rows, { empty: 'No mappings match.', caption: 'Mappings' }),
     ],

@@ -3,7 +3,7 @@ import { pagedList } from './paged.js';
 import { absTime, badge, clear, coalesced, elapsed, field, h, idChip, json, notice, table, timeCell, traceCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 import { transcriptList } from './transcript.js';
-import { toolCountsCell, toolCountsText, toolLimitText, toolTimeline } from './tool-calls.js';
+import { directCallView, toolCountsCell, toolCountsText, toolLimitText, toolTimeline } from './tool-calls.js';
 
 /** the Tools filter: `?tools=` of GET /admin/runs */
 const toolFilters = [
@@ -132,14 +132,7 @@ function runDetail(root, id) {
           ['Re-runs', run.reruns.length ? run.reruns.map((r) => h('a', { href: `#/runs/${encodeURIComponent(r)}` }, h('code', {}, r), ' ')) : '—'],
         ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
       ),
-      h('h2', {}, 'Prompt as the model saw it'),
-      run.prompt ? h('pre', { class: 'code prompt' }, run.prompt) : h('p', { class: 'muted' }, 'Not recorded (the run has not finished, or failed before the model answered).'),
-      h('h2', {}, 'Transcript'),
-      run.transcript.length
-        ? transcriptList(run.transcript, () => '')
-        : h('p', { class: 'muted' }, 'No transcript.'),
-      h('h2', {}, 'Model turns and tool calls'),
-      toolTimeline(run.toolCalls ?? [], run.reply !== null),
+      ...(run.action?.kind === 'tool' ? directCallSections(run) : modelSections(run)),
       h('h2', {}, 'Reply'),
       run.reply ? h('pre', { class: 'code' }, run.reply) : h('p', { class: 'muted' }, '—'),
       h('h2', {}, 'Delivery'),
@@ -159,6 +152,30 @@ const signInNeededView = (servers) => [
   h('a', { href: '#/overview' }, 'Sign in on the Overview'),
   ')',
 ];
+
+/** an agent's run: what its model saw, the transcript, its turns and their tool calls */
+function modelSections(run) {
+  return [
+    h('h2', {}, 'Prompt as the model saw it'),
+    run.prompt ? h('pre', { class: 'code prompt' }, run.prompt) : h('p', { class: 'muted' }, 'Not recorded (the run has not finished, or failed before the model answered).'),
+    h('h2', {}, 'Transcript'),
+    run.transcript.length
+      ? transcriptList(run.transcript, () => '')
+      : h('p', { class: 'muted' }, 'No transcript.'),
+    h('h2', {}, 'Model turns and tool calls'),
+    toolTimeline(run.toolCalls ?? [], run.reply !== null),
+  ];
+}
+
+/** a direct call's run (action "tool", a schedule's toolCall): no model, the call itself with its arguments and result */
+function directCallSections(run) {
+  const call = run.action.call;
+  return [
+    h('h2', {}, 'Tool call (direct, no model)'),
+    h('p', {}, h('code', {}, call.tool), run.action.schedule ? ' called by its schedule' : ' called by its mapping', ', each attempt below'),
+    directCallView(run.toolCalls ?? []),
+  ];
+}
 
 const waitReasons = { concurrency: "its mapping's concurrency", rate: "its mapping's rate", coalesce: 'its coalescing window' };
 

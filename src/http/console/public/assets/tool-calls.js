@@ -26,7 +26,7 @@ export function approvalView(c) {
 
 export const argumentsView = (args) => (typeof args === 'string' ? h('pre', { class: 'code' }, args) : json(args));
 
-function callItem(c) {
+function callItem(c, resultOpen = false) {
   return h(
     'li',
     { class: 'call', 'data-tool-call': c.id },
@@ -34,7 +34,7 @@ function callItem(c) {
     h('div', { class: 'call-approval' }, approvalView(c)),
     h('details', { open: true }, h('summary', {}, 'Arguments (secrets masked)'), argumentsView(c.arguments)),
     c.error ? h('p', { class: 'bad-text' }, c.error) : null,
-    c.result !== null ? h('details', {}, h('summary', {}, `Result (${c.result.length} characters)`), h('pre', { class: 'code' }, c.result)) : null,
+    c.result !== null ? h('details', { open: resultOpen }, h('summary', {}, `Result (${c.result.length} characters)`), h('pre', { class: 'code' }, c.result)) : null,
   );
 }
 
@@ -51,6 +51,12 @@ export function toolTimeline(calls, answered) {
     ),
     answered ? h('li', { class: 'turn' }, h('div', { class: 'turn-head' }, h('span', { class: 'role' }, `Model turn ${Math.max(...turns.keys()) + 2}`), ' answered (the reply below)')) : null,
   );
+}
+
+/** a run of kind `tool` (a mapping's or a schedule's direct call): no model turn, its attempts with their arguments and results in the open */
+export function directCallView(calls) {
+  if (!calls.length) return h('p', { class: 'muted' }, 'Not called yet.');
+  return h('ol', { class: 'calls direct' }, calls.map((c) => callItem(c, true)));
 }
 
 /** a run's tool calls in a few words (the Runs list's Tools column): how many, and those a person or trouble stopped */
