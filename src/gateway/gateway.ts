@@ -35,7 +35,7 @@ import { ModelRegistry } from '../models/model-registry.js';
 import { instantiatePlugins, type PluginInstances } from '../plugin-host/instantiate.js';
 import type { LoadedConfig } from '../plugin-host/load-config.js';
 import type { PluginRegistry } from '../plugin-host/registry.js';
-import { createDispatcher, type DispatchAction } from '../runtime/dispatch-action.js';
+import { createDispatcher, createKeyedDispatcher, type DispatchAction } from '../runtime/dispatch-action.js';
 import { HookIntake } from '../runtime/hook-intake.js';
 import { parseDuration } from '../runtime/duration.js';
 import { Heartbeat } from '../runtime/heartbeat.js';
@@ -312,6 +312,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     lockMs: config.hooks.transformTimeoutMs + 60_000,
     runWaiter,
     completions: new RunCompletionReporter({ store, runWaiter, config, noChannels: () => instances.channels.size === 0 }),
+    dispatchKeyed: createKeyedDispatcher({ runs, traffic: (mappingId) => engine.mapping(mappingId)?.traffic }),
   });
   const receipts = new ReceiptRecorder({ config, store, engine, logger });
   const pruner = new RetentionPruner({ config, store, logger });
