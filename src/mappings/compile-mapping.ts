@@ -172,7 +172,12 @@ export async function compileMapping(mapping: Mapping & { id: string }, deps: Co
     } catch (error) {
       throw failed('template', error, request);
     }
-    return { ...(idempotencyKey !== undefined && { idempotencyKey }), ...(respond?.waitMs !== undefined && { reply: awaitedReply(respond, request) }), run: () => finish(request, raw) };
+    return {
+      ...(idempotencyKey !== undefined && { idempotencyKey }),
+      ...(respond?.waitMs !== undefined && { reply: awaitedReply(respond, request) }),
+      ...(!mapping.transform && { pure: true as const }),
+      run: () => finish(request, raw),
+    };
   }
 
   /** the answer with the run's reply, or the fallback, rendered over this request */

@@ -34,6 +34,8 @@ export interface PreparedMapping {
   idempotencyKey?: string;
   /** runs the rest: transform, then validation of the action (at once when there is nothing to wait for: the built-ins) */
   run(): MappingOutcome | Promise<MappingOutcome>;
+  /** `run` has no effects (no transform): it may be worked out before the idempotency key is claimed */
+  pure?: true;
   /** the mapping answers with the run's reply, awaited up to `waitMs` (or its fallback): rendered over this request */
   /** `/agent` with `waitForCompletion: true`: the answer waits for the run and carries its `completion` */
   waitForCompletion?: boolean;

@@ -122,7 +122,7 @@ export class MappingsEngine {
     request: HookRequest,
     options: { signedBy?: readonly CompiledMapping[] } = {},
   ): Promise<MappingOutcome & { mappingId: string; idempotencyKey?: string; response?: Record<string, unknown> }> {
-    const { run, reply, ...prepared } = await this.prepare(request, options);
+    const { run, reply, pure: _pure, ...prepared } = await this.prepare(request, options);
     // a handshake has no reply awaited: its own `response` is never overwritten
     return { ...(await run()), ...prepared, ...(reply && { response: reply.declared }) } as MappingOutcome & { mappingId: string; idempotencyKey?: string; response?: Record<string, unknown> };
   }

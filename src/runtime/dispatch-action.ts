@@ -1,6 +1,6 @@
 import type { MappingTraffic } from '../config/sections/traffic-schema.js';
 import { HeraldError } from '../errors.js';
-import type { AdmittedRun, RunAdmission } from '../store/port.js';
+import type { AdmittedRun, IdempotencyRecord, RunAdmission } from '../store/port.js';
 import { runAdmission } from './runs/run-admission.js';
 import type { AgentAction, HookAction, WakeAction } from '../mappings/hook-action.js';
 import type { ItemRefusal } from '../mappings/compiled-mapping.js';
@@ -31,6 +31,17 @@ export type DispatchResult = (
  */
 export type DispatchAction = (action: HookAction, options?: { runId?: string; completes?: { scope: string; key: string }; traffic?: MappingTraffic }) => Promise<DispatchResult>;
 
+/**
+ * Stores an ungoverned run (an agent run or a direct tool call that no mapping's traffic rule
+ * governs) with the request's idempotency key, done with the run's 202, in one commit
+ * (RunsRepo.insertKeyed). Undefined, with nothing stored, when the action is not such a run or
+ * the key is held: the caller then claims the key as usual.
+ */
+export type DispatchKeyed = (action: HookAction, key: KeyedRequest) => Promise<DispatchResult | undefined> | undefined;
+
+/** the key of a request whose run is stored with it: the record without its answer, which the run's id makes */
+export type KeyedRequest = Omit<IdempotencyRecord, 'status' | 'responseStatus' | 'responseBody'>;
+
 export interface DispatcherDeps {
   mainSession: MainSession;
   heartbeat: Pick<Heartbeat, 'request'>;
@@ -50,6 +61,21 @@ export function createDispatcher(deps: DispatcherDeps): DispatchAction {
     const tool = action.kind === 'tool' ? { tool: true as const } : undefined;
     if (!admission) return deps.runs.submit(action, { id: options.runId }).then((runId) => ({ status: 202, body: { ok: true, runId }, ...tool }));
     return tool ? dispatchGoverned(deps, action, admission, options).then((result) => ({ ...result, ...tool })) : dispatchGoverned(deps, action, admission, options);
+  };
+}
+
+/** see DispatchKeyed */
+export function createKeyedDispatcher(deps: Pick<DispatcherDeps, 'runs' | 'traffic'>): DispatchKeyed {
+  return function dispatchKeyed(action, key) {
+    if (action.kind === 'wake' || deps.traffic?.(action.source.mappingId)) return undefined;
+    const body = { ok: true as const, runId: key.runId };
+    const record: IdempotencyRecord = { ...key, status: 'done', responseStatus: 202, responseBody: JSON.stringify(body) };
+    return deps.runs.submit(action, { id: key.runId, key: record }).then((stored) => {
+      if (stored === undefined) return undefined;
+      const result: DispatchResult = { status: 202, body, completed: true };
+      if (action.kind === 'tool') result.tool = true;
+      return result;
+    });
   };
 }
 

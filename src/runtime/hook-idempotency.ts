@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { uuidV7 } from '../time/uuid-v7.js';
 import { HeraldError } from '../errors.js';
 import type { IdempotencyRepo } from '../store/port.js';
+import type { KeyedRequest } from './dispatch-action.js';
 
 const PRUNE_EVERY_MS = 60_000;
 
@@ -53,25 +54,8 @@ export class HookIdempotency {
    * another body is replayed too rather than refused.
    */
   async start(scope: string, key: string, hash: string, now = Date.now(), options: { anyBody?: boolean } = {}): Promise<IdempotencyStart> {
-    if (now >= this.nextPruneAt) {
-      this.nextPruneAt = now + PRUNE_EVERY_MS;
-      await this.repo.prune(now);
-    }
-    const claim = await this.repo.claim(
-      {
-        scope,
-        key,
-        requestHash: hash,
-        status: 'in_progress',
-        runId: uuidV7(),
-        responseStatus: null,
-        responseBody: null,
-        createdAt: now,
-        lockedUntil: now + this.options.lockMs,
-        expiresAt: now + this.options.ttlMs,
-      },
-      now,
-    );
+    await this.pruned(now);
+    const claim = await this.repo.claim({ ...this.request(scope, key, hash, now), status: 'in_progress', responseStatus: null, responseBody: null }, now);
     const { record } = claim;
     if (claim.type === 'claimed') return { type: 'process', runId: record.runId };
     // in progress: 409 even for another body, since the first may still fail and free the key;
@@ -82,6 +66,25 @@ export class HookIdempotency {
       type: 'replay',
       response: { status: record.responseStatus ?? 200, body: record.responseBody === null ? null : JSON.parse(record.responseBody) },
     };
+  }
+
+  /**
+   * The key of a request whose run is stored with it, done, in one commit (DispatchKeyed): a new
+   * run id, and the times a claim would have. Expired records are pruned first, as `start` does.
+   */
+  async keyed(scope: string, key: string, hash: string, now = Date.now()): Promise<KeyedRequest> {
+    await this.pruned(now);
+    return this.request(scope, key, hash, now);
+  }
+
+  private request(scope: string, key: string, hash: string, now: number): KeyedRequest {
+    return { scope, key, requestHash: hash, runId: uuidV7(), createdAt: now, lockedUntil: now + this.options.lockMs, expiresAt: now + this.options.ttlMs };
+  }
+
+  private async pruned(now: number): Promise<void> {
+    if (now < this.nextPruneAt) return;
+    this.nextPruneAt = now + PRUNE_EVERY_MS;
+    await this.repo.prune(now);
   }
 
   async complete(scope: string, key: string, response: StoredResponse): Promise<void> {

@@ -5,7 +5,7 @@ import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import type { IdempotencyRepo } from '../store/port.js';
 import { HeraldError } from '../errors.js';
 import { templateScope } from '../mappings/templates/template-scope.js';
-import { dispatchAll, type DispatchAction, type DispatchResult } from './dispatch-action.js';
+import { dispatchAll, type DispatchAction, type DispatchKeyed, type DispatchResult } from './dispatch-action.js';
 import { HookIdempotency, requestHash, type StoredResponse } from './hook-idempotency.js';
 import type { HookResponse } from '../mappings/compile-respond.js';
 import type { MappingOutcome, PreparedMapping } from '../mappings/compiled-mapping.js';
@@ -64,6 +64,8 @@ export interface HookIntakeDeps {
   runWaiter: Pick<RunWaiter, 'finishedBefore'>;
   /** a `/agent` call's `completion` (`waitForCompletion: true`) */
   completions: Pick<RunCompletionReporter, 'report'>;
+  /** a keyed call's run stored with its key, done, in one commit (without it, the key is claimed, then completed) */
+  dispatchKeyed?: DispatchKeyed;
 }
 
 /**
@@ -85,13 +87,49 @@ export class HookIntake {
 
   private async acceptCall(call: HookCall): Promise<HookOutcome> {
     const headerKey = call.idempotencyKey;
-    if (headerKey !== undefined) return this.once(call, headerKey, async (runId) => this.finish(call, await this.prepare(call), runId, headerKey));
+    if (headerKey !== undefined) {
+      // a mapping without effects before its dispatch is worked out first: its run and the key in one commit
+      const early = await this.withoutEffects(call).catch(() => undefined);
+      if (early) return this.keyedAtOnce(call, headerKey, early);
+      return this.once(call, headerKey, async (runId) => this.finish(call, await this.prepare(call), runId, headerKey));
+    }
     // awaited only when it is on its way: most mappings (the built-in /wake and /agent among them) answer at once
     const preparing = this.prepare(call);
     const prepared = preparing instanceof Promise ? await preparing : preparing;
     const mappingKey = prepared.idempotencyKey;
     if (mappingKey === undefined) return toOutcome(await this.finish(call, prepared), false);
+    if (this.deps.dispatchKeyed && prepared.pure && !prepared.reply && !prepared.waitForCompletion) {
+      const outcome = await Promise.resolve(prepared.run()).catch(() => undefined);
+      if (outcome) return this.keyedAtOnce(call, mappingKey, { prepared, outcome }, { anyBody: true });
+    }
     return this.once(call, mappingKey, (runId) => this.finish(call, prepared, runId, mappingKey), { anyBody: true });
+  }
+
+  /**
+   * The call's mapping prepared and run up to its dispatch, when nothing of that has effects (no
+   * transform) and it answers as soon as its run is stored (no reply or completion awaited);
+   * undefined otherwise. A refusal is thrown: the caller claims the key first then, as before.
+   */
+  private async withoutEffects(call: HookCall): Promise<{ prepared: Prepared; outcome: MappingOutcome } | undefined> {
+    if (!this.deps.dispatchKeyed) return undefined;
+    const prepared = await this.prepare(call);
+    if (!prepared.pure || prepared.reply || prepared.waitForCompletion) return undefined;
+    return { prepared, outcome: await prepared.run() };
+  }
+
+  /**
+   * A keyed call whose outcome is worked out: a single ungoverned run is stored with its key,
+   * done, in one commit; anything else (or a key held already) goes through the claim, carrying
+   * out the same outcome.
+   */
+  private async keyedAtOnce(call: HookCall, key: string, { prepared, outcome }: { prepared: Prepared; outcome: MappingOutcome }, options: { anyBody?: boolean } = {}): Promise<HookOutcome> {
+    const { path } = call.request;
+    const hash = requestHash(path, call.body, call.request.payload);
+    if (outcome.type === 'action') {
+      const stored = await this.deps.dispatchKeyed!(outcome.action, await this.keys.keyed(path, key, hash));
+      if (stored) return toOutcome(stored as Finished, false, key);
+    }
+    return this.once(call, key, (runId) => this.carryOut(call, prepared, outcome, runId, key), options);
   }
 
   /** the call's mapping found and its templates rendered, at once when the engine answers at once; the caller told which mapping matched */

@@ -29,6 +29,28 @@ export function idempotencyCases(open: OpenStore) {
       expect(await store.idempotency.claim(record({ scope: 'wake' }), T + 1)).toMatchObject({ type: 'existing', record: { status: 'done', responseStatus: 200, responseBody: '{"ok":true}' } });
     });
 
+    it('stores a keyed run with its key, done, in one commit; a held key, even expired, stores nothing', async () => {
+      const store = await open();
+      const done = (over: Partial<IdempotencyRecord>) => record({ status: 'done', responseStatus: 202, responseBody: `{"ok":true,"runId":"${over.runId}"}`, ...over });
+      expect(await store.runs.insertKeyed(queuedRun('run-a', T), done({ key: 'a', runId: 'run-a' }))).toBe(true);
+      expect(await store.runs.get('run-a')).toMatchObject({ status: 'queued', sessionKey: 'hook:run-a' });
+      expect(await store.idempotency.claim(record({ key: 'a', runId: 'run-x' }), T + 1)).toMatchObject({
+        type: 'existing',
+        record: { status: 'done', runId: 'run-a', responseStatus: 202, responseBody: '{"ok":true,"runId":"run-a"}' },
+      });
+      // the same key again (a retry racing the first): neither the run nor the key is written
+      expect(await store.runs.insertKeyed(queuedRun('run-b', T), done({ key: 'a', runId: 'run-b' }))).toBe(false);
+      expect(await store.runs.get('run-b')).toBeUndefined();
+      // an expired record is the claim's to forget: still nothing stored here
+      await store.idempotency.claim(record({ key: 'old', runId: 'run-o', expiresAt: T + 10 }), T);
+      expect(await store.runs.insertKeyed(queuedRun('run-c', T + 20), done({ key: 'old', runId: 'run-c' }))).toBe(false);
+      expect(await store.runs.get('run-c')).toBeUndefined();
+      // stored claimed by a lease: running at once
+      const lease = { owner: 'p1', now: T, until: T + 60_000 };
+      expect(await store.runs.insertKeyed(queuedRun('run-d', T), done({ key: 'd', runId: 'run-d' }), lease)).toBe(true);
+      expect(await store.runs.get('run-d')).toMatchObject({ status: 'running', startedAt: T });
+    });
+
     it('lets one claim win; the others see it in progress, then done', async () => {
       const store = await open();
       expect(await store.idempotency.claim(record(), T)).toMatchObject({ type: 'claimed', record: { runId: 'run-1' } });

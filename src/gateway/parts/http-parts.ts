@@ -18,6 +18,7 @@ import { ConfigTrouble } from '../../runtime/operator/config-trouble.js';
 import { ReceiptRecorder } from '../../runtime/receipts/receipt-recorder.js';
 import { RunCompletionReporter } from '../../runtime/runs/run-completion-report.js';
 import { RunWaiter } from '../../runtime/runs/run-waiter.js';
+import { createKeyedDispatcher } from '../../runtime/dispatch-action.js';
 import type { Store } from '../../store/port.js';
 import { FolderWatch } from '../folder-watch.js';
 import { reloadGateway, type ListenOverrides, type ReloadResult } from '../gateway-reload.js';
@@ -65,6 +66,7 @@ export function buildHttp({ loaded, store, agents, health, knowledge, runtime, b
     lockMs: config.hooks.transformTimeoutMs + 60_000,
     runWaiter,
     completions: new RunCompletionReporter({ store, runWaiter, config, noChannels: () => instances.channels.size === 0 }),
+    dispatchKeyed: createKeyedDispatcher({ runs, traffic: (mappingId) => engine.mapping(mappingId)?.traffic }),
   });
   const receipts = new ReceiptRecorder({ config, store, engine, logger });
   const operator = operatorDeps({ loaded, store, engine, dispatch, runs, receipts, agents, knowledge: knowledge.knowledge, parser: knowledge.parser, logger, actionContext, transformRunner: transformPool, schedules, targetChannels: runtime.targetChannels });

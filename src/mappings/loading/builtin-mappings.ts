@@ -39,7 +39,7 @@ export function builtinMappings(ctx: Omit<ActionContext, 'mappingId' | 'required
         if (wait !== undefined && wait !== null && typeof wait !== 'boolean') {
           throw new HeraldError('HERALD_INVALID_FIELD', 'waitForCompletion must be a boolean', { param: 'waitForCompletion' });
         }
-        return { ...(wait === true && { waitForCompletion: true }), run: () => applyNow(request) };
+        return { ...(wait === true && { waitForCompletion: true }), pure: true as const, run: () => applyNow(request) };
       },
     };
   };

@@ -1,5 +1,5 @@
 import type { AgentAction } from '../../mappings/hook-action.js';
-import type { AdmittedRun, RunAdmission, RunRecord, SessionMessage } from '../../store/port.js';
+import type { AdmittedRun, IdempotencyRecord, RunAdmission, RunRecord, SessionMessage } from '../../store/port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
 import { currentTraceparent } from '../../tracing/tracing.js';
 import { runSpan } from './run-span.js';
@@ -53,7 +53,13 @@ export class RunQueue {
    * `options.id`: an id chosen before dispatch (an Idempotency-Key record points at it);
    * `options.rerunOf`: the run an operator re-runs (the new run is linked to it).
    */
-  async submit(action: AgentAction, options: { id?: string; rerunOf?: string } = {}): Promise<string> {
+  async submit(action: AgentAction, options: { id?: string; rerunOf?: string }): Promise<string>;
+  /**
+   * `options.key`: the idempotency key of the request, stored done with its answer in the run's
+   * commit (RunsRepo.insertKeyed); undefined when the key is held, and nothing was stored.
+   */
+  async submit(action: AgentAction, options: { id?: string; key: IdempotencyRecord }): Promise<string | undefined>;
+  async submit(action: AgentAction, options: { id?: string; rerunOf?: string; key?: IdempotencyRecord } = {}): Promise<string | undefined> {
     const { claims, slots } = this.context;
     const run = this.newRun(action, options);
     const { id } = run;
@@ -63,7 +69,8 @@ export class RunQueue {
     if (claimed) slots.reserved++;
     slots.arriving++;
     try {
-      await this.deps.store.runs.insert(run, claimed);
+      if (!options.key) await this.deps.store.runs.insert(run, claimed);
+      else if (!(await this.deps.store.runs.insertKeyed(run, options.key, claimed))) return undefined;
     } finally {
       slots.arriving--;
       if (claimed) slots.reserved--;

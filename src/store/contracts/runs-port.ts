@@ -1,4 +1,5 @@
 import type { Lease, SystemEvent } from './events-port.js';
+import type { IdempotencyRecord } from './idempotency-port.js';
 import type { RunAction } from './run-action.js';
 import type { SessionMessage } from './sessions-port.js';
 import type { ToolCallRecord } from './tool-calls-port.js';
@@ -107,6 +108,14 @@ export interface RunsRepo {
    * session key, since the claim's per-session order is not checked then): no second write to claim it.
    */
   insert(run: RunRecord, claimedBy?: Lease): Promise<void>;
+  /**
+   * Adds a run (as `insert`) together with the idempotency key of the request that asked for it,
+   * stored done with its answer (`key.status` 'done', its response set), in ONE commit, only when
+   * no record holds the key (not even an expired one): true when both are stored, false when
+   * nothing was (the caller then claims the key as usual, which replays, refuses or forgets what
+   * holds it). A keyed webhook's claim, run and answer in one commit instead of three.
+   */
+  insertKeyed(run: RunRecord, key: IdempotencyRecord, claimedBy?: Lease): Promise<boolean>;
   /**
    * Adds a governed mapping's run (queued, never claimed at once) under its admission, atomically
    * with every other admission of its mapping on any replica: it joins an open coalescing run of its

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Lease, RunCompleted, RunCompletion, RunRecord, RunsRepo, SessionMessage } from '../port.js';
+import type { IdempotencyRecord, Lease, RunCompleted, RunCompletion, RunRecord, RunsRepo, SessionMessage } from '../port.js';
 import { postgresRunAdmission } from './run-admission.js';
 import { toRunRecord, type RunRow as SharedRunRow } from '../rows/record-rows.js';
 import { runActionSchema } from '../contracts/run-action.js';
@@ -157,6 +157,34 @@ const INSERT_RUNS = prepared('insert_runs', `WITH run AS (
      SELECT session_key, CASE WHEN session_key = 'main' THEN NULL ELSE agent_id END, 0, created_at, created_at FROM run
      ON CONFLICT (key) DO NOTHING`);
 
+/**
+ * A keyed request's run and its key, stored done with its answer, in one statement (one commit):
+ * the run only when the key was free (ON CONFLICT: whoever holds it, even expired, is the claim's
+ * to judge). `n`: 1 when both were stored.
+ */
+const INSERT_KEYED = prepared('insert_keyed_run', `WITH key AS (
+       INSERT INTO idempotency_keys (scope, key, request_hash, status, run_id, response_status, response_body, created_at, locked_until, expires_at)
+       VALUES ($18, $19, $20, 'done', $21, $22::integer, $23::text, $24::bigint, $25::bigint, $26::bigint)
+       ON CONFLICT (scope, key) DO NOTHING
+       RETURNING 1),
+     run AS (
+       INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of, trace_context)
+       SELECT ${INSERT_TYPES.map((t, i) => `$${i + 1}::${t}`).join(', ')} WHERE EXISTS (SELECT 1 FROM key)
+       RETURNING session_key, agent_id, created_at),
+     listed AS (
+       INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
+       SELECT session_key, CASE WHEN session_key = 'main' THEN NULL ELSE agent_id END, 0, created_at, created_at FROM run
+       ON CONFLICT (key) DO NOTHING)
+     SELECT count(*)::int AS n FROM key`);
+
+async function insertKeyed(db: Queryable, run: RunRecord, key: IdempotencyRecord, claimedBy?: Lease): Promise<boolean> {
+  const { rows } = await query<{ n: number }>(db, INSERT_KEYED, [
+    ...insertValues(run, claimedBy),
+    key.scope, key.key, key.requestHash, key.runId, key.responseStatus, key.responseBody, key.createdAt, key.lockedUntil, key.expiresAt,
+  ]);
+  return rows[0]!.n === 1;
+}
+
 async function insertIn(db: Queryable, run: RunRecord, claimedBy?: Lease): Promise<void> {
   const { text, values } = insertRuns([{ run, claimedBy }]);
   await query(db, text, values);
@@ -189,6 +217,7 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
     insert(run, claimedBy) {
       return inserts.add({ run, claimedBy });
     },
+    insertKeyed: (run, key, claimedBy) => insertKeyed(pool, run, key, claimedBy),
     admit: postgresRunAdmission(pool, insertIn).admit,
     async get(id) {
       const { rows } = await query<RunRow>(pool, `SELECT ${COLUMNS} FROM runs WHERE id = $1`, [id]);

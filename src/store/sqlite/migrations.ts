@@ -973,6 +973,33 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       ALTER TABLE tool_calls ADD COLUMN task TEXT;
     `,
   },
+  {
+    version: 47,
+    name: 'sessions: a summary is its key\'s row (WITHOUT ROWID): a new session writes two B-trees, not three',
+    sql: `
+      -- a rowid table kept a summary's row by rowid and its key in an index of its own: every new
+      -- session (each chat completion that starts a conversation, each hook run's made-up session)
+      -- wrote a page of each, and one of session_summaries_last. Keyed by its key, the row is
+      -- found without the index, and the index by time holds the key (as migration 14's did)
+      DROP TRIGGER runs_list_session;
+      CREATE TABLE session_summaries_keyed (
+        key TEXT PRIMARY KEY,
+        agent_id TEXT,
+        messages INTEGER NOT NULL,
+        first_at INTEGER NOT NULL,
+        last_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      INSERT INTO session_summaries_keyed (key, agent_id, messages, first_at, last_at) SELECT key, agent_id, messages, first_at, last_at FROM session_summaries;
+      DROP TABLE session_summaries;
+      ALTER TABLE session_summaries_keyed RENAME TO session_summaries;
+      CREATE INDEX session_summaries_last ON session_summaries (last_at);
+      CREATE TRIGGER runs_list_session AFTER INSERT ON runs BEGIN
+        INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
+        VALUES (NEW.session_key, CASE WHEN NEW.session_key = 'main' THEN NULL ELSE NEW.agent_id END, 0, NEW.created_at, NEW.created_at)
+        ON CONFLICT (key) DO NOTHING;
+      END;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { isUnfinished, type Lease, type RunCompletion, type RunRecord, type RunStatus, type RunsRepo } from '../port.js';
+import { isUnfinished, type IdempotencyRecord, type Lease, type RunCompletion, type RunRecord, type RunStatus, type RunsRepo } from '../port.js';
 import { sqliteRunAdmission } from './run-admission.js';
 import { toRunRecord, type RunRow as SharedRunRow } from '../rows/record-rows.js';
 import { sessionChains } from '../rows/session-chains.js';
@@ -61,6 +61,17 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
     if (isUnfinished(status)) commits.count(`runs:${status}`, 1);
   };
   const admission = sqliteRunAdmission(db, commits, insertNow);
+  // a keyed request's key, stored done with its answer beside its run (insertKeyed); IGNORE: a key
+  // held already (even expired) is left to the claim, and nothing of the request is written
+  const insertKey = db.prepare<[string, string, string, string, number | null, string | null, number, number, number]>(
+    `INSERT OR IGNORE INTO idempotency_keys (scope, key, request_hash, status, run_id, response_status, response_body, created_at, locked_until, expires_at)
+     VALUES (?, ?, ?, 'done', ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertKeyed = (run: RunRecord, key: IdempotencyRecord, claimedBy?: Lease): boolean => {
+    if (insertKey.run(key.scope, key.key, key.requestHash, key.runId, key.responseStatus, key.responseBody, key.createdAt, key.lockedUntil, key.expiresAt).changes === 0) return false;
+    insertNow(run, claimedBy);
+    return true;
+  };
   const get = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
   // the oldest unfinished run of each session only: a session's runs go one at a time, in order.
   // The others are flagged waiting (the 'scale' migration's triggers), so the ready ones are read from
@@ -234,6 +245,8 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
     claimAhead: 4,
     // the group commit's promise itself, not an async function's around it: one promise fewer per run
     insert: (run, claimedBy) => commits.run(() => insertNow(run, claimedBy)),
+    // one work of the group commit: the key's insert and the run's are atomic together
+    insertKeyed: (run, key, claimedBy) => commits.run(() => insertKeyed(run, key, claimedBy)),
     admit: admission.admit,
     async get(id) {
       const row = get.get(id);

@@ -13,21 +13,33 @@ export function storedAction(action: Record<string, unknown>): string {
 
 type KeptAction = Readonly<Omit<RunAction, 'message'>>;
 
-/** a text's action, checked: what is kept of it (frozen, shared by every run of the text) and its text as stored */
+/** a text's action, checked: what is kept of it and its text as stored; `shape`: the checked action it was made from */
 interface CheckedAction {
   kept: KeptAction;
   stored: string;
+  shape: CheckedAction;
 }
 
 /**
- * Actions by their text, each checked once: the runs of one mapping repeat one action but for
- * its message (a column of its own), so its parse and schema check are done once and shared,
- * on the way in (insert) as on the way out (claim, get, lists). null: a text that needs the
- * whole check with its run (an invalid one, or one stored before actions named their agent).
- * Emptied past a bound, as the templates' memo is.
+ * The fields a mapping's runs differ in besides their message: a preset's run is named and
+ * sessioned after its issue (`GitHub acme/app#12`, `hook:github:acme/app:issue:12`). Both are
+ * plain strings, so an action is checked once per SHAPE (these fields blanked), each run's
+ * values set into the checked shape, where a check per distinct text would check every run.
  */
+const PER_RUN = ['name', 'sessionKey'] as const;
+
+/**
+ * Shapes by their text, each checked once (its parse and schema check), shared by every run of
+ * the mapping, on the way in (insert) as on the way out (claim, get, lists). null: a text that
+ * needs the whole check with its run (an invalid one, or one stored before actions named their
+ * agent). Emptied past a bound, as the templates' memo is.
+ */
+const checkedShapes = new BoundedMemo<string, CheckedAction | null>(2_000);
+
+/** whole texts already seen (a run inserted here, then claimed and read back): no parse at all */
 const checkedActions = new BoundedMemo<string, CheckedAction | null>(2_000);
 
+/** the stored text's action, its per-run fields set into its checked shape; null as for checkedShapes */
 function check(text: string): CheckedAction | null {
   let stored: unknown;
   try {
@@ -36,10 +48,34 @@ function check(text: string): CheckedAction | null {
     return null;
   }
   if (stored === null || typeof stored !== 'object' || Array.isArray(stored) || 'message' in stored || !('agentId' in stored)) return null;
-  const parsed = runActionSchema.safeParse({ ...stored, message: '' });
+  const fields = stored as Record<string, unknown>;
+  if (!PER_RUN.every((field) => fields[field] === undefined || typeof fields[field] === 'string')) return checkShape(text);
+  const shape = checkedShapes.get(JSON.stringify(blanked(fields)), checkShape);
+  return shape && forRun(shape, fields);
+}
+
+/** the action with its per-run fields blanked (present ones as '', absent ones left out) */
+function blanked(action: Record<string, unknown>): Record<string, unknown> {
+  const shape = { ...action };
+  for (const field of PER_RUN) if (shape[field] !== undefined) shape[field] = '';
+  return shape;
+}
+
+/** a shape's text checked whole: parse and schema */
+function checkShape(text: string): CheckedAction | null {
+  const parsed = runActionSchema.safeParse({ ...(JSON.parse(text) as object), message: '' });
   if (!parsed.success) return null;
   const { message: _message, ...kept } = parsed.data;
-  return { kept: deepFreeze(kept), stored: JSON.stringify(kept) };
+  const checked = { kept: deepFreeze(kept), stored: JSON.stringify(kept) } as CheckedAction;
+  checked.shape = checked;
+  return checked;
+}
+
+/** a run's action: its shape's, with the run's own per-run fields (set in place: the shape's key order stays) */
+function forRun(shape: CheckedAction, action: Partial<Record<(typeof PER_RUN)[number], unknown>>): CheckedAction {
+  const kept = { ...shape.kept } as Record<string, unknown>;
+  for (const field of PER_RUN) if (action[field] !== undefined) kept[field] = action[field];
+  return { kept: kept as KeptAction, stored: JSON.stringify(kept), shape };
 }
 
 function deepFreeze<T>(value: T): T {
@@ -56,33 +92,43 @@ function withMessage(kept: KeptAction, message: string): RunAction {
 }
 
 /**
- * The last action inserted through the check, as kept: a mapping's runs come one after another
- * alike but for their message, and one that equals it is stored as it was, without making its text
- * and looking it up (an action equal to its kept form parses to it).
+ * The shape of the last action inserted through the check: a mapping's runs come one after
+ * another alike but for their message and per-run fields, and one of that shape is stored with
+ * its fields set into it, without making its text to look it up.
  */
-let lastChecked: CheckedAction | undefined;
+let lastShape: CheckedAction | undefined;
 
 /**
  * The action to insert, checked (unknown fields dropped) and its text to store: what
- * `storedAction(runActionSchema.parse(action))` gives, parsed once per distinct action.
+ * `storedAction(runActionSchema.parse(action))` gives, parsed once per distinct shape.
  * An invalid action throws the schema's error.
  */
 export function actionToStore(action: RunAction): { action: KeptAction; text: string } {
-  const last = lastChecked;
-  const checked = typeof action.message !== 'string' ? null : last && sameJson(action, last.kept, 'message') ? last : checkedActions.get(storedAction(action), check);
+  const last = lastShape;
+  const perRunStrings = typeof action.message === 'string' && typeof action.name === 'string' && (action.sessionKey === undefined || typeof action.sessionKey === 'string');
+  const checked = !perRunStrings
+    ? null
+    : last && (action.sessionKey === undefined) === (last.kept.sessionKey === undefined) && sameJson(action, last.kept, SKIPPED)
+      ? forRun(last, action)
+      : checkedActions.get(storedAction(action), check);
   if (checked) {
-    lastChecked = checked;
+    lastShape = checked.shape;
+    // the run is read back as it is claimed: its text is known then
+    checkedActions.get(checked.stored, () => checked);
     return { action: checked.kept, text: checked.stored };
   }
   const parsed = runActionSchema.parse(action);
   return { action: parsed, text: storedAction(parsed) };
 }
 
+/** the fields sameJson leaves to forRun: the message (a column of its own) and the per-run ones */
+const SKIPPED: ReadonlySet<string> = new Set(['message', ...PER_RUN]);
+
 /**
  * Whether `value` stores as `kept` (a JSON value): the same plain objects and arrays, field by field,
- * an undefined field as none (JSON leaves it out), `skip` (a top-level field) left out.
+ * an undefined field as none (JSON leaves it out), the `skip` fields (top-level) left out on both sides.
  */
-function sameJson(value: unknown, kept: unknown, skip?: string): boolean {
+function sameJson(value: unknown, kept: unknown, skip?: ReadonlySet<string>): boolean {
   if (value === kept) return true;
   if (typeof value !== 'object' || typeof kept !== 'object' || value === null || kept === null) return false;
   if (Array.isArray(value)) return Array.isArray(kept) && value.length === kept.length && value.every((v, i) => sameJson(v, kept[i]));
@@ -92,15 +138,15 @@ function sameJson(value: unknown, kept: unknown, skip?: string): boolean {
   let fields = 0;
   for (const key in value) {
     const v = (value as Record<string, unknown>)[key];
-    if (v === undefined || key === skip) continue;
+    if (v === undefined || skip?.has(key)) continue;
     if (!Object.hasOwn(keptFields, key) || !sameJson(v, keptFields[key])) return false;
     fields++;
   }
-  for (const key in keptFields) if (keptFields[key] !== undefined) fields--;
+  for (const key in keptFields) if (keptFields[key] !== undefined && !skip?.has(key)) fields--;
   return fields === 0;
 }
 
-/** A stored action read back with its run's message (parseRunAction's check, once per distinct text). */
+/** A stored action read back with its run's message (parseRunAction's check, once per distinct shape). */
 export function storedRunAction(runId: string, text: string, row: { agentId: string; message: string }): RunAction {
   const checked = checkedActions.get(text, check);
   if (checked) return withMessage(checked.kept, row.message);

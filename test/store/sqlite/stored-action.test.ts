@@ -97,6 +97,11 @@ describe("a run's action in SQLite", () => {
       { ...action('seven'), source: { mappingId: 'alerts', path: 'other' } , deliver: true },
       { ...action('eight'), source: { mappingId: 'alerts', path: 'other', extra: 1 } },
       action('nine'),
+      // alike but for the fields a preset's runs differ in (checked once per shape): each keeps its own
+      { ...action('ten'), name: 'GitHub acme/app#10', sessionKey: 'hook:github:acme/app:issue:10' },
+      { ...action('eleven'), name: 'GitHub acme/app#11', sessionKey: 'hook:github:acme/app:issue:11' },
+      { ...action('twelve'), name: 'GitHub acme/app#12' },
+      { ...action('thirteen'), name: 'GitHub acme/app#13', sessionKey: 'hook:github:acme/app:issue:13' },
     ];
     for (const [i, a] of variants.entries()) await store.runs.insert({ ...run(`s${i}`, a.message as string, 3000 + i), action: a as unknown as RunRecord['action'] });
     const raw = new Database(at, { readonly: true });
@@ -109,6 +114,12 @@ describe("a run's action in SQLite", () => {
         return { ...kept, source: { mappingId: 'alerts', path: (a.source as { path: string }).path } };
       }),
     );
-    for (const [i, a] of variants.entries()) expect((await store.runs.get(`s${i}`))!.action).toMatchObject({ message: a.message, deliver: a.deliver, source: { path: (a.source as { path: string }).path } });
+    for (const [i, a] of variants.entries()) {
+      const read = (await store.runs.get(`s${i}`))!.action;
+      expect(read).toMatchObject({ message: a.message, name: a.name, deliver: a.deliver, source: { path: (a.source as { path: string }).path } });
+      expect(read.sessionKey).toBe(a.sessionKey);
+    }
+    // a per-run field that is no string is refused as the parse refuses it, even after its shape was seen
+    await expect(store.runs.insert({ ...run('bad-name', 'x', 4000), action: { ...action('x'), name: 42 } as unknown as RunRecord['action'] })).rejects.toThrow(/name/);
   });
 });
