@@ -3,7 +3,8 @@ import type { ModelOptions } from '../models/provider.js';
 import type { SessionMessage } from '../store/port.js';
 import type { TurnTools } from '../tools/turn-tools.js';
 import type { AgentConfig } from './agent-directory.js';
-import type { TurnOutcome, UsageAttribution } from './agent-turn.js';
+import type { TurnOutcome } from './agent-turn.js';
+import type { UsageAttribution } from './turn-usage.js';
 import type { ToolLedger, TurnCheckpoint } from './tool-use/tool-ledger.js';
 
 /** what every turn has, whatever it is for */
