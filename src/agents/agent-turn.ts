@@ -3,7 +3,7 @@ import { parseDuration } from '../config/sections/duration-schema.js';
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { ModelToolCall, ModelUsage } from '../models/provider.js';
-import type { SessionsRepo, ToolCallRecord, ToolCallsRepo } from '../store/port.js';
+import type { SessionMessage, SessionsRepo, ToolCallRecord, ToolCallsRepo } from '../store/port.js';
 import { assembleTurn } from './turn-prompt.js';
 import { copyWith } from '../utils/copy-with.js';
 import type { Budgets } from '../accounts/budgets.js';
@@ -14,7 +14,7 @@ import { resumeRound } from './tool-use/resume-round.js';
 import type { TurnCheckpoint } from './tool-use/tool-ledger.js';
 import { runToolRound, type RoundContext } from './tool-use/tool-round.js';
 import { toolDefinitions } from './tool-use/tool-definitions.js';
-import type { AgentTurnInput, HeartbeatTurnInput, HookRunTurnInput, TurnFields } from './turn-inputs.js';
+import type { AgentTurnInput, TurnFields } from './turn-inputs.js';
 import { askModel, type ModelAnswer, type ModelFailure, type TurnDelta } from './model-answer.js';
 import { addUsage, estimateUsage, recordUsage, reserveCall } from './turn-usage.js';
 import { answerMessage, sessionMessageOf } from './turn-transcript.js';
@@ -64,23 +64,48 @@ export interface TurnOutcome {
   /** server-side tool calls made in this turn */
   toolCallsMade: number;
   /**
-   * the turn stopped for a person's approval: the calls waiting, and where the turn stands. Nothing
-   * was recorded (`record` is not called): the caller keeps the turn (a run waits as waiting_approval).
+   * the turn stopped for a person's approval: the calls waiting, and where the turn stands. No
+   * transcript was written: the caller keeps the turn (a run waits as waiting_approval).
    */
   paused?: { pending: ToolCallRecord[]; checkpoint: TurnCheckpoint };
 }
 
+/** what a turn came to, as a value: its caller records it (a run completes or pauses, a chat appends it) */
+export type TurnResult =
+  /** the model answered: the transcript to keep (empty for an answer left out of it, a heartbeat's idle ack) */
+  | { kind: 'answered'; outcome: TurnOutcome; transcript: SessionMessage[] }
+  /** a call waits for a person's approval: where the turn stands is on `outcome.paused` */
+  | { kind: 'paused'; outcome: TurnOutcome & Required<Pick<TurnOutcome, 'paused'>> }
+  /** a model call failed (an abort included: ModelCallError), or a tool round was refused; nothing was kept */
+  | { kind: 'failed'; error: unknown };
+
 /**
- * The one agent turn of herald, for hook runs, chat completions (plain and streamed) and
- * heartbeats: read the history, retrieve knowledge, assemble the prompt, call the model, then
- * record the turn's messages in one write. Streamed, it hands the answer's deltas to `onDelta`
- * as they come (synchronously, as the model's stream is read: no promise per token) and records
- * only at the end, so a failed or aborted call leaves no half a turn behind; its tokens, though,
- * are recorded (estimated from the prompt and what was generated), so a budget counts them.
- * The model call's failures (an abort included) are thrown as ModelCallError, the rest as they
- * are: each caller maps them to its surface.
+ * The one agent turn of herald, for hook runs, chat completions (plain and streamed), responses
+ * and heartbeats: read the history, retrieve knowledge, assemble the prompt, call the model, run
+ * the tool rounds, and say what happened as a value. Streamed, it hands the answer's deltas to
+ * `onDelta` as they come (synchronously, as the model's stream is read: no promise per token).
+ * It writes no transcript, so a failed or aborted call leaves no half a turn behind; its tokens,
+ * though, are recorded (estimated from the prompt and what was generated), so a budget counts
+ * them. The answer's tokens are recorded as it returns, so its caller's write of the transcript,
+ * in the same tick, goes in the same commit.
  */
-export async function runAgentTurn(deps: AgentTurnDeps, asked: AgentTurnInput, onDelta?: (delta: TurnDelta) => void): Promise<TurnOutcome> {
+export function takeAgentTurn(deps: AgentTurnDeps, asked: AgentTurnInput, onDelta?: (delta: TurnDelta) => void): Promise<TurnResult> {
+  return computeTurn(deps, asked, onDelta).catch((error: unknown) => ({ kind: 'failed' as const, error }));
+}
+
+/**
+ * A turn whose transcript is the session's: appended to it once answered. A failure is thrown
+ * (ModelCallError for the model call's, an abort included): each caller maps it to its surface.
+ */
+export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, onDelta?: (delta: TurnDelta) => void): Promise<TurnOutcome> {
+  const result = await takeAgentTurn(deps, input, onDelta);
+  if (result.kind === 'failed') throw result.error;
+  const fields: TurnFields = input;
+  if (result.kind === 'answered') await deps.sessions.appendMany(fields.sessionKey, result.transcript, fields.freshSession);
+  return result.outcome;
+}
+
+async function computeTurn(deps: AgentTurnDeps, asked: AgentTurnInput, onDelta?: (delta: TurnDelta) => void): Promise<TurnResult> {
   const input: TurnFields = asked;
   const { config } = deps;
   const { resume } = input;
@@ -148,7 +173,7 @@ export async function runAgentTurn(deps: AgentTurnDeps, asked: AgentTurnInput, o
       // every call of the checkpoint is answered, even with none of its tools granted now (its server
       // gone, a reload): a model sent calls without their results refuses the request
       const resumed = await resumeRound(round ?? roundWith(input.tools ?? NO_TOOLS), resume);
-      if (resumed.pending.length) return pausedOutcome(resume, resumed.pending, knowledge, callsMade);
+      if (resumed.pending.length) return paused(resume, resumed.pending, knowledge, callsMade);
       request.messages.push(...resumed.messages);
     }
     for (let roundNo = (resume?.round ?? -1) + 1; ; roundNo++) {
@@ -173,7 +198,7 @@ export async function runAgentTurn(deps: AgentTurnDeps, asked: AgentTurnInput, o
       const checkpoint: TurnCheckpoint = { messages: [...request.messages], round: roundNo, callsMade, usage: spent, modelRef: answer.modelRef, exchangeFrom };
       const result = await runToolRound(round!, calls, checkpoint);
       callsMade += calls.length;
-      if (result.pending.length) return pausedOutcome(checkpoint, result.pending, knowledge, callsMade);
+      if (result.pending.length) return paused(checkpoint, result.pending, knowledge, callsMade);
       request.messages.push(...result.messages);
       const forClient = answer.toolCalls.filter((c) => !isServerCall(c));
       if (forClient.length) {
@@ -199,16 +224,13 @@ export async function runAgentTurn(deps: AgentTurnDeps, asked: AgentTurnInput, o
   if (refusal) outcome.refusal = refusal;
   const exchange = request.messages.slice(exchangeFrom).map((m) => sessionMessageOf(m, input.answer?.(outcome)));
   const transcript = input.keep && !input.keep(text) ? [] : [...input.incoming, ...exchange, answerMessage(outcome, refusal, input.answer?.(outcome))];
-  const recording = input.record ? input.record(transcript, outcome) : deps.sessions.appendMany(input.sessionKey, transcript, input.freshSession);
-  // in the same tick as the transcript's write, so both go in one commit; the model answered, so
-  // its tokens are spent whether or not the transcript is kept
+  // the model answered, so its tokens are spent whether or not the transcript is kept
   recordUsage(deps, input, answer, lastUsage, answered);
-  await recording;
-  return outcome;
+  return { kind: 'answered', outcome, transcript };
 }
 
-function pausedOutcome(checkpoint: TurnCheckpoint, pending: ToolCallRecord[], knowledge: KnowledgePassage[], callsMade: number): TurnOutcome {
-  return {
+function paused(checkpoint: TurnCheckpoint, pending: ToolCallRecord[], knowledge: KnowledgePassage[], callsMade: number): TurnResult {
+  const outcome = {
     text: '',
     finishReason: 'tool_calls',
     usage: checkpoint.usage,
@@ -219,9 +241,7 @@ function pausedOutcome(checkpoint: TurnCheckpoint, pending: ToolCallRecord[], kn
     toolCallsMade: callsMade,
     paused: { pending, checkpoint: { ...checkpoint, callsMade } },
   };
+  return { kind: 'paused', outcome };
 }
 
-/** A hook run's or a heartbeat's turn: never streamed. */
-export function completeAgentTurn(deps: AgentTurnDeps, input: HookRunTurnInput | HeartbeatTurnInput): Promise<TurnOutcome> {
-  return runAgentTurn(deps, input);
-}
+

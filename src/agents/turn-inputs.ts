@@ -43,8 +43,6 @@ export interface HookRunTurnInput extends TurnBase {
   deadlineAt: number;
   /** the answer message's run id */
   answer: (outcome: TurnOutcome) => Pick<SessionMessage, 'runId' | 'meta'>;
-  /** writes the transcript with the run's status and summary, in one transaction */
-  record: (transcript: SessionMessage[], outcome: TurnOutcome) => Promise<void>;
   /** go on from this checkpoint (retaken after a crash, resumed after an approval): no history, knowledge or prompt is read again */
   resume?: TurnCheckpoint;
 }
@@ -88,7 +86,7 @@ export interface CompletionTurnInput extends TurnBase {
 /**
  * A Responses API turn: the history is the chain of previous responses, knowledge is searched
  * by the request's file_search tool when it has one, and the answer is kept as a response record
- * (`record`), not a session transcript; a paused response goes on from its checkpoint.
+ * (by its caller), not a session transcript; a paused response goes on from its checkpoint.
  */
 export interface ResponsesTurnInput extends TurnBase {
   purpose: 'response';
@@ -100,7 +98,6 @@ export interface ResponsesTurnInput extends TurnBase {
   search?: (question: string) => Promise<KnowledgePassage[]>;
   stream?: boolean;
   reservation?: number;
-  record: (transcript: SessionMessage[], outcome: TurnOutcome) => Promise<void>;
   resume?: TurnCheckpoint;
 }
 
