@@ -3,7 +3,8 @@ import type { ModelOptions } from '../models/provider.js';
 import type { SessionMessage } from '../store/port.js';
 import type { TurnTools } from '../tools/turn-tools.js';
 import type { AgentConfig } from './agent-directory.js';
-import type { TurnOutcome, UsageAttribution } from './agent-turn.js';
+import type { TurnOutcome } from './agent-turn.js';
+import type { UsageAttribution } from './turn-usage.js';
 import type { ToolLedger, TurnCheckpoint } from './tool-use/tool-ledger.js';
 
 /** what every turn has, whatever it is for */
@@ -42,8 +43,6 @@ export interface HookRunTurnInput extends TurnBase {
   deadlineAt: number;
   /** the answer message's run id */
   answer: (outcome: TurnOutcome) => Pick<SessionMessage, 'runId' | 'meta'>;
-  /** writes the transcript with the run's status and summary, in one transaction */
-  record: (transcript: SessionMessage[], outcome: TurnOutcome) => Promise<void>;
   /** go on from this checkpoint (retaken after a crash, resumed after an approval): no history, knowledge or prompt is read again */
   resume?: TurnCheckpoint;
 }
@@ -87,7 +86,7 @@ export interface CompletionTurnInput extends TurnBase {
 /**
  * A Responses API turn: the history is the chain of previous responses, knowledge is searched
  * by the request's file_search tool when it has one, and the answer is kept as a response record
- * (`record`), not a session transcript; a paused response goes on from its checkpoint.
+ * (by its caller), not a session transcript; a paused response goes on from its checkpoint.
  */
 export interface ResponsesTurnInput extends TurnBase {
   purpose: 'response';
@@ -99,7 +98,6 @@ export interface ResponsesTurnInput extends TurnBase {
   search?: (question: string) => Promise<KnowledgePassage[]>;
   stream?: boolean;
   reservation?: number;
-  record: (transcript: SessionMessage[], outcome: TurnOutcome) => Promise<void>;
   resume?: TurnCheckpoint;
 }
 

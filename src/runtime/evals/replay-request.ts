@@ -1,4 +1,4 @@
-import { runAgentTurn, type AgentTurnDeps, type TurnOutcome } from '../../agents/agent-turn.js';
+import { takeAgentTurn, type AgentTurnDeps, type TurnOutcome } from '../../agents/agent-turn.js';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { AgentAction } from '../../mappings/hook-action.js';
@@ -96,7 +96,8 @@ async function candidateTurn(deps: EvalDeps, input: ReplayInput, action: AgentAc
   let outcome: TurnOutcome | undefined;
   let error: string | undefined;
   try {
-    outcome = await runAgentTurn(deps.turns, {
+    // nothing is written: the transcript is the report's
+    const result = await takeAgentTurn(deps.turns, {
       purpose: 'run',
       agent,
       sessionKey: `eval:${input.id}`,
@@ -109,10 +110,10 @@ async function candidateTurn(deps: EvalDeps, input: ReplayInput, action: AgentAc
       deadlineAt: started + timeoutMs,
       incoming: [],
       answer: () => ({}),
-      // nothing is written: the transcript is the report's
-      record: async () => {},
       ...(tools && { tools, ledger }),
     });
+    if (result.kind === 'failed') throw result.error;
+    outcome = result.outcome;
   } catch (failure) {
     error = failure instanceof Error ? failure.message : String(failure);
   }

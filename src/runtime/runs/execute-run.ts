@@ -1,5 +1,5 @@
 import { AllModelsFailedError, describeFailures } from '../../models/complete-with-fallbacks.js';
-import { completeAgentTurn } from '../../agents/agent-turn.js';
+import { takeAgentTurn, type TurnResult } from '../../agents/agent-turn.js';
 import { turnModelRefs } from '../../agents/turn-prompt.js';
 import { errorDetail, verboseErrors } from '../../log/log-detail.js';
 import type { AgentAction } from '../../mappings/hook-action.js';
@@ -74,7 +74,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
   };
   // one abort per run: its time limit, a shutdown and a lost lease all abort it, each with its own reason.
   // Models answering in-process get no signal (see RunAbort): an abort before their answer is
-  // written is seen when it is (`record`), as the model would have seen it when asked
+  // recorded is seen when it is, as the model would have seen it when asked
   const inProcess = ctx.deps.turns.models.answersInProcess(turnModelRefs(config, agent, action.model));
   const timeoutMs = (action.timeoutSeconds ?? config.agents.defaults.timeoutSeconds) * 1000;
   const deadlineAt = Date.now() + timeoutMs;
@@ -100,7 +100,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     const awaitingSignIn = new Set(ctx.deps.turns.toolbox?.awaitingSignIn(agent));
     const ledger = tools ? runLedger(ctx.deps.store, id, ctx.claims.owner) : undefined;
     const turn = (resume: TurnCheckpoint | undefined) =>
-      completeAgentTurn(ctx.deps.turns, {
+      takeAgentTurn(ctx.deps.turns, {
         agent,
         purpose: 'run',
         sessionKey: run.sessionKey,
@@ -122,41 +122,43 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
         usage: { source: action.schedule ? 'schedule' : 'run', mappingId: action.source.mappingId },
         ...(tools && { tools, ledger }),
         ...(resume && { resume }),
-        // the transcript is written by the run's completion, with its status and summary, in one transaction
-        record: async (transcript, outcome) => {
-          if (inProcess && abort.aborted) throw abort.reason;
-          endTurn();
-          now = transcript.at(-1)?.createdAt ?? Date.now();
-          const asked = transcript.find((m) => m.role === 'user' && m.runId === id);
-          for (const server of ctx.deps.turns.toolbox?.awaitingSignIn(agent) ?? []) awaitingSignIn.add(server);
-          if (asked) asked.meta = copyWith(asked.meta, { model: outcome.modelRef, ...(awaitingSignIn.size && { awaitingSignIn: [...awaitingSignIn] }) });
-          written = transcript;
-          // a store error here is not the run's failure: the run stays running and, once its lease
-          // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)
-          const completing = completeRun(ctx, id, { status: 'succeeded', reply: outcome.text, model: outcome.modelRef, at: now, transcript, sessionKey: run.sessionKey }, action, { reply: outcome.text }, !place.passBehind);
-          try {
-            completed = await completeInChain(ctx, completing, place, historyAfter);
-          } catch (error) {
-            throw new StoreFault(error);
-          }
-          // refs only: a provider's error text may echo what it was sent
-          if (outcome.failures.length) logger.warn({ runId: id, answeredBy: outcome.modelRef, failed: outcome.failures.map((f) => f.ref) }, 'run answered by a fallback model');
-        },
       });
     // a run retaken after a crash, or resumed after an approval, goes on from its checkpoint
-    let outcome = await turn(readCheckpoint(run.turnState));
-    while (outcome.paused && !(await ctx.deps.store.runs.pauseForApproval(id, ctx.claims.owner))) {
+    let result: TurnResult = await turn(readCheckpoint(run.turnState));
+    while (result.kind === 'paused' && !(await ctx.deps.store.runs.pauseForApproval(id, ctx.claims.owner))) {
       // not paused: another process holds the run now (it goes on from the checkpoint), or every
       // call was decided while its round was being recorded, and the turn goes on at once
       if (!(await ctx.deps.store.runs.renew([id], ctx.claims.owner, ctx.claims.lease().until)).length) return undefined;
-      outcome = await turn(outcome.paused.checkpoint);
+      result = await turn(result.outcome.paused.checkpoint);
     }
-    if (outcome.paused) {
+    if (result.kind === 'paused') {
       endTurn();
-      logger.info({ runId: id, waiting: outcome.paused.pending.length }, 'run waits for approval');
-      await ctx.deps.onApprovalNeeded?.(run, outcome.paused.pending);
+      const { pending } = result.outcome.paused;
+      logger.info({ runId: id, waiting: pending.length }, 'run waits for approval');
+      await ctx.deps.onApprovalNeeded?.(run, pending);
       return undefined;
     }
+    if (result.kind === 'failed') throw result.error;
+    // answered: the transcript is written by the run's completion, with its status and summary, in
+    // one transaction, in the tick the turn recorded the answer's tokens (one commit for both)
+    const { outcome, transcript } = result;
+    if (inProcess && abort.aborted) throw abort.reason;
+    endTurn();
+    now = transcript.at(-1)?.createdAt ?? Date.now();
+    const asked = transcript.find((m) => m.role === 'user' && m.runId === id);
+    for (const server of ctx.deps.turns.toolbox?.awaitingSignIn(agent) ?? []) awaitingSignIn.add(server);
+    if (asked) asked.meta = copyWith(asked.meta, { model: outcome.modelRef, ...(awaitingSignIn.size && { awaitingSignIn: [...awaitingSignIn] }) });
+    written = transcript;
+    // a store error here is not the run's failure: the run stays running and, once its lease
+    // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)
+    const completing = completeRun(ctx, id, { status: 'succeeded', reply: outcome.text, model: outcome.modelRef, at: now, transcript, sessionKey: run.sessionKey }, action, { reply: outcome.text }, !place.passBehind);
+    try {
+      completed = await completeInChain(ctx, completing, place, historyAfter);
+    } catch (error) {
+      throw new StoreFault(error);
+    }
+    // refs only: a provider's error text may echo what it was sent
+    if (outcome.failures.length) logger.warn({ runId: id, answeredBy: outcome.modelRef, failed: outcome.failures.map((f) => f.ref) }, 'run answered by a fallback model');
     const reply = outcome.text;
     // not completed: finished by another process (this one lost its lease), or its run ahead was not
     if (!completed.finished) return giveBack(ctx, id);

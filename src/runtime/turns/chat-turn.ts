@@ -1,7 +1,9 @@
 import { deadline, type Deadline } from '../../time/deadline.js';
 import type { ModelOptions } from '../../models/provider.js';
 import type { AgentConfig } from '../../agents/agent-directory.js';
-import { reserveCall, runAgentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome, type UsageAttribution } from '../../agents/agent-turn.js';
+import { runAgentTurn, type AgentTurnDeps, type TurnOutcome } from '../../agents/agent-turn.js';
+import type { TurnDelta } from '../../agents/model-answer.js';
+import { reserveCall, type UsageAttribution } from '../../agents/turn-usage.js';
 import { requireClientTools, type ClientToolsUse } from '../../agents/tool-use/client-tools.js';
 import { turnModelRefs } from '../../agents/turn-prompt.js';
 import { openConversation, type ChatInputMessage } from '../../agents/conversation.js';

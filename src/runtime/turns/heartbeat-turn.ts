@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { annotate, traced } from '../../tracing/tracing.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
-import { completeAgentTurn, type AgentTurnDeps } from '../../agents/agent-turn.js';
+import { runAgentTurn, type AgentTurnDeps } from '../../agents/agent-turn.js';
 import { callsLedger } from '../../agents/tool-use/tool-ledger.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
 import type { Store, SystemEvent } from '../../store/port.js';
@@ -89,7 +89,7 @@ async function runTurn(deps: HeartbeatTurnDeps, events: SystemEvent[], shutdown?
     const agent = deps.agents.default();
     // a heartbeat reads the summaries of runs over outside content: then a write needs a person, whom a heartbeat cannot wait for
     const tools = deps.turns.toolbox?.grant(agent, { outside: events.some((e) => e.untrusted), canWait: false });
-    const { text } = await completeAgentTurn(deps.turns, {
+    const { text } = await runAgentTurn(deps.turns, {
       agent,
       ...(tools && deps.turns.toolCalls && { tools, ledger: callsLedger(deps.turns.toolCalls, 'heartbeat', `hb_${uuidV7().replace(/-/g, '')}`) }),
       purpose: 'heartbeat',

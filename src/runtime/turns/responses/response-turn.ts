@@ -4,7 +4,9 @@ import type { ModelOptions, ModelUsage } from '../../../models/provider.js';
 import { randomHex, timeOrderedHex } from '../../../utils/random-hex.js';
 import type { SessionMessage, StateRepo } from '../../../store/port.js';
 import type { AgentConfig } from '../../../agents/agent-directory.js';
-import { reserveCall, runAgentTurn, type AgentTurnDeps, type TurnDelta, type TurnOutcome, type UsageAttribution } from '../../../agents/agent-turn.js';
+import { takeAgentTurn, type AgentTurnDeps, type TurnOutcome } from '../../../agents/agent-turn.js';
+import type { TurnDelta } from '../../../agents/model-answer.js';
+import { reserveCall, type UsageAttribution } from '../../../agents/turn-usage.js';
 import type { ResponsesTurnInput } from '../../../agents/turn-inputs.js';
 import { requireClientTools, type ClientToolsUse } from '../../../agents/tool-use/client-tools.js';
 import type { ChatInputMessage } from '../../../agents/conversation.js';
@@ -200,7 +202,6 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
       }
       const callsOwner = paused?.callsOwner ?? id;
       const ledger = tools && responseLedger(toolCalls!, callsOwner, { onItem });
-      let record: ResponseRecord | undefined;
       const recordOf = (outcome: TurnOutcome, exchange: SessionMessage[]): ResponseRecord => ({
         id,
         agentId: agent.id,
@@ -241,11 +242,6 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
         ...(request.usage && { usage: request.usage }),
         ...(reservation !== undefined && { reservation }),
         ...(tools && ledger && { tools, ledger }),
-        record: async (transcript: SessionMessage[], outcome: TurnOutcome) => {
-          // the transcript is the turn's tool exchange (if any), then its answer
-          record = recordOf(outcome, transcript.slice(0, -1));
-          if (request.store) await responses.put(record);
-        },
       };
       const input: ResponsesTurnInput = paused
         ? { ...common, history: [], resume: paused.checkpoint }
@@ -265,7 +261,7 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
           }
         : undefined;
       let settled = false;
-      const turn = runAgentTurn(turnDeps, input, onDelta).finally(() => {
+      const turn = takeAgentTurn(turnDeps, input, onDelta).finally(() => {
         settled = true;
         pushed.notify();
       });
@@ -280,13 +276,14 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
             await pushed.arrival();
           }
         }
-        const outcome = await turn;
-        if (outcome.paused) {
-          // nothing was recorded by the turn: the response keeps where it stands, to go on from
-          record = recordOf(outcome, []);
-          if (request.store) await responses.put(record);
-        }
-        return { record: record!, outcome };
+        const result = await turn;
+        if (result.kind === 'failed') throw result.error;
+        const { outcome } = result;
+        // answered: the transcript is the turn's tool exchange (if any), then its answer; paused: the
+        // response keeps where it stands, to go on from
+        const record = recordOf(outcome, result.kind === 'answered' ? result.transcript.slice(0, -1) : []);
+        if (request.store) await responses.put(record);
+        return { record, outcome };
       } catch (error) {
         // what ran is on the record and is not run again: a retry may continue the pause
         await release();
