@@ -33,7 +33,8 @@ describe('a mapped hook with a form body', () => {
   const form = { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' };
   const lastEvent = async (): Promise<string> => {
     const res = await app.request('/admin/events?session=main', { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
-    return ((await res.json()) as { data: { text: string }[] }).data.at(-1)!.text;
+    // newest first
+    return ((await res.json()) as { data: { text: string }[] }).data[0]!.text;
   };
 
   it('gets the fields as its payload, a multipart body too', async () => {
