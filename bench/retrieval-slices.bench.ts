@@ -4,7 +4,7 @@
  * Run: `node --import tsx bench/retrieval-slices.bench.ts` (`--misses` lists the questions whose
  * document was not ranked first, of the tuned questions only (`--held-out-misses` adds the held-out ones:
  * never while tuning), `--record` writes the figures to test/knowledge/eval/figures.json,
- * the floor test/knowledge/retrieval-slices.test.ts holds them to).
+ * the floor test/knowledge/retrieval-slices.e2e.test.ts holds them to).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -82,7 +82,7 @@ try {
     // what esbuild's __require shim calls for a bundled CommonJS package's require('util') and the like
     banner: { js: "import { createRequire as __heraldCreateRequire } from 'node:module'; const require = __heraldCreateRequire(import.meta.url);" },
     plugins: [englishZodLocaleOnly, externalPackages],
-    // which source modules each chunk holds (test/cli/help.test.ts checks what a command loads)
+    // which source modules each chunk holds (test/cli/help.e2e.test.ts checks what a command loads)
     metafile: true,
     logLevel: 'warning',
   });

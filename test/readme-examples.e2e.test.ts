@@ -20,7 +20,7 @@ const NOT_RUN: [RegExp, string][] = [
   [/^HERALD_LOG_LEVEL=debug npx herald serve/, 'starts a second gateway in the foreground'],
   [/^npx herald serve --config examples\/tools\/github-triage\.json5/, 'needs a model provider and a GitHub token: test/tools/worked-example.e2e.test.ts runs it as printed against fakes of both'],
   [/^body='\{"action":"opened","issue"/, "the worked example's signed event: test/tools/worked-example.e2e.test.ts sends it as printed"],
-  [/\/admin\/approvals\/\$CALL_ID\/deny/, 'needs a run paused for approval (a model that calls tools): test/http/admin/approvals.test.ts decides calls through this route'],
+  [/\/admin\/approvals\/\$CALL_ID\/deny/, 'needs a run paused for approval (a model that calls tools): test/http/admin/approvals.e2e.test.ts decides calls through this route'],
   [/^herald cron add --name "Morning brief"/, 'its ids are made at random and it delivers to Slack: test/cli/admin/cron.e2e.test.ts runs every subcommand against a spawned herald serve'],
   [/^npx herald tools authorize crm\n$/, 'needs an MCP server that asks for OAuth: test/cli/admin/tools-authorize.e2e.test.ts runs it as printed against one (the SDK\'s server auth)'],
   [/^\s*docker build/, 'needs a Docker daemon (none on this machine)'],

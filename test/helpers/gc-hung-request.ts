@@ -1,5 +1,5 @@
 /**
- * Run by test/plugins/hung-request-gc.test.ts as `node --expose-gc --import tsx <this file>`.
+ * Run by test/plugins/hung-request-gc.e2e.test.ts as `node --expose-gc --import tsx <this file>`.
  * A platform that accepts the connection and never answers, while garbage collection runs
  * every few milliseconds: each of herald's outgoing calls must still end at its time limit.
  * Prints one JSON line per call: {name, ended, error}. Exits 1 if a call is still hanging.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { errorCatalog, type ErrorCode } from '../../errors.js';
+import type { ResponseDoc } from './route-doc.js';
 
 /** The webhook and admin error body (the one error mapper, `http/error-handler.ts`). */
 export const okFalseSchema = z.object({
@@ -27,3 +28,32 @@ export const openaiErrorSchema = z.object({
 });
 
 export const okSchema = z.object({ ok: z.literal(true) });
+
+/** OpenAI's list object (`http/v1/list-page.ts`) of the items given */
+export const listOf = <T extends z.ZodType>(item: T) =>
+  z.object({ object: z.literal('list'), data: z.array(item), first_id: z.string().nullable(), last_id: z.string().nullable(), has_more: z.boolean() });
+
+/** OpenAI's cursor pagination (`http/v1/list-page.ts`) */
+export const listQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1 to 100 (default 20).'),
+  order: z.enum(['asc', 'desc']).optional().describe('asc (default) or desc.'),
+  after: z.string().optional().describe('An id of the list: the page starts after it.'),
+  before: z.string().optional().describe('An id of the list: the page ends before it.'),
+});
+
+export const idParams = z.object({ id: z.string() });
+
+/** what each /v1 error status means on every route; a route group names its own 404 (and any other) */
+const openaiErrorText: Record<number, string> = {
+  400: 'Invalid request (the field is named in `param`).',
+  401: 'Missing or wrong API key.',
+  413: 'Upload over platform.maxUploadBytes.',
+  415: 'Not multipart/form-data, or a file type herald cannot read.',
+  429: 'Rate limit of the key (`Retry-After`).',
+  502: 'The model provider failed.',
+};
+
+/** the /v1 error answers of a route, in OpenAI's error body: `own` words a status for this route group */
+export function openaiErrors(statuses: number[], own: Record<number, string> = {}): Record<number, ResponseDoc> {
+  return Object.fromEntries(statuses.map((s) => [s, { description: own[s] ?? openaiErrorText[s] ?? 'Error.', schema: openaiErrorSchema }]));
+}

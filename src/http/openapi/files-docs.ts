@@ -1,12 +1,8 @@
 import { z } from 'zod';
 import { FILE_PURPOSES } from '../../knowledge-stores/files.js';
 import { fileBatchCreateSchema, vectorStoreCreateSchema, vectorStoreFileCreateSchema, vectorStoreSearchSchema, vectorStoreUpdateSchema } from '../v1/knowledge/vector-store-requests.js';
-import { openaiErrorSchema } from './common-schemas.js';
-import { listQuerySchema } from './platform-docs.js';
-import { defineRoutes, type ResponseDoc } from './route-doc.js';
-
-const listOf = <T extends z.ZodType>(item: T) =>
-  z.object({ object: z.literal('list'), data: z.array(item), first_id: z.string().nullable(), last_id: z.string().nullable(), has_more: z.boolean() });
+import { idParams, listOf, listQuerySchema, openaiErrors } from './common-schemas.js';
+import { defineRoutes } from './route-doc.js';
 
 export const fileObjectSchema = z.object({
   id: z.string().describe('file-…'),
@@ -79,20 +75,11 @@ const fileBatchObjectSchema = z.object({
   file_counts: fileCounts,
 });
 
-const idParams = z.object({ id: z.string() });
 const batchParams = z.object({ id: z.string(), batchId: z.string() });
 const fileParams = z.object({ id: z.string(), fileId: z.string() });
 const deleted = (object: string) => z.object({ id: z.string(), object: z.literal(object), deleted: z.literal(true) });
-const errors = (...statuses: number[]): Record<number, ResponseDoc> =>
-  Object.fromEntries(statuses.map((s) => [s, { description: errorText[s] ?? 'Error.', schema: openaiErrorSchema }]));
-const errorText: Record<number, string> = {
-  400: 'Invalid request (the field is named in `param`).',
-  401: 'Missing or wrong API key.',
-  404: 'No such file or vector store (or one the key may not see).',
-  409: "An agent's own vector store cannot be deleted.",
-  413: 'Upload over platform.maxUploadBytes.',
-  429: 'Rate limit of the key (`Retry-After`).',
-};
+const own = { 404: 'No such file or vector store (or one the key may not see).', 409: "An agent's own vector store cannot be deleted." };
+const errors = (...statuses: number[]) => openaiErrors(statuses, own);
 
 /** /v1/files and /v1/vector_stores: OpenAI's knowledge API */
 export const filesDocs = defineRoutes('platform', [

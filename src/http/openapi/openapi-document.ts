@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { hooksPrefix } from '../../config/hooks-path.js';
+import { okFalseSchema } from './common-schemas.js';
 import { hookErrorResponses, runAcceptedSchema, wakeAcceptedSchema } from './hooks-docs.js';
 import type { ResponseDoc, RouteDoc, RouteSecurity, Surface } from './route-doc.js';
 
@@ -134,7 +135,7 @@ function getHandshakeOperation(hook: MappedHookDoc): Json {
     summary: `Handshake of mapped hook "${hook.id}"`,
     tags: ['hooks'],
     description: 'Admitted by the hook token or by the verify token of the query (respond.verifyToken); answers only a handshake, starts no run.',
-    responses: responses({ ...respondResponses(hook), 400: { description: 'Not a handshake this path answers.', schema: z.object({ ok: z.literal(false), error: z.string() }) }, 401: { description: 'Wrong or missing verify token.', schema: z.object({ ok: z.literal(false), error: z.string() }) } }),
+    responses: responses({ ...respondResponses(hook), 400: { description: 'Not a handshake this path answers.', schema: okFalseSchema }, 401: { description: 'Wrong or missing verify token.', schema: okFalseSchema } }),
   };
 }
 

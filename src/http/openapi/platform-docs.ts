@@ -1,19 +1,8 @@
 import { z } from 'zod';
 import { chatRequestSchema } from '../v1/chat/chat-request.js';
 import { embeddingsRequestSchema } from '../v1/embeddings-request.js';
-import { openaiErrorSchema } from './common-schemas.js';
-import { defineRoutes, type ResponseDoc } from './route-doc.js';
-
-const listOf = <T extends z.ZodType>(item: T) =>
-  z.object({ object: z.literal('list'), data: z.array(item), first_id: z.string().nullable(), last_id: z.string().nullable(), has_more: z.boolean() });
-
-/** OpenAI's cursor pagination (`http/v1/list-page.ts`) */
-export const listQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1 to 100 (default 20).'),
-  order: z.enum(['asc', 'desc']).optional().describe('asc (default) or desc.'),
-  after: z.string().optional().describe('An id of the list: the page starts after it.'),
-  before: z.string().optional().describe('An id of the list: the page ends before it.'),
-});
+import { idParams, listOf, listQuerySchema, openaiErrors } from './common-schemas.js';
+import { defineRoutes } from './route-doc.js';
 
 export const agentObjectSchema = z.object({
   id: z.string(),
@@ -84,18 +73,8 @@ export const chatCompletionSchema = z.object({
   citations: z.array(z.record(z.string(), z.unknown())).optional().describe('Extension: the knowledge chunks used.'),
 }).loose();
 
-const idParams = z.object({ id: z.string() });
-const errors = (...statuses: number[]): Record<number, ResponseDoc> =>
-  Object.fromEntries(statuses.map((s) => [s, { description: errorText[s] ?? 'Error.', schema: openaiErrorSchema }]));
-const errorText: Record<number, string> = {
-  400: 'Invalid request (the field is named in `param`).',
-  401: 'Missing or wrong API key.',
-  404: 'No such agent or document, or an agent outside the key\'s scope (answered alike).',
-  413: 'Upload over platform.maxUploadBytes.',
-  415: 'Not multipart/form-data, or a file type herald cannot read.',
-  429: 'Rate limit of the key (`Retry-After`).',
-  502: 'The model provider failed.',
-};
+const own = { 404: "No such agent or document, or an agent outside the key's scope (answered alike)." };
+const errors = (...statuses: number[]) => openaiErrors(statuses, own);
 
 export const platformDocs = defineRoutes('platform', [
   {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { responsesRequestSchema } from '../v1/responses/responses-request.js';
-import { openaiErrorSchema } from './common-schemas.js';
-import { defineRoutes, type ResponseDoc } from './route-doc.js';
+import { idParams, openaiErrors } from './common-schemas.js';
+import { defineRoutes } from './route-doc.js';
 
 const fileCitation = z.object({ type: z.literal('file_citation'), file_id: z.string().describe('The file (file-…) of a vector store, or the knowledge document.'), filename: z.string(), index: z.number().int() });
 
@@ -44,9 +44,7 @@ export const responseObjectSchema = z
   })
   .loose();
 
-const idParams = z.object({ id: z.string() });
-const errors = (text: Record<number, string>): Record<number, ResponseDoc> =>
-  Object.fromEntries(Object.entries(text).map(([s, description]) => [s, { description, schema: openaiErrorSchema }]));
+const errors = (text: Record<number, string>) => openaiErrors(Object.keys(text).map(Number), text);
 
 export const responsesDocs = defineRoutes('platform', [
   {

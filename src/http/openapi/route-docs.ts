@@ -9,6 +9,6 @@ import { rootDocs } from './root-docs.js';
 
 /**
  * Every documented route of herald, by surface. A new route group adds its `defineRoutes(...)`
- * list here; the test in test/http/openapi.test.ts fails while a served route is missing.
+ * list here; the test in test/http/openapi.e2e.test.ts fails while a served route is missing.
  */
 export const routeDocs: RouteDoc[] = [...rootDocs, ...consoleDocs, ...hooksDocs, ...platformDocs, ...responsesDocs, ...filesDocs, ...adminDocs];
