@@ -10,7 +10,8 @@ import { signInAsBrowser } from '../tools/oauth/sign-in-browser.js';
  * MCP server that asks for OAuth (the SDK's server auth, oauth-mcp-server.ts): a person signs in
  * through replica A, replica B calls the server's tools with the tokens A stored; once the access
  * token has expired, calls on both at once refresh it once between them (the demo server rotates
- * refresh tokens: a second refresh with the spent one would be refused and counted).
+ * refresh tokens: a second refresh with the spent one would be refused and counted). A sign-in
+ * started on one replica may come back through the other.
  */
 const PUBLIC = 'http://herald.test';
 const KEY = 'replicas-share-this-key-0123456789';
@@ -26,7 +27,7 @@ const stateOf = (herald: TestApp) => herald.gateway.mcp.health().find((h) => h.s
 const call = (herald: TestApp) => herald.gateway.mcp.call(herald.gateway.mcp.tools().find((t) => t.name === 'crm__whoami')!, {}, { timeoutMs: 20_000 });
 
 describe('one sign-in shared by two replicas on PostgreSQL', { timeout: 120_000 }, () => {
-  it('a sign-in through replica A serves replica B, and a refresh is done once between them', async () => {
+  it('a sign-in through replica A serves replica B, a refresh is done once between them, and a sign-in started on B may come back through A', async () => {
     await requirePostgres();
     server = await startOAuthMcpServer();
     schema = uniqueSchema('herald_oauth');
@@ -63,6 +64,15 @@ describe('one sign-in shared by two replicas on PostgreSQL', { timeout: 120_000 
     expect((await call(a)).isError).toBeFalsy();
     expect(server.tokenRequests.filter((r) => r.grant === 'refresh_token')).toHaveLength(2);
     expect(server.spentRefreshes).toBe(0);
+
+    // a sign-in started on B whose browser comes back through A (the load balancer's choice): the pending sign-in is in the store
+    const again = await b.request('/admin/tools/servers/crm/authorize', { method: 'POST', headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    const page = await signInAsBrowser(a, PUBLIC, ((await again.json()) as { authorizationUrl: string }).authorizationUrl);
+    expect(page.status).toBe(200);
+    expect(server.authorizations).toHaveLength(2);
+    expect(server.tokenRequests.filter((r) => r.grant === 'authorization_code')).toHaveLength(2);
+    expect((await call(b)).isError).toBeFalsy();
+    expect((await call(a)).isError).toBeFalsy();
     for (const herald of [a, b]) for (const token of server.issued) expect(herald.rawLogs().includes(token)).toBe(false);
   });
 });
