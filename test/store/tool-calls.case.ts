@@ -32,6 +32,8 @@ export const toolCall = (id: string, runId: string, over: Partial<ToolCallRecord
   approvalRequired: false,
   approvalExpiresAt: null,
   approval: null,
+  content: null,
+  task: null,
   ...over,
 });
 
@@ -102,6 +104,26 @@ export function toolCallsCases(open: OpenStore) {
       expect(await store.runs.complete('r1', done(120))).toBe(true);
       expect(await store.runs.checkpoint('r1', 'b', { after: true }, [])).toBe(false);
       expect((await store.runs.get('r1'))?.turnState).toEqual(state);
+    });
+
+    it("keeps a running call's task handle and a result's content summary, across a restart", async () => {
+      const first = await open();
+      await first.toolCalls.insert([toolCall('tc1', 'r1'), toolCall('tc2', 'r1', { status: 'succeeded' })]);
+      await first.toolCalls.setTask('tc1', { server: 'fs', taskId: 'task-7', pollInterval: 500 });
+      // a call no longer running takes no task
+      await first.toolCalls.setTask('tc2', { server: 'fs', taskId: 'late' });
+      await first.close();
+
+      const store = await open(first);
+      expect((await store.toolCalls.get('tc1'))?.task).toEqual({ server: 'fs', taskId: 'task-7', pollInterval: 500 });
+      expect((await store.toolCalls.get('tc2'))?.task).toBeNull();
+      const content = [
+        { kind: 'image' as const, mimeType: 'image/png', bytes: 3, data: 'AAAA' },
+        { kind: 'resource_link' as const, uri: 'https://example.com/a', name: 'a' },
+        { kind: 'structured' as const, json: '{"n":1}' },
+      ];
+      await store.toolCalls.finish('tc1', { status: 'succeeded', result: 'ok', finishedAt: 200, durationMs: 100, content });
+      expect(await store.toolCalls.get('tc1')).toMatchObject({ status: 'succeeded', content, task: { taskId: 'task-7' } });
     });
 
     it('pauses a run for approval; the last decision queues it again, for any claimer, with its turn state', async () => {

@@ -35,8 +35,9 @@ describe('structured results', () => {
     });
     under = startServers({ mcpServers: { wx: { url: remote.url } } });
     await under.until('wx', 'ready');
-    expect(await call('weather')).toEqual({ text: 'Mild today.\n{"temperature":21,"unit":"C"}', isError: false });
-    expect(await call('repeated')).toEqual({ text: '{"temperature":21,"unit":"C"}', isError: false });
+    const structured = [{ kind: 'structured', json: '{"temperature":21,"unit":"C"}' }];
+    expect(await call('weather')).toEqual({ text: 'Mild today.\n{"temperature":21,"unit":"C"}', isError: false, parts: structured });
+    expect(await call('repeated')).toEqual({ text: '{"temperature":21,"unit":"C"}', isError: false, parts: structured });
   });
 
   it('refuses structured content that does not match the outputSchema the server listed', async () => {

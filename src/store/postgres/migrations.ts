@@ -791,7 +791,8 @@ export const migrations: Migration[] = [
       );
       CREATE INDEX tool_questions_pending ON tool_questions (created_at) WHERE status = 'pending';
     `,
-  },  {
+  },
+  {
     version: 42,
     name: "tool calls: a result's other content summarized, and the task a call became at its server, as SQLite migration 47",
     sql: `

@@ -963,7 +963,8 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       );
       CREATE INDEX tool_questions_pending ON tool_questions (created_at) WHERE status = 'pending';
     `,
-  },  {
+  },
+  {
     version: 47,
     name: "tool calls: a result's other content (images, audio, resources, structured content) summarized, and the task a call became at its server",
     sql: `

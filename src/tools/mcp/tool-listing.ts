@@ -19,8 +19,8 @@ export interface ToolListing {
 
 /**
  * A server's tools as herald offers them: every page of tools/list read until `maxTools` are
- * kept, each made a ToolSpec. Tools only callable as tasks (`execution.taskSupport: "required"`)
- * are left out: herald calls tools directly.
+ * kept, each made a ToolSpec. Tools callable only as tasks (`execution.taskSupport: "required"`)
+ * are kept: herald calls them as tasks (task-call.ts).
  */
 export async function listServerTools(client: Client, server: string, maxTools: number, options: RequestOptions): Promise<ToolListing> {
   const specs: ToolSpec[] = [];
@@ -30,7 +30,6 @@ export async function listServerTools(client: Client, server: string, maxTools: 
   for (let page = 0; page < MAX_PAGES; page++) {
     const result = await client.listTools(cursor === undefined ? undefined : { cursor }, options);
     for (const tool of result.tools) {
-      if (tool.execution?.taskSupport === 'required') continue;
       listed++;
       if (specs.length === maxTools) continue;
       const spec = toolSpec(server, tool, names);

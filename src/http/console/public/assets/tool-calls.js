@@ -1,4 +1,5 @@
 import { absTime, badge, h, json } from './dom.js';
+import { resultContentView } from './tool-result-content.js';
 
 // A run's tool calls as the console shows them: its model turns in order, each with the calls
 // the model asked for (tool, server, status, duration, approval and who gave it). Arguments come
@@ -35,6 +36,7 @@ function callItem(c, resultOpen = false) {
     h('details', { open: true }, h('summary', {}, 'Arguments (secrets masked)'), argumentsView(c.arguments)),
     c.error ? h('p', { class: 'bad-text' }, c.error) : null,
     c.result !== null ? h('details', { open: resultOpen }, h('summary', {}, `Result (${c.result.length} characters)`), h('pre', { class: 'code' }, c.result)) : null,
+    resultContentView(c.content),
   );
 }
 
