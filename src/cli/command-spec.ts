@@ -32,6 +32,8 @@ export interface CommandSpec {
   ownOptions?: boolean;
   /** a plugin's command (it loads the plugins itself) */
   plugin?: boolean;
+  /** talks only to the running gateway's admin API: the plugins are not loaded (admin/gateway-access.ts) */
+  gatewayOnly?: boolean;
   load(): Promise<CommandRun>;
 }
 

@@ -163,6 +163,7 @@ export const commands: Record<string, CommandSpec> = {
     load: async () => (await import('./admin/tools-authorize.js')).toolsAuthorizeCommand,
   },
   'cron add': {
+    gatewayOnly: true,
     summary: "make a schedule on the running gateway (OpenClaw's cron flags)",
     options: {
       name: { type: 'string', arg: 'NAME', help: 'a name for people (the id is made from it)' },
@@ -187,20 +188,22 @@ export const commands: Record<string, CommandSpec> = {
     details: 'One of --at, --every, --cron, and one of --system-event, --message. An isolated job is delivered only with --announce (or --channel, --to). Faults are refused by the gateway, naming the field. Needs gateway.auth.token (or $HERALD_GATEWAY_TOKEN).',
     load: async () => (await import('./admin/cron.js')).cronAddCommand,
   },
-  'cron list': { summary: 'list the schedules, the config\'s and those made at run time', options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./admin/cron.js')).cronListCommand },
-  'cron show': { summary: 'one schedule, with its job', usage: 'ID|NAME', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./admin/cron.js')).cronShowCommand },
-  'cron run': { summary: 'run a schedule now (its next fire does not move)', usage: 'ID|NAME', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./admin/cron.js')).cronRunCommand },
+  'cron list': { gatewayOnly: true, summary: 'list the schedules, the config\'s and those made at run time', options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./admin/cron.js')).cronListCommand },
+  'cron show': { gatewayOnly: true, summary: 'one schedule, with its job', usage: 'ID|NAME', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./admin/cron.js')).cronShowCommand },
+  'cron run': { gatewayOnly: true, summary: 'run a schedule now (its next fire does not move)', usage: 'ID|NAME', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./admin/cron.js')).cronRunCommand },
   'cron runs': {
+    gatewayOnly: true,
     summary: "a schedule's fires, newest first, with their runs",
     usage: 'ID|NAME',
     positionals: true,
     options: { limit: { type: 'string', arg: 'N', help: 'at most N (default 100)' }, json: jsonOption, url: urlOption, config: configOption },
     load: async () => (await import('./admin/cron.js')).cronRunsCommand,
   },
-  'cron enable': { summary: 'enable a schedule made at run time (due anew from now)', usage: 'ID|NAME', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./admin/cron.js')).cronEnableCommand },
-  'cron disable': { summary: 'disable a schedule made at run time', usage: 'ID|NAME', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./admin/cron.js')).cronDisableCommand },
-  'cron rm': { summary: 'delete a schedule made at run time', usage: 'ID|NAME', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./admin/cron.js')).cronRmCommand },
+  'cron enable': { gatewayOnly: true, summary: 'enable a schedule made at run time (due anew from now)', usage: 'ID|NAME', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./admin/cron.js')).cronEnableCommand },
+  'cron disable': { gatewayOnly: true, summary: 'disable a schedule made at run time', usage: 'ID|NAME', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./admin/cron.js')).cronDisableCommand },
+  'cron rm': { gatewayOnly: true, summary: 'delete a schedule made at run time', usage: 'ID|NAME', positionals: true, options: { json: jsonOption, url: urlOption, config: configOption }, load: async () => (await import('./admin/cron.js')).cronRmCommand },
   'requests list': {
+    gatewayOnly: true,
     summary: 'list the newest webhook requests: time, status, path, mapping, what they got or where their mapping failed, id',
     options: {
       failed: { type: 'boolean', help: 'only the requests whose mapping failed' },
@@ -214,6 +217,7 @@ export const commands: Record<string, CommandSpec> = {
     load: async () => (await import('./admin/requests.js')).requestsListCommand,
   },
   'runs list': {
+    gatewayOnly: true,
     summary: 'list the newest agent runs: time, status, name, mapping, what their tools did (calls, waiting, refused, failed), id',
     options: {
       status: { type: 'string', arg: 'STATUS', help: 'only runs in this status (succeeded, failed, waiting_approval, ...)' },
@@ -228,6 +232,7 @@ export const commands: Record<string, CommandSpec> = {
     load: async () => (await import('./admin/runs-list.js')).runsListCommand,
   },
   'requests show': {
+    gatewayOnly: true,
     summary: 'show a webhook request: its answer, where and why its mapping failed, whether its payload is kept',
     usage: 'ID',
     positionals: true,
@@ -235,6 +240,7 @@ export const commands: Record<string, CommandSpec> = {
     load: async () => (await import('./admin/requests.js')).requestsShowCommand,
   },
   'requests replay': {
+    gatewayOnly: true,
     summary: 'replay a request whose payload is kept through the current mappings (after fixing its mapping)',
     usage: 'ID',
     positionals: true,

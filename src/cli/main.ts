@@ -70,7 +70,7 @@ export async function main(
   }
   try {
     const run = await spec.load();
-    return await run(rest, io, spec.plugin ? [] : await loadPlugins());
+    return await run(rest, io, spec.plugin || spec.gatewayOnly ? [] : await loadPlugins());
   } catch (error) {
     const { ConfigError } = await import('../errors.js');
     if (error instanceof ConfigError) {

@@ -118,4 +118,22 @@ describe('herald --help, --version, and mistakes named', () => {
       expect(check, heavy).not.toContain(heavy);
     }
   });
+  it('a command that only talks to the gateway loads neither the plugins, the config schema, the YAML parser nor fetch', () => {
+    const trace = path.join(tempDir(), 'loads.txt');
+    const builtins = path.join(tempDir(), 'builtins.txt');
+    const config = path.join(tempDir(), 'herald.json');
+    fs.writeFileSync(config, JSON.stringify(baseConfig()));
+    fs.writeFileSync(trace, '');
+    const hook = fileURLToPath(new URL('./trace-loads.mjs', import.meta.url));
+    // nothing listens on port 9: the command says so (exit 1) after loading all it would load to ask
+    const run = spawnSync(process.execPath, ['--import', hook, BIN, 'runs', 'list', '--config', config, '--url', 'http://127.0.0.1:9'], {
+      env: { ...process.env, HERALD_TRACE_LOADS: trace, HERALD_TRACE_BUILTINS: builtins },
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toContain('cannot reach http://127.0.0.1:9');
+    const loaded = fs.readFileSync(trace, 'utf8');
+    for (const heavy of ['/plugins/', '/node_modules/zod/', '/node_modules/yaml/', '/src/config/schema', '/src/plugin-host/']) expect(loaded, heavy).not.toContain(heavy);
+    // Node's fetch is undici, loaded on its first call
+    expect(fs.readFileSync(builtins, 'utf8')).not.toContain('undici');
+  });
 });

@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 /** one fake platform answering each channel's sends as `answer` says (the Teams token endpoint as documented) */
-async function platform(answer: (channel: string, request: RecordedRequest) => FakeResponse) {
+async function platform(answer: (channel: string, request: RecordedRequest) => FakeResponse | Promise<FakeResponse>) {
   const server = await startFakeServer((r) => {
     const c = channelCases.find((k) => k.isSend(r));
     return c ? answer(c.plugin.id, r) : caseOf('msteams').other!(r);

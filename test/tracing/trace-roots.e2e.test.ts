@@ -33,7 +33,7 @@ describe('trace roots', { timeout: 60_000 }, () => {
     expect((await fetch(`${herald.url}/v1/models`, { headers: { authorization: 'Bearer nobody' } })).status).toBe(401);
     expect((await admin('/reload', 'POST')).status).toBe(200);
     await herald.stop();
-    const spans = await eventually(() => collector!.spans.some((s) => s.name === 'POST /admin/reload') && collector!.spans);
+    const spans = (await eventually(() => (collector!.spans.some((s) => s.name === 'POST /admin/reload') ? collector!.spans : undefined)))!;
     const servers = spans.filter((s) => s.kind === 2).map((s) => s.name);
     expect(servers.sort()).toEqual(['GET /v1/models', 'POST /admin/reload']);
     expect(spans.find((s) => s.name === 'POST /admin/reload')!.parentSpanId).toBe('');

@@ -1,6 +1,6 @@
-import { loadConfigFile } from '../../plugin-host/load-config.js';
-import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
 import { configPathFrom } from '../io/config-path.js';
+import { exchange } from './admin-request.js';
+import { gatewayAccess } from './gateway-access.js';
 import { gatewayBase, unreachableGateway } from './gateway-address.js';
 import type { CliIo } from '../io/cli-io.js';
 
@@ -16,26 +16,28 @@ export interface AdminClient {
 }
 
 /** the client, or why there is none (no gateway token); a gateway that does not answer throws, naming the address */
-export async function adminClient(flags: { config?: string; url?: string }, builtins: PluginDefinition[]): Promise<AdminClient | string> {
-  const { config } = await loadConfigFile(configPathFrom(flags.config), { builtins });
-  const token = process.env.HERALD_GATEWAY_TOKEN ?? config.gateway.auth.token;
+export async function adminClient(flags: { config?: string; url?: string }): Promise<AdminClient | string> {
+  const gateway = await gatewayAccess(configPathFrom(flags.config));
+  const token = process.env.HERALD_GATEWAY_TOKEN ?? gateway.token;
   if (!token) return 'gateway.auth.token is not set (the admin API needs it; or set $HERALD_GATEWAY_TOKEN)';
-  const base = gatewayBase(config.gateway, flags.url);
+  const base = gatewayBase(gateway, flags.url);
   return {
     base,
     async call(method, path, body) {
-      let response: Response;
+      let answer: { status: number; text: string };
       try {
-        response = await fetch(`${base}/admin${path}`, {
-          method,
-          headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-          ...(body !== undefined && { body: JSON.stringify(body) }),
-        });
+        answer = await exchange(`${base}/admin${path}`, method, { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) }, body === undefined ? undefined : JSON.stringify(body));
       } catch (error) {
-        const cause = (error as Error & { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+        const cause = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
         throw new Error(unreachableGateway(base, cause, flags.url), { cause: error });
       }
-      return { status: response.status, body: await response.json().catch(() => ({})) };
+      let parsed: unknown = {};
+      try {
+        parsed = JSON.parse(answer.text);
+      } catch {
+        // not JSON (a proxy's error page): the status alone tells
+      }
+      return { status: answer.status, body: parsed };
     },
   };
 }
@@ -49,10 +51,9 @@ export async function gatewayAnswer(
   command: string,
   flags: { config?: string; url?: string },
   io: CliIo,
-  builtins: PluginDefinition[],
   call: (client: AdminClient) => Promise<AdminAnswer>,
 ): Promise<AdminAnswer | number> {
-  const client = await adminClient(flags, builtins);
+  const client = await adminClient(flags);
   if (typeof client === 'string') {
     io.err(`herald ${command}: ${client}`);
     return 2;

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
 import { gatewayAnswer, type AdminAnswer, type AdminClient } from './admin-client.js';
 import { textTable } from '../io/text-table.js';
 import type { CliIo } from '../io/cli-io.js';
@@ -41,14 +40,14 @@ const line = (s: any) => `${s.id}  ${s.enabled ? 'enabled ' : 'disabled'}  ${s.o
 const fireLine = (f: any) => `${f.dueAt}  ${f.outcome}${f.run ? `  run ${f.run.id} ${f.run.status ?? '(gone)'}` : ''}${f.detail ? `  ${f.detail}` : ''}`;
 
 /** runs one subcommand against the gateway: its answer printed (or as JSON) */
-async function withGateway(name: string, values: { config?: string; url?: string; json?: boolean }, io: CliIo, builtins: PluginDefinition[], fn: (client: AdminClient) => Promise<AdminAnswer>, show: (body: any) => string[]): Promise<number> {
-  const answer = await gatewayAnswer(`cron ${name}`, values, io, builtins, fn);
+async function withGateway(name: string, values: { config?: string; url?: string; json?: boolean }, io: CliIo, fn: (client: AdminClient) => Promise<AdminAnswer>, show: (body: any) => string[]): Promise<number> {
+  const answer = await gatewayAnswer(`cron ${name}`, values, io, fn);
   if (typeof answer === 'number') return answer;
   for (const text of values.json ? [JSON.stringify(answer.body, null, 2)] : show(answer.body)) io.out(text);
   return 0;
 }
 
-export async function cronAddCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function cronAddCommand(argv: string[], io: CliIo): Promise<number> {
   const flags = ['name', 'id', 'at', 'every', 'cron', 'tz', 'session', 'system-event', 'message', 'agent', 'wake', 'channel', 'to'] as const;
   const { values } = parseArgs({
     args: argv,
@@ -59,7 +58,7 @@ export async function cronAddCommand(argv: string[], io: CliIo, builtins: Plugin
     io.err(`herald cron add: ${job}`);
     return 2;
   }
-  return withGateway('add', values, io, builtins, (c) => c.call('POST', '/schedules', job), (s) => [`added ${s.id}`, line(s)]);
+  return withGateway('add', values, io, (c) => c.call('POST', '/schedules', job), (s) => [`added ${s.id}`, line(s)]);
 }
 
 /**
@@ -79,14 +78,14 @@ async function jobId(client: AdminClient, given: string): Promise<string | Admin
 
 /** `herald cron list|show|run|runs|enable|disable|rm`: one call each on /admin/schedules, the job named by its id or its name */
 function byId(name: string, call: (c: AdminClient, id: string, limit: string | undefined) => Promise<AdminAnswer>, show: (body: any) => string[]) {
-  return async (argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> => {
+  return async (argv: string[], io: CliIo): Promise<number> => {
     const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...common, limit: { type: 'string' } } });
     const given = positionals[0];
     if (name !== 'list' && (!given || positionals.length > 1)) {
       io.err(`herald cron ${name}: one job id or name is needed. usage: herald cron ${name} ID|NAME`);
       return 2;
     }
-    return withGateway(name, values, io, builtins, async (c) => {
+    return withGateway(name, values, io, async (c) => {
       const id = given === undefined ? '' : await jobId(c, given);
       return typeof id === 'string' ? call(c, encodeURIComponent(id), values.limit) : id;
     }, show);

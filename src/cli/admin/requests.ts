@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
 import { gatewayAnswer, type AdminAnswer, type AdminClient } from './admin-client.js';
 import type { CliIo } from '../io/cli-io.js';
 import { textTable } from '../io/text-table.js';
@@ -22,14 +21,14 @@ const failed = (r: any) =>
 
 /** `herald requests show|replay ID`: one call on /admin/receipts, printed (or as JSON); an error answer on stderr with exit 1 */
 function byId(name: string, call: (c: AdminClient, id: string) => Promise<AdminAnswer>, show: (body: any) => string[], failedNow: (body: any) => boolean) {
-  return async (argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> => {
+  return async (argv: string[], io: CliIo): Promise<number> => {
     const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options });
     const id = positionals[0];
     if (!id || positionals.length > 1) {
       io.err(`herald requests ${name}: one request (receipt) id is needed. usage: herald requests ${name} ID`);
       return 2;
     }
-    const answer = await gatewayAnswer(`requests ${name}`, values, io, builtins, (c) => call(c, encodeURIComponent(id)));
+    const answer = await gatewayAnswer(`requests ${name}`, values, io, (c) => call(c, encodeURIComponent(id)));
     if (typeof answer === 'number') return answer;
     for (const text of values.json ? [JSON.stringify(answer.body, null, 2)] : show(answer.body)) io.out(text);
     return failedNow(answer.body) ? 1 : 0;
@@ -56,7 +55,7 @@ const row = (r: any) => [r.receivedAt, String(r.status), r.path, r.mappingId ?? 
 const HEADER = ['TIME', 'STATUS', 'PATH', 'MAPPING', 'RESULT', 'ID'];
 
 /** `herald requests list [--failed] [--mapping ID] [--limit N] [--json]`: the newest receipts of /admin/receipts */
-export async function requestsListCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function requestsListCommand(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args: argv, options: listOptions });
   const limit = values.limit;
   if (limit !== undefined && !(/^\d+$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 1000)) {
@@ -64,7 +63,7 @@ export async function requestsListCommand(argv: string[], io: CliIo, builtins: P
     return 2;
   }
   const query = new URLSearchParams({ ...(values.failed && { failed: 'true' }), ...(values.mapping !== undefined && { mapping: values.mapping }), ...(limit !== undefined && { limit }) });
-  const answer = await gatewayAnswer('requests list', values, io, builtins, (c) => c.call('GET', `/receipts${query.size ? `?${query}` : ''}`));
+  const answer = await gatewayAnswer('requests list', values, io, (c) => c.call('GET', `/receipts${query.size ? `?${query}` : ''}`));
   if (typeof answer === 'number') return answer;
   const receipts = answer.body.data as unknown[];
   if (values.json) io.out(JSON.stringify(receipts, null, 2));

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
 import { gatewayAnswer } from './admin-client.js';
 import type { CliIo } from '../io/cli-io.js';
 import { textTable } from '../io/text-table.js';
@@ -41,7 +40,7 @@ const row = (r: any) => [
 const HEADER = ['TIME', 'STATUS', 'NAME', 'MAPPING', 'TOOLS', 'QUEUED', 'PERSON', 'WORKED', 'ID'];
 
 /** `herald runs list [--status S] [--mapping ID] [--tools any|waiting|refused|failed] [--limit N] [--json]`: the newest runs of /admin/runs */
-export async function runsListCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function runsListCommand(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args: argv, options });
   const limit = values.limit;
   if (limit !== undefined && !(/^\d+$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 1000)) {
@@ -58,7 +57,7 @@ export async function runsListCommand(argv: string[], io: CliIo, builtins: Plugi
     ...(values.tools !== undefined && { tools: values.tools }),
     ...(limit !== undefined && { limit }),
   });
-  const answer = await gatewayAnswer('runs list', values, io, builtins, (c) => c.call('GET', `/runs${query.size ? `?${query}` : ''}`));
+  const answer = await gatewayAnswer('runs list', values, io, (c) => c.call('GET', `/runs${query.size ? `?${query}` : ''}`));
   if (typeof answer === 'number') return answer;
   const runs = answer.body.data as unknown[];
   if (values.json) io.out(JSON.stringify(runs, null, 2));

@@ -1,24 +1,13 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../errors.js';
 import { buildConfigSchema, type ConfigSection } from '../sections/build-schema.js';
 import { formatIssues } from './format-issues.js';
 import { withMappingId } from './mapping-fault.js';
 import { expandHome } from './home-path.js';
-import { parseStructuredFile } from './parse-file.js';
 import { transformsFolder } from '../transforms-folder.js';
 import type { HeraldConfig } from '../schema.js';
 
-/** Reads a config file (.json, .json5, .yaml) as plain data; nothing substituted or checked yet. */
-export function readConfigFile(file: string): unknown {
-  const full = path.resolve(file);
-  if (!fs.existsSync(full)) {
-    throw new ConfigError([
-      `${full}: no such config file. Create one: \`herald serve --config ${full}\` writes a starter config there on its first start (or pass --config FILE / set HERALD_CONFIG to an existing one)`,
-    ]);
-  }
-  return parseStructuredFile(full);
-}
+export { readConfigFile } from './parse-file.js';
 
 /** The third-party plugin specs of a config value (`plugins: [...]`), read before validation. */
 export function pluginSpecs(value: unknown): string[] {

@@ -56,3 +56,14 @@ function syntaxMessage(error: Error & { lineNumber?: unknown; columnNumber?: unk
   if (typeof error.lineNumber !== 'number' || typeof error.columnNumber !== 'number') return error.message;
   return `${error.message.replace(/^JSON5: /, '').replace(/ at \d+:\d+$/, '')} (line ${error.lineNumber}, column ${error.columnNumber})`;
 }
+
+/** Reads a config file (.json, .json5, .yaml) as plain data; nothing substituted or checked yet. */
+export function readConfigFile(file: string): unknown {
+  const full = path.resolve(file);
+  if (!fs.existsSync(full)) {
+    throw new ConfigError([
+      `${full}: no such config file. Create one: \`herald serve --config ${full}\` writes a starter config there on its first start (or pass --config FILE / set HERALD_CONFIG to an existing one)`,
+    ]);
+  }
+  return parseStructuredFile(full);
+}
