@@ -60,6 +60,7 @@ import { ParsePool } from '../knowledge/parsing/parse-pool.js';
 import { ApiKeyVerifier } from '../accounts/api-keys.js';
 import { McpGrants } from '../accounts/mcp-grants.js';
 import { CallsInFlight } from '../runtime/mcp-endpoint/calls-in-flight.js';
+import { DocumentChanges, withDocumentSignals } from '../runtime/mcp-endpoint/document-changes.js';
 import { Files } from '../knowledge-stores/files.js';
 import { VectorStores } from '../knowledge-stores/vector-stores.js';
 import { operatorDeps } from './operator-deps.js';
@@ -148,7 +149,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   if (tracing && 'fault' in tracing) throw new ConfigError([tracing.fault]);
   await startTracing(tracing);
   // every write of a receipt, run, event, message or delivery signals the console's live stream
-  const store = withChangeFeed(await openStore(config));
+  const store = withDocumentSignals(withChangeFeed(await openStore(config)));
   // before anything can take work or a request: a crashed predecessor's claims are taken back now
   await resumeAfterCrash(store, logger);
   const { probe } = store;
@@ -156,6 +157,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   // connected in the background from start(): a server that does not answer never holds herald back
   // a server's change of state reaches the console's live Overview through the change feed
   const replica = replicaId();
+  // herald as an MCP server (platform.mcp): the sessions this process holds, whatever the config says now
+  const mcpSessions = new McpSessions(() => config.platform.mcp);
   const mcp = new McpServers({
     tools: config.tools,
     baseDir: path.dirname(loaded.file),
@@ -166,6 +169,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     onChange: () => {
       store.signals.publish(changeTopic('tools'));
       sharedHealth?.changed();
+      // an upstream server's tools changed (or it came or went): /mcp's clients list theirs again
+      void mcpSessions.toolsChanged();
     },
   });
   const metrics = config.gateway.metrics.enabled
@@ -346,8 +351,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
     hooks: hookSurface({ config, engine, intake, logger, limiter: hooksLimiter, receipts }),
     chat: chatSurface({ config, turns, agents, gate, logger }),
   };
-  // herald as an MCP server (platform.mcp): the sessions this process holds, whatever the config says now
-  const mcpSessions = new McpSessions(() => config.platform.mcp);
+  const documentChanges = new DocumentChanges(store, (uris) => mcpSessions.resourcesChanged(uris));
   const mcpMetrics = metrics && new McpMetrics(metrics.registry, () => mcpSessions.countsByKey());
   const grants = new McpGrants({ state: store.state, accessTokenMinutes: () => config.platform.mcp.oauth.accessTokenMinutes, refreshTokenDays: () => config.platform.mcp.oauth.refreshTokenDays });
   const mcpEndpoint = { config, grants, inFlight: new CallsInFlight(store.state), agents, turns, search: agentKnowledge.search, documents: knowledge, logger, gate, sessions: mcpSessions, onCall: mcpMetrics && ((key: string, kind: string, isError: boolean) => mcpMetrics.called(key, kind, isError)), onGovernedCallFinished: metrics && ((server: string, tool: string, outcome: Parameters<HeraldMetrics['toolCallFinished']>[2], seconds?: number) => metrics.toolCallFinished(server, tool, outcome, seconds, 'mcp')) };
@@ -412,6 +416,8 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
       { name: 'retention pruner', start: () => pruner.start(), stop: () => pruner.stop() },
       // connected in the background: a server that does not answer never holds herald back
       { name: 'tool servers', start: () => mcp.start(), stop: () => mcp.stop() },
+      // /mcp's clients are told when a document resource is added or removed (subscriptions, resources/list_changed)
+      { name: 'mcp document changes', start: () => (config.platform.mcp.enabled ? documentChanges.start() : undefined), stop: () => documentChanges.stop() },
       {
         name: 'heartbeat',
         start: async () => {

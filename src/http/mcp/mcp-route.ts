@@ -3,7 +3,8 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Hono, type Context } from 'hono';
 import { HeraldError } from '../../errors.js';
-import type { ApiPrincipal } from '../../accounts/api-keys.js';
+import { mayUseAgent, type ApiPrincipal } from '../../accounts/api-keys.js';
+import { parseDocumentUri } from '../../runtime/mcp-endpoint/document-resources.js';
 import { bearerToken } from '../auth/bearer-token.js';
 import { requesterOf } from '../auth/requester.js';
 import { readBody } from '../request/read-body.js';
@@ -84,9 +85,15 @@ async function openSession(deps: McpRouteDeps, principal: ApiPrincipal, c: Conte
           close: () => server.close(),
           toolsChanged: () => server.sendToolListChanged(),
           resourcesChanged: async (uris) => {
+            // only the documents of agents this key may ask: another key's changes are not even told
+            const visible = uris.filter((uri) => {
+              const parsed = parseDocumentUri(uri);
+              return parsed !== undefined && mayUseAgent(session!.principal, parsed.agent);
+            });
+            if (!visible.length) return;
             await server.sendResourceListChanged();
             const subscribed = subscriptionsOf(server);
-            for (const uri of uris) if (subscribed.has(uri)) await server.sendResourceUpdated({ uri });
+            for (const uri of visible) if (subscribed.has(uri)) await server.sendResourceUpdated({ uri });
           },
         },
       };
