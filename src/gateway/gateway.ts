@@ -60,6 +60,7 @@ import { ParsePool } from '../knowledge/parsing/parse-pool.js';
 import { ApiKeyVerifier } from '../accounts/api-keys.js';
 import { McpGrants } from '../accounts/mcp-grants.js';
 import { CallsInFlight } from '../runtime/mcp-endpoint/calls-in-flight.js';
+import { McpClients } from '../runtime/mcp-endpoint/mcp-clients.js';
 import { DocumentChanges, withDocumentSignals } from '../runtime/mcp-endpoint/document-changes.js';
 import { Files } from '../knowledge-stores/files.js';
 import { VectorStores } from '../knowledge-stores/vector-stores.js';
@@ -354,7 +355,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const documentChanges = new DocumentChanges(store, (uris) => mcpSessions.resourcesChanged(uris));
   const mcpMetrics = metrics && new McpMetrics(metrics.registry, () => mcpSessions.countsByKey());
   const grants = new McpGrants({ state: store.state, accessTokenMinutes: () => config.platform.mcp.oauth.accessTokenMinutes, refreshTokenDays: () => config.platform.mcp.oauth.refreshTokenDays });
-  const mcpEndpoint = { config, grants, inFlight: new CallsInFlight(store.state), agents, turns, search: agentKnowledge.search, documents: knowledge, logger, gate, sessions: mcpSessions, onCall: mcpMetrics && ((key: string, kind: string, isError: boolean) => mcpMetrics.called(key, kind, isError)), onGovernedCallFinished: metrics && ((server: string, tool: string, outcome: Parameters<HeraldMetrics['toolCallFinished']>[2], seconds?: number) => metrics.toolCallFinished(server, tool, outcome, seconds, 'mcp')) };
+  const mcpEndpoint = { config, grants, inFlight: new CallsInFlight(store.state), clients: new McpClients(store.state), agents, turns, search: agentKnowledge.search, documents: knowledge, logger, gate, sessions: mcpSessions, onCall: mcpMetrics && ((key: string, kind: string, isError: boolean) => mcpMetrics.called(key, kind, isError)), onGovernedCallFinished: metrics && ((server: string, tool: string, outcome: Parameters<HeraldMetrics['toolCallFinished']>[2], seconds?: number) => metrics.toolCallFinished(server, tool, outcome, seconds, 'mcp')) };
   const app = createApp({ mcp: mcpEndpoint, config, logger, store, engine, delivery: deliveryActions, probe, degraded, toolServers: () => mcp.health(), signIns: mcp, trouble: { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy(), replica, others: sharedHealth && (() => sharedHealth.others()) }, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
   const alerts = new AlertEvaluator({
     alerts: config.alerts,

@@ -107,7 +107,9 @@ async function openSession(deps: McpRouteDeps, principal: ApiPrincipal, c: Conte
   };
   server.oninitialized = () => {
     const client = server.getClientVersion();
-    if (session && client) session.client = { name: client.name.slice(0, 200), version: client.version.slice(0, 100) };
+    if (!session || !client) return;
+    session.client = { name: client.name.slice(0, 200), version: client.version.slice(0, 100) };
+    void deps.clients?.connected(session.id, { ...session.client, key: session.principal.name }).catch((error: unknown) => deps.logger.warn({ err: error }, "an MCP client's name could not be stored"));
   };
   await server.connect(transport);
   return transport.handleRequest(c.req.raw, { parsedBody: body });
