@@ -154,6 +154,9 @@ describe('/mcp', () => {
       pending = await h.gateway.store.toolCalls.pendingApprovals(10);
     }
     expect(pending[0]).toMatchObject({ ownerKind: 'mcp', keyName: 'test', server: 'tickets', tool: 'close_ticket' });
+    // the console's Approvals page names the client (from its initialize) and its key
+    const listed = (await (await h.request('/admin/approvals', { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { data: { id: string; mcpClient: unknown }[] };
+    expect(listed.data.find((a) => a.id === pending[0]!.id)?.mcpClient).toEqual({ name: 'test-client', version: '1.2.3', key: 'test' });
     const decided = await h.request(`/admin/approvals/${pending[0]!.id}/approve`, { method: 'POST', headers: { authorization: `Bearer ${GATEWAY_TOKEN}`, 'content-type': 'application/json' }, body: '{}' });
     expect(decided.status).toBeLessThan(300);
     expect(await calling).toMatchObject({ content: [{ text: 'closed 11' }], isError: false });

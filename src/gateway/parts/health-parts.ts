@@ -8,6 +8,7 @@ import { ChangePublisher, changeTopic } from '../../runtime/operator/change-feed
 import { replicaId, SharedHealth } from '../../runtime/operator/shared-health.js';
 import type { Store } from '../../store/port.js';
 import { McpServers } from '../../tools/mcp/mcp-servers.js';
+import { McpSessions } from '../../http/mcp/mcp-sessions.js';
 import { HealthLedger } from '../../utils/health-ledger.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { troubledParts } from '../troubled-parts.js';
@@ -30,6 +31,8 @@ export function buildHealth({ loaded, store }: { loaded: LoadedConfig; store: St
     troubleFeed.changed(['trouble']);
     tellHealthChanged();
   };
+  // herald as an MCP server (platform.mcp): the sessions this process holds, whatever the config says now
+  const mcpSessions = new McpSessions(() => config.platform.mcp);
   // connected in the background from start(): a server that does not answer never holds herald back;
   // a server's change of state reaches the console's live Overview through the change feed
   const mcp = new McpServers({
@@ -42,6 +45,8 @@ export function buildHealth({ loaded, store }: { loaded: LoadedConfig; store: St
     onChange: () => {
       store.signals.publish(changeTopic('tools'));
       tellHealthChanged();
+      // an upstream server's tools changed (or it came or went): /mcp's clients list theirs again
+      void mcpSessions.toolsChanged();
     },
   });
   const models = new ModelRegistry(config, extractiveAnswer, process.env, troubleChanged);
@@ -58,5 +63,5 @@ export function buildHealth({ loaded, store }: { loaded: LoadedConfig; store: St
     // what this replica saw unhealthy is no longer anyone's trouble once it stops
     { name: 'shared health', start: () => sharedHealth?.start(), stop: () => sharedHealth?.stop() },
   );
-  return { replica, mcp, models, channelHealth, sharedHealth, troubleChanged };
+  return { replica, mcp, mcpSessions, models, channelHealth, sharedHealth, troubleChanged };
 }

@@ -5,7 +5,6 @@ import type { AgentDirectory } from '../../agents/agent-directory.js';
 import { FailedAuthLimiter } from '../../http/auth/failed-auth-limiter.js';
 import { createApp } from '../../http/create-app.js';
 import { hookSurface } from '../../http/hooks/hook-surface.js';
-import { McpSessions } from '../../http/mcp/mcp-sessions.js';
 import { nodeRoutes } from '../../http/node-routes.js';
 import { chatSurface } from '../../http/v1/chat/chat-completions.js';
 import { PlatformGate } from '../../http/v1/platform-auth.js';
@@ -29,6 +28,8 @@ import type { buildKnowledge } from './knowledge-parts.js';
 import type { buildRuntime } from './runtime-parts.js';
 import { McpGrants } from '../../accounts/mcp-grants.js';
 import { CallsInFlight } from '../../runtime/mcp-endpoint/calls-in-flight.js';
+import { McpClients } from '../../runtime/mcp-endpoint/mcp-clients.js';
+import { DocumentChanges } from '../../runtime/mcp-endpoint/document-changes.js';
 
 interface HttpInputs {
   loaded: LoadedConfig;
@@ -49,7 +50,7 @@ interface HttpInputs {
  */
 export function buildHttp({ loaded, store, agents, health, knowledge, runtime, builtins, listen }: HttpInputs, logger: Logger, lifecycle: Lifecycle) {
   const { config, plugins } = loaded;
-  const { mcp, models, channelHealth, sharedHealth, replica } = health;
+  const { mcp, mcpSessions, models, channelHealth, sharedHealth, replica } = health;
   const { metrics, engine, dispatch, runs, turns, actionContext, transformPool, schedules, instances } = runtime;
   const configTrouble = new ConfigTrouble(config.hooks.mappingsDir, runtime.warnings, health.troubleChanged);
   const keys = new ApiKeyVerifier(config, store.apiKeys);
@@ -70,8 +71,6 @@ export function buildHttp({ loaded, store, agents, health, knowledge, runtime, b
   });
   const receipts = new ReceiptRecorder({ config, store, engine, logger });
   const operator = operatorDeps({ loaded, store, engine, dispatch, runs, receipts, agents, knowledge: knowledge.knowledge, parser: knowledge.parser, logger, actionContext, transformRunner: transformPool, schedules, targetChannels: runtime.targetChannels });
-  // herald as an MCP server (platform.mcp): the sessions this process holds, whatever the config says now
-  const mcpSessions = new McpSessions(() => config.platform.mcp);
   // one reload at a time: a SIGHUP during a folder-triggered reload waits for it, then reads the file again
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
@@ -99,9 +98,10 @@ export function buildHttp({ loaded, store, agents, health, knowledge, runtime, b
     hooks: hookSurface({ config, engine, intake, logger, limiter: new FailedAuthLimiter('hooks', logger), receipts }),
     chat: chatSurface({ config, turns, agents, gate, logger }),
   };
+  const documentChanges = new DocumentChanges(store, (uris) => mcpSessions.resourcesChanged(uris));
   const mcpMetrics = metrics && new McpMetrics(metrics.registry, () => mcpSessions.countsByKey());
   const grants = new McpGrants({ state: store.state, accessTokenMinutes: () => config.platform.mcp.oauth.accessTokenMinutes, refreshTokenDays: () => config.platform.mcp.oauth.refreshTokenDays });
-  const mcpEndpoint = { config, grants, inFlight: new CallsInFlight(store.state), agents, turns, search: knowledge.agentKnowledge.search, documents: knowledge.knowledge, logger, gate, sessions: mcpSessions, onCall: mcpMetrics && ((key: string, kind: string, isError: boolean) => mcpMetrics.called(key, kind, isError)), onGovernedCallFinished: metrics && ((server: string, tool: string, outcome: Parameters<HeraldMetrics['toolCallFinished']>[2], seconds?: number) => metrics.toolCallFinished(server, tool, outcome, seconds, 'mcp')) };
+  const mcpEndpoint = { config, grants, inFlight: new CallsInFlight(store.state), clients: new McpClients(store.state), agents, turns, search: knowledge.agentKnowledge.search, documents: knowledge.knowledge, logger, gate, sessions: mcpSessions, onCall: mcpMetrics && ((key: string, kind: string, isError: boolean) => mcpMetrics.called(key, kind, isError)), onGovernedCallFinished: metrics && ((server: string, tool: string, outcome: Parameters<HeraldMetrics['toolCallFinished']>[2], seconds?: number) => metrics.toolCallFinished(server, tool, outcome, seconds, 'mcp')) };
   const trouble = { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy(), replica, others: sharedHealth && (() => sharedHealth.others()) };
   const app = createApp({ mcp: mcpEndpoint, config, logger, store, engine, delivery: runtime.deliveryActions, probe: store.probe, degraded, toolServers: () => mcp.health(), signIns: mcp, trouble, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
   const mappingsWatch = new FolderWatch(config.hooks.mappingsDir, () => {
@@ -109,6 +109,8 @@ export function buildHttp({ loaded, store, agents, health, knowledge, runtime, b
   }, logger);
   lifecycle.add(
     { name: 'mappings folder watch', start: () => mappingsWatch.start(), stop: () => mappingsWatch.stop() },
+    // /mcp's clients are told when a document resource is added or removed (subscriptions, resources/list_changed)
+    { name: 'mcp document changes', start: () => (config.platform.mcp.enabled ? documentChanges.start() : undefined), stop: () => documentChanges.stop() },
     // stopped first: the MCP clients' calls in flight are cancelled, no new one is taken
     { name: 'mcp sessions', stop: () => mcpSessions.closeAll() },
   );

@@ -4,6 +4,7 @@ import { ConfigError } from '../../errors.js';
 import { version as heraldVersion } from '../../http/openapi/herald-version.js';
 import { withChangeFeed } from '../../runtime/operator/change-feed.js';
 import { resumeAfterCrash } from '../../runtime/resume-after-crash.js';
+import { withDocumentSignals } from '../../runtime/mcp-endpoint/document-changes.js';
 import { openStore } from '../../store/open-store.js';
 import { flushTracing, startTracing } from '../../tracing/tracing.js';
 import { resolveTracing, tracingDestination } from '../../tracing/tracing-options.js';
@@ -21,7 +22,7 @@ export async function buildStorage(config: HeraldConfig, logger: Logger, lifecyc
   await startTracing(tracing);
   if (tracing) logger.info({ tracing: tracingDestination(tracing) }, 'tracing on');
   // every write of a receipt, run, event, message or delivery signals the console's live stream
-  const store = withChangeFeed(await openStore(config));
+  const store = withDocumentSignals(withChangeFeed(await openStore(config)));
   // before anything can take work or a request: a crashed predecessor's claims are taken back now
   await resumeAfterCrash(store, logger);
   lifecycle.add({ name: 'tracing', stop: () => flushTracing() }, { name: 'store', stop: () => store.close() });

@@ -34,13 +34,18 @@ export const approvalSchema = toolCallSchema
       })
       .nullable()
       .openapi({ description: 'The request that made the run (null for a call that is not a run\'s).' }),
+    mcpClient: z
+      .object({ name: z.string(), version: z.string(), key: z.string() })
+      .nullable()
+      .openapi({ description: "The MCP client that made the call through /mcp (owner kind mcp): its name and version from initialize, and its API key; null for any other call." }),
     agentSaid: z.string().nullable().openapi({ description: 'What the model wrote in the turn that asked for the call, before it (null when it wrote nothing).' }),
     why: z.array(z.string()).openapi({ description: "Why the call needs a person, one sentence per rule that holds: a write over outside content the mapping's `tools.grant` does not grant (or grants only for a signed request, and this one was not), `requireApproval` of the server, agent or mapping." }),
   })
   .openapi('Approval');
 
-const approvalView = (config: Pick<HeraldConfig, 'tools' | 'agents'>, { call, run }: ApprovalContext): z.infer<typeof approvalSchema> => ({
+const approvalView = (config: Pick<HeraldConfig, 'tools' | 'agents'>, { call, run, mcpClient }: ApprovalContext): z.infer<typeof approvalSchema> => ({
   ...toolCallView(call),
+  mcpClient: mcpClient ?? null,
   ownerKind: call.ownerKind,
   ownerId: call.ownerId,
   agentId: call.agentId,

@@ -3,7 +3,8 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Hono, type Context } from 'hono';
 import { HeraldError } from '../../errors.js';
-import type { ApiPrincipal } from '../../accounts/api-keys.js';
+import { mayUseAgent, type ApiPrincipal } from '../../accounts/api-keys.js';
+import { parseDocumentUri } from '../../runtime/mcp-endpoint/document-resources.js';
 import { bearerToken } from '../auth/bearer-token.js';
 import { requesterOf } from '../auth/requester.js';
 import { readBody } from '../request/read-body.js';
@@ -84,9 +85,15 @@ async function openSession(deps: McpRouteDeps, principal: ApiPrincipal, c: Conte
           close: () => server.close(),
           toolsChanged: () => server.sendToolListChanged(),
           resourcesChanged: async (uris) => {
+            // only the documents of agents this key may ask: another key's changes are not even told
+            const visible = uris.filter((uri) => {
+              const parsed = parseDocumentUri(uri);
+              return parsed !== undefined && mayUseAgent(session!.principal, parsed.agent);
+            });
+            if (!visible.length) return;
             await server.sendResourceListChanged();
             const subscribed = subscriptionsOf(server);
-            for (const uri of uris) if (subscribed.has(uri)) await server.sendResourceUpdated({ uri });
+            for (const uri of visible) if (subscribed.has(uri)) await server.sendResourceUpdated({ uri });
           },
         },
       };
@@ -100,7 +107,9 @@ async function openSession(deps: McpRouteDeps, principal: ApiPrincipal, c: Conte
   };
   server.oninitialized = () => {
     const client = server.getClientVersion();
-    if (session && client) session.client = { name: client.name.slice(0, 200), version: client.version.slice(0, 100) };
+    if (!session || !client) return;
+    session.client = { name: client.name.slice(0, 200), version: client.version.slice(0, 100) };
+    void deps.clients?.connected(session.id, { ...session.client, key: session.principal.name }).catch((error: unknown) => deps.logger.warn({ err: error }, "an MCP client's name could not be stored"));
   };
   await server.connect(transport);
   return transport.handleRequest(c.req.raw, { parsedBody: body });

@@ -23,6 +23,7 @@ import { askAgent, type AskInput } from '../../runtime/mcp-endpoint/ask-agent.js
 import { DOCUMENT_TEMPLATE, listDocuments, readDocument, type DocumentSource } from '../../runtime/mcp-endpoint/document-resources.js';
 import { governedCall } from '../../runtime/mcp-endpoint/governed-call.js';
 import type { CallsInFlight } from '../../runtime/mcp-endpoint/calls-in-flight.js';
+import type { McpClients } from '../../runtime/mcp-endpoint/mcp-clients.js';
 import { approvalTimeoutMs, keyOffer, type OfferedTool } from '../../runtime/mcp-endpoint/key-offer.js';
 import { searchDocuments, type AgentSearch, type SearchInput } from '../../runtime/mcp-endpoint/search-documents.js';
 import type { McpSession } from './mcp-sessions.js';
@@ -43,6 +44,8 @@ export interface SessionServerDeps {
   approvalPollMs?: number;
   /** marks governed calls while they execute (a successor records them interrupted) */
   inFlight?: CallsInFlight;
+  /** remembers each session's client, which the console names beside its calls */
+  clients?: McpClients;
 }
 
 /** herald's name and version at /mcp, in initialize's serverInfo */

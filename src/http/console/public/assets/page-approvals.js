@@ -46,9 +46,12 @@ export function approvalsPage(root, { rest }) {
   return { refresh: coalesced(load), kinds: ['runs'] };
 }
 
+/** who made a call that is not a run's: an MCP client by its name, version and key, else the owner's kind and id */
+const ownerText = (a) => (a.mcpClient ? `MCP client ${a.mcpClient.name} ${a.mcpClient.version} (key ${a.mcpClient.key})` : `${a.ownerKind} ${a.ownerId.slice(0, 8)}`);
+
 /** what each item's buttons are called: its tool and run, and its call's id where two items would share a name */
 function distinctLabels(items) {
-  const base = items.map((a) => `${toolName(a)} for ${a.run ? `run ${a.run.name} (${a.run.id.slice(0, 8)})` : `${a.ownerKind} ${a.ownerId.slice(0, 8)}`}`);
+  const base = items.map((a) => `${toolName(a)} for ${a.run ? `run ${a.run.name} (${a.run.id.slice(0, 8)})` : ownerText(a)}`);
   const seen = new Map();
   for (const label of base) seen.set(label, (seen.get(label) ?? 0) + 1);
   return base.map((label, i) => (seen.get(label) > 1 ? `${label}, call ${items[i].id}` : label));
@@ -62,7 +65,7 @@ function approvalCard(a, { status, after, label }) {
     { class: 'ask', 'aria-labelledby': id },
     h('header', { class: 'ask-head' },
       h('h2', { id }, h('a', { href: `#/approvals/${encodeURIComponent(a.id)}` }, toolName(a))),
-      a.run ? h('span', { class: 'ask-run' }, 'for run ', runRef({ ...a.run, agentId: a.agentId }), ' ', badge(a.run.status)) : h('span', { class: 'ask-run' }, `${a.ownerKind} `, idChip(a.ownerId)),
+      a.run ? h('span', { class: 'ask-run' }, 'for run ', runRef({ ...a.run, agentId: a.agentId }), ' ', badge(a.run.status)) : a.mcpClient ? h('span', { class: 'ask-run' }, `from ${ownerText(a)}`) : h('span', { class: 'ask-run' }, `${a.ownerKind} `, idChip(a.ownerId)),
     ),
     factsOf(a, timeCell),
     contextOf(a),
@@ -159,7 +162,7 @@ function approvalDetail(root, id) {
         [
           ['Status', badge(a.status)],
           ['Decision', approvalView(a)],
-          ['Run', a.run ? [h('a', { href: `#/runs/${encodeURIComponent(a.run.id)}` }, a.run.name), ' ', badge(a.run.status)] : `${a.ownerKind} ${a.ownerId}`],
+          a.mcpClient ? ['Client', `${a.mcpClient.name} ${a.mcpClient.version} (key ${a.mcpClient.key}, session ${a.ownerId})`] : ['Run', a.run ? [h('a', { href: `#/runs/${encodeURIComponent(a.run.id)}` }, a.run.name), ' ', badge(a.run.status)] : `${a.ownerKind} ${a.ownerId}`],
         ].map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
       ),
       factsOf(a, absTime),
