@@ -315,7 +315,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   });
   const receipts = new ReceiptRecorder({ config, store, engine, logger });
   const pruner = new RetentionPruner({ config, store, logger });
-  const operator = operatorDeps({ loaded, store, engine, dispatch, runs, receipts, agents, knowledge, parser, logger, actionContext, transformRunner: transformPool, schedules, targetChannels });
+  const operator = operatorDeps({ loaded, builtins: options.builtins ?? plugins.plugins, store, engine, dispatch, runs, receipts, agents, knowledge, parser, logger, actionContext, transformRunner: transformPool, schedules, targetChannels });
   // one reload at a time: a SIGHUP during a folder-triggered reload waits for it, then reads the file again
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
