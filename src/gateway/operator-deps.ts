@@ -18,10 +18,15 @@ import type { ReceiptRecorder } from '../runtime/receipts/receipt-recorder.js';
 import type { RunQueue } from '../runtime/runs/run-queue.js';
 import type { Store } from '../store/port.js';
 import { hooksPrefix } from '../config/hooks-path.js';
+import { EvalJobs } from '../runtime/evals/eval-jobs.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
+import { openEvalSandbox } from './eval-sandbox.js';
 
 /** Assembles the operator's use cases for the admin API and the console (part of the composition root). */
 export function operatorDeps(deps: {
-  loaded: { config: HeraldConfig };
+  loaded: { config: HeraldConfig; file: string };
+  /** the plugins a candidate config loads with (an eval's sandbox) */
+  builtins: PluginDefinition[];
   store: Store;
   engine: MappingsEngine;
   dispatch: DispatchAction;
@@ -59,6 +64,10 @@ export function operatorDeps(deps: {
       },
     },
     maxUploadBytes: config.platform.maxUploadBytes,
+    evals: new EvalJobs({
+      configFile: deps.loaded.file,
+      open: (candidate) => openEvalSandbox({ configFile: deps.loaded.file, candidate, builtins: deps.builtins, logger: deps.logger }),
+    }),
     ...(deps.schedules && deps.targetChannels && { schedules: scheduleBook(deps.schedules, config, deps.targetChannels) }),
   };
 }

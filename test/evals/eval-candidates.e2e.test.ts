@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evalCommand } from '../../src/cli/evals/eval-command.js';
 import type { CliIo } from '../../src/cli/io/cli-io.js';
 import { builtinPlugins } from '../../plugins/index.js';
-import { quoteResults, startToolCallingModel, type ModelScript, type ToolCallingModel } from '../helpers/fake-tool-calling-model.js';
+import { quoteResults, startToolCallingModel, type ModelScript, type ModelStep, type ToolCallingModel } from '../helpers/fake-tool-calling-model.js';
 import { eventually, GATEWAY_TOKEN, hookHeaders } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 import { startTicketServer, type TicketServer } from '../tools/ticket-server.js';
@@ -38,7 +38,7 @@ const lookingUp = (prefix: string): ModelScript => (body, n) => {
 /** another provider's model: its answers alternate, so repeats of one request differ */
 let otherAnswers = 0;
 const alternating: ModelScript = (body, n) => {
-  const step = lookingUp('')(body, n) as { calls?: unknown[]; text?: string };
+  const step = lookingUp('')(body, n) as ModelStep;
   return step.calls ? step : { text: `Other model (${otherAnswers++ % 2}): ${step.text}` };
 };
 

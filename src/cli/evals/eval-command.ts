@@ -14,7 +14,7 @@ import { planEval, runEval } from '../../runtime/evals/eval-runner.js';
 import { EvalTally, failedConditions } from '../../runtime/evals/eval-tally.js';
 import type { CliIo } from '../io/cli-io.js';
 import { configPathFrom } from '../io/config-path.js';
-import { readSet, saveSet } from './eval-sets.js';
+import { readSet, saveSet } from '../../runtime/evals/eval-sets.js';
 
 export const EVAL_OPTIONS = {
   config: { type: 'string', short: 'c' },

@@ -70,7 +70,7 @@ export function buildHttp({ loaded, store, agents, health, knowledge, runtime, b
     dispatchKeyed: createKeyedDispatcher({ runs, traffic: (mappingId) => engine.mapping(mappingId)?.traffic }),
   });
   const receipts = new ReceiptRecorder({ config, store, engine, logger });
-  const operator = operatorDeps({ loaded, store, engine, dispatch, runs, receipts, agents, knowledge: knowledge.knowledge, parser: knowledge.parser, logger, actionContext, transformRunner: transformPool, schedules, targetChannels: runtime.targetChannels });
+  const operator = operatorDeps({ loaded, builtins, store, engine, dispatch, runs, receipts, agents, knowledge: knowledge.knowledge, parser: knowledge.parser, logger, actionContext, transformRunner: transformPool, schedules, targetChannels: runtime.targetChannels });
   // one reload at a time: a SIGHUP during a folder-triggered reload waits for it, then reads the file again
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {

@@ -27,6 +27,7 @@ import { registerOverviewRoutes } from './overview-routes.js';
 import { registerScheduleFireRoutes } from './schedule-fire-routes.js';
 import { registerScheduleRoutes } from './schedule-routes.js';
 import { registerWorkspaceRoutes } from './workspace-routes.js';
+import { registerEvalRoutes } from './eval-routes.js';
 import { registerToolServerRoutes } from './tool-server-routes.js';
 import type { ToolSignIns } from '../../tools/mcp/oauth/tool-sign-ins.js';
 
@@ -86,6 +87,7 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
     registerActionRoutes(app, { ...deps, operator: deps.operator });
     registerMappingRoutes(app, { operator: deps.operator, trouble: deps.trouble });
     registerWorkspaceRoutes(app, { operator: deps.operator });
+    if (deps.operator.evals) registerEvalRoutes(app, { evals: deps.operator.evals });
     if (deps.operator.schedules) {
       registerScheduleRoutes(app, { schedules: deps.operator.schedules, store: deps.store });
       registerScheduleFireRoutes(app, { store: deps.store });

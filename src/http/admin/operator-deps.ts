@@ -8,6 +8,7 @@ import type { ScheduleJob } from '../../config/sections/schedules-schema.js';
 import type { JobFault } from '../../runtime/schedules/job-faults.js';
 import type { Schedules } from '../../runtime/schedules/schedules.js';
 import type { ReceiptRecord } from '../../store/port.js';
+import type { EvalJobs } from '../../runtime/evals/eval-jobs.js';
 
 /** API keys as the operator manages them: created keys (their sha256 only) and the configured ones, read-only */
 export interface KeyBook {
@@ -34,6 +35,8 @@ export interface OperatorDeps {
   /** the worker pool uploads are parsed in */
   parser: ParsePool;
   keys: KeyBook;
+  /** evals of a candidate over the recording (absent: /admin/evals is not served) */
+  evals?: EvalJobs;
   /** the schedules (absent: /admin/schedules is not served) */
   schedules?: ScheduleBook;
   maxUploadBytes: number;

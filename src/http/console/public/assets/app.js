@@ -5,6 +5,7 @@ import { alertsPage } from './page-alerts.js';
 import { approvalsPage } from './page-approvals.js';
 import { connectPage } from './page-connect.js';
 import { deliveriesPage } from './page-deliveries.js';
+import { evalsPage } from './page-evals.js';
 import { filesPage } from './page-files.js';
 import { keysPage } from './page-keys.js';
 import { knowledgePage } from './page-knowledge.js';
@@ -30,6 +31,7 @@ const pages = [
   { id: 'alerts', label: 'Alerts', page: alertsPage },
   { id: 'usage', label: 'Usage', page: usagePage },
   { id: 'mappings', label: 'Mappings', page: mappingsPage },
+  { id: 'evals', label: 'Try a change', page: evalsPage },
   { id: 'knowledge', label: 'Knowledge', page: knowledgePage },
   { id: 'files', label: 'Files', page: filesPage },
   { id: 'keys', label: 'API keys', page: keysPage },

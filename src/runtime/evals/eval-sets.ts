@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { evalSelectionSchema, type EvalSelection } from '../../runtime/evals/eval-request.js';
+import { evalSelectionSchema, type EvalSelection } from './eval-request.js';
 import { formatIssues } from '../../config/loading/format-issues.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
