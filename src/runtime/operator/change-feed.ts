@@ -95,6 +95,7 @@ export function withChangeFeed<S extends Store>(store: S): S {
     }),
     runs: tapped(store.runs, publisher, {
       insert: always('runs'),
+      insertKeyed: ifTrue('runs'),
       claim: ifAny('runs'),
       release: always('runs'),
       cancel: ifTrue('runs'),
