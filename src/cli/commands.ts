@@ -155,6 +155,7 @@ export const commands: Record<string, CommandSpec> = {
     load: async () => (await import('./agents/knowledge-upload.js')).knowledgeUploadCommand,
   },
   'tools authorize': {
+    gatewayOnly: true,
     summary: 'start signing in to an MCP server that asks for OAuth: prints the URL a person opens',
     usage: 'NAME',
     positionals: true,

@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
-import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
 import type { CliIo } from '../io/cli-io.js';
-import { gatewayAnswer } from './admin-client.js';
+import { gatewayAnswer, type AdminClient } from './admin-client.js';
 
 /**
  * `herald tools authorize NAME`: asks the running gateway to start a person's sign-in to an MCP
@@ -9,14 +8,14 @@ import { gatewayAnswer } from './admin-client.js';
  * open, alone on stdout (a script may take it); how to finish goes to stderr. Every error line
  * names the server.
  */
-export async function toolsAuthorizeCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function toolsAuthorizeCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { config: { type: 'string', short: 'c' }, url: { type: 'string' }, json: { type: 'boolean' } } });
   const server = positionals[0];
   if (!server || positionals.length > 1) {
     io.err('herald tools authorize: one server name is needed (its name under tools.mcpServers). usage: herald tools authorize NAME');
     return 2;
   }
-  const answer = await gatewayAnswer(`tools authorize ${server}`, values, io, builtins, (c) => c.call('POST', `/tools/servers/${encodeURIComponent(server)}/authorize`));
+  const answer = await gatewayAnswer(`tools authorize ${server}`, values, io, (c: AdminClient) => c.call('POST', `/tools/servers/${encodeURIComponent(server)}/authorize`));
   if (typeof answer === 'number') return answer;
   const { authorizationUrl } = answer.body as { authorizationUrl: string };
   if (values.json) {
