@@ -975,7 +975,7 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
     `,
   },
   {
-    version: 47,
+    version: 48,
     name: 'sessions: a summary is its key\'s row (WITHOUT ROWID): a new session writes two B-trees, not three',
     sql: `
       -- a rowid table kept a summary's row by rowid and its key in an index of its own: every new
