@@ -70,7 +70,7 @@ describe("a tool result's content on the run page in Chromium", { timeout: 60_00
     const kinds = await content.locator('> li').evaluateAll((items) => items.map((li) => li.getAttribute('data-kind')));
     expect(kinds).toEqual(['image', 'image', 'audio', 'resource_link', 'resource_link', 'resource', 'structured']);
     // the PNG drawn from its data, the SVG not drawn at all
-    const images = await content.locator('img').evaluateAll((imgs) => imgs.map((img) => [(img as HTMLImageElement).src, (img as HTMLImageElement).naturalWidth]));
+    const images = await content.locator('img').evaluateAll((imgs) => imgs.map((img) => [(img as unknown as { src: string }).src, (img as unknown as { naturalWidth: number }).naturalWidth]));
     expect(images).toEqual([[`data:image/png;base64,${PNG}`, 1]]);
     expect(await content.locator('> li').nth(1).innerText()).toContain('Image image/svg+xml');
     expect(await content.locator('> li').nth(2).innerText()).toContain('Audio audio/wav, 4 bytes');
