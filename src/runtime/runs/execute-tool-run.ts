@@ -84,8 +84,8 @@ export async function executeToolRun(ctx: RunContext, run: RunRecord, abort: Run
       record = last;
       result = await executeCall(round, last, spec, call.arguments);
     } else if (last?.status === 'running') {
-      // its process died during the call: made again only when the tool only reads, as an agent's call would be
-      if (spec?.readOnly && last.readOnly) {
+      // its process died during the call: made again only when the tool only reads, as an agent's call would be; a task its server runs is polled, not made again
+      if (spec && (last.task || (spec.readOnly && last.readOnly))) {
         record = last;
         result = await executeCall(round, last, spec, call.arguments);
       } else {
