@@ -16,7 +16,7 @@ import { percentile } from './table.js';
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const API_KEY = 'sk-bench-0123456789abcdef';
+export const API_KEY = 'sk-bench-0123456789abcdef';
 export const EVERYTHING = path.join(ROOT, 'node_modules/.bin/mcp-server-everything');
 
 /** the MCP servers measured: server-everything over stdio, an SDK server over Streamable HTTP */
@@ -85,7 +85,8 @@ export async function startToolsHerald(setup: ToolsHeraldSetup): Promise<ToolsHe
       heartbeat: { every: '0' },
       models: { providers: { up: { api: 'openai', baseUrl: `${setup.model}/v1` } } },
       agents: { list: agents },
-      platform: { apiKeys: [{ name: 'bench', key: API_KEY }], rateLimit: { requestsPerMinute: 1_000_000_000 } },
+      // the key's grant: the same servers, called straight through /mcp (governed calls, no model)
+      platform: { mcp: { enabled: true }, apiKeys: [{ name: 'bench', key: API_KEY, tools: { servers: Object.keys(mcpServers) } }], rateLimit: { requestsPerMinute: 1_000_000_000 } },
       tools: { mcpServers, maxToolCalls: Math.max(20, ...setup.agents.map((a) => a.calls)) },
     }),
   );
