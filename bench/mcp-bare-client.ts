@@ -15,8 +15,8 @@ import { cpuMillis } from './process-stats.js';
 import { percentile } from './table.js';
 
 export interface BareOptions {
-  /** a stdio server to start (`command`, `args`), or a Streamable HTTP endpoint (`url`) and its process (`serverPid`) */
-  server: { command: string; args?: string[] } | { url: string; serverPid: number };
+  /** a stdio server to start (`command`, `args`), or a Streamable HTTP endpoint (`url`, its `headers`) and its process (`serverPid`) */
+  server: { command: string; args?: string[] } | { url: string; serverPid: number; headers?: Record<string, string> };
   tool: string;
   concurrency: number;
   callsPerTurn: number;
@@ -41,7 +41,7 @@ const stdio = 'command' in options.server;
 const transport =
   'command' in options.server
     ? new StdioClientTransport({ command: options.server.command, args: options.server.args ?? [], stderr: 'ignore' })
-    : new StreamableHTTPClientTransport(new URL(options.server.url));
+    : new StreamableHTTPClientTransport(new URL(options.server.url), { requestInit: { headers: options.server.headers ?? {} } });
 const client = new Client({ name: 'bare', version: '1' });
 await client.connect(transport);
 await client.listTools();

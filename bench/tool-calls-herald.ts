@@ -17,7 +17,7 @@ import { percentile } from './table.js';
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const API_KEY = 'sk-bench-0123456789abcdef';
+export const API_KEY = 'sk-bench-0123456789abcdef';
 const GATEWAY_TOKEN = 'bench-gateway-token-0123456789abcdef';
 /** the fixed header of the Streamable HTTP server (the echo server takes any): what a server without a sign-in is sent */
 const FIXED_HEADER = { authorization: 'Bearer bench-fixed-token-0123456789abcdef' };
@@ -98,7 +98,8 @@ export async function startToolsHerald(setup: ToolsHeraldSetup): Promise<ToolsHe
       heartbeat: { every: '0' },
       models: { providers: { up: { api: 'openai', baseUrl: `${setup.model}/v1` } } },
       agents: { list: agents },
-      platform: { apiKeys: [{ name: 'bench', key: API_KEY }], rateLimit: { requestsPerMinute: 1_000_000_000 } },
+      // the key's grant: the same servers, called straight through /mcp (governed calls, no model)
+      platform: { mcp: { enabled: true }, apiKeys: [{ name: 'bench', key: API_KEY, tools: { servers: Object.keys(mcpServers) } }], rateLimit: { requestsPerMinute: 1_000_000_000 } },
       tools: { mcpServers, maxToolCalls: Math.max(20, ...setup.agents.map((a) => a.calls)), ...(setup.oauthServer && { oauth: { encryptionKey: 'bench-encryption-key-0123456789abcdef' } }) },
     }),
   );

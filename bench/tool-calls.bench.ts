@@ -37,7 +37,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bareClientScript, measureBare } from './bare-tool-calls.js';
 import { startChildServer, type ChildServer } from './child-server.js';
 import { PerfRecording, renderPerfSplit, type PerfWindow } from './perf-split.js';
-import { EVERYTHING, measureHerald, oneTurn, startToolsHerald, type AgentKind, type Measurement, type ServerKind } from './tool-calls-herald.js';
+import { API_KEY, EVERYTHING, measureHerald, oneTurn, SERVER_NAME, startToolsHerald, type AgentKind, type Measurement, type ServerKind } from './tool-calls-herald.js';
 import { formatTable, mb, ms } from './table.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -83,6 +83,8 @@ export interface ToolCallsFigures {
   perfSplit?: ReturnType<PerfRecording['split']>;
   /** the signed-in server's access token expired, then `calls` turns of one call each at once: the token refreshes they made */
   refreshes?: { calls: number; refreshes: number; failed: number };
+  /** the bare client calling the HTTP server's echo through herald's /mcp (a governed call, no model), a run per round */
+  throughMcp: Measurement[];
 }
 
 /** the bare SDK client has no sign-in: a signed-in server is measured against the same call with a fixed header */
@@ -136,14 +138,20 @@ export async function toolCallsBench(options: ToolCallsBenchOptions): Promise<To
     };
     // herald's code is compiled as it gets warm: every agent's turn once before anything is measured
     for (const row of rows.filter((r) => r.caller === 'herald')) await measure(row, 0, options.warmupSeconds);
+    // the same echo called by an MCP client through herald's /mcp: herald is the server measured (its CPU per call)
+    const throughMcp: Measurement[] = [];
+    const viaMcp = (warmupSeconds: number, seconds: number) =>
+      measureBare(script, { server: { url: `${herald.url}/mcp`, serverPid: herald.pid, headers: { authorization: `Bearer ${API_KEY}` } }, tool: `${SERVER_NAME.http}__echo`, concurrency: options.connections, callsPerTurn: 1, warmupSeconds, seconds });
+    if (http) await viaMcp(0, options.warmupSeconds);
     for (let round = 0; round < options.rounds; round++) {
       // each round starts one step further along: no row always meets the machine as another left it
       for (let i = 0; i < rows.length; i++) {
         const row = rows[(i + round) % rows.length]!;
         row.runs.push(await measure(row, options.warmupSeconds, options.seconds));
       }
+      if (http) throughMcp.push(await viaMcp(options.warmupSeconds, options.seconds));
     }
-    const figures: ToolCallsFigures = { options, rows };
+    const figures: ToolCallsFigures = { options, rows, throughMcp };
     if (oauth) figures.refreshes = await refreshesAfterExpiry(herald, oauth.url, options.connections);
     if (perf) {
       await perf.stop();
@@ -257,12 +265,32 @@ export function renderToolCalls(figures: ToolCallsFigures): string {
   const refreshes = figures.refreshes
     ? `\n\nThe signed-in server's access token expired, then ${figures.refreshes.calls} turns of one call each at once: ${figures.refreshes.refreshes} token refresh${figures.refreshes.refreshes === 1 ? '' : 'es'} (1 is right), ${figures.refreshes.failed} turns failed.`
     : '';
+  const bareHttp = figures.rows.find((r) => r.kind.server === 'http' && r.kind.calls === 1 && r.caller === 'bare SDK client')?.runs ?? [];
+  const mcpTable = figures.throughMcp.length
+    ? `\n\nA governed call through herald's /mcp (an SDK client calling ${SERVER_NAME.http}__echo, 1 call at a time per connection) against the same call straight to the server with the SDK (target: herald adds at most 0.5 ms):\n${formatTable(
+        ['calls/s', 'call p50/p99 ms', "herald's CPU ms/call", "the bare client's", 'herald adds', 'rounds'],
+        [
+          (() => {
+            const heraldCpu = figures.throughMcp.map((r) => r.serverCpuMsPerCall!);
+            const over = heraldCpu.map((h, i) => h - (bareHttp[i]?.cpuMsPerCall ?? NaN));
+            return [
+              of(figures.throughMcp, (r) => r.callsPerSecond)!,
+              pair(figures.throughMcp, (r) => r.callP50Ms, (r) => r.callP99Ms),
+              median(heraldCpu).toFixed(3),
+              bareHttp.length ? median(bareHttp.map((r) => r.cpuMsPerCall!)).toFixed(3) : '',
+              median(over).toFixed(3),
+              over.map((o) => o.toFixed(3)).join(', '),
+            ];
+          })(),
+        ],
+      )}`
+    : '';
   const split = figures.perfSplit
     ? `\nWhere herald's CPU per turn ran, in µs, by perf's samples over each load and drain (JavaScript is the JIT's code; "CPU µs/req" is per turn):\n${renderPerfSplit(figures.perfSplit)}`
     : '';
   return (
     `${table}\n\nPer call (target: herald adds at most 0.5 ms). At N calls a turn: (herald's CPU per turn with N − without) / N, the second model request included; ` +
-    `at "1→4": what one more call in the same turn costs herald, (turn with 4 − turn with 1) / 3; against the bare client's CPU per call:\n${perCallTable}${signedIn}${refreshes}${split}`
+    `at "1→4": what one more call in the same turn costs herald, (turn with 4 − turn with 1) / 3; against the bare client's CPU per call:\n${perCallTable}${signedIn}${refreshes}${mcpTable}${split}`
   );
 }
 
