@@ -38,6 +38,7 @@ const onPostgresToo = [
   'test/tracing/traces.e2e.test.ts',
   'test/tracing/spans.e2e.test.ts',
   'test/evals/eval.e2e.test.ts',
+  'test/evals/eval-candidates.e2e.test.ts',
 ];
 
 /**

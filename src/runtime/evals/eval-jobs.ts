@@ -89,7 +89,9 @@ export class EvalJobs {
         .finally(() => {
           view.finishedAt = Date.now();
           return sandbox.close();
-        });
+        })
+        // a sandbox that fails to close leaves nothing for the job to report
+        .catch(() => undefined);
       return { job: view };
     } finally {
       if (!handedOver) await sandbox.close();
