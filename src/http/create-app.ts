@@ -22,7 +22,7 @@ import { FailedAuthLimiter } from './auth/failed-auth-limiter.js';
 import { mountLazily } from './server/lazy-routes.js';
 import { honoDoor } from './exchange/hono-door.js';
 import type { ExchangeSurface } from './exchange/exchange-pipeline.js';
-import type { HookCall } from './hooks/answer-hook.js';
+import type { AdmittedHook } from './hooks/answer-hook.js';
 import type { ApiPrincipal } from '../accounts/api-keys.js';
 import { CHAT_COMPLETIONS_PATH } from './v1/chat/chat-listener.js';
 import { metricsRoute } from './metrics-route.js';
@@ -67,7 +67,7 @@ export interface AppDeps {
 
 /** the hot surfaces: the webhooks (when enabled), chat completions (when /v1 is mounted) */
 export interface HotSurfaces {
-  hooks?: ExchangeSurface<HookCall>;
+  hooks?: ExchangeSurface<AdmittedHook>;
   chat?: ExchangeSurface<ApiPrincipal>;
 }
 

@@ -25,7 +25,7 @@ type Prepared = PreparedMapping & { mappingId: string };
 type Finished = StoredResponse & { completed?: true; failure?: MappingFailure; errorCode?: string; tool?: true };
 
 /** One authenticated webhook call, parsed: what the intake needs of it. */
-export interface HookCall {
+export interface IntakeCall {
   request: HookRequest;
   /** the raw body: "the same request" for an Idempotency-Key is the same path and bytes */
   body: Uint8Array;
@@ -81,11 +81,11 @@ export class HookIntake {
     this.keys = new HookIdempotency(deps.idempotency, { ttlMs: deps.ttlMs, lockMs: deps.lockMs });
   }
 
-  accept(call: HookCall): Promise<HookOutcome> {
+  accept(call: IntakeCall): Promise<HookOutcome> {
     return intakeSpan(call, (traced) => this.acceptCall(traced));
   }
 
-  private async acceptCall(call: HookCall): Promise<HookOutcome> {
+  private async acceptCall(call: IntakeCall): Promise<HookOutcome> {
     const headerKey = call.idempotencyKey;
     if (headerKey !== undefined) {
       // a mapping without effects before its dispatch is worked out first: its run and the key in one commit
@@ -133,7 +133,7 @@ export class HookIntake {
   }
 
   /** the call's mapping found and its templates rendered, at once when the engine answers at once; the caller told which mapping matched */
-  private prepare(call: HookCall): Prepared | Promise<Prepared> {
+  private prepare(call: IntakeCall): Prepared | Promise<Prepared> {
     const matched = (prepared: Prepared) => {
       call.onMatch?.(prepared.mappingId);
       return prepared;
@@ -146,7 +146,7 @@ export class HookIntake {
    * The prepared mapping run and its outcome carried out; `key`: the idempotency key it completes.
    * Not an async function: the dispatch's own promise is the answer (a step of every webhook's path).
    */
-  private finish(call: HookCall, prepared: Prepared, runId?: string, key?: string): Promise<Finished> {
+  private finish(call: IntakeCall, prepared: Prepared, runId?: string, key?: string): Promise<Finished> {
     try {
       const running = prepared.run();
       return running instanceof Promise ? running.then((outcome) => this.carryOut(call, prepared, outcome, runId, key)) : this.carryOut(call, prepared, running, runId, key);
@@ -156,7 +156,7 @@ export class HookIntake {
   }
 
   /** what the mapping's outcome asks: no answer (skip), its own answer, a run awaited, or the dispatch */
-  private carryOut(call: HookCall, prepared: Prepared, outcome: MappingOutcome, runId?: string, key?: string): Promise<Finished> {
+  private carryOut(call: IntakeCall, prepared: Prepared, outcome: MappingOutcome, runId?: string, key?: string): Promise<Finished> {
     if (outcome.type === 'skip') return Promise.resolve({ status: 204, body: null });
     if (outcome.type === 'respond') return Promise.resolve(responded(outcome.response));
     const options = { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) };
@@ -167,7 +167,7 @@ export class HookIntake {
   }
 
   /** a `forEach` mapping's actions; items that failed are the request's failure, each named */
-  private async dispatchEach(call: HookCall, prepared: Prepared, outcome: Extract<MappingOutcome, { type: 'actions' }>, options: Parameters<DispatchAction>[1]): Promise<Finished> {
+  private async dispatchEach(call: IntakeCall, prepared: Prepared, outcome: Extract<MappingOutcome, { type: 'actions' }>, options: Parameters<DispatchAction>[1]): Promise<Finished> {
     const result = await dispatchAll(this.deps.dispatch, outcome.actions, options, outcome);
     if (!('refused' in result)) return result;
     const failure = forEachFailure(prepared.mappingId, result.total, result.refused, call.request);
@@ -178,7 +178,7 @@ export class HookIntake {
    * A GET handshake (Meta's hub.challenge): the first of the admitted mappings whose
    * `respond.when` holds answers it; a GET that is no handshake is 400. No run, no key.
    */
-  async handshake(call: Pick<HookCall, 'request' | 'onMatch'>, admitted: readonly CompiledMapping[]): Promise<HookOutcome> {
+  async handshake(call: Pick<IntakeCall, 'request' | 'onMatch'>, admitted: readonly CompiledMapping[]): Promise<HookOutcome> {
     const { request } = call;
     const scope = templateScope(request);
     for (const mapping of admitted) {
@@ -213,7 +213,7 @@ export class HookIntake {
   }
 
   /** processes the call once per key of its path; a repeat gets the stored answer */
-  private async once(call: HookCall, key: string, work: (runId: string) => Promise<Finished>, options: { anyBody?: boolean } = {}): Promise<HookOutcome> {
+  private async once(call: IntakeCall, key: string, work: (runId: string) => Promise<Finished>, options: { anyBody?: boolean } = {}): Promise<HookOutcome> {
     const { path } = call.request;
     const started = await this.keys.start(path, key, requestHash(path, call.body, call.request.payload), undefined, options);
     if (started.type === 'replay') return toOutcome(started.response, true, key);

@@ -1,12 +1,12 @@
 import { traced, tracingOn } from '../tracing/tracing.js';
-import type { HookCall, HookOutcome } from './hook-intake.js';
+import type { IntakeCall, HookOutcome } from './hook-intake.js';
 
 /**
  * The intake of one webhook call as a span: its mapping, whether its idempotency key replayed a
  * stored answer, what was dispatched (a wake coalesced or queued, a run admitted, coalesced or
  * deferred; dispatch-action.ts adds the admission). Names and ids only, never a payload value.
  */
-export function intakeSpan(call: HookCall, accept: (call: HookCall) => Promise<HookOutcome>): Promise<HookOutcome> {
+export function intakeSpan(call: IntakeCall, accept: (call: IntakeCall) => Promise<HookOutcome>): Promise<HookOutcome> {
   if (!tracingOn()) return accept(call);
   return traced('herald.hook.intake', { attributes: { 'herald.hook.path': call.request.path, 'herald.idempotency.header': call.idempotencyKey !== undefined } }, async (span) => {
     const onMatch = call.onMatch;

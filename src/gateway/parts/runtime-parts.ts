@@ -156,7 +156,7 @@ export async function buildRuntime({ loaded, store, agents, health, knowledge }:
   // a wake on any process reaches the one holding the heartbeat lease (LISTEN/NOTIFY on PostgreSQL)
   const wakeHeartbeat = { request: () => store.signals.publish(HEARTBEAT_TOPIC) };
   const runs = new RunQueue({
-    config, store, turns, agents, mainSession, heartbeat: wakeHeartbeat, delivery, logger,
+    config, store, agentTurn: turns, agents, mainSession, heartbeat: wakeHeartbeat, delivery, logger,
     onRunFinished: metrics && ((status) => metrics.runFinished(status)),
     onDirectCallFinished: metrics && ((source, server, tool, outcome, seconds) => metrics.toolCallFinished(server, tool, outcome, seconds, source)),
     onApprovalNeeded: async (run, pending) => void (await approvals.announce(run, pending)),

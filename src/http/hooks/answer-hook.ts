@@ -17,7 +17,7 @@ import type { ReceiptNotes } from './hook-receipt.js';
 import { withoutQuery } from '../request/request-url.js';
 
 /** a call of the webhook surface as admitted: where under the surface, and its receipt's notes */
-export interface HookCall {
+export interface AdmittedHook {
   /** the path under the surface, without its slashes (`agent`, `github/push`) */
   readonly path: string;
   /** the request's receipt, filled in field by field as the route learns (undefined: no receipts) */
@@ -39,7 +39,7 @@ export interface HookRouteDeps {
  * hook intake's (src/runtime/hook-intake.ts), whose outcome is formatted here. Refusals throw
  * a HeraldError, which the exchange pipeline turns into its answer.
  */
-export async function answerHook(x: Exchange, call: HookCall, deps: HookRouteDeps): Promise<WholeAnswer> {
+export async function answerHook(x: Exchange, call: AdmittedHook, deps: HookRouteDeps): Promise<WholeAnswer> {
   const { hooks } = deps.config;
   const { path } = call;
   if (x.method === 'GET') {
@@ -119,7 +119,7 @@ function answerOf(outcome: HookOutcome): WholeAnswer {
  * without one by the query token a mapping declares (`respond.verifyToken`, constant time); a
  * wrong or missing one is 401, counted like a wrong hook token.
  */
-async function getHandshake(x: Exchange, call: HookCall, deps: HookRouteDeps, handshakes: CompiledMapping[]): Promise<HookOutcome> {
+async function getHandshake(x: Exchange, call: AdmittedHook, deps: HookRouteDeps, handshakes: CompiledMapping[]): Promise<HookOutcome> {
   const presented = presentedHookToken(x.headers, x.url);
   const query = getQueryParam(x.url) as Record<string, string>;
   let admitted: CompiledMapping[];

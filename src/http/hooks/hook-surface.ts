@@ -2,7 +2,7 @@ import { trimSlashes } from '../../mappings/hook-request.js';
 import type { ReceiptInput, ReceiptRecorder } from '../../runtime/receipts/receipt-recorder.js';
 import type { ExchangeSurface } from '../exchange/exchange-pipeline.js';
 import { hooksPrefix } from '../../config/hooks-path.js';
-import { answerHook, type HookCall, type HookRouteDeps } from './answer-hook.js';
+import { answerHook, type AdmittedHook, type HookRouteDeps } from './answer-hook.js';
 import { closeReceipt, openReceipt } from './hook-receipt.js';
 
 export interface HookSurfaceDeps extends HookRouteDeps {
@@ -16,7 +16,7 @@ export interface HookSurfaceDeps extends HookRouteDeps {
  * receipt opened for every request whatever its outcome, refused, failed, skipped or dispatched,
  * and recorded once its status is known.
  */
-export function hookSurface(deps: HookSurfaceDeps): ExchangeSurface<HookCall> {
+export function hookSurface(deps: HookSurfaceDeps): ExchangeSurface<AdmittedHook> {
   const prefix = hooksPrefix(deps.config.hooks.path);
   const { receipts } = deps;
   return {

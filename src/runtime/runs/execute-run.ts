@@ -75,7 +75,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
   // one abort per run: its time limit, a shutdown and a lost lease all abort it, each with its own reason.
   // Models answering in-process get no signal (see RunAbort): an abort before their answer is
   // recorded is seen when it is, as the model would have seen it when asked
-  const inProcess = ctx.deps.turns.models.answersInProcess(turnModelRefs(config, agent, action.model));
+  const inProcess = ctx.deps.agentTurn.models.answersInProcess(turnModelRefs(config, agent, action.model));
   const timeoutMs = (action.timeoutSeconds ?? config.agents.defaults.timeoutSeconds) * 1000;
   const deadlineAt = Date.now() + timeoutMs;
   const timer = setTimeout(() => abort.abort(new RunTimeout('run timed out')), timeoutMs);
@@ -88,19 +88,19 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     let now = 0;
     let completed: RunCompleted = { finished: false };
     let written: SessionMessage[] = [];
-    history ??= freshSession ? [] : await ctx.deps.turns.sessions.messages(run.sessionKey, historyLimit);
+    history ??= freshSession ? [] : await ctx.deps.agentTurn.sessions.messages(run.sessionKey, historyLimit);
     const seen = history;
     const historyAfter = () => [...seen, ...written].slice(-historyLimit);
     // a run taken right after a start (queued before it, or left by a crashed process) would see none of its MCP servers' tools yet
-    const connecting = ctx.deps.turns.toolbox?.untilTried(agent);
+    const connecting = ctx.deps.agentTurn.toolbox?.untilTried(agent);
     if (connecting) await untilSettledOrAborted(connecting, abort);
     // tools granted by config: a hook run reads outside content, so a write waits for a person unless its mapping grants it to signed requests
-    const tools = ctx.deps.turns.toolbox?.grant(agent, { outside: true, canWait: true, mapping: action.tools, signed: action.signed === true });
+    const tools = ctx.deps.agentTurn.toolbox?.grant(agent, { outside: true, canWait: true, mapping: action.tools, signed: action.signed === true });
     // servers waiting for a person to sign in offer no tools: the run's record names them (at its start, or by its end)
-    const awaitingSignIn = new Set(ctx.deps.turns.toolbox?.awaitingSignIn(agent));
+    const awaitingSignIn = new Set(ctx.deps.agentTurn.toolbox?.awaitingSignIn(agent));
     const ledger = tools ? runLedger(ctx.deps.store, id, ctx.claims.owner) : undefined;
     const turn = (resume: TurnCheckpoint | undefined) =>
-      takeAgentTurn(ctx.deps.turns, {
+      takeAgentTurn(ctx.deps.agentTurn, {
         agent,
         purpose: 'run',
         sessionKey: run.sessionKey,
@@ -146,7 +146,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     endTurn();
     now = transcript.at(-1)?.createdAt ?? Date.now();
     const asked = transcript.find((m) => m.role === 'user' && m.runId === id);
-    for (const server of ctx.deps.turns.toolbox?.awaitingSignIn(agent) ?? []) awaitingSignIn.add(server);
+    for (const server of ctx.deps.agentTurn.toolbox?.awaitingSignIn(agent) ?? []) awaitingSignIn.add(server);
     if (asked) asked.meta = copyWith(asked.meta, { model: outcome.modelRef, ...(awaitingSignIn.size && { awaitingSignIn: [...awaitingSignIn] }) });
     written = transcript;
     // a store error here is not the run's failure: the run stays running and, once its lease

@@ -38,7 +38,7 @@ export async function executeToolRun(ctx: RunContext, run: RunRecord, abort: Run
   const history = place.ahead ? await place.ahead : undefined;
   if (place.ahead && history === undefined) return giveBack(ctx, run.id);
   const call = run.action.call;
-  const toolbox = ctx.deps.turns.toolbox;
+  const toolbox = ctx.deps.agentTurn.toolbox;
   if (!call || !toolbox) return finish(ctx, run, place, history, 'failed', { error: call ? 'no tools are configured (tools.mcpServers)' : 'the run has no call to make' });
   const waiting = toolbox.untilServerTried(call.tool);
   if (waiting) await Promise.race([waiting, new Promise<void>((resolve) => abort.onAbort(resolve))]);

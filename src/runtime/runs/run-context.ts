@@ -14,7 +14,7 @@ export interface RunQueueDeps {
   config: HeraldConfig;
   store: Store;
   /** what an agent turn needs: models, sessions, and the knowledge base a run's model sees passages of */
-  turns: AgentTurnDeps;
+  agentTurn: AgentTurnDeps;
   agents: AgentDirectory;
   mainSession: MainSession;
   /** asks for a heartbeat turn (on whichever process holds the heartbeat) */

@@ -4,6 +4,7 @@ import type { Store, StoredSchedule } from '../../store/port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
 import { dueAfter, firstDue } from './next-due.js';
 import { WorkLoop } from '../work/work-loop.js';
+import { carryOutFire } from './carry-out-fire.js';
 
 /** wall-clock time and one timer: injected, so tests drive time instead of sleeping */
 export interface SchedulerClock {
@@ -167,18 +168,11 @@ export class Scheduler {
   }
 
   private async dispatch(schedule: StoredSchedule, dueAt: number, runId: string | null, now: number): Promise<void> {
-    try {
-      const { detail, skipped, settled } = await this.deps.fire(schedule, dueAt, runId);
-      // its maker told of it
-      if (settled === 'taken') return;
-      const outcome = skipped ? 'skipped' : 'dispatched';
-      if (settled !== 'made') await this.deps.store.schedules.settleFire(schedule.id, dueAt, outcome, skipped ?? detail ?? null);
-      this.told(schedule.id, outcome, now - dueAt);
-    } catch (err) {
-      this.deps.logger.error({ err, schedule: schedule.id }, 'schedule fire failed');
-      await this.deps.store.schedules.settleFire(schedule.id, dueAt, 'failed', err instanceof Error ? err.message : String(err));
-      this.told(schedule.id, 'failed', now - dueAt);
-    }
+    const done = await carryOutFire(this.deps.store, schedule.id, dueAt, () => this.deps.fire(schedule, dueAt, runId));
+    // its maker told of it
+    if (done.outcome === 'taken') return;
+    if (done.outcome === 'failed') this.deps.logger.error({ err: done.error, schedule: schedule.id }, 'schedule fire failed');
+    this.told(schedule.id, done.outcome, now - dueAt);
   }
 
   private told(id: string, outcome: 'dispatched' | 'skipped' | 'missed' | 'failed', lagMs: number): void {

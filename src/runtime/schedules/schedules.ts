@@ -9,6 +9,7 @@ import { uuidV7 } from '../../time/uuid-v7.js';
 import type { MainSession } from '../main-session.js';
 import { HeraldError } from '../../errors.js';
 import type { DispatchAction } from '../dispatch-action.js';
+import { carryOutFire } from './carry-out-fire.js';
 import { deliveryChannel } from './schedule-targets.js';
 import { Scheduler, type FireMade, type SchedulerClock } from './scheduler.js';
 
@@ -162,17 +163,11 @@ export class Schedules {
     const runId = schedule.job.sessionTarget === 'isolated' ? uuidV7() : null;
     const fire: ScheduleFire = { scheduleId: schedule.id, dueAt: now, firedAt: now, outcome: 'claimed', runId, detail: 'run now' };
     await this.deps.store.schedules.recordFire(fire);
-    try {
-      const { skipped, settled } = await this.fire(schedule.id, schedule.job, now, runId);
-      const outcome = skipped ? 'skipped' : 'dispatched';
-      if (!settled) await this.deps.store.schedules.settleFire(schedule.id, now, outcome, skipped);
-      if (settled !== 'taken') this.deps.onFired?.(schedule.id, outcome);
-      return { ...fire, outcome, ...(skipped && { detail: skipped }) };
-    } catch (err) {
-      await this.deps.store.schedules.settleFire(schedule.id, now, 'failed', err instanceof Error ? err.message : String(err));
-      this.deps.onFired?.(schedule.id, 'failed');
-      throw err;
-    }
+    const done = await carryOutFire(this.deps.store, schedule.id, now, () => this.fire(schedule.id, schedule.job, now, runId));
+    if (done.outcome === 'taken') return { ...fire, outcome: 'dispatched' };
+    this.deps.onFired?.(schedule.id, done.outcome);
+    if (done.outcome === 'failed') throw done.error;
+    return { ...fire, outcome: done.outcome, ...(done.skipped && { detail: done.skipped }) };
   }
 
   private now(): number {
