@@ -106,7 +106,7 @@ describe('the console lists in Chromium', { timeout: 60_000 }, () => {
     await row.getByRole('link', { name: 'Refund for order 42' }).click();
     await page.getByRole('heading', { name: 'Run: Refund for order 42' }).waitFor();
     const facts = page.locator('dl.facts');
-    expect(await facts.locator('dt:text-is("Created") + dd').innerText()).toMatch(ABSOLUTE);
+    expect(await facts.locator('dt:text-is("Queued") + dd').innerText()).toMatch(ABSOLUTE);
   });
 
   it('names the run of each request and each delivery, with its agent', async () => {
