@@ -110,7 +110,7 @@ export class HookIntake {
    * transform) and it answers as soon as its run is stored (no reply or completion awaited);
    * undefined otherwise. A refusal is thrown: the caller claims the key first then, as before.
    */
-  private async withoutEffects(call: HookCall): Promise<{ prepared: Prepared; outcome: MappingOutcome } | undefined> {
+  private async withoutEffects(call: IntakeCall): Promise<{ prepared: Prepared; outcome: MappingOutcome } | undefined> {
     if (!this.deps.dispatchKeyed) return undefined;
     const prepared = await this.prepare(call);
     if (!prepared.pure || prepared.reply || prepared.waitForCompletion) return undefined;
@@ -122,7 +122,7 @@ export class HookIntake {
    * done, in one commit; anything else (or a key held already) goes through the claim, carrying
    * out the same outcome.
    */
-  private async keyedAtOnce(call: HookCall, key: string, { prepared, outcome }: { prepared: Prepared; outcome: MappingOutcome }, options: { anyBody?: boolean } = {}): Promise<HookOutcome> {
+  private async keyedAtOnce(call: IntakeCall, key: string, { prepared, outcome }: { prepared: Prepared; outcome: MappingOutcome }, options: { anyBody?: boolean } = {}): Promise<HookOutcome> {
     const { path } = call.request;
     const hash = requestHash(path, call.body, call.request.payload);
     if (outcome.type === 'action') {
