@@ -43,7 +43,8 @@ describe('tracing from OTEL_* variables', { timeout: 90_000 }, () => {
       OTEL_TRACES_SAMPLER_ARG: '1',
     });
     // the start says tracing is on and where spans go, never the headers (a collector's key)
-    expect(spawned!.stderr()).toContain(`tracing: on, spans to ${collector.url}/v1/traces (OTLP http/json) as service "herald-staging"`);
+    const started = (await spawned!.waitFor(/tracing: on, .*/))[0];
+    expect(started).toBe(`tracing: on, spans to ${collector.url}/v1/traces (OTLP http/json) as service "herald-staging"`);
     expect(spawned!.stderr() + spawned!.stdout()).not.toContain('collector-key-0123');
     expect((await wake(url)).status).toBe(200);
     spawned!.child.kill('SIGTERM');
