@@ -1,7 +1,8 @@
+import { createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { MAX_TIMEOUT_SECONDS, sessionModes, thinkingLevels, wakeModes } from '../../config/sections/mapping-schema.js';
-import { okFalseSchema } from './common-schemas.js';
-import { defineRoutes, type ResponseDoc } from './route-doc.js';
+import { jsonAnswer, okFalseSchema } from '../openapi/common-schemas.js';
+import { hookTokenSecurity } from '../openapi/documented-route.js';
 
 /** The body of `POST /hooks/wake`, as `mappings/hook-action.ts` checks it field by field. */
 export const wakeBodySchema = z
@@ -56,32 +57,27 @@ export const runAcceptedSchema = z.object({
 });
 
 /** the answers every hook shares (auth, body limits, idempotency) */
-export const hookErrorResponses: Record<number, ResponseDoc> = {
-  400: { description: 'Unreadable JSON, or a missing or mistyped field (named).', schema: okFalseSchema },
-  401: { description: 'Missing or wrong hook token.', schema: okFalseSchema },
-  405: { description: 'Not POST (`Allow: POST`).', schema: okFalseSchema },
-  408: { description: 'The body stopped arriving for hooks.bodyTimeoutMs.', schema: okFalseSchema },
-  409: { description: 'The same Idempotency-Key is still being processed (`Retry-After: 1`).', schema: okFalseSchema },
-  413: { description: 'Body over hooks.maxBodyBytes.', schema: okFalseSchema },
-  422: { description: 'The Idempotency-Key was used for a different request.', schema: okFalseSchema },
-  429: { description: 'Too many failed authentications from this address, or the mapping\'s `rate` (overflow: reject) is used up: `{ok:false,error:"rate limited"}`. `Retry-After`: the seconds until it allows a run.', schema: okFalseSchema },
+export const hookErrorAnswers = {
+  400: jsonAnswer(okFalseSchema, 'Unreadable JSON, or a missing or mistyped field (named).'),
+  401: jsonAnswer(okFalseSchema, 'Missing or wrong hook token.'),
+  405: jsonAnswer(okFalseSchema, 'Not POST (`Allow: POST`).'),
+  408: jsonAnswer(okFalseSchema, 'The body stopped arriving for hooks.bodyTimeoutMs.'),
+  409: jsonAnswer(okFalseSchema, 'The same Idempotency-Key is still being processed (`Retry-After: 1`).'),
+  413: jsonAnswer(okFalseSchema, 'Body over hooks.maxBodyBytes.'),
+  422: jsonAnswer(okFalseSchema, 'The Idempotency-Key was used for a different request.'),
+  429: jsonAnswer(okFalseSchema, 'Too many failed authentications from this address, or the mapping\'s `rate` (overflow: reject) is used up: `{ok:false,error:"rate limited"}`. `Retry-After`: the seconds until it allows a run.'),
 };
 
-export const hooksDocs = defineRoutes('hooks', [
-  {
-    method: 'post',
-    path: '/wake',
-    summary: 'Add a system event to the main session',
-    security: 'hookToken',
-    request: { body: { schema: wakeBodySchema } },
-    responses: { 200: { description: 'Event queued.', schema: wakeAcceptedSchema }, ...hookErrorResponses },
-  },
-  {
-    method: 'post',
-    path: '/agent',
-    summary: 'Run an isolated agent turn',
-    security: 'hookToken',
-    request: { body: { schema: agentBodySchema } },
-    responses: { 202: { description: 'Run accepted (stored as queued).', schema: runAcceptedSchema }, ...hookErrorResponses },
-  },
-]);
+/** POST /hooks/wake and /hooks/agent as declared for the document: the hook surface is one wildcard route (answer-hook.ts), so only these declarations are read */
+export const hooksApi = {
+  wake: createRoute({
+    method: 'post', path: '/wake', summary: 'Add a system event to the main session', security: hookTokenSecurity,
+    request: { body: { content: { 'application/json': { schema: wakeBodySchema } } } },
+    responses: { 200: jsonAnswer(wakeAcceptedSchema, 'Event queued.'), ...hookErrorAnswers },
+  }),
+  agent: createRoute({
+    method: 'post', path: '/agent', summary: 'Run an isolated agent turn', security: hookTokenSecurity,
+    request: { body: { content: { 'application/json': { schema: agentBodySchema } } } },
+    responses: { 202: jsonAnswer(runAcceptedSchema, 'Run accepted (stored as queued).'), ...hookErrorAnswers },
+  }),
+};
