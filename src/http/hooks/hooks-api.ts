@@ -1,32 +1,33 @@
 import { createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
-import { MAX_TIMEOUT_SECONDS, sessionModes, thinkingLevels, wakeModes } from '../../config/sections/mapping-schema.js';
+import { wakeModes } from '../../config/sections/mapping-schema.js';
+import { hookFields } from '../../mappings/hook-fields.js';
 import { jsonAnswer, okFalseSchema } from '../openapi/common-schemas.js';
 import { hookTokenSecurity } from '../openapi/documented-route.js';
 
-/** The body of `POST /hooks/wake`, as `mappings/hook-action.ts` checks it field by field. */
+/** The body of `POST /hooks/wake`: the fields `mappings/hook-action.ts` checks, by their own schemas. */
 export const wakeBodySchema = z
   .object({
-    text: z.string().min(1).describe('The event description (non-blank).'),
-    mode: z.enum(wakeModes).default('now').describe('`now` triggers a heartbeat immediately; `next-heartbeat` waits for the periodic one.'),
+    text: hookFields.text.describe('The event description (non-blank).'),
+    mode: hookFields.mode.default('now').describe('`now` triggers a heartbeat immediately; `next-heartbeat` waits for the periodic one.'),
   })
   .loose();
 
-/** The body of `POST /hooks/agent`. */
+/** The body of `POST /hooks/agent`: the fields hook-action checks, by their own schemas; `waitForCompletion` is read by runtime/hook-intake.ts. */
 export const agentBodySchema = z
   .object({
-    message: z.string().min(1).describe('What the agent processes (non-blank).'),
-    name: z.string().default('Hook').describe('Prefix of the summary posted to the main session.'),
-    sessionKey: z.string().min(1).max(512).optional().describe('Session of the run (default hook:<uuid>); `main` and `chat:…` are reserved.'),
-    sessionMode: z.enum(sessionModes).optional().describe('persistent: continue the conversation of sessionKey (required); isolated: a fresh session (no sessionKey).'),
-    wakeMode: z.enum(wakeModes).default('now').describe('Heartbeat after the summary is posted: now or at the next periodic one.'),
-    deliver: z.boolean().default(true).describe('Send the reply to a chat channel.'),
-    channel: z.string().default('last').describe('`last` or a channel id/alias (whatsapp, telegram, discord, slack, mattermost, signal, imessage, msteams, webhook).'),
-    to: z.string().optional().describe('Recipient on the channel (default: the last recipient).'),
-    threadId: z.string().max(256).optional().describe('Reply in this thread or to this message: Slack thread_ts, Telegram topic id (or reply:<message_id>), Discord message id, Mattermost root post id, Teams activity id, WhatsApp message id, iMessage message guid; channels without threads ignore it.'),
-    model: z.string().optional().describe('Model override: <provider>/<model> or an alias; must be in agents.defaults.models when that list is set.'),
-    thinking: z.enum(thinkingLevels).optional().describe('Thinking level override.'),
-    timeoutSeconds: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional().describe('Time limit of the run, in seconds.'),
+    message: hookFields.message.describe('What the agent processes (non-blank).'),
+    name: hookFields.name.default('Hook').describe('Prefix of the summary posted to the main session.'),
+    sessionKey: hookFields.sessionKey.optional().describe('Session of the run (default hook:<uuid>); `main` and `chat:…` are reserved.'),
+    sessionMode: hookFields.sessionMode.optional().describe('persistent: continue the conversation of sessionKey (required); isolated: a fresh session (no sessionKey).'),
+    wakeMode: hookFields.wakeMode.default('now').describe('Heartbeat after the summary is posted: now or at the next periodic one.'),
+    deliver: hookFields.deliver.default(true).describe('Send the reply to a chat channel.'),
+    channel: hookFields.channel.default('last').describe('`last` or a channel id/alias (whatsapp, telegram, discord, slack, mattermost, signal, imessage, msteams, webhook).'),
+    to: hookFields.to.optional().describe('Recipient on the channel (default: the last recipient).'),
+    threadId: hookFields.threadId.optional().describe('Reply in this thread or to this message: Slack thread_ts, Telegram topic id (or reply:<message_id>), Discord message id, Mattermost root post id, Teams activity id, WhatsApp message id, iMessage message guid; channels without threads ignore it.'),
+    model: hookFields.model.optional().describe('Model override: <provider>/<model> or an alias; must be in agents.defaults.models when that list is set.'),
+    thinking: hookFields.thinking.optional().describe('Thinking level override.'),
+    timeoutSeconds: hookFields.timeoutSeconds.optional().describe('Time limit of the run, in seconds.'),
     waitForCompletion: z
       .boolean()
       .default(false)
