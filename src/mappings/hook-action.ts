@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { HeraldError } from '../errors.js';
 import type { HeraldConfig } from '../config/schema.js';
 import { isModelAllowed, resolveModelRef } from '../models/model-refs.js';
@@ -7,6 +8,7 @@ import { hookAgentId, hookSessionKey as policySessionKey, type FieldSource } fro
 import type { RunAction } from '../store/contracts/run-action.js';
 import { ACCOUNT_ID } from '../config/sections/channel-accounts-schema.js';
 import type { ToolSpec } from '../tools/tool-spec.js';
+import { hookFields } from './hook-fields.js';
 
 /** What every webhook turns into: `/wake`, `/agent` and every mapped hook end here. */
 export interface WakeAction {
@@ -46,41 +48,27 @@ export interface ActionContext {
   toolSpec?: (name: string) => ToolSpec | undefined;
 }
 
-const isNonBlank = (v: unknown): v is string => typeof v === 'string' && v.trim().length > 0;
-const isString = (v: unknown): v is string => typeof v === 'string';
-const oneOf =
-  <T extends string>(values: readonly T[]) =>
-  (v: unknown): v is T =>
-    (values as readonly unknown[]).includes(v);
-const stringUpTo =
-  (min: number, max: number) =>
-  (v: unknown): v is string =>
-    typeof v === 'string' && v.length >= min && v.length <= max;
-
 /**
- * Each field's check, so a fault names its field. Plain predicates, not schemas: they run for
- * every field of every webhook request, and none transforms its value (what passes is returned).
+ * Each field's schema and the fault it names: the message is the field's own (a request and a
+ * mapping are refused alike), never the schema's wording.
  */
 const fieldChecks = {
-  mode: [oneOf(wakeModes), `must be one of ${wakeModes.join(', ')}`],
-  wakeMode: [oneOf(wakeModes), `must be one of ${wakeModes.join(', ')}`],
-  name: [isString, 'must be a string'],
-  agentId: [isString, 'must be a string'],
-  sessionKey: [stringUpTo(1, 512), 'must be a non-empty string (at most 512 characters)'],
-  sessionMode: [oneOf(sessionModes), `must be one of ${sessionModes.join(', ')}`],
-  deliver: [(v: unknown): v is boolean => typeof v === 'boolean', 'must be a boolean'],
-  channel: [isString, 'must be a string'],
-  to: [isString, 'must be a string'],
-  threadId: [stringUpTo(0, 256), 'must be a string (at most 256 characters)'],
-  model: [isString, 'must be a string'],
-  thinking: [oneOf(thinkingLevels), `must be one of ${thinkingLevels.join(', ')}`],
-  timeoutSeconds: [
-    (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= MAX_TIMEOUT_SECONDS,
-    `must be a positive number (at most ${MAX_TIMEOUT_SECONDS})`,
-  ],
+  mode: [hookFields.mode, `must be one of ${wakeModes.join(', ')}`],
+  wakeMode: [hookFields.wakeMode, `must be one of ${wakeModes.join(', ')}`],
+  name: [hookFields.name, 'must be a string'],
+  agentId: [hookFields.agentId, 'must be a string'],
+  sessionKey: [hookFields.sessionKey, 'must be a non-empty string (at most 512 characters)'],
+  sessionMode: [hookFields.sessionMode, `must be one of ${sessionModes.join(', ')}`],
+  deliver: [hookFields.deliver, 'must be a boolean'],
+  channel: [hookFields.channel, 'must be a string'],
+  to: [hookFields.to, 'must be a string'],
+  threadId: [hookFields.threadId, 'must be a string (at most 256 characters)'],
+  model: [hookFields.model, 'must be a string'],
+  thinking: [hookFields.thinking, `must be one of ${thinkingLevels.join(', ')}`],
+  timeoutSeconds: [hookFields.timeoutSeconds, `must be a positive number (at most ${MAX_TIMEOUT_SECONDS})`],
 } as const;
 
-type Checked<K extends keyof typeof fieldChecks> = (typeof fieldChecks)[K][0] extends (v: unknown) => v is infer T ? T : never;
+type Checked<K extends keyof typeof fieldChecks> = z.output<(typeof fieldChecks)[K][0]>;
 
 function invalid(field: string, message: string): HeraldError {
   return new HeraldError('HERALD_INVALID_FIELD', `${field} ${message}`, { param: field });
@@ -90,8 +78,8 @@ function invalid(field: string, message: string): HeraldError {
 function check<K extends keyof typeof fieldChecks>(raw: Record<string, unknown>, field: K): Checked<K> | undefined {
   const value = raw[field];
   if (value === undefined || value === null) return undefined;
-  const [ok, message] = fieldChecks[field];
-  if (!(ok as (v: unknown) => boolean)(value)) throw invalid(field, message);
+  const [schema, message] = fieldChecks[field];
+  if (!schema.safeParse(value).success) throw invalid(field, message);
   return value as Checked<K>;
 }
 
@@ -99,12 +87,12 @@ function check<K extends keyof typeof fieldChecks>(raw: Record<string, unknown>,
 /** `path`: the request's hook path, recorded as the action's source */
 export function validateAction(raw: Record<string, unknown>, kind: 'wake' | 'agent', ctx: ActionContext, path: string): HookAction {
   if (kind === 'wake') {
-    if (!isNonBlank(raw.text)) {
+    if (!hookFields.text.safeParse(raw.text).success) {
       throw new HeraldError('HERALD_INVALID_FIELD', ctx.requiredMessage('text'), { param: 'text' });
     }
     return { kind: 'wake', text: (raw.text as string).trim(), mode: check(raw, 'mode') ?? 'now' };
   }
-  if (!isNonBlank(raw.message)) {
+  if (!hookFields.message.safeParse(raw.message).success) {
     throw new HeraldError('HERALD_INVALID_FIELD', ctx.requiredMessage('message'), { param: 'message' });
   }
   const channel = check(raw, 'channel') ?? 'last';

@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { Hono } from 'hono';
 import { HeraldError } from '../../errors.js';
 import { isoTime as iso } from '../../time/iso-time.js';
 import { API_KEY_NAME, API_KEY_NAME_RULE } from '../../accounts/create-api-key.js';
@@ -140,7 +141,8 @@ export function registerWorkspaceRoutes(app: OpenAPIHono, deps: { operator: Oper
     c.set('principal', { name: 'operator' });
     await next();
   });
-  app.route('/', knowledgeRoutes({ agents, knowledge, parser: deps.operator.parser, maxUploadBytes: deps.operator.maxUploadBytes }));
+  // mounted through a plain Hono: the admin app declares these routes below in its own words (the gateway token), so the /v1 declarations are not merged into its registry
+  app.route('/', new Hono().route('/', knowledgeRoutes({ agents, knowledge, parser: deps.operator.parser, maxUploadBytes: deps.operator.maxUploadBytes })));
   const registry = app.openAPIRegistry;
   registry.registerPath({
     method: 'get',

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { adminDocsOf } from './admin-registry-docs.js';
+import { registryDocsOf } from './registry-docs.js';
 import { version } from './herald-version.js';
 import { openApiDocument } from './openapi-document.js';
 import { reloadDocs } from './reload-docs.js';
@@ -9,5 +9,5 @@ import { reloadDocs } from './reload-docs.js';
  * /admin), read from the declarations of the admin app that serves them, and the reload.
  */
 export function adminOpenApiDocument(app: OpenAPIHono): Record<string, unknown> {
-  return openApiDocument({ routes: [...reloadDocs, ...adminDocsOf(app)], prefix: '/admin', version });
+  return openApiDocument({ routes: [...reloadDocs, ...registryDocsOf('admin', app)], prefix: '/admin', version });
 }

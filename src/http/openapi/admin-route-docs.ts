@@ -2,7 +2,7 @@ import type { HeraldConfig } from '../../config/schema.js';
 import { adminRoutes } from '../admin/admin-routes.js';
 import type { OperatorDeps } from '../admin/operator-deps.js';
 import { FailedAuthLimiter } from '../auth/failed-auth-limiter.js';
-import { adminDocsOf } from './admin-registry-docs.js';
+import { registryDocsOf } from './registry-docs.js';
 import type { RouteDoc } from './route-doc.js';
 
 /**
@@ -10,5 +10,5 @@ import type { RouteDoc } from './route-doc.js';
  * declared on an app that never serves: only its declarations are read.
  */
 export function adminRouteDocs(): RouteDoc[] {
-  return adminDocsOf(adminRoutes({ config: {} as HeraldConfig, store: {} as never, delivery: {} as never, limiter: new FailedAuthLimiter('operator'), operator: { schedules: {} } as OperatorDeps }));
+  return registryDocsOf('admin', adminRoutes({ config: {} as HeraldConfig, store: {} as never, delivery: {} as never, limiter: new FailedAuthLimiter('operator'), operator: { schedules: {}, evals: {} } as OperatorDeps }));
 }

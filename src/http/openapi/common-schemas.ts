@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { errorCatalog, type ErrorCode } from '../../errors.js';
-import type { ResponseDoc } from './route-doc.js';
 
 /** The webhook and admin error body (the one error mapper, `http/error-handler.ts`). */
 export const okFalseSchema = z.object({
@@ -53,7 +52,10 @@ const openaiErrorText: Record<number, string> = {
   502: 'The model provider failed.',
 };
 
-/** the /v1 error answers of a route, in OpenAI's error body: `own` words a status for this route group */
-export function openaiErrors(statuses: number[], own: Record<number, string> = {}): Record<number, ResponseDoc> {
-  return Object.fromEntries(statuses.map((s) => [s, { description: own[s] ?? openaiErrorText[s] ?? 'Error.', schema: openaiErrorSchema }]));
+/** a JSON answer as a `createRoute` declaration lists it */
+export const jsonAnswer = <T extends z.ZodType>(schema: T, description: string, contentType = 'application/json') => ({ description, content: { [contentType]: { schema } } });
+
+/** the /v1 error answers of a `createRoute` declaration, in OpenAI's error body: `own` words a status for this route group */
+export function openaiErrorAnswers(statuses: number[], own: Record<number, string> = {}) {
+  return Object.fromEntries(statuses.map((s) => [s, jsonAnswer(openaiErrorSchema, own[s] ?? openaiErrorText[s] ?? 'Error.')]));
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { hooksPrefix } from '../../config/hooks-path.js';
 import { okFalseSchema } from './common-schemas.js';
-import { hookErrorResponses, runAcceptedSchema, wakeAcceptedSchema } from './hooks-docs.js';
+import { hookErrorAnswers, runAcceptedSchema, wakeAcceptedSchema } from '../hooks/hooks-api.js';
+import { responseDocsOf } from './registry-docs.js';
 import type { ResponseDoc, RouteDoc, RouteSecurity, Surface } from './route-doc.js';
 
 /** A mapped hook as the document shows it: its path, what it turns into, its payload schema. */
@@ -122,7 +123,7 @@ function mappedHookOperation(hook: MappedHookDoc): Json {
       ...accepted,
       ...respondResponses(hook),
       204: { description: 'The transform skipped the request.' },
-      ...hookErrorResponses,
+      ...responseDocsOf(hookErrorAnswers),
       500: { description: 'The mapping failed (hook mapping failed).' },
     }),
   };

@@ -1,10 +1,12 @@
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AgentConfig, AgentDirectory } from '../../agents/agent-directory.js';
 import type { KnowledgeIndex } from '../../knowledge/knowledge-index.js';
 import { agentVectorStoreId } from '../../knowledge/knowledge-owner.js';
 import { mayUseAgent, type ApiPrincipal } from '../../accounts/api-keys.js';
 import type { StateRepo } from '../../store/port.js';
 import { listPage } from './list-page.js';
+import { serveDocumented } from '../openapi/documented-route.js';
+import { agentsApi } from './agents-api.js';
 import { requireAgent } from '../../runtime/v1/agent-access.js';
 
 export interface AgentsRoutesDeps {
@@ -16,8 +18,8 @@ export interface AgentsRoutesDeps {
 const CREATED_KEY = 'platform.agentCreatedAt';
 
 /** GET /v1/agents[/:id] and the same agents as OpenAI models at GET /v1/models[/:id]. */
-export function agentsRoutes(deps: AgentsRoutesDeps): Hono {
-  const app = new Hono();
+export function agentsRoutes(deps: AgentsRoutesDeps): OpenAPIHono {
+  const app = new OpenAPIHono();
 
   // an agent's `created` is when this store first served it, kept so it is stable across restarts
   const createdAt = async (): Promise<Record<string, number>> => {
@@ -53,23 +55,23 @@ export function agentsRoutes(deps: AgentsRoutesDeps): Hono {
     owned_by: 'herald',
   });
 
-  app.get('/agents', async (c) => {
+  serveDocumented(app, agentsApi.list, async (c) => {
     const [created, counts] = [await createdAt(), await deps.knowledge.documentCounts()];
     return c.json(listPage(c, visible(c.get('principal')).map((a) => agentObject(a, created, counts))));
   });
 
-  app.get('/agents/:id', async (c) => {
+  serveDocumented(app, agentsApi.get, async (c) => {
     const agent = requireAgent(deps.agents, c.get('principal'), c.req.param('id'), 'id');
     return c.json(agentObject(agent, await createdAt(), await deps.knowledge.documentCounts()));
   });
 
   // OpenAI's model list is not paged and model pickers want it whole: without `limit`, every agent
-  app.get('/models', async (c) => {
+  serveDocumented(app, agentsApi.models, async (c) => {
     const created = await createdAt();
     return c.json(listPage(c, visible(c.get('principal')).map((a) => modelObject(a, created)), Number.POSITIVE_INFINITY));
   });
 
-  app.get('/models/:id', async (c) => {
+  serveDocumented(app, agentsApi.model, async (c) => {
     const agent = requireAgent(deps.agents, c.get('principal'), c.req.param('id'), 'model', 'model_not_found');
     return c.json(modelObject(agent, await createdAt()));
   });

@@ -1,7 +1,9 @@
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import { HeraldError } from '../../errors.js';
 import { createEmbeddings, type EmbeddingsDeps } from '../../runtime/v1/embeddings.js';
 import { parseJsonBody, readBody } from '../request/read-body.js';
+import { serveDocumented } from '../openapi/documented-route.js';
+import { embeddingsApi } from './embeddings-api.js';
 import { base64Vector, parseEmbeddingsRequest } from './embeddings-request.js';
 
 export type EmbeddingsRoutesDeps = EmbeddingsDeps;
@@ -10,10 +12,10 @@ export type EmbeddingsRoutesDeps = EmbeddingsDeps;
 const EMBEDDINGS_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** POST /v1/embeddings: OpenAI's embeddings API, answered by a configured provider's embeddings model. */
-export function embeddingsRoutes(deps: EmbeddingsRoutesDeps): Hono {
-  const app = new Hono();
+export function embeddingsRoutes(deps: EmbeddingsRoutesDeps): OpenAPIHono {
+  const app = new OpenAPIHono();
 
-  app.post('/embeddings', async (c) => {
+  serveDocumented(app, embeddingsApi, async (c) => {
     const bytes = await readBody(c, { maxBytes: EMBEDDINGS_MAX_BODY_BYTES, idleTimeoutMs: 30_000 }).catch((error) => {
       if (error instanceof HeraldError && error.code === 'HERALD_PAYLOAD_TOO_LARGE') {
         throw new HeraldError('HERALD_PAYLOAD_TOO_LARGE', `The request body is larger than ${EMBEDDINGS_MAX_BODY_BYTES} bytes.`, { openaiCode: 'request_too_large', headers: error.headers });

@@ -1,4 +1,6 @@
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { serveDocumented } from '../../openapi/documented-route.js';
+import { filesApi } from './files-api.js';
 import { HeraldError } from '../../../errors.js';
 import { FILE_PURPOSES, type FilePurpose, type Files } from '../../../knowledge-stores/files.js';
 import type { StoredFile } from '../../../store/port.js';
@@ -26,10 +28,10 @@ export const fileObject = (f: StoredFile) => ({
 const isPurpose = (value: string | undefined): value is FilePurpose => FILE_PURPOSES.includes(value as FilePurpose);
 
 /** POST/GET /v1/files, GET/DELETE /v1/files/:id, GET /v1/files/:id/content */
-export function filesRoutes(deps: FilesRoutesDeps): Hono {
-  const app = new Hono();
+export function filesRoutes(deps: FilesRoutesDeps): OpenAPIHono {
+  const app = new OpenAPIHono();
 
-  app.post('/files', async (c) => {
+  serveDocumented(app, filesApi.upload, async (c) => {
     const { file, fields } = await readUploadForm(c, deps.maxUploadBytes);
     const purpose = fields.get('purpose');
     if (!isPurpose(purpose)) {
@@ -39,19 +41,19 @@ export function filesRoutes(deps: FilesRoutesDeps): Hono {
     return c.json(fileObject(stored));
   });
 
-  app.get('/files', async (c) => {
+  serveDocumented(app, filesApi.list, async (c) => {
     const purpose = c.req.query('purpose');
     return c.json(listPage(c, (await deps.files.list(c.get('principal'), purpose)).map(fileObject), 10_000, 'desc'));
   });
 
-  app.get('/files/:id', async (c) => c.json(fileObject(await deps.files.get(c.get('principal'), c.req.param('id')))));
+  serveDocumented(app, filesApi.get, async (c) => c.json(fileObject(await deps.files.get(c.get('principal'), c.req.param('id')))));
 
-  app.get('/files/:id/content', async (c) => {
+  serveDocumented(app, filesApi.content, async (c) => {
     const { bytes } = await deps.files.content(c.get('principal'), c.req.param('id'));
     return c.body(bytes as Uint8Array<ArrayBuffer>, 200, { 'content-type': 'application/octet-stream' });
   });
 
-  app.delete('/files/:id', async (c) => {
+  serveDocumented(app, filesApi.delete, async (c) => {
     const id = c.req.param('id');
     await deps.files.delete(c.get('principal'), id);
     return c.json({ id, object: 'file' as const, deleted: true });

@@ -1,9 +1,11 @@
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import { HeraldError } from '../../../errors.js';
 import { DEFAULT_CHUNK, type ChunkOptions } from '../../../knowledge/parsing/chunk-text.js';
 import type { KnowledgeDocument } from '../../../knowledge/knowledge-index.js';
 import { KnowledgeDocuments, type KnowledgeDocumentsDeps } from '../../../runtime/v1/knowledge-documents.js';
 import { listPage } from '../list-page.js';
+import { serveDocumented } from '../../openapi/documented-route.js';
+import { knowledgeApi } from './knowledge-api.js';
 import { readUploadForm } from './multipart-upload.js';
 
 export interface KnowledgeRoutesDeps extends KnowledgeDocumentsDeps {
@@ -79,11 +81,11 @@ function metadataOf(fields: Map<string, string>): Record<string, unknown> | null
 }
 
 /** POST /v1/knowledge/upload, GET /v1/knowledge, GET and DELETE /v1/knowledge/:id */
-export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
-  const app = new Hono();
+export function knowledgeRoutes(deps: KnowledgeRoutesDeps): OpenAPIHono {
+  const app = new OpenAPIHono();
   const documents = new KnowledgeDocuments(deps);
 
-  app.post('/knowledge/upload', async (c) => {
+  serveDocumented(app, knowledgeApi.upload, async (c) => {
     const { file, fields } = await readUploadForm(c, deps.maxUploadBytes);
     const { document, created } = await documents.upload(c.get('principal'), {
       agentId: fields.get('agent_id'),
@@ -96,14 +98,14 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): Hono {
     return c.json(documentObject(document), created ? 201 : 200);
   });
 
-  app.get('/knowledge', async (c) => {
+  serveDocumented(app, knowledgeApi.list, async (c) => {
     const listed = await documents.list(c.get('principal'), c.req.query('agent_id'));
     return c.json(listPage(c, listed.map(documentObject)));
   });
 
-  app.get('/knowledge/:id', async (c) => c.json(documentObject(await documents.get(c.get('principal'), c.req.param('id')))));
+  serveDocumented(app, knowledgeApi.get, async (c) => c.json(documentObject(await documents.get(c.get('principal'), c.req.param('id')))));
 
-  app.delete('/knowledge/:id', async (c) => {
+  serveDocumented(app, knowledgeApi.delete, async (c) => {
     const document = await documents.delete(c.get('principal'), c.req.param('id'));
     return c.json({ id: document.id, object: 'knowledge.document.deleted', deleted: true });
   });

@@ -1,4 +1,6 @@
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { serveDocumented } from '../../openapi/documented-route.js';
+import { vectorStoreBatchesApi } from './vector-store-batches-api.js';
 import type { FileBatchView, VectorStoreBatches } from '../../../knowledge-stores/vector-store-batches.js';
 import { listPage } from '../list-page.js';
 import { fileBatchCreateSchema, readJson } from './vector-store-requests.js';
@@ -18,27 +20,27 @@ export function fileBatchObject({ batch, files, status }: FileBatchView) {
 }
 
 /** /v1/vector_stores/{id}/file_batches: create, retrieve (polled until done), its files, cancel */
-export function vectorStoreBatchesRoutes(deps: { batches: VectorStoreBatches }): Hono {
-  const app = new Hono();
+export function vectorStoreBatchesRoutes(deps: { batches: VectorStoreBatches }): OpenAPIHono {
+  const app = new OpenAPIHono();
 
-  app.post('/vector_stores/:id/file_batches', async (c) => {
+  serveDocumented(app, vectorStoreBatchesApi.create, async (c) => {
     const body = await readJson(c, fileBatchCreateSchema);
     return c.json(fileBatchObject(await deps.batches.create(c.get('principal'), c.req.param('id'), body.file_ids)));
   });
 
-  app.get('/vector_stores/:id/file_batches/:batchId', async (c) => {
+  serveDocumented(app, vectorStoreBatchesApi.get, async (c) => {
     const view = await deps.batches.get(c.get('principal'), c.req.param('id'), c.req.param('batchId'));
     if (view.status === 'in_progress') c.header('openai-poll-after-ms', POLL_AFTER_MS);
     return c.json(fileBatchObject(view));
   });
 
-  app.get('/vector_stores/:id/file_batches/:batchId/files', async (c) => {
+  serveDocumented(app, vectorStoreBatchesApi.files, async (c) => {
     const filter = c.req.query('filter');
     const { files } = await deps.batches.get(c.get('principal'), c.req.param('id'), c.req.param('batchId'));
     return c.json(listPage(c, files.filter((f) => filter === undefined || f.status === filter).map(vectorStoreFileObject), 20, 'desc'));
   });
 
-  app.post('/vector_stores/:id/file_batches/:batchId/cancel', async (c) =>
+  serveDocumented(app, vectorStoreBatchesApi.cancel, async (c) =>
     c.json(fileBatchObject(await deps.batches.cancel(c.get('principal'), c.req.param('id'), c.req.param('batchId')))),
   );
 

@@ -1,4 +1,6 @@
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { serveDocumented } from '../../openapi/documented-route.js';
+import { vectorStoresApi } from './vector-stores-api.js';
 import type { ApiPrincipal } from '../../../accounts/api-keys.js';
 import type { VectorStores, VectorStoreView } from '../../../knowledge-stores/vector-stores.js';
 import type { StoredVectorStoreFile } from '../../../store/port.js';
@@ -48,69 +50,69 @@ export function vectorStoreObject(view: VectorStoreView, files: StoredVectorStor
  * delete) and search. A file added answers at once, `in_progress`; its status changes when the
  * document workers have read it.
  */
-export function vectorStoresRoutes(deps: { vectorStores: VectorStores }): Hono {
-  const app = new Hono();
+export function vectorStoresRoutes(deps: { vectorStores: VectorStores }): OpenAPIHono {
+  const app = new OpenAPIHono();
   const stores = deps.vectorStores;
   const objectOf = async (principal: ApiPrincipal, view: VectorStoreView) => vectorStoreObject(view, await stores.files(principal, view.id));
 
-  app.post('/vector_stores', async (c) => {
+  serveDocumented(app, vectorStoresApi.create, async (c) => {
     const body = await readJson(c, vectorStoreCreateSchema);
     const view = await stores.create(c.get('principal'), { name: body.name, metadata: body.metadata, fileIds: body.file_ids });
     return c.json(await objectOf(c.get('principal'), view));
   });
 
-  app.get('/vector_stores', async (c) => {
+  serveDocumented(app, vectorStoresApi.list, async (c) => {
     const principal = c.get('principal');
     const views = await stores.list(principal);
     const objects = await Promise.all(views.map(async (view) => vectorStoreObject(view, await stores.files(principal, view.id))));
     return c.json(listPage(c, objects, 20, 'desc'));
   });
 
-  app.get('/vector_stores/:id', async (c) => c.json(await objectOf(c.get('principal'), await stores.resolve(c.get('principal'), c.req.param('id')))));
+  serveDocumented(app, vectorStoresApi.get, async (c) => c.json(await objectOf(c.get('principal'), await stores.resolve(c.get('principal'), c.req.param('id')))));
 
-  app.post('/vector_stores/:id', async (c) => {
+  serveDocumented(app, vectorStoresApi.update, async (c) => {
     const body = await readJson(c, vectorStoreUpdateSchema);
     const view = await stores.update(c.get('principal'), c.req.param('id'), { ...(body.name != null && { name: body.name }), ...(body.metadata !== undefined && { metadata: body.metadata }) });
     return c.json(await objectOf(c.get('principal'), view));
   });
 
-  app.delete('/vector_stores/:id', async (c) => {
+  serveDocumented(app, vectorStoresApi.delete, async (c) => {
     const id = c.req.param('id');
     await stores.delete(c.get('principal'), id);
     return c.json({ id, object: 'vector_store.deleted' as const, deleted: true });
   });
 
-  app.post('/vector_stores/:id/files', async (c) => {
+  serveDocumented(app, vectorStoresApi.addFile, async (c) => {
     const body = await readJson(c, vectorStoreFileCreateSchema);
     const row = await stores.addFile(c.get('principal'), c.req.param('id'), body.file_id);
     return c.json(vectorStoreFileObject(row));
   });
 
-  app.get('/vector_stores/:id/files', async (c) => {
+  serveDocumented(app, vectorStoresApi.files, async (c) => {
     const filter = c.req.query('filter');
     const rows = (await stores.files(c.get('principal'), c.req.param('id'))).filter((f) => filter === undefined || f.status === filter);
     return c.json(listPage(c, rows.map(vectorStoreFileObject), 20, 'desc'));
   });
 
-  app.get('/vector_stores/:id/files/:fileId', async (c) => {
+  serveDocumented(app, vectorStoresApi.file, async (c) => {
     const row = await stores.file(c.get('principal'), c.req.param('id'), c.req.param('fileId'));
     if (row.status === 'in_progress') c.header('openai-poll-after-ms', POLL_AFTER_MS);
     return c.json(vectorStoreFileObject(row));
   });
 
   // the file as it was read: its chunks, in order (neighbouring chunks share their edges)
-  app.get('/vector_stores/:id/files/:fileId/content', async (c) => {
+  serveDocumented(app, vectorStoresApi.fileContent, async (c) => {
     const chunks = await stores.contentOf(c.get('principal'), c.req.param('id'), c.req.param('fileId'));
     return c.json({ object: 'vector_store.file_content.page' as const, data: chunks.map((text) => ({ type: 'text' as const, text })), has_more: false, next_page: null });
   });
 
-  app.delete('/vector_stores/:id/files/:fileId', async (c) => {
+  serveDocumented(app, vectorStoresApi.removeFile, async (c) => {
     const fileId = c.req.param('fileId');
     await stores.removeFile(c.get('principal'), c.req.param('id'), fileId);
     return c.json({ id: fileId, object: 'vector_store.file.deleted' as const, deleted: true });
   });
 
-  app.post('/vector_stores/:id/search', async (c) => {
+  serveDocumented(app, vectorStoresApi.search, async (c) => {
     const body = await readJson(c, vectorStoreSearchSchema);
     const view = await stores.resolve(c.get('principal'), c.req.param('id'));
     const queries = typeof body.query === 'string' ? [body.query] : body.query;

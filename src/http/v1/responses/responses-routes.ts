@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Logger } from 'pino';
 import type { AgentDirectory } from '../../../agents/agent-directory.js';
 import type { ResponseTurnDeps } from '../../../runtime/turns/responses/response-turn.js';
@@ -13,6 +13,8 @@ import { responseEventStream } from './response-event-stream.js';
 import { fileSearchOf, inputMessages, parseResponsesRequest, responsesClientTools } from './responses-request.js';
 import { mcpApprovals, mcpToolsOf } from './responses-mcp-request.js';
 import { sseResponse } from '../../exchange/sse-response.js';
+import { serveDocumented } from '../../openapi/documented-route.js';
+import { responsesApi } from './responses-api.js';
 
 export interface ResponsesRoutesDeps {
   config: HeraldConfig;
@@ -32,20 +34,9 @@ const failureFields = (error: unknown) => ({ error: error instanceof Error ? err
  * OpenAI's Responses API where `model` is a digital employee: POST /v1/responses (plain and
  * streamed as typed events), GET and DELETE /v1/responses/:id.
  */
-export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
-  const app = new Hono();
-  app.get('/responses/:id', async (c) => {
-    const record = await storedResponse(deps, c.get('principal'), c.req.param('id'));
-    return c.json(responseObject(headOf(record), record));
-  });
-
-  app.delete('/responses/:id', async (c) => {
-    const record = await storedResponse(deps, c.get('principal'), c.req.param('id'));
-    await deleteResponse(deps, record);
-    return c.json({ id: record.id, object: 'response.deleted', deleted: true });
-  });
-
-  app.post('/responses', async (c) => {
+export function responsesRoutes(deps: ResponsesRoutesDeps): OpenAPIHono {
+  const app = new OpenAPIHono();
+  serveDocumented(app, responsesApi.create, async (c) => {
     const bytes = await readBody(c, { maxBytes: MAX_BODY_BYTES, idleTimeoutMs: 30_000 });
     c.set('bodyBytes', bytes.byteLength);
     const body = parseResponsesRequest(parseJsonBody(bytes));
@@ -108,6 +99,17 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): Hono {
 
     const stream = responseEventStream(turn, head);
     return sseResponse(c, stream.produce, { pingMs: deps.config.platform.streamPingMs, onError: log, typed: { errorEvent: stream.errorEvent } });
+  });
+
+  serveDocumented(app, responsesApi.get, async (c) => {
+    const record = await storedResponse(deps, c.get('principal'), c.req.param('id'));
+    return c.json(responseObject(headOf(record), record));
+  });
+
+  serveDocumented(app, responsesApi.delete, async (c) => {
+    const record = await storedResponse(deps, c.get('principal'), c.req.param('id'));
+    await deleteResponse(deps, record);
+    return c.json({ id: record.id, object: 'response.deleted', deleted: true });
   });
 
   return app;

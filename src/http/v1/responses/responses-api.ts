@@ -1,7 +1,8 @@
+import { createRoute } from '@hono/zod-openapi';
 import { z } from 'zod';
-import { responsesRequestSchema } from '../v1/responses/responses-request.js';
-import { idParams, openaiErrors } from './common-schemas.js';
-import { defineRoutes } from './route-doc.js';
+import { idParams, jsonAnswer, openaiErrorAnswers } from '../../openapi/common-schemas.js';
+import { apiKeySecurity } from '../../openapi/documented-route.js';
+import { responsesRequestSchema } from './responses-request.js';
 
 const fileCitation = z.object({ type: z.literal('file_citation'), file_id: z.string().describe('The file (file-…) of a vector store, or the knowledge document.'), filename: z.string(), index: z.number().int() });
 
@@ -44,32 +45,32 @@ export const responseObjectSchema = z
   })
   .loose();
 
-const errors = (text: Record<number, string>) => openaiErrors(Object.keys(text).map(Number), text);
+const errors = (text: Record<number, string>) => openaiErrorAnswers(Object.keys(text).map(Number), text);
 
-export const responsesDocs = defineRoutes('platform', [
-  {
-    method: 'post', path: '/responses', summary: 'A response of a digital employee (OpenAI Responses API)', security: 'apiKey',
-    request: { body: { schema: responsesRequestSchema } },
+/** POST /v1/responses, GET and DELETE /v1/responses/{id}, as declared for the document */
+export const responsesApi = {
+  create: createRoute({
+    method: 'post', path: '/responses', summary: 'A response of a digital employee (OpenAI Responses API)', security: apiKeySecurity,
+    request: { body: { content: { 'application/json': { schema: responsesRequestSchema } } } },
     responses: {
-      200: {
-        description:
-          'The response; with `stream: true`, typed server-sent events (`event: response.created` ... `response.completed`, each with `sequence_number`), no `[DONE]`.',
-        schema: responseObjectSchema,
-      },
+      200: jsonAnswer(
+        responseObjectSchema,
+        'The response; with `stream: true`, typed server-sent events (`event: response.created` ... `response.completed`, each with `sequence_number`), no `[DONE]`.',
+      ),
       ...errors({ 400: 'Invalid or unsupported field (named in `param`).', 401: 'Missing or wrong API key.', 404: 'No such agent (or one outside the key\'s scope), or no such previous_response_id.', 413: 'Body over 4 MiB.', 429: 'Rate limit of the key.', 502: 'The model provider failed.' }),
     },
-  },
-  {
-    method: 'get', path: '/responses/{id}', summary: 'A stored response', security: 'apiKey',
+  }),
+  get: createRoute({
+    method: 'get', path: '/responses/{id}', summary: 'A stored response', security: apiKeySecurity,
     request: { params: idParams },
-    responses: { 200: { description: 'The response.', schema: responseObjectSchema }, ...errors({ 401: 'Missing or wrong API key.', 404: 'No such response (or not stored).', 429: 'Rate limit of the key.' }) },
-  },
-  {
-    method: 'delete', path: '/responses/{id}', summary: 'Delete a stored response', security: 'apiKey',
+    responses: { 200: jsonAnswer(responseObjectSchema, 'The response.'), ...errors({ 401: 'Missing or wrong API key.', 404: 'No such response (or not stored).', 429: 'Rate limit of the key.' }) },
+  }),
+  delete: createRoute({
+    method: 'delete', path: '/responses/{id}', summary: 'Delete a stored response', security: apiKeySecurity,
     request: { params: idParams },
     responses: {
-      200: { description: 'Deleted.', schema: z.object({ id: z.string(), object: z.literal('response.deleted'), deleted: z.literal(true) }) },
+      200: jsonAnswer(z.object({ id: z.string(), object: z.literal('response.deleted'), deleted: z.literal(true) }), 'Deleted.'),
       ...errors({ 401: 'Missing or wrong API key.', 404: 'No such response.', 429: 'Rate limit of the key.' }),
     },
-  },
-]);
+  }),
+};
