@@ -3,7 +3,7 @@ import { HeraldError } from '../../errors.js';
 import type { Store } from '../../store/port.js';
 import { isoTime as iso } from '../../time/iso-time.js';
 import { recentResponses, responseToolCallCount } from '../../runtime/turns/responses/response-browse.js';
-import { responseStore, responseTurn, type ResponseRecord } from '../../runtime/turns/responses/response-record.js';
+import { responseAnswer, responseStore, responseTurn, type ResponseRecord } from '../../runtime/turns/responses/response-record.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema, messageSchema } from './admin-schemas.js';
 import { messagesView } from './views/message-view.js';
@@ -45,7 +45,7 @@ const summaryOf = (r: ResponseRecord, output: string) => ({
   paused: r.paused !== undefined,
   usage: r.usage,
 });
-const answerOf = (r: ResponseRecord) => r.output || (r.refusal ?? '');
+const answerOf = (r: ResponseRecord) => responseAnswer(r).content;
 
 /** GET /admin/responses and /admin/responses/:id: the stored Responses API responses, with each one's tool calls */
 export function registerResponseRoutes(app: OpenAPIHono, deps: { store: Store }): void {

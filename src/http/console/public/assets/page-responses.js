@@ -1,13 +1,14 @@
 import { api, qs } from './api.js';
 import { absTime, badge, clear, coalesced, field, h, notice, table, timeCell } from './dom.js';
 import { transcriptList } from './transcript.js';
+import { agentFilter } from './list-filters.js';
 
 const tokens = (u) => `${u.total_tokens} (${u.prompt_tokens} in, ${u.completion_tokens} out)`;
 
 /** The stored Responses API responses, newest first, by agent; a response opens to its transcript with its tool calls. */
 export function responsesPage(root, { rest, params }) {
   if (rest[0]) return responseDetail(root, rest[0]);
-  const agent = h('select', { name: 'agent' }, h('option', { value: '' }, 'any agent'));
+  const agent = agentFilter(params);
   const rows = h('div', {});
   const load = async () => {
     const found = await api.get(`/responses${qs({ agent: agent.value, limit: 200 })}`);
@@ -28,14 +29,6 @@ export function responsesPage(root, { rest, params }) {
     );
   };
   agent.addEventListener('change', () => load().catch((e) => clear(rows, notice(e.message, 'bad'))));
-  api
-    .get('/agents')
-    .then((p) => {
-      agent.append(...p.data.map((a) => h('option', { value: a.id }, a.name ?? a.id)));
-      agent.value = params.get('agent') ?? '';
-    })
-    .catch(() => {});
-  agent.value = params.get('agent') ?? '';
   clear(
     root,
     h('h1', {}, 'Responses'),
