@@ -122,4 +122,27 @@ describe('tool calls on the Runs pages in Chromium', { timeout: 60_000 }, () => 
     expect(await transcript.locator('li.msg.tool').count()).toBe(2);
     await page.screenshot({ path: path.join(SHOTS, 'chat-tool-calls.png'), fullPage: true });
   });
+
+  it("a stored response's tool calls show on its Responses page, reached from the nav", async () => {
+    const res = await fetch(`${herald.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'ops', input: 'please loop' }),
+    });
+    expect(res.status).toBe(200);
+    const { id } = (await res.json()) as { id: string };
+    await page.goto(`${herald.url}/console#/overview`);
+    await page.getByRole('link', { name: 'Responses', exact: true }).click();
+    await page.getByRole('heading', { name: 'Responses' }).waitFor({ timeout: 10_000 });
+    const row = page.locator('main tbody tr', { hasText: id });
+    await expect.poll(() => row.innerText({ timeout: 1000 }).catch(() => ''), { timeout: 10_000 }).toContain('2 calls');
+    await row.getByRole('link', { name: id }).click();
+    await page.getByRole('heading', { name: `Response ${id}` }).waitFor({ timeout: 10_000 });
+    const transcript = page.locator('main ol.transcript');
+    await expect.poll(() => transcript.locator('li.msg.assistant ul.calls').count(), { timeout: 10_000 }).toBe(2);
+    expect(await transcript.locator('li.msg.assistant ul.calls').first().innerText()).toMatch(/called herald__search_knowledge\s*\{\s*"query": "again"\s*\}/);
+    expect(await transcript.locator('li.msg.tool').first().innerText()).toMatch(/tool result · herald__search_knowledge/i);
+    expect(await transcript.locator('li.msg.user').innerText()).toContain('please loop');
+    await page.screenshot({ path: path.join(SHOTS, 'response-tool-calls.png'), fullPage: true });
+  });
 });

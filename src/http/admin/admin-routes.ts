@@ -17,6 +17,7 @@ import type { McpSessions } from '../mcp/mcp-sessions.js';
 import { registerApprovalRoutes } from './approval-routes.js';
 import { registerQuestionRoutes } from './question-routes.js';
 import { registerUsageRoutes } from './usage-routes.js';
+import { registerResponseRoutes } from './response-routes.js';
 import { adminApp, bearerSecurity } from './admin-app.js';
 import { adminAuth } from './admin-auth.js';
 import { registerFileRoutes } from './file-routes.js';
@@ -70,6 +71,7 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
   registerOverviewRoutes(app, deps);
   registerAlertRoutes(app, deps);
   registerUsageRoutes(app, deps);
+  registerResponseRoutes(app, deps);
   registerApprovalRoutes(app, deps);
   registerQuestionRoutes(app, deps);
   registerFileRoutes(app, deps);

@@ -126,6 +126,8 @@ export function responseStore(state: StateRepo) {
     get: (id: string) => (RESPONSE_ID.test(id) ? state.get<ResponseRecord>(key(id)) : Promise.resolve(undefined)),
     put: (record: ResponseRecord) => state.set(key(record.id), record),
     delete: (id: string) => state.delete(key(id)),
+    /** every stored response, in no order: the state repo reads a prefix, so the operator's list sorts and cuts it */
+    all: async () => (await state.list<ResponseRecord>(key(''))).filter((row) => RESPONSE_ID.test(row.key.slice(key('').length))).map((row) => row.value),
     /** marks a paused response as continued by the response `by`, atomically, unless another holds it: returns who holds it */
     async claimPause(id: string, by: string): Promise<string | undefined> {
       const record = await state.update<ResponseRecord | undefined>(key(id), (current) =>
@@ -146,6 +148,19 @@ export function responseStore(state: StateRepo) {
 
 export type ResponseStore = ReturnType<typeof responseStore>;
 
+/** a response's answer as a stored message: its text (or refusal) and the client tools it called */
+export function responseAnswer(record: ResponseRecord): SessionMessage {
+  const calls = modelToolCalls(record.toolCalls);
+  // a refusal is what the model said: the next response's model sees it as its answer
+  return { role: 'assistant', content: record.output || (record.refusal ?? ''), createdAt: record.createdAt, ...(calls.length && { meta: { toolCalls: calls } }) };
+}
+
+/**
+ * One response's own turn, oldest first: its input, the server-side tool calls and results, then
+ * its answer. A paused response has no answer yet: the response that resumes it keeps the whole exchange.
+ */
+export const responseTurn = (record: ResponseRecord): SessionMessage[] => [...record.input, ...(record.paused ? [] : [...(record.exchange ?? []), responseAnswer(record)])];
+
 /**
  * The conversation a response continues: the chain of previous responses, each one's input and
  * answer, oldest first, at most `limit` messages (the newest ones). Each response keeps only its
@@ -155,11 +170,7 @@ export async function responseHistory(responses: ResponseStore, from: ResponseRe
   const turns: SessionMessage[][] = [];
   let count = 0;
   for (let record: ResponseRecord | undefined = from; record && count < limit; ) {
-    const calls = modelToolCalls(record.toolCalls);
-    // a refusal is what the model said: the next response's model sees it as its answer
-    const answer: SessionMessage = { role: 'assistant', content: record.output || (record.refusal ?? ''), createdAt: record.createdAt, ...(calls.length && { meta: { toolCalls: calls } }) };
-    // a paused response has no answer yet: the response that resumes it keeps the whole exchange
-    const turn = [...record.input, ...(record.paused ? [] : [...(record.exchange ?? []), answer])];
+    const turn = responseTurn(record);
     turns.unshift(turn);
     count += turn.length;
     record = record.previousResponseId ? await responses.get(record.previousResponseId) : undefined;

@@ -16,6 +16,7 @@ import { runsPage } from './page-runs.js';
 import { schedulesPage } from './page-schedules.js';
 import { sessionPage } from './page-session.js';
 import { sessionsPage } from './page-sessions.js';
+import { responsesPage } from './page-responses.js';
 import { usagePage } from './page-usage.js';
 
 /** route -> page; a page is `(root, params) => { refresh?(), kinds?: the changes it shows, overview?(data), stop?() }` */
@@ -27,6 +28,7 @@ const pages = [
   { id: 'schedules', label: 'Schedules', page: schedulesPage },
   { id: 'session', label: 'Main session', page: sessionPage },
   { id: 'sessions', label: 'Sessions', page: sessionsPage },
+  { id: 'responses', label: 'Responses', page: responsesPage },
   { id: 'deliveries', label: 'Deliveries', page: deliveriesPage },
   { id: 'alerts', label: 'Alerts', page: alertsPage },
   { id: 'usage', label: 'Usage', page: usagePage },

@@ -1,3 +1,4 @@
+import { api } from './api.js';
 import { field, h } from './dom.js';
 
 /** "2026-11-23T16:05" (a datetime-local value, the browser's time zone) -> ISO 8601; `end`: the last ms of that minute */
@@ -25,4 +26,18 @@ export function rangeAndSearch({ params, placeholder, onChange }) {
     fields: [field('From', from), field('To', to), field('Search', q)],
     values: () => ({ since: isoOf(from.value), until: isoOf(to.value, true), q: q.value.trim() || undefined }),
   };
+}
+
+/** an Agent filter: "any agent", then every agent (loaded from the admin API), set to the page's `?agent=` */
+export function agentFilter(params) {
+  const agent = h('select', { name: 'agent' }, h('option', { value: '' }, 'any agent'));
+  agent.value = params.get('agent') ?? '';
+  api
+    .get('/agents')
+    .then((p) => {
+      agent.append(...p.data.map((a) => h('option', { value: a.id }, a.name ?? a.id)));
+      agent.value = params.get('agent') ?? '';
+    })
+    .catch(() => {});
+  return agent;
 }

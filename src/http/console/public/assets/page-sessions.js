@@ -3,7 +3,7 @@ import { pagedList } from './paged.js';
 import { runsTable } from './page-runs.js';
 import { absTime, clear, coalesced, field, h, notice, table, timeCell } from './dom.js';
 import { transcriptList } from './transcript.js';
-import { rangeAndSearch } from './list-filters.js';
+import { agentFilter, rangeAndSearch } from './list-filters.js';
 
 const kinds = [
   ['', 'any kind'],
@@ -15,7 +15,7 @@ const kinds = [
 /** Every session with messages, most recently active first, by agent; a session opens to its runs and messages. */
 export function sessionsPage(root, { rest, params }) {
   if (rest[0]) return sessionDetail(root, rest[0]);
-  const agent = h('select', { name: 'agent' }, h('option', { value: '' }, 'any agent'));
+  const agent = agentFilter(params);
   const kind = h('select', { name: 'prefix' }, kinds.map(([v, label]) => h('option', { value: v }, label)));
   const range = rangeAndSearch({ params, placeholder: 'key, agent…', onChange: () => list.reset() });
   const list = pagedList(
@@ -34,14 +34,6 @@ export function sessionsPage(root, { rest, params }) {
       ),
   );
   for (const el of [agent, kind]) el.addEventListener('change', () => list.reset());
-  agent.value = params.get('agent') ?? '';
-  api
-    .get('/agents')
-    .then((p) => {
-      agent.append(...p.data.map((a) => h('option', { value: a.id }, a.name ?? a.id)));
-      agent.value = params.get('agent') ?? '';
-    })
-    .catch(() => {});
   clear(
     root,
     h('h1', {}, 'Sessions'),
