@@ -22,6 +22,12 @@ const DEFAULT_POLL_MS = 1000;
  * ordinary call. Either way the SDK checks structured content against the tool's outputSchema.
  */
 export async function callToolTasked(client: Client, name: string, args: Record<string, unknown>, options: RequestOptions, hooks: TaskHooks): Promise<CallToolResult> {
+  // the SDK's stream hands back any failure as an McpError of its text (protocol.js requestStream),
+  // which would pass a refused connection off as the server's answer (and a call that never reached
+  // its server could not be retried): a tool that is no task is called as an ordinary call. The
+  // SDK's own test of that (Client.isToolTask: the server's capability and the listing) is private.
+  const isTask = (client as unknown as { isToolTask?: (tool: string) => boolean }).isToolTask?.(name) ?? true;
+  if (!isTask) return (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
   for await (const message of client.experimental.tasks.callToolStream({ name, arguments: args }, undefined, options)) {
     if (message.type === 'taskCreated') await hooks.onTask({ taskId: message.task.taskId, ...(message.task.pollInterval != null && { pollInterval: message.task.pollInterval }) });
     else if (message.type === 'taskStatus') hooks.onStatus();
