@@ -40,8 +40,8 @@ describe('an MCP server over Streamable HTTP (the SDK server, in the test)', () 
     // destructiveHint wins over readOnlyHint
     expect(spec('crm__delete').readOnly).toBe(false);
     expect(await call('crm__lookup', { id: '42' })).toEqual({ text: 'customer 42', isError: false });
-    // no text item: the structured content, as JSON
-    expect(await call('crm__weather')).toEqual({ text: '{"temperature":21}', isError: false });
+    // no text item: the structured content, as JSON (and as a part of its own, which the run page shows)
+    expect(await call('crm__weather')).toEqual({ text: '{"temperature":21}', isError: false, parts: [{ kind: 'structured', json: '{"temperature":21}' }] });
     expect(health('crm')).toMatchObject({ transport: 'http', state: 'ready', tools: 3 });
 
     // a tool added while connected: the SDK server sends notifications/tools/list_changed
