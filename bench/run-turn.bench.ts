@@ -39,7 +39,7 @@ async function modulesOf(root: string, index: number) {
         `export { parseConfig } from ${at(fs.existsSync(path.join(root, 'src/config/loading/load.ts')) ? 'src/config/loading/load.ts' : 'src/config/load.ts')};`,
         `export { ModelRegistry } from ${at('src/models/model-registry.ts')};`,
         `export { AgentDirectory } from ${at('src/agents/agent-directory.ts')};`,
-        `export { completeAgentTurn } from ${at('src/agents/agent-turn.ts')};`,
+        `export * from ${at('src/agents/agent-turn.ts')};`,
         `export { runPrompt, promptMeta } from ${at('src/runtime/run-prompt.ts')};`,
         `export { newMarkerId } from ${at('src/agents/external-content.ts')};`,
       ].join('\n'),
@@ -54,7 +54,9 @@ async function modulesOf(root: string, index: number) {
 
 /** one checkout's turn, as a function of the run's number (each run's message differs, as each request's does) */
 async function turnOf(root: string, index: number): Promise<(n: number) => Promise<unknown>> {
-  const { parseConfig, ModelRegistry, AgentDirectory, completeAgentTurn, runPrompt, promptMeta, newMarkerId } = await modulesOf(root, index);
+  const { parseConfig, ModelRegistry, AgentDirectory, takeAgentTurn, completeAgentTurn, runPrompt, promptMeta, newMarkerId } = await modulesOf(root, index);
+  // the turn returns its outcome since the house's third step (takeAgentTurn); a checkout before it records through a callback
+  const agentTurn = takeAgentTurn ?? completeAgentTurn;
   const config = parseConfig({}, path.join(os.tmpdir(), 'herald.json'), { sections: [] });
   const deps = { config, models: new ModelRegistry(config, {}), sessions: {}, usage: { record() {} } };
   const agent = new AgentDirectory(config).default();
@@ -63,7 +65,7 @@ async function turnOf(root: string, index: number): Promise<(n: number) => Promi
     const action = { kind: 'agent', message: `message ${n}: summarise the open tickets`, name: 'Bench', agentId: 'main', wakeMode: 'now', deliver: false, channel: 'last', allowUnsafeExternalContent: false, source: { mappingId: 'agent', path: 'agent' } };
     const markerId = newMarkerId();
     const createdAt = Date.now();
-    return completeAgentTurn(deps, {
+    return agentTurn(deps, {
       agent,
       purpose: 'run',
       sessionKey: `hook:${n}`,
