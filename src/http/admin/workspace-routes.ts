@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { HeraldError } from '../../errors.js';
 import { isoTime as iso } from '../../time/iso-time.js';
 import { API_KEY_NAME, API_KEY_NAME_RULE } from '../../accounts/create-api-key.js';
+import { documentObjectSchema } from '../v1/knowledge/knowledge-api.js';
 import { knowledgeRoutes } from '../v1/knowledge/knowledge-routes.js';
 import { bearerSecurity } from './admin-app.js';
 import { errorSchema } from './admin-schemas.js';
@@ -27,21 +28,8 @@ const agentSchema = z
 const apiKeySchema = z
   .object({ name: z.string(), agents: z.array(z.string()).nullable(), createdAt: z.string().nullable(), source: z.enum(['store', 'config']) })
   .openapi('ApiKey');
-const documentSchema = z
-  .object({
-    id: z.string(),
-    object: z.literal('knowledge.document'),
-    agent_id: z.string(),
-    filename: z.string(),
-    bytes: z.number().int(),
-    mime_type: z.string(),
-    sha256: z.string(),
-    status: z.string(),
-    chunk_count: z.number().int(),
-    metadata: z.record(z.string(), z.unknown()).nullable(),
-    created_at: z.number().int(),
-  })
-  .openapi('KnowledgeDocument');
+// the /v1 document object, the one the admin API answers too
+const documentSchema = documentObjectSchema.openapi('KnowledgeDocument');
 
 const keyNameSchema = z.string().regex(API_KEY_NAME, API_KEY_NAME_RULE);
 
