@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { GATEWAY_TOKEN, tempDir } from '../helpers/start-herald.js';
+import { GATEWAY_TOKEN, eventually, tempDir } from '../helpers/start-herald.js';
 
 /** Debian's Chromium (`apt-get install chromium`; `.ci/run` installs it), or HERALD_CHROMIUM */
 const CHROMIUM = process.env.HERALD_CHROMIUM ?? '/usr/bin/chromium';
@@ -27,4 +27,12 @@ export async function signIn(page: Page, url: string): Promise<void> {
   await page.getByLabel('Gateway token').fill(GATEWAY_TOKEN);
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
+}
+
+/** the run as the admin API shows it, once it has succeeded (what a page under test is opened on) */
+export function succeededRun(url: string, runId: string, timeoutMs: number): Promise<Record<string, any>> {
+  return eventually(async () => {
+    const run = (await (await fetch(`${url}/admin/runs/${runId}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as Record<string, any>;
+    return run.status === 'succeeded' ? run : undefined;
+  }, timeoutMs);
 }

@@ -2,9 +2,9 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startToolCallingModel, type ToolCallingModel } from '../helpers/fake-tool-calling-model.js';
-import { GATEWAY_TOKEN, baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
+import { baseConfig, eventually, hookHeaders, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 import { startTicketServer, type TicketServer } from '../tools/ticket-server.js';
-import { launchChromium, signIn, SHOTS } from './chromium.js';
+import { launchChromium, signIn, SHOTS, succeededRun } from './chromium.js';
 
 /**
  * A mapping's direct tool call (`action: "tool"`) on the run page, in Chromium: the call itself
@@ -32,10 +32,7 @@ beforeAll(async () => {
   await eventually(() => herald.gateway.mcp.tools().length === 2, 30_000);
   const res = await fetch(`${herald.url}/hooks/tickets`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ number: 41 }) });
   runId = ((await res.json()) as { runId: string }).runId;
-  await eventually(async () => {
-    const run = (await (await fetch(`${herald.url}/admin/runs/${runId}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { status: string };
-    return run.status === 'succeeded';
-  }, 20_000);
+  await succeededRun(herald.url, runId, 20_000);
   ({ context, page } = await launchChromium());
   await signIn(page, herald.url);
 }, 90_000);

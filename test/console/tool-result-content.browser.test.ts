@@ -3,9 +3,9 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startToolCallingModel, type ToolCallingModel } from '../helpers/fake-tool-calling-model.js';
-import { GATEWAY_TOKEN, eventually, hookHeaders, startHerald, baseConfig, type RunningHerald } from '../helpers/start-herald.js';
+import { hookHeaders, startHerald, baseConfig, type RunningHerald } from '../helpers/start-herald.js';
 import { startMcpHttpServer, type McpHttpServer } from '../tools/mcp-http-server.js';
-import { launchChromium, signIn, SHOTS } from './chromium.js';
+import { launchChromium, signIn, SHOTS, succeededRun } from './chromium.js';
 
 /**
  * A tool result's content on the run page, in Chromium: a real McpServer's tool answers an image,
@@ -47,10 +47,7 @@ beforeAll(async () => {
   );
   const res = await fetch(`${herald.url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'the report', name: 'report', deliver: false }) });
   runId = ((await res.json()) as { runId: string }).runId;
-  await eventually(async () => {
-    const run = (await (await fetch(`${herald.url}/admin/runs/${runId}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { status: string };
-    return run.status === 'succeeded';
-  }, 30_000);
+  await succeededRun(herald.url, runId, 30_000);
   ({ context, page } = await launchChromium());
   await signIn(page, herald.url);
 }, 90_000);

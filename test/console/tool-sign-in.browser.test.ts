@@ -4,10 +4,10 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenGateway } from '../../src/http/server/gateway-server.js';
 import { startToolCallingModel, type ToolCallingModel } from '../helpers/fake-tool-calling-model.js';
-import { GATEWAY_TOKEN, baseConfig, bootHerald, eventually, hookHeaders, type HeraldUnderTest } from '../helpers/start-herald.js';
+import { baseConfig, bootHerald, eventually, hookHeaders, type HeraldUnderTest } from '../helpers/start-herald.js';
 import { freePort } from '../helpers/free-port.js';
 import { startOAuthMcpServer, type OAuthMcpServer } from '../tools/oauth/oauth-mcp-server.js';
-import { launchChromium, signIn, SHOTS } from './chromium.js';
+import { launchChromium, signIn, SHOTS, succeededRun } from './chromium.js';
 
 /**
  * A person signs in to an MCP server that asks for OAuth 2.1, from the console in Chromium: the
@@ -57,10 +57,7 @@ async function hookRun(): Promise<Record<string, any>> {
   const sent = await fetch(`${url}/hooks/agent`, { method: 'POST', headers: hookHeaders(), body: JSON.stringify({ message: 'Who am I in the CRM?', deliver: false }) });
   expect(sent.status).toBe(202);
   const { runId } = (await sent.json()) as { runId: string };
-  return eventually(async () => {
-    const run = (await (await fetch(`${url}/admin/runs/${runId}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as Record<string, any>;
-    return run.status === 'succeeded' ? run : undefined;
-  }, 30_000);
+  return succeededRun(url, runId, 30_000);
 }
 
 const state = () => herald.gateway.mcp.health().find((h) => h.server === 'crm')?.state;
