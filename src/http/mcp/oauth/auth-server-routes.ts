@@ -4,6 +4,7 @@ import { createOAuthMetadata, mcpAuthRouter } from '@modelcontextprotocol/sdk/se
 import { HeraldError } from '../../../errors.js';
 import type { McpGrants } from '../../../accounts/mcp-grants.js';
 import { AUTH_SERVER_METADATA_PATH, mcpResourceUrl } from '../protected-resource.js';
+import { cimdRedirectRefusal } from './cimd-redirect-check.js';
 import { clientSecretRefusal } from './client-secret-check.js';
 import { answerWith, oauthBody } from './express-bridge.js';
 import { GrantsProvider } from './grants-provider.js';
@@ -49,6 +50,6 @@ export function authServer(grants: McpGrants): (c: Context) => Promise<Response>
     const server = serverOf(new URL(c.req.url).origin);
     if (c.req.path === AUTH_SERVER_METADATA_PATH) return c.json(server.metadata, 200, { 'cache-control': 'max-age=3600' });
     const body = await oauthBody(c);
-    return (await clientSecretRefusal(grants, c, body)) ?? answerWith(server.listener, c, body);
+    return (await clientSecretRefusal(grants, c, body)) ?? (await cimdRedirectRefusal(c)) ?? answerWith(server.listener, c, body);
   };
 }

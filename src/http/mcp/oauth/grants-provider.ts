@@ -3,10 +3,10 @@ import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprot
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { InvalidGrantError, InvalidTargetError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { InvalidClientError, InvalidGrantError, InvalidTargetError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { HeraldError } from '../../../errors.js';
 import type { GrantClient, McpGrants } from '../../../accounts/mcp-grants.js';
-import { clientMetadataDocument, isClientMetadataUrl } from './client-metadata-document.js';
+import { clientMetadataDocument, clientMetadataUrlFault, isClientMetadataUrl } from './client-metadata-document.js';
 
 /** where a person consents: the console's page for one authorization request */
 export const consentPage = (requestId: string) => `/console#/connect/${encodeURIComponent(requestId)}`;
@@ -26,7 +26,11 @@ export class GrantsProvider implements OAuthServerProvider {
     private readonly resource: string,
   ) {
     this.clientsStore = {
-      getClient: async (clientId) => (isClientMetadataUrl(clientId) ? clientMetadataDocument(clientId) : asClient(await grants.client(clientId))),
+      getClient: async (clientId) => {
+        const fault = clientMetadataUrlFault(clientId);
+        if (fault) throw new InvalidClientError(fault);
+        return isClientMetadataUrl(clientId) ? clientMetadataDocument(clientId) : asClient(await grants.client(clientId));
+      },
       registerClient: async (client) => asClient(await grants.registerClient(client as GrantClient))!,
     };
   }
