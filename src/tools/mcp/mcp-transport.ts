@@ -75,10 +75,27 @@ function boundedFetch(maxBytes: number) {
     const response = await fetch(url, withTraceparent(init));
     if (!response.body || init?.method !== 'POST') return response;
     const events = response.headers.get('content-type')?.includes('text/event-stream') === true;
-    let seen = 0;
-    let last = 0;
-    const cap = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
+    // a JSON answer whose length is said and within the cap cannot pass it (fetch holds a body to its content-length)
+    const length = Number(response.headers.get('content-length') ?? NaN);
+    if (!events && length <= maxBytes) return response;
+    return new Response(capped(response.body, events, maxBytes), { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/**
+ * The body read through a count: past `maxBytes` (of one event, for an event stream) it fails.
+ * A pull source over the body's reader rather than a TransformStream piped through: one stream
+ * and one read per chunk, not a pipe's promises per chunk on every call's answer.
+ */
+function capped(body: ReadableStream<Uint8Array>, events: boolean, maxBytes: number): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let seen = 0;
+  let last = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value: chunk } = await reader.read();
+        if (done) return controller.close();
         seen += chunk.byteLength;
         if (events) {
           // an event ends at a blank line: what follows the chunk's last one is the event being read
@@ -86,12 +103,15 @@ function boundedFetch(maxBytes: number) {
           if (end >= 0) seen = chunk.byteLength - end;
           last = chunk.at(-1) ?? last;
         }
-        if (seen > maxBytes) controller.error(new Error(`the server's answer is ${OVERSIZED} (${maxBytes / 1024 / 1024} MB)`));
-        else controller.enqueue(chunk);
+        if (seen <= maxBytes) return controller.enqueue(chunk);
+        const error = new Error(`the server's answer is ${OVERSIZED} (${maxBytes / 1024 / 1024} MB)`);
+        controller.error(error);
+        void reader.cancel(error).catch(() => undefined);
       },
-    });
-    return new Response(response.body.pipeThrough(cap), { status: response.status, statusText: response.statusText, headers: response.headers });
-  };
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /** the offset just past the chunk's last `\n\n` (the byte before the chunk given as `before`), -1 when none */
