@@ -5,7 +5,8 @@
  * (the `npm run bench:tools` row's figures), the load average, and the profile's top functions
  * by self time over herald's whole life (start-up included, a small share at these durations).
  * Usage: `node --import tsx bench/mcp-call-profile.ts` (BENCH_DURATION, BENCH_WARMUP,
- * BENCH_TOOL_CONNECTIONS as the bench's; BENCH_TOP: how many functions, 25).
+ * BENCH_TOOL_CONNECTIONS, BENCH_ROUNDS as the bench's; BENCH_TOP: how many functions, 25;
+ * BENCH_BEFORE: another checkout whose herald is measured the same way in each round, before this one's).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bareClientScript, measureBare } from './bare-tool-calls.js';
 import { startChildServer } from './child-server.js';
-import { API_KEY, SERVER_NAME, startToolsHerald } from './tool-calls-herald.js';
+import { API_KEY, SERVER_NAME, startToolsHerald, type Measurement } from './tool-calls-herald.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const seconds = Number(process.env.BENCH_DURATION ?? 10);
@@ -27,15 +28,16 @@ interface ProfileNode {
   hitCount?: number;
 }
 
-/** a V8 CPU profile's functions by self time (its samples), as a share of all samples */
+/** a V8 CPU profile's functions by self time (its samples), as a share of the samples not idle */
 export function selfTimes(file: string, count: number): { share: number; name: string }[] {
   const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as { nodes: ProfileNode[] };
   const byName = new Map<string, number>();
   let total = 0;
   for (const node of profile.nodes) {
     const hits = node.hitCount ?? 0;
-    total += hits;
     const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === '(idle)') continue;
+    total += hits;
     const where = url ? `${url.replace(/^file:\/\//, '').replace(`${ROOT}/`, '')}:${lineNumber + 1}` : '';
     const name = `${functionName || '(anonymous)'} ${where}`.trim();
     byName.set(name, (byName.get(name) ?? 0) + hits);
@@ -44,26 +46,50 @@ export function selfTimes(file: string, count: number): { share: number; name: s
 }
 
 const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-mcp-profile-'));
+const before = process.env.BENCH_BEFORE ? path.resolve(process.env.BENCH_BEFORE, 'bin/herald.mjs') : undefined;
+const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
 const script = await bareClientScript();
 const echo = await startChildServer({ name: 'mcp-http', args: ['--import', 'tsx', path.join(ROOT, 'bench/mcp-echo-server.ts')], cwd: ROOT });
-const herald = await startToolsHerald({ agents: [{ server: undefined, calls: 0 }], model: 'http://127.0.0.1:9', httpServer: echo.url, withStdio: false, cpuProfileDir: profileDir });
+
+/** herald's CPU per call through /mcp, a fresh herald (this checkout's, or `bin`'s) warmed up first; profiled with `profile` */
+async function throughMcp(bin: string | undefined, profile = false): Promise<Measurement> {
+  const herald = await startToolsHerald({ agents: [{ server: undefined, calls: 0 }], model: 'http://127.0.0.1:9', httpServer: echo.url, withStdio: false, cpuProfileDir: profile ? profileDir : undefined, bin });
+  try {
+    const via = (w: number, s: number) => measureBare(script, { server: { url: `${herald.url}/mcp`, serverPid: herald.pid, headers: { authorization: `Bearer ${API_KEY}` } }, tool: `${SERVER_NAME.http}__echo`, concurrency, callsPerTurn: 1, warmupSeconds: w, seconds: s });
+    await via(0, warmupSeconds);
+    return await via(warmupSeconds, seconds);
+  } finally {
+    await herald.stop(10_000);
+  }
+}
+
 try {
-  const viaMcp = (w: number, s: number) => measureBare(script, { server: { url: `${herald.url}/mcp`, serverPid: herald.pid, headers: { authorization: `Bearer ${API_KEY}` } }, tool: `${SERVER_NAME.http}__echo`, concurrency, callsPerTurn: 1, warmupSeconds: w, seconds: s });
-  const direct = (w: number, s: number) => measureBare(script, { server: { url: echo.url, serverPid: echo.pid }, tool: 'echo', concurrency, callsPerTurn: 1, warmupSeconds: w, seconds: s });
-  await viaMcp(0, warmupSeconds);
-  const through = await viaMcp(warmupSeconds, seconds);
-  const bare = await direct(warmupSeconds, seconds);
-  const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
-  console.log(`load average ${load}; ${concurrency} connections, ${seconds} s each`);
-  console.log(`through /mcp: ${through.callsPerSecond} calls/s, p50 ${through.callP50Ms} ms; herald's CPU ${through.serverCpuMsPerCall!.toFixed(3)} ms/call`);
-  console.log(`straight to the server: ${bare.callsPerSecond} calls/s; the bare client's CPU ${bare.cpuMsPerCall!.toFixed(3)} ms/call`);
-  console.log(`herald adds ${(through.serverCpuMsPerCall! - bare.cpuMsPerCall!).toFixed(3)} ms/call`);
+  const rows: string[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const old = before ? await throughMcp(before) : undefined;
+    const now = await throughMcp(undefined);
+    const bare = await measureBare(script, { server: { url: echo.url, serverPid: echo.pid }, tool: 'echo', concurrency, callsPerTurn: 1, warmupSeconds, seconds });
+    const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+    rows.push(
+      `round ${round + 1} (load average ${load}): bare client ${bare.cpuMsPerCall!.toFixed(3)} ms/call (${bare.callsPerSecond} calls/s); ` +
+        (old ? `herald before ${old.serverCpuMsPerCall!.toFixed(3)} ms/call (${old.callsPerSecond} calls/s, adds ${(old.serverCpuMsPerCall! - bare.cpuMsPerCall!).toFixed(3)}); ` : '') +
+        `herald now ${now.serverCpuMsPerCall!.toFixed(3)} ms/call (${now.callsPerSecond} calls/s, adds ${(now.serverCpuMsPerCall! - bare.cpuMsPerCall!).toFixed(3)})`,
+    );
+    console.log(rows.at(-1));
+  }
+  console.log(`${concurrency} connections, ${seconds} s per measurement after ${warmupSeconds} s of warm-up${before ? `; before: ${before}` : ''}`);
+  // the profile from a run of its own: --cpu-prof costs CPU, and no compared figure pays it
+  const profiled = await throughMcp(undefined, true);
+  console.log(`profiled run: herald ${profiled.serverCpuMsPerCall!.toFixed(3)} ms/call with --cpu-prof`);
 } finally {
-  await herald.stop(10_000);
   await echo.stop();
 }
-const file = fs.readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+// herald's main thread wrote the largest profile (the module loader's worker writes one too)
+const file = fs
+  .readdirSync(profileDir)
+  .filter((f) => f.endsWith('.cpuprofile'))
+  .sort((a, b) => fs.statSync(path.join(profileDir, b)).size - fs.statSync(path.join(profileDir, a)).size)[0];
 if (file) {
-  console.log(`\nherald's top ${top} functions by self time (${path.join(profileDir, file)}):`);
+  console.log(`\nherald's top ${top} functions by self time, idle left out (${path.join(profileDir, file)}):`);
   for (const { share, name } of selfTimes(path.join(profileDir, file), top)) console.log(`${(share * 100).toFixed(1).padStart(5)}%  ${name}`);
 }

@@ -72,6 +72,8 @@ export interface ToolsHeraldSetup {
   oauthServer?: string;
   withStdio: boolean;
   cpuProfileDir?: string;
+  /** another checkout's bin/herald.mjs (a before-and-after in one run); this one's by default */
+  bin?: string;
 }
 
 /** herald with the servers measured, an agent for each kind, ready once its servers are */
@@ -105,7 +107,7 @@ export async function startToolsHerald(setup: ToolsHeraldSetup): Promise<ToolsHe
   );
   const server = await startChildServer({
     name: 'herald',
-    args: [...cpuProfileArgs(setup.cpuProfileDir), path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
+    args: [...cpuProfileArgs(setup.cpuProfileDir), setup.bin ?? path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
     cwd: ROOT,
     env: { HERALD_LOG_LEVEL: 'warn' },
   });

@@ -84,6 +84,18 @@ export function toolCallsCases(open: OpenStore) {
       expect(await store.toolCalls.get('nope')).toBeUndefined();
     });
 
+    it("lists an owner kind's newest calls first, up to a limit (the console's calls from MCP clients)", async () => {
+      const store = await open();
+      const mcp = (id: string, session: string, createdAt: number) => toolCall(id, session, { ownerKind: 'mcp', agentId: '', mappingId: null, keyName: 'desk', createdAt });
+      // the same time twice: the later insert is the newer
+      await store.toolCalls.insert([mcp('m1', 's1', 100), mcp('m2', 's2', 300), toolCall('r1', 'run1', { createdAt: 400 })]);
+      await store.toolCalls.insert([mcp('m3', 's1', 300)]);
+      expect((await store.toolCalls.recentOf('mcp', 10)).map((c) => c.id)).toEqual(['m3', 'm2', 'm1']);
+      expect((await store.toolCalls.recentOf('mcp', 2)).map((c) => c.id)).toEqual(['m3', 'm2']);
+      expect(await store.toolCalls.recentOf('chat', 10)).toEqual([]);
+      expect((await store.toolCalls.recentOf('mcp', 1))[0]).toEqual(mcp('m3', 's1', 300));
+    });
+
     it("checkpoints a run's turn with its calls only under the owner's lease, and reads the state back on every read", async () => {
       const store = await open();
       await store.runs.insert(queuedRun('r1'));

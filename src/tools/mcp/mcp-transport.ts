@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { withTraceparent } from '../traced-request.js';
 import type { Readable } from 'node:stream';
@@ -72,6 +73,7 @@ function logStderr(stream: Readable, { server, logger, mask }: TransportContext)
  */
 function boundedFetch(maxBytes: number) {
   return async (url: string | URL, init?: RequestInit): Promise<Response> => {
+    if (init?.signal) unlimitedListeners(init.signal);
     const response = await fetch(url, withTraceparent(init));
     if (!response.body || init?.method !== 'POST') return response;
     const events = response.headers.get('content-type')?.includes('text/event-stream') === true;
@@ -112,6 +114,22 @@ function capped(body: ReadableStream<Uint8Array>, events: boolean, maxBytes: num
     },
     { highWaterMark: 0 },
   );
+}
+
+const unlimited = new WeakSet<AbortSignal>();
+
+/**
+ * The SDK's transport gives every request the same signal (its connection's), and Node's fetch
+ * adds an abort listener to it per request that it drops only once that request is collected:
+ * under load more than 1,500 are on it between collections, and past 1,500 each new one made
+ * Node build and print a MaxListenersExceededWarning (a stack trace and a stderr write per call,
+ * a tenth of herald's CPU in a /mcp profile). The listeners are bounded by the collector, not
+ * leaked, so the warning is only noise: it is turned off for that one signal.
+ */
+function unlimitedListeners(signal: AbortSignal): void {
+  if (unlimited.has(signal)) return;
+  unlimited.add(signal);
+  setMaxListeners(0, signal);
 }
 
 /** the offset just past the chunk's last `\n\n` (the byte before the chunk given as `before`), -1 when none */
