@@ -34,8 +34,9 @@ export type DispatchAction = (action: HookAction, options?: { runId?: string; co
 /**
  * Stores an ungoverned run (an agent run or a direct tool call that no mapping's traffic rule
  * governs) with the request's idempotency key, done with the run's 202, in one commit
- * (RunsRepo.insertKeyed). Undefined, with nothing stored, when the action is not such a run or
- * the key is held: the caller then claims the key as usual.
+ * (RunsRepo.insertKeyed), or a wake's event with its key, done with the wake's answer
+ * (IdempotencyRepo.insertWithEvent). Undefined, with nothing stored, when the action is neither
+ * or the key is held: the caller then claims the key as usual.
  */
 export type DispatchKeyed = (action: HookAction, key: KeyedRequest) => Promise<DispatchResult | undefined> | undefined;
 
@@ -65,9 +66,10 @@ export function createDispatcher(deps: DispatcherDeps): DispatchAction {
 }
 
 /** see DispatchKeyed */
-export function createKeyedDispatcher(deps: Pick<DispatcherDeps, 'runs' | 'traffic'>): DispatchKeyed {
+export function createKeyedDispatcher(deps: Pick<DispatcherDeps, 'runs' | 'traffic' | 'mainSession' | 'heartbeat'>): DispatchKeyed {
   return function dispatchKeyed(action, key) {
-    if (action.kind === 'wake' || deps.traffic?.(action.source.mappingId)) return undefined;
+    if (action.kind === 'wake') return dispatchKeyedWake(deps, action, key);
+    if (deps.traffic?.(action.source.mappingId)) return undefined;
     const body = { ok: true as const, runId: key.runId };
     const record: IdempotencyRecord = { ...key, status: 'done', responseStatus: 202, responseBody: JSON.stringify(body) };
     return deps.runs.submit(action, { id: key.runId, key: record }).then((stored) => {
@@ -79,11 +81,22 @@ export function createKeyedDispatcher(deps: Pick<DispatcherDeps, 'runs' | 'traff
   };
 }
 
+/** a keyed wake: its event and its key, done with the answer dispatchWake gives, in one commit */
+async function dispatchKeyedWake(deps: Pick<DispatcherDeps, 'mainSession' | 'heartbeat'>, action: WakeAction, key: KeyedRequest): Promise<DispatchResult | undefined> {
+  const response = wakeResponse(action);
+  const outcome = await deps.mainSession.enqueueSystemEventKeyed(action.text, key, response);
+  if (outcome === undefined) return undefined;
+  if (action.mode === 'now') deps.heartbeat.request();
+  return copyWith(response(outcome), { completed: true as const });
+}
+
+/** OpenClaw's `eventOutcome`: `coalesced` when the event repeated the pending one before it */
+const wakeResponse = (action: WakeAction) => (eventOutcome: EventOutcome) => ({ status: 200 as const, body: { ok: true as const, mode: action.mode, eventOutcome } });
+
 type DispatchOptions = NonNullable<Parameters<DispatchAction>[1]>;
 
 async function dispatchWake(deps: DispatcherDeps, action: WakeAction, options: DispatchOptions): Promise<DispatchResult> {
-  // OpenClaw's `eventOutcome`: `coalesced` when the event repeated the pending one before it
-  const response = (eventOutcome: EventOutcome) => ({ status: 200 as const, body: { ok: true as const, mode: action.mode, eventOutcome } });
+  const response = wakeResponse(action);
   if (options.completes) {
     const outcome = await deps.mainSession.enqueueSystemEventCompleting(action.text, options.completes, response);
     if (action.mode === 'now') deps.heartbeat.request();

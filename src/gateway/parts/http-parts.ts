@@ -67,7 +67,7 @@ export function buildHttp({ loaded, store, agents, health, knowledge, runtime, b
     lockMs: config.hooks.transformTimeoutMs + 60_000,
     runWaiter,
     completions: new RunCompletionReporter({ store, runWaiter, config, noChannels: () => instances.channels.size === 0 }),
-    dispatchKeyed: createKeyedDispatcher({ runs, traffic: (mappingId) => engine.mapping(mappingId)?.traffic }),
+    dispatchKeyed: createKeyedDispatcher({ runs, mainSession: runtime.mainSession, heartbeat: runtime.heartbeat, traffic: (mappingId) => engine.mapping(mappingId)?.traffic }),
   });
   const receipts = new ReceiptRecorder({ config, store, engine, logger });
   const operator = operatorDeps({ loaded, builtins, store, engine, dispatch, runs, receipts, agents, knowledge: knowledge.knowledge, parser: knowledge.parser, logger, actionContext, transformRunner: transformPool, schedules, targetChannels: runtime.targetChannels });
