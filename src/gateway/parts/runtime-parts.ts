@@ -64,7 +64,6 @@ export async function buildRuntime({ loaded, store, agents, health, knowledge }:
   const metrics = config.gateway.metrics.enabled
     ? new HeraldMetrics({
         probe,
-        hooksPath: config.hooks.enabled ? config.hooks.path : undefined,
         retainedBytes: () => store.receipts.retainedBytes(),
         openAlerts: () => store.alerts.open(),
         parseWorkers: () => knowledge.parser.workers,
