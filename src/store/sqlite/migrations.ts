@@ -1001,6 +1001,33 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       END;
     `,
   },
+  {
+    version: 51,
+    name: "sessions: a session's messages kept in its key's order (WITHOUT ROWID): a turn writes one B-tree, not two",
+    sql: `
+      -- a rowid table kept the messages in id order and session_messages_key found a session's
+      -- among them: every turn wrote a page of each (a new conversation's index entry lands on a
+      -- page of its own, the row on the table's last page). Keyed by (session_key, id), a
+      -- session's messages are one range of the table itself: a turn writes the page its session
+      -- sits on, and a history is read from consecutive rows. The ids stay as they were; a new
+      -- message takes its session's largest id + 1 (sessions-repo.ts), which orders a session's
+      -- messages as before (nothing reads an id across sessions)
+      CREATE TABLE session_messages_keyed (
+        session_key TEXT NOT NULL,
+        id INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        run_id TEXT,
+        meta TEXT,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (session_key, id)
+      ) WITHOUT ROWID;
+      INSERT INTO session_messages_keyed (session_key, id, role, content, run_id, meta, created_at)
+        SELECT session_key, id, role, content, run_id, meta, created_at FROM session_messages ORDER BY session_key, id;
+      DROP TABLE session_messages;
+      ALTER TABLE session_messages_keyed RENAME TO session_messages;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */
