@@ -58,7 +58,8 @@ const ROWS_PER_STATEMENT = 8;
 export function turnAppender(db: SqliteDatabase) {
   const statements: Statement<unknown[]>[] = [];
   const statement = (rows: number) => (statements[rows] ??= db.prepare(`${COLUMNS} ${Array(rows).fill(TUPLE).join(', ')}`));
-  // one seek down the key, to the page the INSERT writes anyway (0 for a new session)
+  // one seek down the key, to the page the INSERT writes anyway (0 for a new session); asked of a
+  // `fresh` session too, which the port lets turn out not to be new
   const lastId = db.prepare<[string], number>('SELECT COALESCE(MAX(id), 0) FROM session_messages WHERE session_key = ?').pluck();
   const summarise = summaryKeeper(db);
   // the rows of one INSERT: `messages` from `from`, at most ROWS_PER_STATEMENT, ids from `id` + 1; returns the first row's meta as written
