@@ -8,7 +8,6 @@ import { hookSurface } from '../../http/hooks/hook-surface.js';
 import { nodeRoutes } from '../../http/node-routes.js';
 import { chatSurface } from '../../http/v1/chat/chat-completions.js';
 import { PlatformGate } from '../../http/v1/platform-auth.js';
-import { platformRoutes } from '../../http/v1/platform-routes.js';
 import type { HeraldMetrics } from '../../metrics/herald-metrics.js';
 import { McpMetrics } from '../../metrics/mcp-metrics.js';
 import type { LoadedConfig } from '../../plugin-host/load-config.js';
@@ -57,7 +56,8 @@ export function buildHttp({ loaded, store, agents, health, knowledge, runtime, b
   const configTrouble = new ConfigTrouble(config.hooks.mappingsDir, runtime.warnings, health.troubleChanged);
   const keys = new ApiKeyVerifier(config, store.apiKeys);
   const gate = new PlatformGate(keys, new RateLimiter(config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter('platform', logger));
-  const platform = platformRoutes({ config, store, knowledge: knowledge.knowledge, parser: knowledge.parser, gate, turns, agents, files: knowledge.files, vectorStores: knowledge.vectorStores, logger });
+  // the /v1 routes besides chat completions (their request schemas, the OpenAPI route helpers) load with their first request
+  const platform = async () => (await import('../../http/v1/platform-routes.js')).platformRoutes({ config, store, knowledge: knowledge.knowledge, parser: knowledge.parser, gate, turns, agents, files: knowledge.files, vectorStores: knowledge.vectorStores, logger });
   const runWaiter = new RunWaiter(store);
   const intake = new HookIntake({
     engine,
@@ -107,7 +107,7 @@ export function buildHttp({ loaded, store, agents, health, knowledge, runtime, b
   const stored = new StoredSessions(store.state, () => config.platform.mcp.sessionIdleMinutes * 60_000);
   const mcpEndpoint = { config, grants, stored, events: new StoredEvents(store.state), inFlight, clients: new McpClients(store.state), agents, turns, search: knowledge.agentKnowledge.search, documents: knowledge.knowledge, logger, gate, sessions: mcpSessions, onCall: mcpMetrics && ((key: string, kind: string, isError: boolean) => mcpMetrics.called(key, kind, isError)), onGovernedCallFinished: metrics && ((server: string, tool: string, outcome: Parameters<HeraldMetrics['toolCallFinished']>[2], seconds?: number) => metrics.toolCallFinished(server, tool, outcome, seconds, 'mcp')) };
   const trouble = { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy(), replica, others: sharedHealth && (() => sharedHealth.others()) };
-  const app = createApp({ mcp: mcpEndpoint, config, logger, store, engine, delivery: runtime.deliveryActions, probe: store.probe, degraded, toolServers: () => mcp.health(), signIns: mcp, trouble, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
+  const app = createApp({ mcp: mcpEndpoint, config, logger, store, engine, delivery: runtime.deliveryActions, probe: store.probe, degraded, toolServers: () => mcp.health(), signIns: mcp, trouble, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', build: platform }] });
   const mappingsWatch = new FolderWatch(config.hooks.mappingsDir, () => {
     reload('mappingsDir changed', true).catch((err) => logger.error({ err }, 'config reload failed'));
   }, logger);
