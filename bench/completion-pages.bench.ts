@@ -72,7 +72,7 @@ try {
     const cpu = process.cpuUsage();
     for (let i = from; i < from + CPU_COMMITS; i++) await completion(i);
     const spent = process.cpuUsage(cpu);
-    console.log(`the store's CPU per completion, ${CPU_COMMITS} more one at a time: ${((spent.user + spent.system) / 1000 / CPU_COMMITS).toFixed(3)} ms (load average ${os.loadavg()[0].toFixed(1)})`);
+    console.log(`the store's CPU per completion, ${CPU_COMMITS} more one at a time: ${((spent.user + spent.system) / 1000 / CPU_COMMITS).toFixed(3)} ms (load average ${os.loadavg()[0]?.toFixed(1)})`);
   }
 } finally {
   store.close?.();
