@@ -41,8 +41,12 @@ export interface AppDeps {
   store: Store;
   engine: MappingsEngine;
   delivery: DeliveryActions;
-  /** extra route groups mounted by later areas (the platform API), by path prefix */
-  mounts?: { path: string; app: Hono }[];
+  /**
+   * extra route groups mounted by later areas (the platform API), by path prefix: each built, and
+   * its modules loaded, on the first request under its path (chat completions, the hot path, are a
+   * surface of their own, answered without it)
+   */
+  mounts?: { path: string; build: () => Promise<Hono> }[];
   /** the store's liveness and counts: /readyz and the store gauges */
   probe?: StoreProbe;
   /** components working less than fully, named in /readyz's 200 answer (MCP servers down) */
@@ -123,6 +127,6 @@ export function createApp(deps: AppDeps): Hono {
       });
     }
   }
-  for (const mount of deps.mounts ?? []) app.route(mount.path, mount.app);
+  for (const mount of deps.mounts ?? []) mountLazily(app, mount.path, mount.build, onError);
   return app;
 }
