@@ -254,7 +254,7 @@ export const agentsSchema = z
           .min(1000)
           .default(30000)
           .describe(
-            "How long a process holds a run or a heartbeat turn it claimed without renewing it (it renews every third of this while working). On PostgreSQL a crashed replica's runs are retaken by another replica, or by itself after a restart, once this runs out. On SQLite one process serves the database: a herald restarted after a crash takes its predecessor's runs back at once, without waiting for this.",
+            "How long a process holds a run, a heartbeat turn or a governed /mcp call it claimed without renewing it (it renews every third of this while working). On PostgreSQL a crashed replica's runs are retaken by another replica, or by itself after a restart, once this runs out, and its /mcp calls recorded `interrupted`. On SQLite one process serves the database: a herald restarted after a crash takes its predecessor's runs back (and records its calls interrupted) at once, without waiting for this.",
           ),
         historyLimit: z
           .number()

@@ -6,7 +6,7 @@ import { maxCallMs } from '../tool-policy.js';
 import { callFailure, TOTAL_EXCEEDED } from './call-error.js';
 import { capText } from '../result-cap.js';
 import { resultText } from './call-result.js';
-import { callToolTasked, taskResult } from './task-call.js';
+import { callsAsTask, callToolTasked, taskResult } from './task-call.js';
 import { backoffMs, STEADY_MS } from './backoff.js';
 import { faultMessage } from './fault-message.js';
 import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js';
@@ -68,6 +68,8 @@ export class McpConnection {
   private since = Date.now();
   private lastError?: string;
   private specs: ToolSpec[] = [];
+  /** its tools listed as callable as tasks (execution.taskSupport), by their name at the server */
+  private taskTools: ReadonlySet<string> = new Set();
   private listed?: number;
   private restarts = 0;
   /** the calls waiting for the server's answer: a question comes during one of them */
@@ -141,6 +143,7 @@ export class McpConnection {
     await this.supervising;
     this.ready = undefined;
     this.specs = [];
+    this.taskTools = new Set();
     this.listed = undefined;
     this.set('stopped');
   }
@@ -203,7 +206,7 @@ export class McpConnection {
       };
       // a task's status reports, like progress, show the server at work
       const hooks = { onTask: (task: { taskId: string; pollInterval?: number }) => options.onTask?.({ server, ...task }), onStatus: () => deadline.touch() };
-      const result = options.resumeTask ? await taskResult(client, options.resumeTask, requestOptions, hooks) : await callToolTasked(client, tool, args, requestOptions, hooks);
+      const result = options.resumeTask ? await taskResult(client, options.resumeTask, requestOptions, hooks) : await callToolTasked(client, tool, args, requestOptions, hooks, callsAsTask(client, tool, this.taskTools));
       const read = resultText(result, maxChars, this.deps.tools.maxMediaBytes);
       return { ...read, text: this.mask(read.text), ...(read.parts && { parts: JSON.parse(this.mask(JSON.stringify(read.parts))) as typeof read.parts }) };
     } catch (error) {
@@ -399,6 +402,7 @@ export class McpConnection {
     if (this.current !== client || this.stopping) return;
     if (listing.cut) this.log.warn({ listed: listing.cut.listed, kept: listing.specs.length }, 'tool server lists more tools than tools.maxToolsPerServer: the list is cut');
     this.specs = listing.specs;
+    this.taskTools = listing.taskTools;
     this.listed = listing.cut?.listed;
     this.deps.onChange();
   }
