@@ -22,12 +22,6 @@ export interface ToolServerGaugeSource {
 export class ToolMetrics {
   private readonly calls: Counter<'server' | 'tool' | 'outcome' | 'source'>;
   private readonly duration: Histogram<'server'>;
-  /**
-   * each series' child, found once: prom-client hashes a call's labels on every `inc` otherwise.
-   * Never reset (the series are bounded by the config, and kept across reloads as before).
-   */
-  private readonly counted = new Map<string, { inc(): void }>();
-  private readonly timed = new Map<string, { observe(value: number): void }>();
 
   constructor(registry: Registry, servers?: () => ToolServerGaugeSource[]) {
     this.calls = new Counter({
@@ -80,13 +74,7 @@ export class ToolMetrics {
 
   /** one call's end; `seconds` only for a call that was executed (undefined: refused or denied before it ran) */
   finished(server: string, tool: string, outcome: ToolCallOutcome, seconds?: number, source: ToolCallSource = 'agent'): void {
-    const key = `${server}\0${tool}\0${outcome}\0${source}`;
-    let counted = this.counted.get(key);
-    if (!counted) this.counted.set(key, (counted = this.calls.labels({ server, tool, outcome, source })));
-    counted.inc();
-    if (seconds === undefined) return;
-    let timed = this.timed.get(server);
-    if (!timed) this.timed.set(server, (timed = this.duration.labels({ server })));
-    timed.observe(seconds);
+    this.calls.inc({ server, tool, outcome, source });
+    if (seconds !== undefined) this.duration.observe({ server }, seconds);
   }
 }
