@@ -1,6 +1,6 @@
 /**
  * The tools benchmark's MCP server that asks for OAuth 2.1, in its own process so its CPU is its
- * own: the tests' server made with the SDK's server auth (test/tools/oauth/oauth-mcp-server.ts:
+ * own: the server made with the SDK's server auth that the tests use too (oauth-mcp-server.ts beside it:
  * mcpAuthRouter, requireBearerAuth, a demo authorization server that consents at once, issues,
  * refreshes and rotates tokens) with its `echo` tool. Beside it, a control server for the bench:
  * `GET /url` (the MCP endpoint), `POST /expire` (access tokens stop working, as after their
@@ -8,7 +8,7 @@
  * Usage: `node --import tsx bench/mcp-oauth-echo-server.ts`; prints `listening on <control url>`.
  */
 import http from 'node:http';
-import { startOAuthMcpServer } from '../test/tools/oauth/oauth-mcp-server.js';
+import { startOAuthMcpServer } from './oauth-mcp-server.js';
 
 const server = await startOAuthMcpServer();
 const control = http.createServer((req, res) => {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { HeraldError } from '../errors.js';
 import type { StateRepo } from '../store/port.js';
 
@@ -87,6 +87,11 @@ const P = {
 };
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+/** two hex digests of the same length compared in constant time (no early exit on the first differing byte) */
+const sameDigest = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
+
+/** what `checkClientSecret` found: `public` clients (token_endpoint_auth_method none) send no secret */
+export type ClientSecretCheck = 'ok' | 'public' | 'unknown' | 'missing' | 'wrong' | 'expired';
 const secret = (prefix: string) => `${prefix}${randomBytes(32).toString('base64url')}`;
 
 export interface McpGrantsOptions {
@@ -113,14 +118,49 @@ export class McpGrants {
     return this.options.state;
   }
 
+  /**
+   * Keeps a registration; a confidential client's secret is kept as its SHA-256 only (the client
+   * is answered its secret once, in the registration's response). SHA-256 without salt or
+   * stretching is enough here: the SDK generates the secret (32 random bytes), so there is no
+   * low-entropy password for a salted, slow hash to protect against guessing.
+   */
   async registerClient(client: GrantClient): Promise<GrantClient> {
     await this.forgetUnusedClients();
-    await this.state.set(P.client + client.client_id, client);
+    const { client_secret, ...rest } = client as GrantClient & { client_secret?: string };
+    await this.state.set(P.client + client.client_id, client_secret ? { ...rest, client_secret_sha256: sha256(client_secret) } : rest);
     return client;
   }
 
+  /**
+   * A registered client without its secret in any form: the secret is checked by
+   * `checkClientSecret` (the token and revocation endpoints), never by comparing stored text.
+   */
   async client(clientId: string): Promise<GrantClient | undefined> {
-    return this.state.get<GrantClient>(P.client + clientId);
+    const stored = await this.state.get<GrantClient>(P.client + clientId);
+    if (!stored) return undefined;
+    const { client_secret: _plain, client_secret_sha256: _hash, ...client } = stored;
+    return client;
+  }
+
+  /**
+   * A client's authentication at the token and revocation endpoints (RFC 6749 §2.3.1,
+   * client_secret_post): `public` when it registered no secret, else whether the secret sent
+   * matches, compared in constant time. A registration kept before secrets were hashed (its
+   * secret in plain text) is checked by the same digest comparison, and then kept hashed.
+   */
+  async checkClientSecret(clientId: string, sent: string | undefined): Promise<ClientSecretCheck> {
+    const stored = await this.state.get<GrantClient & { client_secret?: string; client_secret_sha256?: string; client_secret_expires_at?: number }>(P.client + clientId);
+    if (!stored) return 'unknown';
+    const kept = stored.client_secret_sha256 ?? (stored.client_secret ? sha256(stored.client_secret) : undefined);
+    if (!kept) return 'public';
+    if (!sent) return 'missing';
+    if (!sameDigest(kept, sha256(sent))) return 'wrong';
+    if (stored.client_secret_expires_at && stored.client_secret_expires_at < Math.floor(this.now() / 1000)) return 'expired';
+    if (stored.client_secret !== undefined) {
+      const { client_secret: _plain, ...rest } = stored;
+      await this.state.set(P.client + clientId, { ...rest, client_secret_sha256: kept });
+    }
+    return 'ok';
   }
 
   /** an authorization request the SDK validated (client, redirect URI, PKCE), kept until a person answers it */

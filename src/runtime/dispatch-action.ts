@@ -4,7 +4,7 @@ import type { AdmittedRun, IdempotencyRecord, RunAdmission } from '../store/port
 import { runAdmission } from './runs/run-admission.js';
 import type { AgentAction, HookAction, WakeAction } from '../mappings/hook-action.js';
 import type { ItemRefusal } from '../mappings/compiled-mapping.js';
-import type { EventOutcome } from '../store/port.js';
+import type { EventOutcome, FireEvent } from '../store/port.js';
 import type { Heartbeat } from './heartbeat.js';
 import type { MainSession } from './main-session.js';
 import type { RunQueue } from './runs/run-queue.js';
@@ -22,14 +22,20 @@ export type DispatchResult = (
   eventId?: number;
   /** the run is a direct tool call (a mapping's `action: "tool"`), for the request's receipt */
   tool?: true;
+  /** a schedule fire's wake (`options.fire`): whether it settled the fire, and the event it added */
+  fire?: FireEvent;
 };
 
 /**
  * `options.runId`: the id an agent run gets, when the caller chose it beforehand.
  * `options.completes`: the idempotency key being processed; a wake completes it in the commit of its event.
  * `options.traffic`: what governs the run when it is not a mapping's (a scheduled job's concurrency and rate).
+ * `options.fire`: the claimed schedule fire a wake settles, in the commit of its event (a fire retaken after a crash adds its event once).
  */
-export type DispatchAction = (action: HookAction, options?: { runId?: string; completes?: { scope: string; key: string }; traffic?: MappingTraffic }) => Promise<DispatchResult>;
+export type DispatchAction = (
+  action: HookAction,
+  options?: { runId?: string; completes?: { scope: string; key: string }; traffic?: MappingTraffic; fire?: { scheduleId: string; dueAt: number } },
+) => Promise<DispatchResult>;
 
 /**
  * Stores an ungoverned run (an agent run or a direct tool call that no mapping's traffic rule
@@ -97,6 +103,13 @@ type DispatchOptions = NonNullable<Parameters<DispatchAction>[1]>;
 
 async function dispatchWake(deps: DispatcherDeps, action: WakeAction, options: DispatchOptions): Promise<DispatchResult> {
   const response = wakeResponse(action);
+  if (options.fire) {
+    const fire = await deps.mainSession.enqueueSystemEventForFire(action.text, options.fire);
+    // another claimer made the fire: its wake was asked for there
+    if (!fire.made) return copyWith(response('coalesced'), { fire });
+    if (action.mode === 'now') deps.heartbeat.request();
+    return copyWith(response(fire.event ? 'queued' : 'coalesced'), { fire });
+  }
   if (options.completes) {
     const outcome = await deps.mainSession.enqueueSystemEventCompleting(action.text, options.completes, response);
     if (action.mode === 'now') deps.heartbeat.request();

@@ -6,7 +6,7 @@ import { listenGateway } from '../../src/http/server/gateway-server.js';
 import { startToolCallingModel, type ToolCallingModel } from '../helpers/fake-tool-calling-model.js';
 import { baseConfig, bootHerald, eventually, hookHeaders, type HeraldUnderTest } from '../helpers/start-herald.js';
 import { freePort } from '../helpers/free-port.js';
-import { startOAuthMcpServer, type OAuthMcpServer } from '../tools/oauth/oauth-mcp-server.js';
+import { startOAuthMcpServer, type OAuthMcpServer } from '../../bench/oauth-mcp-server.js';
 import { launchChromium, signIn, SHOTS, succeededRun } from './chromium.js';
 
 /**

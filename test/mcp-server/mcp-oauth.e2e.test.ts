@@ -1,8 +1,16 @@
+import { createHash } from 'node:crypto';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_KEY, baseConfig, GATEWAY_TOKEN, startHerald, type RunningHerald } from '../helpers/start-herald.js';
 import { startTicketServer, type TicketServer } from '../tools/ticket-server.js';
 import { connectorClient, connectorTransport, consentAsBrowser, ConnectorAuth } from './oauth-client.js';
+
+/** a connector registered as a confidential client (client_secret_post): the SDK's registration gives it a secret */
+class ConfidentialAuth extends ConnectorAuth {
+  override get clientMetadata() {
+    return { ...super.clientMetadata, token_endpoint_auth_method: 'client_secret_post' };
+  }
+}
 
 /**
  * herald's own OAuth authorization server for /mcp (platform.mcp.oauth), as ChatGPT's and
@@ -122,6 +130,41 @@ describe("herald's OAuth for MCP connectors", { timeout: 60_000 }, () => {
     // a token endpoint's garbage: the SDK's OAuth errors, never a 5xx
     const garbage = await fetch(`${h.url}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=authorization_code&code=x&client_id=nobody' });
     expect(garbage.status).toBe(400);
+  });
+
+  it("a confidential client's secret is kept as its SHA-256 only; a wrong one is invalid_client; one stored plain before still works, then is kept hashed", async () => {
+    const h = await start();
+    const connector = new ConfidentialAuth(REDIRECT, 'Cursor');
+    await expect(connectorClient().connect(connectorTransport(h.url, connector))).rejects.toThrow(UnauthorizedError);
+    const secret = connector.client!.client_secret!;
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    const key = `mcp-oauth:client:${connector.client!.client_id}`;
+    const stored = (await h.gateway.store.state!.get<Record<string, unknown>>(key))!;
+    expect(stored.client_secret).toBeUndefined();
+    expect(stored.client_secret_sha256).toBe(createHash('sha256').update(secret).digest('hex'));
+    expect(JSON.stringify(stored)).not.toContain(secret);
+
+    const { redirectTo } = await consentAsBrowser(h.url, connector.opened[0]!, { decision: 'allow', key: 'support-desk' });
+    const code = redirectTo.searchParams.get('code')!;
+    const token = (form: Record<string, string>) => fetch(`${h.url}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: connector.codeVerifier(), client_id: connector.client!.client_id, redirect_uri: REDIRECT, ...form }) });
+    for (const [form, message] of [[{ client_secret: `${secret.slice(0, -1)}0` }, 'Invalid client_secret'], [{}, 'Client secret is required']] as const) {
+      const refused = await token(form);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toEqual({ error: 'invalid_client', error_description: message });
+    }
+    // the SDK's client sends its secret (client_secret_post): the code was not spent by the refusals
+    await connectorTransport(h.url, connector).finishAuth(code);
+    const mcp = connectorClient();
+    await mcp.connect(connectorTransport(h.url, connector));
+    expect(await mcp.callTool({ name: 'tickets__lookup_ticket', arguments: { id: '3' } })).toMatchObject({ isError: false });
+
+    // a registration kept by an earlier herald, its secret in plain text: refresh still authenticates, and the secret is then kept hashed
+    const { client_secret_sha256: _hash, ...rest } = (await h.gateway.store.state!.get<Record<string, unknown>>(key))!;
+    await h.gateway.store.state!.set(key, { ...rest, client_secret: secret });
+    expect(await auth(connector, { serverUrl: `${h.url}/mcp` })).toBe('AUTHORIZED');
+    const after = (await h.gateway.store.state!.get<Record<string, unknown>>(key))!;
+    expect(after.client_secret).toBeUndefined();
+    expect(after.client_secret_sha256).toBe(createHash('sha256').update(secret).digest('hex'));
   });
 
   it('off: no authorization server, the metadata names none, API keys alone open /mcp', async () => {

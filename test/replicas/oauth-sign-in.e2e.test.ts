@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { dropSchema, requirePostgres, testPgUrl, uniqueSchema } from '../helpers/postgres.js';
 import { GATEWAY_TOKEN, eventually } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
-import { startOAuthMcpServer, type OAuthMcpServer } from '../tools/oauth/oauth-mcp-server.js';
+import { startOAuthMcpServer, type OAuthMcpServer } from '../../bench/oauth-mcp-server.js';
 import { signInAsBrowser } from '../tools/oauth/sign-in-browser.js';
 
 /**

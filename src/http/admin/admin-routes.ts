@@ -11,6 +11,7 @@ import type { FailedAuthLimiter } from '../auth/failed-auth-limiter.js';
 import { registerActionRoutes } from './action-routes.js';
 import { registerAlertRoutes } from './alert-routes.js';
 import { registerMcpSessionRoutes } from './mcp-session-routes.js';
+import { registerMcpCallRoutes } from './mcp-call-routes.js';
 import { registerMcpGrantRoutes } from './mcp-grant-routes.js';
 import type { McpGrants } from '../../accounts/mcp-grants.js';
 import type { McpSessions } from '../mcp/mcp-sessions.js';
@@ -79,6 +80,7 @@ export function adminRoutes(deps: AdminRoutesDeps): OpenAPIHono {
   registerToolServerRoutes(app, { signIns: deps.signIns, logger: deps.logger });
   // declared whatever the config (the API reference documents it), answered from the sessions only when /mcp is on
   registerMcpSessionRoutes(app, { sessions: deps.mcp && deps.config.platform.mcp.enabled ? deps.mcp.sessions : undefined });
+  registerMcpCallRoutes(app, { store: deps.store });
   registerMcpGrantRoutes(app, {
     grants: () => (deps.mcp && deps.config.platform.mcp.enabled && deps.config.platform.mcp.oauth.enabled ? deps.mcp.grants : undefined),
     keyNames: async () => (deps.operator ? (await deps.operator.keys.list()).map((k) => k.name) : deps.config.platform.apiKeys.map((k) => k.name)),

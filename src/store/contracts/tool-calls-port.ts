@@ -92,6 +92,8 @@ export interface ToolCallsRepo {
   get(id: string): Promise<ToolCallRecord | undefined>;
   /** the calls of one run, response or chat turn, in the order they were made */
   ofOwner(ownerKind: ToolCallOwner, ownerId: string): Promise<ToolCallRecord[]>;
+  /** the newest calls of one owner kind, newest first (the console's calls from MCP clients) */
+  recentOf(ownerKind: ToolCallOwner, limit: number): Promise<ToolCallRecord[]>;
   /** how many calls each owner made, by status (one query for a page of runs); owners without calls are absent */
   statusCounts(ownerKind: ToolCallOwner, ownerIds: readonly string[]): Promise<Map<string, Partial<Record<ToolCallStatus, number>>>>;
   /** the calls waiting for a person, oldest first */

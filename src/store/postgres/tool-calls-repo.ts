@@ -67,6 +67,10 @@ export function postgresToolCallsRepo(pool: pg.Pool): ToolCallsRepo {
       const { rows } = await query<ToolCallRow>(pool, `SELECT ${READ} FROM tool_calls WHERE owner_kind = $1 AND owner_id = $2 ORDER BY seq`, [kind, ownerId]);
       return rows.map(toCall);
     },
+    async recentOf(kind, limit) {
+      const { rows } = await query<ToolCallRow>(pool, `SELECT ${READ} FROM tool_calls WHERE owner_kind = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`, [kind, limit]);
+      return rows.map(toCall);
+    },
     async statusCounts(kind, ownerIds) {
       const counts = new Map<string, Partial<Record<ToolCallStatus, number>>>();
       if (!ownerIds.length) return counts;

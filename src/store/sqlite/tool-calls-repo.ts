@@ -22,6 +22,7 @@ export function sqliteToolCallsRepo(db: SqliteDatabase, commits: GroupCommit): T
   const insert = toolCallInserter(db);
   const get = db.prepare<[string], ToolCallRow<string>>('SELECT * FROM tool_calls WHERE id = ?');
   const ofOwner = db.prepare<[string, string], ToolCallRow<string>>('SELECT * FROM tool_calls WHERE owner_kind = ? AND owner_id = ? ORDER BY rowid');
+  const recentOf = db.prepare<[string, number], ToolCallRow<string>>('SELECT * FROM tool_calls WHERE owner_kind = ? ORDER BY created_at DESC, rowid DESC LIMIT ?');
   const finish = db.prepare(
     `UPDATE OR FAIL tool_calls SET status = @status, result = @result, error = @error, started_at = COALESCE(@startedAt, started_at),
        finished_at = @finishedAt, duration_ms = @durationMs, content = @content WHERE id = @id AND ${OPEN_TOOL_CALL}`,
@@ -65,6 +66,9 @@ export function sqliteToolCallsRepo(db: SqliteDatabase, commits: GroupCommit): T
     },
     async ofOwner(kind, ownerId) {
       return ofOwner.all(kind, ownerId).map(toCall);
+    },
+    async recentOf(kind, limit) {
+      return recentOf.all(kind, limit).map(toCall);
     },
     async statusCounts(kind, ownerIds) {
       const counts = new Map<string, Partial<Record<ToolCallStatus, number>>>();

@@ -6,7 +6,7 @@ import { maxCallMs } from '../tool-policy.js';
 import { callFailure, TOTAL_EXCEEDED } from './call-error.js';
 import { capText } from '../result-cap.js';
 import { resultText } from './call-result.js';
-import { callToolTasked, taskResult } from './task-call.js';
+import { callsAsTask, callToolTasked, taskResult } from './task-call.js';
 import { backoffMs, STEADY_MS } from './backoff.js';
 import { faultMessage } from './fault-message.js';
 import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './mcp-sdk.js';
@@ -68,6 +68,8 @@ export class McpConnection {
   private since = Date.now();
   private lastError?: string;
   private specs: ToolSpec[] = [];
+  /** its tools listed as callable as tasks (execution.taskSupport), by their name at the server */
+  private taskTools: ReadonlySet<string> = new Set();
   private listed?: number;
   private restarts = 0;
   /** the calls waiting for the server's answer: a question comes during one of them */
@@ -141,6 +143,7 @@ export class McpConnection {
     await this.supervising;
     this.ready = undefined;
     this.specs = [];
+    this.taskTools = new Set();
     this.listed = undefined;
     this.set('stopped');
   }
@@ -184,11 +187,13 @@ export class McpConnection {
     const totalMs = maxCallMs(this.deps.tools, this.deps.config);
     const { McpError, ErrorCode } = loadedMcpSdk()!;
     // past a limit the request is aborted: the SDK then tells the server (notifications/cancelled), as it does for the turn's abort
-    const deadline = new CallDeadline(timeoutMs, totalMs, {
-      idle: () => new McpError(ErrorCode.RequestTimeout, 'Request timed out'),
-      total: () => new McpError(ErrorCode.RequestTimeout, TOTAL_EXCEEDED),
-    });
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+    const deadline = new CallDeadline(
+      timeoutMs,
+      totalMs,
+      { idle: () => new McpError(ErrorCode.RequestTimeout, 'Request timed out'), total: () => new McpError(ErrorCode.RequestTimeout, TOTAL_EXCEEDED) },
+      options.signal,
+    );
+    const signal = deadline.signal;
     const inflight: InflightCall = { options, deadline, timeoutMs, signal };
     this.inflight.add(inflight);
     try {
@@ -201,7 +206,7 @@ export class McpConnection {
       };
       // a task's status reports, like progress, show the server at work
       const hooks = { onTask: (task: { taskId: string; pollInterval?: number }) => options.onTask?.({ server, ...task }), onStatus: () => deadline.touch() };
-      const result = options.resumeTask ? await taskResult(client, options.resumeTask, requestOptions, hooks) : await callToolTasked(client, tool, args, requestOptions, hooks);
+      const result = options.resumeTask ? await taskResult(client, options.resumeTask, requestOptions, hooks) : await callToolTasked(client, tool, args, requestOptions, hooks, callsAsTask(client, tool, this.taskTools));
       const read = resultText(result, maxChars, this.deps.tools.maxMediaBytes);
       return { ...read, text: this.mask(read.text), ...(read.parts && { parts: JSON.parse(this.mask(JSON.stringify(read.parts))) as typeof read.parts }) };
     } catch (error) {
@@ -397,6 +402,7 @@ export class McpConnection {
     if (this.current !== client || this.stopping) return;
     if (listing.cut) this.log.warn({ listed: listing.cut.listed, kept: listing.specs.length }, 'tool server lists more tools than tools.maxToolsPerServer: the list is cut');
     this.specs = listing.specs;
+    this.taskTools = listing.taskTools;
     this.listed = listing.cut?.listed;
     this.deps.onChange();
   }

@@ -16,18 +16,24 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 const DEFAULT_POLL_MS = 1000;
 
 /**
- * Calls a tool through the SDK's task-aware call: a tool its server runs as a task (it lists
- * `execution.taskSupport` and the server declares `tasks.requests.tools.call`) is created as
- * one, told to `onTask` before it is polled, and polled until its result; any other tool is an
- * ordinary call. Either way the SDK checks structured content against the tool's outputSchema.
+ * Whether a tool is called as a task: its server declares `tasks.requests.tools.call` and herald's
+ * own listing of it saw `execution.taskSupport` "optional" or "required" (tool-listing.ts), as
+ * MCP 2025-11-25's tasks section has a requestor decide.
  */
-export async function callToolTasked(client: Client, name: string, args: Record<string, unknown>, options: RequestOptions, hooks: TaskHooks): Promise<CallToolResult> {
+export function callsAsTask(client: Client, tool: string, taskTools: ReadonlySet<string>): boolean {
+  return client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined && taskTools.has(tool);
+}
+
+/**
+ * Calls a tool through the SDK's task-aware call when `asTask` (callsAsTask): it is created as
+ * a task, told to `onTask` before it is polled, and polled until its result; any other tool is
+ * an ordinary call. Either way the SDK checks structured content against the tool's outputSchema.
+ */
+export async function callToolTasked(client: Client, name: string, args: Record<string, unknown>, options: RequestOptions, hooks: TaskHooks, asTask: boolean): Promise<CallToolResult> {
   // the SDK's stream hands back any failure as an McpError of its text (protocol.js requestStream),
   // which would pass a refused connection off as the server's answer (and a call that never reached
-  // its server could not be retried): a tool that is no task is called as an ordinary call. The
-  // SDK's own test of that (Client.isToolTask: the server's capability and the listing) is private.
-  const isTask = (client as unknown as { isToolTask?: (tool: string) => boolean }).isToolTask?.(name) ?? true;
-  if (!isTask) return (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
+  // its server could not be retried): a tool that is no task is called as an ordinary call
+  if (!asTask) return (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
   for await (const message of client.experimental.tasks.callToolStream({ name, arguments: args }, undefined, options)) {
     if (message.type === 'taskCreated') await hooks.onTask({ taskId: message.task.taskId, ...(message.task.pollInterval != null && { pollInterval: message.task.pollInterval }) });
     else if (message.type === 'taskStatus') hooks.onStatus();

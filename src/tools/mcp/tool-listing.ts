@@ -13,6 +13,8 @@ const MAX_PAGES = 100;
 
 export interface ToolListing {
   specs: ToolSpec[];
+  /** the tools (by their name at the server) it lists with `execution.taskSupport` "optional" or "required": callable as tasks */
+  taskTools: ReadonlySet<string>;
   /** the server offered more than `maxTools`: the tools seen before the listing stopped */
   cut?: { listed: number };
 }
@@ -25,6 +27,7 @@ export interface ToolListing {
 export async function listServerTools(client: Client, server: string, maxTools: number, options: RequestOptions): Promise<ToolListing> {
   const specs: ToolSpec[] = [];
   const names = new Set<string>();
+  const taskTools = new Set<string>();
   let listed = 0;
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -35,13 +38,15 @@ export async function listServerTools(client: Client, server: string, maxTools: 
       const spec = toolSpec(server, tool, names);
       names.add(spec.name);
       specs.push(spec);
+      const support = tool.execution?.taskSupport;
+      if (support === 'optional' || support === 'required') taskTools.add(tool.name);
     }
     cursor = result.nextCursor;
     if (cursor === undefined) break;
     // one more tool past the cap is enough to know the list is cut
-    if (listed > maxTools) return { specs, cut: { listed } };
+    if (listed > maxTools) return { specs, taskTools, cut: { listed } };
   }
-  return listed > maxTools ? { specs, cut: { listed } } : { specs };
+  return listed > maxTools ? { specs, taskTools, cut: { listed } } : { specs, taskTools };
 }
 
 function toolSpec(server: string, tool: Tool, taken: Set<string>): ToolSpec {

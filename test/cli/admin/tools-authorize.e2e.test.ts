@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GATEWAY_TOKEN, baseConfig, eventually, tempDir } from '../../helpers/start-herald.js';
 import { freePort } from '../../helpers/free-port.js';
-import { startOAuthMcpServer, type OAuthMcpServer } from '../../tools/oauth/oauth-mcp-server.js';
+import { startOAuthMcpServer, type OAuthMcpServer } from '../../../bench/oauth-mcp-server.js';
 import { BIN, killLeftOver, spawnHerald, type SpawnedHerald } from '../spawn-herald.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

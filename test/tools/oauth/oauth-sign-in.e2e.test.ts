@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GATEWAY_TOKEN, eventually } from '../../helpers/start-herald.js';
 import { testApp, type TestApp } from '../../http/app-fixture.js';
-import { startOAuthMcpServer, type OAuthMcpServer } from './oauth-mcp-server.js';
+import { startOAuthMcpServer, type OAuthMcpServer } from '../../../bench/oauth-mcp-server.js';
 import { publicFetch, signInAsBrowser } from './sign-in-browser.js';
 
 /**

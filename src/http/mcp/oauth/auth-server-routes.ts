@@ -4,7 +4,8 @@ import { createOAuthMetadata, mcpAuthRouter } from '@modelcontextprotocol/sdk/se
 import { HeraldError } from '../../../errors.js';
 import type { McpGrants } from '../../../accounts/mcp-grants.js';
 import { AUTH_SERVER_METADATA_PATH, mcpResourceUrl } from '../protected-resource.js';
-import { answerWith } from './express-bridge.js';
+import { clientSecretRefusal } from './client-secret-check.js';
+import { answerWith, oauthBody } from './express-bridge.js';
 import { GrantsProvider } from './grants-provider.js';
 
 /** origins a gateway is reached at: a handful in practice, bounded since the Host header is the client's to say */
@@ -47,6 +48,7 @@ export function authServer(grants: McpGrants): (c: Context) => Promise<Response>
   return async function authServer(c) {
     const server = serverOf(new URL(c.req.url).origin);
     if (c.req.path === AUTH_SERVER_METADATA_PATH) return c.json(server.metadata, 200, { 'cache-control': 'max-age=3600' });
-    return answerWith(server.listener, c);
+    const body = await oauthBody(c);
+    return (await clientSecretRefusal(grants, c, body)) ?? answerWith(server.listener, c, body);
   };
 }

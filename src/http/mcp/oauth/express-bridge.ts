@@ -8,15 +8,18 @@ import { readBody } from '../../request/read-body.js';
 const MAX_BODY_BYTES = 64 * 1024;
 const BODY_IDLE_MS = 30_000;
 
+/** the body of an OAuth request, read once (none for GET and HEAD) */
+export const oauthBody = (c: Context): Promise<Uint8Array | undefined> =>
+  c.req.method === 'GET' || c.req.method === 'HEAD' ? Promise.resolve(undefined) : readBody(c, { maxBytes: MAX_BODY_BYTES, idleTimeoutMs: BODY_IDLE_MS });
+
 /**
  * Answers a hono request with a Node request listener (the MCP SDK's express handlers of the
  * authorization server), through light-my-request's in-process injection: the same request
  * line, headers, body and client address, the listener's whole answer returned as a Response.
  * No socket is opened, so `app.request()` and `herald serve` answer alike.
  */
-export async function answerWith(listener: DispatchFunc, c: Context): Promise<Response> {
+export async function answerWith(listener: DispatchFunc, c: Context, body?: Uint8Array): Promise<Response> {
   const url = new URL(c.req.url);
-  const body = c.req.method === 'GET' || c.req.method === 'HEAD' ? undefined : await readBody(c, { maxBytes: MAX_BODY_BYTES, idleTimeoutMs: BODY_IDLE_MS });
   const headers: Record<string, string> = {};
   c.req.raw.headers.forEach((value, name) => {
     headers[name] = value;

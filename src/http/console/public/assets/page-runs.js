@@ -3,6 +3,7 @@ import { pagedList } from './paged.js';
 import { absTime, badge, clear, coalesced, elapsed, field, h, idChip, json, notice, table, timeCell, traceCell } from './dom.js';
 import { rangeAndSearch } from './list-filters.js';
 import { transcriptList } from './transcript.js';
+import { mcpCallsSection } from './mcp-calls.js';
 import { directCallView, toolCountsCell, toolCountsText, toolLimitText, toolTimeline } from './tool-calls.js';
 
 /** the Tools filter: `?tools=` of GET /admin/runs */
@@ -52,6 +53,8 @@ export function runsPage(root, { rest, params }) {
   channel.value = params.get('channel') ?? '';
   const session = params.get('session') ?? undefined;
   const range = rangeAndSearch({ params, placeholder: 'id, name, session…', onChange: () => list.reset() });
+  // beside the agents' runs, the calls MCP clients made through /mcp (not on a session's runs: they have none)
+  const mcp = mcpCallsSection();
   const list = pagedList(
     (cursor, limit) =>
       api.get(`/runs${qs({ status: status.value, mapping: mapping.value, agent: agent.value, tools: tools.value, channel: channel.value.trim(), session, ...range.values(), limit, cursor })}`),
@@ -77,9 +80,11 @@ export function runsPage(root, { rest, params }) {
       h('button', { type: 'submit' }, 'Filter'),
     ),
     list.elements,
+    session ? null : mcp.section,
   );
   list.reload();
-  return { refresh: coalesced(list.reload), kinds: ['runs'] };
+  if (!session) mcp.load();
+  return { refresh: coalesced(async () => (await Promise.all([list.reload(), session ? null : mcp.load()]))[0]), kinds: ['runs'] };
 }
 
 function runDetail(root, id) {
