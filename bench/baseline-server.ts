@@ -14,7 +14,8 @@
  * `/hooks/github` (with BASELINE_GITHUB) is a signed webhook: no token, GitHub's signature checked
  * over the raw body, the preset's issue templates (bench/baseline-signed.ts), then in one group
  * commit the delivery's idempotency record (the same row herald keeps, done, with its answer) and
- * the run; a delivery id seen before is answered from its record.
+ * the run, executed after the response as `/hooks/agent-executed`'s are (herald executes every
+ * delivery's run); a delivery id seen before is answered from its record.
  *
  * Every request then leaves a receipt row, written after the response as herald writes it
  * (bench/baseline-receipts.ts): the same table, columns and group commit.
@@ -360,6 +361,8 @@ async function signedGithub(req: http.IncomingMessage, res: http.ServerResponse)
     { id: uuidV7(), name: issue.name, sessionKey: issue.sessionKey, message: issue.message, action: JSON.stringify(action), mappingId: issue.mappingId, deliver: true },
   );
   send(res, 202, { ok: true, runId });
+  // herald executes every delivery's run (the preset's agent action): so does the baseline, as on /hooks/agent-executed
+  store.executeRuns?.();
   return { status: 202, mappingId: issue.mappingId, outcome: 'agent', runId, bodyBytes: bytes.byteLength, signed: { ...signed, idempotencyKey: issue.idempotencyKey } };
 }
 

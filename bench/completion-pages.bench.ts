@@ -7,7 +7,8 @@
  * pages, whatever the size of its rows.
  * `node --import tsx bench/completion-pages.bench.ts` (`COMMITS`, default 80: the WAL must not
  * reach its checkpoint at 1,000 frames; `CONTINUED=1`: every completion continues one conversation;
- * `HERALD_ROOT=<checkout>` measures another checkout's store).
+ * `HERALD_ROOT=<checkout>` measures another checkout's store; `CPU_COMMITS=4000` then times that
+ * many more, one at a time, and prints the process's CPU per completion).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,6 +21,7 @@ const Database = (await import('better-sqlite3')).default;
 
 const COMMITS = Number(process.env.COMMITS ?? 80);
 const continued = process.env.CONTINUED === '1';
+const CPU_COMMITS = Number(process.env.CPU_COMMITS ?? 0);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-pages-'));
 const file = path.join(dir, 'herald.db');
 const store = openSqliteStore(file);
@@ -64,6 +66,14 @@ try {
       `${(pages.length / COMMITS).toFixed(2)} pages and ${Math.round(wal.length / COMMITS)} bytes per completion (pages of ${pageSize} bytes)`,
   );
   for (const [name, n] of [...counts].sort((a, b) => b[1] - a[1])) console.log(`  ${(n / COMMITS).toFixed(2).padStart(5)}  ${name}`);
+  if (CPU_COMMITS > 0) {
+    // the same writes, timed: this process's CPU (user + system) per completion, its WAL checkpoints included
+    const from = 300 + COMMITS;
+    const cpu = process.cpuUsage();
+    for (let i = from; i < from + CPU_COMMITS; i++) await completion(i);
+    const spent = process.cpuUsage(cpu);
+    console.log(`the store's CPU per completion, ${CPU_COMMITS} more one at a time: ${((spent.user + spent.system) / 1000 / CPU_COMMITS).toFixed(3)} ms (load average ${os.loadavg()[0]?.toFixed(1)})`);
+  }
 } finally {
   store.close?.();
   fs.rmSync(dir, { recursive: true, force: true });

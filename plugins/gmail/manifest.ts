@@ -13,6 +13,7 @@ export const gmailPlugin = definePlugin({
   config: gmailConfigSchema,
   preset: gmailPreset,
   commands: gmailCommands,
-  // the watcher (Gmail and Pub/Sub clients, MIME decoding) loads only when serve starts it, not for every CLI call
-  create: async (ctx) => (await import('./services.js')).createGmailServices(ctx),
+  // the watcher (Gmail and Pub/Sub clients, MIME decoding) loads only when serve starts one (an
+  // account is set, as services.ts checks again), not for every CLI call or every start
+  create: async (ctx) => (ctx.config?.account && ctx.host.config.hooks.enabled ? (await import('./services.js')).createGmailServices(ctx) : {}),
 });

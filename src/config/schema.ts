@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defaultsOf } from './sections/defaults-of.js';
 import { isCidr } from './cidr.js';
 import { MAX_TIMEOUT_SECONDS, mappingSchema, thinkingLevels } from './sections/mapping-schema.js';
 import { normaliseHooksPath } from './hooks-path.js';
@@ -253,7 +254,7 @@ export const agentsSchema = z
           .min(1000)
           .default(30000)
           .describe(
-            "How long a process holds a run or a heartbeat turn it claimed without renewing it (it renews every third of this while working). On PostgreSQL a crashed replica's runs are retaken by another replica, or by itself after a restart, once this runs out. On SQLite one process serves the database: a herald restarted after a crash takes its predecessor's runs back at once, without waiting for this.",
+            "How long a process holds a run, a heartbeat turn or a governed /mcp call it claimed without renewing it (it renews every third of this while working). On PostgreSQL a crashed replica's runs are retaken by another replica, or by itself after a restart, once this runs out, and its /mcp calls recorded `interrupted`. On SQLite one process serves the database: a herald restarted after a crash takes its predecessor's runs back (and records its calls interrupted) at once, without waiting for this.",
           ),
         historyLimit: z
           .number()
@@ -458,7 +459,7 @@ export const platformSchema = z
       .describe('Per-key rate limit of /v1.'),
     maxUploadBytes: z.number().int().positive().default(20 * 1024 * 1024).describe('Largest knowledge upload (413 above).'),
     knowledge: knowledgeLimitsSchema
-      .default(knowledgeLimitsSchema.parse({}))
+      .default(defaultsOf(knowledgeLimitsSchema))
       .describe('Limits on reading an uploaded document, each refused with a 413 or 422 naming it; documents are read off the main thread.'),
     embeddings: z
       .object({
@@ -494,17 +495,17 @@ export const deliverySchema = z
   .strict();
 
 export const coreConfigShape = {
-  gateway: gatewaySchema.default(gatewaySchema.parse({})).describe('The HTTP listener.'),
-  hooks: hooksSchema.default(hooksSchema.parse({})).describe('The webhook surface.'),
-  agents: agentsSchema.default(agentsSchema.parse({})).describe('The digital employees and their defaults.'),
-  models: modelsSchema.default(modelsSchema.parse({})).describe('Model providers and aliases.'),
-  heartbeat: heartbeatSchema.default(heartbeatSchema.parse({})).describe('The main-session heartbeat.'),
-  storage: storageSchema.default(storageSchema.parse({})).describe('Where herald keeps what it accepted.'),
-  platform: platformSchema.default(platformSchema.parse({})).describe('The /v1 platform API.'),
-  delivery: deliverySchema.default(deliverySchema.parse({})).describe('The durable outbox that sends replies to chat channels.'),
-  tools: toolsSchema.default(toolsSchema.parse({})).describe('Tools: MCP servers the agents may call, the limits of a turn\'s tool calls, and approvals by a person (docs/tools.md).'),
-  alerts: alertsSchema.default(alertsSchema.parse({})).describe('Alerts: conditions an operator hears about (a delivery failed for good, failing runs, a silent source, a stale queue, an unhealthy watcher, an unreachable database), sent to channel targets once per incident, with a resolved notice when it clears.'),
-  schedules: schedulesSchema.default(schedulesSchema.parse({})).describe('Schedules: jobs that fire at a time, every period or by a cron expression, each an agent run or a main-session event (docs/schedules.md).'),
+  gateway: gatewaySchema.default(defaultsOf(gatewaySchema)).describe('The HTTP listener.'),
+  hooks: hooksSchema.default(defaultsOf(hooksSchema)).describe('The webhook surface.'),
+  agents: agentsSchema.default(defaultsOf(agentsSchema)).describe('The digital employees and their defaults.'),
+  models: modelsSchema.default(defaultsOf(modelsSchema)).describe('Model providers and aliases.'),
+  heartbeat: heartbeatSchema.default(defaultsOf(heartbeatSchema)).describe('The main-session heartbeat.'),
+  storage: storageSchema.default(defaultsOf(storageSchema)).describe('Where herald keeps what it accepted.'),
+  platform: platformSchema.default(defaultsOf(platformSchema)).describe('The /v1 platform API.'),
+  delivery: deliverySchema.default(defaultsOf(deliverySchema)).describe('The durable outbox that sends replies to chat channels.'),
+  tools: toolsSchema.default(defaultsOf(toolsSchema)).describe('Tools: MCP servers the agents may call, the limits of a turn\'s tool calls, and approvals by a person (docs/tools.md).'),
+  alerts: alertsSchema.default(defaultsOf(alertsSchema)).describe('Alerts: conditions an operator hears about (a delivery failed for good, failing runs, a silent source, a stale queue, an unhealthy watcher, an unreachable database), sent to channel targets once per incident, with a resolved notice when it clears.'),
+  schedules: schedulesSchema.default(defaultsOf(schedulesSchema)).describe('Schedules: jobs that fire at a time, every period or by a cron expression, each an agent run or a main-session event (docs/schedules.md).'),
   tracing: tracingSchema.prefault({}).describe('Traces (OpenTelemetry): one request followed from the sender to the reply in the operator\'s tracing stack; off unless OTEL_EXPORTER_OTLP_ENDPOINT or `enabled` says otherwise (docs/operations.md#tracing).'),
   channels: z.record(z.string(), z.unknown()).default({}).describe('Channel plugin settings by plugin id; each plugin declares its own schema.'),
   plugins: z.array(z.string()).default([]).describe('Third-party plugins: paths (relative to this file) or package names.'),

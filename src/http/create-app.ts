@@ -31,7 +31,7 @@ import { requestContext } from './request/request-context.js';
 import { LIVENESS_ANSWER } from './server/liveness-listener.js';
 import { SurfaceRouter } from './server/surface-router.js';
 import { TrustedProxies } from './request/trusted-proxies.js';
-import { hooksPrefix } from '../config/hooks-path.js';
+import { activeHooksPrefix } from './request/request-surface.js';
 import type { McpRouteDeps } from './mcp/mcp-route.js';
 import { AUTH_SERVER_METADATA_PATH, AUTH_SERVER_PATHS, protectedResourceRoute, RESOURCE_METADATA_PATH } from './mcp/protected-resource.js';
 
@@ -41,8 +41,12 @@ export interface AppDeps {
   store: Store;
   engine: MappingsEngine;
   delivery: DeliveryActions;
-  /** extra route groups mounted by later areas (the platform API), by path prefix */
-  mounts?: { path: string; app: Hono }[];
+  /**
+   * extra route groups mounted by later areas (the platform API), by path prefix: each built, and
+   * its modules loaded, on the first request under its path (chat completions, the hot path, are a
+   * surface of their own, answered without it)
+   */
+  mounts?: { path: string; build: () => Promise<Hono> }[];
   /** the store's liveness and counts: /readyz and the store gauges */
   probe?: StoreProbe;
   /** components working less than fully, named in /readyz's 200 answer (MCP servers down) */
@@ -73,17 +77,17 @@ export interface HotSurfaces {
 
 /** The HTTP face of herald. It never listens: `serve` does, tests use `app.request()`. */
 export function createApp(deps: AppDeps): Hono {
-  const prefix = hooksPrefix(deps.config.hooks.path);
-  const app = new Hono(deps.config.hooks.enabled && prefix ? { router: new SurfaceRouter(prefix) } : {});
+  const prefix = activeHooksPrefix(deps.config);
+  const app = new Hono(prefix ? { router: new SurfaceRouter(prefix) } : {});
   // the hot surfaces' doors come before the middleware, whose stages their pipelines run themselves
   const proxies = new TrustedProxies(deps.config.gateway.trustedProxies);
-  const doorDeps = { logger: deps.logger, metrics: deps.metrics?.http, proxies };
+  const doorDeps = { logger: deps.logger, metrics: deps.metrics?.http, proxies, hooksPrefix: prefix };
   const { hooks, chat } = deps.surfaces;
   if (hooks && deps.config.hooks.enabled) app.all(`${prefix}/*`, honoDoor(hooks, doorDeps));
   if (chat) app.post(CHAT_COMPLETIONS_PATH, honoDoor(chat, doorDeps));
   // one limiter per surface: wrong hook tokens must not lock operators out of /admin and /metrics
   const operatorLimiter = new FailedAuthLimiter('operator', deps.logger);
-  app.use('*', requestContext(deps.logger, deps.metrics?.http));
+  app.use('*', requestContext(deps.logger, deps.metrics?.http, prefix));
   app.use('*', clientAddressOf(proxies));
   const onError = errorHandler(deps.logger);
   app.onError(onError);
@@ -123,6 +127,6 @@ export function createApp(deps: AppDeps): Hono {
       });
     }
   }
-  for (const mount of deps.mounts ?? []) app.route(mount.path, mount.app);
+  for (const mount of deps.mounts ?? []) mountLazily(app, mount.path, mount.build, onError);
   return app;
 }

@@ -36,7 +36,6 @@ export class HeraldMetrics {
   /** `retainedBytes`: the bytes of retained webhook payloads, read from the store on each scrape; `parseWorkers`: the document parse threads alive */
   constructor(options: {
     probe: StoreProbe;
-    hooksPath?: string;
     retainedBytes?: () => Promise<number>;
     openAlerts?: () => Promise<AlertRecord[]>;
     parseWorkers?: () => number;
@@ -44,7 +43,7 @@ export class HeraldMetrics {
     toolServers?: () => ToolServerGaugeSource[];
   }) {
     collectDefaultMetrics({ register: this.registry });
-    this.http = new HttpMetrics(this.registry, options.hooksPath);
+    this.http = new HttpMetrics(this.registry);
     this.traffic = new TrafficMetrics(this.registry);
     this.usage = new UsageMetrics(this.registry);
     this.tools = new ToolMetrics(this.registry, options.toolServers);

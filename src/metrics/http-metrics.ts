@@ -1,7 +1,7 @@
 import { Histogram, type Registry } from 'prom-client';
 import { SummedCounter, type CountCell } from './summed-counter.js';
-import { hooksPrefix } from '../config/hooks-path.js';
 
+/** the surface label's values; the HTTP layer decides a request's surface (a surface without a label of its own, the console, counts as other) */
 export type Surface = 'hooks' | 'v1' | 'admin' | 'other';
 
 /** any other method a client invents is one label value, not one each */
@@ -22,11 +22,8 @@ export class HttpMetrics {
   private readonly requestChildren = new Map<string, Map<string, Map<number, CountCell>>>();
   private readonly durationChildren = new Map<string, Map<string, HistogramChild>>();
   private readonly hookChildren = new Map<string, Map<string, CountCell>>();
-  private readonly hooksPrefix?: string;
-  private readonly hooksPrefixSlash?: string;
 
-  /** `hooksPath`: the webhook prefix when the webhook surface is on */
-  constructor(registry: Registry, hooksPath: string | undefined) {
+  constructor(registry: Registry) {
     this.requests = new SummedCounter({
       name: 'herald_http_requests_total',
       help: 'HTTP requests answered, by surface (hooks, v1, admin, other), method and status.',
@@ -46,22 +43,11 @@ export class HttpMetrics {
       labelNames: ['mapping', 'outcome'],
       registers: [registry],
     });
-    if (hooksPath !== undefined) {
-      this.hooksPrefix = hooksPrefix(hooksPath);
-      this.hooksPrefixSlash = `${this.hooksPrefix}/`;
-    }
   }
 
-  surfaceOf(path: string): Surface {
-    if (this.hooksPrefix !== undefined && (path === this.hooksPrefix || path.startsWith(this.hooksPrefixSlash!))) return 'hooks';
-    if (path === '/v1' || path.startsWith('/v1/')) return 'v1';
-    if (path === '/admin' || path.startsWith('/admin/')) return 'admin';
-    return 'other';
-  }
-
-  /** one answered request; `mappingId` only for the webhook surface */
-  record(path: string, rawMethod: string, status: number, seconds: number, mappingId: string | undefined): void {
-    const surface = this.surfaceOf(path);
+  /** one answered request on `requestSurface` (request-surface.ts decides it); `mappingId` only for the webhook surface */
+  record(requestSurface: Surface | 'console', rawMethod: string, status: number, seconds: number, mappingId: string | undefined): void {
+    const surface = requestSurface === 'console' ? 'other' : requestSurface;
     const method = KNOWN_METHODS.has(rawMethod) ? rawMethod : 'other';
     let byMethod = this.requestChildren.get(surface);
     if (!byMethod) this.requestChildren.set(surface, (byMethod = new Map()));

@@ -4,7 +4,7 @@ import type { AdmittedRun, IdempotencyRecord, RunAdmission } from '../store/port
 import { runAdmission } from './runs/run-admission.js';
 import type { AgentAction, HookAction, WakeAction } from '../mappings/hook-action.js';
 import type { ItemRefusal } from '../mappings/compiled-mapping.js';
-import type { EventOutcome } from '../store/port.js';
+import type { EventOutcome, FireEvent } from '../store/port.js';
 import type { Heartbeat } from './heartbeat.js';
 import type { MainSession } from './main-session.js';
 import type { RunQueue } from './runs/run-queue.js';
@@ -22,20 +22,27 @@ export type DispatchResult = (
   eventId?: number;
   /** the run is a direct tool call (a mapping's `action: "tool"`), for the request's receipt */
   tool?: true;
+  /** a schedule fire's wake (`options.fire`): whether it settled the fire, and the event it added */
+  fire?: FireEvent;
 };
 
 /**
  * `options.runId`: the id an agent run gets, when the caller chose it beforehand.
  * `options.completes`: the idempotency key being processed; a wake completes it in the commit of its event.
  * `options.traffic`: what governs the run when it is not a mapping's (a scheduled job's concurrency and rate).
+ * `options.fire`: the claimed schedule fire a wake settles, in the commit of its event (a fire retaken after a crash adds its event once).
  */
-export type DispatchAction = (action: HookAction, options?: { runId?: string; completes?: { scope: string; key: string }; traffic?: MappingTraffic }) => Promise<DispatchResult>;
+export type DispatchAction = (
+  action: HookAction,
+  options?: { runId?: string; completes?: { scope: string; key: string }; traffic?: MappingTraffic; fire?: { scheduleId: string; dueAt: number } },
+) => Promise<DispatchResult>;
 
 /**
  * Stores an ungoverned run (an agent run or a direct tool call that no mapping's traffic rule
  * governs) with the request's idempotency key, done with the run's 202, in one commit
- * (RunsRepo.insertKeyed). Undefined, with nothing stored, when the action is not such a run or
- * the key is held: the caller then claims the key as usual.
+ * (RunsRepo.insertKeyed), or a wake's event with its key, done with the wake's answer
+ * (IdempotencyRepo.insertWithEvent). Undefined, with nothing stored, when the action is neither
+ * or the key is held: the caller then claims the key as usual.
  */
 export type DispatchKeyed = (action: HookAction, key: KeyedRequest) => Promise<DispatchResult | undefined> | undefined;
 
@@ -65,9 +72,10 @@ export function createDispatcher(deps: DispatcherDeps): DispatchAction {
 }
 
 /** see DispatchKeyed */
-export function createKeyedDispatcher(deps: Pick<DispatcherDeps, 'runs' | 'traffic'>): DispatchKeyed {
+export function createKeyedDispatcher(deps: Pick<DispatcherDeps, 'runs' | 'traffic' | 'mainSession' | 'heartbeat'>): DispatchKeyed {
   return function dispatchKeyed(action, key) {
-    if (action.kind === 'wake' || deps.traffic?.(action.source.mappingId)) return undefined;
+    if (action.kind === 'wake') return dispatchKeyedWake(deps, action, key);
+    if (deps.traffic?.(action.source.mappingId)) return undefined;
     const body = { ok: true as const, runId: key.runId };
     const record: IdempotencyRecord = { ...key, status: 'done', responseStatus: 202, responseBody: JSON.stringify(body) };
     return deps.runs.submit(action, { id: key.runId, key: record }).then((stored) => {
@@ -79,11 +87,29 @@ export function createKeyedDispatcher(deps: Pick<DispatcherDeps, 'runs' | 'traff
   };
 }
 
+/** a keyed wake: its event and its key, done with the answer dispatchWake gives, in one commit */
+async function dispatchKeyedWake(deps: Pick<DispatcherDeps, 'mainSession' | 'heartbeat'>, action: WakeAction, key: KeyedRequest): Promise<DispatchResult | undefined> {
+  const response = wakeResponse(action);
+  const outcome = await deps.mainSession.enqueueSystemEventKeyed(action.text, key, response);
+  if (outcome === undefined) return undefined;
+  if (action.mode === 'now') deps.heartbeat.request();
+  return copyWith(response(outcome), { completed: true as const });
+}
+
+/** OpenClaw's `eventOutcome`: `coalesced` when the event repeated the pending one before it */
+const wakeResponse = (action: WakeAction) => (eventOutcome: EventOutcome) => ({ status: 200 as const, body: { ok: true as const, mode: action.mode, eventOutcome } });
+
 type DispatchOptions = NonNullable<Parameters<DispatchAction>[1]>;
 
 async function dispatchWake(deps: DispatcherDeps, action: WakeAction, options: DispatchOptions): Promise<DispatchResult> {
-  // OpenClaw's `eventOutcome`: `coalesced` when the event repeated the pending one before it
-  const response = (eventOutcome: EventOutcome) => ({ status: 200 as const, body: { ok: true as const, mode: action.mode, eventOutcome } });
+  const response = wakeResponse(action);
+  if (options.fire) {
+    const fire = await deps.mainSession.enqueueSystemEventForFire(action.text, options.fire);
+    // another claimer made the fire: its wake was asked for there
+    if (!fire.made) return copyWith(response('coalesced'), { fire });
+    if (action.mode === 'now') deps.heartbeat.request();
+    return copyWith(response(fire.event ? 'queued' : 'coalesced'), { fire });
+  }
   if (options.completes) {
     const outcome = await deps.mainSession.enqueueSystemEventCompleting(action.text, options.completes, response);
     if (action.mode === 'now') deps.heartbeat.request();

@@ -73,8 +73,8 @@ export interface HookIntakeDeps {
  * idempotency key (the header's before any mapping work; a mapping's `idempotencyKey` once it
  * rendered, before the transform and the dispatch, the only steps with effects), apply the
  * mapping, dispatch the action, then remember the answer (or release the key on failure). A
- * keyed call whose mapping has no transform is applied first, and its single ungoverned run is
- * stored with its key, done, in one commit (DispatchKeyed); the claim is the way back when the
+ * keyed call whose mapping has no transform is applied first, and its single ungoverned run (or
+ * a wake's event) is stored with its key, done, in one commit (DispatchKeyed); the claim is the way back when the
  * key is held or the outcome is anything else.
  */
 export class HookIntake {

@@ -1,4 +1,4 @@
-import type { EventOutcome, FireEvent, Store, SystemEvent } from '../store/port.js';
+import type { EventOutcome, FireEvent, IdempotencyRecord, Store, SystemEvent } from '../store/port.js';
 
 export const MAIN_SESSION = 'main';
 /** the queue stays small: an agent waking to hundreds of stale events helps nobody */
@@ -37,6 +37,20 @@ export class MainSession {
       return { status: answer.status, body: JSON.stringify(answer.body) };
     };
     return this.store.idempotency.completeWithEvent(key.scope, key.key, stored, { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS });
+  }
+
+  /**
+   * A keyed wake's event and its key, stored done, in one commit, when nobody holds the key
+   * (IdempotencyRepo.insertWithEvent); undefined when someone does, and nothing was stored.
+   */
+  async enqueueSystemEventKeyed(text: string, key: Omit<IdempotencyRecord, 'status' | 'responseStatus' | 'responseBody'>, response: (outcome: EventOutcome) => { status: number; body: unknown }): Promise<EventOutcome | undefined> {
+    const stored = (outcome: EventOutcome) => {
+      const answer = response(outcome);
+      return { status: answer.status, body: JSON.stringify(answer.body) };
+    };
+    const outcome = await this.store.idempotency.insertWithEvent(key, stored, { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS });
+    if (outcome === 'queued') this.onEnqueued?.();
+    return outcome;
   }
 
   /**

@@ -11,7 +11,8 @@ import { interruptLeftCalls } from './mcp-endpoint/calls-in-flight.js';
  * a retry is answered instead of refused with 409; the knowledge documents it was writing are removed
  * (their uploads never got an answer); the governed calls of /mcp it was executing are recorded
  * `interrupted` (calls-in-flight.ts). Where replicas share the database
- * (PostgreSQL), a dead replica's work is retaken when its lease runs out (`agents.defaults.leaseMs`).
+ * (PostgreSQL), a dead replica's work is retaken when its lease runs out (`agents.defaults.leaseMs`),
+ * its /mcp calls included (CallsInFlight.watch).
  */
 export async function resumeAfterCrash(store: Store, logger: Logger): Promise<void> {
   if (!(await store.serveAlone())) return;
@@ -20,7 +21,7 @@ export async function resumeAfterCrash(store: Store, logger: Logger): Promise<vo
   const events = await store.events.requeueProcessing();
   const deliveries = await store.deliveries.requeueSending(Date.now());
   const halfWrittenDocuments = await store.knowledge.removeUnfinished();
-  const mcpCallsInterrupted = await interruptLeftCalls(store);
+  const mcpCallsInterrupted = await interruptLeftCalls(store, { alone: true });
   if (runs || idempotencyKeys || events || deliveries || halfWrittenDocuments || mcpCallsInterrupted) {
     logger.info({ runs, idempotencyKeys, events, deliveries, halfWrittenDocuments, mcpCallsInterrupted }, 'took back what the previous process left in progress');
   }

@@ -96,12 +96,16 @@ describe('a plain field reference', () => {
     expect(read).toBeGreaterThan(40);
   });
 
-  it('is not read when it is more than a reference, or when the scope has no request', async () => {
+  it('is not read when it is more than the shapes evaluated synchronously (a filter, an array), or when the scope has no request', async () => {
     const module = await fresh();
     const scope = { payload: { a: 'x' }, bindings: { payload: { a: 'x' }, headers: {}, query: {}, path: 'p', now: '' } };
     expect(module.compileExpression('a').read(scope)).toBe(module.NOT_READ);
     const { templateScope } = await import('../../src/mappings/templates/template-scope.js');
-    const request = { path: 'p', payload: { a: 'x', items: ['y'] }, headers: {}, query: {}, url: 'http://h/hooks/p' };
-    for (const text of ['$uppercase(a)', 'items[0]', 'a & "!"', '$now', '$path', 'true']) expect(module.compileExpression(text).read(templateScope(request))).toBe(module.NOT_READ);
+    const request = { path: 'p', payload: { a: 'x', items: ['y', 'z'] }, headers: {}, query: {}, url: 'http://h/hooks/p' };
+    for (const text of ['items[0]', 'items', '$replace(a, /x/, "y")']) expect(module.compileExpression(text).read(templateScope(request))).toBe(module.NOT_READ);
+    // the shapes sync-expression.ts follows are read, as JSONata evaluates them
+    const at = new Date('2026-11-29T12:00:00.000Z');
+    const read = (text: string) => module.compileExpression(text).read(templateScope(request, at));
+    expect([read('$uppercase(a)'), read('a & "!"'), read('$now'), read('$path'), read('true')]).toEqual(['X', 'x!', '2026-11-29T12:00:00.000Z', 'p', true]);
   });
 });

@@ -50,4 +50,25 @@ describe('an idempotent wake is exactly once', () => {
     expect(await retry.json()).toEqual({ ok: true, mode: 'next-heartbeat', eventOutcome: 'queued' });
     expect((await herald.gateway.store.events.list('main', 10)).filter((e) => e.text === 'deploy 42 done')).toHaveLength(1);
   });
+
+  it('is stored with its key in one commit, no claim first; a retry replays it through the claim', async () => {
+    herald = await testApp();
+    const idempotency = herald.gateway.store.idempotency;
+    const claim = idempotency.claim.bind(idempotency);
+    let claims = 0;
+    idempotency.claim = (...args) => {
+      claims++;
+      return claim(...args);
+    };
+    const wake = () => herald!.request(`/hooks/wake`, { method: 'POST', headers: { ...hookHeaders(), 'idempotency-key': 'deploy-43' }, body: '{"text":"deploy 43 done","mode":"next-heartbeat"}' });
+    const first = await wake();
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ ok: true, mode: 'next-heartbeat', eventOutcome: 'queued' });
+    expect(claims).toBe(0);
+    const retry = await wake();
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await retry.json()).toEqual({ ok: true, mode: 'next-heartbeat', eventOutcome: 'queued' });
+    expect(claims).toBe(1);
+    expect((await herald.gateway.store.events.list('main', 10)).filter((e) => e.text === 'deploy 43 done')).toHaveLength(1);
+  });
 });

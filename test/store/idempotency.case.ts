@@ -29,6 +29,27 @@ export function idempotencyCases(open: OpenStore) {
       expect(await store.idempotency.claim(record({ scope: 'wake' }), T + 1)).toMatchObject({ type: 'existing', record: { status: 'done', responseStatus: 200, responseBody: '{"ok":true}' } });
     });
 
+    it("stores a keyed wake's event with its key, done, in one commit; a held key, even expired, stores nothing", async () => {
+      const store = await open();
+      const { status: _s, responseStatus: _r, responseBody: _b, ...keyed } = record({ scope: 'wake', key: 'w' });
+      const answer = (outcome: string) => ({ status: 200, body: `{"ok":true,"eventOutcome":"${outcome}"}` });
+      expect(await store.idempotency.insertWithEvent(keyed, answer, { session: 'main', text: 'deploy done', maxPending: 20 })).toBe('queued');
+      expect((await store.events.list('main', 10)).map((e) => e.text)).toEqual(['deploy done']);
+      expect(await store.idempotency.claim(record({ scope: 'wake', key: 'w', runId: 'run-x' }), T + 1)).toMatchObject({
+        type: 'existing',
+        record: { status: 'done', runId: 'run-1', responseStatus: 200, responseBody: '{"ok":true,"eventOutcome":"queued"}' },
+      });
+      // the same key again: neither the event nor the key is written
+      expect(await store.idempotency.insertWithEvent(keyed, answer, { session: 'main', text: 'deploy again', maxPending: 20 })).toBeUndefined();
+      // an expired record is the claim's to forget: still nothing stored here
+      await store.idempotency.claim(record({ scope: 'wake', key: 'old', expiresAt: T + 10 }), T);
+      expect(await store.idempotency.insertWithEvent({ ...keyed, key: 'old', createdAt: T + 20 }, answer, { session: 'main', text: 'late', maxPending: 20 })).toBeUndefined();
+      // a repeat of the pending event is coalesced, its key stored done with that answer
+      expect(await store.idempotency.insertWithEvent({ ...keyed, key: 'w2' }, answer, { session: 'main', text: 'deploy done', maxPending: 20 })).toBe('coalesced');
+      expect((await store.events.list('main', 10)).map((e) => e.text)).toEqual(['deploy done']);
+      expect(await store.idempotency.claim(record({ scope: 'wake', key: 'w2' }), T + 1)).toMatchObject({ record: { responseBody: '{"ok":true,"eventOutcome":"coalesced"}' } });
+    });
+
     it('stores a keyed run with its key, done, in one commit; a held key, even expired, stores nothing', async () => {
       const store = await open();
       const done = (over: Partial<IdempotencyRecord>) => record({ status: 'done', responseStatus: 202, responseBody: `{"ok":true,"runId":"${over.runId}"}`, ...over });

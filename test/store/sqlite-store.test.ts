@@ -172,10 +172,44 @@ describe('sqlite store', () => {
       { id: 2, session_key: 'chat:b', content: 'two' },
       { id: 3, session_key: 'chat:a', content: 'three' },
     ]);
-    // a new message takes the next id, past every one there: a session reads its messages in order
+    // a new message takes the next id of its session (migration 51): a session reads its messages in order
     await store.sessions.append('chat:a', { role: 'assistant', content: 'four', createdAt: 4 });
     expect(store.db.prepare("SELECT id FROM session_messages WHERE content = 'four'").get()).toEqual({ id: 4 });
     expect((await store.sessions.messages('chat:a')).map((m) => m.content)).toEqual(['one', 'three', 'four']);
+    await store.close();
+  });
+
+  it("migrates a completion's tables (51): messages by their session's key, usage ids by their time, the rows and their answers kept", async () => {
+    const db = file();
+    const before = openDatabase(db, migrations.filter((m) => m.version < 51));
+    const message = before.prepare("INSERT INTO session_messages (session_key, role, content, created_at) VALUES (?, 'user', ?, ?)");
+    for (const [key, content, at] of [['chat:b', 'one', 1], ['chat:a', 'two', 2], ['chat:b', 'three', 3]] as const) message.run(key, content, at);
+    const usage = before.prepare("INSERT INTO usage (at, source, model, key_name, agent_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost) VALUES (?, 'chat', 'up/m', ?, 'agent', 1, 1, ?, 0, 0)");
+    // written out of time order, and two in one millisecond
+    for (const [at, key, tokens] of [[5_000, 'k', 2], [4_000, 'k', 4], [5_000, 'j', 8], [9_000, 'k', 16]] as const) usage.run(at, key, tokens);
+    before.close();
+    const store = openSqliteStore(db);
+    expect(store.db.prepare("SELECT name FROM sqlite_schema WHERE tbl_name IN ('session_messages', 'usage') AND type = 'index' ORDER BY name").all()).toEqual([{ name: 'usage_agent' }, { name: 'usage_key' }]);
+    expect((await store.sessions.messages('chat:b')).map((m) => m.content)).toEqual(['one', 'three']);
+    await store.sessions.append('chat:b', { role: 'assistant', content: 'four', createdAt: 4 });
+    await store.sessions.append('chat:c', { role: 'user', content: 'new', createdAt: 5 });
+    expect((await store.sessions.messages('chat:b')).map((m) => m.content)).toEqual(['one', 'three', 'four']);
+    expect((await store.sessions.messages('chat:c')).map((m) => m.content)).toEqual(['new']);
+    // ids ascend with time, never below at * 1000
+    expect(store.db.prepare('SELECT id, at FROM usage ORDER BY id').all()).toEqual([
+      { id: 4_000_000, at: 4_000 },
+      { id: 5_000_000, at: 5_000 },
+      { id: 5_000_001, at: 5_000 },
+      { id: 9_000_000, at: 9_000 },
+    ]);
+    const byKey = async (since: number, until: number) => (await store.usage.report({ by: 'key', since, until })).map((r) => [r.group, r.totalTokens]);
+    expect(await byKey(4_000, 9_000)).toEqual([['j', 8], ['k', 6]]);
+    expect(await byKey(5_000, 9_001)).toEqual([['k', 18], ['j', 8]]);
+    expect(await store.usage.spent({ keyName: 'k' }, 5_000)).toEqual({ tokens: 18, cost: 0 });
+    // a row of an earlier millisecond than the newest (a clock set back) is filed past it, and still reported by its time
+    await store.usage.record([{ at: 4_500, source: 'chat', model: 'up/m', keyName: 'k', agentId: 'agent', promptTokens: 1, completionTokens: 31, totalTokens: 32, estimated: false, cost: 0 }]);
+    expect(store.db.prepare('SELECT id FROM usage WHERE at = 4500').get()).toEqual({ id: 9_000_001 });
+    expect(await byKey(4_000, 5_000)).toEqual([['k', 36]]);
     await store.close();
   });
 

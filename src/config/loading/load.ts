@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { ConfigError } from '../../errors.js';
 import { buildConfigSchema, type ConfigSection } from '../sections/build-schema.js';
+import { CONFIG_PARSE } from '../sections/defaults-of.js';
 import { formatIssues } from './format-issues.js';
 import { withMappingId } from './mapping-fault.js';
 import { expandHome } from './home-path.js';
@@ -28,7 +29,7 @@ export interface ParseConfigOptions {
  */
 export function parseConfig(value: unknown, file: string, options: ParseConfigOptions): HeraldConfig {
   const faults = [...(options.faults ?? [])];
-  const parsed = buildConfigSchema(options.sections).safeParse(value);
+  const parsed = buildConfigSchema(options.sections).safeParse(value, CONFIG_PARSE);
   if (!parsed.success) {
     // a key whose variable is missing is already reported; its empty stand-in is not a second fault
     const unset = new Set(faults.map((f) => f.slice(0, f.indexOf(': '))));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defaultsOf } from './defaults-of.js';
 import { coreConfigShape, hooksSchema } from '../schema.js';
 import { retryPolicySchema } from './delivery-policy-schema.js';
 import { withAccounts } from './channel-accounts-schema.js';
@@ -35,7 +36,7 @@ export function buildConfigSchema(sections: ConfigSection[]) {
   return z
     .object({
       ...coreConfigShape,
-      hooks: hooks.default(hooks.parse({})).describe(coreConfigShape.hooks.description ?? ''),
+      hooks: hooks.default(defaultsOf(hooks)).describe(coreConfigShape.hooks.description ?? ''),
       channels: z.object(channelShape).strict().default({}).describe(coreConfigShape.channels.description ?? ''),
     })
     .strict();

@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { defaultsOf } from './defaults-of.js';
 import { fallbackSchema, retryPolicySchema } from './delivery-policy-schema.js';
 import { duration, positiveDuration } from './duration-schema.js';
 import { mappingTrafficFields } from './traffic-schema.js';
@@ -203,7 +204,7 @@ export const schedulesSchema = z
     minEvery: positiveDuration.default('10s').describe('The shortest `every` a job may have (and the shortest gap between two cron fires): a shorter one is refused.'),
     missedAfter: positiveDuration.default('1m').describe('A fire found this long past its due time was missed (herald was down): its job\'s catchUp says whether it runs.'),
     retakeAfter: positiveDuration.default('1m').describe('A fire claimed this long ago and not yet made was left by a process that died (kill -9 between the claim and the run): a running replica makes it then, an isolated run under the id chosen at its claim, so never twice.'),
-    followups: followupsSchema.default(followupsSchema.parse({})).describe('Limits of the follow-ups agents set for themselves with the herald__schedule_followup tool (docs/tools.md).'),
+    followups: followupsSchema.default(defaultsOf(followupsSchema)).describe('Limits of the follow-ups agents set for themselves with the herald__schedule_followup tool (docs/tools.md).'),
     jobs: z.array(scheduleJobSchema).prefault([]).describe('Jobs in OpenClaw\'s cron shape (docs/schedules.md). Jobs made through /admin/schedules are stored beside them; a stored job with a config job\'s id is shadowed by it.'),
   })
   .strict();

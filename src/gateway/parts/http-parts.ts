@@ -8,7 +8,6 @@ import { hookSurface } from '../../http/hooks/hook-surface.js';
 import { nodeRoutes } from '../../http/node-routes.js';
 import { chatSurface } from '../../http/v1/chat/chat-completions.js';
 import { PlatformGate } from '../../http/v1/platform-auth.js';
-import { platformRoutes } from '../../http/v1/platform-routes.js';
 import type { HeraldMetrics } from '../../metrics/herald-metrics.js';
 import { McpMetrics } from '../../metrics/mcp-metrics.js';
 import type { LoadedConfig } from '../../plugin-host/load-config.js';
@@ -29,6 +28,8 @@ import type { buildRuntime } from './runtime-parts.js';
 import { McpGrants } from '../../accounts/mcp-grants.js';
 import { CallsInFlight } from '../../runtime/mcp-endpoint/calls-in-flight.js';
 import { McpClients } from '../../runtime/mcp-endpoint/mcp-clients.js';
+import { StoredSessions } from '../../runtime/mcp-endpoint/stored-sessions.js';
+import { StoredEvents } from '../../runtime/mcp-endpoint/stored-events.js';
 import { DocumentChanges } from '../../runtime/mcp-endpoint/document-changes.js';
 
 interface HttpInputs {
@@ -55,7 +56,8 @@ export function buildHttp({ loaded, store, agents, health, knowledge, runtime, b
   const configTrouble = new ConfigTrouble(config.hooks.mappingsDir, runtime.warnings, health.troubleChanged);
   const keys = new ApiKeyVerifier(config, store.apiKeys);
   const gate = new PlatformGate(keys, new RateLimiter(config.platform.rateLimit.requestsPerMinute), new FailedAuthLimiter('platform', logger));
-  const platform = platformRoutes({ config, store, knowledge: knowledge.knowledge, parser: knowledge.parser, gate, turns, agents, files: knowledge.files, vectorStores: knowledge.vectorStores, logger });
+  // the /v1 routes besides chat completions (their request schemas, the OpenAPI route helpers) load with their first request
+  const platform = async () => (await import('../../http/v1/platform-routes.js')).platformRoutes({ config, store, knowledge: knowledge.knowledge, parser: knowledge.parser, gate, turns, agents, files: knowledge.files, vectorStores: knowledge.vectorStores, logger });
   const runWaiter = new RunWaiter(store);
   const intake = new HookIntake({
     engine,
@@ -67,7 +69,7 @@ export function buildHttp({ loaded, store, agents, health, knowledge, runtime, b
     lockMs: config.hooks.transformTimeoutMs + 60_000,
     runWaiter,
     completions: new RunCompletionReporter({ store, runWaiter, config, noChannels: () => instances.channels.size === 0 }),
-    dispatchKeyed: createKeyedDispatcher({ runs, traffic: (mappingId) => engine.mapping(mappingId)?.traffic }),
+    dispatchKeyed: createKeyedDispatcher({ runs, mainSession: runtime.mainSession, heartbeat: runtime.heartbeat, traffic: (mappingId) => engine.mapping(mappingId)?.traffic }),
   });
   const receipts = new ReceiptRecorder({ config, store, engine, logger });
   const operator = operatorDeps({ loaded, builtins, store, engine, dispatch, runs, receipts, agents, knowledge: knowledge.knowledge, parser: knowledge.parser, logger, actionContext, transformRunner: transformPool, schedules, targetChannels: runtime.targetChannels });
@@ -101,9 +103,11 @@ export function buildHttp({ loaded, store, agents, health, knowledge, runtime, b
   const documentChanges = new DocumentChanges(store, (uris) => mcpSessions.resourcesChanged(uris));
   const mcpMetrics = metrics && new McpMetrics(metrics.registry, () => mcpSessions.countsByKey());
   const grants = new McpGrants({ state: store.state, accessTokenMinutes: () => config.platform.mcp.oauth.accessTokenMinutes, refreshTokenDays: () => config.platform.mcp.oauth.refreshTokenDays });
-  const mcpEndpoint = { config, grants, inFlight: new CallsInFlight(store.state), clients: new McpClients(store.state), agents, turns, search: knowledge.agentKnowledge.search, documents: knowledge.knowledge, logger, gate, sessions: mcpSessions, onCall: mcpMetrics && ((key: string, kind: string, isError: boolean) => mcpMetrics.called(key, kind, isError)), onGovernedCallFinished: metrics && ((server: string, tool: string, outcome: Parameters<HeraldMetrics['toolCallFinished']>[2], seconds?: number) => metrics.toolCallFinished(server, tool, outcome, seconds, 'mcp')) };
+  const inFlight = new CallsInFlight(store.state, () => config.agents.defaults.leaseMs);
+  const stored = new StoredSessions(store.state, () => config.platform.mcp.sessionIdleMinutes * 60_000);
+  const mcpEndpoint = { config, grants, stored, events: new StoredEvents(store.state), inFlight, clients: new McpClients(store.state), agents, turns, search: knowledge.agentKnowledge.search, documents: knowledge.knowledge, logger, gate, sessions: mcpSessions, onCall: mcpMetrics && ((key: string, kind: string, isError: boolean) => mcpMetrics.called(key, kind, isError)), onGovernedCallFinished: metrics && ((server: string, tool: string, outcome: Parameters<HeraldMetrics['toolCallFinished']>[2], seconds?: number) => metrics.toolCallFinished(server, tool, outcome, seconds, 'mcp')) };
   const trouble = { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy(), replica, others: sharedHealth && (() => sharedHealth.others()) };
-  const app = createApp({ mcp: mcpEndpoint, config, logger, store, engine, delivery: runtime.deliveryActions, probe: store.probe, degraded, toolServers: () => mcp.health(), signIns: mcp, trouble, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', app: platform }] });
+  const app = createApp({ mcp: mcpEndpoint, config, logger, store, engine, delivery: runtime.deliveryActions, probe: store.probe, degraded, toolServers: () => mcp.health(), signIns: mcp, trouble, metrics, reload, operator, surfaces, mounts: [{ path: '/v1', build: platform }] });
   const mappingsWatch = new FolderWatch(config.hooks.mappingsDir, () => {
     reload('mappingsDir changed', true).catch((err) => logger.error({ err }, 'config reload failed'));
   }, logger);
@@ -111,6 +115,8 @@ export function buildHttp({ loaded, store, agents, health, knowledge, runtime, b
     { name: 'mappings folder watch', start: () => mappingsWatch.start(), stop: () => mappingsWatch.stop() },
     // /mcp's clients are told when a document resource is added or removed (subscriptions, resources/list_changed)
     { name: 'mcp document changes', start: () => (config.platform.mcp.enabled ? documentChanges.start() : undefined), stop: () => documentChanges.stop() },
+    // a replica that died with /mcp calls executing: another records them interrupted once their lease runs out
+    { name: 'mcp calls left by a dead process', start: () => (config.platform.mcp.enabled ? inFlight.watch(store, (err) => logger.warn({ err }, 'the /mcp calls a dead process left could not be recorded interrupted')) : undefined), stop: () => inFlight.stop() },
     // stopped first: the MCP clients' calls in flight are cancelled, no new one is taken
     { name: 'mcp sessions', stop: () => mcpSessions.closeAll() },
   );

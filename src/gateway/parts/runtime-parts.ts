@@ -64,7 +64,6 @@ export async function buildRuntime({ loaded, store, agents, health, knowledge }:
   const metrics = config.gateway.metrics.enabled
     ? new HeraldMetrics({
         probe,
-        hooksPath: config.hooks.enabled ? config.hooks.path : undefined,
         retainedBytes: () => store.receipts.retainedBytes(),
         openAlerts: () => store.alerts.open(),
         parseWorkers: () => knowledge.parser.workers,
@@ -168,7 +167,7 @@ export async function buildRuntime({ loaded, store, agents, health, knowledge }:
   });
   // a fired isolated job is a run admitted as a hook's (its job's concurrency and rate); a main job an event of the main session
   const schedules = new Schedules({
-    config, store, dispatch, mainSession, heartbeat: wakeHeartbeat, defaultAgentId: agents.default().id, logger,
+    config, store, dispatch, defaultAgentId: agents.default().id, logger,
     onFired: metrics && ((id, outcome, lagMs) => metrics.schedules.fired(id, outcome, lagMs)),
   });
   const followups = new Followups({ config, store, schedules });

@@ -62,6 +62,7 @@ function recordExchange<Admitted>(surface: ExchangeSurface<Admitted>, deps: Pipe
     id: x.requestId,
     method: x.method,
     path: x.path,
+    surface: x.surface,
     status,
     started: x.started,
     mappingId: x.mappingId,

@@ -1,6 +1,7 @@
 import type { BodyLimits } from '../request/read-body.js';
 import type { Requester } from '../auth/requester.js';
 import type { Produce, SseOptions } from './sse-response.js';
+import type { RequestSurface } from '../request/request-surface.js';
 
 /**
  * One request of a hot surface (the webhooks, chat completions) as its pipeline sees it,
@@ -13,6 +14,8 @@ export interface Exchange extends Requester {
   readonly method: string;
   /** the path as routed (`/hooks/github`, `/v1/chat/completions`): the access log's, the metrics' and the error shape's */
   readonly path: string;
+  /** the surface decided where the request entered (request-surface.ts): the metrics' label */
+  readonly surface: RequestSurface;
   /** the URL as received (absolute, normalised), query included */
   readonly url: string;
   /** lower-cased names, repeats joined by ", "; no prototype; read-only */

@@ -5,6 +5,7 @@ import { peerOf, resolveClientAddress } from '../request/client-address.js';
 import { readBody } from '../request/read-body.js';
 import { requestIdFrom } from '../request/request-context.js';
 import { requestHeaders } from '../request/request-headers.js';
+import { requestSurface } from '../request/request-surface.js';
 import type { TrustedProxies } from '../request/trusted-proxies.js';
 import type { Answer, Exchange } from './exchange.js';
 import { runExchange, type ExchangeSurface, type PipelineDeps } from './exchange-pipeline.js';
@@ -13,6 +14,8 @@ import { sseResponse } from './sse-response.js';
 
 export interface HonoDoorDeps extends PipelineDeps {
   proxies: TrustedProxies;
+  /** activeHooksPrefix's, for a request hono is the entry of */
+  hooksPrefix: string;
 }
 
 /**
@@ -25,12 +28,12 @@ export function honoDoor<Admitted>(surface: ExchangeSurface<Admitted>, deps: Hon
   return function answerOnHono(c) {
     // the answer's headers, given to the response it becomes (a stream's included, which c.header() would miss)
     const headers: Record<string, string> = {};
-    const x = openContextExchange(deps.proxies, c, headers);
+    const x = openContextExchange(deps, c, headers);
     return runExchange(surface, deps, x, (answer) => respond(c, answer, headers));
   };
 }
 
-function openContextExchange(proxies: TrustedProxies, c: Context, answerHeaders: Record<string, string>): Exchange {
+function openContextExchange({ proxies, hooksPrefix }: HonoDoorDeps, c: Context, answerHeaders: Record<string, string>): Exchange {
   const started = performance.now();
   const headers = requestHeaders(c);
   const requestId = requestIdFrom(headers['x-request-id']);
@@ -39,6 +42,7 @@ function openContextExchange(proxies: TrustedProxies, c: Context, answerHeaders:
     requestId,
     method: c.req.method,
     path: c.req.path,
+    surface: requestSurface(c, hooksPrefix),
     // already normalised: the adapter built it with new URL
     url: c.req.url,
     headers,

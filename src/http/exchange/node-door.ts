@@ -3,6 +3,7 @@ import { resolveClientAddress } from '../request/client-address.js';
 import { readIncoming, refuseDeclaredTooLarge } from '../request/read-body.js';
 import { requestIdFrom } from '../request/request-context.js';
 import { headersOfRaw } from '../request/request-headers.js';
+import { carriedSurface } from '../request/request-surface.js';
 import type { TrustedProxies } from '../request/trusted-proxies.js';
 import type { Answer, Exchange } from './exchange.js';
 import { runExchange, type ExchangeSurface, type PipelineDeps } from './exchange-pipeline.js';
@@ -45,6 +46,7 @@ function openNodeExchange(proxies: TrustedProxies, incoming: IncomingMessage, ou
     requestId,
     method: incoming.method ?? 'GET',
     path: target.path,
+    surface: carriedSurface(incoming),
     url: target.url,
     headers,
     started,

@@ -14,12 +14,18 @@ import type { McpSession, McpSessions } from './mcp-sessions.js';
 import { mcpResourceUrl, resourceMetadataUrl } from './protected-resource.js';
 import { ACCESS_TOKEN_PREFIX, type McpGrants } from '../../accounts/mcp-grants.js';
 import { sessionServer, subscriptionsOf, type SessionServerDeps } from './session-server.js';
+import type { StoredSession, StoredSessions } from '../../runtime/mcp-endpoint/stored-sessions.js';
+import type { StoredEvents } from '../../runtime/mcp-endpoint/stored-events.js';
 
 export interface McpRouteDeps extends SessionServerDeps {
   gate: PlatformGate;
   sessions: McpSessions;
   /** herald's OAuth grants (platform.mcp.oauth): their access tokens are accepted beside API keys */
   grants?: McpGrants;
+  /** the sessions kept in the store, which any replica on the database may serve */
+  stored?: StoredSessions;
+  /** the events of the sessions' streams, kept in the store for a client resuming with Last-Event-ID */
+  events?: StoredEvents;
 }
 
 /** a body that sends nothing for this long is abandoned (408) */
@@ -51,10 +57,12 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
       if (method !== 'POST' || !startsSession(body)) return jsonRpcError(c, 400, -32000, 'Bad Request: no Mcp-Session-Id header; a session starts with an initialize request');
       return openSession(deps, principal, c, body);
     }
-    // another key's session is unknown to this one, as one that never was
-    const session = deps.sessions.get(sessionId, principal);
+    // another key's session is unknown to this one, as one that never was; one this process never
+    // saw may be another replica's, kept in the store
+    const session = deps.sessions.get(sessionId, principal) ?? (await restored(deps, principal, sessionId, c));
     if (!session) return jsonRpcError(c, 404, -32001, 'Session not found: start a new one with initialize');
     session.lastSeenAt = Date.now();
+    await deps.stored?.seen(sessionId, session.lastSeenAt);
     // the key behind the session is the one presented now (a reload may have changed its grants)
     session.principal = principal;
     return transportOf(session).handleRequest(c.req.raw, { parsedBody: body });
@@ -67,17 +75,70 @@ const transportOf = (session: McpSession) => transports.get(session)!;
 
 async function openSession(deps: McpRouteDeps, principal: ApiPrincipal, c: Context, body: unknown): Promise<Response> {
   deps.sessions.admit(principal);
+  const initialize = (Array.isArray(body) ? body.find(isInitializeRequest) : body) as { params: StoredSession['initialize'] };
+  const { transport } = await sessionOf(deps, principal, { id: randomUUID(), initialize: initialize.params, createdAt: Date.now() });
+  return transport.handleRequest(c.req.raw, { parsedBody: body });
+}
+
+const restoring = new Map<string, Promise<McpSession | undefined>>();
+
+/**
+ * A session another replica opened (or this one before a restart), served here from what the
+ * store keeps of it; one restore at a time per id (two requests at once share it).
+ */
+function restored(deps: McpRouteDeps, principal: ApiPrincipal, id: string, c: Context): Promise<McpSession | undefined> {
+  if (!deps.stored) return Promise.resolve(undefined);
+  let pending = restoring.get(id);
+  if (!pending) {
+    pending = restore(deps, principal, id, c).finally(() => restoring.delete(id));
+    restoring.set(id, pending);
+  }
+  return pending.then((session) => (session && session.principal.name === principal.name ? session : undefined));
+}
+
+async function restore(deps: McpRouteDeps, principal: ApiPrincipal, id: string, c: Context): Promise<McpSession | undefined> {
+  const kept = await deps.stored!.get(id);
+  if (!kept || kept.key !== principal.name) return undefined;
+  deps.sessions.admit(principal);
+  const { transport, session, live } = await sessionOf(deps, principal, { id, initialize: kept.initialize, createdAt: kept.createdAt }, true);
+  /*
+   * The SDK's transport has no public way to start as already initialized (its `_initialized` and
+   * `sessionId` are private), nor its Server to be told the client's capabilities. So the client's
+   * own `initialize` is handed to them again, as it was sent: the transport takes the session id
+   * from `sessionIdGenerator` (the known id) and the Server learns the client's capabilities and
+   * version, both through public options. Its answer goes nowhere (the client had its own).
+   */
+  const replay = await transport.handleRequest(
+    new Request(c.req.url, { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' } }),
+    { parsedBody: { jsonrpc: '2.0', id: 'herald-restore', method: 'initialize', params: kept.initialize } },
+  );
+  await replay.text();
+  live();
+  return session();
+}
+
+interface SessionStart {
+  id: string;
+  initialize: StoredSession['initialize'];
+  createdAt: number;
+}
+
+/** a session's SDK server and transport; its record made when the transport initializes it (and kept in the store when it is new) */
+async function sessionOf(deps: McpRouteDeps, principal: ApiPrincipal, start: SessionStart, restoring = false) {
   let session: McpSession | undefined;
   const server = sessionServer(deps, () => session, principal);
+  const events = deps.events?.of(() => session?.id ?? start.id);
   const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: () => randomUUID(),
+    sessionIdGenerator: () => start.id,
     maxRequestBodySize: deps.config.platform.mcp.maxBodyBytes,
-    onsessioninitialized: (id) => {
+    // a restore's own initialize is not an event any client will ask for again
+    eventStore: events && { ...events, storeEvent: (streamId, message) => (restoring ? Promise.resolve(`${streamId}.0000000000000000`) : events.storeEvent(streamId, message)) },
+    onsessioninitialized: async (id) => {
       const now = Date.now();
       session = {
         id,
         principal,
-        createdAt: now,
+        createdAt: start.createdAt,
         lastSeenAt: now,
         inFlight: 0,
         calls: 0,
@@ -97,13 +158,23 @@ async function openSession(deps: McpRouteDeps, principal: ApiPrincipal, c: Conte
           },
         },
       };
+      const info = start.initialize.clientInfo;
+      if (restoring && info?.name) session.client = { name: String(info.name).slice(0, 200), version: String(info.version).slice(0, 100) };
       transports.set(session, transport);
       deps.sessions.add(session);
+      // kept before the client is answered: its next request may reach another replica
+      if (!restoring) await deps.stored?.opened(id, { key: principal.name, initialize: start.initialize, createdAt: start.createdAt });
     },
-    onsessionclosed: (id) => deps.sessions.forget(id),
+    onsessionclosed: async (id) => {
+      deps.sessions.forget(id);
+      await deps.stored?.closed(id);
+      await deps.events?.forget(id);
+    },
   });
   transport.onclose = () => {
-    if (session) deps.sessions.forget(session.id);
+    if (!session) return;
+    deps.sessions.forget(session.id);
+    deps.stored?.released(session.id);
   };
   server.oninitialized = () => {
     const client = server.getClientVersion();
@@ -112,7 +183,8 @@ async function openSession(deps: McpRouteDeps, principal: ApiPrincipal, c: Conte
     void deps.clients?.connected(session.id, { ...session.client, key: session.principal.name }).catch((error: unknown) => deps.logger.warn({ err: error }, "an MCP client's name could not be stored"));
   };
   await server.connect(transport);
-  return transport.handleRequest(c.req.raw, { parsedBody: body });
+  return { transport, session: () => session, /** the restore is done: what the session sends from now on is kept for a resuming client */
+    live: () => void (restoring = false) };
 }
 
 /** the body is initialize, alone or in a batch */

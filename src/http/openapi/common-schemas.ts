@@ -32,10 +32,12 @@ export const okSchema = z.object({ ok: z.literal(true) });
 export const listOf = <T extends z.ZodType>(item: T) =>
   z.object({ object: z.literal('list'), data: z.array(item), first_id: z.string().nullable(), last_id: z.string().nullable(), has_more: z.boolean() });
 
-/** OpenAI's cursor pagination (`http/v1/list-page.ts`) */
+const LIMIT = 'limit must be an integer from 1 to 100';
+
+/** OpenAI's cursor pagination (`http/v1/list-page.ts`): what documents the query parses it (its messages are the 400's) */
 export const listQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1 to 100 (default 20).'),
-  order: z.enum(['asc', 'desc']).optional().describe('asc (default) or desc.'),
+  limit: z.coerce.number({ error: LIMIT }).int({ error: LIMIT }).min(1, { error: LIMIT }).max(100, { error: LIMIT }).optional().describe('Page size, 1 to 100 (default 20).'),
+  order: z.enum(['asc', 'desc'], { error: 'order must be "asc" or "desc"' }).optional().describe('asc (default) or desc.'),
   after: z.string().optional().describe('An id of the list: the page starts after it.'),
   before: z.string().optional().describe('An id of the list: the page ends before it.'),
 });

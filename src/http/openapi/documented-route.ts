@@ -4,6 +4,7 @@ import type { BlankEnv, Handler } from 'hono/types';
 /** the schemes the document knows (openapi-document.ts), as a `createRoute` names them */
 export const apiKeySecurity = [{ apiKey: [] }];
 export const hookTokenSecurity = [{ hookToken: [] }];
+export const gatewayTokenSecurity = [{ gatewayToken: [] }];
 
 /** OpenAPI's `/files/{id}` as Hono routes it: `/files/:id` */
 type HonoPath<P extends string> = P extends `${infer Head}{${infer Name}}${infer Tail}` ? `${Head}:${Name}${HonoPath<Tail>}` : P;

@@ -32,8 +32,3 @@ export interface RouteDoc {
   };
   responses: Record<number, ResponseDoc>;
 }
-
-/** Declares a surface's routes; the list in `route-docs.ts` gathers every surface. */
-export function defineRoutes(surface: Surface, routes: Omit<RouteDoc, 'surface'>[]): RouteDoc[] {
-  return routes.map((route) => ({ surface, ...route }));
-}

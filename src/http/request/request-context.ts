@@ -5,6 +5,7 @@ import type { HttpMetrics } from '../../metrics/http-metrics.js';
 import { randomUuid } from '../../time/random-uuid.js';
 import { requestHeader } from './request-headers.js';
 import { annotate } from '../../tracing/tracing.js';
+import { requestSurface, type RequestSurface } from './request-surface.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -24,9 +25,10 @@ export function requestIdFrom(given: string | undefined): string {
 /**
  * Gives every request an id (the caller's X-Request-Id when sane) and logs one line per
  * request: method, path (never the query: it may hold a token), status, latency, size.
- * With `metrics`, the same latency also feeds the request counter and histogram.
+ * With `metrics`, the same latency also feeds the request counter and histogram, by the
+ * request's surface (`hooksPrefix`: activeHooksPrefix's, for a request hono is the entry of).
  */
-export function requestContext(logger: Logger, metrics?: HttpMetrics): MiddlewareHandler {
+export function requestContext(logger: Logger, metrics: HttpMetrics | undefined, hooksPrefix: string): MiddlewareHandler {
   return async function requestContext(c, next) {
     const started = performance.now();
     const id = requestIdFrom(requestHeader(c, 'x-request-id'));
@@ -49,6 +51,7 @@ export function requestContext(logger: Logger, metrics?: HttpMetrics): Middlewar
       id,
       method: c.req.method,
       path: c.req.path,
+      surface: requestSurface(c, hooksPrefix),
       status: c.res.status,
       started,
       mappingId: undefined,
@@ -62,6 +65,7 @@ export interface AnsweredRequest {
   id: string;
   method: string;
   path: string;
+  surface: RequestSurface;
   status: number;
   /** performance.now() when it arrived */
   started: number;
@@ -75,7 +79,7 @@ export interface AnsweredRequest {
 export function requestAnswered(logger: Logger, metrics: HttpMetrics | undefined, r: AnsweredRequest): void {
   const ms = performance.now() - r.started;
   annotate({ 'http.response.status_code': r.status, 'herald.mapping.id': r.mappingId });
-  metrics?.record(r.path, r.method, r.status, ms / 1000, r.mappingId);
+  metrics?.record(r.surface, r.method, r.status, ms / 1000, r.mappingId);
   // probes hit every few seconds: their lines would drown the rest, so they are debug
   const level = r.path === '/healthz' || r.path === '/readyz' ? 'debug' : 'info';
   // below the level (say warn) the line would be built only to be thrown away

@@ -5,8 +5,7 @@ import type { HttpMetrics } from '../../metrics/http-metrics.js';
 import { lazyHonoListener } from './hono-listener.js';
 import { withLiveness } from './liveness-listener.js';
 import { withoutQuery } from '../request/request-url.js';
-import { isSurfacePath } from './surface-router.js';
-import { hooksPrefix } from '../../config/hooks-path.js';
+import { activeHooksPrefix, carriedSurface, enterSurface } from '../request/request-surface.js';
 import { withRequestSpans } from './request-span.js';
 
 /** what the server needs of the gateway: its app, the routes it answers from Node's request and where its webhook surface lies */
@@ -44,16 +43,20 @@ export function listenGateway(gateway: ServedGateway, host: string, port: number
  */
 export function gatewayServer(gateway: ServedGateway, host: string): Server {
   const rest = withLiveness({ logger: gateway.logger, metrics: gateway.metrics?.http }, lazyHonoListener(gateway.app.fetch, host, gateway.logger));
-  // decided once, as withHooksSurface (hooks-listener.ts) decides whether to answer the surface at all
-  const prefix = gateway.config.hooks.enabled ? hooksPrefix(gateway.config.hooks.path) : '';
+  const prefix = activeHooksPrefix(gateway.config);
   const trust = gateway.config.tracing?.trustIncomingContext ?? { hooks: false, v1: false };
-  const server = createServer(withRequestSpans(gateway.withNodeRoutes(rest), { hooksPrefix: prefix, ...trust }));
+  const routes = withRequestSpans(gateway.withNodeRoutes(rest), trust);
+  // the request's surface, decided here as it enters and carried on it for everything after (the span, the doors, the metrics)
+  const server = createServer(function enteredRequest(incoming, outgoing) {
+    enterSurface(incoming, withoutQuery(incoming.url ?? '/'), prefix);
+    routes(incoming, outgoing);
+  });
   if (!prefix) return server;
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // the webhook answers each socket owes (pipelined requests may owe several): its end waits for them (node's half-open handling)
   const owing = new WeakMap<Socket, number>();
   server.on('request', (req: IncomingMessage, res) => {
-    if (!isSurfacePath(prefix, withoutQuery(req.url ?? ''))) return;
+    if (carriedSurface(req) !== 'hooks') return;
     const { socket } = req;
     owing.set(socket, (owing.get(socket) ?? 0) + 1);
     res.once('close', () => owing.set(socket, owing.get(socket)! - 1));

@@ -2,6 +2,7 @@ import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import type { HttpMetrics } from '../../metrics/http-metrics.js';
 import { requestAnswered, requestIdFrom } from '../request/request-context.js';
+import { carriedSurface } from '../request/request-surface.js';
 
 export interface LivenessDeps {
   logger: Logger;
@@ -33,6 +34,7 @@ export function withLiveness(deps: LivenessDeps, rest: RequestListener): Request
       id,
       method,
       path: '/healthz',
+      surface: carriedSurface(incoming),
       status: 200,
       started,
       mappingId: undefined,

@@ -2,10 +2,10 @@ import type { IncomingMessage, RequestListener } from 'node:http';
 import { currentTraceId, startSpan, tracingOn, withSpan, annotate } from '../../tracing/tracing.js';
 import type { ReceiptInput } from '../../runtime/receipts/receipt-recorder.js';
 import { withoutQuery } from '../request/request-url.js';
+import { carriedSurface, type RequestSurface } from '../request/request-surface.js';
 
 /** whose incoming traceparent is continued (tracing.trustIncomingContext) */
 export interface IncomingTrust {
-  hooksPrefix: string;
   hooks: boolean;
   v1: boolean;
 }
@@ -14,14 +14,15 @@ export interface IncomingTrust {
  * Every request of the server as a span (the SERVER span of its trace), around the listener that
  * answers it, so whatever the routes start (the intake, a chat's model call) is its child. A
  * caller's W3C traceparent is continued only where `trust` says so; elsewhere each request starts
- * a trace of its own. Installed only while tracing is on: off, the server's listener is bare.
+ * a trace of its own. Installed only while tracing is on: off, the server's listener is bare. The
+ * surface is the one the server decided as the request entered (request-surface.ts).
  */
 export function withRequestSpans(listener: RequestListener, trust: IncomingTrust): RequestListener {
   if (!tracingOn()) return listener;
   return function tracedRequest(incoming, outgoing) {
     const method = incoming.method ?? 'GET';
     const path = withoutQuery(incoming.url ?? '/');
-    const surface = surfaceOf(path, trust.hooksPrefix);
+    const surface = carriedSurface(incoming);
     if (untraced(method, surface)) return listener(incoming, outgoing);
     const trusted = surface === 'hooks' ? trust.hooks : surface === 'v1' ? trust.v1 : false;
     const given = trusted ? headerOf(incoming, 'traceparent') : undefined;
@@ -55,8 +56,6 @@ export function requestTraced(receipt: ReceiptInput): void {
   });
 }
 
-type Surface = 'hooks' | 'v1' | 'admin' | 'console' | 'other';
-
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
@@ -65,23 +64,15 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * An operator's action (a retry, an approval, a replay, a reload) is a root trace of its own; the
  * run it resumes or makes keeps its own request's trace (docs/operations.md#tracing).
  */
-function untraced(method: string, surface: Surface): boolean {
+function untraced(method: string, surface: RequestSurface): boolean {
   return READS.has(method) && (surface === 'admin' || surface === 'console' || surface === 'other');
-}
-
-function surfaceOf(path: string, hooksPrefix: string): Surface {
-  if (hooksPrefix && (path === hooksPrefix || path.startsWith(`${hooksPrefix}/`))) return 'hooks';
-  if (path === '/v1' || path.startsWith('/v1/')) return 'v1';
-  if (path.startsWith('/admin')) return 'admin';
-  if (path.startsWith('/console')) return 'console';
-  return 'other';
 }
 
 /**
  * A route of low cardinality: a hook path is a configured name, kept whole; elsewhere a segment
  * that is not a plain word (an id: file-…, run uuids) is `{id}`.
  */
-function routeOf(path: string, surface: Surface): string {
+function routeOf(path: string, surface: RequestSurface): string {
   if (surface === 'hooks') return path;
   return path.replace(/\/[^/]+/g, (segment) => (/^\/([a-z_.]+|v\d+)$/.test(segment) ? segment : '/{id}'));
 }

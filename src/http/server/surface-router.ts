@@ -2,6 +2,7 @@ import type { Result, Router } from 'hono/router';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { SmartRouter } from 'hono/router/smart-router';
 import { TrieRouter } from 'hono/router/trie-router';
+import { isUnder } from '../request/request-surface.js';
 
 /** hono's default: one regular expression per method when the routes allow it, a trie otherwise */
 const defaultRouter = <T>(): Router<T> => new SmartRouter<T>({ routers: [new RegExpRouter<T>(), new TrieRouter<T>()] });
@@ -36,14 +37,10 @@ export class SurfaceRouter<T> implements Router<T> {
     return (this.isSurface(path) ? this.surface : this.rest).match(method, path);
   }
 
+  /** hono's router is handed the path alone: the rule is request-surface.ts's, as for every other reader */
   private isSurface(path: string): boolean {
-    return isSurfacePath(this.prefix, path);
+    return isUnder(this.prefix, path);
   }
-}
-
-/** `path` is the surface at `prefix` or under it (`/hooks`, `/hooks/…`; not `/hooksmith`) */
-export function isSurfacePath(prefix: string, path: string): boolean {
-  return path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47);
 }
 
 /** a route path up to its first parameter or wildcard (all of it when it has none) */

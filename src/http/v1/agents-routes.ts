@@ -8,6 +8,7 @@ import { listPage } from './list-page.js';
 import { serveDocumented } from '../openapi/documented-route.js';
 import { agentsApi } from './agents-api.js';
 import { requireAgent } from '../../runtime/v1/agent-access.js';
+import { declaredParams, declaredQuery } from './request-param.js';
 
 export interface AgentsRoutesDeps {
   agents: AgentDirectory;
@@ -57,22 +58,22 @@ export function agentsRoutes(deps: AgentsRoutesDeps): OpenAPIHono {
 
   serveDocumented(app, agentsApi.list, async (c) => {
     const [created, counts] = [await createdAt(), await deps.knowledge.documentCounts()];
-    return c.json(listPage(c, visible(c.get('principal')).map((a) => agentObject(a, created, counts))));
+    return c.json(listPage(declaredQuery(agentsApi.list, c), visible(c.get('principal')).map((a) => agentObject(a, created, counts))));
   });
 
   serveDocumented(app, agentsApi.get, async (c) => {
-    const agent = requireAgent(deps.agents, c.get('principal'), c.req.param('id'), 'id');
+    const agent = requireAgent(deps.agents, c.get('principal'), declaredParams(agentsApi.get, c).id, 'id');
     return c.json(agentObject(agent, await createdAt(), await deps.knowledge.documentCounts()));
   });
 
   // OpenAI's model list is not paged and model pickers want it whole: without `limit`, every agent
   serveDocumented(app, agentsApi.models, async (c) => {
     const created = await createdAt();
-    return c.json(listPage(c, visible(c.get('principal')).map((a) => modelObject(a, created)), Number.POSITIVE_INFINITY));
+    return c.json(listPage(declaredQuery(agentsApi.models, c), visible(c.get('principal')).map((a) => modelObject(a, created)), Number.POSITIVE_INFINITY));
   });
 
   serveDocumented(app, agentsApi.model, async (c) => {
-    const agent = requireAgent(deps.agents, c.get('principal'), c.req.param('id'), 'model', 'model_not_found');
+    const agent = requireAgent(deps.agents, c.get('principal'), declaredParams(agentsApi.model, c).id, 'model', 'model_not_found');
     return c.json(modelObject(agent, await createdAt()));
   });
 

@@ -1,5 +1,9 @@
-import type { Context } from 'hono';
+import type { z } from 'zod';
 import { HeraldError } from '../../errors.js';
+import type { listQuerySchema } from '../openapi/common-schemas.js';
+
+/** a list's query as its declaration's schema parsed it (request-param.ts) */
+export type ListQuery = z.output<typeof listQuerySchema>;
 
 export interface ListPage<T> {
   object: 'list';
@@ -15,17 +19,11 @@ export interface ListPage<T> {
  * stores default to `desc`, newest first, as OpenAI's API reference says of those lists; herald's
  * own lists (agents, models, knowledge) keep their natural order.
  */
-export function listPage<T extends { id: string }>(c: Context, items: T[], defaultLimit = 20, defaultOrder: 'asc' | 'desc' = 'asc'): ListPage<T> {
-  const limitText = c.req.query('limit');
-  const limit = limitText === undefined ? defaultLimit : Number(limitText);
-  if (limitText !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 100)) {
-    throw new HeraldError('HERALD_INVALID_FIELD', 'limit must be an integer from 1 to 100', { param: 'limit' });
-  }
-  const order = c.req.query('order') ?? defaultOrder;
-  if (order !== 'asc' && order !== 'desc') throw new HeraldError('HERALD_INVALID_FIELD', 'order must be "asc" or "desc"', { param: 'order' });
-  let list = order === 'asc' ? items : [...items].reverse();
+export function listPage<T extends { id: string }>(query: ListQuery, items: T[], defaultLimit = 20, defaultOrder: 'asc' | 'desc' = 'asc'): ListPage<T> {
+  const limit = query.limit ?? defaultLimit;
+  let list = (query.order ?? defaultOrder) === 'asc' ? items : [...items].reverse();
   const cursor = (name: 'after' | 'before') => {
-    const id = c.req.query(name);
+    const id = query[name];
     if (id === undefined) return undefined;
     const at = list.findIndex((item) => item.id === id);
     if (at < 0) throw new HeraldError('HERALD_INVALID_FIELD', `${name}: no item with id "${id}" in this list`, { param: name });

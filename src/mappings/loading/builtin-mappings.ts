@@ -34,7 +34,7 @@ export function builtinMappings(ctx: Omit<ActionContext, 'mappingId' | 'required
       apply: async (request: HookRequest) => applyNow(request),
       // not async: a built-in's steps have nothing to wait for, and the intake awaits only a promise
       prepare(request: HookRequest) {
-        if (kind === 'wake') return { run: () => applyNow(request) };
+        if (kind === 'wake') return { pure: true as const, run: () => applyNow(request) };
         const wait = bodyOf(request).waitForCompletion;
         if (wait !== undefined && wait !== null && typeof wait !== 'boolean') {
           throw new HeraldError('HERALD_INVALID_FIELD', 'waitForCompletion must be a boolean', { param: 'waitForCompletion' });

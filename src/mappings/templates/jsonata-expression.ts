@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type jsonataModule from 'jsonata';
 import type { TemplateScope } from './template-scope.js';
 import { equalityOf, fieldReference, MISSING, routeValue, UNKNOWN, type RouteKey } from '../routing/route-key.js';
+import { compileSyncExpression, FALLBACK, type SyncExpression } from './sync-expression.js';
 
 /**
  * An OpenClaw-style reference: `payload.a.b`, `headers.x-github-event`, `query.x`, `path`,
@@ -78,8 +79,9 @@ export interface CompiledExpression {
    * The value without JSONata, or NOT_READ: a plain field reference (`issue.number`,
    * `headers.x-github-event`) that ends on a string, number or boolean over objects alone is read
    * from the scope's request as JSONata would read it from the sanitised copy (own fields only,
-   * the forbidden keys absent); anything else (an array on the way, an object or null at the
-   * end, a scope with no request) is left to evaluate.
+   * the forbidden keys absent); an expression of the shapes sync-expression.ts follows is
+   * evaluated there, over the same request; anything else (an object or array as the value, a
+   * value JSONata would refuse, a scope with no request) is left to evaluate.
    */
   read(scope: TemplateScope): unknown;
   /** an equality the expression needs to be true, read from its parse (see route-key.ts) */
@@ -88,16 +90,18 @@ export interface CompiledExpression {
 
 export const NOT_READ = Symbol('not read');
 
-/** what a checked text is known to be: an equality it needs, a plain field reference */
+/** what a checked text is known to be: an equality it needs, a plain field reference, its synchronous evaluator */
 interface Known {
   equality?: RouteKey;
   reference?: Pick<RouteKey, 'root' | 'steps'>;
+  sync?: SyncExpression;
 }
 
 function knownOf(ast: unknown): Known {
   const equality = equalityOf(ast);
   const reference = fieldReference(ast as Parameters<typeof fieldReference>[0]);
-  return { ...(equality && { equality }), ...(reference && { reference }) };
+  const sync = reference ? undefined : compileSyncExpression(ast);
+  return { ...(equality && { equality }), ...(reference && { reference }), ...(sync && { sync }) };
 }
 
 /**
@@ -210,11 +214,17 @@ export function checkExpressions(exprs: Iterable<string>): number {
 /** Checks the syntax now; throws the JSONata syntax error (with its position) for the caller to name. */
 export function compileExpression(expr: string): CompiledExpression {
   const text = jsonataText(expr);
-  const { equality, reference } = checked.get(text) ?? remember(text, knownOf(parse(text).ast()));
+  const { equality, reference, sync } = checked.get(text) ?? remember(text, knownOf(parse(text).ast()));
   let expression: jsonataModule.Expression | undefined;
   const read = (scope: TemplateScope): unknown => {
-    if (!reference || !scope.request) return NOT_READ;
-    const value = routeValue(scope.request, reference.root, reference.steps);
+    const { request } = scope;
+    if (!request) return NOT_READ;
+    if (sync && scope.now !== undefined) {
+      const value = sync({ input: request.payload, payload: request.payload, headers: request.headers, query: request.query, path: request.path, now: scope.now });
+      return value === FALLBACK ? NOT_READ : value;
+    }
+    if (!reference) return NOT_READ;
+    const value = routeValue(request, reference.root, reference.steps);
     return value === MISSING ? undefined : value === UNKNOWN ? NOT_READ : value;
   };
   return {

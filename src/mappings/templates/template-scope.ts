@@ -44,6 +44,8 @@ export interface TemplateScope {
   bindings: { payload: unknown; headers: unknown; query: unknown; path: string; now: string };
   /** the request itself, when the scope is all of it: a plain field reference reads it without the copy (jsonata-expression.ts) */
   request?: HookRequest;
+  /** `$now`, with request */
+  now?: string;
 }
 
 /**
@@ -56,7 +58,7 @@ class RequestScope implements TemplateScope {
 
   constructor(
     readonly request: HookRequest,
-    private readonly now: string,
+    readonly now: string,
   ) {}
 
   get payload(): unknown {

@@ -122,7 +122,7 @@ export function withChangeFeed<S extends Store>(store: S): S {
       release: always('events'),
       requeueProcessing: (count) => (count ? ['events'] : []),
     }),
-    idempotency: tapped(store.idempotency, publisher, { completeWithEvent: always('events') }),
+    idempotency: tapped(store.idempotency, publisher, { completeWithEvent: always('events'), insertWithEvent: ifSet('events') }),
     sessions: tapped(store.sessions, publisher, { append: always('sessions'), appendMany: always('sessions') }),
     usage: tapped(store.usage, publisher, { record: always('usage') }),
     // an incident opened or closed: the Overview's trouble lists the open ones

@@ -6,7 +6,6 @@ import type { AgentAction } from '../../mappings/hook-action.js';
 import type { ScheduleFire, Store, StoredSchedule } from '../../store/port.js';
 import { eventDetail } from '../../store/contracts/schedules-port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
-import type { MainSession } from '../main-session.js';
 import { HeraldError } from '../../errors.js';
 import type { DispatchAction } from '../dispatch-action.js';
 import { carryOutFire } from './carry-out-fire.js';
@@ -21,8 +20,6 @@ export interface SchedulesDeps {
   store: Store;
   /** the dispatcher of hook actions: a fire's run is admitted as a governed mapping's is (the job's concurrency and rate) */
   dispatch: DispatchAction;
-  mainSession: Pick<MainSession, 'enqueueSystemEventForFire'>;
-  heartbeat: { request(): void };
   defaultAgentId: string;
   logger: Logger;
   clock?: SchedulerClock;
@@ -180,11 +177,10 @@ export class Schedules {
 
   private async fire(scheduleId: string, job: ScheduleJob, dueAt: number, runId: string | null): Promise<FireMade> {
     if (job.payload.kind === 'systemEvent') {
-      // the event and the fire's mark in one commit: a fire retaken after a crash adds its event once
-      const { made, event } = await this.deps.mainSession.enqueueSystemEventForFire(job.payload.text, { scheduleId, dueAt });
-      if (!made) return { settled: 'taken' };
-      if (job.wakeMode === 'now') this.deps.heartbeat.request();
-      return { settled: 'made', detail: eventDetail(event) };
+      // a wake as a hook's, its heartbeat by the same rule; the event and the fire's mark in one commit
+      const { fire } = await this.deps.dispatch({ kind: 'wake', text: job.payload.text, mode: job.wakeMode }, { fire: { scheduleId, dueAt } });
+      if (!fire?.made) return { settled: 'taken' };
+      return { settled: 'made', detail: eventDetail(fire.event) };
     }
     const { concurrency, rate } = job;
     const traffic = concurrency !== undefined || rate ? { concurrency, rate } : undefined;

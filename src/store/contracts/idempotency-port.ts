@@ -45,6 +45,17 @@ export interface IdempotencyRepo {
     response: (outcome: EventOutcome) => { status: number; body: string | null },
     event: { session: string; text: string; maxPending: number },
   ): Promise<EventOutcome>;
+  /**
+   * A keyed wake in one commit: the key, stored done with the response made for its event's
+   * outcome, and the event (as EventsRepo.enqueue), only when nobody holds the key; undefined and
+   * nothing stored when someone does (even an expired record: that is `claim`'s to judge). The
+   * record's run id, times and hash are the claim's would be.
+   */
+  insertWithEvent(
+    record: Omit<IdempotencyRecord, 'status' | 'responseStatus' | 'responseBody'>,
+    response: (outcome: EventOutcome) => { status: number; body: string | null },
+    event: { session: string; text: string; maxPending: number },
+  ): Promise<EventOutcome | undefined>;
   /** forgets an in-progress key whose request failed, so a retry is processed afresh */
   release(scope: string, key: string): Promise<void>;
   /**

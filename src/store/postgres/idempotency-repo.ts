@@ -61,6 +61,17 @@ export function postgresIdempotencyRepo(pool: pg.Pool, commits: PgGroupCommit): 
         return outcome;
       });
     },
+    async insertWithEvent(record, response, event) {
+      // the key taken first (held: nothing more), then the event and the key's answer, in one commit
+      return commits.run(async (client) => {
+        const fresh = await client.query(`${INSERT} ON CONFLICT (scope, key) DO NOTHING`, insertValues({ ...record, status: 'in_progress', responseStatus: null, responseBody: null }));
+        if (fresh.rowCount !== 1) return undefined;
+        const outcome = (await enqueueEvent(client, event.session, event.text, event.maxPending)) ? 'queued' : 'coalesced';
+        const answer = response(outcome);
+        await client.query("UPDATE idempotency_keys SET status = 'done', response_status = $3, response_body = $4 WHERE scope = $1 AND key = $2", [record.scope, record.key, answer.status, answer.body]);
+        return outcome;
+      });
+    },
     async release(scope, key) {
       await query(pool, "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status = 'in_progress'", [scope, key]);
     },

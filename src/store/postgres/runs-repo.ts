@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { IdempotencyRecord, Lease, RunCompleted, RunCompletion, RunRecord, RunsRepo, SessionMessage } from '../port.js';
 import { postgresRunAdmission } from './run-admission.js';
 import { toRunRecord, type RunRow as SharedRunRow } from '../rows/record-rows.js';
-import { runActionSchema } from '../contracts/run-action.js';
+import { actionToStoreWhole, wholeRunAction } from '../rows/stored-action.js';
 import type { PgGroupCommit } from './group-commit.js';
 import { prepared, query, transaction, type Queryable } from './pg-pool.js';
 import { PgTurnBatch, type Statement } from './turn-batch.js';
@@ -29,7 +29,7 @@ export type RunRow = SharedRunRow<unknown>;
 export const RUN_COLUMNS = 'id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, rerun_of, model, not_before, waited_for, coalesced, turn_state, trace_context';
 const COLUMNS = RUN_COLUMNS;
 
-export const toRun = (r: RunRow): RunRecord => toRunRecord(r, (value) => value);
+export const toRun = (r: RunRow): RunRecord => toRunRecord(r, (value) => value, wholeRunAction(r.id, r.action, { agentId: r.agent_id, message: r.message }));
 
 /**
  * FOR UPDATE SKIP LOCKED: replicas claiming at once take different runs and never wait on
@@ -127,7 +127,7 @@ async function withRunsBehind(client: Queryable, { owner, now, until }: Lease, r
 
 /** a run's row as inserted: claimed by `claimedBy` at once, or as it is */
 const insertValues = (run: RunRecord, claimedBy?: Lease) => [run.id, claimedBy ? 'running' : run.status, run.agentId, run.name, run.sessionKey, run.message,
-  JSON.stringify(runActionSchema.parse(run.action)), run.action.deliver, run.reply, run.error, run.createdAt, claimedBy ? claimedBy.now : run.startedAt,
+  actionToStoreWhole(run.action), run.action.deliver, run.reply, run.error, run.createdAt, claimedBy ? claimedBy.now : run.startedAt,
   run.finishedAt, claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null, run.traceContext ?? null];
 
 /** the column types, in insertValues' order */

@@ -13,6 +13,10 @@ export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit, 
     `INSERT INTO idempotency_keys (scope, key, request_hash, status, run_id, response_status, response_body, created_at, locked_until, expires_at)
      VALUES (@scope, @key, @requestHash, 'in_progress', @runId, NULL, NULL, @createdAt, @lockedUntil, @expiresAt)`,
   );
+  const insertDone = db.prepare(
+    `INSERT INTO idempotency_keys (scope, key, request_hash, status, run_id, response_status, response_body, created_at, locked_until, expires_at)
+     VALUES (@scope, @key, @requestHash, 'done', @runId, @responseStatus, @responseBody, @createdAt, @lockedUntil, @expiresAt)`,
+  );
   const release = db.prepare<[string, string]>("DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND status = 'in_progress'");
   const reclaim = db.prepare<[string, number, string, string]>('UPDATE idempotency_keys SET request_hash = ?, locked_until = ? WHERE scope = ? AND key = ?');
   const complete = db.prepare<[number, string | null, string, string]>(
@@ -74,6 +78,15 @@ export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit, 
         const outcome = appender.append(event.session, event.text, event.maxPending) ? 'queued' : 'coalesced';
         const answer = response(outcome);
         complete.run(answer.status, answer.body, scope, key);
+        return outcome;
+      });
+    },
+    insertWithEvent(record, response, event) {
+      return commits.run(() => {
+        if (get.get(record.scope, record.key)) return undefined;
+        const outcome = appender.append(event.session, event.text, event.maxPending) ? 'queued' : 'coalesced';
+        const answer = response(outcome);
+        insertDone.run({ ...record, responseStatus: answer.status, responseBody: answer.body });
         return outcome;
       });
     },

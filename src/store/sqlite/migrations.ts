@@ -1001,6 +1001,62 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       END;
     `,
   },
+  {
+    version: 51,
+    name: "a completion's writes: a session's messages kept in its key's order (WITHOUT ROWID), a usage row's id its time (no usage_at)",
+    sql: `
+      -- a rowid table kept the messages in id order and session_messages_key found a session's
+      -- among them: every turn wrote a page of each (a new conversation's index entry lands on a
+      -- page of its own, the row on the table's last page). Keyed by (session_key, id), a
+      -- session's messages are one range of the table itself: a turn writes the page its session
+      -- sits on, and a history is read from consecutive rows. The ids stay as they were; a new
+      -- message takes its session's largest id + 1 (sessions-repo.ts), which orders a session's
+      -- messages as before (nothing reads an id across sessions)
+      CREATE TABLE session_messages_keyed (
+        session_key TEXT NOT NULL,
+        id INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        run_id TEXT,
+        meta TEXT,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (session_key, id)
+      ) WITHOUT ROWID;
+      INSERT INTO session_messages_keyed (session_key, id, role, content, run_id, meta, created_at)
+        SELECT session_key, id, role, content, run_id, meta, created_at FROM session_messages ORDER BY session_key, id;
+      DROP TABLE session_messages;
+      ALTER TABLE session_messages_keyed RENAME TO session_messages;
+
+      -- a usage row wrote four B-trees: the table, usage_key and usage_agent (budgets) and usage_at
+      -- (the usage report's time range). Its id now carries its time: at * 1000, or one past the
+      -- largest id when that is larger (usage-repo.ts), so ids ascend with time, id >= at * 1000
+      -- always, and the report reads its range from the table itself. The rows kept are given ids
+      -- by the same rule, in (at, id) order: k + the largest (at * 1000 - k) among the first k rows
+      CREATE TABLE usage_timed (
+        id INTEGER PRIMARY KEY,
+        at INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        model TEXT NOT NULL,
+        key_name TEXT,
+        agent_id TEXT,
+        mapping_id TEXT,
+        prompt_tokens INTEGER NOT NULL,
+        completion_tokens INTEGER NOT NULL,
+        total_tokens INTEGER NOT NULL,
+        estimated INTEGER NOT NULL,
+        cost REAL NOT NULL,
+        calls INTEGER NOT NULL DEFAULT 1
+      );
+      INSERT INTO usage_timed (id, at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
+        SELECT k + MAX(at * 1000 - k) OVER (ORDER BY k ROWS UNBOUNDED PRECEDING), at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls
+        FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY at, id) AS k FROM usage) ORDER BY k;
+      DROP TABLE usage;
+      ALTER TABLE usage_timed RENAME TO usage;
+      -- a budget sums one key's or agent's rows since the start of its day or month
+      CREATE INDEX usage_key ON usage (key_name, at) WHERE key_name IS NOT NULL;
+      CREATE INDEX usage_agent ON usage (agent_id, at) WHERE agent_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

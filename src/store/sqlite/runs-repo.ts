@@ -8,7 +8,7 @@ import { turnAppender } from './sessions-repo.js';
 import type { GroupCommit } from './group-commit.js';
 import { limitedStatements } from './limited-statements.js';
 import { rawRows } from './raw-rows.js';
-import { actionToStore, storedRunAction } from './stored-action.js';
+import { actionToStore, storedRunAction } from '../rows/stored-action.js';
 import type { SqliteDatabase } from './open-database.js';
 import { RUN_AWAITS_DECISION, toolCallInserter } from './tool-calls-repo.js';
 import { scrubbedSql, unscrubbedSql } from '../queries/recipient-scrub.js';

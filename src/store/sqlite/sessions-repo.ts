@@ -13,8 +13,8 @@ interface Row {
 }
 
 // OR FAIL: a failed write is undone whole by its group commit, no statement journal needed (group-commit.ts)
-const COLUMNS = 'INSERT OR FAIL INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES';
-const TUPLE = '(?, ?, ?, ?, ?, ?)';
+const COLUMNS = 'INSERT OR FAIL INTO session_messages (session_key, id, role, content, run_id, meta, created_at) VALUES';
+const TUPLE = '(?, ?, ?, ?, ?, ?, ?)';
 const metaText = (m: SessionMessage) => (m.meta ? JSON.stringify(m.meta) : null);
 
 /**
@@ -52,22 +52,26 @@ const ROWS_PER_STATEMENT = 8;
 /**
  * Appends a turn's messages with one multi-row INSERT and its summary with one write (not a
  * SAVEPOINT, an INSERT per row and a RELEASE): a group commit's work,
- * or part of one, atomic as that work is. Row ids follow the order of the VALUES list.
+ * or part of one, atomic as that work is. The table is keyed by (session_key, id) (migration 51):
+ * a turn's messages take its session's largest id + 1 on, in the order of the VALUES list.
  */
 export function turnAppender(db: SqliteDatabase) {
   const statements: Statement<unknown[]>[] = [];
   const statement = (rows: number) => (statements[rows] ??= db.prepare(`${COLUMNS} ${Array(rows).fill(TUPLE).join(', ')}`));
+  // one seek down the key, to the page the INSERT writes anyway (0 for a new session); asked of a
+  // `fresh` session too, which the port lets turn out not to be new
+  const lastId = db.prepare<[string], number>('SELECT COALESCE(MAX(id), 0) FROM session_messages WHERE session_key = ?').pluck();
   const summarise = summaryKeeper(db);
-  // the rows of one INSERT: `messages` from `from`, at most ROWS_PER_STATEMENT; returns the first row's meta as written
-  const insert = (sessionKey: string, messages: SessionMessage[], from: number): string | null => {
+  // the rows of one INSERT: `messages` from `from`, at most ROWS_PER_STATEMENT, ids from `id` + 1; returns the first row's meta as written
+  const insert = (sessionKey: string, messages: SessionMessage[], from: number, id: number): string | null => {
     const to = Math.min(messages.length, from + ROWS_PER_STATEMENT);
     const values: unknown[] = [];
     for (let i = from; i < to; i++) {
       const m = messages[i]!;
-      values.push(sessionKey, m.role, m.content, m.runId ?? null, metaText(m), m.createdAt);
+      values.push(sessionKey, id + 1 + i - from, m.role, m.content, m.runId ?? null, metaText(m), m.createdAt);
     }
     statement(to - from).run(...values);
-    return values[4] as string | null;
+    return values[5] as string | null;
   };
   const summariseTurn = (sessionKey: string, messages: SessionMessage[], firstMeta: string | null, fresh: boolean) => {
     let firstAt = messages[0]!.createdAt;
@@ -81,8 +85,9 @@ export function turnAppender(db: SqliteDatabase) {
   /** `fresh`: the session is new to the store (see SessionsRepo.appendMany) */
   return (sessionKey: string, messages: SessionMessage[], fresh = false) => {
     if (messages.length === 0) return;
-    const firstMeta = insert(sessionKey, messages, 0);
-    for (let from = ROWS_PER_STATEMENT; from < messages.length; from += ROWS_PER_STATEMENT) insert(sessionKey, messages, from);
+    const last = lastId.get(sessionKey)!;
+    const firstMeta = insert(sessionKey, messages, 0, last);
+    for (let from = ROWS_PER_STATEMENT; from < messages.length; from += ROWS_PER_STATEMENT) insert(sessionKey, messages, from, last + from);
     summariseTurn(sessionKey, messages, firstMeta, fresh);
   };
 }

@@ -4,16 +4,33 @@ import { usageRows } from '../rows/usage-calls.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
+/**
+ * A row's id carries its time (migration 51): at * 1000, or one past the largest id when that is
+ * larger (another row of the same millisecond, a clock set back). So ids ascend, a row's id is
+ * never below at * 1000, and the usage report reads a time range from the table's own B-tree, with
+ * no index by time for every row to write. The largest id is a seek to the table's last page,
+ * which the insert writes anyway.
+ */
+const TIMED_ID = '(SELECT MAX(? * 1000, COALESCE(MAX(id), 0) + 1) FROM usage)';
+
+/**
+ * How far past its time a row's id may run (rows of one millisecond beyond a thousand, a clock
+ * set back): the report's range of ids reaches this far past its `until`, then keeps the rows by
+ * their `at`. A row filed further out (the clock set back by more) is left out of a report that
+ * ends within this span before its id's time.
+ */
+export const USAGE_ID_LAG_MS = 86_400_000;
+
 export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): UsageRepo {
   // positional: one call per model call (every run's and every chat's), where named parameters cost an object and its lookups
-  const insert = db.prepare<[number, string, string, string | null, string | null, string | null, number, number, number, number, number, number]>(
-    `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  const insert = db.prepare<[number, number, string, string, string | null, string | null, string | null, number, number, number, number, number, number]>(
+    `INSERT INTO usage (id, at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
+     VALUES (${TIMED_ID}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   // the calls of one moment alike in whom they count against are one row (usage-calls.ts)
   const insertAll = (entries: UsageEntry[]) => {
     for (const { entry: e, calls } of usageRows(entries)) {
-      insert.run(e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated ? 1 : 0, e.cost, calls);
+      insert.run(e.at, e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated ? 1 : 0, e.cost, calls);
     }
   };
   const spentSql = (column: string, settled: boolean) =>
@@ -25,9 +42,9 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
   const settledByKey = spentSql('key_name', true);
   const settledByAgent = spentSql('agent_id', true);
   // a reservation: 0 calls until settled
-  const insertReservation = db.prepare<[number, string, string, string | null, string | null, string | null, number, number, number, number]>(
-    `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, 0)`,
+  const insertReservation = db.prepare<[number, number, string, string, string | null, string | null, string | null, number, number, number, number]>(
+    `INSERT INTO usage (id, at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
+     VALUES (${TIMED_ID}, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, 0)`,
   );
   const settle = db.prepare<[string, number, number, number, number, number, number]>(
     'UPDATE usage SET model = ?, prompt_tokens = ?, completion_tokens = ?, total_tokens = ?, estimated = ?, cost = ?, calls = 1 WHERE id = ?',
@@ -63,7 +80,7 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
           if ((limit.tokens !== undefined && spent.tokens >= limit.tokens) || (limit.cost !== undefined && spent.cost >= limit.cost)) return { refused: limit, spent };
         }
         const e = entry;
-        const id = Number(insertReservation.run(e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.cost).lastInsertRowid);
+        const id = Number(insertReservation.run(e.at, e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.cost).lastInsertRowid);
         return { id };
       });
     },
@@ -81,15 +98,17 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
     async report(query) {
       const column = usageGroupColumn[query.by];
       const day = query.perDay ? `strftime('%Y-%m-%d', at / 1000, 'unixepoch')` : undefined;
+      const since = Math.max(0, query.since ?? 0);
+      const until = query.until ?? Number.MAX_SAFE_INTEGER;
       const rows = db
-        .prepare<[number, number], UsageReportRow>(
+        .prepare<[number, number, number, number], UsageReportRow>(
           `SELECT ${column} AS grp, ${day ? `${day} AS day,` : ''} SUM(calls) AS requests, SUM(prompt_tokens) AS prompt_tokens,
              SUM(completion_tokens) AS completion_tokens, SUM(total_tokens) AS total_tokens,
              SUM(CASE WHEN estimated THEN total_tokens ELSE 0 END) AS estimated_tokens, SUM(cost) AS cost
-           FROM usage WHERE at >= ? AND at < ?
+           FROM usage WHERE id >= ? * 1000 AND id < ? AND at >= ? AND at < ?
            GROUP BY grp${day ? ', day' : ''} ORDER BY ${day ? 'day, ' : ''}total_tokens DESC, grp`,
         )
-        .all(query.since ?? 0, query.until ?? Number.MAX_SAFE_INTEGER);
+        .all(since, query.until === undefined ? Number.MAX_SAFE_INTEGER : Math.min(Number.MAX_SAFE_INTEGER, (query.until + USAGE_ID_LAG_MS) * 1000), since, until);
       return rows.map(toUsageRow);
     },
   };

@@ -187,11 +187,13 @@ export class McpConnection {
     const totalMs = maxCallMs(this.deps.tools, this.deps.config);
     const { McpError, ErrorCode } = loadedMcpSdk()!;
     // past a limit the request is aborted: the SDK then tells the server (notifications/cancelled), as it does for the turn's abort
-    const deadline = new CallDeadline(timeoutMs, totalMs, {
-      idle: () => new McpError(ErrorCode.RequestTimeout, 'Request timed out'),
-      total: () => new McpError(ErrorCode.RequestTimeout, TOTAL_EXCEEDED),
-    });
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+    const deadline = new CallDeadline(
+      timeoutMs,
+      totalMs,
+      { idle: () => new McpError(ErrorCode.RequestTimeout, 'Request timed out'), total: () => new McpError(ErrorCode.RequestTimeout, TOTAL_EXCEEDED) },
+      options.signal,
+    );
+    const signal = deadline.signal;
     const inflight: InflightCall = { options, deadline, timeoutMs, signal };
     this.inflight.add(inflight);
     try {

@@ -34,6 +34,27 @@ describe('SQLite query plans of start-up', () => {
   });
 });
 
+describe("SQLite query plans of a session's messages", () => {
+  it('reads a history and the next id from the range of its key, with no index beside the table and no sort', () => {
+    db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db'));
+    const history = plan('SELECT role, content, run_id, meta, created_at FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT 20', 's');
+    expect(history).toEqual(['SEARCH session_messages USING PRIMARY KEY (session_key=?)']);
+    expect(plan('SELECT COALESCE(MAX(id), 0) FROM session_messages WHERE session_key = ?', 's')).toEqual(['SEARCH session_messages USING PRIMARY KEY (session_key=?)']);
+    const indexes = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'session_messages'").all() as { name: string }[];
+    expect(indexes).toEqual([]);
+  });
+});
+
+describe('SQLite query plans of usage', () => {
+  it("reads the report's time range from the table's ids and a budget's rows from its key's or agent's index", () => {
+    db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db'));
+    const report = plan('SELECT key_name AS grp, SUM(calls) FROM usage WHERE id >= ? * 1000 AND id < ? AND at >= ? AND at < ? GROUP BY grp', 0, 1, 0, 1);
+    expect(report[0]).toBe('SEARCH usage USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)');
+    expect(plan('SELECT SUM(total_tokens) FROM usage WHERE key_name = ? AND at >= ?', 'k', 0)).toEqual(['SEARCH usage USING INDEX usage_key (key_name=? AND at>?)']);
+    expect(plan('SELECT SUM(total_tokens) FROM usage WHERE agent_id = ? AND at >= ?', 'a', 0)).toEqual(['SEARCH usage USING INDEX usage_agent (agent_id=? AND at>?)']);
+  });
+});
+
 describe('SQLite programs of the writes every request and run makes', () => {
   it("evaluates the partial indexes' conditions without building a temporary table at each write", () => {
     db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db'));
@@ -46,7 +67,7 @@ describe('SQLite programs of the writes every request and run makes', () => {
       "INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, auth_method, body_bytes, latency_ms) VALUES ('a', 'b', 1, 'POST', 'p', 'm', 202, 'o', 'bearer', 1, 1)",
       "INSERT INTO events (session, text, status, created_at) VALUES ('main', 't', 'pending', 1)",
       "UPDATE events SET status = 'dropped' WHERE id = 1",
-      "INSERT INTO session_messages (session_key, role, content, created_at) VALUES ('s', 'user', 'c', 1)",
+      "INSERT INTO session_messages (session_key, id, role, content, created_at) VALUES ('s', 1, 'user', 'c', 1)",
     ];
     for (const sql of writes) {
       const program = (db.prepare(`EXPLAIN ${sql}`).all() as { opcode: string }[]).map((op) => op.opcode);

@@ -16,10 +16,16 @@ export const fileObjectSchema = z.object({
   status_details: z.null(),
 });
 
+const purposeRefused = (given: unknown) =>
+  `purpose must be one of ${FILE_PURPOSES.map((p) => `"${p}"`).join(', ')}${given === undefined ? ' (it is required)' : `, not "${String(given)}"`}`;
+
 const fileUploadSchema = z.object({
   file: z.string().describe('The file (multipart file part).'),
-  purpose: z.enum(FILE_PURPOSES).describe('assistants (for vector stores) or user_data.'),
+  purpose: z.enum(FILE_PURPOSES, { error: (issue) => purposeRefused(issue.input) }).describe('assistants (for vector stores) or user_data.'),
 });
+
+/** the upload form's text fields as declared (the file part is readUploadForm's) */
+export const fileUploadFields = fileUploadSchema.omit({ file: true });
 
 /** OpenAI's answer to a delete */
 export const deleted = (object: string) => z.object({ id: z.string(), object: z.literal(object), deleted: z.literal(true) });

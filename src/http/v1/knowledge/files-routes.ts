@@ -1,11 +1,11 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { serveDocumented } from '../../openapi/documented-route.js';
-import { filesApi } from './files-api.js';
-import { HeraldError } from '../../../errors.js';
-import { FILE_PURPOSES, type FilePurpose, type Files } from '../../../knowledge-stores/files.js';
+import { fileUploadFields, filesApi } from './files-api.js';
+import type { Files } from '../../../knowledge-stores/files.js';
 import type { StoredFile } from '../../../store/port.js';
 import { listPage } from '../list-page.js';
 import { readUploadForm } from './multipart-upload.js';
+import { declaredParams, declaredQuery, parseParams } from '../request-param.js';
 
 export interface FilesRoutesDeps {
   files: Files;
@@ -25,36 +25,31 @@ export const fileObject = (f: StoredFile) => ({
   status_details: null,
 });
 
-const isPurpose = (value: string | undefined): value is FilePurpose => FILE_PURPOSES.includes(value as FilePurpose);
-
 /** POST/GET /v1/files, GET/DELETE /v1/files/:id, GET /v1/files/:id/content */
 export function filesRoutes(deps: FilesRoutesDeps): OpenAPIHono {
   const app = new OpenAPIHono();
 
   serveDocumented(app, filesApi.upload, async (c) => {
     const { file, fields } = await readUploadForm(c, deps.maxUploadBytes);
-    const purpose = fields.get('purpose');
-    if (!isPurpose(purpose)) {
-      throw new HeraldError('HERALD_INVALID_FIELD', `purpose must be one of ${FILE_PURPOSES.map((p) => `"${p}"`).join(', ')}${purpose === undefined ? ' (it is required)' : `, not "${purpose}"`}`, { param: 'purpose' });
-    }
+    const { purpose } = parseParams(fileUploadFields, Object.fromEntries(fields));
     const stored = await deps.files.create(c.get('principal'), { filename: file.name, purpose, bytes: file.bytes });
     return c.json(fileObject(stored));
   });
 
   serveDocumented(app, filesApi.list, async (c) => {
-    const purpose = c.req.query('purpose');
-    return c.json(listPage(c, (await deps.files.list(c.get('principal'), purpose)).map(fileObject), 10_000, 'desc'));
+    const query = declaredQuery(filesApi.list, c);
+    return c.json(listPage(query, (await deps.files.list(c.get('principal'), query.purpose)).map(fileObject), 10_000, 'desc'));
   });
 
-  serveDocumented(app, filesApi.get, async (c) => c.json(fileObject(await deps.files.get(c.get('principal'), c.req.param('id')))));
+  serveDocumented(app, filesApi.get, async (c) => c.json(fileObject(await deps.files.get(c.get('principal'), declaredParams(filesApi.get, c).id))));
 
   serveDocumented(app, filesApi.content, async (c) => {
-    const { bytes } = await deps.files.content(c.get('principal'), c.req.param('id'));
+    const { bytes } = await deps.files.content(c.get('principal'), declaredParams(filesApi.content, c).id);
     return c.body(bytes as Uint8Array<ArrayBuffer>, 200, { 'content-type': 'application/octet-stream' });
   });
 
   serveDocumented(app, filesApi.delete, async (c) => {
-    const id = c.req.param('id');
+    const { id } = declaredParams(filesApi.delete, c);
     await deps.files.delete(c.get('principal'), id);
     return c.json({ id, object: 'file' as const, deleted: true });
   });

@@ -18,13 +18,29 @@ export const documentObjectSchema = z.object({
   created_at: z.number().int(),
 });
 
+/** a form field of a whole number from `min` to `max`; empty or left out: undefined (the default applies) */
+const formInteger = (name: string, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text.trim() === '') return undefined;
+      const n = Number(text);
+      if (Number.isInteger(n) && n >= min && n <= max) return n;
+      ctx.issues.push({ code: 'custom', message: `${name} must be an integer from ${min} to ${max}`, input: text });
+      return z.NEVER;
+    });
+
 export const uploadFormSchema = z.object({
   file: z.string().describe('The document (multipart file part): pdf, docx, html, markdown, csv, json, text.'),
-  agent_id: z.string().describe('The agent whose knowledge base takes it.'),
-  chunk_size: z.string().optional().describe('Characters per chunk, 100 to 20000.'),
-  chunk_overlap: z.string().optional().describe('Characters shared by neighbouring chunks, at most half of chunk_size.'),
+  agent_id: z.string({ error: 'agent_id is required' }).describe('The agent whose knowledge base takes it.'),
+  chunk_size: formInteger('chunk_size', 100, 20_000).describe('Characters per chunk, 100 to 20000.'),
+  chunk_overlap: formInteger('chunk_overlap', 0, 10_000).describe('Characters shared by neighbouring chunks, at most half of chunk_size.'),
   metadata: z.string().optional().describe('A JSON object, kept with the document.'),
 });
+
+/** the upload form's text fields as declared (the file part is readUploadForm's) */
+export const uploadFormFields = uploadFormSchema.omit({ file: true });
 
 /** POST /v1/knowledge/upload, GET /v1/knowledge, GET and DELETE /v1/knowledge/{id}, as declared for the document */
 export const knowledgeApi = {

@@ -5,8 +5,9 @@ import type { KnowledgeDocument } from '../../../knowledge/knowledge-index.js';
 import { KnowledgeDocuments, type KnowledgeDocumentsDeps } from '../../../runtime/v1/knowledge-documents.js';
 import { listPage } from '../list-page.js';
 import { serveDocumented } from '../../openapi/documented-route.js';
-import { knowledgeApi } from './knowledge-api.js';
+import { knowledgeApi, uploadFormFields } from './knowledge-api.js';
 import { readUploadForm } from './multipart-upload.js';
+import { declaredParams, declaredQuery, parseParams } from '../request-param.js';
 
 export interface KnowledgeRoutesDeps extends KnowledgeDocumentsDeps {
   maxUploadBytes: number;
@@ -30,17 +31,10 @@ export const documentObject = (d: KnowledgeDocument) => ({
   created_at: Math.floor(d.createdAt / 1000),
 });
 
-function integerField(fields: Map<string, string>, name: string, fallback: number, min: number, max: number): number {
-  const text = fields.get(name);
-  if (text === undefined || text.trim() === '') return fallback;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min || n > max) throw new HeraldError('HERALD_INVALID_FIELD', `${name} must be an integer from ${min} to ${max}`, { param: name });
-  return n;
-}
-
-function chunkingOf(fields: Map<string, string>): ChunkOptions {
-  const size = integerField(fields, 'chunk_size', DEFAULT_CHUNK.size, 100, 20_000);
-  const overlap = integerField(fields, 'chunk_overlap', Math.min(DEFAULT_CHUNK.overlap, Math.floor(size / 2)), 0, 10_000);
+/** the chunking the form asks for, its ranges checked by the declared fields (knowledge-api.ts) */
+function chunkingOf(fields: { chunk_size?: number; chunk_overlap?: number }): ChunkOptions {
+  const size = fields.chunk_size ?? DEFAULT_CHUNK.size;
+  const overlap = fields.chunk_overlap ?? Math.min(DEFAULT_CHUNK.overlap, Math.floor(size / 2));
   if (overlap > size / 2) throw new HeraldError('HERALD_INVALID_FIELD', `chunk_overlap must be at most half of chunk_size (${Math.floor(size / 2)})`, { param: 'chunk_overlap' });
   return { size, overlap };
 }
@@ -60,8 +54,7 @@ function depthOf(root: unknown, max: number): number {
 }
 
 /** undefined when the form has no metadata field; an empty one clears it (null) */
-function metadataOf(fields: Map<string, string>): Record<string, unknown> | null | undefined {
-  const text = fields.get('metadata');
+function metadataOf(text: string | undefined): Record<string, unknown> | null | undefined {
   if (text === undefined) return undefined;
   if (text.trim() === '') return null;
   if (Buffer.byteLength(text) > METADATA_MAX_BYTES) {
@@ -87,26 +80,28 @@ export function knowledgeRoutes(deps: KnowledgeRoutesDeps): OpenAPIHono {
 
   serveDocumented(app, knowledgeApi.upload, async (c) => {
     const { file, fields } = await readUploadForm(c, deps.maxUploadBytes);
+    const form = parseParams(uploadFormFields, Object.fromEntries(fields));
     const { document, created } = await documents.upload(c.get('principal'), {
-      agentId: fields.get('agent_id'),
+      agentId: form.agent_id,
       filename: file.name,
       bytes: file.bytes,
-      chunking: chunkingOf(fields),
-      chunkingGiven: ['chunk_size', 'chunk_overlap'].some((name) => fields.get(name)?.trim()),
-      metadata: metadataOf(fields),
+      chunking: chunkingOf(form),
+      chunkingGiven: form.chunk_size !== undefined || form.chunk_overlap !== undefined,
+      metadata: metadataOf(form.metadata),
     });
     return c.json(documentObject(document), created ? 201 : 200);
   });
 
   serveDocumented(app, knowledgeApi.list, async (c) => {
-    const listed = await documents.list(c.get('principal'), c.req.query('agent_id'));
-    return c.json(listPage(c, listed.map(documentObject)));
+    const query = declaredQuery(knowledgeApi.list, c);
+    const listed = await documents.list(c.get('principal'), query.agent_id);
+    return c.json(listPage(query, listed.map(documentObject)));
   });
 
-  serveDocumented(app, knowledgeApi.get, async (c) => c.json(documentObject(await documents.get(c.get('principal'), c.req.param('id')))));
+  serveDocumented(app, knowledgeApi.get, async (c) => c.json(documentObject(await documents.get(c.get('principal'), declaredParams(knowledgeApi.get, c).id))));
 
   serveDocumented(app, knowledgeApi.delete, async (c) => {
-    const document = await documents.delete(c.get('principal'), c.req.param('id'));
+    const document = await documents.delete(c.get('principal'), declaredParams(knowledgeApi.delete, c).id);
     return c.json({ id: document.id, object: 'knowledge.document.deleted', deleted: true });
   });
 

@@ -5,6 +5,7 @@ import type { FileBatchView, VectorStoreBatches } from '../../../knowledge-store
 import { listPage } from '../list-page.js';
 import { fileBatchCreateSchema, readJson } from './vector-store-requests.js';
 import { POLL_AFTER_MS, vectorStoreFileObject } from './vector-stores-routes.js';
+import { declaredParams, declaredQuery } from '../request-param.js';
 
 /** OpenAI's vector store file batch object (https://platform.openai.com/docs/api-reference/vector-stores-file-batches/batch-object) */
 export function fileBatchObject({ batch, files, status }: FileBatchView) {
@@ -25,24 +26,27 @@ export function vectorStoreBatchesRoutes(deps: { batches: VectorStoreBatches }):
 
   serveDocumented(app, vectorStoreBatchesApi.create, async (c) => {
     const body = await readJson(c, fileBatchCreateSchema);
-    return c.json(fileBatchObject(await deps.batches.create(c.get('principal'), c.req.param('id'), body.file_ids)));
+    return c.json(fileBatchObject(await deps.batches.create(c.get('principal'), declaredParams(vectorStoreBatchesApi.create, c).id, body.file_ids)));
   });
 
   serveDocumented(app, vectorStoreBatchesApi.get, async (c) => {
-    const view = await deps.batches.get(c.get('principal'), c.req.param('id'), c.req.param('batchId'));
+    const { id, batchId } = declaredParams(vectorStoreBatchesApi.get, c);
+    const view = await deps.batches.get(c.get('principal'), id, batchId);
     if (view.status === 'in_progress') c.header('openai-poll-after-ms', POLL_AFTER_MS);
     return c.json(fileBatchObject(view));
   });
 
   serveDocumented(app, vectorStoreBatchesApi.files, async (c) => {
-    const filter = c.req.query('filter');
-    const { files } = await deps.batches.get(c.get('principal'), c.req.param('id'), c.req.param('batchId'));
-    return c.json(listPage(c, files.filter((f) => filter === undefined || f.status === filter).map(vectorStoreFileObject), 20, 'desc'));
+    const { id, batchId } = declaredParams(vectorStoreBatchesApi.files, c);
+    const query = declaredQuery(vectorStoreBatchesApi.files, c);
+    const { files } = await deps.batches.get(c.get('principal'), id, batchId);
+    return c.json(listPage(query, files.filter((f) => query.filter === undefined || f.status === query.filter).map(vectorStoreFileObject), 20, 'desc'));
   });
 
-  serveDocumented(app, vectorStoreBatchesApi.cancel, async (c) =>
-    c.json(fileBatchObject(await deps.batches.cancel(c.get('principal'), c.req.param('id'), c.req.param('batchId')))),
-  );
+  serveDocumented(app, vectorStoreBatchesApi.cancel, async (c) => {
+    const { id, batchId } = declaredParams(vectorStoreBatchesApi.cancel, c);
+    return c.json(fileBatchObject(await deps.batches.cancel(c.get('principal'), id, batchId)));
+  });
 
   return app;
 }

@@ -52,7 +52,7 @@ const searchPageSchema = z.object({
 
 const fileParams = z.object({ id: z.string(), fileId: z.string() });
 /** the files of a store or a batch, by status */
-export const fileListQuery = listQuerySchema.extend({ filter: z.enum(['in_progress', 'completed', 'failed', 'cancelled']).optional().describe('Only files of this status.') });
+export const fileListQuery = listQuerySchema.extend({ filter: z.enum(['in_progress', 'completed', 'failed', 'cancelled'], { error: 'filter must be one of "in_progress", "completed", "failed", "cancelled"' }).optional().describe('Only files of this status.') });
 
 /** /v1/vector_stores and their files, as declared for the document */
 export const vectorStoresApi = {

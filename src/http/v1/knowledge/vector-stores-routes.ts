@@ -6,6 +6,7 @@ import type { VectorStores, VectorStoreView } from '../../../knowledge-stores/ve
 import type { StoredVectorStoreFile } from '../../../store/port.js';
 import { listPage } from '../list-page.js';
 import { readJson, vectorStoreCreateSchema, vectorStoreFileCreateSchema, vectorStoreSearchSchema, vectorStoreUpdateSchema } from './vector-store-requests.js';
+import { declaredParams, declaredQuery } from '../request-param.js';
 
 /** how soon the official client's `poll` asks again about a file in progress (its `openai-poll-after-ms`) */
 export const POLL_AFTER_MS = '250';
@@ -65,56 +66,58 @@ export function vectorStoresRoutes(deps: { vectorStores: VectorStores }): OpenAP
     const principal = c.get('principal');
     const views = await stores.list(principal);
     const objects = await Promise.all(views.map(async (view) => vectorStoreObject(view, await stores.files(principal, view.id))));
-    return c.json(listPage(c, objects, 20, 'desc'));
+    return c.json(listPage(declaredQuery(vectorStoresApi.list, c), objects, 20, 'desc'));
   });
 
-  serveDocumented(app, vectorStoresApi.get, async (c) => c.json(await objectOf(c.get('principal'), await stores.resolve(c.get('principal'), c.req.param('id')))));
+  serveDocumented(app, vectorStoresApi.get, async (c) => c.json(await objectOf(c.get('principal'), await stores.resolve(c.get('principal'), declaredParams(vectorStoresApi.get, c).id))));
 
   serveDocumented(app, vectorStoresApi.update, async (c) => {
     const body = await readJson(c, vectorStoreUpdateSchema);
-    const view = await stores.update(c.get('principal'), c.req.param('id'), { ...(body.name != null && { name: body.name }), ...(body.metadata !== undefined && { metadata: body.metadata }) });
+    const view = await stores.update(c.get('principal'), declaredParams(vectorStoresApi.update, c).id, { ...(body.name != null && { name: body.name }), ...(body.metadata !== undefined && { metadata: body.metadata }) });
     return c.json(await objectOf(c.get('principal'), view));
   });
 
   serveDocumented(app, vectorStoresApi.delete, async (c) => {
-    const id = c.req.param('id');
+    const { id } = declaredParams(vectorStoresApi.delete, c);
     await stores.delete(c.get('principal'), id);
     return c.json({ id, object: 'vector_store.deleted' as const, deleted: true });
   });
 
   serveDocumented(app, vectorStoresApi.addFile, async (c) => {
     const body = await readJson(c, vectorStoreFileCreateSchema);
-    const row = await stores.addFile(c.get('principal'), c.req.param('id'), body.file_id);
+    const row = await stores.addFile(c.get('principal'), declaredParams(vectorStoresApi.addFile, c).id, body.file_id);
     return c.json(vectorStoreFileObject(row));
   });
 
   serveDocumented(app, vectorStoresApi.files, async (c) => {
-    const filter = c.req.query('filter');
-    const rows = (await stores.files(c.get('principal'), c.req.param('id'))).filter((f) => filter === undefined || f.status === filter);
-    return c.json(listPage(c, rows.map(vectorStoreFileObject), 20, 'desc'));
+    const query = declaredQuery(vectorStoresApi.files, c);
+    const rows = (await stores.files(c.get('principal'), declaredParams(vectorStoresApi.files, c).id)).filter((f) => query.filter === undefined || f.status === query.filter);
+    return c.json(listPage(query, rows.map(vectorStoreFileObject), 20, 'desc'));
   });
 
   serveDocumented(app, vectorStoresApi.file, async (c) => {
-    const row = await stores.file(c.get('principal'), c.req.param('id'), c.req.param('fileId'));
+    const { id, fileId } = declaredParams(vectorStoresApi.file, c);
+    const row = await stores.file(c.get('principal'), id, fileId);
     if (row.status === 'in_progress') c.header('openai-poll-after-ms', POLL_AFTER_MS);
     return c.json(vectorStoreFileObject(row));
   });
 
   // the file as it was read: its chunks, in order (neighbouring chunks share their edges)
   serveDocumented(app, vectorStoresApi.fileContent, async (c) => {
-    const chunks = await stores.contentOf(c.get('principal'), c.req.param('id'), c.req.param('fileId'));
+    const { id, fileId } = declaredParams(vectorStoresApi.fileContent, c);
+    const chunks = await stores.contentOf(c.get('principal'), id, fileId);
     return c.json({ object: 'vector_store.file_content.page' as const, data: chunks.map((text) => ({ type: 'text' as const, text })), has_more: false, next_page: null });
   });
 
   serveDocumented(app, vectorStoresApi.removeFile, async (c) => {
-    const fileId = c.req.param('fileId');
-    await stores.removeFile(c.get('principal'), c.req.param('id'), fileId);
+    const { id, fileId } = declaredParams(vectorStoresApi.removeFile, c);
+    await stores.removeFile(c.get('principal'), id, fileId);
     return c.json({ id: fileId, object: 'vector_store.file.deleted' as const, deleted: true });
   });
 
   serveDocumented(app, vectorStoresApi.search, async (c) => {
     const body = await readJson(c, vectorStoreSearchSchema);
-    const view = await stores.resolve(c.get('principal'), c.req.param('id'));
+    const view = await stores.resolve(c.get('principal'), declaredParams(vectorStoresApi.search, c).id);
     const queries = typeof body.query === 'string' ? [body.query] : body.query;
     const passages = await stores.search([view], queries.join('\n'), body.max_num_results ?? 10);
     return c.json({

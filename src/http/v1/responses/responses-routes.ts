@@ -15,6 +15,7 @@ import { mcpApprovals, mcpToolsOf } from './responses-mcp-request.js';
 import { sseResponse } from '../../exchange/sse-response.js';
 import { serveDocumented } from '../../openapi/documented-route.js';
 import { responsesApi } from './responses-api.js';
+import { declaredParams } from '../request-param.js';
 
 export interface ResponsesRoutesDeps {
   config: HeraldConfig;
@@ -102,12 +103,12 @@ export function responsesRoutes(deps: ResponsesRoutesDeps): OpenAPIHono {
   });
 
   serveDocumented(app, responsesApi.get, async (c) => {
-    const record = await storedResponse(deps, c.get('principal'), c.req.param('id'));
+    const record = await storedResponse(deps, c.get('principal'), declaredParams(responsesApi.get, c).id);
     return c.json(responseObject(headOf(record), record));
   });
 
   serveDocumented(app, responsesApi.delete, async (c) => {
-    const record = await storedResponse(deps, c.get('principal'), c.req.param('id'));
+    const record = await storedResponse(deps, c.get('principal'), declaredParams(responsesApi.delete, c).id);
     await deleteResponse(deps, record);
     return c.json({ id: record.id, object: 'response.deleted', deleted: true });
   });

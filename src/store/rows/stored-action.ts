@@ -152,3 +152,22 @@ export function storedRunAction(runId: string, text: string, row: { agentId: str
   if (checked) return withMessage(checked.kept, row.message);
   return parseRunAction(runId, JSON.parse(text), row);
 }
+
+/**
+ * PostgreSQL keeps the action whole in a jsonb column, its message inside. Inserting, the action
+ * is checked as SQLite's is (actionToStore, once per shape), its message set back in. Reading,
+ * the driver has parsed the column: its text without the message looks the check up, so a run is
+ * not parsed by the schema again on each claim and read. Anything else (no message or agent in
+ * it, a message not a string) takes parseRunAction whole, as before.
+ */
+export function actionToStoreWhole(action: RunAction): string {
+  const { action: kept } = actionToStore(action);
+  return JSON.stringify({ ...kept, message: action.message });
+}
+
+export function wholeRunAction(runId: string, stored: unknown, row: { agentId: string; message: string }): RunAction {
+  if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) return parseRunAction(runId, stored, row);
+  const { message, ...rest } = stored as Record<string, unknown>;
+  if (typeof message !== 'string' || !('agentId' in rest)) return parseRunAction(runId, stored, row);
+  return storedRunAction(runId, JSON.stringify(rest), { agentId: row.agentId, message });
+}
