@@ -7,6 +7,7 @@
  * Reads its options as one JSON line on argv[2]; prints `measuring` when the measured span starts
  * (after the connection, the tool list and the warm-up), then its figures as one JSON line.
  */
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -37,11 +38,25 @@ export interface BareFigures {
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as BareOptions;
+
+/**
+ * fetch as herald's MCP transport calls it (src/tools/mcp/mcp-transport.ts): the transport's one
+ * signal for every request has no listener limit, so neither side pays for a
+ * MaxListenersExceededWarning per call, and herald's figure is set against a fair one.
+ */
+const limitless = new WeakSet<AbortSignal>();
+const unlimitedFetch = (url: string | URL, init?: RequestInit): Promise<Response> => {
+  if (init?.signal && !limitless.has(init.signal)) {
+    limitless.add(init.signal);
+    setMaxListeners(0, init.signal);
+  }
+  return fetch(url, init);
+};
 const stdio = 'command' in options.server;
 const transport =
   'command' in options.server
     ? new StdioClientTransport({ command: options.server.command, args: options.server.args ?? [], stderr: 'ignore' })
-    : new StreamableHTTPClientTransport(new URL(options.server.url), { requestInit: { headers: options.server.headers ?? {} } });
+    : new StreamableHTTPClientTransport(new URL(options.server.url), { requestInit: { headers: options.server.headers ?? {} }, fetch: unlimitedFetch });
 const client = new Client({ name: 'bare', version: '1' });
 await client.connect(transport);
 await client.listTools();

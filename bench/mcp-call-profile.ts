@@ -66,8 +66,16 @@ async function throughMcp(bin: string | undefined, profile = false): Promise<Mea
 try {
   const rows: string[] = [];
   for (let round = 0; round < rounds; round++) {
-    const old = before ? await throughMcp(before) : undefined;
-    const now = await throughMcp(undefined);
+    // the two heralds in turn first: neither always meets the machine as the other left it
+    let old: Measurement | undefined;
+    let now: Measurement;
+    if (round % 2 === 0) {
+      old = before ? await throughMcp(before) : undefined;
+      now = await throughMcp(undefined);
+    } else {
+      now = await throughMcp(undefined);
+      old = before ? await throughMcp(before) : undefined;
+    }
     const bare = await measureBare(script, { server: { url: echo.url, serverPid: echo.pid }, tool: 'echo', concurrency, callsPerTurn: 1, warmupSeconds, seconds });
     const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
     rows.push(
