@@ -128,6 +128,7 @@ async function computeTurn(deps: AgentTurnDeps, asked: AgentTurnInput, onDelta?:
       purpose: input.purpose === 'response' ? 'chat' : input.purpose,
       history,
       prompt: resume ? undefined : input.prompt,
+      promptWords: resume ? undefined : input.promptWords,
       continuation: resume ? undefined : input.continuation,
       question: input.question,
       events: input.events,

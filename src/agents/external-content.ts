@@ -1,6 +1,6 @@
 import { randomHex } from '../utils/random-hex.js';
 import { BoundedMemo } from '../utils/bounded-memo.js';
-import { joinCounted, wordCount } from '../utils/word-count.js';
+import { joinCounted, wordCount, type CountedText } from '../utils/word-count.js';
 
 export interface ExternalContentMeta {
   /** what kind of sender: OpenClaw's labels, which prompts written for it look for */
@@ -127,6 +127,11 @@ export const newMarkerId = (): string => randomHex(8);
  * cannot guess, and spoofed markers in the content are neutralised.
  */
 export function wrapExternalContent(content: string, meta: ExternalContentMeta, id = newMarkerId()): string {
+  return wrapExternalContentCounted(content, meta, id).text;
+}
+
+/** wrapExternalContent's text with its word count, counted as it is made (a run's usage estimate takes it) */
+export function wrapExternalContentCounted(content: string, meta: ExternalContentMeta, id: string): CountedText {
   const task = metaLines.get(meta.task, metaLine);
   const mappingId = metaLines.get(meta.mappingId, metaLine);
   const receivedAt = ISO_TIME.test(meta.receivedAt) ? meta.receivedAt : metaLine(meta.receivedAt);

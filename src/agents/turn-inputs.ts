@@ -35,6 +35,8 @@ export interface HookRunTurnInput extends TurnBase {
   /** earlier messages, oldest first, when the run has them already; otherwise the session's newest */
   history?: SessionMessage[];
   prompt: string;
+  /** the prompt's words when they were counted as it was made (the safety wrapper's): its usage estimate does not count them again */
+  promptWords?: number;
   /** the message as received: the knowledge query, and what the embedded model answers */
   question: string;
   /** model ref override (a hook's `model`) */

@@ -7,6 +7,7 @@ import type { SessionMessage } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
 import { chatMessageOf, wellFormedToolSequence } from './tool-use/tool-messages.js';
 import { copyWith } from '../utils/copy-with.js';
+import { withWords } from '../utils/word-count.js';
 
 export interface TurnPromptInput {
   agent: AgentConfig;
@@ -17,6 +18,8 @@ export interface TurnPromptInput {
   history: SessionMessage[];
   /** what the model sees as the new user message (possibly safety-wrapped); none when the turn only continues */
   prompt?: string;
+  /** the prompt's words, when they were counted as it was made (kept with its message: withWords) */
+  promptWords?: number;
   /** after the new message: the assistant's client tool calls and their results, continuing the turn */
   continuation?: SessionMessage[];
   /** the new message as received */
@@ -40,7 +43,7 @@ export function assembleTurn(input: TurnPromptInput, models: ModelRegistry, conf
     .join('\n\n');
   const system = [instructions.trim(), knowledgeBlock(input.knowledge)].filter(Boolean).join('\n\n');
   const said: ChatMessage[] = input.history.filter((m) => m.role !== 'system').map(chatMessageOf);
-  if (input.prompt !== undefined) said.push({ role: 'user', content: input.prompt });
+  if (input.prompt !== undefined) said.push(withWords({ role: 'user', content: input.prompt }, input.promptWords));
   for (const m of input.continuation ?? []) said.push(chatMessageOf(m));
   const messages: ChatMessage[] = [...(system ? [{ role: 'system' as const, content: system }] : []), ...wellFormedToolSequence(said)];
   const request: ModelRequest = copyWith(input.options, {

@@ -1,4 +1,4 @@
-import { newMarkerId, wrapExternalContent } from '../agents/external-content.js';
+import { newMarkerId, wrapExternalContentCounted } from '../agents/external-content.js';
 import type { AgentAction } from '../mappings/hook-action.js';
 import { isoString } from '../time/iso-time.js';
 
@@ -12,10 +12,15 @@ const GMAIL_MAPPING = 'gmail';
  * run's marker id, it makes the run's prompt again.
  */
 export function runPrompt(action: AgentAction, receivedAt: number, markerId = newMarkerId()): string {
-  if (action.allowUnsafeExternalContent) return action.message;
+  return countedRunPrompt(action, receivedAt, markerId).text;
+}
+
+/** runPrompt's text with its word count when it was counted as it was made (the wrapper's), for the run's usage estimate */
+export function countedRunPrompt(action: AgentAction, receivedAt: number, markerId: string): { text: string; words?: number } {
+  if (action.allowUnsafeExternalContent) return { text: action.message };
   // mail arrives through the gmail preset: OpenClaw labels it Email and names its task `Gmail Hook`
   const mail = action.source?.mappingId === GMAIL_MAPPING;
-  return wrapExternalContent(action.message, {
+  return wrapExternalContentCounted(action.message, {
     source: mail ? 'Email' : 'Webhook',
     task: mail ? `${action.name} Hook` : action.name,
     mappingId: action.source?.mappingId ?? 'unknown',

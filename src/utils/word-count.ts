@@ -58,19 +58,18 @@ function asciiWords(length: number): number {
  */
 const repeatedCounts = new BoundedMemo<string, number>(1 << 20, (text) => text.length);
 
-/**
- * The text last made from parts whose words were counted as it was made (a hook run's prompt,
- * mostly the security notice, whose count is known: external-content.ts). One text, not a memo:
- * the prompt made is the next one counted, and a lookup by text would read it whole as the count does.
- */
-let counted: { text: string; words: number } | undefined;
+/** a text with its word count, counted as it was made */
+export interface CountedText {
+  text: string;
+  words: number;
+}
 
 /**
  * Lines joined by newlines, with their word count: the sum of the lines' counts (a word never
- * spans a newline), `knownWords` giving those known already. promptWordCount takes the count of the
- * text when it is the newest message it is given, instead of counting it again.
+ * spans a newline), `knownWords` giving those known already. The count goes with the text (a hook
+ * run's prompt: withWords on its message), so promptWordCount does not count it again.
  */
-export function joinCounted(lines: readonly string[], knownWords: (line: string) => number | undefined): string {
+export function joinCounted(lines: readonly string[], knownWords: (line: string) => number | undefined): CountedText {
   const text = lines.join('\n');
   // the lines between known ones counted as slices of the joined text: a slice shares its characters,
   // where a line made by a template literal is a tree of its parts that counting it would flatten into a copy
@@ -85,19 +84,31 @@ export function joinCounted(lines: readonly string[], knownWords: (line: string)
     }
     at += line.length + 1;
   }
-  counted = { text, words: words + wordCount(text.slice(from)) };
-  return text;
+  return { text, words: words + wordCount(text.slice(from)) };
+}
+
+/**
+ * The counts of messages whose words were counted as their text was made, by the message: kept with
+ * the message, not in a slot the next prompt made would take (runs made their prompts, then read
+ * their histories while others made theirs: a single slot was taken by another prompt first).
+ */
+const countedMessages = new WeakMap<object, number>();
+
+/** `message`, its words known to be `words` (undefined: not known, counted when asked) */
+export function withWords<M extends { content: string }>(message: M, words: number | undefined): M {
+  if (words !== undefined) countedMessages.set(message, words);
+  return message;
 }
 
 /**
  * The words of a prompt's messages (a usage estimate's prompt tokens). The last message is the
- * turn's new one, seen once: counted as it is. The ones before it are what the next turns of the
- * session will send again: their counts are kept.
+ * turn's new one, seen once: its count if it was made counted (withWords), else counted as it is.
+ * The ones before it are what the next turns of the session will send again: their counts are kept.
  */
 export function promptWordCount(messages: readonly { content: string }[]): number {
   const last = messages.length - 1;
   const newest = last >= 0 ? messages[last]!.content : undefined;
-  let words = newest === undefined ? 0 : newest === counted?.text ? counted.words : wordCount(newest);
+  let words = newest === undefined ? 0 : (countedMessages.get(messages[last]!) ?? wordCount(newest));
   for (let i = 0; i < last; i++) words += repeatedCounts.get(messages[i]!.content, wordCount);
   return words;
 }

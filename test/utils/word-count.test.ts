@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { wrapExternalContent } from '../../src/agents/external-content.js';
-import { joinCounted, promptWordCount, wordCount } from '../../src/utils/word-count.js';
+import { wrapExternalContentCounted } from '../../src/agents/external-content.js';
+import { joinCounted, promptWordCount, withWords, wordCount } from '../../src/utils/word-count.js';
 
 const byRegex = (s: string) => (s.match(/\S+/g) ?? []).length;
 
@@ -49,16 +49,28 @@ describe('promptWordCount', () => {
 });
 
 describe('joinCounted', () => {
-  it('is the lines joined by newlines, whose count promptWordCount takes as the newest message, and only then', () => {
+  it('is the lines joined by newlines with their count, which promptWordCount takes for the newest message kept with it, and only then', () => {
     const lines = ['Task: a | b', '', 'known line with   five words', '\u00a0spaced\u2003out\u00a0', 'tail'];
-    const text = joinCounted(lines, (line) => (line === lines[2] ? 5 : undefined));
+    const { text, words } = joinCounted(lines, (line) => (line === lines[2] ? 5 : undefined));
     expect(text).toBe(lines.join('\n'));
-    expect(promptWordCount([{ content: 'system words' }, { content: text }])).toBe(2 + byRegex(text));
-    // a count told wrongly shows when the text is the newest message, and nowhere else
+    expect(words).toBe(byRegex(text));
+    expect(promptWordCount([{ content: 'system words' }, withWords({ content: text }, words)])).toBe(2 + byRegex(text));
+    // a count told wrongly shows when its message is the newest, and nowhere else: not for the same text in another message
     const told = joinCounted(['two words'], () => 7);
-    expect(promptWordCount([{ content: told }])).toBe(7);
-    expect(promptWordCount([{ content: told }, { content: 'other text' }])).toBe(byRegex(told) + 2);
-    expect(wordCount(told)).toBe(2);
+    const asked = withWords({ content: told.text }, told.words);
+    expect(promptWordCount([asked])).toBe(7);
+    expect(promptWordCount([{ content: told.text }])).toBe(2);
+    expect(promptWordCount([asked, { content: 'other text' }])).toBe(byRegex(told.text) + 2);
+    expect(wordCount(told.text)).toBe(2);
+  });
+
+  it('keeps each prompt\'s count with its own message, whatever prompts were made between (runs made concurrently)', () => {
+    const first = joinCounted(['one two three'], () => undefined);
+    const second = joinCounted(['four five'], () => undefined);
+    const a = withWords({ content: first.text }, first.words);
+    const b = withWords({ content: second.text }, second.words);
+    expect(promptWordCount([b])).toBe(2);
+    expect(promptWordCount([a])).toBe(3);
   });
 
   it('gives a run prompt the count of its text, for any content, hostile markers and Unicode spaces included', () => {
@@ -73,8 +85,9 @@ describe('joinCounted', () => {
     ];
     for (const source of ['Webhook', 'Email'] as const) {
       for (const content of contents) {
-        const prompt = wrapExternalContent(content, { source, task: 'Hook  name\nwith break', mappingId: 'm\u00a0id', receivedAt: 'not a time' });
-        expect(promptWordCount([{ content: prompt }]), `${source}: ${JSON.stringify(content.slice(0, 30))}`).toBe(byRegex(prompt));
+        const prompt = wrapExternalContentCounted(content, { source, task: 'Hook  name\nwith break', mappingId: 'm\u00a0id', receivedAt: 'not a time' }, 'f00dfeedf00dfeed');
+        expect(prompt.words, `${source}: ${JSON.stringify(content.slice(0, 30))}`).toBe(byRegex(prompt.text));
+        expect(promptWordCount([withWords({ content: prompt.text }, prompt.words)])).toBe(byRegex(prompt.text));
       }
     }
   });

@@ -74,20 +74,31 @@ function plain(node: unknown): node is Node {
   return keys !== undefined && Object.keys(node).every((key) => keys.has(key));
 }
 
-/** JSONata's sequences (its `createSequence`): arrays it made, flattened and unwrapped where a data array is not */
-const sequences = new WeakSet<unknown[]>();
+/**
+ * JSONata's sequences (its `createSequence`): arrays it made, flattened and unwrapped where a data
+ * array is not. Marked by a property of their own (as JSONata marks them), not kept in a WeakSet:
+ * an add to a WeakSet per path step was 4% of a signed preset webhook's CPU (docs/performance.md).
+ * A request's data never has the symbol, so a data array is never taken for one.
+ */
+const SEQUENCE = Symbol('sequence');
+type Sequence = unknown[] & { [SEQUENCE]?: true };
 
 function sequence(): unknown[] {
-  const made: unknown[] = [];
-  sequences.add(made);
+  const made: Sequence = [];
+  made[SEQUENCE] = true;
   return made;
 }
 
+const isSequence = (value: unknown[]): boolean => (value as Sequence)[SEQUENCE] === true;
+
 /** what evaluate() does to every result: an empty sequence is nothing, a singleton its one value */
 function unwrap(value: unknown): unknown {
-  if (Array.isArray(value) && sequences.has(value)) return value.length === 0 ? undefined : value.length === 1 ? value[0] : value;
+  if (Array.isArray(value) && isSequence(value)) return value.length === 0 ? undefined : value.length === 1 ? value[0] : value;
   return value;
 }
+
+/** what a path gives when no array is met on its way */
+const ARRAY_MET = Symbol('array met');
 
 /** jsonata's lookup, over the request's own fields as the sanitised copy has them */
 function lookup(input: unknown, key: string): unknown {
@@ -208,6 +219,9 @@ function compilePath(node: Node, scope: Scope): Evaluator | undefined {
   const variable = rooted ? (first!.value as keyof SyncFrame) : undefined;
   const last = steps.length - 1;
   return (frame) => {
+    // most paths walk one object's fields (payload.issue.title): each step one value, no sequence made
+    const direct = walk(variable !== undefined ? frame[variable] : frame.input, names);
+    if (direct !== ARRAY_MET) return direct;
     let input: unknown[] = variable !== undefined ? [frame.input] : Array.isArray(frame.input) ? frame.input : [frame.input];
     let result: unknown[] = [];
     for (let i = 0; i <= last; i++) {
@@ -216,7 +230,7 @@ function compilePath(node: Node, scope: Scope): Evaluator | undefined {
         const value = variable !== undefined && i === 0 ? frame[variable] : unwrap(lookup(item, names[variable !== undefined ? i - 1 : i]!));
         if (value !== undefined) found.push(value);
       }
-      if (i === last && found.length === 1 && Array.isArray(found[0]) && !sequences.has(found[0])) result = found[0];
+      if (i === last && found.length === 1 && Array.isArray(found[0]) && !isSequence(found[0])) result = found[0];
       else {
         result = sequence();
         for (const value of found) {
@@ -229,6 +243,21 @@ function compilePath(node: Node, scope: Scope): Evaluator | undefined {
     }
     return unwrap(result);
   };
+}
+
+/**
+ * A path's value where each step's input is one value: what the general walk gives, for the value
+ * being the one item of each step's sequence (a singleton unwrapped; a data array at the end kept
+ * whole). ARRAY_MET when a step's input is an array: the general walk flattens that.
+ */
+function walk(start: unknown, names: readonly string[]): unknown {
+  let value = start;
+  for (const name of names) {
+    if (value === undefined) return undefined;
+    if (Array.isArray(value)) return ARRAY_MET;
+    value = lookup(value, name);
+  }
+  return value;
 }
 
 function compileBinary(op: string, lhs: Evaluator, rhs: Evaluator): Evaluator | undefined {

@@ -7,7 +7,7 @@ import { providerFailureFields } from '../../models/providers/provider-failure.j
 import type { RunCompleted, RunRecord, SessionMessage } from '../../store/port.js';
 import type { RunAbort } from '../run-abort.js';
 import { newMarkerId } from '../../agents/external-content.js';
-import { promptMeta, runPrompt } from '../run-prompt.js';
+import { countedRunPrompt, promptMeta } from '../run-prompt.js';
 import { LeaseLost } from './run-claims.js';
 import { afterRun, completeInChain, completeRun, nextRuns, type NextRuns } from './run-completion.js';
 import type { RunContext } from './run-context.js';
@@ -84,7 +84,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
   let history = carried;
   try {
     const markerId = newMarkerId();
-    const prompt = runPrompt(action, run.createdAt, markerId);
+    const { text: prompt, words: promptWords } = countedRunPrompt(action, run.createdAt, markerId);
     let now = 0;
     let completed: RunCompleted = { finished: false };
     let written: SessionMessage[] = [];
@@ -106,6 +106,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
         sessionKey: run.sessionKey,
         history,
         prompt,
+        promptWords,
         question: action.message,
         model: action.model,
         options: { thinking: action.thinking },
