@@ -83,22 +83,27 @@ export async function governedCall(deps: GovernedCallDeps, call: GovernedCall): 
       return { text: decided.message, isError: true, callRecordId: record.id, status: 'denied' };
     }
     const startedAt = Date.now();
-    await deps.inFlight?.started(record.id);
-    await ledger.start(record.id, startedAt);
-    return executing(deps, record.id, () => executeCall(ctx, { ...waiting, status: 'running', startedAt }, spec, parsed.args));
+    deps.inFlight?.started();
+    return executing(deps, record.id, async () => {
+      // started with its lease in one write: never running without one
+      await deps.toolCalls.start(record.id, startedAt, deps.inFlight?.lease(startedAt));
+      return executeCall(ctx, { ...waiting, status: 'running', startedAt }, spec, parsed.args);
+    });
   }
-  const running: ToolCallRecord = { ...record, status: 'running', startedAt: now };
-  await deps.inFlight?.started(record.id);
-  await deps.toolCalls.insert([running]);
-  return executing(deps, record.id, () => executeCall(ctx, running, spec, parsed.args));
+  const running: ToolCallRecord = { ...record, status: 'running', startedAt: now, lease: deps.inFlight?.lease(now) };
+  deps.inFlight?.started();
+  return executing(deps, record.id, async () => {
+    await deps.toolCalls.insert([running]);
+    return executeCall(ctx, running, spec, parsed.args);
+  });
 }
 
-/** the call executed, marked in flight (CallsInFlight) until its record is final */
+/** the call executed, its lease renewed (CallsInFlight) until its record is final */
 async function executing(deps: GovernedCallDeps, id: string, execute: () => Promise<ToolResult>): Promise<GovernedResult> {
   try {
     return await finished(id, await execute(), deps, id);
   } finally {
-    await deps.inFlight?.ended(id);
+    deps.inFlight?.ended();
   }
 }
 
