@@ -96,6 +96,8 @@ describe('stored sessions and events', () => {
     await one.storeEvent('stream-b', { jsonrpc: '2.0', method: 'elsewhere' });
     await one.storeEvent('stream-a', { jsonrpc: '2.0', id: 7, result: {} });
     await other.storeEvent('stream-a', { jsonrpc: '2.0', id: 8, result: {} });
+    // the priming event is an id only: no write of its own
+    expect(await s.state.list('mcp-event:session-1:')).toHaveLength(3);
     const sent: unknown[] = [];
     expect(await one.replayEventsAfter(priming, { send: async (_id, message) => void sent.push(message) })).toBe('stream-a');
     expect(sent).toEqual([expect.objectContaining({ method: 'notifications/progress' }), expect.objectContaining({ id: 7 })]);
