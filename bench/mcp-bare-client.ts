@@ -48,7 +48,7 @@ const limitless = new WeakSet<AbortSignal>();
 const unlimitedFetch = (url: string | URL, init?: RequestInit): Promise<Response> => {
   if (init?.signal && !limitless.has(init.signal)) {
     limitless.add(init.signal);
-    setMaxListeners(Infinity, init.signal);
+    setMaxListeners(0, init.signal);
   }
   return fetch(url, init);
 };

@@ -124,14 +124,17 @@ const unlimited = new WeakSet<AbortSignal>();
  * under load more than 1,500 are on it between collections, and past 1,500 each new one made
  * Node build and print a MaxListenersExceededWarning (a stack trace and a stderr write per call,
  * a tenth of herald's CPU in a /mcp profile). The listeners are bounded by the collector, not
- * leaked, so the warning is only noise: it is turned off for that one signal. With Infinity, not
- * 0: Node 20's getMaxListeners reads a signal's limit as unset when it is 0 and throws an
- * ERR_INVALID_ARG_TYPE, which fetch builds (a stack trace) and swallows at every request.
+ * leaked, so the warning is only noise: it is turned off for that one signal. With 0, on purpose:
+ * Node 20's getMaxListeners throws on a limit of 0 (an ERR_INVALID_ARG_TYPE, which fetch builds
+ * and swallows at every request: the NodeError in a /mcp profile, about 1%), and that throw skips
+ * the rest of fetch's check. With any other limit fetch counts the signal's listeners
+ * (getEventListeners, an array of every one of them, per request) and sets the limit back to
+ * 1,500, so the warnings come back (measured: Infinity did both).
  */
 function unlimitedListeners(signal: AbortSignal): void {
   if (unlimited.has(signal)) return;
   unlimited.add(signal);
-  setMaxListeners(Infinity, signal);
+  setMaxListeners(0, signal);
 }
 
 /** the offset just past the chunk's last `\n\n` (the byte before the chunk given as `before`), -1 when none */
