@@ -59,10 +59,11 @@ export function toolCallsCases(open: OpenStore) {
       const calls = [toolCall('tc1', 'r1'), toolCall('tc2', 'r1', { turn: 1, readOnly: true, server: 'herald', tool: 'search_knowledge' }), toolCall('tc0', 'r1', { turn: 1 })];
       await first.toolCalls.insert(calls);
       await first.toolCalls.insert([toolCall('tc9', 'resp_1', { ownerKind: 'response', keyName: 'ci', mappingId: null })]);
-      await first.toolCalls.finish('tc1', { status: 'succeeded', result: 'written', startedAt: 101, finishedAt: 150, durationMs: 49 });
+      expect(await first.toolCalls.finish('tc1', { status: 'succeeded', result: 'written', startedAt: 101, finishedAt: 150, durationMs: 49 })).toBe(true);
       await first.toolCalls.finish('tc2', { status: 'failed', error: 'no such file', finishedAt: 160, durationMs: 3 });
-      // a final status is never written over: not by a late end, not by a start
-      await first.toolCalls.finish('tc1', { status: 'timed_out', error: 'late', finishedAt: 999, durationMs: 1 });
+      // a final status is never written over: not by a late end (which says so), not by a start
+      expect(await first.toolCalls.finish('tc1', { status: 'timed_out', error: 'late', finishedAt: 999, durationMs: 1 })).toBe(false);
+      expect(await first.toolCalls.finish('nope', { status: 'failed', error: 'x', finishedAt: 1, durationMs: 1 })).toBe(false);
       await first.toolCalls.start('tc2', 170);
       await first.toolCalls.finish('tc0', { status: 'interrupted', finishedAt: 170 });
       await first.close();

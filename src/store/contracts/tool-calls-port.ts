@@ -96,8 +96,8 @@ export interface ToolCallLease {
 export interface ToolCallsRepo {
   /** stores calls about to execute or wait, in one transaction (before anything is executed) */
   insert(calls: ToolCallRecord[]): Promise<void>;
-  /** records a call's end (status, result or error, times); never overwrites a final status with `running` */
-  finish(id: string, end: Pick<ToolCallRecord, 'status' | 'result' | 'error' | 'finishedAt' | 'durationMs' | 'content'> & { startedAt?: number | null }): Promise<void>;
+  /** records a call's end (status, result or error, times); never overwrites a final status; false when the call was final already (or unknown) */
+  finish(id: string, end: Pick<ToolCallRecord, 'status' | 'result' | 'error' | 'finishedAt' | 'durationMs' | 'content'> & { startedAt?: number | null }): Promise<boolean>;
   /** keeps the task a running call became at its server (nothing when the call is no longer running) */
   setTask(id: string, task: ToolTaskHandle): Promise<void>;
   /** marks a call `running` as it starts (after an approval, or a resume), with its lease when it has one */

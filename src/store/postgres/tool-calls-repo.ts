@@ -40,12 +40,13 @@ export function postgresToolCallsRepo(pool: pg.Pool): ToolCallsRepo {
       if (calls.length) await insertCalls(pool, calls);
     },
     async finish(id, end) {
-      await query(
+      const { rowCount } = await query(
         pool,
         `UPDATE tool_calls SET status = $2, result = $3, error = $4, started_at = COALESCE($5, started_at), finished_at = $6, duration_ms = $7, content = $8::jsonb
          WHERE id = $1 AND ${OPEN_TOOL_CALL}`,
         [id, end.status, end.result ?? null, end.error ?? null, end.startedAt ?? null, end.finishedAt ?? null, end.durationMs ?? null, end.content?.length ? JSON.stringify(end.content) : null],
       );
+      return rowCount === 1;
     },
     async setTask(id, task) {
       await query(pool, `UPDATE tool_calls SET task = $2::jsonb WHERE id = $1 AND status = 'running'`, [id, JSON.stringify(task)]);

@@ -52,11 +52,12 @@ export function sqliteToolCallsRepo(db: SqliteDatabase, commits: GroupCommit): T
     async insert(calls) {
       if (calls.length) await commits.run(() => insert(calls));
     },
-    async finish(id, end) {
-      await commits.run(() =>
-        finish.run({ id, status: end.status, result: end.result ?? null, error: end.error ?? null, startedAt: end.startedAt ?? null, finishedAt: end.finishedAt ?? null, durationMs: end.durationMs ?? null,
+    finish(id, end) {
+      return commits.run(
+        () =>
+          finish.run({ id, status: end.status, result: end.result ?? null, error: end.error ?? null, startedAt: end.startedAt ?? null, finishedAt: end.finishedAt ?? null, durationMs: end.durationMs ?? null,
           content: end.content?.length ? JSON.stringify(end.content) : null,
-        }),
+        }).changes === 1,
       );
     },
     async setTask(id, task) {
