@@ -149,7 +149,7 @@ describe('the console lists in Chromium', { timeout: 60_000 }, () => {
     await page.getByLabel('To', { exact: true }).fill(local(Date.now() - 3_600_000));
     await page.getByText('No runs yet.').waitFor();
     await page.getByLabel('To', { exact: true }).fill('');
-    await page.getByLabel('From').fill(local(Date.now() - 3_600_000));
+    await page.getByLabel('From', { exact: true }).fill(local(Date.now() - 3_600_000));
     await expectRows(DIRECT_RUNS);
 
     // search: a run's id

@@ -27,11 +27,15 @@ export function mcpCallsTable(calls) {
 /** the section of the Runs page: reloads with it (a call's record tells the console as a run's does) */
 export function mcpCallsSection() {
   const body = h('div', {});
-  const section = h('section', { 'aria-label': 'Calls from MCP clients' }, h('h2', {}, 'Calls from MCP clients'), body);
+  // hidden until a client has made a call: a gateway that never serves /mcp keeps its Runs page as it was
+  const section = h('section', { 'aria-label': 'Calls from MCP clients', hidden: '' }, h('h2', {}, 'Calls from MCP clients'), body);
   const load = async () => {
     try {
-      clear(body, mcpCallsTable((await api.get('/mcp/calls?limit=50')).data));
+      const calls = (await api.get('/mcp/calls?limit=50')).data;
+      section.hidden = calls.length === 0;
+      clear(body, mcpCallsTable(calls));
     } catch (error) {
+      section.hidden = false;
       clear(body, notice(error.message, 'bad'));
     }
   };
