@@ -21,6 +21,12 @@ export interface Toolbox {
   untilServerTried(name: string): Promise<void> | undefined;
   /** the MCP servers `agent` may use that wait for a person to sign in: a run records them */
   awaitingSignIn(agent: Pick<AgentConfig, 'tools'>): string[];
+  /**
+   * The same object while the tools a grant is made of are the same, another once any server's
+   * listing changed (McpServers keeps one list until then): what a grant is cached by, with the
+   * config (a reload) by whoever caches it.
+   */
+  listing(): object;
 }
 
 /** `config` is read at each grant, so a reload applies to the next turn */
@@ -30,6 +36,7 @@ export function createToolbox(config: () => ToolsConfig, sources: { mcp: ToolSou
     untilTried: (agent) => (agent.tools?.servers.length ? sources.mcp.untilTried?.(agent.tools.servers) : undefined),
     direct: (name, context) => grantDirectCall(config(), sources, name, context),
     untilServerTried: (name) => sources.mcp.untilTried?.([serverOfToolName(name)]),
+    listing: () => sources.mcp.tools(),
     awaitingSignIn: (agent) => (agent.tools?.servers.length ? (sources.mcp.awaitingSignIn?.(agent.tools.servers) ?? []) : []),
   };
 }

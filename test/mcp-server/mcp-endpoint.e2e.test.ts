@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 import { API_KEY, GATEWAY_TOKEN } from '../helpers/start-herald.js';
@@ -104,6 +106,21 @@ describe('/mcp', () => {
     await expect(other.callTool({ name: 'tickets__lookup_ticket', arguments: { id: '7' } })).rejects.toThrow(/Unknown tool/);
     await expect(other.callTool({ name: 'ask_support', arguments: { message: 'hi' } })).rejects.toThrow(/Unknown tool/);
     expect(tickets!.invocations).toEqual([]);
+  });
+
+  it("a reload narrowing a key's grant applies to its open session's next listing and call", async () => {
+    const h = await herald();
+    const client = await connectClient(h, { key: API_KEY });
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('tickets__close_ticket');
+    expect(await client.callTool({ name: 'tickets__lookup_ticket', arguments: { id: '7' } })).toMatchObject({ isError: false });
+    const file = path.join(h.dir, 'herald.json');
+    const next = JSON.parse(fs.readFileSync(file, 'utf8'));
+    next.platform.apiKeys[0].tools = { servers: ['tickets'], deny: ['*close*'] };
+    fs.writeFileSync(file, JSON.stringify(next));
+    expect((await h.gateway.reload('test')).ok).toBe(true);
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('tickets__close_ticket');
+    await expect(client.callTool({ name: 'tickets__close_ticket', arguments: { id: '7' } })).rejects.toThrow(/Unknown tool/);
+    expect(tickets!.invocations).toEqual([{ tool: 'lookup_ticket', id: '7' }]);
   });
 
   it('a granted call runs through herald and is on the record with its key; bad arguments are refused before the server sees them', async () => {

@@ -59,10 +59,11 @@ export function toolCallsCases(open: OpenStore) {
       const calls = [toolCall('tc1', 'r1'), toolCall('tc2', 'r1', { turn: 1, readOnly: true, server: 'herald', tool: 'search_knowledge' }), toolCall('tc0', 'r1', { turn: 1 })];
       await first.toolCalls.insert(calls);
       await first.toolCalls.insert([toolCall('tc9', 'resp_1', { ownerKind: 'response', keyName: 'ci', mappingId: null })]);
-      await first.toolCalls.finish('tc1', { status: 'succeeded', result: 'written', startedAt: 101, finishedAt: 150, durationMs: 49 });
+      expect(await first.toolCalls.finish('tc1', { status: 'succeeded', result: 'written', startedAt: 101, finishedAt: 150, durationMs: 49 })).toBe(true);
       await first.toolCalls.finish('tc2', { status: 'failed', error: 'no such file', finishedAt: 160, durationMs: 3 });
-      // a final status is never written over: not by a late end, not by a start
-      await first.toolCalls.finish('tc1', { status: 'timed_out', error: 'late', finishedAt: 999, durationMs: 1 });
+      // a final status is never written over: not by a late end (which says so), not by a start
+      expect(await first.toolCalls.finish('tc1', { status: 'timed_out', error: 'late', finishedAt: 999, durationMs: 1 })).toBe(false);
+      expect(await first.toolCalls.finish('nope', { status: 'failed', error: 'x', finishedAt: 1, durationMs: 1 })).toBe(false);
       await first.toolCalls.start('tc2', 170);
       await first.toolCalls.finish('tc0', { status: 'interrupted', finishedAt: 170 });
       await first.close();
@@ -94,6 +95,38 @@ export function toolCallsCases(open: OpenStore) {
       expect((await store.toolCalls.recentOf('mcp', 2)).map((c) => c.id)).toEqual(['m3', 'm2']);
       expect(await store.toolCalls.recentOf('chat', 10)).toEqual([]);
       expect((await store.toolCalls.recentOf('mcp', 1))[0]).toEqual(mcp('m3', 's1', 300));
+    });
+
+    it("records interrupted the running calls whose lease ran out, once, and renews a live owner's across a restart", async () => {
+      const first = await open();
+      const mcp = (id: string, over: Partial<ToolCallRecord> = {}) => toolCall(id, 's1', { ownerKind: 'mcp', agentId: '', mappingId: null, keyName: 'desk', startedAt: 100, ...over });
+      await first.toolCalls.insert([
+        { ...mcp('live'), lease: { owner: 'p1', until: 1000 } },
+        { ...mcp('dead'), lease: { owner: 'p2', until: 500 } },
+        // a run's call has no lease: its run's lease decides
+        toolCall('run_call', 'r1', { startedAt: 100 }),
+        mcp('waits', { status: 'waiting_approval', approvalRequired: true, approvalExpiresAt: 10_000 }),
+      ]);
+      // a call started after its approval gets its lease in the same write
+      await first.toolCalls.decide('waits', { decision: 'approved', by: 'ann', at: 150 });
+      await first.toolCalls.start('waits', 200, { owner: 'p2', until: 700 });
+      await first.toolCalls.renewLeases('p1', 2000);
+      await first.close();
+
+      const store = await open(first);
+      const [a, b] = await Promise.all([store.toolCalls.interruptLapsed(1500, 'gone', false), store.toolCalls.interruptLapsed(1500, 'gone', false)]);
+      expect(a + b).toBe(2);
+      expect(await store.toolCalls.get('dead')).toEqual({ ...mcp('dead'), status: 'interrupted', error: 'gone', finishedAt: 1500, durationMs: 1400 });
+      expect(await store.toolCalls.get('waits')).toMatchObject({ status: 'interrupted', startedAt: 200, finishedAt: 1500, durationMs: 1300 });
+      expect((await store.toolCalls.get('live'))?.status).toBe('running');
+      expect((await store.toolCalls.get('run_call'))?.status).toBe('running');
+      // a finished call is never interrupted; serving alone, every leased call still running is
+      await store.toolCalls.insert([{ ...mcp('done'), lease: { owner: 'p1', until: 1 } }]);
+      await store.toolCalls.finish('done', { status: 'succeeded', result: 'ok', finishedAt: 120, durationMs: 20 });
+      expect(await store.toolCalls.interruptLapsed(1600, 'gone', true)).toBe(1);
+      expect((await store.toolCalls.get('live'))?.status).toBe('interrupted');
+      expect((await store.toolCalls.get('done'))?.status).toBe('succeeded');
+      expect((await store.toolCalls.get('run_call'))?.status).toBe('running');
     });
 
     it("checkpoints a run's turn with its calls only under the owner's lease, and reads the state back on every read", async () => {

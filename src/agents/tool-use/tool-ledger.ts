@@ -48,7 +48,9 @@ export function callsLedger(repo: ToolCallsRepo, ownerKind: ToolCallOwner, owner
       return true;
     },
     start: (id, at) => repo.start(id, at),
-    finish: (id, end) => repo.finish(id, end),
+    finish: async (id, end) => {
+      await repo.finish(id, end);
+    },
     setTask: (id, task) => repo.setTask(id, task),
     recorded: () => repo.ofOwner(ownerKind, ownerId),
   };

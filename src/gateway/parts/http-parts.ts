@@ -103,7 +103,7 @@ export function buildHttp({ loaded, store, agents, health, knowledge, runtime, b
   const documentChanges = new DocumentChanges(store, (uris) => mcpSessions.resourcesChanged(uris));
   const mcpMetrics = metrics && new McpMetrics(metrics.registry, () => mcpSessions.countsByKey());
   const grants = new McpGrants({ state: store.state, accessTokenMinutes: () => config.platform.mcp.oauth.accessTokenMinutes, refreshTokenDays: () => config.platform.mcp.oauth.refreshTokenDays });
-  const inFlight = new CallsInFlight(store.state, () => config.agents.defaults.leaseMs);
+  const inFlight = new CallsInFlight(store.toolCalls, () => config.agents.defaults.leaseMs, (err) => logger.warn({ err }, 'the leases of the /mcp calls in flight could not be renewed'));
   const stored = new StoredSessions(store.state, () => config.platform.mcp.sessionIdleMinutes * 60_000);
   const mcpEndpoint = { config, grants, stored, events: new StoredEvents(store.state), inFlight, clients: new McpClients(store.state), agents, turns, search: knowledge.agentKnowledge.search, documents: knowledge.knowledge, logger, gate, sessions: mcpSessions, onCall: mcpMetrics && ((key: string, kind: string, isError: boolean) => mcpMetrics.called(key, kind, isError)), onGovernedCallFinished: metrics && ((server: string, tool: string, outcome: Parameters<HeraldMetrics['toolCallFinished']>[2], seconds?: number) => metrics.toolCallFinished(server, tool, outcome, seconds, 'mcp')) };
   const trouble = { config: () => configTrouble.view(), providers: () => models.health.unhealthy(), channels: () => channelHealth.unhealthy(), replica, others: sharedHealth && (() => sharedHealth.others()) };

@@ -24,7 +24,7 @@ import { DOCUMENT_TEMPLATE, listDocuments, readDocument, type DocumentSource } f
 import { governedCall } from '../../runtime/mcp-endpoint/governed-call.js';
 import type { CallsInFlight } from '../../runtime/mcp-endpoint/calls-in-flight.js';
 import type { McpClients } from '../../runtime/mcp-endpoint/mcp-clients.js';
-import { approvalTimeoutMs, keyOffer, type OfferedTool } from '../../runtime/mcp-endpoint/key-offer.js';
+import { approvalTimeoutMs, cachedKeyOffer, keyOffer, type OfferedTool } from '../../runtime/mcp-endpoint/key-offer.js';
 import { searchDocuments, type AgentSearch, type SearchInput } from '../../runtime/mcp-endpoint/search-documents.js';
 import type { McpSession } from './mcp-sessions.js';
 
@@ -68,7 +68,7 @@ export function sessionServer(deps: SessionServerDeps, session: () => McpSession
   const offer = async () => {
     const { tools } = key();
     if (tools) await deps.turns.toolbox?.untilTried({ tools });
-    return keyOffer(deps, key());
+    return cachedKeyOffer(deps, key());
   };
   const subscriptions = new Set<string>();
 

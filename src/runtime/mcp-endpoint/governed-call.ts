@@ -62,7 +62,15 @@ export interface GovernedResult extends ToolResult {
 export async function governedCall(deps: GovernedCallDeps, call: GovernedCall): Promise<GovernedResult> {
   const { spec, tools } = call;
   const now = Date.now();
-  const ledger = callsLedger(deps.toolCalls, MCP_OWNER, call.sessionId);
+  const calls = callsLedger(deps.toolCalls, MCP_OWNER, call.sessionId);
+  // the status the call's end was recorded with: no read of the record after it (undefined: a sweep recorded it first)
+  let ended: ToolCallStatus | undefined;
+  const ledger = {
+    ...calls,
+    finish: async (id: string, end: Parameters<ToolCallsRepo['finish']>[1]) => {
+      if (await deps.toolCalls.finish(id, end)) ended = end.status;
+    },
+  };
   const ctx: RoundContext = { tools, ledger, attribution: { agentId: '', keyName: call.keyName }, signal: call.signal, approvalTimeoutMs: deps.approvalTimeoutMs, onCallFinished: deps.onCallFinished };
   const record = newRecord(call, now);
   const refuse = async (reason: string): Promise<GovernedResult> => {
@@ -83,28 +91,31 @@ export async function governedCall(deps: GovernedCallDeps, call: GovernedCall): 
       return { text: decided.message, isError: true, callRecordId: record.id, status: 'denied' };
     }
     const startedAt = Date.now();
-    await deps.inFlight?.started(record.id);
-    await ledger.start(record.id, startedAt);
-    return executing(deps, record.id, () => executeCall(ctx, { ...waiting, status: 'running', startedAt }, spec, parsed.args));
+    deps.inFlight?.started();
+    return executing(deps, record.id, () => ended, async () => {
+      // started with its lease in one write: never running without one
+      await deps.toolCalls.start(record.id, startedAt, deps.inFlight?.lease(startedAt));
+      return executeCall(ctx, { ...waiting, status: 'running', startedAt }, spec, parsed.args);
+    });
   }
-  const running: ToolCallRecord = { ...record, status: 'running', startedAt: now };
-  await deps.inFlight?.started(record.id);
-  await deps.toolCalls.insert([running]);
-  return executing(deps, record.id, () => executeCall(ctx, running, spec, parsed.args));
+  const running: ToolCallRecord = { ...record, status: 'running', startedAt: now, lease: deps.inFlight?.lease(now) };
+  deps.inFlight?.started();
+  return executing(deps, record.id, () => ended, async () => {
+    await deps.toolCalls.insert([running]);
+    return executeCall(ctx, running, spec, parsed.args);
+  });
 }
 
-/** the call executed, marked in flight (CallsInFlight) until its record is final */
-async function executing(deps: GovernedCallDeps, id: string, execute: () => Promise<ToolResult>): Promise<GovernedResult> {
+/** the call executed, its lease renewed (CallsInFlight) until its record is final; `ended`: the status its end was recorded with */
+async function executing(deps: GovernedCallDeps, id: string, ended: () => ToolCallStatus | undefined, execute: () => Promise<ToolResult>): Promise<GovernedResult> {
   try {
-    return await finished(id, await execute(), deps, id);
+    const result = await execute();
+    // a record another process made final first (interrupted: this one seemed dead) is read for its status
+    const status = ended() ?? (await deps.toolCalls.get(id))?.status ?? (result.isError ? 'failed' : 'succeeded');
+    return { ...result, callRecordId: id, status };
   } finally {
-    await deps.inFlight?.ended(id);
+    deps.inFlight?.ended();
   }
-}
-
-async function finished(id: string, result: ToolResult, deps: GovernedCallDeps, callRecordId: string): Promise<GovernedResult> {
-  const stored = await deps.toolCalls.get(id);
-  return { ...result, callRecordId, status: stored?.status ?? (result.isError ? 'failed' : 'succeeded') };
 }
 
 function newRecord(call: GovernedCall, now: number): ToolCallRecord {

@@ -33,6 +33,33 @@ export interface KeyOfferDeps {
   turns: Pick<AgentTurnDeps, 'toolbox'>;
 }
 
+/** a key's offer, and what it was made of */
+interface Made {
+  deps: KeyOfferDeps;
+  agents: AgentConfig[];
+  listing: object | undefined;
+  offer: KeyOffer;
+}
+
+/**
+ * The offers made, by key: one made again only when what it is made of changed. A config reload
+ * makes every key a new principal (ApiKeys.useConfig) and the agents a new list; a server's tools
+ * changing makes a new listing (Toolbox.listing). A key kept in the store is a new principal at
+ * each request, so its offer is made each time, as before.
+ */
+const made = new WeakMap<ApiPrincipal, Made>();
+
+/** keyOffer, made once per key until a reload or a server's tools change */
+export function cachedKeyOffer(deps: KeyOfferDeps, principal: ApiPrincipal): KeyOffer {
+  const agents = deps.agents.all();
+  const listing = deps.turns.toolbox?.listing();
+  const kept = made.get(principal);
+  if (kept && kept.deps === deps && kept.agents === agents && kept.listing === listing) return kept.offer;
+  const offer = keyOffer(deps, principal);
+  made.set(principal, { deps, agents, listing, offer });
+  return offer;
+}
+
 /**
  * What an API key sees at /mcp, decided by config alone: `ask_<agent>` for each agent it may use,
  * `search_documents` over their knowledge, and the tools `platform.apiKeys[].tools` grants it, by

@@ -38,6 +38,9 @@ export class StoredEvents {
     return {
       storeEvent: async (streamId, message) => {
         const eventId = `${streamId}.${this.sequence()}`;
+        // a priming event (empty, one per POST stream) only marks a place to resume from: its id
+        // names its stream and sorts before what follows it, so replaying after it needs no row
+        if (!('jsonrpc' in message)) return eventId;
         await this.state.set(keyOf(eventId), message);
         await this.trim();
         return eventId;
@@ -48,7 +51,7 @@ export class StoredEvents {
         if (!streamId) return '';
         const after = keyOf(lastEventId);
         for (const { key, value } of await this.state.list<Record<string, unknown>>(keyOf(`${streamId}.`))) {
-          // a priming event (empty) only marks a place to resume from; nothing to replay
+          // a priming event stored by an earlier herald only marks a place to resume from; nothing to replay
           if (key <= after || !value || !('jsonrpc' in value)) continue;
           await send(key.slice(key.lastIndexOf(':') + 1), value as never);
         }

@@ -78,17 +78,38 @@ export interface ToolCallRecord {
   content?: ToolResultPart[] | null;
   /** the server runs the call as a task: its handle, so a restarted herald polls it rather than calling again */
   task?: ToolTaskHandle | null;
+  /**
+   * A call with no run to resume it (an MCP client's through /mcp): the process executing it and
+   * until when that process is presumed alive. Written with the record (insert, start) and renewed
+   * (renewLeases); a running call whose lease ran out is recorded `interrupted` (interruptLapsed).
+   * Never read back into a record.
+   */
+  lease?: ToolCallLease | null;
+}
+
+/** the process executing a call, and until when (epoch ms) it is presumed alive */
+export interface ToolCallLease {
+  owner: string;
+  until: number;
 }
 
 export interface ToolCallsRepo {
   /** stores calls about to execute or wait, in one transaction (before anything is executed) */
   insert(calls: ToolCallRecord[]): Promise<void>;
-  /** records a call's end (status, result or error, times); never overwrites a final status with `running` */
-  finish(id: string, end: Pick<ToolCallRecord, 'status' | 'result' | 'error' | 'finishedAt' | 'durationMs' | 'content'> & { startedAt?: number | null }): Promise<void>;
+  /** records a call's end (status, result or error, times); never overwrites a final status; false when the call was final already (or unknown) */
+  finish(id: string, end: Pick<ToolCallRecord, 'status' | 'result' | 'error' | 'finishedAt' | 'durationMs' | 'content'> & { startedAt?: number | null }): Promise<boolean>;
   /** keeps the task a running call became at its server (nothing when the call is no longer running) */
   setTask(id: string, task: ToolTaskHandle): Promise<void>;
-  /** marks a call `running` as it starts (after an approval, or a resume) */
-  start(id: string, at: number): Promise<void>;
+  /** marks a call `running` as it starts (after an approval, or a resume), with its lease when it has one */
+  start(id: string, at: number, lease?: ToolCallLease): Promise<void>;
+  /** pushes `owner`'s leases on its running calls to `until` (one statement, however many) */
+  renewLeases(owner: string, until: number): Promise<void>;
+  /**
+   * The running calls with a lease that ran out by `now` (every leased running call when `all`:
+   * the process serves its database alone, so their owner is gone) recorded `interrupted` with
+   * `error`, in one statement: of two replicas sweeping together, each call goes to one. How many.
+   */
+  interruptLapsed(now: number, error: string, all?: boolean): Promise<number>;
   get(id: string): Promise<ToolCallRecord | undefined>;
   /** the calls of one run, response or chat turn, in the order they were made */
   ofOwner(ownerKind: ToolCallOwner, ownerId: string): Promise<ToolCallRecord[]>;

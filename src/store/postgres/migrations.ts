@@ -800,4 +800,13 @@ export const migrations: Migration[] = [
       ALTER TABLE tool_calls ADD COLUMN task JSONB;
     `,
   },
+  {
+    version: 43,
+    name: 'tool calls: the lease of a call with no run to resume it (an MCP client\'s), as SQLite migration 52',
+    sql: `
+      ALTER TABLE tool_calls ADD COLUMN lease_owner TEXT;
+      ALTER TABLE tool_calls ADD COLUMN lease_until BIGINT;
+      CREATE INDEX tool_calls_leased ON tool_calls (lease_owner) WHERE status = 'running' AND lease_owner IS NOT NULL;
+    `,
+  },
 ];

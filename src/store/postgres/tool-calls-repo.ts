@@ -1,12 +1,12 @@
 import type pg from 'pg';
 import type { ToolCallRecord, ToolCallsRepo, ToolCallStatus } from '../port.js';
-import { AWAITING_DECISION, OPEN_TOOL_CALL, TOOL_CALL_COLUMNS, TOOL_CALL_READ_COLUMNS, toToolCall, toolCallValues, type ToolCallRow } from '../rows/tool-call-rows.js';
+import { AWAITING_DECISION, LEASED_RUNNING, OPEN_TOOL_CALL, TOOL_CALL_COLUMNS, TOOL_CALL_READ_COLUMNS, toToolCall, toolCallValues, type ToolCallRow } from '../rows/tool-call-rows.js';
 import { prepared, query, transaction, type Queryable } from './pg-pool.js';
 
 const COLUMNS = TOOL_CALL_COLUMNS.join(', ');
 const READ = TOOL_CALL_READ_COLUMNS.join(', ');
 const TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'int', 'text', 'text', 'text', 'boolean',
-  'text', 'text', 'text', 'bigint', 'bigint', 'bigint', 'bigint', 'boolean', 'bigint', 'jsonb'] as const satisfies { length: (typeof TOOL_CALL_COLUMNS)['length'] };
+  'text', 'text', 'text', 'bigint', 'bigint', 'bigint', 'bigint', 'boolean', 'bigint', 'jsonb', 'text', 'bigint'] as const satisfies { length: (typeof TOOL_CALL_COLUMNS)['length'] };
 
 const toCall = (row: ToolCallRow) => toToolCall(row, (value) => value);
 
@@ -40,24 +40,38 @@ export function postgresToolCallsRepo(pool: pg.Pool): ToolCallsRepo {
       if (calls.length) await insertCalls(pool, calls);
     },
     async finish(id, end) {
-      await query(
+      const { rowCount } = await query(
         pool,
         `UPDATE tool_calls SET status = $2, result = $3, error = $4, started_at = COALESCE($5, started_at), finished_at = $6, duration_ms = $7, content = $8::jsonb
          WHERE id = $1 AND ${OPEN_TOOL_CALL}`,
         [id, end.status, end.result ?? null, end.error ?? null, end.startedAt ?? null, end.finishedAt ?? null, end.durationMs ?? null, end.content?.length ? JSON.stringify(end.content) : null],
       );
+      return rowCount === 1;
     },
     async setTask(id, task) {
       await query(pool, `UPDATE tool_calls SET task = $2::jsonb WHERE id = $1 AND status = 'running'`, [id, JSON.stringify(task)]);
     },
-    async start(id, at) {
+    async start(id, at, lease) {
       // an undecided call waiting for a person never starts: only an approved one (or one that needed none)
       await query(
         pool,
-        `UPDATE tool_calls SET status = 'running', started_at = $2 WHERE id = $1
+        `UPDATE tool_calls SET status = 'running', started_at = $2, lease_owner = COALESCE($3, lease_owner), lease_until = COALESCE($4, lease_until) WHERE id = $1
            AND (status = 'running' OR (status = 'waiting_approval' AND (approval IS NOT NULL OR NOT approval_required)))`,
-        [id, at],
+        [id, at, lease?.owner ?? null, lease?.until ?? null],
       );
+    },
+    async renewLeases(owner, until) {
+      await query(pool, `UPDATE tool_calls SET lease_until = $2 WHERE ${LEASED_RUNNING} AND lease_owner = $1`, [owner, until]);
+    },
+    async interruptLapsed(now, error, all = false) {
+      // one statement: a row another sweep updated first is re-checked under its lock and left to it
+      const { rowCount } = await query(
+        pool,
+        `UPDATE tool_calls SET status = 'interrupted', result = NULL, error = $2, finished_at = $1, duration_ms = $1 - started_at
+         WHERE ${LEASED_RUNNING} AND ($3 OR lease_until < $1)`,
+        [now, error, all],
+      );
+      return rowCount ?? 0;
     },
     async get(id) {
       const { rows } = await query<ToolCallRow>(pool, `SELECT ${READ} FROM tool_calls WHERE id = $1`, [id]);

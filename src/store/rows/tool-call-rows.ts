@@ -31,16 +31,20 @@ export interface ToolCallRow<Json = unknown> {
   /** written by `finish` and `setTask` only, never by an insert */
   content?: Json | null;
   task?: Json | null;
+  /** written by inserts (and `start`), never read into a record */
+  lease_owner?: string | null;
+  lease_until?: number | string | null;
 }
 
 /** the columns in the order `toolCallValues` gives them */
 export const TOOL_CALL_COLUMNS = [
   'id', 'call_id', 'owner_kind', 'owner_id', 'agent_id', 'mapping_id', 'key_name', 'turn', 'server', 'tool', 'arguments', 'read_only',
   'status', 'result', 'error', 'created_at', 'started_at', 'finished_at', 'duration_ms', 'approval_required', 'approval_expires_at', 'approval',
+  'lease_owner', 'lease_until',
 ] as const satisfies readonly (keyof ToolCallRow)[];
 
 /** the columns a read gives: the inserted ones, then those only updates write */
-export const TOOL_CALL_READ_COLUMNS = [...TOOL_CALL_COLUMNS, 'content', 'task'] as const satisfies readonly (keyof ToolCallRow)[];
+export const TOOL_CALL_READ_COLUMNS = [...TOOL_CALL_COLUMNS.filter((c) => c !== 'lease_owner' && c !== 'lease_until'), 'content', 'task'] as const satisfies readonly (keyof ToolCallRow)[];
 
 const numberOrNull = (v: number | string | null) => (v === null ? null : Number(v));
 
@@ -77,7 +81,11 @@ export const toolCallValues = <B>(c: ToolCallRecord, bool: (value: boolean) => B
   c.id, c.callId, c.ownerKind, c.ownerId, c.agentId, c.mappingId ?? null, c.keyName ?? null, c.turn, c.server, c.tool, c.arguments, bool(c.readOnly),
   c.status, c.result ?? null, c.error ?? null, c.createdAt, c.startedAt ?? null, c.finishedAt ?? null, c.durationMs ?? null,
   bool(c.approvalRequired), c.approvalExpiresAt ?? null, c.approval ? JSON.stringify(c.approval) : null,
+  c.lease?.owner ?? null, c.lease?.until ?? null,
 ];
+
+/** a running call with a lease (the partial index tool_calls_leased's condition, as written there) */
+export const LEASED_RUNNING = "status = 'running' AND lease_owner IS NOT NULL";
 
 /** the statuses a call ends in: `finish` never writes over them */
 export const OPEN_TOOL_CALL = "status IN ('waiting_approval', 'running')";

@@ -1057,6 +1057,19 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       CREATE INDEX usage_agent ON usage (agent_id, at) WHERE agent_id IS NOT NULL;
     `,
   },
+  {
+    version: 52,
+    name: "tool calls: the lease of a call with no run to resume it (an MCP client's), written with its record",
+    sql: `
+      -- a governed call of /mcp was marked in flight by a state row of its own, set before it ran
+      -- and deleted after: two more commits per call. The record carries its executing process and
+      -- lease instead, written in the commits that insert and finish it; the index holds only the
+      -- calls running under a lease (a handful), for the renewal and the sweep of dead processes'
+      ALTER TABLE tool_calls ADD COLUMN lease_owner TEXT;
+      ALTER TABLE tool_calls ADD COLUMN lease_until INTEGER;
+      CREATE INDEX tool_calls_leased ON tool_calls (lease_owner) WHERE status = 'running' AND lease_owner IS NOT NULL;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

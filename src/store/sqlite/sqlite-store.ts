@@ -38,7 +38,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Sqlite
     events: sqliteEventsRepo(db, commits, appender),
     runs: sqliteRunsRepo(db, commits, appender),
     sessions: sqliteSessionsRepo(db, commits),
-    state: sqliteStateRepo(db),
+    state: sqliteStateRepo(db, commits),
     deliveries: sqliteDeliveriesRepo(db),
     idempotency: sqliteIdempotencyRepo(db, commits, appender),
     // one process per database file: a signal never needs to leave it

@@ -1,5 +1,5 @@
 import type { ToolCallRecord, ToolCallsRepo, ToolCallStatus } from '../port.js';
-import { AWAITING_DECISION, OPEN_TOOL_CALL, TOOL_CALL_COLUMNS, toToolCall, toolCallValues, type ToolCallRow } from '../rows/tool-call-rows.js';
+import { AWAITING_DECISION, LEASED_RUNNING, OPEN_TOOL_CALL, TOOL_CALL_COLUMNS, toToolCall, toolCallValues, type ToolCallRow } from '../rows/tool-call-rows.js';
 import type { GroupCommit } from './group-commit.js';
 import { limitedStatements } from './limited-statements.js';
 import type { SqliteDatabase } from './open-database.js';
@@ -29,9 +29,14 @@ export function sqliteToolCallsRepo(db: SqliteDatabase, commits: GroupCommit): T
   );
   const setTask = db.prepare<[string, string]>("UPDATE OR FAIL tool_calls SET task = ? WHERE id = ? AND status = 'running'");
   // an undecided call waiting for a person never starts: only an approved one (or one that needed none)
-  const start = db.prepare<[number, string]>(
-    `UPDATE OR FAIL tool_calls SET status = 'running', started_at = ? WHERE id = ?
+  const start = db.prepare<[number, string | null, number | null, string]>(
+    `UPDATE OR FAIL tool_calls SET status = 'running', started_at = ?, lease_owner = COALESCE(?, lease_owner), lease_until = COALESCE(?, lease_until) WHERE id = ?
        AND (status = 'running' OR (status = 'waiting_approval' AND (approval IS NOT NULL OR approval_required = 0)))`,
+  );
+  const renew = db.prepare<[number, string]>(`UPDATE OR FAIL tool_calls INDEXED BY tool_calls_leased SET lease_until = ? WHERE ${LEASED_RUNNING} AND lease_owner = ?`);
+  const lapsed = db.prepare<[string, number, number, number, number]>(
+    `UPDATE OR FAIL tool_calls SET status = 'interrupted', result = NULL, error = ?, finished_at = ?, duration_ms = ? - started_at
+       WHERE ${LEASED_RUNNING} AND (? = 1 OR lease_until < ?)`,
   );
   const pending = limitedStatements<[], ToolCallRow<string>>(db, (limit) => `SELECT * FROM tool_calls WHERE ${AWAITING_DECISION} ORDER BY created_at, rowid LIMIT ${limit}`);
   const expired = limitedStatements<[number], ToolCallRow<string>>(
@@ -47,18 +52,25 @@ export function sqliteToolCallsRepo(db: SqliteDatabase, commits: GroupCommit): T
     async insert(calls) {
       if (calls.length) await commits.run(() => insert(calls));
     },
-    async finish(id, end) {
-      await commits.run(() =>
-        finish.run({ id, status: end.status, result: end.result ?? null, error: end.error ?? null, startedAt: end.startedAt ?? null, finishedAt: end.finishedAt ?? null, durationMs: end.durationMs ?? null,
+    finish(id, end) {
+      return commits.run(
+        () =>
+          finish.run({ id, status: end.status, result: end.result ?? null, error: end.error ?? null, startedAt: end.startedAt ?? null, finishedAt: end.finishedAt ?? null, durationMs: end.durationMs ?? null,
           content: end.content?.length ? JSON.stringify(end.content) : null,
-        }),
+        }).changes === 1,
       );
     },
     async setTask(id, task) {
       await commits.run(() => setTask.run(JSON.stringify(task), id));
     },
-    async start(id, at) {
-      await commits.run(() => start.run(at, id));
+    async start(id, at, lease) {
+      await commits.run(() => start.run(at, lease?.owner ?? null, lease?.until ?? null, id));
+    },
+    async renewLeases(owner, until) {
+      await commits.run(() => renew.run(until, owner));
+    },
+    interruptLapsed(now, error, all = false) {
+      return commits.run(() => lapsed.run(error, now, now, all ? 1 : 0, now).changes);
     },
     async get(id) {
       const row = get.get(id);

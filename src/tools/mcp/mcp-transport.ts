@@ -124,7 +124,12 @@ const unlimited = new WeakSet<AbortSignal>();
  * under load more than 1,500 are on it between collections, and past 1,500 each new one made
  * Node build and print a MaxListenersExceededWarning (a stack trace and a stderr write per call,
  * a tenth of herald's CPU in a /mcp profile). The listeners are bounded by the collector, not
- * leaked, so the warning is only noise: it is turned off for that one signal.
+ * leaked, so the warning is only noise: it is turned off for that one signal. With 0, on purpose:
+ * Node 20's getMaxListeners throws on a limit of 0 (an ERR_INVALID_ARG_TYPE, which fetch builds
+ * and swallows at every request: the NodeError in a /mcp profile, about 1%), and that throw skips
+ * the rest of fetch's check. With any other limit fetch counts the signal's listeners
+ * (getEventListeners, an array of every one of them, per request) and sets the limit back to
+ * 1,500, so the warnings come back (measured: Infinity did both).
  */
 function unlimitedListeners(signal: AbortSignal): void {
   if (unlimited.has(signal)) return;

@@ -8,8 +8,8 @@ import { openSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../../helpers/start-herald.js';
 
 /**
- * What /mcp keeps in the store for replicas, on a real store: the marks of calls in flight and
- * their leases, the sessions, their streams' events. Two processes here are two instances on one store.
+ * What /mcp keeps in the store for replicas, on a real store: the leases of the calls in flight,
+ * the sessions, their streams' events. Two processes here are two instances on one store.
  */
 const opened: Store[] = [];
 afterEach(async () => {
@@ -43,21 +43,45 @@ const running = (id: string): ToolCallRecord => ({
 describe('calls in flight', () => {
   it("leaves a live process's call alone, and records a dead one's interrupted once when two sweep at once", async () => {
     const s = await store();
-    await s.toolCalls.insert([running('tc_live'), running('tc_dead')]);
-    const live = new CallsInFlight(s.state, () => 60_000);
-    const dead = new CallsInFlight(s.state, () => 1000);
-    await live.started('tc_live');
-    await dead.started('tc_dead');
+    const live = new CallsInFlight(s.toolCalls, () => 60_000);
+    const dead = new CallsInFlight(s.toolCalls, () => 1000);
+    await s.toolCalls.insert([{ ...running('tc_live'), lease: live.lease() }, { ...running('tc_dead'), lease: dead.lease() }, running('tc_no_lease')]);
+    live.started();
+    dead.started();
     const later = Date.now() + 5_000;
     const swept = await Promise.all([interruptLeftCalls(s, { by: 'b', now: later }), interruptLeftCalls(s, { by: 'c', now: later })]);
     expect(swept.reduce((a, b) => a + b)).toBe(1);
-    expect((await s.toolCalls.get('tc_dead'))?.status).toBe('interrupted');
+    expect(await s.toolCalls.get('tc_dead')).toMatchObject({ status: 'interrupted', finishedAt: later, error: expect.stringContaining('interrupted') });
     expect((await s.toolCalls.get('tc_live'))?.status).toBe('running');
-    expect((await s.state.list('mcp-call-in-flight:')).map((m) => m.key)).toEqual(['mcp-call-in-flight:tc_live']);
-    // a process serving its database alone takes every mark left, whatever its lease
+    // a call without a lease is a run's: its run's lease decides, not this sweep
+    expect((await s.toolCalls.get('tc_no_lease'))?.status).toBe('running');
+    // a process serving its database alone takes every leased call left, whatever its lease
     expect(await interruptLeftCalls(s, { alone: true })).toBe(1);
+    expect((await s.toolCalls.get('tc_live'))?.status).toBe('interrupted');
     live.stop();
     dead.stop();
+  });
+
+  it("renews a live process's leases while its calls run, so a sweep after the first lease leaves them", async () => {
+    const s = await store();
+    const live = new CallsInFlight(s.toolCalls, () => 600);
+    await s.toolCalls.insert([{ ...running('tc_long'), lease: live.lease() }]);
+    live.started();
+    await new Promise((r) => setTimeout(r, 1300));
+    expect(await interruptLeftCalls(s)).toBe(0);
+    live.ended();
+    await new Promise((r) => setTimeout(r, 900));
+    expect(await interruptLeftCalls(s)).toBe(1);
+    live.stop();
+  });
+
+  it('records interrupted a call a herald before leased records marked in the state', async () => {
+    const s = await store();
+    await s.toolCalls.insert([running('tc_old')]);
+    await s.state.set('mcp-call-in-flight:tc_old', { owner: 'gone', until: 1 });
+    expect(await interruptLeftCalls(s)).toBe(1);
+    expect((await s.toolCalls.get('tc_old'))?.status).toBe('interrupted');
+    expect(await s.state.list('mcp-call-in-flight:')).toEqual([]);
   });
 });
 
@@ -72,6 +96,8 @@ describe('stored sessions and events', () => {
     await one.storeEvent('stream-b', { jsonrpc: '2.0', method: 'elsewhere' });
     await one.storeEvent('stream-a', { jsonrpc: '2.0', id: 7, result: {} });
     await other.storeEvent('stream-a', { jsonrpc: '2.0', id: 8, result: {} });
+    // the priming event is an id only: no write of its own
+    expect(await s.state.list('mcp-event:session-1:')).toHaveLength(3);
     const sent: unknown[] = [];
     expect(await one.replayEventsAfter(priming, { send: async (_id, message) => void sent.push(message) })).toBe('stream-a');
     expect(sent).toEqual([expect.objectContaining({ method: 'notifications/progress' }), expect.objectContaining({ id: 7 })]);
