@@ -350,6 +350,8 @@ export class ServerSignIn {
 class StoredProvider implements OAuthClientProvider {
   authorizationUrl?: URL;
   private stateValue?: string;
+  /** the client this auth() call acts as: the tokens it obtains are kept with it (below) */
+  private client?: OAuthClientInformationMixed;
   /** client credentials: the SDK's own provider makes the token request and authenticates the client */
   readonly addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
 
@@ -381,7 +383,7 @@ class StoredProvider implements OAuthClientProvider {
 
   clientInformation(): OAuthClientInformationMixed | undefined | Promise<OAuthClientInformationMixed | undefined> {
     if (this.machine) return this.machine.clientInformation();
-    return this.signIn.configuredClient() ?? this.signIn.current()?.client;
+    return (this.client = this.signIn.configuredClient() ?? this.signIn.current()?.client);
   }
 
   prepareTokenRequest(scope?: string): URLSearchParams | Promise<URLSearchParams | undefined> | undefined {
@@ -392,7 +394,10 @@ class StoredProvider implements OAuthClientProvider {
     // a client from config stays in config
     if (this.signIn.configuredClient()) return;
     this.signIn.noteSecret((client as { client_secret?: string }).client_secret);
-    await this.signIn.save(this.vault, (r) => ({ ...r, client }));
+    this.client = client;
+    // a renewal without a person registers only to find nobody signed in: a client stored by a
+    // person's sign-in (perhaps on another replica, its tokens on the way) is kept, not replaced
+    await this.signIn.save(this.vault, (r) => (this.mode === 'renew' && r.client ? r : { ...r, client }));
   }
 
   tokens(): OAuthTokens | undefined {
@@ -405,6 +410,9 @@ class StoredProvider implements OAuthClientProvider {
     const now = Date.now();
     await this.signIn.save(this.vault, (r) => ({
       ...r,
+      // tokens are issued to one client and refreshed by it alone: another replica's registration
+      // stored meanwhile must not pair with them (its refresh would be refused as invalid_grant)
+      ...(this.client && !this.machine && !this.signIn.configuredClient() && { client: this.client }),
       // a refresh that returns no new refresh token keeps the one it spent (RFC 6749 §6)
       tokens: { ...tokens, ...(tokens.refresh_token === undefined && r.tokens?.refresh_token !== undefined && { refresh_token: r.tokens.refresh_token }) },
       ...(tokens.expires_in !== undefined ? { expiresAt: now + tokens.expires_in * 1000, obtainedAt: now } : { expiresAt: undefined, obtainedAt: now }),
