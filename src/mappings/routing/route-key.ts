@@ -1,4 +1,5 @@
 import type { HookRequest } from '../hook-request.js';
+import { isPlainNode } from '../templates/plain-node.js';
 import { isForbiddenKey } from '../templates/template-scope.js';
 
 export type RouteValue = string | number | boolean;
@@ -24,23 +25,7 @@ interface AstNode {
   expressions?: AstNode[];
 }
 
-/** the keys a node may have for its meaning to be what its type says (no filter, sort, bind or focus stage) */
-const PLAIN_KEYS: Record<string, ReadonlySet<string>> = {
-  binary: new Set(['type', 'value', 'position', 'lhs', 'rhs']),
-  block: new Set(['type', 'position', 'expressions']),
-  path: new Set(['type', 'steps']),
-  name: new Set(['type', 'value', 'position']),
-  variable: new Set(['type', 'value', 'position']),
-  string: new Set(['type', 'value', 'position']),
-  number: new Set(['type', 'value', 'position']),
-  value: new Set(['type', 'value', 'position']),
-};
-
-function plain(node: AstNode | undefined): node is AstNode {
-  if (!node) return false;
-  const keys = PLAIN_KEYS[node.type];
-  return keys !== undefined && Object.keys(node).every((key) => keys.has(key));
-}
+const plain = (node: AstNode | undefined): node is AstNode => isPlainNode(node);
 
 function literal(node: AstNode | undefined): RouteValue | undefined {
   if (!plain(node)) return undefined;
