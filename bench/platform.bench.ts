@@ -8,7 +8,8 @@
  * Standalone: `node --import tsx bench/platform.bench.ts` (`BENCH_CHAT_ONLY=1` skips the
  * knowledge part, `BENCH_CPU_PROFILE=<dir>` profiles herald, `BENCH_BASELINE_ROOT=<checkout>`
  * measures that checkout's herald too, in the same run, `BENCH_TOGETHER=1` loads both at the same
- * time, `BENCH_ROUNDS=<n>` repeats the chat measurements and prints medians); `bench/run.ts` calls `run()`.
+ * time, `BENCH_ROUNDS=<n>` repeats the chat measurements and prints medians, `BENCH_PREWARM=<s>`
+ * loads each server once before its first row, bench/chat-prewarm.ts); `bench/run.ts` calls `run()`.
  * Figures are printed, never asserted: they depend on the machine.
  */
 import { execFile } from 'node:child_process';
@@ -17,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cpuProfileArgs, startChildServer, type ChildServer } from './child-server.js';
+import { prewarmChat, prewarmSeconds } from './chat-prewarm.js';
 import { knowledgeSpeed, printKnowledgeSpeed, type SearchFigures } from './knowledge-search.bench.js';
 import { runLoad } from './load.js';
 import { cpuMillis, storageBytes, waitUntilIdle } from './process-stats.js';
@@ -72,6 +74,8 @@ export interface ChatBenchOptions {
   baselineRoot?: string;
   /** the measurements are repeated this many times; the table shows each figure's median */
   rounds?: number;
+  /** each server's one load before its first row (bench/chat-prewarm.ts) */
+  prewarmSeconds?: number;
   /**
    * herald and the baseline herald are loaded at the same time (each with `connections`), so both
    * meet the same machine: on a machine shared with other work, one measured after the other
@@ -131,6 +135,7 @@ export async function chatBench(options: ChatBenchOptions = {}): Promise<Pick<Pl
     connections: options.connections ?? 10,
     firstTokenSamples: options.firstTokenSamples ?? 2000,
     rounds: options.rounds ?? 1,
+    prewarmSeconds: options.prewarmSeconds ?? prewarmSeconds(),
   };
   const upstream = await startChildServer({ name: 'upstream', args: ['--import', 'tsx', path.join(ROOT, 'bench/chat-upstream.ts')], cwd: ROOT });
   try {
@@ -185,6 +190,7 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
     servers.push({ name: 'bare proxy', server: await startChildServer({ name: 'proxy', args: ['--import', 'tsx', path.join(ROOT, 'bench/chat-proxy.ts'), upstream.url, API_KEY], cwd: ROOT }), headers: auth });
     if (options.baselineRoot) servers.push({ name: 'baseline herald', server: await startHerald(path.resolve(options.baselineRoot), 'baseline', upstream, []), headers: auth });
     servers.push({ name: 'herald', server: await startHerald(ROOT, 'herald', upstream, profile), headers: auth });
+    for (const { server, headers } of servers) await prewarmChat(server, headers, { plain: chatBody(false), streamed: chatBody(true) }, settings.connections, settings.prewarmSeconds);
     const rows = new Map<string, { kind: ChatRow['kind']; server: ChatRow['server']; runs: Awaited<ReturnType<typeof measureChat>>[] }>();
     const probes = new Map<string, { p50Ms: number; p99Ms: number }[]>();
     for (let round = 0; round < settings.rounds; round++) {

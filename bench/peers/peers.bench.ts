@@ -21,7 +21,8 @@
  * - bytes the server wrote to storage per completion (/proc's write_bytes).
  *
  * `node --import tsx bench/peers/peers.bench.ts` (build herald first: `node bin/build.mjs`).
- * Options: `BENCH_ROUNDS` (3), `BENCH_DURATION` (5 s), `BENCH_WARMUP` (2 s), `BENCH_CHAT_CONNECTIONS`
+ * Options: `BENCH_ROUNDS` (3), `BENCH_DURATION` (5 s), `BENCH_WARMUP` (2 s), `BENCH_PREWARM` (10 s once
+ * per server before the first round, bench/chat-prewarm.ts), `BENCH_CHAT_CONNECTIONS`
  * (10), `BENCH_PROBES` (completions timed one at a time per server and round, 400),
  * `BENCH_PEERS=portkey` (or `none`: herald and the floors only).
  */
@@ -32,6 +33,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prewarmChat, prewarmSeconds } from '../chat-prewarm.js';
 import { startChildServer, type ChildServer } from '../child-server.js';
 import { runLoad } from '../load.js';
 import { cpuMillis, storageBytes, waitUntilIdle } from '../process-stats.js';
@@ -175,6 +177,7 @@ async function main() {
     });
     targets.push(await startHerald(upstream));
     if (peers.includes('portkey')) targets.push(await startPortkey(upstream));
+    for (const t of targets) await prewarmChat(t.server, t.headers, { plain: body(t.model, false), streamed: body(t.model, true) }, connections, prewarmSeconds());
     const figures = new Map<string, Figures[]>(targets.map((t) => [t.name, []]));
     for (let round = 0; round < rounds; round++) {
       // rotated: no server always meets the machine as the one before it left it
