@@ -61,12 +61,20 @@ export class ApiKeyVerifier {
     }
   }
 
-  async verify(presented: string | undefined): Promise<ApiPrincipal | undefined> {
+  /**
+   * The principal of the presented key, or undefined. A config key is answered as a value (no
+   * promise, no microtask on the chat path); a key looked up in the store, as a promise.
+   */
+  verify(presented: string | undefined): ApiPrincipal | undefined | Promise<ApiPrincipal | undefined> {
     if (!presented) return undefined;
     const remembered = this.hashes.get(presented);
     const hash = remembered ?? hashApiKey(presented);
     const fromConfig = this.configured.get(hash);
-    const candidate = fromConfig ? { hash, principal: fromConfig } : await this.fromStore(hash);
+    if (fromConfig) return this.accepted(presented, remembered, hash, { hash, principal: fromConfig });
+    return this.fromStore(hash).then((candidate) => this.accepted(presented, remembered, hash, candidate));
+  }
+
+  private accepted(presented: string, remembered: string | undefined, hash: string, candidate: { hash: string; principal: ApiPrincipal } | undefined): ApiPrincipal | undefined {
     if (!candidate) return undefined;
     if (!timingSafeEqual(Buffer.from(hash, 'hex'), Buffer.from(candidate.hash, 'hex'))) return undefined;
     if (remembered === undefined) {

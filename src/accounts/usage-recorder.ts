@@ -71,11 +71,16 @@ export class UsageRecorder {
 
   private watch(write: Promise<void>, calls: number): { write: Promise<void>; calls: number } {
     const joined = { write, calls };
-    const watched = write
-      .catch((error: unknown) => {
+    // one reaction for both outcomes (not a catch and a finally: a promise per record fewer)
+    const watched: Promise<void> = write.then(
+      () => {
+        this.writing.delete(watched);
+      },
+      (error: unknown) => {
+        this.writing.delete(watched);
         this.logger.warn({ err: error instanceof Error ? error.message : String(error), calls: joined.calls }, 'usage: recording failed; these calls are not counted');
-      })
-      .finally(() => this.writing.delete(watched));
+      },
+    );
     this.writing.add(watched);
     return joined;
   }

@@ -98,7 +98,8 @@ export function takeAgentTurn(deps: AgentTurnDeps, asked: AgentTurnInput, onDelt
  * (ModelCallError for the model call's, an abort included): each caller maps it to its surface.
  */
 export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, onDelta?: (delta: TurnDelta) => void): Promise<TurnOutcome> {
-  const result = await takeAgentTurn(deps, input, onDelta);
+  // a failure is thrown as computeTurn throws it: not made a value to be thrown again (a promise fewer)
+  const result = await computeTurn(deps, input, onDelta);
   if (result.kind === 'failed') throw result.error;
   const fields: TurnFields = input;
   if (result.kind === 'answered') await deps.sessions.appendMany(fields.sessionKey, result.transcript, fields.freshSession);

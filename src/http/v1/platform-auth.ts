@@ -33,9 +33,16 @@ export class PlatformGate {
     private readonly failures: FailedAuthLimiter,
   ) {}
 
-  /** the call's principal, or the HeraldError (401, 429) that refuses it */
-  async admit(who: Requester, presented: string | undefined): Promise<PlatformAdmission> {
-    const principal = await this.keys.verify(presented);
+  /**
+   * The call's principal, or the HeraldError (401, 429) that refuses it: a value when the key is
+   * one of the config's (nothing to wait for), a promise when the store is asked.
+   */
+  admit(who: Requester, presented: string | undefined): PlatformAdmission | Promise<PlatformAdmission> {
+    const verifying = this.keys.verify(presented);
+    return verifying instanceof Promise ? verifying.then((principal) => this.admitted(who, presented, principal)) : this.admitted(who, presented, verifying);
+  }
+
+  private admitted(who: Requester, presented: string | undefined, principal: ApiPrincipal | undefined): PlatformAdmission {
     if (!principal) {
       this.failures.failed(who, presented ? 'unknown key' : 'missing key');
       const message = presented

@@ -64,17 +64,24 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     const { url, signal } = request;
     if (signal?.aborted) return Promise.reject(new ProviderAbortError(signal.reason));
     const exchange = new UpstreamExchange(signal);
-    const opening = new Promise<UpstreamExchange>((resolve, reject) => (exchange.opened = { resolve, reject }));
+    // the retry is decided where the failure arrives, not in a promise chained after this one (a promise fewer per request)
+    const opening = new Promise<UpstreamExchange>((resolve, reject) => {
+      exchange.opened = {
+        resolve,
+        reject(error) {
+          // a kept-alive socket the server closed (its idle timeout) just as it was reused: nothing of
+          // the request reached it, so it is sent again once, on a fresh socket
+          // (sent from a microtask, as a chained catch did: not from inside undici's error callback)
+          if (!retried && !signal?.aborted && staleSocket(error)) queueMicrotask(() => UpstreamExchange.open(request, true).then(resolve, reject));
+          else reject(error);
+        },
+      };
+    });
     signal?.addEventListener('abort', exchange.onAbort, { once: true });
     const options: Dispatcher.DispatchOptions = { origin: url.origin, path: url.pathname + url.search, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body: request.body };
     if (dispatcher) dispatcher.dispatch(options, exchange);
     else loadDispatcher().then((loaded) => loaded.dispatch(options, exchange), (error: unknown) => exchange.fail(error));
-    return opening.catch((error: unknown) => {
-      // a kept-alive socket the server closed (its idle timeout) just as it was reused: nothing of
-      // the request reached it, so it is sent again once, on a fresh socket
-      if (!retried && !signal?.aborted && staleSocket(error)) return UpstreamExchange.open(request, true);
-      throw error;
-    });
+    return opening;
   }
 
   /** hands the body to `sink`: what arrived already at once, the rest as it comes */

@@ -102,11 +102,12 @@ export function sqliteSessionsRepo(db: SqliteDatabase, commits: GroupCommit): Se
   const exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM session_messages WHERE session_key = ? LIMIT 1');
 
   return {
-    async append(sessionKey, m) {
-      await commits.run(() => appendMany(sessionKey, [m]));
+    // the group commit's own promise, not an async function's around it (a turn's transcript is on every chat completion's path)
+    append(sessionKey, m) {
+      return commits.run(() => appendMany(sessionKey, [m]));
     },
-    async appendMany(sessionKey, messages, fresh) {
-      if (messages.length) await commits.run(() => appendMany(sessionKey, messages, fresh));
+    appendMany(sessionKey, messages, fresh) {
+      return messages.length ? commits.run(() => appendMany(sessionKey, messages, fresh)) : Promise.resolve();
     },
     async messages(sessionKey, limit = 1000) {
       // oldest first

@@ -13,7 +13,7 @@ import { parseJsonBody } from '../../request/read-body.js';
 import { bearerOf } from '../../auth/bearer-token.js';
 import type { Answer, Exchange } from '../../exchange/exchange.js';
 import type { ExchangeSurface } from '../../exchange/exchange-pipeline.js';
-import type { PlatformGate } from '../platform-auth.js';
+import type { PlatformAdmission, PlatformGate } from '../platform-auth.js';
 import { openChatCompletion } from '../../../runtime/v1/chat-completion.js';
 import { chatClientTools, chatInputMessages, parseChatRequest } from './chat-request.js';
 
@@ -75,13 +75,19 @@ const toolCallDelta = (piece: ToolCallPiece) => ({
  */
 export function chatSurface(deps: ChatRoutesDeps): ExchangeSurface<ApiPrincipal> {
   return {
-    async admit(x) {
-      const { principal, headers } = await deps.gate.admit(x, bearerOf(x.headers.authorization));
-      for (const name in headers) x.setHeader(name, headers[name]!);
-      return principal;
+    // a config key is admitted without a promise (the pipeline awaits only one)
+    admit(x) {
+      const admitting = deps.gate.admit(x, bearerOf(x.headers.authorization));
+      return admitting instanceof Promise ? admitting.then((admitted) => admittedPrincipal(x, admitted)) : admittedPrincipal(x, admitting);
     },
     answer: (x, principal) => answerChatCompletion(x, principal, deps),
   };
+}
+
+/** the admitted key, its rate limit's headers set on the answer */
+function admittedPrincipal(x: Exchange, { principal, headers }: PlatformAdmission): ApiPrincipal {
+  for (const name in headers) x.setHeader(name, headers[name]!);
+  return principal;
 }
 
 /** POST /v1/chat/completions: OpenAI's chat API where `model` is a digital employee. */
