@@ -68,11 +68,13 @@ function logStderr(stream: Readable, { server, logger, mask }: TransportContext)
   stream.on('error', () => undefined);
 }
 
-/** each request with the traceparent of the span it is made in (withTraceparent) */
+/** each request with the traceparent of the span it is made in (withTraceparent); the transport's signal without a listener limit (unlimitedListeners) */
 const tracedFetch =
   (next: (url: string | URL, init?: RequestInit) => Promise<Response>) =>
-  (url: string | URL, init?: RequestInit): Promise<Response> =>
-    next(url, withTraceparent(init));
+  (url: string | URL, init?: RequestInit): Promise<Response> => {
+    if (init?.signal) unlimitedListeners(init.signal);
+    return next(url, withTraceparent(init));
+  };
 
 /**
  * Global fetch, for what nodeFetch leaves to it, with the same limit: an answer to a POST fails
@@ -81,7 +83,6 @@ const tracedFetch =
  */
 function boundedFetch(maxBytes: number) {
   return async (url: string | URL, init?: RequestInit): Promise<Response> => {
-    if (init?.signal) unlimitedListeners(init.signal);
     const response = await fetch(url, init);
     if (!response.body || init?.method !== 'POST') return response;
     const events = response.headers.get('content-type')?.includes('text/event-stream') === true;
@@ -117,8 +118,9 @@ function capped(body: ReadableStream<Uint8Array>, count: (chunk: Uint8Array) => 
 const unlimited = new WeakSet<AbortSignal>();
 
 /**
- * The SDK's transport gives every request the same signal (its connection's), and Node's fetch
- * adds an abort listener to it per request that it drops only once that request is collected:
+ * The SDK's transport gives every request the same signal (its connection's). nodeFetch holds an
+ * abort listener on it per request in flight (more than EventTarget's ten under load); Node's fetch
+ * adds one per request that it drops only once that request is collected:
  * under load more than 1,500 are on it between collections, and past 1,500 each new one made
  * Node build and print a MaxListenersExceededWarning (a stack trace and a stderr write per call,
  * a tenth of herald's CPU in a /mcp profile). The listeners are bounded by the collector, not
