@@ -11,6 +11,7 @@ import type { SecretMask } from './secret-mask.js';
 import { StdioGroupTransport } from './stdio-group-transport.js';
 import { messageCounter } from './message-counter.js';
 import { nodeFetch } from './node-fetch.js';
+import { readEventsDirectly } from './sse-reader.js';
 import type { ServerSignIn } from './oauth/server-sign-in.js';
 
 export { MAX_MESSAGE_BYTES, OVERSIZED } from './oversized.js';
@@ -44,10 +45,12 @@ export function mcpTransport(sdk: McpSdk, config: McpServerConfig, context: Tran
     return transport;
   }
   const send = tracedFetch(nodeFetch(MAX_MESSAGE_BYTES, boundedFetch(MAX_MESSAGE_BYTES)));
-  return new StreamableHTTPClientTransport(new URL(config.url), {
+  const transport = new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: { headers: config.headers },
     fetch: context.signIn ? context.signIn.fetch(send) : send,
   });
+  readEventsDirectly(transport, sdk);
+  return transport;
 }
 
 /** the server's stderr, line by line, at debug, its configured secrets masked; always read, so a chatty server never blocks on a full pipe */
