@@ -106,7 +106,9 @@ function request(url: URL, agent: http.Agent, sent: Sent, maxBytes: number): Pro
           done();
           res.destroy();
         },
-      });
+      },
+      // the reader is paused only when this many chunks wait unread (not after each one)
+      { highWaterMark: 16 });
       resolve(new Response(stream, { status, statusText: res.statusMessage, headers }));
     });
     client.end(sent.body);
