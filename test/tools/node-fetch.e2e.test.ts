@@ -38,6 +38,7 @@ describe('nodeFetch (an MCP server transport’s requests over node:http)', () =
     expect(seen?.body).toBe('{"jsonrpc":"2.0","id":1,"method":"ping"}');
     expect(seen?.headers.authorization).toBe('Bearer t');
     expect(seen?.headers['content-type']).toBe('application/json');
+    expect(seen?.headers['user-agent']).toBe('node');
   });
 
   it('reads an event stream of many events under the limit, and fails one event passing it while it is read', async () => {

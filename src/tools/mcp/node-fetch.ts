@@ -41,6 +41,8 @@ function request(url: URL, agent: http.Agent, sent: Sent, maxBytes: number): Pro
   const { signal } = sent;
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (sent.body !== undefined) sent.headers['content-length'] = String(Buffer.byteLength(sent.body));
+  // as fetch names itself: a server (or the firewall before it) refusing requests without one sees no change
+  sent.headers['user-agent'] ??= 'node';
   return new Promise((resolve, reject) => {
     let answer: ReadableStreamDefaultController<Uint8Array> | undefined;
     let settled = false;
