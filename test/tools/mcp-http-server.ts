@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -17,8 +18,9 @@ export interface McpHttpServer {
  * A Streamable HTTP MCP server made with the SDK's own server (McpServer and
  * StreamableHTTPServerTransport, one per session as the SDK's README shows), on 127.0.0.1.
  * `port`: to take the place of one closed. `token`: requests without `Authorization: Bearer <token>` are refused with 401.
+ * `resumable`: its streams' events kept (the SDK's in-memory event store), a client told to come back after 10 ms.
  */
-export async function startMcpHttpServer(setup: (server: McpServer) => void, options: { token?: string; port?: number } = {}): Promise<McpHttpServer> {
+export async function startMcpHttpServer(setup: (server: McpServer) => void, options: { token?: string; port?: number; resumable?: boolean } = {}): Promise<McpHttpServer> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const state: McpHttpServer = { url: '', sessions: [], refused: 0, close: async () => undefined };
   const server = http.createServer(async (req, res) => {
@@ -30,7 +32,11 @@ export async function startMcpHttpServer(setup: (server: McpServer) => void, opt
     const sessionId = req.headers['mcp-session-id'];
     let transport = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
     if (!transport) {
-      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, created) });
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void transports.set(id, created),
+        ...(options.resumable && { eventStore: new InMemoryEventStore(), retryInterval: 10 }),
+      });
       const mcp = new McpServer({ name: 'test-http', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
       setup(mcp);
       state.sessions.push(mcp);

@@ -52,6 +52,22 @@ describe('an MCP server over Streamable HTTP (the SDK server, in the test)', () 
     expect(under.logs()).not.toContain(TOKEN);
   });
 
+  it("goes on with a call whose stream the server closed before its answer: asked again with Last-Event-ID, the answer arrives", async () => {
+    remote = await startMcpHttpServer((mcp) => {
+      mcp.registerTool('slow', { description: 'Answers on a stream it closed', inputSchema: { id: z.string() } }, async ({ id }, extra) => {
+        // the server lets go of the call's stream after its priming event (the SDK's SSE polling); the answer is kept for the client
+        extra.closeSSEStream?.();
+        await new Promise((resolve) => setImmediate(resolve));
+        return { content: [{ type: 'text', text: `done ${id}` }] };
+      });
+    }, { resumable: true });
+    under = startServers({ mcpServers: { crm: { url: remote.url } } });
+    await under.until('crm', 'ready');
+    const result = await call('crm__slow', { id: '7' });
+    expect(result).toMatchObject({ text: 'done 7' });
+    expect(result.isError).toBeFalsy();
+  });
+
   it('marks a server that refuses the headers failed, with the reason, and never logs them', async () => {
     remote = await startMcpHttpServer(() => undefined, { token: TOKEN });
     under = startServers({ mcpServers: { crm: { url: remote.url, headers: { Authorization: 'Bearer wrong-token-abcdef' } } } });

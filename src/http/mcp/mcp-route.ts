@@ -7,6 +7,7 @@ import { mayUseAgent, type ApiPrincipal } from '../../accounts/api-keys.js';
 import { parseDocumentUri } from '../../runtime/mcp-endpoint/document-resources.js';
 import { bearerToken } from '../auth/bearer-token.js';
 import { requesterOf } from '../auth/requester.js';
+import { coalesceHead } from '../request/coalesced-head.js';
 import { readBody } from '../request/read-body.js';
 import { requestHeader } from '../request/request-headers.js';
 import type { PlatformGate } from '../v1/platform-auth.js';
@@ -65,6 +66,7 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
     await deps.stored?.seen(sessionId, session.lastSeenAt);
     // the key behind the session is the one presented now (a reload may have changed its grants)
     session.principal = principal;
+    if (method === 'POST') coalesceHead(c);
     return transportOf(session).handleRequest(c.req.raw, { parsedBody: body });
   });
   return app;

@@ -17,6 +17,10 @@ export interface McpSdk {
   ToolListChangedNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ToolListChangedNotificationSchema;
   ElicitRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').ElicitRequestSchema;
   CallToolResultSchema: typeof import('@modelcontextprotocol/sdk/types.js').CallToolResultSchema;
+  JSONRPCMessageSchema: typeof import('@modelcontextprotocol/sdk/types.js').JSONRPCMessageSchema;
+  isJSONRPCResultResponse: typeof import('@modelcontextprotocol/sdk/types.js').isJSONRPCResultResponse;
+  /** the event stream parser the SDK's transport uses, fed without its web streams (sse-reader.ts) */
+  createParser: typeof import('eventsource-parser').createParser;
 }
 
 let loaded: McpSdk | undefined;
@@ -30,8 +34,9 @@ export function loadMcpSdk(): Promise<McpSdk> {
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('@modelcontextprotocol/sdk/shared/stdio.js'),
+    import('eventsource-parser'),
   ]).then(
-    ([client, stdio, http, types, framing]) =>
+    ([client, stdio, http, types, framing, sse]) =>
       (loaded = {
         Client: client.Client,
         getDefaultEnvironment: stdio.getDefaultEnvironment,
@@ -44,6 +49,9 @@ export function loadMcpSdk(): Promise<McpSdk> {
         ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
         ElicitRequestSchema: types.ElicitRequestSchema,
         CallToolResultSchema: types.CallToolResultSchema,
+        JSONRPCMessageSchema: types.JSONRPCMessageSchema,
+        isJSONRPCResultResponse: types.isJSONRPCResultResponse,
+        createParser: sse.createParser,
       }),
     (error: unknown) => {
       // a later connection tries again

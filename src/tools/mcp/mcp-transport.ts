@@ -9,6 +9,9 @@ import type { McpSdk } from './mcp-sdk.js';
 import { MAX_MESSAGE_BYTES, OVERSIZED } from './oversized.js';
 import type { SecretMask } from './secret-mask.js';
 import { StdioGroupTransport } from './stdio-group-transport.js';
+import { messageCounter } from './message-counter.js';
+import { nodeFetch } from './node-fetch.js';
+import { readEventsDirectly } from './sse-reader.js';
 import type { ServerSignIn } from './oauth/server-sign-in.js';
 
 export { MAX_MESSAGE_BYTES, OVERSIZED } from './oversized.js';
@@ -41,10 +44,13 @@ export function mcpTransport(sdk: McpSdk, config: McpServerConfig, context: Tran
     logStderr(transport.stderr, context);
     return transport;
   }
-  return new StreamableHTTPClientTransport(new URL(config.url), {
+  const send = tracedFetch(nodeFetch(MAX_MESSAGE_BYTES, boundedFetch(MAX_MESSAGE_BYTES)));
+  const transport = new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: { headers: config.headers },
-    fetch: context.signIn ? context.signIn.fetch(boundedFetch(MAX_MESSAGE_BYTES)) : boundedFetch(MAX_MESSAGE_BYTES),
+    fetch: context.signIn ? context.signIn.fetch(send) : send,
   });
+  readEventsDirectly(transport, sdk);
+  return transport;
 }
 
 /** the server's stderr, line by line, at debug, its configured secrets masked; always read, so a chatty server never blocks on a full pipe */
@@ -65,47 +71,43 @@ function logStderr(stream: Readable, { server, logger, mask }: TransportContext)
   stream.on('error', () => undefined);
 }
 
+/** each request with the traceparent of the span it is made in (withTraceparent); the transport's signal without a listener limit (unlimitedListeners) */
+const tracedFetch =
+  (next: (url: string | URL, init?: RequestInit) => Promise<Response>) =>
+  (url: string | URL, init?: RequestInit): Promise<Response> => {
+    if (init?.signal) unlimitedListeners(init.signal);
+    return next(url, withTraceparent(init));
+  };
+
 /**
- * fetch whose answers to POSTs fail as soon as one message passes `maxBytes`, while they are read:
- * a JSON answer counted whole, an event stream counted per event, so a long call's many progress
- * events are no fault. The long-lived GET stream of server notifications is left as it is (the
- * SDK reconnects it by itself, and a wrapped one hides why it closed).
+ * Global fetch, for what nodeFetch leaves to it, with the same limit: an answer to a POST fails
+ * as soon as one message passes `maxBytes` (messageCounter); the long-lived GET stream of server
+ * notifications is left as it is (the SDK reconnects it by itself, and a wrapped one hides why it closed).
  */
 function boundedFetch(maxBytes: number) {
   return async (url: string | URL, init?: RequestInit): Promise<Response> => {
-    if (init?.signal) unlimitedListeners(init.signal);
-    const response = await fetch(url, withTraceparent(init));
+    const response = await fetch(url, init);
     if (!response.body || init?.method !== 'POST') return response;
     const events = response.headers.get('content-type')?.includes('text/event-stream') === true;
-    // a JSON answer whose length is said and within the cap cannot pass it (fetch holds a body to its content-length)
-    const length = Number(response.headers.get('content-length') ?? NaN);
-    if (!events && length <= maxBytes) return response;
-    return new Response(capped(response.body, events, maxBytes), { status: response.status, statusText: response.statusText, headers: response.headers });
+    const count = messageCounter(events, Number(response.headers.get('content-length') ?? NaN), maxBytes);
+    if (!count) return response;
+    return new Response(capped(response.body, count, maxBytes), { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
 
 /**
- * The body read through a count: past `maxBytes` (of one event, for an event stream) it fails.
- * A pull source over the body's reader rather than a TransformStream piped through: one stream
- * and one read per chunk, not a pipe's promises per chunk on every call's answer.
+ * The body read through a count (messageCounter): past `maxBytes` (of one event, for an event
+ * stream) it fails. A pull source over the body's reader rather than a TransformStream piped
+ * through: one stream and one read per chunk, not a pipe's promises per chunk.
  */
-function capped(body: ReadableStream<Uint8Array>, events: boolean, maxBytes: number): ReadableStream<Uint8Array> {
+function capped(body: ReadableStream<Uint8Array>, count: (chunk: Uint8Array) => boolean, maxBytes: number): ReadableStream<Uint8Array> {
   const reader = body.getReader();
-  let seen = 0;
-  let last = 0;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         const { done, value: chunk } = await reader.read();
         if (done) return controller.close();
-        seen += chunk.byteLength;
-        if (events) {
-          // an event ends at a blank line: what follows the chunk's last one is the event being read
-          const end = lastBlankLine(chunk, last);
-          if (end >= 0) seen = chunk.byteLength - end;
-          last = chunk.at(-1) ?? last;
-        }
-        if (seen <= maxBytes) return controller.enqueue(chunk);
+        if (count(chunk)) return controller.enqueue(chunk);
         const error = new Error(`the server's answer is ${OVERSIZED} (${maxBytes / 1024 / 1024} MB)`);
         controller.error(error);
         void reader.cancel(error).catch(() => undefined);
@@ -119,8 +121,9 @@ function capped(body: ReadableStream<Uint8Array>, events: boolean, maxBytes: num
 const unlimited = new WeakSet<AbortSignal>();
 
 /**
- * The SDK's transport gives every request the same signal (its connection's), and Node's fetch
- * adds an abort listener to it per request that it drops only once that request is collected:
+ * The SDK's transport gives every request the same signal (its connection's). nodeFetch holds an
+ * abort listener on it per request in flight (more than EventTarget's ten under load); Node's fetch
+ * adds one per request that it drops only once that request is collected:
  * under load more than 1,500 are on it between collections, and past 1,500 each new one made
  * Node build and print a MaxListenersExceededWarning (a stack trace and a stderr write per call,
  * a tenth of herald's CPU in a /mcp profile). The listeners are bounded by the collector, not
@@ -135,12 +138,4 @@ function unlimitedListeners(signal: AbortSignal): void {
   if (unlimited.has(signal)) return;
   unlimited.add(signal);
   setMaxListeners(0, signal);
-}
-
-/** the offset just past the chunk's last `\n\n` (the byte before the chunk given as `before`), -1 when none */
-function lastBlankLine(chunk: Uint8Array, before: number): number {
-  for (let i = chunk.length - 1; i >= 0; i--) {
-    if (chunk[i] === 10 && (i > 0 ? chunk[i - 1] : before) === 10) return i + 1;
-  }
-  return -1;
 }
