@@ -18,6 +18,8 @@ import { healthRecorded } from './providers/provider-health.js';
  */
 export class ModelRegistry {
   private readonly providers = new Map<string, ModelProvider>();
+  /** answersInProcess's answer per ref under the config in use: every run asks it of its chain */
+  private readonly inProcess = new Map<string, boolean>();
   /**
    * how each provider's last calls ended (the embedded model's are not counted: it answers in
    * this process), in this process's memory: each replica knows its own calls
@@ -40,6 +42,7 @@ export class ModelRegistry {
   useConfig(config: HeraldConfig): void {
     this.config = config;
     this.providers.clear();
+    this.inProcess.clear();
     this.providers.set(EMBEDDED_PROVIDER, new EmbeddedModel(this.quoteKnowledge));
     for (const [name, provider] of Object.entries(config.models.providers)) {
       this.providers.set(name, healthRecorded(openAIModel({ ...provider, input: this.inputOf(name) }), name, this.health, provider.apiKey));
@@ -54,10 +57,18 @@ export class ModelRegistry {
    * ref is not: its turn fails as it would have.
    */
   answersInProcess(refs: readonly string[]): boolean {
-    return refs.every((ref) => {
-      const resolved = resolveModelRef(ref, this.config);
-      return resolved !== undefined && this.providers.get(resolved.provider) instanceof EmbeddedModel;
-    });
+    for (const ref of refs) {
+      let known = this.inProcess.get(ref);
+      if (known === undefined) {
+        const resolved = resolveModelRef(ref, this.config);
+        known = resolved !== undefined && this.providers.get(resolved.provider) instanceof EmbeddedModel;
+        // refs come from config and from requests (a hook's model field): bounded, not kept without end
+        if (this.inProcess.size >= 1000) this.inProcess.clear();
+        this.inProcess.set(ref, known);
+      }
+      if (!known) return false;
+    }
+    return true;
   }
 
   /** resolves a ref (validated at config load or request time) to its provider */

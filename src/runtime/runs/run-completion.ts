@@ -19,28 +19,39 @@ export interface NextRuns {
  * process takes work and has room, the same commit claims the next run into the place this one
  * leaves (`claimNext`: not for a run with one behind it in its chain, which takes the place instead).
  */
-export async function completeRun(ctx: RunContext, id: string, completion: Omit<RunCompletion, 'summary'>, action: AgentAction, outcome: Parameters<typeof runSummary>[1], claimNext: boolean): Promise<RunCompleted> {
+export function completeRun(ctx: RunContext, id: string, completion: Omit<RunCompletion, 'summary'>, action: AgentAction, outcome: Parameters<typeof runSummary>[1], claimNext: boolean): Promise<RunCompleted> {
   const { store } = ctx.deps;
-  // herald's policy beyond OpenClaw's: the summary of a run over outside content is flagged on its event
-  const untrusted = !action.allowUnsafeExternalContent;
-  const text = runSummary(action.name, copyWith(outcome, { untrusted }));
-  const written = copyWith(completion, { summary: { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS, untrusted } });
-  // on the run's span, when tracing is on: how it ended and the model that answered
-  annotate({ 'herald.run.status': completion.status, 'herald.model.ref': completion.model ?? undefined });
+  let writing: Promise<RunCompleted>;
   ctx.completing.add(id);
-  let completed: RunCompleted;
   try {
+    // herald's policy beyond OpenClaw's: the summary of a run over outside content is flagged on its event
+    const untrusted = !action.allowUnsafeExternalContent;
+    const text = runSummary(action.name, copyWith(outcome, { untrusted }));
+    const written = copyWith(completion, { summary: { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS, untrusted } });
+    // on the run's span, when tracing is on: how it ended and the model that answered
+    annotate({ 'herald.run.status': completion.status, 'herald.model.ref': completion.model ?? undefined });
     // the run itself still holds a slot: claiming into it keeps the count, unless fewer may be held now
-    if (claimNext && ctx.claims.accepting && ctx.slots.taken() <= ctx.slots.capacity()) {
-      completed = await store.runs.completeAndClaimNext(id, written, ctx.claims.lease(), ctx.slots.runsBehind());
-    } else {
-      completed = { finished: await store.runs.complete(id, written) };
-    }
-  } finally {
+    writing =
+      claimNext && ctx.claims.accepting && ctx.slots.taken() <= ctx.slots.capacity()
+        ? store.runs.completeAndClaimNext(id, written, ctx.claims.lease(), ctx.slots.runsBehind())
+        : store.runs.complete(id, written).then((finished) => ({ finished }));
+  } catch (error) {
     ctx.completing.delete(id);
+    return Promise.reject(error);
   }
-  if (completed.finished) ctx.deps.onRunFinished?.(completion.status);
-  return completed;
+  // not an async function: one reaction on the store's promise is the answer, where an async
+  // function's promise and its await were two steps more for every run
+  return writing.then(
+    (completed) => {
+      ctx.completing.delete(id);
+      if (completed.finished) ctx.deps.onRunFinished?.(completion.status);
+      return completed;
+    },
+    (error: unknown) => {
+      ctx.completing.delete(id);
+      throw error;
+    },
+  );
 }
 
 /**

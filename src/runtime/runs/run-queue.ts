@@ -1,5 +1,5 @@
 import type { AgentAction } from '../../mappings/hook-action.js';
-import type { AdmittedRun, IdempotencyRecord, RunAdmission, RunRecord, SessionMessage } from '../../store/port.js';
+import type { AdmittedRun, IdempotencyRecord, Lease, RunAdmission, RunRecord, SessionMessage } from '../../store/port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
 import { currentTraceparent } from '../../tracing/tracing.js';
 import { runSpan } from './run-span.js';
@@ -59,27 +59,48 @@ export class RunQueue {
    * commit (RunsRepo.insertKeyed); undefined when the key is held, and nothing was stored.
    */
   async submit(action: AgentAction, options: { id?: string; key: IdempotencyRecord }): Promise<string | undefined>;
-  async submit(action: AgentAction, options: { id?: string; rerunOf?: string; key?: IdempotencyRecord } = {}): Promise<string | undefined> {
+  submit(action: AgentAction, options: { id?: string; rerunOf?: string; key?: IdempotencyRecord } = {}): Promise<string | undefined> {
     const { claims, slots } = this.context;
-    const run = this.newRun(action, options);
-    const { id } = run;
-    // a run whose session key was made up here is alone in its session: with a slot free, it is
-    // stored already claimed by this process and starts at once (one write instead of two)
-    const claimed = action.sessionKey === undefined && claims.accepting && slots.taken() < slots.capacity() ? claims.lease() : undefined;
+    let run: RunRecord;
+    let claimed: Lease | undefined;
+    try {
+      run = this.newRun(action, options);
+      // a run whose session key was made up here is alone in its session: with a slot free, it is
+      // stored already claimed by this process and starts at once (one write instead of two)
+      claimed = action.sessionKey === undefined && claims.accepting && slots.taken() < slots.capacity() ? claims.lease() : undefined;
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (claimed) slots.reserved++;
     slots.arriving++;
-    try {
-      if (!options.key) await this.deps.store.runs.insert(run, claimed);
-      else if (!(await this.deps.store.runs.insertKeyed(run, options.key, claimed))) return undefined;
-    } finally {
+    const landed = () => {
       slots.arriving--;
       if (claimed) slots.reserved--;
+    };
+    let inserting: Promise<boolean | void>;
+    try {
+      inserting = options.key ? this.deps.store.runs.insertKeyed(run, options.key, claimed) : this.deps.store.runs.insert(run, claimed);
+    } catch (error) {
+      landed();
+      return Promise.reject(error);
     }
-    if (!claimed) claims.claim();
-    else if (claims.accepting) this.begin({ ...run, status: 'running', startedAt: claimed.now }, undefined, undefined, false);
-    // stopped meanwhile: given back, for the next process
-    else await claims.giveBack([id]);
-    return id;
+    // not an async function: one reaction on the store's promise (each request's run takes this path)
+    return inserting.then(
+      (stored) => {
+        landed();
+        // a keyed insert that found its key held stored nothing
+        if (stored === false) return undefined;
+        if (!claimed) claims.claim();
+        else if (claims.accepting) this.begin({ ...run, status: 'running', startedAt: claimed.now }, undefined, undefined, false);
+        // stopped meanwhile: given back, for the next process
+        else return claims.giveBack([run.id]).then(() => run.id);
+        return run.id;
+      },
+      (error: unknown) => {
+        landed();
+        throw error;
+      },
+    );
   }
 
   /**

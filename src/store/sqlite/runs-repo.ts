@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { isUnfinished, type IdempotencyRecord, type Lease, type RunCompletion, type RunRecord, type RunStatus, type RunsRepo } from '../port.js';
+import { isUnfinished, type IdempotencyRecord, type Lease, type RunCompleted, type RunCompletion, type RunRecord, type RunStatus, type RunsRepo } from '../port.js';
 import { sqliteRunAdmission } from './run-admission.js';
 import { toRunRecord, type RunRow as SharedRunRow } from '../rows/record-rows.js';
 import { sessionChains } from '../rows/session-chains.js';
@@ -222,7 +222,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   // The claims of completeAndClaimNext: one per owner for all the runs completed in a group commit,
   // after all of them (so the runs their ends made ready, sessions' next turns, are claimable), in
   // the same transaction: the ready runs are read once per group, not once per completed run
-  let claimsWanted = new Map<string, { lease: Lease; behind: number; places: { claimed?: RunRecord[] }[] }>();
+  let claimsWanted = new Map<string, { lease: Lease; behind: number; places: RunCompleted[] }>();
   // the attempt the claims wanted are of: a group whose transaction failed, or an attempt rolled back to run the group again, left its own behind, unclaimed
   let claimsGeneration = 0;
   const wantClaims = () => {
@@ -293,9 +293,14 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
     },
     complete: (id, completion) => commits.run(() => complete(id, completion)),
     completeAndClaimNext(id, completion, lease, behind = 0) {
-      const place: { claimed?: RunRecord[] } = {};
+      // the answer itself, its claimed runs set by the group's claim (claimForCompleted) before the
+      // commit resolves it: the group commit's promise is the answer, with no reaction after it
+      const place: RunCompleted = { finished: false };
       const finishing = commits.run(() => {
-        if (!complete(id, completion)) return false;
+        // as this attempt finds it (a group run again isolated runs its works again)
+        if (place.claimed) delete place.claimed;
+        place.finished = complete(id, completion);
+        if (!place.finished) return place;
         const wanted = wantClaims().get(lease.owner);
         // the latest lease of the group: the same owner's, asked for while one group gathers
         if (wanted) {
@@ -303,11 +308,10 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
           wanted.behind = behind;
           wanted.places.push(place);
         } else wantClaims().set(lease.owner, { lease, behind, places: [place] });
-        return true;
+        return place;
       });
       commits.last(claimForCompleted);
-      // one promise after the group commit's, not an async function's and its await
-      return finishing.then((finished) => (place.claimed ? { finished, claimed: place.claimed } : { finished }));
+      return finishing;
     },
   };
 }
