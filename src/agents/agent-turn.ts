@@ -6,6 +6,7 @@ import type { ModelToolCall, ModelUsage } from '../models/provider.js';
 import type { SessionMessage, SessionsRepo, ToolCallRecord, ToolCallsRepo } from '../store/port.js';
 import { assembleTurn } from './turn-prompt.js';
 import { copyWith } from '../utils/copy-with.js';
+import { packedMap } from '../utils/packed-map.js';
 import type { Budgets } from '../accounts/budgets.js';
 import type { UsageRecorder } from '../accounts/usage-recorder.js';
 import type { Toolbox } from '../tools/toolbox.js';
@@ -224,7 +225,7 @@ async function computeTurn(deps: AgentTurnDeps, asked: AgentTurnInput, onDelta?:
   const lastUsage = usage ?? (await estimateUsage(request, answer));
   const outcome: TurnOutcome = { text, finishReason, usage: spent ? addUsage(spent, lastUsage) : lastUsage, knowledge, modelRef, failures, toolCalls, toolCallsMade: callsMade };
   if (refusal) outcome.refusal = refusal;
-  const exchange = request.messages.slice(exchangeFrom).map((m) => sessionMessageOf(m, input.answer?.(outcome)));
+  const exchange = packedMap(request.messages.slice(exchangeFrom), (m) => sessionMessageOf(m, input.answer?.(outcome)));
   const transcript = input.keep && !input.keep(text) ? [] : [...input.incoming, ...exchange, answerMessage(outcome, refusal, input.answer?.(outcome))];
   // the model answered, so its tokens are spent whether or not the transcript is kept
   recordUsage(deps, input, answer, lastUsage, answered);

@@ -1,5 +1,6 @@
 import { HeraldError } from '../errors.js';
 import type { ModelToolCall } from '../models/provider.js';
+import { packedMap } from '../utils/packed-map.js';
 import { timeOrderedHex } from '../utils/random-hex.js';
 import type { SessionMessage, SessionsRepo } from '../store/port.js';
 import { checkToolResults, storedToolCalls, toolMeta } from './tool-use/tool-messages.js';
@@ -97,7 +98,7 @@ export async function openConversation(sessions: SessionsRepo, request: Conversa
       [{ role: pending.role, toolCalls: storedToolCalls(pending) }, ...results],
       (i) => (i === 0 ? undefined : `messages[${first + i - 1}].tool_call_id`),
     );
-    const incoming = results.map(toStored);
+    const incoming = packedMap(results, toStored);
     const question = history.findLast((m) => m.role === 'user')?.content ?? '';
     return { id, sessionKey, history, question, continuation: incoming, incoming };
   }
@@ -107,9 +108,9 @@ export async function openConversation(sessions: SessionsRepo, request: Conversa
   checkToolResults(messages, (i) => `messages[${i}].tool_call_id`);
   // time-ordered: a new conversation's messages go to the end of the session indexes
   const id = `conv_${timeOrderedHex(12)}`;
-  const seed = messages.slice(0, lastUser).map(toStored);
+  const seed = packedMap(messages.slice(0, lastUser), toStored);
   const question = toStored(messages[lastUser]!);
-  const continuation = messages.slice(lastUser + 1).map(toStored);
+  const continuation = packedMap(messages.slice(lastUser + 1), toStored);
   return {
     id,
     sessionKey: conversationSessionKey(id),

@@ -7,6 +7,7 @@ import type { SessionMessage } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
 import { chatMessageOf, wellFormedToolSequence } from './tool-use/tool-messages.js';
 import { copyWith } from '../utils/copy-with.js';
+import { packedMap } from '../utils/packed-map.js';
 import { withWords } from '../utils/word-count.js';
 
 export interface TurnPromptInput {
@@ -42,7 +43,7 @@ export function assembleTurn(input: TurnPromptInput, models: ModelRegistry, conf
     .filter(Boolean)
     .join('\n\n');
   const system = [instructions.trim(), knowledgeBlock(input.knowledge)].filter(Boolean).join('\n\n');
-  const said: ChatMessage[] = input.history.filter((m) => m.role !== 'system').map(chatMessageOf);
+  const said: ChatMessage[] = packedMap(input.history.filter((m) => m.role !== 'system'), chatMessageOf);
   if (input.prompt !== undefined) said.push(withWords({ role: 'user', content: input.prompt }, input.promptWords));
   for (const m of input.continuation ?? []) said.push(chatMessageOf(m));
   const messages: ChatMessage[] = [...(system ? [{ role: 'system' as const, content: system }] : []), ...wellFormedToolSequence(said)];
