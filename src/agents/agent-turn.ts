@@ -146,7 +146,7 @@ async function computeTurn(deps: AgentTurnDeps, asked: AgentTurnInput, onDelta?:
   // server-side tools only for a model that takes tools; the embedded one would ignore them
   const tools = input.tools?.specs.length && input.ledger && provider.clientTools ? input.tools : undefined;
   const clientTools = (request.extra?.tools as unknown[] | undefined) ?? [];
-  const clientNames = new Set(clientTools.map((t) => (t as { function?: { name?: string } }).function?.name).filter(Boolean));
+  const clientNames = new Set(packedMap(clientTools, (t) => (t as { function?: { name?: string } }).function?.name).filter(Boolean));
   if (tools) request.extra = copyWith(request.extra, { tools: [...clientTools, ...toolDefinitions(tools.specs)] });
   const isServerCall = (call: ModelToolCall) => tools !== undefined && (tools.byName(call.function.name) !== undefined || !clientNames.has(call.function.name));
   const roundWith = (granted: TurnTools): RoundContext => ({

@@ -39,7 +39,7 @@ export interface TurnPromptInput {
 export function assembleTurn(input: TurnPromptInput, models: ModelRegistry, config: HeraldConfig) {
   const refs = turnModelRefs(config, input.agent, input.model);
   const { provider, resolved } = models.resolve(refs[0]!);
-  const instructions = [input.agent.instructions, ...input.history.filter((m) => m.role === 'system').map((m) => m.content)]
+  const instructions = [input.agent.instructions, ...packedMap(input.history.filter((m) => m.role === 'system'), (m) => m.content)]
     .filter(Boolean)
     .join('\n\n');
   const system = [instructions.trim(), knowledgeBlock(input.knowledge)].filter(Boolean).join('\n\n');

@@ -10,6 +10,7 @@ import type { Store, StoredVectorStoreFile } from '../store/port.js';
 import { mayUseAgent, type ApiPrincipal } from '../accounts/api-keys.js';
 import { mayUseOwned } from '../accounts/owned-by.js';
 import { randomHex } from '../utils/random-hex.js';
+import { packedMap } from '../utils/packed-map.js';
 import { FileQueue, type FileQueueLimits } from './vector-store-queue.js';
 
 /** A vector store as the API shows it: one made through the API, or an agent's own knowledge. */
@@ -79,7 +80,7 @@ export class VectorStores {
    */
   searchForAgent(agentId: string, question: string, limit: number): KnowledgePassage[] | Promise<KnowledgePassage[]> {
     const attached = this.deps.agents.get(agentId)?.vectorStores ?? [];
-    const stores = [{ id: agentVectorStoreId(agentId), owner: agentId }, ...attached.map((id) => ({ id, owner: knowledgeOwnerOf(id) }))];
+    const stores = [{ id: agentVectorStoreId(agentId), owner: agentId }, ...packedMap(attached, (id) => ({ id, owner: knowledgeOwnerOf(id) }))];
     if (attached.length) return this.search(stores, question, limit);
     const found = this.deps.knowledge.search(agentId, question, limit);
     if (Array.isArray(found) && !found.length) return found;
