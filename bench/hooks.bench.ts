@@ -451,8 +451,8 @@ export async function run(options: HooksBenchOptions = optionsFromEnv()): Promis
   console.log('- github (a signed preset webhook): no token; both check X-Hub-Signature-256 (HMAC-SHA256 of the raw body, constant-time');
   console.log('  compare) before the JSON parse, route by X-GitHub-Event and action (herald by the preset\'s predicates, the baseline in code),');
   console.log('  render the preset\'s issue templates with JSONata, and keep the delivery\'s idempotency record (X-GitHub-Delivery) with the run;');
-  console.log('  the baseline writes both in one group commit; herald claims the key, inserts the run and completes the key, each through');
-  console.log('  its group commit (bench/baseline-signed.ts).');
+  console.log('  both write the key and the run in one group commit (herald: RunsRepo.insertKeyed; the baseline: bench/baseline-signed.ts),');
+  console.log('  and both execute each delivery\'s run afterwards.');
   console.log('- herald also does what the baseline does not: after a wake (mode now) it runs heartbeat turns with the embedded model,');
   console.log('  and after each 202 of /hooks/agent it executes the run with the embedded model (session transcript, summary event),');
   console.log('  in the same process while the load goes on. The baseline only inserts the row, except in the rows "both execute runs",');
