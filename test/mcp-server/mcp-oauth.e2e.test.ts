@@ -147,7 +147,9 @@ describe("herald's OAuth for MCP connectors", { timeout: 60_000 }, () => {
     const { redirectTo } = await consentAsBrowser(h.url, connector.opened[0]!, { decision: 'allow', key: 'support-desk' });
     const code = redirectTo.searchParams.get('code')!;
     const token = (form: Record<string, string>) => fetch(`${h.url}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: connector.codeVerifier(), client_id: connector.client!.client_id, redirect_uri: REDIRECT, ...form }) });
-    for (const [form, message] of [[{ client_secret: `${secret.slice(0, -1)}0` }, 'Invalid client_secret'], [{}, 'Client secret is required']] as const) {
+    // the secret with its last digit changed (a fixed digit would be the secret itself once in 16 runs)
+    const wrong = `${secret.slice(0, -1)}${secret.endsWith('0') ? '1' : '0'}`;
+    for (const [form, message] of [[{ client_secret: wrong }, 'Invalid client_secret'], [{}, 'Client secret is required']] as const) {
       const refused = await token(form);
       expect(refused.status).toBe(400);
       expect(await refused.json()).toEqual({ error: 'invalid_client', error_description: message });
