@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isStdioServer, type McpServerConfig } from '../../config/sections/tools-schema.js';
 import type { McpSdk } from './mcp-sdk.js';
-import { MAX_MESSAGE_BYTES, OVERSIZED } from './oversized.js';
+import { MAX_MESSAGE_BYTES, oversizedError } from './oversized.js';
 import type { SecretMask } from './secret-mask.js';
 import { StdioGroupTransport } from './stdio-group-transport.js';
 import { messageCounter } from './message-counter.js';
@@ -108,7 +108,7 @@ function capped(body: ReadableStream<Uint8Array>, count: (chunk: Uint8Array) => 
         const { done, value: chunk } = await reader.read();
         if (done) return controller.close();
         if (count(chunk)) return controller.enqueue(chunk);
-        const error = new Error(`the server's answer is ${OVERSIZED} (${maxBytes / 1024 / 1024} MB)`);
+        const error = oversizedError(maxBytes);
         controller.error(error);
         void reader.cancel(error).catch(() => undefined);
       },

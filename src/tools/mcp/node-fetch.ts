@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { messageCounter } from './message-counter.js';
-import { OVERSIZED } from './oversized.js';
+import { oversizedError } from './oversized.js';
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -78,7 +78,7 @@ function request(url: URL, agent: http.Agent, sent: Sent, maxBytes: number): Pro
           res.on('data', (chunk: Buffer) => {
             if (!answer) return;
             if (count && !count(chunk)) {
-              answer.error(new Error(`the server's answer is ${OVERSIZED} (${maxBytes / 1024 / 1024} MB)`));
+              answer.error(oversizedError(maxBytes));
               answer = undefined;
               done();
               return void res.destroy();

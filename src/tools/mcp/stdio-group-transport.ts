@@ -4,7 +4,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { LineFramer, OversizedLineError } from './line-framer.js';
 import type { McpSdk } from './mcp-sdk.js';
-import { OVERSIZED } from './oversized.js';
+import { oversizedError } from './oversized.js';
 
 /** how long a stopping server gets after its stdin closes, then after SIGTERM, before the next step */
 export const STOP_GRACE_MS = 2000;
@@ -117,7 +117,7 @@ export class StdioGroupTransport implements Transport {
       // read, so the server's further writes fail rather than cost herald their parsing
       this.refused = true;
       this.child?.stdout?.destroy();
-      this.onerror?.(new Error(`the server's answer is ${OVERSIZED} (${this.params.maxBufferSize / 1024 / 1024} MB)`));
+      this.onerror?.(oversizedError(this.params.maxBufferSize));
       void this.close();
       return;
     }
