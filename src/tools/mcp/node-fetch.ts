@@ -119,11 +119,7 @@ function request(url: URL, agent: http.Agent, sent: Sent, maxBytes: number): Pro
 
 function plainHeaders(headers: RequestInit['headers']): Record<string, string> {
   const plain: Record<string, string> = {};
-  if (!headers) return plain;
-  if (headers instanceof Headers || Array.isArray(headers)) {
-    for (const [name, value] of headers as Iterable<[string, string]>) plain[name.toLowerCase()] = value;
-    return plain;
-  }
-  for (const [name, value] of Object.entries(headers as Record<string, string>)) plain[name.toLowerCase()] = value;
+  const entries = headers instanceof Headers || Array.isArray(headers) ? (headers as Iterable<[string, string]>) : Object.entries((headers ?? {}) as Record<string, string>);
+  for (const [name, value] of entries) plain[name.toLowerCase()] = value;
   return plain;
 }
