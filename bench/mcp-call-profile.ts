@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bareClientScript, measureBare } from './bare-tool-calls.js';
 import { startChildServer } from './child-server.js';
+import { selfTimes } from './cpu-profile-top.js';
 import { API_KEY, SERVER_NAME, startToolsHerald, type Measurement } from './tool-calls-herald.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -21,29 +22,6 @@ const seconds = Number(process.env.BENCH_DURATION ?? 10);
 const warmupSeconds = Number(process.env.BENCH_WARMUP ?? 3);
 const concurrency = Number(process.env.BENCH_TOOL_CONNECTIONS ?? 10);
 const top = Number(process.env.BENCH_TOP ?? 25);
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  hitCount?: number;
-}
-
-/** a V8 CPU profile's functions by self time (its samples), as a share of the samples not idle */
-export function selfTimes(file: string, count: number): { share: number; name: string }[] {
-  const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as { nodes: ProfileNode[] };
-  const byName = new Map<string, number>();
-  let total = 0;
-  for (const node of profile.nodes) {
-    const hits = node.hitCount ?? 0;
-    const { functionName, url, lineNumber } = node.callFrame;
-    if (functionName === '(idle)') continue;
-    total += hits;
-    const where = url ? `${url.replace(/^file:\/\//, '').replace(`${ROOT}/`, '')}:${lineNumber + 1}` : '';
-    const name = `${functionName || '(anonymous)'} ${where}`.trim();
-    byName.set(name, (byName.get(name) ?? 0) + hits);
-  }
-  return [...byName.entries()].sort((a, b) => b[1] - a[1]).slice(0, count).map(([name, hits]) => ({ share: hits / total, name }));
-}
 
 const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-mcp-profile-'));
 const before = process.env.BENCH_BEFORE ? path.resolve(process.env.BENCH_BEFORE, 'bin/herald.mjs') : undefined;

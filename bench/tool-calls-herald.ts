@@ -74,6 +74,9 @@ export interface ToolsHeraldSetup {
   cpuProfileDir?: string;
   /** another checkout's bin/herald.mjs (a before-and-after in one run); this one's by default */
   bin?: string;
+  /** node's flags before herald's script (a preload that counts, bench/async-steps-preload.mjs) and its environment */
+  nodeArgs?: string[];
+  env?: Record<string, string>;
 }
 
 /** herald with the servers measured, an agent for each kind, ready once its servers are */
@@ -107,9 +110,9 @@ export async function startToolsHerald(setup: ToolsHeraldSetup): Promise<ToolsHe
   );
   const server = await startChildServer({
     name: 'herald',
-    args: [...cpuProfileArgs(setup.cpuProfileDir), setup.bin ?? path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
+    args: [...cpuProfileArgs(setup.cpuProfileDir), ...(setup.nodeArgs ?? []), setup.bin ?? path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
     cwd: ROOT,
-    env: { HERALD_LOG_LEVEL: 'warn' },
+    env: { HERALD_LOG_LEVEL: 'warn', ...setup.env },
   });
   const stop = async (graceMs?: number) => {
     await server.stop(graceMs);

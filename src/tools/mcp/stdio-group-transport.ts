@@ -5,6 +5,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { LineFramer, OversizedLineError } from './line-framer.js';
 import type { McpSdk } from './mcp-sdk.js';
 import { oversizedError } from './oversized.js';
+import { TickWriter } from './tick-writer.js';
 
 /** how long a stopping server gets after its stdin closes, then after SIGTERM, before the next step */
 export const STOP_GRACE_MS = 2000;
@@ -37,6 +38,8 @@ export class StdioGroupTransport implements Transport {
   private child?: ChildProcess;
   private closed?: Promise<void>;
   private readonly framer: LineFramer;
+  /** the messages sent in one tick go to stdin as one write */
+  private readonly stdin = new TickWriter(() => this.child?.stdin ?? undefined);
   /** an answer past the size limit was refused: nothing more of the server's stdout is read */
   private refused = false;
 
@@ -83,18 +86,16 @@ export class StdioGroupTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const stdin = this.child?.stdin;
-      if (!stdin || stdin.destroyed || stdin.writableEnded) return reject(new Error('Not connected'));
-      if (stdin.write(this.sdk.serializeMessage(message))) resolve();
-      else stdin.once('drain', resolve);
-    });
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed || stdin.writableEnded) return Promise.reject(new Error('Not connected'));
+    return this.stdin.write(this.sdk.serializeMessage(message));
   }
 
   /** stdin closed, then SIGTERM, then SIGKILL to the server's group; resolves once its pipes closed (or after the SIGKILL) */
   async close(): Promise<void> {
     const child = this.child;
     if (!child || !this.closed) return;
+    this.stdin.flush();
     try {
       child.stdin?.end();
     } catch {
