@@ -11,9 +11,10 @@ const compiled = new WeakMap<ToolSpec, ValidateFunction | null>();
 /**
  * Parses a call's arguments and checks them against the tool's JSON Schema before the server
  * sees them, so the model hears precisely what was wrong. A schema ajv cannot compile (a hostile
- * or newer-draft one) checks nothing here: the server still checks its own input.
+ * or newer-draft one) checks nothing here: the server still checks its own input. Synchronous
+ * once the tool's schema is compiled (its first call compiles it): a call pays no promise for it.
  */
-export async function parseArguments(spec: ToolSpec, text: string): Promise<ParsedArguments> {
+export function parseArguments(spec: ToolSpec, text: string): ParsedArguments | Promise<ParsedArguments> {
   let args: unknown;
   try {
     args = text.trim() === '' ? {} : JSON.parse(text);
@@ -21,12 +22,17 @@ export async function parseArguments(spec: ToolSpec, text: string): Promise<Pars
     return { ok: false, error: 'the arguments are not valid JSON' };
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) return { ok: false, error: 'the arguments must be a JSON object' };
-  const validate = await validatorOf(spec);
+  const known = compiled.get(spec);
+  if (known !== undefined) return checked(known, args as Record<string, unknown>);
+  return validatorOf(spec).then((validate) => checked(validate, args as Record<string, unknown>));
+}
+
+function checked(validate: ValidateFunction | null, args: Record<string, unknown>): ParsedArguments {
   if (validate && !validate(args)) {
     const faults = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(arguments)'} ${e.message ?? e.keyword}`);
     return { ok: false, error: `the arguments do not match the tool's schema: ${faults.join('; ')}` };
   }
-  return { ok: true, args: args as Record<string, unknown> };
+  return { ok: true, args };
 }
 
 /**

@@ -31,7 +31,8 @@ export interface ToolLedger {
   /** stores a round's calls (and, for a run, the turn's checkpoint) before any executes; false: the turn must stop (its run's lease was lost) */
   begin(calls: ToolCallRecord[], checkpoint: TurnCheckpoint): Promise<boolean>;
   start(id: string, at: number): Promise<void>;
-  finish(id: string, end: Parameters<ToolCallsRepo['finish']>[1]): Promise<void>;
+  /** settles once the call's end is stored (its value is the store's, not for the ledger's caller) */
+  finish(id: string, end: Parameters<ToolCallsRepo['finish']>[1]): Promise<unknown>;
   /** keeps the task a running call became at its server; a ledger without it keeps none (its turn never resumes) */
   setTask?(id: string, task: ToolTaskHandle): Promise<void>;
   /** the calls recorded so far (a resumed turn's) */
@@ -48,9 +49,7 @@ export function callsLedger(repo: ToolCallsRepo, ownerKind: ToolCallOwner, owner
       return true;
     },
     start: (id, at) => repo.start(id, at),
-    finish: async (id, end) => {
-      await repo.finish(id, end);
-    },
+    finish: (id, end) => repo.finish(id, end),
     setTask: (id, task) => repo.setTask(id, task),
     recorded: () => repo.ofOwner(ownerKind, ownerId),
   };

@@ -1,8 +1,9 @@
 import type { ChatMessage, ModelToolCall } from '../../models/provider.js';
-import { traced, type TraceSpan } from '../../tracing/tracing.js';
+import { traced, tracingOn, type TraceSpan } from '../../tracing/tracing.js';
+import { NO_SPAN } from '../../tracing/trace-span.js';
 import type { ToolCallRecord, ToolCallStatus } from '../../store/port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
-import { parseArguments } from '../../tools/tool-arguments.js';
+import { parseArguments, type ParsedArguments } from '../../tools/tool-arguments.js';
 import { capText } from '../../tools/result-cap.js';
 import type { ToolResult, ToolSpec } from '../../tools/tool-spec.js';
 import type { TurnTools } from '../../tools/turn-tools.js';
@@ -42,29 +43,10 @@ export class ToolRoundRefused extends Error {}
  * parallel within their time limit, each stored again with its result.
  */
 export async function runToolRound(ctx: RoundContext, calls: ModelToolCall[], checkpoint: TurnCheckpoint): Promise<RoundResult> {
-  const { tools } = ctx;
   const now = Date.now();
-  const planned = await Promise.all(
-    calls.map(async (call, i): Promise<Planned> => {
-      const spec = tools.byName(call.function.name);
-      const record = newRecord(ctx, call, checkpoint.round, spec, now);
-      if (!spec) return refuse(record, `no tool named "${call.function.name}" is granted to this agent`);
-      if (checkpoint.callsMade + i >= tools.maxToolCalls) return refuse(record, `the turn's limit of ${tools.maxToolCalls} tool calls is reached: answer without calling more tools`);
-      const parsed = await parseArguments(spec, call.function.arguments);
-      if (!parsed.ok) return refuse(record, parsed.error);
-      const verdict = tools.verdict(spec);
-      if (verdict.kind === 'refuse') return refuse(record, verdict.reason);
-      if (verdict.kind === 'approve') {
-        record.status = 'waiting_approval';
-        record.approvalRequired = true;
-        record.approvalExpiresAt = now + ctx.approvalTimeoutMs;
-        return { record, spec };
-      }
-      record.status = 'running';
-      record.startedAt = now;
-      return { record, spec, args: parsed.args };
-    }),
-  );
+  // planned synchronously once each tool's schema is compiled: a promise per call only for a first call of its tool
+  const planning = calls.map((call, i) => plan(ctx, call, checkpoint, i, now));
+  const planned = planning.some((p) => p instanceof Promise) ? await Promise.all(planning) : (planning as Planned[]);
   if (!(await ctx.ledger.begin(planned.map((p) => p.record), checkpoint))) throw new ToolRoundRefused('the run is no longer held by this process');
   for (const { record } of planned) if (record.status === 'refused') ctx.onCallFinished?.(record.server, record.tool, 'refused');
   const results = await Promise.all(planned.map((p) => (p.args ? executeCall(ctx, p.record, p.spec!, p.args) : undefined)));
@@ -75,6 +57,32 @@ export async function runToolRound(ctx: RoundContext, calls: ModelToolCall[], ch
     else messages.push(toolMessage(p.record.callId, results[i] ?? { text: p.record.error ?? '', isError: true }));
   });
   return { messages, pending };
+}
+
+/** the i-th call of a round decided: run, wait for a person, or refused with the reason the model is told */
+function plan(ctx: RoundContext, call: ModelToolCall, checkpoint: TurnCheckpoint, i: number, now: number): Planned | Promise<Planned> {
+  const { tools } = ctx;
+  const spec = tools.byName(call.function.name);
+  const record = newRecord(ctx, call, checkpoint.round, spec, now);
+  if (!spec) return refuse(record, `no tool named "${call.function.name}" is granted to this agent`);
+  if (checkpoint.callsMade + i >= tools.maxToolCalls) return refuse(record, `the turn's limit of ${tools.maxToolCalls} tool calls is reached: answer without calling more tools`);
+  const parsing = parseArguments(spec, call.function.arguments);
+  return parsing instanceof Promise ? parsing.then((parsed) => decide(ctx, record, spec, parsed, now)) : decide(ctx, record, spec, parsing, now);
+}
+
+function decide(ctx: RoundContext, record: ToolCallRecord, spec: ToolSpec, parsed: ParsedArguments, now: number): Planned {
+  if (!parsed.ok) return refuse(record, parsed.error);
+  const verdict = ctx.tools.verdict(spec);
+  if (verdict.kind === 'refuse') return refuse(record, verdict.reason);
+  if (verdict.kind === 'approve') {
+    record.status = 'waiting_approval';
+    record.approvalRequired = true;
+    record.approvalExpiresAt = now + ctx.approvalTimeoutMs;
+    return { record, spec };
+  }
+  record.status = 'running';
+  record.startedAt = now;
+  return { record, spec, args: parsed.args };
 }
 
 interface Planned {
@@ -117,6 +125,8 @@ function newRecord(ctx: RoundContext, call: ModelToolCall, turn: number, spec: T
  * can never take the turn down with it.
  */
 export function executeCall(ctx: RoundContext, record: ToolCallRecord, spec: ToolSpec, args: Record<string, unknown>): Promise<ToolResult> {
+  // tracing off, no span's name or attributes are made for every call
+  if (!tracingOn()) return executeTraced(ctx, record, spec, args, NO_SPAN);
   // OpenTelemetry's GenAI tool span (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/#execute-tool-span):
   // the tool, the model's id of the call and how it ended, never its arguments or result
   const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': spec.name, 'gen_ai.tool.call.id': record.callId, 'herald.tool.server': spec.server, 'herald.tool.call.id': record.id };
@@ -162,11 +172,20 @@ class CallTimeout extends Error {}
 
 /** the source keeps its own time limit; this one holds even for a source that does not */
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CallTimeout()), ms + 1000);
+  // one promise and one timer, not a race of two promises and a `finally`: this wraps every call
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new CallTimeout()), ms + 1000);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
 }
 
 export function toolMessage(callId: string, result: ToolResult): ChatMessage {

@@ -106,9 +106,9 @@ export class McpServers implements ToolSource, ToolSignIns {
   }
 
   /** calls a tool of one of these servers; never throws for a server's fault (see McpConnection.call) */
-  async call(spec: ToolSpec, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResult> {
+  call(spec: ToolSpec, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolResult> {
     const connection = this.connections.get(spec.server);
-    if (!connection) return { text: `there is no tool server ${spec.server}`, isError: true };
+    if (!connection) return Promise.resolve({ text: `there is no tool server ${spec.server}`, isError: true });
     return connection.call(spec.tool, args, options);
   }
 

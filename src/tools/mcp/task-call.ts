@@ -29,11 +29,15 @@ export function callsAsTask(client: Client, tool: string, taskTools: ReadonlySet
  * a task, told to `onTask` before it is polled, and polled until its result; any other tool is
  * an ordinary call. Either way the SDK checks structured content against the tool's outputSchema.
  */
-export async function callToolTasked(client: Client, name: string, args: Record<string, unknown>, options: RequestOptions, hooks: TaskHooks, asTask: boolean): Promise<CallToolResult> {
+export function callToolTasked(client: Client, name: string, args: Record<string, unknown>, options: RequestOptions, hooks: TaskHooks, asTask: boolean): Promise<CallToolResult> {
   // the SDK's stream hands back any failure as an McpError of its text (protocol.js requestStream),
   // which would pass a refused connection off as the server's answer (and a call that never reached
   // its server could not be retried): a tool that is no task is called as an ordinary call
-  if (!asTask) return (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
+  if (!asTask) return client.callTool({ name, arguments: args }, undefined, options) as Promise<CallToolResult>;
+  return streamedTask(client, name, args, options, hooks);
+}
+
+async function streamedTask(client: Client, name: string, args: Record<string, unknown>, options: RequestOptions, hooks: TaskHooks): Promise<CallToolResult> {
   for await (const message of client.experimental.tasks.callToolStream({ name, arguments: args }, undefined, options)) {
     if (message.type === 'taskCreated') await hooks.onTask({ taskId: message.task.taskId, ...(message.task.pollInterval != null && { pollInterval: message.task.pollInterval }) });
     else if (message.type === 'taskStatus') hooks.onStatus();
