@@ -7,8 +7,9 @@
  */
 export class CallDeadline {
   private readonly controller = new AbortController();
-  private idle?: NodeJS.Timeout;
-  private readonly total: NodeJS.Timeout;
+  /** one timer for both limits, set for whichever comes first: a call's limits cost one timer, not two */
+  private timer?: NodeJS.Timeout;
+  private readonly totalAt: number;
   private held = 0;
   private readonly unfollow?: () => void;
 
@@ -19,7 +20,7 @@ export class CallDeadline {
     private readonly errors: { idle: () => Error; total: () => Error },
     outer?: AbortSignal,
   ) {
-    this.total = setTimeout(() => this.controller.abort(errors.total()), totalMs);
+    this.totalAt = Date.now() + totalMs;
     this.arm();
     if (outer?.aborted) this.controller.abort(outer.reason);
     else if (outer) this.unfollow = follow(outer, (reason) => this.controller.abort(reason));
@@ -37,7 +38,7 @@ export class CallDeadline {
   /** a question waits: the idle limit is held until `release` */
   hold(): void {
     this.held++;
-    clearTimeout(this.idle);
+    this.arm();
   }
 
   release(): void {
@@ -45,16 +46,23 @@ export class CallDeadline {
   }
 
   dispose(): void {
-    clearTimeout(this.idle);
-    clearTimeout(this.total);
+    clearTimeout(this.timer);
     this.unfollow?.();
   }
 
+  /** the timer set for the nearer limit: the idle one from now (none while held), or the total one */
   private arm(): void {
-    clearTimeout(this.idle);
+    clearTimeout(this.timer);
     if (this.controller.signal.aborted) return;
-    this.idle = setTimeout(() => this.controller.abort(this.errors.idle()), this.idleMs);
+    const now = Date.now();
+    // the total limit wins a tie, as its timer, set first, did when each limit had its own
+    if (this.held || now + this.idleMs >= this.totalAt) this.timer = setTimeout(abortWith, this.totalAt - now, this.controller, this.errors.total);
+    else this.timer = setTimeout(abortWith, this.idleMs, this.controller, this.errors.idle);
   }
+}
+
+function abortWith(controller: AbortController, error: () => Error): void {
+  controller.abort(error());
 }
 
 /** the calls following each outer signal: one 'abort' listener per signal however many calls a turn makes at once (EventTarget warns past ten) */

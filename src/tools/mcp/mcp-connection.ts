@@ -55,6 +55,13 @@ interface InflightCall {
   signal: AbortSignal;
 }
 
+/** the errors a call past its idle or total limit is aborted with, as the SDK's own limits word them (made once) */
+let deadlineErrors: { idle: () => Error; total: () => Error } | undefined;
+const timeoutErrors = ({ McpError, ErrorCode }: McpSdk) => ({
+  idle: () => new McpError(ErrorCode.RequestTimeout, 'Request timed out'),
+  total: () => new McpError(ErrorCode.RequestTimeout, TOTAL_EXCEEDED),
+});
+
 type ElicitParams = { mode?: 'form' | 'url'; message: string; requestedSchema?: unknown; url?: string };
 const SETUP_TIMEOUT_MS = 60_000;
 
@@ -185,14 +192,8 @@ export class McpConnection {
     const timeoutMs = Math.min(options.timeoutMs, this.timeoutMs);
     if (options.signal?.aborted) return callFailure(options.signal.reason, { server, stdio: this.stdio, timeoutMs, aborted: true, maxChars });
     const totalMs = maxCallMs(this.deps.tools, this.deps.config);
-    const { McpError, ErrorCode } = loadedMcpSdk()!;
     // past a limit the request is aborted: the SDK then tells the server (notifications/cancelled), as it does for the turn's abort
-    const deadline = new CallDeadline(
-      timeoutMs,
-      totalMs,
-      { idle: () => new McpError(ErrorCode.RequestTimeout, 'Request timed out'), total: () => new McpError(ErrorCode.RequestTimeout, TOTAL_EXCEEDED) },
-      options.signal,
-    );
+    const deadline = new CallDeadline(timeoutMs, totalMs, (deadlineErrors ??= timeoutErrors(loadedMcpSdk()!)), options.signal);
     const signal = deadline.signal;
     const inflight: InflightCall = { options, deadline, timeoutMs, signal };
     this.inflight.add(inflight);
