@@ -23,9 +23,10 @@ export function sqliteToolCallsRepo(db: SqliteDatabase, commits: GroupCommit): T
   const get = db.prepare<[string], ToolCallRow<string>>('SELECT * FROM tool_calls WHERE id = ?');
   const ofOwner = db.prepare<[string, string], ToolCallRow<string>>('SELECT * FROM tool_calls WHERE owner_kind = ? AND owner_id = ? ORDER BY rowid');
   const recentOf = db.prepare<[string, number], ToolCallRow<string>>('SELECT * FROM tool_calls WHERE owner_kind = ? ORDER BY created_at DESC, rowid DESC LIMIT ?');
-  const finish = db.prepare(
-    `UPDATE OR FAIL tool_calls SET status = @status, result = @result, error = @error, started_at = COALESCE(@startedAt, started_at),
-       finished_at = @finishedAt, duration_ms = @durationMs, content = @content WHERE id = @id AND ${OPEN_TOOL_CALL}`,
+  // positional parameters: better-sqlite3 binds named ones by looking each up on an object, and every call ends here
+  const finish = db.prepare<[string, string | null, string | null, number | null, number | null, number | null, string | null, string]>(
+    `UPDATE OR FAIL tool_calls SET status = ?, result = ?, error = ?, started_at = COALESCE(?, started_at),
+       finished_at = ?, duration_ms = ?, content = ? WHERE id = ? AND ${OPEN_TOOL_CALL}`,
   );
   const setTask = db.prepare<[string, string]>("UPDATE OR FAIL tool_calls SET task = ? WHERE id = ? AND status = 'running'");
   // an undecided call waiting for a person never starts: only an approved one (or one that needed none)
@@ -53,11 +54,9 @@ export function sqliteToolCallsRepo(db: SqliteDatabase, commits: GroupCommit): T
       if (calls.length) await commits.run(() => insert(calls));
     },
     finish(id, end) {
+      const content = end.content?.length ? JSON.stringify(end.content) : null;
       return commits.run(
-        () =>
-          finish.run({ id, status: end.status, result: end.result ?? null, error: end.error ?? null, startedAt: end.startedAt ?? null, finishedAt: end.finishedAt ?? null, durationMs: end.durationMs ?? null,
-          content: end.content?.length ? JSON.stringify(end.content) : null,
-        }).changes === 1,
+        () => finish.run(end.status, end.result ?? null, end.error ?? null, end.startedAt ?? null, end.finishedAt ?? null, end.durationMs ?? null, content, id).changes === 1,
       );
     },
     async setTask(id, task) {
