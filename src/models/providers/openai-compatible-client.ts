@@ -3,6 +3,7 @@ import { currentTraceparent } from '../../tracing/tracing.js';
 import { ProviderAbortError, ProviderConnectionError, ProviderHttpError } from './provider-errors.js';
 import { SseDecoder } from './sse-decoder.js';
 import { UpstreamExchange, type BodySink } from './upstream-exchange.js';
+import { requestJson } from '../request-json.js';
 
 export interface OpenAICompatibleClientConfig {
   /** e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1` */
@@ -40,7 +41,7 @@ export class OpenAICompatibleClient {
 
   /** POSTs `body` to `path` (below the base URL) and resolves with the parsed JSON of a 2xx answer */
   async post(path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
-    const exchange = await this.open(path, JSON.stringify(body), 'application/json', signal);
+    const exchange = await this.open(path, requestJson(body), 'application/json', signal);
     try {
       const text = await readText(exchange, Infinity);
       try {
@@ -59,7 +60,7 @@ export class OpenAICompatibleClient {
    * upstream's error; a stream that breaks off throws. Leaving the loop early aborts the request.
    */
   async *stream(path: string, body: unknown, signal?: AbortSignal): AsyncGenerator<unknown, void, undefined> {
-    const exchange = await this.open(path, JSON.stringify(body), 'text/event-stream', signal);
+    const exchange = await this.open(path, requestJson(body), 'text/event-stream', signal);
     const pushed = new PushedItems<unknown>();
     const reader = new EventReader(exchange, (chunk) => pushed.push(chunk), () => pushed.notify());
     exchange.read(reader);
@@ -91,7 +92,7 @@ export class OpenAICompatibleClient {
    * `onOpen` is called once the upstream accepted (a 2xx answer's headers are in).
    */
   async streamEach(path: string, body: unknown, onChunk: (chunk: unknown) => void, signal?: AbortSignal, onOpen?: () => void): Promise<void> {
-    const exchange = await this.open(path, JSON.stringify(body), 'text/event-stream', signal);
+    const exchange = await this.open(path, requestJson(body), 'text/event-stream', signal);
     try {
       onOpen?.();
       await new Promise<void>((resolve, reject) => {
