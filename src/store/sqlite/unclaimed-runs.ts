@@ -5,8 +5,11 @@ import { MemoryFreshness } from './memory-freshness.js';
 /** a run's row as a claim returns it: its record's columns, then its rowid as `seq` */
 export type ClaimedRow = RunRow<string> & { seq: number };
 
-/** past this many runs, or this many characters of their messages and actions, the memory starts again */
-const MAX_RUNS = 4096;
+/**
+ * at most this many runs, and this many characters of their messages and actions: past either,
+ * a run is not held. Not started again: under a backlog the runs held are the oldest, the next claimed
+ */
+const MAX_RUNS = 8192;
 const MAX_CHARS = 16 * 1024 * 1024;
 
 /**
@@ -32,7 +35,7 @@ export class UnclaimedRuns {
   remember(row: ClaimedRow): void {
     this.dropIfStale();
     const chars = row.message.length + row.action.length;
-    if (this.rows.size >= MAX_RUNS || this.chars + chars > MAX_CHARS) this.forget();
+    if (this.rows.size >= MAX_RUNS || this.chars + chars > MAX_CHARS) return;
     this.rows.set(row.seq, row);
     this.chars += chars;
   }
