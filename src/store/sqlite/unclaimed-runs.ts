@@ -9,8 +9,8 @@ export type ClaimedRow = RunRow<string> & { seq: number };
  * at most this many runs, and this many characters of their messages and actions: past either,
  * a run is not held. Not started again: under a backlog the runs held are the oldest, the next claimed
  */
-const MAX_RUNS = 8192;
-const MAX_CHARS = 16 * 1024 * 1024;
+const MAX_RUNS = 4096;
+const MAX_CHARS = 8 * 1024 * 1024;
 
 /**
  * The runs this process inserted queued and has not claimed yet, each as its row reads, by
