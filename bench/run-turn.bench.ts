@@ -40,6 +40,8 @@ async function modulesOf(root: string, index: number) {
         `export { ModelRegistry } from ${at('src/models/model-registry.ts')};`,
         `export { AgentDirectory } from ${at('src/agents/agent-directory.ts')};`,
         `export * from ${at('src/agents/agent-turn.ts')};`,
+        // a checkout from before it has no turn computed in the call
+        ...(fs.existsSync(path.join(root, 'src/agents/in-process-turn.ts')) ? [`export { takeRunTurnInProcess } from ${at('src/agents/in-process-turn.ts')};`] : []),
         `export { runPrompt, promptMeta } from ${at('src/runtime/run-prompt.ts')};`,
         `export { newMarkerId } from ${at('src/agents/external-content.ts')};`,
       ].join('\n'),
@@ -53,10 +55,11 @@ async function modulesOf(root: string, index: number) {
 }
 
 /** one checkout's turn, as a function of the run's number (each run's message differs, as each request's does) */
-async function turnOf(root: string, index: number): Promise<(n: number) => Promise<unknown>> {
-  const { parseConfig, ModelRegistry, AgentDirectory, takeAgentTurn, completeAgentTurn, runPrompt, promptMeta, newMarkerId } = await modulesOf(root, index);
-  // the turn returns its outcome since the house's third step (takeAgentTurn); a checkout before it records through a callback
-  const agentTurn = takeAgentTurn ?? completeAgentTurn;
+async function turnOf(root: string, index: number): Promise<(n: number) => unknown> {
+  const { parseConfig, ModelRegistry, AgentDirectory, takeRunTurnInProcess, takeAgentTurn, completeAgentTurn, runPrompt, promptMeta, newMarkerId } = await modulesOf(root, index);
+  // the turn execute-run.ts takes on the embedded model (takeRunTurnInProcess: computed in the call);
+  // before it, the turn returns its outcome since the house's third step (takeAgentTurn); a checkout before that records through a callback
+  const agentTurn = takeRunTurnInProcess ?? takeAgentTurn ?? completeAgentTurn;
   const config = parseConfig({}, path.join(os.tmpdir(), 'herald.json'), { sections: [] });
   const deps = { config, models: new ModelRegistry(config, {}), sessions: {}, usage: { record() {} } };
   const agent = new AgentDirectory(config).default();

@@ -2,7 +2,7 @@ import type { HeraldConfig } from '../config/schema.js';
 import { parseDuration } from '../config/sections/duration-schema.js';
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import type { ModelRegistry } from '../models/model-registry.js';
-import type { ModelToolCall, ModelUsage } from '../models/provider.js';
+import type { ModelRequest, ModelToolCall, ModelUsage } from '../models/provider.js';
 import type { SessionMessage, SessionsRepo, ToolCallRecord, ToolCallsRepo } from '../store/port.js';
 import { assembleTurn } from './turn-prompt.js';
 import { copyWith } from '../utils/copy-with.js';
@@ -121,28 +121,7 @@ async function computeTurn(deps: AgentTurnDeps, asked: AgentTurnInput, onDelta?:
         : (deps.knowledge?.search(input.agent.id, input.question, PASSAGES_PER_TURN) ?? []);
   // an answer at hand (an agent without documents) is not awaited: the model request goes out in this same call
   const knowledge = Array.isArray(found) ? found : await found;
-  // the prompt's inputs by name, not a copy of the whole turn input with these two written over it
-  const { provider, resolved, request, refs } = assembleTurn(
-    {
-      agent: input.agent,
-      model: input.model,
-      // a response is a chat to the model
-      purpose: input.purpose === 'response' ? 'chat' : input.purpose,
-      history,
-      prompt: resume ? undefined : input.prompt,
-      promptWords: resume ? undefined : input.promptWords,
-      continuation: resume ? undefined : input.continuation,
-      question: input.question,
-      events: input.events,
-      knowledge,
-      options: input.options,
-      signal: input.signal,
-    },
-    deps.models,
-    config,
-  );
-  if (input.onOpen) request.onOpen = input.onOpen;
-  if (resume) request.messages = [...resume.messages];
+  const { provider, resolved, request, refs } = turnRequest(deps, input, history, knowledge);
   // server-side tools only for a model that takes tools; the embedded one would ignore them
   const tools = input.tools?.specs.length && input.ledger && provider.clientTools ? input.tools : undefined;
   const clientTools = (request.extra?.tools as unknown[] | undefined) ?? [];
@@ -215,20 +194,70 @@ async function computeTurn(deps: AgentTurnDeps, asked: AgentTurnInput, onDelta?:
   } finally {
     if (reservation !== undefined) deps.usage?.settle(reservation, undefined);
   }
+  const lastUsage = answer.usage ?? (await estimateUsage(request, answer));
+  return answeredTurn(deps, input, { request, answer, lastUsage, spent, knowledge, callsMade, exchangeFrom, reservation: answered });
+}
+
+/**
+ * The turn's request to its first model: the prompt's inputs by name, not a copy of the whole
+ * turn input with the history and knowledge written over it. A resumed turn's messages are its checkpoint's.
+ */
+export function turnRequest(deps: Pick<AgentTurnDeps, 'models' | 'config'>, input: TurnFields, history: SessionMessage[], knowledge: KnowledgePassage[]) {
+  const { resume } = input;
+  const turn = assembleTurn(
+    {
+      agent: input.agent,
+      model: input.model,
+      // a response is a chat to the model
+      purpose: input.purpose === 'response' ? 'chat' : input.purpose,
+      history,
+      prompt: resume ? undefined : input.prompt,
+      promptWords: resume ? undefined : input.promptWords,
+      continuation: resume ? undefined : input.continuation,
+      question: input.question,
+      events: input.events,
+      knowledge,
+      options: input.options,
+      signal: input.signal,
+    },
+    deps.models,
+    deps.config,
+  );
+  if (input.onOpen) turn.request.onOpen = input.onOpen;
+  if (resume) turn.request.messages = [...resume.messages];
+  return turn;
+}
+
+/** where a turn stands when its last model call answered: what `answeredTurn` makes its outcome of */
+export interface LastAnswer {
+  request: ModelRequest;
+  answer: ModelAnswer;
+  /** the last call's tokens: the provider's count, else the estimate */
+  lastUsage: ModelUsage;
+  /** the tokens of the turn's calls before it */
+  spent: ModelUsage | undefined;
+  knowledge: KnowledgePassage[];
+  callsMade: number;
+  /** where the turn's server-side exchange starts in the request's messages */
+  exchangeFrom: number;
+  /** the last call's budget reservation, settled with its record */
+  reservation: number | undefined;
+}
+
+/** the answered turn as a value: its outcome and transcript, its last call's tokens recorded */
+export function answeredTurn(deps: AgentTurnDeps, input: TurnFields, last: LastAnswer): TurnResult {
+  const { request, answer, lastUsage, spent } = last;
   const { text, refusal, modelRef, failures } = answer;
   let { finishReason, toolCalls } = answer;
   // some OpenAI-compatible servers (older Ollama) say `stop` beside tool calls; clients look for `tool_calls`
   if (toolCalls.length && finishReason === 'stop') finishReason = 'tool_calls';
   if (!toolCalls.length && finishReason === 'tool_calls') finishReason = 'stop';
-  const usage = answer.usage;
-
-  const lastUsage = usage ?? (await estimateUsage(request, answer));
-  const outcome: TurnOutcome = { text, finishReason, usage: spent ? addUsage(spent, lastUsage) : lastUsage, knowledge, modelRef, failures, toolCalls, toolCallsMade: callsMade };
+  const outcome: TurnOutcome = { text, finishReason, usage: spent ? addUsage(spent, lastUsage) : lastUsage, knowledge: last.knowledge, modelRef, failures, toolCalls, toolCallsMade: last.callsMade };
   if (refusal) outcome.refusal = refusal;
-  const exchange = packedMap(request.messages.slice(exchangeFrom), (m) => sessionMessageOf(m, input.answer?.(outcome)));
+  const exchange = packedMap(request.messages.slice(last.exchangeFrom), (m) => sessionMessageOf(m, input.answer?.(outcome)));
   const transcript = input.keep && !input.keep(text) ? [] : [...input.incoming, ...exchange, answerMessage(outcome, refusal, input.answer?.(outcome))];
   // the model answered, so its tokens are spent whether or not the transcript is kept
-  recordUsage(deps, input, answer, lastUsage, answered);
+  recordUsage(deps, input, answer, lastUsage, last.reservation);
   return { kind: 'answered', outcome, transcript };
 }
 

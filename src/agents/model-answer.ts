@@ -1,4 +1,4 @@
-import { completeWithFallbacks } from '../models/complete-with-fallbacks.js';
+import { completeInProcess, completeWithFallbacks } from '../models/complete-with-fallbacks.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { ModelRequest, ModelResponse, ModelStreamEvent, ModelToolCall, ModelUsage } from '../models/provider.js';
 import { randomHex } from '../utils/random-hex.js';
@@ -87,13 +87,7 @@ export async function askModel(
       const response: ModelResponse & { ref?: string; failures?: ModelFailure[] } = triesFallbacks(input)
         ? await completeWithFallbacks(refs, deps.models, request, { signal: request.signal, deadline: input.deadlineAt })
         : await provider.complete(request);
-      answer.text = response.text;
-      answer.refusal = response.refusal ?? '';
-      answer.usage = response.usage;
-      answer.finishReason = response.finishReason ?? 'stop';
-      if (response.ref) answer.modelRef = response.ref;
-      if (response.failures) answer.failures = response.failures;
-      answer.toolCalls = response.toolCalls ?? [];
+      takeResponse(answer, response);
     }
   } catch (error) {
     // aborted (the client went away, the time limit) or failed after the provider read the prompt:
@@ -103,6 +97,33 @@ export async function askModel(
     throw new ModelCallError(error);
   }
   return answer;
+}
+
+/**
+ * askModel for a run or heartbeat whose chain answers in this process (completeInProcess): the
+ * answer in the call itself. A failure gives the call's reservation back (nothing was generated)
+ * and is thrown as askModel throws it.
+ */
+export function askModelInProcess(deps: TurnAccounts & { models: ModelRegistry }, request: ModelRequest, refs: string[], ref: string, reservation: number | undefined): ModelAnswer {
+  const answer: ModelAnswer = { text: '', refusal: '', finishReason: 'stop', modelRef: ref, failures: [], toolCalls: [] };
+  try {
+    takeResponse(answer, completeInProcess(refs, deps.models, request));
+  } catch (error) {
+    if (reservation !== undefined) deps.usage?.settle(reservation, undefined);
+    throw new ModelCallError(error);
+  }
+  return answer;
+}
+
+/** a whole answer's fields, as the model (or the chain's model that answered) gave them */
+function takeResponse(answer: ModelAnswer, response: ModelResponse & { ref?: string; failures?: ModelFailure[] }): void {
+  answer.text = response.text;
+  answer.refusal = response.refusal ?? '';
+  answer.usage = response.usage;
+  answer.finishReason = response.finishReason ?? 'stop';
+  if (response.ref) answer.modelRef = response.ref;
+  if (response.failures) answer.failures = response.failures;
+  answer.toolCalls = response.toolCalls ?? [];
 }
 
 /**

@@ -80,3 +80,29 @@ export async function completeWithFallbacks(
   }
   throw new AllModelsFailedError(failures, lastError);
 }
+
+/**
+ * completeWithFallbacks for a chain whose models all answer in this process
+ * (ModelRegistry.answersInProcess): the answer in the call itself. Nothing can hang, so no model
+ * gets a share of the time, and there is no signal to heed (RunAbort); a model fails only by
+ * throwing, and the next one is tried as there.
+ */
+export function completeInProcess(refs: string[], models: ModelRegistry, request: Omit<ModelRequest, 'model'> & Partial<Pick<ModelRequest, 'model'>>): FallbackResult {
+  const failures: ModelFailure[] = [];
+  let lastError: unknown;
+  for (const ref of refs) {
+    let providerId: string | undefined;
+    try {
+      const { provider, resolved } = models.resolve(ref);
+      providerId = resolved.provider;
+      if (needsClientTools(request) && !provider.clientTools) throw new Error('the model takes no client tools or structured output');
+      if (!provider.completeNow) throw new Error('the model does not answer in this process');
+      const asked = request.model === resolved.model ? (request as ModelRequest) : copyWith(request, { model: resolved.model });
+      return copyWith(provider.completeNow(asked), { ref: resolved.ref, failures });
+    } catch (error) {
+      failures.push({ ref, ...(providerId !== undefined && { provider: providerId }), error: failureCause(error) });
+      lastError = error;
+    }
+  }
+  throw new AllModelsFailedError(failures, lastError);
+}

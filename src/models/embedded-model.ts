@@ -18,6 +18,10 @@ export class EmbeddedModel implements ModelProvider {
   constructor(private readonly quote: QuoteKnowledge) {}
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
+    return this.completeNow(request);
+  }
+
+  completeNow(request: ModelRequest): ModelResponse {
     request.signal?.throwIfAborted();
     const full = answer(request, this.quote);
     // max_tokens counts whitespace words here, as usage does; split into words only to cut (an array of every word per answer otherwise)

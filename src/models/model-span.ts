@@ -51,6 +51,22 @@ export function tracedProvider(provider: ModelProvider, resolved: ResolvedModel)
       }
     },
   };
+  if (provider.completeNow) {
+    const completeNow = provider.completeNow.bind(provider);
+    traced.completeNow = (request) => {
+      const span = open(request);
+      try {
+        const response = withSpan(span, () => completeNow(request));
+        answered(span, response.usage, response.finishReason);
+        return response;
+      } catch (error) {
+        span.fail(error);
+        throw error;
+      } finally {
+        span.end();
+      }
+    };
+  }
   if (provider.streamEach) {
     const streamEach = provider.streamEach.bind(provider);
     traced.streamEach = (request, onEvent) => {

@@ -116,6 +116,11 @@ export interface ModelProvider {
    */
   readonly clientTools?: boolean;
   complete(request: ModelRequest): Promise<ModelResponse>;
+  /**
+   * `complete`'s answer in the call itself, for a provider that answers in this process with no
+   * I/O (the embedded model): a run's turn on such a chain makes no promise for it (in-process-turn.ts).
+   */
+  completeNow?(request: ModelRequest): ModelResponse;
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
   /**
    * The same events as `stream`, handed to `onEvent` as they arrive; resolves at the end. For a

@@ -1,5 +1,7 @@
 import { AllModelsFailedError, describeFailures } from '../../models/complete-with-fallbacks.js';
 import { takeAgentTurn, type TurnResult } from '../../agents/agent-turn.js';
+import { takeRunTurnInProcess } from '../../agents/in-process-turn.js';
+import type { HookRunTurnInput } from '../../agents/turn-inputs.js';
 import { turnModelRefs } from '../../agents/turn-prompt.js';
 import { errorDetail, verboseErrors } from '../../log/log-detail.js';
 import type { AgentAction } from '../../mappings/hook-action.js';
@@ -99,33 +101,35 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     // servers waiting for a person to sign in offer no tools: the run's record names them (at its start, or by its end)
     const awaitingSignIn = new Set(ctx.deps.agentTurn.toolbox?.awaitingSignIn(agent));
     const ledger = tools ? runLedger(ctx.deps.store, id, ctx.claims.owner) : undefined;
-    const turn = (resume: TurnCheckpoint | undefined) =>
-      takeAgentTurn(ctx.deps.agentTurn, {
-        agent,
-        purpose: 'run',
-        sessionKey: run.sessionKey,
-        history,
-        prompt,
-        promptWords,
-        question: action.message,
-        model: action.model,
-        options: { thinking: action.thinking },
-        signal: inProcess ? undefined : abort.signal,
-        // the primary, then each fallback on an error or when its share of the time limit runs out
-        deadlineAt,
-        // the message as received, never the safety-wrapped form (its marker id kept beside it, in
-        // meta: the run's detail makes the prompt again, so the console shows what the model saw)
-        incoming: [{ role: 'user', content: action.message, createdAt: run.createdAt, runId: id, meta: promptMeta(markerId) }],
-        // the passages the model was given, on the answer as chat records them (the run's citations)
-        answer: ({ knowledge }) => ({ runId: id, ...(knowledge.length && { meta: { citations: knowledge.map((p) => p.chunkId) } }) }),
-        // the turn reserves each model call against the agent's budget: a spent one fails the run
-        // before its model is asked, the budget's sentence recorded as the run's error
-        usage: { source: action.schedule ? 'schedule' : 'run', mappingId: action.source.mappingId },
-        ...(tools && { tools, ledger }),
-        ...(resume && { resume }),
-      });
+    const turnInput = (resume: TurnCheckpoint | undefined): HookRunTurnInput => ({
+      agent,
+      purpose: 'run',
+      sessionKey: run.sessionKey,
+      history: seen,
+      prompt,
+      promptWords,
+      question: action.message,
+      model: action.model,
+      options: { thinking: action.thinking },
+      signal: inProcess ? undefined : abort.signal,
+      // the primary, then each fallback on an error or when its share of the time limit runs out
+      deadlineAt,
+      // the message as received, never the safety-wrapped form (its marker id kept beside it, in
+      // meta: the run's detail makes the prompt again, so the console shows what the model saw)
+      incoming: [{ role: 'user', content: action.message, createdAt: run.createdAt, runId: id, meta: promptMeta(markerId) }],
+      // the passages the model was given, on the answer as chat records them (the run's citations)
+      answer: ({ knowledge }) => ({ runId: id, ...(knowledge.length && { meta: { citations: knowledge.map((p) => p.chunkId) } }) }),
+      // the turn reserves each model call against the agent's budget: a spent one fails the run
+      // before its model is asked, the budget's sentence recorded as the run's error
+      usage: { source: action.schedule ? 'schedule' : 'run', mappingId: action.source.mappingId },
+      ...(tools && { tools, ledger }),
+      ...(resume && { resume }),
+    });
+    // a chain answering in process computes the turn in this call (no promise to wait for)
+    const turn = (resume: TurnCheckpoint | undefined) => (inProcess ? takeRunTurnInProcess : takeAgentTurn)(ctx.deps.agentTurn, turnInput(resume));
     // a run retaken after a crash, or resumed after an approval, goes on from its checkpoint
-    let result: TurnResult = await turn(readCheckpoint(run.turnState));
+    const first = turn(readCheckpoint(run.turnState));
+    let result: TurnResult = first instanceof Promise ? await first : first;
     while (result.kind === 'paused' && !(await ctx.deps.store.runs.pauseForApproval(id, ctx.claims.owner))) {
       // not paused: another process holds the run now (it goes on from the checkpoint), or every
       // call was decided while its round was being recorded, and the turn goes on at once

@@ -174,23 +174,41 @@ export class RunQueue {
     return passed;
   }
 
-  /** the run, then what its completion claimed into its place; its faults are logged, never thrown */
-  private async execute(run: RunRecord, abort: RunAbort, history: SessionMessage[] | undefined, place: ChainPlace, leave: () => void): Promise<void> {
-    let next: NextRuns | undefined;
+  /**
+   * the run, then what its completion claimed into its place; its faults are logged, never thrown.
+   * Not an async function: one reaction on the run's promise, where an async function's promise
+   * and its await were a step more for every run
+   */
+  private execute(run: RunRecord, abort: RunAbort, history: SessionMessage[] | undefined, place: ChainPlace, leave: () => void): Promise<void> {
+    let running: Promise<NextRuns | undefined>;
     try {
-      next = await runSpan(run, () => executeRun(this.context, run, abort, history, place));
+      running = runSpan(run, () => executeRun(this.context, run, abort, history, place));
     } catch (error) {
-      this.deps.logger.error({ err: error, runId: run.id }, 'run bookkeeping failed');
+      running = Promise.reject(error);
     }
+    return running.then(
+      (next) => this.ended(run.id, leave, next),
+      (error: unknown) => {
+        this.deps.logger.error({ err: error, runId: run.id }, 'run bookkeeping failed');
+        return this.ended(run.id, leave, undefined);
+      },
+    );
+  }
+
+  /** a run ended: it leaves its place to what its completion claimed; a promise only when runs are given back (a stop) */
+  private ended(id: string, leave: () => void, next: NextRuns | undefined): Promise<void> | undefined {
     try {
-      this.active.delete(run.id);
+      this.active.delete(id);
       leave();
-      // a promise only when runs are given back (a stop): most runs end without one more wait
-      const continuing = this.continueWith(next);
-      if (continuing) await continuing;
+      return this.continueWith(next)?.catch((err: unknown) => this.givingBackFailed(err));
     } catch (err) {
-      this.deps.logger.warn({ err }, 'giving a claimed run back failed; it is retaken when its lease runs out');
+      this.givingBackFailed(err);
     }
+    return undefined;
+  }
+
+  private givingBackFailed(err: unknown): void {
+    this.deps.logger.warn({ err }, 'giving a claimed run back failed; it is retaken when its lease runs out');
   }
 
   /** a run ended: the runs its completion claimed into its place take that place, else a claim fills it */

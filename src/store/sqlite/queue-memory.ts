@@ -1,5 +1,6 @@
 import type { SystemEvent } from '../port.js';
 import type { GroupCommit } from './group-commit.js';
+import { MemoryFreshness } from './memory-freshness.js';
 import type { SqliteDatabase } from './open-database.js';
 
 /** a session's newest event by time, as the operator's lists order them: read from events_session_created, which they read too */
@@ -24,30 +25,24 @@ const MAX_SESSIONS = 1000;
  * file has one serving process (serving-lock.ts), and in it every write of `events` goes through
  * the events repo's statements, whose group-commit works keep this in step (the enqueue) or
  * `forget` it (claims, completions, releases). Read again from the database, lazily, whenever it
- * may be stale:
- * - a rollback (an attempt of a group commit, or one work's savepoint) may have undone what a
- *   work did here: everything is dropped when `GroupCommit.rollbacks` moves;
- * - another connection (a second process on the file, a CLI command) committed: `PRAGMA
- *   data_version` moved, read at every attempt (`GroupCommit.othersCommits`). An attempt holds
- *   the write lock (BEGIN IMMEDIATE), so nothing else commits while it runs.
+ * may be stale (a rollback, another connection's commit: MemoryFreshness).
  * `state` is for a group commit's works only: the checks rest on its write lock and its attempts.
  */
 export class QueueMemory {
   private sessions = new Map<string, QueueState>();
   private readonly newest;
   private readonly pendingIds;
-  private seenVersion = -1;
-  private seenRollbacks: number;
+  private readonly freshness: MemoryFreshness;
 
-  constructor(db: SqliteDatabase, private readonly commits: GroupCommit) {
+  constructor(db: SqliteDatabase, commits: GroupCommit) {
     this.newest = db.prepare<[string], { id: number; text: string; status: SystemEvent['status']; created_at: number }>(NEWEST_EVENT);
     this.pendingIds = db.prepare<[string], number>(PENDING_EVENT_IDS).pluck();
-    this.seenRollbacks = commits.rollbacks;
+    this.freshness = new MemoryFreshness(commits);
   }
 
   /** the session's queue, read from the database unless held and current; inside a group commit's work */
   state(session: string): QueueState {
-    this.dropStale();
+    if (this.freshness.moved()) this.forget();
     let state = this.sessions.get(session);
     if (state === undefined) {
       if (this.sessions.size >= MAX_SESSIONS) this.sessions.clear();
@@ -62,17 +57,5 @@ export class QueueMemory {
   /** every session read again at its next enqueue: events were written another way */
   forget(): void {
     if (this.sessions.size) this.sessions.clear();
-  }
-
-  private dropStale(): void {
-    if (this.seenRollbacks !== this.commits.rollbacks) {
-      this.seenRollbacks = this.commits.rollbacks;
-      this.forget();
-    }
-    // as the attempt running now read it, at its start
-    const version = this.commits.othersCommits.now();
-    if (version === this.seenVersion) return;
-    this.seenVersion = version;
-    this.forget();
   }
 }

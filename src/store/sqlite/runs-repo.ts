@@ -12,12 +12,11 @@ import { actionToStore, storedRunAction } from '../rows/stored-action.js';
 import type { SqliteDatabase } from './open-database.js';
 import { RUN_AWAITS_DECISION, toolCallInserter } from './tool-calls-repo.js';
 import { scrubbedSql, unscrubbedSql } from '../queries/recipient-scrub.js';
+import { UnclaimedRuns, type ClaimedRow } from './unclaimed-runs.js';
 
 export type RunRow = SharedRunRow<string>;
 
 export const toRun = (r: RunRow): RunRecord => toRunRecord(r, JSON.parse, storedRunAction(r.id, r.action, { agentId: r.agent_id, message: r.message }));
-
-type ClaimedRow = RunRow & { seq: number };
 
 /** the columns a run record is made of (toRunRecord) */
 const RECORD_COLUMNS = [
@@ -52,15 +51,27 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
     `INSERT OR FAIL INTO runs (id, status, agent_id, name, session_key, message, action, mapping_id, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of, trace_context)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insertNow = (run: RunRecord, claimedBy?: Lease) => {
+  const unclaimed = new UnclaimedRuns(commits);
+  // `held`: a run inserted queued is held for its claim as its row reads (unclaimed-runs.ts)
+  const insertNow = (run: RunRecord, claimedBy: Lease | undefined, held: boolean) => {
     const { action: checked, text: action } = actionToStore(run.action);
     const deliver = run.action.deliver ? 1 : 0;
     const [status, startedAt]: [RunStatus, number | null] = claimedBy ? ['running', claimedBy.now] : [run.status, run.startedAt];
-    insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, checked.source.mappingId, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
-      claimedBy?.owner ?? null, claimedBy?.until ?? null, run.rerunOf ?? null, run.traceContext ?? null);
+    const rerunOf = run.rerunOf ?? null;
+    const traceContext = run.traceContext ?? null;
+    const { lastInsertRowid } = insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, checked.source.mappingId, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
+      claimedBy?.owner ?? null, claimedBy?.until ?? null, rerunOf, traceContext);
     if (isUnfinished(status)) commits.count(`runs:${status}`, 1);
+    if (!held || status !== 'queued') return;
+    // the row as the INSERT wrote it, its columns in RECORD_COLUMNS' order (the hidden class of the rows read back)
+    unclaimed.remember({
+      id: run.id, status, agent_id: run.agentId, name: run.name, session_key: run.sessionKey, message: run.message, action, reply: run.reply, error: run.error, model: null,
+      created_at: run.createdAt, started_at: startedAt, finished_at: run.finishedAt, rerun_of: rerunOf, not_before: null, waited_for: null, coalesced: null, turn_state: null,
+      trace_context: traceContext, seq: Number(lastInsertRowid),
+    });
   };
-  const admission = sqliteRunAdmission(db, commits, insertNow);
+  // an admitted run is not held: its admission writes its row again at once
+  const admission = sqliteRunAdmission(db, commits, (run) => insertNow(run, undefined, false));
   // a keyed request's key, stored done with its answer beside its run (insertKeyed); IGNORE: a key
   // held already (even expired) is left to the claim, and nothing of the request is written
   const insertKey = db.prepare<[string, string, string, string, number | null, string | null, number, number, number]>(
@@ -69,7 +80,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   );
   const insertKeyed = (run: RunRecord, key: IdempotencyRecord, claimedBy?: Lease): boolean => {
     if (insertKey.run(key.scope, key.key, key.requestHash, key.runId, key.responseStatus, key.responseBody, key.createdAt, key.lockedUntil, key.expiresAt).changes === 0) return false;
-    insertNow(run, claimedBy);
+    insertNow(run, claimedBy, true);
     return true;
   };
   const get = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
@@ -101,20 +112,22 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
     (limit) => `SELECT rowid, status, lease_until, not_before, concurrency FROM runs INDEXED BY runs_session_unfinished
      WHERE session_key = ? AND ${UNFINISHED_OR_PAUSED} AND rowid > ? ORDER BY rowid LIMIT ${limit}`,
   );
-  // then the rows found, by rowid: one UPDATE, then one SELECT of the same rowids for their records.
+  // then the rows found, by rowid: one UPDATE, then one SELECT of the same rowids for their
+  // records, of those this process does not hold already (unclaimed-runs.ts: the runs it inserted).
   // Apart, the two cost less than one UPDATE with the SELECT as its `rowid IN (...)`, and less than
   // the UPDATE returning the columns itself (RETURNING keeps every row it returns in a table of
   // its own first, docs/performance.md).
   // OR FAIL (group-commit.ts) even as a group's `last` work, whose failure commits the group's
   // writes all the same: it sets constants and bound numbers, no constraint can stop it half-way.
   // Read raw (raw-rows.ts): only the columns a run record is made of, the rowid last
-  const takeStatements: { update: Statement<unknown[]>; read: (...rowids: unknown[]) => ClaimedRow[] }[] = [];
-  const takeFor = (rowids: string) => ({
-    update: db.prepare(`UPDATE OR FAIL runs SET status = 'running', started_at = COALESCE(started_at, ?), lease_owner = ?, lease_until = ? WHERE rowid IN (${rowids})`),
-    read: rawRows<unknown[], ClaimedRow>(db.prepare(`SELECT ${RECORD_COLUMNS.join(', ')}, rowid FROM runs WHERE rowid IN (${rowids})`), CLAIMED_COLUMNS),
-  });
+  const updates: Statement<unknown[]>[] = [];
+  const reads: ((...rowids: unknown[]) => ClaimedRow[])[] = [];
   // the placeholders made only for a count not prepared yet
-  const take = (count: number) => (takeStatements[count] ??= takeFor(Array(count).fill('?').join(', ')));
+  const placeholders = (count: number) => Array(count).fill('?').join(', ');
+  const update = (count: number) =>
+    (updates[count] ??= db.prepare(`UPDATE OR FAIL runs SET status = 'running', started_at = COALESCE(started_at, ?), lease_owner = ?, lease_until = ? WHERE rowid IN (${placeholders(count)})`));
+  const readBack = (count: number) =>
+    (reads[count] ??= rawRows<unknown[], ClaimedRow>(db.prepare(`SELECT ${RECORD_COLUMNS.join(', ')}, rowid FROM runs WHERE rowid IN (${placeholders(count)})`), CLAIMED_COLUMNS));
   // synchronous: nothing writes between the read and the update (the group commit is the only writer).
   // Each ready run comes with up to `behind` runs of its session, for the claimer to execute after
   // it, in order: queued ones, or running ones whose lease ran out (a dead claimer's chain), up to
@@ -150,14 +163,24 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
       }
     }
     if (!rowids.length) return [];
-    const taking = take(rowids.length);
-    taking.update.run(now, owner, until, ...rowids);
-    const rows = taking.read(...rowids);
+    update(rowids.length).run(now, owner, until, ...rowids);
     commits.count('runs:queued', -queued);
     commits.count('runs:running', queued);
+    unclaimed.dropIfStale();
+    let unread: number[] | undefined;
+    const held = rowids.map((rowid) => {
+      const row = unclaimed.take(rowid);
+      // as the UPDATE set it (a held run was inserted queued: it starts now)
+      if (row) {
+        row.status = 'running';
+        row.started_at ??= now;
+      } else (unread ??= []).push(rowid);
+      return row;
+    });
+    if (!unread) return held as ClaimedRow[];
     // the SELECT's order is not the claim's: each head, then the runs behind it
-    const bySeq = new Map(rows.map((row) => [row.seq, row]));
-    return rowids.map((rowid) => bySeq.get(rowid)!);
+    const bySeq = new Map(readBack(unread.length)(...unread).map((row) => [row.seq, row]));
+    return rowids.map((rowid, i) => held[i] ?? bySeq.get(rowid)!);
   };
   const renew = db.prepare<[number, string, string], { id: string }>(
     "UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'running' RETURNING id",
@@ -244,7 +267,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
     // a claim is one more statement in a group commit: holding more only moves execution into bursts, at the same CPU per run
     claimAhead: 4,
     // the group commit's promise itself, not an async function's around it: one promise fewer per run
-    insert: (run, claimedBy) => commits.run(() => insertNow(run, claimedBy)),
+    insert: (run, claimedBy) => commits.run(() => insertNow(run, claimedBy, true)),
     // one work of the group commit: the key's insert and the run's are atomic together
     insertKeyed: (run, key, claimedBy) => commits.run(() => insertKeyed(run, key, claimedBy)),
     admit: admission.admit,
@@ -262,13 +285,21 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
       await commits.run(() => ids.forEach((id) => requeued(release.run(id, owner).changes)));
     },
     scrubCredentials(ids, created) {
-      return commits.run(() => (ids.length ? scrubIds.run(JSON.stringify(ids)).changes : 0) + (created ? scrubCreated.run(created.from, created.before).changes : 0));
+      return commits.run(() => {
+        const scrubbed = (ids.length ? scrubIds.run(JSON.stringify(ids)).changes : 0) + (created ? scrubCreated.run(created.from, created.before).changes : 0);
+        if (scrubbed) unclaimed.forget();
+        return scrubbed;
+      });
     },
     async cancel(id, at) {
       return commits.run(() => {
         const from = cancellable.get(id)?.status;
         const cancelled = from !== undefined && cancel.run(at, id, from).changes === 1;
-        if (cancelled) commits.count(`runs:${from}`, -1);
+        if (cancelled) {
+          commits.count(`runs:${from}`, -1);
+          // never claimed now: not held for it either
+          unclaimed.forget();
+        }
         return cancelled;
       });
     },
