@@ -62,12 +62,14 @@ export interface Conversation {
 export async function openConversation(sessions: SessionsRepo, request: ConversationRequest, historyLimit: number): Promise<Conversation> {
   const { agentId, messages } = request;
   const now = Date.now();
-  const meta = { agentId, owner: request.owner, ...(request.metadata && { metadata: request.metadata }) };
+  const meta: Record<string, unknown> = { agentId, owner: request.owner };
+  if (request.metadata) meta.metadata = request.metadata;
+  // the request's messages share one meta (a stored message's meta is replaced, never changed in place); a tool call's or result's has its own
   const toStored = (m: ChatInputMessage): SessionMessage => ({
     role: m.role === 'developer' ? 'system' : m.role,
     content: m.content,
     createdAt: now,
-    meta: { ...meta, ...toolMeta(m) },
+    meta: m.toolCalls?.length || m.toolCallId !== undefined ? Object.assign({}, meta, toolMeta(m)) : meta,
   });
 
   if (request.conversationId !== undefined) {

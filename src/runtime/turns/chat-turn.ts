@@ -98,10 +98,16 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
             stream,
             onOpen,
             incoming: conversation.incoming,
-            answer: ({ knowledge }) => ({ meta: { agentId: agent.id, owner: input.owner, ...(knowledge.length && { citations: knowledge.map((p) => p.chunkId) }) } }),
-            ...(input.usage && { usage: input.usage }),
-            ...(reservation !== undefined && { reservation }),
-            ...(ledger && { tools, ledger }),
+            answer: ({ knowledge }) => {
+              const meta: Record<string, unknown> = { agentId: agent.id, owner: input.owner };
+              if (knowledge.length) meta.citations = knowledge.map((p) => p.chunkId);
+              return { meta };
+            },
+            // named whether set or not (not spread in when set): every chat turn's input has one shape
+            usage: input.usage,
+            reservation,
+            tools: ledger && tools,
+            ledger,
           },
           onDelta,
         );
