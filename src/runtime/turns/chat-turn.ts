@@ -55,11 +55,13 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
   const { agent } = input;
   const { timeoutSeconds, historyLimit } = deps.config.agents.defaults;
   requireClientTools(deps, agent, input.clientTools);
-  const conversation = await openConversation(
+  const opening = openConversation(
     deps.sessions,
     { agentId: agent.id, owner: input.owner, conversationId: input.conversationId, messages: input.messages, metadata: input.metadata },
     historyLimit,
   );
+  // a new conversation is not awaited (one promise fewer per completion)
+  const conversation = opening instanceof Promise ? await opening : opening;
   // the model call's estimate is reserved against the budgets now, before anything is answered: a
   // streamed completion past a budget is a 429 too, not an error inside a 200 stream
   const reserving = reserveCall(
