@@ -24,7 +24,7 @@ import { runLoad } from './load.js';
 import { cpuMillis, storageBytes, waitUntilIdle } from './process-stats.js';
 import { formatTable, ms, percentile } from './table.js';
 
-const API_KEY = 'sk-bench-0123456789abcdef';
+export const API_KEY = 'sk-bench-0123456789abcdef';
 const NO_SEARCH: SearchFigures = { queries: 0, p50Ms: 0, p95Ms: 0, meanMs: 0, cpuP50Ms: 0, cpuP95Ms: 0 };
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -86,7 +86,7 @@ export interface ChatBenchOptions {
 
 type ChatSettings = Required<Omit<ChatBenchOptions, 'cpuProfileDir' | 'baselineRoot' | 'together'>>;
 
-const chatBody = (stream: boolean) =>
+export const chatBody = (stream: boolean) =>
   JSON.stringify({ model: 'agent', messages: [{ role: 'user', content: 'How are you today?' }], ...(stream && { stream: true, stream_options: { include_usage: true } }) });
 
 async function measureChat(server: { url: string; pid: number }, stream: boolean, headers: Record<string, string>, options: ChatSettings, connections = options.connections) {
@@ -147,7 +147,7 @@ export async function chatBench(options: ChatBenchOptions = {}): Promise<Pick<Pl
 }
 
 /** a herald of the checkout at `root` in its own process, on a fresh store, fronting `upstream` */
-async function startHerald(root: string, name: string, upstream: ChildServer, profile: string[]): Promise<ChildServer> {
+export async function startHerald(root: string, name: string, upstream: ChildServer, profile: string[], env: Record<string, string> = {}): Promise<ChildServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-'));
   const configFile = path.join(dir, 'herald.json');
   fs.writeFileSync(
@@ -162,7 +162,7 @@ async function startHerald(root: string, name: string, upstream: ChildServer, pr
     }),
   );
   // the same log level as the webhook benchmark: this measures the chat path, not the access log
-  const server = await startChildServer({ name, args: [...profile, path.join(root, 'bin/herald.mjs'), 'serve', '--config', configFile], cwd: root, env: { HERALD_LOG_LEVEL: 'warn' } }).catch(
+  const server = await startChildServer({ name, args: [...profile, path.join(root, 'bin/herald.mjs'), 'serve', '--config', configFile], cwd: root, env: { HERALD_LOG_LEVEL: 'warn', ...env } }).catch(
     (error) => {
       fs.rmSync(dir, { recursive: true, force: true });
       throw error;

@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { HeraldConfig } from '../config/schema.js';
 import { resolveModelRef } from '../models/model-refs.js';
 import type { UsageEntry, UsageLimit, UsageRepo } from '../store/port.js';
-import { copyWith } from '../utils/copy-with.js';
 import { modelCost } from './model-cost.js';
 
 /** one model call's tokens, as the caller knows them; the time, the total, the canonical ref and the cost are added here */
@@ -35,14 +34,21 @@ export class UsageRecorder {
     const model = this.canonical(call.model);
     const promptTokens = Math.max(0, Math.round(call.promptTokens));
     const completionTokens = Math.max(0, Math.round(call.completionTokens));
-    return copyWith(call, {
+    // every field named, in one order: one shape for every entry (a copy of `call` takes the shapes of its callers')
+    const entry: UsageEntry = {
       at: Date.now(),
+      source: call.source,
       model,
+      keyName: call.keyName,
+      agentId: call.agentId,
+      mappingId: call.mappingId,
       promptTokens,
       completionTokens,
       totalTokens: promptTokens + completionTokens,
+      estimated: call.estimated,
       cost: modelCost(this.config.models.prices, model, promptTokens, completionTokens),
-    });
+    };
+    return entry;
   }
 
   /** reserves a call's estimate against `limits` before the call (UsageRepo.reserve) */

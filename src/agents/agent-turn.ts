@@ -22,6 +22,8 @@ import { answerMessage, sessionMessageOf } from './turn-transcript.js';
 
 export type { AgentTurnInput } from './turn-inputs.js';
 
+const NO_NAMES: ReadonlySet<string | undefined> = new Set();
+
 /** passages of the agent's knowledge base a turn's model sees */
 export const PASSAGES_PER_TURN = 4;
 
@@ -125,7 +127,8 @@ async function computeTurn(deps: AgentTurnDeps, asked: AgentTurnInput, onDelta?:
   // server-side tools only for a model that takes tools; the embedded one would ignore them
   const tools = input.tools?.specs.length && input.ledger && provider.clientTools ? input.tools : undefined;
   const clientTools = (request.extra?.tools as unknown[] | undefined) ?? [];
-  const clientNames = new Set(packedMap(clientTools, (t) => (t as { function?: { name?: string } }).function?.name).filter(Boolean));
+  // the names only a turn with both kinds of tools asks for (most turns have neither)
+  const clientNames = tools && clientTools.length ? new Set(packedMap(clientTools, (t) => (t as { function?: { name?: string } }).function?.name).filter(Boolean)) : NO_NAMES;
   if (tools) request.extra = copyWith(request.extra, { tools: [...clientTools, ...toolDefinitions(tools.specs)] });
   const isServerCall = (call: ModelToolCall) => tools !== undefined && (tools.byName(call.function.name) !== undefined || !clientNames.has(call.function.name));
   const roundWith = (granted: TurnTools): RoundContext => ({

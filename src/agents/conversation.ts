@@ -59,49 +59,21 @@ export interface Conversation {
  * A stored conversation continues with a new user message, or with the results of the tool
  * calls its last answer made.
  */
-export async function openConversation(sessions: SessionsRepo, request: ConversationRequest, historyLimit: number): Promise<Conversation> {
+export function openConversation(sessions: SessionsRepo, request: ConversationRequest, historyLimit: number): Conversation | Promise<Conversation> {
   const { agentId, messages } = request;
   const now = Date.now();
-  const meta = { agentId, owner: request.owner, ...(request.metadata && { metadata: request.metadata }) };
+  const meta: Record<string, unknown> = { agentId, owner: request.owner };
+  if (request.metadata) meta.metadata = request.metadata;
+  // the request's messages share one meta (a stored message's meta is replaced, never changed in place); a tool call's or result's has its own
   const toStored = (m: ChatInputMessage): SessionMessage => ({
     role: m.role === 'developer' ? 'system' : m.role,
     content: m.content,
     createdAt: now,
-    meta: { ...meta, ...toolMeta(m) },
+    meta: m.toolCalls?.length || m.toolCallId !== undefined ? Object.assign({}, meta, toolMeta(m)) : meta,
   });
 
-  if (request.conversationId !== undefined) {
-    const id = request.conversationId;
-    const sessionKey = conversationSessionKey(id);
-    const history = CONVERSATION_ID.test(id) ? await sessions.messages(sessionKey, historyLimit) : [];
-    // a conversation stored before conversations had owners has none: any key allowed the agent continues it
-    const owner = history.find((m) => typeof m.meta?.owner === 'string')?.meta?.owner;
-    if (!history.length || history[0]!.meta?.agentId !== agentId || (owner !== undefined && owner !== request.owner)) {
-      throw new HeraldError('HERALD_CONVERSATION_NOT_FOUND', `No conversation "${id}" with the agent "${agentId}".`, { param: 'conversation_id' });
-    }
-    const last = messages.at(-1)!;
-    if (last.role === 'user') {
-      const incoming = [toStored(last)];
-      return { id, sessionKey, history, prompt: last.content, question: last.content, continuation: [], incoming };
-    }
-    if (last.role !== 'tool') {
-      throw new HeraldError('HERALD_INVALID_FIELD', 'with conversation_id, the last message must be the new user message, or tool results', {
-        param: `messages[${messages.length - 1}].role`,
-      });
-    }
-    // the trailing tool messages answer the calls of the stored last answer (a client may resend the whole exchange)
-    let first = messages.length - 1;
-    while (first > 0 && messages[first - 1]!.role === 'tool') first--;
-    const results = messages.slice(first);
-    const pending = history.at(-1)!;
-    checkToolResults(
-      [{ role: pending.role, toolCalls: storedToolCalls(pending) }, ...results],
-      (i) => (i === 0 ? undefined : `messages[${first + i - 1}].tool_call_id`),
-    );
-    const incoming = packedMap(results, toStored);
-    const question = history.findLast((m) => m.role === 'user')?.content ?? '';
-    return { id, sessionKey, history, question, continuation: incoming, incoming };
-  }
+  // a new conversation is a value (nothing to read); a stored one waits for its history
+  if (request.conversationId !== undefined) return continueConversation(sessions, request, request.conversationId, historyLimit, toStored);
 
   const lastUser = messages.findLastIndex((m) => m.role === 'user');
   if (lastUser < 0) throw new HeraldError('HERALD_INVALID_FIELD', 'messages must hold a user message', { param: 'messages' });
@@ -121,4 +93,45 @@ export async function openConversation(sessions: SessionsRepo, request: Conversa
     incoming: [...seed, question, ...continuation],
     fresh: true,
   };
+}
+
+/** a stored conversation, continued: its newest `historyLimit` messages, which must belong to the agent and the owner */
+async function continueConversation(
+  sessions: SessionsRepo,
+  request: ConversationRequest,
+  id: string,
+  historyLimit: number,
+  toStored: (m: ChatInputMessage) => SessionMessage,
+): Promise<Conversation> {
+  const { agentId, messages } = request;
+  const sessionKey = conversationSessionKey(id);
+  const history = CONVERSATION_ID.test(id) ? await sessions.messages(sessionKey, historyLimit) : [];
+
+  // a conversation stored before conversations had owners has none: any key allowed the agent continues it
+  const owner = history.find((m) => typeof m.meta?.owner === 'string')?.meta?.owner;
+  if (!history.length || history[0]!.meta?.agentId !== agentId || (owner !== undefined && owner !== request.owner)) {
+    throw new HeraldError('HERALD_CONVERSATION_NOT_FOUND', `No conversation "${id}" with the agent "${agentId}".`, { param: 'conversation_id' });
+  }
+  const last = messages.at(-1)!;
+  if (last.role === 'user') {
+    const incoming = [toStored(last)];
+    return { id, sessionKey, history, prompt: last.content, question: last.content, continuation: [], incoming };
+  }
+  if (last.role !== 'tool') {
+    throw new HeraldError('HERALD_INVALID_FIELD', 'with conversation_id, the last message must be the new user message, or tool results', {
+      param: `messages[${messages.length - 1}].role`,
+    });
+  }
+  // the trailing tool messages answer the calls of the stored last answer (a client may resend the whole exchange)
+  let first = messages.length - 1;
+  while (first > 0 && messages[first - 1]!.role === 'tool') first--;
+  const results = messages.slice(first);
+  const pending = history.at(-1)!;
+  checkToolResults(
+    [{ role: pending.role, toolCalls: storedToolCalls(pending) }, ...results],
+    (i) => (i === 0 ? undefined : `messages[${first + i - 1}].tool_call_id`),
+  );
+  const incoming = packedMap(results, toStored);
+  const question = history.findLast((m) => m.role === 'user')?.content ?? '';
+  return { id, sessionKey, history, question, continuation: incoming, incoming };
 }

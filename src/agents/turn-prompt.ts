@@ -6,7 +6,6 @@ import type { ChatMessage, ModelOptions, ModelRequest } from '../models/provider
 import type { SessionMessage } from '../store/port.js';
 import type { AgentConfig } from './agent-directory.js';
 import { chatMessageOf, wellFormedToolSequence } from './tool-use/tool-messages.js';
-import { copyWith } from '../utils/copy-with.js';
 import { packedMap } from '../utils/packed-map.js';
 import { withWords } from '../utils/word-count.js';
 
@@ -47,16 +46,23 @@ export function assembleTurn(input: TurnPromptInput, models: ModelRegistry, conf
   if (input.prompt !== undefined) said.push(withWords({ role: 'user', content: input.prompt }, input.promptWords));
   for (const m of input.continuation ?? []) said.push(chatMessageOf(m));
   const messages: ChatMessage[] = [...(system ? [{ role: 'system' as const, content: system }] : []), ...wellFormedToolSequence(said)];
-  const request: ModelRequest = copyWith(input.options, {
+  // every field named, set or not (not a copy of `options`, whose shape is each caller's own): one shape for every model request
+  const options = input.options;
+  const request: ModelRequest = {
+    temperature: options?.temperature,
+    maxTokens: options?.maxTokens,
+    user: options?.user,
+    extra: options?.extra,
     model: resolved.model,
     messages,
     purpose: input.purpose,
     events: input.events,
     knowledge: input.knowledge,
     question: input.question,
-    thinking: input.options?.thinking ?? config.agents.defaults.thinking,
+    thinking: options?.thinking ?? config.agents.defaults.thinking,
     signal: input.signal,
-  });
+    onOpen: undefined,
+  };
   return { provider, resolved, request, refs };
 }
 

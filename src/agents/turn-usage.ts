@@ -1,11 +1,10 @@
 import type { Budgets } from '../accounts/budgets.js';
-import type { UsageRecorder } from '../accounts/usage-recorder.js';
+import type { UsageRecord, UsageRecorder } from '../accounts/usage-recorder.js';
 import type { HeraldConfig } from '../config/schema.js';
 import { EMBEDDED_PROVIDER } from '../models/model-refs.js';
 import type { ModelRequest, ModelUsage } from '../models/provider.js';
 import { estimatePromptTokens, estimateTokens } from '../models/token-estimate.js';
 import type { UsageSource } from '../store/port.js';
-import { copyWith } from '../utils/copy-with.js';
 import { promptWordCount } from '../utils/word-count.js';
 import type { ModelAnswer } from './model-answer.js';
 import type { TurnFields } from './turn-inputs.js';
@@ -34,6 +33,18 @@ export async function recordCutShort(deps: TurnAccounts, input: TurnFields, answ
   writeCallUsage(deps, input, answer, reservation, prompt, Math.max(answer.usage?.completion_tokens ?? 0, await estimateTokens(generated, model)), true);
 }
 
+/** a call's record under its attribution, every field named in one order (one shape, where a copy of the attribution takes its callers') */
+const usageRecord = (usage: UsageAttribution, model: string, agentId: string, promptTokens: number, completionTokens: number, estimated: boolean): UsageRecord => ({
+  source: usage.source,
+  model,
+  keyName: usage.keyName,
+  agentId,
+  mappingId: usage.mappingId,
+  promptTokens,
+  completionTokens,
+  estimated,
+});
+
 /** one model call's tokens: the provider's count, or herald's estimate (estimateUsage) when it gave none */
 export function recordUsage(deps: TurnAccounts, input: TurnFields, answer: ModelAnswer, usage: ModelUsage, reservation: number | undefined): void {
   writeCallUsage(deps, input, answer, reservation, usage.prompt_tokens, usage.completion_tokens, answer.usage === undefined || answer.modelRef.startsWith(`${EMBEDDED_PROVIDER}/`));
@@ -42,7 +53,7 @@ export function recordUsage(deps: TurnAccounts, input: TurnFields, answer: Model
 /** a model call's tokens under the turn's key, agent and mapping: in place of its reservation when it had one */
 function writeCallUsage(deps: TurnAccounts, input: TurnFields, answer: ModelAnswer, reservation: number | undefined, promptTokens: number, completionTokens: number, estimated: boolean): void {
   if (!input.usage || !deps.usage) return;
-  const call = copyWith(input.usage, { model: answer.modelRef, agentId: input.agent.id, promptTokens, completionTokens, estimated });
+  const call = usageRecord(input.usage, answer.modelRef, input.agent.id, promptTokens, completionTokens, estimated);
   if (reservation === undefined) deps.usage.record(call);
   else deps.usage.settle(reservation, call);
 }
@@ -58,13 +69,7 @@ export function reserveCall(deps: TurnAccounts, input: Pick<TurnFields, 'usage' 
   if (!holders.length) return undefined;
   return deps.budgets.reserve(
     holders,
-    copyWith(input.usage, {
-      model: modelRef,
-      agentId: input.agent.id,
-      promptTokens: promptWordCount(request.messages),
-      completionTokens: request.maxTokens ?? deps.config.agents.defaults.budgetReserveTokens,
-      estimated: true,
-    }),
+    usageRecord(input.usage, modelRef, input.agent.id, promptWordCount(request.messages), request.maxTokens ?? deps.config.agents.defaults.budgetReserveTokens, true),
   );
 }
 

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { resolveClientAddress } from '../request/client-address.js';
-import { readIncoming, refuseDeclaredTooLarge } from '../request/read-body.js';
+import { readIncoming, refuseDeclaredTooLarge, type BodyLimits } from '../request/read-body.js';
 import { requestIdFrom } from '../request/request-context.js';
 import { headersOfRaw } from '../request/request-headers.js';
-import { carriedSurface } from '../request/request-surface.js';
+import { carriedSurface, type RequestSurface } from '../request/request-surface.js';
 import type { TrustedProxies } from '../request/trusted-proxies.js';
 import type { Answer, Exchange } from './exchange.js';
 import { runExchange, type ExchangeSurface, type PipelineDeps } from './exchange-pipeline.js';
@@ -42,24 +42,46 @@ function openNodeExchange(proxies: TrustedProxies, incoming: IncomingMessage, ou
   const headers = headersOfRaw(incoming.rawHeaders);
   const requestId = requestIdFrom(headers['x-request-id']);
   outgoing.setHeader('X-Request-Id', requestId);
-  return {
-    requestId,
-    method: incoming.method ?? 'GET',
-    path: target.path,
-    surface: carriedSurface(incoming),
-    url: target.url,
-    headers,
-    started,
-    clientAddress: resolveClientAddress(proxies, incoming.socket?.remoteAddress ?? 'local', () => headers),
-    mappingId: undefined,
-    bodyBytes: undefined,
-    readBody: (limits) => {
-      refuseDeclaredTooLarge(headers['content-length'], limits);
-      return readIncoming(incoming, limits);
-    },
-    setHeader: (name, value) => outgoing.setHeader(name, value),
-    whenClientGone: (cancel) => cancelWhenResponseCloses(outgoing, cancel),
-  };
+  const clientAddress = resolveClientAddress(proxies, incoming.socket?.remoteAddress ?? 'local', () => headers);
+  return new NodeExchange(requestId, incoming, outgoing, target, headers, started, clientAddress);
+}
+
+/** an exchange on Node's request and response: its methods on the prototype, not closures made per request */
+class NodeExchange implements Exchange {
+  readonly method: string;
+  readonly path: string;
+  readonly surface: RequestSurface;
+  readonly url: string;
+  mappingId: string | undefined = undefined;
+  bodyBytes: number | undefined = undefined;
+
+  constructor(
+    readonly requestId: string,
+    private readonly incoming: IncomingMessage,
+    private readonly outgoing: ServerResponse,
+    target: NodeTarget,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly started: number,
+    readonly clientAddress: string,
+  ) {
+    this.method = incoming.method ?? 'GET';
+    this.path = target.path;
+    this.surface = carriedSurface(incoming);
+    this.url = target.url;
+  }
+
+  readBody(limits: BodyLimits): Promise<Uint8Array> {
+    refuseDeclaredTooLarge(this.headers['content-length'], limits);
+    return readIncoming(this.incoming, limits);
+  }
+
+  setHeader(name: string, value: string): void {
+    this.outgoing.setHeader(name, value);
+  }
+
+  whenClientGone(cancel: (reason: unknown) => void): void {
+    cancelWhenResponseCloses(this.outgoing, cancel);
+  }
 }
 
 /** `cancel` when Node's response closes before it finished: its client went away */

@@ -34,13 +34,20 @@ export function wireMessages(messages: readonly ChatMessage[], input: ModelInput
   const out: WireMessage[] = [];
   let attached: WirePart[] = [];
   const flush = () => {
-    if (attached.length) out.push({ role: 'user', content: attached });
+    if (!attached.length) return;
+    out.push({ role: 'user', content: attached });
     attached = [];
   };
-  for (const { media, ...message } of messages) {
-    if (message.role !== 'tool') flush();
+  for (const m of messages) {
+    if (m.role !== 'tool') flush();
+    // a message without media goes as it is (JSON leaves out a `media: undefined`): no copy per message of every request
+    if (m.media === undefined) {
+      out.push(m);
+      continue;
+    }
+    const { media, ...message } = m;
     out.push(message);
-    const parts = (media ?? []).flatMap((m) => partOf(m, input) ?? []);
+    const parts = media.flatMap((item) => partOf(item, input) ?? []);
     if (parts.length) attached.push({ type: 'text', text: `The ${parts.length === 1 ? 'attachment' : 'attachments'} of the result of tool call ${message.tool_call_id ?? ''}:` }, ...parts);
   }
   flush();

@@ -1,6 +1,5 @@
 import { OpenAICompatibleClient } from './openai-compatible-client.js';
 import type { ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent, ModelToolCall } from '../provider.js';
-import { copyWith } from '../../utils/copy-with.js';
 import { wireMessages, type ModelInput } from './media-messages.js';
 
 export interface OpenAIProviderConfig {
@@ -11,6 +10,8 @@ export interface OpenAIProviderConfig {
 }
 
 const TEXT_ONLY: ModelInput = ['text'];
+/** the usage chunk at a stream's end: never changed, so one object serves every request */
+const STREAM_OPTIONS = Object.freeze({ include_usage: true });
 
 /** Any OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp) over real HTTP. */
 export class OpenAIModel implements ModelProvider {
@@ -25,42 +26,40 @@ export class OpenAIModel implements ModelProvider {
     this.input = config.input ?? (() => TEXT_ONLY);
   }
 
-  /** the request body; `more` last (stream settings) */
-  private params(request: ModelRequest, more: Record<string, unknown>) {
-    // `extra` first, so herald's own fields win over a pass-through of the same name
-    return copyWith(request.extra, {
-      model: request.model,
-      // herald's ChatMessage is OpenAI's message shape (tool roles included), checked by the provider; tool results' media as the model reads them
-      messages: wireMessages(request.messages, this.input(request.model)),
-      ...(request.temperature !== undefined && { temperature: request.temperature }),
-      ...(request.maxTokens !== undefined && { max_tokens: request.maxTokens }),
-      ...(request.user !== undefined && { user: request.user }),
-      // herald's thinking levels are OpenAI's reasoning efforts; "off" sends none
-      ...(request.thinking && request.thinking !== 'off' && { reasoning_effort: request.thinking }),
-      ...more,
-    });
+  /**
+   * The request body, written field by field onto a copy of `extra` (not spread: a body's shape
+   * then differs only by the fields it has); `extra` first, so herald's own fields win over a
+   * pass-through of the same name, and the stream settings last.
+   */
+  private params(request: ModelRequest, streamed: boolean) {
+    const body: Record<string, unknown> = request.extra ? Object.assign({}, request.extra) : {};
+    body.model = request.model;
+    // herald's ChatMessage is OpenAI's message shape (tool roles included), checked by the provider; tool results' media as the model reads them
+    body.messages = wireMessages(request.messages, this.input(request.model));
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+    if (request.user !== undefined) body.user = request.user;
+    // herald's thinking levels are OpenAI's reasoning efforts; "off" sends none
+    if (request.thinking && request.thinking !== 'off') body.reasoning_effort = request.thinking;
+    body.stream = streamed;
+    if (streamed) body.stream_options = STREAM_OPTIONS;
+    return body;
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
-    const completion = (await this.client.post('/chat/completions', this.params(request, { stream: false }), request.signal)) as ChatCompletion;
+    const completion = (await this.client.post('/chat/completions', this.params(request, false), request.signal)) as ChatCompletion;
     const choice = completion.choices[0];
-    return {
-      text: choice?.message?.content ?? '',
-      ...(choice?.message?.refusal && { refusal: choice.message.refusal }),
-      finishReason: choice?.finish_reason ?? 'stop',
-      ...(choice?.message?.tool_calls?.length && { toolCalls: toolCallsOf(choice.message.tool_calls) }),
-      usage: completion.usage
-        ? {
-            prompt_tokens: completion.usage.prompt_tokens,
-            completion_tokens: completion.usage.completion_tokens,
-            total_tokens: completion.usage.total_tokens,
-          }
-        : undefined,
-    };
+    // built field by field: the same shape for every answer without a refusal or tool calls
+    const response: ModelResponse = { text: choice?.message?.content ?? '', finishReason: choice?.finish_reason ?? 'stop', usage: undefined };
+    if (choice?.message?.refusal) response.refusal = choice.message.refusal;
+    if (choice?.message?.tool_calls?.length) response.toolCalls = toolCallsOf(choice.message.tool_calls);
+    const usage = completion.usage;
+    if (usage) response.usage = { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens };
+    return response;
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
-    const stream = this.client.stream('/chat/completions', this.streamParams(request), request.signal);
+    const stream = this.client.stream('/chat/completions', this.params(request, true), request.signal);
     const events: ModelStreamEvent[] = [];
     for await (const chunk of stream) {
       eventsOf(chunk as ChatCompletionChunk, (event) => events.push(event));
@@ -69,12 +68,9 @@ export class OpenAIModel implements ModelProvider {
   }
 
   streamEach(request: ModelRequest, onEvent: (event: ModelStreamEvent) => void): Promise<void> {
-    return this.client.streamEach('/chat/completions', this.streamParams(request), (chunk) => eventsOf(chunk as ChatCompletionChunk, onEvent), request.signal, request.onOpen);
+    return this.client.streamEach('/chat/completions', this.params(request, true), (chunk) => eventsOf(chunk as ChatCompletionChunk, onEvent), request.signal, request.onOpen);
   }
 
-  private streamParams(request: ModelRequest) {
-    return this.params(request, { stream: true, stream_options: { include_usage: true } });
-  }
 }
 
 /** what one streamed chunk says, as herald's stream events, in order */

@@ -55,11 +55,13 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
   const { agent } = input;
   const { timeoutSeconds, historyLimit } = deps.config.agents.defaults;
   requireClientTools(deps, agent, input.clientTools);
-  const conversation = await openConversation(
+  const opening = openConversation(
     deps.sessions,
     { agentId: agent.id, owner: input.owner, conversationId: input.conversationId, messages: input.messages, metadata: input.metadata },
     historyLimit,
   );
+  // a new conversation is not awaited (one promise fewer per completion)
+  const conversation = opening instanceof Promise ? await opening : opening;
   // the model call's estimate is reserved against the budgets now, before anything is answered: a
   // streamed completion past a budget is a 429 too, not an error inside a 200 stream
   const reserving = reserveCall(
@@ -98,10 +100,16 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
             stream,
             onOpen,
             incoming: conversation.incoming,
-            answer: ({ knowledge }) => ({ meta: { agentId: agent.id, owner: input.owner, ...(knowledge.length && { citations: knowledge.map((p) => p.chunkId) }) } }),
-            ...(input.usage && { usage: input.usage }),
-            ...(reservation !== undefined && { reservation }),
-            ...(ledger && { tools, ledger }),
+            answer: ({ knowledge }) => {
+              const meta: Record<string, unknown> = { agentId: agent.id, owner: input.owner };
+              if (knowledge.length) meta.citations = knowledge.map((p) => p.chunkId);
+              return { meta };
+            },
+            // named whether set or not (not spread in when set): every chat turn's input has one shape
+            usage: input.usage,
+            reservation,
+            tools: ledger && tools,
+            ledger,
           },
           onDelta,
         );

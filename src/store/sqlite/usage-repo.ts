@@ -21,6 +21,9 @@ const TIMED_ID = '(SELECT MAX(? * 1000, COALESCE(MAX(id), 0) + 1) FROM usage)';
  */
 export const USAGE_ID_LAG_MS = 86_400_000;
 
+/** a settled promise, the placeholder of a gathering group's `written` */
+const WRITTEN = Promise.resolve();
+
 export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): UsageRepo {
   // positional: one call per model call (every run's and every chat's), where named parameters cost an object and its lookups
   const insert = db.prepare<[number, number, string, string, string | null, string | null, string | null, number, number, number, number, number, number]>(
@@ -58,12 +61,13 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
     // in the group commit, beside the transcripts and runs of the same turn: no transaction of its own per batch.
     // The calls that joined one group share its promise
     record(entries) {
-      if (!entries.length) return Promise.resolve();
+      if (!entries.length) return WRITTEN;
       if (gathering) {
         gathering.entries.push(...entries);
         return gathering.written;
       }
-      const group = { entries: [...entries], written: Promise.resolve() };
+      // `written` is the group commit's promise from the next line on; until then a placeholder made once, not one per group
+      const group = { entries: [...entries], written: WRITTEN };
       gathering = group;
       // run by the group's flush (synchronous: nothing joins once it began); run again if the attempt is, with the same entries
       group.written = commits.run(() => {

@@ -53,13 +53,9 @@ const citationsOf = (passages: KnowledgePassage[]) =>
  */
 function assistantMessage(outcome: TurnOutcome, annotations: ReturnType<typeof urlCitations>) {
   const noContent = !outcome.text && (outcome.toolCalls.length > 0 || outcome.refusal !== undefined);
-  return {
-    role: 'assistant' as const,
-    content: noContent ? null : outcome.text,
-    refusal: outcome.refusal ?? null,
-    annotations: noContent ? [] : annotations,
-    ...(outcome.toolCalls.length > 0 && { tool_calls: outcome.toolCalls }),
-  };
+  const message: Record<string, unknown> = { role: 'assistant', content: noContent ? null : outcome.text, refusal: outcome.refusal ?? null, annotations: noContent ? [] : annotations };
+  if (outcome.toolCalls.length > 0) message.tool_calls = outcome.toolCalls;
+  return message;
 }
 
 /** a streamed piece of a tool call as OpenAI's delta has it: id, type and name on the first piece of call `index` */
@@ -109,11 +105,12 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
     conversationId: body.conversation_id ?? undefined,
     messages: chatInputMessages(body.messages),
     metadata: body.metadata ?? undefined,
+    // `extra` named whether set or not: one shape for every chat's options
     options: {
       temperature: body.temperature ?? undefined,
       maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
       user: body.user ?? undefined,
-      ...(tools.extra && { extra: tools.extra }),
+      extra: tools.extra,
     },
     clientTools: tools.use,
   });
@@ -131,21 +128,18 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
       deps.logger.warn({ ...failureFields(error), reqId: x.requestId, agent: agent.id }, 'chat completion failed');
       throw error;
     });
-    return {
-      status: 200,
-      contentType: 'application/json',
-      body: JSON.stringify({
-        id,
-        object: 'chat.completion',
-        created,
-        model: agent.id,
-        system_fingerprint: null,
-        choices: [{ index: 0, message: assistantMessage(outcome, annotations(outcome)), logprobs: null, finish_reason: outcome.finishReason }],
-        usage: outcome.usage,
-        conversation_id,
-        ...extras(outcome),
-      }),
+    const completion: Record<string, unknown> = {
+      id,
+      object: 'chat.completion',
+      created,
+      model: agent.id,
+      system_fingerprint: null,
+      choices: [{ index: 0, message: assistantMessage(outcome, annotations(outcome)), logprobs: null, finish_reason: outcome.finishReason }],
+      usage: outcome.usage,
+      conversation_id,
     };
+    if (body.citations !== false) completion.citations = citationsOf(outcome.knowledge);
+    return { status: 200, contentType: 'application/json', body: JSON.stringify(completion) };
   }
 
   const includeUsage = body.stream_options?.include_usage === true;

@@ -126,12 +126,13 @@ export const messageText = (content: ChatRequest['messages'][number]['content'])
 
 /** the request's messages as the chat turn takes them */
 export const chatInputMessages = (messages: ChatRequest['messages']): ChatInputMessage[] =>
-  messages.map((m) => ({
-    role: m.role,
-    content: messageText(m.content),
-    ...(m.role === 'assistant' && m.tool_calls?.length && { toolCalls: m.tool_calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments } })) }),
-    ...(m.role === 'tool' && { toolCallId: m.tool_call_id }),
-  }));
+  messages.map((m) => {
+    // built field by field: a plain message's shape is role and content, whatever its role
+    const input: ChatInputMessage = { role: m.role, content: messageText(m.content) };
+    if (m.role === 'assistant' && m.tool_calls?.length) input.toolCalls = m.tool_calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments } }));
+    else if (m.role === 'tool') input.toolCallId = m.tool_call_id;
+    return input;
+  });
 
 /**
  * The client-tool and structured-output fields as the upstream takes them (chat completions'
@@ -140,20 +141,23 @@ export const chatInputMessages = (messages: ChatRequest['messages']): ChatInputM
 export function chatClientTools(body: ChatRequest): { extra?: Record<string, unknown>; use?: ClientToolsUse } {
   const tools = body.tools?.length ? body.tools : undefined;
   const format = body.response_format && body.response_format.type !== 'text' ? body.response_format : undefined;
-  const extra = {
-    ...(tools && { tools }),
-    // without tools, tool_choice and parallel_tool_calls mean nothing (and OpenAI refuses them)
-    ...(tools && body.tool_choice != null && { tool_choice: body.tool_choice }),
-    ...(tools && body.parallel_tool_calls != null && { parallel_tool_calls: body.parallel_tool_calls }),
-    ...(format && { response_format: format }),
-  };
   const toolMessage = body.messages.findIndex((m) => m.role === 'tool' || (m.role === 'assistant' && m.tool_calls?.length));
-  const use: ClientToolsUse | undefined = tools
+  // a plain chat (most requests) asks for none of them: one answer, made once
+  if (!tools && !format && toolMessage < 0) return NO_CLIENT_TOOLS;
+  const extra: Record<string, unknown> = {};
+  if (tools) {
+    extra.tools = tools;
+    // without tools, tool_choice and parallel_tool_calls mean nothing (and OpenAI refuses them)
+    if (body.tool_choice != null) extra.tool_choice = body.tool_choice;
+    if (body.parallel_tool_calls != null) extra.parallel_tool_calls = body.parallel_tool_calls;
+  }
+  if (format) extra.response_format = format;
+  const use: ClientToolsUse = tools
     ? { param: 'tools', what: 'client tools' }
     : format
       ? { param: 'response_format', what: `structured output (response_format ${format.type})` }
-      : toolMessage >= 0
-        ? { param: `messages[${toolMessage}]`, what: 'tool calls and tool results' }
-        : undefined;
-  return { ...(Object.keys(extra).length && { extra }), ...(use && { use }) };
+      : { param: `messages[${toolMessage}]`, what: 'tool calls and tool results' };
+  return Object.keys(extra).length ? { extra, use } : { use };
 }
+
+const NO_CLIENT_TOOLS = Object.freeze({});
