@@ -1,4 +1,4 @@
-// Preloaded into a server by bench/async-steps.bench.ts (`node --import`): counts the promises the
+// Preloaded into a server by the step counts (bench/async-steps-counts.ts: `node --import`): counts the promises the
 // process makes and samples what it allocates, between two SIGUSR2s, then writes both to the file
 // named by ASYNC_STEPS_OUT. Plain JavaScript, so any server loads it, herald's build as the baseline.
 // The hook and the sampler slow the server: its req/s under them mean nothing, its counts do.

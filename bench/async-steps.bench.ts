@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { COUNTING_ARGS, countingEnv, readCounts, type AsyncStepCounts } from './async-steps-counts.js';
 import { startChildServer, type ChildServer } from './child-server.js';
 import { compiledBaseline } from './compiled-baseline.js';
 import { optionsFromEnv, type HooksBenchOptions } from './hooks.bench.js';
@@ -27,9 +28,8 @@ import { formatTable } from './table.js';
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const PRELOAD = path.join(ROOT, 'bench/async-steps-preload.mjs');
 // BENCH_PROMISE_SITES=1: also where each server makes its promises (one in 16 sampled) and its statements by SQL
-const PROMISE_SITES = process.env.BENCH_PROMISE_SITES ? '1' : '';
+const PROMISE_SITES = Boolean(process.env.BENCH_PROMISE_SITES);
 // BENCH_ALLOC_SITES=1: the 30 largest allocation sites instead of 6
 const ALLOC_SITES = process.env.BENCH_ALLOC_SITES ? 30 : 6;
 const HOOK_TOKEN = 'bench-hook-token-0123456789abcdef';
@@ -52,18 +52,8 @@ const ENDPOINTS: Endpoint[] = [
   },
 ];
 
-interface Counted {
-  promises: number;
-  statements: number;
-  commits: number;
-  allocated: number;
-  top: [string, number][];
-  promiseTop?: [string, number][];
-  statementTop?: [string, number][];
-}
-
 /** counts one server over one endpoint's load: started with the preload, warmed up, counted until idle again */
-async function count(start: (out: string) => Promise<ChildServer>, urlPath: string, body: string, dir: string, options: HooksBenchOptions): Promise<Counted & { requests: number; storageBytes: number }> {
+async function count(start: (out: string) => Promise<ChildServer>, urlPath: string, body: string, dir: string, options: HooksBenchOptions): Promise<AsyncStepCounts & { requests: number; storageBytes: number }> {
   const out = path.join(dir, `counted-${Date.now()}.json`);
   const server = await start(out);
   try {
@@ -86,11 +76,7 @@ async function count(start: (out: string) => Promise<ChildServer>, urlPath: stri
     await waitUntilIdle(server.pid);
     const stored = storageBytes(server.pid) - storedBefore;
     process.kill(server.pid, 'SIGUSR2');
-    for (let waited = 0; !fs.existsSync(out); waited += 50) {
-      if (waited > 30_000) throw new Error(`${server.name}: no counts written to ${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return { ...(JSON.parse(fs.readFileSync(out, 'utf8')) as Counted), requests: total, storageBytes: stored };
+    return { ...(await readCounts(out, server.name)), requests: total, storageBytes: stored };
   } finally {
     await server.stop();
   }
@@ -114,17 +100,17 @@ async function main(): Promise<void> {
         fs.writeFileSync(config, JSON.stringify({ hooks: { enabled: true, token: HOOK_TOKEN }, heartbeat: { every: '0' }, storage: { sqlite: './data/herald.db' }, gateway: { port: 0 } }));
         return startChildServer({
           name: 'herald',
-          args: ['--import', PRELOAD, path.join(root, 'bin/herald.mjs'), 'serve', '--config', config],
+          args: [...COUNTING_ARGS, path.join(root, 'bin/herald.mjs'), 'serve', '--config', config],
           cwd: root,
-          env: { HERALD_LOG_LEVEL: options.logLevel, ASYNC_STEPS_OUT: out, ASYNC_STEPS_SITES: PROMISE_SITES },
+          env: { HERALD_LOG_LEVEL: options.logLevel, ...countingEnv(out, PROMISE_SITES) },
         });
       };
       const baseline = (out: string) =>
         startChildServer({
           name: 'baseline same-records',
-          args: ['--import', PRELOAD, baselineScript],
+          args: [...COUNTING_ARGS, baselineScript],
           cwd: ROOT,
-          env: { BASELINE_DB: path.join(dir, `baseline-${endpoint.name}`, 'baseline.db'), BASELINE_TOKEN: HOOK_TOKEN, ASYNC_STEPS_OUT: out, ASYNC_STEPS_SITES: PROMISE_SITES },
+          env: { BASELINE_DB: path.join(dir, `baseline-${endpoint.name}`, 'baseline.db'), BASELINE_TOKEN: HOOK_TOKEN, ...countingEnv(out, PROMISE_SITES) },
         });
       const servers: [string, (out: string) => Promise<ChildServer>, string][] = [
         ['baseline same-records', baseline, endpoint.baselinePath],
@@ -136,7 +122,7 @@ async function main(): Promise<void> {
         console.log(`${counted.requests} requests`);
         rows.push([endpoint.name, name, counted.requests, (counted.promises / counted.requests).toFixed(1), (counted.statements / counted.requests).toFixed(2), (counted.requests / Math.max(counted.commits, 1)).toFixed(1), (counted.allocated / counted.requests / 1024).toFixed(1), (counted.storageBytes / counted.requests / 1024).toFixed(2)]);
         if (PROMISE_SITES)
-          for (const [site, n] of [...(counted.promiseTop ?? []), ...(counted.statementTop ?? [])]) console.log(`    ${(n / counted.requests).toFixed(2).padStart(6)}  ${site.replace(/\s+/g, ' ').slice(0, 160)}`);
+          for (const [site, n] of [...counted.promiseTop, ...counted.statementTop]) console.log(`    ${(n / counted.requests).toFixed(2).padStart(6)}  ${site.replace(/\s+/g, ' ').slice(0, 160)}`);
         sites.push(`${endpoint.name} on ${name}: ${counted.top.slice(0, ALLOC_SITES).map(([site, bytes]) => `${site} ${(bytes / counted.requests / 1024).toFixed(1)} KB`).join(', ')}`);
       }
     }

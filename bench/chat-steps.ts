@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { COUNTING_ARGS, countingEnv, readCounts } from './async-steps-counts.js';
 import { startChildServer } from './child-server.js';
 import { prewarmChat } from './chat-prewarm.js';
 import { runLoad } from './load.js';
@@ -21,23 +22,12 @@ import { waitUntilIdle } from './process-stats.js';
 import { formatTable } from './table.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const PRELOAD = path.join(ROOT, 'bench/async-steps-preload.mjs');
 const roots = (process.env.BENCH_HERALD_ROOT ?? ROOT).split(',').map((r) => path.resolve(r));
 const seconds = Number(process.env.BENCH_DURATION ?? 4);
 const prewarm = Number(process.env.BENCH_PREWARM ?? 6);
 const sites = Boolean(process.env.BENCH_PROMISE_SITES);
 const allocSites = Number(process.env.BENCH_ALLOC_SITES ?? 6);
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` };
-
-interface Counted {
-  promises: number;
-  statements: number;
-  commits: number;
-  allocated: number;
-  top: [string, number][];
-  promiseTop: [string, number][];
-  statementTop: [string, number][];
-}
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-chat-steps-'));
 const upstream = await startChildServer({ name: 'upstream', args: ['--import', 'tsx', path.join(ROOT, 'bench/chat-upstream.ts')], cwd: ROOT });
@@ -46,7 +36,7 @@ try {
   for (const root of roots) {
     for (const stream of [false, true]) {
       const out = path.join(dir, `counted-${rows.length}.json`);
-      const herald = await startHerald(root, 'herald', upstream, ['--import', PRELOAD], { ASYNC_STEPS_OUT: out, ASYNC_STEPS_SITES: sites ? '1' : '' });
+      const herald = await startHerald(root, 'herald', upstream, COUNTING_ARGS, countingEnv(out, sites));
       try {
         await prewarmChat(herald, headers, { plain: chatBody(false), streamed: chatBody(true) }, 1, prewarm);
         process.kill(herald.pid, 'SIGUSR2');
@@ -54,11 +44,7 @@ try {
         if (non2xx || errors) throw new Error(`${non2xx} non-2xx answers and ${errors} errors`);
         await waitUntilIdle(herald.pid);
         process.kill(herald.pid, 'SIGUSR2');
-        for (let waited = 0; !fs.existsSync(out); waited += 50) {
-          if (waited > 30_000) throw new Error(`no counts written to ${out}`);
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        const c = JSON.parse(fs.readFileSync(out, 'utf8')) as Counted;
+        const c = await readCounts(out, 'herald');
         const kind = stream ? 'streamed' : 'plain';
         const name = roots.length > 1 ? path.basename(root) : 'herald';
         rows.push([kind, name, total, (c.promises / total).toFixed(1), (c.statements / total).toFixed(2), (total / Math.max(1, c.commits)).toFixed(1), (c.allocated / total / 1024).toFixed(1)]);

@@ -16,13 +16,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { COUNTING_ARGS, countingEnv, readCounts, type AsyncStepCounts } from './async-steps-counts.js';
 import { startChildServer } from './child-server.js';
 import { selfTimes } from './cpu-profile-top.js';
 import { waitUntilIdle } from './process-stats.js';
 import { loadTurns, startToolsHerald, type AgentKind } from './tool-calls-herald.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const PRELOAD = path.join(ROOT, 'bench/async-steps-preload.mjs');
 const seconds = Number(process.env.BENCH_DURATION ?? 5);
 const warmupSeconds = Number(process.env.BENCH_WARMUP ?? 3);
 const connections = Number(process.env.BENCH_TOOL_CONNECTIONS ?? 10);
@@ -31,15 +31,8 @@ const sites = Boolean(process.env.BENCH_PROMISE_SITES);
 const top = Number(process.env.BENCH_TOP ?? 20);
 const before = process.env.BENCH_BEFORE ? path.resolve(process.env.BENCH_BEFORE, 'bin/herald.mjs') : undefined;
 
-interface Counted {
+interface Counted extends AsyncStepCounts {
   turns: number;
-  promises: number;
-  statements: number;
-  commits: number;
-  allocated: number;
-  top: [string, number][];
-  promiseTop: [string, number][];
-  statementTop: [string, number][];
 }
 
 const without: AgentKind = { server: 'stdio', calls: 0 };
@@ -50,7 +43,7 @@ const model = await startChildServer({ name: 'model', args: ['--import', 'tsx', 
 /** each agent's turns counted in one herald (this checkout's, or `bin`'s) */
 async function countHerald(bin: string | undefined): Promise<Map<AgentKind, Counted>> {
   const out = path.join(dir, 'counted.json');
-  const herald = await startToolsHerald({ agents: [without, withCalls], model: model.url, withStdio: true, bin, nodeArgs: ['--import', PRELOAD], env: { ASYNC_STEPS_OUT: out, ASYNC_STEPS_SITES: sites ? '1' : '' } });
+  const herald = await startToolsHerald({ agents: [without, withCalls], model: model.url, withStdio: true, bin, nodeArgs: COUNTING_ARGS, env: countingEnv(out, sites) });
   const counts = new Map<AgentKind, Counted>();
   try {
     for (const kind of [without, withCalls]) await loadTurns(herald, kind, connections, warmupSeconds);
@@ -62,11 +55,7 @@ async function countHerald(bin: string | undefined): Promise<Map<AgentKind, Coun
       if (non2xx || errors) throw new Error(`${non2xx} non-2xx answers and ${errors} errors from herald`);
       await waitUntilIdle(herald.pid);
       process.kill(herald.pid, 'SIGUSR2');
-      for (let waited = 0; !fs.existsSync(out); waited += 50) {
-        if (waited > 30_000) throw new Error(`no counts written to ${out}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      counts.set(kind, { turns: total, ...(JSON.parse(fs.readFileSync(out, 'utf8')) as Omit<Counted, 'turns'>) });
+      counts.set(kind, { turns: total, ...(await readCounts(out, 'herald')) });
     }
   } finally {
     await herald.stop(10_000);
