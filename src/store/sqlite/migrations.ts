@@ -1070,6 +1070,33 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       CREATE INDEX tool_calls_leased ON tool_calls (lease_owner) WHERE status = 'running' AND lease_owner IS NOT NULL;
     `,
   },
+  {
+    version: 53,
+    name: "usage: what a key or agent spent kept per UTC day (usage_totals), for budgets, in place of two indexes every call wrote",
+    sql: `
+      -- budgets summed a key's or agent's rows since the start of its day or month through
+      -- usage_key and usage_agent: every usage row wrote a page of each. A day's totals per key and
+      -- per agent (rows/usage-totals.ts) are written in the commit of the rows they count, a few
+      -- rows all told, and a budget reads at most a month of them
+      CREATE TABLE usage_totals (
+        whom TEXT NOT NULL,
+        day INTEGER NOT NULL,
+        tokens INTEGER NOT NULL,
+        cost REAL NOT NULL,
+        settled_tokens INTEGER NOT NULL,
+        settled_cost REAL NOT NULL,
+        PRIMARY KEY (whom, day)
+      ) WITHOUT ROWID;
+      INSERT INTO usage_totals (whom, day, tokens, cost, settled_tokens, settled_cost)
+        SELECT whom, day, SUM(total_tokens), SUM(cost), SUM(CASE WHEN calls > 0 THEN total_tokens ELSE 0 END), SUM(CASE WHEN calls > 0 THEN cost ELSE 0 END)
+        FROM (SELECT 'key:' || key_name AS whom, (at / 86400000) * 86400000 AS day, total_tokens, cost, calls FROM usage WHERE key_name IS NOT NULL
+              UNION ALL
+              SELECT 'agent:' || agent_id, (at / 86400000) * 86400000, total_tokens, cost, calls FROM usage WHERE agent_id IS NOT NULL)
+        GROUP BY whom, day;
+      DROP INDEX usage_key;
+      DROP INDEX usage_agent;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

@@ -1,6 +1,7 @@
 import type { UsageEntry, UsageLimit, UsageRepo } from '../port.js';
 import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../rows/usage-columns.js';
 import { usageRows } from '../rows/usage-calls.js';
+import { dayOf, daysFrom, whomOf } from '../rows/usage-totals.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
@@ -30,20 +31,51 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
     `INSERT INTO usage (id, at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
      VALUES (${TIMED_ID}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  // what a row adds to its key's and agent's day (usage-totals.ts): in the same work as the row, so in its commit
+  const addTotal = db.prepare<[string, number, number, number, number, number]>(
+    `INSERT INTO usage_totals (whom, day, tokens, cost, settled_tokens, settled_cost) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (whom, day) DO UPDATE SET tokens = tokens + excluded.tokens, cost = cost + excluded.cost,
+       settled_tokens = settled_tokens + excluded.settled_tokens, settled_cost = settled_cost + excluded.settled_cost`,
+  );
+  const total = (keyName: string | null | undefined, agentId: string | null | undefined, at: number, tokens: number, cost: number, settledTokens: number, settledCost: number) => {
+    const day = dayOf(at);
+    if (keyName != null) addTotal.run(`key:${keyName}`, day, tokens, cost, settledTokens, settledCost);
+    if (agentId != null) addTotal.run(`agent:${agentId}`, day, tokens, cost, settledTokens, settledCost);
+  };
   // the calls of one moment alike in whom they count against are one row (usage-calls.ts)
   const insertAll = (entries: UsageEntry[]) => {
     for (const { entry: e, calls } of usageRows(entries)) {
       insert.run(e.at, e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated ? 1 : 0, e.cost, calls);
+      total(e.keyName, e.agentId, e.at, e.totalTokens, e.cost, e.totalTokens, e.cost);
     }
   };
-  const spentSql = (column: string, settled: boolean) =>
+  // whole days from the totals; the part of a day before them (a `since` within a day) from the rows
+  const spentDays = (settled: boolean) =>
     db.prepare<[string, number], { tokens: number; cost: number }>(
-      `SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE ${column} = ? AND at >= ?${settled ? ' AND calls > 0' : ''}`,
+      `SELECT COALESCE(SUM(${settled ? 'settled_tokens' : 'tokens'}), 0) AS tokens, COALESCE(SUM(${settled ? 'settled_cost' : 'cost'}), 0) AS cost
+       FROM usage_totals WHERE whom = ? AND day >= ?`,
     );
-  const spentByKey = spentSql('key_name', false);
-  const spentByAgent = spentSql('agent_id', false);
-  const settledByKey = spentSql('key_name', true);
-  const settledByAgent = spentSql('agent_id', true);
+  // from the ids of `since` on, to the table's end: a row filed past its time (a clock set back) is still found
+  // (a budget's day or month starts a day, so budgets never read these)
+  const spentPart = (column: string, settled: boolean) =>
+    db.prepare<[number, number, number, string], { tokens: number; cost: number }>(
+      `SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage
+       WHERE id >= ? * 1000 AND at >= ? AND at < ? AND ${column} = ?${settled ? ' AND calls > 0' : ''}`,
+    );
+  const days = [spentDays(false), spentDays(true)] as const;
+  const parts = { key: [spentPart('key_name', false), spentPart('key_name', true)], agent: [spentPart('agent_id', false), spentPart('agent_id', true)] } as const;
+  const spentBy = (whose: UsageLimit['whose'], since: number, settled = false) => {
+    const from = daysFrom(since);
+    const whole = days[settled ? 1 : 0].get(whomOf(whose), from)!;
+    if (from === since) return { tokens: whole.tokens, cost: whole.cost };
+    const [part, name] = 'keyName' in whose ? [parts.key, whose.keyName] : [parts.agent, whose.agentId];
+    const rest = part[settled ? 1 : 0].get(since, since, from, name)!;
+    return { tokens: whole.tokens + rest.tokens, cost: whole.cost + rest.cost };
+  };
+  // a reserved row as it stands, for what its settling or release takes off its totals
+  const reserved = db.prepare<[number], { at: number; key_name: string | null; agent_id: string | null; total_tokens: number; cost: number; calls: number }>(
+    'SELECT at, key_name, agent_id, total_tokens, cost, calls FROM usage WHERE id = ?',
+  );
   // a reservation: 0 calls until settled
   const insertReservation = db.prepare<[number, number, string, string, string | null, string | null, string | null, number, number, number, number]>(
     `INSERT INTO usage (id, at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
@@ -53,7 +85,6 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
     'UPDATE usage SET model = ?, prompt_tokens = ?, completion_tokens = ?, total_tokens = ?, estimated = ?, cost = ?, calls = 1 WHERE id = ?',
   );
   const release = db.prepare<[number]>('DELETE FROM usage WHERE id = ?');
-  const spentBy = (whose: UsageLimit['whose'], since: number) => ('keyName' in whose ? spentByKey.get(whose.keyName, since) : spentByAgent.get(whose.agentId, since)) ?? { tokens: 0, cost: 0 };
   // the entries asked for while one group commit gathers, written by ONE work of it: every run's
   // and every chat's call adds one, where a work (and a promise) each would cost more than its insert
   let gathering: { entries: UsageEntry[]; written: Promise<void> } | undefined;
@@ -85,19 +116,28 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
         }
         const e = entry;
         const id = Number(insertReservation.run(e.at, e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.cost).lastInsertRowid);
+        // spent at once; settled only once settled
+        total(e.keyName, e.agentId, e.at, e.totalTokens, e.cost, 0, 0);
         return { id };
       });
     },
     settle(id, e) {
       return commits.run(() => {
-        if (e) settle.run(e.model, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated ? 1 : 0, e.cost, id);
-        else release.run(id);
+        const old = reserved.get(id);
+        if (!old) return;
+        // the row's day loses what it held (its estimate, or what a settling before wrote) and gains what it holds now
+        const [wasTokens, wasCost] = old.calls > 0 ? [old.total_tokens, old.cost] : [0, 0];
+        if (e) {
+          settle.run(e.model, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated ? 1 : 0, e.cost, id);
+          total(old.key_name, old.agent_id, old.at, e.totalTokens - old.total_tokens, e.cost - old.cost, e.totalTokens - wasTokens, e.cost - wasCost);
+        } else {
+          release.run(id);
+          total(old.key_name, old.agent_id, old.at, -old.total_tokens, -old.cost, -wasTokens, -wasCost);
+        }
       });
     },
     async spent(whose, since, settled = false) {
-      const [byKey, byAgent] = settled ? [settledByKey, settledByAgent] : [spentByKey, spentByAgent];
-      const row = 'keyName' in whose ? byKey.get(whose.keyName, since) : byAgent.get(whose.agentId, since);
-      return { tokens: row?.tokens ?? 0, cost: row?.cost ?? 0 };
+      return spentBy(whose, since, settled);
     },
     async report(query) {
       const column = usageGroupColumn[query.by];
