@@ -214,6 +214,18 @@ describe('sqlite store', () => {
     await store.close();
   });
 
+  it("writes a usage row alone for a key and agent no budget asked about, and keeps the days of one asked about in the row's commit", async () => {
+    const store = openSqliteStore(file());
+    const call = (keyName: string, totalTokens: number) => ({ at: 5_000, source: 'chat' as const, model: 'up/m', keyName, agentId: 'agent', promptTokens: 0, completionTokens: 0, totalTokens, estimated: false, cost: 0 });
+    const totals = () => store.db.prepare('SELECT whom, day, tokens FROM usage_totals ORDER BY whom').all();
+    await store.usage.record([call('free', 1)]);
+    expect(totals()).toEqual([]);
+    expect(await store.usage.spent({ keyName: 'capped' }, 0)).toEqual({ tokens: 0, cost: 0 });
+    await store.usage.record([call('capped', 2), call('free', 4)]);
+    expect(totals()).toEqual([{ whom: 'key:capped', day: 0, tokens: 2 }]);
+    await store.close();
+  });
+
   it('migrates runs to flag the ones followed in their session: each releases the next as it ends, in order', async () => {
     const db = file();
     const before = openDatabase(db, migrations.filter((m) => m.version < 39));

@@ -173,6 +173,25 @@ export function usageCases(open: OpenStore, beforeTotals: () => Promise<Previous
       expect(await store.usage.spent({ keyName: 'ci' }, midnight)).toEqual({ tokens: 6, cost: 1.5 });
     });
 
+    it('sums what someone spent whenever a budget first asks, and keeps counting: a late row, an earlier day asked after a later one', async () => {
+      const a = await open();
+      const b = await open(a);
+      const day = Date.UTC(2026, 10, 1);
+      await a.usage.record([entry({ keyName: 'late', at: day, totalTokens: 1 }), entry({ keyName: 'late', at: day + DAY, totalTokens: 2 }), entry({ keyName: 'late', at: day + 2 * DAY, totalTokens: 4 })]);
+      expect(await a.usage.spent({ keyName: 'late' }, day + 2 * DAY)).toEqual({ tokens: 4, cost: 0.5 });
+      // written after the first question, through the other handle: today's, and a late one of yesterday
+      await b.usage.record([entry({ keyName: 'late', at: day + 2 * DAY + 5, totalTokens: 8 }), entry({ keyName: 'late', at: day + DAY + 5, totalTokens: 16 })]);
+      expect(await b.usage.spent({ keyName: 'late' }, day + 2 * DAY)).toEqual({ tokens: 12, cost: 1 });
+      // the month asked after the day: the days before summed as they stand
+      expect(await a.usage.spent({ keyName: 'late' }, day)).toEqual({ tokens: 31, cost: 2.5 });
+      const reserved = await b.usage.reserve(entry({ keyName: 'late', at: day + DAY + 6, totalTokens: 32 }), [{ whose: { keyName: 'late' }, since: day, tokens: 1000 }]);
+      if (!('id' in reserved)) throw new Error('refused under the budget');
+      expect(await a.usage.spent({ keyName: 'late' }, day + DAY)).toEqual({ tokens: 62, cost: 2.5 });
+      await a.usage.settle(reserved.id, entry({ keyName: 'late', totalTokens: 64 }));
+      expect(await b.usage.spent({ keyName: 'late' }, day, true)).toEqual({ tokens: 95, cost: 3 });
+      expect(await b.usage.spent({ keyName: 'late' }, 0)).toEqual({ tokens: 95, cost: 3 });
+    });
+
     it('counts what was recorded before its totals were kept, reservations in flight apart', async () => {
       const legacy = await beforeTotals();
       await legacy.insertUsage({ at: T0, keyName: 'ci', agentId: 'sales', totalTokens: 100, cost: 1, calls: 1 });

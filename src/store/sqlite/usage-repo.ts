@@ -1,9 +1,9 @@
 import type { UsageEntry, UsageLimit, UsageRepo } from '../port.js';
 import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../rows/usage-columns.js';
 import { usageRows } from '../rows/usage-calls.js';
-import { dayOf, daysFrom, whomOf } from '../rows/usage-totals.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
+import { sqliteUsageTotals } from './usage-totals.js';
 
 /**
  * A row's id carries its time (migration 51): at * 1000, or one past the largest id when that is
@@ -31,46 +31,15 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
     `INSERT INTO usage (id, at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
      VALUES (${TIMED_ID}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  // what a row adds to its key's and agent's day (usage-totals.ts): in the same work as the row, so in its commit
-  const addTotal = db.prepare<[string, number, number, number, number, number]>(
-    `INSERT INTO usage_totals (whom, day, tokens, cost, settled_tokens, settled_cost) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (whom, day) DO UPDATE SET tokens = tokens + excluded.tokens, cost = cost + excluded.cost,
-       settled_tokens = settled_tokens + excluded.settled_tokens, settled_cost = settled_cost + excluded.settled_cost`,
-  );
-  const total = (keyName: string | null | undefined, agentId: string | null | undefined, at: number, tokens: number, cost: number, settledTokens: number, settledCost: number) => {
-    const day = dayOf(at);
-    if (keyName != null) addTotal.run(`key:${keyName}`, day, tokens, cost, settledTokens, settledCost);
-    if (agentId != null) addTotal.run(`agent:${agentId}`, day, tokens, cost, settledTokens, settledCost);
-  };
+  // what a row adds to its key's and agent's days, for the ones kept: in the same work as the row, so in its commit
+  const totals = sqliteUsageTotals(db);
+  const total = totals.add;
   // the calls of one moment alike in whom they count against are one row (usage-calls.ts)
   const insertAll = (entries: UsageEntry[]) => {
     for (const { entry: e, calls } of usageRows(entries)) {
       insert.run(e.at, e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated ? 1 : 0, e.cost, calls);
       total(e.keyName, e.agentId, e.at, e.totalTokens, e.cost, e.totalTokens, e.cost);
     }
-  };
-  // whole days from the totals; the part of a day before them (a `since` within a day) from the rows
-  const spentDays = (settled: boolean) =>
-    db.prepare<[string, number], { tokens: number; cost: number }>(
-      `SELECT COALESCE(SUM(${settled ? 'settled_tokens' : 'tokens'}), 0) AS tokens, COALESCE(SUM(${settled ? 'settled_cost' : 'cost'}), 0) AS cost
-       FROM usage_totals WHERE whom = ? AND day >= ?`,
-    );
-  // from the ids of `since` on, to the table's end: a row filed past its time (a clock set back) is still found
-  // (a budget's day or month starts a day, so budgets never read these)
-  const spentPart = (column: string, settled: boolean) =>
-    db.prepare<[number, number, number, string], { tokens: number; cost: number }>(
-      `SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage
-       WHERE id >= ? * 1000 AND at >= ? AND at < ? AND ${column} = ?${settled ? ' AND calls > 0' : ''}`,
-    );
-  const days = [spentDays(false), spentDays(true)] as const;
-  const parts = { key: [spentPart('key_name', false), spentPart('key_name', true)], agent: [spentPart('agent_id', false), spentPart('agent_id', true)] } as const;
-  const spentBy = (whose: UsageLimit['whose'], since: number, settled = false) => {
-    const from = daysFrom(since);
-    const whole = days[settled ? 1 : 0].get(whomOf(whose), from)!;
-    if (from === since) return { tokens: whole.tokens, cost: whole.cost };
-    const [part, name] = 'keyName' in whose ? [parts.key, whose.keyName] : [parts.agent, whose.agentId];
-    const rest = part[settled ? 1 : 0].get(since, since, from, name)!;
-    return { tokens: whole.tokens + rest.tokens, cost: whole.cost + rest.cost };
   };
   // a reserved row as it stands, for what its settling or release takes off its totals
   const reserved = db.prepare<[number], { at: number; key_name: string | null; agent_id: string | null; total_tokens: number; cost: number; calls: number }>(
@@ -111,7 +80,8 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
     reserve(entry, limits) {
       return commits.run(() => {
         for (const limit of limits) {
-          const spent = spentBy(limit.whose, limit.since);
+          totals.track(limit.whose, limit.since);
+          const spent = totals.spent(limit.whose, limit.since);
           if ((limit.tokens !== undefined && spent.tokens >= limit.tokens) || (limit.cost !== undefined && spent.cost >= limit.cost)) return { refused: limit, spent };
         }
         const e = entry;
@@ -137,7 +107,9 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
       });
     },
     async spent(whose, since, settled = false) {
-      return spentBy(whose, since, settled);
+      // asked about for the first time (a budget's first check): its days summed once, then kept
+      if (!totals.kept(whose, since)) await commits.run(() => totals.track(whose, since));
+      return totals.spent(whose, since, settled);
     },
     async report(query) {
       const column = usageGroupColumn[query.by];
