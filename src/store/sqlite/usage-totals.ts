@@ -4,6 +4,10 @@ import type { SqliteDatabase } from './open-database.js';
 
 type Whose = UsageLimit['whose'];
 
+/** a day's row takes what is written to it on top of what it held */
+const ADDED = `ON CONFLICT (whom, day) DO UPDATE SET tokens = tokens + excluded.tokens, cost = cost + excluded.cost,
+  settled_tokens = settled_tokens + excluded.settled_tokens, settled_cost = settled_cost + excluded.settled_cost`;
+
 /**
  * A key's or agent's days (rows/usage-totals.ts), kept only for the ones a budget asked about:
  * `usage_tracked` holds, for each, the first day its totals are kept from; every usage row of
@@ -18,8 +22,7 @@ export function sqliteUsageTotals(db: SqliteDatabase) {
   const add = db.prepare<[string, number, number, number, number, number, string, number]>(
     `INSERT INTO usage_totals (whom, day, tokens, cost, settled_tokens, settled_cost)
      SELECT ?, ?, ?, ?, ?, ? FROM usage_tracked WHERE whom = ? AND since <= ?
-     ON CONFLICT (whom, day) DO UPDATE SET tokens = tokens + excluded.tokens, cost = cost + excluded.cost,
-       settled_tokens = settled_tokens + excluded.settled_tokens, settled_cost = settled_cost + excluded.settled_cost`,
+     ${ADDED}`,
   );
   const trackedSince = db.prepare<[string], number>('SELECT since FROM usage_tracked WHERE whom = ?').pluck();
   const markTracked = db.prepare<[string, number]>('INSERT INTO usage_tracked (whom, since) VALUES (?, ?) ON CONFLICT (whom) DO UPDATE SET since = excluded.since');
@@ -29,8 +32,7 @@ export function sqliteUsageTotals(db: SqliteDatabase) {
       `INSERT INTO usage_totals (whom, day, tokens, cost, settled_tokens, settled_cost)
        SELECT ?, (at / ${DAY_MS}) * ${DAY_MS} AS d, SUM(total_tokens), SUM(cost), SUM(CASE WHEN calls > 0 THEN total_tokens ELSE 0 END), SUM(CASE WHEN calls > 0 THEN cost ELSE 0 END)
        FROM usage WHERE id >= ? * 1000 AND at >= ? AND at < ? AND ${column} = ? GROUP BY d
-       ON CONFLICT (whom, day) DO UPDATE SET tokens = tokens + excluded.tokens, cost = cost + excluded.cost,
-         settled_tokens = settled_tokens + excluded.settled_tokens, settled_cost = settled_cost + excluded.settled_cost`,
+       ${ADDED}`,
     );
   const sums = { key: sumDays('key_name'), agent: sumDays('agent_id') };
   const spentDays = (settled: boolean) =>
