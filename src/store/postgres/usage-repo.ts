@@ -11,7 +11,10 @@ import { PgTurnBatch, type Statement } from './turn-batch.js';
  * Adds the rows of `changed` (whom they count against, their time, and what they add: tokens,
  * cost, settled tokens, settled cost) to their keys' and agents' days (usage-totals.ts), in the
  * statement that writes them: one statement, one commit. Summed per day and ordered by whom, so
- * concurrent statements lock the totals' rows in one order (no deadlock) and none twice.
+ * concurrent statements lock the totals' rows in one order (no deadlock) and none twice. Every
+ * key's and agent's, not only those a budget asked about as on SQLite: a replica starting to keep
+ * someone's days from their rows would miss a row another replica's statement has not committed
+ * yet, unless it stopped every replica's usage writes while it sums.
  */
 const addTotals = (changed: string) => `INSERT INTO usage_totals (whom, day, tokens, cost, settled_tokens, settled_cost)
    SELECT w.whom, (c.at / ${DAY_MS}) * ${DAY_MS}, SUM(c.tokens), SUM(c.cost), SUM(c.settled_tokens), SUM(c.settled_cost)
