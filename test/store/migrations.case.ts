@@ -21,6 +21,8 @@ export interface PreviousVersionDatabase {
   insertRun(run: LegacyRun): Promise<void>;
   /** a session message as that version kept it */
   insertMessage(sessionKey: string, message: { runId: string | null; meta: Record<string, unknown> | null; createdAt: number }): Promise<void>;
+  /** a usage row as that version kept it (a version with the usage table and its calls) */
+  insertUsage(row: { at: number; keyName: string | null; agentId: string | null; totalTokens: number; cost: number; calls: number }): Promise<void>;
   /** opens the store on it: migrates it to the current version */
   migrate(): Promise<Store>;
 }

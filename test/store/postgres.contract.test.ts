@@ -80,6 +80,16 @@ async function previousVersion(): Promise<PreviousVersionDatabase> {
       ]);
       await client.end();
     },
+    async insertUsage(u) {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(
+        `INSERT INTO ${schema}.usage (at, source, model, key_name, agent_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
+         VALUES ($1, 'chat', 'up/m', $2, $3, 0, 0, $4, false, $5, $6)`,
+        [u.at, u.keyName, u.agentId, u.totalTokens, u.cost, u.calls],
+      );
+      await client.end();
+    },
     async migrate() {
       const store = await openPostgresStore({ url: PG_URL, schema, poolSize: 4 });
       opened.push(store);
@@ -113,7 +123,7 @@ admissionCases(open);
   apiKeysCases(open);
   questionsCases(open);
   filesCases(open);
-  usageCases(open);
+  usageCases(open, previousVersion);
 alertsCases(open);
 schedulesCases(open);
   probeCases(open);

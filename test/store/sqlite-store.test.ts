@@ -189,7 +189,8 @@ describe('sqlite store', () => {
     for (const [at, key, tokens] of [[5_000, 'k', 2], [4_000, 'k', 4], [5_000, 'j', 8], [9_000, 'k', 16]] as const) usage.run(at, key, tokens);
     before.close();
     const store = openSqliteStore(db);
-    expect(store.db.prepare("SELECT name FROM sqlite_schema WHERE tbl_name IN ('session_messages', 'usage') AND type = 'index' ORDER BY name").all()).toEqual([{ name: 'usage_agent' }, { name: 'usage_key' }]);
+    // and since 53 no index on usage: budgets read their totals (usage_totals)
+    expect(store.db.prepare("SELECT name FROM sqlite_schema WHERE tbl_name IN ('session_messages', 'usage') AND type = 'index' ORDER BY name").all()).toEqual([]);
     expect((await store.sessions.messages('chat:b')).map((m) => m.content)).toEqual(['one', 'three']);
     await store.sessions.append('chat:b', { role: 'assistant', content: 'four', createdAt: 4 });
     await store.sessions.append('chat:c', { role: 'user', content: 'new', createdAt: 5 });
@@ -210,6 +211,18 @@ describe('sqlite store', () => {
     await store.usage.record([{ at: 4_500, source: 'chat', model: 'up/m', keyName: 'k', agentId: 'agent', promptTokens: 1, completionTokens: 31, totalTokens: 32, estimated: false, cost: 0 }]);
     expect(store.db.prepare('SELECT id FROM usage WHERE at = 4500').get()).toEqual({ id: 9_000_001 });
     expect(await byKey(4_000, 5_000)).toEqual([['k', 36]]);
+    await store.close();
+  });
+
+  it("writes a usage row alone for a key and agent no budget asked about, and keeps the days of one asked about in the row's commit", async () => {
+    const store = openSqliteStore(file());
+    const call = (keyName: string, totalTokens: number) => ({ at: 5_000, source: 'chat' as const, model: 'up/m', keyName, agentId: 'agent', promptTokens: 0, completionTokens: 0, totalTokens, estimated: false, cost: 0 });
+    const totals = () => store.db.prepare('SELECT whom, day, tokens FROM usage_totals ORDER BY whom').all();
+    await store.usage.record([call('free', 1)]);
+    expect(totals()).toEqual([]);
+    expect(await store.usage.spent({ keyName: 'capped' }, 0)).toEqual({ tokens: 0, cost: 0 });
+    await store.usage.record([call('capped', 2), call('free', 4)]);
+    expect(totals()).toEqual([{ whom: 'key:capped', day: 0, tokens: 2 }]);
     await store.close();
   });
 

@@ -69,6 +69,14 @@ async function previousVersion(before = 10): Promise<PreviousVersionDatabase> {
       );
       db.close();
     },
+    async insertUsage(u) {
+      const db = new Database(file);
+      db.prepare(
+        `INSERT INTO usage (id, at, source, model, key_name, agent_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
+         VALUES ((SELECT MAX(? * 1000, COALESCE(MAX(id), 0) + 1) FROM usage), ?, 'chat', 'up/m', ?, ?, 0, 0, ?, 0, ?, ?)`,
+      ).run(u.at, u.at, u.keyName, u.agentId, u.totalTokens, u.cost, u.calls);
+      db.close();
+    },
     async migrate() {
       const store = openSqliteStore(file);
       opened.push(store);
@@ -98,7 +106,7 @@ knowledgeCases(open);
 apiKeysCases(open);
 questionsCases(open);
 filesCases(open);
-usageCases(open);
+usageCases(open, () => previousVersion(53));
 alertsCases(open);
 schedulesCases(open);
 probeCases(open);

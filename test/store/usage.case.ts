@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { UsageEntry, UsageLimit } from '../../src/store/port.js';
+import type { PreviousVersionDatabase } from './migrations.case.js';
 import type { OpenStore } from './open-store-under-test.js';
 
 const DAY = 86_400_000;
@@ -18,7 +19,7 @@ const entry = (over: Partial<UsageEntry>): UsageEntry => ({
 });
 
 /** the tokens of every model call: recorded in batches, summed for budgets, reported by group and day */
-export function usageCases(open: OpenStore) {
+export function usageCases(open: OpenStore, beforeTotals: () => Promise<PreviousVersionDatabase>) {
   describe('usage', () => {
     it('sums what a key or an agent spent since a time, over every handle on the database', async () => {
       const a = await open();
@@ -138,6 +139,73 @@ export function usageCases(open: OpenStore) {
       for (const [i, o] of granted.entries()) if ('id' in o) await (i ? a : b).usage.settle(o.id, entry({ keyName: 'ci', agentId: 'sales', totalTokens: 500 }));
       expect(await b.usage.spent({ keyName: 'ci' }, T0)).toEqual({ tokens: 1000, cost: 1 });
       expect(await b.usage.reserve(call(), [daily])).toHaveProperty('id');
+    });
+
+    it('sums what a call spent on any day, its day in flight and long settled, from a UTC day or from within one', async () => {
+      const store = await open();
+      const midnight = Date.UTC(2026, 10, 24);
+      await store.usage.record([
+        entry({ keyName: 'ci', agentId: 'sales', at: midnight - 1, totalTokens: 1, cost: 0.25 }),
+        entry({ keyName: 'ci', agentId: 'sales', at: midnight, totalTokens: 2, cost: 0.5 }),
+        entry({ keyName: 'ci', at: midnight + DAY - 1, totalTokens: 4, cost: 1 }),
+        entry({ agentId: 'sales', at: midnight + 40 * DAY, totalTokens: 8, cost: 2 }),
+      ]);
+      expect(await store.usage.spent({ keyName: 'ci' }, midnight)).toEqual({ tokens: 6, cost: 1.5 });
+      expect(await store.usage.spent({ keyName: 'ci' }, midnight - 1)).toEqual({ tokens: 7, cost: 1.75 });
+      expect(await store.usage.spent({ keyName: 'ci' }, midnight + 1)).toEqual({ tokens: 4, cost: 1 });
+      expect(await store.usage.spent({ agentId: 'sales' }, midnight + 1)).toEqual({ tokens: 8, cost: 2 });
+      // a reservation made on one day and settled on the next counts on the day it was made, as the report has it
+      const reserved = await store.usage.reserve(entry({ keyName: 'ci', at: midnight + DAY - 1, totalTokens: 100 }), [{ whose: { keyName: 'ci' }, since: midnight, tokens: 1000 }]);
+      if (!('id' in reserved)) throw new Error('refused under the budget');
+      expect(await store.usage.spent({ keyName: 'ci' }, midnight + DAY)).toEqual({ tokens: 0, cost: 0 });
+      expect(await store.usage.spent({ keyName: 'ci' }, midnight + 1)).toEqual({ tokens: 104, cost: 1.5 });
+      expect(await store.usage.spent({ keyName: 'ci' }, midnight, true)).toEqual({ tokens: 6, cost: 1.5 });
+      await store.usage.settle(reserved.id, entry({ keyName: 'ci', totalTokens: 10, cost: 0.25 }));
+      expect(await store.usage.spent({ keyName: 'ci' }, midnight, true)).toEqual({ tokens: 16, cost: 1.75 });
+      // settled again (a retried settle): replaced, not added
+      await store.usage.settle(reserved.id, entry({ keyName: 'ci', totalTokens: 20, cost: 0.5 }));
+      expect(await store.usage.spent({ keyName: 'ci' }, midnight)).toEqual({ tokens: 26, cost: 2 });
+      expect(await store.usage.spent({ keyName: 'ci' }, midnight, true)).toEqual({ tokens: 26, cost: 2 });
+      expect((await store.usage.report({ by: 'key', since: midnight + DAY - 1 }))[0]).toMatchObject({ requests: 2, totalTokens: 24 });
+      // a settled call given back (released): nothing of it is left
+      await store.usage.settle(reserved.id, undefined);
+      expect(await store.usage.spent({ keyName: 'ci' }, midnight, true)).toEqual({ tokens: 6, cost: 1.5 });
+      expect(await store.usage.spent({ keyName: 'ci' }, midnight)).toEqual({ tokens: 6, cost: 1.5 });
+    });
+
+    it('sums what someone spent whenever a budget first asks, and keeps counting: a late row, an earlier day asked after a later one', async () => {
+      const a = await open();
+      const b = await open(a);
+      const day = Date.UTC(2026, 10, 1);
+      await a.usage.record([entry({ keyName: 'late', at: day, totalTokens: 1 }), entry({ keyName: 'late', at: day + DAY, totalTokens: 2 }), entry({ keyName: 'late', at: day + 2 * DAY, totalTokens: 4 })]);
+      expect(await a.usage.spent({ keyName: 'late' }, day + 2 * DAY)).toEqual({ tokens: 4, cost: 0.5 });
+      // written after the first question, through the other handle: today's, and a late one of yesterday
+      await b.usage.record([entry({ keyName: 'late', at: day + 2 * DAY + 5, totalTokens: 8 }), entry({ keyName: 'late', at: day + DAY + 5, totalTokens: 16 })]);
+      expect(await b.usage.spent({ keyName: 'late' }, day + 2 * DAY)).toEqual({ tokens: 12, cost: 1 });
+      // the month asked after the day: the days before summed as they stand
+      expect(await a.usage.spent({ keyName: 'late' }, day)).toEqual({ tokens: 31, cost: 2.5 });
+      const reserved = await b.usage.reserve(entry({ keyName: 'late', at: day + DAY + 6, totalTokens: 32 }), [{ whose: { keyName: 'late' }, since: day, tokens: 1000 }]);
+      if (!('id' in reserved)) throw new Error('refused under the budget');
+      expect(await a.usage.spent({ keyName: 'late' }, day + DAY)).toEqual({ tokens: 62, cost: 2.5 });
+      await a.usage.settle(reserved.id, entry({ keyName: 'late', totalTokens: 64 }));
+      expect(await b.usage.spent({ keyName: 'late' }, day, true)).toEqual({ tokens: 95, cost: 3 });
+      expect(await b.usage.spent({ keyName: 'late' }, 0)).toEqual({ tokens: 95, cost: 3 });
+    });
+
+    it('counts what was recorded before its totals were kept, reservations in flight apart', async () => {
+      const legacy = await beforeTotals();
+      await legacy.insertUsage({ at: T0, keyName: 'ci', agentId: 'sales', totalTokens: 100, cost: 1, calls: 1 });
+      await legacy.insertUsage({ at: T0 + 1000, keyName: 'ci', agentId: null, totalTokens: 50, cost: 0.5, calls: 0 });
+      await legacy.insertUsage({ at: T0 - DAY, keyName: null, agentId: 'sales', totalTokens: 7, cost: 0.25, calls: 2 });
+      const store = await legacy.migrate();
+      const today = Date.UTC(2026, 10, 24);
+      expect(await store.usage.spent({ keyName: 'ci' }, today)).toEqual({ tokens: 150, cost: 1.5 });
+      expect(await store.usage.spent({ keyName: 'ci' }, today, true)).toEqual({ tokens: 100, cost: 1 });
+      expect(await store.usage.spent({ agentId: 'sales' }, today - DAY)).toEqual({ tokens: 107, cost: 1.25 });
+      expect(await store.usage.spent({ agentId: 'sales' }, T0 - DAY + 1)).toEqual({ tokens: 100, cost: 1 });
+      await store.usage.record([entry({ keyName: 'ci', agentId: 'sales', totalTokens: 3, cost: 0.25 })]);
+      expect(await store.usage.spent({ keyName: 'ci' }, today)).toEqual({ tokens: 153, cost: 1.75 });
+      expect(await store.usage.spent({ agentId: 'sales' }, today, true)).toEqual({ tokens: 103, cost: 1.25 });
     });
 
     it('keeps what it recorded after a restart', async () => {

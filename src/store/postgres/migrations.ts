@@ -809,4 +809,27 @@ export const migrations: Migration[] = [
       CREATE INDEX tool_calls_leased ON tool_calls (lease_owner) WHERE status = 'running' AND lease_owner IS NOT NULL;
     `,
   },
+  {
+    version: 44,
+    name: "usage: what a key or agent spent kept per UTC day (usage_totals), for budgets, in place of two indexes every call wrote, as SQLite migration 53",
+    sql: `
+      CREATE TABLE usage_totals (
+        whom TEXT NOT NULL,
+        day BIGINT NOT NULL,
+        tokens BIGINT NOT NULL,
+        cost DOUBLE PRECISION NOT NULL,
+        settled_tokens BIGINT NOT NULL,
+        settled_cost DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (whom, day)
+      );
+      INSERT INTO usage_totals (whom, day, tokens, cost, settled_tokens, settled_cost)
+        SELECT whom, day, SUM(total_tokens), SUM(cost), SUM(CASE WHEN calls > 0 THEN total_tokens ELSE 0 END), SUM(CASE WHEN calls > 0 THEN cost ELSE 0 END)
+        FROM (SELECT 'key:' || key_name AS whom, (at / 86400000) * 86400000 AS day, total_tokens, cost, calls FROM usage WHERE key_name IS NOT NULL
+              UNION ALL
+              SELECT 'agent:' || agent_id, (at / 86400000) * 86400000, total_tokens, cost, calls FROM usage WHERE agent_id IS NOT NULL) u
+        GROUP BY whom, day;
+      DROP INDEX usage_key;
+      DROP INDEX usage_agent;
+    `,
+  },
 ];

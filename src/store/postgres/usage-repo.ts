@@ -3,13 +3,62 @@ import type { UsageRepo } from '../port.js';
 import type { UsageEntry, UsageLimit, UsageSpent } from '../contracts/usage-port.js';
 import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../rows/usage-columns.js';
 import { usageRows } from '../rows/usage-calls.js';
+import { DAY_MS, daysFrom, whomOf } from '../rows/usage-totals.js';
 import { prepared, query } from './pg-pool.js';
 import { PgTurnBatch, type Statement } from './turn-batch.js';
 
+/**
+ * Adds the rows of `changed` (whom they count against, their time, and what they add: tokens,
+ * cost, settled tokens, settled cost) to their keys' and agents' days (usage-totals.ts), in the
+ * statement that writes them: one statement, one commit. Summed per day and ordered by whom, so
+ * concurrent statements lock the totals' rows in one order (no deadlock) and none twice. Every
+ * key's and agent's, not only those a budget asked about as on SQLite: a replica starting to keep
+ * someone's days from their rows would miss a row another replica's statement has not committed
+ * yet, unless it stopped every replica's usage writes while it sums.
+ */
+const addTotals = (changed: string) => `INSERT INTO usage_totals (whom, day, tokens, cost, settled_tokens, settled_cost)
+   SELECT w.whom, (c.at / ${DAY_MS}) * ${DAY_MS}, SUM(c.tokens), SUM(c.cost), SUM(c.settled_tokens), SUM(c.settled_cost)
+   FROM ${changed} c CROSS JOIN LATERAL (VALUES ('key:' || c.key_name), ('agent:' || c.agent_id)) AS w(whom)
+   WHERE w.whom IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2
+   ON CONFLICT (whom, day) DO UPDATE SET tokens = usage_totals.tokens + excluded.tokens, cost = usage_totals.cost + excluded.cost,
+     settled_tokens = usage_totals.settled_tokens + excluded.settled_tokens, settled_cost = usage_totals.settled_cost + excluded.settled_cost`;
+
 const INSERT_USAGE = prepared(
-  'insert_usage',
-  `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
-     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::float8[], $12::int[])`,
+  'insert_usage_totalled',
+  `WITH added AS (
+     INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
+     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::float8[], $12::int[])
+     RETURNING at, key_name, agent_id, total_tokens AS tokens, cost, total_tokens AS settled_tokens, cost AS settled_cost)
+   ${addTotals('added')}`,
+);
+
+// a reservation: spent at once, settled only once settled
+const RESERVE = prepared(
+  'reserve_usage',
+  `WITH added AS (
+     INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10, 0)
+     RETURNING id, at, key_name, agent_id, total_tokens AS tokens, cost, 0::bigint AS settled_tokens, 0::float8 AS settled_cost),
+   totalled AS (${addTotals('added')})
+   SELECT id FROM added`,
+);
+
+// a reserved row's day loses what the row held (its estimate, or what a settling before wrote) and gains what it holds now
+const SETTLE = prepared(
+  'settle_usage',
+  `WITH old AS (SELECT id, at, key_name, agent_id, total_tokens, cost, calls FROM usage WHERE id = $7 FOR UPDATE),
+   settled AS (UPDATE usage u SET model = $1, prompt_tokens = $2, completion_tokens = $3, total_tokens = $4, estimated = $5, cost = $6, calls = 1 FROM old WHERE u.id = old.id),
+   changed AS (SELECT at, key_name, agent_id, $4::bigint - total_tokens AS tokens, $6::float8 - cost AS cost,
+                 $4::bigint - CASE WHEN calls > 0 THEN total_tokens ELSE 0 END AS settled_tokens, $6::float8 - CASE WHEN calls > 0 THEN cost ELSE 0 END AS settled_cost FROM old)
+   ${addTotals('changed')}`,
+);
+
+const RELEASE = prepared(
+  'release_usage',
+  `WITH old AS (DELETE FROM usage WHERE id = $1 RETURNING at, key_name, agent_id, total_tokens, cost, calls),
+   changed AS (SELECT at, key_name, agent_id, -total_tokens AS tokens, -cost AS cost,
+                 -CASE WHEN calls > 0 THEN total_tokens ELSE 0 END AS settled_tokens, -CASE WHEN calls > 0 THEN cost ELSE 0 END AS settled_cost FROM old)
+   ${addTotals('changed')}`,
 );
 
 /** the entries of one turn in one INSERT: the columns as arrays, unnested into rows, the calls of one moment alike in one row (usage-calls.ts) */
@@ -40,7 +89,7 @@ export function postgresUsageRepo(pool: pg.Pool): UsageRepo & { drain(): Promise
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const holders = [...new Set(limits.map((l) => ('keyName' in l.whose ? `key:${l.whose.keyName}` : `agent:${l.whose.agentId}`)))].sort();
+        const holders = [...new Set(limits.map((l) => whomOf(l.whose)))].sort();
         for (const holder of holders) await client.query("SELECT pg_advisory_xact_lock(hashtextextended('herald-budget:' || $1, 0))", [holder]);
         for (const limit of limits) {
           const spent = await spentOf(client, limit.whose, limit.since);
@@ -49,11 +98,9 @@ export function postgresUsageRepo(pool: pg.Pool): UsageRepo & { drain(): Promise
             return { refused: limit, spent };
           }
         }
-        const { rows } = await client.query<{ id: string }>(
-          `INSERT INTO usage (at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10, 0) RETURNING id`,
-          [e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.cost],
-        );
+        const { rows } = await query<{ id: string }>(client, RESERVE, [
+          e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.cost,
+        ]);
         await client.query('COMMIT');
         return { id: Number(rows[0]!.id) };
       } catch (error) {
@@ -64,22 +111,11 @@ export function postgresUsageRepo(pool: pg.Pool): UsageRepo & { drain(): Promise
       }
     },
     async settle(id, e) {
-      if (!e) {
-        await query(pool, 'DELETE FROM usage WHERE id = $1', [id]);
-        return;
-      }
-      await query(pool, 'UPDATE usage SET model = $1, prompt_tokens = $2, completion_tokens = $3, total_tokens = $4, estimated = $5, cost = $6, calls = 1 WHERE id = $7', [
-        e.model, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated, e.cost, id,
-      ]);
+      if (!e) await query(pool, RELEASE, [id]);
+      else await query(pool, SETTLE, [e.model, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated, e.cost, id]);
     },
     async spent(whose, since, settled = false) {
-      const [column, name] = 'keyName' in whose ? ['key_name', whose.keyName] : ['agent_id', whose.agentId];
-      const { rows } = await query<{ tokens: number; cost: number }>(
-        pool,
-        `SELECT COALESCE(SUM(total_tokens), 0)::float8 AS tokens, COALESCE(SUM(cost), 0)::float8 AS cost FROM usage WHERE ${column} = $1 AND at >= $2${settled ? ' AND calls > 0' : ''}`,
-        [name, since],
-      );
-      return { tokens: rows[0]?.tokens ?? 0, cost: rows[0]?.cost ?? 0 };
+      return spentOf(pool, whose, since, settled);
     },
     async report(q) {
       const column = usageGroupColumn[q.by];
@@ -98,11 +134,22 @@ export function postgresUsageRepo(pool: pg.Pool): UsageRepo & { drain(): Promise
   };
 }
 
-async function spentOf(db: pg.PoolClient, whose: UsageLimit['whose'], since: number): Promise<UsageSpent> {
+/**
+ * what `whose` spent since `since`: its whole days from the totals, and the part of a day before
+ * them (a `since` within a day; none for a budget's day or month) from its usage rows
+ */
+async function spentOf(db: pg.Pool | pg.PoolClient, whose: UsageLimit['whose'], since: number, settled = false): Promise<UsageSpent> {
   const [column, name] = 'keyName' in whose ? ['key_name', whose.keyName] : ['agent_id', whose.agentId];
-  const { rows } = await db.query<{ tokens: number; cost: number }>(
-    `SELECT COALESCE(SUM(total_tokens), 0)::float8 AS tokens, COALESCE(SUM(cost), 0)::float8 AS cost FROM usage WHERE ${column} = $1 AND at >= $2`,
-    [name, since],
+  const from = daysFrom(since);
+  const part =
+    from === since
+      ? ''
+      : ` UNION ALL SELECT total_tokens, cost FROM usage WHERE ${column} = $4 AND at >= $3 AND at < $2${settled ? ' AND calls > 0' : ''}`;
+  const { rows } = await query<{ tokens: number; cost: number }>(
+    db,
+    `SELECT COALESCE(SUM(tokens), 0)::float8 AS tokens, COALESCE(SUM(cost), 0)::float8 AS cost FROM (
+       SELECT ${settled ? 'settled_tokens' : 'tokens'} AS tokens, ${settled ? 'settled_cost' : 'cost'} AS cost FROM usage_totals WHERE whom = $1 AND day >= $2${part}) s`,
+    from === since ? [whomOf(whose), from] : [whomOf(whose), from, since, name],
   );
   return { tokens: rows[0]?.tokens ?? 0, cost: rows[0]?.cost ?? 0 };
 }

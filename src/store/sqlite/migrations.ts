@@ -1070,6 +1070,32 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       CREATE INDEX tool_calls_leased ON tool_calls (lease_owner) WHERE status = 'running' AND lease_owner IS NOT NULL;
     `,
   },
+  {
+    version: 53,
+    name: "usage: what a key or agent with a budget spent kept per UTC day (usage_totals), in place of two indexes every call wrote",
+    sql: `
+      -- budgets summed a key's or agent's rows since the start of its day or month through
+      -- usage_key and usage_agent: every usage row wrote a page of each, budget or none. A day's
+      -- totals are kept for the keys and agents a budget asked about (usage_tracked: from which
+      -- day), in the commit of the rows they count; a row of anyone else writes only itself. The
+      -- first question about someone sums their days from the rows once (sqlite/usage-totals.ts)
+      CREATE TABLE usage_totals (
+        whom TEXT NOT NULL,
+        day INTEGER NOT NULL,
+        tokens INTEGER NOT NULL,
+        cost REAL NOT NULL,
+        settled_tokens INTEGER NOT NULL,
+        settled_cost REAL NOT NULL,
+        PRIMARY KEY (whom, day)
+      ) WITHOUT ROWID;
+      CREATE TABLE usage_tracked (
+        whom TEXT PRIMARY KEY,
+        since INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      DROP INDEX usage_key;
+      DROP INDEX usage_agent;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

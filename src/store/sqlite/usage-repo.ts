@@ -3,6 +3,7 @@ import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../rows/usage
 import { usageRows } from '../rows/usage-calls.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
+import { sqliteUsageTotals } from './usage-totals.js';
 
 /**
  * A row's id carries its time (migration 51): at * 1000, or one past the largest id when that is
@@ -30,20 +31,20 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
     `INSERT INTO usage (id, at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
      VALUES (${TIMED_ID}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  // what a row adds to its key's and agent's days, for the ones kept: in the same work as the row, so in its commit
+  const totals = sqliteUsageTotals(db);
+  const total = totals.add;
   // the calls of one moment alike in whom they count against are one row (usage-calls.ts)
   const insertAll = (entries: UsageEntry[]) => {
     for (const { entry: e, calls } of usageRows(entries)) {
       insert.run(e.at, e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated ? 1 : 0, e.cost, calls);
+      total(e.keyName, e.agentId, e.at, e.totalTokens, e.cost, e.totalTokens, e.cost);
     }
   };
-  const spentSql = (column: string, settled: boolean) =>
-    db.prepare<[string, number], { tokens: number; cost: number }>(
-      `SELECT COALESCE(SUM(total_tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage WHERE ${column} = ? AND at >= ?${settled ? ' AND calls > 0' : ''}`,
-    );
-  const spentByKey = spentSql('key_name', false);
-  const spentByAgent = spentSql('agent_id', false);
-  const settledByKey = spentSql('key_name', true);
-  const settledByAgent = spentSql('agent_id', true);
+  // a reserved row as it stands, for what its settling or release takes off its totals
+  const reserved = db.prepare<[number], { at: number; key_name: string | null; agent_id: string | null; total_tokens: number; cost: number; calls: number }>(
+    'SELECT at, key_name, agent_id, total_tokens, cost, calls FROM usage WHERE id = ?',
+  );
   // a reservation: 0 calls until settled
   const insertReservation = db.prepare<[number, number, string, string, string | null, string | null, string | null, number, number, number, number]>(
     `INSERT INTO usage (id, at, source, model, key_name, agent_id, mapping_id, prompt_tokens, completion_tokens, total_tokens, estimated, cost, calls)
@@ -53,7 +54,6 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
     'UPDATE usage SET model = ?, prompt_tokens = ?, completion_tokens = ?, total_tokens = ?, estimated = ?, cost = ?, calls = 1 WHERE id = ?',
   );
   const release = db.prepare<[number]>('DELETE FROM usage WHERE id = ?');
-  const spentBy = (whose: UsageLimit['whose'], since: number) => ('keyName' in whose ? spentByKey.get(whose.keyName, since) : spentByAgent.get(whose.agentId, since)) ?? { tokens: 0, cost: 0 };
   // the entries asked for while one group commit gathers, written by ONE work of it: every run's
   // and every chat's call adds one, where a work (and a promise) each would cost more than its insert
   let gathering: { entries: UsageEntry[]; written: Promise<void> } | undefined;
@@ -80,24 +80,36 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
     reserve(entry, limits) {
       return commits.run(() => {
         for (const limit of limits) {
-          const spent = spentBy(limit.whose, limit.since);
+          totals.track(limit.whose, limit.since);
+          const spent = totals.spent(limit.whose, limit.since);
           if ((limit.tokens !== undefined && spent.tokens >= limit.tokens) || (limit.cost !== undefined && spent.cost >= limit.cost)) return { refused: limit, spent };
         }
         const e = entry;
         const id = Number(insertReservation.run(e.at, e.at, e.source, e.model, e.keyName ?? null, e.agentId ?? null, e.mappingId ?? null, e.promptTokens, e.completionTokens, e.totalTokens, e.cost).lastInsertRowid);
+        // spent at once; settled only once settled
+        total(e.keyName, e.agentId, e.at, e.totalTokens, e.cost, 0, 0);
         return { id };
       });
     },
     settle(id, e) {
       return commits.run(() => {
-        if (e) settle.run(e.model, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated ? 1 : 0, e.cost, id);
-        else release.run(id);
+        const old = reserved.get(id);
+        if (!old) return;
+        // the row's day loses what it held (its estimate, or what a settling before wrote) and gains what it holds now
+        const [wasTokens, wasCost] = old.calls > 0 ? [old.total_tokens, old.cost] : [0, 0];
+        if (e) {
+          settle.run(e.model, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated ? 1 : 0, e.cost, id);
+          total(old.key_name, old.agent_id, old.at, e.totalTokens - old.total_tokens, e.cost - old.cost, e.totalTokens - wasTokens, e.cost - wasCost);
+        } else {
+          release.run(id);
+          total(old.key_name, old.agent_id, old.at, -old.total_tokens, -old.cost, -wasTokens, -wasCost);
+        }
       });
     },
     async spent(whose, since, settled = false) {
-      const [byKey, byAgent] = settled ? [settledByKey, settledByAgent] : [spentByKey, spentByAgent];
-      const row = 'keyName' in whose ? byKey.get(whose.keyName, since) : byAgent.get(whose.agentId, since);
-      return { tokens: row?.tokens ?? 0, cost: row?.cost ?? 0 };
+      // asked about for the first time (a budget's first check): its days summed once, then kept
+      if (!totals.kept(whose, since)) await commits.run(() => totals.track(whose, since));
+      return totals.spent(whose, since, settled);
     },
     async report(query) {
       const column = usageGroupColumn[query.by];

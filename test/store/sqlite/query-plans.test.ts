@@ -46,12 +46,14 @@ describe("SQLite query plans of a session's messages", () => {
 });
 
 describe('SQLite query plans of usage', () => {
-  it("reads the report's time range from the table's ids and a budget's rows from its key's or agent's index", () => {
+  it("reads the report's time range from the table's ids and a budget's days from its key's or agent's totals", () => {
     db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db'));
     const report = plan('SELECT key_name AS grp, SUM(calls) FROM usage WHERE id >= ? * 1000 AND id < ? AND at >= ? AND at < ? GROUP BY grp', 0, 1, 0, 1);
     expect(report[0]).toBe('SEARCH usage USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)');
-    expect(plan('SELECT SUM(total_tokens) FROM usage WHERE key_name = ? AND at >= ?', 'k', 0)).toEqual(['SEARCH usage USING INDEX usage_key (key_name=? AND at>?)']);
-    expect(plan('SELECT SUM(total_tokens) FROM usage WHERE agent_id = ? AND at >= ?', 'a', 0)).toEqual(['SEARCH usage USING INDEX usage_agent (agent_id=? AND at>?)']);
+    expect(plan('SELECT SUM(tokens) FROM usage_totals WHERE whom = ? AND day >= ?', 'key:k', 0)).toEqual(['SEARCH usage_totals USING PRIMARY KEY (whom=? AND day>?)']);
+    // a usage row writes the table and its totals' rows, no index
+    const indexes = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'usage' AND sql IS NOT NULL").all();
+    expect(indexes).toEqual([]);
   });
 });
 
