@@ -8,6 +8,7 @@ import { compiledBaseline } from './compiled-baseline.js';
 import { optionsFromEnv, type HooksBenchOptions } from './hooks.bench.js';
 import { runLoad } from './load.js';
 import { storageBytes, waitUntilIdle } from './process-stats.js';
+import { GITHUB_PRESET, GITHUB_SIGNING, githubBaselineConfig, SIGNED_BODY, SIGNED_PATH, signedHeaders } from './signed-hook.js';
 import { formatTable } from './table.js';
 
 /**
@@ -22,7 +23,7 @@ import { formatTable } from './table.js';
  * `node --import tsx bench/async-steps.bench.ts`. Env: the webhook benchmark's that apply
  * (bench/hooks.bench.ts: BENCH_DURATION of counted load, BENCH_WARMUP, BENCH_CONNECTIONS,
  * BENCH_LOG_LEVEL, BENCH_HERALD_ROOT=<checkout>[,<checkout>] for a before/after in one run,
- * BENCH_ENDPOINTS=wake,agent-executed, both by default). BENCH_PROMISE_SITES=1 also prints where
+ * BENCH_ENDPOINTS=wake,agent-executed,github, all by default). BENCH_PROMISE_SITES=1 also prints where
  * each server makes its promises and which SQLite statements it runs, per request; BENCH_ALLOC_SITES=1
  * its 30 largest allocation sites instead of 6.
  */
@@ -39,6 +40,8 @@ interface Endpoint {
   heraldPath: string;
   baselinePath: string;
   body: string;
+  /** a signed webhook (bench/signed-hook.ts): the sender's headers for one load run and the body's signing, no token */
+  signed?: { headers: () => Record<string, string>; signing: typeof GITHUB_SIGNING };
 }
 
 // a different text per request: the main session skips an event equal to the one before it
@@ -50,10 +53,12 @@ const ENDPOINTS: Endpoint[] = [
     baselinePath: '/hooks/agent-executed',
     body: JSON.stringify({ message: 'message {n}: summarise the open tickets', name: 'Bench', deliver: false }),
   },
+  // the github preset's issues.opened, signed, its delivery id the idempotency key: a keyed run in one group commit (RunsRepo.insertKeyed)
+  { name: 'github', heraldPath: SIGNED_PATH, baselinePath: SIGNED_PATH, body: SIGNED_BODY, signed: { headers: signedHeaders, signing: GITHUB_SIGNING } },
 ];
 
 /** counts one server over one endpoint's load: started with the preload, warmed up, counted until idle again */
-async function count(start: (out: string) => Promise<ChildServer>, urlPath: string, body: string, dir: string, options: HooksBenchOptions): Promise<AsyncStepCounts & { requests: number; storageBytes: number }> {
+async function count(start: (out: string) => Promise<ChildServer>, urlPath: string, endpoint: Endpoint, dir: string, options: HooksBenchOptions): Promise<AsyncStepCounts & { requests: number; storageBytes: number }> {
   const out = path.join(dir, `counted-${Date.now()}.json`);
   const server = await start(out);
   try {
@@ -61,8 +66,10 @@ async function count(start: (out: string) => Promise<ChildServer>, urlPath: stri
       runLoad({
         url: server.url,
         path: urlPath,
-        headers: { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
-        body,
+        // a signed endpoint's delivery ids are new per load run (a repeated one is answered from the first)
+        headers: endpoint.signed ? endpoint.signed.headers() : { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
+        body: endpoint.body,
+        signing: endpoint.signed?.signing,
         connections: options.connections,
         durationSeconds: seconds,
       });
@@ -97,7 +104,7 @@ async function main(): Promise<void> {
       const herald = (root: string) => async (out: string) => {
         const config = path.join(dir, `herald-${endpoint.name}-${path.basename(root)}`, 'herald.json');
         fs.mkdirSync(path.dirname(config), { recursive: true });
-        fs.writeFileSync(config, JSON.stringify({ hooks: { enabled: true, token: HOOK_TOKEN }, heartbeat: { every: '0' }, storage: { sqlite: './data/herald.db' }, gateway: { port: 0 } }));
+        fs.writeFileSync(config, JSON.stringify({ hooks: { enabled: true, token: HOOK_TOKEN, presets: [GITHUB_PRESET] }, heartbeat: { every: '0' }, storage: { sqlite: './data/herald.db' }, gateway: { port: 0 } }));
         return startChildServer({
           name: 'herald',
           args: [...COUNTING_ARGS, path.join(root, 'bin/herald.mjs'), 'serve', '--config', config],
@@ -110,7 +117,7 @@ async function main(): Promise<void> {
           name: 'baseline same-records',
           args: [...COUNTING_ARGS, baselineScript],
           cwd: ROOT,
-          env: { BASELINE_DB: path.join(dir, `baseline-${endpoint.name}`, 'baseline.db'), BASELINE_TOKEN: HOOK_TOKEN, ...countingEnv(out, PROMISE_SITES) },
+          env: { BASELINE_DB: path.join(dir, `baseline-${endpoint.name}`, 'baseline.db'), BASELINE_TOKEN: HOOK_TOKEN, BASELINE_GITHUB: JSON.stringify(githubBaselineConfig()), ...countingEnv(out, PROMISE_SITES) },
         });
       const servers: [string, (out: string) => Promise<ChildServer>, string][] = [
         ['baseline same-records', baseline, endpoint.baselinePath],
@@ -118,7 +125,7 @@ async function main(): Promise<void> {
       ];
       for (const [name, start, urlPath] of servers) {
         process.stdout.write(`  ${endpoint.name} on ${name} ... `);
-        const counted = await count(start, urlPath, endpoint.body, dir, options);
+        const counted = await count(start, urlPath, endpoint, dir, options);
         console.log(`${counted.requests} requests`);
         rows.push([endpoint.name, name, counted.requests, (counted.promises / counted.requests).toFixed(1), (counted.statements / counted.requests).toFixed(2), (counted.requests / Math.max(counted.commits, 1)).toFixed(1), (counted.allocated / counted.requests / 1024).toFixed(1), (counted.storageBytes / counted.requests / 1024).toFixed(2)]);
         if (PROMISE_SITES)
@@ -136,7 +143,7 @@ async function main(): Promise<void> {
   for (const line of sites) console.log(`- ${line}`);
   console.log();
   console.log('Notes: counted from the load\'s start until the server is idle again (the runs it accepted executed), the load from another process;');
-  console.log('the baseline executes its runs on agent-executed as bench/hooks.bench.ts describes. The counting slows both servers: no timing here.');
+  console.log('the baseline executes its runs on agent-executed and github as bench/hooks.bench.ts describes. The counting slows both servers: no timing here.');
 }
 
 await main();

@@ -80,7 +80,10 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
   const inProcess = ctx.deps.agentTurn.models.answersInProcess(turnModelRefs(config, agent, action.model));
   const timeoutMs = (action.timeoutSeconds ?? config.agents.defaults.timeoutSeconds) * 1000;
   const deadlineAt = Date.now() + timeoutMs;
-  const timer = setTimeout(() => abort.abort(new RunTimeout('run timed out')), timeoutMs);
+  // a model answering in process heeds no signal: its run's time limit is read where the abort
+  // would be (a wait for its MCP servers, its answer recorded), and no timer is set for it
+  const timesOut = () => abort.abort(new RunTimeout('run timed out'));
+  let timer = inProcess ? undefined : setTimeout(timesOut, timeoutMs);
   // a run that did not name its session key has a made-up one: nothing to read (a retaken run's transcript was never written)
   const freshSession = action.sessionKey === undefined;
   let history = carried;
@@ -95,12 +98,17 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     const historyAfter = () => [...seen, ...written].slice(-historyLimit);
     // a run taken right after a start (queued before it, or left by a crashed process) would see none of its MCP servers' tools yet
     const connecting = ctx.deps.agentTurn.toolbox?.untilTried(agent);
-    if (connecting) await untilSettledOrAborted(connecting, abort);
+    if (connecting) {
+      timer ??= setTimeout(timesOut, deadlineAt - Date.now());
+      await untilSettledOrAborted(connecting, abort);
+    }
     // tools granted by config: a hook run reads outside content, so a write waits for a person unless its mapping grants it to signed requests
     const tools = ctx.deps.agentTurn.toolbox?.grant(agent, { outside: true, canWait: true, mapping: action.tools, signed: action.signed === true });
     // servers waiting for a person to sign in offer no tools: the run's record names them (at its start, or by its end)
     const awaitingSignIn = new Set(ctx.deps.agentTurn.toolbox?.awaitingSignIn(agent));
     const ledger = tools ? runLedger(ctx.deps.store, id, ctx.claims.owner) : undefined;
+    // a tool call waits on a server, which the abort stops at the time limit
+    if (tools) timer ??= setTimeout(timesOut, deadlineAt - Date.now());
     const turnInput = (resume: TurnCheckpoint | undefined): HookRunTurnInput => ({
       agent,
       purpose: 'run',
@@ -130,6 +138,8 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     // a run retaken after a crash, or resumed after an approval, goes on from its checkpoint
     const first = turn(readCheckpoint(run.turnState));
     let result: TurnResult = first instanceof Promise ? await first : first;
+    // past its time limit by its answer (or failure), it timed out, as the timer would have said
+    if (inProcess && timer === undefined && !abort.aborted && Date.now() >= deadlineAt) timesOut();
     while (result.kind === 'paused' && !(await ctx.deps.store.runs.pauseForApproval(id, ctx.claims.owner))) {
       // not paused: another process holds the run now (it goes on from the checkpoint), or every
       // call was decided while its round was being recorded, and the turn goes on at once
