@@ -811,8 +811,13 @@ export const migrations: Migration[] = [
   },
   {
     version: 44,
-    name: "usage: what a key or agent spent kept per UTC day (usage_totals), for budgets, in place of two indexes every call wrote, as SQLite migration 53",
+    name: "usage: what a key or agent with a budget spent kept per UTC day (usage_totals), in place of two indexes every call wrote, as SQLite migration 53",
     sql: `
+      -- budgets summed a key's or agent's rows since the start of its day or month through
+      -- usage_key and usage_agent: every usage row wrote an entry in each, budget or none. A day's
+      -- totals are kept for the keys and agents a budget asked about (usage_tracked: from which
+      -- day), in the statement of the rows they count; a row of anyone else writes only itself. The
+      -- first question about someone sums their days from the rows once (postgres/usage-totals.ts)
       CREATE TABLE usage_totals (
         whom TEXT NOT NULL,
         day BIGINT NOT NULL,
@@ -822,12 +827,10 @@ export const migrations: Migration[] = [
         settled_cost DOUBLE PRECISION NOT NULL,
         PRIMARY KEY (whom, day)
       );
-      INSERT INTO usage_totals (whom, day, tokens, cost, settled_tokens, settled_cost)
-        SELECT whom, day, SUM(total_tokens), SUM(cost), SUM(CASE WHEN calls > 0 THEN total_tokens ELSE 0 END), SUM(CASE WHEN calls > 0 THEN cost ELSE 0 END)
-        FROM (SELECT 'key:' || key_name AS whom, (at / 86400000) * 86400000 AS day, total_tokens, cost, calls FROM usage WHERE key_name IS NOT NULL
-              UNION ALL
-              SELECT 'agent:' || agent_id, (at / 86400000) * 86400000, total_tokens, cost, calls FROM usage WHERE agent_id IS NOT NULL) u
-        GROUP BY whom, day;
+      CREATE TABLE usage_tracked (
+        whom TEXT PRIMARY KEY,
+        since BIGINT NOT NULL
+      );
       DROP INDEX usage_key;
       DROP INDEX usage_agent;
     `,

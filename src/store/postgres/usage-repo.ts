@@ -1,27 +1,12 @@
 import type pg from 'pg';
 import type { UsageRepo } from '../port.js';
-import type { UsageEntry, UsageLimit, UsageSpent } from '../contracts/usage-port.js';
+import type { UsageEntry } from '../contracts/usage-port.js';
 import { toUsageRow, usageGroupColumn, type UsageReportRow } from '../rows/usage-columns.js';
 import { usageRows } from '../rows/usage-calls.js';
-import { DAY_MS, daysFrom, whomOf } from '../rows/usage-totals.js';
+import { whomOf } from '../rows/usage-totals.js';
 import { prepared, query } from './pg-pool.js';
 import { PgTurnBatch, type Statement } from './turn-batch.js';
-
-/**
- * Adds the rows of `changed` (whom they count against, their time, and what they add: tokens,
- * cost, settled tokens, settled cost) to their keys' and agents' days (usage-totals.ts), in the
- * statement that writes them: one statement, one commit. Summed per day and ordered by whom, so
- * concurrent statements lock the totals' rows in one order (no deadlock) and none twice. Every
- * key's and agent's, not only those a budget asked about as on SQLite: a replica starting to keep
- * someone's days from their rows would miss a row another replica's statement has not committed
- * yet, unless it stopped every replica's usage writes while it sums.
- */
-const addTotals = (changed: string) => `INSERT INTO usage_totals (whom, day, tokens, cost, settled_tokens, settled_cost)
-   SELECT w.whom, (c.at / ${DAY_MS}) * ${DAY_MS}, SUM(c.tokens), SUM(c.cost), SUM(c.settled_tokens), SUM(c.settled_cost)
-   FROM ${changed} c CROSS JOIN LATERAL (VALUES ('key:' || c.key_name), ('agent:' || c.agent_id)) AS w(whom)
-   WHERE w.whom IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2
-   ON CONFLICT (whom, day) DO UPDATE SET tokens = usage_totals.tokens + excluded.tokens, cost = usage_totals.cost + excluded.cost,
-     settled_tokens = usage_totals.settled_tokens + excluded.settled_tokens, settled_cost = usage_totals.settled_cost + excluded.settled_cost`;
+import { addTotals, postgresUsageTotals } from './usage-totals.js';
 
 const INSERT_USAGE = prepared(
   'insert_usage_totalled',
@@ -78,12 +63,14 @@ function insertUsage(entries: UsageEntry[]): Statement {
 export function postgresUsageRepo(pool: pg.Pool): UsageRepo & { drain(): Promise<void> } {
   // every model call records its entry: the calls asked for while the last statement was on its way share the next, and its commit
   const batch = new PgTurnBatch(pool, insertUsage, undefined, 1);
+  const totals = postgresUsageTotals(pool);
   return {
     drain: () => batch.drain(),
     async record(entries) {
       await Promise.all(entries.map((e) => batch.add(e)));
     },
     async reserve(e, limits) {
+      for (const limit of limits) await totals.keep(limit.whose, limit.since);
       // one transaction holding an advisory lock per budget holder (in one order: no deadlock), so
       // the replicas' checks and reservations of one key or agent happen one after another
       const client = await pool.connect();
@@ -92,7 +79,7 @@ export function postgresUsageRepo(pool: pg.Pool): UsageRepo & { drain(): Promise
         const holders = [...new Set(limits.map((l) => whomOf(l.whose)))].sort();
         for (const holder of holders) await client.query("SELECT pg_advisory_xact_lock(hashtextextended('herald-budget:' || $1, 0))", [holder]);
         for (const limit of limits) {
-          const spent = await spentOf(client, limit.whose, limit.since);
+          const spent = await totals.spent(client, limit.whose, limit.since);
           if ((limit.tokens !== undefined && spent.tokens >= limit.tokens) || (limit.cost !== undefined && spent.cost >= limit.cost)) {
             await client.query('ROLLBACK');
             return { refused: limit, spent };
@@ -115,7 +102,8 @@ export function postgresUsageRepo(pool: pg.Pool): UsageRepo & { drain(): Promise
       else await query(pool, SETTLE, [e.model, e.promptTokens, e.completionTokens, e.totalTokens, e.estimated, e.cost, id]);
     },
     async spent(whose, since, settled = false) {
-      return spentOf(pool, whose, since, settled);
+      await totals.keep(whose, since);
+      return totals.spent(pool, whose, since, settled);
     },
     async report(q) {
       const column = usageGroupColumn[q.by];
@@ -132,24 +120,4 @@ export function postgresUsageRepo(pool: pg.Pool): UsageRepo & { drain(): Promise
       return rows.map(toUsageRow);
     },
   };
-}
-
-/**
- * what `whose` spent since `since`: its whole days from the totals, and the part of a day before
- * them (a `since` within a day; none for a budget's day or month) from its usage rows
- */
-async function spentOf(db: pg.Pool | pg.PoolClient, whose: UsageLimit['whose'], since: number, settled = false): Promise<UsageSpent> {
-  const [column, name] = 'keyName' in whose ? ['key_name', whose.keyName] : ['agent_id', whose.agentId];
-  const from = daysFrom(since);
-  const part =
-    from === since
-      ? ''
-      : ` UNION ALL SELECT total_tokens, cost FROM usage WHERE ${column} = $4 AND at >= $3 AND at < $2${settled ? ' AND calls > 0' : ''}`;
-  const { rows } = await query<{ tokens: number; cost: number }>(
-    db,
-    `SELECT COALESCE(SUM(tokens), 0)::float8 AS tokens, COALESCE(SUM(cost), 0)::float8 AS cost FROM (
-       SELECT ${settled ? 'settled_tokens' : 'tokens'} AS tokens, ${settled ? 'settled_cost' : 'cost'} AS cost FROM usage_totals WHERE whom = $1 AND day >= $2${part}) s`,
-    from === since ? [whomOf(whose), from] : [whomOf(whose), from, since, name],
-  );
-  return { tokens: rows[0]?.tokens ?? 0, cost: rows[0]?.cost ?? 0 };
 }

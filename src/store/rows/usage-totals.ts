@@ -4,8 +4,8 @@
  * the holder since the start of its day or month, through an index of its own on the usage
  * table that every call wrote (usage_key, usage_agent). A day's row holds what every call of that
  * day spent, reservations in flight included (tokens, cost), and what settled calls spent
- * (settled_tokens, settled_cost): the alert rule's view. PostgreSQL keeps them for every key and
- * agent (postgres/usage-repo.ts); SQLite for the ones a budget asked about (sqlite/usage-totals.ts).
+ * (settled_tokens, settled_cost): the alert rule's view. Both adapters keep them for the keys
+ * and agents a budget asked about (sqlite/usage-totals.ts, postgres/usage-totals.ts).
  */
 export const DAY_MS = 86_400_000;
 
