@@ -23,6 +23,8 @@ import { formatTable, mb, ms } from './table.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** the herald measured: this checkout, or `BENCH_HERALD_ROOT` (another checkout, for a before/after) */
 const HERALD_ROOT = path.resolve(process.env.BENCH_HERALD_ROOT || ROOT);
+/** `BENCH_BEFORE=<checkout>`: its herald's cold start with no mappings measured in the same run (the start rows) */
+const BEFORE_ROOT = process.env.BENCH_BEFORE ? path.resolve(process.env.BENCH_BEFORE) : undefined;
 type MatchedBy = 'path' | 'when' | 'one path';
 /** the mapping rows measured: `BENCH_MAPPINGS_BY=one-path` (or `path`, `when`, comma-separated), all by default */
 const MATCHED_BY: MatchedBy[] = process.env.BENCH_MAPPINGS_BY
@@ -47,13 +49,13 @@ function writeConfig(dir: string, mappings: Record<string, unknown>[], extra: Re
   return configFile;
 }
 
-async function startHerald(configFile: string): Promise<{ server: ChildServer; coldStartMs: number; startCpuMs: number }> {
+async function startHerald(configFile: string, root = HERALD_ROOT): Promise<{ server: ChildServer; coldStartMs: number; startCpuMs: number }> {
   const started = performance.now();
   const server = await startChildServer({
     name: 'herald',
     // BENCH_CPU_PROFILE=<dir>: each herald started writes a CPU profile there when it stops
-    args: [...cpuProfileArgs(process.env.BENCH_CPU_PROFILE), path.join(HERALD_ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile],
-    cwd: HERALD_ROOT,
+    args: [...cpuProfileArgs(process.env.BENCH_CPU_PROFILE), path.join(root, 'bin/herald.mjs'), 'serve', '--config', configFile],
+    cwd: root,
     env: { HERALD_LOG_LEVEL: 'warn' },
     startTimeoutMs: 120_000,
   });
@@ -90,7 +92,9 @@ const slowToolServer = () => {
  * machine moves far less) and idle RSS once it has settled: the baseline, herald with no mappings
  * and with 1,000 (each with a schema, a template and its own `when`), with none on a store of
  * 1M events + 1M runs, and with none and a stdio MCP server that answers only after 10 s (its
- * start must not be herald's), taken in turn `runs` times; medians.
+ * start must not be herald's), taken in turn `runs` times; medians. With `BENCH_BEFORE=<checkout>`,
+ * that checkout's herald with no mappings takes its turn too (its own store), for a before and after
+ * from one run.
  */
 export async function coldStartRows(dir: string, runs = Number(process.env.BENCH_START_RUNS || 5)): Promise<(string | number)[][]> {
   const millionConfig = await millionRowStore(path.join(dir, 'cold-1m'));
@@ -101,6 +105,7 @@ export async function coldStartRows(dir: string, runs = Number(process.env.BENCH
       const configFile = writeConfig(path.join(dir, `cold-${count}`), manyMappings(count, true));
       return { label: `herald, ${count} mappings`, start: () => startHerald(configFile) };
     }),
+    ...(BEFORE_ROOT ? [{ label: 'herald before (BENCH_BEFORE), 0 mappings', start: () => startHerald(writeConfig(path.join(dir, 'cold-before-0'), []), BEFORE_ROOT) }] : []),
     { label: 'herald, 0 mappings, store of 1M events + 1M runs', start: () => startHerald(millionConfig) },
     // a checkout from before tools takes no `tools` section: the row is left out there
     ...(fs.existsSync(path.join(HERALD_ROOT, 'src/config/sections/tools-schema.ts'))

@@ -6,7 +6,7 @@ import { checkHookTokenStrength } from '../config/checks/checks.js';
 import { ConfigError } from '../errors.js';
 import { loadConfigFile } from '../plugin-host/load-config.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
-import { writeStarterConfig, type StarterSecrets } from '../config/starter-config.js';
+import type { StarterSecrets } from '../config/starter-config.js';
 import { createGateway } from '../gateway/gateway.js';
 import { createLogger, wantsPretty } from '../log/log.js';
 import { configPathFrom } from './io/config-path.js';
@@ -25,7 +25,8 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
   const file = configPathFrom(values.config);
   let starter: StarterSecrets | undefined;
   if (!fs.existsSync(file)) {
-    starter = writeStarterConfig(file);
+    // a first run's only: its module (with yaml, for a .yaml starter) is not part of every start
+    starter = (await import('../config/starter-config.js')).writeStarterConfig(file);
     io.err(`No config found: wrote a starter config to ${file}`);
   }
   const loaded = await loadConfigFile(file, { builtins });
@@ -42,9 +43,9 @@ export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDe
     if (faults.length) throw new ConfigError(faults.map((f) => `${f} (--host ${values.host})`));
   }
   const logger = createLogger({ level: loaded.config.gateway.log.level, pretty: wantsPretty(values.pretty) });
-  const gateway = await createGateway(loaded, { logger, builtins, listen }).catch((error: unknown) => {
+  const gateway = await createGateway(loaded, { logger, builtins, listen }).catch(async (error: unknown) => {
     // worded as `herald config check` words them: where in the mapping file, each unset variable once
-    throw error instanceof ConfigError ? new ConfigError(mappingFaultLines(error.faults, loaded.config.hooks.mappingsDir)) : error;
+    throw error instanceof ConfigError ? new ConfigError(await mappingFaultLines(error.faults, loaded.config.hooks.mappingsDir)) : error;
   });
   await gateway.start();
   // SIGHUP reloads the config (its default action would end the process): handled before

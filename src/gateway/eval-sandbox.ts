@@ -57,9 +57,9 @@ const NEVER = async (): Promise<never> => {
 export async function openEvalSandbox(options: SandboxOptions): Promise<EvalSandbox> {
   const recordingFile = path.resolve(options.configFile);
   const candidateFile = options.candidateFile ? path.resolve(options.candidateFile) : recordingFile;
-  const raw = applyOverrides(readConfigFile(candidateFile), options.candidate.overrides);
+  const raw = applyOverrides(await readConfigFile(candidateFile), options.candidate.overrides);
   const candidate = await loadConfigValue(raw, candidateFile, { builtins: options.builtins });
-  const recordingConfig = candidateFile === recordingFile ? candidate.config : (await loadConfigValue(readConfigFile(recordingFile), recordingFile, { builtins: options.builtins })).config;
+  const recordingConfig = candidateFile === recordingFile ? candidate.config : (await loadConfigValue(await readConfigFile(recordingFile), recordingFile, { builtins: options.builtins })).config;
   const { config } = candidate;
   const models = new ModelRegistry(config, extractiveAnswer);
   if (options.candidate.model) models.resolve(options.candidate.model);

@@ -28,7 +28,7 @@ export interface LoadConfigOptions {
 /** Reads, substitutes, validates and resolves a config file. Throws ConfigError with every fault. */
 export async function loadConfigFile(file: string, options: LoadConfigOptions): Promise<LoadedConfig> {
   const absolute = path.resolve(file);
-  return loadConfigValue(readConfigFile(absolute), absolute, options);
+  return loadConfigValue(await readConfigFile(absolute), absolute, options);
 }
 
 /**

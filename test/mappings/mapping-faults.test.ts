@@ -12,7 +12,7 @@ function folder(files: Record<string, string>): string {
 }
 
 describe('mappingFaults', () => {
-  it('reads a fault of a mapping in a YAML list, a JSON file of one mapping, and a config mapping', () => {
+  it('reads a fault of a mapping in a YAML list, a JSON file of one mapping, and a config mapping', async () => {
     const dir = folder({
       'a.yaml': '- id: one\n  match: { path: one }\n- id: two\n  match:\n    path: two\n    when: "payload.x ="\n',
       'b.json': '{\n  "id": "solo",\n  "match": { "path": "solo" },\n  "textTemplate": "{{ ( }}"\n}\n',
@@ -26,7 +26,7 @@ describe('mappingFaults', () => {
       'mapping "cfg" (hooks.mappings[3]): messageTemplate: template error',
       'gateway.port: expected a number',
     ];
-    expect(mappingFaults(faults, dir)).toEqual([
+    expect(await mappingFaults(faults, dir)).toEqual([
       { file: a, index: 1, id: 'two', field: 'match.when', fault: faults[0], line: 6, column: 11 },
       { file: b, index: 0, id: 'solo', field: 'textTemplate', fault: faults[1], line: 4, column: 19 },
       // a field the mapping does not have: the mapping's own place
@@ -35,11 +35,11 @@ describe('mappingFaults', () => {
     ]);
   });
 
-  it('keeps a fault of the whole file (not valid YAML) with no mapping, and adds positions only where found', () => {
+  it('keeps a fault of the whole file (not valid YAML) with no mapping, and adds positions only where found', async () => {
     const dir = folder({ 'c.yaml': 'id: [\n' });
     const c = path.join(dir, 'c.yaml');
     const fault = `${c}: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ] at line 2, column 1`;
-    expect(mappingFaults([fault], dir)).toEqual([{ file: c, index: null, id: null, field: null, fault, line: null, column: null }]);
-    expect(withPositions([fault, 'gateway.port: x'], dir)).toEqual([fault, 'gateway.port: x']);
+    expect(await mappingFaults([fault], dir)).toEqual([{ file: c, index: null, id: null, field: null, fault, line: null, column: null }]);
+    expect(await withPositions([fault, 'gateway.port: x'], dir)).toEqual([fault, 'gateway.port: x']);
   });
 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import JSON5 from 'json5';
 import { substituteEnv } from '../../config/loading/env-substitution.js';
+import { readConfigFile } from '../../config/loading/parse-file.js';
 import { ConfigError } from '../../errors.js';
 
 /** the gateway's address and admin token as a command that only talks to it needs them */
@@ -24,7 +24,7 @@ const DEFAULT_PORT = 8787;
  */
 export async function gatewayAccess(file: string, env: NodeJS.ProcessEnv = process.env): Promise<GatewayAccess> {
   const absolute = path.resolve(file);
-  const raw = (await rawConfig(absolute)) as { gateway?: unknown } | null;
+  const raw = (await readConfigFile(absolute)) as { gateway?: unknown } | null;
   const faults: string[] = [];
   const gateway = (substituteEnv(raw?.gateway ?? {}, env, faults, 'gateway') ?? {}) as { host?: unknown; port?: unknown; auth?: { token?: unknown } };
   const { host = DEFAULT_HOST, port = DEFAULT_PORT } = gateway;
@@ -34,25 +34,4 @@ export async function gatewayAccess(file: string, env: NodeJS.ProcessEnv = proce
   if (token !== undefined && typeof token !== 'string') faults.push('gateway.auth.token: expected a string');
   if (faults.length) throw new ConfigError(faults.map((f) => `${absolute}: ${f}`));
   return { host: host as string, port: port as number, token: token as string | undefined };
-}
-
-/**
- * The file as plain data. A JSON or JSON5 file is read without the config reader, whose YAML
- * parser is a chunk of its own; a YAML file, or one that does not parse (or exist), goes through
- * it, which words the fault as every command does.
- */
-async function rawConfig(file: string): Promise<unknown> {
-  if (/\.json5?$/i.test(file)) {
-    try {
-      const text = fs.readFileSync(file, 'utf8');
-      try {
-        return JSON.parse(text);
-      } catch {
-        return JSON5.parse(text);
-      }
-    } catch {
-      // worded below
-    }
-  }
-  return (await import('../../config/loading/parse-file.js')).readConfigFile(file);
 }

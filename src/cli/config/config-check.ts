@@ -27,7 +27,7 @@ export async function configCheckCommand(argv: string[], io: CliIo, builtins: Pl
   const file = configPathFrom(values.config);
   let raw: unknown;
   try {
-    raw = readConfigFile(file);
+    raw = await readConfigFile(file);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     return report(io, file, error.faults.map((f) => stripFile(f, file)), []);
@@ -62,7 +62,7 @@ export async function configCheckCommand(argv: string[], io: CliIo, builtins: Pl
         await resolveMappings(ready, { config: ready.config, channelNames: ready.plugins.channelNames(), warnings: mappingWarnings, notes: mappingNotes });
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
-        faults.unshift(...withPositions(error.faults, ready.config.hooks.mappingsDir));
+        faults.unshift(...(await withPositions(error.faults, ready.config.hooks.mappingsDir)));
       }
       if (faults.length) throw new ConfigError(faults);
     },
@@ -70,7 +70,7 @@ export async function configCheckCommand(argv: string[], io: CliIo, builtins: Pl
     );
     const registry = loaded?.plugins ?? new PluginRegistry(builtins);
     const schema = buildConfigSchema(registry.configSections());
-    return report(io, file, explain(faults, schema, presetOptionKeys(raw, registry)), loaded ? [...loaded.warnings, ...mappingWarnings, ...configWarnings(loaded)] : [], mappingNotes);
+    return report(io, file, explain(faults, schema, presetOptionKeys(raw, registry)), loaded ? [...loaded.warnings, ...mappingWarnings, ...(await configWarnings(loaded))] : [], mappingNotes);
   } finally {
     placeholders.restore();
   }

@@ -7,7 +7,7 @@ import { configuredModelRefs, resolveModelRef } from '../../models/model-refs.js
  * configured, the Gmail watcher without OAuth credentials, a model provider without a key.
  * Warnings, not faults: the gateway starts, and some of these are meant (a local Ollama needs no key).
  */
-export function configWarnings(loaded: LoadedConfig, env: NodeJS.ProcessEnv = process.env): string[] {
+export async function configWarnings(loaded: LoadedConfig, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   const { config, plugins } = loaded;
   const warnings: string[] = [];
   const channels = config.channels as Record<string, unknown>;
@@ -23,7 +23,7 @@ export function configWarnings(loaded: LoadedConfig, env: NodeJS.ProcessEnv = pr
     });
   };
 
-  for (const source of collectMappingSourcesSafely(loaded)) {
+  for (const source of await collectMappingSourcesSafely(loaded)) {
     const raw = source.raw as { id?: unknown; channel?: unknown; deliver?: unknown; fallback?: unknown } | null;
     if (!raw || raw.deliver === false) continue;
     const label = typeof raw.id === 'string' ? `mapping "${raw.id}" (${source.origin})` : source.origin;
@@ -54,9 +54,9 @@ export function configWarnings(loaded: LoadedConfig, env: NodeJS.ProcessEnv = pr
 }
 
 /** mapping files that cannot be read are faults reported by the mappings check, not here */
-function collectMappingSourcesSafely(loaded: LoadedConfig) {
+async function collectMappingSourcesSafely(loaded: LoadedConfig) {
   try {
-    return collectMappingSources(loaded);
+    return await collectMappingSources(loaded);
   } catch {
     return loaded.config.hooks.mappings.map((raw, i) => ({ origin: `hooks.mappings[${i}]`, raw }));
   }

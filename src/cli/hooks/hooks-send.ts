@@ -75,7 +75,7 @@ async function send(
     mappings = await resolveMappings(loaded, { config, channelNames: loaded.plugins.channelNames() });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    for (const fault of mappingFaultLines(error.faults, config.hooks.mappingsDir)) io.err(`${command}: ${fault}`);
+    for (const fault of await mappingFaultLines(error.faults, config.hooks.mappingsDir)) io.err(`${command}: ${fault}`);
     return 1;
   }
   const ofPath = mappings.filter((m) => m.path === hookPath);

@@ -49,9 +49,9 @@ function presetEntry(name: string, pairs: string[]): Record<string, unknown> & {
  * The entry of hooks.presets that enables NAME in the config file, as written (its `${ENV}`
  * references kept), when there is exactly one: what the ejected mappings should verify with.
  */
-function configuredEntry(configFile: string, name: string): { at: number; options: Record<string, unknown> } | undefined {
+async function configuredEntry(configFile: string, name: string): Promise<{ at: number; options: Record<string, unknown> } | undefined> {
   if (!fs.existsSync(configFile)) return undefined;
-  const presets = (readConfigFile(configFile) as { hooks?: { presets?: unknown } } | undefined)?.hooks?.presets;
+  const presets = ((await readConfigFile(configFile)) as { hooks?: { presets?: unknown } } | undefined)?.hooks?.presets;
   if (!Array.isArray(presets)) return undefined;
   const nameOf = (entry: unknown) => (typeof entry === 'string' ? entry : (entry as { name?: unknown } | null)?.name);
   const found = presets.flatMap((entry, at) => (nameOf(entry) === name ? [{ at, entry }] : []));
@@ -62,7 +62,7 @@ function configuredEntry(configFile: string, name: string): { at: number; option
 }
 
 /** the mapping set NAME expands to with the given options (for eject, over its entry in the config); a fault is printed and gives undefined */
-function expand(command: string, argv: string[], io: CliIo, builtins: PluginDefinition[]): { name: string; mappings: MappingConfig[]; configFile?: string } | undefined {
+async function expand(command: string, argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<{ name: string; mappings: MappingConfig[]; configFile?: string } | undefined> {
   const { values, positionals } = parseOptions(argv);
   const name = positionals[0];
   const registry = new PluginRegistry(builtins);
@@ -79,7 +79,7 @@ function expand(command: string, argv: string[], io: CliIo, builtins: PluginDefi
   // options its secret is required for are shown as a placeholder: the set is the same with any value
   const placeholders = Object.fromEntries((plugin.preset.requires ?? []).map((key) => [key, `\${${name.toUpperCase().replace(/-/g, '_')}_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}}`]));
   // ejected in place of an enabled preset, the file verifies with the entry's own secret reference
-  const configured = command === 'eject' ? configuredEntry(configPathFrom(values.config), name) : undefined;
+  const configured = command === 'eject' ? await configuredEntry(configPathFrom(values.config), name) : undefined;
   if (configured) io.err(`options of hooks.presets[${configured.at}] in ${path.resolve(configPathFrom(values.config))}${values.option?.length ? ', under --option' : ''}`);
   const entry = { ...placeholders, ...configured?.options, ...presetEntry(name, values.option ?? []) };
   const { mappings, faults } = presetMappingSet(plugin, entry, '--option');
@@ -92,17 +92,17 @@ function expand(command: string, argv: string[], io: CliIo, builtins: PluginDefi
 
 /** `herald presets show NAME [--option K=V ...]`: the mapping set NAME expands to, as YAML. */
 export async function presetsShowCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
-  const expanded = expand('show', argv, io, builtins);
+  const expanded = await expand('show', argv, io, builtins);
   if (!expanded) return 2;
   io.out(stringify(expanded.mappings).trimEnd());
   return 0;
 }
 
 /** the mappings folder of the config (hooks.mappingsDir, relative to the config file), else ./mappings */
-function mappingsDir(configFile: string): string {
+async function mappingsDir(configFile: string): Promise<string> {
   const dir = path.dirname(path.resolve(configFile));
   if (!fs.existsSync(configFile)) return path.resolve('mappings');
-  const hooks = (readConfigFile(configFile) as { hooks?: { mappingsDir?: unknown } } | undefined)?.hooks;
+  const hooks = ((await readConfigFile(configFile)) as { hooks?: { mappingsDir?: unknown } } | undefined)?.hooks;
   return path.resolve(dir, typeof hooks?.mappingsDir === 'string' ? hooks.mappingsDir : './mappings');
 }
 
@@ -111,9 +111,9 @@ function mappingsDir(configFile: string): string {
  * as `<NAME>.yaml`, to customise; never over an existing file.
  */
 export async function presetsEjectCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
-  const expanded = expand('eject', argv, io, builtins);
+  const expanded = await expand('eject', argv, io, builtins);
   if (!expanded) return 2;
-  const dir = mappingsDir(configPathFrom(expanded.configFile));
+  const dir = await mappingsDir(configPathFrom(expanded.configFile));
   const file = path.join(dir, `${expanded.name}.yaml`);
   if (fs.existsSync(file)) {
     io.err(`herald presets eject: ${file} exists; not overwritten (move it away, or edit it)`);

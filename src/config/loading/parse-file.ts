@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import JSON5 from 'json5';
-import YAML from 'yaml';
 import { ConfigError } from '../../errors.js';
+import { loadYaml } from './yaml-module.js';
 
 export type ConfigFormat = 'json' | 'json5' | 'yaml';
 
@@ -15,7 +15,7 @@ export function configFormat(file: string): ConfigFormat {
 }
 
 /** Reads and parses a structured file (config or mapping), naming the file in any fault. */
-export function parseStructuredFile(file: string): unknown {
+export async function parseStructuredFile(file: string): Promise<unknown> {
   const format = configFormat(file);
   let text: string;
   try {
@@ -39,11 +39,11 @@ function parseJsonOrJson5(text: string): unknown {
   }
 }
 
-export function parseStructuredText(text: string, format: ConfigFormat, file: string): unknown {
+export async function parseStructuredText(text: string, format: ConfigFormat, file: string): Promise<unknown> {
   try {
     if (format === 'json') return parseJsonOrJson5(text);
     if (format === 'json5') return JSON5.parse(text);
-    const doc = YAML.parseDocument(text);
+    const doc = (await loadYaml()).parseDocument(text);
     if (doc.errors.length) throw new Error(doc.errors.map((e) => e.message).join('; '));
     return doc.toJS() ?? {};
   } catch (error) {
@@ -58,7 +58,7 @@ function syntaxMessage(error: Error & { lineNumber?: unknown; columnNumber?: unk
 }
 
 /** Reads a config file (.json, .json5, .yaml) as plain data; nothing substituted or checked yet. */
-export function readConfigFile(file: string): unknown {
+export async function readConfigFile(file: string): Promise<unknown> {
   const full = path.resolve(file);
   if (!fs.existsSync(full)) {
     throw new ConfigError([

@@ -76,20 +76,24 @@ export function buildHttp({ loaded, store, agents, health, knowledge, runtime, b
   // one reload at a time: a SIGHUP during a folder-triggered reload waits for it, then reads the file again
   let reloading: Promise<unknown> = Promise.resolve();
   const reload = (reason = 'request', mappingsChanged = false): Promise<ReloadResult> => {
-    const next = reloading.then(() =>
-      reloadGateway({ file: loaded.file, config, plugins, builtins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault, toolSpec: actionContext.toolSpec }, tools: mcp, alerts: runtime.alerts, schedules, targetFaults: runtime.configTargetFaults, listen, store, logger }, reason, mappingsChanged),
-    );
+    // the trouble view is updated inside the queue, so a refusal (whose faults may wait for the
+    // YAML reader that places them) is never recorded after the reload that follows it
+    const next = reloading
+      .then(() =>
+        reloadGateway({ file: loaded.file, config, plugins, builtins, engine, transformRunner: transformPool, keys, models, channels: instances.accounts, checks: { recipientFault: actionContext.recipientFault, isConfigured: actionContext.isConfigured, accountFault: actionContext.accountFault, toolSpec: actionContext.toolSpec }, tools: mcp, alerts: runtime.alerts, schedules, targetFaults: runtime.configTargetFaults, listen, store, logger }, reason, mappingsChanged),
+      )
+      .then(async (result) => {
+        if (result.ok) {
+          // grants and servers may have changed: every MCP client lists its tools again
+          void mcpSessions.toolsChanged();
+          configTrouble.reloaded(reason, result.warnings ?? [], result.restartRequired);
+          // a channel the new config removed is no longer shown
+          channelHealth.retain((channel) => instances.channels.has(channel));
+        } else await configTrouble.refusedReload(reason, result.faults ?? []);
+        return result;
+      });
     reloading = next.catch(() => undefined);
-    return next.then((result) => {
-      if (result.ok) {
-        // grants and servers may have changed: every MCP client lists its tools again
-        void mcpSessions.toolsChanged();
-        configTrouble.reloaded(reason, result.warnings ?? [], result.restartRequired);
-        // a channel the new config removed is no longer shown
-        channelHealth.retain((channel) => instances.channels.has(channel));
-      } else configTrouble.refusedReload(reason, result.faults ?? []);
-      return result;
-    });
+    return next;
   };
   const degraded = () => {
     const tools = mcp.degraded();

@@ -9,10 +9,10 @@ const UNSET = /environment variable \w+ is not set/;
  * naming every key that uses it. A fault of a field whose variable is unset is what its empty value
  * broke (`Too small`), not a fault of its own: left out.
  */
-export function mappingFaultLines(faults: readonly string[], mappingsDir: string): string[] {
-  const located = mappingFaults(faults, mappingsDir);
+export async function mappingFaultLines(faults: readonly string[], mappingsDir: string): Promise<string[]> {
+  const located = await mappingFaults(faults, mappingsDir);
   const where = (m: (typeof located)[number]) => `${m.file}\0${m.index}\0${m.field}`;
   const unsetAt = new Set(located.filter((m) => m.field !== null && UNSET.test(m.fault)).map(where));
   const broken = new Set(located.filter((m) => !UNSET.test(m.fault) && unsetAt.has(where(m))).map((m) => m.fault));
-  return groupUnsetVariables(withPositions(faults.filter((f) => !broken.has(f)), mappingsDir));
+  return groupUnsetVariables(await withPositions(faults.filter((f) => !broken.has(f)), mappingsDir));
 }

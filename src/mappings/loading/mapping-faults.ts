@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import YAML, { LineCounter, isMap, isSeq, type Node } from 'yaml';
+import type { Node } from 'yaml';
+import { loadYaml } from '../../config/loading/yaml-module.js';
 import { listMappingFiles } from './mapping-files.js';
 
 /** one mapping that failed to load: where it is and why, as the refused load's fault said */
@@ -27,7 +28,7 @@ const escaped = (text: string) => text.replace(ESCAPE, '\\$&');
  * and column of the field at fault. Read from the faults' words (`mapping "id" (<file>[i]): field: …`,
  * `<file>[i].field: …`, `<file>: not valid YAML …`), the one form every mapping fault takes.
  */
-export function mappingFaults(faults: readonly string[], mappingsDir: string): MappingFault[] {
+export async function mappingFaults(faults: readonly string[], mappingsDir: string): Promise<MappingFault[]> {
   const files = listMappingFiles(mappingsDir);
   const out: MappingFault[] = [];
   for (const fault of faults) {
@@ -37,14 +38,17 @@ export function mappingFaults(faults: readonly string[], mappingsDir: string): M
     const [, id, index, rest = ''] = where.match;
     const field = /^([A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*|\[\d+\])*): /.exec(rest)?.[1] ?? null;
     const fileIndex = index === undefined ? null : Number(index);
-    const at = where.file === 'hooks.mappings' ? undefined : position(where.file, fileIndex, field);
+    const at = where.file === 'hooks.mappings' ? undefined : await position(where.file, fileIndex, field);
     out.push({ file: where.file, index: fileIndex, id: id ?? null, field, fault, line: at?.line ?? null, column: at?.column ?? null });
   }
   return out;
 }
 
-/** the line and column of `field` of the file's mapping `index` (the mapping's own when the field is not there) */
-function position(file: string, index: number | null, field: string | null): { line: number; column: number } | undefined {
+/**
+ * the line and column of `field` of the file's mapping `index` (the mapping's own when the field is
+ * not there)
+ */
+async function position(file: string, index: number | null, field: string | null): Promise<{ line: number; column: number } | undefined> {
   if (index === null || file.toLowerCase().endsWith('.json5')) return undefined;
   let text: string;
   try {
@@ -52,9 +56,10 @@ function position(file: string, index: number | null, field: string | null): { l
   } catch {
     return undefined;
   }
+  const { LineCounter, isMap, isSeq, parseDocument } = await loadYaml();
   const lines = new LineCounter();
   // JSON is YAML too: one reader gives positions for both
-  const doc = YAML.parseDocument(text, { lineCounter: lines, keepSourceTokens: false });
+  const doc = parseDocument(text, { lineCounter: lines, keepSourceTokens: false });
   let node: unknown = isSeq(doc.contents) ? doc.contents.items[index] : index === 0 ? doc.contents : undefined;
   if (!node) return undefined;
   const keys = field ? field.split(/\.|\[(\d+)\]/).filter((k) => k !== undefined && k !== '') : [];
@@ -70,8 +75,8 @@ function position(file: string, index: number | null, field: string | null): { l
 }
 
 /** the faults, each about a mapping file's field followed by where the field is (`(line 8, column 20)`): what `herald config check` prints */
-export function withPositions(faults: readonly string[], mappingsDir: string): string[] {
-  const located = new Map(mappingFaults(faults, mappingsDir).filter((m) => m.line !== null).map((m) => [m.fault, m]));
+export async function withPositions(faults: readonly string[], mappingsDir: string): Promise<string[]> {
+  const located = new Map((await mappingFaults(faults, mappingsDir)).filter((m) => m.line !== null).map((m) => [m.fault, m]));
   return faults.map((fault) => {
     const at = located.get(fault);
     return at ? `${fault} (line ${at.line}, column ${at.column})` : fault;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
 import { configFormat, parseStructuredText } from '../../config/loading/parse-file.js';
+import { loadYaml } from '../../config/loading/yaml-module.js';
 import { ConfigError } from '../../errors.js';
 
 export const MAPPING_FILE_EXTENSIONS = ['.yaml', '.yml', '.json', '.json5'];
@@ -23,7 +23,7 @@ export function listMappingFiles(dir: string): string[] {
 }
 
 /** One mapping or a list of them, as raw data (validated by the caller); an empty file holds none. */
-export function readMappingFile(file: string): unknown[] {
+export async function readMappingFile(file: string): Promise<unknown[]> {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -31,8 +31,8 @@ export function readMappingFile(file: string): unknown[] {
     throw new ConfigError([`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`]);
   }
   const format = configFormat(file);
-  if (format === 'yaml' && YAML.parseDocument(text).contents === null) return [];
+  if (format === 'yaml' && (await loadYaml()).parseDocument(text).contents === null) return [];
   if (!text.trim()) return [];
-  const value = parseStructuredText(text, format, file);
+  const value = await parseStructuredText(text, format, file);
   return Array.isArray(value) ? value : [value];
 }

@@ -93,7 +93,7 @@ function matches(key: string, actual: unknown, expected: unknown): boolean {
 export async function runMappingFixtures(fixtureFile: string, loaded: Pick<MappingInputs, 'config'>, ctx: MappingContext): Promise<FixtureResult[]> {
   const mappingFile = mappingFileOf(fixtureFile);
   if (!mappingFile) throw new ConfigError([`${fixtureFile}: no mapping file beside it (${MAPPING_FILE_EXTENSIONS.map((e) => `*${e}`).join(', ')})`]);
-  const raws = readMappingFile(mappingFile);
+  const raws = await readMappingFile(mappingFile);
   return runFixtureFile(fixtureFile, raws.map((raw, i) => ({ origin: `${mappingFile}[${i}]`, raw })), loaded, ctx);
 }
 

@@ -54,10 +54,10 @@ export interface MappingSource {
  * `hooks.mappings`, then every file of `hooks.mappingsDir` in name order, then the enabled presets,
  * less the preset mappings of a path your mappings serve (each shadowed path is a note).
  */
-export function collectMappingSources(loaded: MappingInputs, notes?: string[]): MappingSource[] {
+export async function collectMappingSources(loaded: MappingInputs, notes?: string[]): Promise<MappingSource[]> {
   const sources: MappingSource[] = loaded.config.hooks.mappings.map((raw, i) => ({ origin: `hooks.mappings[${i}]`, raw, parsed: true }));
   for (const file of listMappingFiles(loaded.config.hooks.mappingsDir)) {
-    readMappingFile(file).forEach((raw, i) => sources.push({ origin: `${file}[${i}]`, raw, substituteAuthEnv: true }));
+    (await readMappingFile(file)).forEach((raw, i) => sources.push({ origin: `${file}[${i}]`, raw, substituteAuthEnv: true }));
   }
   return shadowPresetPaths([...sources, ...loaded.plugins.presetMappings(loaded.config)], notes);
 }
@@ -144,5 +144,5 @@ function mixedAuthFaults(compiled: CompiledMapping[], labels: Map<CompiledMappin
  * `hooks.mappingsDir`, then the enabled presets. A fault throws ConfigError naming the mapping.
  */
 export async function resolveMappings(loaded: MappingInputs, ctx: MappingContext): Promise<CompiledMapping[]> {
-  return compileMappingSources(collectMappingSources(loaded, ctx.notes), loaded, ctx);
+  return compileMappingSources(await collectMappingSources(loaded, ctx.notes), loaded, ctx);
 }

@@ -45,9 +45,10 @@ export class ConfigTrouble {
   ) {}
 
   /** a reload was refused: its faults stay shown until a reload applies */
-  refusedReload(reason: string, faults: string[], at = Date.now()): void {
+  async refusedReload(reason: string, faults: string[], at = Date.now()): Promise<void> {
+    const ofMappings = await mappingFaults(faults, this.mappingsDir);
     this.refused = { at, reason, faults: [...faults] };
-    this.faultsOfMappings = mappingFaults(faults, this.mappingsDir);
+    this.faultsOfMappings = ofMappings;
     this.onChange?.();
   }
 

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
 import type { HeraldConfig } from '../../config/schema.js';
 import { HeraldError } from '../../errors.js';
+import { loadYaml } from '../../config/loading/yaml-module.js';
 import type { CompiledMapping } from '../../mappings/compiled-mapping.js';
 import { compileDraft, type DraftFault } from '../../mappings/loading/draft-mapping.js';
 import { trimSlashes, type HookRequest } from '../../mappings/hook-request.js';
@@ -127,6 +127,7 @@ export class MappingLab {
   async list() {
     const mappings = this.deps.engine.mappings;
     const owned = await fixturesByMapping(this.deps.engine, (p, payload, h, q) => this.request(p, payload, h, q));
+    const { stringify } = await loadYaml();
     return mappings.map((m) => {
       const match = (m.definition?.match as Record<string, unknown> | undefined) ?? (m.path ? { path: m.path } : {});
       const fixtureFile = fixtureSourceOf(m.origin)?.file;
@@ -138,7 +139,7 @@ export class MappingLab {
         signed: m.signature !== undefined,
         retainPayloads: m.retainPayloads ?? this.deps.config.hooks.retainPayloads,
         match,
-        matchText: YAML.stringify(match, { lineWidth: 0 }).trimEnd(),
+        matchText: stringify(match, { lineWidth: 0 }).trimEnd(),
         definition: redacted(m.definition) ?? null,
         fixtureFile: fixtureFile && fs.existsSync(fixtureFile) ? fixtureFile : null,
         fixtures: owned.get(m.id) ?? [],
