@@ -86,7 +86,8 @@ class NodeExchange implements Exchange {
 
 /** `cancel` when Node's response closes before it finished: its client went away */
 export function cancelWhenResponseCloses(outgoing: ServerResponse, cancel: (reason: unknown) => void): void {
-  outgoing.once('close', () => {
+  // `on`, not `once` (a wrapper and its state per request): a response closes once
+  outgoing.on('close', () => {
     if (!outgoing.writableFinished) cancel('Client connection prematurely closed.');
   });
 }

@@ -77,7 +77,8 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
         },
       };
     });
-    signal?.addEventListener('abort', exchange.onAbort, { once: true });
+    // no `once` option (an options object to read per request): a signal aborts once, and done() removes the listener
+    signal?.addEventListener('abort', exchange.onAbort);
     const options: Dispatcher.DispatchOptions = { origin: url.origin, path: url.pathname + url.search, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body: request.body };
     if (dispatcher) dispatcher.dispatch(options, exchange);
     else loadDispatcher().then((loaded) => loaded.dispatch(options, exchange), (error: unknown) => exchange.fail(error));
