@@ -1,6 +1,34 @@
-/** A signal that aborts after `ms` or when any parent aborts, whichever comes first. */
-export interface Deadline {
-  signal: AbortSignal;
+/**
+ * An abort watched without an AbortSignal: a chat completion's model call listens to its time
+ * limit through this, and the limit makes its AbortSignal (an EventTarget, whose making was the
+ * largest of Node's own costs per completion) only for a reader that asks for one.
+ */
+export interface AbortWatch {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  /** `listener` is called once, when it aborts (not when it had already: check `aborted` first, as with a signal) */
+  watch(listener: () => void): void;
+  unwatch(listener: () => void): void;
+  /** the same abort as an AbortSignal, made on first read */
+  readonly signal: AbortSignal;
+}
+
+/** what aborts a call: a signal, or a watch that makes none unless asked */
+export type AbortSource = AbortSignal | AbortWatch;
+
+/** `listener` called when `source` aborts; `unlisten` removes it */
+export function listenForAbort(source: AbortSource, listener: () => void): void {
+  if ('watch' in source) source.watch(listener);
+  else source.addEventListener('abort', listener);
+}
+
+export function unlistenForAbort(source: AbortSource, listener: () => void): void {
+  if ('watch' in source) source.unwatch(listener);
+  else source.removeEventListener('abort', listener);
+}
+
+/** A limit that aborts after `ms` or when any parent aborts, whichever comes first. */
+export interface Deadline extends AbortWatch {
   /** true when the time limit (not a parent) aborted it */
   readonly timedOut: boolean;
   /** stops the timer and lets go of the parents; call it when the work is done */
@@ -14,17 +42,21 @@ export interface Deadline {
  * holds its sources weakly and `AbortSignal.timeout` keeps no strong reference to itself, so a
  * garbage collection during a hung request collects the timeout signal and it never fires
  * (the request then hangs forever). Here the timer is an ordinary `setTimeout`, which the event
- * loop holds, and its callback holds the controller: nothing that must fire can be collected.
- * Each parent holds a listener (and through it the controller) until `clear()`.
+ * loop holds, and its callback holds the limit: nothing that must fire can be collected.
+ * Each parent holds a listener (and through it the limit) until `clear()`.
  *
  * A class rather than closures: every chat completion makes one, and this shape costs about
- * half (no getter object, no array for the usual single parent, no `once` option to parse).
+ * half (no getter object, no array for the usual single parent, no `once` option to parse). Its
+ * AbortController is made only when its signal is read: a watcher (the upstream exchange) needs none.
  */
 class TimeLimit implements Deadline {
-  private readonly controller = new AbortController();
+  private controller: AbortController | undefined = undefined;
   private readonly timer: NodeJS.Timeout;
   private parents: AbortSignal[] | undefined;
+  private listeners: (() => void)[] | undefined = undefined;
   timedOut = false;
+  aborted = false;
+  reason: unknown = undefined;
 
   constructor(
     private readonly ms: number,
@@ -34,7 +66,7 @@ class TimeLimit implements Deadline {
     for (const parent of parents) {
       if (!parent) continue;
       if (parent.aborted) {
-        this.controller.abort(parent.reason);
+        this.fire(parent.reason);
         this.clear();
         return;
       }
@@ -44,21 +76,44 @@ class TimeLimit implements Deadline {
   }
 
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
     return this.controller.signal;
+  }
+
+  watch(listener: () => void): void {
+    (this.listeners ??= []).push(listener);
+  }
+
+  unwatch(listener: () => void): void {
+    const at = this.listeners?.indexOf(listener) ?? -1;
+    if (at >= 0) this.listeners!.splice(at, 1);
+  }
+
+  private fire(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+    const listeners = this.listeners;
+    this.listeners = undefined;
+    if (listeners) for (const listener of listeners) listener();
   }
 
   private readonly onTimeout = () => {
     this.timedOut = true;
-    this.controller.abort(new DOMException(`timed out after ${this.ms} ms`, 'TimeoutError'));
+    this.fire(new DOMException(`timed out after ${this.ms} ms`, 'TimeoutError'));
   };
 
   private readonly onParentAbort = (event: Event) => {
-    this.controller.abort((event.target as AbortSignal).reason);
+    this.fire((event.target as AbortSignal).reason);
     this.clear();
   };
 
   abort(reason: unknown): void {
-    this.controller.abort(reason);
+    this.fire(reason);
     this.clear();
   }
 

@@ -96,7 +96,8 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
             continuation: conversation.continuation,
             question: conversation.question,
             options: input.options,
-            signal: time.signal,
+            // the limit itself, not its signal: the model call listens to it without one being made
+            limit: time,
             stream,
             onOpen,
             incoming: conversation.incoming,
