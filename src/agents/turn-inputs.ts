@@ -1,6 +1,6 @@
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import type { ModelOptions } from '../models/provider.js';
-import type { AbortWatch } from '../time/deadline.js';
+import type { AbortWatch } from '../time/lazy-abort.js';
 import type { SessionMessage } from '../store/port.js';
 import type { TurnTools } from '../tools/turn-tools.js';
 import type { AgentConfig } from './agent-directory.js';

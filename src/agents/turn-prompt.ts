@@ -4,7 +4,7 @@ import { modelChain } from '../models/model-chain.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { ChatMessage, ModelOptions, ModelRequest } from '../models/provider.js';
 import type { SessionMessage } from '../store/port.js';
-import type { AbortWatch } from '../time/deadline.js';
+import type { AbortWatch } from '../time/lazy-abort.js';
 import type { AgentConfig } from './agent-directory.js';
 import { chatMessageOf, wellFormedToolSequence } from './tool-use/tool-messages.js';
 import { packedMap } from '../utils/packed-map.js';

@@ -1,5 +1,5 @@
 import type { thinkingLevels } from '../config/sections/mapping-schema.js';
-import type { AbortWatch } from '../time/deadline.js';
+import type { AbortWatch } from '../time/lazy-abort.js';
 export type ThinkingLevel = (typeof thinkingLevels)[number];
 
 export interface ChatMessage {

@@ -1,31 +1,4 @@
-/**
- * An abort watched without an AbortSignal: a chat completion's model call listens to its time
- * limit through this, and the limit makes its AbortSignal (an EventTarget, whose making was the
- * largest of Node's own costs per completion) only for a reader that asks for one.
- */
-export interface AbortWatch {
-  readonly aborted: boolean;
-  readonly reason: unknown;
-  /** `listener` is called once, when it aborts (not when it had already: check `aborted` first, as with a signal) */
-  watch(listener: () => void): void;
-  unwatch(listener: () => void): void;
-  /** the same abort as an AbortSignal, made on first read */
-  readonly signal: AbortSignal;
-}
-
-/** what aborts a call: a signal, or a watch that makes none unless asked */
-export type AbortSource = AbortSignal | AbortWatch;
-
-/** `listener` called when `source` aborts; `unlisten` removes it */
-export function listenForAbort(source: AbortSource, listener: () => void): void {
-  if ('watch' in source) source.watch(listener);
-  else source.addEventListener('abort', listener);
-}
-
-export function unlistenForAbort(source: AbortSource, listener: () => void): void {
-  if ('watch' in source) source.unwatch(listener);
-  else source.removeEventListener('abort', listener);
-}
+import { LazyAbort, type AbortWatch } from './lazy-abort.js';
 
 /** A limit that aborts after `ms` or when any parent aborts, whichever comes first. */
 export interface Deadline extends AbortWatch {
@@ -49,25 +22,21 @@ export interface Deadline extends AbortWatch {
  * half (no getter object, no array for the usual single parent, no `once` option to parse). Its
  * AbortController is made only when its signal is read: a watcher (the upstream exchange) needs none.
  */
-class TimeLimit implements Deadline {
-  private controller: AbortController | undefined = undefined;
+class TimeLimit extends LazyAbort implements Deadline {
   private readonly timer: NodeJS.Timeout;
   private parents: AbortSignal[] | undefined;
-  private listeners: (() => void)[] | undefined = undefined;
   timedOut = false;
-  aborted = false;
-  reason: unknown = undefined;
 
   constructor(
     private readonly ms: number,
     parents: (AbortSignal | undefined)[],
   ) {
+    super();
     this.timer = setTimeout(this.onTimeout, ms);
     for (const parent of parents) {
       if (!parent) continue;
       if (parent.aborted) {
-        this.fire(parent.reason);
-        this.clear();
+        this.abort(parent.reason);
         return;
       }
       parent.addEventListener('abort', this.onParentAbort);
@@ -75,45 +44,15 @@ class TimeLimit implements Deadline {
     }
   }
 
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.aborted) this.controller.abort(this.reason);
-    }
-    return this.controller.signal;
-  }
-
-  watch(listener: () => void): void {
-    (this.listeners ??= []).push(listener);
-  }
-
-  unwatch(listener: () => void): void {
-    const at = this.listeners?.indexOf(listener) ?? -1;
-    if (at >= 0) this.listeners!.splice(at, 1);
-  }
-
-  private fire(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.controller?.abort(reason);
-    const listeners = this.listeners;
-    this.listeners = undefined;
-    if (listeners) for (const listener of listeners) listener();
-  }
-
   private readonly onTimeout = () => {
     this.timedOut = true;
-    this.fire(new DOMException(`timed out after ${this.ms} ms`, 'TimeoutError'));
+    this.abort(new DOMException(`timed out after ${this.ms} ms`, 'TimeoutError'));
   };
 
-  private readonly onParentAbort = (event: Event) => {
-    this.fire((event.target as AbortSignal).reason);
-    this.clear();
-  };
+  private readonly onParentAbort = (event: Event) => this.abort((event.target as AbortSignal).reason);
 
-  abort(reason: unknown): void {
-    this.fire(reason);
+  override abort(reason: unknown): void {
+    super.abort(reason);
     this.clear();
   }
 

@@ -4,7 +4,7 @@ import { ProviderAbortError, ProviderConnectionError, ProviderHttpError } from '
 import { SseDecoder } from './sse-decoder.js';
 import { UpstreamExchange, type BodySink } from './upstream-exchange.js';
 import { requestJson } from '../request-json.js';
-import type { AbortSource } from '../../time/deadline.js';
+import type { AbortSource } from '../../time/lazy-abort.js';
 
 export interface OpenAICompatibleClientConfig {
   /** e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1` */

@@ -3,7 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import zlib from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { ProviderAbortError, ProviderConnectionError } from './provider-errors.js';
-import { listenForAbort, unlistenForAbort, type AbortSource } from '../../time/deadline.js';
+import { listenForAbort, unlistenForAbort, type AbortSource } from '../../time/lazy-abort.js';
 
 /**
  * Kept-alive connections, shared by every provider (a config reload makes new clients, not new
