@@ -6,6 +6,7 @@ import type { ModelRequest, ModelToolCall, ModelUsage } from '../models/provider
 import type { SessionMessage, SessionsRepo, ToolCallRecord, ToolCallsRepo } from '../store/port.js';
 import { assembleTurn } from './turn-prompt.js';
 import { copyWith } from '../utils/copy-with.js';
+import { signalOf } from '../models/provider.js';
 import { packedMap } from '../utils/packed-map.js';
 import type { Budgets } from '../accounts/budgets.js';
 import type { UsageRecorder } from '../accounts/usage-recorder.js';
@@ -135,7 +136,7 @@ async function computeTurn(deps: AgentTurnDeps, asked: AgentTurnInput, onDelta?:
     tools: granted,
     ledger: input.ledger!,
     attribution: { agentId: input.agent.id, mappingId: input.usage?.mappingId, keyName: input.usage?.keyName },
-    signal: input.signal,
+    signal: signalOf(input),
     approvalTimeoutMs: parseDuration(config.tools.approvalTimeout),
     onCallFinished: deps.onToolCallFinished,
   });
@@ -222,6 +223,7 @@ export function turnRequest(deps: Pick<AgentTurnDeps, 'models' | 'config'>, inpu
       knowledge,
       options: input.options,
       signal: input.signal,
+      limit: input.limit,
     },
     deps.models,
     deps.config,

@@ -1,6 +1,6 @@
 import { completeInProcess, completeWithFallbacks } from '../models/complete-with-fallbacks.js';
 import type { ModelRegistry } from '../models/model-registry.js';
-import type { ModelRequest, ModelResponse, ModelStreamEvent, ModelToolCall, ModelUsage } from '../models/provider.js';
+import { abortedOf, signalOf, type ModelRequest, type ModelResponse, type ModelStreamEvent, type ModelToolCall, type ModelUsage } from '../models/provider.js';
 import { randomHex } from '../utils/random-hex.js';
 import { ModelCallError } from './model-call-error.js';
 import type { assembleTurn } from './turn-prompt.js';
@@ -85,14 +85,14 @@ export async function askModel(
       // the chain, tried in order (a stream, once begun, cannot change model: it has none)
       // each model of the chain is asked with its own model name and signal, written over these
       const response: ModelResponse & { ref?: string; failures?: ModelFailure[] } = triesFallbacks(input)
-        ? await completeWithFallbacks(refs, deps.models, request, { signal: request.signal, deadline: input.deadlineAt })
+        ? await completeWithFallbacks(refs, deps.models, request, { signal: signalOf(request), deadline: input.deadlineAt })
         : await provider.complete(request);
       takeResponse(answer, response);
     }
   } catch (error) {
     // aborted (the client went away, the time limit) or failed after the provider read the prompt:
     // what it read and what it generated are spent, estimated, as for a call that ended
-    if (answer.text || answer.refusal || answer.toolCalls.length || answer.usage || input.signal?.aborted) await recordCutShort(deps, input, answer, request, reservation);
+    if (answer.text || answer.refusal || answer.toolCalls.length || answer.usage || abortedOf(input)) await recordCutShort(deps, input, answer, request, reservation);
     else if (reservation !== undefined) deps.usage?.settle(reservation, undefined);
     throw new ModelCallError(error);
   }

@@ -1,5 +1,6 @@
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import type { ModelOptions } from '../models/provider.js';
+import type { AbortWatch } from '../time/lazy-abort.js';
 import type { SessionMessage } from '../store/port.js';
 import type { TurnTools } from '../tools/turn-tools.js';
 import type { AgentConfig } from './agent-directory.js';
@@ -17,6 +18,8 @@ interface TurnBase {
   /** passed through to the model (sampling, thinking, provider fields such as tools) */
   options?: ModelOptions;
   signal?: AbortSignal;
+  /** the turn's limit watched without a signal (a chat completion's): its model call listens to it, anything else reads its signal */
+  limit?: AbortWatch;
   /** whom the turn's tokens count against; recorded once the turn is */
   usage?: UsageAttribution;
   /** server-side tools the turn may call (granted by config, tools/tool-policy.ts): herald runs them and asks the model again */

@@ -4,6 +4,7 @@ import { modelChain } from '../models/model-chain.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { ChatMessage, ModelOptions, ModelRequest } from '../models/provider.js';
 import type { SessionMessage } from '../store/port.js';
+import type { AbortWatch } from '../time/lazy-abort.js';
 import type { AgentConfig } from './agent-directory.js';
 import { chatMessageOf, wellFormedToolSequence } from './tool-use/tool-messages.js';
 import { packedMap } from '../utils/packed-map.js';
@@ -28,6 +29,7 @@ export interface TurnPromptInput {
   knowledge: KnowledgePassage[];
   options?: ModelOptions;
   signal?: AbortSignal;
+  limit?: AbortWatch;
 }
 
 /**
@@ -61,6 +63,7 @@ export function assembleTurn(input: TurnPromptInput, models: ModelRegistry, conf
     question: input.question,
     thinking: options?.thinking ?? config.agents.defaults.thinking,
     signal: input.signal,
+    limit: input.limit,
     onOpen: undefined,
   };
   return { provider, resolved, request, refs };

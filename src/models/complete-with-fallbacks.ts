@@ -66,7 +66,8 @@ export async function completeWithFallbacks(
       if (needsClientTools(request) && !provider.clientTools) throw new Error('the model takes no client tools or structured output');
       const signal = share?.signal ?? options.signal;
       // the request as it is when it names this model and signal already (a turn's first model), else a copy naming them
-      const asked = request.model === resolved.model && request.signal === signal ? (request as ModelRequest) : copyWith(request, { model: resolved.model, signal });
+      // (a limit of the request's own is left out: this signal is the call's limit)
+      const asked = request.model === resolved.model && request.signal === signal && request.limit === undefined ? (request as ModelRequest) : copyWith(request, { model: resolved.model, signal, limit: undefined });
       const response = await provider.complete(asked);
       return copyWith(response, { ref: resolved.ref, failures });
     } catch (error) {

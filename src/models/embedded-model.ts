@@ -1,5 +1,5 @@
 import { promptWordCount, wordCount } from '../utils/word-count.js';
-import type { ModelPassage, ModelProvider, ModelRequest, ModelResponse, ModelStreamEvent, ModelUsage } from './provider.js';
+import { signalOf, type ModelPassage, type ModelProvider, type ModelRequest, type ModelResponse, type ModelStreamEvent, type ModelUsage } from './provider.js';
 
 export const HEARTBEAT_OK = 'HEARTBEAT_OK';
 
@@ -22,7 +22,7 @@ export class EmbeddedModel implements ModelProvider {
   }
 
   completeNow(request: ModelRequest): ModelResponse {
-    request.signal?.throwIfAborted();
+    signalOf(request)?.throwIfAborted();
     const full = answer(request, this.quote);
     // max_tokens counts whitespace words here, as usage does; split into words only to cut (an array of every word per answer otherwise)
     const fullWords = wordCount(full);

@@ -1,4 +1,5 @@
 import type { thinkingLevels } from '../config/sections/mapping-schema.js';
+import type { AbortWatch } from '../time/lazy-abort.js';
 export type ThinkingLevel = (typeof thinkingLevels)[number];
 
 export interface ChatMessage {
@@ -54,6 +55,12 @@ export interface ModelOptions {
   extra?: Record<string, unknown>;
 }
 
+/** the call's abort as a signal, whichever way it was given (a limit's signal is made now) */
+export const signalOf = (call: { signal?: AbortSignal; limit?: AbortWatch }): AbortSignal | undefined => call.signal ?? call.limit?.signal;
+
+/** whether the call was aborted, without making a limit's signal */
+export const abortedOf = (call: { signal?: AbortSignal; limit?: AbortWatch }): boolean => call.signal?.aborted === true || call.limit?.aborted === true;
+
 /** the `extra` fields only a provider with `clientTools` honours: client tools and structured output */
 export const needsClientTools = (options: ModelOptions) =>
   options.extra !== undefined && ['tools', 'tool_choice', 'response_format'].some((k) => options.extra![k] !== undefined);
@@ -72,6 +79,11 @@ export interface ModelRequest extends ModelOptions {
   /** the latest user message, unwrapped */
   question?: string;
   signal?: AbortSignal;
+  /**
+   * the call's limit without a signal (a chat completion's): a provider that can listen to it
+   * does (the OpenAI-compatible one); `signalOf` gives a signal of either
+   */
+  limit?: AbortWatch;
   /** streamed: called once the provider accepted the request (for an upstream: its answer's headers are in) */
   onOpen?: () => void;
 }

@@ -1,6 +1,7 @@
-/** A signal that aborts after `ms` or when any parent aborts, whichever comes first. */
-export interface Deadline {
-  signal: AbortSignal;
+import { LazyAbort, type AbortWatch } from './lazy-abort.js';
+
+/** A limit that aborts after `ms` or when any parent aborts, whichever comes first. */
+export interface Deadline extends AbortWatch {
   /** true when the time limit (not a parent) aborted it */
   readonly timedOut: boolean;
   /** stops the timer and lets go of the parents; call it when the work is done */
@@ -14,14 +15,14 @@ export interface Deadline {
  * holds its sources weakly and `AbortSignal.timeout` keeps no strong reference to itself, so a
  * garbage collection during a hung request collects the timeout signal and it never fires
  * (the request then hangs forever). Here the timer is an ordinary `setTimeout`, which the event
- * loop holds, and its callback holds the controller: nothing that must fire can be collected.
- * Each parent holds a listener (and through it the controller) until `clear()`.
+ * loop holds, and its callback holds the limit: nothing that must fire can be collected.
+ * Each parent holds a listener (and through it the limit) until `clear()`.
  *
  * A class rather than closures: every chat completion makes one, and this shape costs about
- * half (no getter object, no array for the usual single parent, no `once` option to parse).
+ * half (no getter object, no array for the usual single parent, no `once` option to parse). Its
+ * AbortController is made only when its signal is read: a watcher (the upstream exchange) needs none.
  */
-class TimeLimit implements Deadline {
-  private readonly controller = new AbortController();
+class TimeLimit extends LazyAbort implements Deadline {
   private readonly timer: NodeJS.Timeout;
   private parents: AbortSignal[] | undefined;
   timedOut = false;
@@ -30,12 +31,12 @@ class TimeLimit implements Deadline {
     private readonly ms: number,
     parents: (AbortSignal | undefined)[],
   ) {
+    super();
     this.timer = setTimeout(this.onTimeout, ms);
     for (const parent of parents) {
       if (!parent) continue;
       if (parent.aborted) {
-        this.controller.abort(parent.reason);
-        this.clear();
+        this.abort(parent.reason);
         return;
       }
       parent.addEventListener('abort', this.onParentAbort);
@@ -43,22 +44,15 @@ class TimeLimit implements Deadline {
     }
   }
 
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
   private readonly onTimeout = () => {
     this.timedOut = true;
-    this.controller.abort(new DOMException(`timed out after ${this.ms} ms`, 'TimeoutError'));
+    this.abort(new DOMException(`timed out after ${this.ms} ms`, 'TimeoutError'));
   };
 
-  private readonly onParentAbort = (event: Event) => {
-    this.controller.abort((event.target as AbortSignal).reason);
-    this.clear();
-  };
+  private readonly onParentAbort = (event: Event) => this.abort((event.target as AbortSignal).reason);
 
-  abort(reason: unknown): void {
-    this.controller.abort(reason);
+  override abort(reason: unknown): void {
+    super.abort(reason);
     this.clear();
   }
 

@@ -30,18 +30,17 @@ export interface NodeTarget {
 export function nodeDoor<Admitted>(surface: ExchangeSurface<Admitted>, deps: NodeDoorDeps) {
   return function answerOnNode(incoming: IncomingMessage, outgoing: ServerResponse, target: NodeTarget): void {
     const x = openNodeExchange(deps.proxies, incoming, outgoing, target);
-    runExchange(surface, deps, x, (answer) => writeOnNode(incoming, outgoing, answer, deps.maxBodyBytes)).catch((error: unknown) => {
+    runExchange(surface, deps, x, (answer) => writeOnNode(incoming, outgoing, x.answerHeaders, answer, deps.maxBodyBytes)).catch((error: unknown) => {
       deps.logger.error({ err: error, path: target.path }, 'request failed outside its route');
       outgoing.destroy();
     });
   };
 }
 
-function openNodeExchange(proxies: TrustedProxies, incoming: IncomingMessage, outgoing: ServerResponse, target: NodeTarget): Exchange {
+function openNodeExchange(proxies: TrustedProxies, incoming: IncomingMessage, outgoing: ServerResponse, target: NodeTarget): NodeExchange {
   const started = performance.now();
   const headers = headersOfRaw(incoming.rawHeaders);
   const requestId = requestIdFrom(headers['x-request-id']);
-  outgoing.setHeader('X-Request-Id', requestId);
   const clientAddress = resolveClientAddress(proxies, incoming.socket?.remoteAddress ?? 'local', () => headers);
   return new NodeExchange(requestId, incoming, outgoing, target, headers, started, clientAddress);
 }
@@ -54,6 +53,12 @@ class NodeExchange implements Exchange {
   readonly url: string;
   mappingId: string | undefined = undefined;
   bodyBytes: number | undefined = undefined;
+  /**
+   * The answer's headers by lower-cased name (a later value replaces an earlier, as Node's
+   * setHeader does), handed to writeHead with the answer's own: Node's setHeader per header, and
+   * writeHead's merge of them, were a dozen calls per completion for five headers.
+   */
+  readonly answerHeaders: Record<string, string | number>;
 
   constructor(
     readonly requestId: string,
@@ -68,6 +73,7 @@ class NodeExchange implements Exchange {
     this.path = target.path;
     this.surface = carriedSurface(incoming);
     this.url = target.url;
+    this.answerHeaders = { 'x-request-id': requestId };
   }
 
   readBody(limits: BodyLimits): Promise<Uint8Array> {
@@ -76,7 +82,7 @@ class NodeExchange implements Exchange {
   }
 
   setHeader(name: string, value: string): void {
-    this.outgoing.setHeader(name, value);
+    this.answerHeaders[name.toLowerCase()] = value;
   }
 
   whenClientGone(cancel: (reason: unknown) => void): void {
@@ -86,23 +92,34 @@ class NodeExchange implements Exchange {
 
 /** `cancel` when Node's response closes before it finished: its client went away */
 export function cancelWhenResponseCloses(outgoing: ServerResponse, cancel: (reason: unknown) => void): void {
-  outgoing.once('close', () => {
+  // `on`, not `once` (a wrapper and its state per request): a response closes once
+  outgoing.on('close', () => {
     if (!outgoing.writableFinished) cancel('Client connection prematurely closed.');
   });
 }
 
-function writeOnNode(incoming: IncomingMessage, outgoing: ServerResponse, answer: Answer, maxBodyBytes: number): void {
-  if ('stream' in answer) return streamSse(outgoing, answer.stream, answer.options);
+/** the answer with its headers (`head`, the exchange's: lower-cased names) in one writeHead */
+function writeOnNode(incoming: IncomingMessage, outgoing: ServerResponse, head: Record<string, string | number>, answer: Answer, maxBodyBytes: number): void {
+  if ('stream' in answer) {
+    const { options } = answer;
+    withHeaders(head, options.headers);
+    return streamSse(outgoing, answer.stream, { pingMs: options.pingMs, headers: head as Record<string, string>, onError: options.onError, typed: options.typed });
+  }
   const { body } = answer;
-  const head: Record<string, string | number> = { ...answer.headers };
-  if (answer.contentType) head['Content-Type'] = answer.contentType;
-  if (body !== null) head['Content-Length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+  withHeaders(head, answer.headers);
+  if (answer.contentType) head['content-type'] = answer.contentType;
+  if (body !== null) head['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
   outgoing.writeHead(answer.status, head);
   outgoing.end(body ?? undefined);
   // refused before its body was read (401, 405, 429): what is left of it is read and dropped, so
   // the connection can take the next request, but no more of it than a body may hold, and not
   // for long; past either the socket is closed
-  if (!incoming.readableEnded && !incoming.destroyed && !outgoing.hasHeader('connection')) dropUnread(incoming, maxBodyBytes);
+  if (!incoming.readableEnded && !incoming.destroyed && head.connection === undefined) dropUnread(incoming, maxBodyBytes);
+}
+
+/** `more` set on `head` by lower-cased name */
+function withHeaders(head: Record<string, string | number>, more: Record<string, string> | undefined): void {
+  for (const name in more) head[name.toLowerCase()] = more[name]!;
 }
 
 const DROP_UNREAD_MS = 500;

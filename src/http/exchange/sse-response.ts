@@ -126,7 +126,8 @@ export function sseResponse(c: Context, produce: Produce, options: SseOptions): 
 export function streamSse(outgoing: ServerResponse, produce: Produce, options: SseOptions): void {
   const gone = new ClientGone();
   let closed = false;
-  outgoing.once('close', () => {
+  // `on`, not `once` (a wrapper per stream): a response closes once
+  outgoing.on('close', () => {
     closed = true;
     if (!outgoing.writableFinished) gone.fire();
   });

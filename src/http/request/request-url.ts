@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { BoundedMemo } from '../../utils/bounded-memo.js';
 
 /**
  * A Host the WHATWG URL parser keeps exactly as sent: lower-case name labels ending in a label
@@ -24,13 +25,30 @@ const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e)/i;
 export function absoluteUrl(incoming: IncomingMessage, target: string): string | undefined {
   const host = incoming.headers.host;
   if (!host) return undefined;
-  const scheme = (incoming.socket as { encrypted?: boolean } | null)?.encrypted ? 'https' : 'http';
-  if (PLAIN_HOST.test(host) && !host.includes('xn--') && !host.endsWith(scheme === 'https' ? ':443' : ':80') && PLAIN_TARGET.test(target) && !DOT_SEGMENT.test(target)) {
-    const port = host.lastIndexOf(':');
-    if (port === -1 || Number(host.slice(port + 1)) <= 65535) return `${scheme}://${host}${target}`;
-  }
+  const https = (incoming.socket as { encrypted?: boolean } | null)?.encrypted === true;
+  const scheme = https ? 'https' : 'http';
+  if ((https ? plainHttpsHosts : plainHttpHosts).get(host, https ? plainHttpsHost : plainHttpHost) && plainTargets.get(target, plainTarget)) return `${scheme}://${host}${target}`;
   return parsedUrl(scheme, host, target);
 }
+
+/** a Host the parser keeps as sent over `scheme` (PLAIN_HOST, no punycode, no default port, a port within range) */
+function plainHost(host: string, defaultPort: string): boolean {
+  if (!PLAIN_HOST.test(host) || host.includes('xn--') || host.endsWith(defaultPort)) return false;
+  const port = host.lastIndexOf(':');
+  return port === -1 || Number(host.slice(port + 1)) <= 65535;
+}
+const plainHttpHost = (host: string) => plainHost(host, ':80');
+const plainHttpsHost = (host: string) => plainHost(host, ':443');
+const plainTarget = (target: string) => PLAIN_TARGET.test(target) && !DOT_SEGMENT.test(target);
+
+/**
+ * Each verdict remembered by its text: clients send the same Host and request target on every
+ * call, and the checks' regular expressions were most of a request URL's cost. Bounded by what
+ * the texts weigh, as a stream of ever-different ones must not grow them.
+ */
+const plainHttpHosts = new BoundedMemo<string, boolean>(64 * 1024, (host) => host.length);
+const plainHttpsHosts = new BoundedMemo<string, boolean>(64 * 1024, (host) => host.length);
+const plainTargets = new BoundedMemo<string, boolean>(256 * 1024, (target) => target.length);
 
 /** the URL the WHATWG parser makes of the request, or undefined when it refuses it or reads another host than sent */
 export function parsedUrl(scheme: 'http' | 'https', host: string, target: string): string | undefined {

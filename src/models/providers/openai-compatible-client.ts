@@ -4,6 +4,7 @@ import { ProviderAbortError, ProviderConnectionError, ProviderHttpError } from '
 import { SseDecoder } from './sse-decoder.js';
 import { UpstreamExchange, type BodySink } from './upstream-exchange.js';
 import { requestJson } from '../request-json.js';
+import type { AbortSource } from '../../time/lazy-abort.js';
 
 export interface OpenAICompatibleClientConfig {
   /** e.g. `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1` */
@@ -40,7 +41,7 @@ export class OpenAICompatibleClient {
   }
 
   /** POSTs `body` to `path` (below the base URL) and resolves with the parsed JSON of a 2xx answer */
-  async post(path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
+  async post(path: string, body: unknown, signal?: AbortSource): Promise<unknown> {
     const exchange = await this.open(path, requestJson(body), 'application/json', signal);
     try {
       const text = await readText(exchange, Infinity);
@@ -59,7 +60,7 @@ export class OpenAICompatibleClient {
    * event as it arrives, until `data: [DONE]`. An `error` in the stream is thrown as the
    * upstream's error; a stream that breaks off throws. Leaving the loop early aborts the request.
    */
-  async *stream(path: string, body: unknown, signal?: AbortSignal): AsyncGenerator<unknown, void, undefined> {
+  async *stream(path: string, body: unknown, signal?: AbortSource): AsyncGenerator<unknown, void, undefined> {
     const exchange = await this.open(path, requestJson(body), 'text/event-stream', signal);
     const pushed = new PushedItems<unknown>();
     const reader = new EventReader(exchange, (chunk) => pushed.push(chunk), () => pushed.notify());
@@ -91,7 +92,7 @@ export class OpenAICompatibleClient {
    * Resolves once the stream is whole; `onChunk` throwing ends it (the request is aborted).
    * `onOpen` is called once the upstream accepted (a 2xx answer's headers are in).
    */
-  async streamEach(path: string, body: unknown, onChunk: (chunk: unknown) => void, signal?: AbortSignal, onOpen?: () => void): Promise<void> {
+  async streamEach(path: string, body: unknown, onChunk: (chunk: unknown) => void, signal?: AbortSource, onOpen?: () => void): Promise<void> {
     const exchange = await this.open(path, requestJson(body), 'text/event-stream', signal);
     try {
       onOpen?.();
@@ -117,7 +118,7 @@ export class OpenAICompatibleClient {
   }
 
   /** sends the request, follows redirects, and resolves once a final 2xx answer's headers are in (an error status is thrown) */
-  private async open(path: string, body: string, accept: string, signal: AbortSignal | undefined): Promise<UpstreamExchange> {
+  private async open(path: string, body: string, accept: string, signal: AbortSource | undefined): Promise<UpstreamExchange> {
     let url = this.urls.get(path) ?? this.urlOf(path);
     let method = 'POST';
     let payload: string | undefined = body;
@@ -176,7 +177,7 @@ function parseJson(text: string): unknown {
 }
 
 /** what a stream's failure is thrown as: an abort as such, the upstream's own errors as they are, the rest as the connection's */
-function streamFailure(error: unknown, signal: AbortSignal | undefined): unknown {
+function streamFailure(error: unknown, signal: AbortSource | undefined): unknown {
   if (signal?.aborted) return new ProviderAbortError(signal.reason);
   if (error instanceof ProviderHttpError || error instanceof SyntaxError || error instanceof ProviderAbortError || error instanceof ProviderConnectionError) return error;
   return new ProviderConnectionError(error);

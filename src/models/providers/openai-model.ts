@@ -47,7 +47,7 @@ export class OpenAIModel implements ModelProvider {
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
-    const completion = (await this.client.post('/chat/completions', this.params(request, false), request.signal)) as ChatCompletion;
+    const completion = (await this.client.post('/chat/completions', this.params(request, false), request.limit ?? request.signal)) as ChatCompletion;
     const choice = completion.choices[0];
     // built field by field: the same shape for every answer without a refusal or tool calls
     const response: ModelResponse = { text: choice?.message?.content ?? '', finishReason: choice?.finish_reason ?? 'stop', usage: undefined };
@@ -59,7 +59,7 @@ export class OpenAIModel implements ModelProvider {
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
-    const stream = this.client.stream('/chat/completions', this.params(request, true), request.signal);
+    const stream = this.client.stream('/chat/completions', this.params(request, true), request.limit ?? request.signal);
     const events: ModelStreamEvent[] = [];
     for await (const chunk of stream) {
       eventsOf(chunk as ChatCompletionChunk, (event) => events.push(event));
@@ -68,7 +68,7 @@ export class OpenAIModel implements ModelProvider {
   }
 
   streamEach(request: ModelRequest, onEvent: (event: ModelStreamEvent) => void): Promise<void> {
-    return this.client.streamEach('/chat/completions', this.params(request, true), (chunk) => eventsOf(chunk as ChatCompletionChunk, onEvent), request.signal, request.onOpen);
+    return this.client.streamEach('/chat/completions', this.params(request, true), (chunk) => eventsOf(chunk as ChatCompletionChunk, onEvent), request.limit ?? request.signal, request.onOpen);
   }
 
 }

@@ -1,6 +1,6 @@
 import type { HealthLedger } from '../../utils/health-ledger.js';
 import { failureCause } from './provider-failure.js';
-import type { ModelProvider, ModelRequest } from '../provider.js';
+import { abortedOf, type ModelProvider, type ModelRequest } from '../provider.js';
 
 /**
  * A provider whose calls tell `ledger` how they ended, under the provider's name: an answer
@@ -13,7 +13,7 @@ export function healthRecorded(provider: ModelProvider, name: string, ledger: He
   // an upstream may echo the key it refused ("Incorrect API key provided: sk-…"): the cause is shown and shared among replicas
   const masked = (cause: string) => (apiKey && apiKey.length >= 4 ? cause.split(apiKey).join('***') : cause);
   const failed = (request: ModelRequest, error: unknown) => {
-    if (!request.signal?.aborted) ledger.failed(name, masked(failureCause(error)));
+    if (!abortedOf(request)) ledger.failed(name, masked(failureCause(error)));
   };
   const recorded: ModelProvider = {
     clientTools: provider.clientTools,

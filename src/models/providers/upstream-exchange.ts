@@ -3,6 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import zlib from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { ProviderAbortError, ProviderConnectionError } from './provider-errors.js';
+import { listenForAbort, unlistenForAbort, type AbortSource } from '../../time/lazy-abort.js';
 
 /**
  * Kept-alive connections, shared by every provider (a config reload makes new clients, not new
@@ -29,7 +30,8 @@ export interface ExchangeRequest {
   /** a flat list of names and values */
   headers: string[];
   body: string | undefined;
-  signal: AbortSignal | undefined;
+  /** a signal, or a limit listened to without one (a chat completion's) */
+  signal: AbortSource | undefined;
 }
 
 /** the errors of a kept-alive socket the server closed as it was reused: nothing of the request reached it */
@@ -57,7 +59,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   private readonly text = new StringDecoder('utf8');
   private abortReason?: ProviderAbortError;
 
-  private constructor(private readonly signal: AbortSignal | undefined) {}
+  private constructor(private readonly signal: AbortSource | undefined) {}
 
   /** sends the request; resolves with the exchange once the answer's headers are in */
   static open(request: ExchangeRequest, retried = false): Promise<UpstreamExchange> {
@@ -77,7 +79,8 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
         },
       };
     });
-    signal?.addEventListener('abort', exchange.onAbort, { once: true });
+    // no `once` option (an options object to read per request): a signal aborts once, and done() removes the listener
+    if (signal) listenForAbort(signal, exchange.onAbort);
     const options: Dispatcher.DispatchOptions = { origin: url.origin, path: url.pathname + url.search, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body: request.body };
     if (dispatcher) dispatcher.dispatch(options, exchange);
     else loadDispatcher().then((loaded) => loaded.dispatch(options, exchange), (error: unknown) => exchange.fail(error));
@@ -100,7 +103,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
 
   /** lets go of the caller's signal; call it once the body is read or given up */
   done(): void {
-    this.signal?.removeEventListener('abort', this.onAbort);
+    if (this.signal) unlistenForAbort(this.signal, this.onAbort);
   }
 
   private readonly onAbort = () => {

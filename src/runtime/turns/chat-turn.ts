@@ -6,7 +6,7 @@ import type { TurnDelta } from '../../agents/model-answer.js';
 import { reserveCall, type UsageAttribution } from '../../agents/turn-usage.js';
 import { requireClientTools, type ClientToolsUse } from '../../agents/tool-use/client-tools.js';
 import { turnModelRefs } from '../../agents/turn-prompt.js';
-import { openConversation, type ChatInputMessage } from '../../agents/conversation.js';
+import { openConversation, type ChatInputMessage, type Conversation } from '../../agents/conversation.js';
 import { modelFailure } from '../../agents/model-call-error.js';
 import { callsLedger } from '../../agents/tool-use/tool-ledger.js';
 
@@ -51,27 +51,36 @@ export interface ChatTurn {
  * so an unknown one is refused before anything is sent, then the one agent turn runs over it
  * with the agent's knowledge, within `agents.defaults.timeoutSeconds`.
  */
-export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): Promise<ChatTurn> {
+export function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): ChatTurn | Promise<ChatTurn> {
   const { agent } = input;
-  const { timeoutSeconds, historyLimit } = deps.config.agents.defaults;
   requireClientTools(deps, agent, input.clientTools);
   const opening = openConversation(
     deps.sessions,
     { agentId: agent.id, owner: input.owner, conversationId: input.conversationId, messages: input.messages, metadata: input.metadata },
-    historyLimit,
+    deps.config.agents.defaults.historyLimit,
   );
-  // a new conversation is not awaited (one promise fewer per completion)
-  const conversation = opening instanceof Promise ? await opening : opening;
-  // the model call's estimate is reserved against the budgets now, before anything is answered: a
-  // streamed completion past a budget is a 429 too, not an error inside a 200 stream
+  // a value when nothing is waited for (a new conversation, no budget): no promise per completion
+  return opening instanceof Promise ? opening.then((conversation) => admitChat(deps, input, conversation)) : admitChat(deps, input, opening);
+}
+
+/**
+ * The model call's estimate reserved against the budgets now, before anything is answered: a
+ * streamed completion past a budget is a 429 too, not an error inside a 200 stream.
+ */
+function admitChat(deps: AgentTurnDeps, input: ChatTurnInput, conversation: Conversation): ChatTurn | Promise<ChatTurn> {
   const reserving = reserveCall(
     deps,
-    { agent, usage: input.usage },
+    { agent: input.agent, usage: input.usage },
     { messages: [...conversation.history, ...conversation.incoming, ...conversation.continuation], maxTokens: input.options?.maxTokens },
-    turnModelRefs(deps.config, agent)[0]!,
+    turnModelRefs(deps.config, input.agent)[0]!,
   );
-  const reservation = reserving instanceof Promise ? await reserving : reserving;
-  // one abort controller per completion: the time limit's, which the client's going away aborts too
+  return reserving instanceof Promise ? reserving.then((reservation) => chatTurn(deps, input, conversation, reservation)) : chatTurn(deps, input, conversation, reserving);
+}
+
+function chatTurn(deps: AgentTurnDeps, input: ChatTurnInput, conversation: Conversation, reservation: number | undefined): ChatTurn {
+  const { agent } = input;
+  const { timeoutSeconds } = deps.config.agents.defaults;
+  // one time limit per completion, which the client's going away aborts too
   let limit: Deadline | undefined;
   let cancelled: { reason: unknown } | undefined;
   // a chat's caller holds an API key (no outside content), and no person is waited for mid-request
@@ -96,7 +105,8 @@ export async function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): P
             continuation: conversation.continuation,
             question: conversation.question,
             options: input.options,
-            signal: time.signal,
+            // the limit itself, not its signal: the model call listens to it without one being made
+            limit: time,
             stream,
             onOpen,
             incoming: conversation.incoming,

@@ -15,14 +15,20 @@ export interface ChatCompletionRequest extends Pick<ChatTurnInput, 'conversation
   model: unknown;
 }
 
+/** the agent a chat completion names, and its turn */
+export interface OpenedChat {
+  agent: AgentConfig;
+  chat: ChatTurn;
+}
+
 /**
  * POST /v1/chat/completions: the key may use the agent it names (404 otherwise, param `model`);
  * the chat turn opens on the key's own conversations, its tokens counted against the key and
  * the agent, whose budgets the turn checks as it is admitted (429 before anything is answered).
  */
-export async function openChatCompletion(deps: PlatformTurnsDeps, principal: ApiPrincipal, request: ChatCompletionRequest): Promise<{ agent: AgentConfig; chat: ChatTurn }> {
+export function openChatCompletion(deps: PlatformTurnsDeps, principal: ApiPrincipal, request: ChatCompletionRequest): OpenedChat | Promise<OpenedChat> {
   const agent = requireAgent(deps.agents, principal, request.model, 'model');
-  const chat = await openChatTurn(deps.turns, {
+  const opening = openChatTurn(deps.turns, {
     agent,
     owner: conversationOwner(principal),
     conversationId: request.conversationId,
@@ -32,5 +38,6 @@ export async function openChatCompletion(deps: PlatformTurnsDeps, principal: Api
     clientTools: request.clientTools,
     usage: { source: 'chat', keyName: principal.name },
   });
-  return { agent, chat };
+  // a value when the turn opened without waiting (a new conversation, no budget): no promise per completion
+  return opening instanceof Promise ? opening.then((chat) => ({ agent, chat })) : { agent, chat: opening };
 }

@@ -100,7 +100,7 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
   x.bodyBytes = bytes.byteLength;
   const body = parseChatRequest(parseJsonBody(bytes));
   const tools = chatClientTools(body);
-  const { agent, chat } = await openChatCompletion(deps, principal, {
+  const opening = openChatCompletion(deps, principal, {
     model: body.model,
     conversationId: body.conversation_id ?? undefined,
     messages: chatInputMessages(body.messages),
@@ -114,6 +114,7 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
     },
     clientTools: tools.use,
   });
+  const { agent, chat } = opening instanceof Promise ? await opening : opening;
   const id = `chatcmpl-${randomHex(12)}`;
   const created = Math.floor(Date.now() / 1000);
   const conversation_id = chat.conversationId;
