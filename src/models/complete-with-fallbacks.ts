@@ -1,7 +1,7 @@
 import { failureCause } from './providers/provider-failure.js';
 import { deadline } from '../time/deadline.js';
 import type { ModelRegistry } from './model-registry.js';
-import { needsClientTools, type ModelRequest, type ModelResponse } from './provider.js';
+import { needsClientTools, type ModelOptions, type ModelProvider, type ModelRequest, type ModelResponse } from './provider.js';
 import { copyWith } from '../utils/copy-with.js';
 
 export interface FallbackResult extends ModelResponse {
@@ -34,6 +34,14 @@ export class AllModelsFailedError extends Error {
   }
 }
 
+/** a model that would ignore the client's tools or format is not an answer to this request: the chain's next one is asked */
+function refuseUnfit(request: ModelOptions, provider: ModelProvider): void {
+  if (needsClientTools(request) && !provider.clientTools) throw new Error('the model takes no client tools or structured output');
+}
+
+/** a model of the chain that gave no answer: its provider named once its ref resolved */
+const failureOf = (ref: string, provider: string | undefined, error: string): ModelFailure => (provider === undefined ? { ref, error } : { ref, provider, error });
+
 /**
  * Asks the models of `refs` in order until one answers. The caller's `signal` bounds the whole
  * turn (its time limit, a shutdown): when it fires, no further model is tried and its reason is
@@ -62,8 +70,7 @@ export async function completeWithFallbacks(
     try {
       const { provider, resolved } = models.resolve(ref);
       providerId = resolved.provider;
-      // a model that would ignore the client's tools or format is not an answer to this request: the next one is
-      if (needsClientTools(request) && !provider.clientTools) throw new Error('the model takes no client tools or structured output');
+      refuseUnfit(request, provider);
       const signal = share?.signal ?? options.signal;
       // the request as it is when it names this model and signal already (a turn's first model), else a copy naming them
       // (a limit of the request's own is left out: this signal is the call's limit)
@@ -73,7 +80,7 @@ export async function completeWithFallbacks(
     } catch (error) {
       if (options.signal?.aborted) throw error;
       const reason = share?.timedOut ? `no answer within its share of the time limit (${Math.round(shareMs! / 1000)}s)` : failureCause(error);
-      failures.push({ ref, ...(providerId !== undefined && { provider: providerId }), error: reason });
+      failures.push(failureOf(ref, providerId, reason));
       lastError = error;
     } finally {
       share?.clear();
@@ -96,12 +103,12 @@ export function completeInProcess(refs: string[], models: ModelRegistry, request
     try {
       const { provider, resolved } = models.resolve(ref);
       providerId = resolved.provider;
-      if (needsClientTools(request) && !provider.clientTools) throw new Error('the model takes no client tools or structured output');
+      refuseUnfit(request, provider);
       if (!provider.completeNow) throw new Error('the model does not answer in this process');
       const asked = request.model === resolved.model ? (request as ModelRequest) : copyWith(request, { model: resolved.model });
       return copyWith(provider.completeNow(asked), { ref: resolved.ref, failures });
     } catch (error) {
-      failures.push({ ref, ...(providerId !== undefined && { provider: providerId }), error: failureCause(error) });
+      failures.push(failureOf(ref, providerId, failureCause(error)));
       lastError = error;
     }
   }
