@@ -119,7 +119,7 @@ export class RunQueue {
   private newRun(action: AgentAction, options: { id?: string; rerunOf?: string }): RunRecord {
     // runs accepted before agentId existed carry none: the default agent, as then
     const agent = (action.agentId && this.deps.agents.get(action.agentId)) || this.deps.agents.default();
-    return {
+    const run: RunRecord = {
       id: options.id ?? uuidV7(),
       status: 'queued',
       agentId: agent.id,
@@ -133,8 +133,11 @@ export class RunQueue {
       startedAt: null,
       finishedAt: null,
       rerunOf: options.rerunOf ?? null,
-      ...traceContextHere(),
     };
+    // the trace the run is made in (its request's), stored with it; nothing while tracing is off
+    const traceContext = currentTraceparent();
+    if (traceContext !== undefined) run.traceContext = traceContext;
+    return run;
   }
 
   /** claims into free slots now, not at the next poll (a run queued again by an approval) */
@@ -256,8 +259,3 @@ export class RunQueue {
   }
 }
 
-/** the trace the run is made in (its request's), stored with it; nothing while tracing is off */
-function traceContextHere(): { traceContext?: string } {
-  const traceContext = currentTraceparent();
-  return traceContext === undefined ? {} : { traceContext };
-}
