@@ -162,7 +162,8 @@ export class HookIntake {
   private carryOut(call: IntakeCall, prepared: Prepared, outcome: MappingOutcome, runId?: string, key?: string): Promise<Finished> {
     if (outcome.type === 'skip') return Promise.resolve({ status: 204, body: null });
     if (outcome.type === 'respond') return Promise.resolve(responded(outcome.response));
-    const options = { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) };
+    const options: Parameters<DispatchAction>[1] = { runId };
+    if (key !== undefined) options.completes = { scope: call.request.path, key };
     if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.reply) return this.awaitReply(outcome.action, prepared.reply, options);
     if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.waitForCompletion) return this.awaitCompletion(outcome.action, options);
     if (outcome.type === 'actions') return this.dispatchEach(call, prepared, outcome, options);
@@ -239,11 +240,20 @@ function responded(response: HookResponse, runId?: string): StoredResponse {
   return { status: response.status, body: { respond: response, ...(runId !== undefined && { runId }) } };
 }
 
+/** the outcome of every call: one object, its optional fields set only when present (no spread objects) */
 function toOutcome(response: StoredResponse, replayed: boolean, idempotencyKey?: string): HookOutcome {
   const { eventId, failure, errorCode, tool } = response as Finished & { eventId?: number };
-  const extra = { ...(idempotencyKey !== undefined && { idempotencyKey }), ...(eventId !== undefined && { eventId }), ...(failure && { failure }), ...(errorCode !== undefined && { errorCode }), ...(tool && { tool }) };
-  if (response.status === 204) return { type: 'skipped', status: 204, body: null, replayed, ...extra };
   const body = response.body as { respond?: HookResponse; runId?: string } | null;
-  if (body && typeof body === 'object' && body.respond) return { type: 'responded', status: response.status, response: body.respond, ...(body.runId !== undefined && { runId: body.runId }), replayed, ...extra };
-  return { type: 'dispatched', status: response.status as DispatchResult['status'], body: response.body as DispatchResult['body'], replayed, ...extra };
+  let outcome: HookOutcome;
+  if (response.status === 204) outcome = { type: 'skipped', status: 204, body: null, replayed };
+  else if (body && typeof body === 'object' && body.respond) {
+    outcome = { type: 'responded', status: response.status, response: body.respond, replayed };
+    if (body.runId !== undefined) outcome.runId = body.runId;
+  } else outcome = { type: 'dispatched', status: response.status as DispatchResult['status'], body: response.body as DispatchResult['body'], replayed };
+  if (idempotencyKey !== undefined) outcome.idempotencyKey = idempotencyKey;
+  if (eventId !== undefined) outcome.eventId = eventId;
+  if (failure) outcome.failure = failure;
+  if (errorCode !== undefined) outcome.errorCode = errorCode;
+  if (tool) outcome.tool = tool;
+  return outcome;
 }
