@@ -88,16 +88,34 @@ export class HookIntake {
     return intakeSpan(call, (traced) => this.acceptCall(traced));
   }
 
-  private async acceptCall(call: IntakeCall): Promise<HookOutcome> {
-    const headerKey = call.idempotencyKey;
-    if (headerKey !== undefined) {
-      // a mapping without effects before its dispatch is worked out first: its run and the key in one commit
-      const early = await this.withoutEffects(call).catch(() => undefined);
-      if (early) return this.keyedAtOnce(call, headerKey, early);
-      return this.once(call, headerKey, async (runId) => this.finish(call, await this.prepare(call), runId, headerKey));
+  /**
+   * Not an async function: a call without a key whose mapping answers at once (the built-in
+   * /wake and /agent among them) is its dispatch's promise and one reaction, a step of every webhook's path
+   */
+  private acceptCall(call: IntakeCall): Promise<HookOutcome> {
+    try {
+      if (call.idempotencyKey === undefined) {
+        const preparing = this.prepare(call);
+        if (!(preparing instanceof Promise) && preparing.idempotencyKey === undefined) return this.finish(call, preparing).then(unkeyedOutcome);
+        return this.acceptUnkeyed(call, preparing);
+      }
+      return this.acceptKeyed(call, call.idempotencyKey);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    // awaited only when it is on its way: most mappings (the built-in /wake and /agent among them) answer at once
-    const preparing = this.prepare(call);
+  }
+
+  /** a call with an Idempotency-Key header */
+  private async acceptKeyed(call: IntakeCall, headerKey: string): Promise<HookOutcome> {
+    // a mapping without effects before its dispatch is worked out first: its run and the key in one commit
+    const early = await this.withoutEffects(call).catch(() => undefined);
+    if (early) return this.keyedAtOnce(call, headerKey, early);
+    return this.once(call, headerKey, async (runId) => this.finish(call, await this.prepare(call), runId, headerKey));
+  }
+
+  /** a call without the header: its mapping may render a key of its own (GitHub's delivery id) */
+  private async acceptUnkeyed(call: IntakeCall, preparing: Prepared | Promise<Prepared>): Promise<HookOutcome> {
+    // awaited only when it is on its way
     const prepared = preparing instanceof Promise ? await preparing : preparing;
     const mappingKey = prepared.idempotencyKey;
     if (mappingKey === undefined) return toOutcome(await this.finish(call, prepared), false);
@@ -234,6 +252,9 @@ export class HookIntake {
     return toOutcome({ status: response.status, body: response.body, ...(response.eventId !== undefined && { eventId: response.eventId }), ...(response.failure && { failure: response.failure, errorCode: response.errorCode }), ...(response.tool && { tool: true }) } as StoredResponse, false, key);
   }
 }
+
+/** the outcome of a call processed without a key */
+const unkeyedOutcome = (response: Finished): HookOutcome => toOutcome(response, false);
 
 /** a mapping's own answer as the idempotency record keeps it (a dispatched answer always has `ok`, this never) */
 function responded(response: HookResponse, runId?: string): StoredResponse {

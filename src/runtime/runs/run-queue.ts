@@ -224,9 +224,10 @@ export class RunQueue {
   }
 
   /** a run, then the runs of its session claimed behind it, each starting when the one ahead passes its history on */
-  private beginChain([first, ...behind]: RunRecord[], history?: SessionMessage[]): void {
-    let ahead = this.begin(first!, history, undefined, behind.length > 0);
-    behind.forEach((run, i) => (ahead = this.begin(run, undefined, ahead, i < behind.length - 1)));
+  private beginChain(runs: RunRecord[], history?: SessionMessage[]): void {
+    // by index: no array of the runs behind made for every claim
+    let ahead = this.begin(runs[0]!, history, undefined, runs.length > 1);
+    for (let i = 1; i < runs.length; i++) ahead = this.begin(runs[i]!, undefined, ahead, i < runs.length - 1);
   }
 
   /** resolves when this process runs nothing and the store had nothing more for it (tests) */
