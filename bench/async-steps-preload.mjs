@@ -96,7 +96,7 @@ if (out) {
         for (const child of node.children) walk(child, url ? here : caller);
       };
       walk(profile.head, '(root)');
-      const top = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 30);
+      const top = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 120);
       const promiseTop = [...promiseSites].sort((a, b) => b[1] - a[1]).slice(0, 80);
       fs.writeFileSync(out, JSON.stringify({ promises, statements, commits, allocated, top, promiseTop, statementTop: [...bySource].sort((a, b) => b[1] - a[1]).slice(0, 40) }));
     });

@@ -65,9 +65,9 @@ export function createDispatcher(deps: DispatcherDeps): DispatchAction {
   return function dispatchAction(action, options = {}) {
     if (action.kind === 'wake') return dispatchWake(deps, action, options);
     const admission = runAdmission(action, options.traffic ?? deps.traffic?.(action.source.mappingId));
-    const tool = action.kind === 'tool' ? { tool: true as const } : undefined;
-    if (!admission) return deps.runs.submit(action, { id: options.runId }).then((runId) => ({ status: 202, body: { ok: true, runId }, ...tool }));
-    return tool ? dispatchGoverned(deps, action, admission, options).then((result) => ({ ...result, ...tool })) : dispatchGoverned(deps, action, admission, options);
+    const tool = action.kind === 'tool';
+    if (!admission) return deps.runs.submit(action, { id: options.runId }).then((runId) => (tool ? { status: 202, body: { ok: true, runId }, tool } : { status: 202, body: { ok: true, runId } }));
+    return tool ? dispatchGoverned(deps, action, admission, options).then((result) => copyWith(result, { tool })) : dispatchGoverned(deps, action, admission, options);
   };
 }
 

@@ -88,16 +88,34 @@ export class HookIntake {
     return intakeSpan(call, (traced) => this.acceptCall(traced));
   }
 
-  private async acceptCall(call: IntakeCall): Promise<HookOutcome> {
-    const headerKey = call.idempotencyKey;
-    if (headerKey !== undefined) {
-      // a mapping without effects before its dispatch is worked out first: its run and the key in one commit
-      const early = await this.withoutEffects(call).catch(() => undefined);
-      if (early) return this.keyedAtOnce(call, headerKey, early);
-      return this.once(call, headerKey, async (runId) => this.finish(call, await this.prepare(call), runId, headerKey));
+  /**
+   * Not an async function: a call without a key whose mapping answers at once (the built-in
+   * /wake and /agent among them) is its dispatch's promise and one reaction, a step of every webhook's path
+   */
+  private acceptCall(call: IntakeCall): Promise<HookOutcome> {
+    try {
+      if (call.idempotencyKey === undefined) {
+        const preparing = this.prepare(call);
+        if (!(preparing instanceof Promise) && preparing.idempotencyKey === undefined) return this.finish(call, preparing).then(unkeyedOutcome);
+        return this.acceptUnkeyed(call, preparing);
+      }
+      return this.acceptKeyed(call, call.idempotencyKey);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    // awaited only when it is on its way: most mappings (the built-in /wake and /agent among them) answer at once
-    const preparing = this.prepare(call);
+  }
+
+  /** a call with an Idempotency-Key header */
+  private async acceptKeyed(call: IntakeCall, headerKey: string): Promise<HookOutcome> {
+    // a mapping without effects before its dispatch is worked out first: its run and the key in one commit
+    const early = await this.withoutEffects(call).catch(() => undefined);
+    if (early) return this.keyedAtOnce(call, headerKey, early);
+    return this.once(call, headerKey, async (runId) => this.finish(call, await this.prepare(call), runId, headerKey));
+  }
+
+  /** a call without the header: its mapping may render a key of its own (GitHub's delivery id) */
+  private async acceptUnkeyed(call: IntakeCall, preparing: Prepared | Promise<Prepared>): Promise<HookOutcome> {
+    // awaited only when it is on its way
     const prepared = preparing instanceof Promise ? await preparing : preparing;
     const mappingKey = prepared.idempotencyKey;
     if (mappingKey === undefined) return toOutcome(await this.finish(call, prepared), false);
@@ -162,7 +180,8 @@ export class HookIntake {
   private carryOut(call: IntakeCall, prepared: Prepared, outcome: MappingOutcome, runId?: string, key?: string): Promise<Finished> {
     if (outcome.type === 'skip') return Promise.resolve({ status: 204, body: null });
     if (outcome.type === 'respond') return Promise.resolve(responded(outcome.response));
-    const options = { runId, ...(key !== undefined && { completes: { scope: call.request.path, key } }) };
+    const options: Parameters<DispatchAction>[1] = { runId };
+    if (key !== undefined) options.completes = { scope: call.request.path, key };
     if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.reply) return this.awaitReply(outcome.action, prepared.reply, options);
     if (outcome.type === 'action' && outcome.action.kind === 'agent' && prepared.waitForCompletion) return this.awaitCompletion(outcome.action, options);
     if (outcome.type === 'actions') return this.dispatchEach(call, prepared, outcome, options);
@@ -234,16 +253,28 @@ export class HookIntake {
   }
 }
 
+/** the outcome of a call processed without a key */
+const unkeyedOutcome = (response: Finished): HookOutcome => toOutcome(response, false);
+
 /** a mapping's own answer as the idempotency record keeps it (a dispatched answer always has `ok`, this never) */
 function responded(response: HookResponse, runId?: string): StoredResponse {
   return { status: response.status, body: { respond: response, ...(runId !== undefined && { runId }) } };
 }
 
+/** the outcome of every call: one object, its optional fields set only when present (no spread objects) */
 function toOutcome(response: StoredResponse, replayed: boolean, idempotencyKey?: string): HookOutcome {
   const { eventId, failure, errorCode, tool } = response as Finished & { eventId?: number };
-  const extra = { ...(idempotencyKey !== undefined && { idempotencyKey }), ...(eventId !== undefined && { eventId }), ...(failure && { failure }), ...(errorCode !== undefined && { errorCode }), ...(tool && { tool }) };
-  if (response.status === 204) return { type: 'skipped', status: 204, body: null, replayed, ...extra };
   const body = response.body as { respond?: HookResponse; runId?: string } | null;
-  if (body && typeof body === 'object' && body.respond) return { type: 'responded', status: response.status, response: body.respond, ...(body.runId !== undefined && { runId: body.runId }), replayed, ...extra };
-  return { type: 'dispatched', status: response.status as DispatchResult['status'], body: response.body as DispatchResult['body'], replayed, ...extra };
+  let outcome: HookOutcome;
+  if (response.status === 204) outcome = { type: 'skipped', status: 204, body: null, replayed };
+  else if (body && typeof body === 'object' && body.respond) {
+    outcome = { type: 'responded', status: response.status, response: body.respond, replayed };
+    if (body.runId !== undefined) outcome.runId = body.runId;
+  } else outcome = { type: 'dispatched', status: response.status as DispatchResult['status'], body: response.body as DispatchResult['body'], replayed };
+  if (idempotencyKey !== undefined) outcome.idempotencyKey = idempotencyKey;
+  if (eventId !== undefined) outcome.eventId = eventId;
+  if (failure) outcome.failure = failure;
+  if (errorCode !== undefined) outcome.errorCode = errorCode;
+  if (tool) outcome.tool = tool;
+  return outcome;
 }

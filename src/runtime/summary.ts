@@ -12,11 +12,11 @@ export const SUMMARY_MAX_CHARS = 2000;
  * wrapper's own markers spoofed in such a run's reply are neutralised, so no reply can close the
  * boundary of a later wrapper.
  */
-export function runSummary(name: string, outcome: { reply?: string; error?: string; untrusted?: boolean }): string {
+export function runSummary(name: string, outcome: { reply?: string; error?: string }, untrusted = false): string {
   const label = `Hook ${neutralizeRoleMarkers(name)}`;
   if (outcome.error !== undefined) return `${label} (error): ${cut(outcome.error)}`;
   const reply = cut(outcome.reply?.trim() || 'ok');
-  return `${label}: ${outcome.untrusted ? neutralizeMarkers(reply) : reply}`;
+  return `${label}: ${untrusted ? neutralizeMarkers(reply) : reply}`;
 }
 
 const BRACKETED_ROLE = /\[\s*(System\s*Message|System|Assistant|Internal)\s*\]/gi;

@@ -81,6 +81,13 @@ export interface Store {
    * PostgreSQL: false, replicas share the database and leases decide.
    */
   serveAlone(): Promise<boolean>;
+  /**
+   * A store that commits its writes in order (SQLite's group commit) tells `committed` the value of
+   * `write`, a write of its own just asked for, once it committed, before its promise settles, and
+   * answers true: a reaction to every write of a kind (the change feed) without a promise per
+   * write. False (or absent) when it cannot: the caller reacts to the write's promise.
+   */
+  afterCommit?(write: Promise<unknown>, committed: (value: unknown) => void): boolean;
   /** commits what is queued, then closes; the store is unusable afterwards */
   close(): Promise<void>;
 }

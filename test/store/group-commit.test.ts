@@ -138,4 +138,29 @@ describe('group commit of store writes', () => {
     expect(await reopened.runs.get('late')).toMatchObject({ id: 'late', status: 'queued' });
     await reopened.close();
   });
+
+  it('tells an after-commit listener the value of a write once committed, not one that failed, and only for the write asked last', async () => {
+    const db = openDatabase(':memory:');
+    db.exec('CREATE TABLE t (x TEXT UNIQUE)');
+    const commits = new GroupCommit(db);
+    const insert = db.prepare('INSERT OR FAIL INTO t (x) VALUES (?)');
+    const told: string[] = [];
+    const tell = (label: string) => (value: unknown) => told.push(`${label} ${String(value)} ${(db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n} ${db.inTransaction ? 'in transaction' : 'committed'}`);
+    const first = commits.run(() => (insert.run('a'), 'first'));
+    const second = commits.run(() => (insert.run('b'), 'second'));
+    // not the write asked last: the caller reacts to its promise instead
+    expect(commits.afterCommit(first, tell('first'))).toBe(false);
+    expect(commits.afterCommit(second, tell('second'))).toBe(true);
+    // one listener per write
+    expect(commits.afterCommit(second, tell('again'))).toBe(false);
+    const refused = commits.run(() => (insert.run('a'), 'refused'));
+    expect(commits.afterCommit(refused, tell('refused'))).toBe(true);
+    await expect(second).resolves.toBe('second');
+    await expect(refused).rejects.toThrow();
+    expect(told).toEqual(['second second 2 committed']);
+    // a write already committed is not queued any more
+    expect(commits.afterCommit(second, tell('late'))).toBe(false);
+    await first;
+    db.close();
+  });
 });

@@ -52,11 +52,15 @@ type Method = (...args: never[]) => Promise<unknown>;
 /** per method: the kinds its result says changed (none when it changed nothing) */
 type Taps<R> = { [K in keyof R]?: R[K] extends (...args: never[]) => Promise<infer T> ? (result: T) => readonly ChangeKind[] : never };
 
-/** the repo with the tapped methods telling the publisher, after their write resolved */
-function tapped<R extends object>(repo: R, publisher: ChangePublisher, taps: Taps<R>): R {
+/**
+ * the repo with the tapped methods telling the publisher, after their write committed: by the
+ * store's `afterCommit` where it can (no promise per write), else by a reaction to the write's promise
+ */
+function tapped<R extends object>(repo: R, publisher: ChangePublisher, taps: Taps<R>, afterCommit: Store['afterCommit']): R {
   const out = { ...repo } as Record<string, unknown>;
   for (const [name, kindsOf] of Object.entries(taps) as [string, (result: unknown) => readonly ChangeKind[]][]) {
     const method = (repo as Record<string, Method>)[name]!;
+    const tell = (result: unknown) => publisher.changed(kindsOf(result));
     // the calls a store writes together may answer with one promise (the usage rows of one commit):
     // tapped once and answered alike, so the callers still see one promise (UsageRecorder watches it once)
     let lastWrite: Promise<unknown> | undefined;
@@ -65,8 +69,9 @@ function tapped<R extends object>(repo: R, publisher: ChangePublisher, taps: Tap
       const write = method.apply(repo, args);
       if (write === lastWrite) return lastTapped;
       lastWrite = write;
+      if (afterCommit?.(write, tell)) return (lastTapped = write);
       return (lastTapped = write.then((result) => {
-        publisher.changed(kindsOf(result));
+        tell(result);
         return result;
       }));
     };
@@ -87,13 +92,15 @@ const ifSet = (kind: ChangeKind) => (value: unknown) => (value === undefined ? [
  */
 export function withChangeFeed<S extends Store>(store: S): S {
   const publisher = new ChangePublisher(store.signals);
+  const afterCommit = store.afterCommit?.bind(store);
+  const tap = <R extends object>(repo: R, taps: Taps<R>) => tapped(repo, publisher, taps, afterCommit);
   return {
     ...store,
-    receipts: tapped(store.receipts, publisher, {
+    receipts: tap(store.receipts, {
       record: always('receipts'),
       prune: (removed) => (removed.payloads || removed.receipts ? ['receipts'] : []),
     }),
-    runs: tapped(store.runs, publisher, {
+    runs: tap(store.runs, {
       insert: always('runs'),
       insertKeyed: ifTrue('runs'),
       claim: ifAny('runs'),
@@ -108,26 +115,26 @@ export function withChangeFeed<S extends Store>(store: S): S {
       pauseForApproval: ifTrue('runs'),
     }),
     // a decision may queue its run again (its last undecided call): the console hears of it as of a run inserted
-    toolCalls: tapped(store.toolCalls, publisher, {
+    toolCalls: tap(store.toolCalls, {
       start: always('runs'),
       finish: always('runs'),
       decide: ifSet('runs'),
     }),
     // a server's question asked or answered: shown with the approvals, which follow the runs
-    questions: tapped(store.questions, publisher, { create: always('runs'), settle: ifSet('runs') }),
-    events: tapped(store.events, publisher, {
+    questions: tap(store.questions, { create: always('runs'), settle: ifSet('runs') }),
+    events: tap(store.events, {
       enqueue: ifSet('events'),
       claimPending: ifAny('events'),
       complete: always('events'),
       release: always('events'),
       requeueProcessing: (count) => (count ? ['events'] : []),
     }),
-    idempotency: tapped(store.idempotency, publisher, { completeWithEvent: always('events'), insertWithEvent: ifSet('events') }),
-    sessions: tapped(store.sessions, publisher, { append: always('sessions'), appendMany: always('sessions') }),
-    usage: tapped(store.usage, publisher, { record: always('usage') }),
+    idempotency: tap(store.idempotency, { completeWithEvent: always('events'), insertWithEvent: ifSet('events') }),
+    sessions: tap(store.sessions, { append: always('sessions'), appendMany: always('sessions') }),
+    usage: tap(store.usage, { record: always('usage') }),
     // an incident opened or closed: the Overview's trouble lists the open ones
-    alerts: tapped(store.alerts, publisher, { raise: ifSet('alerts'), resolve: ifSet('alerts') }),
-    deliveries: tapped(store.deliveries, publisher, {
+    alerts: tap(store.alerts, { raise: ifSet('alerts'), resolve: ifSet('alerts') }),
+    deliveries: tap(store.deliveries, {
       insert: ifTrue('deliveries'),
       claim: ifSet('deliveries'),
       partSent: ifTrue('deliveries'),

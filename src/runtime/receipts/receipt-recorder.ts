@@ -104,9 +104,10 @@ export class ReceiptRecorder {
       latencyMs: Math.round(input.latencyMs * 100) / 100,
       replayOf: input.replayOf ?? null,
       retainedUntil: retained ? expiresAt : null,
-      ...(input.traceId !== undefined && { traceId: input.traceId }),
-      ...(input.failure && { failure: input.failure }),
     };
+    // set when present, not spread: the literal above stays one object of one shape
+    if (input.traceId !== undefined) receipt.traceId = input.traceId;
+    if (input.failure) receipt.failure = input.failure;
     const payload: RetainedPayload | undefined = retained
       ? {
           receiptId: receipt.id,

@@ -91,7 +91,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     const markerId = newMarkerId();
     const { text: prompt, words: promptWords } = countedRunPrompt(action, run.createdAt, markerId);
     let now = 0;
-    let completed: RunCompleted = { finished: false };
+    let completed: RunCompleted;
     let written: SessionMessage[] = [];
     history ??= freshSession ? [] : await ctx.deps.agentTurn.sessions.messages(run.sessionKey, historyLimit);
     const seen = history;
@@ -105,7 +105,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     // tools granted by config: a hook run reads outside content, so a write waits for a person unless its mapping grants it to signed requests
     const tools = ctx.deps.agentTurn.toolbox?.grant(agent, { outside: true, canWait: true, mapping: action.tools, signed: action.signed === true });
     // servers waiting for a person to sign in offer no tools: the run's record names them (at its start, or by its end)
-    const awaitingSignIn = new Set(ctx.deps.agentTurn.toolbox?.awaitingSignIn(agent));
+    const signInAtStart = ctx.deps.agentTurn.toolbox?.awaitingSignIn(agent);
     const ledger = tools ? runLedger(ctx.deps.store, id, ctx.claims.owner) : undefined;
     // a tool call waits on a server, which the abort stops at the time limit
     if (tools) timer ??= setTimeout(timesOut, deadlineAt - Date.now());
@@ -161,8 +161,8 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     endTurn();
     now = transcript.at(-1)?.createdAt ?? Date.now();
     const asked = transcript.find((m) => m.role === 'user' && m.runId === id);
-    for (const server of ctx.deps.agentTurn.toolbox?.awaitingSignIn(agent) ?? []) awaitingSignIn.add(server);
-    if (asked) asked.meta = copyWith(asked.meta, { model: outcome.modelRef, ...(awaitingSignIn.size && { awaitingSignIn: [...awaitingSignIn] }) });
+    const awaitingSignIn = namesOfBoth(signInAtStart, ctx.deps.agentTurn.toolbox?.awaitingSignIn(agent));
+    if (asked) asked.meta = copyWith(asked.meta, awaitingSignIn ? { model: outcome.modelRef, awaitingSignIn } : { model: outcome.modelRef });
     written = transcript;
     // a store error here is not the run's failure: the run stays running and, once its lease
     // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)
@@ -226,6 +226,12 @@ async function giveBack(ctx: RunContext, id: string): Promise<undefined> {
 async function givenUp(ctx: RunContext, id: string, abort: RunAbort): Promise<undefined> {
   if (!(abort.reason instanceof LeaseLost)) await ctx.claims.giveBack([id]);
   return undefined;
+}
+
+/** the names of either list, each once; undefined when there is none (most runs: no set made for them) */
+function namesOfBoth(first: readonly string[] | undefined, then: readonly string[] | undefined): string[] | undefined {
+  if (!first?.length && !then?.length) return undefined;
+  return [...new Set([...(first ?? []), ...(then ?? [])])];
 }
 
 /** waits for `promise`; an abort (the run's time limit, a shutdown, a lost lease) ends the wait with its reason */

@@ -1,5 +1,5 @@
 import type { AgentAction } from '../../mappings/hook-action.js';
-import { annotate } from '../../tracing/tracing.js';
+import { annotate, tracingOn } from '../../tracing/tracing.js';
 import type { RunCompleted, RunCompletion, RunRecord, SessionMessage } from '../../store/port.js';
 import { MAIN_SESSION, MAX_PENDING_EVENTS } from '../main-session.js';
 import { answeredInResponse, replyDisposition } from '../delivery/reply-delivery.js';
@@ -26,10 +26,10 @@ export function completeRun(ctx: RunContext, id: string, completion: Omit<RunCom
   try {
     // herald's policy beyond OpenClaw's: the summary of a run over outside content is flagged on its event
     const untrusted = !action.allowUnsafeExternalContent;
-    const text = runSummary(action.name, copyWith(outcome, { untrusted }));
+    const text = runSummary(action.name, outcome, untrusted);
     const written = copyWith(completion, { summary: { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS, untrusted } });
-    // on the run's span, when tracing is on: how it ended and the model that answered
-    annotate({ 'herald.run.status': completion.status, 'herald.model.ref': completion.model ?? undefined });
+    // on the run's span, when tracing is on (no attributes made for every run while it is off): how it ended and the model that answered
+    if (tracingOn()) annotate({ 'herald.run.status': completion.status, 'herald.model.ref': completion.model ?? undefined });
     // the run itself still holds a slot: claiming into it keeps the count, unless fewer may be held now
     writing =
       claimNext && ctx.claims.accepting && ctx.slots.taken() <= ctx.slots.capacity()
@@ -61,9 +61,10 @@ export function completeRun(ctx: RunContext, id: string, completion: Omit<RunCom
  * before reading it): nothing is passed on, and the run behind is given back when this one leaves.
  */
 export function completeInChain(ctx: RunContext, completing: Promise<RunCompleted>, place: ChainPlace, history: () => SessionMessage[] | undefined): Promise<RunCompleted> {
+  // the history is made only for a run behind (most runs have none)
   const passOn = () => {
-    const known = history();
-    if (known) place.passBehind?.(known);
+    const known = place.passBehind && history();
+    if (known) place.passBehind!(known);
   };
   // not an async function: with a single writer the completion's own promise is the answer
   if (ctx.deps.store.runs.singleWriter) {

@@ -119,7 +119,7 @@ export class RunQueue {
   private newRun(action: AgentAction, options: { id?: string; rerunOf?: string }): RunRecord {
     // runs accepted before agentId existed carry none: the default agent, as then
     const agent = (action.agentId && this.deps.agents.get(action.agentId)) || this.deps.agents.default();
-    return {
+    const run: RunRecord = {
       id: options.id ?? uuidV7(),
       status: 'queued',
       agentId: agent.id,
@@ -133,8 +133,11 @@ export class RunQueue {
       startedAt: null,
       finishedAt: null,
       rerunOf: options.rerunOf ?? null,
-      ...traceContextHere(),
     };
+    // the trace the run is made in (its request's), stored with it; nothing while tracing is off
+    const traceContext = currentTraceparent();
+    if (traceContext !== undefined) run.traceContext = traceContext;
+    return run;
   }
 
   /** claims into free slots now, not at the next poll (a run queued again by an approval) */
@@ -221,9 +224,10 @@ export class RunQueue {
   }
 
   /** a run, then the runs of its session claimed behind it, each starting when the one ahead passes its history on */
-  private beginChain([first, ...behind]: RunRecord[], history?: SessionMessage[]): void {
-    let ahead = this.begin(first!, history, undefined, behind.length > 0);
-    behind.forEach((run, i) => (ahead = this.begin(run, undefined, ahead, i < behind.length - 1)));
+  private beginChain(runs: RunRecord[], history?: SessionMessage[]): void {
+    // by index: no array of the runs behind made for every claim
+    let ahead = this.begin(runs[0]!, history, undefined, runs.length > 1);
+    for (let i = 1; i < runs.length; i++) ahead = this.begin(runs[i]!, undefined, ahead, i < runs.length - 1);
   }
 
   /** resolves when this process runs nothing and the store had nothing more for it (tests) */
@@ -256,8 +260,3 @@ export class RunQueue {
   }
 }
 
-/** the trace the run is made in (its request's), stored with it; nothing while tracing is off */
-function traceContextHere(): { traceContext?: string } {
-  const traceContext = currentTraceparent();
-  return traceContext === undefined ? {} : { traceContext };
-}

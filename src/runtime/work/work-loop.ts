@@ -52,14 +52,15 @@ export class WorkLoop {
    * asks for a pass: now, or right after the one under way; cheap to call often. `gap: false`: this
    * wake-up is not held back by `gapMs` (a timer of the owner's own, not a burst of changes)
    */
-  wake({ gap = true }: { gap?: boolean } = {}): void {
+  wake(options?: { gap?: boolean }): void {
     if (!this.accepting) return;
     if (this.running) {
       this.again = true;
       return;
     }
     if (this.held) return;
-    const wait = this.waitBeforePass(gap);
+    // no default object: the change feed wakes its loops for every write
+    const wait = this.waitBeforePass(options?.gap ?? true);
     if (wait <= 0) {
       this.running = this.passes();
       return;

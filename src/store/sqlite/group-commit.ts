@@ -2,15 +2,15 @@ import { CountDeltas } from './count-deltas.js';
 import type { SqliteDatabase } from './open-database.js';
 import { OthersCommits } from './others-commits.js';
 
-interface Outcome {
-  ok: boolean;
-  value: unknown;
-}
-
 interface Pending {
   work: () => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** told the write's value once it committed, before its promise settles (`afterCommit`) */
+  committed: ((value: unknown) => void) | undefined;
+  /** the last attempt's outcome: the work's value, or what it threw */
+  ok: boolean;
+  value: unknown;
 }
 
 /** a write of a group run together failed: the attempt is rolled back, its group run again isolated */
@@ -51,6 +51,8 @@ export class GroupCommit {
   /** other connections' commits: read at every attempt, where the transaction's locks are held already */
   readonly othersCommits: OthersCommits;
   private scheduled?: NodeJS.Immediate;
+  /** the promise `run` returned last while its write is still queued: `afterCommit` knows the write by it */
+  private lastQueued?: Promise<unknown>;
   /** what the group's writes changed in the counts /metrics reads, written at the group's end (count-deltas.ts) */
   private readonly counts: CountDeltas;
 
@@ -58,7 +60,7 @@ export class GroupCommit {
    * `group` in a transaction (BEGIN IMMEDIATE), the function made once: better-sqlite3's
    * `db.transaction()` builds four wrapped functions and defines their properties at every call
    */
-  private readonly groupTransaction: (group: Pending[], tails: Set<() => void>, isolated: boolean, outcomes: Outcome[]) => void;
+  private readonly groupTransaction: (group: Pending[], tails: Set<() => void>, isolated: boolean) => void;
 
   constructor(private readonly db: SqliteDatabase) {
     this.counts = new CountDeltas(db);
@@ -67,10 +69,25 @@ export class GroupCommit {
   }
 
   run<T>(work: () => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
+    const queued = new Promise<T>((resolve, reject) => {
+      this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject, committed: undefined, ok: false, value: undefined });
       this.scheduled ??= setImmediate(this.gatherOneMoreTurn);
     });
+    this.lastQueued = queued;
+    return queued;
+  }
+
+  /**
+   * Tells `committed` the value of `write` once it committed, before its promise settles, when
+   * `write` is the promise `run` returned last and its write is still queued (one listener per
+   * write): a reaction to the write without a promise of its own, for what every write of a kind
+   * reacts to (the change feed). False otherwise, and nothing is kept.
+   */
+  afterCommit(write: Promise<unknown>, committed: (value: unknown) => void): boolean {
+    const queued = this.pending.at(-1);
+    if (write !== this.lastQueued || !queued || queued.committed) return false;
+    queued.committed = committed;
+    return true;
   }
 
   /**
@@ -113,45 +130,52 @@ export class GroupCommit {
     const tails = this.tails;
     this.pending = [];
     this.tails = new Set();
+    this.lastQueued = undefined;
     if (group.length === 0) return;
-    let outcomes: Outcome[];
     try {
       try {
-        outcomes = this.attempt(group, tails, false);
+        this.attempt(group, tails, false);
       } catch (error) {
         if (error !== WORK_FAILED) throw error;
-        outcomes = this.attempt(group, tails, true);
+        this.attempt(group, tails, true);
       }
     } catch (error) {
       for (const { reject } of group) reject(error);
       return;
     }
-    group.forEach(({ resolve, reject }, i) => (outcomes[i]!.ok ? resolve : reject)(outcomes[i]!.value));
+    for (const write of group) {
+      if (!write.ok) {
+        write.reject(write.value);
+        continue;
+      }
+      if (write.committed) told(write.committed, write.value);
+      write.resolve(write.value);
+    }
   }
 
   /** the group in one transaction: together (a failing work aborts it) or isolated (each work under a savepoint) */
-  private attempt(group: Pending[], tails: Set<() => void>, isolated: boolean): Outcome[] {
+  private attempt(group: Pending[], tails: Set<() => void>, isolated: boolean): void {
     this.generation++;
     this.counts.clear();
-    const outcomes: Outcome[] = [];
     try {
-      this.groupTransaction(group, tails, isolated, outcomes);
+      this.groupTransaction(group, tails, isolated);
     } catch (error) {
       // better-sqlite3 rolled the transaction back (a failed COMMIT included), or SQLite ended it
       this.rollbacks++;
       throw error;
     }
-    return outcomes;
   }
 
-  /** one attempt's work, in the transaction `attempt` runs it in */
-  private group(group: Pending[], tails: Set<() => void>, isolated: boolean, outcomes: Outcome[]): void {
+  /** one attempt's work, in the transaction `attempt` runs it in; each write's outcome kept on it */
+  private group(group: Pending[], tails: Set<() => void>, isolated: boolean): void {
     this.othersCommits.readInTransaction();
-    for (const { work } of group) {
+    for (const write of group) {
+      const { work } = write;
       const counted = isolated ? this.counts.snapshot() : undefined;
       try {
         // nested in the group's transaction, db.transaction is a savepoint
-        outcomes.push({ ok: true, value: isolated ? this.db.transaction(work)() : work() });
+        write.value = isolated ? this.db.transaction(work)() : work();
+        write.ok = true;
       } catch (error) {
         // SQLite ended the transaction itself: nothing of the group is kept
         if (!this.db.inTransaction) throw error;
@@ -161,7 +185,8 @@ export class GroupCommit {
         if (!isolated) throw group.length > 1 ? WORK_FAILED : error;
         // its savepoint was rolled back
         this.rollbacks++;
-        outcomes.push({ ok: false, value: error });
+        write.ok = false;
+        write.value = error;
       }
     }
     for (const tail of tails) {
@@ -172,5 +197,14 @@ export class GroupCommit {
       }
     }
     this.counts.write();
+  }
+}
+
+/** an after-commit listener's fault is its own: the group's other writes still settle */
+function told(committed: (value: unknown) => void, value: unknown): void {
+  try {
+    committed(value);
+  } catch {
+    // the listener reports its own faults
   }
 }

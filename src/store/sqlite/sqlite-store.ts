@@ -61,6 +61,7 @@ export function openSqliteStore(file: string, options: OpenOptions = {}): Sqlite
       serving ??= takeServingLock(file);
       return serving !== undefined;
     },
+    afterCommit: (write, committed) => commits.afterCommit(write, committed),
     async close() {
       serving?.release();
       serving = undefined;
