@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../src/store/sqlite/group-commit.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
@@ -17,7 +20,7 @@ describe("other connections' commits", () => {
     return { ours, theirs };
   };
 
-  it('are seen from the next event-loop turn on, and at once by a group commit in its transaction', async () => {
+  it("are seen from the next event-loop turn on, and at once by a group commit's works", async () => {
     const { ours, theirs } = twoHandles();
     const commits = new GroupCommit(ours);
     const others = commits.othersCommits;
@@ -30,10 +33,15 @@ describe("other connections' commits", () => {
     expect(after).not.toBe(before);
 
     theirs.prepare('INSERT INTO t VALUES (?)').run('b');
-    // the group's attempt reads it inside its transaction, and that answers the rest of its turn
-    await commits.run(() => ours.prepare('INSERT INTO t VALUES (?)').run('c'));
+    // the group's attempt reads it inside its transaction, for its works
+    let seenByWork = -1;
+    await commits.run(() => {
+      seenByWork = others.inTransaction;
+      ours.prepare('INSERT INTO t VALUES (?)').run('c');
+    });
+    expect(seenByWork).not.toBe(after);
     const read = others.now();
-    expect(read).not.toBe(after);
+    expect(read).toBe(seenByWork);
     // this connection's own commits move nothing
     await nextTurn();
     expect(others.now()).toBe(read);
@@ -57,6 +65,25 @@ describe("other connections' commits", () => {
     await store.events.enqueue('main', 'news', 10);
     expect(has()).toBe(true);
     await other.close();
+    await store.close();
+  });
+  it("drop what the store holds: a request read after a group commit's turn, when another process wrote in between", async () => {
+    const file = path.join(tempDir(), 'herald.db');
+    const store = openSqliteStore(file);
+    expect(store.knowledge.hasChunks!('a')).toBe(false);
+    // this continuation runs in the check phase, right after the group commit's transaction
+    await store.events.enqueue('main', 'news', 10);
+    // another process (a CLI command) writes before this process's next poll phase...
+    const sqliteStore = fileURLToPath(new URL('../../src/store/sqlite/sqlite-store.ts', import.meta.url));
+    const write = `import { openSqliteStore } from ${JSON.stringify(sqliteStore)};
+      const s = openSqliteStore(${JSON.stringify(file)});
+      await s.knowledge.add({ agentId: 'a', filename: 'one.txt', bytes: 1, mimeType: 'text/plain', sha256: '1'.padStart(64, '0'), metadata: null },
+        [{ content: 'The quokka smiles.', terms: 'quokka smile' }]);
+      await s.close();`;
+    execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', write]);
+    // ...and a request sent after it is read in that poll phase
+    await new Promise((resolve) => fs.stat(file, resolve));
+    expect(store.knowledge.hasChunks!('a')).toBe(true);
     await store.close();
   });
 });

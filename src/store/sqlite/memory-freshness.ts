@@ -27,7 +27,7 @@ export class MemoryFreshness {
       moved = true;
     }
     // as the attempt running now read it, at its start
-    const version = this.commits.othersCommits.now();
+    const version = this.commits.othersCommits.inTransaction;
     if (version !== this.seenVersion) {
       this.seenVersion = version;
       moved = true;

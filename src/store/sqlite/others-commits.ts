@@ -6,40 +6,41 @@ import type { SqliteDatabase } from './open-database.js';
  * queues, the knowledge caches) is dropped when the version moves.
  *
  * Asked outside a transaction, the PRAGMA opens a read transaction of its own, and that is the
- * WAL's locks, many times what the statement costs inside a transaction: so the version is
- * asked at most once per event-loop turn, and a group commit's transaction, which holds them
- * already, answers it for the turn it runs in. Every run a turn executes after its claim commits
- * then reads the caches without asking.
+ * WAL's locks, many times what the statement costs inside a transaction: so `now()` asks at most
+ * once per event-loop turn, until the turn's check phase. A group commit's transaction, which
+ * holds the locks already, reads it for its own works (`inTransaction`); that read runs in the
+ * check phase, so it does not answer `now()`: a request read in the next poll phase may have been
+ * sent after another process's commit that came after it.
  */
 export class OthersCommits {
   private readonly pragma;
   private version: number;
   private checkedThisTurn = false;
+  /** the version as the running group commit's attempt read it, at its start */
+  inTransaction: number;
 
   constructor(db: SqliteDatabase) {
     this.pragma = db.prepare<[], number>('PRAGMA data_version').pluck();
     this.version = this.pragma.get()!;
+    this.inTransaction = this.version;
   }
 
   /** the version as of this event-loop turn: another connection's commit seen from the next turn on */
   now(): number {
-    if (!this.checkedThisTurn) this.read();
+    if (!this.checkedThisTurn) {
+      this.version = this.pragma.get()!;
+      this.checkedThisTurn = true;
+      setImmediate(this.nextTurn);
+    }
     return this.version;
   }
 
   /**
    * reads the version in a transaction the caller holds (BEGIN IMMEDIATE: nothing else commits
-   * until it ends): `now()` answers with it for the rest of the turn
+   * until it ends), for the works it runs (`inTransaction`)
    */
   readInTransaction(): void {
-    this.read();
-  }
-
-  private read(): void {
-    this.version = this.pragma.get()!;
-    if (this.checkedThisTurn) return;
-    this.checkedThisTurn = true;
-    setImmediate(this.nextTurn);
+    this.inTransaction = this.pragma.get()!;
   }
 
   private readonly nextTurn = () => {
