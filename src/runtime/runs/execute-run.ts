@@ -83,7 +83,10 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
   // a model answering in process heeds no signal: its run's time limit is read where the abort
   // would be (a wait for its MCP servers, its answer recorded), and no timer is set for it
   const timesOut = () => abort.abort(new RunTimeout('run timed out'));
-  let timer = inProcess ? undefined : setTimeout(timesOut, timeoutMs);
+  let timer: NodeJS.Timeout | undefined;
+  /** the time limit's timer, set once, for what remains of it: before a wait the abort must end */
+  const armTimer = () => (timer ??= setTimeout(timesOut, deadlineAt - Date.now()));
+  if (!inProcess) armTimer();
   // a run that did not name its session key has a made-up one: nothing to read (a retaken run's transcript was never written)
   const freshSession = action.sessionKey === undefined;
   let history = carried;
@@ -99,7 +102,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     // a run taken right after a start (queued before it, or left by a crashed process) would see none of its MCP servers' tools yet
     const connecting = ctx.deps.agentTurn.toolbox?.untilTried(agent);
     if (connecting) {
-      timer ??= setTimeout(timesOut, deadlineAt - Date.now());
+      armTimer();
       await untilSettledOrAborted(connecting, abort);
     }
     // tools granted by config: a hook run reads outside content, so a write waits for a person unless its mapping grants it to signed requests
@@ -108,7 +111,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     const signInAtStart = ctx.deps.agentTurn.toolbox?.awaitingSignIn(agent);
     const ledger = tools ? runLedger(ctx.deps.store, id, ctx.claims.owner) : undefined;
     // a tool call waits on a server, which the abort stops at the time limit
-    if (tools) timer ??= setTimeout(timesOut, deadlineAt - Date.now());
+    if (tools) armTimer();
     const turnInput = (resume: TurnCheckpoint | undefined): HookRunTurnInput => ({
       agent,
       purpose: 'run',
