@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import { tempDir } from '../helpers/start-herald.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-// another connection's commits, told once a turn (src/store/sqlite/others-commits.ts)
+// another connection's commits, told once a callback (src/store/sqlite/others-commits.ts)
 describe("other connections' commits", () => {
   const twoHandles = () => {
     const file = path.join(tempDir(), 'herald.db');
@@ -26,7 +27,7 @@ describe("other connections' commits", () => {
     const others = commits.othersCommits;
     const before = others.now();
     theirs.prepare('INSERT INTO t VALUES (?)').run('a');
-    // asked already this turn: the answer stands until the next
+    // asked already in this callback: the answer stands until the next
     expect(others.now()).toBe(before);
     await nextTurn();
     const after = others.now();
@@ -67,13 +68,7 @@ describe("other connections' commits", () => {
     await other.close();
     await store.close();
   });
-  it("drop what the store holds: a request read after a group commit's turn, when another process wrote in between", async () => {
-    const file = path.join(tempDir(), 'herald.db');
-    const store = openSqliteStore(file);
-    expect(store.knowledge.hasChunks!('a')).toBe(false);
-    // this continuation runs in the check phase, right after the group commit's transaction
-    await store.events.enqueue('main', 'news', 10);
-    // another process (a CLI command) writes before this process's next poll phase...
+  const addDocumentFromAnotherProcess = (file: string) => {
     const sqliteStore = fileURLToPath(new URL('../../src/store/sqlite/sqlite-store.ts', import.meta.url));
     const write = `import { openSqliteStore } from ${JSON.stringify(sqliteStore)};
       const s = openSqliteStore(${JSON.stringify(file)});
@@ -81,9 +76,40 @@ describe("other connections' commits", () => {
         [{ content: 'The quokka smiles.', terms: 'quokka smile' }]);
       await s.close();`;
     execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', write]);
+  };
+
+  it("drop what the store holds: a request read after a group commit's turn, when another process wrote in between", async () => {
+    const file = path.join(tempDir(), 'herald.db');
+    const store = openSqliteStore(file);
+    expect(store.knowledge.hasChunks!('a')).toBe(false);
+    // this continuation runs in the check phase, right after the group commit's transaction
+    await store.events.enqueue('main', 'news', 10);
+    // another process (a CLI command) writes before this process's next poll phase...
+    addDocumentFromAnotherProcess(file);
     // ...and a request sent after it is read in that poll phase
     await new Promise((resolve) => fs.stat(file, resolve));
     expect(store.knowledge.hasChunks!('a')).toBe(true);
+    await store.close();
+  });
+
+  it('drop what the store holds: a request read after a search in the check phase (a hook run right after its claim)', async () => {
+    const file = path.join(tempDir(), 'herald.db');
+    const store = openSqliteStore(file);
+    // a connection whose data is read in a poll phase after the check phase below
+    const server = net.createServer();
+    const accepted = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
+    const socket = await accepted;
+    const readOnArrival = new Promise<boolean>((resolve) => socket.once('data', () => resolve(store.knowledge.hasChunks!('a'))));
+    await store.events.enqueue('main', 'news', 10);
+    // in the check phase, as a hook run's turn searches after the commit that woke it
+    expect(store.knowledge.hasChunks!('a')).toBe(false);
+    addDocumentFromAnotherProcess(file);
+    client.write('x');
+    expect(await readOnArrival).toBe(true);
+    client.destroy();
+    server.close();
     await store.close();
   });
 });

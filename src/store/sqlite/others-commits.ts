@@ -7,10 +7,11 @@ import type { SqliteDatabase } from './open-database.js';
  *
  * Asked outside a transaction, the PRAGMA opens a read transaction of its own, and that is the
  * WAL's locks, many times what the statement costs inside a transaction: so `now()` asks at most
- * once per event-loop turn, until the turn's check phase. A group commit's transaction, which
- * holds the locks already, reads it for its own works (`inTransaction`); that read runs in the
- * check phase, so it does not answer `now()`: a request read in the next poll phase may have been
- * sent after another process's commit that came after it.
+ * once per callback the event loop runs, its microtasks included. An answer kept longer (until the
+ * next check phase, as it once was) would answer a request the next poll phase reads, which may
+ * have been sent after another process's commit that came after the read: a hook run's search in
+ * the check phase, right after its claim's commit, did that. A group commit's transaction, which
+ * holds the locks already, reads it for its own works (`inTransaction`).
  */
 export class OthersCommits {
   private readonly pragma;
@@ -25,12 +26,12 @@ export class OthersCommits {
     this.inTransaction = this.version;
   }
 
-  /** the version as of this event-loop turn: another connection's commit seen from the next turn on */
+  /** the version as of this callback: another connection's commit seen from the next one on */
   now(): number {
     if (!this.checkedThisTurn) {
       this.version = this.pragma.get()!;
       this.checkedThisTurn = true;
-      setImmediate(this.nextTurn);
+      queueMicrotask(this.nextTurn);
     }
     return this.version;
   }
