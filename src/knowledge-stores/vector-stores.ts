@@ -80,11 +80,11 @@ export class VectorStores {
    */
   searchForAgent(agentId: string, question: string, limit: number): KnowledgePassage[] | Promise<KnowledgePassage[]> {
     const attached = this.deps.agents.get(agentId)?.vectorStores ?? [];
-    const stores = [{ id: agentVectorStoreId(agentId), owner: agentId }, ...packedMap(attached, (id) => ({ id, owner: knowledgeOwnerOf(id) }))];
-    if (attached.length) return this.search(stores, question, limit);
+    if (attached.length) return this.search(storesOf(agentId, attached), question, limit);
     const found = this.deps.knowledge.search(agentId, question, limit);
+    // the stores' list made only when something was found
     if (Array.isArray(found) && !found.length) return found;
-    return Promise.resolve(found).then((passages) => this.namedFiles(stores, passages));
+    return Promise.resolve(found).then((passages) => this.namedFiles(storesOf(agentId, attached), passages));
   }
 
   /** the store, or 404 naming `param`: a store the key may not see does not exist for it */
@@ -322,4 +322,9 @@ export class VectorStores {
       if (!(await this.deps.store.vectorStores.get(view.id))) throw error;
     });
   }
+}
+
+/** what an agent's turns search: its own store, then the stores attached to it */
+function storesOf(agentId: string, attached: readonly string[]): { id: string; owner: string }[] {
+  return [{ id: agentVectorStoreId(agentId), owner: agentId }, ...packedMap(attached, (id) => ({ id, owner: knowledgeOwnerOf(id) }))];
 }

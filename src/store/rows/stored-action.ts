@@ -99,6 +99,23 @@ function withMessage(kept: KeptAction, message: string): RunAction {
 let lastShape: CheckedAction | undefined;
 
 /**
+ * The last action made of lastShape: runs of one mapping often share their per-run fields too
+ * (a hook that names neither its run nor its session), and such a run's action is that one,
+ * its text not made again nor hashed again to be remembered for its claim.
+ */
+let lastOfShape: CheckedAction | undefined;
+
+/** lastShape with the action's per-run fields set: the last one made when they are the same */
+function forRunOfLastShape(shape: CheckedAction, action: RunAction): CheckedAction {
+  const last = lastOfShape;
+  if (last?.shape === shape && samePerRun(action.name, last.kept.name, shape.kept.name) && samePerRun(action.sessionKey, last.kept.sessionKey, shape.kept.sessionKey)) return last;
+  return (lastOfShape = forRun(shape, action));
+}
+
+/** whether a per-run field given as `value` comes out as `made` (forRun keeps the shape's when it is undefined) */
+const samePerRun = (value: unknown, made: unknown, shaped: unknown) => (value === undefined ? made === shaped : value === made);
+
+/**
  * The action to insert, checked (unknown fields dropped) and its text to store: what
  * `storedAction(runActionSchema.parse(action))` gives, parsed once per distinct shape.
  * An invalid action throws the schema's error.
@@ -109,7 +126,7 @@ export function actionToStore(action: RunAction): { action: KeptAction; text: st
   const checked = !perRunStrings
     ? null
     : last && (action.sessionKey === undefined) === (last.kept.sessionKey === undefined) && sameJson(action, last.kept, SKIPPED)
-      ? forRun(last, action)
+      ? forRunOfLastShape(last, action)
       : checkedActions.get(storedAction(action), check);
   if (checked) {
     lastShape = checked.shape;

@@ -102,6 +102,13 @@ describe("a run's action in SQLite", () => {
       { ...action('eleven'), name: 'GitHub acme/app#11', sessionKey: 'hook:github:acme/app:issue:11' },
       { ...action('twelve'), name: 'GitHub acme/app#12' },
       { ...action('thirteen'), name: 'GitHub acme/app#13', sessionKey: 'hook:github:acme/app:issue:13' },
+      // the same per-run fields as the one before (its action taken as is), then one of them changed, then the other
+      { ...action('fourteen'), name: 'GitHub acme/app#13', sessionKey: 'hook:github:acme/app:issue:13' },
+      { ...action('fifteen'), name: 'GitHub acme/app#13', sessionKey: 'hook:github:acme/app:issue:15' },
+      { ...action('sixteen'), name: 'GitHub acme/app#16', sessionKey: 'hook:github:acme/app:issue:15' },
+      // named as the shape's blanked field is
+      { ...action('seventeen'), name: '', sessionKey: 'hook:github:acme/app:issue:15' },
+      { ...action('eighteen'), name: '', sessionKey: 'hook:github:acme/app:issue:15' },
     ];
     for (const [i, a] of variants.entries()) await store.runs.insert({ ...run(`s${i}`, a.message as string, 3000 + i), action: a as unknown as RunRecord['action'] });
     const raw = new Database(at, { readonly: true });
