@@ -189,8 +189,8 @@ describe('sqlite store', () => {
     for (const [at, key, tokens] of [[5_000, 'k', 2], [4_000, 'k', 4], [5_000, 'j', 8], [9_000, 'k', 16]] as const) usage.run(at, key, tokens);
     before.close();
     const store = openSqliteStore(db);
-    // and since 53 no index on usage: budgets read their totals (usage_totals)
-    expect(store.db.prepare("SELECT name FROM sqlite_schema WHERE tbl_name IN ('session_messages', 'usage') AND type = 'index' ORDER BY name").all()).toEqual([]);
+    // and since 53 no index on usage: budgets read their totals (usage_totals); since 54 the summaries' (id 0) only on session_messages
+    expect(store.db.prepare("SELECT name FROM sqlite_schema WHERE tbl_name IN ('session_messages', 'usage') AND type = 'index' ORDER BY name").all()).toEqual([{ name: 'session_summaries_last' }]);
     expect((await store.sessions.messages('chat:b')).map((m) => m.content)).toEqual(['one', 'three']);
     await store.sessions.append('chat:b', { role: 'assistant', content: 'four', createdAt: 4 });
     await store.sessions.append('chat:c', { role: 'user', content: 'new', createdAt: 5 });
@@ -211,6 +211,33 @@ describe('sqlite store', () => {
     await store.usage.record([{ at: 4_500, source: 'chat', model: 'up/m', keyName: 'k', agentId: 'agent', promptTokens: 1, completionTokens: 31, totalTokens: 32, estimated: false, cost: 0 }]);
     expect(store.db.prepare('SELECT id FROM usage WHERE at = 4500').get()).toEqual({ id: 9_000_001 });
     expect(await byKey(4_000, 5_000)).toEqual([['k', 36]]);
+    await store.close();
+  });
+
+  it("migrates the summaries into their sessions' ranges (54): one B-tree for a new session's summary and messages, the list and the histories as they were", async () => {
+    const db = file();
+    const before = openDatabase(db, migrations.filter((m) => m.version < 54));
+    before.prepare("INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at) VALUES ('r1', 'queued', 'support', 'n', 'hook:r1', 'm', '{}', 0, 1)").run();
+    const message = before.prepare("INSERT INTO session_messages (session_key, id, role, content, created_at) VALUES (?, ?, 'user', ?, ?)");
+    message.run('chat:a', 1, 'one', 10);
+    message.run('chat:a', 2, 'two', 11);
+    before.prepare("INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at) VALUES ('chat:a', 'sales', 2, 10, 11)").run();
+    before.close();
+    const store = openSqliteStore(db);
+    const list = async () => (await store.browse.sessions({ limit: 10, defaultAgentId: 'boss' })).map((s) => [s.key, s.agentId, s.messages, s.firstAt, s.lastAt]);
+    expect(await list()).toEqual([['chat:a', 'sales', 2, 10, 11], ['hook:r1', 'support', 0, 1, 1]]);
+    // a session listed by its run alone holds no message
+    expect(await store.sessions.exists('hook:r1')).toBe(false);
+    expect(await store.sessions.messages('hook:r1')).toEqual([]);
+    await store.sessions.append('chat:a', { role: 'assistant', content: 'three', createdAt: 20 });
+    await store.sessions.appendMany('chat:b', [{ role: 'user', content: 'new', createdAt: 30, meta: { agentId: 'sales' } }], true);
+    expect((await store.sessions.messages('chat:a')).map((m) => m.content)).toEqual(['one', 'two', 'three']);
+    expect(await list()).toEqual([['chat:b', 'sales', 1, 30, 30], ['chat:a', 'sales', 3, 10, 20], ['hook:r1', 'support', 0, 1, 1]]);
+    // a new session's first INSERT is its summary and its messages, the summary first (id 0)
+    expect(store.db.prepare("SELECT id, role, messages FROM session_messages WHERE session_key = 'chat:b' ORDER BY id").all()).toEqual([
+      { id: 0, role: '', messages: 1 },
+      { id: 1, role: 'user', messages: null },
+    ]);
     await store.close();
   });
 
