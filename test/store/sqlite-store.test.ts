@@ -253,6 +253,23 @@ describe('sqlite store', () => {
     await store.close();
   });
 
+  it('remembers who has no budget, and forgets it when another connection asks about them', async () => {
+    const db = file();
+    const store = openSqliteStore(db);
+    const call = (totalTokens: number) => ({ at: 5_000, source: 'chat' as const, model: 'up/m', keyName: 'k', agentId: 'agent', promptTokens: 0, completionTokens: 0, totalTokens, estimated: false, cost: 0 });
+    const totals = () => store.db.prepare('SELECT whom, tokens FROM usage_totals ORDER BY whom').all();
+    await store.usage.record([call(1)]);
+    await store.usage.record([call(2)]);
+    expect(totals()).toEqual([]);
+    // another process (a CLI command) keeps the key's days from now on
+    const other = openSqliteStore(db);
+    expect(await other.usage.spent({ keyName: 'k' }, 0)).toEqual({ tokens: 3, cost: 0 });
+    await other.close();
+    await store.usage.record([call(4)]);
+    expect(totals()).toEqual([{ whom: 'key:k', tokens: 7 }]);
+    await store.close();
+  });
+
   it('migrates runs to flag the ones followed in their session: each releases the next as it ends, in order', async () => {
     const db = file();
     const before = openDatabase(db, migrations.filter((m) => m.version < 39));
