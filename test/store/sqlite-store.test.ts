@@ -7,6 +7,7 @@ import type { RunRecord } from '../../src/store/port.js';
 import { migrations } from '../../src/store/sqlite/migrations.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SUMMARY_ID } from '../../src/store/sqlite/sessions-repo.js';
 import { tempDir } from '../helpers/start-herald.js';
 import { indexTextOf } from '../../src/knowledge/text-terms.js';
 
@@ -189,7 +190,7 @@ describe('sqlite store', () => {
     for (const [at, key, tokens] of [[5_000, 'k', 2], [4_000, 'k', 4], [5_000, 'j', 8], [9_000, 'k', 16]] as const) usage.run(at, key, tokens);
     before.close();
     const store = openSqliteStore(db);
-    // and since 53 no index on usage: budgets read their totals (usage_totals); since 54 the summaries' (id 0) only on session_messages
+    // and since 53 no index on usage: budgets read their totals (usage_totals); since 54 the summaries' only on session_messages
     expect(store.db.prepare("SELECT name FROM sqlite_schema WHERE tbl_name IN ('session_messages', 'usage') AND type = 'index' ORDER BY name").all()).toEqual([{ name: 'session_summaries_last' }]);
     expect((await store.sessions.messages('chat:b')).map((m) => m.content)).toEqual(['one', 'three']);
     await store.sessions.append('chat:b', { role: 'assistant', content: 'four', createdAt: 4 });
@@ -214,7 +215,7 @@ describe('sqlite store', () => {
     await store.close();
   });
 
-  it("migrates the summaries into their sessions' ranges (54): one B-tree for a new session's summary and messages, the list and the histories as they were", async () => {
+  it("migrates the summaries into their sessions' ranges (54): one B-tree for a turn's summary and messages, the list and the histories as they were", async () => {
     const db = file();
     const before = openDatabase(db, migrations.filter((m) => m.version < 54));
     before.prepare("INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at) VALUES ('r1', 'queued', 'support', 'n', 'hook:r1', 'm', '{}', 0, 1)").run();
@@ -233,10 +234,16 @@ describe('sqlite store', () => {
     await store.sessions.appendMany('chat:b', [{ role: 'user', content: 'new', createdAt: 30, meta: { agentId: 'sales' } }], true);
     expect((await store.sessions.messages('chat:a')).map((m) => m.content)).toEqual(['one', 'two', 'three']);
     expect(await list()).toEqual([['chat:b', 'sales', 1, 30, 30], ['chat:a', 'sales', 3, 10, 20], ['hook:r1', 'support', 0, 1, 1]]);
-    // a new session's first INSERT is its summary and its messages, the summary first (id 0)
+    // a session's summary is the last row of its range: a turn's messages go in beside it
     expect(store.db.prepare("SELECT id, role, messages FROM session_messages WHERE session_key = 'chat:b' ORDER BY id").all()).toEqual([
-      { id: 0, role: '', messages: 1 },
       { id: 1, role: 'user', messages: null },
+      { id: SUMMARY_ID, role: '', messages: 1 },
+    ]);
+    await store.sessions.appendMany('chat:b', [{ role: 'assistant', content: 'again', createdAt: 40 }]);
+    expect(store.db.prepare("SELECT id, messages FROM session_messages WHERE session_key = 'chat:b' ORDER BY id").all()).toEqual([
+      { id: 1, messages: null },
+      { id: 2, messages: null },
+      { id: SUMMARY_ID, messages: 2 },
     ]);
     await store.close();
   });

@@ -16,11 +16,13 @@ interface Row {
 const COLUMNS = 'INSERT OR FAIL INTO session_messages (session_key, id, role, content, run_id, meta, created_at, agent_id, messages, last_at) VALUES';
 const TUPLE = '(?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL)';
 /**
- * A session's summary, its row of id 0 (migration 54): the messages' count and span (created_at
- * is its first_at), and the agent as the rule (once a trigger's) names it from the session's
- * first message: none for main, else the message's meta.agentId or its run's agent.
+ * A session's summary is its row of this id (migration 54), past every message's: the last of the
+ * session's range, so the messages a turn adds go in beside it. It holds the messages' count and
+ * span (created_at is its first_at), and the agent as the rule (once a trigger's) names it from
+ * the session's first message: none for main, else the message's meta.agentId or its run's agent.
  */
-const SUMMARY = `(?, 0, '', '', NULL, NULL, ?, CASE WHEN ? = 'main' THEN NULL ELSE COALESCE(json_extract(?, '$.agentId'), (SELECT agent_id FROM runs WHERE id = ?)) END, ?, ?)`;
+export const SUMMARY_ID = Number.MAX_SAFE_INTEGER;
+const SUMMARY = `(?, ${SUMMARY_ID}, '', '', NULL, NULL, ?, CASE WHEN ? = 'main' THEN NULL ELSE COALESCE(json_extract(?, '$.agentId'), (SELECT agent_id FROM runs WHERE id = ?)) END, ?, ?)`;
 const metaText = (m: SessionMessage) => (m.meta ? JSON.stringify(m.meta) : null);
 
 /** a turn's messages in one INSERT (up to this many rows; a longer turn takes one INSERT per this many) */
@@ -33,8 +35,8 @@ const isTaken = (error: unknown) => (error as { code?: string }).code === 'SQLIT
  * Appends a turn's messages, and keeps its session's summary, in the fewest statements: a
  * group commit's work, or part of one, atomic as that work is. The table is keyed by
  * (session_key, id) (migration 51): a turn's messages take its session's largest id + 1 on, in
- * the order of the VALUES list; a new session's first INSERT writes its summary (id 0) and its
- * first messages together, on one page. ONE write of the summary per turn, where a row trigger
+ * the order of the VALUES list; a new session's first INSERT writes its summary and its first
+ * messages together, on one page, and a later turn's go in before the summary, on its page. ONE write of the summary per turn, where a row trigger
  * (dropped by migration 17) rewrote it and its session_summaries_last entry once per message.
  */
 export function turnAppender(db: SqliteDatabase) {
@@ -44,11 +46,15 @@ export function turnAppender(db: SqliteDatabase) {
   const statement = (rows: number) => (statements[rows] ??= db.prepare(`${COLUMNS} ${tuples(rows)}`));
   // a new session's summary, then its first `rows` messages
   const openingStatement = (rows: number) => (opening[rows] ??= db.prepare(`${COLUMNS} ${SUMMARY}, ${tuples(rows)}`));
-  // one seek down the key, to the page the INSERT writes anyway: NULL for a session not stored yet
-  const lastId = db.prepare<[string], number | null>('SELECT MAX(id) FROM session_messages WHERE session_key = ?').pluck();
+  // one seek down the key, to the page the INSERT writes anyway: 0 for a session with no message, undefined for one not stored at all
+  const lastId = db.prepare<[string], number>(`SELECT id FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT 2`).pluck();
+  const lastMessage = (sessionKey: string): number | undefined => {
+    const [last, before] = lastId.all(sessionKey);
+    return last === undefined ? undefined : last !== SUMMARY_ID ? last : (before ?? 0);
+  };
   // the summary of a session stored already (its run's insert lists it, or an earlier turn)
   const update = db.prepare<[number, number, number, string]>(
-    'UPDATE OR FAIL session_messages SET messages = messages + ?, created_at = MIN(created_at, ?), last_at = MAX(last_at, ?) WHERE session_key = ? AND id = 0',
+    `UPDATE OR FAIL session_messages SET messages = messages + ?, created_at = MIN(created_at, ?), last_at = MAX(last_at, ?) WHERE session_key = ? AND id = ${SUMMARY_ID}`,
   );
   // a summary alone: for a session whose messages were stored without one (none are, since migration 15)
   const insertSummary = db.prepare(`INSERT OR FAIL INTO session_messages (session_key, id, role, content, run_id, meta, created_at, agent_id, messages, last_at) VALUES ${SUMMARY}`);
@@ -86,7 +92,7 @@ export function turnAppender(db: SqliteDatabase) {
     const values = summaryValues(sessionKey, messages, firstMeta);
     const rows = push(values, sessionKey, messages, 0, 0, firstMeta);
     try {
-      // the summary is the first row: OR FAIL stops at it having written nothing
+      // the summary is the first row written: OR FAIL stops at it having written nothing
       openingStatement(rows).run(...values);
     } catch (error) {
       if (isTaken(error)) return false;
@@ -103,8 +109,8 @@ export function turnAppender(db: SqliteDatabase) {
     if (messages.length === 0) return;
     const firstMeta = metaText(messages[0]!);
     if (fresh && open(sessionKey, messages, firstMeta)) return;
-    const last = lastId.get(sessionKey)!;
-    if (last === null && open(sessionKey, messages, firstMeta)) return;
+    const last = lastMessage(sessionKey);
+    if (last === undefined && open(sessionKey, messages, firstMeta)) return;
     const values: unknown[] = [];
     statement(push(values, sessionKey, messages, 0, last ?? 0, firstMeta)).run(...values);
     insertRest(sessionKey, messages, last ?? 0, firstMeta);
@@ -118,9 +124,9 @@ export function sqliteSessionsRepo(db: SqliteDatabase, commits: GroupCommit): Se
   // the newest `limit` messages, newest first (turned round here: an outer ORDER BY would cost a sort per read)
   const newest = limitedStatements<[string], Row>(
     db,
-    (limit) => `SELECT role, content, run_id, meta, created_at FROM session_messages WHERE session_key = ? AND id > 0 ORDER BY id DESC LIMIT ${limit}`,
+    (limit) => `SELECT role, content, run_id, meta, created_at FROM session_messages WHERE session_key = ? AND id < ${SUMMARY_ID} ORDER BY id DESC LIMIT ${limit}`,
   );
-  const exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM session_messages WHERE session_key = ? AND id > 0 LIMIT 1');
+  const exists = db.prepare<[string], { one: number }>(`SELECT 1 AS one FROM session_messages WHERE session_key = ? AND id < ${SUMMARY_ID} LIMIT 1`);
 
   return {
     // the group commit's own promise, not an async function's around it (a turn's transcript is on every chat completion's path)

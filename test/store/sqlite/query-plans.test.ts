@@ -14,6 +14,7 @@ import { CLAIM_LAPSED, CLAIM_PENDING, PENDING_COUNT } from '../../../src/store/s
 import { NEWEST_EVENT, PENDING_EVENT_IDS } from '../../../src/store/sqlite/queue-memory.js';
 import { openDatabase, type SqliteDatabase } from '../../../src/store/sqlite/open-database.js';
 import { REQUEUE_RUNNING } from '../../../src/store/sqlite/runs-repo.js';
+import { SUMMARY_ID } from '../../../src/store/sqlite/sessions-repo.js';
 
 let db: SqliteDatabase | undefined;
 afterEach(() => db?.close());
@@ -38,13 +39,13 @@ describe('SQLite query plans of start-up', () => {
 describe("SQLite query plans of a session's messages", () => {
   it('reads a history and the next id from the range of its key, with no index beside the table but the summaries\' and no sort', () => {
     db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db'));
-    const history = plan('SELECT role, content, run_id, meta, created_at FROM session_messages WHERE session_key = ? AND id > 0 ORDER BY id DESC LIMIT 20', 's');
-    expect(history).toEqual(['SEARCH session_messages USING PRIMARY KEY (session_key=? AND id>?)']);
-    expect(plan('SELECT MAX(id) FROM session_messages WHERE session_key = ?', 's')).toEqual(['SEARCH session_messages USING PRIMARY KEY (session_key=?)']);
-    // the sessions list's, over the summaries (id 0) only: a message writes no index entry
+    const history = plan(`SELECT role, content, run_id, meta, created_at FROM session_messages WHERE session_key = ? AND id < ${SUMMARY_ID} ORDER BY id DESC LIMIT 20`, 's');
+    expect(history).toEqual(['SEARCH session_messages USING PRIMARY KEY (session_key=? AND id<?)']);
+    expect(plan('SELECT id FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT 2', 's')).toEqual(['SEARCH session_messages USING PRIMARY KEY (session_key=?)']);
+    // the sessions list's, over the summaries only: a message writes no index entry
     const indexes = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'session_messages'").all() as { name: string; sql: string }[];
     expect(indexes.map((i) => i.name)).toEqual(['session_summaries_last']);
-    expect(indexes[0]!.sql).toMatch(/WHERE id = 0$/);
+    expect(indexes[0]!.sql).toMatch(new RegExp(`WHERE id = ${SUMMARY_ID}$`));
   });
 
   it('lists the sessions newest first from the summaries\' index, filtered or not, with no sort', () => {
