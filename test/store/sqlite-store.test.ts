@@ -220,8 +220,8 @@ describe('sqlite store', () => {
     const before = openDatabase(db, migrations.filter((m) => m.version < 54));
     before.prepare("INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at) VALUES ('r1', 'queued', 'support', 'n', 'hook:r1', 'm', '{}', 0, 1)").run();
     const message = before.prepare("INSERT INTO session_messages (session_key, id, role, content, created_at) VALUES (?, ?, 'user', ?, ?)");
-    message.run('chat:a', 1, 'one', 10);
-    message.run('chat:a', 2, 'two', 11);
+    message.run('chat:a', 7, 'one', 10);
+    message.run('chat:a', 9, 'two', 11);
     before.prepare("INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at) VALUES ('chat:a', 'sales', 2, 10, 11)").run();
     before.close();
     const store = openSqliteStore(db);
@@ -239,6 +239,10 @@ describe('sqlite store', () => {
       { id: 1, role: 'user', messages: null },
       { id: SUMMARY_ID, role: '', messages: 1 },
     ]);
+    // a session of ids from before migration 51 (one sequence for all), called fresh: stored after its messages
+    await store.sessions.appendMany('chat:a', [{ role: 'user', content: 'four', createdAt: 21 }, { role: 'assistant', content: 'five', createdAt: 22 }], true);
+    expect((await store.sessions.messages('chat:a')).map((m) => m.content)).toEqual(['one', 'two', 'three', 'four', 'five']);
+    expect((await list())[1]).toEqual(['chat:a', 'sales', 5, 10, 22]);
     await store.sessions.appendMany('chat:b', [{ role: 'assistant', content: 'again', createdAt: 40 }]);
     expect(store.db.prepare("SELECT id, messages FROM session_messages WHERE session_key = 'chat:b' ORDER BY id").all()).toEqual([
       { id: 1, messages: null },

@@ -44,8 +44,12 @@ export function turnAppender(db: SqliteDatabase) {
   const opening: Statement<unknown[]>[] = [];
   const tuples = (rows: number) => Array(rows).fill(TUPLE).join(', ');
   const statement = (rows: number) => (statements[rows] ??= db.prepare(`${COLUMNS} ${tuples(rows)}`));
-  // a new session's summary, then its first `rows` messages
-  const openingStatement = (rows: number) => (opening[rows] ??= db.prepare(`${COLUMNS} ${SUMMARY}, ${tuples(rows)}`));
+  // a new session's first `rows` messages, then its summary: in the order of their keys, as an
+  // append at the table's end writes fewest pages (the summary first costs more page splits)
+  const openingStatement = (rows: number) => (opening[rows] ??= db.prepare(`${COLUMNS} ${tuples(rows)}, ${SUMMARY}`));
+  // after an INSERT OR FAIL stopped at a conflict: the rows it had written (kept, as FAIL keeps them)
+  const writtenBefore = db.prepare<[], number>('SELECT changes()').pluck();
+  const removeFirst = db.prepare<[string, number]>('DELETE FROM session_messages WHERE session_key = ? AND id BETWEEN 1 AND ?');
   // one seek down the key, to the page the INSERT writes anyway: 0 for a session with no message, undefined for one not stored at all
   const lastId = db.prepare<[string], number>(`SELECT id FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT 2`).pluck();
   const lastMessage = (sessionKey: string): number | undefined => {
@@ -87,16 +91,22 @@ export function turnAppender(db: SqliteDatabase) {
       statement(push(values, sessionKey, messages, from, last + from, firstMeta)).run(...values);
     }
   };
-  /** a session with nothing stored: its summary and first messages in one INSERT; false (nothing written) when it has a summary after all */
+  /**
+   * a session with nothing stored: its first messages and its summary in one INSERT; false, with
+   * nothing written, when the session is stored after all (a caller's `fresh` may be wrong)
+   */
   const open = (sessionKey: string, messages: SessionMessage[], firstMeta: string | null): boolean => {
-    const values = summaryValues(sessionKey, messages, firstMeta);
+    const values: unknown[] = [];
     const rows = push(values, sessionKey, messages, 0, 0, firstMeta);
+    values.push(...summaryValues(sessionKey, messages, firstMeta));
     try {
-      // the summary is the first row written: OR FAIL stops at it having written nothing
       openingStatement(rows).run(...values);
     } catch (error) {
-      if (isTaken(error)) return false;
-      throw error;
+      if (!isTaken(error)) throw error;
+      // OR FAIL kept the rows written before the one taken: messages of ids 1 on, none of them stored before
+      const written = writtenBefore.get()!;
+      if (written > 0) removeFirst.run(sessionKey, written);
+      return false;
     }
     insertRest(sessionKey, messages, 0, firstMeta);
     return true;
