@@ -61,6 +61,11 @@ export function sessionSummariesCases(open: OpenStore, summarisedVersion: () => 
       await store.sessions.appendMany('chat:new', turn(20, null, { agentId: 'other' }), true);
       expect(await summaryOf(store, 'chat:new')).toEqual({ key: 'chat:new', agentId: 'sales', messages: 4, firstAt: 10, lastAt: 25 });
       expect(await store.sessions.messages('chat:new')).toHaveLength(4);
+      // listed by its run, with no message yet
+      await store.runs.insert({ ...queuedRun('r9', 1), agentId: 'support' });
+      await store.sessions.appendMany('hook:r9', turn(30, 'r9'), true);
+      expect(await summaryOf(store, 'hook:r9')).toEqual({ key: 'hook:r9', agentId: 'support', messages: 2, firstAt: 1, lastAt: 35 });
+      expect((await store.sessions.messages('hook:r9')).map((m) => m.createdAt)).toEqual([30, 35]);
     });
 
     it('the span is the least and greatest time written, whatever the order; a long turn counts once per message', async () => {

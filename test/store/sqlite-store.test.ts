@@ -7,6 +7,7 @@ import type { RunRecord } from '../../src/store/port.js';
 import { migrations } from '../../src/store/sqlite/migrations.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SUMMARY_ID } from '../../src/store/sqlite/sessions-repo.js';
 import { tempDir } from '../helpers/start-herald.js';
 import { indexTextOf } from '../../src/knowledge/text-terms.js';
 
@@ -189,8 +190,8 @@ describe('sqlite store', () => {
     for (const [at, key, tokens] of [[5_000, 'k', 2], [4_000, 'k', 4], [5_000, 'j', 8], [9_000, 'k', 16]] as const) usage.run(at, key, tokens);
     before.close();
     const store = openSqliteStore(db);
-    // and since 53 no index on usage: budgets read their totals (usage_totals)
-    expect(store.db.prepare("SELECT name FROM sqlite_schema WHERE tbl_name IN ('session_messages', 'usage') AND type = 'index' ORDER BY name").all()).toEqual([]);
+    // and since 53 no index on usage: budgets read their totals (usage_totals); since 54 the summaries' only on session_messages
+    expect(store.db.prepare("SELECT name FROM sqlite_schema WHERE tbl_name IN ('session_messages', 'usage') AND type = 'index' ORDER BY name").all()).toEqual([{ name: 'session_summaries_last' }]);
     expect((await store.sessions.messages('chat:b')).map((m) => m.content)).toEqual(['one', 'three']);
     await store.sessions.append('chat:b', { role: 'assistant', content: 'four', createdAt: 4 });
     await store.sessions.append('chat:c', { role: 'user', content: 'new', createdAt: 5 });
@@ -214,6 +215,43 @@ describe('sqlite store', () => {
     await store.close();
   });
 
+  it("migrates the summaries into their sessions' ranges (54): one B-tree for a turn's summary and messages, the list and the histories as they were", async () => {
+    const db = file();
+    const before = openDatabase(db, migrations.filter((m) => m.version < 54));
+    before.prepare("INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at) VALUES ('r1', 'queued', 'support', 'n', 'hook:r1', 'm', '{}', 0, 1)").run();
+    const message = before.prepare("INSERT INTO session_messages (session_key, id, role, content, created_at) VALUES (?, ?, 'user', ?, ?)");
+    message.run('chat:a', 7, 'one', 10);
+    message.run('chat:a', 9, 'two', 11);
+    before.prepare("INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at) VALUES ('chat:a', 'sales', 2, 10, 11)").run();
+    before.close();
+    const store = openSqliteStore(db);
+    const list = async () => (await store.browse.sessions({ limit: 10, defaultAgentId: 'boss' })).map((s) => [s.key, s.agentId, s.messages, s.firstAt, s.lastAt]);
+    expect(await list()).toEqual([['chat:a', 'sales', 2, 10, 11], ['hook:r1', 'support', 0, 1, 1]]);
+    // a session listed by its run alone holds no message
+    expect(await store.sessions.exists('hook:r1')).toBe(false);
+    expect(await store.sessions.messages('hook:r1')).toEqual([]);
+    await store.sessions.append('chat:a', { role: 'assistant', content: 'three', createdAt: 20 });
+    await store.sessions.appendMany('chat:b', [{ role: 'user', content: 'new', createdAt: 30, meta: { agentId: 'sales' } }], true);
+    expect((await store.sessions.messages('chat:a')).map((m) => m.content)).toEqual(['one', 'two', 'three']);
+    expect(await list()).toEqual([['chat:b', 'sales', 1, 30, 30], ['chat:a', 'sales', 3, 10, 20], ['hook:r1', 'support', 0, 1, 1]]);
+    // a session's summary is the last row of its range: a turn's messages go in beside it
+    expect(store.db.prepare("SELECT id, role, messages FROM session_messages WHERE session_key = 'chat:b' ORDER BY id").all()).toEqual([
+      { id: 1, role: 'user', messages: null },
+      { id: SUMMARY_ID, role: '', messages: 1 },
+    ]);
+    // a session of ids from before migration 51 (one sequence for all), called fresh: stored after its messages
+    await store.sessions.appendMany('chat:a', [{ role: 'user', content: 'four', createdAt: 21 }, { role: 'assistant', content: 'five', createdAt: 22 }], true);
+    expect((await store.sessions.messages('chat:a')).map((m) => m.content)).toEqual(['one', 'two', 'three', 'four', 'five']);
+    expect((await list())[1]).toEqual(['chat:a', 'sales', 5, 10, 22]);
+    await store.sessions.appendMany('chat:b', [{ role: 'assistant', content: 'again', createdAt: 40 }]);
+    expect(store.db.prepare("SELECT id, messages FROM session_messages WHERE session_key = 'chat:b' ORDER BY id").all()).toEqual([
+      { id: 1, messages: null },
+      { id: 2, messages: null },
+      { id: SUMMARY_ID, messages: 2 },
+    ]);
+    await store.close();
+  });
+
   it("writes a usage row alone for a key and agent no budget asked about, and keeps the days of one asked about in the row's commit", async () => {
     const store = openSqliteStore(file());
     const call = (keyName: string, totalTokens: number) => ({ at: 5_000, source: 'chat' as const, model: 'up/m', keyName, agentId: 'agent', promptTokens: 0, completionTokens: 0, totalTokens, estimated: false, cost: 0 });
@@ -223,6 +261,23 @@ describe('sqlite store', () => {
     expect(await store.usage.spent({ keyName: 'capped' }, 0)).toEqual({ tokens: 0, cost: 0 });
     await store.usage.record([call('capped', 2), call('free', 4)]);
     expect(totals()).toEqual([{ whom: 'key:capped', day: 0, tokens: 2 }]);
+    await store.close();
+  });
+
+  it('remembers who has no budget, and forgets it when another connection asks about them', async () => {
+    const db = file();
+    const store = openSqliteStore(db);
+    const call = (totalTokens: number) => ({ at: 5_000, source: 'chat' as const, model: 'up/m', keyName: 'k', agentId: 'agent', promptTokens: 0, completionTokens: 0, totalTokens, estimated: false, cost: 0 });
+    const totals = () => store.db.prepare('SELECT whom, tokens FROM usage_totals ORDER BY whom').all();
+    await store.usage.record([call(1)]);
+    await store.usage.record([call(2)]);
+    expect(totals()).toEqual([]);
+    // another process (a CLI command) keeps the key's days from now on
+    const other = openSqliteStore(db);
+    expect(await other.usage.spent({ keyName: 'k' }, 0)).toEqual({ tokens: 3, cost: 0 });
+    await other.close();
+    await store.usage.record([call(4)]);
+    expect(totals()).toEqual([{ whom: 'key:k', tokens: 7 }]);
     await store.close();
   });
 

@@ -1096,6 +1096,33 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       DROP INDEX usage_agent;
     `,
   },
+  {
+    version: 54,
+    name: "sessions: a session's summary is the last row of its range of session_messages: a turn writes one B-tree for its messages and summary, not two",
+    sql: `
+      -- a session's summary was a row of session_summaries (keyed by its key) beside its messages:
+      -- every turn wrote a page of each. It is now the row of its own range of session_messages
+      -- whose id is 2^53 - 1, past any message's, so a turn's messages go in just before it, on
+      -- the page it is on: created_at is its first_at, and agent_id, messages and last_at are set
+      -- on it alone (NULL on a message). session_summaries is a view of those rows, and the list's
+      -- index by time holds them only
+      DROP TRIGGER runs_list_session;
+      ALTER TABLE session_messages ADD COLUMN agent_id TEXT;
+      ALTER TABLE session_messages ADD COLUMN messages INTEGER;
+      ALTER TABLE session_messages ADD COLUMN last_at INTEGER;
+      INSERT INTO session_messages (session_key, id, role, content, created_at, agent_id, messages, last_at)
+        SELECT key, 9007199254740991, '', '', first_at, agent_id, messages, last_at FROM session_summaries;
+      DROP TABLE session_summaries;
+      CREATE INDEX session_summaries_last ON session_messages (last_at) WHERE id = 9007199254740991;
+      CREATE VIEW session_summaries AS
+        SELECT session_key AS key, agent_id, messages, created_at AS first_at, last_at FROM session_messages WHERE id = 9007199254740991;
+      CREATE TRIGGER runs_list_session AFTER INSERT ON runs BEGIN
+        INSERT INTO session_messages (session_key, id, role, content, created_at, agent_id, messages, last_at)
+        VALUES (NEW.session_key, 9007199254740991, '', '', NEW.created_at, CASE WHEN NEW.session_key = 'main' THEN NULL ELSE NEW.agent_id END, 0, NEW.created_at)
+        ON CONFLICT (session_key, id) DO NOTHING;
+      END;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

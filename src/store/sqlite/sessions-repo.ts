@@ -13,82 +13,119 @@ interface Row {
 }
 
 // OR FAIL: a failed write is undone whole by its group commit, no statement journal needed (group-commit.ts)
-const COLUMNS = 'INSERT OR FAIL INTO session_messages (session_key, id, role, content, run_id, meta, created_at) VALUES';
-const TUPLE = '(?, ?, ?, ?, ?, ?, ?)';
-const metaText = (m: SessionMessage) => (m.meta ? JSON.stringify(m.meta) : null);
-
+const COLUMNS = 'INSERT OR FAIL INTO session_messages (session_key, id, role, content, run_id, meta, created_at, agent_id, messages, last_at) VALUES';
+const TUPLE = '(?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL)';
 /**
- * Keeps a session's summary for messages just written: ONE write for a turn, where the row
- * trigger (dropped by migration 17) upserted once per message, rewriting the row and its
- * session_summaries_last entry each time. The rule is the trigger's, applied to the turn's first
- * message: on insert, agent_id is NULL for main, else the message's meta.agentId or its run's agent.
- * Run right after the INSERT, as part of the same group commit's work (atomic as a whole: group-commit.ts).
+ * A session's summary is its row of this id (migration 54), past every message's: the last of the
+ * session's range, so the messages a turn adds go in beside it. It holds the messages' count and
+ * span (created_at is its first_at), and the agent as the rule (once a trigger's) names it from
+ * the session's first message: none for main, else the message's meta.agentId or its run's agent.
  */
-function summaryKeeper(db: SqliteDatabase) {
-  // the session is listed already (its run's insert listed it): an UPDATE, without the agent an
-  // insert would look up (an upsert works out its VALUES, the run's agent included, before it finds the row)
-  const update = db.prepare<[number, number, number, string]>(
-    'UPDATE OR FAIL session_summaries SET messages = messages + ?, first_at = MIN(first_at, ?), last_at = MAX(last_at, ?) WHERE key = ?',
-  );
-  // the summary's row as the trigger's rule makes it, inserted under the conflict clause given
-  const inserting = (conflict: 'FAIL' | 'IGNORE') =>
-    db.prepare<[string, string, string | null, string | null, number, number, number]>(
-      `INSERT OR ${conflict} INTO session_summaries (key, agent_id, messages, first_at, last_at)
-       VALUES (?, CASE WHEN ? = 'main' THEN NULL ELSE COALESCE(json_extract(?, '$.agentId'), (SELECT agent_id FROM runs WHERE id = ?)) END, ?, ?, ?)`,
-    );
-  const insert = inserting('FAIL');
-  // a session the caller says is new is inserted without the UPDATE that would miss first; IGNORE,
-  // not FAIL: were it listed after all, the UPDATE below counts the messages in
-  const insertNew = inserting('IGNORE');
-  return (sessionKey: string, first: SessionMessage, firstMeta: string | null, count: number, firstAt: number, lastAt: number, fresh: boolean) => {
-    if (fresh && insertNew.run(sessionKey, sessionKey, firstMeta, first.runId ?? null, count, firstAt, lastAt).changes === 1) return;
-    if (update.run(count, firstAt, lastAt, sessionKey).changes === 0) insert.run(sessionKey, sessionKey, firstMeta, first.runId ?? null, count, firstAt, lastAt);
-  };
-}
+export const SUMMARY_ID = Number.MAX_SAFE_INTEGER;
+const SUMMARY = `(?, ${SUMMARY_ID}, '', '', NULL, NULL, ?, CASE WHEN ? = 'main' THEN NULL ELSE COALESCE(json_extract(?, '$.agentId'), (SELECT agent_id FROM runs WHERE id = ?)) END, ?, ?)`;
+const metaText = (m: SessionMessage) => (m.meta ? JSON.stringify(m.meta) : null);
 
 /** a turn's messages in one INSERT (up to this many rows; a longer turn takes one INSERT per this many) */
 const ROWS_PER_STATEMENT = 8;
 
+/** the PRIMARY KEY conflict of a summary inserted for a session that has one */
+const isTaken = (error: unknown) => (error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+
 /**
- * Appends a turn's messages with one multi-row INSERT and its summary with one write (not a
- * SAVEPOINT, an INSERT per row and a RELEASE): a group commit's work,
- * or part of one, atomic as that work is. The table is keyed by (session_key, id) (migration 51):
- * a turn's messages take its session's largest id + 1 on, in the order of the VALUES list.
+ * Appends a turn's messages, and keeps its session's summary, in the fewest statements: a
+ * group commit's work, or part of one, atomic as that work is. The table is keyed by
+ * (session_key, id) (migration 51): a turn's messages take its session's largest id + 1 on, in
+ * the order of the VALUES list; a new session's first INSERT writes its summary and its first
+ * messages together, on one page, and a later turn's go in before the summary, on its page. ONE write of the summary per turn, where a row trigger
+ * (dropped by migration 17) rewrote it and its session_summaries_last entry once per message.
  */
 export function turnAppender(db: SqliteDatabase) {
   const statements: Statement<unknown[]>[] = [];
-  const statement = (rows: number) => (statements[rows] ??= db.prepare(`${COLUMNS} ${Array(rows).fill(TUPLE).join(', ')}`));
-  // one seek down the key, to the page the INSERT writes anyway (0 for a new session); asked of a
-  // `fresh` session too, which the port lets turn out not to be new
-  const lastId = db.prepare<[string], number>('SELECT COALESCE(MAX(id), 0) FROM session_messages WHERE session_key = ?').pluck();
-  const summarise = summaryKeeper(db);
-  // the rows of one INSERT: `messages` from `from`, at most ROWS_PER_STATEMENT, ids from `id` + 1; returns the first row's meta as written
-  const insert = (sessionKey: string, messages: SessionMessage[], from: number, id: number): string | null => {
-    const to = Math.min(messages.length, from + ROWS_PER_STATEMENT);
-    const values: unknown[] = [];
-    for (let i = from; i < to; i++) {
-      const m = messages[i]!;
-      values.push(sessionKey, id + 1 + i - from, m.role, m.content, m.runId ?? null, metaText(m), m.createdAt);
-    }
-    statement(to - from).run(...values);
-    return values[5] as string | null;
+  const opening: Statement<unknown[]>[] = [];
+  const tuples = (rows: number) => Array(rows).fill(TUPLE).join(', ');
+  const statement = (rows: number) => (statements[rows] ??= db.prepare(`${COLUMNS} ${tuples(rows)}`));
+  // a new session's first `rows` messages, then its summary: in the order of their keys, as an
+  // append at the table's end writes fewest pages (the summary first costs more page splits)
+  const openingStatement = (rows: number) => (opening[rows] ??= db.prepare(`${COLUMNS} ${tuples(rows)}, ${SUMMARY}`));
+  // after an INSERT OR FAIL stopped at a conflict: the rows it had written (kept, as FAIL keeps them)
+  const writtenBefore = db.prepare<[], number>('SELECT changes()').pluck();
+  const removeFirst = db.prepare<[string, number]>('DELETE FROM session_messages WHERE session_key = ? AND id BETWEEN 1 AND ?');
+  // one seek down the key, to the page the INSERT writes anyway: 0 for a session with no message, undefined for one not stored at all
+  const lastId = db.prepare<[string], number>(`SELECT id FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT 2`).pluck();
+  const lastMessage = (sessionKey: string): number | undefined => {
+    const [last, before] = lastId.all(sessionKey);
+    return last === undefined ? undefined : last !== SUMMARY_ID ? last : (before ?? 0);
   };
-  const summariseTurn = (sessionKey: string, messages: SessionMessage[], firstMeta: string | null, fresh: boolean) => {
+  // the summary of a session stored already (its run's insert lists it, or an earlier turn)
+  const update = db.prepare<[number, number, number, string]>(
+    `UPDATE OR FAIL session_messages SET messages = messages + ?, created_at = MIN(created_at, ?), last_at = MAX(last_at, ?) WHERE session_key = ? AND id = ${SUMMARY_ID}`,
+  );
+  // a summary alone: for a session whose messages were stored without one (none are, since migration 15)
+  const insertSummary = db.prepare(`INSERT OR FAIL INTO session_messages (session_key, id, role, content, run_id, meta, created_at, agent_id, messages, last_at) VALUES ${SUMMARY}`);
+  const span = (messages: SessionMessage[]) => {
     let firstAt = messages[0]!.createdAt;
     let lastAt = firstAt;
     for (const m of messages) {
       if (m.createdAt < firstAt) firstAt = m.createdAt;
       if (m.createdAt > lastAt) lastAt = m.createdAt;
     }
-    summarise(sessionKey, messages[0]!, firstMeta, messages.length, firstAt, lastAt, fresh);
+    return [firstAt, lastAt] as const;
   };
-  /** `fresh`: the session is new to the store (see SessionsRepo.appendMany) */
+  const summaryValues = (sessionKey: string, messages: SessionMessage[], firstMeta: string | null): unknown[] => {
+    const [firstAt, lastAt] = span(messages);
+    return [sessionKey, firstAt, sessionKey, firstMeta, messages[0]!.runId ?? null, messages.length, lastAt];
+  };
+  // the values of `messages` from `from`, at most ROWS_PER_STATEMENT, ids from `id` + 1, after `values`; returns how many
+  const push = (values: unknown[], sessionKey: string, messages: SessionMessage[], from: number, id: number, firstMeta: string | null): number => {
+    const to = Math.min(messages.length, from + ROWS_PER_STATEMENT);
+    for (let i = from; i < to; i++) {
+      const m = messages[i]!;
+      values.push(sessionKey, id + 1 + i - from, m.role, m.content, m.runId ?? null, i === 0 ? firstMeta : metaText(m), m.createdAt);
+    }
+    return to - from;
+  };
+  // the rest of a turn's messages, from ROWS_PER_STATEMENT on, ids after `last`
+  const insertRest = (sessionKey: string, messages: SessionMessage[], last: number, firstMeta: string | null) => {
+    for (let from = ROWS_PER_STATEMENT; from < messages.length; from += ROWS_PER_STATEMENT) {
+      const values: unknown[] = [];
+      statement(push(values, sessionKey, messages, from, last + from, firstMeta)).run(...values);
+    }
+  };
+  /**
+   * a session with nothing stored: its first messages and its summary in one INSERT; false, with
+   * nothing written, when the session is stored after all (a caller's `fresh` may be wrong)
+   */
+  const open = (sessionKey: string, messages: SessionMessage[], firstMeta: string | null): boolean => {
+    const values: unknown[] = [];
+    const rows = push(values, sessionKey, messages, 0, 0, firstMeta);
+    values.push(...summaryValues(sessionKey, messages, firstMeta));
+    try {
+      openingStatement(rows).run(...values);
+    } catch (error) {
+      if (!isTaken(error)) throw error;
+      // OR FAIL kept the rows written before the one taken: messages of ids 1 on, none of them stored before
+      const written = writtenBefore.get()!;
+      if (written > 0) removeFirst.run(sessionKey, written);
+      return false;
+    }
+    insertRest(sessionKey, messages, 0, firstMeta);
+    return true;
+  };
+  /**
+   * `fresh`: the session is new to the store (see SessionsRepo.appendMany), so it is opened
+   * without reading its last id; the port lets it turn out not to be new, and then it is appended to
+   */
   return (sessionKey: string, messages: SessionMessage[], fresh = false) => {
     if (messages.length === 0) return;
-    const last = lastId.get(sessionKey)!;
-    const firstMeta = insert(sessionKey, messages, 0, last);
-    for (let from = ROWS_PER_STATEMENT; from < messages.length; from += ROWS_PER_STATEMENT) insert(sessionKey, messages, from, last + from);
-    summariseTurn(sessionKey, messages, firstMeta, fresh);
+    const firstMeta = metaText(messages[0]!);
+    if (fresh && open(sessionKey, messages, firstMeta)) return;
+    const last = lastMessage(sessionKey);
+    if (last === undefined && open(sessionKey, messages, firstMeta)) return;
+    const values: unknown[] = [];
+    statement(push(values, sessionKey, messages, 0, last ?? 0, firstMeta)).run(...values);
+    insertRest(sessionKey, messages, last ?? 0, firstMeta);
+    const [firstAt, lastAt] = span(messages);
+    if (update.run(messages.length, firstAt, lastAt, sessionKey).changes === 0) insertSummary.run(...summaryValues(sessionKey, messages, firstMeta));
   };
 }
 
@@ -97,9 +134,9 @@ export function sqliteSessionsRepo(db: SqliteDatabase, commits: GroupCommit): Se
   // the newest `limit` messages, newest first (turned round here: an outer ORDER BY would cost a sort per read)
   const newest = limitedStatements<[string], Row>(
     db,
-    (limit) => `SELECT role, content, run_id, meta, created_at FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT ${limit}`,
+    (limit) => `SELECT role, content, run_id, meta, created_at FROM session_messages WHERE session_key = ? AND id < ${SUMMARY_ID} ORDER BY id DESC LIMIT ${limit}`,
   );
-  const exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM session_messages WHERE session_key = ? LIMIT 1');
+  const exists = db.prepare<[string], { one: number }>(`SELECT 1 AS one FROM session_messages WHERE session_key = ? AND id < ${SUMMARY_ID} LIMIT 1`);
 
   return {
     // the group commit's own promise, not an async function's around it (a turn's transcript is on every chat completion's path)

@@ -32,7 +32,7 @@ export function sqliteUsageRepo(db: SqliteDatabase, commits: GroupCommit): Usage
      VALUES (${TIMED_ID}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   // what a row adds to its key's and agent's days, for the ones kept: in the same work as the row, so in its commit
-  const totals = sqliteUsageTotals(db);
+  const totals = sqliteUsageTotals(db, commits);
   const total = totals.add;
   // the calls of one moment alike in whom they count against are one row (usage-calls.ts)
   const insertAll = (entries: UsageEntry[]) => {

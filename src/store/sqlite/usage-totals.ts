@@ -1,6 +1,8 @@
 import type { UsageLimit, UsageSpent } from '../port.js';
 import { DAY_MS, dayOf, daysFrom, whomOf } from '../rows/usage-totals.js';
+import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
+import { TrackedHolders } from './tracked-holders.js';
 
 type Whose = UsageLimit['whose'];
 
@@ -12,12 +14,13 @@ const ADDED = `ON CONFLICT (whom, day) DO UPDATE SET tokens = tokens + excluded.
  * A key's or agent's days (rows/usage-totals.ts), kept only for the ones a budget asked about:
  * `usage_tracked` holds, for each, the first day its totals are kept from; every usage row of
  * such a holder from that day on adds itself to its day in the work that writes it, and a row of
- * anyone else writes nothing more than itself (a seek into that small table finds no holder).
+ * anyone else writes nothing more than itself, and reads nothing (tracked-holders.ts remembers who has none).
  * The first time what someone spent since a day is asked, their days from then on are summed
  * from the usage rows once, in one work of the group commit: one process writes the file, so no
  * row comes between the sum and the totals kept from it.
  */
-export function sqliteUsageTotals(db: SqliteDatabase) {
+export function sqliteUsageTotals(db: SqliteDatabase, commits: GroupCommit) {
+  const holders = new TrackedHolders(db, commits);
   // what a row adds to its holder's day, when that holder's totals are kept and reach back to the day
   const add = db.prepare<[string, number, number, number, number, number, string, number]>(
     `INSERT INTO usage_totals (whom, day, tokens, cost, settled_tokens, settled_cost)
@@ -52,11 +55,12 @@ export function sqliteUsageTotals(db: SqliteDatabase) {
   const holder = (whose: Whose) => ('keyName' in whose ? (['key', whose.keyName] as const) : (['agent', whose.agentId] as const));
 
   return {
-    /** what a usage row of `at` adds (or, negative, takes) to its key's and agent's days, for the ones kept */
+    /** what a usage row of `at` adds (or, negative, takes) to its key's and agent's days, for the ones kept (a work of the group commit) */
     add(keyName: string | null | undefined, agentId: string | null | undefined, at: number, tokens: number, cost: number, settledTokens: number, settledCost: number): void {
       const day = dayOf(at);
-      if (keyName != null) add.run(`key:${keyName}`, day, tokens, cost, settledTokens, settledCost, `key:${keyName}`, day);
-      if (agentId != null) add.run(`agent:${agentId}`, day, tokens, cost, settledTokens, settledCost, `agent:${agentId}`, day);
+      const kept = (whom: string) => (holders.of(whom) ?? Infinity) <= day;
+      if (keyName != null && kept(`key:${keyName}`)) add.run(`key:${keyName}`, day, tokens, cost, settledTokens, settledCost, `key:${keyName}`, day);
+      if (agentId != null && kept(`agent:${agentId}`)) add.run(`agent:${agentId}`, day, tokens, cost, settledTokens, settledCost, `agent:${agentId}`, day);
     },
     /** whether `whose` spent since `since` is read from totals already kept (else: `track` first, in a work of the group commit) */
     kept(whose: Whose, since: number): boolean {
@@ -72,6 +76,7 @@ export function sqliteUsageTotals(db: SqliteDatabase) {
       const [kind, name] = holder(whose);
       sums[kind].run(whom, from, from, kept ?? Number.MAX_SAFE_INTEGER, name);
       markTracked.run(whom, from);
+      holders.tracked(whom, from);
     },
     /** what `whose` spent since `since`, from totals kept (`kept`) and the rows of the part of a day before them */
     spent(whose: Whose, since: number, settled = false): UsageSpent {

@@ -7,12 +7,14 @@ import { BUILTIN_MAPPING_IDS } from '../../../src/store/queries/indexed-conditio
 import { ListFilter, sqliteDialect } from '../../../src/store/queries/list-filter.js';
 import type { ReceiptQuery, RunQuery } from '../../../src/store/port.js';
 import { receiptFilter } from '../../../src/store/queries/receipt-filter.js';
+import { sessionFilter, sessionsSql } from '../../../src/store/queries/browse-filters.js';
 import { runsPageSql } from '../../../src/store/sqlite/browse-repo.js';
 import { AWAITING_DELIVERY } from '../../../src/store/sqlite/deliveries-repo.js';
 import { CLAIM_LAPSED, CLAIM_PENDING, PENDING_COUNT } from '../../../src/store/sqlite/events-repo.js';
 import { NEWEST_EVENT, PENDING_EVENT_IDS } from '../../../src/store/sqlite/queue-memory.js';
 import { openDatabase, type SqliteDatabase } from '../../../src/store/sqlite/open-database.js';
 import { REQUEUE_RUNNING } from '../../../src/store/sqlite/runs-repo.js';
+import { SUMMARY_ID } from '../../../src/store/sqlite/sessions-repo.js';
 
 let db: SqliteDatabase | undefined;
 afterEach(() => db?.close());
@@ -35,13 +37,26 @@ describe('SQLite query plans of start-up', () => {
 });
 
 describe("SQLite query plans of a session's messages", () => {
-  it('reads a history and the next id from the range of its key, with no index beside the table and no sort', () => {
+  it('reads a history and the next id from the range of its key, with no index beside the table but the summaries\' and no sort', () => {
     db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db'));
-    const history = plan('SELECT role, content, run_id, meta, created_at FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT 20', 's');
-    expect(history).toEqual(['SEARCH session_messages USING PRIMARY KEY (session_key=?)']);
-    expect(plan('SELECT COALESCE(MAX(id), 0) FROM session_messages WHERE session_key = ?', 's')).toEqual(['SEARCH session_messages USING PRIMARY KEY (session_key=?)']);
-    const indexes = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'session_messages'").all() as { name: string }[];
-    expect(indexes).toEqual([]);
+    const history = plan(`SELECT role, content, run_id, meta, created_at FROM session_messages WHERE session_key = ? AND id < ${SUMMARY_ID} ORDER BY id DESC LIMIT 20`, 's');
+    expect(history).toEqual(['SEARCH session_messages USING PRIMARY KEY (session_key=? AND id<?)']);
+    expect(plan('SELECT id FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT 2', 's')).toEqual(['SEARCH session_messages USING PRIMARY KEY (session_key=?)']);
+    // the sessions list's, over the summaries only: a message writes no index entry
+    const indexes = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'session_messages'").all() as { name: string; sql: string }[];
+    expect(indexes.map((i) => i.name)).toEqual(['session_summaries_last']);
+    expect(indexes[0]!.sql).toMatch(new RegExp(`WHERE id = ${SUMMARY_ID}$`));
+  });
+
+  it('lists the sessions newest first from the summaries\' index, filtered or not, with no sort', () => {
+    db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db'));
+    for (const query of [{}, { agentId: 'sales' }, { prefix: 'chat:' }, { until: 5 }]) {
+      const f = new ListFilter(sqliteDialect, 'last_at', 'key');
+      const fallback = f.bind('main');
+      const steps = plan(sessionsSql(sessionFilter(f, { limit: 50, defaultAgentId: 'main', ...query }), fallback, 50), f.named);
+      expect(steps).toHaveLength(1);
+      expect(steps[0]).toMatch(/^(SCAN|SEARCH) session_messages USING INDEX session_summaries_last/);
+    }
   });
 });
 
