@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { hasColumn } from './store-columns.js';
+import { seedSessions } from './seed-sessions.js';
 import { formatTable } from './table.js';
 
 /**
@@ -100,7 +101,8 @@ function allCases(rows: number): Case[] {
 
 /**
  * Seeds finished work straight into the tables (the port would take minutes): per run i, one
- * receipt and two session messages; a delivery for every second run; wake receipts with their events.
+ * receipt and two session messages (bench/seed-sessions.ts); a delivery for every second run;
+ * wake receipts with their events.
  */
 function seed(dbFile: string, rows: number): void {
   const db = new Database(dbFile);
@@ -123,15 +125,7 @@ function seed(dbFile: string, rows: number): void {
       `${n} INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, run_id, auth_method, body_bytes, latency_ms)
        SELECT 'rcpt-' || i, 'req-' || i, ${time}, 'POST', 'github', ${mapping}, CASE WHEN i % 500 = 0 THEN 401 ELSE 202 END, 'agent', 'seed-' || i, 'bearer', 100, 1.5 FROM n`,
     ).run(rows);
-    db.prepare(
-      `${n} INSERT INTO session_messages (session_key, role, content, run_id, created_at)
-       SELECT 'hook:seed-' || i, 'user', 'seeded', 'seed-' || i, ${time} FROM n
-       UNION ALL SELECT 'hook:seed-' || i, 'assistant', 'ok', 'seed-' || i, ${time} + 500 FROM n`,
-    ).run(rows);
-    db.prepare(
-      `${n} INSERT INTO session_messages (session_key, role, content, meta, created_at)
-       SELECT 'chat:conv_' || i, 'user', 'hello', json_object('agentId', 'sales'), ${T0} + i * 1000 * 200 FROM n`,
-    ).run(Math.floor(rows / 200));
+    seedSessions(db, n, rows, T0);
     db.prepare(
       `${n} INSERT INTO deliveries (id, run_id, kind, channel, recipient, text, session_key, agent_id, status, attempts, next_attempt_at, created_at, updated_at)
        SELECT 'dlv-' || i, 'seed-' || i, 'run', CASE WHEN i % 4 = 0 THEN 'telegram' ELSE 'discord' END, '555', 'ok', 'hook:seed-' || i, 'main',
@@ -145,20 +139,6 @@ function seed(dbFile: string, rows: number): void {
        SELECT 'wake-' || id, 'wreq-' || id, created_at, 'POST', 'deploys', 'deploys', 200, 'wake', id, 'bearer', 50, 1.0 FROM events WHERE id % 10 = 0`,
     ).run();
   })();
-  // a store from before migration 17 kept the summaries by a trigger as the messages went in; a
-  // newer one keeps them in the sessions repo, which raw inserts pass by: made here as migration 14 made them
-  // (over the rows a run's insert lists since migration 36)
-  const summarised = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'session_messages_summarised'").get();
-  if (!summarised) {
-    db.exec(`INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
-      SELECT s.key, CASE WHEN s.key = 'main' THEN NULL ELSE COALESCE(json_extract(m.meta, '$.agentId'), r.agent_id) END, s.messages, s.first_at, s.last_at
-      FROM (SELECT session_key AS key, COUNT(*) AS messages, MIN(created_at) AS first_at, MAX(created_at) AS last_at, MIN(id) AS first_id
-            FROM session_messages GROUP BY session_key) s
-      JOIN session_messages m ON m.id = s.first_id
-      LEFT JOIN runs r ON r.id = m.run_id
-      WHERE true
-      ON CONFLICT (key) DO UPDATE SET messages = excluded.messages, first_at = excluded.first_at, last_at = excluded.last_at`);
-  }
   db.exec('ANALYZE');
   db.close();
 }
