@@ -1,14 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import { hasColumn } from './store-columns.js';
 
-/**
- * The id of a session's summary row (SQLite migration 54, sessions-repo.ts SUMMARY_ID), read from
- * the view's definition: 2^53 - 1, but 0 in the checkouts of migration 54's first version
- */
-function summaryId(db: Database): string {
-  const view = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'session_summaries'").pluck().get() as string | undefined;
-  return /WHERE id = (\d+)/.exec(view ?? '')?.[1] ?? '9007199254740991';
-}
+/** the id of a session's summary row (SQLite migration 54, sessions-repo.ts SUMMARY_ID) */
+const SUMMARY_ID = '9007199254740991';
 
 /**
  * The session rows herald's sessions repo would have written for the seeded runs, by raw INSERTs
@@ -20,7 +14,7 @@ function summaryId(db: Database): string {
  * this writes what that schema holds:
  * - since migration 51 the table is keyed by (session_key, id), WITHOUT ROWID: a session's
  *   messages take ids 1..n, and go in in key order (an append at the B-tree's end);
- * - since migration 54 a session's summary is the row of id 2^53 - 1 (summaryId) of its own range
+ * - since migration 54 a session's summary is the row of id 2^53 - 1 of its own range
  *   (session_summaries is a view of those rows): created_at its first_at, agent_id, messages
  *   and last_at set on it alone; before, a row of the session_summaries table;
  * - before migration 17 a trigger kept the summaries as the messages went in: nothing to add.
@@ -47,17 +41,16 @@ export function seedSessions(db: Database, n: string, rows: number, t0: number):
   // none for main, else the message's meta.agentId or its run's agent. A run's insert has listed
   // its session already (the runs_list_session trigger, messages 0): its summary is updated as a
   // turn's append updates it
-  const summary = summaryId(db);
   const summaries = `
     SELECT s.key, s.messages, s.first_at, s.last_at,
       CASE WHEN s.key = 'main' THEN NULL ELSE COALESCE(json_extract(m.meta, '$.agentId'), r.agent_id) END AS agent_id
     FROM (SELECT session_key AS key, COUNT(*) AS messages, MIN(created_at) AS first_at, MAX(created_at) AS last_at, MIN(id) AS first_id
-          FROM session_messages WHERE id <> ${summary} GROUP BY session_key) s
+          FROM session_messages WHERE id <> ${SUMMARY_ID} GROUP BY session_key) s
     JOIN session_messages m ON m.session_key = s.key AND m.id = s.first_id
     LEFT JOIN runs r ON r.id = m.run_id`;
   if (hasColumn(db, 'session_messages', 'last_at')) {
     db.exec(`INSERT INTO session_messages (session_key, id, role, content, run_id, meta, created_at, agent_id, messages, last_at)
-      SELECT key, ${summary}, '', '', NULL, NULL, first_at, agent_id, messages, last_at FROM (${summaries}) WHERE true ORDER BY key
+      SELECT key, ${SUMMARY_ID}, '', '', NULL, NULL, first_at, agent_id, messages, last_at FROM (${summaries}) WHERE true ORDER BY key
       ON CONFLICT (session_key, id) DO UPDATE SET messages = excluded.messages, created_at = MIN(created_at, excluded.created_at), last_at = MAX(last_at, excluded.last_at)`);
   } else {
     db.exec(`INSERT INTO session_summaries (key, agent_id, messages, first_at, last_at)
