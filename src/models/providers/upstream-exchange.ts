@@ -44,12 +44,19 @@ const STALE_SOCKET = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
  * and its answer cost less CPU (no ClientRequest, IncomingMessage or Readable per completion,
  * the request written in one piece). Aborting it (the caller's signal, a reader
  * that stops early) closes the connection, so the upstream stops generating.
+ *
+ * It takes undici's handler calls as its Request makes them (onConnect, onHeaders with the raw
+ * header list, onData, onComplete, onError; typed deprecated in undici 7, where they are still
+ * what its Request calls): a handler of the newer ones (onRequestStart, onResponseStart...) is
+ * wrapped per request in an adapter and a controller, and has every answer's headers and
+ * trailers made into objects, where an answer that succeeds needs only its Content-Encoding.
  */
 export class UpstreamExchange implements Dispatcher.DispatchHandler {
   status = 0;
-  /** names lower-cased; a repeated header's values as a list */
-  headers: IncomingHttpHeaders = {};
-  private controller?: Dispatcher.DispatchController;
+  /** the answer's header list as undici read it: names and values, in order */
+  private raw: Buffer[] = NO_HEADERS;
+  private parsed?: IncomingHttpHeaders;
+  private abortRequest?: (error: Error) => void;
   private opened?: { resolve(exchange: UpstreamExchange): void; reject(error: unknown): void };
   private sink?: BodySink;
   private held?: string[];
@@ -96,9 +103,14 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     if (this.outcome) this.finish(this.outcome.error);
   }
 
+  /** names lower-cased; a repeated header's values as a list (made when first read: a redirect's, an error's) */
+  get headers(): IncomingHttpHeaders {
+    return (this.parsed ??= headersOf(this.raw));
+  }
+
   /** closes the connection (the upstream stops); a body already whole is left as it is */
   abort(reason?: unknown): void {
-    this.controller?.abort(reason instanceof Error ? reason : new Error('aborted'));
+    this.abortRequest?.(reason instanceof Error ? reason : new Error('aborted'));
   }
 
   /** lets go of the caller's signal; call it once the body is read or given up */
@@ -108,22 +120,22 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
 
   private readonly onAbort = () => {
     const error = (this.abortReason = new ProviderAbortError(this.signal!.reason));
-    // before the request went out, it is aborted as it does (onRequestStart)
-    this.controller?.abort(error);
+    // before the request went out, it is aborted as it does (onConnect)
+    this.abortRequest?.(error);
     this.fail(error);
   };
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
-    if (this.abortReason) controller.abort(this.abortReason);
+  onConnect(abort: (error: Error) => void): void {
+    this.abortRequest = abort;
+    if (this.abortReason) abort(this.abortReason);
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
+  onHeaders(status: number, raw: Buffer[]): boolean {
     // 1xx answers (100 Continue, 103 Early Hints) come before the answer itself
-    if (status < 200) return;
+    if (status < 200) return true;
     this.status = status;
-    this.headers = headers;
-    this.inflate = decompressor(headers['content-encoding']);
+    this.raw = raw;
+    this.inflate = decompressor(contentEncodingOf(raw));
     if (this.inflate) {
       this.inflate.on('data', (part: Buffer) => this.deliver(this.text.write(part)));
       this.inflate.on('end', () => this.finish());
@@ -132,19 +144,21 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     const opened = this.opened;
     this.opened = undefined;
     opened?.resolve(this);
+    return true;
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onData(chunk: Buffer): boolean {
     if (this.inflate) this.inflate.write(chunk);
     else this.deliver(this.text.write(chunk));
+    return true;
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     if (this.inflate) this.inflate.end();
     else this.finish();
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+  onError(error: Error): void {
     this.fail(this.abortReason ?? error);
   }
 
@@ -186,13 +200,42 @@ function staleSocket(error: unknown): boolean {
   return cause.socket === undefined || (cause.socket.bytesRead ?? 0) > 0;
 }
 
+const NO_HEADERS: Buffer[] = [];
+const CONTENT_ENCODING = 'content-encoding';
+
+/** the answer's Content-Encoding from its raw list, its values joined as a list header's are; only names of its length are read as text */
+function contentEncodingOf(raw: Buffer[]): string | undefined {
+  let encoding: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length !== CONTENT_ENCODING.length || name.toString('latin1').toLowerCase() !== CONTENT_ENCODING) continue;
+    const value = raw[i + 1]!.toString('latin1');
+    encoding = encoding === undefined ? value : `${encoding},${value}`;
+  }
+  return encoding;
+}
+
+/** the raw list as undici's parseHeaders makes it: names lower-cased, a repeated header's values as a list (no prototype: any name is an entry) */
+function headersOf(raw: Buffer[]): IncomingHttpHeaders {
+  const headers = Object.create(null) as Record<string, string | string[]>;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toString('latin1').toLowerCase();
+    const value = raw[i + 1]!.toString('latin1');
+    const before = headers[name];
+    if (before === undefined) headers[name] = value;
+    else if (typeof before === 'string') headers[name] = [before, value];
+    else before.push(value);
+  }
+  return headers;
+}
+
 const ZLIB_FLUSH = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
 const BROTLI_FLUSH = { flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH };
 
 /** a decoder for the answer's Content-Encoding, none without one; each piece is flushed as it comes (an SSE stream too) */
-function decompressor(header: string | string[] | undefined) {
+function decompressor(header: string | undefined) {
   if (header === undefined) return undefined;
-  const encoding = (Array.isArray(header) ? header.join(',') : header).trim().toLowerCase();
+  const encoding = header.trim().toLowerCase();
   if (encoding === 'gzip' || encoding === 'x-gzip') return zlib.createGunzip(ZLIB_FLUSH);
   if (encoding === 'deflate') return zlib.createInflate(ZLIB_FLUSH);
   if (encoding === 'br') return zlib.createBrotliDecompress(BROTLI_FLUSH);
