@@ -57,6 +57,8 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   private raw: Buffer[] = NO_HEADERS;
   private parsed?: IncomingHttpHeaders;
   private abortRequest?: (error: Error) => void;
+  /** a 2xx answer's body, once `whole` read it */
+  body: string | undefined = undefined;
   private opened?: { resolve(exchange: UpstreamExchange): void; reject(error: unknown): void };
   private sink?: BodySink;
   private held?: string[];
@@ -69,29 +71,42 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   private constructor(private readonly signal: AbortSource | undefined) {}
 
   /** sends the request; resolves with the exchange once the answer's headers are in */
-  static open(request: ExchangeRequest, retried = false): Promise<UpstreamExchange> {
+  static open(request: ExchangeRequest): Promise<UpstreamExchange> {
+    return new Promise((resolve, reject) => UpstreamExchange.send(request, false, resolve, reject));
+  }
+
+  /**
+   * Sends the request; a 2xx answer resolves once its body is in, as text (`body`; the exchange is
+   * done), any other as `open` resolves it, its body unread. A whole answer waits for one promise,
+   * not one for its headers and one for its body.
+   */
+  static whole(request: ExchangeRequest): Promise<UpstreamExchange> {
+    return new Promise((resolve, reject) =>
+      UpstreamExchange.send(request, false, (exchange) => (exchange.status >= 200 && exchange.status < 300 ? exchange.read(new WholeBody(exchange, resolve, reject)) : resolve(exchange)), reject),
+    );
+  }
+
+  /** sends the request: `opened` is called once the answer's headers are in, `failed` when none came */
+  private static send(request: ExchangeRequest, retried: boolean, opened: (exchange: UpstreamExchange) => void, failed: (error: unknown) => void): void {
     const { url, signal } = request;
-    if (signal?.aborted) return Promise.reject(new ProviderAbortError(signal.reason));
+    if (signal?.aborted) return failed(new ProviderAbortError(signal.reason));
     const exchange = new UpstreamExchange(signal);
-    // the retry is decided where the failure arrives, not in a promise chained after this one (a promise fewer per request)
-    const opening = new Promise<UpstreamExchange>((resolve, reject) => {
-      exchange.opened = {
-        resolve,
-        reject(error) {
-          // a kept-alive socket the server closed (its idle timeout) just as it was reused: nothing of
-          // the request reached it, so it is sent again once, on a fresh socket
-          // (sent from a microtask, as a chained catch did: not from inside undici's error callback)
-          if (!retried && !signal?.aborted && staleSocket(error)) queueMicrotask(() => UpstreamExchange.open(request, true).then(resolve, reject));
-          else reject(error);
-        },
-      };
-    });
+    // the retry is decided where the failure arrives, not in a promise chained after the request's (a promise fewer per request)
+    exchange.opened = {
+      resolve: opened,
+      reject(error) {
+        // a kept-alive socket the server closed (its idle timeout) just as it was reused: nothing of
+        // the request reached it, so it is sent again once, on a fresh socket
+        // (sent from a microtask, as a chained catch did: not from inside undici's error callback)
+        if (!retried && !signal?.aborted && staleSocket(error)) queueMicrotask(() => UpstreamExchange.send(request, true, opened, failed));
+        else failed(error);
+      },
+    };
     // no `once` option (an options object to read per request): a signal aborts once, and done() removes the listener
     if (signal) listenForAbort(signal, exchange.onAbort);
     const options: Dispatcher.DispatchOptions = { origin: url.origin, path: url.pathname + url.search, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body: request.body };
     if (dispatcher) dispatcher.dispatch(options, exchange);
     else loadDispatcher().then((loaded) => loaded.dispatch(options, exchange), (error: unknown) => exchange.fail(error));
-    return opening;
   }
 
   /** hands the body to `sink`: what arrived already at once, the rest as it comes */
@@ -189,6 +204,32 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     }
     this.inflate?.destroy();
     this.finish(error);
+  }
+}
+
+/** a 2xx answer's body read whole (`UpstreamExchange.whole`): the exchange resolved with it, or the read's failure as the connection's */
+class WholeBody implements BodySink {
+  private text = '';
+
+  constructor(
+    private readonly exchange: UpstreamExchange,
+    private readonly resolve: (exchange: UpstreamExchange) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  data(piece: string): void {
+    this.text += piece;
+  }
+
+  end(): void {
+    this.exchange.done();
+    this.exchange.body = this.text;
+    this.resolve(this.exchange);
+  }
+
+  fail(error: unknown): void {
+    this.exchange.done();
+    this.reject(error instanceof ProviderAbortError || error instanceof ProviderConnectionError ? error : new ProviderConnectionError(error));
   }
 }
 
