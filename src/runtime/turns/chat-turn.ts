@@ -3,7 +3,7 @@ import type { ModelOptions } from '../../models/provider.js';
 import type { AgentConfig } from '../../agents/agent-directory.js';
 import { runAgentTurn, type AgentTurnDeps, type TurnOutcome } from '../../agents/agent-turn.js';
 import type { TurnDelta } from '../../agents/model-answer.js';
-import { reserveCall, type UsageAttribution } from '../../agents/turn-usage.js';
+import { budgetHolders, reserveCall, type UsageAttribution } from '../../agents/turn-usage.js';
 import { requireClientTools, type ClientToolsUse } from '../../agents/tool-use/client-tools.js';
 import { turnModelRefs } from '../../agents/turn-prompt.js';
 import { openConversation, type ChatInputMessage, type Conversation } from '../../agents/conversation.js';
@@ -69,12 +69,15 @@ export function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): ChatTur
  * streamed completion past a budget is a 429 too, not an error inside a 200 stream.
  */
 function admitChat(deps: AgentTurnDeps, input: ChatTurnInput, conversation: Conversation): ChatTurn | Promise<ChatTurn> {
-  const reserving = reserveCall(
-    deps,
-    { agent: input.agent, usage: input.usage },
-    { messages: [...conversation.history, ...conversation.incoming, ...conversation.continuation], maxTokens: input.options?.maxTokens },
-    turnModelRefs(deps.config, input.agent)[0]!,
-  );
+  // the estimate's messages are gathered only for a turn with a budget
+  const reserving = budgetHolders(deps, input)
+    ? reserveCall(
+        deps,
+        { agent: input.agent, usage: input.usage },
+        { messages: [...conversation.history, ...conversation.incoming, ...conversation.continuation], maxTokens: input.options?.maxTokens },
+        turnModelRefs(deps.config, input.agent)[0]!,
+      )
+    : undefined;
   return reserving instanceof Promise ? reserving.then((reservation) => chatTurn(deps, input, conversation, reservation)) : chatTurn(deps, input, conversation, reserving);
 }
 
