@@ -124,7 +124,7 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
   x.setHeader('x-conversation-id', conversation_id);
 
   if (!body.stream) {
-    x.whenClientGone((reason) => chat.cancel(reason));
+    x.whenClientGone(chat);
     // a try, not a catch chained on the run's promise: a promise and a closure fewer per completion
     let outcome: TurnOutcome;
     try {
