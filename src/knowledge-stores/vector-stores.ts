@@ -80,12 +80,11 @@ export class VectorStores {
    */
   searchForAgent(agentId: string, question: string, limit: number): KnowledgePassage[] | Promise<KnowledgePassage[]> {
     const attached = this.deps.agents.get(agentId)?.vectorStores ?? [];
-    // the stores' list is made for a search that finds something (not for the agent without documents)
-    const storesOf = () => [{ id: agentVectorStoreId(agentId), owner: agentId }, ...packedMap(attached, (id) => ({ id, owner: knowledgeOwnerOf(id) }))];
-    if (attached.length) return this.search(storesOf(), question, limit);
+    const stores = [{ id: agentVectorStoreId(agentId), owner: agentId }, ...packedMap(attached, (id) => ({ id, owner: knowledgeOwnerOf(id) }))];
+    if (attached.length) return this.search(stores, question, limit);
     const found = this.deps.knowledge.search(agentId, question, limit);
     if (Array.isArray(found) && !found.length) return found;
-    return Promise.resolve(found).then((passages) => this.namedFiles(storesOf(), passages));
+    return Promise.resolve(found).then((passages) => this.namedFiles(stores, passages));
   }
 
   /** the store, or 404 naming `param`: a store the key may not see does not exist for it */
