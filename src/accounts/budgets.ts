@@ -115,7 +115,10 @@ export class Budgets {
   holdersOf(keyName: string | undefined, agentId: string): BudgetHolder[] {
     const budget = keyName === undefined ? undefined : this.config.platform.apiKeys.find((k) => k.name === keyName)?.budget;
     const agent = this.agent(agentId);
-    return [...(budget ? [{ kind: 'key' as const, name: keyName!, budget }] : []), ...(agent ? [agent] : [])];
+    // every model call asks (most have no budget): the list made without spreads of lists made for it
+    const holders: BudgetHolder[] = budget ? [{ kind: 'key', name: keyName!, budget }] : [];
+    if (agent) holders.push(agent);
+    return holders;
   }
 
   /**

@@ -130,16 +130,9 @@ async function computeTurn(deps: AgentTurnDeps, asked: AgentTurnInput, onDelta?:
   // the names only a turn with both kinds of tools asks for (most turns have neither)
   const clientNames = tools && clientTools.length ? new Set(packedMap(clientTools, (t) => (t as { function?: { name?: string } }).function?.name).filter(Boolean)) : NO_NAMES;
   if (tools) request.extra = copyWith(request.extra, { tools: [...clientTools, ...toolDefinitions(tools.specs)] });
-  const isServerCall = (call: ModelToolCall) => tools !== undefined && (tools.byName(call.function.name) !== undefined || !clientNames.has(call.function.name));
-  const roundWith = (granted: TurnTools): RoundContext => ({
-    tools: granted,
-    ledger: input.ledger!,
-    attribution: { agentId: input.agent.id, mappingId: input.usage?.mappingId, keyName: input.usage?.keyName },
-    signal: signalOf(input),
-    approvalTimeoutMs: parseDuration(config.tools.approvalTimeout),
-    onCallFinished: deps.onToolCallFinished,
-  });
-  const round = tools && roundWith(tools);
+  // a turn without server-side tools (most chats) makes no closure for them
+  const isServerCall = tools ? (call: ModelToolCall) => tools.byName(call.function.name) !== undefined || !clientNames.has(call.function.name) : NO_SERVER_CALLS;
+  const round = tools && roundContext(deps, input, tools);
 
   // the turn's server-side exchange (assistant calls, tool results) starts after the prompt
   const exchangeFrom = resume ? (resume.exchangeFrom ?? resume.messages.length) : request.messages.length;
@@ -157,7 +150,7 @@ async function computeTurn(deps: AgentTurnDeps, asked: AgentTurnInput, onDelta?:
       reservation = reserving instanceof Promise ? await reserving : reserving;
       // every call of the checkpoint is answered, even with none of its tools granted now (its server
       // gone, a reload): a model sent calls without their results refuses the request
-      const resumed = await resumeRound(round ?? roundWith(input.tools ?? NO_TOOLS), resume);
+      const resumed = await resumeRound(round ?? roundContext(deps, input, input.tools ?? NO_TOOLS), resume);
       if (resumed.pending.length) return paused(resume, resumed.pending, knowledge, callsMade);
       request.messages.push(...resumed.messages);
     }
@@ -199,6 +192,20 @@ async function computeTurn(deps: AgentTurnDeps, asked: AgentTurnInput, onDelta?:
   }
   const lastUsage = answer.usage ?? (await estimateUsage(request, answer));
   return answeredTurn(deps, input, { request, answer, lastUsage, spent, knowledge, callsMade, exchangeFrom, reservation: answered });
+}
+
+const NO_SERVER_CALLS = () => false;
+
+/** where a tool round of the turn runs: its granted tools, ledger, attribution and time limits */
+function roundContext(deps: AgentTurnDeps, input: TurnFields, granted: TurnTools): RoundContext {
+  return {
+    tools: granted,
+    ledger: input.ledger!,
+    attribution: { agentId: input.agent.id, mappingId: input.usage?.mappingId, keyName: input.usage?.keyName },
+    signal: signalOf(input),
+    approvalTimeoutMs: parseDuration(deps.config.tools.approvalTimeout),
+    onCallFinished: deps.onToolCallFinished,
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Budgets } from '../accounts/budgets.js';
+import type { BudgetHolder, Budgets } from '../accounts/budgets.js';
 import type { UsageRecord, UsageRecorder } from '../accounts/usage-recorder.js';
 import type { HeraldConfig } from '../config/schema.js';
 import { EMBEDDED_PROVIDER } from '../models/model-refs.js';
@@ -64,13 +64,19 @@ function writeCallUsage(deps: TurnAccounts, input: TurnFields, answer: ModelAnsw
  * one. A heartbeat's calls are counted, never refused.
  */
 export function reserveCall(deps: TurnAccounts, input: Pick<TurnFields, 'usage' | 'agent'>, request: Pick<ModelRequest, 'messages' | 'maxTokens'>, modelRef: string): Promise<number | undefined> | undefined {
+  const holders = budgetHolders(deps, input);
+  if (!holders) return undefined;
+  return deps.budgets!.reserve(
+    holders,
+    usageRecord(input.usage!, modelRef, input.agent.id, promptWordCount(request.messages), request.maxTokens ?? deps.config.agents.defaults.budgetReserveTokens, true),
+  );
+}
+
+/** the budgets a model call of the turn is reserved against; undefined when it has none (most turns), so a caller need not make its estimate's inputs */
+export function budgetHolders(deps: TurnAccounts, input: Pick<TurnFields, 'usage' | 'agent'>): BudgetHolder[] | undefined {
   if (!deps.budgets || !deps.usage || !input.usage || input.usage.source === 'heartbeat') return undefined;
   const holders = deps.budgets.holdersOf(input.usage.keyName, input.agent.id);
-  if (!holders.length) return undefined;
-  return deps.budgets.reserve(
-    holders,
-    usageRecord(input.usage, modelRef, input.agent.id, promptWordCount(request.messages), request.maxTokens ?? deps.config.agents.defaults.budgetReserveTokens, true),
-  );
+  return holders.length ? holders : undefined;
 }
 
 export const addUsage = (a: ModelUsage | undefined, b: ModelUsage): ModelUsage =>

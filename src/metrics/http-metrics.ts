@@ -1,5 +1,6 @@
-import { Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { SummedCounter, type CountCell } from './summed-counter.js';
+import { SummedHistogram, type HistogramCell } from './summed-histogram.js';
 
 /** the surface label's values; the HTTP layer decides a request's surface (a surface without a label of its own, the console, counts as other) */
 export type Surface = 'hooks' | 'v1' | 'admin' | 'other';
@@ -7,20 +8,18 @@ export type Surface = 'hooks' | 'v1' | 'admin' | 'other';
 /** any other method a client invents is one label value, not one each */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-type HistogramChild = ReturnType<Histogram<string>['labels']>;
-
 /**
  * Request counters and latencies by surface, method and status. Label values are few
  * (4 surfaces, 8 methods, the statuses herald answers with, the configured mapping ids), and
- * their cells and children are kept, so a request costs map lookups, two additions and the
- * histogram's update (the counters are summed, see SummedCounter).
+ * their cells are kept, so a request costs map lookups and additions (the counters and the
+ * histogram are summed on their cells, see SummedCounter and SummedHistogram).
  */
 export class HttpMetrics {
   private readonly requests: SummedCounter<'surface' | 'method' | 'status'>;
-  private readonly duration: Histogram<'surface' | 'method'>;
+  private readonly duration: SummedHistogram<'surface' | 'method'>;
   private readonly hooks: SummedCounter<'mapping' | 'outcome'>;
   private readonly requestChildren = new Map<string, Map<string, Map<number, CountCell>>>();
-  private readonly durationChildren = new Map<string, Map<string, HistogramChild>>();
+  private readonly durationCells = new Map<string, Map<string, HistogramCell>>();
   private readonly hookChildren = new Map<string, Map<string, CountCell>>();
 
   constructor(registry: Registry) {
@@ -30,7 +29,7 @@ export class HttpMetrics {
       labelNames: ['surface', 'method', 'status'],
       registers: [registry],
     });
-    this.duration = new Histogram({
+    this.duration = new SummedHistogram({
       name: 'herald_http_request_duration_seconds',
       help: 'Time from a request arriving to its response being ready (a stream: to its first byte), by surface and method.',
       labelNames: ['surface', 'method'],
@@ -57,10 +56,10 @@ export class HttpMetrics {
     if (!counter) byStatus.set(status, (counter = this.requests.cell({ surface, method, status: String(status) })));
     counter.n++;
 
-    let histograms = this.durationChildren.get(surface);
-    if (!histograms) this.durationChildren.set(surface, (histograms = new Map()));
+    let histograms = this.durationCells.get(surface);
+    if (!histograms) this.durationCells.set(surface, (histograms = new Map()));
     let histogram = histograms.get(method);
-    if (!histogram) histograms.set(method, (histogram = this.duration.labels(surface, method)));
+    if (!histogram) histograms.set(method, (histogram = this.duration.cell({ surface, method })));
     histogram.observe(seconds);
 
     if (surface === 'hooks') this.recordHook(mappingId ?? 'none', hookOutcome(status));

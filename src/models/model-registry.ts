@@ -82,11 +82,16 @@ export class ModelRegistry {
 
   /** what the models of `provider` read besides text (models.input: the model's ref, else `<provider>/*`), from the config of the moment */
   private inputOf(provider: string): (model: string) => ModelInput {
+    // every model request asks: the last answer is kept while the config's models.input and the model stay the same (a reload replaces the config)
+    let last: { input: HeraldConfig['models']['input']; model: string; read: ModelInput } | undefined;
     return (model) => {
       const input = this.config.models.input;
+      if (last?.input === input && last.model === model) return last.read;
       const own = `${provider}/${model}`;
       const all = `${provider}/*`;
-      return (Object.hasOwn(input, own) ? input[own] : Object.hasOwn(input, all) ? input[all] : undefined) ?? ['text'];
+      const read = (Object.hasOwn(input, own) ? input[own] : Object.hasOwn(input, all) ? input[all] : undefined) ?? ['text'];
+      last = { input, model, read };
+      return read;
     };
   }
 

@@ -20,11 +20,15 @@ export interface Deadline extends AbortWatch {
  *
  * A class rather than closures: every chat completion makes one, and this shape costs about
  * half (no getter object, no array for the usual single parent, no `once` option to parse). Its
+ * methods are its prototype's, the timer's callback one function for every limit (the limit is
+ * its argument), and a parent's listener is made only for a parent: a closure made per limit
+ * is an allocation, and a first call through V8's lazy compile, per completion. Its
  * AbortController is made only when its signal is read: a watcher (the upstream exchange) needs none.
  */
 class TimeLimit extends LazyAbort implements Deadline {
   private readonly timer: NodeJS.Timeout;
   private parents: AbortSignal[] | undefined;
+  private onParentAbort: ((event: Event) => void) | undefined;
   timedOut = false;
 
   constructor(
@@ -32,38 +36,39 @@ class TimeLimit extends LazyAbort implements Deadline {
     parents: (AbortSignal | undefined)[],
   ) {
     super();
-    this.timer = setTimeout(this.onTimeout, ms);
+    this.timer = setTimeout(timeOut, ms, this);
     for (const parent of parents) {
       if (!parent) continue;
       if (parent.aborted) {
         this.abort(parent.reason);
         return;
       }
-      parent.addEventListener('abort', this.onParentAbort);
+      parent.addEventListener('abort', (this.onParentAbort ??= (event: Event) => this.abort((event.target as AbortSignal).reason)));
       (this.parents ??= []).push(parent);
     }
   }
 
-  private readonly onTimeout = () => {
+  /** the time is up (the timer's callback, `timeOut`) */
+  expire(): void {
     this.timedOut = true;
     this.abort(new DOMException(`timed out after ${this.ms} ms`, 'TimeoutError'));
-  };
-
-  private readonly onParentAbort = (event: Event) => this.abort((event.target as AbortSignal).reason);
+  }
 
   override abort(reason: unknown): void {
     super.abort(reason);
     this.clear();
   }
 
-  readonly clear = () => {
+  clear(): void {
     clearTimeout(this.timer);
     const parents = this.parents;
     if (!parents) return;
     this.parents = undefined;
-    for (const parent of parents) parent.removeEventListener('abort', this.onParentAbort);
-  };
+    for (const parent of parents) parent.removeEventListener('abort', this.onParentAbort!);
+  }
 }
+
+const timeOut = (limit: TimeLimit) => limit.expire();
 
 export function deadline(ms: number, ...parents: (AbortSignal | undefined)[]): Deadline {
   return new TimeLimit(ms, parents);

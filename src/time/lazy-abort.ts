@@ -28,11 +28,16 @@ export function unlistenForAbort(source: AbortSource, listener: () => void): voi
   else source.removeEventListener('abort', listener);
 }
 
-/** an abort with its reason, its listeners called once, its AbortSignal made when read */
+/**
+ * An abort with its reason, its listeners called once, its AbortSignal made when read. The first
+ * listener is held as it is, the others in a set: most aborts have one watcher (a chat
+ * completion's model call), and a set is an allocation per completion.
+ */
 export class LazyAbort implements AbortWatch {
   aborted = false;
   reason: unknown = undefined;
   private controller?: AbortController;
+  private listener?: () => void;
   private listeners?: Set<() => void>;
 
   get signal(): AbortSignal {
@@ -48,17 +53,21 @@ export class LazyAbort implements AbortWatch {
     this.aborted = true;
     this.reason = reason;
     this.controller?.abort(reason);
-    const listeners = this.listeners;
-    this.listeners = undefined;
-    listeners?.forEach((listener) => listener());
+    const { listener, listeners } = this;
+    this.listener = this.listeners = undefined;
+    listener?.();
+    listeners?.forEach((more) => more());
   }
 
   watch(listener: () => void): void {
-    (this.listeners ??= new Set()).add(listener);
+    if (listener === this.listener) return;
+    if (this.listener === undefined && !this.listeners?.has(listener)) this.listener = listener;
+    else (this.listeners ??= new Set()).add(listener);
   }
 
   unwatch(listener: () => void): void {
-    this.listeners?.delete(listener);
+    if (listener === this.listener) this.listener = undefined;
+    else this.listeners?.delete(listener);
   }
 
   /** calls `listener` once, on abort; returns what stops listening */

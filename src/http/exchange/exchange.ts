@@ -25,8 +25,8 @@ export interface Exchange extends Requester {
   readBody(limits: BodyLimits): Promise<Uint8Array>;
   /** a header of whatever answer the request gets, an error's included */
   setHeader(name: string, value: string): void;
-  /** `cancel` is called when the client goes away before its answer went out */
-  whenClientGone(cancel: (reason: unknown) => void): void;
+  /** `work` is cancelled when the client goes away before its answer went out */
+  whenClientGone(work: Cancellable): void;
   /** the mapping that took the call, for the access log, the metrics and the receipt */
   mappingId?: string;
   /** body bytes actually read */
@@ -43,3 +43,8 @@ export interface WholeAnswer {
 
 /** what a surface answers: whole, or the frames of an event stream (200) */
 export type Answer = WholeAnswer | { stream: Produce; options: SseOptions };
+
+/** work that a client's going away cancels (a chat turn) */
+export interface Cancellable {
+  cancel(reason: unknown): void;
+}

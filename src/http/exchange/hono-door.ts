@@ -7,7 +7,7 @@ import { requestIdFrom } from '../request/request-context.js';
 import { requestHeaders } from '../request/request-headers.js';
 import { requestSurface } from '../request/request-surface.js';
 import type { TrustedProxies } from '../request/trusted-proxies.js';
-import type { Answer, Exchange } from './exchange.js';
+import type { Answer, Cancellable, Exchange } from './exchange.js';
 import { runExchange, type ExchangeSurface, type PipelineDeps } from './exchange-pipeline.js';
 import { cancelWhenResponseCloses } from './node-door.js';
 import { sseResponse } from './sse-response.js';
@@ -52,7 +52,7 @@ function openContextExchange({ proxies, hooksPrefix }: HonoDoorDeps, c: Context,
     bodyBytes: undefined,
     readBody: (limits) => readBody(c, limits),
     setHeader: (name, value) => (answerHeaders[name] = value),
-    whenClientGone: (cancel) => whenClientGone(c, cancel),
+    whenClientGone: (work) => whenClientGone(c, work),
   };
 }
 
@@ -69,10 +69,10 @@ function respond(c: Context, answer: Answer, headers: Record<string, string>): R
  * `c.req.raw.signal` would abort; but touching `c.req.raw` makes the adapter build a whole fetch
  * Request (headers, body stream, AbortController) per request, a measurable part of it.
  */
-function whenClientGone(c: Context, cancel: (reason: unknown) => void): void {
+function whenClientGone(c: Context, work: Cancellable): void {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  if (outgoing && typeof outgoing.once === 'function') return cancelWhenResponseCloses(outgoing, cancel);
+  if (outgoing && typeof outgoing.once === 'function') return cancelWhenResponseCloses(outgoing, work);
   const signal = c.req.raw.signal;
-  if (signal.aborted) cancel(signal.reason);
-  else signal.addEventListener('abort', () => cancel(signal.reason), { once: true });
+  if (signal.aborted) work.cancel(signal.reason);
+  else signal.addEventListener('abort', () => work.cancel(signal.reason), { once: true });
 }

@@ -5,7 +5,7 @@ import { requestIdFrom } from '../request/request-context.js';
 import { headersOfRaw } from '../request/request-headers.js';
 import { carriedSurface, type RequestSurface } from '../request/request-surface.js';
 import type { TrustedProxies } from '../request/trusted-proxies.js';
-import type { Answer, Exchange } from './exchange.js';
+import type { Answer, Cancellable, Exchange } from './exchange.js';
 import { runExchange, type ExchangeSurface, type PipelineDeps } from './exchange-pipeline.js';
 import { streamSse } from './sse-response.js';
 
@@ -85,17 +85,26 @@ class NodeExchange implements Exchange {
     this.answerHeaders[name.toLowerCase()] = value;
   }
 
-  whenClientGone(cancel: (reason: unknown) => void): void {
-    cancelWhenResponseCloses(this.outgoing, cancel);
+  whenClientGone(work: Cancellable): void {
+    cancelWhenResponseCloses(this.outgoing, work);
   }
 }
 
-/** `cancel` when Node's response closes before it finished: its client went away */
-export function cancelWhenResponseCloses(outgoing: ServerResponse, cancel: (reason: unknown) => void): void {
-  // `on`, not `once` (a wrapper and its state per request): a response closes once
-  outgoing.on('close', () => {
-    if (!outgoing.writableFinished) cancel('Client connection prematurely closed.');
-  });
+const CANCELLED_ON_CLOSE = Symbol('herald.cancelledOnClose');
+
+/**
+ * `work` cancelled when Node's response closes before it finished: its client went away. The
+ * work is kept on the response and one listener serves every response (the emitter is its
+ * `this`): no closure per request. `on`, not `once` (a wrapper and its state per request): a
+ * response closes once.
+ */
+export function cancelWhenResponseCloses(outgoing: ServerResponse, work: Cancellable): void {
+  (outgoing as ServerResponse & { [CANCELLED_ON_CLOSE]?: Cancellable })[CANCELLED_ON_CLOSE] = work;
+  outgoing.on('close', cancelIfUnfinished);
+}
+
+function cancelIfUnfinished(this: ServerResponse & { [CANCELLED_ON_CLOSE]?: Cancellable }): void {
+  if (!this.writableFinished) this[CANCELLED_ON_CLOSE]?.cancel('Client connection prematurely closed.');
 }
 
 /** the answer with its headers (`head`, the exchange's: lower-cased names) in one writeHead */

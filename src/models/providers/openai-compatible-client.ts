@@ -2,7 +2,7 @@ import { PushedItems } from '../../utils/pushed-items.js';
 import { currentTraceparent } from '../../tracing/tracing.js';
 import { ProviderAbortError, ProviderConnectionError, ProviderHttpError } from './provider-errors.js';
 import { SseDecoder } from './sse-decoder.js';
-import { UpstreamExchange, type BodySink } from './upstream-exchange.js';
+import { UpstreamExchange, type BodySink, type ExchangeRequest } from './upstream-exchange.js';
 import { requestJson } from '../request-json.js';
 import type { AbortSource } from '../../time/lazy-abort.js';
 
@@ -40,18 +40,19 @@ export class OpenAICompatibleClient {
     if (config.apiKey) this.authorization = `Bearer ${config.apiKey}`;
   }
 
-  /** POSTs `body` to `path` (below the base URL) and resolves with the parsed JSON of a 2xx answer */
+  /**
+   * POSTs `body` to `path` (below the base URL) and resolves with the parsed JSON of a 2xx answer.
+   * Its own loop over `open`'s steps (redirects, a refusal): a 2xx answer arrives whole
+   * (UpstreamExchange.whole), one promise where `open` and a read of the body are two more.
+   */
   async post(path: string, body: unknown, signal?: AbortSource): Promise<unknown> {
-    const exchange = await this.open(path, requestJson(body), 'application/json', signal);
-    try {
-      const text = await readText(exchange, Infinity);
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        throw new ProviderHttpError(undefined, undefined, `the upstream answered ${exchange.status} with a body that is not JSON`, exchange.headers);
-      }
-    } finally {
-      exchange.done();
+    let hop = this.firstHop(path, requestJson(body), 'application/json', signal);
+    for (let redirects = 0; ; redirects++) {
+      const exchange = await UpstreamExchange.whole(hop);
+      if (exchange.body !== undefined) return answerJson(exchange, exchange.body);
+      const next = redirected(exchange, hop, redirects);
+      if (!next) throw await refusal(exchange);
+      hop = next;
     }
   }
 
@@ -117,39 +118,70 @@ export class OpenAICompatibleClient {
     return url;
   }
 
+  /** the request as first sent: a POST of `body` to `path` with the client's credentials */
+  private firstHop(path: string, body: string, accept: string, signal: AbortSource | undefined): Hop {
+    const url = this.urls.get(path) ?? this.urlOf(path);
+    return { url, method: 'POST', headers: requestHeaders(accept, body, this.authorization), body, signal, accept, authorization: this.authorization };
+  }
+
   /** sends the request, follows redirects, and resolves once a final 2xx answer's headers are in (an error status is thrown) */
   private async open(path: string, body: string, accept: string, signal: AbortSource | undefined): Promise<UpstreamExchange> {
-    let url = this.urls.get(path) ?? this.urlOf(path);
-    let method = 'POST';
-    let payload: string | undefined = body;
-    let authorization = this.authorization;
+    let hop = this.firstHop(path, body, accept, signal);
     for (let redirects = 0; ; redirects++) {
-      const exchange = await UpstreamExchange.open({ url, method, headers: requestHeaders(accept, payload, authorization), body: payload, signal });
-      const status = exchange.status;
-      const location = REDIRECTS.has(status) ? firstOf(exchange.headers.location) : undefined;
-      if (location && redirects < MAX_REDIRECTS) {
-        // the redirect's own body is read and dropped: its connection goes back to the pool
-        exchange.read(IGNORE);
-        exchange.done();
-        const next = new URL(location, url);
-        // fetch's rules: 303, and 301/302 after a POST, become a GET without a body; credentials stay on their origin
-        if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
-          method = 'GET';
-          payload = undefined;
-        }
-        if (next.origin !== url.origin) authorization = undefined;
-        url = next;
-        continue;
-      }
-      if (status >= 200 && status < 300) return exchange;
-      try {
-        const text = await readText(exchange, MAX_ERROR_BODY_BYTES).catch(() => '');
-        const json = parseJson(text);
-        throw new ProviderHttpError(status, (json as { error?: unknown } | undefined)?.error, json === undefined ? text : undefined, exchange.headers);
-      } finally {
-        exchange.done();
-      }
+      const exchange = await UpstreamExchange.open(hop);
+      if (exchange.status >= 200 && exchange.status < 300) return exchange;
+      const next = redirected(exchange, hop, redirects);
+      if (!next) throw await refusal(exchange);
+      hop = next;
     }
+  }
+}
+
+/** one request of a call's redirect chain, with what the next one is made of */
+interface Hop extends ExchangeRequest {
+  accept: string;
+  /** dropped once a redirect leaves the first origin */
+  authorization: string | undefined;
+}
+
+/**
+ * The request a redirect answer asks for, its own body read and dropped (its connection goes back
+ * to the pool); undefined for any other answer, or past MAX_REDIRECTS. fetch's rules: 303, and
+ * 301/302 after a POST, become a GET without a body; credentials stay on their origin.
+ */
+function redirected(exchange: UpstreamExchange, hop: Hop, redirects: number): Hop | undefined {
+  const { status } = exchange;
+  const location = REDIRECTS.has(status) && redirects < MAX_REDIRECTS ? firstOf(exchange.headers.location) : undefined;
+  if (!location) return undefined;
+  exchange.read(IGNORE);
+  exchange.done();
+  const url = new URL(location, hop.url);
+  let { method, body } = hop;
+  if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
+    method = 'GET';
+    body = undefined;
+  }
+  const authorization = url.origin === hop.url.origin ? hop.authorization : undefined;
+  return { url, method, headers: requestHeaders(hop.accept, body, authorization), body, signal: hop.signal, accept: hop.accept, authorization };
+}
+
+/** a final answer that is not a 2xx, as the error thrown: the upstream's error object when its body (read up to a bound) is JSON */
+async function refusal(exchange: UpstreamExchange): Promise<ProviderHttpError> {
+  try {
+    const text = await readText(exchange, MAX_ERROR_BODY_BYTES).catch(() => '');
+    const json = parseJson(text);
+    return new ProviderHttpError(exchange.status, (json as { error?: unknown } | undefined)?.error, json === undefined ? text : undefined, exchange.headers);
+  } finally {
+    exchange.done();
+  }
+}
+
+/** a 2xx answer's JSON; a body that is not JSON is the upstream's fault */
+function answerJson(exchange: UpstreamExchange, text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ProviderHttpError(undefined, undefined, `the upstream answered ${exchange.status} with a body that is not JSON`, exchange.headers);
   }
 }
 

@@ -3,12 +3,13 @@ import type { ModelOptions } from '../../models/provider.js';
 import type { AgentConfig } from '../../agents/agent-directory.js';
 import { runAgentTurn, type AgentTurnDeps, type TurnOutcome } from '../../agents/agent-turn.js';
 import type { TurnDelta } from '../../agents/model-answer.js';
-import { reserveCall, type UsageAttribution } from '../../agents/turn-usage.js';
+import { budgetHolders, reserveCall, type UsageAttribution } from '../../agents/turn-usage.js';
 import { requireClientTools, type ClientToolsUse } from '../../agents/tool-use/client-tools.js';
 import { turnModelRefs } from '../../agents/turn-prompt.js';
 import { openConversation, type ChatInputMessage, type Conversation } from '../../agents/conversation.js';
 import { modelFailure } from '../../agents/model-call-error.js';
-import { callsLedger } from '../../agents/tool-use/tool-ledger.js';
+import { callsLedger, type ToolLedger } from '../../agents/tool-use/tool-ledger.js';
+import type { TurnTools } from '../../tools/turn-tools.js';
 
 export interface ChatTurnInput {
   agent: AgentConfig;
@@ -68,70 +69,90 @@ export function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): ChatTur
  * streamed completion past a budget is a 429 too, not an error inside a 200 stream.
  */
 function admitChat(deps: AgentTurnDeps, input: ChatTurnInput, conversation: Conversation): ChatTurn | Promise<ChatTurn> {
-  const reserving = reserveCall(
-    deps,
-    { agent: input.agent, usage: input.usage },
-    { messages: [...conversation.history, ...conversation.incoming, ...conversation.continuation], maxTokens: input.options?.maxTokens },
-    turnModelRefs(deps.config, input.agent)[0]!,
-  );
+  // the estimate's messages are gathered only for a turn with a budget
+  const reserving = budgetHolders(deps, input)
+    ? reserveCall(
+        deps,
+        { agent: input.agent, usage: input.usage },
+        { messages: [...conversation.history, ...conversation.incoming, ...conversation.continuation], maxTokens: input.options?.maxTokens },
+        turnModelRefs(deps.config, input.agent)[0]!,
+      )
+    : undefined;
   return reserving instanceof Promise ? reserving.then((reservation) => chatTurn(deps, input, conversation, reservation)) : chatTurn(deps, input, conversation, reserving);
 }
 
 function chatTurn(deps: AgentTurnDeps, input: ChatTurnInput, conversation: Conversation, reservation: number | undefined): ChatTurn {
-  const { agent } = input;
-  const { timeoutSeconds } = deps.config.agents.defaults;
-  // one time limit per completion, which the client's going away aborts too
-  let limit: Deadline | undefined;
-  let cancelled: { reason: unknown } | undefined;
   // a chat's caller holds an API key (no outside content), and no person is waited for mid-request
-  const tools = deps.toolbox?.grant(agent, { outside: false, canWait: false });
+  const tools = deps.toolbox?.grant(input.agent, { outside: false, canWait: false });
   const ledger = tools && deps.toolCalls ? callsLedger(deps.toolCalls, 'chat', conversation.id) : undefined;
-  return {
-    conversationId: conversation.id,
-    async run({ stream, onDelta, onOpen } = {}) {
-      // the time limit, GC-safe (AbortSignal.any with AbortSignal.timeout is not on Node 20: deadline.ts)
-      const time = (limit = deadline(timeoutSeconds * 1000));
-      if (cancelled) time.abort(cancelled.reason);
-      try {
-        return await runAgentTurn(
-          deps,
-          {
-            agent,
-            purpose: 'chat',
-            sessionKey: conversation.sessionKey,
-            freshSession: conversation.fresh,
-            history: conversation.history,
-            prompt: conversation.prompt,
-            continuation: conversation.continuation,
-            question: conversation.question,
-            options: input.options,
-            // the limit itself, not its signal: the model call listens to it without one being made
-            limit: time,
-            stream,
-            onOpen,
-            incoming: conversation.incoming,
-            answer: ({ knowledge }) => {
-              const meta: Record<string, unknown> = { agentId: agent.id, owner: input.owner };
-              if (knowledge.length) meta.citations = knowledge.map((p) => p.chunkId);
-              return { meta };
-            },
-            // named whether set or not (not spread in when set): every chat turn's input has one shape
-            usage: input.usage,
-            reservation,
-            tools: ledger && tools,
-            ledger,
+  return new OpenedChatTurn(deps, input, conversation, reservation, ledger && tools, ledger);
+}
+
+/** a chat turn as a class: its methods are its prototype's, not two closures made per completion */
+class OpenedChatTurn implements ChatTurn {
+  readonly conversationId: string;
+  /** one time limit per completion, which the client's going away aborts too */
+  private limit: Deadline | undefined;
+  private cancelled: { reason: unknown } | undefined;
+
+  constructor(
+    private readonly deps: AgentTurnDeps,
+    private readonly input: ChatTurnInput,
+    private readonly conversation: Conversation,
+    private readonly reservation: number | undefined,
+    private readonly tools: TurnTools | undefined,
+    private readonly ledger: ToolLedger | undefined,
+  ) {
+    this.conversationId = conversation.id;
+  }
+
+  async run({ stream, onDelta, onOpen }: ChatTurnRun = {}): Promise<TurnOutcome> {
+    const { deps, input, conversation } = this;
+    const { agent } = input;
+    const { timeoutSeconds } = deps.config.agents.defaults;
+    // the time limit, GC-safe (AbortSignal.any with AbortSignal.timeout is not on Node 20: deadline.ts)
+    const time = (this.limit = deadline(timeoutSeconds * 1000));
+    if (this.cancelled) time.abort(this.cancelled.reason);
+    try {
+      return await runAgentTurn(
+        deps,
+        {
+          agent,
+          purpose: 'chat',
+          sessionKey: conversation.sessionKey,
+          freshSession: conversation.fresh,
+          history: conversation.history,
+          prompt: conversation.prompt,
+          continuation: conversation.continuation,
+          question: conversation.question,
+          options: input.options,
+          // the limit itself, not its signal: the model call listens to it without one being made
+          limit: time,
+          stream,
+          onOpen,
+          incoming: conversation.incoming,
+          answer: ({ knowledge }) => {
+            const meta: Record<string, unknown> = { agentId: agent.id, owner: input.owner };
+            if (knowledge.length) meta.citations = knowledge.map((p) => p.chunkId);
+            return { meta };
           },
-          onDelta,
-        );
-      } catch (error) {
-        throw modelFailure(error, time.timedOut, timeoutSeconds);
-      } finally {
-        time.clear();
-      }
-    },
-    cancel(reason) {
-      if (limit) limit.abort(reason);
-      else cancelled ??= { reason };
-    },
-  };
+          // named whether set or not (not spread in when set): every chat turn's input has one shape
+          usage: input.usage,
+          reservation: this.reservation,
+          tools: this.tools,
+          ledger: this.ledger,
+        },
+        onDelta,
+      );
+    } catch (error) {
+      throw modelFailure(error, time.timedOut, timeoutSeconds);
+    } finally {
+      time.clear();
+    }
+  }
+
+  cancel(reason: unknown): void {
+    if (this.limit) this.limit.abort(reason);
+    else this.cancelled ??= { reason };
+  }
 }
