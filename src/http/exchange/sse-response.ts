@@ -145,11 +145,16 @@ export function streamSse(outgoing: ServerResponse, produce: Produce, options: S
       write: (text, now) => {
         if (closed) return;
         head();
-        outgoing.write(text);
         // Node corks the socket on a write and uncorks it on the next tick, which waits for every
-        // promise continuation queued behind this one (the rest of the upstream read): the first token would wait with them
+        // promise continuation queued behind this one (the rest of the upstream read): the first
+        // token would wait with them. Corked here first, Node's write leaves the socket (and the
+        // next tick) alone, and the uncork writes it at once
         const socket = outgoing.socket;
-        if (now && socket) while (socket.writableCorked) socket.uncork();
+        if (now && socket) {
+          socket.cork();
+          outgoing.write(text);
+          while (socket.writableCorked) socket.uncork();
+        } else outgoing.write(text);
       },
       end: (text) => {
         if (closed) return;
