@@ -58,12 +58,14 @@ export async function askModel(
   const answer: ModelAnswer = { text: '', refusal: '', finishReason: 'stop', modelRef: ref, failures: [], toolCalls: [] };
   try {
     if (input.stream) {
-      const clientIndex = new Map<number, number | null>();
+      // made with the first tool call's piece: most streams have none
+      let clientIndex: Map<number, number | null> | undefined;
       const take = (event: ModelStreamEvent) => {
         if (event.type === 'usage') answer.usage = event.usage;
         else if (event.type === 'finish') answer.finishReason = event.reason;
         else if (event.type === 'tool_call') {
           const piece = addToolCallPiece(answer.toolCalls, event);
+          clientIndex ??= new Map();
           if (!clientIndex.has(event.index)) {
             const call = answer.toolCalls[event.index]!;
             clientIndex.set(event.index, call.function.name && isServerCall(call) ? null : [...clientIndex.values()].filter((i) => i !== null).length);

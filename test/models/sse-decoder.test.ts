@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { SseDecoder, type SseEvent } from '../../src/models/providers/sse-decoder.js';
+import { SseDecoder } from '../../src/models/providers/sse-decoder.js';
 
-const decodeAll = (pieces: string[]): SseEvent[] => {
-  const decoder = new SseDecoder();
-  return pieces.flatMap((piece) => decoder.push(piece));
+const decodeAll = (pieces: string[]): { event: string; data: string }[] => {
+  const events: { event: string; data: string }[] = [];
+  const decoder = new SseDecoder((data, event) => events.push({ event, data }));
+  for (const piece of pieces) decoder.push(piece);
+  return events;
 };
 
 // the event-stream format: https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
 describe('SSE decoder', () => {
   it('joins data lines with \\n, reads the event type, skips comments and other fields', () => {
-    const text = ': keep-alive\n\nevent: error\ndata: {"a":\ndata:1}\nid: 7\nretry: 10\n\ndata\n\ndata: [DONE]\n\n';
+    const text = ': keep-alive\n\nevent: error\ndata: {"a":\ndata:1}\nid: 7\nretry: 10\ndatas: no\nevents: no\nDATA: no\n\ndata\n\ndata: [DONE]\n\n';
     expect(decodeAll([text])).toEqual([
       { event: 'error', data: '{"a":\n1}' },
       { event: 'message', data: '' },

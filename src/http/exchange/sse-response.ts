@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import { errorCatalog, HeraldError } from '../../errors.js';
 import { openaiType } from '../error-handler.js';
+import { startPings, stopPings } from './stream-pings.js';
 
 export type SendEvent = (data: unknown) => void;
 
@@ -28,6 +29,8 @@ function responseAlreadySent(): Response {
 export interface SseOutput {
   send: SendEvent;
   sendJson(json: string): void;
+  /** `sendJson` for the frames the stream ends with (the producer returns next): they go out with the end, not in a write of their own */
+  sendLast(json: string): void;
   flush(): void;
   flushSoon(): void;
   readonly signal: AbortSignal;
@@ -142,11 +145,16 @@ export function streamSse(outgoing: ServerResponse, produce: Produce, options: S
       write: (text, now) => {
         if (closed) return;
         head();
-        outgoing.write(text);
         // Node corks the socket on a write and uncorks it on the next tick, which waits for every
-        // promise continuation queued behind this one (the rest of the upstream read): the first token would wait with them
+        // promise continuation queued behind this one (the rest of the upstream read): the first
+        // token would wait with them. Corked here first, Node's write leaves the socket (and the
+        // next tick) alone, and the uncork writes it at once
         const socket = outgoing.socket;
-        if (now && socket) while (socket.writableCorked) socket.uncork();
+        if (now && socket) {
+          socket.cork();
+          outgoing.write(text);
+          while (socket.writableCorked) socket.uncork();
+        } else outgoing.write(text);
       },
       end: (text) => {
         if (closed) return;
@@ -202,8 +210,8 @@ function webStreamResponse(produce: Produce, options: SseOptions, request?: Abor
 /**
  * Runs `produce` and frames what it sends. The frames of one event-loop turn (an upstream read
  * often carries several) go out as one write, as soon as the turn ends (setImmediate: after the
- * turn's reads, before the store's group commit of the same turn); the last ones go out with
- * the end of the response.
+ * turn's reads, before the store's group commit of the same turn), or with `flushSoon` once the
+ * call chain is through; the last ones go out with the end of the response.
  */
 function run(sink: SseSink, produce: Produce, gone: ClientGone, options: SseOptions): void {
   let pending = '';
@@ -219,17 +227,18 @@ function run(sink: SseSink, produce: Produce, gone: ClientGone, options: SseOpti
   };
   const write = (text: string) => {
     if (ended) return;
-    if (!scheduled) {
+    pending += text;
+    // a flush already due (flushSoon's) takes this frame too: no turn's end to wait for
+    if (!scheduled && !soon) {
       scheduled = true;
       setImmediate(flush);
     }
-    pending += text;
   };
-  const ping = setInterval(() => write(': ping\n\n'), options.pingMs);
+  const ping = () => write(': ping\n\n');
+  startPings(options.pingMs, ping);
   const typed = options.typed;
-  const send: SendEvent = typed
-    ? (data) => write(`event: ${(data as { type: string }).type}\ndata: ${JSON.stringify(data)}\n\n`)
-    : (data) => write(`data: ${JSON.stringify(data)}\n\n`);
+  const frame = typed ? (data: unknown) => `event: ${(data as { type: string }).type}\ndata: ${JSON.stringify(data)}\n\n` : (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
+  const send: SendEvent = (data) => write(frame(data));
   const sendJson = (json: string) => write(`data: ${json}\n\n`);
   const flushSoon = () => {
     if (soon) return;
@@ -242,6 +251,9 @@ function run(sink: SseSink, produce: Produce, gone: ClientGone, options: SseOpti
   const out: SseOutput = {
     send,
     sendJson,
+    sendLast: (json) => {
+      if (!ended) pending += `data: ${json}\n\n`;
+    },
     flush: () => flush(true),
     flushSoon,
     get signal() {
@@ -249,21 +261,25 @@ function run(sink: SseSink, produce: Produce, gone: ClientGone, options: SseOpti
     },
     onClose: (listener) => gone.on(listener),
   };
-  produce(out)
-    .then(
-      () => {
-        if (!typed) write('data: [DONE]\n\n');
-      },
-      (error) => {
+  // the last frames go out with the end, not first scheduled for a turn's end the stream does not wait for
+  const finish = (last: string) => {
+    stopPings(options.pingMs, ping);
+    const text = pending + last;
+    pending = '';
+    ended = true;
+    sink.end(text);
+  };
+  // one reaction for either outcome (not a `finally` after it: two promises more per stream)
+  produce(out).then(
+    () => finish(typed ? '' : 'data: [DONE]\n\n'),
+    (error) => {
+      let last = '';
+      try {
         options.onError?.(error);
-        send(typed ? typed.errorEvent(error) : { error: openaiError(error) });
-      },
-    )
-    .finally(() => {
-      clearInterval(ping);
-      const text = pending;
-      pending = '';
-      ended = true;
-      sink.end(text);
-    });
+        last = frame(typed ? typed.errorEvent(error) : { error: openaiError(error) });
+      } finally {
+        finish(last);
+      }
+    },
+  );
 }

@@ -93,23 +93,34 @@ export class OpenAICompatibleClient {
    * Resolves once the stream is whole; `onChunk` throwing ends it (the request is aborted).
    * `onOpen` is called once the upstream accepted (a 2xx answer's headers are in).
    */
-  async streamEach(path: string, body: unknown, onChunk: (chunk: unknown) => void, signal?: AbortSource, onOpen?: () => void): Promise<void> {
-    const exchange = await this.open(path, requestJson(body), 'text/event-stream', signal);
-    try {
-      onOpen?.();
-      await new Promise<void>((resolve, reject) => {
+  streamEach(path: string, body: unknown, onChunk: (chunk: unknown) => void, signal?: AbortSource, onOpen?: () => void): Promise<void> {
+    // one promise for the whole stream, settled from the reader's callback: not an async function awaiting a second one
+    return new Promise<void>((resolve, reject) => {
+      this.open(path, requestJson(body), 'text/event-stream', signal).then((exchange) => {
+        let settled = false;
+        const fail = (error: unknown) => {
+          settled = true;
+          exchange.abort();
+          exchange.done();
+          reject(streamFailure(error, signal));
+        };
         const reader: EventReader = new EventReader(exchange, onChunk, () => {
-          if (reader.failure !== undefined) reject(reader.failure);
-          else if (reader.done) resolve();
+          if (settled) return;
+          if (reader.failure !== undefined) fail(reader.failure);
+          else if (reader.done) {
+            settled = true;
+            exchange.done();
+            resolve();
+          }
         });
+        try {
+          onOpen?.();
+        } catch (error) {
+          return fail(error);
+        }
         exchange.read(reader);
-      });
-    } catch (error) {
-      exchange.abort();
-      throw streamFailure(error, signal);
-    } finally {
-      exchange.done();
-    }
+      }, reject);
+    });
   }
 
   private urlOf(path: string): URL {
@@ -228,7 +239,7 @@ class EventReader implements BodySink {
   done = false;
   /** the upstream's error event, an unparsable event, the connection's failure, or `onChunk`'s */
   failure: unknown;
-  private readonly decoder = new SseDecoder();
+  private readonly decoder = new SseDecoder((data, event) => this.event(data, event));
 
   constructor(
     private readonly exchange: UpstreamExchange,
@@ -239,19 +250,23 @@ class EventReader implements BodySink {
   data(piece: string): void {
     if (this.last || this.failure !== undefined) return;
     try {
-      for (const event of this.decoder.push(piece)) {
-        if (event.data.startsWith('[DONE]')) {
-          this.last = true;
-          break;
-        }
-        const data = JSON.parse(event.data) as { error?: unknown; message?: string } | null;
-        if (event.event === 'error' || data?.error) throw new ProviderHttpError(undefined, data?.error ?? data, undefined, this.exchange.headers);
-        this.onChunk(data);
-      }
+      this.decoder.push(piece);
     } catch (error) {
       this.failure = error;
     }
     this.changed();
+  }
+
+  /** one event of the body; a throw ends the stream (the decoder stops at it) */
+  private event(data: string, event: string): void {
+    if (this.last) return;
+    if (data.startsWith('[DONE]')) {
+      this.last = true;
+      return;
+    }
+    const parsed = JSON.parse(data) as { error?: unknown; message?: string } | null;
+    if (event === 'error' || parsed?.error) throw new ProviderHttpError(undefined, parsed?.error ?? parsed, undefined, this.exchange.headers);
+    this.onChunk(parsed);
   }
 
   end(): void {

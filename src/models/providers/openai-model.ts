@@ -79,14 +79,17 @@ function eventsOf(chunk: ChatCompletionChunk, emit: (event: ModelStreamEvent) =>
   const delta = choice?.delta;
   if (delta?.content) emit({ type: 'delta', text: delta.content });
   if (delta?.refusal) emit({ type: 'refusal', text: delta.refusal });
-  for (const call of delta?.tool_calls ?? []) {
-    emit({
-      type: 'tool_call',
-      index: call.index,
-      ...(call.id && { id: call.id }),
-      ...(call.function?.name && { name: call.function.name }),
-      ...(call.function?.arguments && { arguments: call.function.arguments }),
-    });
+  // no empty list made for the chunks without tool calls (nearly every one)
+  if (delta?.tool_calls) {
+    for (const call of delta.tool_calls) {
+      emit({
+        type: 'tool_call',
+        index: call.index,
+        ...(call.id && { id: call.id }),
+        ...(call.function?.name && { name: call.function.name }),
+        ...(call.function?.arguments && { arguments: call.function.arguments }),
+      });
+    }
   }
   if (choice?.finish_reason) emit({ type: 'finish', reason: choice.finish_reason });
   if (chunk.usage) {

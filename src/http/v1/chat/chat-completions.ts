@@ -118,7 +118,6 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
   const id = `chatcmpl-${randomHex(12)}`;
   const created = Math.floor(Date.now() / 1000);
   const conversation_id = chat.conversationId;
-  const extras = (outcome: TurnOutcome) => (body.citations !== false ? { citations: citationsOf(outcome.knowledge) } : {});
   // the request's origin (for the annotations' URLs) only when there are passages to cite
   const annotations = (outcome: TurnOutcome) => (outcome.knowledge.length ? urlCitations(outcome.text, outcome.knowledge, new URL(x.url).origin) : []);
   x.setHeader('x-conversation-id', conversation_id);
@@ -149,7 +148,7 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
 
   const includeUsage = body.stream_options?.include_usage === true;
   return {
-    stream: async ({ send, sendJson, flushSoon, onClose }) => {
+    stream: async ({ sendJson, sendLast, flushSoon, onClose }) => {
       // the role chunk opens the stream once the model accepted the request (the client sees it
       // before the model answers), or with the first token when both come in one read: one write
       let opened = false;
@@ -157,6 +156,10 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
         if (opened) return;
         opened = true;
         sendJson(deltaChunk('{"role":"assistant","content":""}'));
+      };
+      const onOpen = () => {
+        open();
+        flushSoon();
       };
       const onDelta = (piece: TurnDelta) => {
         open();
@@ -169,20 +172,13 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
       };
       onClose(() => chat.cancel(new Error('client closed the stream')));
       // the model request first: the chunks' framing is made while the upstream works on it
-      const running = chat.run({ stream: true, onDelta, onOpen: open });
-      // built property by property, not spread (see utils/copy-with.ts)
-      const chunk = (choices: unknown[], more?: Record<string, unknown>) => {
-        const c: Record<string, unknown> = { id, object: 'chat.completion.chunk', created, model: agent.id, system_fingerprint: null, choices };
-        if (includeUsage) c.usage = null;
-        c.conversation_id = conversation_id;
-        return more ? Object.assign(c, more) : c;
-      };
-      // a delta chunk is the same JSON around its delta, every token: the rest is serialized once
-      // (the unescaped `"choices":[0]` cannot occur inside a string value, which escapes its quotes)
-      const whole = JSON.stringify(chunk([0]));
-      const at = whole.indexOf('"choices":[0]') + '"choices":'.length;
-      const head = whole.slice(0, at);
-      const tail = whole.slice(at + 3);
+      const running = chat.run({ stream: true, onDelta, onOpen });
+      // a chunk is the same JSON around its choices every time, written here once: the fields in the
+      // order JSON.stringify gave them (id, object, created, model, system_fingerprint, choices, usage
+      // when asked for, conversation_id, and on the last chunks the citations)
+      const head = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(agent.id)},"system_fingerprint":null,"choices":`;
+      const conversation = `,"conversation_id":${JSON.stringify(conversation_id)}`;
+      const tail = `${includeUsage ? ',"usage":null' : ''}${conversation}}`;
       const deltaChunk = (delta: string) => `${head}[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":null}]${tail}`;
       let outcome: TurnOutcome;
       try {
@@ -192,8 +188,10 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
       }
       // OpenAI streams a message's annotations on a delta; herald has them once the answer is whole
       const cited = (outcome.toolCalls.length || outcome.refusal) && !outcome.text ? [] : annotations(outcome);
-      send(chunk([{ index: 0, delta: cited.length ? { annotations: cited } : {}, logprobs: null, finish_reason: outcome.finishReason }], extras(outcome)));
-      if (includeUsage) send(chunk([], { usage: outcome.usage, ...extras(outcome) }));
+      const end = `${conversation}${body.citations !== false ? `,"citations":${JSON.stringify(citationsOf(outcome.knowledge))}` : ''}}`;
+      const delta = cited.length ? `{"annotations":${JSON.stringify(cited)}}` : '{}';
+      sendLast(`${head}[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${JSON.stringify(outcome.finishReason)}}]${includeUsage ? ',"usage":null' : ''}${end}`);
+      if (includeUsage) sendLast(`${head}[]${outcome.usage === undefined ? '' : `,"usage":${JSON.stringify(outcome.usage)}`}${end}`);
     },
     options: {
       pingMs: deps.config.platform.streamPingMs,
