@@ -478,7 +478,7 @@ export const platformSchema = z
       .int()
       .positive()
       .default(15000)
-      .describe('While a streamed chat completion waits for its model, an SSE `: ping` comment is sent this often (keeps proxies from closing it).'),
+      .describe('While a streamed chat completion waits for its model, an SSE `: ping` comment is sent this often, the first within one period (keeps proxies from closing it).'),
     mcp: mcpEndpointSchema.prefault({}).describe('herald as an MCP server at /mcp: the agents and tools each API key may use, to any MCP client (docs/mcp-server.md).'),
   })
   .strict();
