@@ -35,9 +35,9 @@ const isTaken = (error: unknown) => (error as { code?: string }).code === 'SQLIT
  * Appends a turn's messages, and keeps its session's summary, in the fewest statements: a
  * group commit's work, or part of one, atomic as that work is. The table is keyed by
  * (session_key, id) (migration 51): a turn's messages take its session's largest id + 1 on, in
- * the order of the VALUES list; a new session's first INSERT writes its summary and its first
- * messages together, on one page, and a later turn's go in before the summary, on its page. ONE write of the summary per turn, where a row trigger
- * (dropped by migration 17) rewrote it and its session_summaries_last entry once per message.
+ * the order of the VALUES list; a new session's first INSERT writes its first messages and its
+ * summary together, on one page, and a later turn's go in before the summary, on its page. The
+ * summary is written once per turn, not once per message.
  */
 export function turnAppender(db: SqliteDatabase) {
   const statements: Statement<unknown[]>[] = [];
@@ -61,7 +61,7 @@ export function turnAppender(db: SqliteDatabase) {
     `UPDATE OR FAIL session_messages SET messages = messages + ?, created_at = MIN(created_at, ?), last_at = MAX(last_at, ?) WHERE session_key = ? AND id = ${SUMMARY_ID}`,
   );
   // a summary alone: for a session whose messages were stored without one (none are, since migration 15)
-  const insertSummary = db.prepare(`INSERT OR FAIL INTO session_messages (session_key, id, role, content, run_id, meta, created_at, agent_id, messages, last_at) VALUES ${SUMMARY}`);
+  const insertSummary = db.prepare(`${COLUMNS} ${SUMMARY}`);
   const span = (messages: SessionMessage[]) => {
     let firstAt = messages[0]!.createdAt;
     let lastAt = firstAt;
