@@ -65,7 +65,17 @@ function writeCallUsage(deps: TurnAccounts, input: TurnFields, answer: ModelAnsw
  */
 export function reserveCall(deps: TurnAccounts, input: Pick<TurnFields, 'usage' | 'agent'>, request: Pick<ModelRequest, 'messages' | 'maxTokens'>, modelRef: string): Promise<number | undefined> | undefined {
   const holders = budgetHolders(deps, input);
-  if (!holders) return undefined;
+  return holders && reserveFor(deps, holders, input, request, modelRef);
+}
+
+/** reserveCall for holders a caller has looked up already (budgetHolders) */
+export function reserveFor(
+  deps: TurnAccounts,
+  holders: BudgetHolder[],
+  input: Pick<TurnFields, 'usage' | 'agent'>,
+  request: Pick<ModelRequest, 'messages' | 'maxTokens'>,
+  modelRef: string,
+): Promise<number | undefined> {
   return deps.budgets!.reserve(
     holders,
     usageRecord(input.usage!, modelRef, input.agent.id, promptWordCount(request.messages), request.maxTokens ?? deps.config.agents.defaults.budgetReserveTokens, true),

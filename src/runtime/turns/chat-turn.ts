@@ -3,7 +3,7 @@ import type { ModelOptions } from '../../models/provider.js';
 import type { AgentConfig } from '../../agents/agent-directory.js';
 import { runAgentTurn, type AgentTurnDeps, type TurnOutcome } from '../../agents/agent-turn.js';
 import type { TurnDelta } from '../../agents/model-answer.js';
-import { budgetHolders, reserveCall, type UsageAttribution } from '../../agents/turn-usage.js';
+import { budgetHolders, reserveFor, type UsageAttribution } from '../../agents/turn-usage.js';
 import { requireClientTools, type ClientToolsUse } from '../../agents/tool-use/client-tools.js';
 import { turnModelRefs } from '../../agents/turn-prompt.js';
 import { openConversation, type ChatInputMessage, type Conversation } from '../../agents/conversation.js';
@@ -70,14 +70,16 @@ export function openChatTurn(deps: AgentTurnDeps, input: ChatTurnInput): ChatTur
  */
 function admitChat(deps: AgentTurnDeps, input: ChatTurnInput, conversation: Conversation): ChatTurn | Promise<ChatTurn> {
   // the estimate's messages are gathered only for a turn with a budget
-  const reserving = budgetHolders(deps, input)
-    ? reserveCall(
-        deps,
-        { agent: input.agent, usage: input.usage },
-        { messages: [...conversation.history, ...conversation.incoming, ...conversation.continuation], maxTokens: input.options?.maxTokens },
-        turnModelRefs(deps.config, input.agent)[0]!,
-      )
-    : undefined;
+  const holders = budgetHolders(deps, input);
+  const reserving =
+    holders &&
+    reserveFor(
+      deps,
+      holders,
+      { agent: input.agent, usage: input.usage },
+      { messages: [...conversation.history, ...conversation.incoming, ...conversation.continuation], maxTokens: input.options?.maxTokens },
+      turnModelRefs(deps.config, input.agent)[0]!,
+    );
   return reserving instanceof Promise ? reserving.then((reservation) => chatTurn(deps, input, conversation, reservation)) : chatTurn(deps, input, conversation, reserving);
 }
 
