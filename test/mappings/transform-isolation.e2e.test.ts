@@ -90,7 +90,9 @@ function failureLine(mapping: string) {
   return herald.logs.find((l) => l.msg === 'hook mapping failed' && l.mapping === mapping);
 }
 
-describe('transforms in isolation', () => {
+// each case waits out a 5 s transform limit, then starts a worker again (a TypeScript transform is compiled in it): on a loaded
+// machine that takes more than the default 20 s, which is no fault of the gateway's
+describe('transforms in isolation', { timeout: 60_000 }, () => {
   it('a looping transform fails its request (TransformTimeout) while hooks, /v1 and /healthz answer meanwhile', async () => {
     const { stuck, others, answered } = await whileStuck('loop');
     expect(others).toEqual({ healthz: 200, chat: 200, plain: 202, good: { status: 202, body: { ok: true, runId: expect.any(String) } } });
