@@ -60,6 +60,25 @@ const englishZodLocaleOnly = {
   },
 };
 
+/**
+ * prom-client's process CPU metric requires @opentelemetry/api when it loads, which every start did
+ * (the default metrics), for exemplars only, which herald never enables: that require gets the API
+ * on first use instead, so a start no longer evaluates it. The tracing SDK loads it on its own.
+ */
+const promClientOtelOnUse = {
+  name: 'prom-client-otel-on-use',
+  setup(build) {
+    build.onResolve({ filter: /^@opentelemetry\/api$/ }, (args) =>
+      /[\\/]node_modules[\\/]prom-client[\\/]/.test(args.importer) ? { path: '@opentelemetry/api', namespace: 'otel-on-use' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'otel-on-use' }, () => ({
+      contents: "let api;\nmodule.exports = new Proxy({}, { get: (_, key) => (api ??= require('@opentelemetry/api'))[key] });\n",
+      loader: 'js',
+      resolveDir: ROOT,
+    }));
+  },
+};
+
 const REQUIRE_BANNER = "import { createRequire as __heraldCreateRequire } from 'node:module'; const require = __heraldCreateRequire(import.meta.url);";
 
 /**
@@ -97,7 +116,7 @@ try {
     // what esbuild's __require shim calls for a bundled CommonJS package's require('util') and the
     // like; taken out again below from the outputs that never name `require`
     banner: { js: REQUIRE_BANNER },
-    plugins: [englishZodLocaleOnly, externalPackages],
+    plugins: [englishZodLocaleOnly, promClientOtelOnUse, externalPackages],
     // which source modules each chunk holds (test/cli/help.e2e.test.ts checks what a command loads)
     metafile: true,
     logLevel: 'warning',
