@@ -60,6 +60,40 @@ const englishZodLocaleOnly = {
   },
 };
 
+/**
+ * prom-client's process CPU metric requires @opentelemetry/api when it loads, which every start did
+ * (the default metrics), for exemplars only, which herald never enables: that require gets the API
+ * on first use instead, so a start no longer evaluates it. The tracing SDK loads it on its own.
+ */
+const promClientOtelOnUse = {
+  name: 'prom-client-otel-on-use',
+  setup(build) {
+    build.onResolve({ filter: /^@opentelemetry\/api$/ }, (args) =>
+      /[\\/]node_modules[\\/]prom-client[\\/]/.test(args.importer) ? { path: '@opentelemetry/api', namespace: 'otel-on-use' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'otel-on-use' }, () => ({
+      contents: "let api;\nmodule.exports = new Proxy({}, { get: (_, key) => (api ??= require('@opentelemetry/api'))[key] });\n",
+      loader: 'js',
+      resolveDir: ROOT,
+    }));
+  },
+};
+
+const REQUIRE_BANNER = "import { createRequire as __heraldCreateRequire } from 'node:module'; const require = __heraldCreateRequire(import.meta.url);";
+
+/**
+ * The banner left only in the outputs that name `require` (a handful: esbuild's __require shim,
+ * code calling require itself). In the others it was an import of node:module to resolve and link
+ * and a createRequire to run, per chunk, at every start: ~70 of the ~75 chunks `serve` loads. The
+ * line stays, blank, so the source maps still line up. Any `require` at all, even in a comment or
+ * a string, keeps it: the test is by name, never by meaning.
+ */
+function dropUnusedRequireBanner(file) {
+  const code = fs.readFileSync(file, 'utf8');
+  if (!code.startsWith(REQUIRE_BANNER) || /\brequire\b/.test(code.slice(REQUIRE_BANNER.length))) return;
+  fs.writeFileSync(file, code.slice(REQUIRE_BANNER.length));
+}
+
 // a source saved while the build runs is newer than the stamp: that build is stale at once, never trusted
 const startedAt = Date.now();
 fs.rmSync(DIST, { recursive: true, force: true });
@@ -79,9 +113,10 @@ try {
     platform: 'node',
     target: 'node20',
     sourcemap: 'linked',
-    // what esbuild's __require shim calls for a bundled CommonJS package's require('util') and the like
-    banner: { js: "import { createRequire as __heraldCreateRequire } from 'node:module'; const require = __heraldCreateRequire(import.meta.url);" },
-    plugins: [englishZodLocaleOnly, externalPackages],
+    // what esbuild's __require shim calls for a bundled CommonJS package's require('util') and the
+    // like; taken out again below from the outputs that never name `require`
+    banner: { js: REQUIRE_BANNER },
+    plugins: [englishZodLocaleOnly, promClientOtelOnUse, externalPackages],
     // which source modules each chunk holds (test/cli/help.e2e.test.ts checks what a command loads)
     metafile: true,
     logLevel: 'warning',
@@ -90,6 +125,7 @@ try {
   process.exit(1); // esbuild has printed the errors, with file and line
 }
 fs.writeFileSync(path.join(DIST, 'meta.json'), JSON.stringify(result.metafile));
+for (const output of Object.keys(result.metafile.outputs)) if (output.endsWith('.js')) dropUnusedRequireBanner(path.join(ROOT, output));
 // files the bundle reads beside itself
 fs.cpSync(path.join(ROOT, 'src/http/console/public'), path.join(DIST, 'console'), { recursive: true });
 fs.writeFileSync(STAMP, `${JSON.stringify({ startedAt })}\n`);

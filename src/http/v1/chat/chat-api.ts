@@ -36,7 +36,7 @@ export const chatCompletionSchema = z.object({
  */
 export const chatCompletionsApi = createRoute({
   method: 'post', path: '/chat/completions', summary: 'Chat with a digital employee', security: apiKeySecurity,
-  request: { body: { content: { 'application/json': { schema: chatRequestSchema } } } },
+  request: { body: { content: { 'application/json': { schema: chatRequestSchema() } } } },
   responses: {
     200: jsonAnswer(chatCompletionSchema, 'The answer; with `stream: true`, server-sent `chat.completion.chunk` events ending `data: [DONE]`.'),
     ...agentErrors(400, 401, 404, 413, 415, 429),
