@@ -68,7 +68,8 @@ async function group(store: Store): Promise<void> {
   await Promise.all(
     claimed.map((run) =>
       store.runs.completeAndClaimNext(run.id, {
-        status: 'succeeded', reply: 'ok', at: Date.now(), sessionKey: run.sessionKey,
+        // its session made for it: the transcript opens it (an earlier checkout's store ignores the hint)
+        status: 'succeeded', reply: 'ok', at: Date.now(), sessionKey: run.sessionKey, opensSession: true,
         transcript: [
           { role: 'user', content: run.message, createdAt: now, runId: run.id },
           { role: 'assistant', content: 'ok', createdAt: Date.now(), runId: run.id },

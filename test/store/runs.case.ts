@@ -125,6 +125,22 @@ export function runsCases(open: OpenStore) {
       expect((await store.events.list('main', 10)).map((e) => e.text)).toEqual(['Hook r2: failed', 'Hook r1: succeeded']);
     });
 
+    it('completes a run whose transcript opens its session, and one the hint is wrong about: the transcript after what the session holds, counted once', async () => {
+      const store = await open();
+      await store.runs.insert({ ...queuedRun('r1', 1), sessionKey: 'hook:made-r1' });
+      await store.runs.insert({ ...queuedRun('r2', 2), sessionKey: 'hook:made-r2' });
+      // r2's session is written to before its run completes (another caller named its key)
+      await store.sessions.appendMany('hook:made-r2', [{ role: 'user', content: 'before', createdAt: 2 }]);
+      const made = (id: string) => ({ status: 'succeeded' as const, reply: 'ok', at: 30, transcript: transcript(id), sessionKey: `hook:made-${id}`, opensSession: true, summary: summary(`Hook ${id}`) });
+      expect(await store.runs.complete('r1', made('r1'))).toBe(true);
+      expect(await store.runs.complete('r2', made('r2'))).toBe(true);
+      expect((await store.sessions.messages('hook:made-r1')).map((m) => m.content)).toEqual(['hi', 'ok']);
+      expect((await store.sessions.messages('hook:made-r2')).map((m) => m.content)).toEqual(['before', 'hi', 'ok']);
+      const sessions = await store.browse.sessions({ limit: 10, defaultAgentId: 'main' });
+      expect(sessions.find((s) => s.key === 'hook:made-r1')).toMatchObject({ messages: 2, firstAt: 1, lastAt: 30 });
+      expect(sessions.find((s) => s.key === 'hook:made-r2')).toMatchObject({ messages: 3, firstAt: 1, lastAt: 30 });
+    });
+
     it('completes a run once when two processes finish it together', async () => {
       const a = await open();
       const b = await open(a);

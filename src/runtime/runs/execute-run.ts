@@ -98,6 +98,8 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     let written: SessionMessage[] = [];
     history ??= freshSession ? [] : await ctx.deps.agentTurn.sessions.messages(run.sessionKey, historyLimit);
     const seen = history;
+    // a session with no message yet (its key made for the run, or none read): the transcript opens it
+    const opensSession = seen.length === 0;
     const historyAfter = () => [...seen, ...written].slice(-historyLimit);
     // a run taken right after a start (queued before it, or left by a crashed process) would see none of its MCP servers' tools yet
     const connecting = ctx.deps.agentTurn.toolbox?.untilTried(agent);
@@ -169,7 +171,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     written = transcript;
     // a store error here is not the run's failure: the run stays running and, once its lease
     // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)
-    const completing = completeRun(ctx, id, { status: 'succeeded', reply: outcome.text, model: outcome.modelRef, at: now, transcript, sessionKey: run.sessionKey }, action, { reply: outcome.text }, !place.passBehind);
+    const completing = completeRun(ctx, id, { status: 'succeeded', reply: outcome.text, model: outcome.modelRef, at: now, transcript, sessionKey: run.sessionKey, opensSession }, action, { reply: outcome.text }, !place.passBehind);
     try {
       completed = await completeInChain(ctx, completing, place, historyAfter);
     } catch (error) {

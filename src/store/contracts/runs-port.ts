@@ -97,6 +97,12 @@ export interface RunCompletion {
   transcript: SessionMessage[];
   /** the run's session, when the caller has the run at hand: a store need not read it back to append the transcript */
   sessionKey?: string;
+  /**
+   * the run found its session without messages (its key made for it, or its history read empty):
+   * the transcript is the session's first messages, and a store may write them without reading
+   * the session first (a hint: another writer may have added some since, and the store copes)
+   */
+  opensSession?: boolean;
   /** `untrusted`: the run read outside content (stored on the event, SystemEvent.untrusted) */
   summary: { session: string; text: string; maxPending: number; untrusted?: boolean };
 }

@@ -238,7 +238,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   const complete = (id: string, c: RunCompletion): boolean => {
     const sessionKey = finish(id, c);
     if (sessionKey === undefined) return false;
-    appendTurn(sessionKey, c.transcript);
+    appendTurn(sessionKey, c.transcript, false, c.opensSession === true);
     appender.append(c.summary.session, c.summary.text, c.summary.maxPending, c.summary.untrusted);
     return true;
   };

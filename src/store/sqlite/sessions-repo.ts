@@ -92,15 +92,16 @@ export function turnAppender(db: SqliteDatabase) {
     }
   };
   /**
-   * a session with nothing stored: its first messages and its summary in one INSERT; false, with
-   * nothing written, when the session is stored after all (a caller's `fresh` may be wrong)
+   * a session with no message stored: its first messages, with its summary in the same INSERT
+   * when it has none (`listed` false); false, with nothing written, when a message is stored
+   * after all (a caller's `fresh` or `listed` may be wrong)
    */
-  const open = (sessionKey: string, messages: SessionMessage[], firstMeta: string | null): boolean => {
+  const open = (sessionKey: string, messages: SessionMessage[], firstMeta: string | null, listed = false): boolean => {
     const values: unknown[] = [];
     const rows = push(values, sessionKey, messages, 0, 0, firstMeta);
-    values.push(...summaryValues(sessionKey, messages, firstMeta));
+    if (!listed) values.push(...summaryValues(sessionKey, messages, firstMeta));
     try {
-      openingStatement(rows).run(...values);
+      (listed ? statement : openingStatement)(rows).run(...values);
     } catch (error) {
       if (!isTaken(error)) throw error;
       // OR FAIL kept the rows written before the one taken: messages of ids 1 on, none of them stored before
@@ -111,21 +112,28 @@ export function turnAppender(db: SqliteDatabase) {
     insertRest(sessionKey, messages, 0, firstMeta);
     return true;
   };
+  // the summary of a session stored already, kept with the messages just written; inserted for one that has none after all
+  const summarise = (sessionKey: string, messages: SessionMessage[], firstMeta: string | null) => {
+    const [firstAt, lastAt] = span(messages);
+    if (update.run(messages.length, firstAt, lastAt, sessionKey).changes === 0) insertSummary.run(...summaryValues(sessionKey, messages, firstMeta));
+  };
   /**
    * `fresh`: the session is new to the store (see SessionsRepo.appendMany), so it is opened
-   * without reading its last id; the port lets it turn out not to be new, and then it is appended to
+   * without reading its last id; `listed`: at most its summary is stored (its run's insert listed it:
+   * RunCompletion.opensSession), so its messages take ids from 1 without that read either. The port lets either turn out wrong,
+   * and then the session is appended to as any other
    */
-  return (sessionKey: string, messages: SessionMessage[], fresh = false) => {
+  return (sessionKey: string, messages: SessionMessage[], fresh = false, listed = false) => {
     if (messages.length === 0) return;
     const firstMeta = metaText(messages[0]!);
     if (fresh && open(sessionKey, messages, firstMeta)) return;
+    if (listed && open(sessionKey, messages, firstMeta, true)) return summarise(sessionKey, messages, firstMeta);
     const last = lastMessage(sessionKey);
     if (last === undefined && open(sessionKey, messages, firstMeta)) return;
     const values: unknown[] = [];
     statement(push(values, sessionKey, messages, 0, last ?? 0, firstMeta)).run(...values);
     insertRest(sessionKey, messages, last ?? 0, firstMeta);
-    const [firstAt, lastAt] = span(messages);
-    if (update.run(messages.length, firstAt, lastAt, sessionKey).changes === 0) insertSummary.run(...summaryValues(sessionKey, messages, firstMeta));
+    summarise(sessionKey, messages, firstMeta);
   };
 }
 
