@@ -138,7 +138,7 @@ export function streamSse(outgoing: ServerResponse, produce: Produce, options: S
   const head = () => {
     if (headed || closed) return;
     headed = true;
-    outgoing.writeHead(200, options.headers ? { ...SSE_HEADERS, ...options.headers } : SSE_HEADERS);
+    outgoing.writeHead(200, options.headers ? Object.assign({}, SSE_HEADERS, options.headers) : SSE_HEADERS);
   };
   run(
     {
