@@ -138,7 +138,7 @@ export function streamSse(outgoing: ServerResponse, produce: Produce, options: S
   const head = () => {
     if (headed || closed) return;
     headed = true;
-    outgoing.writeHead(200, options.headers ? { ...SSE_HEADERS, ...options.headers } : SSE_HEADERS);
+    outgoing.writeHead(200, options.headers ? Object.assign({}, SSE_HEADERS, options.headers) : SSE_HEADERS);
   };
   run(
     {
@@ -208,6 +208,30 @@ function webStreamResponse(produce: Produce, options: SseOptions, request?: Abor
 }
 
 /**
+ * What a producer is handed: its functions own properties (producers take them apart), `signal`
+ * a getter on the prototype. A getter written in an object literal made per stream gives every
+ * stream's output a map of its own whose descriptors hold the getter's closure; young-generation
+ * collections keep such maps alive until a full collection, and with the closure the whole stream
+ * (its response, request and turn) outlived every scavenge and was promoted to the old generation.
+ */
+class StreamOutput implements SseOutput {
+  constructor(
+    readonly send: SendEvent,
+    readonly sendJson: (json: string) => void,
+    readonly sendLast: (json: string) => void,
+    readonly flush: () => void,
+    readonly flushSoon: () => void,
+    private readonly gone: ClientGone,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.gone.signal;
+  }
+
+  readonly onClose = (listener: () => void): void => this.gone.on(listener);
+}
+
+/**
  * Runs `produce` and frames what it sends. The frames of one event-loop turn (an upstream read
  * often carries several) go out as one write, as soon as the turn ends (setImmediate: after the
  * turn's reads, before the store's group commit of the same turn), or with `flushSoon` once the
@@ -248,19 +272,10 @@ function run(sink: SseSink, produce: Produce, gone: ClientGone, options: SseOpti
       flush(true);
     });
   };
-  const out: SseOutput = {
-    send,
-    sendJson,
-    sendLast: (json) => {
-      if (!ended) pending += `data: ${json}\n\n`;
-    },
-    flush: () => flush(true),
-    flushSoon,
-    get signal() {
-      return gone.signal;
-    },
-    onClose: (listener) => gone.on(listener),
+  const sendLast = (json: string) => {
+    if (!ended) pending += `data: ${json}\n\n`;
   };
+  const out = new StreamOutput(send, sendJson, sendLast, () => flush(true), flushSoon, gone);
   // the last frames go out with the end, not first scheduled for a turn's end the stream does not wait for
   const finish = (last: string) => {
     stopPings(options.pingMs, ping);

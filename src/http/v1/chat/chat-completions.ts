@@ -157,18 +157,20 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
         opened = true;
         sendJson(deltaChunk('{"role":"assistant","content":""}'));
       };
+      // flushSoon before the frames it sends: a frame queued while a flush is due schedules no
+      // turn's-end flush of its own (an Immediate per upstream read, for nothing)
       const onOpen = () => {
-        open();
         flushSoon();
+        open();
       };
       const onDelta = (piece: TurnDelta) => {
+        // the deltas of one upstream read go out together, as soon as that read is worked through
+        flushSoon();
         open();
         // a refusal streams as `delta.refusal`, as OpenAI's chunks carry it (https://platform.openai.com/docs/api-reference/chat-streaming)
         if (piece.type === 'delta') sendJson(deltaChunk(`{"content":${JSON.stringify(piece.text)}}`));
         else if (piece.type === 'refusal') sendJson(deltaChunk(`{"refusal":${JSON.stringify(piece.text)}}`));
         else sendJson(deltaChunk(JSON.stringify({ tool_calls: [toolCallDelta(piece)] })));
-        // the deltas of one upstream read go out together, as soon as that read is worked through
-        flushSoon();
       };
       onClose(() => chat.cancel(new Error('client closed the stream')));
       // the model request first: the chunks' framing is made while the upstream works on it
