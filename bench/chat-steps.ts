@@ -1,13 +1,13 @@
 /**
  * What a chat completion costs in steps, not time: herald's promises, SQLite statements and
- * commits, and bytes allocated per completion, plain and streamed, one connection (counted by
+ * commits, and bytes allocated per completion, plain and streamed, one connection by default (counted by
  * bench/async-steps-preload.mjs, as bench/async-steps.bench.ts counts the webhooks). Counts do not
  * scatter with a busy machine as CPU timings do; the counting slows herald, so no timing here.
  *
  * `node --import tsx bench/chat-steps.ts`. Env: BENCH_HERALD_ROOT=<checkout>[,<checkout>] (this one
  * by default), BENCH_DURATION (4 s counted), BENCH_PREWARM (6 s), BENCH_PROMISE_SITES=1 also
  * prints where the promises are made and the statements run, BENCH_ALLOC_SITES=<n> the n largest
- * allocation sites (6).
+ * allocation sites (6), BENCH_CHAT_CONNECTIONS the connections of the counted load (1).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,6 +27,7 @@ const seconds = Number(process.env.BENCH_DURATION ?? 4);
 const prewarm = Number(process.env.BENCH_PREWARM ?? 6);
 const sites = Boolean(process.env.BENCH_PROMISE_SITES);
 const allocSites = Number(process.env.BENCH_ALLOC_SITES ?? 6);
+const connections = Number(process.env.BENCH_CHAT_CONNECTIONS ?? 1);
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` };
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-chat-steps-'));
@@ -40,7 +41,7 @@ try {
       try {
         await prewarmChat(herald, headers, { plain: chatBody(false), streamed: chatBody(true) }, 1, prewarm);
         process.kill(herald.pid, 'SIGUSR2');
-        const { total, non2xx, errors } = await runLoad({ url: herald.url, path: '/v1/chat/completions', headers, body: chatBody(stream), connections: 1, durationSeconds: seconds });
+        const { total, non2xx, errors } = await runLoad({ url: herald.url, path: '/v1/chat/completions', headers, body: chatBody(stream), connections, durationSeconds: seconds });
         if (non2xx || errors) throw new Error(`${non2xx} non-2xx answers and ${errors} errors`);
         await waitUntilIdle(herald.pid);
         process.kill(herald.pid, 'SIGUSR2');

@@ -34,6 +34,50 @@ describe('group commit of store writes', () => {
     await reopened.close();
   });
 
+  it('commits after one turn once second turns brought no write many times in a row, and waits two again once a probe\'s second turn brings one', async () => {
+    const db = openDatabase(':memory:');
+    db.exec('CREATE TABLE t (x TEXT)');
+    const commits = new GroupCommit(db);
+    const insert = db.prepare('INSERT INTO t (x) VALUES (?)');
+    const write = () => commits.run(() => insert.run('x'));
+    /** a write that tells the attempt it ran in */
+    const group = () => commits.run(() => (insert.run('x'), commits.generation));
+    // the event-loop turns (check phases) a write waits until it is committed
+    const turnsTo = async (written: Promise<unknown>) => {
+      let done = false;
+      void written.then(() => (done = true));
+      let turns = 0;
+      while (!done) {
+        await new Promise((resolve) => setImmediate(resolve));
+        turns++;
+      }
+      return turns;
+    };
+    // a lone writer: each group's second turn brings nothing, until groups stop waiting for it
+    const turns = [await turnsTo(write())];
+    while (turns.length < 1000 && turns.at(-1) === 2) turns.push(await turnsTo(write()));
+    expect(turns.length).toBeGreaterThan(1);
+    expect(turns.at(-1)).toBe(1);
+    expect(await turnsTo(write())).toBe(1);
+    // until a probe (a group waiting the second turn again) meets a write in it
+    let probed = false;
+    for (let i = 0; i < 100 && !probed; i++) {
+      let done = false;
+      const first = group();
+      void first.then(() => (done = true));
+      await new Promise((resolve) => setImmediate(resolve));
+      if (!done) {
+        probed = true;
+        // asked in the probe's second turn: committed with the first
+        expect(await group()).toBe(await first);
+      }
+      await first;
+    }
+    expect(probed).toBe(true);
+    expect(await turnsTo(write())).toBe(2);
+    db.close();
+  });
+
   it("runs a group's `last` work once, after its writes, in its transaction; a throwing one fails alone", async () => {
     const db = openDatabase(':memory:');
     db.exec('CREATE TABLE t (x TEXT)');

@@ -16,6 +16,11 @@ interface Pending {
 /** a write of a group run together failed: the attempt is rolled back, its group run again isolated */
 const WORK_FAILED = Symbol('group write failed');
 
+/** empty second turns in a row after which a group waits only one: far more than a loaded process meets */
+const ALONE_AFTER = 256;
+/** a lone writer's groups wait the second turn once in this many, to see whether writes come in it again */
+const PROBE_EVERY = 16;
+
 /**
  * Group commit: writes asked for in the same two event-loop turns (the requests of their poll
  * phases, the runs finishing beside them) run in ONE transaction, and each caller's promise
@@ -51,6 +56,12 @@ export class GroupCommit {
   /** other connections' commits: read at every attempt, where the transaction's locks are held already */
   readonly othersCommits: OthersCommits;
   private scheduled?: NodeJS.Immediate;
+  /** the groups in a row whose second turn brought no write (`afterFirstTurn`) */
+  private emptySecondTurns = 0;
+  /** the groups committed after one turn, counted for the probe */
+  private aloneGroups = 0;
+  /** the writes queued when the group's first turn ended */
+  private writesOfFirstTurn = 0;
   /** the promise `run` returned last while its write is still queued: `afterCommit` knows the write by it */
   private lastQueued?: Promise<unknown>;
   /** what the group's writes changed in the counts /metrics reads, written at the group's end (count-deltas.ts) */
@@ -71,7 +82,7 @@ export class GroupCommit {
   run<T>(work: () => T): Promise<T> {
     const queued = new Promise<T>((resolve, reject) => {
       this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject, committed: undefined, ok: false, value: undefined });
-      this.scheduled ??= setImmediate(this.gatherOneMoreTurn);
+      this.scheduled ??= setImmediate(this.afterFirstTurn);
     });
     this.lastQueued = queued;
     return queued;
@@ -98,9 +109,23 @@ export class GroupCommit {
    * little more than half as many. An idle loop turns over at once: a lone write waits
    * microseconds longer. (The answers it holds back that turn are owed to senders that may have
    * half-closed their socket: src/http/server/gateway-server.ts keeps their connection for them.)
+   *
+   * A writer alone (one client's completions, one after another) has every group's second turn
+   * bring nothing: after `ALONE_AFTER` such turns in a row, a group commits after the turn its
+   * first write was asked in, its answers a turn sooner and the loop spared a turn's poll. Every
+   * `PROBE_EVERY`-th group then waits the second turn again, and a write in it brings the waiting
+   * back. A run of empty second turns that long is rare under load, where one write in a second
+   * turn starts the count again.
    */
-  private readonly gatherOneMoreTurn = () => {
-    this.scheduled = setImmediate(() => this.flush());
+  private readonly afterFirstTurn = () => {
+    if (this.emptySecondTurns >= ALONE_AFTER && ++this.aloneGroups % PROBE_EVERY !== 0) return this.flush();
+    this.writesOfFirstTurn = this.pending.length;
+    this.scheduled = setImmediate(this.afterSecondTurn);
+  };
+
+  private readonly afterSecondTurn = () => {
+    this.emptySecondTurns = this.pending.length > this.writesOfFirstTurn ? 0 : this.emptySecondTurns + 1;
+    this.flush();
   };
 
   /**
