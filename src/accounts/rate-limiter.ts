@@ -14,6 +14,8 @@ export interface RateDecision {
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  /** the key taken last: the newest in `buckets` already, so its bucket is updated where it is */
+  private newest?: string;
   private readonly perMs: number;
 
   constructor(
@@ -29,9 +31,16 @@ export class RateLimiter {
     const tokens = previous ? Math.min(this.perMinute, previous.tokens + (now - previous.at) * this.perMs) : this.perMinute;
     const allowed = tokens >= 1;
     const left = allowed ? tokens - 1 : tokens;
-    this.buckets.delete(key);
-    this.buckets.set(key, { tokens: left, at: now });
-    if (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value!);
+    if (previous && key === this.newest) {
+      // one client's requests in a row: no delete and set, whose holes make the map rehash its table
+      previous.tokens = left;
+      previous.at = now;
+    } else {
+      this.buckets.delete(key);
+      this.buckets.set(key, { tokens: left, at: now });
+      this.newest = key;
+      if (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value!);
+    }
     return {
       allowed,
       limit: this.perMinute,
