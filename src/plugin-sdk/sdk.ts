@@ -206,8 +206,23 @@ export function definePlugin<S extends z.ZodType>(definition: PluginDefinition<S
   return definition as unknown as PluginDefinition;
 }
 
+/**
+ * What the host knows of a plugin before it loads it: enough to check the names a config uses,
+ * to find the plugin's config section and to check a recipient. Each built-in plugin is listed so
+ * (plugins/listings.ts) and loaded only when a config uses it (its section, its preset); the
+ * definition `load` gives states the same fields. A plugin a config does not use has nothing
+ * to do: it has no section to build a channel from, no preset entry to expand, no service
+ * without its section (gmail's watcher needs `hooks.gmail.account`).
+ */
+export interface PluginListing extends Pick<PluginDefinition, 'id' | 'roles' | 'aliases' | 'dependsOn' | 'configKey' | 'recipient'> {
+  load(): Promise<PluginDefinition>;
+}
+
+/** a plugin as the host is handed it: defined (a third-party plugin, a test's) or listed (a built-in) */
+export type PluginSource = PluginDefinition | PluginListing;
+
 /** Where a plugin's config section lives in herald.json5. */
-export function pluginConfigKey(plugin: PluginDefinition): string {
+export function pluginConfigKey(plugin: Pick<PluginDefinition, 'id' | 'roles' | 'configKey'>): string {
   return plugin.configKey ?? (plugin.roles.includes('channel') ? `channels.${plugin.id}` : `plugins.${plugin.id}`);
 }
 
