@@ -4,7 +4,7 @@ import type { Store } from '../store/port.js';
 import type { PluginRegistry } from './registry.js';
 import type { ChannelAdapter, PluginInstance } from '../plugin-sdk/sdk.js';
 import { pluginSection } from './plugin-section.js';
-import { presetName } from '../plugin-sdk/preset.js';
+import { presetName } from '../plugin-sdk/preset-entry.js';
 import { stateFor } from './plugin-state.js';
 import { ChannelAccountsRegistry, createChannelAccounts } from './channel-accounts.js';
 
