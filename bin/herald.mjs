@@ -22,7 +22,7 @@ if (!/--(no[-_])?(opt|turbofan|jitless|max[-_]opt|always[-_](opt|turbofan))\b/.t
 
 let entry = buildIsFresh()
   ? await import('../dist/src/cli/main.js').then(
-      (main) => ({ main, plugins: () => import('../dist/plugins/index.js') }),
+      (main) => ({ main, plugins: () => import('../dist/plugins/listings.js') }),
       () => undefined,
     )
   : undefined;
@@ -32,9 +32,9 @@ if (!entry) {
   register();
   // a .ts transform in a project without "type": "module" is CommonJS: Node loads it through require
   registerCommonJs();
-  entry = { main: await import('../src/cli/main.ts'), plugins: () => import('../plugins/index.ts') };
+  entry = { main: await import('../src/cli/main.ts'), plugins: () => import('../plugins/listings.ts') };
 }
 // the entry point hands the built-in plugins in (src/ never imports plugins/ itself), as a loader:
-// `--help` and the like never load them
-const builtins = async () => (await entry.plugins()).builtinPlugins;
+// `--help` and the like never load them; a command gets their listings, each plugin loaded once used
+const builtins = async () => (await entry.plugins()).builtinListings;
 process.exitCode = await entry.main.main(process.argv.slice(2), builtins);

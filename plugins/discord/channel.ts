@@ -29,14 +29,6 @@ function discordReason(body: any): string | undefined {
   return `${body.code}${typeof body.message === 'string' ? ` ${body.message}` : ''}`;
 }
 
-/**
- * An interaction the discord preset answers later: `interaction:<application id>:<interaction id>#token=<token>`
- * edits the original response (a deferred slash command), `followup:...` posts a follow-up
- * message (a deferred button or select). The token is a credential: after `#token=`, never shown.
- * `#token=…` is one no longer kept (a run's action once its reply is final, a retained payload
- * replayed): a recipient still, so the run runs, but its delivery fails without a request.
- */
-export const DISCORD_RECIPIENT = /^(\d{1,25}|(interaction|followup):\d{1,25}:\d{1,25}#token=([A-Za-z0-9._=-]{1,400}|…))$/;
 const INTERACTION = /^(interaction|followup):(\d{1,25}):(\d{1,25})#token=(.+)$/;
 
 /** Discord's epoch: a snowflake's top 42 bits are milliseconds since 2015 (https://discord.com/developers/docs/reference#snowflakes) */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { definePlugin } from '../../src/plugin-sdk/sdk.js';
-import { DISCORD_RECIPIENT, discordChannel } from './channel.js';
+import { discordChannel } from './channel.js';
+import { discordRecipient } from './recipient.js';
 import { discordPreset } from './preset.js';
 
 export const discordConfigSchema = z
@@ -31,7 +32,7 @@ export const discordPlugin = definePlugin({
   summary: 'Discord: posts replies as a bot (REST `POST /channels/{id}/messages`); preset `discord` for an application\'s interactions endpoint.',
   preset: discordPreset,
   config: discordConfigSchema,
-  recipient: { pattern: DISCORD_RECIPIENT, description: 'a channel id (a snowflake: digits only), or an interaction the discord preset answers (interaction:<application id>:<interaction id>#token=<token>)' },
+  recipient: discordRecipient,
   docs: [
     '`to` is a channel id (a snowflake like `1234567890123456789`; turn on Developer Mode, right-click the channel, *Copy Channel ID*). A DM channel id works too.',
     'Token: <https://discord.com/developers/applications>, *New Application*, *Bot*, *Reset Token*, copy it. Invite the bot with the `bot` scope and the *Send Messages* permission.',

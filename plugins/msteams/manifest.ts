@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { definePlugin } from '../../src/plugin-sdk/sdk.js';
 import { msteamsChannel } from './channel.js';
+import { msteamsRecipient } from './recipient.js';
 
 export const msteamsConfigSchema = z
   .object({
@@ -28,7 +29,7 @@ export const msteamsPlugin = definePlugin({
   aliases: ['teams'],
   summary: 'Microsoft Teams: posts replies as a Bot Framework bot (Bot Connector `POST /v3/conversations/{id}/activities`). Alias `teams`.',
   config: msteamsConfigSchema,
-  recipient: { pattern: /^[^\/\\?#\s]+$/, description: 'a conversation id such as 19:abc@thread.tacv2 (no slash, backslash, ?, # or space)' },
+  recipient: msteamsRecipient,
   docs: [
     '`to` is a Bot Framework conversation id, e.g. `19:abc123...@thread.tacv2` for a channel or `a:1xyz...` for a personal chat; the bot learns it from the `conversation.id` of any activity it receives, so the user or channel must have talked to (or installed) the bot first.',
     'Token: create an *Azure Bot* resource (or register in the Teams Developer Portal), note the *Microsoft App ID*, create a client secret under *Certificates & secrets* (that is `appPassword`), enable the Teams channel and install the app in Teams. herald fetches a client-credentials token and caches it until it expires.',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { definePlugin } from '../../src/plugin-sdk/sdk.js';
 import { telegramChannel } from './channel.js';
+import { telegramRecipient } from './recipient.js';
 
 export const telegramConfigSchema = z
   .object({
@@ -16,7 +17,7 @@ export const telegramPlugin = definePlugin({
   roles: ['channel'],
   summary: 'Telegram: sends replies through a bot (Bot API `sendMessage`).',
   config: telegramConfigSchema,
-  recipient: { pattern: /^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})$/, description: 'a numeric chat id (negative for groups) or @channelusername' },
+  recipient: telegramRecipient,
   docs: [
     '`to` is the chat id: a user id, a group id (negative, e.g. `-1001234567890`) or `@channelusername` for a public channel.',
     'Token: talk to [@BotFather](https://t.me/BotFather), `/newbot`, copy the token. The bot can write to a user only after that user pressed Start; add it to a group or make it a channel admin to post there. Your chat id: message the bot, then open `https://api.telegram.org/bot<token>/getUpdates`.',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { definePlugin } from '../../src/plugin-sdk/sdk.js';
 import { whatsappChannel } from './channel.js';
+import { whatsappRecipient } from './recipient.js';
 
 export const whatsappConfigSchema = z
   .object({
@@ -17,7 +18,7 @@ export const whatsappPlugin = definePlugin({
   roles: ['channel'],
   summary: 'WhatsApp: sends replies through the WhatsApp Business Cloud API (`POST /{phone-number-id}/messages`). The fallback of `channel: "last"`.',
   config: whatsappConfigSchema,
-  recipient: { pattern: /^\+?\d{5,20}$/, description: 'a phone number in international format, digits only' },
+  recipient: whatsappRecipient,
   docs: [
     '`to` is the recipient\'s phone number in international format, digits only or with `+` (`4915112345678`). WhatsApp lets a business send free text only within 24 hours of the user\'s last message; outside it the API answers an error (code 131047), which fails the delivery.',
     'Token: create an app of type *Business* at <https://developers.facebook.com/apps>, add the *WhatsApp* product; *API Setup* shows a temporary access token and the *Phone number ID*. For a token that does not expire, create a System User in Business Settings with the `whatsapp_business_messaging` permission.',

@@ -1,4 +1,4 @@
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
+import type { PluginSource } from '../plugin-sdk/sdk.js';
 import type { CliIo } from './io/cli-io.js';
 
 /** One option as `node:util` parseArgs takes it, with what `--help` prints. */
@@ -12,7 +12,7 @@ export interface OptionSpec {
 }
 
 /** `builtins`: the built-in plugins, loaded by main only once a command runs */
-export type CommandRun = (argv: string[], io: CliIo, builtins: PluginDefinition[]) => Promise<number>;
+export type CommandRun = (argv: string[], io: CliIo, builtins: PluginSource[]) => Promise<number>;
 
 /**
  * A command as main.ts knows it before loading it: its words, help and options are plain data,

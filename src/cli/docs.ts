@@ -8,7 +8,8 @@ import { renderReferenceTable } from '../http/openapi/reference-table.js';
 import { routeDocs } from '../http/openapi/route-docs.js';
 import { pluginDocBlocks, type DocBlock } from '../plugin-host/plugin-docs.js';
 import { PACKAGE_ROOT } from '../utils/install-layout.js';
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
+import type { PluginDefinition, PluginSource } from '../plugin-sdk/sdk.js';
+import { loadPlugins } from '../plugin-host/plugin-listing.js';
 import type { CliIo } from './io/cli-io.js';
 
 /**
@@ -18,14 +19,14 @@ import type { CliIo } from './io/cli-io.js';
  * manifests). A block lives in the page holding its `<!-- section:NAME -->` marker. `--check` fails
  * when one is stale, `--write` rewrites them, no flag prints them.
  */
-export async function docsCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function docsCommand(argv: string[], io: CliIo, builtins: PluginSource[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: { write: { type: 'boolean' }, check: { type: 'boolean' }, root: { type: 'string' } },
   });
   const root = path.resolve(values.root ?? PACKAGE_ROOT);
   const current = readDocPages(root);
-  const next = regenerateDocPages(current, builtins);
+  const next = regenerateDocPages(current, await loadPlugins(builtins));
   const changed = Object.keys(current).filter((file) => next[file] !== current[file]);
   if (values.write) {
     for (const file of changed) fs.writeFileSync(path.join(root, file), next[file]!);

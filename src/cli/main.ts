@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { PluginCommand, PluginDefinition } from '../plugin-sdk/sdk.js';
+import type { PluginCommand, PluginSource } from '../plugin-sdk/sdk.js';
 import { endQuietlyOnClosedStdout, processIo, type CliIo } from './io/cli-io.js';
 import type { CommandSpec, OptionSpec } from './command-spec.js';
 import { commands } from './commands.js';
@@ -17,13 +17,13 @@ import { PACKAGE_ROOT } from '../utils/install-layout.js';
  */
 export async function main(
   argv: string[],
-  builtins: PluginDefinition[] | (() => Promise<PluginDefinition[]>),
+  builtins: PluginSource[] | (() => Promise<PluginSource[]>),
   io: CliIo = processIo,
 ): Promise<number> {
   // the entry point hands the built-in plugins in (src/ never imports plugins/), as a list or, to
   // keep `--help` from loading them, as a loader called only when a command needs them
-  let loaded: Promise<PluginDefinition[]> | undefined;
-  const loadPlugins = () => (loaded ??= typeof builtins === 'function' ? builtins() : Promise.resolve(builtins));
+  let loaded: Promise<PluginSource[]> | undefined;
+  const listPlugins = () => (loaded ??= typeof builtins === 'function' ? builtins() : Promise.resolve(builtins));
   const first = argv[0];
   if (io === processIo && first !== 'serve') endQuietlyOnClosedStdout();
   if (first === '--version' || first === '-v' || first === 'version') {
@@ -31,7 +31,7 @@ export async function main(
     return 0;
   }
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
-    const table = { ...commands, ...(await pluginCommands(loadPlugins, io)) };
+    const table = { ...commands, ...(await pluginCommands(listPlugins, io)) };
     const asked = first === 'help' ? argv.slice(1).join(' ') : '';
     if (asked && table[asked]) {
       io.out(commandHelp(asked, table[asked]));
@@ -49,7 +49,7 @@ export async function main(
   let table: Record<string, CommandSpec> = commands;
   let words = matchWords(argv, table);
   if (!words) {
-    table = { ...commands, ...(await pluginCommands(loadPlugins, io)) };
+    table = { ...commands, ...(await pluginCommands(listPlugins, io)) };
     words = matchWords(argv, table);
   }
   if (!words) return unknownCommand(argv, table, io, argv.includes('--help') || argv.includes('-h'));
@@ -70,7 +70,7 @@ export async function main(
   }
   try {
     const run = await spec.load();
-    return await run(rest, io, spec.plugin || spec.gatewayOnly ? [] : await loadPlugins());
+    return await run(rest, io, spec.plugin || spec.gatewayOnly ? [] : await listPlugins());
   } catch (error) {
     const { ConfigError } = await import('../errors.js');
     if (error instanceof ConfigError) {
@@ -140,15 +140,16 @@ function optionFault(argv: string[], spec: CommandSpec): string | undefined {
 }
 
 /** the plugins' commands, as specs: loaded only when asked for */
-async function pluginCommands(load: () => Promise<PluginDefinition[]>, io: CliIo): Promise<Record<string, CommandSpec>> {
+async function pluginCommands(load: () => Promise<PluginSource[]>, io: CliIo): Promise<Record<string, CommandSpec>> {
   const table: Record<string, CommandSpec> = {};
-  for (const plugin of await load()) {
+  const { loadPlugins } = await import('../plugin-host/plugin-listing.js');
+  for (const plugin of await loadPlugins(await load())) {
     for (const command of plugin.commands ?? []) table[command.path.join(' ')] = pluginCommandSpec(command, plugin.id, io, load);
   }
   return table;
 }
 
-function pluginCommandSpec(command: PluginCommand, pluginId: string, io: CliIo, loadPlugins: () => Promise<PluginDefinition[]>): CommandSpec {
+function pluginCommandSpec(command: PluginCommand, pluginId: string, io: CliIo, listPlugins: () => Promise<PluginSource[]>): CommandSpec {
   const options = Object.fromEntries(
     Object.entries(command.options ?? {}).map(([name, o]) => [name, { type: o.type, short: o.short, multiple: o.multiple, arg: o.arg, help: o.help ?? '' } satisfies OptionSpec]),
   );
@@ -164,7 +165,7 @@ function pluginCommandSpec(command: PluginCommand, pluginId: string, io: CliIo, 
       const flag = argv.findIndex((a) => a === '--config' || a === '-c');
       const configPath = configPathFrom(flag >= 0 ? argv[flag + 1] : undefined);
       const { openCommandHost } = await import('../plugin-host/command-host.js');
-      const builtins = await loadPlugins();
+      const builtins = await listPlugins();
       return command.run(argv, { configPath, stdout: io.stdout, stderr: io.stderr, openHost: () => openCommandHost(pluginId, configPath, builtins) });
     },
   };

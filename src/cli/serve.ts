@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { checkHookTokenStrength } from '../config/checks/checks.js';
 import { ConfigError } from '../errors.js';
 import { loadConfigFile } from '../plugin-host/load-config.js';
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
+import type { PluginSource } from '../plugin-sdk/sdk.js';
 import type { StarterSecrets } from '../config/starter-config.js';
 import { createGateway } from '../gateway/gateway.js';
 import { createLogger, wantsPretty } from '../log/log.js';
@@ -17,7 +17,7 @@ import { mappingFaultLines } from '../mappings/loading/mapping-fault-lines.js';
 import { resolveTracing, tracingLine } from '../tracing/tracing-options.js';
 
 /** `herald serve`: the gateway. Writes a starter config on first run, then listens until a signal. */
-export async function serveCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function serveCommand(argv: string[], io: CliIo, builtins: PluginSource[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: { config: { type: 'string', short: 'c' }, port: { type: 'string' }, host: { type: 'string' }, pretty: { type: 'boolean' } },

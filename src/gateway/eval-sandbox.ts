@@ -17,7 +17,7 @@ import { embeddingsEndpoint } from '../models/embeddings/embeddings-endpoint.js'
 import { ModelRegistry } from '../models/model-registry.js';
 import { VectorStores } from '../knowledge-stores/vector-stores.js';
 import { loadConfigValue, type LoadedConfig } from '../plugin-host/load-config.js';
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
+import type { PluginSource } from '../plugin-sdk/sdk.js';
 import { applyOverrides } from '../runtime/evals/apply-overrides.js';
 import type { EvalCandidate } from '../runtime/evals/eval-request.js';
 import type { EvalRunnerDeps } from '../runtime/evals/eval-runner.js';
@@ -40,7 +40,7 @@ export interface SandboxOptions {
   /** a whole candidate config file instead of the running one with overrides */
   candidateFile?: string;
   candidate: EvalCandidate;
-  builtins: PluginDefinition[];
+  builtins: PluginSource[];
   logger: Logger;
 }
 

@@ -12,7 +12,7 @@ import type { ApiKeyVerifier } from '../accounts/api-keys.js';
 import { createChannelAccounts, type ChannelAccountsRegistry } from '../plugin-host/channel-accounts.js';
 import { pluginSection } from '../plugin-host/plugin-section.js';
 import type { PluginRegistry } from '../plugin-host/registry.js';
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
+import type { PluginDefinition, PluginSource } from '../plugin-sdk/sdk.js';
 import type { Store } from '../store/port.js';
 import type { ReloadResult } from '../http/reload-result.js';
 import type { ToolsConfig } from '../config/sections/tools-schema.js';
@@ -55,7 +55,7 @@ export interface ReloadTarget {
   config: HeraldConfig;
   plugins: PluginRegistry;
   /** the built-in plugins the config is loaded with (third-party ones are named by the file) */
-  builtins: PluginDefinition[];
+  builtins: PluginSource[];
   engine: MappingsEngine;
   /** the running transform worker pool, which the new mappings' transforms run in too */
   transformRunner: TransformRunner;
@@ -157,7 +157,7 @@ export async function reloadGateway(target: ReloadTarget, reason: string, mappin
     return { ok: false, changed: [], restartRequired: [], faults };
   }
   const next = structuredClone(loaded.config) as unknown as Record<string, unknown>;
-  const channelSections = new Map<string, string>(target.plugins.channels().map((p: PluginDefinition) => [p.id, json(pluginSection(target.config, p))]));
+  const channelSections = new Map<string, string>(target.plugins.channels().map((p) => [p.id, json(pluginSection(target.config, p))]));
 
   assignInPlace(running, next);
   target.engine.replace([...builtinMappings({ ...target.checks, config: target.config, channelNames: target.plugins.channelNames() }), ...mappings]);
@@ -192,7 +192,8 @@ async function reloadChannels(target: ReloadTarget, before: Map<string, string>)
   for (const plugin of target.plugins.channels()) {
     const section = pluginSection(target.config, plugin);
     if (json(section) === before.get(plugin.id)) continue;
-    const accounts = section === undefined ? undefined : await createChannelAccounts(plugin, section as Record<string, unknown>, target.config, target.store, target.logger);
+    // a channel the start did not use is loaded once a reload adds its section
+    const accounts = section === undefined ? undefined : await createChannelAccounts((await target.plugins.definition(plugin.id)) as PluginDefinition, section as Record<string, unknown>, target.config, target.store, target.logger);
     if (accounts) target.channels.set(plugin.id, accounts);
     else target.channels.delete(plugin.id);
   }

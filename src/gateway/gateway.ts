@@ -9,7 +9,7 @@ import type { HeraldMetrics } from '../metrics/herald-metrics.js';
 import type { MappingsEngine } from '../mappings/mappings-engine.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { McpSessions } from '../http/mcp/mcp-sessions.js';
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
+import type { PluginSource } from '../plugin-sdk/sdk.js';
 import type { PluginInstances } from '../plugin-host/instantiate.js';
 import type { LoadedConfig } from '../plugin-host/load-config.js';
 import type { PluginRegistry } from '../plugin-host/registry.js';
@@ -75,7 +75,7 @@ export interface Gateway {
 export interface GatewayOptions {
   logger?: Logger;
   /** the built-in plugins, for a config reload (default: every plugin of the running registry) */
-  builtins?: PluginDefinition[];
+  builtins?: PluginSource[];
   /** `herald serve --host/--port`, kept over the file's values when the config is reloaded */
   listen?: ListenOverrides;
 }
@@ -95,7 +95,7 @@ export async function createGateway(loaded: LoadedConfig, options: GatewayOption
   const health = buildHealth({ loaded, store }, logger, lifecycle);
   const knowledge = buildKnowledge({ config, store, agents }, logger, lifecycle);
   const runtime = await buildRuntime({ loaded, store, agents, health, knowledge }, logger, lifecycle);
-  const http = buildHttp({ loaded, store, agents, health, knowledge, runtime, builtins: options.builtins ?? plugins.plugins, listen: options.listen }, logger, lifecycle);
+  const http = buildHttp({ loaded, store, agents, health, knowledge, runtime, builtins: options.builtins ?? plugins.listings, listen: options.listen }, logger, lifecycle);
   return {
     app: http.app,
     withNodeRoutes: http.withNodeRoutes,

@@ -19,14 +19,14 @@ import type { RunQueue } from '../runtime/runs/run-queue.js';
 import type { Store } from '../store/port.js';
 import { hooksPrefix } from '../config/hooks-path.js';
 import { EvalJobs } from '../runtime/evals/eval-jobs.js';
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
+import type { PluginSource } from '../plugin-sdk/sdk.js';
 import { openEvalSandbox } from './eval-sandbox.js';
 
 /** Assembles the operator's use cases for the admin API and the console (part of the composition root). */
 export function operatorDeps(deps: {
   loaded: { config: HeraldConfig; file: string };
   /** the plugins a candidate config loads with (an eval's sandbox) */
-  builtins: PluginDefinition[];
+  builtins: PluginSource[];
   store: Store;
   engine: MappingsEngine;
   dispatch: DispatchAction;

@@ -1,7 +1,8 @@
 import type { HeraldConfig } from '../config/schema.js';
 import { formatIssues } from '../config/loading/format-issues.js';
 import type { MappingConfig } from '../config/sections/mapping-schema.js';
-import { PRESET_RUN_OPTIONS, presetName, type PresetDefinition, type PresetEntry } from '../plugin-sdk/preset.js';
+import { PRESET_RUN_OPTIONS, presetName, type PresetEntry } from '../plugin-sdk/preset-entry.js';
+import type { PresetDefinition } from '../plugin-sdk/preset.js';
 import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 import { pluginSection } from './plugin-section.js';
 

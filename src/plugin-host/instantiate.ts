@@ -4,7 +4,7 @@ import type { Store } from '../store/port.js';
 import type { PluginRegistry } from './registry.js';
 import type { ChannelAdapter, PluginInstance } from '../plugin-sdk/sdk.js';
 import { pluginSection } from './plugin-section.js';
-import { presetName } from '../plugin-sdk/preset.js';
+import { presetName } from '../plugin-sdk/preset-entry.js';
 import { stateFor } from './plugin-state.js';
 import { ChannelAccountsRegistry, createChannelAccounts } from './channel-accounts.js';
 
@@ -20,7 +20,8 @@ export interface PluginInstances {
 
 /**
  * Creates the plugins that have something to do: channels with a config section (one instance
- * per account), presets listed in `hooks.presets`, and services of either.
+ * per account), presets listed in `hooks.presets`, and services of either. Only loaded plugins
+ * are looked at: a built-in the config does not use was never loaded and has nothing to do.
  */
 export async function instantiatePlugins(registry: PluginRegistry, config: HeraldConfig, store: Store, logger: Logger): Promise<PluginInstances> {
   const channels = new Map<string, ChannelAdapter>();

@@ -7,7 +7,7 @@ import { ConfigError } from '../errors.js';
 import { modelKeyWarnings } from '../models/model-keys.js';
 import { checkEmbeddingsModel } from '../models/embeddings/embeddings-endpoint.js';
 import { checkModelRefs } from '../models/model-refs.js';
-import type { PluginDefinition } from '../plugin-sdk/sdk.js';
+import type { PluginSource } from '../plugin-sdk/sdk.js';
 import { PluginRegistry, loadExternalPlugins } from './registry.js';
 
 export interface LoadedConfig {
@@ -20,8 +20,8 @@ export interface LoadedConfig {
 }
 
 export interface LoadConfigOptions {
-  /** the built-in plugins: the CLI hands in the list of plugins/index.ts */
-  builtins: PluginDefinition[];
+  /** the built-in plugins: the CLI hands in the listings of plugins/listings.ts, each loaded only when the config uses it */
+  builtins: PluginSource[];
   env?: NodeJS.ProcessEnv;
 }
 
@@ -32,8 +32,8 @@ export async function loadConfigFile(file: string, options: LoadConfigOptions): 
 }
 
 /**
- * The config with its plugins: the third-party plugins it names are loaded first, because their
- * sections are part of the schema the file is checked against.
+ * The config with its plugins: the third-party plugins it names, and the built-ins it uses, are
+ * loaded first, because their sections are part of the schema the file is checked against.
  */
 export async function loadConfigValue(raw: unknown, file: string, options: LoadConfigOptions): Promise<LoadedConfig> {
   const dir = path.dirname(file);
@@ -41,6 +41,7 @@ export async function loadConfigValue(raw: unknown, file: string, options: LoadC
   // a missing variable does not stop the check: every fault of the file is reported at once
   const value = substituteEnv(raw ?? {}, options.env ?? process.env, faults);
   const plugins = new PluginRegistry([...options.builtins, ...(await loadExternalPlugins(pluginSpecs(value), dir))]);
+  await plugins.loadUsedBy(value);
   const config = parseConfig(value, file, { sections: plugins.configSections(), faults });
   const semantic = [...checkConfig(config), ...checkModelRefs(config), ...checkEmbeddingsModel(config), ...checkPresets(config, plugins)];
   if (semantic.length) throw new ConfigError(semantic.map((f) => `${file}: ${f}`));

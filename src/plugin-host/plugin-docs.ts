@@ -1,5 +1,6 @@
 import { renderSchemaTable } from '../config/reference-docs.js';
-import { pluginConfigKey, type PluginDefinition } from '../plugin-sdk/sdk.js';
+import { pluginConfigKey } from '../plugin-sdk/config-key.js';
+import type { PluginDefinition } from '../plugin-sdk/sdk.js';
 
 /**
  * One generated docs block (the shape `herald docs` writes): its content sits between

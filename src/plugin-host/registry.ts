@@ -3,18 +3,24 @@ import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { ConfigSection } from '../config/sections/build-schema.js';
 import type { HeraldConfig } from '../config/schema.js';
-import { pluginConfigKey, type PluginDefinition } from '../plugin-sdk/sdk.js';
+import { pluginConfigKey } from '../plugin-sdk/config-key.js';
+import type { PluginDefinition, PluginSource } from '../plugin-sdk/sdk.js';
 import type { PresetDefinition } from '../plugin-sdk/preset.js';
 import { enabledPresets, expandPreset } from './enabled-presets.js';
+import { isListing, loadPlugin } from './plugin-listing.js';
 
 /**
  * Registers plugins: built-ins first (handed in by the CLI), then the third-party ones named in `plugins`.
- * A duplicate id, an alias that clashes or a missing dependency fails the start, loudly.
+ * A duplicate id, an alias that clashes or a missing dependency fails the start, loudly. A listed
+ * plugin (a built-in) is loaded when a config uses it (`loadUsedBy`) or when asked for (`definition`):
+ * names, aliases and recipients are answered from its listing, its schemas only once it is loaded.
  */
 export class PluginRegistry {
-  readonly plugins: PluginDefinition[];
+  /** every plugin, loaded or only listed, in registration order */
+  readonly listings: PluginSource[];
+  private readonly loaded = new Map<string, PluginDefinition>();
 
-  constructor(plugins: PluginDefinition[]) {
+  constructor(plugins: PluginSource[]) {
     const faults: string[] = [];
     const ids = new Set<string>();
     for (const plugin of plugins) {
@@ -32,15 +38,50 @@ export class PluginRegistry {
       }
     }
     if (faults.length) throw new ConfigError(faults);
-    this.plugins = plugins;
+    this.listings = plugins;
+    for (const plugin of plugins) if (!isListing(plugin)) this.loaded.set(plugin.id, plugin);
   }
 
+  /** the plugins loaded so far (every defined one, the listed ones a config used), in registration order */
+  get plugins(): PluginDefinition[] {
+    return this.listings.flatMap((p) => this.loaded.get(p.id) ?? []);
+  }
+
+  /** a loaded plugin; undefined for an unknown id or one not loaded yet */
   get(id: string): PluginDefinition | undefined {
-    return this.plugins.find((p) => p.id === id);
+    return this.loaded.get(id);
   }
 
-  channels(): PluginDefinition[] {
-    return this.plugins.filter((p) => p.roles.includes('channel'));
+  /** a plugin's definition, loaded on first use; undefined for an unknown id */
+  async definition(id: string): Promise<PluginDefinition | undefined> {
+    const listing = this.listings.find((p) => p.id === id);
+    if (!listing) return undefined;
+    let plugin = this.loaded.get(id);
+    if (!plugin) this.loaded.set(id, (plugin = await loadPlugin(listing)));
+    return plugin;
+  }
+
+  /** every plugin, each loaded: for what lists them all (docs, `presets list`, `config check`'s hints) */
+  async loadAll(): Promise<PluginDefinition[]> {
+    await Promise.all(this.listings.map((p) => this.definition(p.id)));
+    return this.plugins;
+  }
+
+  /**
+   * Loads the plugins a config value (env-substituted, not yet validated) uses: those whose section
+   * it has (`channels.telegram`, `hooks.gmail`, even when the section is malformed, so the fault is
+   * the plugin schema's) and the presets `hooks.presets` names. The others' sections stay out of
+   * the schema, where an unknown key is refused as before.
+   */
+  async loadUsedBy(value: unknown): Promise<void> {
+    const entries = (value as { hooks?: { presets?: unknown } } | null)?.hooks?.presets;
+    const presetNames = new Set(Array.isArray(entries) ? entries.map((e: unknown) => (typeof e === 'string' ? e : (e as { name?: unknown } | null)?.name)) : []);
+    const used = this.listings.filter((p) => hasSection(value, pluginConfigKey(p)) || (p.roles.includes('preset') && presetNames.has(p.id)));
+    await Promise.all(used.map((p) => this.definition(p.id)));
+  }
+
+  channels(): PluginSource[] {
+    return this.listings.filter((p) => p.roles.includes('channel'));
   }
 
   /** `imsg` -> `imessage`; a plain id maps to itself; unknown names give undefined */
@@ -51,21 +92,25 @@ export class PluginRegistry {
     return undefined;
   }
 
-  /** each plugin's config section, for the config schema */
+  /** the config section of each loaded plugin, for the config schema */
   configSections(): ConfigSection[] {
     return this.plugins.map((plugin) => ({ key: pluginConfigKey(plugin), schema: plugin.config, summary: plugin.summary }));
   }
 
-  /** the plugins that are mapping presets */
+  /** the loaded plugins that are mapping presets */
   presets(): (PluginDefinition & { preset: PresetDefinition })[] {
     return this.plugins.filter((p): p is PluginDefinition & { preset: PresetDefinition } => p.roles.includes('preset') && p.preset !== undefined);
   }
 
-  /** every entry of `hooks.presets`, checked against its preset's options (faults name `hooks.presets[i].<key>`) */
-  enabledPresets(config: HeraldConfig): ReturnType<typeof enabledPresets> {
-    return enabledPresets(config, (name) => this.get(name), () => this.presets().map((p) => p.id));
+  /** the names of every preset, loaded or only listed */
+  presetNames(): string[] {
+    return this.listings.filter((p) => p.roles.includes('preset') && (isListing(p) || p.preset !== undefined)).map((p) => p.id);
   }
 
+  /** every entry of `hooks.presets`, checked against its preset's options (faults name `hooks.presets[i].<key>`); its presets loaded (`loadUsedBy`) */
+  enabledPresets(config: HeraldConfig): ReturnType<typeof enabledPresets> {
+    return enabledPresets(config, (name) => this.get(name), () => this.presetNames());
+  }
   /** the mapping data of every preset listed in `hooks.presets`, in that order */
   presetMappings(config: HeraldConfig): { origin: string; raw: unknown; preset: true }[] {
     return this.enabledPresets(config).presets.flatMap(({ key, name, id, preset, options }) =>
@@ -107,4 +152,11 @@ export async function loadExternalPlugins(specs: string[], baseDir: string): Pro
     }
   }
   return loaded;
+}
+
+/** whether a config value has the key at this dotted path, whatever its value */
+function hasSection(value: unknown, key: string): boolean {
+  const steps = key.split('.');
+  const parent = steps.slice(0, -1).reduce<unknown>((node, step) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[step] : undefined), value);
+  return parent !== null && typeof parent === 'object' && !Array.isArray(parent) && Object.hasOwn(parent, steps.at(-1)!);
 }

@@ -49,16 +49,7 @@ export const presetCommonOptions = z
 
 export type PresetCommonOptions = z.output<typeof presetCommonOptions>;
 
-/** the options the host lays over every mapping of a preset that starts runs (when given) */
-export const PRESET_RUN_OPTIONS = ['agentId', 'deliver', 'channel', 'to', 'sessionKey', 'model', 'thinking', 'allowUnsafeExternalContent', 'tools', 'concurrency', 'rate', 'coalesce'] as const;
-
-/** An entry of `hooks.presets`: a name, or a name with options. */
-export type PresetEntry = string | ({ name: string } & Record<string, unknown>);
-
-/** the preset an entry of `hooks.presets` names */
-export function presetName(entry: PresetEntry): string {
-  return typeof entry === 'string' ? entry : entry.name;
-}
+export { PRESET_RUN_OPTIONS, presetName, type PresetEntry } from './preset-entry.js';
 
 /**
  * A mapping preset: a sender made one line of config. Its mappings go through the same engine and

@@ -8,6 +8,9 @@ export { presetCommonOptions, presetName, definePreset, type PresetDefinition, t
 export { presetRoutes, notListed, type PresetRouteBase } from './preset-routes.js';
 export { messageLines } from './message-lines.js';
 export { safeEqual } from '../utils/constant-time.js';
+// the parts herald's own modules use too, in files of their own so a start evaluates neither the preset helpers nor their schemas
+export { ChannelError, type SendFailure } from './channel-error.js';
+export { pluginConfigKey } from './config-key.js';
 
 /**
  * The plugin SDK: the only part of herald a plugin imports. A plugin is one folder under
@@ -206,64 +209,19 @@ export function definePlugin<S extends z.ZodType>(definition: PluginDefinition<S
   return definition as unknown as PluginDefinition;
 }
 
-/** Where a plugin's config section lives in herald.json5. */
-export function pluginConfigKey(plugin: PluginDefinition): string {
-  return plugin.configKey ?? (plugin.roles.includes('channel') ? `channels.${plugin.id}` : `plugins.${plugin.id}`);
-}
-
 /**
- * How a send failed, as the platform's documented codes classify it: `permanent` (the recipient is
- * gone, the bot was removed or blocked, the credentials are wrong: resending cannot help, the
- * delivery fails at once) or `transient` (a timeout, a 5xx, a rate limit: retried on the
- * delivery's schedule, after `retryAfterMs` when the platform gave one). `reason` is the platform's
- * own word for it (`channel_not_found`, `10003 Unknown Channel`, `Forbidden: bot was blocked by the user`).
+ * What the host knows of a plugin before it loads it: enough to check the names a config uses,
+ * to find the plugin's config section and to check a recipient. Each built-in plugin is listed so
+ * (plugins/listings.ts) and loaded only when a config uses it (its section, its preset); the
+ * definition `load` gives states the same fields. A plugin a config does not use has nothing
+ * to do: it has no section to build a channel from, no preset entry to expand, no service
+ * without its section (gmail's watcher needs `hooks.gmail.account`).
  */
-export interface SendFailure {
-  kind: 'permanent' | 'transient';
-  reason: string;
-  status?: number;
-  retryAfterMs?: number;
+export interface PluginListing extends Pick<PluginDefinition, 'id' | 'roles' | 'aliases' | 'dependsOn' | 'configKey' | 'recipient'> {
+  load(): Promise<PluginDefinition>;
 }
 
-/**
- * A failed send. `retryable` marks transient failures (network errors, 5xx, 408, 429 and whatever the
- * platform documents as temporary); `retryAfterMs` honours the platform's hint (the outbox waits at
- * least that long, even past the retry schedule's `maxMs`). `reason` is the platform's error code or
- * text. `body` is the platform's parsed error answer, for a plugin that reacts to it (Telegram's
- * `migrate_to_chat_id`); it is never logged.
- */
-export class ChannelError extends Error {
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-    readonly status?: number,
-    readonly retryAfterMs?: number,
-    readonly body?: unknown,
-    readonly reason?: string,
-  ) {
-    super(message);
-    this.name = 'ChannelError';
-  }
-
-  /** a refusal resending cannot change */
-  static permanent(message: string, reason: string, status?: number): ChannelError {
-    return new ChannelError(message, false, status, undefined, undefined, reason);
-  }
-
-  /** a failure worth another attempt, after `retryAfterMs` when the platform said so */
-  static transient(message: string, reason: string, status?: number, retryAfterMs?: number): ChannelError {
-    return new ChannelError(message, true, status, retryAfterMs, undefined, reason);
-  }
-
-  /** the typed outcome the outbox acts on */
-  get outcome(): SendFailure {
-    return {
-      kind: this.retryable ? 'transient' : 'permanent',
-      reason: this.reason ?? this.message,
-      ...(this.status !== undefined && { status: this.status }),
-      ...(this.retryAfterMs !== undefined && { retryAfterMs: this.retryAfterMs }),
-    };
-  }
-}
+/** a plugin as the host is handed it: defined (a third-party plugin, a test's) or listed (a built-in) */
+export type PluginSource = PluginDefinition | PluginListing;
 
 export { deadline, withDeadline, type Deadline } from '../time/deadline.js';

@@ -21,9 +21,9 @@ function standIn(): { root: string; run: () => string } {
   const entry = (from: string) => `export async function main() { process.stdout.write('${from}'); return 0; }\n`;
   for (const [file, text] of [
     ['src/cli/main.ts', entry('source')],
-    ['plugins/index.ts', 'export const builtinPlugins: unknown[] = [];\n'],
+    ['plugins/listings.ts', 'export const builtinListings: unknown[] = [];\n'],
     ['dist/src/cli/main.js', entry('dist')],
-    ['dist/plugins/index.js', 'export const builtinPlugins = [];\n'],
+    ['dist/plugins/listings.js', 'export const builtinListings = [];\n'],
   ]) {
     fs.mkdirSync(path.dirname(path.join(root, file!)), { recursive: true });
     fs.writeFileSync(path.join(root, file!), text!);
@@ -45,10 +45,10 @@ describe('bin/herald.mjs: the build or the sources', () => {
     const { root, run } = standIn();
     const built = Date.now() - 60_000;
     stamp(root, built);
-    for (const file of ['src/cli/main.ts', 'plugins/index.ts', 'dist/src/cli/main.js']) fs.utimesSync(path.join(root, file), new Date(built - 1000), new Date(built - 1000));
+    for (const file of ['src/cli/main.ts', 'plugins/listings.ts', 'dist/src/cli/main.js']) fs.utimesSync(path.join(root, file), new Date(built - 1000), new Date(built - 1000));
     expect(run()).toBe('dist');
     const edited = new Date(built + 1000);
-    fs.utimesSync(path.join(root, 'plugins/index.ts'), edited, edited);
+    fs.utimesSync(path.join(root, 'plugins/listings.ts'), edited, edited);
     expect(run()).toBe('source');
   });
 

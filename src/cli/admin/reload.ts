@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../../plugin-host/load-config.js';
-import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import type { PluginSource } from '../../plugin-sdk/sdk.js';
 import type { CliIo } from '../io/cli-io.js';
 import { configPathFrom } from '../io/config-path.js';
 import { gatewayBase, unreachableGateway } from './gateway-address.js';
@@ -9,7 +9,7 @@ import { gatewayBase, unreachableGateway } from './gateway-address.js';
  * `herald reload`: asks the running gateway to reload its config file (POST /admin/reload with the
  * gateway token), as SIGHUP does, and prints what changed, what waits for a restart, or the faults.
  */
-export async function reloadCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function reloadCommand(argv: string[], io: CliIo, builtins: PluginSource[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, url: { type: 'string' } } });
   const file = configPathFrom(values.config);
   const { config } = await loadConfigFile(file, { builtins });

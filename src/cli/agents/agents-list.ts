@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
 import { AgentDirectory } from '../../agents/agent-directory.js';
 import { loadConfigFile } from '../../plugin-host/load-config.js';
-import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import type { PluginSource } from '../../plugin-sdk/sdk.js';
 import { openStore } from '../../store/open-store.js';
 import type { CliIo } from '../io/cli-io.js';
 import { configPathFrom } from '../io/config-path.js';
 
 /** `herald agents list [--json]`: the digital employees of the config, their model and knowledge. */
-export async function agentsListCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function agentsListCommand(argv: string[], io: CliIo, builtins: PluginSource[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, json: { type: 'boolean' } } });
   const { config } = await loadConfigFile(configPathFrom(values.config), { builtins });
   const store = await openStore(config);

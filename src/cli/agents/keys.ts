@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../../plugin-host/load-config.js';
-import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import type { PluginSource } from '../../plugin-sdk/sdk.js';
 import { createApiKey } from '../../accounts/create-api-key.js';
 import { HeraldError } from '../../errors.js';
 import { openStore } from '../../store/open-store.js';
@@ -10,7 +10,7 @@ import { textTable } from '../io/text-table.js';
 import { configPathFrom } from '../io/config-path.js';
 
 /** opens the store of the config at --config, runs `fn` with its key table, closes it */
-async function withKeyStore<T>(configFlag: string | undefined, builtins: PluginDefinition[], fn: (keys: ApiKeysRepo, config: Awaited<ReturnType<typeof loadConfigFile>>['config']) => Promise<T>): Promise<T> {
+async function withKeyStore<T>(configFlag: string | undefined, builtins: PluginSource[], fn: (keys: ApiKeysRepo, config: Awaited<ReturnType<typeof loadConfigFile>>['config']) => Promise<T>): Promise<T> {
   const { config } = await loadConfigFile(configPathFrom(configFlag), { builtins });
   const store = await openStore(config);
   try {
@@ -25,7 +25,7 @@ async function withKeyStore<T>(configFlag: string | undefined, builtins: PluginD
  * stored; the key itself is printed once, here, and cannot be shown again. A running gateway
  * accepts it at once (keys are looked up in the store per request).
  */
-export async function keysCreateCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function keysCreateCommand(argv: string[], io: CliIo, builtins: PluginSource[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { name: { type: 'string' }, agents: { type: 'string' }, config: { type: 'string', short: 'c' } } });
   if (!values.name) {
     io.err('herald: --name is missing. usage: herald keys create --name NAME [--agents id1,id2] [--config FILE]');
@@ -48,7 +48,7 @@ export async function keysCreateCommand(argv: string[], io: CliIo, builtins: Plu
 }
 
 /** `herald keys list`: names, agent limits and creation dates of stored and configured keys (never a key) */
-export async function keysListCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function keysListCommand(argv: string[], io: CliIo, builtins: PluginSource[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
   return withKeyStore(values.config, builtins, async (keys, config) => {
     // a key of the config file has no creation date: it is as old as the file's line
@@ -63,7 +63,7 @@ export async function keysListCommand(argv: string[], io: CliIo, builtins: Plugi
 }
 
 /** `herald keys revoke --name N`: removes a stored key (config keys are removed from the config) */
-export async function keysRevokeCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function keysRevokeCommand(argv: string[], io: CliIo, builtins: PluginSource[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { name: { type: 'string' }, config: { type: 'string', short: 'c' } } });
   if (!values.name) {
     io.err('herald: --name is missing. usage: herald keys revoke --name NAME [--config FILE]');

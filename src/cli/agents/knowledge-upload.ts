@@ -4,7 +4,7 @@ import https from 'node:https';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../../plugin-host/load-config.js';
-import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import type { PluginSource } from '../../plugin-sdk/sdk.js';
 import type { CliIo } from '../io/cli-io.js';
 import { configPathFrom } from '../io/config-path.js';
 import { gatewayBase, unreachableGateway } from '../admin/gateway-address.js';
@@ -12,7 +12,7 @@ import { gatewayBase, unreachableGateway } from '../admin/gateway-address.js';
 const USAGE = 'usage: herald knowledge upload --agent ID [--url URL] [--api-key KEY] [--chunk-size N] [--chunk-overlap N] [--metadata JSON] FILE...';
 
 /** the gateway to talk to: --url, else the config's listener, else the default one */
-async function gatewayUrl(flag: string | undefined, configFlag: string | undefined, builtins: PluginDefinition[]): Promise<string> {
+async function gatewayUrl(flag: string | undefined, configFlag: string | undefined, builtins: PluginSource[]): Promise<string> {
   if (flag) return flag.replace(/\/+$/, '');
   const file = configPathFrom(configFlag);
   if (!fs.existsSync(file)) return 'http://127.0.0.1:8787';
@@ -30,7 +30,7 @@ function progressBar(done: number, total: number, failed: number): string {
  * /v1 API (the same checks as any client: types, limits, duplicates), with a progress bar on
  * stderr and one line per file on stdout. The key comes from --api-key or HERALD_API_KEY.
  */
-export async function knowledgeUploadCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function knowledgeUploadCommand(argv: string[], io: CliIo, builtins: PluginSource[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -3,7 +3,7 @@ import { buildConfigSchema } from '../../config/sections/build-schema.js';
 import { readConfigFile } from '../../config/loading/load.js';
 import { PluginRegistry } from '../../plugin-host/registry.js';
 import { loadConfigValue } from '../../plugin-host/load-config.js';
-import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import type { PluginSource } from '../../plugin-sdk/sdk.js';
 import { ConfigError } from '../../errors.js';
 import { resolveMappings } from '../../mappings/loading/resolve-mappings.js';
 import { alertTargetFaults } from '../../runtime/alerts/alert-targets.js';
@@ -22,7 +22,7 @@ import { nearest } from '../io/nearest.js';
  * stops the load does not hide the others), the nearest valid key for an unknown one, each unset
  * `${ENV}` once, then warnings about what will fail later. Exit 1 on a fault; warnings alone exit 0.
  */
-export async function configCheckCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function configCheckCommand(argv: string[], io: CliIo, builtins: PluginSource[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
   const file = configPathFrom(values.config);
   let raw: unknown;
@@ -68,7 +68,9 @@ export async function configCheckCommand(argv: string[], io: CliIo, builtins: Pl
     },
     placeholders.set,
     );
+    // every plugin's keys, for the nearest valid key to an unknown one
     const registry = loaded?.plugins ?? new PluginRegistry(builtins);
+    await registry.loadAll();
     const schema = buildConfigSchema(registry.configSections());
     return report(io, file, explain(faults, schema, presetOptionKeys(raw, registry)), loaded ? [...loaded.warnings, ...mappingWarnings, ...(await configWarnings(loaded))] : [], mappingNotes);
   } finally {

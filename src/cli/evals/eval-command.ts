@@ -6,7 +6,7 @@ import { parseDuration } from '../../config/sections/duration-schema.js';
 import { ConfigError } from '../../errors.js';
 import { openEvalSandbox } from '../../gateway/eval-sandbox.js';
 import { createLogger } from '../../log/log.js';
-import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import type { PluginSource } from '../../plugin-sdk/sdk.js';
 import type { EvalCase } from '../../runtime/evals/eval-case.js';
 import { evalSelectionSchema, failConditions, type EvalCandidate, type EvalRunOptions, type EvalSelection, type FailCondition } from '../../runtime/evals/eval-request.js';
 import { caseLine, markdownReport, summaryText } from '../../runtime/evals/eval-report.js';
@@ -143,7 +143,7 @@ async function confirm(io: CliIo, question: string): Promise<boolean> {
  * change. Nothing is sent, stored or counted: the recording is opened read-only, tools answer
  * from the recording, writes are never executed.
  */
-export async function evalCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function evalCommand(argv: string[], io: CliIo, builtins: PluginSource[]): Promise<number> {
   let values: Values;
   let selection: EvalSelection;
   let failOn: FailCondition[];

@@ -9,7 +9,7 @@ import { trimSlashes } from '../../mappings/hook-request.js';
 import { resolveMappings } from '../../mappings/loading/resolve-mappings.js';
 import { senderSignature } from '../../mappings/signatures/sender-signing.js';
 import { loadConfigFile, type LoadedConfig } from '../../plugin-host/load-config.js';
-import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import type { PluginSource } from '../../plugin-sdk/sdk.js';
 import { PACKAGE_ROOT } from '../../utils/install-layout.js';
 import { parseExactJson } from '../../utils/exact-json.js';
 import type { CliIo } from '../io/cli-io.js';
@@ -25,14 +25,14 @@ interface FixtureCase {
 }
 
 /** `herald hooks send`: signs a fixture as its sender would, with the configured secret, and posts it to the running gateway. */
-export async function hooksSendCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function hooksSendCommand(argv: string[], io: CliIo, builtins: PluginSource[]): Promise<number> {
   const parsed = parse(argv);
   if (typeof parsed === 'string' || !parsed.positionals[0] || !parsed.values.fixture) return usage(io, typeof parsed === 'string' ? parsed : undefined);
   return send(trimSlashes(parsed.positionals[0]), parsed.values.fixture, parsed.values, io, builtins);
 }
 
 /** `herald presets send github issues.opened`: the same, on the path of an enabled preset, with one of its fixtures. */
-export async function presetsSendCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function presetsSendCommand(argv: string[], io: CliIo, builtins: PluginSource[]): Promise<number> {
   const parsed = parse(argv);
   const [name, fixture] = typeof parsed === 'string' ? [] : parsed.positionals;
   if (typeof parsed === 'string' || !name || !fixture) return usage(io, typeof parsed === 'string' ? parsed : undefined);
@@ -63,7 +63,7 @@ async function send(
   fixture: string,
   flags: { config?: string; url?: string },
   io: CliIo,
-  builtins: PluginDefinition[],
+  builtins: PluginSource[],
   preloaded?: LoadedConfig,
   preset?: string,
 ): Promise<number> {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfigFile } from '../../plugin-host/load-config.js';
-import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import type { PluginSource } from '../../plugin-sdk/sdk.js';
 import { describeDirectGrant } from '../../tools/direct-call.js';
 import { ConfigError, HeraldError } from '../../errors.js';
 import { EnvPlaceholders } from '../config/config-faults.js';
@@ -49,7 +49,7 @@ function parseOptions(argv: string[]) {
  * `herald hooks test`: a dry run of the mappings engine. Prints the action a request would
  * become (running its transform) without touching the store or starting a run.
  */
-export async function hooksTestCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function hooksTestCommand(argv: string[], io: CliIo, builtins: PluginSource[]): Promise<number> {
   let parsed: ReturnType<typeof parseOptions>;
   let headers: Record<string, string>;
   let query: Record<string, string>;
@@ -77,7 +77,7 @@ async function dryRun(
   headers: Record<string, string>,
   query: Record<string, string>,
   io: CliIo,
-  builtins: PluginDefinition[],
+  builtins: PluginSource[],
 ): Promise<number> {
   const { loaded, mappings, unset } = await loadWithPlaceholders(configPathFrom(values.config), placeholders, builtins);
   if (unset.length) io.err(`herald hooks test: not set, replaced by placeholders for this dry run: ${unset.join(', ')}`);
@@ -132,7 +132,7 @@ async function dryRun(
  * The config and its mappings, with every unset `${ENV}` (of the config file or a mapping file)
  * replaced by a placeholder: a dry run must not need production secrets. Other faults still throw.
  */
-async function loadWithPlaceholders(file: string, placeholders: EnvPlaceholders, builtins: PluginDefinition[]) {
+async function loadWithPlaceholders(file: string, placeholders: EnvPlaceholders, builtins: PluginSource[]) {
   const unset: string[] = [];
   for (;;) {
     try {

@@ -6,14 +6,16 @@ import { readConfigFile } from '../../config/loading/load.js';
 import { PluginRegistry } from '../../plugin-host/registry.js';
 import { presetMappingSet } from '../../plugin-host/enabled-presets.js';
 import type { MappingConfig } from '../../config/sections/mapping-schema.js';
-import type { PluginDefinition } from '../../plugin-sdk/sdk.js';
+import type { PluginSource } from '../../plugin-sdk/sdk.js';
 import type { CliIo } from '../io/cli-io.js';
 import { configPathFrom } from '../io/config-path.js';
 import { didYouMean } from '../io/nearest.js';
 
 /** `herald presets list`: each preset's name, path and what it verifies. */
-export async function presetsListCommand(_argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
-  const presets = new PluginRegistry(builtins).presets();
+export async function presetsListCommand(_argv: string[], io: CliIo, builtins: PluginSource[]): Promise<number> {
+  const registry = new PluginRegistry(builtins);
+  await registry.loadAll();
+  const presets = registry.presets();
   const width = Math.max(...presets.map((p) => p.id.length));
   const pathWidth = Math.max(...presets.map((p) => p.preset.path.length));
   for (const { id, preset } of presets) io.out(`${id.padEnd(width)}  /${preset.path.padEnd(pathWidth)}  ${preset.verifies}`);
@@ -62,10 +64,11 @@ async function configuredEntry(configFile: string, name: string): Promise<{ at: 
 }
 
 /** the mapping set NAME expands to with the given options (for eject, over its entry in the config); a fault is printed and gives undefined */
-async function expand(command: string, argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<{ name: string; mappings: MappingConfig[]; configFile?: string } | undefined> {
+async function expand(command: string, argv: string[], io: CliIo, builtins: PluginSource[]): Promise<{ name: string; mappings: MappingConfig[]; configFile?: string } | undefined> {
   const { values, positionals } = parseOptions(argv);
   const name = positionals[0];
   const registry = new PluginRegistry(builtins);
+  await registry.loadAll();
   const known = registry.presets().map((p) => p.id);
   if (!name) {
     io.err(`herald presets ${command}: which preset? (${known.join(', ')})`);
@@ -91,7 +94,7 @@ async function expand(command: string, argv: string[], io: CliIo, builtins: Plug
 }
 
 /** `herald presets show NAME [--option K=V ...]`: the mapping set NAME expands to, as YAML. */
-export async function presetsShowCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function presetsShowCommand(argv: string[], io: CliIo, builtins: PluginSource[]): Promise<number> {
   const expanded = await expand('show', argv, io, builtins);
   if (!expanded) return 2;
   io.out(stringify(expanded.mappings).trimEnd());
@@ -110,7 +113,7 @@ async function mappingsDir(configFile: string): Promise<string> {
  * `herald presets eject NAME [--option K=V ...]`: writes the mapping set into the mappings folder
  * as `<NAME>.yaml`, to customise; never over an existing file.
  */
-export async function presetsEjectCommand(argv: string[], io: CliIo, builtins: PluginDefinition[]): Promise<number> {
+export async function presetsEjectCommand(argv: string[], io: CliIo, builtins: PluginSource[]): Promise<number> {
   const expanded = await expand('eject', argv, io, builtins);
   if (!expanded) return 2;
   const dir = await mappingsDir(configPathFrom(expanded.configFile));

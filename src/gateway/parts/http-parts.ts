@@ -40,7 +40,7 @@ interface HttpInputs {
   knowledge: ReturnType<typeof buildKnowledge>;
   runtime: Awaited<ReturnType<typeof buildRuntime>>;
   /** the built-in plugins, for a config reload */
-  builtins: LoadedConfig['plugins']['plugins'];
+  builtins: LoadedConfig['plugins']['listings'];
   listen?: ListenOverrides;
 }
 
