@@ -13,6 +13,7 @@ if (out) {
   let counting = false;
   let promises = 0;
   const sampleSites = Boolean(process.env.ASYNC_STEPS_SITES);
+  const survivorsOnly = Boolean(process.env.ASYNC_STEPS_SURVIVORS);
   // with ASYNC_STEPS_SITES set, every 16th promise's birthplace: its two nearest frames outside node's internals
   const promiseSites = new Map();
   const siteOf = () => {
@@ -76,8 +77,9 @@ if (out) {
       bySource.clear();
       promiseSites.clear();
       counting = true;
-      // every 4 KiB allocated, the objects either collector freed since included: what was allocated, not what is left
-      void post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      // every 4 KiB allocated, the objects either collector freed since included: what was allocated, not what is left.
+      // ASYNC_STEPS_SURVIVORS=1 leaves out what a scavenge freed: what outlived new space, the full collections' work
+      void post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !survivorsOnly });
       return;
     }
     counting = false;

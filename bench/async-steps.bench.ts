@@ -25,7 +25,8 @@ import { formatTable } from './table.js';
  * BENCH_LOG_LEVEL, BENCH_HERALD_ROOT=<checkout>[,<checkout>] for a before/after in one run,
  * BENCH_ENDPOINTS=wake,agent-executed,github, all by default). BENCH_PROMISE_SITES=1 also prints where
  * each server makes its promises and which SQLite statements it runs, per request; BENCH_ALLOC_SITES=1
- * its 30 largest allocation sites instead of 6.
+ * its 30 largest allocation sites instead of 6. ASYNC_STEPS_SURVIVORS=1 (read by the servers' preload) counts only what
+ * outlived a scavenge, what promotion and full collections pay for, in "KB allocated" and its sites.
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

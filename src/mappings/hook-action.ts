@@ -74,12 +74,24 @@ function invalid(field: string, message: string): HeraldError {
   return new HeraldError('HERALD_INVALID_FIELD', `${field} ${message}`, { param: field });
 }
 
+/**
+ * The type a field's schema is when it is nothing more (`z.string()`, `z.boolean()`: no checks,
+ * no refinement): `typeof` decides it as the schema would, without the result and context
+ * objects a safeParse makes. Read from the schema, so the schema stays the one statement of the field.
+ */
+const bareTypes: Partial<Record<keyof typeof fieldChecks, string>> = {};
+for (const [field, [schema]] of Object.entries(fieldChecks) as [keyof typeof fieldChecks, (typeof fieldChecks)[keyof typeof fieldChecks]][]) {
+  const { type, checks } = schema._zod.def as { type: string; checks?: unknown[] };
+  if ((type === 'string' || type === 'boolean') && !checks?.length) bareTypes[field] = type;
+}
+
 /** the field's value when it passes its check; undefined when absent (or null) */
 function check<K extends keyof typeof fieldChecks>(raw: Record<string, unknown>, field: K): Checked<K> | undefined {
   const value = raw[field];
   if (value === undefined || value === null) return undefined;
   const [schema, message] = fieldChecks[field];
-  if (!schema.safeParse(value).success) throw invalid(field, message);
+  const bare = bareTypes[field];
+  if (bare !== undefined ? typeof value !== bare : !schema.safeParse(value).success) throw invalid(field, message);
   return value as Checked<K>;
 }
 

@@ -89,10 +89,28 @@ export function readIncoming(incoming: IncomingMessage, limits: BodyLimits): Pro
   if (incoming.destroyed) return Promise.reject(clientClosed());
   // all of a declared body already in the request's buffer (a small body comes with its headers,
   // and the framework's awaits let it in): taken at once, without flowing mode's ticks and events
+  if (buffered(incoming, limits)) return Promise.resolve((incoming.read() as Buffer | null) ?? Buffer.alloc(0));
+  // asked from the request event itself, before Node's parser pushed the body that came in the
+  // same packet as the headers: it is there once the event returns, so looked for again after it
+  // (a microtask) before the read falls back to flowing mode (a timer, four listeners, ticks)
+  return new Promise((resolve, reject) => {
+    queueMicrotask(() => {
+      if (buffered(incoming, limits)) resolve((incoming.read() as Buffer | null) ?? Buffer.alloc(0));
+      else flowingRead(incoming, limits).then(resolve, reject);
+    });
+  });
+}
+
+/** all of a declared body in the request's buffer, nothing read yet, within the limit */
+function buffered(incoming: IncomingMessage, limits: BodyLimits): boolean {
   const declared = incoming.headers['content-length'];
-  if (declared !== undefined && incoming.readableFlowing === null && incoming.readableLength === Number(declared) && incoming.readableLength <= limits.maxBytes) {
-    return Promise.resolve((incoming.read() as Buffer | null) ?? Buffer.alloc(0));
-  }
+  return declared !== undefined && incoming.readableFlowing === null && incoming.readableLength === Number(declared) && incoming.readableLength <= limits.maxBytes;
+}
+
+/** the body as it streams in, under the limits */
+function flowingRead(incoming: IncomingMessage, limits: BodyLimits): Promise<Uint8Array> {
+  // gone while the read waited for its microtask: no event would come
+  if (incoming.destroyed) return Promise.reject(clientClosed());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

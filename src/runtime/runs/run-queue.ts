@@ -91,7 +91,13 @@ export class RunQueue {
         // a keyed insert that found its key held stored nothing
         if (stored === false) return undefined;
         if (!claimed) claims.claim();
-        else if (claims.accepting) this.begin({ ...run, status: 'running', startedAt: claimed.now }, undefined, undefined, false);
+        else if (claims.accepting) {
+          // as stored: claimed at its insert. The record is this call's own (newRun's), and the
+          // insert has read it: set in place, not copied
+          run.status = 'running';
+          run.startedAt = claimed.now;
+          this.begin(run, undefined, undefined, false);
+        }
         // stopped meanwhile: given back, for the next process
         else return claims.giveBack([run.id]).then(() => run.id);
         return run.id;

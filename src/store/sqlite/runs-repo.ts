@@ -39,6 +39,13 @@ const UNFINISHED = "finished_at IS NULL AND status IN ('queued', 'running')";
 /** UNFINISHED, or waiting for a person's approval: unfinished too, holding its session's later runs behind it, but never claimed */
 const UNFINISHED_OR_PAUSED = "finished_at IS NULL AND (status IN ('queued', 'running') OR status = 'waiting_approval')";
 
+/** the store_counts row of each status a run is counted under (count-deltas.ts): constants, where a name made per write was a string to flatten and hash each time */
+const RUN_COUNTS: Readonly<Record<string, string>> = { queued: 'runs:queued', running: 'runs:running', waiting_approval: 'runs:waiting_approval' };
+const runCount = (status: string): string => RUN_COUNTS[status] ?? `runs:${status}`;
+
+/** the statuses a completion finishes a run from, the likelier first */
+const FINISHED_FROM = ['running', 'queued'] as const;
+
 /** A start takes back the runs a crashed predecessor left running: from runs_session_unfinished, not by scanning every run. */
 export const REQUEUE_RUNNING = `UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running' AND ${UNFINISHED}`;
 
@@ -61,7 +68,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
     const traceContext = run.traceContext ?? null;
     const { lastInsertRowid } = insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, checked.source.mappingId, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
       claimedBy?.owner ?? null, claimedBy?.until ?? null, rerunOf, traceContext);
-    if (isUnfinished(status)) commits.count(`runs:${status}`, 1);
+    if (isUnfinished(status)) commits.count(runCount(status), 1);
     if (!held || status !== 'queued') return;
     // the row as the INSERT wrote it, its columns in RECORD_COLUMNS' order (the hidden class of the rows read back)
     unclaimed.remember({
@@ -216,11 +223,15 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   /** the run's session when it finished, else undefined */
   const finish = (id: string, c: RunCompletion): string | undefined => {
     const known = c.sessionKey ?? (c.transcript.length ? undefined : '');
-    for (const from of ['running', 'queued']) {
-      const params = [c.status, c.reply ?? null, c.error ?? null, c.model ?? null, c.at, id, from] as const;
-      const sessionKey = known === undefined ? finishFromReturning.get(...params)?.session_key : finishFrom.run(...params).changes === 1 ? known : undefined;
+    for (const from of FINISHED_FROM) {
+      const sessionKey =
+        known === undefined
+          ? finishFromReturning.get(c.status, c.reply ?? null, c.error ?? null, c.model ?? null, c.at, id, from)?.session_key
+          : finishFrom.run(c.status, c.reply ?? null, c.error ?? null, c.model ?? null, c.at, id, from).changes === 1
+            ? known
+            : undefined;
       if (sessionKey !== undefined) {
-        commits.count(`runs:${from}`, -1);
+        commits.count(runCount(from), -1);
         return sessionKey;
       }
     }
@@ -296,7 +307,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
         const from = cancellable.get(id)?.status;
         const cancelled = from !== undefined && cancel.run(at, id, from).changes === 1;
         if (cancelled) {
-          commits.count(`runs:${from}`, -1);
+          commits.count(runCount(from), -1);
           // never claimed now: not held for it either
           unclaimed.forget();
         }
