@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfigFile, loadConfigValue } from '../helpers/builtins.js';
 import { expandHome } from '../../src/config/loading/home-path.js';
 import { ConfigError } from '../../src/errors.js';
+import { configFaults } from '../helpers/config-faults.js';
 import { extractiveAnswer } from '../../src/knowledge/searching/extractive-answer.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import { resolveModelRef } from '../../src/models/model-refs.js';
@@ -11,14 +12,8 @@ import { defaultAgent } from '../../src/config/default-agent.js';
 import { baseConfig, tempDir } from '../helpers/start-herald.js';
 
 const load = (value: unknown, env: NodeJS.ProcessEnv = {}) => loadConfigValue(value, path.join(tempDir(), 'herald.json'), { env });
-async function faultsOf(value: unknown): Promise<string[]> {
-  try {
-    await load(value);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.faults;
-    throw error;
-  }
-  return [];
+function faultsOf(value: unknown): Promise<string[]> {
+  return configFaults(load(value));
 }
 
 describe('OpenClaw config forms', () => {

@@ -1,21 +1,15 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfigValue } from '../helpers/builtins.js';
-import { ConfigError } from '../../src/errors.js';
+import { configFaults } from '../helpers/config-faults.js';
 import { tempDir } from '../helpers/start-herald.js';
 
 async function load(schedules: unknown) {
   return loadConfigValue({ schedules }, path.join(tempDir(), 'herald.json'), { env: {} });
 }
 
-async function faultsOf(schedules: unknown): Promise<string[]> {
-  try {
-    await load(schedules);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.faults;
-    throw error;
-  }
-  return [];
+function faultsOf(schedules: unknown): Promise<string[]> {
+  return configFaults(load(schedules));
 }
 
 const event = { sessionTarget: 'main', payload: { kind: 'systemEvent', text: 'check the alerts' } };

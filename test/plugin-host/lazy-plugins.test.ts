@@ -1,21 +1,15 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtinListings, builtinPlugins } from '../helpers/builtins.js';
-import { ConfigError } from '../../src/errors.js';
+import { configFaults } from '../helpers/config-faults.js';
 import { loadConfigValue } from '../../src/plugin-host/load-config.js';
 import type { PluginSource } from '../../src/plugin-sdk/sdk.js';
 
 const file = path.resolve('herald.json');
 const base = { hooks: { enabled: true, token: 'a-hook-token-of-enough-length-0123456789' } };
 
-async function faultsWith(builtins: PluginSource[], raw: unknown): Promise<string[]> {
-  try {
-    await loadConfigValue(raw, file, { builtins, env: {} });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.faults;
-    throw error;
-  }
-  return [];
+function faultsWith(builtins: PluginSource[], raw: unknown): Promise<string[]> {
+  return configFaults(loadConfigValue(raw, file, { builtins, env: {} }));
 }
 
 describe('built-in plugins loaded once a config uses them', () => {

@@ -1,21 +1,13 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfigValue } from '../helpers/builtins.js';
-import { ConfigError } from '../../src/errors.js';
+import { configFaults } from '../helpers/config-faults.js';
 import { openStore } from '../../src/store/open-store.js';
 import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/start-herald.js';
 
 const load = (value: unknown, env: NodeJS.ProcessEnv = {}) => loadConfigValue(value, path.join(tempDir(), 'herald.json'), { env });
-const faultsOf = async (value: unknown) => {
-  try {
-    await load(value);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.faults;
-    throw error;
-  }
-  return [];
-};
+const faultsOf = (value: unknown) => configFaults(load(value));
 
 describe('storage config and openStore', () => {
   it('takes storage.postgres with ${ENV} in its url; sqlite stays the default', async () => {

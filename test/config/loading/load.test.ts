@@ -2,17 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfigFile, loadConfigValue } from '../../helpers/builtins.js';
-import { ConfigError } from '../../../src/errors.js';
+import { configFaults } from '../../helpers/config-faults.js';
 import { API_KEY, baseConfig, GATEWAY_TOKEN, HOOK_TOKEN, tempDir } from '../../helpers/start-herald.js';
 
-async function faultsOf(value: unknown, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
-  try {
-    await loadConfigValue(value, path.join(tempDir(), 'herald.json'), { env });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.faults;
-    throw error;
-  }
-  return [];
+function faultsOf(value: unknown, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
+  return configFaults(loadConfigValue(value, path.join(tempDir(), 'herald.json'), { env }));
 }
 
 describe('config loading', () => {
