@@ -8,6 +8,7 @@ import type { PluginDefinition, PluginSource } from '../plugin-sdk/sdk.js';
 import type { PresetDefinition } from '../plugin-sdk/preset.js';
 import { enabledPresets, expandPreset } from './enabled-presets.js';
 import { isListing, loadPlugin } from './plugin-listing.js';
+import { hasPluginSection } from './plugin-section.js';
 
 /**
  * Registers plugins: built-ins first (handed in by the CLI), then the third-party ones named in `plugins`.
@@ -76,7 +77,7 @@ export class PluginRegistry {
   async loadUsedBy(value: unknown): Promise<void> {
     const entries = (value as { hooks?: { presets?: unknown } } | null)?.hooks?.presets;
     const presetNames = new Set(Array.isArray(entries) ? entries.map((e: unknown) => (typeof e === 'string' ? e : (e as { name?: unknown } | null)?.name)) : []);
-    const used = this.listings.filter((p) => hasSection(value, pluginConfigKey(p)) || (p.roles.includes('preset') && presetNames.has(p.id)));
+    const used = this.listings.filter((p) => hasPluginSection(value, p) || (p.roles.includes('preset') && presetNames.has(p.id)));
     await Promise.all(used.map((p) => this.definition(p.id)));
   }
 
@@ -152,11 +153,4 @@ export async function loadExternalPlugins(specs: string[], baseDir: string): Pro
     }
   }
   return loaded;
-}
-
-/** whether a config value has the key at this dotted path, whatever its value */
-function hasSection(value: unknown, key: string): boolean {
-  const steps = key.split('.');
-  const parent = steps.slice(0, -1).reduce<unknown>((node, step) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[step] : undefined), value);
-  return parent !== null && typeof parent === 'object' && !Array.isArray(parent) && Object.hasOwn(parent, steps.at(-1)!);
 }
