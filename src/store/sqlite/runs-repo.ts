@@ -224,12 +224,8 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   const finish = (id: string, c: RunCompletion): string | undefined => {
     const known = c.sessionKey ?? (c.transcript.length ? undefined : '');
     for (const from of FINISHED_FROM) {
-      const sessionKey =
-        known === undefined
-          ? finishFromReturning.get(c.status, c.reply ?? null, c.error ?? null, c.model ?? null, c.at, id, from)?.session_key
-          : finishFrom.run(c.status, c.reply ?? null, c.error ?? null, c.model ?? null, c.at, id, from).changes === 1
-            ? known
-            : undefined;
+      const params = [c.status, c.reply ?? null, c.error ?? null, c.model ?? null, c.at, id, from] as const;
+      const sessionKey = known === undefined ? finishFromReturning.get(...params)?.session_key : finishFrom.run(...params).changes === 1 ? known : undefined;
       if (sessionKey !== undefined) {
         commits.count(runCount(from), -1);
         return sessionKey;
