@@ -39,7 +39,7 @@ const UNFINISHED = "finished_at IS NULL AND status IN ('queued', 'running')";
 /** UNFINISHED, or waiting for a person's approval: unfinished too, holding its session's later runs behind it, but never claimed */
 const UNFINISHED_OR_PAUSED = "finished_at IS NULL AND (status IN ('queued', 'running') OR status = 'waiting_approval')";
 
-/** the store_counts row of each status a run is counted under (count-deltas.ts): constants, where a name made per write was a string to flatten and hash each time */
+/** the store_counts row of each status a run is counted under (count-deltas.ts), as constants: a name built per write is a new string to flatten and hash */
 const RUN_COUNTS: Readonly<Record<string, string>> = { queued: 'runs:queued', running: 'runs:running', waiting_approval: 'runs:waiting_approval' };
 const runCount = (status: string): string => RUN_COUNTS[status] ?? `runs:${status}`;
 

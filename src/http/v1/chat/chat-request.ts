@@ -8,8 +8,8 @@ import { functionName, jsonSchemaObject } from '../tool-schemas.js';
 
 /**
  * The body of POST /v1/chat/completions: OpenAI's fields herald honours, plus its two extensions.
- * Built on first use (a body the plain reader does not take, or the API docs), not at every start:
- * most bodies never need it, and its ~100 zod schema objects were a part of every cold start.
+ * Built on first use (a body the plain reader does not take, or the API docs): most bodies never
+ * need it, and its ~100 zod schema objects would otherwise be built by every start.
  */
 function buildChatRequestSchema() {
   const textPart = z.object({ type: z.literal('text'), text: z.string() }).loose();
