@@ -39,7 +39,7 @@ export interface PlatformBenchResult {
 interface ChatRow {
   /** plain and streamed at `connections`; `plain, sequential` one connection, one completion at a time */
   kind: 'plain' | 'streamed' | 'plain, sequential' | 'streamed, sequential';
-  server: 'upstream direct' | 'bare proxy' | 'herald' | 'baseline herald';
+  server: 'upstream direct' | 'bare proxy' | 'recording proxy' | 'herald' | 'baseline herald';
   completionsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -54,6 +54,8 @@ interface FirstToken {
   direct: { p50Ms: number; p99Ms: number };
   /** through bench/chat-proxy.ts: the two hops herald makes, and nothing else */
   proxy: { p50Ms: number; p99Ms: number };
+  /** through bench/chat-recording-proxy.ts: the bare proxy that also commits herald's records of a completion before its end */
+  recordingProxy: { p50Ms: number; p99Ms: number };
   herald: { p50Ms: number; p99Ms: number };
   /** the same through BENCH_BASELINE_ROOT's herald */
   baseline?: { p50Ms: number; p99Ms: number };
@@ -177,6 +179,24 @@ export async function startHerald(root: string, name: string, upstream: ChildSer
   };
 }
 
+/** bench/chat-recording-proxy.ts in its own process, on a database of its own (removed when it stops) */
+async function startRecordingProxy(upstream: ChildServer): Promise<ChildServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-recording-'));
+  const server = await startChildServer({ name: 'recording', args: ['--import', 'tsx', path.join(ROOT, 'bench/chat-recording-proxy.ts'), upstream.url, API_KEY, path.join(dir, 'records.db')], cwd: ROOT }).catch(
+    (error) => {
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw error;
+    },
+  );
+  return {
+    ...server,
+    stop: async (graceMs) => {
+      await server.stop(graceMs);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** each server's first-token probe in this many slices, taken in turn with the others' */
 const FIRST_TOKEN_SLICES = 5;
 
@@ -188,6 +208,7 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
   const auth = { authorization: `Bearer ${API_KEY}` };
   try {
     servers.push({ name: 'bare proxy', server: await startChildServer({ name: 'proxy', args: ['--import', 'tsx', path.join(ROOT, 'bench/chat-proxy.ts'), upstream.url, API_KEY], cwd: ROOT }), headers: auth });
+    servers.push({ name: 'recording proxy', server: await startRecordingProxy(upstream), headers: auth });
     if (options.baselineRoot) servers.push({ name: 'baseline herald', server: await startHerald(path.resolve(options.baselineRoot), 'baseline', upstream, []), headers: auth });
     servers.push({ name: 'herald', server: await startHerald(ROOT, 'herald', upstream, profile), headers: auth });
     for (const { server, headers } of servers) await prewarmChat(server, headers, { plain: chatBody(false), streamed: chatBody(true) }, settings.connections, settings.prewarmSeconds);
@@ -241,7 +262,7 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
       const list = probes.get(name);
       return list && { p50Ms: median(list.map((p) => p.p50Ms)), p99Ms: median(list.map((p) => p.p99Ms)) };
     };
-    return { chat, firstToken: { samples: settings.firstTokenSamples, direct: probeOf('upstream direct')!, proxy: probeOf('bare proxy')!, herald: probeOf('herald')!, ...(options.baselineRoot && { baseline: probeOf('baseline herald') }) } };
+    return { chat, firstToken: { samples: settings.firstTokenSamples, direct: probeOf('upstream direct')!, proxy: probeOf('bare proxy')!, recordingProxy: probeOf('recording proxy')!, herald: probeOf('herald')!, ...(options.baselineRoot && { baseline: probeOf('baseline herald') }) } };
   } finally {
     for (const { server } of servers.slice(1)) await server.stop();
   }
@@ -258,7 +279,9 @@ export function renderChatTable({ chat, firstToken }: Pick<PlatformBenchResult, 
     `first streamed token (${firstToken.samples} completions one at a time, in ${FIRST_TOKEN_SLICES} slices the servers take in turn): upstream direct p50 ${firstToken.direct.p50Ms} ms, p99 ${firstToken.direct.p99Ms} ms; ` +
     `through herald p50 ${firstToken.herald.p50Ms} ms, p99 ${firstToken.herald.p99Ms} ms; herald adds ${added.toFixed(3)} ms (p50)\n` +
     `through a bare proxy (bench/chat-proxy.ts: the same two hops, nothing else) p50 ${firstToken.proxy.p50Ms} ms, p99 ${firstToken.proxy.p99Ms} ms; ` +
-    `it adds ${(firstToken.proxy.p50Ms - firstToken.direct.p50Ms).toFixed(3)} ms, herald ${(firstToken.herald.p50Ms - firstToken.proxy.p50Ms).toFixed(3)} ms beyond it (p50)` +
+    `it adds ${(firstToken.proxy.p50Ms - firstToken.direct.p50Ms).toFixed(3)} ms, herald ${(firstToken.herald.p50Ms - firstToken.proxy.p50Ms).toFixed(3)} ms beyond it (p50)\n` +
+    `through the recording proxy (bench/chat-recording-proxy.ts: the bare proxy keeping herald's records) p50 ${firstToken.recordingProxy.p50Ms} ms, p99 ${firstToken.recordingProxy.p99Ms} ms; ` +
+    `it adds ${(firstToken.recordingProxy.p50Ms - firstToken.direct.p50Ms).toFixed(3)} ms (p50)` +
     (firstToken.baseline
       ? `\nthrough the baseline herald p50 ${firstToken.baseline.p50Ms} ms, p99 ${firstToken.baseline.p99Ms} ms; it adds ${(firstToken.baseline.p50Ms - firstToken.direct.p50Ms).toFixed(3)} ms (p50)`
       : '')
