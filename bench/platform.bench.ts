@@ -21,6 +21,7 @@ import { cpuProfileArgs, startChildServer, type ChildServer } from './child-serv
 import { prewarmChat, prewarmSeconds } from './chat-prewarm.js';
 import { knowledgeSpeed, printKnowledgeSpeed, type SearchFigures } from './knowledge-search.bench.js';
 import { runLoad } from './load.js';
+import { startRecordingProxy } from './start-recording-proxy.js';
 import { cpuMillis, storageBytes, waitUntilIdle } from './process-stats.js';
 import { formatTable, ms, percentile } from './table.js';
 
@@ -179,24 +180,6 @@ export async function startHerald(root: string, name: string, upstream: ChildSer
   };
 }
 
-/** bench/chat-recording-proxy.ts in its own process, on a database of its own (removed when it stops) */
-async function startRecordingProxy(upstream: ChildServer): Promise<ChildServer> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-recording-'));
-  const server = await startChildServer({ name: 'recording', args: ['--import', 'tsx', path.join(ROOT, 'bench/chat-recording-proxy.ts'), upstream.url, API_KEY, path.join(dir, 'records.db')], cwd: ROOT }).catch(
-    (error) => {
-      fs.rmSync(dir, { recursive: true, force: true });
-      throw error;
-    },
-  );
-  return {
-    ...server,
-    stop: async (graceMs) => {
-      await server.stop(graceMs);
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 /** each server's first-token probe in this many slices, taken in turn with the others' */
 const FIRST_TOKEN_SLICES = 5;
 
@@ -208,7 +191,7 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
   const auth = { authorization: `Bearer ${API_KEY}` };
   try {
     servers.push({ name: 'bare proxy', server: await startChildServer({ name: 'proxy', args: ['--import', 'tsx', path.join(ROOT, 'bench/chat-proxy.ts'), upstream.url, API_KEY], cwd: ROOT }), headers: auth });
-    servers.push({ name: 'recording proxy', server: await startRecordingProxy(upstream), headers: auth });
+    servers.push({ name: 'recording proxy', server: await startRecordingProxy(upstream, API_KEY), headers: auth });
     if (options.baselineRoot) servers.push({ name: 'baseline herald', server: await startHerald(path.resolve(options.baselineRoot), 'baseline', upstream, []), headers: auth });
     servers.push({ name: 'herald', server: await startHerald(ROOT, 'herald', upstream, profile), headers: auth });
     for (const { server, headers } of servers) await prewarmChat(server, headers, { plain: chatBody(false), streamed: chatBody(true) }, settings.connections, settings.prewarmSeconds);

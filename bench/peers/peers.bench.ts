@@ -1,7 +1,8 @@
 /**
  * herald beside a gateway users pick instead, measured side by side in one run on this machine:
  * the same fake upstream (bench/chat-upstream.ts, answering at once) called directly, through a
- * bare Node pass-through proxy (bench/chat-proxy.ts), through herald (built, a fresh SQLite store,
+ * bare Node pass-through proxy (bench/chat-proxy.ts), through that proxy keeping the records herald
+ * keeps of a completion before it answers (bench/chat-recording-proxy.ts), through herald (built, a fresh SQLite store,
  * no budget, no tools, tracing off) and through Portkey's open-source gateway
  * (`@portkey-ai/gateway`, its OpenAI provider pointed at the upstream by `x-portkey-custom-host`).
  *
@@ -36,6 +37,7 @@ import { fileURLToPath } from 'node:url';
 import { prewarmChat, prewarmSeconds } from '../chat-prewarm.js';
 import { startChildServer, type ChildServer } from '../child-server.js';
 import { runLoad } from '../load.js';
+import { startRecordingProxy } from '../start-recording-proxy.js';
 import { cpuMillis, storageBytes, waitUntilIdle } from '../process-stats.js';
 import { formatTable, percentile } from '../table.js';
 
@@ -175,6 +177,7 @@ async function main() {
       headers: { authorization: `Bearer ${API_KEY}` },
       model: 'bench',
     });
+    targets.push({ name: "the bare proxy keeping herald's records", server: await startRecordingProxy(upstream, API_KEY), headers: { authorization: `Bearer ${API_KEY}` }, model: 'bench' });
     targets.push(await startHerald(upstream));
     if (peers.includes('portkey')) targets.push(await startPortkey(upstream));
     for (const t of targets) await prewarmChat(t.server, t.headers, { plain: body(t.model, false), streamed: body(t.model, true) }, connections, prewarmSeconds());
@@ -231,6 +234,8 @@ async function main() {
         rows,
       ),
     );
+    const recordsCpu = of("the bare proxy keeping herald's records", 'cpuSequential');
+    console.log(`herald's CPU per completion, sequential: ${(of('herald', 'cpuSequential') / recordsCpu).toFixed(2)}× the bare proxy keeping its records (${(recordsCpu / proxyCpu).toFixed(2)}× the bare proxy)`);
     console.log(
       'Published figures (not measured here; other machines and methods):\n' +
         '- LiteLLM 1.91.1 +4.34 ms, Portkey 1.15.2 +2.37 ms, Bifrost +0.44 ms added p50, sequential on localhost against a mock upstream, GitHub Actions runner, 2026-07-09 ' +
