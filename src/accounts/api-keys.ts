@@ -33,7 +33,9 @@ const REMEMBERED_KEYS = 1000;
 /**
  * Verifies presented API keys against the config's keys and the stored ones. The presented key
  * is hashed and looked up by hash (store keys are read per request, so a key created while
- * the gateway runs works at once); the found hash is then compared in constant time.
+ * the gateway runs works at once); the hash a store gives back is then compared in constant
+ * time. A config key is the entry of its hash in a map: what is compared is a digest of the
+ * presented key, never the key.
  */
 export class ApiKeyVerifier {
   private readonly configured = new Map<string, ApiPrincipal>();
@@ -70,18 +72,25 @@ export class ApiKeyVerifier {
     const remembered = this.hashes.get(presented);
     const hash = remembered ?? hashApiKey(presented);
     const fromConfig = this.configured.get(hash);
-    if (fromConfig) return this.accepted(presented, remembered, hash, { hash, principal: fromConfig });
+    // found under the presented key's own hash: there is no second hash to compare it with
+    if (fromConfig) return this.remembered(presented, remembered, hash, fromConfig);
     return this.fromStore(hash).then((candidate) => this.accepted(presented, remembered, hash, candidate));
   }
 
+  /** a stored key's row, whose hash the store gave back, compared in constant time */
   private accepted(presented: string, remembered: string | undefined, hash: string, candidate: { hash: string; principal: ApiPrincipal } | undefined): ApiPrincipal | undefined {
     if (!candidate) return undefined;
     if (!timingSafeEqual(Buffer.from(hash, 'hex'), Buffer.from(candidate.hash, 'hex'))) return undefined;
+    return this.remembered(presented, remembered, hash, candidate.principal);
+  }
+
+  /** the presented key's hash kept, so its next request skips hashing it */
+  private remembered(presented: string, remembered: string | undefined, hash: string, principal: ApiPrincipal): ApiPrincipal {
     if (remembered === undefined) {
       if (this.hashes.size >= REMEMBERED_KEYS) this.hashes.clear();
       this.hashes.set(presented, hash);
     }
-    return candidate.principal;
+    return principal;
   }
 
   /** the key of this name (config or store), for a grant that carries its name (herald's OAuth tokens for /mcp) */

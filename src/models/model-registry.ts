@@ -20,6 +20,8 @@ export class ModelRegistry {
   private readonly providers = new Map<string, ModelProvider>();
   /** answersInProcess's answer per ref under the config in use: every run asks it of its chain */
   private readonly inProcess = new Map<string, boolean>();
+  /** each ref resolved to a provider this registry keeps, under the config in use: every model call of every turn asks */
+  private readonly resolvedRefs = new Map<string, { resolved: ResolvedModel; provider: ModelProvider }>();
   /**
    * how each provider's last calls ended (the embedded model's are not counted: it answers in
    * this process), in this process's memory: each replica knows its own calls
@@ -43,6 +45,7 @@ export class ModelRegistry {
     this.config = config;
     this.providers.clear();
     this.inProcess.clear();
+    this.resolvedRefs.clear();
     this.providers.set(EMBEDDED_PROVIDER, new EmbeddedModel(this.quoteKnowledge));
     for (const [name, provider] of Object.entries(config.models.providers)) {
       this.providers.set(name, healthRecorded(openAIModel({ ...provider, input: this.inputOf(name) }), name, this.health, provider.apiKey));
@@ -73,11 +76,20 @@ export class ModelRegistry {
 
   /** resolves a ref (validated at config load or request time) to its provider */
   resolve(ref: string): { resolved: ResolvedModel; provider: ModelProvider } {
-    const resolved = resolveModelRef(ref, this.config);
-    const provider = resolved && (this.providers.get(resolved.provider) ?? this.fromCatalogue(resolved));
-    if (!resolved || !provider) throw new Error(`unknown model "${ref}"`);
+    let found = this.resolvedRefs.get(ref);
+    if (!found) {
+      const resolved = resolveModelRef(ref, this.config);
+      const provider = resolved && (this.providers.get(resolved.provider) ?? this.fromCatalogue(resolved));
+      if (!resolved || !provider) throw new Error(`unknown model "${ref}"`);
+      found = { resolved, provider };
+      // a provider short of its key is made again at each call (fromCatalogue): not kept; refs come from requests too: bounded
+      if (this.providers.get(resolved.provider) === provider) {
+        if (this.resolvedRefs.size >= 1000) this.resolvedRefs.clear();
+        this.resolvedRefs.set(ref, found);
+      }
+    }
     // every model call of every turn resolves its provider here: the one place its span begins
-    return { resolved, provider: tracingOn() ? tracedProvider(provider, resolved) : provider };
+    return tracingOn() ? { resolved: found.resolved, provider: tracedProvider(found.provider, found.resolved) } : found;
   }
 
   /** what the models of `provider` read besides text (models.input: the model's ref, else `<provider>/*`), from the config of the moment */

@@ -22,8 +22,17 @@ const TUPLE = '(?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL)';
  * the session's first message: none for main, else the message's meta.agentId or its run's agent.
  */
 export const SUMMARY_ID = Number.MAX_SAFE_INTEGER;
-const SUMMARY = `(?, ${SUMMARY_ID}, '', '', NULL, NULL, ?, CASE WHEN ? = 'main' THEN NULL ELSE COALESCE(json_extract(?, '$.agentId'), (SELECT agent_id FROM runs WHERE id = ?)) END, ?, ?)`;
+const SUMMARY = `(?, ${SUMMARY_ID}, '', '', NULL, NULL, ?, CASE WHEN ? = 'main' THEN NULL ELSE COALESCE(?, json_extract(?, '$.agentId'), (SELECT agent_id FROM runs WHERE id = ?)) END, ?, ?)`;
 const metaText = (m: SessionMessage) => (m.meta ? JSON.stringify(m.meta) : null);
+/**
+ * the first message's meta.agentId as json_extract reads it from its text, when it is a string
+ * (every chat's and run's is): bound as it is, SQLite neither parses the JSON nor reads the run;
+ * null leaves the rule to the statement's own json_extract
+ */
+const agentOfMeta = ({ meta }: SessionMessage) => {
+  const agentId = meta && Object.hasOwn(meta, 'agentId') ? meta.agentId : undefined;
+  return typeof agentId === 'string' ? agentId : null;
+};
 
 /** a turn's messages in one INSERT (up to this many rows; a longer turn takes one INSERT per this many) */
 const ROWS_PER_STATEMENT = 8;
@@ -73,7 +82,8 @@ export function turnAppender(db: SqliteDatabase) {
   };
   const summaryValues = (sessionKey: string, messages: SessionMessage[], firstMeta: string | null): unknown[] => {
     const [firstAt, lastAt] = span(messages);
-    return [sessionKey, firstAt, sessionKey, firstMeta, messages[0]!.runId ?? null, messages.length, lastAt];
+    const agentId = agentOfMeta(messages[0]!);
+    return [sessionKey, firstAt, sessionKey, agentId, agentId === null ? firstMeta : null, messages[0]!.runId ?? null, messages.length, lastAt];
   };
   // the values of `messages` from `from`, at most ROWS_PER_STATEMENT, ids from `id` + 1, after `values`; returns how many
   const push = (values: unknown[], sessionKey: string, messages: SessionMessage[], from: number, id: number, firstMeta: string | null): number => {
