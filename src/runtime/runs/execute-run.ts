@@ -164,7 +164,14 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     if (inProcess && abort.aborted) throw abort.reason;
     endTurn();
     now = transcript.at(-1)?.createdAt ?? Date.now();
-    const asked = transcript.find((m) => m.role === 'user' && m.runId === id);
+    // by a loop, not find's closure per run
+    let asked: SessionMessage | undefined;
+    for (const m of transcript) {
+      if (m.role === 'user' && m.runId === id) {
+        asked = m;
+        break;
+      }
+    }
     const awaitingSignIn = namesOfBoth(signInAtStart, ctx.deps.agentTurn.toolbox?.awaitingSignIn(agent));
     // its meta is this run's own (promptMeta's, made above for its incoming message): the model is set on it, not on a copy
     if (asked) {
