@@ -265,8 +265,15 @@ export function answeredTurn(deps: AgentTurnDeps, input: TurnFields, last: LastA
   if (!toolCalls.length && finishReason === 'tool_calls') finishReason = 'stop';
   const outcome: TurnOutcome = { text, finishReason, usage: spent ? addUsage(spent, lastUsage) : lastUsage, knowledge: last.knowledge, modelRef, failures, toolCalls, toolCallsMade: last.callsMade };
   if (refusal) outcome.refusal = refusal;
-  const exchange = packedMap(request.messages.slice(last.exchangeFrom), (m) => sessionMessageOf(m, input.answer?.(outcome)));
-  const transcript = input.keep && !input.keep(text) ? [] : [...input.incoming, ...exchange, answerMessage(outcome, refusal, input.answer?.(outcome))];
+  let transcript: SessionMessage[] = [];
+  if (!input.keep || input.keep(text)) {
+    // the fields each message of the answer carries, made once for them all (read, never changed, by each)
+    const answered = input.answer?.(outcome);
+    transcript = [...input.incoming];
+    // by index: no slice of the request's messages made for a turn without a server-side exchange (most)
+    for (let i = last.exchangeFrom; i < request.messages.length; i++) transcript.push(sessionMessageOf(request.messages[i]!, answered));
+    transcript.push(answerMessage(outcome, refusal, answered));
+  }
   // the model answered, so its tokens are spent whether or not the transcript is kept
   recordUsage(deps, input, answer, lastUsage, last.reservation);
   return { kind: 'answered', outcome, transcript };

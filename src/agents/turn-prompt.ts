@@ -7,8 +7,7 @@ import type { SessionMessage } from '../store/port.js';
 import type { AbortWatch } from '../time/lazy-abort.js';
 import type { AgentConfig } from './agent-directory.js';
 import { chatMessageOf, wellFormedToolSequence } from './tool-use/tool-messages.js';
-import { packedMap } from '../utils/packed-map.js';
-import { withWords } from '../utils/word-count.js';
+import { countedMessage } from '../utils/word-count.js';
 
 export interface TurnPromptInput {
   agent: AgentConfig;
@@ -19,7 +18,7 @@ export interface TurnPromptInput {
   history: SessionMessage[];
   /** what the model sees as the new user message (possibly safety-wrapped); none when the turn only continues */
   prompt?: string;
-  /** the prompt's words, when they were counted as it was made (kept with its message: withWords) */
+  /** the prompt's words, when they were counted as it was made (kept with its message: countedMessage) */
   promptWords?: number;
   /** after the new message: the assistant's client tool calls and their results, continuing the turn */
   continuation?: SessionMessage[];
@@ -40,14 +39,21 @@ export interface TurnPromptInput {
 export function assembleTurn(input: TurnPromptInput, models: ModelRegistry, config: HeraldConfig) {
   const refs = turnModelRefs(config, input.agent, input.model);
   const { provider, resolved } = models.resolve(refs[0]!);
-  const instructions = [input.agent.instructions, ...packedMap(input.history.filter((m) => m.role === 'system'), (m) => m.content)]
-    .filter(Boolean)
-    .join('\n\n');
-  const system = [instructions.trim(), knowledgeBlock(input.knowledge)].filter(Boolean).join('\n\n');
-  const said: ChatMessage[] = packedMap(input.history.filter((m) => m.role !== 'system'), chatMessageOf);
-  if (input.prompt !== undefined) said.push(withWords({ role: 'user', content: input.prompt }, input.promptWords));
-  for (const m of input.continuation ?? []) said.push(chatMessageOf(m));
-  const messages: ChatMessage[] = [...(system ? [{ role: 'system' as const, content: system }] : []), ...wellFormedToolSequence(said)];
+  // one pass over the history, by push (packed arrays: packedMap's note), where filters, spreads and joins made an array each per turn
+  let instructions = input.agent.instructions || '';
+  const said: ChatMessage[] = [];
+  for (const m of input.history) {
+    if (m.role !== 'system') said.push(chatMessageOf(m));
+    else if (m.content) instructions = instructions ? `${instructions}\n\n${m.content}` : m.content;
+  }
+  instructions = instructions.trim();
+  const knowledge = knowledgeBlock(input.knowledge);
+  const system = instructions && knowledge ? `${instructions}\n\n${knowledge}` : instructions || knowledge;
+  if (input.prompt !== undefined) said.push(countedMessage('user', input.prompt, input.promptWords));
+  if (input.continuation) for (const m of input.continuation) said.push(chatMessageOf(m));
+  const messages: ChatMessage[] = [];
+  if (system) messages.push({ role: 'system', content: system });
+  wellFormedToolSequence(said, messages);
   // every field named, set or not (not a copy of `options`, whose shape is each caller's own): one shape for every model request
   const options = input.options;
   const request: ModelRequest = {

@@ -1,4 +1,4 @@
-import { promptWordCount, wordCount } from '../utils/word-count.js';
+import { promptWordCount, wordCount, type CountedText } from '../utils/word-count.js';
 import { signalOf, type ModelPassage, type ModelProvider, type ModelRequest, type ModelResponse, type ModelStreamEvent, type ModelUsage } from './provider.js';
 
 export const HEARTBEAT_OK = 'HEARTBEAT_OK';
@@ -23,9 +23,10 @@ export class EmbeddedModel implements ModelProvider {
 
   completeNow(request: ModelRequest): ModelResponse {
     signalOf(request)?.throwIfAborted();
-    const full = answer(request, this.quote);
+    const answered = answer(request, this.quote);
+    const full = typeof answered === 'string' ? answered : answered.text;
     // max_tokens counts whitespace words here, as usage does; split into words only to cut (an array of every word per answer otherwise)
-    const fullWords = wordCount(full);
+    const fullWords = typeof answered === 'string' ? wordCount(full) : answered.words;
     const cut = request.maxTokens !== undefined && fullWords > request.maxTokens;
     const text = cut ? (full.match(/\S+\s*/g) ?? []).slice(0, request.maxTokens).join('').trimEnd() : full;
     return { text, usage: usageOf(request, cut ? wordCount(text) : fullWords), finishReason: cut ? 'length' : 'stop' };
@@ -40,7 +41,8 @@ export class EmbeddedModel implements ModelProvider {
   }
 }
 
-function answer(request: ModelRequest, quote: QuoteKnowledge): string {
+/** an answer, or a run's acknowledgement with its words counted as it was made (acknowledged) */
+function answer(request: ModelRequest, quote: QuoteKnowledge): string | CountedText {
   if (request.purpose === 'heartbeat') {
     const events = request.events ?? [];
     if (events.length === 0) return HEARTBEAT_OK;
@@ -53,8 +55,23 @@ function answer(request: ModelRequest, quote: QuoteKnowledge): string {
   }
   // a hook run asked a question its agent's knowledge may answer (a Q&A bot's slash command): answered as chat answers it
   if (request.knowledge?.length && isQuestion(request.question ?? '')) return quote(request.question!, request.knowledge);
-  const question = oneLine(request.question ?? '', 280);
-  return `Received: "${question}". I am herald's embedded model: I can acknowledge and digest events, but I cannot act on this myself. Configure a model provider to have it handled.`;
+  return acknowledged(oneLine(request.question ?? '', 280));
+}
+
+const RECEIVED = 'Received: "';
+const CANNOT = `". I am herald's embedded model: I can acknowledge and digest events, but I cannot act on this myself. Configure a model provider to have it handled.`;
+/** the words of the acknowledgement's fixed text, each side of the question: counted once */
+const FIXED_WORDS = wordCount(RECEIVED) + wordCount(CANNOT);
+
+/**
+ * Every hook run's answer: its question quoted between fixed words, counted as it is made (only
+ * the question is counted, where the whole answer was counted per run). The question is one line,
+ * trimmed (oneLine): no space at either end, so its first word joins the opening quote and its
+ * last the closing one; an empty question leaves the two quotes one word.
+ */
+function acknowledged(question: string): CountedText {
+  const words = wordCount(question);
+  return { text: `${RECEIVED}${question}${CANNOT}`, words: FIXED_WORDS + (words === 0 ? -1 : words - 2) };
 }
 
 /** a message that asks something: a question mark (ASCII or full-width), as a chat question has one */

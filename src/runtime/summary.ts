@@ -1,4 +1,5 @@
 import { neutralizeMarkers } from '../agents/external-content.js';
+import { BoundedMemo } from '../utils/bounded-memo.js';
 
 export const SUMMARY_MAX_CHARS = 2000;
 
@@ -13,11 +14,18 @@ export const SUMMARY_MAX_CHARS = 2000;
  * boundary of a later wrapper.
  */
 export function runSummary(name: string, outcome: { reply?: string; error?: string }, untrusted = false): string {
-  const label = `Hook ${neutralizeRoleMarkers(name)}`;
+  const label = labels.get(name, hookLabel);
   if (outcome.error !== undefined) return `${label} (error): ${cut(outcome.error)}`;
   const reply = cut(outcome.reply?.trim() || 'ok');
   return `${label}: ${untrusted ? neutralizeMarkers(reply) : reply}`;
 }
+
+/**
+ * The `Hook <name>` of each name: a hook's runs repeat their name, each scanned for role markers
+ * twice again otherwise (bounded by characters: a name templated from the payload may differ every run)
+ */
+const labels = new BoundedMemo<string, string>(64 * 1024, (name) => name.length);
+const hookLabel = (name: string): string => `Hook ${neutralizeRoleMarkers(name)}`;
 
 const BRACKETED_ROLE = /\[\s*(System\s*Message|System|Assistant|Internal)\s*\]/gi;
 const LINE_SYSTEM_PREFIX = /^(\s*)System:(?=\s|$)/gim;

@@ -20,7 +20,7 @@ export interface Toolbox {
   /** until the server of the tool `name` was tried once since it was started (as untilTried) */
   untilServerTried(name: string): Promise<void> | undefined;
   /** the MCP servers `agent` may use that wait for a person to sign in: a run records them */
-  awaitingSignIn(agent: Pick<AgentConfig, 'tools'>): string[];
+  awaitingSignIn(agent: Pick<AgentConfig, 'tools'>): readonly string[];
   /**
    * The same object while the tools a grant is made of are the same, another once any server's
    * listing changed (McpServers keeps one list until then): what a grant is cached by, with the
@@ -28,6 +28,8 @@ export interface Toolbox {
    */
   listing(): object;
 }
+
+const NO_SERVERS: readonly string[] = Object.freeze([]);
 
 /** `config` is read at each grant, so a reload applies to the next turn */
 export function createToolbox(config: () => ToolsConfig, sources: { mcp: ToolSource; builtins: ToolSource }): Toolbox {
@@ -37,6 +39,7 @@ export function createToolbox(config: () => ToolsConfig, sources: { mcp: ToolSou
     direct: (name, context) => grantDirectCall(config(), sources, name, context),
     untilServerTried: (name) => sources.mcp.untilTried?.([serverOfToolName(name)]),
     listing: () => sources.mcp.tools(),
-    awaitingSignIn: (agent) => (agent.tools?.servers.length ? (sources.mcp.awaitingSignIn?.(agent.tools.servers) ?? []) : []),
+    // asked twice by every run: an agent without servers (most) gets the one empty list
+    awaitingSignIn: (agent) => (agent.tools?.servers.length ? (sources.mcp.awaitingSignIn?.(agent.tools.servers) ?? NO_SERVERS) : NO_SERVERS),
   };
 }

@@ -67,7 +67,7 @@ export interface CountedText {
 /**
  * Lines joined by newlines, with their word count: the sum of the lines' counts (a word never
  * spans a newline), `knownWords` giving those known already. The count goes with the text (a hook
- * run's prompt: withWords on its message), so promptWordCount does not count it again.
+ * run's prompt: countedMessage), so promptWordCount does not count it again.
  */
 export function joinCounted(lines: readonly string[], knownWords: (line: string) => number | undefined): CountedText {
   const text = lines.join('\n');
@@ -88,27 +88,39 @@ export function joinCounted(lines: readonly string[], knownWords: (line: string)
 }
 
 /**
- * The counts of messages whose words were counted as their text was made, by the message: kept with
- * the message, not in a slot the next prompt made would take (runs made their prompts, then read
- * their histories while others made theirs: a single slot was taken by another prompt first).
+ * A message whose words were counted as its text was made: the count kept on the message itself,
+ * in a private field that no serialiser, spread or copy sees, not in a WeakMap beside it (a set
+ * and a get of an ephemeron table per run, and an ephemeron for every collection to trace)
  */
-const countedMessages = new WeakMap<object, number>();
+class CountedMessage<R extends string> {
+  readonly #words: number;
+  constructor(
+    public role: R,
+    public content: string,
+    words: number,
+  ) {
+    this.#words = words;
+  }
 
-/** `message`, its words known to be `words` (undefined: not known, counted when asked) */
-export function withWords<M extends { content: string }>(message: M, words: number | undefined): M {
-  if (words !== undefined) countedMessages.set(message, words);
-  return message;
+  static wordsOf(message: object): number | undefined {
+    return #words in message ? (message as CountedMessage<string>).#words : undefined;
+  }
+}
+
+/** a message of `role` saying `content`, its words known to be `words` (undefined: not known, counted when asked) */
+export function countedMessage<R extends string>(role: R, content: string, words: number | undefined): { role: R; content: string } {
+  return words === undefined ? { role, content } : new CountedMessage(role, content, words);
 }
 
 /**
  * The words of a prompt's messages (a usage estimate's prompt tokens). The last message is the
- * turn's new one, seen once: its count if it was made counted (withWords), else counted as it is.
+ * turn's new one, seen once: its count if it was made counted (countedMessage), else counted as it is.
  * The ones before it are what the next turns of the session will send again: their counts are kept.
  */
 export function promptWordCount(messages: readonly { content: string }[]): number {
   const last = messages.length - 1;
   const newest = last >= 0 ? messages[last]!.content : undefined;
-  let words = newest === undefined ? 0 : (countedMessages.get(messages[last]!) ?? wordCount(newest));
+  let words = newest === undefined ? 0 : (CountedMessage.wordsOf(messages[last]!) ?? wordCount(newest));
   for (let i = 0; i < last; i++) words += repeatedCounts.get(messages[i]!.content, wordCount);
   return words;
 }

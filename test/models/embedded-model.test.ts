@@ -43,6 +43,14 @@ describe('embedded model', () => {
     expect(usage!.prompt_tokens).toBe(9);
   });
 
+  it('counts a run acknowledgement\'s words as its text has them, whatever the question', async () => {
+    const questions = ['', '   ', 'one', ' padded ', 'a  b\tc\n\nd', '\u00a0spaced\u2003out\u3000', '"quoted"', 'word '.repeat(100), `${'x'.repeat(278)} tail`, `${'y'.repeat(277)}  z`];
+    for (const question of [...questions, undefined]) {
+      const { text, usage } = await model.complete({ ...base, question });
+      expect(usage!.completion_tokens, JSON.stringify(question?.slice(0, 20))).toBe(text.match(/\S+/g)!.length);
+    }
+  });
+
   it('streams the same text it completes', async () => {
     let streamed = '';
     for await (const event of model.stream({ ...base, question: 'hello' })) if (event.type === 'delta') streamed += event.text;

@@ -50,6 +50,24 @@ describe("other connections' commits", () => {
     theirs.close();
   });
 
+  it("are told by a group commit's read for the rest of its callback, however deep its microtasks (the runs it completes and claims ask no read of their own)", async () => {
+    const { ours, theirs } = twoHandles();
+    const commits = new GroupCommit(ours);
+    const others = commits.othersCommits;
+    let seenByWork = -1;
+    await commits.run(() => {
+      seenByWork = others.inTransaction;
+      ours.prepare('INSERT INTO t VALUES (?)').run('c');
+    });
+    theirs.prepare('INSERT INTO t VALUES (?)').run('d');
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    expect(others.now()).toBe(seenByWork);
+    await nextTurn();
+    expect(others.now()).not.toBe(seenByWork);
+    ours.close();
+    theirs.close();
+  });
+
   it("drop what the store holds: a knowledge search after another process's write, in a turn a group commit answered", async () => {
     const file = path.join(tempDir(), 'herald.db');
     const store = openSqliteStore(file);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { wrapExternalContentCounted } from '../../src/agents/external-content.js';
-import { joinCounted, promptWordCount, withWords, wordCount } from '../../src/utils/word-count.js';
+import { countedMessage, joinCounted, promptWordCount, wordCount } from '../../src/utils/word-count.js';
 
 const byRegex = (s: string) => (s.match(/\S+/g) ?? []).length;
 
@@ -54,10 +54,10 @@ describe('joinCounted', () => {
     const { text, words } = joinCounted(lines, (line) => (line === lines[2] ? 5 : undefined));
     expect(text).toBe(lines.join('\n'));
     expect(words).toBe(byRegex(text));
-    expect(promptWordCount([{ content: 'system words' }, withWords({ content: text }, words)])).toBe(2 + byRegex(text));
+    expect(promptWordCount([{ content: 'system words' }, countedMessage('user', text, words)])).toBe(2 + byRegex(text));
     // a count told wrongly shows when its message is the newest, and nowhere else: not for the same text in another message
     const told = joinCounted(['two words'], () => 7);
-    const asked = withWords({ content: told.text }, told.words);
+    const asked = countedMessage('user', told.text, told.words);
     expect(promptWordCount([asked])).toBe(7);
     expect(promptWordCount([{ content: told.text }])).toBe(2);
     expect(promptWordCount([asked, { content: 'other text' }])).toBe(byRegex(told.text) + 2);
@@ -67,8 +67,8 @@ describe('joinCounted', () => {
   it('keeps each prompt\'s count with its own message, whatever prompts were made between (runs made concurrently)', () => {
     const first = joinCounted(['one two three'], () => undefined);
     const second = joinCounted(['four five'], () => undefined);
-    const a = withWords({ content: first.text }, first.words);
-    const b = withWords({ content: second.text }, second.words);
+    const a = countedMessage('user', first.text, first.words);
+    const b = countedMessage('user', second.text, second.words);
     expect(promptWordCount([b])).toBe(2);
     expect(promptWordCount([a])).toBe(3);
   });
@@ -87,7 +87,7 @@ describe('joinCounted', () => {
       for (const content of contents) {
         const prompt = wrapExternalContentCounted(content, { source, task: 'Hook  name\nwith break', mappingId: 'm\u00a0id', receivedAt: 'not a time' }, 'f00dfeedf00dfeed');
         expect(prompt.words, `${source}: ${JSON.stringify(content.slice(0, 30))}`).toBe(byRegex(prompt.text));
-        expect(promptWordCount([withWords({ content: prompt.text }, prompt.words)])).toBe(byRegex(prompt.text));
+        expect(promptWordCount([countedMessage('user', prompt.text, prompt.words)])).toBe(byRegex(prompt.text));
       }
     }
   });

@@ -31,9 +31,9 @@ export function chatMessageOf(m: SessionMessage): ChatMessage {
  * that answers no call just before it and an assistant's calls left without their answers. The
  * history limit can cut a stored exchange in two, and a client may drop calls it did not run by
  * asking something new: such leftovers are left out (or the calls stripped) rather than failing.
+ * Pushed onto `out` when given (a prompt's array, its system message first), else onto a new array.
  */
-export function wellFormedToolSequence(messages: ChatMessage[]): ChatMessage[] {
-  const out: ChatMessage[] = [];
+export function wellFormedToolSequence(messages: ChatMessage[], out: ChatMessage[] = []): ChatMessage[] {
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     if (m.role === 'tool') continue; // kept only as the answers of the assistant message before them (below)

@@ -14,7 +14,6 @@ import { LeaseLost } from './run-claims.js';
 import { afterRun, completeInChain, completeRun, nextRuns, type NextRuns } from './run-completion.js';
 import type { RunContext } from './run-context.js';
 import type { ChainPlace } from './session-chain.js';
-import { copyWith } from '../../utils/copy-with.js';
 import { readCheckpoint, type TurnCheckpoint } from '../../agents/tool-use/tool-ledger.js';
 import { ToolRoundRefused } from '../../agents/tool-use/tool-round.js';
 import { runLedger } from './run-ledger.js';
@@ -131,7 +130,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
       // meta: the run's detail makes the prompt again, so the console shows what the model saw)
       incoming: [{ role: 'user', content: action.message, createdAt: run.createdAt, runId: id, meta: promptMeta(markerId) }],
       // the passages the model was given, on the answer as chat records them (the run's citations)
-      answer: ({ knowledge }) => ({ runId: id, ...(knowledge.length && { meta: { citations: knowledge.map((p) => p.chunkId) } }) }),
+      answer: ({ knowledge }) => (knowledge.length ? { runId: id, meta: { citations: knowledge.map((p) => p.chunkId) } } : { runId: id }),
       // the turn reserves each model call against the agent's budget: a spent one fails the run
       // before its model is asked, the budget's sentence recorded as the run's error
       usage: { source: action.schedule ? 'schedule' : 'run', mappingId: action.source.mappingId },
@@ -165,9 +164,21 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     if (inProcess && abort.aborted) throw abort.reason;
     endTurn();
     now = transcript.at(-1)?.createdAt ?? Date.now();
-    const asked = transcript.find((m) => m.role === 'user' && m.runId === id);
+    // by a loop, not find's closure per run
+    let asked: SessionMessage | undefined;
+    for (const m of transcript) {
+      if (m.role === 'user' && m.runId === id) {
+        asked = m;
+        break;
+      }
+    }
     const awaitingSignIn = namesOfBoth(signInAtStart, ctx.deps.agentTurn.toolbox?.awaitingSignIn(agent));
-    if (asked) asked.meta = copyWith(asked.meta, awaitingSignIn ? { model: outcome.modelRef, awaitingSignIn } : { model: outcome.modelRef });
+    // its meta is this run's own (promptMeta's, made above for its incoming message): the model is set on it, not on a copy
+    if (asked) {
+      const meta = (asked.meta ??= {});
+      meta.model = outcome.modelRef;
+      if (awaitingSignIn) meta.awaitingSignIn = awaitingSignIn;
+    }
     written = transcript;
     // a store error here is not the run's failure: the run stays running and, once its lease
     // runs out, is retaken (a StoreFault escapes the catch below to the bookkeeping log)

@@ -27,7 +27,9 @@ export function completeRun(ctx: RunContext, id: string, completion: Omit<RunCom
     // herald's policy beyond OpenClaw's: the summary of a run over outside content is flagged on its event
     const untrusted = !action.allowUnsafeExternalContent;
     const text = runSummary(action.name, outcome, untrusted);
-    const written = copyWith(completion, { summary: { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS, untrusted } });
+    // the completion is the caller's own literal, made for this call: its summary is set on it, not on a copy of it
+    const written = completion as RunCompletion;
+    written.summary = { session: MAIN_SESSION, text, maxPending: MAX_PENDING_EVENTS, untrusted };
     // on the run's span, when tracing is on (no attributes made for every run while it is off): how it ended and the model that answered
     if (tracingOn()) annotate({ 'herald.run.status': completion.status, 'herald.model.ref': completion.model ?? undefined });
     // the run itself still holds a slot: claiming into it keeps the count, unless fewer may be held now

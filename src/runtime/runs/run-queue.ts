@@ -1,14 +1,14 @@
 import type { AgentAction } from '../../mappings/hook-action.js';
 import type { AdmittedRun, IdempotencyRecord, Lease, RunAdmission, RunRecord, SessionMessage } from '../../store/port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
-import { currentTraceparent } from '../../tracing/tracing.js';
+import { currentTraceparent, tracingOn } from '../../tracing/tracing.js';
 import { runSpan } from './run-span.js';
 import { RunAbort } from '../run-abort.js';
 import { executeRun } from './execute-run.js';
 import { LeaseLost, RunClaims } from './run-claims.js';
 import type { NextRuns } from './run-completion.js';
 import type { RunContext, RunQueueDeps } from './run-context.js';
-import { takePlace, type ChainPlace, type PassedHistory } from './session-chain.js';
+import { takePlace, type PassedHistory, type TakenPlace } from './session-chain.js';
 import { Slots } from './slots.js';
 import { Turns } from './turns.js';
 
@@ -177,10 +177,10 @@ export class RunQueue {
    */
   private begin(run: RunRecord, history: SessionMessage[] | undefined, ahead: Promise<PassedHistory> | undefined, hasBehind: boolean): Promise<PassedHistory> | undefined {
     const abort = new RunAbort();
-    const { place, passed, leave } = takePlace(this.context.slots, ahead, hasBehind);
+    const place = takePlace(this.context.slots, ahead, hasBehind);
     // its first steps run now, up to its first wait; it leaves the map only after one
-    this.active.set(run.id, { promise: this.execute(run, abort, history, place, leave), abort });
-    return passed;
+    this.active.set(run.id, { promise: this.execute(run, abort, history, place), abort });
+    return place.passed;
   }
 
   /**
@@ -188,27 +188,28 @@ export class RunQueue {
    * Not an async function: one reaction on the run's promise, where an async function's promise
    * and its await were a step more for every run
    */
-  private execute(run: RunRecord, abort: RunAbort, history: SessionMessage[] | undefined, place: ChainPlace, leave: () => void): Promise<void> {
+  private execute(run: RunRecord, abort: RunAbort, history: SessionMessage[] | undefined, place: TakenPlace): Promise<void> {
     let running: Promise<NextRuns | undefined>;
     try {
-      running = runSpan(run, () => executeRun(this.context, run, abort, history, place));
+      // the span's closure made only while tracing is on
+      running = tracingOn() ? runSpan(run, () => executeRun(this.context, run, abort, history, place)) : executeRun(this.context, run, abort, history, place);
     } catch (error) {
       running = Promise.reject(error);
     }
     return running.then(
-      (next) => this.ended(run.id, leave, next),
+      (next) => this.ended(run.id, place, next),
       (error: unknown) => {
         this.deps.logger.error({ err: error, runId: run.id }, 'run bookkeeping failed');
-        return this.ended(run.id, leave, undefined);
+        return this.ended(run.id, place, undefined);
       },
     );
   }
 
   /** a run ended: it leaves its place to what its completion claimed; a promise only when runs are given back (a stop) */
-  private ended(id: string, leave: () => void, next: NextRuns | undefined): Promise<void> | undefined {
+  private ended(id: string, place: TakenPlace, next: NextRuns | undefined): Promise<void> | undefined {
     try {
       this.active.delete(id);
-      leave();
+      place.leave();
       return this.continueWith(next)?.catch((err: unknown) => this.givingBackFailed(err));
     } catch (err) {
       this.givingBackFailed(err);
