@@ -26,7 +26,7 @@ const SUMMARY = `(?, ${SUMMARY_ID}, '', '', NULL, NULL, ?, CASE WHEN ? = 'main' 
 const metaText = (m: SessionMessage) => (m.meta ? JSON.stringify(m.meta) : null);
 /**
  * the first message's meta.agentId as json_extract reads it from its text, when it is a string
- * (every chat's and run's is): bound as it is, SQLite neither parses the JSON nor reads the run;
+ * (a chat's and a response's is): bound as it is, SQLite neither parses the JSON nor reads the run;
  * null leaves the rule to the statement's own json_extract
  */
 const agentOfMeta = ({ meta }: SessionMessage) => {
