@@ -31,6 +31,12 @@ const HELD = 16;
 const HISTORY = 50;
 const MAX_PENDING = 20;
 
+/**
+ * The transcript's tables of the same-records baseline: a message per row and a summary per
+ * session, each with the one index its reads need. In a file herald's migrations made (the
+ * herald-schema baseline) herald's own are there instead: a session's summary is the row of id
+ * SUMMARY_ID among its messages (migration 54), and session_summaries a view of those rows.
+ */
 export const RUN_TABLES = `
   CREATE TABLE IF NOT EXISTS session_messages (
     id INTEGER PRIMARY KEY AUTOINCREMENT, session_key TEXT NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL,
@@ -42,6 +48,13 @@ export const RUN_TABLES = `
   );
   CREATE INDEX IF NOT EXISTS session_summaries_last ON session_summaries (last_at);
 `;
+
+/** herald's SUMMARY_ID (src/store/sqlite/sessions-repo.ts), written out: the baseline imports nothing of herald's */
+const SUMMARY_ID = Number.MAX_SAFE_INTEGER;
+
+/** whether the file is herald's (its session summaries a view of the messages' table) */
+export const inHeraldLayout = (db: Database): boolean =>
+  db.prepare<[], string>("SELECT type FROM sqlite_master WHERE name = 'session_summaries'").pluck().get() === 'view';
 
 interface QueuedRun {
   rowid: number;
@@ -65,22 +78,37 @@ export function runExecutor(
     (claimStatements[count] ??= db.prepare<unknown[], QueuedRun>(
       `UPDATE OR FAIL runs SET status = 'running', started_at = ? WHERE rowid IN (${Array(count).fill('?').join(', ')}) RETURNING rowid, id, name, session_key, message`,
     ));
-  const history = db.prepare<[string], { role: string; content: string }>(
-    `SELECT role, content FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT ${HISTORY}`,
+  const heraldLayout = inHeraldLayout(db);
+  // the newest messages, newest first: the first one's id is the session's last (0 for none)
+  const history = db.prepare<[string], { id: number; role: string; content: string }>(
+    heraldLayout
+      ? `SELECT id, role, content FROM session_messages WHERE session_key = ? AND id < ${SUMMARY_ID} ORDER BY id DESC LIMIT ${HISTORY}`
+      : `SELECT id, role, content FROM session_messages WHERE session_key = ? ORDER BY id DESC LIMIT ${HISTORY}`,
   );
   const finish = db.prepare("UPDATE OR FAIL runs SET status = 'succeeded', reply = ?, finished_at = ? WHERE id = ?");
-  const appendTurn = db.prepare(
-    'INSERT OR FAIL INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES (?, ?, ?, ?, NULL, ?), (?, ?, ?, ?, NULL, ?)',
-  );
+  const appendTurn = heraldLayout
+    ? db.prepare<unknown[]>(
+        'INSERT OR FAIL INTO session_messages (session_key, id, role, content, run_id, meta, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?), (?, ?, ?, ?, ?, NULL, ?)',
+      )
+    : db.prepare<unknown[]>(
+        'INSERT OR FAIL INTO session_messages (session_key, role, content, run_id, meta, created_at) VALUES (?, ?, ?, ?, NULL, ?), (?, ?, ?, ?, NULL, ?)',
+      );
   const summarise = db.prepare(
-    `INSERT OR FAIL INTO session_summaries (key, agent_id, messages, first_at, last_at) VALUES (?, 'main', 2, ?, ?)
-     ON CONFLICT (key) DO UPDATE SET messages = messages + 2, last_at = MAX(last_at, excluded.last_at)`,
+    heraldLayout
+      ? `INSERT OR FAIL INTO session_messages (session_key, id, role, content, created_at, agent_id, messages, last_at) VALUES (?, ${SUMMARY_ID}, '', '', ?, 'main', 2, ?)
+         ON CONFLICT (session_key, id) DO UPDATE SET messages = messages + 2, last_at = MAX(last_at, excluded.last_at)`
+      : `INSERT OR FAIL INTO session_summaries (key, agent_id, messages, first_at, last_at) VALUES (?, 'main', 2, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET messages = messages + 2, last_at = MAX(last_at, excluded.last_at)`,
   );
+  const appendValues = (run: QueuedRun, reply: string, lastId: number, now: number): unknown[] =>
+    heraldLayout
+      ? [run.session_key, lastId + 1, 'user', run.message, run.id, now, run.session_key, lastId + 2, 'assistant', reply, run.id, now]
+      : [run.session_key, 'user', run.message, run.id, now, run.session_key, 'assistant', reply, run.id, now];
 
-  const complete = (run: QueuedRun, reply: string) => {
+  const complete = (run: QueuedRun, reply: string, lastId: number) => {
     const now = Date.now();
     finish.run(reply, now, run.id);
-    appendTurn.run(run.session_key, 'user', run.message, run.id, now, run.session_key, 'assistant', reply, run.id, now);
+    appendTurn.run(...appendValues(run, reply, lastId, now));
     summarise.run(run.session_key, now, now);
     enqueueEvent('main', `Hook ${run.name}: ${reply}`, MAX_PENDING);
   };
@@ -110,11 +138,11 @@ export function runExecutor(
     (room) => commit(() => claimSome(room)),
     async (run) => {
       // read as herald's turn reads it for the prompt; the answer, as the embedded model's, does not depend on it
-      history.all(run.session_key);
+      const lastId = history.all(run.session_key)[0]?.id ?? 0;
       const reply = cannedAnswer(run.message);
       const place: { claimed?: QueuedRun } = {};
       const completing = commit(() => {
-        complete(run, reply);
+        complete(run, reply, lastId);
         wanted().push(place);
       });
       commit.last(claimForCompleted);

@@ -41,7 +41,7 @@ import { INSERT_RECEIPT_SQLITE, INSERT_SIGNED_RECEIPT_SQLITE, RECEIPTS_TABLE, re
 import { githubReceiver, requestHash, type GithubBaselineConfig } from './baseline-signed.js';
 import { mappedHooks, SchemaFault } from './baseline-mapped.js';
 import { pgBaselineStore } from './baseline-pg-store.js';
-import { RUN_TABLES, runExecutor } from './baseline-runs.js';
+import { inHeraldLayout, RUN_TABLES, runExecutor } from './baseline-runs.js';
 
 const dbFile = process.env.BASELINE_DB ?? './data/baseline.db';
 const token = process.env.BASELINE_TOKEN ?? '';
@@ -124,8 +124,9 @@ function sqliteStore(): BaselineStore {
       PRIMARY KEY (scope, key)
     );
     ${RECEIPTS_TABLE}
-    ${RUN_TABLES}
   `);
+  // herald's file has its own transcript tables (baseline-runs.ts): an index of ours there would be work herald does not do
+  if (!inHeraldLayout(db)) db.exec(RUN_TABLES);
 
   const lastEvent = db.prepare<[string], { text: string; status: string }>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
   const insertEvent = db.prepare("INSERT OR FAIL INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?) RETURNING *");
