@@ -7,50 +7,32 @@
  * on this machine for being in the path; herald's figures above it are herald's own.
  * Usage: `node --import tsx bench/chat-proxy.ts <upstream origin> <key>`; prints `listening on <url>`.
  */
-import http from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
 import { Agent, type Dispatcher } from 'undici';
+import { serveProxy } from './proxy-door.js';
 
 const [upstream, key] = process.argv.slice(2) as [string, string];
-const expected = Buffer.from(`Bearer ${key}`);
 const dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
 
-const authorized = (header: string | undefined) => {
-  const presented = Buffer.from(header ?? '');
-  return presented.length === expected.length && timingSafeEqual(presented, expected);
-};
-
-const server = http.createServer((req, res) => {
-  if (!authorized(req.headers.authorization)) {
-    res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"Incorrect API key provided."}}');
-    return;
-  }
-  const parts: Buffer[] = [];
-  req.on('data', (part: Buffer) => parts.push(part));
-  req.on('end', () => {
-    const handler: Dispatcher.DispatchHandler = {
-      // undici takes a handler without it for its older interface
-      onRequestStart() {},
-      onResponseStart(_controller, status, headers) {
-        res.writeHead(status, { 'content-type': String(headers['content-type'] ?? 'application/json') });
-      },
-      onResponseData(_controller, chunk) {
-        res.write(chunk);
-      },
-      onResponseEnd() {
-        res.end();
-      },
-      onResponseError(_controller, error) {
-        if (res.headersSent) res.destroy(error);
-        else res.writeHead(502, { 'content-type': 'application/json' }).end('{"error":{"message":"upstream failed"}}');
-      },
-    };
-    dispatcher.dispatch(
-      { origin: upstream, path: '/v1/chat/completions', method: 'POST', headers: ['content-type', 'application/json', 'accept', String(req.headers.accept ?? '*/*')], body: Buffer.concat(parts) },
-      handler,
-    );
-  });
+serveProxy(key, (req, res, body) => {
+  const handler: Dispatcher.DispatchHandler = {
+    // undici takes a handler without it for its older interface
+    onRequestStart() {},
+    onResponseStart(_controller, status, headers) {
+      res.writeHead(status, { 'content-type': String(headers['content-type'] ?? 'application/json') });
+    },
+    onResponseData(_controller, chunk) {
+      res.write(chunk);
+    },
+    onResponseEnd() {
+      res.end();
+    },
+    onResponseError(_controller, error) {
+      if (res.headersSent) res.destroy(error);
+      else res.writeHead(502, { 'content-type': 'application/json' }).end('{"error":{"message":"upstream failed"}}');
+    },
+  };
+  dispatcher.dispatch(
+    { origin: upstream, path: '/v1/chat/completions', method: 'POST', headers: ['content-type', 'application/json', 'accept', String(req.headers.accept ?? '*/*')], body },
+    handler,
+  );
 });
-server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${(server.address() as { port: number }).port}`));
-process.on('SIGTERM', () => server.close(() => process.exit(0)));

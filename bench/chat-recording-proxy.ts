@@ -14,15 +14,14 @@
  * Usage: `node --import tsx bench/chat-recording-proxy.ts <upstream origin> <key> <database file>`;
  * prints `listening on <url>`.
  */
-import http from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
+import type http from 'node:http';
 import Database from 'better-sqlite3';
 import { Agent, type Dispatcher } from 'undici';
 import { groupCommit } from './baseline-group-commit.js';
 import { uuidV7 } from './baseline-receipts.js';
+import { serveProxy } from './proxy-door.js';
 
 const [upstream, key, dbFile] = process.argv.slice(2) as [string, string, string];
-const expected = Buffer.from(`Bearer ${key}`);
 const dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
 
 const db = new Database(dbFile);
@@ -59,11 +58,6 @@ const record = (question: string, model: string, answer: string, usage: Usage | 
     insertUsage.run(now, model, 'bench', usage?.prompt_tokens ?? 0, usage?.completion_tokens ?? 0, usage?.total_tokens ?? 0);
   });
 
-const authorized = (header: string | undefined) => {
-  const presented = Buffer.from(header ?? '');
-  return presented.length === expected.length && timingSafeEqual(presented, expected);
-};
-
 /** a stream's text and usage, gathered from its `data:` lines as they pass */
 class StreamReading {
   text = '';
@@ -87,57 +81,45 @@ const failed = (res: http.ServerResponse, error: unknown) => {
   else res.writeHead(502, { 'content-type': 'application/json' }).end('{"error":{"message":"upstream failed"}}');
 };
 
-const server = http.createServer((req, res) => {
-  if (!authorized(req.headers.authorization)) {
-    res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"Incorrect API key provided."}}');
-    return;
-  }
-  const parts: Buffer[] = [];
-  req.on('data', (part: Buffer) => parts.push(part));
-  req.on('end', () => {
-    const body = Buffer.concat(parts);
-    const request = JSON.parse(body.toString('utf8')) as { model: string; stream?: boolean; messages: { role: string; content: string }[] };
-    const question = request.messages.at(-1)?.content ?? '';
-    const answerParts: Buffer[] = [];
-    const stream = request.stream === true ? new StreamReading() : undefined;
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart() {},
-      onResponseStart(_controller, status, headers) {
-        res.writeHead(status, { 'content-type': String(headers['content-type'] ?? 'application/json') });
-      },
-      onResponseData(_controller, chunk) {
-        if (!stream) return void answerParts.push(chunk);
-        // everything before the end goes out as it comes; the end waits for the commit
-        const done = chunk.indexOf('data: [DONE]');
-        if (done < 0) {
-          stream.read(chunk);
-          res.write(chunk);
-          return;
-        }
-        stream.read(chunk.subarray(0, done));
-        if (done > 0) res.write(chunk.subarray(0, done));
-        answerParts.push(chunk.subarray(done));
-      },
-      onResponseEnd() {
-        const tail = Buffer.concat(answerParts);
-        let written: Promise<void>;
-        if (stream) written = record(question, request.model, stream.text, stream.usage);
-        else {
-          const answer = JSON.parse(tail.toString('utf8')) as { choices: { message: { content: string } }[]; usage?: Usage };
-          written = record(question, request.model, answer.choices[0]?.message.content ?? '', answer.usage);
-        }
-        written.then(() => res.end(tail), (error) => failed(res, error));
-      },
-      onResponseError(_controller, error) {
-        failed(res, error);
-      },
-    };
-    dispatcher.dispatch(
-      { origin: upstream, path: '/v1/chat/completions', method: 'POST', headers: ['content-type', 'application/json', 'accept', String(req.headers.accept ?? '*/*')], body },
-      handler,
-    );
-  });
+serveProxy(key, (req, res, body) => {
+  const request = JSON.parse(body.toString('utf8')) as { model: string; stream?: boolean; messages: { role: string; content: string }[] };
+  const question = request.messages.at(-1)?.content ?? '';
+  const answerParts: Buffer[] = [];
+  const stream = request.stream === true ? new StreamReading() : undefined;
+  const handler: Dispatcher.DispatchHandler = {
+    onRequestStart() {},
+    onResponseStart(_controller, status, headers) {
+      res.writeHead(status, { 'content-type': String(headers['content-type'] ?? 'application/json') });
+    },
+    onResponseData(_controller, chunk) {
+      if (!stream) return void answerParts.push(chunk);
+      // everything before the end goes out as it comes; the end waits for the commit
+      const done = chunk.indexOf('data: [DONE]');
+      if (done < 0) {
+        stream.read(chunk);
+        res.write(chunk);
+        return;
+      }
+      stream.read(chunk.subarray(0, done));
+      if (done > 0) res.write(chunk.subarray(0, done));
+      answerParts.push(chunk.subarray(done));
+    },
+    onResponseEnd() {
+      const tail = Buffer.concat(answerParts);
+      let written: Promise<void>;
+      if (stream) written = record(question, request.model, stream.text, stream.usage);
+      else {
+        const answer = JSON.parse(tail.toString('utf8')) as { choices: { message: { content: string } }[]; usage?: Usage };
+        written = record(question, request.model, answer.choices[0]?.message.content ?? '', answer.usage);
+      }
+      written.then(() => res.end(tail), (error) => failed(res, error));
+    },
+    onResponseError(_controller, error) {
+      failed(res, error);
+    },
+  };
+  dispatcher.dispatch(
+    { origin: upstream, path: '/v1/chat/completions', method: 'POST', headers: ['content-type', 'application/json', 'accept', String(req.headers.accept ?? '*/*')], body },
+    handler,
+  );
 });
-server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${(server.address() as { port: number }).port}`));
-process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 /** a server running in its own process, so its CPU and memory are its own */
@@ -73,4 +75,23 @@ async function stopChild(child: ChildProcess, exited: Promise<void>, graceMs = 1
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   await exited;
   clearTimeout(timer);
+}
+
+/**
+ * `start(dir)` in a new folder of the system's temporary ones (its store, its config), which goes
+ * when the server stops, or at once when it fails to start
+ */
+export async function startInScratchDir(prefix: string, start: (dir: string) => Promise<ChildServer>): Promise<ChildServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const server = await Promise.resolve(dir).then(start).catch((error: unknown) => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw error;
+  });
+  return {
+    ...server,
+    stop: async (graceMs) => {
+      await server.stop(graceMs);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cpuProfileArgs, startChildServer, type ChildServer } from './child-server.js';
+import { cpuProfileArgs, startChildServer, startInScratchDir, type ChildServer } from './child-server.js';
 import { prewarmChat, prewarmSeconds } from './chat-prewarm.js';
 import { knowledgeSpeed, printKnowledgeSpeed, type SearchFigures } from './knowledge-search.bench.js';
 import { runLoad } from './load.js';
@@ -150,34 +150,23 @@ export async function chatBench(options: ChatBenchOptions = {}): Promise<Pick<Pl
 }
 
 /** a herald of the checkout at `root` in its own process, on a fresh store, fronting `upstream` */
-export async function startHerald(root: string, name: string, upstream: ChildServer, profile: string[], env: Record<string, string> = {}): Promise<ChildServer> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-'));
-  const configFile = path.join(dir, 'herald.json');
-  fs.writeFileSync(
-    configFile,
-    JSON.stringify({
-      gateway: { host: '127.0.0.1', port: 0 },
-      storage: { sqlite: './herald.db' },
-      heartbeat: { every: '0' },
-      models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1` } } },
-      agents: { list: [{ id: 'agent', model: 'up/bench', instructions: 'Be brief.' }] },
-      platform: { apiKeys: [{ name: 'bench', key: API_KEY }], rateLimit: { requestsPerMinute: 1_000_000_000 } },
-    }),
-  );
-  // the same log level as the webhook benchmark: this measures the chat path, not the access log
-  const server = await startChildServer({ name, args: [...profile, path.join(root, 'bin/herald.mjs'), 'serve', '--config', configFile], cwd: root, env: { HERALD_LOG_LEVEL: 'warn', ...env } }).catch(
-    (error) => {
-      fs.rmSync(dir, { recursive: true, force: true });
-      throw error;
-    },
-  );
-  return {
-    ...server,
-    stop: async (graceMs) => {
-      await server.stop(graceMs);
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
+export function startHerald(root: string, name: string, upstream: ChildServer, profile: string[], env: Record<string, string> = {}): Promise<ChildServer> {
+  return startInScratchDir('herald-bench-', (dir) => {
+    const configFile = path.join(dir, 'herald.json');
+    fs.writeFileSync(
+      configFile,
+      JSON.stringify({
+        gateway: { host: '127.0.0.1', port: 0 },
+        storage: { sqlite: './herald.db' },
+        heartbeat: { every: '0' },
+        models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1` } } },
+        agents: { list: [{ id: 'agent', model: 'up/bench', instructions: 'Be brief.' }] },
+        platform: { apiKeys: [{ name: 'bench', key: API_KEY }], rateLimit: { requestsPerMinute: 1_000_000_000 } },
+      }),
+    );
+    // the same log level as the webhook benchmark: this measures the chat path, not the access log
+    return startChildServer({ name, args: [...profile, path.join(root, 'bin/herald.mjs'), 'serve', '--config', configFile], cwd: root, env: { HERALD_LOG_LEVEL: 'warn', ...env } });
+  });
 }
 
 /** each server's first-token probe in this many slices, taken in turn with the others' */

@@ -38,6 +38,7 @@ import { prewarmChat, prewarmSeconds } from '../chat-prewarm.js';
 import { startChildServer, type ChildServer } from '../child-server.js';
 import { runLoad } from '../load.js';
 import { startRecordingProxy } from '../start-recording-proxy.js';
+import { API_KEY, startHerald } from '../platform.bench.js';
 import { cpuMillis, storageBytes, waitUntilIdle } from '../process-stats.js';
 import { formatTable, percentile } from '../table.js';
 
@@ -46,7 +47,6 @@ const ROOT = path.resolve(HERE, '../..');
 const INSTALL = path.join(HERE, '.install');
 const PORTKEY_VERSION = '1.15.2';
 const HONO_NODE_SERVER_VERSION = '1.14.1';
-const API_KEY = 'sk-bench-0123456789abcdef';
 
 const env = process.env;
 const rounds = Number(env.BENCH_ROUNDS ?? 3);
@@ -106,27 +106,9 @@ async function startPortkey(upstream: ChildServer): Promise<Target> {
   };
 }
 
-async function startHerald(upstream: ChildServer): Promise<Target> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-peers-'));
-  const configFile = path.join(dir, 'herald.json');
-  fs.writeFileSync(
-    configFile,
-    JSON.stringify({
-      gateway: { host: '127.0.0.1', port: 0 },
-      storage: { sqlite: './herald.db' },
-      heartbeat: { every: '0' },
-      models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1` } } },
-      agents: { list: [{ id: 'agent', model: 'up/bench', instructions: 'Be brief.' }] },
-      platform: { apiKeys: [{ name: 'bench', key: API_KEY }], rateLimit: { requestsPerMinute: 1_000_000_000 } },
-    }),
-  );
-  const server = await startChildServer({ name: 'herald', args: [path.join(ROOT, 'bin/herald.mjs'), 'serve', '--config', configFile], cwd: ROOT, env: { HERALD_LOG_LEVEL: 'warn' } });
-  return {
-    name: 'herald',
-    server: { ...server, stop: async (grace) => (await server.stop(grace), fs.rmSync(dir, { recursive: true, force: true })) },
-    headers: { authorization: `Bearer ${API_KEY}` },
-    model: 'agent',
-  };
+/** herald as the platform benchmark starts it: built, a fresh SQLite store, no budget, no tools, tracing off */
+async function startHeraldTarget(upstream: ChildServer): Promise<Target> {
+  return { name: 'herald', server: await startHerald(ROOT, 'herald', upstream, []), headers: { authorization: `Bearer ${API_KEY}` }, model: 'agent' };
 }
 
 /** times (ms) of `count` completions one at a time, until each one's answer text arrived (plain: the whole answer) */
@@ -178,7 +160,7 @@ async function main() {
       model: 'bench',
     });
     targets.push({ name: "the bare proxy keeping herald's records", server: await startRecordingProxy(upstream, API_KEY), headers: { authorization: `Bearer ${API_KEY}` }, model: 'bench' });
-    targets.push(await startHerald(upstream));
+    targets.push(await startHeraldTarget(upstream));
     if (peers.includes('portkey')) targets.push(await startPortkey(upstream));
     for (const t of targets) await prewarmChat(t.server, t.headers, { plain: body(t.model, false), streamed: body(t.model, true) }, connections, prewarmSeconds());
     const figures = new Map<string, Figures[]>(targets.map((t) => [t.name, []]));
