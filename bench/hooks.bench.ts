@@ -197,48 +197,54 @@ async function startServers(dir: string, options: HooksBenchOptions): Promise<Se
   // tracing on: every trace recorded (OTEL_TRACES_SAMPLER's default) and exported to a sink that drops it
   const sink = options.tracing.includes('on') ? await startOtlpSink() : undefined;
   const variants = roots.flatMap((root) => options.tracing.map((tracing) => ({ root, tracing })));
-  for (const [i, { root, tracing }] of variants.entries()) {
-    // each herald its own store: one's leftover rows must not weigh on the other's inserts
-    const config = path.join(dir, `herald-${i}`, 'herald.json');
-    fs.mkdirSync(path.dirname(config), { recursive: true });
-    fs.writeFileSync(
-      config,
-      JSON.stringify(
-        {
-          gateway: { host: '127.0.0.1', port: 0, auth: { token: GATEWAY_TOKEN } },
-          hooks: { enabled: true, token: HOOK_TOKEN, mappings: [...mappedHookMappings(), ...(echo ? [mappedToolMapping()] : [])], presets: [GITHUB_PRESET] },
-          ...(echo && { tools: { mcpServers: { echo: { url: echo.url } } } }),
-          heartbeat: { every: '0' },
-          storage: { sqlite: './data/herald.db' },
-        },
-        null,
-        2,
-      ),
-    );
-    const herald = await startChildServer({
-      name: [roots.length > 1 ? `herald ${path.basename(root)}` : 'herald', options.tracing.length > 1 ? `tracing ${tracing}` : ''].filter(Boolean).join(', '),
-      args: [...profile, path.join(root, 'bin/herald.mjs'), 'serve', '--config', config],
-      cwd: root,
-      env: tracing === 'on' ? { ...logEnv, OTEL_EXPORTER_OTLP_ENDPOINT: sink!.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' } : logEnv,
-    });
-    heralds.push(herald);
-    storeFiles.set(herald, path.join(path.dirname(config), 'data', 'herald.db'));
-  }
   const baselines = new Map<ChildServer, BaselineSchema>();
-  // bundled and run by node alone, as herald runs its build: under tsx the baseline also carried tsx's
-  // loader thread (about 28 MB of RSS), which flattered herald's peak RSS against it
-  const baselineScript = await compiledBaseline();
-  for (const schema of options.baselineSchemas) {
-    const baselineDb = path.join(dir, `baseline-${schema}`, 'baseline.db');
-    prepareBaselineDatabase(baselineDb, schema);
-    const baseline = await startChildServer({
-      name: `baseline ${schema === 'own' ? 'same-records' : 'herald-schema'}`,
-      args: [...cpuProfileArgs(options.baselineCpuProfileDir), baselineScript],
-      cwd: ROOT,
-      env: { ...logEnv, BASELINE_DB: baselineDb, BASELINE_TOKEN: HOOK_TOKEN, BASELINE_GITHUB: JSON.stringify(githubBaselineConfig()) },
-    });
-    baselines.set(baseline, schema);
-    storeFiles.set(baseline, baselineDb);
+  try {
+    for (const [i, { root, tracing }] of variants.entries()) {
+      // each herald its own store: one's leftover rows must not weigh on the other's inserts
+      const config = path.join(dir, `herald-${i}`, 'herald.json');
+      fs.mkdirSync(path.dirname(config), { recursive: true });
+      fs.writeFileSync(
+        config,
+        JSON.stringify(
+          {
+            gateway: { host: '127.0.0.1', port: 0, auth: { token: GATEWAY_TOKEN } },
+            hooks: { enabled: true, token: HOOK_TOKEN, mappings: [...mappedHookMappings(), ...(echo ? [mappedToolMapping()] : [])], presets: [GITHUB_PRESET] },
+            ...(echo && { tools: { mcpServers: { echo: { url: echo.url } } } }),
+            heartbeat: { every: '0' },
+            storage: { sqlite: './data/herald.db' },
+          },
+          null,
+          2,
+        ),
+      );
+      const herald = await startChildServer({
+        name: [roots.length > 1 ? `herald ${path.basename(root)}` : 'herald', options.tracing.length > 1 ? `tracing ${tracing}` : ''].filter(Boolean).join(', '),
+        args: [...profile, path.join(root, 'bin/herald.mjs'), 'serve', '--config', config],
+        cwd: root,
+        env: tracing === 'on' ? { ...logEnv, OTEL_EXPORTER_OTLP_ENDPOINT: sink!.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' } : logEnv,
+      });
+      heralds.push(herald);
+      storeFiles.set(herald, path.join(path.dirname(config), 'data', 'herald.db'));
+    }
+    // bundled and run by node alone, as herald runs its build: under tsx the baseline also carried tsx's
+    // loader thread (about 28 MB of RSS), which flattered herald's peak RSS against it
+    const baselineScript = await compiledBaseline();
+    for (const schema of options.baselineSchemas) {
+      const baselineDb = path.join(dir, `baseline-${schema}`, 'baseline.db');
+      prepareBaselineDatabase(baselineDb, schema);
+      const baseline = await startChildServer({
+        name: `baseline ${schema === 'own' ? 'same-records' : 'herald-schema'}`,
+        args: [...cpuProfileArgs(options.baselineCpuProfileDir), baselineScript],
+        cwd: ROOT,
+        env: { ...logEnv, BASELINE_DB: baselineDb, BASELINE_TOKEN: HOOK_TOKEN, BASELINE_GITHUB: JSON.stringify(githubBaselineConfig()) },
+      });
+      baselines.set(baseline, schema);
+      storeFiles.set(baseline, baselineDb);
+    }
+  } catch (error) {
+    // a server that did not start stops the bench: none of those started before it is left running
+    await Promise.all([...heralds, ...baselines.keys(), ...(echo ? [echo] : [])].map((server) => server.stop()));
+    throw error;
   }
   return { heralds, baselines, storeFiles, ...(echo && { echo }) };
 }
