@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startChildServer } from './child-server.js';
+import { writeBenchConfig } from './bench-herald-config.js';
 
 const API_KEY = 'sk-bench-0123456789abcdef';
 
@@ -62,17 +63,7 @@ function startProbe(url: string): Promise<{ finish(): Promise<IngestBenchResult[
 export async function run(options: { bytes?: number } = {}): Promise<IngestBenchResult> {
   const bytes = options.bytes ?? 20_000_000;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-ingest-'));
-  const configFile = path.join(dir, 'herald.json');
-  fs.writeFileSync(
-    configFile,
-    JSON.stringify({
-      gateway: { host: '127.0.0.1', port: 0 },
-      storage: { sqlite: './herald.db' },
-      heartbeat: { every: '0' },
-      agents: { list: [{ id: 'agent' }] },
-      platform: { apiKeys: [{ name: 'bench', key: API_KEY }] },
-    }),
-  );
+  const configFile = writeBenchConfig(dir, API_KEY);
   const herald = await startChildServer({ name: 'herald', args: ['bin/herald.mjs', 'serve', '--config', configFile], cwd: process.cwd(), env: { HERALD_LOG_LEVEL: 'warn' } });
   try {
     const body = document(bytes);

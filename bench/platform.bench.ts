@@ -13,7 +13,6 @@
  * Figures are printed, never asserted: they depend on the machine.
  */
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -21,6 +20,7 @@ import { cpuProfileArgs, startChildServer, startInScratchDir, type ChildServer }
 import { prewarmChat, prewarmSeconds } from './chat-prewarm.js';
 import { knowledgeSpeed, printKnowledgeSpeed, type SearchFigures } from './knowledge-search.bench.js';
 import { runLoad } from './load.js';
+import { writeBenchConfig } from './bench-herald-config.js';
 import { startRecordingProxy } from './start-recording-proxy.js';
 import { cpuMillis, storageBytes, waitUntilIdle } from './process-stats.js';
 import { formatTable, ms, percentile } from './table.js';
@@ -152,18 +152,11 @@ export async function chatBench(options: ChatBenchOptions = {}): Promise<Pick<Pl
 /** a herald of the checkout at `root` in its own process, on a fresh store, fronting `upstream` */
 export function startHerald(root: string, name: string, upstream: ChildServer, profile: string[], env: Record<string, string> = {}): Promise<ChildServer> {
   return startInScratchDir('herald-bench-', (dir) => {
-    const configFile = path.join(dir, 'herald.json');
-    fs.writeFileSync(
-      configFile,
-      JSON.stringify({
-        gateway: { host: '127.0.0.1', port: 0 },
-        storage: { sqlite: './herald.db' },
-        heartbeat: { every: '0' },
-        models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1` } } },
-        agents: { list: [{ id: 'agent', model: 'up/bench', instructions: 'Be brief.' }] },
-        platform: { apiKeys: [{ name: 'bench', key: API_KEY }], rateLimit: { requestsPerMinute: 1_000_000_000 } },
-      }),
-    );
+    const configFile = writeBenchConfig(dir, API_KEY, {
+      models: { providers: { up: { api: 'openai', baseUrl: `${upstream.url}/v1` } } },
+      agent: { model: 'up/bench', instructions: 'Be brief.' },
+      rateLimit: { requestsPerMinute: 1_000_000_000 },
+    });
     // the same log level as the webhook benchmark: this measures the chat path, not the access log
     return startChildServer({ name, args: [...profile, path.join(root, 'bin/herald.mjs'), 'serve', '--config', configFile], cwd: root, env: { HERALD_LOG_LEVEL: 'warn', ...env } });
   });

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startChildServer, type ChildServer } from './child-server.js';
 import { residentBytes, trackPeakMemory } from './process-stats.js';
+import { writeBenchConfig } from './bench-herald-config.js';
 
 const API_KEY = 'sk-bench-0123456789abcdef';
 const MiB = 2 ** 20;
@@ -74,17 +75,7 @@ export async function run(options: { root?: string; fileBytes?: number; stores?:
   const fileBytes = options.fileBytes ?? 8 * MiB;
   const stores = options.stores ?? 30;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-bench-vs-'));
-  const configFile = path.join(dir, 'herald.json');
-  fs.writeFileSync(
-    configFile,
-    JSON.stringify({
-      gateway: { host: '127.0.0.1', port: 0 },
-      storage: { sqlite: './herald.db' },
-      heartbeat: { every: '0' },
-      agents: { list: [{ id: 'agent' }] },
-      platform: { apiKeys: [{ name: 'bench', key: API_KEY }], rateLimit: { requestsPerMinute: 1_000_000 } },
-    }),
-  );
+  const configFile = writeBenchConfig(dir, API_KEY, { rateLimit: { requestsPerMinute: 1_000_000 } });
   const start = () => startChildServer({ name: 'herald', args: ['bin/herald.mjs', 'serve', '--config', configFile], cwd: root, env: { HERALD_LOG_LEVEL: 'warn' }, startTimeoutMs: 120_000 });
   let herald: ChildServer | undefined = await start();
   try {
