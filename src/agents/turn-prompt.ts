@@ -39,7 +39,7 @@ export interface TurnPromptInput {
 export function assembleTurn(input: TurnPromptInput, models: ModelRegistry, config: HeraldConfig) {
   const refs = turnModelRefs(config, input.agent, input.model);
   const { provider, resolved } = models.resolve(refs[0]!);
-  // one pass over the history, by push (packed arrays: packedMap's note), where filters, spreads and joins made an array each per turn
+  // one pass over the history, by push (packed arrays: packedMap's note): every turn assembles a prompt, and each filter, spread or join is an array more
   let instructions = input.agent.instructions || '';
   const said: ChatMessage[] = [];
   for (const m of input.history) {

@@ -65,7 +65,7 @@ const FIXED_WORDS = wordCount(RECEIVED) + wordCount(CANNOT);
 
 /**
  * Every hook run's answer: its question quoted between fixed words, counted as it is made (only
- * the question is counted, where the whole answer was counted per run). The question is one line,
+ * the question's words are counted per run; the fixed words once). The question is one line,
  * trimmed (oneLine): no space at either end, so its first word joins the opening quote and its
  * last the closing one; an empty question leaves the two quotes one word.
  */

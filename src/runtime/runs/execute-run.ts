@@ -164,7 +164,7 @@ async function takeTurn(ctx: RunContext, run: RunRecord, abort: RunAbort, carrie
     if (inProcess && abort.aborted) throw abort.reason;
     endTurn();
     now = transcript.at(-1)?.createdAt ?? Date.now();
-    // by a loop, not find's closure per run
+    // a loop: every run looks its message up, and find would take a closure each time
     let asked: SessionMessage | undefined;
     for (const m of transcript) {
       if (m.role === 'user' && m.runId === id) {

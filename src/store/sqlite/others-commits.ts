@@ -14,7 +14,7 @@ import type { SqliteDatabase } from './open-database.js';
  * the check phase, right after its claim's commit, did that. A group commit's transaction, which
  * holds the locks already, reads it for its own works (`inTransaction`), and that read is the
  * callback's answer too: the runs its commit completes and claims search in the microtasks after
- * it, where each group's first search asked the PRAGMA again outside the transaction.
+ * it, and no request read after the callback is answered from it.
  */
 export class OthersCommits {
   private readonly pragma;
