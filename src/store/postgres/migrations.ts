@@ -835,4 +835,17 @@ export const migrations: Migration[] = [
       DROP INDEX usage_agent;
     `,
   },
+  {
+    version: 45,
+    name: "runs: a session's unfinished runs indexed with those waiting for approval, as every run's insert, end and claim behind read them",
+    sql: `
+      -- since migration 35 a run waiting for approval is unfinished, and the insert's trigger
+      -- (herald_run_inserted), the end's (herald_run_ended) and the claim of the runs behind ask
+      -- for status IN ('queued', 'running', 'waiting_approval'): runs_session_unfinished, of two
+      -- statuses, could not answer that, so each of them read the whole table (a run's insert
+      -- cost grew with every run ever stored). A query of the two statuses still reads this index
+      DROP INDEX runs_session_unfinished;
+      CREATE INDEX runs_session_unfinished ON runs (session_key, seq) WHERE status IN ('queued', 'running', 'waiting_approval');
+    `,
+  },
 ];

@@ -48,7 +48,7 @@ const CLAIM = prepared('claim', 'SELECT * FROM herald_claim_runs($1, $2, $3, $4)
  * held by anyone else or waiting for a person's approval. $1 owner, $2 now, $3 until, $4 session,
  * $5 the claimed run's seq, $6 behind.
  */
-const CLAIM_BEHIND = prepared('claim_behind', `WITH behind AS (
+export const CLAIM_BEHIND = prepared('claim_behind', `WITH behind AS (
     SELECT id, seq, (status = 'waiting_approval' OR (status = 'running' AND lease_until >= $2) OR concurrency IS NOT NULL OR COALESCE(not_before, 0) > $2) AS held FROM runs
     WHERE session_key = $4 AND status IN ('queued', 'running', 'waiting_approval') AND seq > $5
     ORDER BY seq LIMIT $6
