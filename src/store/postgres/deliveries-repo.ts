@@ -20,6 +20,16 @@ export const AWAITING_DELIVERY = `SELECT r.id FROM runs r
     AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id)
   ORDER BY r.finished_at, r.seq`;
 
+/**
+ * A run's deliveries, oldest first: its first (deliveries_one_per_run) and its fallbacks
+ * (deliveries_fallback_run, migration 46) asked for apart, as each index holds them; `run_id = $1`
+ * alone implies neither index's condition and read the whole table. $1 the run.
+ */
+export const DELIVERIES_OF_RUN = `SELECT ${DELIVERY_COLUMNS} FROM (
+    SELECT ${DELIVERY_COLUMNS}, seq FROM deliveries WHERE run_id = $1 AND fallback_of IS NULL
+    UNION ALL SELECT ${DELIVERY_COLUMNS}, seq FROM deliveries WHERE run_id = $1 AND fallback_of IS NOT NULL) d
+  ORDER BY created_at, seq`;
+
 /** The outbox table. Every state change after a claim is conditional on still holding the lease. */
 export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
   const changed = async (text: string, values: unknown[]) => ((await query(pool, text, values)).rowCount ?? 0) === 1;
@@ -67,7 +77,7 @@ export function postgresDeliveriesRepo(pool: pg.Pool): DeliveriesRepo {
       return rows[0] && toDelivery(rows[0]);
     },
     async forRun(runId) {
-      const { rows } = await query<DeliveryRow>(pool, `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE run_id = $1 ORDER BY created_at, seq`, [runId]);
+      const { rows } = await query<DeliveryRow>(pool, DELIVERIES_OF_RUN, [runId]);
       return rows.map(toDelivery);
     },
     async list({ status, limit }) {

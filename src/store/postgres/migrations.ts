@@ -848,4 +848,17 @@ export const migrations: Migration[] = [
       CREATE INDEX runs_session_unfinished ON runs (session_key, seq) WHERE status IN ('queued', 'running', 'waiting_approval');
     `,
   },
+  {
+    version: 46,
+    name: "deliveries: a run's fallback deliveries indexed by their run, as a run's deliveries are read before its reply is queued",
+    sql: `
+      -- since migration 13 deliveries_one_per_run holds a run's first delivery only (fallback_of
+      -- IS NULL) and no other index holds run_id: a run's deliveries (run_id = $1: asked before
+      -- every run's reply is queued, and at every delivery change while a run's report waits for
+      -- its first attempt) read the whole deliveries table. Its fallbacks, a row per failed delivery
+      -- that had one, are indexed here; the query asks for the first and the fallbacks apart
+      -- (deliveries-repo.ts, DELIVERIES_OF_RUN), each from its index
+      CREATE INDEX deliveries_fallback_run ON deliveries (run_id) WHERE fallback_of IS NOT NULL AND run_id IS NOT NULL;
+    `,
+  },
 ];

@@ -1,0 +1,63 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/store/postgres/migrate.js';
+import { DELIVERIES_OF_RUN } from '../../src/store/postgres/deliveries-repo.js';
+import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
+
+/**
+ * A run's deliveries (asked before every run's reply is queued) are read from indexes, its first
+ * and its fallbacks: on a store of many delivered replies the question does not read the
+ * deliveries table whole (it did from migration 13 to 46, so every reply queued cost what the
+ * outbox's history held). Counted by PostgreSQL for the transaction (pg_stat_xact_user_tables),
+ * with the table's statistics taken as a running store's would be.
+ */
+const pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+const schema = uniqueSchema('herald_delivery_scans');
+
+beforeAll(async () => {
+  await requirePostgres();
+  await migrate(pool, schema);
+  await pool.query(
+    `INSERT INTO ${schema}.deliveries (id, run_id, kind, channel, recipient, text, session_key, agent_id, status, attempts, next_attempt_at, created_at, updated_at, delivered_at)
+     SELECT 'd-' || g, 'run-' || g, 'run', 'telegram', 'someone', 'hello', 'hook:' || (g % 500), 'main', 'delivered', 1, g, g, g, g FROM generate_series(1, 20000) g`,
+  );
+  await pool.query(`ANALYZE ${schema}.deliveries`);
+}, 60_000);
+afterAll(async () => {
+  await pool.end();
+  await dropSchema(schema);
+});
+
+const delivery = (id: string, runId: string, at: number, fallbackOf: string | null) => ({
+  text: `INSERT INTO deliveries (id, run_id, kind, channel, recipient, text, session_key, agent_id, status, next_attempt_at, created_at, updated_at, fallback_of)
+         VALUES ($1, $2, 'run', 'telegram', 'someone', 'hi', 'hook:new', 'main', 'failed', $3, $3, $3, $4)`,
+  values: [id, runId, at, fallbackOf],
+});
+
+describe("postgres: a run's deliveries", () => {
+  it('are found without reading every delivery: its first, and the fallbacks after it', async () => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL search_path TO ${schema}`);
+      const scans = async () =>
+        Number((await client.query<{ seq_scan: string }>("SELECT seq_scan FROM pg_stat_xact_user_tables WHERE schemaname = $1 AND relname = 'deliveries'", [schema])).rows[0]!.seq_scan);
+      // the view also holds what this connection did before and has not reported yet (the migration's)
+      const before = await scans();
+
+      // a run's reply failed, its fallback failed, and the fallback's fallback is on its way
+      await client.query(delivery('first', 'run-new', 30_000, null));
+      await client.query(delivery('second', 'run-new', 30_001, 'first'));
+      await client.query(delivery('third', 'run-new', 30_002, 'second'));
+      const ofRun = async (runId: string) => (await client.query<{ id: string }>(DELIVERIES_OF_RUN, [runId])).rows.map((r) => r.id);
+      expect(await ofRun('run-new')).toEqual(['first', 'second', 'third']);
+      expect(await ofRun('run-7')).toEqual(['d-7']);
+      expect(await ofRun('run-none')).toEqual([]);
+
+      expect(await scans()).toBe(before);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+});
