@@ -24,6 +24,15 @@ const CHECKPOINT = prepared('checkpoint', `WITH run AS (
 const TO = "(action->>'to')";
 const SCRUB = `UPDATE runs SET action = jsonb_set(action, '{to}', to_jsonb(${scrubbedSql(TO, 'strpos')}))`;
 
+/**
+ * The sweep of the runs made in [$1, $2) (every minute, on every replica): the finished ones read
+ * from runs_created, the unfinished from runs_unfinished, each range stating its index's condition
+ * (migration 31). `created_at` alone implies neither condition, and each sweep read the whole runs table.
+ */
+export const SCRUB_MADE_BETWEEN = `${SCRUB}
+  WHERE ((status IN ('queued', 'running') AND created_at >= $1 AND created_at < $2) OR (status NOT IN ('queued', 'running') AND created_at >= $1 AND created_at < $2))
+    AND ${unscrubbedSql(TO, 'strpos')}`;
+
 export type RunRow = SharedRunRow<unknown>;
 
 export const RUN_COLUMNS = 'id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, rerun_of, model, not_before, waited_for, coalesced, turn_state, trace_context';
@@ -254,7 +263,7 @@ export function postgresRunsRepo(pool: pg.Pool, commits: PgGroupCommit): RunsRep
     async scrubCredentials(ids, created) {
       let scrubbed = 0;
       if (ids.length) scrubbed += (await query(pool, `${SCRUB} WHERE id = ANY($1::text[]) AND ${unscrubbedSql(TO, 'strpos')}`, [ids])).rowCount ?? 0;
-      if (created) scrubbed += (await query(pool, `${SCRUB} WHERE created_at >= $1 AND created_at < $2 AND ${unscrubbedSql(TO, 'strpos')}`, [created.from, created.before])).rowCount ?? 0;
+      if (created) scrubbed += (await query(pool, SCRUB_MADE_BETWEEN, [created.from, created.before])).rowCount ?? 0;
       return scrubbed;
     },
     async cancel(id, at) {
