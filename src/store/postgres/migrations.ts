@@ -861,4 +861,16 @@ export const migrations: Migration[] = [
       CREATE INDEX deliveries_fallback_run ON deliveries (run_id) WHERE fallback_of IS NOT NULL AND run_id IS NOT NULL;
     `,
   },
+  {
+    version: 47,
+    name: 'receipts: the receipts retaining a payload indexed by until when, as every retention pass reads them',
+    sql: `
+      -- every retention pass (at start, then every hooks.retention.pruneEveryMinutes, on every
+      -- replica) clears retained_until of the receipts whose payload is gone (receipts-repo.ts,
+      -- CLEAR_RETAINED): no index held retained_until, so each pass read the whole receipts table,
+      -- receiptDays of requests. Only a receipt retaining a payload has an entry; the pass's
+      -- clearing, no longer a HOT update, writes the receipt's index entries once, for those alone
+      CREATE INDEX receipts_retained ON receipts (retained_until) WHERE retained_until IS NOT NULL;
+    `,
+  },
 ];

@@ -46,6 +46,13 @@ function insertReceipts(receipts: ReceiptRecord[]): Statement {
   };
 }
 
+/**
+ * A retention pass's last step: the receipts whose payload is gone (expired, or deleted past the
+ * cap) retain nothing. Read from receipts_retained (migration 47), the receipts retaining one. $1 now.
+ */
+export const CLEAR_RETAINED = `UPDATE receipts SET retained_until = NULL WHERE retained_until IS NOT NULL
+  AND (retained_until <= $1 OR NOT EXISTS (SELECT 1 FROM retained_payloads p WHERE p.receipt_id = receipts.id))`;
+
 /** Receipts over PostgreSQL: the same rules as the SQLite adapter; pruning deletes in one transaction. */
 export function postgresReceiptsRepo(pool: pg.Pool): ReceiptsRepo & { drain(): Promise<void> } {
   // a receipt is written after its response: those asked for while the last statement was on its way share the next, and its commit
@@ -102,11 +109,7 @@ export function postgresReceiptsRepo(pool: pg.Pool): ReceiptsRepo & { drain(): P
           [maxTotalBytes],
         );
         const receipts = await client.query('DELETE FROM receipts WHERE received_at < $1', [receiptsBefore]);
-        await client.query(
-          `UPDATE receipts SET retained_until = NULL WHERE retained_until IS NOT NULL
-             AND (retained_until <= $1 OR NOT EXISTS (SELECT 1 FROM retained_payloads p WHERE p.receipt_id = receipts.id))`,
-          [now],
-        );
+        await client.query(CLEAR_RETAINED, [now]);
         return { payloads: (expired.rowCount ?? 0) + (over.rowCount ?? 0), receipts: receipts.rowCount ?? 0 };
       });
     },

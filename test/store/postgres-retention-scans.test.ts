@@ -1,0 +1,64 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/store/postgres/migrate.js';
+import { CLEAR_RETAINED } from '../../src/store/postgres/receipts-repo.js';
+import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
+
+/**
+ * A retention pass (every few minutes, on every replica) finds the receipts whose payload is gone
+ * among those retaining one, from an index: on a store of many receipts it does not read the
+ * receipts table whole (it did, so each pass cost what receiptDays of requests held). Counted by
+ * PostgreSQL for the transaction (pg_stat_xact_user_tables), with the table's statistics taken
+ * as a running store's would be.
+ */
+const pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+const schema = uniqueSchema('herald_retention_scans');
+
+beforeAll(async () => {
+  await requirePostgres();
+  await migrate(pool, schema);
+  await pool.query(
+    `INSERT INTO ${schema}.receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, auth_method, body_bytes, latency_ms)
+     SELECT 'rc-' || g, 'rq-' || g, g, 'POST', 'github', 'github', 202, 'run', 'token', 10, 1.0 FROM generate_series(1, 20000) g`,
+  );
+  await pool.query(`ANALYZE ${schema}.receipts`);
+}, 60_000);
+afterAll(async () => {
+  await pool.end();
+  await dropSchema(schema);
+});
+
+const retaining = (id: string, until: number, payload: boolean) => ({
+  text: `WITH receipt AS (
+           INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, auth_method, body_bytes, latency_ms, retained_until)
+           VALUES ($1, $1, 30000, 'POST', 'github', 'github', 202, 'run', 'token', 2, 1.0, $2) RETURNING id)
+         INSERT INTO retained_payloads (receipt_id, path, body, bytes, headers, query, created_at, expires_at)
+         SELECT id, 'github', '\\x7b7d'::bytea, 2, '{}'::jsonb, '{}'::jsonb, 30000, $2 FROM receipt WHERE $3`,
+  values: [id, until, payload],
+});
+
+describe('postgres: a retention pass', () => {
+  it('clears the receipts whose payload is gone without reading every receipt', async () => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL search_path TO ${schema}`);
+      const scans = async () =>
+        Number((await client.query<{ seq_scan: string }>("SELECT seq_scan FROM pg_stat_xact_user_tables WHERE schemaname = $1 AND relname = 'receipts'", [schema])).rows[0]!.seq_scan);
+      // the view also holds what this connection did before and has not reported yet (the migration's)
+      const before = await scans();
+
+      await client.query(retaining('kept', 90_000, true));
+      await client.query(retaining('expired', 50_000, true));
+      await client.query(retaining('deleted', 90_000, false));
+      expect((await client.query(CLEAR_RETAINED, [60_000])).rowCount).toBe(2);
+      const left = await client.query<{ id: string }>('SELECT id FROM receipts WHERE retained_until IS NOT NULL');
+      expect(left.rows.map((r) => r.id)).toEqual(['kept']);
+
+      expect(await scans()).toBe(before);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+});
