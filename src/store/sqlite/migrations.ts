@@ -1123,6 +1123,17 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       END;
     `,
   },
+  {
+    version: 55,
+    name: 'receipts: the receipts retaining a payload indexed by until when, as every retention pass reads them (PostgreSQL 47)',
+    sql: `
+      -- every retention pass (at start, then every hooks.retention.pruneEveryMinutes) clears
+      -- retained_until of the receipts whose payload is gone (receipts-repo.ts, CLEAR_RETAINED): no
+      -- index held retained_until, so each pass read the whole receipts table, receiptDays of
+      -- requests, in the group commit's transaction. Only a receipt retaining a payload has an entry
+      CREATE INDEX receipts_retained ON receipts (retained_until) WHERE retained_until IS NOT NULL;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

@@ -28,6 +28,13 @@ const toPayload = (r: PayloadRow): RetainedPayload => ({
  * own run insert. Without a retained payload (nearly always) it is one INSERT, bound by position,
  * with no savepoint of its own around it.
  */
+/**
+ * A retention pass's last step: the receipts whose payload is gone (expired, or deleted past the
+ * cap) retain nothing. Read from receipts_retained (migration 55), the receipts retaining one. ? now.
+ */
+export const CLEAR_RETAINED =
+  'UPDATE receipts SET retained_until = NULL WHERE retained_until IS NOT NULL AND (retained_until <= ? OR id NOT IN (SELECT receipt_id FROM retained_payloads))';
+
 export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): ReceiptsRepo {
   const insert = db.prepare(
     `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id, event_id,
@@ -56,9 +63,7 @@ export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): Re
   const total = db.prepare<[], { n: number | null }>('SELECT SUM(bytes) AS n FROM retained_payloads');
   const oldest = db.prepare<[], { receipt_id: string; bytes: number }>('SELECT receipt_id, bytes FROM retained_payloads ORDER BY created_at, receipt_id');
   const dropPayload = db.prepare<[string]>('DELETE FROM retained_payloads WHERE receipt_id = ?');
-  const unmark = db.prepare<[number]>(
-    'UPDATE receipts SET retained_until = NULL WHERE retained_until IS NOT NULL AND (retained_until <= ? OR id NOT IN (SELECT receipt_id FROM retained_payloads))',
-  );
+  const unmark = db.prepare<[number]>(CLEAR_RETAINED);
   const oldReceipts = db.prepare<[number]>('DELETE FROM receipts WHERE received_at < ?');
   const perMinute = db.prepare<[number], MinuteCount>(
     `SELECT ${minuteOf('received_at')} AS minute, COUNT(*) AS total, SUM(status >= 400) AS failed
