@@ -12,6 +12,9 @@ const insertValues = (r: IdempotencyRecord) => [r.scope, r.key, r.requestHash, r
 const claimed = (record: IdempotencyRecord): IdempotencyClaim => ({ type: 'claimed', record: { ...record, status: 'in_progress', responseStatus: null, responseBody: null } });
 
 /** The primary key decides which of two replicas claims a key; the slow path runs under the row's lock. */
+/** the keys whose request was being worked on when the last process stopped (a start's recovery): from idempotency_keys_in_progress (migration 48) */
+export const IN_PROGRESS_KEYS = "SELECT * FROM idempotency_keys WHERE status = 'in_progress' FOR UPDATE";
+
 export function postgresIdempotencyRepo(pool: pg.Pool, commits: PgGroupCommit): IdempotencyRepo {
   return {
     async claim(record, now) {
@@ -77,7 +80,7 @@ export function postgresIdempotencyRepo(pool: pg.Pool, commits: PgGroupCommit): 
     },
     async recoverInProgress() {
       return transaction(pool, async (client) => {
-        const { rows } = await client.query<Row>("SELECT * FROM idempotency_keys WHERE status = 'in_progress' FOR UPDATE");
+        const { rows } = await client.query<Row>(IN_PROGRESS_KEYS);
         for (const row of rows) {
           // the run row is the commit point of an agent request: stored, the request was answered 202
           const run = await client.query('SELECT 1 FROM runs WHERE id = $1', [row.run_id]);

@@ -6,6 +6,9 @@ import type { SqliteDatabase } from './open-database.js';
 
 
 /** `appender`: the database's one (sqlite-store.ts), for the event of an idempotent wake */
+/** the keys whose request was being worked on when the last process stopped (a start's recovery): from idempotency_keys_in_progress (migration 56) */
+export const IN_PROGRESS_KEYS = "SELECT * FROM idempotency_keys WHERE status = 'in_progress'";
+
 export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit, appender: EventAppender): IdempotencyRepo {
   const get = db.prepare<[string, string], Row>('SELECT * FROM idempotency_keys WHERE scope = ? AND key = ?');
   const remove = db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE scope = ? AND key = ?');
@@ -23,7 +26,7 @@ export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit, 
     "UPDATE idempotency_keys SET status = 'done', response_status = ?, response_body = ? WHERE scope = ? AND key = ?",
   );
   const runExists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM runs WHERE id = ?');
-  const inProgress = db.prepare<[], Row>("SELECT * FROM idempotency_keys WHERE status = 'in_progress'");
+  const inProgress = db.prepare<[], Row>(IN_PROGRESS_KEYS);
   const prune = db.prepare<[number, number]>(
     "DELETE FROM idempotency_keys WHERE expires_at <= ? AND (status = 'done' OR locked_until <= ?)",
   );

@@ -1134,6 +1134,17 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       CREATE INDEX receipts_retained ON receipts (retained_until) WHERE retained_until IS NOT NULL;
     `,
   },
+  {
+    version: 56,
+    name: 'idempotency: the keys in progress indexed, as every start reads them (PostgreSQL 48)',
+    sql: `
+      -- a start recovers the keys whose request was being worked on when the last process stopped
+      -- (status in_progress): no index held the status, so every start read every key kept for
+      -- its TTL, a day of signed webhooks' deliveries. A key enters this index while its request
+      -- is worked on and leaves it when done; a signed webhook's key, stored done with its run, never does
+      CREATE INDEX idempotency_keys_in_progress ON idempotency_keys (locked_until) WHERE status = 'in_progress';
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

@@ -13,6 +13,7 @@ import { AWAITING_DELIVERY } from '../../../src/store/sqlite/deliveries-repo.js'
 import { CLAIM_LAPSED, CLAIM_PENDING, PENDING_COUNT } from '../../../src/store/sqlite/events-repo.js';
 import { NEWEST_EVENT, PENDING_EVENT_IDS } from '../../../src/store/sqlite/queue-memory.js';
 import { openDatabase, type SqliteDatabase } from '../../../src/store/sqlite/open-database.js';
+import { IN_PROGRESS_KEYS } from '../../../src/store/sqlite/idempotency-repo.js';
 import { CLEAR_RETAINED } from '../../../src/store/sqlite/receipts-repo.js';
 import { REQUEUE_RUNNING } from '../../../src/store/sqlite/runs-repo.js';
 import { SUMMARY_ID } from '../../../src/store/sqlite/sessions-repo.js';
@@ -34,6 +35,11 @@ describe('SQLite query plans of start-up', () => {
   it('clears what the receipts retaining a payload no longer retain from those receipts only, not by scanning every receipt', () => {
     db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db'));
     expect(plan(CLEAR_RETAINED, 0)[0]).toBe('SEARCH receipts USING INDEX receipts_retained (retained_until>?)');
+  });
+
+  it('recovers the idempotency keys left in progress from those keys only, not by scanning every key kept', () => {
+    db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db'));
+    expect(plan(IN_PROGRESS_KEYS)).toEqual(['SCAN idempotency_keys USING INDEX idempotency_keys_in_progress']);
   });
 
   it('takes back the runs left running from the unfinished ones only, not by scanning every run', () => {
