@@ -11,10 +11,10 @@ const INSERT = `INSERT INTO idempotency_keys (scope, key, request_hash, status, 
 const insertValues = (r: IdempotencyRecord) => [r.scope, r.key, r.requestHash, r.runId, r.createdAt, r.lockedUntil, r.expiresAt];
 const claimed = (record: IdempotencyRecord): IdempotencyClaim => ({ type: 'claimed', record: { ...record, status: 'in_progress', responseStatus: null, responseBody: null } });
 
-/** The primary key decides which of two replicas claims a key; the slow path runs under the row's lock. */
 /** the keys whose request was being worked on when the last process stopped (a start's recovery): from idempotency_keys_in_progress (migration 48) */
 export const IN_PROGRESS_KEYS = "SELECT * FROM idempotency_keys WHERE status = 'in_progress' FOR UPDATE";
 
+/** The primary key decides which of two replicas claims a key; the slow path runs under the row's lock. */
 export function postgresIdempotencyRepo(pool: pg.Pool, commits: PgGroupCommit): IdempotencyRepo {
   return {
     async claim(record, now) {

@@ -5,10 +5,10 @@ import type { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase } from './open-database.js';
 
 
-/** `appender`: the database's one (sqlite-store.ts), for the event of an idempotent wake */
 /** the keys whose request was being worked on when the last process stopped (a start's recovery): from idempotency_keys_in_progress (migration 56) */
 export const IN_PROGRESS_KEYS = "SELECT * FROM idempotency_keys WHERE status = 'in_progress'";
 
+/** `appender`: the database's one (sqlite-store.ts), for the event of an idempotent wake */
 export function sqliteIdempotencyRepo(db: SqliteDatabase, commits: GroupCommit, appender: EventAppender): IdempotencyRepo {
   const get = db.prepare<[string, string], Row>('SELECT * FROM idempotency_keys WHERE scope = ? AND key = ?');
   const remove = db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE scope = ? AND key = ?');

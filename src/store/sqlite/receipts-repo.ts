@@ -24,17 +24,17 @@ const toPayload = (r: PayloadRow): RetainedPayload => ({
 });
 
 /**
- * A receipt is written through the group commit: under load it shares the commit of the request's
- * own run insert. Without a retained payload (nearly always) it is one INSERT, bound by position,
- * with no savepoint of its own around it.
- */
-/**
  * A retention pass's last step: the receipts whose payload is gone (expired, or deleted past the
  * cap) retain nothing. Read from receipts_retained (migration 55), the receipts retaining one. ? now.
  */
 export const CLEAR_RETAINED =
   'UPDATE receipts SET retained_until = NULL WHERE retained_until IS NOT NULL AND (retained_until <= ? OR id NOT IN (SELECT receipt_id FROM retained_payloads))';
 
+/**
+ * A receipt is written through the group commit: under load it shares the commit of the request's
+ * own run insert. Without a retained payload (nearly always) it is one INSERT, bound by position,
+ * with no savepoint of its own around it.
+ */
 export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): ReceiptsRepo {
   const insert = db.prepare(
     `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id, event_id,
