@@ -1,4 +1,7 @@
-import type pg from 'pg';
+import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
+import { migrate } from '../../src/store/postgres/migrate.js';
+import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from './postgres.js';
 
 /**
  * Runs `work` in a transaction on one connection of `pool`, search_path set to `schema`, rolled
@@ -20,4 +23,32 @@ export async function sequentialScans(pool: pg.Pool, schema: string, table: stri
     await client.query('ROLLBACK');
     client.release();
   }
+}
+
+/**
+ * For a test file: a schema of its own made by herald's migrations, `table` filled by `seed` (SQL
+ * run with search_path set to the schema, `values` its parameters) and analysed, so the planner
+ * chooses as on a running store of that size; dropped after the file. `scans(work)` counts the
+ * sequential scans of `table` that `work` makes (sequentialScans).
+ */
+export function seededSchema(prefix: string, table: string, seed: string, values: unknown[] = []) {
+  const pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
+  const schema = uniqueSchema(prefix);
+  beforeAll(async () => {
+    await requirePostgres();
+    await migrate(pool, schema);
+    const client = await pool.connect();
+    try {
+      await client.query(`SET search_path TO ${schema}`);
+      await client.query(seed, values);
+      await client.query(`ANALYZE ${table}`);
+    } finally {
+      client.release();
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await pool.end();
+    await dropSchema(schema);
+  });
+  return { scans: (work: (client: pg.PoolClient) => Promise<void>) => sequentialScans(pool, schema, table, work) };
 }

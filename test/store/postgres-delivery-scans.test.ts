@@ -1,9 +1,6 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../../src/store/postgres/migrate.js';
+import { describe, expect, it } from 'vitest';
 import { DELIVERIES_OF_RUN } from '../../src/store/postgres/deliveries-repo.js';
-import { sequentialScans } from '../helpers/postgres-scans.js';
-import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
+import { seededSchema } from '../helpers/postgres-scans.js';
 
 /**
  * A run's deliveries (asked before every run's reply is queued) are read from indexes, its first
@@ -12,22 +9,12 @@ import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/po
  * outbox's history held). Counted by PostgreSQL for the transaction (pg_stat_xact_user_tables),
  * with the table's statistics taken as a running store's would be.
  */
-const pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
-const schema = uniqueSchema('herald_delivery_scans');
-
-beforeAll(async () => {
-  await requirePostgres();
-  await migrate(pool, schema);
-  await pool.query(
-    `INSERT INTO ${schema}.deliveries (id, run_id, kind, channel, recipient, text, session_key, agent_id, status, attempts, next_attempt_at, created_at, updated_at, delivered_at)
+const { scans } = seededSchema(
+  'herald_delivery_scans',
+  'deliveries',
+  `INSERT INTO deliveries (id, run_id, kind, channel, recipient, text, session_key, agent_id, status, attempts, next_attempt_at, created_at, updated_at, delivered_at)
      SELECT 'd-' || g, 'run-' || g, 'run', 'telegram', 'someone', 'hello', 'hook:' || (g % 500), 'main', 'delivered', 1, g, g, g, g FROM generate_series(1, 20000) g`,
-  );
-  await pool.query(`ANALYZE ${schema}.deliveries`);
-}, 60_000);
-afterAll(async () => {
-  await pool.end();
-  await dropSchema(schema);
-});
+);
 
 const delivery = (id: string, runId: string, at: number, fallbackOf: string | null) => ({
   text: `INSERT INTO deliveries (id, run_id, kind, channel, recipient, text, session_key, agent_id, status, next_attempt_at, created_at, updated_at, fallback_of)
@@ -37,7 +24,7 @@ const delivery = (id: string, runId: string, at: number, fallbackOf: string | nu
 
 describe("postgres: a run's deliveries", () => {
   it('are found without reading every delivery: its first, and the fallbacks after it', async () => {
-    const scans = await sequentialScans(pool, schema, 'deliveries', async (client) => {
+    const scanned = await scans(async (client) => {
       // a run's reply failed, its fallback failed, and the fallback's fallback is on its way
       await client.query(delivery('first', 'run-new', 30_000, null));
       await client.query(delivery('second', 'run-new', 30_001, 'first'));
@@ -47,6 +34,6 @@ describe("postgres: a run's deliveries", () => {
       expect(await ofRun('run-7')).toEqual(['d-7']);
       expect(await ofRun('run-none')).toEqual([]);
     });
-    expect(scans).toBe(0);
+    expect(scanned).toBe(0);
   });
 });

@@ -1,9 +1,6 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../../src/store/postgres/migrate.js';
+import { describe, expect, it } from 'vitest';
 import { CLEAR_RETAINED } from '../../src/store/postgres/receipts-repo.js';
-import { sequentialScans } from '../helpers/postgres-scans.js';
-import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
+import { seededSchema } from '../helpers/postgres-scans.js';
 
 /**
  * A retention pass (every few minutes, on every replica) finds the receipts whose payload is gone
@@ -12,22 +9,12 @@ import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/po
  * PostgreSQL for the transaction (pg_stat_xact_user_tables), with the table's statistics taken
  * as a running store's would be.
  */
-const pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
-const schema = uniqueSchema('herald_retention_scans');
-
-beforeAll(async () => {
-  await requirePostgres();
-  await migrate(pool, schema);
-  await pool.query(
-    `INSERT INTO ${schema}.receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, auth_method, body_bytes, latency_ms)
+const { scans } = seededSchema(
+  'herald_retention_scans',
+  'receipts',
+  `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, auth_method, body_bytes, latency_ms)
      SELECT 'rc-' || g, 'rq-' || g, g, 'POST', 'github', 'github', 202, 'run', 'token', 10, 1.0 FROM generate_series(1, 20000) g`,
-  );
-  await pool.query(`ANALYZE ${schema}.receipts`);
-}, 60_000);
-afterAll(async () => {
-  await pool.end();
-  await dropSchema(schema);
-});
+);
 
 const retaining = (id: string, until: number, payload: boolean) => ({
   text: `WITH receipt AS (
@@ -40,7 +27,7 @@ const retaining = (id: string, until: number, payload: boolean) => ({
 
 describe('postgres: a retention pass', () => {
   it('clears the receipts whose payload is gone without reading every receipt', async () => {
-    const scans = await sequentialScans(pool, schema, 'receipts', async (client) => {
+    const scanned = await scans(async (client) => {
       await client.query(retaining('kept', 90_000, true));
       await client.query(retaining('expired', 50_000, true));
       await client.query(retaining('deleted', 90_000, false));
@@ -48,6 +35,6 @@ describe('postgres: a retention pass', () => {
       const left = await client.query<{ id: string }>('SELECT id FROM receipts WHERE retained_until IS NOT NULL');
       expect(left.rows.map((r) => r.id)).toEqual(['kept']);
     });
-    expect(scans).toBe(0);
+    expect(scanned).toBe(0);
   });
 });

@@ -1,33 +1,18 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../../src/store/postgres/migrate.js';
+import { describe, expect, it } from 'vitest';
 import { CLAIM_BEHIND } from '../../src/store/postgres/runs-repo.js';
-import { sequentialScans } from '../helpers/postgres-scans.js';
-import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
+import { seededSchema } from '../helpers/postgres-scans.js';
 
 /**
  * A run's insert, its end and the claim of the runs behind it read its session's unfinished runs,
  * waiting-for-approval ones included, from an index: on a store of many finished runs none of them
- * reads the runs table whole (it did from migration 35 to 45, so a run's insert cost grew with
- * every run ever stored). Counted by PostgreSQL itself for the transaction
- * (pg_stat_xact_user_tables: the statements of this connection not reported yet), with the table's statistics taken as a running store's would be.
+ * reads the runs table whole, so a run's insert does not cost more with every run ever stored.
  */
-const pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
-const schema = uniqueSchema('herald_scans');
-
-beforeAll(async () => {
-  await requirePostgres();
-  await migrate(pool, schema);
-  await pool.query(
-    `INSERT INTO ${schema}.runs (id, status, agent_id, name, session_key, message, action, created_at, started_at, finished_at)
+const { scans } = seededSchema(
+  'herald_scans',
+  'runs',
+  `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, created_at, started_at, finished_at)
      SELECT 'done-' || g, 'succeeded', 'main', 'Hook', 'hook:' || (g % 5000), 'hello', '{}'::jsonb, g, g, g FROM generate_series(1, 20000) g`,
-  );
-  await pool.query(`ANALYZE ${schema}.runs`);
-}, 60_000);
-afterAll(async () => {
-  await pool.end();
-  await dropSchema(schema);
-});
+);
 
 const run = (id: string, session: string, status = 'queued') => ({
   text: `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, created_at) VALUES ($1, $2, 'main', 'Hook', $3, 'hi', '{}'::jsonb, 1) RETURNING waiting`,
@@ -36,7 +21,7 @@ const run = (id: string, session: string, status = 'queued') => ({
 
 describe('postgres: a session\'s unfinished runs', () => {
   it('are found without reading every run: at the insert, at the end, and behind a claimed run', async () => {
-    const scans = await sequentialScans(pool, schema, 'runs', async (client) => {
+    const scanned = await scans(async (client) => {
       // a paused run holds its session: the next run waits behind it
       expect((await client.query(run('paused', 'hook:7', 'waiting_approval'))).rows[0].waiting).toBe(false);
       expect((await client.query(run('behind', 'hook:7'))).rows[0].waiting).toBe(true);
@@ -48,6 +33,6 @@ describe('postgres: a session\'s unfinished runs', () => {
       const behind = await client.query({ text: CLAIM_BEHIND.text, values: ['me', 3, 60_000, 'hook:new', 0, 4] });
       expect(behind.rows.map((r: { id: string }) => r.id)).toEqual(['alone']);
     });
-    expect(scans).toBe(0);
+    expect(scanned).toBe(0);
   });
 });

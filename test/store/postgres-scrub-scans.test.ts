@@ -1,9 +1,6 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../../src/store/postgres/migrate.js';
+import { describe, expect, it } from 'vitest';
 import { SCRUB_MADE_BETWEEN } from '../../src/store/postgres/runs-repo.js';
-import { sequentialScans } from '../helpers/postgres-scans.js';
-import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
+import { seededSchema } from '../helpers/postgres-scans.js';
 
 /**
  * The sweep scrubbing the credential of the runs made in a minute past its life (every minute, on
@@ -12,24 +9,15 @@ import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/po
  * Counted by PostgreSQL for the transaction (pg_stat_xact_user_tables), with the table's
  * statistics taken as a running store's would be.
  */
-const pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
-const schema = uniqueSchema('herald_scrub_scans');
 const action = (to: string) => JSON.stringify({ to, source: { mappingId: 'discord' } });
 
-beforeAll(async () => {
-  await requirePostgres();
-  await migrate(pool, schema);
-  await pool.query(
-    `INSERT INTO ${schema}.runs (id, status, agent_id, name, session_key, message, action, created_at, started_at, finished_at)
+const { scans } = seededSchema(
+  'herald_scrub_scans',
+  'runs',
+  `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, created_at, started_at, finished_at)
      SELECT 'done-' || g, 'succeeded', 'main', 'Hook', 'hook:' || (g % 5000), 'hello', $1::jsonb, g, g, g FROM generate_series(1, 20000) g`,
-    [action('interaction:app:1#token=old')],
-  );
-  await pool.query(`ANALYZE ${schema}.runs`);
-}, 60_000);
-afterAll(async () => {
-  await pool.end();
-  await dropSchema(schema);
-});
+  [action('interaction:app:1#token=old')],
+);
 
 const run = (id: string, status: string, createdAt: number) => ({
   text: `INSERT INTO runs (id, status, agent_id, name, session_key, message, action, created_at) VALUES ($1, $2, 'main', 'Hook', $1, 'hi', $3::jsonb, $4)`,
@@ -38,7 +26,7 @@ const run = (id: string, status: string, createdAt: number) => ({
 
 describe("postgres: the sweep of the runs' credentials", () => {
   it("reads the minute's runs, queued, running, paused or finished, without reading every run", async () => {
-    const scans = await sequentialScans(pool, schema, 'runs', async (client) => {
+    const scanned = await scans(async (client) => {
       for (const [id, status] of [['queued', 'queued'], ['running', 'running'], ['paused', 'waiting_approval'], ['failed', 'failed']]) {
         await client.query(run(id!, status!, 60_000));
       }
@@ -52,6 +40,6 @@ describe("postgres: the sweep of the runs' credentials", () => {
         { id: 'queued', to: 'interaction:app:1#token=…' },
       ]);
     });
-    expect(scans).toBe(0);
+    expect(scanned).toBe(0);
   });
 });
