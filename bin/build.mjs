@@ -103,7 +103,7 @@ try {
     absWorkingDir: ROOT,
     // the entry points keep their source paths under dist/ (bin/herald.mjs and the worker pool find
     // them there); what they share goes to dist/chunks/
-    entryPoints: ['src/cli/main.ts', 'plugins/listings.ts', 'src/knowledge/parsing/parse-worker.ts', 'src/mappings/transforms/transform-worker.ts'],
+    entryPoints: ['src/cli/main.ts', 'plugins/listings.ts', 'src/knowledge/parsing/parse-worker.ts', 'src/mappings/transforms/transform-worker.ts', 'src/models/token-count-worker.ts'],
     outbase: '.',
     outdir: 'dist',
     chunkNames: 'chunks/[name]-[hash]',

@@ -1,5 +1,9 @@
-import type { ChatMessage } from './provider.js';
+import { pathToFileURL } from 'node:url';
+import { installedPath } from '../utils/install-layout.js';
 import { wordCount } from '../utils/word-count.js';
+import type { ChatMessage } from './provider.js';
+import { TokenCountThread } from './token-count-thread.js';
+import type { TokenEncoding } from './token-count-worker.js';
 
 /**
  * Token counts herald makes itself, where no provider counted: a stream the client dropped, a
@@ -7,41 +11,36 @@ import { wordCount } from '../utils/word-count.js';
  * so a count is OpenAI's tokenizer's for the model (`gpt-tokenizer`: o200k_base for the current
  * models, cl100k_base for gpt-3.5, gpt-4 and the text-embedding models), never below the words
  * (the embedded model's count). The tokenizer is loaded at the first estimate, never at start and
- * never for a call whose provider reported its usage.
+ * never for a call whose provider reported its usage, and it loads and counts in a worker thread
+ * (token-count-worker.ts): never on the event loop.
+ *
+ * The thread starts from token-count-worker.js when compiled; from the sources, from an entry
+ * that registers tsx in the thread first (loader hooks are per thread).
  */
-type Encoding = 'o200k_base' | 'cl100k_base';
-type Counter = (text: string) => number;
-
-const loading = new Map<Encoding, Promise<Counter>>();
+const counting = new TokenCountThread(pathToFileURL(installedPath('dist/src/models/token-count-worker.js', 'src/models/token-count-worker-entry.mjs')));
 
 /** the encoding OpenAI documents for a model (https://github.com/openai/tiktoken, model.py) */
-export function encodingFor(model: string): Encoding {
+export function encodingFor(model: string): TokenEncoding {
   const name = model.slice(model.lastIndexOf('/') + 1).toLowerCase();
   return /^(gpt-3\.5|gpt-4(?![o.])|gpt-4-|text-embedding-|davinci|babbage)/.test(name) ? 'cl100k_base' : 'o200k_base';
 }
 
-function counter(encoding: Encoding): Promise<Counter> {
-  let counting = loading.get(encoding);
-  if (!counting) {
-    counting = (encoding === 'cl100k_base' ? import('gpt-tokenizer/encoding/cl100k_base') : import('gpt-tokenizer/encoding/o200k_base')).then(
-      (m) => (text: string) => m.countTokens(text),
-    );
-    // a failed load is tried again by the next estimate (words count meanwhile)
-    counting.catch(() => loading.delete(encoding));
-    loading.set(encoding, counting);
+/** the tokens of `texts` together for `model`: each text its tokenizer's count, never below its words; all counted in one task */
+export async function estimateTextsTokens(texts: readonly string[], model: string): Promise<number> {
+  const written = texts.filter((text) => text !== '');
+  if (written.length === 0) return 0;
+  let counts: number[] | undefined;
+  try {
+    counts = await counting.count(encodingFor(model), written);
+  } catch {
+    // the tokenizer could not be loaded or run (its thread failed): the words are the floor
   }
-  return counting;
+  return written.reduce((sum, text, i) => sum + Math.max(wordCount(text), counts?.[i] ?? 0), 0);
 }
 
 /** the tokens of `text` for `model`: its tokenizer's count, never below its words */
-export async function estimateTokens(text: string, model: string): Promise<number> {
-  if (!text) return 0;
-  const words = wordCount(text);
-  try {
-    return Math.max(words, (await counter(encodingFor(model)))(text));
-  } catch {
-    return words;
-  }
+export function estimateTokens(text: string, model: string): Promise<number> {
+  return estimateTextsTokens([text], model);
 }
 
 /**
@@ -50,11 +49,11 @@ export async function estimateTokens(text: string, model: string): Promise<numbe
  * with tiktoken"; its role and a tool call's name and id counted as text).
  */
 export async function estimatePromptTokens(messages: readonly ChatMessage[], model: string): Promise<number> {
-  let tokens = 3;
+  const texts: string[] = [];
   for (const m of messages) {
-    tokens += 3 + (await estimateTokens(m.role, model)) + (await estimateTokens(m.content, model));
-    for (const call of m.tool_calls ?? []) tokens += await estimateTokens(`${call.id} ${call.function.name} ${call.function.arguments}`, model);
-    if (m.tool_call_id) tokens += await estimateTokens(m.tool_call_id, model);
+    texts.push(m.role, m.content);
+    for (const call of m.tool_calls ?? []) texts.push(`${call.id} ${call.function.name} ${call.function.arguments}`);
+    if (m.tool_call_id) texts.push(m.tool_call_id);
   }
-  return tokens;
+  return 3 + 3 * messages.length + (await estimateTextsTokens(texts, model));
 }

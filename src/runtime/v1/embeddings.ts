@@ -3,7 +3,7 @@ import { requestEmbeddings, type EmbeddingsAnswer, type EmbeddingsCall } from '.
 import type { ApiPrincipal } from '../../accounts/api-keys.js';
 import type { Budgets } from '../../accounts/budgets.js';
 import { embeddingsModelFor } from './embeddings-models.js';
-import { estimateTokens } from '../../models/token-estimate.js';
+import { estimateTextsTokens } from '../../models/token-estimate.js';
 import type { UsageRecorder } from '../../accounts/usage-recorder.js';
 
 export interface EmbeddingsDeps {
@@ -12,10 +12,9 @@ export interface EmbeddingsDeps {
   budgets?: Budgets;
 }
 
-/** for a provider that counts nothing: each input by the model's tokenizer (token-estimate.ts) */
+/** for a provider that counts nothing: each input by the model's tokenizer, all in one task (token-estimate.ts) */
 const estimatedUsage = async (input: string[], model: string) => {
-  let tokens = 0;
-  for (const text of input) tokens += await estimateTokens(text, model);
+  const tokens = await estimateTextsTokens(input, model);
   return { prompt_tokens: tokens, total_tokens: tokens };
 };
 
