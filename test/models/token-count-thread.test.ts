@@ -38,5 +38,4 @@ describe('token counts in a thread of their own', () => {
     expect(thread.running).toBe(false);
     await expect(thread.count('o200k_base', ['hello'])).rejects.toThrow('code 3');
   });
-
 });
