@@ -10,7 +10,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { formatTable } from './table.js';
 
 const ESTIMATES = Number(process.env.ESTIMATES ?? 500);
@@ -83,7 +83,7 @@ const rows = SIDES.map((name) => {
   const figures = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', self, name], { encoding: 'utf8' }).trim().split('\n').at(-1)!) as SideFigures;
   return [name, figures.firstMs.toFixed(0), figures.firstStallMs.toFixed(1), figures.firstBusyMs.toFixed(0), figures.p50Us.toFixed(0), figures.busyUsPerEstimate.toFixed(0)];
 });
-console.log(`token estimates, o200k_base, a ${PROMPT.length}-character prompt; ${ESTIMATES} estimates after the first (${pathToFileURL(self).pathname.split('/').slice(-2).join('/')})`);
+console.log(`token estimates, o200k_base, a ${PROMPT.length}-character prompt; ${ESTIMATES} estimates after the first, each side in a fresh process`);
 console.log(
   formatTable(['counted on', 'first estimate ms', "event loop's longest stall ms", 'main thread busy ms', 'then p50 µs', 'main thread busy µs/estimate'], rows),
 );
