@@ -79,7 +79,7 @@ export interface HooksBenchRow extends LoadResult, ExecutedRow {
   baseline?: BaselineSchema;
 }
 
-interface Endpoint {
+export interface Endpoint {
   path: string;
   /** its name in BENCH_ENDPOINTS (default: the path after /hooks/) */
   name?: string;
@@ -177,7 +177,7 @@ function tracingOf(value: string | undefined): ('off' | 'on')[] {
 
 const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 
-interface Servers {
+export interface Servers {
   heralds: ChildServer[];
   baselines: Map<ChildServer, BaselineSchema>;
   /** each server's SQLite file */
@@ -186,7 +186,7 @@ interface Servers {
   echo?: ChildServer;
 }
 
-async function startServers(dir: string, options: HooksBenchOptions): Promise<Servers> {
+export async function startServers(dir: string, options: HooksBenchOptions): Promise<Servers> {
   const logEnv = { HERALD_LOG_LEVEL: options.logLevel };
   // the mapped-tool row's MCP server, in its own process so its CPU is not herald's
   const echo = !options.endpoints || options.endpoints.includes('mapped-tool') ? await startChildServer({ name: 'mcp-echo', args: ['--import', 'tsx', path.join(ROOT, 'bench/mcp-echo-server.ts')], cwd: ROOT }) : undefined;
@@ -261,17 +261,28 @@ function unfinishedRuns(file: string): number {
 
 type Measured = Omit<HooksBenchRow, 'endpoint' | 'server' | 'round'> & { window: Pick<PerfWindow, 'fromNs' | 'toNs'> };
 
+/** the endpoint BENCH_ENDPOINTS calls `name` */
+export function endpointNamed(name: string): Endpoint {
+  const endpoint = endpoints.find((e) => nameOf(e) === name);
+  if (!endpoint) throw new Error(`no endpoint ${name}: one of ${endpoints.map(nameOf).join(', ')}`);
+  return endpoint;
+}
+
+/** `endpoint`'s requests (tagged `tag`) to `path` of `server`, from another process, for `durationSeconds` */
+export function loadHook(server: ChildServer, path: string, endpoint: Endpoint, connections: number, tag: string, durationSeconds: number): Promise<LoadResult> {
+  return runLoad({
+    url: server.url,
+    path,
+    headers: endpoint.signed ? endpoint.signed.headers() : { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
+    body: endpoint.body(tag),
+    signing: endpoint.signed?.signing,
+    connections,
+    durationSeconds,
+  });
+}
+
 async function measure(server: ChildServer, storeFile: string, path: string, endpoint: Endpoint, options: HooksBenchOptions): Promise<Measured> {
-  const load = (tag: string, durationSeconds: number) =>
-    runLoad({
-      url: server.url,
-      path,
-      headers: endpoint.signed ? endpoint.signed.headers() : { authorization: `Bearer ${HOOK_TOKEN}`, 'content-type': 'application/json' },
-      body: endpoint.body(tag),
-      signing: endpoint.signed?.signing,
-      connections: options.connections,
-      durationSeconds,
-    });
+  const load = (tag: string, durationSeconds: number) => loadHook(server, path, endpoint, options.connections, tag, durationSeconds);
   if (options.warmupSeconds > 0) {
     await load('warm-up', options.warmupSeconds);
     await waitUntilIdle(server.pid);
