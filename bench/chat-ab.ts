@@ -10,11 +10,11 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { alternatingSlices, perRequest, summed } from './ab-slices.js';
 import { startChildServer, type ChildServer } from './child-server.js';
 import { prewarmChat, prewarmSeconds } from './chat-prewarm.js';
 import { runLoad } from './load.js';
 import { API_KEY, chatBody, startHerald } from './platform.bench.js';
-import { cpuMillis, waitUntilIdle } from './process-stats.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 if (!process.env.BENCH_BEFORE) throw new Error('BENCH_BEFORE=<checkout> names the herald to compare against');
@@ -26,30 +26,23 @@ const headers = { 'content-type': 'application/json', authorization: `Bearer ${A
 const kinds = [false, true] as const;
 
 const upstream = await startChildServer({ name: 'upstream', args: ['--import', 'tsx', path.join(ROOT, 'bench/chat-upstream.ts')], cwd: ROOT });
-const heralds: { name: string; server: ChildServer; cpu: number[]; completions: number[] }[] = [];
+const heralds: { name: string; pid: number; server: ChildServer }[] = [];
 try {
-  for (const [name, root] of [['before', before], ['now', ROOT]] as const) heralds.push({ name, server: await startHerald(root, name, upstream, []), cpu: [0, 0], completions: [0, 0] });
-  for (const { server } of heralds) await prewarmChat(server, headers, { plain: chatBody(false), streamed: chatBody(true) }, 10, prewarmSeconds());
-  for (let i = 0; i < slices; i++) {
-    // each slice starts with the other herald: neither always meets the machine as the other left it
-    for (const h of i % 2 ? [...heralds].reverse() : heralds) {
-      for (const [k, stream] of kinds.entries()) {
-        await waitUntilIdle(h.server.pid, { windowMs: 200 });
-        const cpu = cpuMillis(h.server.pid);
-        const { total, non2xx, errors } = await runLoad({ url: h.server.url, path: '/v1/chat/completions', headers, body: chatBody(stream), connections, durationSeconds: slice });
-        if (non2xx || errors) throw new Error(`${h.name}: ${non2xx} non-2xx answers and ${errors} errors`);
-        await waitUntilIdle(h.server.pid, { windowMs: 200 });
-        h.cpu[k]! += cpuMillis(h.server.pid) - cpu;
-        h.completions[k]! += total;
-      }
-    }
+  for (const [name, root] of [['before', before], ['now', ROOT]] as const) {
+    const server = await startHerald(root, name, upstream, []);
+    heralds.push({ name, pid: server.pid, server });
   }
-  const perCompletion = (h: (typeof heralds)[number], k: number) => h.cpu[k]! / h.completions[k]!;
+  for (const { server } of heralds) await prewarmChat(server, headers, { plain: chatBody(false), streamed: chatBody(true) }, 10, prewarmSeconds());
+  const counts = await alternatingSlices(heralds, kinds, slices, (h, stream) =>
+    runLoad({ url: h.server.url, path: '/v1/chat/completions', headers, body: chatBody(stream), connections, durationSeconds: slice }),
+  );
+  const perCompletion = (h: (typeof heralds)[number], stream: boolean) => perRequest(counts.get(h)!.get(stream)!);
+  const completions = (h: (typeof heralds)[number], stream: boolean) => summed(counts.get(h)!.get(stream)!).requests;
   for (const h of heralds) {
-    console.log(`${h.name}: CPU ms per completion at ${connections} connection(s), plain ${perCompletion(h, 0).toFixed(3)} (${h.completions[0]}), streamed ${perCompletion(h, 1).toFixed(3)} (${h.completions[1]})`);
+    console.log(`${h.name}: CPU ms per completion at ${connections} connection(s), plain ${perCompletion(h, false).toFixed(3)} (${completions(h, false)}), streamed ${perCompletion(h, true).toFixed(3)} (${completions(h, true)})`);
   }
   const [b, n] = heralds;
-  console.log(`now / before: plain ${(perCompletion(n!, 0) / perCompletion(b!, 0)).toFixed(3)}, streamed ${(perCompletion(n!, 1) / perCompletion(b!, 1)).toFixed(3)}`);
+  console.log(`now / before: plain ${(perCompletion(n!, false) / perCompletion(b!, false)).toFixed(3)}, streamed ${(perCompletion(n!, true) / perCompletion(b!, true)).toFixed(3)}`);
 } finally {
   for (const { server } of heralds) await server.stop(10_000);
   await upstream.stop();

@@ -17,7 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { endpointNamed, loadHook, optionsFromEnv, startServers } from './hooks.bench.js';
-import { cpuMillis, waitUntilIdle } from './process-stats.js';
+import { alternatingSlices, perRequest, summed } from './ab-slices.js';
+import { waitUntilIdle } from './process-stats.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 if (!process.env.BENCH_BEFORE) throw new Error('BENCH_BEFORE=<checkout> names the herald to compare against');
@@ -30,32 +31,21 @@ const options = { ...optionsFromEnv(), heraldRoots: [before, ROOT], baselineSche
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-hooks-ab-'));
 const { heralds, echo } = await startServers(dir, options);
-const sides = heralds.map((server, i) => ({ name: i === 0 ? 'before' : 'now', server, cpu: 0, requests: 0, perSlice: [] as number[] }));
+const sides = heralds.map((server, i) => ({ name: i === 0 ? 'before' : 'now', pid: server.pid, server }));
 try {
   console.log(`POST ${endpoint.path} (${name}), ${options.connections} connections, ${slices} slices of ${slice} s each, the two heralds in turn (load average ${os.loadavg()[0]!.toFixed(1)})`);
   for (const side of sides) {
     await loadHook(side.server, endpoint.path, endpoint, options.connections, 'warm-up', options.warmupSeconds);
-    await waitUntilIdle(side.server.pid);
+    await waitUntilIdle(side.pid);
   }
-  for (let i = 0; i < slices; i++) {
-    // each slice starts with the other herald: neither always meets the machine as the other left it
-    for (const side of i % 2 ? [...sides].reverse() : sides) {
-      await waitUntilIdle(side.server.pid, { windowMs: 200 });
-      const cpu = cpuMillis(side.server.pid);
-      const { total, non2xx, errors } = await loadHook(side.server, endpoint.path, endpoint, options.connections, `slice ${i}`, slice);
-      if (non2xx || errors) throw new Error(`${side.name}: ${non2xx} non-2xx answers and ${errors} errors`);
-      await waitUntilIdle(side.server.pid, { windowMs: 200 });
-      const used = cpuMillis(side.server.pid) - cpu;
-      side.cpu += used;
-      side.requests += total;
-      side.perSlice.push(used / total);
-    }
+  const counts = await alternatingSlices(sides, [endpoint], slices, (side, _, i) => loadHook(side.server, endpoint.path, endpoint, options.connections, `slice ${i}`, slice));
+  const [b, n] = sides.map((side) => counts.get(side)!.get(endpoint)!);
+  for (const [side, slicesOf] of [[sides[0]!, b!], [sides[1]!, n!]] as const) {
+    console.log(`${side.name}: CPU ms per request ${perRequest(slicesOf).toFixed(4)} (${summed(slicesOf).requests} requests)`);
   }
-  for (const side of sides) console.log(`${side.name}: CPU ms per request ${(side.cpu / side.requests).toFixed(4)} (${side.requests} requests)`);
-  const [b, n] = sides;
-  const ratios = n!.perSlice.map((cpu, i) => cpu / b!.perSlice[i]!).sort((x, y) => x - y);
+  const ratios = n!.map((c, i) => perRequest([c]) / perRequest([b![i]!])).sort((x, y) => x - y);
   const at = (q: number) => ratios[Math.min(ratios.length - 1, Math.floor(q * ratios.length))]!.toFixed(3);
-  console.log(`now / before, CPU per request: ${(n!.cpu / n!.requests / (b!.cpu / b!.requests)).toFixed(3)} over all slices; per slice pair median ${at(0.5)}, quartiles ${at(0.25)}–${at(0.75)}`);
+  console.log(`now / before, CPU per request: ${(perRequest(n!) / perRequest(b!)).toFixed(3)} over all slices; per slice pair median ${at(0.5)}, quartiles ${at(0.25)}–${at(0.75)}`);
 } finally {
   await Promise.all([...heralds, ...(echo ? [echo] : [])].map((server) => server.stop()));
   fs.rmSync(dir, { recursive: true, force: true });

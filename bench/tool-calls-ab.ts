@@ -11,7 +11,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChildServer } from './child-server.js';
-import { cpuMillis, waitUntilIdle } from './process-stats.js';
+import { alternatingSlices, perRequest, summed } from './ab-slices.js';
 import { loadTurns, startToolsHerald, type AgentKind, type ToolsHerald } from './tool-calls-herald.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -25,32 +25,21 @@ const calls = Number(process.env.BENCH_TOOL_CALLS ?? 4);
 
 const without: AgentKind = { server: 'stdio', calls: 0 };
 const withCalls: AgentKind = { server: 'stdio', calls };
+const kinds: AgentKind[] = [without, withCalls];
 const model = await startChildServer({ name: 'model', args: ['--import', 'tsx', path.join(ROOT, 'bench/tool-calling-upstream.ts')], cwd: ROOT });
-const heralds: { name: string; herald: ToolsHerald; cpu: Map<AgentKind, number>; turns: Map<AgentKind, number> }[] = [];
+const heralds: { name: string; pid: number; herald: ToolsHerald }[] = [];
 try {
   for (const [name, bin] of [['before', before], ['now', undefined]] as const) {
     const herald = await startToolsHerald({ agents: [without, withCalls], model: model.url, withStdio: true, bin });
-    heralds.push({ name, herald, cpu: new Map(), turns: new Map() });
+    heralds.push({ name, pid: herald.pid, herald });
   }
-  for (const { herald } of heralds) for (const kind of [without, withCalls]) await loadTurns(herald, kind, connections, warmupSeconds);
-  for (let i = 0; i < slices; i++) {
-    // each slice starts with the other herald: neither always meets the machine as the other left it
-    for (const h of i % 2 ? [...heralds].reverse() : heralds) {
-      for (const kind of [without, withCalls]) {
-        await waitUntilIdle(h.herald.pid, { windowMs: 200 });
-        const cpu = cpuMillis(h.herald.pid);
-        const { total, non2xx, errors } = await loadTurns(h.herald, kind, connections, slice);
-        if (non2xx || errors) throw new Error(`${h.name}: ${non2xx} non-2xx answers and ${errors} errors`);
-        await waitUntilIdle(h.herald.pid, { windowMs: 200 });
-        h.cpu.set(kind, (h.cpu.get(kind) ?? 0) + cpuMillis(h.herald.pid) - cpu);
-        h.turns.set(kind, (h.turns.get(kind) ?? 0) + total);
-      }
-    }
-  }
+  for (const { herald } of heralds) for (const kind of kinds) await loadTurns(herald, kind, connections, warmupSeconds);
+  const counts = await alternatingSlices(heralds, kinds, slices, (h, kind) => loadTurns(h.herald, kind, connections, slice));
   for (const h of heralds) {
-    const perTurn = (kind: AgentKind) => h.cpu.get(kind)! / h.turns.get(kind)!;
+    const perTurn = (kind: AgentKind) => perRequest(counts.get(h)!.get(kind)!);
+    const turns = (kind: AgentKind) => summed(counts.get(h)!.get(kind)!).requests;
     console.log(
-      `${h.name}: CPU ms per turn without calls ${perTurn(without).toFixed(3)} (${h.turns.get(without)} turns), with ${calls} calls ${perTurn(withCalls).toFixed(3)} (${h.turns.get(withCalls)} turns); per call ${((perTurn(withCalls) - perTurn(without)) / calls).toFixed(3)} ms`,
+      `${h.name}: CPU ms per turn without calls ${perTurn(without).toFixed(3)} (${turns(without)} turns), with ${calls} calls ${perTurn(withCalls).toFixed(3)} (${turns(withCalls)} turns); per call ${((perTurn(withCalls) - perTurn(without)) / calls).toFixed(3)} ms`,
     );
   }
 } finally {
