@@ -5,18 +5,18 @@
  * streamed, one connection each, as platform.bench.ts's sequential rows), each herald in turn,
  * so a change in the machine's load meets both alike. CPU from /proc, summed over all slices.
  *
- * `BENCH_BEFORE=<checkout> node --import tsx bench/chat-ab.ts`. Env: BENCH_SLICES (20),
+ * `BENCH_BEFORE=<checkout> node --import tsx bench/ab/chat-ab.ts`. Env: BENCH_SLICES (20),
  * BENCH_SLICE (1 s), BENCH_PREWARM (10 s, bench/chat-prewarm.ts), BENCH_CHAT_CONNECTIONS (1).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { alternatingSlices, perRequest, summed } from './ab-slices.js';
-import { startChildServer, type ChildServer } from './child-server.js';
-import { prewarmChat, prewarmSeconds } from './chat-prewarm.js';
-import { runLoad } from './load.js';
-import { API_KEY, chatBody, startHerald } from './platform.bench.js';
+import { startChildServer, type ChildServer } from '../child-server.js';
+import { prewarmChat, prewarmSeconds } from '../chat-prewarm.js';
+import { runLoad } from '../load.js';
+import { API_KEY, chatBody, startHerald } from '../platform.bench.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 if (!process.env.BENCH_BEFORE) throw new Error('BENCH_BEFORE=<checkout> names the herald to compare against');
 const before = path.resolve(process.env.BENCH_BEFORE);
 const slices = Number(process.env.BENCH_SLICES ?? 20);

@@ -7,7 +7,7 @@
  * machine meets both alike. It prints each herald's CPU per request summed over all slices, and
  * the ratio of every pair of slices, whose spread says how far the total can be trusted.
  *
- * `BENCH_BEFORE=<checkout> node --import tsx bench/hooks-ab.ts` (build both first). Env:
+ * `BENCH_BEFORE=<checkout> node --import tsx bench/ab/hooks-ab.ts` (build both first). Env:
  * BENCH_ENDPOINT (agent-executed; one of hooks.bench.ts's endpoint names), BENCH_SLICES (20),
  * BENCH_SLICE (2 s), BENCH_WARMUP (3 s, each herald before the first slice), BENCH_CONNECTIONS (50),
  * BENCH_LOG_LEVEL (warn).
@@ -16,11 +16,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { endpointNamed, loadHook, optionsFromEnv, startServers } from './hooks.bench.js';
+import { endpointNamed, loadHook, optionsFromEnv, startServers } from '../hooks.bench.js';
 import { alternatingSlices, perRequest, summed } from './ab-slices.js';
-import { waitUntilIdle } from './process-stats.js';
+import { waitUntilIdle } from '../process-stats.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 if (!process.env.BENCH_BEFORE) throw new Error('BENCH_BEFORE=<checkout> names the herald to compare against');
 const before = path.resolve(process.env.BENCH_BEFORE);
 const name = process.env.BENCH_ENDPOINT || 'agent-executed';

@@ -5,16 +5,16 @@
  * a change in the machine's load meets both alike. Per call, as bench/tool-calls.bench.ts
  * computes it: (CPU per turn with N calls − without) / N, summed over all slices. stdio only.
  *
- * `BENCH_BEFORE=<checkout> node --import tsx bench/tool-calls-ab.ts`. Env: BENCH_SLICES (20),
+ * `BENCH_BEFORE=<checkout> node --import tsx bench/ab/tool-calls-ab.ts`. Env: BENCH_SLICES (20),
  * BENCH_SLICE (1 s), BENCH_WARMUP (3 s), BENCH_TOOL_CONNECTIONS (10), BENCH_TOOL_CALLS (4).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startChildServer } from './child-server.js';
+import { startChildServer } from '../child-server.js';
 import { alternatingSlices, perRequest, summed } from './ab-slices.js';
-import { loadTurns, startToolsHerald, type AgentKind, type ToolsHerald } from './tool-calls-herald.js';
+import { loadTurns, startToolsHerald, type AgentKind, type ToolsHerald } from '../tool-calls-herald.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 if (!process.env.BENCH_BEFORE) throw new Error('BENCH_BEFORE=<checkout> names the herald to compare against');
 const before = path.resolve(process.env.BENCH_BEFORE, 'bin/herald.mjs');
 const slices = Number(process.env.BENCH_SLICES ?? 20);

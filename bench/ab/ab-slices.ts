@@ -1,5 +1,5 @@
-import type { LoadResult } from './load.js';
-import { cpuMillis, waitUntilIdle } from './process-stats.js';
+import type { LoadResult } from '../load.js';
+import { cpuMillis, waitUntilIdle } from '../process-stats.js';
 
 /** a server of an A/B run: its name in errors, its process for the CPU */
 export interface AbSide {
@@ -23,7 +23,7 @@ export function perRequest(counts: SliceCount[]): number {
 }
 
 /**
- * The A/B benches' measurement (chat-ab.ts, tool-calls-ab.ts, hooks-ab.ts): every side loaded in
+ * The A/B benches' measurement (chat-ab.ts, tool-calls-ab.ts, hooks-ab.ts beside it): every side loaded in
  * turn with each kind of request, `slices` times, each slice's CPU counted from its load's start
  * until its server is idle again (the work after the answers included). Each slice starts with the
  * other side: neither always meets the machine as the other left it. Returns each side's slices
