@@ -48,8 +48,9 @@ const runOf = (id: string, now: number): RunRecord => ({
   reply: null, error: null, createdAt: now, startedAt: null, finishedAt: null,
 });
 
+// ids made at the records' times, as herald makes them (run-queue.ts, receipt-recorder.ts)
 const receiptOf = (runId: string, now: number): ReceiptRecord => ({
-  id: uuidV7(), requestId: uuidV7(), receivedAt: now, method: 'POST', path: 'agent', mappingId: 'agent', status: 202, outcome: 'agent',
+  id: uuidV7(now), requestId: uuidV7(), receivedAt: now, method: 'POST', path: 'agent', mappingId: 'agent', status: 202, outcome: 'agent',
   errorCode: null, runId, eventId: null, idempotencyKey: null, authMethod: 'bearer', signature: null, clientAddress: '127.0.0.1', bodyBytes: 80,
   latencyMs: 1.5, replayOf: null, retainedUntil: null,
 });
@@ -62,7 +63,7 @@ const lease = () => ({ owner: 'bench', now: Date.now(), until: Date.now() + 60_0
 /** one group commit's runs through their life, as the run queue gives them to the store */
 async function group(store: Store): Promise<void> {
   const now = Date.now();
-  const runs = Array.from({ length: GROUP }, () => runOf(uuidV7(), now));
+  const runs = Array.from({ length: GROUP }, () => runOf(uuidV7(now), now));
   await Promise.all(runs.flatMap((run) => [store.runs.insert(run), store.receipts.record(receiptOf(run.id, now))]));
   const claimed = await store.runs.claim(lease(), GROUP);
   await Promise.all(

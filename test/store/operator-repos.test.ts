@@ -6,6 +6,7 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { dropSchema, PG_URL, requirePostgres, uniqueSchema } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/start-herald.js';
 import { queuedRun } from './run-record.js';
+import { uuidV7 } from '../../src/time/uuid-v7.js';
 
 const schemas: string[] = [];
 const adapters: [string, () => Promise<Store>][] = [
@@ -88,6 +89,58 @@ describe.each(adapters)('operator repos on %s', (_name, open) => {
     expect(await store.receipts.retainedBytes()).toBe(0);
     expect(await ids({ retained: true })).toEqual([]);
     expect(await ids({})).toEqual(['d', 'c', 'b']);
+    await store.close();
+  });
+
+  it("runs and receipts whose id is their time's UUID v7 and others listed together, by time: pages, ranges, per-minute counts, pruning, scrubbing", async () => {
+    const store = await open();
+    const t = 1_700_000_040_000;
+    // ids as herald makes them (uuidV7 of the creation time, two in one millisecond), and others: an id chosen
+    // earlier than the row was made, an imported one; their times interleaved, one tie with a keyed row
+    const rows: [string, number][] = [
+      [uuidV7(t), t], ['legacy-1', t + 5], [uuidV7(t + 10), t + 10], [uuidV7(t + 10), t + 10], ['legacy-2', t + 10],
+      [uuidV7(t - 7), t + 20], [uuidV7(t + 60_000), t + 60_000], ['legacy-3', t + 120_000],
+    ];
+    const to = (id: string) => `interaction:1012345678901234567:${id}#token=aW50ZXJhY3Rpb246`;
+    for (const [id, at] of rows) {
+      await store.runs.insert(queuedRun(id, at, { deliver: true, channel: 'discord', to: to(id) }));
+      await store.receipts.record(receipt(id, at, { path: 'agent', mappingId: 'agent' }));
+    }
+    const newestFirst = [...rows].sort((a, b) => b[1] - a[1] || (b[0] < a[0] ? -1 : b[0] > a[0] ? 1 : 0)).map(([id]) => id);
+    const inPages = async (list: (after?: { at: number; id: string }) => Promise<{ id: string; at: number }[]>) => {
+      const seen: string[] = [];
+      let after: { at: number; id: string } | undefined;
+      for (let page = await list(); page.length; page = await list(after)) {
+        seen.push(...page.map((r) => r.id));
+        after = { at: page.at(-1)!.at, id: page.at(-1)!.id };
+      }
+      return seen;
+    };
+    const runs = (q: Partial<Parameters<Store['browse']['runs']>[0]>) => store.browse.runs({ limit: 3, ...q }).then((page) => page.map((r) => ({ id: r.id, at: r.createdAt })));
+    const receipts = (q: Partial<Parameters<Store['receipts']['list']>[0]>) => store.receipts.list({ limit: 3, ...q }).then((page) => page.map((r) => ({ id: r.id, at: r.receivedAt })));
+    // pages of 2 and 3: their ends fall between rows of one millisecond, keyed and not
+    for (const limit of [2, 3]) {
+      expect(await inPages((after) => runs({ after, limit }))).toEqual(newestFirst);
+      expect(await inPages((after) => receipts({ after, limit }))).toEqual(newestFirst);
+      expect(await inPages((after) => runs({ after, limit, mappingId: 'agent' }))).toEqual(newestFirst);
+    }
+    // both ends inclusive, keyed rows at each
+    const inRange = newestFirst.filter((id) => rows.find((r) => r[0] === id)![1] >= t && rows.find((r) => r[0] === id)![1] <= t + 10);
+    expect((await runs({ since: t, until: t + 10, limit: 10 })).map((r) => r.id)).toEqual(inRange);
+    expect((await receipts({ since: t, until: t + 10, limit: 10 })).map((r) => r.id)).toEqual(inRange);
+    expect(await store.browse.runsPerMinute(t + 10)).toEqual([
+      { minute: Math.floor((t + 10) / 60_000) * 60_000, total: 4, failed: 0 },
+      { minute: t + 60_000, total: 1, failed: 0 },
+      { minute: t + 120_000, total: 1, failed: 0 },
+    ]);
+    expect((await store.receipts.perMinute(t + 10)).map((m) => m.total)).toEqual([4, 1, 1]);
+    // the credentials of the runs made before t + 10: the keyed one at t and legacy-1
+    expect(await store.runs.scrubCredentials([], { from: t, before: t + 10 })).toBe(2);
+    expect((await store.runs.get('legacy-1'))!.action.to).toContain('#token=…');
+    expect((await store.runs.get(rows[2]![0]))!.action.to).toBe(to(rows[2]![0]));
+    // the receipts received before t + 20 go; the one at t + 20 (its id of an earlier millisecond) and later stay
+    expect((await store.receipts.prune({ now: t, maxTotalBytes: 1e9, receiptsBefore: t + 20 })).receipts).toBe(5);
+    expect(await inPages((after) => receipts({ after }))).toEqual(newestFirst.slice(0, 3));
     await store.close();
   });
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import { queuedRun } from './run-record.js';
+import { agentAction, queuedRun } from './run-record.js';
 import type { RunRecord } from '../../src/store/port.js';
 import { migrations } from '../../src/store/sqlite/migrations.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
@@ -10,6 +10,7 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { SUMMARY_ID } from '../../src/store/sqlite/sessions-repo.js';
 import { tempDir } from '../helpers/start-herald.js';
 import { indexTextOf } from '../../src/knowledge/text-terms.js';
+import { uuidV7 } from '../../src/time/uuid-v7.js';
 
 const indexed = (texts: string[]) => texts.map((content) => ({ content, terms: indexTextOf(content) }));
 
@@ -249,6 +250,29 @@ describe('sqlite store', () => {
       { id: 2, messages: null },
       { id: SUMMARY_ID, messages: 2 },
     ]);
+    await store.close();
+  });
+
+  it('migrates the runs and receipts to their lists by primary key (57): the rows whose id is not their time found by their own index, the lists as they were', async () => {
+    const db = file();
+    const before = openDatabase(db, migrations.filter((m) => m.version < 57));
+    const t = 1_700_000_040_000;
+    const rows: [string, number][] = [[uuidV7(t), t], ['imported', t + 1], [uuidV7(t + 2), t + 2], [uuidV7(t - 50), t + 3]];
+    const run = before.prepare("INSERT INTO runs (id, status, agent_id, name, session_key, message, action, deliver, created_at) VALUES (?, 'succeeded', 'main', 'n', ?, 'm', ?, 0, ?)");
+    const receipt = before.prepare("INSERT INTO receipts (id, request_id, received_at, method, path, status, outcome, auth_method, body_bytes, latency_ms) VALUES (?, 'q', ?, 'POST', 'agent', 202, 'agent', 'bearer', 1, 1)");
+    for (const [id, at] of rows) {
+      run.run(id, `hook:${id}`, JSON.stringify(agentAction('m')), at);
+      receipt.run(id, at);
+    }
+    before.close();
+    const store = openSqliteStore(db);
+    const newestFirst = [rows[3]![0], rows[2]![0], 'imported', rows[0]![0]];
+    expect((await store.browse.runs({ limit: 10 })).map((r) => r.id)).toEqual(newestFirst);
+    expect((await store.receipts.list({ limit: 10 })).map((r) => r.id)).toEqual(newestFirst);
+    expect((await store.browse.runs({ limit: 10, since: t + 1, until: t + 2 })).map((r) => r.id)).toEqual([rows[2]![0], 'imported']);
+    // only the two whose id is not their time's are in the index by time
+    expect(store.db.prepare('SELECT id FROM runs WHERE unkeyed_at IS NOT NULL ORDER BY unkeyed_at').all()).toEqual([{ id: 'imported' }, { id: rows[3]![0] }]);
+    expect(store.db.prepare('SELECT COUNT(*) AS n FROM receipts WHERE unkeyed_at IS NOT NULL').get()).toEqual({ n: 2 });
     await store.close();
   });
 

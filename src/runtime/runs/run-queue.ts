@@ -125,8 +125,10 @@ export class RunQueue {
   private newRun(action: AgentAction, options: { id?: string; rerunOf?: string }): RunRecord {
     // runs accepted before agentId existed carry none: the default agent, as then
     const agent = (action.agentId && this.deps.agents.get(action.agentId)) || this.deps.agents.default();
+    // its id made at its createdAt: SQLite lists it by its primary key (store/sqlite/time-keyed-rows.ts)
+    const createdAt = Date.now();
     const run: RunRecord = {
-      id: options.id ?? uuidV7(),
+      id: options.id ?? uuidV7(createdAt),
       status: 'queued',
       agentId: agent.id,
       name: action.name,
@@ -135,7 +137,7 @@ export class RunQueue {
       action: { ...action },
       reply: null,
       error: null,
-      createdAt: Date.now(),
+      createdAt,
       startedAt: null,
       finishedAt: null,
       rerunOf: options.rerunOf ?? null,

@@ -107,8 +107,10 @@ export class ListFilter {
     return this;
   }
 
-  sql(): string {
-    return this.clauses.length ? `WHERE ${this.clauses.join(' AND ')}` : '';
+  /** the WHERE clause of the conditions, and of `extra` (SQL without values) after them */
+  sql(...extra: string[]): string {
+    const all = extra.length ? [...this.clauses, ...extra] : this.clauses;
+    return all.length ? `WHERE ${all.join(' AND ')}` : '';
   }
 
   /** newest first; the limit is bound like any value */

@@ -7,6 +7,7 @@ import { inRunQueue, mappingIs, RUNS_MAPPING_LEAVES_OUT } from '../queries/index
 import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { toRun, type RunRow } from './runs-repo.js';
+import { firstIdAt, timeKeyedPage } from './time-keyed-rows.js';
 
 /** from this many runs of a mapping on, its deliveries are found by walking the deliveries (see deliveryFilter) */
 const MANY_RUNS = 2000;
@@ -14,21 +15,35 @@ const MANY_RUNS = 2000;
 /**
  * A page of the runs list. Queued or running: read from the unfinished runs only (runs_status holds
  * the finished ones) and sorted; left to itself SQLite walks every run by time instead, all of
- * them when none is running.
+ * them when none is running. A list no other index orders walks them by time: the primary key and
+ * runs_created_unkeyed (time-keyed-rows.ts).
  */
 export function runsPageSql(query: RunQuery): { sql: string; named: Record<string, unknown> } {
   const f = runFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
+  if (walksRunsByTime(query)) return { sql: timeKeyedPage('runs', 'runs_created_unkeyed', 'created_at', f, query), named: f.named };
   const unfinished = query.status !== undefined && inRunQueue(query.status);
   return { sql: `SELECT * FROM runs ${unfinished ? 'INDEXED BY runs_session_unfinished' : ''} ${f.sql()} ${f.order(query.limit)}`, named: f.named };
 }
 
+/** a runs list no index orders but by time: none of a session's (runs_session), a status's (runs_status, the queue's) or a mapping's (runs_mapping) */
+function walksRunsByTime(query: RunQuery): boolean {
+  return (
+    query.sessionKey === undefined &&
+    (query.status === undefined || query.status === 'succeeded') &&
+    (query.mappingId === undefined || RUNS_MAPPING_LEAVES_OUT.includes(query.mappingId))
+  );
+}
+
+/** the runs made since `since`, by minute: the keyed ones from the primary key, the others from runs_created_unkeyed */
+export const RUNS_PER_MINUTE = `SELECT ${minuteOf('created_at')} AS minute, COUNT(*) AS total, SUM(status IN ('failed', 'timed_out')) AS failed
+  FROM (SELECT created_at, status FROM runs WHERE unkeyed_at IS NULL AND id >= @from AND created_at >= @since
+    UNION ALL SELECT created_at, status FROM runs INDEXED BY runs_created_unkeyed WHERE unkeyed_at IS NOT NULL AND unkeyed_at >= @since)
+  GROUP BY minute ORDER BY minute`;
+
 /** The operator's lists over SQLite: statements are built per filter (a handful of shapes, cached by better-sqlite3's parser cost only). */
 export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
   const all = <T>(sql: string, params: Record<string, unknown>) => db.prepare(sql).all(params) as T[];
-  const runsPerMinute = db.prepare<[number], MinuteCount>(
-    `SELECT ${minuteOf('created_at')} AS minute, COUNT(*) AS total, SUM(status IN ('failed', 'timed_out')) AS failed
-     FROM runs WHERE created_at >= ? GROUP BY minute ORDER BY minute`,
-  );
+  const runsPerMinute = db.prepare<[{ from: string; since: number }], MinuteCount>(RUNS_PER_MINUTE);
   const deliveriesPerMinute = db.prepare<[number], MinuteCount>(
     `SELECT ${minuteOf('created_at')} AS minute, COUNT(*) AS total, SUM(status IN ('failed', 'abandoned')) AS failed
      FROM deliveries WHERE created_at >= ? GROUP BY minute ORDER BY minute`,
@@ -56,7 +71,7 @@ export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
       return all<SessionRow>(sessionsSql(sessionFilter(f, query), fallback, query.limit), f.named).map(toSession);
     },
     async runsPerMinute(since) {
-      return runsPerMinute.all(since);
+      return runsPerMinute.all({ from: firstIdAt(since), since });
     },
     async deliveriesPerMinute(since) {
       return deliveriesPerMinute.all(since);

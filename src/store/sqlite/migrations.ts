@@ -1145,6 +1145,27 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       CREATE INDEX idempotency_keys_in_progress ON idempotency_keys (locked_until) WHERE status = 'in_progress';
     `,
   },
+  {
+    version: 57,
+    name: 'runs and receipts: the lists by time read the rows keyed by their time from the primary key; the others alone are indexed by time',
+    sql: `
+      -- A run's id is a UUID v7 made at its created_at, a receipt's at its received_at: for those
+      -- rows the primary key's order is the lists' order by time, so runs_created and
+      -- receipts_received held each row a second time, a page of each written in every group
+      -- commit. The rows whose id does not begin with their time (a run whose id was chosen before
+      -- it was made: an Idempotency-Key's, a schedule's; an imported one) hold it in unkeyed_at,
+      -- set at the insert (the test below, as time-keyed-rows.ts's unkeyedAt makes it), and only they
+      -- are indexed by it; a list reads both
+      ALTER TABLE runs ADD COLUMN unkeyed_at INTEGER;
+      UPDATE runs SET unkeyed_at = created_at WHERE substr(id, 1, 13) <> printf('%08x-%04x', created_at / 65536, created_at % 65536);
+      DROP INDEX runs_created;
+      CREATE INDEX runs_created_unkeyed ON runs (unkeyed_at, id) WHERE unkeyed_at IS NOT NULL;
+      ALTER TABLE receipts ADD COLUMN unkeyed_at INTEGER;
+      UPDATE receipts SET unkeyed_at = received_at WHERE substr(id, 1, 13) <> printf('%08x-%04x', received_at / 65536, received_at % 65536);
+      DROP INDEX receipts_received;
+      CREATE INDEX receipts_received_unkeyed ON receipts (unkeyed_at, id) WHERE unkeyed_at IS NOT NULL;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

@@ -1,9 +1,11 @@
-import type { MinuteCount, ReceiptRecord, ReceiptsRepo, RetainedPayload } from '../port.js';
+import type { MinuteCount, ReceiptQuery, ReceiptRecord, ReceiptsRepo, RetainedPayload } from '../port.js';
+import { RECEIPTS_MAPPING_LEAVES_OUT } from '../queries/indexed-conditions.js';
 import { minuteOf, toReceipt, type ReceiptRow as Row } from '../rows/record-rows.js';
 import type { GroupCommit } from './group-commit.js';
 import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
 import { receiptFilter } from '../queries/receipt-filter.js';
 import type { SqliteDatabase } from './open-database.js';
+import { firstIdAt, timeKeyedPage, unkeyedAt } from './time-keyed-rows.js';
 
 interface PayloadRow {
   receipt_id: string;
@@ -35,15 +37,40 @@ export const CLEAR_RETAINED =
  * own run insert. Without a retained payload (nearly always) it is one INSERT, bound by position,
  * with no savepoint of its own around it.
  */
+// by the time received: the receipts keyed by it (all that herald records) through the primary key, the others through receipts_received_unkeyed
+export const OLD_KEYED_RECEIPTS = 'DELETE FROM receipts WHERE unkeyed_at IS NULL AND id < @beforeId AND received_at < @before';
+export const OLD_UNKEYED_RECEIPTS = 'DELETE FROM receipts INDEXED BY receipts_received_unkeyed WHERE unkeyed_at IS NOT NULL AND unkeyed_at < @before';
+export const RECEIPTS_PER_MINUTE = `SELECT ${minuteOf('received_at')} AS minute, COUNT(*) AS total, SUM(status >= 400) AS failed
+  FROM (SELECT received_at, status FROM receipts WHERE unkeyed_at IS NULL AND id >= @from AND received_at >= @since
+    UNION ALL SELECT received_at, status FROM receipts INDEXED BY receipts_received_unkeyed WHERE unkeyed_at IS NOT NULL AND unkeyed_at >= @since)
+  GROUP BY minute ORDER BY minute`;
+
+/**
+ * A page of the receipts list: a list no other index orders walks them by time, through the
+ * primary key and receipts_received_unkeyed (time-keyed-rows.ts)
+ */
+export function receiptsPageSql(query: ReceiptQuery, now: number): { sql: string; named: Record<string, unknown> } {
+  const f = receiptFilter(new ListFilter(sqliteDialect, 'received_at', 'id'), query, now);
+  if (walksReceiptsByTime(query)) return { sql: timeKeyedPage('receipts', 'receipts_received_unkeyed', 'received_at', f, query), named: f.named };
+  return { sql: `SELECT * FROM receipts ${f.sql()} ${f.order(query.limit)}`, named: f.named };
+}
+
+/** a receipts list no index orders but by time: none of the failures' (receipts_failed), a mapping's, a path's, a run's or the retained ones' */
+function walksReceiptsByTime(query: ReceiptQuery): boolean {
+  const failures = query.result === 'error' || query.failed === true || (query.status !== undefined && query.status >= 400);
+  const mapping = query.mappingId !== undefined && !RECEIPTS_MAPPING_LEAVES_OUT.includes(query.mappingId);
+  return !failures && !mapping && query.path === undefined && query.runId === undefined && !query.retained;
+}
+
 export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): ReceiptsRepo {
   const insert = db.prepare(
     `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id, event_id,
-       idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until, trace_id, failure)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       idempotency_key, auth_method, signature, client_address, body_bytes, latency_ms, replay_of, retained_until, trace_id, failure, unkeyed_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertReceipt = (r: ReceiptRecord) =>
     insert.run(r.id, r.requestId, r.receivedAt, r.method, r.path, r.mappingId, r.status, r.outcome, r.errorCode, r.runId, r.eventId,
-      r.idempotencyKey, r.authMethod, r.signature, r.clientAddress, r.bodyBytes, r.latencyMs, r.replayOf, r.retainedUntil, r.traceId ?? null, r.failure ? JSON.stringify(r.failure) : null);
+      r.idempotencyKey, r.authMethod, r.signature, r.clientAddress, r.bodyBytes, r.latencyMs, r.replayOf, r.retainedUntil, r.traceId ?? null, r.failure ? JSON.stringify(r.failure) : null, unkeyedAt(r.id, r.receivedAt));
   const insertPayload = db.prepare(
     `INSERT INTO retained_payloads (receipt_id, path, body, bytes, headers, query, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
@@ -64,11 +91,10 @@ export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): Re
   const oldest = db.prepare<[], { receipt_id: string; bytes: number }>('SELECT receipt_id, bytes FROM retained_payloads ORDER BY created_at, receipt_id');
   const dropPayload = db.prepare<[string]>('DELETE FROM retained_payloads WHERE receipt_id = ?');
   const unmark = db.prepare<[number]>(CLEAR_RETAINED);
-  const oldReceipts = db.prepare<[number]>('DELETE FROM receipts WHERE received_at < ?');
-  const perMinute = db.prepare<[number], MinuteCount>(
-    `SELECT ${minuteOf('received_at')} AS minute, COUNT(*) AS total, SUM(status >= 400) AS failed
-     FROM receipts WHERE received_at >= ? GROUP BY minute ORDER BY minute`,
-  );
+  const oldKeyed = db.prepare<[{ beforeId: string; before: number }]>(OLD_KEYED_RECEIPTS);
+  const oldUnkeyed = db.prepare<[{ before: number }]>(OLD_UNKEYED_RECEIPTS);
+  const oldReceipts = (before: number) => oldKeyed.run({ beforeId: firstIdAt(before), before }).changes + oldUnkeyed.run({ before }).changes;
+  const perMinute = db.prepare<[{ from: string; since: number }], MinuteCount>(RECEIPTS_PER_MINUTE);
 
   const prune = db.transaction((now: number, maxTotalBytes: number, receiptsBefore: number) => {
     let payloads = expired.run(now).changes;
@@ -82,7 +108,7 @@ export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): Re
         payloads++;
       }
     }
-    const receipts = oldReceipts.run(receiptsBefore).changes;
+    const receipts = oldReceipts(receiptsBefore);
     unmark.run(now);
     return { payloads, receipts };
   });
@@ -95,8 +121,8 @@ export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): Re
       return row && toReceipt(row);
     },
     async list(query) {
-      const f = receiptFilter(new ListFilter(sqliteDialect, 'received_at', 'id'), query, Date.now());
-      const rows = db.prepare(`SELECT * FROM receipts ${f.sql()} ${f.order(query.limit)}`).all(f.named) as Row[];
+      const { sql, named } = receiptsPageSql(query, Date.now());
+      const rows = db.prepare(sql).all(named) as Row[];
       return rows.map(toReceipt);
     },
     async payload(receiptId, now) {
@@ -113,7 +139,7 @@ export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): Re
       return total.get()?.n ?? 0;
     },
     async perMinute(since) {
-      return perMinute.all(since);
+      return perMinute.all({ from: firstIdAt(since), since });
     },
   };
 }

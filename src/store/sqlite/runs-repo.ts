@@ -12,6 +12,7 @@ import { actionToStore, storedRunAction } from '../rows/stored-action.js';
 import type { SqliteDatabase } from './open-database.js';
 import { RUN_AWAITS_DECISION, toolCallInserter } from './tool-calls-repo.js';
 import { scrubbedSql, unscrubbedSql } from '../queries/recipient-scrub.js';
+import { firstIdAt, unkeyedAt } from './time-keyed-rows.js';
 import { UnclaimedRuns, type ClaimedRow } from './unclaimed-runs.js';
 
 export type RunRow = SharedRunRow<string>;
@@ -55,8 +56,8 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   // the writes say OR FAIL: a failed one is undone whole by its group commit, no statement journal needed (group-commit.ts).
   // The insert lists the run's session too (migration 36's trigger)
   const insert = db.prepare(
-    `INSERT OR FAIL INTO runs (id, status, agent_id, name, session_key, message, action, mapping_id, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of, trace_context)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT OR FAIL INTO runs (id, status, agent_id, name, session_key, message, action, mapping_id, deliver, reply, error, created_at, started_at, finished_at, lease_owner, lease_until, rerun_of, trace_context, unkeyed_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const unclaimed = new UnclaimedRuns(commits);
   // `held`: a run inserted queued is held for its claim as its row reads (unclaimed-runs.ts)
@@ -67,7 +68,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
     const rerunOf = run.rerunOf ?? null;
     const traceContext = run.traceContext ?? null;
     const { lastInsertRowid } = insert.run(run.id, status, run.agentId, run.name, run.sessionKey, run.message, action, checked.source.mappingId, deliver, run.reply, run.error, run.createdAt, startedAt, run.finishedAt,
-      claimedBy?.owner ?? null, claimedBy?.until ?? null, rerunOf, traceContext);
+      claimedBy?.owner ?? null, claimedBy?.until ?? null, rerunOf, traceContext, unkeyedAt(run.id, run.createdAt));
     if (isUnfinished(status)) commits.count(runCount(status), 1);
     if (!held || status !== 'queued') return;
     // the row as the INSERT wrote it, its columns in RECORD_COLUMNS' order (the hidden class of the rows read back)
@@ -198,11 +199,17 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   const requeueRunning = db.prepare(REQUEUE_RUNNING);
   // from the status it had, read first (nothing writes between: the group commit is the only writer), so it is counted out of that status
   const cancellable = db.prepare<[string], { status: string }>("SELECT status FROM runs WHERE id = ? AND (status = 'queued' OR status = 'waiting_approval')");
-  // the action's `to` keeps `…` for its credential (recipient-scrub.ts): by id, or by the time the run was made (runs_created)
+  // the action's `to` keeps `…` for its credential (recipient-scrub.ts): by id, or by the time the
+  // run was made (the runs keyed by it through the primary key, the others through runs_created_unkeyed)
   const TO = "json_extract(action, '$.to')";
-  const scrub = `UPDATE runs SET action = json_set(action, '$.to', ${scrubbedSql(TO, 'instr')})`;
+  const setTo = `SET action = json_set(action, '$.to', ${scrubbedSql(TO, 'instr')})`;
+  const scrub = `UPDATE runs ${setTo}`;
   const scrubIds = db.prepare<[string]>(`${scrub} WHERE id IN (SELECT value FROM json_each(?)) AND ${unscrubbedSql(TO, 'instr')}`);
-  const scrubCreated = db.prepare<[number, number]>(`${scrub} WHERE created_at >= ? AND created_at < ? AND ${unscrubbedSql(TO, 'instr')}`);
+  const created = `created_at >= @from AND created_at < @before AND ${unscrubbedSql(TO, 'instr')}`;
+  type Created = { from: number; before: number };
+  const scrubKeyed = db.prepare<[Created & { fromId: string; beforeId: string }]>(`${scrub} WHERE unkeyed_at IS NULL AND id >= @fromId AND id < @beforeId AND ${created}`);
+  const scrubUnkeyed = db.prepare<[Created]>(`UPDATE runs INDEXED BY runs_created_unkeyed ${setTo} WHERE unkeyed_at IS NOT NULL AND unkeyed_at >= @from AND unkeyed_at < @before AND ${created}`);
+  const scrubCreated = (range: Created) => scrubKeyed.run({ ...range, fromId: firstIdAt(range.from), beforeId: firstIdAt(range.before) }).changes + scrubUnkeyed.run(range).changes;
   const cancel = db.prepare<[number, string, string]>("UPDATE runs SET status = 'cancelled', finished_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = ?");
   const checkpoint = db.prepare<[string, string, string]>("UPDATE OR FAIL runs SET turn_state = ? WHERE id = ? AND status = 'running' AND lease_owner = ?");
   const insertCalls = toolCallInserter(db);
@@ -293,7 +300,7 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
     },
     scrubCredentials(ids, created) {
       return commits.run(() => {
-        const scrubbed = (ids.length ? scrubIds.run(JSON.stringify(ids)).changes : 0) + (created ? scrubCreated.run(created.from, created.before).changes : 0);
+        const scrubbed = (ids.length ? scrubIds.run(JSON.stringify(ids)).changes : 0) + (created ? scrubCreated(created) : 0);
         if (scrubbed) unclaimed.forget();
         return scrubbed;
       });

@@ -6,15 +6,14 @@ import { builtinMappings } from '../../../src/mappings/loading/builtin-mappings.
 import { BUILTIN_MAPPING_IDS } from '../../../src/store/queries/indexed-conditions.js';
 import { ListFilter, sqliteDialect } from '../../../src/store/queries/list-filter.js';
 import type { ReceiptQuery, RunQuery } from '../../../src/store/port.js';
-import { receiptFilter } from '../../../src/store/queries/receipt-filter.js';
 import { sessionFilter, sessionsSql } from '../../../src/store/queries/browse-filters.js';
-import { runsPageSql } from '../../../src/store/sqlite/browse-repo.js';
+import { RUNS_PER_MINUTE, runsPageSql } from '../../../src/store/sqlite/browse-repo.js';
 import { AWAITING_DELIVERY } from '../../../src/store/sqlite/deliveries-repo.js';
 import { CLAIM_LAPSED, CLAIM_PENDING, PENDING_COUNT } from '../../../src/store/sqlite/events-repo.js';
 import { NEWEST_EVENT, PENDING_EVENT_IDS } from '../../../src/store/sqlite/queue-memory.js';
 import { openDatabase, type SqliteDatabase } from '../../../src/store/sqlite/open-database.js';
 import { IN_PROGRESS_KEYS } from '../../../src/store/sqlite/idempotency-repo.js';
-import { CLEAR_RETAINED } from '../../../src/store/sqlite/receipts-repo.js';
+import { CLEAR_RETAINED, OLD_KEYED_RECEIPTS, OLD_UNKEYED_RECEIPTS, RECEIPTS_PER_MINUTE, receiptsPageSql } from '../../../src/store/sqlite/receipts-repo.js';
 import { REQUEUE_RUNNING } from '../../../src/store/sqlite/runs-repo.js';
 import { SUMMARY_ID } from '../../../src/store/sqlite/sessions-repo.js';
 
@@ -112,20 +111,23 @@ describe('SQLite query plans of the operator lists filtered by status, mapping a
     return plan(sql, named);
   };
   const receiptsPlan = (query: ReceiptQuery) => {
-    const f = receiptFilter(new ListFilter(sqliteDialect, 'received_at', 'id'), query, Date.now());
-    return plan(`SELECT * FROM receipts ${f.sql()} ${f.order(query.limit)}`, f.named);
+    const { sql, named } = receiptsPageSql(query, Date.now());
+    return plan(sql, named);
+  };
+  /** a list by time: the rows keyed by their time walked down the primary key, the others down their index by time, each a page at most */
+  const byTime = (steps: string[], table: string, unkeyedIndex: string) => {
+    expect(steps).toContain(`SCAN ${table} USING INDEX sqlite_autoindex_${table}_1`);
+    expect(steps.some((s) => new RegExp(`^(SCAN|SEARCH) ${table} USING INDEX ${unkeyedIndex}\\b`).test(s))).toBe(true);
   };
 
-  it('reads the failed, timed out and cancelled runs from runs_status, the succeeded ones (most runs) newest first from runs_created', () => {
+  it('reads the failed, timed out and cancelled runs from runs_status, the succeeded ones (most runs) newest first by time', () => {
     open();
     for (const status of ['failed', 'timed_out', 'cancelled'] as const) {
       const steps = runsPlan({ status, limit: 50 });
       expect(steps[0]).toMatch(/^SEARCH runs USING INDEX runs_status \(status=\?\)/);
       expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
     }
-    const steps = runsPlan({ status: 'succeeded', limit: 50 });
-    expect(steps[0]).toBe('SCAN runs USING INDEX runs_created');
-    expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
+    byTime(runsPlan({ status: 'succeeded', limit: 50 }), 'runs', 'runs_created_unkeyed');
     // a run that succeeds writes no entry
     const index = db!.prepare("SELECT sql FROM sqlite_schema WHERE name = 'runs_status'").get() as { sql: string };
     expect(index.sql).toContain("WHERE status <> 'queued' AND status <> 'running' AND status <> 'succeeded'");
@@ -146,7 +148,7 @@ describe('SQLite query plans of the operator lists filtered by status, mapping a
     const steps = runsPlan({ mappingId: 'github', limit: 50 });
     expect(steps[0]).toMatch(/^SEARCH runs USING INDEX runs_mapping \(mapping_id=\?\)/);
     expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
-    expect(runsPlan({ mappingId: 'agent', limit: 50 })[0]).toBe('SCAN runs USING INDEX runs_created');
+    byTime(runsPlan({ mappingId: 'agent', limit: 50 }), 'runs', 'runs_created_unkeyed');
     // /hooks/wake makes no runs: its id stays in the index, which costs it nothing, and a list of it reads the index
     expect(runsPlan({ mappingId: 'wake', limit: 50 })[0]).toMatch(/^SEARCH runs USING INDEX runs_mapping \(mapping_id=\?\)/);
   });
@@ -154,7 +156,7 @@ describe('SQLite query plans of the operator lists filtered by status, mapping a
   it('reads the requests of a mapping from receipts_mapping, which holds only the requests a mapping other than a built-in resolved', () => {
     open();
     expect(receiptsPlan({ mappingId: 'github', limit: 50 })[0]).toMatch(/^SEARCH receipts USING INDEX receipts_mapping \(mapping_id=\?\)/);
-    for (const mappingId of ['agent', 'wake']) expect(receiptsPlan({ mappingId, limit: 50 })[0]).toBe('SCAN receipts USING INDEX receipts_received');
+    for (const mappingId of ['agent', 'wake']) byTime(receiptsPlan({ mappingId, limit: 50 }), 'receipts', 'receipts_received_unkeyed');
     const partial = (name: string) => (db!.prepare("SELECT sql FROM sqlite_schema WHERE name = ?").get(name) as { sql: string }).sql;
     // a direct /hooks/agent or /hooks/wake (the built-in mappings) writes neither index (/hooks/wake makes no runs)
     expect(partial('receipts_mapping')).toContain("WHERE mapping_id NOT IN ('agent', 'wake')");
@@ -163,22 +165,32 @@ describe('SQLite query plans of the operator lists filtered by status, mapping a
     expect(builtinMappings({ config: {} as never, channelNames: [] }).map((m) => m.id).sort()).toEqual([...BUILTIN_MAPPING_IDS].sort());
   });
 
-  it('reads the failed requests from receipts_failed, which holds only them, and a status most requests have newest first from receipts_received', () => {
+  it('reads the failed requests from receipts_failed, which holds only them, and a status most requests have newest first by time', () => {
     open();
     for (const query of [{ status: 401 }, { status: 500 }, { result: 'error' as const }]) {
       const steps = receiptsPlan({ ...query, limit: 50 });
       expect(steps[0]).toBe('SCAN receipts USING INDEX receipts_failed');
       expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
     }
-    for (const query of [{ status: 202 }, { result: 'ok' as const }]) {
-      const steps = receiptsPlan({ ...query, limit: 50 });
-      expect(steps[0]).toBe('SCAN receipts USING INDEX receipts_received');
-      expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
-    }
+    for (const query of [{ status: 202 }, { result: 'ok' as const }]) byTime(receiptsPlan({ ...query, limit: 50 }), 'receipts', 'receipts_received_unkeyed');
     const index = db!.prepare("SELECT sql FROM sqlite_schema WHERE name = 'receipts_failed'").get() as { sql: string };
     // an accepted request (200, 202) writes no entry
     expect(index.sql).toContain('WHERE status >= 400');
     expect(db!.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'receipts_status'").get()).toBeUndefined();
+  });
+
+  it('counts the runs and requests per minute and prunes the receipts by time from a range of the primary key and the unkeyed index, not the whole table', () => {
+    open();
+    const since = { from: '00000000-0001', since: 1 };
+    for (const [statement, table] of [[RUNS_PER_MINUTE, 'runs'], [RECEIPTS_PER_MINUTE, 'receipts']] as const) {
+      const steps = plan(statement, since);
+      expect(steps).toContain(`SEARCH ${table} USING INDEX sqlite_autoindex_${table}_1 (id>?)`);
+      expect(steps.some((s) => s.startsWith(`SEARCH ${table} USING INDEX ${table === 'runs' ? 'runs_created' : 'receipts_received'}_unkeyed`))).toBe(true);
+      expect(steps.some((s) => s.startsWith(`SCAN ${table}`))).toBe(false);
+    }
+    // (each deleted receipt's retained payload is looked up by its key: the foreign key's cascade)
+    expect(plan(OLD_KEYED_RECEIPTS, { beforeId: '00000000-0001', before: 1 })[0]).toBe('SEARCH receipts USING INDEX sqlite_autoindex_receipts_1 (id<?)');
+    expect(plan(OLD_UNKEYED_RECEIPTS, { before: 1 })[0]).toMatch(/^SEARCH receipts USING (COVERING )?INDEX receipts_received_unkeyed \(.*unkeyed_at<\?\)/);
   });
 
   it('finds the requests of a run in receipts_run (which holds only the requests that started one)', () => {

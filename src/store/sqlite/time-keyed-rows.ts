@@ -1,0 +1,63 @@
+import type { ListQuery } from '../port.js';
+import type { ListFilter } from '../queries/list-filter.js';
+
+/**
+ * Rows keyed by their own time: a run or a receipt whose id is a UUID v7 made at its creation
+ * millisecond (uuid-v7.ts: the id's first 13 characters are that millisecond in hex). Text order
+ * of such ids is (time, id) order, so SQLite lists them newest first from the primary key. The
+ * other rows (an id chosen before the row was made, an imported or a test row) hold their time
+ * in `unkeyed_at` too, and only they are in the table's index by time, partial over them: a run
+ * and a request each write one index entry fewer (a page fewer per table in every group commit).
+ * A list reads both and merges them. The column is set at the insert: a partial index over an
+ * expression of the id and the time cost each run's insert (its triggers run with it) more than
+ * the index entry it spared.
+ */
+
+/** what `unkeyed_at` holds for a row: nothing when its id is its time's, else its time */
+export function unkeyedAt(id: string, at: number): number | null {
+  return id.startsWith(firstIdAt(at)) ? null : at;
+}
+
+/** the least id of a row keyed by its time made at `ms` or later (the first 13 characters of uuidV7(ms)) */
+export function firstIdAt(ms: number): string {
+  const time = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8)}`;
+}
+
+/** a time range in ms: `since` and `until` inclusive, `before` exclusive */
+export interface TimeRange {
+  since?: number;
+  until?: number;
+  before?: number;
+}
+
+/** `range` as conditions on the keyed rows' ids (a range of the primary key) and on the others' `unkeyed_at` (a range of their index) */
+export function rangeOfBoth(range: TimeRange, bind: (value: unknown) => string): { keyed: string[]; unkeyed: string[] } {
+  const keyed = ['unkeyed_at IS NULL'];
+  const unkeyed = ['unkeyed_at IS NOT NULL'];
+  if (range.since !== undefined) {
+    keyed.push(`id >= ${bind(firstIdAt(range.since))}`);
+    unkeyed.push(`unkeyed_at >= ${bind(range.since)}`);
+  }
+  const ends = [range.until === undefined ? undefined : range.until + 1, range.before].filter((e): e is number => e !== undefined);
+  if (ends.length) {
+    const end = Math.min(...ends);
+    keyed.push(`id < ${bind(firstIdAt(end))}`);
+    unkeyed.push(`unkeyed_at < ${bind(end)}`);
+  }
+  return { keyed, unkeyed };
+}
+
+/**
+ * A page of a list newest first by (`timeColumn`, id) over `table`, for a list no other index
+ * orders: the keyed rows from the primary key (in id order, which is theirs), the others from
+ * `unkeyedIndex`, each side's page merged. `f` holds the list's conditions, its time range and
+ * cursor included (the bounds only let each walk start and stop where they do).
+ */
+export function timeKeyedPage(table: string, unkeyedIndex: string, timeColumn: string, f: ListFilter, query: ListQuery): string {
+  const { keyed, unkeyed } = rangeOfBoth({ since: query.since, until: query.until, before: query.after && query.after.at + 1 }, (value) => f.bind(value));
+  const limit = f.bind(query.limit);
+  return `SELECT * FROM (SELECT * FROM ${table} ${f.sql(...keyed)} ORDER BY id DESC LIMIT ${limit})
+    UNION ALL SELECT * FROM (SELECT * FROM ${table} INDEXED BY ${unkeyedIndex} ${f.sql(...unkeyed)} ORDER BY unkeyed_at DESC, id DESC LIMIT ${limit})
+    ORDER BY ${timeColumn} DESC, id DESC LIMIT ${limit}`;
+}
