@@ -23,6 +23,15 @@ const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PAGE = 50;
 const REPEAT = Number(process.env.ADMIN_REPEAT ?? 15);
 const T0 = 1_750_000_000_000;
+/**
+ * A seeded row's id as herald makes them: beginning with its time's millisecond as a UUID v7
+ * does (src/store/sqlite/time-keyed-rows.ts lists such rows from the primary key), then a readable tail
+ */
+const keyedId = (time: string, tail: string) => `printf('%08x-%04x-', ${time} / 65536, ${time} % 65536) || ${tail}`;
+const seededRunId = (i: number) => {
+  const hex = (T0 + i * 1000).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8)}-seed-${i}`;
+};
 
 type Browse = Record<string, (query: Record<string, unknown>) => Promise<unknown[]>>;
 interface Opened {
@@ -79,7 +88,7 @@ function allCases(rows: number): Case[] {
     { list: 'receipts', filter: 'status=201 (none)', query: { status: 201 } },
     { list: 'receipts', filter: 'result=error', query: { result: 'error' } },
     { list: 'receipts', filter: 'result=ok', query: { result: 'ok' } },
-    { list: 'receipts', filter: 'run=seed-777', query: { runId: 'seed-777' } },
+    { list: 'receipts', filter: 'run=seed-777', query: { runId: seededRunId(777) } },
     { list: 'receipts', filter: 'since/until (1 h)', query: hour },
     { list: 'receipts', filter: 'q=seed-12345', query: { q: 'seed-12345' } },
     { list: 'events', filter: '(none)', query: {} },
@@ -109,12 +118,13 @@ function seed(dbFile: string, rows: number): void {
   const n = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)`;
   const mapping = `CASE WHEN i % 1000 = 0 THEN 'rare' WHEN i % 2 = 0 THEN 'github' ELSE 'agent' END`;
   const time = `(${T0} + i * 1000)`;
+  const runId = keyedId(time, "'seed-' || i");
   // a store past SQLite migration 19 keeps a run's mapping in a column too (a checkout before it does not have the column)
   const mappingColumn = hasColumn(db, 'runs', 'mapping_id');
   db.transaction(() => {
     db.prepare(
       `${n} INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, deliver${mappingColumn ? ', mapping_id' : ''})
-       SELECT 'seed-' || i, CASE WHEN i % 50 = 0 THEN 'failed' ELSE 'succeeded' END, CASE WHEN i % 10 = 0 THEN 'support' ELSE 'main' END,
+       SELECT ${runId}, CASE WHEN i % 50 = 0 THEN 'failed' ELSE 'succeeded' END, CASE WHEN i % 10 = 0 THEN 'support' ELSE 'main' END,
          'Seed ' || i, 'hook:seed-' || i, 'seeded',
          json_object('kind', 'agent', 'message', 'seeded', 'name', 'Seed', 'agentId', 'main', 'wakeMode', 'now', 'deliver', json('true'),
            'channel', CASE i % 3 WHEN 0 THEN 'telegram' WHEN 1 THEN 'slack' ELSE 'last' END, 'allowUnsafeExternalContent', json('false'),
@@ -123,12 +133,12 @@ function seed(dbFile: string, rows: number): void {
     ).run(rows);
     db.prepare(
       `${n} INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, run_id, auth_method, body_bytes, latency_ms)
-       SELECT 'rcpt-' || i, 'req-' || i, ${time}, 'POST', 'github', ${mapping}, CASE WHEN i % 500 = 0 THEN 401 ELSE 202 END, 'agent', 'seed-' || i, 'bearer', 100, 1.5 FROM n`,
+       SELECT ${keyedId(time, "'rcpt-' || i")}, 'req-' || i, ${time}, 'POST', 'github', ${mapping}, CASE WHEN i % 500 = 0 THEN 401 ELSE 202 END, 'agent', ${runId}, 'bearer', 100, 1.5 FROM n`,
     ).run(rows);
     seedSessions(db, n, rows, T0);
     db.prepare(
       `${n} INSERT INTO deliveries (id, run_id, kind, channel, recipient, text, session_key, agent_id, status, attempts, next_attempt_at, created_at, updated_at)
-       SELECT 'dlv-' || i, 'seed-' || i, 'run', CASE WHEN i % 4 = 0 THEN 'telegram' ELSE 'discord' END, '555', 'ok', 'hook:seed-' || i, 'main',
+       SELECT 'dlv-' || i, ${runId}, 'run', CASE WHEN i % 4 = 0 THEN 'telegram' ELSE 'discord' END, '555', 'ok', 'hook:seed-' || i, 'main',
          CASE WHEN i % 100 = 0 THEN 'failed' ELSE 'delivered' END, 1, ${time}, ${time} + 600, ${time} + 700 FROM n WHERE i % 2 = 0`,
     ).run(rows);
     const events = Math.floor(rows / 4);
@@ -136,7 +146,7 @@ function seed(dbFile: string, rows: number): void {
     // every tenth event was a wake request of the `deploys` mapping
     db.prepare(
       `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, event_id, auth_method, body_bytes, latency_ms)
-       SELECT 'wake-' || id, 'wreq-' || id, created_at, 'POST', 'deploys', 'deploys', 200, 'wake', id, 'bearer', 50, 1.0 FROM events WHERE id % 10 = 0`,
+       SELECT ${keyedId('created_at', "'wake-' || id")}, 'wreq-' || id, created_at, 'POST', 'deploys', 'deploys', 200, 'wake', id, 'bearer', 50, 1.0 FROM events WHERE id % 10 = 0`,
     ).run();
   })();
   db.exec('ANALYZE');

@@ -32,11 +32,6 @@ const toPayload = (r: PayloadRow): RetainedPayload => ({
 export const CLEAR_RETAINED =
   'UPDATE receipts SET retained_until = NULL WHERE retained_until IS NOT NULL AND (retained_until <= ? OR id NOT IN (SELECT receipt_id FROM retained_payloads))';
 
-/**
- * A receipt is written through the group commit: under load it shares the commit of the request's
- * own run insert. Without a retained payload (nearly always) it is one INSERT, bound by position,
- * with no savepoint of its own around it.
- */
 // by the time received: the receipts keyed by it (all that herald records) through the primary key, the others through receipts_received_unkeyed
 export const OLD_KEYED_RECEIPTS = 'DELETE FROM receipts WHERE unkeyed_at IS NULL AND id < @beforeId AND received_at < @before';
 export const OLD_UNKEYED_RECEIPTS = 'DELETE FROM receipts INDEXED BY receipts_received_unkeyed WHERE unkeyed_at IS NOT NULL AND unkeyed_at < @before';
@@ -62,6 +57,11 @@ function walksReceiptsByTime(query: ReceiptQuery): boolean {
   return !failures && !mapping && query.path === undefined && query.runId === undefined && !query.retained;
 }
 
+/**
+ * A receipt is written through the group commit: under load it shares the commit of the request's
+ * own run insert. Without a retained payload (nearly always) it is one INSERT, bound by position,
+ * with no savepoint of its own around it.
+ */
 export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): ReceiptsRepo {
   const insert = db.prepare(
     `INSERT INTO receipts (id, request_id, received_at, method, path, mapping_id, status, outcome, error_code, run_id, event_id,
