@@ -15,7 +15,28 @@ import type { ListFilter } from '../queries/list-filter.js';
 
 /** what `unkeyed_at` holds for a row: nothing when its id is its time's, else its time */
 export function unkeyedAt(id: string, at: number): number | null {
-  return id.startsWith(firstIdAt(at)) ? null : at;
+  return msOfId(id) === at ? null : at;
+}
+
+/** each lowercase hex digit's value by its character code, -1 for every other character */
+const HEX_DIGIT = new Int8Array(128).fill(-1);
+for (let d = 0; d < 16; d++) HEX_DIGIT[d.toString(16).charCodeAt(0)] = d;
+
+/**
+ * The millisecond an id's first 13 characters name as firstIdAt writes them (8 hex digits, a dash,
+ * 4 more), or -1 when they are not that: read digit by digit, so every insert makes no string.
+ * Lowercase only, as the text order of the ids must be their times'.
+ */
+function msOfId(id: string): number {
+  if (id.length < 13 || id.charCodeAt(8) !== 45) return -1;
+  let ms = 0;
+  for (let i = 0; i < 13; i++) {
+    if (i === 8) continue;
+    const digit = HEX_DIGIT[id.charCodeAt(i)] ?? -1;
+    if (digit < 0) return -1;
+    ms = ms * 16 + digit;
+  }
+  return ms;
 }
 
 /** the least id of a row keyed by its time made at `ms` or later (the first 13 characters of uuidV7(ms)) */
