@@ -128,6 +128,9 @@ describe.each(adapters)('operator repos on %s', (_name, open) => {
     const inRange = newestFirst.filter((id) => rows.find((r) => r[0] === id)![1] >= t && rows.find((r) => r[0] === id)![1] <= t + 10);
     expect((await runs({ since: t, until: t + 10, limit: 10 })).map((r) => r.id)).toEqual(inRange);
     expect((await receipts({ since: t, until: t + 10, limit: 10 })).map((r) => r.id)).toEqual(inRange);
+    // a range holding keyed rows alone
+    expect((await runs({ since: t + 60_000, until: t + 60_000 })).map((r) => r.id)).toEqual([rows[6]![0]]);
+    expect((await receipts({ since: t + 30, until: t + 60_000 })).map((r) => r.id)).toEqual([rows[6]![0]]);
     expect(await store.browse.runsPerMinute(t + 10)).toEqual([
       { minute: Math.floor((t + 10) / 60_000) * 60_000, total: 4, failed: 0 },
       { minute: t + 60_000, total: 1, failed: 0 },

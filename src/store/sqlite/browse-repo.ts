@@ -7,7 +7,7 @@ import { inRunQueue, mappingIs, RUNS_MAPPING_LEAVES_OUT } from '../queries/index
 import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { toRun, type RunRow } from './runs-repo.js';
-import { firstIdAt, timeKeyedPage } from './time-keyed-rows.js';
+import { firstIdAt, timeKeyedPage, unkeyedProbe, type UnkeyedInRange } from './time-keyed-rows.js';
 
 /** from this many runs of a mapping on, its deliveries are found by walking the deliveries (see deliveryFilter) */
 const MANY_RUNS = 2000;
@@ -18,9 +18,9 @@ const MANY_RUNS = 2000;
  * them when none is running. A list no other index orders walks them by time: the primary key and
  * runs_created_unkeyed (time-keyed-rows.ts).
  */
-export function runsPageSql(query: RunQuery): { sql: string; named: Record<string, unknown> } {
+export function runsPageSql(query: RunQuery, unkeyedInRange: UnkeyedInRange): { sql: string; named: Record<string, unknown> } {
   const f = runFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
-  if (walksRunsByTime(query)) return { sql: timeKeyedPage('runs', 'runs_created_unkeyed', 'created_at', f, query), named: f.named };
+  if (walksRunsByTime(query)) return { sql: timeKeyedPage('runs', 'runs_created_unkeyed', 'created_at', f, query, unkeyedInRange), named: f.named };
   const unfinished = query.status !== undefined && inRunQueue(query.status);
   return { sql: `SELECT * FROM runs ${unfinished ? 'INDEXED BY runs_session_unfinished' : ''} ${f.sql()} ${f.order(query.limit)}`, named: f.named };
 }
@@ -43,6 +43,7 @@ export const RUNS_PER_MINUTE = `SELECT ${minuteOf('created_at')} AS minute, COUN
 /** The operator's lists over SQLite: statements are built per filter (a handful of shapes, cached by better-sqlite3's parser cost only). */
 export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
   const all = <T>(sql: string, params: Record<string, unknown>) => db.prepare(sql).all(params) as T[];
+  const unkeyedInRange = unkeyedProbe(db);
   const runsPerMinute = db.prepare<[{ from: string; since: number }], MinuteCount>(RUNS_PER_MINUTE);
   const deliveriesPerMinute = db.prepare<[number], MinuteCount>(
     `SELECT ${minuteOf('created_at')} AS minute, COUNT(*) AS total, SUM(status IN ('failed', 'abandoned')) AS failed
@@ -52,7 +53,7 @@ export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
     db.prepare<[string], { n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs WHERE ${mappingIs(runMapping(new ListFilter(sqliteDialect, '', '')), mappingId, RUNS_MAPPING_LEAVES_OUT)} LIMIT ${MANY_RUNS})`);
   return {
     async runs(query) {
-      const { sql, named } = runsPageSql(query);
+      const { sql, named } = runsPageSql(query, unkeyedInRange);
       return all<RunRow>(sql, named).map(toRun);
     },
     async events(query) {

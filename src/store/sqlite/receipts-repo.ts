@@ -5,7 +5,7 @@ import type { GroupCommit } from './group-commit.js';
 import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
 import { receiptFilter } from '../queries/receipt-filter.js';
 import type { SqliteDatabase } from './open-database.js';
-import { firstIdAt, timeKeyedPage, unkeyedAt } from './time-keyed-rows.js';
+import { firstIdAt, timeKeyedPage, unkeyedAt, unkeyedProbe, type UnkeyedInRange } from './time-keyed-rows.js';
 
 interface PayloadRow {
   receipt_id: string;
@@ -44,9 +44,9 @@ export const RECEIPTS_PER_MINUTE = `SELECT ${minuteOf('received_at')} AS minute,
  * A page of the receipts list: a list no other index orders walks them by time, through the
  * primary key and receipts_received_unkeyed (time-keyed-rows.ts)
  */
-export function receiptsPageSql(query: ReceiptQuery, now: number): { sql: string; named: Record<string, unknown> } {
+export function receiptsPageSql(query: ReceiptQuery, now: number, unkeyedInRange: UnkeyedInRange): { sql: string; named: Record<string, unknown> } {
   const f = receiptFilter(new ListFilter(sqliteDialect, 'received_at', 'id'), query, now);
-  if (walksReceiptsByTime(query)) return { sql: timeKeyedPage('receipts', 'receipts_received_unkeyed', 'received_at', f, query), named: f.named };
+  if (walksReceiptsByTime(query)) return { sql: timeKeyedPage('receipts', 'receipts_received_unkeyed', 'received_at', f, query, unkeyedInRange), named: f.named };
   return { sql: `SELECT * FROM receipts ${f.sql()} ${f.order(query.limit)}`, named: f.named };
 }
 
@@ -95,6 +95,7 @@ export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): Re
   const oldUnkeyed = db.prepare<[{ before: number }]>(OLD_UNKEYED_RECEIPTS);
   const oldReceipts = (before: number) => oldKeyed.run({ beforeId: firstIdAt(before), before }).changes + oldUnkeyed.run({ before }).changes;
   const perMinute = db.prepare<[{ from: string; since: number }], MinuteCount>(RECEIPTS_PER_MINUTE);
+  const unkeyedInRange = unkeyedProbe(db);
 
   const prune = db.transaction((now: number, maxTotalBytes: number, receiptsBefore: number) => {
     let payloads = expired.run(now).changes;
@@ -121,7 +122,7 @@ export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): Re
       return row && toReceipt(row);
     },
     async list(query) {
-      const { sql, named } = receiptsPageSql(query, Date.now());
+      const { sql, named } = receiptsPageSql(query, Date.now(), unkeyedInRange);
       const rows = db.prepare(sql).all(named) as Row[];
       return rows.map(toReceipt);
     },

@@ -1,5 +1,6 @@
 import type { ListQuery } from '../port.js';
 import type { ListFilter } from '../queries/list-filter.js';
+import type { SqliteDatabase } from './open-database.js';
 
 /**
  * Rows keyed by their own time: a run or a receipt whose id is a UUID v7 made at its creation
@@ -52,33 +53,51 @@ export interface TimeRange {
   before?: number;
 }
 
-/** `range` as conditions on the keyed rows' ids (a range of the primary key) and on the others' `unkeyed_at` (a range of their index) */
-export function rangeOfBoth(range: TimeRange, bind: (value: unknown) => string): { keyed: string[]; unkeyed: string[] } {
-  const keyed = ['unkeyed_at IS NULL'];
-  const unkeyed = ['unkeyed_at IS NOT NULL'];
-  if (range.since !== undefined) {
-    keyed.push(`id >= ${bind(firstIdAt(range.since))}`);
-    unkeyed.push(`unkeyed_at >= ${bind(range.since)}`);
-  }
-  const ends = [range.until === undefined ? undefined : range.until + 1, range.before].filter((e): e is number => e !== undefined);
-  if (ends.length) {
-    const end = Math.min(...ends);
-    keyed.push(`id < ${bind(firstIdAt(end))}`);
-    unkeyed.push(`unkeyed_at < ${bind(end)}`);
-  }
-  return { keyed, unkeyed };
+/** `range` as a range of the keyed rows' ids (of the primary key), each value given to `bind` for its placeholder */
+export function keyedRange(range: TimeRange, bind: (value: unknown) => string): string[] {
+  const { since, end } = endsOf(range);
+  return ['unkeyed_at IS NULL', ...(since === undefined ? [] : [`id >= ${bind(firstIdAt(since))}`]), ...(end === undefined ? [] : [`id < ${bind(firstIdAt(end))}`])];
 }
+
+/** `range` as a range of the other rows' `unkeyed_at` (of their index) */
+export function unkeyedRange(range: TimeRange, bind: (value: unknown) => string): string[] {
+  const { since, end } = endsOf(range);
+  return ['unkeyed_at IS NOT NULL', ...(since === undefined ? [] : [`unkeyed_at >= ${bind(since)}`]), ...(end === undefined ? [] : [`unkeyed_at < ${bind(end)}`])];
+}
+
+/** the range's first millisecond and the one past its last */
+function endsOf(range: TimeRange): { since?: number; end?: number } {
+  const ends = [range.until === undefined ? undefined : range.until + 1, range.before].filter((e): e is number => e !== undefined);
+  return { since: range.since, end: ends.length ? Math.min(...ends) : undefined };
+}
+
+/** whether `table`'s index of unkeyed rows holds one in a time range: asked with the probe's SQL and its values */
+export type UnkeyedInRange = (sql: string, values: unknown[]) => boolean;
+
+/** the probe asked of `db` */
+export const unkeyedProbe =
+  (db: SqliteDatabase): UnkeyedInRange =>
+  (sql, values) =>
+    db.prepare(sql).get(...values) !== undefined;
 
 /**
  * A page of a list newest first by (`timeColumn`, id) over `table`, for a list no other index
- * orders: the keyed rows from the primary key (in id order, which is theirs), the others from
- * `unkeyedIndex`, each side's page merged. `f` holds the list's conditions, its time range and
- * cursor included (the bounds only let each walk start and stop where they do).
+ * orders: the keyed rows from the primary key, in id order, which is theirs. When `unkeyedIndex`
+ * holds rows in the page's time range (`unkeyedInRange` is asked: a probe of one index entry), their
+ * page is merged in; a store of herald's own rows has none, and the page is one walk, unsorted.
+ * `f` holds the list's conditions, its time range and cursor included (the bounds only let each
+ * walk start and stop where they do).
  */
-export function timeKeyedPage(table: string, unkeyedIndex: string, timeColumn: string, f: ListFilter, query: ListQuery): string {
-  const { keyed, unkeyed } = rangeOfBoth({ since: query.since, until: query.until, before: query.after && query.after.at + 1 }, (value) => f.bind(value));
+export function timeKeyedPage(table: string, unkeyedIndex: string, timeColumn: string, f: ListFilter, query: ListQuery, unkeyedInRange: UnkeyedInRange): string {
+  const range: TimeRange = { since: query.since, until: query.until, before: query.after && query.after.at + 1 };
+  const probe: unknown[] = [];
+  const inRange = unkeyedRange(range, (value) => (probe.push(value), '?'));
+  const merged = unkeyedInRange(`SELECT 1 FROM ${table} INDEXED BY ${unkeyedIndex} WHERE ${inRange.join(' AND ')} LIMIT 1`, probe);
+  const bind = (value: unknown) => f.bind(value);
+  const keyed = keyedRange(range, bind);
   const limit = f.bind(query.limit);
+  if (!merged) return `SELECT * FROM ${table} ${f.sql(...keyed)} ORDER BY id DESC LIMIT ${limit}`;
   return `SELECT * FROM (SELECT * FROM ${table} ${f.sql(...keyed)} ORDER BY id DESC LIMIT ${limit})
-    UNION ALL SELECT * FROM (SELECT * FROM ${table} INDEXED BY ${unkeyedIndex} ${f.sql(...unkeyed)} ORDER BY unkeyed_at DESC, id DESC LIMIT ${limit})
+    UNION ALL SELECT * FROM (SELECT * FROM ${table} INDEXED BY ${unkeyedIndex} ${f.sql(...unkeyedRange(range, bind))} ORDER BY unkeyed_at DESC, id DESC LIMIT ${limit})
     ORDER BY ${timeColumn} DESC, id DESC LIMIT ${limit}`;
 }

@@ -106,12 +106,13 @@ describe('SQLite programs of the writes every request and run makes', () => {
 
 describe('SQLite query plans of the operator lists filtered by status, mapping and run', () => {
   const open = () => (db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db')));
-  const runsPlan = (query: RunQuery) => {
-    const { sql, named } = runsPageSql(query);
+  // a list by time as on a store holding rows not keyed by their time in its range: the two merged
+  const runsPlan = (query: RunQuery, unkeyedInRange = () => true) => {
+    const { sql, named } = runsPageSql(query, unkeyedInRange);
     return plan(sql, named);
   };
-  const receiptsPlan = (query: ReceiptQuery) => {
-    const { sql, named } = receiptsPageSql(query, Date.now());
+  const receiptsPlan = (query: ReceiptQuery, unkeyedInRange = () => true) => {
+    const { sql, named } = receiptsPageSql(query, Date.now(), unkeyedInRange);
     return plan(sql, named);
   };
   /** a list by time: the rows keyed by their time walked down the primary key, the others down their index by time, each a page at most */
@@ -177,6 +178,15 @@ describe('SQLite query plans of the operator lists filtered by status, mapping a
     // an accepted request (200, 202) writes no entry
     expect(index.sql).toContain('WHERE status >= 400');
     expect(db!.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'receipts_status'").get()).toBeUndefined();
+  });
+
+  it('reads a page by time in one walk down the primary key, unsorted, when no row of the range is indexed apart', () => {
+    open();
+    for (const steps of [runsPlan({ limit: 50 }, () => false), runsPlan({ since: 1, until: 2, limit: 50 }, () => false)]) {
+      expect(steps[0]).toMatch(/^(SCAN|SEARCH) runs USING INDEX sqlite_autoindex_runs_1/);
+      expect(steps.some((s) => s.includes('TEMP B-TREE'))).toBe(false);
+    }
+    expect(receiptsPlan({ limit: 50 }, () => false)).toEqual(['SCAN receipts USING INDEX sqlite_autoindex_receipts_1']);
   });
 
   it('counts the runs and requests per minute and prunes the receipts by time from a range of the primary key and the unkeyed index, not the whole table', () => {
