@@ -107,7 +107,7 @@ export class ListFilter {
     return this;
   }
 
-  /** the WHERE clause of the conditions, and of `extra` (SQL without values) after them */
+  /** the WHERE clause of the conditions, and of `extra` after them (their values bound with `bind`) */
   sql(...extra: string[]): string {
     const all = extra.length ? [...this.clauses, ...extra] : this.clauses;
     return all.length ? `WHERE ${all.join(' AND ')}` : '';

@@ -9,7 +9,8 @@ import type { SqliteDatabase } from './open-database.js';
  * other rows (an id chosen before the row was made, an imported or a test row) hold their time
  * in `unkeyed_at` too, and only they are in the table's index by time, partial over them: a run
  * and a request each write one index entry fewer (a page fewer per table in every group commit).
- * A list reads both and merges them. The column is set at the insert: a partial index over an
+ * A list walks the primary key, and merges in the other rows' page when its range holds any.
+ * The column is set at the insert: a partial index over an
  * expression of the id and the time cost each run's insert (its triggers run with it) more than
  * the index entry it spared.
  */
