@@ -10,9 +10,8 @@ import type { SqliteDatabase } from './open-database.js';
  * in `unkeyed_at` too, and only they are in the table's index by time, partial over them: a run
  * and a request each write one index entry fewer (a page fewer per table in every group commit).
  * A list walks the primary key, and merges in the other rows' page when its range holds any.
- * The column is set at the insert: a partial index over an
- * expression of the id and the time cost each run's insert (its triggers run with it) more than
- * the index entry it spared.
+ * The column is set at the insert: a partial index over an expression of the id and the time
+ * cost each run's insert (its triggers run with it) more than the index entry it spared.
  */
 
 /** what `unkeyed_at` holds for a row: nothing when its id is its time's, else its time */
