@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { hasColumn } from './store-columns.js';
 import { seedSessions } from './seed-sessions.js';
 import { formatTable } from './table.js';
+import { firstIdAt } from '../src/store/sqlite/time-keyed-rows.js';
 
 /**
  * The admin lists on a large SQLite store: one page (50 rows, as the console asks) of each list
@@ -28,10 +29,7 @@ const T0 = 1_750_000_000_000;
  * does (src/store/sqlite/time-keyed-rows.ts lists such rows from the primary key), then a readable tail
  */
 const keyedId = (time: string, tail: string) => `printf('%08x-%04x-', ${time} / 65536, ${time} % 65536) || ${tail}`;
-const seededRunId = (i: number) => {
-  const hex = (T0 + i * 1000).toString(16).padStart(12, '0');
-  return `${hex.slice(0, 8)}-${hex.slice(8)}-seed-${i}`;
-};
+const seededRunId = (i: number) => `${firstIdAt(T0 + i * 1000)}-seed-${i}`;
 
 type Browse = Record<string, (query: Record<string, unknown>) => Promise<unknown[]>>;
 interface Opened {

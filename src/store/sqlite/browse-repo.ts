@@ -7,7 +7,7 @@ import { inRunQueue, mappingIs, RUNS_MAPPING_LEAVES_OUT } from '../queries/index
 import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { toRun, type RunRow } from './runs-repo.js';
-import { firstIdAt, timeKeyedPage, unkeyedProbe, type UnkeyedInRange } from './time-keyed-rows.js';
+import { rowsSinceSql, sinceParams, timeKeyedPage, unkeyedProbe, type UnkeyedInRange } from './time-keyed-rows.js';
 
 /** from this many runs of a mapping on, its deliveries are found by walking the deliveries (see deliveryFilter) */
 const MANY_RUNS = 2000;
@@ -36,9 +36,7 @@ function walksRunsByTime(query: RunQuery): boolean {
 
 /** the runs made since `since`, by minute: the keyed ones from the primary key, the others from runs_created_unkeyed */
 export const RUNS_PER_MINUTE = `SELECT ${minuteOf('created_at')} AS minute, COUNT(*) AS total, SUM(status IN ('failed', 'timed_out')) AS failed
-  FROM (SELECT created_at, status FROM runs WHERE unkeyed_at IS NULL AND id >= @from AND created_at >= @since
-    UNION ALL SELECT created_at, status FROM runs INDEXED BY runs_created_unkeyed WHERE unkeyed_at IS NOT NULL AND unkeyed_at >= @since)
-  GROUP BY minute ORDER BY minute`;
+  FROM (${rowsSinceSql('runs', 'runs_created_unkeyed', 'created_at', 'created_at, status')}) GROUP BY minute ORDER BY minute`;
 
 /** The operator's lists over SQLite: statements are built per filter (a handful of shapes, cached by better-sqlite3's parser cost only). */
 export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
@@ -72,7 +70,7 @@ export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
       return all<SessionRow>(sessionsSql(sessionFilter(f, query), fallback, query.limit), f.named).map(toSession);
     },
     async runsPerMinute(since) {
-      return runsPerMinute.all({ from: firstIdAt(since), since });
+      return runsPerMinute.all(sinceParams(since));
     },
     async deliveriesPerMinute(since) {
       return deliveriesPerMinute.all(since);

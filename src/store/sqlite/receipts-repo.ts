@@ -5,7 +5,7 @@ import type { GroupCommit } from './group-commit.js';
 import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
 import { receiptFilter } from '../queries/receipt-filter.js';
 import type { SqliteDatabase } from './open-database.js';
-import { firstIdAt, timeKeyedPage, unkeyedAt, unkeyedProbe, type UnkeyedInRange } from './time-keyed-rows.js';
+import { firstIdAt, rowsSinceSql, sinceParams, timeKeyedPage, unkeyedAt, unkeyedProbe, type UnkeyedInRange } from './time-keyed-rows.js';
 
 interface PayloadRow {
   receipt_id: string;
@@ -36,9 +36,7 @@ export const CLEAR_RETAINED =
 export const OLD_KEYED_RECEIPTS = 'DELETE FROM receipts WHERE unkeyed_at IS NULL AND id < @beforeId AND received_at < @before';
 export const OLD_UNKEYED_RECEIPTS = 'DELETE FROM receipts INDEXED BY receipts_received_unkeyed WHERE unkeyed_at IS NOT NULL AND unkeyed_at < @before';
 export const RECEIPTS_PER_MINUTE = `SELECT ${minuteOf('received_at')} AS minute, COUNT(*) AS total, SUM(status >= 400) AS failed
-  FROM (SELECT received_at, status FROM receipts WHERE unkeyed_at IS NULL AND id >= @from AND received_at >= @since
-    UNION ALL SELECT received_at, status FROM receipts INDEXED BY receipts_received_unkeyed WHERE unkeyed_at IS NOT NULL AND unkeyed_at >= @since)
-  GROUP BY minute ORDER BY minute`;
+  FROM (${rowsSinceSql('receipts', 'receipts_received_unkeyed', 'received_at', 'received_at, status')}) GROUP BY minute ORDER BY minute`;
 
 /**
  * A page of the receipts list: a list no other index orders walks them by time, through the
@@ -140,7 +138,7 @@ export function sqliteReceiptsRepo(db: SqliteDatabase, commits: GroupCommit): Re
       return total.get()?.n ?? 0;
     },
     async perMinute(since) {
-      return perMinute.all({ from: firstIdAt(since), since });
+      return perMinute.all(sinceParams(since));
     },
   };
 }

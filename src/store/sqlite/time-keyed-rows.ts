@@ -71,6 +71,17 @@ function endsOf(range: TimeRange): { since?: number; end?: number } {
   return { since: range.since, end: ends.length ? Math.min(...ends) : undefined };
 }
 
+/**
+ * `columns` of `table`'s rows made at `@since` (ms) or later, both kinds: the keyed ones from a
+ * range of the primary key (from `@from`), the others from `unkeyedIndex`; bound by `sinceParams`
+ */
+export const rowsSinceSql = (table: string, unkeyedIndex: string, timeColumn: string, columns: string): string =>
+  `SELECT ${columns} FROM ${table} WHERE unkeyed_at IS NULL AND id >= @from AND ${timeColumn} >= @since
+    UNION ALL SELECT ${columns} FROM ${table} INDEXED BY ${unkeyedIndex} WHERE unkeyed_at IS NOT NULL AND unkeyed_at >= @since`;
+
+/** the values of rowsSinceSql's placeholders */
+export const sinceParams = (since: number): { from: string; since: number } => ({ from: firstIdAt(since), since });
+
 /** whether `table`'s index of unkeyed rows holds one in a time range: asked with the probe's SQL and its values */
 export type UnkeyedInRange = (sql: string, values: unknown[]) => boolean;
 
