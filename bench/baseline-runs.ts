@@ -73,11 +73,16 @@ export function runExecutor(
     // both conditions: the same-records baseline's runs_ready names the status, herald's (the herald-schema baseline's) finished_at
     `SELECT rowid FROM runs INDEXED BY runs_ready WHERE waiting = 0 AND status IN ('queued', 'running') AND finished_at IS NULL AND status = 'queued' ORDER BY rowid LIMIT ${HELD}`,
   );
-  const claimStatements: Statement<unknown[], QueuedRun>[] = [];
-  const claim = (count: number) =>
-    (claimStatements[count] ??= db.prepare<unknown[], QueuedRun>(
-      `UPDATE OR FAIL runs SET status = 'running', started_at = ? WHERE rowid IN (${Array(count).fill('?').join(', ')}) RETURNING rowid, id, name, session_key, message`,
-    ));
+  // the claim as herald's (runs-repo.ts): one UPDATE of the rowids, then one SELECT of their records,
+  // not an UPDATE ... RETURNING (which keeps the rows it returns in a temporary B-tree first)
+  const claimStatements: { update: Statement<unknown[]>; read: Statement<unknown[], QueuedRun> }[] = [];
+  const claim = (count: number) => {
+    const placeholders = Array(count).fill('?').join(', ');
+    return (claimStatements[count] ??= {
+      update: db.prepare<unknown[]>(`UPDATE OR FAIL runs SET status = 'running', started_at = ? WHERE rowid IN (${placeholders})`),
+      read: db.prepare<unknown[], QueuedRun>(`SELECT rowid, id, name, session_key, message FROM runs WHERE rowid IN (${placeholders})`),
+    });
+  };
   const heraldLayout = inHeraldLayout(db);
   // the newest messages, newest first: the first one's id is the session's last (0 for none)
   const history = db.prepare<[string], { id: number; role: string; content: string }>(
@@ -125,7 +130,10 @@ export function runExecutor(
   };
   const claimSome = (room: number) => {
     const ids = queued.all().slice(0, room).map((r) => r.rowid);
-    return ids.length ? claim(ids.length).all(Date.now(), ...ids) : [];
+    if (!ids.length) return [];
+    const { update, read } = claim(ids.length);
+    update.run(Date.now(), ...ids);
+    return read.all(...ids);
   };
   const claimForCompleted = () => {
     const completed = wanted();

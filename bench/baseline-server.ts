@@ -129,7 +129,9 @@ function sqliteStore(): BaselineStore {
   if (!inHeraldLayout(db)) db.exec(RUN_TABLES);
 
   const lastEvent = db.prepare<[string], { text: string; status: string }>('SELECT text, status FROM events WHERE session = ? ORDER BY id DESC LIMIT 1');
-  const insertEvent = db.prepare("INSERT OR FAIL INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?) RETURNING *");
+  // its id read as herald reads it (events-repo.ts), from the insert's rowid: RETURNING would keep
+  // the row in a table of its own first (a temporary B-tree opened and closed per event)
+  const insertEvent = db.prepare("INSERT OR FAIL INTO events (session, text, status, created_at) VALUES (?, ?, 'pending', ?)");
   const pendingIds = db.prepare<[string], { id: number }>("SELECT id FROM events WHERE session = ? AND status = 'pending' ORDER BY id");
   const drop = db.prepare("UPDATE OR FAIL events SET status = 'dropped' WHERE id = ? AND status = 'pending'");
   const insertRun = db.prepare(
@@ -165,14 +167,14 @@ function sqliteStore(): BaselineStore {
   const enqueueEvent = (session: string, text: string, maxPending: number): number | undefined => {
     const queue = queueOf(session);
     if (queue.lastOpen && queue.lastText === text) return undefined;
-    const added = insertEvent.get(session, text, Date.now()) as { id: number };
+    const id = Number(insertEvent.run(session, text, Date.now()).lastInsertRowid);
     const over = Math.min(queue.pending.length, Math.max(0, queue.pending.length + 1 - maxPending));
     for (let i = 0; i < over; i++) drop.run(queue.pending[i]!);
     queue.pending.splice(0, over);
-    queue.pending.push(added.id);
+    queue.pending.push(id);
     queue.lastText = text;
     queue.lastOpen = true;
-    return added.id;
+    return id;
   };
   const executor = runExecutor(db, commit, enqueueEvent);
   return {
