@@ -32,8 +32,9 @@ import { formatTable } from './table.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // BENCH_PROMISE_SITES=1: also where each server makes its promises (one in 16 sampled) and its statements by SQL
 const PROMISE_SITES = Boolean(process.env.BENCH_PROMISE_SITES);
-// BENCH_ALLOC_SITES=1: the 30 largest allocation sites instead of 6
-const ALLOC_SITES = process.env.BENCH_ALLOC_SITES ? Number(process.env.BENCH_ALLOC_SITES) || 30 : 6;
+// BENCH_ALLOC_SITES=1: the 30 largest allocation sites instead of 6; a larger number, that many
+const allocSitesAsked = Number(process.env.BENCH_ALLOC_SITES || 0);
+const ALLOC_SITES = !allocSitesAsked ? 6 : allocSitesAsked === 1 ? 30 : allocSitesAsked;
 const HOOK_TOKEN = 'bench-hook-token-0123456789abcdef';
 
 interface Endpoint {
