@@ -54,15 +54,18 @@ export interface TimeRange {
 }
 
 /** `range` as a range of the keyed rows' ids (of the primary key), each value given to `bind` for its placeholder */
-export function keyedRange(range: TimeRange, bind: (value: unknown) => string): string[] {
-  const { since, end } = endsOf(range);
-  return ['unkeyed_at IS NULL', ...(since === undefined ? [] : [`id >= ${bind(firstIdAt(since))}`]), ...(end === undefined ? [] : [`id < ${bind(firstIdAt(end))}`])];
-}
+export const keyedRange = (range: TimeRange, bind: (value: unknown) => string): string[] => rangeOn(range, 'unkeyed_at IS NULL', 'id', firstIdAt, bind);
 
 /** `range` as a range of the other rows' `unkeyed_at` (of their index) */
-export function unkeyedRange(range: TimeRange, bind: (value: unknown) => string): string[] {
+export const unkeyedRange = (range: TimeRange, bind: (value: unknown) => string): string[] => rangeOn(range, 'unkeyed_at IS NOT NULL', 'unkeyed_at', (ms) => ms, bind);
+
+/** the rows of `kind` whose `column` lies in `range`, its ends' milliseconds made `column`'s values by `valueAt` */
+function rangeOn(range: TimeRange, kind: string, column: string, valueAt: (ms: number) => unknown, bind: (value: unknown) => string): string[] {
   const { since, end } = endsOf(range);
-  return ['unkeyed_at IS NOT NULL', ...(since === undefined ? [] : [`unkeyed_at >= ${bind(since)}`]), ...(end === undefined ? [] : [`unkeyed_at < ${bind(end)}`])];
+  const conditions = [kind];
+  if (since !== undefined) conditions.push(`${column} >= ${bind(valueAt(since))}`);
+  if (end !== undefined) conditions.push(`${column} < ${bind(valueAt(end))}`);
+  return conditions;
 }
 
 /** the range's first millisecond and the one past its last */
