@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import type { LoadResult } from '../load.js';
 import { cpuMillis, waitUntilIdle } from '../process-stats.js';
 
@@ -22,14 +25,43 @@ export function perRequest(counts: SliceCount[]): number {
   return cpuMs / requests;
 }
 
+/** the processes `pid` started itself (its threads' children, /proc) */
+function childrenOf(pid: number): number[] {
+  return fs.readdirSync(`/proc/${pid}/task`).flatMap((tid) => fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+}
+
+/**
+ * The sides on the machine's last CPU, this process (the load's driver, its load generators after
+ * it) and the other processes it started (an upstream, a fake) on the rest, all their threads
+ * (`taskset -a`). Left to the scheduler, two copies of one herald read 8-14% apart on a 2-vCPU
+ * VM, always the same one ahead (where each met its upstream and its load decided it); pinned,
+ * within a few per cent either way. Off with BENCH_PIN=0, or on one CPU; without `taskset`, said and skipped.
+ */
+export function pinSides(sides: AbSide[]): void {
+  const cpus = os.availableParallelism();
+  if (cpus < 2 || process.env.BENCH_PIN === '0') return;
+  const pin = (cpuList: string, pid: number) => execFileSync('taskset', ['-a', '-p', '-c', cpuList, String(pid)], { stdio: 'ignore' });
+  const rest = cpus === 2 ? '0' : `0-${cpus - 2}`;
+  try {
+    pin(rest, process.pid);
+    for (const child of childrenOf(process.pid)) if (!sides.some((side) => side.pid === child)) pin(rest, child);
+    for (const side of sides) pin(String(cpus - 1), side.pid);
+    console.log(`pinned: the sides on CPU ${cpus - 1}, the load and the rest on ${rest} (BENCH_PIN=0 leaves them to the scheduler)`);
+  } catch (error) {
+    console.log(`not pinned (taskset: ${(error as Error).message.split('\n')[0]}): the sides meet the machine as the scheduler places them`);
+  }
+}
+
 /**
  * The A/B benches' measurement (chat-ab.ts, tool-calls-ab.ts, hooks-ab.ts beside it): every side loaded in
  * turn with each kind of request, `slices` times, each slice's CPU counted from its load's start
  * until its server is idle again (the work after the answers included). Each slice starts with the
- * other side: neither always meets the machine as the other left it. Returns each side's slices
+ * other side: neither always meets the machine as the other left it. The sides share one CPU,
+ * the load another (pinSides). Returns each side's slices
  * by kind, in order, so a slice of one side pairs with the same slice of another.
  */
 export async function alternatingSlices<S extends AbSide, K>(sides: S[], kinds: readonly K[], slices: number, load: (side: S, kind: K, slice: number) => Promise<LoadResult>): Promise<Map<S, Map<K, SliceCount[]>>> {
+  pinSides(sides);
   const counts = new Map(sides.map((side) => [side, new Map(kinds.map((kind) => [kind, [] as SliceCount[]]))]));
   for (let i = 0; i < slices; i++) {
     for (const side of i % 2 ? [...sides].reverse() : sides) {
