@@ -33,9 +33,9 @@ function childrenOf(pid: number): number[] {
 /**
  * The sides on the machine's last CPU, this process (the load's driver, its load generators after
  * it) and the other processes it started (an upstream, a fake) on the rest, all their threads
- * (`taskset -a`). Left to the scheduler, two copies of one herald read 8-14% apart on a 2-vCPU
- * VM, always the same one ahead (where each met its upstream and its load decided it); pinned,
- * within a few per cent either way. Off with BENCH_PIN=0, or on one CPU; without `taskset`, said and skipped.
+ * (`taskset -a`): left to the scheduler, where each side met its upstream and its load was its
+ * own, and two copies of one herald read up to 14% apart on a 2-vCPU VM (bench/README.md). Off with
+ * BENCH_PIN=0, or on one CPU; without `taskset`, said and skipped.
  */
 export function pinSides(sides: AbSide[]): void {
   const cpus = os.availableParallelism();
