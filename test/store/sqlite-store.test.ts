@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { agentAction, queuedRun } from './run-record.js';
-import type { RunRecord } from '../../src/store/port.js';
+import type { EventQuery, RunRecord } from '../../src/store/port.js';
 import { migrations } from '../../src/store/sqlite/migrations.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -276,6 +276,66 @@ describe('sqlite store', () => {
     await store.close();
   });
 
+  it('migrates the events to their list by primary key (58): an event made before an earlier one found by its own index, the lists as they were', async () => {
+    const db = file();
+    const before = openDatabase(db, migrations.filter((m) => m.version < 58));
+    const event = before.prepare("INSERT INTO events (session, text, status, created_at) VALUES (?, ?, 'handled', ?)");
+    // the third was made while the clock was set back, the fifth at the time of the fourth
+    for (const [text, at] of [['a', 100], ['b', 200], ['c', 150], ['d', 300], ['e', 300], ['f', 400]] as const) event.run(text === 'c' ? 'other' : 'main', text, at);
+    before.close();
+    const store = openSqliteStore(db);
+    const texts = async (query: Omit<EventQuery, 'limit'> & { limit?: number }) => (await store.browse.events({ limit: 10, ...query })).map((e) => e.text);
+    expect(await texts({})).toEqual(['f', 'e', 'd', 'b', 'c', 'a']);
+    expect(await texts({ since: 150, until: 300 })).toEqual(['e', 'd', 'b', 'c']);
+    expect(await texts({ since: 301 })).toEqual(['f']);
+    expect(await texts({ until: 99 })).toEqual([]);
+    // page by page, each page after the last one's (time, id)
+    const pages: string[][] = [];
+    let after: EventQuery['after'];
+    for (;;) {
+      const page = await store.browse.events({ limit: 2, ...(after && { after }) });
+      if (!page.length) break;
+      pages.push(page.map((e) => e.text));
+      const last = page.at(-1)!;
+      after = { at: last.createdAt, id: String(last.id) };
+    }
+    expect(pages).toEqual([['f', 'e'], ['d', 'b'], ['c', 'a']]);
+    expect(store.db.prepare('SELECT text FROM events WHERE unkeyed_at IS NOT NULL').all()).toEqual([{ text: 'c' }]);
+    await store.close();
+  });
+
+  it('keys an event by its id while its time is no earlier than the events before it, and lists one made while the clock was set back by its time', async () => {
+    const store = openSqliteStore(file());
+    const now = Date.now();
+    const at = (ms: number) => vi.spyOn(Date, 'now').mockReturnValue(ms);
+    at(now);
+    await store.events.enqueue('main', 'first', 10);
+    at(now + 10);
+    await store.events.enqueue('main', 'second', 10);
+    // the clock set back by 5 ms
+    at(now + 5);
+    await store.events.enqueue('main', 'set back', 10);
+    at(now + 20);
+    await store.events.enqueue('main', 'third', 10);
+    vi.restoreAllMocks();
+    expect(store.db.prepare('SELECT text FROM events WHERE unkeyed_at IS NOT NULL').all()).toEqual([{ text: 'set back' }]);
+    const texts = async (query: Omit<EventQuery, 'limit'>) => (await store.browse.events({ limit: 10, ...query })).map((e) => e.text);
+    expect(await texts({})).toEqual(['third', 'second', 'set back', 'first']);
+    expect(await texts({ since: now + 1, until: now + 10 })).toEqual(['second', 'set back']);
+    expect(await texts({ after: { at: now + 10, id: '2' } })).toEqual(['set back', 'first']);
+    // another connection's events (a CLI command) count as this one's: an event made before them is not keyed
+    const other = openSqliteStore(store.db.name);
+    vi.spyOn(Date, 'now').mockReturnValue(now + 100);
+    await other.events.enqueue('cli', 'from the cli', 10);
+    vi.spyOn(Date, 'now').mockReturnValue(now + 50);
+    await store.events.enqueue('main', 'after the cli, earlier', 10);
+    vi.restoreAllMocks();
+    await other.close();
+    expect(await texts({ limit: 2 } as Omit<EventQuery, 'limit'>)).toEqual(['from the cli', 'after the cli, earlier']);
+    expect(store.db.prepare('SELECT text FROM events WHERE unkeyed_at IS NOT NULL ORDER BY id').all()).toEqual([{ text: 'set back' }, { text: 'after the cli, earlier' }]);
+    await store.close();
+  });
+
   it("writes a usage row alone for a key and agent no budget asked about, and keeps the days of one asked about in the row's commit", async () => {
     const store = openSqliteStore(file());
     const call = (keyName: string, totalTokens: number) => ({ at: 5_000, source: 'chat' as const, model: 'up/m', keyName, agentId: 'agent', promptTokens: 0, completionTokens: 0, totalTokens, estimated: false, cost: 0 });
@@ -381,7 +441,7 @@ describe('sqlite store', () => {
     expect(objects).toEqual([
       { type: 'table', name: 'events' },
       { type: 'trigger', name: 'events_counted_delete' },
-      { type: 'index', name: 'events_created' },
+      { type: 'index', name: 'events_created_unkeyed' },
       { type: 'index', name: 'events_session_created' },
       { type: 'index', name: 'events_session_pending' },
       { type: 'index', name: 'events_session_processing' },

@@ -1,4 +1,4 @@
-import type { BrowseRepo, MinuteCount, RunQuery } from '../port.js';
+import type { BrowseRepo, EventQuery, MinuteCount, RunQuery } from '../port.js';
 import { toSession, type SessionRow } from '../rows/session-summary.js';
 import { toDelivery, type DeliveryRow } from './deliveries-repo.js';
 import { deliveryFilter, eventFilter, runFilter, runMapping, sessionFilter, sessionsSql } from '../queries/browse-filters.js';
@@ -7,7 +7,7 @@ import { inRunQueue, mappingIs, RUNS_MAPPING_LEAVES_OUT } from '../queries/index
 import { ListFilter, sqliteDialect } from '../queries/list-filter.js';
 import type { SqliteDatabase } from './open-database.js';
 import { toRun, type RunRow } from './runs-repo.js';
-import { rowsSinceSql, sinceParams, timeKeyedPage, unkeyedProbe, type UnkeyedInRange } from './time-keyed-rows.js';
+import { firstRowidAt, rowsSinceSql, sinceParams, timeKeyedPage, unkeyedProbe, type IdAt, type UnkeyedInRange } from './time-keyed-rows.js';
 
 /** from this many runs of a mapping on, its deliveries are found by walking the deliveries (see deliveryFilter) */
 const MANY_RUNS = 2000;
@@ -34,6 +34,17 @@ function walksRunsByTime(query: RunQuery): boolean {
   );
 }
 
+/**
+ * A page of the events list. A session's events are read from events_session_created, a
+ * mapping's by their receipts; the rest walk the events by time: the primary key and
+ * events_created_unkeyed (time-keyed-rows.ts).
+ */
+export function eventsPageSql(query: EventQuery, unkeyedInRange: UnkeyedInRange, idAt: IdAt): { sql: string; named: Record<string, unknown> } {
+  const f = eventFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
+  if (query.session === undefined && query.mappingId === undefined) return { sql: timeKeyedPage('events', 'events_created_unkeyed', 'created_at', f, query, unkeyedInRange, idAt), named: f.named };
+  return { sql: `SELECT * FROM events ${f.sql()} ${f.order(query.limit)}`, named: f.named };
+}
+
 /** the runs made since `since`, by minute: the keyed ones from the primary key, the others from runs_created_unkeyed */
 export const RUNS_PER_MINUTE = `SELECT ${minuteOf('created_at')} AS minute, COUNT(*) AS total, SUM(status IN ('failed', 'timed_out')) AS failed
   FROM (${rowsSinceSql('runs', 'runs_created_unkeyed', 'created_at', 'created_at, status')}) GROUP BY minute ORDER BY minute`;
@@ -42,6 +53,7 @@ export const RUNS_PER_MINUTE = `SELECT ${minuteOf('created_at')} AS minute, COUN
 export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
   const all = <T>(sql: string, params: Record<string, unknown>) => db.prepare(sql).all(params) as T[];
   const unkeyedInRange = unkeyedProbe(db);
+  const firstEventAt = firstRowidAt(db, 'events', 'created_at');
   const runsPerMinute = db.prepare<[{ from: string; since: number }], MinuteCount>(RUNS_PER_MINUTE);
   const deliveriesPerMinute = db.prepare<[number], MinuteCount>(
     `SELECT ${minuteOf('created_at')} AS minute, COUNT(*) AS total, SUM(status IN ('failed', 'abandoned')) AS failed
@@ -55,8 +67,8 @@ export function sqliteBrowseRepo(db: SqliteDatabase): BrowseRepo {
       return all<RunRow>(sql, named).map(toRun);
     },
     async events(query) {
-      const f = eventFilter(new ListFilter(sqliteDialect, 'created_at', 'id'), query);
-      return all<EventRow>(`SELECT * FROM events ${f.sql()} ${f.order(query.limit)}`, f.named).map(toEvent);
+      const { sql, named } = eventsPageSql(query, unkeyedInRange, firstEventAt);
+      return all<EventRow>(sql, named).map(toEvent);
     },
     async deliveries(query) {
       // SQLite keeps no statistics per mapping: count the mapping's runs, up to a bound, to choose

@@ -16,7 +16,8 @@ import { QueueMemory } from './queue-memory.js';
 export function eventAppender(db: SqliteDatabase, commits: GroupCommit) {
   const memory = new QueueMemory(db, commits);
   // the writes say OR FAIL: a failed one is undone whole by its group commit, no statement journal needed (group-commit.ts)
-  const insert = db.prepare<[string, string, number, number]>("INSERT OR FAIL INTO events (session, text, status, created_at, untrusted) VALUES (?, ?, 'pending', ?, ?)");
+  // unkeyed_at: the time of an event made before the newest one keyed by its time (time-keyed-rows.ts)
+  const insert = db.prepare<[string, string, number, number, number | null]>("INSERT OR FAIL INTO events (session, text, status, created_at, untrusted, unkeyed_at) VALUES (?, ?, 'pending', ?, ?, ?)");
   const drop = db.prepare<[number]>("UPDATE OR FAIL events SET status = 'dropped' WHERE id = ? AND status = 'pending'");
   // the database's own answer, should the memory ever disagree with it (an event it holds as
   // pending is not): every pending event older than the newest `maxPending` ones
@@ -31,7 +32,9 @@ export function eventAppender(db: SqliteDatabase, commits: GroupCommit) {
     // event has been handled, the same text is news again (a deploy finishing twice in a day)
     if (previous && previous.text === text && (previous.status === 'pending' || previous.status === 'processing')) return undefined;
     const createdAt = Date.now();
-    const id = Number(insert.run(session, text, createdAt, untrusted ? 1 : 0).lastInsertRowid);
+    const keyed = createdAt >= memory.keyedEventAt();
+    const id = Number(insert.run(session, text, createdAt, untrusted ? 1 : 0, keyed ? null : createdAt).lastInsertRowid);
+    if (keyed) memory.keyed(createdAt);
     // newest by time, then id: a clock set back leaves the previous one newest
     if (!previous || createdAt >= previous.createdAt) queue.newest = { id, text, status: 'pending', createdAt };
     queue.pending.push(id);

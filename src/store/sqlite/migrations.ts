@@ -1166,6 +1166,24 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       CREATE INDEX receipts_received_unkeyed ON receipts (unkeyed_at, id) WHERE unkeyed_at IS NOT NULL;
     `,
   },
+  {
+    version: 58,
+    name: 'events: the list by time reads the events made in id order from the primary key; the others alone are indexed by time',
+    sql: `
+      -- An event's id is the next rowid and its created_at the time it was made: an event made no
+      -- earlier than every event before it sorts by id as by time, so events_created held nearly
+      -- every event a second time, a page written in each group commit that added one (every run's
+      -- summary event, every wake). The events made before an earlier one (a clock set back) hold
+      -- their time in unkeyed_at, set at the insert (events-repo.ts), and only they are indexed by
+      -- it; the list reads both (time-keyed-rows.ts)
+      ALTER TABLE events ADD COLUMN unkeyed_at INTEGER;
+      UPDATE events SET unkeyed_at = created_at WHERE id IN (
+        SELECT id FROM (SELECT id, created_at, MAX(created_at) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before FROM events)
+        WHERE created_at < before);
+      DROP INDEX events_created;
+      CREATE INDEX events_created_unkeyed ON events (unkeyed_at, id) WHERE unkeyed_at IS NOT NULL;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

@@ -16,6 +16,9 @@ export interface QueueState {
   pending: number[];
 }
 
+/** the time of the newest event keyed by its time (time-keyed-rows.ts): every later keyed one was made no earlier */
+export const KEYED_EVENT_AT = 'SELECT created_at FROM events WHERE unkeyed_at IS NULL ORDER BY id DESC LIMIT 1';
+
 /** past this many sessions held, the memory starts again (the main session's queue is the one that matters) */
 const MAX_SESSIONS = 1000;
 
@@ -30,6 +33,9 @@ const MAX_SESSIONS = 1000;
  */
 export class QueueMemory {
   private sessions = new Map<string, QueueState>();
+  /** KEYED_EVENT_AT's answer, kept in step by the enqueue (`keyed`); undefined until read */
+  private keyedAt: number | undefined;
+  private readonly newestKeyed;
   private readonly newest;
   private readonly pendingIds;
   private readonly freshness: MemoryFreshness;
@@ -37,6 +43,7 @@ export class QueueMemory {
   constructor(db: SqliteDatabase, commits: GroupCommit) {
     this.newest = db.prepare<[string], { id: number; text: string; status: SystemEvent['status']; created_at: number }>(NEWEST_EVENT);
     this.pendingIds = db.prepare<[string], number>(PENDING_EVENT_IDS).pluck();
+    this.newestKeyed = db.prepare<[], number>(KEYED_EVENT_AT).pluck();
     this.freshness = new MemoryFreshness(commits);
   }
 
@@ -54,8 +61,24 @@ export class QueueMemory {
     return state;
   }
 
+  /**
+   * the time of the newest event keyed by its time, 0 when there is none (an event made before it
+   * is not keyed: time-keyed-rows.ts); inside a group commit's work
+   */
+  keyedEventAt(): number {
+    if (this.freshness.moved()) this.forget();
+    this.keyedAt ??= this.newestKeyed.get() ?? 0;
+    return this.keyedAt;
+  }
+
+  /** an event keyed by its time, made at `at`, was inserted */
+  keyed(at: number): void {
+    this.keyedAt = at;
+  }
+
   /** every session read again at its next enqueue: events were written another way */
   forget(): void {
     if (this.sessions.size) this.sessions.clear();
+    this.keyedAt = undefined;
   }
 }

@@ -4,9 +4,11 @@ import type { SqliteDatabase } from './open-database.js';
 
 /**
  * Rows keyed by their own time: a run or a receipt whose id is a UUID v7 made at its creation
- * millisecond (uuid-v7.ts: the id's first 13 characters are that millisecond in hex). Text order
- * of such ids is (time, id) order, so SQLite lists them newest first from the primary key. The
- * other rows (an id chosen before the row was made, an imported or a test row) hold their time
+ * millisecond (uuid-v7.ts: the id's first 13 characters are that millisecond in hex), an event
+ * made no earlier than every event before it (its rowid the next one). The order of such ids is
+ * (time, id) order, so SQLite lists them newest first from the primary key. The
+ * other rows (an id chosen before the row was made, an imported or a test row, an event made
+ * while the clock was set back) hold their time
  * in `unkeyed_at` too, and only they are in the table's index by time, partial over them: a run
  * and a request each write one index entry fewer (a page fewer per table in every group commit).
  * A list walks the primary key, and merges in the other rows' page when its range holds any.
@@ -53,8 +55,34 @@ export interface TimeRange {
   before?: number;
 }
 
+/** the least id of a keyed row made at a millisecond or later: firstIdAt for UUID v7 ids, firstRowidAt for rowids */
+export type IdAt = (ms: number) => unknown;
+
+/**
+ * The least rowid of `table`'s rows keyed by their time made at `ms` or later, one past the newest
+ * when none is: rows whose rowid is the next one and whose time is the time they were made, kept
+ * keyed only when made no earlier than every keyed row before them (an event: events-repo.ts), so
+ * their times do not decrease with their rowids. A binary search over the rowids, each step one
+ * seek of the primary key (about 20 for a million rows).
+ */
+export function firstRowidAt(db: SqliteDatabase, table: string, timeColumn: string): IdAt {
+  const newest = db.prepare<[], number | null>(`SELECT MAX(rowid) FROM ${table}`).pluck();
+  const keyedFrom = db.prepare<[number], { id: number; at: number }>(`SELECT rowid AS id, ${timeColumn} AS at FROM ${table} WHERE rowid >= ? AND unkeyed_at IS NULL ORDER BY rowid LIMIT 1`);
+  return (ms) => {
+    let low = 0;
+    let high = (newest.get() ?? 0) + 1;
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2);
+      const row = keyedFrom.get(middle);
+      if (!row || row.at >= ms) high = middle;
+      else low = row.id + 1;
+    }
+    return low;
+  };
+}
+
 /** `range` as a range of the keyed rows' ids (of the primary key), each value given to `bind` for its placeholder */
-export const keyedRange = (range: TimeRange, bind: (value: unknown) => string): string[] => rangeOn(range, 'unkeyed_at IS NULL', 'id', firstIdAt, bind);
+export const keyedRange = (range: TimeRange, bind: (value: unknown) => string, idAt: IdAt = firstIdAt): string[] => rangeOn(range, 'unkeyed_at IS NULL', 'id', idAt, bind);
 
 /** `range` as a range of the other rows' `unkeyed_at` (of their index) */
 export const unkeyedRange = (range: TimeRange, bind: (value: unknown) => string): string[] => rangeOn(range, 'unkeyed_at IS NOT NULL', 'unkeyed_at', (ms) => ms, bind);
@@ -102,13 +130,13 @@ export const unkeyedProbe =
  * `f` holds the list's conditions, its time range and cursor included (the bounds only let each
  * walk start and stop where they do).
  */
-export function timeKeyedPage(table: string, unkeyedIndex: string, timeColumn: string, f: ListFilter, query: ListQuery, unkeyedInRange: UnkeyedInRange): string {
+export function timeKeyedPage(table: string, unkeyedIndex: string, timeColumn: string, f: ListFilter, query: ListQuery, unkeyedInRange: UnkeyedInRange, idAt: IdAt = firstIdAt): string {
   const range: TimeRange = { since: query.since, until: query.until, before: query.after && query.after.at + 1 };
   const probe: unknown[] = [];
   const inRange = unkeyedRange(range, (value) => (probe.push(value), '?'));
   const merged = unkeyedInRange(`SELECT 1 FROM ${table} INDEXED BY ${unkeyedIndex} WHERE ${inRange.join(' AND ')} LIMIT 1`, probe);
   const bind = (value: unknown) => f.bind(value);
-  const keyed = keyedRange(range, bind);
+  const keyed = keyedRange(range, bind, idAt);
   const limit = f.bind(query.limit);
   if (!merged) return `SELECT * FROM ${table} ${f.sql(...keyed)} ORDER BY id DESC LIMIT ${limit}`;
   return `SELECT * FROM (SELECT * FROM ${table} ${f.sql(...keyed)} ORDER BY id DESC LIMIT ${limit})

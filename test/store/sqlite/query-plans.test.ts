@@ -5,9 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { builtinMappings } from '../../../src/mappings/loading/builtin-mappings.js';
 import { BUILTIN_MAPPING_IDS } from '../../../src/store/queries/indexed-conditions.js';
 import { ListFilter, sqliteDialect } from '../../../src/store/queries/list-filter.js';
-import type { ReceiptQuery, RunQuery } from '../../../src/store/port.js';
+import type { EventQuery, ReceiptQuery, RunQuery } from '../../../src/store/port.js';
 import { sessionFilter, sessionsSql } from '../../../src/store/queries/browse-filters.js';
-import { RUNS_PER_MINUTE, runsPageSql } from '../../../src/store/sqlite/browse-repo.js';
+import { eventsPageSql, RUNS_PER_MINUTE, runsPageSql } from '../../../src/store/sqlite/browse-repo.js';
 import { AWAITING_DELIVERY } from '../../../src/store/sqlite/deliveries-repo.js';
 import { CLAIM_LAPSED, CLAIM_PENDING, PENDING_COUNT } from '../../../src/store/sqlite/events-repo.js';
 import { NEWEST_EVENT, PENDING_EVENT_IDS } from '../../../src/store/sqlite/queue-memory.js';
@@ -152,6 +152,21 @@ describe('SQLite query plans of the operator lists filtered by status, mapping a
     byTime(runsPlan({ mappingId: 'agent', limit: 50 }), 'runs', 'runs_created_unkeyed');
     // /hooks/wake makes no runs: its id stays in the index, which costs it nothing, and a list of it reads the index
     expect(runsPlan({ mappingId: 'wake', limit: 50 })[0]).toMatch(/^SEARCH runs USING INDEX runs_mapping \(mapping_id=\?\)/);
+  });
+
+  it("reads the events by time from the primary key, and those made while the clock was set back from events_created_unkeyed; a session's from events_session_created", () => {
+    open();
+    const eventsPlan = (query: EventQuery, unkeyedInRange = () => true) => {
+      const { sql, named } = eventsPageSql(query, unkeyedInRange, (ms) => ms);
+      return plan(sql, named);
+    };
+    // no event out of order in the page's range: one walk down the primary key, newest first, unsorted
+    expect(eventsPlan({ limit: 50 }, () => false)).toEqual(['SCAN events']);
+    expect(eventsPlan({ limit: 50, status: 'pending', after: { at: 5, id: '3' } }, () => false)).toEqual(['SEARCH events USING INTEGER PRIMARY KEY (rowid<?)']);
+    const merged = eventsPlan({ limit: 50, since: 5, until: 9 });
+    expect(merged).toContain('SEARCH events USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)');
+    expect(merged).toContain('SEARCH events USING INDEX events_created_unkeyed (unkeyed_at>? AND unkeyed_at<?)');
+    expect(eventsPlan({ limit: 50, session: 'main' })).toEqual(['SEARCH events USING INDEX events_session_created (session=?)']);
   });
 
   it('reads the requests of a mapping from receipts_mapping, which holds only the requests a mapping other than a built-in resolved', () => {
