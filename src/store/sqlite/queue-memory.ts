@@ -49,7 +49,7 @@ export class QueueMemory {
 
   /** the session's queue, read from the database unless held and current; inside a group commit's work */
   state(session: string): QueueState {
-    if (this.freshness.moved()) this.forget();
+    if (this.freshness.moved()) this.stale();
     let state = this.sessions.get(session);
     if (state === undefined) {
       if (this.sessions.size >= MAX_SESSIONS) this.sessions.clear();
@@ -66,7 +66,7 @@ export class QueueMemory {
    * is not keyed: time-keyed-rows.ts); inside a group commit's work
    */
   keyedEventAt(): number {
-    if (this.freshness.moved()) this.forget();
+    if (this.freshness.moved()) this.stale();
     this.keyedAt ??= this.newestKeyed.get() ?? 0;
     return this.keyedAt;
   }
@@ -76,9 +76,14 @@ export class QueueMemory {
     this.keyedAt = at;
   }
 
-  /** every session read again at its next enqueue: events were written another way */
+  /** every session read again at its next enqueue: events' statuses were written another way (an event's time never is) */
   forget(): void {
     if (this.sessions.size) this.sessions.clear();
+  }
+
+  /** all of it read again: a rollback may have undone an insert, another connection may have made events */
+  private stale(): void {
+    this.forget();
     this.keyedAt = undefined;
   }
 }
