@@ -4,13 +4,13 @@ import type { SqliteDatabase } from './open-database.js';
 
 /**
  * Rows keyed by their own time: a run or a receipt whose id is a UUID v7 made at its creation
- * millisecond (uuid-v7.ts: the id's first 13 characters are that millisecond in hex), an event
- * made no earlier than every event before it (its rowid the next one). The order of such ids is
- * (time, id) order, so SQLite lists them newest first from the primary key. The
- * other rows (an id chosen before the row was made, an imported or a test row, an event made
- * while the clock was set back) hold their time
- * in `unkeyed_at` too, and only they are in the table's index by time, partial over them: a run
- * and a request each write one index entry fewer (a page fewer per table in every group commit).
+ * millisecond (uuid-v7.ts: the id's first 13 characters are that millisecond in hex), and an
+ * event made no earlier than every event before it (its rowid the next one). The order of such
+ * ids is (time, id) order, so SQLite lists them newest first from the primary key. The other rows
+ * (an id chosen before the row was made, an imported or a test row, an event made while the clock
+ * was set back) hold their time in `unkeyed_at` too, and only they are in the table's index by
+ * time, partial over them: a run, a request and an event each write one index entry fewer (a page
+ * fewer per table in every group commit).
  * A list walks the primary key, and merges in the other rows' page when its range holds any.
  * The column is set at the insert: a partial index over an expression of the id and the time
  * cost each run's insert (its triggers run with it) more than the index entry it spared.
