@@ -284,7 +284,7 @@ describe('sqlite store', () => {
     for (const [text, at] of [['a', 100], ['b', 200], ['c', 150], ['d', 300], ['e', 300], ['f', 400]] as const) event.run(text === 'c' ? 'other' : 'main', text, at);
     before.close();
     const store = openSqliteStore(db);
-    const texts = async (query: Omit<EventQuery, 'limit'> & { limit?: number }) => (await store.browse.events({ limit: 10, ...query })).map((e) => e.text);
+    const texts = async (query: Partial<EventQuery>) => (await store.browse.events({ limit: 10, ...query })).map((e) => e.text);
     expect(await texts({})).toEqual(['f', 'e', 'd', 'b', 'c', 'a']);
     expect(await texts({ since: 150, until: 300 })).toEqual(['e', 'd', 'b', 'c']);
     expect(await texts({ since: 301 })).toEqual(['f']);
@@ -319,19 +319,19 @@ describe('sqlite store', () => {
     await store.events.enqueue('main', 'third', 10);
     vi.restoreAllMocks();
     expect(store.db.prepare('SELECT text FROM events WHERE unkeyed_at IS NOT NULL').all()).toEqual([{ text: 'set back' }]);
-    const texts = async (query: Omit<EventQuery, 'limit'>) => (await store.browse.events({ limit: 10, ...query })).map((e) => e.text);
+    const texts = async (query: Partial<EventQuery>) => (await store.browse.events({ limit: 10, ...query })).map((e) => e.text);
     expect(await texts({})).toEqual(['third', 'second', 'set back', 'first']);
     expect(await texts({ since: now + 1, until: now + 10 })).toEqual(['second', 'set back']);
     expect(await texts({ after: { at: now + 10, id: '2' } })).toEqual(['set back', 'first']);
     // another connection's events (a CLI command) count as this one's: an event made before them is not keyed
     const other = openSqliteStore(store.db.name);
-    vi.spyOn(Date, 'now').mockReturnValue(now + 100);
+    at(now + 100);
     await other.events.enqueue('cli', 'from the cli', 10);
-    vi.spyOn(Date, 'now').mockReturnValue(now + 50);
+    at(now + 50);
     await store.events.enqueue('main', 'after the cli, earlier', 10);
     vi.restoreAllMocks();
     await other.close();
-    expect(await texts({ limit: 2 } as Omit<EventQuery, 'limit'>)).toEqual(['from the cli', 'after the cli, earlier']);
+    expect(await texts({ limit: 2 })).toEqual(['from the cli', 'after the cli, earlier']);
     expect(store.db.prepare('SELECT text FROM events WHERE unkeyed_at IS NOT NULL ORDER BY id').all()).toEqual([{ text: 'set back' }, { text: 'after the cli, earlier' }]);
     await store.close();
   });
