@@ -33,9 +33,10 @@ function childrenOf(pid: number): number[] {
 /**
  * The sides on the machine's last CPU, this process (the load's driver, its load generators after
  * it) and the other processes it started (an upstream, a fake) on the rest, all their threads
- * (`taskset -a`): left to the scheduler, where each side met its upstream and its load was its
- * own, and two copies of one herald read up to 14% apart on a 2-vCPU VM (bench/README.md). Off with
- * BENCH_PIN=0, or on one CPU; without `taskset`, said and skipped.
+ * (`taskset -a`): left to the scheduler, each side may meet its load and its upstream on CPUs
+ * placed differently from the other side's, and that difference is measured as theirs
+ * (bench/README.md has the A/A runs). Off with BENCH_PIN=0, or on one CPU; without `taskset`,
+ * said and skipped.
  */
 export function pinSides(sides: AbSide[]): void {
   const cpus = os.availableParallelism();
