@@ -17,6 +17,7 @@ const onPostgresToo = [
   'test/runtime/traffic.e2e.test.ts',
   'test/runtime/main-session.e2e.test.ts',
   'test/http/v1/chat.e2e.test.ts',
+  'test/http/v1/chat-store.e2e.test.ts',
   'test/http/v1/chat-tools.e2e.test.ts',
   'test/http/v1/responses-tools.e2e.test.ts',
   'test/http/v1/auth.e2e.test.ts',

@@ -4,7 +4,8 @@
  * messages, the upstream's answer parsed for its text and usage (a stream's events as they pass),
  * then in one group commit (bench/baseline-group-commit.ts, herald's algorithm) a new
  * conversation's two messages and its summary, and the usage row; the answer (a stream's `[DONE]`)
- * goes out after the commit. It writes the upstream's bytes as they came: no agent, no prompt,
+ * goes out after the commit; a request with `store: false` gets the usage row alone in its commit,
+ * as herald keeps only that of such a completion. It writes the upstream's bytes as they came: no agent, no prompt,
  * no answer of its own shape, no budget, no rate limit.
  *
  * herald's CPU against it is what herald spends beyond keeping its records; this floor's against
@@ -49,12 +50,14 @@ interface Usage {
   total_tokens: number;
 }
 
-const record = (question: string, model: string, answer: string, usage: Usage | undefined) =>
+const record = (question: string, model: string, answer: string, usage: Usage | undefined, store: boolean) =>
   commit(() => {
     const now = Date.now();
-    const conversation = uuidV7(now);
-    insertTurn.run(conversation, 'user', question, now, conversation, 'assistant', answer, now);
-    insertConversation.run(conversation, now, now);
+    if (store) {
+      const conversation = uuidV7(now);
+      insertTurn.run(conversation, 'user', question, now, conversation, 'assistant', answer, now);
+      insertConversation.run(conversation, now, now);
+    }
     insertUsage.run(now, model, 'bench', usage?.prompt_tokens ?? 0, usage?.completion_tokens ?? 0, usage?.total_tokens ?? 0);
   });
 
@@ -82,7 +85,8 @@ const failed = (res: http.ServerResponse, error: unknown) => {
 };
 
 serveProxy(key, (req, res, body) => {
-  const request = JSON.parse(body.toString('utf8')) as { model: string; stream?: boolean; messages: { role: string; content: string }[] };
+  const request = JSON.parse(body.toString('utf8')) as { model: string; stream?: boolean; store?: boolean; messages: { role: string; content: string }[] };
+  const store = request.store !== false;
   const question = request.messages.at(-1)?.content ?? '';
   const answerParts: Buffer[] = [];
   const stream = request.stream === true ? new StreamReading() : undefined;
@@ -107,10 +111,10 @@ serveProxy(key, (req, res, body) => {
     onResponseEnd() {
       const tail = Buffer.concat(answerParts);
       let written: Promise<void>;
-      if (stream) written = record(question, request.model, stream.text, stream.usage);
+      if (stream) written = record(question, request.model, stream.text, stream.usage, store);
       else {
         const answer = JSON.parse(tail.toString('utf8')) as { choices: { message: { content: string } }[]; usage?: Usage };
-        written = record(question, request.model, answer.choices[0]?.message.content ?? '', answer.usage);
+        written = record(question, request.model, answer.choices[0]?.message.content ?? '', answer.usage, store);
       }
       written.then(() => res.end(tail), (error) => failed(res, error));
     },

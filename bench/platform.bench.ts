@@ -39,7 +39,7 @@ export interface PlatformBenchResult {
 
 interface ChatRow {
   /** plain and streamed at `connections`; `plain, sequential` one connection, one completion at a time */
-  kind: 'plain' | 'streamed' | 'plain, sequential' | 'streamed, sequential';
+  kind: 'plain' | 'streamed' | 'plain, sequential' | 'streamed, sequential' | 'plain, sequential, store: false' | 'plain, store: false';
   server: 'upstream direct' | 'bare proxy' | 'recording proxy' | 'herald' | 'baseline herald';
   completionsPerSecond: number;
   p50Ms: number;
@@ -89,12 +89,18 @@ export interface ChatBenchOptions {
 
 type ChatSettings = Required<Omit<ChatBenchOptions, 'cpuProfileDir' | 'baselineRoot' | 'together'>>;
 
-export const chatBody = (stream: boolean) =>
-  JSON.stringify({ model: 'agent', messages: [{ role: 'user', content: 'How are you today?' }], ...(stream && { stream: true, stream_options: { include_usage: true } }) });
+/** a one-question chat; `store: false` asks the server to keep only the usage record (herald and the recording proxy honour it) */
+export const chatBody = (stream: boolean, store = true) =>
+  JSON.stringify({
+    model: 'agent',
+    messages: [{ role: 'user', content: 'How are you today?' }],
+    ...(stream && { stream: true, stream_options: { include_usage: true } }),
+    ...(!store && { store: false }),
+  });
 
-async function measureChat(server: { url: string; pid: number }, stream: boolean, headers: Record<string, string>, options: ChatSettings, connections = options.connections) {
+async function measureChat(server: { url: string; pid: number }, body: string, headers: Record<string, string>, options: ChatSettings, connections = options.connections) {
   const load = (durationSeconds: number) =>
-    runLoad({ url: server.url, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', ...headers }, body: chatBody(stream), connections, durationSeconds });
+    runLoad({ url: server.url, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', ...headers }, body, connections, durationSeconds });
   if (options.warmupSeconds > 0) {
     await load(options.warmupSeconds);
     await waitUntilIdle(server.pid);
@@ -149,6 +155,21 @@ export async function chatBench(options: ChatBenchOptions = {}): Promise<Pick<Pl
   }
 }
 
+/**
+ * The rows, as [streamed, sequential, store]. A `store: false` completion keeps only its usage
+ * record: measured on the servers that keep records (the upstream and the bare proxy would do
+ * what they do for the row above it)
+ */
+const CHAT_CASES = [
+  [false, true, true],
+  [true, true, true],
+  [false, false, true],
+  [true, false, true],
+  [false, true, false],
+  [false, false, false],
+] as const;
+const KEEPERS = new Set<ChatRow['server']>(['recording proxy', 'herald', 'baseline herald']);
+
 /** a herald of the checkout at `root` in its own process, on a fresh store, fronting `upstream` */
 export function startHerald(root: string, name: string, upstream: ChildServer, profile: string[], env: Record<string, string> = {}): Promise<ChildServer> {
   return startInScratchDir('herald-bench-', (dir) => {
@@ -180,12 +201,12 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
     const rows = new Map<string, { kind: ChatRow['kind']; server: ChatRow['server']; runs: Awaited<ReturnType<typeof measureChat>>[] }>();
     const probes = new Map<string, { p50Ms: number; p99Ms: number }[]>();
     for (let round = 0; round < settings.rounds; round++) {
-      for (const [stream, sequential] of [[false, true], [true, true], [false, false], [true, false]] as const) {
-        const kind: ChatRow['kind'] = `${stream ? 'streamed' : 'plain'}${sequential ? ', sequential' : ''}`;
+      for (const [stream, sequential, store] of CHAT_CASES) {
+        const kind = `${stream ? 'streamed' : 'plain'}${sequential ? ', sequential' : ''}${store ? '' : ', store: false'}` as ChatRow['kind'];
         // herald and the baseline take turns going first: neither always meets the machine as the other left it
-        const order = round % 2 ? [servers[0]!, ...servers.slice(1).reverse()] : servers;
+        const order = (round % 2 ? [servers[0]!, ...servers.slice(1).reverse()] : servers).filter(({ name }) => store || KEEPERS.has(name));
         const measure = async ({ name, server, headers }: (typeof servers)[number]) => {
-          const run = await measureChat(server, stream, headers, settings, sequential ? 1 : settings.connections);
+          const run = await measureChat(server, chatBody(stream, store), headers, settings, sequential ? 1 : settings.connections);
           const row = rows.get(`${kind} ${name}`) ?? { kind, server: name, runs: [] };
           row.runs.push(run);
           rows.set(`${kind} ${name}`, row);
@@ -208,7 +229,7 @@ async function chatThrough(upstream: ChildServer, options: ChatBenchOptions, set
         probes.set(name, [...(probes.get(name) ?? []), { p50Ms: at(0.5), p99Ms: at(0.99) }]);
       }
     }
-    for (const kind of ['plain, sequential', 'streamed, sequential', 'plain', 'streamed'] as const) {
+    for (const kind of ['plain, sequential', 'streamed, sequential', 'plain', 'streamed', 'plain, sequential, store: false', 'plain, store: false'] as const) {
       const before = rows.get(`${kind} baseline herald`)?.runs;
       const after = rows.get(`${kind} herald`)!.runs;
       // each round's ratio: the two of a round met the same machine (with BENCH_TOGETHER, at the same time)

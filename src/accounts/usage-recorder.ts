@@ -56,23 +56,31 @@ export class UsageRecorder {
     return this.repo.reserve(this.entryOf(estimate), limits);
   }
 
-  /** writes a reserved call's real tokens (undefined: it spent none), watched as a record is */
-  settle(id: number, call: UsageRecord | undefined): void {
+  /**
+   * writes a reserved call's real tokens (undefined: it spent none), watched as a record is;
+   * returns the store's write, as `record` does
+   */
+  settle(id: number, call: UsageRecord | undefined): Promise<void> {
     const entry = call && this.entryOf(call);
     if (entry) this.onRecorded?.(entry);
-    this.watch(this.repo.settle(id, entry), 1);
+    const write = this.repo.settle(id, entry);
+    this.watch(write, 1);
+    return write;
   }
 
-  record(call: UsageRecord): void {
+  /**
+   * Hands the call's row to the store; returns the store's write, for a caller whose answer
+   * waits for the row itself (a chat completion that keeps no transcript). Its failure is
+   * logged here whether or not the caller waits for it.
+   */
+  record(call: UsageRecord): Promise<void> {
     const entry = this.entryOf(call);
     this.onRecorded?.(entry);
     const write = this.repo.record([entry]);
     // a store that writes the calls of one commit together answers them with one promise: watched once
-    if (write === this.joined?.write) {
-      this.joined.calls++;
-      return;
-    }
-    this.joined = this.watch(write, 1);
+    if (write === this.joined?.write) this.joined.calls++;
+    else this.joined = this.watch(write, 1);
+    return write;
   }
 
   private watch(write: Promise<void>, calls: number): { write: Promise<void>; calls: number } {

@@ -75,8 +75,12 @@ export interface TurnOutcome {
 
 /** what a turn came to, as a value: its caller records it (a run completes or pauses, a chat appends it) */
 export type TurnResult =
-  /** the model answered: the transcript to keep (empty for an answer left out of it, a heartbeat's idle ack) */
-  | { kind: 'answered'; outcome: TurnOutcome; transcript: SessionMessage[] }
+  /**
+   * the model answered: the transcript to keep (empty for an answer left out of it, a heartbeat's
+   * idle ack or a chat completion with `store: false`), and the store's write of the last call's
+   * tokens (absent for a turn whose tokens count against no one)
+   */
+  | { kind: 'answered'; outcome: TurnOutcome; transcript: SessionMessage[]; recorded?: Promise<void> }
   /** a call waits for a person's approval: where the turn stands is on `outcome.paused` */
   | { kind: 'paused'; outcome: TurnOutcome & Required<Pick<TurnOutcome, 'paused'>> }
   /** a model call failed (an abort included: ModelCallError), or a tool round was refused; nothing was kept */
@@ -99,13 +103,18 @@ export function takeAgentTurn(deps: AgentTurnDeps, asked: AgentTurnInput, onDelt
 /**
  * A turn whose transcript is the session's: appended to it once answered. A failure is thrown
  * (ModelCallError for the model call's, an abort included): each caller maps it to its surface.
+ * It returns once what the turn keeps is stored: its transcript, which shares its commit with the
+ * tokens' record, or, with no transcript to keep, that record alone.
  */
 export async function runAgentTurn(deps: AgentTurnDeps, input: AgentTurnInput, onDelta?: (delta: TurnDelta) => void): Promise<TurnOutcome> {
   // a failure is thrown as computeTurn throws it: not made a value to be thrown again (a promise fewer)
   const result = await computeTurn(deps, input, onDelta);
   if (result.kind === 'failed') throw result.error;
   const fields: TurnFields = input;
-  if (result.kind === 'answered') await deps.sessions.appendMany(fields.sessionKey, result.transcript, fields.freshSession);
+  if (result.kind === 'answered') {
+    if (result.transcript.length) await deps.sessions.appendMany(fields.sessionKey, result.transcript, fields.freshSession);
+    else await result.recorded;
+  }
   return result.outcome;
 }
 
@@ -275,8 +284,8 @@ export function answeredTurn(deps: AgentTurnDeps, input: TurnFields, last: LastA
     transcript.push(answerMessage(outcome, refusal, answered));
   }
   // the model answered, so its tokens are spent whether or not the transcript is kept
-  recordUsage(deps, input, answer, lastUsage, last.reservation);
-  return { kind: 'answered', outcome, transcript };
+  const recorded = recordUsage(deps, input, answer, lastUsage, last.reservation);
+  return { kind: 'answered', outcome, transcript, recorded };
 }
 
 function paused(checkpoint: TurnCheckpoint, pending: ToolCallRecord[], knowledge: KnowledgePassage[], callsMade: number): TurnResult {

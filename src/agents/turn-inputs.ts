@@ -86,6 +86,8 @@ export interface CompletionTurnInput extends TurnBase {
   answer: (outcome: TurnOutcome) => Pick<SessionMessage, 'runId' | 'meta'>;
   /** the first model call's budget reservation (Budgets.reserve); later calls reserve their own */
   reservation?: number;
+  /** false for a completion that keeps no transcript (`store: false`): only its tokens are recorded */
+  keep?: (text: string) => boolean;
 }
 
 /**

@@ -46,16 +46,23 @@ const usageRecord = (usage: UsageAttribution, model: string, agentId: string, pr
 });
 
 /** one model call's tokens: the provider's count, or herald's estimate (estimateUsage) when it gave none */
-export function recordUsage(deps: TurnAccounts, input: TurnFields, answer: ModelAnswer, usage: ModelUsage, reservation: number | undefined): void {
-  writeCallUsage(deps, input, answer, reservation, usage.prompt_tokens, usage.completion_tokens, answer.usage === undefined || answer.modelRef.startsWith(`${EMBEDDED_PROVIDER}/`));
+export function recordUsage(deps: TurnAccounts, input: TurnFields, answer: ModelAnswer, usage: ModelUsage, reservation: number | undefined): Promise<void> | undefined {
+  return writeCallUsage(deps, input, answer, reservation, usage.prompt_tokens, usage.completion_tokens, answer.usage === undefined || answer.modelRef.startsWith(`${EMBEDDED_PROVIDER}/`));
 }
 
 /** a model call's tokens under the turn's key, agent and mapping: in place of its reservation when it had one */
-function writeCallUsage(deps: TurnAccounts, input: TurnFields, answer: ModelAnswer, reservation: number | undefined, promptTokens: number, completionTokens: number, estimated: boolean): void {
-  if (!input.usage || !deps.usage) return;
+function writeCallUsage(
+  deps: TurnAccounts,
+  input: TurnFields,
+  answer: ModelAnswer,
+  reservation: number | undefined,
+  promptTokens: number,
+  completionTokens: number,
+  estimated: boolean,
+): Promise<void> | undefined {
+  if (!input.usage || !deps.usage) return undefined;
   const call = usageRecord(input.usage, answer.modelRef, input.agent.id, promptTokens, completionTokens, estimated);
-  if (reservation === undefined) deps.usage.record(call);
-  else deps.usage.settle(reservation, call);
+  return reservation === undefined ? deps.usage.record(call) : deps.usage.settle(reservation, call);
 }
 
 /**

@@ -60,7 +60,8 @@ export async function askAgent(deps: PlatformTurnsDeps, principal: ApiPrincipal,
         onText?.(chars);
       },
     });
-    return { reply: outcome.refusal ?? outcome.text, conversation: chat.conversationId, citations: citationsOf(agent.id, outcome.knowledge) };
+    // the turn keeps its messages (no `store: false` here), so its conversation is stored
+    return { reply: outcome.refusal ?? outcome.text, conversation: chat.conversationId!, citations: citationsOf(agent.id, outcome.knowledge) };
   } finally {
     signal.removeEventListener('abort', cancel);
   }

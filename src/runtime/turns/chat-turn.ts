@@ -25,6 +25,8 @@ export interface ChatTurnInput {
   clientTools?: ClientToolsUse;
   /** whom its tokens count against (the API key) */
   usage?: UsageAttribution;
+  /** false: the turn's messages are not kept (the request's `store: false`), only its tokens' record */
+  store?: boolean;
 }
 
 export interface ChatTurnRun {
@@ -36,10 +38,11 @@ export interface ChatTurnRun {
 }
 
 export interface ChatTurn {
-  conversationId: string;
+  /** the stored conversation the turn is part of: none for a new one the turn does not keep (`store: false`) */
+  conversationId: string | undefined;
   /**
    * Runs the turn; its outcome is there once the conversation's new messages and the answer are
-   * stored, together. A model failure is thrown as a HeraldError (HERALD_MODEL_FAILED, the
+   * stored, together (with `store: false`, once its tokens' record is). A model failure is thrown as a HeraldError (HERALD_MODEL_FAILED, the
    * upstream status only).
    */
   run(options?: ChatTurnRun): Promise<TurnOutcome>;
@@ -90,9 +93,12 @@ function chatTurn(deps: AgentTurnDeps, input: ChatTurnInput, conversation: Conve
   return new OpenedChatTurn(deps, input, conversation, reservation, ledger && tools, ledger);
 }
 
+/** a completion that keeps no transcript: its answer is left out of the conversation, as are the request's messages */
+const KEEP_NOTHING = () => false;
+
 /** a chat turn as a class: its methods are its prototype's, not two closures made per completion */
 class OpenedChatTurn implements ChatTurn {
-  readonly conversationId: string;
+  readonly conversationId: string | undefined;
   /** one time limit per completion, which the client's going away aborts too */
   private limit: Deadline | undefined;
   private cancelled: { reason: unknown } | undefined;
@@ -105,7 +111,8 @@ class OpenedChatTurn implements ChatTurn {
     private readonly tools: TurnTools | undefined,
     private readonly ledger: ToolLedger | undefined,
   ) {
-    this.conversationId = conversation.id;
+    // a new conversation not kept has an id only for its tool calls' records: there is nothing to continue
+    this.conversationId = input.store === false && conversation.fresh ? undefined : conversation.id;
   }
 
   async run({ stream, onDelta, onOpen }: ChatTurnRun = {}): Promise<TurnOutcome> {
@@ -141,6 +148,7 @@ class OpenedChatTurn implements ChatTurn {
           // named whether set or not (not spread in when set): every chat turn's input has one shape
           usage: input.usage,
           reservation: this.reservation,
+          keep: input.store === false ? KEEP_NOTHING : undefined,
           tools: this.tools,
           ledger: this.ledger,
         },

@@ -11,7 +11,7 @@ export interface PlatformTurnsDeps {
 }
 
 /** a chat completion as asked: the agent it names as `model`, and the turn's own inputs */
-export interface ChatCompletionRequest extends Pick<ChatTurnInput, 'conversationId' | 'messages' | 'metadata' | 'options' | 'clientTools'> {
+export interface ChatCompletionRequest extends Pick<ChatTurnInput, 'conversationId' | 'messages' | 'metadata' | 'options' | 'clientTools' | 'store'> {
   model: unknown;
 }
 
@@ -36,6 +36,7 @@ export function openChatCompletion(deps: PlatformTurnsDeps, principal: ApiPrinci
     metadata: request.metadata,
     options: request.options,
     clientTools: request.clientTools,
+    store: request.store,
     usage: { source: 'chat', keyName: principal.name },
   });
   // a value when the turn opened without waiting (a new conversation, no budget): no promise per completion

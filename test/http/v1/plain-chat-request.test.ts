@@ -35,6 +35,7 @@ const fields = {
   metadata: mostly(fc.dictionary(fc.constantFrom('a', 'b', '__proto__'), mostly(fc.string({ maxLength: 3 })), { maxKeys: 3 })),
   conversation_id: mostly(fc.constantFrom('conv_1', '', null)),
   citations: mostly(fc.boolean()),
+  store: mostly(fc.boolean()),
 };
 /** now and then a field outside the fast path (tools, n, top_p) */
 const others = fc.oneof({ arbitrary: fc.constant({}), weight: 8 }, fc.record({ tools: fc.constant([]), n: fc.constantFrom(1, 2), top_p: fc.double() }, { requiredKeys: [] }));

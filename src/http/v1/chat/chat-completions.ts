@@ -113,6 +113,7 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
       extra: tools.extra,
     },
     clientTools: tools.use,
+    store: body.store ?? undefined,
   });
   const { agent, chat } = opening instanceof Promise ? await opening : opening;
   const id = `chatcmpl-${randomHex(12)}`;
@@ -120,7 +121,8 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
   const conversation_id = chat.conversationId;
   // the request's origin (for the annotations' URLs) only when there are passages to cite
   const annotations = (outcome: TurnOutcome) => (outcome.knowledge.length ? urlCitations(outcome.text, outcome.knowledge, new URL(x.url).origin) : []);
-  x.setHeader('x-conversation-id', conversation_id);
+  // a completion not kept (`store: false`) names no conversation: there is none to continue
+  if (conversation_id !== undefined) x.setHeader('x-conversation-id', conversation_id);
 
   if (!body.stream) {
     x.whenClientGone(chat);
@@ -140,8 +142,8 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
       system_fingerprint: null,
       choices: [{ index: 0, message: assistantMessage(outcome, annotations(outcome)), logprobs: null, finish_reason: outcome.finishReason }],
       usage: outcome.usage,
-      conversation_id,
     };
+    if (conversation_id !== undefined) completion.conversation_id = conversation_id;
     if (body.citations !== false) completion.citations = citationsOf(outcome.knowledge);
     return { status: 200, contentType: 'application/json', body: JSON.stringify(completion) };
   }
@@ -179,7 +181,7 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
       // order JSON.stringify gave them (id, object, created, model, system_fingerprint, choices, usage
       // when asked for, conversation_id, and on the last chunks the citations)
       const head = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(agent.id)},"system_fingerprint":null,"choices":`;
-      const conversation = `,"conversation_id":${JSON.stringify(conversation_id)}`;
+      const conversation = conversation_id === undefined ? '' : `,"conversation_id":${JSON.stringify(conversation_id)}`;
       const tail = `${includeUsage ? ',"usage":null' : ''}${conversation}}`;
       const deltaChunk = (delta: string) => `${head}[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":null}]${tail}`;
       let outcome: TurnOutcome;
@@ -197,7 +199,7 @@ export async function answerChatCompletion(x: Exchange, principal: ApiPrincipal,
     },
     options: {
       pingMs: deps.config.platform.streamPingMs,
-      headers: { 'x-conversation-id': conversation_id },
+      headers: conversation_id === undefined ? {} : { 'x-conversation-id': conversation_id },
       onError: (error) => deps.logger.warn({ ...failureFields(error), reqId: x.requestId, agent: agent.id }, 'chat stream failed'),
     },
   };

@@ -77,6 +77,10 @@ function buildChatRequestSchema() {
       parallel_tool_calls: z.boolean().nullish().describe('Whether the model may call several tools at once.'),
       response_format: responseFormat.nullish().describe('text, json_object, or json_schema (structured output).'),
       conversation_id: z.string().min(1).nullish().describe('Extension: continue a server-side conversation.'),
+      store: z
+        .boolean()
+        .nullish()
+        .describe('false: the turn is not kept (no conversation is started or added to; only its token usage is recorded). Default true.'),
       citations: z.boolean().nullish().describe('Extension: include the knowledge chunks used (default true).'),
     })
     .loose();
@@ -89,7 +93,7 @@ export type ChatRequest = z.infer<ReturnType<typeof buildChatRequestSchema>>;
 
 /**
  * Fields that would change what the caller gets if silently ignored are refused by name;
- * harmless ones (top_p, seed, stop, store, ...) are accepted and passed over.
+ * harmless ones (top_p, seed, stop, ...) are accepted and passed over.
  */
 function refuseUnsupported(body: Record<string, unknown>): void {
   const refuse = (param: string, why: string) => {

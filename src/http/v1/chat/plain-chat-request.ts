@@ -16,6 +16,7 @@ const PLAIN_FIELDS = new Set([
   'metadata',
   'conversation_id',
   'citations',
+  'store',
 ]);
 const PLAIN_ROLES = new Set(['system', 'developer', 'user', 'assistant']);
 
@@ -63,5 +64,6 @@ export function plainChatRequest(body: unknown): ChatRequest | undefined {
   if (!nullish(b.metadata) && !stringRecord(b.metadata)) return undefined;
   if (!nullish(b.conversation_id) && !(typeof b.conversation_id === 'string' && b.conversation_id.length > 0)) return undefined;
   if (!nullish(b.citations) && typeof b.citations !== 'boolean') return undefined;
+  if (!nullish(b.store) && typeof b.store !== 'boolean') return undefined;
   return b as ChatRequest;
 }
