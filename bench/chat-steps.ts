@@ -7,7 +7,8 @@
  * `node --import tsx bench/chat-steps.ts`. Env: BENCH_HERALD_ROOT=<checkout>[,<checkout>] (this one
  * by default), BENCH_DURATION (4 s counted), BENCH_PREWARM (6 s), BENCH_PROMISE_SITES=1 also
  * prints where the promises are made and the statements run, BENCH_ALLOC_SITES=<n> the n largest
- * allocation sites (6), BENCH_CHAT_CONNECTIONS the connections of the counted load (1).
+ * allocation sites (6), BENCH_CHAT_CONNECTIONS the connections of the counted load (1),
+ * BENCH_CHAT_STORE=0 counts completions sent with `store: false` (only the usage record kept).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,6 +29,7 @@ const prewarm = Number(process.env.BENCH_PREWARM ?? 6);
 const sites = Boolean(process.env.BENCH_PROMISE_SITES);
 const allocSites = Number(process.env.BENCH_ALLOC_SITES ?? 6);
 const connections = Number(process.env.BENCH_CHAT_CONNECTIONS ?? 1);
+const store = process.env.BENCH_CHAT_STORE !== '0';
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` };
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-chat-steps-'));
@@ -41,7 +43,7 @@ try {
       try {
         await prewarmChat(herald, headers, { plain: chatBody(false), streamed: chatBody(true) }, 1, prewarm);
         process.kill(herald.pid, 'SIGUSR2');
-        const { total, non2xx, errors } = await runLoad({ url: herald.url, path: '/v1/chat/completions', headers, body: chatBody(stream), connections, durationSeconds: seconds });
+        const { total, non2xx, errors } = await runLoad({ url: herald.url, path: '/v1/chat/completions', headers, body: chatBody(stream, store), connections, durationSeconds: seconds });
         if (non2xx || errors) throw new Error(`${non2xx} non-2xx answers and ${errors} errors`);
         await waitUntilIdle(herald.pid);
         process.kill(herald.pid, 'SIGUSR2');

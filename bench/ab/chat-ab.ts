@@ -6,7 +6,8 @@
  * so a change in the machine's load meets both alike. CPU from /proc, summed over all slices.
  *
  * `BENCH_BEFORE=<checkout> node --import tsx bench/ab/chat-ab.ts`. Env: BENCH_SLICES (20),
- * BENCH_SLICE (1 s), BENCH_PREWARM (10 s, bench/chat-prewarm.ts), BENCH_CHAT_CONNECTIONS (1).
+ * BENCH_SLICE (1 s), BENCH_PREWARM (10 s, bench/chat-prewarm.ts), BENCH_CHAT_CONNECTIONS (1),
+ * BENCH_CHAT_STORE=0 (completions sent with `store: false`: only the usage record kept).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +23,7 @@ const before = path.resolve(process.env.BENCH_BEFORE);
 const slices = Number(process.env.BENCH_SLICES ?? 20);
 const slice = Number(process.env.BENCH_SLICE ?? 1);
 const connections = Number(process.env.BENCH_CHAT_CONNECTIONS ?? 1);
+const store = process.env.BENCH_CHAT_STORE !== '0';
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` };
 const kinds = [false, true] as const;
 
@@ -32,9 +34,9 @@ try {
     const server = await startHerald(root, name, upstream, []);
     heralds.push({ name, pid: server.pid, server });
   }
-  for (const { server } of heralds) await prewarmChat(server, headers, { plain: chatBody(false), streamed: chatBody(true) }, 10, prewarmSeconds());
+  for (const { server } of heralds) await prewarmChat(server, headers, { plain: chatBody(false, store), streamed: chatBody(true, store) }, 10, prewarmSeconds());
   const counts = await alternatingSlices(heralds, kinds, slices, (h, stream) =>
-    runLoad({ url: h.server.url, path: '/v1/chat/completions', headers, body: chatBody(stream), connections, durationSeconds: slice }),
+    runLoad({ url: h.server.url, path: '/v1/chat/completions', headers, body: chatBody(stream, store), connections, durationSeconds: slice }),
   );
   const perCompletion = (h: (typeof heralds)[number], stream: boolean) => perRequest(counts.get(h)!.get(stream)!);
   const completions = (h: (typeof heralds)[number], stream: boolean) => summed(counts.get(h)!.get(stream)!).requests;
