@@ -16,7 +16,7 @@ async function serve(file: string): Promise<string> {
 }
 
 // a real process and a real SIGKILL right after the answers: what was answered was recorded
-describe('a chat completion with store: false, then kill -9', { timeout: 120_000 }, () => {
+describe('chat completions and a response with store: false, then kill -9', { timeout: 120_000 }, () => {
   it('has its usage in the store after a restart, and no conversation', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'herald.json');
@@ -32,13 +32,21 @@ describe('a chat completion with store: false, then kill -9', { timeout: 120_000
       expect(res.status).toBe(200);
       answered.push(((await res.json()) as { usage: { total_tokens: number } }).usage.total_tokens);
     }
+    // the Responses API's store: false keeps the usage alone, too
+    const response = await fetch(`${url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'support', input: 'one more question', store: false }),
+    });
+    expect(response.status).toBe(200);
+    answered.push(((await response.json()) as { usage: { total_tokens: number } }).usage.total_tokens);
     spawned!.child.kill('SIGKILL');
     await spawned!.exited;
 
     url = await serve(file);
     const get = async (p: string): Promise<any> => (await fetch(`${url}${p}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json();
     const usage = (await get('/admin/usage?by=key')).data.find((r: { group: string }) => r.group === 'test');
-    expect(usage).toMatchObject({ requests: 3, totalTokens: answered.reduce((a, b) => a + b, 0) });
+    expect(usage).toMatchObject({ requests: 4, totalTokens: answered.reduce((a, b) => a + b, 0) });
     expect((await get('/admin/sessions?prefix=chat:')).data).toEqual([]);
   });
 });

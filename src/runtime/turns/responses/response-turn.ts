@@ -283,6 +283,8 @@ export async function openResponseTurn(deps: ResponseTurnDeps, request: Response
         // response keeps where it stands, to go on from
         const record = recordOf(outcome, result.kind === 'answered' ? result.transcript.slice(0, -1) : []);
         if (request.store) await responses.put(record);
+        // not kept: the answer waits for its tokens' record alone, as a chat completion's does
+        else if (result.kind === 'answered') await result.recorded;
         return { record, outcome };
       } catch (error) {
         // what ran is on the record and is not run again: a retry may continue the pause
