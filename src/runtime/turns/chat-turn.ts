@@ -42,8 +42,8 @@ export interface ChatTurn {
   conversationId: string | undefined;
   /**
    * Runs the turn; its outcome is there once the conversation's new messages and the answer are
-   * stored, together (with `store: false`, once its tokens' record is). A model failure is thrown as a HeraldError (HERALD_MODEL_FAILED, the
-   * upstream status only).
+   * stored, together (with `store: false`, once its tokens' record is). A model failure is thrown
+   * as a HeraldError (HERALD_MODEL_FAILED, the upstream status only).
    */
   run(options?: ChatTurnRun): Promise<TurnOutcome>;
   /** the client went away: the model call is aborted and nothing is recorded */
