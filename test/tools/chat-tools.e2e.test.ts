@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callInRounds, startToolCallingModel, type ToolCallingModel } from '../helpers/fake-tool-calling-model.js';
-import { API_KEY } from '../helpers/start-herald.js';
+import { API_KEY, GATEWAY_TOKEN } from '../helpers/start-herald.js';
 import { testApp, type TestApp } from '../http/app-fixture.js';
 
 /**
@@ -34,6 +34,18 @@ describe('server-side tools in chat completions', () => {
     expect(completion.usage).toMatchObject({ prompt_tokens: 40, completion_tokens: 10 });
     const conversation = (completion as unknown as { conversation_id: string }).conversation_id;
     expect(await h.gateway.store.toolCalls.ofOwner('chat', conversation)).toMatchObject([{ tool: 'search_knowledge', status: 'succeeded', keyName: 'test' }]);
+  });
+
+  it('with store: false: no conversation is kept, and the call is still recorded and counted', async () => {
+    model = await startToolCallingModel(callInRounds([[{ name: 'herald__search_knowledge', arguments: { query: 'refunds' } }]]));
+    const { h, client } = await chatWithTools();
+    const completion = await client.chat.completions.create({ model: 'analyst', messages: [{ role: 'user', content: 'How long do refunds take?' }], store: false });
+    expect(completion.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'Done: nothing found' } });
+    expect(completion).not.toHaveProperty('conversation_id');
+    const admin = { authorization: `Bearer ${GATEWAY_TOKEN}` };
+    expect(((await (await h.request('/admin/sessions?prefix=chat:', { headers: admin })).json()) as { data: unknown[] }).data).toEqual([]);
+    const metrics = await (await h.request('/metrics', { headers: admin })).text();
+    expect(metrics).toMatch(/herald_tool_calls_total\{[^}]*tool="search_knowledge"[^}]*outcome="succeeded"[^}]*\} 1/);
   });
 
   it('streamed: the answer streams, the server-side calls do not reach the client', async () => {
