@@ -9,8 +9,10 @@ const MAX_WAIT_MS = 100;
  * Log lines written in blocks: a line waits until 4 KiB have gathered or 100 ms have passed.
  * A write per line would be a system call handed to libuv's thread pool for each access line,
  * the larger part of what a line costs at the default level. Nothing is written while nothing was logged (sonic-boom's
- * own periodic flush writes an empty string every period). What is still gathered when the process
- * exits is written synchronously then; a SIGKILL loses at most the last 100 ms of lines.
+ * own periodic flush writes an empty string every period), and no timer runs then: the wait is
+ * armed by a block's first line, so an idle process is not woken ten times a second. What is still
+ * gathered when the process exits is written synchronously then; a SIGKILL loses at most the last
+ * 100 ms of lines.
  */
 export class LogBlocks implements DestinationStream {
   private gathered = '';
@@ -23,6 +25,7 @@ export class LogBlocks implements DestinationStream {
   }
 
   write(line: string): void {
+    if (!this.gathered) flushSoon();
     this.gathered += line;
     if (this.gathered.length >= BLOCK_CHARS) this.flush();
   }
@@ -56,11 +59,17 @@ export class LogBlocks implements DestinationStream {
 
 /** one timer and one exit listener for every logger of the process (a test makes hundreds) */
 const live = new Set<LogBlocks>();
+let waiting: NodeJS.Timeout | undefined;
 function watchBlocks(blocks: LogBlocks): void {
-  if (live.size === 0) {
-    setInterval(() => live.forEach((b) => b.flush()), MAX_WAIT_MS).unref();
-    // after the destinations' own exit flush (registered before this one): the older lines go first
-    process.once('exit', () => live.forEach((b) => b.flushSync()));
-  }
+  // after the destinations' own exit flush (registered before this one): the older lines go first
+  if (live.size === 0) process.once('exit', () => live.forEach((b) => b.flushSync()));
   live.add(blocks);
+}
+
+/** every block written out within MAX_WAIT_MS: the timer a first line arms, if none is armed */
+function flushSoon(): void {
+  waiting ??= setTimeout(() => {
+    waiting = undefined;
+    live.forEach((b) => b.flush());
+  }, MAX_WAIT_MS).unref();
 }

@@ -9,7 +9,9 @@ interface Waiting {
 /**
  * The thread that counts tokens (token-count-worker.ts), started by the first count and ended
  * after `idleMs` without one, giving back the tokenizers' tables (tens of MB). Counts are rare (a
- * stream the client dropped, a provider without usage), so one thread is enough. It holds the
+ * stream the client dropped, a provider without usage), so one thread is enough. Starting it
+ * costs some 340 ms of CPU (the tables loaded), so it waits ten minutes, not one: a gateway whose
+ * clients drop a stream every few minutes loaded the tables again for each. It holds the
  * process open only while a count is owed: an idle one never keeps a command from exiting. A
  * thread that dies (out of memory, a crash) fails the counts it owed; the next count starts another.
  */
@@ -21,7 +23,7 @@ export class TokenCountThread {
 
   constructor(
     private readonly entry: URL,
-    private readonly idleMs = 60_000,
+    private readonly idleMs = 600_000,
   ) {}
 
   /** each text's tokens in `encoding`, in order */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LogBlocks } from '../../src/log/log-blocks.js';
 
 /** what reached the destination, one entry per write */
@@ -31,6 +31,30 @@ describe('log lines written in blocks', () => {
     blocks.flush();
     blocks.flush();
     expect(out.writes).toEqual(['{"msg":"one"}\n']);
+  });
+
+  it('runs no timer while nothing is gathered, and writes a lone line within 100 ms (an idle process is not woken)', async () => {
+    // the one timer of the process's blocks, armed by an earlier test's lines, fires first
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    vi.useFakeTimers();
+    try {
+      const out = recorder();
+      const blocks = new LogBlocks(out);
+      expect(vi.getTimerCount()).toBe(0);
+      blocks.write('{"msg":"one"}\n');
+      blocks.write('{"msg":"two"}\n');
+      expect(vi.getTimerCount()).toBe(1);
+      vi.advanceTimersByTime(99);
+      expect(out.writes).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(out.writes).toEqual(['{"msg":"one"}\n{"msg":"two"}\n']);
+      expect(vi.getTimerCount()).toBe(0);
+      blocks.write('{"msg":"three"}\n');
+      vi.advanceTimersByTime(100);
+      expect(out.writes).toEqual(['{"msg":"one"}\n{"msg":"two"}\n', '{"msg":"three"}\n']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('calls back once the destination has written what was gathered (serve waits for it before exiting)', async () => {
