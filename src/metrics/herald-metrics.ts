@@ -13,9 +13,9 @@ import { SummedCounter, type CountCell } from './summed-counter.js';
 /**
  * How often `nodejs_eventloop_lag_*` samples the event loop's delay (prom-client's default is
  * 10 ms). Each sample is a timer that wakes the process: at 10 ms an idle herald woke 100 times a
- * second, a third of its idle CPU, and a sequential chat completion paid some 4% for the wakeups
- * between its hops. 10 samples a second still catch every stall longer than 100 ms, and the
- * p50/p99 of a 15 s scrape interval rest on 150 of them.
+ * second (bench/idle.bench.ts), and a completion waiting on its upstream was woken in between.
+ * 10 samples a second still catch every stall longer than 100 ms, and the p50/p99 of a 15 s
+ * scrape interval rest on 150 of them.
  */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
