@@ -217,7 +217,7 @@ async function main() {
       ),
     );
     const recordsCpu = of("the bare proxy keeping herald's records", 'cpuSequential');
-    console.log(`herald's CPU per completion, sequential: ${(of('herald', 'cpuSequential') / recordsCpu).toFixed(2)}× the bare proxy keeping its records (${(recordsCpu / proxyCpu).toFixed(2)}× the bare proxy)`);
+    console.log(`herald's CPU per completion, sequential: ${(of('herald', 'cpuSequential') / recordsCpu).toFixed(2)}× the bare proxy keeping its records (which is itself ${(recordsCpu / proxyCpu).toFixed(2)}× the bare proxy)`);
     console.log(
       'Published figures (not measured here; other machines and methods):\n' +
         '- LiteLLM 1.91.1 +4.34 ms, Portkey 1.15.2 +2.37 ms, Bifrost +0.44 ms added p50, sequential on localhost against a mock upstream, GitHub Actions runner, 2026-07-09 ' +
