@@ -1,9 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startChildServer, startInScratchDir, type ChildServer } from './child-server.js';
 import { compiledBaseline } from './compiled-baseline.js';
-import { cpuMillis, residentBytes } from './process-stats.js';
+import { cpuMillis, mainThreadWakeups, residentBytes, threadCount } from './process-stats.js';
 import { formatTable, mb } from './table.js';
 
 /**
@@ -27,9 +26,6 @@ const settleSeconds = Number(process.env.BENCH_SETTLE ?? 5);
 const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 20);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
-/** how many times a thread gave up the CPU of its own accord: it slept until a timer or an event woke it */
-const wakeups = (pid: number) => Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8'))![1]);
-const threads = (pid: number) => fs.readdirSync(`/proc/${pid}/task`).length;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Watched {
@@ -42,12 +38,12 @@ interface Watched {
 async function watch(server: ChildServer): Promise<Watched> {
   await sleep(settleSeconds * 1000);
   const cpu = cpuMillis(server.pid);
-  const woke = wakeups(server.pid);
+  const woke = mainThreadWakeups(server.pid);
   await sleep(idleSeconds * 1000);
   return {
     cpuMsPerMinute: ((cpuMillis(server.pid) - cpu) * 60) / idleSeconds,
-    wakeupsPerSecond: (wakeups(server.pid) - woke) / idleSeconds,
-    threads: threads(server.pid),
+    wakeupsPerSecond: (mainThreadWakeups(server.pid) - woke) / idleSeconds,
+    threads: threadCount(server.pid),
     rssBytes: residentBytes(server.pid),
   };
 }

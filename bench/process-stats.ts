@@ -20,6 +20,19 @@ function statusKb(pid: number, field: string): number {
 }
 
 /**
+ * how many times a process's main thread gave up the CPU of its own accord: each sleep until a
+ * timer or an event woke it (its voluntary context switches; Linux only)
+ */
+export function mainThreadWakeups(pid: number): number {
+  return Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8'))![1]);
+}
+
+/** how many threads a process runs now (Linux only) */
+export function threadCount(pid: number): number {
+  return fs.readdirSync(`/proc/${pid}/task`).length;
+}
+
+/**
  * Tracks the peak resident memory of a process during one phase. On Linux the kernel's own
  * high-water mark (VmHWM) is reset at the start (clear_refs 5) so nothing between samples is
  * missed; sampling every `everyMs` covers the rest.

@@ -10,8 +10,8 @@ interface Waiting {
  * The thread that counts tokens (token-count-worker.ts), started by the first count and ended
  * after `idleMs` without one, giving back the tokenizers' tables (tens of MB). Counts are rare (a
  * stream the client dropped, a provider without usage), so one thread is enough. Starting it
- * costs some 340 ms of CPU (the tables loaded), so it waits ten minutes, not one: a gateway whose
- * clients drop a stream every few minutes loaded the tables again for each. It holds the
+ * costs some 340 ms of CPU (the tables loaded), so it waits ten minutes for the next count: a
+ * gateway whose clients drop a stream every few minutes would otherwise load them again for each. It holds the
  * process open only while a count is owed: an idle one never keeps a command from exiting. A
  * thread that dies (out of memory, a crash) fails the counts it owed; the next count starts another.
  */
