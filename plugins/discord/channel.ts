@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { callPlatform, joinUrl, pathSegment, secondsToMs } from '../../src/plugin-sdk/channel-http.js';
 import { ChannelError, type ChannelAdapter } from '../../src/plugin-sdk/sdk.js';
 import { sendInParts } from '../../src/plugin-sdk/split-message.js';
-import type { DiscordConfig } from './manifest.js';
+import type { DiscordConfig } from './config.js';
 
 export const DISCORD_MAX_CHARS = 2000;
 

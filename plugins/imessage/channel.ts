@@ -1,7 +1,7 @@
 import { callPlatform, joinUrl, type Verdict } from '../../src/plugin-sdk/channel-http.js';
 import type { ChannelAdapter, ChannelMessage } from '../../src/plugin-sdk/sdk.js';
 import { sendInParts } from '../../src/plugin-sdk/split-message.js';
-import type { ImessageConfig } from './manifest.js';
+import type { ImessageConfig } from './config.js';
 
 export const IMESSAGE_MAX_CHARS = 20000;
 /** how long to wait before asking again about a part BlueBubbles is still sending */

@@ -1,7 +1,7 @@
 import { callPlatform, joinUrl } from '../../src/plugin-sdk/channel-http.js';
 import { ChannelError, type ChannelAdapter } from '../../src/plugin-sdk/sdk.js';
 import { sendInParts } from '../../src/plugin-sdk/split-message.js';
-import type { MattermostConfig } from './manifest.js';
+import type { MattermostConfig } from './config.js';
 
 /**
  * What a server accepts when it does not say: servers before 5.0 (and posts stored in the old

@@ -1,15 +1,6 @@
-import { z } from 'zod';
 import { definePlugin } from '../../src/plugin-sdk/sdk.js';
+import { mattermostConfigSchema } from './config.js';
 import { mattermostChannel } from './channel.js';
-
-export const mattermostConfigSchema = z
-  .object({
-    url: z.string().url().describe('Base URL of the Mattermost server, e.g. `https://chat.example.com`.'),
-    token: z.string().min(1).describe('Bot access token or personal access token (sent as Bearer).'),
-  })
-  .strict();
-
-export type MattermostConfig = z.output<typeof mattermostConfigSchema>;
 
 export const mattermostPlugin = definePlugin({
   id: 'mattermost',

@@ -1,7 +1,7 @@
 import { callPlatform, joinUrl, pathSegment, type Verdict } from '../../src/plugin-sdk/channel-http.js';
 import { ChannelError, type ChannelAdapter } from '../../src/plugin-sdk/sdk.js';
 import { sendInParts } from '../../src/plugin-sdk/split-message.js';
-import type { MsteamsConfig } from './manifest.js';
+import type { MsteamsConfig } from './config.js';
 
 /**
  * Teams limits a bot message to about 100 KB of its payload encoded as UTF-16 and advises

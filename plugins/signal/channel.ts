@@ -1,7 +1,7 @@
 import { callPlatform, joinUrl, type Verdict } from '../../src/plugin-sdk/channel-http.js';
 import { ChannelError, type ChannelAdapter } from '../../src/plugin-sdk/sdk.js';
 import { sendInParts } from '../../src/plugin-sdk/split-message.js';
-import type { SignalConfig } from './manifest.js';
+import type { SignalConfig } from './config.js';
 
 export const SIGNAL_MAX_CHARS = 2000;
 

@@ -1,15 +1,6 @@
-import { z } from 'zod';
 import { definePlugin } from '../../src/plugin-sdk/sdk.js';
+import { signalConfigSchema } from './config.js';
 import { signalChannel } from './channel.js';
-
-export const signalConfigSchema = z
-  .object({
-    url: z.string().url().describe('Base URL of a signal-cli REST API server (bbernhard/signal-cli-rest-api), e.g. `http://127.0.0.1:8080`.'),
-    number: z.string().min(1).describe('The registered Signal number herald sends from, in international format (`+4915112345678`).'),
-  })
-  .strict();
-
-export type SignalConfig = z.output<typeof signalConfigSchema>;
 
 export const signalPlugin = definePlugin({
   id: 'signal',

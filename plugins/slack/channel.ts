@@ -1,7 +1,7 @@
 import { callPlatform, joinUrl } from '../../src/plugin-sdk/channel-http.js';
 import { ChannelError, type ChannelAdapter } from '../../src/plugin-sdk/sdk.js';
 import { sendInParts } from '../../src/plugin-sdk/split-message.js';
-import type { SlackConfig } from './manifest.js';
+import type { SlackConfig } from './config.js';
 
 /** Slack truncates past 40000 characters and advises at most 4000 per message */
 export const SLACK_MAX_CHARS = 4000;

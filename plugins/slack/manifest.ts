@@ -1,16 +1,7 @@
-import { z } from 'zod';
 import { definePlugin } from '../../src/plugin-sdk/sdk.js';
+import { slackConfigSchema } from './config.js';
 import { slackChannel } from './channel.js';
 import { slackPreset } from './preset.js';
-
-export const slackConfigSchema = z
-  .object({
-    botToken: z.string().min(1).describe('Bot User OAuth token (`xoxb-...`) with the `chat:write` scope.'),
-    baseUrl: z.string().url().default('https://slack.com/api').describe('Web API base URL (a fake in tests).'),
-  })
-  .strict();
-
-export type SlackConfig = z.output<typeof slackConfigSchema>;
 
 export const slackPlugin = definePlugin({
   id: 'slack',

@@ -1,7 +1,7 @@
 import { callPlatform, joinUrl, secondsToMs } from '../../src/plugin-sdk/channel-http.js';
 import { ChannelError, type ChannelAdapter } from '../../src/plugin-sdk/sdk.js';
 import { sendInParts } from '../../src/plugin-sdk/split-message.js';
-import type { TelegramConfig } from './manifest.js';
+import type { TelegramConfig } from './config.js';
 
 /** Telegram's limit on one message's text */
 export const TELEGRAM_MAX_CHARS = 4096;

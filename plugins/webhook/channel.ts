@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { callPlatform } from '../../src/plugin-sdk/channel-http.js';
 import type { ChannelAdapter } from '../../src/plugin-sdk/sdk.js';
 import { traceHeaders } from '../../src/plugin-sdk/trace-headers.js';
-import type { WebhookConfig } from './manifest.js';
+import type { WebhookConfig } from './config.js';
 
 /** `v1,<base64 HMAC-SHA256("<id>.<timestamp>.<body>")>` keyed with the decoded `whsec_` secret */
 export function standardWebhookSignature(secret: string, id: string, timestamp: number, body: string): string {

@@ -1,7 +1,7 @@
 import { callPlatform, joinUrl } from '../../src/plugin-sdk/channel-http.js';
 import type { ChannelAdapter } from '../../src/plugin-sdk/sdk.js';
 import { sendInParts } from '../../src/plugin-sdk/split-message.js';
-import type { WhatsappConfig } from './manifest.js';
+import type { WhatsappConfig } from './config.js';
 
 export const WHATSAPP_MAX_CHARS = 4096;
 

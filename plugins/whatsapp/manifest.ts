@@ -1,17 +1,7 @@
-import { z } from 'zod';
 import { definePlugin } from '../../src/plugin-sdk/sdk.js';
+import { whatsappConfigSchema } from './config.js';
 import { whatsappChannel } from './channel.js';
 import { whatsappRecipient } from './recipient.js';
-
-export const whatsappConfigSchema = z
-  .object({
-    accessToken: z.string().min(1).describe('WhatsApp Cloud API access token (a System User token for production).'),
-    phoneNumberId: z.string().min(1).describe('The *Phone number ID* herald sends from (not the phone number itself).'),
-    baseUrl: z.string().url().default('https://graph.facebook.com/v21.0').describe('Graph API base URL, with its version (a fake in tests).'),
-  })
-  .strict();
-
-export type WhatsappConfig = z.output<typeof whatsappConfigSchema>;
 
 export const whatsappPlugin = definePlugin({
   id: 'whatsapp',
