@@ -14,7 +14,7 @@ import type { Mapping } from '../config/sections/mapping-schema.js';
 import type { MappingContext } from './loading/resolve-mappings.js';
 import { runTransform } from './transforms/run-transform.js';
 import { describeTransformError } from './transforms/transform-syntax.js';
-import type { SignatureVerifier } from './signatures/signature-verifier.js';
+import type { SignatureVerifier } from './signatures/verifier.js';
 import { sharedSignatureVerifier } from './signatures/shared-verifier.js';
 import type { TransformLoader } from './transforms/transform-loader.js';
 import { transformCause, TransformMissingError, type TransformRunner } from './transforms/transform-runner.js';

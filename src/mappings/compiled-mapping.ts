@@ -2,7 +2,7 @@ import type { HeraldError } from '../errors.js';
 import type { MappingTraffic } from '../config/sections/traffic-schema.js';
 import type { HookAction } from './hook-action.js';
 import type { HookRequest } from './hook-request.js';
-import type { SignatureVerifier } from './signatures/signature-verifier.js';
+import type { SignatureVerifier } from './signatures/verifier.js';
 import type { CompiledRespond, HookResponse } from './compile-respond.js';
 import type { RouteKey } from './routing/route-key.js';
 

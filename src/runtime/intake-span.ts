@@ -1,5 +1,5 @@
 import { traced, tracingOn } from '../tracing/tracing.js';
-import type { IntakeCall, HookOutcome } from './hook-intake.js';
+import type { IntakeCall, HookOutcome } from './hook-call.js';
 
 /**
  * The intake of one webhook call as a span: its mapping, whether its idempotency key replayed a

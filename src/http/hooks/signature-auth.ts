@@ -1,7 +1,8 @@
 import { HeraldError } from '../../errors.js';
 import type { CompiledMapping } from '../../mappings/compiled-mapping.js';
 import { withFailure } from '../../mappings/mapping-failure.js';
-import type { SignatureFailure, SignatureVerifier } from '../../mappings/signatures/signature-verifier.js';
+import type { SignatureFailure } from '../../mappings/signatures/signature-digest.js';
+import type { SignatureVerifier } from '../../mappings/signatures/verifier.js';
 import { safeEqual } from '../../utils/constant-time.js';
 import type { FailedAuthLimiter } from '../auth/failed-auth-limiter.js';
 import type { Requester } from '../auth/requester.js';

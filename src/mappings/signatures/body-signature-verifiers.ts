@@ -1,4 +1,4 @@
-import type { SignatureVerifier } from './signature-verifier.js';
+import type { SignatureVerifier } from './verifier.js';
 import { base64Digest, hexDigest, hmac, missingOr, sameDigest, withinTolerance } from './signature-digest.js';
 
 /**

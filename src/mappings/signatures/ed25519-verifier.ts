@@ -1,5 +1,5 @@
 import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
-import type { SignatureVerifier } from './signature-verifier.js';
+import type { SignatureVerifier } from './verifier.js';
 import { freshTimestamp, missingOr } from './signature-digest.js';
 
 const SIGNATURE = 'x-signature-ed25519';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { MappingAuth } from '../../config/sections/mapping-schema.js';
-import type { SignatureVerifier } from './signature-verifier.js';
+import type { SignatureVerifier } from './verifier.js';
 import { encodedDigest, freshTimestamp, missingOr, sameDigest } from './signature-digest.js';
 
 /** what each algorithm's digest is: its length, and the prefix a sender may write before it */

@@ -1,6 +1,6 @@
 import { verify as verifySignature } from 'node:crypto';
 import { crc32 } from '../../utils/crc32.js';
-import type { SignatureVerifier } from './signature-verifier.js';
+import type { SignatureVerifier } from './verifier.js';
 import { missingOr } from './signature-digest.js';
 import { allowedCertUrl, PaypalCertCache } from './paypal-certs.js';
 import { certTrust, CertRefused } from './paypal-cert-trust.js';

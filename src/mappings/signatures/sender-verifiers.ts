@@ -1,6 +1,6 @@
 import { createHash, createHmac, createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import { safeEqual } from '../../utils/constant-time.js';
-import type { SignatureVerifier } from './signature-verifier.js';
+import type { SignatureVerifier } from './verifier.js';
 import { hexDigest, hmac, missingOr, sameDigest } from './signature-digest.js';
 
 /**

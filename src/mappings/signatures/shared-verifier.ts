@@ -1,6 +1,7 @@
 import type { MappingAuth } from '../../config/sections/mapping-schema.js';
 import { BoundedMemo } from '../../utils/bounded-memo.js';
-import { compileSignatureVerifier, type SignatureVerifier } from './signature-verifier.js';
+import { compileSignatureVerifier } from './signature-verifier.js';
+import type { SignatureVerifier } from './verifier.js';
 
 /**
  * One verifier per distinct `auth`: the mappings of one sender's path declare the same auth (a

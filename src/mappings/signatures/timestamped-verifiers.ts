@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { SignatureVerifier } from './signature-verifier.js';
+import type { SignatureVerifier } from './verifier.js';
 import { encodedDigest, freshTimestamp, hexDigest, hmac, missingOr, sameDigest, withinTolerance } from './signature-digest.js';
 
 /** Calendly's window: its example verifier refuses a `t` more than three minutes old */

@@ -1,5 +1,5 @@
 import { safeEqual } from '../../utils/constant-time.js';
-import type { SignatureVerifier } from './signature-verifier.js';
+import type { SignatureVerifier } from './verifier.js';
 import { missingOr } from './signature-digest.js';
 
 /**

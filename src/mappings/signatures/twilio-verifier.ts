@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { SignatureVerifier } from './signature-verifier.js';
+import type { SignatureVerifier } from './verifier.js';
 import { missingOr, sameDigest } from './signature-digest.js';
 
 const SETTINGS = 'x-twilio-webhooks-signature-settings';

@@ -1,33 +1,13 @@
 import type { AlertRule } from '../../config/sections/alerts-schema.js';
 import type { PluginService } from '../../plugin-sdk/sdk.js';
-import { isUnfinished, type AlertRecord, type RunRecord, type Store } from '../../store/port.js';
+import type { AlertRecord, Store } from '../../store/port.js';
 import { parseDuration } from '../duration.js';
 import { budgetMessage, type Budgets } from '../../accounts/budgets.js';
 import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
 import { runsFailing, withinMsOf } from './runs-failing.js';
 import { scheduleFailing, scheduleMissed } from './schedule-conditions.js';
 import { approvalsWaiting } from './approvals-waiting.js';
-
-/** one incident a condition finds holding now */
-export interface Incident {
-  condition: string;
-  incidentKey: string;
-  cooldownKey: string;
-  subject: string;
-  summary: string;
-}
-
-/** a rule made ready to check */
-export interface AlertCheck {
-  condition: string;
-  /** the incidents holding now */
-  firing(now: number): Promise<Incident[]>;
-  /**
-   * whether an open incident this check owns still holds: true keeps it, false resolves it,
-   * undefined when it is not this check's (another rule's, or one this process cannot judge)
-   */
-  holds(open: AlertRecord, firing: Incident[]): Promise<boolean | undefined>;
-}
+import type { Incident, AlertCheck } from './alert-check.js';
 
 export interface CheckDeps {
   store: Store;

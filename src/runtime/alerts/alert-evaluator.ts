@@ -10,7 +10,8 @@ import type { ToolServerHealth } from '../../tools/mcp/server-health.js';
 import { parseDuration } from '../duration.js';
 import { WorkLoop } from '../work/work-loop.js';
 import { changeTopic } from '../operator/change-feed.js';
-import { alertCheck, silentSource, type AlertCheck, type Incident } from './alert-conditions.js';
+import type { AlertCheck, Incident } from './alert-check.js';
+import { alertCheck, silentSource } from './alert-conditions.js';
 import { noticeId, noticeText } from './alert-notices.js';
 
 /** a notice not queued this long after it was written belongs to a replica that died before queueing it */

@@ -2,7 +2,7 @@ import { toolName } from '../../tools/tool-name.js';
 import type { Store } from '../../store/port.js';
 import { pendingApprovals } from '../approvals/approval-context.js';
 import { parseDuration } from '../duration.js';
-import type { AlertCheck } from './alert-conditions.js';
+import type { AlertCheck } from './alert-check.js';
 
 /** the waiting calls read per pass: the oldest come first, so the first tells whether any is too old */
 const READ = 100;

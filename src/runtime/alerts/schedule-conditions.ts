@@ -1,7 +1,7 @@
 import type { AlertRule } from '../../config/sections/alerts-schema.js';
 import type { ScheduleFire, Store } from '../../store/port.js';
 import { parseDuration } from '../duration.js';
-import type { AlertCheck, Incident } from './alert-conditions.js';
+import type { AlertCheck, Incident } from './alert-check.js';
 import { runsFailing } from './runs-failing.js';
 
 type Rule<On extends AlertRule['on']> = Extract<AlertRule, { on: On }>;

@@ -1,5 +1,7 @@
 import type { ReceiptOutcome } from '../../store/port.js';
-import type { ReplayedBy } from './replay-tools.js';
+
+/** how a candidate's call was answered in the replay */
+export type ReplayedBy = 'recording' | 'live-read' | 'not-executed' | 'refused';
 
 /** one tool call of a side, as the report compares them */
 export interface EvalToolCall {

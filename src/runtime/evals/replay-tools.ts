@@ -1,10 +1,8 @@
 import type { ToolCallRecord } from '../../store/port.js';
 import type { ToolResult, ToolSpec } from '../../tools/tool-spec.js';
 import type { CallVerdict, TurnTools } from '../../tools/turn-tools.js';
+import type { ReplayedBy } from './eval-case.js';
 import { sameArguments } from './eval-diff.js';
-
-/** how a candidate's call was answered in the replay */
-export type ReplayedBy = 'recording' | 'live-read' | 'not-executed' | 'refused';
 
 /** how one call the candidate's tools were asked to make was answered (by the call's record id) */
 export interface ReplayedCall {

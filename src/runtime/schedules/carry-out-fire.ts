@@ -1,5 +1,16 @@
 import type { Store } from '../../store/port.js';
-import type { FireMade } from './scheduler.js';
+
+/**
+ * What a claimed fire made. `skipped`: why it made nothing (the job's rate refused the run).
+ * `settled`: the fire's mark was written with what it made, in the same commit (`made`: a
+ * main-session event), or it was no longer claimed and nothing was made (`taken`: another
+ * claimer made it); absent, the scheduler marks the fire.
+ */
+export interface FireMade {
+  detail?: string;
+  skipped?: string;
+  settled?: 'made' | 'taken';
+}
 
 /** what became of a claimed fire once carried out and marked */
 export type FireCarriedOut =

@@ -4,7 +4,7 @@ import type { Store, StoredSchedule } from '../../store/port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
 import { dueAfter, firstDue } from './next-due.js';
 import { WorkLoop } from '../work/work-loop.js';
-import { carryOutFire } from './carry-out-fire.js';
+import { carryOutFire, type FireMade } from './carry-out-fire.js';
 
 /** wall-clock time and one timer: injected, so tests drive time instead of sleeping */
 export interface SchedulerClock {
@@ -20,18 +20,6 @@ export const systemClock: SchedulerClock = {
     return () => clearTimeout(timer);
   },
 };
-
-/**
- * What a claimed fire made. `skipped`: why it made nothing (the job's rate refused the run).
- * `settled`: the fire's mark was written with what it made, in the same commit (`made`: a
- * main-session event), or it was no longer claimed and nothing was made (`taken`: another
- * claimer made it); absent, the scheduler marks the fire.
- */
-export interface FireMade {
-  detail?: string;
-  skipped?: string;
-  settled?: 'made' | 'taken';
-}
 
 /** what a claimed fire makes: a run (isolated, under the id chosen before the claim) or a main-session event */
 export type FireJob = (schedule: StoredSchedule, dueAt: number, runId: string | null) => Promise<FireMade>;

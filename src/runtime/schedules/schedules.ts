@@ -8,9 +8,9 @@ import { eventDetail } from '../../store/contracts/schedules-port.js';
 import { uuidV7 } from '../../time/uuid-v7.js';
 import { HeraldError } from '../../errors.js';
 import type { DispatchAction } from '../dispatch-action.js';
-import { carryOutFire } from './carry-out-fire.js';
+import { carryOutFire, type FireMade } from './carry-out-fire.js';
 import { deliveryChannel } from './schedule-targets.js';
-import { Scheduler, type FireMade, type SchedulerClock } from './scheduler.js';
+import { Scheduler, type SchedulerClock } from './scheduler.js';
 
 /** the store signal that says jobs changed: every process's scheduler looks again */
 export const SCHEDULES_TOPIC = 'schedules';

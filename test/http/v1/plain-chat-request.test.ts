@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chatRequestSchema, parseChatRequest } from '../../../src/http/v1/chat/chat-request.js';
+import { chatRequestSchema } from '../../../src/http/v1/chat/chat-request-schema.js';
+import { parseChatRequest } from '../../../src/http/v1/chat/chat-request.js';
 import { plainChatRequest } from '../../../src/http/v1/chat/plain-chat-request.js';
 
 /** values near every edge the schema checks: wrong types, bounds, empty strings, odd keys */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { jsonAnswer } from '../../openapi/common-schemas.js';
 import { apiKeySecurity } from '../../openapi/documented-route.js';
 import { agentErrors } from '../agents-api.js';
-import { chatRequestSchema } from './chat-request.js';
+import { chatRequestSchema } from './chat-request-schema.js';
 
 export const chatCompletionSchema = z.object({
   id: z.string(),

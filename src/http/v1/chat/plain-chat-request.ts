@@ -1,4 +1,4 @@
-import type { ChatRequest } from './chat-request.js';
+import type { ChatRequest } from './chat-request-schema.js';
 
 /**
  * The top-level fields a plain chat request may have to take the fast path (tools, formats and

@@ -5,7 +5,7 @@ import type { ResponseRecord } from '../../../runtime/turns/responses/response-r
 import { HeraldError } from '../../../errors.js';
 import { parseFields } from '../request-param.js';
 import { functionName, jsonSchemaObject } from '../tool-schemas.js';
-import { mcpApprovalResponseItem, mcpTool, withoutSecrets } from './responses-mcp-request.js';
+import { mcpApprovalResponseItem, mcpTool, withoutSecrets } from './responses-mcp-schema.js';
 
 /** a text part of an input message: `input_text` (and `output_text` when a client replays an answer) */
 const textPart = z.object({ type: z.enum(['input_text', 'output_text', 'text']), text: z.string() }).loose();
