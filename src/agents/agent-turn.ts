@@ -16,9 +16,10 @@ import type { TurnCheckpoint } from './tool-use/tool-ledger.js';
 import { runToolRound, type RoundContext } from './tool-use/tool-round.js';
 import { toolDefinitions } from './tool-use/tool-definitions.js';
 import type { AgentTurnInput, TurnFields } from './turn-inputs.js';
-import { askModel, type ModelAnswer, type ModelFailure, type TurnDelta } from './model-answer.js';
+import { askModel, type TurnDelta } from './model-answer.js';
 import { addUsage, estimateUsage, recordUsage, reserveCall } from './turn-usage.js';
 import { answerMessage, sessionMessageOf } from './turn-transcript.js';
+import type { ModelAnswer, TurnOutcome } from './turn-outcome.js';
 
 export type { AgentTurnInput } from './turn-inputs.js';
 
@@ -47,30 +48,6 @@ export interface AgentTurnDeps {
   toolbox?: Toolbox;
   /** where tool calls are recorded */
   toolCalls?: ToolCallsRepo;
-}
-
-export interface TurnOutcome {
-  text: string;
-  /** the model declined: its explanation (OpenAI's `refusal`), passed on as such, apart from the text */
-  refusal?: string;
-  finishReason: string;
-  /** the provider's count, or an estimate in words when it gave none */
-  usage: ModelUsage;
-  /** the passages the model was given (the answer's citations) */
-  knowledge: KnowledgePassage[];
-  /** the model ref that answered */
-  modelRef: string;
-  /** the models of the chain that failed before it, with their reasons */
-  failures: ModelFailure[];
-  /** the client tools the model called (the client runs them and continues the turn with their results) */
-  toolCalls: ModelToolCall[];
-  /** server-side tool calls made in this turn */
-  toolCallsMade: number;
-  /**
-   * the turn stopped for a person's approval: the calls waiting, and where the turn stands. No
-   * transcript was written: the caller keeps the turn (a run waits as waiting_approval).
-   */
-  paused?: { pending: ToolCallRecord[]; checkpoint: TurnCheckpoint };
 }
 
 /** what a turn came to, as a value: its caller records it (a run completes or pauses, a chat appends it) */

@@ -1,11 +1,12 @@
 import { completeInProcess, completeWithFallbacks } from '../models/complete-with-fallbacks.js';
 import type { ModelRegistry } from '../models/model-registry.js';
-import { abortedOf, signalOf, type ModelRequest, type ModelResponse, type ModelStreamEvent, type ModelToolCall, type ModelUsage } from '../models/provider.js';
+import { abortedOf, signalOf, type ModelRequest, type ModelResponse, type ModelStreamEvent, type ModelToolCall } from '../models/provider.js';
 import { randomHex } from '../utils/random-hex.js';
 import { ModelCallError } from './model-call-error.js';
 import type { assembleTurn } from './turn-prompt.js';
 import type { TurnFields } from './turn-inputs.js';
 import { recordCutShort, type TurnAccounts } from './turn-usage.js';
+import type { ModelFailure, ModelAnswer } from './turn-outcome.js';
 
 /**
  * a piece of the answer as it streams: text, a piece of the model's refusal, or a piece of a
@@ -20,23 +21,6 @@ export type ToolCallPiece = Extract<ModelStreamEvent, { type: 'tool_call' }>;
  * a hook run's and a heartbeat's; a chat's or a response's first model's failure is its own (a 502)
  */
 const triesFallbacks = (input: TurnFields) => input.purpose === 'run' || input.purpose === 'heartbeat';
-
-/** a model of the chain that failed before one answered, with its reason */
-export interface ModelFailure {
-  ref: string;
-  error: string;
-}
-
-/** one model call's answer, streamed or not, from whichever model of the chain gave it */
-export interface ModelAnswer {
-  text: string;
-  refusal: string;
-  usage?: ModelUsage;
-  finishReason: string;
-  modelRef: string;
-  failures: ModelFailure[];
-  toolCalls: ModelToolCall[];
-}
 
 /**
  * Asks the model once. Streamed, the answer's deltas go to `onDelta` as they come, and so do the

@@ -1,12 +1,18 @@
 import type { KnowledgePassage } from '../knowledge/knowledge-passage.js';
 import type { ModelOptions } from '../models/provider.js';
 import type { AbortWatch } from '../time/lazy-abort.js';
-import type { SessionMessage } from '../store/port.js';
+import type { SessionMessage, UsageSource } from '../store/port.js';
 import type { TurnTools } from '../tools/turn-tools.js';
 import type { AgentConfig } from './agent-directory.js';
-import type { TurnOutcome } from './agent-turn.js';
-import type { UsageAttribution } from './turn-usage.js';
+import type { TurnOutcome } from './turn-outcome.js';
 import type { ToolLedger, TurnCheckpoint } from './tool-use/tool-ledger.js';
+
+/** what a turn's tokens count against */
+export interface UsageAttribution {
+  source: UsageSource;
+  keyName?: string;
+  mappingId?: string;
+}
 
 /** what every turn has, whatever it is for */
 interface TurnBase {

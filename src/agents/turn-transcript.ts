@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../models/provider.js';
 import type { SessionMessage } from '../store/port.js';
-import type { TurnOutcome } from './agent-turn.js';
+import type { TurnOutcome } from './turn-outcome.js';
 import { toolMeta } from './tool-use/tool-messages.js';
 
 /**

@@ -4,10 +4,9 @@ import type { HeraldConfig } from '../config/schema.js';
 import { EMBEDDED_PROVIDER } from '../models/model-refs.js';
 import type { ModelRequest, ModelUsage } from '../models/provider.js';
 import { estimatePromptTokens, estimateTokens } from '../models/token-estimate.js';
-import type { UsageSource } from '../store/port.js';
 import { promptWordCount } from '../utils/word-count.js';
-import type { ModelAnswer } from './model-answer.js';
-import type { TurnFields } from './turn-inputs.js';
+import type { ModelAnswer } from './turn-outcome.js';
+import type { TurnFields, UsageAttribution } from './turn-inputs.js';
 
 /** what a turn's accounting uses: where tokens are recorded, the budgets a call is reserved against */
 export interface TurnAccounts {
@@ -16,13 +15,6 @@ export interface TurnAccounts {
   usage?: UsageRecorder;
   /** the budgets of keys and agents, checked before a turn */
   budgets?: Budgets;
-}
-
-/** what a turn's tokens count against */
-export interface UsageAttribution {
-  source: UsageSource;
-  keyName?: string;
-  mappingId?: string;
 }
 
 /** the tokens of a model call cut short: its prompt and what it generated, counted by the model's tokenizer (token-estimate.ts) */

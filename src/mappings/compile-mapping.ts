@@ -11,7 +11,7 @@ import { compilePayloadSchema, type PayloadSchema } from './payload/json-schema.
 import { describeJsonataError } from './templates/jsonata-expression.js';
 import { compileMappingTemplates } from './templates/mapping-templates.js';
 import type { Mapping } from '../config/sections/mapping-schema.js';
-import type { MappingContext } from './loading/resolve-mappings.js';
+import type { MappingContext } from './mapping-context.js';
 import { runTransform } from './transforms/run-transform.js';
 import { describeTransformError } from './transforms/transform-syntax.js';
 import type { SignatureVerifier } from './signatures/verifier.js';

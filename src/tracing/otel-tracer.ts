@@ -5,8 +5,7 @@ import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-node';
-import type { SpanKindName, SpanOptions, TraceAttributes, TraceSpan } from './trace-span.js';
-import type { Tracer } from './tracing.js';
+import type { SpanKindName, SpanOptions, TraceAttributes, TraceSpan, Tracer } from './trace-span.js';
 import type { TracingOptions } from './tracing-options.js';
 
 const KINDS: Record<SpanKindName, SpanKind> = {

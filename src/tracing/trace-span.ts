@@ -26,6 +26,20 @@ export interface SpanOptions {
   startTime?: number;
 }
 
+/** What tracing does when it is on (otel-tracer.ts, loaded only then). */
+export interface Tracer {
+  start(name: string, options: SpanOptions): TraceSpan;
+  within<T>(span: TraceSpan, fn: () => T): T;
+  /** the span active here, to annotate; undefined outside any */
+  active(): TraceSpan | undefined;
+  /** the active context as a W3C traceparent (and tracestate), for a header or the store */
+  inject(carrier: Record<string, string>): void;
+  /** trace_id and span_id of the active span, for a log line */
+  logFields(): { trace_id?: string; span_id?: string };
+  flush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
 /** the stand-in while tracing is off: every call is a no-op */
 export const NO_SPAN: TraceSpan = Object.freeze({
   recording: false,

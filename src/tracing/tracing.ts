@@ -1,21 +1,7 @@
-import { NO_SPAN, type SpanOptions, type TraceAttributes, type TraceSpan } from './trace-span.js';
+import { NO_SPAN, type SpanOptions, type TraceAttributes, type TraceSpan, type Tracer } from './trace-span.js';
 import type { TracingOptions } from './tracing-options.js';
 
 export type { SpanOptions, TraceAttributes, TraceSpan } from './trace-span.js';
-
-/** What tracing does when it is on (otel-tracer.ts, loaded only then). */
-export interface Tracer {
-  start(name: string, options: SpanOptions): TraceSpan;
-  within<T>(span: TraceSpan, fn: () => T): T;
-  /** the span active here, to annotate; undefined outside any */
-  active(): TraceSpan | undefined;
-  /** the active context as a W3C traceparent (and tracestate), for a header or the store */
-  inject(carrier: Record<string, string>): void;
-  /** trace_id and span_id of the active span, for a log line */
-  logFields(): { trace_id?: string; span_id?: string };
-  flush(): Promise<void>;
-  shutdown(): Promise<void>;
-}
 
 /**
  * The one tracer of the process: undefined while tracing is off, so every function below is a

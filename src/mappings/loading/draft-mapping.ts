@@ -3,7 +3,7 @@ import { formatIssues } from '../../config/loading/format-issues.js';
 import { compileMapping } from '../compile-mapping.js';
 import type { CompiledMapping } from '../compiled-mapping.js';
 import { mappingSchema } from '../../config/sections/mapping-schema.js';
-import type { MappingContext } from './resolve-mappings.js';
+import type { MappingContext } from '../mapping-context.js';
 import { InProcessTransforms } from '../transforms/in-process-transforms.js';
 import { TransformLoader } from '../transforms/transform-loader.js';
 

@@ -11,7 +11,9 @@ import { parseUrlEncoded } from '../payload/form-payload.js';
 import { parseExactJson } from '../../utils/exact-json.js';
 import { describeDirectGrant } from '../../tools/direct-call.js';
 import type { HookAction } from '../hook-action.js';
-import { compileMappingSources, type MappingContext, type MappingInputs, type MappingSource } from './resolve-mappings.js';
+import type { MappingContext } from '../mapping-context.js';
+import type { MappingSource } from './mapping-source.js';
+import { compileMappingSources, type MappingInputs } from './resolve-mappings.js';
 
 /** One case of a `<x>.test.json` file beside the mapping file `<x>.yaml`. */
 export const fixtureCaseSchema = z

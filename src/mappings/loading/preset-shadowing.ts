@@ -1,4 +1,4 @@
-import type { MappingSource } from './resolve-mappings.js';
+import type { MappingSource } from './mapping-source.js';
 
 const pathOf = (raw: unknown): string | undefined => {
   const path = (raw as { match?: { path?: unknown } } | null)?.match?.path;

@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import type { HeraldConfig } from '../../config/schema.js';
 import { substituteEnv } from '../../config/loading/env-substitution.js';
 import { formatIssues } from '../../config/loading/format-issues.js';
@@ -6,25 +5,14 @@ import { ConfigError } from '../../errors.js';
 import { compileMapping } from '../compile-mapping.js';
 import { checkExpressions } from '../templates/jsonata-expression.js';
 import type { CompiledMapping } from '../compiled-mapping.js';
-import type { ActionContext } from '../hook-action.js';
 import { listMappingFiles, readMappingFile } from './mapping-files.js';
 import { presetDuplicateAdvice, shadowPresetPaths } from './preset-shadowing.js';
 import { mappingSchema, type Mapping } from '../../config/sections/mapping-schema.js';
 import { InProcessTransforms } from '../transforms/in-process-transforms.js';
 import { TransformLoader } from '../transforms/transform-loader.js';
-import type { TransformRunner } from '../transforms/transform-runner.js';
 import { isModelAllowed, resolveModelRef } from '../../models/model-refs.js';
-
-export type MappingContext = Pick<ActionContext, 'config' | 'channelNames' | 'recipientFault' | 'isConfigured' | 'toolSpec'> & {
-  /** where per-request mapping failures are logged (mapping id and reason, never the body) */
-  logger?: Logger;
-  /** receives what loads but deserves attention (a transform not there yet, ...), each naming its mapping */
-  warnings?: string[];
-  /** receives what the operator should know once, though nothing is wrong (a preset's path shadowed by your mappings) */
-  notes?: string[];
-  /** where transforms run: the gateway passes its worker pool; without one, in the calling thread */
-  transformRunner?: TransformRunner;
-};
+import type { MappingContext } from '../mapping-context.js';
+import type { MappingSource } from './mapping-source.js';
 
 /**
  * What resolving needs of a loaded config: its values and the mapping data of the enabled presets
@@ -33,21 +21,6 @@ export type MappingContext = Pick<ActionContext, 'config' | 'channelNames' | 're
 export interface MappingInputs {
   config: HeraldConfig;
   plugins: { presetMappings(config: HeraldConfig): { origin: string; raw: unknown; preset: true }[] };
-}
-
-/** A mapping as found, before compiling: raw data and where it came from, for fault messages. */
-export interface MappingSource {
-  origin: string;
-  raw: unknown;
-  /**
-   * a mapping file's `auth` still holds `${ENV}` references (the config file's mappings were
-   * substituted with the rest of the config; substituting twice would undo a `$${X}` escape)
-   */
-  substituteAuthEnv?: boolean;
-  /** a preset's mapping: its model default (e.g. hooks.gmail.model) is dropped with a warning when not allowed, as OpenClaw ignores it */
-  preset?: boolean;
-  /** `raw` is already the output of the mapping schema (the config file's own mappings, parsed with the config): not parsed again */
-  parsed?: boolean;
 }
 
 /**

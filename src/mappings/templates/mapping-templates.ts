@@ -1,6 +1,6 @@
 import { isModelAllowed, resolveModelRef } from '../../models/model-refs.js';
 import { missingKeyMessage, missingKeyOf } from '../../models/model-keys.js';
-import type { MappingContext } from '../loading/resolve-mappings.js';
+import type { MappingContext } from '../mapping-context.js';
 import { thinkingLevels, type Mapping } from '../../config/sections/mapping-schema.js';
 import { compileTemplate, TemplateSyntaxError, type CompiledTemplate } from './template.js';
 import type { TemplateScope } from './template-scope.js';

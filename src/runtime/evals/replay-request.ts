@@ -1,4 +1,5 @@
-import { takeAgentTurn, type AgentTurnDeps, type TurnOutcome } from '../../agents/agent-turn.js';
+import { takeAgentTurn, type AgentTurnDeps } from '../../agents/agent-turn.js';
+import type { TurnOutcome } from '../../agents/turn-outcome.js';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
 import type { HeraldConfig } from '../../config/schema.js';
 import type { AgentAction } from '../../mappings/hook-action.js';

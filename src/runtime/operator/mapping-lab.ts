@@ -9,7 +9,7 @@ import { trimSlashes, type HookRequest } from '../../mappings/hook-request.js';
 import { fixtureFileSchema, type FixtureCase } from '../../mappings/loading/mapping-fixtures.js';
 import { parseUrlEncoded } from '../../mappings/payload/form-payload.js';
 import { MappingsEngine } from '../../mappings/mappings-engine.js';
-import type { MappingContext } from '../../mappings/loading/resolve-mappings.js';
+import type { MappingContext } from '../../mappings/mapping-context.js';
 import type { ReceiptRecord, Store } from '../../store/port.js';
 import { dryRun, type DryRunOutcome } from './dry-run.js';
 import { hooksPrefix } from '../../config/hooks-path.js';

@@ -1,9 +1,11 @@
 import { deadline, type Deadline } from '../../time/deadline.js';
 import type { ModelOptions } from '../../models/provider.js';
 import type { AgentConfig } from '../../agents/agent-directory.js';
-import { runAgentTurn, type AgentTurnDeps, type TurnOutcome } from '../../agents/agent-turn.js';
+import { runAgentTurn, type AgentTurnDeps } from '../../agents/agent-turn.js';
+import type { TurnOutcome } from '../../agents/turn-outcome.js';
 import type { TurnDelta } from '../../agents/model-answer.js';
-import { budgetHolders, reserveFor, type UsageAttribution } from '../../agents/turn-usage.js';
+import type { UsageAttribution } from '../../agents/turn-inputs.js';
+import { budgetHolders, reserveFor } from '../../agents/turn-usage.js';
 import { requireClientTools, type ClientToolsUse } from '../../agents/tool-use/client-tools.js';
 import { turnModelRefs } from '../../agents/turn-prompt.js';
 import { openConversation, type ChatInputMessage, type Conversation } from '../../agents/conversation.js';

@@ -4,7 +4,9 @@
  * read. Every list is newest first, keyset-paginated on (time, id): a page never skips or repeats
  * a row while new ones arrive. Times are epoch milliseconds.
  */
-import type { DeliveryRecord, DeliveryStatus, EventStatus, RunRecord, RunStatus, SystemEvent } from '../port.js';
+import type { DeliveryRecord, DeliveryStatus } from './deliveries-port.js';
+import type { EventStatus, SystemEvent } from './events-port.js';
+import type { RunRecord, RunStatus } from './runs-port.js';
 
 /** How a webhook request proved itself; `operator`: a replay asked for through the admin API. */
 export type ReceiptAuth = 'bearer' | 'header' | 'query' | 'signature' | 'none' | 'operator' | 'verify-token';

@@ -1,4 +1,4 @@
-import type { DeliveryStatus } from '../port.js';
+import type { DeliveryStatus } from './deliveries-port.js';
 
 /** Counts an operator watches, read on each metrics scrape: kept by the store as rows change, never counted then (store-counts.ts). */
 export interface StoreCounts {

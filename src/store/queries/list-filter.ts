@@ -1,4 +1,4 @@
-import type { ListQuery } from '../port.js';
+import type { ListQuery } from '../contracts/operator-port.js';
 
 export interface FilterDialect {
   /** the placeholder of the n-th value (0-based): `@p0` (SQLite, named) or `$1` (PostgreSQL) */

@@ -1,7 +1,8 @@
 import { providerFailureFields } from '../../../models/providers/provider-failure.js';
 import type { Logger } from 'pino';
 import type { AgentDirectory } from '../../../agents/agent-directory.js';
-import type { AgentTurnDeps, TurnOutcome } from '../../../agents/agent-turn.js';
+import type { AgentTurnDeps } from '../../../agents/agent-turn.js';
+import type { TurnOutcome } from '../../../agents/turn-outcome.js';
 import type { ToolCallPiece, TurnDelta } from '../../../agents/model-answer.js';
 import type { HeraldConfig } from '../../../config/schema.js';
 import { HeraldError } from '../../../errors.js';
