@@ -1,7 +1,10 @@
-/** what names a plugin's config section: its id, its roles and the key it may choose (PluginDefinition's fields) */
+/** what a plugin is to herald: a messaging channel, a sender's preset, CLI commands, a background service */
+export type PluginRole = 'channel' | 'preset' | 'commands' | 'service';
+
+/** what names a plugin's config section: PluginDefinition's id, roles and the key it may choose */
 interface ConfigKeyed {
   id: string;
-  roles: readonly string[];
+  roles: readonly PluginRole[];
   configKey?: string;
 }
 

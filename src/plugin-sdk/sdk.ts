@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Logger } from 'pino';
 import type { PresetDefinition, PresetEntry } from './preset.js';
+import type { PluginRole } from './config-key.js';
 
 // the few host helpers a plugin may use, handed on here so a plugin imports the SDK and nothing else
 export type { MappingConfig } from '../config/sections/mapping-schema.js';
@@ -10,13 +11,12 @@ export { messageLines } from './message-lines.js';
 export { safeEqual } from '../utils/constant-time.js';
 // the parts herald's own modules use too, in files of their own so a start evaluates neither the preset helpers nor their schemas
 export { ChannelError, type SendFailure } from './channel-error.js';
-export { pluginConfigKey } from './config-key.js';
+export { pluginConfigKey, type PluginRole } from './config-key.js';
 
 /**
  * The plugin SDK: the only part of herald a plugin imports. A plugin is one folder under
  * `plugins/<provider>/` whose manifest calls `definePlugin`; herald discovers and registers it.
  */
-export type PluginRole = 'channel' | 'preset' | 'commands' | 'service';
 
 /** One message to send on a chat platform. */
 export interface ChannelMessage {
