@@ -258,8 +258,7 @@ function run(sink: SseSink, produce: Produce, gone: ClientGone, options: SseOpti
       setImmediate(flush);
     }
   };
-  const ping = () => write(': ping\n\n');
-  startPings(options.pingMs, ping);
+  const pings = startPings(options.pingMs, () => write(': ping\n\n'));
   const typed = options.typed;
   const frame = typed ? (data: unknown) => `event: ${(data as { type: string }).type}\ndata: ${JSON.stringify(data)}\n\n` : (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
   const send: SendEvent = (data) => write(frame(data));
@@ -278,7 +277,7 @@ function run(sink: SseSink, produce: Produce, gone: ClientGone, options: SseOpti
   const out = new StreamOutput(send, sendJson, sendLast, () => flush(true), flushSoon, gone);
   // the last frames go out with the end, not first scheduled for a turn's end the stream does not wait for
   const finish = (last: string) => {
-    stopPings(options.pingMs, ping);
+    stopPings(pings);
     const text = pending + last;
     pending = '';
     ended = true;
