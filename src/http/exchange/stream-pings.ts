@@ -17,8 +17,7 @@ export interface PingSlot {
  * stream enters and leaves is rehashed every few streams, and V8 links each replaced hash table
  * to the next (for iterators still on it). Once a table reached the old generation, it kept every
  * later table, and the streams in them, alive through each young-generation collection until a
- * full one: streamed at 10 connections, 12% of everything allocated was promoted, and a
- * completion cost 16-17% more CPU (docs/performance.md).
+ * full one (docs/development.md, "No request passes through a long-lived Set or Map").
  */
 class PingTicker {
   private readonly slots: PingSlot[] = [];
