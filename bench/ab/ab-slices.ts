@@ -10,14 +10,17 @@ export interface AbSide {
   pid: number;
 }
 
-/** one slice's CPU and the requests its load completed */
+/** one slice's CPU, the requests its load completed, and how long its server was busy with them */
 export interface SliceCount {
   cpuMs: number;
   requests: number;
+  /** from the load's start until the server's work after it ended (the runs its requests made executed) */
+  busyMs: number;
 }
 
-/** the CPU and requests of all of `counts` */
-export const summed = (counts: SliceCount[]): SliceCount => counts.reduce((sum, c) => ({ cpuMs: sum.cpuMs + c.cpuMs, requests: sum.requests + c.requests }), { cpuMs: 0, requests: 0 });
+/** the CPU, requests and busy time of all of `counts` */
+export const summed = (counts: SliceCount[]): SliceCount =>
+  counts.reduce((sum, c) => ({ cpuMs: sum.cpuMs + c.cpuMs, requests: sum.requests + c.requests, busyMs: sum.busyMs + c.busyMs }), { cpuMs: 0, requests: 0, busyMs: 0 });
 
 /** CPU ms per request over all of `counts` */
 export function perRequest(counts: SliceCount[]): number {
@@ -57,7 +60,7 @@ export function pinSides(sides: AbSide[]): void {
  * The A/B benches' measurement (chat-ab.ts, tool-calls-ab.ts, hooks-ab.ts beside it): every side loaded in
  * turn with each kind of request, `slices` times, each slice's CPU counted from its load's start
  * until its server is idle again (the work after the answers included). Each slice starts with the
- * other side: neither always meets the machine as the other left it. The sides share one CPU,
+ * next side (the order rotates): none always meets the machine as the same other left it. The sides share one CPU,
  * the load another (pinSides). Returns each side's slices
  * by kind, in order, so a slice of one side pairs with the same slice of another.
  */
@@ -65,16 +68,28 @@ export async function alternatingSlices<S extends AbSide, K>(sides: S[], kinds: 
   pinSides(sides);
   const counts = new Map(sides.map((side) => [side, new Map(kinds.map((kind) => [kind, [] as SliceCount[]]))]));
   for (let i = 0; i < slices; i++) {
-    for (const side of i % 2 ? [...sides].reverse() : sides) {
+    for (const side of sides.map((_, k) => sides[(i + k) % sides.length]!)) {
       for (const kind of kinds) {
         await waitUntilIdle(side.pid, { windowMs: 200 });
         const cpu = cpuMillis(side.pid);
+        const started = Date.now();
         const { total, non2xx, errors } = await load(side, kind, i);
         if (non2xx || errors) throw new Error(`${side.name}: ${non2xx} non-2xx answers and ${errors} errors`);
-        await waitUntilIdle(side.pid, { windowMs: 200 });
-        counts.get(side)!.get(kind)!.push({ cpuMs: cpuMillis(side.pid) - cpu, requests: total });
+        const loadMs = Date.now() - started;
+        const drainMs = await waitUntilIdle(side.pid, { windowMs: 200 });
+        counts.get(side)!.get(kind)!.push({ cpuMs: cpuMillis(side.pid) - cpu, requests: total, busyMs: loadMs + drainMs });
       }
     }
   }
   return counts;
+}
+
+/**
+ * `a`'s CPU per request over `b`'s, over all slices and slice pair by slice pair (a slice of one
+ * with the same slice of the other): the pairs' median and quartiles say how far the total holds
+ */
+export function cpuRatio(a: SliceCount[], b: SliceCount[]): { all: number; median: number; quartiles: [number, number] } {
+  const ratios = a.map((c, i) => perRequest([c]) / perRequest([b[i]!])).sort((x, y) => x - y);
+  const at = (q: number) => ratios[Math.min(ratios.length - 1, Math.floor(q * ratios.length))]!;
+  return { all: perRequest(a) / perRequest(b), median: at(0.5), quartiles: [at(0.25), at(0.75)] };
 }

@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { endpointNamed, loadHook, optionsFromEnv, startServers } from '../hooks.bench.js';
-import { alternatingSlices, perRequest, summed } from './ab-slices.js';
+import { alternatingSlices, cpuRatio, perRequest, summed } from './ab-slices.js';
 import { waitUntilIdle } from '../process-stats.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -43,9 +43,8 @@ try {
   for (const [side, slicesOf] of [[sides[0]!, b!], [sides[1]!, n!]] as const) {
     console.log(`${side.name}: CPU ms per request ${perRequest(slicesOf).toFixed(4)} (${summed(slicesOf).requests} requests)`);
   }
-  const ratios = n!.map((c, i) => perRequest([c]) / perRequest([b![i]!])).sort((x, y) => x - y);
-  const at = (q: number) => ratios[Math.min(ratios.length - 1, Math.floor(q * ratios.length))]!.toFixed(3);
-  console.log(`now / before, CPU per request: ${(perRequest(n!) / perRequest(b!)).toFixed(3)} over all slices; per slice pair median ${at(0.5)}, quartiles ${at(0.25)}–${at(0.75)}`);
+  const { all, median, quartiles } = cpuRatio(n!, b!);
+  console.log(`now / before, CPU per request: ${all.toFixed(3)} over all slices; per slice pair median ${median.toFixed(3)}, quartiles ${quartiles[0].toFixed(3)}–${quartiles[1].toFixed(3)}`);
 } finally {
   await Promise.all([...heralds, ...(echo ? [echo] : [])].map((server) => server.stop()));
   fs.rmSync(dir, { recursive: true, force: true });
