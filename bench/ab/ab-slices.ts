@@ -57,12 +57,12 @@ export function pinSides(sides: AbSide[]): void {
 }
 
 /**
- * The A/B benches' measurement (chat-ab.ts, tool-calls-ab.ts, hooks-ab.ts beside it): every side loaded in
- * turn with each kind of request, `slices` times, each slice's CPU counted from its load's start
- * until its server is idle again (the work after the answers included). Each slice starts with the
- * next side (the order rotates): none always meets the machine as the same other left it. The sides share one CPU,
- * the load another (pinSides). Returns each side's slices
- * by kind, in order, so a slice of one side pairs with the same slice of another.
+ * The A/B benches' measurement (the other files beside it): every side loaded in turn with each
+ * kind of request, `slices` times, each slice's CPU counted from its load's start until its server
+ * is idle again (the work after the answers included). Each slice starts with the next side (the
+ * order rotates): none always meets the machine as the same other side left it. The sides share
+ * one CPU, the load another (pinSides). Returns each side's slices by kind, in order, so a slice
+ * of one side pairs with the same slice of another.
  */
 export async function alternatingSlices<S extends AbSide, K>(sides: S[], kinds: readonly K[], slices: number, load: (side: S, kind: K, slice: number) => Promise<LoadResult>): Promise<Map<S, Map<K, SliceCount[]>>> {
   pinSides(sides);
