@@ -48,8 +48,9 @@ class PingTicker {
       this.timer = undefined;
       return;
     }
-    // a copy: a ping that ends its stream frees a place while the others are pinged
-    for (const slot of this.slots.slice()) slot.ping();
+    // a copy: a ping that ends its stream frees a place while the others are pinged; a stream a
+    // ping ended before its own turn in this tick is not pinged
+    for (const slot of this.slots.slice()) if (slot.index >= 0) slot.ping();
   };
 }
 

@@ -61,4 +61,19 @@ describe('stream pings', () => {
     vi.advanceTimersByTime(1000);
     expect(vi.getTimerCount()).toBe(0);
   });
+
+  it("does not ping a stream that another stream's ping stopped earlier in the same tick", () => {
+    const calls: string[] = [];
+    let b: ReturnType<typeof startPings> | undefined;
+    const a = startPings(500, () => {
+      calls.push('a');
+      if (b) stopPings(b);
+    });
+    b = startPings(500, () => calls.push('b'));
+    const c = startPings(500, () => calls.push('c'));
+    vi.advanceTimersByTime(500);
+    expect(calls).toEqual(['a', 'c']);
+    stopPings(a);
+    stopPings(c);
+  });
 });
