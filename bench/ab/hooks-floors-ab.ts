@@ -2,8 +2,8 @@
  * herald against the webhook baselines of hooks.bench.ts (the same-records one and the
  * herald-schema one, bench/baseline-database.ts), loaded in turn every `BENCH_SLICE` seconds for
  * `BENCH_SLICES` slices, pinned to one CPU (ab-slices.ts). hooks.bench.ts measures each server
- * alone for 10 s, one after the other, and on a shared VM the same baseline has read 0.18 and
- * 0.26 ms a request minutes apart; taken in turn, the ratios hold still.
+ * alone for 10 s, one after the other, and a shared VM's speed moves between two of them by more
+ * than the difference being measured; taken in turn, every server meets the same drift.
  *
  * Each slice's CPU and time run from its load's start until the server is idle again, so on the
  * rows where both execute runs, a server's backlog counts where it is executed: "executed req/s"
