@@ -1,12 +1,37 @@
 import { randomUuid } from './random-uuid.js';
 
-/** the millisecond of the last id made, and the counter its ids took (RFC 9562 §6.2, method 1) */
-let lastMs = -1;
-let counter = 0;
-/** the ids' text up to the counter for `lastMs` (a request makes three ids, mostly in one millisecond with its neighbours') */
-let prefix = '';
+/** a millisecond ids were made in, the counter its ids took (RFC 9562 §6.2, method 1) and their text up to it */
+interface Millisecond {
+  ms: number;
+  counter: number;
+  prefix: string;
+}
+
+/**
+ * The milliseconds of the latest ids, newest first. A request makes ids for more than one: its
+ * receipt's for the time it was received, its run's and session's for now. With the counter of
+ * the last millisecond alone, each id for the other restarted its millisecond's counter at a
+ * random value, so the rows a group commit inserts in one millisecond reached their indexes out
+ * of order: each insert then split a page in the middle of the right edge, where in order it
+ * appends (three pages written per index and commit instead of one).
+ */
+const recent: Millisecond[] = [];
+const RECENT = 4;
 /** the counter's 12 bits (rand_a); it starts at a random value below half, so a millisecond has room for 2,048 ids at least */
 const COUNTER_MAX = 0xfff;
+
+/** the entry of `now`, made (and the oldest forgotten) when it is not among the recent ones */
+function millisecond(now: number, random: string): Millisecond {
+  for (let i = 0; i < recent.length; i++) {
+    const kept = recent[i]!;
+    if (kept.ms === now) return kept;
+  }
+  const time = now.toString(16).padStart(12, '0');
+  const made = { ms: now, counter: (Number.parseInt(random.slice(15, 18), 16) & 0x7ff) - 1, prefix: `${time.slice(0, 8)}-${time.slice(8)}-7` };
+  recent.unshift(made);
+  if (recent.length > RECENT) recent.pop();
+  return made;
+}
 
 /**
  * A UUID v7 (RFC 9562): the first 48 bits are the Unix time in milliseconds, the next 12 a
@@ -14,20 +39,15 @@ const COUNTER_MAX = 0xfff;
  * at the right edge of the primary-key index, instead of at random pages as v4 keys are; and ids
  * this process makes in one millisecond sort in the order they were made (lists ordered by time,
  * then id, show two requests of one millisecond in the order they came; with random bits there
- * they came out either way). Built on `randomUuid()` (a v4 id drawn from a pool of random bytes):
- * its 62 random bits after the variant are kept, the time and counter written before them, the
- * version nibble set to 7; the variant bits are already RFC 9562's. Past the counter's room in one
- * millisecond the order there is the random bits'; an id for an earlier millisecond than the last
- * (a caller's own `now`) starts that millisecond's counter afresh.
+ * they came out either way), also when ids for another millisecond (a caller's own `now`) were
+ * made between them. Built on `randomUuid()` (a v4 id drawn from a pool of random bytes): its 62
+ * random bits after the variant are kept, the time and counter written before them, the version
+ * nibble set to 7; the variant bits are already RFC 9562's. Past the counter's room in one
+ * millisecond the order there is the random bits'.
  */
 export function uuidV7(now = Date.now()): string {
   const random = randomUuid();
-  if (now === lastMs && counter < COUNTER_MAX) counter++;
-  else if (now !== lastMs) {
-    lastMs = now;
-    counter = Number.parseInt(random.slice(15, 18), 16) & 0x7ff;
-    const time = now.toString(16).padStart(12, '0');
-    prefix = `${time.slice(0, 8)}-${time.slice(8)}-7`;
-  }
-  return prefix + counter.toString(16).padStart(3, '0') + random.slice(18);
+  const at = recent[0]?.ms === now ? recent[0] : millisecond(now, random);
+  if (at.counter < COUNTER_MAX) at.counter++;
+  return at.prefix + at.counter.toString(16).padStart(3, '0') + random.slice(18);
 }

@@ -16,4 +16,19 @@ describe('uuidV7', () => {
     for (const id of made) expect(id).toMatch(SHAPE);
     expect([...made].sort()).toEqual(made);
   });
+
+  it("keeps each millisecond's order when ids for another millisecond are made between them (a receipt's at its request's time)", () => {
+    const received = 1_760_000_000_000;
+    const now = received + 3;
+    const runs: string[] = [];
+    const receipts: string[] = [];
+    for (let i = 0; i < 500; i++) {
+      runs.push(uuidV7(now));
+      uuidV7(now + 1);
+      receipts.push(uuidV7(received));
+    }
+    expect([...runs].sort()).toEqual(runs);
+    expect([...receipts].sort()).toEqual(receipts);
+    expect(new Set([...runs, ...receipts]).size).toBe(1000);
+  });
 });
