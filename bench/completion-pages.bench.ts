@@ -2,9 +2,7 @@
  * What a chat completion writes to disk, page by page: the store's writes of one completion (its
  * two messages with their session summary, and its usage row, in one group commit as the turn
  * makes them) committed one completion at a time, as sequential completions are, and the WAL's
- * frames read back and named by the B-tree each page belongs to (SQLite's dbstat). Each frame is
- * a whole page (4 KiB) plus its 24-byte header: the bytes a completion writes are its commit's
- * pages, whatever the size of its rows.
+ * frames read back and named by the B-tree each page belongs to (bench/wal-pages.ts).
  * `node --import tsx bench/completion-pages.bench.ts` (`COMMITS`, default 80: the WAL must not
  * reach its checkpoint at 1,000 frames; `CONTINUED=1`: every completion continues one conversation;
  * `HERALD_ROOT=<checkout>` measures another checkout's store; `CPU_COMMITS=4000` then times that
@@ -14,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { walPages } from './wal-pages.js';
 
 const ROOT = process.env.HERALD_ROOT ? path.resolve(process.env.HERALD_ROOT) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { openSqliteStore } = (await import(pathToFileURL(path.join(ROOT, 'src/store/sqlite/sqlite-store.ts')).href)) as typeof import('../src/store/sqlite/sqlite-store.js');
@@ -49,23 +48,13 @@ try {
   const reader = new Database(file);
   reader.pragma('wal_checkpoint(TRUNCATE)');
   for (let i = 300; i < 300 + COMMITS; i++) await completion(i);
-  const wal = fs.readFileSync(`${file}-wal`);
-  const pageSize = wal.readUInt32BE(8);
-  const pages: number[] = [];
-  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) pages.push(wal.readUInt32BE(at));
-  const tree = new Map<number, string>();
-  for (const row of reader.prepare('SELECT name, pageno FROM dbstat').all() as { name: string; pageno: number }[]) tree.set(row.pageno, row.name);
-  const counts = new Map<string, number>();
-  for (const page of pages) {
-    const name = page === 1 ? '(page 1: the file header)' : (tree.get(page) ?? '(a page freed since)');
-    counts.set(name, (counts.get(name) ?? 0) + 1);
-  }
+  const { frames, bytes, pageSize, byTree } = walPages(file, reader);
   reader.close();
   console.log(
-    `${continued ? 'one conversation continued' : 'a new conversation each'}: ${COMMITS} completions, ${pages.length} WAL frames, ` +
-      `${(pages.length / COMMITS).toFixed(2)} pages and ${Math.round(wal.length / COMMITS)} bytes per completion (pages of ${pageSize} bytes)`,
+    `${continued ? 'one conversation continued' : 'a new conversation each'}: ${COMMITS} completions, ${frames} WAL frames, ` +
+      `${(frames / COMMITS).toFixed(2)} pages and ${Math.round(bytes / COMMITS)} bytes per completion (pages of ${pageSize} bytes)`,
   );
-  for (const [name, n] of [...counts].sort((a, b) => b[1] - a[1])) console.log(`  ${(n / COMMITS).toFixed(2).padStart(5)}  ${name}`);
+  for (const [name, n] of byTree) console.log(`  ${(n / COMMITS).toFixed(2).padStart(5)}  ${name}`);
   if (CPU_COMMITS > 0) {
     // the same writes, timed: this process's CPU (user + system) per completion, its WAL checkpoints included
     const from = 300 + COMMITS;

@@ -6,6 +6,7 @@ import type { RunRecord, RunsRepo } from '../src/store/port.js';
 import type { ReceiptRecord, ReceiptsRepo } from '../src/store/contracts/operator-port.js';
 import { uuidV7 } from '../src/time/uuid-v7.js';
 import { formatTable } from './table.js';
+import { walPages } from './wal-pages.js';
 
 /**
  * What the SQLite store costs per agent run, in process, without HTTP: the run's life as
@@ -24,12 +25,18 @@ import { formatTable } from './table.js';
  * other cannot resolve it.
  *
  *   BENCH_HERALD_ROOT=/path/to/before,/path/to/after node --import tsx bench/store-run-path.bench.ts
+ *
+ * `STORE_PAGES=<groups>` (default 0: none) then counts, for each checkout, the pages that many
+ * groups' commits write, by B-tree (bench/wal-pages.ts), on a fresh file past its first 60 groups:
+ * a run's bytes are its commits' pages, and the table says which tables and indexes they are.
+ * Keep it under 1,000 pages (some 12 groups), the WAL's checkpoint.
  */
 
 const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.env.STORE_RUNS ?? 20_000);
 const GROUP = Number(process.env.STORE_GROUP ?? 32);
 const ROUNDS = Number(process.env.STORE_ROUNDS ?? 3);
+const PAGE_GROUPS = Number(process.env.STORE_PAGES ?? 0);
 
 /** what the bench asks of a checkout's store (an older checkout's port may differ elsewhere) */
 interface Store {
@@ -106,6 +113,29 @@ async function round(roots: string[], dir: string, r: number): Promise<{ ms: num
   return roots.map((_, i) => ({ ms: cpu[i]! / 1000 / RUNS, bytes: bytes[i]! / RUNS }));
 }
 
+/** the pages of PAGE_GROUPS groups' commits by B-tree, per run, for `root`'s store on a fresh file past its first groups */
+interface Census {
+  perRun: Map<string, number>;
+  pages: number;
+  bytes: number;
+}
+
+async function census(root: string, dir: string): Promise<Census> {
+  const { openSqliteStore } = (await import(pathToFileURL(path.join(root, 'src/store/sqlite/sqlite-store.ts')).href)) as { openSqliteStore(file: string): Store };
+  const file = path.join(dir, `census-${path.basename(root)}.db`);
+  const store = openSqliteStore(file);
+  for (let g = 0; g < 60; g++) await group(store);
+  const { default: Database } = await import('better-sqlite3');
+  const reader = new Database(file);
+  reader.pragma('wal_checkpoint(TRUNCATE)');
+  for (let g = 0; g < PAGE_GROUPS; g++) await group(store);
+  const { frames, bytes, byTree } = walPages(file, reader);
+  reader.close();
+  await store.close();
+  const runs = PAGE_GROUPS * GROUP;
+  return { perRun: new Map(byTree.map(([name, n]) => [name, n / runs])), pages: frames / runs, bytes: bytes / runs };
+}
+
 const roots = (process.env.BENCH_HERALD_ROOT || HERE).split(',').map((root) => path.resolve(root.trim()));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'herald-store-run-path-'));
 try {
@@ -123,6 +153,19 @@ try {
   for (const [i, root] of roots.entries()) {
     const runs = perRun[i]!;
     console.log(`${path.basename(root)}: mean ${((runs.reduce((a, b) => a + b, 0) / runs.length) * 1000).toFixed(1)} µs, least ${(Math.min(...runs) * 1000).toFixed(1)} µs of store CPU per run`);
+  }
+  if (PAGE_GROUPS > 0) {
+    const counted: Census[] = [];
+    for (const root of roots) counted.push(await census(root, dir));
+    const trees = [...new Set(counted.flatMap((c) => [...c.perRun.keys()]))].sort((a, b) => (counted[0]!.perRun.get(b) ?? 0) - (counted[0]!.perRun.get(a) ?? 0));
+    console.log(`\npages written per run by B-tree, ${PAGE_GROUPS} groups of ${GROUP} (pages of 4 KiB plus a 24-byte header)`);
+    console.log(
+      formatTable(['B-tree', ...roots.map((root) => path.basename(root))], [
+        ...trees.map((tree) => [tree, ...counted.map((c) => (c.perRun.get(tree) ?? 0).toFixed(3))]),
+        ['all', ...counted.map((c) => c.pages.toFixed(3))],
+        ['bytes', ...counted.map((c) => c.bytes.toFixed(0))],
+      ]),
+    );
   }
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
