@@ -113,13 +113,14 @@ async function round(roots: string[], dir: string, r: number): Promise<{ ms: num
   return roots.map((_, i) => ({ ms: cpu[i]! / 1000 / RUNS, bytes: bytes[i]! / RUNS }));
 }
 
-/** the pages of PAGE_GROUPS groups' commits by B-tree, per run, for `root`'s store on a fresh file past its first groups */
+/** the pages a checkout's commits wrote per run: by B-tree, all of them, and their bytes in the WAL */
 interface Census {
   perRun: Map<string, number>;
   pages: number;
   bytes: number;
 }
 
+/** PAGE_GROUPS groups' pages for `root`'s store, on a fresh file past its first 60 groups */
 async function census(root: string, dir: string): Promise<Census> {
   const { openSqliteStore } = (await import(pathToFileURL(path.join(root, 'src/store/sqlite/sqlite-store.ts')).href)) as { openSqliteStore(file: string): Store };
   const file = path.join(dir, `census-${path.basename(root)}.db`);

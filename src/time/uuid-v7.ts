@@ -11,9 +11,7 @@ interface Millisecond {
  * The milliseconds of the latest ids, newest first. A request makes ids for more than one: its
  * receipt's for the time it was received, its run's and session's for now. With the counter of
  * the last millisecond alone, each id for the other restarted its millisecond's counter at a
- * random value, so the rows a group commit inserts in one millisecond reached their indexes out
- * of order: each insert then split a page in the middle of the right edge, where in order it
- * appends (three pages written per index and commit instead of one).
+ * random value, and two receipts of one millisecond listed either way round.
  */
 const recent: Millisecond[] = [];
 const RECENT = 4;
