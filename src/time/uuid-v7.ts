@@ -8,26 +8,28 @@ interface Millisecond {
 }
 
 /**
- * The milliseconds of the latest ids, newest first. A request makes ids for more than one: its
- * receipt's for the time it was received, its run's and session's for now. With the counter of
- * the last millisecond alone, each id for the other restarted its millisecond's counter at a
- * random value, and two receipts of one millisecond listed either way round.
+ * The latest milliseconds ids were made in, by time, the oldest first out. A request makes ids
+ * for more than one: its receipt's for the time it was received (a response's latency ago), its
+ * run's and session's for now. With the counter of the last millisecond alone, each id for the
+ * other restarted its millisecond's counter at a random value, and two receipts of one
+ * millisecond listed either way round.
  */
-const recent: Millisecond[] = [];
-const RECENT = 4;
+const recent = new Map<number, Millisecond>();
+/** milliseconds kept: a receipt's id is made up to its request's latency after it was received */
+const RECENT = 1024;
+/** the one the last id was made in */
+let last: Millisecond | undefined;
 /** the counter's 12 bits (rand_a); it starts at a random value below half, so a millisecond has room for 2,048 ids at least */
 const COUNTER_MAX = 0xfff;
 
 /** the entry of `now`, made (and the oldest forgotten) when it is not among the recent ones */
 function millisecond(now: number, random: string): Millisecond {
-  for (let i = 0; i < recent.length; i++) {
-    const kept = recent[i]!;
-    if (kept.ms === now) return kept;
-  }
+  const kept = recent.get(now);
+  if (kept) return kept;
   const time = now.toString(16).padStart(12, '0');
   const made = { ms: now, counter: (Number.parseInt(random.slice(15, 18), 16) & 0x7ff) - 1, prefix: `${time.slice(0, 8)}-${time.slice(8)}-7` };
-  recent.unshift(made);
-  if (recent.length > RECENT) recent.pop();
+  recent.set(now, made);
+  if (recent.size > RECENT) recent.delete(recent.keys().next().value!);
   return made;
 }
 
@@ -45,7 +47,7 @@ function millisecond(now: number, random: string): Millisecond {
  */
 export function uuidV7(now = Date.now()): string {
   const random = randomUuid();
-  const at = recent[0]?.ms === now ? recent[0] : millisecond(now, random);
+  const at = last?.ms === now ? last : (last = millisecond(now, random));
   if (at.counter < COUNTER_MAX) at.counter++;
   return at.prefix + at.counter.toString(16).padStart(3, '0') + random.slice(18);
 }
