@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
 import type { RunRecord, RunsRepo } from '../src/store/port.js';
 import type { ReceiptRecord, ReceiptsRepo } from '../src/store/contracts/operator-port.js';
 import { uuidV7 } from '../src/time/uuid-v7.js';
@@ -67,6 +68,12 @@ const bytesWritten = () => (process.platform === 'linux' ? Number(/^wchar: (\d+)
 
 const lease = () => ({ owner: 'bench', now: Date.now(), until: Date.now() + 60_000 });
 
+/** `root` checkout's SQLite store on `file` */
+async function openStoreOf(root: string, file: string): Promise<Store> {
+  const { openSqliteStore } = (await import(pathToFileURL(path.join(root, 'src/store/sqlite/sqlite-store.ts')).href)) as { openSqliteStore(file: string): Store };
+  return openSqliteStore(file);
+}
+
 /** one group commit's runs through their life, as the run queue gives them to the store */
 async function group(store: Store): Promise<void> {
   const now = Date.now();
@@ -92,8 +99,7 @@ async function group(store: Store): Promise<void> {
 async function round(roots: string[], dir: string, r: number): Promise<{ ms: number; bytes: number }[]> {
   const stores: Store[] = [];
   for (const [i, root] of roots.entries()) {
-    const { openSqliteStore } = (await import(pathToFileURL(path.join(root, 'src/store/sqlite/sqlite-store.ts')).href)) as { openSqliteStore(file: string): Store };
-    stores.push(openSqliteStore(path.join(dir, `store-${r}-${i}.db`)));
+    stores.push(await openStoreOf(root, path.join(dir, `store-${r}-${i}.db`)));
   }
   const cpu = roots.map(() => 0);
   const bytes = roots.map(() => 0);
@@ -122,11 +128,9 @@ interface Census {
 
 /** PAGE_GROUPS groups' pages for `root`'s store, on a fresh file past its first 60 groups */
 async function census(root: string, dir: string): Promise<Census> {
-  const { openSqliteStore } = (await import(pathToFileURL(path.join(root, 'src/store/sqlite/sqlite-store.ts')).href)) as { openSqliteStore(file: string): Store };
   const file = path.join(dir, `census-${path.basename(root)}.db`);
-  const store = openSqliteStore(file);
+  const store = await openStoreOf(root, file);
   for (let g = 0; g < 60; g++) await group(store);
-  const { default: Database } = await import('better-sqlite3');
   const reader = new Database(file);
   reader.pragma('wal_checkpoint(TRUNCATE)');
   for (let g = 0; g < PAGE_GROUPS; g++) await group(store);
