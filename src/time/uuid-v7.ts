@@ -8,11 +8,10 @@ interface Millisecond {
 }
 
 /**
- * The latest milliseconds ids were made in, by time, the oldest first out. A request makes ids
- * for more than one: its receipt's for the time it was received (a response's latency ago), its
- * run's and session's for now. With the counter of the last millisecond alone, each id for the
- * other restarted its millisecond's counter at a random value, and two receipts of one
- * millisecond listed either way round.
+ * The latest milliseconds ids were made in, the oldest first out. A request makes ids for more
+ * than one: its receipt's for the time it was received (a response's latency ago), its run's and
+ * session's for now. Each keeps its own counter, so switching between them does not restart a
+ * millisecond's count at a random value and two receipts of one millisecond still list in order.
  */
 const recent = new Map<number, Millisecond>();
 /** milliseconds kept: a receipt's id is made up to its request's latency after it was received */
