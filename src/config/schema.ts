@@ -126,7 +126,7 @@ export const hooksSchema = z
       .string()
       .min(1)
       .optional()
-      .describe('Session key of an agent run whose request and mapping give none (else a fresh hook:<uuid>); must match allowedSessionKeyPrefixes.'),
+      .describe('Session key of an agent run whose request and mapping give none (else hook:<run id>, keyed by the run); must match allowedSessionKeyPrefixes.'),
     completionIncludesReply: z
       .boolean()
       .default(false)

@@ -21,7 +21,7 @@ export function checkSessionKeyPolicy(hooks: HeraldConfig['hooks']): string[] {
   const fallback = hooks.defaultSessionKey?.trim();
   if (!prefixes) return [];
   if (fallback && !keyHasAllowedPrefix(fallback, prefixes)) return ['hooks.defaultSessionKey: must match hooks.allowedSessionKeyPrefixes'];
-  // without a default, a request with no key gets a generated hook:<uuid>, which must pass too
+  // without a default, a request with no key gets a generated hook:<run id>, which must pass too
   if (!fallback && !keyHasAllowedPrefix('hook:example', prefixes)) return ["hooks.allowedSessionKeyPrefixes: must include 'hook:' when hooks.defaultSessionKey is unset"];
   return [];
 }

@@ -27,7 +27,7 @@ export function hookAgentId(requested: string | undefined, source: FieldSource, 
  * The session key of a hook run, by OpenClaw's policy: a key a request body chose needs
  * `hooks.allowRequestSessionKey` (herald: unset allows it, the interface documents the field);
  * any chosen key must match `hooks.allowedSessionKeyPrefixes`; none chosen is
- * `hooks.defaultSessionKey`, else undefined (a fresh hook:<uuid>, admitted by the start checks).
+ * `hooks.defaultSessionKey`, else undefined (hook:<run id>, admitted by the start checks).
  */
 export function hookSessionKey(requested: string | undefined, source: FieldSource, hooks: HeraldConfig['hooks']): string | undefined {
   const key = requested?.trim() || undefined;

@@ -220,6 +220,42 @@ describe.each(adapters)('operator repos on %s', (_name, open) => {
     await store.close();
   });
 
+  it("lists a made-up session's first run (keyed hook:<its id>) with the runs posted into its session later, which wait behind it", async () => {
+    const store = await open();
+    const runIds = async (q: Partial<Parameters<Store['browse']['runs']>[0]>) => (await store.browse.runs({ limit: 10, ...q })).map((r) => r.id);
+    const claimIds = async (now: number) => (await store.runs.claim({ owner: 'o', now, until: Date.now() + 60_000 }, 10)).map((r) => r.id);
+    const done = (id: string, at: number) => ({ status: 'succeeded' as const, reply: 'ok', at, transcript: [], summary: { session: 'main', text: `Hook ${id}: ok`, maxPending: 20 } });
+    // m1 made its session up (hook:m1, as run-queue.ts names it); m2 and m3 were posted into it
+    await store.runs.insert(queuedRun('m1', 100));
+    await store.runs.insert({ ...queuedRun('m2', 200), sessionKey: 'hook:m1' });
+    await store.runs.insert(queuedRun('solo', 250));
+    await store.runs.insert({ ...queuedRun('m3', 300), sessionKey: 'hook:m1' });
+    expect(await runIds({ sessionKey: 'hook:m1' })).toEqual(['m3', 'm2', 'm1']);
+    expect(await runIds({ sessionKey: 'hook:m1', status: 'queued' })).toEqual(['m3', 'm2', 'm1']);
+    expect(await runIds({ sessionKey: 'hook:m1', limit: 1, after: { at: 200, id: 'm2' } })).toEqual(['m1']);
+    expect(await runIds({ sessionKey: 'hook:m1', q: 'M2' })).toEqual(['m2']);
+    expect(await runIds({ status: 'queued' })).toEqual(['m3', 'solo', 'm2', 'm1']);
+    expect(await runIds({ status: 'queued', limit: 2 })).toEqual(['m3', 'solo']);
+    // the runs posted later wait behind the first
+    expect(await claimIds(1)).toEqual(['m1', 'solo']);
+    expect(await runIds({ status: 'running' })).toEqual(['solo', 'm1']);
+    expect(await runIds({ sessionKey: 'hook:m1', status: 'running' })).toEqual(['m1']);
+    expect(await store.runs.complete('m1', done('m1', 2))).toBe(true);
+    expect(await claimIds(3)).toEqual(['m2']);
+    expect(await runIds({ sessionKey: 'hook:m1', status: 'succeeded' })).toEqual(['m1']);
+    expect(await runIds({ sessionKey: 'hook:m1' })).toEqual(['m3', 'm2', 'm1']);
+    // a run made into a session someone named after its id before it was made waits behind that session's runs
+    await store.runs.insert({ ...queuedRun('early', 400), sessionKey: 'hook:late' });
+    await store.runs.insert(queuedRun('late', 500));
+    expect(await claimIds(4)).toEqual(['early']);
+    expect(await runIds({ sessionKey: 'hook:late' })).toEqual(['late', 'early']);
+    expect(await runIds({ status: 'queued' })).toEqual(['late', 'm3']);
+    expect(await store.runs.complete('early', done('early', 5))).toBe(true);
+    expect(await claimIds(6)).toEqual(['late']);
+    expect(await runIds({ sessionKey: 'hook:late', status: 'running' })).toEqual(['late']);
+    await store.close();
+  });
+
   it('the filters of every list: runs by channel and mapping, events and deliveries by mapping, sessions by agent', async () => {
     const store = await open();
     const now = 1000;

@@ -18,7 +18,7 @@ export const agentBodySchema = z
   .object({
     message: hookFields.message.describe('What the agent processes (non-blank).'),
     name: hookFields.name.default('Hook').describe('Prefix of the summary posted to the main session.'),
-    sessionKey: hookFields.sessionKey.optional().describe('Session of the run (default hook:<uuid>); `main` and `chat:…` are reserved.'),
+    sessionKey: hookFields.sessionKey.optional().describe('Session of the run (default hook:<run id>, keyed by the run); `main` and `chat:…` are reserved.'),
     sessionMode: hookFields.sessionMode.optional().describe('persistent: continue the conversation of sessionKey (required); isolated: a fresh session (no sessionKey).'),
     wakeMode: hookFields.wakeMode.default('now').describe('Heartbeat after the summary is posted: now or at the next periodic one.'),
     deliver: hookFields.deliver.default(true).describe('Send the reply to a chat channel.'),

@@ -127,12 +127,14 @@ export class RunQueue {
     const agent = (action.agentId && this.deps.agents.get(action.agentId)) || this.deps.agents.default();
     // its id made at its createdAt: SQLite lists it by its primary key (store/sqlite/time-keyed-rows.ts)
     const createdAt = Date.now();
+    const id = options.id ?? uuidV7(createdAt);
     const run: RunRecord = {
-      id: options.id ?? uuidV7(createdAt),
+      id,
       status: 'queued',
       agentId: agent.id,
       name: action.name,
-      sessionKey: action.sessionKey ?? `hook:${uuidV7()}`,
+      // a made-up session takes its first run's id: the SQLite store finds that run by it, not through the session indexes (its migration 59)
+      sessionKey: action.sessionKey ?? `hook:${id}`,
       message: action.message,
       action: { ...action },
       reply: null,

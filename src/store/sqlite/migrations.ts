@@ -1184,6 +1184,51 @@ ${countedStatusTriggers('events', ['pending', 'dropped'])}
       CREATE INDEX events_created_unkeyed ON events (unkeyed_at, id) WHERE unkeyed_at IS NOT NULL;
     `,
   },
+  {
+    version: 59,
+    name: "runs: a made-up session's first run (its key hook:<its id>) is found by its id, not held in the session indexes",
+    sql: `
+      -- A run given no session (most /hooks/agent requests) is the first of a session of its own,
+      -- now keyed by its id (run-queue.ts): it went into runs_session, and into and out of
+      -- runs_session_unfinished, for a session no other run may ever join: 0.21 of its 2.27 pages
+      -- written (docs/performance.md). The session indexes now leave out such a run
+      -- while it waits for no other (waiting = 0: it is its session's head, or it was inserted
+      -- behind nothing); who looks for it there finds it by its id instead: the insert of a run
+      -- behind it (runs_wait_behind) and the runs list by session (browse-repo.ts). Behind another
+      -- run (a key someone used before the run was made), it is indexed as any run. Such a run's
+      -- own insert looks in runs_session_unfinished only: every other run of its session is there
+      DROP INDEX runs_session;
+      CREATE INDEX runs_session ON runs (session_key, created_at, id) WHERE session_key <> 'hook:' || id OR waiting = 1;
+      DROP INDEX runs_session_unfinished;
+      CREATE INDEX runs_session_unfinished ON runs (session_key) WHERE finished_at IS NULL AND (session_key <> 'hook:' || id OR waiting = 1);
+      DROP TRIGGER runs_wait_behind;
+      CREATE TRIGGER runs_wait_behind AFTER INSERT ON runs
+        WHEN NEW.status IN ('queued', 'running')
+          AND (EXISTS (SELECT 1 FROM runs p WHERE p.session_key = NEW.session_key AND p.finished_at IS NULL AND (p.session_key <> 'hook:' || p.id OR p.waiting = 1)
+                 AND (p.status IN ('queued', 'running') OR p.status = 'waiting_approval') AND p.rowid < NEW.rowid)
+            OR (substr(NEW.session_key, 1, 5) = 'hook:' AND NEW.session_key <> 'hook:' || NEW.id
+              AND EXISTS (SELECT 1 FROM runs p WHERE p.id = substr(NEW.session_key, 6) AND p.session_key = NEW.session_key
+                 AND p.finished_at IS NULL AND (p.status IN ('queued', 'running') OR p.status = 'waiting_approval') AND p.rowid < NEW.rowid)))
+      BEGIN
+        UPDATE runs SET waiting = 1 WHERE rowid = NEW.rowid;
+        UPDATE runs SET followed = 1 WHERE rowid = (SELECT MAX(rowid) FROM (
+          SELECT p.rowid AS rowid FROM runs p WHERE p.session_key = NEW.session_key AND p.finished_at IS NULL AND (p.session_key <> 'hook:' || p.id OR p.waiting = 1)
+            AND (p.status IN ('queued', 'running') OR p.status = 'waiting_approval') AND p.rowid < NEW.rowid
+          UNION ALL
+          SELECT p.rowid FROM runs p WHERE substr(NEW.session_key, 1, 5) = 'hook:' AND p.id = substr(NEW.session_key, 6) AND p.session_key = NEW.session_key
+            AND p.finished_at IS NULL AND (p.status IN ('queued', 'running') OR p.status = 'waiting_approval') AND p.rowid < NEW.rowid));
+      END;
+      -- the runs behind a session's head wait (waiting = 1), so the next is in runs_session_unfinished
+      DROP TRIGGER runs_release_next;
+      CREATE TRIGGER runs_release_next AFTER UPDATE OF status ON runs
+        WHEN OLD.followed = 1 AND OLD.waiting = 0 AND OLD.finished_at IS NULL AND NEW.finished_at IS NOT NULL
+      BEGIN
+        UPDATE runs SET waiting = 0 WHERE rowid =
+          (SELECT rowid FROM runs WHERE session_key = OLD.session_key AND finished_at IS NULL AND (session_key <> 'hook:' || id OR waiting = 1)
+             AND (status IN ('queued', 'running') OR status = 'waiting_approval') ORDER BY rowid LIMIT 1);
+      END;
+    `,
+  },
 ];
 
 /** the triggers keeping the `store_counts` rows named `<table>:<status>` exact, for `statuses` only (the rows there are) */

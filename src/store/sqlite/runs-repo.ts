@@ -40,6 +40,13 @@ const UNFINISHED = "finished_at IS NULL AND status IN ('queued', 'running')";
 /** UNFINISHED, or waiting for a person's approval: unfinished too, holding its session's later runs behind it, but never claimed */
 const UNFINISHED_OR_PAUSED = "finished_at IS NULL AND (status IN ('queued', 'running') OR status = 'waiting_approval')";
 
+/**
+ * The condition of the session indexes (runs_session, runs_session_unfinished, migration 59), as
+ * they spell it: every run but a made-up session's first run (keyed `hook:<its id>`, run-queue.ts)
+ * while it waits behind none, which whoever looks for it finds by its id.
+ */
+export const IN_SESSION_INDEXES = "(session_key <> 'hook:' || id OR waiting = 1)";
+
 /** the store_counts row of each status a run is counted under (count-deltas.ts), as constants: a name built per write is a new string to flatten and hash */
 const RUN_COUNTS: Readonly<Record<string, string>> = { queued: 'runs:queued', running: 'runs:running', waiting_approval: 'runs:waiting_approval' };
 const runCount = (status: string): string => RUN_COUNTS[status] ?? `runs:${status}`;
@@ -47,8 +54,14 @@ const runCount = (status: string): string => RUN_COUNTS[status] ?? `runs:${statu
 /** the statuses a completion finishes a run from, the likelier first */
 const FINISHED_FROM = ['running', 'queued'] as const;
 
-/** A start takes back the runs a crashed predecessor left running: from runs_session_unfinished, not by scanning every run. */
-export const REQUEUE_RUNNING = `UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE status = 'running' AND ${UNFINISHED}`;
+/**
+ * A start takes back the runs a crashed predecessor left running: from the unfinished ones, not by
+ * scanning every run. A running run waits behind none (runs_ready) but where a trigger found one
+ * ahead of it at its insert (runs_session_unfinished holds every waiting run).
+ */
+export const REQUEUE_RUNNING = `UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE rowid IN (
+  SELECT rowid FROM runs INDEXED BY runs_ready WHERE waiting = 0 AND finished_at IS NULL AND status = 'running'
+  UNION ALL SELECT rowid FROM runs INDEXED BY runs_session_unfinished WHERE finished_at IS NULL AND ${IN_SESSION_INDEXES} AND waiting = 1 AND status = 'running')`;
 
 /** writes go through the group commit: a run's insert, start and completion each share a commit with their neighbours' */
 /** `appender`: the database's one (sqlite-store.ts), for the summary event of a run's completion */
@@ -115,10 +128,11 @@ export function sqliteRunsRepo(db: SqliteDatabase, commits: GroupCommit, appende
   );
   // the unfinished runs behind a ready one in its session, in order (a claim's `behind`): read
   // from runs_session_unfinished, so only the session's waiting runs are, and only `limit` of them
+  // (each run behind a session's head waits: the index holds it)
   const queuedBehind = limitedStatements<[string, number], { rowid: number; status: string; lease_until: number | null; not_before: number | null; concurrency: number | null }>(
     db,
     (limit) => `SELECT rowid, status, lease_until, not_before, concurrency FROM runs INDEXED BY runs_session_unfinished
-     WHERE session_key = ? AND ${UNFINISHED_OR_PAUSED} AND rowid > ? ORDER BY rowid LIMIT ${limit}`,
+     WHERE session_key = ? AND ${UNFINISHED_OR_PAUSED} AND ${IN_SESSION_INDEXES} AND rowid > ? ORDER BY rowid LIMIT ${limit}`,
   );
   // then the rows found, by rowid: one UPDATE, then one SELECT of the same rowids for their
   // records, of those this process does not hold already (unclaimed-runs.ts: the runs it inserted).

@@ -43,7 +43,11 @@ describe('SQLite query plans of start-up', () => {
 
   it('takes back the runs left running from the unfinished ones only, not by scanning every run', () => {
     db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'herald-plans-')), 'herald.db'));
-    expect(plan(REQUEUE_RUNNING)).toEqual(['SCAN runs USING INDEX runs_session_unfinished']);
+    // the runs waiting behind none from runs_ready, the others (a run inserted claimed behind another) from runs_session_unfinished
+    const steps = plan(REQUEUE_RUNNING);
+    expect(steps).toContain('SEARCH runs USING INDEX runs_ready (waiting=?)');
+    expect(steps).toContain('SCAN runs USING INDEX runs_session_unfinished');
+    expect(steps.filter((s) => /^(SCAN|SEARCH) runs\b/.test(s) && !s.includes('USING INDEX') && !s.includes('PRIMARY KEY'))).toEqual([]);
   });
 });
 
@@ -137,11 +141,24 @@ describe('SQLite query plans of the operator lists filtered by status, mapping a
   it('reads the queued or running runs from the unfinished ones only (runs_status holds none of them)', () => {
     open();
     for (const status of ['queued', 'running'] as const) {
+      // the unfinished runs the session indexes hold, and the made-up sessions' first runs from runs_ready
       const steps = runsPlan({ status, limit: 50 });
-      expect(steps[0]).toBe('SCAN runs USING INDEX runs_session_unfinished');
-      // with a session, only that session's unfinished runs
-      expect(runsPlan({ status, sessionKey: 'hook:x', limit: 50 })[0]).toMatch(/^SEARCH runs USING INDEX runs_session_unfinished \(session_key=\?\)/);
+      expect(steps).toContain('SCAN runs USING INDEX runs_session_unfinished');
+      expect(steps).toContain('SEARCH runs USING INDEX runs_ready (waiting=?)');
+      // with a session, only that session's unfinished runs, and its first run by its id where its key is made of it
+      const ofSession = runsPlan({ status, sessionKey: 'hook:x', limit: 50 });
+      expect(ofSession.some((s) => /^SEARCH runs USING INDEX runs_session_unfinished \(session_key=\?\)/.test(s))).toBe(true);
+      expect(ofSession).toContain('SEARCH runs USING INDEX sqlite_autoindex_runs_1 (id=?)');
+      expect(runsPlan({ status, sessionKey: 'main', limit: 50 })[0]).toMatch(/^SEARCH runs USING INDEX runs_session_unfinished \(session_key=\?\)/);
     }
+  });
+
+  it("reads a session's runs from runs_session, newest first, and a made-up session's first run by its id", () => {
+    open();
+    expect(runsPlan({ sessionKey: 'main', limit: 50 })).toEqual(['SEARCH runs USING INDEX runs_session (session_key=?)']);
+    const steps = runsPlan({ sessionKey: 'hook:x', limit: 50 });
+    expect(steps).toContain('SEARCH runs USING INDEX runs_session (session_key=?)');
+    expect(steps).toContain('SEARCH runs USING INDEX sqlite_autoindex_runs_1 (id=?)');
   });
 
   it('reads the runs of a mapping from runs_mapping, newest first, without sorting; those of a built-in endpoint by time', () => {
