@@ -290,10 +290,10 @@ async function agent(body: Record<string, unknown>, mappingId: string, execute =
   optional(body, 'model', isString, 'must be a string');
   optional(body, 'thinking', (v) => THINKING.includes(v as string), `must be one of ${THINKING.join(', ')}`);
   optional(body, 'timeoutSeconds', (v) => typeof v === 'number' && v > 0 && Number.isFinite(v), 'must be a positive number');
-  // time-ordered, as herald's run ids and made-up session keys
+  // time-ordered, as herald's run ids; a made-up session key is its first run's, as herald's
   const id = uuidV7();
   const name = (typeof body.name === 'string' && body.name.trim()) || 'Hook';
-  const sessionKey = (body.sessionKey as string | undefined) ?? `hook:${uuidV7()}`;
+  const sessionKey = (body.sessionKey as string | undefined) ?? `hook:${id}`;
   const action = {
     kind: 'agent',
     message: body.message,

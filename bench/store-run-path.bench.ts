@@ -52,7 +52,7 @@ const action = (message: string) => ({
 });
 
 const runOf = (id: string, now: number): RunRecord => ({
-  id, status: 'queued', agentId: 'main', name: 'Hook', sessionKey: `hook:${uuidV7()}`, message: `message ${id}`, action: action(`message ${id}`),
+  id, status: 'queued', agentId: 'main', name: 'Hook', sessionKey: `hook:${id}`, message: `message ${id}`, action: action(`message ${id}`),
   reply: null, error: null, createdAt: now, startedAt: null, finishedAt: null,
 });
 
