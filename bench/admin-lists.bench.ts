@@ -73,6 +73,8 @@ function allCases(rows: number): Case[] {
     { list: 'runs', filter: 'channel=slack', query: { channel: 'slack' }, added: true },
     { list: 'runs', filter: 'agent=support', query: { agentId: 'support' } },
     { list: 'runs', filter: 'session=hook:seed-777', query: { sessionKey: 'hook:seed-777' } },
+    // half the seeded runs made their session up, as a run given none does (run-queue.ts): hook:<its id>
+    { list: 'runs', filter: 'session=hook:<run id> (made up)', query: { sessionKey: `hook:${seededRunId(778)}` } },
     { list: 'runs', filter: 'since/until (1 h)', query: hour },
     { list: 'runs', filter: 'q=seed-12345', query: { q: 'seed-12345' } },
     { list: 'receipts', filter: '(none)', query: {} },
@@ -123,7 +125,7 @@ function seed(dbFile: string, rows: number): void {
     db.prepare(
       `${n} INSERT INTO runs (id, status, agent_id, name, session_key, message, action, reply, error, created_at, started_at, finished_at, deliver${mappingColumn ? ', mapping_id' : ''})
        SELECT ${runId}, CASE WHEN i % 50 = 0 THEN 'failed' ELSE 'succeeded' END, CASE WHEN i % 10 = 0 THEN 'support' ELSE 'main' END,
-         'Seed ' || i, 'hook:seed-' || i, 'seeded',
+         'Seed ' || i, CASE WHEN i % 2 = 0 THEN 'hook:' || ${runId} ELSE 'hook:seed-' || i END, 'seeded',
          json_object('kind', 'agent', 'message', 'seeded', 'name', 'Seed', 'agentId', 'main', 'wakeMode', 'now', 'deliver', json('true'),
            'channel', CASE i % 3 WHEN 0 THEN 'telegram' WHEN 1 THEN 'slack' ELSE 'last' END, 'allowUnsafeExternalContent', json('false'),
            'source', json_object('mappingId', ${mapping}, 'path', 'github')),

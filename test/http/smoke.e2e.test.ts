@@ -36,6 +36,7 @@ describe('gateway smoke', () => {
     expect(second).toMatch(v7);
     expect(first < second).toBe(true);
     const run = (await (await herald.request(`/admin/runs/${second}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } })).json()) as { sessionKey: string };
-    expect(run.sessionKey).toMatch(/^hook:[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // a made-up session is named after its run
+    expect(run.sessionKey).toBe(`hook:${second}`);
   });
 });

@@ -105,10 +105,19 @@ describe('agent runs', () => {
     expect(fake.requests[1]!.json.model).toBe('test-model');
     expect(fake.requests[1]!.headers.authorization).toBe('Bearer sk-fake-upstream');
 
-    // a run without sessionKey gets its own hook:<uuid> session and sees no history
+    // a run without sessionKey gets a session of its own, named after its id, and sees no history
     const lone = await submit(herald, { message: 'Alone', wakeMode: 'next-heartbeat' });
-    expect((await finished(herald, lone)).sessionKey).toMatch(/^hook:[0-9a-f-]{36}$/);
+    expect((await finished(herald, lone)).sessionKey).toBe(`hook:${lone}`);
     expect((fake.requests[2]!.json.messages as unknown[]).filter((m: any) => m.role !== 'system')).toHaveLength(1);
+    // a run posted into that session sees the first run's turn, and the runs list by session shows both
+    const joined = await submit(herald, { message: 'Still there?', sessionKey: `hook:${lone}`, wakeMode: 'next-heartbeat' });
+    expect((await finished(herald, joined)).sessionKey).toBe(`hook:${lone}`);
+    const seen = (fake.requests[3]!.json.messages as { role: string; content: string }[]).filter((m) => m.role !== 'system');
+    expect(seen.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(seen[0]!.content).toContain('Alone');
+    const listed = await herald.request(`/admin/runs?session=${encodeURIComponent(`hook:${lone}`)}`, { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } });
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { data: { id: string }[] }).data.map((r) => r.id)).toEqual([joined, lone]);
   });
 
   it('runs turns of one session in order, even when submitted back to back', async () => {
